@@ -1,0 +1,66 @@
+"""effstats: statistics for efficient and reliable evaluation of machine-learning models.
+
+Submodules
+----------
+responses    the models × items data model (:class:`ResponseMatrix`)
+splits       random / chronological / performance-based model splits
+bitpack      bit-packed binary matrices for 10^10-cell correctness caches
+datasets     bundled leaderboards, real per-item predictions, the digits lifelong benchmark, simulators
+sequential   group-sequential designs (gsDesign through rpy2, or native) and adaptive evaluation
+sortsearch   Sort & Search (Lifelong Benchmarks)
+metrics      sample-level metrics (MAE, E_agg, Cohen's kappa) and error decomposition
+disco        DISCO sample selection and model-signature predictors; irt: IRT baselines
+reliability  DIoR, Mean Win Rate, rank-switch curves and Flash-HELM
+"""
+from __future__ import annotations
+
+import importlib
+
+from .bitpack import PackedBinaryMatrix
+from .responses import ResponseMatrix
+from .splits import ModelSplit, chronological_split, performance_split, random_split
+
+__version__ = "0.1.0"
+__all__ = [
+    "ResponseMatrix",
+    "PackedBinaryMatrix",
+    "ModelSplit",
+    "random_split",
+    "chronological_split",
+    "performance_split",
+    "show_versions",
+]
+
+_SUBMODULES = {"datasets", "sequential", "sortsearch", "metrics", "disco", "irt", "reliability", "rbridge", "plotting"}
+
+
+def __getattr__(name: str):
+    # Submodules load on first use: `import effstats` stays fast and R is only touched when needed.
+    if name in _SUBMODULES:
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'effstats' has no attribute {name!r}")
+
+
+def show_versions() -> dict[str, str]:
+    """Print and return the versions of effstats, Python, numpy, scipy, pandas, scikit-learn, rpy2, R and gsDesign."""
+    import platform
+
+    import numpy, pandas, scipy, sklearn  # noqa: E401
+
+    out = {
+        "effstats": __version__,
+        "python": platform.python_version(),
+        "numpy": numpy.__version__,
+        "scipy": scipy.__version__,
+        "pandas": pandas.__version__,
+        "scikit-learn": sklearn.__version__,
+    }
+    try:
+        from . import rbridge
+
+        out.update(rbridge.versions())
+    except Exception as exc:  # R is optional: report why it is unavailable
+        out["rpy2/R"] = f"unavailable ({exc})"
+    for k, v in out.items():
+        print(f"{k:>13}: {v}")
+    return out

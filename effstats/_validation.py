@@ -1,0 +1,125 @@
+"""Input validation shared by every effstats module.
+
+Every check raises ``ValueError`` whose message names the argument and says what was expected,
+so bad input never turns into a silent NaN further down.
+"""
+from __future__ import annotations
+
+from numbers import Integral, Real
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "check_rng",
+    "check_array",
+    "check_binary",
+    "check_unit_interval",
+    "check_probabilities",
+    "check_fraction",
+    "check_positive_int",
+]
+
+
+def check_rng(rng: Any = None) -> np.random.Generator:
+    """Return a ``numpy.random.Generator`` from ``None``, an int seed or a Generator."""
+    if rng is None or isinstance(rng, (Integral, np.random.SeedSequence)):
+        return np.random.default_rng(rng)
+    if isinstance(rng, np.random.Generator):
+        return rng
+    raise ValueError(f"rng: expected None, an int seed or a numpy Generator, got {type(rng).__name__}")
+
+
+def check_array(
+    x: Any,
+    name: str,
+    *,
+    ndim: int | tuple[int, ...] | None = None,
+    dtype: Any = float,
+    allow_nan: bool = False,
+    allow_empty: bool = False,
+    shape: tuple[int | None, ...] | None = None,
+) -> np.ndarray:
+    """Convert ``x`` to an array and check dimensionality, emptiness, numeric type and NaN.
+
+    ``shape`` entries that are ``None`` are not checked.
+    """
+    try:
+        arr = np.asarray(x, dtype=dtype) if dtype is not None else np.asarray(x)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name}: expected a numeric array ({exc})") from None
+    if arr.dtype == object:
+        raise ValueError(f"{name}: expected a numeric array, got ragged or non-numeric input")
+    if ndim is not None:
+        ndims = (ndim,) if isinstance(ndim, int) else ndim
+        if arr.ndim not in ndims:
+            raise ValueError(f"{name}: expected a {' or '.join(map(str, ndims))}-D array, got shape {arr.shape}")
+    if shape is not None:
+        if arr.ndim != len(shape) or any(s is not None and s != a for s, a in zip(shape, arr.shape)):
+            want = "(" + ", ".join("any" if s is None else str(s) for s in shape) + ")"
+            raise ValueError(f"{name}: expected shape {want}, got {arr.shape}")
+    if not allow_empty and arr.size == 0:
+        raise ValueError(f"{name}: expected a non-empty array, got shape {arr.shape}")
+    if np.issubdtype(arr.dtype, np.floating):
+        if not allow_nan and np.isnan(arr).any():
+            raise ValueError(f"{name}: contains NaN; pass an explicit missing mask for values not evaluated")
+        if np.isinf(arr).any():
+            raise ValueError(f"{name}: contains infinite values")
+    return arr
+
+
+def check_binary(x: Any, name: str, **kw: Any) -> np.ndarray:
+    """Check that ``x`` holds only 0/1 (or booleans); return it as a bool array."""
+    arr = check_array(x, name, dtype=None, **kw)
+    if arr.dtype == bool:
+        return arr
+    if not (np.issubdtype(arr.dtype, np.number)):
+        raise ValueError(f"{name}: expected binary 0/1 values, got dtype {arr.dtype}")
+    ok = (arr == 0) | (arr == 1)
+    if kw.get("allow_nan"):
+        ok |= np.isnan(arr) if np.issubdtype(arr.dtype, np.floating) else False
+    if not ok.all():
+        bad = np.unique(arr[~ok])[:5]
+        raise ValueError(f"{name}: expected binary 0/1 values, found {bad.tolist()}")
+    return arr == 1
+
+
+def check_unit_interval(x: Any, name: str, **kw: Any) -> np.ndarray:
+    """Check that ``x`` is a float array with values in [0, 1]."""
+    arr = check_array(x, name, **kw)
+    finite = arr[~np.isnan(arr)] if kw.get("allow_nan") else arr
+    if finite.size and (finite.min() < 0 or finite.max() > 1):
+        raise ValueError(f"{name}: expected values in [0, 1], got range [{finite.min():g}, {finite.max():g}]")
+    return arr
+
+
+def check_probabilities(x: Any, name: str, *, axis: int = -1, atol: float = 1e-4, **kw: Any) -> np.ndarray:
+    """Check non-negative probabilities that sum to 1 (within ``atol``) along ``axis``."""
+    arr = check_array(x, name, **kw)
+    if (arr < 0).any():
+        raise ValueError(f"{name}: probabilities must be non-negative, found {arr.min():g}")
+    s = arr.sum(axis=axis)
+    if not np.allclose(s, 1.0, atol=atol):
+        worst = s.flat[np.argmax(np.abs(s - 1.0))]
+        raise ValueError(f"{name}: probabilities must sum to 1 along axis {axis} (within {atol}), found a sum of {worst:g}")
+    return arr
+
+
+def check_fraction(x: Any, name: str, *, closed: bool = False) -> float:
+    """Check a scalar in the open interval (0, 1) (closed [0, 1] if ``closed``)."""
+    if isinstance(x, bool) or not isinstance(x, Real) or np.isnan(x):
+        raise ValueError(f"{name}: expected a number in {'[0, 1]' if closed else '(0, 1)'}, got {x!r}")
+    ok = 0 <= x <= 1 if closed else 0 < x < 1
+    if not ok:
+        raise ValueError(f"{name}: expected a number in {'[0, 1]' if closed else '(0, 1)'}, got {x!r}")
+    return float(x)
+
+
+def check_positive_int(x: Any, name: str, *, minimum: int = 1, maximum: int | None = None) -> int:
+    """Check an integer ``minimum <= x <= maximum``."""
+    if isinstance(x, bool) or not isinstance(x, Integral):
+        raise ValueError(f"{name}: expected an integer >= {minimum}, got {x!r}")
+    if x < minimum or (maximum is not None and x > maximum):
+        rng = f">= {minimum}" if maximum is None else f"in [{minimum}, {maximum}]"
+        raise ValueError(f"{name}: expected an integer {rng}, got {x}")
+    return int(x)

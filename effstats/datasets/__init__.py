@@ -1,0 +1,45 @@
+"""Datasets: bundled leaderboard tables, loaders for users' own outputs and for released per-item
+predictions, the digits lifelong benchmark (real scikit-learn models) and synthetic generators.
+
+Names load lazily from their submodules.
+"""
+from __future__ import annotations
+
+import importlib
+
+_NAMES = {
+    # bundled public leaderboards (leaderboards.py)
+    "load_leaderboard": "leaderboards",
+    "load_helm": "leaderboards",
+    "load_helm_lite": "leaderboards",
+    "load_openllm": "leaderboards",
+    "load_mmlu": "leaderboards",
+    "load_imagenet_classes": "leaderboards",
+    "list_leaderboards": "leaderboards",
+    # users' own outputs (harness.py)
+    "read_lm_eval_samples": "harness",
+    "read_scores_csv": "harness",
+    # released per-item predictions beside the checkout (predictions.py)
+    "data_root": "predictions",
+    "load_imagenet_predictions": "predictions",
+    "load_cifar10_predictions": "predictions",
+    "load_alpacaeval": "predictions",
+    # real models on real data, built deterministically (digits.py)
+    "make_lifelong_digits": "digits",
+    "load_lifelong_digits": "digits",
+    # synthetic generators (simulate.py)
+    "simulate_responses": "simulate",
+    "simulate_packed_responses": "simulate",
+}
+
+__all__ = sorted(_NAMES)
+
+
+def __getattr__(name: str):
+    if name in _NAMES:
+        return getattr(importlib.import_module(f".{_NAMES[name]}", __name__), name)
+    raise AttributeError(f"module 'effstats.datasets' has no attribute {name!r}")
+
+
+def __dir__():
+    return __all__

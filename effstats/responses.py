@@ -1,0 +1,431 @@
+"""The evaluation-data model: a models × items matrix of responses that every effstats method consumes.
+
+A :class:`ResponseMatrix` holds one of
+
+* ``kind="binary"``: per-item correctness (0/1),
+* ``kind="score"``: per-item scores in [0, 1] (F1, ROUGE, P(win), ...),
+
+optionally with class probabilities (models × items × classes) and the true labels, an explicit
+``missing`` mask for cells that were not evaluated, item groups (benchmark / scenario / subscenario /
+prompt ...) and model metadata (name, release date, size, family ...).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Literal, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ._validation import check_array, check_binary, check_probabilities, check_unit_interval
+
+__all__ = ["ResponseMatrix"]
+
+Kind = Literal["binary", "score"]
+
+
+def _ids(ids: Any, n: int, name: str, prefix: str) -> pd.Index:
+    if ids is None:
+        return pd.Index([f"{prefix}{i}" for i in range(n)], name=name)
+    idx = pd.Index(list(ids) if not isinstance(ids, pd.Index) else ids, name=name)
+    if len(idx) != n:
+        raise ValueError(f"{name}: expected {n} ids, got {len(idx)}")
+    if idx.has_duplicates:
+        dup = idx[idx.duplicated()].unique()[:5].tolist()
+        raise ValueError(f"{name}: ids must be unique, duplicated: {dup}")
+    return idx
+
+
+def _meta(meta: Any, ids: pd.Index, name: str) -> pd.DataFrame:
+    if meta is None:
+        return pd.DataFrame(index=ids)
+    if isinstance(meta, pd.Series):
+        meta = meta.to_frame()
+    if isinstance(meta, dict):
+        meta = pd.DataFrame(meta)
+    if not isinstance(meta, pd.DataFrame):
+        raise ValueError(f"{name}: expected a DataFrame, a dict of columns or None, got {type(meta).__name__}")
+    if len(meta) != len(ids):
+        raise ValueError(f"{name}: expected {len(ids)} rows, got {len(meta)}")
+    if meta.index.equals(ids):
+        out = meta.copy()
+    elif set(meta.index) == set(ids) and not meta.index.has_duplicates:
+        out = meta.loc[ids].copy()
+    else:
+        out = meta.reset_index(drop=True).set_axis(ids)
+    out.index.name = ids.name
+    return out
+
+
+def _indexer(sel: Any, ids: pd.Index, name: str) -> np.ndarray:
+    """Positions from None (all), a boolean mask, integer positions or ids."""
+    n = len(ids)
+    if sel is None:
+        return np.arange(n)
+    if isinstance(sel, slice):
+        return np.arange(n)[sel]
+    arr = np.asarray(sel)
+    if arr.ndim == 0:
+        arr = arr[None]
+    if arr.dtype == bool:
+        if arr.shape != (n,):
+            raise ValueError(f"{name}: boolean mask must have length {n}, got {arr.shape}")
+        return np.flatnonzero(arr)
+    if np.issubdtype(arr.dtype, np.integer) and not np.issubdtype(ids.dtype, np.integer):
+        if arr.size and (arr.min() < -n or arr.max() >= n):
+            raise ValueError(f"{name}: positions out of range for {n} entries")
+        return arr % n if arr.size else arr.astype(int)
+    pos = ids.get_indexer(arr)
+    if (pos < 0).any():
+        raise ValueError(f"{name}: unknown ids {arr[pos < 0][:5].tolist()}")
+    return pos
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class ResponseMatrix:
+    """Models × items responses with metadata.
+
+    Parameters
+    ----------
+    values : array of shape (n_models, n_items)
+        Correctness (``kind="binary"``) or scores in [0, 1] (``kind="score"``). Cells flagged in
+        ``missing`` may hold anything (they are stored as 0).
+    kind : {"binary", "score"}, optional
+        Inferred from ``values`` when omitted (binary when every observed value is 0 or 1).
+    missing : bool array of shape (n_models, n_items), optional
+        True where a model was not evaluated on an item. NaN in ``values`` is refused unless
+        ``nan_as_missing=True`` converts it into this mask.
+    probabilities : array of shape (n_models, n_items, n_classes), optional
+        Class probabilities; rows sum to 1.
+    labels : int array of shape (n_items,), optional
+        True classes, required with ``probabilities``.
+    predictions : int array of shape (n_models, n_items) or (n_models, n_items, k), optional
+        Predicted class ids (top-1, or the top-k ranked best first) where no probabilities are published.
+    model_ids, item_ids : sequences, optional
+        Unique identifiers (default ``m0..``, ``i0..``).
+    models : DataFrame, optional
+        Model metadata indexed like ``model_ids`` (e.g. ``release_date``, ``size``, ``family``).
+    items : DataFrame, optional
+        Item metadata / groups indexed like ``item_ids`` (e.g. ``benchmark``, ``scenario``).
+    """
+
+    values: np.ndarray
+    kind: Kind = "binary"
+    missing: np.ndarray | None = None
+    probabilities: np.ndarray | None = None
+    labels: np.ndarray | None = None
+    predictions: np.ndarray | None = None
+    model_ids: pd.Index = field(default=None)  # type: ignore[assignment]
+    item_ids: pd.Index = field(default=None)  # type: ignore[assignment]
+    models: pd.DataFrame = field(default=None)  # type: ignore[assignment]
+    items: pd.DataFrame = field(default=None)  # type: ignore[assignment]
+
+    # ------------------------------------------------------------------ construction
+    def __init__(
+        self,
+        values: Any,
+        *,
+        kind: Kind | None = None,
+        missing: Any = None,
+        probabilities: Any = None,
+        labels: Any = None,
+        predictions: Any = None,
+        model_ids: Sequence | None = None,
+        item_ids: Sequence | None = None,
+        models: Any = None,
+        items: Any = None,
+        nan_as_missing: bool = False,
+    ) -> None:
+        vals = check_array(values, "values", ndim=2, allow_nan=nan_as_missing)
+        miss = None
+        if missing is not None:
+            miss = check_binary(missing, "missing", shape=vals.shape)
+        if nan_as_missing:
+            nan = np.isnan(vals)
+            if nan.any():
+                miss = nan if miss is None else (miss | nan)
+        if miss is not None:
+            if miss.all(axis=1).any():
+                raise ValueError("missing: a model has no evaluated item; drop it first")
+            vals = np.where(miss, 0.0, vals)
+            if not miss.any():
+                miss = None
+        observed = vals if miss is None else vals[~miss]
+        is01 = bool(np.isin(observed, (0.0, 1.0)).all())
+        if kind is None:
+            kind = "binary" if is01 else "score"
+        if kind == "binary":
+            if not is01:
+                bad = np.unique(observed[~np.isin(observed, (0.0, 1.0))])[:5]
+                raise ValueError(f"values: kind='binary' requires 0/1 values, found {bad.tolist()}")
+            vals = vals.astype(bool)
+        elif kind == "score":
+            vals = check_unit_interval(vals, "values")
+        else:
+            raise ValueError(f"kind: expected 'binary' or 'score', got {kind!r}")
+        n_models, n_items = vals.shape
+        proba = lab = None
+        if probabilities is not None:
+            proba = check_probabilities(probabilities, "probabilities", ndim=3)
+            if proba.shape[:2] != vals.shape:
+                raise ValueError(f"probabilities: expected shape ({n_models}, {n_items}, n_classes), got {proba.shape}")
+            if labels is None:
+                raise ValueError("labels: required with probabilities (the true class of each item)")
+        if labels is not None:
+            lab = check_array(labels, "labels", ndim=1, dtype=None, shape=(n_items,))
+            if not np.issubdtype(lab.dtype, np.integer):
+                raise ValueError(f"labels: expected integer class ids, got dtype {lab.dtype}")
+            if proba is not None and (lab.min() < 0 or lab.max() >= proba.shape[2]):
+                raise ValueError(f"labels: expected class ids in [0, {proba.shape[2] - 1}]")
+        pred = None
+        if predictions is not None:
+            pred = check_array(predictions, "predictions", ndim=(2, 3), dtype=None)
+            if pred.shape[:2] != vals.shape or not np.issubdtype(pred.dtype, np.integer):
+                raise ValueError(f"predictions: expected integer class ids of shape {vals.shape} (+ top-k), got {pred.dtype} {pred.shape}")
+        mids = _ids(model_ids, n_models, "model_ids", "m")
+        iids = _ids(item_ids, n_items, "item_ids", "i")
+        set_ = object.__setattr__
+        set_(self, "values", vals)
+        set_(self, "kind", kind)
+        set_(self, "missing", miss)
+        set_(self, "probabilities", proba)
+        set_(self, "labels", lab)
+        set_(self, "predictions", pred)
+        set_(self, "model_ids", mids)
+        set_(self, "item_ids", iids)
+        set_(self, "models", _meta(models, mids, "models"))
+        set_(self, "items", _meta(items, iids, "items"))
+
+    @classmethod
+    def from_probabilities(cls, probabilities: Any, labels: Any, **kw: Any) -> "ResponseMatrix":
+        """Binary correctness (arg-max == label) from class probabilities of shape (n_models, n_items, n_classes)."""
+        proba = check_probabilities(probabilities, "probabilities", ndim=3)
+        lab = check_array(labels, "labels", ndim=1, dtype=None, shape=(proba.shape[1],))
+        correct = proba.argmax(axis=2) == lab[None, :]
+        return cls(correct, kind="binary", probabilities=proba, labels=lab, **kw)
+
+    @classmethod
+    def from_long(
+        cls,
+        df: pd.DataFrame,
+        *,
+        model: str = "model",
+        item: str = "item",
+        score: str = "score",
+        groups: Iterable[str] | str | None = None,
+        kind: Kind | None = None,
+        models: pd.DataFrame | None = None,
+    ) -> "ResponseMatrix":
+        """From a long table with one row per (model, item) and a ``score`` column.
+
+        Pairs absent from the table become missing. ``groups`` names item-level columns
+        (e.g. ``"scenario"``) kept as item metadata; they must be constant within an item.
+        """
+        if not isinstance(df, pd.DataFrame):
+            raise ValueError(f"df: expected a pandas DataFrame, got {type(df).__name__}")
+        groups = [groups] if isinstance(groups, str) else list(groups or [])
+        for col, nm in [(model, "model"), (item, "item"), (score, "score")] + [(g, "groups") for g in groups]:
+            if col not in df.columns:
+                raise ValueError(f"{nm}: column {col!r} not in the table (columns: {list(df.columns)})")
+        if df.empty:
+            raise ValueError("df: expected a non-empty table")
+        dup = df.duplicated([model, item])
+        if dup.any():
+            first = df.loc[dup, [model, item]].iloc[0].tolist()
+            raise ValueError(f"df: duplicate (model, item) rows, e.g. {first}")
+        s = pd.to_numeric(df[score], errors="coerce")
+        if s.isna().any() and not df[score].isna().equals(s.isna()):
+            raise ValueError(f"score: column {score!r} has non-numeric values")
+        if s.isna().any():
+            raise ValueError(f"score: column {score!r} has NaN; drop rows that were not evaluated")
+        wide = df.assign(**{score: s}).pivot(index=model, columns=item, values=score)
+        item_meta = None
+        if groups:
+            g = df[[item, *groups]].drop_duplicates()
+            if g[item].duplicated().any():
+                raise ValueError(f"groups: {groups} must be constant within each item")
+            item_meta = g.set_index(item).loc[wide.columns]
+        return cls(
+            wide.to_numpy(dtype=float),
+            kind=kind,
+            nan_as_missing=True,
+            model_ids=wide.index,
+            item_ids=wide.columns,
+            items=item_meta,
+            models=models.loc[wide.index] if models is not None else None,
+        )
+
+    @classmethod
+    def from_wide(cls, df: pd.DataFrame, *, kind: Kind | None = None, missing_marker: Any = "-", **kw: Any) -> "ResponseMatrix":
+        """From a wide table: rows = models (index), columns = items; ``missing_marker`` and NaN become missing."""
+        if not isinstance(df, pd.DataFrame):
+            raise ValueError(f"df: expected a pandas DataFrame, got {type(df).__name__}")
+        if df.empty:
+            raise ValueError("df: expected a non-empty table")
+        raw = df.replace(missing_marker, np.nan) if missing_marker is not None else df
+        num = raw.apply(pd.to_numeric, errors="coerce")
+        bad = num.isna() & raw.notna()
+        if bad.any().any():
+            col = bad.any().idxmax()
+            raise ValueError(f"df: column {col!r} has non-numeric values, e.g. {raw.loc[bad[col], col].iloc[0]!r}")
+        return cls(num.to_numpy(dtype=float), kind=kind, nan_as_missing=True, model_ids=df.index, item_ids=df.columns, **kw)
+
+    def to_frame(self) -> pd.DataFrame:
+        """Wide table (models × items); missing cells are NaN."""
+        return pd.DataFrame(self.values_with_nan(), index=self.model_ids, columns=self.item_ids)
+
+    def to_long(self, *, dropna: bool = True) -> pd.DataFrame:
+        """Long table with columns model, item, score and the item group columns."""
+        wide = self.to_frame()
+        wide.index.name, wide.columns.name = "model", "item"
+        long = wide.stack(dropna=dropna) if pd.__version__ < "2.1" else wide.stack(future_stack=True)
+        long = long.rename("score").reset_index()
+        if dropna:
+            long = long.dropna(subset=["score"]).reset_index(drop=True)
+        if len(self.items.columns):
+            long = long.merge(self.items, left_on="item", right_index=True, how="left")
+        return long
+
+    # ------------------------------------------------------------------ basic views
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.values.shape  # type: ignore[return-value]
+
+    @property
+    def n_models(self) -> int:
+        return self.values.shape[0]
+
+    @property
+    def n_items(self) -> int:
+        return self.values.shape[1]
+
+    @property
+    def n_classes(self) -> int | None:
+        return None if self.probabilities is None else self.probabilities.shape[2]
+
+    @property
+    def observed(self) -> np.ndarray:
+        """Bool array (n_models, n_items): True where evaluated."""
+        return np.ones(self.shape, bool) if self.missing is None else ~self.missing
+
+    def values_with_nan(self) -> np.ndarray:
+        """Float copy of the values with NaN at missing cells."""
+        out = self.values.astype(float)
+        if self.missing is not None:
+            out[self.missing] = np.nan
+        return out
+
+    def require_binary(self, name: str = "responses") -> np.ndarray:
+        """The bool matrix, or a ValueError if the responses are not binary or have missing cells."""
+        if self.kind != "binary":
+            raise ValueError(f"{name}: binary correctness is required, got kind={self.kind!r}")
+        if self.missing is not None:
+            raise ValueError(f"{name}: a complete matrix is required, {int(self.missing.sum())} cells are missing")
+        return self.values
+
+    def true_class_probability(self) -> np.ndarray:
+        """Array (n_models, n_items): probability each model gives the true class."""
+        if self.probabilities is None:
+            raise ValueError("probabilities: this ResponseMatrix has no class probabilities")
+        return np.take_along_axis(self.probabilities, self.labels[None, :, None], axis=2)[..., 0]
+
+    def __repr__(self) -> str:
+        extra = f", {self.n_classes} classes" if self.probabilities is not None else ""
+        miss = f", {int(self.missing.sum())} missing" if self.missing is not None else ""
+        groups = f", item groups {list(self.items.columns)}" if len(self.items.columns) else ""
+        return f"ResponseMatrix({self.n_models} models × {self.n_items} items, kind={self.kind!r}{extra}{miss}{groups})"
+
+    # ------------------------------------------------------------------ selections
+    def subset(self, models: Any = None, items: Any = None) -> "ResponseMatrix":
+        """Select models and/or items by id, integer position or boolean mask."""
+        mi = _indexer(models, self.model_ids, "models")
+        ii = _indexer(items, self.item_ids, "items")
+        if mi.size == 0:
+            raise ValueError("models: the selection is empty")
+        if ii.size == 0:
+            raise ValueError("items: the selection is empty")
+        new = object.__new__(ResponseMatrix)
+        sub = np.ix_(mi, ii)
+        set_ = object.__setattr__
+        set_(new, "values", self.values[sub])
+        set_(new, "kind", self.kind)
+        miss = None if self.missing is None else self.missing[sub]
+        set_(new, "missing", miss if miss is not None and miss.any() else None)
+        set_(new, "probabilities", None if self.probabilities is None else self.probabilities[mi][:, ii])
+        set_(new, "labels", None if self.labels is None else self.labels[ii])
+        set_(new, "predictions", None if self.predictions is None else self.predictions[mi][:, ii])
+        set_(new, "model_ids", self.model_ids[mi])
+        set_(new, "item_ids", self.item_ids[ii])
+        set_(new, "models", self.models.iloc[mi])
+        set_(new, "items", self.items.iloc[ii])
+        return new
+
+    def transpose(self) -> "ResponseMatrix":
+        """Items become 'models' and models become 'items' (the insert_D problem of Sort & Search).
+
+        Class probabilities are dropped: they have no meaning in the transposed problem.
+        """
+        return ResponseMatrix(
+            self.values.T,
+            kind=self.kind,
+            missing=None if self.missing is None else self.missing.T,
+            model_ids=self.item_ids.rename("model_ids"),
+            item_ids=self.model_ids.rename("item_ids"),
+            models=self.items,
+            items=self.models,
+        )
+
+    @property
+    def T(self) -> "ResponseMatrix":
+        return self.transpose()
+
+    def with_metadata(self, *, models: Any = None, items: Any = None) -> "ResponseMatrix":
+        """A copy with model and/or item metadata replaced (DataFrames indexed by id, or in row order)."""
+        new = self.subset()
+        if models is not None:
+            object.__setattr__(new, "models", _meta(models, new.model_ids, "models"))
+        if items is not None:
+            object.__setattr__(new, "items", _meta(items, new.item_ids, "items"))
+        return new
+
+    # ------------------------------------------------------------------ aggregates
+    def accuracy(self) -> pd.Series:
+        """Mean score per model over its evaluated items (accuracy for binary data)."""
+        obs = self.observed
+        return pd.Series((self.values * obs).sum(1) / obs.sum(1), index=self.model_ids, name="accuracy")
+
+    def item_means(self) -> pd.Series:
+        """Mean score per item over the models that evaluated it (NaN-free: items nobody saw raise)."""
+        obs = self.observed
+        cnt = obs.sum(0)
+        if (cnt == 0).any():
+            raise ValueError("items: some items were evaluated by no model")
+        return pd.Series((self.values * obs).sum(0) / cnt, index=self.item_ids, name="mean")
+
+    def group_scores(self, by: str) -> pd.DataFrame:
+        """Models × groups table of mean scores over evaluated items of each group (NaN if none)."""
+        if by not in self.items.columns:
+            raise ValueError(f"by: item metadata has no column {by!r} (has {list(self.items.columns)})")
+        codes, uniq = pd.factorize(self.items[by], sort=True)
+        onehot = np.zeros((self.n_items, len(uniq)))
+        onehot[np.arange(self.n_items), codes] = 1.0
+        obs = self.observed.astype(float)
+        num = (self.values * obs) @ onehot
+        den = obs @ onehot
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out = np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
+        return pd.DataFrame(out, index=self.model_ids, columns=pd.Index(uniq, name=by))
+
+    def mean_of_means(self, by: str) -> pd.Series:
+        """Unweighted mean over groups of the per-group mean score (the multi-dataset score)."""
+        gs = self.group_scores(by)
+        if gs.isna().any().any():
+            raise ValueError(f"by: some models have no evaluated item in a {by!r} group; mean of means undefined")
+        return gs.mean(axis=1).rename("mean_of_means")
+
+    # ------------------------------------------------------------------ memory
+    def pack(self):
+        """Bit-packed copy of binary, complete responses (:class:`effstats.bitpack.PackedBinaryMatrix`)."""
+        from .bitpack import PackedBinaryMatrix
+
+        return PackedBinaryMatrix.from_dense(self.require_binary())

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Idempotent set-up for effstats on a Debian machine (as root): R, the Python stack from Debian,
+# gsDesign from CRAN, and a .venv with effstats installed editable. A second run takes seconds.
+# Elsewhere it prints the manual steps and stops.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+MIN_GSDESIGN=${EFFSTATS_MIN_GSDESIGN:-3.4.0}
+STAMP=.venv/.effstats-setup-ok
+
+manual() {
+  cat >&2 <<'MSG'
+effstats setup: this script automates Debian (as root) only. On this machine do it by hand:
+  1. Python >= 3.11:   python3 -m venv .venv && .venv/bin/pip install -e '.[r,dev]'
+  2. R >= 4.1:         install R from your platform's usual source
+  3. gsDesign:         Rscript -e 'install.packages("gsDesign")'
+  4. Check:            .venv/bin/python -c "import effstats; effstats.show_versions()"
+MSG
+  exit 2
+}
+
+# Fast path: everything already done and the package importable.
+if [ -f "$STAMP" ] && .venv/bin/python -c "import effstats, rpy2" 2>/dev/null \
+   && Rscript -e "quit(status = !requireNamespace('gsDesign', quietly = TRUE))" >/dev/null 2>&1; then
+  .venv/bin/python -c "import effstats; effstats.show_versions()"
+  exit 0
+fi
+
+[ -f /etc/debian_version ] || manual
+[ "$(id -u)" = 0 ] || manual
+command -v apt-get >/dev/null || manual
+
+export DEBIAN_FRONTEND=noninteractive
+PY_PKGS="python3-numpy python3-scipy python3-pandas python3-statsmodels python3-matplotlib python3-sklearn
+ python3-rpy2 python3-pytest python3-hypothesis python3-nbclient python3-nbformat python3-ipykernel
+ python3-tqdm python3-pytest-xdist python3-venv python3-pip python3-setuptools python3-dask python3-jupyter-client"
+R_PKGS="r-base-core r-base-dev r-cran-dplyr r-cran-ggplot2 r-cran-tidyr r-cran-tibble r-cran-xtable
+ r-cran-rlang r-cran-curl r-cran-sass r-cran-bslib r-cran-rmarkdown r-cran-htmlwidgets r-cran-htmltools
+ r-cran-commonmark r-cran-markdown r-cran-xml2 r-cran-scales r-cran-magrittr r-cran-glue r-cran-base64enc
+ r-cran-bitops r-cran-fontawesome r-cran-jsonlite r-cran-knitr r-cran-v8 r-cran-rpact libuv1-dev"
+
+missing=""
+for p in $PY_PKGS $R_PKGS; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+  echo "effstats setup: apt-get install$missing"
+  apt-get update -qq
+  # r-cran-v8 needs Debian's own nodejs; a third-party nodejs (if present) blocks it.
+  if echo "$missing" | grep -q r-cran-v8; then
+    deb_node=$(apt-cache madison nodejs | awk '/debian/ {print $3; exit}')
+    inst_node=$(dpkg-query -W -f='${Version}' nodejs 2>/dev/null || true)
+    if [ -n "$deb_node" ] && [ "$inst_node" != "$deb_node" ]; then
+      apt-get install -y -qq --allow-downgrades "nodejs=$deb_node" >/dev/null
+    fi
+  fi
+  apt-get install -y -qq $missing >/dev/null
+fi
+
+# gsDesign from CRAN (the machine's configured repository) unless a recent enough one is installed.
+if ! Rscript -e "quit(status = !(requireNamespace('gsDesign', quietly = TRUE) && packageVersion('gsDesign') >= '$MIN_GSDESIGN'))" >/dev/null 2>&1; then
+  echo "effstats setup: installing gsDesign from CRAN (a few minutes)"
+  Rscript -e "r <- getOption('repos'); if (is.null(r) || identical(unname(r['CRAN']), '@CRAN@')) stop('no CRAN repository is configured: set options(repos=...) in Rprofile.site'); install.packages('gsDesign', Ncpus = 2); if (!requireNamespace('gsDesign', quietly = TRUE)) quit(status = 1)"
+fi
+
+if [ ! -x .venv/bin/python ]; then
+  /usr/bin/python3 -m venv --system-site-packages .venv
+fi
+.venv/bin/python -m pip install -q --no-deps --no-build-isolation --no-index -e . >/dev/null
+.venv/bin/python -c "import effstats; effstats.show_versions()"
+touch "$STAMP"
