@@ -276,12 +276,16 @@ class ResponseMatrix:
 
     def to_long(self, *, dropna: bool = True) -> pd.DataFrame:
         """Long table with columns model, item, score and the item group columns."""
-        wide = self.to_frame()
-        wide.index.name, wide.columns.name = "model", "item"
-        long = wide.stack(dropna=dropna) if pd.__version__ < "2.1" else wide.stack(future_stack=True)
-        long = long.rename("score").reset_index()
-        if dropna:
-            long = long.dropna(subset=["score"]).reset_index(drop=True)
+        vals = self.values_with_nan().ravel()
+        long = pd.DataFrame(
+            {
+                "model": np.repeat(self.model_ids.to_numpy(), self.n_items),
+                "item": np.tile(self.item_ids.to_numpy(), self.n_models),
+                "score": vals,
+            }
+        )
+        if dropna and self.missing is not None:
+            long = long[self.observed.ravel()].reset_index(drop=True)
         if len(self.items.columns):
             long = long.merge(self.items, left_on="item", right_index=True, how="left")
         return long

@@ -33,7 +33,7 @@ command -v apt-get >/dev/null || manual
 export DEBIAN_FRONTEND=noninteractive
 PY_PKGS="python3-numpy python3-scipy python3-pandas python3-statsmodels python3-matplotlib python3-sklearn
  python3-rpy2 python3-pytest python3-hypothesis python3-nbclient python3-nbformat python3-ipykernel
- python3-tqdm python3-pytest-xdist python3-venv python3-pip python3-setuptools python3-dask python3-jupyter-client"
+ python3-tqdm python3-pytest-xdist python3-venv python3-pip python3-setuptools python3-wheel python3-dask python3-jupyter-client"
 R_PKGS="r-base-core r-base-dev r-cran-dplyr r-cran-ggplot2 r-cran-tidyr r-cran-tibble r-cran-xtable
  r-cran-rlang r-cran-curl r-cran-sass r-cran-bslib r-cran-rmarkdown r-cran-htmlwidgets r-cran-htmltools
  r-cran-commonmark r-cran-markdown r-cran-xml2 r-cran-scales r-cran-magrittr r-cran-glue r-cran-base64enc

@@ -1,0 +1,143 @@
+"""The evaluation-data model: construction, validation, conversions, selections, aggregates."""
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from effstats import ResponseMatrix
+
+
+def small():
+    vals = np.array([[1, 0, 1, 1], [0, 0, 1, 0], [1, 1, 1, 1]])
+    return ResponseMatrix(
+        vals,
+        model_ids=["a", "b", "c"],
+        item_ids=["x1", "x2", "y1", "y2"],
+        items={"scenario": ["x", "x", "y", "y"]},
+        models={"release_date": pd.to_datetime(["2020-01-01", "2021-01-01", "2022-01-01"])},
+    )
+
+
+def test_kind_inference_and_accuracy():
+    rm = small()
+    assert rm.kind == "binary" and rm.values.dtype == bool and rm.shape == (3, 4)
+    np.testing.assert_allclose(rm.accuracy(), [0.75, 0.25, 1.0])
+    s = ResponseMatrix([[0.5, 1.0], [0.25, 0.0]])
+    assert s.kind == "score"
+    np.testing.assert_allclose(s.accuracy(), [0.75, 0.125])
+
+
+def test_group_scores_and_mean_of_means():
+    rm = small()
+    gs = rm.group_scores("scenario")
+    np.testing.assert_allclose(gs.to_numpy(), [[0.5, 1.0], [0.0, 0.5], [1.0, 1.0]])
+    np.testing.assert_allclose(rm.mean_of_means("scenario"), [0.75, 0.25, 1.0])
+    # unequal group sizes: mean of means differs from the pooled mean
+    rm2 = ResponseMatrix([[1, 1, 1, 0]], items={"g": ["a", "b", "b", "b"]})
+    assert rm2.mean_of_means("g").iloc[0] == pytest.approx((1 + 2 / 3) / 2)
+    assert rm2.accuracy().iloc[0] == pytest.approx(0.75)
+
+
+def test_missing_mask_is_respected_never_zero():
+    vals = np.array([[1.0, np.nan, 0.0], [0.5, 1.0, np.nan]])
+    with pytest.raises(ValueError, match="values: contains NaN"):
+        ResponseMatrix(vals)
+    rm = ResponseMatrix(vals, nan_as_missing=True)
+    assert rm.kind == "score" and rm.missing.sum() == 2
+    np.testing.assert_allclose(rm.accuracy(), [0.5, 0.75])
+    assert np.isnan(rm.to_frame().iloc[0, 1])
+    long = rm.to_long()
+    assert len(long) == 4 and long["score"].notna().all()
+
+
+def test_long_and_wide_round_trip():
+    rm = small()
+    long = rm.to_long()
+    assert list(long.columns[:3]) == ["model", "item", "score"] and "scenario" in long
+    back = ResponseMatrix.from_long(long, groups="scenario")
+    pd.testing.assert_frame_equal(back.to_frame().astype(float), rm.to_frame().astype(float), check_names=False)
+    assert back.items["scenario"].tolist() == ["x", "x", "y", "y"]
+    wide = rm.to_frame().astype(object)
+    wide.iloc[1, 2] = "-"
+    w = ResponseMatrix.from_wide(wide)
+    assert w.missing[1, 2] and w.missing.sum() == 1
+
+
+def test_from_long_pairs_absent_become_missing():
+    df = pd.DataFrame({"model": ["a", "a", "b"], "item": ["i", "j", "i"], "score": [1, 0, 1]})
+    rm = ResponseMatrix.from_long(df)
+    assert rm.kind == "binary" and rm.missing.tolist() == [[False, False], [False, True]]
+
+
+def test_from_probabilities():
+    p = np.array([[[0.7, 0.3], [0.2, 0.8]], [[0.4, 0.6], [0.9, 0.1]]])
+    rm = ResponseMatrix.from_probabilities(p, labels=np.array([0, 1]))
+    assert rm.values.tolist() == [[True, True], [False, False]]
+    np.testing.assert_allclose(rm.true_class_probability(), [[0.7, 0.8], [0.4, 0.1]])
+    assert rm.subset(items=[1]).probabilities.shape == (2, 1, 2)
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(values=[[1, 0], [1]]), "values"),
+        (dict(values=[1, 0, 1]), "values: expected a 2-D"),
+        (dict(values=np.zeros((0, 3))), "values: expected a non-empty"),
+        (dict(values=[[0.5, 2.0]]), r"values: expected values in \[0, 1\]"),
+        (dict(values=[[0.5, 1.0]], kind="binary"), "values: kind='binary' requires 0/1"),
+        (dict(values=[[1, 0]], model_ids=["a", "b"]), "model_ids: expected 1 ids"),
+        (dict(values=[[1, 0]], item_ids=["a", "a"]), "item_ids: ids must be unique"),
+        (dict(values=[[1, 0]], missing=[[1, 1]]), "missing: a model has no evaluated item"),
+        (dict(values=[[1, 0]], missing=[[2, 0]]), "missing: expected binary"),
+        (dict(values=[[1, 0]], kind="bad"), "kind"),
+        (dict(values=[[1, 0]], probabilities=np.full((1, 2, 2), 0.5)), "labels: required"),
+        (dict(values=[[1, 0]], probabilities=np.full((1, 2, 2), 0.7), labels=[0, 1]), "probabilities: .*sum to 1"),
+        (dict(values=[[1, 0]], items={"g": ["a"]}), "items: expected 2 rows"),
+        (dict(values=[["a", "b"]]), "values"),
+    ],
+)
+def test_bad_input_names_the_argument(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        ResponseMatrix(**kwargs)
+
+
+def test_require_binary_and_duplicates_in_long():
+    with pytest.raises(ValueError, match="responses: binary correctness is required"):
+        ResponseMatrix([[0.5, 1.0]]).require_binary()
+    with pytest.raises(ValueError, match="responses: a complete matrix"):
+        ResponseMatrix([[1.0, np.nan]], nan_as_missing=True).require_binary()
+    df = pd.DataFrame({"model": ["a", "a"], "item": ["i", "i"], "score": [1, 0]})
+    with pytest.raises(ValueError, match="df: duplicate"):
+        ResponseMatrix.from_long(df)
+    with pytest.raises(ValueError, match="score: column 'score' has non-numeric"):
+        ResponseMatrix.from_long(pd.DataFrame({"model": ["a"], "item": ["i"], "score": ["x"]}))
+    with pytest.raises(ValueError, match="by: item metadata has no column"):
+        small().group_scores("nope")
+
+
+def test_subset_and_transpose():
+    rm = small()
+    sub = rm.subset(models=["c", "a"], items=np.array([True, False, True, False]))
+    assert sub.model_ids.tolist() == ["c", "a"] and sub.item_ids.tolist() == ["x1", "y1"]
+    assert sub.values.tolist() == [[True, True], [True, True]]
+    assert sub.items["scenario"].tolist() == ["x", "y"]
+    t = rm.T
+    assert t.shape == (4, 3) and (t.values == rm.values.T).all()
+    assert t.model_ids.tolist() == rm.item_ids.tolist() and "scenario" in t.models
+    assert (t.T.values == rm.values).all()
+    with pytest.raises(ValueError, match="models: unknown ids"):
+        rm.subset(models=["zz"])
+    with pytest.raises(ValueError, match="items: the selection is empty"):
+        rm.subset(items=[])
+
+
+@settings(max_examples=50, deadline=None)
+@given(arrays(np.int8, st.tuples(st.integers(1, 6), st.integers(1, 9)), elements=st.integers(0, 1)))
+def test_pack_round_trip_and_sums(a):
+    rm = ResponseMatrix(a, kind="binary")
+    p = rm.pack()
+    assert (p.to_dense() == rm.values).all()
+    np.testing.assert_array_equal(p.row_sums(), a.sum(1))
+    np.testing.assert_array_equal(p.col_sums(block_bytes=1), a.sum(0))
