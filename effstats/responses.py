@@ -57,6 +57,17 @@ def _meta(meta: Any, ids: pd.Index, name: str) -> pd.DataFrame:
     return out
 
 
+def _as_float(frame: pd.DataFrame, name: str) -> pd.DataFrame:
+    """Exact float conversion (``astype`` parses text with Python's correctly rounded ``float``;
+    ``pd.to_numeric`` is not correctly rounded on pandas 1.5); the first bad value is named."""
+    try:
+        return frame.astype(float)
+    except (TypeError, ValueError):
+        bad = frame.apply(pd.to_numeric, errors="coerce").isna() & frame.notna()
+        col = bad.any().idxmax()
+        raise ValueError(f"{name}: column {col!r} has non-numeric values, e.g. {frame.loc[bad[col], col].iloc[0]!r}") from None
+
+
 def _indexer(sel: Any, ids: pd.Index, name: str) -> np.ndarray:
     """Positions from None (all), a boolean mask, integer positions or ids."""
     n = len(ids)
@@ -233,9 +244,7 @@ class ResponseMatrix:
         if dup.any():
             first = df.loc[dup, [model, item]].iloc[0].tolist()
             raise ValueError(f"df: duplicate (model, item) rows, e.g. {first}")
-        s = pd.to_numeric(df[score], errors="coerce")
-        if s.isna().any() and not df[score].isna().equals(s.isna()):
-            raise ValueError(f"score: column {score!r} has non-numeric values")
+        s = _as_float(df[[score]], "score")[score]
         if s.isna().any():
             raise ValueError(f"score: column {score!r} has NaN; drop rows that were not evaluated")
         wide = df.assign(**{score: s}).pivot(index=model, columns=item, values=score)
@@ -262,12 +271,9 @@ class ResponseMatrix:
             raise ValueError(f"df: expected a pandas DataFrame, got {type(df).__name__}")
         if df.empty:
             raise ValueError("df: expected a non-empty table")
-        raw = df.replace(missing_marker, np.nan) if missing_marker is not None else df
-        num = raw.apply(pd.to_numeric, errors="coerce")
-        bad = num.isna() & raw.notna()
-        if bad.any().any():
-            col = bad.any().idxmax()
-            raise ValueError(f"df: column {col!r} has non-numeric values, e.g. {raw.loc[bad[col], col].iloc[0]!r}")
+        # mask (not replace): replacing into an all-missing column warns on pandas >= 2.2
+        raw = df.mask(df.astype(str) == str(missing_marker)) if missing_marker is not None else df
+        num = _as_float(raw, "df")
         return cls(num.to_numpy(dtype=float), kind=kind, nan_as_missing=True, model_ids=df.index, item_ids=df.columns, **kw)
 
     def to_frame(self) -> pd.DataFrame:
