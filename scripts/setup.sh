@@ -6,7 +6,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 MIN_GSDESIGN=${EFFSTATS_MIN_GSDESIGN:-3.4.0}
-STAMP=.venv/.effstats-setup-ok
 
 manual() {
   cat >&2 <<'MSG'
@@ -19,16 +18,7 @@ MSG
   exit 2
 }
 
-# Fast path: everything already done and the package importable.
-if [ -f "$STAMP" ] && .venv/bin/python -c "import effstats, rpy2" 2>/dev/null \
-   && Rscript -e "quit(status = !requireNamespace('gsDesign', quietly = TRUE))" >/dev/null 2>&1; then
-  .venv/bin/python -c "import effstats; effstats.show_versions()"
-  exit 0
-fi
-
-[ -f /etc/debian_version ] || manual
-[ "$(id -u)" = 0 ] || manual
-command -v apt-get >/dev/null || manual
+can_apt() { [ -f /etc/debian_version ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; }
 
 export DEBIAN_FRONTEND=noninteractive
 PY_PKGS="python3-numpy python3-scipy python3-pandas python3-statsmodels python3-matplotlib python3-sklearn
@@ -40,10 +30,17 @@ R_PKGS="r-base-core r-base-dev r-cran-dplyr r-cran-ggplot2 r-cran-tidyr r-cran-t
  r-cran-bitops r-cran-fontawesome r-cran-jsonlite r-cran-knitr r-cran-v8 r-cran-rpact libuv1-dev"
 
 missing=""
-for p in $PY_PKGS $R_PKGS; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
-done
+if [ -f /etc/debian_version ]; then
+  # one dpkg-query for all packages: a second run of this script takes seconds
+  installed=$(dpkg-query -W -f='${Package} ${Status}\n' $PY_PKGS $R_PKGS 2>/dev/null | awk '/ok installed/ {print $1}')
+  for p in $PY_PKGS $R_PKGS; do
+    echo "$installed" | grep -qx "$p" || missing="$missing $p"
+  done
+elif ! /usr/bin/env python3 -c "import numpy, scipy, pandas, sklearn, statsmodels, rpy2" 2>/dev/null; then
+  manual
+fi
 if [ -n "$missing" ]; then
+  can_apt || manual
   echo "effstats setup: apt-get install$missing"
   apt-get update -qq
   # r-cran-v8 needs Debian's own nodejs; a third-party nodejs (if present) blocks it.
@@ -58,14 +55,20 @@ if [ -n "$missing" ]; then
 fi
 
 # gsDesign from CRAN (the machine's configured repository) unless a recent enough one is installed.
+command -v Rscript >/dev/null || manual
 if ! Rscript -e "quit(status = !(requireNamespace('gsDesign', quietly = TRUE) && packageVersion('gsDesign') >= '$MIN_GSDESIGN'))" >/dev/null 2>&1; then
+  [ -w "$(Rscript -e 'cat(.libPaths()[1])')" ] || manual
   echo "effstats setup: installing gsDesign from CRAN (a few minutes)"
   Rscript -e "r <- getOption('repos'); if (is.null(r) || identical(unname(r['CRAN']), '@CRAN@')) stop('no CRAN repository is configured: set options(repos=...) in Rprofile.site'); install.packages('gsDesign', Ncpus = 2); if (!requireNamespace('gsDesign', quietly = TRUE)) quit(status = 1)"
 fi
 
+PYTHON=/usr/bin/python3
+[ -x "$PYTHON" ] || PYTHON=$(command -v python3)
 if [ ! -x .venv/bin/python ]; then
-  /usr/bin/python3 -m venv --system-site-packages .venv
+  "$PYTHON" -m venv --system-site-packages .venv
 fi
-.venv/bin/python -m pip install -q --no-deps --no-build-isolation --no-index -e . >/dev/null
+# (re)install editable only when this checkout's effstats is not the one the venv imports
+if ! .venv/bin/python -c "import effstats, sys; sys.exit(not effstats.__file__.startswith('$ROOT/'))" 2>/dev/null; then
+  .venv/bin/python -m pip install -q --no-deps --no-build-isolation --no-index -e . >/dev/null
+fi
 .venv/bin/python -c "import effstats; effstats.show_versions()"
-touch "$STAMP"
