@@ -25,6 +25,7 @@ def run_notebook(path: Path, *, fast: bool, out_dir: Path | None = None, timeout
     # The kernel must import this checkout's effstats whichever python the kernelspec names.
     os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
     os.environ.setdefault("MPLBACKEND", "Agg")
+    os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")  # quiet ipykernel debugger warning
     nb = nbformat.read(path, as_version=4)
     client = nbclient.NotebookClient(
         nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
