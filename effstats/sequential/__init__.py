@@ -1,0 +1,30 @@
+"""Group-sequential designs (gsDesign through rpy2, or native) and adaptive evaluation.
+
+Modules
+-------
+design      :func:`design` and its frozen result :class:`GroupSequentialDesign` (both backends)
+spending    spending functions (Lan-DeMets Pocock / O'Brien-Fleming, Hwang-Shih-DeCani, Kim-DeMets power)
+            and classic Wang-Tsiatis boundary shapes (Pocock, O'Brien-Fleming)
+native      Armitage-McPherson-Rowe recursive integration on gsDesign's grid (no R needed)
+gsdesign    the gsDesign backend (``gsDesign::gsDesign`` through :mod:`effstats.rbridge`)
+rules       composable stopping rules (efficacy, equivalence, precision, threshold, futility, diminishing returns)
+evaluator   :class:`SequentialEvaluator`: offline (``fit``), vectorised simulation (``simulate``), online (``update``)
+ranking     pairwise sequential ranking with a Holm / Bonferroni correction (statsmodels ``multipletests``)
+"""
+from .design import GroupSequentialDesign, design
+from .evaluator import SequentialEvaluator, SequentialResult, SimulationResult, mean_of_means
+from .ranking import PairwiseRanking, rank_models, sequential_pvalue
+from .rules import (BetaSpendingFutility, DiminishingReturns, Efficacy, Equivalence, Futility, LookStats, Precision,
+                    StoppingRule, Threshold)
+from .spending import (SpendingFunction, get_spending, hwang_shih_decani, kim_demets_power, ld_obrien_fleming,
+                       ld_pocock, obrien_fleming, pocock, wang_tsiatis)
+
+__all__ = [
+    "GroupSequentialDesign", "design",
+    "SpendingFunction", "get_spending", "ld_pocock", "ld_obrien_fleming", "hwang_shih_decani", "kim_demets_power",
+    "pocock", "obrien_fleming", "wang_tsiatis",
+    "SequentialEvaluator", "SequentialResult", "SimulationResult", "mean_of_means",
+    "PairwiseRanking", "rank_models", "sequential_pvalue",
+    "StoppingRule", "LookStats", "Efficacy", "Equivalence", "Precision", "Threshold", "Futility",
+    "BetaSpendingFutility", "DiminishingReturns",
+]

@@ -1,0 +1,296 @@
+"""Group-sequential designs: :func:`design` and its frozen result :class:`GroupSequentialDesign`."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from numbers import Integral, Real
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+from scipy.special import ndtr
+
+from .._validation import check_array, check_fraction, check_positive_int
+from .native import EXTREMEZ, _Spec, gsprob, native_design
+from .spending import SpendingFunction, get_spending
+
+__all__ = ["GroupSequentialDesign", "design", "check_timing"]
+
+Backend = Literal["native", "gsdesign"]
+
+
+def check_timing(timing: Any, k: int, name: str = "timing") -> np.ndarray:
+    """Information fractions: ``None`` (equal spacing), or length ``k`` / ``k - 1`` increasing in (0, 1] ending at 1."""
+    if timing is None:
+        return np.arange(1, k + 1) / k
+    t = check_array(timing, name, ndim=(0, 1)).reshape(-1)
+    if t.size == k - 1:
+        t = np.append(t, 1.0)
+    if t.size != k:
+        raise ValueError(f"{name}: expected {k} (or {k - 1}) information fractions, got {t.size}")
+    if t[-1] != 1:
+        raise ValueError(f"{name}: the final information fraction must be 1, got {t[-1]:g}")
+    if t[0] <= 0 or np.any(np.diff(t) <= 0):
+        raise ValueError(f"{name}: information fractions must be strictly increasing in (0, 1], got {t.tolist()}")
+    return t
+
+
+@dataclass(frozen=True, eq=False)
+class GroupSequentialDesign:
+    """A group-sequential design (boundaries on the z-scale), from either backend.
+
+    Attributes
+    ----------
+    k : int
+        Number of looks (interims + final).
+    test_type : int
+        gsDesign's ``test.type``: 1 one-sided; 2 two-sided symmetric; 3 / 4 beta-spending lower
+        bound, binding / non-binding; 5 / 6 lower bound spending under H0, binding / non-binding.
+    alpha, beta : float
+        Type-I error as given (two-sided total for ``test_type=2``, one-sided otherwise) and type-II error.
+    timing : array (k,)
+        Information fractions of the looks.
+    upper, lower : arrays (k,)
+        z-bounds; ``lower`` is ``-upper`` for symmetric designs and None for one-sided ones.
+    nominal_p : array (k,)
+        One-sided nominal p-value ``1 - Phi(upper)`` at each look.
+    alpha_spent : array (k,)
+        Cumulative type-I error by each look (two-sided total for ``test_type=2``; ignoring a
+        non-binding lower bound for test types 4 and 6).
+    beta_spent : array (k,) or None
+        Cumulative probability of crossing the lower bound under H1 (test types 3-6).
+    information : array (k,)
+        Information at each look relative to a fixed design with the same alpha and power.
+    inflation : float
+        Maximum information / fixed-design information (NaN for designs recomputed at observed
+        information, whose ``information`` is on the user's scale, e.g. sample sizes).
+    expected_n_h0, expected_n_h1 : float
+        Expected information at stopping under H0 and H1, relative to the fixed design (on the
+        user's scale for recomputed designs).
+    power : float
+        Probability of crossing the upper bound under the design alternative.
+    upper_prob, lower_prob : arrays (k, 2)
+        Crossing probabilities at each look under theta = 0 and theta = delta.
+    delta : float
+        Standardised drift of the alternative for a fixed design of information 1.
+    spending, lower_spending : SpendingFunction
+    backend : {"native", "gsdesign"}
+    r : int
+        Grid size of the numerical integration.
+    """
+
+    k: int
+    test_type: int
+    alpha: float
+    beta: float
+    timing: np.ndarray
+    upper: np.ndarray
+    lower: np.ndarray | None
+    nominal_p: np.ndarray
+    alpha_spent: np.ndarray
+    beta_spent: np.ndarray | None
+    information: np.ndarray
+    inflation: float
+    expected_n_h0: float
+    expected_n_h1: float
+    power: float
+    upper_prob: np.ndarray
+    lower_prob: np.ndarray | None
+    delta: float
+    spending: SpendingFunction
+    lower_spending: SpendingFunction | None
+    backend: str
+    astar: float = 0.0
+    max_information: float | None = None
+    tol: float = 1e-6
+    r: int = 18
+    _observed: np.ndarray | None = field(default=None, repr=False)
+
+    @property
+    def sided(self) -> int:
+        return 2 if self.test_type == 2 else 1
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per look: timing, information, bounds, nominal p, cumulative alpha (and beta) spent."""
+        df = pd.DataFrame({
+            "look": np.arange(1, self.k + 1),
+            "timing": self.timing,
+            "information": self.information,
+            "upper": self.upper,
+            "nominal_p": self.nominal_p,
+            "alpha_spent": self.alpha_spent,
+        })
+        if self.lower is not None:
+            df.insert(4, "lower", self.lower)
+        if self.beta_spent is not None:
+            df["beta_spent"] = self.beta_spent
+        return df.set_index("look")
+
+    def recompute(self, information: Any, max_information: float | None = None, backend: Backend | None = None) -> "GroupSequentialDesign":
+        """Bounds at observed information levels (spending evaluated at ``information / max_information``).
+
+        This is gsDesign's ``n.I`` / ``maxn.IPlan`` update: the same spending function(s), looks
+        where they actually happened. ``max_information`` defaults to the last observed level.
+        """
+        return design(alpha=self.alpha, beta=self.beta, test_type=self.test_type, spending=self.spending,
+                      lower_spending=self.lower_spending, astar=self.astar, information=information,
+                      max_information=max_information, backend=backend or self.backend, tol=self.tol, r=None)
+
+    def crossing_probability(self, theta: Any) -> dict[str, np.ndarray]:
+        """Upper / lower crossing probabilities (k, n_theta) for drifts ``theta`` (same scale as ``delta``)."""
+        a = self.lower if self.lower is not None else np.full(self.k, -EXTREMEZ)
+        p = gsprob(np.atleast_1d(theta), self.information, a, self.upper, self.r)
+        return {"upper": p["probhi"], "lower": p["problo"], "en": p["en"]}
+
+    def __repr__(self) -> str:
+        lo = "" if self.lower is None else f", lower={np.round(self.lower, 4).tolist()}"
+        return (f"GroupSequentialDesign(k={self.k}, test_type={self.test_type}, alpha={self.alpha:g}, "
+                f"spending={self.spending.label!r}, upper={np.round(self.upper, 4).tolist()}{lo}, "
+                f"inflation={self.inflation:.4f}, backend={self.backend!r})")
+
+
+def design(
+    k: int | None = None,
+    alpha: float = 0.05,
+    beta: float = 0.1,
+    *,
+    sided: int = 2,
+    test_type: int | None = None,
+    spending: Any = "ld_pocock",
+    spending_param: float | None = None,
+    lower_spending: Any = "hsd",
+    lower_param: float | None = -2.0,
+    timing: Any = None,
+    information: Any = None,
+    max_information: float | None = None,
+    astar: float = 0.0,
+    backend: Backend = "native",
+    tol: float = 1e-6,
+    r: int | None = None,
+) -> GroupSequentialDesign:
+    """Derive group-sequential boundaries like ``gsDesign::gsDesign`` (natively, or by calling it).
+
+    Parameters
+    ----------
+    k : int
+        Number of looks (interims + final); inferred from ``information`` when given.
+    alpha : float in (0, 1)
+        Type-I error: two-sided total for a symmetric two-sided design (``sided=2`` /
+        ``test_type=2``; each tail gets ``alpha / 2``), one-sided otherwise (gsDesign's convention
+        for test types 1 and 3-6).
+    beta : float in (0, 1 - alpha)
+        Type-II error (power ``1 - beta``); sets the information and expected sample sizes.
+    sided : {1, 2}
+        Shorthand for ``test_type`` 1 or 2 when ``test_type`` is None.
+    test_type : {1, ..., 6}, optional
+        gsDesign's test types (see :class:`GroupSequentialDesign`).
+    spending : str or SpendingFunction
+        Upper bound: ``"ld_pocock"``, ``"ld_obf"``, ``"hsd"``, ``"power"`` (spending functions)
+        or ``"pocock"``, ``"obf"``, ``"wt"`` (classic constant-shape bounds).
+    spending_param, lower_param : float, optional
+        Family parameter (gamma, rho or Delta).
+    lower_spending : str or SpendingFunction
+        Lower-bound spending for test types 3-6 (default Hwang–Shih–DeCani gamma = -2, as gsDesign).
+    timing : array (k,) or (k - 1,), optional
+        Planned information fractions, increasing, ending at 1 (default equal spacing).
+    information, max_information : optional
+        Observed information (e.g. sample sizes) at the looks and the planned maximum: bounds are
+        recomputed from the spending function at ``information / max_information``.
+    astar : float
+        Total lower-bound spending for test types 5 / 6 (0 means ``1 - alpha``).
+    backend : {"native", "gsdesign"}
+        ``"native"``: numpy/scipy; ``"gsdesign"``: ``gsDesign::gsDesign`` through rpy2.
+    tol, r : float, int
+        gsDesign's tolerance and grid size. ``r=None`` uses gsDesign's 18 unless a look adds less
+        than 1/144 of the information so far (hundreds of looks): the grid must resolve the
+        increment's density, so ``r = ceil(1.5 * sqrt(max I_k / (I_k - I_{k-1})))`` (at most 80).
+
+    Returns
+    -------
+    GroupSequentialDesign
+    """
+    if test_type is None:
+        if sided not in (1, 2):
+            raise ValueError(f"sided: expected 1 or 2, got {sided!r}")
+        test_type = sided
+    if isinstance(test_type, bool) or not isinstance(test_type, Integral) or not 1 <= test_type <= 6:
+        raise ValueError(f"test_type: expected an integer in 1..6 (gsDesign's test.type), got {test_type!r}")
+    test_type = int(test_type)
+    alpha = check_fraction(alpha, "alpha")
+    beta = check_fraction(beta, "beta")
+    a1 = alpha / 2 if test_type == 2 else alpha
+    if beta >= 1 - a1:
+        raise ValueError(f"beta: expected a value below 1 - alpha = {1 - a1:g}, got {beta:g}")
+    up = get_spending(spending, spending_param, "spending")
+    lo = None
+    if test_type > 2:
+        lo = get_spending(lower_spending, lower_param, "lower_spending")
+        if lo.is_classic:
+            raise ValueError("lower_spending: expected a spending function, got a classic boundary shape")
+        if up.is_classic:
+            raise ValueError("spending: classic Pocock / O'Brien-Fleming / Wang-Tsiatis bounds exist only for test_type 1 and 2")
+    if backend not in ("native", "gsdesign"):
+        raise ValueError(f"backend: expected 'native' or 'gsdesign', got {backend!r}")
+    if isinstance(astar, bool) or not isinstance(astar, Real) or not 0 <= astar < 1:
+        raise ValueError(f"astar: expected a number in [0, 1), got {astar!r}")
+    if isinstance(tol, bool) or not isinstance(tol, Real) or not 0 < tol <= 0.1:
+        raise ValueError(f"tol: expected a number in (0, 0.1], got {tol!r}")
+    astar_eff = float(astar) if astar else 1 - a1
+    n_i = None
+    max_info = None
+    if information is not None:
+        n_i = check_array(information, "information", ndim=1)
+        if np.any(n_i <= 0) or np.any(np.diff(n_i) <= 0):
+            raise ValueError(f"information: expected a positive, strictly increasing sequence, got {n_i.tolist()}")
+        if k is not None and k != n_i.size:
+            raise ValueError(f"k: expected len(information) = {n_i.size}, got {k}")
+        k = n_i.size
+        max_info = float(n_i[-1]) if max_information is None else float(max_information)
+        if not np.isfinite(max_info) or max_info <= 0:
+            raise ValueError(f"max_information: expected a positive number, got {max_information!r}")
+        t = n_i / max_info
+        if backend == "gsdesign" and k < 2:
+            raise ValueError("information: gsDesign needs at least 2 looks to recompute bounds")
+    else:
+        if k is None:
+            raise ValueError("k: the number of looks is required when information is not given")
+        k = check_positive_int(k, "k")
+        t = check_timing(timing, k)
+    if r is None:
+        ratio = float(np.max(t[1:] / np.diff(t))) if t.size > 1 else 1.0
+        r = int(min(80, max(18, np.ceil(1.5 * np.sqrt(ratio)))))
+    r = check_positive_int(r, "r", maximum=80)
+    spec = _Spec(k=k, test_type=test_type, alpha=a1, beta=beta, timing=t, upper=up, lower=lo, astar=astar_eff,
+                 n_i=n_i, max_info_plan=max_info if max_info is not None else 1.0, tol=float(tol), r=r)
+    if backend == "native":
+        res = native_design(spec)
+    else:
+        from .gsdesign import gsdesign_design
+
+        res = gsdesign_design(spec)
+    if res.get("k", k) != k:  # a binding beta-spending design recomputed at observed information may end early
+        k = int(res["k"])
+        t = t[:k]
+        n_i = n_i[:k]
+    upper = np.asarray(res["upper"], float)
+    if not np.all(np.isfinite(upper)) or not np.all(np.isfinite(res["upper_prob"])):
+        raise ValueError(f"r: the integration grid (r={r}) is too coarse for these looks; pass a larger r (<= 80)")
+    lower = None if res["lower"] is None else np.asarray(res["lower"], float)
+    up_p = np.asarray(res["upper_prob"], float)
+    lo_p = None if res["lower_prob"] is None else np.asarray(res["lower_prob"], float)
+    if test_type == 2:
+        alpha_spent = 2 * np.cumsum(up_p[:, 0])
+    elif test_type in (4, 6):
+        alpha_spent = np.cumsum(res["falsepos"])
+    else:
+        alpha_spent = np.cumsum(up_p[:, 0])
+    beta_spent = np.cumsum(lo_p[:, 1]) if test_type > 2 else None
+    info = np.asarray(res["n_i"], float)
+    en = np.asarray(res["en"], float)
+    return GroupSequentialDesign(
+        k=k, test_type=test_type, alpha=alpha, beta=beta, timing=t, upper=upper, lower=lower,
+        nominal_p=ndtr(-upper), alpha_spent=alpha_spent, beta_spent=beta_spent, information=info,
+        inflation=float(info[-1]) if n_i is None else float("nan"),
+        expected_n_h0=float(en[0]), expected_n_h1=float(en[1]), power=float(up_p[:, 1].sum()),
+        upper_prob=up_p, lower_prob=lo_p, delta=float(res["delta"]), spending=up, lower_spending=lo,
+        backend=backend, astar=float(astar), max_information=max_info, tol=float(tol), r=r, _observed=n_i,
+    )

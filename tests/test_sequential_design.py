@@ -1,0 +1,197 @@
+"""Group-sequential designs: native recursive integration vs gsDesign (live, through rpy2) and the literature."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.stats import multivariate_normal, norm
+
+from effstats import rbridge
+from effstats.sequential import design, get_spending
+from effstats.sequential.native import _Spec, gridpts, gsprob, zeroin
+
+FAMILIES = [("pocock", None), ("obf", None), ("wt", 0.25), ("ld_pocock", None), ("ld_obf", None),
+            ("hsd", -4.0), ("hsd", 1.0), ("power", 3.0)]
+# every family x sided x timing, cycling k in 2..10 and alpha in 0.005..0.1 so each appears with each family
+_KA = [(2, 0.05), (3, 0.025), (4, 0.1), (5, 0.005), (6, 0.01), (7, 0.05), (8, 0.025), (9, 0.1), (10, 0.005), (10, 0.1)]
+
+
+def _timing(k: int, unequal: bool):
+    return None if not unequal else (np.arange(1, k + 1) / k) ** 1.4
+
+
+def _grid():
+    cases, i = [], 0
+    for fam, par in FAMILIES:
+        for sided in (1, 2):
+            for unequal in (False, True):
+                for _ in range(3):
+                    k, a = _KA[i % len(_KA)]
+                    i += 1
+                    cases.append(dict(k=k, alpha=a, sided=sided, spending=fam, spending_param=par, timing=_timing(k, unequal)))
+    for tt in (3, 4, 5, 6):
+        for j, (fam, par) in enumerate([("hsd", -4.0), ("ld_obf", None), ("ld_pocock", None), ("power", 2.0)]):
+            k, a = _KA[(3 * tt + j) % len(_KA)]
+            cases.append(dict(k=k, alpha=min(a, 0.05), test_type=tt, spending=fam, spending_param=par,
+                              timing=_timing(k, j % 2 == 1)))
+    return cases
+
+
+GRID = _grid()
+
+
+def _ids(c):
+    tt = c.get("test_type", c.get("sided"))
+    return f"{c['spending']}-t{tt}-k{c['k']}-a{c['alpha']}-{'uneq' if c['timing'] is not None else 'eq'}"
+
+
+# ---------------------------------------------------------------------------------------- literature
+def test_pocock_constants_two_sided_005():
+    # Jennison & Turnbull Table 2.1 / Pocock (1977): C_P for K = 2..5, two-sided alpha = 0.05
+    got = [design(k, 0.05, sided=2, spending="pocock").upper for k in range(2, 6)]
+    for g in got:
+        assert np.ptp(g) < 1e-12  # a constant bound
+    np.testing.assert_allclose([g[0] for g in got], [2.178, 2.289, 2.361, 2.413], atol=5e-4)
+
+
+def test_obrien_fleming_final_bounds():
+    got = [design(k, 0.05, sided=2, spending="obf") for k in range(2, 6)]
+    np.testing.assert_allclose([d.upper[-1] for d in got], [1.977, 2.004, 2.024, 2.040], atol=5e-4)
+    for d in got:  # c / sqrt(t) shape
+        np.testing.assert_allclose(d.upper * np.sqrt(d.timing), d.upper[-1], rtol=1e-12)
+
+
+def test_gsdesign_default_design_values():
+    # gsDesign() defaults (k=3, test.type=4, HSD -4 / -2): printed bounds 3.01/2.55/2.00 and -0.24/0.94/2.00, ratio 1.07
+    d = design(3, 0.025, 0.1, test_type=4, spending="hsd", spending_param=-4, lower_param=-2)
+    np.testing.assert_allclose(d.upper, [3.0107, 2.5465, 1.9992], atol=1e-4)
+    np.testing.assert_allclose(d.lower, [-0.2387, 0.9411, 1.9992], atol=1e-4)
+    assert abs(d.inflation - 1.0699) < 1e-4
+
+
+# ---------------------------------------------------------------------------------------- brute force
+@pytest.mark.parametrize("fam", ["ld_pocock", "ld_obf", "hsd", "pocock"])
+def test_two_look_error_equals_bivariate_normal(fam):
+    d = design(2, 0.05, sided=1, spending=fam, timing=[0.4, 1.0])
+    rho = np.sqrt(0.4)
+    p_no_cross = multivariate_normal(mean=[0, 0], cov=[[1, rho], [rho, 1]]).cdf(d.upper)
+    assert abs((1 - p_no_cross) - 0.05) < 2e-6
+    if fam != "pocock":  # the first look spends exactly f(0.4)
+        assert abs(norm.sf(d.upper[0]) - get_spending(fam)(0.05, 0.4)) < 1e-12
+
+
+def test_three_look_power_matches_mvn():
+    d = design(3, 0.025, 0.2, sided=1, spending="ld_obf", timing=[0.3, 0.7, 1])
+    t = d.timing
+    cov = np.sqrt(np.minimum.outer(t, t) / np.maximum.outer(t, t))
+    mean = d.delta * np.sqrt(d.information)
+    p = 1 - multivariate_normal(mean=mean, cov=cov).cdf(d.upper)
+    assert abs(p - d.power) < 2e-4 and abs(d.power - 0.8) < 1e-5
+
+
+def test_grid_points_integrate_normal_density():
+    z, w = gridpts(18, 0.3, -20.0, 1.7)
+    dens = norm.pdf(z - 0.3)
+    assert abs(w @ dens - norm.cdf(1.7 - 0.3)) < 1e-6  # Simpson on ~200 points
+    assert z.size % 2 == 1 and z[-1] == 1.7 and np.all(np.diff(z) > 0)
+
+
+def test_zeroin_finds_roots_like_brent():
+    assert abs(zeroin(lambda x: x**3 - 2, 0, 2, tol=1e-12) - 2 ** (1 / 3)) < 1e-11
+
+
+# ---------------------------------------------------------------------------------------- properties
+@settings(max_examples=25, deadline=None)
+@given(k=st.integers(1, 8), alpha=st.floats(0.005, 0.2), fam=st.sampled_from(["ld_pocock", "ld_obf", "hsd", "power"]),
+       sided=st.sampled_from([1, 2]))
+def test_spending_designs_spend_exactly_alpha(k, alpha, fam, sided):
+    d = design(k, alpha, 0.1, sided=sided, spending=fam)
+    assert np.all(np.diff(d.alpha_spent) >= -1e-12)
+    assert abs(d.alpha_spent[-1] - alpha) < 1e-6 * max(1, k)
+    # the last bound exceeds the fixed-sample critical value unless there is one look
+    z_fix = norm.isf(alpha / sided)
+    assert d.upper[-1] >= z_fix - 1e-8
+    assert d.inflation >= 1 - 1e-8 and d.expected_n_h1 <= d.inflation + 1e-9
+    assert abs(d.power - 0.9) < 1e-5
+
+
+# ---------------------------------------------------------------------------------------- gsDesign, live
+@pytest.mark.r
+@pytest.mark.parametrize("case", GRID, ids=[_ids(c) for c in GRID])
+def test_native_matches_gsdesign(case):
+    n = design(**case, backend="native")
+    g = design(**case, backend="gsdesign")
+    assert g.backend == "gsdesign" and n.backend == "native"
+    np.testing.assert_allclose(n.upper, g.upper, rtol=0, atol=1e-6)
+    if g.lower is not None:
+        np.testing.assert_allclose(n.lower, g.lower, rtol=0, atol=1e-6)
+    np.testing.assert_allclose(n.information, g.information, rtol=1e-6)
+    np.testing.assert_allclose([n.expected_n_h0, n.expected_n_h1], [g.expected_n_h0, g.expected_n_h1], rtol=1e-6)
+    np.testing.assert_allclose(n.alpha_spent, g.alpha_spent, atol=1e-7)
+    if g.beta_spent is not None:
+        np.testing.assert_allclose(n.beta_spent, g.beta_spent, atol=1e-7)
+
+
+@pytest.mark.r
+@pytest.mark.parametrize("tt,fam", [(1, "ld_pocock"), (2, "ld_obf"), (2, "hsd"), (4, "hsd"), (6, "ld_pocock")])
+def test_recompute_at_observed_information_matches_gsdesign(tt, fam):
+    planned = design(4, 0.05 if tt == 2 else 0.025, test_type=tt, spending=fam)
+    observed = [130, 260, 345, 470]  # looks off the plan; planned maximum 500
+    n = planned.recompute(observed, max_information=500)
+    g = planned.recompute(observed, max_information=500, backend="gsdesign")
+    np.testing.assert_allclose(n.timing, np.array(observed) / 500)
+    np.testing.assert_allclose(n.upper, g.upper, atol=1e-6)
+    if g.lower is not None:
+        np.testing.assert_allclose(n.lower, g.lower, atol=1e-6)
+    if tt in (1, 2):  # spending evaluated at the observed fractions; the final look spends less than alpha
+        f = planned.spending(n.alpha / tt, n.timing)
+        np.testing.assert_allclose(n.alpha_spent, tt * f, atol=1e-6)
+
+
+@pytest.mark.r
+@pytest.mark.parametrize("info,max_info,k_out", [([0.3, 0.6, 0.9, 1.2], 1.2, 4), ([0.6, 1.2, 1.8, 2.4], 2.4, 3),
+                                                  ([0.35, 0.7, 1.0, 1.3], 1.0, 4)])
+def test_binding_beta_spending_at_observed_information_matches_gsdesign(info, max_info, k_out):
+    # gsDType3a: when the power target is met before the last look, gsDesign ends the design there
+    kw = dict(alpha=0.025, test_type=3, spending="hsd", spending_param=-4, information=info, max_information=max_info)
+    n, g = design(**kw), design(**kw, backend="gsdesign")
+    assert n.k == g.k == k_out and n.timing.size == k_out
+    np.testing.assert_allclose(n.upper, g.upper, atol=1e-6)
+    np.testing.assert_allclose(n.lower, g.lower, atol=1e-6)
+
+
+@pytest.mark.r
+def test_r_error_becomes_python_exception_with_rs_message():
+    from effstats.sequential.gsdesign import gsdesign_design
+
+    spec = _Spec(k=3, test_type=2, alpha=0.025, beta=0.1, timing=np.array([1 / 3, 2 / 3, 1]), upper=get_spending("ld_pocock"),
+                 lower=None, astar=0.975, n_i=None, max_info_plan=1.0, tol=1e-6, r=0)
+    with pytest.raises(rbridge.RError, match="R error"):
+        gsdesign_design(spec)
+
+
+# ---------------------------------------------------------------------------------------- bad input
+@pytest.mark.parametrize("kw,arg", [
+    (dict(k=0), "k"), (dict(k=3, alpha=0), "alpha"), (dict(k=3, alpha=1.2), "alpha"), (dict(k=3, beta=1.0), "beta"),
+    (dict(k=3, beta=0.0), "beta"), (dict(k=3, timing=[0.5, 0.4, 1]), "timing"), (dict(k=3, timing=[0.2, 0.5, 0.9]), "timing"),
+    (dict(k=3, timing=[0.2, 0.5, 0.7, 1]), "timing"), (dict(k=3, spending="nope"), "spending"),
+    (dict(k=3, test_type=7), "test_type"), (dict(k=3, test_type=4, spending="pocock"), "spending"),
+    (dict(k=3, backend="sas"), "backend"), (dict(information=[10, 5, 20]), "information"),
+    (dict(k=3, spending="power", spending_param=-1), "spending"), (dict(k=3, alpha=float("nan")), "alpha"),
+])
+def test_bad_input_names_the_argument(kw, arg):
+    with pytest.raises(ValueError, match=f"^{arg}"):
+        design(**kw)
+
+
+def test_result_is_frozen_and_tabulates():
+    d = design(4, 0.05, spending="ld_pocock")
+    with pytest.raises(Exception):
+        d.k = 5  # type: ignore[misc]
+    df = d.to_frame()
+    assert list(df.columns[:5]) == ["timing", "information", "upper", "lower", "nominal_p"]
+    np.testing.assert_allclose(df["nominal_p"], norm.sf(d.upper))
+    p = d.crossing_probability([0.0, d.delta])
+    np.testing.assert_allclose(p["upper"], d.upper_prob, atol=1e-12)
+    np.testing.assert_allclose(gsprob(0.0, d.information, d.lower, d.upper)["probhi"][:, 0], d.upper_prob[:, 0])

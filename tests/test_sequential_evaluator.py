@@ -1,0 +1,277 @@
+"""Adaptive evaluator: statistics against brute force, rules, schedule, online updates, ranking, bad input."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from scipy.stats import norm
+
+from effstats import ResponseMatrix
+from effstats.sequential import (DiminishingReturns, Efficacy, Equivalence, Futility, LookStats, Precision,
+                                 SequentialEvaluator, Threshold, design, mean_of_means, rank_models, sequential_pvalue)
+
+NEVER = Precision(1e-12)  # a rule that never fires: run to the maximum sample
+
+
+def _data(seed=0, n=(300, 500, 200), p=(0.7, 0.66)):
+    rng = np.random.default_rng(seed)
+    g = np.repeat(np.arange(len(n)), n)
+    a = (rng.random(g.size) < p[0]).astype(float)
+    b = (rng.random(g.size) < p[1]).astype(float)
+    return a, b, g
+
+
+def _brute_mom(x, g):
+    df = pd.DataFrame({"x": x, "g": g}).groupby("g")["x"]
+    m, v, n = df.mean(), df.var(ddof=1), df.size()
+    return m.mean(), np.sqrt((v / n).sum()) / len(m)
+
+
+# ---------------------------------------------------------------------------------------- statistics
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.data_too_large, HealthCheck.too_slow])
+@given(st.lists(st.floats(0, 1), min_size=6, max_size=60), st.integers(1, 3))
+def test_mean_of_means_matches_pandas(xs, d):
+    x = np.array(xs)
+    g = np.arange(x.size) % d
+    est, se = mean_of_means(x, g)
+    m, s = _brute_mom(x, g)
+    assert abs(est - m) < 1e-12 and abs(se - s) < 1e-12
+
+
+def test_final_look_uses_all_items_single_paired_unpaired():
+    a, b, g = _data()
+    ev = SequentialEvaluator([NEVER], rng=0, null=0.5)
+    r = ev.fit(a, groups=g)
+    m, s = _brute_mom(a, g)
+    assert r.reason == "max_n" and r.decision == "no decision" and r.n == a.size and r.fraction == 1
+    assert abs(r.estimate - m) < 1e-12 and abs(r.trace["se"].iloc[-1] - s) < 1e-12
+    # paired: the mean of means of the differences
+    r = SequentialEvaluator([NEVER], rng=0).fit(a, b, groups=g)
+    m, s = _brute_mom(a - b, g)
+    assert abs(r.estimate - m) < 1e-12 and abs(r.trace["se"].iloc[-1] - s) < 1e-12
+    # unpaired: pooled variance per dataset (seed paper Eq. 3)
+    r = SequentialEvaluator([NEVER], rng=0).fit(a, b, paired=False, groups=g, groups_b=g)
+    var = 0.0
+    for d in range(3):
+        xa, xb = a[g == d], b[g == d]
+        sp = ((xa.size - 1) * xa.var(ddof=1) + (xb.size - 1) * xb.var(ddof=1)) / (xa.size + xb.size - 2)
+        var += sp * (1 / xa.size + 1 / xb.size)
+    assert abs(r.trace["se"].iloc[-1] - np.sqrt(var) / 3) < 1e-12
+    assert abs(r.estimate - (_brute_mom(a, g)[0] - _brute_mom(b, g)[0])) < 1e-12
+
+
+def test_trace_bounds_are_the_design_at_the_observed_sizes():
+    a, b, g = _data()
+    r = SequentialEvaluator([NEVER], rng=1, initial=100, batch=100).fit(a, b, groups=g)
+    tr = r.trace
+    # stratified schedule: 100 per dataset, then +100 per dataset until each is used up
+    assert tr["n"].tolist() == [300, 600, 800, 900, 1000]
+    d = design(alpha=0.05, sided=2, spending="ld_pocock", information=tr["n"].to_numpy(), max_information=1000)
+    np.testing.assert_allclose(tr["bound"], d.upper, atol=1e-12)
+    np.testing.assert_allclose(tr["ci_high"] - tr["estimate"], tr["bound"] * tr["se"], atol=1e-12)
+    np.testing.assert_allclose(tr["z"], tr["estimate"] / tr["se"], atol=1e-12)
+
+
+def test_online_update_matches_manual_statistics():
+    a, b, g = _data(3)
+    ev = SequentialEvaluator([NEVER]).start(max_n=a.size, n_groups=3)
+    order = np.random.default_rng(5).permutation(a.size)
+    sizes = [250, 250, 250, 250]
+    seen = []
+    for k, cut in enumerate(np.split(order, np.cumsum(sizes)[:-1])):
+        seen.extend(cut)
+        r = ev.update(a[cut], b[cut], groups=g[cut])
+        idx = np.array(seen)
+        m, s = _brute_mom(a[idx] - b[idx], g[idx])
+        assert abs(r.estimate - m) < 1e-12 and abs(r.trace["se"].iloc[-1] - s) < 1e-12
+        n_obs = np.cumsum(sizes)[: k + 1]
+        # bounds recomputed at the observed sizes; the first look spends f(n_1 / max_n), not all of alpha
+        c = design(alpha=0.05, information=n_obs, max_information=a.size).upper
+        np.testing.assert_allclose(r.trace["bound"], c, atol=1e-12)
+        f1 = np.log(1 + (np.e - 1) * 250 / a.size) * 0.05  # Lan-DeMets Pocock spending at t = 0.25
+        assert abs(r.trace["bound"].iloc[0] - norm.isf(f1 / 2)) < 1e-9
+    assert r.reason == "max_n"
+    with pytest.raises(ValueError, match="^update"):
+        ev.update(a[:5])
+
+
+def test_online_stops_on_the_first_rule_and_reports_it():
+    rng = np.random.default_rng(0)
+    a = (rng.random(4000) < 0.8).astype(float)
+    b = (rng.random(4000) < 0.6).astype(float)
+    ev = SequentialEvaluator([Precision(0.001), Efficacy()]).start(4000)
+    for k in range(40):
+        r = ev.update(a[k * 100:(k + 1) * 100], b[k * 100:(k + 1) * 100])
+        if r.reason != "continue":
+            break
+    assert r.reason == "efficacy" and r.decision == "greater" and r.n < 1000
+    assert r.trace["rule_fired"].iloc[-1] == "efficacy" and (r.trace["rule_fired"].iloc[:-1] == "").all()
+
+
+# ---------------------------------------------------------------------------------------- rules
+def _stats(est, se, t=(0.5, 1.0), null=0.0):
+    est = np.atleast_2d(est).astype(float)
+    se = np.atleast_2d(se).astype(float)
+    c2 = np.array([2.3, 2.1])[: est.shape[1]]
+    c1 = np.array([2.0, 1.8])[: est.shape[1]]
+    return LookStats(n=np.ones_like(est), t=np.array(t)[: est.shape[1]], estimate=est, se=se, z=(est - null) / se,
+                     c2=c2, c1=c1, null=null, alpha=0.05)
+
+
+def test_rules_fire_where_expected():
+    s = _stats([[0.05, 0.03]], [[0.02, 0.01]])
+    assert Efficacy().fires(s).tolist() == [[True, True]]  # z = 2.5, 3.0
+    assert Efficacy("less").fires(s).tolist() == [[False, False]]
+    assert Precision(0.03).fires(s).tolist() == [[False, True]]  # half-widths 0.046, 0.021
+    assert Threshold(0.0, "above").fires(s).tolist() == [[True, True]]
+    assert Threshold(0.08, "below").fires(s).tolist() == [[False, True]]  # 0.05 + 0.04 vs 0.03 + 0.018
+    assert Equivalence(0.06).fires(s).tolist() == [[False, True]]  # 0.05+-0.04 vs 0.03+-0.018
+    assert DiminishingReturns(0.03).fires(s).tolist() == [[False, True]]  # gain 0.025
+    assert Threshold(0.1).outcome(s)[0, 1] == "below 0.1"
+
+
+def test_conditional_power_matches_brownian_motion_simulation():
+    s = _stats([[0.01, 0.0]], [[0.01, 0.01]], t=(0.4, 1.0))
+    cp = Futility(0.5).conditional_power(s)[0, 0]
+    rng = np.random.default_rng(0)
+    # B(1) = B(0.4) + drift * 0.6 + N(0, 0.6) with drift = z / sqrt(t)
+    b1 = 1.0 * np.sqrt(0.4) + (1.0 / np.sqrt(0.4)) * 0.6 + rng.normal(0, np.sqrt(0.6), 200_000)
+    assert abs(cp - np.mean(b1 >= 2.1)) < 0.005
+    assert Futility(0.5).fires(s)[0, 1] == False  # noqa: E712 - never at the final look
+
+
+def test_schedule_with_max_n_trims_the_last_look():
+    ev = SequentialEvaluator([NEVER], initial=100, batch=100, max_n=550)
+    sched = ev._schedule(np.array([1000, 1000]))
+    assert sched.sum(1).tolist() == [200, 400, 550]
+
+
+@pytest.mark.parametrize("binary", [True, False])
+def test_first_look_sampling_is_without_replacement(binary):
+    # hypergeometric path (few levels) and permutation path (continuous) give the same sampling law
+    rng = np.random.default_rng(1)
+    x = (rng.random(600) < 0.3).astype(float) if binary else rng.random(600)
+    ev = SequentialEvaluator([Precision(10.0)], initial=100, null=0.0)
+    sim = ev.simulate(x, n_runs=4000, rng=2)
+    assert (sim.n == 100).all() and (sim.reason == "precision").all()
+    fpc = (600 - 100) / (600 - 1)
+    sd = x.std() * np.sqrt(fpc / 100)
+    assert abs(sim.estimate.mean() - x.mean()) < 4 * sd / np.sqrt(4000)
+    assert abs(sim.estimate.std() / sd - 1) < 0.05
+
+
+def test_simulate_runs_are_reproducible_and_final_estimates_exact():
+    a, b, g = _data()
+    ev = SequentialEvaluator([NEVER], rng=4)
+    s1 = ev.simulate(a, b, groups=g, n_runs=50)
+    s2 = ev.simulate(a, b, groups=g, n_runs=50)
+    np.testing.assert_array_equal(s1.estimate, s2.estimate)
+    np.testing.assert_allclose(s1.estimate, _brute_mom(a - b, g)[0], atol=1e-12)
+    assert set(s1.to_frame().columns) >= {"n", "fraction", "reason", "decision", "ci_low", "ci_high"}
+
+
+def test_unstratified_order_mixes_datasets():
+    a, b, g = _data()
+    r = SequentialEvaluator([NEVER], stratified=False, rng=0).fit(a, b, groups=g)
+    assert r.n == a.size and abs(r.estimate - _brute_mom(a - b, g)[0]) < 1e-12
+
+
+# ---------------------------------------------------------------------------------------- ranking
+def test_rank_models_holm_vs_bonferroni_and_order():
+    rng = np.random.default_rng(0)
+    p = np.array([0.85, 0.75, 0.65, 0.55])
+    x = (rng.random((4, 2000)) < p[:, None]).astype(float)
+    rm = ResponseMatrix(x, model_ids=["a", "b", "c", "d"], items=pd.DataFrame({"dataset": np.repeat([0, 1], 1000)}))
+    holm = rank_models(rm, correction="holm", rng=0)
+    bonf = rank_models(rm, correction="bonferroni", rng=0)
+    assert holm.ranking.index.tolist() == ["a", "b", "c", "d"]
+    assert (holm.pairs["significant"] >= bonf.pairs["significant"]).all()
+    assert (holm.pairs["p_adjusted"] <= bonf.pairs["p_adjusted"] + 1e-15).all()
+    assert 0 < holm.fraction_used < 0.6
+
+
+@pytest.mark.r
+def test_sequential_pvalue_matches_gsdesign():
+    from effstats.sequential.gsdesign import gsdesign_sequential_pvalue
+
+    n = np.array([100, 200, 300, 400, 500])
+    d = design(alpha=0.05, information=n, max_information=500)
+    for z, look in [(2.3, 3), (3.1, 1), (1.2, 5)]:
+        ours = sequential_pvalue(z, look, n, 500)
+        theirs = 2 * gsdesign_sequential_pvalue(look, n, -d.upper, d.upper, z)
+        assert abs(ours - theirs) < 1e-8
+    assert sequential_pvalue(d.upper[2], 3, n, 500) == pytest.approx(d.alpha_spent[2], abs=1e-7)
+
+
+# ---------------------------------------------------------------------------------------- bad input
+def test_bad_input_names_the_argument():
+    a, b, g = _data()
+    ev = SequentialEvaluator([Efficacy()])
+    with pytest.raises(ValueError, match="^scores_a"):
+        ev.fit(a * 2)
+    with pytest.raises(ValueError, match="^scores_a"):
+        ev.fit(np.where(a > 0, np.nan, 0.0))
+    with pytest.raises(ValueError, match="^scores_b"):
+        ev.fit(a, b[:-1])
+    with pytest.raises(ValueError, match="^groups"):
+        ev.fit(a, b, groups=g[:-1])
+    with pytest.raises(ValueError, match="^rules"):
+        SequentialEvaluator([])
+    with pytest.raises(ValueError, match="^initial"):
+        SequentialEvaluator([Efficacy()], initial=1)
+    with pytest.raises(ValueError, match="^alpha"):
+        SequentialEvaluator([Efficacy()], alpha=1.5)
+    with pytest.raises(ValueError, match="^margin"):
+        Equivalence(-0.1)
+    with pytest.raises(ValueError, match="^alternative"):
+        Efficacy("bigger")
+    with pytest.raises(ValueError, match="^correction"):
+        rank_models(np.zeros((2, 10)), correction="fdr")
+    with pytest.raises(ValueError, match="^update"):
+        SequentialEvaluator([Efficacy()]).update(a)
+    with pytest.raises(ValueError, match="^spending"):
+        SequentialEvaluator([Efficacy()], spending="pocock").start(1000)
+
+
+@pytest.mark.r
+def test_beta_spending_futility_bound_is_gsdesigns_test_type_4():
+    from scipy.special import ndtri
+
+    from effstats.sequential import BetaSpendingFutility
+
+    t = np.array([0.2, 0.4, 0.6, 0.8, 1.0])
+    s = LookStats(n=np.ones((1, 5)), t=t, estimate=np.zeros((1, 5)), se=np.full((1, 5), 0.01), z=np.zeros((1, 5)),
+                  c2=np.full(5, 2.4), c1=np.full(5, 2.1), null=0.0, alpha=0.025)
+    rule = BetaSpendingFutility(effect=0.03, se_full=0.01, spending="hsd", param=-2)
+    scale = (3.0 / (-ndtri(0.025) - ndtri(0.1))) ** 2  # drift 3 at the full sample
+    ref = design(alpha=0.025, test_type=4, spending="ld_pocock", lower_spending="hsd", lower_param=-2,
+                 information=t * scale, max_information=scale, backend="gsdesign")
+    np.testing.assert_allclose(rule.lower_bound(s), ref.lower, atol=1e-6)
+    assert rule.fires(s).tolist() == [list(0.0 < ref.lower)]
+    with pytest.raises(ValueError, match="^effect"):
+        BetaSpendingFutility(effect=0)
+
+
+RULE_SETS = [[Efficacy()], [Efficacy(), Equivalence(0.05)], [Precision(0.05)], [Threshold(0.5)],
+             [Futility(0.2), Efficacy()], [DiminishingReturns(0.002)]]
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.data_too_large, HealthCheck.too_slow])
+@given(p=st.integers(5, 95), q=st.integers(5, 95), seed=st.integers(0, 10_000), which=st.integers(0, len(RULE_SETS) - 1))
+def test_any_run_stops_on_the_schedule_with_a_valid_interval(p, q, seed, which):
+    rules = RULE_SETS[which]
+    p, q = p / 100, q / 100
+    rng = np.random.default_rng(seed)
+    g = np.repeat([0, 1], [400, 250])
+    a = (rng.random(g.size) < p).astype(float)
+    b = (rng.random(g.size) < q).astype(float)
+    ev = SequentialEvaluator(rules, initial=50, batch=50, rng=seed)
+    r = ev.fit(a, b, groups=g)
+    sched = ev._schedule(np.bincount(g)).sum(1)
+    assert r.n in sched and r.trace["n"].tolist() == sched[: len(r.trace)].tolist()
+    assert r.ci_low <= r.estimate <= r.ci_high
+    assert (r.reason == "max_n") == (r.n == sched[-1] and r.trace["rule_fired"].iloc[-1] == "")
+    sim = ev.simulate(a, b, groups=g, n_runs=20)
+    assert np.isin(sim.n, sched).all() and (sim.ci_low <= sim.ci_high).all()

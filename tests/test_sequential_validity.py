@@ -1,0 +1,113 @@
+"""Monte-Carlo validity of adaptive evaluation: type-I error, repeated-CI coverage and power.
+
+Each test runs a few thousand complete sequential comparisons at once (vectorised) on paired
+binary outcomes drawn from a large population whose true mean difference is known; the
+evaluator samples without replacement, so with at most 2,000 of 400,000 items the runs are
+practically i.i.d. Tolerance: 3 Monte-Carlo standard errors (plus 0.01 for power, where the
+normal approximation with an estimated variance enters).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from effstats.sequential import Efficacy, Precision, SequentialEvaluator
+from effstats.sequential.native import gsprob
+
+N_RUNS = 4000
+POP = 400_000
+
+
+def _population(p_up: float, p_down: float):
+    """Paired outcomes of two models: +1 / -1 / 0 differences with exact proportions (a - b with a, b in {0, 1})."""
+    n_up, n_down = int(POP * p_up), int(POP * p_down)
+    a = np.concatenate([np.ones(n_up), np.zeros(n_down), np.ones(POP - n_up - n_down)])
+    b = np.concatenate([np.zeros(n_up), np.ones(n_down), np.ones(POP - n_up - n_down)])
+    return a, b
+
+
+def _ev(spending, rules=None):
+    return SequentialEvaluator(rules or [Efficacy()], alpha=0.05, spending=spending, initial=200, batch=200,
+                               max_n=2000, rng=11)
+
+
+def _se(p: float) -> float:
+    return float(np.sqrt(p * (1 - p) / N_RUNS))
+
+
+@pytest.mark.parametrize("spending", ["pocock", "obf", "ld_pocock", "ld_obf"])
+def test_type_one_error_of_efficacy_stopping(spending):
+    a, b = _population(0.15, 0.15)
+    sim = _ev(spending).simulate(a, b, n_runs=N_RUNS)
+    rej = np.mean(sim.reason == "efficacy")
+    assert abs(rej - 0.05) < 3 * _se(0.05), rej
+    # the repeated CI covers the true difference 0 at the stopping look
+    cover = np.mean((sim.ci_low <= 0) & (sim.ci_high >= 0))
+    assert cover >= 0.95 - 3 * _se(0.05)
+
+
+def test_naive_peeking_inflates_type_one_error():
+    # the same ten looks at the fixed-sample 1.96 reject far more often than 5%: why the bounds are needed
+    a, b = _population(0.15, 0.15)
+    ev = SequentialEvaluator([Precision(10.0)], initial=200, batch=200, max_n=2000)
+    sched = ev._schedule(np.array([POP]))
+    sums = [ev._sums(ev._arms(a, b, True, None, None)[0], sched, N_RUNS, np.random.default_rng(3))]
+    s = ev._stats(sums, sched.sum(1), 2000)
+    naive = np.mean((np.abs(s.z) >= 1.96).any(1))
+    adjusted = np.mean((np.abs(s.z) >= s.c2).any(1))
+    assert naive > 0.15 and abs(adjusted - 0.05) < 3 * _se(0.05)
+
+
+@pytest.mark.parametrize("spending", ["ld_pocock", "obf"])
+def test_power_and_coverage_under_the_alternative(spending):
+    p_up, p_down = 0.17, 0.13
+    a, b = _population(p_up, p_down)
+    ev = _ev(spending)
+    sim = ev.simulate(a, b, n_runs=N_RUNS)
+    diff = p_up - p_down
+    sd = np.sqrt(p_up + p_down - diff**2)
+    sched = ev._schedule(np.array([POP])).sum(1)
+    t = sched / sched[-1]
+    from effstats.sequential import design
+
+    c2 = design(alpha=0.05, spending=spending, information=sched, max_information=sched[-1]).upper
+    drift = diff / sd * np.sqrt(sched[-1])  # z at the full sample
+    pr = gsprob(drift, t, -c2, c2)
+    power = float(pr["probhi"].sum() + pr["problo"].sum())
+    got = np.mean(sim.reason == "efficacy")
+    assert abs(got - power) < 3 * _se(power) + 0.01, (got, power)
+    cover = np.mean((sim.ci_low <= diff) & (sim.ci_high >= diff))
+    assert cover >= 0.95 - 3 * _se(0.05)
+    # early stopping saves items on average, as the design's expected sample size says
+    en = float(pr["en"][0])
+    assert abs(sim.fraction.mean() - en) < 0.03
+
+
+def test_beta_spending_futility_spends_beta_and_keeps_alpha():
+    from effstats.sequential import BetaSpendingFutility
+
+    rules = [Efficacy("greater"), BetaSpendingFutility(effect=0.04, beta=0.1)]
+    h0 = _ev("ld_pocock", rules).simulate(*_population(0.15, 0.15), n_runs=N_RUNS)
+    h1 = _ev("ld_pocock", rules).simulate(*_population(0.17, 0.13), n_runs=N_RUNS)
+    # non-binding futility can only lower the one-sided type-I error
+    assert np.mean(h0.reason == "efficacy") <= 0.05 + 3 * _se(0.05)
+    # under the planning alternative the lower bound is crossed with probability beta
+    assert abs(np.mean(h1.reason == "futility") - 0.1) < 3 * _se(0.1) + 0.01
+    # and under H0 most runs stop early for futility, saving items
+    assert np.mean(h0.reason == "futility") > 0.8 and h0.fraction.mean() < 0.6
+
+
+@pytest.mark.parametrize("sided", [1, 2])
+def test_hundreds_of_looks_keep_alpha(sided):
+    # 300 looks: the grid is refined automatically (r > 18) and the recursion stays mass-conserving
+    from effstats.sequential import design
+
+    n = np.arange(1, 301) * 100.0
+    d = design(alpha=0.05, sided=sided, spending="ld_pocock", information=n)
+    assert d.r > 18 and np.all(np.isfinite(d.upper))
+    assert abs(d.alpha_spent[-1] - 0.05) < 1e-6
+    rng = np.random.default_rng(7)
+    z = np.cumsum(rng.normal(0, 10.0, (20_000, n.size)), 1) / np.sqrt(n)  # Brownian motion at the looks
+    rej = np.mean(((np.abs(z) if sided == 2 else z) >= d.upper).any(1))
+    se = np.sqrt(0.05 * 0.95 / 20_000)
+    assert abs(rej - 0.05) < 3 * se + 0.002, rej  # the MC sees the same discrete looks
