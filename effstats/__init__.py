@@ -31,7 +31,7 @@ __all__ = [
     "show_versions",
 ]
 
-_SUBMODULES = {"datasets", "sequential", "sortsearch", "metrics", "disco", "irt", "reliability", "rbridge", "plotting"}
+_SUBMODULES = {"datasets", "sequential", "sortsearch", "metrics", "disco", "irt", "reliability", "rbridge", "bitpack", "splits", "responses", "cli"}
 
 
 def __getattr__(name: str):

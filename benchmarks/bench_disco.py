@@ -1,0 +1,59 @@
+"""Speed of DISCO at MMLU scale: 400 source models × 14,000 items × 4 classes.
+
+Target (issue 5): PDS/JSD selection of 100 items and the random-forest fit on the signatures in ≤ 30 s.
+Also times the hard-label scores on an ImageNet-sized array (67 × 50,000 class ids) and the IRT baselines.
+
+Run: ``PYTHONPATH=. python benchmarks/bench_disco.py``
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from scipy.special import softmax
+
+from effstats.disco import DISCO, jsd, jsd_from_predictions, pds, pds_from_predictions
+from effstats.irt import IRT2PL
+
+
+def timed(label: str, fn, *args, **kw):
+    t = time.perf_counter()
+    out = fn(*args, **kw)
+    dt = time.perf_counter() - t
+    print(f"{label:<58s} {dt:8.2f} s")
+    return out, dt
+
+
+def main() -> None:
+    rng = np.random.default_rng(0)
+    m, n, c = 400, 14_000, 4
+    t = time.perf_counter()
+    logits = rng.normal(size=(m, n, c)).astype(np.float64)
+    labels = rng.integers(0, c, n)
+    logits[:, np.arange(n), labels] += rng.normal(size=m)[:, None] - rng.normal(size=n)[None, :]
+    proba = softmax(logits, axis=-1)
+    del logits
+    print(f"data: {m} × {n} × {c} probabilities ({proba.nbytes / 1e6:.0f} MB), built in {time.perf_counter() - t:.1f} s")
+
+    timed("pds (400 × 14,000 × 4)", pds, proba)
+    timed("jsd (400 × 14,000 × 4)", jsd, proba)
+    total = 0.0
+    for sel in ("pds", "jsd"):
+        est, dt = timed(f"DISCO fit: {sel} selection + PCA 256 + RF (100 items)", DISCO(100, selection=sel, random_state=0).fit, proba, labels=labels)
+        total = max(total, dt)
+        timed("  predict 40 targets", est.predict, proba[:40])
+    print(f"{'worst DISCO fit (target ≤ 30 s)':<58s} {total:8.2f} s  {'OK' if total <= 30 else 'SLOW'}")
+
+    pred = rng.integers(0, 1000, size=(67, 50_000)).astype(np.int16)
+    timed("hard-label pds (67 × 50,000 class ids)", pds_from_predictions, pred)
+    timed("hard-label jsd (67 × 50,000 class ids)", jsd_from_predictions, pred)
+    top5 = np.argsort(rng.random((67, 5_000, 1000)), axis=2)[..., :5]
+    timed("top-5 jsd (67 × 5,000 × 5 class ids)", jsd_from_predictions, top5)
+
+    y = proba.argmax(2) == labels
+    timed("IRT 2PL MML fit (400 × 14,000)", IRT2PL().fit, y)
+    timed("IRT 2PL JML fit (400 × 14,000)", IRT2PL(method="jml", max_iter=200).fit, y)
+
+
+if __name__ == "__main__":
+    main()
