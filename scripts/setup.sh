@@ -32,7 +32,8 @@ R_PKGS="r-base-core r-base-dev r-cran-dplyr r-cran-ggplot2 r-cran-tidyr r-cran-t
 missing=""
 if [ -f /etc/debian_version ]; then
   # one dpkg-query for all packages: a second run of this script takes seconds
-  installed=$(dpkg-query -W -f='${Package} ${Status}\n' $PY_PKGS $R_PKGS 2>/dev/null | awk '/ok installed/ {print $1}')
+  # dpkg-query exits 1 when some package is unknown to dpkg (the normal case on a fresh machine)
+  installed=$({ dpkg-query -W -f='${Package} ${Status}\n' $PY_PKGS $R_PKGS 2>/dev/null || true; } | awk '/ok installed/ {print $1}')
   for p in $PY_PKGS $R_PKGS; do
     echo "$installed" | grep -qx "$p" || missing="$missing $p"
   done

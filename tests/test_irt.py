@@ -86,6 +86,19 @@ def test_tinybenchmarks_formulas():
     assert fixed.lambda_fitted_ == 0.3
 
 
+def test_tinybenchmarks_reuses_the_deterministic_mml_fit():
+    rm = bench(m=40, n=300)
+    TinyBenchmarks._mml_cache.clear()
+    a = TinyBenchmarks(30, "random", "p-irt", random_state=0).fit(rm)
+    b = TinyBenchmarks(30, "anchor-irt", "p-irt", random_state=5).fit(rm)
+    assert b.irt_ is a.irt_  # same source matrix: one fit
+    fresh = IRT2PL().fit(rm.values)  # the cached model equals a fit from scratch
+    np.testing.assert_array_equal(a.irt_.a_, fresh.a_)
+    np.testing.assert_array_equal(a.irt_.b_, fresh.b_)
+    other = TinyBenchmarks(30, "random", "p-irt", random_state=0).fit(rm.subset(models=np.arange(30)))
+    assert other.irt_ is not a.irt_
+
+
 def test_gp_irt_is_at_least_as_good_as_its_parts():
     # On 2PL data the mean of 100 random items and p-IRT carry about the same information (measured MAE
     # 3.1 vs 3.3 %-points, 2 splits); gp-IRT's estimated λ mixes them at least as well as the better one
