@@ -178,11 +178,15 @@ def audit(data: Any, out: str | Path, *, by: str = "scenario", published: pd.Ser
 
     # 2. ranking stability / best model / quality under scenario resampling
     bar.set_postfix_str("scenario DIoR")
-    rows = []
-    for obj in ("kendall", "weighted_tau", "best_model", "model_quality"):
-        r = R.dior(bench, "scenarios", obj, n_boot=n_boot, n_top=n_top, rng=rng, **kw)
-        rows.append(dict(granularity="scenarios", objective=obj, dior=r.dior, mean=r.statistic,
-                         error_rate=r.error_rate if r.error_rate is not None else np.nan))
+    def dior_rows(decision: str) -> list[dict]:
+        out = []
+        for obj in ("kendall", "weighted_tau", "best_model", "model_quality"):
+            r = R.dior(bench, decision, obj, n_boot=n_boot, n_top=n_top, rng=rng, **kw)
+            out.append(dict(granularity=decision, objective=obj, dior=r.dior, mean=r.statistic,
+                            error_rate=r.error_rate if r.error_rate is not None else np.nan))
+        return out
+
+    rows = dior_rows("scenarios")
     bar.update()
     bar.set_postfix_str("scenario curve")
     sizes = sorted({int(s) for s in np.unique(np.linspace(1, bench.n_scen, min(bench.n_scen, 8)).round())})
@@ -201,10 +205,7 @@ def audit(data: Any, out: str | Path, *, by: str = "scenario", published: pd.Ser
 
     if per_item:
         bar.set_postfix_str("example DIoR")
-        for obj in ("kendall", "weighted_tau", "best_model", "model_quality"):
-            r = R.dior(bench, "examples", obj, n_boot=n_boot, n_top=n_top, rng=rng, **kw)
-            rows.append(dict(granularity="examples", objective=obj, dior=r.dior, mean=r.statistic,
-                             error_rate=r.error_rate if r.error_rate is not None else np.nan))
+        rows += dior_rows("examples")
         bar.update()
         bar.set_postfix_str("example curve")
         gmax = int(bench.group_sizes().max())

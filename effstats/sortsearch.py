@@ -315,6 +315,18 @@ def _check_budget(budget: Any, n: int, name: str = "budget") -> int:
     return check_positive_int(budget, name, maximum=n)
 
 
+def _item_indices(items: Any, selected: np.ndarray | None, n_items: int) -> np.ndarray:
+    """Validated item indices (n_sel,): ``items``, or the estimator's last selection when None."""
+    if items is None:
+        if selected is None:
+            raise ValueError("items: no selection yet; call select(budget) or pass items")
+        items = selected
+    it = check_array(items, "items", ndim=1, dtype=None)
+    if not np.issubdtype(it.dtype, np.integer) or it.min() < 0 or it.max() >= n_items:
+        raise ValueError(f"items: expected integer item indices in [0, {n_items - 1}]")
+    return it
+
+
 def uniform_positions(n: int, budget: int) -> np.ndarray:
     """``budget`` sorted positions spread evenly over the whole ranked list of ``n`` items.
 
@@ -620,13 +632,7 @@ class SortSearch(BaseEstimator):
         return self.selected_.copy()
 
     def _positions(self, items: Any) -> np.ndarray:
-        if items is None:
-            if self.selected_ is None:
-                raise ValueError("items: no selection yet; call select(budget) or pass items")
-            items = self.selected_
-        it = check_array(items, "items", ndim=1, dtype=None)
-        if not np.issubdtype(it.dtype, np.integer) or it.min() < 0 or it.max() >= self.n_items_:
-            raise ValueError(f"items: expected integer item indices in [0, {self.n_items_ - 1}]")
+        it = _item_indices(items, self.selected_, self.n_items_)
         if len(np.unique(it)) != len(it):
             raise ValueError("items: indices must be distinct")
         return self.rank_[it]
@@ -825,13 +831,7 @@ class CopyNearestExpand(BaseEstimator):
 
     def predict(self, responses: Any, items: Any = None) -> ExpandResult:
         """``responses``: bool (budget,) or (n_models, budget) on ``items`` (default: the last selection)."""
-        if items is None:
-            if self.selected_ is None:
-                raise ValueError("items: no selection yet; call select(budget) or pass items")
-            items = self.selected_
-        items = check_array(items, "items", ndim=1, dtype=None)
-        if not np.issubdtype(items.dtype, np.integer) or items.min() < 0 or items.max() >= self.n_items_:
-            raise ValueError(f"items: expected integer item indices in [0, {self.n_items_ - 1}]")
+        items = _item_indices(items, self.selected_, self.n_items_)
         r = check_binary(responses.require_binary("responses") if isinstance(responses, ResponseMatrix) else responses, "responses", ndim=(1, 2))
         r = r[None, :] if r.ndim == 1 else r
         if r.shape[1] != len(items):

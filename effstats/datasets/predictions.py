@@ -405,14 +405,38 @@ def _item_table(key: tuple | None, doms: list[str], images: list[np.ndarray]) ->
     return item_ids, frame.copy()
 
 
-def _imagenet_archives(arch: Path, doms: list[str], top5: bool):
+def _domain_archives(doms: list[str], path_of) -> tuple[np.ndarray, list]:
+    """One npz archive per domain (``path_of(domain)``); all must list the same models in the same order."""
     names = None
-    parts = []
+    archives = []
     for d in doms:
-        f = arch / f"{d}.npz"
+        f = path_of(d)
         if not f.is_file():
             raise FileNotFoundError(f"domains: {d!r} requested but {str(f)!r} does not exist")
         z = _load_npz(f)
+        if names is None:
+            names = z["models"]
+        elif not np.array_equal(names, z["models"]):
+            raise ValueError(f"domains: model rows of {d!r} differ from those of {doms[0]!r}")
+        archives.append(z)
+    return names, archives
+
+
+def _common_models(per_dom: list[dict[str, Path]]) -> list[str]:
+    """Models with a prediction file on every domain of a release layout (the others are dropped, with a warning)."""
+    common = sorted(set.intersection(*(set(m) for m in per_dom)))
+    missing = sorted(set.union(*(set(m) for m in per_dom)) - set(common))
+    if missing:  # stacklevel: the user's call of the public loader
+        warnings.warn(f"models without predictions on every requested domain were dropped: {missing}", stacklevel=4)
+    if not common:
+        raise ValueError("domains: no model has predictions on every requested domain")
+    return common
+
+
+def _imagenet_archives(arch: Path, doms: list[str], top5: bool):
+    names, archives = _domain_archives(doms, lambda d: arch / f"{d}.npz")
+    parts = []
+    for d, z in zip(doms, archives):
         if top5:
             f5 = arch / f"{d}_top5preds.npz"
             if not f5.is_file():
@@ -420,10 +444,6 @@ def _imagenet_archives(arch: Path, doms: list[str], top5: bool):
             pred = _load_npz(f5)["pred_top5"]
         else:
             pred = z["pred_top1"]
-        if names is None:
-            names = z["models"]
-        elif not np.array_equal(names, z["models"]):
-            raise ValueError(f"domains: model rows of {d!r} differ from those of {doms[0]!r}")
         parts.append((z["labels"], z["item_ids"], pred, z["correct_top5"]))
     return names, parts
 
@@ -439,12 +459,7 @@ def _imagenet_release(base: Path, doms: list[str]):
             raise FileNotFoundError(f"domains: {d!r} requested but {str(pdir)!r} does not exist")
         # the release names two files <model>_model.npy; they are the same models as elsewhere
         per_dom.append({re.sub(r"_model$", "", f.stem): f for f in sorted(pdir.glob("*.npy"))})
-    common = sorted(set.intersection(*(set(m) for m in per_dom)))
-    missing = sorted(set.union(*(set(m) for m in per_dom)) - set(common))
-    if missing:
-        warnings.warn(f"models without predictions on every requested domain were dropped: {missing}", stacklevel=3)
-    if not common:
-        raise ValueError("domains: no model has predictions on every requested domain")
+    common = _common_models(per_dom)
     parts = []
     for d, files in zip(doms, per_dom):
         meta = _load_json(base / "data" / "datasets" / f"{IMAGENET_DOMAINS[d]}.json")
@@ -532,19 +547,8 @@ def load_cifar10_predictions(
 
 
 def _cifar_archives(arch: Path, doms: list[str]):
-    names = None
-    parts = []
-    for d in doms:
-        f = arch / f"{CIFAR10_DOMAINS[d][0]}.npz"
-        if not f.is_file():
-            raise FileNotFoundError(f"domains: {d!r} requested but {str(f)!r} does not exist")
-        z = _load_npz(f)
-        if names is None:
-            names = z["models"]
-        elif not np.array_equal(names, z["models"]):
-            raise ValueError(f"domains: model rows of {d!r} differ from those of {doms[0]!r}")
-        parts.append((z["labels"], z["pred"]))
-    return names, parts
+    names, archives = _domain_archives(doms, lambda d: arch / f"{CIFAR10_DOMAINS[d][0]}.npz")
+    return names, [(z["labels"], z["pred"]) for z in archives]
 
 
 def _cifar_release(base: Path, doms: list[str], cifar10_labels: Any):
@@ -555,12 +559,7 @@ def _cifar_release(base: Path, doms: list[str], cifar10_labels: Any):
         if not pdir.is_dir():
             raise FileNotFoundError(f"domains: {d!r} requested but {str(pdir)!r} does not exist")
         per_dom.append({f.name[: -len("_predictions.json")]: f for f in sorted(pdir.glob("*_predictions.json"))})
-    common = sorted(set.intersection(*(set(m) for m in per_dom)))
-    missing = sorted(set.union(*(set(m) for m in per_dom)) - set(common))
-    if missing:
-        warnings.warn(f"models without predictions on every requested domain were dropped: {missing}", stacklevel=3)
-    if not common:
-        raise ValueError("domains: no model has predictions on every requested domain")
+    common = _common_models(per_dom)
     parts = []
     for d, files in zip(doms, per_dom):
         if d == "cifar10":
