@@ -118,12 +118,13 @@ class PackedBinaryMatrix:
         return f"PackedBinaryMatrix({self.shape[0]} × {self.shape[1]}, {self.nbytes / 2**20:.1f} MiB)"
 
     def to_dense(self) -> np.ndarray:
-        return np.unpackbits(self.packed, axis=1, count=self.n_cols).astype(bool)
+        # unpackbits yields 0/1 bytes: viewing them as bool avoids a second full-size copy
+        return np.unpackbits(self.packed, axis=1, count=self.n_cols).view(bool)
 
     def row_blocks(self, block_rows: int = 1024) -> Iterator[tuple[int, np.ndarray]]:
         """Yield (start, dense bool rows) blocks."""
         for s in range(0, self.shape[0], block_rows):
-            yield s, np.unpackbits(self.packed[s : s + block_rows], axis=1, count=self.n_cols).astype(bool)
+            yield s, np.unpackbits(self.packed[s : s + block_rows], axis=1, count=self.n_cols).view(bool)
 
     def row_sums(self, block_rows: int = 4096) -> np.ndarray:
         """Number of ones per row, shape (n_rows,) — a byte popcount, no unpacking."""

@@ -286,20 +286,21 @@ def recursive_sort(responses: Any, depth: int = 2, *, return_history: bool = Fal
         cuts = (k > 0) & (k < n) & (group[kk] == group[np.maximum(k - 1, 0)])
         mgroup = np.where(cuts, group[kk], -1)
         inbin = group[None, :] == mgroup[:, None]  # (models, positions)
-        sub = (b & inbin).sum(axis=0)
+        b_in = b & inbin
+        sub = b_in.sum(axis=0)
         # new order inside every bin: by group, then sub-sum descending, then current position
         perm = np.lexsort((pos, -sub, group))
         b_new = b[:, perm]
         # error change of each bin at the current thresholds: only cutting models contribute
         left = pos[None, :] < k[:, None]
-        old_ones = (b & inbin & left).sum(axis=1)
+        old_ones = (b_in & left).sum(axis=1)
         new_ones = (b_new & inbin & left).sum(axis=1)  # perm keeps bins in place, so inbin is unchanged
         delta = np.bincount(group[kk][cuts], weights=-2.0 * (new_ones - old_ones)[cuts], minlength=group[-1] + 1)
         reject = delta[group] > 0
         perm = np.where(reject, pos, perm)
         sub_kept = np.where(reject, 0, sub[perm])
         order = order[perm]
-        b = b[:, perm]
+        b = b[:, perm] if reject.any() else b_new
         new_key = np.stack([group, sub_kept])
         change = np.any(new_key[:, 1:] != new_key[:, :-1], axis=0)
         group = np.concatenate([[0], np.cumsum(change)])
@@ -325,6 +326,20 @@ def _item_indices(items: Any, selected: np.ndarray | None, n_items: int) -> np.n
     if not np.issubdtype(it.dtype, np.integer) or it.min() < 0 or it.max() >= n_items:
         raise ValueError(f"items: expected integer item indices in [0, {n_items - 1}]")
     return it
+
+
+def _selected_responses(responses: Any, n_sel: int) -> np.ndarray:
+    """New models' responses on the selected items as bool (n_models, n_sel); a 1-D input is one model."""
+    if isinstance(responses, ResponseMatrix):
+        responses = responses.require_binary("responses")
+    if _is_dask(responses):
+        # (n_models, budget) on the selected items is small by design: bring it to memory
+        responses = responses.compute()
+    r = check_binary(responses, "responses", ndim=(1, 2))
+    r = r[None, :] if r.ndim == 1 else r
+    if r.shape[1] != n_sel:
+        raise ValueError(f"responses: expected shape (n_models, {n_sel}) for the {n_sel} selected items, got {tuple(r.shape)}")
+    return r
 
 
 def uniform_positions(n: int, budget: int) -> np.ndarray:
@@ -637,18 +652,6 @@ class SortSearch(BaseEstimator):
             raise ValueError("items: indices must be distinct")
         return self.rank_[it]
 
-    def _selected_matrix(self, responses: Any, n_sel: int) -> Any:
-        if isinstance(responses, ResponseMatrix):
-            responses = responses.require_binary("responses")
-        if _is_dask(responses):
-            # (n_models, budget) on the selected items is small by design: bring it to memory
-            responses = responses.compute()
-        r = check_binary(responses, "responses", ndim=(1, 2))
-        r = r[None, :] if r.ndim == 1 else r
-        if r.shape[1] != n_sel:
-            raise ValueError(f"responses: expected shape (n_models, {n_sel}) for the {n_sel} selected items, got {tuple(r.shape)}")
-        return r
-
     def predict(self, responses: Any, items: Any = None) -> SearchResult:
         """Predict correctness on all items from responses on the selected ones.
 
@@ -665,7 +668,7 @@ class SortSearch(BaseEstimator):
         """
         self._check_fitted()
         pos = self._positions(items)
-        r = self._selected_matrix(responses, len(pos))
+        r = _selected_responses(responses, len(pos))
         if np.any(np.diff(pos) < 0):  # columns must follow the sort order (select() already does)
             srt = np.argsort(pos, kind="stable")
             r = r[:, srt]
@@ -692,7 +695,10 @@ class SortSearch(BaseEstimator):
         PackedBinaryMatrix or Dask array); only the selected columns are read.
         """
         self._check_fitted()
-        a = self._oriented(responses)
+        return self._simulate(_binary(self._oriented(responses), "responses"), budget)
+
+    def _simulate(self, a: Any, budget: int) -> SearchResult:
+        """:meth:`simulate` on an already checked, oriented matrix."""
         if a.shape[1] != self.n_items_:
             raise ValueError(f"responses: expected {self.n_items_} items (columns), got {a.shape[1]}")
         items = self.select(budget)
@@ -713,9 +719,10 @@ class SortSearch(BaseEstimator):
         """
         self._check_fitted()
         budgets = [_check_budget(b, self.n_items_, "budgets") for b in np.atleast_1d(budgets).tolist()]
-        res = [self.simulate(responses, b) for b in budgets]
+        a = _binary(self._oriented(responses), "responses")  # checked once, not once per budget
+        res = [self._simulate(a, b) for b in budgets]
         K = np.stack([r.thresholds for r in res])
-        frames = _evaluate_thresholds(self._oriented(responses), self.order_, K)
+        frames = _evaluate_thresholds(a, self.order_, K)
         return pd.concat([f.assign(budget=b, model=np.arange(len(f))) for b, f in zip(budgets, frames)], ignore_index=True)
 
     def insert(self, responses: Any, items: Any = None) -> SearchResult:
@@ -832,14 +839,12 @@ class CopyNearestExpand(BaseEstimator):
     def predict(self, responses: Any, items: Any = None) -> ExpandResult:
         """``responses``: bool (budget,) or (n_models, budget) on ``items`` (default: the last selection)."""
         items = _item_indices(items, self.selected_, self.n_items_)
-        r = check_binary(responses.require_binary("responses") if isinstance(responses, ResponseMatrix) else responses, "responses", ndim=(1, 2))
-        r = r[None, :] if r.ndim == 1 else r
-        if r.shape[1] != len(items):
-            raise ValueError(f"responses: expected shape (n_models, {len(items)}) for the selected items, got {r.shape}")
+        r = _selected_responses(responses, len(items))
         s = self.source_[:, items].astype(np.float32)
         rf = r.astype(np.float32)
-        # Hamming distance to every sort model on the evaluated items, as two matrix products
-        dist = rf @ (1 - s).T + (1 - rf) @ s.T
+        # Hamming distance to every sort model on the evaluated items: |r| + |s| − 2 r·s, one matrix product
+        # (exact integers in float32 up to 2^24 items)
+        dist = rf.sum(1)[:, None] + s.sum(1)[None, :] - 2 * (rf @ s.T)
         return ExpandResult(items=items, observed=r, nearest=dist.argmin(axis=1), source=self.source_)
 
     def simulate(self, responses: Any, budget: int) -> ExpandResult:
