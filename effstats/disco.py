@@ -217,15 +217,7 @@ def disagreement(outputs: Any, measure: str = "pds", *, top_k: int = 1, n_classe
         raise ValueError(f"measure: expected 'pds' or 'jsd', got {measure!r}")
     top_k = check_positive_int(top_k, "top_k")
     if isinstance(outputs, ResponseMatrix):
-        if outputs.probabilities is not None:
-            outputs = outputs.probabilities
-        elif outputs.predictions is not None:
-            outputs = outputs.predictions
-        else:
-            v = outputs.values_with_nan()
-            if np.isnan(v).any():
-                raise ValueError("outputs: disagreement needs complete responses; some cells are missing")
-            outputs = np.stack([1.0 - v, v], axis=-1)
+        outputs = _disagreement_input(_as_outputs(outputs, "outputs"))
     arr = np.asarray(outputs)
     if np.issubdtype(arr.dtype, np.integer):
         if arr.ndim == 3:
@@ -339,13 +331,22 @@ class _Outputs(NamedTuple):
         return (top1 == self.labels[None, :]).astype(float)
 
 
+def _disagreement_input(o: _Outputs, models: Any = slice(None)) -> np.ndarray:
+    """What disagreement is measured on: probabilities, else predicted classes, else correctness as 2 classes."""
+    if o.proba is not None:
+        return o.proba[models]
+    if o.pred is not None:
+        return o.pred[models]
+    c = o.correct[models]
+    return np.stack([1.0 - c, c], axis=-1)
+
+
 def _as_outputs(x: Any, name: str, labels: Any = None) -> _Outputs:
     """Parse a ResponseMatrix or an array (probabilities / class ids / correctness)."""
     if isinstance(x, ResponseMatrix):
-        v = x.values_with_nan()
-        if np.isnan(v).any():
+        if x.missing is not None:  # a ResponseMatrix keeps ``missing`` only when some cell is missing
             raise ValueError(f"{name}: complete responses are required, {int(x.missing.sum())} cells are missing")
-        return _Outputs(x.probabilities, x.predictions, v, x.labels, x.item_ids, x.items)
+        return _Outputs(x.probabilities, x.predictions, x.values.astype(float), x.labels, x.item_ids, x.items)
     if isinstance(x, _Outputs):
         return x
     arr = np.asarray(x)
@@ -571,14 +572,7 @@ class DISCO(_SubsetEstimator):
             k = check_positive_int(self.n_disagreement_models, "n_disagreement_models", minimum=2)
             models = np.sort(rng.choice(m, size=min(k, m), replace=False))
         self.disagreement_models_ = models
-        if src.proba is not None:
-            out: Any = src.proba[models]
-        elif src.pred is not None:
-            out = src.pred[models]
-        else:
-            c = src.correct[models]
-            out = np.stack([1.0 - c, c], axis=-1)
-        self.scores_ = disagreement(out, self.selection, top_k=self.top_k)
+        self.scores_ = disagreement(_disagreement_input(src, models), self.selection, top_k=self.top_k)
         self._set_selected(select_top_k(self.scores_, self.n_items, groups=groups, rng=rng))
 
     # -- signatures
@@ -697,14 +691,16 @@ class RandomDirect(_SubsetEstimator):
 
 
 def _weighted_anchors(X: np.ndarray, k: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """k-means on item embeddings X (n_items, d): the item nearest each centroid and its cluster's share."""
+    """k-means on item embeddings X (n_items, d): the items nearest the centroids (sorted, distinct) and the
+    summed share of the clusters each one represents (two centroids can share their nearest item)."""
     from sklearn.cluster import KMeans
     from sklearn.metrics import pairwise_distances_argmin
 
     km = KMeans(n_clusters=k, n_init=1, random_state=int(rng.integers(2**31 - 1))).fit(X)
     anchors = pairwise_distances_argmin(km.cluster_centers_, X)
     weights = np.bincount(km.labels_, minlength=k) / X.shape[0]
-    return anchors, weights
+    uniq, inv = np.unique(anchors, return_inverse=True)
+    return uniq, np.bincount(inv, weights=weights)
 
 
 class AnchorCorr(_SubsetEstimator):
@@ -722,10 +718,8 @@ class AnchorCorr(_SubsetEstimator):
 
     def fit(self, source_outputs: Any, source_scores: Any = None, *, labels: Any = None) -> "AnchorCorr":
         src, _ = self._fit_source(source_outputs, source_scores, labels)
-        anchors, w = _weighted_anchors(src.correctness("source_outputs").T, self.n_items, check_rng(self.random_state))
-        uniq, inv = np.unique(anchors, return_inverse=True)
-        self.weights_ = np.bincount(inv, weights=w)
-        self._set_selected(uniq)
+        anchors, self.weights_ = _weighted_anchors(src.correctness("source_outputs").T, self.n_items, check_rng(self.random_state))
+        self._set_selected(anchors)
         return self
 
     def predict(self, target_outputs: Any) -> np.ndarray:
@@ -868,12 +862,19 @@ def evaluate_split(
 
     ``scores`` (n_models,) are the true full-benchmark scores (default: accuracy of ``responses``).
     """
+    s = _true_scores(responses, scores)
+    src, tgt = split.apply(responses)
+    return _fit_and_score(clone(method), src, tgt, s[split.source], s[split.target])
+
+
+def _true_scores(responses: ResponseMatrix, scores: Any) -> np.ndarray:
     if not isinstance(responses, ResponseMatrix):
         raise ValueError(f"responses: expected a ResponseMatrix, got {type(responses).__name__}")
-    s = responses.accuracy().to_numpy() if scores is None else check_array(scores, "scores", ndim=1, shape=(responses.n_models,))
-    src, tgt = split.apply(responses)
-    est = clone(method).fit(src, s[split.source])
-    return prediction_metrics(s[split.target], est.predict(tgt))
+    return responses.accuracy().to_numpy() if scores is None else check_array(scores, "scores", ndim=1, shape=(responses.n_models,))
+
+
+def _fit_and_score(est: Any, src: ResponseMatrix, tgt: ResponseMatrix, s_src: np.ndarray, s_tgt: np.ndarray) -> PredictionMetrics:
+    return prediction_metrics(s_tgt, est.fit(src, s_src).predict(tgt))
 
 
 def run_protocol(
@@ -895,16 +896,20 @@ def run_protocol(
     elif not isinstance(splits, Mapping):
         splits = {f"split{i}": s for i, s in enumerate(splits)}
     seeds = list(seeds)
+    s = _true_scores(responses, scores)
     jobs = [(sn, sp, mn, m, seed) for sn, sp in splits.items() for mn, m in methods.items() for seed in seeds]
     if progress:
         from tqdm.auto import tqdm
 
         jobs = tqdm(jobs)
     rows = []
+    parts: dict[str, tuple] = {}  # each split's source/target matrices, built once for all methods and seeds
     for sn, sp, mn, m, seed in jobs:
+        if sn not in parts:
+            parts = {sn: (*sp.apply(responses), s[sp.source], s[sp.target])}
         est = clone(m)
         if "random_state" in est.get_params():
             est.set_params(random_state=seed)
-        r = evaluate_split(est, responses, sp, scores=scores)
+        r = _fit_and_score(est, *parts[sn])
         rows.append({"split": sn, "method": mn, "seed": seed, "mae": r.mae, "spearman": r.spearman})
     return pd.DataFrame(rows)

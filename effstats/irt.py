@@ -134,8 +134,8 @@ class IRT2PL:
         pm = (Y.sum(0) + 0.5) / (m + 1.0)
         a, b = np.ones(n), -np.log(pm / (1 - pm)) * 1.7  # logit of difficulty, rescaled for a = 1
         prev = -np.inf
+        z = x[:, None] * a - b  # (Q, N) logits, kept current as a and b change
         for it in range(self.max_iter):
-            z = x[:, None] * a - b  # (Q, N)
             lp, lq = -np.logaddexp(0.0, -z), -np.logaddexp(0.0, z)  # log p, log(1 - p)
             ll = Y @ (lp - lq).T + (lq.sum(1) + logw)  # (M, Q) joint log-likelihood, one matmul
             norm = np.logaddexp.reduce(ll, axis=1, keepdims=True)
@@ -143,7 +143,7 @@ class IRT2PL:
             obj = norm.sum() - 0.5 * (la * (a**2).sum() + lb * (b**2).sum())
             nq, rq = post.sum(0), post.T @ Y  # expected counts per node, and correct ones per item
             for _ in range(2):  # two Newton steps of the per-item MAP logistic regressions (vectorised)
-                p = expit(x[:, None] * a - b)
+                p = expit(z)
                 e = rq - nq[:, None] * p
                 w = nq[:, None] * p * (1 - p)
                 ga, gb = x @ e - la * a, -e.sum(0) - lb * b
@@ -152,6 +152,7 @@ class IRT2PL:
                 # Newton can overshoot where p saturates: cap each step at 1 logit unit.
                 a = a - np.clip((hbb * ga - hab * gb) / det, -1.0, 1.0)
                 b = b - np.clip((haa * gb - hab * ga) / det, -1.0, 1.0)
+                z = x[:, None] * a - b
             if abs(obj - prev) < tol * max(1.0, abs(obj)):
                 break
             prev = obj
@@ -292,9 +293,7 @@ class TinyBenchmarks(_SubsetEstimator):
             sel, w = select_random(n, k, rng=rng), np.full(k, 1.0 / k)
         else:
             X = Y.T.astype(float) if self.selection == "anchor-corr" else np.column_stack([self.irt_.a_, self.irt_.b_])
-            anchors, w = _weighted_anchors(X, k, rng)
-            sel, inv = np.unique(anchors, return_inverse=True)
-            w = np.bincount(inv, weights=w)
+            sel, w = _weighted_anchors(X, k, rng)
         self._set_selected(sel)
         self.weights_ = w
         self.lambda_fitted_ = np.nan

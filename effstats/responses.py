@@ -361,9 +361,9 @@ class ResponseMatrix:
         set_(new, "kind", self.kind)
         miss = None if self.missing is None else self.missing[sub]
         set_(new, "missing", miss if miss is not None and miss.any() else None)
-        set_(new, "probabilities", None if self.probabilities is None else self.probabilities[mi][:, ii])
+        set_(new, "probabilities", None if self.probabilities is None else self.probabilities[sub])
         set_(new, "labels", None if self.labels is None else self.labels[ii])
-        set_(new, "predictions", None if self.predictions is None else self.predictions[mi][:, ii])
+        set_(new, "predictions", None if self.predictions is None else self.predictions[sub])
         set_(new, "model_ids", self.model_ids[mi])
         set_(new, "item_ids", self.item_ids[ii])
         set_(new, "models", self.models.iloc[mi])
