@@ -15,10 +15,12 @@ reliability  DIoR, Mean Win Rate, rank-switch curves and Flash-HELM
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING
 
-from .bitpack import PackedBinaryMatrix
-from .responses import ResponseMatrix
-from .splits import ModelSplit, chronological_split, performance_split, random_split
+if TYPE_CHECKING:  # for type checkers and IDEs; at run time these load on first use (see __getattr__)
+    from .bitpack import PackedBinaryMatrix
+    from .responses import ResponseMatrix
+    from .splits import ModelSplit, chronological_split, performance_split, random_split
 
 __version__ = "0.1.0"
 __all__ = [
@@ -32,13 +34,29 @@ __all__ = [
 ]
 
 _SUBMODULES = {"datasets", "sequential", "sortsearch", "metrics", "disco", "irt", "reliability", "rbridge", "bitpack", "splits", "responses", "cli"}
+# the top-level names and the submodule that defines each
+_EXPORTS = {
+    "ResponseMatrix": "responses",
+    "PackedBinaryMatrix": "bitpack",
+    "ModelSplit": "splits",
+    "random_split": "splits",
+    "chronological_split": "splits",
+    "performance_split": "splits",
+}
 
 
 def __getattr__(name: str):
-    # Submodules load on first use: `import effstats` stays fast and R is only touched when needed.
+    # Submodules and the names above load on first use: `import effstats` does not import pandas, scikit-learn
+    # or R, so it stays fast, and R is only touched when needed.
     if name in _SUBMODULES:
         return importlib.import_module(f".{name}", __name__)
+    if name in _EXPORTS:
+        return getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
     raise AttributeError(f"module 'effstats' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | _SUBMODULES | set(_EXPORTS))
 
 
 def show_versions() -> dict[str, str]:

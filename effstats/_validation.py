@@ -68,6 +68,13 @@ def check_array(
     return arr
 
 
+def check_flag(x: Any, name: str) -> bool:
+    """Check that ``x`` is True or False (a Python or numpy bool, not a truthy value)."""
+    if not isinstance(x, (bool, np.bool_)):
+        raise ValueError(f"{name}: expected True or False, got {x!r}")
+    return bool(x)
+
+
 def check_binary(x: Any, name: str, **kw: Any) -> np.ndarray:
     """Check that ``x`` holds only 0/1 (or booleans); return it as a bool array."""
     arr = check_array(x, name, dtype=None, **kw)

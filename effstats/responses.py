@@ -210,7 +210,7 @@ class ResponseMatrix:
     @classmethod
     def from_probabilities(cls, probabilities: Any, labels: Any, **kw: Any) -> "ResponseMatrix":
         """Binary correctness (arg-max == label) from class probabilities of shape (n_models, n_items, n_classes)."""
-        proba = check_probabilities(probabilities, "probabilities", ndim=3)
+        proba = check_array(probabilities, "probabilities", ndim=3)  # __init__ checks them as probabilities
         lab = check_array(labels, "labels", ndim=1, dtype=None, shape=(proba.shape[1],))
         correct = proba.argmax(axis=2) == lab[None, :]
         return cls(correct, kind="binary", probabilities=proba, labels=lab, **kw)
@@ -401,8 +401,8 @@ class ResponseMatrix:
     # ------------------------------------------------------------------ aggregates
     def accuracy(self) -> pd.Series:
         """Mean score per model over its evaluated items (accuracy for binary data)."""
-        obs = self.observed
-        return pd.Series((self.values * obs).sum(1) / obs.sum(1), index=self.model_ids, name="accuracy")
+        # values are 0 at missing cells (set by the constructor), so only the counts need the mask
+        return pd.Series(self.values.sum(1) / self.observed.sum(1), index=self.model_ids, name="accuracy")
 
     def item_means(self) -> pd.Series:
         """Mean score per item over the models that evaluated it (NaN-free: items nobody saw raise)."""
@@ -410,7 +410,7 @@ class ResponseMatrix:
         cnt = obs.sum(0)
         if (cnt == 0).any():
             raise ValueError("items: some items were evaluated by no model")
-        return pd.Series((self.values * obs).sum(0) / cnt, index=self.item_ids, name="mean")
+        return pd.Series(self.values.sum(0) / cnt, index=self.item_ids, name="mean")
 
     def group_scores(self, by: str) -> pd.DataFrame:
         """Models × groups table of mean scores over evaluated items of each group (NaN if none)."""
@@ -420,7 +420,7 @@ class ResponseMatrix:
         onehot = np.zeros((self.n_items, len(uniq)))
         onehot[np.arange(self.n_items), codes] = 1.0
         obs = self.observed.astype(float)
-        num = (self.values * obs) @ onehot
+        num = self.values @ onehot  # 0 at missing cells
         den = obs @ onehot
         with np.errstate(invalid="ignore", divide="ignore"):
             out = np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)

@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import softmax
 
+from .._validation import check_flag
 from ..responses import ResponseMatrix
 from .leaderboards import _numeric
 
@@ -258,8 +259,7 @@ def read_lm_eval_samples(
         normalize = metric == "acc_norm"
     if not isinstance(normalize, (bool, np.bool_)):
         raise ValueError(f"normalize: expected True, False or None, got {normalize!r}")
-    if not isinstance(probabilities, (bool, np.bool_)):
-        raise ValueError(f"probabilities: expected True or False, got {probabilities!r}")
+    check_flag(probabilities, "probabilities")
     if tasks is not None:
         tasks = [tasks] if isinstance(tasks, str) else list(tasks)
 

@@ -29,6 +29,7 @@ from typing import Callable, Literal
 import numpy as np
 import pandas as pd
 
+from .._validation import check_flag
 from ..responses import ResponseMatrix
 
 __all__ = [
@@ -108,9 +109,7 @@ def _unique_ids(names: pd.Series, duplicates: Duplicates) -> tuple[pd.Index, np.
 
 
 def _finish(rm: ResponseMatrix, as_frame: bool) -> ResponseMatrix | pd.DataFrame:
-    if not isinstance(as_frame, (bool, np.bool_)):
-        raise ValueError(f"as_frame: expected True or False, got {as_frame!r}")
-    if not as_frame:
+    if not check_flag(as_frame, "as_frame"):
         return rm
     long = rm.to_long()
     meta = rm.models.add_prefix("model_") if len(rm.models.columns) else None

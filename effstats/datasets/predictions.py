@@ -30,7 +30,7 @@ from typing import Any, Iterable, Literal, Sequence
 import numpy as np
 import pandas as pd
 
-from .._validation import check_array
+from .._validation import check_array, check_flag
 from ..responses import ResponseMatrix
 
 __all__ = [
@@ -239,12 +239,6 @@ def _domains(domains: Any, valid: Sequence[str], aliases: dict[str, str]) -> lis
     return out
 
 
-def _check_flag(x: Any, name: str) -> bool:
-    if not isinstance(x, (bool, np.bool_)):
-        raise ValueError(f"{name}: expected True or False, got {x!r}")
-    return bool(x)
-
-
 def _select_models(names: np.ndarray, models: Any, drop: set[str]) -> np.ndarray:
     """Row positions kept: ``models`` if given (in that order; explicitly named models are never dropped),
     else every model not in ``drop``."""
@@ -338,9 +332,9 @@ def load_imagenet_predictions(
     In the release, ``fv_16k`` on the three V2 sets is stored worst-to-best; the extracted archives (and the release
     reader here) reverse those rows. ResNet-50 top-1 on ImageNet val is 0.7613, as published.
     """
-    top5 = _check_flag(top5, "top5")
-    drop_duplicates = _check_flag(drop_duplicates, "drop_duplicates")
-    drop_fisher_vectors = _check_flag(drop_fisher_vectors, "drop_fisher_vectors")
+    top5 = check_flag(top5, "top5")
+    drop_duplicates = check_flag(drop_duplicates, "drop_duplicates")
+    drop_fisher_vectors = check_flag(drop_fisher_vectors, "drop_fisher_vectors")
     if correct not in ("top1", "top5"):
         raise ValueError(f"correct: expected 'top1' or 'top5', got {correct!r}")
     doms = _domains(domains, list(IMAGENET_DOMAINS), _IMAGENET_ALIASES)
