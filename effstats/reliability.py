@@ -33,7 +33,7 @@ import pandas as pd
 from scipy import stats
 
 from ._validation import check_array, check_fraction, check_positive_int, check_rng
-from .responses import ResponseMatrix
+from .responses import ResponseMatrix, _group_means
 
 __all__ = [
     "mean_win_rate",
@@ -334,12 +334,7 @@ def _scenario_table(num: np.ndarray, den: np.ndarray, scen_of_sub: np.ndarray, n
         sub = np.broadcast_to(sub, shape)
     ok = ~np.isnan(sub)
     w = ok.astype(float) if sub_w is None else sub_w[:, None, :] * ok
-    onehot = np.zeros((len(scen_of_sub), n_scen))
-    onehot[np.arange(len(scen_of_sub)), scen_of_sub] = 1.0
-    s_num = (np.where(ok, sub, 0.0) * w) @ onehot
-    s_den = w @ onehot
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(s_den > 0, s_num / np.where(s_den > 0, s_den, 1), np.nan)
+    return _group_means(np.where(ok, sub, 0.0), w, scen_of_sub, n_scen)
 
 
 def _score(bench: Benchmark, num: np.ndarray, den: np.ndarray, score: str, ties: str,
@@ -357,7 +352,11 @@ def _score(bench: Benchmark, num: np.ndarray, den: np.ndarray, score: str, ties:
         n, d = (num * w[:, None, :]).sum(-1), (den * w[:, None, :]).sum(-1)
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(d > 0, n / np.where(d > 0, d, 1), np.nan)
-    scen = _scenario_table(num, den, bench.scen_of_sub, bench.n_scen, sub_w)
+    return _score_from_scenarios(_scenario_table(num, den, bench.scen_of_sub, bench.n_scen, sub_w), score, ties, scen_w)
+
+
+def _score_from_scenarios(scen: np.ndarray, score: str, ties: str, scen_w: np.ndarray | None = None) -> np.ndarray:
+    """Mean of means or MWR (B, M) from scenario scores (B, M, n_scen) of the models that compete."""
     sw = None if scen_w is None else scen_w[:, None, :]
     if score == "mean_of_means":
         return _weighted_nanmean(scen, sw)
@@ -383,11 +382,7 @@ def _grouped(x: np.ndarray, groups: Any, name: str = "groups") -> tuple[np.ndarr
         raise ValueError(f"{name}: expected one scenario label per column ({x.shape[-1]}), got shape {g.shape}")
     codes, uniq = pd.factorize(pd.Series(g), sort=True)
     ok = ~np.isnan(x)
-    onehot = np.zeros((len(g), len(uniq)))
-    onehot[np.arange(len(g)), codes] = 1.0
-    num, den = np.where(ok, x, 0.0) @ onehot, ok.astype(float) @ onehot
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan), pd.Index(uniq)
+    return _group_means(np.where(ok, x, 0.0), ok.astype(float), codes, len(uniq)), pd.Index(uniq)
 
 
 def _finish(out: np.ndarray, mids: pd.Index | None, name: str, what: str):
@@ -652,8 +647,14 @@ def _resampled_scores(bench: Benchmark, decision: str, size: int | None, n_boot:
     """Scores (n_boot, n_kept_models) under resampling, one array per model mask (same draws)."""
     outs: list[list[np.ndarray]] = [[] for _ in masks]
     for num, den, sw, cw, _ in _resample_counts(bench, decision, size, n_boot, rng, replace):
+        if score == "mean" or len(masks) == 1:
+            for j, m in enumerate(masks):
+                outs[j].append(_score(bench, num, den, score, ties, sw, cw, m))
+            continue
+        # a model's scenario scores do not depend on who else competes: one table serves every mask
+        scen = _scenario_table(num, den, bench.scen_of_sub, bench.n_scen, sw)
         for j, m in enumerate(masks):
-            outs[j].append(_score(bench, num, den, score, ties, sw, cw, m))
+            outs[j].append(_score_from_scenarios(scen if m is None else scen[:, m], score, ties, cw))
     return [np.concatenate(o, axis=0) for o in outs]
 
 
@@ -1272,7 +1273,18 @@ def flash_helm(
         take = np.ones(bench.n_items) if S is None else (perm_rank < S).astype(float)
         num, den = bench.sub_sums(take[None])
         stage_scores[S] = (num[0], den[0], int(take.sum()))
-    num_f, den_f, _ = stage_scores[None]
+    # Without new_models every model is ranked against all the others: one scoring per stage serves them all.
+    shared: dict = {}
+
+    def scored(S, keep):
+        if S in shared:
+            return shared[S]
+        n_s, d_s, _ = stage_scores[S]
+        out = _score(bench, n_s[None], d_s[None], score, ties, model_mask=keep)[0]
+        if new_models is None:
+            shared[S] = out
+        return out
+
     rows = []
     for m in new_pos:  # a handful of newcomers; each stage is one vectorised scoring
         ref = np.ones(bench.n_models, bool)
@@ -1281,11 +1293,11 @@ def flash_helm(
         ref[m] = True
         keep = np.flatnonzero(ref)
         me = int(np.searchsorted(keep, m))
-        full = _score(bench, num_f[None], den_f[None], score, ties, model_mask=keep)[0]
+        full = scored(None, keep)
         rank_full = int(1 + (full > full[me]).sum())
         for S in sizes:
-            n_s, d_s, used = stage_scores[S]
-            s = _score(bench, n_s[None], d_s[None], score, ties, model_mask=keep)[0]
+            used = stage_scores[S][2]
+            s = scored(S, keep)
             rank = int(1 + (s > s[me]).sum())
             if S is None:
                 res_s, tr = 0.0, 1.0

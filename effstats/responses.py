@@ -92,6 +92,16 @@ def _indexer(sel: Any, ids: pd.Index, name: str) -> np.ndarray:
     return pos
 
 
+def _group_means(values: np.ndarray, weights: np.ndarray, codes: np.ndarray, n_groups: int) -> np.ndarray:
+    """Weighted means of the columns within each group: (..., n_cols) → (..., n_groups), NaN where a group has
+    no weight. ``values`` must be 0 (not NaN) where ``weights`` is 0; ``codes`` (n_cols,) are group ids."""
+    onehot = np.zeros((len(codes), n_groups))
+    onehot[np.arange(len(codes)), codes] = 1.0
+    num, den = (values * weights) @ onehot, weights @ onehot
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
+
+
 @dataclass(frozen=True, eq=False, repr=False)
 class ResponseMatrix:
     """Models × items responses with metadata.
@@ -417,13 +427,7 @@ class ResponseMatrix:
         if by not in self.items.columns:
             raise ValueError(f"by: item metadata has no column {by!r} (has {list(self.items.columns)})")
         codes, uniq = pd.factorize(self.items[by], sort=True)
-        onehot = np.zeros((self.n_items, len(uniq)))
-        onehot[np.arange(self.n_items), codes] = 1.0
-        obs = self.observed.astype(float)
-        num = self.values @ onehot  # 0 at missing cells
-        den = obs @ onehot
-        with np.errstate(invalid="ignore", divide="ignore"):
-            out = np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
+        out = _group_means(self.values, self.observed.astype(float), codes, len(uniq))  # values are 0 at missing cells
         return pd.DataFrame(out, index=self.model_ids, columns=pd.Index(uniq, name=by))
 
     def mean_of_means(self, by: str) -> pd.Series:
