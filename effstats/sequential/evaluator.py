@@ -338,6 +338,14 @@ class SequentialEvaluator:
         decision = np.where(stopped, outs[which, rows], "no decision")
         return fires, look, reason, decision
 
+    def _run(self, arms, n_runs: int, rng: np.random.Generator):
+        """Schedule, ``n_runs`` random orders, statistics and stopping decisions: (stats, n per look, max_n, judged)."""
+        sched = self._schedule(np.minimum.reduce([a.sizes for a in arms]))
+        tot = sched.sum(1)
+        max_n = int(tot[-1])
+        s = self._stats([self._sums(a, sched, n_runs, rng) for a in arms], tot, max_n)
+        return s, tot, max_n, self._judge(s)
+
     # ------------------------------------------------------------------ public API
     def simulate(self, scores_a: Any, scores_b: Any = None, *, paired: bool = True, groups: Any = None,
                  groups_b: Any = None, n_runs: int = 1000, rng: Any = None) -> SimulationResult:
@@ -345,12 +353,7 @@ class SequentialEvaluator:
         n_runs = check_positive_int(n_runs, "n_runs")
         rng = check_rng(self.rng if rng is None else rng)
         arms = self._arms(scores_a, scores_b, paired, groups, groups_b)
-        sched = self._schedule(np.minimum.reduce([a.sizes for a in arms]) if len(arms) > 1 else arms[0].sizes)
-        tot = sched.sum(1)
-        max_n = int(tot[-1])
-        sums = [self._sums(a, sched, n_runs, rng) for a in arms]
-        s = self._stats(sums, tot, max_n)
-        _, look, reason, decision = self._judge(s)
+        s, tot, max_n, (_, look, reason, decision) = self._run(arms, n_runs, rng)
         rows = np.arange(n_runs)
         return SimulationResult(stop_look=look + 1, n=tot[look], fraction=tot[look] / max_n, reason=reason,
                                 decision=decision, estimate=s.estimate[rows, look], ci_low=s.ci_low[rows, look],
@@ -361,12 +364,7 @@ class SequentialEvaluator:
         """One adaptive evaluation in a random order fixed by ``rng``; ``trace`` shows every look up to the stop."""
         rng = check_rng(self.rng)
         arms = self._arms(scores_a, scores_b, paired, groups, groups_b)
-        sched = self._schedule(np.minimum.reduce([a.sizes for a in arms]) if len(arms) > 1 else arms[0].sizes)
-        tot = sched.sum(1)
-        max_n = int(tot[-1])
-        sums = [self._sums(a, sched, 1, rng) for a in arms]
-        s = self._stats(sums, tot, max_n)
-        fires, look, reason, decision = self._judge(s)
+        s, _, max_n, (fires, look, reason, decision) = self._run(arms, 1, rng)
         self.result_ = self._result(s, fires, int(look[0]), str(reason[0]), str(decision[0]), max_n)
         return self.result_
 
