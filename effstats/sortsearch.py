@@ -96,22 +96,21 @@ def item_sums(responses: Any, *, name: str = "responses") -> np.ndarray:
     -------
     int64 array (n_items,)
     """
-    a = _binary(responses, name)
-    if isinstance(a, PackedBinaryMatrix):
-        return a.col_sums()
-    if _is_dask(a):
-        return _dask_checked_sum(a, 0, name)
-    return a.sum(axis=0, dtype=np.int64)
+    return _binary_sums(responses, 0, name)
 
 
 def model_sums(responses: Any, *, name: str = "responses") -> np.ndarray:
     """Number of items each model answers correctly, int64 array (n_models,)."""
+    return _binary_sums(responses, 1, name)
+
+
+def _binary_sums(responses: Any, axis: int, name: str) -> np.ndarray:
     a = _binary(responses, name)
     if isinstance(a, PackedBinaryMatrix):
-        return a.row_sums()
+        return a.col_sums() if axis == 0 else a.row_sums()
     if _is_dask(a):
-        return _dask_checked_sum(a, 1, name)
-    return a.sum(axis=1, dtype=np.int64)
+        return _dask_checked_sum(a, axis, name)
+    return a.sum(axis=axis, dtype=np.int64)
 
 
 def _order_from_scores(scores: np.ndarray) -> np.ndarray:
@@ -180,14 +179,30 @@ def _pm1(r: np.ndarray) -> np.ndarray:
     return r.view(np.int8) * np.int8(2) - np.int8(1)
 
 
+def _padded_prefix(b: np.ndarray) -> np.ndarray:
+    """``C(k) = Σ_{j<k} (2 b_j − 1)`` for k = 0..n, shape (rows, n + 1), of sorted bool rows ``b`` (rows, n).
+
+    Threshold k errs on ``ones − C(k)`` items, so the DP-search threshold is the first arg-max of C, with
+    C(0) = 0 (predict all wrong) competing with C(1..n).
+    """
+    n = b.shape[1]
+    dt = _prefix_dtype(n)
+    c = np.empty((b.shape[0], n + 1), dt)  # np.empty + one zero column: np.zeros costs ~40% more here
+    c[:, 0] = 0
+    np.cumsum(_pm1(b), axis=1, dtype=dt, out=c[:, 1:])
+    return c
+
+
 def _dp_rows(r: np.ndarray) -> np.ndarray:
     """Thresholds for bool rows already in sorted order, shape (k, n) -> (k,)."""
-    n = r.shape[1]
-    dt = _prefix_dtype(n)
-    c = np.cumsum(_pm1(r), axis=1, dtype=dt)
-    best = c.argmax(axis=1)
-    # C(0) = 0 (predict all wrong) competes with the maxima of C(1..n)
-    return np.where(c[np.arange(r.shape[0]), best] > 0, best + 1, 0).astype(np.int64)
+    return _padded_prefix(r).argmax(axis=1).astype(np.int64)
+
+
+def _dp_rows_and_errors(b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """DP-search thresholds (rows,) of sorted bool rows ``b`` and the Hamming error of each, int64."""
+    c = _padded_prefix(b)
+    k = c.argmax(axis=1)
+    return k.astype(np.int64), b.sum(axis=1, dtype=np.int64) - c[np.arange(b.shape[0]), k]
 
 
 def dp_search(sorted_responses: Any) -> np.ndarray | int:
@@ -226,14 +241,7 @@ def sort_objective(responses: Any, order: np.ndarray) -> int:
     """``min_Y ||A P - Y||_1`` for a given order: total error of the DP-optimal thresholds of every row."""
     a = _binary(responses, "responses")
     a = a.to_dense() if isinstance(a, PackedBinaryMatrix) else np.asarray(a)
-    b = a[:, _check_order(order, a.shape[1])]
-    return int(_row_errors(b, _dp_rows(b)).sum())
-
-
-def _row_errors(b: np.ndarray, k: np.ndarray) -> np.ndarray:
-    """Hamming error of ``[1_k, 0_(n-k)]`` against sorted rows ``b`` (k, n)."""
-    before = np.arange(b.shape[1])[None, :] < k[:, None]
-    return (b != before).sum(axis=1)
+    return int(_dp_rows_and_errors(a[:, _check_order(order, a.shape[1])])[1].sum())
 
 
 def _check_order(order: Any, n: int) -> np.ndarray:
@@ -277,8 +285,8 @@ def recursive_sort(responses: Any, depth: int = 2, *, return_history: bool = Fal
     b = a[:, order]
     # group id of each sorted position: runs of equal keys
     group = np.concatenate([[0], np.cumsum(sums[order][1:] != sums[order][:-1])])
-    k = _dp_rows(b)
-    history = [int(_row_errors(b, k).sum())]
+    k, err = _dp_rows_and_errors(b)
+    history = [int(err.sum())]
     pos = np.arange(n)
     for _ in range(depth - 1):
         kk = np.minimum(k, n - 1)
@@ -304,8 +312,8 @@ def recursive_sort(responses: Any, depth: int = 2, *, return_history: bool = Fal
         new_key = np.stack([group, sub_kept])
         change = np.any(new_key[:, 1:] != new_key[:, :-1], axis=0)
         group = np.concatenate([[0], np.cumsum(change)])
-        k = _dp_rows(b)
-        history.append(int(_row_errors(b, k).sum()))
+        k, err = _dp_rows_and_errors(b)
+        history.append(int(err.sum()))
     return (order, history) if return_history else order
 
 
@@ -528,10 +536,7 @@ def _evaluate_thresholds(true_responses: Any, order: np.ndarray, K: np.ndarray) 
 def _threshold_stats(b: np.ndarray, K: np.ndarray) -> tuple[np.ndarray, ...]:
     """Per sorted row of ``b`` (rows, n): number of ones, DP-optimal threshold, its error, and the error at every
     threshold set ``K`` (n_sets, rows) -> (n_sets, rows)."""
-    n = b.shape[1]
-    dt = np.int32 if n < 2**31 else np.int64
-    c = np.zeros((b.shape[0], n + 1), dt)
-    np.cumsum(_pm1(b), axis=1, dtype=dt, out=c[:, 1:])
+    c = _padded_prefix(b)
     ones = b.sum(axis=1, dtype=np.int64)
     rows = np.arange(b.shape[0])
     best = c.argmax(axis=1)
@@ -605,7 +610,7 @@ class SortSearch(BaseEstimator):
             scores = _confidence_sums(responses, ax, "responses")
             order = _order_from_scores(scores)
         elif self.sort == "sum":
-            scores = item_sums(responses) if ax == 0 else model_sums(responses)
+            scores = _binary_sums(responses, ax, "responses")
             order = _order_from_scores(scores)
         else:
             a = _binary(responses, "responses")
