@@ -80,7 +80,12 @@ def e_rand(a: Any, y: Any) -> Any:
     """Agreement expected by chance (Eq. 3): ``p_a p_y + (1 - p_a)(1 - p_y)``; binary inputs."""
     av, yv, one = _pair(a, y, binary=True)
     pa, py = av.mean(axis=1), yv.mean(axis=1)
-    return _out(pa * py + (1 - pa) * (1 - py), one)
+    return _out(_e_rand_rates(pa, py), one)
+
+
+def _e_rand_rates(pa: Any, py: Any) -> Any:
+    """Eq. 3 from the two rates of ones: ``p_a p_y + (1 - p_a)(1 - p_y)``."""
+    return pa * py + (1 - pa) * (1 - py)
 
 
 def _kappa_from_rates(err: Any, pa: Any, py: Any, undefined: float = 1.0) -> np.ndarray:
@@ -90,7 +95,7 @@ def _kappa_from_rates(err: Any, pa: Any, py: Any, undefined: float = 1.0) -> np.
     returns ``undefined``.
     """
     err, pa, py = (np.asarray(v, float) for v in (err, pa, py))
-    er = pa * py + (1 - pa) * (1 - py)
+    er = _e_rand_rates(pa, py)
     den = 1.0 - er
     safe = np.where(den > 0, den, 1.0)
     return np.where(den > 0, ((1.0 - err) - er) / safe, undefined)
@@ -124,7 +129,7 @@ def sample_metrics(a: Any, y: Any) -> pd.DataFrame:
         {
             "mae": err,
             "e_agg": np.abs(py - pa),
-            "e_rand": pa * py + (1 - pa) * (1 - py),
+            "e_rand": _e_rand_rates(pa, py),
             "kappa": _kappa_from_rates(err, pa, py),
             "accuracy": py,
             "accuracy_true": pa,

@@ -171,10 +171,11 @@ class ResponseMatrix:
             vals = np.where(miss, 0.0, vals)
             if not miss.any():
                 miss = None
-        observed = vals if miss is None else vals[~miss]
-        is01 = bool(np.isin(observed, (0.0, 1.0)).all())
-        if kind is None:
-            kind = "binary" if is01 else "score"
+        if kind != "score":  # the 0/1 scan decides or checks the kind; kind="score" skips it
+            observed = vals if miss is None else vals[~miss]
+            is01 = bool(np.isin(observed, (0.0, 1.0)).all())
+            if kind is None:
+                kind = "binary" if is01 else "score"
         if kind == "binary":
             if not is01:
                 bad = np.unique(observed[~np.isin(observed, (0.0, 1.0))])[:5]

@@ -182,6 +182,14 @@ def _class_probabilities(correct: np.ndarray, n_classes: int, rng: np.random.Gen
     return p, labels
 
 
+def _draw_model(n_models, n_items, n_dims, ability, difficulty, discrimination, n_clusters, cluster_spread, rng):
+    """IRT parameters and the entropy of the response streams, drawn in one fixed order from ``rng``: the dense
+    and the packed simulators share it, so the same ``rng`` gives the same matrix. Returns (params, entropy, gen)."""
+    gen = check_rng(rng)
+    params = _parameters(n_models, n_items, n_dims, ability, difficulty, discrimination, n_clusters, cluster_spread, gen)
+    return params, int(gen.integers(2**63)), gen
+
+
 def simulate_responses(
     n_models: int,
     n_items: int,
@@ -232,9 +240,7 @@ def simulate_responses(
     n_models, n_items, n_dims, n_clusters, cluster_spread = _check_common(n_models, n_items, n_dims, n_clusters, cluster_spread)
     if n_classes is not None:
         n_classes = check_positive_int(n_classes, "n_classes", minimum=2)
-    gen = check_rng(rng)
-    params = _parameters(n_models, n_items, n_dims, ability, difficulty, discrimination, n_clusters, cluster_spread, gen)
-    entropy = int(gen.integers(2**63))
+    params, entropy, gen = _draw_model(n_models, n_items, n_dims, ability, difficulty, discrimination, n_clusters, cluster_spread, rng)
     br = _block_rows(n_items, None)
     sampler = _RowSampler(params, entropy, min(br, n_models))
     correct = np.empty((n_models, n_items), bool)
@@ -289,9 +295,7 @@ def simulate_packed_responses(
     n_models, n_items, n_dims, n_clusters, cluster_spread = _check_common(n_models, n_items, n_dims, n_clusters, cluster_spread)
     n_jobs = check_positive_int(n_jobs, "n_jobs")
     br = _block_rows(n_items, block_rows)
-    gen = check_rng(rng)
-    params = _parameters(n_models, n_items, n_dims, ability, difficulty, discrimination, n_clusters, cluster_spread, gen)
-    entropy = int(gen.integers(2**63))
+    params, entropy, _ = _draw_model(n_models, n_items, n_dims, ability, difficulty, discrimination, n_clusters, cluster_spread, rng)
     br = min(br, n_models)
     per_job = -(-br // n_jobs)
     samplers = [_RowSampler(params, entropy, per_job) for _ in range(n_jobs)]
