@@ -280,11 +280,15 @@ def select_top_k(scores: Any, k: int, *, groups: Any = None, rng: Any = None) ->
         raise ValueError("groups: contains missing values")
     sizes = np.bincount(codes)
     alloc = _allocate(sizes, k)
-    order = np.lexsort((tie, -s, codes))  # by group, then score
-    start = np.r_[0, np.cumsum(sizes)[:-1]]
-    rank_in_group = np.arange(n) - start[codes[order]]
-    chosen = order[rank_in_group < alloc[codes[order]]]
+    chosen = _first_per_group(np.lexsort((tie, -s, codes)), codes, sizes, alloc)  # by group, then score
     return chosen[np.lexsort((tie[chosen], -s[chosen]))]
+
+
+def _first_per_group(order: np.ndarray, codes: np.ndarray, sizes: np.ndarray, alloc: np.ndarray) -> np.ndarray:
+    """The first ``alloc[g]`` items of every group g from ``order`` (all items, sorted by group first)."""
+    start = np.r_[0, np.cumsum(sizes)[:-1]]
+    rank_in_group = np.arange(len(order)) - start[codes[order]]
+    return order[rank_in_group < alloc[codes[order]]]
 
 
 def select_random(n_items: int, k: int, *, groups: Any = None, rng: Any = None) -> np.ndarray:
@@ -783,10 +787,7 @@ class StratifiedHT(_SubsetEstimator):
             gap = np.where(alloc > 1, alloc - raw, -np.inf)
             alloc[np.argmax(gap)] -= 1
         key = rng.random(src.n_items)
-        order = np.lexsort((key, strata))
-        start = np.r_[0, np.cumsum(sizes)[:-1]]
-        rank = np.arange(src.n_items) - start[strata[order]]
-        chosen = np.sort(order[rank < alloc[strata[order]]])
+        chosen = np.sort(_first_per_group(np.lexsort((key, strata)), strata, sizes, alloc))
         self.strata_ = strata
         self.weights_ = (sizes / sizes.sum() / alloc)[strata[chosen]]  # 1 / (N π_i)
         self._set_selected(chosen)
