@@ -1102,6 +1102,20 @@ def _order_changes(s: np.ndarray, base_order: np.ndarray) -> np.ndarray:
     return (np.diff(sub, axis=1) >= 0).any(axis=1)  # an originally lower model reaching or passing a higher
 
 
+def _scenarios_and_mwr(bench: Benchmark, ties: str) -> tuple[np.ndarray, np.ndarray]:
+    """Scenario scores (M, S) of the original benchmark and the models' MWR (M,)."""
+    num, den = bench.sub_sums()
+    scen = _scenario_table(num, den, bench.scen_of_sub, bench.n_scen)[0]
+    return scen, _weighted_nanmean(_win_rates(scen[None], ties), None)[0]
+
+
+def _flip(bench: Benchmark, order: np.ndarray, base: np.ndarray, new: np.ndarray) -> dict:
+    """The top models ``order`` before and after a change of the MWR from ``base`` to ``new`` (M,)."""
+    new_order = order[np.argsort(-new[order], kind="stable")]
+    return dict(old_top=list(bench.model_ids[order]), new_top=list(bench.model_ids[new_order]),
+                old_mwr=base[order].round(4).tolist(), new_mwr=new[new_order].round(4).tolist())
+
+
 def clone_flips(data: Any, *, top_k: int = 5, n_clones: int = 1, eps: float | None = None,
                 ties: str = "strict", **kw: Any) -> pd.DataFrame:
     """Search for a dominated "clone" whose insertion reorders the current top models (Sect. 5.5).
@@ -1119,14 +1133,12 @@ def clone_flips(data: Any, *, top_k: int = 5, n_clones: int = 1, eps: float | No
     bench = Benchmark.from_data(data, **kw)
     top_k = check_positive_int(top_k, "top_k", minimum=2, maximum=bench.n_models)
     n_clones = check_positive_int(n_clones, "n_clones")
-    num, den = bench.sub_sums()
-    scen = _scenario_table(num, den, bench.scen_of_sub, bench.n_scen)[0]  # (M, S)
+    scen, base = _scenarios_and_mwr(bench, ties)
     if eps is None:
         v = np.unique(scen[~np.isnan(scen)])
         eps = 0.5 * float(np.diff(v).min()) if v.size > 1 else 1e-9
     elif not isinstance(eps, Real) or not eps > 0:
         raise ValueError(f"eps: expected a positive number, got {eps!r}")
-    base = _weighted_nanmean(_win_rates(scen[None], ties), None)[0]
     order = np.argsort(-base, kind="stable")[:top_k]
     M = bench.n_models
     batch = np.empty((M, M + n_clones, bench.n_scen))
@@ -1134,12 +1146,8 @@ def clone_flips(data: Any, *, top_k: int = 5, n_clones: int = 1, eps: float | No
     batch[:, M:] = (scen - eps)[:, None, :]
     new = _weighted_nanmean(_win_rates(batch, ties), None)  # (M, M + n_clones)
     hit = np.flatnonzero(_order_changes(new, order))
-    rows = []
-    for c in hit:  # only the (few) flips are reported
-        new_order = order[np.argsort(-new[c, order], kind="stable")]
-        rows.append(dict(clone_of=bench.model_ids[c], n_clones=n_clones,
-                         old_top=list(bench.model_ids[order]), new_top=list(bench.model_ids[new_order]),
-                         old_mwr=base[order].round(4).tolist(), new_mwr=new[c, new_order].round(4).tolist()))
+    # only the (few) flips are reported
+    rows = [dict(clone_of=bench.model_ids[c], n_clones=n_clones, **_flip(bench, order, base, new[c])) for c in hit]
     return pd.DataFrame(rows, columns=["clone_of", "n_clones", "old_top", "new_top", "old_mwr", "new_mwr"])
 
 
@@ -1151,9 +1159,7 @@ def removal_flips(data: Any, *, top_k: int = 2, ties: str = "strict", **kw: Any)
     _choice(ties, "ties", _TIES)
     bench = Benchmark.from_data(data, **kw)
     top_k = check_positive_int(top_k, "top_k", minimum=2, maximum=bench.n_models - 1)
-    num, den = bench.sub_sums()
-    scen = _scenario_table(num, den, bench.scen_of_sub, bench.n_scen)[0]
-    base = _weighted_nanmean(_win_rates(scen[None], ties), None)[0]
+    scen, base = _scenarios_and_mwr(bench, ties)
     order = np.argsort(-base, kind="stable")[:top_k]
     M = bench.n_models
     batch = np.repeat(scen[None], M, axis=0)
@@ -1161,12 +1167,7 @@ def removal_flips(data: Any, *, top_k: int = 2, ties: str = "strict", **kw: Any)
     new = _weighted_nanmean(_win_rates(batch, ties), None)
     changed = _order_changes(new, order)
     changed[order] = False  # removing a top model trivially changes the top list
-    rows = []
-    for c in np.flatnonzero(changed):
-        new_order = order[np.argsort(-new[c, order], kind="stable")]
-        rows.append(dict(removed=bench.model_ids[c], old_top=list(bench.model_ids[order]),
-                         new_top=list(bench.model_ids[new_order]), old_mwr=base[order].round(4).tolist(),
-                         new_mwr=new[c, new_order].round(4).tolist()))
+    rows = [dict(removed=bench.model_ids[c], **_flip(bench, order, base, new[c])) for c in np.flatnonzero(changed)]
     return pd.DataFrame(rows, columns=["removed", "old_top", "new_top", "old_mwr", "new_mwr"])
 
 
