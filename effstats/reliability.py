@@ -120,6 +120,11 @@ class Benchmark:
         return len(self.scenario_names)
 
     @property
+    def n_prompts(self) -> int:
+        """Number of prompt variants (0 without a prompt column)."""
+        return 0 if self.prompt_of_item is None else int(self.prompt_of_item.max()) + 1
+
+    @property
     def is_table(self) -> bool:
         """True when every subscenario holds a single item (a leaderboard, not per-example data)."""
         return self.n_sub == self.n_items
@@ -583,7 +588,7 @@ def _resample_counts(bench: Benchmark, decision: str, size: int | None, n_boot: 
     elif decision == "prompts":
         if bench.prompt_of_item is None:
             raise ValueError("decision: 'prompts' needs a prompt column in the item metadata")
-        P = int(bench.prompt_of_item.max()) + 1
+        P = bench.n_prompts
         k = size or P
         idx = rng.integers(0, P, size=(n_boot, k))
         pw = _multiplicity(idx, P)
@@ -630,7 +635,7 @@ def _compute_fraction(bench: Benchmark, decision: str, size: int | None) -> floa
     if decision == "subscenarios":
         return size / bench.n_sub
     if decision == "prompts":
-        return size / (int(bench.prompt_of_item.max()) + 1)
+        return size / bench.n_prompts
     return float(np.minimum(bench.group_sizes(), size).sum() / bench.n_items) if decision == "examples" else 1.0
 
 
@@ -755,7 +760,7 @@ def dior(
         dist = 1.0 - np.where(np.isnan(d), 1.0, d).mean(1)  # an unscorable model counts as maximal error
     stat = float(dist.mean())
     full_size = {"scenarios": bench.n_scen, "subscenarios": bench.n_sub, "examples": int(bench.group_sizes().max()),
-                 "prompts": 0 if bench.prompt_of_item is None else int(bench.prompt_of_item.max()) + 1}[decision]
+                 "prompts": bench.n_prompts}[decision]
     return DIoRResult(
         dior=_interval(objective, dist, n_trials, ci)[0], statistic=stat, distribution=dist, decision=decision,
         objective=objective, score=score, size=full_size if size is None else int(size),
