@@ -217,7 +217,15 @@ def disagreement(outputs: Any, measure: str = "pds", *, top_k: int = 1, n_classe
         raise ValueError(f"measure: expected 'pds' or 'jsd', got {measure!r}")
     top_k = check_positive_int(top_k, "top_k")
     if isinstance(outputs, ResponseMatrix):
-        outputs = _disagreement_input(_as_outputs(outputs, "outputs"))
+        if outputs.probabilities is not None:
+            outputs = outputs.probabilities
+        elif outputs.predictions is not None:
+            outputs = outputs.predictions
+        else:
+            if outputs.missing is not None:  # kept only when some cell is missing
+                raise ValueError("outputs: disagreement needs complete responses; some cells are missing")
+            v = outputs.values.astype(float)
+            outputs = np.stack([1.0 - v, v], axis=-1)
     arr = np.asarray(outputs)
     if np.issubdtype(arr.dtype, np.integer):
         if arr.ndim == 3:
@@ -333,16 +341,6 @@ class _Outputs(NamedTuple):
             raise ValueError(f"{name}: correctness needs labels with class probabilities or predictions")
         top1 = self.proba.argmax(axis=2) if self.proba is not None else (self.pred if self.pred.ndim == 2 else self.pred[..., 0])
         return (top1 == self.labels[None, :]).astype(float)
-
-
-def _disagreement_input(o: _Outputs, models: Any = slice(None)) -> np.ndarray:
-    """What disagreement is measured on: probabilities, else predicted classes, else correctness as 2 classes."""
-    if o.proba is not None:
-        return o.proba[models]
-    if o.pred is not None:
-        return o.pred[models]
-    c = o.correct[models]
-    return np.stack([1.0 - c, c], axis=-1)
 
 
 def _as_outputs(x: Any, name: str, labels: Any = None) -> _Outputs:
@@ -576,7 +574,14 @@ class DISCO(_SubsetEstimator):
             k = check_positive_int(self.n_disagreement_models, "n_disagreement_models", minimum=2)
             models = np.sort(rng.choice(m, size=min(k, m), replace=False))
         self.disagreement_models_ = models
-        self.scores_ = disagreement(_disagreement_input(src, models), self.selection, top_k=self.top_k)
+        if src.proba is not None:
+            out: Any = src.proba[models]
+        elif src.pred is not None:
+            out = src.pred[models]
+        else:
+            c = src.correct[models]
+            out = np.stack([1.0 - c, c], axis=-1)
+        self.scores_ = disagreement(out, self.selection, top_k=self.top_k)
         self._set_selected(select_top_k(self.scores_, self.n_items, groups=groups, rng=rng))
 
     # -- signatures
