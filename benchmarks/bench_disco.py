@@ -3,7 +3,7 @@
 Target (issue 5): PDS/JSD selection of 100 items and the random-forest fit on the signatures in ≤ 30 s.
 Also times the hard-label scores on an ImageNet-sized array (67 × 50,000 class ids) and the IRT baselines.
 
-Run: ``PYTHONPATH=. python benchmarks/bench_disco.py``
+Run: ``.venv/bin/python benchmarks/bench_disco.py`` (after ``make setup``)
 """
 from __future__ import annotations
 

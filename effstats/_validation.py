@@ -18,6 +18,9 @@ __all__ = [
     "check_probabilities",
     "check_fraction",
     "check_positive_int",
+    "check_positive",
+    "check_option",
+    "check_flag",
 ]
 
 
@@ -45,7 +48,19 @@ def check_array(
     ``shape`` entries that are ``None`` are not checked.
     """
     try:
-        arr = np.asarray(x, dtype=dtype) if dtype is not None else np.asarray(x)
+        raw = x if isinstance(x, np.ndarray) else np.asarray(x)
+    except (TypeError, ValueError) as exc:  # ragged nested lists
+        raise ValueError(f"{name}: expected a rectangular numeric array ({exc})") from None
+    if np.iscomplexobj(raw):
+        from .exceptions import InputTypeError
+
+        raise InputTypeError(f"{name}: expected real numbers, got complex values")
+    if raw.dtype.kind in "USV" or (raw.dtype == object and any(isinstance(v, (str, bytes)) for v in raw.flat)):
+        from .exceptions import InputTypeError
+
+        raise InputTypeError(f"{name}: expected a numeric array, got {raw.dtype.kind in 'US' and 'strings' or 'non-numeric values'}")
+    try:
+        arr = raw.astype(dtype, copy=False) if dtype is not None else raw
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{name}: expected a numeric array ({exc})") from None
     if arr.dtype == object:
@@ -130,3 +145,25 @@ def check_positive_int(x: Any, name: str, *, minimum: int = 1, maximum: int | No
         rng = f">= {minimum}" if maximum is None else f"in [{minimum}, {maximum}]"
         raise ValueError(f"{name}: expected an integer {rng}, got {x}")
     return int(x)
+
+
+def check_positive(x: Any, name: str, *, allow_zero: bool = False, maximum: float | None = None) -> float:
+    """Check a finite real scalar ``> 0`` (``>= 0`` if ``allow_zero``), at most ``maximum`` if given."""
+    if isinstance(x, bool) or not isinstance(x, Real) or not np.isfinite(x):
+        raise ValueError(f"{name}: expected a finite number {'>= 0' if allow_zero else '> 0'}, got {x!r}")
+    if x < 0 or (x == 0 and not allow_zero) or (maximum is not None and x > maximum):
+        rng = (">= 0" if allow_zero else "> 0") + ("" if maximum is None else f" and <= {maximum:g}")
+        raise ValueError(f"{name}: expected a number {rng}, got {x!r}")
+    return float(x)
+
+
+def check_option(x: Any, name: str, options: Any) -> Any:
+    """Check that ``x`` is one of ``options``; the message lists them."""
+    opts = tuple(options)
+    try:
+        ok = x in opts
+    except TypeError:  # unhashable or incomparable
+        ok = False
+    if not ok:
+        raise ValueError(f"{name}: expected one of {', '.join(map(repr, opts))}, got {x!r}")
+    return x

@@ -22,8 +22,6 @@ def run_notebook(path: Path, *, fast: bool, out_dir: Path | None = None, timeout
     """Execute one notebook with cwd = notebooks/; raises nbclient's CellExecutionError on any cell error."""
     os.environ["EFFSTATS_FAST"] = "1" if fast else "0"
     os.environ.setdefault("EFFSTATS_FIGURES", str(ROOT / "figures"))
-    # The kernel must import this checkout's effstats whichever python the kernelspec names.
-    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
     os.environ.setdefault("MPLBACKEND", "Agg")
     os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")  # quiet ipykernel debugger warning
     nb = nbformat.read(path, as_version=4)

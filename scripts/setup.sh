@@ -23,7 +23,8 @@ can_apt() { [ -f /etc/debian_version ] && [ "$(id -u)" = 0 ] && command -v apt-g
 export DEBIAN_FRONTEND=noninteractive
 PY_PKGS="python3-numpy python3-scipy python3-pandas python3-statsmodels python3-matplotlib python3-sklearn
  python3-rpy2 python3-pytest python3-hypothesis python3-nbclient python3-nbformat python3-ipykernel
- python3-tqdm python3-pytest-xdist python3-venv python3-pip python3-setuptools python3-wheel python3-dask python3-jupyter-client"
+ python3-tqdm python3-pytest-xdist python3-venv python3-pip python3-setuptools python3-wheel python3-dask python3-jupyter-client
+ python3-distributed python3-zarr python3-notebook python3-nbconvert chromium"
 R_PKGS="r-base-core r-base-dev r-cran-dplyr r-cran-ggplot2 r-cran-tidyr r-cran-tibble r-cran-xtable
  r-cran-rlang r-cran-curl r-cran-sass r-cran-bslib r-cran-rmarkdown r-cran-htmlwidgets r-cran-htmltools
  r-cran-commonmark r-cran-markdown r-cran-xml2 r-cran-scales r-cran-magrittr r-cran-glue r-cran-base64enc
@@ -68,8 +69,13 @@ PYTHON=/usr/bin/python3
 if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv --system-site-packages .venv
 fi
-# (re)install editable only when this checkout's effstats is not the one the venv imports
-if ! .venv/bin/python -c "import effstats, sys; sys.exit(not effstats.__file__.startswith('$ROOT/'))" 2>/dev/null; then
-  .venv/bin/python -m pip install -q --no-deps --no-build-isolation --no-index -e . >/dev/null
+# (re)install editable unless the venv, run from outside the checkout with no PYTHONPATH, imports this
+# checkout's effstats and has the `effstats` command (from the root the checkout itself would be imported).
+VENV_PY="$ROOT/.venv/bin/python"
+if ! (cd / && env -u PYTHONPATH "$VENV_PY" -c "import effstats, sys; sys.exit(not effstats.__file__.startswith('$ROOT/'))" 2>/dev/null) \
+   || [ ! -x .venv/bin/effstats ]; then
+  echo "effstats setup: installing effstats (editable) into .venv"
+  "$VENV_PY" -m pip install -q --no-deps --no-build-isolation --no-index -e . >/dev/null
+  (cd / && env -u PYTHONPATH "$VENV_PY" -c "import effstats") || { echo "effstats setup: effstats is not importable from outside the checkout" >&2; exit 1; }
 fi
-.venv/bin/python -c "import effstats; effstats.show_versions()"
+(cd / && env -u PYTHONPATH "$VENV_PY" -c "import effstats; effstats.show_versions()")

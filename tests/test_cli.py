@@ -131,7 +131,7 @@ def test_missing_file(tmp_path, capsys):
 
 
 def test_python_dash_m(wide_table, tmp_path):
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     r = subprocess.run([sys.executable, "-m", "effstats", "audit", str(wide_table), "--out", str(tmp_path / "m"),
                         "--n-boot", "30", "--no-progress"], capture_output=True, text=True, env=env, timeout=120)
     assert r.returncode == 0, r.stderr

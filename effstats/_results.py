@@ -1,0 +1,47 @@
+"""One result protocol for every effstats estimate, after scipy.stats.
+
+Every result that carries an estimate exposes
+
+* ``statistic`` (and ``pvalue`` where a test is made), scipy's names;
+* ``standard_error`` where one is defined;
+* ``confidence_interval(confidence_level=0.95)`` returning :class:`ConfidenceInterval` ``(low, high)``
+  (arrays of the estimate's shape for vector estimates);
+* ``to_frame()`` returning a tidy :class:`pandas.DataFrame`.
+
+Where the level is fixed by a design (repeated confidence intervals of a group-sequential design), the method
+accepts that level only and raises :class:`ValueError` for another, saying why.
+"""
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+
+__all__ = ["ConfidenceInterval", "check_confidence_level", "normal_interval"]
+
+
+class ConfidenceInterval(NamedTuple):
+    """Lower and upper confidence limits, as ``scipy.stats``' ``ConfidenceInterval``."""
+
+    low: Any
+    high: Any
+
+
+def check_confidence_level(confidence_level: Any, name: str = "confidence_level") -> float:
+    """Check a confidence level in the open interval (0, 1); return it as a float."""
+    from ._validation import check_fraction
+
+    return check_fraction(confidence_level, name)
+
+
+def normal_interval(statistic: Any, standard_error: Any, confidence_level: float = 0.95) -> ConfidenceInterval:
+    """Two-sided Wald interval ``statistic ± z_{(1+level)/2} · standard_error`` (scalars or arrays)."""
+    from scipy.stats import norm
+
+    level = check_confidence_level(confidence_level)
+    z = norm.ppf(0.5 + level / 2)
+    est, se = np.asarray(statistic, dtype=float), np.asarray(standard_error, dtype=float)
+    low, high = est - z * se, est + z * se
+    if low.ndim == 0:
+        return ConfidenceInterval(float(low), float(high))
+    return ConfidenceInterval(low, high)
