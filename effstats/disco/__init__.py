@@ -1,0 +1,66 @@
+"""DISCO: disagreement-based sample selection and model-signature performance prediction.
+
+Rubinstein, Raible, Gubri & Oh, "DISCO: Diversifying Sample Condensation for Efficient Model Evaluation"
+(arXiv preprint, 2025). The pipeline has two steps:
+
+1. **Selection.** Score every item by how much a pool of source models disagrees on it and keep the
+   top-k: the predictive diversity score (:func:`pds`, Eq. 1) or the generalised Jensen–Shannon
+   divergence (:func:`jsd`), which equals the mutual information between the model index and the
+   prediction (Prop. 1) and is sandwiched by PDS (Prop. 2, :func:`pds_jsd_bounds`).
+2. **Prediction.** A model's *signature* is its concatenated outputs on the selected items; a
+   scikit-learn regressor (kNN, random forest, ... of Table 2), optionally after PCA, maps signatures
+   of source models to their full-benchmark accuracy (:class:`DISCO`).
+
+Baselines under the same protocol: :class:`RandomDirect` (random subset + direct accuracy),
+:class:`AnchorCorr` (correctness clustering + weighted sum, Vivek et al. / Polo et al.),
+:class:`StratifiedHT` (SSEPY-style k-means strata on confidence + Horvitz–Thompson),
+:class:`SortSearchDirect` (Lifelong-Bench's Sort & Search, via :mod:`effstats.sortsearch`) and the IRT
+family (Anchor-IRT, p-IRT, gp-IRT) in :mod:`effstats.irt`.
+
+Every estimator follows one protocol: ``fit(source_outputs, source_scores=None)`` on the source models'
+outputs on all items (a :class:`~effstats.responses.ResponseMatrix` or arrays), ``selected_`` item
+positions, and ``predict(target_outputs)`` from the targets' outputs on the selected items (or on all
+items, of which only the selected ones are read) → estimated full-benchmark scores. :func:`evaluate_split` / :func:`run_protocol` score any of them on source/target
+model splits from :mod:`effstats.splits` with MAE (percentage points) and Spearman rank correlation.
+
+Layout: :mod:`._selection` (disagreement scores, top-k / random selection), :mod:`._predictors`
+(signature regressors), :mod:`._estimator` (:class:`DISCO`), :mod:`._baselines`, :mod:`._protocol`;
+the shared subset-estimator base lives in :mod:`effstats._subset` (used by :mod:`effstats.irt` too).
+"""
+from .._subset import PredictionMetrics, _Outputs, _SubsetEstimator, _as_outputs, _weighted_anchors, prediction_metrics
+from ._baselines import AnchorCorr, RandomDirect, SortSearchDirect, StratifiedHT
+from ._estimator import DISCO
+from ._predictors import PREDICTORS, make_predictor
+from ._protocol import evaluate_split, run_protocol
+from ._selection import (
+    disagreement,
+    jsd,
+    jsd_from_predictions,
+    pds,
+    pds_from_predictions,
+    pds_jsd_bounds,
+    select_random,
+    select_top_k,
+)
+
+__all__ = [
+    "pds",
+    "jsd",
+    "pds_from_predictions",
+    "jsd_from_predictions",
+    "pds_jsd_bounds",
+    "disagreement",
+    "select_top_k",
+    "select_random",
+    "make_predictor",
+    "PREDICTORS",
+    "DISCO",
+    "RandomDirect",
+    "AnchorCorr",
+    "StratifiedHT",
+    "SortSearchDirect",
+    "PredictionMetrics",
+    "prediction_metrics",
+    "evaluate_split",
+    "run_protocol",
+]

@@ -1,0 +1,147 @@
+"""Baselines in DISCO's protocol: random + direct, anchor points, SSEPY-style strata, Sort & Search."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from scipy import stats
+
+from .._subset import _SubsetEstimator, _item_groups, _weighted_anchors
+from .._validation import check_positive_int, check_rng
+from ._selection import _first_per_group, select_random
+
+class RandomDirect(_SubsetEstimator):
+    """Baseline: k uniformly random items (optionally stratified) and the target's accuracy on them."""
+
+    def __init__(self, n_items: int = 100, stratify: Any = None, random_state: Any = None) -> None:
+        self.n_items = n_items
+        self.stratify = stratify
+        self.random_state = random_state
+
+    def fit(self, source_outputs: Any, source_scores: Any = None, *, labels: Any = None) -> "RandomDirect":
+        src, _ = self._fit_source(source_outputs, source_scores, labels)
+        groups = _item_groups(self.stratify, src)
+        self._set_selected(select_random(src.n_items, self.n_items, groups=groups, rng=self.random_state))
+        return self
+
+    def predict(self, target_outputs: Any) -> np.ndarray:
+        return self._target(target_outputs).correctness("target_outputs").mean(axis=1)
+
+
+class AnchorCorr(_SubsetEstimator):
+    """Anchor-corr (Vivek et al. 2023; Polo et al. 2024): cluster items by source-model correctness.
+
+    Items are embedded by their correctness vector over the source models and clustered with k-means
+    into ``n_items`` clusters; the item nearest each centroid is the anchor and the estimate is the
+    weighted sum ``Σ_k w_k s_k`` with ``w_k`` the cluster's share of items (the tinyBenchmarks
+    reference implementation). Two centroids may share a nearest item; its weights then add up.
+    """
+
+    def __init__(self, n_items: int = 100, random_state: Any = None) -> None:
+        self.n_items = n_items
+        self.random_state = random_state
+
+    def fit(self, source_outputs: Any, source_scores: Any = None, *, labels: Any = None) -> "AnchorCorr":
+        src, _ = self._fit_source(source_outputs, source_scores, labels)
+        anchors, self.weights_ = _weighted_anchors(src.correctness("source_outputs").T, self.n_items, check_rng(self.random_state))
+        self._set_selected(anchors)
+        return self
+
+    def predict(self, target_outputs: Any) -> np.ndarray:
+        return self._target(target_outputs).correctness("target_outputs") @ self.weights_
+
+
+def _kmeans_1d(x: np.ndarray, k: int, n_iter: int = 100) -> np.ndarray:
+    """Deterministic 1-D k-means (Lloyd from quantile starts); labels 0..h-1 ordered by centre, empty ones dropped."""
+    centres = np.unique(np.quantile(x, (np.arange(k) + 0.5) / k))
+    for _ in range(n_iter):
+        cuts = (centres[1:] + centres[:-1]) / 2  # 1-D Voronoi cells are intervals
+        lab = np.searchsorted(cuts, x)
+        cnt = np.bincount(lab, minlength=len(centres))
+        new = np.bincount(lab, weights=x, minlength=len(centres))[cnt > 0] / cnt[cnt > 0]
+        if new.shape == centres.shape and np.allclose(new, centres):
+            break
+        centres = np.unique(new)
+    return np.unique(np.searchsorted((centres[1:] + centres[:-1]) / 2, x), return_inverse=True)[1]
+
+
+class StratifiedHT(_SubsetEstimator):
+    """SSEPY-style estimate (Fogliato et al. 2024): k-means strata on confidence, Horvitz–Thompson sum.
+
+    Items are stratified by (deterministic, 1-D) k-means on a difficulty proxy computed from the **source** models (mean
+    confidence = max class probability; with class ids only, the share of models voting for the modal
+    class; with correctness only, the mean correctness), so the target needs outputs on the sampled
+    items alone. SSEPY proper uses the target model's own confidence on every item, which presumes a
+    full inference pass. ``n_items`` are drawn proportionally to stratum size (at least one each) without
+    replacement; the estimate ``Σ_h (N_h / N) · mean of the sampled items in h`` is the Horvitz–Thompson
+    estimator with inclusion probabilities ``n_h / N_h``.
+    """
+
+    def __init__(self, n_items: int = 100, n_strata: int = 10, random_state: Any = None) -> None:
+        self.n_items = n_items
+        self.n_strata = n_strata
+        self.random_state = random_state
+
+    def fit(self, source_outputs: Any, source_scores: Any = None, *, labels: Any = None) -> "StratifiedHT":
+        src, _ = self._fit_source(source_outputs, source_scores, labels)
+        rng = check_rng(self.random_state)
+        h = check_positive_int(self.n_strata, "n_strata", maximum=self.n_items)
+        if src.proba is not None:
+            conf = src.proba.max(axis=2).mean(axis=0)
+        elif src.pred is not None:
+            p = src.pred if src.pred.ndim == 2 else src.pred[..., 0]
+            mode = stats.mode(p, axis=0, keepdims=False).mode
+            conf = (p == mode[None, :]).mean(axis=0)
+        else:
+            conf = src.correct.mean(axis=0)
+        strata = _kmeans_1d(conf, h)
+        h = strata.max() + 1
+        sizes = np.bincount(strata, minlength=h)
+        # proportional allocation with at least one item per stratum (largest remainders)
+        raw = self.n_items * sizes / sizes.sum()
+        alloc = np.maximum(np.floor(raw).astype(int), 1)
+        alloc = np.minimum(alloc, sizes)
+        while alloc.sum() < self.n_items:
+            gap = np.where(alloc < sizes, raw - alloc, -np.inf)
+            alloc[np.argmax(gap)] += 1
+        while alloc.sum() > self.n_items:
+            gap = np.where(alloc > 1, alloc - raw, -np.inf)
+            alloc[np.argmax(gap)] -= 1
+        key = rng.random(src.n_items)
+        chosen = np.sort(_first_per_group(np.lexsort((key, strata)), strata, sizes, alloc))
+        self.strata_ = strata
+        self.weights_ = (sizes / sizes.sum() / alloc)[strata[chosen]]  # 1 / (N π_i)
+        self._set_selected(chosen)
+        return self
+
+    def predict(self, target_outputs: Any) -> np.ndarray:
+        return self._target(target_outputs).correctness("target_outputs") @ self.weights_
+
+
+class SortSearchDirect(_SubsetEstimator):
+    """Lifelong-Benchmark baseline (Prabhu et al. 2024) in the same protocol, via :mod:`effstats.sortsearch`.
+
+    Items are sorted by source-model correctness ("uniform correctness" selection: ``n_items`` positions
+    spread uniformly over the easy→hard order); a target's accuracy is the DP-search threshold's share of
+    items predicted correct (the "weighted sum" of Table 3). Needs binary correctness.
+    """
+
+    def __init__(self, n_items: int = 100, sort: str = "sum", random_state: Any = None) -> None:
+        self.n_items = n_items
+        self.sort = sort
+        self.random_state = random_state
+
+    def fit(self, source_outputs: Any, source_scores: Any = None, *, labels: Any = None) -> "SortSearchDirect":
+        from ..sortsearch import SortSearch
+
+        src, _ = self._fit_source(source_outputs, source_scores, labels)
+        y = src.correctness("source_outputs")
+        if not np.isin(y, (0.0, 1.0)).all():
+            raise ValueError("source_outputs: Sort & Search needs binary correctness")
+        self.sortsearch_ = SortSearch(sort=self.sort, random_state=self.random_state).fit(y.astype(bool))
+        self._set_selected(self.sortsearch_.select(self.n_items))
+        return self
+
+    def predict(self, target_outputs: Any) -> np.ndarray:
+        y = self._target(target_outputs).correctness("target_outputs").astype(bool)
+        return np.asarray(self.sortsearch_.predict(y, items=self.selected_).accuracy, dtype=float)

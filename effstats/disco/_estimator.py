@@ -1,0 +1,211 @@
+"""The DISCO estimator: disagreement-based selection, model signatures, a regressor on top."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._subset import _Outputs, _SubsetEstimator, _item_groups
+from .._validation import check_array, check_positive_int, check_rng
+from ._predictors import make_predictor
+from ._selection import disagreement, select_random, select_top_k
+
+class DISCO(_SubsetEstimator):
+    """DISCO: select the k most disagreed-on items, predict accuracy from model signatures.
+
+    Parameters
+    ----------
+    n_items : int
+        Number of selected items k (100 in the paper).
+    selection : {"pds", "jsd", "random"} or int array of shape (n_items,)
+        Disagreement score used for top-k selection, uniform random items ("model signature" rows), or
+        a fixed item subset chosen elsewhere (e.g. Sort & Search's difficulty positions).
+    predictor : str or scikit-learn regressor
+        One of :data:`PREDICTORS` (see :func:`make_predictor`); ``"rf"`` is the paper's default.
+    signature : {"auto", "probabilities", "true_class", "predictions", "correctness"}
+        What is concatenated into a model's signature: class probabilities (k·C values, the paper's),
+        the probability of the true class (k values, Anchor-conf's embedding), one-hot top-1 class ids
+        (only the classes some source model predicted on the item get a column), or 0/1 correctness.
+        ``auto`` takes probabilities, else class ids, else correctness.
+    pca : int or None
+        Reduce signatures to this many principal components (clipped to the source count and signature
+        length); ``None`` keeps them whole. Table 2(d): PCA 64–256 ≫ none.
+    n_disagreement_models : int or None
+        Compute the disagreement from this many randomly drawn source models (App. I: M = 100 on MMLU);
+        ``None`` uses every source model.
+    stratify : str, array of shape (n_items,), or None
+        Item groups for stratified selection (a column of ``items`` when the source is a ResponseMatrix).
+    top_k : int
+        Ranks used for disagreement when the models publish class ids (1 = hard labels, 5 = top-5 variant).
+    n_neighbors : int
+        k of the kNN predictor (App. I: 1).
+    random_state : int, Generator or None
+        Seeds the random selection, the model subset, tie-breaking and the predictor.
+
+    Attributes
+    ----------
+    selected_ : int ndarray of shape (n_items,)
+        Selected item positions (in decreasing disagreement).
+    selected_ids_ : Index or None
+    scores_ : ndarray of shape (n_items_total,) or None
+        The disagreement of every item (None for random selection).
+    disagreement_models_ : int ndarray
+        Source models the disagreement was computed from.
+    signature_kind_, pca_, predictor_
+    """
+
+    def __init__(
+        self,
+        n_items: int = 100,
+        selection: str = "pds",
+        predictor: Any = "rf",
+        signature: str = "auto",
+        pca: int | None = 256,
+        n_disagreement_models: int | None = None,
+        stratify: Any = None,
+        top_k: int = 1,
+        n_neighbors: int = 1,
+        random_state: Any = None,
+    ) -> None:
+        self.n_items = n_items
+        self.selection = selection
+        self.predictor = predictor
+        self.signature = signature
+        self.pca = pca
+        self.n_disagreement_models = n_disagreement_models
+        self.stratify = stratify
+        self.top_k = top_k
+        self.n_neighbors = n_neighbors
+        self.random_state = random_state
+
+    # -- selection
+    def _select(self, src: _Outputs, rng: np.random.Generator) -> None:
+        groups = _item_groups(self.stratify, src)
+        m = src.n_models
+        if not isinstance(self.selection, str):  # a fixed item subset chosen elsewhere
+            sel = check_array(self.selection, "selection", ndim=1, dtype=None)
+            if not np.issubdtype(sel.dtype, np.integer) or sel.min() < 0 or sel.max() >= src.n_items or np.unique(sel).size != sel.size:
+                raise ValueError(f"selection: expected distinct item positions in [0, {src.n_items - 1}]")
+            if sel.size != self.n_items:
+                raise ValueError(f"selection: {sel.size} items given but n_items={self.n_items}")
+            self.scores_ = None
+            self.disagreement_models_ = np.arange(m)
+            self._set_selected(sel)
+            return
+        if self.selection == "random":
+            self.scores_ = None
+            self.disagreement_models_ = np.arange(m)
+            self._set_selected(select_random(src.n_items, self.n_items, groups=groups, rng=rng))
+            return
+        if self.selection not in ("pds", "jsd"):
+            raise ValueError(f"selection: expected 'pds', 'jsd' or 'random', got {self.selection!r}")
+        if self.n_disagreement_models is None:
+            models = np.arange(m)
+        else:
+            k = check_positive_int(self.n_disagreement_models, "n_disagreement_models", minimum=2)
+            models = np.sort(rng.choice(m, size=min(k, m), replace=False))
+        self.disagreement_models_ = models
+        if src.proba is not None:
+            out: Any = src.proba[models]
+        elif src.pred is not None:
+            out = src.pred[models]
+        else:
+            c = src.correct[models]
+            out = np.stack([1.0 - c, c], axis=-1)
+        self.scores_ = disagreement(out, self.selection, top_k=self.top_k)
+        self._set_selected(select_top_k(self.scores_, self.n_items, groups=groups, rng=rng))
+
+    # -- signatures
+    def _signature(self, o: _Outputs, *, fit: bool) -> np.ndarray:
+        kind = self.signature_kind_
+        if kind == "probabilities":
+            if o.proba is None:
+                raise ValueError("target_outputs: the signature uses class probabilities; none were given")
+            if o.proba.shape[2] != self.n_classes_:
+                raise ValueError(f"target_outputs: expected {self.n_classes_} classes, got {o.proba.shape[2]}")
+            return o.proba.reshape(o.proba.shape[0], -1)
+        if kind == "predictions":
+            pred = o.proba.argmax(axis=2) if o.pred is None and o.proba is not None else o.pred
+            if pred is None:
+                raise ValueError("target_outputs: the signature uses predicted classes; none were given")
+            pred = pred if pred.ndim == 2 else pred[..., 0]
+            keys = np.arange(pred.shape[1], dtype=np.int64)[None, :] * self._key_base + pred.astype(np.int64)
+            if fit:
+                self._vocab = np.unique(keys)
+            pos = np.searchsorted(self._vocab, keys)
+            pos = np.minimum(pos, len(self._vocab) - 1)
+            # classes no source model predicted on the item (or beyond the fitted range): all-zero block
+            hit = (self._vocab[pos] == keys) & (pred >= 0) & (pred < self._key_base)
+            sig = np.zeros((pred.shape[0], len(self._vocab)))
+            rows = np.broadcast_to(np.arange(pred.shape[0])[:, None], pred.shape)
+            sig[rows[hit], pos[hit]] = 1.0
+            return sig
+        if kind == "true_class":
+            if o.proba is None or o.labels is None:
+                raise ValueError("target_outputs: the signature uses true-class probabilities; give probabilities and labels")
+            return np.take_along_axis(o.proba, o.labels[None, :, None], axis=2)[..., 0]
+        return o.correctness("target_outputs")
+
+    def fit(self, source_outputs: Any, source_scores: Any = None, *, labels: Any = None) -> "DISCO":
+        """Select items from the source models and train the signature → score predictor.
+
+        Parameters
+        ----------
+        source_outputs : ResponseMatrix or array
+            Source models' outputs on all items: probabilities ``(M, N, C)``, class ids ``(M, N[, k])``
+            (with ``labels``) or correctness ``(M, N)``.
+        source_scores : array of shape (M,), optional
+            What to predict (default: accuracy on all N items). Any per-model score works, e.g. the
+            accuracy on a shifted test set.
+        labels : int array of shape (N,), optional
+            True classes, when ``source_outputs`` is an array of probabilities or class ids.
+        """
+        from sklearn.decomposition import PCA
+
+        src, scores = self._fit_source(source_outputs, source_scores, labels)
+        rng = check_rng(self.random_state)
+        self._select(src, rng)
+        kind = self.signature
+        if kind == "auto":
+            kind = "probabilities" if src.proba is not None else "predictions" if src.pred is not None else "correctness"
+        if kind not in ("probabilities", "true_class", "predictions", "correctness"):
+            raise ValueError(
+                f"signature: expected 'auto', 'probabilities', 'true_class', 'predictions' or 'correctness', got {kind!r}"
+            )
+        if kind in ("probabilities", "true_class") and src.proba is None:
+            raise ValueError(f"signature: {kind!r} requested but the source outputs have no probabilities")
+        if kind == "true_class" and src.labels is None:
+            raise ValueError("signature: 'true_class' needs labels")
+        if kind == "predictions" and src.pred is None and src.proba is None:
+            raise ValueError("signature: 'predictions' requested but the source outputs have no class ids")
+        self.signature_kind_ = kind
+        self.n_classes_ = None if src.proba is None else src.proba.shape[2]
+        sel = src.take(self.selected_)
+        if kind == "predictions":
+            p = sel.pred if sel.pred is not None else sel.proba.argmax(axis=2)
+            top = int(p.max()) if self.labels_ is None else max(int(p.max()), int(self.labels_.max()))
+            self._key_base = top + 1 if self.n_classes_ is None else self.n_classes_
+        X = self._signature(sel, fit=True)
+        self.pca_ = None
+        if self.pca is not None:
+            d = check_positive_int(self.pca, "pca")
+            d = min(d, X.shape[0], X.shape[1])
+            self.pca_ = PCA(n_components=d, random_state=int(rng.integers(2**31 - 1))).fit(X)
+            X = self.pca_.transform(X)
+        self.predictor_ = make_predictor(self.predictor, random_state=rng, n_neighbors=min(self.n_neighbors, len(scores)))
+        self.predictor_.fit(X, scores)
+        return self
+
+    def signatures(self, outputs: Any) -> np.ndarray:
+        """Signatures (after PCA) of models' outputs, shape (n_models, d)."""
+        X = self._signature(self._target(outputs), fit=False)
+        return X if self.pca_ is None else self.pca_.transform(X)
+
+    def predict(self, target_outputs: Any) -> np.ndarray:
+        """Estimated full-benchmark score of each target model, shape (n_target,), clipped to [0, 1].
+
+        ``target_outputs`` holds outputs on the selected items (``selected_``), or on all items (only the
+        selected ones are read), as a ResponseMatrix or an array of the fitted kind.
+        """
+        X = self.signatures(target_outputs)
+        return np.clip(self.predictor_.predict(X), 0.0, 1.0)

@@ -1,0 +1,252 @@
+"""Disagreement scores (PDS, JSD) and top-k / random item selection (DISCO's step 1)."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy.special import entr
+
+from .._validation import check_array, check_positive_int, check_probabilities, check_rng
+from ..responses import ResponseMatrix
+
+def _proba(probabilities: Any, name: str = "probabilities") -> np.ndarray:
+    p = check_probabilities(probabilities, name, ndim=3)
+    if p.shape[0] < 2:
+        raise ValueError(f"{name}: disagreement needs at least 2 source models, got {p.shape[0]}")
+    return p
+
+
+def pds(probabilities: Any, *, normalize: bool = True) -> np.ndarray:
+    """Predictive diversity score of every item.
+
+    ``PDS_i = (1/C) Σ_c max_m f_c^m(x_i)`` as in the paper's Eq. 1 (``normalize=True``); App. H defines
+    it without the ``1/C`` (``normalize=False``), which is the form Prop. 2 bounds. The two differ by
+    the constant ``C``, so they rank items identically.
+
+    Parameters
+    ----------
+    probabilities : array of shape (n_models, n_items, n_classes)
+        Class probabilities of each source model; rows sum to 1.
+    normalize : bool
+        Divide by the number of classes ``C`` (Eq. 1).
+
+    Returns
+    -------
+    ndarray of shape (n_items,)
+        In ``[1/C, min(M, C)/C]`` (normalised) or ``[1, min(M, C)]``.
+    """
+    p = _proba(probabilities)
+    s = p.max(axis=0).sum(axis=-1)
+    return s / p.shape[2] if normalize else s
+
+
+def jsd(probabilities: Any, *, base: float = 2.0) -> np.ndarray:
+    """Generalised Jensen–Shannon divergence of the source models' predictions on every item.
+
+    ``JSD_i = H(mean_m p^m(x_i)) − mean_m H(p^m(x_i))`` (Fuglede & Topsøe), the mutual information between
+    a uniformly drawn model index and its prediction (Prop. 1). ``base=2`` gives bits, the unit of
+    Prop. 2's bounds.
+
+    Parameters
+    ----------
+    probabilities : array of shape (n_models, n_items, n_classes)
+    base : float
+        Logarithm base (2: bits, e: nats).
+
+    Returns
+    -------
+    ndarray of shape (n_items,), non-negative, at most ``log_base(min(M, C))``.
+    """
+    if not base > 1:
+        raise ValueError(f"base: expected a logarithm base > 1, got {base!r}")
+    p = _proba(probabilities)
+    h_mean = entr(p.mean(axis=0)).sum(axis=-1)
+    h_each = entr(p).sum(axis=-1).mean(axis=0)
+    # JSD >= 0 exactly; clip the -1e-16 rounding so top-k ties stay ties.
+    return np.maximum(h_mean - h_each, 0.0) / np.log(base)
+
+
+def _class_mass(predictions: Any, n_classes: int | None):
+    """Sparse (item, class) -> count of the ranked predictions, without a dense one-hot array."""
+    pred = check_array(predictions, "predictions", ndim=(2, 3), dtype=None)
+    if not np.issubdtype(pred.dtype, np.integer):
+        raise ValueError(f"predictions: expected integer class ids, got dtype {pred.dtype}")
+    if pred.ndim == 2:
+        pred = pred[..., None]
+    m, n, k = pred.shape
+    if m < 2:
+        raise ValueError(f"predictions: disagreement needs at least 2 source models, got {m}")
+    if pred.min() < 0:
+        raise ValueError("predictions: class ids must be non-negative")
+    c = int(pred.max()) + 1
+    if n_classes is not None:
+        c_user = check_positive_int(n_classes, "n_classes")
+        if c_user < c:
+            raise ValueError(f"n_classes: {c_user} is smaller than the largest class id + 1 ({c})")
+        c = c_user
+    if k > 1 and (np.diff(np.sort(pred, axis=2), axis=2) == 0).any():
+        raise ValueError("predictions: a model's top-k list repeats a class id")
+    keys = (np.arange(n, dtype=np.int64)[None, :, None] * c + pred.astype(np.int64)).ravel()
+    uniq, counts = np.unique(keys, return_counts=True)
+    return uniq // c, counts, m, n, k, c
+
+
+def pds_from_predictions(predictions: Any, *, n_classes: int | None = None) -> np.ndarray:
+    """PDS of hard (top-1) or top-k ranked predictions, for models that publish class ids only.
+
+    A top-1 prediction is the one-hot distribution; a top-k list is taken as the uniform distribution
+    over its k classes (the documented top-5 variant). Then ``Σ_c max_m f_c^m`` is the number of
+    distinct classes predicted by any model, divided by k: the count that PDS generalises.
+
+    Parameters
+    ----------
+    predictions : int array of shape (n_models, n_items) or (n_models, n_items, k)
+    n_classes : int, optional
+        When given, the score is divided by it (Eq. 1's normalisation); otherwise unnormalised.
+
+    Returns
+    -------
+    ndarray of shape (n_items,)
+    """
+    item, _, _, n, k, c = _class_mass(predictions, n_classes)
+    out = np.bincount(item, minlength=n) / k
+    return out / c if n_classes is not None else out
+
+
+def jsd_from_predictions(predictions: Any, *, n_classes: int | None = None, base: float = 2.0) -> np.ndarray:
+    """JSD of hard or top-k predictions (see :func:`pds_from_predictions` for the distributions).
+
+    Each model's distribution has entropy ``log k``, so JSD = entropy of the vote shares − log k.
+
+    Returns
+    -------
+    ndarray of shape (n_items,)
+    """
+    if not base > 1:
+        raise ValueError(f"base: expected a logarithm base > 1, got {base!r}")
+    item, counts, m, n, k, _ = _class_mass(predictions, n_classes)
+    share = counts / (m * k)
+    h = np.bincount(item, weights=entr(share), minlength=n)
+    return np.maximum(h - np.log(k), 0.0) / np.log(base)
+
+
+def pds_jsd_bounds(pds_unnormalized: Any, n_models: int) -> tuple[np.ndarray, np.ndarray]:
+    """Prop. 2's sandwich ``2 (PDS−1)² / (M² ln 2) ≤ JSD ≤ M/(M−1) log₂M · (PDS−1)`` (JSD in bits).
+
+    ``pds_unnormalized`` is the App. H score without the 1/C (``pds(..., normalize=False)``).
+    """
+    s = check_array(pds_unnormalized, "pds_unnormalized", ndim=(0, 1))
+    m = check_positive_int(n_models, "n_models", minimum=2)
+    if (s < 1 - 1e-9).any():
+        raise ValueError("pds_unnormalized: the unnormalised PDS is at least 1; did you pass the 1/C-normalised score?")
+    e = np.maximum(s - 1.0, 0.0)
+    return 2.0 * e**2 / (m**2 * np.log(2.0)), m / (m - 1) * np.log2(m) * e
+
+
+def disagreement(outputs: Any, measure: str = "pds", *, top_k: int = 1, n_classes: int | None = None) -> np.ndarray:
+    """Per-item disagreement of a pool of models, from whatever outputs they publish.
+
+    Parameters
+    ----------
+    outputs : ResponseMatrix or array
+        Class probabilities ``(n_models, n_items, n_classes)`` (float), ranked class ids
+        ``(n_models, n_items[, k])`` (int), or a ResponseMatrix: its probabilities when present, else its
+        predictions (the first ``top_k`` ranks), else its correctness taken as a 2-class distribution.
+    measure : {"pds", "jsd"}
+    top_k : int
+        Ranks of class-id predictions used (1 = hard-label disagreement; 5 = the top-5 variant).
+
+    Returns
+    -------
+    ndarray of shape (n_items,)
+    """
+    if measure not in ("pds", "jsd"):
+        raise ValueError(f"measure: expected 'pds' or 'jsd', got {measure!r}")
+    top_k = check_positive_int(top_k, "top_k")
+    if isinstance(outputs, ResponseMatrix):
+        if outputs.probabilities is not None:
+            outputs = outputs.probabilities
+        elif outputs.predictions is not None:
+            outputs = outputs.predictions
+        else:
+            if outputs.missing is not None:  # kept only when some cell is missing
+                raise ValueError("outputs: disagreement needs complete responses; some cells are missing")
+            v = outputs.values.astype(float)
+            outputs = np.stack([1.0 - v, v], axis=-1)
+    arr = np.asarray(outputs)
+    if np.issubdtype(arr.dtype, np.integer):
+        if arr.ndim == 3:
+            if top_k > arr.shape[2]:
+                raise ValueError(f"top_k: the predictions hold {arr.shape[2]} ranks, asked for {top_k}")
+            arr = arr[..., :top_k]
+        f = pds_from_predictions if measure == "pds" else jsd_from_predictions
+        return f(arr, n_classes=n_classes)
+    return pds(arr) if measure == "pds" else jsd(arr)
+
+
+def _allocate(sizes: np.ndarray, k: int) -> np.ndarray:
+    """Equal share of k per group, capped at the group size; the surplus goes to the other groups."""
+    alloc = np.zeros(len(sizes), dtype=int)
+    remaining = k
+    while remaining > 0:
+        open_ = alloc < sizes
+        share = remaining // open_.sum()
+        if share == 0:  # fewer items left than open groups: one more each to the first groups
+            idx = np.flatnonzero(open_)[:remaining]
+            alloc[idx] += 1
+            break
+        add = np.where(open_, np.minimum(share, sizes - alloc), 0)
+        alloc += add
+        remaining -= int(add.sum())
+    return alloc
+
+
+def select_top_k(scores: Any, k: int, *, groups: Any = None, rng: Any = None) -> np.ndarray:
+    """Indices of the k items with the highest scores (stratified: equal numbers per group).
+
+    Parameters
+    ----------
+    scores : array of shape (n_items,)
+    k : int
+        Number of items, ``1 <= k <= n_items``.
+    groups : array of shape (n_items,), optional
+        Item groups (e.g. MMLU tasks); each gets ``k // n_groups`` items (surplus of small groups is
+        passed on), the top-scoring ones within the group (the stratification of Table 2b).
+    rng : int or Generator, optional
+        Breaks ties at random (hard-label PDS has many); without it ties go to the lower index.
+
+    Returns
+    -------
+    int ndarray of shape (k,), sorted by decreasing score.
+    """
+    s = check_array(scores, "scores", ndim=1)
+    n = s.size
+    k = check_positive_int(k, "k", maximum=n)
+    tie = check_rng(rng).permutation(n) if rng is not None else np.arange(n)
+    if groups is None:
+        order = np.lexsort((tie, -s))
+        return order[:k]
+    g = np.asarray(groups)
+    if g.shape != (n,):
+        raise ValueError(f"groups: expected shape ({n},), got {g.shape}")
+    codes, _ = pd.factorize(pd.Series(g), sort=True)
+    if (codes < 0).any():
+        raise ValueError("groups: contains missing values")
+    sizes = np.bincount(codes)
+    alloc = _allocate(sizes, k)
+    chosen = _first_per_group(np.lexsort((tie, -s, codes)), codes, sizes, alloc)  # by group, then score
+    return chosen[np.lexsort((tie[chosen], -s[chosen]))]
+
+
+def _first_per_group(order: np.ndarray, codes: np.ndarray, sizes: np.ndarray, alloc: np.ndarray) -> np.ndarray:
+    """The first ``alloc[g]`` items of every group g from ``order`` (all items, sorted by group first)."""
+    start = np.r_[0, np.cumsum(sizes)[:-1]]
+    rank_in_group = np.arange(len(order)) - start[codes[order]]
+    return order[rank_in_group < alloc[codes[order]]]
+
+
+def select_random(n_items: int, k: int, *, groups: Any = None, rng: Any = None) -> np.ndarray:
+    """k uniformly random items (stratified: equal numbers per group), as int indices."""
+    n_items = check_positive_int(n_items, "n_items")
+    return select_top_k(check_rng(rng).random(n_items), k, groups=groups)
