@@ -1,56 +1,133 @@
 #!/usr/bin/env python3
-"""Execute the notebooks in notebooks/ with nbclient (in full unless --fast), writing their figures to figures/.
+"""Execute the notebooks in notebooks/ with nbclient (in full unless --fast) in the "effstats" Jupyter kernel.
+
+Figures go to figures/ (or $EFFSTATS_FIGURES) and show inline in the executed copies: nothing sets a matplotlib
+backend, so the kernel uses its inline backend as in Jupyter. Prints each notebook's elapsed time and a summary
+table; with --out DIR writes the executed copies and DIR/timings.csv (read by render_reports.py for the index).
+A failing notebook does not stop the others: its partly executed copy is written and the exit status is 1.
 
 Usage: run_notebooks.py [--fast] [--out DIR] [NAME ...]
 """
 from __future__ import annotations
 
 import argparse
+import csv
 import os
 import sys
 import time
+from datetime import datetime, timezone
 from pathlib import Path
 
 import nbclient
 import nbformat
+from nbclient.exceptions import CellExecutionError
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
+KERNEL = "effstats"  # the .venv registered by scripts/setup.sh (.venv/share/jupyter/kernels/effstats)
+TIMINGS_FIELDS = ["notebook", "mode", "seconds", "status", "finished_utc"]
 
 
-def run_notebook(path: Path, *, fast: bool, out_dir: Path | None = None, timeout: int = 3600) -> nbformat.NotebookNode:
-    """Execute one notebook with cwd = notebooks/; raises nbclient's CellExecutionError on any cell error."""
-    os.environ["EFFSTATS_FAST"] = "1" if fast else "0"
-    os.environ.setdefault("EFFSTATS_FIGURES", str(ROOT / "figures"))
-    os.environ.setdefault("MPLBACKEND", "Agg")
-    os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")  # quiet ipykernel debugger warning
+def kernel_env(fast: bool) -> dict[str, str]:
+    """The kernel's environment: ours plus the FAST switch and the figures folder (never a matplotlib backend)."""
+    env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}
+    env["EFFSTATS_FAST"] = "1" if fast else "0"
+    env.setdefault("EFFSTATS_FIGURES", str(ROOT / "figures"))
+    env.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")  # quiet ipykernel's debugger warning
+    return env
+
+
+def run_notebook(
+    path: Path, *, fast: bool, out_dir: Path | None = None, timeout: int = 3600, kernel_name: str = KERNEL
+) -> nbformat.NotebookNode:
+    """Execute one notebook with cwd = its folder and return it.
+
+    Raises nbclient's CellExecutionError on a cell error (after writing the partly executed copy to out_dir).
+    """
+    from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
+
+    try:
+        KernelSpecManager().get_kernel_spec(kernel_name)
+    except NoSuchKernel:
+        raise RuntimeError(
+            f"kernel_name: no Jupyter kernel {kernel_name!r} is registered; run `make setup` "
+            "(it registers the .venv as the 'effstats' kernel)"
+        ) from None
     nb = nbformat.read(path, as_version=4)
     client = nbclient.NotebookClient(
-        nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
+        nb, timeout=timeout, kernel_name=kernel_name, resources={"metadata": {"path": str(path.parent)}}
     )
-    client.execute()
-    if out_dir is not None:
-        out_dir.mkdir(parents=True, exist_ok=True)
-        nbformat.write(nb, out_dir / path.name)
+    try:
+        client.execute(env=kernel_env(fast))
+    finally:
+        if out_dir is not None:
+            out_dir.mkdir(parents=True, exist_ok=True)
+            nbformat.write(nb, out_dir / path.name)
     return nb
 
 
+def write_timings(out_dir: Path, rows: list[dict]) -> Path:
+    """Merge this run's rows into out_dir/timings.csv (one row per notebook, the latest run wins)."""
+    path = out_dir / "timings.csv"
+    merged: dict[str, dict] = {}
+    if path.exists():
+        with path.open(newline="") as fh:
+            merged = {r["notebook"]: r for r in csv.DictReader(fh)}
+    merged.update({r["notebook"]: r for r in rows})
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with path.open("w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=TIMINGS_FIELDS)
+        w.writeheader()
+        w.writerows(merged[k] for k in sorted(merged))
+    return path
+
+
+def summary_table(rows: list[dict]) -> str:
+    """A plain-text table of the run: notebook, mode, minutes:seconds, status, and the total."""
+    def mmss(s: float) -> str:
+        return f"{int(s // 60)}:{s % 60:04.1f}"
+
+    width = max([len("notebook")] + [len(r["notebook"]) for r in rows])
+    lines = [f"{'notebook':<{width}}  mode  {'time':>7}  status", "-" * (width + 25)]
+    lines += [f"{r['notebook']:<{width}}  {r['mode']:<4}  {mmss(float(r['seconds'])):>7}  {r['status']}" for r in rows]
+    total = sum(float(r["seconds"]) for r in rows)
+    lines += ["-" * (width + 25), f"{'total':<{width}}        {mmss(total):>7}"]
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__)
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("names", nargs="*", help="notebook names (default: all)")
     ap.add_argument("--fast", action="store_true", help="FAST mode (what the tests run)")
-    ap.add_argument("--out", type=Path, help="directory for the executed copies")
+    ap.add_argument("--out", type=Path, help="directory for the executed copies and timings.csv")
     args = ap.parse_args(argv)
     paths = sorted(NOTEBOOKS.glob("*.ipynb"))
     if args.names:
+        unknown = sorted(set(args.names) - {p.stem for p in paths} - {p.name for p in paths})
+        if unknown:
+            ap.error(f"names: no notebook {unknown} in {NOTEBOOKS} (have {[p.stem for p in paths]})")
         paths = [p for p in paths if p.stem in args.names or p.name in args.names]
     (ROOT / "figures").mkdir(exist_ok=True)
+    mode = "fast" if args.fast else "full"
+    rows = []
     for p in paths:
+        print(f"executing {p.name} ({mode}) ...", flush=True)
         t = time.perf_counter()
-        print(f"executing {p.name} ({'fast' if args.fast else 'full'}) ...", flush=True)
-        run_notebook(p, fast=args.fast, out_dir=args.out)
-        print(f"  done in {time.perf_counter() - t:.0f} s", flush=True)
-    return 0
+        status = "ok"
+        try:
+            run_notebook(p, fast=args.fast, out_dir=args.out)
+        except CellExecutionError as exc:
+            status = "error"
+            print(f"  ERROR in {p.name}:\n{str(exc)[-3000:]}", file=sys.stderr, flush=True)
+        elapsed = time.perf_counter() - t
+        print(f"  {p.name}: {status} in {elapsed:.1f} s", flush=True)
+        rows.append({"notebook": p.stem, "mode": mode, "seconds": f"{elapsed:.1f}", "status": status,
+                     "finished_utc": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S")})
+    if rows:
+        print("\n" + summary_table(rows), flush=True)
+    if args.out is not None and rows:
+        print(f"timings written to {write_timings(args.out, rows)}")
+    return int(any(r["status"] != "ok" for r in rows))
 
 
 if __name__ == "__main__":

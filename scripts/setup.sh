@@ -78,4 +78,18 @@ if ! (cd / && env -u PYTHONPATH "$VENV_PY" -c "import effstats, sys; sys.exit(no
   "$VENV_PY" -m pip install -q --no-deps --no-build-isolation --no-index -e . >/dev/null
   (cd / && env -u PYTHONPATH "$VENV_PY" -c "import effstats") || { echo "effstats setup: effstats is not importable from outside the checkout" >&2; exit 1; }
 fi
+
+# The venv as Jupyter kernels in its own data folder (.venv/share/jupyter/kernels), which Jupyter run from the venv
+# (make lab, the notebook runner, the tests) searches before Debian's /usr/share/jupyter: "effstats" by name, and
+# "python3" (as pip would write in a venv) so notebooks saved with the default kernel also import effstats.
+# PYDEVD_DISABLE_FILE_VALIDATION silences ipykernel's debugger warning about frozen modules in every notebook.
+for kernel in effstats python3; do
+  kjson=".venv/share/jupyter/kernels/$kernel/kernel.json"
+  if ! { grep -qF "\"$VENV_PY\"" "$kjson" && grep -qF PYDEVD_DISABLE_FILE_VALIDATION "$kjson"; } 2>/dev/null; then
+    display="Python (effstats)"; [ "$kernel" = python3 ] && display="Python 3 (effstats venv)"
+    PYDEVD_DISABLE_FILE_VALIDATION=1 "$VENV_PY" -m ipykernel install --prefix "$ROOT/.venv" --name "$kernel" \
+      --display-name "$display" --env PYDEVD_DISABLE_FILE_VALIDATION 1 >/dev/null
+    echo "effstats setup: registered the Jupyter kernel \"$kernel\" ($kjson)"
+  fi
+done
 (cd / && env -u PYTHONPATH "$VENV_PY" -c "import effstats; effstats.show_versions()")

@@ -1,7 +1,9 @@
-"""Every notebook in notebooks/ executes without a cell error in FAST mode."""
+"""Every notebook in notebooks/ executes in FAST mode in the "effstats" kernel, shows its figures inline, saves them,
+and writes a claims table (FIGURES/<stem>_claims.csv: claim, paper, ours, holds) whose every claim holds."""
 import importlib.util
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -16,12 +18,48 @@ def test_there_are_notebooks():
     assert NOTEBOOKS, "notebooks/ holds no notebook"
 
 
+def test_runner_sets_no_matplotlib_backend(monkeypatch):
+    # figures must show inline: the kernel gets no MPLBACKEND even if the caller's environment has one
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    env = run_notebooks.kernel_env(fast=True)
+    assert "MPLBACKEND" not in env and env["EFFSTATS_FAST"] == "1"
+    assert run_notebooks.kernel_env(fast=False)["EFFSTATS_FAST"] == "0"
+
+
+def test_summary_table_and_timings_csv(tmp_path):
+    rows = [{"notebook": "a", "mode": "fast", "seconds": "61.5", "status": "ok", "finished_utc": "x"},
+            {"notebook": "bb", "mode": "fast", "seconds": "2.0", "status": "error", "finished_utc": "y"}]
+    table = run_notebooks.summary_table(rows)
+    assert "1:01.5" in table and "0:02.0" in table and "error" in table
+    assert table.splitlines()[-1].split() == ["total", "1:03.5"]
+    run_notebooks.write_timings(tmp_path, rows)
+    # a later run of one notebook replaces its row and keeps the others
+    run_notebooks.write_timings(tmp_path, [{**rows[0], "seconds": "5.0"}])
+    t = pd.read_csv(tmp_path / "timings.csv")
+    assert list(t.columns) == run_notebooks.TIMINGS_FIELDS
+    assert dict(zip(t["notebook"], t["seconds"])) == {"a": 5.0, "bb": 2.0}
+
+
 @pytest.mark.notebook
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebook_executes(path, tmp_path, monkeypatch):
     monkeypatch.setenv("EFFSTATS_FIGURES", str(tmp_path))
     nb = run_notebooks.run_notebook(path, fast=True, timeout=900)
-    errors = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []) if o.get("output_type") == "error"]
+    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
+    errors = [o for o in outputs if o.get("output_type") == "error"]
     assert not errors
-    # Each notebook saves at least one figure for its claims.
+    # figures show inline (no Agg backend) ...
+    inline = [o for o in outputs if "image/png" in o.get("data", {})]
+    assert inline, f"{path.name} shows no inline figure (image/png output)"
+    # ... and are saved for the claims
     assert list(tmp_path.glob("*.png")), f"{path.name} saved no figure to FIGURES"
+    claims_csv = tmp_path / f"{path.stem}_claims.csv"
+    assert claims_csv.exists(), f"{path.name} wrote no claims table {claims_csv.name}"
+    claims = pd.read_csv(claims_csv)
+    assert list(claims.columns) == ["claim", "paper", "ours", "holds"]
+    assert len(claims) > 0
+    assert claims["ours"].notna().all(), claims[claims["ours"].isna()].to_string()
+    holds = claims["holds"].astype(str).str.strip()
+    assert holds.isin(["True", "False"]).all(), f"holds must be True/False, got {sorted(set(holds))}"
+    failing = claims[holds != "True"]
+    assert failing.empty, f"claims that do not hold in {path.name}:\n{failing.to_string()}"
