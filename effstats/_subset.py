@@ -1,23 +1,46 @@
 """Shared plumbing of every subset estimator (DISCO, its baselines and the tinyBenchmarks/IRT family).
 
 A subset estimator is fitted on source models' outputs on all items, keeps ``selected_`` items, and predicts
-each target model's full-benchmark score from its outputs on those items. This module parses outputs
-(:class:`_Outputs`), aligns target outputs to the selected items by item id, and holds the item-weighting
-helper shared by anchor-point methods.
+each target model's full-benchmark score from its outputs on those items. This module
+
+* parses outputs (:class:`_Outputs`: probabilities, class ids with labels, or correctness/scores) with clear
+  errors for ambiguous or out-of-range input;
+* aligns target outputs to the selected items **by item id** (:meth:`_SubsetEstimator._target`): a
+  :class:`~effstats.responses.ResponseMatrix`'s ``item_ids``, a DataFrame's columns, or an ``items=``
+  argument; bare arrays are read positionally (in ``selected_`` order, or the full fitted item order) and
+  checked by shape;
+* gives every estimator a prediction interval (:meth:`_SubsetEstimator.predict_interval`): cross-validated
+  residuals over the source models (split-conformal style, Vovk, Gammerman & Shafer 2005; the CV+ variant of
+  Barber, Candès, Ramdas & Tibshirani 2021), or a design-based variance for random subsets;
+* holds the item-weighting helper shared by anchor-point methods (:func:`_weighted_anchors`).
+
+References
+----------
+Vovk, Gammerman & Shafer, *Algorithmic Learning in a Random World*, Springer, 2005.
+Barber, Candès, Ramdas & Tibshirani, "Predictive inference with the jackknife+", Annals of Statistics 49(1), 2021.
+Cochran, *Sampling Techniques*, 3rd ed., Wiley, 1977 (finite-population variance of a sample mean and of a
+stratified mean).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
 from scipy import stats
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, clone
 
+from ._results import ConfidenceInterval, check_confidence_level, normal_interval
 from ._validation import check_array, check_positive_int, check_probabilities
+from .exceptions import NotFittedError, check_is_fitted
 from .responses import ResponseMatrix
 
+__all__ = ["SubsetPrediction", "PredictionMetrics", "prediction_metrics"]
+
+
+# ----------------------------------------------------------------------------- inputs
 class _Outputs(NamedTuple):
     """What a pool of models published on a set of items (any field may be None)."""
 
@@ -37,6 +60,7 @@ class _Outputs(NamedTuple):
         return next(a.shape[1] for a in (self.proba, self.pred, self.correct) if a is not None)
 
     def take(self, idx: np.ndarray) -> "_Outputs":
+        """The same models on items ``idx`` (positions)."""
         return _Outputs(
             None if self.proba is None else self.proba[:, idx],
             None if self.pred is None else self.pred[:, idx],
@@ -44,6 +68,14 @@ class _Outputs(NamedTuple):
             None if self.labels is None else self.labels[idx],
             None if self.item_ids is None else self.item_ids[idx],
             None if self.items is None else self.items.iloc[idx],
+        )
+
+    def take_models(self, idx: np.ndarray) -> "_Outputs":
+        """Models ``idx`` (positions) on the same items."""
+        return self._replace(
+            proba=None if self.proba is None else self.proba[idx],
+            pred=None if self.pred is None else self.pred[idx],
+            correct=None if self.correct is None else self.correct[idx],
         )
 
     def correctness(self, name: str) -> np.ndarray:
@@ -55,31 +87,63 @@ class _Outputs(NamedTuple):
         return (top1 == self.labels[None, :]).astype(float)
 
 
+def _check_labels(labels: Any, n_items: int, n_classes: int | None) -> np.ndarray:
+    lab = check_array(labels, "labels", ndim=1, dtype=None)
+    if not np.issubdtype(lab.dtype, np.integer):
+        raise ValueError(f"labels: expected integer class ids, got dtype {lab.dtype}")
+    if lab.shape[0] != n_items:
+        raise ValueError(f"labels: expected {n_items} labels (one per item), got {lab.shape[0]}")
+    if lab.size and lab.min() < 0:
+        raise ValueError(f"labels: class ids must be non-negative, got {int(lab.min())}")
+    if n_classes is not None and lab.size and lab.max() >= n_classes:
+        bad = np.unique(lab[lab >= n_classes])[:5].tolist()
+        raise ValueError(f"labels: expected class ids in [0, {n_classes - 1}] for {n_classes} classes, got {bad}")
+    return lab
+
+
 def _as_outputs(x: Any, name: str, labels: Any = None) -> _Outputs:
-    """Parse a ResponseMatrix or an array (probabilities / class ids / correctness)."""
+    """Parse a ResponseMatrix, a DataFrame or an array (probabilities / class ids with labels / correctness).
+
+    Integer arrays are class ids and need ``labels``; correctness or scores are given as bool or float
+    (an integer 0/1 matrix without labels is ambiguous and refused).
+    """
     if isinstance(x, ResponseMatrix):
         if x.missing is not None:  # a ResponseMatrix keeps ``missing`` only when some cell is missing
             raise ValueError(f"{name}: complete responses are required, {int(x.missing.sum())} cells are missing")
         return _Outputs(x.probabilities, x.predictions, x.values.astype(float), x.labels, x.item_ids, x.items)
     if isinstance(x, _Outputs):
         return x
-    arr = np.asarray(x)
-    lab = None
-    if labels is not None:
-        lab = check_array(labels, "labels", ndim=1, dtype=None)
+    ids = None
+    if isinstance(x, pd.DataFrame):
+        ids = pd.Index(x.columns)
+        if ids.has_duplicates:
+            raise ValueError(f"{name}: DataFrame columns (item ids) must be unique, duplicated: {ids[ids.duplicated()].unique()[:5].tolist()}")
+        x = x.to_numpy()
+    arr = check_array(x, name, ndim=(2, 3), dtype=None)
+    if arr.dtype == object:
+        arr = check_array(arr, name, ndim=(2, 3))
+    if arr.shape[0] == 0 or arr.shape[1] == 0:
+        raise ValueError(f"{name}: expected at least one model and one item, got shape {arr.shape}")
     if arr.ndim == 3 and np.issubdtype(arr.dtype, np.floating):
         p = check_probabilities(arr, name, ndim=3)
-        if lab is not None and lab.shape[0] != p.shape[1]:
-            raise ValueError(f"labels: expected {p.shape[1]} labels, got {lab.shape[0]}")
-        return _Outputs(p, None, None, lab, None, None)
-    if np.issubdtype(arr.dtype, np.integer) and arr.ndim in (2, 3) and lab is not None:
-        pred = check_array(arr, name, ndim=(2, 3), dtype=None)
-        return _Outputs(None, pred, None, lab, None, None)
+        lab = None if labels is None else _check_labels(labels, p.shape[1], p.shape[2])
+        return _Outputs(p, None, None, lab, ids, None)
+    if np.issubdtype(arr.dtype, np.integer) and not np.issubdtype(arr.dtype, np.bool_):
+        if labels is None:
+            raise ValueError(
+                f"{name}: an integer array is read as class ids and needs labels= (the true class of each item); "
+                "pass 0/1 correctness as a bool or float array"
+            )
+        if arr.min() < 0:
+            raise ValueError(f"{name}: class ids must be non-negative, got {int(arr.min())}")
+        lab = _check_labels(labels, arr.shape[1], None)
+        return _Outputs(None, arr, None, lab, ids, None)
     if arr.ndim == 2:
         c = check_array(arr, name, ndim=2)
         if c.min() < 0 or c.max() > 1:
-            raise ValueError(f"{name}: correctness/scores must lie in [0, 1]")
-        return _Outputs(None, None, c.astype(float), lab, None, None)
+            raise ValueError(f"{name}: correctness/scores must lie in [0, 1], got values in [{c.min():g}, {c.max():g}]")
+        lab = None if labels is None else _check_labels(labels, c.shape[1], None)
+        return _Outputs(None, None, c.astype(float), lab, ids, None)
     raise ValueError(
         f"{name}: expected a ResponseMatrix, probabilities (n_models, n_items, n_classes), "
         f"class ids with labels, or correctness (n_models, n_items); got {arr.dtype} array of shape {arr.shape}"
@@ -100,10 +164,131 @@ def _item_groups(stratify: Any, src: _Outputs) -> np.ndarray | None:
     return g
 
 
+def _show(ids: Any, limit: int = 5) -> str:
+    ids = list(ids)
+    more = f" (+{len(ids) - limit} more)" if len(ids) > limit else ""
+    return f"{ids[:limit]}{more}"
+
+
+def align_items(given: pd.Index, wanted: pd.Index, name: str = "target_outputs") -> np.ndarray:
+    """Positions in ``given`` of every id in ``wanted``; a ValueError listing the missing ids otherwise.
+
+    Extra ids in ``given`` are allowed (e.g. outputs on the whole benchmark); duplicated ids are refused.
+    """
+    given = pd.Index(given)
+    if given.has_duplicates:
+        raise ValueError(f"{name}: item ids must be unique, duplicated: {_show(given[given.duplicated()].unique())}")
+    pos = given.get_indexer(pd.Index(wanted))
+    if (pos < 0).any():
+        missing = pd.Index(wanted)[pos < 0]
+        raise ValueError(
+            f"{name}: outputs on {len(missing)} of the {len(wanted)} selected items are missing: {_show(missing)}; "
+            "give outputs on the estimator's selected_ids_ (or all fitted items)"
+        )
+    return pos
+
+
+# ----------------------------------------------------------------------------- results
+@dataclass(frozen=True)
+class PredictionMetrics:
+    """Accuracy of estimated benchmark scores: MAE in percentage points, Spearman's rank correlation, and (when
+    intervals were made) the share of targets whose true score lies in its interval and the mean width (points)."""
+
+    mae: float
+    spearman: float
+    n_models: int
+    coverage: float = float("nan")
+    width: float = float("nan")
+
+    def as_dict(self) -> dict[str, float]:
+        return {"mae": self.mae, "spearman": self.spearman, "n_models": self.n_models, "coverage": self.coverage, "width": self.width}
+
+
+def prediction_metrics(true_scores: Any, estimates: Any, interval: Any = None) -> PredictionMetrics:
+    """MAE (×100, percentage points) and Spearman ρ between true and estimated scores, shape (n_models,).
+
+    ρ is reported as 0 when the estimates (or the truths) are all equal: a constant prediction ranks nothing.
+    ``interval`` (low, high), each of shape (n_models,), adds the coverage and mean width.
+    """
+    t = check_array(true_scores, "true_scores", ndim=1)
+    e = check_array(estimates, "estimates", ndim=1, shape=t.shape)
+    if t.size < 2:
+        raise ValueError("true_scores: need at least 2 target models for a rank correlation")
+    rho = stats.spearmanr(t, e)[0] if np.ptp(e) > 0 and np.ptp(t) > 0 else 0.0
+    cov = width = float("nan")
+    if interval is not None:
+        lo = check_array(interval[0], "interval", ndim=1, shape=t.shape, allow_nan=True)
+        hi = check_array(interval[1], "interval", ndim=1, shape=t.shape, allow_nan=True)
+        cov, width = float(np.mean((lo <= t) & (t <= hi))), float(100 * np.mean(hi - lo))
+    return PredictionMetrics(float(100 * np.abs(t - e).mean()), float(rho), int(t.size), cov, width)
+
+
+@dataclass(frozen=True)
+class SubsetPrediction:
+    """Predicted full-benchmark scores of target models with their uncertainty (the effstats result protocol).
+
+    Attributes
+    ----------
+    statistic : ndarray of shape (n_target,)
+        Point predictions.
+    standard_error : ndarray of shape (n_target,)
+        Design-based standard error (random subsets), or the root-mean-square cross-validated residual over
+        the source models (model-based predictors: the same for every target).
+    method : {"conformal", "design"}
+        How :meth:`confidence_interval` is made.
+    residuals : ndarray of shape (n_source,) or None
+        Absolute cross-validated residuals of the source models (``method="conformal"``).
+    bounds : (float, float)
+        Range of the score; intervals are clipped to it.
+    model_ids : Index or None
+    """
+
+    statistic: np.ndarray
+    standard_error: np.ndarray
+    method: str
+    residuals: np.ndarray | None = None
+    bounds: tuple[float, float] = (0.0, 1.0)
+    model_ids: Any = field(default=None)
+
+    def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
+        """Interval for each target's full-benchmark score, arrays of shape (n_target,).
+
+        ``conformal``: prediction ± the ⌈(n+1)·level⌉-th smallest absolute cross-validated source residual
+        (n source models; unbounded, i.e. the whole score range, when that rank exceeds n). Valid when
+        targets are exchangeable with the sources (random model splits), not under a chronological or
+        performance shift. ``design``: Wald interval from the design-based standard error (random items).
+        """
+        level = check_confidence_level(confidence_level)
+        lo_b, hi_b = self.bounds
+        if self.method == "conformal":
+            r = np.sort(self.residuals)
+            rank = math.ceil((len(r) + 1) * level)
+            q = r[rank - 1] if rank <= len(r) else np.inf
+            low, high = self.statistic - q, self.statistic + q
+        else:
+            low, high = normal_interval(self.statistic, self.standard_error, level)
+        return ConfidenceInterval(np.clip(low, lo_b, hi_b), np.clip(high, lo_b, hi_b))
+
+    def to_frame(self, confidence_level: float = 0.95) -> pd.DataFrame:
+        """One row per target: estimate, standard_error, low, high (at ``confidence_level``)."""
+        ci = self.confidence_interval(confidence_level)
+        return pd.DataFrame(
+            {"estimate": self.statistic, "standard_error": self.standard_error, "low": ci.low, "high": ci.high},
+            index=self.model_ids,
+        )
+
+
+# ----------------------------------------------------------------------------- base estimator
 class _SubsetEstimator(BaseEstimator):
-    """Shared plumbing: parse source outputs, remember the selected items, read target outputs on them."""
+    """Shared plumbing: parse source outputs, remember the selected items, read target outputs on them.
+
+    Subclasses implement ``fit`` (ending with :meth:`_set_selected`) and ``_predict(outputs)`` on the target
+    outputs restricted to ``selected_`` (in that order); ``_interval_kind`` is ``"conformal"`` (default) or
+    ``"design"`` (then ``_design_se(outputs)`` gives the standard errors).
+    """
 
     n_items: int
+    _interval_kind = "conformal"
 
     def _fit_source(self, source_outputs: Any, source_scores: Any, labels: Any) -> tuple[_Outputs, np.ndarray]:
         src = _as_outputs(source_outputs, "source_outputs", labels)
@@ -117,44 +302,147 @@ class _SubsetEstimator(BaseEstimator):
         self.n_items_total_ = src.n_items
         self.item_ids_ = src.item_ids
         self.labels_ = src.labels
+        # kept (by reference, no copy) for the cross-validated residuals of predict_interval
+        self._source = (src, scores, source_scores is None)
+        self._cv = None
         return src, scores
 
     def _set_selected(self, selected: np.ndarray) -> None:
         self.selected_ = np.asarray(selected, dtype=int)
         self.selected_ids_ = None if self.item_ids_ is None else self.item_ids_[self.selected_]
 
-    def _target(self, target_outputs: Any) -> _Outputs:
-        """Target outputs restricted to the selected items (accepts the full item set or exactly the selection)."""
-        if not hasattr(self, "selected_"):
-            raise ValueError(f"{type(self).__name__}: call fit before predict")
+    def _target(self, target_outputs: Any, items: Any = None) -> _Outputs:
+        """Target outputs restricted to the selected items, in ``selected_`` order, aligned by item id.
+
+        * ResponseMatrix or DataFrame: aligned by its item ids (columns) when the fit had ids; extra items are
+          ignored, missing selected items raise a ValueError listing them. An estimator fitted on plain arrays
+          has no ids and reads them by position (all fitted items, or exactly the selected ones).
+        * ``items``: the ids (positions when fitted on arrays) of the columns of ``target_outputs``.
+        * Bare arrays: axis 1 holds the selected items in ``selected_`` order, or all fitted items in order.
+        """
+        check_is_fitted(self, "selected_")
         k, n = len(self.selected_), self.n_items_total_
-        lab = None if self.labels_ is None else self.labels_[self.selected_]
+        lab_sel = None if self.labels_ is None else self.labels_[self.selected_]
+        if isinstance(target_outputs, _Outputs):  # internal: all fitted items, or already on the selection
+            return target_outputs.take(self.selected_) if target_outputs.n_items == n else target_outputs
+        fitted_ids = self.item_ids_ if self.item_ids_ is not None else pd.RangeIndex(n)
+        wanted = fitted_ids[self.selected_]
+        if items is not None:
+            if isinstance(target_outputs, ResponseMatrix):
+                raise ValueError("items: a ResponseMatrix carries its own item ids; pass items= with arrays only")
+            given = pd.Index(np.asarray(items).tolist() if not isinstance(items, pd.Index) else items)
+            width = np.shape(target_outputs)[1] if np.ndim(target_outputs) >= 2 else None
+            if width != len(given):
+                raise ValueError(f"items: {len(given)} item ids given for outputs on {width} items (axis 1)")
+            pos = align_items(given, wanted)
+            arr = target_outputs.to_numpy() if isinstance(target_outputs, pd.DataFrame) else np.asarray(target_outputs)
+            return _as_outputs(arr[:, pos], "target_outputs", lab_sel)
         if isinstance(target_outputs, ResponseMatrix):
             t = _as_outputs(target_outputs, "target_outputs")
-            ids = target_outputs.item_ids
-            if self.item_ids_ is None and target_outputs.n_items in (k, n):  # fitted on arrays: go by shape
-                return t.take(self.selected_) if target_outputs.n_items == n and n != k else t
-            if self.item_ids_ is not None and target_outputs.n_items == n and ids.equals(self.item_ids_):
-                return t.take(self.selected_)
-            if self.selected_ids_ is not None and target_outputs.n_items == k and ids.equals(self.selected_ids_):
-                return t
-            if self.selected_ids_ is not None and set(self.selected_ids_).issubset(set(ids)):
-                return t.take(ids.get_indexer(self.selected_ids_))
+            if self.item_ids_ is None:  # fitted on arrays: by position
+                if target_outputs.n_items == n:
+                    return t.take(self.selected_)
+                if target_outputs.n_items == k:
+                    return t
+                raise ValueError(
+                    f"target_outputs: the estimator was fitted on arrays without item ids; expected outputs on all "
+                    f"{n} fitted items or the {k} selected items (in selected_ order), got {target_outputs.n_items}"
+                )
+            return t.take(align_items(target_outputs.item_ids, wanted))
+        if isinstance(target_outputs, pd.DataFrame):
+            if self.item_ids_ is None and not pd.api.types.is_integer_dtype(target_outputs.columns):
+                raise ValueError(
+                    "target_outputs: the estimator was fitted on arrays (item positions as ids); DataFrame columns "
+                    "must be integer item positions"
+                )
+            pos = align_items(pd.Index(target_outputs.columns), wanted)
+            return _as_outputs(target_outputs.to_numpy()[:, pos], "target_outputs", lab_sel)
+        arr = check_array(target_outputs, "target_outputs", ndim=(2, 3), dtype=None)
+        if arr.shape[1] not in (k, n):
             raise ValueError(
-                f"target_outputs: item ids do not match the fitted item set ({n} items) or the {k} selected items"
-            )
-        arr = np.asarray(target_outputs)
-        if arr.ndim < 2 or arr.shape[1] not in (k, n):
-            raise ValueError(
-                f"target_outputs: expected outputs on the {k} selected items (or all {n} items) in axis 1, got shape {arr.shape}"
+                f"target_outputs: expected outputs on the {k} selected items (in selected_ order) or all {n} items "
+                f"in axis 1, got shape {arr.shape}; pass items= to align by item id"
             )
         if arr.shape[1] == k:
-            return _as_outputs(arr, "target_outputs", lab)
+            return _as_outputs(arr, "target_outputs", lab_sel)
         return _as_outputs(arr, "target_outputs", self.labels_).take(self.selected_)
 
-    def score(self, target_outputs: Any, target_scores: Any) -> "PredictionMetrics":
-        """MAE (percentage points) and Spearman correlation of the estimates against the true scores."""
-        return prediction_metrics(target_scores, self.predict(target_outputs))
+    def _predict(self, outputs: _Outputs) -> np.ndarray:
+        raise NotImplementedError(f"{type(self).__name__} implements predict itself")
+
+    def predict(self, target_outputs: Any, *, items: Any = None) -> np.ndarray:
+        """Estimated full-benchmark score of each target model, shape (n_target,).
+
+        Parameters
+        ----------
+        target_outputs : ResponseMatrix, DataFrame or array
+            The targets' outputs on the selected items. A ResponseMatrix or DataFrame (columns = item ids) is
+            aligned by item id, and may hold more items (only the selected ones are read). A bare array holds
+            the selected items **in** ``selected_`` **order** (or all fitted items in the fitted order) in axis 1.
+        items : sequence, optional
+            Item ids of the columns of an array ``target_outputs`` (positions when the estimator was fitted on
+            arrays); the array is then aligned by them.
+        """
+        return self._predict(self._target(target_outputs, items))
+
+    # -- uncertainty
+    def _cross_validated(self, n_splits: int = 5, random_state: int = 0) -> np.ndarray:
+        """Out-of-fold predictions of the source models: the whole pipeline (selection included) refitted on
+        the other folds' sources. Cached; shape (n_source,)."""
+        check_is_fitted(self, "selected_")
+        if getattr(self, "_cv", None) is not None and self._cv[0] == (n_splits, random_state):
+            return self._cv[1]
+        from sklearn.model_selection import KFold
+
+        src, scores, default_scores = self._source
+        m = src.n_models
+        n_splits = min(check_positive_int(n_splits, "n_splits", minimum=2), m)
+        if m - math.ceil(m / n_splits) < 2:
+            raise ValueError(f"source_outputs: cross-validated intervals need at least 3 source models, got {m}")
+        oof = np.empty(m)
+        for train, test in KFold(n_splits, shuffle=True, random_state=random_state).split(np.arange(m)):
+            est = clone(self)
+            est.fit(src.take_models(train), None if default_scores else scores[train])
+            oof[test] = est.predict(src.take_models(test))  # public predict: subclasses may override it
+        self._cv = ((n_splits, random_state), oof)
+        return oof
+
+    def cv_residuals(self, n_splits: int = 5, random_state: int = 0) -> np.ndarray:
+        """Cross-validated residuals (prediction − true score) of the source models, shape (n_source,)."""
+        return self._cross_validated(n_splits, random_state) - self._source[1]
+
+    def _design_se(self, outputs: _Outputs) -> np.ndarray:
+        raise NotImplementedError
+
+    def predict_interval(self, target_outputs: Any, *, items: Any = None, n_splits: int = 5) -> SubsetPrediction:
+        """Predictions with their uncertainty, as a :class:`SubsetPrediction` (``confidence_interval(level)``).
+
+        Model-based estimators (DISCO, anchors, IRT, Sort & Search) use ``n_splits``-fold cross-validated
+        residuals of the source models (conformal, valid for targets exchangeable with the sources); random
+        subsets use the design-based variance (finite-population correction included). See ``predict`` for
+        ``target_outputs`` and ``items``.
+        """
+        o = self._target(target_outputs, items)
+        est = self.predict(o) if type(self)._predict is _SubsetEstimator._predict else self._predict(o)
+        ids = target_outputs.model_ids if isinstance(target_outputs, ResponseMatrix) else (
+            target_outputs.index if isinstance(target_outputs, pd.DataFrame) else None)
+        src_scores = self._source[1]
+        bounds = (0.0, 1.0) if src_scores.min() >= 0 and src_scores.max() <= 1 else (-np.inf, np.inf)
+        if self._interval_kind == "design":
+            return SubsetPrediction(est, self._design_se(o), "design", None, bounds, ids)
+        r = self.cv_residuals(n_splits)
+        se = np.full(est.shape, float(np.sqrt(np.mean(r**2))))
+        return SubsetPrediction(est, se, "conformal", np.abs(r), bounds, ids)
+
+    def evaluate(self, target_outputs: Any, target_scores: Any, *, items: Any = None, confidence_level: float = 0.9) -> PredictionMetrics:
+        """MAE (percentage points), Spearman correlation, interval coverage and width against the true scores."""
+        p = self.predict_interval(target_outputs, items=items)
+        return prediction_metrics(target_scores, p.statistic, p.confidence_interval(confidence_level))
+
+    def score(self, target_outputs: Any, target_scores: Any, *, items: Any = None) -> float:
+        """Negative mean absolute error in percentage points (higher is better, as scikit-learn's
+        ``neg_mean_absolute_error``); :meth:`evaluate` gives MAE, Spearman and interval coverage."""
+        return -prediction_metrics(target_scores, self.predict(target_outputs, items=items)).mae
 
 
 def _weighted_anchors(X: np.ndarray, k: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
@@ -170,26 +458,4 @@ def _weighted_anchors(X: np.ndarray, k: int, rng: np.random.Generator) -> tuple[
     return uniq, np.bincount(inv, weights=weights)
 
 
-@dataclass(frozen=True)
-class PredictionMetrics:
-    """Accuracy of estimated benchmark scores: MAE in percentage points and Spearman's rank correlation."""
-
-    mae: float
-    spearman: float
-    n_models: int
-
-    def as_dict(self) -> dict[str, float]:
-        return {"mae": self.mae, "spearman": self.spearman, "n_models": self.n_models}
-
-
-def prediction_metrics(true_scores: Any, estimates: Any) -> PredictionMetrics:
-    """MAE (×100, percentage points) and Spearman ρ between true and estimated scores, shape (n_models,).
-
-    ρ is reported as 0 when the estimates (or the truths) are all equal: a constant prediction ranks nothing.
-    """
-    t = check_array(true_scores, "true_scores", ndim=1)
-    e = check_array(estimates, "estimates", ndim=1, shape=t.shape)
-    if t.size < 2:
-        raise ValueError("true_scores: need at least 2 target models for a rank correlation")
-    rho = stats.spearmanr(t, e)[0] if np.ptp(e) > 0 and np.ptp(t) > 0 else 0.0
-    return PredictionMetrics(float(100 * np.abs(t - e).mean()), float(rho), int(t.size))
+_ = NotFittedError  # re-exported for subclasses' docs

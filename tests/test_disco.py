@@ -8,6 +8,7 @@ from hypothesis.extra import numpy as hnp
 from scipy.special import softmax
 
 from effstats import ResponseMatrix, performance_split, random_split
+from effstats.exceptions import NotFittedError
 from effstats.disco import (
     DISCO,
     PREDICTORS,
@@ -253,6 +254,8 @@ def test_table2_settings():
     assert make_predictor("lasso").alpha == 1e-4
     assert make_predictor("gb").n_estimators == 200
     assert make_predictor("knn").n_neighbors == 1
+    assert make_predictor("knn").metric == "cosine"  # the authors' code
+    assert make_predictor("knn", metric="euclidean").metric == "euclidean"
     assert make_predictor("mlp3").hidden_layer_sizes == (128, 128)
 
 
@@ -388,7 +391,7 @@ def test_bad_selection_and_estimator_input():
     est = DISCO(10, random_state=0).fit(rm.subset(models=np.arange(15)))
     with pytest.raises(ValueError, match="target_outputs: expected outputs on the 10 selected items"):
         est.predict(rm.probabilities[15:, :37])
-    with pytest.raises(ValueError, match="target_outputs: item ids do not match"):
+    with pytest.raises(ValueError, match="target_outputs: outputs on .* of the 10 selected items are missing"):
         est.predict(rm.subset(models=np.arange(15, 20), items=np.arange(10)))
     with pytest.raises(ValueError, match="target_outputs: expected 4 classes"):
         est.predict(np.full((2, 10, 5), 0.2))
@@ -398,7 +401,7 @@ def test_bad_selection_and_estimator_input():
         pds_from_predictions(np.zeros((3, 4, 2), dtype=int))
     with pytest.raises(ValueError, match="n_classes"):
         pds_from_predictions(np.array([[0, 5], [1, 2]]), n_classes=3)
-    with pytest.raises(ValueError, match="DISCO: call fit before predict"):
+    with pytest.raises(NotFittedError, match="This DISCO instance is not fitted yet"):
         DISCO(10).predict(rm)
 
 

@@ -27,7 +27,16 @@ Layout: :mod:`._selection` (disagreement scores, top-k / random selection), :mod
 (signature regressors), :mod:`._estimator` (:class:`DISCO`), :mod:`._baselines`, :mod:`._protocol`;
 the shared subset-estimator base lives in :mod:`effstats._subset` (used by :mod:`effstats.irt` too).
 """
-from .._subset import PredictionMetrics, _Outputs, _SubsetEstimator, _as_outputs, _weighted_anchors, prediction_metrics
+from .._subset import (
+    PredictionMetrics,
+    SubsetPrediction,
+    _Outputs,
+    _SubsetEstimator,
+    _as_outputs,
+    _weighted_anchors,
+    align_items,
+    prediction_metrics,
+)
 from ._baselines import AnchorCorr, RandomDirect, SortSearchDirect, StratifiedHT
 from ._estimator import DISCO
 from ._predictors import PREDICTORS, make_predictor
@@ -60,6 +69,7 @@ __all__ = [
     "StratifiedHT",
     "SortSearchDirect",
     "PredictionMetrics",
+    "SubsetPrediction",
     "prediction_metrics",
     "evaluate_split",
     "run_protocol",

@@ -10,6 +10,8 @@ from .._subset import _SubsetEstimator, _item_groups, _weighted_anchors
 from .._validation import check_positive_int, check_rng
 from ._selection import _first_per_group, select_random
 
+# References: Cochran, *Sampling Techniques*, 3rd ed., Wiley, 1977 (design-based variances below).
+
 class RandomDirect(_SubsetEstimator):
     """Baseline: k uniformly random items (optionally stratified) and the target's accuracy on them."""
 
@@ -24,8 +26,19 @@ class RandomDirect(_SubsetEstimator):
         self._set_selected(select_random(src.n_items, self.n_items, groups=groups, rng=self.random_state))
         return self
 
-    def predict(self, target_outputs: Any) -> np.ndarray:
-        return self._target(target_outputs).correctness("target_outputs").mean(axis=1)
+    _interval_kind = "design"
+
+    def _predict(self, o) -> np.ndarray:
+        return o.correctness("target_outputs").mean(axis=1)
+
+    def _design_se(self, o) -> np.ndarray:
+        """Standard error of a k-item simple random sample mean from N items: ``sqrt(s²/k · (1 − k/N))``
+        (Cochran 1977, Thm 2.2; ``s²`` the target's sample variance on the k items). With stratified
+        selection the strata get equal numbers, so this is an approximation there."""
+        y = o.correctness("target_outputs")
+        k, n = y.shape[1], self.n_items_total_
+        s2 = y.var(axis=1, ddof=1) if k > 1 else np.full(len(y), 0.25)
+        return np.sqrt(s2 / k * (1 - k / n))
 
 
 class AnchorCorr(_SubsetEstimator):
@@ -47,8 +60,8 @@ class AnchorCorr(_SubsetEstimator):
         self._set_selected(anchors)
         return self
 
-    def predict(self, target_outputs: Any) -> np.ndarray:
-        return self._target(target_outputs).correctness("target_outputs") @ self.weights_
+    def _predict(self, o) -> np.ndarray:
+        return o.correctness("target_outputs") @ self.weights_
 
 
 def _kmeans_1d(x: np.ndarray, k: int, n_iter: int = 100) -> np.ndarray:
@@ -110,12 +123,32 @@ class StratifiedHT(_SubsetEstimator):
         key = rng.random(src.n_items)
         chosen = np.sort(_first_per_group(np.lexsort((key, strata)), strata, sizes, alloc))
         self.strata_ = strata
+        self.stratum_sizes_ = sizes
         self.weights_ = (sizes / sizes.sum() / alloc)[strata[chosen]]  # 1 / (N π_i)
         self._set_selected(chosen)
         return self
 
-    def predict(self, target_outputs: Any) -> np.ndarray:
-        return self._target(target_outputs).correctness("target_outputs") @ self.weights_
+    _interval_kind = "design"
+
+    def _predict(self, o) -> np.ndarray:
+        return o.correctness("target_outputs") @ self.weights_
+
+    def _design_se(self, o) -> np.ndarray:
+        """Stratified-sampling standard error ``sqrt(Σ_h W_h² s_h²/n_h (1 − n_h/N_h))`` (Cochran 1977, Thm 5.3);
+        strata with one sampled item borrow the pooled within-stratum variance."""
+        y = o.correctness("target_outputs")
+        h = self.strata_[self.selected_]
+        n_h = np.bincount(h, minlength=len(self.stratum_sizes_))
+        sizes = self.stratum_sizes_
+        onehot = np.eye(len(sizes))[h]  # (k, H)
+        mean_h = (y @ onehot) / np.maximum(n_h, 1)
+        ss_h = ((y - mean_h[:, h]) ** 2) @ onehot
+        dof = n_h - 1
+        pooled = ss_h.sum(axis=1) / max(dof[dof > 0].sum(), 1)
+        s2_h = np.where(dof > 0, ss_h / np.maximum(dof, 1), pooled[:, None])
+        w = sizes / sizes.sum()
+        var = (w**2 * s2_h / np.maximum(n_h, 1) * (1 - n_h / sizes) * (n_h > 0)).sum(axis=1)
+        return np.sqrt(var)
 
 
 class SortSearchDirect(_SubsetEstimator):
@@ -142,6 +175,6 @@ class SortSearchDirect(_SubsetEstimator):
         self._set_selected(self.sortsearch_.select(self.n_items))
         return self
 
-    def predict(self, target_outputs: Any) -> np.ndarray:
-        y = self._target(target_outputs).correctness("target_outputs").astype(bool)
+    def _predict(self, o) -> np.ndarray:
+        y = o.correctness("target_outputs").astype(bool)
         return np.asarray(self.sortsearch_.predict(y, items=self.selected_).accuracy, dtype=float)

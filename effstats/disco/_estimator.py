@@ -3,12 +3,16 @@ from __future__ import annotations
 
 from typing import Any
 
+import warnings
+
 import numpy as np
 
 from .._subset import _Outputs, _SubsetEstimator, _item_groups
 from .._validation import check_array, check_positive_int, check_rng
+from ..exceptions import check_is_fitted
 from ._predictors import make_predictor
 from ._selection import disagreement, select_random, select_top_k
+
 
 class DISCO(_SubsetEstimator):
     """DISCO: select the k most disagreed-on items, predict accuracy from model signatures.
@@ -27,9 +31,10 @@ class DISCO(_SubsetEstimator):
         the probability of the true class (k values, Anchor-conf's embedding), one-hot top-1 class ids
         (only the classes some source model predicted on the item get a column), or 0/1 correctness.
         ``auto`` takes probabilities, else class ids, else correctness.
-    pca : int or None
-        Reduce signatures to this many principal components (clipped to the source count and signature
-        length); ``None`` keeps them whole. Table 2(d): PCA 64–256 ≫ none.
+    pca : int or None, default=256
+        Reduce signatures to this many principal components; ``None`` keeps them whole. Table 2(d): PCA
+        64–256 ≫ none. PCA cannot have more components than source models (or signature columns): a larger
+        value is clipped with a ``UserWarning`` (the authors' code raises).
     n_disagreement_models : int or None
         Compute the disagreement from this many randomly drawn source models (App. I: M = 100 on MMLU);
         ``None`` uses every source model.
@@ -37,8 +42,10 @@ class DISCO(_SubsetEstimator):
         Item groups for stratified selection (a column of ``items`` when the source is a ResponseMatrix).
     top_k : int
         Ranks used for disagreement when the models publish class ids (1 = hard labels, 5 = top-5 variant).
-    n_neighbors : int
+    n_neighbors : int, default=1
         k of the kNN predictor (App. I: 1).
+    metric : {"cosine", "euclidean"}, default="cosine"
+        Distance of the kNN predictor; the authors' code uses cosine distance.
     random_state : int, Generator or None
         Seeds the random selection, the model subset, tie-breaking and the predictor.
 
@@ -65,6 +72,7 @@ class DISCO(_SubsetEstimator):
         stratify: Any = None,
         top_k: int = 1,
         n_neighbors: int = 1,
+        metric: str = "cosine",
         random_state: Any = None,
     ) -> None:
         self.n_items = n_items
@@ -76,6 +84,7 @@ class DISCO(_SubsetEstimator):
         self.stratify = stratify
         self.top_k = top_k
         self.n_neighbors = n_neighbors
+        self.metric = metric
         self.random_state = random_state
 
     # -- selection
@@ -113,7 +122,10 @@ class DISCO(_SubsetEstimator):
             c = src.correct[models]
             out = np.stack([1.0 - c, c], axis=-1)
         self.scores_ = disagreement(out, self.selection, top_k=self.top_k)
-        self._set_selected(select_top_k(self.scores_, self.n_items, groups=groups, rng=rng))
+        # Hard labels and 0/1 correctness give PDS few distinct values (binary correctness: 2), so most items
+        # tie: break PDS ties by the JSD (vote entropy: balanced disagreement first), then at random.
+        second = disagreement(out, "jsd", top_k=self.top_k) if self.selection == "pds" else None
+        self._set_selected(select_top_k(self.scores_, self.n_items, groups=groups, rng=rng, tiebreak=second))
 
     # -- signatures
     def _signature(self, o: _Outputs, *, fit: bool) -> np.ndarray:
@@ -186,26 +198,37 @@ class DISCO(_SubsetEstimator):
             top = int(p.max()) if self.labels_ is None else max(int(p.max()), int(self.labels_.max()))
             self._key_base = top + 1 if self.n_classes_ is None else self.n_classes_
         X = self._signature(sel, fit=True)
+        if np.ptp(X, axis=0).max() == 0:
+            raise ValueError(
+                "source_outputs: every source model has the same signature on the selected items (e.g. all correct); "
+                "the predictor has nothing to learn from"
+            )
         self.pca_ = None
         if self.pca is not None:
             d = check_positive_int(self.pca, "pca")
-            d = min(d, X.shape[0], X.shape[1])
+            if d > min(X.shape):
+                warnings.warn(
+                    f"pca: {d} components requested but PCA allows at most min(n_source_models, signature length) = "
+                    f"{min(X.shape)}; using {min(X.shape)}",
+                    UserWarning,
+                    stacklevel=2,
+                )
+                d = min(X.shape)
             self.pca_ = PCA(n_components=d, random_state=int(rng.integers(2**31 - 1))).fit(X)
             X = self.pca_.transform(X)
-        self.predictor_ = make_predictor(self.predictor, random_state=rng, n_neighbors=min(self.n_neighbors, len(scores)))
+        self.predictor_ = make_predictor(
+            self.predictor, random_state=rng, n_neighbors=min(self.n_neighbors, len(scores)), metric=self.metric
+        )
         self.predictor_.fit(X, scores)
         return self
 
-    def signatures(self, outputs: Any) -> np.ndarray:
-        """Signatures (after PCA) of models' outputs, shape (n_models, d)."""
-        X = self._signature(self._target(outputs), fit=False)
+    def signatures(self, outputs: Any, *, items: Any = None) -> np.ndarray:
+        """Signatures (after PCA) of models' outputs, shape (n_models, d); inputs as in :meth:`predict`."""
+        check_is_fitted(self, "predictor_")
+        X = self._signature(self._target(outputs, items), fit=False)
         return X if self.pca_ is None else self.pca_.transform(X)
 
-    def predict(self, target_outputs: Any) -> np.ndarray:
-        """Estimated full-benchmark score of each target model, shape (n_target,), clipped to [0, 1].
-
-        ``target_outputs`` holds outputs on the selected items (``selected_``), or on all items (only the
-        selected ones are read), as a ResponseMatrix or an array of the fitted kind.
-        """
-        X = self.signatures(target_outputs)
+    def _predict(self, o: _Outputs) -> np.ndarray:
+        X = self._signature(o, fit=False)
+        X = X if self.pca_ is None else self.pca_.transform(X)
         return np.clip(self.predictor_.predict(X), 0.0, 1.0)

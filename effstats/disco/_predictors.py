@@ -10,23 +10,25 @@ from .._validation import check_rng
 PREDICTORS = ("knn", "rf", "linear", "ridge", "lasso", "gb", "mlp2", "mlp3")
 
 
-def make_predictor(name: str | Any, *, random_state: Any = None, n_neighbors: int = 1):
+def make_predictor(name: str | Any, *, random_state: Any = None, n_neighbors: int = 1, metric: str = "cosine"):
     """The regressors of Table 2(e) with App. I's settings (all scikit-learn).
 
-    ``knn`` (k = 1, Euclidean), ``rf`` (defaults), ``linear``, ``ridge`` (λ = 10), ``lasso`` (λ = 1e-4),
+    ``knn`` (k = 1, cosine distance as in the authors' code; ``metric="euclidean"`` for scikit-learn's default), ``rf`` (defaults), ``linear``, ``ridge`` (λ = 10), ``lasso`` (λ = 1e-4),
     ``gb`` (200 estimators), ``mlp2`` (hidden [128], 200 epochs, lr 1e-3) and ``mlp3`` ([128, 128], 700
     epochs). The paper trains the MLPs with AdamW; scikit-learn's Adam with its default L2 of 1e-4 is
     the nearest equivalent. A scikit-learn regressor instance is returned as a clone.
     """
     from sklearn import ensemble, linear_model, neighbors, neural_network
 
+    if metric not in ("cosine", "euclidean"):
+        raise ValueError(f"metric: expected 'cosine' or 'euclidean', got {metric!r}")
     if not isinstance(name, str):
         if not hasattr(name, "fit") or not hasattr(name, "predict"):
             raise ValueError(f"predictor: expected one of {PREDICTORS} or a scikit-learn regressor, got {name!r}")
         return clone(name)
     rs = None if random_state is None else int(check_rng(random_state).integers(2**31 - 1))
     table = {
-        "knn": lambda: neighbors.KNeighborsRegressor(n_neighbors=n_neighbors),
+        "knn": lambda: neighbors.KNeighborsRegressor(n_neighbors=n_neighbors, metric=metric, algorithm="brute"),
         "rf": lambda: ensemble.RandomForestRegressor(random_state=rs, n_jobs=-1),
         "linear": lambda: linear_model.LinearRegression(),
         "ridge": lambda: linear_model.Ridge(alpha=10.0),

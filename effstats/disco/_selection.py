@@ -202,7 +202,7 @@ def _allocate(sizes: np.ndarray, k: int) -> np.ndarray:
     return alloc
 
 
-def select_top_k(scores: Any, k: int, *, groups: Any = None, rng: Any = None) -> np.ndarray:
+def select_top_k(scores: Any, k: int, *, groups: Any = None, rng: Any = None, tiebreak: Any = None) -> np.ndarray:
     """Indices of the k items with the highest scores (stratified: equal numbers per group).
 
     Parameters
@@ -214,7 +214,11 @@ def select_top_k(scores: Any, k: int, *, groups: Any = None, rng: Any = None) ->
         Item groups (e.g. MMLU tasks); each gets ``k // n_groups`` items (surplus of small groups is
         passed on), the top-scoring ones within the group (the stratification of Table 2b).
     rng : int or Generator, optional
-        Breaks ties at random (hard-label PDS has many); without it ties go to the lower index.
+        Breaks the remaining ties at random; without it they go to the lower index.
+    tiebreak : array of shape (n_items,), optional
+        Secondary score, higher first, among items with equal ``scores``. PDS of hard labels or of 0/1
+        correctness takes few values (binary correctness: two), so most items tie; :class:`DISCO` breaks
+        PDS ties by the JSD (the entropy of the models' votes: a 50/50 split before a 90/10 one).
 
     Returns
     -------
@@ -224,6 +228,9 @@ def select_top_k(scores: Any, k: int, *, groups: Any = None, rng: Any = None) ->
     n = s.size
     k = check_positive_int(k, "k", maximum=n)
     tie = check_rng(rng).permutation(n) if rng is not None else np.arange(n)
+    if tiebreak is not None:
+        t2 = check_array(tiebreak, "tiebreak", ndim=1, shape=(n,))
+        tie = np.lexsort((tie, -t2)).argsort()  # rank by the secondary score, then at random
     if groups is None:
         order = np.lexsort((tie, -s))
         return order[:k]

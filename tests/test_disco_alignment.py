@@ -1,0 +1,154 @@
+"""Every subset estimator aligns target outputs by item id, refuses the wrong items, and rejects bad input."""
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.special import softmax
+
+from effstats import ResponseMatrix
+from effstats.disco import DISCO, AnchorCorr, RandomDirect, SortSearchDirect, StratifiedHT, disagreement, select_top_k
+from effstats.exceptions import NotFittedError
+from effstats.irt import TinyBenchmarks
+
+
+def binary_benchmark(m=40, n=300, seed=0):
+    rng = np.random.default_rng(seed)
+    theta, b = rng.normal(size=m), rng.normal(size=n)
+    y = rng.random((m, n)) < 1 / (1 + np.exp(-(theta[:, None] - b[None, :])))
+    return ResponseMatrix(y, model_ids=[f"model{i}" for i in range(m)], item_ids=[f"q{j:04d}" for j in range(n)])
+
+
+def proba_benchmark(m=30, n=200, c=4, seed=0):
+    rng = np.random.default_rng(seed)
+    labels = rng.integers(0, c, n)
+    logits = rng.normal(size=(m, n, c))
+    logits[:, np.arange(n), labels] += rng.normal(1.0, 1.0, size=m)[:, None]
+    return ResponseMatrix.from_probabilities(softmax(logits, axis=-1), labels, item_ids=[f"img{j}" for j in range(n)])
+
+
+ESTIMATORS = {
+    "disco": lambda: DISCO(20, signature="correctness", pca=None, random_state=0),
+    "random": lambda: RandomDirect(20, random_state=0),
+    "anchor": lambda: AnchorCorr(20, random_state=0),
+    "stratified": lambda: StratifiedHT(20, 4, random_state=0),
+    "sortsearch": lambda: SortSearchDirect(20),
+    "tinybenchmarks": lambda: TinyBenchmarks(20, "anchor-corr", "weighted", random_state=0),
+}
+
+
+@pytest.mark.parametrize("name", list(ESTIMATORS))
+def test_every_estimator_aligns_by_item_id(name):
+    rm = binary_benchmark()
+    src, tgt = rm.subset(models=np.arange(30)), rm.subset(models=np.arange(30, 40))
+    est = ESTIMATORS[name]().fit(src)
+    ref = est.predict(tgt)
+    if name == "random":
+        np.testing.assert_allclose(ref, tgt.values[:, est.selected_].mean(axis=1))
+    perm = np.random.default_rng(1).permutation(rm.n_items)
+    # the same outputs with shuffled item order: a ResponseMatrix and a DataFrame are aligned by id
+    np.testing.assert_allclose(est.predict(tgt.subset(items=perm)), ref)
+    df = pd.DataFrame(tgt.values[:, perm].astype(float), columns=tgt.item_ids[perm], index=tgt.model_ids)
+    np.testing.assert_allclose(est.predict(df), ref)
+    # only the selected items, in item order (not selected_ order): aligned through their ids
+    order = np.sort(est.selected_)
+    sel_df = pd.DataFrame(tgt.values[:, order].astype(float), columns=tgt.item_ids[order])
+    np.testing.assert_allclose(est.predict(sel_df), ref)
+    # a bare array in selected_ order is read by position
+    np.testing.assert_allclose(est.predict(tgt.values[:, est.selected_].astype(float)), ref)
+    # missing selected items: a clear error naming them
+    drop = tgt.item_ids[est.selected_[0]]
+    with pytest.raises(ValueError, match=f"target_outputs: outputs on 1 of the 20 selected items are missing: \\['{drop}'\\]"):
+        est.predict(df.drop(columns=[drop]))
+
+
+@pytest.mark.parametrize("name", ["disco", "random", "anchor", "stratified", "sortsearch"])
+def test_items_argument_aligns_a_bare_array(name):
+    rm = binary_benchmark()
+    src, tgt = rm.subset(models=np.arange(30)), rm.subset(models=np.arange(30, 40))
+    est = ESTIMATORS[name]().fit(src)
+    order = np.sort(est.selected_)  # the user's own (item) order
+    arr = tgt.values[:, order].astype(float)
+    np.testing.assert_allclose(est.predict(arr, items=tgt.item_ids[order]), est.predict(tgt))
+    # without items= the same array would be read in selected_ order: different (wrong) answers, so the doc says so
+    with pytest.raises(ValueError, match="items: 19 item ids given for outputs on 20 items"):
+        est.predict(arr, items=tgt.item_ids[order][:-1])
+    with pytest.raises(ValueError, match="selected_ order"):
+        est.predict(arr[:, :7])
+
+
+def test_positions_are_the_ids_of_an_estimator_fitted_on_arrays():
+    rm = proba_benchmark()
+    p, lab = rm.probabilities, rm.labels
+    est = DISCO(15, pca=None, predictor="knn", random_state=0).fit(p[:20], labels=lab)
+    ref = est.predict(p[20:])
+    order = np.sort(est.selected_)
+    np.testing.assert_allclose(est.predict(p[20:][:, order], items=order), ref)
+    with pytest.raises(ValueError, match="missing"):
+        est.predict(p[20:][:, order], items=order + 1)
+
+
+def test_disco_on_probabilities_aligns_a_response_matrix():
+    rm = proba_benchmark()
+    src, tgt = rm.subset(models=np.arange(22)), rm.subset(models=np.arange(22, 30))
+    est = DISCO(25, pca=10, random_state=0).fit(src)
+    perm = np.random.default_rng(0).permutation(rm.n_items)
+    np.testing.assert_allclose(est.predict(tgt.subset(items=perm)), est.predict(tgt))
+    np.testing.assert_allclose(est.signatures(tgt.subset(items=perm)), est.signatures(tgt))
+
+
+def test_not_fitted():
+    for make in ESTIMATORS.values():
+        with pytest.raises(NotFittedError):
+            make().predict(np.zeros((2, 20)))
+
+
+# ----------------------------------------------------------------------------- bad input
+def test_labels_out_of_range_and_class_ids_without_labels():
+    rm = proba_benchmark(c=10)
+    p = rm.probabilities
+    with pytest.raises(ValueError, match=r"labels: expected class ids in \[0, 9\] for 10 classes, got \[10, 11"):
+        DISCO(10).fit(p, labels=rm.labels + 10)
+    with pytest.raises(ValueError, match="labels: expected 200 labels"):
+        DISCO(10).fit(p, labels=rm.labels[:50])
+    ids = p.argmax(axis=2)
+    with pytest.raises(ValueError, match="source_outputs: an integer array is read as class ids and needs labels="):
+        RandomDirect(10).fit(ids)
+    with pytest.raises(ValueError, match="source_outputs: an integer array is read as class ids"):
+        DISCO(10).fit((ids == rm.labels).astype(int))  # 0/1 as int: ambiguous, refused
+    # the same as bool or float is correctness
+    RandomDirect(10).fit(ids == rm.labels)
+
+
+def test_all_correct_sources_are_refused_with_a_clear_message():
+    y = np.ones((10, 50), bool)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no numpy divide warning on the way
+        with pytest.raises(ValueError, match="source_outputs: every source model has the same signature"):
+            DISCO(10, signature="correctness", pca=None).fit(y)
+        with pytest.raises(ValueError, match="source_outputs: every source model has the same signature"):
+            DISCO(10, signature="correctness", pca=5).fit(y)
+
+
+def test_pca_larger_than_the_source_count_warns():
+    rm = proba_benchmark()
+    with pytest.warns(UserWarning, match="pca: 256 components requested but PCA allows at most .* = 30; using 30"):
+        est = DISCO(20).fit(rm)
+    assert est.pca_.n_components_ == 30
+
+
+# ----------------------------------------------------------------------------- PDS ties
+def test_pds_ties_on_binary_correctness_are_broken_by_jsd():
+    rm = binary_benchmark(m=30, n=400)
+    y = rm.values.astype(float)
+    two = np.stack([1 - y, y], axis=-1)
+    s = disagreement(two, "pds")
+    assert np.unique(s).size <= 2  # binary correctness: PDS is 1/2 (all agree) or 1 (any disagreement)
+    est = DISCO(30, signature="correctness", pca=None, random_state=0).fit(rm)
+    j = disagreement(two, "jsd")
+    # chosen items: all top PDS, and the most balanced votes among them (JSD at least that of any item left out)
+    assert (s[est.selected_] == s.max()).all()
+    rest = np.setdiff1d(np.flatnonzero(s == s.max()), est.selected_)
+    assert j[est.selected_].min() >= j[rest].max() - 1e-12
+    # select_top_k's tiebreak, hand example: equal scores, the secondary score decides
+    np.testing.assert_array_equal(select_top_k([1, 1, 1, 0], 2, tiebreak=[0.1, 0.9, 0.5, 5.0]), [1, 2])
