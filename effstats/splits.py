@@ -47,13 +47,23 @@ def random_split(responses: ResponseMatrix | int, test_size: float | int = 0.2, 
     return ModelSplit(np.sort(perm[k:]), np.sort(perm[:k]))
 
 
-def chronological_split(responses: ResponseMatrix, cutoff: Any, date: str = "release_date") -> ModelSplit:
-    """Models released strictly before ``cutoff`` are sources; the rest (on or after) are targets."""
+def chronological_split(responses: ResponseMatrix, cutoff: Any = None, date: str = "release_date", *, n_newest: int | None = None) -> ModelSplit:
+    """Models released strictly before ``cutoff`` are sources; the rest (on or after) are targets.
+
+    ``n_newest`` instead makes the newest ``n_newest`` models the targets (DISCO's split: the 40 newest);
+    equal dates are ordered by position. Give exactly one of ``cutoff`` and ``n_newest``.
+    """
     if date not in responses.models.columns:
         raise ValueError(f"date: model metadata has no column {date!r} (has {list(responses.models.columns)})")
     d = responses.models[date]
     if d.isna().any():
         raise ValueError(f"date: column {date!r} has missing release dates")
+    if (cutoff is None) == (n_newest is None):
+        raise ValueError("cutoff: give exactly one of cutoff and n_newest")
+    if n_newest is not None:
+        k = check_positive_int(n_newest, "n_newest", maximum=responses.n_models - 1)
+        order = np.argsort(pd.Series(d).rank(method="first").to_numpy(), kind="stable")  # oldest first
+        return ModelSplit(np.sort(order[:-k]), np.sort(order[-k:]))
     if not np.issubdtype(d.dtype, np.number):
         d, cutoff = pd.to_datetime(d), pd.Timestamp(cutoff)
     before = (d < cutoff).to_numpy()
