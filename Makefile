@@ -1,18 +1,36 @@
-# effstats: `make demo` runs the analyses on the bundled data, `make test` runs the tests.
-# Both run the idempotent set-up first (Debian as root: installs everything; elsewhere prints the steps).
+# effstats: `make demo` runs the analyses on the bundled data and renders them as HTML reports, `make test` runs
+# the tests. Both run the idempotent set-up first (Debian as root: installs everything; elsewhere prints the steps).
 PY ?= .venv/bin/python
 PYTEST_ARGS ?=
+# e.g. make lab LAB_ARGS="--no-browser --ip=127.0.0.1 --port=8888"
+LAB_ARGS ?=
+# Jupyter refuses to run as root unless told to
+ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: setup test demo bench notebooks clean
+.PHONY: setup test demo reports lab notebook bench clean
 setup:
 	@bash scripts/setup.sh
 
 test: setup
 	$(PY) -m pytest -q -n 2 --durations=15 $(PYTEST_ARGS)
 
+# every notebook in full (executed copies + timings in build/notebooks, figures and tables in figures/),
+# then one self-contained HTML report per notebook and an index in build/reports/
+# (a failing notebook is still rendered, up to its error, before make fails)
 demo: setup
-	$(PY) scripts/run_notebooks.py --out build/notebooks
-	@echo "figures and tables written to figures/:"; ls figures
+	@$(PY) scripts/run_notebooks.py --out build/notebooks; status=$$?; \
+	$(PY) scripts/render_reports.py --notebooks build/notebooks --out build/reports || exit 1; \
+	echo "figures and tables written to figures/; reports: build/reports/index.html"; exit $$status
+
+# render the already-executed notebooks in build/notebooks again (no execution)
+reports:
+	$(PY) scripts/render_reports.py --notebooks build/notebooks --out build/reports
+
+# Debian's Jupyter notebook server, run from the venv so it offers the "effstats" kernel (the default here)
+lab: setup
+	$(PY) -m notebook --notebook-dir=notebooks --MappingKernelManager.default_kernel_name=effstats $(ALLOW_ROOT) $(LAB_ARGS)
+
+notebook: lab
 
 bench: setup
 	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
