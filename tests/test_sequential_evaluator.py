@@ -46,18 +46,29 @@ def test_final_look_uses_all_items_single_paired_unpaired():
     r = ev.fit(a, groups=g)
     m, s = _brute_mom(a, g)
     assert r.reason == "max_n" and r.decision == "no decision" and r.n == a.size and r.fraction == 1
-    assert abs(r.estimate - m) < 1e-12 and abs(r.trace["se"].iloc[-1] - s) < 1e-12
-    # paired: the mean of means of the differences
+    assert abs(r.estimate - m) < 1e-12
+    # the score statistics' standard errors (binary data): Jeffreys-smoothed per-dataset variances, stratified
+    df = pd.DataFrame({"a": a, "b": b, "g": g}).groupby("g")
+    n = df.size().to_numpy()
+    ps = (df["a"].sum().to_numpy() + 0.5) / (n + 1)
+    assert abs(r.trace["se"].iloc[-1] - np.sqrt(np.sum(ps * (1 - ps) / n)) / 3) < 1e-12
+    # paired: the mean of means of the differences; Agresti-Min cells (half an item added to each)
     r = SequentialEvaluator([NEVER], rng=0).fit(a, b, groups=g)
     m, s = _brute_mom(a - b, g)
-    assert abs(r.estimate - m) < 1e-12 and abs(r.trace["se"].iloc[-1] - s) < 1e-12
-    # unpaired: pooled variance per dataset (seed paper Eq. 3)
+    assert abs(r.estimate - m) < 1e-12
+    n10 = df.apply(lambda x: ((x.a == 1) & (x.b == 0)).sum()).to_numpy()
+    n01 = df.apply(lambda x: ((x.a == 0) & (x.b == 1)).sum()).to_numpy()
+    s10, s01 = (n10 + 0.5) / (n + 2), (n01 + 0.5) / (n + 2)
+    assert abs(r.trace["se"].iloc[-1] - np.sqrt(np.sum((s10 + s01 - (s10 - s01) ** 2) / n)) / 3) < 1e-12
+    # McNemar's score statistic with one dataset: (n10 - n01) / sqrt(n10 + n01)
+    r1 = SequentialEvaluator([NEVER], rng=0).fit(a, b)
+    n10, n01 = np.sum((a == 1) & (b == 0)), np.sum((a == 0) & (b == 1))
+    assert abs(r1.z - (n10 - n01) / np.sqrt(n10 + n01)) < 1e-9
+    # unpaired: Agresti-Caffo (one success and one failure added to each arm, per dataset)
     r = SequentialEvaluator([NEVER], rng=0).fit(a, b, paired=False, groups=g, groups_b=g)
-    var = 0.0
-    for d in range(3):
-        xa, xb = a[g == d], b[g == d]
-        sp = ((xa.size - 1) * xa.var(ddof=1) + (xb.size - 1) * xb.var(ddof=1)) / (xa.size + xb.size - 2)
-        var += sp * (1 / xa.size + 1 / xb.size)
+    pa = (df["a"].sum().to_numpy() + 1) / (n + 2)
+    pb = (df["b"].sum().to_numpy() + 1) / (n + 2)
+    var = np.sum(pa * (1 - pa) / (n + 2) + pb * (1 - pb) / (n + 2))
     assert abs(r.trace["se"].iloc[-1] - np.sqrt(var) / 3) < 1e-12
     assert abs(r.estimate - (_brute_mom(a, g)[0] - _brute_mom(b, g)[0])) < 1e-12
 
@@ -68,15 +79,18 @@ def test_trace_bounds_are_the_design_at_the_observed_sizes():
     tr = r.trace
     # stratified schedule: 100 per dataset, then +100 per dataset until each is used up
     assert tr["n"].tolist() == [300, 600, 800, 900, 1000]
-    d = design(alpha=0.05, sided=2, spending="ld_pocock", information=tr["n"].to_numpy(), max_information=1000)
+    # spending at the information fraction of the mean of means, 1 / sum_d(1 / n_d), not at n / max_n
+    counts = np.array([[100, 100, 100], [200, 200, 200], [300, 300, 200], [300, 400, 200], [300, 500, 200]])
+    info = 1 / (1 / counts).sum(1)
+    np.testing.assert_allclose(tr["information"], info / info[-1], atol=1e-12)
+    d = design(alpha=0.05, sided=2, spending="ld_pocock", information=info, max_information=info[-1])
     np.testing.assert_allclose(tr["bound"], d.upper, atol=1e-12)
-    np.testing.assert_allclose(tr["ci_high"] - tr["estimate"], tr["bound"] * tr["se"], atol=1e-12)
-    np.testing.assert_allclose(tr["z"], tr["estimate"] / tr["se"], atol=1e-12)
+    assert tr["information"].iloc[2] > tr["fraction"].iloc[2]  # the 500-item dataset adds little information
 
 
 def test_online_update_matches_manual_statistics():
     a, b, g = _data(3)
-    ev = SequentialEvaluator([NEVER]).start(max_n=a.size, n_groups=3)
+    ev = SequentialEvaluator([NEVER]).start(max_n=a.size, n_groups=3, sizes=np.bincount(g))
     order = np.random.default_rng(5).permutation(a.size)
     sizes = [250, 250, 250, 250]
     seen = []
@@ -85,12 +99,12 @@ def test_online_update_matches_manual_statistics():
         r = ev.update(a[cut], b[cut], groups=g[cut])
         idx = np.array(seen)
         m, s = _brute_mom(a[idx] - b[idx], g[idx])
-        assert abs(r.estimate - m) < 1e-12 and abs(r.trace["se"].iloc[-1] - s) < 1e-12
-        n_obs = np.cumsum(sizes)[: k + 1]
-        # bounds recomputed at the observed sizes; the first look spends f(n_1 / max_n), not all of alpha
-        c = design(alpha=0.05, information=n_obs, max_information=a.size).upper
-        np.testing.assert_allclose(r.trace["bound"], c, atol=1e-12)
-        f1 = np.log(1 + (np.e - 1) * 250 / a.size) * 0.05  # Lan-DeMets Pocock spending at t = 0.25
+        assert abs(r.estimate - m) < 1e-12
+        # the first look spends f(I_1 / I_max) at the information fraction of the mean of means, not all of alpha
+        n1 = np.bincount(g[order[:250]], minlength=3)
+        t1 = (1 / (1 / n1).sum()) / (1 / (1 / np.array([300, 500, 200])).sum())
+        f1 = np.log(1 + (np.e - 1) * t1) * 0.05  # Lan-DeMets Pocock spending
+        assert abs(r.trace["information"].iloc[0] - t1) < 1e-12
         assert abs(r.trace["bound"].iloc[0] - norm.isf(f1 / 2)) < 1e-9
     assert r.reason == "max_n"
     with pytest.raises(ValueError, match="^update"):
@@ -134,12 +148,12 @@ def test_rules_fire_where_expected():
 
 def test_conditional_power_matches_brownian_motion_simulation():
     s = _stats([[0.01, 0.0]], [[0.01, 0.01]], t=(0.4, 1.0))
-    cp = Futility(0.5).conditional_power(s)[0, 0]
+    cp = Futility(0.5, effect=0.01).conditional_power(s)[0, 0]  # drift effect / (se sqrt(t)) = 1 / sqrt(0.4)
     rng = np.random.default_rng(0)
-    # B(1) = B(0.4) + drift * 0.6 + N(0, 0.6) with drift = z / sqrt(t)
+    # B(1) = B(0.4) + drift * 0.6 + N(0, 0.6)
     b1 = 1.0 * np.sqrt(0.4) + (1.0 / np.sqrt(0.4)) * 0.6 + rng.normal(0, np.sqrt(0.6), 200_000)
     assert abs(cp - np.mean(b1 >= 2.1)) < 0.005
-    assert Futility(0.5).fires(s)[0, 1] == False  # noqa: E712 - never at the final look
+    assert Futility(0.5, effect=0.01).fires(s)[0, 1] == False  # noqa: E712 - never at the final look
 
 
 def test_schedule_with_max_n_trims_the_last_look():
@@ -153,7 +167,7 @@ def test_first_look_sampling_is_without_replacement(binary):
     # hypergeometric path (few levels) and permutation path (continuous) give the same sampling law
     rng = np.random.default_rng(1)
     x = (rng.random(600) < 0.3).astype(float) if binary else rng.random(600)
-    ev = SequentialEvaluator([Precision(10.0)], initial=100, null=0.0)
+    ev = SequentialEvaluator([Precision(0.99)], initial=100)
     sim = ev.simulate(x, n_runs=4000, rng=2)
     assert (sim.n == 100).all() and (sim.reason == "precision").all()
     fpc = (600 - 100) / (600 - 1)
@@ -218,11 +232,11 @@ def test_bad_input_names_the_argument():
     with pytest.raises(ValueError, match="^groups"):
         ev.fit(a, b, groups=g[:-1])
     with pytest.raises(ValueError, match="^rules"):
-        SequentialEvaluator([])
+        SequentialEvaluator([]).fit(a, b)
     with pytest.raises(ValueError, match="^initial"):
-        SequentialEvaluator([Efficacy()], initial=1)
+        SequentialEvaluator([Efficacy()], initial=1).fit(a, b)
     with pytest.raises(ValueError, match="^alpha"):
-        SequentialEvaluator([Efficacy()], alpha=1.5)
+        SequentialEvaluator([Efficacy()], alpha=1.5).fit(a, b)
     with pytest.raises(ValueError, match="^margin"):
         Equivalence(-0.1)
     with pytest.raises(ValueError, match="^alternative"):
@@ -255,7 +269,7 @@ def test_beta_spending_futility_bound_is_gsdesigns_test_type_4():
 
 
 RULE_SETS = [[Efficacy()], [Efficacy(), Equivalence(0.05)], [Precision(0.05)], [Threshold(0.5)],
-             [Futility(0.2), Efficacy()], [DiminishingReturns(0.002)]]
+             [Futility(0.2, effect=0.05), Efficacy()], [DiminishingReturns(0.002)]]
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.data_too_large, HealthCheck.too_slow])

@@ -49,10 +49,9 @@ def test_type_one_error_of_efficacy_stopping(spending):
 def test_naive_peeking_inflates_type_one_error():
     # the same ten looks at the fixed-sample 1.96 reject far more often than 5%: why the bounds are needed
     a, b = _population(0.15, 0.15)
-    ev = SequentialEvaluator([Precision(10.0)], initial=200, batch=200, max_n=2000)
-    sched = ev._schedule(np.array([POP]))
-    sums = [ev._sums(ev._arms(a, b, True, None, None)[0], sched, N_RUNS, np.random.default_rng(3))]
-    s = ev._stats(sums, sched.sum(1), 2000)
+    ev = SequentialEvaluator([Precision(0.99)], initial=200, batch=200, max_n=2000)
+    kind, arms = ev._arms(a, b, True, None, None)
+    s, _, _ = ev._run(arms, kind, N_RUNS, np.random.default_rng(3), 0.0)
     naive = np.mean((np.abs(s.z) >= 1.96).any(1))
     adjusted = np.mean((np.abs(s.z) >= s.c2).any(1))
     assert naive > 0.15 and abs(adjusted - 0.05) < 3 * _se(0.05)

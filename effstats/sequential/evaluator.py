@@ -1,18 +1,30 @@
 """Adaptive (group-sequential) evaluation of one model or a pair of models.
 
-The score is the unweighted mean of per-dataset means (the seed paper's Eq. 1); its variance is
-stratified, ``sum_d var_d / n_d / D**2`` (for two models on different examples the per-dataset
-variance is pooled, Eq. 3). Items are evaluated in a random order fixed by ``rng``: an
-``initial`` number per dataset, then ``batch`` more per dataset at each look (stratified), until
-every dataset is used or ``max_n`` items. The group-sequential boundaries come from
-:func:`effstats.sequential.design` with the spending function evaluated at the fraction of the
-maximum sample used by each look.
+The score is the unweighted mean of per-dataset means (the seed paper's Eq. 1). Items are evaluated in a random
+order fixed by ``rng``: an ``initial`` number per dataset, then ``batch`` more per dataset at each look
+(stratified), until every dataset is used or ``max_n`` items. The statistics are score statistics that stay valid
+near accuracy 0 and 1 and for rare, one-directional disagreements (:mod:`effstats.sequential.statistics`: Wilson
+for one model, Tango for a paired difference, Agresti–Caffo for two models on different items).
 
-Three ways to run it:
+The group-sequential boundaries come from :func:`effstats.sequential.design` with the spending function
+evaluated at the **information fraction** of the statistic tested -- for the mean of per-dataset means the
+information is ``1 / sum_d (1 / n_d) * D^2`` (equal per-item variances), not the fraction of items: once the
+small datasets are used up, more items from the large ones add little information, and spending by items would
+waste alpha there. ``fpc=True`` applies the finite-population correction for a benchmark that *is* the
+population of interest (its score, not a super-population's).
 
-* :meth:`SequentialEvaluator.fit` — offline on full score arrays (one random order), with a trace;
-* :meth:`SequentialEvaluator.simulate` — thousands of random orders at once (vectorised);
-* :meth:`SequentialEvaluator.update` — online, batch by batch, returning the decision so far.
+Three ways to run it, with identical decisions on the same data order:
+
+* :meth:`SequentialEvaluator.fit` -- offline on full score arrays (one order), with a trace;
+* :meth:`SequentialEvaluator.simulate` -- thousands of random orders at once (vectorised);
+* :meth:`SequentialEvaluator.start` / :meth:`SequentialEvaluator.update` -- online, batch by batch, judged against
+  the full planned design (its final bound), so futility is judged as offline.
+
+References
+----------
+Jennison, C. & Turnbull, B. W. (2000). Group Sequential Methods with Applications to Clinical Trials. Chapman &
+Hall/CRC (repeated confidence intervals, ch. 9; information-based monitoring, ch. 7).
+Lan, K. K. G. & DeMets, D. L. (1983). Discrete sequential boundaries for clinical trials. Biometrika 70, 659-663.
 """
 from __future__ import annotations
 
@@ -24,13 +36,16 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from .._validation import check_array, check_fraction, check_positive_int, check_rng, check_unit_interval
+from .._results import ConfidenceInterval, check_confidence_level
+from .._validation import check_array, check_flag, check_fraction, check_positive_int, check_rng, check_unit_interval
 from .design import design
 from .rules import LookStats, StoppingRule
+from .statistics import Accumulator, information
 
 __all__ = ["SequentialEvaluator", "SequentialResult", "SimulationResult", "mean_of_means"]
 
 _MAX_LEVELS = 8  # values with at most this many distinct levels are simulated by hypergeometric draws
+_EXACT = 1e-9  # bound at an exhaustive look with the finite-population correction: the estimate is exact
 
 
 def _groups(groups: Any, n: int, name: str) -> tuple[np.ndarray, np.ndarray]:
@@ -40,12 +55,14 @@ def _groups(groups: Any, n: int, name: str) -> tuple[np.ndarray, np.ndarray]:
     g = np.asarray(groups)
     if g.ndim != 1 or g.shape[0] != n:
         raise ValueError(f"{name}: expected one group label per item ({n}), got shape {g.shape}")
+    if g.dtype.kind == "f" and np.isnan(g).any():
+        raise ValueError(f"{name}: missing (NaN) group labels")
     labels, codes = np.unique(g, return_inverse=True)
     return codes.astype(np.intp), labels
 
 
 def mean_of_means(scores: Any, groups: Any = None) -> tuple[float, float]:
-    """Unweighted mean of per-group means and its stratified standard error (no finite-population correction)."""
+    """Unweighted mean of per-group means and its stratified plug-in standard error (no finite-population correction)."""
     x = check_unit_interval(scores, "scores", ndim=1)
     codes, labels = _groups(groups, x.size, "groups")
     n = np.bincount(codes, minlength=labels.size).astype(float)
@@ -63,16 +80,41 @@ class _Arm:
     sizes: np.ndarray  # (D,) items per stratum
 
 
-@lru_cache(maxsize=256)
-def _bounds(n_tot: tuple, max_n: float, alpha: float, family: Any, param: float | None, backend: str):
-    """(c2, c1): two-sided and one-sided bounds at the observed sample sizes (spending at n / max_n)."""
-    info = np.asarray(n_tot, float)
-    # a single look spends f(n / max_n); gsDesign needs two looks, the closed form is native
-    kw = dict(information=info, max_information=max_n, spending=family, spending_param=param,
-              backend=backend if info.size > 1 else "native")
-    c2 = design(alpha=alpha, sided=2, **kw).upper
-    c1 = design(alpha=alpha, sided=1, **kw).upper
+@lru_cache(maxsize=512)
+def _bounds(info: tuple, max_info: float, alpha: float, family: Any, param: float | None, backend: str):
+    """(c2, c1): two-sided and one-sided bounds at information levels ``info`` (spending at info / max_info).
+
+    An infinite information level (a dataset-exhausting look with the finite-population correction) gets the
+    bound ``_EXACT``: the estimate there is the benchmark's score itself.
+    """
+    inf = np.asarray(info, float)
+    fin = np.isfinite(inf)
+    c2 = np.full(inf.size, _EXACT)
+    c1 = np.full(inf.size, _EXACT)
+    if fin.any():
+        x = inf[fin]
+        mx = max_info if np.isfinite(max_info) else float(x[-1])
+        # a single look spends f(I / I_max); gsDesign needs two looks, the closed form is native
+        kw = dict(information=x, max_information=mx, spending=family, spending_param=param,
+                  backend=backend if x.size > 1 else "native")
+        c2[fin] = design(alpha=alpha, sided=2, **kw).upper
+        c1[fin] = design(alpha=alpha, sided=1, **kw).upper
     return c2, c1
+
+
+def _level(bound: str, alpha: float) -> float:
+    return 1 - alpha if bound == "c2" else 1 - 2 * alpha
+
+
+def _check_level(confidence_level: Any, levels: dict, what: str) -> str:
+    """The bound ("c2"/"c1") whose interval has ``confidence_level``; ValueError saying why otherwise."""
+    level = check_confidence_level(confidence_level)
+    for b, lv in levels.items():
+        if abs(level - lv) < 1e-9:
+            return b
+    raise ValueError(f"confidence_level: the repeated confidence intervals of this {what} are fixed by its "
+                     f"group-sequential design at {sorted(set(levels.values()))} (alpha = the evaluator's alpha); "
+                     f"another level would need other boundaries, got {confidence_level!r}")
 
 
 @dataclass(frozen=True)
@@ -83,35 +125,82 @@ class SequentialResult:
     ----------
     decision : str
         Label of the rule outcome that stopped the evaluation (e.g. ``"greater"``, ``"equivalence"``,
-        ``"precision"``), or ``"no decision"`` when the maximum sample was reached first.
+        ``"precision"``), ``"no decision"`` when the maximum sample was reached first, ``"continue"`` online.
     reason : str
-        Name of the rule that fired (``"max_n"`` if none).
+        Name of the rule that fired (``"max_n"`` if none, ``"continue"`` online before a stop).
     n : int
         Items used (per model).
     fraction : float
         ``n`` / maximum sample.
-    estimate, ci_low, ci_high : float
-        Estimate and repeated confidence interval at the stopping look (valid whatever the reason).
+    information_fraction : float
+        Information at the stop / planned maximum information (what the spending function was evaluated at).
+    estimate : float
+        Score (one model) or difference at the stop; also ``statistic``.
+    standard_error : float
+        Standard error of the estimate (score-statistic model, never 0 short of an exhaustive look with ``fpc``).
+    z : float
+        Score statistic at the evaluator's null (0 when there is none).
+    ci_low, ci_high : float
+        The interval that made the decision, at ``confidence_level``: the two-sided ``1 - alpha`` repeated CI, or
+        for one-sided rules (one-sided efficacy and threshold, equivalence) the interval whose ends are one-sided
+        ``1 - alpha`` bounds (level ``1 - 2 alpha``). Valid whatever made the evaluation stop.
+    confidence_level : float
+    alpha : float
     trace : DataFrame
-        One row per look: n, estimate, se, z, bound, ci_low, ci_high and the rules that fired.
+        One row per look: n, information, estimate, se, z, two- and one-sided bounds, the two-sided repeated CI
+        and the rules that fired.
+    pvalue : float or None
+        Not computed here (stage-wise p-values: :mod:`effstats.sequential.inference` where available).
     """
 
     decision: str
     reason: str
     n: int
     fraction: float
+    information_fraction: float
     estimate: float
+    standard_error: float
+    z: float
     ci_low: float
     ci_high: float
-    trace: pd.DataFrame = field(repr=False)
+    confidence_level: float
+    alpha: float
+    rci_low: float = field(repr=False, default=float("nan"))
+    rci_high: float = field(repr=False, default=float("nan"))
+    low1: float = field(repr=False, default=float("nan"))
+    high1: float = field(repr=False, default=float("nan"))
+    trace: pd.DataFrame = field(repr=False, default=None)
+    pvalue: float | None = None
 
-    def confidence_interval(self) -> tuple[float, float]:
-        return self.ci_low, self.ci_high
+    @property
+    def statistic(self) -> float:
+        return self.estimate
+
+    def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
+        """The repeated CI at ``confidence_level`` (default: the one that made the decision).
+
+        Only ``1 - alpha`` (two-sided repeated CI) and ``1 - 2 alpha`` (ends at the one-sided bounds) exist: the
+        group-sequential design fixes them; any other level raises ValueError.
+        """
+        if confidence_level is None:
+            return ConfidenceInterval(self.ci_low, self.ci_high)
+        b = _check_level(confidence_level, {"c2": 1 - self.alpha, "c1": 1 - 2 * self.alpha}, "evaluation")
+        return ConfidenceInterval(*((self.rci_low, self.rci_high) if b == "c2" else (self.low1, self.high1)))
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row: decision, reason, n, fraction, estimate, standard_error, z, ci_low, ci_high, confidence_level."""
+        keys = ("decision", "reason", "n", "fraction", "information_fraction", "estimate", "standard_error", "z",
+                "ci_low", "ci_high", "confidence_level")
+        return pd.DataFrame({k: [getattr(self, k)] for k in keys})
 
 
 @dataclass(frozen=True)
 class SimulationResult:
-    """Vectorised outcomes of many adaptive evaluations (one per random order), arrays of shape (n_runs,)."""
+    """Vectorised outcomes of many adaptive evaluations (one per random order), arrays of shape (n_runs,).
+
+    ``ci_low`` / ``ci_high`` is, per run, the interval that made the decision, at ``confidence_level`` (n_runs,);
+    ``rci_low`` / ``rci_high`` the two-sided ``1 - alpha`` repeated CI at the stop, whatever the rule.
+    """
 
     stop_look: np.ndarray
     n: np.ndarray
@@ -122,10 +211,28 @@ class SimulationResult:
     ci_low: np.ndarray
     ci_high: np.ndarray
     max_n: int
+    standard_error: np.ndarray = None
+    z: np.ndarray = None
+    confidence_level: np.ndarray = None
+    rci_low: np.ndarray = None
+    rci_high: np.ndarray = None
+    alpha: float = 0.05
+
+    @property
+    def statistic(self) -> np.ndarray:
+        return self.estimate
+
+    def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
+        """Per-run intervals: the deciding ones (default) or the two-sided ``1 - alpha`` repeated CIs."""
+        if confidence_level is None:
+            return ConfidenceInterval(self.ci_low, self.ci_high)
+        b = _check_level(confidence_level, {"c2": 1 - self.alpha}, "simulation (two-sided repeated CIs)")
+        return ConfidenceInterval(self.rci_low, self.rci_high)
 
     def to_frame(self) -> pd.DataFrame:
-        return pd.DataFrame({k: getattr(self, k) for k in
-                             ("stop_look", "n", "fraction", "reason", "decision", "estimate", "ci_low", "ci_high")})
+        keys = ("stop_look", "n", "fraction", "reason", "decision", "estimate", "standard_error", "z", "ci_low",
+                "ci_high", "confidence_level", "rci_low", "rci_high")
+        return pd.DataFrame({k: getattr(self, k) for k in keys if getattr(self, k) is not None})
 
 
 class SequentialEvaluator:
@@ -134,29 +241,41 @@ class SequentialEvaluator:
     Parameters
     ----------
     rules : sequence of StoppingRule
-        Checked at every look; the first look where any fires stops the evaluation.
-    alpha : float
-        Error level of the boundaries and of the repeated confidence intervals (two-sided).
-    spending : str or SpendingFunction
-        Spending family for the boundaries (default Lan–DeMets Pocock, as the seed paper).
+        Checked at every look; the first look where any fires stops the evaluation (the first rule in the given
+        order that fired there is reported).
+    alpha : float, default=0.05
+        Error level: the two-sided repeated CIs have level ``1 - alpha``; each rule's claim is wrong with
+        probability at most ``alpha`` (see the rules).
+    spending : str or SpendingFunction, default="ld_pocock"
+        Spending family for the boundaries (Lan–DeMets Pocock as the seed paper).
     spending_param : float, optional
-    initial, batch : int
+    initial, batch : int, default=100
         Items per dataset at the first look and added per dataset at each later look.
     max_n : int, optional
         Cap on the total number of items per model (default: all).
-    stratified : bool
+    stratified : bool, default=True
         Draw items per dataset (True) or from the pooled benchmark in one random order.
-    null : float
-        Value of the parameter under H0 (0 for a difference, e.g. 0.5 for a win rate).
-    backend : {"native", "gsdesign"}
+    null : float, optional
+        Value of the parameter under H0 for efficacy and futility: default 0 for a difference of two models;
+        required for a single model (e.g. 0.5 for a win rate, chance accuracy for a classifier).
+    fpc : bool, default=False
+        Finite-population correction: the target is the benchmark's own score (items sampled without
+        replacement from it), not a larger population's; the full benchmark then gives the exact answer.
+    backend : {"native", "gsdesign"}, default="native"
     rng : int or Generator, optional
         Fixes the random order of the examples.
+
+    Attributes
+    ----------
+    result_ : SequentialResult
+        After :meth:`fit` or :meth:`update`.
     """
 
     def __init__(self, rules: Sequence[StoppingRule], *, alpha: float = 0.05, spending: Any = "ld_pocock",
                  spending_param: float | None = None, initial: int = 100, batch: int = 100, max_n: int | None = None,
-                 stratified: bool = True, null: float = 0.0, backend: str = "native", rng: Any = None) -> None:
-        self.rules = list(rules) if rules is not None else []
+                 stratified: bool = True, null: float | None = None, fpc: bool = False, backend: str = "native",
+                 rng: Any = None) -> None:
+        self.rules = rules
         self.alpha = alpha
         self.spending = spending
         self.spending_param = spending_param
@@ -165,48 +284,118 @@ class SequentialEvaluator:
         self.max_n = max_n
         self.stratified = stratified
         self.null = null
+        self.fpc = fpc
         self.backend = backend
         self.rng = rng
-        self._validate_params()
-        self._online: dict | None = None
 
     # ------------------------------------------------------------------ setup
-    def _validate_params(self) -> None:
-        if not self.rules:
+    def _validate_params(self) -> list[StoppingRule]:
+        rules = list(self.rules) if self.rules is not None and not isinstance(self.rules, StoppingRule) else \
+            ([self.rules] if isinstance(self.rules, StoppingRule) else [])
+        if not rules:
             raise ValueError("rules: expected at least one StoppingRule")
-        for r in self.rules:
+        for r in rules:
             if not isinstance(r, StoppingRule):
                 raise ValueError(f"rules: expected StoppingRule instances, got {type(r).__name__}")
         check_fraction(self.alpha, "alpha")
+        if self.alpha >= 0.5:
+            raise ValueError(f"alpha: expected a level below 0.5, got {self.alpha!r}")
         check_positive_int(self.initial, "initial", minimum=2)
         check_positive_int(self.batch, "batch")
         if self.max_n is not None:
             check_positive_int(self.max_n, "max_n", minimum=2)
-        if isinstance(self.null, bool) or not isinstance(self.null, Real) or not np.isfinite(self.null):
-            raise ValueError(f"null: expected a finite number, got {self.null!r}")
+        if self.null is not None and (isinstance(self.null, bool) or not isinstance(self.null, Real)
+                                      or not np.isfinite(self.null) or not -1 < self.null < 1):
+            raise ValueError(f"null: expected a number in (-1, 1) on the scale of the scores, got {self.null!r}")
+        check_flag(self.stratified, "stratified")
+        check_flag(self.fpc, "fpc")
         if self.backend not in ("native", "gsdesign"):
             raise ValueError(f"backend: expected 'native' or 'gsdesign', got {self.backend!r}")
         from .spending import get_spending
 
-        get_spending(self.spending, self.spending_param)
+        sf = get_spending(self.spending, self.spending_param)
+        if self.spending_param is not None and sf.family in ("ld_pocock", "pocock", "obf"):
+            raise ValueError(f"spending_param: the {sf.label} family has no parameter, got {self.spending_param!r}")
+        return rules
 
-    def _arms(self, scores_a, scores_b, paired, groups, groups_b) -> list[_Arm]:
+    def _null_for(self, kind: str, rules: list[StoppingRule]) -> float | None:
+        for r in rules:
+            r.check_data(kind)
+        if kind != "single":
+            return 0.0 if self.null is None else float(self.null)
+        if self.null is None:
+            if any(getattr(r, "needs_null", False) for r in rules):
+                names = ", ".join(type(r).__name__ for r in rules if getattr(r, "needs_null", False))
+                raise ValueError(f"null: {names} on a single model tests its score against null=, which is not set "
+                                 "(e.g. null=0.5 for a win rate, or chance accuracy); for a threshold use "
+                                 "Threshold(tau)")
+            return None
+        if not 0 < self.null < 1:
+            raise ValueError(f"null: a single model's score lies in [0, 1]; expected null in (0, 1), got {self.null!r}")
+        return float(self.null)
+
+    @staticmethod
+    def _align(scores_a: Any, scores_b: Any, groups: Any):
+        """Labelled inputs (pandas Series) are aligned by their index; differing labels are refused."""
+        if isinstance(scores_a, pd.DataFrame) or isinstance(scores_b, pd.DataFrame):
+            raise ValueError("scores_a: expected one score per item (1-d array or Series), got a DataFrame")
+        if isinstance(scores_a, pd.Series):
+            idx = scores_a.index
+            if not idx.is_unique:
+                raise ValueError("scores_a: the Series index (item ids) has duplicates")
+            if isinstance(scores_b, pd.Series):
+                if not scores_b.index.is_unique:
+                    raise ValueError("scores_b: the Series index (item ids) has duplicates")
+                missing = idx.difference(scores_b.index)
+                unseen = scores_b.index.difference(idx)
+                if len(missing) or len(unseen):
+                    raise ValueError(f"scores_b: paired scores must be labelled by the same item ids as scores_a; "
+                                     f"missing from scores_b: {list(missing[:5])}{'...' if len(missing) > 5 else ''}, "
+                                     f"not in scores_a: {list(unseen[:5])}{'...' if len(unseen) > 5 else ''}")
+                scores_b = scores_b.reindex(idx)
+            elif scores_b is not None:
+                raise ValueError("scores_b: scores_a is a labelled Series; pass scores_b as a Series with the same "
+                                 "item ids (a bare array would be paired by position)")
+            if isinstance(groups, pd.Series):
+                missing = idx.difference(groups.index)
+                if len(missing):
+                    raise ValueError(f"groups: no group for item ids {list(missing[:5])}")
+                groups = groups.reindex(idx)
+            scores_a = scores_a.to_numpy()
+        elif isinstance(scores_b, pd.Series):
+            raise ValueError("scores_a: scores_b is a labelled Series; pass scores_a as a Series with the same item ids")
+        if isinstance(scores_b, pd.Series):
+            scores_b = scores_b.to_numpy()
+        if isinstance(groups, pd.Series):
+            groups = groups.to_numpy()
+        return scores_a, scores_b, groups
+
+    def _arms(self, scores_a, scores_b, paired, groups, groups_b) -> tuple[str, list[_Arm]]:
+        paired = check_flag(paired, "paired")
+        if paired or scores_b is None:
+            scores_a, scores_b, groups = self._align(scores_a, scores_b, groups)
         a = check_unit_interval(scores_a, "scores_a", ndim=1)
         codes, labels = _groups(groups, a.size, "groups")
+        sizes = np.bincount(codes, minlength=labels.size)
+        if sizes.min() < 2:
+            raise ValueError(f"scores_a: every dataset needs at least 2 items, dataset {labels[np.argmin(sizes)]!r} "
+                             f"has {sizes.min()}")
         if scores_b is None:
-            return [_Arm(a, codes, np.bincount(codes, minlength=labels.size))]
+            return "single", [_Arm(a, codes, sizes)]
         b = check_unit_interval(scores_b, "scores_b", ndim=1)
         if paired:
             if b.size != a.size:
                 raise ValueError(f"scores_b: paired scores must have the length of scores_a ({a.size}), got {b.size}")
-            return [_Arm(a - b, codes, np.bincount(codes, minlength=labels.size))]
+            return "paired", [_Arm(a - b, codes, sizes)]
         if groups is not None and groups_b is None:
             raise ValueError("groups_b: unpaired scores with groups need the groups of scores_b")
         codes_b, labels_b = _groups(groups_b, b.size, "groups_b")
         if not np.array_equal(labels, labels_b):
             raise ValueError("groups_b: must contain the same datasets as groups")
-        return [_Arm(a, codes, np.bincount(codes, minlength=labels.size)),
-                _Arm(b, codes_b, np.bincount(codes_b, minlength=labels.size))]
+        sizes_b = np.bincount(codes_b, minlength=labels.size)
+        if sizes_b.min() < 2:
+            raise ValueError("scores_b: every dataset needs at least 2 items")
+        return "unpaired", [_Arm(a, codes, sizes), _Arm(b, codes_b, sizes_b)]
 
     def _schedule(self, sizes: np.ndarray) -> np.ndarray:
         """Items per stratum at each look, shape (K, D)."""
@@ -233,16 +422,20 @@ class SequentialEvaluator:
         return n[keep]
 
     # ------------------------------------------------------------------ sampling
-    def _sums(self, arm: _Arm, sched: np.ndarray, n_runs: int, rng: np.random.Generator):
-        """Cumulative sums S1, S2 and counts over random orders: arrays (n_runs, K, D)."""
+    def _sums(self, arm: _Arm, sched: np.ndarray, n_runs: int, rng: np.random.Generator | None):
+        """Per dataset: (s1, s2, sa, cnt) cumulative sums of x, x^2, |x| (n_runs, K) and counts; ``rng=None`` keeps the order."""
         K, D = sched.shape
         if not self.stratified:
-            return self._sums_pooled(arm, sched.sum(1), n_runs, rng)
-        s1 = np.zeros((n_runs, K, D))
-        s2 = np.zeros((n_runs, K, D))
+            yield from self._sums_pooled(arm, sched.sum(1), n_runs, rng)
+            return
         for d in range(D):
             v = arm.values[arm.codes == d]
             nd = sched[:, d]
+            cnt = nd.astype(float)
+            if rng is None:  # the given order
+                cs = np.cumsum(np.stack([v, v * v, np.abs(v)]), axis=1)[:, nd - 1]
+                yield cs[0][None], cs[1][None], cs[2][None], cnt
+                continue
             levels, counts = np.unique(v, return_counts=True)
             # hypergeometric draws cost a Python step per (look, level); a shuffle costs per (run, item)
             cheap_draws = K * (levels.size - 1) * 2_000 < n_runs * v.size
@@ -250,81 +443,76 @@ class SequentialEvaluator:
                 # sequential multivariate hypergeometric draws: O(runs * looks), no permutations
                 inc = np.diff(np.concatenate(([0], nd)))
                 remaining = np.broadcast_to(counts, (n_runs, levels.size)).astype(np.int64).copy()
-                c = np.zeros((n_runs, K, levels.size), np.int64)
+                c = np.zeros((n_runs, K, levels.size), np.int32)
                 for k in range(K):
                     left = np.full(n_runs, inc[k], np.int64)
-                    for l in range(levels.size - 1):
-                        rest = remaining[:, l + 1:].sum(1)
-                        draw = rng.hypergeometric(remaining[:, l], rest, left) if inc[k] else np.zeros(n_runs, np.int64)
-                        c[:, k, l] = draw
-                        remaining[:, l] -= draw
+                    for lv in range(levels.size - 1):
+                        rest = remaining[:, lv + 1:].sum(1)
+                        draw = rng.hypergeometric(remaining[:, lv], rest, left) if inc[k] else np.zeros(n_runs, np.int64)
+                        c[:, k, lv] = draw
+                        remaining[:, lv] -= draw
                         left -= draw
                     c[:, k, -1] = left
                     remaining[:, -1] -= left
                 cum = np.cumsum(c, axis=1)
-                s1[:, :, d] = cum @ levels
-                s2[:, :, d] = cum @ (levels * levels)
+                yield cum @ levels, cum @ (levels * levels), cum @ np.abs(levels), cnt
             else:
                 x = rng.permuted(np.broadcast_to(v, (n_runs, v.size)), axis=1)
-                cs1 = np.cumsum(x, axis=1)
-                cs2 = np.cumsum(x * x, axis=1)
-                s1[:, :, d] = cs1[:, nd - 1]
-                s2[:, :, d] = cs2[:, nd - 1]
-        cnt = np.broadcast_to(sched[None].astype(float), (n_runs, K, D))
-        return s1, s2, cnt
+                yield (np.cumsum(x, axis=1)[:, nd - 1], np.cumsum(x * x, axis=1)[:, nd - 1],
+                       np.cumsum(np.abs(x), axis=1)[:, nd - 1], cnt)
 
-    def _sums_pooled(self, arm: _Arm, tot: np.ndarray, n_runs: int, rng: np.random.Generator):
+    def _sums_pooled(self, arm: _Arm, tot: np.ndarray, n_runs: int, rng: np.random.Generator | None):
         D = arm.sizes.size
-        idx = rng.permuted(np.broadcast_to(np.arange(arm.values.size), (n_runs, arm.values.size)), axis=1)
+        idx = np.broadcast_to(np.arange(arm.values.size), (n_runs, arm.values.size))
+        if rng is not None:
+            idx = rng.permuted(idx, axis=1)
         x = arm.values[idx]
         g = arm.codes[idx]
-        K = tot.size
-        s1 = np.zeros((n_runs, K, D))
-        s2 = np.zeros((n_runs, K, D))
-        cnt = np.zeros((n_runs, K, D))
         for d in range(D):
             m = g == d
-            s1[:, :, d] = np.cumsum(x * m, axis=1)[:, tot - 1]
-            s2[:, :, d] = np.cumsum(x * x * m, axis=1)[:, tot - 1]
-            cnt[:, :, d] = np.cumsum(m, axis=1)[:, tot - 1]
-        return s1, s2, cnt
+            xm = x * m
+            yield (np.cumsum(xm, axis=1)[:, tot - 1], np.cumsum(xm * x, axis=1)[:, tot - 1],
+                   np.cumsum(np.abs(xm), axis=1)[:, tot - 1], np.cumsum(m, axis=1)[:, tot - 1].astype(float))
 
     # ------------------------------------------------------------------ statistics
-    @staticmethod
-    def _moments(s1, s2, cnt):
-        n = np.maximum(cnt, 1)
-        m = s1 / n
-        v = np.where(cnt > 1, (s2 - s1 * m) / np.maximum(cnt - 1, 1), 0.0)
-        return m, np.maximum(v, 0.0), cnt
+    def _information(self, kind: str, counts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+        fp = sizes if self.fpc else None
+        if kind == "unpaired":
+            return information(counts, fp, counts, fp)
+        return information(counts, fp)
 
-    def _stats(self, sums: list, tot: np.ndarray, max_n: int) -> LookStats:
-        if len(sums) == 1:
-            m, v, n = self._moments(*sums[0])
-            have = n > 0
-            D = have.sum(-1)
-            est = np.where(have, m, 0).sum(-1) / D
-            var = np.where(have, v / np.maximum(n, 1), 0).sum(-1) / D**2
+    def _expected_counts(self, sched: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+        """Counts per dataset at each look: the schedule (stratified) or the proportional expectation (pooled)."""
+        if self.stratified:
+            return sched
+        tot = sched.sum(1, keepdims=True)
+        return np.maximum(tot * sizes[None, :] / sizes.sum(), 1e-9)
+
+    def _look_stats(self, kind: str, streams, sizes_list, n_tot: np.ndarray, info: np.ndarray, max_info: float,
+                    null: float | None, planned_info: np.ndarray | None = None) -> LookStats:
+        """Accumulate the per-dataset sums into one score statistic and attach the boundaries."""
+        acc = Accumulator(kind, fpc=bool(self.fpc))
+        if kind == "unpaired":
+            for (s1, s2, sa, cnt), (t1, t2, _, cb), na, nb in zip(streams[0], streams[1], *sizes_list):
+                acc.add(s1, s2, sa, cnt, na, arm_b=(t1, t2, cb, nb))
         else:
-            ma, va, na = self._moments(*sums[0])
-            mb, vb, nb = self._moments(*sums[1])
-            have = (na > 0) & (nb > 0)
-            D = have.sum(-1)
-            sp = ((na - 1) * va + (nb - 1) * vb) / np.maximum(na + nb - 2, 1)
-            est = np.where(have, ma - mb, 0).sum(-1) / D
-            var = np.where(have, sp * (1 / np.maximum(na, 1) + 1 / np.maximum(nb, 1)), 0).sum(-1) / D**2
-        se = np.sqrt(var)
-        diff = est - self.null
-        with np.errstate(divide="ignore", invalid="ignore"):
-            z = np.where(se > 0, diff / np.where(se > 0, se, 1), np.sign(diff) * np.inf)
-        z = np.nan_to_num(z, nan=0.0)
-        c2, c1 = _bounds(tuple(int(x) for x in tot), float(max_n), float(self.alpha), self.spending,
+            for (s1, s2, sa, cnt), nd in zip(streams[0], sizes_list[0]):
+                acc.add(s1, s2, sa, cnt, nd)
+        stat = acc.finish()
+        full = info if planned_info is None else np.concatenate([info, planned_info])
+        c2, c1 = _bounds(tuple(float(x) for x in full), float(max_info), float(self.alpha), self.spending,
                          self.spending_param, self.backend)
-        return LookStats(n=np.broadcast_to(tot, est.shape), t=tot / max_n, estimate=est, se=se, z=z,
-                         c2=c2, c1=c1, null=float(self.null), alpha=float(self.alpha), spending=self.spending,
-                         spending_param=self.spending_param)
+        K = info.size
+        t = np.where(np.isfinite(info), info / max_info, 1.0) if np.isfinite(max_info) else \
+            np.where(np.isfinite(info), info / info[np.isfinite(info)].max(initial=1.0), 1.0)
+        shape = np.shape(stat.estimate)
+        return LookStats(n=np.broadcast_to(n_tot, shape), t=t, estimate=stat.estimate, se=stat.se, z=None,
+                         c2=c2[:K], c1=c1[:K], null=null, alpha=float(self.alpha), spending=self.spending,
+                         spending_param=self.spending_param, statistic=stat, c2_final=float(c2[-1]),
+                         c1_final=float(c1[-1]))
 
-    def _judge(self, s: LookStats):
-        fires = np.stack([r.fires(s) for r in self.rules])  # (R, runs, K)
+    def _judge(self, rules, s: LookStats):
+        fires = np.stack([np.broadcast_to(r.fires(s), np.shape(s.estimate)) for r in rules])  # (R, runs, K)
         anyf = fires.any(0)
         K = anyf.shape[-1]
         stopped = anyf.any(-1)
@@ -332,57 +520,135 @@ class SequentialEvaluator:
         rows = np.arange(anyf.shape[0])
         fr = fires[:, rows, look]  # (rules, runs)
         which = np.argmax(fr, 0)
-        names = np.array([r.name for r in self.rules], dtype=object)
+        names = np.array([r.name for r in rules], dtype=object)
         reason = np.where(stopped, names[which], "max_n")
-        outs = np.stack([r.outcome(s)[rows, look] for r in self.rules])  # (rules, runs)
+        outs = np.stack([np.broadcast_to(r.outcome(s), np.shape(s.estimate))[rows, look] for r in rules])
         decision = np.where(stopped, outs[which, rows], "no decision")
-        return fires, look, reason, decision
+        bounds = np.array([r.bound for r in rules], dtype=object)
+        bound = np.where(stopped, bounds[which], "c2")
+        return fires, look, reason, decision, bound
 
-    def _run(self, arms, n_runs: int, rng: np.random.Generator):
-        """Schedule, ``n_runs`` random orders, statistics and stopping decisions: (stats, n per look, max_n, judged)."""
-        sched = self._schedule(np.minimum.reduce([a.sizes for a in arms]))
+    def _stop_intervals(self, s: LookStats, look: np.ndarray, bound: np.ndarray):
+        """Deciding interval, two-sided RCI and c1 interval at each run's stopping look (only there: cheap)."""
+        rows = np.arange(look.size)
+        st = s.statistic.take((rows, look))
+        c2, c1 = np.asarray(s.c2)[look], np.asarray(s.c1)[look]
+        lo2, hi2 = st.interval(c2)
+        lo1, hi1 = st.interval(c1)
+        one = bound == "c1"
+        return (np.where(one, lo1, lo2), np.where(one, hi1, hi2), (lo2, hi2), (lo1, hi1), st)
+
+    def _run(self, arms, kind: str, n_runs: int, rng, null):
+        """Schedule, ``n_runs`` orders, statistics: (stats, n per look, max_n)."""
+        sizes = np.minimum.reduce([a.sizes for a in arms])
+        sched = self._schedule(sizes)
         tot = sched.sum(1)
         max_n = int(tot[-1])
-        s = self._stats([self._sums(a, sched, n_runs, rng) for a in arms], tot, max_n)
-        return s, tot, max_n, self._judge(s)
+        info = self._information(kind, self._expected_counts(sched, sizes), sizes)
+        streams = [self._sums(a, sched, n_runs, rng) for a in arms]
+        s = self._look_stats(kind, streams, [a.sizes for a in arms], tot, info, float(info[-1]), null)
+        return s, tot, max_n
 
     # ------------------------------------------------------------------ public API
     def simulate(self, scores_a: Any, scores_b: Any = None, *, paired: bool = True, groups: Any = None,
                  groups_b: Any = None, n_runs: int = 1000, rng: Any = None) -> SimulationResult:
-        """Run ``n_runs`` adaptive evaluations over independent random orders of the same items (vectorised)."""
+        """Run ``n_runs`` adaptive evaluations over independent random orders of the same items (vectorised).
+
+        Parameters
+        ----------
+        scores_a, scores_b : array (n_items,) in [0, 1] or Series
+            Per-item scores; ``scores_b`` for a comparison (paired by item id for Series, by position for arrays).
+        paired : bool, default=True
+        groups, groups_b : array (n_items,), optional
+            Dataset of each item (mean of means).
+        n_runs : int, default=1000
+        rng : int or Generator, optional
+            Default: the evaluator's ``rng``.
+
+        Returns
+        -------
+        SimulationResult
+        """
+        rules = self._validate_params()
         n_runs = check_positive_int(n_runs, "n_runs")
         rng = check_rng(self.rng if rng is None else rng)
-        arms = self._arms(scores_a, scores_b, paired, groups, groups_b)
-        s, tot, max_n, (_, look, reason, decision) = self._run(arms, n_runs, rng)
+        kind, arms = self._arms(scores_a, scores_b, paired, groups, groups_b)
+        null = self._null_for(kind, rules)
+        s, tot, max_n = self._run(arms, kind, n_runs, rng, null)
+        _, look, reason, decision, bound = self._judge(rules, s)
+        lo, hi, (lo2, hi2), _, st = self._stop_intervals(s, look, bound)
         rows = np.arange(n_runs)
         return SimulationResult(stop_look=look + 1, n=tot[look], fraction=tot[look] / max_n, reason=reason,
-                                decision=decision, estimate=s.estimate[rows, look], ci_low=s.ci_low[rows, look],
-                                ci_high=s.ci_high[rows, look], max_n=max_n)
+                                decision=decision, estimate=st.estimate, ci_low=lo, ci_high=hi, max_n=max_n,
+                                standard_error=st.se, z=np.asarray(s.z)[rows, look],
+                                confidence_level=np.where(bound == "c1", 1 - 2 * self.alpha, 1 - self.alpha),
+                                rci_low=lo2, rci_high=hi2, alpha=float(self.alpha))
 
     def fit(self, scores_a: Any, scores_b: Any = None, *, paired: bool = True, groups: Any = None,
-            groups_b: Any = None) -> SequentialResult:
-        """One adaptive evaluation in a random order fixed by ``rng``; ``trace`` shows every look up to the stop."""
-        rng = check_rng(self.rng)
-        arms = self._arms(scores_a, scores_b, paired, groups, groups_b)
-        s, _, max_n, (fires, look, reason, decision) = self._run(arms, 1, rng)
-        self.result_ = self._result(s, fires, int(look[0]), str(reason[0]), str(decision[0]), max_n)
+            groups_b: Any = None, shuffle: bool = True) -> SequentialResult:
+        """One adaptive evaluation; ``trace`` shows every look up to the stop.
+
+        Parameters
+        ----------
+        scores_a, scores_b : array (n_items,) in [0, 1] or Series
+            Labelled inputs (Series) are paired by their index (item ids), and refused when the ids differ;
+            bare arrays are paired by position.
+        paired, groups, groups_b
+            As :meth:`simulate`.
+        shuffle : bool, default=True
+            Evaluate the items in a random order fixed by ``rng`` (True) or in the order given, the first items of
+            each dataset first (False; e.g. to replay an online evaluation).
+
+        Returns
+        -------
+        SequentialResult
+            Also stored as ``result_``.
+        """
+        rules = self._validate_params()
+        shuffle = check_flag(shuffle, "shuffle")
+        rng = check_rng(self.rng) if shuffle else None
+        kind, arms = self._arms(scores_a, scores_b, paired, groups, groups_b)
+        null = self._null_for(kind, rules)
+        s, _, max_n = self._run(arms, kind, 1, rng, null)
+        fires, look, reason, decision, bound = self._judge(rules, s)
+        self.result_ = self._result(rules, s, fires, int(look[0]), str(reason[0]), str(decision[0]), str(bound[0]),
+                                    max_n)
         return self.result_
 
-    def _result(self, s: LookStats, fires, look: int, reason: str, decision: str, max_n: int) -> SequentialResult:
+    def _result(self, rules, s: LookStats, fires, look: int, reason: str, decision: str, bound: str,
+                max_n: int) -> SequentialResult:
         K = look + 1
-        fired = [",".join(r.name for j, r in enumerate(self.rules) if fires[j, 0, k]) for k in range(K)]
+        fired = [",".join(r.name for j, r in enumerate(rules) if fires[j, 0, k]) for k in range(K)]
         trace = pd.DataFrame({
-            "look": np.arange(1, K + 1), "n": s.n[0, :K].astype(int), "fraction": s.t[:K],
-            "estimate": s.estimate[0, :K], "se": s.se[0, :K], "z": s.z[0, :K], "bound": s.c2[:K],
-            "ci_low": s.ci_low[0, :K], "ci_high": s.ci_high[0, :K], "rule_fired": fired,
+            "look": np.arange(1, K + 1), "n": s.n[0, :K].astype(int), "fraction": s.n[0, :K] / max_n,
+            "information": s.t[:K], "estimate": s.estimate[0, :K], "se": s.se[0, :K], "z": s.z[0, :K],
+            "bound": s.c2[:K], "bound_one_sided": s.c1[:K], "ci_low": s.ci_low[0, :K], "ci_high": s.ci_high[0, :K],
+            "rule_fired": fired,
         }).set_index("look")
-        return SequentialResult(decision=decision, reason=reason, n=int(s.n[0, look]), fraction=float(s.t[look]),
-                                estimate=float(s.estimate[0, look]), ci_low=float(s.ci_low[0, look]),
-                                ci_high=float(s.ci_high[0, look]), trace=trace)
+        lo, hi, (lo2, hi2), (lo1, hi1), st = self._stop_intervals(s, np.array([look]), np.array([bound]))
+        return SequentialResult(decision=decision, reason=reason, n=int(s.n[0, look]),
+                                fraction=float(s.n[0, look] / max_n), information_fraction=float(s.t[look]),
+                                estimate=float(st.estimate[0]), standard_error=float(st.se[0]),
+                                z=float(s.z[0, look]), ci_low=float(lo[0]), ci_high=float(hi[0]),
+                                confidence_level=_level(bound, float(self.alpha)), alpha=float(self.alpha),
+                                rci_low=float(lo2[0]), rci_high=float(hi2[0]), low1=float(lo1[0]),
+                                high1=float(hi1[0]), trace=trace)
 
     # ------------------------------------------------------------------ online
-    def start(self, max_n: int, n_groups: int = 1) -> "SequentialEvaluator":
-        """Begin an online evaluation of at most ``max_n`` items per model in ``n_groups`` datasets."""
+    def start(self, max_n: int, n_groups: int = 1, *, sizes: Any = None) -> "SequentialEvaluator":
+        """Begin an online evaluation of at most ``max_n`` items per model in ``n_groups`` datasets.
+
+        Parameters
+        ----------
+        max_n : int
+            Planned maximum number of items per model.
+        n_groups : int, default=1
+            Number of datasets.
+        sizes : array (n_groups,) of int, optional
+            Items per dataset (default: ``max_n`` split equally). With the evaluator's ``initial`` / ``batch`` they
+            give the planned looks, whose final bound judges futility at every look, as offline.
+        """
+        rules = self._validate_params()
         max_n = check_positive_int(max_n, "max_n", minimum=2)
         n_groups = check_positive_int(n_groups, "n_groups")
         from .spending import get_spending
@@ -390,54 +656,83 @@ class SequentialEvaluator:
         if get_spending(self.spending, self.spending_param).is_classic:
             raise ValueError("spending: online updates need a spending function (ld_pocock, ld_obf, hsd, power): classic "
                              "Pocock / O'Brien-Fleming bounds depend on the number of looks, unknown while data arrive")
-        self._online = {"max_n": max_n, "D": n_groups, "s1": np.zeros(n_groups), "s2": np.zeros(n_groups),
+        if sizes is None:
+            sz = np.full(n_groups, max_n // n_groups)
+            sz[: max_n - sz.sum()] += 1
+        else:
+            sz = check_array(sizes, "sizes", ndim=1, shape=(n_groups,)).astype(np.int64)
+            if sz.min() < 1 or sz.sum() != max_n:
+                raise ValueError(f"sizes: expected {n_groups} positive dataset sizes summing to max_n = {max_n}, "
+                                 f"got {sz.tolist()}")
+        plan = self._schedule(sz)
+        self._online = {"rules": rules, "max_n": max_n, "D": n_groups, "sizes": sz, "plan": plan, "kind": None,
+                        "s1": np.zeros(n_groups), "s2": np.zeros(n_groups), "sa": np.zeros(n_groups),
                         "cnt": np.zeros(n_groups), "looks": [], "done": False}
         return self
 
     def update(self, scores_a: Any, scores_b: Any = None, *, groups: Any = None) -> SequentialResult:
         """Add a batch (one model, or two models paired on the same items) and return the decision so far.
 
-        ``groups`` holds integer dataset codes in ``[0, n_groups)``. Boundaries are recomputed from
-        the spending function at the observed sample sizes (fraction of ``max_n``).
+        ``groups`` holds integer dataset codes in ``[0, n_groups)``. Boundaries come from the spending function
+        at the observed information, with the planned later looks appended so that futility is judged against
+        the full design's final bound: on the same data order, the decisions are those of :meth:`fit` with
+        ``shuffle=False``.
         """
-        if self._online is None:
+        st = getattr(self, "_online", None)
+        if st is None:
             raise ValueError("update: call start(max_n, n_groups) first")
-        st = self._online
         if st["done"]:
             raise ValueError("update: the evaluation has already stopped; call start() to begin a new one")
-        a = check_unit_interval(scores_a, "scores_a", ndim=1)
-        x = a
-        if scores_b is not None:
-            b = check_unit_interval(scores_b, "scores_b", ndim=1)
+        a, b, groups = self._align(scores_a, scores_b, groups)
+        a = check_unit_interval(a, "scores_a", ndim=1)
+        x, kind = a, "single"
+        if b is not None:
+            b = check_unit_interval(b, "scores_b", ndim=1)
             if b.size != a.size:
                 raise ValueError(f"scores_b: paired scores must have the length of scores_a ({a.size}), got {b.size}")
-            x = a - b
+            x, kind = a - b, "paired"
+        if x.size == 0:
+            raise ValueError("scores_a: an update must add at least one item")
+        if st["kind"] is None:
+            st["null"] = self._null_for(kind, st["rules"])
+            st["kind"] = kind
+        elif st["kind"] != kind:
+            raise ValueError(f"scores_b: this online evaluation is {st['kind']}; every update must be too")
         g = np.zeros(x.size, np.intp) if groups is None else check_array(groups, "groups", ndim=1, dtype=None, shape=(x.size,))
         if not np.issubdtype(g.dtype, np.integer) or g.min() < 0 or g.max() >= st["D"]:
             raise ValueError(f"groups: expected integer dataset codes in [0, {st['D']}), got {np.unique(g)[:5].tolist()}")
-        st["s1"] += np.bincount(g, x, st["D"])
-        st["s2"] += np.bincount(g, x * x, st["D"])
-        st["cnt"] += np.bincount(g, minlength=st["D"])
-        tot = int(st["cnt"].sum())
-        if st["looks"] and tot <= st["looks"][-1][0]:
-            raise ValueError("scores_a: an update must add at least one item")
-        st["looks"].append((tot, st["s1"].copy(), st["s2"].copy(), st["cnt"].copy()))
-        tots = np.array([lk[0] for lk in st["looks"]])
-        max_n = max(st["max_n"], tot)
-        sums = [tuple(np.stack([lk[j] for lk in st["looks"]])[None] for j in (1, 2, 3))]
-        s = self._stats(sums, tots, max_n)
-        fires = np.stack([r.fires(s) for r in self.rules])
+        D = st["D"]
+        new_cnt = st["cnt"] + np.bincount(g, minlength=D)
+        if np.any(new_cnt > st["sizes"]):
+            raise ValueError(f"scores_a: more items than planned in dataset(s) {np.flatnonzero(new_cnt > st['sizes']).tolist()} "
+                             f"(sizes {st['sizes'].tolist()}); pass sizes= to start()")
+        st["s1"] += np.bincount(g, x, D)
+        st["s2"] += np.bincount(g, x * x, D)
+        st["sa"] += np.bincount(g, np.abs(x), D)
+        st["cnt"] = new_cnt
+        st["looks"].append((st["s1"].copy(), st["s2"].copy(), st["sa"].copy(), st["cnt"].copy()))
+        S1, S2, SA, C = (np.stack([lk[j] for lk in st["looks"]]) for j in range(4))  # (K, D)
+        tots = C.sum(1)
+        sz = st["sizes"]
+        info = self._information(kind, C, sz)
+        plan = st["plan"]
+        plan_info = self._information(kind, plan, sz)
+        later = plan_info[plan.sum(1) > tots[-1]]
+        max_info = float(plan_info[-1])
+        streams = [((S1[:, d][None], S2[:, d][None], SA[:, d][None], C[:, d][None]) for d in range(D))]
+        s = self._look_stats(kind, streams, [sz], tots, info, max_info, st["null"], planned_info=later)
+        rules = st["rules"]
+        fires = np.stack([np.broadcast_to(r.fires(s), np.shape(s.estimate)) for r in rules])
         last = len(tots) - 1
         fired_now = fires[:, 0, last]
         if fired_now.any():
             j = int(np.argmax(fired_now))
-            reason, decision = self.rules[j].name, str(self.rules[j].outcome(s)[0, last])
+            reason, decision, bound = rules[j].name, str(rules[j].outcome(s)[0, last]), rules[j].bound
             st["done"] = True
-        elif tot >= st["max_n"]:
-            reason, decision = "max_n", "no decision"
+        elif tots[-1] >= st["max_n"]:
+            reason, decision, bound = "max_n", "no decision", "c2"
             st["done"] = True
         else:
-            reason, decision = "continue", "continue"
-        # earlier looks did not stop the evaluation: show only the rules that fired at each look
-        self.result_ = self._result(s, fires, last, reason, decision, max_n)
+            reason, decision, bound = "continue", "continue", "c2"
+        self.result_ = self._result(rules, s, fires, last, reason, decision, bound, st["max_n"])
         return self.result_

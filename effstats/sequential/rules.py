@@ -11,7 +11,8 @@ Scores are on the scale of the data (e.g. accuracy in [0, 1]): a 2-point margin 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from functools import cached_property
+from typing import Any, Literal
 
 import numpy as np
 from scipy.special import ndtr
@@ -29,73 +30,137 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class LookStats:
     """Statistics at each look, arrays of shape (n_runs, n_looks) unless stated.
 
-    ``c2`` / ``c1`` (n_looks,) are the two-sided and one-sided boundaries at level ``alpha``
-    with the evaluator's spending function (``spending``, ``spending_param``); ``ci_low`` / ``ci_high`` the repeated CI
-    ``estimate -/+ c2 * se``; ``t`` (n_looks,) the planned fractions of the maximum sample.
+    ``statistic`` is the score statistic of :mod:`effstats.sequential.statistics` (Wilson for one model, Tango for a
+    paired difference, Agresti–Caffo for two arms): ``z_at(value)`` tests any value, and ``interval(c)`` inverts
+    the test. ``c2`` / ``c1`` (n_looks,) are the two-sided and one-sided boundaries at level ``alpha`` with the
+    evaluator's spending function evaluated at the information fractions ``t`` (n_looks,); ``c2_final`` /
+    ``c1_final`` are the bounds of the planned final look (the full design's, also while evaluating online).
+    ``ci_low`` / ``ci_high`` is the two-sided ``1 - alpha`` repeated confidence interval (``c2``), ``low1`` /
+    ``high1`` the interval at ``c1`` (each end a one-sided ``1 - alpha`` bound). ``null`` is None when no value is
+    tested (a single model under a precision rule); ``z`` is then 0. Built by hand (``statistic=None``), the
+    statistic is the plug-in ``(estimate - value) / se``.
     """
 
     n: np.ndarray
     t: np.ndarray
     estimate: np.ndarray
     se: np.ndarray
-    z: np.ndarray
+    z: np.ndarray | None
     c2: np.ndarray
     c1: np.ndarray
-    null: float
+    null: float | None
     alpha: float
     spending: object = "ld_pocock"
     spending_param: float | None = None
+    statistic: Any = None
+    c2_final: float | None = None
+    c1_final: float | None = None
+
+    def __post_init__(self) -> None:
+        from .statistics import WaldStatistic
+
+        if self.statistic is None:
+            object.__setattr__(self, "statistic", WaldStatistic(self.estimate, self.se))
+        if self.z is None:
+            z = (self.statistic.z_at(self.null) if self.null is not None
+                 else np.zeros(np.shape(self.estimate)))
+            object.__setattr__(self, "z", z)
+        if self.c2_final is None:
+            object.__setattr__(self, "c2_final", float(np.asarray(self.c2)[-1]))
+        if self.c1_final is None:
+            object.__setattr__(self, "c1_final", float(np.asarray(self.c1)[-1]))
+
+    def z_at(self, value: Any) -> np.ndarray:
+        """Score statistic for ``H0: parameter = value`` at every (run, look)."""
+        return self.statistic.z_at(value)
+
+    @cached_property
+    def _ci2(self):
+        return self.statistic.interval(self.c2)
+
+    @cached_property
+    def _ci1(self):
+        return self.statistic.interval(self.c1)
 
     @property
     def ci_low(self) -> np.ndarray:
-        return self.estimate - self.c2 * self.se
+        return self._ci2[0]
 
     @property
     def ci_high(self) -> np.ndarray:
-        return self.estimate + self.c2 * self.se
+        return self._ci2[1]
+
+    @property
+    def low1(self) -> np.ndarray:
+        return self._ci1[0]
+
+    @property
+    def high1(self) -> np.ndarray:
+        return self._ci1[1]
 
     @property
     def half_width(self) -> np.ndarray:
-        return self.c2 * self.se
+        """Half the width of the two-sided repeated CI (score intervals need not be symmetric)."""
+        return (self.ci_high - self.ci_low) / 2
 
 
 class StoppingRule:
-    """Base class: ``fires(stats)`` returns a bool array (n_runs, n_looks); ``outcome(stats)`` a label per cell."""
+    """Base class: ``fires(stats)`` returns a bool array (n_runs, n_looks); ``outcome(stats)`` a label per cell.
+
+    ``bound`` says which interval makes the rule's decision and is reported when it stops the evaluation:
+    ``"c2"`` the two-sided ``1 - alpha`` repeated CI, ``"c1"`` the interval whose ends are one-sided ``1 - alpha``
+    bounds (two-sided level ``1 - 2 alpha``).
+    """
 
     name: str = "rule"
+    bound: str = "c2"
+    needs_null: bool = False
 
     def fires(self, s: LookStats) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
 
     def outcome(self, s: LookStats) -> np.ndarray:
         """Decision label per (run, look) where the rule fires (default: its name)."""
-        return np.full(s.estimate.shape, self.name, dtype=object)
+        return np.full(np.shape(s.estimate), self.name, dtype=object)
+
+    def check_data(self, kind: str) -> None:
+        """Raise ValueError if the rule's values cannot apply to ``kind`` ("single", "paired", "unpaired")."""
 
 
-def _check_pos(x: float, name: str) -> float:
-    if isinstance(x, bool) or not isinstance(x, (int, float, np.floating)) or not np.isfinite(x) or x <= 0:
+def _check_pos(x: float, name: str, maximum: float | None = None, what: str = "") -> float:
+    if isinstance(x, bool) or not isinstance(x, (int, float, np.floating, np.integer)) or not np.isfinite(x) or x <= 0:
         raise ValueError(f"{name}: expected a positive number, got {x!r}")
+    if maximum is not None and x >= maximum:
+        raise ValueError(f"{name}: expected a value below {maximum:g} on the scale of the scores ({what}), got {x!r}; "
+                         f"scores are fractions in [0, 1], so 2 points is 0.02")
     return float(x)
 
 
 @dataclass(frozen=True)
 class Efficacy(StoppingRule):
-    """Stop when the difference from the null is significant on the group-sequential boundary.
+    """Stop when the parameter differs from the evaluator's ``null`` on the group-sequential boundary.
 
-    ``alternative="two-sided"`` uses the two-sided bound ``|z| >= c2``; ``"greater"`` / ``"less"``
-    the one-sided bound ``c1``.
+    ``alternative="two-sided"``: ``|z| >= c2`` (probability of any false claim at most ``alpha``; decided and
+    reported on the two-sided ``1 - alpha`` repeated CI). ``"greater"`` / ``"less"``: the one-sided bound
+    ``c1`` (probability of a false claim in that direction at most ``alpha``; reported on the ``c1`` interval).
+    ``z`` is the score statistic at the null (McNemar's for paired binary outcomes, Wilson's for one model).
     """
 
     alternative: Literal["two-sided", "greater", "less"] = "two-sided"
     name: str = "efficacy"
+    needs_null = True
 
     def __post_init__(self) -> None:
         if self.alternative not in ("two-sided", "greater", "less"):
             raise ValueError(f"alternative: expected 'two-sided', 'greater' or 'less', got {self.alternative!r}")
+
+    @property
+    def bound(self) -> str:  # type: ignore[override]
+        return "c2" if self.alternative == "two-sided" else "c1"
 
     def fires(self, s: LookStats) -> np.ndarray:
         if self.alternative == "two-sided":
@@ -110,31 +175,38 @@ class Efficacy(StoppingRule):
 
 @dataclass(frozen=True)
 class Equivalence(StoppingRule):
-    """Stop when the difference is within ``±margin``: two one-sided sequential tests, each on ``c1``.
+    """Stop when the difference is within ``null ± margin``: two one-sided score tests at the margins, each on ``c1``.
 
-    Fires when ``estimate - c1*se > null - margin`` and ``estimate + c1*se < null + margin``.
+    Fires when ``z(null - margin) >= c1`` and ``z(null + margin) <= -c1`` -- the interval at ``c1`` (level
+    ``1 - 2 alpha``, Schuirmann's two one-sided tests) lies inside the margins; that interval is reported. The
+    probability of declaring equivalence when the true difference is at or beyond a margin is at most ``alpha``.
+    ``margin`` is on the scale of the scores: 2 points is ``0.02``.
     """
 
     margin: float = 0.02
     name: str = "equivalence"
+    bound = "c1"
 
     def __post_init__(self) -> None:
-        _check_pos(self.margin, "margin")
+        _check_pos(self.margin, "margin", 1.0, "a difference of accuracies")
 
     def fires(self, s: LookStats) -> np.ndarray:
-        d = s.estimate - s.null
-        return (d - s.c1 * s.se > -self.margin) & (d + s.c1 * s.se < self.margin)
+        null = 0.0 if s.null is None else s.null
+        return (s.z_at(null - self.margin) >= s.c1) & (s.z_at(null + self.margin) <= -s.c1)
 
 
 @dataclass(frozen=True)
 class Precision(StoppingRule):
-    """Stop when the repeated CI half-width is at most ``half_width`` (the "ballpark score")."""
+    """Stop when the two-sided ``1 - alpha`` repeated CI is at most ``half_width`` either side (its width / 2).
+
+    ``half_width`` is on the scale of the scores: ±2 points is ``0.02``.
+    """
 
     half_width: float = 0.02
     name: str = "precision"
 
     def __post_init__(self) -> None:
-        _check_pos(self.half_width, "half_width")
+        _check_pos(self.half_width, "half_width", 1.0, "a fraction")
 
     def fires(self, s: LookStats) -> np.ndarray:
         return s.half_width <= self.half_width
@@ -142,10 +214,12 @@ class Precision(StoppingRule):
 
 @dataclass(frozen=True)
 class Threshold(StoppingRule):
-    """Stop when the score is confidently above and/or below ``tau`` (one-sided bound ``c1``).
+    """Stop when the score is confidently above and/or below ``tau`` (score test at ``tau``).
 
-    ``direction``: ``"above"`` fires when ``estimate - c1*se > tau``; ``"below"`` when
-    ``estimate + c1*se < tau``; ``"both"`` either way.
+    ``direction="above"``: ``z(tau) >= c1``; ``"below"``: ``z(tau) <= -c1`` (each a one-sided test at level
+    ``alpha``, reported on the ``c1`` interval). ``"both"``: ``|z(tau)| >= c2`` -- the two-sided ``1 - alpha``
+    repeated CI excludes ``tau``, so a wrong claim either way has probability at most ``alpha``. ``tau`` is on the
+    scale of the scores (60 points is ``0.6``; a difference of 2 points is ``0.02``).
     """
 
     tau: float = 0.6
@@ -155,13 +229,25 @@ class Threshold(StoppingRule):
     def __post_init__(self) -> None:
         if self.direction not in ("above", "below", "both"):
             raise ValueError(f"direction: expected 'above', 'below' or 'both', got {self.direction!r}")
-        if isinstance(self.tau, bool) or not isinstance(self.tau, (int, float, np.floating)) or not np.isfinite(self.tau):
+        if isinstance(self.tau, bool) or not isinstance(self.tau, (int, float, np.floating, np.integer)) \
+                or not np.isfinite(self.tau):
             raise ValueError(f"tau: expected a finite number, got {self.tau!r}")
+        if not -1 < self.tau < 1:
+            raise ValueError(f"tau: expected a value in (-1, 1) on the scale of the scores, got {self.tau!r}; "
+                             "scores are fractions in [0, 1], so 60 points is 0.6")
+
+    @property
+    def bound(self) -> str:  # type: ignore[override]
+        return "c2" if self.direction == "both" else "c1"
+
+    def check_data(self, kind: str) -> None:
+        if kind == "single" and not 0 < self.tau < 1:
+            raise ValueError(f"tau: a single model's score lies in [0, 1]; expected tau in (0, 1), got {self.tau!r}")
 
     def _ab(self, s: LookStats):
-        above = s.estimate - s.c1 * s.se > self.tau
-        below = s.estimate + s.c1 * s.se < self.tau
-        return above, below
+        z = s.z_at(self.tau)
+        c = s.c2 if self.direction == "both" else s.c1
+        return z >= c, z <= -c
 
     def fires(self, s: LookStats) -> np.ndarray:
         above, below = self._ab(s)
@@ -178,31 +264,47 @@ class Threshold(StoppingRule):
 
 @dataclass(frozen=True)
 class Futility(StoppingRule):
-    """Stop when the final two-sided test is unlikely to reject: conditional power below ``threshold``.
+    """Stop when the final test is unlikely to reject at the smallest difference worth detecting, ``effect``.
 
-    Conditional power uses the Brownian-motion approximation on the fraction ``t`` of the maximum
-    sample: under the current trend (``effect=None``) the drift is ``|z| / sqrt(t)``; with an
-    ``effect`` (the smallest difference worth detecting, data scale) it is ``effect / (se*sqrt(t))``.
-    Futility stopping never rejects H0, so it cannot raise the type-I error (non-binding).
+    Conditional power at look ``k`` under the drift of ``effect`` (Brownian motion on the information fraction
+    ``t``; Jennison & Turnbull 2000, sec. 10.2), against the **full design's final bound** (``c2_final`` for a
+    two-sided, ``c1_final`` for a one-sided efficacy test), whatever the look. ``effect`` is required: conditional
+    power under the current trend has no error guarantee. Stopping when it falls below ``threshold`` (gamma)
+    costs at most ``gamma * beta / (1 - gamma)`` of the power at ``effect`` (conditional power is a martingale
+    under that drift: Lan, Simon & Halperin 1982), where beta is the type-II error without futility stopping;
+    being non-binding it never raises the type-I error.
+
+    References
+    ----------
+    Lan, K. K. G., Simon, R. & Halperin, M. (1982). Stochastically curtailed tests in long-term clinical trials.
+    Communications in Statistics C 1, 207-219.
     """
 
     threshold: float = 0.1
     effect: float | None = None
+    alternative: Literal["two-sided", "greater"] = "two-sided"
     name: str = "futility"
 
     def __post_init__(self) -> None:
-        if not isinstance(self.threshold, (int, float, np.floating)) or not 0 < self.threshold < 1:
+        if isinstance(self.threshold, bool) or not isinstance(self.threshold, (int, float, np.floating)) \
+                or not 0 < self.threshold < 1:
             raise ValueError(f"threshold: expected a number in (0, 1), got {self.threshold!r}")
-        if self.effect is not None:
-            _check_pos(self.effect, "effect")
+        if self.effect is None:
+            raise ValueError("effect: required, the smallest difference worth detecting on the scale of the scores "
+                             "(e.g. 0.02); conditional power under the current trend has no error guarantee")
+        _check_pos(self.effect, "effect", 1.0, "a difference of accuracies")
+        if self.alternative not in ("two-sided", "greater"):
+            raise ValueError(f"alternative: expected 'two-sided' or 'greater', got {self.alternative!r}")
 
     def conditional_power(self, s: LookStats) -> np.ndarray:
-        t = np.broadcast_to(s.t, s.z.shape)
+        t = np.broadcast_to(np.asarray(s.t, float), np.shape(s.z))
         rem = np.clip(1 - t, 0, None)
-        b = np.abs(s.z) * np.sqrt(t)
+        z = np.abs(s.z) if self.alternative == "two-sided" else s.z
+        c = s.c2_final if self.alternative == "two-sided" else s.c1_final
+        b = z * np.sqrt(t)
         with np.errstate(divide="ignore", invalid="ignore"):
-            drift = np.abs(s.z) / np.sqrt(t) if self.effect is None else self.effect / (s.se * np.sqrt(t))
-            cp = ndtr((b + drift * rem - s.c2[-1]) / np.sqrt(rem))
+            drift = self.effect / (s.se * np.sqrt(t))  # effect / se at the full information
+            cp = ndtr((b + drift * rem - c) / np.sqrt(rem))
         return np.where(rem > 0, np.nan_to_num(cp, nan=1.0), 1.0)
 
     def fires(self, s: LookStats) -> np.ndarray:
@@ -233,7 +335,7 @@ class BetaSpendingFutility(StoppingRule):
     name: str = "futility"
 
     def __post_init__(self) -> None:
-        _check_pos(self.effect, "effect")
+        _check_pos(self.effect, "effect", 1.0, "a difference of accuracies")
         if not isinstance(self.beta, (int, float, np.floating)) or not 0 < self.beta < 0.5:
             raise ValueError(f"beta: expected a number in (0, 0.5), got {self.beta!r}")
         if self.se_full is not None:
@@ -274,7 +376,7 @@ class DiminishingReturns(StoppingRule):
     name: str = "diminishing_returns"
 
     def __post_init__(self) -> None:
-        _check_pos(self.epsilon, "epsilon")
+        _check_pos(self.epsilon, "epsilon", 1.0, "a fraction")
 
     def fires(self, s: LookStats) -> np.ndarray:
         hw = s.half_width

@@ -1,0 +1,305 @@
+"""Score-type statistics for adaptive evaluation that stay valid near accuracy 0 and 1 and for rare disagreements.
+
+Why not the plug-in (Wald) statistic
+------------------------------------
+The Wald statistic ``(estimate - theta0) / se_hat`` estimates the variance at the *observed* value. For a model that
+gets a whole batch right, ``se_hat = 0``: the interval collapses to ``[1, 1]`` and any threshold below 1 is
+"confidently" crossed. For two models that disagree on 2 % of the items, always in the same direction, the variance
+at the observed difference is too small exactly when the observed difference is too small, and equivalence is
+declared far too often. Each statistic here evaluates the variance **at the value being tested** (a score test,
+Jennison & Turnbull 2000, ch. 3 and 12), so tests and intervals stay honest at the edges, and each repeated
+confidence interval is the set of values its score test does not reject -- the interval and the decision agree.
+
+Single model: Wilson score with an effective sample size
+    ``z(theta0) = (p - theta0) / sqrt(theta0 (1 - theta0) / n_eff)`` (Wilson 1927). For the unweighted mean of
+    per-dataset means, ``n_eff = p~(1 - p~) / V`` where ``V`` is the stratified variance of the mean of means
+    (Korn & Graubard 1998; Kish's design effect), computed from per-dataset means smoothed by half a success and
+    half a failure, ``(s + 1/2) / (n + 1)``, so that ``n_eff`` never degenerates when a dataset is all-correct.
+    With one dataset and binary scores ``n_eff = n`` and this is exactly Wilson's interval. Scores in [0, 1] that
+    are not binary are treated as quasi-binomial (Wedderburn 1974): variance ``phi * mu (1 - mu)`` with the
+    dispersion ``phi`` estimated per dataset and shrunk towards its maximum 1 (Bhatia & Davis 2000) by one
+    pseudo-item, ``phi = (SS + 1) / (n p (1 - p) + 1)``; ``phi = 1`` for binary scores.
+Paired difference: Tango's score statistic with an effective sample size
+    For paired binary outcomes ``d = a - b`` in {-1, 0, 1}, the variance under ``H0: p10 - p01 = delta0`` uses
+    the restricted maximum-likelihood ``p01~`` (closed form; Tango 1998; Nam 1997), so ``delta0 = 0`` gives
+    McNemar's statistic ``(n10 - n01) / sqrt(n10 + n01)``, and a one-directional disagreement tested at a margin
+    gives the binomial score test of the discordance rate. Datasets enter through ``n_eff`` as above, from
+    cells smoothed by Agresti & Min (2005) (half an item added to each of the four cells). Continuous differences
+    in [-1, 1] use ``p10 = E[max(d, 0)]``, ``p01 = E[max(-d, 0)]`` with a dispersion factor as above
+    (``E[d^2] <= E|d|``, so the trinomial variance bounds theirs). The interval is found by bisection.
+Two models on different items: Agresti & Caffo (2000)
+    Each arm's mean is adjusted by one success and one failure, ``(s + 1) / (n + 2)``, and the Wald interval of
+    the adjusted difference is used (with per-dataset stratification and the dispersion factor); the test is
+    the same interval inverted.
+
+References
+----------
+Jennison, C. & Turnbull, B. W. (2000). Group Sequential Methods with Applications to Clinical Trials. Chapman &
+Hall/CRC. Wilson, E. B. (1927). Probable inference, the law of succession, and statistical inference. Journal of the
+American Statistical Association 22, 209-212. Agresti, A. & Caffo, B. (2000). Simple and effective confidence
+intervals for proportions and differences of proportions result from adding two successes and two failures. The
+American Statistician 54, 280-288. Agresti, A. & Min, Y. (2005). Simple improved confidence intervals for comparing
+matched proportions. Statistics in Medicine 24, 729-740. Tango, T. (1998). Equivalence test and confidence interval
+for the difference in proportions for the paired-sample design. Statistics in Medicine 17, 891-908. Nam, J. (1997).
+Establishing equivalence of two treatments and sample size requirements in matched-pairs design. Biometrics 53,
+1422-1430. Newcombe, R. G. (1998). Improved confidence intervals for the difference between binomial proportions
+based on paired data. Statistics in Medicine 17, 2635-2650. Korn, E. L. & Graubard, B. I. (1998). Confidence
+intervals for proportions with small expected number of positive counts estimated from survey data. Survey
+Methodology 24, 193-201. Wedderburn, R. W. M. (1974). Quasi-likelihood functions, generalized linear models, and the
+Gauss-Newton method. Biometrika 61, 439-447. Bhatia, R. & Davis, C. (2000). A better bound on the variance. The
+American Mathematical Monthly 107, 353-357.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+__all__ = ["WilsonStatistic", "TangoStatistic", "AgrestiCaffoStatistic", "WaldStatistic", "Accumulator",
+           "information"]
+
+_EPS = 1e-12
+_BISECT = 44  # bisection steps: interval ends to ~1e-13 on [-1, 1]
+
+
+def _div(a, b, fill):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        out = a / b
+    return np.where(b > 0, out, fill)
+
+
+class _Statistic:
+    """Arrays of one shape (e.g. (n_runs, n_looks)); ``z_at(theta0)``, ``interval(c)`` and ``take(index)``."""
+
+    _fields: tuple = ()
+    estimate: np.ndarray
+    se: np.ndarray
+
+    def take(self, index: Any) -> "_Statistic":
+        new = object.__new__(type(self))
+        for f in self._fields:
+            setattr(new, f, np.asarray(getattr(self, f))[index])
+        return new
+
+    def z_at(self, theta0: Any) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def interval(self, c: Any) -> tuple[np.ndarray, np.ndarray]:
+        """Values not rejected by the two one-sided score tests at critical value ``c``: ``(low, high)``."""
+        c = np.broadcast_to(np.asarray(c, float), np.shape(self.estimate))
+        lo_lim, hi_lim = self._limits
+        est = np.clip(self.estimate, lo_lim + _EPS, hi_lim - _EPS)
+        # low: the smallest theta with z(theta) <= c; z decreases in theta
+        a, b = np.full(est.shape, lo_lim + _EPS), est.copy()
+        ok = self.z_at(a) <= c  # even the range's end is not rejected
+        for _ in range(_BISECT):
+            m = 0.5 * (a + b)
+            rej = self.z_at(m) > c
+            a = np.where(rej, m, a)
+            b = np.where(rej, b, m)
+        low = np.where(ok, lo_lim, b)
+        a, b = est.copy(), np.full(est.shape, hi_lim - _EPS)
+        ok = self.z_at(b) >= -c
+        for _ in range(_BISECT):
+            m = 0.5 * (a + b)
+            rej = self.z_at(m) < -c
+            b = np.where(rej, m, b)
+            a = np.where(rej, a, m)
+        high = np.where(ok, hi_lim, a)
+        return low, high
+
+    _limits = (-1.0, 1.0)
+
+
+class WaldStatistic(_Statistic):
+    """Plug-in ``(estimate - theta0) / se`` and ``estimate -/+ c * se`` (only for statistics built by hand)."""
+
+    _fields = ("estimate", "se")
+
+    def __init__(self, estimate, se):
+        self.estimate, self.se = np.asarray(estimate, float), np.asarray(se, float)
+
+    def z_at(self, theta0):
+        d = self.estimate - theta0
+        return np.nan_to_num(_div(d, self.se, np.sign(d) * np.inf), nan=0.0)
+
+    def interval(self, c):
+        return self.estimate - c * self.se, self.estimate + c * self.se
+
+
+class WilsonStatistic(_Statistic):
+    """Single model: Wilson score test and interval with the effective sample size ``n_eff``."""
+
+    _fields = ("estimate", "se", "n_eff")
+    _limits = (0.0, 1.0)
+
+    def __init__(self, estimate, se, n_eff):
+        self.estimate, self.se, self.n_eff = (np.asarray(x, float) for x in (estimate, se, n_eff))
+
+    def z_at(self, theta0):
+        th = np.clip(np.asarray(theta0, float), _EPS, 1 - _EPS)
+        d = self.estimate - th
+        with np.errstate(invalid="ignore", over="ignore"):
+            z = _div(d * np.sqrt(self.n_eff), np.sqrt(th * (1 - th)), 0.0)
+        return np.nan_to_num(z, nan=0.0, posinf=np.inf, neginf=-np.inf)
+
+    def interval(self, c):
+        c2 = np.asarray(c, float) ** 2
+        p, n = self.estimate, self.n_eff
+        with np.errstate(divide="ignore", invalid="ignore"):
+            k = np.where(np.isfinite(n), c2 / n, 0.0)
+            centre = (p + k / 2) / (1 + k)
+            half = np.sqrt(c2) / (1 + k) * np.sqrt(np.maximum(np.where(np.isfinite(n), p * (1 - p) / n, 0.0)
+                                                              + k * k / (4 * c2 + (c2 == 0)), 0.0))
+        return np.clip(centre - half, 0.0, 1.0), np.clip(centre + half, 0.0, 1.0)
+
+
+class TangoStatistic(_Statistic):
+    """Paired difference: Tango's score test with restricted MLE; ``p10``, ``p01`` are the discordant rates."""
+
+    _fields = ("estimate", "se", "n_eff", "p10", "p01")
+
+    def __init__(self, estimate, se, n_eff, p10, p01):
+        self.estimate, self.se, self.n_eff, self.p10, self.p01 = (np.asarray(x, float)
+                                                                   for x in (estimate, se, n_eff, p10, p01))
+
+    def null_variance(self, delta0):
+        """Per-item variance of ``d`` under ``p10 - p01 = delta0`` at the restricted MLE (Tango 1998)."""
+        dl = np.clip(np.asarray(delta0, float), -1 + _EPS, 1 - _EPS)
+        pos = dl >= 0
+        x10 = np.where(pos, self.p10, self.p01)  # reflect delta0 < 0 onto delta0 > 0
+        x01 = np.where(pos, self.p01, self.p10)
+        a = np.abs(dl)
+        m = np.clip(1 - x10 - x01, 0, 1)
+        b = x10 * (1 - a) + x01 * (1 - 3 * a) - 2 * m * a
+        q = (b + np.sqrt(b * b + 8 * x01 * a * (1 - a))) / 4  # restricted MLE of the smaller discordant rate
+        q = np.clip(q, 0, (1 - a) / 2)
+        return 2 * q + a - a * a
+
+    def z_at(self, theta0):
+        v = self.null_variance(theta0)
+        d = self.estimate - np.asarray(theta0, float)
+        with np.errstate(invalid="ignore", over="ignore"):
+            z = _div(d * np.sqrt(self.n_eff), np.sqrt(v), np.sign(d) * np.inf)
+        return np.nan_to_num(z, nan=0.0, posinf=np.inf, neginf=-np.inf)
+
+
+class AgrestiCaffoStatistic(_Statistic):
+    """Two models on different items: Agresti–Caffo adjusted difference ``adjusted`` and its standard error."""
+
+    _fields = ("estimate", "se", "adjusted")
+
+    def __init__(self, estimate, se, adjusted):
+        self.estimate, self.se, self.adjusted = (np.asarray(x, float) for x in (estimate, se, adjusted))
+
+    def z_at(self, theta0):
+        d = self.adjusted - np.asarray(theta0, float)
+        return np.nan_to_num(_div(d, self.se, np.sign(d) * np.inf), nan=0.0)
+
+    def interval(self, c):
+        return (np.clip(self.adjusted - c * self.se, -1, 1), np.clip(self.adjusted + c * self.se, -1, 1))
+
+
+def _fpc(cnt, size):
+    """Finite-population factor ``(N - n) / (N - 1)`` (0 once a dataset is used up)."""
+    size = np.asarray(size, float)
+    return np.clip(_div(size - cnt, size - 1, 0.0), 0.0, 1.0)
+
+
+class Accumulator:
+    """Builds one statistic from per-dataset sums, one dataset at a time (memory (n_runs, n_looks), not x n_datasets).
+
+    ``kind``: ``"single"`` (scores in [0, 1]), ``"paired"`` (differences in [-1, 1]) or ``"unpaired"``.
+    ``add`` takes the dataset's sums ``s1 = sum x``, ``s2 = sum x^2``, ``sa = sum |x|`` and counts ``cnt``
+    (arrays broadcastable to (n_runs, n_looks)), and its size ``size`` (for the finite-population correction).
+    """
+
+    def __init__(self, kind: str, fpc: bool = False) -> None:
+        self.kind, self.fpc = kind, fpc
+        self.acc: dict[str, Any] = {}
+
+    def _add(self, key, value):
+        self.acc[key] = self.acc.get(key, 0.0) + value
+
+    def add(self, s1, s2, sa, cnt, size, arm_b: tuple | None = None) -> None:
+        cnt = np.asarray(cnt, float)
+        have = cnt > 0
+        n = np.maximum(cnt, 1.0)
+        f = _fpc(cnt, size) if self.fpc else 1.0
+        self._add("D", have.astype(float))
+        if self.kind == "single":
+            p = s1 / n
+            ss = np.maximum(s2 - s1 * p, 0.0)
+            phi = np.minimum(1.0, (ss + 1.0) / (n * p * (1 - p) + 1.0))
+            ps = (s1 + 0.5) / (n + 1.0)
+            self._add("est", np.where(have, p, 0.0))
+            self._add("ps", np.where(have, ps, 0.0))
+            self._add("var", np.where(have, phi * ps * (1 - ps) * f / n, 0.0))
+        elif self.kind == "paired":
+            d = s1 / n
+            p10 = np.maximum((sa + s1) / (2 * n), 0.0)
+            p01 = np.maximum((sa - s1) / (2 * n), 0.0)
+            model = np.maximum(p10 + p01 - d * d, 0.0)
+            emp = np.maximum(s2 / n - d * d, 0.0)
+            phi = np.minimum(1.0, (n * emp + 1.0) / (n * model + 1.0))
+            s10 = (n * p10 + 0.5) / (n + 2.0)
+            s01 = (n * p01 + 0.5) / (n + 2.0)
+            self._add("est", np.where(have, d, 0.0))
+            self._add("p10", np.where(have, p10, 0.0))
+            self._add("p01", np.where(have, p01, 0.0))
+            self._add("s10", np.where(have, s10, 0.0))
+            self._add("s01", np.where(have, s01, 0.0))
+            self._add("var", np.where(have, phi * (s10 + s01 - (s10 - s01) ** 2) * f / n, 0.0))
+        else:  # unpaired: this arm is a; arm_b = (s1, s2, cnt, size) of b
+            t1, t2, cb, size_b = arm_b
+            cb = np.asarray(cb, float)
+            have = have & (cb > 0)
+            self.acc["D"] = self.acc["D"] - (cnt > 0) + have
+            nb = np.maximum(cb, 1.0)
+            fb = _fpc(cb, size_b) if self.fpc else 1.0
+            out = []
+            for s, q, m, ff in ((s1, s2, n, f), (t1, t2, nb, fb)):
+                p = s / m
+                phi = np.minimum(1.0, (np.maximum(q - s * p, 0.0) + 1.0) / (m * p * (1 - p) + 1.0))
+                pt = (s + 1.0) / (m + 2.0)
+                out.append((p, pt, phi * pt * (1 - pt) * ff / (m + 2.0)))
+            self._add("est", np.where(have, out[0][0] - out[1][0], 0.0))
+            self._add("adj", np.where(have, out[0][1] - out[1][1], 0.0))
+            self._add("var", np.where(have, out[0][2] + out[1][2], 0.0))
+
+    def finish(self) -> _Statistic:
+        a = self.acc
+        D = np.maximum(a["D"], 1.0)
+        est = a["est"] / D
+        var = a["var"] / D**2
+        se = np.sqrt(var)
+        if self.kind == "single":
+            ps = a["ps"] / D
+            n_eff = _div(ps * (1 - ps), var, np.inf)
+            return WilsonStatistic(est, se, n_eff)
+        if self.kind == "paired":
+            s10, s01 = a["s10"] / D, a["s01"] / D
+            n_eff = _div(s10 + s01 - (s10 - s01) ** 2, var, np.inf)
+            return TangoStatistic(est, se, n_eff, a["p10"] / D, a["p01"] / D)
+        return AgrestiCaffoStatistic(est, se, a["adj"] / D)
+
+
+def information(counts: np.ndarray, sizes: np.ndarray | None = None, counts_b: np.ndarray | None = None,
+                sizes_b: np.ndarray | None = None) -> np.ndarray:
+    """Statistical information of the mean of per-dataset means at each look, up to a constant.
+
+    ``counts`` (n_looks, n_datasets) items per dataset at each look. With equal per-item variances the variance
+    of the mean of means is ``sum_d 1 / n_d / D^2`` (times ``(N_d - n_d) / (N_d - 1)`` with the finite-population
+    correction, ``sizes`` given), so the information is its inverse (``inf`` once every dataset is used up with the
+    correction). Two arms on different items add ``1 / n_b``.
+    """
+    c = np.asarray(counts, float)
+    f = 1.0 if sizes is None else _fpc(c, np.asarray(sizes, float)[None, :])
+    v = np.where(c > 0, f / np.maximum(c, 1), 0.0)
+    if counts_b is not None:
+        cb = np.asarray(counts_b, float)
+        fb = 1.0 if sizes_b is None else _fpc(cb, np.asarray(sizes_b, float)[None, :])
+        v = v + np.where(cb > 0, fb / np.maximum(cb, 1), 0.0)
+    D = np.maximum((c > 0).sum(-1), 1)
+    v = v.sum(-1) / D**2
+    return _div(1.0, v, np.inf)
