@@ -1,0 +1,78 @@
+"""Benchmark reliability: Mean Win Rate, DIoR, rank-switch curves, MWR pathologies and Flash-HELM.
+
+Implements Perlitz et al., "Efficient Benchmarking (of Language Models)" (NAACL 2024):
+
+* :func:`mean_win_rate` (App. A, exact: ties stay ties), :func:`mean_score`, :func:`mean_of_means`,
+  :func:`comparison_components` — vectorised over any number of leading "resample" axes;
+* :func:`dior` — Decision Impact on Reliability (Sect. 2.1): resample a design decision (scenarios,
+  subscenarios, examples, prompts) with replacement, score the benchmark under each instantiation,
+  compare with the original by a meta-metric (Kendall τ in O(n log n), weighted τ, best-model error rate,
+  |Δ score|) and report the lower bound of the confidence interval, with the whole distribution;
+  :func:`dior_plan` / :class:`DIoRPlan` expose the batch steps (draw index arrays, score a batch);
+* :func:`efficiency_curve` (Fig. 2, App. C), :func:`rank_trajectories` (Fig. 1), :func:`rank_switch_curve` (Fig. 3),
+  :func:`prompt_strategies` (Fig. 4), :func:`rank_resolution` (Fig. 6);
+* App. B counterexamples and the clone / removal detectors on real tables (:func:`clone_flips`, :func:`removal_flips`);
+* :func:`flash_helm` — the coarse-to-fine tournament (Algorithm 1) with a guarantee for the top-k models,
+  :func:`flash_helm_orders` (its behaviour over random example orders) and :func:`simulate_examples`.
+
+Modules
+-------
+_benchmark     the validated models × items table (:class:`Benchmark`) and the comparison graph
+_winrate       Mean Win Rate (exact integer counts), mean score, mean of means
+_metametrics   Kendall τ-b (merge-sort inversion counting across resamples), weighted τ, switches
+_dior          DIoR, its batch plan and efficiency curves
+_curves        rank switches, prompt strategies, rank trajectories and resolution, subscenario correlations
+_pathologies   App. B counterexamples and the clone / removal detectors
+_flash_helm    Flash-HELM
+_report        the ``effstats audit`` report (Markdown + HTML + figures)
+
+Data layout
+-----------
+A benchmark is a models × items table of scores. Items belong to subscenarios which belong to
+scenarios (``ResponseMatrix.items`` columns ``scenario`` / ``subscenario`` / ``prompt``). A plain
+leaderboard (models × scenarios, e.g. the HELM table) is the special case "one item per scenario".
+Missing cells (not evaluated) are omitted per model as in App. A — never replaced by 0.
+
+References
+----------
+Perlitz, Y., Bandel, E., Gera, A., Arviv, O., Ein-Dor, L., Shnarch, E., Slonim, N., Shmueli-Scheuer, M. and
+Choshen, L. "Efficient Benchmarking (of Language Models)". NAACL 2024 (arXiv:2308.11696).
+"""
+from ._benchmark import _DECISIONS, _OBJECTIVES, _SCORES, _TIES, Benchmark, Decision, Objective, Score
+from ._curves import prompt_strategies, rank_resolution, rank_switch_curve, rank_trajectories, subscenario_correlations
+from ._dior import (DIoRPlan, DIoRResult, _compute_fraction, _multiplicity, _resample_counts, _resampled_scores, dior,
+                    dior_plan, efficiency_curve)
+from ._flash_helm import FlashHELMResult, flash_helm, flash_helm_orders, simulate_examples
+from ._metametrics import _weighted_tau, kendall_tau
+from ._pathologies import (Counterexample, clone_flips, counterexample_grouping, counterexample_partial_reporting,
+                           counterexample_weaker_model, removal_flips)
+from ._winrate import _mwr, _score, _win_rates, comparison_components, mean_of_means, mean_score, mean_win_rate
+
+__all__ = [
+    "mean_win_rate",
+    "mean_score",
+    "mean_of_means",
+    "comparison_components",
+    "kendall_tau",
+    "dior",
+    "dior_plan",
+    "DIoRPlan",
+    "DIoRResult",
+    "efficiency_curve",
+    "rank_switch_curve",
+    "prompt_strategies",
+    "rank_resolution",
+    "rank_trajectories",
+    "subscenario_correlations",
+    "Counterexample",
+    "counterexample_weaker_model",
+    "counterexample_grouping",
+    "counterexample_partial_reporting",
+    "clone_flips",
+    "removal_flips",
+    "flash_helm",
+    "flash_helm_orders",
+    "simulate_examples",
+    "FlashHELMResult",
+    "Benchmark",
+]

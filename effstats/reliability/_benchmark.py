@@ -1,0 +1,275 @@
+"""The validated models × items table with its scenario / subscenario hierarchy."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, Sequence
+
+import numpy as np
+import pandas as pd
+
+from .._validation import check_array
+from ..responses import ResponseMatrix
+
+Score = Literal["mwr", "mean", "mean_of_means"]
+Decision = Literal["scenarios", "subscenarios", "examples", "prompts"]
+Objective = Literal["kendall", "weighted_tau", "best_model", "model_quality"]
+_SCORES = ("mwr", "mean", "mean_of_means")
+_DECISIONS = ("scenarios", "subscenarios", "examples", "prompts")
+_OBJECTIVES = ("kendall", "weighted_tau", "best_model", "model_quality")
+_TIES = ("strict", "half")
+# Resample in chunks so that the per-chunk item-count matrix stays around this many cells.
+_CHUNK_CELLS = 4_000_000
+
+
+def _choice(x: Any, name: str, options: Sequence[str]) -> str:
+    if x not in options:
+        raise ValueError(f"{name}: expected one of {list(options)}, got {x!r}")
+    return x
+
+
+# =============================================================================================
+# Benchmark: the validated models × items table with its scenario / subscenario hierarchy
+# =============================================================================================
+@dataclass(frozen=True, eq=False)
+class Benchmark:
+    """A validated score table with its item hierarchy (built by :meth:`from_data`).
+
+    Attributes
+    ----------
+    values : float array (n_models, n_items), 0 at missing cells
+    observed : bool array (n_models, n_items)
+    sub_of_item : int array (n_items,) — subscenario code of each item
+    scen_of_sub : int array (n_sub,) — scenario code of each subscenario
+    prompt_of_item : int array (n_items,) or None
+    model_ids : Index (n_models,); scenario_names, subscenario_names : Index
+    """
+
+    values: np.ndarray
+    observed: np.ndarray
+    sub_of_item: np.ndarray
+    scen_of_sub: np.ndarray
+    prompt_of_item: np.ndarray | None
+    model_ids: pd.Index
+    scenario_names: pd.Index
+    subscenario_names: pd.Index
+    item_ids: pd.Index = field(default=None)  # type: ignore[assignment]
+
+    @property
+    def n_models(self) -> int:
+        return self.values.shape[0]
+
+    @property
+    def n_items(self) -> int:
+        return self.values.shape[1]
+
+    @property
+    def n_sub(self) -> int:
+        return len(self.scen_of_sub)
+
+    @property
+    def n_scen(self) -> int:
+        return len(self.scenario_names)
+
+    @property
+    def n_prompts(self) -> int:
+        """Number of prompt variants (0 without a prompt column)."""
+        return 0 if self.prompt_of_item is None else int(self.prompt_of_item.max()) + 1
+
+    @property
+    def is_table(self) -> bool:
+        """True when every subscenario holds a single item (a leaderboard, not per-example data)."""
+        return self.n_sub == self.n_items
+
+    @classmethod
+    def from_data(
+        cls,
+        data: Any,
+        *,
+        scenario: str | None = "scenario",
+        subscenario: str | None = "subscenario",
+        prompt: str | None = "prompt",
+        groups: Any = None,
+    ) -> "Benchmark":
+        """Build from a :class:`ResponseMatrix`, a wide DataFrame (models × scenarios) or a 2-D array.
+
+        Parameters
+        ----------
+        data : ResponseMatrix, DataFrame or array of shape (n_models, n_items)
+            Scores; NaN (arrays / DataFrames) or ``'-'`` (DataFrames) or the ResponseMatrix
+            ``missing`` mask mark cells that were not evaluated. Scores may be any real numbers.
+        scenario, subscenario, prompt : str or None
+            Item-metadata columns of a ResponseMatrix giving the hierarchy. Without a scenario
+            column every item is its own scenario (a leaderboard table).
+        groups : array of shape (n_items,), optional
+            Scenario label of each column for arrays / DataFrames whose columns are subscenarios.
+        """
+        if isinstance(data, Benchmark):
+            return data
+        items = None
+        if isinstance(data, ResponseMatrix):
+            vals = data.values.astype(float)
+            obs = data.observed
+            mids, iids = data.model_ids, data.item_ids
+            items = data.items
+        elif isinstance(data, pd.DataFrame):
+            if data.empty:
+                raise ValueError("data: expected a non-empty table")
+            if data.index.has_duplicates:
+                dup = data.index[data.index.duplicated()].unique()[:5].tolist()
+                raise ValueError(f"data: duplicated model rows {dup}")
+            # '-' marks "not evaluated"; no DataFrame.replace (its object downcasting is deprecated in pandas 2.2)
+            num = data.apply(pd.to_numeric, errors="coerce")
+            bad = num.isna() & data.notna() & (data.astype(str).apply(lambda c: c.str.strip()) != "-")
+            if bad.any().any():
+                col = bad.any().idxmax()
+                raise ValueError(f"data: column {col!r} has non-numeric values, e.g. {data.loc[bad[col], col].iloc[0]!r}")
+            arr = check_array(num.to_numpy(dtype=float), "data", ndim=2, allow_nan=True)
+            obs = ~np.isnan(arr)
+            vals = np.where(obs, arr, 0.0)
+            mids, iids = pd.Index(data.index, name="model"), pd.Index(data.columns, name="item")
+        else:
+            arr = check_array(data, "data", ndim=2, allow_nan=True)
+            obs = ~np.isnan(arr)
+            vals = np.where(obs, arr, 0.0)
+            mids = pd.Index([f"m{i}" for i in range(arr.shape[0])], name="model")
+            iids = pd.Index([f"s{j}" for j in range(arr.shape[1])], name="item")
+        n_models, n_items = vals.shape
+        if n_models < 2:
+            raise ValueError(f"data: expected at least 2 models, got {n_models}")
+        if n_items < 2:
+            raise ValueError(f"data: expected at least 2 scenarios / items, got {n_items}")
+        if (~obs).all(axis=1).any():
+            bad = mids[(~obs).all(axis=1)][:5].tolist()
+            raise ValueError(f"data: models {bad} have no evaluated score; drop them first")
+        if (~obs).all(axis=0).any():
+            bad = iids[(~obs).all(axis=0)][:5].tolist()
+            raise ValueError(f"data: columns {bad} were evaluated by no model; drop them first")
+        has = lambda c: items is not None and c is not None and c in items.columns  # noqa: E731
+        if groups is not None:
+            g = np.asarray(groups)
+            if g.shape != (n_items,):
+                raise ValueError(f"groups: expected {n_items} scenario labels (one per column), got shape {g.shape}")
+            scen_item = pd.Series(g)
+            sub_item = pd.Series(np.arange(n_items))
+        elif has(scenario):
+            scen_item = items[scenario].reset_index(drop=True)
+            sub_item = (items[subscenario] if has(subscenario) else items[scenario]).reset_index(drop=True)
+        else:
+            scen_item = pd.Series(np.asarray(iids))
+            sub_item = pd.Series(np.arange(n_items))
+        if scen_item.isna().any():
+            raise ValueError("scenario: some items have no scenario label")
+        scen_codes, scen_names = pd.factorize(scen_item, sort=True)
+        # A subscenario is identified by (scenario, subscenario) so equal names in two scenarios stay apart.
+        pair = pd.MultiIndex.from_arrays([scen_codes, sub_item.to_numpy()])
+        sub_codes, sub_uniq = pd.factorize(pair, sort=True)
+        scen_of_sub = np.asarray(sub_uniq.get_level_values(0), dtype=np.intp)
+        sub_names = pd.Index([f"{scen_names[s]}/{v}" for s, v in sub_uniq] if groups is not None or has(scenario)
+                             else list(iids), name="subscenario")
+        prompt_codes = None
+        if has(prompt):
+            prompt_codes = pd.factorize(items[prompt], sort=True)[0].astype(np.intp)
+        return cls(
+            values=vals,
+            observed=obs,
+            sub_of_item=sub_codes.astype(np.intp),
+            scen_of_sub=scen_of_sub,
+            prompt_of_item=prompt_codes,
+            model_ids=mids,
+            scenario_names=pd.Index(scen_names, name="scenario"),
+            subscenario_names=sub_names,
+            item_ids=iids,
+        )
+
+    def subset_models(self, keep: np.ndarray) -> "Benchmark":
+        """The benchmark restricted to the models at positions / mask ``keep``."""
+        k = np.asarray(keep)
+        return Benchmark(self.values[k], self.observed[k], self.sub_of_item, self.scen_of_sub, self.prompt_of_item,
+                         self.model_ids[k], self.scenario_names, self.subscenario_names, self.item_ids)
+
+    def items_of_sub(self) -> list[np.ndarray]:
+        """Item positions of every subscenario."""
+        order = np.argsort(self.sub_of_item, kind="stable")
+        bounds = np.searchsorted(self.sub_of_item[order], np.arange(self.n_sub + 1))
+        return [order[bounds[k]:bounds[k + 1]] for k in range(self.n_sub)]
+
+    def group_sizes(self) -> np.ndarray:
+        """Number of items per subscenario, shape (n_sub,)."""
+        return np.bincount(self.sub_of_item, minlength=self.n_sub)
+
+    def scenario_observed(self) -> np.ndarray:
+        """(n_models, n_scen) bool: whether a model has at least one evaluated item in each scenario."""
+        scen_of_item = self.scen_of_sub[self.sub_of_item]
+        onehot = np.zeros((self.n_items, self.n_scen))
+        onehot[np.arange(self.n_items), scen_of_item] = 1.0
+        return (self.observed.astype(float) @ onehot) > 0
+
+    def components(self) -> np.ndarray:
+        """(n_models,) int: connected component of each model in the comparison graph (models linked when
+        they share an evaluated scenario); 0 is the largest component."""
+        return _components(self.scenario_observed())
+
+    def check_connected(self, name: str = "data") -> None:
+        """Raise ValueError naming the groups when some models share no scenario, directly or through others:
+        their scores (win rates, means over different scenarios) cannot be ranked against each other."""
+        _raise_if_disconnected(self.components(), self.model_ids, name)
+
+    # --------------------------------------------------------------- sums per subscenario
+    def sub_sums(self, counts: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Weighted score sums and observation counts per subscenario.
+
+        Parameters
+        ----------
+        counts : array (B, n_items) of item multiplicities, or None (every item once, B = 1)
+
+        Returns
+        -------
+        num, den : arrays (B, n_models, n_sub)
+        """
+        V = self.values * self.observed
+        O = self.observed.astype(float)
+        if counts is None:  # contiguous sums per subscenario (no dense items × subscenarios one-hot)
+            order = np.argsort(self.sub_of_item, kind="stable")
+            starts = np.searchsorted(self.sub_of_item[order], np.arange(self.n_sub))
+            return np.add.reduceat(V[:, order], starts, axis=1)[None], np.add.reduceat(O[:, order], starts, axis=1)[None]
+        counts = np.asarray(counts, dtype=float)
+        B = counts.shape[0]
+        num = np.empty((B, self.n_models, self.n_sub))
+        den = np.empty_like(num)
+        # One BLAS product per subscenario: (B, n_k) @ (n_k, M).
+        for k, idx in enumerate(self.items_of_sub()):
+            c = counts[:, idx]
+            num[:, :, k] = c @ V[:, idx].T
+            den[:, :, k] = c @ O[:, idx].T
+        return num, den
+
+
+def _components(scen_obs: np.ndarray) -> np.ndarray:
+    """Connected components of the bipartite model–scenario graph, labelled by decreasing size."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    M, S = scen_obs.shape
+    r, c = np.nonzero(scen_obs)
+    g = coo_matrix((np.ones(r.size), (r, M + c)), shape=(M + S, M + S))
+    _, lab = connected_components(g, directed=False)
+    lab = lab[:M]
+    uniq, inv, cnt = np.unique(lab, return_inverse=True, return_counts=True)
+    rank = np.empty(len(uniq), np.intp)
+    rank[np.argsort(-cnt, kind="stable")] = np.arange(len(uniq))
+    return rank[inv]
+
+
+def _raise_if_disconnected(comp: np.ndarray, model_ids: pd.Index | None, name: str) -> None:
+    k = int(comp.max()) + 1 if comp.size else 1
+    if k <= 1:
+        return
+    ids = model_ids if model_ids is not None else pd.Index([f"model {i}" for i in range(comp.size)])
+    parts = []
+    for c in range(min(k, 4)):
+        members = ids[comp == c].tolist()
+        parts.append(f"group {c + 1}: {len(members)} model(s) e.g. {members[:3]}")
+    raise ValueError(
+        f"{name}: the models form {k} groups that share no scenario ({'; '.join(parts)}{'; ...' if k > 4 else ''}), "
+        "so their scores cannot be ranked against each other; rank each group separately "
+        "(effstats.reliability.comparison_components gives the groups) or keep only shared scenarios")

@@ -1,0 +1,251 @@
+"""Rank switches (Fig. 3), prompt strategies (Fig. 4), rank trajectories (Fig. 1), rank resolution (Fig. 6)."""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from .._validation import check_fraction, check_positive_int, check_rng
+from ..responses import ResponseMatrix
+from ._benchmark import Benchmark, Score
+from ._dior import _check_common, _check_example_size, _compute_fraction, _multiplicity, _resampled_scores
+from ._metametrics import _switch, _wilson
+from ._winrate import _score
+
+# =============================================================================================
+# Rank switches (Fig. 3), prompt strategies (Fig. 4), rank resolution (Fig. 6)
+# =============================================================================================
+def rank_switch_curve(
+    data: Any,
+    sizes: Sequence[int],
+    *,
+    cluster_sizes: Sequence[int] = (2, 3, 5, 10, 20),
+    n_top: int = 5,
+    score: Score = "mwr",
+    n_boot: int = 1000,
+    ci: float = 0.95,
+    ties: str = "strict",
+    rng: Any = None,
+    progress: bool = False,
+    **kw: Any,
+) -> pd.DataFrame:
+    """Probability that the first and last models of a cluster of adjacent ranks switch (Fig. 3).
+
+    For each number of examples per subscenario in ``sizes`` the examples are resampled
+    ``n_boot`` times; for a cluster size N and each of the ``n_top`` best models as the cluster's top
+    (models ranked i … i+N−1 in the original ranking), a switch is the top scoring below the
+    bottom (a tie counts ½).
+
+    Returns
+    -------
+    DataFrame with columns size, compute_fraction, cluster_size, p_switch, ci_low, ci_high,
+    n_trials — the interval is Wilson's over the n_boot × n_top trials. ``progress`` shows a tqdm bar over
+    the sizes; a size above the largest subscenario raises ValueError.
+    """
+    n_boot, ci = _check_common(n_boot, ci, score, ties)
+    rng = check_rng(rng)
+    bench = Benchmark.from_data(data, **kw)
+    if bench.is_table:
+        raise ValueError("data: rank-switch curves resample examples and need per-example data")
+    cluster_sizes = [check_positive_int(int(c), "cluster_sizes", minimum=2) for c in cluster_sizes]
+    n_top = check_positive_int(n_top, "n_top")
+    num, den = bench.sub_sums()
+    order = np.argsort(-_score(bench, num, den, score, ties)[0], kind="stable")
+    sizes = [check_positive_int(int(s), "sizes") for s in sizes]
+    for s in sizes:
+        _check_example_size(bench, s, "sizes")
+    it = sizes
+    if progress:
+        from tqdm.auto import tqdm
+
+        it = tqdm(sizes, desc="rank switches", leave=False)
+    rows = []
+    for s in it:
+        res = _resampled_scores(bench, "examples", s, n_boot, rng, score, ties)[0]
+        for c in cluster_sizes:
+            starts = np.arange(min(n_top, bench.n_models - c + 1))
+            if starts.size == 0:
+                continue
+            sw = _switch(res, order[starts], order[starts + c - 1])  # (B, n_starts)
+            p = float(sw.mean())
+            lo, hi = _wilson(sw.sum(), sw.size, ci)
+            rows.append(dict(size=s, compute_fraction=_compute_fraction(bench, "examples", s), cluster_size=c,
+                             p_switch=p, ci_low=lo, ci_high=hi, n_trials=sw.size))
+    return pd.DataFrame(rows)
+
+
+def prompt_strategies(
+    data: Any,
+    n_examples: Sequence[int],
+    *,
+    example: str = "example",
+    prompt: str = "prompt",
+    score: Score = "mean_of_means",
+    replace: bool = False,
+    n_boot: int = 300,
+    ci: float = 0.95,
+    ties: str = "strict",
+    rng: Any = None,
+    scenario: str = "scenario",
+) -> pd.DataFrame:
+    """All prompts for K examples vs uniform sampling over the example × prompt cross product (Fig. 4).
+
+    At an equal budget of K·P calls per scenario (P prompts), ``all_prompts`` evaluates K examples
+    with every prompt (HELM), ``uniform`` evaluates K·P distinct examples (as far as they exist), each
+    with one prompt drawn uniformly. Each strategy is compared with the full benchmark.
+
+    Parameters
+    ----------
+    data : ResponseMatrix whose items are (example, prompt) cells with ``scenario``, ``example`` and
+        ``prompt`` columns; every example must have every prompt.
+    n_examples : K values.
+    replace : bool — bootstrap (``True``, *Boot*) or sub-sample (``False``, *Sub*).
+
+    Returns
+    -------
+    DataFrame with columns strategy, n_examples, budget, mean_abs_diff, ci_low, ci_high: the mean over
+    models of |score − full score| and its percentile interval over the n_boot draws.
+    """
+    n_boot, ci = _check_common(n_boot, ci, score, ties)
+    rng = check_rng(rng)
+    if not isinstance(data, ResponseMatrix):
+        raise ValueError("data: expected a ResponseMatrix with example and prompt item columns")
+    for c, nm in [(scenario, "scenario"), (example, "example"), (prompt, "prompt")]:
+        if c not in data.items.columns:
+            raise ValueError(f"{nm}: item metadata has no column {c!r} (has {list(data.items.columns)})")
+    # One subscenario per scenario so that the score is a per-scenario mean.
+    bench = Benchmark.from_data(data, scenario=scenario, subscenario=scenario, prompt=prompt)
+    it = data.items
+    num, den = bench.sub_sums()
+    full = _score(bench, num, den, score, ties)[0]
+    P = it[prompt].nunique()
+    cells = []  # per scenario: (n_examples_g, P) item positions
+    for s in bench.scenario_names:
+        sel = np.flatnonzero((it[scenario] == s).to_numpy())
+        ex = pd.factorize(it[example].iloc[sel], sort=True)[0]
+        pr = pd.factorize(it[prompt].iloc[sel], sort=True)[0]
+        grid = np.full((ex.max() + 1, pr.max() + 1), -1)
+        grid[ex, pr] = sel
+        if (grid < 0).any() or grid.shape[1] != P:
+            raise ValueError(f"data: scenario {s!r} lacks some (example, prompt) cells; a full cross product is required")
+        cells.append(grid)
+    rows = []
+    for K in n_examples:
+        K = check_positive_int(int(K), "n_examples")
+        for strategy in ("all_prompts", "uniform"):
+            counts = np.zeros((n_boot, bench.n_items))
+            for grid in cells:
+                n_ex = grid.shape[0]
+                if strategy == "all_prompts":
+                    k = K if replace else min(K, n_ex)
+                    ex = rng.integers(0, n_ex, (n_boot, k)) if replace else np.argsort(rng.random((n_boot, n_ex)), 1)[:, :k]
+                    pick = grid[ex]  # (B, k, P)
+                else:
+                    k = K * P
+                    if replace:
+                        ex = rng.integers(0, n_ex, (n_boot, k))
+                        pick = grid[ex, rng.integers(0, P, (n_boot, k))]
+                    else:  # distinct cells; distinct examples first (ideally a unique example per call)
+                        k = min(k, n_ex * P)
+                        ex_pick = np.argsort(rng.random((n_boot, n_ex)), 1)[:, np.arange(k) % n_ex]
+                        prm = np.argsort(rng.random((n_boot, n_ex, P)), 2)  # random prompt order per example
+                        pr_pick = prm[np.arange(n_boot)[:, None], ex_pick, (np.arange(k) // n_ex)[None, :]]
+                        pick = grid[ex_pick, pr_pick]
+                counts += _multiplicity(pick.reshape(n_boot, -1), bench.n_items)
+            n, d = bench.sub_sums(counts)
+            s = _score(bench, n, d, score, ties)
+            dist = np.nanmean(np.abs(s - full[None]), axis=1)
+            lo, hi = np.quantile(dist, [(1 - ci) / 2, (1 + ci) / 2])
+            rows.append(dict(strategy=strategy, n_examples=K, budget=K * P, replace=replace,
+                             mean_abs_diff=float(dist.mean()), ci_low=float(lo), ci_high=float(hi)))
+    return pd.DataFrame(rows)
+
+
+def rank_trajectories(
+    data: Any,
+    sizes: Sequence[int],
+    *,
+    score: Score = "mwr",
+    n_boot: int = 200,
+    ci: float = 0.9,
+    ties: str = "strict",
+    rng: Any = None,
+    **kw: Any,
+) -> pd.DataFrame:
+    """Each model's rank against the number of examples per subscenario (Fig. 1).
+
+    Returns a tidy DataFrame with columns model, size, compute_fraction, rank_full, rank_median,
+    rank_low, rank_high (the ``ci`` percentile band of the rank over ``n_boot`` resamples; rank 1 = best).
+    """
+    n_boot, ci = _check_common(n_boot, ci, score, ties)
+    rng = check_rng(rng)
+    bench = Benchmark.from_data(data, **kw)
+    if bench.is_table:
+        raise ValueError("data: rank trajectories resample examples and need per-example data")
+    num, den = bench.sub_sums()
+    r_full = stats.rankdata(-_score(bench, num, den, score, ties)[0], method="min")
+    out = []
+    for s in sizes:
+        s = check_positive_int(int(s), "sizes")
+        _check_example_size(bench, s, "sizes")
+        res = _resampled_scores(bench, "examples", s, n_boot, rng, score, ties)[0]
+        r = stats.rankdata(-np.where(np.isnan(res), -np.inf, res), method="min", axis=1)
+        lo, med, hi = np.quantile(r, [(1 - ci) / 2, 0.5, (1 + ci) / 2], axis=0)
+        out.append(pd.DataFrame({"model": bench.model_ids, "size": s,
+                                 "compute_fraction": _compute_fraction(bench, "examples", s), "rank_full": r_full,
+                                 "rank_median": med, "rank_low": lo, "rank_high": hi}))
+    return pd.concat(out, ignore_index=True)
+
+
+def rank_resolution(
+    data: Any,
+    sizes: Sequence[int] = (20, 50, 200, 1000),
+    *,
+    quantile: float | None = None,
+    score: Score = "mwr",
+    n_boot: int = 200,
+    ties: str = "strict",
+    rng: Any = None,
+    **kw: Any,
+) -> pd.DataFrame:
+    """Rank error against the number of examples per subscenario (Fig. 6).
+
+    Returns a DataFrame with columns size, compute_fraction, mean_abs_rank_error and resolution:
+    Res(S) of Algorithm 1, the mean |rank(S) − rank(full)| over models and resamples (Fig. 6 reports
+    this per-model rank error, 6 down to 2 in HELM), or its ``quantile`` when one is given.
+    """
+    n_boot, _ = _check_common(n_boot, 0.5, score, ties)
+    q = None if quantile is None else check_fraction(quantile, "quantile")
+    rng = check_rng(rng)
+    bench = Benchmark.from_data(data, **kw)
+    num, den = bench.sub_sums()
+    full = _score(bench, num, den, score, ties)[0]
+    r_full = stats.rankdata(-full, method="min")
+    rows = []
+    for s in sizes:
+        s = check_positive_int(int(s), "sizes")
+        _check_example_size(bench, s, "sizes")
+        res = _resampled_scores(bench, "examples", s, n_boot, rng, score, ties)[0]
+        r = stats.rankdata(-np.where(np.isnan(res), -np.inf, res), method="min", axis=1)
+        err = np.abs(r - r_full[None])
+        rows.append(dict(size=s, compute_fraction=_compute_fraction(bench, "examples", s),
+                         mean_abs_rank_error=float(err.mean()),
+                         resolution=float(err.mean() if q is None else np.quantile(err, q))))
+    return pd.DataFrame(rows)
+
+
+def subscenario_correlations(data: Any, **kw: Any) -> pd.DataFrame:
+    """Kendall τ between the model rankings of every pair of subscenarios (App. E, Fig. 12).
+
+    Pairwise-complete models per pair (pandas ``DataFrame.corr``). Returns a subscenario ×
+    subscenario DataFrame whose index carries the scenario of each subscenario as a second level.
+    """
+    bench = Benchmark.from_data(data, **kw)
+    num, den = bench.sub_sums()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        sub = np.where(den[0] > 0, num[0] / np.where(den[0] > 0, den[0], 1), np.nan)
+    idx = pd.MultiIndex.from_arrays([bench.scenario_names[bench.scen_of_sub], bench.subscenario_names],
+                                    names=["scenario", "subscenario"])
+    return pd.DataFrame(sub, index=bench.model_ids, columns=idx).corr(method="kendall", min_periods=3)

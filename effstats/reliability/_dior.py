@@ -1,0 +1,453 @@
+"""DIoR: Decision Impact on Reliability (Sect. 2.1) and efficiency curves.
+
+The bootstrap is split into two steps so that resamples can be computed in chunks anywhere (e.g. by a
+distributed backend): :meth:`DIoRPlan.draw` gives the index arrays of a batch of resamples and
+:meth:`DIoRPlan.statistic` the meta-metric of a batch from its index arrays; :func:`dior` chains them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Sequence
+
+import numpy as np
+import pandas as pd
+
+from .._results import ConfidenceInterval, check_confidence_level
+from .._validation import check_fraction, check_positive_int, check_rng
+from ._benchmark import _CHUNK_CELLS, _DECISIONS, _OBJECTIVES, _SCORES, _TIES, Benchmark, Decision, Objective, Score, _choice
+from ._metametrics import _switch, _weighted_tau, _wilson, kendall_tau
+from ._winrate import _scenario_table, _score, _score_from_scenarios
+
+
+# =============================================================================================
+# DIoR
+# =============================================================================================
+@dataclass(frozen=True, eq=False)
+class DIoRResult:
+    """Result of :func:`dior` (scipy.stats-like, frozen).
+
+    Attributes
+    ----------
+    dior : float
+        Lower bound of the ``ci`` confidence interval of the meta-metric (Sect. 2.1).
+    statistic : float
+        Mean meta-metric (τ, weighted τ, 1 − error rate, 1 − mean |Δ score|).
+    distribution : array (n_boot,)
+        Meta-metric of each instantiation (for ``best_model`` the share of the ``n_top`` top pairs
+        that kept their order).
+    decision, objective, score : str
+    size : int
+        Number of scenarios / subscenarios / examples per subscenario / prompts drawn per instantiation.
+    compute_fraction : float
+        Items evaluated per model under the decision relative to the full benchmark (never above 1).
+    ci : float
+    n_trials : int
+        Bernoulli trials behind ``best_model`` (n_boot × n_top); 0 for the other objectives.
+    original : Series (n_models,)
+        Benchmark score of each model on the original instantiation.
+    resampled : array (n_boot, n_models)
+        Benchmark scores under each instantiation.
+    error_rate : float or None
+        Best-model objective: probability that the top two switch (averaged over ``n_top`` repeats).
+    """
+
+    dior: float
+    statistic: float
+    distribution: np.ndarray = field(repr=False)
+    decision: str = "scenarios"
+    objective: str = "kendall"
+    score: str = "mwr"
+    size: int = 0
+    compute_fraction: float = 1.0
+    ci: float = 0.95
+    n_trials: int = 0
+    original: pd.Series = field(default=None, repr=False)  # type: ignore[assignment]
+    resampled: np.ndarray = field(default=None, repr=False)  # type: ignore[assignment]
+    error_rate: float | None = None
+
+    @property
+    def standard_error(self) -> float:
+        """Standard deviation of the bootstrap distribution of the meta-metric (ddof = 1)."""
+        return float(np.std(self.distribution, ddof=1)) if self.distribution.size > 1 else float("nan")
+
+    def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
+        """Two-sided interval of the meta-metric (DIoR is its lower end at the level used).
+
+        Percentile interval of the instantiation distribution for τ and |Δ score|; Wilson interval of
+        the no-switch probability over ``n_trials`` for ``best_model`` (a per-instantiation 0/1
+        outcome has no informative percentiles). The ``n_top`` repeats share the bootstrap draws, so
+        the Wilson interval treats correlated trials as independent: read it as approximate.
+        """
+        level = check_confidence_level(confidence_level)
+        return ConfidenceInterval(*_interval(self.objective, self.distribution, self.n_trials, level))
+
+    def to_frame(self) -> pd.DataFrame:
+        """One-row tidy summary: decision, objective, score, size, compute_fraction, dior, statistic,
+        standard_error, ci_low, ci_high, confidence_level, n_boot, error_rate."""
+        lo, hi = self.confidence_interval(self.ci)
+        return pd.DataFrame([dict(decision=self.decision, objective=self.objective, score=self.score, size=self.size,
+                                  compute_fraction=self.compute_fraction, dior=self.dior, statistic=self.statistic,
+                                  standard_error=self.standard_error, ci_low=lo, ci_high=hi, confidence_level=self.ci,
+                                  n_boot=int(self.distribution.size), error_rate=self.error_rate)])
+
+
+def _interval(objective: str, dist: np.ndarray, n_trials: int, ci: float) -> tuple[float, float]:
+    if objective == "best_model":
+        return _wilson(float(dist.mean()) * n_trials, n_trials, ci)
+    lo, hi = np.quantile(dist, [(1 - ci) / 2, (1 + ci) / 2])
+    return float(lo), float(hi)
+
+
+def _multiplicity(idx: np.ndarray, n: int) -> np.ndarray:
+    """(B, k) draws of 0..n-1 → (B, n) counts, by one offset bincount."""
+    B = idx.shape[0]
+    return np.bincount((idx + n * np.arange(B)[:, None]).ravel(), minlength=B * n).reshape(B, n).astype(float)
+
+
+def _example_sizes(bench: Benchmark, size: int | None) -> list[int]:
+    """Examples drawn per subscenario: ``size`` capped at what each subscenario holds (a smaller subscenario
+    is used whole, as in the full benchmark), so no instantiation holds more examples than the data."""
+    return [int(g) if size is None else min(int(size), int(g)) for g in bench.group_sizes()]
+
+
+def _check_example_size(bench: Benchmark, size: int | None, name: str = "size") -> None:
+    if size is not None and size > int(bench.group_sizes().max()):
+        raise ValueError(f"{name}: {size} examples per subscenario requested but the largest subscenario holds "
+                         f"{int(bench.group_sizes().max())}; drawing more examples than exist would make a subset look "
+                         "more reliable than the full benchmark")
+
+
+def _draw(bench: Benchmark, decision: str, size: int | None, B: int, rng: np.random.Generator,
+          replace: bool = True) -> list[np.ndarray]:
+    """Index arrays of B resamples: one (B, k) array of drawn scenario / subscenario / prompt codes, or for
+    ``examples`` one (B, k_g) array of item positions (within the subscenario) per subscenario."""
+    if decision in ("scenarios", "subscenarios", "prompts"):
+        n = {"scenarios": bench.n_scen, "subscenarios": bench.n_sub, "prompts": bench.n_prompts}[decision]
+        return [rng.integers(0, n, size=(B, size or n))]
+    out = []
+    for n_g, k in zip(bench.group_sizes(), _example_sizes(bench, size)):
+        out.append(rng.integers(0, n_g, size=(B, k)) if replace else np.argsort(rng.random((B, n_g)), axis=1)[:, :k])
+    return out
+
+
+def _counts(bench: Benchmark, decision: str, indices: Sequence[np.ndarray]):
+    """(num, den, sub_w, scen_w) of a batch of resamples given by their index arrays."""
+    if decision == "scenarios":
+        num, den = bench.sub_sums()
+        return num, den, None, _multiplicity(indices[0], bench.n_scen)
+    if decision == "subscenarios":
+        num, den = bench.sub_sums()
+        return num, den, _multiplicity(indices[0], bench.n_sub), None
+    if decision == "prompts":
+        pw = _multiplicity(indices[0], bench.n_prompts)
+        return (*bench.sub_sums(pw[:, bench.prompt_of_item]), None, None)
+    groups = bench.items_of_sub()
+    B = indices[0].shape[0]
+    V = bench.values * bench.observed
+    O = bench.observed.astype(float)
+    complete = bool(bench.observed.all())
+    num = np.empty((B, bench.n_models, bench.n_sub))
+    den = np.empty_like(num)
+    for j, (g, pick) in enumerate(zip(groups, indices)):
+        k = pick.shape[1]
+        if 4 * k <= len(g):  # few draws: gather the drawn items, cost M·B·k
+            items = g[pick]
+            num[:, :, j] = V[:, items].sum(-1).T
+            den[:, :, j] = k if complete else O[:, items].sum(-1).T
+        else:  # many draws: multiplicities (B, n_g) times the values, one BLAS product
+            c = _multiplicity(pick, len(g))
+            num[:, :, j] = c @ V[:, g].T
+            den[:, :, j] = c.sum(1)[:, None] if complete else c @ O[:, g].T
+    return num, den, None, None
+
+
+def _chunk_size(bench: Benchmark, decision: str, size: int | None) -> int:
+    if decision != "examples":
+        return 1 << 30
+    per_boot = max(sum(max(k, g // 4) for k, g in zip(_example_sizes(bench, size), bench.group_sizes())), 1)
+    return max(1, _CHUNK_CELLS // (per_boot * (1 if bench.n_models < 64 else 2)))
+
+
+def _resample_counts(bench: Benchmark, decision: str, size: int | None, n_boot: int, rng: np.random.Generator,
+                     replace: bool = True) -> Iterator[tuple]:
+    """Yield (num, den, sub_w, scen_w, B) chunks of resampled benchmarks for a decision."""
+    step = _chunk_size(bench, decision, size)
+    for a in range(0, n_boot, step):
+        B = min(step, n_boot - a)
+        yield (*_counts(bench, decision, _draw(bench, decision, size, B, rng, replace)), B)
+
+
+def _compute_fraction(bench: Benchmark, decision: str, size: int | None) -> float:
+    if size is None:
+        return 1.0
+    if decision == "scenarios":
+        return size / bench.n_scen
+    if decision == "subscenarios":
+        return size / bench.n_sub
+    if decision == "prompts":
+        return size / bench.n_prompts
+    return float(np.minimum(bench.group_sizes(), size).sum() / bench.n_items) if decision == "examples" else 1.0
+
+
+def _check_common(n_boot: Any, ci: Any, score: Any, ties: Any) -> tuple[int, float]:
+    n_boot = check_positive_int(n_boot, "n_boot")
+    ci = check_fraction(ci, "ci")
+    _choice(score, "score", _SCORES)
+    _choice(ties, "ties", _TIES)
+    return n_boot, ci
+
+
+def _scores_from_counts(bench: Benchmark, counts: tuple, score: str, ties: str,
+                        masks: Sequence[np.ndarray | None] = (None,)) -> list[np.ndarray]:
+    num, den, sw, cw = counts[:4]
+    if score == "mean" or len(masks) == 1:
+        return [_score(bench, num, den, score, ties, sw, cw, m) for m in masks]
+    # a model's scenario scores do not depend on who else competes: one table serves every mask
+    scen = _scenario_table(num, den, bench.scen_of_sub, bench.n_scen, sw)
+    return [_score_from_scenarios(scen if m is None else scen[:, m], score, ties, cw) for m in masks]
+
+
+def _resampled_scores(bench: Benchmark, decision: str, size: int | None, n_boot: int, rng, score: str, ties: str,
+                      masks: Sequence[np.ndarray | None] = (None,), replace: bool = True) -> list[np.ndarray]:
+    """Scores (n_boot, n_kept_models) under resampling, one array per model mask (same draws)."""
+    outs: list[list[np.ndarray]] = [[] for _ in masks]
+    for chunk in _resample_counts(bench, decision, size, n_boot, rng, replace):
+        for o, s in zip(outs, _scores_from_counts(bench, chunk, score, ties, masks)):
+            o.append(s)
+    return [np.concatenate(o, axis=0) for o in outs]
+
+
+@dataclass(frozen=True, eq=False)
+class DIoRPlan:
+    """Everything :func:`dior` needs besides the resamples: the benchmark, the decision and objective,
+    the original scores and, for ``best_model``, the model masks and top pairs of the ``n_top`` repeats.
+
+    Built by :func:`dior_plan`. ``draw(B, rng)`` returns the index arrays of B resamples and
+    ``statistic(indices)`` the meta-metric (B,) and the scores (B, n_models) of those resamples, so
+    batches can be computed independently (in chunks, in parallel) and concatenated; ``result`` turns
+    the concatenated distribution into a :class:`DIoRResult`.
+    """
+
+    bench: Benchmark
+    decision: str
+    objective: str
+    score: str
+    ties: str
+    size: int | None
+    ci: float
+    original: np.ndarray
+    masks: tuple = (None,)
+    pairs: tuple = ()
+
+    @property
+    def chunk_size(self) -> int:
+        """Resamples per batch that keep the per-batch arrays around a few million cells."""
+        return _chunk_size(self.bench, self.decision, self.size)
+
+    def draw(self, n: int, rng: Any = None) -> list[np.ndarray]:
+        """Index arrays of ``n`` resamples (row b of every array belongs to resample b)."""
+        return _draw(self.bench, self.decision, self.size, int(n), check_rng(rng))
+
+    def statistic(self, indices: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        """Meta-metric (B,) and benchmark scores (B, n_models) of the resamples given by ``indices``."""
+        res = _scores_from_counts(self.bench, _counts(self.bench, self.decision, indices), self.score, self.ties,
+                                  self.masks)
+        if self.objective == "best_model":
+            sw = np.stack([_switch(r, p[0], p[1]) for r, p in zip(res, self.pairs)], axis=1)  # (B, n_top)
+            return 1.0 - sw.mean(1), res[0]
+        resampled = res[0]
+        if self.objective == "kendall":
+            return kendall_tau(self.original, resampled), resampled
+        if self.objective == "weighted_tau":
+            return _weighted_tau(self.original, resampled), resampled
+        d = np.abs(resampled - self.original[None])
+        return 1.0 - np.where(np.isnan(d), 1.0, d).mean(1), resampled  # an unscorable model counts as maximal error
+
+    def result(self, distribution: np.ndarray, resampled: np.ndarray) -> DIoRResult:
+        """The :class:`DIoRResult` of the concatenated batches."""
+        dist = np.asarray(distribution, dtype=float)
+        n_trials = dist.size * len(self.pairs) if self.objective == "best_model" else 0
+        stat = float(dist.mean())
+        bench, decision, size = self.bench, self.decision, self.size
+        full_size = {"scenarios": bench.n_scen, "subscenarios": bench.n_sub,
+                     "examples": int(bench.group_sizes().max()), "prompts": bench.n_prompts}[decision]
+        return DIoRResult(
+            dior=_interval(self.objective, dist, n_trials, self.ci)[0], statistic=stat, distribution=dist,
+            decision=decision, objective=self.objective, score=self.score,
+            size=full_size if size is None else int(size), compute_fraction=_compute_fraction(bench, decision, size),
+            ci=self.ci, n_trials=n_trials, original=pd.Series(self.original, index=bench.model_ids, name=self.score),
+            resampled=resampled, error_rate=(1 - stat) if self.objective == "best_model" else None)
+
+
+def dior_plan(
+    data: Any,
+    decision: Decision = "scenarios",
+    objective: Objective = "kendall",
+    *,
+    size: int | None = None,
+    score: Score = "mwr",
+    ci: float = 0.95,
+    n_top: int = 5,
+    ties: str = "strict",
+    scenario: str = "scenario",
+    subscenario: str = "subscenario",
+    prompt: str = "prompt",
+) -> DIoRPlan:
+    """Validate the arguments of :func:`dior` and prepare its :class:`DIoRPlan` (no resampling yet)."""
+    _, ci = _check_common(1, ci, score, ties)
+    _choice(decision, "decision", _DECISIONS)
+    _choice(objective, "objective", _OBJECTIVES)
+    bench = Benchmark.from_data(data, scenario=scenario, subscenario=subscenario, prompt=prompt)
+    if size is not None:
+        size = check_positive_int(size, "size")
+    if decision == "scenarios" and bench.n_scen < 2:
+        raise ValueError(f"data: resampling scenarios needs at least 2 scenarios, got {bench.n_scen}")
+    if decision == "examples" and bench.is_table:
+        raise ValueError("decision: 'examples' needs per-example data (items grouped in scenarios); "
+                         "this table has one score per scenario")
+    if decision == "examples":
+        _check_example_size(bench, size)
+    if decision == "scenarios" and size is not None and size > bench.n_scen:
+        raise ValueError(f"size: {size} scenarios requested, the benchmark has {bench.n_scen}")
+    if decision == "subscenarios" and size is not None and size > bench.n_sub:
+        raise ValueError(f"size: {size} subscenarios requested, the benchmark has {bench.n_sub}")
+    n_top = check_positive_int(n_top, "n_top")
+    if objective == "best_model" and n_top > bench.n_models - 1:
+        raise ValueError(f"n_top: expected at most n_models - 1 = {bench.n_models - 1} repeats, got {n_top}")
+    if decision == "prompts" and bench.prompt_of_item is None:
+        raise ValueError(f"prompt: decision 'prompts' needs a {prompt!r} column in the item metadata")
+    bench.check_connected("data")
+    num, den = bench.sub_sums()
+    original = _score(bench, num, den, score, ties)[0]
+    if np.isnan(original).any():
+        bad = bench.model_ids[np.isnan(original)][:5].tolist()
+        raise ValueError(f"data: score undefined for models {bad} (no scenario shared with another model)")
+    masks: tuple = (None,)
+    pairs: tuple = ()
+    if objective == "best_model":
+        # Repeat r removes the r best models of the original ranking "as if not yet submitted".
+        m_list, p_list = [], []
+        keep = np.ones(bench.n_models, bool)
+        for _ in range(n_top):
+            orig_r = _score(bench, num, den, score, ties, model_mask=keep)[0]
+            pos = np.flatnonzero(keep)
+            top2 = pos[np.argsort(-orig_r, kind="stable")[:2]]
+            m_list.append(keep.copy())
+            p_list.append(np.searchsorted(pos, top2))
+            keep[top2[0]] = False
+        masks, pairs = tuple(m_list), tuple(p_list)
+    return DIoRPlan(bench, decision, objective, score, ties, size, ci, original, masks, pairs)
+
+
+def dior(
+    data: Any,
+    decision: Decision = "scenarios",
+    objective: Objective = "kendall",
+    *,
+    size: int | None = None,
+    score: Score = "mwr",
+    n_boot: int = 1000,
+    ci: float = 0.95,
+    n_top: int = 5,
+    ties: str = "strict",
+    rng: Any = None,
+    progress: bool = False,
+    scenario: str = "scenario",
+    subscenario: str = "subscenario",
+    prompt: str = "prompt",
+) -> DIoRResult:
+    """Decision Impact on Reliability (Sect. 2.1): ``DIoR = lower CI bound of f(s_{c_o}(M), s_c(M))``.
+
+    Parameters
+    ----------
+    data : ResponseMatrix, DataFrame (models × scenarios) or array (n_models, n_items)
+        Scores with NaN / ``'-'`` / a ``missing`` mask for cells not evaluated. A ResponseMatrix may
+        carry item columns ``scenario``, ``subscenario`` and ``prompt`` (names configurable). Models must
+        form one comparison group (every pair linked through shared scenarios), else ValueError.
+    decision : {"scenarios", "subscenarios", "examples", "prompts"}, default="scenarios"
+        What is resampled with replacement: which scenarios (a scenario drawn twice counts twice),
+        which subscenarios (within their scenario), which examples (within each subscenario) or
+        which prompts (few-shot seeds).
+    objective : {"kendall", "weighted_tau", "best_model", "model_quality"}, default="kendall"
+        Full ranking (Kendall τ-b; Vigna's weighted τ via ``scipy.stats.weightedtau``), best model
+        (1 − probability that the top two switch, repeated ``n_top`` times removing the current top
+        model and re-scoring), or model quality (1 − mean over models of |Δ score|; meant for scores in
+        [0, 1] such as the MWR). An instantiation without any ordered pair gets τ = 0.
+    size : int, optional
+        Instantiation size: number of scenarios / subscenarios / prompts drawn, or examples per
+        subscenario. Default: the original size (the reliability of the current benchmark). For
+        ``examples`` a subscenario with fewer examples than ``size`` is drawn at its own size, and a
+        ``size`` above the largest subscenario raises ValueError (more draws than examples would fake
+        reliability).
+    score : {"mwr", "mean", "mean_of_means"}, default="mwr"
+        Benchmark scoring function (HELM uses the Mean Win Rate).
+    n_boot : int, default=1000
+    ci : float in (0, 1), default=0.95
+    n_top : int, default=5
+        Repeats of the best-model objective.
+    ties : {"strict", "half"}, default="strict"
+        Ties in the win rate (App. A: strict; HELM's code: half).
+    rng : int or Generator, optional
+    progress : bool, default=False
+        Show a tqdm bar over the resample batches.
+
+    Returns
+    -------
+    DIoRResult
+
+    Notes
+    -----
+    The resamples are drawn and scored in batches by :class:`DIoRPlan` (``dior_plan(...).draw`` /
+    ``.statistic``): the same steps can be distributed batch by batch.
+
+    References
+    ----------
+    Perlitz, Y., Bandel, E., Gera, A., Arviv, O., Ein-Dor, L., Shnarch, E., Slonim, N., Shmueli-Scheuer, M.
+    and Choshen, L. "Efficient Benchmarking (of Language Models)". NAACL 2024 (arXiv:2308.11696).
+    """
+    n_boot = check_positive_int(n_boot, "n_boot")
+    rng = check_rng(rng)
+    plan = dior_plan(data, decision, objective, size=size, score=score, ci=ci, n_top=n_top, ties=ties,
+                     scenario=scenario, subscenario=subscenario, prompt=prompt)
+    step = plan.chunk_size
+    starts = range(0, n_boot, step)
+    if progress:
+        from tqdm.auto import tqdm
+
+        starts = tqdm(starts, desc=f"DIoR {decision}/{objective}", leave=False)
+    dists, scores = [], []
+    for a in starts:
+        d, s = plan.statistic(plan.draw(min(step, n_boot - a), rng))
+        dists.append(d)
+        scores.append(s)
+    return plan.result(np.concatenate(dists), np.concatenate(scores, axis=0))
+
+
+def efficiency_curve(data: Any, decision: Decision = "examples", objective: Objective = "kendall",
+                     sizes: Sequence[int] | None = None, *, progress: bool = False, **kw: Any) -> pd.DataFrame:
+    """DIoR against compute (Figs. 1/2, App. C): one :func:`dior` per instantiation size.
+
+    Returns a tidy DataFrame with columns decision, objective, size, compute_fraction, dior,
+    statistic, standard_error, ci_low, ci_high (and error_rate for ``best_model``). For ``examples`` the
+    default sizes stop at the largest subscenario.
+    """
+    bench = Benchmark.from_data(data, **{k: kw.pop(k) for k in ("scenario", "subscenario", "prompt") if k in kw})
+    if sizes is None:
+        top = {"scenarios": bench.n_scen, "subscenarios": bench.n_sub, "prompts": max(bench.n_prompts, 1)}.get(
+            decision, int(bench.group_sizes().max()))
+        sizes = sorted({int(s) for s in np.unique(np.geomspace(1, top, 8).round()) if s >= 1})
+    rows = []
+    it = sizes
+    if progress:
+        from tqdm.auto import tqdm
+
+        it = tqdm(sizes, desc=f"DIoR {decision}/{objective}", leave=False)
+    rng = check_rng(kw.pop("rng", None))
+    ci = kw.get("ci", 0.95)
+    for s in it:
+        r = dior(bench, decision, objective, size=int(s), rng=rng, **kw)
+        lo, hi = r.confidence_interval(ci)
+        rows.append(dict(decision=decision, objective=objective, size=int(s), compute_fraction=r.compute_fraction,
+                         dior=r.dior, statistic=r.statistic, standard_error=r.standard_error, ci_low=lo, ci_high=hi,
+                         error_rate=r.error_rate))
+    return pd.DataFrame(rows)

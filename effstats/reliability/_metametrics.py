@@ -1,0 +1,152 @@
+"""Meta-metrics comparing a resampled benchmark with the original: Kendall τ, weighted τ, switches."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from scipy import stats
+
+from .._validation import check_array
+from ._benchmark import _CHUNK_CELLS
+
+# =============================================================================================
+# Meta-metrics
+# =============================================================================================
+def _dense_ranks(Y: np.ndarray) -> np.ndarray:
+    """Dense integer ranks (0 = smallest; equal values share a rank) of each row of Y (B, n)."""
+    order = np.argsort(Y, axis=1, kind="stable")
+    srt = np.take_along_axis(Y, order, axis=1)
+    new = np.ones(srt.shape, np.int64)
+    new[:, 0] = 0
+    new[:, 1:] = srt[:, 1:] != srt[:, :-1]
+    out = np.empty(Y.shape, np.int64)
+    np.put_along_axis(out, order, np.cumsum(new, axis=1), axis=1)
+    return out
+
+
+def _tie_pairs(sorted_keys: np.ndarray) -> np.ndarray:
+    """Σ t(t−1)/2 over runs of equal values in each sorted row (B, n) → (B,)."""
+    B, n = sorted_keys.shape
+    pos = np.broadcast_to(np.arange(n), sorted_keys.shape)
+    first = np.ones(sorted_keys.shape, bool)
+    first[:, 1:] = sorted_keys[:, 1:] != sorted_keys[:, :-1]
+    start = np.maximum.accumulate(np.where(first, pos, 0), axis=1)
+    return (pos - start).sum(1)  # each element counts the equal elements before it
+
+
+def _inversions(v: np.ndarray, leaf: int = 16) -> np.ndarray:
+    """Number of pairs i < j with v[i] > v[j] in each row of the integer array v (B, n).
+
+    Blocks of ``leaf`` elements are counted by direct comparison (one (B, n/leaf, leaf, leaf) array op)
+    and sorted; then bottom-up merge passes, each one stable sort of (B, n) small-integer keys (radix for
+    int16), count the pairs across adjacent sorted blocks: O(n log n) work in log(n / leaf) passes that
+    serve all rows at once.
+    """
+    B, n = v.shape
+    N = max(leaf, 1 << max(0, int(np.ceil(np.log2(max(n, 1))))))
+    big = int(v.max(initial=0)) + 1
+    dt = np.int16 if 2 * big + 1 < np.iinfo(np.int16).max else np.int64
+    a = np.full((B, N), big, dt)  # padding larger than everything at the end adds no inversion
+    a[:, :n] = v
+    w = min(leaf, N)
+    blk = a.reshape(B, N // w, w)
+    upper = np.triu(np.ones((w, w), bool), 1)  # i < j
+    inv = ((blk[..., :, None] > blk[..., None, :]) & upper).sum(axis=(1, 2, 3), dtype=np.int64)
+    a = np.sort(blk, axis=-1).reshape(B, N)
+    while w < N:
+        blk = a.reshape(B, N // (2 * w), 2, w)
+        # key 2v for the left half, 2v+1 for the right: an equal right value sorts after the left one
+        keys = np.concatenate([2 * blk[:, :, 0], 2 * blk[:, :, 1] + 1], axis=-1)
+        order = np.argsort(keys, axis=-1, kind="stable")
+        is_right = order >= w
+        # a left element preceded by r right elements forms r inversions (those right values are smaller)
+        inv += (np.cumsum(is_right, axis=-1, dtype=np.int32) * ~is_right).sum(axis=(1, 2), dtype=np.int64)
+        a = (np.take_along_axis(keys, order, axis=-1) >> 1).reshape(B, N)
+        w *= 2
+    return inv
+
+
+_SCIPY_ABOVE = 700
+
+
+def kendall_tau(reference: Any, resampled: Any) -> np.ndarray:
+    """Kendall τ-b between a reference score vector and many score vectors, in O(n log n) per row.
+
+    Parameters
+    ----------
+    reference : array (n_models,)
+    resampled : array (B, n_models); NaN entries (undefined scores) drop the pairs they are in.
+
+    Returns
+    -------
+    array (B,) — equal to ``scipy.stats.kendalltau`` (τ-b) row by row; a resample with no ordered pair
+    gets τ = 0 (no agreement information) rather than NaN.
+
+    Notes
+    -----
+    Knight's algorithm vectorised across rows: sort by (reference, resampled), count the discordant pairs as
+    the inversions of the resampled ranks (merge sort, log n passes over all rows at once) and correct for
+    ties as ``scipy.stats.kendalltau`` does. Rows with NaN are computed on their complete pairs one by one,
+    and above 700 models each row goes to ``scipy.stats.kendalltau`` (also O(n log n), faster there).
+    """
+    ref = check_array(reference, "reference", ndim=1, allow_nan=True)
+    X = check_array(resampled, "resampled", ndim=2, allow_nan=True, shape=(None, ref.shape[0]))
+    keep = ~np.isnan(ref)
+    ref, X = ref[keep], X[:, keep]
+    out = np.zeros(X.shape[0])
+    n = ref.shape[0]
+    if n < 2 or X.shape[0] == 0:
+        return out
+    # Measured on 1,000 rows: the vectorised path wins below ~700 models (67: 0.02 s vs 0.26 s for a scipy
+    # loop); above, scipy's compiled O(n log n) routine per row is faster (2,000: 0.35 s vs 1.0 s).
+    nan_rows = np.isnan(X).any(1) | (n > _SCIPY_ABOVE)
+    for b in np.flatnonzero(nan_rows):  # rare: undefined scores in a resample (or very many models)
+        ok = ~np.isnan(X[b])
+        t = stats.kendalltau(ref[ok], X[b, ok]).statistic if ok.sum() >= 2 else np.nan
+        out[b] = 0.0 if np.isnan(t) else t
+    rows = np.flatnonzero(~nan_rows)
+    xr = _dense_ranks(ref[None])[0]
+    n0 = n * (n - 1) // 2
+    xs = np.sort(xr)
+    n1 = int(_tie_pairs(xs[None])[0])
+    step = max(1, _CHUNK_CELLS // (4 * n))
+    for a in range(0, rows.size, step):
+        r = rows[a:a + step]
+        yr = _dense_ranks(X[r])
+        key = xr[None, :] * n + yr  # sort by (reference, resampled)
+        order = np.argsort(key, axis=1, kind="stable")
+        ksort = np.take_along_axis(key, order, axis=1)
+        n3 = _tie_pairs(ksort)
+        n2 = _tie_pairs(np.sort(yr, axis=1))
+        dis = _inversions(np.take_along_axis(yr, order, axis=1))
+        num = (n0 - n1 - n2 + n3 - 2 * dis).astype(float)
+        den = np.sqrt(float(n0 - n1) * (n0 - n2).astype(float))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out[r] = np.where(den > 0, num / np.where(den > 0, den, 1), 0.0)
+    return out
+
+
+def _weighted_tau(ref: np.ndarray, X: np.ndarray) -> np.ndarray:
+    """Vigna's weighted τ per resample: ``scipy.stats.weightedtau`` with its defaults (hyperbolic weigher
+    1/(r+1), ``rank=True``: the mean of the values obtained with the decreasing lexicographic ranks by
+    (x, y) and by (y, x)), so swaps among the top models weigh most. NaN entries are dropped."""
+    out = np.empty(X.shape[0])
+    for b, y in enumerate(X):  # scipy's O(n log n) routine; one call per resample, not per model
+        ok = ~(np.isnan(y) | np.isnan(ref))
+        t = stats.weightedtau(ref[ok], y[ok]).statistic if ok.sum() >= 2 else np.nan
+        out[b] = 0.0 if np.isnan(t) else t
+    return out
+
+
+def _switch(s: np.ndarray, hi: Any, lo: Any) -> np.ndarray:
+    """1 where the originally higher model ``hi`` falls below ``lo``, 0.5 on a tie, 1 if undefined."""
+    a, b = s[..., hi], s[..., lo]
+    out = np.where(a < b, 1.0, np.where(a == b, 0.5, 0.0))
+    return np.where(np.isnan(a) | np.isnan(b), 1.0, out)  # an unscorable top model counts as an error
+
+
+def _wilson(successes: float, n: int, ci: float) -> tuple[float, float]:
+    from statsmodels.stats.proportion import proportion_confint
+
+    lo, hi = proportion_confint(successes, n, alpha=1 - ci, method="wilson")
+    return float(lo), float(hi)

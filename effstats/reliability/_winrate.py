@@ -1,0 +1,251 @@
+"""Benchmark scores: Mean Win Rate (App. A), mean score and mean of means, vectorised over resamples."""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._validation import check_array
+from ..responses import ResponseMatrix, _group_means
+from ._benchmark import _TIES, Benchmark, _choice, _components, _raise_if_disconnected
+
+# =============================================================================================
+# Scores: mean win rate, mean score, mean of means (vectorised over leading axes)
+# =============================================================================================
+def _less_and_ties(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For x (..., M, S): per cell, how many other models along axis -2 are strictly lower / equal.
+
+    Sort-based (O(M log M)) so it scales to many models; +inf marks missing cells, which are never
+    lower than an observed score.
+    """
+    xs = np.moveaxis(x, -2, -1)
+    order = np.argsort(xs, axis=-1, kind="stable")
+    srt = np.take_along_axis(xs, order, axis=-1)
+    M = srt.shape[-1]
+    pos = np.broadcast_to(np.arange(M), srt.shape)
+    first = np.ones(srt.shape, bool)
+    first[..., 1:] = srt[..., 1:] != srt[..., :-1]
+    start = np.maximum.accumulate(np.where(first, pos, 0), axis=-1)
+    last = np.ones(srt.shape, bool)
+    last[..., :-1] = first[..., 1:]
+    end = np.flip(np.minimum.accumulate(np.flip(np.where(last, pos, M - 1), -1), axis=-1), -1)
+    less = np.empty(srt.shape, np.intp)
+    ties = np.empty(srt.shape, np.intp)
+    np.put_along_axis(less, order, start, axis=-1)
+    np.put_along_axis(ties, order, end - start, axis=-1)
+    return np.moveaxis(less, -1, -2), np.moveaxis(ties, -1, -2)
+
+
+def _win_counts(scen: np.ndarray, ties: str = "strict") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Integer win counts from scenario scores (..., M, S) with NaN at missing cells.
+
+    Returns ``wins2`` (..., M, S): twice the wins (a tie is 1 = half a win with ``ties="half"``, 0 with
+    ``"strict"``), ``n2`` (..., 1, S): twice the number of opponents (the other models observed in the
+    scenario) and ``valid`` (..., M, S): observed cells with at least one opponent. Twice, so that half
+    credits stay integers and win rates ``wins2 / n2`` are exact rationals.
+    """
+    obs = ~np.isnan(scen)
+    less, eq = _less_and_ties(np.where(obs, scen, np.inf))
+    n_opp = obs.sum(axis=-2, keepdims=True) - 1
+    wins2 = 2 * less + (eq if ties == "half" else 0)
+    return wins2.astype(np.int64), (2 * n_opp).astype(np.int64), obs & (n_opp > 0)
+
+
+def _mwr_from_counts(wins2: np.ndarray, n2: np.ndarray, valid: np.ndarray, scen_w: np.ndarray | None = None) -> np.ndarray:
+    """Exact Mean Win Rate (..., M): ``Σ_s c_s wins_s / n_s  /  Σ_s c_s`` over the valid scenarios.
+
+    Every win rate is brought to the common denominator L = lcm of the n_s, so numerator and denominator
+    are exact integers and the MWR is ONE correctly rounded division: two models with the same rational
+    MWR (e.g. 2/5 reached through different win rates) get bit-identical floats, so ties stay ties in
+    rankings, Kendall τ, best-model switches and the detectors. ``scen_w`` (..., S) are integer
+    multiplicities (resampled scenarios). Beyond 2**53 the integers are Python ints (exact, slower).
+    """
+    c = np.ones(1, np.int64) if scen_w is None else np.rint(np.asarray(scen_w)).astype(np.int64)[..., None, :]
+    cw = np.where(valid, c, 0)
+    csum = cw.sum(-1)
+    ns = np.unique(np.broadcast_to(n2, valid.shape)[valid]) if valid.any() else np.array([2])
+    L = math.lcm(*[int(v) for v in ns])
+    big = L * int(csum.max(initial=1)) >= 2 ** 53
+    if big:  # many distinct opponent counts (ragged tables): exact Python integers
+        f = np.array([L // int(v) if v > 0 else 0 for v in np.ravel(n2)], dtype=object).reshape(n2.shape)
+        num = (wins2.astype(object) * f * cw.astype(object)).sum(-1)
+        den = csum.astype(object) * L
+        out = np.array([float(Fraction(int(a), int(b))) if b else np.nan for a, b in zip(np.ravel(num), np.ravel(den))])
+        return out.reshape(csum.shape)
+    f = np.where(n2 > 0, L // np.maximum(n2, 1), 0)
+    num = (wins2 * f * cw).sum(-1)
+    den = csum * L
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
+
+
+def _mwr(scen: np.ndarray, ties: str = "strict", scen_w: np.ndarray | None = None) -> np.ndarray:
+    """Exact MWR (..., M) from scenario scores (..., M, S), NaN = not evaluated."""
+    return _mwr_from_counts(*_win_counts(scen, ties), scen_w)
+
+
+def _win_rates(scen: np.ndarray, ties: str = "strict") -> np.ndarray:
+    """Per-scenario win rates (..., M, S) as floats (for display; the MWR uses the exact counts)."""
+    wins2, n2, valid = _win_counts(scen, ties)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(valid, wins2 / np.maximum(n2, 1), np.nan)
+
+
+def _weighted_nanmean(x: np.ndarray, w: np.ndarray | None) -> np.ndarray:
+    """Mean over the last axis omitting NaN, with optional weights broadcast to x (multiplicities)."""
+    if w is not None:  # one table scored under many weightings: broadcast (1, M, S) against (B, 1, S)
+        shape = np.broadcast_shapes(x.shape, w.shape)
+        x, w = np.broadcast_to(x, shape), np.broadcast_to(w, shape)
+    ok = ~np.isnan(x)
+    ww = ok.astype(float) if w is None else w * ok
+    den = ww.sum(-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, (np.where(ok, x, 0.0) * ww).sum(-1) / np.where(den > 0, den, 1), np.nan)
+
+
+def _scenario_table(num: np.ndarray, den: np.ndarray, scen_of_sub: np.ndarray, n_scen: int,
+                    sub_w: np.ndarray | None = None) -> np.ndarray:
+    """Scenario scores (B, M, n_scen): the mean over a scenario's subscenarios of their means (App. A)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        sub = np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
+    if sub_w is not None:
+        shape = np.broadcast_shapes(sub.shape, sub_w[:, None, :].shape)
+        sub = np.broadcast_to(sub, shape)
+    ok = ~np.isnan(sub)
+    w = ok.astype(float) if sub_w is None else sub_w[:, None, :] * ok
+    return _group_means(np.where(ok, sub, 0.0), w, scen_of_sub, n_scen)
+
+
+def _score(bench: Benchmark, num: np.ndarray, den: np.ndarray, score: str, ties: str,
+           sub_w: np.ndarray | None = None, scen_w: np.ndarray | None = None,
+           model_mask: np.ndarray | None = None) -> np.ndarray:
+    """Benchmark score (B, M) from subscenario sums; ``sub_w`` (B, n_sub) / ``scen_w`` (B, n_scen)
+    are resampling multiplicities, ``model_mask`` drops models (as if never submitted)."""
+    if model_mask is not None:
+        num, den = num[:, model_mask], den[:, model_mask]
+    if score == "mean":
+        # Micro average over every evaluated item (each scenario copy counts again when resampled).
+        w = np.ones(num.shape[0::2]) if sub_w is None else sub_w
+        if scen_w is not None:
+            w = w * scen_w[:, bench.scen_of_sub]
+        n, d = (num * w[:, None, :]).sum(-1), (den * w[:, None, :]).sum(-1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(d > 0, n / np.where(d > 0, d, 1), np.nan)
+    return _score_from_scenarios(_scenario_table(num, den, bench.scen_of_sub, bench.n_scen, sub_w), score, ties, scen_w)
+
+
+def _score_from_scenarios(scen: np.ndarray, score: str, ties: str, scen_w: np.ndarray | None = None) -> np.ndarray:
+    """Mean of means or MWR (B, M) from scenario scores (B, M, n_scen) of the models that compete."""
+    sw = None if scen_w is None else scen_w[:, None, :]
+    if score == "mean_of_means":
+        return _weighted_nanmean(scen, sw)
+    return _mwr(scen, ties, scen_w)
+
+
+def _as_scores(scores: Any, name: str = "scores") -> tuple[np.ndarray, pd.Index | None, pd.Index | None]:
+    if isinstance(scores, ResponseMatrix):
+        return scores.values_with_nan(), scores.model_ids, scores.item_ids
+    if isinstance(scores, pd.DataFrame):
+        b = Benchmark.from_data(scores)
+        return np.where(b.observed, b.values, np.nan), b.model_ids, b.item_ids
+    arr = check_array(scores, name, ndim=None, allow_nan=True)
+    if arr.ndim < 2:
+        raise ValueError(f"{name}: expected an array (..., n_models, n_scenarios), got shape {arr.shape}")
+    return arr, None, None
+
+
+def _grouped(x: np.ndarray, groups: Any, name: str = "groups") -> tuple[np.ndarray, pd.Index]:
+    """Average subscenario columns within their scenario first (App. A), omitting missing cells."""
+    g = np.asarray(groups)
+    if g.shape != (x.shape[-1],):
+        raise ValueError(f"{name}: expected one scenario label per column ({x.shape[-1]}), got shape {g.shape}")
+    codes, uniq = pd.factorize(pd.Series(g), sort=True)
+    ok = ~np.isnan(x)
+    return _group_means(np.where(ok, x, 0.0), ok.astype(float), codes, len(uniq)), pd.Index(uniq)
+
+
+def _finish(out: np.ndarray, mids: pd.Index | None, name: str, what: str):
+    if out.ndim == 1 and np.isnan(out).any():
+        bad = np.flatnonzero(np.isnan(out))[:5]
+        who = mids[bad].tolist() if mids is not None else bad.tolist()
+        raise ValueError(f"scores: {what} undefined for models {who} (no scenario they share with another model)")
+    return pd.Series(out, index=mids, name=name) if mids is not None and out.ndim == 1 else out
+
+
+def mean_win_rate(scores: Any, groups: Any = None, *, ties: str = "strict", check_connected: bool = True) -> Any:
+    """Mean Win Rate, App. A: ``MWR(m) = E_{S∈CS_m} E_{m_i∈M∖m} 1(E_{s∈S} s(m) > E_{s'∈S} s'(m_i))``.
+
+    Parameters
+    ----------
+    scores : array (..., n_models, n_columns), DataFrame (models × columns) or ResponseMatrix
+        Scores; NaN (``'-'`` in DataFrames) = not evaluated. Leading axes are independent benchmarks
+        (e.g. 1,000 bootstrap resamples, shape (1000, 67, 16)) scored in one vectorised pass.
+    groups : array (n_columns,), optional
+        Scenario of each column. Columns are subscenarios averaged within their scenario first.
+    ties : {"strict", "half"}
+        ``"strict"`` is App. A's indicator (a tie is no win); ``"half"`` counts a tie as half a win, the rule
+        of HELM's own code (``compute_aggregate_row_win_rates`` in ``helm.benchmark.presentation.summarize``),
+        which its published "Mean win rate" columns follow (HELM Lite: see the tests).
+    check_connected : bool, default=True
+        For a single table (2-D), refuse models that cannot be compared: when the models split into groups
+        sharing no scenario (directly or through other models) the win rates of different groups measure
+        different things. :func:`comparison_components` gives the groups.
+
+    Returns
+    -------
+    array (..., n_models) or Series
+        Missing scenarios are omitted per model (``CS_m``) and missing opponents are not counted.
+        In a single benchmark (2-D input) a model without any comparable scenario raises ValueError;
+        with leading axes such a resample gets NaN. Exact: computed from integer win counts as one
+        division (equal rational MWRs are equal floats, so ties stay ties).
+    """
+    _choice(ties, "ties", _TIES)
+    x, mids, _ = _as_scores(scores)
+    if groups is not None:
+        x, _ = _grouped(x, groups)
+    if x.shape[-2] < 2:
+        raise ValueError(f"scores: expected at least 2 models, got {x.shape[-2]}")
+    if x.ndim == 2 and check_connected:
+        _raise_if_disconnected(_components(~np.isnan(x)), mids, "scores")
+    return _finish(_mwr(x, ties), mids, "mean_win_rate", "win rate")
+
+
+def mean_score(scores: Any) -> Any:
+    """Plain mean score per model over its evaluated columns; shape (..., n_models) (Series for tables)."""
+    x, mids, _ = _as_scores(scores)
+    return _finish(_weighted_nanmean(x, None), mids, "mean_score", "mean score")
+
+
+def mean_of_means(scores: Any, groups: Any) -> Any:
+    """Mean over scenarios of the per-scenario mean of the subscenario columns (missing omitted).
+
+    ``groups`` (n_columns,) gives the scenario of each column; shape (..., n_models).
+    """
+    x, mids, _ = _as_scores(scores)
+    g, _ = _grouped(x, groups)
+    return _finish(_weighted_nanmean(g, None), mids, "mean_of_means", "mean of means")
+
+
+def comparison_components(scores: Any, groups: Any = None) -> Any:
+    """Connected components of the comparison graph (models linked when they share an evaluated scenario).
+
+    Parameters
+    ----------
+    scores : array (n_models, n_columns), DataFrame or ResponseMatrix; NaN = not evaluated
+    groups : array (n_columns,), optional — scenario of each column
+
+    Returns
+    -------
+    int array (n_models,) or Series: component of each model, 0 = the largest. Models in different
+    components never met on a scenario, so their win rates or means cannot be ranked against each other.
+    """
+    x, mids, _ = _as_scores(scores)
+    if x.ndim != 2:
+        raise ValueError(f"scores: expected a 2-D table (n_models, n_columns), got shape {x.shape}")
+    if groups is not None:
+        x, _ = _grouped(x, groups)
+    comp = _components(~np.isnan(x))
+    return pd.Series(comp, index=mids, name="component") if mids is not None else comp
