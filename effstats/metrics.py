@@ -20,6 +20,8 @@ import numpy as np
 import pandas as pd
 from scipy import optimize, stats
 
+from ._ordering import check_order, dp_rows
+from ._results import ConfidenceInterval
 from ._validation import check_array, check_binary, check_unit_interval
 from .responses import ResponseMatrix
 
@@ -189,9 +191,7 @@ def oracle_count_prediction(a: Any, order: Any = None) -> np.ndarray:
     n = a2.shape[1]
     rank = np.arange(n)
     if order is not None:
-        from .sortsearch import _check_order
-
-        o = _check_order(order, n)
+        o = check_order(order, n)
         rank = np.empty(n, np.int64)
         rank[o] = np.arange(n)
     y = rank[None, :] < a2.sum(axis=1, keepdims=True)
@@ -240,12 +240,10 @@ def decompose_errors(a: Any, y: Any, order: Any) -> ErrorDecomposition:
     order : int array (n,)
         The sort order (easiest first) in which ``y*`` is "ones then zeros".
     """
-    from .sortsearch import _check_order, _dp_rows
-
     av, yv, _ = _pair(a, y, binary=True)
     n = av.shape[1]
-    o = _check_order(order, n)
-    kstar = _dp_rows(av[:, o])
+    o = check_order(order, n)
+    kstar = dp_rows(av[:, o])
     ystar = np.empty_like(av)
     ystar[:, o] = np.arange(n)[None, :] < kstar[:, None]
     pa, py, ps = av.mean(1), yv.mean(1), ystar.mean(1)
@@ -295,13 +293,37 @@ class CurveFit:
         tot = self.y - self.y.mean()
         return float(1 - (res @ res) / (tot @ tot)) if tot @ tot > 0 else float("nan")
 
-    def confidence_interval(self, confidence_level: float = 0.95) -> pd.DataFrame:
-        """Wald intervals ``estimate ± t_{dof} stderr`` per parameter."""
+    @property
+    def statistic(self) -> np.ndarray:
+        """Parameter estimates in the order of ``params``, array (n_params,)."""
+        return np.array(list(self.params.values()), float)
+
+    @property
+    def standard_error(self) -> np.ndarray:
+        """Standard errors in the order of ``params``, array (n_params,)."""
+        return np.array(list(self.stderr.values()), float)
+
+    def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
+        """Wald intervals ``estimate ± t_{dof} stderr`` per parameter.
+
+        Returns
+        -------
+        ConfidenceInterval
+            ``low`` and ``high`` arrays (n_params,) in the order of ``params`` (see :meth:`to_frame` for a table).
+        """
+        from ._results import check_confidence_level
+
+        level = check_confidence_level(confidence_level)
         dof = max(1, len(self.x) - len(self.params))
-        q = stats.t.ppf(0.5 + confidence_level / 2, dof)
-        est = np.array(list(self.params.values()))
-        se = np.array(list(self.stderr.values()))
-        return pd.DataFrame({"estimate": est, "stderr": se, "low": est - q * se, "high": est + q * se}, index=list(self.params))
+        q = stats.t.ppf(0.5 + level / 2, dof)
+        est, se = self.statistic, self.standard_error
+        return ConfidenceInterval(est - q * se, est + q * se)
+
+    def to_frame(self, confidence_level: float = 0.95) -> pd.DataFrame:
+        """One row per parameter: ``estimate``, ``stderr``, ``low``, ``high`` (the Wald interval at ``confidence_level``)."""
+        ci = self.confidence_interval(confidence_level)
+        return pd.DataFrame({"estimate": self.statistic, "stderr": self.standard_error, "low": ci.low, "high": ci.high},
+                            index=list(self.params))
 
 
 def _xy(x: Any, y: Any, min_points: int) -> tuple[np.ndarray, np.ndarray]:

@@ -175,9 +175,15 @@ def test_exponential_fit_recovers_parameters():
     f = fit_exponential(x, y)
     assert f.params["b"] == pytest.approx(0.04, rel=0.1)
     assert f.params["c"] == pytest.approx(0.12, abs=2e-3)
-    ci = f.confidence_interval()
+    ci = f.to_frame()  # the table moved to to_frame(); confidence_interval() is the shared ConfidenceInterval
     assert abs(f.params["b"] - 0.04) < 4 * f.stderr["b"]  # the stated uncertainty is honest
     assert ci.loc["b", "low"] < f.params["b"] < ci.loc["b", "high"]
+    low, high = f.confidence_interval(0.95)
+    assert np.allclose(low, ci["low"]) and np.allclose(high, ci["high"])
+    assert np.allclose(f.statistic, list(f.params.values())) and np.allclose(f.standard_error, list(f.stderr.values()))
+    assert (f.confidence_interval(0.99).high > high).all()
+    with pytest.raises(ValueError, match="confidence_level"):
+        f.confidence_interval(1.5)
     assert f.r_squared > 0.99
     assert np.allclose(f.predict(x), y, atol=5e-3)
 

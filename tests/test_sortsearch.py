@@ -261,7 +261,7 @@ def test_bad_input_messages():
     with pytest.raises(ValueError, match="sort"):
         SortSearch(sort="median").fit(a)
     with pytest.raises(ValueError, match="sampling"):
-        SortSearch(sampling="stratified").fit(a)
+        SortSearch(sampling="clustered").fit(a)
     with pytest.raises(ValueError, match="fit"):
         SortSearch().select(3)
     est = SortSearch().fit(a)

@@ -1,0 +1,253 @@
+"""Input handling shared by the Sort & Search modules: binary matrices of any supported kind (numpy, ResponseMatrix,
+DataFrame with item columns, bit-packed, Dask), their sums, and item ids."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._validation import check_array, check_binary, check_positive_int, check_unit_interval
+from ..bitpack import PackedBinaryMatrix
+from ..responses import ResponseMatrix
+
+
+def _is_dask(x: Any) -> bool:
+    return type(x).__module__.split(".")[0] == "dask"
+
+
+def _frame_values(df: pd.DataFrame, name: str) -> np.ndarray:
+    """0/1 values of a DataFrame (models × item columns) as a bool array; NaN or other values are refused by name."""
+    try:
+        v = df.to_numpy(dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name}: expected a DataFrame of 0/1 values (models × item columns): {exc}") from None
+    return check_binary(v, name, ndim=2)
+
+
+def _binary(x: Any, name: str) -> Any:
+    """A bool ndarray, a PackedBinaryMatrix or a (lazily checked) 2-D Dask array."""
+    if isinstance(x, ResponseMatrix):
+        return x.require_binary(name)
+    if isinstance(x, pd.DataFrame):
+        return _frame_values(x, name)
+    if isinstance(x, PackedBinaryMatrix):
+        return x
+    if _is_dask(x):
+        if x.ndim != 2 or 0 in x.shape:
+            raise ValueError(f"{name}: expected a non-empty 2-D array, got shape {x.shape}")
+        return x
+    return check_binary(x, name, ndim=2)
+
+
+def _ids(x: Any, axis: int) -> pd.Index | None:
+    """Item (axis 1) or model (axis 0) ids of a labelled input, None for arrays."""
+    if isinstance(x, ResponseMatrix):
+        return x.item_ids if axis == 1 else x.model_ids
+    if isinstance(x, pd.DataFrame):
+        return x.columns if axis == 1 else x.index
+    return None
+
+
+def _dask_checked_sum(x: Any, axis: int, name: str) -> np.ndarray:
+    """Sum of a Dask array along ``axis`` and the 0/1 check in one pass over the chunks."""
+    import dask
+
+    bad = ((x != 0) & (x != 1)).any()
+    s, b = dask.compute(x.sum(axis=axis), bad)
+    if b:
+        raise ValueError(f"{name}: expected binary 0/1 values (found others or NaN)")
+    return np.asarray(s, dtype=np.int64)
+
+
+def item_sums(responses: Any, *, name: str = "responses") -> np.ndarray:
+    """Number of models answering each item correctly.
+
+    Parameters
+    ----------
+    responses : bool array (n_models, n_items), ResponseMatrix, DataFrame, PackedBinaryMatrix or Dask array
+
+    Returns
+    -------
+    int64 array (n_items,)
+    """
+    return _binary_sums(responses, 0, name)
+
+
+def model_sums(responses: Any, *, name: str = "responses") -> np.ndarray:
+    """Number of items each model answers correctly, int64 array (n_models,)."""
+    return _binary_sums(responses, 1, name)
+
+
+def _binary_sums(responses: Any, axis: int, name: str) -> np.ndarray:
+    a = _binary(responses, name)
+    if isinstance(a, PackedBinaryMatrix):
+        return a.col_sums() if axis == 0 else a.row_sums()
+    if _is_dask(a):
+        return _dask_checked_sum(a, axis, name)
+    return a.sum(axis=axis, dtype=np.int64)
+
+
+def _observed_sums(rm: ResponseMatrix, axis: int, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """(correct counts, observed counts) along ``axis`` of a binary ResponseMatrix with missing cells."""
+    if rm.kind != "binary":
+        raise ValueError(f"{name}: missing='observed' needs binary 0/1 responses, got kind={rm.kind!r}")
+    obs = rm.observed
+    vals = np.asarray(rm.values, bool) & obs
+    return vals.sum(axis=axis, dtype=np.int64), obs.sum(axis=axis, dtype=np.int64)
+
+
+def _confidences(x: Any, name: str) -> Any:
+    if isinstance(x, ResponseMatrix):
+        return x.true_class_probability()
+    if _is_dask(x):
+        return x
+    if isinstance(x, PackedBinaryMatrix):
+        raise ValueError(f"{name}: sort='confidence' needs true-class probabilities in [0, 1], got a packed 0/1 matrix; "
+                         "use sort='sum' for 0/1 correctness")
+    c = check_unit_interval(x, name, ndim=2)
+    if c.dtype == bool or np.isin(c, (0.0, 1.0)).all():
+        raise ValueError(f"{name}: sort='confidence' needs true-class probabilities in [0, 1]; got only 0/1 values "
+                         "(correctness, not confidences): use sort='sum', or pass a ResponseMatrix with probabilities")
+    return c
+
+
+def _confidence_sums(x: Any, axis: int, name: str) -> np.ndarray:
+    c = _confidences(x, name)
+    if _is_dask(c):
+        import dask
+
+        s, lo, hi, nan, frac = dask.compute(c.sum(axis=axis), c.min(), c.max(), np.isnan(c).any(), ((c != 0) & (c != 1)).any())
+        if nan or lo < 0 or hi > 1:
+            raise ValueError(f"{name}: expected true-class probabilities in [0, 1] without NaN")
+        if not frac:
+            raise ValueError(f"{name}: sort='confidence' needs true-class probabilities; got only 0/1 values: use sort='sum'")
+        return np.asarray(s, float)
+    return c.sum(axis=axis)
+
+
+def _check_budget(budget: Any, n: int, name: str = "budget") -> int:
+    if isinstance(budget, (int, np.integer)) and not isinstance(budget, bool) and budget > n:
+        raise ValueError(f"{name}: {budget} exceeds the {n} available; expected an integer in [1, {n}]")
+    return check_positive_int(budget, name, maximum=n)
+
+
+def _list_ids(ids: Any, k: int = 5) -> str:
+    ids = list(ids)
+    more = f" and {len(ids) - k} more" if len(ids) > k else ""
+    return f"{ids[:k]}{more}"
+
+
+def _item_indices(items: Any, selected: np.ndarray | None, n_items: int, item_ids: pd.Index | None = None) -> np.ndarray:
+    """Validated item positions (n_sel,): ``items`` (ids when the estimator knows ids, or positions), or the last
+    selection when None."""
+    if items is None:
+        if selected is None:
+            raise ValueError("items: no selection yet; call select(budget) or pass items")
+        return selected
+    if isinstance(items, pd.Index):
+        items = items.to_numpy()
+    it = check_array(items, "items", ndim=1, dtype=None)
+    if item_ids is not None:
+        pos = item_ids.get_indexer(it)
+        if (pos >= 0).all():
+            return pos.astype(np.int64)
+        ids_are_ints = pd.api.types.is_integer_dtype(item_ids.dtype)
+        if ids_are_ints or not np.issubdtype(it.dtype, np.integer):
+            raise ValueError(f"items: ids not among the fitted items: {_list_ids(it[pos < 0])}")
+        # integer positions into an estimator fitted on non-integer ids: unambiguous
+    if not np.issubdtype(it.dtype, np.integer) or it.min() < 0 or it.max() >= n_items:
+        raise ValueError(f"items: expected integer item indices in [0, {n_items - 1}]")
+    return it.astype(np.int64)
+
+
+def _selected_responses(responses: Any, n_sel: int) -> np.ndarray:
+    """New models' responses on the selected items as bool (n_models, n_sel); a 1-D input is one model."""
+    if isinstance(responses, ResponseMatrix):
+        responses = responses.require_binary("responses")
+    elif isinstance(responses, pd.DataFrame):
+        responses = _frame_values(responses, "responses")
+    elif isinstance(responses, pd.Series):
+        responses = responses.to_numpy()
+    if _is_dask(responses):
+        # (n_models, budget) on the selected items is small by design: bring it to memory
+        responses = responses.compute()
+    r = check_binary(responses, "responses", ndim=(1, 2))
+    r = r[None, :] if r.ndim == 1 else r
+    if r.shape[1] != n_sel:
+        raise ValueError(f"responses: expected shape (n_models, {n_sel}) for the {n_sel} selected items, got {tuple(r.shape)}")
+    return r
+
+
+def _aligned_responses(responses: Any, positions: np.ndarray, item_ids: pd.Index | None) -> tuple[np.ndarray, pd.Index | None]:
+    """Responses on the items at ``positions`` as bool (n_models, n_sel), aligned by id when labelled.
+
+    A ResponseMatrix / DataFrame / Series must carry exactly the selected items as columns (any order); they are
+    reordered to ``positions``. Arrays are positional (columns in the order of ``positions``). Returns the matrix
+    and the model ids (None for arrays).
+    """
+    labelled = isinstance(responses, (ResponseMatrix, pd.DataFrame, pd.Series))
+    if not labelled:
+        return _selected_responses(responses, len(positions)), None
+    if item_ids is None:
+        raise ValueError("responses: labelled columns (item ids) need an estimator fitted on labelled items "
+                         "(a ResponseMatrix or a DataFrame with item columns); pass a plain array in the order of items")
+    if isinstance(responses, pd.Series):  # one model: index = item ids
+        responses = responses.to_frame().T
+    cols = _ids(responses, 1)
+    models = _ids(responses, 0)
+    want = item_ids[positions]
+    if cols.has_duplicates:
+        raise ValueError(f"responses: duplicated item columns {_list_ids(cols[cols.duplicated()].unique())}")
+    missing = want.difference(cols, sort=False)
+    unseen = cols.difference(want, sort=False)
+    if len(missing) or len(unseen):
+        parts = []
+        if len(missing):
+            parts.append(f"missing selected items {_list_ids(missing)}")
+        if len(unseen):
+            parts.append(f"unexpected (not selected) items {_list_ids(unseen)}")
+        raise ValueError(f"responses: columns must be the {len(want)} selected items in any order; " + "; ".join(parts))
+    take = cols.get_indexer(want)
+    if isinstance(responses, ResponseMatrix):
+        r = responses.subset(items=take).require_binary("responses")
+    else:
+        r = _frame_values(responses.iloc[:, take], "responses")
+    return r, models
+
+
+def _take_columns(x: Any, cols: np.ndarray, name: str) -> Any:
+    """Columns ``cols`` of a full matrix as a bool ndarray (or a Dask array)."""
+    a = _binary(x, name)
+    if isinstance(a, PackedBinaryMatrix):
+        return a.take_columns(cols)
+    if _is_dask(a):
+        # increasing columns keep Dask's chunks; the (n_models, budget) result is small enough for memory
+        srt = np.argsort(cols, kind="stable")
+        sub = np.empty(srt.shape, np.int64)
+        sub[srt] = np.arange(len(cols))
+        return check_binary(a[:, cols[srt]].compute(), name)[:, sub]
+    return a[:, cols]
+
+
+def _row_blocks(a: Any, name: str, max_cells: int = 2**25):
+    """Yield (start, dense bool rows) of a checked ndarray / packed / Dask matrix, ``max_cells`` cells at a time."""
+    n_rows, n = a.shape
+    step = max(1, max_cells // max(n, 1))
+    if isinstance(a, PackedBinaryMatrix):
+        yield from a.row_blocks(step)
+        return
+    for s in range(0, n_rows, step):
+        blk = a[s : s + step]
+        if _is_dask(blk):
+            blk = check_binary(blk.compute(), name)
+        yield s, blk
+
+
+def _sorted_row_blocks(x: Any, order: np.ndarray, name: str, max_cells: int = 2**25):
+    """Yield (start, bool rows permuted by ``order``) from an ndarray / ResponseMatrix / packed / Dask matrix."""
+    a = _binary(x, name)
+    if a.shape[1] != len(order):
+        raise ValueError(f"{name}: expected {len(order)} items (columns), got {a.shape[1]}")
+    for s, blk in _row_blocks(a, name, max_cells):
+        yield s, blk[:, order]

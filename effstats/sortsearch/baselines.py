@@ -1,0 +1,316 @@
+"""The CopyNearest&Expand baseline (Sect. 4.2 of Prabhu, Udandarao et al.) and :class:`HybridSearch`, which
+combines it with Sort & Search and picks the combination by cross-validation on the source models."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator
+from sklearn.model_selection import KFold
+
+from .._results import ConfidenceInterval
+from .._validation import check_binary, check_positive_int, check_rng
+from ..bitpack import PackedBinaryMatrix
+from ..exceptions import check_is_fitted
+from ._inputs import _binary, _is_dask, _item_indices, _selected_responses, _take_columns
+from .search import SearchResult, SortSearch, _align_full, random_positions
+
+__all__ = ["ExpandResult", "CopyNearestExpand", "HybridResult", "HybridSearch"]
+
+
+def _dense_source(responses: Any) -> np.ndarray:
+    a = _binary(responses, "responses")
+    if _is_dask(a):
+        a = check_binary(a.compute(), "responses")
+    return a.to_dense() if isinstance(a, PackedBinaryMatrix) else np.asarray(a)
+
+
+def _hamming(r: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """Hamming distances (n_new, n_source) between bool rows on the same columns, one matrix product
+    (exact integers in float32 up to 2^24 columns)."""
+    rf, sf = r.astype(np.float32), s.astype(np.float32)
+    return rf.sum(1)[:, None] + sf.sum(1)[None, :] - 2 * (rf @ sf.T)
+
+
+@dataclass(frozen=True, eq=False)
+class ExpandResult:
+    """CopyNearest&Expand predictions: observed on the evaluated items, copied from the nearest sort model elsewhere.
+
+    Attributes
+    ----------
+    items : int array (budget,)
+    observed : bool array (n_models, budget)
+    nearest : int array (n_models,)
+        Index of the nearest sort model (Hamming distance on the evaluated items; ties to the lowest index).
+    source : bool array (n_sort_models, n_items), the sort models' responses (shared, not copied).
+    """
+
+    items: np.ndarray
+    observed: np.ndarray = field(repr=False)
+    nearest: np.ndarray
+    source: np.ndarray = field(repr=False)
+
+    def correctness(self, rows: Any = None) -> np.ndarray:
+        """Predicted correctness, bool (n_rows, n_items)."""
+        sel = slice(None) if rows is None else np.asarray(rows)
+        out = np.atleast_2d(self.source[self.nearest[sel]]).copy()
+        out[:, self.items] = np.atleast_2d(self.observed[sel])
+        return out
+
+    @property
+    def accuracy(self) -> np.ndarray:
+        """Accuracy of the predicted vector per model (copied items + observed ones)."""
+        copied = self.source.sum(axis=1)[self.nearest] - self.source[:, self.items].sum(axis=1)[self.nearest]
+        return (copied + self.observed.sum(axis=1)) / self.source.shape[1]
+
+    def evaluate(self, true_responses: Any) -> pd.DataFrame:
+        """``mae``, ``e_agg``, ``kappa``, ``accuracy``, ``accuracy_true`` per model."""
+        from ..metrics import sample_metrics
+
+        a = _dense_source(true_responses) if not isinstance(true_responses, np.ndarray) else check_binary(true_responses, "true_responses", ndim=2)
+        if a.shape != (len(self.nearest), self.source.shape[1]):
+            raise ValueError(f"true_responses: expected shape {(len(self.nearest), self.source.shape[1])}, got {a.shape}")
+        return sample_metrics(a, self.correctness())
+
+
+class CopyNearestExpand(BaseEstimator):
+    """The CopyNearest&Expand baseline (Sect. 4.2): evaluate ``n'`` random items, copy the rest from the
+    sort model that agrees most on them.
+
+    Parameters
+    ----------
+    random_state : None, int or Generator, default=None
+    """
+
+    def __init__(self, random_state: Any = None) -> None:
+        self.random_state = random_state
+
+    def fit(self, responses: Any, y: Any = None) -> "CopyNearestExpand":
+        """``responses``: the sort models' bool matrix (n_models, n_items) or ResponseMatrix (kept in memory)."""
+        self.source_ = _dense_source(responses)
+        self.n_items_ = self.source_.shape[1]
+        self.rng_ = check_rng(self.random_state)
+        self.selected_ = None
+        return self
+
+    def select(self, budget: int) -> np.ndarray:
+        """``budget`` random items (increasing indices), remembered as ``selected_``."""
+        check_is_fitted(self, "source_")
+        self.selected_ = random_positions(self.n_items_, budget, self.rng_)
+        return self.selected_.copy()
+
+    def predict(self, responses: Any, items: Any = None) -> ExpandResult:
+        """``responses``: bool (budget,) or (n_models, budget) on ``items`` (default: the last selection)."""
+        check_is_fitted(self, "source_")
+        items = _item_indices(items, self.selected_, self.n_items_)
+        r = _selected_responses(responses, len(items))
+        dist = _hamming(r, self.source_[:, items])
+        return ExpandResult(items=items, observed=r, nearest=dist.argmin(axis=1), source=self.source_)
+
+    def simulate(self, responses: Any, budget: int) -> ExpandResult:
+        """Select, read those columns of the new models' full responses, predict."""
+        check_is_fitted(self, "source_")
+        a = _binary(responses, "responses")
+        if a.shape[1] != self.n_items_:
+            raise ValueError(f"responses: expected {self.n_items_} items (columns), got {a.shape[1]}")
+        items = self.select(budget)
+        return self.predict(_take_columns(a, items, "responses"), items)
+
+    def score(self, responses: Any, y: Any = None, *, budget: int = 100) -> float:
+        """Minus the mean MAE of :meth:`simulate` at ``budget`` on the new models' full ``responses``."""
+        a = _dense_source(responses)
+        return -float(self.simulate(a, budget).evaluate(a)["mae"].mean())
+
+
+# ---------------------------------------------------------------------------------------------- hybrid
+def _hybrid_scores(ss_pred: np.ndarray, nn_mean: np.ndarray, weight: float) -> np.ndarray:
+    """Predicted correctness: ``weight · (mean of the nearest source models) + (1 - weight) · S&S > 1/2``."""
+    return weight * nn_mean + (1.0 - weight) * ss_pred > 0.5
+
+
+@dataclass(frozen=True, eq=False)
+class HybridResult:
+    """:class:`HybridSearch` predictions, with the Sort & Search result they started from.
+
+    ``accuracy`` / ``statistic``, ``standard_error`` and ``confidence_interval`` are the design-based estimate
+    from the evaluated items (as in :class:`SearchResult`); ``predicted`` holds the per-item predictions.
+    """
+
+    search: SearchResult = field(repr=False)
+    predicted: np.ndarray = field(repr=False)
+    n_neighbors: int = 1
+    weight: float = 0.0
+
+    @property
+    def statistic(self) -> np.ndarray:
+        return self.search.statistic
+
+    accuracy = statistic
+
+    @property
+    def standard_error(self) -> np.ndarray:
+        return self.search.standard_error
+
+    @property
+    def predicted_accuracy(self) -> np.ndarray:
+        return self.predicted.mean(axis=1)
+
+    def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
+        return self.search.confidence_interval(confidence_level)
+
+    def to_frame(self, confidence_level: float = 0.95) -> pd.DataFrame:
+        return self.search.to_frame(confidence_level).assign(predicted_accuracy=self.predicted_accuracy)
+
+    def correctness(self, rows: Any = None) -> np.ndarray:
+        return self.predicted if rows is None else np.atleast_2d(self.predicted[np.asarray(rows)])
+
+    def evaluate(self, true_responses: Any) -> pd.DataFrame:
+        """``mae``, ``e_agg``, ``kappa``, ``accuracy`` (of the predictions), ``accuracy_true``, ``accuracy_estimate``,
+        ``standard_error`` per model."""
+        from ..metrics import sample_metrics
+
+        a = _dense_source(_align_full(true_responses, self.search.item_ids, "true_responses"))
+        if a.shape != self.predicted.shape:
+            raise ValueError(f"true_responses: expected shape {self.predicted.shape}, got {a.shape}")
+        return sample_metrics(a, self.predicted).assign(accuracy_estimate=self.statistic, standard_error=self.standard_error)
+
+
+class HybridSearch(BaseEstimator):
+    """Sort & Search corrected by the nearest source models, with the mix chosen by cross-validation.
+
+    Items are selected as in Sort & Search (uniform positions on the sum order). For a new model, the S&S
+    prediction ``s_i ∈ {0, 1}`` (ones then zeros) and the mean correctness ``c_i`` of its ``k`` nearest source models
+    (Hamming distance on the evaluated items) are combined as ``w c_i + (1 - w) s_i > 1/2``; evaluated items are
+    copied as observed. ``w = 0`` is Sort & Search, ``k = 1, w = 1`` is CopyNearest&Expand on the S&S items, and
+    ``(k, w)`` is chosen by K-fold cross-validation over the *source* models alone (each fold plays the new
+    models against the others), so on benchmarks whose models come in families the nearest models take over, and
+    where they do not, S&S is kept.
+
+    Parameters
+    ----------
+    budget : int, default=100
+        Items evaluated per new model (the setting is cross-validated at this budget).
+    neighbors : sequence of int, default=(1, 3, 5, 10)
+    weights : sequence of float in [0, 1], default=(0.0, 0.25, 0.5, 0.75, 1.0)
+    cv : int, default=5
+        Folds over the source models.
+    sort : {"sum", "recursive"}, default="sum"
+    random_state : None, int or Generator, default=None
+        Fold assignment.
+
+    Attributes
+    ----------
+    n_neighbors_, weight_ : the chosen setting
+    cv_results_ : DataFrame (n_neighbors, weight, mae) of the cross-validated MAE of every setting
+    search_ : the fitted :class:`SortSearch`
+    source_ : bool array (n_source, n_items)
+    """
+
+    def __init__(self, budget: int = 100, neighbors: Any = (1, 3, 5, 10), weights: Any = (0.0, 0.25, 0.5, 0.75, 1.0),
+                 cv: int = 5, sort: str = "sum", random_state: Any = None) -> None:
+        self.budget = budget
+        self.neighbors = neighbors
+        self.weights = weights
+        self.cv = cv
+        self.sort = sort
+        self.random_state = random_state
+
+    def _check_params(self, n_source: int, n_items: int) -> tuple[list[int], list[float], int]:
+        check_positive_int(self.budget, "budget", maximum=n_items)
+        ks = [check_positive_int(k, "neighbors") for k in np.atleast_1d(self.neighbors).tolist()]
+        ws = np.atleast_1d(np.asarray(self.weights, float))
+        if ws.ndim != 1 or ws.size == 0 or np.isnan(ws).any() or (ws < 0).any() or (ws > 1).any():
+            raise ValueError(f"weights: expected a non-empty sequence of numbers in [0, 1], got {self.weights!r}")
+        cv = check_positive_int(self.cv, "cv")
+        if cv < 2 or cv > n_source:
+            raise ValueError(f"cv: expected an integer in [2, {n_source}] (folds over the source models), got {self.cv}")
+        return ks, ws.tolist(), cv
+
+    @staticmethod
+    def _predict_all(ss: SortSearch, source: np.ndarray, r: np.ndarray, items: np.ndarray, k_max: int) -> tuple[np.ndarray, np.ndarray, SearchResult]:
+        """(S&S predictions (m, n) bool, nearest source rows sorted by distance (m, k_max), SearchResult)."""
+        res = ss.predict(r, items)
+        dist = _hamming(r, source[:, items])
+        nn = np.argsort(dist, axis=1, kind="stable")[:, :k_max]
+        return res.correctness(), nn, res
+
+    def fit(self, responses: Any, y: Any = None) -> "HybridSearch":
+        """Fit the S&S order on all source models and cross-validate ``(n_neighbors, weight)`` over them.
+
+        Parameters
+        ----------
+        responses : bool array (n_source, n_items), ResponseMatrix or DataFrame (kept dense in memory)
+        """
+        src = _dense_source(responses)
+        ks, ws, cv = self._check_params(*src.shape)
+        grid = [(k, w) for k in ks for w in ws]
+        err = np.zeros(len(grid))
+        folds = KFold(cv, shuffle=True, random_state=check_rng(self.random_state).integers(2**31))
+        for tr, va in folds.split(src):
+            ss = SortSearch(sort=self.sort).fit(src[tr])
+            items = ss.select(self.budget)
+            truth = src[va]
+            ss_pred, nn, _ = self._predict_all(ss, src[tr], truth[:, items], items, min(max(ks), len(tr)))
+            for kk in sorted(set(ks)):
+                c = src[tr][nn[:, : min(kk, len(tr))]].mean(axis=1)  # (m, n) mean of the nearest source models
+                for w in ws:
+                    pred = _hybrid_scores(ss_pred, c, w)
+                    pred[:, items] = truth[:, items]
+                    err[grid.index((kk, w))] += (pred != truth).mean(axis=1).sum()
+        err /= len(src)
+        self.cv_results_ = pd.DataFrame({"n_neighbors": [g[0] for g in grid], "weight": [g[1] for g in grid], "mae": err})
+        best = int(np.argmin(err))  # ties: the first, i.e. the fewest neighbours and the smallest weight (closest to S&S)
+        self.n_neighbors_, self.weight_ = grid[best]
+        self.source_ = src
+        self.search_ = SortSearch(sort=self.sort).fit(responses)
+        self.n_items_ = src.shape[1]
+        self.selected_ = None
+        return self
+
+    def select(self, budget: int | None = None) -> np.ndarray:
+        """The items to evaluate (those of Sort & Search at ``budget``, default the fitted ``budget``)."""
+        check_is_fitted(self, "search_")
+        self.selected_ = self.search_.select(self.budget if budget is None else budget)
+        return self.selected_
+
+    def predict(self, responses: Any, items: Any = None) -> HybridResult:
+        """Predict from responses on the selected items (as :meth:`SortSearch.predict`)."""
+        check_is_fitted(self, "search_")
+        ss = self.search_
+        res = ss.predict(responses, items)
+        idx = res.order[res.positions]
+        # the responses in sorted-position order are not kept by SearchResult: rebuild them from the input
+        r = _selected_responses_aligned(ss, responses, items, idx)
+        k = min(self.n_neighbors_, len(self.source_))
+        dist = _hamming(r, self.source_[:, idx])
+        nn = np.argsort(dist, axis=1, kind="stable")[:, :k]
+        pred = _hybrid_scores(res.correctness(), self.source_[nn].mean(axis=1), self.weight_)
+        pred[:, idx] = r
+        return HybridResult(search=res, predicted=pred, n_neighbors=k, weight=self.weight_)
+
+    def simulate(self, responses: Any, budget: int | None = None) -> HybridResult:
+        """Select, read those columns of the new models' full responses, predict."""
+        check_is_fitted(self, "search_")
+        x = _align_full(responses, self.search_.item_ids_, "responses")
+        a = _binary(x, "responses")
+        if a.shape[1] != self.n_items_:
+            raise ValueError(f"responses: expected {self.n_items_} items (columns), got {a.shape[1]}")
+        self.select(budget)
+        return self.predict(_take_columns(a, self.search_.selected_, "responses"), self.search_.selected_)
+
+    def score(self, responses: Any, y: Any = None) -> float:
+        """Minus the mean MAE of :meth:`simulate` on the new models' full ``responses``."""
+        x = _align_full(responses, getattr(self, "search_", None) and self.search_.item_ids_, "responses")
+        return -float(self.simulate(x).evaluate(x)["mae"].mean())
+
+
+def _selected_responses_aligned(ss: SortSearch, responses: Any, items: Any, idx_sorted: np.ndarray) -> np.ndarray:
+    """The responses as bool (n_models, budget) with columns in the order of ``idx_sorted`` (item indices)."""
+    from ._inputs import _aligned_responses
+
+    pos = _item_indices(items, ss.selected_, ss.n_items_, ss.item_ids_)
+    r, _ = _aligned_responses(responses, pos, ss.item_ids_)
+    where = {int(i): j for j, i in enumerate(pos)}
+    return r[:, [where[int(i)] for i in idx_sorted]]

@@ -1,0 +1,632 @@
+"""Search: DP-search (Theorem 3.1), which sorted positions to evaluate, the :class:`SearchResult` and the
+:class:`SortSearch` estimator (``insert_M``, new models)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator
+
+from .._ordering import dp_rows, padded_prefix
+from .._results import ConfidenceInterval
+from .._validation import check_binary, check_option, check_positive_int, check_rng
+from ..bitpack import PackedBinaryMatrix
+from ..exceptions import check_is_fitted
+from ..responses import ResponseMatrix
+from ._inputs import (
+    _aligned_responses,
+    _binary,
+    _binary_sums,
+    _check_budget,
+    _confidence_sums,
+    _ids,
+    _is_dask,
+    _item_indices,
+    _list_ids,
+    _observed_sums,
+    _sorted_row_blocks,
+    _take_columns,
+)
+from .estimate import cell_edges, design_of, estimate_accuracy, korn_graubard_interval
+from .sort import _order_from_scores, recursive_sort
+
+__all__ = [
+    "dp_search",
+    "uniform_positions",
+    "stratified_positions",
+    "random_positions",
+    "listing_uniform_positions",
+    "SearchResult",
+    "SortSearch",
+]
+
+
+def dp_search(sorted_responses: Any) -> np.ndarray | int:
+    """DP-search (Theorem 3.1): the best "ones then zeros" prediction for responses in sorted order.
+
+    For a row ``b`` (already permuted easiest first) the error of ``y = [1_k, 0_(n-k)]`` is
+    ``|b| - C(k)`` with ``C(k) = sum_{j<k} (2 b_j - 1)``, so the exact global minimiser is ``argmax_k C(k)``
+    over ``k = 0..n``, found with one prefix sum (O(n)). Ties go to the smallest ``k``.
+
+    Parameters
+    ----------
+    sorted_responses : bool array (n,) or (n_models, n), or a 2-D Dask array (chunked by rows)
+
+    Returns
+    -------
+    k : int, or int array (n_models,)
+        Number of leading items predicted correct (the paper's threshold fraction is ``k / n``).
+    """
+    if _is_dask(sorted_responses):
+        x = sorted_responses
+        if x.ndim != 2 or 0 in x.shape:
+            raise ValueError(f"sorted_responses: expected a non-empty 2-D array, got shape {x.shape}")
+        x = x.rechunk({1: -1})
+
+        def block(b: np.ndarray) -> np.ndarray:
+            return dp_rows(check_binary(b, "sorted_responses", ndim=2))
+
+        return x.map_blocks(block, drop_axis=1, dtype=np.int64).compute()
+    r = check_binary(sorted_responses, "sorted_responses", ndim=(1, 2))
+    if r.ndim == 1:
+        return int(dp_rows(r[None])[0])
+    return dp_rows(r)
+
+
+# ---------------------------------------------------------------------------------------------- sampling
+def uniform_positions(n: int, budget: int) -> np.ndarray:
+    """``budget`` sorted positions spread evenly over the whole ranked list of ``n`` items.
+
+    Position ``j`` is the centre of the ``j``-th of ``budget`` equal cells, ``floor((j + 1/2) n / budget)``:
+    exactly ``budget`` distinct positions for every ``1 <= budget <= n``, from the easiest cell to the hardest,
+    and all ``n`` positions at ``budget = n``. (The paper's listing, :func:`listing_uniform_positions`, steps by
+    ``n // budget`` from 0 and so returns the wrong count and, above ``n / 2``, only the easiest items.)
+
+    Returns
+    -------
+    int64 array (budget,), increasing.
+    """
+    n = check_positive_int(n, "n")
+    budget = _check_budget(budget, n)
+    j = np.arange(budget, dtype=np.int64)
+    return ((2 * j + 1) * n) // (2 * budget)
+
+
+def stratified_positions(n: int, budget: int, rng: Any = None) -> np.ndarray:
+    """One position drawn at random inside each of ``budget`` equal cells of the sorted order (a stratified
+    sample with one unit per stratum: the randomised version of :func:`uniform_positions`), increasing."""
+    n = check_positive_int(n, "n")
+    budget = _check_budget(budget, n)
+    e = cell_edges(n, budget)
+    return e[:-1] + check_rng(rng).integers(0, np.diff(e))
+
+
+def random_positions(n: int, budget: int, rng: Any = None) -> np.ndarray:
+    """``budget`` distinct positions drawn uniformly at random without replacement, increasing."""
+    n = check_positive_int(n, "n")
+    budget = _check_budget(budget, n)
+    return np.sort(check_rng(rng).choice(n, size=budget, replace=False)).astype(np.int64)
+
+
+def listing_uniform_positions(n: int, budget: int) -> np.ndarray:
+    """The paper's App. D ``uniform_sampling`` verbatim (``np.arange(0, n, n // budget)[1:]``), for comparison only."""
+    n = check_positive_int(n, "n")
+    budget = _check_budget(budget, n)
+    return np.arange(0, n, n // budget)[1:]
+
+
+def _cell_boundaries(positions: np.ndarray, n: int) -> np.ndarray:
+    """Where a threshold over the sampled positions lands in the full list: halfway between neighbours.
+
+    ``t`` sampled items predicted correct -> ``boundaries[t]`` items predicted correct, with 0 -> 0 and all -> n.
+    For uniform positions this is ``~ t n / budget`` (the paper's fraction extrapolation); at ``budget = n`` it
+    is exactly ``t``.
+    """
+    b = np.empty(len(positions) + 1, np.int64)
+    b[0], b[-1] = 0, n
+    b[1:-1] = (positions[:-1] + 1 + positions[1:]) // 2
+    return b
+
+
+# ---------------------------------------------------------------------------------------------- results
+def _align_full(x: Any, item_ids: pd.Index | None, name: str) -> Any:
+    """A labelled full matrix (ResponseMatrix / DataFrame) with its columns reordered to ``item_ids`` (by id);
+    other inputs unchanged (positional)."""
+    cols = _ids(x, 1)
+    if cols is None or item_ids is None:
+        return x
+    if cols.equals(item_ids):
+        return x
+    missing, unseen = item_ids.difference(cols, sort=False), cols.difference(item_ids, sort=False)
+    if len(missing) or len(unseen) or cols.has_duplicates:
+        parts = [f"missing items {_list_ids(missing)}"] if len(missing) else []
+        parts += [f"unseen items {_list_ids(unseen)}"] if len(unseen) else []
+        parts += ["duplicated item columns"] if cols.has_duplicates else []
+        raise ValueError(f"{name}: columns must be the {len(item_ids)} fitted items (any order); " + "; ".join(parts))
+    take = cols.get_indexer(item_ids)
+    return x.subset(items=take) if isinstance(x, ResponseMatrix) else x.iloc[:, take]
+
+
+@dataclass(frozen=True, eq=False)
+class SearchResult:
+    """Sort & Search predictions for ``n_models`` new models (or new items, for ``insert_D``).
+
+    The result protocol: ``statistic`` (= ``accuracy``, the design-based estimate), ``standard_error``,
+    ``confidence_interval(confidence_level)`` and ``to_frame()``.
+
+    Attributes
+    ----------
+    thresholds : int array (n_models,)
+        ``k``: the first ``k`` items of ``order`` are predicted correct, the rest wrong.
+    sample_thresholds : int array (n_models,)
+        DP-search thresholds over the evaluated items (``0..budget``).
+    order : int array (n_items,)
+        The sort order (easiest first) the predictions follow: the estimator's ``order_``, shared (read-only),
+        not copied.
+    positions : int array (budget,)
+        Sorted positions of the evaluated items.
+    statistic : float array (n_models,)
+        Design-based accuracy estimate from the evaluated items (see :mod:`effstats.sortsearch.estimate`);
+        exact when every item is evaluated.
+    standard_error : float array (n_models,)
+        Its (conservative) standard error.
+    design : str
+        ``"systematic"`` (one item per equal cell of the order) or ``"srs"`` (a random or arbitrary sample).
+    estimator : str
+        ``"stratified"`` or ``"difference"``.
+    model_ids, item_ids : Index or None
+        Ids of the new models (labelled input) and of all items (estimator fitted on labelled items).
+    """
+
+    thresholds: np.ndarray
+    sample_thresholds: np.ndarray
+    order: np.ndarray = field(repr=False)
+    positions: np.ndarray = field(repr=False)
+    statistic: np.ndarray = field(repr=False)
+    standard_error: np.ndarray = field(repr=False)
+    design: str = "systematic"
+    estimator: str = "stratified"
+    model_ids: pd.Index | None = field(default=None, repr=False)
+    item_ids: pd.Index | None = field(default=None, repr=False)
+
+    @property
+    def n_items(self) -> int:
+        return len(self.order)
+
+    @property
+    def budget(self) -> int:
+        return len(self.positions)
+
+    @property
+    def items(self) -> np.ndarray:
+        """The evaluated items in sorted order: ids when the estimator was fitted on ids, else indices."""
+        idx = self.order[self.positions]
+        return idx if self.item_ids is None else self.item_ids.to_numpy()[idx]
+
+    @property
+    def accuracy(self) -> np.ndarray:
+        """Design-based accuracy estimate per model (= ``statistic``), float array (n_models,)."""
+        return self.statistic
+
+    @property
+    def predicted_accuracy(self) -> np.ndarray:
+        """Accuracy of the predicted "ones then zeros" vector, ``k / n`` per model (the paper's estimate: biased by
+        the aleatoric errors, and not exact even with every item evaluated)."""
+        return self.thresholds / self.n_items
+
+    def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
+        """Korn-Graubard (Clopper-Pearson at the effective sample size) interval for each model's accuracy.
+
+        Returns
+        -------
+        ConfidenceInterval with ``low`` / ``high`` float arrays (n_models,).
+        """
+        return korn_graubard_interval(self.statistic, self.standard_error, self.budget, self.n_items, confidence_level)
+
+    def _index(self) -> pd.Index:
+        return self.model_ids if self.model_ids is not None else pd.RangeIndex(len(self.thresholds), name="model")
+
+    def to_frame(self, confidence_level: float = 0.95) -> pd.DataFrame:
+        """One row per model: ``accuracy`` (estimate), ``standard_error``, ``low``, ``high``, ``predicted_accuracy``
+        (``k / n``), ``threshold``."""
+        ci = self.confidence_interval(confidence_level)
+        return pd.DataFrame(
+            {
+                "accuracy": self.statistic,
+                "standard_error": self.standard_error,
+                "low": ci.low,
+                "high": ci.high,
+                "predicted_accuracy": self.predicted_accuracy,
+                "threshold": self.thresholds,
+            },
+            index=self._index(),
+        )
+
+    def correctness(self, rows: Any = None) -> np.ndarray:
+        """Predicted per-item correctness in the original item order, bool (n_rows, n_items).
+
+        ``rows`` selects models (positions); materialising all rows costs ``n_models * n_items`` bytes.
+        """
+        k = self.thresholds if rows is None else self.thresholds[np.asarray(rows)]
+        k = np.atleast_1d(k)
+        out = np.empty((len(k), self.n_items), bool)
+        out[:, self.order] = np.arange(self.n_items)[None, :] < k[:, None]
+        return out
+
+    def predictions(self, rows: Any = None) -> pd.DataFrame:
+        """Per-item predicted correctness as a labelled DataFrame (models × items, ids where known)."""
+        idx = self._index() if rows is None else self._index()[np.atleast_1d(np.asarray(rows))]
+        cols = self.item_ids if self.item_ids is not None else pd.RangeIndex(self.n_items, name="item")
+        return pd.DataFrame(self.correctness(rows), index=idx, columns=cols)
+
+    def evaluate(self, true_responses: Any) -> pd.DataFrame:
+        """Sample-level metrics against the full true responses, without materialising the predictions.
+
+        Parameters
+        ----------
+        true_responses : bool array (n_models, n_items), ResponseMatrix, DataFrame, PackedBinaryMatrix or Dask
+            array. Labelled columns are aligned to the fitted items by id.
+
+        Returns
+        -------
+        DataFrame, one row per model: ``mae`` (E, Eq. 2), ``e_agg``, ``kappa`` (Eq. 4), ``aleatoric``
+        (E(a, y*), y* = DP-search on all n items), ``epistemic`` (||y* - y|| / n), ``kappa_aleatoric``,
+        ``kappa_epistemic``, ``accuracy`` (of the predicted vector, k / n), ``accuracy_true``, ``best_threshold``
+        (k*), ``accuracy_estimate`` (the design-based estimate) and ``standard_error``.
+        """
+        true_responses = _align_full(true_responses, self.item_ids, "true_responses")
+        ev = _evaluate_thresholds(true_responses, self.order, self.thresholds[None, :])[0]
+        return ev.assign(accuracy_estimate=self.statistic, standard_error=self.standard_error)
+
+
+def _evaluate_thresholds(true_responses: Any, order: np.ndarray, K: np.ndarray) -> list[pd.DataFrame]:
+    """Metrics of threshold predictions ``K`` (n_sets, n_models) against the true responses in one pass over them.
+
+    Each row block of the truth is permuted and prefix-summed once, then read at every set of thresholds.
+    """
+    from ..metrics import _kappa_from_rates
+
+    n = len(order)
+    n_models = K.shape[1]
+    shape = tuple(true_responses.shape) if hasattr(true_responses, "shape") else np.shape(true_responses)
+    if len(shape) != 2 or shape[0] != n_models:
+        raise ValueError(f"true_responses: expected shape ({n_models}, {n}), got {shape}")
+    parts = [_threshold_stats(blk, K[:, s : s + blk.shape[0]]) for s, blk in _sorted_row_blocks(true_responses, order, "true_responses")]
+    ones, best, err_best = (np.concatenate([p[i] for p in parts]) for i in range(3))
+    errs = np.concatenate([p[3] for p in parts], axis=1)
+    pa, ps, ale = ones / n, best / n, err_best / n
+    out = []
+    for k, err in zip(K, errs):
+        py, mae = k / n, err / n
+        epi = np.abs(k - best) / n
+        out.append(
+            pd.DataFrame(
+                {
+                    "mae": mae,
+                    "e_agg": np.abs(k - ones) / n,
+                    "kappa": _kappa_from_rates(mae, pa, py),
+                    "aleatoric": ale,
+                    "epistemic": epi,
+                    "kappa_aleatoric": _kappa_from_rates(ale, pa, ps),
+                    "kappa_epistemic": _kappa_from_rates(epi, ps, py),
+                    "accuracy": py,
+                    "accuracy_true": pa,
+                    "best_threshold": best,
+                }
+            )
+        )
+    return out
+
+
+def _threshold_stats(b: np.ndarray, K: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Per sorted row of ``b`` (rows, n): number of ones, DP-optimal threshold, its error, and the error at every
+    threshold set ``K`` (n_sets, rows) -> (n_sets, rows)."""
+    c = padded_prefix(b)
+    ones = b.sum(axis=1, dtype=np.int64)
+    rows = np.arange(b.shape[0])
+    best = c.argmax(axis=1)
+    return ones, best.astype(np.int64), ones - c[rows, best], ones[None, :] - c[rows[None, :], K]
+
+
+# ---------------------------------------------------------------------------------------------- estimator
+_SORTS = ("sum", "confidence", "recursive")
+_SAMPLINGS = ("uniform", "stratified", "random")
+_ESTIMATORS = ("stratified", "difference")
+_MISSING = ("raise", "observed")
+
+
+class SortSearch(BaseEstimator):
+    """Sort & Search for new models (``insert_M``), scikit-learn style.
+
+    ``fit(sort_responses)`` learns the item order; ``select(budget)`` names the items to evaluate a new model
+    on; ``predict(responses_on_selected)`` returns per-item predicted correctness and a design-based accuracy
+    estimate with its standard error for one or many new models (:class:`SearchResult`). ``evaluate(fn, budget)``
+    runs the whole protocol with a callable that evaluates a real model on the requested items only.
+
+    Items by id: fitted on a :class:`~effstats.responses.ResponseMatrix` or a DataFrame (models × item columns),
+    ``select`` returns item ids, ``predict`` takes a ResponseMatrix / DataFrame whose columns are the selected
+    items in any order (aligned by id; a mismatch is refused, listing the missing and unexpected ids), and
+    ``simulate`` / ``budget_curve`` / ``SearchResult.evaluate`` align full matrices by id. Plain arrays are
+    positional: columns in the order of ``items``.
+
+    Parameters
+    ----------
+    sort : {"sum", "confidence", "recursive"}, default="sum"
+        Algorithms 1, 2 and 3 of the paper. ``"confidence"`` needs true-class probabilities.
+    sampling : {"uniform", "stratified", "random"}, default="uniform"
+        Cell centres of ``budget`` equal cells of the order (the paper's uniform sampling), one random item per
+        cell, or a simple random sample.
+    depth : int, default=2
+        Recursion depth for ``sort="recursive"`` (2 = the paper's two-stage sort).
+    estimator : {"stratified", "difference"}, default="stratified"
+        Accuracy estimate from the evaluated items: the stratified mean, or the model-assisted difference
+        estimator whose working model is calibrated to the S&S prediction (:mod:`effstats.sortsearch.estimate`).
+    missing : {"raise", "observed"}, default="raise"
+        Source matrices with missing cells (models not evaluated on every item, a ResponseMatrix with a
+        ``missing`` mask or a DataFrame with NaN): ``"raise"`` refuses them; ``"observed"`` orders items by the
+        fraction of the models *that answered them* answering correctly (``sort="sum"`` only).
+    random_state : None, int or Generator, default=None
+        For ``sampling="stratified"`` / ``"random"``.
+
+    Attributes
+    ----------
+    order_ : int array (n_items,)
+        Item indices easiest first (read-only; every SearchResult shares it).
+    scores_ : array (n_items,)
+        Per-item sums (correct counts, or summed confidences), updated by :meth:`insert`.
+    n_observed_ : int array (n_items,)
+        Models behind each item's score (``n_models_`` everywhere unless ``missing="observed"``).
+    rank_ : int array (n_items,)
+        Position of each item in ``order_``.
+    n_items_, n_models_ : int
+    item_ids_ : Index or None
+        Item ids when fitted on a ResponseMatrix or DataFrame.
+    selected_ : int array (budget,) or None
+        Positions (indices) of the last selection.
+    """
+
+    _axis = 0  # sums over models -> one score per item
+
+    def __init__(
+        self,
+        sort: str = "sum",
+        sampling: str = "uniform",
+        depth: int = 2,
+        estimator: str = "stratified",
+        missing: str = "raise",
+        random_state: Any = None,
+    ) -> None:
+        self.sort = sort
+        self.sampling = sampling
+        self.depth = depth
+        self.estimator = estimator
+        self.missing = missing
+        self.random_state = random_state
+
+    # ---------------------------------------------------------------- fit
+    def _oriented(self, x: Any) -> Any:
+        return x
+
+    def _has_missing(self, responses: Any) -> bool:
+        if isinstance(responses, ResponseMatrix):
+            return responses.missing is not None and bool(responses.missing.any())
+        if isinstance(responses, pd.DataFrame):
+            return bool(responses.isna().to_numpy().any())
+        return False
+
+    def fit(self, responses: Any, y: Any = None) -> "SortSearch":
+        """Learn the item order from the sort models' responses.
+
+        Parameters
+        ----------
+        responses : bool array (n_models, n_items), ResponseMatrix, DataFrame (models × item columns),
+            PackedBinaryMatrix or Dask array. With ``sort="confidence"``: a ResponseMatrix with probabilities or
+            true-class probabilities (n_models, n_items) in [0, 1].
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        check_option(self.sort, "sort", _SORTS)
+        check_option(self.sampling, "sampling", _SAMPLINGS)
+        check_option(self.estimator, "estimator", _ESTIMATORS)
+        check_option(self.missing, "missing", _MISSING)
+        self.rng_ = check_rng(self.random_state)
+        ax = self._axis
+        shape = responses.shape if hasattr(responses, "shape") else np.shape(responses)
+        n_models, n_items = (shape[0], shape[1]) if ax == 0 else (shape[1], shape[0])
+        observed = None
+        if self.missing == "observed" and self._has_missing(responses):
+            if self.sort != "sum":
+                raise ValueError(f"missing: 'observed' works with sort='sum' only, got sort={self.sort!r}")
+            rm = responses if isinstance(responses, ResponseMatrix) else ResponseMatrix(responses.to_numpy(float), nan_as_missing=True)
+            if ax == 1:
+                rm = rm.T
+            scores, observed = _observed_sums(rm, 0, "responses")
+            if (observed == 0).any():
+                raise ValueError(f"responses: items {np.flatnonzero(observed == 0)[:5].tolist()} have no observed response")
+            frac = scores / observed
+            order = np.lexsort((np.arange(n_items), -scores, -frac))  # fraction, then count, then index
+        elif self.sort == "confidence":
+            scores = _confidence_sums(responses, ax, "responses")
+            order = _order_from_scores(scores)
+        elif self.sort == "sum":
+            scores = _binary_sums(responses, ax, "responses")
+            order = _order_from_scores(scores)
+        else:
+            a = _binary(responses, "responses")
+            if _is_dask(a):
+                raise ValueError("responses: sort='recursive' needs the matrix in memory, not a Dask array")
+            if ax == 1:
+                a = (a.to_dense() if isinstance(a, PackedBinaryMatrix) else a).T
+            order = recursive_sort(a, self.depth)
+            scores = _binary_sums(a, 0, "responses")
+        self.n_models_, self.n_items_ = n_models, n_items
+        order = np.asarray(order, np.int64)
+        order.flags.writeable = False  # shared with every SearchResult
+        self.order_ = order
+        self.scores_ = np.asarray(scores)
+        self.n_observed_ = np.full(n_items, n_models, np.int64) if observed is None else observed
+        self.rank_ = np.empty_like(self.order_)
+        self.rank_[self.order_] = np.arange(self.n_items_)
+        self.item_ids_ = _ids(responses, 1 if ax == 0 else 0)
+        self.selected_ = None
+        return self
+
+    # ---------------------------------------------------------------- select / predict
+    def _labels(self, idx: np.ndarray) -> np.ndarray:
+        return idx.copy() if self.item_ids_ is None else self.item_ids_.to_numpy()[idx]
+
+    def select(self, budget: int) -> np.ndarray:
+        """The ``budget`` items to evaluate, easiest first: item ids when fitted on ids, else indices.
+
+        Remembered (as positions) in ``selected_`` for :meth:`predict`. ``1 <= budget <= n_items``.
+        """
+        check_is_fitted(self, "order_")
+        if self.sampling == "uniform":
+            pos = uniform_positions(self.n_items_, budget)
+        elif self.sampling == "stratified":
+            pos = stratified_positions(self.n_items_, budget, self.rng_)
+        else:
+            pos = random_positions(self.n_items_, budget, self.rng_)
+        self.selected_ = self.order_[pos]
+        return self._labels(self.selected_)
+
+    def _positions(self, items: Any) -> tuple[np.ndarray, str | None]:
+        default = items is None
+        it = _item_indices(items, self.selected_, self.n_items_, self.item_ids_)
+        if len(np.unique(it)) != len(it):
+            raise ValueError("items: must be distinct")
+        design = "srs" if default and self.sampling == "random" else None
+        return self.rank_[it], design
+
+    def _easiness_sorted(self) -> np.ndarray:
+        return (self.scores_ / self.n_observed_)[self.order_]
+
+    def predict(self, responses: Any, items: Any = None) -> SearchResult:
+        """Predict correctness on all items, and estimate accuracy, from responses on the selected ones.
+
+        Parameters
+        ----------
+        responses : bool array (budget,) or (n_models, budget), ResponseMatrix, DataFrame, Series or Dask array
+            Arrays: columns in the order of ``items``. Labelled input (fitted on ids): columns are the selected
+            item ids in any order; they are aligned by id, and a mismatch raises ValueError listing the ids.
+        items : array (budget,), optional
+            Item ids (or indices) the columns refer to (default: the last :meth:`select`); any distinct items work.
+
+        Returns
+        -------
+        SearchResult
+        """
+        check_is_fitted(self, "order_")
+        pos, design = self._positions(items)
+        r, model_ids = _aligned_responses(responses, self.order_[pos], self.item_ids_)
+        if np.any(np.diff(pos) < 0):  # columns must follow the sort order (select() already does)
+            srt = np.argsort(pos, kind="stable")
+            r = r[:, srt]
+            pos = pos[srt]
+        t = dp_rows(r)
+        k = _cell_boundaries(pos, self.n_items_)[t]
+        design = design or design_of(pos, self.n_items_)
+        diff = self.estimator == "difference"
+        est, se = estimate_accuracy(
+            r, pos, self.n_items_, design,
+            thresholds=k if diff else None,
+            easiness_sorted=self._easiness_sorted() if diff else None,
+            n_models=float(np.mean(self.n_observed_)),
+        )
+        return SearchResult(thresholds=k, sample_thresholds=t, order=self.order_, positions=pos, statistic=est,
+                            standard_error=se, design=design, estimator=self.estimator, model_ids=model_ids,
+                            item_ids=self.item_ids_)
+
+    def evaluate(self, evaluate_fn: Callable[[np.ndarray], Any], budget: int) -> SearchResult:
+        """Select ``budget`` items, call ``evaluate_fn(items)`` once, and predict.
+
+        ``evaluate_fn`` receives the selected items (ids when fitted on ids, else indices) and returns the
+        correctness of one model, shape (budget,), or of several, shape (n_models, budget), in that order (or a
+        labelled DataFrame / Series); only those items are ever evaluated.
+        """
+        if not callable(evaluate_fn):
+            raise ValueError(f"evaluate_fn: expected a callable items -> correctness, got {type(evaluate_fn).__name__}")
+        items = self.select(budget)
+        return self.predict(evaluate_fn(items.copy()), items)
+
+    def simulate(self, responses: Any, budget: int) -> SearchResult:
+        """The protocol on models whose full responses are known (experiments): select, take those columns, predict.
+
+        ``responses`` is the full (n_models, n_items) matrix of the new models (ndarray, ResponseMatrix, DataFrame,
+        PackedBinaryMatrix or Dask array); labelled columns are aligned to the fitted items by id; only the
+        selected columns are read.
+        """
+        check_is_fitted(self, "order_")
+        x = _align_full(self._oriented(responses), self.item_ids_ if self._axis == 0 else None, "responses")
+        model_ids = _ids(x, 0)
+        return self._simulate(_binary(x, "responses"), budget, model_ids)
+
+    def _simulate(self, a: Any, budget: int, model_ids: pd.Index | None = None) -> SearchResult:
+        """:meth:`simulate` on an already checked, oriented matrix."""
+        if a.shape[1] != self.n_items_:
+            raise ValueError(f"responses: expected {self.n_items_} items (columns), got {a.shape[1]}")
+        self.select(budget)
+        idx = self.selected_
+        res = self.predict(_take_columns(a, idx, "responses"), None)
+        if model_ids is not None:
+            object.__setattr__(res, "model_ids", model_ids)
+        return res
+
+    def budget_curve(self, responses: Any, budgets: Any) -> pd.DataFrame:
+        """:meth:`simulate` at every budget and its metrics, reading the full truth once (experiments).
+
+        Parameters
+        ----------
+        responses : full (n_models, n_items) responses of the new models (any supported input type)
+        budgets : sequence of int in [1, n_items]
+
+        Returns
+        -------
+        DataFrame with columns ``budget``, ``model`` (row position) and those of :meth:`SearchResult.evaluate`,
+        one row per budget × model.
+        """
+        check_is_fitted(self, "order_")
+        budgets = [_check_budget(b, self.n_items_, "budgets") for b in np.atleast_1d(budgets).tolist()]
+        x = _align_full(self._oriented(responses), self.item_ids_ if self._axis == 0 else None, "responses")
+        a = _binary(x, "responses")  # checked once, not once per budget
+        res = [self._simulate(a, b) for b in budgets]
+        K = np.stack([r.thresholds for r in res])
+        frames = _evaluate_thresholds(a, self.order_, K)
+        return pd.concat(
+            [f.assign(accuracy_estimate=r.statistic, standard_error=r.standard_error, budget=b, model=np.arange(len(f)))
+             for b, f, r in zip(budgets, frames, res)],
+            ignore_index=True,
+        )
+
+    def score(self, responses: Any, y: Any = None, *, budget: int | None = None) -> float:
+        """Minus the mean sample-level MAE of :meth:`simulate` on the new models' full ``responses`` (higher is
+        better, as scikit-learn scorers). ``budget`` defaults to the size of the last selection."""
+        check_is_fitted(self, "order_")
+        if budget is None:
+            if self.selected_ is None:
+                raise ValueError("budget: no selection yet; pass budget or call select(budget) first")
+            budget = len(self.selected_)
+        res = self.simulate(responses, budget)
+        x = _align_full(self._oriented(responses), self.item_ids_ if self._axis == 0 else None, "responses")
+        return -float(_evaluate_thresholds(x, self.order_, res.thresholds[None, :])[0]["mae"].mean())
+
+    def insert(self, responses: Any, items: Any = None) -> SearchResult:
+        """``insert_M`` without re-sorting: predict, then add the predictions to ``scores_`` (a ``partial_fit``).
+
+        Predictions are "ones then zeros" in the current order, so adding them keeps the scores non-increasing
+        along ``order_`` and the order is unchanged (App. G): serial insertions do not accumulate error.
+        """
+        res = self.predict(responses, items)
+        # models predicting position p correct: those with threshold > p
+        add = np.cumsum(np.bincount(res.thresholds, minlength=self.n_items_ + 1)[::-1])[::-1][1:]
+        self.scores_ = self.scores_ + add[self.rank_]
+        self.n_models_ += len(res.thresholds)
+        self.n_observed_ = self.n_observed_ + len(res.thresholds)
+        return res
+
+    insert_models = insert

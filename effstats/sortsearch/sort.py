@@ -1,0 +1,154 @@
+"""Sort: item orders from the sort models' responses (Algorithms 1-3 of Prabhu, Udandarao et al.)."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._ordering import check_order, dp_rows_and_errors
+from .._validation import check_positive_int
+from ..bitpack import PackedBinaryMatrix
+from ._inputs import _binary, _confidence_sums, _is_dask, _row_blocks, item_sums
+
+__all__ = ["sort_by_sum", "sort_by_confidence_sum", "recursive_sort", "sort_objective"]
+
+
+def _order_from_scores(scores: np.ndarray) -> np.ndarray:
+    """Descending score, ties in original index order (stable)."""
+    s = np.asarray(scores)
+    if np.issubdtype(s.dtype, np.integer) and s.size and 0 <= s.min() and s.max() < 2**15:
+        # counts of up to 32,767 models: numpy's stable sort of int16 is a radix sort (~5x faster at 1.7M items)
+        return np.argsort(-(s.astype(np.int16)), kind="stable")
+    return np.argsort(-s, kind="stable")
+
+
+def sort_by_sum(responses: Any) -> np.ndarray:
+    """Algorithm 1 (Sorting by Sum): items by decreasing number of correct sort models.
+
+    Parameters
+    ----------
+    responses : bool array (n_models, n_items), ResponseMatrix, DataFrame, PackedBinaryMatrix or Dask array
+
+    Returns
+    -------
+    order : int array (n_items,)
+        Item indices, easiest first; ties keep the original item order.
+    """
+    return _order_from_scores(item_sums(responses))
+
+
+def sort_by_confidence_sum(confidences: Any) -> np.ndarray:
+    """Algorithm 2 (Sorting by Confidence Sum): items by decreasing summed true-class probability.
+
+    Parameters
+    ----------
+    confidences : float array (n_models, n_items) in [0, 1], a ResponseMatrix with ``probabilities``
+        (its :meth:`~effstats.responses.ResponseMatrix.true_class_probability` is used) or a Dask array.
+        0/1 correctness is refused (use :func:`sort_by_sum`).
+
+    Returns
+    -------
+    order : int array (n_items,)
+    """
+    return _order_from_scores(_confidence_sums(confidences, 0, "confidences"))
+
+
+def sort_objective(responses: Any, order: np.ndarray) -> int:
+    """``min_Y ||A P - Y||_1`` for a given order: total error of the DP-optimal thresholds of every row.
+
+    Computed in row blocks (a packed matrix is never unpacked in full).
+    """
+    a = _binary(responses, "responses")
+    o = check_order(order, a.shape[1])
+    return int(sum(dp_rows_and_errors(blk[:, o])[1].sum() for _, blk in _row_blocks(a, "responses")))
+
+
+def recursive_sort(responses: Any, depth: int = 2, *, return_history: bool = False, block_cells: int = 2**25) -> Any:
+    """Algorithm 3 (Recursive Sorting by Sum): re-order tied items by alternating with DP-search.
+
+    Step 0 is :func:`sort_by_sum`. Each further step (``depth - 1`` of them) finds every sort model's
+    DP-search threshold and, inside each bin of items tied so far, re-sorts the items by how many of the
+    models *whose threshold falls inside that bin* answer them correctly (other models predict the whole
+    bin alike, so the order inside it cannot change their error); ties stay in the current order. A bin's new
+    order is kept only if it does not increase the error at the current thresholds, and DP-search can only
+    lower it further, so :func:`sort_objective` never increases from one step to the next. Bins are then
+    refined by the new sub-sums, so the next step works on the remaining ties.
+
+    The matrix is read in row blocks of about ``block_cells`` cells (two passes per step), so extra memory is
+    ``O(block_cells + n_items)`` whatever the number of models: a bit-packed 6,000 × 1.7M matrix (1.2 GiB)
+    is sorted without being unpacked in full.
+
+    Parameters
+    ----------
+    responses : bool array (n_models, n_items), ResponseMatrix, DataFrame or PackedBinaryMatrix
+    depth : int >= 1, default=2
+        1 is Sorting by Sum; the paper's ``two_stage_sort_by_sum`` is depth 2.
+    return_history : bool, default=False
+        Also return the objective after each step (non-increasing).
+    block_cells : int, default=2**25
+        Cells per row block (memory / speed trade-off).
+
+    Returns
+    -------
+    order : int array (n_items,), and with ``return_history`` a list of ints of length ``depth``.
+    """
+    depth = check_positive_int(depth, "depth")
+    block_cells = check_positive_int(block_cells, "block_cells")
+    a = _binary(responses, "responses")
+    if _is_dask(a):
+        raise ValueError("responses: recursive_sort reads the matrix several times; pass a numpy array, ResponseMatrix "
+                         "or PackedBinaryMatrix (not a Dask array)")
+    n_rows, n = a.shape
+    sums = a.col_sums() if isinstance(a, PackedBinaryMatrix) else a.sum(axis=0, dtype=np.int64)
+    order = _order_from_scores(sums)
+    # group id of each sorted position: runs of equal keys
+    s_sorted = sums[order]
+    group = np.concatenate([[0], np.cumsum(s_sorted[1:] != s_sorted[:-1])])
+    pos = np.arange(n)
+
+    def blocks():
+        for s, blk in _row_blocks(a, "responses", block_cells):
+            yield s, blk[:, order]
+
+    def search_pass(with_bins: bool):
+        """DP thresholds and errors of every row; with_bins: also the bin sub-sums and ones left of k in the bin."""
+        k = np.empty(n_rows, np.int64)
+        err = np.empty(n_rows, np.int64)
+        sub = np.zeros(n, np.int64)
+        old = np.zeros(n_rows, np.int64)
+        for s, b in blocks():
+            e = s + b.shape[0]
+            k[s:e], err[s:e] = dp_rows_and_errors(b)
+            if with_bins:
+                kk = np.minimum(k[s:e], n - 1)
+                cuts = (k[s:e] > 0) & (k[s:e] < n) & (group[kk] == group[np.maximum(k[s:e] - 1, 0)])
+                mg = np.where(cuts, group[kk], -1)
+                b_in = b & (group[None, :] == mg[:, None])
+                sub += b_in.sum(axis=0)
+                old[s:e] = (b_in & (pos[None, :] < k[s:e, None])).sum(axis=1)
+        return k, err, sub, old
+
+    k, err, sub, old = search_pass(depth > 1)
+    history = [int(err.sum())]
+    for step in range(depth - 1):
+        kk = np.minimum(k, n - 1)
+        cuts = (k > 0) & (k < n) & (group[kk] == group[np.maximum(k - 1, 0)])
+        mgroup = np.where(cuts, group[kk], -1)
+        # new order inside every bin: by group, then sub-sum descending, then current position
+        perm = np.lexsort((pos, -sub, group))
+        new = np.zeros(n_rows, np.int64)  # ones left of k inside the bin after the re-order (bins stay in place)
+        for s, b in blocks():
+            e = s + b.shape[0]
+            bn = b[:, perm]
+            new[s:e] = (bn & (group[None, :] == mgroup[s:e, None]) & (pos[None, :] < k[s:e, None])).sum(axis=1)
+        # error change of each bin at the current thresholds: only cutting models contribute
+        delta = np.bincount(group[kk][cuts], weights=-2.0 * (new - old)[cuts], minlength=group[-1] + 1)
+        reject = delta[group] > 0
+        perm = np.where(reject, pos, perm)
+        sub_kept = np.where(reject, 0, sub[perm])
+        order = order[perm]
+        key = np.stack([group, sub_kept])
+        group = np.concatenate([[0], np.cumsum(np.any(key[:, 1:] != key[:, :-1], axis=0))])
+        k, err, sub, old = search_pass(step < depth - 2)
+        history.append(int(err.sum()))
+    return (order, history) if return_history else order
