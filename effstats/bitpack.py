@@ -170,6 +170,9 @@ class PackedBinaryMatrix:
         order = np.asarray(order)
         if order.shape != (self.n_cols,):
             raise ValueError(f"order: expected a permutation of {self.n_cols} columns")
+        from ._ordering import check_order  # a repeated or out-of-range column would silently duplicate data
+
+        order = check_order(order, self.n_cols)
         return PackedBinaryMatrix.from_row_blocks(
             self.shape[0], self.n_cols, lambda s, e: np.unpackbits(self.packed[s:e], axis=1, count=self.n_cols)[:, order], block_rows
         )

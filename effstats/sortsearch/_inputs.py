@@ -147,7 +147,12 @@ def _item_indices(items: Any, selected: np.ndarray | None, n_items: int, item_id
         return selected
     if isinstance(items, pd.Index):
         items = items.to_numpy()
-    it = check_array(items, "items", ndim=1, dtype=None)
+    if item_ids is not None:
+        it = np.asarray(items)
+        if it.ndim != 1 or it.size == 0:
+            raise ValueError(f"items: expected a non-empty 1-D sequence of item ids or indices, got shape {it.shape}")
+    else:
+        it = check_array(items, "items", ndim=1, dtype=None)
     if item_ids is not None:
         pos = item_ids.get_indexer(it)
         if (pos >= 0).all():

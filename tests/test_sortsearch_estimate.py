@@ -1,0 +1,278 @@
+"""Sort & Search: the design-based accuracy estimate, items by id, missing cells, the hybrid, the row-block
+recursive sort, shared orders, the estimator contract and bad input."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from effstats import ResponseMatrix
+from effstats._results import ConfidenceInterval
+from effstats.bitpack import PackedBinaryMatrix
+from effstats.exceptions import NotFittedError
+from effstats.sortsearch import (
+    CopyNearestExpand,
+    HybridSearch,
+    SortSearch,
+    recursive_sort,
+    sort_by_confidence_sum,
+    sort_by_sum,
+    sort_objective,
+)
+
+
+def irt(m: int, n: int, seed: int = 0, slope: float = 2.0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    theta = rng.normal(size=(m, 1))
+    d = rng.normal(size=(1, n))
+    return rng.random((m, n)) < 1 / (1 + np.exp(-slope * (theta - d)))
+
+
+def families(m: int, n: int, n_fam: int, seed: int = 0, flip: float = 0.05) -> np.ndarray:
+    """Models in families: each family shares one response pattern, members flip 5% of it."""
+    rng = np.random.default_rng(seed)
+    base = irt(n_fam, n, seed + 1, slope=1.0)
+    fam = rng.integers(0, n_fam, m)
+    return base[fam] ^ (rng.random((m, n)) < flip)
+
+
+# ------------------------------------------------------------------ accuracy estimate
+@pytest.mark.parametrize("sampling", ["uniform", "stratified", "random"])
+@pytest.mark.parametrize("estimator", ["stratified", "difference"])
+def test_estimate_exact_with_every_item_and_close_to_plain_mean(sampling, estimator):
+    a = irt(60, 400, seed=1)
+    est = SortSearch(sampling=sampling, estimator=estimator, random_state=0).fit(a[:40])
+    full = est.simulate(a[40:], 400)
+    assert np.allclose(full.accuracy, a[40:].mean(1)) and (full.standard_error == 0).all()
+    lo, hi = full.confidence_interval()
+    assert np.allclose(lo, a[40:].mean(1)) and np.allclose(hi, a[40:].mean(1))
+    # the k/n of the predicted vector is not exact even then (the aleatoric errors)
+    assert np.abs(full.predicted_accuracy - a[40:].mean(1)).mean() > 0.01
+    res = est.simulate(a[40:], 50)
+    if estimator == "stratified" and sampling != "random":
+        e = (np.arange(51) * 400) // 50
+        y = a[40:][:, res.order[res.positions]]
+        assert np.allclose(res.accuracy, y @ (np.diff(e) / 400))  # the stratified mean, by hand
+    if estimator == "stratified" and sampling == "random":
+        assert np.allclose(res.accuracy, a[40:][:, res.order[res.positions]].mean(1))  # simple random sample mean
+
+
+def test_successive_difference_variance_by_hand():
+    a = irt(30, 200, seed=2)
+    est = SortSearch().fit(a[:20])
+    res = est.simulate(a[20:], 20)  # 20 equal cells of 10 items
+    y = a[20:][:, res.order[res.positions]].astype(float)
+    v = (1 - 20 / 200) * (np.diff(y, axis=1) ** 2).sum(1) / (2 * 20 * 19)
+    assert np.allclose(res.standard_error, np.sqrt(v))
+    f = res.to_frame()
+    assert list(f.columns) == ["accuracy", "standard_error", "low", "high", "predicted_accuracy", "threshold"]
+    assert ((f.low <= f.accuracy) & (f.accuracy <= f.high)).all()
+    assert isinstance(res.confidence_interval(0.9), ConfidenceInterval)
+    assert (res.confidence_interval(0.99).high >= res.confidence_interval(0.9).high).all()
+    with pytest.raises(ValueError, match="confidence_level"):
+        res.confidence_interval(95)
+
+
+def test_estimate_beats_predicted_accuracy_and_covers_by_simulation():
+    """Over 40 random splits × 20 new models of IRT data: the design-based estimate has smaller error than
+    k / n, and the 95% interval covers the true accuracy at >= 0.95 - 3 MC s.e. (the notebook repeats this on
+    ImageNet, CIFAR-10 and digits)."""
+    hits, n_int, err_est, err_ss = 0, 0, [], []
+    for split in range(40):
+        a = irt(60, 1500, seed=100 + split)
+        est = SortSearch().fit(a[:40])
+        for b in (16, 128):
+            res = est.simulate(a[40:], b)
+            t = a[40:].mean(1)
+            lo, hi = res.confidence_interval()
+            hits += int(((lo <= t) & (t <= hi)).sum())
+            n_int += len(t)
+            err_est.append(np.abs(res.accuracy - t).mean())
+            err_ss.append(np.abs(res.predicted_accuracy - t).mean())
+    cov = hits / n_int
+    assert cov >= 0.95 - 3 * np.sqrt(0.95 * 0.05 / n_int), cov
+    assert np.mean(err_est) < np.mean(err_ss)
+
+
+# ------------------------------------------------------------------ ids
+def labelled(a: np.ndarray) -> ResponseMatrix:
+    return ResponseMatrix(a, model_ids=[f"m{i}" for i in range(a.shape[0])], item_ids=[f"q{j}" for j in range(a.shape[1])])
+
+
+def test_items_by_id_select_predict_and_permuted_columns():
+    a = irt(40, 120, seed=3)
+    src, new = labelled(a[:30]), labelled(a[30:])
+    est = SortSearch().fit(src)
+    items = est.select(12)
+    assert all(isinstance(i, str) for i in items)
+    ref = est.predict(a[30:][:, est.selected_])
+    # a ResponseMatrix / DataFrame with the selected items in another order gives the same result (aligned by id)
+    sub = new.subset(items=list(items[::-1]))
+    r1 = est.predict(sub)
+    assert np.array_equal(r1.thresholds, ref.thresholds) and np.allclose(r1.accuracy, ref.accuracy)
+    df = pd.DataFrame(a[30:][:, est.selected_], index=new.model_ids, columns=items).iloc[:, ::-1]
+    assert np.array_equal(est.predict(df).thresholds, ref.thresholds)
+    assert list(r1.to_frame().index) == list(new.model_ids)
+    pr = r1.predictions()
+    assert list(pr.columns) == list(src.item_ids) and pr.shape == (10, 120)
+    # simulate on a column-permuted ResponseMatrix with the same ids: same answer (used to be silently wrong)
+    perm = np.random.default_rng(0).permutation(120)
+    est2 = SortSearch().fit(src)
+    s1 = est2.simulate(new, 12)
+    s2 = est2.simulate(new.subset(items=perm), 12)
+    assert np.allclose(s1.accuracy, s2.accuracy) and np.array_equal(s1.thresholds, s2.thresholds)
+    assert np.allclose(s2.evaluate(new.subset(items=perm)).mae, s1.evaluate(new).mae)
+    # items given as ids
+    assert np.array_equal(est.predict(a[30:][:, est.selected_], items).thresholds, ref.thresholds)
+
+
+def test_id_mismatch_messages_list_the_ids():
+    a = irt(40, 120, seed=3)
+    est = SortSearch().fit(labelled(a[:30]))
+    items = est.select(5)
+    new = labelled(a[30:])
+    wrong = list(items[:4]) + ["q999" if "q999" not in items else "q998"]
+    with pytest.raises(ValueError, match=r"responses: columns must be the 5 selected items.*missing selected items \['" + items[4]):
+        est.predict(pd.DataFrame(np.ones((2, 5), bool), columns=list(items[:4]) + ["zzz"]))
+    with pytest.raises(ValueError, match=r"unexpected \(not selected\) items \['zzz'\]"):
+        est.predict(pd.DataFrame(np.ones((2, 5), bool), columns=list(items[:4]) + ["zzz"]))
+    with pytest.raises(ValueError, match=r"items: ids not among the fitted items: \['nope'\]"):
+        est.predict(np.ones((2, 5), bool), items=list(items[:4]) + ["nope"])
+    with pytest.raises(ValueError, match="responses: columns must be the 120 fitted items.*missing items"):
+        est.simulate(new.subset(items=np.arange(100)), 5)
+    with pytest.raises(ValueError, match="responses: labelled columns"):
+        SortSearch().fit(a[:30]).predict(pd.DataFrame(np.ones((2, 3), bool)), items=[0, 1, 2])
+    assert wrong  # keeps the list built above in use
+
+
+def test_missing_cells_documented_path():
+    a = irt(50, 300, seed=4)
+    miss = np.random.default_rng(1).random((40, 300)) < 0.2
+    rm = ResponseMatrix(np.where(miss, 0, a[:40]).astype(float), missing=miss)
+    with pytest.raises(ValueError, match="responses.*missing"):
+        SortSearch().fit(rm)
+    est = SortSearch(missing="observed").fit(rm)
+    frac = (a[:40] & ~miss).sum(0) / (~miss).sum(0)
+    assert np.all(np.diff(frac[est.order_]) <= 1e-12)  # by observed fraction correct, easiest first
+    assert np.array_equal(est.n_observed_, (~miss).sum(0))
+    res = est.simulate(a[40:], 60)
+    assert np.abs(res.accuracy - a[40:].mean(1)).mean() < 0.08
+    df = pd.DataFrame(np.where(miss, np.nan, a[:40]))
+    assert np.array_equal(SortSearch(missing="observed").fit(df).order_, est.order_)
+    with pytest.raises(ValueError, match="missing: 'observed' works with sort='sum'"):
+        SortSearch(sort="recursive", missing="observed").fit(rm)
+
+
+# ------------------------------------------------------------------ hybrid
+def test_hybrid_picks_nearest_on_families_and_sortsearch_on_irt():
+    fam = families(140, 1500, n_fam=8, seed=5)
+    hy = HybridSearch(budget=64, random_state=0).fit(fam[:100])
+    assert hy.weight_ > 0  # families: the nearest source models carry information
+    m_h = hy.simulate(fam[100:]).evaluate(fam[100:]).mae.mean()
+    m_s = SortSearch().fit(fam[:100]).simulate(fam[100:], 64).evaluate(fam[100:]).mae.mean()
+    m_c = CopyNearestExpand(random_state=0).fit(fam[:100]).simulate(fam[100:], 64).evaluate(fam[100:]).mae.mean()
+    assert m_h <= min(m_s, m_c) + 0.005, (m_h, m_s, m_c)
+    cvr = hy.cv_results_
+    assert cvr.mae.min() == cvr.set_index(["n_neighbors", "weight"]).loc[(hy.n_neighbors_, hy.weight_), "mae"]
+    a = irt(140, 1500, seed=6, slope=3.0)  # one ability axis: no families to copy from
+    hy2 = HybridSearch(budget=64, random_state=0).fit(a[:100])
+    m_h2 = hy2.simulate(a[100:]).evaluate(a[100:]).mae.mean()
+    m_s2 = SortSearch().fit(a[:100]).simulate(a[100:], 64).evaluate(a[100:]).mae.mean()
+    m_c2 = CopyNearestExpand(random_state=0).fit(a[:100]).simulate(a[100:], 64).evaluate(a[100:]).mae.mean()
+    assert m_h2 <= min(m_s2, m_c2) + 0.005, (m_h2, m_s2, m_c2)
+    r = hy2.simulate(a[100:])
+    assert np.allclose(r.accuracy, SortSearch().fit(a[:100]).simulate(a[100:], 64).accuracy)
+    with pytest.raises(ValueError, match="weights"):
+        HybridSearch(weights=(0.5, 2.0)).fit(a[:100])
+    with pytest.raises(ValueError, match="cv"):
+        HybridSearch(cv=1).fit(a[:100])
+
+
+# ------------------------------------------------------------------ recursive sort in row blocks
+def _recursive_reference(a: np.ndarray, depth: int):
+    """The previous all-in-memory implementation (kept as the reference for the row-block one)."""
+    from effstats._ordering import dp_rows_and_errors
+
+    n = a.shape[1]
+    sums = a.sum(axis=0, dtype=np.int64)
+    order = np.argsort(-sums, kind="stable")
+    b = a[:, order]
+    group = np.concatenate([[0], np.cumsum(sums[order][1:] != sums[order][:-1])])
+    k, err = dp_rows_and_errors(b)
+    history = [int(err.sum())]
+    pos = np.arange(n)
+    for _ in range(depth - 1):
+        kk = np.minimum(k, n - 1)
+        cuts = (k > 0) & (k < n) & (group[kk] == group[np.maximum(k - 1, 0)])
+        mgroup = np.where(cuts, group[kk], -1)
+        inbin = group[None, :] == mgroup[:, None]
+        b_in = b & inbin
+        sub = b_in.sum(axis=0)
+        perm = np.lexsort((pos, -sub, group))
+        b_new = b[:, perm]
+        left = pos[None, :] < k[:, None]
+        old_ones = (b_in & left).sum(axis=1)
+        new_ones = (b_new & inbin & left).sum(axis=1)
+        delta = np.bincount(group[kk][cuts], weights=-2.0 * (new_ones - old_ones)[cuts], minlength=group[-1] + 1)
+        reject = delta[group] > 0
+        perm = np.where(reject, pos, perm)
+        sub_kept = np.where(reject, 0, sub[perm])
+        order = order[perm]
+        b = b[:, perm] if reject.any() else b_new
+        new_key = np.stack([group, sub_kept])
+        group = np.concatenate([[0], np.cumsum(np.any(new_key[:, 1:] != new_key[:, :-1], axis=0))])
+        k, err = dp_rows_and_errors(b)
+        history.append(int(err.sum()))
+    return order, history
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(2, 30), st.integers(2, 60), st.integers(0, 2**31), st.integers(1, 4), st.integers(1, 200))
+def test_row_block_recursive_sort_equals_in_memory_reference(m, n, seed, depth, block):
+    a = np.random.default_rng(seed).random((m, n)) < 0.5
+    o_ref, h_ref = _recursive_reference(a, depth)
+    o, h = recursive_sort(a, depth, return_history=True, block_cells=block)
+    assert np.array_equal(o, o_ref) and h == h_ref
+    op, hp = recursive_sort(PackedBinaryMatrix.from_dense(a), depth, return_history=True, block_cells=block)
+    assert np.array_equal(op, o_ref) and hp == h_ref
+    assert sort_objective(PackedBinaryMatrix.from_dense(a), o) == h[-1]
+
+
+# ------------------------------------------------------------------ contract, sharing, bad input
+def test_estimator_contract_and_shared_order():
+    a = irt(40, 300, seed=7)
+    est = SortSearch()
+    with pytest.raises(NotFittedError):
+        est.select(3)
+    with pytest.raises(NotFittedError):
+        HybridSearch().select()
+    est.fit(a[:30])
+    r1, r2 = est.simulate(a[30:], 20), est.simulate(a[30:], 40)
+    assert r1.order is est.order_ and r2.order is est.order_  # shared, not copied
+    assert not est.order_.flags.writeable
+    s = est.score(a[30:], budget=20)
+    assert isinstance(s, float) and s == pytest.approx(-r1.evaluate(a[30:]).mae.mean())
+    assert np.allclose(r1.statistic, r1.accuracy)
+    assert isinstance(CopyNearestExpand(random_state=0).fit(a[:30]).score(a[30:], budget=20), float)
+
+
+def test_bad_input_confidence_on_binary_and_permutation():
+    a = irt(10, 30)
+    with pytest.raises(ValueError, match="responses: sort='confidence' needs true-class probabilities.*0/1"):
+        SortSearch(sort="confidence").fit(a.astype(float))
+    with pytest.raises(ValueError, match="confidences: sort='confidence'"):
+        sort_by_confidence_sum(a)
+    with pytest.raises(ValueError, match="responses: sort='confidence'.*packed"):
+        SortSearch(sort="confidence").fit(PackedBinaryMatrix.from_dense(a))
+    p = PackedBinaryMatrix.from_dense(a)
+    with pytest.raises(ValueError, match=r"order: expected a permutation of 0..29.*missing"):
+        p.permute_columns(np.r_[0, np.arange(29)])
+    with pytest.raises(ValueError, match="order: expected a permutation"):
+        p.permute_columns(np.arange(1, 31))
+    assert np.array_equal(p.permute_columns(sort_by_sum(a)).to_dense(), a[:, sort_by_sum(a)])
+    with pytest.raises(ValueError, match="estimator"):
+        SortSearch(estimator="ratio").fit(a)
+    with pytest.raises(ValueError, match="missing"):
+        SortSearch(missing="drop").fit(a)
