@@ -202,7 +202,12 @@ def test_rank_models_holm_vs_bonferroni_and_order():
     bonf = rank_models(rm, correction="bonferroni", rng=0)
     assert holm.ranking.index.tolist() == ["a", "b", "c", "d"]
     assert (holm.pairs["significant"] >= bonf.pairs["significant"]).all()
-    assert (holm.pairs["p_adjusted"] <= bonf.pairs["p_adjusted"] + 1e-15).all()
+    # Holm passes the level of decided pairs on: never a smaller level, never a later stop than Bonferroni
+    assert (holm.pairs["alpha_used"] >= bonf.pairs["alpha_used"] - 1e-15).all()
+    assert (holm.pairs["n"] <= bonf.pairs["n"]).all() and (bonf.pairs["alpha_used"] == 0.05 / 6).all()
+    # true usage: each model is evaluated on the longest prefix any of its comparisons needed
+    used = {m: max(holm.pairs.loc[(holm.pairs.model_a == m) | (holm.pairs.model_b == m), "n"]) for m in "abcd"}
+    assert holm.fraction_used == pytest.approx(sum(used.values()) / (4 * 2000))
     assert 0 < holm.fraction_used < 0.6
 
 
