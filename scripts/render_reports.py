@@ -79,7 +79,7 @@ _FONT_TYPES = {".woff2": "font/woff2", ".woff": "font/woff", ".ttf": "font/ttf"}
 def _katex() -> tuple[str, str] | None:
     """KaTeX's CSS (fonts inlined as data: URIs) and JS with auto-render, or None if libjs-katex is not installed."""
     css_path, js_path, auto = (KATEX_DIR / "katex.min.css", KATEX_DIR / "katex.min.js",
-                               KATEX_DIR / "contrib" / "auto-render.min.js")
+                               KATEX_DIR / "contrib" / "auto-render.js")
     if not (css_path.exists() and js_path.exists() and auto.exists()):
         return None
     css = css_path.read_text()
@@ -98,7 +98,7 @@ def _katex() -> tuple[str, str] | None:
     head = f"<style type=\"text/css\">{css}</style>"
     render = ("renderMathInElement(document.body, {delimiters: ["
               "{left: '$$', right: '$$', display: true}, {left: '$', right: '$', display: false}],"
-              " ignoredClasses: ['jp-InputArea', 'jp-OutputArea'], throwOnError: false});")
+              " throwOnError: false});")
     body = (f"<script>{js_path.read_text()}</script>\n<script>{auto.read_text()}</script>\n"
             f"<script>{render}</script>")
     return head, body

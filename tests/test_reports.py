@@ -1,0 +1,236 @@
+"""Notebooks become HTML reports that render in a real browser, as R Markdown's knit does.
+
+tour.ipynb runs in FAST mode through scripts/run_notebooks.py, scripts/render_reports.py renders it, and Debian's
+headless Chromium opens the report over the DevTools protocol (on 127.0.0.1): the page must load with no console
+error, no uncaught exception and no failed request (it is self-contained), show its figures (decoded <img> with
+data: URIs whose screenshots are not blank), fold the code and unfold it with "show all code", and typeset math.
+"""
+from __future__ import annotations
+
+import asyncio
+import base64
+import io
+import itertools
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import nbformat
+import numpy as np
+import pytest
+from PIL import Image
+from tornado.websocket import websocket_connect
+
+ROOT = Path(__file__).resolve().parents[1]
+VENV_PY = ROOT / ".venv" / "bin" / "python"
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+
+pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian's chromium is not installed (make setup)")
+
+
+class Page:
+    """One Chromium tab driven over the DevTools protocol; collects console errors, exceptions and failed loads."""
+
+    def __init__(self, ws):
+        self.ws, self.ids, self.events = ws, itertools.count(1), []
+
+    async def send(self, method: str, **params):
+        i = next(self.ids)
+        await self.ws.write_message(json.dumps({"id": i, "method": method, "params": params}))
+        while True:
+            m = json.loads(await asyncio.wait_for(self.ws.read_message(), 30))
+            if m.get("id") == i:
+                assert "error" not in m, m["error"]
+                return m["result"]
+            self.events.append(m)
+
+    async def wait_event(self, method: str, timeout: float = 30):
+        deadline = time.monotonic() + timeout
+        while not any(e.get("method") == method for e in self.events):
+            m = json.loads(await asyncio.wait_for(self.ws.read_message(), max(0.1, deadline - time.monotonic())))
+            self.events.append(m)
+
+    async def js(self, expression: str):
+        r = await self.send("Runtime.evaluate", expression=expression, returnByValue=True, awaitPromise=True)
+        assert "exceptionDetails" not in r, r["exceptionDetails"]
+        return r["result"].get("value")
+
+    async def open(self, url: str):
+        self.events.clear()
+        for domain in ("Page", "Runtime", "Log", "Network"):
+            await self.send(f"{domain}.enable")
+        await self.send("Page.navigate", url=url)
+        await self.wait_event("Page.loadEventFired")
+        await self.js("new Promise(r => setTimeout(r, 300))")  # let late scripts (KaTeX) run and log
+
+    def problems(self) -> list[str]:
+        out = []
+        for e in self.events:
+            p = e.get("params", {})
+            if e.get("method") == "Runtime.consoleAPICalled" and p["type"] in ("error", "assert", "warning"):
+                out.append(f"console.{p['type']}: {[a.get('value', a.get('description')) for a in p['args']]}")
+            elif e.get("method") == "Runtime.exceptionThrown":
+                out.append(f"exception: {p['exceptionDetails'].get('exception', {}).get('description')}")
+            elif e.get("method") == "Log.entryAdded" and p["entry"]["level"] in ("error", "warning"):
+                out.append(f"log {p['entry']['level']}: {p['entry']['text']} {p['entry'].get('url', '')}")
+            elif e.get("method") == "Network.loadingFailed":
+                out.append(f"failed load: {p.get('errorText')}")
+        return out
+
+    async def screenshot(self, x: float, y: float, w: float, h: float) -> np.ndarray:
+        r = await self.send("Page.captureScreenshot", format="png", captureBeyondViewport=True,
+                            clip={"x": x, "y": y, "width": w, "height": h, "scale": 1})
+        return np.asarray(Image.open(io.BytesIO(base64.b64decode(r["data"]))).convert("RGB"))
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    """Headless Chromium with DevTools on an ephemeral 127.0.0.1 port; yields the port."""
+    profile = tmp_path_factory.mktemp("chromium-profile")
+    cmd = [CHROMIUM, "--headless", "--disable-gpu", "--no-first-run", "--no-default-browser-check",
+           "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0", f"--user-data-dir={profile}",
+           "--window-size=1280,900", "--hide-scrollbars", "about:blank"]
+    if os.geteuid() == 0:
+        cmd.insert(1, "--no-sandbox")  # Chromium's sandbox refuses to run as root
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        port_file = profile / "DevToolsActivePort"
+        deadline = time.monotonic() + 30
+        while not (port_file.exists() and port_file.read_text().count("\n") >= 1):
+            assert proc.poll() is None, f"chromium exited with {proc.returncode}"
+            assert time.monotonic() < deadline, "chromium did not open its DevTools port in 30 s"
+            time.sleep(0.2)
+        yield int(port_file.read_text().split()[0])
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=10)
+
+
+def _in_page(port: int, coro_fn):
+    """Run coro_fn(Page) in a new tab (so no message of an earlier page is replayed), then close the tab."""
+    req = urllib.request.Request(f"http://127.0.0.1:{port}/json/new?about:blank", method="PUT")
+    with urllib.request.urlopen(req, timeout=10) as r:
+        tab = json.load(r)
+
+    async def main():
+        ws = await websocket_connect(tab["webSocketDebuggerUrl"], max_message_size=256 * 1024 * 1024)
+        try:
+            return await coro_fn(Page(ws))
+        finally:
+            ws.close()
+
+    try:
+        return asyncio.run(main())
+    finally:
+        urllib.request.urlopen(f"http://127.0.0.1:{port}/json/close/{tab['id']}", timeout=10).close()
+
+
+def test_the_browser_check_sees_errors(browser, tmp_path):
+    # the check below is only worth something if it catches a broken page
+    bad = tmp_path / "bad.html"
+    bad.write_text('<html><body><script>console.error("boom")</script><img src="missing.png">'
+                   '<script>undefined_function()</script></body></html>')
+
+    async def run(page):
+        await page.open(bad.as_uri())
+        return page.problems()
+
+    problems = _in_page(browser, run)
+    assert any("boom" in p for p in problems)
+    assert any("undefined_function" in p for p in problems)
+    assert any("failed load" in p or "missing.png" in p for p in problems)
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("reports")
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "MPLBACKEND")}
+    env["EFFSTATS_FIGURES"] = str(tmp / "figures")
+    run = subprocess.run([str(VENV_PY), "scripts/run_notebooks.py", "--fast", "--out", str(tmp / "notebooks"), "tour"],
+                         cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-3000:]
+    # the runner prints the notebook's time and a summary table
+    assert "tour.ipynb: ok in" in run.stdout and run.stdout.strip().splitlines()[-2].startswith("total")
+    # a small notebook with inline math and no code output, rendered beside it
+    math = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("# Math\n\nThe error $E = \\frac{1}{n}\\sum_i |y_i - \\hat y_i|$ and $$n' \\ll n.$$"),
+        nbformat.v4.new_code_cell("x = 1", execution_count=1, outputs=[])])
+    nbformat.write(math, tmp / "notebooks" / "math.ipynb")
+    render = subprocess.run([str(VENV_PY), "scripts/render_reports.py", "--notebooks", str(tmp / "notebooks"),
+                             "--out", str(tmp / "reports"), "--figures", str(tmp / "figures")],
+                            cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert render.returncode == 0, render.stdout[-2000:] + render.stderr[-3000:]
+    return tmp / "reports"
+
+
+def test_report_is_self_contained(report):
+    text = (report / "tour.html").read_text()
+    assert "<script src" not in text and 'rel="stylesheet"' not in text  # nothing fetched from a CDN
+    imgs = text.count("<img ")
+    assert imgs >= 3 and text.count('<img src="data:image/png;base64,') == imgs
+    index = (report / "index.html").read_text()
+    assert 'href="tour.html"' in index and 'href="math.html"' in index
+    claims = (report.parent / "figures" / "tour_claims.csv").read_text().splitlines()[1:]
+    n_hold = sum(line.rstrip().endswith(",True") for line in claims)
+    assert n_hold == len(claims) >= 10 and f"{n_hold} / {len(claims)}" in index  # claims column, from the CSV
+    timings = (report.parent / "notebooks" / "timings.csv").read_text().splitlines()
+    assert timings[0] == "notebook,mode,seconds,status,finished_utc" and timings[1].startswith("tour,fast,")
+    seconds = float(timings[1].split(",")[2])
+    assert f"{int(seconds // 60)}:{seconds % 60:04.1f}" in index  # the index shows the run time
+
+
+def test_report_renders_in_chromium(browser, report):
+    async def tour(page):
+        await page.open((report / "tour.html").as_uri())
+        problems = page.problems()
+        images = await page.js("""Array.from(document.images).map(i => {
+            i.scrollIntoView(); const r = i.getBoundingClientRect();
+            return {src: i.src.slice(0, 21), complete: i.complete, w: i.naturalWidth, h: i.naturalHeight,
+                    x: r.left + scrollX, y: r.top + scrollY, cw: r.width, ch: r.height}; })""")
+        shots = [await page.screenshot(im["x"], im["y"], im["cw"], im["ch"]) for im in images]
+        # a region without a figure, for contrast: the left margin at the page's bottom
+        blank = await page.screenshot(0, (await page.js("document.body.scrollHeight")) - 4, 40, 4)
+        folded = await page.js("""(() => { const d = Array.from(document.querySelectorAll('details.es-code'));
+            const code = d.map(x => x.querySelector('pre')).filter(Boolean);
+            const before = [d.length, d.filter(x => x.open).length, code.filter(p => p.checkVisibility()).length];
+            document.getElementById('es-show-code').click();
+            const after = [d.filter(x => x.open).length, code.filter(p => p.checkVisibility()).length];
+            return before.concat(after, [code.length]); })()""")
+        return problems, images, shots, blank, folded
+
+    async def index(page):
+        await page.open((report / "index.html").as_uri())
+        return page.problems(), await page.js("Array.from(document.querySelectorAll('a')).map(a => a.getAttribute('href'))")
+
+    async def math(page):
+        await page.open((report / "math.html").as_uri())
+        return page.problems(), await page.js("document.querySelectorAll('.katex').length")
+
+    problems, images, shots, blank, folded = _in_page(browser, tour)
+    assert not problems, problems                           # no console error, exception or failed load
+    assert len(images) >= 3
+    for im, shot in zip(images, shots):
+        assert im["src"] == "data:image/png;base64" and im["complete"] and im["w"] > 100 and im["h"] > 100, im
+        assert shot.shape[0] > 50 and shot.shape[1] > 50
+        ink = (shot < 235).any(axis=2).mean()               # share of non-white pixels in the figure's region
+        colours = len(np.unique(shot.reshape(-1, 3), axis=0))
+        assert ink > 0.05 and colours > 50, (im, ink, colours)
+    assert (blank > 235).all()                              # the contrast region is white: ink means a figure
+    n_cells, open_before, visible_before, open_after, visible_after, n_code = folded
+    assert n_cells >= 10 and open_before == 0 and visible_before == 0   # code folded by default ...
+    assert open_after == n_cells and visible_after == n_code > 0        # ... and shown by the button
+
+    index_problems, links = _in_page(browser, index)
+    assert not index_problems and "tour.html" in links and "math.html" in links, (index_problems, links)
+    math_problems, n_math = _in_page(browser, math)
+    assert n_math >= 2 and not math_problems, (n_math, math_problems)   # inline and display math typeset
