@@ -188,6 +188,31 @@ def align_items(given: pd.Index, wanted: pd.Index, name: str = "target_outputs")
     return pos
 
 
+_FOLDS: dict = {}  # id(source array) -> (weakref, {model positions: _Outputs})
+
+
+def _fold(src: _Outputs, idx: np.ndarray) -> _Outputs:
+    """``src.take_models(idx)``, the same object for the same models: candidates cross-validated on one
+    source matrix share their fold matrices (and so DISCO's cached disagreement scores and the IRT cache)."""
+    import weakref
+
+    base = next(a for a in (src.proba, src.pred, src.correct) if a is not None)
+    if base.nbytes > 2e8:  # big probability cubes: copy per use rather than hold 2x the data
+        return src.take_models(idx)
+    entry = _FOLDS.get(id(base))
+    if entry is None or entry[0]() is not base:
+        for k in [k for k, (ref, _) in _FOLDS.items() if ref() is None]:
+            del _FOLDS[k]
+        entry = (weakref.ref(base), {})
+        _FOLDS[id(base)] = entry
+    key = np.asarray(idx).tobytes()
+    if key not in entry[1]:
+        if len(entry[1]) > 64:
+            entry[1].clear()
+        entry[1][key] = src.take_models(idx)
+    return entry[1][key]
+
+
 # ----------------------------------------------------------------------------- results
 @dataclass(frozen=True)
 class PredictionMetrics:
@@ -402,8 +427,12 @@ class _SubsetEstimator(BaseEstimator):
         oof = np.empty(m)
         for train, test in KFold(n_splits, shuffle=True, random_state=random_state).split(np.arange(m)):
             est = clone(self)
-            est.fit(src.take_models(train), None if default_scores else scores[train])
-            oof[test] = est.predict(src.take_models(test))  # public predict: subclasses may override it
+            # A data-driven hyperparameter fitted on all sources (gp-IRT's λ) is held fixed in the folds: it
+            # saves the nested refits and changes the residuals little (λ is one number).
+            if est.get_params().get("lambda_", 0) is None and np.isfinite(getattr(self, "lambda_fitted_", np.nan)):
+                est.set_params(lambda_=float(self.lambda_fitted_))
+            est.fit(_fold(src, train), None if default_scores else scores[train])
+            oof[test] = est.predict(_fold(src, test))  # public predict: subclasses may override it
         self._cv = ((n_splits, random_state), oof)
         return oof
 

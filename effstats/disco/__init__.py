@@ -40,7 +40,8 @@ from .._subset import (
 from ._baselines import AnchorCorr, RandomDirect, SortSearchDirect, StratifiedHT
 from ._estimator import DISCO
 from ._predictors import PREDICTORS, make_predictor
-from ._protocol import evaluate_split, run_protocol
+from ._chooser import MethodChooser, default_candidates
+from ._protocol import compare_methods, evaluate_split, run_protocol, summarize_comparison
 from ._selection import (
     disagreement,
     jsd,
@@ -69,8 +70,12 @@ __all__ = [
     "StratifiedHT",
     "SortSearchDirect",
     "PredictionMetrics",
-    "SubsetPrediction",
     "prediction_metrics",
     "evaluate_split",
     "run_protocol",
+    "compare_methods",
+    "summarize_comparison",
+    "MethodChooser",
+    "default_candidates",
+    "SubsetPrediction",
 ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 import warnings
+import weakref
 
 import numpy as np
 
@@ -12,6 +13,27 @@ from .._validation import check_array, check_positive_int, check_rng
 from ..exceptions import check_is_fitted
 from ._predictors import make_predictor
 from ._selection import disagreement, select_random, select_top_k
+
+
+_MEMO: dict = {}  # id(array) -> (weakref to the array, {key: scores})
+
+
+def _memo(arr: np.ndarray, key: tuple, compute: Any) -> np.ndarray:
+    """Disagreement scores of one source array, computed once per (array, setting).
+
+    Protocols fit many DISCO variants and seeds on the same source matrix (Tables 1-3: predictors ×
+    seeds × budgets); the scores depend only on the array and the setting. Keyed by the array object (held
+    by weak reference, so a freed array never matches a new one at the same address).
+    """
+    entry = _MEMO.get(id(arr))
+    if entry is None or entry[0]() is not arr:
+        for k in [k for k, (ref, _) in _MEMO.items() if ref() is None]:
+            del _MEMO[k]
+        entry = (weakref.ref(arr), {})
+        _MEMO[id(arr)] = entry
+    if key not in entry[1]:
+        entry[1][key] = compute()
+    return entry[1][key]
 
 
 class DISCO(_SubsetEstimator):
@@ -114,17 +136,27 @@ class DISCO(_SubsetEstimator):
             k = check_positive_int(self.n_disagreement_models, "n_disagreement_models", minimum=2)
             models = np.sort(rng.choice(m, size=min(k, m), replace=False))
         self.disagreement_models_ = models
-        if src.proba is not None:
-            out: Any = src.proba[models]
-        elif src.pred is not None:
-            out = src.pred[models]
-        else:
-            c = src.correct[models]
-            out = np.stack([1.0 - c, c], axis=-1)
-        self.scores_ = disagreement(out, self.selection, top_k=self.top_k)
+        base = src.proba if src.proba is not None else src.pred if src.pred is not None else src.correct
+        every = models.size == m  # no fancy-index copy of the whole (M, N, C) cube when every model is used
+
+        def outputs(items: Any = slice(None)) -> Any:
+            sub = base if every else base[models]
+            sub = sub[:, items]
+            return np.stack([1.0 - sub, sub], axis=-1) if base is src.correct else sub
+
+        key = (self.selection, self.top_k, models.tobytes())
+        self.scores_ = _memo(base, key, lambda: disagreement(outputs(), self.selection, top_k=self.top_k))
         # Hard labels and 0/1 correctness give PDS few distinct values (binary correctness: 2), so most items
-        # tie: break PDS ties by the JSD (vote entropy: balanced disagreement first), then at random.
-        second = disagreement(out, "jsd", top_k=self.top_k) if self.selection == "pds" else None
+        # tie: break PDS ties by the JSD (vote entropy: balanced disagreement first), then at random. The JSD is
+        # computed on the tied items only.
+        second = None
+        if self.selection == "pds":
+            _, inv, counts = np.unique(self.scores_, return_inverse=True, return_counts=True)
+            tied = np.flatnonzero(counts[inv.ravel()] > 1)
+            if tied.size:
+                second = np.zeros(src.n_items)
+                second[tied] = _memo(base, ("jsd-ties", self.top_k, models.tobytes()),
+                                     lambda: disagreement(outputs(tied), "jsd", top_k=self.top_k))
         self._set_selected(select_top_k(self.scores_, self.n_items, groups=groups, rng=rng, tiebreak=second))
 
     # -- signatures

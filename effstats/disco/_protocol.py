@@ -1,4 +1,5 @@
-"""One protocol for every subset estimator: fit on source models, score the targets (MAE, Spearman)."""
+"""One protocol for every subset estimator: fit on source models, score the targets (MAE, Spearman, interval
+coverage), and the cross-validated method chooser run under the same splits and budgets."""
 from __future__ import annotations
 
 from typing import Any, Iterable, Mapping
@@ -11,6 +12,9 @@ from .._subset import PredictionMetrics, prediction_metrics
 from .._validation import check_array
 from ..responses import ResponseMatrix
 from ..splits import ModelSplit
+
+__all__ = ["evaluate_split", "run_protocol", "compare_methods", "summarize_comparison"]
+
 
 def evaluate_split(
     method: Any,
@@ -46,11 +50,14 @@ def run_protocol(
     seeds: Iterable[int] = range(5),
     scores: Any = None,
     progress: bool = False,
+    confidence_level: float | None = None,
 ) -> pd.DataFrame:
     """Every method × split × seed; a tidy table with columns split, method, seed, mae, spearman.
 
     Each seed re-seeds the method's ``random_state`` (random subsets, k-means, forests), as in the
-    paper's "mean ± std over 5 runs".
+    paper's "mean ± std over 5 runs". With ``confidence_level`` each method also makes prediction intervals
+    (``predict_interval``: 5-fold CV over the source models, or design-based) and the table gains coverage
+    and width (points).
     """
     if isinstance(splits, ModelSplit):
         splits = {"split": splits}
@@ -64,13 +71,127 @@ def run_protocol(
 
         jobs = tqdm(jobs)
     rows = []
-    parts: dict[str, tuple] = {}  # each split's source/target matrices, built once for all methods and seeds
     for sn, sp, mn, m, seed in jobs:
-        if sn not in parts:
-            parts = {sn: (*sp.apply(responses), s[sp.source], s[sp.target])}
+        src, tgt = _apply(responses, sp)
+        s_src, s_tgt = s[sp.source], s[sp.target]
         est = clone(m)
         if "random_state" in est.get_params():
             est.set_params(random_state=seed)
-        r = _fit_and_score(est, *parts[sn])
-        rows.append({"split": sn, "method": mn, "seed": seed, "mae": r.mae, "spearman": r.spearman})
+        key = (_params_key(est), sp.source.tobytes(), sp.target.tobytes(), s.tobytes(), confidence_level)
+        r = _memo_result(responses, key, lambda: _run_one(est, src, tgt, s_src, s_tgt, confidence_level))
+        rows.append({"split": sn, "method": mn, "seed": seed, **r})
     return pd.DataFrame(rows)
+
+
+def _params_key(est: Any) -> str:
+    return repr([(k, v.tobytes() if isinstance(v, np.ndarray) else v) for k, v in sorted(est.get_params().items())])
+
+
+def _run_one(est: Any, src: ResponseMatrix, tgt: ResponseMatrix, s_src: np.ndarray, s_tgt: np.ndarray, level: float | None) -> dict:
+    if level is None:
+        r = _fit_and_score(est, src, tgt, s_src, s_tgt)
+        return {"mae": r.mae, "spearman": r.spearman}
+    p = est.fit(src, s_src).predict_interval(tgt)
+    return prediction_metrics(s_tgt, p.statistic, p.confidence_interval(level)).as_dict()
+
+
+# Protocol memo, per responses object (weak reference): the source/target halves of a split (so estimators see
+# the same arrays and reuse cached disagreement scores) and the result of each (settings, split, seed). Every
+# estimator is deterministic given its random_state, so a notebook that runs one configuration in several
+# tables (DISCO's base setting appears in Tables 1-3, Fig. 5 and App. F) fits it once.
+_PROTO: dict = {}
+
+
+def _entry(responses: ResponseMatrix) -> dict:
+    import weakref
+
+    e = _PROTO.get(id(responses))
+    if e is None or e["ref"]() is not responses:
+        for k in [k for k, v in _PROTO.items() if v["ref"]() is None]:
+            del _PROTO[k]
+        e = {"ref": weakref.ref(responses), "splits": {}, "results": {}}
+        _PROTO[id(responses)] = e
+    return e
+
+
+def _apply(responses: ResponseMatrix, sp: ModelSplit) -> tuple[ResponseMatrix, ResponseMatrix]:
+    splits = _entry(responses)["splits"]
+    key = (sp.source.tobytes(), sp.target.tobytes())
+    if key not in splits:
+        if len(splits) >= 3:  # the halves of big matrices are big: keep the last few splits only
+            splits.pop(next(iter(splits)))
+        splits[key] = sp.apply(responses)
+    return splits[key]
+
+
+def _memo_result(responses: ResponseMatrix, key: tuple, compute: Any) -> dict:
+    results = _entry(responses)["results"]
+    if key not in results:
+        results[key] = compute()
+    return results[key]
+
+
+def compare_methods(
+    responses: ResponseMatrix,
+    splits: ModelSplit | Iterable[ModelSplit] | Mapping[str, ModelSplit],
+    candidates: Mapping[str, Any] | None = None,
+    *,
+    n_items: int = 100,
+    seeds: Iterable[int] = (0,),
+    scores: Any = None,
+    n_splits: int = 5,
+    confidence_level: float = 0.9,
+    reference: str | None = "random + direct",
+    progress: bool = False,
+) -> pd.DataFrame:
+    """One protocol for every candidate and the chooser: same splits, same budget, intervals for all.
+
+    For each split and seed a :class:`MethodChooser` is fitted on the source models (which fits and
+    cross-validates every candidate there); each candidate then predicts the target models with intervals,
+    and the chooser's pick is scored as the row ``method="chooser"``. Columns: split, seed, method, mae,
+    spearman, coverage, width (points), cv_mae (the source-only CV estimate of the MAE), chosen.
+    """
+    from ._chooser import MethodChooser
+
+    if isinstance(splits, ModelSplit):
+        splits = {"split": splits}
+    elif not isinstance(splits, Mapping):
+        splits = {f"split{i}": sp for i, sp in enumerate(splits)}
+    s = _true_scores(responses, scores)
+    jobs = [(sn, sp, seed) for sn, sp in splits.items() for seed in seeds]
+    if progress:
+        from tqdm.auto import tqdm
+
+        jobs = tqdm(jobs, desc="splits", leave=False)
+    rows = []
+    for sn, sp, seed in jobs:
+        src, tgt = _apply(responses, sp)
+        ch = MethodChooser(candidates, n_items=n_items, n_splits=n_splits, reference=reference, random_state=seed)
+        ch.fit(src, s[sp.source])
+        for name, est in ch.estimators_.items():
+            p = est.predict_interval(tgt, n_splits=n_splits)
+            r = prediction_metrics(s[sp.target], p.statistic, p.confidence_interval(confidence_level))
+            row = {"split": sn, "seed": seed, "method": name, **r.as_dict(), "cv_mae": ch.cv_results_.loc[name, "cv_mae"], "chosen": name == ch.best_}
+            rows.append(row)
+            if name == ch.best_:
+                rows.append({**row, "method": "chooser", "picked": name})
+    out = pd.DataFrame(rows)
+    return out
+
+
+def summarize_comparison(table: pd.DataFrame, reference: str = "random + direct") -> pd.DataFrame:
+    """Mean over splits and seeds per method (MAE, Spearman, coverage, width, CV MAE), with the chooser's regret.
+
+    ``regret`` of the chooser = its mean MAE − the smallest mean MAE of any single method (the best in
+    hindsight, picked on the target models); ``vs_reference`` = its MAE − the reference method's.
+    """
+    g = table.groupby("method", sort=False)
+    out = g[["mae", "spearman", "coverage", "width", "cv_mae"]].mean()
+    out["mae_se"] = g["mae"].std(ddof=1) / np.sqrt(g.size())
+    single = out.drop(index="chooser", errors="ignore")
+    if "chooser" in out.index:
+        out["regret"] = np.nan
+        out.loc["chooser", "regret"] = out.loc["chooser", "mae"] - single["mae"].min()
+        if reference in out.index:
+            out.loc["chooser", "vs_reference"] = out.loc["chooser", "mae"] - out.loc[reference, "mae"]
+    return out

@@ -1,0 +1,160 @@
+"""Choose a subset estimator for a budget by cross-validation over the source models only."""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+from sklearn.base import clone
+
+from .._subset import SubsetPrediction, _SubsetEstimator
+from .._validation import check_positive_int
+from ..exceptions import check_is_fitted
+
+__all__ = ["MethodChooser", "default_candidates"]
+
+
+def default_candidates(n_items: int = 100, *, binary: bool = True, probabilities: bool = False, irt: bool = True) -> dict[str, Any]:
+    """The candidate estimators of :class:`MethodChooser` (unfitted), named as in the comparison tables.
+
+    Random + direct, SSEPY-style strata, anchor-corr (weighted sum), DISCO (PDS selection; kNN and RF on
+    correctness or probability signatures), and, for binary correctness, tinyBenchmarks' anchor-corr + gp-IRT
+    (``irt=True``) and Sort & Search.
+    """
+    from ._baselines import AnchorCorr, RandomDirect, SortSearchDirect, StratifiedHT
+    from ._estimator import DISCO
+
+    sig = "probabilities" if probabilities else "auto"
+    out: dict[str, Any] = {
+        "random + direct": RandomDirect(n_items),
+        "SSEPY strata + HT": StratifiedHT(n_items),
+        "anchor-corr + weighted": AnchorCorr(n_items),
+        "DISCO PDS + kNN": DISCO(n_items, predictor="knn", signature=sig),
+        "DISCO PDS + RF": DISCO(n_items, predictor="rf", signature=sig),
+    }
+    if binary:
+        if irt:
+            from ..irt import TinyBenchmarks  # lazy: effstats.irt imports this package
+
+            out["anchor-corr + gp-IRT"] = TinyBenchmarks(n_items, "anchor-corr", "gp-irt")
+        out["Sort & Search"] = SortSearchDirect(n_items)
+    return out
+
+
+class MethodChooser(_SubsetEstimator):
+    """Pick the subset estimator with the smallest cross-validated error on the source models, for one budget.
+
+    Every candidate (selection × predictor, tinyBenchmarks/IRT, Sort & Search, random + direct, ...) is fitted on
+    the source models and cross-validated over them (``n_splits`` folds of source models; each fold refits the
+    whole pipeline, selection included, and predicts the held-out sources' full-benchmark scores). No target
+    model is used. The winner's cross-validated MAE is the expected error; its CV residuals also make the
+    prediction intervals (:meth:`predict_interval`).
+
+    One-standard-error rule: a cheaper-to-trust ``reference`` method (random + direct by default) is kept unless
+    the best candidate beats it by more than one standard error of their paired CV difference (Hastie,
+    Tibshirani & Friedman, *The Elements of Statistical Learning*, 2nd ed., Springer 2009, Sect. 7.10), so the
+    choice is never worse than the reference by more than CV noise.
+
+    Parameters
+    ----------
+    candidates : dict of name -> estimator, default=None
+        Unfitted subset estimators; ``None``: :func:`default_candidates` for the source outputs' kind.
+    n_items : int, default=100
+        Budget; set on every candidate that has an ``n_items`` parameter.
+    n_splits : int, default=5
+        Folds of source models.
+    reference : str or None, default="random + direct"
+        Candidate kept unless beaten by more than one standard error (``None``: plain argmin).
+    random_state : int or None
+        Seeds the candidates (their ``random_state``) and the folds.
+
+    Attributes
+    ----------
+    best_ : str
+    best_estimator_ : fitted estimator
+    estimators_ : dict of name -> fitted estimator (each with its cached CV predictions)
+    cv_results_ : DataFrame (one row per candidate: cv_mae, cv_mae_se, cv_spearman)
+    expected_error_ : float
+        The winner's cross-validated MAE (percentage points).
+    selected_ : the winner's selected items
+    """
+
+    def __init__(
+        self,
+        candidates: Mapping[str, Any] | None = None,
+        n_items: int = 100,
+        n_splits: int = 5,
+        reference: str | None = "random + direct",
+        random_state: Any = None,
+    ) -> None:
+        self.candidates = candidates
+        self.n_items = n_items
+        self.n_splits = n_splits
+        self.reference = reference
+        self.random_state = random_state
+
+    def fit(self, source_outputs: Any, source_scores: Any = None, *, labels: Any = None, progress: bool = False) -> "MethodChooser":
+        src, scores = self._fit_source(source_outputs, source_scores, labels)
+        n_splits = check_positive_int(self.n_splits, "n_splits", minimum=2)
+        cands = self.candidates
+        if cands is None:
+            binary = src.labels is not None or (src.correct is not None and bool(np.isin(src.correct, (0.0, 1.0)).all()))
+            cands = default_candidates(self.n_items, binary=binary, probabilities=src.proba is not None)
+        if not isinstance(cands, Mapping) or not cands:
+            raise ValueError("candidates: expected a non-empty dict of name -> subset estimator")
+        if self.reference is not None and self.reference not in cands:
+            raise ValueError(f"reference: {self.reference!r} is not among the candidates {list(cands)}")
+        seed = None if self.random_state is None else int(np.random.default_rng(self.random_state).integers(2**31 - 1))
+        cv_seed = 0  # the same folds for every candidate (paired comparison) and for their intervals
+        items = list(cands.items())
+        if progress:
+            from tqdm.auto import tqdm
+
+            items = tqdm(items, desc="candidates", leave=False)
+        self.estimators_, rows, oof = {}, [], {}
+        for name, cand in items:
+            est = clone(cand)
+            params = est.get_params()
+            if "n_items" in params:
+                est.set_params(n_items=self.n_items)
+            if "random_state" in params:
+                est.set_params(random_state=seed)
+            est.fit(src, None if source_scores is None else scores)
+            pred = est._cross_validated(n_splits, cv_seed)
+            self.estimators_[name] = est
+            oof[name] = pred
+            err = 100 * np.abs(pred - scores)
+            rho = stats.spearmanr(pred, scores)[0] if np.ptp(pred) > 0 and np.ptp(scores) > 0 else 0.0
+            rows.append({"method": name, "cv_mae": err.mean(), "cv_mae_se": err.std(ddof=1) / np.sqrt(len(err)), "cv_spearman": rho})
+        res = pd.DataFrame(rows).set_index("method")
+        best = str(res["cv_mae"].idxmin())
+        if self.reference is not None and best != self.reference:
+            d = 100 * (np.abs(oof[self.reference] - scores) - np.abs(oof[best] - scores))
+            if d.mean() <= d.std(ddof=1) / np.sqrt(len(d)):
+                best = self.reference
+        res["chosen"] = res.index == best
+        self.cv_results_ = res
+        self.best_ = best
+        self.best_estimator_ = self.estimators_[best]
+        self.expected_error_ = float(res.loc[best, "cv_mae"])
+        self._set_selected(self.best_estimator_.selected_)
+        self.item_ids_ = self.best_estimator_.item_ids_
+        self.selected_ids_ = self.best_estimator_.selected_ids_
+        return self
+
+    def predict(self, target_outputs: Any, *, items: Any = None) -> np.ndarray:
+        """The chosen estimator's predictions (its selected items; see its ``predict``)."""
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_.predict(target_outputs, items=items) if _takes_items(self.best_estimator_) else self.best_estimator_.predict(target_outputs)
+
+    def predict_interval(self, target_outputs: Any, *, items: Any = None, n_splits: int | None = None) -> SubsetPrediction:
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_.predict_interval(target_outputs, items=items, n_splits=n_splits or self.n_splits)
+
+
+def _takes_items(est: Any) -> bool:
+    import inspect
+
+    return "items" in inspect.signature(est.predict).parameters
+
