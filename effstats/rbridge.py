@@ -1,14 +1,36 @@
-"""A thin bridge to R through rpy2: load R packages with install hints, and turn R errors into Python ones."""
+"""A thin bridge to R through rpy2: load R packages with install hints, turn R errors into Python exceptions
+and R warnings into Python warnings.
+
+* :func:`r_package` imports an R package (cached) or raises :class:`RPackageMissing` saying how to install it.
+* :func:`r_call` calls an R function inside ``withCallingHandlers``: each R warning is muffled in R and re-issued
+  as :class:`effstats.exceptions.RWarning` carrying R's message (so ``warnings.catch_warnings`` / ``-W error``
+  work as for any Python warning), and an R error becomes :class:`RError` carrying R's message.
+"""
 from __future__ import annotations
 
 import functools
+import warnings
 from typing import Any
 
-__all__ = ["RError", "RPackageMissing", "r_package", "r_call", "versions"]
+from .exceptions import RWarning
+
+__all__ = ["RError", "RPackageMissing", "RWarning", "r_package", "r_call", "versions"]
 
 _INSTALL_HINT = (
     "install it with `Rscript -e 'install.packages(\"{pkg}\")'` (or run `make setup` in the effstats checkout)"
 )
+
+# R side of r_call: run f(...) collecting warnings (muffled, so R does not print or defer them) and return both.
+_CALLER = """
+function(.f, ...) {
+    .w <- character(0)
+    .v <- withCallingHandlers(.f(...), warning = function(w) {
+        .w <<- c(.w, conditionMessage(w))
+        invokeRestart("muffleWarning")
+    })
+    list(value = .v, warnings = .w)
+}
+"""
 
 
 class RError(RuntimeError):
@@ -28,15 +50,21 @@ def _robjects():
         raise RPackageMissing(
             f"rpy2 is required for the R backend ({exc}); install it with `pip install 'effstats[r]'`"
         ) from exc
-    # R prints warnings/messages to the console by default; keep them off stdout in notebooks.
+    # R prints messages to the console by default; keep them off stdout in notebooks (warnings are forwarded
+    # by r_call as RWarning, errors raised as RError).
     callbacks.consolewrite_warnerror = lambda s: None
     return ro
 
 
 @functools.lru_cache(maxsize=None)
+def _caller():
+    return _robjects().r(_CALLER)
+
+
+@functools.lru_cache(maxsize=None)
 def r_package(name: str):
     """Import an R package through rpy2 (cached), or raise :class:`RPackageMissing` with an install hint."""
-    ro = _robjects()
+    _robjects()
     from rpy2.robjects.packages import PackageNotInstalledError, importr
 
     try:
@@ -46,25 +74,55 @@ def r_package(name: str):
 
 
 def r_call(fun: Any, *args: Any, **kwargs: Any) -> Any:
-    """Call an R function; an R error becomes :class:`RError` carrying R's message."""
+    """Call an R function: R warnings are re-issued as :class:`RWarning`, an R error becomes :class:`RError`.
+
+    Keyword names are translated as rpy2's ``importr`` does for the function (``test_type`` -> ``test.type``).
+
+    Parameters
+    ----------
+    fun : rpy2 R function
+        E.g. ``r_package("gsDesign").gsDesign``.
+    *args, **kwargs
+        Arguments (converted by rpy2).
+
+    Returns
+    -------
+    The R value returned by ``fun``.
+
+    Raises
+    ------
+    RError
+        With R's message when R signals an error.
+
+    Warns
+    -----
+    RWarning
+        Once per R warning, with R's message.
+    """
     _robjects()
     from rpy2.rinterface_lib.embedded import RRuntimeError
 
+    translate = getattr(fun, "_prm_translate", None) or {}
+    kw = {translate.get(key, key): val for key, val in kwargs.items()}
     try:
-        return fun(*args, **kwargs)
+        res = _caller()(fun, *args, **kw)
     except RRuntimeError as exc:
         msg = str(exc).strip()
         raise RError(f"R error: {msg}") from None
+    for msg in res.rx2("warnings"):
+        warnings.warn(f"R warning: {msg}", RWarning, stacklevel=2)
+    return res.rx2("value")
 
 
-def versions() -> dict[str, str]:
-    """Versions of rpy2, R and gsDesign (or why they are unavailable)."""
+def versions(packages: tuple[str, ...] = ("gsDesign", "rpact")) -> dict[str, str]:
+    """Versions of rpy2, R and the given R packages (``"not installed"`` for a missing one)."""
     ro = _robjects()
     import rpy2
 
     out = {"rpy2": rpy2.__version__, "R": ro.r("R.version.string")[0].replace("R version ", "")}
-    try:
-        out["gsDesign"] = str(ro.r('as.character(packageVersion("gsDesign"))')[0])
-    except Exception:
-        out["gsDesign"] = "not installed"
+    for pkg in packages:
+        try:
+            out[pkg] = str(ro.r(f'as.character(packageVersion("{pkg}"))')[0])
+        except Exception:
+            out[pkg] = "not installed"
     return out

@@ -1,16 +1,33 @@
-"""Group-sequential designs: :func:`design` and its frozen result :class:`GroupSequentialDesign`."""
+"""Group-sequential designs: :func:`design` and its frozen result :class:`GroupSequentialDesign`.
+
+Boundaries are derived as soon as :func:`design` returns; the sample-size search (the maximum information
+giving power ``1 - beta``, needed for ``information``, ``inflation``, ``expected_n_h0`` / ``expected_n_h1``,
+``power`` and the crossing probabilities under the alternative) runs on first access to any of those, once.
+Beta-spending designs (test types 3 and 4) need the information to place their bounds and compute it at once.
+
+References
+----------
+Jennison, C. & Turnbull, B. W. (2000). *Group Sequential Methods with Applications to Clinical Trials*.
+Chapman & Hall/CRC, Boca Raton.
+
+Lan, K. K. G. & DeMets, D. L. (1983). Discrete sequential boundaries for clinical trials. *Biometrika*,
+70(3), 659–663.
+
+Anderson, K. M. et al. gsDesign: Group Sequential Design. R package, https://CRAN.R-project.org/package=gsDesign.
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from numbers import Integral, Real
-from typing import Any, Literal
+from typing import Any, Callable, Literal
 
 import numpy as np
 import pandas as pd
 from scipy.special import ndtr
 
 from .._validation import check_array, check_fraction, check_positive_int
-from .native import EXTREMEZ, _Spec, gsprob, native_design
+from .native import EXTREMEZ, _Spec, gsprob, native_bounds, native_sizes
 from .spending import SpendingFunction, get_spending
 
 __all__ = ["GroupSequentialDesign", "design", "check_timing"]
@@ -56,26 +73,30 @@ class GroupSequentialDesign:
     alpha_spent : array (k,)
         Cumulative type-I error by each look (two-sided total for ``test_type=2``; ignoring a
         non-binding lower bound for test types 4 and 6).
-    beta_spent : array (k,) or None
-        Cumulative probability of crossing the lower bound under H1 (test types 3-6).
-    information : array (k,)
-        Information at each look relative to a fixed design with the same alpha and power.
-    inflation : float
-        Maximum information / fixed-design information (NaN for designs recomputed at observed
-        information, whose ``information`` is on the user's scale, e.g. sample sizes).
-    expected_n_h0, expected_n_h1 : float
-        Expected information at stopping under H0 and H1, relative to the fixed design (on the
-        user's scale for recomputed designs).
-    power : float
-        Probability of crossing the upper bound under the design alternative.
-    upper_prob, lower_prob : arrays (k, 2)
-        Crossing probabilities at each look under theta = 0 and theta = delta.
     delta : float
-        Standardised drift of the alternative for a fixed design of information 1.
+        Standardised drift of the alternative for a fixed design of information 1
+        (``z_{1-alpha} + z_{1-beta}``, one-sided alpha).
     spending, lower_spending : SpendingFunction
     backend : {"native", "gsdesign"}
     r : int
         Grid size of the numerical integration.
+
+    Sizes (computed on first access, by the sample-size search unless information was given)
+    ------------------------------------------------------------------------------------------
+    information : array (k,)
+        Information at each look relative to a fixed design with the same alpha and power (on the
+        user's scale, e.g. sample sizes, for designs at observed information).
+    inflation : float
+        Maximum information / fixed-design information (NaN for designs at observed information).
+    expected_n_h0, expected_n_h1 : float
+        Expected information at stopping under H0 and under the design alternative.
+    power : float
+        Probability of crossing the upper bound under the design alternative.
+    upper_prob, lower_prob : arrays (k, 2)
+        Crossing probabilities at each look under theta = 0 and theta = delta (``lower_prob`` None
+        for one-sided designs).
+    beta_spent : array (k,) or None
+        Cumulative probability of crossing the lower bound under the alternative (test types 3-6).
     """
 
     k: int
@@ -87,14 +108,6 @@ class GroupSequentialDesign:
     lower: np.ndarray | None
     nominal_p: np.ndarray
     alpha_spent: np.ndarray
-    beta_spent: np.ndarray | None
-    information: np.ndarray
-    inflation: float
-    expected_n_h0: float
-    expected_n_h1: float
-    power: float
-    upper_prob: np.ndarray
-    lower_prob: np.ndarray | None
     delta: float
     spending: SpendingFunction
     lower_spending: SpendingFunction | None
@@ -104,24 +117,77 @@ class GroupSequentialDesign:
     tol: float = 1e-6
     r: int = 18
     _observed: np.ndarray | None = field(default=None, repr=False)
+    _sizer: Callable[[], dict] | None = field(default=None, repr=False, compare=False)
 
     @property
     def sided(self) -> int:
         return 2 if self.test_type == 2 else 1
 
-    def to_frame(self) -> pd.DataFrame:
-        """One row per look: timing, information, bounds, nominal p, cumulative alpha (and beta) spent."""
-        df = pd.DataFrame({
-            "look": np.arange(1, self.k + 1),
-            "timing": self.timing,
-            "information": self.information,
-            "upper": self.upper,
-            "nominal_p": self.nominal_p,
-            "alpha_spent": self.alpha_spent,
-        })
+    # ------------------------------------------------------------------ sizes, computed once on demand
+    @cached_property
+    def _sizes(self) -> dict:
+        if self._sizer is None:  # pragma: no cover - every design() result carries one
+            raise RuntimeError("design: this design has no size information")
+        res = self._sizer()
+        n_i = np.asarray(res["n_i"], float)
+        if not np.all(np.isfinite(res["upper_prob"])):
+            raise ValueError(f"r: the integration grid (r={self.r}) is too coarse for these looks; pass a larger r "
+                             "(<= 80)")
+        return {"n_i": n_i[: self.k], "upper_prob": np.asarray(res["upper_prob"], float)[: self.k],
+                "lower_prob": None if res["lower_prob"] is None else np.asarray(res["lower_prob"], float)[: self.k],
+                "en": np.asarray(res["en"], float)}
+
+    @property
+    def information(self) -> np.ndarray:
+        return self._sizes["n_i"]
+
+    @property
+    def inflation(self) -> float:
+        return float(self.information[-1]) if self._observed is None else float("nan")
+
+    @property
+    def expected_n_h0(self) -> float:
+        return float(self._sizes["en"][0])
+
+    @property
+    def expected_n_h1(self) -> float:
+        return float(self._sizes["en"][1])
+
+    @property
+    def power(self) -> float:
+        return float(self.upper_prob[:, 1].sum())
+
+    @property
+    def upper_prob(self) -> np.ndarray:
+        return self._sizes["upper_prob"]
+
+    @property
+    def lower_prob(self) -> np.ndarray | None:
+        return self._sizes["lower_prob"]
+
+    @property
+    def beta_spent(self) -> np.ndarray | None:
+        return np.cumsum(self.lower_prob[:, 1]) if self.test_type > 2 else None
+
+    @property
+    def sizes_computed(self) -> bool:
+        """Whether the sample-size search (or the operating characteristics at given information) has run."""
+        return "_sizes" in self.__dict__
+
+    def to_frame(self, sizes: bool = True) -> pd.DataFrame:
+        """One row per look: timing, (information,) bounds, nominal p, cumulative alpha (and beta) spent.
+
+        ``sizes=False`` leaves out the columns that need the sample-size search (information, beta spent).
+        """
+        df = pd.DataFrame({"look": np.arange(1, self.k + 1), "timing": self.timing})
+        if sizes:
+            df["information"] = self.information
+        df["upper"] = self.upper
         if self.lower is not None:
-            df.insert(4, "lower", self.lower)
-        if self.beta_spent is not None:
+            df["lower"] = self.lower
+        df["nominal_p"] = self.nominal_p
+        df["alpha_spent"] = self.alpha_spent
+        if sizes and self.test_type > 2:
             df["beta_spent"] = self.beta_spent
         return df.set_index("look")
 
@@ -143,9 +209,10 @@ class GroupSequentialDesign:
 
     def __repr__(self) -> str:
         lo = "" if self.lower is None else f", lower={np.round(self.lower, 4).tolist()}"
+        infl = f", inflation={self.inflation:.4f}" if self.sizes_computed and self._observed is None else ""
         return (f"GroupSequentialDesign(k={self.k}, test_type={self.test_type}, alpha={self.alpha:g}, "
-                f"spending={self.spending.label!r}, upper={np.round(self.upper, 4).tolist()}{lo}, "
-                f"inflation={self.inflation:.4f}, backend={self.backend!r})")
+                f"spending={self.spending.label!r}, upper={np.round(self.upper, 4).tolist()}{lo}{infl}, "
+                f"backend={self.backend!r})")
 
 
 def design(
@@ -158,7 +225,7 @@ def design(
     spending: Any = "ld_pocock",
     spending_param: float | None = None,
     lower_spending: Any = "hsd",
-    lower_param: float | None = -2.0,
+    lower_param: float | None = None,
     timing: Any = None,
     information: Any = None,
     max_information: float | None = None,
@@ -173,43 +240,67 @@ def design(
     ----------
     k : int
         Number of looks (interims + final); inferred from ``information`` when given.
-    alpha : float in (0, 1)
+    alpha : float in (0, 1), default=0.05
         Type-I error: two-sided total for a symmetric two-sided design (``sided=2`` /
         ``test_type=2``; each tail gets ``alpha / 2``), one-sided otherwise (gsDesign's convention
         for test types 1 and 3-6).
-    beta : float in (0, 1 - alpha)
+    beta : float in (0, 1 - alpha), default=0.1
         Type-II error (power ``1 - beta``); sets the information and expected sample sizes.
-    sided : {1, 2}
+    sided : {1, 2}, default=2
         Shorthand for ``test_type`` 1 or 2 when ``test_type`` is None.
     test_type : {1, ..., 6}, optional
         gsDesign's test types (see :class:`GroupSequentialDesign`).
-    spending : str or SpendingFunction
+    spending : str or SpendingFunction, default="ld_pocock"
         Upper bound: ``"ld_pocock"``, ``"ld_obf"``, ``"hsd"``, ``"power"`` (spending functions)
         or ``"pocock"``, ``"obf"``, ``"wt"`` (classic constant-shape bounds).
     spending_param, lower_param : float, optional
-        Family parameter (gamma, rho or Delta).
-    lower_spending : str or SpendingFunction
+        Family parameter (gamma, rho or Delta); a ValueError for the families without one
+        (``ld_pocock``, ``pocock``, ``obf``). ``lower_param`` defaults to gsDesign's ``sflpar = -2``
+        for the Hwang–Shih–DeCani lower bound and to the family default otherwise.
+    lower_spending : str or SpendingFunction, default="hsd"
         Lower-bound spending for test types 3-6 (default Hwang–Shih–DeCani gamma = -2, as gsDesign).
     timing : array (k,) or (k - 1,), optional
         Planned information fractions, increasing, ending at 1 (default equal spacing).
-    information, max_information : optional
-        Observed information (e.g. sample sizes) at the looks and the planned maximum: bounds are
-        recomputed from the spending function at ``information / max_information``.
-    astar : float
+    information : array (k,), optional
+        Observed information (e.g. sample sizes) at the looks, strictly increasing.
+    max_information : float, optional
+        Planned maximum information (default: the last observed level): bounds are recomputed from the spending
+        function at ``information / max_information`` (capped at 1). Interim levels must not exceed it; the
+        final look may overrun it and then spends all the remaining alpha, as in gsDesign and rpact.
+    astar : float, default=0.0
         Total lower-bound spending for test types 5 / 6 (0 means ``1 - alpha``).
-    backend : {"native", "gsdesign"}
+    backend : {"native", "gsdesign"}, default="native"
         ``"native"``: numpy/scipy; ``"gsdesign"``: ``gsDesign::gsDesign`` through rpy2.
-    tol, r : float, int
-        gsDesign's tolerance and grid size. ``r=None`` uses gsDesign's 18 unless a look adds less
-        than 1/144 of the information so far (hundreds of looks): the grid must resolve the
-        increment's density, so ``r = ceil(1.5 * sqrt(max I_k / (I_k - I_{k-1})))`` (at most 80).
+    tol : float, default=1e-6
+        gsDesign's tolerance.
+    r : int, optional
+        Grid size. ``None`` uses gsDesign's 18 unless a look adds less than 1/144 of the information so far
+        (hundreds of looks): the grid must resolve the increment's density, so
+        ``r = ceil(1.5 * sqrt(max I_k / (I_k - I_{k-1})))`` (at most 80).
 
     Returns
     -------
     GroupSequentialDesign
+        Bounds are computed now; the sizes (``information``, ``inflation``, expected sizes, ``power``) on
+        first access. gsDesign's own sample-size search can fail where the native one does not (e.g. LD
+        O'Brien-Fleming with a first look at 10 % of the information); with ``backend="gsdesign"`` that
+        surfaces as :class:`effstats.rbridge.RError` with R's message when a size is first read.
+
+    Raises
+    ------
+    ValueError
+        For bad input; the message starts with the argument's name.
+    RuntimeError
+        If the numerical boundary iteration fails (the bounds would not spend the requested alpha).
+
+    References
+    ----------
+    Jennison, C. & Turnbull, B. W. (2000). *Group Sequential Methods with Applications to Clinical Trials*.
+    Chapman & Hall/CRC. Lan, K. K. G. & DeMets, D. L. (1983). Discrete sequential boundaries for clinical
+    trials. *Biometrika*, 70(3), 659–663.
     """
     if test_type is None:
-        if sided not in (1, 2):
+        if isinstance(sided, bool) or sided not in (1, 2):
             raise ValueError(f"sided: expected 1 or 2, got {sided!r}")
         test_type = sided
     if isinstance(test_type, bool) or not isinstance(test_type, Integral) or not 1 <= test_type <= 6:
@@ -223,11 +314,16 @@ def design(
     up = get_spending(spending, spending_param, "spending")
     lo = None
     if test_type > 2:
+        if lower_param is None and (lower_spending in ("hsd", "sfhsd", "sfHSD", "hwang_shih_decani")):
+            lower_param = -2.0  # gsDesign's default sflpar
         lo = get_spending(lower_spending, lower_param, "lower_spending")
         if lo.is_classic:
             raise ValueError("lower_spending: expected a spending function, got a classic boundary shape")
         if up.is_classic:
             raise ValueError("spending: classic Pocock / O'Brien-Fleming / Wang-Tsiatis bounds exist only for test_type 1 and 2")
+    elif lower_param is not None:
+        raise ValueError(f"lower_param: a lower bound needs test_type 3-6, got test_type={test_type} and "
+                         f"lower_param={lower_param!r}")
     if backend not in ("native", "gsdesign"):
         raise ValueError(f"backend: expected 'native' or 'gsdesign', got {backend!r}")
     if isinstance(astar, bool) or not isinstance(astar, Real) or not 0 <= astar < 1:
@@ -239,18 +335,34 @@ def design(
     max_info = None
     if information is not None:
         n_i = check_array(information, "information", ndim=1)
+        if n_i.size == 0 or not np.all(np.isfinite(n_i)):
+            raise ValueError(f"information: expected finite, positive, strictly increasing levels, got {n_i.tolist()}")
         if np.any(n_i <= 0) or np.any(np.diff(n_i) <= 0):
             raise ValueError(f"information: expected a positive, strictly increasing sequence, got {n_i.tolist()}")
         if k is not None and k != n_i.size:
             raise ValueError(f"k: expected len(information) = {n_i.size}, got {k}")
         k = n_i.size
-        max_info = float(n_i[-1]) if max_information is None else float(max_information)
-        if not np.isfinite(max_info) or max_info <= 0:
-            raise ValueError(f"max_information: expected a positive number, got {max_information!r}")
+        if timing is not None:
+            raise ValueError("timing: give either timing (planned fractions) or information (observed levels), not both")
+        if max_information is None:
+            max_info = float(n_i[-1])
+        else:
+            if isinstance(max_information, bool) or not isinstance(max_information, Real):
+                raise ValueError(f"max_information: expected a positive number, got {max_information!r}")
+            max_info = float(max_information)
+            if not np.isfinite(max_info) or max_info <= 0:
+                raise ValueError(f"max_information: expected a positive number, got {max_information!r}")
+            if n_i.size > 1 and n_i[-2] > max_info * (1 + 1e-12):
+                raise ValueError(f"max_information: expected at least every interim information level (the largest "
+                                 f"interim level is {n_i[-2]:g}), got {max_info:g}; spending is evaluated at "
+                                 "information / max_information, and an interim past the maximum spends all of alpha "
+                                 "there (only the final look may overrun the planned maximum)")
         t = n_i / max_info
         if backend == "gsdesign" and k < 2:
             raise ValueError("information: gsDesign needs at least 2 looks to recompute bounds")
     else:
+        if max_information is not None:
+            raise ValueError("max_information: only used with information (observed levels at the looks)")
         if k is None:
             raise ValueError("k: the number of looks is required when information is not given")
         k = check_positive_int(k, "k")
@@ -262,35 +374,39 @@ def design(
     spec = _Spec(k=k, test_type=test_type, alpha=a1, beta=beta, timing=t, upper=up, lower=lo, astar=astar_eff,
                  n_i=n_i, max_info_plan=max_info if max_info is not None else 1.0, tol=float(tol), r=r)
     if backend == "native":
-        res = native_design(spec)
-    else:
-        from .gsdesign import gsdesign_design
+        res = native_bounds(spec)
 
-        res = gsdesign_design(spec)
+        def sizer(spec=spec, res=res):
+            return native_sizes(spec, res)
+    else:
+        from .gsdesign import gsdesign_bounds, gsdesign_design
+
+        res = gsdesign_bounds(spec)
+
+        def sizer(spec=spec, res=res):
+            return res if res.get("sized") else gsdesign_design(spec)
     if res.get("k", k) != k:  # a binding beta-spending design recomputed at observed information may end early
         k = int(res["k"])
         t = t[:k]
         n_i = n_i[:k]
     upper = np.asarray(res["upper"], float)
-    if not np.all(np.isfinite(upper)) or not np.all(np.isfinite(res["upper_prob"])):
+    if not np.all(np.isfinite(upper)):
         raise ValueError(f"r: the integration grid (r={r}) is too coarse for these looks; pass a larger r (<= 80)")
     lower = None if res["lower"] is None else np.asarray(res["lower"], float)
-    up_p = np.asarray(res["upper_prob"], float)
-    lo_p = None if res["lower_prob"] is None else np.asarray(res["lower_prob"], float)
     if test_type == 2:
-        alpha_spent = 2 * np.cumsum(up_p[:, 0])
+        alpha_spent = 2 * np.cumsum(res["upper_prob0"])
     elif test_type in (4, 6):
         alpha_spent = np.cumsum(res["falsepos"])
     else:
-        alpha_spent = np.cumsum(up_p[:, 0])
-    beta_spent = np.cumsum(lo_p[:, 1]) if test_type > 2 else None
-    info = np.asarray(res["n_i"], float)
-    en = np.asarray(res["en"], float)
-    return GroupSequentialDesign(
+        alpha_spent = np.cumsum(res["upper_prob0"])
+    if not np.all(np.isfinite(alpha_spent)):
+        raise ValueError(f"r: the integration grid (r={r}) is too coarse for these looks; pass a larger r (<= 80)")
+    out = GroupSequentialDesign(
         k=k, test_type=test_type, alpha=alpha, beta=beta, timing=t, upper=upper, lower=lower,
-        nominal_p=ndtr(-upper), alpha_spent=alpha_spent, beta_spent=beta_spent, information=info,
-        inflation=float(info[-1]) if n_i is None else float("nan"),
-        expected_n_h0=float(en[0]), expected_n_h1=float(en[1]), power=float(up_p[:, 1].sum()),
-        upper_prob=up_p, lower_prob=lo_p, delta=float(res["delta"]), spending=up, lower_spending=lo,
+        nominal_p=ndtr(-upper), alpha_spent=alpha_spent, delta=float(res["delta"]), spending=up, lower_spending=lo,
         backend=backend, astar=float(astar), max_information=max_info, tol=float(tol), r=r, _observed=n_i,
+        _sizer=sizer,
     )
+    if res.get("sized"):
+        out.__dict__["_sizes"] = out._sizes  # already known: fill the cache now
+    return out

@@ -1,11 +1,20 @@
-"""gsDesign backend: ``gsDesign::gsDesign`` called through rpy2 (via :mod:`effstats.rbridge`)."""
+"""gsDesign backend: ``gsDesign::gsDesign`` called through rpy2 (via :mod:`effstats.rbridge`).
+
+Bounds alone come from gsDesign's re-computation mode (``n.I = timing``, ``maxn.IPlan = 1``), which places the
+bounds without gsDesign's sample-size search; the full ``gsDesign()`` call (with the search) runs when sizes are
+asked for. Where gsDesign's own search fails (its ``uniroot`` bracket ``[n.fix, 10 n.fix]`` does not contain the
+root), R's message surfaces as :class:`effstats.rbridge.RError`.
+
+Reference: Anderson, K. M. et al. gsDesign: Group Sequential Design. R package,
+https://CRAN.R-project.org/package=gsDesign.
+"""
 from __future__ import annotations
 
 import numpy as np
 
 from ..rbridge import r_call, r_package
 
-__all__ = ["gsdesign_design", "gsdesign_sequential_pvalue"]
+__all__ = ["gsdesign_bounds", "gsdesign_design", "gsdesign_sequential_pvalue"]
 
 
 def _vec(x) -> np.ndarray:
@@ -24,6 +33,24 @@ def _sf(gs, sf):
         return sf.r_name, (sf.param if sf.family == "wt" else -4.0)
     fun = getattr(gs, sf.r_name)
     return fun, (sf.param if sf.param is not None else -4.0)
+
+
+def gsdesign_bounds(s) -> dict:
+    """Bounds for a native ``_Spec`` from gsDesign without its sample-size search where the bounds do not
+    depend on it (test types 1, 2 and 6 with at least 2 looks); the full :func:`gsdesign_design` otherwise.
+
+    Returns the native bounds layout (``upper``, ``lower``, ``upper_prob0``, ``falsepos``, ``delta``, ``sized``).
+    """
+    from dataclasses import replace
+
+    if s.n_i is None and s.k > 1 and s.test_type in (1, 2, 6):
+        res = gsdesign_design(replace(s, n_i=np.asarray(s.timing, float), max_info_plan=1.0))
+        res["sized"] = False
+    else:
+        res = gsdesign_design(s)
+        res["sized"] = True
+    res["upper_prob0"] = res["upper_prob"][:, 0]
+    return res
 
 
 def gsdesign_design(s) -> dict:

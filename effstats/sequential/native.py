@@ -1,20 +1,41 @@
 """Native group-sequential computations: Armitage–McPherson–Rowe recursive numerical integration.
 
 The sub-density of the z-statistic among paths that have not stopped is propagated look by look
-on Jennison & Turnbull's (2000, ch. 19) grid: ``6r - 1`` points spaced for the normal tails,
-Simpson weights, ``r = 18`` as in gsDesign. Boundaries are solved from the error spent at each
-look by the same Newton iteration and stopping rule as gsDesign's C code (``gsbound``,
-``gsbound1``), and one-dimensional searches (Wang–Tsiatis constants, maximum information) use
-R's ``zeroin`` (Brent) step for step, so that this backend reproduces gsDesign to rounding error
-rather than only to the tolerance of either implementation.
+(Armitage, McPherson & Rowe 1969) on Jennison & Turnbull's (2000, ch. 19) grid: ``6r - 1`` points
+spaced for the normal tails, Simpson weights, ``r = 18`` as in gsDesign. Boundaries are solved from
+the error spent at each look by the same Newton iteration and stopping rule as gsDesign's C code
+(``gsbound``, ``gsbound1``), and one-dimensional searches (Wang–Tsiatis constants, maximum
+information) use R's ``zeroin`` (Brent) step for step, so that this backend reproduces gsDesign to
+rounding error rather than only to the tolerance of either implementation.
+
+Each look costs one ``m x m`` kernel (``m ~ 2 (6r - 1)`` grid points) built with a handful of
+whole-array numpy operations, and a few Newton steps of ``O(m)`` each; the grid offsets are
+precomputed per ``r``. The crossing probabilities at the solved bounds fall out of the last Newton
+step, so the type-I error spent is known without a second pass. The sample-size search (maximum
+information for the requested power) is separate (:func:`native_sizes`) and only run when sizes are
+asked for.
 
 With hundreds of looks (a batch adds less than 1/144 of the information so far) the r = 18 grid
 no longer resolves the density of one increment; :func:`effstats.sequential.design` then raises
 ``r`` and the recursion rescales each transition to its exact probability (``conserve``), which
 keeps it stable where gsDesign's unmodified scheme overflows. Below that regime nothing changes.
+
+References
+----------
+Armitage, P., McPherson, C. K. & Rowe, B. C. (1969). Repeated significance tests on accumulating
+data. *Journal of the Royal Statistical Society, Series A*, 132(2), 235–244.
+
+Jennison, C. & Turnbull, B. W. (2000). *Group Sequential Methods with Applications to Clinical
+Trials*. Chapman & Hall/CRC, Boca Raton (ch. 19, numerical computations).
+
+Lan, K. K. G. & DeMets, D. L. (1983). Discrete sequential boundaries for clinical trials.
+*Biometrika*, 70(3), 659–663.
+
+Anderson, K. M. et al. gsDesign: Group Sequential Design. R package, https://CRAN.R-project.org/package=gsDesign.
 """
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable
@@ -22,12 +43,17 @@ from typing import Callable
 import numpy as np
 from scipy.special import ndtr, ndtri
 
-__all__ = ["gridpts", "gsprob", "gsbound", "gsbound1", "zeroin", "wt_constant", "native_design"]
+from ..exceptions import ConvergenceWarning
+
+__all__ = ["gridpts", "gsprob", "gsbound", "gsbound1", "zeroin", "wt_constant", "native_bounds", "native_sizes",
+           "native_design"]
 
 EXTREMEZ = 20.0
 _RT2PI_H = 2.506628275  # gsDesign's constant in h1/hupdate/gsbound1
 _RT2PI_B = 2.506628274631  # gsDesign's constant in gsbound
 _DBL_EPS = np.finfo(float).eps
+_dot = np.dot
+_exp = np.exp
 
 
 def _qnorm_upper(p: float, mu: float = 0.0) -> float:
@@ -47,71 +73,77 @@ def _grid_offsets(r: int) -> np.ndarray:
 
 
 def gridpts(r: int, mu: float, a: float, b: float) -> tuple[np.ndarray, np.ndarray]:
-    """Grid points and Simpson weights on [a, b] centred at ``mu`` (Jennison & Turnbull p. 349).
+    """Grid points and Simpson weights on [a, b] centred at ``mu`` (Jennison & Turnbull 2000, p. 349).
 
     Returns
     -------
     z, w : arrays of shape (m,)
         Odd positions are interval mid-points; a grid that collapses to one point has weight 0.
     """
-    zt = mu + _grid_offsets(r)
-    first = zt[0]
-    if first <= a:
-        z0 = a
-    elif first >= b:
+    off = _grid_offsets(r)
+    n = off.size
+    first = mu + off[0]
+    if first >= b:
         return np.array([b]), np.array([0.0])
-    else:
-        z0 = first
-    lo = max(1, int(np.searchsorted(zt, a, side="right")))  # first candidate > a (after the first point)
-    hi = int(np.searchsorted(zt, b, side="left"))  # first candidate >= b
+    z0 = a if first <= a else first
+    lo = int(off.searchsorted(a - mu, side="right")) or 1  # first candidate > a (after the first point)
+    hi = int(off.searchsorted(b - mu, side="left"))  # first candidate >= b
     if hi < lo:
         hi = lo
-    if hi < zt.size:
-        cand = np.append(zt[lo:hi], b)
+    if hi < n:
+        m = hi - lo + 2
+        even = np.empty(m)
+        even[1:-1] = off[lo:hi]
+        even[1:-1] += mu
+        even[-1] = b
     else:
-        cand = zt[lo:]
-    even = np.empty(cand.size + 1)
+        m = n - lo + 1
+        even = np.empty(m)
+        even[1:] = off[lo:]
+        even[1:] += mu
     even[0] = z0
-    even[1:] = cand
-    if even.size == 1:
+    if m == 1:
         return even, np.array([0.0])
-    d = np.diff(even)
-    z = np.empty(2 * even.size - 1)
+    d = even[1:] - even[:-1]
+    z = np.empty(2 * m - 1)
     z[0::2] = even
-    z[1::2] = (even[1:] + even[:-1]) / 2
-    w = np.empty_like(z)
-    w[1::2] = 2 * d / 3
-    w[0::2] = 0.0
-    w[0:-1:2] += d / 6
-    w[2::2] += d / 6
+    z[1::2] = even[:-1] + d / 2
+    w = np.empty(2 * m - 1)
+    d6 = d / 6
+    w[1::2] = 4 * d6
+    w[0] = 0.0
+    w[2::2] = d6
+    w[0:-1:2] += d6
     return z, w
 
 
 def _h1(theta: float, z: np.ndarray, w: np.ndarray, info: float) -> np.ndarray:
     x = z - theta * np.sqrt(info)
-    return w * np.exp(-x * x / 2) / _RT2PI_H
+    return w * _exp(-x * x / 2) / _RT2PI_H
 
 
 def _hupdate(theta: float, w2: np.ndarray, i1: float, z1: np.ndarray, h: np.ndarray, i2: float, z2: np.ndarray,
              conserve: bool = False) -> np.ndarray:
+    """Sub-density on the grid ``z2`` of look 2 from the sub-density ``h`` on ``z1`` of look 1 (one m2 x m1 kernel)."""
     dk = i2 - i1
-    rtd = np.sqrt(dk)
+    rtd = dk ** 0.5
+    r2 = i2 ** 0.5 / rtd
     # x = (z2 sqrt(I2) - z1 sqrt(I1) - theta dk) / sqrt(dk), built in place: this m2 x m1 kernel is the hot spot
-    shift = z1 * (np.sqrt(i1) / rtd) + theta * dk / rtd
-    x = np.subtract.outer(z2 * (np.sqrt(i2) / rtd), shift)
-    np.multiply(x, x, out=x)
-    np.multiply(x, -0.5, out=x)
-    np.exp(x, out=x)
-    scale = np.sqrt(i2) / rtd / _RT2PI_H
+    shift = z1 * ((i1 ** 0.5) / rtd) + theta * dk / rtd
+    x = np.subtract.outer(z2 * r2, shift)
+    np.square(x, out=x)
+    x *= -0.5
+    _exp(x, out=x)
+    scale = r2 / _RT2PI_H
     if conserve:
         # Hundreds of looks make the transition kernel narrower than the grid's coarse tail spacing, and the
         # Simpson sum of a column can exceed the probability it approximates; errors then compound look
         # after look. Rescale each column to the exact probability of landing on the grid's support.
-        got = (w2 @ x) * scale
-        lo, hi = z2[0] * np.sqrt(i2) / rtd, z2[-1] * np.sqrt(i2) / rtd
+        got = _dot(w2, x) * scale
+        lo, hi = z2[0] * r2, z2[-1] * r2
         exact = ndtr(hi - shift) - ndtr(lo - shift)
         h = h * np.where(got > 0, exact / np.where(got > 0, got, 1.0), 0.0)
-    return w2 * (x @ h) * scale
+    return w2 * _dot(x, h) * scale
 
 
 def gsprob(theta, info, a, b, r: int = 18, overrun: float = 0.0):
@@ -138,22 +170,26 @@ def gsprob(theta, info, a, b, r: int = 18, overrun: float = 0.0):
     k = info.size
     plo = np.zeros((k, thetas.size))
     phi = np.zeros((k, thetas.size))
-    for j, th in enumerate(thetas):
-        mu = th * np.sqrt(info[0])
-        plo[0, j] = ndtr(a[0] - mu)
-        phi[0, j] = ndtr(mu - b[0])
-        z1, w1 = gridpts(r, mu, a[0], b[0])
+    rt = np.sqrt(info)
+    dks = np.diff(info)
+    rtds = np.sqrt(dks)
+    conserve = r > 18
+    al, bl, rtl = a.tolist(), b.tolist(), rt.tolist()
+    for j, th in enumerate(thetas.tolist()):
+        mu = th * rtl[0]
+        plo[0, j] = ndtr(al[0] - mu)
+        phi[0, j] = ndtr(mu - bl[0])
+        z1, w1 = gridpts(r, mu, al[0], bl[0])
         h = _h1(th, z1, w1, info[0])
         for i in range(1, k):
-            dk = info[i] - info[i - 1]
-            rtd, rti, rtim1 = np.sqrt(dk), np.sqrt(info[i]), np.sqrt(info[i - 1])
-            base = z1 * rtim1 + th * dk
-            phi[i, j] = h @ ndtr((base - b[i] * rti) / rtd)
-            plo[i, j] = h @ ndtr((a[i] * rti - base) / rtd)
+            dk, rtd = dks[i - 1], rtds[i - 1]
+            base = z1 * (rtl[i - 1] / rtd) + th * dk / rtd
+            phi[i, j] = _dot(h, ndtr(base - bl[i] * rtl[i] / rtd))
+            plo[i, j] = _dot(h, ndtr(al[i] * rtl[i] / rtd - base))
             if i < k - 1:
-                mu = th * rti
-                z2, w2 = gridpts(r, mu, a[i], b[i])
-                h = _hupdate(th, w2, info[i - 1], z1, h, info[i], z2, r > 18)
+                mu = th * rtl[i]
+                z2, w2 = gridpts(r, mu, al[i], bl[i])
+                h = _hupdate(th, w2, info[i - 1], z1, h, info[i], z2, conserve)
                 z1 = z2
     powr = phi.sum(0)
     futile = plo.sum(0)
@@ -162,15 +198,60 @@ def gsprob(theta, info, a, b, r: int = 18, overrun: float = 0.0):
     return {"problo": plo, "probhi": phi, "powr": powr, "en": en}
 
 
-def gsbound1(theta: float, info, a, probhi, tol: float = 1e-6, r: int = 18):
+def _newton_upper(h, base, scale, target, b0, tol, rt2pi):
+    """gsDesign's Newton iteration for an upper bound: ``h @ ndtr(base - b * scale) = target``.
+
+    Returns ``(b, achieved, converged)`` where ``achieved`` is the crossing probability at the returned ``b``
+    (gsDesign returns the last point evaluated, not the last Newton proposal).
+    """
+    hdot = h.dot
+    x = np.empty_like(base)
+    buf = np.empty_like(base)
+    btem2 = b0
+    j = 0
+    bdelta = 1.0
+    btem = btem2
+    phi = 0.0
+    sub, mul, ex = np.subtract, np.multiply, _exp
+    c = scale / rt2pi
+    while bdelta > tol and j < 20:
+        j += 1
+        btem = btem2
+        sub(base, btem * scale, out=x)
+        phi = float(hdot(ndtr(x, out=buf)))
+        mul(x, x, out=buf)
+        mul(buf, -0.5, out=buf)
+        dphi = -float(hdot(ex(buf, out=buf))) * c
+        bd = target - phi
+        if bd < dphi:
+            btem2 = btem + 1.0
+        elif bd > -dphi:
+            btem2 = btem - 1.0
+        elif dphi == 0.0:  # 0/0 ends the loop, as in C
+            btem2 = float("nan")
+        else:
+            btem2 = btem + bd / dphi
+        if btem2 == btem2:
+            btem2 = EXTREMEZ if btem2 > EXTREMEZ else (-EXTREMEZ if btem2 < -EXTREMEZ else btem2)
+        bdelta = abs(btem2 - btem)
+    return btem, phi, not (bdelta > tol)
+
+
+def gsbound1(theta: float, info, a, probhi, tol: float = 1e-6, r: int = 18, lower: bool = True):
     """Upper bound with the given upper-crossing probabilities for drift ``theta`` and a fixed lower bound.
 
     A transcription of gsDesign's C ``gsbound1`` plus the R wrapper ``gsBound1`` (which lifts an
     upper bound that fell below the lower one).
 
+    Parameters
+    ----------
+    lower : bool, default=True
+        Also compute the lower-crossing probabilities (not needed when ``a`` is -20 everywhere).
+
     Returns
     -------
-    dict with ``b`` (k,), ``problo`` (k,), ``probhi`` (k,) and ``error`` (0 when converged).
+    dict with ``b`` (k,), ``problo`` (k,), ``probhi`` (k,, the targets, as gsDesign), ``achieved``
+    (k,, the upper-crossing probabilities at the returned bounds) and ``error`` (0 when converged).
     """
     info = np.asarray(info, dtype=float)
     a = np.asarray(a, dtype=float)
@@ -178,132 +259,153 @@ def gsbound1(theta: float, info, a, probhi, tol: float = 1e-6, r: int = 18):
     k = info.size
     b = np.zeros(k)
     problo = np.zeros(k)
-    rtik = np.sqrt(info[0])
-    mu = rtik * theta
-    problo[0] = ndtr(a[0] - mu)
-    b[0] = EXTREMEZ if probhi[0] <= 0 else _qnorm_upper(probhi[0], mu)
+    achieved = np.zeros(k)
+    rt = np.sqrt(info).tolist()
+    al, pl = a.tolist(), probhi.tolist()
+    mu = rt[0] * theta
+    problo[0] = ndtr(al[0] - mu)
+    b[0] = EXTREMEZ if pl[0] <= 0 else _qnorm_upper(pl[0], mu)
+    achieved[0] = ndtr(mu - b[0])
     err = 0
+    conserve = r > 18
     if k > 1:
-        z1, w1 = gridpts(r, mu, a[0], b[0])
+        z1, w1 = gridpts(r, mu, al[0], b[0])
         h = _h1(theta, z1, w1, info[0])
         for i in range(1, k):
-            rtikm1, rtik = rtik, np.sqrt(info[i])
+            rtik = rt[i]
             mu = rtik * theta
             dk = info[i] - info[i - 1]
-            rtd = np.sqrt(dk)
-            btem2 = EXTREMEZ if probhi[i] <= 0 else _qnorm_upper(probhi[i], mu)
-            base = z1 * rtikm1 + theta * dk
-            plo = float(h @ ndtr((a[i] * rtik - base) / rtd))
-            bdelta, j, btem = 1.0, 0, btem2
-            while bdelta > tol and j < 20:
-                j += 1
-                btem = btem2
-                xhi = (base - btem * rtik) / rtd
-                phi = float(h @ ndtr(xhi))
-                dphi = -float(h @ np.exp(-xhi * xhi / 2)) / _RT2PI_H * rtik / rtd
-                bd = probhi[i] - phi
-                if bd < dphi:
-                    btem2 = btem + 1.0
-                elif bd > -dphi:
-                    btem2 = btem - 1.0
-                else:
-                    with np.errstate(divide="ignore", invalid="ignore"):  # 0/0 ends the loop, as in C
-                        btem2 = btem + bd / dphi
-                btem2 = min(max(btem2, -EXTREMEZ), EXTREMEZ)
-                bdelta = abs(btem2 - btem)
-            b[i] = btem
-            problo[i] = plo
-            if bdelta > tol:
+            rtd = dk ** 0.5
+            btem2 = EXTREMEZ if pl[i] <= 0 else _qnorm_upper(pl[i], mu)
+            base = z1 * (rt[i - 1] / rtd) + theta * dk / rtd
+            scale = rtik / rtd
+            if lower:
+                problo[i] = float(_dot(h, ndtr(al[i] * scale - base)))
+            b[i], achieved[i], ok = _newton_upper(h, base, scale, pl[i], btem2, tol, _RT2PI_H)
+            if not ok:
                 err = 1
             if i < k - 1:
-                z2, w2 = gridpts(r, mu, a[i], b[i])
-                h = _hupdate(theta, w2, info[i - 1], z1, h, info[i], z2, r > 18)
+                z2, w2 = gridpts(r, mu, al[i], b[i])
+                h = _hupdate(theta, w2, info[i - 1], z1, h, info[i], z2, conserve)
                 z1 = z2
-    out = {"b": b, "problo": problo, "probhi": probhi.copy(), "error": err}
+    out = {"b": b, "problo": problo, "probhi": probhi.copy(), "achieved": achieved, "error": err}
     if err == 0 and np.min(b - a) < 0:
         bb = np.where(b < a, a, b)
         pr = gsprob(theta, info, a, bb, r)
-        out.update(b=bb, probhi=pr["probhi"][:, 0], problo=pr["problo"][:, 0])
+        out.update(b=bb, probhi=pr["probhi"][:, 0], problo=pr["problo"][:, 0], achieved=pr["probhi"][:, 0])
     return out
 
 
 def gsbound(info, trueneg, falsepos, tol: float = 1e-6, r: int = 18):
     """Lower and upper bounds with given crossing probabilities under H0 (gsDesign's C ``gsbound``).
 
+    When ``trueneg`` equals ``falsepos`` (a symmetric two-sided design) the grid and the density are
+    symmetric about 0, so only the upper bound is iterated and ``a = -b`` (the same iterates as the
+    joint scheme, at half the cost).
+
     Returns
     -------
-    dict with ``a``, ``b`` (k,) and ``error``.
+    dict with ``a``, ``b`` (k,), ``problo``, ``probhi`` (k,, the crossing probabilities under H0 at the
+    returned bounds) and ``error`` (0 when converged; the look that failed otherwise).
     """
     info = np.asarray(info, dtype=float)
     trueneg = np.asarray(trueneg, dtype=float)
     falsepos = np.asarray(falsepos, dtype=float)
     k = info.size
+    sym = bool(np.array_equal(trueneg, falsepos))
     a = np.zeros(k)
     b = np.zeros(k)
-    a[0] = -EXTREMEZ if trueneg[0] <= 0 else float(ndtri(trueneg[0]))
-    b[0] = EXTREMEZ if falsepos[0] <= 0 else _qnorm_upper(falsepos[0])
+    plo_out = np.zeros(k)
+    phi_out = np.zeros(k)
+    tn, fp = trueneg.tolist(), falsepos.tolist()
+    a[0] = -EXTREMEZ if tn[0] <= 0 else float(ndtri(tn[0]))
+    b[0] = EXTREMEZ if fp[0] <= 0 else _qnorm_upper(fp[0])
+    plo_out[0], phi_out[0] = ndtr(a[0]), ndtr(-b[0])
     z1, w1 = gridpts(r, 0.0, a[0], b[0])
     h = _h1(0.0, z1, w1, info[0])
-    rtik = np.sqrt(info[0])
+    rt = np.sqrt(info).tolist()
     err = 0
+    conserve = r > 18
     for i in range(1, k):
-        rtikm1, rtik = rtik, np.sqrt(info[i])
-        rtd = np.sqrt(info[i] - info[i - 1])
-        atem2 = -EXTREMEZ if trueneg[i] <= 0 else float(ndtri(trueneg[i]))
-        btem2 = EXTREMEZ if falsepos[i] <= 0 else _qnorm_upper(falsepos[i])
-        adelta = bdelta = 1.0
-        j = 0
-        atem, btem = atem2, btem2
-        zr = z1 * rtikm1
-        while (adelta > tol or bdelta > tol) and j < EXTREMEZ:
-            j += 1
+        rtik = rt[i]
+        rtd = (info[i] - info[i - 1]) ** 0.5
+        scale = rtik / rtd
+        zr = z1 * (rt[i - 1] / rtd)
+        btem2 = EXTREMEZ if fp[i] <= 0 else _qnorm_upper(fp[i])
+        if sym:
+            btem, phi, ok = _newton_upper(h, zr, scale, fp[i], btem2, tol, _RT2PI_B)
+            atem, plo = -btem, phi
+        else:
+            atem2 = -EXTREMEZ if tn[i] <= 0 else float(ndtri(tn[i]))
+            adelta = bdelta = 1.0
+            j = 0
             atem, btem = atem2, btem2
-            xlo = (zr - atem * rtik) / rtd
-            xhi = (zr - btem * rtik) / rtd
-            plo = float(h @ ndtr(-xlo))
-            phi = float(h @ ndtr(xhi))
-            dplo = float(h @ np.exp(-xlo * xlo / 2)) / _RT2PI_B * rtik / rtd
-            dphi = -float(h @ np.exp(-xhi * xhi / 2)) / _RT2PI_B * rtik / rtd
-            ad = trueneg[i] - plo
-            if ad > dplo:
-                atem2 = atem + 1.0
-            elif ad < -dplo:
-                atem2 = atem - 1.0
-            else:
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    atem2 = atem + ad / dplo
-            atem2 = min(max(atem2, -EXTREMEZ), EXTREMEZ)
-            bd = falsepos[i] - phi
-            if bd < dphi:
-                btem2 = btem + 1.0
-            elif bd > -dphi:
-                btem2 = btem - 1.0
-            else:
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    btem2 = btem + bd / dphi
-            btem2 = min(max(btem2, -EXTREMEZ), EXTREMEZ)
-            if atem2 > btem2:
-                atem2 = btem2
-            adelta = abs(atem2 - atem)
-            bdelta = abs(btem2 - btem)
+            plo = phi = 0.0
+            while (adelta > tol or bdelta > tol) and j < EXTREMEZ:
+                j += 1
+                atem, btem = atem2, btem2
+                xlo = zr - atem * scale
+                xhi = zr - btem * scale
+                plo = float(_dot(h, ndtr(-xlo)))
+                phi = float(_dot(h, ndtr(xhi)))
+                dplo = float(_dot(h, _exp(-xlo * xlo / 2))) / _RT2PI_B * scale
+                dphi = -float(_dot(h, _exp(-xhi * xhi / 2))) / _RT2PI_B * scale
+                ad = tn[i] - plo
+                if ad > dplo:
+                    atem2 = atem + 1.0
+                elif ad < -dplo:
+                    atem2 = atem - 1.0
+                else:
+                    with np.errstate(divide="ignore", invalid="ignore"):
+                        atem2 = float(np.float64(atem) + np.float64(ad) / np.float64(dplo))
+                atem2 = min(max(atem2, -EXTREMEZ), EXTREMEZ)
+                bd = fp[i] - phi
+                if bd < dphi:
+                    btem2 = btem + 1.0
+                elif bd > -dphi:
+                    btem2 = btem - 1.0
+                else:
+                    with np.errstate(divide="ignore", invalid="ignore"):
+                        btem2 = float(np.float64(btem) + np.float64(bd) / np.float64(dphi))
+                btem2 = min(max(btem2, -EXTREMEZ), EXTREMEZ)
+                if atem2 > btem2:
+                    atem2 = btem2
+                adelta = abs(atem2 - atem)
+                bdelta = abs(btem2 - btem)
+            ok = not (adelta > tol or bdelta > tol)
         a[i], b[i] = atem, btem
-        if adelta > tol or bdelta > tol:
-            err = 1
+        plo_out[i], phi_out[i] = plo, phi
+        if not ok:
+            err = i + 1
             break
         if i < k - 1:
             z2, w2 = gridpts(r, 0.0, a[i], b[i])
-            h = _hupdate(0.0, w2, info[i - 1], z1, h, info[i], z2, r > 18)
+            h = _hupdate(0.0, w2, info[i - 1], z1, h, info[i], z2, conserve)
             z1 = z2
-    return {"a": a, "b": b, "error": err}
+    return {"a": a, "b": b, "problo": plo_out, "probhi": phi_out, "error": err}
 
 
 def zeroin(f: Callable[[float], float], lower: float, upper: float, tol: float = 1e-6, maxiter: int = 1000,
            f_lower: float | None = None, f_upper: float | None = None) -> float:
-    """R's ``uniroot`` (``R_zeroin2``, Brent's method) step for step, so roots match R's to the last bit."""
+    """R's ``uniroot`` (``R_zeroin2``, Brent's method) step for step, so roots match R's to the last bit.
+
+    Raises
+    ------
+    RuntimeError
+        If ``f`` has the same sign at both ends (the root is not bracketed) or is not finite there.
+
+    Warns
+    -----
+    ConvergenceWarning
+        If ``maxiter`` iterations end before the tolerance is met (the last iterate is returned).
+    """
     fa = f(lower) if f_lower is None else f_lower
     fb = f(upper) if f_upper is None else f_upper
+    if not (np.isfinite(fa) and np.isfinite(fb)):
+        raise RuntimeError(f"zeroin: f is not finite at the end points (f({lower:g}) = {fa}, f({upper:g}) = {fb})")
     if fa * fb > 0:
-        raise ValueError("f() values at end points not of opposite sign")
+        raise RuntimeError(f"zeroin: the root is not bracketed: f({lower:g}) = {fa:.3g} and f({upper:g}) = {fb:.3g} "
+                           "have the same sign")
     a, b = float(lower), float(upper)
     c, fc = a, fa
     if fa == 0.0:
@@ -346,7 +448,33 @@ def zeroin(f: Callable[[float], float], lower: float, upper: float, tol: float =
         fb = f(b)
         if (fb > 0 and fc > 0) or (fb < 0 and fc < 0):
             c, fc = a, fa
+    warnings.warn(f"zeroin: no convergence to tol={tol:g} in {maxiter} iterations; returning the last iterate {b:g}",
+                  ConvergenceWarning, stacklevel=2)
     return b
+
+
+def _increasing_root(f: Callable[[float], float], lower: float, upper: float, tol: float, name: str) -> float:
+    """Root of an increasing ``f``: R's bracket ``[lower, upper]`` when it brackets (bit-identical to gsDesign),
+    otherwise the bracket is widened geometrically first (gsDesign's own search stops with
+    "f() values at end points not of opposite sign", e.g. when the design needs no more information than a
+    fixed-sample test to within rounding)."""
+    flo, fhi = f(lower), f(upper)
+    lo, hi = lower, upper
+    n = 0
+    while flo > 0 and n < 60:
+        hi, fhi = lo, flo
+        lo = lo / 1.25
+        flo = f(lo)
+        n += 1
+    n = 0
+    while fhi < 0 and n < 30:
+        lo, flo = hi, fhi
+        hi = hi * 2
+        fhi = f(hi)
+        n += 1
+    if flo > 0 or fhi < 0:
+        raise RuntimeError(f"{name}: no root of the power equation in [{lo:g}, {hi:g}] (f = {flo:.3g}, {fhi:.3g})")
+    return zeroin(f, lo, hi, tol, f_lower=flo, f_upper=fhi)
 
 
 def wt_constant(delta: float, alpha: float, two_sided: bool, timing, tol: float = 1e-6, r: int = 18) -> float:
@@ -422,54 +550,57 @@ def _betadiff1(imax, theta, tx, problo, b, tol, r):
 
 def _gsI1(theta, info, beta, b, ilow, ihigh, tol, r):
     tx = info / info[-1]
-    root = zeroin(lambda v: _betadiff1(v, theta, tx, beta, b, tol, r), ilow, ihigh, tol)
+    root = _increasing_root(lambda v: _betadiff1(v, theta, tx, beta, b, tol, r), ilow, ihigh, tol, "information")
     x = gsbound1(-theta, root * tx, -b, beta, tol, r)
     bb = x["b"].copy()
     bb[-1] = -b[-1]
     return root * tx, -bb, b
 
 
-def native_design(s: _Spec) -> dict:
-    """Derive a design like ``gsDesign::gsDesign`` (with ``delta = 0, n.fix = 1``).
+def _check_falsepos(target: np.ndarray, got: np.ndarray, tol: float) -> None:
+    """gsDesign's "False positive rates not achieved" check, as a numerical failure (RuntimeError)."""
+    dev = np.abs(np.asarray(target) - np.asarray(got))
+    if not np.all(dev <= tol):
+        look = int(np.argmax(np.where(np.isfinite(dev), dev, np.inf))) + 1
+        raise RuntimeError(f"design: the bounds do not spend the requested type-I error (look {look}: "
+                           f"|spent - target| = {float(dev[look - 1]):.3g} > tol = {tol:g}); the boundary iteration "
+                           "failed to converge. Try a larger r or fewer, more widely spaced looks.")
 
-    Returns a dict with ``upper``, ``lower`` (None for one-sided), ``n_i`` (information relative to
-    the fixed design), ``upper_prob`` / ``lower_prob`` (k, 2) at theta = (0, delta), ``en`` (2,),
-    ``falsepos`` (incremental upper error at theta = 0 ignoring a non-binding lower bound),
-    ``lower_spend`` (incremental planned lower spending) and ``delta``.
+
+def native_bounds(s: _Spec) -> dict:
+    """Boundaries only (no sample-size search where the bounds do not depend on it: test types 1, 2, 5, 6).
+
+    Returns a dict with ``upper``, ``lower`` (None for one-sided), ``upper_prob0`` (k,, upper-crossing
+    probabilities under H0 at the bounds, binding lower bound included), ``falsepos`` (k,, incremental upper error
+    under H0 ignoring a non-binding lower bound), ``lower_spend``, ``delta`` and ``sized`` (True when the
+    derivation needed, and so returns, the sizes too: beta-spending test types 3 and 4).
     """
     k, tol, r = s.k, s.tol, s.r
-    n_fix = 1.0
     delta = abs(ndtri(s.alpha) + ndtri(s.beta))
+    given = s.n_i is not None
     timing = s.timing
     low20 = np.full(k, -EXTREMEZ)
-    given = s.n_i is not None
-    n_i = s.n_i if given else None
-    out: dict = {"delta": float(delta)}
     tt = s.test_type
     up = s.upper
-
-    def solve_ni(a, b):
-        root = zeroin(lambda v: _betadiff(v, delta, s.beta, timing, a, b, r), n_fix, 10 * n_fix, tol)
-        return root * timing
-
+    out: dict = {"delta": float(delta), "sized": False}
     if up.is_classic and tt > 2:
-        raise ValueError("spending: Wang-Tsiatis, Pocock and O'Brien-Fleming bounds are not available for asymmetric testing (test_type 3-6)")
+        raise ValueError("spending: Wang-Tsiatis, Pocock and O'Brien-Fleming bounds are not available for asymmetric "
+                         "testing (test_type 3-6)")
+    scale = s.n_i if given else timing  # bounds at theta = 0 only depend on information ratios
 
     if tt == 1:
-        a = low20
         if up.is_classic:
             d = up.wt_delta
             c = wt_constant(d, s.alpha, False, timing, tol, r)
             b = c * timing ** (d - 0.5)
-            falsepos = gsprob(0.0, timing, a, b, r)["probhi"][:, 0]
+            falsepos = gsprob(0.0, timing, low20, b, r)["probhi"][:, 0]
+            got = falsepos
         else:
             falsepos = _incr(up(s.alpha, timing))
-            b = gsbound1(0.0, timing, a, falsepos, tol, r)["b"]
-        if not given:
-            n_i = solve_ni(a, b)
-        y = gsprob([0.0, delta], n_i, a, b, r)
-        out.update(upper=b, lower=None, n_i=n_i, upper_prob=y["probhi"], lower_prob=None, en=y["en"],
-                   falsepos=falsepos, lower_spend=None)
+            x = gsbound1(0.0, scale, low20, falsepos, tol, r, lower=False)
+            b, got = x["b"], x["achieved"]
+            _check_falsepos(falsepos, got, tol)
+        out.update(upper=b, lower=None, upper_prob0=got, lower_prob0=None, falsepos=got, lower_spend=None)
         return out
 
     if tt in (2, 5):
@@ -478,42 +609,30 @@ def native_design(s: _Spec) -> dict:
             c = wt_constant(d, s.alpha, True, timing, tol, r)
             b = c * timing ** (d - 0.5)
             a = -b
-            falsepos = gsprob(0.0, timing, a, b, r)["probhi"][:, 0]
-            trueneg = falsepos
-            if not given:
-                n_i = solve_ni(a, b)
+            p = gsprob(0.0, timing, a, b, r)
+            falsepos = trueneg = got = p["probhi"][:, 0]
+            plo = p["problo"][:, 0]
         else:
             falsepos = _incr(up(s.alpha, timing))
-            if tt == 5:
-                trueneg = _incr(s.lower(s.astar, timing))
-            else:
-                trueneg = falsepos
-            sym = tt == 2 or s.astar < 1 - s.alpha
-            if not given:
-                x = gsbound(timing, trueneg, falsepos, tol, r)
-                alpha = falsepos.sum()
-                i0 = ((ndtri(alpha) + ndtri(s.beta)) / delta) ** 2
-                tx = timing / timing[-1]
-                root = zeroin(lambda v: _betadiff(v, delta, s.beta, tx, x["a"], x["b"], r), i0, 10 * i0, tol)
-                n_i = root * tx
-                a, b = x["a"].copy(), x["b"]
-                if not sym:
-                    a[-1] = b[-1]
-            else:
-                x = gsbound(n_i, trueneg, falsepos, tol, r)
-                a, b = x["a"], x["b"]
-        y = gsprob([0.0, delta], n_i, a, b, r)
-        if np.max(np.abs(falsepos - y["probhi"][:, 0])) > tol:
-            raise ValueError("False positive rates not achieved")
-        out.update(upper=b, lower=a, n_i=n_i, upper_prob=y["probhi"], lower_prob=y["problo"], en=y["en"],
-                   falsepos=falsepos, lower_spend=trueneg)
+            trueneg = _incr(s.lower(s.astar, timing)) if tt == 5 else falsepos
+            x = gsbound(scale, trueneg, falsepos, tol, r)
+            if x["error"]:
+                warnings.warn(f"design: the boundary iteration did not converge at look {x['error']} (gsDesign's "
+                              "Newton scheme, 20 steps)", ConvergenceWarning, stacklevel=3)
+            a, b = x["a"].copy(), x["b"]
+            got, plo = x["probhi"], x["problo"]
+            if not given and not (tt == 2 or s.astar < 1 - s.alpha):
+                a[-1] = b[-1]
+            _check_falsepos(falsepos, got, tol)
+        out.update(upper=b, lower=a, upper_prob0=got, lower_prob0=plo, falsepos=got, lower_spend=trueneg)
         return out
 
     if tt == 6:
         if given:
-            timing = n_i / s.max_info_plan
+            timing = s.n_i / s.max_info_plan
         falsepos = _incr(up(s.alpha, timing))
-        b = gsbound1(0.0, timing, low20, falsepos, tol, r)["b"]
+        x = gsbound1(0.0, scale, low20, falsepos, tol, r, lower=False)
+        b, fpnb = x["b"], x["achieved"]
         if s.astar == 1 - s.alpha:
             tn = _incr(s.lower(s.astar, timing))
             trueneg = tn
@@ -530,28 +649,85 @@ def native_design(s: _Spec) -> dict:
         else:
             trueneg = _incr(s.lower(s.astar, timing))
             a = -gsbound1(0.0, timing, -b, trueneg, tol, r)["b"]
-        if not given:
-            n_i = solve_ni(a, b)
-        fpnb = gsprob(0.0, n_i, low20, b, r)["probhi"][:, 0]
-        y = gsprob([0.0, delta], n_i, a, b, r)
-        out.update(upper=b, lower=a, n_i=n_i, upper_prob=y["probhi"], lower_prob=y["problo"], en=y["en"],
-                   falsepos=fpnb, lower_spend=trueneg)
+        out.update(upper=b, lower=a, upper_prob0=None, lower_prob0=None, falsepos=fpnb, lower_spend=trueneg)
         return out
 
-    # beta-spending designs (test types 3 and 4)
+    # beta-spending designs (test types 3 and 4): the bounds depend on the information, so sizes come with them
+    res = _beta_spending(s, delta)
+    res.update(delta=float(delta), sized=True, upper_prob0=res["upper_prob"][:, 0],
+               lower_prob0=res["lower_prob"][:, 0])
+    return res
+
+
+def native_sizes(s: _Spec, bounds: dict) -> dict:
+    """Information and operating characteristics for bounds from :func:`native_bounds`.
+
+    The maximum information for power ``1 - beta`` at the design drift (relative to a fixed design of
+    information 1) is solved unless the information was given; then crossing probabilities at
+    theta = (0, delta) and the expected information at stopping.
+
+    Returns a dict with ``n_i`` (k,), ``upper_prob`` (k, 2), ``lower_prob`` (k, 2) or None and ``en`` (2,).
+    """
+    if bounds.get("sized"):
+        return {key: bounds[key] for key in ("n_i", "upper_prob", "lower_prob", "en")}
+    k, tol, r = s.k, s.tol, s.r
+    delta = bounds["delta"]
+    b = bounds["upper"]
+    a = bounds["lower"] if bounds["lower"] is not None else np.full(k, -EXTREMEZ)
+    n_i = s.n_i
+    if n_i is None:
+        timing = s.timing
+        if s.test_type in (2, 5) and not s.upper.is_classic:
+            alpha = float(np.sum(_incr(s.upper(s.alpha, timing))))
+            i0 = ((ndtri(alpha) + ndtri(s.beta)) / delta) ** 2
+        else:
+            i0 = 1.0  # n.fix
+        tx = timing / timing[-1]
+        root = _increasing_root(lambda v: _betadiff(v, delta, s.beta, tx, a, b, r), i0, 10 * i0, tol, "information")
+        n_i = root * tx
+    y = gsprob([0.0, delta], n_i, a, b, r)
+    return {"n_i": n_i, "upper_prob": y["probhi"], "lower_prob": None if s.test_type == 1 else y["problo"],
+            "en": y["en"]}
+
+
+def native_design(s: _Spec) -> dict:
+    """Bounds and sizes like ``gsDesign::gsDesign`` (with ``delta = 0, n.fix = 1``): :func:`native_bounds`
+    followed by :func:`native_sizes`, merged into one dict (``falsepos`` as gsDesign reports it)."""
+    bnd = native_bounds(s)
+    out = dict(bnd)
+    out.update(native_sizes(s, bnd))
+    return out
+
+
+def _beta_spending(s: _Spec, delta: float) -> dict:
+    """Test types 3 and 4 (gsDesign's gsDType3 / gsDType4): lower bounds spend beta at the design drift."""
+    k, tol, r = s.k, s.tol, s.r
+    n_fix = 1.0
+    timing = s.timing
+    low20 = np.full(k, -EXTREMEZ)
+    given = s.n_i is not None
+    n_i = s.n_i
+    tt = s.test_type
+    up = s.upper
+    out: dict = {}
     falsepos = _incr(up(s.alpha, timing))
     falseneg = _incr(s.lower(s.beta, timing))
+
+    def bracket(bb, ilow, ihigh):
+        while 0 > _betadiff1(ihigh, delta, timing, falseneg, bb, tol, r):
+            if ihigh > 5 * n_fix:
+                raise RuntimeError("design: unable to derive the sample size (gsDesign's bracket search exceeded "
+                                   "5 times the fixed-design information)")
+            ilow, ihigh = ihigh, ihigh * 1.2
+        return ilow, ihigh
+
     if tt == 4:
         if not given:
-            x0b = gsbound1(0.0, timing, low20, falsepos, tol, r)["b"]
-            ilow, ihigh = 0.98 * n_fix, 1.2 * n_fix
-            while 0 > _betadiff1(ihigh, delta, timing, falseneg, x0b, tol, r):
-                if ihigh > 5 * n_fix:
-                    raise ValueError("Unable to derive sample size")
-                ilow, ihigh = ihigh, ihigh * 1.2
+            x0b = gsbound1(0.0, timing, low20, falsepos, tol, r, lower=False)["b"]
+            ilow, ihigh = bracket(x0b, 0.98 * n_fix, 1.2 * n_fix)
             n_i, a, b = _gsI1(delta, timing, falseneg, x0b, ilow, ihigh, tol, r)
         else:
-            b = gsbound1(0.0, n_i, low20, falsepos, tol, r)["b"]
+            b = gsbound1(0.0, n_i, low20, falsepos, tol, r, lower=False)["b"]
             x2b = gsbound1(-delta, n_i, -b, falseneg, tol, r)["b"].copy()
             if -x2b[-1] > b[-1] - tol:
                 x2b[-1] = -b[-1]
@@ -571,23 +747,14 @@ def native_design(s: _Spec) -> dict:
         return out
     trueneg = np.full(k, (1 - s.alpha) / k)
     x1 = gsbound(timing, trueneg, falsepos, tol, r)
-
-    def bracket(bb):
-        ilow, ihigh = n_fix / 3, 1.2 * n_fix
-        while 0 > _betadiff1(ihigh, delta, timing, falseneg, bb, tol, r):
-            if ihigh > 5 * n_fix:
-                raise ValueError("Unable to derive sample size")
-            ilow, ihigh = ihigh, ihigh * 1.2
-        return ilow, ihigh
-
-    ilow, ihigh = bracket(x1["b"])
+    ilow, ihigh = bracket(x1["b"], n_fix / 3, 1.2 * n_fix)
     info, a, b = _gsI1(delta, timing, falseneg, x1["b"], ilow, ihigh, tol, r)
     x3 = gsprob(0.0, info, a, b, 18)
     flag = abs(float(x3["powr"][0]) - s.alpha)
     jj = 0
     while flag > tol and jj < 100:
         x4b = gsbound1(0.0, info, np.concatenate((a[:-1], [-EXTREMEZ])), falsepos)["b"]
-        ilow, ihigh = bracket(x4b)
+        ilow, ihigh = bracket(x4b, n_fix / 3, 1.2 * n_fix)
         info, a, b = _gsI1(delta, timing, falseneg, x4b, ilow, ihigh, tol, r)
         x3 = gsprob(0.0, info, a, b, 18)
         flag = float(np.max(np.abs(np.concatenate(([x3["powr"][0] - s.alpha], falsepos - x3["probhi"][:, 0])))))

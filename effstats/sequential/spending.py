@@ -4,6 +4,26 @@ Each spending function maps an information fraction ``t`` in [0, 1] to the cumul
 ``alpha * f(t)`` spent by then (``f(0) = 0``, ``f(1) = 1``). The formulas are those of gsDesign's
 ``sfLDPocock``, ``sfLDOF``, ``sfHSD`` and ``sfPower`` so that the native backend and gsDesign
 agree to rounding error.
+
+References
+----------
+Lan, K. K. G. & DeMets, D. L. (1983). Discrete sequential boundaries for clinical trials.
+*Biometrika*, 70(3), 659–663.
+
+Hwang, I. K., Shih, W. J. & DeCani, J. S. (1990). Group sequential designs using a family of type I
+error probability spending functions. *Statistics in Medicine*, 9(12), 1439–1445.
+
+Kim, K. & DeMets, D. L. (1987). Design and analysis of group sequential tests based on the type I
+error spending rate function. *Biometrika*, 74(1), 149–154.
+
+Pocock, S. J. (1977). Group sequential methods in the design and analysis of clinical trials.
+*Biometrika*, 64(2), 191–199.
+
+O'Brien, P. C. & Fleming, T. R. (1979). A multiple testing procedure for clinical trials.
+*Biometrics*, 35(3), 549–556.
+
+Wang, S. K. & Tsiatis, A. A. (1987). Approximately optimal one-parameter boundaries for group
+sequential trials. *Biometrics*, 43(1), 193–199.
 """
 from __future__ import annotations
 
@@ -54,6 +74,7 @@ _LABELS = {"ld_pocock": "Lan-DeMets Pocock", "ld_obf": "Lan-DeMets O'Brien-Flemi
            "hsd": "Hwang-Shih-DeCani", "power": "Kim-DeMets power", "pocock": "Pocock (classic)",
            "obf": "O'Brien-Fleming (classic)", "wt": "Wang-Tsiatis (classic)"}
 _DEFAULT_PARAM = {"hsd": -4.0, "power": 3.0, "wt": 0.25, "ld_obf": 1.0}
+_NO_PARAM = ("ld_pocock", "pocock", "obf")
 
 
 @dataclass(frozen=True)
@@ -77,23 +98,27 @@ class SpendingFunction:
     def __post_init__(self) -> None:
         fam = _ALIASES.get(str(self.family).lower())
         if fam is None:
-            raise ValueError(f"spending: unknown family {self.family!r}; expected one of {sorted(set(_ALIASES.values()))}")
+            raise ValueError(f"family: unknown spending family {self.family!r}; expected one of "
+                             f"{sorted(set(_ALIASES.values()))}")
         object.__setattr__(self, "family", fam)
         p = self.param
-        if fam in ("ld_pocock", "pocock", "obf"):
-            p = None
+        if fam in _NO_PARAM:
+            if p is not None:
+                raise ValueError(f"param: the {_LABELS[fam]} family has no parameter, got {p!r}; "
+                                 "leave it at None")
         elif p is None:
             p = _DEFAULT_PARAM[fam]
         if p is not None:
-            if isinstance(p, bool) or not np.isfinite(p):
-                raise ValueError(f"spending: param must be a finite number, got {p!r}")
+            if isinstance(p, (bool, str)) or not isinstance(p, (int, float, np.integer, np.floating)) \
+                    or not np.isfinite(p):
+                raise ValueError(f"param: expected a finite number, got {p!r}")
             p = float(p)
             if fam == "power" and p <= 0:
-                raise ValueError(f"spending: the power family needs rho > 0, got {p}")
+                raise ValueError(f"param: the power family needs rho > 0, got {p}")
             if fam == "ld_obf" and not 0.005 <= p <= 20:
-                raise ValueError(f"spending: ld_obf needs rho in [0.005, 20], got {p}")
+                raise ValueError(f"param: ld_obf needs rho in [0.005, 20], got {p}")
             if fam == "hsd" and not -40 <= p <= 40:
-                raise ValueError(f"spending: hsd needs gamma in [-40, 40], got {p}")
+                raise ValueError(f"param: hsd needs gamma in [-40, 40], got {p}")
         object.__setattr__(self, "param", p)
 
     @property
@@ -172,13 +197,26 @@ def wang_tsiatis(delta: float) -> SpendingFunction:
     return SpendingFunction("wt", delta)
 
 
-def get_spending(spec: Any, param: float | None = None, name: str = "spending") -> SpendingFunction:
-    """A :class:`SpendingFunction` from an instance or a family name (``"ld_pocock"``, ``"sfHSD"``, ...)."""
+def get_spending(spec: Any, param: float | None = None, name: str = "spending",
+                 param_name: str | None = None) -> SpendingFunction:
+    """A :class:`SpendingFunction` from an instance or a family name (``"ld_pocock"``, ``"sfHSD"``, ...).
+
+    Errors name ``name`` (an unknown family) or ``param_name`` (a bad or superfluous parameter; default
+    ``"spending_param"`` for ``name="spending"``, ``"lower_param"`` for ``name="lower_spending"``).
+    """
+    if param_name is None:
+        param_name = {"spending": "spending_param", "lower_spending": "lower_param"}.get(name, f"{name}_param")
     if isinstance(spec, SpendingFunction):
-        return spec if param is None else SpendingFunction(spec.family, param)
-    if isinstance(spec, str):
-        try:
-            return SpendingFunction(spec, param)
-        except ValueError as exc:
-            raise ValueError(str(exc).replace("spending:", f"{name}:", 1)) from None
-    raise ValueError(f"{name}: expected a SpendingFunction or a family name, got {type(spec).__name__}")
+        fam = spec.family
+        param = spec.param if param is None else param
+    elif isinstance(spec, str):
+        fam = spec
+    else:
+        raise ValueError(f"{name}: expected a SpendingFunction or a family name, got {type(spec).__name__}")
+    try:
+        return SpendingFunction(fam, param)
+    except ValueError as exc:
+        msg = str(exc)
+        if msg.startswith("family:"):
+            raise ValueError(f"{name}:" + msg[len("family:"):]) from None
+        raise ValueError(f"{param_name}:" + msg[len("param:"):] + f" (for {name}={fam!r})") from None
