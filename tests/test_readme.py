@@ -14,10 +14,30 @@ def test_readme_starts_with_the_two_commands():
 
 
 def test_readme_tour_executes():
-    code = re.search(r"```python\n(.*?)```", README.read_text(), re.S).group(1)
+    text = README.read_text()
+    m = re.search(r"```python\n(.*?)```", text, re.S)
+    # padded with blank lines so that a traceback names the README's own line numbers
+    code = "\n" * text[: m.start(1)].count("\n") + m.group(1)
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         exec(compile(code, "README.md", "exec"), {})
     lines = out.getvalue().strip().splitlines()
     # first printed line: Sort & Search accuracy error of new models from 200 items, in [0, 0.1]
     assert 0 <= float(lines[0]) < 0.1
+
+
+def test_readme_make_targets_exist():
+    # every `make X` the README tells a user to type is a target of the Makefile (and so are the two commands)
+    text = README.read_text()
+    makefile = (README.parent / "Makefile").read_text()
+    targets = set(re.findall(r"^([A-Za-z][\w-]*):", makefile, re.M))
+    said = set(re.findall(r"\bmake ([a-z][\w-]*)", text))
+    assert {"demo", "test", "lab", "notebook", "reports"} <= said
+    assert said <= targets, f"README mentions make targets the Makefile lacks: {sorted(said - targets)}"
+
+
+def test_readme_paths_exist():
+    # scripts and folders of the checkout that the README names are there
+    text = README.read_text()
+    for path in set(re.findall(r"`((?:scripts|notebooks|benchmarks)/[\w./-]+)`", text)):
+        assert (README.parent / path).exists(), path
