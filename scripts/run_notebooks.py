@@ -38,11 +38,13 @@ def kernel_env(fast: bool) -> dict[str, str]:
 
 
 def run_notebook(
-    path: Path, *, fast: bool, out_dir: Path | None = None, timeout: int = 3600, kernel_name: str = KERNEL
+    path: Path, *, fast: bool, out_dir: Path | None = None, timeout: int = 3600, kernel_name: str = KERNEL,
+    progress: bool = False,
 ) -> nbformat.NotebookNode:
     """Execute one notebook with cwd = its folder and return it.
 
-    Raises nbclient's CellExecutionError on a cell error (after writing the partly executed copy to out_dir).
+    ``progress`` shows a tqdm bar over its code cells on stderr. Raises nbclient's CellExecutionError on a cell
+    error (after writing the partly executed copy to out_dir).
     """
     from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
 
@@ -57,9 +59,17 @@ def run_notebook(
     client = nbclient.NotebookClient(
         nb, timeout=timeout, kernel_name=kernel_name, resources={"metadata": {"path": str(path.parent)}}
     )
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=sum(c.cell_type == "code" for c in nb.cells), desc=path.name, unit="cell", file=sys.stderr)
+        client.on_cell_executed = lambda **kw: bar.update(1)
     try:
         client.execute(env=kernel_env(fast))
     finally:
+        if bar is not None:
+            bar.close()
         if out_dir is not None:
             out_dir.mkdir(parents=True, exist_ok=True)
             nbformat.write(nb, out_dir / path.name)
@@ -115,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
         t = time.perf_counter()
         status = "ok"
         try:
-            run_notebook(p, fast=args.fast, out_dir=args.out)
+            run_notebook(p, fast=args.fast, out_dir=args.out, progress=True)
         except CellExecutionError as exc:
             status = "error"
             print(f"  ERROR in {p.name}:\n{str(exc)[-3000:]}", file=sys.stderr, flush=True)
