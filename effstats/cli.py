@@ -1,14 +1,20 @@
-"""Command line: ``effstats audit SCORES.csv [--by scenario] [--out report_dir]``.
+"""Command line: ``effstats audit SCORES [--format ...] [--scenarios ...] [--aggregate mwr|mean|mean-of-means] [--out DIR]``.
 
-Writes a short benchmark-reliability report (``report.md`` + PNG figures + CSV tables) following
-Perlitz et al., "Efficient Benchmarking (of Language Models)": ranking stability (DIoR, Kendall τ
-and weighted τ), the best-model error rate, model-quality stability, the Mean Win Rate's sensitivity
-to weaker clones and to removing a model, and — for per-example scores — the number of examples
-per scenario that reaches a target DIoR.
+Writes a short benchmark-reliability report (``report.md`` + ``report.html`` + PNG figures + CSV tables)
+following Perlitz et al., "Efficient Benchmarking (of Language Models)" (NAACL 2024): what to add or drop,
+which rank differences are resolved, DIoR of scenarios (and examples), and the Mean Win Rate's sensitivity.
+
+Readers: long or wide CSV/TSV tables, HELM's ``groups/<group>.json`` tables (``helm-summarize`` output), the
+Open LLM Leaderboard's per-model results JSON (lm-evaluation-harness layout: ``{"config_general":
+{"model_name": ...}, "results": {"harness|arc:challenge|25": {"acc_norm": ...}, ...}}``) and its CSV export.
+Every failure prints one line naming the argument and exits with status 2.
 """
 from __future__ import annotations
 
 import argparse
+import csv
+import io
+import json
 import re
 import sys
 from pathlib import Path
@@ -17,271 +23,423 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-__all__ = ["main", "read_scores", "audit"]
+__all__ = ["main", "read_scores", "read_helm_json", "read_openllm_json", "read_openllm_csv", "audit"]
 
-_AGGREGATE = re.compile(r"^(mean win rate|mean score|average|avg|mean)$", re.I)
+_AGGREGATE = re.compile(r"^(mean win rate|win rate|mean score|average|avg|mean)\b", re.I)
+# Columns of public leaderboards that are numbers but not scores (model size, likes, cost, dates, flags).
+_METADATA = re.compile(r"(param|#params|size|hub|likes|❤|licen[cs]e|sha|precision|weight type|architecture|date|"
+                       r"flagged|moe|co₂|co2|cost|available|merged|chat template|submission|upload|generation)", re.I)
+_OPENLLM_V1 = ["ARC", "HellaSwag", "MMLU", "TruthfulQA", "Winogrande", "GSM8K"]
+_OPENLLM_V2 = ["IFEval", "BBH", "MATH Lvl 5", "GPQA", "MUSR", "MMLU-PRO"]
+# Open LLM Leaderboard v1 metric per harness task (their "About" page); other tasks: first metric found.
+_OPENLLM_METRIC = {"arc:challenge": "acc_norm", "hellaswag": "acc_norm", "truthfulqa:mc": "mc2", "winogrande": "acc",
+                   "gsm8k": "acc", "hendrycksTest": "acc"}
+_OPENLLM_NAME = {"arc:challenge": "ARC", "hellaswag": "HellaSwag", "truthfulqa:mc": "TruthfulQA",
+                 "winogrande": "Winogrande", "gsm8k": "GSM8K", "hendrycksTest": "MMLU"}
+_METRIC_ORDER = ("acc_norm", "acc", "mc2", "exact_match", "prompt_level_strict_acc", "em", "f1")
+
+
+def _percent(df: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    """Cells written as percentages ("85.3%") → fractions; a column mixing "%" cells and plain numbers is refused."""
+    out = df.copy()
+    converted = []
+    for c in df.columns:
+        s = df[c]
+        if s.dtype != object:
+            continue
+        txt = s.astype(str).str.strip()
+        pct = txt.str.endswith("%") & s.notna()
+        if not pct.any():
+            continue
+        other = s.notna() & ~pct & ~txt.isin(["-", ""])
+        if other.any():
+            raise ValueError(f"SCORES: column {c!r} mixes percentages and plain numbers (e.g. {s[other].iloc[0]!r}); "
+                             "write them one way")
+        vals = pd.to_numeric(txt.where(pct).str.rstrip("%").str.strip(), errors="coerce") / 100
+        bad = pct & vals.isna()
+        if bad.any():
+            raise ValueError(f"SCORES: column {c!r} has a malformed percentage, e.g. {s[bad].iloc[0]!r}")
+        out[c] = vals.where(pct, s)
+        converted.append(str(c))
+    return out, converted
+
+
+def _header(path: Path, sep: str | None) -> list[str]:
+    with open(path, newline="", encoding="utf-8-sig") as f:
+        first = f.readline()
+    if sep is None:
+        try:
+            sep = csv.Sniffer().sniff(first, delimiters=",\t;").delimiter
+        except csv.Error:
+            sep = ","
+    return next(csv.reader(io.StringIO(first), delimiter=sep), [])
+
+
+def _select(wide: pd.DataFrame, scenarios: Sequence[str] | None, exclude: Sequence[str] | None) -> pd.DataFrame:
+    cols = [str(c) for c in wide.columns]
+    wide = wide.set_axis(cols, axis=1)
+    for arg, names in (("--scenarios", scenarios), ("--exclude", exclude)):
+        unknown = [n for n in names or [] if n not in cols]
+        if unknown:
+            raise ValueError(f"{arg}: unknown column(s) {unknown} (columns: {cols})")
+    if scenarios:
+        wide = wide[list(scenarios)]
+    if exclude:
+        wide = wide.drop(columns=list(exclude))
+    if wide.shape[1] < 2:
+        raise ValueError(f"--scenarios: at least 2 score columns are needed, got {list(wide.columns)}")
+    return wide
 
 
 def read_scores(path: str | Path, *, by: str = "scenario", model: str = "model", item: str = "item",
-                score: str = "score") -> tuple[Any, pd.Series | None]:
-    """Read a long or wide score table.
+                score: str = "score", scenarios: Sequence[str] | None = None, exclude: Sequence[str] | None = None,
+                explicit: Sequence[str] = ()) -> tuple[Any, pd.Series | None]:
+    """Read a long or wide score table (CSV / TSV).
 
     * long: columns ``model``, ``by`` and ``score``, one row per (model, scenario) — or, with an
       ``item`` column too, one row per (model, example), returned as a ResponseMatrix with the
       ``by`` column as item group;
     * wide: the ``model`` column (any case; else the first column) = model names, one column per
-      scenario; ``'-'`` / empty = not evaluated; wholly non-numeric columns are dropped as metadata.
-      A column named "Mean win rate" / "Average" / "Mean" is a published aggregate: it is set
-      aside (returned second) and compared with the recomputed score.
+      scenario; ``'-'`` / empty = not evaluated; percentages ("85.3%") become fractions; wholly
+      non-numeric columns and numeric metadata (parameters, likes, ...) are dropped; ``scenarios`` /
+      ``exclude`` choose the score columns explicitly. A column named "Mean win rate" / "Average" /
+      "Mean" is a published aggregate: it is set aside (returned second).
+
+    Duplicate column names are refused (pandas would silently rename them). ``explicit`` lists the
+    options the user gave (e.g. "--score"): those must name existing columns.
 
     Returns
     -------
     (data, published) : a wide DataFrame (models × scenarios) or a ResponseMatrix, and the published
-    aggregate (Series) or None.
+    aggregate (Series, with ``attrs["kind"]`` "mwr" or "mean") or None.
     """
     from .responses import ResponseMatrix
 
     path = Path(path)
     if not path.exists():
         raise ValueError(f"SCORES: file {str(path)!r} does not exist")
+    if path.is_dir():
+        raise ValueError(f"SCORES: {str(path)!r} is a directory; give a file (or --format openllm-json for a folder)")
     sep = "\t" if path.suffix.lower() in (".tsv", ".tab") else None
     try:
-        df = pd.read_csv(path, sep=sep, engine="python")
+        head = _header(path, sep)
+        df = pd.read_csv(path, sep=sep, engine="python", dtype=str, keep_default_na=False, na_values=[""],
+                         encoding="utf-8-sig")
     except Exception as exc:  # pandas' parser errors vary by version
         raise ValueError(f"SCORES: could not parse {str(path)!r} as CSV/TSV ({exc})") from None
+    dups = sorted({h for h in head if head.count(h) > 1})
+    if dups:
+        raise ValueError(f"SCORES: duplicate column names {dups}; rename them (each scenario needs one column)")
     if df.empty or df.shape[1] < 2:
-        raise ValueError(f"SCORES: expected a table with at least 2 columns, got shape {df.shape}")
-    if {model, score} <= set(df.columns):  # long format
-        if by not in df.columns:
-            raise ValueError(f"--by: column {by!r} not in the table (columns: {list(df.columns)})")
-        if item in df.columns:
+        raise ValueError(f"SCORES: expected a table with at least 2 columns and 1 row, got shape {df.shape}")
+    cols = list(df.columns)
+    for arg, name in (("--score", score), ("--model", model), ("--by", by), ("--item", item)):
+        if arg in explicit and name not in cols:
+            raise ValueError(f"{arg}: column {name!r} not in the table (columns: {cols})")
+    if _looks_openllm(cols) and model not in cols and "--model" not in explicit:
+        return read_openllm_csv(path, scenarios=scenarios, exclude=exclude)
+    if {model, score} <= set(cols):  # long format
+        if by not in cols:
+            raise ValueError(f"--by: column {by!r} not in the table (columns: {cols})")
+        df, _ = _percent(df)
+        s = pd.to_numeric(df[score], errors="coerce")
+        if (s.isna() & df[score].notna()).any():
+            bad = df.loc[s.isna() & df[score].notna(), score].iloc[0]
+            raise ValueError(f"SCORES: column {score!r} has non-numeric values, e.g. {bad!r}")
+        df = df.assign(**{score: s})
+        if scenarios or exclude:
+            keep = set(scenarios or df[by].unique()) - set(exclude or [])
+            unknown = sorted(set(scenarios or []) | set(exclude or []) - set(df[by].astype(str)))
+            if unknown:
+                raise ValueError(f"--scenarios: unknown {by} value(s) {unknown}")
+            df = df[df[by].astype(str).isin(keep)]
+        if item in cols:
             return ResponseMatrix.from_long(df, model=model, item=item, score=score, groups=[by]), None
         dup = df.duplicated([model, by])
         if dup.any():
             first = df.loc[dup, [model, by]].iloc[0].tolist()
             raise ValueError(f"SCORES: duplicate (model, {by}) rows, e.g. {first}")
-        s = pd.to_numeric(df[score], errors="coerce")
-        if (s.isna() & df[score].notna()).any():
-            bad = df.loc[s.isna() & df[score].notna(), score].iloc[0]
-            raise ValueError(f"SCORES: column {score!r} has non-numeric values, e.g. {bad!r}")
-        wide = df.assign(**{score: s}).pivot(index=model, columns=by, values=score)
-        return wide, None
+        return df.pivot(index=model, columns=by, values=score), None
     # Model column: one named like --model (any case), else the first column.
-    named = [c for c in df.columns if str(c).strip().lower() == model.lower()]
-    wide = df.set_index(named[0] if named else df.columns[0])
-    # Wholly non-numeric columns (e.g. a type emoji or a licence) are metadata, not scores.
-    num = wide.apply(pd.to_numeric, errors="coerce")
-    meta = [c for c in wide.columns if num[c].isna().all() and not wide[c].astype(str).str.strip().eq("-").all()]
-    wide = wide.drop(columns=meta)
+    named = [c for c in cols if str(c).strip().lower() == model.lower()]
+    wide = df.set_index(named[0] if named else cols[0])
     if wide.index.has_duplicates:
         dup = wide.index[wide.index.duplicated()].unique()[:5].tolist()
         raise ValueError(f"SCORES: duplicate model rows {dup}")
+    return _finish_wide(wide, scenarios, exclude)
+
+
+def _finish_wide(wide: pd.DataFrame, scenarios, exclude) -> tuple[pd.DataFrame, pd.Series | None]:
+    wide, _ = _percent(wide)
     agg = [c for c in wide.columns if _AGGREGATE.match(str(c).strip())]
-    published = pd.to_numeric(wide[agg[0]], errors="coerce") if agg else None
-    return wide.drop(columns=agg), published
+    published = None
+    if agg:
+        published = pd.to_numeric(wide[agg[0]], errors="coerce")
+        published.attrs["kind"] = "mwr" if "win" in str(agg[0]).lower() else "mean"
+    if scenarios:
+        return _select(wide, scenarios, None), published
+    wide = wide.drop(columns=agg)
+    num = wide.apply(pd.to_numeric, errors="coerce")
+    # Wholly non-numeric columns (a type emoji, a licence) and numeric metadata (parameters, likes) are not scores.
+    meta = [c for c in wide.columns if (num[c].isna().all() and not wide[c].astype(str).str.strip().eq("-").all())
+            or _METADATA.search(str(c))]
+    wide = wide.drop(columns=meta)
+    if exclude:
+        wide = _select(wide, None, exclude)
+    if wide.shape[1] < 2:
+        raise ValueError(f"SCORES: expected at least 2 score columns, found {list(wide.columns)}"
+                         + (f" after dropping metadata {meta}; name them with --scenarios" if meta else ""))
+    return wide, published
 
 
-def _plot_curve(df: pd.DataFrame, x: str, path: Path, title: str, xlabel: str, target: float | None = None) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(5.5, 3.6))
-    for obj, g in df.groupby("objective", sort=False):
-        ax.plot(g[x], g["dior"], marker="o", label=obj)
-    if target is not None:
-        ax.axhline(target, color="green", ls="--", lw=1, label=f"target {target:g}")
-    if x == "size" and df[x].max() / max(df[x].min(), 1) > 20:
-        ax.set_xscale("log")
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel("DIoR (lower 95% bound)")
-    ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+def _looks_openllm(cols: Sequence[str]) -> bool:
+    c = set(cols)
+    return ("Average ⬆️" in c) or (set(_OPENLLM_V1) <= c and bool({"fullname", "eval_name", "Average"} & c)) \
+        or set(_OPENLLM_V2) <= c
 
 
-def _plot_switch(df: pd.DataFrame, path: Path) -> None:
-    import matplotlib
+def read_openllm_csv(path: str | Path, *, scenarios: Sequence[str] | None = None,
+                     exclude: Sequence[str] | None = None) -> tuple[pd.DataFrame, pd.Series | None]:
+    """The Open LLM Leaderboard's CSV export (v1 tasks ARC … GSM8K, or v2 IFEval … MMLU-PRO), scores in percent.
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    The model is ``fullname`` (else ``Model`` / ``eval_name``); task columns are the leaderboard's; the
+    published "Average ⬆️" is returned as the aggregate. Scores are divided by 100.
+    """
+    path = Path(path)
+    sep = "\t" if path.suffix.lower() in (".tsv", ".tab") else None
+    df = pd.read_csv(path, sep=sep, engine="python", encoding="utf-8-sig")
+    mcol = next((c for c in ("fullname", "Model", "model", "eval_name") if c in df.columns), None)
+    if mcol is None:
+        raise ValueError("SCORES: an Open LLM Leaderboard table needs a 'fullname', 'Model' or 'eval_name' column")
+    tasks = list(scenarios) if scenarios else [c for c in _OPENLLM_V2 if c in df.columns] or \
+        [c for c in _OPENLLM_V1 if c in df.columns]
+    missing = [t for t in tasks if t not in df.columns]
+    if missing:
+        raise ValueError(f"--scenarios: unknown column(s) {missing} (columns: {list(df.columns)})")
+    tasks = [t for t in tasks if t not in set(exclude or [])]
+    if len(tasks) < 2:
+        raise ValueError(f"SCORES: fewer than 2 Open LLM Leaderboard task columns found ({tasks})")
+    ids = df[mcol].astype(str)
+    n_dup = int(ids.duplicated().sum())
+    if n_dup:
+        # the leaderboard lists some models once per precision / revision: keep the first (best-ranked) row
+        df = df[~ids.duplicated()]
+        ids = df[mcol].astype(str)
+    wide = df[tasks].apply(pd.to_numeric, errors="coerce").set_axis(pd.Index(ids, name="model")) / 100
+    avg = next((c for c in ("Average ⬆️", "Average") if c in df.columns), None)
+    pub = None
+    if avg:
+        pub = pd.Series(pd.to_numeric(df[avg], errors="coerce").to_numpy() / 100, index=wide.index)
+        pub.attrs["kind"] = "mean"
+    wide.attrs["note"] = (f"Open LLM Leaderboard table: tasks {', '.join(tasks)} (percent / 100)"
+                          + (f"; {n_dup} repeated model rows (other precisions) dropped, first kept." if n_dup else "."))
+    return wide, pub
 
-    fig, ax = plt.subplots(figsize=(5.5, 3.6))
-    for c, g in df.groupby("cluster_size"):
-        ax.plot(g["size"], g["p_switch"], marker="o", label=f"cluster {c}")
-        ax.fill_between(g["size"], g["ci_low"], g["ci_high"], alpha=0.2)
-    ax.set_xscale("log")
-    ax.set_xlabel("examples per scenario")
-    ax.set_ylabel("P(first and last switch)")
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+
+def _metric(task: str, metrics: dict) -> float | None:
+    base = task.split("-")[0] if task.startswith("hendrycksTest") else task
+    clean = {k.split(",")[0]: v for k, v in metrics.items() if isinstance(v, (int, float)) and "stderr" not in k}
+    want = _OPENLLM_METRIC.get(base)
+    if want in clean:
+        return float(clean[want])
+    for m in _METRIC_ORDER:
+        if m in clean:
+            return float(clean[m])
+    return None
 
 
-def _md_table(df: pd.DataFrame, floatfmt: str = "{:.3f}") -> str:
-    cols = list(df.columns)
-    lines = ["| " + " | ".join(map(str, cols)) + " |", "|" + "---|" * len(cols)]
-    for _, r in df.iterrows():
-        cells = [("—" if np.isnan(v) else floatfmt.format(v)) if isinstance(v, (float, np.floating)) else str(v) for v in r]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+def read_openllm_json(paths: Any) -> pd.DataFrame:
+    """Open LLM Leaderboard / lm-evaluation-harness results files → wide table (models × tasks).
 
-
-def audit(data: Any, out: str | Path, *, by: str = "scenario", published: pd.Series | None = None,
-          n_boot: int = 1000, target: float = 0.95, seed: int | None = 0, progress: bool = True,
-          source: str = "") -> Path:
-    """Run the reliability audit on ``data`` (wide DataFrame or ResponseMatrix) and write ``out/report.md``."""
-    from tqdm.auto import tqdm
-
-    from . import reliability as R
-    from ._validation import check_fraction, check_positive_int
-
-    n_boot = check_positive_int(n_boot, "--n-boot")
-    target = check_fraction(target, "--target")
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    kw = dict(scenario=by, subscenario=None)
-    bench = R.Benchmark.from_data(data, **kw)
-    per_item = not bench.is_table
-    n_top = min(5, bench.n_models - 1)  # best-model repeats (paper: 5), fewer for tiny benchmarks
-    rng = np.random.default_rng(seed)
-    steps = ["scores", "scenario DIoR", "scenario curve", "clones"] + (["example DIoR", "example curve", "rank switches"]
-                                                                     if per_item else [])
-    bar = tqdm(total=len(steps), desc="effstats audit", disable=not progress, file=sys.stderr)
-    md: list[str] = [f"# Benchmark reliability audit{': ' + source if source else ''}", ""]
-    md += [f"{bench.n_models} models, {bench.n_scen} scenarios"
-           + (f", {bench.n_items} examples" if per_item else "")
-           + f", {int((~bench.observed).sum())} missing cells (omitted per model, App. A). "
-           f"Bootstrap: {n_boot} resamples, seed {seed}. DIoR = lower bound of the 95% interval of the "
-           "meta-metric (Perlitz et al. 2024); ≥ 0.95 reads as reliable.", ""]
-
-    # 1. scores
-    bar.set_postfix_str("scores")
-    num, den = bench.sub_sums()
-    mwr = R._score(bench, num, den, "mwr", "strict")[0]
-    mean = R._score(bench, num, den, "mean_of_means", "strict")[0]
-    tab = pd.DataFrame({"model": bench.model_ids, "mwr": mwr, "mean_of_means": mean})
-    tab = tab.sort_values("mwr", ascending=False).reset_index(drop=True)
-    tab.insert(0, "rank", np.arange(1, len(tab) + 1))
-    if published is not None:
-        tab["published"] = published.reindex(tab["model"]).to_numpy()
-    tab.to_csv(out / "scores.csv", index=False)
-    md += ["## Scores (top 10)", "", _md_table(tab.head(10)), ""]
-    if published is not None and published.notna().any():
-        d = (tab["mwr"] - tab["published"]).abs()
-        md += [f"Recomputed MWR vs the published aggregate: max |Δ| = {d.max():.4f}, median {d.median():.4f}.", ""]
-    bar.update()
-
-    # 2. ranking stability / best model / quality under scenario resampling
-    bar.set_postfix_str("scenario DIoR")
-    def dior_rows(decision: str) -> list[dict]:
-        out = []
-        for obj in ("kendall", "weighted_tau", "best_model", "model_quality"):
-            r = R.dior(bench, decision, obj, n_boot=n_boot, n_top=n_top, rng=rng, **kw)
-            out.append(dict(granularity=decision, objective=obj, dior=r.dior, mean=r.statistic,
-                            error_rate=r.error_rate if r.error_rate is not None else np.nan))
-        return out
-
-    rows = dior_rows("scenarios")
-    bar.update()
-    bar.set_postfix_str("scenario curve")
-    sizes = sorted({int(s) for s in np.unique(np.linspace(1, bench.n_scen, min(bench.n_scen, 8)).round())})
-    curve_s = pd.concat([R.efficiency_curve(bench, "scenarios", o, sizes, n_boot=max(n_boot // 2, 50), rng=rng, **kw)
-                         for o in ("kendall", "model_quality")])
-    curve_s.to_csv(out / "efficiency_scenarios.csv", index=False)
-    _plot_curve(curve_s, "size", out / "efficiency_scenarios.png", "DIoR vs number of scenarios",
-                "scenarios drawn (with replacement)", target)
-    bar.update()
-
-    # 3. clones and removals
-    bar.set_postfix_str("clones")
-    clones = R.clone_flips(bench, top_k=min(5, bench.n_models), **kw)
-    removals = R.removal_flips(bench, top_k=2, **kw) if bench.n_models > 2 else pd.DataFrame()
-    bar.update()
-
-    if per_item:
-        bar.set_postfix_str("example DIoR")
-        rows += dior_rows("examples")
-        bar.update()
-        bar.set_postfix_str("example curve")
-        gmax = int(bench.group_sizes().max())
-        ex_sizes = sorted({int(s) for s in np.unique(np.geomspace(5, gmax, 8).round()) if 1 <= s <= gmax})
-        curve_e = R.efficiency_curve(bench, "examples", "kendall", ex_sizes, n_boot=max(n_boot // 4, 50), rng=rng, **kw)
-        curve_e.to_csv(out / "efficiency_examples.csv", index=False)
-        _plot_curve(curve_e, "size", out / "efficiency_examples.png", "DIoR (Kendall τ) vs examples per scenario",
-                    "examples per scenario", target)
-        bar.update()
-        bar.set_postfix_str("rank switches")
-        sw = R.rank_switch_curve(bench, ex_sizes, n_boot=max(n_boot // 4, 50), rng=rng,
-                                 cluster_sizes=[c for c in (2, 3, 5, 10, 20) if c <= bench.n_models], **kw)
-        sw.to_csv(out / "rank_switch.csv", index=False)
-        _plot_switch(sw, out / "rank_switch.png")
-        bar.update()
-    bar.close()
-
-    rel = pd.DataFrame(rows)
-    rel.to_csv(out / "reliability.csv", index=False)
-    md += ["## Reliability (DIoR)", "", _md_table(rel), "",
-           "- *kendall / weighted_tau*: ranking stability (τ between original and resampled rankings).",
-           f"- *best_model*: DIoR of 1 − P(top two switch), repeated {n_top}× removing the current leader; "
-           "error_rate = that switch probability.",
-           "- *model_quality*: 1 − mean |Δ MWR|.", "",
-           "![DIoR vs scenarios](efficiency_scenarios.png)", ""]
-    md += ["## Mean Win Rate sensitivity", ""]
-    if len(clones):
-        md += [f"{len(clones)} model(s) whose dominated clone (slightly worse everywhere) reorders the top "
-               f"{min(5, bench.n_models)} when added:", "",
-               _md_table(clones.assign(old_top=clones.old_top.map(" > ".join), new_top=clones.new_top.map(" > ".join))
-                         [["clone_of", "old_top", "new_top"]]), ""]
+    ``paths``: a results JSON file, a folder (searched recursively for ``*.json``) or a list of files. Each
+    file holds one model: ``config_general.model_name`` (else ``model_name`` / ``config.model_args``) and
+    ``results`` keyed ``harness|<task>|<n-shot>`` (or ``<task>``) with metrics; the leaderboard's metric is
+    used per task (ARC / HellaSwag acc_norm, TruthfulQA mc2, Winogrande / GSM8K / MMLU acc), the 57 MMLU
+    subjects (``hendrycksTest-*``) are averaged into MMLU as the leaderboard does, and the aggregate
+    ``all`` entry is skipped. Two files for one model are refused.
+    """
+    if isinstance(paths, (str, Path)):
+        p = Path(paths)
+        if not p.exists():
+            raise ValueError(f"SCORES: {str(p)!r} does not exist")
+        files = sorted(p.rglob("*.json")) if p.is_dir() else [p]
     else:
-        md += ["No single weaker clone reorders the top models.", ""]
-    if len(removals):
-        md += [f"Removing any of {', '.join(map(str, removals.removed))} swaps the top two.", ""]
+        files = [Path(f) for f in paths]
+    if not files:
+        raise ValueError(f"SCORES: no .json results files in {str(paths)!r}")
+    rows = {}
+    for f in files:
+        try:
+            d = json.loads(f.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as exc:
+            raise ValueError(f"SCORES: {str(f)!r} is not valid JSON ({exc})") from None
+        if not isinstance(d, dict) or not isinstance(d.get("results"), dict):
+            raise ValueError(f"SCORES: {str(f)!r} has no 'results' object (not an Open LLM Leaderboard results file)")
+        cfg = d.get("config_general") or {}
+        name = cfg.get("model_name") or d.get("model_name") or (d.get("config") or {}).get("model_args") or f.stem
+        if name in rows:
+            raise ValueError(f"SCORES: two results files for model {name!r} (e.g. {f.name}); keep one")
+        row: dict[str, list[float]] = {}
+        for key, metrics in d["results"].items():
+            task = key.split("|")[1] if "|" in key else key
+            if task == "all" or not isinstance(metrics, dict):
+                continue
+            v = _metric(task, metrics)
+            if v is None:
+                continue
+            base = "hendrycksTest" if task.startswith("hendrycksTest") else task
+            row.setdefault(_OPENLLM_NAME.get(base, task), []).append(v)
+        rows[name] = {k: float(np.mean(v)) for k, v in row.items()}
+    wide = pd.DataFrame.from_dict(rows, orient="index")
+    wide.index.name = "model"
+    return wide
+
+
+def read_helm_json(path: str | Path, *, table: str | None = None) -> tuple[pd.DataFrame, pd.Series | None]:
+    """A HELM leaderboard table from ``helm-summarize`` output (``groups/<group>.json``: a list of tables).
+
+    Each table has ``title``, ``header`` (cells with ``value`` and ``lower_is_better``) and ``rows`` (lists of
+    cells with ``value``; the first cell names the model). ``table`` picks a table by (part of) its title,
+    default the first. Columns with ``lower_is_better`` are negated so that higher is better everywhere (as
+    HELM's win rate does); the "Mean win rate" column is the published aggregate.
+    """
+    p = Path(path)
+    try:
+        d = json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ValueError(f"SCORES: {str(p)!r} is not valid JSON ({exc})") from None
+    tables = d if isinstance(d, list) else d.get("tables", [d]) if isinstance(d, dict) else []
+    tables = [t for t in tables if isinstance(t, dict) and "header" in t and "rows" in t]
+    if not tables:
+        raise ValueError(f"SCORES: {str(p)!r} holds no HELM table (a list of objects with 'header' and 'rows')")
+    if table is not None:
+        hit = [t for t in tables if table.lower() in str(t.get("title", "")).lower()]
+        if not hit:
+            raise ValueError(f"--table: no table titled like {table!r} (titles: {[t.get('title') for t in tables]})")
+        t = hit[0]
     else:
-        md += ["Removing any single lower-ranked model leaves the top two in place.", ""]
-    md += ["## Recommended number of examples per scenario", ""]
-    if per_item:
-        ok = curve_e[curve_e["dior"] >= target]
-        rec = int(ok["size"].min()) if len(ok) else None
-        md += [(f"Kendall DIoR reaches {target:g} with **{rec} examples per scenario** "
-                f"({ok['compute_fraction'].min():.1%} of the examples)." if rec is not None else
-                f"Kendall DIoR stays below {target:g} even with all {gmax} examples per scenario: add examples."), "",
-               _md_table(curve_e[["size", "compute_fraction", "dior", "statistic"]]), "",
-               "![DIoR vs examples](efficiency_examples.png)", "", "![rank switches](rank_switch.png)", ""]
-    else:
-        md += ["The table holds one score per scenario: per-example scores (long format with an `item` "
-               "column) are needed to recommend a number of examples.", ""]
-    path = out / "report.md"
-    path.write_text("\n".join(md), encoding="utf-8")
-    return path
+        t = tables[0]
+    head = [h.get("value") if isinstance(h, dict) else h for h in t["header"]]
+    lower = [bool(h.get("lower_is_better")) if isinstance(h, dict) else False for h in t["header"]]
+    dups = sorted({h for h in head if head.count(h) > 1})
+    if dups:
+        raise ValueError(f"SCORES: duplicate column names {dups} in HELM table {t.get('title')!r}")
+    recs = []
+    for r in t["rows"]:
+        vals = [c.get("value") if isinstance(c, dict) else c for c in r]
+        recs.append(vals)
+    df = pd.DataFrame(recs, columns=head).set_index(head[0])
+    if df.index.has_duplicates:
+        raise ValueError(f"SCORES: duplicate model rows {df.index[df.index.duplicated()].unique()[:5].tolist()}")
+    agg = [c for c in df.columns if _AGGREGATE.match(str(c).strip())]
+    pub = None
+    if agg:
+        pub = pd.to_numeric(df[agg[0]], errors="coerce")
+        pub.attrs["kind"] = "mwr" if "win" in str(agg[0]).lower() else "mean"
+    num = df.drop(columns=agg).apply(pd.to_numeric, errors="coerce")
+    for c, lb in zip(head[1:], lower[1:]):
+        if lb and c in num.columns:
+            num[c] = -num[c]
+    num = num.loc[:, num.notna().any()]
+    return num, pub
+
+
+def audit(*args: Any, **kwargs: Any):
+    """Write the reliability report (see :func:`effstats.reliability._report.audit`)."""
+    from .reliability._report import audit as _audit
+
+    return _audit(*args, **kwargs)
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, exit status 2
+        self.exit(2, f"effstats audit: error: {message}\n")
+
+
+def _names(s: str | None) -> list[str] | None:
+    return None if s is None else [x.strip() for x in s.split(",") if x.strip()]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``effstats`` command."""
-    parser = argparse.ArgumentParser(prog="effstats", description="effstats command line tools")
-    sub = parser.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("audit", help="benchmark reliability report (DIoR, MWR sensitivity, examples needed)")
-    p.add_argument("scores", metavar="SCORES.csv", help="long (model, <by>, score[, item]) or wide (models × scenarios) table")
-    p.add_argument("--by", default="scenario", help="scenario column of a long table (default: scenario)")
-    p.add_argument("--model", default="model", help="model column (default: model)")
-    p.add_argument("--item", default="item", help="example column of a long per-example table (default: item)")
-    p.add_argument("--score", default="score", help="score column of a long table (default: score)")
+    parser = _Parser(prog="effstats", description="effstats command line tools")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    p = sub.add_parser("audit", help="benchmark reliability report (what to add / drop, resolved ranks, DIoR)")
+    p.add_argument("scores", metavar="SCORES", help="table (CSV/TSV), HELM groups JSON, or Open LLM results JSON / folder")
+    p.add_argument("--format", default="auto", choices=["auto", "table", "helm-json", "openllm-json", "openllm-csv"],
+                   help="input layout (default: auto)")
+    p.add_argument("--table", default=None, help="HELM JSON: title (or part) of the table to audit")
+    p.add_argument("--by", default=None, help="scenario column of a long table (default: scenario)")
+    p.add_argument("--model", default=None, help="model column (default: model)")
+    p.add_argument("--item", default=None, help="example column of a long per-example table (default: item)")
+    p.add_argument("--score", default=None, help="score column of a long table (default: score)")
+    p.add_argument("--scenarios", default=None, help="comma-separated score columns to audit (default: all scores)")
+    p.add_argument("--exclude", default=None, help="comma-separated columns to leave out")
+    p.add_argument("--aggregate", default="mwr", choices=["mwr", "mean", "mean-of-means"],
+                   help="how the leaderboard ranks models (default: mwr)")
+    p.add_argument("--ties", default="strict", choices=["strict", "half"],
+                   help="win-rate ties: strict (App. A) or half credit (HELM's code) (default: strict)")
     p.add_argument("--out", default="reliability_report", help="output directory (default: reliability_report)")
     p.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples (default: 1000)")
-    p.add_argument("--target", type=float, default=0.95, help="target DIoR for the recommendation (default: 0.95)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    p.add_argument("--target", type=float, default=0.95, help="target DIoR for the recommendations (default: 0.95)")
+    p.add_argument("--seed", type=int, default=0, help="random seed, a non-negative integer (default: 0)")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     args = parser.parse_args(argv)
     try:
-        data, published = read_scores(args.scores, by=args.by, model=args.model, item=args.item, score=args.score)
-        path = audit(data, args.out, by=args.by, published=published, n_boot=args.n_boot, target=args.target,
-                     seed=args.seed, progress=not args.no_progress, source=Path(args.scores).name)
+        explicit = [f"--{k}" for k in ("by", "model", "item", "score") if getattr(args, k) is not None]
+        by, model = args.by or "scenario", args.model or "model"
+        item, score = args.item or "item", args.score or "score"
+        if args.seed < 0:
+            raise ValueError(f"--seed: expected a non-negative integer, got {args.seed}")
+        if args.n_boot < 1:
+            raise ValueError(f"--n-boot: expected a positive integer, got {args.n_boot}")
+        if not 0 < args.target < 1:
+            raise ValueError(f"--target: expected a number in (0, 1), got {args.target}")
+        out = Path(args.out)
+        from .reliability._report import _check_out
+
+        _check_out(out)
+        src = Path(args.scores)
+        fmt = args.format
+        if fmt == "auto":
+            if src.is_dir():
+                fmt = "openllm-json"
+            elif src.suffix.lower() == ".json":
+                try:
+                    d = json.loads(src.read_text(encoding="utf-8"))
+                except (OSError, json.JSONDecodeError) as exc:
+                    raise ValueError(f"SCORES: {str(src)!r} is not valid JSON ({exc})") from None
+                fmt = "openllm-json" if isinstance(d, dict) and "results" in d else "helm-json"
+            else:
+                fmt = "table"
+        scen, excl = _names(args.scenarios), _names(args.exclude)
+        notes = []
+        if fmt == "helm-json":
+            if not src.exists():
+                raise ValueError(f"SCORES: file {str(src)!r} does not exist")
+            data, published = read_helm_json(src, table=args.table)
+            data = _select(data, scen, excl)
+        elif fmt == "openllm-json":
+            data, published = read_openllm_json(src), None
+            data = _select(data, scen, excl)
+        elif fmt == "openllm-csv":
+            if not src.exists():
+                raise ValueError(f"SCORES: file {str(src)!r} does not exist")
+            data, published = read_openllm_csv(src, scenarios=scen, exclude=excl)
+        else:
+            data, published = read_scores(src, by=by, model=model, item=item, score=score, scenarios=scen,
+                                          exclude=excl, explicit=explicit)
+        if isinstance(data, pd.DataFrame) and data.attrs.get("note"):
+            notes.append(data.attrs["note"])
+        if isinstance(data, pd.DataFrame):
+            notes.append(f"Score columns: {', '.join(map(str, data.columns))}.")
+        kind = None if published is None else published.attrs.get("kind")
+        path = audit(data, out, by=by, published=published, published_kind=kind,
+                     aggregate=args.aggregate.replace("-", "_"), ties=args.ties, n_boot=args.n_boot,
+                     target=args.target, seed=args.seed, progress=not args.no_progress, source=src.name, notes=notes)
     except ValueError as exc:
-        print(f"effstats audit: error: {exc}", file=sys.stderr)
+        msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        print(f"effstats audit: error: {msg}", file=sys.stderr)
         return 2
     print(path)
     return 0

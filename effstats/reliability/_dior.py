@@ -126,7 +126,12 @@ def _draw(bench: Benchmark, decision: str, size: int | None, B: int, rng: np.ran
         return [rng.integers(0, n, size=(B, size or n))]
     out = []
     for n_g, k in zip(bench.group_sizes(), _example_sizes(bench, size)):
-        out.append(rng.integers(0, n_g, size=(B, k)) if replace else np.argsort(rng.random((B, n_g)), axis=1)[:, :k])
+        if replace:
+            out.append(rng.integers(0, n_g, size=(B, k)))
+        elif k >= n_g:  # the whole subscenario, in random order
+            out.append(np.argsort(rng.random((B, n_g)), axis=1))
+        else:  # k of n_g without replacement: the k smallest of n_g uniform keys (linear-time partition)
+            out.append(np.argpartition(rng.random((B, n_g)), k - 1, axis=1)[:, :k])
     return out
 
 

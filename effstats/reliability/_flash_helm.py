@@ -196,14 +196,19 @@ def _tournament(st: dict, new_models: Any, rng: np.random.Generator, progress: b
     sizes = [*finite, None]
     new_pos = np.arange(bench.n_models) if new_models is None else _indexer(new_models, bench.model_ids, "new_models")
     # Nested subsample: a random order of the items of each subscenario; stage S takes the first S.
-    perm_rank = np.empty(bench.n_items, np.intp)
-    for g in bench.items_of_sub():
-        perm_rank[g] = rng.permutation(len(g))
+    # One cumulative sum along each subscenario's random order serves every stage (nested prefixes).
+    groups = bench.items_of_sub()
+    order = np.concatenate([g[rng.permutation(len(g))] for g in groups])
+    sizes_g = np.array([len(g) for g in groups])
+    start = np.concatenate([[0], np.cumsum(sizes_g)])
+    V = np.zeros((bench.n_models, bench.n_items + 1))
+    O = np.zeros_like(V)
+    V[:, 1:] = np.cumsum((bench.values * bench.observed)[:, order], axis=1)
+    O[:, 1:] = np.cumsum(bench.observed[:, order], axis=1)
     stage = {}
     for S in sizes:
-        take = np.ones(bench.n_items) if S is None else (perm_rank < S).astype(float)
-        num, den = bench.sub_sums(take[None])
-        stage[S] = (num[0], den[0], int(take.sum()))
+        end = start[1:] if S is None else start[:-1] + np.minimum(S, sizes_g)
+        stage[S] = (V[:, end] - V[:, start[:-1]], O[:, end] - O[:, start[:-1]], int((end - start[:-1]).sum()))
     shared: dict = {}
 
     def scored(S, keep):

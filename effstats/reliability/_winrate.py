@@ -63,6 +63,10 @@ def _mwr_from_counts(wins2: np.ndarray, n2: np.ndarray, valid: np.ndarray, scen_
     rankings, Kendall τ, best-model switches and the detectors. ``scen_w`` (..., S) are integer
     multiplicities (resampled scenarios). Beyond 2**53 the integers are Python ints (exact, slower).
     """
+    if scen_w is not None and wins2.ndim == 3 and wins2.shape[0] == 1 and np.ndim(scen_w) == 2:
+        out = _mwr_matmul(wins2[0], n2[0], valid[0], np.asarray(scen_w, dtype=float))
+        if out is not None:
+            return out
     c = np.ones(1, np.int64) if scen_w is None else np.rint(np.asarray(scen_w)).astype(np.int64)[..., None, :]
     cw = np.where(valid, c, 0)
     csum = cw.sum(-1)
@@ -78,6 +82,22 @@ def _mwr_from_counts(wins2: np.ndarray, n2: np.ndarray, valid: np.ndarray, scen_
     f = np.where(n2 > 0, L // np.maximum(n2, 1), 0)
     num = (wins2 * f * cw).sum(-1)
     den = csum * L
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
+
+
+def _mwr_matmul(wins2: np.ndarray, n2: np.ndarray, valid: np.ndarray, c: np.ndarray) -> np.ndarray | None:
+    """One table (M, S) under many scenario multiplicities c (B, S): the exact MWR as two BLAS products.
+
+    Exact because every product and partial sum is an integer below 2**53 (checked), which float64 holds.
+    Returns None when that bound fails (the caller then uses Python integers)."""
+    ns = np.unique(np.broadcast_to(n2, valid.shape)[valid]) if valid.any() else np.array([2])
+    L = math.lcm(*[int(v) for v in ns])
+    if L * max(float(c.sum(1).max(initial=1)), 1.0) >= 2 ** 53:
+        return None
+    f = np.where(n2 > 0, L // np.maximum(n2, 1), 0)
+    num = c @ np.where(valid, wins2 * f, 0).astype(float).T  # (B, M)
+    den = (c @ valid.astype(float).T) * L
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
 
@@ -131,7 +151,10 @@ def _score(bench: Benchmark, num: np.ndarray, den: np.ndarray, score: str, ties:
         w = np.ones(num.shape[0::2]) if sub_w is None else sub_w
         if scen_w is not None:
             w = w * scen_w[:, bench.scen_of_sub]
-        n, d = (num * w[:, None, :]).sum(-1), (den * w[:, None, :]).sum(-1)
+        if num.shape[0] == 1 and w.shape[0] > 1:  # one table under many weightings: BLAS products
+            n, d = w @ num[0].T, w @ den[0].T
+        else:
+            n, d = (num * w[:, None, :]).sum(-1), (den * w[:, None, :]).sum(-1)
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(d > 0, n / np.where(d > 0, d, 1), np.nan)
     return _score_from_scenarios(_scenario_table(num, den, bench.scen_of_sub, bench.n_scen, sub_w), score, ties, scen_w)
@@ -141,6 +164,11 @@ def _score_from_scenarios(scen: np.ndarray, score: str, ties: str, scen_w: np.nd
     """Mean of means or MWR (B, M) from scenario scores (B, M, n_scen) of the models that compete."""
     sw = None if scen_w is None else scen_w[:, None, :]
     if score == "mean_of_means":
+        if scen_w is not None and scen.shape[0] == 1 and scen_w.shape[0] > 1:  # BLAS products, no (B, M, S) array
+            ok = ~np.isnan(scen[0])
+            n, d = scen_w @ np.where(ok, scen[0], 0.0).T, scen_w @ ok.astype(float).T
+            with np.errstate(invalid="ignore", divide="ignore"):
+                return np.where(d > 0, n / np.where(d > 0, d, 1), np.nan)
         return _weighted_nanmean(scen, sw)
     return _mwr(scen, ties, scen_w)
 
