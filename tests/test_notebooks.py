@@ -63,3 +63,19 @@ def test_notebook_executes(path, tmp_path, monkeypatch):
     assert holds.isin(["True", "False"]).all(), f"holds must be True/False, got {sorted(set(holds))}"
     failing = claims[holds != "True"]
     assert failing.empty, f"claims that do not hold in {path.name}:\n{failing.to_string()}"
+
+
+def test_failing_notebook_keeps_its_partial_copy(tmp_path):
+    # make demo renders a failing notebook up to its error: the runner writes the partly executed copy
+    import nbformat
+    from nbclient.exceptions import CellExecutionError
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("import effstats, sys; print(sys.executable)"),
+                                         nbformat.v4.new_code_cell("1 / 0"), nbformat.v4.new_code_cell("print('never')")])
+    path = tmp_path / "broken.ipynb"
+    nbformat.write(nb, path)
+    with pytest.raises(CellExecutionError, match="ZeroDivisionError"):
+        run_notebooks.run_notebook(path, fast=True, out_dir=tmp_path / "out", timeout=120)
+    out = nbformat.read(tmp_path / "out" / "broken.ipynb", as_version=4)
+    assert out.cells[0].outputs[0]["text"].strip() == str(ROOT / ".venv" / "bin" / "python")  # the effstats kernel
+    assert out.cells[1].outputs[0]["ename"] == "ZeroDivisionError" and not out.cells[2].outputs
