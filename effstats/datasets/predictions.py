@@ -293,6 +293,7 @@ def load_imagenet_predictions(
     models: Sequence[str] | None = None,
     drop_duplicates: bool = False,
     drop_fisher_vectors: bool = False,
+    drop_duplicate_images: bool = False,
 ) -> ResponseMatrix:
     """67 ImageNet classifiers on ImageNet val and the three ImageNetV2 test sets (ImageNetV2 release, MIT).
 
@@ -317,6 +318,9 @@ def load_imagenet_predictions(
         the same trained network evaluated twice, e.g. ``inceptionv4`` vs ``inception_v4_tf``.
     drop_fisher_vectors : bool, default False
         Drop the three non-deep Fisher-vector baselines ``fv_4k``, ``fv_16k``, ``fv_64k``.
+    drop_duplicate_images : bool, default False
+        Keep each image once: the three ImageNetV2 sets share 9,317 images (same ``image`` hash); later
+        occurrences (in the order of ``domains``) are dropped, so an image is not counted two or three times.
 
     Returns
     -------
@@ -367,6 +371,9 @@ def load_imagenet_predictions(
     key = None if arch is None else (str(arch), tuple(doms), tuple((arch / f"{d}.npz").stat().st_mtime for d in doms))
     item_ids, items = _item_table(key, doms, [p[1] for p in parts])
     sel = [str(names[r]) for r in rows]
+    if check_flag(drop_duplicate_images, "drop_duplicate_images"):
+        keep = ~items["image"].duplicated().to_numpy()
+        values, labels, pred, item_ids, items = values[:, keep], labels[keep], pred[:, keep], item_ids[keep], items[keep]
     return ResponseMatrix(
         values,
         kind="binary",
