@@ -1,7 +1,9 @@
 """Speed of effstats.reliability (issue 6, section 7).
 
 Targets: DIoR with 1,000 bootstraps on the 67 × 16 HELM table in ≤ 0.5 s; examples-granularity DIoR on
-40 models × 10,000 examples × 1,000 bootstraps in ≤ 10 s. Prints one line per measurement (best of 3).
+40 models × 10,000 examples × 1,000 bootstraps in ≤ 10 s; the full ``effstats audit`` of a 2,000-model ×
+50-scenario leaderboard with 1,000 bootstraps in ≤ 30 s (Kendall τ and weighted τ of 1,000 resampled
+rankings of 2,000 models timed beside a scipy loop). Prints one line per measurement (best of 3).
 Run: ``.venv/bin/python benchmarks/bench_reliability.py``.
 """
 from __future__ import annotations
@@ -67,6 +69,32 @@ def main() -> None:
         rows.append(("rank-switch curve ImageNet, 4 sizes x 1000 boots", t, None))
     except Exception as exc:  # per-item data optional
         print(f"(ImageNet predictions unavailable: {exc})")
+
+    # Leaderboard scale: 2,000 models × 50 scenarios
+    from scipy import stats
+
+    g = np.random.default_rng(1)
+    ref = g.random(2000)
+    Xr = ref[None] + g.normal(0, 0.1, (1000, 2000))
+    rows.append(("kendall_tau, 1000 rankings of 2,000 models", best_of(lambda: R.kendall_tau(ref, Xr), 1), None))
+    rows.append(("  (scipy.stats.kendalltau loop, same)", best_of(lambda: [stats.kendalltau(ref, x) for x in Xr], 1), None))
+    rows.append(("weighted tau, 1000 rankings of 2,000 models", best_of(lambda: R._weighted_tau(ref, Xr), 1), None))
+    rows.append(("  (scipy.stats.weightedtau loop, same)",
+                 best_of(lambda: [stats.weightedtau(ref, x) for x in Xr[:100]], 1) * 10, None))
+    ab = g.normal(size=(2000, 1))
+    big = pd.DataFrame(np.round(ab + g.normal(0, 0.5, (2000, 50)), 3), index=[f"model{i}" for i in range(2000)],
+                       columns=[f"scenario{j}" for j in range(50)])
+    import tempfile
+    from effstats.cli import main as cli
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = f"{tmp}/big.csv"
+        big.rename_axis("model").to_csv(path)
+        t = best_of(lambda: cli(["audit", path, "--out", f"{tmp}/rep", "--n-boot", "1000", "--no-progress"]), 1)
+        rows.append(("effstats audit 2,000 models x 50 scenarios, 1000 boots (mwr)", t, 30.0))
+        t = best_of(lambda: cli(["audit", path, "--out", f"{tmp}/rep2", "--n-boot", "1000", "--no-progress",
+                                 "--aggregate", "mean"]), 1)
+        rows.append(("effstats audit 2,000 models x 50 scenarios, 1000 boots (mean)", t, 30.0))
 
     print(f"{'measurement':<66} {'seconds':>8}  target")
     for name, t, target in rows:

@@ -138,14 +138,13 @@ def _smaller_before(v: np.ndarray, leaf: int = 16) -> np.ndarray:
     dt = np.int16 if 2 * big + 1 < np.iinfo(np.int16).max else np.int64
     a = np.full((B, N), big, dt)
     a[:, :n] = v
-    out = np.zeros((B, N), np.int64)
     w = min(leaf, N)
     blk = a.reshape(B, N // w, w)
     lower = np.tril(np.ones((w, w), bool), -1)  # j < i
-    out += ((blk[..., None, :] < blk[..., :, None]) & lower).sum(-1, dtype=np.int64).reshape(B, N)
+    out = ((blk[..., None, :] < blk[..., :, None]) & lower).sum(-1, dtype=np.int32).reshape(B, N)
     order0 = np.argsort(blk, axis=-1, kind="stable")
     a = np.take_along_axis(blk, order0, axis=-1).reshape(B, N)
-    ids = (order0 + (np.arange(N // w) * w)[None, :, None]).reshape(B, N)
+    ids = (order0 + (np.arange(N // w) * w)[None, :, None]).reshape(B, N).astype(np.int32)
     while w < N:
         blk = a.reshape(B, N // (2 * w), 2, w)
         # key 2v+1 for the left half, 2v for the right: an equal left value sorts after the right one, so
@@ -155,7 +154,7 @@ def _smaller_before(v: np.ndarray, leaf: int = 16) -> np.ndarray:
         is_right = order >= w
         cnt = np.cumsum(~is_right, axis=-1, dtype=np.int32) * is_right
         idb = np.take_along_axis(ids.reshape(B, N // (2 * w), 2 * w), order, axis=-1).reshape(B, N)
-        add = np.zeros((B, N), np.int64)
+        add = np.zeros((B, N), np.int32)
         np.put_along_axis(add, idb, cnt.reshape(B, N), axis=1)
         out += add
         a = (np.take_along_axis(keys, order, axis=-1) >> 1).reshape(B, N)
@@ -164,52 +163,64 @@ def _smaller_before(v: np.ndarray, leaf: int = 16) -> np.ndarray:
     return out[:, :n]
 
 
-def _run_lengths(sorted_keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """For sorted rows (B, n): start position of each element's run of equal values and the run's length."""
-    B, n = sorted_keys.shape
-    pos = np.broadcast_to(np.arange(n), sorted_keys.shape)
-    first = np.ones(sorted_keys.shape, bool)
-    first[:, 1:] = sorted_keys[:, 1:] != sorted_keys[:, :-1]
+def _run_lengths(first: np.ndarray) -> np.ndarray:
+    """Length of the run each element belongs to, from the (B, n) flags marking the first element of each run."""
+    B, n = first.shape
+    pos = np.arange(n, dtype=np.int32)
     start = np.maximum.accumulate(np.where(first, pos, 0), axis=1)
-    last = np.ones(sorted_keys.shape, bool)
+    last = np.ones(first.shape, bool)
     last[:, :-1] = first[:, 1:]
     end = np.flip(np.minimum.accumulate(np.flip(np.where(last, pos, n - 1), 1), axis=1), 1)
-    return start, end - start + 1
+    return end - start + 1
+
+
+def _first_flags(*sorted_rows: np.ndarray) -> np.ndarray:
+    """Flags (B, n) of positions where any of the sorted key rows changes value (a new run starts)."""
+    f = np.ones(sorted_rows[0].shape, bool)
+    f[:, 1:] = False
+    for z in sorted_rows:
+        f[:, 1:] |= z[:, 1:] != z[:, :-1]
+    return f
+
+
+def _lex_order(P: np.ndarray, Q: np.ndarray) -> np.ndarray:
+    """Per row, the stable order by (P, Q): two stable passes (LSD), radix sorts for int16 keys."""
+    o1 = np.argsort(Q, axis=1, kind="stable")
+    return np.take_along_axis(o1, np.argsort(np.take_along_axis(P, o1, axis=1), axis=1, kind="stable"), axis=1)
 
 
 def _wtau_ranked(P: np.ndarray, Q: np.ndarray) -> np.ndarray:
     """Additive hyperbolic weighted τ of (P, Q) per row, with weights 1/(r+1) on the rank r of each element in
     decreasing lexicographic (P, Q) order — ``scipy.stats._stats._weightedrankedtau(P, Q, None, None, True)``
     vectorised: the weighted discordance Σ_pairs (w_i + w_j) = Σ_i w_i · (discordant partners of i) from
-    per-element dominance counts. P, Q: dense integer ranks (B, n)."""
+    per-element dominance counts. P, Q: dense integer ranks (B, n), int16 when n < 2**15."""
     B, n = P.shape
-    key = P.astype(np.int64) * n + Q
-    order = np.argsort(key, axis=1, kind="stable")  # = np.lexsort((Q, P)) per row
-    Ps, Qs, ks = (np.take_along_axis(z, order, axis=1) for z in (P, Q, key))
+    order = _lex_order(P, Q)  # = np.lexsort((Q, P)) per row
+    Ps, Qs = np.take_along_axis(P, order, axis=1), np.take_along_axis(Q, order, axis=1)
     w = 1.0 / (n - np.arange(n))  # position q in ascending order has rank n - 1 - q
     tot = w.sum() * (n - 1)
-    _, len_p = _run_lengths(Ps)
-    _, len_k = _run_lengths(ks)
-    u = ((len_p - 1) * w).sum(1)
-    t = ((len_k - 1) * w).sum(1)
+    u = ((_run_lengths(_first_flags(Ps)) - 1) @ w)
+    t = ((_run_lengths(_first_flags(Ps, Qs)) - 1) @ w)
     # ties in Q and, for each position, the number of strictly smaller Q values and of equal ones before it
     qo = np.argsort(Qs, axis=1, kind="stable")
     qsorted = np.take_along_axis(Qs, qo, axis=1)
-    q_start, q_len = _run_lengths(qsorted)
-    b = np.empty((B, n), np.int64)
-    eb = np.empty((B, n), np.int64)
-    ln = np.empty((B, n), np.int64)
+    qf = _first_flags(qsorted)
+    pos = np.arange(n, dtype=np.int32)
+    q_start = np.maximum.accumulate(np.where(qf, pos, 0), axis=1)
+    q_len = _run_lengths(qf)
+    # scatter back to sequence positions: b = smaller values, eb = equal values before, ln = tie-run length
+    b = np.empty((B, n), np.int32)
+    eb = np.empty((B, n), np.int32)
+    ln = np.empty((B, n), np.int32)
     np.put_along_axis(b, qo, q_start, axis=1)
-    np.put_along_axis(eb, qo, np.arange(n)[None, :] - q_start, axis=1)
+    np.put_along_axis(eb, qo, pos[None, :] - q_start, axis=1)
     np.put_along_axis(ln, qo, q_len, axis=1)
-    v = ((ln - 1) * w).sum(1)
+    v = (ln - 1) @ w
     sb = _smaller_before(Qs)
-    greater_before = np.arange(n)[None, :] - sb - eb
-    smaller_after = b - sb
-    D = ((greater_before + smaller_after) * w).sum(1)
+    D = (pos[None, :] - 2 * sb - eb + b) @ w  # greater before (pos − sb − eb) + smaller after (b − sb)
     with np.errstate(invalid="ignore", divide="ignore"):
         tau = ((tot - (v + u - t)) - 2.0 * D) / np.sqrt(tot - u) / np.sqrt(tot - v)
-    tau = np.where((u >= tot - 1e-12 * tot) | (v >= tot - 1e-12 * tot), np.nan, tau)
+    tau = np.where((u >= tot * (1 - 1e-12)) | (v >= tot * (1 - 1e-12)), np.nan, tau)
     return np.clip(tau, -1.0, 1.0)
 
 
@@ -232,11 +243,12 @@ def _weighted_tau(ref: np.ndarray, X: np.ndarray) -> np.ndarray:
         t = stats.weightedtau(ref[ok], X[b, ok]).statistic if ok.sum() >= 2 else np.nan
         out[b] = 0.0 if np.isnan(t) else t
     rows = np.flatnonzero(~nan_rows)
-    xr = _dense_ranks(ref[None])[0]
+    dt = np.int16 if n < np.iinfo(np.int16).max // 2 else np.int64
+    xr = _dense_ranks(ref[None])[0].astype(dt)
     step = max(1, _CHUNK_CELLS // (8 * n))
     for a in range(0, rows.size, step):
         r = rows[a:a + step]
-        yr = _dense_ranks(X[r])
+        yr = _dense_ranks(X[r]).astype(dt)
         xb = np.broadcast_to(xr, yr.shape)
         t = (_wtau_ranked(xb, yr) + _wtau_ranked(yr, xb)) / 2
         out[r] = np.where(np.isnan(t), 0.0, t)
