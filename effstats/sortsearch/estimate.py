@@ -128,17 +128,29 @@ def estimate_accuracy(
         e = yf - x
         est = xbar + e @ w
         floor = (1 - f) * (x * (1 - x)) @ (w**2)
+        if b > 1 and design == "systematic":
+            d = np.diff(e * (w * b).astype(np.float32), axis=1)
+            ss = np.einsum("ij,ij->i", d, d)
     else:
-        e = yf
-        est = (yf @ w).astype(float)
+        e = None
+        est = (yf @ w.astype(np.float32)).astype(float)
         floor = 0.0
+        if b > 1 and design == "systematic":
+            # Σ_h (c_h y_h - c_{h-1} y_{h-1})² with c = b W and binary y (y² = y):
+            # Σ_{h>0} c_h² y_h + Σ_{h<b-1} c_h² y_h - 2 Σ_{h>0} c_h c_{h-1} y_h y_{h-1}: two products, no (n_models, b) floats
+            c = w * b
+            u = c**2 * (2.0 - (np.arange(b) == 0) - (np.arange(b) == b - 1))
+            both = y[:, 1:] & y[:, :-1]
+            if np.all(c == c[0]):
+                ss = yf @ u.astype(np.float32) - 2 * c[0] ** 2 * np.count_nonzero(both, axis=1)
+            else:
+                ss = yf @ u.astype(np.float32) - 2 * (both.astype(np.float32) @ (c[1:] * c[:-1]).astype(np.float32))
     if b == 1:
         var = np.full(len(est), 0.25 * (1 - f))  # one item: the largest Bernoulli variance
     elif design == "systematic":
-        d = np.diff(e * (w * b).astype(np.float32), axis=1)
-        var = (1 - f) * np.einsum("ij,ij->i", d, d) / (2.0 * b * (b - 1))
+        var = (1 - f) * np.maximum(np.asarray(ss, float), 0.0) / (2.0 * b * (b - 1))
     else:
-        var = (1 - f) * e.var(axis=1, ddof=1) / b
+        var = (1 - f) * (yf if e is None else e).var(axis=1, ddof=1) / b
     var = np.maximum(np.asarray(var, float), floor)
     if f >= 1:
         var[:] = 0.0
