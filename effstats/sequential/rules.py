@@ -34,7 +34,7 @@ __all__ = [
 class LookStats:
     """Statistics at each look, arrays of shape (n_runs, n_looks) unless stated.
 
-    ``statistic`` is the score statistic of :mod:`effstats.sequential.statistics` (Wilson for one model, Tango for a
+    ``statistic`` is the score statistic of :mod:`effstats.sequential.statistics` (exact binomial for one model, Tango for a
     paired difference, Agresti–Caffo for two arms): ``z_at(value)`` tests any value, and ``interval(c)`` inverts
     the test. ``c2`` / ``c1`` (n_looks,) are the two-sided and one-sided boundaries at level ``alpha`` with the
     evaluator's spending function evaluated at the information fractions ``t`` (n_looks,); ``c2_final`` /
@@ -147,7 +147,7 @@ class Efficacy(StoppingRule):
     ``alternative="two-sided"``: ``|z| >= c2`` (probability of any false claim at most ``alpha``; decided and
     reported on the two-sided ``1 - alpha`` repeated CI). ``"greater"`` / ``"less"``: the one-sided bound
     ``c1`` (probability of a false claim in that direction at most ``alpha``; reported on the ``c1`` interval).
-    ``z`` is the score statistic at the null (McNemar's for paired binary outcomes, Wilson's for one model).
+    ``z`` is the score statistic at the null (McNemar's for paired binary outcomes, the exact binomial one for one model).
     """
 
     alternative: Literal["two-sided", "greater", "less"] = "two-sided"

@@ -10,12 +10,17 @@ declared far too often. Each statistic here evaluates the variance **at the valu
 Jennison & Turnbull 2000, ch. 3 and 12), so tests and intervals stay honest at the edges, and each repeated
 confidence interval is the set of values its score test does not reject -- the interval and the decision agree.
 
-Single model: Wilson score with an effective sample size
-    ``z(theta0) = (p - theta0) / sqrt(theta0 (1 - theta0) / n_eff)`` (Wilson 1927). For the unweighted mean of
-    per-dataset means, ``n_eff = p~(1 - p~) / V`` where ``V`` is the stratified variance of the mean of means
-    (Korn & Graubard 1998; Kish's design effect), computed from per-dataset means smoothed by half a success and
-    half a failure, ``(s + 1/2) / (n + 1)``, so that ``n_eff`` never degenerates when a dataset is all-correct.
-    With one dataset and binary scores ``n_eff = n`` and this is exactly Wilson's interval. Scores in [0, 1] that
+Single model: exact binomial tails with an effective sample size
+    The test of ``theta0`` uses the exact binomial tail of ``x = p * n_eff`` successes in ``n_eff`` trials (null
+    variance built in, like Wilson's 1927 score test, but without its normal approximation) and the interval is
+    Clopper & Pearson's (1934) at the boundary's nominal level: Korn & Graubard's (1998) interval for proportions
+    from complex samples. For the unweighted mean of per-dataset means, ``n_eff = p~(1 - p~) / V`` where ``V`` is
+    the stratified variance of the mean of means (Kish's design effect), computed from per-dataset means smoothed
+    by half a success and half a failure, ``(s + 1/2) / (n + 1)``, so that ``n_eff`` never degenerates when a
+    dataset is all-correct; with one dataset and binary scores ``n_eff = n``. Why exact rather than Wilson: the
+    Wilson score test was measured liberal near the ceiling, where failures are rare and their count's upper
+    tail is heavier than the normal one (claiming "below tau" at the true accuracy 0.995: 0.065 with 10 looks,
+    0.070 with 73, nominal 0.05); the exact tails give 0.027 / 0.037 at no cost in items at accuracy 0.5 - 0.9. Scores in [0, 1] that
     are not binary are treated as quasi-binomial (Wedderburn 1974): variance ``phi * mu (1 - mu)`` with the
     dispersion ``phi`` estimated per dataset and shrunk towards its maximum 1 (Bhatia & Davis 2000) by one
     pseudo-item, ``phi = (SS + 1) / (n p (1 - p) + 1)``; ``phi = 1`` for binary scores.
@@ -23,7 +28,9 @@ Paired difference: Tango's score statistic with an effective sample size
     For paired binary outcomes ``d = a - b`` in {-1, 0, 1}, the variance under ``H0: p10 - p01 = delta0`` uses
     the restricted maximum-likelihood ``p01~`` (closed form; Tango 1998; Nam 1997), so ``delta0 = 0`` gives
     McNemar's statistic ``(n10 - n01) / sqrt(n10 + n01)``, and a one-directional disagreement tested at a margin
-    gives the binomial score test of the discordance rate. Datasets enter through ``n_eff`` as above, from
+    gives the binomial score test of the discordance rate. A continuity correction of half an item (of
+    ``n_eff``) for ``delta0 != 0`` keeps rare one-directional disagreements valid (the tail of a rare, skewed count
+    is heavier than normal); at ``delta0 = 0`` the null law is symmetric and none is applied. Datasets enter through ``n_eff`` as above, from
     cells smoothed by Agresti & Min (2005) (half an item added to each of the four cells). Continuous differences
     in [-1, 1] use ``p10 = E[max(d, 0)]``, ``p01 = E[max(-d, 0)]`` with a dispersion factor as above
     (``E[d^2] <= E|d|``, so the trinomial variance bounds theirs). The interval is found by bisection.
@@ -39,7 +46,8 @@ Hall/CRC. Wilson, E. B. (1927). Probable inference, the law of succession, and s
 American Statistical Association 22, 209-212. Agresti, A. & Caffo, B. (2000). Simple and effective confidence
 intervals for proportions and differences of proportions result from adding two successes and two failures. The
 American Statistician 54, 280-288. Agresti, A. & Min, Y. (2005). Simple improved confidence intervals for comparing
-matched proportions. Statistics in Medicine 24, 729-740. Tango, T. (1998). Equivalence test and confidence interval
+matched proportions. Statistics in Medicine 24, 729-740. Clopper, C. J. & Pearson, E. S. (1934). The use of confidence or fiducial limits illustrated in the case
+of the binomial. Biometrika 26, 404-413. Tango, T. (1998). Equivalence test and confidence interval
 for the difference in proportions for the paired-sample design. Statistics in Medicine 17, 891-908. Nam, J. (1997).
 Establishing equivalence of two treatments and sample size requirements in matched-pairs design. Biometrics 53,
 1422-1430. Newcombe, R. G. (1998). Improved confidence intervals for the difference between binomial proportions
@@ -54,8 +62,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from scipy.special import betainc, betaincinv, ndtr, ndtri
 
-__all__ = ["WilsonStatistic", "TangoStatistic", "AgrestiCaffoStatistic", "WaldStatistic", "Accumulator",
+__all__ = ["BinomialStatistic", "TangoStatistic", "AgrestiCaffoStatistic", "WaldStatistic", "Accumulator",
            "information"]
 
 _EPS = 1e-12
@@ -127,8 +136,14 @@ class WaldStatistic(_Statistic):
         return self.estimate - c * self.se, self.estimate + c * self.se
 
 
-class WilsonStatistic(_Statistic):
-    """Single model: Wilson score test and interval with the effective sample size ``n_eff``."""
+class BinomialStatistic(_Statistic):
+    """Single model: exact binomial (Clopper–Pearson) tails with the effective sample size ``n_eff``.
+
+    ``z_at(theta0)`` is the normal quantile of the exact one-sided p-value of ``x = estimate * n_eff`` successes
+    in ``n_eff`` trials (regularised incomplete beta, so ``n_eff`` need not be an integer), positive when the
+    score is above ``theta0``. Comparing it with a boundary ``c`` is the exact one-sided test at the nominal level
+    ``1 - Phi(c)``, and ``interval(c)`` is the Clopper–Pearson interval at that level (Korn & Graubard 1998).
+    """
 
     _fields = ("estimate", "se", "n_eff")
     _limits = (0.0, 1.0)
@@ -136,22 +151,36 @@ class WilsonStatistic(_Statistic):
     def __init__(self, estimate, se, n_eff):
         self.estimate, self.se, self.n_eff = (np.asarray(x, float) for x in (estimate, se, n_eff))
 
+    def _xn(self):
+        n = np.where(np.isfinite(self.n_eff), self.n_eff, 1e300)
+        x = np.clip(self.estimate, 0.0, 1.0) * n
+        return x, n
+
     def z_at(self, theta0):
         th = np.clip(np.asarray(theta0, float), _EPS, 1 - _EPS)
-        d = self.estimate - th
-        with np.errstate(invalid="ignore", over="ignore"):
-            z = _div(d * np.sqrt(self.n_eff), np.sqrt(th * (1 - th)), 0.0)
-        return np.nan_to_num(z, nan=0.0, posinf=np.inf, neginf=-np.inf)
+        x, n = self._xn()
+        with np.errstate(all="ignore"):
+            p_up = np.where(x > 0, betainc(np.maximum(x, 1e-300), np.maximum(n - x + 1, 1e-300), th), 1.0)
+            p_lo = np.where(x < n, 1 - betainc(x + 1, np.maximum(n - x, 1e-300), th), 1.0)
+            zu = -ndtri(np.clip(p_up, 1e-300, 1.0))
+            zl = ndtri(np.clip(p_lo, 1e-300, 1.0))
+        z = np.where(zu > 0, zu, np.where(zl < 0, zl, 0.0))
+        exact = ~np.isfinite(self.n_eff)  # exhaustive look with the finite-population correction
+        if exact.any():
+            d = self.estimate - th
+            z = np.where(exact, np.where(d > 0, np.inf, np.where(d < 0, -np.inf, 0.0)), z)
+        return z
 
     def interval(self, c):
-        c2 = np.asarray(c, float) ** 2
-        p, n = self.estimate, self.n_eff
-        with np.errstate(divide="ignore", invalid="ignore"):
-            k = np.where(np.isfinite(n), c2 / n, 0.0)
-            centre = (p + k / 2) / (1 + k)
-            half = np.sqrt(c2) / (1 + k) * np.sqrt(np.maximum(np.where(np.isfinite(n), p * (1 - p) / n, 0.0)
-                                                              + k * k / (4 * c2 + (c2 == 0)), 0.0))
-        return np.clip(centre - half, 0.0, 1.0), np.clip(centre + half, 0.0, 1.0)
+        a = ndtr(-np.asarray(c, float))  # one-sided nominal level of the boundary
+        x, n = self._xn()
+        with np.errstate(all="ignore"):
+            low = np.where(x > 0, betaincinv(np.maximum(x, 1e-300), np.maximum(n - x + 1, 1e-300), a), 0.0)
+            high = np.where(x < n, betaincinv(x + 1, np.maximum(n - x, 1e-300), 1 - a), 1.0)
+        exact = ~np.isfinite(self.n_eff)
+        low = np.where(exact, self.estimate, low)
+        high = np.where(exact, self.estimate, high)
+        return np.clip(low, 0.0, 1.0), np.clip(high, 0.0, 1.0)
 
 
 class TangoStatistic(_Statistic):
@@ -179,7 +208,13 @@ class TangoStatistic(_Statistic):
     def z_at(self, theta0):
         v = self.null_variance(theta0)
         d = self.estimate - np.asarray(theta0, float)
+        # continuity correction of half an item (of n_eff) away from delta0 = 0: the discrete tail of a rare,
+        # skewed disagreement count is heavier than the normal one (one-directional disagreement of 1 %, 73 looks:
+        # 0.068 without, 0.049 with); at delta0 = 0 McNemar's null law Bin(n10 + n01, 1/2) is symmetric and the
+        # correction would only cost power (type-I 0.039 instead of 0.05 with 10 looks at 30 % disagreement)
+        cc = np.where(np.isfinite(self.n_eff) & (np.asarray(theta0, float) != 0), 0.5 / self.n_eff, 0.0)
         with np.errstate(invalid="ignore", over="ignore"):
+            d = np.sign(d) * np.maximum(np.abs(d) - cc, 0.0)
             z = _div(d * np.sqrt(self.n_eff), np.sqrt(v), np.sign(d) * np.inf)
         return np.nan_to_num(z, nan=0.0, posinf=np.inf, neginf=-np.inf)
 
@@ -276,7 +311,7 @@ class Accumulator:
         if self.kind == "single":
             ps = a["ps"] / D
             n_eff = _div(ps * (1 - ps), var, np.inf)
-            return WilsonStatistic(est, se, n_eff)
+            return BinomialStatistic(est, se, n_eff)
         if self.kind == "paired":
             s10, s01 = a["s10"] / D, a["s01"] / D
             n_eff = _div(s10 + s01 - (s10 - s01) ** 2, var, np.inf)

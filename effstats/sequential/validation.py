@@ -1,0 +1,292 @@
+"""Monte-Carlo validation of every stopping rule over accuracies, disagreement rates and numbers of looks.
+
+In the manner of rpact's validation documentation: each cell of a grid runs ``n_runs`` complete adaptive
+evaluations on i.i.d. items from a super-population with known parameters (per-look multinomial draws, vectorised
+over runs), and reports the property the rule promises -- type-I error (at most ``alpha``), coverage of the
+interval it reports (at least its level), familywise error of a ranking -- with its Monte-Carlo standard error.
+A cell *holds* when its value is within 3 MC standard errors of nominal or on the safe side.
+
+Grid
+----
+* accuracy of the (second) model: 0.5, 0.7, 0.9, 0.95, 0.98, 0.99, 0.995;
+* disagreement rate between paired models: 1 %, 5 %, 30 %, two-directional (each model better on half of the
+  disagreements) or one-directional (model A never worse), wherever the accuracy allows it;
+* looks: 2 (one dataset, 2 x 500 items), 10 (one dataset, 10 x 200) and 73 (the seed paper's six datasets of
+  1,500 / 1,050 / 1,000 / 3,088 / 951 / 7,299 items, 100 + 100 per dataset, mean of means);
+* rules: efficacy (two-sided, one-sided) of one model against its true accuracy and of a pair with equal
+  accuracies; threshold above / below / both at the true score; equivalence at a margin equal to the true
+  difference; precision and diminishing returns (coverage of the reported interval); the two-sided repeated CI at
+  every look (simultaneous coverage); futility (type-I error with conditional-power futility); ranking of four
+  equally accurate models (familywise error).
+
+:func:`validation_grid` (``fast=True`` for a subset that runs in seconds) returns the table;
+``python -m effstats.sequential.validation [--fast] [--out FILE]`` writes it.
+"""
+from __future__ import annotations
+
+import itertools
+import time
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .evaluator import SequentialEvaluator
+from .rules import (DiminishingReturns, Efficacy, Equivalence, Futility, Precision, StoppingRule, Threshold)
+
+__all__ = ["simulate_iid", "validation_grid", "SCHEDULES", "ACCURACIES", "DISAGREEMENTS"]
+
+PAPER_SIZES = (1500, 1050, 1000, 3088, 951, 7299)
+# looks -> (dataset sizes, initial, batch)
+SCHEDULES = {2: ((1000,), 500, 500), 10: ((2000,), 200, 200), 73: (PAPER_SIZES, 100, 100)}
+ACCURACIES = (0.5, 0.7, 0.9, 0.95, 0.98, 0.99, 0.995)
+DISAGREEMENTS = (0.01, 0.05, 0.3)
+
+
+def _draws(levels: np.ndarray, probs: np.ndarray, counts: np.ndarray, n_runs: int, rng: np.random.Generator):
+    """Cumulative multinomial counts (n_runs, K, n_levels) of i.i.d. items taking ``levels`` with ``probs``."""
+    inc = np.diff(np.concatenate(([0], counts)))
+    p = np.asarray(probs, float)
+    p = p / p.sum()
+    c = np.stack([rng.multinomial(int(k), p, size=n_runs) for k in inc], axis=1)
+    return np.cumsum(c, axis=1)
+
+
+def simulate_iid(evaluator: SequentialEvaluator, probs: Any, *, sizes: Any, n_runs: int = 1000, rng: Any = None,
+                 kind: str = "single", all_looks: bool = False) -> dict:
+    """Run ``n_runs`` evaluations on i.i.d. items from a super-population (no finite benchmark).
+
+    Parameters
+    ----------
+    evaluator : SequentialEvaluator
+    probs : array (n_levels,) or (n_datasets, n_levels)
+        ``kind="single"``: P(score 0), P(score 1); ``kind="paired"``: P(d = -1), P(d = 0), P(d = +1) of the paired
+        difference ``d = a - b``. One row per dataset, or one row for all.
+    sizes : array (n_datasets,)
+        Items per dataset (the schedule of ``evaluator`` runs over them).
+    n_runs : int, default=1000
+    rng : int or Generator, optional
+    all_looks : bool, default=False
+        Also return the LookStats of every look (``"stats"``).
+
+    Returns
+    -------
+    dict with arrays (n_runs,): ``reason``, ``decision``, ``n``, ``estimate``, ``ci_low``, ``ci_high``,
+    ``rci_low``, ``rci_high``; and ``stats`` if ``all_looks``.
+    """
+    g = np.random.default_rng(rng)
+    rules = evaluator._validate_params()
+    sizes = np.asarray(sizes, np.int64)
+    levels = np.array([0.0, 1.0]) if kind == "single" else np.array([-1.0, 0.0, 1.0])
+    P = np.atleast_2d(np.asarray(probs, float))
+    P = np.broadcast_to(P, (sizes.size, levels.size))
+    sched = evaluator._schedule(sizes)
+    tot = sched.sum(1)
+    info = evaluator._information(kind, sched, sizes)
+
+    def streams():
+        for d in range(sizes.size):
+            cum = _draws(levels, P[d], sched[:, d], n_runs, g)
+            yield cum @ levels, cum @ (levels**2), cum @ np.abs(levels), sched[:, d].astype(float)
+
+    null = evaluator._null_for(kind, rules)
+    s = evaluator._look_stats(kind, [streams()], [sizes], tot, info, float(info[-1]), null)
+    _, look, reason, decision, bound = evaluator._judge(rules, s)
+    lo, hi, (lo2, hi2), _, st = evaluator._stop_intervals(s, look, bound)
+    out = dict(reason=reason, decision=decision, n=tot[look], estimate=st.estimate, ci_low=lo, ci_high=hi,
+               rci_low=lo2, rci_high=hi2)
+    if all_looks:
+        out["stats"] = s
+    return out
+
+
+def _ranking_fwer(acc: float, looks: int, n_models: int, n_runs: int, rng, alpha: float, correction: str) -> float:
+    """Familywise error of :func:`rank_models`-style ranking of ``n_models`` independent, equally accurate models."""
+    from .ranking import SequentialRanking
+
+    sizes, initial, batch = SCHEDULES[looks]
+    sizes = np.asarray(sizes, np.int64)
+    ranker = SequentialRanking(correction=correction, alpha=alpha, initial=initial, batch=batch)
+    ev, rules = ranker._check()
+    pairs = list(itertools.combinations(range(n_models), 2))
+    ia = np.array([i for i, _ in pairs])
+    ja = np.array([j for _, j in pairs])
+    patterns = np.array(list(itertools.product([0.0, 1.0], repeat=n_models)))  # (2^m, m) joint outcomes
+    pp = np.prod(np.where(patterns == 1, acc, 1 - acc), axis=1)
+    dif = patterns[:, ia] - patterns[:, ja]  # (2^m, P)
+    sched = ev._schedule(sizes)
+    n_tot = sched.sum(1)
+    info = ev._information("paired", sched, sizes)
+    g = np.random.default_rng(rng)
+    streams = []
+    for d in range(sizes.size):
+        cum = _draws(np.arange(len(pp)), pp, sched[:, d], n_runs, g).astype(float)  # (R, K, 2^m)
+        s1 = np.einsum("rkq,qp->rpk", cum, dif).reshape(n_runs * len(pairs), -1)
+        s2 = np.einsum("rkq,qp->rpk", cum, dif**2).reshape(n_runs * len(pairs), -1)
+        streams.append((s1, s2, s2, sched[:, d].astype(float)))
+    _, _, _, look, stopped, _ = ranker._decide(ev, rules, streams, sizes, n_tot, info, float(info[-1]), None,
+                                               n_runs, len(pairs))
+    return float(np.mean(stopped.any(1)))  # every stop is an efficacy claim under the default rule
+
+
+def _cell(rows: list, rule: str, data: str, acc, dis, looks, metric, value, nominal, n, criterion):
+    se = float(np.sqrt(nominal * (1 - nominal) / n))
+    if criterion == "<=":
+        holds = value <= nominal + 3 * se
+    else:
+        holds = value >= nominal - 3 * se
+    rows.append(dict(rule=rule, data=data, accuracy=acc, disagreement=dis, looks=looks, metric=metric,
+                     value=float(value), nominal=nominal, mc_se=se, criterion=criterion, holds=bool(holds),
+                     n_runs=n))
+
+
+def validation_grid(fast: bool = True, n_runs: int | None = None, alpha: float = 0.05, rng: Any = 0,
+                    progress: bool = False) -> pd.DataFrame:
+    """The validation table: one row per (rule, data, accuracy, disagreement, looks, metric).
+
+    Parameters
+    ----------
+    fast : bool, default=True
+        A subset (accuracies 0.5 / 0.98 / 0.995, disagreement 1 % / 30 %, looks 10 and 73, fewer runs).
+    n_runs : int, optional
+        Runs per cell (default 1,500 fast, 10,000 full).
+    alpha : float, default=0.05
+    rng : int, default=0
+        Seed; each cell gets its own stream.
+    progress : bool, default=False
+        tqdm progress bar over the cells.
+
+    Returns
+    -------
+    DataFrame with columns rule, data, accuracy, disagreement, looks, metric, value, nominal, mc_se, criterion
+    ("<=" for error rates, ">=" for coverage), holds, n_runs.
+    """
+    R = n_runs or (1500 if fast else 10_000)
+    accs = (0.5, 0.98, 0.995) if fast else ACCURACIES
+    diss = (0.01, 0.3) if fast else DISAGREEMENTS
+    looks_all = (10, 73) if fast else (2, 10, 73)
+    seeds = itertools.count(int(rng) * 1_000_003 + 1)
+    rows: list = []
+    jobs = []
+    for looks in looks_all:
+        for p in accs:
+            jobs.append(("single", looks, p, None, None))
+        for p in accs:
+            for dis in diss:
+                if dis <= 2 * min(p, 1 - p) + 1e-12:
+                    jobs.append(("paired", looks, p, dis, "two-directional"))
+                if dis <= 1 - p + 1e-12:
+                    jobs.append(("paired", looks, p, dis, "one-directional"))
+        for p in ((0.5, 0.98) if fast else (0.5, 0.9, 0.98)):
+            jobs.append(("ranking", looks, p, None, None))
+    it = jobs
+    if progress:
+        from tqdm.auto import tqdm
+
+        it = tqdm(jobs, desc="validation cells")
+    for kind, looks, p, dis, direction in it:
+        sizes, initial, batch = SCHEDULES[looks]
+        kw = dict(alpha=alpha, initial=initial, batch=batch)
+        if kind == "ranking":
+            v = _ranking_fwer(p, looks, 4, max(R // 3, 300), next(seeds), alpha, "holm")
+            _cell(rows, "ranking (Holm, 4 equal models)", "4 models", p, 2 * p * (1 - p), looks, "familywise error",
+                  v, alpha, max(R // 3, 300), "<=")
+            continue
+        if kind == "single":
+            probs = [1 - p, p]
+
+            def run(rules, null=None, all_looks=False):
+                ev = SequentialEvaluator(rules, null=null, **kw)
+                return simulate_iid(ev, probs, sizes=sizes, n_runs=R, rng=next(seeds), all_looks=all_looks)
+
+            for name, rule in [("efficacy two-sided", Efficacy()), ("efficacy one-sided", Efficacy("greater"))]:
+                if not 0 < p < 1:
+                    continue
+                r = run([rule], null=p)
+                _cell(rows, name, "one model", p, None, looks, "type-I error", np.mean(r["reason"] == "efficacy"),
+                      alpha, R, "<=")
+            for d in ("above", "below", "both"):
+                r = run([Threshold(p, d)])
+                _cell(rows, f"threshold {d}", "one model", p, None, looks, "P(claim) at tau = score",
+                      np.mean(r["reason"] == "threshold"), alpha, R, "<=")
+            r = run([Precision(0.03)], all_looks=True)
+            _cell(rows, "precision (0.03)", "one model", p, None, looks, "coverage at stop",
+                  np.mean((r["ci_low"] <= p) & (r["ci_high"] >= p)), 1 - alpha, R, ">=")
+            s = r["stats"]
+            _cell(rows, "repeated CI (every look)", "one model", p, None, looks, "simultaneous coverage",
+                  np.mean(((s.ci_low <= p) & (s.ci_high >= p)).all(1)), 1 - alpha, R, ">=")
+            r = run([DiminishingReturns(0.002)])
+            _cell(rows, "diminishing returns (0.002)", "one model", p, None, looks, "coverage at stop",
+                  np.mean((r["ci_low"] <= p) & (r["ci_high"] >= p)), 1 - alpha, R, ">=")
+            continue
+        # paired: P(d = -1), P(d = 0), P(d = +1)
+        if direction == "two-directional":
+            h0 = [dis / 2, 1 - dis, dis / 2]
+            delta = 0.0
+        else:
+            h0 = None
+            delta = dis
+        data = f"pair, {direction}"
+
+        def runp(rules, probs, all_looks=False):
+            ev = SequentialEvaluator(rules, **kw)
+            return simulate_iid(ev, probs, sizes=sizes, n_runs=R, rng=next(seeds), kind="paired",
+                                all_looks=all_looks)
+
+        if h0 is not None:
+            for name, rule in [("efficacy two-sided", Efficacy()), ("efficacy one-sided", Efficacy("greater"))]:
+                r = runp([rule], h0)
+                _cell(rows, name, data, p, dis, looks, "type-I error", np.mean(r["reason"] == "efficacy"), alpha,
+                      R, "<=")
+            r = runp([Efficacy(), Futility(0.1, effect=max(dis / 4, 0.005))], h0)
+            _cell(rows, "futility + efficacy", data, p, dis, looks, "type-I error",
+                  np.mean(r["reason"] == "efficacy"), alpha, R, "<=")
+            # equivalence at the boundary: true difference = margin = dis / 3 (two-directional disagreement)
+            m = dis / 3
+            probs = [dis / 2 - m / 2, 1 - dis, dis / 2 + m / 2]
+        else:
+            m = dis
+            probs = [0.0, 1 - dis, dis]  # A never worse: true difference = dis
+            r = runp([Threshold(dis, "above")], probs)
+            _cell(rows, "threshold above", data, p, dis, looks, "P(claim) at tau = difference",
+                  np.mean(r["reason"] == "threshold"), alpha, R, "<=")
+        r = runp([Equivalence(m)], probs)
+        _cell(rows, f"equivalence (margin = true difference)", data, p, dis, looks, "P(claim equivalence)",
+              np.mean(r["reason"] == "equivalence"), alpha, R, "<=")
+        truth = probs[2] - probs[0]
+        r = runp([Precision(0.03)], probs, all_looks=True)
+        _cell(rows, "precision (0.03)", data, p, dis, looks, "coverage at stop",
+              np.mean((r["ci_low"] <= truth) & (r["ci_high"] >= truth)), 1 - alpha, R, ">=")
+        s = r["stats"]
+        _cell(rows, "repeated CI (every look)", data, p, dis, looks, "simultaneous coverage",
+              np.mean(((s.ci_low <= truth) & (s.ci_high >= truth)).all(1)), 1 - alpha, R, ">=")
+    return pd.DataFrame(rows)
+
+
+def worst_cells(table: pd.DataFrame) -> pd.DataFrame:
+    """Per rule, the cell furthest on the unsafe side of nominal (in MC standard errors)."""
+    t = table.copy()
+    t["excess_se"] = np.where(t["criterion"] == "<=", t["value"] - t["nominal"], t["nominal"] - t["value"]) / t["mc_se"]
+    return t.loc[t.groupby("rule")["excess_se"].idxmax()].sort_values("excess_se", ascending=False)
+
+
+def main(argv: list[str] | None = None) -> int:  # pragma: no cover - command line
+    import argparse
+
+    ap = argparse.ArgumentParser(description="Monte-Carlo validation grid of effstats.sequential")
+    ap.add_argument("--fast", action="store_true")
+    ap.add_argument("--n-runs", type=int, default=None)
+    ap.add_argument("--out", default=None)
+    a = ap.parse_args(argv)
+    t = time.perf_counter()
+    tab = validation_grid(fast=a.fast, n_runs=a.n_runs, progress=True)
+    if a.out:
+        tab.to_csv(a.out, index=False)
+    print(worst_cells(tab)[["rule", "data", "accuracy", "disagreement", "looks", "metric", "value", "mc_se",
+                            "excess_se", "holds"]].to_string())
+    print(f"{len(tab)} cells, {tab.holds.mean():.1%} hold, {time.perf_counter() - t:.0f} s")
+    return 0 if tab.holds.all() else 1
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())
