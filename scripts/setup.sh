@@ -14,6 +14,8 @@ effstats setup: this script automates Debian (as root) only. On this machine do 
   2. R >= 4.1:         install R from your platform's usual source
   3. gsDesign:         Rscript -e 'install.packages("gsDesign")'
   4. Check:            .venv/bin/python -c "import effstats; effstats.show_versions()"
+  5. Jupyter (make lab, reports): pip install notebook nbconvert, then
+                       .venv/bin/python -m ipykernel install --prefix .venv --name effstats
 MSG
   exit 2
 }
