@@ -117,9 +117,11 @@ def cohen_kappa(a: Any, y: Any, *, undefined: float = 1.0) -> Any:
     -------
     float or array (n_models,), in [-1, 1].
     """
+    if isinstance(undefined, (bool, np.bool_)) or not isinstance(undefined, (int, float, np.integer, np.floating)) or not -1 <= undefined <= 1:
+        raise ValueError(f"undefined: expected a real number in [-1, 1] (kappa's range), got {undefined!r}")
     av, yv, one = _pair(a, y, binary=True)
     err = (av != yv).mean(axis=1)
-    return _out(_kappa_from_rates(err, av.mean(axis=1), yv.mean(axis=1), undefined), one)
+    return _out(_kappa_from_rates(err, av.mean(axis=1), yv.mean(axis=1), float(undefined)), one)
 
 
 def sample_metrics(a: Any, y: Any) -> pd.DataFrame:
@@ -285,7 +287,12 @@ class CurveFit:
     _f: Callable = field(repr=False)
 
     def predict(self, x: Any) -> np.ndarray:
-        return self._f(np.asarray(x, float), *self.params.values())
+        """The fitted curve at budgets ``x``: a number or a 1-D array of finite numbers (float or array (n,))."""
+        xv = check_array(x, "x", ndim=(0, 1))
+        if not np.isfinite(xv).all():
+            raise ValueError("x: expected finite budgets, got inf")
+        out = self._f(xv, *self.params.values())
+        return float(out) if xv.ndim == 0 else out
 
     @property
     def r_squared(self) -> float:

@@ -234,3 +234,16 @@ def test_search_metrics_against_generic_metrics_with_sort_models():
     ev = res.evaluate(a[20:])
     y = res.correctness()
     assert np.allclose(ev["kappa"], [cohen_kappa_score(a[20 + i], y[i]) for i in range(20)])
+
+
+def test_bad_input_found_by_fuzzing():
+    a = np.array([[1, 0, 1, 1], [0, 0, 1, 0]], bool)
+    for bad in (np.nan, np.inf, "1", 1 + 1j, None, 2.0):
+        with pytest.raises(ValueError, match="^undefined"):
+            cohen_kappa(a, a[::-1], undefined=bad)
+    x = np.array([8, 16, 32, 64, 128, 256.0])
+    f = fit_exponential(x, 0.2 * np.exp(-0.04 * x) + 0.1)
+    assert f.predict(8) == pytest.approx(f.predict([8.0])[0]) and isinstance(f.predict(8), float)
+    for bad in ([5.0, np.nan], [5.0, -np.inf], [[5.0], [500.0]], [[5.0], [5.0, 500.0]], np.array([5 + 1j]), np.array(["5.0"]), "abc"):
+        with pytest.raises(ValueError, match="^x"):
+            f.predict(bad)

@@ -276,3 +276,31 @@ def test_bad_input_confidence_on_binary_and_permutation():
         SortSearch(estimator="ratio").fit(a)
     with pytest.raises(ValueError, match="missing"):
         SortSearch(missing="drop").fit(a)
+
+
+def test_bad_input_found_by_fuzzing():
+    a = irt(12, 24, seed=8)
+    for bad in (a[0], None, "abc", [[True, False], [True]]):
+        with pytest.raises(ValueError, match="^responses"):
+            SortSearch().fit(bad)
+    for bad in ("seed", 1.5, -1, {"seed": 1}):
+        with pytest.raises(ValueError, match="^random_state"):
+            SortSearch(random_state=bad).fit(a)
+        with pytest.raises(ValueError, match="^random_state"):
+            CopyNearestExpand(random_state=bad).fit(a)
+    est = SortSearch().fit(a[:8])
+    for bad in ([], [True, 2], 3, "8"):
+        with pytest.raises(ValueError, match="^budgets"):
+            est.budget_curve(a[8:], bad)
+    with pytest.raises(ValueError, match="^evaluate_fn: returned correctness"):
+        est.evaluate(lambda items: np.array([1]), 5)
+    with pytest.raises(ValueError, match="^evaluate_fn: returned correctness"):
+        est.evaluate(lambda items: np.full(5, 2), 5)
+    res = est.simulate(a[8:], 6)
+    with pytest.raises(ValueError, match="^true_responses"):
+        res.evaluate([[True, False], [True]])
+    for bad in ([0, 46], [-47], [0.5, 1.0], [[0, 1]], np.ones(5, bool), [0.0, np.nan]):
+        with pytest.raises(ValueError, match="^rows"):
+            res.correctness(bad)
+    assert res.correctness([]).shape == (0, 24) and res.correctness([-1]).shape == (1, 24)
+    assert np.array_equal(res.correctness(np.array([True, False, True, False])), res.correctness([0, 2]))

@@ -91,7 +91,7 @@ class CopyNearestExpand(BaseEstimator):
         """``responses``: the sort models' bool matrix (n_models, n_items) or ResponseMatrix (kept in memory)."""
         self.source_ = _dense_source(responses)
         self.n_items_ = self.source_.shape[1]
-        self.rng_ = check_rng(self.random_state)
+        self.rng_ = check_rng(self.random_state, "random_state")
         self.selected_ = None
         return self
 
@@ -247,7 +247,7 @@ class HybridSearch(BaseEstimator):
         ks, ws, cv = self._check_params(*src.shape)
         grid = [(k, w) for k in ks for w in ws]
         err = np.zeros(len(grid))
-        folds = KFold(cv, shuffle=True, random_state=check_rng(self.random_state).integers(2**31))
+        folds = KFold(cv, shuffle=True, random_state=int(check_rng(self.random_state, "random_state").integers(2**31)))
         for tr, va in folds.split(src):
             ss = SortSearch(sort=self.sort).fit(src[tr])
             items = ss.select(self.budget)

@@ -11,7 +11,7 @@ from sklearn.base import BaseEstimator
 
 from .._ordering import dp_rows, padded_prefix
 from .._results import ConfidenceInterval
-from .._validation import check_binary, check_option, check_positive_int, check_rng
+from .._validation import check_array, check_binary, check_option, check_positive_int, check_rng
 from ..bitpack import PackedBinaryMatrix
 from ..exceptions import check_is_fitted
 from ..responses import ResponseMatrix
@@ -149,6 +149,23 @@ def _align_full(x: Any, item_ids: pd.Index | None, name: str) -> Any:
     return x.subset(items=take) if isinstance(x, ResponseMatrix) else x.iloc[:, take]
 
 
+def _check_rows(rows: Any, n_rows: int) -> np.ndarray:
+    """Row selector: integer positions in [-n_rows, n_rows) (1-D or a scalar) or a bool mask of length n_rows."""
+    r = np.asarray(rows)
+    if r.dtype == bool:
+        if r.shape != (n_rows,):
+            raise ValueError(f"rows: a boolean mask needs shape ({n_rows},), got {r.shape}")
+        return np.flatnonzero(r)
+    if r.size == 0:
+        return np.zeros(0, np.int64)
+    if r.ndim > 1 or not np.issubdtype(r.dtype, np.integer):
+        raise ValueError(f"rows: expected integer model positions (1-D) or a boolean mask, got {r.dtype} with shape {r.shape}")
+    r = np.atleast_1d(r)
+    if r.min() < -n_rows or r.max() >= n_rows:
+        raise ValueError(f"rows: positions must be in [{-n_rows}, {n_rows - 1}], got range [{r.min()}, {r.max()}]")
+    return r
+
+
 @dataclass(frozen=True, eq=False)
 class SearchResult:
     """Sort & Search predictions for ``n_models`` new models (or new items, for ``insert_D``).
@@ -249,7 +266,7 @@ class SearchResult:
 
         ``rows`` selects models (positions); materialising all rows costs ``n_models * n_items`` bytes.
         """
-        k = self.thresholds if rows is None else self.thresholds[np.asarray(rows)]
+        k = self.thresholds if rows is None else self.thresholds[_check_rows(rows, len(self.thresholds))]
         k = np.atleast_1d(k)
         out = np.empty((len(k), self.n_items), bool)
         out[:, self.order] = np.arange(self.n_items)[None, :] < k[:, None]
@@ -257,7 +274,7 @@ class SearchResult:
 
     def predictions(self, rows: Any = None) -> pd.DataFrame:
         """Per-item predicted correctness as a labelled DataFrame (models × items, ids where known)."""
-        idx = self._index() if rows is None else self._index()[np.atleast_1d(np.asarray(rows))]
+        idx = self._index() if rows is None else self._index()[_check_rows(rows, len(self.thresholds))]
         cols = self.item_ids if self.item_ids is not None else pd.RangeIndex(self.n_items, name="item")
         return pd.DataFrame(self.correctness(rows), index=idx, columns=cols)
 
@@ -276,6 +293,8 @@ class SearchResult:
         ``kappa_epistemic``, ``accuracy`` (of the predicted vector, k / n), ``accuracy_true``, ``best_threshold``
         (k*), ``accuracy_estimate`` (the design-based estimate) and ``standard_error``.
         """
+        if not isinstance(true_responses, (ResponseMatrix, pd.DataFrame, PackedBinaryMatrix)) and not _is_dask(true_responses):
+            true_responses = check_binary(true_responses, "true_responses", ndim=2)
         true_responses = _align_full(true_responses, self.item_ids, "true_responses")
         ev = _evaluate_thresholds(true_responses, self.order, self.thresholds[None, :])[0]
         return ev.assign(accuracy_estimate=self.statistic, standard_error=self.standard_error)
@@ -331,6 +350,13 @@ def _threshold_stats(b: np.ndarray, K: np.ndarray) -> tuple[np.ndarray, ...]:
 
 
 # ---------------------------------------------------------------------------------------------- estimator
+def _check_budgets(budgets: Any, n: int) -> list[int]:
+    """A non-empty sequence of budgets, each an int in [1, n] (bools and scalars refused)."""
+    if isinstance(budgets, (str, bytes)) or np.ndim(budgets) != 1 or len(budgets) == 0:
+        raise ValueError(f"budgets: expected a non-empty 1-D sequence of integers in [1, {n}], got {budgets!r}")
+    return [_check_budget(b.item() if isinstance(b, np.generic) and not isinstance(b, np.bool_) else b, n, "budgets") for b in budgets]
+
+
 _SORTS = ("sum", "confidence", "recursive")
 _SAMPLINGS = ("uniform", "stratified", "random")
 _ESTIMATORS = ("stratified", "difference")
@@ -434,9 +460,12 @@ class SortSearch(BaseEstimator):
         check_option(self.sampling, "sampling", _SAMPLINGS)
         check_option(self.estimator, "estimator", _ESTIMATORS)
         check_option(self.missing, "missing", _MISSING)
-        self.rng_ = check_rng(self.random_state)
+        self.rng_ = check_rng(self.random_state, "random_state")
         ax = self._axis
-        shape = responses.shape if hasattr(responses, "shape") else np.shape(responses)
+        if not isinstance(responses, (ResponseMatrix, pd.DataFrame, PackedBinaryMatrix)) and not _is_dask(responses):
+            # plain arrays / lists: shape and type checked here, values by the sort below
+            responses = check_array(responses, "responses", ndim=2, dtype=None, allow_nan=True)
+        shape = responses.shape
         n_models, n_items = (shape[0], shape[1]) if ax == 0 else (shape[1], shape[0])
         observed = None
         if self.missing == "observed" and self._has_missing(responses):
@@ -552,7 +581,11 @@ class SortSearch(BaseEstimator):
         if not callable(evaluate_fn):
             raise ValueError(f"evaluate_fn: expected a callable items -> correctness, got {type(evaluate_fn).__name__}")
         items = self.select(budget)
-        return self.predict(evaluate_fn(items.copy()), items)
+        out = evaluate_fn(items.copy())
+        try:
+            return self.predict(out, items)
+        except ValueError as exc:
+            raise ValueError(f"evaluate_fn: returned correctness that does not fit the {len(items)} selected items: {exc}") from None
 
     def simulate(self, responses: Any, budget: int) -> SearchResult:
         """The protocol on models whose full responses are known (experiments): select, take those columns, predict.
@@ -591,7 +624,7 @@ class SortSearch(BaseEstimator):
         one row per budget × model.
         """
         check_is_fitted(self, "order_")
-        budgets = [_check_budget(b, self.n_items_, "budgets") for b in np.atleast_1d(budgets).tolist()]
+        budgets = _check_budgets(budgets, self.n_items_)
         x = _align_full(self._oriented(responses), self.item_ids_ if self._axis == 0 else None, "responses")
         a = _binary(x, "responses")  # checked once, not once per budget
         res = [self._simulate(a, b) for b in budgets]
