@@ -110,3 +110,18 @@ def test_hundreds_of_looks_keep_alpha(sided):
     rej = np.mean(((np.abs(z) if sided == 2 else z) >= d.upper).any(1))
     se = np.sqrt(0.05 * 0.95 / 20_000)
     assert abs(rej - 0.05) < 3 * se + 0.002, rej  # the MC sees the same discrete looks
+
+
+def test_validation_grid_fast_subset_holds_everywhere():
+    # the FAST subset of effstats.sequential.validation: accuracies 0.5 / 0.98 / 0.995, disagreement 1 % / 30 %
+    # (two- and one-directional), 10 and 73 looks, every rule; each cell within 3 MC s.e. of nominal or safer
+    from effstats.sequential.validation import validation_grid, worst_cells
+
+    tab = validation_grid(fast=True, n_runs=600, rng=1)
+    assert len(tab) > 100 and set(tab["rule"]) >= {
+        "efficacy two-sided", "efficacy one-sided", "threshold above", "threshold below", "threshold both",
+        "equivalence (margin = true difference)", "precision (0.03)", "diminishing returns (0.002)",
+        "futility + efficacy", "ranking (Holm, 4 equal models)", "repeated CI (every look)"}
+    bad = tab[~tab["holds"]]
+    assert bad.empty, bad.to_string()
+    assert (worst_cells(tab)["excess_se"] <= 3).all()
