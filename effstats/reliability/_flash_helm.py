@@ -347,4 +347,5 @@ def simulate_examples(table: Any, n_examples: int | dict = 1000, *, noise: float
     M = np.concatenate(miss, axis=1)
     items = pd.DataFrame({"scenario": scen}, index=pd.Index([f"{c}/{i}" for c, n in zip(cols, ns) for i in range(n)],
                                                              name="item"))
-    return ResponseMatrix(X & ~M, kind="binary", missing=M if M.any() else None, model_ids=b.model_ids, items=items)
+    return ResponseMatrix(X & ~M, kind="binary", missing=M if M.any() else None, model_ids=b.model_ids,
+                          item_ids=items.index, items=items)

@@ -1,0 +1,229 @@
+"""Exact Mean Win Rate, ties downstream, comparison-graph components, the clone / removal detectors against
+brute force, O(n log n) Kendall / weighted τ against scipy, DIoR's example-size cap and result protocol."""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+from effstats import ResponseMatrix
+from effstats import reliability as R
+from effstats._results import ConfidenceInterval
+
+
+def fraction_mwr(x: np.ndarray, ties: str = "strict") -> list:
+    """App. A with Python fractions: the exact rational MWR of every model (None if undefined)."""
+    M, S = x.shape
+    out = []
+    for m in range(M):
+        rates = []
+        for s in range(S):
+            if np.isnan(x[m, s]):
+                continue
+            opp = [i for i in range(M) if i != m and not np.isnan(x[i, s])]
+            if not opp:
+                continue
+            wins = sum(Fraction(int(x[m, s] > x[i, s])) + (Fraction(1, 2) if ties == "half" and x[m, s] == x[i, s]
+                                                           else 0) for i in opp)
+            rates.append(wins / len(opp))
+        out.append(sum(rates) / len(rates) if rates else None)
+    return out
+
+
+# ------------------------------------------------------------------------------------- exact MWR
+def test_issue_example_ties_are_exact():
+    x = np.array([[5, 5, 2], [4, 4, 1], [2, 3, 3], [1, 0, 5], [3, 1, 0], [0, 2, 4.]])
+    mwr = R.mean_win_rate(x)
+    assert mwr[3] == mwr[5] == 0.4  # both exactly 2/5 (the float path gave 0.39999999999999997 / 0.4000000000000001)
+    # ties stay ties downstream: Kendall τ of the table with itself is 1, and a tie at the top is a half switch
+    assert R.kendall_tau(mwr, mwr[None])[0] == pytest.approx(1.0)
+    assert R.dior(x, "scenarios", "kendall", n_boot=50, rng=0).distribution.max() <= 1.0
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(2, 8), st.integers(1, 7), st.integers(0, 10_000), st.sampled_from(["strict", "half"]))
+def test_mwr_equals_float_of_exact_fraction(M, S, seed, ties):
+    """Every MWR is the correctly rounded float of the exact rational, so equal rationals are equal floats."""
+    rng = np.random.default_rng(seed)
+    x = rng.integers(0, 4, (M, S)).astype(float)
+    x[rng.random((M, S)) < 0.25] = np.nan
+    want = fraction_mwr(x, ties)
+    got = R.mean_win_rate(x[None], ties=ties)[0]  # 3-D: no connectivity check, NaN for undefined models
+    for g, w in zip(got, want):
+        assert (np.isnan(g) and w is None) or g == float(w)
+
+
+def test_mwr_exact_with_many_distinct_opponent_counts():
+    """Ragged tables whose common denominator exceeds 2**53 take the Python-integer path, still exact."""
+    rng = np.random.default_rng(3)
+    M, S = 60, 30
+    x = rng.integers(0, 6, (M, S)).astype(float)
+    for s in range(S):  # a different number of evaluated models per scenario: many distinct denominators
+        x[rng.permutation(M)[: s + 1], s] = np.nan
+    got = R.mean_win_rate(x[None])[0]
+    want = fraction_mwr(x)
+    assert all(g == float(w) for g, w in zip(got, want))
+
+
+def test_helm_lite_published_column_follows_half_credit():
+    """HELM's code gives a tie half a win; HELM Lite's published column is closer to that rule than to strict wins."""
+    from effstats.datasets import load_helm_lite
+
+    lite = load_helm_lite()
+    t, pub = lite.to_frame(), lite.models["mean_win_rate"]
+    d = {ties: (R.mean_win_rate(t, ties=ties) - pub.reindex(t.index)).abs() for ties in ("strict", "half")}
+    assert d["half"].max() < d["strict"].max() and d["half"].median() < d["strict"].median()
+    assert d["half"].max() <= 0.0035  # three-decimal rounding of the published column and of the scores
+
+
+# -------------------------------------------------------------------------------- components
+def test_disconnected_leaderboards_are_refused_with_the_groups():
+    x = np.array([[1, np.nan], [2, np.nan], [np.nan, 3], [np.nan, 4]])
+    with pytest.raises(ValueError, match=r"scores: the models form 2 groups that share no scenario"):
+        R.mean_win_rate(x)
+    np.testing.assert_array_equal(R.comparison_components(x), [0, 0, 1, 1])
+    df = pd.DataFrame(x, index=list("abcd"), columns=["code1", "code2"])
+    comp = R.comparison_components(df)
+    assert comp.to_dict() == {"a": 0, "b": 0, "c": 1, "d": 1}
+    with pytest.raises(ValueError, match=r"data: the models form 2 groups.*\['a', 'b'\]"):
+        R.dior(df, n_boot=10)
+    # each group alone is fine, and linked through a shared scenario it is one component
+    assert R.mean_win_rate(df.loc[["a", "b"], ["code1"]].assign(c2=[0.1, 0.2])).idxmax() == "b"
+    x2 = x.copy()
+    x2[0, 1] = 0.5
+    assert R.comparison_components(x2).max() == 0
+    assert R.mean_win_rate(x, check_connected=False).shape == (4,)
+
+
+# ------------------------------------------------------------------------------- detectors
+def test_clone_detector_issue_example_and_real_reorders_only():
+    assert R.clone_flips(np.array([[3, 1.], [1, 3], [0, 0], [-1, -1]]), top_k=2).empty
+    from effstats.datasets import load_helm, load_openllm
+
+    for rm in (load_openllm(), load_helm()):
+        cf = R.clone_flips(rm.to_frame(), top_k=5)
+        for _, row in cf.iterrows():  # every flag is a visible change of order
+            assert row.old_top != row.new_top and row.reversed
+
+
+def _brute_clone(x: np.ndarray, c: int, n_clones: int, eps: float, ties: str) -> np.ndarray:
+    y = np.vstack([x] + [x[c] - eps] * n_clones)
+    return R.mean_win_rate(y[None], ties=ties)[0][: x.shape[0]]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(3, 7), st.integers(2, 5), st.integers(0, 10_000), st.sampled_from(["strict", "half"]),
+       st.integers(1, 3))
+def test_clone_and_removal_flips_match_brute_force(M, S, seed, ties, n_clones):
+    rng = np.random.default_rng(seed)
+    x = rng.integers(0, 5, (M, S)).astype(float)
+    x[rng.random((M, S)) < 0.15] = np.nan
+    x[:, 0] = rng.integers(0, 5, M)  # one complete scenario keeps the table connected
+    base = R.mean_win_rate(x[None], ties=ties)[0]
+    order = np.argsort(-base, kind="stable")[:2]
+    a, b = order
+    eps = 0.25
+    want_c = [c for c in range(M) if (lambda n: (base[a] > base[b] and n[a] < n[b]))(_brute_clone(x, c, n_clones, eps,
+                                                                                                   ties))]
+    got_c = R.clone_flips(x, top_k=2, n_clones=n_clones, eps=eps, ties=ties)
+    assert [int(str(c)[1:]) for c in got_c.clone_of] == want_c
+    want_r = []
+    for r in range(M):
+        if r in order:
+            continue
+        n = R.mean_win_rate(np.delete(x, r, axis=0)[None], ties=ties)[0]
+        ia, ib = a - (a > r), b - (b > r)
+        if base[a] > base[b] and n[ia] < n[ib]:
+            want_r.append(r)
+    got_r = R.removal_flips(x, top_k=2, ties=ties)
+    assert [int(str(c)[1:]) for c in got_r.removed] == want_r
+
+
+# ---------------------------------------------------------------------------- Kendall / weighted τ
+@pytest.mark.parametrize("n", [2, 3, 17, 64, 257, 750])
+def test_kendall_and_weighted_tau_equal_scipy(n):
+    rng = np.random.default_rng(n)
+    for levels in (3, 10 * n):  # heavy ties and nearly none
+        ref = rng.integers(0, levels, n).astype(float)
+        X = rng.integers(0, levels, (12, n)).astype(float)
+        X[1] = ref
+        X[2] = -ref
+        want = np.nan_to_num([stats.kendalltau(ref, x).statistic for x in X])
+        np.testing.assert_allclose(R.kendall_tau(ref, X), want, atol=1e-12)
+        want_w = np.nan_to_num([stats.weightedtau(ref, x).statistic for x in X])
+        np.testing.assert_allclose(R._weighted_tau(ref, X), want_w, atol=1e-12)
+
+
+def test_inversion_counting_brute_force():
+    from effstats.reliability._metametrics import _inversions, _smaller_before
+
+    rng = np.random.default_rng(0)
+    for n in (1, 2, 5, 16, 33, 100):
+        v = rng.integers(0, 7, (5, n))
+        brute = np.array([[sum(r[j] < r[i] for j in range(i)) for i in range(n)] for r in v])
+        np.testing.assert_array_equal(_smaller_before(v), brute)
+        inv = [sum(r[i] > r[j] for i in range(n) for j in range(i + 1, n)) for r in v]
+        np.testing.assert_array_equal(_inversions(v), inv)
+
+
+# ------------------------------------------------------------------------------------ DIoR
+def _items(M=6, sizes=(40, 400), seed=0):
+    rng = np.random.default_rng(seed)
+    n = sum(sizes)
+    ability = np.linspace(-1, 1, M)[:, None]
+    X = rng.random((M, n)) < 1 / (1 + np.exp(-(ability - rng.normal(size=(1, n)))))
+    return ResponseMatrix(X, kind="binary", items=pd.DataFrame({"scenario": np.repeat(np.arange(len(sizes)), sizes)}))
+
+
+def test_example_size_is_capped_and_never_beats_the_full_benchmark():
+    rm = _items()
+    with pytest.raises(ValueError, match=r"size: 401 examples per subscenario requested but the largest .* 400"):
+        R.dior(rm, "examples", size=401, n_boot=10)
+    # at the largest size every subscenario is drawn at its own size: the full-benchmark bootstrap, draw for draw
+    full = R.dior(rm, "examples", "kendall", n_boot=200, rng=5)
+    top = R.dior(rm, "examples", "kendall", size=400, n_boot=200, rng=5)
+    np.testing.assert_array_equal(full.distribution, top.distribution)
+    assert top.compute_fraction == 1.0
+    mid = R.dior(rm, "examples", "kendall", size=100, n_boot=200, rng=5)
+    assert mid.compute_fraction == pytest.approx((40 + 100) / 440)
+    curve = R.efficiency_curve(rm, "examples", "kendall", n_boot=100, rng=1)
+    assert curve["size"].max() == 400 and (curve["compute_fraction"] <= 1).all()
+    with pytest.raises(ValueError, match="sizes"):
+        R.rank_switch_curve(rm, [1000], n_boot=10)
+
+
+def test_dior_result_protocol_and_batches():
+    rm = _items(seed=2)
+    r = R.dior(rm, "examples", "kendall", n_boot=300, rng=0)
+    ci = r.confidence_interval()
+    assert isinstance(ci, ConfidenceInterval) and ci.low == r.dior
+    assert r.standard_error == pytest.approx(np.std(r.distribution, ddof=1))
+    assert r.confidence_interval(0.5).low >= ci.low
+    with pytest.raises(ValueError, match="confidence_level"):
+        r.confidence_interval(1.5)
+    f = r.to_frame()
+    assert f.shape[0] == 1 and {"dior", "statistic", "standard_error", "ci_low", "ci_high"} <= set(f.columns)
+    # the plan computes the same distribution batch by batch (what a distributed backend does)
+    plan = R.dior_plan(rm, "examples", "kendall")
+    one = plan.result(*plan.statistic(plan.draw(300, 0)))  # one batch with the same seed = dior itself
+    np.testing.assert_array_equal(one.distribution, r.distribution)
+    assert one.dior == r.dior
+    g = np.random.default_rng(1)
+    draws = [plan.draw(b, g) for b in (100, 120, 80)]
+    parts = [plan.statistic(d) for d in draws]
+    whole = plan.statistic([np.concatenate([d[j] for d in draws]) for j in range(len(draws[0]))])
+    np.testing.assert_array_equal(np.concatenate([p[0] for p in parts]), whole[0])
+    np.testing.assert_array_equal(np.concatenate([p[1] for p in parts]), whole[1])
+
+
+def test_progress_bars(capsys):
+    rm = _items(seed=3)
+    R.dior(rm, "examples", n_boot=20, rng=0, progress=True)
+    R.rank_switch_curve(rm, [10, 40], n_boot=20, rng=0, progress=True)
+    err = capsys.readouterr().err
+    assert "DIoR examples/kendall" in err and "rank switches" in err
