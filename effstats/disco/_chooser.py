@@ -109,7 +109,7 @@ class MethodChooser(_SubsetEstimator):
         cv_seed = 0  # the same folds for every candidate (paired comparison) and for their intervals
         items = list(cands.items())
         if progress:
-            from tqdm.auto import tqdm
+            from tqdm import tqdm  # text bars: widget bars need a live front end (nbclient rejects their comms)
 
             items = tqdm(items, desc="candidates", leave=False)
         self.estimators_, rows, oof = {}, [], {}

@@ -67,7 +67,9 @@ class DISCO(_SubsetEstimator):
     n_neighbors : int, default=1
         k of the kNN predictor (App. I: 1).
     metric : {"cosine", "euclidean"}, default="cosine"
-        Distance of the kNN predictor; the authors' code uses cosine distance.
+        Distance of the kNN predictor; the authors' code uses cosine distance. Cosine needs centred signatures
+        (PCA centres them): on raw 0/1 correctness signatures (``pca=None``) it compares only the direction of
+        the correct sets, not how many items are right, and predicts poorly; use ``"euclidean"`` there.
     random_state : int, Generator or None
         Seeds the random selection, the model subset, tie-breaking and the predictor.
 

@@ -67,7 +67,7 @@ def run_protocol(
     s = _true_scores(responses, scores)
     jobs = [(sn, sp, mn, m, seed) for sn, sp in splits.items() for mn, m in methods.items() for seed in seeds]
     if progress:
-        from tqdm.auto import tqdm
+        from tqdm import tqdm  # text bars: widget bars need a live front end (nbclient rejects their comms)
 
         jobs = tqdm(jobs)
     rows = []
@@ -143,13 +143,16 @@ def compare_methods(
     confidence_level: float = 0.9,
     reference: str | None = "random + direct",
     progress: bool = False,
-) -> pd.DataFrame:
+    return_predictions: bool = False,
+) -> pd.DataFrame | tuple[pd.DataFrame, pd.DataFrame]:
     """One protocol for every candidate and the chooser: same splits, same budget, intervals for all.
 
     For each split and seed a :class:`MethodChooser` is fitted on the source models (which fits and
     cross-validates every candidate there); each candidate then predicts the target models with intervals,
     and the chooser's pick is scored as the row ``method="chooser"``. Columns: split, seed, method, mae,
     spearman, coverage, width (points), cv_mae (the source-only CV estimate of the MAE), chosen.
+    With ``return_predictions`` a second table holds one row per split × method × target model (truth,
+    estimate, low, high), for paired comparisons and coverage by model.
     """
     from ._chooser import MethodChooser
 
@@ -160,23 +163,28 @@ def compare_methods(
     s = _true_scores(responses, scores)
     jobs = [(sn, sp, seed) for sn, sp in splits.items() for seed in seeds]
     if progress:
-        from tqdm.auto import tqdm
+        from tqdm import tqdm  # text bars: widget bars need a live front end (nbclient rejects their comms)
 
         jobs = tqdm(jobs, desc="splits", leave=False)
-    rows = []
+    rows, preds = [], []
     for sn, sp, seed in jobs:
         src, tgt = _apply(responses, sp)
         ch = MethodChooser(candidates, n_items=n_items, n_splits=n_splits, reference=reference, random_state=seed)
         ch.fit(src, s[sp.source])
         for name, est in ch.estimators_.items():
             p = est.predict_interval(tgt, n_splits=n_splits)
-            r = prediction_metrics(s[sp.target], p.statistic, p.confidence_interval(confidence_level))
+            ci = p.confidence_interval(confidence_level)
+            r = prediction_metrics(s[sp.target], p.statistic, ci)
+            if return_predictions:
+                for meth in [name, "chooser"] if name == ch.best_ else [name]:
+                    preds.append(pd.DataFrame({"split": sn, "seed": seed, "method": meth, "model": tgt.model_ids,
+                                               "truth": s[sp.target], "estimate": p.statistic, "low": ci.low, "high": ci.high}))
             row = {"split": sn, "seed": seed, "method": name, **r.as_dict(), "cv_mae": ch.cv_results_.loc[name, "cv_mae"], "chosen": name == ch.best_}
             rows.append(row)
             if name == ch.best_:
                 rows.append({**row, "method": "chooser", "picked": name})
     out = pd.DataFrame(rows)
-    return out
+    return (out, pd.concat(preds, ignore_index=True)) if return_predictions else out
 
 
 def summarize_comparison(table: pd.DataFrame, reference: str = "random + direct") -> pd.DataFrame:

@@ -1,0 +1,201 @@
+"""Prediction intervals (design-based and cross-validated conformal), their coverage by simulation on real and
+simulated splits, the method chooser, the one-protocol comparison, the newest-k chronological split."""
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from effstats import ResponseMatrix, chronological_split, random_split
+from effstats._results import ConfidenceInterval
+from effstats.disco import (
+    DISCO,
+    AnchorCorr,
+    MethodChooser,
+    RandomDirect,
+    StratifiedHT,
+    SubsetPrediction,
+    compare_methods,
+    summarize_comparison,
+)
+
+warnings.filterwarnings("ignore", message="pca: ")
+
+
+def families(m=60, n=600, seed=0, n_families=8, spread=0.05):
+    """Binary benchmark whose models come in tight families with 3-D abilities (signatures carry information)."""
+    rng = np.random.default_rng(seed)
+    fam = rng.integers(0, n_families, m)
+    theta = rng.normal(size=(n_families, 3))[fam] + spread * rng.normal(size=(m, 3))
+    a, b = np.abs(rng.normal(size=(n, 3))), rng.normal(size=n)
+    y = rng.random((m, n)) < 1 / (1 + np.exp(-(theta @ a.T - b)))
+    dates = pd.Timestamp("2022-01-01") + pd.to_timedelta(rng.permutation(m), unit="D")
+    return ResponseMatrix(y, models={"release_date": dates})
+
+
+def load_or_skip(loader, **kw):
+    try:
+        from effstats import datasets
+
+        return getattr(datasets, loader)(**kw)
+    except (FileNotFoundError, ValueError) as exc:  # released predictions not beside the checkout
+        pytest.skip(f"{loader}: {exc}")
+
+
+# ----------------------------------------------------------------------------- result object
+def test_subset_prediction_protocol_and_conformal_quantile():
+    r = np.array([0.05, -0.01, 0.02, 0.03, -0.04, 0.06, 0.0, 0.01, -0.02])  # 9 CV residuals
+    p = SubsetPrediction(np.array([0.5, 0.98]), np.full(2, 0.03), "conformal", np.abs(r))
+    ci = p.confidence_interval(0.8)
+    assert isinstance(ci, ConfidenceInterval)
+    q = np.sort(np.abs(r))[math.ceil(10 * 0.8) - 1]  # the ceil((n+1) level)-th smallest |residual| = 0.05
+    assert q == 0.05
+    np.testing.assert_allclose(ci.low, [0.45, 0.93])
+    np.testing.assert_allclose(ci.high, [0.55, 1.0])  # clipped to the score range
+    # a level beyond (n)/(n+1) has no finite conformal quantile: the whole range
+    np.testing.assert_allclose(p.confidence_interval(0.95).low, [0.0, 0.0])
+    f = p.to_frame(0.8)
+    assert list(f.columns) == ["estimate", "standard_error", "low", "high"] and len(f) == 2
+    with pytest.raises(ValueError, match="confidence_level"):
+        p.confidence_interval(1.5)
+    d = SubsetPrediction(np.array([0.5]), np.array([0.05]), "design")
+    np.testing.assert_allclose(d.confidence_interval(0.95), ([0.5 - 1.959964 * 0.05], [0.5 + 1.959964 * 0.05]), rtol=1e-6)
+
+
+def test_score_is_a_float_and_evaluate_reports_coverage():
+    rm = families()
+    sp = random_split(rm, 15, rng=0)
+    src, tgt = sp.apply(rm)
+    est = DISCO(40, predictor="knn", pca=None, random_state=0).fit(src)
+    truth = tgt.accuracy().to_numpy()
+    s = est.score(tgt, truth)
+    assert isinstance(s, float) and s == pytest.approx(-100 * np.abs(est.predict(tgt) - truth).mean())
+    m = est.evaluate(tgt, truth, confidence_level=0.9)
+    assert m.mae == pytest.approx(-s) and 0 <= m.coverage <= 1 and m.width > 0
+    p = est.predict_interval(tgt)
+    assert p.residuals.shape == (src.n_models,) and list(p.to_frame().index) == list(tgt.model_ids)
+
+
+# ----------------------------------------------------------------------------- design-based intervals
+def test_random_direct_design_interval_covers_by_simulation():
+    # One target model, 2,000 items, 600 random 100-item subsets: the 90 % Wald interval with the
+    # finite-population variance covers the true accuracy 90 % of the time (3 MC s.e.), and the design s.e.
+    # matches the Monte-Carlo spread of the estimates.
+    rm = families(m=20, n=2000, seed=3)
+    src, tgt = rm.subset(models=np.arange(19)), rm.subset(models=[19])
+    truth = tgt.accuracy().iloc[0]
+    est, se, cover = [], [], []
+    for s in range(600):
+        p = RandomDirect(100, random_state=s).fit(src).predict_interval(tgt)
+        lo, hi = p.confidence_interval(0.9)
+        est.append(p.statistic[0]); se.append(p.standard_error[0]); cover.append(lo[0] <= truth <= hi[0])
+    assert abs(np.mean(cover) - 0.9) < 3 * np.sqrt(0.09 / 600)
+    assert np.mean(se) == pytest.approx(np.std(est), rel=0.1)
+
+
+def test_stratified_design_se_matches_monte_carlo():
+    rm = families(m=30, n=1200, seed=4)
+    src, tgt = rm.subset(models=np.arange(29)), rm.subset(models=[29])
+    fits = [StratifiedHT(60, 5, random_state=s).fit(src) for s in range(300)]
+    est = np.array([f.predict(tgt)[0] for f in fits])
+    se = np.array([f.predict_interval(tgt).standard_error[0] for f in fits[:60]])
+    assert se.mean() == pytest.approx(est.std(), rel=0.2)
+
+
+@pytest.mark.parametrize("loader,kw", [("load_cifar10_predictions", {"domains": ["cifar10"]}),
+                                       ("load_imagenet_predictions", {"domains": ["imagenet_val"]})])
+def test_design_interval_coverage_on_real_predictions(loader, kw):
+    # Real per-item correctness: every model's true accuracy is known, 100 random items per draw, 40 draws.
+    rm = load_or_skip(loader, **kw)
+    truth = rm.accuracy().to_numpy()
+    cover = []
+    for s in range(40):
+        p = RandomDirect(100, random_state=s).fit(rm).predict_interval(rm)
+        lo, hi = p.confidence_interval(0.9)
+        cover.append((lo <= truth) & (truth <= hi))
+    c = np.mean(cover)
+    # draws share models, so the MC s.e. uses the number of draws as the effective sample size (conservative)
+    assert abs(c - 0.9) < 3 * np.sqrt(0.09 / 40)
+
+
+# ----------------------------------------------------------------------------- conformal intervals
+def test_conformal_intervals_cover_on_random_splits():
+    rm = families(m=60, n=500, seed=5)
+    hits = []
+    for s in range(20):
+        src, tgt = random_split(rm, 12, rng=s).apply(rm)
+        p = DISCO(40, predictor="knn", pca=None, random_state=s).fit(src).predict_interval(tgt)
+        lo, hi = p.confidence_interval(0.9)
+        t = tgt.accuracy().to_numpy()
+        hits.extend((lo <= t) & (t <= hi))
+    assert np.mean(hits) >= 0.9 - 3 * np.sqrt(0.09 / len(hits))
+
+
+def test_conformal_coverage_on_real_cifar10_splits():
+    rm = load_or_skip("load_cifar10_predictions", domains=["cifar10"]).subset(items=np.arange(4000))
+    hits = []
+    for s in range(8):
+        src, tgt = random_split(rm, 8, rng=s).apply(rm)
+        p = DISCO(100, predictor="knn", random_state=s).fit(src).predict_interval(tgt)
+        lo, hi = p.confidence_interval(0.9)
+        t = tgt.accuracy().to_numpy()
+        hits.extend((lo <= t) & (t <= hi))
+    assert np.mean(hits) >= 0.9 - 3 * np.sqrt(0.09 / len(hits))
+
+
+def test_cv_residuals_are_out_of_fold():
+    rm = families(m=30, n=300)
+    est = DISCO(30, predictor="knn", pca=None, random_state=0).fit(rm)
+    r = est.cv_residuals()
+    # kNN with k=1 in-sample would copy each model's own score (residual 0); out of fold it cannot
+    assert r.shape == (30,) and (np.abs(r) > 0).mean() > 0.8
+    assert est.cv_residuals() is not r or np.array_equal(est.cv_residuals(), r)  # cached, same values
+
+
+# ----------------------------------------------------------------------------- chooser and one protocol
+def test_chooser_keeps_random_direct_without_structure_and_picks_signatures_with_it():
+    rng = np.random.default_rng(0)
+    # no structure: every model answers every item with its own accuracy, independently
+    p = rng.uniform(0.4, 0.8, 40)
+    iid = ResponseMatrix(rng.random((40, 1500)) < p[:, None])
+    # (cosine kNN needs centred signatures: PCA centres them; on raw 0/1 vectors cosine ignores how many are right)
+    cands = {"random + direct": RandomDirect(50), "DISCO PDS + kNN": DISCO(50, predictor="knn", pca=16)}
+    ch = MethodChooser(cands, n_items=50, random_state=0).fit(iid)
+    assert ch.best_ == "random + direct"
+    # tight model families: signatures predict far better than a 50-item mean
+    fam = families(m=80, n=2000, spread=0.02, seed=1)
+    ch2 = MethodChooser(cands, n_items=50, random_state=0).fit(fam)
+    assert ch2.best_ == "DISCO PDS + kNN"
+    assert ch2.expected_error_ == pytest.approx(ch2.cv_results_.loc["DISCO PDS + kNN", "cv_mae"])
+    assert ch2.cv_results_["chosen"].sum() == 1
+    np.testing.assert_array_equal(ch2.predict(fam), ch2.best_estimator_.predict(fam))
+    np.testing.assert_array_equal(ch2.selected_, ch2.best_estimator_.selected_)
+    with pytest.raises(ValueError, match="reference: 'x' is not among the candidates"):
+        MethodChooser(cands, reference="x").fit(fam)
+
+
+def test_compare_methods_one_protocol_and_regret():
+    rm = families(m=50, n=800, seed=2)
+    splits = [random_split(rm, 12, rng=s) for s in range(2)]
+    cands = {"random + direct": RandomDirect(40), "anchor": AnchorCorr(40), "DISCO PDS + kNN": DISCO(40, predictor="knn", pca=None)}
+    tab, pred = compare_methods(rm, splits, cands, n_items=40, return_predictions=True)
+    assert set(tab["method"]) == set(cands) | {"chooser"}
+    assert (tab.groupby("split")["chosen"].sum() == 2).all()  # the pick's own row and the chooser row
+    assert {"mae", "spearman", "coverage", "width", "cv_mae"} <= set(tab.columns)
+    s = summarize_comparison(tab)
+    singles = s.drop(index="chooser")
+    assert s.loc["chooser", "regret"] == pytest.approx(s.loc["chooser", "mae"] - singles["mae"].min())
+    # per-model table: the chooser's rows repeat its pick's predictions
+    mae_from_pred = pred.assign(e=100 * (pred.estimate - pred.truth).abs()).groupby("method")["e"].mean()
+    assert mae_from_pred["chooser"] == pytest.approx(s.loc["chooser", "mae"])
+
+
+# ----------------------------------------------------------------------------- splits
+def test_chronological_split_newest_k():
+    rm = families(m=30, n=50)
+    sp = chronological_split(rm, n_newest=5)
+    d = rm.models["release_date"].to_numpy()
+    assert len(sp.target) == 5 and d[sp.target].min() > d[sp.source].max()
+    with pytest.raises(ValueError, match="cutoff: give exactly one of cutoff and n_newest"):
+        chronological_split(rm, "2022-01-10", n_newest=3)
