@@ -211,16 +211,16 @@ def test_margins_in_points_and_other_silent_garbage_are_refused():
     with pytest.raises(ValueError, match="^null"):
         SequentialEvaluator([Efficacy()]).fit(np.ones(500))
     with pytest.raises(ValueError, match="^spending_param"):
-        SequentialEvaluator([Efficacy()], spending="ld_pocock", spending_param=2.0).fit(np.ones(50), np.ones(50))
+        SequentialEvaluator([Efficacy()], spending="ld_pocock", spending_param=2.0).fit(np.ones(500), np.ones(500))
     with pytest.raises(ValueError, match="^tau"):
-        SequentialEvaluator([Threshold(-0.1)]).fit(np.ones(50))
+        SequentialEvaluator([Threshold(-0.1)]).fit(np.ones(500))
     with pytest.raises(ValueError, match="^null"):
-        SequentialEvaluator([Efficacy()], null=60).fit(np.ones(50))
+        SequentialEvaluator([Efficacy()], null=60).fit(np.ones(500))
     # __init__ only stores: bad values surface in fit
     ev = SequentialEvaluator([Efficacy()], alpha=2.0)
     assert ev.alpha == 2.0
     with pytest.raises(ValueError, match="^alpha"):
-        ev.fit(np.ones(50), np.ones(50))
+        ev.fit(np.ones(500), np.ones(500))
 
 
 # ------------------------------------------------------------------------------------------ 8. ranking
@@ -262,3 +262,17 @@ def test_labelled_inputs_are_aligned_by_item_id():
         SequentialEvaluator([Efficacy()]).fit(a, b.rename(lambda s: s + "x"))
     with pytest.raises(ValueError, match="^scores_b"):
         SequentialEvaluator([Efficacy()]).fit(a, b.to_numpy())
+
+
+def test_ranking_and_schedule_arguments_are_checked():
+    x = (np.random.default_rng(0).random((3, 400)) < 0.7).astype(float)
+    with pytest.raises(ValueError, match="^model_ids"):
+        rank_models(x, model_ids=["a", "a", "b"])
+    with pytest.raises(ValueError, match="^model_ids"):
+        rank_models(x, model_ids="abc")
+    with pytest.raises(ValueError, match="^rules"):
+        rank_models(x, rules=[])
+    with pytest.raises(ValueError, match="^initial"):
+        SequentialEvaluator([Efficacy()], initial=10**6).fit(x[0], x[1])
+    with pytest.raises(ValueError, match="^batch"):
+        SequentialEvaluator([Efficacy()], batch=10**6).fit(x[0], x[1])

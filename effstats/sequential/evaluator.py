@@ -380,6 +380,11 @@ class SequentialEvaluator:
         if sizes.min() < 2:
             raise ValueError(f"scores_a: every dataset needs at least 2 items, dataset {labels[np.argmin(sizes)]!r} "
                              f"has {sizes.min()}")
+        if self.initial > sizes.max():
+            raise ValueError(f"initial: {self.initial} items per dataset exceed the largest dataset ({sizes.max()} items): "
+                             "a single look, not a sequential evaluation")
+        if self.batch > sizes.max():
+            raise ValueError(f"batch: {self.batch} items per dataset exceed the largest dataset ({sizes.max()} items)")
         if scores_b is None:
             return "single", [_Arm(a, codes, sizes)]
         b = check_unit_interval(scores_b, "scores_b", ndim=1)

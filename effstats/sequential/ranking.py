@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import combinations
+from numbers import Integral, Real
 from typing import Any, Sequence
 
 import numpy as np
@@ -54,11 +55,15 @@ def sequential_pvalue(z: float, look: int, n: Sequence[float], max_n: float, alp
     max_n : float
         Planned maximum sample (spending is evaluated at ``n / max_n``).
     """
-    n = np.asarray(n, dtype=float)
-    if not 1 <= look <= n.size:
-        raise ValueError(f"look: expected an integer in [1, {n.size}], got {look}")
-    if not np.isfinite(z):
-        return 0.0
+    if isinstance(z, bool) or not isinstance(z, Real) or not np.isfinite(z):
+        raise ValueError(f"z: expected a finite number, got {z!r}")
+    n = check_array(n, "n", ndim=1)
+    if np.any(n <= 0) or np.any(np.diff(n) <= 0):
+        raise ValueError(f"n: expected positive, increasing sample sizes, got {n.tolist()}")
+    if isinstance(look, bool) or not isinstance(look, Integral) or not 1 <= look <= n.size:
+        raise ValueError(f"look: expected an integer in [1, {n.size}], got {look!r}")
+    if isinstance(max_n, bool) or not isinstance(max_n, Real) or not np.isfinite(max_n) or max_n < n[look - 1]:
+        raise ValueError(f"max_n: expected a number at least n[look - 1] = {n[look - 1]:g}, got {max_n!r}")
     k = int(look)
     if k == 1 and n.size == 1:
         b = np.array([abs(z)])
@@ -160,7 +165,10 @@ class SequentialRanking:
     def _check(self):
         if self.correction not in ("holm", "bonferroni"):
             raise ValueError(f"correction: expected 'holm' or 'bonferroni', got {self.correction!r}")
-        ev = SequentialEvaluator(self.rules or [Efficacy()], alpha=self.alpha, **self.evaluator_kw)
+        if self.rules is not None and len(list(self.rules)) == 0:
+            raise ValueError("rules: expected at least one StoppingRule (None for two-sided efficacy)")
+        ev = SequentialEvaluator([Efficacy()] if self.rules is None else self.rules, alpha=self.alpha,
+                                 **self.evaluator_kw)
         rules = ev._validate_params()
         return ev, rules
 
@@ -389,9 +397,13 @@ def rank_models(scores: Any, *, rules: Sequence[StoppingRule] | None = None, cor
     m = x.shape[0]
     if m < 2:
         raise ValueError(f"scores: expected at least 2 models, got {m}")
+    if isinstance(model_ids, str):
+        raise ValueError(f"model_ids: expected a sequence of {m} ids, got the string {model_ids!r}")
     ids = list(model_ids) if model_ids is not None else [f"m{i}" for i in range(m)]
     if len(ids) != m:
         raise ValueError(f"model_ids: expected {m} ids, got {len(ids)}")
+    if len(set(ids)) != m:
+        raise ValueError(f"model_ids: ids must be distinct, got duplicates {sorted({i for i in ids if ids.count(i) > 1})}")
     codes, _ = _groups(groups, x.shape[1], "groups")
     sizes = np.bincount(codes)
     if sizes.min() < 2:
