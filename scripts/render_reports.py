@@ -206,6 +206,9 @@ def render_all(nb_dir: Path, out_dir: Path, figures: Path, *, names: list[str] |
         t = timings.get(p.stem, {})
         meta = (f"{p.name}: executed {t.get('finished_utc', '?')} UTC in {_mmss(t.get('seconds'))} "
                 f"({t.get('mode', '?')} mode, {t.get('status', '?')})" if t else f"{p.name}")
+        claims = read_claims(figures / f"{p.stem}_claims.csv")
+        if claims is not None:
+            meta += f"; claims holding: {claims[0]} of {claims[1]}"
         page = out_dir / f"{p.stem}.html"
         page.write_text(render_notebook(nb, p.stem, meta=meta, code_open=code == "shown"), encoding="utf-8")
         written.append(page)

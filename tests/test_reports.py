@@ -180,6 +180,7 @@ def test_report_is_self_contained(report):
     claims = (report.parent / "figures" / "tour_claims.csv").read_text().splitlines()[1:]
     n_hold = sum(line.rstrip().endswith(",True") for line in claims)
     assert n_hold == len(claims) >= 10 and f"{n_hold} / {len(claims)}" in index  # claims column, from the CSV
+    assert f"claims holding: {n_hold} of {len(claims)}" in text                   # and the report's header
     timings = (report.parent / "notebooks" / "timings.csv").read_text().splitlines()
     assert timings[0] == "notebook,mode,seconds,status,finished_utc" and timings[1].startswith("tour,fast,")
     seconds = float(timings[1].split(",")[2])
