@@ -384,7 +384,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--target", type=float, default=0.95, help="target DIoR for the recommendations (default: 0.95)")
     p.add_argument("--seed", type=int, default=0, help="random seed, a non-negative integer (default: 0)")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # usage errors (exit 2, one line) and --help (exit 0)
+        return int(exc.code or 0)
     try:
         explicit = [f"--{k}" for k in ("by", "model", "item", "score") if getattr(args, k) is not None]
         by, model = args.by or "scenario", args.model or "model"

@@ -145,3 +145,159 @@ def test_wide_table_model_column_and_metadata(tmp_path):
     assert list(wide.columns) == ["A", "B"] and list(wide.index) == ["x", "y", "z"]
     assert pub.tolist() == [0.2, 0.5, 0.3]
     assert R.mean_win_rate(wide).idxmax() == "y"
+
+
+# ----------------------------------------------------------------------------- real leaderboards (issue: audit)
+def _one_line_error(capsys, match: str) -> str:
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and match in err, err
+    return err
+
+
+@pytest.mark.parametrize(
+    "extra, match",
+    [
+        (["--score", "nope"], "--score: column 'nope'"),
+        (["--model", "nope"], "--model: column 'nope'"),
+        (["--seed", "-1"], "--seed"),
+        (["--scenarios", "S0,zzz"], "--scenarios: unknown column(s) ['zzz']"),
+        (["--exclude", "zzz"], "--exclude"),
+        (["--aggregate", "median"], "--aggregate"),
+        (["--n-boot", "x"], "--n-boot"),
+    ],
+)
+def test_bad_arguments_one_line_exit_2(wide_table, tmp_path, capsys, extra, match):
+    assert main(["audit", str(wide_table), "--out", str(tmp_path / "o"), "--no-progress", *extra]) == 2
+    _one_line_error(capsys, match)
+
+
+def test_out_existing_file_or_unwritable(wide_table, tmp_path, capsys):
+    f = tmp_path / "file.txt"
+    f.write_text("x")
+    assert main(["audit", str(wide_table), "--out", str(f), "--no-progress"]) == 2
+    _one_line_error(capsys, "--out: ")
+    assert main(["audit", str(wide_table), "--out", "/proc/effstats_report", "--no-progress"]) == 2
+    _one_line_error(capsys, "--out: cannot write")
+
+
+def test_duplicate_columns_percent_cells_and_metadata(tmp_path, capsys):
+    p = tmp_path / "dup.csv"
+    p.write_text("model,s1,s1,s2\na,0.1,0.2,0.3\nb,0.3,0.4,0.5\n")
+    assert main(["audit", str(p), "--out", str(tmp_path / "o"), "--no-progress"]) == 2
+    _one_line_error(capsys, "duplicate column names ['s1']")
+    # percentages become fractions; a numeric "Parameters" column is metadata, not a scenario
+    rng = np.random.default_rng(0)
+    x = np.clip(np.linspace(0.3, 0.8, 7)[:, None] + rng.normal(0, 0.05, (7, 4)), 0, 1).round(3)
+    df = pd.DataFrame({"Model": [f"m{i}" for i in range(7)], "Parameters": np.arange(7) * 7e9,
+                       **{f"T{j}": [f"{v * 100:.1f}%" for v in x[:, j]] for j in range(4)}})
+    p = tmp_path / "pct.csv"
+    df.to_csv(p, index=False)
+    wide, _ = read_scores(p)
+    assert list(wide.columns) == ["T0", "T1", "T2", "T3"]
+    np.testing.assert_allclose(wide.astype(float).to_numpy(), x.round(3), atol=5e-4)
+    out = tmp_path / "pct"
+    assert main(["audit", str(p), "--out", str(out), "--n-boot", "40", "--no-progress", "--aggregate", "mean"]) == 0
+    md = (out / "report.md").read_text()
+    assert "Score columns: T0, T1, T2, T3." in md and "mean score" in md
+    p.write_text("model,s1,s2\na,50%,0.3\nb,0.4,0.5\n")
+    assert main(["audit", str(p), "--out", str(tmp_path / "o2"), "--no-progress"]) == 2
+    _one_line_error(capsys, "mixes percentages")
+
+
+def test_scenarios_and_exclude_select_columns(wide_table, tmp_path):
+    out = tmp_path / "sel"
+    assert main(["audit", str(wide_table), "--out", str(out), "--n-boot", "30", "--no-progress",
+                 "--scenarios", "S0,S1,S2"]) == 0
+    assert "6 models" not in (out / "report.md").read_text() and "3 scenarios" in (out / "report.md").read_text()
+    out = tmp_path / "exc"
+    assert main(["audit", str(wide_table), "--out", str(out), "--n-boot", "30", "--no-progress",
+                 "--exclude", "S5"]) == 0
+    assert "5 scenarios" in (out / "report.md").read_text()
+
+
+def test_disconnected_leaderboards_refused(tmp_path, capsys):
+    p = tmp_path / "two.csv"
+    p.write_text("model,codeA,codeB\na,0.1,-\nb,0.2,-\nc,-,0.3\nd,-,0.4\n")
+    assert main(["audit", str(p), "--out", str(tmp_path / "o"), "--no-progress"]) == 2
+    _one_line_error(capsys, "SCORES: the models form 2 groups that share no scenario")
+
+
+def test_openllm_table_mean_aggregate_matches_published_average(tmp_path):
+    from effstats.datasets.leaderboards import _raw  # bundled Open LLM Leaderboard v1 table
+
+    p = tmp_path / "openllm.tsv"
+    p.write_bytes(_raw("openllm/leaderboard.tsv"))
+    out = tmp_path / "ol"
+    assert main(["audit", str(p), "--out", str(out), "--n-boot", "60", "--no-progress", "--aggregate", "mean"]) == 0
+    md = (out / "report.md").read_text()
+    assert "repeated model rows" in md and "ARC, HellaSwag, MMLU, TruthfulQA, Winogrande, GSM8K" in md
+    # the published "Average" (percent, rescaled with the tasks) is the mean of the six tasks: compared as a mean
+    assert "Recomputed mean score vs the published aggregate: max |Δ| = 0.000" in md
+    html = (out / "report.html").read_text()
+    assert html.startswith("<!DOCTYPE html>") and "<img src='rank_intervals.png'" in html and "<table>" in html
+    assert "## What to do" in md and "Resolved rank differences" in md
+    assert (out / "rank_intervals.png").read_bytes()[:8] == PNG
+
+
+def test_helm_json_reader(tmp_path):
+    """HELM's helm-summarize writes groups/<group>.json: a list of tables with header cells and rows of cells."""
+    import json
+
+    rng = np.random.default_rng(4)
+    models = [f"model {i}" for i in range(6)]
+    acc = rng.random((6, 3)).round(3)
+    tables = [{"title": "Accuracy",
+               "header": [{"value": "Model/adapter"}, {"value": "Mean win rate", "lower_is_better": False},
+                          {"value": "A - EM", "lower_is_better": False}, {"value": "B - EM", "lower_is_better": False},
+                          {"value": "C - ECE", "lower_is_better": True}],
+               "rows": [[{"value": m}, {"value": None}] + [{"value": float(v), "description": ""} for v in row]
+                        for m, row in zip(models, acc)]},
+              {"title": "Efficiency", "header": [{"value": "Model/adapter"}, {"value": "x"}], "rows": []}]
+    tables[0]["rows"][0][3] = {"value": None}  # not evaluated
+    p = tmp_path / "core_scenarios.json"
+    p.write_text(json.dumps(tables))
+    from effstats.cli import read_helm_json
+
+    wide, pub = read_helm_json(p)
+    assert list(wide.columns) == ["A - EM", "B - EM", "C - ECE"] and list(wide.index) == models
+    np.testing.assert_allclose(wide["C - ECE"], -acc[:, 2])  # lower is better: negated
+    assert np.isnan(wide.loc["model 0", "B - EM"])
+    out = tmp_path / "h"
+    assert main(["audit", str(p), "--out", str(out), "--n-boot", "30", "--no-progress", "--ties", "half"]) == 0
+    assert "6 models, 3 scenarios" in (out / "report.md").read_text()
+    with pytest.raises(ValueError, match="--table"):
+        read_helm_json(p, table="nope")
+
+
+def test_openllm_results_json_reader(tmp_path):
+    """Open LLM Leaderboard results files (lm-evaluation-harness layout), one per model, MMLU subjects averaged."""
+    import json
+
+    rng = np.random.default_rng(5)
+    folder = tmp_path / "results"
+    want = {}
+    for i in range(5):
+        subj = rng.random(3)
+        res = {"harness|arc:challenge|25": {"acc": 0.1, "acc_norm": 0.5 + i / 20, "acc_norm_stderr": 0.01},
+               "harness|hellaswag|10": {"acc": 0.2, "acc_norm": 0.6 + i / 30},
+               "harness|truthfulqa:mc|0": {"mc1": 0.3, "mc2": 0.4 + i / 40},
+               "harness|winogrande|5": {"acc": 0.7},
+               "harness|gsm8k|5": {"acc": i / 10},
+               "all": {"acc": 0.5}}
+        for j, v in enumerate(subj):
+            res[f"harness|hendrycksTest-subject{j}|5"] = {"acc": float(v), "acc_norm": 0.0}
+        d = folder / f"org/model{i}"
+        d.mkdir(parents=True)
+        (d / "results_2024-01-01.json").write_text(json.dumps({"config_general": {"model_name": f"org/model{i}"},
+                                                               "results": res}))
+        want[f"org/model{i}"] = (0.5 + i / 20, subj.mean(), 0.4 + i / 40)
+    from effstats.cli import read_openllm_json
+
+    wide = read_openllm_json(folder)
+    assert set(wide.columns) == {"ARC", "HellaSwag", "TruthfulQA", "Winogrande", "GSM8K", "MMLU"}
+    for m, (arc, mmlu, tqa) in want.items():
+        assert wide.loc[m, "ARC"] == arc and wide.loc[m, "MMLU"] == pytest.approx(mmlu) and wide.loc[m, "TruthfulQA"] == tqa
+    out = tmp_path / "ol"
+    assert main(["audit", str(folder), "--out", str(out), "--n-boot", "30", "--no-progress", "--aggregate", "mean",
+                 "--exclude", "Winogrande"]) == 0
+    assert "5 models, 5 scenarios" in (out / "report.md").read_text()
