@@ -429,8 +429,10 @@ class _SubsetEstimator(BaseEstimator):
             est = clone(self)
             # A data-driven hyperparameter fitted on all sources (gp-IRT's λ) is held fixed in the folds: it
             # saves the nested refits and changes the residuals little (λ is one number).
-            if est.get_params().get("lambda_", 0) is None and np.isfinite(getattr(self, "lambda_fitted_", np.nan)):
-                est.set_params(lambda_=float(self.lambda_fitted_))
+            params = est.get_params()
+            lam = getattr(self, "lambda_", None) if "gp_lambda" in params else None
+            if "gp_lambda" in params and params["gp_lambda"] is None and isinstance(lam, float) and np.isfinite(lam):
+                est.set_params(gp_lambda=lam)
             est.fit(_fold(src, train), None if default_scores else scores[train])
             oof[test] = est.predict(_fold(src, test))  # public predict: subclasses may override it
         self._cv = ((n_splits, random_state), oof)

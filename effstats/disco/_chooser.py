@@ -20,7 +20,7 @@ def default_candidates(n_items: int = 100, *, binary: bool = True, probabilities
 
     Random + direct, SSEPY-style strata, anchor-corr (weighted sum), DISCO (PDS selection; kNN and RF on
     correctness or probability signatures), and, for binary correctness, tinyBenchmarks' anchor-corr + gp-IRT
-    (``irt=True``) and Sort & Search.
+    (``irt=True``; 1-D IRT) and Sort & Search.
     """
     from ._baselines import AnchorCorr, RandomDirect, SortSearchDirect, StratifiedHT
     from ._estimator import DISCO
@@ -37,7 +37,9 @@ def default_candidates(n_items: int = 100, *, binary: bool = True, probabilities
         if irt:
             from ..irt import TinyBenchmarks  # lazy: effstats.irt imports this package
 
-            out["anchor-corr + gp-IRT"] = TinyBenchmarks(n_items, "anchor-corr", "gp-irt")
+            # 1-D IRT (marginal ML): the reference's validation over 2/5/10/15 dimensions costs 4 multidimensional
+            # fits per fold; pass candidates=... with TinyBenchmarks(n_dims="validate") to use it
+            out["anchor-corr + gp-IRT"] = TinyBenchmarks(n_items, "anchor-corr", "gp-irt", n_dims=1)
         out["Sort & Search"] = SortSearchDirect(n_items)
     return out
 
