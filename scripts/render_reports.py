@@ -194,6 +194,10 @@ def render_all(nb_dir: Path, out_dir: Path, figures: Path, *, names: list[str] |
     """Render every executed notebook in nb_dir (or those named) and write out_dir/index.html; returns the pages."""
     paths = sorted(nb_dir.glob("*.ipynb"))
     if names:
+        unknown = sorted(set(names) - {p.stem for p in paths} - {p.name for p in paths})
+        if unknown:
+            raise FileNotFoundError(f"names: no executed notebook {unknown} in {nb_dir} "
+                                    f"(have {[p.stem for p in paths]})")
         paths = [p for p in paths if p.stem in names or p.name in names]
     if not paths:
         raise FileNotFoundError(f"notebooks: no executed notebook in {nb_dir} (run `make demo` or "
