@@ -45,7 +45,7 @@ def _copy_nearest():
     from effstats.sortsearch import CopyNearestExpand
 
     return CopyNearestExpand(random_state=3), lambda est, src, tgt: est.predict(
-        tgt.subset(items=est.select(40))).predicted_accuracy
+        tgt.subset(items=est.select(40))).accuracy
 
 
 def _hybrid():
