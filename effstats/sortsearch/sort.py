@@ -106,41 +106,60 @@ def recursive_sort(responses: Any, depth: int = 2, *, return_history: bool = Fal
     group = np.concatenate([[0], np.cumsum(s_sorted[1:] != s_sorted[:-1])])
     pos = np.arange(n)
 
-    def blocks():
-        for s, blk in _row_blocks(a, "responses", block_cells):
-            yield s, blk[:, order]
+    def bins_of(k: np.ndarray, grp: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Rows whose threshold cuts a tied bin, and that bin's [start, end) sorted positions."""
+        kk = np.minimum(k, n - 1)
+        cuts = (k > 0) & (k < n) & (grp[kk] == grp[np.maximum(k - 1, 0)])
+        g = grp[kk[cuts]]
+        return np.flatnonzero(cuts), starts_of[g], ends_of[g]
+
+    def flat(rows: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(row, position) of every cell in [lo, hi) of every row: the cells inside the cut bins only."""
+        ln = hi - lo
+        r = np.repeat(rows, ln)
+        p = np.repeat(lo - np.concatenate([[0], np.cumsum(ln)[:-1]]), ln) + np.arange(ln.sum())
+        return r, p
 
     def search_pass(with_bins: bool):
-        """DP thresholds and errors of every row; with_bins: also the bin sub-sums and ones left of k in the bin."""
+        """DP thresholds and errors of every row; with_bins: also the bin sub-sums and the ones left of k in the bin
+        (read from the cut bins' cells only, not from a rows × items mask)."""
         k = np.empty(n_rows, np.int64)
         err = np.empty(n_rows, np.int64)
         sub = np.zeros(n, np.int64)
         old = np.zeros(n_rows, np.int64)
-        for s, b in blocks():
+        for s, blk in _row_blocks(a, "responses", block_cells):
+            b = blk[:, order]
             e = s + b.shape[0]
             k[s:e], err[s:e] = dp_rows_and_errors(b)
             if with_bins:
-                kk = np.minimum(k[s:e], n - 1)
-                cuts = (k[s:e] > 0) & (k[s:e] < n) & (group[kk] == group[np.maximum(k[s:e] - 1, 0)])
-                mg = np.where(cuts, group[kk], -1)
-                b_in = b & (group[None, :] == mg[:, None])
-                sub += b_in.sum(axis=0)
-                old[s:e] = (b_in & (pos[None, :] < k[s:e, None])).sum(axis=1)
+                rows, lo, hi = bins_of(k[s:e], group)
+                r, p = flat(rows, lo, hi)
+                v = b[r, p]
+                sub += np.bincount(p[v], minlength=n)
+                old[s:e] = np.bincount(r[v & (p < k[s + r])], minlength=e - s)
         return k, err, sub, old
 
+    def bounds(grp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        first = np.flatnonzero(np.r_[True, grp[1:] != grp[:-1]])
+        return first, np.r_[first[1:], n]
+
+    starts_of, ends_of = bounds(group)
     k, err, sub, old = search_pass(depth > 1)
     history = [int(err.sum())]
     for step in range(depth - 1):
         kk = np.minimum(k, n - 1)
         cuts = (k > 0) & (k < n) & (group[kk] == group[np.maximum(k - 1, 0)])
-        mgroup = np.where(cuts, group[kk], -1)
         # new order inside every bin: by group, then sub-sum descending, then current position
         perm = np.lexsort((pos, -sub, group))
         new = np.zeros(n_rows, np.int64)  # ones left of k inside the bin after the re-order (bins stay in place)
-        for s, b in blocks():
-            e = s + b.shape[0]
-            bn = b[:, perm]
-            new[s:e] = (bn & (group[None, :] == mgroup[s:e, None]) & (pos[None, :] < k[s:e, None])).sum(axis=1)
+        target = order[perm]  # item at each sorted position after the re-order
+        for s, blk in _row_blocks(a, "responses", block_cells):
+            e = s + blk.shape[0]
+            rows, lo, hi = bins_of(k[s:e], group)
+            lo_k = lo
+            hi_k = np.minimum(hi, k[s + rows])
+            r, p = flat(rows, lo_k, np.maximum(hi_k, lo_k))
+            new[s:e] = np.bincount(r[blk[r, target[p]]], minlength=e - s)
         # error change of each bin at the current thresholds: only cutting models contribute
         delta = np.bincount(group[kk][cuts], weights=-2.0 * (new - old)[cuts], minlength=group[-1] + 1)
         reject = delta[group] > 0
@@ -149,6 +168,7 @@ def recursive_sort(responses: Any, depth: int = 2, *, return_history: bool = Fal
         order = order[perm]
         key = np.stack([group, sub_kept])
         group = np.concatenate([[0], np.cumsum(np.any(key[:, 1:] != key[:, :-1], axis=0))])
+        starts_of, ends_of = bounds(group)
         k, err, sub, old = search_pass(step < depth - 2)
         history.append(int(err.sum()))
     return (order, history) if return_history else order
