@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Literal, Sequence
 
 import numpy as np
@@ -197,6 +198,18 @@ class Benchmark:
         """Number of items per subscenario, shape (n_sub,)."""
         return np.bincount(self.sub_of_item, minlength=self.n_sub)
 
+    @cached_property
+    def masked(self) -> tuple[np.ndarray, np.ndarray]:
+        """(values · observed, observed as float), both (n_models, n_items): computed once per benchmark."""
+        return self.values * self.observed, self.observed.astype(float)
+
+    @cached_property
+    def _full_sums(self) -> tuple[np.ndarray, np.ndarray]:
+        V, O = self.masked
+        order = np.argsort(self.sub_of_item, kind="stable")
+        starts = np.searchsorted(self.sub_of_item[order], np.arange(self.n_sub))
+        return np.add.reduceat(V[:, order], starts, axis=1)[None], np.add.reduceat(O[:, order], starts, axis=1)[None]
+
     def scenario_observed(self) -> np.ndarray:
         """(n_models, n_scen) bool: whether a model has at least one evaluated item in each scenario."""
         scen_of_item = self.scen_of_sub[self.sub_of_item]
@@ -226,12 +239,10 @@ class Benchmark:
         -------
         num, den : arrays (B, n_models, n_sub)
         """
-        V = self.values * self.observed
-        O = self.observed.astype(float)
-        if counts is None:  # contiguous sums per subscenario (no dense items × subscenarios one-hot)
-            order = np.argsort(self.sub_of_item, kind="stable")
-            starts = np.searchsorted(self.sub_of_item[order], np.arange(self.n_sub))
-            return np.add.reduceat(V[:, order], starts, axis=1)[None], np.add.reduceat(O[:, order], starts, axis=1)[None]
+        if counts is None:  # contiguous sums per subscenario, cached (no dense items × subscenarios one-hot)
+            num, den = self._full_sums
+            return num.copy(), den.copy()
+        V, O = self.masked
         counts = np.asarray(counts, dtype=float)
         B = counts.shape[0]
         num = np.empty((B, self.n_models, self.n_sub))

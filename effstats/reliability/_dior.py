@@ -148,8 +148,7 @@ def _counts(bench: Benchmark, decision: str, indices: Sequence[np.ndarray]):
         return (*bench.sub_sums(pw[:, bench.prompt_of_item]), None, None)
     groups = bench.items_of_sub()
     B = indices[0].shape[0]
-    V = bench.values * bench.observed
-    O = bench.observed.astype(float)
+    V, O = bench.masked
     complete = bool(bench.observed.all())
     num = np.empty((B, bench.n_models, bench.n_sub))
     den = np.empty_like(num)

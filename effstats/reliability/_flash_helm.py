@@ -196,19 +196,23 @@ def _tournament(st: dict, new_models: Any, rng: np.random.Generator, progress: b
     sizes = [*finite, None]
     new_pos = np.arange(bench.n_models) if new_models is None else _indexer(new_models, bench.model_ids, "new_models")
     # Nested subsample: a random order of the items of each subscenario; stage S takes the first S.
-    # One cumulative sum along each subscenario's random order serves every stage (nested prefixes).
+    # Nested prefixes of one random order per subscenario: stage S sums the first S items of each (a gather of at
+    # most n_sub · max(S) columns); the last stage is the full benchmark, whatever the order.
     groups = bench.items_of_sub()
-    order = np.concatenate([g[rng.permutation(len(g))] for g in groups])
-    sizes_g = np.array([len(g) for g in groups])
-    start = np.concatenate([[0], np.cumsum(sizes_g)])
-    V = np.zeros((bench.n_models, bench.n_items + 1))
-    O = np.zeros_like(V)
-    V[:, 1:] = np.cumsum((bench.values * bench.observed)[:, order], axis=1)
-    O[:, 1:] = np.cumsum(bench.observed[:, order], axis=1)
-    stage = {}
-    for S in sizes:
-        end = start[1:] if S is None else start[:-1] + np.minimum(S, sizes_g)
-        stage[S] = (V[:, end] - V[:, start[:-1]], O[:, end] - O[:, start[:-1]], int((end - start[:-1]).sum()))
+    top = max(finite, default=0)
+    heads = [g[rng.permutation(len(g))[:top]] for g in groups]
+    V = bench.masked[0]
+    stage = {None: (*(a[0] for a in bench.sub_sums()), bench.n_items)}
+    for S in finite:
+        num = np.empty((bench.n_models, bench.n_sub))
+        den = np.empty_like(num)
+        used = 0
+        for j, h in enumerate(heads):
+            cols = h[:S]
+            num[:, j] = V[:, cols].sum(1)
+            den[:, j] = bench.observed[:, cols].sum(1)
+            used += len(cols)
+        stage[S] = (num, den, used)
     shared: dict = {}
 
     def scored(S, keep):
