@@ -6,7 +6,8 @@ from scipy.special import expit
 
 from effstats import ResponseMatrix, random_split
 from effstats.disco import evaluate_split
-from effstats.irt import IRT2PL, TinyBenchmarks
+from effstats.exceptions import NotFittedError
+from effstats.irt import IRT2PL, REFERENCE_DIMS, TinyBenchmarks
 
 
 def simulate(m=400, n=150, seed=0, sd_b=1.0):
@@ -21,7 +22,7 @@ def simulate(m=400, n=150, seed=0, sd_b=1.0):
 def test_mml_recovers_parameters():
     y, th, a, b, p = simulate()
     irt = IRT2PL().fit(y)
-    assert irt.method == "mml" and irt.converged_
+    assert irt.method_ == "mml" and irt.converged_
     # Marginal ML is on the generating scale: slopes ≈ 1 (tolerances from 3 seeds: slopes 0.9–1.05).
     assert np.polyfit(b, irt.b_, 1)[0] == pytest.approx(1.0, abs=0.1)
     assert np.polyfit(a, irt.a_[:, 0], 1)[0] == pytest.approx(1.0, abs=0.2)
@@ -70,29 +71,31 @@ def bench(m=150, n=2000, seed=0):
 def test_tinybenchmarks_formulas():
     rm = bench(m=60, n=600)
     src, tgt = rm.subset(models=np.arange(50)), rm.subset(models=np.arange(50, 60))
-    est = TinyBenchmarks(40, "random", "gp-irt", random_state=0).fit(src)
+    est = TinyBenchmarks(40, "random", "gp-irt", n_dims=1, random_state=0).fit(src)
     y = tgt.values[:, est.selected_].astype(float)
     allp = est.predict_all(tgt)
     np.testing.assert_allclose(allp["weighted"], y.mean(1))
     unseen = np.setdiff1d(np.arange(600), est.selected_)
-    th = est.irt_.abilities(y, est.selected_)
+    th = est.irt_.abilities(y, est.selected_, method="mle")  # the reference: maximum likelihood
     pirt = 40 / 600 * y.mean(1) + (1 - 40 / 600) * est.irt_.predict_proba(th, unseen).mean(1)
     np.testing.assert_allclose(allp["p-irt"], pirt)
-    lam = est.lambda_fitted_
+    lam = est.lambda_
     assert 0 <= lam <= 1
     np.testing.assert_allclose(allp["gp-irt"], lam * allp["weighted"] + (1 - lam) * pirt)
     np.testing.assert_allclose(est.predict(tgt), allp["gp-irt"])
-    fixed = TinyBenchmarks(40, "random", "gp-irt", lambda_=0.3, random_state=0).fit(src)
-    assert fixed.lambda_fitted_ == 0.3
+    fixed = TinyBenchmarks(40, "random", "gp-irt", n_dims=1, gp_lambda=0.3, random_state=0).fit(src)
+    assert fixed.lambda_ == 0.3
 
 
-def test_tinybenchmarks_reuses_the_deterministic_mml_fit():
+def test_tinybenchmarks_reuses_the_deterministic_irt_fits():
     rm = bench(m=40, n=300)
-    TinyBenchmarks._mml_cache.clear()
+    TinyBenchmarks._fit_cache.clear()
     a = TinyBenchmarks(30, "random", "p-irt", random_state=0).fit(rm)
+    # one fit per candidate dimension on the validation split, plus the final fit on all source models
+    assert len(TinyBenchmarks._fit_cache) == len(REFERENCE_DIMS) + 1
     b = TinyBenchmarks(30, "anchor-irt", "p-irt", random_state=5).fit(rm)
-    assert b.irt_ is a.irt_  # same source matrix: one fit
-    fresh = IRT2PL().fit(rm.values)  # the cached model equals a fit from scratch
+    assert b.irt_ is a.irt_ and len(TinyBenchmarks._fit_cache) == len(REFERENCE_DIMS) + 1  # same source matrix
+    fresh = IRT2PL(a.n_dims_).fit(rm.values)  # the cached model equals a fit from scratch
     np.testing.assert_array_equal(a.irt_.a_, fresh.a_)
     np.testing.assert_array_equal(a.irt_.b_, fresh.b_)
     other = TinyBenchmarks(30, "random", "p-irt", random_state=0).fit(rm.subset(models=np.arange(30)))
@@ -107,7 +110,7 @@ def test_gp_irt_is_at_least_as_good_as_its_parts():
     err = {"weighted": [], "p-irt": [], "gp-irt": []}
     for s in range(2):
         src, tgt = random_split(rm, 0.2, rng=s).apply(rm)
-        est = TinyBenchmarks(100, "random", "gp-irt", random_state=s).fit(src)
+        est = TinyBenchmarks(100, "random", "gp-irt", n_dims=1, random_state=s).fit(src)
         truth = tgt.accuracy().to_numpy()
         for k, v in est.predict_all(tgt).items():
             err[k].append(np.abs(v - truth))
@@ -119,10 +122,14 @@ def test_gp_irt_is_at_least_as_good_as_its_parts():
 @pytest.mark.parametrize("selection", ["anchor-corr", "anchor-irt"])
 def test_anchor_selections(selection):
     rm = bench(m=80, n=800)
-    est = TinyBenchmarks(50, selection, "gp-irt", random_state=0).fit(rm.subset(models=np.arange(64)))
+    est = TinyBenchmarks(50, selection, "gp-irt", n_dims=1, random_state=0).fit(rm.subset(models=np.arange(64)))
     assert est.weights_.sum() == pytest.approx(1.0) and len(est.selected_) == len(est.weights_) <= 50
-    r = evaluate_split(est, rm, random_split(rm, 0.2, rng=0))
-    assert r.mae < 6 and r.spearman > 0.9
+    assert np.all(np.diff(est.selected_) > 0)
+    # Spearman over 16 targets varies from 0.66 to 0.95 between splits, so average 4 splits (measured: MAE 3.7-4.0
+    # points, Spearman 0.86-0.92).
+    res = [evaluate_split(TinyBenchmarks(50, selection, "gp-irt", n_dims=1, random_state=s), rm, random_split(rm, 0.2, rng=s))
+           for s in range(4)]
+    assert np.mean([r.mae for r in res]) < 5 and np.mean([r.spearman for r in res]) > 0.84
 
 
 def test_bad_input():
@@ -130,11 +137,13 @@ def test_bad_input():
         IRT2PL().fit(np.full((5, 5), 0.5))
     with pytest.raises(ValueError, match="responses: need at least 2 models"):
         IRT2PL().fit(np.ones((1, 5), bool))
+    y = simulate(50, 20)[0]
+    # Parameters are checked in fit (scikit-learn's contract: __init__ only stores them).
     with pytest.raises(ValueError, match="method: 'mml' is implemented for n_dims=1"):
-        IRT2PL(2, method="mml")
+        IRT2PL(2, method="mml").fit(y)
     with pytest.raises(ValueError, match="prior_sd_a"):
-        IRT2PL(prior_sd_a=0)
-    with pytest.raises(ValueError, match="IRT2PL: call fit first"):
+        IRT2PL(prior_sd_a=0).fit(y)
+    with pytest.raises(NotFittedError):
         IRT2PL().predict_proba()
     irt = IRT2PL().fit(simulate(50, 20)[0])
     with pytest.raises(ValueError, match="responses: expected shape"):
@@ -142,7 +151,7 @@ def test_bad_input():
     rm = bench(m=20, n=100)
     with pytest.raises(ValueError, match="selection"):
         TinyBenchmarks(10, "kmeans").fit(rm)
-    with pytest.raises(ValueError, match="lambda_"):
-        TinyBenchmarks(10, "random", lambda_=2.0).fit(rm)
+    with pytest.raises(ValueError, match="gp_lambda"):
+        TinyBenchmarks(10, "random", gp_lambda=2.0).fit(rm)
     with pytest.raises(ValueError, match="source_outputs: IRT needs binary correctness"):
         TinyBenchmarks(10).fit(np.full((5, 100), 0.5))

@@ -1,0 +1,23 @@
+"""Item response theory: the 2PL / multidimensional 2PL model and the tinyBenchmarks estimators.
+
+* :class:`IRT2PL` (:mod:`._model`) — ``P(correct_mi) = sigmoid(θ_m · a_i − b_i)``, fitted by marginal ML
+  (Bock–Aitkin EM, one dimension) or regularised joint ML (alternating Newton, any dimension); abilities of new
+  models from a few items (MAP or ML), with their covariance; what is identifiable (the module docstring).
+* :class:`TinyBenchmarks` (:mod:`._tinybenchmarks`) — anchor points (random / correctness clustering /
+  IRT-embedding clustering) and the weighted, p-IRT and gp-IRT estimates, with the reference implementation's
+  defaults (IRT dimension chosen among 2/5/10/15 by validation, k-means best of 5, ML abilities).
+
+References
+----------
+Polo, F. M., Weber, L., Choshen, L., Sun, Y., Xu, G. & Yurochkin, M. (2024). tinyBenchmarks: evaluating LLMs with
+fewer examples. *Proceedings of the 41st International Conference on Machine Learning (ICML)*, arXiv:2402.14992.
+
+Bock, R. D. & Aitkin, M. (1981). Marginal maximum likelihood estimation of item parameters: application of an EM
+algorithm. *Psychometrika* 46(4), 443–459.
+
+Reckase, M. D. (2009). *Multidimensional Item Response Theory*. Springer, New York.
+"""
+from ._model import IRT2PL
+from ._tinybenchmarks import REFERENCE_DIMS, TinyBenchmarks
+
+__all__ = ["IRT2PL", "TinyBenchmarks", "REFERENCE_DIMS"]
