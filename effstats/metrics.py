@@ -226,6 +226,8 @@ class ErrorDecomposition:
         """Tidy table, one row per model."""
         return pd.DataFrame({k: getattr(self, k) for k in ("total", "aleatoric", "epistemic", "kappa", "kappa_aleatoric", "kappa_epistemic")})
 
+    to_frame = frame  # the result protocol's name
+
     def mean(self) -> pd.Series:
         return self.frame().mean()
 
@@ -389,6 +391,11 @@ class CorrelationResult:
     pearson: float
     pearson_pvalue: float
     n: int
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per correlation: ``statistic``, ``pvalue``, ``n``."""
+        return pd.DataFrame({"statistic": [self.spearman, self.pearson], "pvalue": [self.spearman_pvalue, self.pearson_pvalue],
+                             "n": self.n}, index=pd.Index(["spearman", "pearson"], name="method"))
 
 
 def accuracy_correlation(estimated: Any, true: Any) -> CorrelationResult:

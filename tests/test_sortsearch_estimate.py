@@ -304,3 +304,16 @@ def test_bad_input_found_by_fuzzing():
             res.correctness(bad)
     assert res.correctness([]).shape == (0, 24) and res.correctness([-1]).shape == (1, 24)
     assert np.array_equal(res.correctness(np.array([True, False, True, False])), res.correctness([0, 2]))
+
+
+def test_copynearest_result_protocol():
+    a = irt(40, 400, seed=9)
+    cne = CopyNearestExpand(random_state=0).fit(a[:25])
+    res = cne.simulate(a[25:], 40)
+    y = a[25:][:, res.items]
+    assert np.allclose(res.statistic, y.mean(1))
+    assert np.allclose(res.standard_error, np.sqrt((1 - 40 / 400) * y.var(1, ddof=1) / 40))
+    f = res.to_frame()
+    assert ((f.low <= f.accuracy) & (f.accuracy <= f.high)).all() and np.allclose(f.predicted_accuracy, res.accuracy)
+    full = cne.simulate(a[25:], 400)
+    assert np.allclose(full.statistic, a[25:].mean(1)) and (full.standard_error == 0).all()

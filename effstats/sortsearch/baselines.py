@@ -65,6 +65,31 @@ class ExpandResult:
         copied = self.source.sum(axis=1)[self.nearest] - self.source[:, self.items].sum(axis=1)[self.nearest]
         return (copied + self.observed.sum(axis=1)) / self.source.shape[1]
 
+    @property
+    def statistic(self) -> np.ndarray:
+        """Design-based accuracy estimate per model: the mean over the evaluated (simple random sample of) items."""
+        return self.observed.mean(axis=1)
+
+    @property
+    def standard_error(self) -> np.ndarray:
+        """Its standard error ``sqrt((1 - f) s² / b)`` (simple random sampling without replacement, ``f = b / n``)."""
+        b, n = self.observed.shape[1], self.source.shape[1]
+        if b < 2:
+            return np.full(len(self.nearest), np.sqrt(0.25 * (1 - b / n)))
+        return np.sqrt((1 - b / n) * self.observed.var(axis=1, ddof=1) / b)
+
+    def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
+        """Korn-Graubard interval for each model's accuracy (see :mod:`effstats.sortsearch.estimate`)."""
+        from .estimate import korn_graubard_interval
+
+        return korn_graubard_interval(self.statistic, self.standard_error, self.observed.shape[1], self.source.shape[1], confidence_level)
+
+    def to_frame(self, confidence_level: float = 0.95) -> pd.DataFrame:
+        """One row per model: ``accuracy`` (estimate), ``standard_error``, ``low``, ``high``, ``predicted_accuracy``, ``nearest``."""
+        ci = self.confidence_interval(confidence_level)
+        return pd.DataFrame({"accuracy": self.statistic, "standard_error": self.standard_error, "low": ci.low, "high": ci.high,
+                             "predicted_accuracy": self.accuracy, "nearest": self.nearest})
+
     def evaluate(self, true_responses: Any) -> pd.DataFrame:
         """``mae``, ``e_agg``, ``kappa``, ``accuracy``, ``accuracy_true`` per model."""
         from ..metrics import sample_metrics
