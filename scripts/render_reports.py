@@ -140,8 +140,23 @@ def _mmss(seconds: str | float | None) -> str:
     return f"{int(s // 60)}:{s % 60:04.1f}"
 
 
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+def _drop_widgets(nb: nbformat.NotebookNode) -> None:
+    """Keep widget outputs' text fallback only: rendering a widget would load its JavaScript from the network."""
+    nb.metadata.pop("widgets", None)
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        for o in cell.get("outputs", []):
+            o.get("data", {}).pop(WIDGET_VIEW, None)
+        cell.outputs = [o for o in cell.get("outputs", []) if "data" not in o or o["data"]]
+
+
 def render_notebook(nb: nbformat.NotebookNode, name: str, *, meta: str, code_open: bool = False) -> str:
     """One executed notebook as a self-contained HTML page (str)."""
+    _drop_widgets(nb)
     exporter = HTMLExporter(
         template_name="lab",
         extra_loaders=[jinja2.DictLoader({"effstats_report.html.j2": TEMPLATE})],

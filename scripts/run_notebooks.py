@@ -59,6 +59,12 @@ def run_notebook(
     client = nbclient.NotebookClient(
         nb, timeout=timeout, kernel_name=kernel_name, resources={"metadata": {"path": str(path.parent)}}
     )
+    # Debian's ipywidgets (6) opens widget comms without the "state" nbclient 0.7 expects (KeyError: 'state',
+    # e.g. from tqdm.auto's bars): without a front end there is nothing to mirror, so ignore such comms.
+    widget_handler = client.comm_open_handlers.get("jupyter.widget")
+    if widget_handler is not None:
+        client.comm_open_handlers["jupyter.widget"] = (
+            lambda msg: widget_handler(msg) if "state" in msg["content"].get("data", {}) else None)
     bar = None
     if progress:
         from tqdm.auto import tqdm
@@ -129,6 +135,9 @@ def main(argv: list[str] | None = None) -> int:
         except CellExecutionError as exc:
             status = "error"
             print(f"  ERROR in {p.name}:\n{str(exc)[-3000:]}", file=sys.stderr, flush=True)
+        except Exception as exc:  # a timeout, a dead kernel, ...: report it and go on with the other notebooks
+            status = f"error ({type(exc).__name__})"
+            print(f"  ERROR in {p.name}: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
         elapsed = time.perf_counter() - t
         print(f"  {p.name}: {status} in {elapsed:.1f} s", flush=True)
         rows.append({"notebook": p.stem, "mode": mode, "seconds": f"{elapsed:.1f}", "status": status,

@@ -232,3 +232,21 @@ def test_report_renders_in_chromium(browser, report):
     assert not index_problems and "tour.html" in links and "math.html" in links, (index_problems, links)
     math_problems, n_math = _in_page(browser, math)
     assert n_math >= 2 and not math_problems, (n_math, math_problems)   # inline and display math typeset
+
+
+def test_widget_outputs_keep_their_text_only():
+    # a widget (e.g. a progress bar) would load its JavaScript from the network: the report keeps its text form
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("render_reports", ROOT / "scripts" / "render_reports.py")
+    rr = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(rr)
+    view = {"model_id": "abc", "version_major": 2, "version_minor": 0}
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("bar", execution_count=1, outputs=[
+        nbformat.v4.new_output("display_data", data={rr.WIDGET_VIEW: view, "text/plain": "boot: 100% 3/3"}),
+        nbformat.v4.new_output("display_data", data={rr.WIDGET_VIEW: view})])])
+    nb.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {"state": {}, "version_major": 2,
+                                                                            "version_minor": 0}}
+    page = rr.render_notebook(nb, "w", meta="m")
+    assert "boot: 100% 3/3" in page
+    assert "widget-view" not in page and "widget-state" not in page and "<script src" not in page
