@@ -152,3 +152,54 @@ def test_pds_ties_on_binary_correctness_are_broken_by_jsd():
     assert j[est.selected_].min() >= j[rest].max() - 1e-12
     # select_top_k's tiebreak, hand example: equal scores, the secondary score decides
     np.testing.assert_array_equal(select_top_k([1, 1, 1, 0], 2, tiebreak=[0.1, 0.9, 0.5, 5.0]), [1, 2])
+
+
+def test_bad_arguments_are_named():
+    from effstats import random_split
+    from effstats.disco import evaluate_split, jsd, make_predictor, run_protocol
+    from effstats.splits import ModelSplit
+
+    rm = proba_benchmark(m=12, n=60)
+    p = rm.probabilities
+    for bad in (np.inf, "2", 1.0, True):
+        with pytest.raises(ValueError, match="base: expected a finite logarithm base > 1"):
+            jsd(p, base=bad)
+    q = p.copy()
+    q[0, 0, 0] = np.nan
+    for out, msg in ((q, "outputs: contains NaN"), (p[0], "outputs: class probabilities must be 3-D"), (None, "outputs"),
+                     ("abc", "outputs"), (p * 0.5, "outputs: probabilities must sum to 1"), ([[[0.5, 0.5]], [[1.0]]], "outputs")):
+        with pytest.raises(ValueError, match=msg):
+            disagreement(out)
+    with pytest.raises(ValueError, match="name: expected one of"):
+        make_predictor("KNN")
+    with pytest.raises(ValueError, match="predictor: expected one of"):
+        DISCO(5, predictor="KNN").fit(rm)
+    for bad in (0, -4, 2.5, "3", True):
+        with pytest.raises(ValueError, match="n_neighbors: expected an integer"):
+            make_predictor("knn", n_neighbors=bad)
+        with pytest.raises(ValueError, match="n_neighbors: expected an integer"):
+            DISCO(5, predictor="knn", n_neighbors=bad).fit(rm)
+    with pytest.raises(ValueError, match="n_neighbors: 1000 neighbours requested but there are 12 source models"):
+        DISCO(5, predictor="knn", n_neighbors=1000).fit(rm)
+    with pytest.raises(ValueError, match="top_k: expected an integer"):
+        DISCO(5, top_k=[None]).fit(rm)
+    for bad in ("seed", 1.5, -1):
+        with pytest.raises(ValueError, match="random_state: expected"):
+            DISCO(5, random_state=bad).fit(rm)
+    # scores on another scale than [0, 1] are predicted on that scale, not clipped into [0, 1]
+    est = DISCO(5, predictor="knn", pca=None, random_state=0).fit(rm, np.linspace(10, 90, 12))
+    assert est.predict(rm).max() > 1
+    sp = random_split(rm, 4, rng=0)
+    with pytest.raises(ValueError, match="split: expected a ModelSplit"):
+        evaluate_split(RandomDirect(5), rm, "abc")
+    with pytest.raises(ValueError, match=r"split: source and target models overlap at positions \[5"):
+        evaluate_split(RandomDirect(5), rm, ModelSplit(np.arange(6), np.arange(5, 12)))
+    with pytest.raises(ValueError, match="split: target model positions must be integers in"):
+        evaluate_split(RandomDirect(5), rm, ModelSplit(np.arange(3), np.array([50, 51])))
+    for kw, msg in (({"methods": {}}, "methods: expected a non-empty dict"), ({"methods": "abc"}, "methods: expected"),
+                    ({"methods": {"r": 3}}, r"methods\['r'\]: expected a subset estimator"), ({"splits": []}, "splits: expected at least one"),
+                    ({"splits": "abc"}, "splits: expected a ModelSplit"), ({"seeds": []}, "seeds: expected a non-empty"),
+                    ({"seeds": ["a"]}, "seeds: expected"), ({"seeds": [0.5]}, "seeds: expected"), ({"seeds": [0, 0]}, "seeds: duplicated")):
+        args = {"methods": {"r": RandomDirect(5)}, "splits": sp, "seeds": [0], **kw}
+        with pytest.raises(ValueError, match=msg):
+            run_protocol(args["methods"], rm, args["splits"], seeds=args["seeds"])

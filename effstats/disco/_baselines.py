@@ -56,7 +56,7 @@ class AnchorCorr(_SubsetEstimator):
 
     def fit(self, source_outputs: Any, source_scores: Any = None, *, labels: Any = None) -> "AnchorCorr":
         src, _ = self._fit_source(source_outputs, source_scores, labels)
-        anchors, self.weights_ = _weighted_anchors(src.correctness("source_outputs").T, self.n_items, check_rng(self.random_state))
+        anchors, self.weights_ = _weighted_anchors(src.correctness("source_outputs").T, self.n_items, check_rng(self.random_state, "random_state"))
         self._set_selected(anchors)
         return self
 
@@ -97,7 +97,7 @@ class StratifiedHT(_SubsetEstimator):
 
     def fit(self, source_outputs: Any, source_scores: Any = None, *, labels: Any = None) -> "StratifiedHT":
         src, _ = self._fit_source(source_outputs, source_scores, labels)
-        rng = check_rng(self.random_state)
+        rng = check_rng(self.random_state, "random_state")
         h = check_positive_int(self.n_strata, "n_strata", maximum=self.n_items)
         if src.proba is not None:
             conf = src.proba.max(axis=2).mean(axis=0)

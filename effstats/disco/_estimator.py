@@ -208,8 +208,12 @@ class DISCO(_SubsetEstimator):
         """
         from sklearn.decomposition import PCA
 
+        check_positive_int(self.top_k, "top_k")
+        check_positive_int(self.n_neighbors, "n_neighbors")
         src, scores = self._fit_source(source_outputs, source_scores, labels)
-        rng = check_rng(self.random_state)
+        if self.predictor == "knn" and self.n_neighbors > len(scores):
+            raise ValueError(f"n_neighbors: {self.n_neighbors} neighbours requested but there are {len(scores)} source models")
+        rng = check_rng(self.random_state, "random_state")
         self._select(src, rng)
         kind = self.signature
         if kind == "auto":
@@ -251,8 +255,10 @@ class DISCO(_SubsetEstimator):
             self.pca_ = PCA(n_components=d, random_state=int(rng.integers(2**31 - 1))).fit(X)
             X = self.pca_.transform(X)
         self.predictor_ = make_predictor(
-            self.predictor, random_state=rng, n_neighbors=min(self.n_neighbors, len(scores)), metric=self.metric
+            self.predictor, random_state=rng, n_neighbors=self.n_neighbors, metric=self.metric, argname="predictor"
         )
+        # predictions are clipped to the range of a [0, 1] score (accuracy); other scales are left as they are
+        self._clip = (0.0, 1.0) if scores.min() >= 0 and scores.max() <= 1 else (-np.inf, np.inf)
         self.predictor_.fit(X, scores)
         return self
 
@@ -265,4 +271,4 @@ class DISCO(_SubsetEstimator):
     def _predict(self, o: _Outputs) -> np.ndarray:
         X = self._signature(o, fit=False)
         X = X if self.pca_ is None else self.pca_.transform(X)
-        return np.clip(self.predictor_.predict(X), 0.0, 1.0)
+        return np.clip(self.predictor_.predict(X), *self._clip)

@@ -5,28 +5,32 @@ from typing import Any
 
 from sklearn.base import clone
 
-from .._validation import check_rng
+from .._validation import check_positive_int, check_rng
 
 PREDICTORS = ("knn", "rf", "linear", "ridge", "lasso", "gb", "mlp2", "mlp3")
 
 
-def make_predictor(name: str | Any, *, random_state: Any = None, n_neighbors: int = 1, metric: str = "cosine"):
+def make_predictor(
+    name: str | Any, *, random_state: Any = None, n_neighbors: int = 1, metric: str = "cosine", argname: str = "name"
+):
     """The regressors of Table 2(e) with App. I's settings (all scikit-learn).
 
     ``knn`` (k = 1, cosine distance as in the authors' code; ``metric="euclidean"`` for scikit-learn's default), ``rf`` (defaults), ``linear``, ``ridge`` (λ = 10), ``lasso`` (λ = 1e-4),
     ``gb`` (200 estimators), ``mlp2`` (hidden [128], 200 epochs, lr 1e-3) and ``mlp3`` ([128, 128], 700
     epochs). The paper trains the MLPs with AdamW; scikit-learn's Adam with its default L2 of 1e-4 is
-    the nearest equivalent. A scikit-learn regressor instance is returned as a clone.
+    the nearest equivalent. A scikit-learn regressor instance is returned as a clone. ``argname`` is the
+    argument's name in error messages (``"predictor"`` when called by :class:`DISCO`).
     """
     from sklearn import ensemble, linear_model, neighbors, neural_network
 
+    n_neighbors = check_positive_int(n_neighbors, "n_neighbors")
     if metric not in ("cosine", "euclidean"):
         raise ValueError(f"metric: expected 'cosine' or 'euclidean', got {metric!r}")
     if not isinstance(name, str):
         if not hasattr(name, "fit") or not hasattr(name, "predict"):
-            raise ValueError(f"predictor: expected one of {PREDICTORS} or a scikit-learn regressor, got {name!r}")
+            raise ValueError(f"{argname}: expected one of {PREDICTORS} or a scikit-learn regressor, got {name!r}")
         return clone(name)
-    rs = None if random_state is None else int(check_rng(random_state).integers(2**31 - 1))
+    rs = None if random_state is None else int(check_rng(random_state, "random_state").integers(2**31 - 1))
     table = {
         "knn": lambda: neighbors.KNeighborsRegressor(n_neighbors=n_neighbors, metric=metric, algorithm="brute"),
         "rf": lambda: ensemble.RandomForestRegressor(random_state=rs, n_jobs=-1),
@@ -38,5 +42,5 @@ def make_predictor(name: str | Any, *, random_state: Any = None, n_neighbors: in
         "mlp3": lambda: neural_network.MLPRegressor((128, 128), learning_rate_init=1e-3, max_iter=700, random_state=rs),
     }
     if name not in table:
-        raise ValueError(f"predictor: expected one of {PREDICTORS} or a scikit-learn regressor, got {name!r}")
+        raise ValueError(f"{argname}: expected one of {PREDICTORS} or a scikit-learn regressor, got {name!r}")
     return table[name]()

@@ -28,8 +28,61 @@ def evaluate_split(
     ``scores`` (n_models,) are the true full-benchmark scores (default: accuracy of ``responses``).
     """
     s = _true_scores(responses, scores)
+    split = _check_split(split, responses.n_models, "split")
+    _check_method(method, "method")
     src, tgt = split.apply(responses)
     return _fit_and_score(clone(method), src, tgt, s[split.source], s[split.target])
+
+
+def _check_split(split: Any, n_models: int, name: str) -> ModelSplit:
+    if not isinstance(split, ModelSplit):
+        raise ValueError(f"{name}: expected a ModelSplit (from effstats.splits), got {type(split).__name__}")
+    src = check_array(split.source, f"{name}", ndim=1, dtype=None)
+    tgt = check_array(split.target, f"{name}", ndim=1, dtype=None)
+    for part, a in (("source", src), ("target", tgt)):
+        if not np.issubdtype(a.dtype, np.integer) or a.min() < 0 or a.max() >= n_models:
+            raise ValueError(f"{name}: {part} model positions must be integers in [0, {n_models - 1}]")
+    both = np.intersect1d(src, tgt)
+    if both.size:
+        raise ValueError(f"{name}: source and target models overlap at positions {both[:5].tolist()}")
+    if tgt.size < 2:
+        raise ValueError(f"{name}: need at least 2 target models, got {tgt.size}")
+    return split
+
+
+def _check_method(method: Any, name: str) -> None:
+    if not all(hasattr(method, a) for a in ("fit", "predict", "get_params")):
+        raise ValueError(f"{name}: expected a subset estimator (fit/predict/get_params), got {type(method).__name__}")
+
+
+def _check_protocol_args(methods: Any, splits: Any, seeds: Any, n_models: int) -> tuple[dict | None, dict, list]:
+    """Validate a protocol's methods (None: the chooser's defaults), splits and seeds."""
+    if methods is not None:
+        if not isinstance(methods, Mapping) or not methods:
+            raise ValueError("methods: expected a non-empty dict of name -> subset estimator")
+        for k, m in methods.items():
+            _check_method(m, f"methods[{k!r}]")
+    if isinstance(splits, ModelSplit):
+        splits = {"split": splits}
+    elif isinstance(splits, Mapping):
+        splits = dict(splits)
+    elif isinstance(splits, (list, tuple)):
+        splits = {f"split{i}": sp for i, sp in enumerate(splits)}
+    else:
+        raise ValueError(f"splits: expected a ModelSplit, a list or a dict of them, got {type(splits).__name__}")
+    if not splits:
+        raise ValueError("splits: expected at least one split")
+    for k, sp in splits.items():
+        _check_split(sp, n_models, f"splits[{k!r}]")
+    try:
+        seeds = list(seeds)
+    except TypeError:
+        raise ValueError(f"seeds: expected a sequence of non-negative ints, got {type(seeds).__name__}") from None
+    if not seeds or any(isinstance(x, bool) or not isinstance(x, (int, np.integer)) or x < 0 for x in seeds):
+        raise ValueError(f"seeds: expected a non-empty sequence of non-negative ints, got {seeds!r}")
+    if len(set(seeds)) != len(seeds):
+        raise ValueError(f"seeds: duplicated seeds {sorted({x for x in seeds if seeds.count(x) > 1})} would repeat identical runs")
+    return (None if methods is None else dict(methods)), splits, seeds
 
 
 def _true_scores(responses: ResponseMatrix, scores: Any) -> np.ndarray:
@@ -59,12 +112,8 @@ def run_protocol(
     (``predict_interval``: 5-fold CV over the source models, or design-based) and the table gains coverage
     and width (points).
     """
-    if isinstance(splits, ModelSplit):
-        splits = {"split": splits}
-    elif not isinstance(splits, Mapping):
-        splits = {f"split{i}": s for i, s in enumerate(splits)}
-    seeds = list(seeds)
     s = _true_scores(responses, scores)
+    methods, splits, seeds = _check_protocol_args(methods, splits, seeds, responses.n_models)
     jobs = [(sn, sp, mn, m, seed) for sn, sp in splits.items() for mn, m in methods.items() for seed in seeds]
     if progress:
         from tqdm import tqdm  # text bars: widget bars need a live front end (nbclient rejects their comms)
@@ -156,11 +205,8 @@ def compare_methods(
     """
     from ._chooser import MethodChooser
 
-    if isinstance(splits, ModelSplit):
-        splits = {"split": splits}
-    elif not isinstance(splits, Mapping):
-        splits = {f"split{i}": sp for i, sp in enumerate(splits)}
     s = _true_scores(responses, scores)
+    _, splits, seeds = _check_protocol_args(candidates, splits, seeds, responses.n_models)
     jobs = [(sn, sp, seed) for sn, sp in splits.items() for seed in seeds]
     if progress:
         from tqdm import tqdm  # text bars: widget bars need a live front end (nbclient rejects their comms)

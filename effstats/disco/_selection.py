@@ -17,6 +17,14 @@ def _proba(probabilities: Any, name: str = "probabilities") -> np.ndarray:
     return p
 
 
+def _check_base(base: Any) -> float:
+    from numbers import Real
+
+    if isinstance(base, bool) or not isinstance(base, Real) or not np.isfinite(base) or not base > 1:
+        raise ValueError(f"base: expected a finite logarithm base > 1, got {base!r}")
+    return float(base)
+
+
 def pds(probabilities: Any, *, normalize: bool = True) -> np.ndarray:
     """Predictive diversity score of every item.
 
@@ -58,8 +66,7 @@ def jsd(probabilities: Any, *, base: float = 2.0) -> np.ndarray:
     -------
     ndarray of shape (n_items,), non-negative, at most ``log_base(min(M, C))``.
     """
-    if not base > 1:
-        raise ValueError(f"base: expected a logarithm base > 1, got {base!r}")
+    base = _check_base(base)
     p = _proba(probabilities)
     h_mean = entr(p.mean(axis=0)).sum(axis=-1)
     h_each = entr(p).sum(axis=-1).mean(axis=0)
@@ -123,8 +130,7 @@ def jsd_from_predictions(predictions: Any, *, n_classes: int | None = None, base
     -------
     ndarray of shape (n_items,)
     """
-    if not base > 1:
-        raise ValueError(f"base: expected a logarithm base > 1, got {base!r}")
+    base = _check_base(base)
     item, counts, m, n, k, _ = _class_mass(predictions, n_classes)
     share = counts / (m * k)
     h = np.bincount(item, weights=entr(share), minlength=n)
@@ -174,7 +180,7 @@ def disagreement(outputs: Any, measure: str = "pds", *, top_k: int = 1, n_classe
                 raise ValueError("outputs: disagreement needs complete responses; some cells are missing")
             v = outputs.values.astype(float)
             outputs = np.stack([1.0 - v, v], axis=-1)
-    arr = np.asarray(outputs)
+    arr = check_array(outputs, "outputs", ndim=(2, 3), dtype=None)
     if np.issubdtype(arr.dtype, np.integer):
         if arr.ndim == 3:
             if top_k > arr.shape[2]:
@@ -182,6 +188,9 @@ def disagreement(outputs: Any, measure: str = "pds", *, top_k: int = 1, n_classe
             arr = arr[..., :top_k]
         f = pds_from_predictions if measure == "pds" else jsd_from_predictions
         return f(arr, n_classes=n_classes)
+    if arr.ndim != 3:
+        raise ValueError(f"outputs: class probabilities must be 3-D (n_models, n_items, n_classes), got shape {arr.shape}")
+    arr = _proba(arr, "outputs")
     return pds(arr) if measure == "pds" else jsd(arr)
 
 
