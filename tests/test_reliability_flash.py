@@ -46,7 +46,7 @@ def test_guarantee_holds_on_helm_over_orders(helm_items):
     df = R.flash_helm_orders(helm_items, 40, sizes=(20, 50, 100, None), n_boot=80, top_k=1, level=0.9, rng=0)
     _check_guarantee(df, 0.9)
     assert df.saving.min() > 1.5  # and it still saves compute
-    rr = df.attrs["resolution"]
+    rr = pd.DataFrame(df.attrs["resolution"])
     assert rr["guard"].is_monotonic_decreasing  # more examples, smaller possible rank drop of the leader
     assert df.attrs["p_resolved_ci"][0] <= df.attrs["p_resolved"] <= df.attrs["p_resolved_ci"][1]
 

@@ -278,7 +278,7 @@ def flash_helm_orders(
     -------
     DataFrame, one row per order: order, saving, max_saving, best_rank_flash (the reported rank of the
     full-data best model), best_stop (its stop size), top_k_resolved, within (share of models within
-    their tier's resolution), mean_abs_rank_error. ``df.attrs`` holds ``resolution`` (the stage table),
+    their tier's resolution), mean_abs_rank_error. ``df.attrs`` holds ``resolution`` (the stage table as a dict of lists),
     ``top_k``, ``level`` and ``p_resolved`` with its Wilson 95% interval (``p_resolved_ci``).
     """
     n_orders = check_positive_int(n_orders, "n_orders")
@@ -303,7 +303,7 @@ def flash_helm_orders(
                          mean_abs_rank_error=float(rk.abs_rank_error.mean())))
     df = pd.DataFrame(rows)
     k = int(df.top_k_resolved.sum())
-    df.attrs.update(resolution=st["rr"], top_k=st["top_k"], level=st["level"], p_resolved=k / n_orders,
+    df.attrs.update(resolution=st["rr"].to_dict("list"), top_k=st["top_k"], level=st["level"], p_resolved=k / n_orders,
                     p_resolved_ci=_wilson(k, n_orders, 0.95))
     return df
 
