@@ -9,11 +9,15 @@ native      Armitage-McPherson-Rowe recursive integration on gsDesign's grid (no
 gsdesign    the gsDesign backend (``gsDesign::gsDesign`` through :mod:`effstats.rbridge`)
 rules       composable stopping rules (efficacy, equivalence, precision, threshold, futility, diminishing returns)
 evaluator   :class:`SequentialEvaluator`: offline (``fit``), vectorised simulation (``simulate``), online (``update``)
-ranking     pairwise sequential ranking with a Holm / Bonferroni correction (statsmodels ``multipletests``)
+ranking     pairwise sequential ranking with Holm / Bonferroni-corrected stops, offline and online (``SequentialRanking``)
+inference   after stopping: stage-wise ordering p-values, median-unbiased estimates, final confidence intervals
+planning    :func:`plan` (maximum / expected items, looks and bounds for a target) and :func:`conditional_power`
 """
 from .design import GroupSequentialDesign, design
 from .evaluator import SequentialEvaluator, SequentialResult, SimulationResult, mean_of_means
-from .ranking import PairwiseRanking, rank_models, sequential_pvalue
+from .inference import StagewiseInference, sequential_pvalue, stagewise_inference, stagewise_pvalue
+from .planning import SequentialPlan, conditional_power, plan
+from .ranking import PairwiseRanking, SequentialRanking, rank_models
 from .rules import (BetaSpendingFutility, DiminishingReturns, Efficacy, Equivalence, Futility, LookStats, Precision,
                     StoppingRule, Threshold)
 from .spending import (SpendingFunction, get_spending, hwang_shih_decani, kim_demets_power, ld_obrien_fleming,
@@ -24,7 +28,9 @@ __all__ = [
     "SpendingFunction", "get_spending", "ld_pocock", "ld_obrien_fleming", "hwang_shih_decani", "kim_demets_power",
     "pocock", "obrien_fleming", "wang_tsiatis",
     "SequentialEvaluator", "SequentialResult", "SimulationResult", "mean_of_means",
-    "PairwiseRanking", "rank_models", "sequential_pvalue",
+    "PairwiseRanking", "SequentialRanking", "rank_models", "sequential_pvalue",
+    "StagewiseInference", "stagewise_inference", "stagewise_pvalue",
+    "SequentialPlan", "plan", "conditional_power",
     "StoppingRule", "LookStats", "Efficacy", "Equivalence", "Precision", "Threshold", "Futility",
     "BetaSpendingFutility", "DiminishingReturns",
 ]

@@ -1,0 +1,383 @@
+"""Planning a sequential evaluation: how many items, at which looks, with which bounds; and conditional power.
+
+:func:`plan` answers questions such as "evaluate these 2 models on this benchmark with at most 5 looks: how many
+items do I need to detect a 2-point difference with 90 % power?" or "10 models on 5 datasets": it sizes a
+fixed-sample test for the target (a difference with power, or a confidence-interval half-width), inflates it
+by the group-sequential design's maximum information, and reports the maximum and expected number of items,
+the items at each look and the bounds. Many models are compared pairwise with a Bonferroni-adjusted alpha
+(``alpha / n_pairs`` for every pair); with Holm's step-down procedure (the default of
+:func:`effstats.sequential.rank_models`) the smallest p-value is also tested at ``alpha / n_pairs`` and Holm
+rejects everything Bonferroni rejects, so the same plan guarantees at least the planned power per pair.
+
+:func:`conditional_power` is gsDesign's ``gsCP``: the probability of crossing the upper bound at a later look
+given the statistic now.
+
+Scales. The statistic is ``Z_j = estimate_j * sqrt(n_j) / sd`` for ``n_j`` items (per model; paired items for a
+comparison), so the drift per item is ``effect / sd``. For a paired comparison of two models scored 0/1 the
+per-item difference takes values -1, 0, 1 and its variance is ``disagreement - effect**2``, where
+``disagreement`` is the fraction of items on which the two models differ; for one model's accuracy ``p`` it is
+``p (1 - p)``. With several datasets the statistic is the mean of the per-dataset means with the same number of
+items in each dataset; its variance per item is the mean of the per-dataset variances.
+
+References
+----------
+Jennison, C. & Turnbull, B. W. (2000). *Group Sequential Methods with Applications to Clinical Trials*.
+Chapman & Hall/CRC, Boca Raton (ch. 7, sample size; ch. 10, stochastic curtailment).
+
+Lan, K. K. G. & DeMets, D. L. (1983). Discrete sequential boundaries for clinical trials. *Biometrika*,
+70(3), 659–663.
+
+Lan, K. K. G., Simon, R. & Halperin, M. (1982). Stochastically curtailed tests in long-term clinical trials.
+*Communications in Statistics C*, 1(3), 207–219.
+
+Holm, S. (1979). A simple sequentially rejective multiple test procedure. *Scandinavian Journal of
+Statistics*, 6(2), 65–70.
+
+Wassmer, G. & Brannath, W. (2016). *Group Sequential and Confirmatory Adaptive Designs in Clinical Trials*.
+Springer, Cham.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from numbers import Integral, Real
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy.special import ndtri
+
+from .._validation import check_array, check_fraction, check_positive_int
+from .design import GroupSequentialDesign, design
+from .native import EXTREMEZ, gsprob
+
+__all__ = ["SequentialPlan", "plan", "conditional_power"]
+
+_CORRECTIONS = ("bonferroni", "holm", "none")
+
+
+def _num(x: Any, name: str, low: float, high: float, *, closed_low: bool = False, closed_high: bool = False,
+         what: str = "") -> float:
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (Real, np.floating, np.integer)) or not np.isfinite(x):
+        raise ValueError(f"{name}: expected a finite number{what}, got {x!r}")
+    x = float(x)
+    ok_lo = x >= low if closed_low else x > low
+    ok_hi = x <= high if closed_high else x < high
+    if not (ok_lo and ok_hi):
+        lb = "[" if closed_low else "("
+        rb = "]" if closed_high else ")"
+        raise ValueError(f"{name}: expected a value in {lb}{low:g}, {high:g}{rb}{what}, got {x:g}")
+    return x
+
+
+@dataclass(frozen=True)
+class SequentialPlan:
+    """A planned sequential evaluation (see :func:`plan`).
+
+    Attributes
+    ----------
+    design : GroupSequentialDesign
+        Bounds at the per-comparison alpha.
+    target : {"difference", "precision"}
+    effect, half_width : float or None
+        The difference to detect, or the confidence-interval half-width to reach (scale of the scores).
+    sd : float
+        Standard deviation per item of the statistic's per-item contribution (pooled over datasets).
+    power : float or None
+        Target power (difference plans).
+    alpha, alpha_per_comparison : float
+        Familywise alpha and the alpha each pairwise test is planned at.
+    n_comparisons : int
+        Pairs compared (``n_models (n_models - 1) / 2``; 1 for one model).
+    correction : {"bonferroni", "holm", "none"}
+    n_fixed : float
+        Items a fixed-sample test would need (per model).
+    max_n : int
+        Maximum items per model (``ceil(inflation * n_fixed)``, rounded up to a multiple of ``n_datasets``).
+    expected_n_h0, expected_n_h1 : float
+        Expected items per model at stopping with no difference and with the target difference (difference
+        plans; the precision target is met at the last look when ``sd`` is right).
+    looks : array (k,) of int
+        Cumulative items per model at each look.
+    n_datasets : int
+    items_available : int or None
+        Items per model the benchmark has (all datasets together, equal allocation).
+    feasible : bool
+        ``max_n <= items_available`` (True when no limit was given).
+    power_at_available : float or None
+        Power of the same design run to at most ``items_available`` items (difference plans with a limit).
+    """
+
+    design: GroupSequentialDesign
+    target: str
+    effect: float | None
+    half_width: float | None
+    sd: float
+    power: float | None
+    alpha: float
+    alpha_per_comparison: float
+    n_comparisons: int
+    correction: str
+    n_fixed: float
+    max_n: int
+    expected_n_h0: float
+    expected_n_h1: float
+    looks: np.ndarray
+    n_datasets: int
+    items_available: int | None
+    feasible: bool
+    power_at_available: float | None
+
+    @property
+    def k(self) -> int:
+        return self.design.k
+
+    @property
+    def saving_h1(self) -> float:
+        """Expected fraction of ``max_n`` not needed under the target difference (0 for precision plans)."""
+        return 1 - self.expected_n_h1 / self.max_n
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per look: timing, items (per model and per dataset), bounds, nominal p, alpha spent and, for
+        difference plans, the probability of stopping by then under H0 and under the target difference."""
+        d = self.design
+        df = pd.DataFrame({"look": np.arange(1, d.k + 1), "timing": d.timing, "items": self.looks,
+                           "items_per_dataset": self.looks // self.n_datasets, "upper": d.upper})
+        if d.lower is not None:
+            df["lower"] = d.lower
+        df["nominal_p"] = d.nominal_p
+        df["alpha_spent"] = d.alpha_spent
+        if self.target == "difference":
+            stop = d.upper_prob if d.lower_prob is None else d.upper_prob + d.lower_prob
+            df["stop_h0"] = np.cumsum(stop[:, 0])
+            df["stop_h1"] = np.cumsum(stop[:, 1])
+        return df.set_index("look")
+
+    def conditional_power(self, look: int, estimate: float, effect: Any = None) -> np.ndarray:
+        """Conditional power at ``look`` given the observed ``estimate`` (scale of the scores).
+
+        ``effect`` (scale of the scores) defaults to ``(estimate, 0, self.effect)``: the current trend, no
+        difference and the planned one.
+        """
+        _num(estimate, "estimate", -np.inf, np.inf)
+        if isinstance(look, bool) or not isinstance(look, Integral) or not 1 <= look < self.k:
+            raise ValueError(f"look: expected an integer in [1, {self.k - 1}] (a look before the last), got {look!r}")
+        n = self.looks.astype(float)
+        z = estimate * np.sqrt(n[look - 1]) / self.sd
+        if effect is None:
+            eff = np.array([estimate, 0.0, self.effect if self.effect is not None else np.nan])
+            eff = eff[np.isfinite(eff)]
+        else:
+            eff = check_array(effect, "effect", ndim=(0, 1)).reshape(-1)
+        return conditional_power(self.design, look, z, theta=eff / self.sd, information=n)
+
+    def __repr__(self) -> str:
+        tgt = f"effect={self.effect:g}, power={self.power:g}" if self.target == "difference" else \
+            f"half_width={self.half_width:g}"
+        lim = "" if self.items_available is None else f", items_available={self.items_available}, feasible={self.feasible}"
+        return (f"SequentialPlan({tgt}, sd={self.sd:.4g}, k={self.k}, alpha_per_comparison={self.alpha_per_comparison:.4g}"
+                f" ({self.correction}, {self.n_comparisons} comparisons), n_fixed={self.n_fixed:.1f}, max_n={self.max_n}, "
+                f"expected_n_h1={self.expected_n_h1:.1f}{lim})")
+
+
+def plan(effect: float | None = None, *, half_width: float | None = None, sd: Any = None, disagreement: Any = None,
+         accuracy: float | None = None, power: float = 0.9, alpha: float = 0.05, sided: int = 2, looks: int = 5,
+         spending: Any = "ld_obf", spending_param: float | None = None, timing: Any = None, n_models: int = 2,
+         n_datasets: int = 1, correction: str = "bonferroni", items_available: Any = None,
+         backend: str = "native") -> SequentialPlan:
+    """Plan a sequential evaluation: maximum and expected items, looks and bounds for a target.
+
+    Parameters
+    ----------
+    effect : float, optional
+        Difference to detect (scale of the scores: 2 points is 0.02), for a paired comparison of two models
+        (or one model against a fixed value with ``n_models=1``). Give exactly one of ``effect`` and
+        ``half_width``.
+    half_width : float, optional
+        Precision target: the half-width of the final (repeated) confidence interval.
+    sd : float or array (n_datasets,), optional
+        Standard deviation of the per-item statistic. Alternatively:
+    disagreement : float or array (n_datasets,), optional
+        Fraction of items on which two binary-scored models differ (paired difference: variance
+        ``disagreement - effect**2``; ``disagreement >= |effect|``).
+    accuracy : float, optional
+        Accuracy of one model (variance ``p (1 - p)``); default for ``half_width`` without ``sd``: the worst
+        case 0.5.
+    power : float in (0, 1), default=0.9
+        Target power (difference plans).
+    alpha : float in (0, 1), default=0.05
+        Familywise type-I error (two-sided total when ``sided=2``).
+    sided : {1, 2}, default=2
+    looks : int, default=5
+        Number of looks (interims + final), equally spaced unless ``timing`` is given.
+    spending, spending_param : default="ld_obf"
+        Spending function (see :func:`effstats.sequential.design`).
+    timing : array (looks,), optional
+        Information fractions of the looks.
+    n_models : int, default=2
+        Models compared pairwise (``n_models (n_models - 1) / 2`` pairs); 1 for one model.
+    n_datasets : int, default=1
+        Datasets averaged with equal weight (mean of means); items are split equally among them.
+    correction : {"bonferroni", "holm", "none"}, default="bonferroni"
+        Multiplicity adjustment over pairs. Bonferroni and Holm are planned at ``alpha / n_pairs`` (Holm's
+        first step; it rejects at least what Bonferroni rejects). ``"none"`` plans each pair at ``alpha``.
+    items_available : int or array (n_datasets,), optional
+        Items per model the benchmark has (per dataset if an array); with equal allocation the usable total is
+        ``n_datasets * min(items per dataset)``.
+    backend : {"native", "gsdesign"}, default="native"
+
+    Returns
+    -------
+    SequentialPlan
+
+    Examples
+    --------
+    >>> from effstats.sequential import plan
+    >>> p = plan(0.02, disagreement=0.10, looks=5, power=0.9)  # two models, 2-point gap, 10 % disagreement
+    >>> p.max_n > p.n_fixed > p.expected_n_h1
+    True
+    """
+    target_diff = effect is not None
+    if target_diff == (half_width is not None):
+        raise ValueError("effect: give exactly one of effect (a difference to detect) and half_width (a precision "
+                         "target)")
+    alpha = check_fraction(alpha, "alpha")
+    if isinstance(sided, bool) or sided not in (1, 2):
+        raise ValueError(f"sided: expected 1 or 2, got {sided!r}")
+    looks = check_positive_int(looks, "looks")
+    n_models = check_positive_int(n_models, "n_models")
+    n_datasets = check_positive_int(n_datasets, "n_datasets")
+    if correction not in _CORRECTIONS:
+        raise ValueError(f"correction: expected one of {_CORRECTIONS}, got {correction!r}")
+    if target_diff:
+        effect = _num(effect, "effect", 0.0, 1.0, what=" on the scale of the scores (2 points is 0.02)")
+        power = check_fraction(power, "power")
+    else:
+        half_width = _num(half_width, "half_width", 0.0, 1.0, what=" on the scale of the scores (2 points is 0.02)")
+    given = [x is not None for x in (sd, disagreement, accuracy)]
+    if sum(given) > 1:
+        raise ValueError("sd: give at most one of sd, disagreement and accuracy")
+    if sd is not None:
+        s = check_array(sd, "sd", ndim=(0, 1)).reshape(-1)
+        if not np.all(np.isfinite(s)) or np.any(s <= 0):
+            raise ValueError(f"sd: expected positive standard deviations, got {s.tolist()}")
+        var = s**2
+    elif disagreement is not None:
+        q = check_array(disagreement, "disagreement", ndim=(0, 1)).reshape(-1)
+        if not np.all(np.isfinite(q)) or np.any(q <= 0) or np.any(q > 1):
+            raise ValueError(f"disagreement: expected fractions in (0, 1], got {q.tolist()}")
+        e = effect if target_diff else 0.0
+        if np.any(q <= e):
+            raise ValueError(f"disagreement: must exceed |effect| = {e:g} (A beats B on at least |effect| of the "
+                             f"items), got {q.tolist()}")
+        var = q - e**2
+    elif accuracy is not None:
+        p = _num(accuracy, "accuracy", 0.0, 1.0)
+        var = np.array([p * (1 - p)])
+    elif not target_diff:
+        var = np.array([0.25])  # worst case for a proportion
+    else:
+        raise ValueError("sd: a difference plan needs the per-item variability: sd, disagreement (paired binary "
+                         "scores) or accuracy (one model)")
+    if var.size not in (1, n_datasets):
+        raise ValueError(f"sd: expected one value or one per dataset ({n_datasets}), got {var.size}")
+    sd_eff = float(np.sqrt(var.mean()))
+    n_comp = n_models * (n_models - 1) // 2 if n_models > 1 else 1
+    a_comp = alpha / n_comp if correction != "none" else alpha
+    beta = 1 - power if target_diff else 0.1
+    d = design(looks, a_comp, beta, sided=sided, spending=spending, spending_param=spending_param, timing=timing,
+               backend=backend)
+    a1 = a_comp / sided
+    if target_diff:
+        n_fixed = ((-ndtri(a1) - ndtri(beta)) * sd_eff / effect) ** 2
+        n_max = d.inflation * n_fixed
+        en0, en1 = d.expected_n_h0 * n_fixed, d.expected_n_h1 * n_fixed
+    else:
+        n_fixed = (-ndtri(a1) * sd_eff / half_width) ** 2
+        n_max = (d.upper[-1] * sd_eff / half_width) ** 2
+        en0 = en1 = n_max
+    max_n = int(np.ceil(n_max / n_datasets - 1e-9)) * n_datasets
+    look_n = np.ceil(d.timing * max_n / n_datasets - 1e-9).astype(int) * n_datasets
+    avail = None
+    feasible = True
+    p_avail = None
+    if items_available is not None:
+        ia = check_array(items_available, "items_available", ndim=(0, 1)).reshape(-1)
+        if ia.size not in (1, n_datasets) or not np.all(np.isfinite(ia)) or np.any(ia < 1):
+            raise ValueError(f"items_available: expected a positive count (or one per dataset), got {ia.tolist()}")
+        avail = int(np.floor(ia.min())) * n_datasets if ia.size == n_datasets and n_datasets > 1 else int(ia.sum())
+        feasible = max_n <= avail
+        if target_diff:
+            # the same bounds with the looks at the same fractions of the available items
+            info = d.timing * avail / sd_eff**2
+            lo = d.lower if d.lower is not None else np.full(d.k, -EXTREMEZ)
+            p_avail = float(gsprob(effect, info, lo, d.upper, d.r)["probhi"].sum())
+    return SequentialPlan(design=d, target="difference" if target_diff else "precision", effect=effect,
+                          half_width=half_width, sd=sd_eff, power=power if target_diff else None, alpha=alpha,
+                          alpha_per_comparison=a_comp, n_comparisons=n_comp, correction=correction,
+                          n_fixed=float(n_fixed), max_n=max_n, expected_n_h0=float(en0), expected_n_h1=float(en1),
+                          looks=look_n, n_datasets=n_datasets, items_available=avail, feasible=feasible,
+                          power_at_available=p_avail)
+
+
+def conditional_power(design: GroupSequentialDesign, look: int, z: float, theta: Any = None,
+                      information: Any = None) -> np.ndarray:
+    """Probability of crossing the upper bound at a later look given ``z`` at ``look`` (gsDesign's ``gsCP``).
+
+    Conditional on ``Z_look = z``, the score ``Z_j sqrt(I_j)`` of a later look is
+    ``z sqrt(I_look) + N(theta (I_j - I_look), I_j - I_look)``, so the remaining looks form a group-sequential
+    test on the information increments with bounds ``(b_j sqrt(t_j) - z sqrt(t_look)) / sqrt(t_j - t_look)``.
+    Lower bounds (test types 2-6) stop paths, as in gsDesign.
+
+    Parameters
+    ----------
+    design : GroupSequentialDesign
+    look : int
+        Current look, 1-based, before the last.
+    z : float
+        Statistic at ``look``.
+    theta : float or array (n_theta,), optional
+        Drift per unit of ``information``. Default: ``(z / sqrt(I_look), 0, delta)`` -- the current trend,
+        H0 and the design alternative, as gsCP.
+    information : array (k,), optional
+        Information levels; default the design's (relative to the fixed design, gsDesign's ``n.I``; this
+        runs the sample-size search once).
+
+    Returns
+    -------
+    array (n_theta,)
+        Conditional power for each ``theta``.
+
+    References
+    ----------
+    Lan, K. K. G., Simon, R. & Halperin, M. (1982). Stochastically curtailed tests in long-term clinical
+    trials. *Communications in Statistics C*, 1(3), 207–219. Jennison & Turnbull (2000), ch. 10.
+    """
+    if not isinstance(design, GroupSequentialDesign):
+        raise ValueError(f"design: expected a GroupSequentialDesign, got {type(design).__name__}")
+    kmax = design.k
+    if isinstance(look, bool) or not isinstance(look, Integral) or not 1 <= look < kmax:
+        raise ValueError(f"look: expected an integer in [1, {kmax - 1}] (a look before the last), got {look!r}")
+    z = _num(z, "z", -np.inf, np.inf)
+    if information is None:
+        info = np.asarray(design.information, float)
+    else:
+        info = check_array(information, "information", ndim=1, shape=(kmax,))
+        if not np.all(np.isfinite(info)) or np.any(info <= 0) or np.any(np.diff(info) <= 0):
+            raise ValueError(f"information: expected positive, strictly increasing levels, got {info.tolist()}")
+    i = int(look) - 1
+    if theta is None:
+        thetas = np.array([z / np.sqrt(info[i]), 0.0, design.delta])
+    else:
+        thetas = check_array(theta, "theta", ndim=(0, 1)).reshape(-1)
+        if not np.all(np.isfinite(thetas)):
+            raise ValueError(f"theta: expected finite drifts, got {thetas.tolist()}")
+    t = info / info[-1]
+    rest = slice(i + 1, kmax)
+    denom = np.sqrt(t[rest] - t[i])
+    bnew = (design.upper[rest] * np.sqrt(t[rest]) - z * np.sqrt(t[i])) / denom
+    if design.lower is not None:
+        anew = (design.lower[rest] * np.sqrt(t[rest]) - z * np.sqrt(t[i])) / denom
+    else:
+        anew = np.full(kmax - i - 1, -EXTREMEZ)
+    p = gsprob(thetas, info[rest] - info[i], anew, bnew, design.r)
+    return p["probhi"].sum(0)
