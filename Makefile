@@ -2,6 +2,8 @@
 # the tests. Both run the idempotent set-up first (Debian as root: installs everything; elsewhere prints the steps).
 PY ?= .venv/bin/python
 PYTEST_ARGS ?=
+# make demo JOBS=2 runs two notebooks at once (longest first)
+JOBS ?= 1
 # e.g. make lab LAB_ARGS="--no-browser --ip=127.0.0.1 --port=8888"
 LAB_ARGS ?=
 # Jupyter refuses to run as root unless told to
@@ -18,7 +20,7 @@ test: setup
 # then one self-contained HTML report per notebook and an index in build/reports/
 # (a failing notebook is still rendered, up to its error, before make fails)
 demo: setup
-	@$(PY) scripts/run_notebooks.py --out build/notebooks; status=$$?; \
+	@$(PY) scripts/run_notebooks.py --out build/notebooks --jobs $(JOBS); status=$$?; \
 	$(PY) scripts/render_reports.py --notebooks build/notebooks --out build/reports || exit 1; \
 	echo "figures and tables written to figures/; reports: build/reports/index.html"; exit $$status
 

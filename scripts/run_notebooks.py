@@ -6,7 +6,7 @@ backend, so the kernel uses its inline backend as in Jupyter. Prints each notebo
 table; with --out DIR writes the executed copies and DIR/timings.csv (read by render_reports.py for the index).
 A failing notebook does not stop the others: its partly executed copy is written and the exit status is 1.
 
-Usage: run_notebooks.py [--fast] [--out DIR] [NAME ...]
+Usage: run_notebooks.py [--fast] [--out DIR] [--jobs N] [NAME ...]
 """
 from __future__ import annotations
 
@@ -111,12 +111,36 @@ def summary_table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def run_one(path: Path, fast: bool, out_dir: Path | None, progress: bool) -> dict:
+    """Execute one notebook, print its outcome and time, and return its timings row (never raises)."""
+    mode = "fast" if fast else "full"
+    print(f"executing {path.name} ({mode}) ...", flush=True)
+    t = time.perf_counter()
+    status = "ok"
+    try:
+        run_notebook(path, fast=fast, out_dir=out_dir, progress=progress)
+    except CellExecutionError as exc:
+        status = "error"
+        print(f"  ERROR in {path.name}:\n{str(exc)[-3000:]}", file=sys.stderr, flush=True)
+    except Exception as exc:  # a timeout, a dead kernel, ...: report it and go on with the other notebooks
+        status = f"error ({type(exc).__name__})"
+        print(f"  ERROR in {path.name}: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
+    elapsed = time.perf_counter() - t
+    print(f"  {path.name}: {status} in {elapsed:.1f} s", flush=True)
+    return {"notebook": path.stem, "mode": mode, "seconds": f"{elapsed:.1f}", "status": status,
+            "finished_utc": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S")}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("names", nargs="*", help="notebook names (default: all)")
     ap.add_argument("--fast", action="store_true", help="FAST mode (what the tests run)")
     ap.add_argument("--out", type=Path, help="directory for the executed copies and timings.csv")
+    ap.add_argument("--jobs", type=int, default=1,
+                    help="notebooks run at once (default 1); >1 starts the longest (by the last timings.csv) first")
     args = ap.parse_args(argv)
+    if args.jobs < 1:
+        ap.error(f"--jobs: expected an integer >= 1, got {args.jobs}")
     paths = sorted(NOTEBOOKS.glob("*.ipynb"))
     if args.names:
         unknown = sorted(set(args.names) - {p.stem for p in paths} - {p.name for p in paths})
@@ -124,26 +148,27 @@ def main(argv: list[str] | None = None) -> int:
             ap.error(f"names: no notebook {unknown} in {NOTEBOOKS} (have {[p.stem for p in paths]})")
         paths = [p for p in paths if p.stem in args.names or p.name in args.names]
     (ROOT / "figures").mkdir(exist_ok=True)
-    mode = "fast" if args.fast else "full"
-    rows = []
-    for p in paths:
-        print(f"executing {p.name} ({mode}) ...", flush=True)
-        t = time.perf_counter()
-        status = "ok"
-        try:
-            run_notebook(p, fast=args.fast, out_dir=args.out, progress=True)
-        except CellExecutionError as exc:
-            status = "error"
-            print(f"  ERROR in {p.name}:\n{str(exc)[-3000:]}", file=sys.stderr, flush=True)
-        except Exception as exc:  # a timeout, a dead kernel, ...: report it and go on with the other notebooks
-            status = f"error ({type(exc).__name__})"
-            print(f"  ERROR in {p.name}: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
-        elapsed = time.perf_counter() - t
-        print(f"  {p.name}: {status} in {elapsed:.1f} s", flush=True)
-        rows.append({"notebook": p.stem, "mode": mode, "seconds": f"{elapsed:.1f}", "status": status,
-                     "finished_utc": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S")})
+    jobs = min(args.jobs, len(paths)) or 1
+    wall = time.perf_counter()
+    if jobs == 1:
+        rows = [run_one(p, args.fast, args.out, progress=True) for p in paths]
+    else:
+        import concurrent.futures as cf
+        import multiprocessing as mp
+
+        last = {}
+        if args.out is not None and (args.out / "timings.csv").exists():
+            with (args.out / "timings.csv").open(newline="") as fh:
+                last = {r["notebook"]: float(r["seconds"]) for r in csv.DictReader(fh)}
+        # longest first, so that a long notebook does not start last and run alone
+        paths.sort(key=lambda p: -last.get(p.stem, float("inf")))
+        with cf.ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("spawn")) as pool:
+            futures = [pool.submit(run_one, p, args.fast, args.out, False) for p in paths]
+            rows = sorted((f.result() for f in futures), key=lambda r: r["notebook"])
     if rows:
         print("\n" + summary_table(rows), flush=True)
+        if jobs > 1:
+            print(f"wall time with {jobs} notebooks at once: {time.perf_counter() - wall:.1f} s", flush=True)
     if args.out is not None and rows:
         print(f"timings written to {write_timings(args.out, rows)}")
     return int(any(r["status"] != "ok" for r in rows))
