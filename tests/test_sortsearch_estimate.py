@@ -317,3 +317,16 @@ def test_copynearest_result_protocol():
     assert ((f.low <= f.accuracy) & (f.accuracy <= f.high)).all() and np.allclose(f.predicted_accuracy, res.accuracy)
     full = cne.simulate(a[25:], 400)
     assert np.allclose(full.statistic, a[25:].mean(1)) and (full.standard_error == 0).all()
+
+
+def test_threaded_row_chunks_equal_one_call():
+    from effstats._ordering import dp_rows
+    from effstats.sortsearch.estimate import estimate_accuracy
+    from effstats.sortsearch.search import _by_row_chunks, uniform_positions
+
+    r = np.random.default_rng(10).random((301, 64)) < 0.6
+    assert np.array_equal(_by_row_chunks(dp_rows, r, min_cells=1), dp_rows(r))
+    pos = uniform_positions(1000, 64)
+    one = estimate_accuracy(r, pos, 1000, "systematic")
+    chunked = _by_row_chunks(lambda x: estimate_accuracy(x, pos, 1000, "systematic"), r, min_cells=1)
+    assert all(np.allclose(a, b) for a, b in zip(one, chunked))

@@ -2,6 +2,8 @@
 :class:`SortSearch` estimator (``insert_M``, new models)."""
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -73,6 +75,20 @@ def dp_search(sorted_responses: Any) -> np.ndarray | int:
     if r.ndim == 1:
         return int(dp_rows(r[None])[0])
     return dp_rows(r)
+
+
+def _by_row_chunks(fn: Callable[..., Any], r: np.ndarray, min_cells: int = 2**22) -> Any:
+    """``fn(r)`` on row chunks in threads (numpy releases the GIL in cumsum / argmax / products), results
+    concatenated; one call when ``r`` is small. ``fn`` returns an array or a tuple of arrays (rows first)."""
+    n_threads = min(os.cpu_count() or 1, len(r))
+    if n_threads < 2 or r.size < min_cells:
+        return fn(r)
+    bounds = np.linspace(0, len(r), n_threads + 1).astype(int)
+    with ThreadPoolExecutor(n_threads) as ex:
+        parts = list(ex.map(lambda i: fn(r[bounds[i] : bounds[i + 1]]), range(n_threads)))
+    if isinstance(parts[0], tuple):
+        return tuple(np.concatenate(p) for p in zip(*parts))
+    return np.concatenate(parts)
 
 
 # ---------------------------------------------------------------------------------------------- sampling
@@ -557,16 +573,14 @@ class SortSearch(BaseEstimator):
             srt = np.argsort(pos, kind="stable")
             r = r[:, srt]
             pos = pos[srt]
-        t = dp_rows(r)
+        t = _by_row_chunks(dp_rows, r)
         k = _cell_boundaries(pos, self.n_items_)[t]
         design = design or design_of(pos, self.n_items_)
-        diff = self.estimator == "difference"
-        est, se = estimate_accuracy(
-            r, pos, self.n_items_, design,
-            thresholds=k if diff else None,
-            easiness_sorted=self._easiness_sorted() if diff else None,
-            n_models=float(np.mean(self.n_observed_)),
-        )
+        if self.estimator == "difference":
+            est, se = estimate_accuracy(r, pos, self.n_items_, design, thresholds=k, easiness_sorted=self._easiness_sorted(),
+                                        n_models=float(np.mean(self.n_observed_)))
+        else:
+            est, se = _by_row_chunks(lambda x: estimate_accuracy(x, pos, self.n_items_, design), r)
         return SearchResult(thresholds=k, sample_thresholds=t, order=self.order_, positions=pos, statistic=est,
                             standard_error=se, design=design, estimator=self.estimator, model_ids=model_ids,
                             item_ids=self.item_ids_)
