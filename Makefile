@@ -13,8 +13,9 @@ ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 setup:
 	@bash scripts/setup.sh
 
+# --dist loadgroup: tests marked xdist_group(name) share a worker (and their module fixtures)
 test: setup
-	$(PY) -m pytest -q -n 2 --durations=15 $(PYTEST_ARGS)
+	$(PY) -m pytest -q -n 2 --dist loadgroup --durations=15 $(PYTEST_ARGS)
 
 # every notebook in full (executed copies + timings in build/notebooks, figures and tables in figures/),
 # then one self-contained HTML report per notebook and an index in build/reports/
