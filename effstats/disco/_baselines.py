@@ -176,5 +176,8 @@ class SortSearchDirect(_SubsetEstimator):
         return self
 
     def _predict(self, o) -> np.ndarray:
-        y = o.correctness("target_outputs").astype(bool)
+        y = o.correctness("target_outputs")
+        if not np.isin(y, (0.0, 1.0)).all():
+            raise ValueError("target_outputs: Sort & Search needs binary correctness on the selected items")
+        y = y.astype(bool)
         return np.asarray(self.sortsearch_.predict(y, items=self.selected_).accuracy, dtype=float)
