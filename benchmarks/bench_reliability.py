@@ -1,4 +1,4 @@
-"""Speed of effstats.reliability (issue 6, section 7).
+"""Speed of effstats.reliability.
 
 Targets: DIoR with 1,000 bootstraps on the 67 × 16 HELM table in ≤ 0.5 s; examples-granularity DIoR on
 40 models × 10,000 examples × 1,000 bootstraps in ≤ 10 s; the full ``effstats audit`` of a 2,000-model ×
@@ -9,6 +9,7 @@ Run: ``.venv/bin/python benchmarks/bench_reliability.py``.
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -32,7 +33,10 @@ def helm_table():
 
         return load_helm()
     except Exception:  # loader not available: read the shared table directly
-        df = pd.read_csv("/work/shared/data/leaderboards/helm/accuracy.tsv", sep="\t", index_col=0)
+        import effstats
+
+        bundled = Path(effstats.__file__).parent / "datasets" / "data" / "leaderboards" / "helm" / "accuracy.tsv"
+        df = pd.read_csv(bundled, sep="\t", index_col=0)
         return df.drop(columns="Mean win rate")
 
 

@@ -146,6 +146,8 @@ def read_scores(path: str | Path, *, by: str = "scenario", model: str = "model",
         if (s.isna() & df[score].notna()).any():
             bad = df.loc[s.isna() & df[score].notna(), score].iloc[0]
             raise ValueError(f"SCORES: column {score!r} has non-numeric values, e.g. {bad!r}")
+        if np.isinf(s).any():
+            raise ValueError(f"SCORES: column {score!r} has infinite values; scores must be finite")
         df = df.assign(**{score: s})
         if scenarios or exclude:
             keep = set(scenarios or df[by].unique()) - set(exclude or [])
@@ -171,6 +173,8 @@ def read_scores(path: str | Path, *, by: str = "scenario", model: str = "model",
 
 def _finish_wide(wide: pd.DataFrame, scenarios, exclude) -> tuple[pd.DataFrame, pd.Series | None]:
     wide, _ = _percent(wide)
+    if len(wide) < 2:
+        raise ValueError(f"SCORES: expected at least 2 models (rows), got {len(wide)}")
     agg = [c for c in wide.columns if _AGGREGATE.match(str(c).strip())]
     published = None
     if agg:
@@ -186,6 +190,10 @@ def _finish_wide(wide: pd.DataFrame, scenarios, exclude) -> tuple[pd.DataFrame, 
     wide = wide.drop(columns=meta)
     if exclude:
         wide = _select(wide, None, exclude)
+    num = wide.apply(pd.to_numeric, errors="coerce")
+    inf = np.isinf(num.to_numpy(dtype=float))
+    if inf.any():
+        raise ValueError(f"SCORES: infinite score in column {wide.columns[np.nonzero(inf)[1][0]]!r}; scores must be finite")
     if wide.shape[1] < 2:
         raise ValueError(f"SCORES: expected at least 2 score columns, found {list(wide.columns)}"
                          + (f" after dropping metadata {meta}; name them with --scenarios" if meta else ""))

@@ -10,11 +10,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import effstats
 from effstats import reliability as R
 from effstats.cli import main, read_scores
 
 ROOT = Path(__file__).resolve().parents[1]
-HELM = Path("/work/shared/data/leaderboards/helm/accuracy.tsv")
+HELM = Path(effstats.__file__).parent / "datasets" / "data" / "leaderboards" / "helm" / "accuracy.tsv"  # bundled copy
 PNG = b"\x89PNG\r\n\x1a\n"
 
 
@@ -147,7 +148,7 @@ def test_wide_table_model_column_and_metadata(tmp_path):
     assert R.mean_win_rate(wide).idxmax() == "y"
 
 
-# ----------------------------------------------------------------------------- real leaderboards (issue: audit)
+# ----------------------------------------------------------------------------- real leaderboards
 def _one_line_error(capsys, match: str) -> str:
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and match in err, err

@@ -1,4 +1,5 @@
-"""Tests of effstats.reliability against App. A/B of Perlitz et al. (papers/003), brute force,
+"""Tests of effstats.reliability against App. A/B of Perlitz et al., "Efficient Benchmarking (of
+Language Models)" (NAACL 2024, arXiv:2308.11696), brute force,
 scipy, Monte-Carlo truth and the published HELM Mean-win-rate column."""
 from __future__ import annotations
 
@@ -12,9 +13,11 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from effstats import ResponseMatrix
+import effstats
 from effstats import reliability as R
 
-HELM = Path("/work/shared/data/leaderboards/helm/accuracy.tsv")
+# the bundled copy of the public HELM classic table (same file as the shared leaderboards folder)
+HELM = Path(effstats.__file__).parent / "datasets" / "data" / "leaderboards" / "helm" / "accuracy.tsv"
 
 
 @pytest.fixture(scope="module")

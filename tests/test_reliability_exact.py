@@ -36,7 +36,7 @@ def fraction_mwr(x: np.ndarray, ties: str = "strict") -> list:
 
 
 # ------------------------------------------------------------------------------------- exact MWR
-def test_issue_example_ties_are_exact():
+def test_two_fifths_ties_are_exact():
     x = np.array([[5, 5, 2], [4, 4, 1], [2, 3, 3], [1, 0, 5], [3, 1, 0], [0, 2, 4.]])
     mwr = R.mean_win_rate(x)
     assert mwr[3] == mwr[5] == 0.4  # both exactly 2/5 (the float path gave 0.39999999999999997 / 0.4000000000000001)
@@ -101,7 +101,7 @@ def test_disconnected_leaderboards_are_refused_with_the_groups():
 
 
 # ------------------------------------------------------------------------------- detectors
-def test_clone_detector_issue_example_and_real_reorders_only():
+def test_clone_detector_flags_real_reorders_only():
     assert R.clone_flips(np.array([[3, 1.], [1, 3], [0, 0], [-1, -1]]), top_k=2).empty
     from effstats.datasets import load_helm, load_openllm
 
@@ -227,3 +227,35 @@ def test_progress_bars(capsys):
     R.rank_switch_curve(rm, [10, 40], n_boot=20, rng=0, progress=True)
     err = capsys.readouterr().err
     assert "DIoR examples/kendall" in err and "rank switches" in err
+
+
+# ------------------------------------------------------------------------------- bad input, named
+def _bad_cases():
+    rng = np.random.default_rng(0)
+    S = pd.DataFrame(rng.random((8, 6)), index=[f"m{i}" for i in range(8)], columns=[f"S{j}" for j in range(6)])
+    EX = ResponseMatrix(rng.random((6, 16)) < 0.5, kind="binary", items=pd.DataFrame({"scenario": np.repeat([0, 1], 8)}))
+    return [
+        (lambda: R.mean_win_rate(pd.concat([S, S.iloc[:1]])), "scores: duplicated model rows"),
+        (lambda: R.mean_win_rate(S.assign(S0=np.inf)), "scores: contains infinite"),
+        (lambda: R.mean_win_rate(S + 1j), "scores: complex"),
+        (lambda: R.mean_of_means(S.to_numpy(), np.array([np.nan, 0, 1, 1, 2, 2])), "groups: some columns"),
+        (lambda: R.efficiency_curve(EX, "examples", sizes=[], n_boot=5), "sizes: expected a non-empty"),
+        (lambda: R.efficiency_curve(EX, "examples", sizes=[1.5], n_boot=5), "sizes: expected positive integers"),
+        (lambda: R.efficiency_curve(EX, "examples", sizes=[True], n_boot=5), "sizes: expected positive integers"),
+        (lambda: R.rank_switch_curve(EX, [2], cluster_sizes=[2, 857], n_boot=5), "cluster_sizes"),
+        (lambda: R.rank_trajectories(EX, [], n_boot=5), "sizes"),
+        (lambda: R.clone_flips(S, eps=np.inf), "eps: expected a finite positive"),
+        (lambda: R.flash_helm(EX, new_models=[1, 1], sizes=[2, None], n_boot=5), "new_models: duplicated"),
+        (lambda: R.flash_helm(EX, new_models=[], sizes=[2, None], n_boot=5), "new_models: expected at least one"),
+        (lambda: R.flash_helm(EX, sizes=[2, None], tiers=[(1, -1)], n_boot=5), "tiers: required resolutions"),
+        (lambda: R.flash_helm(EX, sizes=[2, None], resolution={2: np.nan}, n_boot=5), "resolution: values"),
+        (lambda: R.flash_helm(EX, sizes=[2, None], resolution="abc", n_boot=5), "resolution: expected a dict"),
+        (lambda: R.prompt_strategies(EX, [2], example=[None, None]), "example: expected an item-metadata column"),
+    ]
+
+
+@pytest.mark.parametrize("case", range(16))
+def test_bad_input_names_the_argument(case):
+    call, match = _bad_cases()[case]
+    with pytest.raises(ValueError, match=match):
+        call()

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from .._validation import check_array
+from ..exceptions import InputTypeError
 from ..responses import ResponseMatrix
 
 Score = Literal["mwr", "mean", "mean_of_means"]
@@ -20,6 +21,29 @@ _OBJECTIVES = ("kendall", "weighted_tau", "best_model", "model_quality")
 _TIES = ("strict", "half")
 # Resample in chunks so that the per-chunk item-count matrix stays around this many cells.
 _CHUNK_CELLS = 4_000_000
+
+
+def _check_sizes(sizes: Any, name: str, *, maximum: int | None = None, allow_none: bool = False) -> list:
+    """A non-empty sequence of positive integers (``None`` entries kept when ``allow_none``), each ≤ ``maximum``."""
+    if isinstance(sizes, (str, bytes)) or not hasattr(sizes, "__iter__"):
+        raise ValueError(f"{name}: expected a non-empty list of positive integers, got {sizes!r}")
+    out = []
+    for v in sizes:
+        if v is None and allow_none:
+            out.append(None)
+            continue
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+            if isinstance(v, (float, np.floating)) and np.isfinite(v) and float(v).is_integer():
+                v = int(v)
+            else:
+                raise ValueError(f"{name}: expected positive integers, got {v!r}")
+        if v < 1 or (maximum is not None and v > maximum):
+            rng = ">= 1" if maximum is None else f"in [1, {maximum}]"
+            raise ValueError(f"{name}: expected integers {rng}, got {v}")
+        out.append(int(v))
+    if not out:
+        raise ValueError(f"{name}: expected a non-empty list of positive integers, got an empty one")
+    return out
 
 
 def _choice(x: Any, name: str, options: Sequence[str]) -> str:
@@ -90,6 +114,7 @@ class Benchmark:
         subscenario: str | None = "subscenario",
         prompt: str | None = "prompt",
         groups: Any = None,
+        name: str = "data",
     ) -> "Benchmark":
         """Build from a :class:`ResponseMatrix`, a wide DataFrame (models × scenarios) or a 2-D array.
 
@@ -103,6 +128,8 @@ class Benchmark:
             column every item is its own scenario (a leaderboard table).
         groups : array of shape (n_items,), optional
             Scenario label of each column for arrays / DataFrames whose columns are subscenarios.
+        name : str, default="data"
+            Argument name used in error messages.
         """
         if isinstance(data, Benchmark):
             return data
@@ -113,38 +140,40 @@ class Benchmark:
             mids, iids = data.model_ids, data.item_ids
             items = data.items
         elif isinstance(data, pd.DataFrame):
+            if any(np.dtype(t).kind == "c" for t in data.dtypes):
+                raise InputTypeError(f"{name}: complex scores are not supported; give real numbers")
             if data.empty:
-                raise ValueError("data: expected a non-empty table")
+                raise ValueError(f"{name}: expected a non-empty table")
             if data.index.has_duplicates:
                 dup = data.index[data.index.duplicated()].unique()[:5].tolist()
-                raise ValueError(f"data: duplicated model rows {dup}")
+                raise ValueError(f"{name}: duplicated model rows {dup}")
             # '-' marks "not evaluated"; no DataFrame.replace (its object downcasting is deprecated in pandas 2.2)
             num = data.apply(pd.to_numeric, errors="coerce")
             bad = num.isna() & data.notna() & (data.astype(str).apply(lambda c: c.str.strip()) != "-")
             if bad.any().any():
                 col = bad.any().idxmax()
-                raise ValueError(f"data: column {col!r} has non-numeric values, e.g. {data.loc[bad[col], col].iloc[0]!r}")
-            arr = check_array(num.to_numpy(dtype=float), "data", ndim=2, allow_nan=True)
+                raise ValueError(f"{name}: column {col!r} has non-numeric values, e.g. {data.loc[bad[col], col].iloc[0]!r}")
+            arr = check_array(num.to_numpy(dtype=float), name, ndim=2, allow_nan=True)
             obs = ~np.isnan(arr)
             vals = np.where(obs, arr, 0.0)
             mids, iids = pd.Index(data.index, name="model"), pd.Index(data.columns, name="item")
         else:
-            arr = check_array(data, "data", ndim=2, allow_nan=True)
+            arr = check_array(data, name, ndim=2, allow_nan=True)
             obs = ~np.isnan(arr)
             vals = np.where(obs, arr, 0.0)
             mids = pd.Index([f"m{i}" for i in range(arr.shape[0])], name="model")
             iids = pd.Index([f"s{j}" for j in range(arr.shape[1])], name="item")
         n_models, n_items = vals.shape
         if n_models < 2:
-            raise ValueError(f"data: expected at least 2 models, got {n_models}")
+            raise ValueError(f"{name}: expected at least 2 models, got {n_models}")
         if n_items < 2:
-            raise ValueError(f"data: expected at least 2 scenarios / items, got {n_items}")
+            raise ValueError(f"{name}: expected at least 2 scenarios / items, got {n_items}")
         if (~obs).all(axis=1).any():
             bad = mids[(~obs).all(axis=1)][:5].tolist()
-            raise ValueError(f"data: models {bad} have no evaluated score; drop them first")
+            raise ValueError(f"{name}: models {bad} have no evaluated score; drop them first")
         if (~obs).all(axis=0).any():
             bad = iids[(~obs).all(axis=0)][:5].tolist()
-            raise ValueError(f"data: columns {bad} were evaluated by no model; drop them first")
+            raise ValueError(f"{name}: columns {bad} were evaluated by no model; drop them first")
         has = lambda c: items is not None and c is not None and c in items.columns  # noqa: E731
         if groups is not None:
             g = np.asarray(groups)
@@ -159,7 +188,8 @@ class Benchmark:
             scen_item = pd.Series(np.asarray(iids))
             sub_item = pd.Series(np.arange(n_items))
         if scen_item.isna().any():
-            raise ValueError("scenario: some items have no scenario label")
+            raise ValueError("groups: some columns have no scenario label (NaN)" if groups is not None
+                             else "scenario: some items have no scenario label")
         scen_codes, scen_names = pd.factorize(scen_item, sort=True)
         # A subscenario is identified by (scenario, subscenario) so equal names in two scenarios stay apart.
         pair = pd.MultiIndex.from_arrays([scen_codes, sub_item.to_numpy()])

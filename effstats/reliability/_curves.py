@@ -9,7 +9,7 @@ from scipy import stats
 
 from .._validation import check_fraction, check_positive_int, check_rng
 from ..responses import ResponseMatrix
-from ._benchmark import Benchmark, Score
+from ._benchmark import Benchmark, Score, _check_sizes
 from ._dior import _check_common, _check_example_size, _compute_fraction, _multiplicity, _resampled_scores
 from ._metametrics import _switch, _wilson
 from ._winrate import _score
@@ -21,7 +21,7 @@ def rank_switch_curve(
     data: Any,
     sizes: Sequence[int],
     *,
-    cluster_sizes: Sequence[int] = (2, 3, 5, 10, 20),
+    cluster_sizes: Sequence[int] | None = None,
     n_top: int = 5,
     score: Score = "mwr",
     n_boot: int = 1000,
@@ -49,11 +49,15 @@ def rank_switch_curve(
     bench = Benchmark.from_data(data, **kw)
     if bench.is_table:
         raise ValueError("data: rank-switch curves resample examples and need per-example data")
-    cluster_sizes = [check_positive_int(int(c), "cluster_sizes", minimum=2) for c in cluster_sizes]
+    if cluster_sizes is None:  # default: 2, 3, 5, 10, 20 as far as there are models
+        cluster_sizes = [c for c in (2, 3, 5, 10, 20) if c <= bench.n_models]
+    cluster_sizes = _check_sizes(cluster_sizes, "cluster_sizes", maximum=bench.n_models)
+    if min(cluster_sizes) < 2:
+        raise ValueError(f"cluster_sizes: a cluster holds at least 2 models, got {min(cluster_sizes)}")
     n_top = check_positive_int(n_top, "n_top")
     num, den = bench.sub_sums()
     order = np.argsort(-_score(bench, num, den, score, ties)[0], kind="stable")
-    sizes = [check_positive_int(int(s), "sizes") for s in sizes]
+    sizes = _check_sizes(sizes, "sizes")
     for s in sizes:
         _check_example_size(bench, s, "sizes")
     it = sizes
@@ -113,6 +117,10 @@ def prompt_strategies(
     if not isinstance(data, ResponseMatrix):
         raise ValueError("data: expected a ResponseMatrix with example and prompt item columns")
     for c, nm in [(scenario, "scenario"), (example, "example"), (prompt, "prompt")]:
+        if not isinstance(c, str):
+            raise ValueError(f"{nm}: expected an item-metadata column name (str), got {c!r}")
+    n_examples = _check_sizes(n_examples, "n_examples")
+    for c, nm in [(scenario, "scenario"), (example, "example"), (prompt, "prompt")]:
         if c not in data.items.columns:
             raise ValueError(f"{nm}: item metadata has no column {c!r} (has {list(data.items.columns)})")
     # One subscenario per scenario so that the score is a per-scenario mean.
@@ -133,7 +141,6 @@ def prompt_strategies(
         cells.append(grid)
     rows = []
     for K in n_examples:
-        K = check_positive_int(int(K), "n_examples")
         for strategy in ("all_prompts", "uniform"):
             counts = np.zeros((n_boot, bench.n_items))
             for grid in cells:
@@ -187,8 +194,7 @@ def rank_trajectories(
     num, den = bench.sub_sums()
     r_full = stats.rankdata(-_score(bench, num, den, score, ties)[0], method="min")
     out = []
-    for s in sizes:
-        s = check_positive_int(int(s), "sizes")
+    for s in _check_sizes(sizes, "sizes"):
         _check_example_size(bench, s, "sizes")
         res = _resampled_scores(bench, "examples", s, n_boot, rng, score, ties)[0]
         r = stats.rankdata(-np.where(np.isnan(res), -np.inf, res), method="min", axis=1)
@@ -224,8 +230,7 @@ def rank_resolution(
     full = _score(bench, num, den, score, ties)[0]
     r_full = stats.rankdata(-full, method="min")
     rows = []
-    for s in sizes:
-        s = check_positive_int(int(s), "sizes")
+    for s in _check_sizes(sizes, "sizes"):
         _check_example_size(bench, s, "sizes")
         res = _resampled_scores(bench, "examples", s, n_boot, rng, score, ties)[0]
         r = stats.rankdata(-np.where(np.isnan(res), -np.inf, res), method="min", axis=1)

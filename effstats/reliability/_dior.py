@@ -14,7 +14,8 @@ import pandas as pd
 
 from .._results import ConfidenceInterval, check_confidence_level
 from .._validation import check_fraction, check_positive_int, check_rng
-from ._benchmark import _CHUNK_CELLS, _DECISIONS, _OBJECTIVES, _SCORES, _TIES, Benchmark, Decision, Objective, Score, _choice
+from ._benchmark import (_CHUNK_CELLS, _DECISIONS, _OBJECTIVES, _SCORES, _TIES, Benchmark, Decision, Objective, Score,
+                         _check_sizes, _choice)
 from ._metametrics import _switch, _weighted_tau, _wilson, kendall_tau
 from ._winrate import _scenario_table, _score, _score_from_scenarios
 
@@ -315,7 +316,7 @@ def dior_plan(
         raise ValueError(f"size: {size} scenarios requested, the benchmark has {bench.n_scen}")
     if decision == "subscenarios" and size is not None and size > bench.n_sub:
         raise ValueError(f"size: {size} subscenarios requested, the benchmark has {bench.n_sub}")
-    n_top = check_positive_int(n_top, "n_top")
+    n_top = check_positive_int(n_top, "n_top")  # used by the best-model objective only
     if objective == "best_model" and n_top > bench.n_models - 1:
         raise ValueError(f"n_top: expected at most n_models - 1 = {bench.n_models - 1} repeats, got {n_top}")
     if decision == "prompts" and bench.prompt_of_item is None:
@@ -440,6 +441,10 @@ def efficiency_curve(data: Any, decision: Decision = "examples", objective: Obje
         top = {"scenarios": bench.n_scen, "subscenarios": bench.n_sub, "prompts": max(bench.n_prompts, 1)}.get(
             decision, int(bench.group_sizes().max()))
         sizes = sorted({int(s) for s in np.unique(np.geomspace(1, top, 8).round()) if s >= 1})
+    _choice(decision, "decision", _DECISIONS)
+    top = {"scenarios": bench.n_scen, "subscenarios": bench.n_sub, "prompts": bench.n_prompts or None,
+           "examples": int(bench.group_sizes().max())}[decision]
+    sizes = _check_sizes(sizes, "sizes", maximum=top)
     rows = []
     it = sizes
     if progress:

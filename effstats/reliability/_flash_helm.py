@@ -9,7 +9,7 @@ import pandas as pd
 
 from .._validation import check_fraction, check_positive_int, check_rng
 from ..responses import ResponseMatrix, _indexer
-from ._benchmark import Benchmark, Score
+from ._benchmark import Benchmark, Score, _check_sizes
 from ._dior import _check_common, _counts, _draw
 from ._metametrics import _wilson
 from ._winrate import _less_and_ties, _score
@@ -160,8 +160,10 @@ def _flash_setup(data, sizes, tiers, resolution, quantile, rule, top_k, level, g
         raise ValueError("tiers: expected (first rank, required resolution) pairs") from None
     if not tiers or tiers[0][0] != 1:
         raise ValueError(f"tiers: the first tier must start at rank 1, got {tiers[:1]}")
+    if any(not (b >= 0 and np.isfinite(b)) for _, b in tiers):
+        raise ValueError(f"tiers: required resolutions must be finite and >= 0, got {[b for _, b in tiers]}")
     gmax = int(bench.group_sizes().max())
-    finite = sorted({check_positive_int(int(s), "sizes") for s in sizes if s is not None})
+    finite = sorted({s for s in _check_sizes(sizes, "sizes", allow_none=True) if s is not None})
     finite = [s for s in finite if s < gmax]
     need_boot = resolution is None or (lev is not None and guard is None)
     r_full, errs = _stage_errors(bench, finite, n_boot, rng, score, ties) if need_boot and finite else (None, {})
@@ -169,11 +171,11 @@ def _flash_setup(data, sizes, tiers, resolution, quantile, rule, top_k, level, g
         res_map = {S: float(np.abs(errs[S] - r_full).mean() if q is None else np.quantile(np.abs(errs[S] - r_full), q))
                    for S in finite}
     else:
-        res_map = {int(k): float(v) for k, v in dict(resolution).items()}
+        res_map = _size_map(resolution, "resolution", finite)
     if lev is None:  # no guard: the tier rule alone decides
         g_map = {S: -np.inf for S in finite}
     elif guard is not None:
-        g_map = {int(k): float(v) for k, v in dict(guard).items()}
+        g_map = _size_map(guard, "guard", finite)
     else:
         top = r_full <= top_k
         a = (1 - lev) / max(len(finite), 1)
@@ -191,10 +193,39 @@ def _flash_setup(data, sizes, tiers, resolution, quantile, rule, top_k, level, g
                 top_k=top_k, level=lev, score=score, ties=ties, rr=rr, rng=rng)
 
 
+def _size_map(m: Any, name: str, finite: list) -> dict:
+    """A {stage size: non-negative number} dict covering every finite stage size."""
+    if not isinstance(m, dict):
+        raise ValueError(f"{name}: expected a dict {{size: value}}, got {type(m).__name__}")
+    try:
+        out = {int(k): float(v) for k, v in m.items()}
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}: expected integer sizes and numeric values, got {m!r}") from None
+    bad = [k for k, v in out.items() if not (v >= 0 and np.isfinite(v))]
+    if bad:
+        raise ValueError(f"{name}: values must be finite and >= 0 (bad at sizes {bad})")
+    missing = [S for S in finite if S not in out]
+    if missing:
+        raise ValueError(f"{name}: no value for stage sizes {missing}")
+    return out
+
+
 def _tournament(st: dict, new_models: Any, rng: np.random.Generator, progress: bool = False) -> FlashHELMResult:
     bench, finite, score, ties = st["bench"], st["finite"], st["score"], st["ties"]
     sizes = [*finite, None]
-    new_pos = np.arange(bench.n_models) if new_models is None else _indexer(new_models, bench.model_ids, "new_models")
+    if new_models is None:
+        new_pos = np.arange(bench.n_models)
+    else:
+        arr = np.asarray(new_models, dtype=object)
+        if arr.ndim > 1:
+            raise ValueError(f"new_models: expected a 1-D list of ids or positions, got shape {arr.shape}")
+        new_pos = _indexer(new_models, bench.model_ids, "new_models")
+        if new_pos.size == 0:
+            raise ValueError("new_models: expected at least one model")
+        if np.unique(new_pos).size != new_pos.size:
+            raise ValueError(f"new_models: duplicated models {bench.model_ids[new_pos].tolist()}")
+        if new_pos.size == bench.n_models:
+            raise ValueError("new_models: leave at least one reference model (or pass None to rank every model)")
     # Nested subsample: a random order of the items of each subscenario; stage S takes the first S.
     # Nested prefixes of one random order per subscenario: stage S sums the first S items of each (a gather of at
     # most n_sub · max(S) columns); the last stage is the full benchmark, whatever the order.

@@ -143,8 +143,8 @@ def clone_flips(data: Any, *, top_k: int = 5, n_clones: int = 1, eps: float | No
     if eps is None:
         v = np.unique(scen[~np.isnan(scen)])
         eps = 0.5 * float(np.diff(v).min()) if v.size > 1 else 1e-9
-    elif not isinstance(eps, Real) or not eps > 0:
-        raise ValueError(f"eps: expected a positive number, got {eps!r}")
+    elif isinstance(eps, bool) or not isinstance(eps, Real) or not (0 < eps < np.inf):
+        raise ValueError(f"eps: expected a finite positive number, got {eps!r}")
     order = np.argsort(-base_all, kind="stable")[:top_k]
     obs = ~np.isnan(scen)
     xt = scen[order]  # (k, S)

@@ -202,13 +202,17 @@ def audit(data: Any, out: str | Path, *, by: str = "scenario", published: pd.Ser
 
     n_boot = check_positive_int(n_boot, "--n-boot")
     target = check_fraction(target, "--target")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
+        raise ValueError(f"--seed: expected a non-negative integer or None, got {seed!r}")
+    if not isinstance(out, (str, Path)):
+        raise ValueError(f"--out: expected a directory path, got {type(out).__name__}")
     if aggregate not in _SCORE_NAME:
         raise ValueError(f"--aggregate: expected one of {list(_SCORE_NAME)}, got {aggregate!r}")
     if ties not in ("strict", "half"):
         raise ValueError(f"--ties: expected 'strict' or 'half', got {ties!r}")
     out = _check_out(Path(out))
     kw = dict(scenario=by, subscenario=None)
-    bench = Benchmark.from_data(data, **kw)
+    bench = Benchmark.from_data(data, name="SCORES", **kw)
     bench.check_connected("SCORES")
     per_item = not bench.is_table
     n_top = min(5, bench.n_models - 1)

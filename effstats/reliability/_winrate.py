@@ -177,7 +177,7 @@ def _as_scores(scores: Any, name: str = "scores") -> tuple[np.ndarray, pd.Index 
     if isinstance(scores, ResponseMatrix):
         return scores.values_with_nan(), scores.model_ids, scores.item_ids
     if isinstance(scores, pd.DataFrame):
-        b = Benchmark.from_data(scores)
+        b = Benchmark.from_data(scores, name=name)
         return np.where(b.observed, b.values, np.nan), b.model_ids, b.item_ids
     arr = check_array(scores, name, ndim=None, allow_nan=True)
     if arr.ndim < 2:
@@ -189,7 +189,10 @@ def _grouped(x: np.ndarray, groups: Any, name: str = "groups") -> tuple[np.ndarr
     """Average subscenario columns within their scenario first (App. A), omitting missing cells."""
     g = np.asarray(groups)
     if g.shape != (x.shape[-1],):
-        raise ValueError(f"{name}: expected one scenario label per column ({x.shape[-1]}), got shape {g.shape}")
+        raise ValueError(f"{name}: expected one scenario label per column of scores ({x.shape[-1]} columns), "
+                         f"got shape {g.shape}")
+    if pd.isna(pd.Series(g)).any():
+        raise ValueError(f"{name}: some columns have no scenario label (NaN / None)")
     codes, uniq = pd.factorize(pd.Series(g), sort=True)
     ok = ~np.isnan(x)
     return _group_means(np.where(ok, x, 0.0), ok.astype(float), codes, len(uniq)), pd.Index(uniq)
