@@ -41,3 +41,9 @@ def test_readme_paths_exist():
     text = README.read_text()
     for path in set(re.findall(r"`((?:scripts|notebooks|benchmarks)/[\w./-]+)`", text)):
         assert (README.parent / path).exists(), path
+
+
+def test_readme_lists_every_notebook():
+    text = README.read_text()
+    missing = [p.name for p in sorted((README.parent / "notebooks").glob("*.ipynb")) if f"`{p.name}`" not in text]
+    assert not missing, f"README's notebooks table lacks {missing}"
