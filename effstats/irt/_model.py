@@ -247,10 +247,8 @@ class IRT2PL(BaseEstimator):
         self._last_change = change
         self.n_iter_ = len(loss)
         self.loss_curve_ = np.asarray(loss)
-        self.a_, self.b_ = a[:, None], b
-        self.theta_ = _newton_abilities(Y, self.a_, self.b_, prior=True)[0]
-        if np.corrcoef(self.theta_[:, 0], Y.mean(1))[0, 1] < 0:  # orient: higher θ = more accurate
-            self.a_, self.theta_ = -self.a_, -self.theta_
+        th = _newton_abilities(Y, a[:, None], b, prior=True)[0]
+        self.theta_, self.a_, self.b_ = _canonical_rotation(th, a[:, None], b, Y)
 
     def _fit_jml(self, Y: np.ndarray, d: int) -> None:
         m, n = Y.shape
@@ -433,9 +431,16 @@ def _svd_start(Y: np.ndarray, d: int, rng: np.random.Generator) -> tuple[np.ndar
 
 
 def _canonical_rotation(th: np.ndarray, a: np.ndarray, b: np.ndarray, Y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Rotate (θ, a) by the orthogonal R that makes θ's components uncorrelated with decreasing variance, and flip
-    signs so that each component's mean discrimination is positive (one: θ increases with accuracy). The objective
-    is unchanged (the priors are isotropic), so this only picks one representative of the rotation class."""
+    """One representative of the fit's equivalence class, with the same likelihood (θ aᵀ − b is unchanged).
+
+    Rotate (θ, a) by the orthogonal R that makes θ's components uncorrelated with decreasing variance; flip signs
+    so that each component's mean discrimination is positive (one dimension: θ increases with accuracy); then
+    standardise each component to mean 0 and variance 1 over the fitted models (θ' = (θ − μ)/s, a' = a s,
+    b' = b − a μ), the usual MIRT convention θ ~ N(0, I). The standardisation fixes the scale where the fit leaves
+    it soft: with thousands of items per model the marginal-ML posteriors collapse onto single quadrature nodes and
+    the fitted abilities spread to sd ≈ 1.4 (slopes shrunk by ≈ 0.6), and joint ML shrinks abilities when items
+    are few.
+    """
     d = th.shape[1]
     if d > 1:
         w, V = np.linalg.eigh(np.cov(th, rowvar=False))
@@ -444,4 +449,7 @@ def _canonical_rotation(th: np.ndarray, a: np.ndarray, b: np.ndarray, Y: np.ndar
         s = np.where(a.mean(0) < 0, -1.0, 1.0)
     else:
         s = np.array([-1.0 if np.corrcoef(th[:, 0], Y.mean(1))[0, 1] < 0 else 1.0])
-    return th * s, a * s, b
+    th, a = th * s, a * s
+    mu, sd = th.mean(0), th.std(0)
+    sd = np.where(sd > 0, sd, 1.0)
+    return (th - mu) / sd, a * sd, b - a @ mu
