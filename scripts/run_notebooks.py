@@ -171,6 +171,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"wall time with {jobs} notebooks at once: {time.perf_counter() - wall:.1f} s", flush=True)
     if args.out is not None and rows:
         print(f"timings written to {write_timings(args.out, rows)}")
+    figures = Path(os.environ.get("EFFSTATS_FIGURES", ROOT / "figures")).resolve()
+    if args.fast and rows and figures == (ROOT / "figures").resolve():
+        print(f"note: {figures} now holds FAST-mode figures and tables of {[r['notebook'] for r in rows]}; "
+              "run them in full before committing those (or set EFFSTATS_FIGURES for FAST runs)", flush=True)
     return int(any(r["status"] != "ok" for r in rows))
 
 
