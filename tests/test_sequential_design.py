@@ -195,3 +195,112 @@ def test_result_is_frozen_and_tabulates():
     p = d.crossing_probability([0.0, d.delta])
     np.testing.assert_allclose(p["upper"], d.upper_prob, atol=1e-12)
     np.testing.assert_allclose(gsprob(0.0, d.information, d.lower, d.upper)["probhi"][:, 0], d.upper_prob[:, 0])
+
+
+# ---------------------------------------------------------------------------------------- root finding at the edges
+def test_ld_obf_first_look_at_0_2_alpha_0_01_matches_rpact():
+    # rpact 3.3.4: getDesignGroupSequential(kMax = 2, alpha = 0.01, sided = 1, typeOfDesign = "asOF",
+    #                                       informationRates = c(0.2, 1))$criticalValues = 5.641579, 2.326348
+    d = design(2, 0.01, sided=1, spending="ld_obf", timing=[0.2, 1])
+    np.testing.assert_allclose(d.upper, [5.641579, 2.326348], atol=1e-6)
+    # the sample-size search used to fail ("f() values at end points not of opposite sign"): the design needs the
+    # fixed-sample information to within rounding, below the search's old lower end
+    assert d.inflation == pytest.approx(1.0, abs=1e-4) and d.power == pytest.approx(0.9, abs=1e-5)
+
+
+@pytest.mark.parametrize("alpha", [0.005, 0.01, 0.015, 0.02, 0.025, 0.03, 0.04, 0.05])
+@pytest.mark.parametrize("timing", [[0.1, 1.0], [0.1, 0.5, 1.0]])
+def test_first_look_at_0_1_sizes_for_every_alpha(alpha, timing):
+    for sided in (1, 2):
+        d = design(len(timing), alpha * sided, sided=sided, spending="ld_obf", timing=timing)
+        assert d.power == pytest.approx(0.9, abs=1e-5)
+        assert 1 - 1e-4 < d.inflation < 1.1
+        assert d.alpha_spent[-1] == pytest.approx(alpha * sided, abs=1e-6)
+
+
+@pytest.mark.r
+@pytest.mark.parametrize("alpha", [0.005, 0.01, 0.025, 0.05])
+def test_first_look_at_0_1_bounds_match_rpact_live(alpha):
+    import rpy2.robjects as ro
+
+    rp = rbridge.r_package("rpact")
+    r = rbridge.r_call(rp.getDesignGroupSequential, kMax=2, alpha=alpha, sided=1, typeOfDesign="asOF",
+                       informationRates=ro.FloatVector([0.1, 1.0]))
+    crit = np.asarray(ro.r("function(d) d$criticalValues")(r), float)
+    for backend in ("native", "gsdesign"):
+        d = design(2, alpha, sided=1, spending="ld_obf", timing=[0.1, 1], backend=backend)
+        assert abs(d.upper[1] - crit[1]) < 1e-5
+        # the first look spends < 1e-9: compare what is spent (rpact reports Inf, gsDesign's formula caps at 20,
+        # when the spend rounds to 0)
+        assert abs(norm.sf(d.upper[0]) - norm.sf(crit[0])) < 1e-12
+
+
+@pytest.mark.r
+def test_gsdesign_backend_bounds_without_its_failing_search():
+    # gsDesign's own sample-size search fails for these looks (uniroot on [n.fix, 10 n.fix]); the gsDesign backend
+    # still returns the bounds (gsDesign's n.I mode), and reading a size surfaces R's message.
+    g = design(2, 0.01, sided=1, spending="ld_obf", timing=[0.2, 1], backend="gsdesign")
+    np.testing.assert_allclose(g.upper, [5.641579, 2.326348], atol=1e-6)
+    assert not g.sizes_computed
+    with pytest.raises(rbridge.RError, match="not of opposite sign"):
+        g.information
+
+
+# ---------------------------------------------------------------------------------------- sizes on demand
+def test_bounds_do_not_run_the_sample_size_search():
+    d = design(6, 0.05, spending="ld_obf")
+    assert not d.sizes_computed
+    df = d.to_frame(sizes=False)
+    assert "information" not in df.columns and not d.sizes_computed
+    assert "inflation" not in repr(d)
+    infl = d.inflation  # computed now, once
+    assert d.sizes_computed and infl > 1 and d.to_frame()["information"].iloc[-1] == pytest.approx(infl)
+    np.testing.assert_allclose(d.upper_prob[:, 0].sum() * 2, d.alpha_spent[-1], atol=1e-9)
+
+
+def test_alpha_spent_from_newton_equals_full_recursion():
+    for kw in (dict(sided=2, spending="ld_pocock"), dict(sided=1, spending="hsd", spending_param=1.0),
+               dict(test_type=5, spending="ld_obf"), dict(test_type=6, spending="power", spending_param=2.0)):
+        d = design(5, 0.025 if kw.get("sided") != 2 else 0.05, **kw)
+        a = d.lower if d.lower is not None and d.test_type not in (4, 6) else np.full(5, -20.0)
+        p = gsprob(0.0, d.timing, a, d.upper)["probhi"][:, 0]
+        want = np.cumsum(p) * (2 if d.test_type == 2 else 1)
+        np.testing.assert_allclose(d.alpha_spent, want, atol=1e-12)
+
+
+# ---------------------------------------------------------------------------------------- clear errors
+@pytest.mark.parametrize("kw,arg", [
+    (dict(information=[100, 200], max_information=50), "max_information"),
+    (dict(information=[100, 200, 300], max_information=150), "max_information"),
+    (dict(k=3, spending="ld_pocock", spending_param=3.0), "spending_param"),
+    (dict(k=3, spending="pocock", spending_param=0.5), "spending_param"),
+    (dict(k=3, spending="obf", spending_param=1.0), "spending_param"),
+    (dict(k=3, test_type=4, lower_spending="ld_pocock", lower_param=-2.0), "lower_param"),
+    (dict(k=3, sided=2, lower_param=-2.0), "lower_param"),
+    (dict(k=3, max_information=10.0), "max_information"),
+    (dict(information=[1, 2, 3], timing=[0.2, 0.5, 1]), "timing"),
+    (dict(information=[1.0, float("nan"), 3.0]), "information"),
+])
+def test_silent_garbage_is_now_an_error(kw, arg):
+    with pytest.raises(ValueError, match=f"^{arg}"):
+        design(**kw)
+
+
+def test_final_look_may_overrun_the_planned_maximum():
+    d = design(alpha=0.05, information=[100, 200, 320], max_information=300)
+    assert d.alpha_spent[-1] == pytest.approx(0.05, abs=1e-6) and d.upper[-1] < 20
+
+
+def test_recompute_keeps_the_lower_spending_parameter():
+    d = design(4, 0.025, test_type=4, spending="hsd", spending_param=-4, lower_param=-1.0)
+    assert d.lower_spending.param == -1.0
+    assert d.recompute([100, 220, 310, 400], max_information=400).lower_spending.param == -1.0
+
+
+def test_zeroin_failures_are_runtime_errors_and_warnings():
+    from effstats.exceptions import ConvergenceWarning
+
+    with pytest.raises(RuntimeError, match="not bracketed"):
+        zeroin(lambda x: x**2 + 1, -1.0, 1.0)
+    with pytest.warns(ConvergenceWarning, match="no convergence"):
+        zeroin(lambda x: x**3 - 2, 0.0, 2.0, tol=1e-14, maxiter=2)

@@ -1,0 +1,168 @@
+"""Planning API (plan, conditional_power): against gsDesign (n.fix / n.I / en, gsCP), the literature and Monte Carlo."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.stats import norm
+
+from effstats.sequential import conditional_power, design, plan
+
+
+# ---------------------------------------------------------------------------------------- closed forms, literature
+def test_fixed_sample_size_is_the_normal_formula():
+    p = plan(0.02, disagreement=0.10, power=0.9, alpha=0.05, looks=5)
+    sd = np.sqrt(0.10 - 0.02**2)
+    assert p.sd == pytest.approx(sd)
+    assert p.n_fixed == pytest.approx(((norm.isf(0.025) + norm.isf(0.1)) * sd / 0.02) ** 2, rel=1e-12)
+    assert p.max_n == int(np.ceil(p.design.inflation * p.n_fixed))
+    assert p.expected_n_h1 < p.n_fixed < p.max_n  # sequential: a few percent more at most, much less on average
+    np.testing.assert_array_equal(p.looks, np.ceil(p.design.timing * p.max_n).astype(int))
+    assert p.looks[-1] == p.max_n
+
+
+def test_pocock_inflation_matches_jennison_turnbull():
+    # Jennison & Turnbull (2000), Table 2.4 (two-sided alpha 0.05, power 0.9): R_P(K=5) = 1.207; R_B (O'Brien-Fleming) 1.026
+    pp = plan(0.05, sd=1.0, looks=5, spending="pocock")
+    po = plan(0.05, sd=1.0, looks=5, spending="obf")
+    assert pp.design.inflation == pytest.approx(1.207, abs=1e-3)
+    assert po.design.inflation == pytest.approx(1.026, abs=1e-3)
+
+
+def test_many_models_use_a_bonferroni_level_per_pair():
+    p = plan(0.02, disagreement=0.1, n_models=10, looks=5)
+    assert p.n_comparisons == 45 and p.alpha_per_comparison == pytest.approx(0.05 / 45)
+    holm = plan(0.02, disagreement=0.1, n_models=10, looks=5, correction="holm")
+    assert holm.max_n == p.max_n  # Holm's first step is at alpha / m
+    none = plan(0.02, disagreement=0.1, n_models=10, looks=5, correction="none")
+    assert none.alpha_per_comparison == 0.05 and none.max_n < p.max_n
+    assert p.design.alpha == pytest.approx(0.05 / 45)
+
+
+def test_datasets_split_items_equally_and_availability():
+    sizes = [1500, 1050, 1000, 3088, 951]  # five datasets of a benchmark
+    p = plan(0.02, disagreement=[0.08, 0.1, 0.12, 0.1, 0.1], n_models=2, n_datasets=5, looks=5, items_available=sizes)
+    assert p.max_n % 5 == 0 and np.all(p.looks % 5 == 0)
+    assert p.sd == pytest.approx(np.sqrt(np.mean(np.array([0.08, 0.1, 0.12, 0.1, 0.1]) - 0.02**2)))
+    assert p.items_available == 5 * 951 and p.feasible == (p.max_n <= 5 * 951)
+    df = p.to_frame()
+    assert (df["items_per_dataset"] * 5 == df["items"]).all()
+    # the achievable power with the available items is below the target when infeasible, above when feasible
+    assert (p.power_at_available < 0.9) == (not p.feasible)
+
+
+def test_power_at_available_equals_design_power_at_the_planned_maximum():
+    p = plan(0.03, sd=0.3, looks=4, items_available=10**6)
+    q = plan(0.03, sd=0.3, looks=4, items_available=p.max_n)
+    assert q.feasible and q.power_at_available == pytest.approx(0.9, abs=2e-3)  # max_n is rounded up
+    assert p.power_at_available > 0.999
+
+
+def test_precision_plan():
+    p = plan(half_width=0.02, accuracy=0.9, looks=4)
+    sd = np.sqrt(0.09)
+    assert p.n_fixed == pytest.approx((norm.isf(0.025) * sd / 0.02) ** 2)
+    # the repeated CI at the last look is the widest-bound one: c_K sd / sqrt(n) <= half_width
+    assert p.design.upper[-1] * sd / np.sqrt(p.max_n) <= 0.02 + 1e-12
+    assert p.design.upper[-1] * sd / np.sqrt(p.max_n - 1) > 0.02
+    worst = plan(half_width=0.02, looks=4)  # no sd: the binomial worst case 0.5
+    assert worst.sd == 0.5 and worst.max_n > p.max_n
+
+
+# ---------------------------------------------------------------------------------------- Monte Carlo
+def test_planned_power_and_expected_items_by_simulation():
+    """Paired 0/1 differences with the planned disagreement: power 0.9 and E[n] within 3 MC s.e. (known sd)."""
+    rng = np.random.default_rng(3)
+    eff, q, n_sim = 0.04, 0.2, 4000
+    p = plan(eff, disagreement=q, looks=4, power=0.9, spending="ld_obf")
+    d = p.design
+    incr = np.diff(np.r_[0, p.looks])
+    probs = [(q + eff) / 2, (q - eff) / 2, 1 - q]  # +1, -1, 0
+    counts = rng.multinomial(incr[None, :].repeat(n_sim, 0), probs)  # (n_sim, k, 3)
+    s = np.cumsum(counts[..., 0] - counts[..., 1], axis=1)
+    z = s / np.sqrt(p.looks) / p.sd
+    cross = np.abs(z) >= d.upper
+    stopped = cross.any(axis=1)
+    first = np.where(stopped, cross.argmax(axis=1), d.k - 1)
+    power = np.mean(stopped & (z[np.arange(n_sim), first] > 0))
+    en = np.mean(p.looks[first])
+    se_p = np.sqrt(0.9 * 0.1 / n_sim)
+    assert abs(power - 0.9) < 3 * se_p + 0.005  # + rounding up of the looks and the normal approximation
+    se_n = np.std(p.looks[first]) / np.sqrt(n_sim)
+    assert abs(en - p.expected_n_h1) < 3 * se_n + 0.01 * p.max_n
+
+
+# ---------------------------------------------------------------------------------------- conditional power
+def test_conditional_power_closed_form_two_looks():
+    d = design(2, 0.025, sided=1, spending="ld_obf", timing=[0.5, 1])
+    z1, theta = 1.0, 2.0
+    info = np.array([0.5, 1.0])
+    got = conditional_power(d, 1, z1, theta=theta, information=info)
+    # Z2 sqrt(I2) = z1 sqrt(I1) + N(theta (I2 - I1), I2 - I1)
+    mean = z1 * np.sqrt(0.5) + theta * 0.5
+    want = norm.sf((d.upper[1] * 1.0 - mean) / np.sqrt(0.5))
+    assert got[0] == pytest.approx(want, abs=1e-10)
+
+
+def test_plan_conditional_power_uses_items_scale():
+    p = plan(0.03, sd=0.3, looks=3)
+    cp = p.conditional_power(1, 0.03)
+    assert cp.shape == (3,) and cp[1] < cp[0]  # H0 (no difference) below the current trend
+    assert 0 < cp[2] < 1
+
+
+@pytest.mark.parametrize("kw,arg", [
+    (dict(), "effect"), (dict(effect=0.02, half_width=0.02), "effect"), (dict(effect=2.0, sd=1), "effect"),
+    (dict(effect=0.02), "sd"), (dict(effect=0.02, disagreement=0.01), "disagreement"),
+    (dict(effect=0.02, sd=0.3, correction="sidak"), "correction"), (dict(effect=0.02, sd=0.3, looks=0), "looks"),
+    (dict(effect=0.02, sd=0.3, n_models=0), "n_models"), (dict(effect=0.02, sd=[0.3, 0.2], n_datasets=3), "sd"),
+    (dict(half_width=5.0), "half_width"), (dict(effect=0.02, sd=0.3, power=1.0), "power"),
+    (dict(effect=0.02, sd=0.3, disagreement=0.1), "sd"), (dict(effect=0.02, sd=0.3, items_available=0), "items_available"),
+])
+def test_bad_input_names_the_argument(kw, arg):
+    with pytest.raises(ValueError, match=f"^{arg}"):
+        plan(**kw)
+
+
+def test_conditional_power_bad_input():
+    d = design(3, 0.05)
+    with pytest.raises(ValueError, match="^look"):
+        conditional_power(d, 3, 1.0)
+    with pytest.raises(ValueError, match="^z"):
+        conditional_power(d, 1, float("nan"))
+    with pytest.raises(ValueError, match="^design"):
+        conditional_power("d", 1, 1.0)
+
+
+# ---------------------------------------------------------------------------------------- gsDesign, live
+@pytest.mark.r
+@pytest.mark.parametrize("sided,fam,k", [(2, "ld_obf", 5), (1, "ld_pocock", 3), (2, "hsd", 4)])
+def test_plan_matches_gsdesign_sample_sizes(sided, fam, k):
+    from effstats import rbridge
+
+    gs = rbridge.r_package("gsDesign")
+    p = plan(0.02, disagreement=0.1, looks=k, sided=sided, spending=fam, spending_param=-4 if fam == "hsd" else None)
+    sfu = {"ld_obf": gs.sfLDOF, "ld_pocock": gs.sfLDPocock, "hsd": gs.sfHSD}[fam]
+    x = rbridge.r_call(gs.gsDesign, k=k, test_type=sided, alpha=0.05 / sided, beta=0.1, n_fix=p.n_fixed, sfu=sfu,
+                       sfupar=-4.0)
+    n_i = np.asarray(x.rx2("n.I"), float)
+    en = np.asarray(x.rx2("en"), float)
+    assert p.design.inflation * p.n_fixed == pytest.approx(n_i[-1], rel=1e-6)
+    assert p.max_n == int(np.ceil(n_i[-1] - 1e-9))
+    np.testing.assert_allclose([p.expected_n_h0, p.expected_n_h1], en, rtol=1e-6)
+
+
+@pytest.mark.r
+@pytest.mark.parametrize("tt,look,z", [(1, 1, 1.2), (2, 2, 0.4), (4, 1, 0.8), (2, 3, -0.5)])
+def test_conditional_power_matches_gscp(tt, look, z):
+    from effstats import rbridge
+
+    gs = rbridge.r_package("gsDesign")
+    a = 0.025 if tt != 2 else 0.025
+    d = design(4, a * (2 if tt == 2 else 1), test_type=tt, spending="ld_obf" if tt != 4 else "hsd",
+               spending_param=None if tt != 4 else -4)
+    kw = dict(k=4, test_type=tt, alpha=a, beta=0.1, sfu=gs.sfLDOF if tt != 4 else gs.sfHSD, sfupar=-4.0)
+    x = rbridge.r_call(gs.gsDesign, **kw)
+    cp = rbridge.r_call(gs.gsCP, x, i=look, zi=z)
+    want = np.asarray(cp.rx2("upper").rx2("prob"), float).reshape(-1, 3, order="F").sum(0)
+    got = conditional_power(d, look, z)
+    np.testing.assert_allclose(got, want, atol=1e-6)
