@@ -459,8 +459,9 @@ class SequentialEvaluator:
                         left -= draw
                     c[:, k, -1] = left
                     remaining[:, -1] -= left
-                cum = np.cumsum(c, axis=1)
+                cum = np.cumsum(c, axis=1, out=c)  # counts fit int32; in place keeps memory at one copy
                 yield cum @ levels, cum @ (levels * levels), cum @ np.abs(levels), cnt
+                del c, cum
             else:
                 x = rng.permuted(np.broadcast_to(v, (n_runs, v.size)), axis=1)
                 yield (np.cumsum(x, axis=1)[:, nd - 1], np.cumsum(x * x, axis=1)[:, nd - 1],

@@ -254,7 +254,11 @@ class Accumulator:
         self.acc: dict[str, Any] = {}
 
     def _add(self, key, value):
-        self.acc[key] = self.acc.get(key, 0.0) + value
+        cur = self.acc.get(key)
+        if cur is None or np.shape(cur) != np.broadcast_shapes(np.shape(cur), np.shape(value)):
+            self.acc[key] = (cur if cur is not None else 0.0) + value
+        else:
+            cur += value  # in place: (n_runs, n_looks) arrays, no temporaries
 
     def add(self, s1, s2, sa, cnt, size, arm_b: tuple | None = None) -> None:
         cnt = np.asarray(cnt, float)
@@ -262,6 +266,8 @@ class Accumulator:
         n = np.maximum(cnt, 1.0)
         f = _fpc(cnt, size) if self.fpc else 1.0
         self._add("D", have.astype(float))
+        if have.all() and arm_b is None:
+            have = True  # every run has items from this dataset: skip the masking copies
         if self.kind == "single":
             p = s1 / n
             ss = np.maximum(s2 - s1 * p, 0.0)
@@ -303,7 +309,7 @@ class Accumulator:
             self._add("var", np.where(have, out[0][2] + out[1][2], 0.0))
 
     def finish(self) -> _Statistic:
-        a = self.acc
+        a, self.acc = self.acc, {}
         D = np.maximum(a["D"], 1.0)
         est = a["est"] / D
         var = a["var"] / D**2
