@@ -330,3 +330,17 @@ def test_threaded_row_chunks_equal_one_call():
     one = estimate_accuracy(r, pos, 1000, "systematic")
     chunked = _by_row_chunks(lambda x: estimate_accuracy(x, pos, 1000, "systematic"), r, min_cells=1)
     assert all(np.allclose(a, b) for a, b in zip(one, chunked))
+
+
+def test_sample_inserter_takes_labelled_models_by_id():
+    from effstats.sortsearch import SampleInserter
+
+    a = irt(50, 80, seed=11)
+    cache = labelled(a[:, :60])
+    new = labelled(a[:, 60:])
+    ins = SampleInserter().fit(cache)
+    models = ins.select(12)
+    assert all(m.startswith("m") for m in models)
+    ref = ins.predict(a[:, 60:][ins.selected_].T)
+    got = ins.predict(new.subset(models=list(models[::-1])))  # selected models × new items, any model order
+    assert np.array_equal(got.thresholds, ref.thresholds) and np.allclose(got.accuracy, ref.accuracy)

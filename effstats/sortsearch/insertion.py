@@ -18,7 +18,8 @@ class SampleInserter(SortSearch):
     ``fit(responses)`` takes the usual (n_models, n_items) cache and orders the *models* by accuracy (best
     first); ``select(m')`` names the models to evaluate a new item on (model ids when fitted on a labelled
     matrix); ``predict`` takes their correctness on the new items, shape (n_new_items, m'), and predicts it for
-    all models. ``SearchResult.accuracy`` is then the estimated fraction of models answering each new item
+    all models (a ResponseMatrix or DataFrame is given the usual way round, selected models × new items, and
+aligned by model id). ``SearchResult.accuracy`` is then the estimated fraction of models answering each new item
     correctly (its easiness), and ``insert`` adds the new items to the per-model counts. Attributes ending in
     ``items`` refer to models here.
     """
@@ -33,5 +34,12 @@ class SampleInserter(SortSearch):
         if isinstance(x, PackedBinaryMatrix):
             raise ValueError("responses: simulate() on a PackedBinaryMatrix of new items is not supported; pass it unpacked")
         return x.T
+
+    def _labelled_oriented(self, x: Any) -> Any:
+        # a ResponseMatrix / DataFrame is models × items everywhere in effstats: here the selected models are the
+        # units, so it is transposed to (new items × selected models) and aligned by model id
+        if isinstance(x, (ResponseMatrix, pd.DataFrame)):
+            return x.T
+        return x
 
     insert_samples = SortSearch.insert

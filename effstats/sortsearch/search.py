@@ -451,6 +451,10 @@ class SortSearch(BaseEstimator):
     def _oriented(self, x: Any) -> Any:
         return x
 
+    def _labelled_oriented(self, x: Any) -> Any:
+        """Labelled responses with the selected units as columns (models × items here)."""
+        return x
+
     def _has_missing(self, responses: Any) -> bool:
         if isinstance(responses, ResponseMatrix):
             return responses.missing is not None and bool(responses.missing.any())
@@ -568,7 +572,7 @@ class SortSearch(BaseEstimator):
         """
         check_is_fitted(self, "order_")
         pos, design = self._positions(items)
-        r, model_ids = _aligned_responses(responses, self.order_[pos], self.item_ids_)
+        r, model_ids = _aligned_responses(self._labelled_oriented(responses), self.order_[pos], self.item_ids_)
         if np.any(np.diff(pos) < 0):  # columns must follow the sort order (select() already does)
             srt = np.argsort(pos, kind="stable")
             r = r[:, srt]
