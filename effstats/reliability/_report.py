@@ -276,7 +276,7 @@ def audit(data: Any, out: str | Path, *, by: str = "scenario", published: pd.Ser
     bar.set_postfix_str("scenario curve")
     k_sizes = sorted({int(s) for s in np.unique(np.linspace(2, bench.n_scen, min(bench.n_scen - 1, 6)).round())
                       if 2 <= s <= bench.n_scen}) if bench.n_scen >= 2 else []
-    curve_s = efficiency_curve(bench, "scenarios", "kendall", k_sizes, n_boot=max(n_boot // 2, 50), rng=rng,
+    curve_s = efficiency_curve(bench, "scenarios", "kendall", k_sizes, n_boot=max(n_boot // 4, 50), rng=rng,
                                n_top=n_top, **sc, **kw) if k_sizes else pd.DataFrame()
     if len(curve_s):
         curve_s.to_csv(out / "efficiency_scenarios.csv", index=False)
