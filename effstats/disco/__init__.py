@@ -18,13 +18,19 @@ Baselines under the same protocol: :class:`RandomDirect` (random subset + direct
 family (Anchor-IRT, p-IRT, gp-IRT) in :mod:`effstats.irt`.
 
 Every estimator follows one protocol: ``fit(source_outputs, source_scores=None)`` on the source models'
-outputs on all items (a :class:`~effstats.responses.ResponseMatrix` or arrays), ``selected_`` item
-positions, and ``predict(target_outputs)`` from the targets' outputs on the selected items (or on all
-items, of which only the selected ones are read) → estimated full-benchmark scores. :func:`evaluate_split` / :func:`run_protocol` score any of them on source/target
-model splits from :mod:`effstats.splits` with MAE (percentage points) and Spearman rank correlation.
+outputs on all items (a :class:`~effstats.responses.ResponseMatrix`, a DataFrame or arrays), ``selected_`` item
+positions (``selected_ids_``), and ``predict(target_outputs, items=None)`` from the targets' outputs on the
+selected items, **aligned by item id** (ResponseMatrix ids, DataFrame columns or ``items=``; bare arrays in
+``selected_`` order, shape-checked) → estimated full-benchmark scores. ``predict_interval`` adds an interval to
+every predicted score (:class:`SubsetPrediction`: cross-validated conformal residuals over the source models,
+or the design-based variance of random subsets); ``evaluate`` reports MAE, Spearman and coverage; ``score`` is
+the negative MAE. :func:`evaluate_split` / :func:`run_protocol` score any of them on source/target model splits
+from :mod:`effstats.splits`; :func:`compare_methods` runs every candidate and the cross-validated
+:class:`MethodChooser` under one protocol.
 
 Layout: :mod:`._selection` (disagreement scores, top-k / random selection), :mod:`._predictors`
-(signature regressors), :mod:`._estimator` (:class:`DISCO`), :mod:`._baselines`, :mod:`._protocol`;
+(signature regressors), :mod:`._estimator` (:class:`DISCO`: signatures and prediction), :mod:`._baselines`,
+:mod:`._protocol`, :mod:`._chooser`;
 the shared subset-estimator base lives in :mod:`effstats._subset` (used by :mod:`effstats.irt` too).
 """
 from .._subset import (
