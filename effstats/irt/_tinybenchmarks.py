@@ -16,7 +16,7 @@ import numpy as np
 
 from .._subset import _SubsetEstimator
 from .._validation import check_option, check_positive_int, check_rng
-from ..exceptions import ConvergenceWarning, check_is_fitted
+from ..exceptions import ConvergenceWarning
 from ._model import IRT2PL
 
 __all__ = ["TinyBenchmarks", "REFERENCE_DIMS"]
@@ -230,7 +230,7 @@ class TinyBenchmarks(_SubsetEstimator):
         if not np.isin(Y, (0.0, 1.0)).all():
             raise ValueError("source_outputs: IRT needs binary correctness (0/1), got other values")
         Y = Y.astype(bool)
-        rng = check_rng(self.random_state)
+        rng = check_rng(self.random_state, "random_state")
         k = self.n_items
         need_irt = selection == "anchor-irt" or estimator != "weighted"
         self.irt_, self.n_dims_, self.validation_errors_ = None, None, {}
@@ -258,24 +258,10 @@ class TinyBenchmarks(_SubsetEstimator):
                 self.lambda_ = float(b**2 / (b**2 + v)) if b**2 + v > 0 else 1.0
         return self
 
-    def _target_correctness(self, target_outputs: Any) -> np.ndarray:
-        y = self._target(target_outputs).correctness("target_outputs")
+    def _all(self, outputs: Any) -> dict[str, np.ndarray]:
+        y = outputs.correctness("target_outputs")
         if not np.isin(y, (0.0, 1.0)).all():
             raise ValueError("target_outputs: IRT needs binary correctness (0/1) on the selected items")
-        return y
-
-    def predict_all(self, target_outputs: Any) -> dict[str, np.ndarray]:
-        """All available estimates (``weighted``, and with an IRT model ``p-irt`` and ``gp-irt``), each of shape
-        (n_target,).
-
-        Parameters
-        ----------
-        target_outputs : ResponseMatrix or array
-            Target models' outputs on the selected items (a bare array: columns in ``selected_`` order) or on all
-            fitted items.
-        """
-        check_is_fitted(self, "selected_")
-        y = self._target_correctness(target_outputs)
         out = {"weighted": y @ self.weights_}
         if self.irt_ is not None:
             n, k = self.n_items_total_, len(self.selected_)
@@ -287,6 +273,20 @@ class TinyBenchmarks(_SubsetEstimator):
                 out["gp-irt"] = self.lambda_ * out["weighted"] + (1 - self.lambda_) * out["p-irt"]
         return out
 
-    def predict(self, target_outputs: Any) -> np.ndarray:
-        """The chosen estimate of each target's full-benchmark accuracy, shape (n_target,)."""
-        return self.predict_all(target_outputs)[self.estimator]
+    def predict_all(self, target_outputs: Any, *, items: Any = None) -> dict[str, np.ndarray]:
+        """All available estimates (``weighted``, and with an IRT model ``p-irt`` and ``gp-irt``), each of shape
+        (n_target,).
+
+        Parameters
+        ----------
+        target_outputs : ResponseMatrix, DataFrame or array
+            The targets' outputs on the selected items. A ResponseMatrix or DataFrame (columns = item ids) is
+            aligned by item id; a bare array holds the selected items in ``selected_`` order (or all fitted items)
+            in axis 1.
+        items : sequence, optional
+            Item ids (positions when fitted on arrays) of the columns of an array ``target_outputs``.
+        """
+        return self._all(self._target(target_outputs, items))
+
+    def _predict(self, outputs: Any) -> np.ndarray:
+        return self._all(outputs)[self.estimator]
