@@ -299,7 +299,7 @@ def test_sequential_pvalue_rejects_bad_input():
         sequential_pvalue(float("nan"), 2, n, 300)
     with pytest.raises(ValueError, match="^look"):
         sequential_pvalue(2.5, 4, n, 300)
-    with pytest.raises(ValueError, match="^max_information|^n"):
+    with pytest.raises(ValueError, match="^max_n"):
         sequential_pvalue(2.5, 2, n, 150)  # interim sizes past the planned maximum
     with pytest.raises(ValueError, match="^design"):
         stagewise_inference("not a design", z=2.0, look=1)

@@ -44,6 +44,8 @@ def check_timing(timing: Any, k: int, name: str = "timing") -> np.ndarray:
         t = np.append(t, 1.0)
     if t.size != k:
         raise ValueError(f"{name}: expected {k} (or {k - 1}) information fractions, got {t.size}")
+    if not np.isfinite(t).all():
+        raise ValueError(f"{name}: expected finite information fractions, got {t.tolist()}")
     if t[-1] != 1:
         raise ValueError(f"{name}: the final information fraction must be 1, got {t[-1]:g}")
     if t[0] <= 0 or np.any(np.diff(t) <= 0):
@@ -202,9 +204,13 @@ class GroupSequentialDesign:
                       max_information=max_information, backend=backend or self.backend, tol=self.tol, r=None)
 
     def crossing_probability(self, theta: Any) -> dict[str, np.ndarray]:
-        """Upper / lower crossing probabilities (k, n_theta) for drifts ``theta`` (same scale as ``delta``)."""
+        """Upper / lower crossing probabilities (k, n_theta) for drifts ``theta`` (n_theta,) (same scale as ``delta``),
+        and the expected information at stopping ``en`` (n_theta,)."""
+        th = check_array(theta, "theta", ndim=(0, 1)).reshape(-1)
+        if th.size == 0 or not np.isfinite(th).all():
+            raise ValueError(f"theta: expected finite drifts, got {th.tolist()}")
         a = self.lower if self.lower is not None else np.full(self.k, -EXTREMEZ)
-        p = gsprob(np.atleast_1d(theta), self.information, a, self.upper, self.r)
+        p = gsprob(th, self.information, a, self.upper, self.r)
         return {"upper": p["probhi"], "lower": p["problo"], "en": p["en"]}
 
     def __repr__(self) -> str:
@@ -368,7 +374,10 @@ def design(
         k = check_positive_int(k, "k")
         t = check_timing(timing, k)
     if r is None:
-        ratio = float(np.max(t[1:] / np.diff(t))) if t.size > 1 else 1.0
+        if timing is None and information is None:
+            ratio = float(k)  # equal spacing: max t_j / (t_j - t_{j-1}) = k
+        else:
+            ratio = float((t[1:] / (t[1:] - t[:-1])).max()) if t.size > 1 else 1.0
         r = int(min(80, max(18, np.ceil(1.5 * np.sqrt(ratio)))))
     r = check_positive_int(r, "r", maximum=80)
     spec = _Spec(k=k, test_type=test_type, alpha=a1, beta=beta, timing=t, upper=up, lower=lo, astar=astar_eff,
@@ -390,7 +399,7 @@ def design(
         t = t[:k]
         n_i = n_i[:k]
     upper = np.asarray(res["upper"], float)
-    if not np.all(np.isfinite(upper)):
+    if not np.isfinite(upper).all():
         raise ValueError(f"r: the integration grid (r={r}) is too coarse for these looks; pass a larger r (<= 80)")
     lower = None if res["lower"] is None else np.asarray(res["lower"], float)
     if test_type == 2:
@@ -399,7 +408,7 @@ def design(
         alpha_spent = np.cumsum(res["falsepos"])
     else:
         alpha_spent = np.cumsum(res["upper_prob0"])
-    if not np.all(np.isfinite(alpha_spent)):
+    if not np.isfinite(alpha_spent).all():
         raise ValueError(f"r: the integration grid (r={r}) is too coarse for these looks; pass a larger r (<= 80)")
     out = GroupSequentialDesign(
         k=k, test_type=test_type, alpha=alpha, beta=beta, timing=t, upper=upper, lower=lower,

@@ -417,14 +417,17 @@ def sequential_pvalue(z: float, look: int, n: Any, max_n: float, alpha: float = 
     from .design import design as _design
 
     if isinstance(z, (bool, np.bool_)) or not isinstance(z, (int, float, np.integer, np.floating)) or not np.isfinite(z):
-        raise ValueError(f"z: expected a finite number, got {z!r}")
+        raise ValueError(f"z: expected a finite real number, got {z!r}")
     nn = check_array(n, "n", ndim=1)
-    if isinstance(look, bool) or not isinstance(look, Integral) or not 1 <= look <= nn.size:
+    if not np.isfinite(nn).all() or (nn <= 0).any() or (np.diff(nn) <= 0).any():
+        raise ValueError(f"n: expected positive, strictly increasing sample sizes, got {nn.tolist()}")
+    if isinstance(look, (bool, np.bool_)) or not isinstance(look, (Integral, np.integer)) or not 1 <= look <= nn.size:
         raise ValueError(f"look: expected an integer in [1, {nn.size}], got {look!r}")
-    if isinstance(max_n, bool) or not isinstance(max_n, (int, float, np.integer, np.floating)) or not max_n > 0:
-        raise ValueError(f"max_n: expected a positive number, got {max_n!r}")
-    if nn.size > 1 and np.any(nn[:-1] > max_n):
-        raise ValueError(f"n: interim sample sizes exceed max_n = {max_n:g}: {nn[nn > max_n].tolist()}")
+    if isinstance(max_n, (bool, np.bool_)) or not isinstance(max_n, (int, float, np.integer, np.floating)) \
+            or not np.isfinite(max_n) or max_n < nn[look - 1]:
+        raise ValueError(f"max_n: expected a number at least n[look - 1] = {nn[look - 1]:g}, got {max_n!r}")
+    if nn.size > 1 and (nn[:-1] > max_n).any():
+        raise ValueError(f"max_n: expected at least every interim sample size (largest {nn[-2]:g}), got {max_n:g}")
     if nn.size == 1:  # one look: a fixed-sample test (the bound at n / max_n is irrelevant to the p-value)
         return float(min(1.0, 2 * ndtr(-abs(float(z)))))
     d = _design(alpha=alpha, sided=2, spending=spending, spending_param=spending_param, information=nn,

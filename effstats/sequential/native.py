@@ -312,7 +312,7 @@ def gsbound(info, trueneg, falsepos, tol: float = 1e-6, r: int = 18):
     trueneg = np.asarray(trueneg, dtype=float)
     falsepos = np.asarray(falsepos, dtype=float)
     k = info.size
-    sym = bool(np.array_equal(trueneg, falsepos))
+    sym = trueneg is falsepos or (trueneg.shape == falsepos.shape and not (trueneg != falsepos).any())
     a = np.zeros(k)
     b = np.zeros(k)
     plo_out = np.zeros(k)
@@ -534,7 +534,11 @@ class _Spec:
 
 
 def _incr(x: np.ndarray) -> np.ndarray:
-    return np.diff(np.concatenate(([0.0], x)))
+    """Increments of a cumulative sequence (first element kept)."""
+    x = np.asarray(x, dtype=float)
+    out = x.copy()
+    out[1:] -= x[:-1]
+    return out
 
 
 def _betadiff(imax, theta, beta, time, a, b, r):
@@ -560,7 +564,7 @@ def _gsI1(theta, info, beta, b, ilow, ihigh, tol, r):
 def _check_falsepos(target: np.ndarray, got: np.ndarray, tol: float) -> None:
     """gsDesign's "False positive rates not achieved" check, as a numerical failure (RuntimeError)."""
     dev = np.abs(np.asarray(target) - np.asarray(got))
-    if not np.all(dev <= tol):
+    if not (dev <= tol).all():
         look = int(np.argmax(np.where(np.isfinite(dev), dev, np.inf))) + 1
         raise RuntimeError(f"design: the bounds do not spend the requested type-I error (look {look}: "
                            f"|spent - target| = {float(dev[look - 1]):.3g} > tol = {tol:g}); the boundary iteration "

@@ -162,6 +162,13 @@ class SpendingFunction:
         return alpha * t**self.param  # power
 
 
+def _with_param(family: str, value: Any, name: str) -> SpendingFunction:
+    """A parameterised family; errors name the constructor's argument (``rho``, ``gamma``, ``delta``)."""
+    if value is None:
+        raise ValueError(f"{name}: expected a finite number, got None")
+    return get_spending(family, value, name="family", param_name=name)
+
+
 def ld_pocock() -> SpendingFunction:
     """Lan–DeMets Pocock-type spending ``alpha * log(1 + (e - 1) t)``."""
     return SpendingFunction("ld_pocock")
@@ -169,17 +176,17 @@ def ld_pocock() -> SpendingFunction:
 
 def ld_obrien_fleming(rho: float = 1.0) -> SpendingFunction:
     """Lan–DeMets O'Brien–Fleming-type spending ``2 - 2 Phi(z_{alpha/2} / t**(rho/2))``."""
-    return SpendingFunction("ld_obf", rho)
+    return _with_param("ld_obf", rho, "rho")
 
 
 def hwang_shih_decani(gamma: float = -4.0) -> SpendingFunction:
     """Hwang–Shih–DeCani spending ``alpha (1 - exp(-gamma t)) / (1 - exp(-gamma))`` (gamma = 0: linear)."""
-    return SpendingFunction("hsd", gamma)
+    return _with_param("hsd", gamma, "gamma")
 
 
 def kim_demets_power(rho: float = 3.0) -> SpendingFunction:
     """Kim–DeMets power spending ``alpha * t**rho``."""
-    return SpendingFunction("power", rho)
+    return _with_param("power", rho, "rho")
 
 
 def pocock() -> SpendingFunction:
@@ -194,25 +201,33 @@ def obrien_fleming() -> SpendingFunction:
 
 def wang_tsiatis(delta: float) -> SpendingFunction:
     """Classic Wang–Tsiatis boundary ``c * t**(delta - 0.5)``."""
-    return SpendingFunction("wt", delta)
+    return _with_param("wt", delta, "delta")
 
 
-def get_spending(spec: Any, param: float | None = None, name: str = "spending",
+def get_spending(spending: Any, param: float | None = None, name: str = "spending",
                  param_name: str | None = None) -> SpendingFunction:
     """A :class:`SpendingFunction` from an instance or a family name (``"ld_pocock"``, ``"sfHSD"``, ...).
 
-    Errors name ``name`` (an unknown family) or ``param_name`` (a bad or superfluous parameter; default
-    ``"spending_param"`` for ``name="spending"``, ``"lower_param"`` for ``name="lower_spending"``).
+    Parameters
+    ----------
+    spending : SpendingFunction or str
+        The family (or a function whose parameter ``param`` replaces, if given).
+    param : float, optional
+        Family parameter (gamma, rho or Delta); None for the family default.
+    name, param_name : str
+        Argument names used in error messages: ``name`` for an unknown family (default ``"spending"``),
+        ``param_name`` for a bad or superfluous parameter (default ``"spending_param"`` for
+        ``name="spending"``, ``"lower_param"`` for ``name="lower_spending"``).
     """
     if param_name is None:
         param_name = {"spending": "spending_param", "lower_spending": "lower_param"}.get(name, f"{name}_param")
-    if isinstance(spec, SpendingFunction):
-        fam = spec.family
-        param = spec.param if param is None else param
-    elif isinstance(spec, str):
-        fam = spec
+    if isinstance(spending, SpendingFunction):
+        fam = spending.family
+        param = spending.param if param is None else param
+    elif isinstance(spending, str):
+        fam = spending
     else:
-        raise ValueError(f"{name}: expected a SpendingFunction or a family name, got {type(spec).__name__}")
+        raise ValueError(f"{name}: expected a SpendingFunction or a family name, got {type(spending).__name__}")
     try:
         return SpendingFunction(fam, param)
     except ValueError as exc:
