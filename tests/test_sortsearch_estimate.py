@@ -344,3 +344,18 @@ def test_sample_inserter_takes_labelled_models_by_id():
     ref = ins.predict(a[:, 60:][ins.selected_].T)
     got = ins.predict(new.subset(models=list(models[::-1])))  # selected models × new items, any model order
     assert np.array_equal(got.thresholds, ref.thresholds) and np.allclose(got.accuracy, ref.accuracy)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 300), st.data())
+def test_stratified_bit_counts_equal_the_float_formula(n, data):
+    from effstats.sortsearch.estimate import cell_edges, estimate_accuracy
+
+    b = data.draw(st.integers(1, n))
+    y = np.random.default_rng(n * 1000 + b).random((7, b)) < 0.6
+    w = np.diff(cell_edges(n, b)) / n
+    est, se = estimate_accuracy(y, np.arange(b), n, "systematic")
+    assert np.allclose(est, y @ w)
+    if 1 < b < n:
+        d = np.diff(y * (w * b), axis=1)
+        assert np.allclose(se**2, (1 - b / n) * (d**2).sum(1) / (2 * b * (b - 1)))

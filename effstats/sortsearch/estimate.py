@@ -74,6 +74,45 @@ def _working_bins(easiness_sorted: np.ndarray, n_models: float) -> tuple[np.ndar
     return bins, np.bincount(bins, weights=lg, minlength=nb) / np.bincount(bins, minlength=nb)
 
 
+_POPCOUNT = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1).sum(1).astype(np.uint8)
+
+
+def _popcount_rows(packed: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+    """Ones per row of a bit-packed (rows, bytes) array, optionally within a packed column ``mask`` (bytes,)."""
+    x = packed if mask is None else packed & mask
+    return _POPCOUNT[x].sum(axis=1, dtype=np.int64)
+
+
+def _stratified_sums(y: np.ndarray, n: int, design: str) -> tuple[np.ndarray, np.ndarray | None]:
+    """Stratified mean and the successive-difference sum ``Σ_{h>0} (c_h y_h - c_{h-1} y_{h-1})²`` (``c = b W``) of
+    binary rows ``y`` (rows, b), from bit counts on the packed rows: no float copy of ``y``.
+
+    Equal cells have ``q = n // b`` or ``q + 1`` items, so ``c`` takes two values and every sum is a weighted count of
+    ones in (at most three) fixed column sets; with ``y² = y`` the squares expand into such counts.
+    """
+    b = y.shape[1]
+    sizes = np.diff(cell_edges(n, b)) if design == "systematic" else np.full(b, n / b)
+    c = sizes * b / n
+    w = sizes / n
+    big = c > c.min()
+    P = np.packbits(y, axis=1)
+    S = _popcount_rows(P)
+    S_big = _popcount_rows(P, np.packbits(big)) if big.any() else np.zeros(len(y), np.int64)
+    est = (w.min() * S + (w.max() - w.min()) * S_big) if big.any() else w[0] * S
+    if design != "systematic" or b < 2:
+        return est.astype(float), None
+    c0, c1 = c.min(), c.max()
+    all_sq = c0**2 * (S - S_big) + c1**2 * S_big  # Σ_h c_h² y_h
+    ends = c[0] ** 2 * y[:, 0] + c[-1] ** 2 * y[:, -1]
+    Q = np.packbits(y[:, 1:] & y[:, :-1], axis=1)  # y_h y_{h-1}, h = 1..b-1
+    pair = c[1:] * c[:-1]
+    cross = c0 * c0 * _popcount_rows(Q)
+    for val in np.unique(pair):
+        if val != c0 * c0:
+            cross = cross + (val - c0 * c0) * _popcount_rows(Q, np.packbits(pair == val))
+    return est.astype(float), 2 * all_sq - ends - 2 * cross
+
+
 def estimate_accuracy(
     y: np.ndarray,
     positions: np.ndarray,
@@ -112,8 +151,9 @@ def estimate_accuracy(
         w = np.diff(cell_edges(n, b)) / n
     else:
         w = np.full(b, 1.0 / b)
-    yf = y.astype(np.float32)
+    yf = None
     if thresholds is not None and easiness_sorted is not None:
+        yf = y.astype(np.float32)
         bins, lbar = _working_bins(easiness_sorted, n_models)
         sizes = np.bincount(bins, minlength=len(lbar)).astype(float)
         target = np.clip(np.asarray(thresholds, float), 0.5, n - 0.5)
@@ -133,24 +173,14 @@ def estimate_accuracy(
             ss = np.einsum("ij,ij->i", d, d)
     else:
         e = None
-        est = (yf @ w.astype(np.float32)).astype(float)
+        est, ss = _stratified_sums(y, n, design)
         floor = 0.0
-        if b > 1 and design == "systematic":
-            # Σ_h (c_h y_h - c_{h-1} y_{h-1})² with c = b W and binary y (y² = y):
-            # Σ_{h>0} c_h² y_h + Σ_{h<b-1} c_h² y_h - 2 Σ_{h>0} c_h c_{h-1} y_h y_{h-1}: two products, no (n_models, b) floats
-            c = w * b
-            u = c**2 * (2.0 - (np.arange(b) == 0) - (np.arange(b) == b - 1))
-            both = y[:, 1:] & y[:, :-1]
-            if np.all(c == c[0]):
-                ss = yf @ u.astype(np.float32) - 2 * c[0] ** 2 * np.count_nonzero(both, axis=1)
-            else:
-                ss = yf @ u.astype(np.float32) - 2 * (both.astype(np.float32) @ (c[1:] * c[:-1]).astype(np.float32))
     if b == 1:
         var = np.full(len(est), 0.25 * (1 - f))  # one item: the largest Bernoulli variance
     elif design == "systematic":
         var = (1 - f) * np.maximum(np.asarray(ss, float), 0.0) / (2.0 * b * (b - 1))
     else:
-        var = (1 - f) * (yf if e is None else e).var(axis=1, ddof=1) / b
+        var = (1 - f) * (y.astype(np.float32) if e is None else e).var(axis=1, ddof=1) / b
     var = np.maximum(np.asarray(var, float), floor)
     if f >= 1:
         var[:] = 0.0
