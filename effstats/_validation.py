@@ -24,13 +24,20 @@ __all__ = [
 ]
 
 
-def check_rng(rng: Any = None) -> np.random.Generator:
-    """Return a ``numpy.random.Generator`` from ``None``, an int seed or a Generator."""
-    if rng is None or isinstance(rng, (Integral, np.random.SeedSequence)):
-        return np.random.default_rng(rng)
+def check_rng(rng: Any = None, name: str = "rng") -> np.random.Generator:
+    """Return a ``numpy.random.Generator`` from ``None``, a non-negative int seed or a Generator.
+
+    ``name`` is the argument's name in messages (e.g. ``"random_state"`` for estimators).
+    """
     if isinstance(rng, np.random.Generator):
         return rng
-    raise ValueError(f"rng: expected None, an int seed or a numpy Generator, got {type(rng).__name__}")
+    if rng is None or isinstance(rng, np.random.SeedSequence):
+        return np.random.default_rng(rng)
+    if isinstance(rng, Integral) and not isinstance(rng, bool):
+        if rng < 0:  # numpy's own message ("expected non-negative integer") does not say which argument
+            raise ValueError(f"{name}: expected a non-negative int seed, got {rng}")
+        return np.random.default_rng(int(rng))
+    raise ValueError(f"{name}: expected None, a non-negative int seed or a numpy Generator, got {type(rng).__name__} {rng!r}")
 
 
 def check_array(

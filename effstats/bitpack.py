@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import ThreadPoolExecutor
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from ._validation import check_binary, check_positive_int
+from ._validation import check_array, check_binary, check_positive_int
 
 __all__ = ["PackedBinaryMatrix"]
 
@@ -33,7 +33,8 @@ def _lane_col_sums(packed: np.ndarray, n_cols: int, n_threads: int | None = None
     nw = (nb + 7) // 8
     chunk = 255
     starts = list(range(0, n_rows, chunk))
-    n_threads = n_threads or min(len(starts), os.cpu_count() or 1)
+    # never more threads than row chunks (a huge n_threads would only fail to start threads)
+    n_threads = min(len(starts), n_threads or os.cpu_count() or 1)
 
     def work(idx: list[int]) -> np.ndarray:
         counts = np.zeros((nw * 8, 8), np.int64)  # (byte, bit from the least significant)
@@ -64,6 +65,29 @@ def _lane_col_sums(packed: np.ndarray, n_cols: int, n_threads: int | None = None
     return counts[:, ::-1].reshape(-1)[:n_cols]
 
 
+def _positions(sel: Any, n: int, name: str, allow_mask: bool = False) -> np.ndarray:
+    """Integer positions in [0, n) from a 1-D sequence (negative positions count from the end, as in numpy)."""
+    try:
+        arr = np.asarray(sel)
+    except ValueError:
+        raise ValueError(f"{name}: expected a 1-D array of positions, got a ragged sequence") from None
+    if arr.ndim != 1:
+        raise ValueError(f"{name}: expected a 1-D array of positions, got shape {arr.shape}")
+    if arr.dtype == bool:
+        if not allow_mask:
+            raise ValueError(f"{name}: expected integer positions, got booleans")
+        if arr.shape != (n,):
+            raise ValueError(f"{name}: a boolean mask must have length {n}, got {arr.size}")
+        return np.flatnonzero(arr)
+    if arr.size == 0:
+        return np.zeros(0, np.intp)
+    if not np.issubdtype(arr.dtype, np.integer):
+        raise ValueError(f"{name}: expected integer positions, got dtype {arr.dtype}")
+    if arr.min() < -n or arr.max() >= n:
+        raise ValueError(f"{name}: positions must be in [0, {n - 1}] (or [-{n}, -1] from the end), got range [{arr.min()}, {arr.max()}]")
+    return arr % n
+
+
 class PackedBinaryMatrix:
     """Binary matrix of shape (n_rows, n_cols) stored as ``uint8`` of shape (n_rows, ceil(n_cols / 8)).
 
@@ -76,7 +100,10 @@ class PackedBinaryMatrix:
     """
 
     def __init__(self, packed: np.ndarray, n_cols: int) -> None:
-        packed = np.asarray(packed)
+        try:
+            packed = np.asarray(packed)
+        except ValueError:
+            raise ValueError("packed: expected a 2-D uint8 array, got a ragged sequence") from None
         if packed.dtype != np.uint8 or packed.ndim != 2:
             raise ValueError(f"packed: expected a 2-D uint8 array, got {packed.dtype} with shape {packed.shape}")
         n_cols = check_positive_int(n_cols, "n_cols")
@@ -97,12 +124,16 @@ class PackedBinaryMatrix:
         """Build without materialising the dense matrix: ``make_block(start, stop)`` returns bool rows start..stop."""
         n_rows = check_positive_int(n_rows, "n_rows")
         n_cols = check_positive_int(n_cols, "n_cols")
+        block_rows = check_positive_int(block_rows, "block_rows")
+        if not callable(make_block):
+            raise ValueError(f"make_block: expected a callable (start, stop) -> bool rows, got {type(make_block).__name__}")
         out = np.empty((n_rows, (n_cols + 7) // 8), np.uint8)
         for s in range(0, n_rows, block_rows):
             e = min(n_rows, s + block_rows)
-            blk = np.asarray(make_block(s, e), dtype=bool)
+            # checked as 0/1: a 2 or a NaN must not be packed as a 1
+            blk = check_binary(make_block(s, e), "make_block")
             if blk.shape != (e - s, n_cols):
-                raise ValueError(f"make_block: expected shape {(e - s, n_cols)}, got {blk.shape}")
+                raise ValueError(f"make_block: expected shape {(e - s, n_cols)} for rows {s}:{e} (n_rows={n_rows}, n_cols={n_cols}), got {blk.shape}")
             out[s:e] = np.packbits(blk, axis=1)
         return cls(out, n_cols)
 
@@ -123,11 +154,13 @@ class PackedBinaryMatrix:
 
     def row_blocks(self, block_rows: int = 1024) -> Iterator[tuple[int, np.ndarray]]:
         """Yield (start, dense bool rows) blocks."""
+        block_rows = check_positive_int(block_rows, "block_rows")
         for s in range(0, self.shape[0], block_rows):
             yield s, np.unpackbits(self.packed[s : s + block_rows], axis=1, count=self.n_cols).view(bool)
 
     def row_sums(self, block_rows: int = 4096) -> np.ndarray:
         """Number of ones per row, shape (n_rows,) — a byte popcount, no unpacking."""
+        block_rows = check_positive_int(block_rows, "block_rows")
         out = np.empty(self.shape[0], np.int64)
         for s in range(0, self.shape[0], block_rows):
             out[s : s + block_rows] = _POPCOUNT[self.packed[s : s + block_rows]].sum(1, dtype=np.int64)
@@ -140,12 +173,13 @@ class PackedBinaryMatrix:
         weighted sums unpack ``8 * block_bytes`` columns at a time, so peak extra memory is about
         ``n_rows * 8 * block_bytes`` bytes.
         """
+        block_bytes = check_positive_int(block_bytes, "block_bytes")
+        if n_threads is not None:
+            n_threads = check_positive_int(n_threads, "n_threads")
         if weights is None:
             return _lane_col_sums(self.packed, self.n_cols, n_threads)
         n_rows = self.shape[0]
-        w = np.asarray(weights, float)
-        if w.shape != (n_rows,):
-            raise ValueError(f"weights: expected shape ({n_rows},), got {w.shape}")
+        w = check_array(weights, "weights", shape=(n_rows,))
         out = np.zeros(self.packed.shape[1] * 8, np.float64)
         for b in range(0, self.packed.shape[1], block_bytes):
             blk = np.unpackbits(self.packed[:, b : b + block_bytes], axis=1)
@@ -153,23 +187,24 @@ class PackedBinaryMatrix:
         return out[: self.n_cols]
 
     def take_columns(self, cols: np.ndarray) -> np.ndarray:
-        """Dense bool array (n_rows, len(cols)) of the selected columns."""
-        cols = np.asarray(cols)
-        if cols.ndim != 1 or not np.issubdtype(cols.dtype, np.integer):
-            raise ValueError("cols: expected a 1-D array of column positions")
-        if cols.size and (cols.min() < 0 or cols.max() >= self.n_cols):
-            raise ValueError(f"cols: positions must be in [0, {self.n_cols - 1}]")
+        """Dense bool array (n_rows, len(cols)) of the selected columns (positions in [0, n_cols))."""
+        cols = _positions(cols, self.n_cols, "cols")
         byte, bit = np.divmod(cols, 8)
         return ((self.packed[:, byte] >> (7 - bit).astype(np.uint8)) & 1).astype(bool)
 
     def take_rows(self, rows: np.ndarray) -> "PackedBinaryMatrix":
-        return PackedBinaryMatrix(self.packed[np.asarray(rows)], self.n_cols)
+        """A packed matrix of the selected rows (positions in [0, n_rows) or a boolean mask of length n_rows)."""
+        rows = _positions(rows, self.shape[0], "rows", allow_mask=True)
+        if rows.size == 0:
+            raise ValueError("rows: the selection is empty")
+        return PackedBinaryMatrix(self.packed[rows], self.n_cols)
 
     def permute_columns(self, order: np.ndarray, block_rows: int = 256) -> "PackedBinaryMatrix":
         """A new packed matrix with columns in ``order`` (row blocks at a time)."""
-        order = np.asarray(order)
-        if order.shape != (self.n_cols,):
-            raise ValueError(f"order: expected a permutation of {self.n_cols} columns")
+        block_rows = check_positive_int(block_rows, "block_rows")
+        order = _positions(order, self.n_cols, "order")
+        if order.shape != (self.n_cols,) or not (np.bincount(order, minlength=self.n_cols) == 1).all():
+            raise ValueError(f"order: expected a permutation of the {self.n_cols} column positions")
         from ._ordering import check_order  # a repeated or out-of-range column would silently duplicate data
 
         order = check_order(order, self.n_cols)

@@ -17,7 +17,7 @@ from typing import Any, Iterable, Literal, Sequence
 import numpy as np
 import pandas as pd
 
-from ._validation import check_array, check_binary, check_probabilities, check_unit_interval
+from ._validation import check_array, check_binary, check_flag, check_probabilities, check_unit_interval
 
 __all__ = ["ResponseMatrix"]
 
@@ -27,16 +27,29 @@ Kind = Literal["binary", "score"]
 def _ids(ids: Any, n: int, name: str, prefix: str) -> pd.Index:
     if ids is None:
         return pd.Index([f"{prefix}{i}" for i in range(n)], name=name)
+    if isinstance(ids, (str, bytes)) or not np.iterable(ids):
+        raise ValueError(f"{name}: expected a sequence of {n} ids, got {type(ids).__name__} {ids!r:.60}")
     idx = pd.Index(list(ids) if not isinstance(ids, pd.Index) else ids, name=name)
     if len(idx) != n:
         raise ValueError(f"{name}: expected {n} ids, got {len(idx)}")
+    if isinstance(idx, pd.MultiIndex) or any(not _hashable(i) for i in idx[:1000]):
+        raise ValueError(f"{name}: expected hashable scalar ids (str or int), got e.g. {idx[0]!r}")
     if idx.has_duplicates:
         dup = idx[idx.duplicated()].unique()[:5].tolist()
         raise ValueError(f"{name}: ids must be unique, duplicated: {dup}")
     return idx
 
 
+def _hashable(x: Any) -> bool:
+    try:
+        hash(x)
+    except TypeError:
+        return False
+    return True
+
+
 def _meta(meta: Any, ids: pd.Index, name: str) -> pd.DataFrame:
+    """Metadata aligned to ``ids``: reindexed by id, or taken in row order when it has the default 0..n-1 index."""
     if meta is None:
         return pd.DataFrame(index=ids)
     if isinstance(meta, pd.Series):
@@ -47,12 +60,22 @@ def _meta(meta: Any, ids: pd.Index, name: str) -> pd.DataFrame:
         raise ValueError(f"{name}: expected a DataFrame, a dict of columns or None, got {type(meta).__name__}")
     if len(meta) != len(ids):
         raise ValueError(f"{name}: expected {len(ids)} rows, got {len(meta)}")
+    if meta.columns.has_duplicates:
+        raise ValueError(f"{name}: duplicated columns {meta.columns[meta.columns.duplicated()].unique()[:5].tolist()}")
+    if meta.index.has_duplicates:
+        dup = meta.index[meta.index.duplicated()].unique()[:5].tolist()
+        raise ValueError(f"{name}: the index must hold unique ids, duplicated: {dup}")
     if meta.index.equals(ids):
         out = meta.copy()
-    elif set(meta.index) == set(ids) and not meta.index.has_duplicates:
+    elif set(meta.index) == set(ids):
         out = meta.loc[ids].copy()
-    else:
-        out = meta.reset_index(drop=True).set_axis(ids)
+    elif isinstance(meta.index, pd.RangeIndex) and meta.index.equals(pd.RangeIndex(len(ids))):
+        out = meta.set_axis(ids)  # no ids given: documented as row order
+    else:  # labelled by other ids: refuse rather than align by position
+        unknown = [i for i in meta.index if i not in set(ids)][:5]
+        missing = [i for i in ids if i not in set(meta.index)][:5]
+        raise ValueError(f"{name}: index does not match the ids; unknown {unknown}, missing {missing} "
+                         "(index by id, or use a default 0..n-1 index for row order)")
     out.index.name = ids.name
     return out
 
@@ -60,6 +83,9 @@ def _meta(meta: Any, ids: pd.Index, name: str) -> pd.DataFrame:
 def _as_float(frame: pd.DataFrame, name: str) -> pd.DataFrame:
     """Exact float conversion (``astype`` parses text with Python's correctly rounded ``float``;
     ``pd.to_numeric`` is not correctly rounded on pandas 1.5); the first bad value is named."""
+    for col, dt in frame.dtypes.items():
+        if dt.kind == "c" or (dt == object and frame[col].map(lambda v: isinstance(v, complex)).any()):
+            raise ValueError(f"{name}: column {col!r} has complex values; expected real numbers")
     try:
         return frame.astype(float)
     except (TypeError, ValueError):
@@ -75,9 +101,16 @@ def _indexer(sel: Any, ids: pd.Index, name: str) -> np.ndarray:
         return np.arange(n)
     if isinstance(sel, slice):
         return np.arange(n)[sel]
-    arr = np.asarray(sel)
+    try:
+        arr = np.asarray(sel)
+    except ValueError:
+        raise ValueError(f"{name}: expected ids, positions or a boolean mask, got a ragged sequence") from None
     if arr.ndim == 0:
         arr = arr[None]
+    if arr.ndim != 1:
+        raise ValueError(f"{name}: expected a 1-D selection (ids, positions or a boolean mask), got shape {arr.shape}")
+    if arr.dtype.kind == "c":
+        raise ValueError(f"{name}: expected ids, positions or a boolean mask, got complex values")
     if arr.dtype == bool:
         if arr.shape != (n,):
             raise ValueError(f"{name}: boolean mask must have length {n}, got {arr.shape}")
@@ -86,10 +119,35 @@ def _indexer(sel: Any, ids: pd.Index, name: str) -> np.ndarray:
         if arr.size and (arr.min() < -n or arr.max() >= n):
             raise ValueError(f"{name}: positions out of range for {n} entries")
         return arr % n if arr.size else arr.astype(int)
-    pos = ids.get_indexer(arr)
+    try:
+        pos = ids.get_indexer(arr)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}: unknown ids {arr[:5].tolist()}") from None
     if (pos < 0).any():
         raise ValueError(f"{name}: unknown ids {arr[pos < 0][:5].tolist()}")
     return pos
+
+
+def _unique_positions(pos: np.ndarray, ids: pd.Index, name: str) -> np.ndarray:
+    """Refuse a selection naming an entry twice (the result would carry duplicated ids)."""
+    if len(pos) != len(np.unique(pos)):
+        u, c = np.unique(pos, return_counts=True)
+        raise ValueError(f"{name}: selected more than once: {ids[u[c > 1]][:5].tolist()}")
+    return pos
+
+
+def _subset_meta(meta: Any, ids: pd.Index, name: str) -> pd.DataFrame | None:
+    """Rows of a metadata table (which may list more ids than needed) for ``ids``, refusing missing ones."""
+    if meta is None:
+        return None
+    if not isinstance(meta, pd.DataFrame):
+        raise ValueError(f"{name}: expected a DataFrame indexed by id, got {type(meta).__name__}")
+    if meta.index.has_duplicates:
+        raise ValueError(f"{name}: the index must hold unique ids, duplicated: {meta.index[meta.index.duplicated()].unique()[:5].tolist()}")
+    missing = ids.difference(meta.index)
+    if len(missing):
+        raise ValueError(f"{name}: no rows for ids {missing[:5].tolist()}")
+    return meta.loc[ids]
 
 
 def _group_means(values: np.ndarray, weights: np.ndarray, codes: np.ndarray, n_groups: int) -> np.ndarray:
@@ -157,6 +215,7 @@ class ResponseMatrix:
         items: Any = None,
         nan_as_missing: bool = False,
     ) -> None:
+        nan_as_missing = check_flag(nan_as_missing, "nan_as_missing")
         vals = check_array(values, "values", ndim=2, allow_nan=nan_as_missing)
         miss = None
         if missing is not None:
@@ -204,6 +263,8 @@ class ResponseMatrix:
             pred = check_array(predictions, "predictions", ndim=(2, 3), dtype=None)
             if pred.shape[:2] != vals.shape or not np.issubdtype(pred.dtype, np.integer):
                 raise ValueError(f"predictions: expected integer class ids of shape {vals.shape} (+ top-k), got {pred.dtype} {pred.shape}")
+            if pred.min() < 0:
+                raise ValueError(f"predictions: class ids must be >= 0, found {pred.min()}")
         mids = _ids(model_ids, n_models, "model_ids", "m")
         iids = _ids(item_ids, n_items, "item_ids", "i")
         set_ = object.__setattr__
@@ -245,10 +306,17 @@ class ResponseMatrix:
         """
         if not isinstance(df, pd.DataFrame):
             raise ValueError(f"df: expected a pandas DataFrame, got {type(df).__name__}")
-        groups = [groups] if isinstance(groups, str) else list(groups or [])
+        if df.columns.has_duplicates:
+            raise ValueError(f"df: duplicated columns {df.columns[df.columns.duplicated()].unique()[:5].tolist()}")
+        if groups is None or isinstance(groups, str) or _hashable(groups) and not isinstance(groups, tuple):
+            groups = [] if groups is None else [groups]
+        else:
+            groups = list(groups)
         for col, nm in [(model, "model"), (item, "item"), (score, "score")] + [(g, "groups") for g in groups]:
-            if col not in df.columns:
+            if not _hashable(col) or col not in df.columns:
                 raise ValueError(f"{nm}: column {col!r} not in the table (columns: {list(df.columns)})")
+        if len({model, item, score}) < 3:
+            raise ValueError(f"model: the model, item and score columns must differ, got {model!r}, {item!r}, {score!r}")
         if df.empty:
             raise ValueError("df: expected a non-empty table")
         dup = df.duplicated([model, item])
@@ -258,6 +326,8 @@ class ResponseMatrix:
         s = _as_float(df[[score]], "score")[score]
         if s.isna().any():
             raise ValueError(f"score: column {score!r} has NaN; drop rows that were not evaluated")
+        if np.isinf(s.to_numpy()).any():
+            raise ValueError(f"score: column {score!r} has infinite values")
         wide = df.assign(**{score: s}).pivot(index=model, columns=item, values=score)
         item_meta = None
         if groups:
@@ -272,7 +342,7 @@ class ResponseMatrix:
             model_ids=wide.index,
             item_ids=wide.columns,
             items=item_meta,
-            models=models.loc[wide.index] if models is not None else None,
+            models=_subset_meta(models, wide.index, "models"),
         )
 
     @classmethod
@@ -282,9 +352,14 @@ class ResponseMatrix:
             raise ValueError(f"df: expected a pandas DataFrame, got {type(df).__name__}")
         if df.empty:
             raise ValueError("df: expected a non-empty table")
+        for axis, what in ((df.columns, "columns (item ids)"), (df.index, "rows (model ids)")):
+            if axis.has_duplicates:
+                raise ValueError(f"df: duplicated {what}: {axis[axis.duplicated()].unique()[:5].tolist()}")
         # mask (not replace): replacing into an all-missing column warns on pandas >= 2.2
         raw = df.mask(df.astype(str) == str(missing_marker)) if missing_marker is not None else df
         num = _as_float(raw, "df")
+        if np.isinf(num.to_numpy()).any():
+            raise ValueError("df: contains infinite values")
         return cls(num.to_numpy(dtype=float), kind=kind, nan_as_missing=True, model_ids=df.index, item_ids=df.columns, **kw)
 
     def to_frame(self) -> pd.DataFrame:
@@ -293,6 +368,7 @@ class ResponseMatrix:
 
     def to_long(self, *, dropna: bool = True) -> pd.DataFrame:
         """Long table with columns model, item, score and the item group columns."""
+        dropna = check_flag(dropna, "dropna")
         vals = self.values_with_nan().ravel()
         long = pd.DataFrame(
             {
@@ -338,6 +414,8 @@ class ResponseMatrix:
 
     def require_binary(self, name: str = "responses") -> np.ndarray:
         """The bool matrix, or a ValueError if the responses are not binary or have missing cells."""
+        if not isinstance(name, str):
+            raise ValueError(f"name: expected the argument name (a str), got {name!r}")
         if self.kind != "binary":
             raise ValueError(f"{name}: binary correctness is required, got kind={self.kind!r}")
         if self.missing is not None:
@@ -359,8 +437,8 @@ class ResponseMatrix:
     # ------------------------------------------------------------------ selections
     def subset(self, models: Any = None, items: Any = None) -> "ResponseMatrix":
         """Select models and/or items by id, integer position or boolean mask."""
-        mi = _indexer(models, self.model_ids, "models")
-        ii = _indexer(items, self.item_ids, "items")
+        mi = _unique_positions(_indexer(models, self.model_ids, "models"), self.model_ids, "models")
+        ii = _unique_positions(_indexer(items, self.item_ids, "items"), self.item_ids, "items")
         if mi.size == 0:
             raise ValueError("models: the selection is empty")
         if ii.size == 0:
@@ -425,7 +503,7 @@ class ResponseMatrix:
 
     def group_scores(self, by: str) -> pd.DataFrame:
         """Models × groups table of mean scores over evaluated items of each group (NaN if none)."""
-        if by not in self.items.columns:
+        if not _hashable(by) or by not in self.items.columns:
             raise ValueError(f"by: item metadata has no column {by!r} (has {list(self.items.columns)})")
         codes, uniq = pd.factorize(self.items[by], sort=True)
         out = _group_means(self.values, self.observed.astype(float), codes, len(uniq))  # values are 0 at missing cells

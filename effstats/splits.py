@@ -12,7 +12,8 @@ import numpy as np
 import pandas as pd
 
 from ._validation import check_fraction, check_positive_int, check_rng
-from .responses import ResponseMatrix
+from .exceptions import InputTypeError
+from .responses import ResponseMatrix, _indexer, _unique_positions
 
 __all__ = ["ModelSplit", "random_split", "chronological_split", "performance_split"]
 
@@ -24,7 +25,24 @@ class ModelSplit(NamedTuple):
     target: np.ndarray
 
     def apply(self, responses: ResponseMatrix) -> tuple[ResponseMatrix, ResponseMatrix]:
-        return responses.subset(models=self.source), responses.subset(models=self.target)
+        """The source and target halves; refuses positions out of range, repeated, or on both sides."""
+        responses = _check_responses(responses)
+        ids = responses.model_ids
+        src = _unique_positions(_indexer(self.source, ids, "source"), ids, "source")
+        tgt = _unique_positions(_indexer(self.target, ids, "target"), ids, "target")
+        for pos, nm in ((src, "source"), (tgt, "target")):
+            if pos.size == 0:
+                raise ValueError(f"{nm}: the split has no {nm} model")
+        both = np.intersect1d(src, tgt)
+        if both.size:  # a model on both sides leaks the target into the fit
+            raise ValueError(f"source: models {ids[both][:5].tolist()} are also targets; a split must keep them apart")
+        return responses.subset(models=src), responses.subset(models=tgt)
+
+
+def _check_responses(responses: Any) -> ResponseMatrix:
+    if not isinstance(responses, ResponseMatrix):
+        raise InputTypeError(f"responses: expected a ResponseMatrix, got {type(responses).__name__}")
+    return responses
 
 
 def _n_target(n: int, test_size: float | int) -> int:
@@ -39,7 +57,12 @@ def _n_target(n: int, test_size: float | int) -> int:
 
 def random_split(responses: ResponseMatrix | int, test_size: float | int = 0.2, rng: Any = None) -> ModelSplit:
     """Uniformly random split; ``test_size`` is a fraction in (0, 1) or a count of target models."""
-    n = responses if isinstance(responses, int) else responses.n_models
+    if isinstance(responses, (int, np.integer)) and not isinstance(responses, (bool, np.bool_)):
+        n = int(responses)
+    elif isinstance(responses, ResponseMatrix):
+        n = responses.n_models
+    else:
+        raise InputTypeError(f"responses: expected a ResponseMatrix or a number of models, got {type(responses).__name__} {responses!r:.40}")
     if n < 2:
         raise ValueError("responses: need at least 2 models to split")
     k = _n_target(n, test_size)
@@ -53,7 +76,8 @@ def chronological_split(responses: ResponseMatrix, cutoff: Any = None, date: str
     ``n_newest`` instead makes the newest ``n_newest`` models the targets (DISCO's split: the 40 newest);
     equal dates are ordered by position. Give exactly one of ``cutoff`` and ``n_newest``.
     """
-    if date not in responses.models.columns:
+    responses = _check_responses(responses)
+    if not isinstance(date, str) or date not in responses.models.columns:
         raise ValueError(f"date: model metadata has no column {date!r} (has {list(responses.models.columns)})")
     d = responses.models[date]
     if d.isna().any():
@@ -64,9 +88,14 @@ def chronological_split(responses: ResponseMatrix, cutoff: Any = None, date: str
         k = check_positive_int(n_newest, "n_newest", maximum=responses.n_models - 1)
         order = np.argsort(pd.Series(d).rank(method="first").to_numpy(), kind="stable")  # oldest first
         return ModelSplit(np.sort(order[:-k]), np.sort(order[-k:]))
-    if not np.issubdtype(d.dtype, np.number):
-        d, cutoff = pd.to_datetime(d), pd.Timestamp(cutoff)
-    before = (d < cutoff).to_numpy()
+    if isinstance(cutoff, (list, tuple, dict, set, np.ndarray, pd.Series)):
+        raise ValueError(f"cutoff: expected one date (or number), got {cutoff!r:.60}")
+    try:
+        if not np.issubdtype(d.dtype, np.number):
+            d, cutoff = pd.to_datetime(d), pd.Timestamp(cutoff)
+        before = (d < cutoff).to_numpy()
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"cutoff: {cutoff!r} is not comparable with the {date!r} column ({exc})") from None
     if before.all() or not before.any():
         raise ValueError(f"cutoff: {cutoff!r} puts every model on one side")
     return ModelSplit(np.flatnonzero(before), np.flatnonzero(~before))
@@ -78,6 +107,7 @@ def performance_split(responses: ResponseMatrix, top_fraction: float = 0.1, gap:
     With ``gap`` > 0 the next ``gap`` fraction of models below the targets is dropped from the sources,
     so the predictor must extrapolate past a performance gap (DISCO App. F).
     """
+    responses = _check_responses(responses)
     check_fraction(top_fraction, "top_fraction")
     check_fraction(gap, "gap", closed=True)
     n = responses.n_models

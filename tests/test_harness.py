@@ -242,7 +242,7 @@ def test_scores_csv_bad_input(tmp_path):
         read_scores_csv(d)
     r = tmp_path / "r.csv"
     r.write_text("model,a\nm1,2.5\n")
-    with pytest.raises(ValueError, match=r"^values:.*\[0, 1\]"):
+    with pytest.raises(ValueError, match=r"^path: r.csv:.*\[0, 1\]"):  # the file's content: the message names the file argument
         read_scores_csv(r)
 
 

@@ -19,15 +19,16 @@ from __future__ import annotations
 import json
 import os
 import warnings
+import zipfile
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 import pandas as pd
 from scipy import ndimage
 
-from .._validation import check_positive_int
+from .._validation import check_flag, check_positive_int
 from ..responses import ResponseMatrix
 
 __all__ = ["make_lifelong_digits", "load_lifelong_digits", "DOMAINS", "FAMILIES", "ARTIFACT"]
@@ -209,7 +210,15 @@ def _resolve_domains(domains: Any) -> list[str]:
     if isinstance(domains, (int, np.integer)) and not isinstance(domains, bool):
         n = check_positive_int(int(domains), "domains", maximum=len(_DOMAIN_NAMES))
         return _DOMAIN_NAMES[:n]
+    if isinstance(domains, str):
+        domains = [domains]
+    if not isinstance(domains, Iterable) or isinstance(domains, (bytes, dict)):
+        raise ValueError(f"domains: expected None, a count or names from DOMAINS, got {type(domains).__name__} {domains!r:.40}")
     names = list(domains)
+    if any(not isinstance(d, str) for d in names):
+        raise ValueError(f"domains: expected domain names (str) from DOMAINS, got {names[:5]!r}")
+    if len(set(names)) < len(names):
+        raise ValueError(f"domains: a domain is named twice: {sorted(d for d in set(names) if names.count(d) > 1)}")
     bad = [d for d in names if d not in DOMAINS]
     if bad or not names:
         raise ValueError(f"domains: expected None, a count or names from DOMAINS, unknown {bad}" if bad else "domains: expected a non-empty selection")
@@ -508,6 +517,8 @@ def _build(
         sel = np.asarray(models)
         if sel.ndim != 1 or sel.size == 0 or not np.issubdtype(sel.dtype, np.integer) or sel.min() < 0 or sel.max() >= n_models:
             raise ValueError(f"models: expected a non-empty 1-D array of zoo positions in [0, {n_models - 1}]")
+        if len(np.unique(sel)) < sel.size:
+            raise ValueError("models: zoo positions must be distinct (a model would appear twice)")
     images, target, train, test = _split(seed, n_test)
     x_items, labels, item_domain, item_kind, item_src = _make_items(images, target, test, dom, seed)
     cfgs = _zoo(seed, int(sel.max()) + 1)
@@ -674,17 +685,34 @@ class _Arrays(dict):
         return self[key]
 
 
+_REQUIRED = ("labels", "correct_packed", "item_domain", "item_shift", "item_source_image", "model_index", "model_family",
+             "model_params", "model_n_train", "model_augmentation", "model_n_augmented", "model_release_date", "model_seed")
+
+
 @lru_cache(maxsize=4)
 def _load_arrays(path: str) -> _Arrays:
     p = Path(path)
     if not p.exists():
         raise ValueError(f"path: no digits artifact at {p}; build it with scripts/build_lifelong_digits.py")
-    return _Arrays(p)
+    if not p.is_file():
+        raise ValueError(f"path: {str(p)!r} is not a file (expected the .npz digits artifact)")
+    try:
+        # allow_pickle=False: a data file never gets to run code; numpy refuses object arrays and non-npz files
+        return _Arrays(p)
+    except (ValueError, OSError, EOFError, zipfile.BadZipFile) as exc:
+        raise ValueError(f"path: {str(p)!r} is not a readable .npz of plain arrays (pickled objects are never loaded): {exc}") from None
 
 
 @lru_cache(maxsize=4)
 def _load_cached(path: str, probabilities: bool) -> ResponseMatrix:
-    rm = _to_response_matrix(_load_arrays(path), probabilities=probabilities)
+    arrays = _load_arrays(path)
+    missing = [k for k in _REQUIRED + (("proba_q15_packed",) if probabilities else ()) if k not in arrays.files]
+    if missing:
+        raise ValueError(f"path: {path!r} is not a digits artifact; it lacks the arrays {missing}")
+    try:
+        rm = _to_response_matrix(arrays, probabilities=probabilities)
+    except (ValueError, TypeError, KeyError, IndexError, zipfile.BadZipFile, OSError) as exc:
+        raise ValueError(f"path: {path!r} holds malformed digits arrays ({type(exc).__name__}: {exc})") from None
     for arr in (rm.values, rm.labels, rm.probabilities):
         if arr is not None:
             arr.flags.writeable = False  # the cached object is shared: in-place edits would leak
@@ -708,7 +736,9 @@ def load_lifelong_digits(path: str | Path | None = None, *, probabilities: bool 
         See :func:`make_lifelong_digits`. ``ResponseMatrix`` is immutable, so sharing the cached
         object is safe.
     """
-    return _load_cached(str(Path(path) if path is not None else ARTIFACT), bool(probabilities))
+    if path is not None and not isinstance(path, (str, os.PathLike)):
+        raise ValueError(f"path: expected a file path, got {type(path).__name__}")
+    return _load_cached(str(Path(path) if path is not None else ARTIFACT), check_flag(probabilities, "probabilities"))
 
 
 def artifact_info(path: str | Path | None = None) -> dict[str, Any]:

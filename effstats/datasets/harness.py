@@ -285,7 +285,10 @@ def read_lm_eval_samples(
         raise ValueError(f"tasks: none of {tasks} found in the sample files")
 
     models = sorted({m for m, _ in chosen})
-    data = {key: _read_file(f, metric, bool(normalize), filter, arg) for key, (_, f) in sorted(chosen.items())}
+    try:
+        data = {key: _read_file(f, metric, bool(normalize), filter, arg) for key, (_, f) in sorted(chosen.items())}
+    except (UnicodeDecodeError, EOFError, OSError) as exc:  # binary or truncated files (gzip.BadGzipFile is an OSError)
+        raise ValueError(f"{arg}: a samples file is not UTF-8 JSON lines ({type(exc).__name__}: {exc})") from None
 
     # item index: tasks in name order, documents in doc_id order
     n_choices: dict[tuple[str, Any], int] = {}
@@ -405,6 +408,11 @@ def read_scores_csv(
         raise ValueError(f"path: {p.name} is not a readable delimited table ({exc})") from None
     if df.empty or df.shape[1] < 2:
         raise ValueError(f"path: {p.name} has no data rows or fewer than two columns (sep={sep!r}?)")
+    # pandas renames repeated header names ("a", "a.1"): read the header as it is written to refuse them
+    header = pd.read_csv(p, sep=sep, dtype=str, keep_default_na=False, header=None, nrows=1).iloc[0].tolist()
+    dup = sorted({h for h in header if header.count(h) > 1})
+    if dup:
+        raise ValueError(f"path: {p.name} repeats the column names {dup[:5]}")
     if format == "auto":
         format = "long" if {model, item, score} <= set(df.columns) else "wide"
     if format == "long":
@@ -413,7 +421,7 @@ def read_scores_csv(
             if df.empty:
                 raise ValueError(f"score: every row of {p.name} is marked not evaluated")
             # numpy's parser is correctly rounded; pandas' fast to_numeric can be off by an ulp (pandas 1.5)
-            df = df.assign(**{score: _numeric(df[[score]], "score")[:, 0]})
+            df = df.assign(**{score: _numeric(df[[score]], f"path: {p.name}")[:, 0]})
         return _named(lambda: ResponseMatrix.from_long(df, model=model, item=item, score=score, groups=groups, kind=kind), p)
     if groups is not None:
         raise ValueError("groups: only available for the long layout")
@@ -423,7 +431,7 @@ def read_scores_csv(
         dup = wide.index[wide.index.duplicated()][:5].tolist()
         raise ValueError(f"path: model ids in column {idx_col!r} of {p.name} repeat: {dup}")
     values = _numeric(wide, f"path: {p.name}", missing=(missing_marker,))
-    return ResponseMatrix(values, kind=kind, nan_as_missing=True, model_ids=wide.index, item_ids=wide.columns)
+    return _named(lambda: ResponseMatrix(values, kind=kind, nan_as_missing=True, model_ids=wide.index, item_ids=wide.columns), p)
 
 
 def _named(build, p: Path) -> ResponseMatrix:
@@ -432,6 +440,7 @@ def _named(build, p: Path) -> ResponseMatrix:
         return build()
     except ValueError as exc:
         msg = str(exc)
-        if msg.startswith("df:"):
-            raise ValueError(f"path: {p.name}:{msg[3:]}") from None
+        for internal in ("df:", "values:", "model_ids:", "item_ids:", "missing:"):  # names the user never passed
+            if msg.startswith(internal):
+                raise ValueError(f"path: {p.name}: {msg[len(internal):].strip()}") from None
         raise

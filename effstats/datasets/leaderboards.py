@@ -358,7 +358,7 @@ def load_leaderboard(name: str, *, as_frame: bool = False, **kwargs) -> Response
     **kwargs
         Passed to the specific loader (e.g. ``duplicates=`` for ``openllm`` / ``mmlu``).
     """
-    key = _ALIASES.get(name, name) if isinstance(name, str) else name
+    key = _ALIASES.get(name, name) if isinstance(name, str) else None
     if key not in _BOARDS:
         raise ValueError(f"name: unknown leaderboard {name!r}; expected one of {sorted(_BOARDS)}")
     return _BOARDS[key].loader(as_frame=as_frame, **kwargs)

@@ -154,6 +154,8 @@ def data_root(root: str | os.PathLike | None = None) -> Path:
         When no candidate exists; the message says where the data come from.
     """
     if root is not None:
+        if not isinstance(root, (str, os.PathLike)):
+            raise TypeError(f"root: expected a directory path, got {type(root).__name__}")
         p = Path(root).expanduser()
         if not p.is_dir():
             raise FileNotFoundError(f"root: {str(p)!r} is not a directory")
@@ -244,6 +246,8 @@ def _select_models(names: np.ndarray, models: Any, drop: set[str]) -> np.ndarray
     else every model not in ``drop``."""
     names = [str(n) for n in names]
     if models is not None:
+        if not isinstance(models, str) and not np.iterable(models):
+            raise TypeError(f"models: expected model names, got {type(models).__name__}")
         wanted = [models] if isinstance(models, str) else list(models)
         unknown = [m for m in wanted if m not in names]
         if unknown:

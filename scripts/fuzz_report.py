@@ -1,0 +1,93 @@
+"""Bad-input campaign over every public effstats callable: prints inputs tried, clear errors, crashes, garbage.
+
+Uses the table in tests/fuzz_cases.py and the classifier in tests/fuzz_harness.py (the same ones
+tests/test_fuzz.py drives with hypothesis); here every bad value of every argument is tried with
+``--seeds`` random variants (NaN position, out-of-range id, ...).
+
+    .venv/bin/python scripts/fuzz_report.py                 # table per module
+    .venv/bin/python scripts/fuzz_report.py --seeds 5 -v    # more variants, list every crash / garbage
+    .venv/bin/python scripts/fuzz_report.py --module sortsearch --findings /tmp/fuzz_findings
+
+A result is *clear* if a ValueError/TypeError names the argument, *ok* if an equivalent or unusual-but-valid
+input gave a correct finite result, *crash* for any other exception (or an error not naming the argument),
+and *garbage* for a result accepted for invalid input, NaN/inf where the valid call is finite, or a
+different result for an equivalent input.
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import sys
+import time
+from pathlib import Path
+
+TESTS = Path(__file__).resolve().parents[1] / "tests"
+sys.path.insert(0, str(TESTS))  # the harness lives beside the tests that use it
+
+import fuzz_cases  # noqa: E402
+import fuzz_harness  # noqa: E402
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seeds", type=int, default=3, help="random variants per bad value (default 3)")
+    ap.add_argument("--module", action="append", help="only these modules (repeatable)")
+    ap.add_argument("--case", help="only cases whose name contains this")
+    ap.add_argument("-v", "--verbose", action="store_true", help="list every crash and garbage result")
+    ap.add_argument("--findings", type=Path, help="write <dir>/<module>.md with one line per failing (case, argument, value)")
+    ap.add_argument("--memory-gb", type=float, default=8.0, help="address-space limit, so a huge allocation fails instead of swapping")
+    args = ap.parse_args(argv)
+    try:
+        import resource
+
+        lim = int(args.memory_gb * 2**30)
+        resource.setrlimit(resource.RLIMIT_AS, (lim, lim))
+    except (ImportError, ValueError, OSError):
+        pass
+    cases = [c for c in fuzz_cases.cases() if (not args.module or c.module in args.module) and (not args.case or args.case in c.name)]
+    t0 = time.perf_counter()
+    outcomes = fuzz_harness.campaign(cases, range(args.seeds), progress=args.verbose)
+    counts: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+    for o in outcomes:
+        counts[o.module][o.status] += 1
+    cols = ["tried", "clear", "ok", "crash", "garbage", "skipped"]
+    print(f"{'module':<12}" + "".join(f"{c:>9}" for c in cols))
+    total: collections.Counter = collections.Counter()
+    for mod in sorted(counts):
+        c = counts[mod]
+        c["tried"] = sum(v for k, v in c.items() if k not in ("tried", "skipped"))
+        total.update(c)
+        print(f"{mod:<12}" + "".join(f"{c[k]:>9}" for k in cols))
+    print(f"{'TOTAL':<12}" + "".join(f"{total[k]:>9}" for k in cols))
+    print(f"({len(cases)} callables, {args.seeds} variants per bad value, {time.perf_counter() - t0:.0f} s)")
+    bad = [o for o in outcomes if o.status in ("crash", "garbage")]
+    # one line per (case, argument, bad value): the variants usually fail the same way
+    seen: dict[tuple, fuzz_harness.Outcome] = {}
+    for o in bad:
+        seen.setdefault((o.case, o.arg, o.label), o)
+    if args.verbose:
+        for o in seen.values():
+            print(" ", o.line())
+    skipped = {o.case: o.detail for o in outcomes if o.status == "skipped"}
+    for case, why in skipped.items():
+        print(f"  skipped {case}: {why}")
+    if args.findings:
+        args.findings.mkdir(parents=True, exist_ok=True)
+        by_mod: dict[str, list] = collections.defaultdict(list)
+        for o in seen.values():
+            by_mod[o.module].append(o)
+        for mod, rows in by_mod.items():
+            path = args.findings / f"{mod}.md"
+            lines = [f"- `{o.case}({o.arg}={o.value})` [{o.label}]: **{o.status}** -- {o.detail}" for o in rows]
+            path.write_text(f"# Bad-input findings for {mod} (scripts/fuzz_report.py, {time.strftime('%H:%M UTC', time.gmtime())})\n\n"
+                            "Each line: the call (valid arguments from tests/fuzz_cases.py, one replaced by the bad value shown), the bad-value label, "
+                            "and what happened. Wanted: a ValueError/TypeError whose message starts with the argument's name (or a correct result).\n"
+                            "Reproduce one callable: `.venv/bin/python scripts/fuzz_report.py --case '<case>' -v`.\n"
+                            "For `rng`/`random_state`: `effstats._validation.check_rng(x, name)` now takes the argument name and rejects negative seeds by name.\n\n"
+                            + "\n".join(lines) + "\n")
+            print(f"wrote {path} ({len(rows)} findings)")
+    return 0 if not bad else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,697 @@
+"""The table of public callables driven by the bad-input harness (tests/fuzz_harness.py).
+
+Every entry imports through the public path (``effstats.sortsearch.SortSearch``, ``effstats.reliability.dior``
+...), so the table stays valid when a module becomes a subpackage. Valid inputs are tiny so that a call
+that (wrongly) accepts a bad value still returns quickly.
+"""
+from __future__ import annotations
+
+import functools
+import importlib
+import os
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from fuzz_harness import (
+    ARRAY, BINARY, CALLABLE, COLUMN, FAIL, FINITE, FLAG, FRACTION, FRAME, INT, LONG_FRAME, MAY, NONE, OPTION,
+    POSITIVE, PROBA, REAL, RNG, SAME, SHORT0, SHORT1, UNIT, Arg, Case, _ids, _positions, _sizes, files,
+)
+
+
+def pub(path: str) -> Any:
+    """``effstats.x.y`` → the object, imported through its public path."""
+    parts = path.split(".")
+    for i in range(len(parts) - 1, 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:i]))
+        except ModuleNotFoundError:
+            continue
+        try:
+            for name in parts[i:]:
+                obj = getattr(obj, name)
+        except AttributeError:
+            alt = os.environ.get("EFFSTATS_FUZZ_FALLBACK", "")  # e.g. "reliability=reliability_old" while a module moves
+            for pair in filter(None, alt.split(",")):
+                old, new = pair.split("=")
+                if f".{old}." in path:
+                    return pub(path.replace(f".{old}.", f".{new}."))
+            raise
+        return obj
+    raise ImportError(path)
+
+
+# ------------------------------------------------------------------------------------------ fixtures
+NM, NI, NC = 12, 24, 3
+
+
+@functools.lru_cache(None)
+def _data() -> dict[str, Any]:
+    rng = np.random.default_rng(0)
+    ability = np.linspace(-1.5, 1.5, NM)[:, None]
+    diff = rng.normal(size=(1, NI))
+    X = rng.random((NM, NI)) < 1 / (1 + np.exp(-(ability - diff)))
+    X[0, 0], X[1, 0] = True, False  # no constant first column
+    logits = rng.normal(size=(NM, NI, NC))
+    P = np.exp(logits) / np.exp(logits).sum(-1, keepdims=True)
+    labels = rng.integers(0, NC, NI)
+    scores = np.clip(0.2 + 0.6 * np.linspace(0, 1, 8)[:, None] + rng.normal(0, 0.08, (8, 6)), 0, 1)
+    return dict(X=X, P=P, labels=labels, scores=scores)
+
+
+def X() -> np.ndarray:
+    return _data()["X"].copy()
+
+
+def P() -> np.ndarray:
+    return _data()["P"].copy()
+
+
+def LAB() -> np.ndarray:
+    return _data()["labels"].copy()
+
+
+def S() -> np.ndarray:
+    """Scores of 8 models on 6 scenarios (a leaderboard table)."""
+    return _data()["scores"].copy()
+
+
+def RM(**kw: Any):
+    ResponseMatrix = pub("effstats.responses.ResponseMatrix")
+    items = pd.DataFrame({"scenario": [f"s{j % 3}" for j in range(NI)], "subscenario": [f"u{j % 6}" for j in range(NI)]},
+                         index=[f"i{j}" for j in range(NI)])
+    models = pd.DataFrame({"release_date": pd.date_range("2020-01-01", periods=NM, freq="MS"), "size": np.arange(NM) + 1.0},
+                          index=[f"m{i}" for i in range(NM)])
+    return ResponseMatrix(X(), model_ids=models.index, item_ids=items.index, items=items, models=models, **kw)
+
+
+@functools.lru_cache(None)
+def _prm():
+    return pub("effstats.responses.ResponseMatrix").from_probabilities(P(), LAB())
+
+
+def PRM():
+    return _prm()
+
+
+def EX_RM():
+    """Per-example data for reliability: 6 models × (3 scenarios × 8 examples × 2 prompts)."""
+    rng = np.random.default_rng(3)
+    n_ex, n_pr, n_sc, n_m = 8, 2, 3, 6
+    cols = [(s, e, p) for s in range(n_sc) for e in range(n_ex) for p in range(n_pr)]
+    items = pd.DataFrame(cols, columns=["scenario", "example", "prompt"]).astype(str)
+    items["subscenario"] = items["scenario"]
+    items.index = [f"it{j}" for j in range(len(cols))]
+    ability = np.linspace(-1, 1, n_m)[:, None]
+    x = rng.random((n_m, len(cols))) < 1 / (1 + np.exp(-(ability - rng.normal(size=(1, len(cols))))))
+    return pub("effstats.responses.ResponseMatrix")(x, items=items, item_ids=items.index)
+
+
+def SPLIT():
+    return pub("effstats.splits.ModelSplit")(np.arange(0, NM - 3), np.arange(NM - 3, NM))
+
+
+_FITTED: dict = {}
+
+
+def fitted_once(path: str, data: Any = None, **params: Any):
+    """A fitted estimator shared by the calls that only read it (predict, abilities, ...)."""
+    key = (path, repr(sorted(params.items())), None if data is None else id(data))
+    if key not in _FITTED:
+        _FITTED[key] = fitted(path, data, **params)
+    return _FITTED[key]
+
+
+def fitted(path: str, data: Any = None, **params: Any):
+    import inspect
+
+    est = pub(path)(**params)
+    if "random_state" in inspect.signature(type(est)).parameters and "random_state" not in params:
+        est.random_state = 0
+    return est.fit(X() if data is None else data)
+
+
+# ------------------------------------------------------------------------------------------ helpers
+def A(name: str, bad: list, *aliases: str, skip: tuple = (), expect: dict | None = None) -> Arg:
+    return Arg(name, bad, aliases, skip, dict(expect or {}))
+
+
+def fn(path: str):
+    """Call ``path(**kwargs)``."""
+    return lambda kw: pub(path)(**kw)
+
+
+def method(make, meth: str, split: tuple[str, ...] = ()):
+    """``make(**init_kw).meth(**rest)``: ``split`` names the keys that go to the constructor."""
+
+    def call(kw: dict) -> Any:
+        init = {k: kw.pop(k) for k in split if k in kw}
+        obj = make(**init) if callable(make) else make
+        out = getattr(obj, meth)(**kw)
+        return list(out) if hasattr(out, "__next__") else out
+
+    return call
+
+
+def est_fit(path: str, init: tuple[str, ...], meth: str = "fit", then: str | None = None, then_kw: dict | None = None):
+    """Construct the estimator from the ``init`` keys, call ``meth`` with the rest, then optionally ``then``."""
+
+    def call(kw: dict) -> Any:
+        params = {k: kw.pop(k) for k in init if k in kw}
+        after = {k: kw.pop(k) for k in list(kw) if k.startswith("then__")}
+        est = pub(path)(**params)
+        out = getattr(est, meth)(**kw)
+        if then:
+            tk = dict(then_kw or {})
+            tk.update({k[6:]: v for k, v in after.items()})
+            out = getattr(est, then)(**tk)
+        return out
+
+    return call
+
+
+ARR_FRAME = [("as-frame", SAME, lambda v, r: pd.DataFrame(np.asarray(v)))]
+
+
+def _file_table(kind: str):
+    import tempfile
+    from pathlib import Path
+
+    def make(v, r):
+        d = Path(tempfile.mkdtemp(prefix="effstats-fuzz-"))
+        p = d / "bad.csv"
+        if kind == "dup-columns":
+            p.write_text("model,scenario,scenario\nm0,0.5,0.4\nm1,0.2,0.3\n")
+        elif kind == "dup-models":
+            p.write_text("model,a,b\nm0,0.5,0.4\nm0,0.2,0.3\nm1,0.1,0.2\n")
+        elif kind == "text-cells":
+            p.write_text("model,a,b\nm0,x,y\nm1,z,w\n")
+        elif kind == "inf-cells":
+            p.write_text("model,a,b\nm0,inf,0.4\nm1,0.2,0.3\n")
+        elif kind == "one-model":
+            p.write_text("model,a,b\nm0,0.5,0.4\n")
+        elif kind == "long-dup":
+            p.write_text("model,item,scenario,score\nm0,i0,s0,1\nm0,i0,s0,0\nm1,i0,s0,1\nm1,i1,s0,0\nm0,i1,s0,1\n")
+        return str(p)
+
+    return make
+
+
+TABLE_FILES = [(k, FAIL, _file_table(k)) for k in ("dup-columns", "dup-models", "text-cells", "inf-cells", "one-model", "long-dup")]
+
+
+def _tmp_csv(df: pd.DataFrame, name: str = "scores.csv", index: bool = False) -> str:
+    import tempfile
+    from pathlib import Path
+
+    p = Path(tempfile.mkdtemp(prefix="effstats-fuzz-")) / name
+    df.to_csv(p, index=index)
+    return str(p)
+
+
+def _wide_csv() -> str:
+    df = pd.DataFrame(S(), index=[f"m{i}" for i in range(8)], columns=[f"S{j}" for j in range(6)])
+    df.index.name = "model"
+    return _tmp_csv(df, index=True)
+
+
+def _long_csv() -> str:
+    rm = pub("effstats.responses.ResponseMatrix")(X())
+    return _tmp_csv(rm.to_long())
+
+
+# ------------------------------------------------------------------------------------------ the table
+def cases() -> list[Case]:
+    C: list[Case] = []
+    add = C.append
+    B2 = BINARY + SHORT0 + SHORT1  # must match another argument in both axes
+    BN = BINARY + SHORT1  # new models: any number of rows, the fitted number of items
+
+    # ---------------------------------------------------------------- responses
+    RMP = "effstats.responses.ResponseMatrix"
+    add(Case("ResponseMatrix", "responses", fn(RMP), lambda: dict(values=X().astype(float)), [
+        A("values", ARRAY + [("above-1", FAIL, UNIT[-2][2]), ("below-0", FAIL, UNIT[-1][2])]),
+    ]))
+    add(Case("ResponseMatrix(missing,ids,meta)", "responses", fn(RMP), lambda: dict(
+        values=X(), missing=np.zeros((NM, NI), bool), model_ids=[f"m{i}" for i in range(NM)],
+        item_ids=[f"i{j}" for j in range(NI)], models=pd.DataFrame({"size": np.arange(NM)}, index=[f"m{i}" for i in range(NM)]),
+        items=pd.DataFrame({"scenario": np.arange(NI) % 3}), kind="binary", nan_as_missing=False), [
+        A("missing", BINARY + SHORT0 + [("all-missing-row", FAIL, lambda v, r: np.eye(NM, NI, dtype=bool) | (np.arange(NM) == 0)[:, None])],
+          skip=("none",)),
+        A("model_ids", _ids(NM)), A("item_ids", _ids(NI)),
+        A("models", [("short", FAIL, lambda v, r: v.iloc[:-1]), ("dup-index", FAIL, lambda v, r: v.set_axis(["m0"] * NM)),
+                     ("text", FAIL, lambda v, r: "abc"), ("array", FAIL, lambda v, r: np.zeros((NM, 2))),
+                     ("foreign-ids", FAIL, lambda v, r: v.set_axis([f"z{i}" for i in range(NM)]))]),
+        A("items", [("short", FAIL, lambda v, r: v.iloc[:-1]), ("text", FAIL, lambda v, r: "abc"),
+                    ("dup-index", FAIL, lambda v, r: v.set_axis([0] * NI))]),
+        A("kind", OPTION), A("nan_as_missing", FLAG),
+    ]))
+    add(Case("ResponseMatrix(probabilities)", "responses", fn(RMP), lambda: dict(values=PRM().values, probabilities=P(), labels=LAB()), [
+        A("probabilities", PROBA + SHORT0, skip=("none",)),
+        A("labels", ARRAY + SHORT0 + [("out-of-range", FAIL, lambda v, r: np.where(np.arange(NI) == 0, NC + 5, v)),
+                                       ("float", FAIL, lambda v, r: v + 0.5), ("negative", FAIL, lambda v, r: np.where(np.arange(NI) == 0, -1, v))],
+          skip=("none",)),
+    ]))
+    add(Case("ResponseMatrix(predictions)", "responses", fn(RMP), lambda: dict(values=X(), predictions=np.tile(LAB(), (NM, 1))), [
+        A("predictions", ARRAY + SHORT0 + [("float", FAIL, lambda v, r: v + 0.5), ("negative", FAIL, lambda v, r: v - 10)], skip=("none",),
+          expect={"ndim+": MAY}),  # (n_models, n_items, 1) is a top-1 list
+    ]))
+    add(Case("ResponseMatrix.from_probabilities", "responses", fn(RMP + ".from_probabilities"), lambda: dict(probabilities=P(), labels=LAB()), [
+        A("probabilities", PROBA + SHORT1), A("labels", ARRAY + SHORT0 + [("out-of-range", FAIL, lambda v, r: v + NC)]),
+    ]))
+    add(Case("ResponseMatrix.from_long", "responses", fn(RMP + ".from_long"), lambda: dict(df=RM().to_long(), groups="scenario"), [
+        A("df", LONG_FRAME, "score"), A("model", COLUMN), A("item", COLUMN), A("score", COLUMN), A("groups", COLUMN[:2] + [("int-list", FAIL, lambda v, r: [3])]),
+        A("kind", OPTION),
+    ]))
+    add(Case("ResponseMatrix.from_wide", "responses", fn(RMP + ".from_wide"), lambda: dict(df=RM().to_frame()), [
+        A("df", FRAME), A("kind", OPTION),
+    ]))
+    add(Case("ResponseMatrix.subset", "responses", lambda kw: RM().subset(**kw), lambda: dict(models=[0, 2, 3], items=["i1", "i5"]), [
+        A("models", _positions(NM)), A("items", _positions(NI)),
+    ]))
+    add(Case("ResponseMatrix.group_scores", "responses", lambda kw: RM().group_scores(**kw), lambda: dict(by="scenario"), [A("by", COLUMN)]))
+    add(Case("ResponseMatrix.mean_of_means", "responses", lambda kw: RM().mean_of_means(**kw), lambda: dict(by="scenario"), [A("by", COLUMN)]))
+    add(Case("ResponseMatrix.with_metadata", "responses", lambda kw: RM().with_metadata(**kw),
+             lambda: dict(models=pd.DataFrame({"f": np.arange(NM)}, index=[f"m{i}" for i in range(NM)])), [
+        A("models", [("short", FAIL, lambda v, r: v.iloc[:-1]), ("text", FAIL, lambda v, r: "abc"), ("dup-index", FAIL, lambda v, r: v.set_axis(["m0"] * NM)),
+                     ("foreign-ids", FAIL, lambda v, r: v.set_axis([f"z{i}" for i in range(NM)]))]),
+    ]))
+    add(Case("ResponseMatrix.to_long", "responses", lambda kw: RM().to_long(**kw), lambda: dict(dropna=True), [A("dropna", FLAG)]))
+    add(Case("ResponseMatrix.require_binary", "responses", lambda kw: RM().require_binary(**kw), lambda: dict(name="x"), [
+        A("name", [("int", FAIL, lambda v, r: 3), ("none", FAIL, lambda v, r: None)])]))
+
+    # ---------------------------------------------------------------- bitpack
+    PB = "effstats.bitpack.PackedBinaryMatrix"
+
+    def packed():
+        return pub(PB).from_dense(X())
+
+    add(Case("PackedBinaryMatrix", "bitpack", fn(PB), lambda: dict(packed=np.packbits(X(), axis=1), n_cols=NI), [
+        A("packed", [("int64", FAIL, lambda v, r: v.astype(np.int64)), ("1-D", FAIL, lambda v, r: v.ravel()), ("text", FAIL, lambda v, r: "abc"),
+                     ("ragged", FAIL, lambda v, r: [[1, 2], [3]])]),
+        A("n_cols", INT + [("mismatch", FAIL, lambda v, r: v - 9)], skip=("np-int",)),
+    ]))
+    add(Case("PackedBinaryMatrix.from_dense", "bitpack", fn(PB + ".from_dense"), lambda: dict(dense=X()), [A("dense", BINARY)]))
+    add(Case("PackedBinaryMatrix.from_row_blocks", "bitpack", fn(PB + ".from_row_blocks"),
+             lambda: dict(n_rows=NM, n_cols=NI, make_block=lambda s, e: X()[s:e], block_rows=5), [
+        A("n_rows", INT), A("n_cols", INT), A("make_block", CALLABLE), A("block_rows", INT, expect={"huge": MAY}),
+    ]))
+    add(Case("PackedBinaryMatrix.take_rows", "bitpack", lambda kw: packed().take_rows(**kw), lambda: dict(rows=[0, 3]), [
+        A("rows", _positions(NM), expect={"duplicate": MAY, "empty": MAY}, skip=("strings",))]))
+    add(Case("PackedBinaryMatrix.take_columns", "bitpack", lambda kw: packed().take_columns(**kw), lambda: dict(cols=[0, 3]), [
+        A("cols", _positions(NI), expect={"duplicate": MAY, "empty": MAY}, skip=("strings",))]))
+    add(Case("PackedBinaryMatrix.permute_columns", "bitpack", lambda kw: packed().permute_columns(**kw), lambda: dict(order=np.arange(NI)[::-1], block_rows=5), [
+        A("order", [("duplicate", FAIL, lambda v, r: np.zeros(NI, int)), ("out-of-range", FAIL, lambda v, r: v + 1), ("float", FAIL, lambda v, r: v + 0.5),
+                    ("short", FAIL, lambda v, r: v[:-1]), ("text", FAIL, lambda v, r: "abc"), ("nan", FAIL, lambda v, r: np.full(NI, np.nan))]),
+        A("block_rows", INT, expect={"huge": MAY}),
+    ]))
+    add(Case("PackedBinaryMatrix.col_sums", "bitpack", lambda kw: packed().col_sums(**kw), lambda: dict(weights=np.ones(NM), block_bytes=2), [
+        A("weights", REAL + SHORT0, skip=("none",)), A("block_bytes", INT, expect={"huge": MAY}),
+    ]))
+    add(Case("PackedBinaryMatrix.col_sums(n_threads)", "bitpack", lambda kw: packed().col_sums(**kw), lambda: dict(n_threads=1), [
+        A("n_threads", INT, skip=("none",), expect={"huge": MAY})]))
+    add(Case("PackedBinaryMatrix.row_sums", "bitpack", lambda kw: packed().row_sums(**kw), lambda: dict(block_rows=5), [A("block_rows", INT, expect={"huge": MAY})]))
+    add(Case("PackedBinaryMatrix.row_blocks", "bitpack", lambda kw: list(packed().row_blocks(**kw)), lambda: dict(block_rows=5), [A("block_rows", INT, expect={"huge": MAY})]))
+
+    # ---------------------------------------------------------------- splits
+    add(Case("random_split", "splits", fn("effstats.splits.random_split"), lambda: dict(responses=RM(), test_size=0.25, rng=0), [
+        A("responses", [("text", FAIL, lambda v, r: "abc"), ("one", FAIL, lambda v, r: 1), ("float", FAIL, lambda v, r: 12.0),
+                        ("bool", FAIL, lambda v, r: True), ("none", FAIL, lambda v, r: None), ("negative", FAIL, lambda v, r: -5)]),
+        A("test_size", FRACTION + [("count-too-big", FAIL, lambda v, r: NM), ("zero-int", FAIL, lambda v, r: 0)]), A("rng", RNG),
+    ]))
+    add(Case("chronological_split", "splits", fn("effstats.splits.chronological_split"), lambda: dict(responses=RM(), cutoff="2020-06-15"), [
+        A("cutoff", [("garbage", FAIL, lambda v, r: "not a date"), ("before-all", FAIL, lambda v, r: "1990-01-01"), ("none", FAIL, lambda v, r: None),
+                     ("list", FAIL, lambda v, r: [v])]),
+        A("date", COLUMN), A("responses", [("text", FAIL, lambda v, r: "abc"), ("array", FAIL, lambda v, r: X())]),
+    ]))
+    add(Case("chronological_split(n_newest)", "splits", fn("effstats.splits.chronological_split"), lambda: dict(responses=RM(), n_newest=3), [
+        A("n_newest", INT + [("all", FAIL, lambda v, r: NM)])]))
+    add(Case("performance_split", "splits", fn("effstats.splits.performance_split"), lambda: dict(responses=RM(), top_fraction=0.25, gap=0.1), [
+        A("top_fraction", FRACTION), A("gap", [x for x in FRACTION if x[0] not in ("zero",)], expect={"one": FAIL}),
+        A("responses", [("text", FAIL, lambda v, r: "abc"), ("array", FAIL, lambda v, r: X())]),
+    ]))
+    add(Case("ModelSplit.apply", "splits", lambda kw: pub("effstats.splits.ModelSplit")(kw.pop("source"), kw.pop("target")).apply(**kw),
+             lambda: dict(source=np.arange(0, 9), target=np.arange(9, NM), responses=RM()), [
+        A("source", _positions(NM) + [("overlap", FAIL, lambda v, r: np.arange(0, 10))]),
+        A("target", _positions(NM)), A("responses", [("text", FAIL, lambda v, r: "abc"), ("array", FAIL, lambda v, r: X())]),
+    ]))
+
+    # ---------------------------------------------------------------- datasets
+    SIM = "effstats.datasets.simulate_responses"
+    simkw = lambda: dict(n_models=6, n_items=10, n_dims=1, ability=(0.0, 1.0), difficulty=(0.0, 1.0), discrimination=None,
+                         n_clusters=1, cluster_spread=1.0, rng=0)
+    spec_bad = [("nan", FAIL, lambda v, r: (np.nan, 1.0)), ("neg-sd", FAIL, lambda v, r: (0.0, -1.0)), ("text", FAIL, lambda v, r: "abc"),
+                ("triple", FAIL, lambda v, r: (0.0, 1.0, 2.0)), ("inf", FAIL, lambda v, r: (0.0, np.inf)),
+                ("complex", FAIL, lambda v, r: (1j, 1.0))]
+    add(Case("simulate_responses", "datasets", fn(SIM), simkw, [
+        A("n_models", INT, skip=("huge",)), A("n_items", INT, skip=("huge",)), A("n_dims", INT, skip=("huge",)),
+        A("ability", spec_bad), A("difficulty", spec_bad), A("n_clusters", INT, skip=("huge",)),
+        A("cluster_spread", POSITIVE, expect={"zero": MAY}), A("rng", RNG),  # clusters of models; a zero spread is documented
+    ]))
+    add(Case("simulate_responses(n_classes)", "datasets", fn(SIM), lambda: dict(n_models=6, n_items=10, n_classes=3, rng=0), [
+        A("n_classes", INT + [("one", FAIL, lambda v, r: 1)], skip=("huge",)),
+    ]))
+    add(Case("simulate_packed_responses", "datasets", fn("effstats.datasets.simulate_packed_responses"),
+             lambda: dict(n_models=6, n_items=10, rng=0, block_rows=4, n_jobs=1), [
+        A("n_models", INT, skip=("huge",)), A("n_items", INT, skip=("huge",)), A("block_rows", INT, expect={"huge": MAY}, skip=("none",)),
+        A("n_jobs", INT, skip=("huge",)), A("rng", RNG),
+    ]))
+    add(Case("load_lifelong_digits", "datasets", fn("effstats.datasets.load_lifelong_digits"), None, [
+        A("path", files(".npz"))]))
+    add(Case("make_lifelong_digits", "datasets", lambda kw: pub("effstats.datasets.make_lifelong_digits")(**{"n_models": 2, "n_test": 20, **kw}), None, [
+        A("rng", RNG + [("none", FAIL, lambda v, r: None)]), A("n_models", INT, skip=("huge", "np-int")), A("n_test", INT, skip=("huge", "np-int")),
+        A("domains", [("unknown", FAIL, lambda v, r: ["nope"]), ("empty", FAIL, lambda v, r: []), ("zero", FAIL, lambda v, r: 0),
+                      ("float", FAIL, lambda v, r: 1.5), ("dup", FAIL, lambda v, r: ["clean", "clean"])]),
+        A("models", [("out-of-range", FAIL, lambda v, r: [0, 10**6]), ("empty", FAIL, lambda v, r: []), ("text", FAIL, lambda v, r: ["a"]),
+                     ("dup", FAIL, lambda v, r: [0, 0])]),
+        A("n_jobs", INT, skip=("huge", "np-int")),
+    ]))
+    add(Case("read_scores_csv", "datasets", fn("effstats.datasets.read_scores_csv"), lambda: dict(path=_long_csv()), [
+        A("path", files(".csv", ("missing", "directory", "empty", "garbage", "text", "dup-columns", "dup-rows")) + TABLE_FILES,
+          expect={"one-model": MAY}),  # one model is a valid ResponseMatrix
+        A("format", OPTION), A("model", COLUMN[:2]), A("score", COLUMN[:2]), A("kind", OPTION),
+    ]))
+    add(Case("read_scores_csv(wide)", "datasets", fn("effstats.datasets.read_scores_csv"), lambda: dict(path=_wide_csv(), format="wide"), [
+        A("path", TABLE_FILES[:5], expect={"one-model": MAY})]))
+    add(Case("read_lm_eval_samples", "datasets", fn("effstats.datasets.read_lm_eval_samples"), None, [
+        A("path_or_paths", files(".jsonl", ("missing", "directory", "empty", "garbage", "jsonl-garbage")) + [
+            ("int", FAIL, lambda v, r: 3), ("empty-list", FAIL, lambda v, r: []), ("empty-dict", FAIL, lambda v, r: {})]),
+    ]))
+    add(Case("load_leaderboard", "datasets", fn("effstats.datasets.load_leaderboard"), lambda: dict(name="helm"), [
+        A("name", OPTION + [("none", FAIL, lambda v, r: None)]), A("as_frame", FLAG)]))
+    add(Case("load_mmlu", "datasets", fn("effstats.datasets.load_mmlu"), lambda: dict(duplicates="suffix"), [A("duplicates", OPTION)]))
+    add(Case("load_helm", "datasets", fn("effstats.datasets.load_helm"), lambda: dict(as_frame=False), [A("as_frame", FLAG)]))
+    add(Case("data_root", "datasets", fn("effstats.datasets.data_root"), None, [
+        A("root", files("", ("missing",)) + [("int", FAIL, lambda v, r: 3), ("file", FAIL, lambda v, r: __file__)])]))
+    for loader, extra in [("load_imagenet_predictions", {}), ("load_cifar10_predictions", {}), ("load_alpacaeval", {})]:
+        args = [A("root", files("", ("missing", "empty", "garbage")) + [("int", FAIL, lambda v, r: 3)])]
+        if loader != "load_alpacaeval":
+            args.append(A("domains", [("unknown", FAIL, lambda v, r: ["nope"]), ("empty", FAIL, lambda v, r: []), ("int", FAIL, lambda v, r: 3),
+                                      ("dup", FAIL, lambda v, r: ["a", "a"])]))
+        args.append(A("models", [("empty", FAIL, lambda v, r: []), ("unknown", FAIL, lambda v, r: ["no-such-model"]), ("int", FAIL, lambda v, r: 3)]))
+        if loader == "load_alpacaeval":
+            args.append(A("outcome", OPTION))
+        if loader == "load_imagenet_predictions":
+            args.append(A("correct", OPTION))
+        add(Case(loader, "datasets", fn("effstats.datasets." + loader), None, args))
+
+    # ---------------------------------------------------------------- sortsearch
+    SS = "effstats.sortsearch."
+    for f in ("item_sums", "model_sums", "sort_by_sum"):
+        add(Case(f, "sortsearch", fn(SS + f), lambda: dict(responses=X()), [A("responses", BINARY + [("score-rm", FAIL, lambda v, r: pub(RMP)(X() * 0.5))])]))
+    add(Case("sort_by_confidence_sum", "sortsearch", fn(SS + "sort_by_confidence_sum"), lambda: dict(confidences=PRM().true_class_probability()), [
+        A("confidences", UNIT)]))
+    add(Case("recursive_sort", "sortsearch", fn(SS + "recursive_sort"), lambda: dict(responses=X(), depth=2), [
+        A("responses", BINARY), A("depth", INT, skip=("huge",), expect={"zero": MAY})]))
+    add(Case("sort_objective", "sortsearch", fn(SS + "sort_objective"), lambda: dict(responses=X(), order=np.arange(NI)), [
+        A("responses", BINARY), A("order", [("duplicate", FAIL, lambda v, r: np.zeros(NI, int)), ("short", FAIL, lambda v, r: v[:-1]),
+                                            ("float", FAIL, lambda v, r: v + 0.5), ("out-of-range", FAIL, lambda v, r: v + 1),
+                                            ("text", FAIL, lambda v, r: "abc"), ("none", FAIL, lambda v, r: None)])]))
+    add(Case("dp_search", "sortsearch", fn(SS + "dp_search"), lambda: dict(sorted_responses=X()), [A("sorted_responses", BINARY, skip=("ndim-",))]))
+    for f in ("uniform_positions", "listing_uniform_positions", "random_positions"):
+        add(Case(f, "sortsearch", fn(SS + f), (lambda f: lambda: dict(n=NI, budget=5, **({"rng": 0} if f == "random_positions" else {})))(f),
+             [A("n", INT, skip=("huge",)), A("budget", INT)]))
+    add(Case("random_positions(rng)", "sortsearch", fn(SS + "random_positions"), lambda: dict(n=NI, budget=5, rng=0), [A("rng", RNG)]))
+    SSE = SS + "SortSearch"
+    add(Case("SortSearch.fit", "sortsearch", est_fit(SSE, ("sort", "sampling", "depth", "random_state")),
+             lambda: dict(responses=X(), sort="sum", sampling="uniform", depth=2, random_state=0), [
+        A("responses", BINARY + [("score-rm", FAIL, lambda v, r: pub(RMP)(X() * 0.5)), ("missing-rm", FAIL, lambda v, r: pub(RMP)(np.where(np.eye(NM, NI) > 0, np.nan, X()), nan_as_missing=True))]),
+        A("sort", OPTION), A("sampling", OPTION), A("random_state", RNG),
+    ]))
+    add(Case("SortSearch(recursive).fit", "sortsearch", est_fit(SSE, ("sort", "depth")), lambda: dict(responses=X(), sort="recursive", depth=2), [
+        A("depth", INT, skip=("huge",), expect={"zero": MAY})]))
+    add(Case("SortSearch.select", "sortsearch", lambda kw: fitted(SSE).select(**kw), lambda: dict(budget=5), [A("budget", INT)]))
+    add(Case("SortSearch.predict", "sortsearch", lambda kw: fitted_once(SSE).predict(**kw), lambda: dict(responses=X()[:3, :5], items=np.arange(5)), [
+        A("responses", BN), A("items", _positions(NI))]))
+    add(Case("SortSearch.simulate", "sortsearch", lambda kw: fitted_once(SSE).simulate(**kw), lambda: dict(responses=X()[:4], budget=6), [
+        A("responses", BN + [("score-rm", FAIL, lambda v, r: pub(RMP)(X()[:4] * 0.5))]), A("budget", INT)]))
+    add(Case("SortSearch.budget_curve", "sortsearch", lambda kw: fitted_once(SSE).budget_curve(**kw), lambda: dict(responses=X()[:4], budgets=[3, 6]), [
+        A("responses", BN), A("budgets", _sizes(NI), expect={"scalar": MAY})]))
+    add(Case("SortSearch.insert", "sortsearch", lambda kw: (lambda e: (e.select(5), e.insert(**kw))[1])(fitted(SSE)),
+             lambda: dict(responses=X()[:2, :5]), [A("responses", BN), A("items", _positions(NI), skip=("empty",))]))
+    add(Case("SortSearch.evaluate", "sortsearch", lambda kw: fitted(SSE).evaluate(**kw),
+             lambda: dict(evaluate_fn=lambda items: X()[:3][:, items], budget=5), [A("evaluate_fn", CALLABLE), A("budget", INT)]))
+    add(Case("SearchResult.evaluate", "sortsearch", lambda kw: fitted_once(SSE).simulate(X()[:4], 6).evaluate(**kw), lambda: dict(true_responses=X()[:4]), [
+        A("true_responses", B2)]))
+    add(Case("SearchResult.correctness", "sortsearch", lambda kw: fitted_once(SSE).simulate(X()[:4], 6).correctness(**kw), lambda: dict(rows=[0, 1]), [
+        A("rows", _positions(4), expect={"duplicate": MAY, "empty": MAY}, skip=("strings",))]))
+    add(Case("SampleInserter.insert_samples", "sortsearch", lambda kw: (lambda e: (e.fit(X()), e.select(4), e.insert_samples(**kw))[2])(pub(SS + "SampleInserter")()),
+             lambda: dict(responses=X()[:4, :2].T.copy()), [A("responses", BN)]))
+    CNE = SS + "CopyNearestExpand"
+    add(Case("CopyNearestExpand.fit", "sortsearch", est_fit(CNE, ("random_state",)), lambda: dict(responses=X(), random_state=0), [
+        A("responses", BINARY), A("random_state", RNG)]))
+    add(Case("CopyNearestExpand.select", "sortsearch", lambda kw: fitted(CNE).select(**kw), lambda: dict(budget=5), [A("budget", INT)]))
+    add(Case("CopyNearestExpand.simulate", "sortsearch", lambda kw: fitted(CNE).simulate(**kw), lambda: dict(responses=X()[:4], budget=6), [
+        A("responses", BN), A("budget", INT)]))
+    add(Case("CopyNearestExpand.predict", "sortsearch", lambda kw: (lambda e: (e.select(5), e.predict(**kw))[1])(fitted(CNE)),
+             lambda: dict(responses=X()[:3, :5]), [A("responses", BN), A("items", _positions(NI), skip=("empty",))]))
+
+    # ---------------------------------------------------------------- metrics
+    MT = "effstats.metrics."
+    Y = lambda: X()[:4]
+    A4 = lambda: np.roll(X()[:4], 1, axis=1)
+    for f in ("mae", "e_agg", "e_rand", "cohen_kappa", "sample_metrics"):
+        ex = {"half": MAY} if f in ("mae", "e_agg") else {}  # documented for scores in [0, 1] too
+        add(Case(f, "metrics", fn(MT + f), lambda: dict(a=A4(), y=Y()), [A("a", B2, expect=ex), A("y", B2, expect=ex)]))
+    add(Case("cohen_kappa(undefined)", "metrics", fn(MT + "cohen_kappa"), lambda: dict(a=A4(), y=Y(), undefined=1.0), [A("undefined", FINITE)]))
+    add(Case("aggregate_counterexample", "metrics", fn(MT + "aggregate_counterexample"), lambda: dict(a=X()[:2]), [A("a", BINARY, expect={"ndim-": MAY})]))
+    add(Case("oracle_count_prediction", "metrics", fn(MT + "oracle_count_prediction"), lambda: dict(a=X()[:4], order=np.arange(NI)), [
+        A("a", BINARY), A("order", [("duplicate", FAIL, lambda v, r: np.zeros(NI, int)), ("short", FAIL, lambda v, r: v[:-1]), ("float", FAIL, lambda v, r: v + 0.5),
+                                    ("out-of-range", FAIL, lambda v, r: v + 1), ("text", FAIL, lambda v, r: "abc")])]))
+    add(Case("decompose_errors", "metrics", fn(MT + "decompose_errors"), lambda: dict(a=A4(), y=Y(), order=np.arange(NI)), [
+        A("a", B2), A("y", B2), A("order", [("duplicate", FAIL, lambda v, r: np.zeros(NI, int)), ("short", FAIL, lambda v, r: v[:-1]),
+                                            ("out-of-range", FAIL, lambda v, r: v + 1), ("text", FAIL, lambda v, r: "abc"), ("none", FAIL, lambda v, r: None)])]))
+    XS = lambda: np.array([10.0, 20, 40, 80, 160, 320])
+    YS = lambda: np.array([0.30, 0.22, 0.15, 0.11, 0.08, 0.06])
+    for f in ("fit_exponential", "fit_power_law"):
+        add(Case(f, "metrics", fn(MT + f), lambda: dict(x=XS(), y=YS()), [
+            A("x", REAL + SHORT0 + [("non-positive", FAIL, lambda v, r: v - 100)] if f == "fit_power_law" else REAL + SHORT0), A("y", REAL + SHORT0)]))
+    add(Case("CurveFit.predict", "metrics", lambda kw: pub(MT + "fit_power_law")(XS(), YS()).predict(**kw), lambda: dict(x=np.array([5.0, 500.0])), [
+        A("x", REAL, skip=("ndim-", "empty"))]))
+    add(Case("CurveFit.confidence_interval", "metrics", lambda kw: pub(MT + "fit_power_law")(XS(), YS()).confidence_interval(**kw),
+             lambda: dict(confidence_level=0.9), [A("confidence_level", FRACTION)]))
+    add(Case("accuracy_correlation", "metrics", fn(MT + "accuracy_correlation"), lambda: dict(estimated=np.linspace(0, 1, 6), true=np.linspace(0, 1, 6) ** 2), [
+        A("estimated", REAL + SHORT0 + [("constant", MAY, lambda v, r: np.ones(6))]), A("true", REAL + SHORT0)]))
+    add(Case("model_correlation_matrix", "metrics", fn(MT + "model_correlation_matrix"), lambda: dict(responses=X()), [A("responses", BINARY)]))
+
+    # ---------------------------------------------------------------- disco
+    DC = "effstats.disco."
+    add(Case("pds", "disco", fn(DC + "pds"), lambda: dict(probabilities=P()), [A("probabilities", PROBA)]))
+    add(Case("jsd", "disco", fn(DC + "jsd"), lambda: dict(probabilities=P(), base=2.0), [A("probabilities", PROBA), A("base", POSITIVE + [("one", FAIL, lambda v, r: 1.0)])]))
+    PRED = lambda: np.argmax(P(), axis=2)
+    for f in ("pds_from_predictions", "jsd_from_predictions"):
+        add(Case(f, "disco", fn(DC + f), lambda: dict(predictions=PRED(), n_classes=NC), [
+            A("predictions", ARRAY + [("float", FAIL, lambda v, r: v + 0.5), ("negative", FAIL, lambda v, r: v - 10)], expect={"ndim+": MAY}),  # top-1 as (., ., 1)
+            A("n_classes", INT + [("too-small", FAIL, lambda v, r: 1)], skip=("none", "huge"))]))
+    add(Case("pds_jsd_bounds", "disco", fn(DC + "pds_jsd_bounds"), lambda: dict(pds_unnormalized=pub(DC + "pds")(P(), normalize=False), n_models=NM), [
+        A("pds_unnormalized", REAL + [("negative", FAIL, lambda v, r: -np.abs(v) - 1)], expect={"ndim-": MAY}), A("n_models", INT + [("one", FAIL, lambda v, r: 1)], skip=("huge",))]))
+    add(Case("disagreement", "disco", fn(DC + "disagreement"), lambda: dict(outputs=P(), measure="pds", top_k=1), [
+        A("outputs", PROBA), A("measure", OPTION), A("top_k", INT, skip=("huge",))]))
+    add(Case("select_top_k", "disco", fn(DC + "select_top_k"), lambda: dict(scores=np.linspace(0, 1, NI), k=5, groups=np.arange(NI) % 3, rng=0), [
+        A("scores", REAL + SHORT0, skip=("none",)), A("k", INT), A("groups", [("short", FAIL, lambda v, r: v[:-1]), ("2-D", FAIL, lambda v, r: v[None]),
+                                                                        ("nan", FAIL, lambda v, r: np.where(np.arange(NI) == 0, np.nan, v))]),
+        A("rng", RNG)]))
+    add(Case("select_random", "disco", fn(DC + "select_random"), lambda: dict(n_items=NI, k=5, rng=0), [A("n_items", INT, skip=("huge",)), A("k", INT), A("rng", RNG)]))
+    add(Case("make_predictor", "disco", fn(DC + "make_predictor"), lambda: dict(name="knn", n_neighbors=2), [A("name", OPTION), A("n_neighbors", INT, skip=("huge",))]))
+    DIS = DC + "DISCO"
+    add(Case("DISCO.fit", "disco", est_fit(DIS, ("n_items", "selection", "predictor", "signature", "pca", "top_k", "n_neighbors", "random_state")),
+             lambda: dict(source_outputs=P(), labels=LAB(), n_items=5, predictor="knn", pca=None, random_state=0), [
+        A("source_outputs", PROBA), A("n_items", INT), A("selection", OPTION), A("predictor", OPTION), A("signature", OPTION),
+        A("pca", INT, skip=("none",), expect={"huge": MAY}), A("top_k", INT, skip=("huge",)), A("n_neighbors", INT), A("random_state", RNG)]))
+    add(Case("DISCO.fit(scores)", "disco", est_fit(DIS, ("n_items", "predictor", "pca")),
+             lambda: dict(source_outputs=P(), source_scores=PRM().accuracy().to_numpy(), labels=LAB(), n_items=5, predictor="knn", pca=None), [
+        A("source_scores", UNIT + SHORT0, skip=("none",), expect={"above-1": MAY, "below-0": MAY}), A("labels", ARRAY + SHORT0 + [("out-of-range", FAIL, lambda v, r: v + NC)], skip=("none",))]))
+    add(Case("DISCO.predict", "disco", lambda kw: fitted_once(DIS, PRM(), n_items=5, predictor="knn", pca=None).predict(**kw), lambda: dict(target_outputs=P()[:3]), [
+        A("target_outputs", PROBA + [("selected-only", MAY, lambda v, r: v[:, :5])])]))  # bare arrays may hold the selected items only
+    for est in ("RandomDirect", "AnchorCorr", "StratifiedHT", "SortSearchDirect"):
+        extra = {"n_strata": 2} if est == "StratifiedHT" else {}
+        half = {"half": MAY} if est != "SortSearchDirect" else {}  # scores in [0, 1] are valid outputs except for Sort & Search
+        add(Case(f"{est}.fit", "disco", est_fit(DC + est, ("n_items", "n_strata")), (lambda extra: lambda: dict(source_outputs=X(), n_items=5, **extra))(extra), [
+            A("source_outputs", BINARY, expect=half), A("n_items", INT)] + ([A("n_strata", INT)] if extra else [])))
+        add(Case(f"{est}.predict", "disco", (lambda est, extra: lambda kw: fitted_once(DC + est, None, n_items=5, **extra).predict(**kw))(est, extra),
+                 lambda: dict(target_outputs=X()[:3]), [A("target_outputs", BN, expect={"half": MAY})]))  # only the selected items are read
+    add(Case("prediction_metrics", "disco", fn(DC + "prediction_metrics"), lambda: dict(true_scores=np.linspace(0, 1, 6), estimates=np.linspace(0, 1, 6) ** 2), [
+        A("true_scores", REAL + SHORT0), A("estimates", REAL + SHORT0)]))
+    add(Case("evaluate_split", "disco", fn(DC + "evaluate_split"), lambda: dict(method=pub(DC + "RandomDirect")(5), responses=RM(), split=SPLIT()), [
+        A("method", [("text", FAIL, lambda v, r: "abc"), ("none", FAIL, lambda v, r: None)]),
+        A("split", [("out-of-range", FAIL, lambda v, r: pub("effstats.splits.ModelSplit")(np.arange(3), np.array([50]))),
+                    ("overlap", FAIL, lambda v, r: pub("effstats.splits.ModelSplit")(np.arange(6), np.arange(5, NM))),
+                    ("text", FAIL, lambda v, r: "abc")]),
+        A("scores", [("short", FAIL, lambda v, r: np.zeros(NM - 1)), ("nan", FAIL, lambda v, r: np.full(NM, np.nan))])]))
+    add(Case("run_protocol", "disco", fn(DC + "run_protocol"), lambda: dict(methods={"r": pub(DC + "RandomDirect")(5)}, responses=RM(), splits=SPLIT(), seeds=[0]), [
+        A("methods", [("empty", FAIL, lambda v, r: {}), ("text", FAIL, lambda v, r: "abc"), ("bad-value", FAIL, lambda v, r: {"r": 3})]),
+        A("splits", [("empty", FAIL, lambda v, r: []), ("text", FAIL, lambda v, r: "abc")]),
+        A("seeds", [("empty", FAIL, lambda v, r: []), ("text", FAIL, lambda v, r: ["a"]), ("float", FAIL, lambda v, r: [0.5]), ("dup", FAIL, lambda v, r: [0, 0])])]))
+
+    # ---------------------------------------------------------------- irt
+    IRT = "effstats.irt.IRT2PL"
+    add(Case("IRT2PL.fit", "irt", est_fit(IRT, ("n_dims", "method", "prior_sd_a", "prior_sd_b", "max_iter", "tol", "random_state")),
+             lambda: dict(responses=X(), method="jml", max_iter=20, random_state=0), [
+        A("responses", BINARY + [("missing-rm", MAY, lambda v, r: pub(RMP)(np.where(np.eye(NM, NI) > 0, np.nan, X()), nan_as_missing=True))]),
+        A("n_dims", INT, skip=("huge",)), A("method", OPTION), A("prior_sd_a", POSITIVE), A("prior_sd_b", POSITIVE), A("max_iter", INT, skip=("huge",)),
+        A("tol", POSITIVE), A("random_state", RNG)]))
+    add(Case("IRT2PL.abilities", "irt", lambda kw: fitted_once(IRT, method="jml", max_iter=20).abilities(**kw),
+             lambda: dict(responses=X()[:3, :5], items=np.arange(5), max_iter=20, method="map"), [
+        A("responses", BN), A("items", _positions(NI) + [("shape-mismatch", FAIL, lambda v, r: np.arange(6))]), A("max_iter", INT, skip=("huge",)),
+        A("method", OPTION)]))
+    add(Case("IRT2PL.predict_proba", "irt", lambda kw: fitted_once(IRT, method="jml", max_iter=20).predict_proba(**kw),
+             lambda: dict(theta=np.zeros((2, 1)), items=np.arange(4)), [A("theta", REAL + [("wrong-dims", FAIL, lambda v, r: np.zeros((2, 3)))], skip=("none",)),
+                                                                       A("items", _positions(NI))]))
+    TB = "effstats.irt.TinyBenchmarks"
+    add(Case("TinyBenchmarks.fit", "irt", est_fit(TB, ("n_items", "selection", "estimator", "n_dims", "gp_lambda", "ability", "n_init", "random_state"), then="predict",
+                                                 then_kw={"target_outputs": X()[:3]}),
+             lambda: dict(source_outputs=X(), n_items=6, selection="random", estimator="p-irt", n_dims=1, n_init=1, random_state=0), [
+        A("source_outputs", BINARY), A("n_items", INT), A("selection", OPTION), A("estimator", OPTION), A("n_dims", INT, skip=("huge",)),
+        A("gp_lambda", FRACTION, skip=("zero", "one")), A("ability", OPTION), A("n_init", INT, skip=("huge",)), A("random_state", RNG)]))
+    add(Case("TinyBenchmarks.predict", "irt", lambda kw: fitted_once(TB, None, n_items=6, selection="random", estimator="p-irt", n_dims=1, n_init=1, random_state=0).predict(**kw),
+             lambda: dict(target_outputs=X()[:3]), [A("target_outputs", BN, expect={"half": MAY})]))
+
+    # ---------------------------------------------------------------- reliability
+    RL = "effstats.reliability."
+    Sdf = lambda: pd.DataFrame(S(), index=[f"m{i}" for i in range(8)], columns=[f"S{j}" for j in range(6)])
+    DATA = REAL + [("one-model", FAIL, lambda v, r: np.asarray(v)[:1]), ("all-nan-row", FAIL, lambda v, r: np.where(np.arange(8)[:, None] == 0, np.nan, v))]
+    DATA = [d for d in DATA if d[0] != "nan"]  # NaN marks 'not evaluated' in reliability tables
+    for f in ("mean_win_rate", "mean_score"):  # leading axes are resamples: (8, 6, 1) is valid
+        add(Case(f, "reliability", fn(RL + f), lambda: dict(scores=S()), [A("scores", DATA, expect={"ndim+": MAY, "one-model": MAY})]))
+    add(Case("mean_win_rate(frame)", "reliability", fn(RL + "mean_win_rate"), lambda: dict(scores=Sdf(), ties="strict"), [
+        A("scores", [f for f in FRAME if f[0] != "dup-columns"]), A("ties", OPTION)]))
+    add(Case("mean_of_means", "reliability", fn(RL + "mean_of_means"), lambda: dict(scores=S(), groups=np.array([0, 0, 1, 1, 2, 2])), [
+        A("scores", DATA, expect={"one-model": MAY}), A("groups", [("short", FAIL, lambda v, r: v[:-1]), ("none", FAIL, lambda v, r: None), ("2-D", FAIL, lambda v, r: v[None]),
+                                        ("nan", FAIL, lambda v, r: np.where(np.arange(6) == 0, np.nan, v))])]))
+    add(Case("kendall_tau", "reliability", fn(RL + "kendall_tau"), lambda: dict(reference=np.arange(8.0), resampled=np.arange(16.0).reshape(2, 8) % 8), [
+        A("reference", REAL + SHORT0), A("resampled", REAL + [("short-cols", FAIL, lambda v, r: np.asarray(v)[..., :-1])])]))
+    add(Case("dior", "reliability", fn(RL + "dior"), lambda: dict(data=S(), decision="scenarios", objective="kendall", n_boot=20, ci=0.9, rng=0), [
+        A("data", DATA), A("decision", OPTION), A("objective", OPTION), A("score", OPTION), A("n_boot", INT, skip=("huge",)), A("ci", FRACTION),
+        A("ties", OPTION), A("rng", RNG)]))
+    add(Case("dior(examples)", "reliability", fn(RL + "dior"), lambda: dict(data=EX_RM(), decision="examples", size=4, n_boot=20, n_top=2, rng=0), [
+        A("size", INT), A("n_top", INT)]))
+    add(Case("DIoRResult.confidence_interval", "reliability", lambda kw: pub(RL + "dior")(S(), n_boot=20, rng=0).confidence_interval(**kw), lambda: dict(), [
+        A("ci", FRACTION), A("confidence_level", FRACTION)]))
+    add(Case("efficiency_curve", "reliability", fn(RL + "efficiency_curve"), lambda: dict(data=EX_RM(), decision="examples", sizes=[2, 4], n_boot=10, rng=0), [
+        A("data", DATA), A("sizes", _sizes(8)), A("decision", OPTION)]))
+    add(Case("rank_switch_curve", "reliability", fn(RL + "rank_switch_curve"), lambda: dict(data=EX_RM(), sizes=[2, 4], cluster_sizes=(2, 3), n_boot=10, rng=0), [
+        A("sizes", _sizes(8)), A("cluster_sizes", _sizes(6)), A("n_top", INT), A("n_boot", INT, skip=("huge",))]))
+    add(Case("prompt_strategies", "reliability", fn(RL + "prompt_strategies"), lambda: dict(data=EX_RM(), n_examples=[2, 3], n_boot=10, rng=0), [
+        A("data", [("array", FAIL, lambda v, r: v.values), ("text", FAIL, lambda v, r: "abc")]), A("n_examples", _sizes(8)), A("example", COLUMN),
+        A("prompt", COLUMN), A("n_boot", INT, skip=("huge",))]))
+    add(Case("rank_resolution", "reliability", fn(RL + "rank_resolution"), lambda: dict(data=EX_RM(), sizes=[2, 4], n_boot=10, rng=0), [
+        A("sizes", _sizes(8)), A("quantile", FRACTION, skip=("none",)), A("n_boot", INT, skip=("huge",))]))
+    add(Case("rank_trajectories", "reliability", fn(RL + "rank_trajectories"), lambda: dict(data=EX_RM(), sizes=[2, 4], n_boot=10, ci=0.9, rng=0), [
+        A("sizes", _sizes(8)), A("ci", FRACTION), A("n_boot", INT, skip=("huge",))]))
+    add(Case("subscenario_correlations", "reliability", fn(RL + "subscenario_correlations"), lambda: dict(data=EX_RM()), [
+        A("data", [("array", FAIL, lambda v, r: "abc"), ("none", FAIL, lambda v, r: None)])]))
+    add(Case("counterexample_weaker_model", "reliability", fn(RL + "counterexample_weaker_model"), lambda: dict(n_weaker=2), [A("n_weaker", INT, skip=("huge",))]))
+    add(Case("counterexample_partial_reporting", "reliability", fn(RL + "counterexample_partial_reporting"), lambda: dict(n_models=11), [A("n_models", INT, skip=("huge",))]))
+    add(Case("clone_flips", "reliability", fn(RL + "clone_flips"), lambda: dict(data=Sdf(), top_k=3, n_clones=1), [
+        A("data", [f for f in FRAME if f[0] not in ("dup-columns",)]), A("top_k", INT), A("n_clones", INT, skip=("huge",)), A("eps", POSITIVE)]))
+    add(Case("removal_flips", "reliability", fn(RL + "removal_flips"), lambda: dict(data=Sdf(), top_k=2), [
+        A("data", [f for f in FRAME if f[0] not in ("dup-columns",)]), A("top_k", INT)]))
+    add(Case("flash_helm", "reliability", fn(RL + "flash_helm"), lambda: dict(data=EX_RM(), new_models=[0, 3], sizes=(2, 4, None), n_boot=10, rng=0), [
+        A("new_models", _positions(6)), A("sizes", _sizes(8)[:-2] + [("text", FAIL, lambda v, r: "abc")]),
+        A("tiers", [("empty", FAIL, lambda v, r: []), ("text", FAIL, lambda v, r: [("a", "b")]), ("start-2", FAIL, lambda v, r: [(2, 1)]),
+                    ("negative", FAIL, lambda v, r: [(1, -1)])]),
+        A("rule", OPTION), A("quantile", FRACTION, skip=("none",)), A("n_boot", INT, skip=("huge",)),
+        A("resolution", [("text", FAIL, lambda v, r: "abc"), ("nan", FAIL, lambda v, r: {2: np.nan, 4: 1.0}), ("negative", FAIL, lambda v, r: {2: -1.0, 4: 1.0}),
+                         ("empty", FAIL, lambda v, r: {})])]))
+    add(Case("Benchmark.from_data", "reliability", fn(RL + "Benchmark.from_data"), lambda: dict(data=S(), groups=np.array([0, 0, 1, 1, 2, 2])), [
+        A("data", DATA), A("groups", [("short", FAIL, lambda v, r: v[:-1]), ("2-D", FAIL, lambda v, r: v[None]),
+                                      ("nan", FAIL, lambda v, r: np.where(np.arange(6) == 0, np.nan, v))])]))
+
+    # ---------------------------------------------------------------- cli
+    add(Case("cli.read_scores", "cli", fn("effstats.cli.read_scores"), lambda: dict(path=_wide_csv()), [
+        A("path", files(".csv", ("missing", "directory", "empty", "garbage", "text")) + TABLE_FILES, "SCORES", "data", "df", "--by")]))
+    add(Case("cli.audit", "cli", fn("effstats.cli.audit"), lambda: dict(data=Sdf(), out=_tmpdir(), n_boot=20, target=0.95, seed=0, progress=False), [
+        A("data", [f for f in FRAME if f[0] not in ("dup-columns",)], "SCORES"), A("n_boot", INT, "--n-boot", skip=("huge",)), A("target", FRACTION, "--target"),
+        A("seed", RNG, "--seed"),
+        A("out", [("file", FAIL, lambda v, r: __file__), ("int", FAIL, lambda v, r: 3)])]))
+
+    def main_call(kw: dict) -> Any:
+        import contextlib
+        import io
+
+        argv = ["audit", kw["scores"], "--out", kw["out"], "--n-boot", str(kw["n_boot"]), "--no-progress"]
+        if "by" in kw:
+            argv += ["--by", str(kw["by"])]
+        err = io.StringIO()
+        try:
+            with contextlib.redirect_stderr(err):
+                code = pub("effstats.cli.main")(argv)
+        except SystemExit as exc:
+            code = exc.code
+        if code not in (0, None):
+            raise ValueError(err.getvalue() or f"exit code {code}")
+        return code
+
+    add(Case("cli.main audit", "cli", main_call, lambda: dict(scores=_wide_csv(), out=_tmpdir(), n_boot=20), [
+        A("scores", files(".csv", ("missing", "directory", "empty", "garbage", "text")) + TABLE_FILES, "SCORES", "data", "df", "--by"),
+        A("n_boot", [("zero", FAIL, lambda v, r: 0), ("negative", FAIL, lambda v, r: -3), ("text", FAIL, lambda v, r: "abc"), ("float", FAIL, lambda v, r: 2.5)],
+          "n-boot", "n_boot"),
+        A("out", [("file", FAIL, lambda v, r: __file__)], "OUT", "--out")]))
+
+    # ---------------------------------------------------------------- sequential
+    SQ = "effstats.sequential."
+    add(Case("design", "sequential", fn(SQ + "design"), lambda: dict(k=3, alpha=0.05, beta=0.1, sided=2, spending="ld_pocock", backend="native"), [
+        A("k", INT, skip=("huge",)), A("alpha", FRACTION), A("beta", FRACTION), A("sided", OPTION + [("three", FAIL, lambda v, r: 3)]),
+        A("spending", OPTION), A("backend", OPTION)]))
+    add(Case("design(timing)", "sequential", fn(SQ + "design"), lambda: dict(k=3, timing=[0.3, 0.6, 1.0]), [
+        A("timing", REAL + [("decreasing", FAIL, lambda v, r: [0.6, 0.3, 1.0]), ("above-1", FAIL, lambda v, r: [0.5, 1.2, 1.5]),
+                            ("zero", FAIL, lambda v, r: [0.0, 0.5, 1.0]), ("short", MAY, lambda v, r: [0.5, 1.0])], skip=("none",))]))
+    add(Case("design(information)", "sequential", fn(SQ + "design"), lambda: dict(information=[100.0, 200.0, 300.0], max_information=300.0), [
+        A("information", REAL + [("decreasing", FAIL, lambda v, r: [200.0, 100.0, 300.0]), ("negative", FAIL, lambda v, r: [-1.0, 2.0, 3.0])], skip=("none",)),
+        A("max_information", POSITIVE)]))
+    add(Case("GroupSequentialDesign.recompute", "sequential", lambda kw: pub(SQ + "design")(k=3).recompute(**kw), lambda: dict(information=[100.0, 250.0], max_information=300.0), [
+        A("information", REAL + [("decreasing", FAIL, lambda v, r: [250.0, 100.0]), ("negative", FAIL, lambda v, r: [-1.0, 2.0])], skip=("none",)),
+        A("max_information", POSITIVE)]))
+    add(Case("GroupSequentialDesign.crossing_probability", "sequential", lambda kw: pub(SQ + "design")(k=3).crossing_probability(**kw),
+             lambda: dict(theta=[0.0, 1.0]), [A("theta", REAL, skip=("ndim-", "none"))]))
+    add(Case("get_spending", "sequential", fn(SQ + "get_spending"), lambda: dict(spending="hsd", param=-2.0), [A("spending", OPTION), A("param", FINITE, skip=("none",))]))
+    for f, p in [("ld_obrien_fleming", "rho"), ("hwang_shih_decani", "gamma"), ("kim_demets_power", "rho"), ("wang_tsiatis", "delta")]:
+        add(Case(f, "sequential", lambda kw, f=f: pub(SQ + "design")(k=3, spending=pub(SQ + f)(**kw)), (lambda p: lambda: {p: 1.0 if p != "delta" else 0.25})(p),
+                 [A(p, FINITE + ([("zero", FAIL, lambda v, r: 0.0), ("negative", FAIL, lambda v, r: -1.0)] if p == "rho" else []), skip=("none",))]))
+    SE = SQ + "SequentialEvaluator"
+    ab = lambda: dict(scores_a=(np.arange(400) % 3 == 0).astype(float), scores_b=(np.arange(400) % 4 == 0).astype(float))
+
+    def ev_fit(kw: dict) -> Any:
+        init = {k: kw.pop(k) for k in ("rules", "alpha", "spending", "initial", "batch", "max_n", "stratified", "null", "rng") if k in kw}
+        init.setdefault("rules", [pub(SQ + "Efficacy")()])
+        return pub(SE)(**init).fit(**kw)
+
+    add(Case("SequentialEvaluator.fit", "sequential", ev_fit, lambda: dict(ab(), initial=100, batch=100, rng=0), [
+        A("scores_a", REAL + SHORT0 + [("above-1", MAY, lambda v, r: v + 1.0)], skip=("none",)), A("scores_b", REAL + SHORT0, skip=("none",)),
+        A("groups", [("short", FAIL, lambda v, r: np.zeros(399, int)), ("nan", FAIL, lambda v, r: np.where(np.arange(400) == 0, np.nan, 0.0)),
+                     ("2-D", FAIL, lambda v, r: np.zeros((2, 200)))]),
+        A("alpha", FRACTION), A("initial", INT, expect={"huge": MAY}), A("batch", INT, expect={"huge": MAY}), A("max_n", INT, expect={"huge": MAY}, skip=("none",)), A("stratified", FLAG),
+        A("null", FINITE, skip=("none",)), A("spending", OPTION), A("rng", RNG),
+        A("rules", [("empty", FAIL, lambda v, r: []), ("text", FAIL, lambda v, r: "abc"), ("bad-item", FAIL, lambda v, r: [3]), ("none", FAIL, lambda v, r: None)])]))
+    add(Case("SequentialEvaluator.simulate", "sequential", lambda kw: pub(SE)([pub(SQ + "Efficacy")()], rng=0).simulate(**kw),
+             lambda: dict(ab(), n_runs=5, rng=0), [A("n_runs", INT, skip=("huge",)), A("scores_a", REAL + SHORT0, skip=("none",)), A("rng", RNG)]))
+    add(Case("SequentialEvaluator.start", "sequential", lambda kw: pub(SE)([pub(SQ + "Efficacy")()]).start(**kw), lambda: dict(max_n=400, n_groups=1), [
+        A("max_n", INT, skip=("huge",)), A("n_groups", INT, skip=("huge",))]))
+    add(Case("SequentialEvaluator.update", "sequential", lambda kw: pub(SE)([pub(SQ + "Efficacy")()], initial=50, batch=50).start(400).update(**kw),
+             lambda: dict(scores_a=ab()["scores_a"][:100], scores_b=ab()["scores_b"][:100]), [
+        A("scores_a", REAL + SHORT0, skip=("none",)), A("scores_b", REAL + SHORT0, skip=("none",)),
+        A("groups", [("short", FAIL, lambda v, r: np.zeros(99, int)), ("out-of-range", FAIL, lambda v, r: np.full(100, 7))])]))
+    for rule, p, bad in [("Efficacy", "alternative", OPTION), ("Equivalence", "margin", POSITIVE), ("Precision", "half_width", POSITIVE),
+                         ("Threshold", "tau", FINITE), ("Threshold", "direction", OPTION), ("Futility", "threshold", FRACTION),
+                         ("BetaSpendingFutility", "effect", POSITIVE), ("BetaSpendingFutility", "beta", FRACTION), ("DiminishingReturns", "epsilon", POSITIVE)]:
+        add(Case(f"{rule}({p})", "sequential", (lambda rule: lambda kw: pub(SE)([pub(SQ + rule)(**kw)], initial=100, batch=100, rng=0).fit(**ab()))(rule),
+                 (lambda p, rule: lambda: {**({"effect": 0.02} if rule == "Futility" else {}), p: {"alternative": "two-sided", "direction": "both", "tau": 0.3, "threshold": 0.1, "beta": 0.1}.get(p, 0.02)})(p, rule),
+                 [A(p, bad)]))
+    add(Case("sequential.mean_of_means", "sequential", fn(SQ + "mean_of_means"), lambda: dict(scores=np.arange(40) % 3 / 2.0, groups=np.arange(40) % 4), [
+        A("scores", REAL + SHORT0), A("groups", [("short", FAIL, lambda v, r: v[:-1]), ("2-D", FAIL, lambda v, r: v[None]), ("nan", FAIL, lambda v, r: np.where(np.arange(40) == 0, np.nan, v))])]))
+    add(Case("rank_models", "sequential", fn(SQ + "rank_models"), lambda: dict(scores=pub(RMP)((np.arange(3 * 300).reshape(3, 300) * np.array([[1], [3], [7]]) % 5 < np.array([[1], [2], [3]])).astype(float)),
+                                                                              correction="holm", alpha=0.05, rng=0, initial=100, batch=100), [
+        A("scores", REAL, skip=("ndim-",)), A("correction", OPTION), A("alpha", FRACTION),
+        A("model_ids", [("duplicate", FAIL, lambda v, r: ["a", "a", "b"]), ("short", FAIL, lambda v, r: ["a", "b"]), ("text", FAIL, lambda v, r: "abc")]),
+        A("rules", [("empty", FAIL, lambda v, r: []), ("text", FAIL, lambda v, r: "abc")])]))
+    add(Case("sequential_pvalue", "sequential", fn(SQ + "sequential_pvalue"), lambda: dict(z=2.5, look=2, n=[100.0, 200.0, 300.0], max_n=300.0), [
+        A("z", FINITE), A("look", INT + [("beyond", FAIL, lambda v, r: 4)], skip=("huge",)),
+        A("n", REAL + [("decreasing", FAIL, lambda v, r: [200.0, 100.0, 300.0])], skip=("none",)), A("max_n", POSITIVE), A("alpha", FRACTION), A("spending", OPTION)]))
+    return C
+
+
+def _tmpdir() -> str:
+    import tempfile
+
+    return tempfile.mkdtemp(prefix="effstats-fuzz-out-")

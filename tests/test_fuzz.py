@@ -1,0 +1,100 @@
+"""No crash and no silent garbage: every public callable, every fuzzed argument, every kind of bad value.
+
+The table of callables is tests/fuzz_cases.py (public import paths only); the bad values and the classifier are
+tests/fuzz_harness.py. For each (callable, argument) hypothesis draws the random part of every bad value
+(where the NaN goes, how far out of range an id is, ...) and the test requires, for each one, either a
+``ValueError``/``TypeError`` whose message names the argument, or (for equivalent / unusual-but-valid inputs)
+a correct finite result. ``scripts/fuzz_report.py`` runs the same table with more variants and prints the counts.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import fuzz_cases
+import fuzz_harness as H
+
+CASES = fuzz_cases.cases()
+MAX_EXAMPLES = 2  # draws per (callable, argument), each trying every bad value once: ~5,000 calls in all
+
+# (case name, argument) pairs still failing in modules owned by others, each listed in /tmp/fuzz_findings/<module>.md.
+# The owners are fixing them; the lead removes an entry when its fix lands (strict: an unexpected pass fails).
+KNOWN: dict[tuple[str, str], str] = {
+    ("kendall_tau", "reference"): "reliability: NaN in reference accepted, tau = 1",
+    ("kendall_tau", "resampled"): "reliability: NaN in resampled accepted, tau = 1",
+    ("dior(examples)", "n_top"): "reliability: n_top larger than the number of models accepted",
+    ("rank_switch_curve", "n_top"): "reliability: n_top larger than the number of models accepted",
+    ("prompt_strategies", "n_examples"): "reliability: n_examples larger than the examples available accepted",
+    ("flash_helm", "sizes"): "reliability: sizes larger than the examples available accepted",
+}
+
+
+def _params():
+    out = []
+    for case in CASES:
+        for arg in case.args:
+            key = (case.name, arg.name)
+            marks = [pytest.mark.xfail(strict=True, reason=f"{KNOWN[key]} (owner fixing; see fuzz findings)")] if key in KNOWN else []
+            out.append(pytest.param(case, arg, id=f"{case.name}-{arg.name}", marks=marks))
+    return out
+
+
+@pytest.mark.parametrize("case,arg", _params())
+@settings(derandomize=True, max_examples=MAX_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+@given(data=st.data())
+def test_bad_input_gives_clear_error_or_correct_result(case, arg, data):
+    failures = []
+    for label, expectation, make in arg.values():
+        seed = data.draw(st.integers(0, 2**32 - 1), label=label)
+        o = H.run_one(case, arg, label, expectation, make, seed)
+        if o.status == "skipped" and o.detail.startswith("valid call failed"):
+            pytest.fail(f"{case.name}: the valid call itself fails: {o.detail}")
+        if o.status in ("crash", "garbage"):
+            failures.append(o.line())
+    assert not failures, "\n".join(failures)
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, id=c.name) for c in CASES if c.valid])
+def test_valid_call_works(case):
+    """The harness is not vacuous: each table entry's valid arguments give a result."""
+    out = H.baseline(case)
+    assert out is not None or case.module in ("cli",)
+
+
+# ------------------------------------------------------------------------------------------- the classifier
+def _case(fn, args):
+    # the valid call (an array) works; the fuzzed value (a list) goes through ``fn``
+    return H.Case("probe", "probe", lambda kw: fn(**kw) if isinstance(kw["x"], list) else kw["x"], lambda: {"x": np.ones(3)}, [H.Arg("x", args)])
+
+
+@pytest.mark.parametrize(
+    "fn,expectation,status",
+    [
+        (lambda x: (_ for _ in ()).throw(ValueError("x: expected finite values")), H.FAIL, "clear"),
+        (lambda x: (_ for _ in ()).throw(ValueError("bad value")), H.FAIL, "crash"),  # does not name the argument
+        (lambda x: (_ for _ in ()).throw(IndexError("x: index 5 out of range")), H.FAIL, "crash"),  # wrong type
+        (lambda x: np.asarray(x, float).sum(), H.FAIL, "garbage"),  # accepted an invalid value
+        (lambda x: np.asarray(x, float) * np.nan, H.MAY, "garbage"),  # NaN where the valid call is finite
+        (lambda x: np.asarray(x, float) + 1, H.MAY, "ok"),
+        (lambda x: np.asarray(x, float), H.SAME, "ok"),
+    ],
+)
+def test_classifier(fn, expectation, status):
+    H._BASELINES.pop("probe", None)
+    case = _case(fn, [("v", expectation, lambda v, r: np.asarray(v).tolist())])
+    arg = case.args[0]
+    label, exp, make = arg.values()[0]
+    assert H.run_one(case, arg, label, exp, make, 0).status == status
+
+
+def test_bad_values_are_bad():
+    """A few of the generated values, checked by hand."""
+    rng = np.random.default_rng(0)
+    x = np.zeros((3, 4), bool)
+    made = {lab: make(x, rng) for lab, _, make in H.BINARY}
+    assert np.isnan(made["nan"]).sum() == 1 and made["empty"].size == 0
+    assert np.iscomplexobj(made["complex"]) and made["strings"].dtype.kind == "U"
+    assert len({len(row) for row in made["ragged"]}) == 2 and (made["twos"] == 2).sum() == 1
+    assert made["ndim-"].ndim == 1 and made["ndim+"].ndim == 3
