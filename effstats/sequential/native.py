@@ -485,7 +485,7 @@ def wt_constant(delta: float, alpha: float, two_sided: bool, timing, tol: float 
 
     def diff(c: float) -> float:
         a = -c * shape if two_sided else low
-        return alpha - float(gsprob(0.0, timing, a, c * shape, r)["probhi"].sum())
+        return alpha - _upper_power(0.0, timing, a, c * shape, r)
 
     f0 = None
     if two_sided:
