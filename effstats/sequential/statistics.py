@@ -28,9 +28,9 @@ Paired difference: Tango's score statistic with an effective sample size
     For paired binary outcomes ``d = a - b`` in {-1, 0, 1}, the variance under ``H0: p10 - p01 = delta0`` uses
     the restricted maximum-likelihood ``p01~`` (closed form; Tango 1998; Nam 1997), so ``delta0 = 0`` gives
     McNemar's statistic ``(n10 - n01) / sqrt(n10 + n01)``, and a one-directional disagreement tested at a margin
-    gives the binomial score test of the discordance rate. A continuity correction of half an item (of
-    ``n_eff``) for ``delta0 != 0`` keeps rare one-directional disagreements valid (the tail of a rare, skewed count
-    is heavier than normal); at ``delta0 = 0`` the null law is symmetric and none is applied. Datasets enter through ``n_eff`` as above, from
+    gives the binomial score test of the discordance rate. A continuity correction of one item (of ``n_eff``,
+    Edwards' for McNemar's test) for ``delta0 != 0`` keeps rare one-directional disagreements valid (the tail of a
+    rare, skewed count is heavier than normal); at ``delta0 = 0`` the null law is symmetric and none is applied. Datasets enter through ``n_eff`` as above, from
     cells smoothed by Agresti & Min (2005) (half an item added to each of the four cells). Continuous differences
     in [-1, 1] use ``p10 = E[max(d, 0)]``, ``p01 = E[max(-d, 0)]`` with a dispersion factor as above
     (``E[d^2] <= E|d|``, so the trinomial variance bounds theirs). The interval is found by bisection.
@@ -46,7 +46,8 @@ Hall/CRC. Wilson, E. B. (1927). Probable inference, the law of succession, and s
 American Statistical Association 22, 209-212. Agresti, A. & Caffo, B. (2000). Simple and effective confidence
 intervals for proportions and differences of proportions result from adding two successes and two failures. The
 American Statistician 54, 280-288. Agresti, A. & Min, Y. (2005). Simple improved confidence intervals for comparing
-matched proportions. Statistics in Medicine 24, 729-740. Clopper, C. J. & Pearson, E. S. (1934). The use of confidence or fiducial limits illustrated in the case
+matched proportions. Statistics in Medicine 24, 729-740. Edwards, A. L. (1948). Note on the "correction for continuity" in testing the significance of the
+difference between correlated proportions. Psychometrika 13, 185-187. Clopper, C. J. & Pearson, E. S. (1934). The use of confidence or fiducial limits illustrated in the case
 of the binomial. Biometrika 26, 404-413. Tango, T. (1998). Equivalence test and confidence interval
 for the difference in proportions for the paired-sample design. Statistics in Medicine 17, 891-908. Nam, J. (1997).
 Establishing equivalence of two treatments and sample size requirements in matched-pairs design. Biometrics 53,
@@ -208,11 +209,13 @@ class TangoStatistic(_Statistic):
     def z_at(self, theta0):
         v = self.null_variance(theta0)
         d = self.estimate - np.asarray(theta0, float)
-        # continuity correction of half an item (of n_eff) away from delta0 = 0: the discrete tail of a rare,
-        # skewed disagreement count is heavier than the normal one (one-directional disagreement of 1 %, 73 looks:
-        # 0.068 without, 0.049 with); at delta0 = 0 McNemar's null law Bin(n10 + n01, 1/2) is symmetric and the
-        # correction would only cost power (type-I 0.039 instead of 0.05 with 10 looks at 30 % disagreement)
-        cc = np.where(np.isfinite(self.n_eff) & (np.asarray(theta0, float) != 0), 0.5 / self.n_eff, 0.0)
+        # continuity correction of one item (of n_eff; Edwards' for McNemar) away from delta0 = 0: the tail of a
+        # rare, skewed disagreement count is heavier than the normal one (A better on 5 % of the items and never
+        # worse, "above 0.05" claimed at the true 0.05, 8,000 - 12,000 runs: 0.052 - 0.060 with 73 looks and 0.054
+        # with 10 looks for half an item; 0.048 and 0.041 for one item); at delta0 = 0 McNemar's null law
+        # Bin(n10 + n01, 1/2) is symmetric and a correction would only cost power (type-I 0.039 instead of 0.05
+        # with 10 looks at 30 % disagreement)
+        cc = np.where(np.isfinite(self.n_eff) & (np.asarray(theta0, float) != 0), 1.0 / self.n_eff, 0.0)
         with np.errstate(invalid="ignore", over="ignore"):
             d = np.sign(d) * np.maximum(np.abs(d) - cc, 0.0)
             z = _div(d * np.sqrt(self.n_eff), np.sqrt(v), np.sign(d) * np.inf)
