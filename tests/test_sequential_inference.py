@@ -7,6 +7,7 @@ valid under H0, the estimate is median unbiased and the interval covers at its l
 """
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -14,6 +15,7 @@ import pandas as pd
 import pytest
 from scipy.stats import multivariate_normal, norm
 
+from effstats.exceptions import RWarning
 from effstats.sequential import design, sequential_pvalue, stagewise_inference, stagewise_pvalue
 from effstats.sequential.inference import _Bounds, _upper_tail
 
@@ -161,8 +163,14 @@ def test_matches_live_rpact(i):
     up = bool(row.direction_upper)
     sr = rbridge.r_call(rp.getStageResults, d, data, normalApproximation=True, directionUpper=up)
     p = rbridge.r_call(rp.getFinalPValue, sr)
-    ci = rbridge.r_call(rp.getFinalConfidenceInterval, d, data, normalApproximation=True, directionUpper=up,
-                        tolerance=1e-10)
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        ci = rbridge.r_call(rp.getFinalConfidenceInterval, d, data, normalApproximation=True, directionUpper=up,
+                            tolerance=1e-10)
+    # R's warnings come through as RWarning (rpact warns that two-sided final bounds are not appropriate with a
+    # binding futility bound)
+    msgs = [str(w.message) for w in rec if issubclass(w.category, RWarning)]
+    assert all(m.startswith("R warning:") for m in msgs) and (bool(row.binding) or not msgs)
     sd = float(ro.r("function(x, s) x$overallStDevs[s]")(sr, s)[0])
     res = _ours(row)
     assert abs(_rpact_convention_p(res, row) - float(p.rx2("pFinal")[0])) < TOL_P
