@@ -117,7 +117,7 @@ def test_validation_grid_fast_subset_holds_everywhere():
     # (two- and one-directional), 10 and 73 looks, every rule; each cell within 3 MC s.e. of nominal or safer
     from effstats.sequential.validation import validation_grid, worst_cells
 
-    tab = validation_grid(fast=True, n_runs=600, rng=1)
+    tab = validation_grid(fast=True, n_runs=500, rng=1)
     assert len(tab) > 100 and set(tab["rule"]) >= {
         "efficacy two-sided", "efficacy one-sided", "threshold above", "threshold below", "threshold both",
         "equivalence (margin = true difference)", "precision (0.03)", "diminishing returns (0.002)",
