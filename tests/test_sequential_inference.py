@@ -311,3 +311,26 @@ def test_sequential_pvalue_rejects_bad_input():
         sequential_pvalue(2.5, 2, n, 150)  # interim sizes past the planned maximum
     with pytest.raises(ValueError, match="^design"):
         stagewise_inference("not a design", z=2.0, look=1)
+
+
+# ---------------------------------------------------------------------------------------- properties
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=20, deadline=None)
+@given(k=st.integers(2, 6), alpha=st.floats(0.01, 0.1), fam=st.sampled_from(["ld_pocock", "ld_obf", "hsd", "pocock"]),
+       sided=st.sampled_from([1, 2]), frac=st.floats(0.0, 1.0), extra=st.floats(0.0, 2.0))
+def test_ordering_properties(k, alpha, fam, sided, frac, extra):
+    d = design(k, alpha, sided=sided, spending=fam)
+    look = 1 + int(frac * (k - 1))
+    z = d.upper[look - 1] + extra
+    res = stagewise_inference(d, z=z, look=look)
+    # a stop beyond the bound at look j: p between the alpha spent before j and the alpha spent by j
+    before = d.alpha_spent[look - 2] if look > 1 else 0.0
+    assert before - 1e-9 <= res.pvalue <= d.alpha_spent[look - 1] + 1e-7
+    # larger z at the same look: smaller p, larger estimate; the estimate lies inside its interval
+    more = stagewise_inference(d, z=z + 0.5, look=look)
+    assert more.pvalue <= res.pvalue + 1e-12 and more.statistic > res.statistic
+    ci = res.confidence_interval(0.9)
+    assert ci.low < res.statistic < ci.high
