@@ -683,6 +683,19 @@ def native_bounds(s: _Spec) -> dict:
         out.update(upper=b, lower=a, upper_prob0=None, lower_prob0=None, falsepos=fpnb, lower_spend=trueneg)
         return out
 
+    if tt == 4 and given:
+        # non-binding beta-spending at observed information: two bound passes, no search; sizes (crossing
+        # probabilities under the alternative) on demand
+        falsepos = _incr(up(s.alpha, timing))
+        falseneg = _incr(s.lower(s.beta, timing))
+        x = gsbound1(0.0, s.n_i, low20, falsepos, tol, r, lower=False)
+        b, fpnb = x["b"], x["achieved"]
+        x2b = gsbound1(-delta, s.n_i, -b, falseneg, tol, r)["b"].copy()
+        if -x2b[-1] > b[-1] - tol:
+            x2b[-1] = -b[-1]
+        out.update(upper=b, lower=-x2b, upper_prob0=None, lower_prob0=None, falsepos=fpnb, lower_spend=falseneg)
+        return out
+
     # beta-spending designs (test types 3 and 4): the bounds depend on the information, so sizes come with them
     res = _beta_spending(s, delta)
     res.update(delta=float(delta), sized=True, upper_prob0=res["upper_prob"][:, 0],
