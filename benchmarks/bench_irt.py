@@ -4,7 +4,7 @@ default TinyBenchmarks fit (IRT dimension validated among 2/5/10/15). "own loss"
 minimises (loss_curve_[-1]); "NLL/resp" the likelihood part alone, comparable across versions.
 
 "Before" is effstats/irt.py as of commit f08de17 (L-BFGS joint ML from an accuracy-logit start, EM from a = 1),
-loaded from git history; without git the issue's figures are printed instead (1-D 1.3-2.6 s; 5-D/10-D 29-60 s,
+loaded from git history; without git the figures measured before the rewrite are printed instead (1-D 1.3-2.6 s; 5-D/10-D 29-60 s,
 not converged at 500 iterations). Timings on a shared machine vary by 2-3x; compare within one run.
 
     .venv/bin/python benchmarks/bench_irt.py [--quick]
@@ -75,7 +75,7 @@ def main() -> None:
         data[f"sim-{d}D"] = simulate_responses(50, 10000, n_dims=d, rng=0).values.astype(float)
     Before = load_before()
     if Before is None:
-        print("before: git history not available; the issue's figures: 1-D 1.3-2.6 s, 5-D/10-D 29-60 s, not converged at 500 its")
+        print("before: git history not available; figures measured before the rewrite: 1-D 1.3-2.6 s, 5-D/10-D 29-60 s, not converged at 500 its")
     print(f"{'data':>10} {'d':>3} {'version':>7} {'method':>6} {'time s':>7} {'conv':>5} {'iters':>6} {'NLL/resp':>9} {'own loss':>9}")
     for name, Y in data.items():
         for d in dims:

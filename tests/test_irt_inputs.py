@@ -43,7 +43,8 @@ def test_convergence_is_reported():
     assert not irt.converged_ and irt.n_iter_ == 2 and irt.loss_curve_.shape == (2,)
     assert irt.loss_curve_[1] <= irt.loss_curve_[0]  # the alternating Newton sweeps decrease the objective
     with pytest.warns(ConvergenceWarning, match="mml"):
-        IRT2PL(max_iter=1).fit(rm)
+        mml = IRT2PL(max_iter=3, tol=1e-15).fit(rm)
+    assert not mml.converged_ and mml.n_iter_ == 3  # EM iterations, never more than max_iter
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)  # the defaults converge
         full = IRT2PL(3).fit(rm)

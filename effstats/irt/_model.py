@@ -251,8 +251,12 @@ class IRT2PL(BaseEstimator):
         par, loss, change, n_em = np.concatenate([a0[:, 0], b0]), [], np.inf, 0
         while n_em < self.max_iter:
             p1, f0 = em(par)
+            n_em += 1
+            if n_em == self.max_iter:  # budget spent: keep the last EM step (not converged)
+                par = p1
+                break
             p2, f1 = em(p1)
-            n_em += 2
+            n_em += 1
             r, v = p1 - par, p2 - 2 * p1 + par
             vv = float(v @ v)
             new, f_new = p2, None
