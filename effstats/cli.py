@@ -26,8 +26,13 @@ import pandas as pd
 __all__ = ["main", "read_scores", "read_helm_json", "read_openllm_json", "read_openllm_csv", "audit"]
 
 _AGGREGATE = re.compile(r"^(mean win rate|win rate|mean score|average|avg|mean)\b", re.I)
+
+
+def _is_aggregate(col: Any) -> bool:
+    """A published aggregate column: "Mean win rate", "Average ⬆️", "average_score", "Mean" ..."""
+    return bool(_AGGREGATE.match(str(col).strip().replace("_", " ")))
 # Columns of public leaderboards that are numbers but not scores (model size, likes, cost, dates, flags).
-_METADATA = re.compile(r"(param|#params|size|hub|likes|❤|licen[cs]e|sha|precision|weight type|architecture|date|"
+_METADATA = re.compile(r"(param|#params|size|hub|likes|❤|licen[cs]e|sha|precision|weight type|architecture|date|flop|"
                        r"flagged|moe|co₂|co2|cost|available|merged|chat template|submission|upload|generation)", re.I)
 _OPENLLM_V1 = ["ARC", "HellaSwag", "MMLU", "TruthfulQA", "Winogrande", "GSM8K"]
 _OPENLLM_V2 = ["IFEval", "BBH", "MATH Lvl 5", "GPQA", "MUSR", "MMLU-PRO"]
@@ -162,12 +167,21 @@ def read_scores(path: str | Path, *, by: str = "scenario", model: str = "model",
             first = df.loc[dup, [model, by]].iloc[0].tolist()
             raise ValueError(f"SCORES: duplicate (model, {by}) rows, e.g. {first}")
         return df.pivot(index=model, columns=by, values=score), None
-    # Model column: one named like --model (any case), else the first column.
-    named = [c for c in cols if str(c).strip().lower() == model.lower()]
-    wide = df.set_index(named[0] if named else cols[0])
+    # Model column: one named like --model (any case; also "model_name"), else the first named column
+    # (a leading unnamed column is a saved pandas index, not the model).
+    if str(cols[0]).startswith("Unnamed: ") or str(cols[0]).strip() == "":
+        df = df.drop(columns=cols[0])
+        cols = cols[1:]
+    wanted = [model.lower()] + ([] if "--model" in explicit else ["model_name", "model name", "fullname"])
+    named = [c for w in wanted for c in cols if str(c).strip().lower() == w]
+    mcol = named[0] if named else cols[0]
+    wide = df.set_index(mcol)
     if wide.index.has_duplicates:
         dup = wide.index[wide.index.duplicated()].unique()[:5].tolist()
-        raise ValueError(f"SCORES: duplicate model rows {dup}")
+        unique_text = [c for c in cols if c != mcol and df[c].notna().all() and not df[c].duplicated().any()
+                       and pd.to_numeric(df[c], errors="coerce").isna().all()]
+        hint = f"; column {unique_text[0]!r} is unique: pass --model {unique_text[0]!r}" if unique_text else ""
+        raise ValueError(f"SCORES: duplicate model rows {dup} in column {mcol!r}{hint}")
     return _finish_wide(wide, scenarios, exclude)
 
 
@@ -175,7 +189,7 @@ def _finish_wide(wide: pd.DataFrame, scenarios, exclude) -> tuple[pd.DataFrame, 
     wide, _ = _percent(wide)
     if len(wide) < 2:
         raise ValueError(f"SCORES: expected at least 2 models (rows), got {len(wide)}")
-    agg = [c for c in wide.columns if _AGGREGATE.match(str(c).strip())]
+    agg = [c for c in wide.columns if _is_aggregate(c)]
     published = None
     if agg:
         published = pd.to_numeric(wide[agg[0]], errors="coerce")
@@ -339,7 +353,7 @@ def read_helm_json(path: str | Path, *, table: str | None = None) -> tuple[pd.Da
     df = pd.DataFrame(recs, columns=head).set_index(head[0])
     if df.index.has_duplicates:
         raise ValueError(f"SCORES: duplicate model rows {df.index[df.index.duplicated()].unique()[:5].tolist()}")
-    agg = [c for c in df.columns if _AGGREGATE.match(str(c).strip())]
+    agg = [c for c in df.columns if _is_aggregate(c)]
     pub = None
     if agg:
         pub = pd.to_numeric(df[agg[0]], errors="coerce")
@@ -443,7 +457,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if isinstance(data, pd.DataFrame) and data.attrs.get("note"):
             notes.append(data.attrs["note"])
         if isinstance(data, pd.DataFrame):
-            notes.append(f"Score columns: {', '.join(map(str, data.columns))}.")
+            cols = list(map(str, data.columns))
+            notes.append(f"Score columns: {', '.join(cols[:20])}" + (f", … ({len(cols)} in all)." if len(cols) > 20 else "."))
         kind = None if published is None else published.attrs.get("kind")
         path = audit(data, out, by=by, published=published, published_kind=kind,
                      aggregate=args.aggregate.replace("-", "_"), ties=args.ties, n_boot=args.n_boot,

@@ -302,3 +302,20 @@ def test_openllm_results_json_reader(tmp_path):
     assert main(["audit", str(folder), "--out", str(out), "--n-boot", "30", "--no-progress", "--aggregate", "mean",
                  "--exclude", "Winogrande"]) == 0
     assert "5 models, 5 scenarios" in (out / "report.md").read_text()
+
+
+def test_real_table_layouts_saved_index_model_name_and_duplicate_hint(tmp_path, capsys):
+    """A saved pandas index (unnamed first column), a ``model_name`` column, an ``average_score`` aggregate and a text
+    column are handled; duplicated model names point to a unique column."""
+    p = tmp_path / "m.tsv"
+    p.write_text("\tmodel_name\trun\taverage_score\ta\tb\tc\n0\tx\tr1\t0.5\t0.4\t0.6\t0.5\n1\ty\tr2\t0.3\t0.2\t0.4\t0.3\n"
+                 "2\tz\tr3\t0.4\t0.5\t0.3\t0.4\n")
+    wide, pub = read_scores(p)
+    assert list(wide.index) == ["x", "y", "z"] and list(wide.columns) == ["a", "b", "c"]
+    assert pub.tolist() == [0.5, 0.3, 0.4] and pub.attrs["kind"] == "mean"
+    p2 = tmp_path / "d.tsv"
+    p2.write_text("Weight\tModel\tGFLOPS\ta\tb\nw1\tvit\t10\t0.1\t0.2\nw2\tvit\t12\t0.3\t0.4\nw3\tres\t5\t0.2\t0.1\n")
+    assert main(["audit", str(p2), "--out", str(tmp_path / "o"), "--no-progress"]) == 2
+    _one_line_error(capsys, "column 'Weight' is unique: pass --model 'Weight'")
+    wide, _ = read_scores(p2, model="Weight", explicit=["--model"])
+    assert list(wide.columns) == ["a", "b"]  # Model is text, GFLOPS is numeric metadata
