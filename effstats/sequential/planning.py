@@ -138,7 +138,8 @@ class SequentialPlan:
 
     def to_frame(self) -> pd.DataFrame:
         """One row per look: timing, items (per model and per dataset), bounds, nominal p, alpha spent and, for
-        difference plans, the probability of stopping by then under H0 and under the target difference."""
+        difference plans, the cumulative probability of crossing a bound by then (an early stop, or a decision at
+        the last look) with no difference (``stop_h0``) and with the target difference (``stop_h1``)."""
         d = self.design
         df = pd.DataFrame({"look": np.arange(1, d.k + 1), "timing": d.timing, "items": self.looks,
                            "items_per_dataset": self.looks // self.n_datasets, "upper": d.upper})
