@@ -88,5 +88,8 @@ def test_guarantee_on_imagenet_and_the_paper_rule_loses_the_leader():
     paper = R.flash_helm_orders(im, 10, level=None, **kw)
     _check_guarantee(guarded, 0.95)
     assert guarded.top_k_resolved.mean() >= paper.top_k_resolved.mean()
+    # with this seed the paper's rule stops the leader at S = 1,000 and reports it 4th in 2 of 10 orders (the
+    # notebook: 22 of 100); the guard never does
+    assert (paper.best_rank_flash > 1).sum() >= 1 and (guarded.best_rank_flash == 1).all()
     assert (guarded.best_rank_flash == 1).mean() >= (paper.best_rank_flash == 1).mean()
     assert guarded.saving.min() > 5  # still an order of magnitude less compute
