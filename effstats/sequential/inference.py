@@ -80,6 +80,15 @@ def _as_bounds(design: Any, information: Any, upper: Any, lower: Any, two_sided:
     """Bounds, binding lower bounds and information from a GroupSequentialDesign or explicit arrays."""
     from .design import GroupSequentialDesign
 
+    for name, val in (("information", information), ("upper", upper), ("lower", lower)):
+        if val is not None and (isinstance(val, (bool, np.bool_)) or np.asarray(val).dtype == bool):
+            raise ValueError(f"{name}: expected an array of numbers, got {val!r}")
+    if two_sided is not None and not isinstance(two_sided, (bool, np.bool_)):
+        raise ValueError(f"two_sided: expected True or False, got {two_sided!r}")
+    if r is not None and (isinstance(r, (bool, np.bool_)) or not isinstance(r, (Integral, np.integer))
+                          or not 6 <= r <= 80):
+        raise ValueError(f"r: expected an integer grid size in [6, 80], got {r!r}")
+
     if design is not None:
         if not isinstance(design, GroupSequentialDesign):
             raise ValueError(f"design: expected a GroupSequentialDesign (from effstats.sequential.design), got "
@@ -247,7 +256,7 @@ class StagewiseInference:
 
 def _check_z_look(z: Any, look: Any, bd: _Bounds) -> tuple[int, float, str]:
     kmax = bd.upper.size
-    if isinstance(z, (bool, np.bool_)):
+    if isinstance(z, (bool, np.bool_)) or np.asarray(z).dtype == bool:
         raise ValueError(f"z: expected a number or an array of numbers, got {z!r}")
     zarr = check_array(z, "z", ndim=(0, 1))
     is_path = zarr.ndim == 1

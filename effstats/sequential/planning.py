@@ -69,6 +69,13 @@ def _num(x: Any, name: str, low: float, high: float, *, closed_low: bool = False
     return x
 
 
+def _real_array(x: Any, name: str) -> np.ndarray:
+    """A 0/1-D array of real numbers (booleans refused: ``sd=True`` is a mistake, not 1.0)."""
+    if isinstance(x, (bool, np.bool_)) or np.asarray(x).dtype == bool:
+        raise ValueError(f"{name}: expected a number or an array of numbers, got {x!r}")
+    return check_array(x, name, ndim=(0, 1)).reshape(-1)
+
+
 @dataclass(frozen=True)
 class SequentialPlan:
     """A planned sequential evaluation (see :func:`plan`).
@@ -168,7 +175,7 @@ class SequentialPlan:
             eff = np.array([estimate, 0.0, self.effect if self.effect is not None else np.nan])
             eff = eff[np.isfinite(eff)]
         else:
-            eff = check_array(effect, "effect", ndim=(0, 1)).reshape(-1)
+            eff = _real_array(effect, "effect")
         return conditional_power(self.design, look, z, theta=eff / self.sd, information=n)
 
     def __repr__(self) -> str:
@@ -258,12 +265,12 @@ def plan(effect: float | None = None, *, half_width: float | None = None, sd: An
     if sum(given) > 1:
         raise ValueError("sd: give at most one of sd, disagreement and accuracy")
     if sd is not None:
-        s = check_array(sd, "sd", ndim=(0, 1)).reshape(-1)
+        s = _real_array(sd, "sd")
         if not np.all(np.isfinite(s)) or np.any(s <= 0):
             raise ValueError(f"sd: expected positive standard deviations, got {s.tolist()}")
         var = s**2
     elif disagreement is not None:
-        q = check_array(disagreement, "disagreement", ndim=(0, 1)).reshape(-1)
+        q = _real_array(disagreement, "disagreement")
         if not np.all(np.isfinite(q)) or np.any(q <= 0) or np.any(q > 1):
             raise ValueError(f"disagreement: expected fractions in (0, 1], got {q.tolist()}")
         e = effect if target_diff else 0.0
@@ -302,7 +309,7 @@ def plan(effect: float | None = None, *, half_width: float | None = None, sd: An
     feasible = True
     p_avail = None
     if items_available is not None:
-        ia = check_array(items_available, "items_available", ndim=(0, 1)).reshape(-1)
+        ia = _real_array(items_available, "items_available")
         if ia.size not in (1, n_datasets) or not np.all(np.isfinite(ia)) or np.any(ia < 1):
             raise ValueError(f"items_available: expected a positive count (or one per dataset), got {ia.tolist()}")
         avail = int(np.floor(ia.min())) * n_datasets if ia.size == n_datasets and n_datasets > 1 else int(ia.sum())
@@ -369,8 +376,8 @@ def conditional_power(design: GroupSequentialDesign, look: int, z: float, theta:
     if theta is None:
         thetas = np.array([z / np.sqrt(info[i]), 0.0, design.delta])
     else:
-        thetas = check_array(theta, "theta", ndim=(0, 1)).reshape(-1)
-        if not np.all(np.isfinite(thetas)):
+        thetas = _real_array(theta, "theta")
+        if thetas.size == 0 or not np.all(np.isfinite(thetas)):
             raise ValueError(f"theta: expected finite drifts, got {thetas.tolist()}")
     t = info / info[-1]
     rest = slice(i + 1, kmax)
