@@ -314,11 +314,11 @@ def test_sequential_pvalue_rejects_bad_input():
 
 
 # ---------------------------------------------------------------------------------------- properties
-from hypothesis import given, settings  # noqa: E402
+from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.data_too_large, HealthCheck.too_slow])
 @given(k=st.integers(2, 6), alpha=st.floats(0.01, 0.1), fam=st.sampled_from(["ld_pocock", "ld_obf", "hsd", "pocock"]),
        sided=st.sampled_from([1, 2]), frac=st.floats(0.0, 1.0), extra=st.floats(0.0, 2.0))
 def test_ordering_properties(k, alpha, fam, sided, frac, extra):
