@@ -21,8 +21,8 @@ import pandas as pd
 from scipy import optimize, stats
 
 from ._ordering import check_order, dp_rows
-from ._results import ConfidenceInterval
-from ._validation import check_array, check_binary, check_unit_interval
+from ._results import ConfidenceInterval, check_confidence_level
+from ._validation import check_array, check_binary, check_option, check_unit_interval
 from .responses import ResponseMatrix
 
 __all__ = [
@@ -48,9 +48,52 @@ def _values(x: Any) -> Any:
     return x.values if isinstance(x, ResponseMatrix) else x
 
 
+def _labels(x: Any) -> tuple[pd.Index | None, pd.Index] | None:
+    """(row ids or None, column ids) of a labelled input (ResponseMatrix, DataFrame, Series), None for arrays."""
+    if isinstance(x, ResponseMatrix):
+        return x.model_ids, x.item_ids
+    if isinstance(x, pd.DataFrame):
+        return x.index, x.columns
+    if isinstance(x, pd.Series):
+        return None, x.index
+    return None
+
+
+def _list(ids: pd.Index, k: int = 5) -> str:
+    more = f" and {len(ids) - k} more" if len(ids) > k else ""
+    return f"{list(ids[:k])}{more}"
+
+
+def _align_labelled(a: Any, y: Any) -> tuple[Any, Any]:
+    """When both ``a`` and ``y`` carry ids, ``y``'s values reordered to ``a``'s items (and models) by id; a mismatch
+    raises ValueError listing the ids. Otherwise both unchanged (arrays are positional)."""
+    la, ly = _labels(a), _labels(y)
+    if la is None or ly is None:
+        return a, y
+    yv = np.asarray(_values(y).to_numpy() if isinstance(y, (pd.DataFrame, pd.Series)) else _values(y))
+    for axis, what in ((1, "item"), (0, "model")):
+        ia, iy = la[axis], ly[axis]
+        if ia is None or iy is None or ia.equals(iy):
+            continue
+        if iy.has_duplicates or ia.has_duplicates:
+            raise ValueError(f"y: duplicated {what} ids; labelled a and y are aligned by id")
+        missing, unseen = ia.difference(iy, sort=False), iy.difference(ia, sort=False)
+        if len(missing) or len(unseen):
+            parts = [f"missing {what}s {_list(missing)}"] if len(missing) else []
+            parts += [f"unexpected {what}s {_list(unseen)}"] if len(unseen) else []
+            raise ValueError(f"y: labelled y must have a's {what} ids (any order); " + "; ".join(parts))
+        take = iy.get_indexer(ia)
+        yv = yv[..., take] if axis == 1 or yv.ndim == 1 else yv[take]
+    return a, yv
+
+
 def _pair(a: Any, y: Any, *, binary: bool) -> tuple[np.ndarray, np.ndarray, bool]:
-    """Validate two same-shape (n,) or (n_models, n) arrays; return float/bool 2-D views and whether input was 1-D."""
+    """Validate two same-shape (n,) or (n_models, n) arrays; return float/bool 2-D views and whether input was 1-D.
+
+    Labelled inputs (ResponseMatrix, DataFrame, Series) on both sides are aligned by id (items, and models when
+    both have model ids); arrays are positional."""
     chk = (lambda x, nm: check_binary(x, nm, ndim=(1, 2))) if binary else (lambda x, nm: check_unit_interval(x, nm, ndim=(1, 2)))
+    a, y = _align_labelled(a, y)
     av = chk(_values(a), "a")
     yv = chk(_values(y), "y")
     if av.shape != yv.shape:
@@ -125,7 +168,8 @@ def cohen_kappa(a: Any, y: Any, *, undefined: float = 1.0) -> Any:
 
 
 def sample_metrics(a: Any, y: Any) -> pd.DataFrame:
-    """One row per model: ``mae``, ``e_agg``, ``e_rand``, ``kappa``, ``accuracy`` (of y), ``accuracy_true`` (of a)."""
+    """One row per model: ``mae``, ``e_agg``, ``e_rand``, ``kappa``, ``predicted_accuracy`` (of y), ``accuracy_true``
+    (of a). Indexed by a's model ids when ``a`` is a ResponseMatrix or DataFrame."""
     av, yv, _ = _pair(a, y, binary=True)
     pa, py = av.mean(axis=1), yv.mean(axis=1)
     err = (av != yv).mean(axis=1)
@@ -135,10 +179,17 @@ def sample_metrics(a: Any, y: Any) -> pd.DataFrame:
             "e_agg": np.abs(py - pa),
             "e_rand": _e_rand_rates(pa, py),
             "kappa": _kappa_from_rates(err, pa, py),
-            "accuracy": py,
+            "predicted_accuracy": py,
             "accuracy_true": pa,
-        }
+        },
+        index=_row_ids(a, len(err)),
     )
+
+
+def _row_ids(a: Any, n_rows: int) -> pd.Index | None:
+    lab = _labels(a)
+    rows = None if lab is None else lab[0]
+    return rows if rows is not None and len(rows) == n_rows else None
 
 
 # ---------------------------------------------------------------------------------------------- Theorem 2.1
@@ -384,7 +435,18 @@ def fit_power_law(x: Any, y: Any) -> CurveFit:
 # ---------------------------------------------------------------------------------------------- correlations
 @dataclass(frozen=True)
 class CorrelationResult:
-    """Spearman and Pearson correlation between estimated and true accuracies (scipy.stats)."""
+    """Spearman and Pearson correlation between estimated and true accuracies (scipy.stats), with intervals.
+
+    Intervals are Fisher-z intervals: ``tanh(atanh(r) ± z se)`` with ``se = 1 / sqrt(n - 3)`` for Pearson and
+    Bonett & Wright's ``se = sqrt((1 + r² / 2) / (n - 3))`` for Spearman; they need ``n >= 4`` models (NaN below).
+
+    References
+    ----------
+    Fisher, R. A. (1921). On the "probable error" of a coefficient of correlation deduced from a small sample.
+    *Metron* 1, 3-32.
+    Bonett, D. G. and Wright, T. A. (2000). Sample size requirements for estimating Pearson, Kendall and Spearman
+    correlations. *Psychometrika* 65(1), 23-28.
+    """
 
     spearman: float
     spearman_pvalue: float
@@ -392,14 +454,47 @@ class CorrelationResult:
     pearson_pvalue: float
     n: int
 
-    def to_frame(self) -> pd.DataFrame:
-        """One row per correlation: ``statistic``, ``pvalue``, ``n``."""
+    def _z_se(self, method: str) -> tuple[float, float]:
+        method = check_option(method, "method", ("pearson", "spearman"))
+        r = self.pearson if method == "pearson" else self.spearman
+        if self.n < 4:
+            return r, float("nan")
+        se = 1.0 / np.sqrt(self.n - 3) if method == "pearson" else np.sqrt((1 + r**2 / 2) / (self.n - 3))
+        return r, float(se)
+
+    def standard_error(self, method: str = "pearson") -> float:
+        """Standard error of ``atanh(r)`` (the Fisher-z scale the interval is built on)."""
+        return self._z_se(method)[1]
+
+    def confidence_interval(self, confidence_level: float = 0.95, method: str = "pearson") -> ConfidenceInterval:
+        """Fisher-z interval for the ``method`` ("pearson" or "spearman") correlation."""
+        level = check_confidence_level(confidence_level)
+        r, se = self._z_se(method)
+        if not np.isfinite(se):
+            return ConfidenceInterval(float("nan"), float("nan"))
+        z = stats.norm.ppf(0.5 + level / 2) * se
+        zr = np.arctanh(np.clip(r, -1 + 1e-15, 1 - 1e-15))
+        return ConfidenceInterval(float(np.tanh(zr - z)), float(np.tanh(zr + z)))
+
+    def to_frame(self, confidence_level: float = 0.95) -> pd.DataFrame:
+        """One row per correlation: ``statistic``, ``pvalue``, ``low``, ``high`` (Fisher-z interval), ``n``."""
+        cis = [self.confidence_interval(confidence_level, m) for m in ("spearman", "pearson")]
         return pd.DataFrame({"statistic": [self.spearman, self.pearson], "pvalue": [self.spearman_pvalue, self.pearson_pvalue],
-                             "n": self.n}, index=pd.Index(["spearman", "pearson"], name="method"))
+                             "low": [c.low for c in cis], "high": [c.high for c in cis], "n": self.n},
+                            index=pd.Index(["spearman", "pearson"], name="method"))
 
 
 def accuracy_correlation(estimated: Any, true: Any) -> CorrelationResult:
-    """Rank (Spearman, App. F) and linear (Pearson) correlation of estimated vs true accuracies, arrays (n_models,)."""
+    """Rank (Spearman, App. F) and linear (Pearson) correlation of estimated vs true accuracies, arrays (n_models,).
+
+    Two pandas Series are aligned by their index (model ids; a mismatch raises ValueError); arrays are positional.
+    """
+    if isinstance(estimated, pd.Series) and isinstance(true, pd.Series) and not estimated.index.equals(true.index):
+        ie, it = estimated.index, true.index
+        if ie.has_duplicates or it.has_duplicates or len(ie.difference(it)) or len(it.difference(ie)):
+            raise ValueError(f"true: its index (model ids) must hold the ids of estimated, in any order; missing "
+                             f"{_list(ie.difference(it, sort=False))}, unexpected {_list(it.difference(ie, sort=False))}")
+        true = true.reindex(ie)
     e = check_array(estimated, "estimated", ndim=1)
     t = check_array(true, "true", ndim=1, shape=(len(e),))
     if len(e) < 3:

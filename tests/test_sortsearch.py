@@ -215,7 +215,7 @@ def test_estimator_predict_matches_manual_listing_and_metrics():
     # evaluate() without materialising equals the generic metrics on the materialised predictions
     ev = res.evaluate(a[30:])
     gen = sample_metrics(a[30:], y)
-    for c in ("mae", "e_agg", "kappa", "accuracy", "accuracy_true"):
+    for c in ("mae", "e_agg", "kappa", "predicted_accuracy", "accuracy_true"):
         assert np.allclose(ev[c], gen[c])
     dec = decompose_errors(a[30:], y, est.order_)
     assert np.allclose(ev["aleatoric"], dec.aleatoric) and np.allclose(ev["epistemic"], dec.epistemic)
@@ -382,11 +382,11 @@ def test_copy_nearest_expand_brute_force():
         assert np.array_equal(y[items], row[items])
         rest = np.setdiff1d(np.arange(200), items)
         assert np.array_equal(y[rest], a[res.nearest[j], rest])
-    assert np.allclose(res.accuracy, res.correctness().mean(1))
+    assert np.allclose(res.predicted_accuracy, res.correctness().mean(1))
     ev = res.evaluate(a[25:])
     assert np.allclose(ev["mae"], (res.correctness() != a[25:]).mean(1))
     # with every item evaluated the prediction is exact
-    assert res.evaluate(a[25:]).shape == (15, 6)
+    assert res.evaluate(a[25:]).shape == (15, 8)  # sample metrics + accuracy_estimate, standard_error
     assert (cne.simulate(a[25:], 200).evaluate(a[25:])["mae"] == 0).all()
 
 

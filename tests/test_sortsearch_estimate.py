@@ -314,7 +314,8 @@ def test_copynearest_result_protocol():
     assert np.allclose(res.statistic, y.mean(1))
     assert np.allclose(res.standard_error, np.sqrt((1 - 40 / 400) * y.var(1, ddof=1) / 40))
     f = res.to_frame()
-    assert ((f.low <= f.accuracy) & (f.accuracy <= f.high)).all() and np.allclose(f.predicted_accuracy, res.accuracy)
+    assert ((f.low <= f.accuracy) & (f.accuracy <= f.high)).all() and np.allclose(f.predicted_accuracy, res.predicted_accuracy)
+    assert np.array_equal(res.accuracy, res.statistic)  # accuracy is the estimate, as on SearchResult
     full = cne.simulate(a[25:], 400)
     assert np.allclose(full.statistic, a[25:].mean(1)) and (full.standard_error == 0).all()
 

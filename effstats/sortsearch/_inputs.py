@@ -166,8 +166,35 @@ def _item_indices(items: Any, selected: np.ndarray | None, n_items: int, item_id
     return it.astype(np.int64)
 
 
+_MISSING_HELP = ("every selected item must be evaluated: evaluate the missing cells, or pass items= listing only the "
+                 "items that were evaluated (the estimate then treats them as a simple random sample)")
+
+
+def _refuse_missing(responses: Any) -> None:
+    """A clear error for NaN / missing cells in the responses on the selected items (``predict`` has no mask)."""
+    if isinstance(responses, ResponseMatrix):
+        miss = responses.missing if responses.missing is not None else None
+        rows, cols = responses.model_ids, responses.item_ids
+    elif isinstance(responses, (pd.DataFrame, pd.Series)):
+        miss = responses.isna().to_numpy()
+        rows, cols = (responses.index, responses.columns) if isinstance(responses, pd.DataFrame) else (None, responses.index)
+    else:
+        arr = np.asarray(responses) if not _is_dask(responses) else None
+        if arr is None or arr.dtype.kind != "f":
+            return
+        miss, rows, cols = np.isnan(arr), None, None
+    if miss is None or not np.any(miss):
+        return
+    miss = np.atleast_2d(miss)
+    i, j = map(int, np.argwhere(miss)[0])
+    where = f"model {rows[i]!r}" if rows is not None else f"row {i}"
+    what = f"item {cols[j]!r}" if cols is not None else f"column {j}"
+    raise ValueError(f"responses: {int(miss.sum())} cell(s) missing (NaN / not evaluated), e.g. {where} on {what}; {_MISSING_HELP}")
+
+
 def _selected_responses(responses: Any, n_sel: int) -> np.ndarray:
     """New models' responses on the selected items as bool (n_models, n_sel); a 1-D input is one model."""
+    _refuse_missing(responses)
     if isinstance(responses, ResponseMatrix):
         responses = responses.require_binary("responses")
     elif isinstance(responses, pd.DataFrame):
@@ -214,6 +241,7 @@ def _aligned_responses(responses: Any, positions: np.ndarray, item_ids: pd.Index
             parts.append(f"unexpected (not selected) items {_list_ids(unseen)}")
         raise ValueError(f"responses: columns must be the {len(want)} selected items in any order; " + "; ".join(parts))
     take = cols.get_indexer(want)
+    _refuse_missing(responses)
     if isinstance(responses, ResponseMatrix):
         r = responses.subset(items=take).require_binary("responses")
     else:

@@ -14,8 +14,8 @@ from .._results import ConfidenceInterval
 from .._validation import check_binary, check_positive_int, check_rng
 from ..bitpack import PackedBinaryMatrix
 from ..exceptions import check_is_fitted
-from ._inputs import _binary, _is_dask, _item_indices, _selected_responses, _take_columns
-from .search import SearchResult, SortSearch, _align_full, random_positions
+from ._inputs import _aligned_responses, _binary, _ids, _is_dask, _item_indices, _take_columns
+from .search import SearchResult, SortSearch, _align_full, _check_rows, random_positions
 
 __all__ = ["ExpandResult", "CopyNearestExpand", "HybridResult", "HybridSearch"]
 
@@ -34,33 +34,61 @@ def _hamming(r: np.ndarray, s: np.ndarray) -> np.ndarray:
     return rf.sum(1)[:, None] + sf.sum(1)[None, :] - 2 * (rf @ sf.T)
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class ExpandResult:
     """CopyNearest&Expand predictions: observed on the evaluated items, copied from the nearest sort model elsewhere.
+
+    The result protocol as :class:`~effstats.sortsearch.SearchResult`: ``accuracy`` (= ``statistic``) is the
+    design-based estimate from the evaluated items (a simple random sample), with ``standard_error`` and
+    ``confidence_interval``; ``predicted_accuracy`` is the accuracy of the predicted vector.
 
     Attributes
     ----------
     items : int array (budget,)
+        Indices of the evaluated items (see :attr:`item_labels` for their ids).
     observed : bool array (n_models, budget)
     nearest : int array (n_models,)
         Index of the nearest sort model (Hamming distance on the evaluated items; ties to the lowest index).
     source : bool array (n_sort_models, n_items), the sort models' responses (shared, not copied).
+    model_ids, item_ids, source_ids : Index or None
+        Ids of the new models, of all items and of the sort models, when the inputs were labelled.
     """
 
     items: np.ndarray
     observed: np.ndarray = field(repr=False)
     nearest: np.ndarray
     source: np.ndarray = field(repr=False)
+    model_ids: pd.Index | None = field(default=None, repr=False)
+    item_ids: pd.Index | None = field(default=None, repr=False)
+    source_ids: pd.Index | None = field(default=None, repr=False)
+
+    def __repr__(self) -> str:
+        return (f"ExpandResult(n_models={len(self.nearest)}, budget={len(self.items)}, n_items={self.source.shape[1]}, "
+                f"accuracy={self.statistic.min():.3f}..{self.statistic.max():.3f}); see .to_frame()")
+
+    @property
+    def item_labels(self) -> np.ndarray:
+        """The evaluated items: ids when fitted on labelled items, else indices."""
+        return self.items.copy() if self.item_ids is None else self.item_ids.to_numpy()[self.items]
+
+    def _index(self) -> pd.Index:
+        return self.model_ids if self.model_ids is not None else pd.RangeIndex(len(self.nearest), name="model")
 
     def correctness(self, rows: Any = None) -> np.ndarray:
-        """Predicted correctness, bool (n_rows, n_items)."""
-        sel = slice(None) if rows is None else np.asarray(rows)
+        """Predicted correctness, bool (n_rows, n_items), items in the fitted order."""
+        sel = slice(None) if rows is None else _check_rows(rows, len(self.nearest))
         out = np.atleast_2d(self.source[self.nearest[sel]]).copy()
         out[:, self.items] = np.atleast_2d(self.observed[sel])
         return out
 
+    def predictions(self, rows: Any = None) -> pd.DataFrame:
+        """Per-item predicted correctness as a labelled DataFrame (models × items, ids where known)."""
+        idx = self._index() if rows is None else self._index()[_check_rows(rows, len(self.nearest))]
+        cols = self.item_ids if self.item_ids is not None else pd.RangeIndex(self.source.shape[1], name="item")
+        return pd.DataFrame(self.correctness(rows), index=idx, columns=cols)
+
     @property
-    def accuracy(self) -> np.ndarray:
+    def predicted_accuracy(self) -> np.ndarray:
         """Accuracy of the predicted vector per model (copied items + observed ones)."""
         copied = self.source.sum(axis=1)[self.nearest] - self.source[:, self.items].sum(axis=1)[self.nearest]
         return (copied + self.observed.sum(axis=1)) / self.source.shape[1]
@@ -69,6 +97,12 @@ class ExpandResult:
     def statistic(self) -> np.ndarray:
         """Design-based accuracy estimate per model: the mean over the evaluated (simple random sample of) items."""
         return self.observed.mean(axis=1)
+
+    @property
+    def accuracy(self) -> np.ndarray:
+        """The design-based accuracy estimate (= ``statistic``), as ``SearchResult.accuracy``; the accuracy of the
+        predicted vector is ``predicted_accuracy``."""
+        return self.statistic
 
     @property
     def standard_error(self) -> np.ndarray:
@@ -85,68 +119,99 @@ class ExpandResult:
         return korn_graubard_interval(self.statistic, self.standard_error, self.observed.shape[1], self.source.shape[1], confidence_level)
 
     def to_frame(self, confidence_level: float = 0.95) -> pd.DataFrame:
-        """One row per model: ``accuracy`` (estimate), ``standard_error``, ``low``, ``high``, ``predicted_accuracy``, ``nearest``."""
+        """One row per model: ``accuracy`` (estimate), ``standard_error``, ``low``, ``high``, ``predicted_accuracy``,
+        ``nearest`` (the sort model's id when known, else its index)."""
         ci = self.confidence_interval(confidence_level)
+        nearest = self.nearest if self.source_ids is None else self.source_ids.to_numpy()[self.nearest]
         return pd.DataFrame({"accuracy": self.statistic, "standard_error": self.standard_error, "low": ci.low, "high": ci.high,
-                             "predicted_accuracy": self.accuracy, "nearest": self.nearest})
+                             "predicted_accuracy": self.predicted_accuracy, "nearest": nearest}, index=self._index())
 
     def evaluate(self, true_responses: Any) -> pd.DataFrame:
-        """``mae``, ``e_agg``, ``kappa``, ``accuracy``, ``accuracy_true`` per model."""
+        """``mae``, ``e_agg``, ``e_rand``, ``kappa``, ``predicted_accuracy``, ``accuracy_true``, ``accuracy_estimate``,
+        ``standard_error`` per model. Labelled columns are aligned to the fitted items by id."""
         from ..metrics import sample_metrics
 
-        a = _dense_source(true_responses) if not isinstance(true_responses, np.ndarray) else check_binary(true_responses, "true_responses", ndim=2)
+        x = _align_full(true_responses, self.item_ids, "true_responses")
+        a = _dense_source(x) if not isinstance(x, np.ndarray) else check_binary(x, "true_responses", ndim=2)
         if a.shape != (len(self.nearest), self.source.shape[1]):
             raise ValueError(f"true_responses: expected shape {(len(self.nearest), self.source.shape[1])}, got {a.shape}")
-        return sample_metrics(a, self.correctness())
+        ev = sample_metrics(a, self.correctness()).assign(accuracy_estimate=self.statistic, standard_error=self.standard_error)
+        ev.index = self._index()
+        return ev
 
 
 class CopyNearestExpand(BaseEstimator):
     """The CopyNearest&Expand baseline (Sect. 4.2): evaluate ``n'`` random items, copy the rest from the
     sort model that agrees most on them.
 
+    Labelled inputs (a ResponseMatrix or a DataFrame with item columns) are aligned by item id, as in
+    :class:`~effstats.sortsearch.SortSearch`: :meth:`select` then returns item ids, and the responses given to
+    :meth:`predict` may carry the selected items in any order. Plain arrays are positional.
+
     Parameters
     ----------
     random_state : None, int or Generator, default=None
+
+    Attributes
+    ----------
+    source_ : bool array (n_models, n_items)
+    item_ids_, model_ids_ : Index or None
+        Item / sort-model ids of a labelled source.
+    selected_ : int array (budget,) or None
+        Indices of the last selection.
     """
 
     def __init__(self, random_state: Any = None) -> None:
         self.random_state = random_state
 
     def fit(self, responses: Any, y: Any = None) -> "CopyNearestExpand":
-        """``responses``: the sort models' bool matrix (n_models, n_items) or ResponseMatrix (kept in memory)."""
+        """``responses``: the sort models' bool matrix (n_models, n_items), ResponseMatrix or DataFrame (kept in
+        memory)."""
         self.source_ = _dense_source(responses)
         self.n_items_ = self.source_.shape[1]
+        self.item_ids_ = _ids(responses, 1)
+        self.model_ids_ = _ids(responses, 0)
         self.rng_ = check_rng(self.random_state, "random_state")
         self.selected_ = None
         return self
 
     def select(self, budget: int) -> np.ndarray:
-        """``budget`` random items (increasing indices), remembered as ``selected_``."""
+        """``budget`` random items (increasing indices; their ids when fitted on ids), remembered as ``selected_``."""
         check_is_fitted(self, "source_")
         self.selected_ = random_positions(self.n_items_, budget, self.rng_)
-        return self.selected_.copy()
+        return self.selected_.copy() if self.item_ids_ is None else self.item_ids_.to_numpy()[self.selected_]
 
     def predict(self, responses: Any, items: Any = None) -> ExpandResult:
-        """``responses``: bool (budget,) or (n_models, budget) on ``items`` (default: the last selection)."""
+        """``responses``: bool (budget,) or (n_models, budget) on ``items`` (default: the last selection), columns in
+        the order of ``items``; or a ResponseMatrix / DataFrame / Series whose columns are those items in any order
+        (aligned by id)."""
         check_is_fitted(self, "source_")
-        items = _item_indices(items, self.selected_, self.n_items_)
-        r = _selected_responses(responses, len(items))
+        items = _item_indices(items, self.selected_, self.n_items_, self.item_ids_)
+        if len(np.unique(items)) != len(items):
+            raise ValueError("items: must be distinct")
+        r, model_ids = _aligned_responses(responses, items, self.item_ids_)
         dist = _hamming(r, self.source_[:, items])
-        return ExpandResult(items=items, observed=r, nearest=dist.argmin(axis=1), source=self.source_)
+        return ExpandResult(items=items, observed=r, nearest=dist.argmin(axis=1), source=self.source_, model_ids=model_ids,
+                            item_ids=self.item_ids_, source_ids=self.model_ids_)
 
     def simulate(self, responses: Any, budget: int) -> ExpandResult:
-        """Select, read those columns of the new models' full responses, predict."""
+        """Select, read those columns of the new models' full responses (labelled columns aligned by id), predict."""
         check_is_fitted(self, "source_")
-        a = _binary(responses, "responses")
+        x = _align_full(responses, self.item_ids_, "responses")
+        a = _binary(x, "responses")
         if a.shape[1] != self.n_items_:
             raise ValueError(f"responses: expected {self.n_items_} items (columns), got {a.shape[1]}")
-        items = self.select(budget)
-        return self.predict(_take_columns(a, items, "responses"), items)
+        self.select(budget)
+        res = self.predict(_take_columns(a, self.selected_, "responses"), self.selected_)
+        if _ids(x, 0) is not None:
+            object.__setattr__(res, "model_ids", _ids(x, 0))
+        return res
 
     def score(self, responses: Any, y: Any = None, *, budget: int = 100) -> float:
         """Minus the mean MAE of :meth:`simulate` at ``budget`` on the new models' full ``responses``."""
-        a = _dense_source(responses)
-        return -float(self.simulate(a, budget).evaluate(a)["mae"].mean())
+        check_is_fitted(self, "source_")
+        x = _align_full(responses, self.item_ids_, "responses")
+        return -float(self.simulate(x, budget).evaluate(x)["mae"].mean())
 
 
 # ---------------------------------------------------------------------------------------------- hybrid
@@ -155,7 +220,7 @@ def _hybrid_scores(ss_pred: np.ndarray, nn_mean: np.ndarray, weight: float) -> n
     return weight * nn_mean + (1.0 - weight) * ss_pred > 0.5
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class HybridResult:
     """:class:`HybridSearch` predictions, with the Sort & Search result they started from.
 
@@ -188,18 +253,33 @@ class HybridResult:
     def to_frame(self, confidence_level: float = 0.95) -> pd.DataFrame:
         return self.search.to_frame(confidence_level).assign(predicted_accuracy=self.predicted_accuracy)
 
+    def __repr__(self) -> str:
+        return (f"HybridResult(n_models={len(self.predicted)}, budget={self.search.budget}, n_items={self.search.n_items}, "
+                f"n_neighbors={self.n_neighbors}, weight={self.weight}); see .to_frame()")
+
     def correctness(self, rows: Any = None) -> np.ndarray:
-        return self.predicted if rows is None else np.atleast_2d(self.predicted[np.asarray(rows)])
+        """Predicted correctness, bool (n_rows, n_items), items in the fitted order."""
+        return self.predicted if rows is None else np.atleast_2d(self.predicted[_check_rows(rows, len(self.predicted))])
+
+    def predictions(self, rows: Any = None) -> pd.DataFrame:
+        """Per-item predicted correctness as a labelled DataFrame (models × items, ids where known)."""
+        sr = self.search
+        idx = sr._index() if rows is None else sr._index()[_check_rows(rows, len(self.predicted))]
+        cols = sr.item_ids if sr.item_ids is not None else pd.RangeIndex(sr.n_items, name="item")
+        return pd.DataFrame(self.correctness(rows), index=idx, columns=cols)
 
     def evaluate(self, true_responses: Any) -> pd.DataFrame:
-        """``mae``, ``e_agg``, ``kappa``, ``accuracy`` (of the predictions), ``accuracy_true``, ``accuracy_estimate``,
-        ``standard_error`` per model."""
+        """``mae``, ``e_agg``, ``e_rand``, ``kappa``, ``predicted_accuracy`` (of the predictions), ``accuracy_true``,
+        ``accuracy_estimate`` (this result's ``accuracy``), ``standard_error`` per model. Labelled columns are aligned
+        to the fitted items by id."""
         from ..metrics import sample_metrics
 
         a = _dense_source(_align_full(true_responses, self.search.item_ids, "true_responses"))
         if a.shape != self.predicted.shape:
             raise ValueError(f"true_responses: expected shape {self.predicted.shape}, got {a.shape}")
-        return sample_metrics(a, self.predicted).assign(accuracy_estimate=self.statistic, standard_error=self.standard_error)
+        ev = sample_metrics(a, self.predicted).assign(accuracy_estimate=self.statistic, standard_error=self.standard_error)
+        ev.index = self.search._index()
+        return ev
 
 
 class HybridSearch(BaseEstimator):
@@ -244,8 +324,13 @@ class HybridSearch(BaseEstimator):
 
     def _check_params(self, n_source: int, n_items: int) -> tuple[list[int], list[float], int]:
         check_positive_int(self.budget, "budget", maximum=n_items)
-        ks = [check_positive_int(k, "neighbors") for k in np.atleast_1d(self.neighbors).tolist()]
-        ws = np.atleast_1d(np.asarray(self.weights, float))
+        ks = [check_positive_int(k, "neighbors") for k in np.atleast_1d(np.asarray(self.neighbors, dtype=object)).tolist()]
+        if not ks:
+            raise ValueError(f"neighbors: expected a non-empty sequence of integers >= 1, got {self.neighbors!r}")
+        try:
+            ws = np.atleast_1d(np.asarray(self.weights, float))
+        except (TypeError, ValueError):
+            raise ValueError(f"weights: expected a non-empty sequence of numbers in [0, 1], got {self.weights!r}") from None
         if ws.ndim != 1 or ws.size == 0 or np.isnan(ws).any() or (ws < 0).any() or (ws > 1).any():
             raise ValueError(f"weights: expected a non-empty sequence of numbers in [0, 1], got {self.weights!r}")
         cv = check_positive_int(self.cv, "cv")
@@ -323,11 +408,15 @@ class HybridSearch(BaseEstimator):
         if a.shape[1] != self.n_items_:
             raise ValueError(f"responses: expected {self.n_items_} items (columns), got {a.shape[1]}")
         self.select(budget)
-        return self.predict(_take_columns(a, self.search_.selected_, "responses"), self.search_.selected_)
+        res = self.predict(_take_columns(a, self.search_.selected_, "responses"), self.search_.selected_)
+        if _ids(x, 0) is not None:
+            object.__setattr__(res.search, "model_ids", _ids(x, 0))
+        return res
 
     def score(self, responses: Any, y: Any = None) -> float:
         """Minus the mean MAE of :meth:`simulate` on the new models' full ``responses``."""
-        x = _align_full(responses, getattr(self, "search_", None) and self.search_.item_ids_, "responses")
+        check_is_fitted(self, "search_")
+        x = _align_full(responses, self.search_.item_ids_, "responses")
         return -float(self.simulate(x).evaluate(x)["mae"].mean())
 
 

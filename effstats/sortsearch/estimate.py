@@ -45,6 +45,7 @@ from scipy import stats
 from scipy.special import expit, logit
 
 from .._results import ConfidenceInterval, check_confidence_level
+from .._validation import check_array, check_positive_int, check_unit_interval
 
 __all__ = ["cell_edges", "design_of", "estimate_accuracy", "korn_graubard_interval"]
 
@@ -200,8 +201,14 @@ def korn_graubard_interval(
     ConfidenceInterval of arrays (n_models,) (floats for scalar input).
     """
     level = check_confidence_level(confidence_level)
-    p = np.clip(np.asarray(estimate, float), 0.0, 1.0)
-    se = np.asarray(standard_error, float)
+    n_items = check_positive_int(n_items, "n_items")
+    budget = check_positive_int(budget, "budget", maximum=n_items)
+    p = check_unit_interval(estimate, "estimate", ndim=(0, 1))
+    se = check_array(standard_error, "standard_error", ndim=(0, 1))
+    if se.shape != p.shape:
+        raise ValueError(f"standard_error: expected the shape of estimate {p.shape}, got {se.shape}")
+    if (se < 0).any():
+        raise ValueError("standard_error: expected values >= 0")
     v = se**2
     inner = (p > 0) & (p < 1) & (v > 0)
     ne = np.where(inner, p * (1 - p) / np.where(v > 0, v, 1.0), float(budget))

@@ -182,7 +182,7 @@ def _check_rows(rows: Any, n_rows: int) -> np.ndarray:
     return r
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class SearchResult:
     """Sort & Search predictions for ``n_models`` new models (or new items, for ``insert_D``).
 
@@ -223,6 +223,12 @@ class SearchResult:
     estimator: str = "stratified"
     model_ids: pd.Index | None = field(default=None, repr=False)
     item_ids: pd.Index | None = field(default=None, repr=False)
+
+    def __repr__(self) -> str:
+        acc = self.statistic
+        rng = f"{acc.min():.3f}..{acc.max():.3f}" if len(acc) else "-"
+        return (f"SearchResult(n_models={len(self.thresholds)}, budget={self.budget}, n_items={self.n_items}, "
+                f"accuracy={rng}, design={self.design!r}, estimator={self.estimator!r}); see .to_frame()")
 
     @property
     def n_items(self) -> int:
@@ -306,14 +312,18 @@ class SearchResult:
         -------
         DataFrame, one row per model: ``mae`` (E, Eq. 2), ``e_agg``, ``kappa`` (Eq. 4), ``aleatoric``
         (E(a, y*), y* = DP-search on all n items), ``epistemic`` (||y* - y|| / n), ``kappa_aleatoric``,
-        ``kappa_epistemic``, ``accuracy`` (of the predicted vector, k / n), ``accuracy_true``, ``best_threshold``
-        (k*), ``accuracy_estimate`` (the design-based estimate) and ``standard_error``.
+        ``kappa_epistemic``, ``predicted_accuracy`` (of the predicted vector, k / n), ``accuracy_true``,
+        ``best_threshold`` (k*), ``accuracy_estimate`` (the design-based estimate, this result's ``accuracy``) and
+        ``standard_error``. Indexed by model id when the new models' ids are known.
         """
         if not isinstance(true_responses, (ResponseMatrix, pd.DataFrame, PackedBinaryMatrix)) and not _is_dask(true_responses):
             true_responses = check_binary(true_responses, "true_responses", ndim=2)
         true_responses = _align_full(true_responses, self.item_ids, "true_responses")
         ev = _evaluate_thresholds(true_responses, self.order, self.thresholds[None, :])[0]
-        return ev.assign(accuracy_estimate=self.statistic, standard_error=self.standard_error)
+        ev = ev.assign(accuracy_estimate=self.statistic, standard_error=self.standard_error)
+        if self.model_ids is not None:
+            ev.index = self.model_ids
+        return ev
 
 
 def _evaluate_thresholds(true_responses: Any, order: np.ndarray, K: np.ndarray) -> list[pd.DataFrame]:
@@ -346,7 +356,7 @@ def _evaluate_thresholds(true_responses: Any, order: np.ndarray, K: np.ndarray) 
                     "epistemic": epi,
                     "kappa_aleatoric": _kappa_from_rates(ale, pa, ps),
                     "kappa_epistemic": _kappa_from_rates(epi, ps, py),
-                    "accuracy": py,
+                    "predicted_accuracy": py,
                     "accuracy_true": pa,
                     "best_threshold": best,
                 }
@@ -638,18 +648,21 @@ class SortSearch(BaseEstimator):
 
         Returns
         -------
-        DataFrame with columns ``budget``, ``model`` (row position) and those of :meth:`SearchResult.evaluate`,
+        DataFrame with columns ``budget``, ``model`` (model id for labelled input, else row position) and those of
+        :meth:`SearchResult.evaluate`,
         one row per budget × model.
         """
         check_is_fitted(self, "order_")
         budgets = _check_budgets(budgets, self.n_items_)
         x = _align_full(self._oriented(responses), self.item_ids_ if self._axis == 0 else None, "responses")
         a = _binary(x, "responses")  # checked once, not once per budget
+        ids = _ids(x, 0)
+        models = np.arange(a.shape[0]) if ids is None else ids.to_numpy()
         res = [self._simulate(a, b) for b in budgets]
         K = np.stack([r.thresholds for r in res])
         frames = _evaluate_thresholds(a, self.order_, K)
         return pd.concat(
-            [f.assign(accuracy_estimate=r.statistic, standard_error=r.standard_error, budget=b, model=np.arange(len(f)))
+            [f.assign(accuracy_estimate=r.statistic, standard_error=r.standard_error, budget=b, model=models)
              for b, f, r in zip(budgets, frames, res)],
             ignore_index=True,
         )
