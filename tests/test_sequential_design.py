@@ -304,3 +304,14 @@ def test_zeroin_failures_are_runtime_errors_and_warnings():
         zeroin(lambda x: x**2 + 1, -1.0, 1.0)
     with pytest.warns(ConvergenceWarning, match="no convergence"):
         zeroin(lambda x: x**3 - 2, 0.0, 2.0, tol=1e-14, maxiter=2)
+
+
+def test_design_pickles_before_and_after_sizes():
+    import pickle
+
+    d = design(5, 0.05, spending="ld_obf")
+    fresh = pickle.loads(pickle.dumps(d))  # sizes not computed yet: computed after unpickling
+    assert not fresh.sizes_computed and fresh.inflation == pytest.approx(d.inflation, rel=1e-12)
+    np.testing.assert_array_equal(fresh.upper, d.upper)
+    again = pickle.loads(pickle.dumps(d))  # now with the cached sizes
+    assert again.sizes_computed and again.expected_n_h1 == d.expected_n_h1

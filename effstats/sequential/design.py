@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 from numbers import Integral, Real
-from typing import Any, Callable, Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -119,7 +119,8 @@ class GroupSequentialDesign:
     tol: float = 1e-6
     r: int = 18
     _observed: np.ndarray | None = field(default=None, repr=False)
-    _sizer: Callable[[], dict] | None = field(default=None, repr=False, compare=False)
+    _spec: Any = field(default=None, repr=False, compare=False)  # what the sizes are computed from (picklable)
+    _bnd: dict | None = field(default=None, repr=False, compare=False)
 
     @property
     def sided(self) -> int:
@@ -128,9 +129,16 @@ class GroupSequentialDesign:
     # ------------------------------------------------------------------ sizes, computed once on demand
     @cached_property
     def _sizes(self) -> dict:
-        if self._sizer is None:  # pragma: no cover - every design() result carries one
+        if self._spec is None or self._bnd is None:  # pragma: no cover - every design() result carries them
             raise RuntimeError("design: this design has no size information")
-        res = self._sizer()
+        if self._bnd.get("sized"):
+            res = self._bnd
+        elif self.backend == "native":
+            res = native_sizes(self._spec, self._bnd)
+        else:
+            from .gsdesign import gsdesign_design
+
+            res = gsdesign_design(self._spec)
         n_i = np.asarray(res["n_i"], float)
         if not np.all(np.isfinite(res["upper_prob"])):
             raise ValueError(f"r: the integration grid (r={self.r}) is too coarse for these looks; pass a larger r "
@@ -384,16 +392,10 @@ def design(
                  n_i=n_i, max_info_plan=max_info if max_info is not None else 1.0, tol=float(tol), r=r)
     if backend == "native":
         res = native_bounds(spec)
-
-        def sizer(spec=spec, res=res):
-            return native_sizes(spec, res)
     else:
-        from .gsdesign import gsdesign_bounds, gsdesign_design
+        from .gsdesign import gsdesign_bounds
 
         res = gsdesign_bounds(spec)
-
-        def sizer(spec=spec, res=res):
-            return res if res.get("sized") else gsdesign_design(spec)
     if res.get("k", k) != k:  # a binding beta-spending design recomputed at observed information may end early
         k = int(res["k"])
         t = t[:k]
@@ -414,7 +416,7 @@ def design(
         k=k, test_type=test_type, alpha=alpha, beta=beta, timing=t, upper=upper, lower=lower,
         nominal_p=ndtr(-upper), alpha_spent=alpha_spent, delta=float(res["delta"]), spending=up, lower_spending=lo,
         backend=backend, astar=float(astar), max_information=max_info, tol=float(tol), r=r, _observed=n_i,
-        _sizer=sizer,
+        _spec=spec, _bnd=res,
     )
     if res.get("sized"):
         out.__dict__["_sizes"] = out._sizes  # already known: fill the cache now
