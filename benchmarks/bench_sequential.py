@@ -136,9 +136,17 @@ def main() -> None:
     ap.add_argument("--no-sim", action="store_true", help="design timings only")
     args = ap.parse_args()
     rows = bench_design(5 if args.quick else 30)
-    small = [r for r in rows if r["k"] <= 10 and not r["case"].startswith("test.type")]
-    print(f"\nbounds-only designs (test types 1/2), k <= 10: native is {min(r['ratio'] for r in small):.1f}x to "
-          f"{max(r['ratio'] for r in small):.1f}x faster than gsDesign through rpy2 (target >= 20x)")
+    groups = {"spending-function bounds (LD Pocock / LD OBF / HSD)": ("LD", "HSD(-4)"),
+              "classic Pocock (constant searched over the whole recursion)": ("classic",),
+              "beta-spending test.type 4 (bounds need the sample-size search)": ("test.type",)}
+    print()
+    for label, keys in groups.items():
+        sel = [r for r in rows if r["k"] <= 10 and any(key in r["case"] for key in keys)
+               and not (keys == ("LD", "HSD(-4)") and ("classic" in r["case"] or "test.type" in r["case"]))]
+        if sel and np.isfinite(sel[0]["ratio"]):
+            print(f"{label}, k <= 10: native design() is {min(r['ratio'] for r in sel):.1f}x to "
+                  f"{max(r['ratio'] for r in sel):.1f}x faster than gsDesign through rpy2 (target >= 20x); with sizes "
+                  f"{min(r['ratio_sizes'] for r in sel):.1f}x to {max(r['ratio_sizes'] for r in sel):.1f}x")
     print()
     bench_many_looks()
     if not args.no_sim:
