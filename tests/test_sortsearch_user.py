@@ -207,3 +207,32 @@ def test_missing_cells_on_selected_items_say_what_to_do(frame):
     res = ss.predict(ok, items=list(ok.columns))
     assert res.budget == 29 and res.design == "srs"
     assert np.allclose(res.accuracy, ok.mean(1))
+
+
+def test_rows_by_model_id(frame):
+    # before: predictions(["m41"]) was refused although the frame's index shows model ids
+    src, new = frame.iloc[:40], frame.iloc[40:]
+    res = SortSearch().fit(src).simulate(new, 30)
+    p = res.predictions(["m43", "m41"])
+    assert list(p.index) == ["m43", "m41"] and np.array_equal(p.to_numpy(), res.correctness([3, 1]))
+    assert np.array_equal(res.correctness("m42"), res.correctness([2]))
+    with pytest.raises(ValueError, match="^rows: model ids not among"):
+        res.predictions(["nope"])
+    cres = CopyNearestExpand(random_state=0).fit(src).simulate(new, 30)
+    assert np.array_equal(cres.predictions(["m44"]).to_numpy(), cres.correctness([4]))
+
+
+def test_missing_cells_in_the_sort_models_point_to_missing_observed():
+    # before: "contains NaN; pass an explicit missing mask" (fit has no mask), and missing='observed' ignored NaN in
+    # a plain float array (then failed with the same message)
+    rng = np.random.default_rng(0)
+    a = (rng.random((30, 100)) < np.linspace(0.9, 0.1, 100)).astype(float)
+    a[0, :5] = np.nan
+    with pytest.raises(ValueError, match="^responses: .*missing cells.*missing='observed'"):
+        SortSearch().fit(a)
+    est = SortSearch(missing="observed").fit(a)
+    frac = np.nanmean(a, axis=0)
+    assert np.all(np.diff(frac[est.order_]) <= 1e-12)  # easiest first among the models that answered
+    assert np.array_equal(est.n_observed_[:5], np.full(5, 29)) and (est.n_observed_[5:] == 30).all()
+    same = SortSearch(missing="observed").fit(pd.DataFrame(a))
+    assert np.array_equal(same.order_, est.order_)

@@ -76,14 +76,14 @@ class ExpandResult:
 
     def correctness(self, rows: Any = None) -> np.ndarray:
         """Predicted correctness, bool (n_rows, n_items), items in the fitted order."""
-        sel = slice(None) if rows is None else _check_rows(rows, len(self.nearest))
+        sel = slice(None) if rows is None else _check_rows(rows, len(self.nearest), self.model_ids)
         out = np.atleast_2d(self.source[self.nearest[sel]]).copy()
         out[:, self.items] = np.atleast_2d(self.observed[sel])
         return out
 
     def predictions(self, rows: Any = None) -> pd.DataFrame:
         """Per-item predicted correctness as a labelled DataFrame (models × items, ids where known)."""
-        idx = self._index() if rows is None else self._index()[_check_rows(rows, len(self.nearest))]
+        idx = self._index() if rows is None else self._index()[_check_rows(rows, len(self.nearest), self.model_ids)]
         cols = self.item_ids if self.item_ids is not None else pd.RangeIndex(self.source.shape[1], name="item")
         return pd.DataFrame(self.correctness(rows), index=idx, columns=cols)
 
@@ -259,12 +259,12 @@ class HybridResult:
 
     def correctness(self, rows: Any = None) -> np.ndarray:
         """Predicted correctness, bool (n_rows, n_items), items in the fitted order."""
-        return self.predicted if rows is None else np.atleast_2d(self.predicted[_check_rows(rows, len(self.predicted))])
+        return self.predicted if rows is None else np.atleast_2d(self.predicted[_check_rows(rows, len(self.predicted), self.search.model_ids)])
 
     def predictions(self, rows: Any = None) -> pd.DataFrame:
         """Per-item predicted correctness as a labelled DataFrame (models × items, ids where known)."""
         sr = self.search
-        idx = sr._index() if rows is None else sr._index()[_check_rows(rows, len(self.predicted))]
+        idx = sr._index() if rows is None else sr._index()[_check_rows(rows, len(self.predicted), self.search.model_ids)]
         cols = sr.item_ids if sr.item_ids is not None else pd.RangeIndex(sr.n_items, name="item")
         return pd.DataFrame(self.correctness(rows), index=idx, columns=cols)
 

@@ -165,8 +165,16 @@ def _align_full(x: Any, item_ids: pd.Index | None, name: str) -> Any:
     return x.subset(items=take) if isinstance(x, ResponseMatrix) else x.iloc[:, take]
 
 
-def _check_rows(rows: Any, n_rows: int) -> np.ndarray:
-    """Row selector: integer positions in [-n_rows, n_rows) (1-D or a scalar) or a bool mask of length n_rows."""
+def _check_rows(rows: Any, n_rows: int, ids: pd.Index | None = None) -> np.ndarray:
+    """Row selector: integer positions in [-n_rows, n_rows) (1-D or a scalar), a bool mask of length n_rows, or, when
+    the models have ids, non-integer model ids (integers are always positions)."""
+    r = np.asarray(rows)
+    if ids is not None and r.size and r.ndim <= 1 and r.dtype != bool and not np.issubdtype(r.dtype, np.number):
+        r1 = np.atleast_1d(r)
+        pos = ids.get_indexer(r1)
+        if (pos < 0).any():
+            raise ValueError(f"rows: model ids not among the results' models: {_list_ids(r1[pos < 0])}")
+        return pos.astype(np.int64)
     r = np.asarray(rows)
     if r.dtype == bool:
         if r.shape != (n_rows,):
@@ -286,9 +294,10 @@ class SearchResult:
     def correctness(self, rows: Any = None) -> np.ndarray:
         """Predicted per-item correctness in the original item order, bool (n_rows, n_items).
 
-        ``rows`` selects models (positions); materialising all rows costs ``n_models * n_items`` bytes.
+        ``rows`` selects models (positions, a boolean mask, or model ids when known); materialising all rows costs
+        ``n_models * n_items`` bytes.
         """
-        k = self.thresholds if rows is None else self.thresholds[_check_rows(rows, len(self.thresholds))]
+        k = self.thresholds if rows is None else self.thresholds[_check_rows(rows, len(self.thresholds), self.model_ids)]
         k = np.atleast_1d(k)
         out = np.empty((len(k), self.n_items), bool)
         out[:, self.order] = np.arange(self.n_items)[None, :] < k[:, None]
@@ -296,7 +305,7 @@ class SearchResult:
 
     def predictions(self, rows: Any = None) -> pd.DataFrame:
         """Per-item predicted correctness as a labelled DataFrame (models × items, ids where known)."""
-        idx = self._index() if rows is None else self._index()[_check_rows(rows, len(self.thresholds))]
+        idx = self._index() if rows is None else self._index()[_check_rows(rows, len(self.thresholds), self.model_ids)]
         cols = self.item_ids if self.item_ids is not None else pd.RangeIndex(self.n_items, name="item")
         return pd.DataFrame(self.correctness(rows), index=idx, columns=cols)
 
@@ -470,6 +479,8 @@ class SortSearch(BaseEstimator):
             return responses.missing is not None and bool(responses.missing.any())
         if isinstance(responses, pd.DataFrame):
             return bool(responses.isna().to_numpy().any())
+        if isinstance(responses, np.ndarray) and responses.dtype.kind == "f":
+            return bool(np.isnan(responses).any())
         return False
 
     def fit(self, responses: Any, y: Any = None) -> "SortSearch":
@@ -498,10 +509,13 @@ class SortSearch(BaseEstimator):
         shape = responses.shape
         n_models, n_items = (shape[0], shape[1]) if ax == 0 else (shape[1], shape[0])
         observed = None
+        if self.missing == "raise" and self._has_missing(responses):
+            raise ValueError("responses: the sort models' matrix has missing cells (NaN / not evaluated); pass missing='observed' "
+                             "to order items by the models that answered them (sort='sum'), or complete the matrix")
         if self.missing == "observed" and self._has_missing(responses):
             if self.sort != "sum":
                 raise ValueError(f"missing: 'observed' works with sort='sum' only, got sort={self.sort!r}")
-            rm = responses if isinstance(responses, ResponseMatrix) else ResponseMatrix(responses.to_numpy(float), nan_as_missing=True)
+            rm = responses if isinstance(responses, ResponseMatrix) else ResponseMatrix(np.asarray(responses.to_numpy(float) if isinstance(responses, pd.DataFrame) else responses, float), nan_as_missing=True)
             if ax == 1:
                 rm = rm.T
             scores, observed = _observed_sums(rm, 0, "responses")
