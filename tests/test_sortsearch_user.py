@@ -202,6 +202,8 @@ def test_missing_cells_on_selected_items_say_what_to_do(frame):
     arr = d.to_numpy()
     with pytest.raises(ValueError, match=r"^responses: 1 cell\(s\) missing .*row 2 on column 3"):
         ss.predict(arr, items)
+    with pytest.raises(ValueError, match="^responses"):  # ragged lists still get the shape message
+        ss.predict([[0, 1], [1]], items[:2])
     # the documented way out: only the evaluated items
     ok = d.dropna(axis=1)
     res = ss.predict(ok, items=list(ok.columns))

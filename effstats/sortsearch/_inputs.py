@@ -179,8 +179,13 @@ def _refuse_missing(responses: Any) -> None:
         miss = responses.isna().to_numpy()
         rows, cols = (responses.index, responses.columns) if isinstance(responses, pd.DataFrame) else (None, responses.index)
     else:
-        arr = np.asarray(responses) if not _is_dask(responses) else None
-        if arr is None or arr.dtype.kind != "f":
+        if _is_dask(responses):
+            return
+        try:
+            arr = np.asarray(responses)
+        except (TypeError, ValueError):  # ragged: check_binary names it
+            return
+        if arr.dtype.kind != "f":
             return
         miss, rows, cols = np.isnan(arr), None, None
     if miss is None or not np.any(miss):
