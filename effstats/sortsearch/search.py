@@ -412,6 +412,12 @@ class SortSearch(BaseEstimator):
     ``simulate`` / ``budget_curve`` / ``SearchResult.evaluate`` align full matrices by id. Plain arrays are
     positional: columns in the order of ``items``.
 
+    Two accuracies: ``SearchResult.accuracy`` (= ``statistic``, with ``standard_error`` and
+    ``confidence_interval``) is the design-based estimate from the evaluated items, exact when every item is
+    evaluated: read this one. ``SearchResult.predicted_accuracy`` is ``k / n``, the accuracy of the predicted
+    "ones then zeros" vector (the paper's figure, biased by the aleatoric errors). Frames from ``evaluate`` /
+    ``budget_curve`` call them ``accuracy_estimate`` and ``predicted_accuracy``, beside ``accuracy_true``.
+
     Parameters
     ----------
     sort : {"sum", "confidence", "recursive"}, default="sum"
