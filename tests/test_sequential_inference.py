@@ -334,3 +334,31 @@ def test_ordering_properties(k, alpha, fam, sided, frac, extra):
     assert more.pvalue <= res.pvalue + 1e-12 and more.statistic > res.statistic
     ci = res.confidence_interval(0.9)
     assert ci.low < res.statistic < ci.high
+
+
+@pytest.mark.r
+def test_matches_live_rpact_get_analysis_results():
+    """rpact's getAnalysisResults (final p-value, median-unbiased estimate, final CI) for a two-look LD-OBF design
+    reaching its final look: the ordering counts the first look's crossings."""
+    import rpy2.robjects as ro
+
+    from effstats import rbridge
+
+    rp = rbridge.r_package("rpact")
+    n, z = np.array([50.0, 100.0]), np.array([1.5, 2.3])
+    d = rbridge.r_call(rp.getDesignGroupSequential, kMax=2, alpha=0.025, sided=1, typeOfDesign="asOF",
+                       informationRates=ro.FloatVector(n / n[-1]))
+    data = rbridge.r_call(rp.getDataset, overallSampleSizes=ro.FloatVector(n),
+                          overallMeans=ro.FloatVector(z / np.sqrt(n)), overallStDevs=ro.FloatVector(np.ones(2)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RWarning)
+        ar = rbridge.r_call(rp.getAnalysisResults, d, data, normalApproximation=True)
+    get = ro.r("function(x, f) x[[f]][2]")
+    crit = np.asarray(ro.r("function(d) d$criticalValues")(d), float)
+    res = stagewise_inference(z=z, upper=crit, information=n)
+    assert res.look == 2 and res.reason == "efficacy"  # crossed the final bound
+    assert abs(res.pvalue - float(get(ar, "finalPValues")[0])) < TOL_P
+    assert abs(res.statistic - float(get(ar, "medianUnbiasedEstimates")[0])) < TOL_AR
+    ci = res.confidence_interval(0.95)
+    assert abs(ci.low - float(get(ar, "finalConfidenceIntervalLowerBounds")[0])) < TOL_AR
+    assert abs(ci.high - float(get(ar, "finalConfidenceIntervalUpperBounds")[0])) < TOL_AR
