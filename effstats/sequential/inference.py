@@ -175,7 +175,8 @@ class StagewiseInference:
     z : float
         Standardised statistic at that look.
     reason : {"efficacy", "futility", "final"}
-        Why the test stopped there.
+        Why the test stopped there: a crossed upper (or, two-sided, lower) bound, a binding futility bound, or the
+        last look reached without crossing.
     statistic : float
         Median-unbiased estimate of the drift ``theta`` (``Z_j ~ N(theta sqrt(I_j), 1)``).
     naive_estimate : float
@@ -292,8 +293,9 @@ def _check_z_look(z: Any, look: Any, bd: _Bounds) -> tuple[int, float, str]:
             raise ValueError(f"z: {zz:g} is inside the continuation region ({lo:.4g}, {bd.upper[j]:.4g}) at look {look}; "
                              "the test stops there only when a bound is crossed (stage-wise inference is defined at "
                              "the stopping look)")
-    else:
-        reason = "final"
+    else:  # the last look: a decision either way
+        crossed = zz >= bd.upper[j] or (bd.two_sided and zz <= -bd.upper[j])
+        reason = "efficacy" if crossed else "final"
     return look, zz, reason
 
 
