@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
-from effstats.sequential import conditional_power, design, plan
+from effstats.sequential import conditional_power, design, detectable_effect, plan
 
 
 # ---------------------------------------------------------------------------------------- closed forms, literature
@@ -166,3 +166,21 @@ def test_conditional_power_matches_gscp(tt, look, z):
     want = np.asarray(cp.rx2("upper").rx2("prob"), float).reshape(-1, 3, order="F").sum(0)
     got = conditional_power(d, look, z)
     np.testing.assert_allclose(got, want, atol=1e-6)
+
+
+@pytest.mark.parametrize("kw", [dict(disagreement=0.1), dict(sd=0.3), dict(disagreement=0.05, n_models=10),
+                                dict(sd=[0.3, 0.25], n_datasets=2, spending="pocock", looks=3)])
+def test_detectable_effect_inverts_plan(kw):
+    e = detectable_effect(2000, **kw)
+    p = plan(e, **kw)
+    assert p.design.inflation * p.n_fixed == pytest.approx(2000, rel=1e-9)
+    assert p.max_n == 2000
+
+
+def test_detectable_effect_bad_input():
+    with pytest.raises(ValueError, match="^sd"):
+        detectable_effect(1000)
+    with pytest.raises(ValueError, match="^items_available"):
+        detectable_effect(0, sd=0.3)
+    with pytest.raises(ValueError, match="^disagreement"):
+        detectable_effect(1000, disagreement=1.5)

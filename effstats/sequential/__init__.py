@@ -11,12 +11,13 @@ rules       composable stopping rules (efficacy, equivalence, precision, thresho
 evaluator   :class:`SequentialEvaluator`: offline (``fit``), vectorised simulation (``simulate``), online (``update``)
 ranking     pairwise sequential ranking with Holm / Bonferroni-corrected stops, offline and online (``SequentialRanking``)
 inference   after stopping: stage-wise ordering p-values, median-unbiased estimates, final confidence intervals
-planning    :func:`plan` (maximum / expected items, looks and bounds for a target) and :func:`conditional_power`
+planning    :func:`plan` (maximum / expected items, looks and bounds for a target), :func:`detectable_effect`
+            and :func:`conditional_power`
 """
 from .design import GroupSequentialDesign, design
 from .evaluator import SequentialEvaluator, SequentialResult, SimulationResult, mean_of_means
 from .inference import StagewiseInference, sequential_pvalue, stagewise_inference, stagewise_pvalue
-from .planning import SequentialPlan, conditional_power, plan
+from .planning import SequentialPlan, conditional_power, detectable_effect, plan
 from .ranking import PairwiseRanking, SequentialRanking, rank_models
 from .rules import (BetaSpendingFutility, DiminishingReturns, Efficacy, Equivalence, Futility, LookStats, Precision,
                     StoppingRule, Threshold)
@@ -30,7 +31,7 @@ __all__ = [
     "SequentialEvaluator", "SequentialResult", "SimulationResult", "mean_of_means",
     "PairwiseRanking", "SequentialRanking", "rank_models", "sequential_pvalue",
     "StagewiseInference", "stagewise_inference", "stagewise_pvalue",
-    "SequentialPlan", "plan", "conditional_power",
+    "SequentialPlan", "plan", "detectable_effect", "conditional_power",
     "StoppingRule", "LookStats", "Efficacy", "Equivalence", "Precision", "Threshold", "Futility",
     "BetaSpendingFutility", "DiminishingReturns",
 ]

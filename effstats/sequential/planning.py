@@ -50,7 +50,7 @@ from .._validation import check_array, check_fraction, check_positive_int
 from .design import GroupSequentialDesign, design
 from .native import EXTREMEZ, gsprob
 
-__all__ = ["SequentialPlan", "plan", "conditional_power"]
+__all__ = ["SequentialPlan", "plan", "detectable_effect", "conditional_power"]
 
 _CORRECTIONS = ("bonferroni", "holm", "none")
 
@@ -325,6 +325,62 @@ def plan(effect: float | None = None, *, half_width: float | None = None, sd: An
                           n_fixed=float(n_fixed), max_n=max_n, expected_n_h0=float(en0), expected_n_h1=float(en1),
                           looks=look_n, n_datasets=n_datasets, items_available=avail, feasible=feasible,
                           power_at_available=p_avail)
+
+
+def detectable_effect(items_available: Any, *, sd: Any = None, disagreement: Any = None, power: float = 0.9,
+                      alpha: float = 0.05, sided: int = 2, looks: int = 5, spending: Any = "ld_obf",
+                      spending_param: float | None = None, timing: Any = None, n_models: int = 2,
+                      n_datasets: int = 1, correction: str = "bonferroni") -> float:
+    """The smallest difference a sequential evaluation with at most ``items_available`` items per model detects
+    with the given power (the inverse of :func:`plan`).
+
+    With a fixed ``sd``: ``effect = c sd / sqrt(n / R)``, ``c = z_{1 - alpha'} + z_{power}`` and ``R`` the design's
+    inflation. With ``disagreement`` ``q`` the variance ``q - effect**2`` depends on the effect, and solving
+    ``effect = c sqrt((q - effect**2) R / n)`` gives ``effect = c sqrt(q R / (n + c**2 R))``.
+
+    Parameters
+    ----------
+    items_available : int or array (n_datasets,)
+        Items per model (per dataset if an array; equal allocation uses ``n_datasets * min``).
+    sd, disagreement : float or array (n_datasets,)
+        Per-item variability, as in :func:`plan` (exactly one).
+    power, alpha, sided, looks, spending, spending_param, timing, n_models, n_datasets, correction
+        As in :func:`plan`.
+
+    Returns
+    -------
+    float
+        The detectable difference (scale of the scores).
+    """
+    n_datasets = check_positive_int(n_datasets, "n_datasets")
+    ia = _real_array(items_available, "items_available")
+    if ia.size not in (1, n_datasets) or not np.all(np.isfinite(ia)) or np.any(ia < 1):
+        raise ValueError(f"items_available: expected a positive count (or one per dataset), got {ia.tolist()}")
+    n = float(np.floor(ia.min())) * n_datasets if ia.size == n_datasets and n_datasets > 1 else float(ia.sum())
+    if (sd is None) == (disagreement is None):
+        raise ValueError("sd: give exactly one of sd and disagreement")
+    power = check_fraction(power, "power")
+    alpha = check_fraction(alpha, "alpha")
+    if isinstance(sided, bool) or sided not in (1, 2):
+        raise ValueError(f"sided: expected 1 or 2, got {sided!r}")
+    n_models = check_positive_int(n_models, "n_models")
+    if correction not in _CORRECTIONS:
+        raise ValueError(f"correction: expected one of {_CORRECTIONS}, got {correction!r}")
+    n_comp = n_models * (n_models - 1) // 2 if n_models > 1 else 1
+    a_comp = alpha / n_comp if correction != "none" else alpha
+    d = design(check_positive_int(looks, "looks"), a_comp, 1 - power, sided=sided, spending=spending,
+               spending_param=spending_param, timing=timing)
+    c = -ndtri(a_comp / sided) - ndtri(1 - power)
+    infl = d.inflation
+    if sd is not None:
+        s = _real_array(sd, "sd")
+        if not np.all(np.isfinite(s)) or np.any(s <= 0) or s.size not in (1, n_datasets):
+            raise ValueError(f"sd: expected one positive value or one per dataset, got {s.tolist()}")
+        return float(c * np.sqrt(np.mean(s**2) * infl / n))
+    q = _real_array(disagreement, "disagreement")
+    if not np.all(np.isfinite(q)) or np.any(q <= 0) or np.any(q > 1) or q.size not in (1, n_datasets):
+        raise ValueError(f"disagreement: expected fractions in (0, 1] (one, or one per dataset), got {q.tolist()}")
+    return float(c * np.sqrt(np.mean(q) * infl / (n + c**2 * infl)))
 
 
 def conditional_power(design: GroupSequentialDesign, look: int, z: float, theta: Any = None,
