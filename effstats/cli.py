@@ -69,6 +69,25 @@ def _percent(df: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
     return out, converted
 
 
+def _check_path(path: Any, *, directory_ok: bool = False) -> Path:
+    """SCORES must be an existing file (or folder when ``directory_ok``) given as a str / Path."""
+    if not isinstance(path, (str, Path)):
+        raise ValueError(f"SCORES: expected a file path, got {type(path).__name__}")
+    p = Path(path)
+    if not p.exists():
+        raise ValueError(f"SCORES: file {str(p)!r} does not exist")
+    if p.is_dir() and not directory_ok:
+        raise ValueError(f"SCORES: {str(p)!r} is a directory; give a file")
+    return p
+
+
+def _read_json(p: Path) -> Any:
+    try:
+        return json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"SCORES: {str(p)!r} is not valid UTF-8 JSON ({type(exc).__name__})") from None
+
+
 def _header(path: Path, sep: str | None) -> list[str]:
     with open(path, newline="", encoding="utf-8-sig") as f:
         first = f.readline()
@@ -120,11 +139,7 @@ def read_scores(path: str | Path, *, by: str = "scenario", model: str = "model",
     """
     from .responses import ResponseMatrix
 
-    path = Path(path)
-    if not path.exists():
-        raise ValueError(f"SCORES: file {str(path)!r} does not exist")
-    if path.is_dir():
-        raise ValueError(f"SCORES: {str(path)!r} is a directory; give a file (or --format openllm-json for a folder)")
+    path = _check_path(path)
     sep = "\t" if path.suffix.lower() in (".tsv", ".tab") else None
     try:
         head = _header(path, sep)
@@ -227,9 +242,14 @@ def read_openllm_csv(path: str | Path, *, scenarios: Sequence[str] | None = None
     The model is ``fullname`` (else ``Model`` / ``eval_name``); task columns are the leaderboard's; the
     published "Average ⬆️" is returned as the aggregate. Scores are divided by 100.
     """
-    path = Path(path)
+    path = _check_path(path)
     sep = "\t" if path.suffix.lower() in (".tsv", ".tab") else None
-    df = pd.read_csv(path, sep=sep, engine="python", encoding="utf-8-sig")
+    try:
+        df = pd.read_csv(path, sep=sep, engine="python", encoding="utf-8-sig")
+    except Exception as exc:  # parser / decoding errors vary by pandas version
+        raise ValueError(f"SCORES: could not parse {str(path)!r} as CSV/TSV ({type(exc).__name__})") from None
+    if df.empty:
+        raise ValueError(f"SCORES: {str(path)!r} holds no rows")
     mcol = next((c for c in ("fullname", "Model", "model", "eval_name") if c in df.columns), None)
     if mcol is None:
         raise ValueError("SCORES: an Open LLM Leaderboard table needs a 'fullname', 'Model' or 'eval_name' column")
@@ -281,20 +301,17 @@ def read_openllm_json(paths: Any) -> pd.DataFrame:
     ``all`` entry is skipped. Two files for one model are refused.
     """
     if isinstance(paths, (str, Path)):
-        p = Path(paths)
-        if not p.exists():
-            raise ValueError(f"SCORES: {str(p)!r} does not exist")
+        p = _check_path(paths, directory_ok=True)
         files = sorted(p.rglob("*.json")) if p.is_dir() else [p]
+    elif isinstance(paths, (list, tuple)):
+        files = [_check_path(f) for f in paths]
     else:
-        files = [Path(f) for f in paths]
+        raise ValueError(f"SCORES: expected a results file, a folder or a list of files, got {type(paths).__name__}")
     if not files:
         raise ValueError(f"SCORES: no .json results files in {str(paths)!r}")
     rows = {}
     for f in files:
-        try:
-            d = json.loads(f.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as exc:
-            raise ValueError(f"SCORES: {str(f)!r} is not valid JSON ({exc})") from None
+        d = _read_json(f)
         if not isinstance(d, dict) or not isinstance(d.get("results"), dict):
             raise ValueError(f"SCORES: {str(f)!r} has no 'results' object (not an Open LLM Leaderboard results file)")
         cfg = d.get("config_general") or {}
@@ -325,11 +342,8 @@ def read_helm_json(path: str | Path, *, table: str | None = None) -> tuple[pd.Da
     default the first. Columns with ``lower_is_better`` are negated so that higher is better everywhere (as
     HELM's win rate does); the "Mean win rate" column is the published aggregate.
     """
-    p = Path(path)
-    try:
-        d = json.loads(p.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise ValueError(f"SCORES: {str(p)!r} is not valid JSON ({exc})") from None
+    p = _check_path(path)
+    d = _read_json(p)
     tables = d if isinstance(d, list) else d.get("tables", [d]) if isinstance(d, dict) else []
     tables = [t for t in tables if isinstance(t, dict) and "header" in t and "rows" in t]
     if not tables:
@@ -430,10 +444,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if src.is_dir():
                 fmt = "openllm-json"
             elif src.suffix.lower() == ".json":
-                try:
-                    d = json.loads(src.read_text(encoding="utf-8"))
-                except (OSError, json.JSONDecodeError) as exc:
-                    raise ValueError(f"SCORES: {str(src)!r} is not valid JSON ({exc})") from None
+                d = _read_json(_check_path(src))
                 fmt = "openllm-json" if isinstance(d, dict) and "results" in d else "helm-json"
             else:
                 fmt = "table"

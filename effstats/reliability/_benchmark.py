@@ -213,8 +213,17 @@ class Benchmark:
         )
 
     def subset_models(self, keep: np.ndarray) -> "Benchmark":
-        """The benchmark restricted to the models at positions / mask ``keep``."""
+        """The benchmark restricted to the models at positions / mask ``keep`` (1-D, at least 2 models)."""
         k = np.asarray(keep)
+        if k.ndim != 1 or k.size == 0:
+            raise ValueError(f"keep: expected a 1-D mask or list of model positions, got shape {k.shape}")
+        if k.dtype == bool:
+            if k.shape != (self.n_models,):
+                raise ValueError(f"keep: boolean mask must have length {self.n_models}, got {k.size}")
+        elif not np.issubdtype(k.dtype, np.integer):
+            raise ValueError(f"keep: expected integer positions or a boolean mask, got dtype {k.dtype}")
+        elif k.min() < -self.n_models or k.max() >= self.n_models:
+            raise ValueError(f"keep: positions out of range for {self.n_models} models")
         return Benchmark(self.values[k], self.observed[k], self.sub_of_item, self.scen_of_sub, self.prompt_of_item,
                          self.model_ids[k], self.scenario_names, self.subscenario_names, self.item_ids)
 

@@ -54,7 +54,7 @@ def rank_switch_curve(
     cluster_sizes = _check_sizes(cluster_sizes, "cluster_sizes", maximum=bench.n_models)
     if min(cluster_sizes) < 2:
         raise ValueError(f"cluster_sizes: a cluster holds at least 2 models, got {min(cluster_sizes)}")
-    n_top = check_positive_int(n_top, "n_top")
+    n_top = check_positive_int(n_top, "n_top", maximum=max(5, bench.n_models))
     num, den = bench.sub_sums()
     order = np.argsort(-_score(bench, num, den, score, ties)[0], kind="stable")
     sizes = _check_sizes(sizes, "sizes")
@@ -139,6 +139,9 @@ def prompt_strategies(
         if (grid < 0).any() or grid.shape[1] != P:
             raise ValueError(f"data: scenario {s!r} lacks some (example, prompt) cells; a full cross product is required")
         cells.append(grid)
+    most = max(g.shape[0] for g in cells)
+    if max(n_examples) > most:
+        raise ValueError(f"n_examples: {max(n_examples)} examples requested but the largest scenario holds {most}")
     rows = []
     for K in n_examples:
         for strategy in ("all_prompts", "uniform"):

@@ -251,7 +251,7 @@ class DIoRPlan:
 
     def draw(self, n: int, rng: Any = None) -> list[np.ndarray]:
         """Index arrays of ``n`` resamples (row b of every array belongs to resample b)."""
-        return _draw(self.bench, self.decision, self.size, int(n), check_rng(rng))
+        return _draw(self.bench, self.decision, self.size, check_positive_int(n, "n"), check_rng(rng))
 
     def statistic(self, indices: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
         """Meta-metric (B,) and benchmark scores (B, n_models) of the resamples given by ``indices``."""
@@ -316,7 +316,8 @@ def dior_plan(
         raise ValueError(f"size: {size} scenarios requested, the benchmark has {bench.n_scen}")
     if decision == "subscenarios" and size is not None and size > bench.n_sub:
         raise ValueError(f"size: {size} subscenarios requested, the benchmark has {bench.n_sub}")
-    n_top = check_positive_int(n_top, "n_top")  # used by the best-model objective only
+    # n_top drives the best-model objective only; elsewhere anything up to max(5, n_models) (the default fits any table)
+    n_top = check_positive_int(n_top, "n_top", maximum=max(5, bench.n_models))
     if objective == "best_model" and n_top > bench.n_models - 1:
         raise ValueError(f"n_top: expected at most n_models - 1 = {bench.n_models - 1} repeats, got {n_top}")
     if decision == "prompts" and bench.prompt_of_item is None:

@@ -81,7 +81,7 @@ def flash_helm(
     data: Any,
     new_models: Any = None,
     *,
-    sizes: Sequence[int | None] = (20, 50, 200, 1000, None),
+    sizes: Sequence[int | None] | None = None,
     tiers: Sequence[tuple[int, int]] = _DEFAULT_TIERS,
     resolution: Any = None,
     quantile: float | None = None,
@@ -99,8 +99,8 @@ def flash_helm(
     """Efficient coarse-to-fine tournament (Algorithm 1) with Res(S) estimated from the data (Fig. 6).
 
     Each model is evaluated on the first S examples of a random order of every subscenario (nested
-    samples, so going to the next S costs only the new examples), for S in ``sizes`` (``None`` = all;
-    sizes not below the largest subscenario are dropped: they are the full data). The other models are
+    samples, so going to the next S costs only the new examples), for S in ``sizes`` (``None`` = all; default
+    Algorithm 1's 20, 50, 200, 1000 below the largest subscenario; an explicit size above it is refused). The other models are
     scored on the same examples. After each stage the model stops when the tier rule says so —
     ``Rank(M, S) + Res(S) >= TierRank(S)`` (``rule="paper"``) or ``Rank(M, S) - Res(S) >= TierRank(S)``
     (``rule="conservative"``) — AND, with a ``level``, when it cannot be a top-``top_k`` model:
@@ -163,7 +163,11 @@ def _flash_setup(data, sizes, tiers, resolution, quantile, rule, top_k, level, g
     if any(not (b >= 0 and np.isfinite(b)) for _, b in tiers):
         raise ValueError(f"tiers: required resolutions must be finite and >= 0, got {[b for _, b in tiers]}")
     gmax = int(bench.group_sizes().max())
-    finite = sorted({s for s in _check_sizes(sizes, "sizes", allow_none=True) if s is not None})
+    if sizes is None:  # Algorithm 1's grid, as far as the subscenarios reach
+        sizes = [S for S in (20, 50, 200, 1000) if S < gmax]
+        finite = sizes
+    else:
+        finite = sorted({S for S in _check_sizes(sizes, "sizes", allow_none=True, maximum=gmax) if S is not None})
     finite = [s for s in finite if s < gmax]
     need_boot = resolution is None or (lev is not None and guard is None)
     r_full, errs = _stage_errors(bench, finite, n_boot, rng, score, ties) if need_boot and finite else (None, {})
@@ -315,7 +319,7 @@ def flash_helm_orders(
     n_orders = check_positive_int(n_orders, "n_orders")
     rng = check_rng(rng)
     names = ("sizes", "tiers", "resolution", "quantile", "rule", "top_k", "level", "guard", "score", "n_boot", "ties")
-    defaults = dict(sizes=(20, 50, 200, 1000, None), tiers=_DEFAULT_TIERS, resolution=None, quantile=None,
+    defaults = dict(sizes=None, tiers=_DEFAULT_TIERS, resolution=None, quantile=None,
                     rule="paper", top_k=1, level=0.95, guard=None, score="mwr", n_boot=200, ties="strict")
     args = {k: kw.pop(k, defaults[k]) for k in names}
     st = _flash_setup(data, rng=rng, kw=kw, **args)
@@ -359,16 +363,22 @@ def simulate_examples(table: Any, n_examples: int | dict = 1000, *, noise: float
     ResponseMatrix (kind="binary", items with a ``scenario`` column, missing mask for cells not evaluated)
     """
     rng = check_rng(rng)
-    b = Benchmark.from_data(table)
+    if isinstance(noise, bool) or not isinstance(noise, (int, float, np.integer, np.floating)) or not 0 <= noise < np.inf:
+        raise ValueError(f"noise: expected a finite number >= 0, got {noise!r}")
+    b = Benchmark.from_data(table, name="table")
     if not b.is_table:
         raise ValueError("table: expected a models × scenarios table (one score per cell)")
     x = np.where(b.observed, b.values, np.nan)
     if np.nanmin(x) < 0 or np.nanmax(x) > 1:
         raise ValueError("table: scores must lie in [0, 1] (rescale percentages first)")
     cols = list(b.item_ids)
-    ns = [int(n_examples[c]) if isinstance(n_examples, dict) else int(n_examples) for c in cols]
-    for n in ns:
-        check_positive_int(n, "n_examples")
+    if isinstance(n_examples, dict):
+        missing = [c for c in cols if c not in n_examples]
+        if missing:
+            raise ValueError(f"n_examples: no count for scenarios {missing[:5]}")
+        ns = [check_positive_int(n_examples[c], "n_examples") for c in cols]
+    else:
+        ns = [check_positive_int(n_examples, "n_examples")] * len(cols)
     blocks, miss, scen = [], [], []
     for j, (c, n) in enumerate(zip(cols, ns)):
         d = rng.normal(size=n)
