@@ -51,7 +51,8 @@ def test_expand_result_accuracy_is_the_estimate_everywhere(frame):
     # before: ExpandResult.accuracy was the predicted vector's accuracy, to_frame()["accuracy"] the estimate
     src, new = frame.iloc[:40], frame.iloc[40:]
     res = CopyNearestExpand(random_state=0).fit(src).simulate(new, 40)
-    y = new.to_numpy()[:, res.items]
+    y = new.to_numpy()[:, res.item_index]
+    assert np.array_equal(res.items, new.columns.to_numpy()[res.item_index])  # ids, as SearchResult.items
     assert np.allclose(res.accuracy, y.mean(1)) and np.array_equal(res.accuracy, res.to_frame()["accuracy"].to_numpy())
     assert np.allclose(res.predicted_accuracy, res.correctness().mean(1))
     assert np.allclose(res.to_frame()["predicted_accuracy"], res.predicted_accuracy)

@@ -44,8 +44,8 @@ class ExpandResult:
 
     Attributes
     ----------
-    items : int array (budget,)
-        Indices of the evaluated items (see :attr:`item_labels` for their ids).
+    item_index : int array (budget,)
+        Indices of the evaluated items (:attr:`items` gives their ids when known, as ``SearchResult.items``).
     observed : bool array (n_models, budget)
     nearest : int array (n_models,)
         Index of the nearest sort model (Hamming distance on the evaluated items; ties to the lowest index).
@@ -54,7 +54,7 @@ class ExpandResult:
         Ids of the new models, of all items and of the sort models, when the inputs were labelled.
     """
 
-    items: np.ndarray
+    item_index: np.ndarray
     observed: np.ndarray = field(repr=False)
     nearest: np.ndarray
     source: np.ndarray = field(repr=False)
@@ -63,13 +63,13 @@ class ExpandResult:
     source_ids: pd.Index | None = field(default=None, repr=False)
 
     def __repr__(self) -> str:
-        return (f"ExpandResult(n_models={len(self.nearest)}, budget={len(self.items)}, n_items={self.source.shape[1]}, "
+        return (f"ExpandResult(n_models={len(self.nearest)}, budget={len(self.item_index)}, n_items={self.source.shape[1]}, "
                 f"accuracy={self.statistic.min():.3f}..{self.statistic.max():.3f}); see .to_frame()")
 
     @property
-    def item_labels(self) -> np.ndarray:
-        """The evaluated items: ids when fitted on labelled items, else indices."""
-        return self.items.copy() if self.item_ids is None else self.item_ids.to_numpy()[self.items]
+    def items(self) -> np.ndarray:
+        """The evaluated items: ids when fitted on labelled items, else indices (as ``SearchResult.items``)."""
+        return self.item_index.copy() if self.item_ids is None else self.item_ids.to_numpy()[self.item_index]
 
     def _index(self) -> pd.Index:
         return self.model_ids if self.model_ids is not None else pd.RangeIndex(len(self.nearest), name="model")
@@ -78,7 +78,7 @@ class ExpandResult:
         """Predicted correctness, bool (n_rows, n_items), items in the fitted order."""
         sel = slice(None) if rows is None else _check_rows(rows, len(self.nearest), self.model_ids)
         out = np.atleast_2d(self.source[self.nearest[sel]]).copy()
-        out[:, self.items] = np.atleast_2d(self.observed[sel])
+        out[:, self.item_index] = np.atleast_2d(self.observed[sel])
         return out
 
     def predictions(self, rows: Any = None) -> pd.DataFrame:
@@ -90,7 +90,7 @@ class ExpandResult:
     @property
     def predicted_accuracy(self) -> np.ndarray:
         """Accuracy of the predicted vector per model (copied items + observed ones)."""
-        copied = self.source.sum(axis=1)[self.nearest] - self.source[:, self.items].sum(axis=1)[self.nearest]
+        copied = self.source.sum(axis=1)[self.nearest] - self.source[:, self.item_index].sum(axis=1)[self.nearest]
         return (copied + self.observed.sum(axis=1)) / self.source.shape[1]
 
     @property
@@ -191,7 +191,7 @@ class CopyNearestExpand(BaseEstimator):
             raise ValueError("items: must be distinct")
         r, model_ids = _aligned_responses(responses, items, self.item_ids_)
         dist = _hamming(r, self.source_[:, items])
-        return ExpandResult(items=items, observed=r, nearest=dist.argmin(axis=1), source=self.source_, model_ids=model_ids,
+        return ExpandResult(item_index=items, observed=r, nearest=dist.argmin(axis=1), source=self.source_, model_ids=model_ids,
                             item_ids=self.item_ids_, source_ids=self.model_ids_)
 
     def simulate(self, responses: Any, budget: int) -> ExpandResult:
