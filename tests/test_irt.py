@@ -61,6 +61,16 @@ def test_abilities_match_brute_force_map():
         assert th[j, 0] == pytest.approx(minimize(negpost, [0.0]).x[0], abs=1e-4)
     # All-correct answers stay finite thanks to the prior.
     assert np.isfinite(irt.abilities(np.ones((1, 20), bool), items)).all()
+    # return_cov: the inverse Hessian of the negative log-posterior at the estimate (finite differences).
+    th, cov = irt.abilities(y[:2, items], items, return_cov=True)
+    for j in range(2):
+        def negpost(t):
+            z = t * a - b
+            return np.sum(np.logaddexp(0, z) - y[j, items] * z) + 0.5 * t**2
+
+        h = 1e-4
+        hess = (negpost(th[j, 0] + h) - 2 * negpost(th[j, 0]) + negpost(th[j, 0] - h)) / h**2
+        assert cov[j, 0, 0] == pytest.approx(1 / hess, rel=1e-4)
 
 
 def bench(m=150, n=2000, seed=0):

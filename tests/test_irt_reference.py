@@ -116,3 +116,15 @@ def test_kmeans_keeps_the_best_of_five_runs():
     assert best.inertia_ <= np.median(single)
     assert w.sum() == pytest.approx(1.0) and np.all(np.diff(sel) > 0)
     assert TinyBenchmarks().n_init == 5
+
+
+def test_dimension_validation_finds_the_simulated_dimension():
+    # Measured validation errors: 1-D truth {1: 0.0289, 2: 0.0288, 3: 0.0286} -> 1 (within 0.0025 of the best);
+    # 2-D truth with two disjoint item groups {1: 0.087, 2: 0.030, 3: 0.031} -> 2.
+    one = TinyBenchmarks(40, "random", "p-irt", dims_grid=(1, 2, 3), random_state=0).fit(simulate_responses(60, 800, rng=8))
+    assert one.n_dims_ == 1
+    disc = np.zeros((800, 2))
+    disc[:400, 0] = disc[400:, 1] = 1.5
+    two = TinyBenchmarks(40, "random", "p-irt", dims_grid=(1, 2, 3), random_state=0).fit(
+        simulate_responses(60, 800, n_dims=2, discrimination=disc, rng=9))
+    assert two.n_dims_ == 2 and two.validation_errors_[1] > 2 * two.validation_errors_[2]
