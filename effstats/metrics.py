@@ -462,9 +462,15 @@ class CorrelationResult:
         se = 1.0 / np.sqrt(self.n - 3) if method == "pearson" else np.sqrt((1 + r**2 / 2) / (self.n - 3))
         return r, float(se)
 
-    def standard_error(self, method: str = "pearson") -> float:
-        """Standard error of ``atanh(r)`` (the Fisher-z scale the interval is built on)."""
-        return self._z_se(method)[1]
+    @property
+    def statistic(self) -> float:
+        """The Pearson correlation (the result protocol's estimate; Spearman is ``spearman``)."""
+        return self.pearson
+
+    @property
+    def standard_error(self) -> float:
+        """Standard error of ``atanh(pearson)``, ``1 / sqrt(n - 3)`` (the Fisher-z scale the interval is built on)."""
+        return self._z_se("pearson")[1]
 
     def confidence_interval(self, confidence_level: float = 0.95, method: str = "pearson") -> ConfidenceInterval:
         """Fisher-z interval for the ``method`` ("pearson" or "spearman") correlation."""

@@ -139,6 +139,7 @@ def test_accuracy_correlation_aligns_series_and_has_fisher_intervals():
     z = np.arctanh(ref.pearson)
     assert ci.low == pytest.approx(np.tanh(z - 1.959964 / np.sqrt(3)), rel=1e-5)
     assert ci.high == pytest.approx(np.tanh(z + 1.959964 / np.sqrt(3)), rel=1e-5)
+    assert ref.statistic == ref.pearson and ref.standard_error == pytest.approx(1 / np.sqrt(3))
     f = ref.to_frame()
     assert {"low", "high"} <= set(f.columns) and (f.low <= f.statistic).all() and (f.statistic <= f.high).all()
     with pytest.raises(ValueError, match="method"):
