@@ -567,7 +567,7 @@ def cases() -> list[Case]:
     add(Case("dior(examples)", "reliability", fn(RL + "dior"), lambda: dict(data=EX_RM(), decision="examples", size=4, n_boot=20, n_top=2, rng=0), [
         A("size", INT), A("n_top", INT)]))
     add(Case("DIoRResult.confidence_interval", "reliability", lambda kw: pub(RL + "dior")(S(), n_boot=20, rng=0).confidence_interval(**kw), lambda: dict(), [
-        A("ci", FRACTION), A("confidence_level", FRACTION)]))
+        A("confidence_level", FRACTION)]))
     add(Case("efficiency_curve", "reliability", fn(RL + "efficiency_curve"), lambda: dict(data=EX_RM(), decision="examples", sizes=[2, 4], n_boot=10, rng=0), [
         A("data", DATA), A("sizes", _sizes(8)), A("decision", OPTION)]))
     add(Case("rank_switch_curve", "reliability", fn(RL + "rank_switch_curve"), lambda: dict(data=EX_RM(), sizes=[2, 4], cluster_sizes=(2, 3), n_boot=10, rng=0), [
@@ -688,6 +688,107 @@ def cases() -> list[Case]:
     add(Case("sequential_pvalue", "sequential", fn(SQ + "sequential_pvalue"), lambda: dict(z=2.5, look=2, n=[100.0, 200.0, 300.0], max_n=300.0), [
         A("z", FINITE), A("look", INT + [("beyond", FAIL, lambda v, r: 4)], skip=("huge",)),
         A("n", REAL + [("decreasing", FAIL, lambda v, r: [200.0, 100.0, 300.0])], skip=("none",)), A("max_n", POSITIVE), A("alpha", FRACTION), A("spending", OPTION)]))
+    C.extend(_more_cases())
+    return C
+
+
+def _more_cases() -> list[Case]:
+    """Public names added during the restructuring (result protocol, planning, choosers, readers)."""
+    C: list[Case] = []
+    add = C.append
+    SS, DC, RL, SQ, MT = "effstats.sortsearch.", "effstats.disco.", "effstats.reliability.", "effstats.sequential.", "effstats.metrics."
+    SSE = SS + "SortSearch"
+    CL = [A("confidence_level", FRACTION)]
+    # ---- the result protocol: confidence_interval(confidence_level)
+    add(Case("SearchResult.confidence_interval", "sortsearch", lambda kw: fitted_once(SSE).simulate(X()[:4], 6).confidence_interval(**kw),
+             lambda: dict(confidence_level=0.9), CL))
+    add(Case("SubsetPrediction.confidence_interval", "disco",
+             lambda kw: fitted_once(DC + "RandomDirect", None, n_items=5).predict_interval(X()[:3]).confidence_interval(**kw), lambda: dict(confidence_level=0.9), CL))
+    add(Case("RandomDirect.predict_interval", "disco", lambda kw: fitted_once(DC + "RandomDirect", None, n_items=5).predict_interval(**kw),
+             lambda: dict(target_outputs=X()[:3]), [A("target_outputs", BINARY + SHORT1, expect={"half": MAY})]))
+    add(Case("StagewiseInference.confidence_interval", "sequential",
+             lambda kw: pub(SQ + "stagewise_inference")(pub(SQ + "design")(k=3), z=2.5, look=2).confidence_interval(**kw), lambda: dict(confidence_level=0.9), CL))
+    # ---- sortsearch
+    add(Case("stratified_positions", "sortsearch", fn(SS + "stratified_positions"), lambda: dict(n=NI, budget=5, rng=0), [
+        A("n", INT, skip=("huge",)), A("budget", INT), A("rng", RNG)]))
+    add(Case("korn_graubard_interval", "sortsearch", fn(SS + "korn_graubard_interval"),
+             lambda: dict(estimate=np.array([0.3, 0.6]), standard_error=np.array([0.05, 0.04]), budget=10, n_items=NI, confidence_level=0.95), [
+        A("estimate", REAL + [("above-1", FAIL, lambda v, r: v + 1.0)], skip=("ndim+",), expect={"ndim-": MAY}), A("standard_error", REAL + [("negative", FAIL, lambda v, r: -v)], skip=("ndim+",)),
+        A("budget", INT), A("n_items", INT, skip=("huge",)), A("confidence_level", FRACTION)]))
+    add(Case("SortSearch.score", "sortsearch", lambda kw: fitted_once(SSE).score(**kw), lambda: dict(responses=X()[:4], budget=6), [
+        A("responses", BINARY + SHORT1), A("budget", INT)]))
+    add(Case("SortSearch.insert_models", "sortsearch", lambda kw: (lambda e: (e.select(5), e.insert_models(**kw))[1])(fitted(SSE)),
+             lambda: dict(responses=X()[:2, :5]), [A("responses", BINARY + SHORT1)]))
+    HS = SS + "HybridSearch"
+    add(Case("HybridSearch.fit", "sortsearch", est_fit(HS, ("budget", "neighbors", "weights", "cv", "sort", "random_state")),
+             lambda: dict(responses=X(), budget=6, neighbors=(1, 3), weights=(0.0, 1.0), cv=2, random_state=0), [
+        A("responses", BINARY), A("budget", INT), A("cv", INT + [("one", FAIL, lambda v, r: 1)]), A("sort", OPTION), A("random_state", RNG),
+        A("neighbors", [("empty", FAIL, lambda v, r: ()), ("zero", FAIL, lambda v, r: (0,)), ("text", FAIL, lambda v, r: ("a",)), ("float", FAIL, lambda v, r: (1.5,))]),
+        A("weights", [("empty", FAIL, lambda v, r: ()), ("above-1", FAIL, lambda v, r: (0.0, 1.5)), ("nan", FAIL, lambda v, r: (np.nan,)), ("text", FAIL, lambda v, r: ("a",))])]))
+    add(Case("HybridSearch.simulate", "sortsearch", lambda kw: fitted_once(HS, None, budget=6, neighbors=(1, 3), weights=(0.0, 1.0), cv=2).simulate(**kw),
+             lambda: dict(responses=X()[:4]), [A("responses", BINARY + SHORT1)]))
+    # ---- disco
+    add(Case("MethodChooser.fit", "disco", est_fit(DC + "MethodChooser", ("candidates", "n_items", "n_splits", "reference", "random_state")),
+             lambda: dict(source_outputs=X(), candidates={"random + direct": pub(DC + "RandomDirect")(5), "anchor": pub(DC + "AnchorCorr")(5)},
+                          n_items=5, n_splits=2, random_state=0), [
+        A("source_outputs", BINARY, expect={"half": MAY}), A("n_items", INT), A("n_splits", INT + [("one", FAIL, lambda v, r: 1)], expect={"huge": MAY}),
+        A("candidates", [("empty", FAIL, lambda v, r: {}), ("text", FAIL, lambda v, r: "abc"), ("bad-value", FAIL, lambda v, r: {"x": 3})]),
+        A("reference", [("unknown", FAIL, lambda v, r: "no-such-method"), ("int", FAIL, lambda v, r: 3)]), A("random_state", RNG)]))
+    add(Case("compare_methods", "disco", fn(DC + "compare_methods"),
+             lambda: dict(responses=RM(), splits=SPLIT(), candidates={"random + direct": pub(DC + "RandomDirect")(5)}, n_items=5, seeds=[0], n_splits=2), [
+        A("responses", [("text", FAIL, lambda v, r: "abc"), ("none", FAIL, lambda v, r: None)]),
+        A("splits", [("empty", FAIL, lambda v, r: []), ("text", FAIL, lambda v, r: "abc"),
+                     ("overlap", FAIL, lambda v, r: pub("effstats.splits.ModelSplit")(np.arange(6), np.arange(5, NM)))]),
+        A("n_items", INT), A("seeds", [("empty", FAIL, lambda v, r: []), ("text", FAIL, lambda v, r: ["a"]), ("dup", FAIL, lambda v, r: [0, 0])]),
+        A("confidence_level", FRACTION)]))
+    add(Case("default_candidates", "disco", fn(DC + "default_candidates"), lambda: dict(n_items=5, binary=True), [A("n_items", INT, skip=("huge",), expect={k: MAY for k, _, _ in INT}), A("binary", FLAG)]))  # estimators validate n_items in fit
+    # ---- irt
+    IRT = "effstats.irt.IRT2PL"
+    add(Case("IRT2PL.score", "irt", lambda kw: fitted_once(IRT, method="jml", max_iter=20).score(**kw), lambda: dict(responses=X()), [A("responses", BINARY + SHORT1)]))
+    add(Case("TinyBenchmarks.predict_all", "irt",
+             lambda kw: fitted_once("effstats.irt.TinyBenchmarks", None, n_items=6, selection="random", estimator="p-irt", n_dims=1, n_init=1, random_state=0).predict_all(**kw),
+             lambda: dict(target_outputs=X()[:3]), [A("target_outputs", BINARY + SHORT1, expect={"half": MAY})]))
+    # ---- reliability
+    Sdf = lambda: pd.DataFrame(S(), index=[f"m{i}" for i in range(8)], columns=[f"S{j}" for j in range(6)])
+    add(Case("dior_plan", "reliability", fn(RL + "dior_plan"), lambda: dict(data=S(), decision="scenarios", objective="kendall", ci=0.9), [
+        A("decision", OPTION), A("objective", OPTION), A("ci", FRACTION), A("n_top", INT), A("ties", OPTION)]))
+    add(Case("DIoRPlan.draw", "reliability", lambda kw: pub(RL + "dior_plan")(S()).draw(**kw), lambda: dict(n=5, rng=0), [A("n", INT, skip=("huge",)), A("rng", RNG)]))
+    add(Case("comparison_components", "reliability", fn(RL + "comparison_components"), lambda: dict(scores=S()), [
+        A("scores", [d for d in REAL if d[0] != "nan"], expect={"ndim+": MAY})]))
+    add(Case("flash_helm_orders", "reliability", fn(RL + "flash_helm_orders"), lambda: dict(data=EX_RM(), n_orders=2, rng=0, sizes=(2, 4, None), n_boot=10), [
+        A("n_orders", INT, skip=("huge",)), A("rng", RNG)]))
+    add(Case("simulate_examples", "reliability", fn(RL + "simulate_examples"), lambda: dict(table=Sdf(), n_examples=20, noise=1.0, rng=0), [
+        A("table", [f for f in FRAME if f[0] != "dup-columns"]), A("n_examples", INT, skip=("huge",)), A("noise", POSITIVE, expect={"zero": MAY}), A("rng", RNG)]))
+    add(Case("Benchmark.subset_models", "reliability", lambda kw: pub(RL + "Benchmark").from_data(S()).subset_models(**kw), lambda: dict(keep=np.arange(4)), [
+        A("keep", _positions(8), expect={"duplicate": MAY}, skip=("strings",))]))
+    # ---- cli readers
+    for f in ("read_helm_json", "read_openllm_csv"):
+        add(Case(f"cli.{f}", "cli", fn("effstats.cli." + f), None, [
+            A("path", files(".json" if "json" in f else ".csv", ("missing", "directory", "empty", "garbage", "text")) + [("int", FAIL, lambda v, r: 3)], "SCORES")]))
+    add(Case("cli.read_openllm_json", "cli", fn("effstats.cli.read_openllm_json"), None, [
+        A("paths", files(".json", ("missing", "directory", "empty", "garbage", "text")) + [("int", FAIL, lambda v, r: 3), ("empty-list", FAIL, lambda v, r: [])], "SCORES")]))
+    # ---- sequential
+    add(Case("stagewise_inference", "sequential", lambda kw: pub(SQ + "stagewise_inference")(pub(SQ + "design")(k=3), **kw), lambda: dict(z=2.5, look=2), [
+        A("z", FINITE), A("look", INT + [("beyond", FAIL, lambda v, r: 4)], skip=("huge",))]))
+    add(Case("stagewise_pvalue", "sequential", lambda kw: pub(SQ + "stagewise_pvalue")(pub(SQ + "design")(k=3), **kw), lambda: dict(z=2.5, look=2), [
+        A("z", FINITE), A("look", INT + [("beyond", FAIL, lambda v, r: 4)], skip=("huge",))]))
+    add(Case("plan", "sequential", fn(SQ + "plan"), lambda: dict(effect=0.05, sd=0.5, power=0.9, alpha=0.05, looks=3), [
+        A("effect", POSITIVE), A("sd", POSITIVE), A("power", FRACTION), A("alpha", FRACTION), A("looks", INT, skip=("huge",)), A("spending", OPTION)]))
+    add(Case("conditional_power", "sequential", lambda kw: pub(SQ + "conditional_power")(pub(SQ + "design")(k=3), **kw), lambda: dict(look=1, z=1.0), [
+        A("look", INT + [("beyond", FAIL, lambda v, r: 4)], skip=("huge",)), A("z", FINITE), A("theta", FINITE, skip=("none",))]))
+    add(Case("SequentialRanking.start", "sequential", lambda kw: pub(SQ + "SequentialRanking")().start(**kw), lambda: dict(model_ids=["a", "b", "c"], max_n=300), [
+        A("model_ids", [("duplicate", FAIL, lambda v, r: ["a", "a", "b"]), ("one", FAIL, lambda v, r: ["a"]), ("text", FAIL, lambda v, r: "abc"), ("int", FAIL, lambda v, r: 3)]),
+        A("max_n", INT, skip=("huge",)), A("n_groups", INT, skip=("huge",))]))
+    add(Case("SequentialRanking.update", "sequential", lambda kw: pub(SQ + "SequentialRanking")(initial=50, batch=50).start(["a", "b", "c"], 300).update(**kw),
+             lambda: dict(scores=(np.arange(3 * 100).reshape(3, 100) * np.array([[1], [3], [7]]) % 5 < np.array([[1], [2], [3]])).astype(float)), [
+        A("scores", REAL + [("short-rows", FAIL, lambda v, r: v[:2])], skip=("ndim-",))]))
+    add(Case("SequentialResult.confidence_interval", "sequential",
+             lambda kw: pub(SQ + "SequentialEvaluator")([pub(SQ + "Efficacy")()], rng=0).fit((np.arange(400) % 3 == 0) * 1.0, (np.arange(400) % 4 == 0) * 1.0).confidence_interval(**kw),
+             lambda: dict(), CL))
+    # ---- datasets
+    add(Case("load_openllm", "datasets", fn("effstats.datasets.load_openllm"), lambda: dict(duplicates="suffix"), [A("duplicates", OPTION), A("as_frame", FLAG)]))
+    for f in ("load_helm_lite", "load_imagenet_classes"):
+        add(Case(f, "datasets", fn("effstats.datasets." + f), lambda: dict(as_frame=False), [A("as_frame", FLAG)]))
     return C
 
 
