@@ -100,15 +100,17 @@ def test_tinybenchmarks_formulas():
 def test_tinybenchmarks_reuses_the_deterministic_irt_fits():
     rm = bench(m=40, n=300)
     TinyBenchmarks._fit_cache.clear()
-    a = TinyBenchmarks(30, "random", "p-irt", random_state=0).fit(rm)
+    assert TinyBenchmarks().dims_grid == REFERENCE_DIMS == (2, 5, 10, 15)  # the reference's candidates
+    grid = (1, 2)  # two small dimensions keep the test fast
+    a = TinyBenchmarks(30, "random", "p-irt", dims_grid=grid, random_state=0).fit(rm)
     # one fit per candidate dimension on the validation split, plus the final fit on all source models
-    assert len(TinyBenchmarks._fit_cache) == len(REFERENCE_DIMS) + 1
-    b = TinyBenchmarks(30, "anchor-irt", "p-irt", random_state=5).fit(rm)
-    assert b.irt_ is a.irt_ and len(TinyBenchmarks._fit_cache) == len(REFERENCE_DIMS) + 1  # same source matrix
+    assert len(TinyBenchmarks._fit_cache) == len(grid) + 1
+    b = TinyBenchmarks(30, "anchor-irt", "p-irt", dims_grid=grid, random_state=5).fit(rm)
+    assert b.irt_ is a.irt_ and len(TinyBenchmarks._fit_cache) == len(grid) + 1  # same source matrix
     fresh = IRT2PL(a.n_dims_).fit(rm.values)  # the cached model equals a fit from scratch
     np.testing.assert_array_equal(a.irt_.a_, fresh.a_)
     np.testing.assert_array_equal(a.irt_.b_, fresh.b_)
-    other = TinyBenchmarks(30, "random", "p-irt", random_state=0).fit(rm.subset(models=np.arange(30)))
+    other = TinyBenchmarks(30, "random", "p-irt", dims_grid=grid, random_state=0).fit(rm.subset(models=np.arange(30)))
     assert other.irt_ is not a.irt_
 
 
