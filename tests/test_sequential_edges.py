@@ -276,3 +276,15 @@ def test_ranking_and_schedule_arguments_are_checked():
         SequentialEvaluator([Efficacy()], initial=10**6).fit(x[0], x[1])
     with pytest.raises(ValueError, match="^batch"):
         SequentialEvaluator([Efficacy()], batch=10**6).fit(x[0], x[1])
+
+
+def test_stagewise_pvalue_agrees_with_the_decision():
+    rng = np.random.default_rng(0)
+    a = (rng.random(4000) < 0.8).astype(float)
+    b = (rng.random(4000) < 0.75).astype(float)
+    r = SequentialEvaluator([Efficacy()], rng=0).fit(a, b)
+    assert r.reason == "efficacy" and r.pvalue is not None and r.pvalue <= 0.05
+    r0 = SequentialEvaluator([Efficacy()], rng=0).fit(a, a)
+    assert r0.reason == "max_n" and r0.pvalue > 0.9  # z = 0 at every look
+    rp = SequentialEvaluator([Precision(0.1)], rng=0).fit(a, b)
+    assert rp.reason == "precision" and rp.pvalue is None  # no efficacy test made

@@ -150,7 +150,9 @@ class SequentialResult:
         One row per look: n, information, estimate, se, z, two- and one-sided bounds, the two-sided repeated CI
         and the rules that fired.
     pvalue : float or None
-        Not computed here (stage-wise p-values: :mod:`effstats.sequential.inference` where available).
+        Stage-wise ordering p-value of the efficacy test (:func:`effstats.sequential.inference.stagewise_pvalue` on
+        the bounds used) at an efficacy stop or the last look; None when no efficacy test was made or another rule
+        stopped the evaluation inside the continuation region.
     """
 
     decision: str
@@ -632,13 +634,41 @@ class SequentialEvaluator:
             "rule_fired": fired,
         }).set_index("look")
         lo, hi, (lo2, hi2), (lo1, hi1), st = self._stop_intervals(s, np.array([look]), np.array([bound]))
+        pvalue = self._pvalue(rules, s, look, reason)
         return SequentialResult(decision=decision, reason=reason, n=int(s.n[0, look]),
                                 fraction=float(s.n[0, look] / max_n), information_fraction=float(s.t[look]),
                                 estimate=float(st.estimate[0]), standard_error=float(st.se[0]),
                                 z=float(s.z[0, look]), ci_low=float(lo[0]), ci_high=float(hi[0]),
                                 confidence_level=_level(bound, float(self.alpha)), alpha=float(self.alpha),
                                 rci_low=float(lo2[0]), rci_high=float(hi2[0]), low1=float(lo1[0]),
-                                high1=float(hi1[0]), trace=trace)
+                                high1=float(hi1[0]), trace=trace, pvalue=pvalue)
+
+    @staticmethod
+    def _pvalue(rules, s: LookStats, look: int, reason: str) -> float | None:
+        """Stage-wise ordering p-value of the efficacy test at an efficacy stop or the last look, else None.
+
+        Computed by :func:`effstats.sequential.inference.stagewise_pvalue` from the score statistic and the bounds
+        actually used (normal theory; the score statistic makes it approximate at the edges).
+        """
+        if s.null is None or reason not in ("efficacy", "max_n"):
+            return None
+        eff = [r for r in rules if getattr(r, "name", "") == "efficacy" and hasattr(r, "alternative")]
+        if not eff:
+            return None
+        two = eff[0].alternative == "two-sided"
+        z = float(s.z[0, look])
+        if not np.isfinite(z) or not np.all(np.isfinite(s.t[: look + 1])):
+            return None
+        if eff[0].alternative == "less":
+            z = -z
+        try:
+            from .inference import stagewise_pvalue
+
+            return float(stagewise_pvalue(z=z, look=look + 1, information=np.asarray(s.t[: look + 1], float),
+                                          upper=np.asarray(s.c2 if two else s.c1, float)[: look + 1],
+                                          two_sided=two))
+        except (ImportError, ValueError):
+            return None
 
     # ------------------------------------------------------------------ online
     def start(self, max_n: int, n_groups: int = 1, *, sizes: Any = None) -> "SequentialEvaluator":
