@@ -24,7 +24,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import combinations
-from numbers import Integral, Real
 from typing import Any, Sequence
 
 import numpy as np
@@ -32,48 +31,10 @@ import pandas as pd
 
 from .._validation import check_array, check_rng, check_unit_interval
 from ..responses import ResponseMatrix
-from .design import design
-from .evaluator import SequentialEvaluator, _groups, _level
-from .native import gsprob
+from .evaluator import SequentialEvaluator, _groups
 from .rules import Efficacy, StoppingRule
 
-__all__ = ["sequential_pvalue", "PairwiseRanking", "rank_models", "SequentialRanking"]
-
-
-def sequential_pvalue(z: float, look: int, n: Sequence[float], max_n: float, alpha: float = 0.05,
-                      spending: str = "ld_pocock", spending_param: float | None = None) -> float:
-    """Two-sided stage-wise ordering p-value for a symmetric group-sequential test stopped at ``look`` (1-based).
-
-    Parameters
-    ----------
-    z : float
-        Statistic at the stopping look.
-    look : int
-        Stopping look (1-based).
-    n : array (K,)
-        Sample sizes of the looks (at least up to ``look``).
-    max_n : float
-        Planned maximum sample (spending is evaluated at ``n / max_n``).
-    """
-    if isinstance(z, bool) or not isinstance(z, Real) or not np.isfinite(z):
-        raise ValueError(f"z: expected a finite number, got {z!r}")
-    n = check_array(n, "n", ndim=1)
-    if np.any(n <= 0) or np.any(np.diff(n) <= 0):
-        raise ValueError(f"n: expected positive, increasing sample sizes, got {n.tolist()}")
-    if isinstance(look, bool) or not isinstance(look, Integral) or not 1 <= look <= n.size:
-        raise ValueError(f"look: expected an integer in [1, {n.size}], got {look!r}")
-    if isinstance(max_n, bool) or not isinstance(max_n, Real) or not np.isfinite(max_n) or max_n < n[look - 1]:
-        raise ValueError(f"max_n: expected a number at least n[look - 1] = {n[look - 1]:g}, got {max_n!r}")
-    k = int(look)
-    if k == 1 and n.size == 1:
-        b = np.array([abs(z)])
-    else:
-        c = design(alpha=alpha, sided=2, spending=spending, spending_param=spending_param,
-                   information=n[: max(k, 2)], max_information=max_n).upper[:k].copy()
-        b = c
-        b[k - 1] = abs(z)
-    p = gsprob(0.0, n[:k], -b, b)
-    return float(min(1.0, p["probhi"].sum() + p["problo"].sum()))
+__all__ = ["PairwiseRanking", "rank_models", "SequentialRanking"]
 
 
 @dataclass(frozen=True)

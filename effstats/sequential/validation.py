@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from .evaluator import SequentialEvaluator
-from .rules import (DiminishingReturns, Efficacy, Equivalence, Futility, Precision, StoppingRule, Threshold)
+from .rules import DiminishingReturns, Efficacy, Equivalence, Futility, Precision, Threshold
 
 __all__ = ["simulate_iid", "validation_grid", "SCHEDULES", "ACCURACIES", "DISAGREEMENTS"]
 
