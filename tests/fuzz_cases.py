@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from fuzz_harness import (
-    ARRAY, BINARY, CALLABLE, COLUMN, FAIL, FINITE, FLAG, FRACTION, FRAME, INT, LONG_FRAME, MAY, NONE, OPTION,
+    ALIGN, ARRAY, BINARY, CALLABLE, COLUMN, FAIL, FINITE, FLAG, FRACTION, FRAME, INT, LONG_FRAME, MAY, NONE, OPTION,
     POSITIVE, PROBA, REAL, RNG, SAME, SHORT0, SHORT1, UNIT, Arg, Case, _ids, _positions, _sizes, files,
 )
 
@@ -689,7 +689,52 @@ def cases() -> list[Case]:
         A("z", FINITE), A("look", INT + [("beyond", FAIL, lambda v, r: 4)], skip=("huge",)),
         A("n", REAL + [("decreasing", FAIL, lambda v, r: [200.0, 100.0, 300.0])], skip=("none",)), A("max_n", POSITIVE), A("alpha", FRACTION), A("spending", OPTION)]))
     C.extend(_more_cases())
+    C.extend(_alignment_cases())
+    C.extend(_frame_cases())
     return C
+
+
+def _frame_cases() -> list[Case]:
+    """Leaderboard tables as DataFrames: repeated model rows or scenario columns, text, inf, complex cells."""
+    RL = "effstats.reliability."
+    Sdf = lambda: pd.DataFrame(S(), index=[f"m{i}" for i in range(8)], columns=[f"S{j}" for j in range(6)])
+    return [Case(f"{f}(DataFrame)", "reliability", (lambda f, kw: lambda k: pub(RL + f)(**k, **kw))(f, kw), lambda: dict(data=Sdf()), [A("data", FRAME)])
+            for f, kw in [("Benchmark.from_data", {}), ("dior", dict(n_boot=10, rng=0)), ("clone_flips", dict(top_k=2)), ("removal_flips", dict(top_k=2))]]
+
+
+def _alignment_cases() -> list[Case]:
+    """Targets given as a ResponseMatrix fitted from a ResponseMatrix: aligned by item id, never by position."""
+    C: list[Case] = []
+    DC = "effstats.disco."
+    tgt = lambda: RM().subset(models=[0, 1, 2])
+    for est, kw in [("RandomDirect", dict(n_items=5)), ("AnchorCorr", dict(n_items=5)), ("StratifiedHT", dict(n_items=5, n_strata=2)),
+                    ("SortSearchDirect", dict(n_items=5))]:
+        exp = {"missing-cells": FAIL} if est == "SortSearchDirect" else {}
+        C.append(Case(f"{est}.predict(ResponseMatrix)", "disco", (lambda est, kw: lambda k: _rm_fitted(DC + est, **kw).predict(**k))(est, kw),
+                      lambda: dict(target_outputs=tgt()), [A("target_outputs", ALIGN, expect=exp)]))
+    C.append(Case("TinyBenchmarks.predict(ResponseMatrix)", "irt",
+                  lambda k: _rm_fitted("effstats.irt.TinyBenchmarks", n_items=6, selection="random", estimator="p-irt", n_dims=1, n_init=1).predict(**k),
+                  lambda: dict(target_outputs=tgt()), [A("target_outputs", ALIGN)]))
+    C.append(Case("IRT2PL.abilities(ResponseMatrix)", "irt", lambda k: _rm_fitted("effstats.irt.IRT2PL", method="jml", max_iter=20).abilities(**k),
+                  lambda: dict(responses=tgt()), [A("responses", ALIGN)]))
+    C.append(Case("SortSearch.predict(ResponseMatrix)", "sortsearch", lambda k: _rm_fitted("effstats.sortsearch.SortSearch", select=5).predict(**k),
+                  lambda: dict(responses=RM().subset(models=[0, 1, 2], items=_rm_fitted("effstats.sortsearch.SortSearch", select=5).selected_)), [A("responses", ALIGN, expect={"missing-cells": FAIL})]))
+    C.append(Case("CopyNearestExpand.predict(ResponseMatrix)", "sortsearch", lambda k: _rm_fitted("effstats.sortsearch.CopyNearestExpand", select=5).predict(**k),
+                  lambda: dict(responses=RM().subset(models=[0, 1, 2], items=_rm_fitted("effstats.sortsearch.CopyNearestExpand", select=5).selected_)), [A("responses", ALIGN, expect={"missing-cells": FAIL})]))
+    return C
+
+
+_RM_FITTED: dict = {}
+
+
+def _rm_fitted(path: str, select: int | None = None, **params: Any):
+    key = (path, select, repr(sorted(params.items())))
+    if key not in _RM_FITTED:
+        est = fitted(path, RM(), **params)
+        if select is not None:
+            est.select(select)
+        _RM_FITTED[key] = est
+    return _RM_FITTED[key]
 
 
 def _more_cases() -> list[Case]:

@@ -126,6 +126,33 @@ PROBA = ARRAY + [
     ("negative", FAIL, lambda v, r: _put(v, -0.2, r)),
     ("no-sum-1", FAIL, lambda v, r: _as_array(v) * 0.5),
 ]
+def _foreign_ids(v: Any, r: np.random.Generator) -> Any:
+    from effstats.responses import ResponseMatrix
+
+    if not isinstance(v, ResponseMatrix):
+        raise NotImplementedError("ids need a ResponseMatrix")
+    return ResponseMatrix(v.values_with_nan(), nan_as_missing=True, model_ids=v.model_ids, item_ids=[f"zz{j}" for j in range(v.n_items)],
+                          probabilities=v.probabilities, labels=v.labels)
+
+
+def _permuted_ids(v: Any, r: np.random.Generator) -> Any:
+    return v.subset(items=r.permutation(v.n_items))
+
+
+def _missing_cells(v: Any, r: np.random.Generator) -> Any:
+    from effstats.responses import ResponseMatrix
+
+    miss = np.zeros(v.shape, bool)
+    miss[np.arange(v.n_models), r.integers(v.n_items, size=v.n_models)] = True
+    return ResponseMatrix(v.values, missing=miss, model_ids=v.model_ids, item_ids=v.item_ids)
+
+
+# labelled inputs are aligned by id: the same items in another column order give the same result; unknown ids are refused
+ALIGN = [
+    ("permuted-ids", SAME, _permuted_ids),
+    ("foreign-ids", FAIL, _foreign_ids),
+    ("missing-cells", MAY, _missing_cells),
+]
 SHORT0 = [("short-rows", FAIL, _short(0))]
 SHORT1 = [("short-cols", FAIL, _short(1))]
 INT = [
