@@ -16,6 +16,9 @@ What the data identify
   abilities have uncorrelated components in decreasing variance, each oriented so that its mean discrimination is
   positive; compare with a truth after orthogonal Procrustes alignment, or compare rotation-invariant quantities
   (the logits θ aᵀ − b, the probabilities).
+* More dimensions than the models can support overfit: on 50 models x 10,000 items drawn from the package's 5-D
+  simulator (whose positive slopes make it nearly one-dimensional) the mean |P̂ − P| is 0.076 for a 1-D fit,
+  0.088 for 2-D and 0.124 for 5-D. Choose the dimension by validation (as :class:`TinyBenchmarks` does).
 * Joint ML (``method="jml"``) estimates θ and (a, b) together; the Gaussian priors fix the scale that plain JML
   leaves free and keep all-correct / all-wrong rows and columns finite, but JML still shrinks/inflates slopes
   somewhat compared with marginal ML.
