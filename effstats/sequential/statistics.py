@@ -69,7 +69,7 @@ __all__ = ["BinomialStatistic", "TangoStatistic", "AgrestiCaffoStatistic", "Wald
            "information"]
 
 _EPS = 1e-12
-_BISECT = 44  # bisection steps: interval ends to ~1e-13 on [-1, 1]
+_BISECT = 40  # bisection steps: interval ends to ~1e-12 within the bracket
 
 
 def _div(a, b, fill):
@@ -94,28 +94,33 @@ class _Statistic:
     def z_at(self, theta0: Any) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def _reach(self, c: np.ndarray) -> np.ndarray:
+        """How far from the estimate the interval can reach (a bracket for the bisection)."""
+        return np.full(np.shape(c), np.inf)
+
     def interval(self, c: Any) -> tuple[np.ndarray, np.ndarray]:
         """Values not rejected by the two one-sided score tests at critical value ``c``: ``(low, high)``."""
         c = np.broadcast_to(np.asarray(c, float), np.shape(self.estimate))
         lo_lim, hi_lim = self._limits
         est = np.clip(self.estimate, lo_lim + _EPS, hi_lim - _EPS)
+        reach = self._reach(c)
         # low: the smallest theta with z(theta) <= c; z decreases in theta
-        a, b = np.full(est.shape, lo_lim + _EPS), est.copy()
+        a, b = np.maximum(est - reach, lo_lim + _EPS), est.copy()
         ok = self.z_at(a) <= c  # even the range's end is not rejected
         for _ in range(_BISECT):
             m = 0.5 * (a + b)
             rej = self.z_at(m) > c
             a = np.where(rej, m, a)
             b = np.where(rej, b, m)
-        low = np.where(ok, lo_lim, b)
-        a, b = est.copy(), np.full(est.shape, hi_lim - _EPS)
+        low = np.where(ok, a, b)
+        a, b = est.copy(), np.minimum(est + reach, hi_lim - _EPS)
         ok = self.z_at(b) >= -c
         for _ in range(_BISECT):
             m = 0.5 * (a + b)
             rej = self.z_at(m) < -c
             b = np.where(rej, m, b)
             a = np.where(rej, a, m)
-        high = np.where(ok, hi_lim, a)
+        high = np.where(ok, b, a)
         return low, high
 
     _limits = (-1.0, 1.0)
@@ -192,6 +197,12 @@ class TangoStatistic(_Statistic):
     def __init__(self, estimate, se, n_eff, p10, p01):
         self.estimate, self.se, self.n_eff, self.p10, self.p01 = (np.asarray(x, float)
                                                                    for x in (estimate, se, n_eff, p10, p01))
+
+    def _reach(self, c):
+        # |estimate - delta0| - 1 / n_eff <= c * sqrt(V0 / n_eff) with V0 <= 1 at every end of the interval
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r = np.where(np.isfinite(self.n_eff), c / np.sqrt(self.n_eff) + 1.0 / self.n_eff, 0.0)
+        return np.nan_to_num(r, nan=2.0, posinf=2.0) + 1e-9
 
     def null_variance(self, delta0):
         """Per-item variance of ``d`` under ``p10 - p01 = delta0`` at the restricted MLE (Tango 1998)."""
