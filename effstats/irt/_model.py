@@ -5,17 +5,18 @@ b_i. DISCO writes the same model as ``sigmoid(−αᵀθ + β)``: ``a = −α``,
 
 What the data identify
 ----------------------
-* d = 1, marginal ML: θ ~ N(0, 1) fixes location and scale, the orientation (higher θ = more accurate) fixes the
-  sign, so a and b are on the generating scale. How well a is recovered is limited by the number of *models*
-  answering each item: with 50 models an item's slope is a logistic regression on 50 points, whose standard error
-  (≈ 0.3–0.5) is as large as the spread of the slopes themselves under a log-normal(0, 0.3) simulator, so
-  corr(â, a) ≈ 0.5–0.6 even with the true abilities plugged in (``tests/test_irt_identifiability.py`` measures the
-  oracle bound beside the estimator). Abilities are estimated from thousands of items and come out at r ≈ 0.99.
+* d = 1: location and scale are fixed by reporting abilities standardised over the fitted models (mean 0, sd 1;
+  see below), the sign by orienting θ with accuracy, so â ≈ a · sd(θ_true). How well a is recovered is limited by
+  the number of *models* answering each item: with 50 models an item's slope is a logistic regression on 50
+  points, whose standard error (≈ 0.3–0.5) is as large as the spread of the slopes under the package simulator's
+  log-normal(0, 0.3), so corr(â, a) ≈ 0.55 even for an oracle that knows the true abilities (measured: estimator
+  0.545, oracle 0.549; with 400 models 0.898 / 0.900). Abilities, estimated from thousands of items, reach r ≈ 0.99.
 * d > 1: the likelihood and the isotropic Gaussian priors are unchanged by ``θ → θR, a → aR`` for any orthogonal R,
   so discriminations are identified only up to a rotation (and sign flips). The fit returns the rotation whose
   abilities have uncorrelated components in decreasing variance, each oriented so that its mean discrimination is
-  positive; compare with a truth after orthogonal Procrustes alignment, or compare rotation-invariant quantities
-  (the logits θ aᵀ − b, the probabilities).
+  positive, standardised to θ ~ N(0, I) over the fitted models; compare with a truth after orthogonal Procrustes
+  alignment (measured, 300 models x 1,500 items, 3-D: r(â, a) 0.77 vs 0.80 for the oracle), or compare
+  rotation-invariant quantities (the logits θ aᵀ − b, the probabilities).
 * More dimensions than the models can support overfit: on 50 models x 10,000 items drawn from the package's 5-D
   simulator (whose positive slopes make it nearly one-dimensional) the mean |P̂ − P| is 0.076 for a 1-D fit,
   0.088 for 2-D and 0.124 for 5-D. Choose the dimension by validation (as :class:`TinyBenchmarks` does).
