@@ -288,3 +288,14 @@ def test_stagewise_pvalue_agrees_with_the_decision():
     assert r0.reason == "max_n" and r0.pvalue > 0.9  # z = 0 at every look
     rp = SequentialEvaluator([Precision(0.1)], rng=0).fit(a, b)
     assert rp.reason == "precision" and rp.pvalue is None  # no efficacy test made
+
+
+def test_online_ranking_arguments_are_checked():
+    for bad in ("abc", 3, ["a"], ["a", "a"]):
+        with pytest.raises(ValueError, match="^model_ids"):
+            SequentialRanking().start(bad, 100)
+    with pytest.raises(ValueError, match="^update"):
+        SequentialRanking().update(np.zeros((2, 10)))
+    on = SequentialRanking().start(["a", "b"], 200)
+    with pytest.raises(ValueError, match="^scores"):
+        on.update(np.zeros((3, 10)))

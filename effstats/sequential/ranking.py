@@ -252,6 +252,8 @@ class SequentialRanking:
     def start(self, model_ids: Sequence, max_n: int, n_groups: int = 1, *, sizes: Any = None) -> "SequentialRanking":
         """Begin an online ranking of ``model_ids`` on at most ``max_n`` items in ``n_groups`` datasets (``sizes``)."""
         ev, rules = self._check()
+        if isinstance(model_ids, (str, bytes)) or not hasattr(model_ids, "__iter__"):
+            raise ValueError(f"model_ids: expected a sequence of model ids, got {model_ids!r}")
         ids = list(model_ids)
         if len(ids) < 2 or len(set(ids)) != len(ids):
             raise ValueError(f"model_ids: expected at least 2 distinct model ids, got {ids!r}")
