@@ -78,7 +78,7 @@ def test_multidimensional_fit_is_identified_up_to_rotation():
     C = np.cov(irt.theta_, rowvar=False, bias=True)
     np.testing.assert_allclose(C, np.eye(3), atol=1e-8)
     assert np.all(irt.a_.mean(0) > 0)
-    # Compared after Procrustes alignment (measured: r(a) = 0.77 vs 0.80 for the oracle that knows θ).
+    # Compared after Procrustes alignment (measured: r(a) = 0.764 vs 0.779 for the oracle that knows θ; logits r 0.974).
     Q, _ = orthogonal_procrustes(irt.a_, truth.discrimination)
     a_oracle, _ = oracle_items(Y, truth.ability)
     assert corr(irt.a_ @ Q, truth.discrimination) > corr(a_oracle, truth.discrimination) - 0.08

@@ -15,7 +15,7 @@ What the data identify
   so discriminations are identified only up to a rotation (and sign flips). The fit returns the rotation whose
   abilities have uncorrelated components in decreasing variance, each oriented so that its mean discrimination is
   positive, standardised to θ ~ N(0, I) over the fitted models; compare with a truth after orthogonal Procrustes
-  alignment (measured, 300 models x 1,500 items, 3-D: r(â, a) 0.77 vs 0.80 for the oracle), or compare
+  alignment (measured, 300 models x 1,500 items, 3-D: r(â, a) 0.76 vs 0.78 for the oracle), or compare
   rotation-invariant quantities (the logits θ aᵀ − b, the probabilities).
 * More dimensions than the models can support overfit: on 50 models x 10,000 items drawn from the package's 5-D
   simulator (whose positive slopes make it nearly one-dimensional) the mean |P̂ − P| is 0.076 for a 1-D fit,
