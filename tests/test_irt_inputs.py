@@ -108,6 +108,9 @@ def test_bad_input(data):
         est.predict(np.full((3, 10), 0.5))
     with pytest.raises(ValueError, match="source_outputs: the IRT validation needs at least 3 source models"):
         TinyBenchmarks(10, "random", n_dims=1).fit(data.subset(models=[0, 1]))
+    # a fixed dimension and a fixed λ need no validation fits (and work with two source models)
+    fixed = TinyBenchmarks(10, "random", n_dims=1, gp_lambda=0.5, random_state=0).fit(data.subset(models=[0, 1]))
+    assert fixed.validation_errors_ == {} and fixed.n_dims_ == 1 and fixed.lambda_ == 0.5
 
 
 def test_tinybenchmarks_predict_aligns_by_item_id(data):

@@ -92,7 +92,8 @@ class TinyBenchmarks(_SubsetEstimator):
         The IRT model fitted on all source models with the chosen dimension.
     n_dims_ : int
     validation_errors_ : dict
-        Dimension → validation MAE of the IRT part (fraction, not percentage points).
+        Dimension → validation MAE of the IRT part (fraction, not percentage points); empty when no validation was
+        needed (fixed ``n_dims`` and no λ to estimate).
     lambda_ : float
         The gp-IRT weight used (NaN unless ``estimator="gp-irt"``).
 
@@ -239,7 +240,12 @@ class TinyBenchmarks(_SubsetEstimator):
         need_irt = selection == "anchor-irt" or estimator != "weighted"
         self.irt_, self.n_dims_, self.validation_errors_ = None, None, {}
         if need_irt:
-            self.n_dims_, self.validation_errors_ = self._validate_dims(Y, grid, ability)
+            # The validation fits choose the dimension and give λ's bias term; with a fixed dimension and no λ to
+            # estimate they are skipped (e.g. in the cross-validation folds of predict_interval, where λ is fixed).
+            if isinstance(self.n_dims, str) or (estimator == "gp-irt" and self.gp_lambda is None):
+                self.n_dims_, self.validation_errors_ = self._validate_dims(Y, grid, ability)
+            else:
+                self.n_dims_ = grid[0]
             self.irt_ = self._fit_irt(Y, self.n_dims_, "the final model")
         if selection == "random":
             from ..disco import select_random
