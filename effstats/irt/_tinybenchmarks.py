@@ -62,8 +62,9 @@ class TinyBenchmarks(_SubsetEstimator):
         models except every fifth, estimate the held-out models' abilities from the even-numbered items, and keep
         the smallest dimension whose mean absolute error on the odd-numbered items' mean is within 0.0025 of the
         best. An integer fixes the dimension (1: marginal ML, faster; the validation error is still computed for λ).
-        Cost: five IRT fits instead of two; on 50 source models x 10,000 items about 100 s on a loaded 2-core machine
-        (``benchmarks/bench_irt.py``) against about 20 s with ``n_dims=1``.
+        Cost: five IRT fits instead of two; on 50 source models x 10,000 ImageNet items 106–215 s on a shared 2-core
+        machine with reference BLAS (``benchmarks/bench_irt.py``; it chose d = 5) against 21–54 s with ``n_dims=1``
+        (most of which is the best-of-5 k-means).
     dims_grid : tuple of int, default=(2, 5, 10, 15)
         Candidate dimensions for ``n_dims="validate"``.
     ability : {"mle", "map"}, default="mle"
