@@ -203,3 +203,36 @@ def test_bad_arguments_are_named():
         args = {"methods": {"r": RandomDirect(5)}, "splits": sp, "seeds": [0], **kw}
         with pytest.raises(ValueError, match=msg):
             run_protocol(args["methods"], rm, args["splits"], seeds=args["seeds"])
+
+
+def test_chooser_and_summary_arguments_are_named():
+    from effstats.disco import MethodChooser, default_candidates, summarize_comparison
+
+    rm = binary_benchmark(m=20, n=100)
+    for bad in ("seed", 1.5, -1, {"seed": 1}):
+        with pytest.raises(ValueError, match="random_state: expected"):
+            MethodChooser({"r": RandomDirect(5)}, n_items=5, reference=None, random_state=bad).fit(rm)
+    for bad in ("yes", 2, None):
+        with pytest.raises(ValueError, match="binary: expected True or False"):
+            default_candidates(5, binary=bad)
+    with pytest.raises(ValueError, match="table: expected the DataFrame"):
+        summarize_comparison("abc")
+    with pytest.raises(ValueError, match="table: expected a non-empty table"):
+        summarize_comparison(pd.DataFrame(index=[0, 1]))
+    tab = pd.DataFrame({"method": ["random + direct", "chooser"], "mae": [1.0, 1.0], "spearman": [0.5, 0.5]})
+    with pytest.raises(ValueError, match="reference: 'no-such-method' is not a method of the table"):
+        summarize_comparison(tab, reference="no-such-method")
+    with pytest.raises(ValueError, match="reference: expected a method name"):
+        summarize_comparison(tab, reference=3)
+    assert summarize_comparison(tab).loc["chooser", "regret"] == 0.0
+
+
+def test_sort_search_baseline_is_the_dp_search_prediction():
+    from effstats.sortsearch import SortSearch
+
+    rm = binary_benchmark(m=40, n=300)
+    src, tgt = rm.subset(models=np.arange(30)), rm.subset(models=np.arange(30, 40))
+    est = SortSearchDirect(30).fit(src)
+    y = tgt.values[:, est.selected_]
+    ref = SortSearch().fit(src.values).predict(y, items=est.selected_).predicted_accuracy
+    np.testing.assert_allclose(est.predict(tgt), ref)

@@ -156,7 +156,7 @@ class SortSearchDirect(_SubsetEstimator):
 
     Items are sorted by source-model correctness ("uniform correctness" selection: ``n_items`` positions
     spread uniformly over the easy→hard order); a target's accuracy is the DP-search threshold's share of
-    items predicted correct (the "weighted sum" of Table 3). Needs binary correctness.
+    items predicted correct (``predicted_accuracy``, the "weighted sum" of Table 3). Needs binary correctness.
     """
 
     def __init__(self, n_items: int = 100, sort: str = "sum", random_state: Any = None) -> None:
@@ -180,4 +180,6 @@ class SortSearchDirect(_SubsetEstimator):
         if not np.isin(y, (0.0, 1.0)).all():
             raise ValueError("target_outputs: Sort & Search needs binary correctness on the selected items")
         y = y.astype(bool)
-        return np.asarray(self.sortsearch_.predict(y, items=self.selected_).accuracy, dtype=float)
+        # the paper's S&S estimate: the accuracy of the DP-search prediction vector (k / n), not the design-based
+        # estimate from the evaluated items that SearchResult.accuracy now holds
+        return np.asarray(self.sortsearch_.predict(y, items=self.selected_).predicted_accuracy, dtype=float)

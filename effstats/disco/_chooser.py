@@ -9,7 +9,7 @@ from scipy import stats
 from sklearn.base import clone
 
 from .._subset import SubsetPrediction, _SubsetEstimator
-from .._validation import check_positive_int
+from .._validation import check_flag, check_positive_int, check_rng
 from ..exceptions import check_is_fitted
 
 __all__ = ["MethodChooser", "default_candidates"]
@@ -22,6 +22,8 @@ def default_candidates(n_items: int = 100, *, binary: bool = True, probabilities
     correctness or probability signatures), and, for binary correctness, tinyBenchmarks' anchor-corr + gp-IRT
     (``irt=True``; 1-D IRT) and Sort & Search.
     """
+    n_items = check_positive_int(n_items, "n_items")
+    binary, probabilities, irt = (check_flag(binary, "binary"), check_flag(probabilities, "probabilities"), check_flag(irt, "irt"))
     from ._baselines import AnchorCorr, RandomDirect, SortSearchDirect, StratifiedHT
     from ._estimator import DISCO
 
@@ -107,7 +109,7 @@ class MethodChooser(_SubsetEstimator):
             raise ValueError("candidates: expected a non-empty dict of name -> subset estimator")
         if self.reference is not None and self.reference not in cands:
             raise ValueError(f"reference: {self.reference!r} is not among the candidates {list(cands)}")
-        seed = None if self.random_state is None else int(np.random.default_rng(self.random_state).integers(2**31 - 1))
+        seed = None if self.random_state is None else int(check_rng(self.random_state, "random_state").integers(2**31 - 1))
         cv_seed = 0  # the same folds for every candidate (paired comparison) and for their intervals
         items = list(cands.items())
         if progress:

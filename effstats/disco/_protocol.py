@@ -239,6 +239,16 @@ def summarize_comparison(table: pd.DataFrame, reference: str = "random + direct"
     ``regret`` of the chooser = its mean MAE − the smallest mean MAE of any single method (the best in
     hindsight, picked on the target models); ``vs_reference`` = its MAE − the reference method's.
     """
+    if not isinstance(table, pd.DataFrame):
+        raise ValueError(f"table: expected the DataFrame of compare_methods or run_protocol, got {type(table).__name__}")
+    need = {"method", "mae", "spearman"}
+    if table.empty or not need <= set(table.columns):
+        raise ValueError(f"table: expected a non-empty table with columns {sorted(need)} (compare_methods' output), got {list(table.columns)}")
+    if not isinstance(reference, str):
+        raise ValueError(f"reference: expected a method name, got {reference!r}")
+    if "chooser" in set(table["method"]) and reference not in set(table["method"]):
+        raise ValueError(f"reference: {reference!r} is not a method of the table ({sorted(set(table['method']))})")
+    table = table.reindex(columns=[c for c in ["method", "mae", "spearman", "coverage", "width", "cv_mae"]], fill_value=np.nan)
     g = table.groupby("method", sort=False)
     out = g[["mae", "spearman", "coverage", "width", "cv_mae"]].mean()
     out["mae_se"] = g["mae"].std(ddof=1) / np.sqrt(g.size())
