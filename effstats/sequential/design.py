@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtr
 
-from .._validation import check_array, check_fraction, check_positive_int
+from .._validation import check_array, check_flag, check_fraction, check_positive_int
 from .native import EXTREMEZ, _Spec, gsprob, native_bounds, native_sizes
 from .spending import SpendingFunction, get_spending
 
@@ -189,6 +189,7 @@ class GroupSequentialDesign:
 
         ``sizes=False`` leaves out the columns that need the sample-size search (information, beta spent).
         """
+        sizes = check_flag(sizes, "sizes")
         df = pd.DataFrame({"look": np.arange(1, self.k + 1), "timing": self.timing})
         if sizes:
             df["information"] = self.information
