@@ -129,7 +129,8 @@ class IRT2PL(BaseEstimator):
     method_ : str
         ``"mml"`` or ``"jml"``.
     theta_ : ndarray of shape (n_models, n_dims)
-        Abilities of the fitted models (mml: MAP given the fitted items).
+        Abilities of the fitted models (mml: MAP given the fitted items), reported standardised (mean 0, sd 1,
+        uncorrelated components) with a and b transformed to keep every logit θ aᵀ − b unchanged.
     a_ : ndarray of shape (n_items, n_dims)
     b_ : ndarray of shape (n_items,)
     converged_ : bool
@@ -150,6 +151,9 @@ class IRT2PL(BaseEstimator):
     EM algorithm. *Psychometrika* 46(4), 443–459.
 
     Reckase, M. D. (2009). *Multidimensional Item Response Theory*. Springer, New York.
+
+    Varadhan, R. & Roland, C. (2008). Simple and globally convergent methods for accelerating the convergence of
+    any EM algorithm. *Scandinavian Journal of Statistics* 35(2), 335–353.
     """
 
     def __init__(
