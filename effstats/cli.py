@@ -25,15 +25,19 @@ import pandas as pd
 
 __all__ = ["main", "read_scores", "read_helm_json", "read_openllm_json", "read_openllm_csv", "audit"]
 
-_AGGREGATE = re.compile(r"^(mean win rate|win rate|mean score|average|avg|mean)\b", re.I)
+_AGGREGATE = re.compile(r"^(mean win rate|win rate|mean score|average|avg|mean)\b|^(score|win|overall|total)$", re.I)
 
 
 def _is_aggregate(col: Any) -> bool:
     """A published aggregate column: "Mean win rate", "Average ⬆️", "average_score", "Mean" ..."""
     return bool(_AGGREGATE.match(str(col).strip().replace("_", " ")))
 # Columns of public leaderboards that are numbers but not scores (model size, likes, cost, dates, flags).
-_METADATA = re.compile(r"(param|#params|size|hub|likes|❤|licen[cs]e|sha|precision|weight type|architecture|date|flop|"
-                       r"flagged|moe|co₂|co2|cost|available|merged|chat template|submission|upload|generation)", re.I)
+# Anchored where a task name could contain the word (BBH's "Date Understanding", "Geometric Shapes").
+_METADATA = re.compile(r"(param|#params|size|hub|likes|❤|licen[cs]e|\bsha\b|weight type|architecture|\bdate$|flop|"
+                       r"flagged|\bmoe\b|co₂|co2|cost|available|merged|chat template|submission|upload|^generation$|"
+                       # rank columns (lower is better: scored as a scenario they invert the ranking) and
+                       # efficiency / model-shape columns (GLUE, BBH, bigcode, MTEB)
+                       r"^\s*(rank|#|position|pos\.?|no\.?)\s*$|throughput|latency|tokens|dimension)", re.I)
 _OPENLLM_V1 = ["ARC", "HellaSwag", "MMLU", "TruthfulQA", "Winogrande", "GSM8K"]
 _OPENLLM_V2 = ["IFEval", "BBH", "MATH Lvl 5", "GPQA", "MUSR", "MMLU-PRO"]
 # Open LLM Leaderboard v1 metric per harness task (their "About" page); other tasks: first metric found.
@@ -147,6 +151,14 @@ def read_scores(path: str | Path, *, by: str = "scenario", model: str = "model",
                          encoding="utf-8-sig")
     except Exception as exc:  # pandas' parser errors vary by version
         raise ValueError(f"SCORES: could not parse {str(path)!r} as CSV/TSV ({exc})") from None
+    header_note = ""
+    if not isinstance(df.index, pd.RangeIndex):
+        # The header has one name fewer than the rows (VTAB's table): pandas would take the first field as an
+        # index and the first *named* column (there: the mean score) as the model names.
+        df = df.reset_index().rename(columns={"index": model})
+        head = [model] + list(head)
+        header_note = (f"The header names one column fewer than the rows hold: the first column is read as the model "
+                       f"names ({model!r}).")
     dups = sorted({h for h in head if head.count(h) > 1})
     if dups:
         raise ValueError(f"SCORES: duplicate column names {dups}; rename them (each scenario needs one column)")
@@ -197,7 +209,10 @@ def read_scores(path: str | Path, *, by: str = "scenario", model: str = "model",
                        and pd.to_numeric(df[c], errors="coerce").isna().all()]
         hint = f"; column {unique_text[0]!r} is unique: pass --model {unique_text[0]!r}" if unique_text else ""
         raise ValueError(f"SCORES: duplicate model rows {dup} in column {mcol!r}{hint}")
-    return _finish_wide(wide, scenarios, exclude)
+    wide, published = _finish_wide(wide, scenarios, exclude)
+    if header_note:
+        wide.attrs["note"] = " ".join(filter(None, [header_note, wide.attrs.get("note", "")]))
+    return wide, published
 
 
 def _finish_wide(wide: pd.DataFrame, scenarios, exclude) -> tuple[pd.DataFrame, pd.Series | None]:
@@ -214,12 +229,25 @@ def _finish_wide(wide: pd.DataFrame, scenarios, exclude) -> tuple[pd.DataFrame, 
     wide = wide.drop(columns=agg)
     num = wide.apply(pd.to_numeric, errors="coerce")
     # Wholly non-numeric columns (a type emoji, a licence) and numeric metadata (parameters, likes) are not scores.
-    meta = [c for c in wide.columns if (num[c].isna().all() and not wide[c].astype(str).str.strip().eq("-").all())
-            or _METADATA.search(str(c))]
-    wide = wide.drop(columns=meta)
+    meta = [c for c in wide.columns if num[c].isna().all() or _METADATA.search(str(c))]
+    wide_in, wide = wide, wide.drop(columns=meta)
     if exclude:
         wide = _select(wide, None, exclude)
     num = wide.apply(pd.to_numeric, errors="coerce")
+    # A column with some non-numeric cells (other than '-' / empty = not evaluated) is refused with the way out.
+    bad = num.isna() & wide.notna() & ~wide.astype(str).apply(lambda c: c.str.strip()).isin(["-", ""])
+    if bad.to_numpy().any():
+        c = bad.any()[lambda b: b].index[0]
+        raise ValueError(f"SCORES: column {c!r} has non-numeric values, e.g. {wide.loc[bad[c], c].iloc[0]!r}; leave it "
+                         f"out with --exclude {str(c)!r} or list the score columns with --scenarios")
+    text = [c for c in meta if not _METADATA.search(str(c))]  # incl. all-'-' columns: evaluated by no model
+    left_out = ([f"published aggregate {agg[0]!r} (compared with the recomputed score)"] if agg else []) + (
+        ["non-numeric columns " + ", ".join(f"{str(c)!r} (e.g. {str(wide_in[c].dropna().iloc[0])!r})"
+                                            if wide_in[c].notna().any() else repr(str(c)) for c in text)] if text else []) + (
+        [f"metadata / rank columns {[str(c) for c in meta if c not in text]}"] if len(meta) > len(text) else [])
+    if left_out:
+        wide.attrs["note"] = ("Left out of the scores: " + "; ".join(left_out)
+                              + ". Name the score columns with --scenarios to change this.")
     inf = np.isinf(num.to_numpy(dtype=float))
     if inf.any():
         raise ValueError(f"SCORES: infinite score in column {wide.columns[np.nonzero(inf)[1][0]]!r}; scores must be finite")

@@ -319,3 +319,89 @@ def test_real_table_layouts_saved_index_model_name_and_duplicate_hint(tmp_path, 
     _one_line_error(capsys, "column 'Weight' is unique: pass --model 'Weight'")
     wide, _ = read_scores(p2, model="Weight", explicit=["--model"])
     assert list(wide.columns) == ["a", "b"]  # Model is text, GFLOPS is numeric metadata
+
+
+def _leaderboard(tmp_path, extra: dict, n: int = 8, k: int = 4, seed: int = 0) -> tuple[Path, np.ndarray]:
+    """A wide leaderboard (rows in published order: best first) with extra columns inserted before the scores."""
+    rng = np.random.default_rng(seed)
+    x = np.clip(np.linspace(0.8, 0.3, n)[:, None] + rng.normal(0, 0.03, (n, k)), 0, 1).round(3)
+    df = pd.DataFrame({"Model": [f"m{i}" for i in range(n)], **{c: f(n) for c, f in extra.items()},
+                       **{f"T{j}": x[:, j] for j in range(k)}})
+    p = tmp_path / "lb.tsv"
+    df.to_csv(p, sep="\t", index=False)
+    return p, x
+
+
+def test_rank_score_and_efficiency_columns_are_not_scored(tmp_path):
+    """SuperGLUE / BBH / bigcode / MTEB layouts: 'Rank' (lower is better) was scored as a scenario, inverting part of
+    the ranking; GLUE's 'Score' and bigcode's 'Win' are published aggregates; 'Throughput', 'Max Tokens',
+    'Embedding Dimensions' describe the model, not its quality. All are left out, and the report says so."""
+    extra = {"Rank": lambda n: np.arange(1, n + 1), "Score": lambda n: np.linspace(90, 60, n),
+             "Throughput": lambda n: np.arange(n) * 10.0, "Max Tokens": lambda n: [512] * n,
+             "Embedding Dimensions": lambda n: [1024] * n, "URL": lambda n: [""] * n,
+             "CB": lambda n: [f"{90 - i}.0/{80 - i}.5" for i in range(n)]}
+    p, x = _leaderboard(tmp_path, extra)
+    wide, published = read_scores(p)
+    assert list(wide.columns) == ["T0", "T1", "T2", "T3"]
+    np.testing.assert_allclose(published.to_numpy(), np.linspace(90, 60, 8))
+    note = wide.attrs["note"]
+    assert "'Score'" in note and "'CB' (e.g. '90.0/80.5')" in note and "'Rank'" in note and "'Throughput'" in note
+
+
+def test_task_names_containing_metadata_words_are_scored(tmp_path):
+    """BBH's 'Date Understanding' and 'Geometric Shapes' were dropped as metadata ('date', 'sha')."""
+    extra = {"Date Understanding": lambda n: np.linspace(0.9, 0.4, n), "Geometric Shapes": lambda n: np.linspace(
+        0.7, 0.2, n), "Release date": lambda n: np.arange(n) + 2020}
+    p, _ = _leaderboard(tmp_path, extra)
+    wide, _ = read_scores(p)
+    assert {"Date Understanding", "Geometric Shapes"} <= set(wide.columns) and "Release date" not in wide.columns
+
+
+def test_header_one_name_short_reads_model_names(tmp_path):
+    """VTAB's table: the header lacks the model column's name, so pandas took the names as an index and the
+    first named column (the mean score) as model names."""
+    p = tmp_path / "vtab.tsv"
+    p.write_text("Mean\tA\tB\tC\nnetX\t0.9\t0.8\t1.0\t0.9\nnetY\t0.5\t0.4\t0.6\t0.5\nnetZ\t0.7\t0.7\t0.7\t0.7\n")
+    wide, published = read_scores(p)
+    assert list(wide.index) == ["netX", "netY", "netZ"] and list(wide.columns) == ["A", "B", "C"]
+    np.testing.assert_allclose(published.to_numpy(), [0.9, 0.5, 0.7])
+    assert "one column fewer" in wide.attrs["note"]
+
+
+def test_partly_non_numeric_column_names_the_way_out(tmp_path, capsys):
+    p, _ = _leaderboard(tmp_path, {"Extra": lambda n: ["N/A"] + [0.5] * (n - 1)})
+    assert main(["audit", str(p), "--out", str(tmp_path / "o"), "--no-progress"]) == 2
+    _one_line_error(capsys, "SCORES: column 'Extra' has non-numeric values, e.g. 'N/A'; leave it out with --exclude")
+
+
+def test_report_recommendations_are_consistent(tmp_path):
+    """Report text a maintainer acts on: integer rank intervals, no 'drop' advice that leaves a model unscored or a
+    one-scenario benchmark, no 'review' list naming most of the scenarios, a warning for few resamples, and the
+    one-group case said in words."""
+    # two scenarios, model b only on s2 (the old report advised dropping s2)
+    p = tmp_path / "two.csv"
+    p.write_text("model,s1,s2\nA,0.6,0.5\nB,-,0.5\nC,0.2,0.4\nD,0.95,0.85\n")
+    out = tmp_path / "o1"
+    assert main(["audit", str(p), "--out", str(out), "--n-boot", "100", "--no-progress"]) == 0
+    md = (out / "report.md").read_text()
+    assert "Candidates to drop" not in md and "too few" in md
+    tab = pd.read_csv(out / "scores.csv")
+    assert (tab.rank_low == tab.rank_low.round()).all() and (tab.rank_high == tab.rank_high.round()).all()
+    sc = pd.read_csv(out / "scenarios.csv").set_index("scenario")
+    assert sc.loc["s2", "only_scenario_of"] == 1 and sc.loc["s1", "only_scenario_of"] == 0
+    # scenarios that all disagree (independent random scores): one statement, not a list of most scenarios
+    rng = np.random.default_rng(3)
+    df = pd.DataFrame(rng.random((12, 5)).round(3), index=[f"m{i}" for i in range(12)],
+                      columns=[f"S{j}" for j in range(5)])
+    df.index.name = "model"
+    p = tmp_path / "noise.csv"
+    df.to_csv(p)
+    out = tmp_path / "o2"
+    assert main(["audit", str(p), "--out", str(out), "--n-boot", "200", "--no-progress"]) == 0
+    md = (out / "report.md").read_text()
+    sc = pd.read_csv(out / "scenarios.csv")
+    assert (sc.tau_with_rest < 0.3).sum() > 2.5  # the premise: most scenarios disagree with the rest
+    assert "Scenarios disagree broadly" in md and "Review or report separately" not in md
+    assert "too few" not in md
+    if "0 of 11 adjacent pairs" in md:
+        assert "splits into 1 groups" not in md and "one group" in md

@@ -93,3 +93,23 @@ def test_guarantee_on_imagenet_and_the_paper_rule_loses_the_leader():
     assert (paper.best_rank_flash > 1).sum() >= 1 and (guarded.best_rank_flash == 1).all()
     assert (guarded.best_rank_flash == 1).mean() >= (paper.best_rank_flash == 1).mean()
     assert guarded.saving.min() > 5  # still an order of magnitude less compute
+
+
+def test_newcomers_full_results_do_not_tune_their_own_stopping_rule(helm_items):
+    """With new_models, Res(S) and G(S) come from the reference models: changing what a newcomer scores on all
+    examples leaves the stage table unchanged (it was estimated from every model's full results before)."""
+    b = R.Benchmark.from_data(helm_items)
+    new = [b.model_ids[0], b.model_ids[5]]
+    vals = b.values.copy()
+    vals[[0, 5]] = 1.0 - vals[[0, 5]]  # the newcomers' outcomes inverted: their full ranks change completely
+    b2 = R.Benchmark(vals, b.observed, b.sub_of_item, b.scen_of_sub, b.prompt_of_item, b.model_ids, b.scenario_names,
+                     b.subscenario_names, b.item_ids)
+    kw = dict(sizes=(20, 50, 100, None), n_boot=60, level=0.9, rng=4)
+    a = R.flash_helm(b, new, **kw).resolution
+    c = R.flash_helm(b2, new, **kw).resolution
+    pd.testing.assert_frame_equal(a, c)
+    # and it equals the table estimated on the references alone
+    only = R.flash_helm(b.subset_models(~np.isin(b.model_ids, new)), None, **kw)
+    pd.testing.assert_frame_equal(a, only.resolution)
+    with pytest.raises(ValueError, match="new_models: at least 2 reference"):
+        R.flash_helm(b, list(b.model_ids[1:]), **kw)

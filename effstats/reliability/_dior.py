@@ -68,7 +68,17 @@ class DIoRResult:
 
     @property
     def standard_error(self) -> float:
-        """Standard deviation of the bootstrap distribution of the meta-metric (ddof = 1)."""
+        """Spread matching :meth:`confidence_interval`.
+
+        τ and |Δ score|: standard deviation of the bootstrap distribution of the meta-metric (ddof = 1), the
+        spread whose percentiles give the interval. ``best_model``: binomial standard error
+        ``sqrt(p (1 − p) / n_trials)`` of the no-switch probability p, the quantity the Wilson interval is
+        for (the standard deviation of the per-instantiation shares would be several times wider than that
+        interval and describe something else).
+        """
+        if self.objective == "best_model" and self.n_trials > 0:
+            p = float(self.statistic)
+            return float(np.sqrt(p * (1 - p) / self.n_trials))
         return float(np.std(self.distribution, ddof=1)) if self.distribution.size > 1 else float("nan")
 
     def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:

@@ -113,7 +113,11 @@ def flash_helm(
     early at stage S only if its rank drops by more than G(S), so by the union bound over the stages
     every top-k model is evaluated on all examples — its reported rank is its full-data rank — with
     probability ≥ ``level`` over the example order (up to the Monte-Carlo error of the quantile; the
-    draws are subsamples without replacement, exactly a random order's first S examples). ``level=None``
+    draws are subsamples without replacement, exactly a random order's first S examples).
+    Res(S) and G(S) are estimated from fully evaluated models: with ``new_models``, from the reference
+    models only (the newcomers' full results never tune their own stopping rule), so for a newcomer
+    the guarantee assumes it behaves like the references. Without ``new_models`` every model is both
+    reference and newcomer: a retrospective simulation of the tournament on a fully evaluated benchmark. ``level=None``
     drops the guard (the paper's rule alone; it lost ImageNet's best model in about 1 order in 10).
 
     Parameters
@@ -138,11 +142,12 @@ def flash_helm(
     Perlitz, Y. et al. "Efficient Benchmarking (of Language Models)". NAACL 2024 (arXiv:2308.11696), Sect. 6.
     """
     _setup = _flash_setup(data, sizes, tiers, resolution, quantile, rule, top_k, level, guard, score, n_boot, ties,
-                          rng, kw)
+                          rng, kw, new_models=new_models)
     return _tournament(_setup, new_models, _setup["rng"], progress)
 
 
-def _flash_setup(data, sizes, tiers, resolution, quantile, rule, top_k, level, guard, score, n_boot, ties, rng, kw):
+def _flash_setup(data, sizes, tiers, resolution, quantile, rule, top_k, level, guard, score, n_boot, ties, rng, kw,
+                 new_models=None):
     if rule not in ("paper", "conservative"):
         raise ValueError(f"rule: expected one of ['paper', 'conservative'], got {rule!r}")
     n_boot, _ = _check_common(n_boot, 0.5, score, ties)
@@ -170,7 +175,18 @@ def _flash_setup(data, sizes, tiers, resolution, quantile, rule, top_k, level, g
         finite = sorted({S for S in _check_sizes(sizes, "sizes", allow_none=True, maximum=gmax) if S is not None})
     finite = [s for s in finite if s < gmax]
     need_boot = resolution is None or (lev is not None and guard is None)
-    r_full, errs = _stage_errors(bench, finite, n_boot, rng, score, ties) if need_boot and finite else (None, {})
+    # Res(S) and G(S) come from fully evaluated models only: with newcomers, from the reference models (a
+    # newcomer's full results are what Flash-HELM avoids computing, so they must not tune its own stopping rule).
+    est = bench
+    if new_models is not None and need_boot and finite:
+        ref = np.ones(bench.n_models, bool)
+        ref[_indexer(new_models, bench.model_ids, "new_models")] = False
+        if ref.sum() < 2:
+            raise ValueError("new_models: at least 2 reference models are needed to estimate Res(S) and G(S) "
+                             "(or pass resolution= and guard= from an earlier run)")
+        est = bench.subset_models(ref)
+        top_k = min(top_k, est.n_models)
+    r_full, errs = _stage_errors(est, finite, n_boot, rng, score, ties) if need_boot and finite else (None, {})
     if resolution is None:
         res_map = {S: float(np.abs(errs[S] - r_full).mean() if q is None else np.quantile(np.abs(errs[S] - r_full), q))
                    for S in finite}

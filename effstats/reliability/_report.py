@@ -230,6 +230,9 @@ def audit(data: Any, out: str | Path, *, by: str = "scenario", published: pd.Ser
           f"(Perlitz et al. 2024); target {target:g}.")
     for n in notes or []:
         doc.p(n)
+    if n_boot < 200:  # a 2.5% percentile from fewer than 200 draws rests on < 5 of them
+        doc.p(f"**Warning**: {n_boot} bootstrap resamples are too few for the 95% bounds below (each rests on "
+              f"{int(0.025 * n_boot)} draw(s)); use `--n-boot 1000` before acting on this report.")
 
     # ---------------------------------------------------------------- 1. scores and rank intervals
     bar.set_postfix_str("scores")
@@ -253,7 +256,9 @@ def audit(data: Any, out: str | Path, *, by: str = "scenario", published: pd.Ser
 
     rk_boot = _ranks(kendall_res.resampled)  # (B, M)
     rank = _ranks(main)
-    lo, hi = np.quantile(rk_boot, [0.025, 0.975], axis=0)
+    # ranks are integers: take order statistics, not interpolated quantiles (a rank of 8.025 means nothing)
+    lo = np.quantile(rk_boot, 0.025, axis=0, method="lower")
+    hi = np.quantile(rk_boot, 0.975, axis=0, method="higher")
     tab = pd.DataFrame({"model": bench.model_ids, "rank": rank, "rank_low": lo, "rank_high": hi,
                         aggregate: main, **{k: v for k, v in scores.items() if k != aggregate}})
     if published is not None:
@@ -296,7 +301,9 @@ def audit(data: Any, out: str | Path, *, by: str = "scenario", published: pd.Ser
         except Exception:  # pragma: no cover - degenerate tables
             without = np.full(bench.n_models, np.nan)
         alone = _score(bench, num, den, aggregate, ties, scen_w=np.repeat(ones[s][None], 2, axis=0))[0]
+        others = scen_obs.sum(1) - scen_obs[:, s]
         per_scen.append(dict(scenario=bench.scenario_names[s], models=int(scen_obs[:, s].sum()),
+                             only_scenario_of=int((others == 0).sum()),  # models left unscored without it
                              tau_with_rest=float(kendall_tau(without, alone[None])[0]),
                              tau_full_vs_without=float(kendall_tau(main, without[None])[0])))
     per_scen = pd.DataFrame(per_scen).sort_values("tau_with_rest").reset_index(drop=True)
@@ -362,13 +369,24 @@ def audit(data: Any, out: str | Path, *, by: str = "scenario", published: pd.Ser
                     f"{float(bm.dior.iloc[0]):.3f}); the top rank group (no resolved difference inside) is "
                     f"{', '.join(map(str, top_group[:6]))}{' …' if len(top_group) > 6 else ''}.")
     odd = per_scen[per_scen.tau_with_rest < 0.3]
-    if len(odd):
+    if len(odd) > bench.n_scen / 2:
+        # most scenarios disagree with the rest: no single outlier to review, the benchmark is heterogeneous
+        todo.append(f"**Scenarios disagree broadly**: {len(odd)} of {bench.n_scen} scenarios rank models unlike the "
+                    f"rest (Kendall τ with the others' ranking < 0.3; median τ {per_scen.tau_with_rest.median():.2f}). "
+                    "No single scenario is the outlier: they measure different things, so report per-scenario "
+                    "results beside the aggregate (dropping scenarios would change what the benchmark measures).")
+    elif len(odd):
         todo.append(f"**Review or report separately**: {', '.join(map(str, odd.scenario[:5]))} rank models unlike the "
                     "rest (Kendall τ with the others' ranking < 0.3); they drive the scenario-level instability.")
-    redundant = per_scen[(per_scen.tau_full_vs_without >= 0.99) & (per_scen.tau_with_rest >= 0.8)]
+    # a drop candidate agrees with the rest, leaves the ranking in place and leaves no model unscored;
+    # with two scenarios, dropping one leaves a single-scenario benchmark: never recommended
+    redundant = per_scen[(per_scen.tau_full_vs_without >= 0.99) & (per_scen.tau_with_rest >= 0.8)
+                         & (per_scen.only_scenario_of == 0)] if bench.n_scen > 2 else per_scen.iloc[:0]
     if len(redundant):
         todo.append(f"**Candidates to drop** (to save compute): {', '.join(map(str, redundant.scenario[:5]))} — "
-                    "each agrees with the others (τ ≥ 0.8) and leaving it out keeps the ranking (τ ≥ 0.99).")
+                    "each agrees with the others (τ ≥ 0.8), leaving it out keeps the ranking (τ ≥ 0.99) and every "
+                    "model keeps a score. Drop one at a time and re-run: two redundant scenarios may be redundant "
+                    "only with each other.")
     if per_item and curve_e is not None:
         ok = curve_e[curve_e["dior"] >= target]
         if len(ok) and int(ok["size"].min()) < int(bench.group_sizes().max()):
@@ -379,8 +397,10 @@ def audit(data: Any, out: str | Path, *, by: str = "scenario", published: pd.Ser
                         f"({d('examples', 'kendall'):.3f}).")
     n_res = int(resolved.sum())
     todo.append(f"**Resolved rank differences**: {n_res} of {len(p_hold)} adjacent pairs keep their order in ≥ "
-                f"{target:.0%} of scenario resamples; the ranking splits into {n_groups} groups whose members "
-                "should be reported as tied (see `scores.csv`, column `p_ahead_of_next`).")
+                f"{target:.0%} of scenario resamples; " + (
+                    "no rank difference is resolved: the whole ranking is one group of statistically tied models"
+                    if n_groups == 1 else f"the ranking splits into {n_groups} groups whose members should be reported "
+                    "as tied") + " (see `scores.csv`, column `p_ahead_of_next`).")
     if aggregate == "mwr" and len(clones):
         todo.append(f"**MWR is manipulable here**: adding one dominated clone of {', '.join(map(str, clones.clone_of[:3]))} "
                     f"reverses the order of top-{k_top} models; consider `--aggregate mean`.")
@@ -412,7 +432,8 @@ def audit(data: Any, out: str | Path, *, by: str = "scenario", published: pd.Ser
         doc.img("efficiency_scenarios.png", "DIoR vs scenarios")
     doc.h(2, "Scenarios")
     doc.p("tau_with_rest: Kendall τ between the scenario's own ranking and the ranking by all other scenarios; "
-          "tau_full_vs_without: τ between the full ranking and the ranking without the scenario.")
+          "tau_full_vs_without: τ between the full ranking and the ranking without the scenario; only_scenario_of: "
+          "models scored on no other scenario (dropping it leaves them unranked).")
     doc.table(per_scen)
     doc.h(2, "Mean Win Rate sensitivity")
     if len(clones):
