@@ -691,6 +691,86 @@ def cases() -> list[Case]:
     C.extend(_more_cases())
     C.extend(_alignment_cases())
     C.extend(_frame_cases())
+    C.extend(_last_cases())
+    return C
+
+
+def _last_cases() -> list[Case]:
+    C: list[Case] = []
+    add = C.append
+    SS, DC, RL, SQ = "effstats.sortsearch.", "effstats.disco.", "effstats.reliability.", "effstats.sequential."
+    HS = dict(budget=6, neighbors=(1, 3), weights=(0.0, 1.0), cv=2)
+    add(Case("HybridSearch.select", "sortsearch", lambda kw: fitted(SS + "HybridSearch", **HS).select(**kw), lambda: dict(budget=6), [A("budget", INT)]))
+    add(Case("HybridSearch.predict", "sortsearch", lambda kw: (lambda e: (e.select(6), e.predict(**kw))[1])(fitted(SS + "HybridSearch", **HS)),
+             lambda: dict(responses=X()[:3, :6]), [A("responses", BINARY + SHORT1), A("items", _positions(NI), skip=("empty",))]))
+    add(Case("MethodChooser.predict", "disco",
+             lambda kw: fitted_once(DC + "MethodChooser", None, candidates={"random + direct": pub(DC + "RandomDirect")(5)}, n_items=5, n_splits=2).predict(**kw),
+             lambda: dict(target_outputs=X()[:3]), [A("target_outputs", BINARY + SHORT1, expect={"half": MAY})]))
+    add(Case("summarize_comparison", "disco", fn(DC + "summarize_comparison"),
+             lambda: dict(table=pub(DC + "compare_methods")(RM(), SPLIT(), {"random + direct": pub(DC + "RandomDirect")(5), "anchor": pub(DC + "AnchorCorr")(5)},
+                                                             n_items=5, n_splits=2), reference="random + direct"), [
+        A("table", [("empty", FAIL, lambda v, r: v.iloc[:0]), ("text", FAIL, lambda v, r: "abc"), ("no-columns", FAIL, lambda v, r: v[[]])]),
+        A("reference", [("unknown", FAIL, lambda v, r: "no-such-method"), ("int", FAIL, lambda v, r: 3)])]))
+    add(Case("SpendingFunction", "sequential", lambda kw: pub(SQ + "design")(k=3, spending=pub(SQ + "SpendingFunction")(**kw)), lambda: dict(family="hsd", param=-2.0), [
+        A("family", OPTION), A("param", FINITE, skip=("none",))]))
+    add(Case("SequentialPlan.conditional_power", "sequential",
+             lambda kw: pub(SQ + "plan")(effect=0.05, sd=0.5, looks=3).conditional_power(**kw), lambda: dict(look=1, estimate=0.02), [
+        A("look", INT + [("beyond", FAIL, lambda v, r: 4)], skip=("huge",)), A("estimate", FINITE), A("effect", FINITE, skip=("none",))]))
+    add(Case("Benchmark.sub_sums", "reliability", lambda kw: pub(RL + "Benchmark").from_data(S()).sub_sums(**kw), lambda: dict(counts=np.ones((2, 6))), [
+        A("counts", REAL + [("negative", FAIL, lambda v, r: -v)], skip=("none",), expect={"ndim-": MAY})]))
+    add(Case("DIoRPlan.statistic", "reliability", lambda kw: (lambda p: p.statistic(**kw))(pub(RL + "dior_plan")(S())),
+             lambda: dict(indices=pub(RL + "dior_plan")(S()).draw(4, rng=0)), [
+        A("indices", [("empty", FAIL, lambda v, r: []), ("text", FAIL, lambda v, r: "abc"), ("out-of-range", FAIL, lambda v, r: [np.full_like(a, 99) for a in v]),
+                      ("float", FAIL, lambda v, r: [a + 0.5 for a in v])])]))
+    add(Case("Benchmark.check_connected", "reliability", lambda kw: pub(RL + "Benchmark").from_data(S()).check_connected(**kw), lambda: dict(name="data"), [
+        A("name", [("int", FAIL, lambda v, r: 3), ("none", FAIL, lambda v, r: None)], expect={"int": MAY, "none": MAY})]))
+    # results: confidence_interval(confidence_level) / to_frame(confidence_level) / predictions(rows)
+    CL = [A("confidence_level", FRACTION)]
+    SSE, CNE = SS + "SortSearch", SS + "CopyNearestExpand"
+    sim = lambda: fitted_once(SSE).simulate(X()[:4], 6)
+    exp = lambda: fitted_once(CNE).simulate(X()[:4], 6)
+    hyb = lambda: fitted_once(SS + "HybridSearch", None, **HS).simulate(X()[:4])
+    for nm, res in [("SearchResult", sim), ("ExpandResult", exp), ("HybridResult", hyb)]:
+        add(Case(f"{nm}.to_frame", "sortsearch", (lambda res: lambda kw: res().to_frame(**kw))(res), lambda: dict(confidence_level=0.9), CL))
+        add(Case(f"{nm}.predictions", "sortsearch", (lambda res: lambda kw: res().predictions(**kw))(res), lambda: dict(rows=[0, 1]), [
+            A("rows", _positions(4), expect={"duplicate": MAY, "empty": MAY}, skip=("strings",))]))
+        if nm != "SearchResult":
+            add(Case(f"{nm}.confidence_interval", "sortsearch", (lambda res: lambda kw: res().confidence_interval(**kw))(res), lambda: dict(confidence_level=0.9), CL))
+            add(Case(f"{nm}.evaluate", "sortsearch", (lambda res: lambda kw: res().evaluate(**kw))(res), lambda: dict(true_responses=X()[:4]), [
+                A("true_responses", BINARY + SHORT0 + SHORT1)]))
+            add(Case(f"{nm}.correctness", "sortsearch", (lambda res: lambda kw: res().correctness(**kw))(res), lambda: dict(rows=[0, 1]), [
+                A("rows", _positions(4), expect={"duplicate": MAY, "empty": MAY}, skip=("strings",))]))
+    for nm, est, kw0 in [("CopyNearestExpand", CNE, dict(budget=6)), ("HybridSearch", SS + "HybridSearch", {})]:
+        add(Case(f"{nm}.score", "sortsearch", (lambda est, kw0: lambda kw: fitted_once(est, None, **(HS if "Hybrid" in est else {})).score(**kw, **kw0))(est, kw0),
+                 lambda: dict(responses=X()[:4]), [A("responses", BINARY + SHORT1)]))
+    add(Case("estimate_accuracy", "sortsearch", fn(SS + "estimate_accuracy"),
+             lambda: dict(y=X()[:3][:, [0, 5, 10, 15, 20]], positions=np.array([0, 5, 10, 15, 20]), n=NI, design="systematic"), [
+        A("y", BINARY + SHORT1), A("positions", _positions(NI) + [("unsorted", MAY, lambda v, r: v[::-1])], expect={"duplicate": FAIL}), A("n", INT),
+        A("design", OPTION)]))
+    MT = "effstats.metrics."
+    add(Case("CorrelationResult.confidence_interval", "metrics",
+             lambda kw: pub(MT + "accuracy_correlation")(np.linspace(0, 1, 8), np.linspace(0, 1, 8) ** 2 + np.sin(np.arange(8)) / 10).confidence_interval(**kw),
+             lambda: dict(confidence_level=0.9, method="pearson"), [A("confidence_level", FRACTION), A("method", OPTION)]))
+    add(Case("CorrelationResult.to_frame", "metrics",
+             lambda kw: pub(MT + "accuracy_correlation")(np.linspace(0, 1, 8), np.linspace(0, 1, 8) ** 2 + np.sin(np.arange(8)) / 10).to_frame(**kw),
+             lambda: dict(confidence_level=0.9), [A("confidence_level", FRACTION)]))
+    add(Case("CurveFit.to_frame", "metrics", lambda kw: pub(MT + "fit_power_law")(np.array([10.0, 20, 40, 80, 160, 320]), np.array([0.30, 0.22, 0.15, 0.11, 0.08, 0.06])).to_frame(**kw),
+             lambda: dict(confidence_level=0.9), CL))
+    add(Case("DISCO.signatures", "disco", lambda kw: fitted_once(DC + "DISCO", PRM(), n_items=5, predictor="knn", pca=None).signatures(**kw),
+             lambda: dict(outputs=P()[:3]), [A("outputs", PROBA + [("selected-only", MAY, lambda v, r: v[:, :5])])]))
+    add(Case("MethodChooser.predict_interval", "disco",
+             lambda kw: fitted_once(DC + "MethodChooser", None, candidates={"random + direct": pub(DC + "RandomDirect")(5)}, n_items=5, n_splits=2).predict_interval(**kw),
+             lambda: dict(target_outputs=X()[:3], n_splits=2), [A("target_outputs", BINARY + SHORT1, expect={"half": MAY}), A("n_splits", INT + [("one", FAIL, lambda v, r: 1)], expect={"huge": MAY})]))
+    add(Case("SubsetPrediction.to_frame", "disco",
+             lambda kw: fitted_once(DC + "RandomDirect", None, n_items=5).predict_interval(X()[:3]).to_frame(**kw), lambda: dict(confidence_level=0.9), CL))
+    add(Case("SimulationResult.confidence_interval", "sequential",
+             lambda kw: pub(SQ + "SequentialEvaluator")([pub(SQ + "Efficacy")()], rng=0).simulate((np.arange(400) % 3 == 0) * 1.0, (np.arange(400) % 4 == 0) * 1.0, n_runs=5, rng=0).confidence_interval(**kw),
+             lambda: dict(), CL))
+    add(Case("StagewiseInference.to_frame", "sequential", lambda kw: pub(SQ + "stagewise_inference")(pub(SQ + "design")(k=3), z=2.5, look=2).to_frame(**kw),
+             lambda: dict(confidence_level=0.9), CL))
+    add(Case("GroupSequentialDesign.to_frame", "sequential", lambda kw: pub(SQ + "design")(k=3).to_frame(**kw), lambda: dict(sizes=True), [A("sizes", FLAG)]))
+    add(Case("detectable_effect", "sequential", fn(SQ + "detectable_effect"), lambda: dict(items_available=2000, sd=0.5, power=0.9, alpha=0.05, looks=3), [
+        A("items_available", INT, skip=("huge",), expect={"float": MAY, "list": MAY}), A("sd", POSITIVE), A("power", FRACTION), A("alpha", FRACTION), A("looks", INT, skip=("huge",))]))
     return C
 
 
