@@ -277,3 +277,32 @@ def test_best_model_standard_error_matches_its_interval():
     assert r.standard_error == pytest.approx(np.sqrt(r.statistic * (1 - r.statistic) / r.n_trials))
     lo, hi = r.confidence_interval()
     assert hi - lo == pytest.approx(2 * 1.96 * r.standard_error, rel=0.15)  # Wilson ≈ Wald width here
+
+
+def test_bad_input_fuzz_findings_named_by_argument():
+    """Fuzz findings: duplicated column names were scored as two scenarios; Benchmark.sub_sums accepted negative /
+    NaN / complex / string counts (garbage sums) or crashed deep in numpy; DIoRPlan.statistic crashed on malformed
+    indices without naming them."""
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame(rng.random((4, 3)), index=list("abcd"), columns=["S0", "S1", "S0"])
+    for f in (R.Benchmark.from_data, R.mean_win_rate, lambda d: R.dior(d, n_boot=10), R.clone_flips):
+        with pytest.raises(ValueError, match="duplicated column names \\['S0'\\]"):
+            f(df)
+    rm = _items(seed=2)
+    b = R.Benchmark.from_data(rm)
+    good = np.ones((2, b.n_items))
+    np.testing.assert_array_equal(b.sub_sums(good)[0][0], b.sub_sums()[0][0])
+    for bad in (-good, np.where(np.eye(2, b.n_items) > 0, np.nan, 1.0), good.astype(complex), good.astype(str),
+                "abc", good[0], good[:, :-1], good[:, :, None]):
+        with pytest.raises(ValueError, match="^counts"):
+            b.sub_sums(bad)
+    plan = R.dior_plan(rm, "examples", "kendall")
+    ok = plan.draw(3, 0)
+    assert plan.statistic(ok)[0].shape == (3,)
+    for bad in ([], "abc", [np.full((4, 6), 99)] * len(ok), [a.astype(float) + 0.5 for a in ok],
+                [np.full((3, 2), -1)] * len(ok), ok[:-1], [ok[0][:2], *ok[1:]]):
+        with pytest.raises(ValueError, match="^indices"):
+            plan.statistic(bad)
+    sc = R.dior_plan(rm, "scenarios", "kendall")
+    with pytest.raises(ValueError, match="^indices: codes must lie in"):
+        sc.statistic([np.full((2, 3), 99)])

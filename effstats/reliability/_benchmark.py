@@ -147,6 +147,9 @@ class Benchmark:
             if data.index.has_duplicates:
                 dup = data.index[data.index.duplicated()].unique()[:5].tolist()
                 raise ValueError(f"{name}: duplicated model rows {dup}")
+            if data.columns.has_duplicates:  # two columns named alike would be scored as two scenarios silently
+                dup = data.columns[data.columns.duplicated()].unique()[:5].tolist()
+                raise ValueError(f"{name}: duplicated column names {dup}; rename them (one column per scenario)")
             # '-' marks "not evaluated"; no DataFrame.replace (its object downcasting is deprecated in pandas 2.2)
             num = data.apply(pd.to_numeric, errors="coerce")
             bad = num.isna() & data.notna() & (data.astype(str).apply(lambda c: c.str.strip()) != "-")
@@ -282,7 +285,9 @@ class Benchmark:
             num, den = self._full_sums
             return num.copy(), den.copy()
         V, O = self.masked
-        counts = np.asarray(counts, dtype=float)
+        counts = check_array(counts, "counts", ndim=2, shape=(None, self.n_items))
+        if counts.min(initial=0.0) < 0:
+            raise ValueError("counts: item multiplicities must be >= 0")
         B = counts.shape[0]
         num = np.empty((B, self.n_models, self.n_sub))
         den = np.empty_like(num)

@@ -263,8 +263,33 @@ class DIoRPlan:
         """Index arrays of ``n`` resamples (row b of every array belongs to resample b)."""
         return _draw(self.bench, self.decision, self.size, check_positive_int(n, "n"), check_rng(rng))
 
+    def _check_indices(self, indices: Any) -> list[np.ndarray]:
+        """``indices`` as :meth:`draw` gives them: a list of integer (B, k) arrays with codes in range."""
+        b = self.bench
+        if self.decision == "examples":
+            limits = [int(n) for n in b.group_sizes()]
+        else:
+            limits = [{"scenarios": b.n_scen, "subscenarios": b.n_sub, "prompts": b.n_prompts}[self.decision]]
+        if isinstance(indices, (str, bytes, np.ndarray)) or not isinstance(indices, Sequence) \
+                or len(indices) != len(limits):
+            raise ValueError(f"indices: expected a list of {len(limits)} integer (B, k) array(s) as draw() returns, "
+                             f"got {type(indices).__name__}" + (f" of length {len(indices)}"
+                                                                 if isinstance(indices, Sequence) else ""))
+        out = []
+        for a, n in zip(indices, limits):
+            a = np.asarray(a)
+            if a.ndim != 2 or a.shape[1] == 0 or a.dtype.kind not in "iu":
+                raise ValueError(f"indices: expected integer (B, k) arrays, got dtype {a.dtype} and shape {a.shape}")
+            if a.size and (a.min() < 0 or a.max() >= n):
+                raise ValueError(f"indices: codes must lie in [0, {n}), got {a.min()}..{a.max()}")
+            out.append(a)
+        if len({a.shape[0] for a in out}) != 1:
+            raise ValueError("indices: every array must have the same number of rows (one per resample)")
+        return out
+
     def statistic(self, indices: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
         """Meta-metric (B,) and benchmark scores (B, n_models) of the resamples given by ``indices``."""
+        indices = self._check_indices(indices)
         res = _scores_from_counts(self.bench, _counts(self.bench, self.decision, indices), self.score, self.ties,
                                   self.masks)
         if self.objective == "best_model":

@@ -74,8 +74,9 @@ def kendall_tau(reference: Any, resampled: Any) -> np.ndarray:
 
     Parameters
     ----------
-    reference : array (n_models,)
-    resampled : array (B, n_models); NaN entries (undefined scores) drop the pairs they are in.
+    reference : array (n_models,); a NaN entry (model without a reference score) drops that model.
+    resampled : array (B, n_models); NaN entries (undefined scores) drop the pairs they are in, so τ is
+        computed on the complete pairs (a NaN is never read as agreement or disagreement).
 
     Returns
     -------
