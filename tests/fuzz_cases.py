@@ -692,6 +692,37 @@ def cases() -> list[Case]:
     C.extend(_alignment_cases())
     C.extend(_frame_cases())
     C.extend(_last_cases())
+    C.extend(_distributed_cases())
+    return C
+
+
+def _distributed_cases() -> list[Case]:
+    """effstats.distributed without a cluster (client=None runs the same tasks locally)."""
+    DS, SQ = "effstats.distributed.", "effstats.sequential."
+    C: list[Case] = []
+    add = C.append
+
+    def saved() -> str:
+        return pub(DS + "save_packed")(pub("effstats.bitpack.PackedBinaryMatrix").from_dense(X()), _tmpdir() + "/cache.zarr", rows_per_chunk=5)
+
+    add(Case("distributed.save_packed", "distributed", fn(DS + "save_packed"),
+             lambda: dict(matrix=pub("effstats.bitpack.PackedBinaryMatrix").from_dense(X()), path=_tmpdir() + "/c.zarr", rows_per_chunk=5), [
+        A("matrix", [("text", FAIL, lambda v, r: "abc"), ("none", FAIL, lambda v, r: None), ("twos", FAIL, lambda v, r: np.where(X(), 2, 0)),
+                     ("nan", FAIL, lambda v, r: np.where(X(), np.nan, 0.0))]),
+        A("rows_per_chunk", INT, expect={"huge": MAY}), A("overwrite", FLAG),
+        A("path", [("int", FAIL, lambda v, r: 3), ("existing", FAIL, lambda v, r: __file__)])]))
+    for f in ("open_packed", "packed_item_sums"):
+        add(Case(f"distributed.{f}", "distributed", (lambda f: lambda kw: (lambda out: out.compute() if hasattr(out, "compute") else out)(pub(DS + f)(**kw)))(f),
+                 lambda: dict(path=saved()), [A("path", files(".zarr", ("missing", "empty", "garbage", "text")) + [("int", FAIL, lambda v, r: 3)])]))
+    add(Case("distributed.task_seeds", "distributed", fn(DS + "task_seeds"), lambda: dict(rng=0, n_tasks=4), [A("rng", RNG), A("n_tasks", INT, skip=("huge",))]))
+    add(Case("distributed.dior", "distributed", fn(DS + "dior"), lambda: dict(data=S(), n_boot=20, rng=0, n_tasks=2), [
+        A("data", [d for d in REAL if d[0] != "nan"]), A("n_boot", INT, skip=("huge",)), A("n_tasks", INT, skip=("huge",)), A("rng", RNG),
+        A("decision", OPTION), A("objective", OPTION)]))
+    add(Case("distributed.simulate", "distributed", fn(DS + "simulate"),
+             lambda: dict(evaluator=pub(SQ + "SequentialEvaluator")([pub(SQ + "Efficacy")()]), scores_a=(np.arange(400) % 3 == 0) * 1.0,
+                          scores_b=(np.arange(400) % 4 == 0) * 1.0, n_runs=6, rng=0, n_tasks=2), [
+        A("evaluator", [("text", FAIL, lambda v, r: "abc"), ("none", FAIL, lambda v, r: None)]), A("scores_a", REAL + SHORT0, skip=("none",)),
+        A("n_runs", INT, skip=("huge",)), A("n_tasks", INT, skip=("huge",)), A("rng", RNG)]))
     return C
 
 
