@@ -714,6 +714,9 @@ def _distributed_cases() -> list[Case]:
     for f in ("open_packed", "packed_item_sums"):
         add(Case(f"distributed.{f}", "distributed", (lambda f: lambda kw: (lambda out: out.compute() if hasattr(out, "compute") else out)(pub(DS + f)(**kw)))(f),
                  lambda: dict(path=saved()), [A("path", files(".zarr", ("missing", "empty", "garbage", "text")) + [("int", FAIL, lambda v, r: 3)])]))
+    add(Case("distributed.map_tasks", "distributed", fn(DS + "map_tasks"), lambda: dict(func=_add, args=[(1, 2), (3, 4)], shared=10), [
+        A("func", [("not-callable", FAIL, lambda v, r: "abc"), ("none", FAIL, lambda v, r: None)]),
+        A("args", [("text", FAIL, lambda v, r: "abc"), ("none", FAIL, lambda v, r: None), ("int", FAIL, lambda v, r: 3), ("empty", MAY, lambda v, r: [])])]))
     add(Case("distributed.task_seeds", "distributed", fn(DS + "task_seeds"), lambda: dict(rng=0, n_tasks=4), [A("rng", RNG), A("n_tasks", INT, skip=("huge",))]))
     add(Case("distributed.dior", "distributed", fn(DS + "dior"), lambda: dict(data=S(), n_boot=20, rng=0, n_tasks=2), [
         A("data", [d for d in REAL if d[0] != "nan"]), A("n_boot", INT, skip=("huge",)), A("n_tasks", INT, skip=("huge",)), A("rng", RNG),
@@ -946,6 +949,10 @@ def _more_cases() -> list[Case]:
     for f in ("load_helm_lite", "load_imagenet_classes"):
         add(Case(f, "datasets", fn("effstats.datasets." + f), lambda: dict(as_frame=False), [A("as_frame", FLAG)]))
     return C
+
+
+def _add(shared, a, b):
+    return shared + a + b
 
 
 def _tmpdir() -> str:

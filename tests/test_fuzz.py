@@ -26,6 +26,8 @@ KNOWN: dict[tuple[str, str], str] = {
     ("HybridResult.evaluate", "true_responses"): "sortsearch: bad true_responses not refused by name; see /tmp/fuzz_findings/sortsearch.md",
     ("MethodChooser.predict_interval", "n_splits"): "disco: bad n_splits not refused by name; see /tmp/fuzz_findings/disco.md",
     ("distributed.dior", "rng"): "distributed: bad rng not refused by name; see /tmp/fuzz_findings/distributed.md",
+    ("distributed.map_tasks", "args"): "distributed: bad args not refused by name; see /tmp/fuzz_findings/distributed.md",
+    ("distributed.map_tasks", "func"): "distributed: bad func not refused by name; see /tmp/fuzz_findings/distributed.md",
     ("distributed.open_packed", "path"): "distributed: bad path not refused by name; see /tmp/fuzz_findings/distributed.md",
     ("distributed.packed_item_sums", "path"): "distributed: bad path not refused by name; see /tmp/fuzz_findings/distributed.md",
     ("distributed.save_packed", "matrix"): "distributed: bad matrix not refused by name; see /tmp/fuzz_findings/distributed.md",
