@@ -109,6 +109,10 @@ class PackedBinaryMatrix:
         n_cols = check_positive_int(n_cols, "n_cols")
         if packed.shape[1] != (n_cols + 7) // 8:
             raise ValueError(f"n_cols: {n_cols} columns need {(n_cols + 7) // 8} bytes a row, packed has {packed.shape[1]}")
+        pad = 8 * packed.shape[1] - n_cols
+        if pad and packed.size and (packed[:, -1] & np.uint8((1 << pad) - 1)).any():
+            # row sums count whole bytes: set padding bits would be counted as correct answers
+            raise ValueError(f"packed: the {pad} padding bits after column {n_cols} must be 0 (numpy.packbits pads with zeros)")
         self.packed = packed
         self.n_cols = n_cols
 
