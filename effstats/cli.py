@@ -240,14 +240,31 @@ def _finish_wide(wide: pd.DataFrame, scenarios, exclude) -> tuple[pd.DataFrame, 
         c = bad.any()[lambda b: b].index[0]
         raise ValueError(f"SCORES: column {c!r} has non-numeric values, e.g. {wide.loc[bad[c], c].iloc[0]!r}; leave it "
                          f"out with --exclude {str(c)!r} or list the score columns with --scenarios")
+    # Leaderboards mark lower-is-better columns with "↓" (HEIM: NSFW fraction): negate them so higher is better.
+    lower = [c for c in wide.columns if "↓" in str(c)]
+    if lower:
+        wide = wide.copy()
+        for c in lower:
+            wide[c] = -num[c]
+    # Models with no score at all (HELM efficiency: models never timed) are left out, and said so.
+    unscored = wide.index[num[wide.columns].isna().all(axis=1)] if wide.shape[1] else wide.index[:0]
+    if len(unscored) and len(unscored) < len(wide):
+        wide = wide.drop(index=unscored)
     text = [c for c in meta if not _METADATA.search(str(c))]  # incl. all-'-' columns: evaluated by no model
     left_out = ([f"published aggregate {agg[0]!r} (compared with the recomputed score)"] if agg else []) + (
         ["non-numeric columns " + ", ".join(f"{str(c)!r} (e.g. {str(wide_in[c].dropna().iloc[0])!r})"
                                             if wide_in[c].notna().any() else repr(str(c)) for c in text)] if text else []) + (
-        [f"metadata / rank columns {[str(c) for c in meta if c not in text]}"] if len(meta) > len(text) else [])
+        [f"metadata / rank columns {[str(c) for c in meta if c not in text]}"] if len(meta) > len(text) else []) + (
+        [f"{len(unscored)} model(s) with no score ({', '.join(map(str, unscored[:5]))}{' …' if len(unscored) > 5 else ''})"]
+        if len(unscored) and len(unscored) < len(num) else [])
+    notes = []
     if left_out:
-        wide.attrs["note"] = ("Left out of the scores: " + "; ".join(left_out)
-                              + ". Name the score columns with --scenarios to change this.")
+        notes.append("Left out of the scores: " + "; ".join(left_out)
+                     + ". Name the score columns with --scenarios to change this.")
+    if lower:
+        notes.append(f"{len(lower)} column(s) marked lower-is-better (↓) are negated so that higher is better.")
+    if notes:
+        wide.attrs["note"] = " ".join(notes)
     inf = np.isinf(num.to_numpy(dtype=float))
     if inf.any():
         raise ValueError(f"SCORES: infinite score in column {wide.columns[np.nonzero(inf)[1][0]]!r}; scores must be finite")
@@ -437,7 +454,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--model", default=None, help="model column (default: model)")
     p.add_argument("--item", default=None, help="example column of a long per-example table (default: item)")
     p.add_argument("--score", default=None, help="score column of a long table (default: score)")
-    p.add_argument("--scenarios", default=None, help="comma-separated score columns to audit (default: all scores)")
+    p.add_argument("--scenarios", default=None,
+                   help="comma-separated score columns to audit (default: every numeric column except a published "
+                        "aggregate such as 'Average' / 'Mean win rate' / 'Score', rank and metadata columns such as "
+                        "'Rank', 'Parameters', 'Throughput'; the report lists what was left out)")
     p.add_argument("--exclude", default=None, help="comma-separated columns to leave out")
     p.add_argument("--aggregate", default="mwr", choices=["mwr", "mean", "mean-of-means"],
                    help="how the leaderboard ranks models (default: mwr)")

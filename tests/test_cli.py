@@ -405,3 +405,36 @@ def test_report_recommendations_are_consistent(tmp_path):
     assert "too few" not in md
     if "0 of 11 adjacent pairs" in md:
         assert "splits into 1 groups" not in md and "one group" in md
+
+
+def test_lower_is_better_columns_and_unscored_models(tmp_path):
+    """HEIM marks lower-is-better columns with '↓' (NSFW fraction): read as scores they inverted the ranking
+    (published-vs-recomputed Kendall τ -0.66 on heim/nsfw.tsv). HELM's efficiency table has models never timed: the
+    audit stopped with 'drop them first'. Now '↓' columns are negated, unscored models are left out (both said)."""
+    x = np.array([[0.01, 0.00, 0.02], [0.05, 0.04, 0.03], [0.20, 0.10, 0.30], [np.nan] * 3])
+    df = pd.DataFrame(x, index=["safe", "mid", "unsafe", "untested"], columns=[f"S{j} - NSFW frac ↓" for j in range(3)])
+    df.insert(0, "Mean win rate ↑", [1.0, 0.5, 0.0, np.nan])
+    df.index.name = "Model/adapter"
+    p = tmp_path / "nsfw.tsv"
+    df.to_csv(p, sep="\t", na_rep="-")
+    wide, published = read_scores(p)
+    assert list(wide.index) == ["safe", "mid", "unsafe"]
+    np.testing.assert_allclose(wide.to_numpy(dtype=float), -x[:3])
+    np.testing.assert_allclose(R.mean_win_rate(wide).to_numpy(), [1.0, 0.5, 0.0])  # the published ranking
+    assert "1 model(s) with no score (untested)" in wide.attrs["note"] and "negated" in wide.attrs["note"]
+
+
+def test_report_warns_when_the_table_does_not_reproduce_its_leaderboard(tmp_path):
+    """Lower-is-better columns without a marker (HELM's inference times): the recomputed ranking runs against the
+    published one; the report says so first instead of auditing the inverted leaderboard silently."""
+    t = np.linspace(0.1, 0.9, 6)[:, None] + np.random.default_rng(0).normal(0, 0.01, (6, 4))  # seconds: lower is better
+    df = pd.DataFrame(t.round(3), index=[f"m{i}" for i in range(6)], columns=[f"S{j} - time (s)" for j in range(4)])
+    df.insert(0, "Mean win rate", np.linspace(1, 0, 6).round(3))  # fastest first
+    df.index.name = "Model"
+    p = tmp_path / "eff.tsv"
+    df.to_csv(p, sep="\t")
+    out = tmp_path / "o"
+    assert main(["audit", str(p), "--out", str(out), "--n-boot", "200", "--no-progress"]) == 0
+    md = (out / "report.md").read_text()
+    todo = md.split("## What to do")[1].split("##")[0].strip().splitlines()
+    assert todo[0].startswith("- **Check the input first**") and "τ -1.00" in todo[0]

@@ -405,12 +405,7 @@ def audit(data: Any, out: str | Path, *, by: str = "scenario", published: pd.Ser
         todo.append(f"**MWR is manipulable here**: adding one dominated clone of {', '.join(map(str, clones.clone_of[:3]))} "
                     f"reverses the order of top-{k_top} models; consider `--aggregate mean`.")
 
-    doc.h(2, "What to do")
-    doc.ul(todo)
-    doc.h(2, "Ranking (top 15) and rank uncertainty")
-    show = tab.head(15)[["rank", "model", aggregate, "rank_low", "rank_high", "p_ahead_of_next"]
-                        + (["published"] if published is not None else [])]
-    doc.table(show)
+    pub_text = None
     if published is not None and published.notna().any():
         kind = published_kind or ("mwr" if aggregate == "mwr" else "mean")
         ref = scores[kind]
@@ -419,8 +414,22 @@ def audit(data: Any, out: str | Path, *, by: str = "scenario", published: pd.Ser
         scale = 100.0 if np.nanmax(np.abs(pub)) > 1.5 and np.nanmax(np.abs(ref)) <= 1.5 else 1.0
         dd = np.abs(ref[ok] * scale - pub[ok])
         tau = float(kendall_tau(pub[ok], ref[ok][None])[0])
-        doc.p(f"Recomputed {_SCORE_NAME[kind]} vs the published aggregate{' (in percent)' if scale == 100 else ''}: "
-              f"max |Δ| = {dd.max():.4f}, median {np.median(dd):.4f}; Kendall τ of the two rankings {tau:.3f}.")
+        pub_text = (f"Recomputed {_SCORE_NAME[kind]} vs the published aggregate{' (in percent)' if scale == 100 else ''}: "
+                    f"max |Δ| = {dd.max():.4f}, median {np.median(dd):.4f}; Kendall τ of the two rankings {tau:.3f}.")
+        if tau < 0.5:  # the table does not reproduce its own leaderboard: the rest of the report is not about it
+            todo.insert(0, f"**Check the input first**: the recomputed ranking disagrees with the published aggregate "
+                           f"(Kendall τ {tau:.2f}). Are some columns lower-is-better (times, error rates, toxicity; mark "
+                           "them with ↓ or leave them out with --exclude), or is the aggregate computed differently? "
+                           "The findings below describe the table as read, not the published leaderboard.")
+
+    doc.h(2, "What to do")
+    doc.ul(todo)
+    doc.h(2, "Ranking (top 15) and rank uncertainty")
+    show = tab.head(15)[["rank", "model", aggregate, "rank_low", "rank_high", "p_ahead_of_next"]
+                        + (["published"] if published is not None else [])]
+    doc.table(show)
+    if pub_text:
+        doc.p(pub_text)
     doc.img("rank_intervals.png", "rank intervals")
     doc.h(2, "Reliability (DIoR)")
     doc.table(rel)
