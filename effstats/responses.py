@@ -136,6 +136,18 @@ def _unique_positions(pos: np.ndarray, ids: pd.Index, name: str) -> np.ndarray:
     return pos
 
 
+def _renamed(names: dict[str, str], build: Any) -> Any:
+    """Run ``build``; a ValueError about an internal argument is re-worded with the caller's argument name."""
+    try:
+        return build()
+    except ValueError as exc:
+        msg = str(exc)
+        for old, new in names.items():
+            if msg.startswith(f"{old}:"):
+                raise ValueError(f"{new}:{msg[len(old) + 1:]}") from None
+        raise
+
+
 def _subset_meta(meta: Any, ids: pd.Index, name: str) -> pd.DataFrame | None:
     """Rows of a metadata table (which may list more ids than needed) for ``ids``, refusing missing ones."""
     if meta is None:
@@ -335,7 +347,7 @@ class ResponseMatrix:
             if g[item].duplicated().any():
                 raise ValueError(f"groups: {groups} must be constant within each item")
             item_meta = g.set_index(item).loc[wide.columns]
-        return cls(
+        return _renamed({"values": "score", "missing": "df"}, lambda: cls(
             wide.to_numpy(dtype=float),
             kind=kind,
             nan_as_missing=True,
@@ -343,7 +355,7 @@ class ResponseMatrix:
             item_ids=wide.columns,
             items=item_meta,
             models=_subset_meta(models, wide.index, "models"),
-        )
+        ))
 
     @classmethod
     def from_wide(cls, df: pd.DataFrame, *, kind: Kind | None = None, missing_marker: Any = "-", **kw: Any) -> "ResponseMatrix":
@@ -360,7 +372,8 @@ class ResponseMatrix:
         num = _as_float(raw, "df")
         if np.isinf(num.to_numpy()).any():
             raise ValueError("df: contains infinite values")
-        return cls(num.to_numpy(dtype=float), kind=kind, nan_as_missing=True, model_ids=df.index, item_ids=df.columns, **kw)
+        return _renamed({"values": "df", "missing": "df"},
+                        lambda: cls(num.to_numpy(dtype=float), kind=kind, nan_as_missing=True, model_ids=df.index, item_ids=df.columns, **kw))
 
     def to_frame(self) -> pd.DataFrame:
         """Wide table (models × items); missing cells are NaN."""
@@ -505,6 +518,9 @@ class ResponseMatrix:
         """Models × groups table of mean scores over evaluated items of each group (NaN if none)."""
         if not _hashable(by) or by not in self.items.columns:
             raise ValueError(f"by: item metadata has no column {by!r} (has {list(self.items.columns)})")
+        if self.items[by].isna().any():  # factorize codes NaN as -1, which would land in the last group
+            bad = self.item_ids[self.items[by].isna().to_numpy()][:5].tolist()
+            raise ValueError(f"by: column {by!r} has no group label for items {bad}")
         codes, uniq = pd.factorize(self.items[by], sort=True)
         out = _group_means(self.values, self.observed.astype(float), codes, len(uniq))  # values are 0 at missing cells
         return pd.DataFrame(out, index=self.model_ids, columns=pd.Index(uniq, name=by))

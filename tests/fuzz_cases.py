@@ -270,6 +270,13 @@ def cases() -> list[Case]:
     add(Case("ResponseMatrix.subset", "responses", lambda kw: RM().subset(**kw), lambda: dict(models=[0, 2, 3], items=["i1", "i5"]), [
         A("models", _positions(NM)), A("items", _positions(NI)),
     ]))
+    add(Case("ResponseMatrix.group_scores(items)", "responses",
+             lambda kw: pub(RMP)(X(), items=kw["items"]).group_scores("scenario"), lambda: dict(items=pd.DataFrame({"scenario": np.arange(NI) % 3})), [
+        A("items", [("nan-label", FAIL, lambda v, r: v.assign(scenario=np.where(np.arange(NI) == r.integers(NI), np.nan, v["scenario"])))], "by")]))
+    add(Case("ResponseMatrix.from_long(kind)", "responses", fn(RMP + ".from_long"), lambda: dict(df=RM().to_long(), kind="binary"), [
+        A("df", [("half-score", FAIL, lambda v, r: v.assign(score=np.where(np.arange(len(v)) == 3, 0.5, v["score"])))], "score")]))
+    add(Case("ResponseMatrix.from_wide(kind)", "responses", fn(RMP + ".from_wide"), lambda: dict(df=RM().to_frame(), kind="binary"), [
+        A("df", [("half", FAIL, lambda v, r: v.where(np.broadcast_to(np.arange(NM)[:, None] != 2, v.shape), 0.5)), ("above-1", FAIL, lambda v, r: v + 1.0)])]))
     add(Case("ResponseMatrix.group_scores", "responses", lambda kw: RM().group_scores(**kw), lambda: dict(by="scenario"), [A("by", COLUMN)]))
     add(Case("ResponseMatrix.mean_of_means", "responses", lambda kw: RM().mean_of_means(**kw), lambda: dict(by="scenario"), [A("by", COLUMN)]))
     add(Case("ResponseMatrix.with_metadata", "responses", lambda kw: RM().with_metadata(**kw),
