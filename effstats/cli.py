@@ -459,8 +459,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                         "aggregate such as 'Average' / 'Mean win rate' / 'Score', rank and metadata columns such as "
                         "'Rank', 'Parameters', 'Throughput'; the report lists what was left out)")
     p.add_argument("--exclude", default=None, help="comma-separated columns to leave out")
-    p.add_argument("--aggregate", default="mwr", choices=["mwr", "mean", "mean-of-means"],
-                   help="how the leaderboard ranks models (default: mwr)")
+    p.add_argument("--aggregate", default="auto", choices=["auto", "mwr", "mean", "mean-of-means"],
+                   help="how the leaderboard ranks models; auto = as its published aggregate column does (a mean "
+                        "for 'Average' / 'Score', the Mean Win Rate for 'Mean win rate' or when there is none) "
+                        "(default: auto)")
     p.add_argument("--ties", default="strict", choices=["strict", "half"],
                    help="win-rate ties: strict (App. A) or half credit (HELM's code) (default: strict)")
     p.add_argument("--out", default="reliability_report", help="output directory (default: reliability_report)")
@@ -519,8 +521,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             cols = list(map(str, data.columns))
             notes.append(f"Score columns: {', '.join(cols[:20])}" + (f", … ({len(cols)} in all)." if len(cols) > 20 else "."))
         kind = None if published is None else published.attrs.get("kind")
+        # audit the ranking the leaderboard publishes: Open LLM / GLUE / BBH rank by a mean, HELM by win rate
+        aggregate = (kind or "mwr") if args.aggregate == "auto" else args.aggregate.replace("-", "_")
         path = audit(data, out, by=by, published=published, published_kind=kind,
-                     aggregate=args.aggregate.replace("-", "_"), ties=args.ties, n_boot=args.n_boot,
+                     aggregate=aggregate, ties=args.ties, n_boot=args.n_boot,
                      target=args.target, seed=args.seed, progress=not args.no_progress, source=src.name, notes=notes)
     except ValueError as exc:
         msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__

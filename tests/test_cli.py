@@ -438,3 +438,22 @@ def test_report_warns_when_the_table_does_not_reproduce_its_leaderboard(tmp_path
     md = (out / "report.md").read_text()
     todo = md.split("## What to do")[1].split("##")[0].strip().splitlines()
     assert todo[0].startswith("- **Check the input first**") and "τ -1.00" in todo[0]
+
+
+def test_default_aggregate_follows_the_published_column(tmp_path):
+    """A leaderboard ranked by its 'Average' (Open LLM, BBH, GLUE's 'Score') was audited as a Mean Win Rate ranking
+    by default, i.e. not the ranking its maintainer publishes; with a 'Mean win rate' column (HELM) or none, MWR."""
+    p, x = _leaderboard(tmp_path, {"Average": lambda n: np.linspace(80, 30, n)})
+    out = tmp_path / "avg"
+    assert main(["audit", str(p), "--out", str(out), "--n-boot", "50", "--no-progress"]) == 0
+    md = (out / "report.md").read_text()
+    assert "Models ranked by the **mean score**" in md
+    tab = pd.read_csv(out / "scores.csv").set_index("model")
+    np.testing.assert_allclose(tab["mean"].to_numpy(), x.mean(1)[np.argsort(-x.mean(1))], rtol=0, atol=1e-12)
+    out = tmp_path / "mwr"
+    assert main(["audit", str(p), "--out", str(out), "--n-boot", "50", "--no-progress", "--aggregate", "mwr"]) == 0
+    assert "Models ranked by the **Mean Win Rate**" in (out / "report.md").read_text()
+    p2, _ = _leaderboard(tmp_path, {})
+    out = tmp_path / "none"
+    assert main(["audit", str(p2), "--out", str(out), "--n-boot", "50", "--no-progress"]) == 0
+    assert "Models ranked by the **Mean Win Rate**" in (out / "report.md").read_text()
