@@ -350,10 +350,13 @@ def cases() -> list[Case]:
                          n_clusters=1, cluster_spread=1.0, rng=0)
     spec_bad = [("nan", FAIL, lambda v, r: (np.nan, 1.0)), ("neg-sd", FAIL, lambda v, r: (0.0, -1.0)), ("text", FAIL, lambda v, r: "abc"),
                 ("triple", FAIL, lambda v, r: (0.0, 1.0, 2.0)), ("inf", FAIL, lambda v, r: (0.0, np.inf)),
-                ("complex", FAIL, lambda v, r: (1j, 1.0))]
+                ("complex", FAIL, lambda v, r: (1j, 1.0)), ("short-array", FAIL, lambda v, r: np.zeros(3)), ("nan-array", FAIL, lambda v, r: np.full(10, np.nan)),
+                ("callable-shape", FAIL, lambda v, r: lambda g, shape: np.zeros(2)), ("callable-nan", FAIL, lambda v, r: lambda g, shape: np.full(shape, np.nan)),
+                ("ragged", FAIL, lambda v, r: [[0.0], [0.0, 1.0]])]
     add(Case("simulate_responses", "datasets", fn(SIM), simkw, [
         A("n_models", INT, skip=("huge",)), A("n_items", INT, skip=("huge",)), A("n_dims", INT, skip=("huge",)),
-        A("ability", spec_bad), A("difficulty", spec_bad), A("n_clusters", INT, skip=("huge",)),
+        A("ability", spec_bad, skip=("nan-array",)), A("difficulty", spec_bad), A("discrimination", spec_bad + [("negative", FAIL, lambda v, r: -np.ones(10))]),
+        A("n_clusters", INT, skip=("huge",)),
         A("cluster_spread", POSITIVE, expect={"zero": MAY}), A("rng", RNG),  # clusters of models; a zero spread is documented
     ]))
     add(Case("simulate_responses(n_classes)", "datasets", fn(SIM), lambda: dict(n_models=6, n_items=10, n_classes=3, rng=0), [
