@@ -457,3 +457,18 @@ def test_default_aggregate_follows_the_published_column(tmp_path):
     out = tmp_path / "none"
     assert main(["audit", str(p2), "--out", str(out), "--n-boot", "50", "--no-progress"]) == 0
     assert "Models ranked by the **Mean Win Rate**" in (out / "report.md").read_text()
+
+
+def test_report_flags_mixed_scales_under_a_mean(tmp_path):
+    """One column in percent among fractions: the mean follows that column alone (A first although it is last or
+    third on the other two); the report says so, and suggests the scale-free win rate. No warning under MWR."""
+    p = tmp_path / "scale.csv"
+    p.write_text("model,Average,a,b,c\nA,0.5,80,0.2,0.3\nB,0.4,70,0.9,0.8\nC,0.3,60,0.5,0.5\nD,0.2,50,0.1,0.2\n")
+    out = tmp_path / "o"
+    assert main(["audit", str(p), "--out", str(out), "--n-boot", "200", "--no-progress"]) == 0
+    md = (out / "report.md").read_text()
+    assert "**Scales differ**: the scores of a span more than 10×" in md
+    assert "still rises by +0.000" not in md  # a flat curve is not 'still rising'
+    out = tmp_path / "m"
+    assert main(["audit", str(p), "--out", str(out), "--n-boot", "200", "--no-progress", "--aggregate", "mwr"]) == 0
+    assert "Scales differ" not in (out / "report.md").read_text()

@@ -351,13 +351,28 @@ def audit(data: Any, out: str | Path, *, by: str = "scenario", published: pd.Ser
         return float(g["dior"].iloc[0]) if len(g) else float("nan")
 
     todo = []
+    if aggregate != "mwr":
+        # a mean over scenarios on different scales is dominated by the widest one (a column in percent among
+        # fractions); the win rate is scale-free
+        with np.errstate(invalid="ignore"):
+            sub = np.where(den[0] > 0, num[0] / np.maximum(den[0], 1e-300), np.nan)
+        spread = np.nanmax(sub, 0) - np.nanmin(sub, 0)
+        spread = spread[np.isfinite(spread) & (spread > 0)]
+        if spread.size >= 2 and spread.max() > 10 * np.median(spread):
+            wide_s = [bench.subscenario_names[j] for j in np.flatnonzero(
+                (np.nanmax(sub, 0) - np.nanmin(sub, 0)) > 10 * np.median(spread))][:5]
+            todo.append(f"**Scales differ**: the scores of {', '.join(map(str, wide_s))} span more than 10× the median "
+                        f"score range of the columns, so the {_SCORE_NAME[aggregate]} mostly follows them. "
+                        "Rescale (a percent column among fractions?) or rank by win rate (`--aggregate mwr`).")
     k_dior = d("scenarios", "kendall")
     if k_dior < target:
         slope = ""
         if len(curve_s) >= 2:
             a, b = curve_s.iloc[-2], curve_s.iloc[-1]
             gain = (b.dior - a.dior) / max(b["size"] - a["size"], 1)
-            slope = f"; the curve still rises by {gain:+.3f} per added scenario at {int(b['size'])} scenarios"
+            slope = (f"; the curve still rises by {gain:+.3f} per added scenario at {int(b['size'])} scenarios"
+                     if gain > 0.005 else f"; the curve is flat at {int(b['size'])} scenarios ({gain:+.3f} per added "
+                     "scenario)")
         todo.append(f"**Add scenarios**: ranking DIoR over scenarios is {k_dior:.3f} < {target:g}: which scenarios are "
                     f"included changes the ranking{slope}.")
     else:
