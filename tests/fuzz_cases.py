@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from fuzz_harness import (
-    ALIGN, ARRAY, BINARY, CALLABLE, COLUMN, FAIL, FINITE, FLAG, FRACTION, FRAME, INT, LONG_FRAME, MAY, NONE, OPTION,
+    ALIGN, ARRAY, BINARY, CALLABLE, NEEDS_BINARY, COLUMN, FAIL, FINITE, FLAG, FRACTION, FRAME, INT, LONG_FRAME, MAY, NONE, OPTION,
     POSITIVE, PROBA, REAL, RNG, SAME, SHORT0, SHORT1, UNIT, Arg, Case, _ids, _positions, _sizes, files,
 )
 
@@ -703,6 +703,28 @@ def cases() -> list[Case]:
     C.extend(_frame_cases())
     C.extend(_last_cases())
     C.extend(_distributed_cases())
+    C.extend(_binary_required_cases())
+    return C
+
+
+def _binary_required_cases() -> list[Case]:
+    """Methods that need complete 0/1 correctness, given a ResponseMatrix of scores or with missing cells."""
+    C: list[Case] = []
+    ok_missing = {"IRT2PL.fit"}  # IRT fits the observed cells only
+    for name, mod, path, init in [("SortSearch.fit", "sortsearch", "effstats.sortsearch.SortSearch", {}),
+                                  ("CopyNearestExpand.fit", "sortsearch", "effstats.sortsearch.CopyNearestExpand", {}),
+                                  ("HybridSearch.fit", "sortsearch", "effstats.sortsearch.HybridSearch", dict(budget=6, neighbors=(1,), weights=(0.0,), cv=2)),
+                                  ("SortSearchDirect.fit", "disco", "effstats.disco.SortSearchDirect", dict(n_items=5)),
+                                  ("IRT2PL.fit", "irt", "effstats.irt.IRT2PL", dict(method="jml", max_iter=20)),
+                                  ("TinyBenchmarks.fit", "irt", "effstats.irt.TinyBenchmarks", dict(n_items=6, selection="random", estimator="p-irt", n_dims=1, n_init=1))]:
+        first = "responses" if "Search" in name and "Direct" not in name or "IRT2PL" in name or "CopyNearest" in name else "source_outputs"
+        C.append(Case(f"{name}(ResponseMatrix)", mod, (lambda path, init, first: lambda kw: pub(path)(**init).fit(kw[first]))(path, init, first),
+                      (lambda first: lambda: {first: X()})(first),
+                      [A(first, NEEDS_BINARY, expect={"missing-cells-matrix": MAY} if name in ok_missing else {})]))
+    for f in ("e_rand", "cohen_kappa", "decompose_errors"):
+        kw0 = {"order": np.arange(NI)} if f == "decompose_errors" else {}
+        C.append(Case(f"{f}(ResponseMatrix)", "metrics", (lambda f, kw0: lambda kw: pub("effstats.metrics." + f)(**kw, **kw0))(f, kw0),
+                      lambda: dict(a=np.roll(X()[:4], 1, axis=1), y=X()[:4]), [A("y", NEEDS_BINARY)]))
     return C
 
 

@@ -147,6 +147,24 @@ def _missing_cells(v: Any, r: np.random.Generator) -> Any:
     return ResponseMatrix(v.values, missing=miss, model_ids=v.model_ids, item_ids=v.item_ids)
 
 
+def _score_rm(v: Any, r: np.random.Generator) -> Any:
+    from effstats.responses import ResponseMatrix
+
+    a = _as_array(v).astype(float) * 0.5 + 0.25  # scores in [0.25, 0.75]: valid scores, not correctness
+    return ResponseMatrix(a, kind="score")
+
+
+def _missing_rm(v: Any, r: np.random.Generator) -> Any:
+    from effstats.responses import ResponseMatrix
+
+    a = _as_array(v).astype(float)
+    a[np.arange(a.shape[0]), r.integers(a.shape[1], size=a.shape[0])] = np.nan
+    return ResponseMatrix(a, nan_as_missing=True, kind="binary")
+
+
+# ResponseMatrix inputs where complete binary correctness is required
+NEEDS_BINARY = [("score-matrix", FAIL, _score_rm), ("missing-cells-matrix", FAIL, _missing_rm)]
+
 # labelled inputs are aligned by id: the same items in another column order give the same result; unknown ids are refused
 ALIGN = [
     ("permuted-ids", SAME, _permuted_ids),
