@@ -8,13 +8,18 @@ a correct finite result. ``scripts/fuzz_report.py`` runs the same table with mor
 """
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import fuzz_cases
-import fuzz_harness as H
+if str(Path(__file__).parent) not in sys.path:  # the harness sits beside this file (any pytest import mode)
+    sys.path.insert(0, str(Path(__file__).parent))
+import fuzz_cases  # noqa: E402
+import fuzz_harness as H  # noqa: E402
 
 CASES = fuzz_cases.cases()
 MAX_EXAMPLES = 1  # draws per (callable, argument), each trying every bad value once (~3,800 calls); scripts/fuzz_report.py runs more
