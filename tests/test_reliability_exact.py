@@ -2,6 +2,7 @@
 brute force, O(n log n) Kendall / weighted τ against scipy, DIoR's example-size cap and result protocol."""
 from __future__ import annotations
 
+import warnings
 from fractions import Fraction
 
 import numpy as np
@@ -124,6 +125,8 @@ def test_clone_and_removal_flips_match_brute_force(M, S, seed, ties, n_clones):
     x = rng.integers(0, 5, (M, S)).astype(float)
     x[rng.random((M, S)) < 0.15] = np.nan
     x[:, 0] = rng.integers(0, 5, M)  # one complete scenario keeps the table connected
+    for j in np.flatnonzero(np.isnan(x).all(0)):  # a scenario nobody ran is refused by the detectors (rightly)
+        x[rng.integers(M), j] = rng.integers(0, 5)
     base = R.mean_win_rate(x[None], ties=ties)[0]
     order = np.argsort(-base, kind="stable")[:2]
     a, b = order
@@ -306,3 +309,19 @@ def test_bad_input_fuzz_findings_named_by_argument():
     sc = R.dior_plan(rm, "scenarios", "kendall")
     with pytest.raises(ValueError, match="^indices: codes must lie in"):
         sc.statistic([np.full((2, 3), 99)])
+
+
+def test_dior_needs_enough_resamples_for_its_bound():
+    """dior(n_boot=1) returned the single draw as 'DIoR' with a NaN standard error; with fewer than 2 / (1 - ci)
+    draws the percentile bound is just the smallest draw."""
+    from effstats.exceptions import DegenerateDataWarning
+
+    rm = _items(seed=2)
+    with pytest.raises(ValueError, match="^n_boot: at least 2 resamples"):
+        R.dior(rm, n_boot=1)
+    with pytest.warns(DegenerateDataWarning, match="n_boot: with 20 resamples"):
+        r = R.dior(rm, "examples", n_boot=20, rng=0)
+    assert r.distribution.min() <= r.dior <= np.sort(r.distribution)[1]  # what the warning says
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DegenerateDataWarning)
+        R.dior(rm, "examples", n_boot=40, rng=0)

@@ -6,6 +6,7 @@ distributed backend): :meth:`DIoRPlan.draw` gives the index arrays of a batch of
 """
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Sequence
 
@@ -14,6 +15,7 @@ import pandas as pd
 
 from .._results import ConfidenceInterval, check_confidence_level
 from .._validation import check_fraction, check_positive_int, check_rng
+from ..exceptions import DegenerateDataWarning
 from ._benchmark import (_CHUNK_CELLS, _DECISIONS, _OBJECTIVES, _SCORES, _TIES, Benchmark, Decision, Objective, Score,
                          _check_sizes, _choice)
 from ._metametrics import _switch, _weighted_tau, _wilson, kendall_tau
@@ -423,6 +425,9 @@ def dior(
     score : {"mwr", "mean", "mean_of_means"}, default="mwr"
         Benchmark scoring function (HELM uses the Mean Win Rate).
     n_boot : int, default=1000
+        At least 2 (a standard error and an interval need two draws). Fewer than ``2 / (1 − ci)``
+        draws (40 at 95%) put the percentile DIoR between the two smallest draws: a DegenerateDataWarning
+        says so.
     ci : float in (0, 1), default=0.95
     n_top : int, default=5
         Repeats of the best-model objective.
@@ -447,6 +452,13 @@ def dior(
     and Choshen, L. "Efficient Benchmarking (of Language Models)". NAACL 2024 (arXiv:2308.11696).
     """
     n_boot = check_positive_int(n_boot, "n_boot")
+    if n_boot < 2:
+        raise ValueError(f"n_boot: at least 2 resamples are needed for a standard error and an interval, got {n_boot}")
+    ci_chk = check_fraction(ci, "ci")
+    if n_boot * (1 - ci_chk) / 2 < 1 and objective != "best_model":
+        warnings.warn(f"n_boot: with {n_boot} resamples the {(1 - ci_chk) / 2:.1%} quantile (DIoR) rests on the two "
+                      f"smallest draws; use at least {int(np.ceil(20 / (1 - ci_chk)))}",
+                      DegenerateDataWarning, stacklevel=2)
     rng = check_rng(rng)
     plan = dior_plan(data, decision, objective, size=size, score=score, ci=ci, n_top=n_top, ties=ties,
                      scenario=scenario, subscenario=subscenario, prompt=prompt)
