@@ -325,3 +325,13 @@ def test_dior_needs_enough_resamples_for_its_bound():
     with warnings.catch_warnings():
         warnings.simplefilter("error", DegenerateDataWarning)
         R.dior(rm, "examples", n_boot=40, rng=0)
+
+
+def test_few_resamples_warning_comes_after_input_errors():
+    from effstats.exceptions import DegenerateDataWarning
+
+    rm = _items(seed=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DegenerateDataWarning)
+        with pytest.raises(ValueError, match="^size"):
+            R.dior(rm, "examples", size=10_000, n_boot=5)

@@ -454,14 +454,13 @@ def dior(
     n_boot = check_positive_int(n_boot, "n_boot")
     if n_boot < 2:
         raise ValueError(f"n_boot: at least 2 resamples are needed for a standard error and an interval, got {n_boot}")
-    ci_chk = check_fraction(ci, "ci")
-    if n_boot * (1 - ci_chk) / 2 < 1 and objective != "best_model":
-        warnings.warn(f"n_boot: with {n_boot} resamples the {(1 - ci_chk) / 2:.1%} quantile (DIoR) rests on the two "
-                      f"smallest draws; use at least {int(np.ceil(20 / (1 - ci_chk)))}",
-                      DegenerateDataWarning, stacklevel=2)
     rng = check_rng(rng)
     plan = dior_plan(data, decision, objective, size=size, score=score, ci=ci, n_top=n_top, ties=ties,
                      scenario=scenario, subscenario=subscenario, prompt=prompt)
+    if n_boot * (1 - plan.ci) / 2 < 1 and objective != "best_model":  # after validation: bad input raises first
+        warnings.warn(f"n_boot: with {n_boot} resamples the {(1 - plan.ci) / 2:.1%} quantile (DIoR) rests on the two "
+                      f"smallest draws; use at least {int(np.ceil(20 / (1 - plan.ci)))}",
+                      DegenerateDataWarning, stacklevel=2)
     step = plan.chunk_size
     starts = range(0, n_boot, step)
     if progress:
