@@ -35,6 +35,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--case", help="only cases whose name contains this")
     ap.add_argument("-v", "--verbose", action="store_true", help="list every crash and garbage result")
     ap.add_argument("--findings", type=Path, help="write <dir>/<module>.md with one line per failing (case, argument, value)")
+    ap.add_argument("--json", type=Path, help="also write every outcome (case, module, arg, label, status) as JSON lines")
     ap.add_argument("--memory-gb", type=float, default=8.0, help="address-space limit, so a huge allocation fails instead of swapping")
     args = ap.parse_args(argv)
     try:
@@ -47,6 +48,12 @@ def main(argv: list[str] | None = None) -> int:
     cases = [c for c in fuzz_cases.cases() if (not args.module or c.module in args.module) and (not args.case or args.case in c.name)]
     t0 = time.perf_counter()
     outcomes = fuzz_harness.campaign(cases, range(args.seeds), progress=args.verbose)
+    if args.json:
+        import json
+
+        with open(args.json, "w") as fh:
+            for o in outcomes:
+                fh.write(json.dumps({"case": o.case, "module": o.module, "arg": o.arg, "label": o.label, "status": o.status}) + "\n")
     counts: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     for o in outcomes:
         counts[o.module][o.status] += 1

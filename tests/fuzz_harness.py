@@ -501,8 +501,8 @@ def baseline(case: Case) -> Any:
 
 def run_one(case: Case, arg: Arg, label: str, expectation: str, make: Callable, seed: int) -> Outcome:
     rng = np.random.default_rng(seed)
-    kwargs = case.valid() if case.valid else {}
     try:
+        kwargs = case.valid() if case.valid else {}
         base = baseline(case) if case.valid else None
     except Exception as exc:  # noqa: BLE001 -- the valid call itself fails: a harness or API problem, not counted
         return Outcome(case.name, case.module, arg.name, label, "skipped", f"valid call failed: {type(exc).__name__}: {str(exc)[:200]}")
