@@ -4,7 +4,8 @@ and R warnings into Python warnings.
 * :func:`r_package` imports an R package (cached) or raises :class:`RPackageMissing` saying how to install it.
 * :func:`r_call` calls an R function inside ``withCallingHandlers``: each R warning is muffled in R and re-issued
   as :class:`effstats.exceptions.RWarning` carrying R's message (so ``warnings.catch_warnings`` / ``-W error``
-  work as for any Python warning), and an R error becomes :class:`RError` carrying R's message.
+  work as for any Python warning), and an R error becomes :class:`RError` carrying R's message and the R call
+  that signalled it (warnings raised before the error are re-issued first).
 """
 from __future__ import annotations
 
@@ -20,15 +21,25 @@ _INSTALL_HINT = (
     "install it with `Rscript -e 'install.packages(\"{pkg}\")'` (or run `make setup` in the effstats checkout)"
 )
 
-# R side of r_call: run f(...) collecting warnings (muffled, so R does not print or defer them) and return both.
+# R side of r_call: run f(...) collecting warnings (muffled, so R does not print or defer them) and catching an
+# error, so that warnings raised before an error still reach Python; the error's call is reported unless it is the
+# wrapper's own `.f(...)` (an error signalled directly by the called function).
 _CALLER = """
 function(.f, ...) {
     .w <- character(0)
-    .v <- withCallingHandlers(.f(...), warning = function(w) {
+    .v <- tryCatch(withCallingHandlers(.f(...), warning = function(w) {
         .w <<- c(.w, conditionMessage(w))
         invokeRestart("muffleWarning")
+    }), error = function(e) {
+        cl <- conditionCall(e)
+        where <- if (is.null(cl)) "" else paste(deparse(cl, nlines = 1L), collapse = "")
+        if (startsWith(where, ".f(")) where <- ""
+        structure(list(message = conditionMessage(e), call = where), class = "effstats_r_error")
     })
-    list(value = .v, warnings = .w)
+    if (inherits(.v, "effstats_r_error")) {
+        return(list(value = NULL, warnings = .w, error = .v$message, call = .v$call))
+    }
+    list(value = .v, warnings = .w, error = NULL, call = NULL)
 }
 """
 
@@ -106,11 +117,17 @@ def r_call(fun: Any, *args: Any, **kwargs: Any) -> Any:
     kw = {translate.get(key, key): val for key, val in kwargs.items()}
     try:
         res = _caller()(fun, *args, **kw)
-    except RRuntimeError as exc:
+    except RRuntimeError as exc:  # an error outside the called function (e.g. converting the arguments)
         msg = str(exc).strip()
         raise RError(f"R error: {msg}") from None
     for msg in res.rx2("warnings"):
         warnings.warn(f"R warning: {msg}", RWarning, stacklevel=2)
+    err = res.rx2("error")
+    if err is not None and not isinstance(err, type(_robjects().NULL)) and len(err):
+        where = res.rx2("call")
+        where = str(where[0]) if len(where) and str(where[0]) else ""
+        msg = str(err[0]).strip()
+        raise RError(f"R error in {where}: {msg}" if where else f"R error: {msg}")
     return res.rx2("value")
 
 

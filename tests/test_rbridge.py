@@ -74,3 +74,34 @@ def test_versions_report_gsdesign_and_rpact():
     v = rbridge.versions()
     assert v["gsDesign"] != "not installed" and v["R"].startswith("4.")
     assert v["rpact"] != "not installed"
+
+
+def test_warnings_before_an_error_are_not_lost():
+    """A warning R raises before failing reaches Python as RWarning, then the error as RError (before: the warning
+    was dropped)."""
+    import rpy2.robjects as ro
+
+    f = ro.r('function() { warning("convergence is doubtful"); stop("then it failed") }')
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        with pytest.raises(rbridge.RError, match="^R error: then it failed$"):
+            rbridge.r_call(f)
+    assert [str(w.message) for w in rec if issubclass(w.category, RWarning)] == ["R warning: convergence is doubtful"]
+
+
+def test_r_error_names_the_r_call_not_the_wrapper():
+    """R's message with the R call that signalled it (gsDesign's checkRange), never the bridge's own `.f(...)`."""
+    import rpy2.robjects as ro
+
+    gs = rbridge.r_package("gsDesign")
+    with pytest.raises(rbridge.RError, match=r"^R error in checkRange\(.*\): x\$alpha not on interval \(0, 0.5\]"):
+        rbridge.r_call(gs.gsDesign, k=2, test_type=2, alpha=0.7)
+    with pytest.raises(rbridge.RError) as exc:
+        rbridge.r_call(ro.r('function() stop("boom")'))
+    assert str(exc.value) == "R error: boom"
+
+
+def test_r_null_value_comes_back():
+    import rpy2.robjects as ro
+
+    assert rbridge.r_call(ro.r("function() NULL")) is ro.NULL or len(rbridge.r_call(ro.r("function() NULL"))) == 0
