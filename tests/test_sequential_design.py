@@ -315,3 +315,56 @@ def test_design_pickles_before_and_after_sizes():
     np.testing.assert_array_equal(fresh.upper, d.upper)
     again = pickle.loads(pickle.dumps(d))  # now with the cached sizes
     assert again.sizes_computed and again.expected_n_h1 == d.expected_n_h1
+
+
+@pytest.mark.parametrize("kw", [dict(alpha=0.6, sided=1), dict(alpha=0.5, test_type=4), dict(alpha=0.7, test_type=1)])
+def test_one_sided_alpha_of_a_half_or_more_is_refused(kw):
+    """One-sided alpha >= 0.5 puts the final critical value at or below 0 (design(3, 0.6, sided=1) returned bounds
+    ending at -0.045). rpact refuses it (getDesignGroupSequential: 'alpha' out of bounds [1e-06; 0.5));
+    gsDesign(k=2, test.type=1, alpha=0.7) silently returns the bounds 1.382 / -0.523."""
+    with pytest.raises(ValueError, match="^alpha: a one-sided type-I error must be below 0.5"):
+        design(3, beta=0.1, **kw)
+    assert design(3, 0.98, beta=0.005, sided=2).upper[-1] > 0  # two-sided total: 0.49 per tail is allowed
+
+
+def test_computed_timing_with_rounding_error_is_accepted():
+    """np.cumsum([0.1] * 10) ends at 0.9999999999999999: taken as 1 (was 'final information fraction must be 1,
+    got 1'); a genuinely short last fraction is still refused, with its exact value in the message."""
+    t = np.cumsum([0.1] * 10)
+    assert t[-1] != 1
+    d = design(10, 0.05, timing=t)
+    assert d.timing[-1] == 1.0
+    np.testing.assert_allclose(d.upper, design(10, 0.05).upper, atol=1e-12)
+    with pytest.raises(ValueError, match=r"^timing: the final information fraction must be 1, got 0\.99999"):
+        design(3, 0.05, timing=[0.2, 0.5, 0.99999])
+
+
+# designs the gsDesign grid above does not reach: alpha 0.001 / 0.2, k = 1 and 20, spending parameters at their
+# extremes, a first look at 10 % of the information, test types 3-6 at each
+EXTREME = [dict(k=k, alpha=a, test_type=tt, spending=fam, spending_param=par, timing=tim)
+           for (k, tim) in [(4, [0.1, 0.15, 0.6, 1.0]), (20, None)]
+           for (fam, par) in [("hsd", -8.0), ("hsd", 1.0), ("power", 0.5), ("power", 5.0), ("ld_obf", None)]
+           for tt, a in [(1, 0.001), (2, 0.4), (3, 0.2), (4, 0.2), (6, 0.001)]
+           if not (k == 20 and tt in (3, 4, 6))]
+
+
+@pytest.mark.parametrize("tt", [1, 2, 3, 4, 5, 6])
+def test_one_look_is_the_fixed_sample_test(tt):
+    """k = 1: bound z_{1 - alpha}, information 1, power 1 - beta (gsDesign itself refuses k = 1 in gsDErrorCheck:
+    'input timing of interim analyses must be increasing strictly between 0 and 1')."""
+    d = design(1, 0.002 if tt == 2 else 0.001, 0.1, test_type=tt)
+    assert d.upper[0] == pytest.approx(norm.isf(0.001), abs=1e-9)
+    assert d.information[0] == pytest.approx(1, abs=1e-6) and d.power == pytest.approx(0.9, abs=1e-6)
+
+
+@pytest.mark.r
+@pytest.mark.parametrize("case", EXTREME, ids=[_ids(c) for c in EXTREME])
+def test_native_matches_gsdesign_at_the_extremes(case):
+    """Measured max |native - gsDesign| over these: 2.6e-8 (bounds, n.I, en); gsDesign 3.11.0 via rpy2."""
+    n = design(**case, beta=0.1)
+    g = design(**case, beta=0.1, backend="gsdesign")
+    np.testing.assert_allclose(n.upper, g.upper, rtol=0, atol=1e-6)
+    if g.lower is not None:
+        np.testing.assert_allclose(n.lower, g.lower, rtol=0, atol=1e-6)
+    np.testing.assert_allclose(n.information, g.information, rtol=1e-6)
+    np.testing.assert_allclose([n.expected_n_h0, n.expected_n_h1], [g.expected_n_h0, g.expected_n_h1], rtol=1e-6)

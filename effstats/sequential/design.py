@@ -46,8 +46,11 @@ def check_timing(timing: Any, k: int, name: str = "timing") -> np.ndarray:
         raise ValueError(f"{name}: expected {k} (or {k - 1}) information fractions, got {t.size}")
     if not np.isfinite(t).all():
         raise ValueError(f"{name}: expected finite information fractions, got {t.tolist()}")
-    if t[-1] != 1:
-        raise ValueError(f"{name}: the final information fraction must be 1, got {t[-1]:g}")
+    if abs(t[-1] - 1) > 1e-9:
+        raise ValueError(f"{name}: the final information fraction must be 1, got {t[-1]!r}")
+    if t[-1] != 1:  # rounding error of computed fractions (e.g. np.cumsum([0.1] * 10) ends at 0.9999999999999999)
+        t = t.copy()
+        t[-1] = 1.0
     if t[0] <= 0 or np.any(np.diff(t) <= 0):
         raise ValueError(f"{name}: information fractions must be strictly increasing in (0, 1], got {t.tolist()}")
     return t
@@ -255,10 +258,10 @@ def design(
     ----------
     k : int
         Number of looks (interims + final); inferred from ``information`` when given.
-    alpha : float in (0, 1), default=0.05
-        Type-I error: two-sided total for a symmetric two-sided design (``sided=2`` /
-        ``test_type=2``; each tail gets ``alpha / 2``), one-sided otherwise (gsDesign's convention
-        for test types 1 and 3-6).
+    alpha : float, default=0.05
+        Type-I error: two-sided total in (0, 1) for a symmetric two-sided design (``sided=2`` /
+        ``test_type=2``; each tail gets ``alpha / 2``), one-sided in (0, 0.5) otherwise (gsDesign's
+        convention for test types 1 and 3-6).
     beta : float in (0, 1 - alpha), default=0.1
         Type-II error (power ``1 - beta``); sets the information and expected sample sizes.
     sided : {1, 2}, default=2
@@ -275,7 +278,8 @@ def design(
     lower_spending : str or SpendingFunction, default="hsd"
         Lower-bound spending for test types 3-6 (default Hwang–Shih–DeCani gamma = -2, as gsDesign).
     timing : array (k,) or (k - 1,), optional
-        Planned information fractions, increasing, ending at 1 (default equal spacing).
+        Planned information fractions, increasing, ending at 1 (default equal spacing; a last fraction within
+        1e-9 of 1, the rounding error of computed fractions, is taken as 1).
     information : array (k,), optional
         Observed information (e.g. sample sizes) at the looks, strictly increasing.
     max_information : float, optional
@@ -324,6 +328,8 @@ def design(
     alpha = check_fraction(alpha, "alpha")
     beta = check_fraction(beta, "beta")
     a1 = alpha / 2 if test_type == 2 else alpha
+    if a1 >= 0.5:  # the final critical value would be <= 0 (rpact refuses it; gsDesign returns negative bounds)
+        raise ValueError(f"alpha: a one-sided type-I error must be below 0.5 (test_type={test_type}), got {alpha:g}")
     if beta >= 1 - a1:
         raise ValueError(f"beta: expected a value below 1 - alpha = {1 - a1:g}, got {beta:g}")
     up = get_spending(spending, spending_param, "spending")
