@@ -208,8 +208,12 @@ def plan(effect: float | None = None, *, half_width: float | None = None, sd: An
         Fraction of items on which two binary-scored models differ (paired difference: variance
         ``disagreement - effect**2``; ``disagreement >= |effect|``).
     accuracy : float, optional
-        Accuracy of one model (variance ``p (1 - p)``); default for ``half_width`` without ``sd``: the worst
-        case 0.5.
+        Accuracy of the model(s). With ``n_models=1`` the variance is ``p (1 - p)`` (default for ``half_width``
+        without ``sd``: the worst case 0.5). With two or more models the variance of a paired difference depends
+        on how often the models disagree, not on their accuracy alone; ``accuracy`` then plans for the largest
+        disagreement two models of about that accuracy can have, ``2 min(p, 1 - p)`` (no shared errors; models
+        with independent errors disagree on ``2 p (1 - p)``, correlated ones on less). Pass ``disagreement``
+        when you know it: the plan shrinks in proportion.
     power : float in (0, 1), default=0.9
         Target power (difference plans).
     alpha : float in (0, 1), default=0.05
@@ -243,6 +247,8 @@ def plan(effect: float | None = None, *, half_width: float | None = None, sd: An
     >>> p = plan(0.02, disagreement=0.10, looks=5, power=0.9)  # two models, 2-point gap, 10 % disagreement
     >>> p.max_n > p.n_fixed > p.expected_n_h1
     True
+    >>> plan(0.01, accuracy=0.9, power=0.8, looks=5).max_n  # two models of ~90 %: worst-case disagreement 0.2
+    16078
     """
     target_diff = effect is not None
     if target_diff == (half_width is not None):
@@ -280,7 +286,15 @@ def plan(effect: float | None = None, *, half_width: float | None = None, sd: An
         var = q - e**2
     elif accuracy is not None:
         p = _num(accuracy, "accuracy", 0.0, 1.0)
-        var = np.array([p * (1 - p)])
+        if n_models == 1:
+            var = np.array([p * (1 - p)])
+        else:  # a paired difference: the worst-case disagreement of two models of accuracy ~p
+            q = 2 * min(p, 1 - p)
+            e = effect if target_diff else 0.0
+            if q <= e:
+                raise ValueError(f"accuracy: two models of accuracy about {p:g} differ on at most {q:g} of the items, "
+                                 f"which cannot produce a difference of {e:g}")
+            var = np.array([q - e**2])
     elif not target_diff:
         var = np.array([0.25])  # worst case for a proportion
     else:
