@@ -794,7 +794,7 @@ def _last_cases() -> list[Case]:
     CL = [A("confidence_level", FRACTION)]
     SSE, CNE = SS + "SortSearch", SS + "CopyNearestExpand"
     sim = lambda: fitted_once(SSE).simulate(X()[:4], 6)
-    exp = lambda: fitted_once(CNE).simulate(X()[:4], 6)
+    exp = lambda: fitted(CNE).simulate(X()[:4], 6)  # fresh: simulate draws from the estimator's generator
     hyb = lambda: fitted_once(SS + "HybridSearch", None, **HS).simulate(X()[:4])
     for nm, res in [("SearchResult", sim), ("ExpandResult", exp), ("HybridResult", hyb)]:
         add(Case(f"{nm}.to_frame", "sortsearch", (lambda res: lambda kw: res().to_frame(**kw))(res), lambda: dict(confidence_level=0.9), CL))
@@ -807,7 +807,7 @@ def _last_cases() -> list[Case]:
             add(Case(f"{nm}.correctness", "sortsearch", (lambda res: lambda kw: res().correctness(**kw))(res), lambda: dict(rows=[0, 1]), [
                 A("rows", _positions(4), expect={"duplicate": MAY, "empty": MAY}, skip=("strings",))]))
     for nm, est, kw0 in [("CopyNearestExpand", CNE, dict(budget=6)), ("HybridSearch", SS + "HybridSearch", {})]:
-        add(Case(f"{nm}.score", "sortsearch", (lambda est, kw0: lambda kw: fitted_once(est, None, **(HS if "Hybrid" in est else {})).score(**kw, **kw0))(est, kw0),
+        add(Case(f"{nm}.score", "sortsearch", (lambda est, kw0: lambda kw: fitted(est, None, **(HS if "Hybrid" in est else {})).score(**kw, **kw0))(est, kw0),
                  lambda: dict(responses=X()[:4]), [A("responses", BINARY + SHORT1)]))
     add(Case("estimate_accuracy", "sortsearch", fn(SS + "estimate_accuracy"),
              lambda: dict(y=X()[:3][:, [0, 5, 10, 15, 20]], positions=np.array([0, 5, 10, 15, 20]), n=NI, design="systematic"), [
