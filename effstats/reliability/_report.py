@@ -198,7 +198,11 @@ def audit(data: Any, out: str | Path, *, by: str = "scenario", published: pd.Ser
         whether it is a win rate ("mwr") or a mean ("mean"); percentages are rescaled.
     n_boot : int, default=1000; target : float in (0, 1), default=0.95; seed : int or None, default=0
     """
+    import warnings
+
     from tqdm.auto import tqdm
+
+    from ..exceptions import DegenerateDataWarning
 
     n_boot = check_positive_int(n_boot, "--n-boot")
     target = check_fraction(target, "--target")
@@ -211,6 +215,17 @@ def audit(data: Any, out: str | Path, *, by: str = "scenario", published: pd.Ser
     if ties not in ("strict", "half"):
         raise ValueError(f"--ties: expected 'strict' or 'half', got {ties!r}")
     out = _check_out(Path(out))
+    with warnings.catch_warnings():  # too few resamples: said once, in the report itself (below)
+        warnings.simplefilter("ignore", DegenerateDataWarning)
+        return _audit(data, out, by=by, published=published, published_kind=published_kind, aggregate=aggregate,
+                      ties=ties, n_boot=n_boot, target=target, seed=seed, progress=progress, source=source, notes=notes)
+
+
+def _audit(data: Any, out: Path, *, by: str, published: pd.Series | None, published_kind: str | None, aggregate: str,
+           ties: str, n_boot: int, target: float, seed: int | None, progress: bool, source: str,
+           notes: list[str] | None) -> Path:
+    from tqdm.auto import tqdm
+
     kw = dict(scenario=by, subscenario=None)
     bench = Benchmark.from_data(data, name="SCORES", **kw)
     bench.check_connected("SCORES")
@@ -231,8 +246,8 @@ def audit(data: Any, out: str | Path, *, by: str = "scenario", published: pd.Ser
     for n in notes or []:
         doc.p(n)
     if n_boot < 200:  # a 2.5% percentile from fewer than 200 draws rests on < 5 of them
-        doc.p(f"**Warning**: {n_boot} bootstrap resamples are too few for the 95% bounds below (each rests on "
-              f"{int(0.025 * n_boot)} draw(s)); use `--n-boot 1000` before acting on this report.")
+        doc.p(f"**Warning**: {n_boot} bootstrap resamples are too few for stable 95% bounds below (the 2.5% tail "
+              f"holds {0.025 * n_boot:.1f} draws); use `--n-boot 1000` before acting on this report.")
 
     # ---------------------------------------------------------------- 1. scores and rank intervals
     bar.set_postfix_str("scores")
@@ -270,12 +285,15 @@ def audit(data: Any, out: str | Path, *, by: str = "scenario", published: pd.Ser
     R = kendall_res.resampled[:, idx]
     p_hold = ((R[:, :-1] > R[:, 1:]) + 0.5 * (R[:, :-1] == R[:, 1:])).mean(0)
     tab["p_ahead_of_next"] = np.append(p_hold, np.nan)
+    # the leader's group: models the leader does not stay ahead of in >= target of the resamples (a chain of
+    # unresolved adjacent pairs is NOT a group of tied models: the first and the last may differ clearly)
+    p_lead = ((R[:, :1] > R) + 0.5 * (R[:, :1] == R)).mean(0)
+    tab["p_leader_ahead"] = p_lead
     tab.to_csv(out / "scores.csv", index=False)
     _plot_ranks(tab, out / "rank_intervals.png")
     resolved = p_hold >= target
-    groups = np.concatenate([[0], np.cumsum(resolved)])  # a new group starts after each resolved pair
-    n_groups = int(groups[-1]) + 1
-    top_group = tab["model"][groups == 0].tolist()
+    n_blocks = int(resolved.sum()) + 1  # runs of adjacent models separated by resolved adjacent differences
+    top_group = tab["model"][p_lead < target].tolist()
 
     # ---------------------------------------------------------------- 3. scenario curve
     bar.set_postfix_str("scenario curve")
@@ -381,8 +399,10 @@ def audit(data: Any, out: str | Path, *, by: str = "scenario", published: pd.Ser
     if len(bm):
         er = float(bm.error_rate.iloc[0])
         todo.append(f"**The leader**: the top two swap in {er:.0%} of scenario resamples (best-model DIoR "
-                    f"{float(bm.dior.iloc[0]):.3f}); the top rank group (no resolved difference inside) is "
-                    f"{', '.join(map(str, top_group[:6]))}{' …' if len(top_group) > 6 else ''}.")
+                    f"{float(bm.dior.iloc[0]):.3f}); the leader {tab['model'].iloc[0]} stays ahead in fewer than "
+                    f"{target:.0%} of the resamples of {len(top_group) - 1} model(s)"
+                    + (f": {', '.join(map(str, top_group[1:7]))}{' …' if len(top_group) > 7 else ''}" if
+                       len(top_group) > 1 else "") + " (`scores.csv`, column `p_leader_ahead`).")
     odd = per_scen[per_scen.tau_with_rest < 0.3]
     if len(odd) > bench.n_scen / 2:
         # most scenarios disagree with the rest: no single outlier to review, the benchmark is heterogeneous
@@ -412,10 +432,11 @@ def audit(data: Any, out: str | Path, *, by: str = "scenario", published: pd.Ser
                         f"({d('examples', 'kendall'):.3f}).")
     n_res = int(resolved.sum())
     todo.append(f"**Resolved rank differences**: {n_res} of {len(p_hold)} adjacent pairs keep their order in ≥ "
-                f"{target:.0%} of scenario resamples; " + (
-                    "no rank difference is resolved: the whole ranking is one group of statistically tied models"
-                    if n_groups == 1 else f"the ranking splits into {n_groups} groups whose members should be reported "
-                    "as tied") + " (see `scores.csv`, column `p_ahead_of_next`).")
+                f"{target:.0%} of scenario resamples" + (
+                    ": neighbours in the ranking are not resolved, so report ranks with their intervals "
+                    "(`rank_low`–`rank_high`) rather than as exact positions" if n_res == 0 else
+                    f"; the resolved differences cut the ranking into {n_blocks} blocks whose neighbours are not "
+                    "resolved") + " (`scores.csv`, column `p_ahead_of_next`).")
     if aggregate == "mwr" and len(clones):
         todo.append(f"**MWR is manipulable here**: adding one dominated clone of {', '.join(map(str, clones.clone_of[:3]))} "
                     f"reverses the order of top-{k_top} models; consider `--aggregate mean`.")
@@ -440,7 +461,7 @@ def audit(data: Any, out: str | Path, *, by: str = "scenario", published: pd.Ser
     doc.h(2, "What to do")
     doc.ul(todo)
     doc.h(2, "Ranking (top 15) and rank uncertainty")
-    show = tab.head(15)[["rank", "model", aggregate, "rank_low", "rank_high", "p_ahead_of_next"]
+    show = tab.head(15)[["rank", "model", aggregate, "rank_low", "rank_high", "p_ahead_of_next", "p_leader_ahead"]
                         + (["published"] if published is not None else [])]
     doc.table(show)
     if pub_text:
