@@ -1,6 +1,8 @@
 """Planning API (plan, conditional_power): against gsDesign (n.fix / n.I / en, gsCP), the literature and Monte Carlo."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from scipy.stats import norm
@@ -212,3 +214,35 @@ def test_accuracy_of_two_models_plans_the_paired_difference():
         assert power >= floor, (q, power)
     with pytest.raises(ValueError, match="^accuracy: two models of accuracy about 0.99 differ on at most 0.02"):
         plan(0.05, accuracy=0.99)
+
+
+@pytest.mark.parametrize("n_models", [1, 2, 5])
+def test_detectable_effect_takes_accuracy_like_plan(n_models):
+    """detectable_effect accepts accuracy (it did not: TypeError) with plan's meaning, and inverts plan."""
+    e = detectable_effect(3000, accuracy=0.85, n_models=n_models)
+    p = plan(e, accuracy=0.85, n_models=n_models)
+    assert p.design.inflation * p.n_fixed == pytest.approx(3000, rel=1e-9)
+    with pytest.raises(ValueError, match="^sd: give exactly one"):
+        detectable_effect(3000, accuracy=0.85, sd=0.3)
+
+
+def test_plan_warns_when_the_first_look_is_too_small_for_the_normal_approximation():
+    """plan(0.5, disagreement=0.9, looks=3) puts looks at 10 / 19 / 28 items; by Monte Carlo (40,000 runs, plug-in
+    variance) the two-sided type-I error is 0.083 there, 0.072 with looks at 8..38 (nominal 0.05): a warning says so.
+    A plan whose first look has >= 30 items does not warn."""
+    with pytest.warns(UserWarning, match="^looks: the first look has only 10 items"):
+        p = plan(0.5, disagreement=0.9, looks=3)
+    assert p.looks.tolist() == [10, 19, 28]
+    rng = np.random.default_rng(2)
+    n_sim, q = 20000, 0.9
+    incr = np.diff(np.r_[0, p.looks])
+    c = rng.multinomial(incr[None, :].repeat(n_sim, 0), [q / 2, q / 2, 1 - q])
+    cp, cm = c[..., 0].cumsum(1), c[..., 1].cumsum(1)
+    m = (cp - cm) / p.looks
+    with np.errstate(divide="ignore", invalid="ignore"):  # all disagreements one way: plug-in variance 0, |z| inf
+        z = m * np.sqrt(p.looks) / np.sqrt((cp + cm) / p.looks - m**2)
+    type1 = np.mean((np.abs(z) >= p.design.upper).any(1))
+    assert type1 > 0.05 + 3 * np.sqrt(0.05 * 0.95 / n_sim)  # the anti-conservatism the warning reports
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        plan(0.02, disagreement=0.1, looks=5)
