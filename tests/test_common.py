@@ -55,6 +55,12 @@ def _hybrid():
         tgt.subset(items=est.select(40) if hasattr(est, "select") else est.items_)).predicted_accuracy
 
 
+def _irt():
+    from effstats.irt import IRT2PL
+
+    return IRT2PL(), lambda est, src, tgt: est.predict_proba()
+
+
 def _subset(name, module, **kw):
     def make():
         cls = getattr(importlib.import_module(module), name)
@@ -76,6 +82,8 @@ ESTIMATORS = [
     _subset("AnchorCorr", "effstats.disco", n_items=30, random_state=3),
     _subset("StratifiedHT", "effstats.disco", n_items=30, random_state=3),
     _subset("SortSearchDirect", "effstats.disco", n_items=30, random_state=3),
+    _subset("TinyBenchmarks", "effstats.irt", n_items=30, n_dims=1, random_state=3),
+    _irt,
 ]
 IDS = [f.__name__.strip("_") for f in ESTIMATORS]
 
@@ -133,6 +141,7 @@ def test_score_returns_a_float(make, data):
     est.fit(src)
     if hasattr(est, "select"):  # Sort & Search family: score at the budget of the last selection
         est.select(10 if type(est).__name__ == "SampleInserter" else 40)
+    # new items for SampleInserter, new models otherwise
     default_args = (lambda src, tgt: (src,)) if type(est).__name__ == "SampleInserter" else (lambda src, tgt: (tgt,))
     s = est.score(*getattr(make, "score_args", default_args)(src, tgt))
     assert isinstance(s, float) and np.isfinite(s)
