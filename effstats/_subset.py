@@ -453,6 +453,7 @@ class _SubsetEstimator(BaseEstimator):
         subsets use the design-based variance (finite-population correction included). See ``predict`` for
         ``target_outputs`` and ``items``.
         """
+        n_splits = check_positive_int(n_splits, "n_splits", minimum=2)
         o = self._target(target_outputs, items)
         est = self.predict(o) if type(self)._predict is _SubsetEstimator._predict else self._predict(o)
         ids = target_outputs.model_ids if isinstance(target_outputs, ResponseMatrix) else (

@@ -225,6 +225,12 @@ def test_chooser_and_summary_arguments_are_named():
     with pytest.raises(ValueError, match="reference: expected a method name"):
         summarize_comparison(tab, reference=3)
     assert summarize_comparison(tab).loc["chooser", "regret"] == 0.0
+    ch = MethodChooser({"random + direct": RandomDirect(5)}, n_items=5).fit(rm)
+    for bad in (0, -4, 2.5, "3", True, np.nan, np.inf, [2], 1):
+        with pytest.raises(ValueError, match="n_splits: expected an integer"):
+            ch.predict_interval(rm, n_splits=bad)
+        with pytest.raises(ValueError, match="n_splits: expected an integer"):
+            RandomDirect(5).fit(rm).predict_interval(rm, n_splits=bad)
 
 
 def test_sort_search_baseline_is_the_dp_search_prediction():

@@ -154,7 +154,7 @@ class MethodChooser(_SubsetEstimator):
 
     def predict_interval(self, target_outputs: Any, *, items: Any = None, n_splits: int | None = None) -> SubsetPrediction:
         check_is_fitted(self, "best_estimator_")
-        return self.best_estimator_.predict_interval(target_outputs, items=items, n_splits=n_splits or self.n_splits)
+        return self.best_estimator_.predict_interval(target_outputs, items=items, n_splits=self.n_splits if n_splits is None else n_splits)
 
 
 def _takes_items(est: Any) -> bool:
