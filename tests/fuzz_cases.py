@@ -394,6 +394,11 @@ def cases() -> list[Case]:
     add(Case("load_helm", "datasets", fn("effstats.datasets.load_helm"), lambda: dict(as_frame=False), [A("as_frame", FLAG)]))
     add(Case("data_root", "datasets", fn("effstats.datasets.data_root"), None, [
         A("root", files("", ("missing",)) + [("int", FAIL, lambda v, r: 3), ("file", FAIL, lambda v, r: __file__)])]))
+    for loader, probe in [("load_imagenet_predictions", "imagenet/imagenet_val.npz"), ("load_cifar10_predictions", "cifar10/cifar10_test.npz"),
+                          ("load_alpacaeval", "alpacaeval/alpacaeval2_weighted_gpt4turbo.npz")]:
+        add(Case(f"{loader}(corrupt archive)", "datasets", fn("effstats.datasets." + loader), None, [
+            A("root", [(k, FAIL, (lambda k, probe: lambda v, r: _bad_archive_root(k, probe, r))(k, probe))
+                       for k in ("empty", "garbage", "pickle-npz", "truncated-npz", "wrong-npz", "text")])]))
     for loader, extra in [("load_imagenet_predictions", {}), ("load_cifar10_predictions", {}), ("load_alpacaeval", {})]:
         args = [A("root", files("", ("missing", "empty", "garbage")) + [("int", FAIL, lambda v, r: 3)])]
         if loader != "load_alpacaeval":
@@ -981,6 +986,19 @@ def _more_cases() -> list[Case]:
     for f in ("load_helm_lite", "load_imagenet_classes"):
         add(Case(f, "datasets", fn("effstats.datasets." + f), lambda: dict(as_frame=False), [A("as_frame", FLAG)]))
     return C
+
+
+def _bad_archive_root(kind: str, probe: str, rng) -> str:
+    """A data root whose archive ``probe`` is a malformed file of the given kind."""
+    import os
+    import tempfile
+
+    from fuzz_harness import _write
+
+    root = tempfile.mkdtemp(prefix="effstats-fuzz-root-")
+    os.makedirs(os.path.join(root, os.path.dirname(probe)))
+    os.replace(_write(kind, rng, ".npz"), os.path.join(root, probe))
+    return root
 
 
 def _add(shared, a, b):

@@ -24,6 +24,7 @@ import json
 import os
 import re
 import warnings
+import zipfile
 from pathlib import Path
 from typing import Any, Iterable, Literal, Sequence
 
@@ -194,11 +195,25 @@ def _archive_dir(root: Path, sub: str, probe: str) -> Path | None:
 
 
 # ----------------------------------------------------------------------------------------------------- caching
+class _Archive(dict):
+    """The arrays of one archive; a missing array is reported by file and name (not as a bare KeyError)."""
+
+    path = ""
+
+    def __missing__(self, key: str) -> np.ndarray:
+        raise ValueError(f"root: {self.path!r} lacks the array {key!r}; not an effstats predictions archive (has {sorted(self)})")
+
+
 @functools.lru_cache(maxsize=32)
 def _npz(path: str, mtime: float) -> dict[str, np.ndarray]:
     # Parsed once per file version; arrays are read-only so a cached copy cannot be altered through a result.
-    with np.load(path, allow_pickle=False) as z:
-        out = {k: z[k] for k in z.files}
+    # allow_pickle=False: a data file never gets to run code (numpy refuses object arrays and pickles).
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            out = _Archive({k: z[k] for k in z.files})
+    except (ValueError, OSError, EOFError, zipfile.BadZipFile) as exc:
+        raise ValueError(f"root: {path!r} is not a readable .npz of plain arrays (pickled objects are never loaded): {exc}") from None
+    out.path = path
     for a in out.values():
         a.flags.writeable = False
     return out
