@@ -39,7 +39,7 @@ import pandas as pd
 from .._results import ConfidenceInterval, check_confidence_level
 from .._validation import check_array, check_flag, check_fraction, check_positive_int, check_rng, check_unit_interval
 from .design import design
-from .rules import LookStats, StoppingRule
+from .rules import Efficacy, LookStats, StoppingRule
 from .statistics import Accumulator, information
 
 __all__ = ["SequentialEvaluator", "SequentialResult", "SimulationResult", "mean_of_means"]
@@ -173,10 +173,66 @@ class SequentialResult:
     high1: float = field(repr=False, default=float("nan"))
     trace: pd.DataFrame = field(repr=False, default=None)
     pvalue: float | None = None
+    efficacy_alternative: str | None = field(repr=False, default=None)
+    null: float | None = field(repr=False, default=None)
 
     @property
     def statistic(self) -> float:
         return self.estimate
+
+    def final_inference(self):
+        """Stage-wise ordering inference after the stop: p-value, median-unbiased estimate, final CI.
+
+        :func:`effstats.sequential.stagewise_inference` on this evaluation's efficacy test: the score statistics
+        ``z`` of the looks so far (``trace["z"]``), the bounds that were used (two-sided ``trace["bound"]`` for
+        ``Efficacy("two-sided")``, one-sided ``trace["bound_one_sided"]`` otherwise) and the information
+        ``1 / se**2`` of each look, so the drift ``theta`` is on the scale of the scores: the estimate and the
+        interval are for ``parameter - null`` (the difference itself when comparing two models with ``null=0``;
+        for ``Efficacy("less")`` the sign is flipped back). Normal theory on the score statistic: approximate
+        where the normal approximation is (very few items or disagreements).
+
+        Defined where the stage-wise ordering is: at an efficacy stop or at the last look of the evaluation
+        (``reason`` "efficacy" or "max_n") with an :class:`~effstats.sequential.Efficacy` rule. A stop by another
+        rule inside the efficacy continuation region (futility, precision, ...) has no stage-wise ordering; use
+        :meth:`confidence_interval` (the repeated CI, valid at any stop) there.
+
+        Returns
+        -------
+        StagewiseInference
+            ``statistic`` (median-unbiased estimate of ``parameter - null``), ``naive_estimate``, ``pvalue``,
+            ``confidence_interval(confidence_level)``, ``to_frame()``.
+
+        Raises
+        ------
+        ValueError
+            Without an efficacy rule, or when another rule stopped the evaluation before its last look.
+        """
+        from .inference import stagewise_inference
+
+        if self.efficacy_alternative is None or self.null is None:
+            raise ValueError("final_inference: needs an Efficacy rule testing a null value (stage-wise ordering "
+                             "is defined for a group-sequential test); use confidence_interval() instead")
+        if self.reason not in ("efficacy", "max_n"):
+            raise ValueError(f"final_inference: the evaluation stopped by {self.reason!r} inside the efficacy "
+                             "continuation region, where the stage-wise ordering is not defined; use "
+                             "confidence_interval() (the repeated CI, valid at any stop)")
+        tr = self.trace
+        two = self.efficacy_alternative == "two-sided"
+        sign = -1.0 if self.efficacy_alternative == "less" else 1.0
+        z = sign * tr["z"].to_numpy(float)
+        se = tr["se"].to_numpy(float)
+        if not (np.all(np.isfinite(z)) and np.all(np.isfinite(se)) and np.all(se > 0)):
+            raise ValueError("final_inference: a look has an infinite information (exhaustive look with fpc=True) "
+                             "or a zero standard error; the estimate there is exact")
+        upper = tr["bound" if two else "bound_one_sided"].to_numpy(float)
+        look = int(z.size)
+        res = stagewise_inference(z=float(z[-1]), look=look, information=1.0 / se**2, upper=upper, two_sided=two)
+        if sign < 0:  # report on the scale of the scores
+            object.__setattr__(res, "statistic", -res.statistic)
+            object.__setattr__(res, "naive_estimate", -res.naive_estimate)
+            object.__setattr__(res, "_sign", -res._sign)
+            object.__setattr__(res, "z", -res.z)
+        return res
 
     def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
         """The repeated CI at ``confidence_level`` (default: the one that made the decision).
@@ -641,7 +697,9 @@ class SequentialEvaluator:
                                 z=float(s.z[0, look]), ci_low=float(lo[0]), ci_high=float(hi[0]),
                                 confidence_level=_level(bound, float(self.alpha)), alpha=float(self.alpha),
                                 rci_low=float(lo2[0]), rci_high=float(hi2[0]), low1=float(lo1[0]),
-                                high1=float(hi1[0]), trace=trace, pvalue=pvalue)
+                                high1=float(hi1[0]), trace=trace, pvalue=pvalue,
+                                efficacy_alternative=next((r.alternative for r in rules if isinstance(r, Efficacy)),
+                                                          None), null=s.null)
 
     @staticmethod
     def _pvalue(rules, s: LookStats, look: int, reason: str) -> float | None:

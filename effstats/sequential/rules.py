@@ -316,7 +316,9 @@ class BetaSpendingFutility(StoppingRule):
     """Stop for futility on a beta-spending lower bound (gsDesign ``test.type = 4``, non-binding).
 
     The lower bound spends the type-II error ``beta`` with ``spending`` / ``param`` so that a
-    difference of ``effect`` (data scale) would be detected with power ``1 - beta``. The bound
+    difference of ``effect`` (data scale) would be detected with power ``1 - beta``. ``param=None`` (default)
+    means the family's default: gsDesign's ``sflpar = -2`` for ``"hsd"``, ``rho = 1`` for ``"ld_obf"``,
+    ``rho = 3`` for ``"power"``, none for ``"ld_pocock"`` (which takes no parameter). The bound
     needs the drift ``effect / se_full``: ``se_full`` is the planned standard error with the full
     sample, or (None) the median over runs of ``se * sqrt(t)`` at the first look. Upper and lower
     bounds come from one ``design(test_type=4, ...)`` at the looks' fractions; being non-binding,
@@ -330,18 +332,35 @@ class BetaSpendingFutility(StoppingRule):
     beta: float = 0.1
     se_full: float | None = None
     spending: str = "hsd"
-    param: float | None = -2.0
+    param: float | None = None
     alternative: Literal["greater", "two-sided"] = "greater"
     name: str = "futility"
 
     def __post_init__(self) -> None:
+        from .spending import get_spending
+
         _check_pos(self.effect, "effect", 1.0, "a difference of accuracies")
+        try:  # a parameter the family cannot take is refused here, not at the first look
+            sf = get_spending(self.spending, self._param(), "lower_spending")
+        except ValueError as e:
+            msg = str(e).replace("lower_param", "param", 1).replace("lower_spending", "spending")
+            raise ValueError(msg) from None
+        if sf.is_classic:
+            raise ValueError(f"spending: a beta-spending bound needs a spending function (hsd, ld_obf, ld_pocock, "
+                             f"power), got the classic {sf.label!r} bounds")
         if not isinstance(self.beta, (int, float, np.floating)) or not 0 < self.beta < 0.5:
             raise ValueError(f"beta: expected a number in (0, 0.5), got {self.beta!r}")
         if self.se_full is not None:
             _check_pos(self.se_full, "se_full")
         if self.alternative not in ("greater", "two-sided"):
             raise ValueError(f"alternative: expected 'greater' or 'two-sided', got {self.alternative!r}")
+
+    def _param(self) -> float | None:
+        """``param`` or the family's default (gsDesign's sflpar = -2 for HSD; None lets the family choose)."""
+        if self.param is None and isinstance(self.spending, str) and self.spending.lower() in (
+                "hsd", "sfhsd", "hwang_shih_decani"):
+            return -2.0
+        return self.param
 
     def lower_bound(self, s: LookStats) -> np.ndarray:
         """The futility bound a_k (n_looks,) on the z-scale."""
@@ -359,7 +378,7 @@ class BetaSpendingFutility(StoppingRule):
         scale = (drift / (-ndtri(a1) - ndtri(self.beta))) ** 2
         d = design(alpha=a1, beta=self.beta, test_type=4, spending=s.spending, spending_param=s.spending_param,
                    lower_spending=self.spending,
-                   lower_param=self.param, information=t * scale, max_information=scale)
+                   lower_param=self._param(), information=t * scale, max_information=scale)
         return d.lower
 
     def fires(self, s: LookStats) -> np.ndarray:

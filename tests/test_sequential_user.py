@@ -1,0 +1,135 @@
+"""Adaptive evaluation tried as a user would: defects found by a user's tour, each a test that failed before its fix.
+
+Monte-Carlo tolerances: 3 Monte-Carlo standard errors of the nominal rate.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from effstats.sequential import (BetaSpendingFutility, Efficacy, Precision, SequentialEvaluator, Threshold,
+                                 stagewise_inference)
+
+POP = 100_000
+
+
+def _pair(pa: float, pb: float, n: int = 20_000, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    return (rng.random(n) < pa).astype(float), (rng.random(n) < pb).astype(float)
+
+
+# --------------------------------------------------------------- BetaSpendingFutility: None-aware family default
+@pytest.mark.parametrize("family", ["ld_pocock", "ld_obf", "hsd", "power"])
+def test_beta_spending_futility_accepts_every_spending_family_with_its_default(family):
+    # before: every family but hsd raised "lower_param: ... got -2.0" (the HSD default passed to all families)
+    a, b = _pair(0.80, 0.77)
+    rule = BetaSpendingFutility(effect=0.03, spending=family)
+    assert rule.param is None
+    r = SequentialEvaluator([Efficacy(), rule], rng=1).fit(a, b)
+    assert r.decision == "greater" and r.reason == "efficacy"
+
+
+def test_beta_spending_futility_hsd_default_is_gsdesigns_minus_two():
+    default = BetaSpendingFutility(effect=0.03, se_full=0.01)
+    explicit = BetaSpendingFutility(effect=0.03, se_full=0.01, param=-2.0)
+    from effstats.sequential.rules import LookStats
+    t = np.array([0.25, 0.5, 0.75, 1.0])
+    ls = LookStats(n=t * 4, t=t, estimate=np.full((1, 4), 0.01), se=np.full((1, 4), 0.01) / np.sqrt(t), z=None,
+                   c2=np.full(4, 2.3), c1=np.full(4, 2.0), null=0.0, alpha=0.05, spending="ld_pocock")
+    np.testing.assert_allclose(default.lower_bound(ls), explicit.lower_bound(ls), rtol=1e-12)
+    assert np.all(np.diff(default.lower_bound(ls)) > 0)
+
+
+@pytest.mark.parametrize("kw, msg", [
+    (dict(spending="ld_pocock", param=1.0), "param: the Lan-DeMets Pocock family has no parameter"),
+    (dict(spending="power", param=-1.0), "param: the power family needs rho > 0"),
+    (dict(spending="pocock"), "spending: a beta-spending bound needs a spending function"),
+    (dict(spending="nope"), "spending: unknown spending family"),
+])
+def test_beta_spending_futility_refuses_bad_family_parameters_at_construction(kw, msg):
+    with pytest.raises(ValueError, match=msg):
+        BetaSpendingFutility(effect=0.03, **kw)
+
+
+# --------------------------------------------------------------- the interval that made the decision agrees with it
+@pytest.mark.parametrize("pa, pb", [(0.80, 0.78), (0.99, 0.985)])
+@pytest.mark.parametrize("alternative", ["greater", "two-sided"])
+def test_efficacy_stops_report_an_interval_on_the_claimed_side_of_zero(pa, pb, alternative):
+    # before: the paired score interval has a continuity correction away from 0 only, so 23 % (accuracy 0.8) to
+    # 62 % (0.99) of "greater" stops reported a deciding interval reaching below 0
+    a, b = _pair(pa, pb)
+    sim = SequentialEvaluator([Efficacy(alternative)], rng=1).simulate(a, b, n_runs=300, rng=2)
+    eff = sim.reason == "efficacy"
+    assert eff.sum() > 200
+    g = eff & (sim.decision == "greater")
+    le = eff & (sim.decision == "less")
+    assert np.all(sim.ci_low[g] >= 0) and np.all(sim.ci_high[le] <= 0)
+    assert np.all(sim.rci_low[g & (sim.confidence_level == 0.95)] >= 0)
+
+
+def test_fit_result_interval_agrees_with_greater_decision():
+    a, b = _pair(0.80, 0.76)
+    r = SequentialEvaluator([Efficacy("greater")], rng=1).fit(a, b)  # before: ci_low = -0.00028
+    assert r.decision == "greater"
+    assert r.ci_low >= 0 and r.confidence_interval(0.90).low >= 0
+
+
+# --------------------------------------------------------------- final inference reachable from a result
+@pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
+def test_final_inference_is_stagewise_inference_on_the_trace(alternative):
+    a, b = _pair(0.80, 0.76)
+    x, y = (b, a) if alternative == "less" else (a, b)
+    r = SequentialEvaluator([Efficacy(alternative)], rng=1).fit(x, y)
+    assert r.reason == "efficacy"
+    fi = r.final_inference()
+    tr = r.trace
+    sign = -1.0 if alternative == "less" else 1.0
+    two = alternative == "two-sided"
+    ref = stagewise_inference(z=sign * tr["z"].to_numpy()[-1], look=len(tr), information=1 / tr["se"].to_numpy() ** 2,
+                              upper=tr["bound" if two else "bound_one_sided"].to_numpy(), two_sided=two)
+    assert fi.pvalue == pytest.approx(ref.pvalue, rel=1e-12)
+    assert fi.statistic == pytest.approx(sign * ref.statistic, rel=1e-9)
+    # on the scale of the scores: naive estimate = z * se ~ the observed difference (score vs Wald s.e.: within 5 %)
+    assert fi.naive_estimate == pytest.approx(r.estimate, rel=0.05)
+    # the stage-wise p-value agrees with the result's own (same ordering; information 1/se^2 vs fractions)
+    assert fi.pvalue == pytest.approx(r.pvalue, rel=0.1)
+    # after an early stop the median-unbiased estimate is pulled towards 0 from the naive one
+    assert abs(fi.statistic) < abs(fi.naive_estimate)
+    lo, hi = fi.confidence_interval(0.95)
+    assert lo < fi.statistic < hi and np.sign(fi.statistic) == sign
+
+
+def test_final_inference_median_unbiased_by_monte_carlo():
+    # true difference 0.03 at accuracy 0.8: the median of the median-unbiased estimates at efficacy stops is close
+    # to the truth, the naive estimate's median is above it (selection of extreme paths)
+    rng = np.random.default_rng(5)
+    n = POP
+    u = rng.random(n)
+    a = (u < 0.80).astype(float)
+    b = a.copy()
+    flip = np.flatnonzero(a == 1)[: int(0.06 * n)]
+    b[flip] = 0.0
+    back = np.flatnonzero(a == 0)[: int(0.03 * n)]
+    b[back] = 1.0  # difference 0.03, 9 % disagreement
+    mu, naive = [], []
+    for seed in range(60):
+        r = SequentialEvaluator([Efficacy()], rng=seed, initial=200, batch=200, max_n=6000).fit(a, b)
+        if r.reason in ("efficacy", "max_n"):
+            fi = r.final_inference()
+            mu.append(fi.statistic)
+            naive.append(fi.naive_estimate)
+    assert len(mu) >= 50
+    assert abs(np.median(mu) - 0.03) < 0.006
+    assert np.median(naive) > np.median(mu)
+
+
+def test_final_inference_refuses_other_stops_and_no_efficacy_rule():
+    a, b = _pair(0.80, 0.76)
+    r = SequentialEvaluator([Efficacy(), Precision(0.05)], rng=1).fit(a, b)
+    assert r.reason == "precision"
+    with pytest.raises(ValueError, match="final_inference: the evaluation stopped by 'precision'"):
+        r.final_inference()
+    r = SequentialEvaluator([Threshold(0.5, "above")], rng=1).fit(a)
+    with pytest.raises(ValueError, match="final_inference: needs an Efficacy rule"):
+        r.final_inference()
