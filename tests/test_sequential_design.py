@@ -368,3 +368,37 @@ def test_native_matches_gsdesign_at_the_extremes(case):
         np.testing.assert_allclose(n.lower, g.lower, rtol=0, atol=1e-6)
     np.testing.assert_allclose(n.information, g.information, rtol=1e-6)
     np.testing.assert_allclose([n.expected_n_h0, n.expected_n_h1], [g.expected_n_h0, g.expected_n_h1], rtol=1e-6)
+
+
+def test_observed_information_in_sample_sizes_with_n_fixed():
+    """design(information=[100, 200, 300]) in sample sizes reported power 1.0 and expected_n_h1 = 100 (the drift
+    z_alpha + z_beta is per unit of a fixed design of information 1, gsDesign's n.fix = 1); conditional power's
+    'design alternative' was 1.0. With n_fixed (gsDesign's n.fix) they are on the user's scale, and without it
+    reading the sizes warns."""
+    planned = design(3, 0.05, 0.1, sided=2, spending="ld_obf")
+    n_fix = 300 / planned.inflation
+    d = design(alpha=0.05, sided=2, information=[100, 200, 300], spending="ld_obf", n_fixed=n_fix)
+    assert d.power == pytest.approx(0.9, abs=1e-6)
+    assert d.expected_n_h1 == pytest.approx(planned.expected_n_h1 * n_fix, rel=1e-6)
+    from effstats.sequential import conditional_power
+
+    np.testing.assert_allclose(conditional_power(d, 1, 1.0), conditional_power(planned, 1, 1.0), atol=1e-8)
+    assert d.recompute([100, 250, 320], max_information=300).n_fixed == n_fix
+    bare = design(alpha=0.05, sided=2, information=[100, 200, 300], spending="ld_obf")
+    with pytest.warns(UserWarning, match="^n_fixed: power, expected_n_h1"):
+        bare.power
+    for kw in (dict(k=3, n_fixed=100.0), dict(information=[1, 2], n_fixed=0.0), dict(information=[1, 2], n_fixed=True)):
+        with pytest.raises(ValueError, match="^n_fixed"):
+            design(**kw)
+
+
+@pytest.mark.r
+def test_n_fixed_matches_gsdesign_n_fix_beta_spending():
+    """gsDesign(k=3, test.type=4, alpha=0.025, beta=0.1, sfu=sfLDOF, n.I=c(100, 200, 300), maxn.IPlan=300,
+    n.fix=296.4859): lower -0.2919544 0.8657003 1.9020860, en 179.3234 234.7532, delta 0.1882548."""
+    kw = dict(alpha=0.025, test_type=4, information=[100, 200, 300], spending="ld_obf", n_fixed=296.4859)
+    n, g = design(**kw), design(**kw, backend="gsdesign")
+    np.testing.assert_allclose(n.lower, [-0.2919544, 0.8657003, 1.9020860], atol=1e-6)
+    np.testing.assert_allclose([n.expected_n_h0, n.expected_n_h1], [179.3234, 234.7532], atol=1e-4)
+    np.testing.assert_allclose(n.lower, g.lower, atol=1e-6)
+    assert n.delta == pytest.approx(0.1882548, abs=1e-7) and g.delta == pytest.approx(n.delta, rel=1e-9)

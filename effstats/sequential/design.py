@@ -17,6 +17,7 @@ Anderson, K. M. et al. gsDesign: Group Sequential Design. R package, https://CRA
 """
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from functools import cached_property
 from numbers import Integral, Real
@@ -80,7 +81,10 @@ class GroupSequentialDesign:
         non-binding lower bound for test types 4 and 6).
     delta : float
         Standardised drift of the alternative for a fixed design of information 1
-        (``z_{1-alpha} + z_{1-beta}``, one-sided alpha).
+        (``z_{1-alpha} + z_{1-beta}``, one-sided alpha); ``/ sqrt(n_fixed)`` per unit of the user's information
+        when ``n_fixed`` was given.
+    n_fixed : float or None
+        Fixed-sample information on the scale of ``information`` (designs at observed information).
     spending, lower_spending : SpendingFunction
     backend : {"native", "gsdesign"}
     r : int
@@ -119,6 +123,7 @@ class GroupSequentialDesign:
     backend: str
     astar: float = 0.0
     max_information: float | None = None
+    n_fixed: float | None = None
     tol: float = 1e-6
     r: int = 18
     _observed: np.ndarray | None = field(default=None, repr=False)
@@ -143,6 +148,15 @@ class GroupSequentialDesign:
 
             res = gsdesign_design(self._spec)
         n_i = np.asarray(res["n_i"], float)
+        if (self._observed is not None and self.n_fixed is None and self._observed[-1] > 20
+                and not self._bnd.get("sized")):
+            # relative to a fixed design of information 1, 20 units is power ~1 at the design alternative (test
+            # types 3 / 4 are sized at creation, where their beta-spending bounds need the scale: documented there)
+            warnings.warn(f"n_fixed: power, expected_n_h1, upper_prob/lower_prob under the alternative (and "
+                          f"conditional power's default alternative) take information relative to a fixed design of "
+                          f"information 1 (gsDesign's n.fix = 1); information up to {self._observed[-1]:g} looks like "
+                          "sample sizes: pass n_fixed, the fixed-sample size for power 1 - beta, on the same scale",
+                          UserWarning, stacklevel=3)
         if not np.all(np.isfinite(res["upper_prob"])):
             raise ValueError(f"r: the integration grid (r={self.r}) is too coarse for these looks; pass a larger r "
                              "(<= 80)")
@@ -213,7 +227,8 @@ class GroupSequentialDesign:
         """
         return design(alpha=self.alpha, beta=self.beta, test_type=self.test_type, spending=self.spending,
                       lower_spending=self.lower_spending, astar=self.astar, information=information,
-                      max_information=max_information, backend=backend or self.backend, tol=self.tol, r=None)
+                      max_information=max_information, n_fixed=self.n_fixed, backend=backend or self.backend,
+                      tol=self.tol, r=None)
 
     def crossing_probability(self, theta: Any) -> dict[str, np.ndarray]:
         """Upper / lower crossing probabilities (k, n_theta) for drifts ``theta`` (n_theta,) (same scale as ``delta``),
@@ -247,6 +262,7 @@ def design(
     timing: Any = None,
     information: Any = None,
     max_information: float | None = None,
+    n_fixed: float | None = None,
     astar: float = 0.0,
     backend: Backend = "native",
     tol: float = 1e-6,
@@ -286,6 +302,14 @@ def design(
         Planned maximum information (default: the last observed level): bounds are recomputed from the spending
         function at ``information / max_information`` (capped at 1). Interim levels must not exceed it; the
         final look may overrun it and then spends all the remaining alpha, as in gsDesign and rpact.
+    n_fixed : float, optional
+        With ``information``: the information (e.g. sample size) a fixed-sample test needs for power ``1 - beta``,
+        on the scale of ``information`` (gsDesign's ``n.fix``). The design alternative is then
+        ``delta = (z_{1-alpha} + z_{1-beta}) / sqrt(n_fixed)`` per unit of information, so ``power``,
+        ``expected_n_h1``, the beta-spending lower bounds of test types 3 / 4 and conditional power's default
+        alternative are on the user's scale. Default 1: information relative to a fixed design (for test types
+        1, 2, 5, 6 a warning when the sizes are read and ``information`` exceeds 20, which looks like sample
+        sizes; test types 3 / 4 need the right scale for their lower bounds, so pass it with sample sizes).
     astar : float, default=0.0
         Total lower-bound spending for test types 5 / 6 (0 means ``1 - alpha``).
     backend : {"native", "gsdesign"}, default="native"
@@ -365,6 +389,11 @@ def design(
         k = n_i.size
         if timing is not None:
             raise ValueError("timing: give either timing (planned fractions) or information (observed levels), not both")
+        if n_fixed is not None:
+            if isinstance(n_fixed, bool) or not isinstance(n_fixed, Real) or not np.isfinite(n_fixed) or n_fixed <= 0:
+                raise ValueError(f"n_fixed: expected a positive number (the fixed-sample information on the scale of "
+                                 f"information), got {n_fixed!r}")
+            n_fixed = float(n_fixed)
         if max_information is None:
             max_info = float(n_i[-1])
         else:
@@ -384,6 +413,9 @@ def design(
     else:
         if max_information is not None:
             raise ValueError("max_information: only used with information (observed levels at the looks)")
+        if n_fixed is not None:
+            raise ValueError("n_fixed: only used with information (observed levels at the looks); without it the "
+                             "information is relative to a fixed design (multiply by your fixed-sample size)")
         if k is None:
             raise ValueError("k: the number of looks is required when information is not given")
         k = check_positive_int(k, "k")
@@ -396,7 +428,8 @@ def design(
         r = int(min(80, max(18, np.ceil(1.5 * np.sqrt(ratio)))))
     r = check_positive_int(r, "r", maximum=80)
     spec = _Spec(k=k, test_type=test_type, alpha=a1, beta=beta, timing=t, upper=up, lower=lo, astar=astar_eff,
-                 n_i=n_i, max_info_plan=max_info if max_info is not None else 1.0, tol=float(tol), r=r)
+                 n_i=n_i, max_info_plan=max_info if max_info is not None else 1.0, tol=float(tol), r=r,
+                 n_fix=n_fixed if n_fixed is not None else 1.0)
     if backend == "native":
         res = native_bounds(spec)
     else:
@@ -422,7 +455,8 @@ def design(
     out = GroupSequentialDesign(
         k=k, test_type=test_type, alpha=alpha, beta=beta, timing=t, upper=upper, lower=lower,
         nominal_p=ndtr(-upper), alpha_spent=alpha_spent, delta=float(res["delta"]), spending=up, lower_spending=lo,
-        backend=backend, astar=float(astar), max_information=max_info, tol=float(tol), r=r, _observed=n_i,
+        backend=backend, astar=float(astar), max_information=max_info, n_fixed=n_fixed, tol=float(tol), r=r,
+        _observed=n_i,
         _spec=spec, _bnd=res,
     )
     if res.get("sized"):

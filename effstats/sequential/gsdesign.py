@@ -72,6 +72,8 @@ def gsdesign_design(s) -> dict:
         kw["astar"] = float(s.astar)
     if s.n_i is not None:
         kw.update(n_I=ro.FloatVector(np.asarray(s.n_i, float)), maxn_IPlan=float(s.max_info_plan))
+        if getattr(s, "n_fix", 1.0) != 1.0:
+            kw["n_fix"] = float(s.n_fix)
     elif s.k > 1:  # gsDesign rejects an explicit timing of length 1
         kw["timing"] = ro.FloatVector(np.asarray(s.timing, float))
     x = r_call(gs.gsDesign, **kw)

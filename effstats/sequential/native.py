@@ -531,6 +531,7 @@ class _Spec:
     max_info_plan: float
     tol: float
     r: int
+    n_fix: float = 1.0  # fixed-design information on the scale of n_i (gsDesign's n.fix); the drift is per unit of it
 
 
 def _incr(x: np.ndarray) -> np.ndarray:
@@ -607,7 +608,7 @@ def native_bounds(s: _Spec) -> dict:
     derivation needed, and so returns, the sizes too: beta-spending test types 3 and 4).
     """
     k, tol, r = s.k, s.tol, s.r
-    delta = abs(ndtri(s.alpha) + ndtri(s.beta))
+    delta = abs(ndtri(s.alpha) + ndtri(s.beta)) / np.sqrt(s.n_fix)  # gsDesign: (z_alpha + z_beta) / sqrt(n.fix)
     given = s.n_i is not None
     timing = s.timing
     low20 = np.full(k, -EXTREMEZ)
