@@ -29,7 +29,6 @@ MAX_EXAMPLES = 1  # draws per (callable, argument), each trying every bad value 
 KNOWN: dict[tuple[str, str], str] = {
     ("ExpandResult.evaluate", "true_responses"): "sortsearch: bad true_responses not refused by name; see /tmp/fuzz_findings/sortsearch.md",
     ("HybridResult.evaluate", "true_responses"): "sortsearch: bad true_responses not refused by name; see /tmp/fuzz_findings/sortsearch.md",
-    ("MethodChooser.predict_interval", "n_splits"): "disco: bad n_splits not refused by name; see /tmp/fuzz_findings/disco.md",
     ("cohen_kappa(ResponseMatrix)", "y"): "metrics: bad y not refused by name; see /tmp/fuzz_findings/metrics.md",
     ("decompose_errors(ResponseMatrix)", "y"): "metrics: bad y not refused by name; see /tmp/fuzz_findings/metrics.md",
     ("distributed.dior", "rng"): "distributed: bad rng not refused by name; see /tmp/fuzz_findings/distributed.md",
