@@ -108,8 +108,9 @@ def task_seeds(rng: Any, n_tasks: int) -> list[np.random.SeedSequence]:
     n_tasks = check_positive_int(n_tasks, "n_tasks")
     if isinstance(rng, np.random.Generator):
         raise ValueError("rng: expected an int seed, a SeedSequence or None (a Generator cannot be split reproducibly)")
-    if rng is not None and not isinstance(rng, (int, np.integer, np.random.SeedSequence)) or isinstance(rng, bool):
-        raise ValueError(f"rng: expected an int seed, a SeedSequence or None, got {rng!r}")
+    if rng is not None and not isinstance(rng, (int, np.integer, np.random.SeedSequence)) or isinstance(rng, bool) \
+            or isinstance(rng, (int, np.integer)) and rng < 0:
+        raise ValueError(f"rng: expected a non-negative int seed, a SeedSequence or None, got {rng!r}")
     ss = rng if isinstance(rng, np.random.SeedSequence) else np.random.SeedSequence(rng)
     return ss.spawn(n_tasks)
 

@@ -63,6 +63,8 @@ def test_task_seeds_and_errors():
         ed.task_seeds(np.random.default_rng(0), 2)
     with pytest.raises(ValueError, match="rng"):
         ed.task_seeds("x", 2)
+    with pytest.raises(ValueError, match="rng"):
+        ed.task_seeds(-1, 2)
 
 
 def test_sequential_simulation_on_cluster_equals_memory(client):
