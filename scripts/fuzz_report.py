@@ -6,7 +6,7 @@ tests/test_fuzz.py drives with hypothesis); here every bad value of every argume
 
     .venv/bin/python scripts/fuzz_report.py                 # table per module
     .venv/bin/python scripts/fuzz_report.py --seeds 5 -v    # more variants, list every crash / garbage
-    .venv/bin/python scripts/fuzz_report.py --module sortsearch --findings /tmp/fuzz_findings
+    .venv/bin/python scripts/fuzz_report.py --module sortsearch --findings findings/  # one <module>.md per module
 
 A result is *clear* if a ValueError/TypeError names the argument, *ok* if an equivalent or unusual-but-valid
 input gave a correct finite result, *crash* for any other exception (or an error not naming the argument),
