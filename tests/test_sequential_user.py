@@ -133,3 +133,71 @@ def test_final_inference_refuses_other_stops_and_no_efficacy_rule():
     r = SequentialEvaluator([Threshold(0.5, "above")], rng=1).fit(a)
     with pytest.raises(ValueError, match="final_inference: needs an Efficacy rule"):
         r.final_inference()
+
+
+# --------------------------------------------------------------- online: labelled batches enter once
+def test_online_update_refuses_item_ids_already_evaluated():
+    # before: a harness re-sending a labelled batch had its items counted twice (n = 200 from 100 items)
+    a, b = _pair(0.80, 0.78, n=2000)
+    sa, sb = pd.Series(a), pd.Series(b)
+    ev = SequentialEvaluator([Efficacy()])
+    ev.start(max_n=2000)
+    ev.update(sa[:100], sb[:100])
+    with pytest.raises(ValueError, match=r"scores_a: item ids already evaluated in an earlier batch: \[50, 51"):
+        ev.update(sa[50:150], sb[50:150])
+    with pytest.raises(ValueError, match="scores_a: earlier batches were labelled Series"):
+        ev.update(a[100:200], b[100:200])
+    r = ev.update(sa[100:200], sb[100:200].sample(frac=1, random_state=0))  # refused batches left no trace
+    assert r.n == 200
+    assert r.estimate == pytest.approx(float(np.mean(a[:200] - b[:200])), abs=1e-12)
+
+
+def test_unpaired_comparison_raises_no_runtime_warning():
+    # before: "invalid value encountered in multiply" (0 * inf) from the Agresti-Caffo statistic at its estimate
+    import warnings
+
+    a, b = _pair(0.80, 0.78, n=2000)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        r = SequentialEvaluator([Efficacy()], rng=0).fit(pd.Series(a), pd.Series(b), paired=False)
+    assert r.ci_low < r.estimate < r.ci_high
+
+
+# --------------------------------------------------------------- ranking: labelled inputs aligned by id
+def _frame(seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    acc = np.array([0.70, 0.72, 0.75, 0.80])[:, None]
+    return pd.DataFrame((rng.random((4, 3000)) < acc).astype(float), index=list("abcd"),
+                        columns=[f"i{k}" for k in range(3000)])
+
+
+def test_rank_models_takes_model_ids_from_a_dataframe_and_aligns_groups_by_item_id():
+    from effstats.sequential import rank_models
+
+    df = _frame()
+    g = pd.Series(np.repeat([0, 1, 2], 1000), index=df.columns)
+    r = rank_models(df, groups=g, rng=0)
+    assert list(r.ranking.index) == ["d", "c", "b", "a"]  # before: m3, m2, m1, m0
+    shuffled = rank_models(df, groups=g.sample(frac=1, random_state=2), rng=0)  # before: other groups, other n
+    assert r.pairs["n"].tolist() == shuffled.pairs["n"].tolist()
+    np.testing.assert_allclose(r.pairs["estimate"], shuffled.pairs["estimate"])
+    with pytest.raises(ValueError, match=r"groups: no group for item ids \['i0'"):
+        rank_models(df, groups=pd.Series(np.zeros(3000), index=range(3000)), rng=0)
+    with pytest.raises(ValueError, match="scores: the DataFrame index must hold the model ids"):
+        rank_models(df, model_ids=list("abcz"), rng=0)
+
+
+def test_online_ranking_aligns_model_rows_and_refuses_repeated_items():
+    from effstats.sequential import SequentialRanking
+
+    df = _frame()
+    sr = SequentialRanking()
+    sr.start(list("abcd"), max_n=3000)
+    est = sr.update(df.iloc[[1, 0, 2, 3], :100]).pairs.set_index(["model_a", "model_b"])["estimate"]
+    d = df.iloc[:, :100]
+    assert est[("a", "b")] == pytest.approx(float((d.loc["a"] - d.loc["b"]).mean()))  # before: the sign flipped
+    with pytest.raises(ValueError, match="missing: \\['a'\\], unknown: \\['z'\\]"):
+        sr.update(df.rename(index={"a": "z"}).iloc[:, 100:200])
+    with pytest.raises(ValueError, match="scores: item ids already evaluated in an earlier batch"):
+        sr.update(df.iloc[:, 50:150])
+    assert sr.update(df.iloc[:, 100:200]).pairs["n"].tolist()[0] == 200  # refused batches left no trace

@@ -761,7 +761,7 @@ class SequentialEvaluator:
         plan = self._schedule(sz)
         self._online = {"rules": rules, "max_n": max_n, "D": n_groups, "sizes": sz, "plan": plan, "kind": None,
                         "s1": np.zeros(n_groups), "s2": np.zeros(n_groups), "sa": np.zeros(n_groups),
-                        "cnt": np.zeros(n_groups), "looks": [], "done": False}
+                        "cnt": np.zeros(n_groups), "looks": [], "done": False, "seen": None}
         return self
 
     def update(self, scores_a: Any, scores_b: Any = None, *, groups: Any = None) -> SequentialResult:
@@ -777,6 +777,14 @@ class SequentialEvaluator:
             raise ValueError("update: call start(max_n, n_groups) first")
         if st["done"]:
             raise ValueError("update: the evaluation has already stopped; call start() to begin a new one")
+        ids = scores_a.index if isinstance(scores_a, pd.Series) else None
+        if ids is not None and st["seen"] is not None:
+            again = ids.intersection(st["seen"])
+            if len(again):  # e.g. a harness re-sending a batch: counting items twice would overstate the information
+                raise ValueError(f"scores_a: item ids already evaluated in an earlier batch: {list(again[:5])}"
+                                 f"{'...' if len(again) > 5 else ''}; each item may enter once")
+        elif ids is None and st["seen"] is not None:
+            raise ValueError("scores_a: earlier batches were labelled Series; pass this one with its item ids too")
         a, b, groups = self._align(scores_a, scores_b, groups)
         a = check_unit_interval(a, "scores_a", ndim=1)
         x, kind = a, "single"
@@ -800,6 +808,8 @@ class SequentialEvaluator:
         if np.any(new_cnt > st["sizes"]):
             raise ValueError(f"scores_a: more items than planned in dataset(s) {np.flatnonzero(new_cnt > st['sizes']).tolist()} "
                              f"(sizes {st['sizes'].tolist()}); pass sizes= to start()")
+        if ids is not None:
+            st["seen"] = ids if st["seen"] is None else st["seen"].append(ids)
         st["s1"] += np.bincount(g, x, D)
         st["s2"] += np.bincount(g, x * x, D)
         st["sa"] += np.bincount(g, np.abs(x), D)

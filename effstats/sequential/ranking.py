@@ -65,6 +65,41 @@ class PairwiseRanking:
         return self.pairs.copy()
 
 
+def _ids_text(ix) -> str:
+    ix = list(ix)
+    return f"{ix[:5]}{'...' if len(ix) > 5 else ''}"
+
+
+def _align_models(scores: Any, ids: list | None, name: str = "scores"):
+    """A DataFrame (models x items) is reindexed to ``ids`` by its index; returns (frame or array, ids)."""
+    if not isinstance(scores, pd.DataFrame):
+        return scores, ids
+    if not scores.index.is_unique:
+        raise ValueError(f"{name}: the DataFrame index (model ids) has duplicates")
+    if not scores.columns.is_unique:
+        raise ValueError(f"{name}: the DataFrame columns (item ids) have duplicates")
+    if ids is None:
+        return scores, list(scores.index)
+    missing = pd.Index(ids).difference(scores.index)
+    unseen = scores.index.difference(pd.Index(ids))
+    if len(missing) or len(unseen):
+        raise ValueError(f"{name}: the DataFrame index must hold the model ids {_ids_text(ids)}; missing: "
+                         f"{_ids_text(missing)}, unknown: {_ids_text(unseen)}")
+    return scores.reindex(ids), ids
+
+
+def _align_groups(groups: Any, items: pd.Index | None):
+    """A groups Series is reindexed to the item ids (columns); missing or unknown ids are refused."""
+    if not isinstance(groups, pd.Series) or items is None:
+        return groups.to_numpy() if isinstance(groups, pd.Series) else groups
+    missing = items.difference(groups.index)
+    if len(missing):
+        raise ValueError(f"groups: no group for item ids {_ids_text(missing)}")
+    if not groups.index.is_unique:
+        raise ValueError("groups: the Series index (item ids) has duplicates")
+    return groups.reindex(items).to_numpy()
+
+
 def _lockstep(fires: np.ndarray, eff: np.ndarray, correction: str):
     """Corrected stopping: ``fires`` / ``eff`` (L, runs, P, K) -- some rule fires / it is an efficacy rejection at
     level index ``l`` (level alpha / (l + 1) for Holm; one level for Bonferroni).
@@ -271,6 +306,19 @@ class SequentialRanking:
         st = getattr(self, "_online", None)
         if st is None:
             raise ValueError("update: call start(model_ids, max_n, n_groups) first")
+        items = None
+        if isinstance(scores, pd.DataFrame):  # rows by model id, columns are item ids
+            scores, _ = _align_models(scores, st["ids"])
+            items = scores.columns
+            seen = st.get("seen")
+            if seen is not None and len(items.intersection(seen)):
+                raise ValueError(f"scores: item ids already evaluated in an earlier batch: "
+                                 f"{_ids_text(items.intersection(seen))}; each item may enter once")
+            groups = _align_groups(groups, items)
+        elif st.get("seen") is not None:
+            raise ValueError("scores: earlier batches were labelled DataFrames; pass this one with its ids too")
+        elif isinstance(groups, pd.Series):
+            raise ValueError("groups: a labelled Series needs scores as a DataFrame with item ids as columns")
         x = check_unit_interval(scores, "scores", ndim=2)
         if x.shape[0] != len(st["ids"]):
             raise ValueError(f"scores: expected {len(st['ids'])} rows (one per model), got {x.shape[0]}")
@@ -286,7 +334,11 @@ class SequentialRanking:
         counts = np.stack([np.bincount(np.concatenate(st["groups"][:k + 1]), minlength=D)
                            for k in range(len(st["groups"]))])  # (K, D)
         if np.any(counts[-1] > st["sizes"]):
+            st["batches"].pop()
+            st["groups"].pop()
             raise ValueError("scores: more items than planned in some dataset; pass sizes= to start()")
+        if items is not None:
+            st["seen"] = items if st.get("seen") is None else st["seen"].append(items)
         ev, rules = self._check()
         m = x.shape[0]
         pairs_ij = list(combinations(range(m), 2))
@@ -348,6 +400,18 @@ def rank_models(scores: Any, *, rules: Sequence[StoppingRule] | None = None, cor
     """
     if correction not in ("holm", "bonferroni"):
         raise ValueError(f"correction: expected 'holm' or 'bonferroni', got {correction!r}")
+    items = None
+    if isinstance(model_ids, str):
+        raise ValueError(f"model_ids: expected a sequence of ids, got the string {model_ids!r}")
+    if isinstance(scores, pd.DataFrame):  # rows are models (index), columns are item ids
+        scores, model_ids = _align_models(scores, None if model_ids is None else list(model_ids))
+        items = scores.columns
+        groups = _align_groups(groups, items)
+    elif isinstance(scores, ResponseMatrix):
+        items = pd.Index(scores.item_ids)
+        groups = _align_groups(groups, items)
+    elif isinstance(groups, pd.Series):
+        raise ValueError("groups: a labelled Series needs scores as a DataFrame (items as columns) or a ResponseMatrix")
     if isinstance(scores, ResponseMatrix):
         if scores.missing is not None and np.asarray(scores.missing).any():
             raise ValueError("scores: a complete matrix is required for paired comparisons")

@@ -72,6 +72,12 @@ _EPS = 1e-12
 _BISECT = 40  # bisection steps: interval ends to ~1e-12 within the bracket
 
 
+def _signinf(d):
+    """+inf / -inf / 0 by the sign of ``d`` (no 0 * inf warning)."""
+    d = np.asarray(d, float)
+    return np.where(d > 0, np.inf, np.where(d < 0, -np.inf, 0.0))
+
+
 def _div(a, b, fill):
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         out = a / b
@@ -136,7 +142,7 @@ class WaldStatistic(_Statistic):
 
     def z_at(self, theta0):
         d = self.estimate - theta0
-        return np.nan_to_num(_div(d, self.se, np.sign(d) * np.inf), nan=0.0)
+        return np.nan_to_num(_div(d, self.se, _signinf(d)), nan=0.0)
 
     def interval(self, c):
         return self.estimate - c * self.se, self.estimate + c * self.se
@@ -229,7 +235,7 @@ class TangoStatistic(_Statistic):
         cc = np.where(np.isfinite(self.n_eff) & (np.asarray(theta0, float) != 0), 1.0 / self.n_eff, 0.0)
         with np.errstate(invalid="ignore", over="ignore"):
             d = np.sign(d) * np.maximum(np.abs(d) - cc, 0.0)
-            z = _div(d * np.sqrt(self.n_eff), np.sqrt(v), np.sign(d) * np.inf)
+            z = _div(d * np.sqrt(self.n_eff), np.sqrt(v), _signinf(d))
         return np.nan_to_num(z, nan=0.0, posinf=np.inf, neginf=-np.inf)
 
     def interval(self, c):
@@ -258,7 +264,7 @@ class AgrestiCaffoStatistic(_Statistic):
 
     def z_at(self, theta0):
         d = self.adjusted - np.asarray(theta0, float)
-        return np.nan_to_num(_div(d, self.se, np.sign(d) * np.inf), nan=0.0)
+        return np.nan_to_num(_div(d, self.se, _signinf(d)), nan=0.0)
 
     def interval(self, c):
         return (np.clip(self.adjusted - c * self.se, -1, 1), np.clip(self.adjusted + c * self.se, -1, 1))
