@@ -69,7 +69,7 @@ def _meta(meta: Any, ids: pd.Index, name: str) -> pd.DataFrame:
         out = meta.copy()
     elif set(meta.index) == set(ids):
         out = meta.loc[ids].copy()
-    elif isinstance(meta.index, pd.RangeIndex) and meta.index.equals(pd.RangeIndex(len(ids))):
+    elif meta.index.equals(pd.RangeIndex(len(ids))):
         out = meta.set_axis(ids)  # no ids given: documented as row order
     else:  # labelled by other ids: refuse rather than align by position
         unknown = [i for i in meta.index if i not in set(ids)][:5]
