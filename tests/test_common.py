@@ -176,3 +176,14 @@ def test_result_protocol():
     assert {"statistic", "standard_error", "ci_low", "ci_high"} <= set(res.to_frame().columns)
     with pytest.raises(ValueError, match="confidence_level"):
         res.confidence_interval(confidence_level=1.5)
+
+
+def test_progress_bars_are_text_bars():
+    """tqdm.auto's widget bars crash with Debian's ipywidgets 6 ('FloatProgress' has no 'style') and nbclient
+    rejects widget comms: every progress bar in effstats is a plain text bar."""
+    from pathlib import Path
+
+    import effstats
+
+    offenders = [str(p) for p in Path(effstats.__file__).parent.rglob("*.py") if "tqdm.auto" in p.read_text()]
+    assert not offenders, offenders

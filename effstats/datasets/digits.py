@@ -526,7 +526,7 @@ def _build(
     out = np.empty((len(cfgs), len(labels), N_CLASSES // 2), np.uint8)
     bar = None
     if progress:
-        from tqdm.auto import tqdm
+        from tqdm import tqdm  # text bars: widget bars break with Debian's ipywidgets 6 and nbclient
 
         bar = tqdm(total=len(cfgs), desc="training digits models", unit="model")
     try:

@@ -302,7 +302,7 @@ def simulate_packed_responses(
     buf = np.empty((br, n_items), bool)
     bar = None
     if progress:
-        from tqdm.auto import tqdm
+        from tqdm import tqdm  # text bars: widget bars break with Debian's ipywidgets 6 and nbclient
 
         bar = tqdm(total=n_models, desc="simulating", unit="model")
 

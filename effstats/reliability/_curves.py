@@ -62,7 +62,7 @@ def rank_switch_curve(
         _check_example_size(bench, s, "sizes")
     it = sizes
     if progress:
-        from tqdm.auto import tqdm
+        from tqdm import tqdm  # text bars: widget bars break with Debian's ipywidgets 6 and nbclient
 
         it = tqdm(sizes, desc="rank switches", leave=False)
     rows = []

@@ -464,7 +464,7 @@ def dior(
     step = plan.chunk_size
     starts = range(0, n_boot, step)
     if progress:
-        from tqdm.auto import tqdm
+        from tqdm import tqdm  # text bars: widget bars break with Debian's ipywidgets 6 and nbclient
 
         starts = tqdm(starts, desc=f"DIoR {decision}/{objective}", leave=False)
     dists, scores = [], []
@@ -495,7 +495,7 @@ def efficiency_curve(data: Any, decision: Decision = "examples", objective: Obje
     rows = []
     it = sizes
     if progress:
-        from tqdm.auto import tqdm
+        from tqdm import tqdm  # text bars: widget bars break with Debian's ipywidgets 6 and nbclient
 
         it = tqdm(sizes, desc=f"DIoR {decision}/{objective}", leave=False)
     rng = check_rng(kw.pop("rng", None))

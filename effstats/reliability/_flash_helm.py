@@ -278,7 +278,7 @@ def _tournament(st: dict, new_models: Any, rng: np.random.Generator, progress: b
 
     it = new_pos
     if progress:
-        from tqdm.auto import tqdm
+        from tqdm import tqdm  # text bars: widget bars break with Debian's ipywidgets 6 and nbclient
 
         it = tqdm(new_pos, desc="Flash-HELM", leave=False)
     rows = []
@@ -341,7 +341,7 @@ def flash_helm_orders(
     st = _flash_setup(data, rng=rng, kw=kw, **args)
     it = range(n_orders)
     if progress:
-        from tqdm.auto import tqdm
+        from tqdm import tqdm  # text bars: widget bars break with Debian's ipywidgets 6 and nbclient
 
         it = tqdm(it, desc="Flash-HELM orders", leave=False)
     rows = []

@@ -200,7 +200,7 @@ def audit(data: Any, out: str | Path, *, by: str = "scenario", published: pd.Ser
     """
     import warnings
 
-    from tqdm.auto import tqdm
+    from tqdm import tqdm  # text bars: widget bars break with Debian's ipywidgets 6 and nbclient
 
     from ..exceptions import DegenerateDataWarning
 
@@ -224,7 +224,7 @@ def audit(data: Any, out: str | Path, *, by: str = "scenario", published: pd.Ser
 def _audit(data: Any, out: Path, *, by: str, published: pd.Series | None, published_kind: str | None, aggregate: str,
            ties: str, n_boot: int, target: float, seed: int | None, progress: bool, source: str,
            notes: list[str] | None) -> Path:
-    from tqdm.auto import tqdm
+    from tqdm import tqdm  # text bars: widget bars break with Debian's ipywidgets 6 and nbclient
 
     kw = dict(scenario=by, subscenario=None)
     bench = Benchmark.from_data(data, name="SCORES", **kw)

@@ -181,7 +181,7 @@ def validation_grid(fast: bool = True, n_runs: int | None = None, alpha: float =
             jobs.append(("ranking", looks, p, None, None))
     it = jobs
     if progress:
-        from tqdm.auto import tqdm
+        from tqdm import tqdm  # text bars: widget bars break with Debian's ipywidgets 6 and nbclient
 
         it = tqdm(jobs, desc="validation cells")
     for kind, looks, p, dis, direction in it:
