@@ -84,7 +84,7 @@ def check_array(
         raise ValueError(f"{name}: expected a non-empty array, got shape {arr.shape}")
     if np.issubdtype(arr.dtype, np.floating):
         if not allow_nan and np.isnan(arr).any():
-            raise ValueError(f"{name}: contains NaN; pass an explicit missing mask for values not evaluated")
+            raise ValueError(f"{name}: contains NaN; expected finite numbers")
         if np.isinf(arr).any():
             raise ValueError(f"{name}: contains infinite values")
     return arr
