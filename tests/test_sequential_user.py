@@ -86,14 +86,16 @@ def test_final_inference_is_stagewise_inference_on_the_trace(alternative):
     tr = r.trace
     sign = -1.0 if alternative == "less" else 1.0
     two = alternative == "two-sided"
-    ref = stagewise_inference(z=sign * tr["z"].to_numpy()[-1], look=len(tr), information=1 / tr["se"].to_numpy() ** 2,
+    t = tr["information"].to_numpy()
+    info = t / (t[-1] * tr["se"].to_numpy()[-1] ** 2)
+    ref = stagewise_inference(z=sign * tr["z"].to_numpy()[-1], look=len(tr), information=info,
                               upper=tr["bound" if two else "bound_one_sided"].to_numpy(), two_sided=two)
     assert fi.pvalue == pytest.approx(ref.pvalue, rel=1e-12)
     assert fi.statistic == pytest.approx(sign * ref.statistic, rel=1e-9)
-    # on the scale of the scores: naive estimate = z * se ~ the observed difference (score vs Wald s.e.: within 5 %)
+    # on the scale of the scores: naive estimate = z * se at the stop ~ the observed difference (score s.e.)
     assert fi.naive_estimate == pytest.approx(r.estimate, rel=0.05)
-    # the stage-wise p-value agrees with the result's own (same ordering; information 1/se^2 vs fractions)
-    assert fi.pvalue == pytest.approx(r.pvalue, rel=0.1)
+    # the stage-wise p-value is the result's own (same ordering, same information fractions)
+    assert fi.pvalue == pytest.approx(r.pvalue, rel=1e-9)
     # after an early stop the median-unbiased estimate is pulled towards 0 from the naive one
     assert abs(fi.statistic) < abs(fi.naive_estimate)
     lo, hi = fi.confidence_interval(0.95)
@@ -122,6 +124,21 @@ def test_final_inference_median_unbiased_by_monte_carlo():
     assert len(mu) >= 50
     assert abs(np.median(mu) - 0.03) < 0.006
     assert np.median(naive) > np.median(mu)
+
+
+def test_final_inference_with_rare_disagreements_non_monotone_plugin_information():
+    # before: 1 / se**2 per look was passed as the information and is not increasing when disagreements are rare
+    # ("information: expected positive, strictly increasing levels")
+    nu, nd = int(POP * 0.015), int(POP * 0.005)
+    a = np.r_[np.ones(nu), np.zeros(nd), np.ones(POP - nu - nd)]
+    b = np.r_[np.zeros(nu), np.ones(nd), np.ones(POP - nu - nd)]
+    ok = 0
+    for seed in range(12):
+        r = SequentialEvaluator([Efficacy()], rng=seed, initial=200, batch=200, max_n=4000).fit(a, b)
+        fi = r.final_inference()
+        lo, hi = fi.confidence_interval(0.95)
+        ok += lo <= 0.01 <= hi
+    assert ok >= 10
 
 
 def test_final_inference_refuses_other_stops_and_no_efficacy_rule():
@@ -201,3 +218,13 @@ def test_online_ranking_aligns_model_rows_and_refuses_repeated_items():
     with pytest.raises(ValueError, match="scores: item ids already evaluated in an earlier batch"):
         sr.update(df.iloc[:, 50:150])
     assert sr.update(df.iloc[:, 100:200]).pairs["n"].tolist()[0] == 200  # refused batches left no trace
+
+
+def test_result_frame_carries_the_pvalue_and_alpha():
+    # before: to_frame() dropped the p-value and alpha the result holds
+    a, b = _pair(0.80, 0.76)
+    r = SequentialEvaluator([Efficacy()], alpha=0.1, rng=1).fit(a, b)
+    f = r.to_frame()
+    assert f.loc[0, "pvalue"] == pytest.approx(r.pvalue) and r.pvalue < 0.1
+    assert f.loc[0, "alpha"] == 0.1 and f.loc[0, "confidence_level"] == pytest.approx(0.9)
+    assert (f.loc[0, "ci_low"], f.loc[0, "ci_high"]) == tuple(r.confidence_interval())

@@ -185,8 +185,9 @@ class SequentialResult:
 
         :func:`effstats.sequential.stagewise_inference` on this evaluation's efficacy test: the score statistics
         ``z`` of the looks so far (``trace["z"]``), the bounds that were used (two-sided ``trace["bound"]`` for
-        ``Efficacy("two-sided")``, one-sided ``trace["bound_one_sided"]`` otherwise) and the information
-        ``1 / se**2`` of each look, so the drift ``theta`` is on the scale of the scores: the estimate and the
+        ``Efficacy("two-sided")``, one-sided ``trace["bound_one_sided"]`` otherwise) and the information of each
+        look in proportion to ``trace["information"]`` (the fractions the bounds were spent at), scaled to
+        ``1 / se**2`` at the stop, so the drift ``theta`` is on the scale of the scores: the estimate and the
         interval are for ``parameter - null`` (the difference itself when comparing two models with ``null=0``;
         for ``Efficacy("less")`` the sign is flipped back). Normal theory on the score statistic: approximate
         where the normal approximation is (very few items or disagreements).
@@ -221,12 +222,17 @@ class SequentialResult:
         sign = -1.0 if self.efficacy_alternative == "less" else 1.0
         z = sign * tr["z"].to_numpy(float)
         se = tr["se"].to_numpy(float)
-        if not (np.all(np.isfinite(z)) and np.all(np.isfinite(se)) and np.all(se > 0)):
+        if not (np.all(np.isfinite(z)) and np.isfinite(se[-1]) and se[-1] > 0):
             raise ValueError("final_inference: a look has an infinite information (exhaustive look with fpc=True) "
                              "or a zero standard error; the estimate there is exact")
         upper = tr["bound" if two else "bound_one_sided"].to_numpy(float)
         look = int(z.size)
-        res = stagewise_inference(z=float(z[-1]), look=look, information=1.0 / se**2, upper=upper, two_sided=two)
+        # information proportional to the planned information of each look (the fractions the bounds were spent
+        # at), scaled to 1 / se**2 at the stop: monotone (the plug-in 1 / se**2 per look is not when disagreements
+        # are rare) and the drift is on the scale of the scores
+        t = tr["information"].to_numpy(float)
+        res = stagewise_inference(z=float(z[-1]), look=look, information=t / (t[-1] * se[-1] ** 2), upper=upper,
+                                  two_sided=two)
         if sign < 0:  # report on the scale of the scores
             object.__setattr__(res, "statistic", -res.statistic)
             object.__setattr__(res, "naive_estimate", -res.naive_estimate)
@@ -246,9 +252,10 @@ class SequentialResult:
         return ConfidenceInterval(*((self.rci_low, self.rci_high) if b == "c2" else (self.low1, self.high1)))
 
     def to_frame(self) -> pd.DataFrame:
-        """One row: decision, reason, n, fraction, estimate, standard_error, z, ci_low, ci_high, confidence_level."""
+        """One row: decision, reason, n, fraction, information_fraction, estimate, standard_error, z, pvalue (None
+        when no efficacy test was made), ci_low, ci_high, confidence_level, alpha."""
         keys = ("decision", "reason", "n", "fraction", "information_fraction", "estimate", "standard_error", "z",
-                "ci_low", "ci_high", "confidence_level")
+                "pvalue", "ci_low", "ci_high", "confidence_level", "alpha")
         return pd.DataFrame({k: [getattr(self, k)] for k in keys})
 
 
