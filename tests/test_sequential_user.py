@@ -228,3 +228,14 @@ def test_result_frame_carries_the_pvalue_and_alpha():
     assert f.loc[0, "pvalue"] == pytest.approx(r.pvalue) and r.pvalue < 0.1
     assert f.loc[0, "alpha"] == 0.1 and f.loc[0, "confidence_level"] == pytest.approx(0.9)
     assert (f.loc[0, "ci_low"], f.loc[0, "ci_high"]) == tuple(r.confidence_interval())
+
+
+def test_nan_scores_message_says_what_to_do():
+    # before: "contains NaN; pass an explicit missing mask" -- these functions take no missing mask
+    from effstats.sequential import rank_models
+
+    a = np.r_[np.ones(50), np.nan]
+    with pytest.raises(ValueError, match=r"scores_a: contains NaN \(items not scored\); drop those items"):
+        SequentialEvaluator([Efficacy()]).fit(a, np.ones(51))
+    with pytest.raises(ValueError, match=r"scores: contains NaN \(items not scored\)"):
+        rank_models(np.r_[np.ones((2, 51)), a[None]])

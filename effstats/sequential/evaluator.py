@@ -61,9 +61,20 @@ def _groups(groups: Any, n: int, name: str) -> tuple[np.ndarray, np.ndarray]:
     return codes.astype(np.intp), labels
 
 
+def _scores(x: Any, name: str, ndim: int = 1) -> np.ndarray:
+    """check_unit_interval with a message for NaN that fits this API (no missing mask here: drop the items)."""
+    try:
+        return check_unit_interval(x, name, ndim=ndim)
+    except ValueError as e:
+        if "NaN" not in str(e):
+            raise
+        raise ValueError(f"{name}: contains NaN (items not scored); drop those items before the evaluation (for a "
+                         "pair, keep the items both models were scored on)") from None
+
+
 def mean_of_means(scores: Any, groups: Any = None) -> tuple[float, float]:
     """Unweighted mean of per-group means and its stratified plug-in standard error (no finite-population correction)."""
-    x = check_unit_interval(scores, "scores", ndim=1)
+    x = _scores(scores, "scores")
     codes, labels = _groups(groups, x.size, "groups")
     n = np.bincount(codes, minlength=labels.size).astype(float)
     s1 = np.bincount(codes, x, minlength=labels.size)
@@ -439,7 +450,7 @@ class SequentialEvaluator:
         paired = check_flag(paired, "paired")
         if paired or scores_b is None:
             scores_a, scores_b, groups = self._align(scores_a, scores_b, groups)
-        a = check_unit_interval(scores_a, "scores_a", ndim=1)
+        a = _scores(scores_a, "scores_a")
         codes, labels = _groups(groups, a.size, "groups")
         sizes = np.bincount(codes, minlength=labels.size)
         if sizes.min() < 2:
@@ -452,7 +463,7 @@ class SequentialEvaluator:
             raise ValueError(f"batch: {self.batch} items per dataset exceed the largest dataset ({sizes.max()} items)")
         if scores_b is None:
             return "single", [_Arm(a, codes, sizes)]
-        b = check_unit_interval(scores_b, "scores_b", ndim=1)
+        b = _scores(scores_b, "scores_b")
         if paired:
             if b.size != a.size:
                 raise ValueError(f"scores_b: paired scores must have the length of scores_a ({a.size}), got {b.size}")
@@ -793,10 +804,10 @@ class SequentialEvaluator:
         elif ids is None and st["seen"] is not None:
             raise ValueError("scores_a: earlier batches were labelled Series; pass this one with its item ids too")
         a, b, groups = self._align(scores_a, scores_b, groups)
-        a = check_unit_interval(a, "scores_a", ndim=1)
+        a = _scores(a, "scores_a")
         x, kind = a, "single"
         if b is not None:
-            b = check_unit_interval(b, "scores_b", ndim=1)
+            b = _scores(b, "scores_b")
             if b.size != a.size:
                 raise ValueError(f"scores_b: paired scores must have the length of scores_a ({a.size}), got {b.size}")
             x, kind = a - b, "paired"

@@ -29,9 +29,9 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from .._validation import check_array, check_rng, check_unit_interval
+from .._validation import check_array, check_rng
 from ..responses import ResponseMatrix
-from .evaluator import SequentialEvaluator, _groups
+from .evaluator import SequentialEvaluator, _groups, _scores
 from .rules import Efficacy, StoppingRule
 
 __all__ = ["PairwiseRanking", "rank_models", "SequentialRanking"]
@@ -319,7 +319,7 @@ class SequentialRanking:
             raise ValueError("scores: earlier batches were labelled DataFrames; pass this one with its ids too")
         elif isinstance(groups, pd.Series):
             raise ValueError("groups: a labelled Series needs scores as a DataFrame with item ids as columns")
-        x = check_unit_interval(scores, "scores", ndim=2)
+        x = _scores(scores, "scores", ndim=2)
         if x.shape[0] != len(st["ids"]):
             raise ValueError(f"scores: expected {len(st['ids'])} rows (one per model), got {x.shape[0]}")
         g = np.zeros(x.shape[1], np.intp) if groups is None else check_array(groups, "groups", ndim=1, dtype=None,
@@ -420,7 +420,7 @@ def rank_models(scores: Any, *, rules: Sequence[StoppingRule] | None = None, cor
         model_ids = list(scores.model_ids) if model_ids is None else model_ids
         x = scores.values.astype(float)
     else:
-        x = check_unit_interval(scores, "scores", ndim=2)
+        x = _scores(scores, "scores", ndim=2)
     m = x.shape[0]
     if m < 2:
         raise ValueError(f"scores: expected at least 2 models, got {m}")
