@@ -10,12 +10,11 @@ MIN_GSDESIGN=${EFFSTATS_MIN_GSDESIGN:-3.4.0}
 manual() {
   cat >&2 <<'MSG'
 effstats setup: this script automates Debian (as root) only. On this machine do it by hand:
-  1. Python >= 3.11:   python3 -m venv .venv && .venv/bin/pip install -e '.[r,dev]'
+  1. Python >= 3.11:   python3 -m venv .venv && .venv/bin/pip install -e '.[r,dev,jupyter,dask]' --config-settings editable_mode=compat
   2. R >= 4.1:         install R from your platform's usual source
   3. gsDesign:         Rscript -e 'install.packages("gsDesign")'
   4. Check:            .venv/bin/python -c "import effstats; effstats.show_versions()"
-  5. Jupyter (make lab, reports): pip install notebook nbconvert, then
-                       .venv/bin/python -m ipykernel install --prefix .venv --name effstats
+  5. Jupyter kernel:   .venv/bin/python -m ipykernel install --prefix .venv --name effstats
 MSG
   exit 2
 }
@@ -75,11 +74,15 @@ if [ ! -x .venv/bin/python ]; then
 fi
 # (re)install editable unless the venv, run from outside the checkout with no PYTHONPATH, imports this
 # checkout's effstats and has the `effstats` command (from the root the checkout itself would be imported).
+# editable_mode=compat: a .pth puts the checkout on sys.path, so a folder named effstats in the working directory
+# (the clone itself, seen from its parent, where users often start Jupyter) cannot shadow the package as an empty
+# namespace package, as it does with setuptools' default import-hook install ('no attribute ResponseMatrix').
 VENV_PY="$ROOT/.venv/bin/python"
 if ! (cd / && env -u PYTHONPATH "$VENV_PY" -c "import effstats, sys; sys.exit(not effstats.__file__.startswith('$ROOT/'))" 2>/dev/null) \
+   || ! grep -qxF "$ROOT" .venv/lib/python3*/site-packages/__editable__.effstats-*.pth 2>/dev/null \
    || [ ! -x .venv/bin/effstats ]; then
   echo "effstats setup: installing effstats (editable) into .venv"
-  "$VENV_PY" -m pip install -q --no-deps --no-build-isolation --no-index -e . >/dev/null
+  "$VENV_PY" -m pip install -q --no-deps --no-build-isolation --no-index -e . --config-settings editable_mode=compat >/dev/null
   (cd / && env -u PYTHONPATH "$VENV_PY" -c "import effstats") || { echo "effstats setup: effstats is not importable from outside the checkout" >&2; exit 1; }
 fi
 

@@ -36,3 +36,29 @@ def test_no_pythonpath_in_tests_or_runners():
         if p.is_file() and p.name != "test_install.py" and "PYTHONPATH=" in p.read_text(errors="ignore").replace(" ", ""):
             offenders.append(p.name)
     assert not offenders, offenders
+
+
+def test_a_folder_named_effstats_in_the_working_directory_does_not_shadow_the_package(tmp_path):
+    # A user who clones into ~/effstats and starts Python or Jupyter in ~ has a folder named effstats (the clone,
+    # with no __init__.py at its top) in the working directory. With setuptools' default editable install (an
+    # import hook that runs after the path search) that folder won as an empty namespace package and
+    # `effstats.ResponseMatrix` was an AttributeError; the path-based (compat) install finds the real package.
+    (tmp_path / "effstats").mkdir()
+    r = subprocess.run([sys.executable, "-c", "import effstats; print(effstats.__file__); print(effstats.ResponseMatrix)"],
+                       cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines()[0] == str(ROOT / "effstats" / "__init__.py")
+
+
+def test_pip_extras_cover_what_make_and_the_notebooks_import():
+    # pip users (no Debian packages) get the Jupyter server, the report renderer and the cluster from the extras
+    import tomllib
+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    names = {k: {d.split(">")[0].split("[")[0].split("=")[0].strip() for d in v} for k, v in extras.items()}
+    assert {"notebook", "nbconvert", "nbclient", "nbformat", "ipykernel"} <= names["jupyter"]
+    assert {"dask", "distributed", "zarr"} <= names["dask"]
+    assert {"pytest", "pytest-xdist", "hypothesis"} <= names["dev"]
+    assert names["r"] == {"rpy2"}
+    # and the manual steps printed off Debian install them
+    assert ".[r,dev,jupyter,dask]" in (ROOT / "scripts" / "setup.sh").read_text()
