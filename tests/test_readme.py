@@ -52,3 +52,18 @@ def test_readme_lists_every_notebook():
     text = README.read_text()
     missing = [p.name for p in sorted((README.parent / "notebooks").glob("*.ipynb")) if f"`{p.name}`" not in text]
     assert not missing, f"README's notebooks table lacks {missing}"
+
+
+def test_contributing_describes_the_current_workflow():
+    # the developers' guide once told contributors to run PYTHONPATH=$PWD /usr/bin/python3 with the Agg backend
+    text = (README.parent / "CONTRIBUTING.md").read_text()
+    assert "PYTHONPATH=" not in text.replace(" ", "") and "use(\"Agg\")`," in text  # Agg only as a "don't"
+    makefile = (README.parent / "Makefile").read_text()
+    targets = set(re.findall(r"^([A-Za-z][\w-]*):", makefile, re.M))
+    said = set(re.findall(r"`make ([a-z][\w-]*)", text))
+    assert {"setup", "test", "demo", "lab", "reports"} <= said <= targets, sorted(said - targets)
+    for path in set(re.findall(r"`((?:tests|scripts|effstats|benchmarks)/[\w./-]+\.(?:py|sh))`", text)):
+        assert (README.parent / path).exists(), path
+    for name in ("check_option", "check_positive", "InputTypeError", "NotFittedError", "ConfidenceInterval",
+                 "EFFSTATS_FIGURES", "claims", "tqdm.auto", "\"effstats\""):
+        assert name in text, name
