@@ -478,7 +478,47 @@ def _increasing_root(f: Callable[[float], float], lower: float, upper: float, to
 
 
 def wt_constant(delta: float, alpha: float, two_sided: bool, timing, tol: float = 1e-6, r: int = 18) -> float:
-    """Constant ``c`` of the Wang–Tsiatis bound ``c * t**(delta - 0.5)`` with total upper error ``alpha`` (gsDesign ``WT``)."""
+    """Constant ``c`` of the Wang–Tsiatis bound ``c * t**(delta - 0.5)`` with total upper error ``alpha`` (gsDesign ``WT``).
+
+    Solved by secant steps on the probit of the crossing probability, which is nearly linear in ``c`` (exactly so
+    for one look), started at the Bonferroni constant: 4-6 recursion passes instead of the 11-14 of a bracketing
+    search. The root is taken to ``1e-2 * tol``, so it lies within gsDesign's own ``uniroot`` tolerance of
+    gsDesign's constant. Falls back to the bracketing search (:func:`_wt_constant_zeroin`) if a step fails.
+    """
+    timing = np.asarray(timing, dtype=float)
+    shape = timing ** (delta - 0.5)
+    low = np.full(timing.size, -EXTREMEZ)
+    target = float(ndtri(alpha))  # probit of the wanted crossing probability
+
+    def g(c: float) -> float:
+        p = _upper_power(0.0, timing, -c * shape if two_sided else low, c * shape, r)
+        return float(ndtri(p)) - target if 0.0 < p < 1.0 else np.nan
+
+    if timing.size <= 60 and 0.0 < alpha < 0.5:
+        with np.errstate(all="ignore"):
+            # Bonferroni constant (an upper bound on c: the union bound over looks) and the last look's alone (a lower bound)
+            c1 = float(ndtri(1 - alpha / timing.size) / shape.min()) if shape.size else 0.0
+            c0 = float(ndtri(1 - alpha) / shape[-1])
+            x0 = c1 if c1 > c0 else c0 + 0.1
+            g0 = g(x0)
+            # first step as if the look with the lowest bound acted alone (probit slope -shape.min())
+            x1 = x0 + g0 / shape.min() if np.isfinite(g0) and g0 != 0 else 0.5 * (c0 + x0)
+            g1 = g(x1)
+            for _ in range(30):
+                if not (np.isfinite(g0) and np.isfinite(g1)) or g1 == g0:
+                    break
+                x2 = x1 - g1 * (x1 - x0) / (g1 - g0)
+                if not np.isfinite(x2) or x2 <= 0:
+                    break
+                if abs(x2 - x1) < 1e-2 * tol:
+                    return x2
+                x0, g0, x1, g1 = x1, g1, x2, g(x2)
+    return _wt_constant_zeroin(delta, alpha, two_sided, timing, tol, r)
+
+
+def _wt_constant_zeroin(delta: float, alpha: float, two_sided: bool, timing, tol: float = 1e-6, r: int = 18) -> float:
+    """:func:`wt_constant` by gsDesign's own bracketing search (R's ``uniroot`` on ``alpha`` minus the crossing
+    probability): bit-identical to gsDesign, ~12 recursion passes."""
     timing = np.asarray(timing, dtype=float)
     shape = timing ** (delta - 0.5)
     low = np.full(timing.size, -EXTREMEZ)
