@@ -744,6 +744,38 @@ def native_bounds(s: _Spec) -> dict:
     return res
 
 
+def _max_info_secant(delta, beta, tx, a, b, r, i0, tol) -> float | None:
+    """Maximum information giving power ``1 - beta`` for fixed bounds: secant steps in ``sqrt(information)`` on the
+    probit of the power, which is nearly linear there (exactly so for one look, with slope ``delta``); 3-5
+    recursion passes instead of the ~8 of a bracketing search. Taken to ``1e-2 * tol``, i.e. well inside the
+    tolerance of gsDesign's own search. None if a step fails (the caller then brackets)."""
+    if not (delta > 0 and 0.0 < beta < 0.5):
+        return None
+    target = float(ndtri(1 - beta))
+
+    def h(u: float) -> float:
+        p = _upper_power(delta, tx * (u * u), a, b, r)
+        return float(ndtri(p)) - target if 0.0 < p < 1.0 else np.nan
+
+    with np.errstate(all="ignore"):
+        u0 = float(np.sqrt(i0))
+        h0 = h(u0)
+        if not np.isfinite(h0):
+            return None
+        u1 = u0 - h0 / delta if h0 != 0 else u0 * 1.01
+        h1 = h(u1)
+        for _ in range(30):
+            if not (np.isfinite(h0) and np.isfinite(h1)) or h1 == h0:
+                return None
+            u2 = u1 - h1 * (u1 - u0) / (h1 - h0)
+            if not np.isfinite(u2) or u2 <= 0:
+                return None
+            if abs(u2 * u2 - u1 * u1) < 1e-2 * tol:
+                return u2 * u2
+            u0, h0, u1, h1 = u1, h1, u2, h(u2)
+    return None
+
+
 def native_sizes(s: _Spec, bounds: dict) -> dict:
     """Information and operating characteristics for bounds from :func:`native_bounds`.
 
@@ -768,7 +800,10 @@ def native_sizes(s: _Spec, bounds: dict) -> dict:
         else:
             i0 = 1.0  # n.fix
         tx = timing / timing[-1]
-        root = _increasing_root(lambda v: _betadiff(v, delta, s.beta, tx, a, b, r), i0, 10 * i0, tol, "information")
+        root = _max_info_secant(delta, s.beta, tx, a, b, r, i0, tol)
+        if root is None:
+            root = _increasing_root(lambda v: _betadiff(v, delta, s.beta, tx, a, b, r), i0, 10 * i0, tol,
+                                    "information")
         n_i = root * tx
     y = gsprob([0.0, delta], n_i, a, b, r)
     return {"n_i": n_i, "upper_prob": y["probhi"], "lower_prob": None if s.test_type == 1 else y["problo"],
