@@ -204,9 +204,14 @@ or with "show all code"). Rendered {rendered} UTC.</p>
 """
 
 
-def render_all(nb_dir: Path, out_dir: Path, figures: Path, *, names: list[str] | None = None,
+def render_all(nb_dir: Path, out_dir: Path, figures: Path | None = None, *, names: list[str] | None = None,
                code: str = "folded") -> list[Path]:
-    """Render every executed notebook in nb_dir (or those named) and write out_dir/index.html; returns the pages."""
+    """Render every executed notebook in nb_dir (or those named) and write out_dir/index.html; returns the pages.
+
+    Claims are read from ``figures`` if given, else from the folder the run wrote them to (timings.csv), else
+    from $EFFSTATS_FIGURES or figures/: a FAST run with EFFSTATS_FIGURES=/tmp/x is not credited with the claims
+    of the committed full run.
+    """
     paths = sorted(nb_dir.glob("*.ipynb"))
     if names:
         unknown = sorted(set(names) - {p.stem for p in paths} - {p.name for p in paths})
@@ -218,6 +223,12 @@ def render_all(nb_dir: Path, out_dir: Path, figures: Path, *, names: list[str] |
         raise FileNotFoundError(f"notebooks: no executed notebook in {nb_dir} (run `make demo` or "
                                 f"scripts/run_notebooks.py --out {nb_dir})")
     timings = read_timings(nb_dir / "timings.csv")
+    default_figures = Path(os.environ.get("EFFSTATS_FIGURES", ROOT / "figures"))
+
+    def claims_of(stem: str) -> tuple[int, int] | None:
+        folder = figures or Path(timings.get(stem, {}).get("figures") or default_figures)
+        return read_claims(folder / f"{stem}_claims.csv")
+
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
     for p in paths:
@@ -225,7 +236,7 @@ def render_all(nb_dir: Path, out_dir: Path, figures: Path, *, names: list[str] |
         t = timings.get(p.stem, {})
         meta = (f"{p.name}: executed {t.get('finished_utc', '?')} UTC in {_mmss(t.get('seconds'))} "
                 f"({t.get('mode', '?')} mode, {t.get('status', '?')})" if t else f"{p.name}")
-        claims = read_claims(figures / f"{p.stem}_claims.csv")
+        claims = claims_of(p.stem)
         if claims is not None:
             meta += f"; claims holding: {claims[0]} of {claims[1]}"
         page = out_dir / f"{p.stem}.html"
@@ -245,7 +256,7 @@ def render_all(nb_dir: Path, out_dir: Path, figures: Path, *, names: list[str] |
                     for o in c.get("outputs", [])) if nb is not None else 0
         t = timings.get(stem, {})
         total += float(t.get("seconds") or 0)
-        claims = read_claims(figures / f"{stem}_claims.csv")
+        claims = claims_of(stem)
         claims_cell = "none" if claims is None else f"{claims[0]} / {claims[1]}"
         claims_cls = " bad" if claims is not None and claims[0] < claims[1] else ""
         status = t.get("status", "n/a")
@@ -267,8 +278,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("names", nargs="*", help="notebook names (default: all executed notebooks)")
     ap.add_argument("--notebooks", type=Path, default=ROOT / "build" / "notebooks", help="executed notebooks")
     ap.add_argument("--out", type=Path, default=ROOT / "build" / "reports", help="where the HTML goes")
-    ap.add_argument("--figures", type=Path, default=Path(os.environ.get("EFFSTATS_FIGURES", ROOT / "figures")),
-                    help="where the notebooks wrote <name>_claims.csv")
+    ap.add_argument("--figures", type=Path, default=None,
+                    help="where the notebooks wrote <name>_claims.csv (default: the folder recorded in "
+                         "timings.csv by run_notebooks.py, else $EFFSTATS_FIGURES or figures/)")
     ap.add_argument("--code", choices=["folded", "shown"], default="folded", help="code cells folded or open")
     args = ap.parse_args(argv)
     try:

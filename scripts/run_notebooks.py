@@ -25,7 +25,8 @@ from nbclient.exceptions import CellExecutionError
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
 KERNEL = "effstats"  # the .venv registered by scripts/setup.sh (.venv/share/jupyter/kernels/effstats)
-TIMINGS_FIELDS = ["notebook", "mode", "seconds", "status", "finished_utc"]
+# figures: where this run wrote its figures and claims table (render_reports.py reads the claims from there)
+TIMINGS_FIELDS = ["notebook", "mode", "seconds", "status", "finished_utc", "figures"]
 
 
 def kernel_env(fast: bool) -> dict[str, str]:
@@ -128,7 +129,9 @@ def run_one(path: Path, fast: bool, out_dir: Path | None, progress: bool) -> dic
     elapsed = time.perf_counter() - t
     print(f"  {path.name}: {status} in {elapsed:.1f} s", flush=True)
     return {"notebook": path.stem, "mode": mode, "seconds": f"{elapsed:.1f}", "status": status,
-            "finished_utc": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S")}
+            "finished_utc": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S"),
+            # as the kernel sees it: a relative EFFSTATS_FIGURES is relative to the notebook's folder (its cwd)
+            "figures": str((path.parent / kernel_env(fast)["EFFSTATS_FIGURES"]).resolve())}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -79,3 +79,14 @@ def test_failing_notebook_keeps_its_partial_copy(tmp_path):
     out = nbformat.read(tmp_path / "out" / "broken.ipynb", as_version=4)
     assert out.cells[0].outputs[0]["text"].strip() == str(ROOT / ".venv" / "bin" / "python")  # the effstats kernel
     assert out.cells[1].outputs[0]["ename"] == "ZeroDivisionError" and not out.cells[2].outputs
+
+
+def test_timings_record_where_the_run_wrote_its_claims(tmp_path, monkeypatch):
+    # render_reports.py reads each notebook's claims from the folder its run wrote them to
+    import nbformat
+
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1")]), tmp_path / "tiny.ipynb")
+    monkeypatch.setenv("EFFSTATS_FIGURES", "../figs")  # relative: to the notebook's folder, the kernel's cwd
+    row = run_notebooks.run_one(tmp_path / "tiny.ipynb", fast=True, out_dir=None, progress=False)
+    assert row["status"] == "ok" and row["figures"] == str(tmp_path.parent / "figs")
+    assert list(row) == run_notebooks.TIMINGS_FIELDS

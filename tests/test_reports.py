@@ -252,3 +252,29 @@ def test_widget_outputs_keep_their_text_only():
     page = rr.render_notebook(nb, "w", meta="m")
     assert "boot: 100% 3/3" in page
     assert "widget-view" not in page and "widget-state" not in page and "<script src" not in page
+
+
+def test_index_reads_the_claims_of_the_run_it_renders(tmp_path, monkeypatch):
+    # A FAST run with EFFSTATS_FIGURES=/tmp/x then `make reports` credited the report with the claims of the
+    # committed full run in figures/: the runner now records its figures folder in timings.csv and the index
+    # reads the claims from there (an explicit --figures still wins).
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("render_reports", ROOT / "scripts" / "render_reports.py")
+    rr = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(rr)
+    nb_dir, this_run, elsewhere = tmp_path / "notebooks", tmp_path / "fig_run", tmp_path / "fig_other"
+    for d in (nb_dir, this_run, elsewhere):
+        d.mkdir()
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# demo")]), nb_dir / "demo.ipynb")
+    (this_run / "demo_claims.csv").write_text("claim,paper,ours,holds\na,1,1,True\nb,1,2,False\n")
+    (elsewhere / "demo_claims.csv").write_text("claim,paper,ours,holds\na,1,1,True\nb,1,1,True\nc,1,1,True\n")
+    (nb_dir / "timings.csv").write_text("notebook,mode,seconds,status,finished_utc,figures\n"
+                                        f"demo,fast,3.0,ok,2026-01-01 00:00:00,{this_run}\n")
+    monkeypatch.setenv("EFFSTATS_FIGURES", str(elsewhere))
+    rr.render_all(nb_dir, tmp_path / "reports")
+    index = (tmp_path / "reports" / "index.html").read_text()
+    assert "1 / 2" in index and "3 / 3" not in index
+    assert "claims holding: 1 of 2" in (tmp_path / "reports" / "demo.html").read_text()
+    rr.render_all(nb_dir, tmp_path / "reports", elsewhere)
+    assert "3 / 3" in (tmp_path / "reports" / "index.html").read_text()
