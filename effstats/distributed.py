@@ -26,7 +26,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ._validation import check_positive_int
+from ._validation import check_binary, check_flag, check_positive_int
 from .bitpack import PackedBinaryMatrix, _lane_col_sums
 
 __all__ = ["save_packed", "open_packed", "packed_item_sums", "task_seeds", "map_tasks", "dior", "simulate"]
@@ -52,9 +52,12 @@ def save_packed(matrix: Any, path: str | Path, *, rows_per_chunk: int = 1024, ov
     """
     import zarr
 
-    packed = matrix if isinstance(matrix, PackedBinaryMatrix) else PackedBinaryMatrix.from_dense(matrix)
+    if not isinstance(matrix, PackedBinaryMatrix):
+        matrix = PackedBinaryMatrix.from_dense(check_binary(matrix, "matrix", ndim=2))
+    packed = matrix
     rows_per_chunk = check_positive_int(rows_per_chunk, "rows_per_chunk")
-    path = Path(path)
+    overwrite = check_flag(overwrite, "overwrite")
+    path = _check_path(path)
     if path.exists() and not overwrite:
         raise ValueError(f"path: {path} exists; pass overwrite=True to replace it")
     z = zarr.open(str(path), mode="w", shape=packed.packed.shape, dtype="u1",
@@ -64,11 +67,19 @@ def save_packed(matrix: Any, path: str | Path, *, rows_per_chunk: int = 1024, ov
     return path
 
 
+def _check_path(path: Any) -> Path:
+    if not isinstance(path, (str, Path)) or not str(path):
+        from .exceptions import InputTypeError
+
+        raise InputTypeError(f"path: expected a folder path (str or Path), got {path!r}")
+    return Path(path)
+
+
 def _open_bytes(path: str | Path):
     import dask.array as da
     import zarr
 
-    path = Path(path)
+    path = _check_path(path)
     if not path.exists():
         raise ValueError(f"path: {path} does not exist")
     z = zarr.open(str(path), mode="r")
@@ -123,6 +134,10 @@ def map_tasks(func: Callable[..., Any], args: list[tuple], shared: Any = None, *
     """
     import dask
 
+    if not callable(func):
+        raise ValueError(f"func: expected a callable, got {func!r}")
+    if not isinstance(args, (list, tuple)) or not all(isinstance(a, tuple) for a in args):
+        raise ValueError(f"args: expected a list of argument tuples, got {args!r}")
     data = dask.delayed(shared, pure=True)
     tasks = [dask.delayed(func, pure=True)(data, *a) for a in args]
     if client is not None:
@@ -190,6 +205,8 @@ def simulate(evaluator: Any, scores_a: Any, scores_b: Any = None, *, n_runs: int
     SimulationResult with ``n_runs`` runs.
     """
     n_runs = check_positive_int(n_runs, "n_runs")
+    if not callable(getattr(evaluator, "simulate", None)):
+        raise ValueError(f"evaluator: expected a SequentialEvaluator (an object with simulate()), got {evaluator!r}")
     seeds = task_seeds(rng, min(check_positive_int(n_tasks, "n_tasks"), n_runs))
     parts = map_tasks(_simulate_task, [(evaluator, n, s, kwargs) for n, s in zip(_splits(n_runs, len(seeds)), seeds)],
                       (scores_a, scores_b), client=client)
