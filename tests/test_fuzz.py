@@ -32,10 +32,6 @@ KNOWN: dict[tuple[str, str], str] = {
     ("cohen_kappa(ResponseMatrix)", "y"): "metrics: bad y not refused by name; listed in the metrics fuzz findings",
     ("decompose_errors(ResponseMatrix)", "y"): "metrics: bad y not refused by name; listed in the metrics fuzz findings",
     ("e_rand(ResponseMatrix)", "y"): "metrics: bad y not refused by name; listed in the metrics fuzz findings",
-    ("estimate_accuracy", "design"): "sortsearch: bad design not refused by name; listed in the sortsearch fuzz findings",
-    ("estimate_accuracy", "n"): "sortsearch: bad n not refused by name; listed in the sortsearch fuzz findings",
-    ("estimate_accuracy", "positions"): "sortsearch: bad positions not refused by name; listed in the sortsearch fuzz findings",
-    ("estimate_accuracy", "y"): "sortsearch: bad y not refused by name; listed in the sortsearch fuzz findings",
     ("kendall_tau", "reference"): "reliability: NaN in reference accepted, tau = 1",
     ("kendall_tau", "resampled"): "reliability: NaN in resampled accepted, tau = 1",
 }

@@ -45,7 +45,7 @@ from scipy import stats
 from scipy.special import expit, logit
 
 from .._results import ConfidenceInterval, check_confidence_level
-from .._validation import check_array, check_positive_int, check_unit_interval
+from .._validation import check_array, check_binary, check_option, check_positive_int, check_unit_interval
 
 __all__ = ["cell_edges", "design_of", "estimate_accuracy", "korn_graubard_interval"]
 
@@ -146,6 +146,25 @@ def estimate_accuracy(
     -------
     estimate, standard_error : float arrays (n_models,)
     """
+    n = check_positive_int(n, "n")
+    design = check_option(design, "design", ("systematic", "srs"))
+    pos = check_array(positions, "positions", ndim=1, dtype=None)
+    if not np.issubdtype(pos.dtype, np.integer):
+        raise ValueError(f"positions: expected integer sorted positions, got dtype {pos.dtype}")
+    if pos.min() < 0 or pos.max() >= n or np.any(np.diff(pos) <= 0):
+        raise ValueError(f"positions: expected increasing distinct positions in [0, {n - 1}]")
+    if design == "systematic" and design_of(pos, n) != "systematic":
+        raise ValueError(f"positions: design='systematic' needs one position in each of the {len(pos)} equal cells of "
+                         f"the {n} sorted items (see cell_edges); use design='srs' for other samples")
+    y = check_binary(y, "y", ndim=2, shape=(None, len(pos)))
+    return _estimate_accuracy(y, pos, n, design, thresholds=thresholds, easiness_sorted=easiness_sorted,
+                              n_models=n_models)
+
+
+def _estimate_accuracy(y: np.ndarray, positions: np.ndarray, n: int, design: str = "systematic", *,
+                       thresholds: np.ndarray | None = None, easiness_sorted: np.ndarray | None = None,
+                       n_models: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+    # estimate_accuracy without input checks: Sort & Search calls it on responses it has already validated
     b = len(positions)
     f = b / n
     if design == "systematic":

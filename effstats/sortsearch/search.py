@@ -31,7 +31,7 @@ from ._inputs import (
     _sorted_row_blocks,
     _take_columns,
 )
-from .estimate import cell_edges, design_of, estimate_accuracy, korn_graubard_interval
+from .estimate import _estimate_accuracy, cell_edges, design_of, korn_graubard_interval
 from .sort import _order_from_scores, recursive_sort
 
 __all__ = [
@@ -611,10 +611,10 @@ class SortSearch(BaseEstimator):
         k = _cell_boundaries(pos, self.n_items_)[t]
         design = design or design_of(pos, self.n_items_)
         if self.estimator == "difference":
-            est, se = estimate_accuracy(r, pos, self.n_items_, design, thresholds=k, easiness_sorted=self._easiness_sorted(),
+            est, se = _estimate_accuracy(r, pos, self.n_items_, design, thresholds=k, easiness_sorted=self._easiness_sorted(),
                                         n_models=float(np.mean(self.n_observed_)))
         else:
-            est, se = _by_row_chunks(lambda x: estimate_accuracy(x, pos, self.n_items_, design), r)
+            est, se = _by_row_chunks(lambda x: _estimate_accuracy(x, pos, self.n_items_, design), r)
         return SearchResult(thresholds=k, sample_thresholds=t, order=self.order_, positions=pos, statistic=est,
                             standard_error=se, design=design, estimator=self.estimator, model_ids=model_ids,
                             item_ids=self.item_ids_)
