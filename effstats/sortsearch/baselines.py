@@ -20,10 +20,10 @@ from .search import SearchResult, SortSearch, _align_full, _check_rows, random_p
 __all__ = ["ExpandResult", "CopyNearestExpand", "HybridResult", "HybridSearch"]
 
 
-def _dense_source(responses: Any) -> np.ndarray:
-    a = _binary(responses, "responses")
+def _dense_source(responses: Any, name: str = "responses") -> np.ndarray:
+    a = _binary(responses, name)
     if _is_dask(a):
-        a = check_binary(a.compute(), "responses")
+        a = check_binary(a.compute(), name)
     return a.to_dense() if isinstance(a, PackedBinaryMatrix) else np.asarray(a)
 
 
@@ -132,7 +132,7 @@ class ExpandResult:
         from ..metrics import sample_metrics
 
         x = _align_full(true_responses, self.item_ids, "true_responses")
-        a = _dense_source(x) if not isinstance(x, np.ndarray) else check_binary(x, "true_responses", ndim=2)
+        a = _dense_source(x, "true_responses")
         if a.shape != (len(self.nearest), self.source.shape[1]):
             raise ValueError(f"true_responses: expected shape {(len(self.nearest), self.source.shape[1])}, got {a.shape}")
         ev = sample_metrics(a, self.correctness()).assign(accuracy_estimate=self.statistic, standard_error=self.standard_error)
@@ -274,7 +274,7 @@ class HybridResult:
         to the fitted items by id."""
         from ..metrics import sample_metrics
 
-        a = _dense_source(_align_full(true_responses, self.search.item_ids, "true_responses"))
+        a = _dense_source(_align_full(true_responses, self.search.item_ids, "true_responses"), "true_responses")
         if a.shape != self.predicted.shape:
             raise ValueError(f"true_responses: expected shape {self.predicted.shape}, got {a.shape}")
         ev = sample_metrics(a, self.predicted).assign(accuracy_estimate=self.statistic, standard_error=self.standard_error)
