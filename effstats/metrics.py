@@ -44,8 +44,14 @@ __all__ = [
 ]
 
 
-def _values(x: Any) -> Any:
-    return x.values if isinstance(x, ResponseMatrix) else x
+def _values(x: Any, name: str = "a") -> Any:
+    if not isinstance(x, ResponseMatrix):
+        return x
+    if x.missing is not None and x.missing.any():
+        # a missing cell is stored as 0: scoring it would count "not evaluated" as "wrong"
+        raise ValueError(f"{name}: {int(x.missing.sum())} cells are missing (not evaluated); sample-level metrics "
+                         "need every cell: subset the matrix to the evaluated items")
+    return x.values
 
 
 def _labels(x: Any) -> tuple[pd.Index | None, pd.Index] | None:
@@ -70,7 +76,7 @@ def _align_labelled(a: Any, y: Any) -> tuple[Any, Any]:
     la, ly = _labels(a), _labels(y)
     if la is None or ly is None:
         return a, y
-    yv = np.asarray(_values(y).to_numpy() if isinstance(y, (pd.DataFrame, pd.Series)) else _values(y))
+    yv = np.asarray(_values(y, "y").to_numpy() if isinstance(y, (pd.DataFrame, pd.Series)) else _values(y, "y"))
     for axis, what in ((1, "item"), (0, "model")):
         ia, iy = la[axis], ly[axis]
         if ia is None or iy is None or ia.equals(iy):
@@ -94,8 +100,8 @@ def _pair(a: Any, y: Any, *, binary: bool) -> tuple[np.ndarray, np.ndarray, bool
     both have model ids); arrays are positional."""
     chk = (lambda x, nm: check_binary(x, nm, ndim=(1, 2))) if binary else (lambda x, nm: check_unit_interval(x, nm, ndim=(1, 2)))
     a, y = _align_labelled(a, y)
-    av = chk(_values(a), "a")
-    yv = chk(_values(y), "y")
+    av = chk(_values(a, "a"), "a")
+    yv = chk(_values(y, "y"), "y")
     if av.shape != yv.shape:
         raise ValueError(f"y: expected the shape of a {av.shape}, got {yv.shape}")
     one = av.ndim == 1
