@@ -576,7 +576,10 @@ def cases() -> list[Case]:
         A("scores", DATA, expect={"one-model": MAY}), A("groups", [("short", FAIL, lambda v, r: v[:-1]), ("none", FAIL, lambda v, r: None), ("2-D", FAIL, lambda v, r: v[None]),
                                         ("nan", FAIL, lambda v, r: np.where(np.arange(6) == 0, np.nan, v))])]))
     add(Case("kendall_tau", "reliability", fn(RL + "kendall_tau"), lambda: dict(reference=np.arange(8.0), resampled=np.arange(16.0).reshape(2, 8) % 8), [
-        A("reference", REAL + SHORT0), A("resampled", REAL + [("short-cols", FAIL, lambda v, r: np.asarray(v)[..., :-1])])]))
+        # NaN is documented input here (a model without a score drops its pairs); the values are checked against
+        # scipy.stats.kendalltau on the complete pairs in test_reliability.py::test_kendall_matches_scipy_with_ties_and_nan
+        A("reference", REAL + SHORT0, expect={"nan": MAY}),
+        A("resampled", REAL + [("short-cols", FAIL, lambda v, r: np.asarray(v)[..., :-1])], expect={"nan": MAY})]))
     add(Case("dior", "reliability", fn(RL + "dior"), lambda: dict(data=S(), decision="scenarios", objective="kendall", n_boot=20, ci=0.9, rng=0), [
         A("data", DATA), A("decision", OPTION), A("objective", OPTION), A("score", OPTION), A("n_boot", INT, skip=("huge",)), A("ci", FRACTION),
         A("ties", OPTION), A("rng", RNG)]))

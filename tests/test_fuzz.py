@@ -27,8 +27,6 @@ MAX_EXAMPLES = 1  # draws per (callable, argument), each trying every bad value 
 # (case name, argument) pairs still failing in modules owned by others, each listed in that module's fuzz findings
 # The owners are fixing them; the lead removes an entry when its fix lands (strict: an unexpected pass fails).
 KNOWN: dict[tuple[str, str], str] = {
-    ("kendall_tau", "reference"): "reliability: NaN in reference accepted, tau = 1",
-    ("kendall_tau", "resampled"): "reliability: NaN in resampled accepted, tau = 1",
 }
 
 
