@@ -474,6 +474,11 @@ class CorrelationResult:
         return self.pearson
 
     @property
+    def pvalue(self) -> float:
+        """p-value of the Pearson correlation (the one ``statistic`` reports), scipy's name."""
+        return self.pearson_pvalue
+
+    @property
     def standard_error(self) -> float:
         """Standard error of ``atanh(pearson)``, ``1 / sqrt(n - 3)`` (the Fisher-z scale the interval is built on)."""
         return self._z_se("pearson")[1]

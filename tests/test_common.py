@@ -187,3 +187,27 @@ def test_progress_bars_are_text_bars():
 
     offenders = [str(p) for p in Path(effstats.__file__).parent.rglob("*.py") if "tqdm.auto" in p.read_text()]
     assert not offenders, offenders
+
+
+def test_sequential_evaluator_follows_the_estimator_contract():
+    from effstats.sequential import Efficacy, Precision, SequentialEvaluator
+
+    ev = SequentialEvaluator([Efficacy(), Precision(0.05)], alpha=0.05, batch=50, rng=1)
+    twin = clone(ev)
+    assert type(twin) is SequentialEvaluator and repr(twin.get_params()) == repr(ev.get_params())
+    assert not _fitted_attributes(ev)
+    with pytest.raises(NotFittedError, match="start"):
+        ev.update(np.ones(10))
+    a = (np.random.default_rng(0).random(600) < 0.8).astype(float)
+    r1, r2 = ev.fit(a, a[::-1].copy()), clone(ev).fit(a, a[::-1].copy())
+    assert r1.decision == r2.decision and r1.n == r2.n  # same parameters and rng, same run
+
+
+def test_correlation_result_has_scipy_names():
+    from effstats.metrics import accuracy_correlation
+
+    rng = np.random.default_rng(0)
+    x = rng.random(30)
+    res = accuracy_correlation(x, x + 0.1 * rng.random(30))
+    assert res.pvalue == res.pearson_pvalue and 0 <= res.pvalue < 0.01
+    assert res.confidence_interval(0.95).low < res.statistic < res.confidence_interval(0.95).high

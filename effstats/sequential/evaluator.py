@@ -35,6 +35,7 @@ from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
+from sklearn.base import BaseEstimator
 
 from .._results import ConfidenceInterval, check_confidence_level
 from .._validation import check_array, check_flag, check_fraction, check_positive_int, check_rng, check_unit_interval
@@ -311,7 +312,7 @@ class SimulationResult:
         return pd.DataFrame({k: getattr(self, k) for k in keys if getattr(self, k) is not None})
 
 
-class SequentialEvaluator:
+class SequentialEvaluator(BaseEstimator):
     """Adaptive evaluation with group-sequential boundaries and composable stopping rules.
 
     Parameters
@@ -792,7 +793,9 @@ class SequentialEvaluator:
         """
         st = getattr(self, "_online", None)
         if st is None:
-            raise ValueError("update: call start(max_n, n_groups) first")
+            from ..exceptions import NotFittedError
+
+            raise NotFittedError("update: this SequentialEvaluator has not been started; call start(max_n, n_groups) first")
         if st["done"]:
             raise ValueError("update: the evaluation has already stopped; call start() to begin a new one")
         ids = scores_a.index if isinstance(scores_a, pd.Series) else None
