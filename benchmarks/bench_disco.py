@@ -1,6 +1,6 @@
 """Speed of DISCO at MMLU scale: 400 source models × 14,000 items × 4 classes.
 
-Target (issue 5): PDS/JSD selection of 100 items and the random-forest fit on the signatures in ≤ 30 s.
+Target: PDS/JSD selection of 100 items and the random-forest fit on the signatures in ≤ 30 s.
 Also times the hard-label scores on an ImageNet-sized array (67 × 50,000 class ids), a refit that reuses the cached
 disagreement scores (protocols fit many variants on one source matrix), the 5-fold cross-validated prediction
 intervals, the method chooser on a 50-source split, and the IRT baselines.

@@ -167,7 +167,7 @@ def test_random_positions_distinct_and_reproducible():
 
 
 def test_mae_never_worse_as_budget_grows_to_n():
-    # issue 8: uniform sampling near n must keep improving, ending at the aleatoric optimum (epistemic 0)
+    # uniform sampling near n must keep improving, ending at the aleatoric optimum (epistemic 0)
     a = irt(140, 1200, seed=4)
     est = SortSearch().fit(a[:60])
     n = a.shape[1]
