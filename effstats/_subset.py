@@ -356,11 +356,12 @@ class _SubsetEstimator(BaseEstimator):
             if isinstance(target_outputs, ResponseMatrix):
                 raise ValueError("items: a ResponseMatrix carries its own item ids; pass items= with arrays only")
             given = pd.Index(np.asarray(items).tolist() if not isinstance(items, pd.Index) else items)
-            width = np.shape(target_outputs)[1] if np.ndim(target_outputs) >= 2 else None
-            if width != len(given):
-                raise ValueError(f"items: {len(given)} item ids given for outputs on {width} items (axis 1)")
+            # checked first: a ragged list or NaN gives a ValueError naming target_outputs, not numpy's
+            arr = check_array(target_outputs.to_numpy() if isinstance(target_outputs, pd.DataFrame) else target_outputs,
+                              "target_outputs", ndim=(2, 3), dtype=None)
+            if arr.shape[1] != len(given):
+                raise ValueError(f"items: {len(given)} item ids given for outputs on {arr.shape[1]} items (axis 1)")
             pos = align_items(given, wanted)
-            arr = target_outputs.to_numpy() if isinstance(target_outputs, pd.DataFrame) else np.asarray(target_outputs)
             return _as_outputs(arr[:, pos], "target_outputs", lab_sel)
         if isinstance(target_outputs, ResponseMatrix):
             t = _as_outputs(target_outputs, "target_outputs")
