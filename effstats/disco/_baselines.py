@@ -40,6 +40,15 @@ class RandomDirect(_SubsetEstimator):
         s2 = y.var(axis=1, ddof=1) if k > 1 else np.full(len(y), 0.25)
         return np.sqrt(s2 / k * (1 - k / n))
 
+    def _design_n(self, o) -> np.ndarray:
+        """Finite-population-corrected sample size ``k / (1 − k/N)`` per target for Wilson's interval (0/1
+        correctness; NaN for graded scores, which keep the Wald interval; inf when every item was sampled)."""
+        y = o.correctness("target_outputs")
+        k, n = y.shape[1], self.n_items_total_
+        n_eff = k / (1 - k / n) if k < n else np.inf
+        binary = np.isin(y, (0.0, 1.0)).all(axis=1)
+        return np.where(binary, n_eff, np.nan)
+
 
 class AnchorCorr(_SubsetEstimator):
     """Anchor-corr (Vivek et al. 2023; Polo et al. 2024): cluster items by source-model correctness.
