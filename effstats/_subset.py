@@ -10,8 +10,10 @@ each target model's full-benchmark score from its outputs on those items. This m
   argument; bare arrays are read positionally (in ``selected_`` order, or the full fitted item order) and
   checked by shape;
 * gives every estimator a prediction interval (:meth:`_SubsetEstimator.predict_interval`): cross-validated
-  residuals over the source models (split-conformal style, Vovk, Gammerman & Shafer 2005; the CV+ variant of
-  Barber, Candès, Ramdas & Tibshirani 2021), or a design-based variance for random subsets;
+  residuals over the source models (split-conformal style, Vovk, Gammerman & Shafer 2005: the full-fit
+  prediction ± a quantile of K-fold CV residuals, the plain "K-fold CV" interval of Barber, Candès, Ramdas &
+  Tibshirani 2021, Sect. 2 -- not their CV+, so without its finite-sample guarantee; coverage is checked by
+  simulation), or a design-based interval for random subsets;
 * holds the item-weighting helper shared by anchor-point methods (:func:`_weighted_anchors`).
 
 References
@@ -283,8 +285,9 @@ class SubsetPrediction:
         """Interval for each target's full-benchmark score, arrays of shape (n_target,).
 
         ``conformal``: prediction ± the ⌈(n+1)·level⌉-th smallest absolute cross-validated source residual
-        (n source models; unbounded, i.e. the whole score range, when that rank exceeds n). Valid when
-        targets are exchangeable with the sources (random model splits), not under a chronological or
+        (n source models; unbounded, i.e. the whole score range, when that rank exceeds n). Approximately valid
+        when targets are exchangeable with the sources (random model splits; the residuals come from models fitted
+        on (K−1)/K of the sources, so there is no finite-sample guarantee), not under a chronological or
         performance shift. ``design``: Wald interval from the design-based standard error (random items); on 0/1
         correctness (``n_effective`` given) Wilson's score interval with the finite-population-corrected sample
         size instead. The Wald interval has zero width when a target gets every sampled item right; at 100 of the
@@ -471,8 +474,9 @@ class _SubsetEstimator(BaseEstimator):
         """Predictions with their uncertainty, as a :class:`SubsetPrediction` (``confidence_interval(level)``).
 
         Model-based estimators (DISCO, anchors, IRT, Sort & Search) use ``n_splits``-fold cross-validated
-        residuals of the source models (conformal, valid for targets exchangeable with the sources); random
-        subsets use the design-based variance (finite-population correction included). See ``predict`` for
+        residuals of the source models (conformal style, approximately valid for targets exchangeable with the
+        sources); random subsets use design-based intervals (finite-population correction included; Wilson's
+        score interval for 0/1 correctness of random + direct). See ``predict`` for
         ``target_outputs`` and ``items``.
         """
         n_splits = check_positive_int(n_splits, "n_splits", minimum=2)
