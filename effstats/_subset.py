@@ -380,6 +380,11 @@ class _SubsetEstimator(BaseEstimator):
             if isinstance(target_outputs, ResponseMatrix):
                 raise ValueError("items: a ResponseMatrix carries its own item ids; pass items= with arrays only")
             given = pd.Index(np.asarray(items).tolist() if not isinstance(items, pd.Index) else items)
+            if isinstance(target_outputs, pd.DataFrame) and not pd.Index(target_outputs.columns).equals(given):
+                raise ValueError(
+                    "items: a DataFrame carries its own item ids (its columns) and they differ from items=; "
+                    "pass items= with arrays only, or drop it to align by the columns"
+                )
             # checked first: a ragged list or NaN gives a ValueError naming target_outputs, not numpy's
             arr = check_array(target_outputs.to_numpy() if isinstance(target_outputs, pd.DataFrame) else target_outputs,
                               "target_outputs", ndim=(2, 3), dtype=None)

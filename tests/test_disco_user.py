@@ -63,3 +63,17 @@ def test_random_direct_interval_covers_on_cifar10():
         lo, hi = RandomDirect(100, random_state=s).fit(rm).predict_interval(rm).confidence_interval(0.9)
         cover.append((lo <= truth) & (truth <= hi))
     assert np.mean(cover) >= 0.9 - 3 * np.sqrt(0.09 / 600)
+
+
+def test_dataframe_with_conflicting_items_is_refused():
+    # items= used to override a DataFrame's columns silently: outputs labelled by one order read in another
+    import pandas as pd
+
+    est = AnchorCorr(20, random_state=0).fit(_data())
+    sel = est.selected_
+    y = _data(1)[:3, sel]
+    df = pd.DataFrame(y, columns=sel)
+    with pytest.raises(ValueError, match="^items: a DataFrame carries its own item ids"):
+        est.predict(df, items=sel[::-1])
+    np.testing.assert_allclose(est.predict(df, items=sel), est.predict(y))  # agreeing ids are fine
+    np.testing.assert_allclose(est.predict(df.iloc[:, ::-1]), est.predict(y))
