@@ -348,6 +348,21 @@ class _SubsetEstimator(BaseEstimator):
             scores = src.correctness("source_outputs").mean(axis=1)
         else:
             scores = check_array(source_scores, "source_scores", ndim=1, shape=(src.n_models,))
+        # A degenerate pool (every model right, or wrong, on every item) leaves nothing to select or learn from and
+        # used to give 1.0 / 0.0 for every target with numpy divide warnings; all wrong with labels is usually a
+        # class numbering that differs between labels and outputs (e.g. labels 10-19 for class ids 0-9).
+        if src.correct is not None or src.labels is not None:
+            acc = scores if source_scores is None else src.correctness("source_outputs").mean(axis=1)
+            if acc.max() == 0 and src.correct is None:
+                raise ValueError(
+                    "labels: no source model predicts the true class of any item (correctness is 0 everywhere); "
+                    "check that labels and the class ids/probabilities use the same class numbering"
+                )
+            if acc.min() == acc.max() and acc[0] in (0.0, 1.0):
+                raise ValueError(
+                    f"source_outputs: every source model has the same signature: {'right' if acc[0] else 'wrong'} on "
+                    "every item, so there is nothing to select items by or to learn from"
+                )
         self.n_items_total_ = src.n_items
         self.item_ids_ = src.item_ids
         self.labels_ = src.labels

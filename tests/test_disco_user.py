@@ -77,3 +77,23 @@ def test_dataframe_with_conflicting_items_is_refused():
         est.predict(df, items=sel[::-1])
     np.testing.assert_allclose(est.predict(df, items=sel), est.predict(y))  # agreeing ids are fine
     np.testing.assert_allclose(est.predict(df.iloc[:, ::-1]), est.predict(y))
+
+
+@pytest.mark.parametrize("make", [lambda: RandomDirect(20), lambda: DISCO(20, predictor="knn", pca=8), lambda: AnchorCorr(20),
+                                  lambda: TinyBenchmarks(20, n_dims=1)])
+def test_degenerate_pools_and_misnumbered_labels_are_refused(make):
+    # Class ids 0-9 with labels 10-19 (a numbering mismatch) made every correctness 0 and every estimate 0.0;
+    # an all-correct pool gave 1.0 for every target (with numpy divide warnings in the IRT family).
+    import warnings
+
+    rng = np.random.default_rng(0)
+    lab = rng.integers(0, 10, 300)
+    pred = np.where(rng.random((20, 300)) < 0.7, lab, rng.integers(0, 10, (20, 300)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match="^labels: no source model predicts the true class of any item"):
+            make().fit(pred, labels=lab + 10)
+        for y, word in ((np.ones((20, 300), bool), "right"), (np.zeros((20, 300)), "wrong")):
+            with pytest.raises(ValueError, match=f"^source_outputs: every source model has the same signature: {word}"):
+                make().fit(y)
+    make().fit(pred, labels=lab)  # the right numbering fits
