@@ -97,3 +97,24 @@ def test_degenerate_pools_and_misnumbered_labels_are_refused(make):
             with pytest.raises(ValueError, match=f"^source_outputs: every source model has the same signature: {word}"):
                 make().fit(y)
     make().fit(pred, labels=lab)  # the right numbering fits
+
+
+def test_stratified_interval_is_wilson_with_the_design_effect():
+    from effstats.disco import StratifiedHT
+
+    y = _data(3, m=12, n=500)
+    est = StratifiedHT(50, n_strata=5, random_state=0).fit(y)
+    k, z = len(est.selected_), 1.6448536269514722
+    # right on every sampled item: Wald gave [1, 1]; Wilson with the simple-random-sample n = k / (1 - k/N)
+    lo, hi = est.predict_interval(np.ones((1, k))).confidence_interval(0.9)
+    n = k / (1 - k / 500)
+    assert hi[0] == pytest.approx(1.0) and lo[0] == pytest.approx((1 + z * z / (2 * n) - z * z / (2 * n)) / (1 + z * z / n))
+    # a mixed target: Wilson with n = p(1-p)/se^2
+    t = _data(4, m=3, n=500)[:, est.selected_]
+    p = est.predict_interval(t)
+    lo, hi = p.confidence_interval(0.9)
+    q, se = p.statistic, p.standard_error
+    n = q * (1 - q) / se**2
+    centre, half = (q + z * z / (2 * n)) / (1 + z * z / n), z / (1 + z * z / n) * np.sqrt(q * (1 - q) / n + z * z / (4 * n * n))
+    np.testing.assert_allclose(lo, centre - half)
+    np.testing.assert_allclose(hi, centre + half)

