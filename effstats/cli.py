@@ -215,15 +215,21 @@ def read_scores(path: str | Path, *, by: str = "scenario", model: str = "model",
     return wide, published
 
 
+def _published(table: pd.DataFrame) -> tuple[list, pd.Series | None]:
+    """The published aggregate columns and the first one as numbers, tagged with how it ranks (MWR or mean)."""
+    agg = [c for c in table.columns if _is_aggregate(c)]
+    if not agg:
+        return agg, None
+    published = pd.to_numeric(table[agg[0]], errors="coerce")
+    published.attrs["kind"] = "mwr" if "win" in str(agg[0]).lower() else "mean"
+    return agg, published
+
+
 def _finish_wide(wide: pd.DataFrame, scenarios, exclude) -> tuple[pd.DataFrame, pd.Series | None]:
     wide, _ = _percent(wide)
     if len(wide) < 2:
         raise ValueError(f"SCORES: expected at least 2 models (rows), got {len(wide)}")
-    agg = [c for c in wide.columns if _is_aggregate(c)]
-    published = None
-    if agg:
-        published = pd.to_numeric(wide[agg[0]], errors="coerce")
-        published.attrs["kind"] = "mwr" if "win" in str(agg[0]).lower() else "mean"
+    agg, published = _published(wide)
     if scenarios:
         return _select(wide, scenarios, None), published
     wide = wide.drop(columns=agg)
@@ -412,11 +418,7 @@ def read_helm_json(path: str | Path, *, table: str | None = None) -> tuple[pd.Da
     df = pd.DataFrame(recs, columns=head).set_index(head[0])
     if df.index.has_duplicates:
         raise ValueError(f"SCORES: duplicate model rows {df.index[df.index.duplicated()].unique()[:5].tolist()}")
-    agg = [c for c in df.columns if _is_aggregate(c)]
-    pub = None
-    if agg:
-        pub = pd.to_numeric(df[agg[0]], errors="coerce")
-        pub.attrs["kind"] = "mwr" if "win" in str(agg[0]).lower() else "mean"
+    agg, pub = _published(df)
     num = df.drop(columns=agg).apply(pd.to_numeric, errors="coerce")
     for c, lb in zip(head[1:], lower[1:]):
         if lb and c in num.columns:
