@@ -2,6 +2,9 @@
 recursive sort, shared orders, the estimator contract and bad input."""
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -22,12 +25,11 @@ from effstats.sortsearch import (
     sort_objective,
 )
 
+if str(Path(__file__).parent) not in sys.path:  # the shared test data sits beside this file (any pytest import mode)
+    sys.path.insert(0, str(Path(__file__).parent))
+from test_sortsearch import irt  # noqa: E402  (one 2PL-style test-data generator for both modules)
 
-def irt(m: int, n: int, seed: int = 0, slope: float = 2.0) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    theta = rng.normal(size=(m, 1))
-    d = rng.normal(size=(1, n))
-    return rng.random((m, n)) < 1 / (1 + np.exp(-slope * (theta - d)))
+
 
 
 def families(m: int, n: int, n_fam: int, seed: int = 0, flip: float = 0.05) -> np.ndarray:
