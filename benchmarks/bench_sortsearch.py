@@ -154,6 +154,9 @@ def main() -> None:
     # --recursive-models rows at the full item count: the extra memory depends on the items and the block size, not on
     # the rows, so the 6,000-row peak is the packed matrix plus this extra; the time grows linearly with the rows
     mr = min(args.recursive_models, args.models)
+    if mr <= 0:
+        print(f"\nprocess peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20:.2f} GiB")
+        return
     subr = pm.take_rows(np.arange(mr))
     (o_r, hist), t_r, pk_r = measure(recursive_sort, subr, 2, return_history=True)
     peak_full = pm.nbytes + pk_r
