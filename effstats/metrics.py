@@ -377,8 +377,6 @@ class CurveFit:
         ConfidenceInterval
             ``low`` and ``high`` arrays (n_params,) in the order of ``params`` (see :meth:`to_frame` for a table).
         """
-        from ._results import check_confidence_level
-
         level = check_confidence_level(confidence_level)
         dof = max(1, len(self.x) - len(self.params))
         q = stats.t.ppf(0.5 + level / 2, dof)

@@ -99,7 +99,11 @@ def _observed_sums(rm: ResponseMatrix, axis: int, name: str) -> tuple[np.ndarray
 
 def _confidences(x: Any, name: str) -> Any:
     if isinstance(x, ResponseMatrix):
-        return x.true_class_probability()
+        try:
+            return x.true_class_probability()
+        except ValueError as exc:  # name the caller's argument, not the ResponseMatrix internals
+            raise ValueError(f"{name}: sort='confidence' needs a ResponseMatrix with class probabilities ({exc}); "
+                             "use sort='sum' for 0/1 correctness") from None
     if _is_dask(x):
         return x
     if isinstance(x, PackedBinaryMatrix):

@@ -15,12 +15,16 @@ from .._validation import check_binary, check_positive_int, check_rng
 from ..bitpack import PackedBinaryMatrix
 from ..exceptions import check_is_fitted
 from ._inputs import _aligned_responses, _binary, _ids, _is_dask, _item_indices, _take_columns
-from .search import SearchResult, SortSearch, _align_full, _check_rows, random_positions
+from .search import SearchResult, SortSearch, _align_full, _check_rows, _has_missing_cells, random_positions
 
 __all__ = ["ExpandResult", "CopyNearestExpand", "HybridResult", "HybridSearch"]
 
 
 def _dense_source(responses: Any, name: str = "responses") -> np.ndarray:
+    if _has_missing_cells(responses):
+        raise ValueError(f"{name}: the matrix has missing cells (NaN / not evaluated); the nearest-model baselines need "
+                         "complete responses: complete the matrix, or, for sort models with gaps, use "
+                         "SortSearch(missing='observed'), which orders items by the models that answered them")
     a = _binary(responses, name)
     if _is_dask(a):
         a = check_binary(a.compute(), name)

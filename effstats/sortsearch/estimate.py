@@ -6,25 +6,46 @@ biased by the aleatoric errors and is not exact even when every item is evaluate
 
 Designs
 -------
-* ``"systematic"`` — one item in each of ``b`` equal cells of the sorted order (``sampling="uniform"``: the
-  cell centres, a systematic sample with a fixed start; ``sampling="stratified"``: one random item per cell,
-  a stratified sample with one unit per stratum). The estimate is the stratified mean ``Σ_h W_h y_h``
-  (``W_h`` = cell size / n). One unit per stratum admits no unbiased variance estimator; we use the
-  successive-difference estimator (Wolter 2007, Sect. 8.2; the collapsed-strata idea of Cochran 1977,
-  Sect. 5A.12) ``v = (1 - f) Σ_{h>1} b² (W_h e_h - W_{h-1} e_{h-1})² / (2 b (b - 1))`` with ``f = b / n``,
-  conservative when the cell means follow a smooth trend, as they do along a difficulty order.
+* ``"systematic"`` — one item in each of ``b`` equal cells of the sorted order. ``sampling="stratified"``
+  draws one random item per cell: a stratified random sample with one unit per stratum, a genuine probability
+  design, under which the stratified mean ``Σ_h W_h y_h`` (``W_h`` = cell size / n) is unbiased for every model.
+  ``sampling="uniform"`` (the default) takes the cell centres, a systematic sample with a *fixed* start: there
+  is no randomisation, so for one model the estimate is a fixed number and "unbiased" / "coverage" hold only
+  over models (a super-population statement: the difficulty order is unrelated to which model comes next), not
+  for each model. One unit per stratum admits no unbiased variance estimator; we use the successive-difference
+  estimator (Wolter 2007, Sect. 8.2; the collapsed-strata idea of Cochran 1977, Sect. 5A.12)
+  ``v = (1 - f) Σ_{h>1} b² (W_h e_h - W_{h-1} e_{h-1})² / (2 b (b - 1))`` with ``f = b / n``. It is not
+  conservative: on ImageNet (67 × 70,683, random design) the mean s.e. is 1.01-1.06 times the true s.d. and
+  0.74-0.79 times it for the worst model; hence the degrees-of-freedom adjustment of the interval below.
 * ``"srs"`` — items drawn at random without replacement (``sampling="random"``, or items chosen by the user that
   are not one per cell): the sample mean with ``v = (1 - f) s² / b``.
 
-Both are exact (``v = 0``) when every item is evaluated. ``estimator="difference"`` is the model-assisted
-difference estimator ``x̄ + Σ_h W_h (y_h - x_h)`` (Särndal, Swensson & Wretman 1992, Sect. 6.3) whose working
-model ``x_i = expit(θ + logit easiness_i)`` is calibrated to the Sort & Search prediction (``mean(x) = k / n``),
-so the S&S threshold enters as auxiliary information; its variance uses the residuals ``y - x`` and is floored
-by the working model's own within-cell variance ``(1 - f) Σ_h W_h² x_h (1 - x_h)``.
+Both are exact (``v = 0``) when every item is evaluated. The design is carried explicitly: results of the
+estimator's own selection use the design of its ``sampling`` however the items are passed back.
 
-Intervals are Clopper-Pearson intervals at the effective sample size ``p̂ (1 - p̂) / v`` (Korn & Graubard
-1998), which stay valid near 0 and 1 where Wald intervals fail (8 items of a 95 %-accurate model are often all
-correct, and then ``v = 0``).
+``estimator="difference"`` is a cross-fitted model-assisted difference estimator (Särndal, Swensson & Wretman
+1992, Sect. 6.3; cross-fitting as in Chernozhukov et al. 2018). The working model is
+``x_i = expit(θ + logit easiness_i)`` (easiness in 256 bins along the order) calibrated so that its mean is the
+Sort & Search prediction ``k / n``; this is how the S&S threshold enters as auxiliary information. The sample
+is split in two halves (alternate cells; for ``"srs"`` the items at even / odd sorted positions, a fixed
+partition used as post-strata), and the items of each half are predicted with the ``θ`` fitted to the *other*
+half's S&S threshold. Per cell (or post-stratum) the estimate is the working model's known cell mean plus the
+sampled item's residual ``y - x``; because the residual's auxiliary does not depend on the item's own response
+and the halves are sampled independently, each term is unbiased for its cell's accuracy, so the estimator is
+unbiased under the random designs (exactly for ``"stratified"``; for ``"srs"`` conditional on both parts
+being sampled, else it falls back to the sample mean). The variance is the same successive-difference / SRS
+formula applied to the per-cell values or residuals. (The earlier version fitted ``θ`` to the threshold of the
+same sample, and was biased: +0.0125 at b = 8 on ImageNet under random sampling, coverage 0.889.)
+
+What it buys, measured (IRT test data 40 + 40 models × 1,200 items, 20 splits × 20 draws; the tests repeat a
+smaller version): under ``sampling="random"`` its s.d. is 0.149 vs 0.155 for the sample mean at b = 8 and 0.066
+vs 0.077 at b = 32; under ``sampling="stratified"`` it is no better than the stratified mean (0.1262 vs 0.1266 at
+b = 8, 0.0616 vs 0.0616 at b = 32), because the cells already capture the trend the auxiliary describes. The
+stratified mean therefore stays the default. Costs about 7 times the stratified mean's time (bit counts).
+
+Intervals are Clopper-Pearson intervals at an effective sample size (Korn & Graubard 1998; see
+:func:`korn_graubard_interval`), which stay valid near 0 and 1 where Wald intervals fail (8 items of a
+95 %-accurate model are often all correct, and then ``v = 0``).
 
 References
 ----------
@@ -32,6 +53,8 @@ Cochran, W. G. (1977). *Sampling Techniques*, 3rd ed. Wiley.
 Korn, E. L. and Graubard, B. I. (1998). Confidence intervals for proportions with small expected number of
 positive counts estimated from survey data. *Survey Methodology* 24(2), 193-201.
 Särndal, C.-E., Swensson, B. and Wretman, J. (1992). *Model Assisted Survey Sampling*. Springer.
+Chernozhukov, V., Chetverikov, D., Demirer, M., Duflo, E., Hansen, C., Newey, W. and Robins, J. (2018).
+Double/debiased machine learning for treatment and structural parameters. *The Econometrics Journal* 21(1), C1-C68.
 Wolter, K. M. (2007). *Introduction to Variance Estimation*, 2nd ed. Springer.
 Prabhu, A., Udandarao, V., Torr, P., Bethge, M., Bibi, A. and Albanie, S. (2024). Efficient Lifelong Model
 Evaluation in an Era of Rapid Progress. NeurIPS 2024, arXiv:2402.19472.
@@ -41,13 +64,14 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from scipy import stats
+from scipy import sparse, stats
 from scipy.special import expit, logit
 
+from .._ordering import dp_rows
 from .._results import ConfidenceInterval, check_confidence_level
 from .._validation import check_array, check_binary, check_option, check_positive_int, check_unit_interval
 
-__all__ = ["cell_edges", "design_of", "estimate_accuracy", "korn_graubard_interval"]
+__all__ = ["cell_boundaries", "cell_edges", "design_df", "design_of", "estimate_accuracy", "korn_graubard_interval"]
 
 _DESIGNS = ("systematic", "srs")
 _N_BINS = 256  # working-model bins along the order (keeps the difference estimator O(n_models × 256))
@@ -63,16 +87,6 @@ def design_of(positions: np.ndarray, n: int) -> str:
     b = len(positions)
     e = cell_edges(n, b)
     return "systematic" if bool(np.all((positions >= e[:-1]) & (positions < e[1:]))) else "srs"
-
-
-def _working_bins(easiness_sorted: np.ndarray, n_models: float) -> tuple[np.ndarray, np.ndarray]:
-    """(bin of every sorted position, mean logit easiness of every bin) for the difference estimator."""
-    n = len(easiness_sorted)
-    nb = min(_N_BINS, n)
-    # a Jeffreys-smoothed easiness keeps the logit finite for items every (or no) sort model answers
-    lg = logit((np.asarray(easiness_sorted, float) * n_models + 0.5) / (n_models + 1.0))
-    bins = (np.arange(n) * nb) // n
-    return bins, np.bincount(bins, weights=lg, minlength=nb) / np.bincount(bins, minlength=nb)
 
 
 _POPCOUNT = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1).sum(1).astype(np.uint8)
@@ -114,13 +128,25 @@ def _stratified_sums(y: np.ndarray, n: int, design: str) -> tuple[np.ndarray, np
     return est.astype(float), 2 * all_sq - ends - 2 * cross
 
 
+def cell_boundaries(positions: np.ndarray, n: int) -> np.ndarray:
+    """Where a threshold over the sampled positions lands in the full list: halfway between neighbours.
+
+    ``t`` sampled items predicted correct -> ``boundaries[t]`` items predicted correct, with 0 -> 0 and all -> n.
+    For uniform positions this is ``~ t n / budget`` (the paper's fraction extrapolation); at ``budget = n`` it
+    is exactly ``t``.
+    """
+    b = np.empty(len(positions) + 1, np.int64)
+    b[0], b[-1] = 0, n
+    b[1:-1] = (positions[:-1] + 1 + positions[1:]) // 2
+    return b
+
+
 def estimate_accuracy(
     y: np.ndarray,
     positions: np.ndarray,
     n: int,
     design: str = "systematic",
     *,
-    thresholds: np.ndarray | None = None,
     easiness_sorted: np.ndarray | None = None,
     n_models: float = 1.0,
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -135,12 +161,11 @@ def estimate_accuracy(
     n : int
         Number of items.
     design : {"systematic", "srs"}, default="systematic"
-    thresholds : int array (n_models,), optional
-        Sort & Search thresholds ``k``; with ``easiness_sorted`` selects the difference estimator.
-    easiness_sorted : float array (n,), optional
-        Fraction of sort models answering each sorted position correctly.
+    easiness_sorted : float array (n,) in [0, 1], optional
+        Fraction of sort models answering each sorted position correctly; given, selects the cross-fitted
+        difference estimator (see the module docstring), else the stratified (or SRS) mean.
     n_models : float, default=1.0
-        Number of sort models behind ``easiness_sorted`` (for its smoothing).
+        Number of sort models behind ``easiness_sorted`` (for its smoothing), > 0.
 
     Returns
     -------
@@ -157,63 +182,182 @@ def estimate_accuracy(
         raise ValueError(f"positions: design='systematic' needs one position in each of the {len(pos)} equal cells of "
                          f"the {n} sorted items (see cell_edges); use design='srs' for other samples")
     y = check_binary(y, "y", ndim=2, shape=(None, len(pos)))
-    return _estimate_accuracy(y, pos, n, design, thresholds=thresholds, easiness_sorted=easiness_sorted,
-                              n_models=n_models)
+    if easiness_sorted is not None:
+        easiness_sorted = check_unit_interval(easiness_sorted, "easiness_sorted", ndim=1, shape=(n,))
+        if isinstance(n_models, bool) or not np.isscalar(n_models) or not np.isfinite(n_models) or n_models <= 0:
+            raise ValueError(f"n_models: expected a finite number > 0, got {n_models!r}")
+    return _estimate_accuracy(y, pos, n, design, easiness_sorted=easiness_sorted, n_models=float(n_models))
 
 
 def _estimate_accuracy(y: np.ndarray, positions: np.ndarray, n: int, design: str = "systematic", *,
-                       thresholds: np.ndarray | None = None, easiness_sorted: np.ndarray | None = None,
-                       n_models: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+                       easiness_sorted: np.ndarray | None = None, n_models: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
     # estimate_accuracy without input checks: Sort & Search calls it on responses it has already validated
     b = len(positions)
     f = b / n
-    if design == "systematic":
-        w = np.diff(cell_edges(n, b)) / n
-    else:
-        w = np.full(b, 1.0 / b)
-    yf = None
-    if thresholds is not None and easiness_sorted is not None:
-        yf = y.astype(np.float32)
-        bins, lbar = _working_bins(easiness_sorted, n_models)
-        sizes = np.bincount(bins, minlength=len(lbar)).astype(float)
-        target = np.clip(np.asarray(thresholds, float), 0.5, n - 0.5)
-        lo, hi = np.full(len(target), -40.0), np.full(len(target), 40.0)
-        for _ in range(50):  # bisection: Σ sizes · expit(θ + lbar) = k is increasing in θ
-            mid = 0.5 * (lo + hi)
-            up = expit(mid[:, None] + lbar[None, :]) @ sizes >= target
-            hi, lo = np.where(up, mid, hi), np.where(up, lo, mid)
-        theta = 0.5 * (lo + hi)
-        xbar = expit(theta[:, None] + lbar[None, :]) @ sizes / n
-        x = expit(theta[:, None] + lbar[bins[positions]][None, :]).astype(np.float32)
-        e = yf - x
-        est = xbar + e @ w
-        floor = (1 - f) * (x * (1 - x)) @ (w**2)
-        if b > 1 and design == "systematic":
-            d = np.diff(e * (w * b).astype(np.float32), axis=1)
-            ss = np.einsum("ij,ij->i", d, d)
-    else:
-        e = None
-        est, ss = _stratified_sums(y, n, design)
-        floor = 0.0
+    if easiness_sorted is not None and 2 <= b < n:
+        return _difference(y, positions, n, design, easiness_sorted, n_models)
+    est, ss = _stratified_sums(y, n, design)
     if b == 1:
         var = np.full(len(est), 0.25 * (1 - f))  # one item: the largest Bernoulli variance
     elif design == "systematic":
         var = (1 - f) * np.maximum(np.asarray(ss, float), 0.0) / (2.0 * b * (b - 1))
     else:
-        var = (1 - f) * (y.astype(np.float32) if e is None else e).var(axis=1, ddof=1) / b
-    var = np.maximum(np.asarray(var, float), floor)
+        # binary y: s² = b p (1 - p) / (b - 1), from the count of ones (no float copy)
+        p = est
+        var = (1 - f) * p * (1 - p) / (b - 1)
     if f >= 1:
-        var[:] = 0.0
-    return np.clip(np.asarray(est, float), 0.0, 1.0), np.sqrt(var)
+        var = np.zeros(len(est))
+    # the weights sum to 1 only up to rounding: an all-correct model must read exactly 1 (and all-wrong 0)
+    ones = y.all(axis=1) if b else np.zeros(len(est), bool)
+    est = np.where(ones, 1.0, np.clip(est, 0.0, 1.0))
+    return est, np.sqrt(var)
+
+
+def _working_model(easiness_sorted: np.ndarray, n_models: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The working model's bins: (bin of every sorted position, bin sizes, mean logit easiness per bin, calibration
+    table ``F(θ)`` over ``_THETA``). The model is ``x_i = expit(θ + lbar[bin(i)])``, piecewise constant on
+    ``_N_BINS`` equal bins of the order, so its population mean ``F(θ)`` is tabulated once and inverted by
+    interpolation (no per-model root finding)."""
+    n = len(easiness_sorted)
+    nb = min(_N_BINS, n)
+    # a Jeffreys-smoothed easiness keeps the logit finite for items every (or no) sort model answers
+    lg = logit((np.asarray(easiness_sorted, float) * n_models + 0.5) / (n_models + 1.0))
+    bins = (np.arange(n) * nb) // n
+    sizes = np.bincount(bins, minlength=nb).astype(float)
+    lbar = np.bincount(bins, weights=lg, minlength=nb) / sizes
+    F = expit(_THETA[:, None] + lbar[None, :]) @ sizes / n
+    return bins, sizes, lbar, F
+
+
+_THETA = np.linspace(-40.0, 40.0, 8001)
+
+
+def _thetas(y_half: np.ndarray, pos_half: np.ndarray, n: int, F: np.ndarray) -> np.ndarray:
+    """Working-model parameter per model from one half of the sample: the S&S threshold ``k`` of DP-search on that
+    half, and the ``θ`` whose working-model mean is ``k / n`` (the S&S prediction's accuracy)."""
+    k = cell_boundaries(pos_half, n)[dp_rows(y_half)]
+    target = np.clip(k / n, 0.5 / n, 1 - 0.5 / n)
+    return np.interp(target, F, _THETA)
+
+
+def _cell_bin_overlap(lo: np.ndarray, hi: np.ndarray, bins: np.ndarray, n: int, nb: int) -> sparse.csr_matrix:
+    """Sparse (nb, cells) counts of the sorted positions of cell ``[lo_j, hi_j)`` in working-model bin ``g``."""
+    first, last = bins[lo], bins[hi - 1]
+    rows, cols, vals = [], [], []
+    for g in range(int((last - first).max()) + 1):  # a cell spans few bins: loop over the offset, not the cells
+        gb = first + g
+        ok = gb <= last
+        blo = np.maximum(lo, (gb * n + nb - 1) // nb)  # bin g holds positions [ceil(g n / nb), ceil((g + 1) n / nb))
+        bhi = np.minimum(hi, ((gb + 1) * n + nb - 1) // nb)
+        rows.append(gb[ok])
+        cols.append(np.flatnonzero(ok))
+        vals.append((bhi - blo)[ok])
+    return sparse.csr_matrix((np.concatenate(vals).astype(np.float32), (np.concatenate(rows), np.concatenate(cols))),
+                             shape=(nb, len(lo)))
+
+
+def _difference(y: np.ndarray, pos: np.ndarray, n: int, design: str, easiness_sorted: np.ndarray,
+                n_models: float) -> tuple[np.ndarray, np.ndarray]:
+    """Cross-fitted difference estimator (module docstring), for 2 <= b < n; row blocks bound the float copies."""
+    b = len(pos)
+    f = b / n
+    bins, sizes, lbar, F = _working_model(easiness_sorted, n_models)
+    nb = len(sizes)
+    if design == "systematic":  # halves: alternate cells, each spanning the whole order (slices: fast column access)
+        idx: list[Any] = [slice(0, None, 2), slice(1, None, 2)]
+        e = cell_edges(n, b)
+        w = (np.diff(e) / n).astype(np.float32)
+        # per half: cell sizes and the sparse cell x bin overlap (the working model's cell means are xb @ O / size)
+        lo_hi = [(e[:-1][idx[h]], e[1:][idx[h]]) for h in (0, 1)]
+        O = [_cell_bin_overlap(lo, hi, bins, n, nb) for lo, hi in lo_hi]
+        size = [(hi - lo).astype(np.float32) for lo, hi in lo_hi]
+    else:  # post-strata: the items at even / odd sorted positions (a fixed partition of the population)
+        idx = [np.flatnonzero(pos % 2 == h) for h in (0, 1)]
+        if len(idx[0]) == 0 or len(idx[1]) == 0:
+            return _estimate_accuracy(y, pos, n, design)  # one part unsampled: no cross-fit possible
+        cnt = [np.bincount(bins[h::2], minlength=nb).astype(np.float32) for h in (0, 1)]
+        share = [float(c.sum()) / n for c in cnt]
+    if design == "srs":  # columns regrouped by half once per block (one gather), then sliced
+        perm = np.concatenate(idx)
+        idx = [slice(0, len(idx[0])), slice(len(idx[0]), b)]
+        pos = pos[perm]  # (only the halves' positions are read below, each half still increasing)
+    xbin = [bins[pos[idx[h]]] for h in (0, 1)]
+
+    def block(yb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        if design == "srs":
+            yb = yb[:, perm]
+        # the working model for the items of half h takes its θ from the other half's S&S threshold
+        theta = [_thetas(yb[:, idx[1 - h]], pos[idx[1 - h]], n, F) for h in (0, 1)]
+        xb = [expit(theta[h][:, None] + lbar[None, :]).astype(np.float32) for h in (0, 1)]  # (rows, nb)
+        if design == "systematic":
+            d = yb.astype(np.float32)
+            for h in (0, 1):  # per cell: working-model cell mean + residual of the sampled item
+                # (xb @ O comes back Fortran-ordered; C order keeps the row-wise arithmetic below fast)
+                d[:, idx[h]] += np.ascontiguousarray(xb[h] @ O[h]) / size[h] - np.take(xb[h], xbin[h], axis=1)
+            dd = np.diff(d * (w * b), axis=1)
+            return d @ w, (1 - f) * np.einsum("ij,ij->i", dd, dd) / (2.0 * b * (b - 1))
+        est, s1, s2 = 0.0, 0.0, 0.0
+        for h in (0, 1):  # per post-stratum: working-model mean + mean residual of its sampled items
+            r = yb[:, idx[h]].astype(np.float32) - np.take(xb[h], xbin[h], axis=1)
+            est = est + share[h] * (xb[h] @ cnt[h] / (share[h] * n) + r.mean(axis=1))
+            s1, s2 = s1 + r.sum(axis=1), s2 + np.einsum("ij,ij->i", r, r)
+        return est, (1 - f) * np.maximum(s2 - s1**2 / b, 0.0) / ((b - 1) * b)  # residuals' sample variance / b
+
+    step = max(1, 2**19 // b)  # rows per block: float copies of ~2 MB stay in cache
+    parts = [block(y[s : s + step]) for s in range(0, len(y), step)]
+    est = np.concatenate([p[0] for p in parts]).astype(float)
+    var = np.concatenate([p[1] for p in parts]).astype(float)
+    # all sampled responses alike: the working model was fitted to that constant, so the residual variance is ~0
+    # by construction, not evidence of precision; report 0 as the stratified mean does (the interval then uses
+    # the count of b items). Without this, 95% intervals at b = 8 under random sampling covered 0.52 of such models.
+    const = y.all(axis=1) | ~y.any(axis=1)
+    var = np.where(const, 0.0, var)
+    est = np.where(y.all(axis=1) & (est > 1 - 1e-6), 1.0, np.clip(est, 0.0, 1.0))
+    return est, np.sqrt(var)
+
+
+def _n_eff(p: np.ndarray, v: np.ndarray, budget: int) -> np.ndarray:
+    """Effective sample size ``p̃(1 - p̃) / v`` with the shrunk ``p̃ = (b p̂ + 1/2) / (b + 1)``, design effect clipped to
+    [1/4, 2]; the evaluated count ``b`` where ``v = 0`` (a degenerate variance estimate)."""
+    pt = (budget * p + 0.5) / (budget + 1.0)
+    ne = pt * (1 - pt) / np.where(v > 0, v, 1.0)
+    ne = np.clip(ne, budget / _DEFF_MAX, budget / _DEFF_MIN)
+    return np.where(v > 0, ne, float(budget))
+
+
+_DEFF_MAX, _DEFF_MIN = 2.0, 0.25
 
 
 def korn_graubard_interval(
-    estimate: Any, standard_error: Any, budget: int, n_items: int, confidence_level: float = 0.95
+    estimate: Any, standard_error: Any, budget: int, n_items: int, confidence_level: float = 0.95, *,
+    df: float | None = None,
 ) -> ConfidenceInterval:
-    """Clopper-Pearson interval at the effective sample size ``p̂(1 - p̂) / se²`` (Korn & Graubard 1998).
+    """Clopper-Pearson interval at an effective sample size (Korn & Graubard 1998).
 
-    Where ``p̂`` is 0 or 1, or ``se = 0`` with ``p̂`` inside (0, 1), the effective size is the number of evaluated
-    items ``budget``. With every item evaluated (``budget = n_items``) the estimate is exact: a point interval.
+    The effective size is ``n* = p̃(1 - p̃) / se²`` with the design effect taken at the shrunk proportion
+    ``p̃ = (b p̂ + 1/2) / (b + 1)`` (``b = budget``) instead of ``p̂``, and clipped to ``[b / 2, 4 b]`` (design effect
+    in [1/4, 2]); then the degrees-of-freedom adjustment ``n* (t_{b-1} / t_df)²`` at the interval's tail
+    probability (Korn & Graubard 1998, as ``survey::svyciprop(method="beta")`` in R). ``se = 0`` (every evaluated
+    item alike: a degenerate variance estimate) uses ``n* = b``, unadjusted (the Clopper-Pearson interval of the count).
+
+    Why the shrinkage: with ``p̂`` itself, ``n*`` goes to 0 as ``p̂`` nears 0 or 1 at a fixed ``se > 0`` and the
+    interval jumps to nearly [0, 1] (an estimate of 1e-9 with se 0.02 on 8 items gave [0, 0.975], against
+    [0, 0.369] at 0). With ``p̃`` the limits move continuously with ``p̂`` at a fixed ``se``, non-decreasing up to
+    0.003 (on a grid of b, se and df: the upper limit dips by at most that just above p̂ = 0 as n* leaves its lower clip), and the clip keeps the interval within the Clopper-Pearson interval at ``b / 2``
+    evaluated items however large ``se`` is. The upper clip (design effect >= 1/4; the stratified mean's measured
+    design effect on ImageNet is about 0.36) stops a near-zero residual variance from giving a point interval.
+
+    Parameters
+    ----------
+    estimate, standard_error : float or float array (n_models,)
+    budget : int
+        Number of evaluated items ``b``.
+    n_items : int
+        Number of items (``budget = n_items``: the estimate is exact, a point interval).
+    confidence_level : float, default=0.95
+    df : float, optional
+        Degrees of freedom of the variance estimate (default ``b - 1``: no adjustment); Sort & Search passes
+        ``b // 2`` for one item per cell (the successive-difference estimator pairs neighbouring cells).
 
     Returns
     -------
@@ -228,12 +372,14 @@ def korn_graubard_interval(
         raise ValueError(f"standard_error: expected the shape of estimate {p.shape}, got {se.shape}")
     if (se < 0).any():
         raise ValueError("standard_error: expected values >= 0")
-    v = se**2
-    inner = (p > 0) & (p < 1) & (v > 0)
-    ne = np.where(inner, p * (1 - p) / np.where(v > 0, v, 1.0), float(budget))
+    if df is not None and (isinstance(df, bool) or not np.isscalar(df) or not df > 0):
+        raise ValueError(f"df: expected a number > 0, got {df!r}")
+    a = (1 - level) / 2
+    ne = _n_eff(p, se**2, budget)
+    if budget > 1 and df is not None and df < budget - 1:  # not where se = 0: n* = b is then the count itself
+        ne = np.where(se > 0, ne * (stats.t.ppf(a, budget - 1) / stats.t.ppf(a, df)) ** 2, ne)
     ne = np.maximum(ne, 1.0)
     x = p * ne
-    a = (1 - level) / 2
     with np.errstate(invalid="ignore", divide="ignore"):
         lo = np.where(x > 0, stats.beta.ppf(a, x, ne - x + 1), 0.0)
         hi = np.where(x < ne, stats.beta.ppf(1 - a, x + 1, ne - x), 1.0)
@@ -242,3 +388,9 @@ def korn_graubard_interval(
     if lo.ndim == 0:
         return ConfidenceInterval(float(lo), float(hi))
     return ConfidenceInterval(lo, hi)
+
+
+def design_df(design: str, budget: int) -> float:
+    """Degrees of freedom of the variance estimate: ``b - 1`` for a simple random sample, ``b // 2`` (at least 1) for
+    one item per cell (the successive-difference estimator, like collapsing neighbouring cells in pairs)."""
+    return float(budget - 1) if design == "srs" else float(max(budget // 2, 1))
