@@ -28,6 +28,8 @@ Lan, K. K. G. & DeMets, D. L. (1983). Discrete sequential boundaries for clinica
 """
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import lru_cache
 from numbers import Real
@@ -46,6 +48,9 @@ from .statistics import Accumulator, information
 __all__ = ["SequentialEvaluator", "SequentialResult", "SimulationResult", "mean_of_means"]
 
 _MAX_LEVELS = 8  # values with at most this many distinct levels are simulated by hypergeometric draws
+_SIM_CELLS = 1 << 19  # simulate() works on chunks of about this many (run, look) cells
+_SIM_THREADS = 2  # chunks simulated at once (memory grows with it)
+_PERM_ROWS = 64  # runs permuted at once on the shuffle path: (rows, items) stays in cache
 _EXACT = 1e-9  # bound at an exhaustive look with the finite-population correction: the estimate is exact
 
 
@@ -540,9 +545,46 @@ class SequentialEvaluator(BaseEstimator):
                 yield cum @ levels, cum @ (levels * levels), cum @ np.abs(levels), cnt
                 del c, cum
             else:
-                x = rng.permuted(np.broadcast_to(v, (n_runs, v.size)), axis=1)
-                yield (np.cumsum(x, axis=1)[:, nd - 1], np.cumsum(x * x, axis=1)[:, nd - 1],
-                       np.cumsum(np.abs(x), axis=1)[:, nd - 1], cnt)
+                yield (*self._shuffled_sums(v, nd, n_runs, rng), cnt)
+
+    @staticmethod
+    def _shuffled_sums(v: np.ndarray, nd: np.ndarray, n_runs: int, rng: np.random.Generator):
+        """Sums of x, x^2, |x| over the first ``nd[k]`` items of ``n_runs`` random orders of ``v``, each (n_runs, K).
+
+        Any number of distinct values (continuous scores): one permutation per run, made ``_PERM_ROWS`` runs at a
+        time so the block stays in cache (a whole (runs, items) permutation is memory-bound and 2-3x slower per
+        item), then summed per batch of items (``add.reduceat``, not a cumsum over all items) and cumulated over
+        the batches. Only the items the last look reaches are summed."""
+        ends, pos = np.unique(nd, return_inverse=True)  # distinct look sizes (increasing), index of each look
+        starts = np.concatenate(([0], ends[:-1]))
+        used = int(ends[-1])
+        nonneg = bool(v.min() >= 0)  # then |x| = x: one reduction fewer
+        out = np.empty((3, n_runs, ends.size))
+        lens = ends - starts
+        # batches of equal size between the first and the last (the usual schedule): a reshape and a contiguous sum,
+        # ~3x faster than reduceat
+        mid = lens.size > 2 and bool((lens[1:-1] == lens[1]).all())
+
+        def blocks(x, o):
+            if not mid:
+                o[:] = np.add.reduceat(x, starts, axis=1)
+                return
+            o[:, 0] = x[:, : ends[0]].sum(1)
+            o[:, 1:-1] = x[:, ends[0]: ends[-2]].reshape(x.shape[0], -1, lens[1]).sum(2)
+            o[:, -1] = x[:, ends[-2]: used].sum(1)
+
+        for r0 in range(0, n_runs, _PERM_ROWS):
+            r1 = min(r0 + _PERM_ROWS, n_runs)
+            x = rng.permuted(np.broadcast_to(v, (r1 - r0, v.size)), axis=1)[:, :used]
+            blocks(x, out[0, r0:r1])
+            if not nonneg:
+                blocks(np.abs(x), out[2, r0:r1])
+            np.multiply(x, x, out=x)
+            blocks(x, out[1, r0:r1])
+        if nonneg:
+            out[2] = out[0]
+        np.cumsum(out, axis=2, out=out)
+        return out[0][:, pos], out[1][:, pos], out[2][:, pos]
 
     def _sums_pooled(self, arm: _Arm, tot: np.ndarray, n_runs: int, rng: np.random.Generator | None):
         D = arm.sizes.size
@@ -657,15 +699,41 @@ class SequentialEvaluator(BaseEstimator):
         rng = check_rng(self.rng if rng is None else rng)
         kind, arms = self._arms(scores_a, scores_b, paired, groups, groups_b)
         null = self._null_for(kind, rules)
-        s, tot, max_n = self._run(arms, kind, n_runs, rng, null)
-        _, look, reason, decision, bound = self._judge(rules, s)
-        lo, hi, (lo2, hi2), _, st = self._stop_intervals(s, look, bound)
-        rows = np.arange(n_runs)
-        return SimulationResult(stop_look=look + 1, n=tot[look], fraction=tot[look] / max_n, reason=reason,
-                                decision=decision, estimate=st.estimate, ci_low=lo, ci_high=hi, max_n=max_n,
-                                standard_error=st.se, z=np.asarray(s.z)[rows, look],
-                                confidence_level=np.where(bound == "c1", 1 - 2 * self.alpha, 1 - self.alpha),
-                                rci_low=lo2, rci_high=hi2, alpha=float(self.alpha))
+        n_looks = self._schedule(np.minimum.reduce([a.sizes for a in arms])).shape[0]
+        # runs in chunks: the statistics are (runs, looks) arrays, a few dozen of them alive at once; chunks of
+        # ~2^20 cells keep the peak memory flat in n_runs (100,000 runs x 73 looks whole took 3.5 GB)
+        chunk = max(1, _SIM_CELLS // n_looks)
+        sizes = [min(chunk, n_runs - start) for start in range(0, n_runs, chunk)]
+        if len(sizes) == 1:
+            gens = [rng]
+        else:
+            # one generator per chunk, seeded from rng: the result does not depend on how many threads run them
+            seed = np.random.SeedSequence(rng.integers(0, 2**63, size=4).tolist())
+            gens = [np.random.default_rng(c) for c in seed.spawn(len(sizes))]
+
+        def one(m_g):
+            m, g = m_g
+            s, tot, max_n = self._run(arms, kind, m, g, null)
+            _, look, reason, decision, bound = self._judge(rules, s)
+            lo, hi, (lo2, hi2), _, st = self._stop_intervals(s, look, bound)
+            return max_n, dict(stop_look=look + 1, n=tot[look], fraction=tot[look] / max_n, reason=reason,
+                               decision=decision, estimate=np.asarray(st.estimate), ci_low=lo, ci_high=hi,
+                               standard_error=np.asarray(st.se), z=np.asarray(s.z)[np.arange(m), look],
+                               confidence_level=np.where(bound == "c1", 1 - 2 * self.alpha, 1 - self.alpha),
+                               rci_low=lo2, rci_high=hi2)
+
+        workers = min(_SIM_THREADS, len(sizes), os.cpu_count() or 1)
+        if workers > 1:
+            one((1, np.random.default_rng(0)))  # fills the boundary cache once, before the threads need it
+            # numpy's samplers and whole-array operations release the GIL: chunks run side by side
+            with ThreadPoolExecutor(workers) as pool:
+                res = list(pool.map(one, zip(sizes, gens)))
+        else:
+            res = [one(mg) for mg in zip(sizes, gens)]
+        max_n = res[0][0]
+        parts = [r[1] for r in res]
+        out = {key: np.concatenate([p[key] for p in parts]) if len(parts) > 1 else parts[0][key] for key in parts[0]}
+        return SimulationResult(max_n=max_n, alpha=float(self.alpha), **out)
 
     def fit(self, scores_a: Any, scores_b: Any = None, *, paired: bool = True, groups: Any = None,
             groups_b: Any = None, shuffle: bool = True) -> SequentialResult:

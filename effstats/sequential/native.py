@@ -72,6 +72,23 @@ def _grid_offsets(r: int) -> np.ndarray:
     return off
 
 
+@lru_cache(maxsize=None)
+def _grid_full(r: int) -> tuple[np.ndarray, np.ndarray, list]:
+    """The whole candidate grid interleaved with its mid-points, its Simpson weights, and the offsets as floats."""
+    off = _grid_offsets(r)
+    d = np.diff(off)
+    z = np.empty(2 * off.size - 1)
+    z[0::2] = off
+    z[1::2] = off[:-1] + d / 2
+    w = np.zeros(2 * off.size - 1)
+    w[1::2] = 4 * d / 6
+    w[0:-1:2] += d / 6
+    w[2::2] += d / 6
+    z.setflags(write=False)
+    w.setflags(write=False)
+    return z, w, off.tolist()
+
+
 def gridpts(r: int, mu: float, a: float, b: float) -> tuple[np.ndarray, np.ndarray]:
     """Grid points and Simpson weights on [a, b] centred at ``mu`` (Jennison & Turnbull 2000, p. 349).
 
@@ -90,6 +107,23 @@ def gridpts(r: int, mu: float, a: float, b: float) -> tuple[np.ndarray, np.ndarr
     hi = int(off.searchsorted(b - mu, side="left"))  # first candidate >= b
     if hi < lo:
         hi = lo
+    if lo + 2 <= hi < n:
+        # the usual case, >= 2 candidates strictly inside: the interior is a slice of the precomputed full grid
+        # (a few array operations instead of a dozen); only the two end intervals are built here
+        fz, fw, offl = _grid_full(r)
+        m2 = 2 * (hi - lo + 2) - 1
+        z = np.empty(m2)
+        w = np.empty(m2)
+        np.add(fz[2 * lo: 2 * hi - 1], mu, out=z[2:-2])
+        w[2:-2] = fw[2 * lo: 2 * hi - 1]
+        e1 = mu + offl[lo]
+        en = mu + offl[hi - 1]
+        dl, dr = e1 - z0, b - en
+        z[0], z[1], z[-2], z[-1] = z0, z0 + dl / 2, en + dr / 2, b
+        w[0], w[1], w[-2], w[-1] = dl / 6, 4 * dl / 6, 4 * dr / 6, dr / 6
+        w[2] = dl / 6 + (offl[lo + 1] - offl[lo]) / 6
+        w[-3] = (offl[hi - 1] - offl[hi - 2]) / 6 + dr / 6
+        return z, w
     if hi < n:
         m = hi - lo + 2
         even = np.empty(m)
@@ -129,7 +163,9 @@ def _hupdate(theta: float, w2: np.ndarray, i1: float, z1: np.ndarray, h: np.ndar
     rtd = dk ** 0.5
     r2 = i2 ** 0.5 / rtd
     # x = (z2 sqrt(I2) - z1 sqrt(I1) - theta dk) / sqrt(dk), built in place: this m2 x m1 kernel is the hot spot
-    shift = z1 * ((i1 ** 0.5) / rtd) + theta * dk / rtd
+    shift = z1 * ((i1 ** 0.5) / rtd)
+    if theta:
+        shift += theta * dk / rtd
     x = np.subtract.outer(z2 * r2, shift)
     np.square(x, out=x)
     x *= -0.5
@@ -143,7 +179,10 @@ def _hupdate(theta: float, w2: np.ndarray, i1: float, z1: np.ndarray, h: np.ndar
         lo, hi = z2[0] * r2, z2[-1] * r2
         exact = ndtr(hi - shift) - ndtr(lo - shift)
         h = h * np.where(got > 0, exact / np.where(got > 0, got, 1.0), 0.0)
-    return w2 * _dot(x, h) * scale
+    out = _dot(x, h)
+    out *= w2
+    out *= scale
+    return out
 
 
 def gsprob(theta, info, a, b, r: int = 18, overrun: float = 0.0):
@@ -204,9 +243,10 @@ def _newton_upper(h, base, scale, target, b0, tol, rt2pi):
     Returns ``(b, achieved, converged)`` where ``achieved`` is the crossing probability at the returned ``b``
     (gsDesign returns the last point evaluated, not the last Newton proposal).
     """
-    hdot = h.dot
     x = np.empty_like(base)
-    buf = np.empty_like(base)
+    two = np.empty((2, base.size))  # Phi(x) and exp(-x^2 / 2) side by side: one matrix-vector product for both
+    cdf, dens = two
+    twodot = two.dot
     btem2 = b0
     j = 0
     bdelta = 1.0
@@ -218,10 +258,12 @@ def _newton_upper(h, base, scale, target, b0, tol, rt2pi):
         j += 1
         btem = btem2
         sub(base, btem * scale, out=x)
-        phi = float(hdot(ndtr(x, out=buf)))
-        mul(x, x, out=buf)
-        mul(buf, -0.5, out=buf)
-        dphi = -float(hdot(ex(buf, out=buf))) * c
+        ndtr(x, out=cdf)
+        mul(x, x, out=x)
+        mul(x, -0.5, out=x)
+        ex(x, out=dens)
+        phi, dphi = twodot(h).tolist()
+        dphi = -dphi * c
         bd = target - phi
         if bd < dphi:
             btem2 = btem + 1.0
@@ -267,6 +309,7 @@ def gsbound1(theta: float, info, a, probhi, tol: float = 1e-6, r: int = 18, lowe
     b[0] = EXTREMEZ if pl[0] <= 0 else _qnorm_upper(pl[0], mu)
     achieved[0] = ndtr(mu - b[0])
     err = 0
+    mass = np.nan
     conserve = r > 18
     if k > 1:
         z1, w1 = gridpts(r, mu, al[0], b[0])
@@ -281,6 +324,8 @@ def gsbound1(theta: float, info, a, probhi, tol: float = 1e-6, r: int = 18, lowe
             scale = rtik / rtd
             if lower:
                 problo[i] = float(_dot(h, ndtr(al[i] * scale - base)))
+            if i == k - 1:
+                mass = float(h.sum())  # the (Simpson) mass entering the last look
             b[i], achieved[i], ok = _newton_upper(h, base, scale, pl[i], btem2, tol, _RT2PI_H)
             if not ok:
                 err = 1
@@ -288,11 +333,13 @@ def gsbound1(theta: float, info, a, probhi, tol: float = 1e-6, r: int = 18, lowe
                 z2, w2 = gridpts(r, mu, al[i], b[i])
                 h = _hupdate(theta, w2, info[i - 1], z1, h, info[i], z2, conserve)
                 z1 = z2
-    out = {"b": b, "problo": problo, "probhi": probhi.copy(), "achieved": achieved, "error": err}
+    out = {"b": b, "problo": problo, "probhi": probhi.copy(), "achieved": achieved, "error": err,
+           "mass_last": mass if k > 1 else 1.0}
     if err == 0 and np.min(b - a) < 0:
         bb = np.where(b < a, a, b)
         pr = gsprob(theta, info, a, bb, r)
-        out.update(b=bb, probhi=pr["probhi"][:, 0], problo=pr["problo"][:, 0], achieved=pr["probhi"][:, 0])
+        out.update(b=bb, probhi=pr["probhi"][:, 0], problo=pr["problo"][:, 0], achieved=pr["probhi"][:, 0],
+                   mass_last=np.nan)
     return out
 
 
@@ -478,20 +525,34 @@ def _increasing_root(f: Callable[[float], float], lower: float, upper: float, to
 
 
 def wt_constant(delta: float, alpha: float, two_sided: bool, timing, tol: float = 1e-6, r: int = 18) -> float:
+    """Constant ``c`` of the Wang–Tsiatis bound ``c * t**(delta - 0.5)`` with total upper error ``alpha`` (see
+    :func:`_wt_constant_terms`)."""
+    return _wt_constant_terms(delta, alpha, two_sided, timing, tol, r)[0]
+
+
+def _wt_constant_terms(delta: float, alpha: float, two_sided: bool, timing, tol: float = 1e-6,
+                       r: int = 18) -> tuple[float, np.ndarray | None]:
     """Constant ``c`` of the Wang–Tsiatis bound ``c * t**(delta - 0.5)`` with total upper error ``alpha`` (gsDesign ``WT``).
 
     Solved by secant steps on the probit of the crossing probability, which is nearly linear in ``c`` (exactly so
     for one look), started at the Bonferroni constant: 4-6 recursion passes instead of the 11-14 of a bracketing
     search. The root is taken to ``1e-2 * tol``, so it lies within gsDesign's own ``uniroot`` tolerance of
     gsDesign's constant. Falls back to the bracketing search (:func:`_wt_constant_zeroin`) if a step fails.
+
+    Returns ``(c, terms)``: ``terms`` (k,) are the upper-crossing probabilities under H0 at each look at ``c`` (the
+    last point evaluated), or None when ``c`` was not evaluated (the caller then runs :func:`gsprob`).
     """
     timing = np.asarray(timing, dtype=float)
     shape = timing ** (delta - 0.5)
     low = np.full(timing.size, -EXTREMEZ)
     target = float(ndtri(alpha))  # probit of the wanted crossing probability
 
+    last: dict = {}
+
     def g(c: float) -> float:
-        p = _upper_power(0.0, timing, -c * shape if two_sided else low, c * shape, r)
+        terms: list = []
+        p = _upper_power(0.0, timing, -c * shape if two_sided else low, c * shape, r, terms)
+        last.update(c=c, terms=terms)
         return float(ndtri(p)) - target if 0.0 < p < 1.0 else np.nan
 
     if timing.size <= 60 and 0.0 < alpha < 0.5:
@@ -511,9 +572,11 @@ def wt_constant(delta: float, alpha: float, two_sided: bool, timing, tol: float 
                 if not np.isfinite(x2) or x2 <= 0:
                     break
                 if abs(x2 - x1) < 1e-2 * tol:
-                    return x2
+                    # x1, the last point evaluated, is within 1e-2 * tol of the root: return it with its per-look
+                    # crossing probabilities, which saves the caller a recursion pass for them
+                    return (x1, np.array(last["terms"])) if last.get("c") == x1 else (x2, None)
                 x0, g0, x1, g1 = x1, g1, x2, g(x2)
-    return _wt_constant_zeroin(delta, alpha, two_sided, timing, tol, r)
+    return _wt_constant_zeroin(delta, alpha, two_sided, timing, tol, r), None
 
 
 def _wt_constant_zeroin(delta: float, alpha: float, two_sided: bool, timing, tol: float = 1e-6, r: int = 18) -> float:
@@ -582,14 +645,17 @@ def _incr(x: np.ndarray) -> np.ndarray:
     return out
 
 
-def _upper_power(theta: float, info: np.ndarray, a: np.ndarray, b: np.ndarray, r: int) -> float:
+def _upper_power(theta: float, info: np.ndarray, a: np.ndarray, b: np.ndarray, r: int, terms: list | None = None) -> float:
     """Total upper-crossing probability at one drift: :func:`gsprob`'s ``powr`` without the lower-crossing terms
-    and the expected information (the quantity the sample-size search evaluates ~10 times)."""
+    and the expected information (the quantity the sample-size search evaluates ~10 times). ``terms``, if given,
+    receives the crossing probability at each look (gsprob's ``probhi``)."""
     k = info.size
     rt = np.sqrt(info).tolist()
     al, bl = a.tolist(), b.tolist()
     mu = theta * rt[0]
     tot = float(ndtr(mu - bl[0]))
+    if terms is not None:
+        terms.append(tot)
     if k == 1:
         return tot
     z1, w1 = gridpts(r, mu, al[0], bl[0])
@@ -600,7 +666,10 @@ def _upper_power(theta: float, info: np.ndarray, a: np.ndarray, b: np.ndarray, r
         rtd = dk ** 0.5
         base = z1 * (rt[i - 1] / rtd)
         base += theta * dk / rtd - bl[i] * rt[i] / rtd
-        tot += float(h.dot(ndtr(base, out=base)))
+        term = float(h.dot(ndtr(base, out=base)))
+        tot += term
+        if terms is not None:
+            terms.append(term)
         if i < k - 1:
             mu = theta * rt[i]
             z2, w2 = gridpts(r, mu, al[i], bl[i])
@@ -618,6 +687,53 @@ def _betadiff1(imax, theta, tx, problo, b, tol, r):
     x = gsbound1(-theta, info, -b, problo, tol, r)
     y = gsprob(theta, info, -x["b"], b, r)
     return float(problo.sum() - 1 + y["powr"][0])
+
+
+def _type4_search(delta, tx, falseneg, b, tol, r, n_fix):
+    """gsDesign's gsDType4 search for the maximum information of a non-binding beta-spending design, one
+    recursion pass per step instead of two.
+
+    For information ``I`` the lower bounds spend ``falseneg`` under the drift ``delta`` given the upper bounds
+    ``b``: one :func:`gsbound1` pass on the mirrored problem, whose lower-crossing probabilities are the upper
+    crossings of the design, i.e. the terms of the power (gsDesign runs a second ``gsprob`` pass for them).
+    The bracket and R's ``uniroot`` steps are gsDesign's own (the root must be gsDesign's, which is only
+    ``tol``-accurate), and the pass at the root is kept: it gives the bounds and the crossing probabilities
+    under ``delta`` without further passes.
+
+    Returns ``(n_i, a, upper1, lower1)``: information, lower bounds (the last one set to the upper, as gsDesign)
+    and the crossing probabilities under ``delta`` (k,).
+    """
+    passes: dict = {}
+    target = float(falseneg.sum()) - 1.0
+
+    def f(v: float) -> float:
+        if v not in passes:
+            x = gsbound1(-delta, tx * v, -b, falseneg, tol, r)
+            passes[v] = (target + float(x["problo"].sum()), x)
+        return passes[v][0]
+
+    ilow, ihigh = 0.98 * n_fix, 1.2 * n_fix
+    while 0 > f(ihigh):
+        if ihigh > 5 * n_fix:
+            raise RuntimeError("design: unable to derive the sample size (gsDesign's bracket search exceeded "
+                               "5 times the fixed-design information)")
+        ilow, ihigh = ihigh, ihigh * 1.2
+    root = _increasing_root(f, ilow, ihigh, tol, "information")
+    f(root)
+    x = passes[root][1]
+    n_i = tx * root
+    a = -x["b"]
+    a[-1] = b[-1]
+    if tx.size > 1 and np.isfinite(x["mass_last"]):
+        up1 = x["problo"].copy()  # the mirrored pass's lower crossings are the upper crossings under delta
+        lo1 = x["achieved"].copy()
+        # a_K = b_K: at the last look the paths that do not cross up cross down; as gsprob integrates it, the grid
+        # mass entering the look minus the upward crossing
+        lo1[-1] = x["mass_last"] - up1[-1]
+    else:  # one look, or gsBound1 lifted a bound: a pass of its own
+        y = gsprob(delta, n_i, a, b, r)
+        up1, lo1 = y["probhi"][:, 0], y["problo"][:, 0]
+    return n_i, a, up1, lo1
 
 
 def _gsI1(theta, info, beta, b, ilow, ihigh, tol, r):
@@ -663,9 +779,9 @@ def native_bounds(s: _Spec) -> dict:
     if tt == 1:
         if up.is_classic:
             d = up.wt_delta
-            c = wt_constant(d, s.alpha, False, timing, tol, r)
+            c, terms = _wt_constant_terms(d, s.alpha, False, timing, tol, r)
             b = c * timing ** (d - 0.5)
-            falsepos = gsprob(0.0, timing, low20, b, r)["probhi"][:, 0]
+            falsepos = terms if terms is not None else gsprob(0.0, timing, low20, b, r)["probhi"][:, 0]
             got = falsepos
         else:
             falsepos = _incr(up(s.alpha, timing))
@@ -678,12 +794,15 @@ def native_bounds(s: _Spec) -> dict:
     if tt in (2, 5):
         if up.is_classic:
             d = up.wt_delta
-            c = wt_constant(d, s.alpha, True, timing, tol, r)
+            c, terms = _wt_constant_terms(d, s.alpha, True, timing, tol, r)
             b = c * timing ** (d - 0.5)
             a = -b
-            p = gsprob(0.0, timing, a, b, r)
-            falsepos = trueneg = got = p["probhi"][:, 0]
-            plo = p["problo"][:, 0]
+            if terms is not None:  # symmetric bounds under H0: the lower crossings mirror the upper ones
+                falsepos = trueneg = got = plo = terms
+            else:
+                p = gsprob(0.0, timing, a, b, r)
+                falsepos = trueneg = got = p["probhi"][:, 0]
+                plo = p["problo"][:, 0]
         else:
             falsepos = _incr(up(s.alpha, timing))
             trueneg = _incr(s.lower(s.astar, timing)) if tt == 5 else falsepos
@@ -843,9 +962,20 @@ def _beta_spending(s: _Spec, delta: float) -> dict:
 
     if tt == 4:
         if not given:
-            x0b = gsbound1(0.0, timing, low20, falsepos, tol, r, lower=False)["b"]
-            ilow, ihigh = bracket(x0b, 0.98 * n_fix, 1.2 * n_fix)
-            n_i, a, b = _gsI1(delta, timing, falseneg, x0b, ilow, ihigh, tol, r)
+            x0 = gsbound1(0.0, timing, low20, falsepos, tol, r, lower=False)
+            x0b = x0["b"]
+            n_i, a, up1, lo1 = _type4_search(delta, timing, falseneg, x0b, tol, r, n_fix)
+            # at theta = 0 the recursion depends on information ratios only: the upper pass's crossing
+            # probabilities are gsDesign's fpnb (gsprob(0, n.I, -20, b)) to rounding error
+            y0 = gsprob(0.0, n_i, a, x0b, r)
+            en0 = float(n_i @ (y0["problo"][:, 0] + y0["probhi"][:, 0]))
+            en0 += n_i[-1] * (1 - y0["powr"][0] - y0["problo"][:, 0].sum())
+            out.update(upper=x0b, lower=a, n_i=n_i, upper_prob=np.column_stack((y0["probhi"][:, 0], up1)),
+                       lower_prob=np.column_stack((y0["problo"][:, 0], lo1)),
+                       en=np.array([en0, float(n_i @ (up1 + lo1) + n_i[-1] * (1 - up1.sum() - lo1.sum()))]),
+                       falsepos=x0["achieved"].copy(),
+                       lower_spend=falseneg)
+            return out
         else:
             b = gsbound1(0.0, n_i, low20, falsepos, tol, r, lower=False)["b"]
             x2b = gsbound1(-delta, n_i, -b, falseneg, tol, r)["b"].copy()
