@@ -20,7 +20,9 @@ Designs
 * ``"srs"`` — items drawn at random without replacement (``sampling="random"``, or items chosen by the user that
   are not one per cell): the sample mean with ``v = (1 - f) s² / b``.
 
-Both are exact (``v = 0``) when every item is evaluated. The design is carried explicitly: results of the
+Both are exact (``v = 0``) when every item is evaluated. When every evaluated item has the same response the
+variance estimate is degenerate and reported as 0 (both estimators); the interval then uses the count of the
+``b`` items (Clopper-Pearson at ``b``). The design is carried explicitly: results of the
 estimator's own selection use the design of its ``sampling`` however the items are passed back.
 
 ``estimator="difference"`` is a cross-fitted model-assisted difference estimator (Särndal, Swensson & Wretman
@@ -205,10 +207,15 @@ def _estimate_accuracy(y: np.ndarray, positions: np.ndarray, n: int, design: str
         # binary y: s² = b p (1 - p) / (b - 1), from the count of ones (no float copy)
         p = est
         var = (1 - f) * p * (1 - p) / (b - 1)
-    if f >= 1:
-        var = np.zeros(len(est))
+    ones, zeros = y.all(axis=1), ~y.any(axis=1)
+    # every evaluated item alike: the variance estimate is degenerate (unequal cell sizes leave a spurious ~1e-8
+    # with all ones), so report 0 and let the interval use the count of b items; with the spurious value, 95%
+    # intervals of CIFAR-10 models near 0.955 accuracy at b = 32 (stratified design) covered 0.78-0.86
+    if f >= 1 or b == 1:
+        var = np.zeros(len(est)) if f >= 1 else var
+    else:
+        var = np.where(ones | zeros, 0.0, var)
     # the weights sum to 1 only up to rounding: an all-correct model must read exactly 1 (and all-wrong 0)
-    ones = y.all(axis=1) if b else np.zeros(len(est), bool)
     est = np.where(ones, 1.0, np.clip(est, 0.0, 1.0))
     return est, np.sqrt(var)
 

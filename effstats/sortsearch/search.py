@@ -706,8 +706,12 @@ class SortSearch(BaseEstimator):
     def insert(self, responses: Any, items: Any = None) -> SearchResult:
         """``insert_M`` without re-sorting: predict, then add the predictions to ``scores_`` (a ``partial_fit``).
 
-        Predictions are "ones then zeros" in the current order, so adding them keeps the scores non-increasing
-        along ``order_`` and the order is unchanged (App. G): serial insertions do not accumulate error.
+        ``order_`` is never changed here. With complete sort data (``missing="raise"``) this loses nothing:
+        predictions are "ones then zeros" in the current order, so adding them keeps the scores non-increasing
+        along ``order_``, re-sorting the enlarged matrix gives the same sorted scores (only tied items can swap),
+        and serial insertions do not accumulate error (App. G). With ``missing="observed"`` the order is by the
+        fraction ``scores_ / n_observed_``, and adding the same count to every item's denominator can reorder items
+        observed by different numbers of models: ``order_`` is then stale after insertions (refit to re-sort).
         """
         res = self.predict(responses, items)
         # models predicting position p correct: those with threshold > p
