@@ -35,6 +35,7 @@ Anderson, K. M. et al. gsDesign: Group Sequential Design. R package, https://CRA
 """
 from __future__ import annotations
 
+import math
 import warnings
 from dataclasses import dataclass
 from functools import lru_cache
@@ -155,8 +156,13 @@ def gridpts(r: int, mu: float, a: float, b: float) -> tuple[np.ndarray, np.ndarr
 
 
 def _h1(theta: float, z: np.ndarray, w: np.ndarray, info: float) -> np.ndarray:
-    x = z - theta * np.sqrt(info)
-    return w * _exp(-x * x / 2) / _RT2PI_H
+    x = z - theta * math.sqrt(info) if theta else z
+    y = x * x
+    y *= -0.5  # = -x * x / 2 exactly
+    _exp(y, out=y)
+    y *= w
+    y /= _RT2PI_H
+    return y
 
 
 def _hupdate(theta: float, w2: np.ndarray, i1: float, z1: np.ndarray, h: np.ndarray, i2: float, z2: np.ndarray,
@@ -336,26 +342,30 @@ def gsbound1(theta: float, info, a, probhi, tol: float = 1e-6, r: int = 18, lowe
     mass = np.nan
     conserve = r > 18
     if k > 1:
-        z1, w1 = gridpts(r, mu, al[0], b[0])
-        h = _h1(theta, z1, w1, info[0])
+        infol = info.tolist()
+        z1, w1 = gridpts(r, mu, al[0], float(b[0]))
+        h = _h1(theta, z1, w1, infol[0])
         for i in range(1, k):
             rtik = rt[i]
             mu = rtik * theta
-            dk = info[i] - info[i - 1]
+            dk = infol[i] - infol[i - 1]
             rtd = dk ** 0.5
             btem2 = EXTREMEZ if pl[i] <= 0 else _qnorm_upper(pl[i], mu)
-            base = z1 * (rt[i - 1] / rtd) + theta * dk / rtd
+            base = z1 * (rt[i - 1] / rtd)
+            if theta:
+                base += theta * dk / rtd
             scale = rtik / rtd
             if lower:
                 problo[i] = float(_dot(h, ndtr(al[i] * scale - base)))
             if i == k - 1:
                 mass = float(h.sum())  # the (Simpson) mass entering the last look
-            b[i], achieved[i], ok = _newton_upper(h, base, scale, pl[i], btem2, tol, _RT2PI_H)
+            bi, achieved[i], ok = _newton_upper(h, base, scale, pl[i], btem2, tol, _RT2PI_H)
+            b[i] = bi
             if not ok:
                 err = 1
             if i < k - 1:
-                z2, w2 = gridpts(r, mu, al[i], b[i])
-                h = _hupdate(theta, w2, info[i - 1], z1, h, info[i], z2, conserve)
+                z2, w2 = gridpts(r, mu, al[i], bi)
+                h = _hupdate(theta, w2, infol[i - 1], z1, h, infol[i], z2, conserve)
                 z1 = z2
     out = {"b": b, "problo": problo, "probhi": probhi.copy(), "achieved": achieved, "error": err,
            "mass_last": mass if k > 1 else 1.0}
@@ -777,6 +787,8 @@ def _gsI1(theta, info, beta, b, ilow, ihigh, tol, r):
 def _check_falsepos(target: np.ndarray, got: np.ndarray, tol: float) -> None:
     """gsDesign's "False positive rates not achieved" check, as a numerical failure (RuntimeError)."""
     dev = np.abs(np.asarray(target) - np.asarray(got))
+    if dev.max() <= tol:  # (NaN compares False: falls through to the check below)
+        return
     if not (dev <= tol).all():
         look = int(np.argmax(np.where(np.isfinite(dev), dev, np.inf))) + 1
         raise RuntimeError(f"design: the bounds do not spend the requested type-I error (look {look}: "
