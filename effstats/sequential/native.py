@@ -9,8 +9,9 @@ information) use R's ``zeroin`` (Brent) step for step, so that this backend repr
 rounding error rather than only to the tolerance of either implementation.
 
 Each look costs one ``m x m`` kernel (``m ~ 2 (6r - 1)`` grid points) built with a handful of
-whole-array numpy operations, and a few Newton steps of ``O(m)`` each; the grid offsets are
-precomputed per ``r``. The crossing probabilities at the solved bounds fall out of the last Newton
+whole-array numpy operations (half of it for symmetric two-sided bounds under H0, whose density is
+symmetric), and a few Newton steps of ``O(m)`` each; the grid, its mid-points and Simpson weights
+are precomputed per ``r``. The crossing probabilities at the solved bounds fall out of the last Newton
 step, so the type-I error spent is known without a second pass. The sample-size search (maximum
 information for the requested power) is separate (:func:`native_sizes`) and only run when sizes are
 asked for.
@@ -340,6 +341,7 @@ def gsbound1(theta: float, info, a, probhi, tol: float = 1e-6, r: int = 18, lowe
     achieved[0] = ndtr(mu - b[0])
     err = 0
     mass = np.nan
+    last = None
     conserve = r > 18
     if k > 1:
         infol = info.tolist()
@@ -359,6 +361,7 @@ def gsbound1(theta: float, info, a, probhi, tol: float = 1e-6, r: int = 18, lowe
                 problo[i] = float(_dot(h, ndtr(al[i] * scale - base)))
             if i == k - 1:
                 mass = float(h.sum())  # the (Simpson) mass entering the last look
+                last = (h, base, scale)
             bi, achieved[i], ok = _newton_upper(h, base, scale, pl[i], btem2, tol, _RT2PI_H)
             b[i] = bi
             if not ok:
@@ -371,6 +374,16 @@ def gsbound1(theta: float, info, a, probhi, tol: float = 1e-6, r: int = 18, lowe
            "mass_last": mass if k > 1 else 1.0}
     if err == 0 and np.min(b - a) < 0:
         bb = np.where(b < a, a, b)
+        if k > 1 and lower and not (b[:-1] < a[:-1]).any():
+            # only the last bound is lifted (a beta-spending search below its root): the looks before are unchanged,
+            # and the lower crossings never depend on the upper bound at their look, so gsDesign's gsprob pass on the
+            # lifted bounds equals this pass's figures except the last upper crossing, computed here from the density
+            # entering the last look (to rounding; saves a recursion pass)
+            hk, basek, scalek = last
+            ach = achieved.copy()
+            ach[-1] = float(_dot(hk, ndtr(basek - a[-1] * scalek)))
+            out.update(b=bb, probhi=ach, achieved=ach.copy())
+            return out
         pr = gsprob(theta, info, a, bb, r)
         out.update(b=bb, probhi=pr["probhi"][:, 0], problo=pr["problo"][:, 0], achieved=pr["probhi"][:, 0],
                    mass_last=np.nan)
