@@ -274,3 +274,27 @@ def test_minor_messages():
     with pytest.raises(ValueError, match="order"):
         p.permute_columns(np.arange(-1, 7))
     assert np.array_equal(p.permute_columns(np.arange(8)[::-1]).to_dense(), a[:, ::-1])
+
+
+def test_hybrid_guard_gives_an_outlying_model_the_sortsearch_prediction():
+    """Source models in families plus a new model unlike all of them (correct on exactly the easier half of the sum
+    order): with the guard it gets exactly the S&S prediction, without it the nearest models' vote and a larger
+    error."""
+    rng = np.random.default_rng(5)
+    base = irt(4, 600, seed=6, slope=1.0)
+    src = base[rng.integers(0, 4, 60)] ^ (rng.random((60, 600)) < 0.05)
+    odd = np.zeros(600, bool)
+    odd[SortSearch().fit(src).order_[:300]] = True  # "ones then zeros" along the order: S&S fits it exactly
+    new = np.vstack([src[:3] ^ (rng.random((3, 600)) < 0.05), odd])
+    on = HybridSearch(budget=64, neighbors=(1, 3), weights=(0.0, 1.0), random_state=0).fit(src)
+    off = HybridSearch(budget=64, neighbors=(1, 3), weights=(0.0, 1.0), random_state=0, fallback_margin=None).fit(src)
+    assert on.weight_ == off.weight_ == 1.0  # the families make the nearest models win the cross-validation
+    h_on, h_off = on.simulate(new), off.simulate(new)
+    ss = on.search_.predict(new[:, on.selected_], on.selected_).correctness()
+    ss[:, on.selected_] = new[:, on.selected_]
+    assert np.array_equal(h_on.predicted[3], ss[3])  # the outlier: S&S
+    assert np.array_equal(h_on.predicted[:3], h_off.predicted[:3])  # family members: unchanged
+    err = lambda p: (p != new[3]).mean()  # noqa: E731
+    assert err(h_off.predicted[3]) > err(h_on.predicted[3]) + 0.05
+    with pytest.raises(ValueError, match="fallback_margin"):
+        HybridSearch(fallback_margin=2.0).fit(src)
