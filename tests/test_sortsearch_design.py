@@ -298,3 +298,12 @@ def test_hybrid_guard_gives_an_outlying_model_the_sortsearch_prediction():
     assert err(h_off.predicted[3]) > err(h_on.predicted[3]) + 0.05
     with pytest.raises(ValueError, match="fallback_margin"):
         HybridSearch(fallback_margin=2.0).fit(src)
+
+
+def test_simulate_with_missing_truth_points_to_predict():
+    a = (np.random.default_rng(3).random((8, 20)) < 0.5).astype(float)
+    est = SortSearch().fit(a[:5] > 0.5)
+    a[6, 3] = np.nan
+    for call in (lambda: est.simulate(a[5:], 4), lambda: est.budget_curve(a[5:], [4])):
+        with pytest.raises(ValueError, match=r"responses: .*predict\(responses_on_those_items"):
+            call()

@@ -374,6 +374,14 @@ def _threshold_stats(b: np.ndarray, K: np.ndarray) -> tuple[np.ndarray, ...]:
 
 
 # ---------------------------------------------------------------------------------------------- estimator
+def _refuse_missing_truth(x: Any) -> None:
+    """simulate / budget_curve need every response of the new models: say what to do with partial ones."""
+    if _has_missing_cells(x):
+        raise ValueError("responses: the new models' full responses have missing cells (NaN / not evaluated); simulate and "
+                         "budget_curve need complete responses; for models evaluated on some items only, call "
+                         "predict(responses_on_those_items, items=...)")
+
+
 def _has_missing_cells(responses: Any) -> bool:
     """Whether a ResponseMatrix (missing mask), DataFrame or float array has missing (NaN) cells."""
     if isinstance(responses, ResponseMatrix):
@@ -649,6 +657,7 @@ class SortSearch(BaseEstimator):
         check_is_fitted(self, "order_")
         x = _align_full(self._oriented(responses), self.item_ids_ if self._axis == 0 else None, "responses")
         model_ids = _ids(x, 0)
+        _refuse_missing_truth(x)
         return self._simulate(_binary(x, "responses"), budget, model_ids)
 
     def _simulate(self, a: Any, budget: int, model_ids: pd.Index | None = None) -> SearchResult:
@@ -679,6 +688,7 @@ class SortSearch(BaseEstimator):
         check_is_fitted(self, "order_")
         budgets = _check_budgets(budgets, self.n_items_)
         x = _align_full(self._oriented(responses), self.item_ids_ if self._axis == 0 else None, "responses")
+        _refuse_missing_truth(x)
         a = _binary(x, "responses")  # checked once, not once per budget
         ids = _ids(x, 0)
         models = np.arange(a.shape[0]) if ids is None else ids.to_numpy()
