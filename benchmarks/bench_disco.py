@@ -1,8 +1,8 @@
 """Speed of DISCO at MMLU scale: 400 source models × 14,000 items × 4 classes.
 
 Target: PDS/JSD selection of 100 items and the random-forest fit on the signatures in ≤ 30 s.
-Also times the hard-label scores on an ImageNet-sized array (67 × 50,000 class ids), a refit that reuses the cached
-disagreement scores (protocols fit many variants on one source matrix), the 5-fold cross-validated prediction
+Also times the hard-label scores on an ImageNet-sized array (67 × 50,000 class ids), refits that reuse the cached
+disagreement scores and PCA (protocols fit many variants on one source matrix), the 5-fold cross-validated prediction
 intervals, the method chooser on a 50-source split, and the IRT baselines.
 
 Run: ``.venv/bin/python benchmarks/bench_disco.py`` (after ``make setup``)
@@ -50,7 +50,10 @@ def main() -> None:
         timed("  predict 40 targets", est.predict, proba[:40])
     print(f"{'worst DISCO fit (target ≤ 30 s)':<58s} {total:8.2f} s  {'OK' if total <= 30 else 'SLOW'}")
 
-    timed("DISCO refit, kNN (disagreement scores cached)", DISCO(100, predictor="knn", random_state=0).fit, proba, labels=labels)
+    timed("DISCO refit, kNN (disagreement scores and PCA cached)", DISCO(100, predictor="knn", random_state=0).fit, proba, labels=labels)
+    # the PCA of a variant that differs from a fitted one in the predictor alone is reused (same items, same seed)
+    timed("DISCO fit, new seed: PCA 256 + RF", DISCO(100, random_state=1).fit, proba, labels=labels)
+    timed("DISCO fit, same seed, kNN (PCA reused)", DISCO(100, predictor="knn", random_state=1).fit, proba, labels=labels)
     est = DISCO(100, predictor="knn", random_state=0).fit(proba[:50], labels=labels)
     timed("5-fold CV intervals, 50 sources (predict_interval)", est.predict_interval, proba[50:70])
 

@@ -226,6 +226,28 @@ def test_signatures_beat_random_direct_on_simulated_benchmark():
     assert mean.loc["disco", "spearman"] > 0.95
 
 
+def test_pca_is_fitted_once_per_signature_matrix_and_seed():
+    # kNN and RF variants with one seed select the same items and draw the same PCA seed: one shared PCA fit,
+    # with the same predictions as a PCA fitted afresh (the cache is keyed by the matrix, dimension and seed).
+    from sklearn.decomposition import PCA
+
+    from effstats.disco import _estimator
+
+    rm = benchmark(m=60, n=400)
+    src, tgt = random_split(rm, 0.25, rng=0).apply(rm)
+    _estimator._PCA_CACHE.clear()
+    knn = DISCO(30, predictor="knn", pca=16, random_state=3).fit(src)
+    rf = DISCO(30, predictor="rf", pca=16, random_state=3).fit(src)
+    other = DISCO(30, predictor="rf", pca=16, random_state=4).fit(src)
+    assert rf.pca_ is knn.pca_ and other.pca_ is not knn.pca_ and len(_estimator._PCA_CACHE) == 2
+    X = src.probabilities[:, rf.selected_].reshape(src.n_models, -1)
+    fresh = PCA(16, random_state=rf.pca_.random_state).fit(X)
+    np.testing.assert_array_equal(fresh.components_, rf.pca_.components_)
+    Xt = tgt.probabilities[:, rf.selected_].reshape(tgt.n_models, -1)
+    # (allclose: the forest sums its trees' predictions in thread order, so equal only to rounding)
+    np.testing.assert_allclose(rf.predict(tgt), np.clip(rf.predictor_.predict(fresh.transform(Xt)), 0, 1), rtol=1e-12)
+
+
 def test_knn_with_k1_returns_a_source_score():
     rm = benchmark(m=40, n=400)
     split = random_split(rm, 0.25, rng=0)
