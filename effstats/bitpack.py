@@ -19,50 +19,91 @@ __all__ = ["PackedBinaryMatrix"]
 # popcount of every byte value
 _POPCOUNT = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1).sum(1).astype(np.uint8)
 
-_LANES = np.uint64(0x0101010101010101)
+def _csa(a: np.ndarray, b: np.ndarray, c: np.ndarray, hi: np.ndarray, u: np.ndarray, t: np.ndarray) -> None:
+    """Carry-save adder on bit-sliced words, in place: ``a <- a ^ b ^ c`` (sum bit), ``hi <- majority(a, b, c)``."""
+    np.bitwise_xor(a, b, out=u)
+    np.bitwise_and(a, b, out=hi)
+    np.bitwise_and(u, c, out=t)
+    np.bitwise_or(hi, t, out=hi)
+    np.bitwise_xor(u, c, out=a)
 
 
-def _lane_col_sums(packed: np.ndarray, n_cols: int, n_threads: int | None = None) -> np.ndarray:
-    """Column sums of a packed matrix without unpacking to one byte a cell.
+def _unpack_counts(words: np.ndarray) -> np.ndarray:
+    """One bit-slice (nw,) uint64 -> 0/1 per column (nw * 64,), in packbits' column order."""
+    return np.unpackbits(words.view(np.uint8)).astype(np.int64)
 
-    Rows are read as little-endian uint64 words (64 columns). ``(w >> s) & 0x0101..01`` keeps bit ``s`` of every
-    byte in its own 8-bit lane, so summing up to 255 rows in uint64 counts 8 columns per word at once
-    (no lane can overflow). Row chunks run on threads: numpy releases the GIL in these ufuncs.
+
+def _harley_seal_sums(packed: np.ndarray, r0: int, r1: int, nw: int) -> np.ndarray:
+    """Column sums (nw * 64,) of rows ``r0:r1`` over their first ``nw`` 64-bit words.
+
+    Every bit of a word is one column, so the words are vertical bit-sliced counters: a Harley-Seal tree of
+    carry-save adders folds 16 rows into ones/twos/fours/eights slices plus one "sixteens" row (15 adders, ~5 ops a
+    row, against 24 for the shift-and-mask lane count), and the sixteens ripple into a slice counter. Every numpy
+    call works on one row of words (~200 KiB at 1.7M columns), which stays in cache.
+    """
+    aligned = packed.shape[1] == nw * 8 and packed.flags.c_contiguous and packed.ctypes.data % 8 == 0
+    buf = np.empty((16, nw), np.uint64)  # rows whose length is not a whole number of words are copied in
+    ones, twos, fours, eights, two_a, two_b, four_a, four_b, eight_a, eight_b, sixteens, u, t, carry, tmp = (
+        np.zeros(nw, np.uint64) for _ in range(15))
+    slices: list[np.ndarray] = []  # bit k counts 16 * 2**k
+    r = r0
+    while r + 16 <= r1:
+        if aligned:
+            d = packed[r : r + 16].view(np.uint64)
+        else:
+            buf.view(np.uint8)[:] = packed[r : r + 16, : nw * 8]
+            d = buf
+        for h, four in ((0, four_a), (8, four_b)):
+            _csa(ones, d[h], d[h + 1], two_a, u, t)
+            _csa(ones, d[h + 2], d[h + 3], two_b, u, t)
+            _csa(twos, two_a, two_b, four, u, t)
+        _csa(fours, four_a, four_b, eight_a, u, t)  # rows 0-3 and 8-11; each carry is consumed before reuse
+        for h, four in ((4, four_a), (12, four_b)):
+            _csa(ones, d[h], d[h + 1], two_a, u, t)
+            _csa(ones, d[h + 2], d[h + 3], two_b, u, t)
+            _csa(twos, two_a, two_b, four, u, t)
+        _csa(fours, four_a, four_b, eight_b, u, t)
+        _csa(eights, eight_a, eight_b, sixteens, u, t)
+        np.copyto(carry, sixteens)
+        k = 0
+        while carry.any():  # ripple the sixteens into the slice counter
+            if k == len(slices):
+                slices.append(np.zeros(nw, np.uint64))
+            np.bitwise_and(slices[k], carry, out=tmp)
+            np.bitwise_xor(slices[k], carry, out=slices[k])
+            carry, tmp = tmp, carry
+            k += 1
+        r += 16
+    counts = _unpack_counts(ones) + 2 * _unpack_counts(twos) + 4 * _unpack_counts(fours) + 8 * _unpack_counts(eights)
+    for k, s in enumerate(slices):
+        counts += _unpack_counts(s) << (4 + k)
+    if r < r1:  # fewer than 16 rows left
+        counts += np.unpackbits(packed[r:r1, : nw * 8], axis=1).sum(0, dtype=np.int64)
+    return counts
+
+
+def _packed_col_sums(packed: np.ndarray, n_cols: int, n_threads: int | None = None) -> np.ndarray:
+    """Column sums (n_cols,) of a packed matrix (n_rows, n_bytes) without unpacking to one byte a cell.
+
+    The whole 64-bit words of each row go through :func:`_harley_seal_sums` (row ranges on threads: numpy releases
+    the GIL in these ufuncs); the last ``n_bytes % 8`` bytes of each row are unpacked.
     """
     n_rows, nb = packed.shape
-    nw = (nb + 7) // 8
-    chunk = 255
-    starts = list(range(0, n_rows, chunk))
-    # never more threads than row chunks (a huge n_threads would only fail to start threads)
-    n_threads = min(len(starts), n_threads or os.cpu_count() or 1)
-
-    def work(idx: list[int]) -> np.ndarray:
-        counts = np.zeros((nw * 8, 8), np.int64)  # (byte, bit from the least significant)
-        buf = np.zeros((chunk, nw * 8), np.uint8)
-        tmp = np.empty((chunk, nw), np.uint64)
-        acc = np.empty(nw, np.uint64)
-        for s in idx:
-            e = min(n_rows, s + chunk)
-            r = e - s
-            buf[:r, :nb] = packed[s:e]
-            words = buf[:r].view("<u8")
-            for bit in range(8):
-                t = tmp[:r]
-                np.right_shift(words, np.uint64(bit), out=t)
-                np.bitwise_and(t, _LANES, out=t)
-                np.sum(t, axis=0, out=acc)
-                counts[:, bit] += acc.astype("<u8").view(np.uint8)
-        return counts
-
-    groups = [starts[i::n_threads] for i in range(n_threads)]
-    if n_threads == 1:
-        parts = [work(starts)]
-    else:
-        with ThreadPoolExecutor(n_threads) as ex:
-            parts = list(ex.map(work, groups))
-    counts = np.sum(parts, axis=0)
-    # packbits is big-endian: column 8*byte + j is bit 7 - j
-    return counts[:, ::-1].reshape(-1)[:n_cols]
+    nw = nb // 8
+    n_threads = max(1, min(n_threads or os.cpu_count() or 1, n_rows // 64))
+    edges = np.linspace(0, n_rows, n_threads + 1).astype(int)
+    edges[1:-1] -= edges[1:-1] % 16  # whole 16-row blocks per thread
+    out = np.zeros(nb * 8, np.int64)
+    if nw:
+        if n_threads == 1:
+            parts = [_harley_seal_sums(packed, 0, n_rows, nw)]
+        else:
+            with ThreadPoolExecutor(n_threads) as ex:
+                parts = list(ex.map(lambda i: _harley_seal_sums(packed, edges[i], edges[i + 1], nw), range(n_threads)))
+        out[: nw * 64] = np.sum(parts, axis=0)
+    if nb > nw * 8:
+        out[nw * 64 :] = np.unpackbits(packed[:, nw * 8 :], axis=1).sum(0, dtype=np.int64)
+    return out[:n_cols]
 
 
 def _positions(sel: Any, n: int, name: str, allow_mask: bool = False) -> np.ndarray:
@@ -173,7 +214,7 @@ class PackedBinaryMatrix:
     def col_sums(self, block_bytes: int = 4096, weights: np.ndarray | None = None, n_threads: int | None = None) -> np.ndarray:
         """Number of ones per column (or the ``weights``-weighted sum over rows), shape (n_cols,).
 
-        Unweighted sums count on the packed words (8 columns per uint64 lane, row chunks on threads);
+        Unweighted sums count on the packed words (bit-sliced Harley-Seal counters, row ranges on threads);
         weighted sums unpack ``8 * block_bytes`` columns at a time, so peak extra memory is about
         ``n_rows * 8 * block_bytes`` bytes.
         """
@@ -181,7 +222,7 @@ class PackedBinaryMatrix:
         if n_threads is not None:
             n_threads = check_positive_int(n_threads, "n_threads")
         if weights is None:
-            return _lane_col_sums(self.packed, self.n_cols, n_threads)
+            return _packed_col_sums(self.packed, self.n_cols, n_threads)
         n_rows = self.shape[0]
         w = check_array(weights, "weights", shape=(n_rows,))
         out = np.zeros(self.packed.shape[1] * 8, np.float64)

@@ -8,7 +8,7 @@ Three kinds of work outgrow one box at lifelong scale, and each maps onto Dask w
   accepts Dask arrays (item sums are reduced chunk by chunk, DP-search runs on row blocks), so
   ``SortSearch().fit(open_packed(path))`` sorts a cache that never sits in memory whole, on whatever scheduler is
   active: a ``dask.distributed`` cluster if a ``Client`` exists, threads otherwise. :func:`packed_item_sums` is the
-  fast path for the sort itself: it counts on the packed bytes (8 columns per uint64 lane) without unpacking.
+  fast path for the sort itself: it counts on the packed bytes (bit-sliced counters) without unpacking.
 * **Bootstrap DIoR** (:func:`dior`) and **sequential simulations** (:func:`simulate`) split their resamples /
   runs into tasks, each with its own child of one ``numpy.random.SeedSequence``. The result does not depend on
   where the tasks run: a cluster gives exactly what the same tasks give in memory (``client=None`` and no active
@@ -27,7 +27,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ._validation import check_binary, check_flag, check_positive_int
-from .bitpack import PackedBinaryMatrix, _lane_col_sums
+from .bitpack import PackedBinaryMatrix, _packed_col_sums
 
 __all__ = ["save_packed", "open_packed", "packed_item_sums", "task_seeds", "map_tasks", "dior", "simulate"]
 
@@ -109,7 +109,7 @@ def packed_item_sums(path: str | Path) -> np.ndarray:
     import dask.array as da
 
     raw, n_cols = _open_bytes(path)
-    parts = raw.map_blocks(lambda b: _lane_col_sums(b, n_cols, 1)[None, :], dtype=np.int64,
+    parts = raw.map_blocks(lambda b: _packed_col_sums(b, n_cols, 1)[None, :], dtype=np.int64,
                            chunks=((1,) * raw.numblocks[0], (n_cols,)))
     return np.asarray(da.sum(parts, axis=0).compute(), dtype=np.int64)
 
