@@ -6,6 +6,10 @@ PYTEST_ARGS ?=
 JOBS ?= 1
 # e.g. make lab LAB_ARGS="--no-browser --ip=127.0.0.1 --port=8888"
 LAB_ARGS ?=
+# one BLAS thread: effstats parallelises above BLAS (forests, simulate(), JOBS), and pip's numpy wheels bring a
+# threaded OpenBLAS that would oversubscribe the cores (set OPENBLAS_NUM_THREADS=... to override)
+OPENBLAS_NUM_THREADS ?= 1
+export OPENBLAS_NUM_THREADS
 # Jupyter refuses to run as root unless told to
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 

@@ -470,6 +470,10 @@ class ResponseMatrix:
         set_(new, "item_ids", self.item_ids[ii])
         set_(new, "models", self.models.iloc[mi])
         set_(new, "items", self.items.iloc[ii])
+        for name in ("values", "missing", "probabilities", "labels", "predictions"):
+            arr = getattr(new, name)
+            if arr is not None:  # fresh copies (fancy indexing) nobody else holds: read-only, so caches keyed on them stay valid
+                arr.flags.writeable = False
         return new
 
     def transpose(self) -> "ResponseMatrix":

@@ -24,7 +24,7 @@ can_apt() { [ -f /etc/debian_version ] && [ "$(id -u)" = 0 ] && command -v apt-g
 export DEBIAN_FRONTEND=noninteractive
 # python3-notebook: `make lab`; python3-nbconvert + libjs-katex (math, inlined): the HTML reports;
 # chromium: the browser tests/test_reports.py opens them in.
-# libopenblas0-serial: numpy and R then use OpenBLAS (as pip's numpy wheels do) instead of Debian's reference BLAS,
+# libopenblas0-serial: numpy and R then use OpenBLAS instead of Debian's reference BLAS,
 # 3-5x faster PCA/SVD/IRT; the single-threaded build, because effstats parallelises above BLAS (forests, notebooks).
 PY_PKGS="libopenblas0-serial python3-numpy python3-scipy python3-pandas python3-statsmodels python3-matplotlib python3-sklearn
  python3-rpy2 python3-pytest python3-hypothesis python3-nbclient python3-nbformat python3-ipykernel
@@ -102,3 +102,9 @@ for kernel in effstats python3; do
   fi
 done
 (cd / && env -u PYTHONPATH "$VENV_PY" -c "import effstats; effstats.show_versions()")
+# which BLAS numpy and R load (Debian picks by priority: a threaded OpenBLAS, if present, wins over the serial one;
+# the Makefile sets OPENBLAS_NUM_THREADS=1 either way)
+if command -v update-alternatives >/dev/null; then
+  blas=$(update-alternatives --query "libblas.so.3-$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)" 2>/dev/null | awk '/^Value:/ {print $2}')
+  [ -n "$blas" ] && printf '%14s: %s\n' "BLAS" "$blas"
+fi

@@ -450,3 +450,26 @@ def test_fixed_item_selection():
         DISCO(2, selection=np.array([1, 1])).fit(rm)
     with pytest.raises(ValueError, match="selection: 3 items given but n_items=5"):
         DISCO(5, selection=np.array([1, 2, 3])).fit(rm)
+
+
+def test_disagreement_memo_never_serves_an_array_edited_in_place():
+    # the selection-score memo is keyed by the array object: a writeable array edited between two fits must be
+    # scored afresh (same selection as a fit on a copy of the edited data); read-only arrays (loaders, subset) are
+    # memoised, and their views too
+    from effstats.disco import _estimator
+
+    p = proba_cube(30, 120, 4, seed=5)
+    labels = np.random.default_rng(5).integers(0, 4, 120)
+    scores = (p.argmax(2) == labels).mean(1)
+    DISCO(n_items=20, pca=8, random_state=0).fit(p, scores, labels=labels)
+    p[:] = p[:, ::-1].copy()
+    labels = labels[::-1].copy()
+    again = DISCO(n_items=20, pca=8, random_state=0).fit(p, scores, labels=labels)
+    fresh = DISCO(n_items=20, pca=8, random_state=0).fit(p.copy(), scores, labels=labels)
+    np.testing.assert_array_equal(again.selected_, fresh.selected_)
+
+    rm = benchmark(m=40, n=300).subset(models=np.arange(40))
+    assert not rm.probabilities.flags.writeable and not rm.values.flags.writeable
+    _estimator._MEMO.clear()
+    DISCO(20, pca=8, random_state=0).fit(rm)
+    assert len(_estimator._MEMO) == 1  # the read-only subset's scores are kept for the next variant

@@ -25,8 +25,15 @@ def _memo(arr: np.ndarray, key: tuple, compute: Any) -> np.ndarray:
 
     Protocols fit many DISCO variants and seeds on the same source matrix (Tables 1-3: predictors ×
     seeds × budgets); the scores depend only on the array and the setting. Keyed by the array object (held
-    by weak reference, so a freed array never matches a new one at the same address).
+    by weak reference, so a freed array never matches a new one at the same address), and only for arrays that
+    cannot change in place (read-only down to the memory's owner, as the data loaders' and ``subset``'s arrays
+    are): a writeable array the caller may edit between fits is scored afresh every time.
     """
+    base = arr
+    while isinstance(base, np.ndarray):
+        if base.flags.writeable:
+            return compute()
+        base = base.base
     entry = _MEMO.get(id(arr))
     if entry is None or entry[0]() is not arr:
         for k in [k for k, (ref, _) in _MEMO.items() if ref() is None]:

@@ -701,7 +701,7 @@ class SequentialEvaluator(BaseEstimator):
         null = self._null_for(kind, rules)
         n_looks = self._schedule(np.minimum.reduce([a.sizes for a in arms])).shape[0]
         # runs in chunks: the statistics are (runs, looks) arrays, a few dozen of them alive at once; chunks of
-        # ~2^20 cells keep the peak memory flat in n_runs (100,000 runs x 73 looks whole took 3.5 GB)
+        # ~2^19 cells keep the peak memory flat in n_runs (100,000 runs x 73 looks whole took 3.5 GB)
         chunk = max(1, _SIM_CELLS // n_looks)
         sizes = [min(chunk, n_runs - start) for start in range(0, n_runs, chunk)]
         if len(sizes) == 1:
