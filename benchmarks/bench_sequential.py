@@ -162,6 +162,37 @@ def bench_paper_setting(n_runs: int, continuous: bool = False) -> tuple[float, f
     return dt, peak
 
 
+def machine_line() -> str:
+    """CPU, load and numpy's float64 ``exp`` throughput: the m x m kernel's exponentials are most of a recursion
+    pass, and numpy vectorises float64 ``exp`` only with AVX-512F, so the ratios depend on the CPU."""
+    import os
+    import platform
+
+    model = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as fh:
+            model = next(line.split(":", 1)[1].strip() for line in fh if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    try:
+        from numpy._core._multiarray_umath import __cpu_features__ as feats
+    except ImportError:
+        try:
+            from numpy.core._multiarray_umath import __cpu_features__ as feats
+        except ImportError:
+            feats = {}
+    x = np.linspace(-30.0, 0.0, 1_000_000)
+    np.exp(x)
+    t = time.perf_counter()
+    for _ in range(5):
+        np.exp(x)
+    ns = (time.perf_counter() - t) / 5 / x.size * 1e9
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    avx = {True: "yes", False: "no"}.get(feats.get("AVX512F"), "unknown")
+    return (f"machine: {model}, {os.cpu_count()} CPUs, load {load:.2f}; numpy {np.__version__} float64 exp "
+            f"{ns:.2f} ns/value (AVX-512F: {avx})")
+
+
 def _verdict(ok: bool) -> str:
     return "OK" if ok else "MISSED"
 
@@ -172,6 +203,7 @@ def main() -> None:
                                                           "not judged)")
     ap.add_argument("--no-sim", action="store_true", help="design timings only")
     args = ap.parse_args()
+    print(machine_line())
     rows = bench_design(5 if args.quick else 30)
     groups = {"spending-function bounds (LD Pocock / LD OBF / HSD)": ("LD", "HSD(-4)"),
               "classic Pocock (constant searched over the whole recursion)": ("classic",),

@@ -108,3 +108,9 @@ if command -v update-alternatives >/dev/null; then
   blas=$(update-alternatives --query "libblas.so.3-$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)" 2>/dev/null | awk '/^Value:/ {print $2}')
   [ -n "$blas" ] && printf '%14s: %s\n' "BLAS" "$blas"
 fi
+# the CPU, so that timings printed after set-up (make demo, benchmarks) say what they ran on
+cpu=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo 2>/dev/null)
+if [ -n "$cpu" ]; then
+  grep -qw avx512f /proc/cpuinfo && cpu="$cpu, AVX-512" || cpu="$cpu, no AVX-512"
+  printf '%14s: %s (%s cores)\n' "CPU" "$cpu" "$(nproc 2>/dev/null || echo '?')"
+fi
