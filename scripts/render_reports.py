@@ -112,8 +112,9 @@ def _title(nb: nbformat.NotebookNode, default: str) -> str:
     for c in nb.cells:
         if c.cell_type == "markdown":
             m = re.search(r"^#\s+(.+)$", c.source, re.M)
-            if m:
-                return m.group(1).strip()
+            if m:  # plain text for the index: Markdown emphasis, code marks and links dropped
+                t = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", m.group(1))
+                return re.sub(r"(\*\*|\*|`)(.+?)\1", r"\2", t).strip()
     return default
 
 
@@ -198,7 +199,7 @@ or with "show all code"). Rendered {rendered} UTC.</p>
 <tbody>
 {rows}
 </tbody>
-<tfoot><tr><th colspan="3">total</th><th class="num">{total}</th><th colspan="3"></th></tr></tfoot>
+<tfoot><tr><th colspan="3">sum of the notebooks' times (with JOBS=2 the wall time is less)</th><th class="num">{total}</th><th colspan="3"></th></tr></tfoot>
 </table>
 </body></html>
 """

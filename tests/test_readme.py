@@ -29,6 +29,13 @@ def test_readme_tour_executes(tmp_path):
     lines = r.stdout.strip().splitlines()
     # first printed line: Sort & Search accuracy error of new models from 200 items, in [0, 0.1]
     assert 0 <= float(lines[0]) < 0.1
+    # the errors the tour's comments quote (S&S design-based, k / n, DISCO, direct) are the ones it prints, to the
+    # three decimals quoted
+    prints = [ln for ln in m.group(1).splitlines() if ln.startswith("print(")][:4]
+    quoted = [re.search(r"#[^#]*?(\d+\.\d{3})", ln) for ln in prints]
+    assert all(quoted), prints
+    for q, out in zip(quoted, lines[:4]):
+        assert abs(float(out) - float(q.group(1))) <= 5e-4, (q.group(0), out)
 
 
 def test_readme_make_targets_exist():

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from .._subset import _SubsetEstimator
+from .._subset import _weighted_anchors as _anchor_points  # k-means anchors with the reference's restarts
 from .._validation import check_option, check_positive_int, check_rng
 from ..exceptions import ConvergenceWarning
 from ._model import IRT2PL
@@ -27,19 +28,6 @@ REFERENCE_DIMS = (2, 5, 10, 15)
 _DIMS_TOL = 0.0025
 _SELECTIONS = ("random", "anchor-corr", "anchor-irt")
 _ESTIMATORS = ("gp-irt", "p-irt", "weighted")
-
-
-def _anchor_points(X: np.ndarray, k: int, rng: np.random.Generator, n_init: int) -> tuple[np.ndarray, np.ndarray]:
-    """k-means (best of ``n_init`` runs by inertia) on item embeddings X (n_items, e): the items nearest the
-    centroids (sorted, distinct) and the summed share of the clusters each one represents."""
-    from sklearn.cluster import KMeans
-    from sklearn.metrics import pairwise_distances_argmin
-
-    km = KMeans(n_clusters=k, n_init=n_init, random_state=int(rng.integers(2**31 - 1))).fit(X)
-    anchors = pairwise_distances_argmin(km.cluster_centers_, X)
-    weights = np.bincount(km.labels_, minlength=k) / X.shape[0]
-    uniq, inv = np.unique(anchors, return_inverse=True)
-    return uniq, np.bincount(inv, weights=weights)
 
 
 class TinyBenchmarks(_SubsetEstimator):
