@@ -269,8 +269,11 @@ class SubsetPrediction:
         Range of the score; intervals are clipped to it.
     model_ids : Index or None
     n_effective : ndarray of shape (n_target,) or None
-        ``method="design"`` on 0/1 correctness: the finite-population-corrected sample size ``k / (1 − k/N)``;
-        the interval is then Wilson's score interval (NaN entries, or None: the Wald interval).
+        ``method="design"``: the effective sample size (finite-population-corrected ``k / (1 − k/N)``, or the
+        design-effect one of a stratified design; inf when every item was sampled).
+    wilson : ndarray of bool, shape (n_target,), or None
+        Targets whose sampled outputs are 0/1 correctness: their interval is Wilson's score interval at
+        ``n_effective``; the others (graded scores), or all when None, get the Wald interval.
     """
 
     statistic: np.ndarray
@@ -280,6 +283,7 @@ class SubsetPrediction:
     bounds: tuple[float, float] = (0.0, 1.0)
     model_ids: Any = field(default=None)
     n_effective: np.ndarray | None = None
+    wilson: np.ndarray | None = None
 
     def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
         """Interval for each target's full-benchmark score, arrays of shape (n_target,).
@@ -289,7 +293,7 @@ class SubsetPrediction:
         when targets are exchangeable with the sources (random model splits; the residuals come from models fitted
         on (K−1)/K of the sources, so there is no finite-sample guarantee), not under a chronological or
         performance shift. ``design``: Wald interval from the design-based standard error (random items); on 0/1
-        correctness (``n_effective`` given) Wilson's score interval with the finite-population-corrected sample
+        correctness (``wilson``) Wilson's score interval with the finite-population-corrected sample
         size instead. The Wald interval has zero width when a target gets every sampled item right; at 100 of the
         10,000 CIFAR-10 test images (1,000 random subsets) its 90 % interval covered 0.77–0.80 for the five most
         accurate models (≥ 96.6 %) and 0.852 pooled over the 30 models, Wilson's 0.84–0.87 and 0.890.
@@ -308,7 +312,7 @@ class SubsetPrediction:
             low, high = normal_interval(self.statistic, self.standard_error, level)
             if self.n_effective is not None:
                 n = np.asarray(self.n_effective, dtype=float)
-                ok = np.isfinite(n) & (n > 0)
+                ok = np.isfinite(n) & (n > 0) & (np.asarray(self.wilson, dtype=bool) if self.wilson is not None else False)
                 z2 = stats.norm.ppf(0.5 + level / 2) ** 2
                 p = np.clip(np.asarray(self.statistic, dtype=float), 0.0, 1.0)
                 with np.errstate(divide="ignore", invalid="ignore"):
@@ -507,8 +511,11 @@ class _SubsetEstimator(BaseEstimator):
         src_scores = self._source[1]
         bounds = (0.0, 1.0) if src_scores.min() >= 0 and src_scores.max() <= 1 else (-np.inf, np.inf)
         if self._interval_kind == "design":
-            n_eff = self._design_n(o) if hasattr(self, "_design_n") else None
-            return SubsetPrediction(est, self._design_se(o), "design", None, bounds, ids, n_eff)
+            n_eff = wilson = None
+            if hasattr(self, "_design_n"):
+                n_eff = self._design_n(o)
+                wilson = np.isin(o.correctness("target_outputs"), (0.0, 1.0)).all(axis=1)  # graded: Wald
+            return SubsetPrediction(est, self._design_se(o), "design", None, bounds, ids, n_eff, wilson)
         r = self.cv_residuals(n_splits)
         se = np.full(est.shape, float(np.sqrt(np.mean(r**2))))
         return SubsetPrediction(est, se, "conformal", np.abs(r), bounds, ids)

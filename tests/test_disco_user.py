@@ -44,6 +44,10 @@ def test_random_direct_interval_is_wilson_on_binary_correctness():
     p = est.predict_interval(g)
     lo, hi = p.confidence_interval(0.9)
     np.testing.assert_allclose([lo[0], hi[0]], 0.6 + np.array([-1, 1]) * 1.6448536269514722 * p.standard_error[0])
+    # ... and say so without a NaN sentinel: a finite effective size for every target, Wilson only for 0/1 rows
+    both = est.predict_interval(np.vstack([tgt, g]))
+    np.testing.assert_allclose(both.n_effective, n)
+    np.testing.assert_array_equal(both.wilson, [True, False])
 
 
 def test_random_direct_interval_covers_on_cifar10():
