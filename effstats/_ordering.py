@@ -13,7 +13,7 @@ import numpy as np
 
 from ._validation import check_array
 
-__all__ = ["check_order", "padded_prefix", "dp_rows", "dp_rows_and_errors"]
+__all__ = ["check_order", "padded_prefix", "dp_rows", "dp_packed", "dp_rows_and_errors"]
 
 
 def check_order(order: Any, n: int, name: str = "order") -> np.ndarray:
@@ -56,9 +56,44 @@ def padded_prefix(b: np.ndarray) -> np.ndarray:
     return c
 
 
+def _byte_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per byte value (bits first-to-last from the most significant, as ``np.packbits``): the sum of its eight ±1
+    steps, the largest of its eight partial sums and the first position (0..7) where it is reached."""
+    bits = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1).astype(np.int16) * 2 - 1
+    part = np.cumsum(bits, axis=1)
+    return part[:, -1].copy(), part.max(axis=1), part.argmax(axis=1).astype(np.int64)
+
+
+_BYTE_SUM, _BYTE_MAX, _BYTE_ARG = _byte_tables()
+
+
 def dp_rows(r: np.ndarray) -> np.ndarray:
-    """DP-search thresholds for bool rows already in sorted order, shape (k, n) -> (k,) int64."""
-    return padded_prefix(r).argmax(axis=1).astype(np.int64)
+    """DP-search thresholds for bool rows already in sorted order, shape (k, n) -> (k,) int64.
+
+    The first arg-max of ``C(0..n)`` (:func:`padded_prefix`) without the (k, n) prefix sum, whose row-wise cumsum
+    is most of a search: the rows are bit-packed, each byte's sum, best partial sum and its position are looked up
+    (256-entry tables), and only the byte sums are cumulated (n / 8 per row). Equal to
+    ``padded_prefix(r).argmax(axis=1)``, ties included (first maximum; ``C(0) = 0`` wins ties, i.e. k = 0).
+    """
+    r = np.ascontiguousarray(r, dtype=bool)
+    if r.shape[1] == 0:
+        return np.zeros(r.shape[0], np.int64)
+    return dp_packed(np.packbits(r, axis=1), r.shape[1])
+
+
+def dp_packed(p: np.ndarray, n: int) -> np.ndarray:
+    """:func:`dp_rows` on rows already packed by ``np.packbits(r, axis=1)`` (rows, ceil(n / 8)) uint8; the padding
+    bits of a last partial byte only lower its later partial sums, so they never win."""
+    rows = p.shape[0]
+    dt = _prefix_dtype(n)
+    before = np.empty(p.shape, dt)  # C at the start of each byte
+    before[:, 0] = 0
+    np.cumsum(_BYTE_SUM[p[:, :-1]], axis=1, dtype=dt, out=before[:, 1:])
+    best = before + _BYTE_MAX[p]  # the best C inside each byte
+    j = best.argmax(axis=1)
+    top = best[np.arange(rows), j]
+    k = 8 * j + _BYTE_ARG[p[np.arange(rows), j]] + 1
+    return np.where(top > 0, k, 0).astype(np.int64)
 
 
 def dp_rows_and_errors(b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -364,3 +364,29 @@ def test_stratified_bit_counts_equal_the_float_formula(n, data):
         want = (1 - b / n) * (d**2).sum(1) / (2 * b * (b - 1))
         const = y.all(1) | ~y.any(1)  # every evaluated item alike: degenerate, reported as 0 (see estimate.py)
         assert np.allclose(se**2, np.where(const, 0.0, want))
+
+
+def test_packed_dp_search_equals_the_prefix_sum_on_every_row():
+    # dp_rows looks each packed byte up instead of cumulating every cell: every row of up to 12 items (all 8,190
+    # of them, ties and a last partial byte included) and random longer ones give the prefix sum's first arg-max
+    from effstats._ordering import dp_rows, padded_prefix
+
+    for n in range(1, 13):
+        rows = ((np.arange(2**n)[:, None] >> np.arange(n)[::-1]) & 1).astype(bool)
+        assert np.array_equal(dp_rows(rows), padded_prefix(rows).argmax(axis=1)), n
+    g = np.random.default_rng(3)
+    for n in (13, 63, 64, 65, 1000):
+        r = g.random((200, n)) < g.random((200, 1))
+        assert np.array_equal(dp_rows(r), padded_prefix(r).argmax(axis=1)), n
+
+
+def test_word_popcount_equals_the_byte_table():
+    from effstats.sortsearch.estimate import _POPCOUNT, _popcount_rows
+
+    g = np.random.default_rng(4)
+    for b in (8, 64, 100, 512, 2048):  # whole 64-bit words or not
+        p = np.packbits(g.random((9, b)) < 0.5, axis=1)
+        m = np.packbits(g.random(b) < 0.5)
+        assert np.array_equal(_popcount_rows(p), _POPCOUNT[p].sum(axis=1))
+        assert np.array_equal(_popcount_rows(p, m), _POPCOUNT[p & m].sum(axis=1))
+    assert (_popcount_rows(np.full((2, 16), 255, np.uint8)) == 128).all()

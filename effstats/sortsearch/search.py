@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
 
-from .._ordering import dp_rows, padded_prefix
+from .._ordering import dp_packed, dp_rows, padded_prefix
 from .._results import ConfidenceInterval
 from .._validation import check_array, check_binary, check_option, check_positive_int, check_rng
 from ..bitpack import PackedBinaryMatrix
@@ -620,13 +620,17 @@ class SortSearch(BaseEstimator):
             srt = np.argsort(pos, kind="stable")
             r = r[:, srt]
             pos = pos[srt]
-        t = _by_row_chunks(dp_rows, r)
-        k = cell_boundaries(pos, self.n_items_)[t]
         if self.estimator == "difference":
+            t = _by_row_chunks(dp_rows, r)
             es, nm = self._easiness_sorted(), float(np.mean(self.n_observed_))
             est, se = _by_row_chunks(lambda x: _estimate_accuracy(x, pos, self.n_items_, design, easiness_sorted=es, n_models=nm), r)
         else:
-            est, se = _by_row_chunks(lambda x: _estimate_accuracy(x, pos, self.n_items_, design), r)
+            def search_and_estimate(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                p = np.packbits(x, axis=1)  # packed once for the threshold and the estimate
+                return (dp_packed(p, x.shape[1]), *_estimate_accuracy(x, pos, self.n_items_, design, packed=p))
+
+            t, est, se = _by_row_chunks(search_and_estimate, r)
+        k = cell_boundaries(pos, self.n_items_)[t]
         return SearchResult(thresholds=k, sample_thresholds=t, order=self.order_, positions=pos, statistic=est,
                             standard_error=se, design=design, estimator=self.estimator, model_ids=model_ids,
                             item_ids=self.item_ids_)
