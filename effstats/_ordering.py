@@ -85,6 +85,8 @@ def dp_packed(p: np.ndarray, n: int) -> np.ndarray:
     """:func:`dp_rows` on rows already packed by ``np.packbits(r, axis=1)`` (rows, ceil(n / 8)) uint8; the padding
     bits of a last partial byte only lower its later partial sums, so they never win."""
     rows = p.shape[0]
+    if n == 0:
+        return np.zeros(rows, np.int64)
     dt = _prefix_dtype(n)
     before = np.empty(p.shape, dt)  # C at the start of each byte
     before[:, 0] = 0

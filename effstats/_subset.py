@@ -273,7 +273,8 @@ class SubsetPrediction:
         design-effect one of a stratified design; inf when every item was sampled).
     wilson : ndarray of bool, shape (n_target,), or None
         Targets whose sampled outputs are 0/1 correctness: their interval is Wilson's score interval at
-        ``n_effective``; the others (graded scores), or all when None, get the Wald interval.
+        ``n_effective``; the others (graded scores) get the Wald interval. None: Wilson wherever ``n_effective`` is
+        finite and positive.
     """
 
     statistic: np.ndarray
@@ -312,7 +313,7 @@ class SubsetPrediction:
             low, high = normal_interval(self.statistic, self.standard_error, level)
             if self.n_effective is not None:
                 n = np.asarray(self.n_effective, dtype=float)
-                ok = np.isfinite(n) & (n > 0) & (np.asarray(self.wilson, dtype=bool) if self.wilson is not None else False)
+                ok = np.isfinite(n) & (n > 0) & (np.asarray(self.wilson, dtype=bool) if self.wilson is not None else True)
                 z2 = stats.norm.ppf(0.5 + level / 2) ** 2
                 p = np.clip(np.asarray(self.statistic, dtype=float), 0.0, 1.0)
                 with np.errstate(divide="ignore", invalid="ignore"):

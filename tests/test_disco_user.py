@@ -48,6 +48,11 @@ def test_random_direct_interval_is_wilson_on_binary_correctness():
     both = est.predict_interval(np.vstack([tgt, g]))
     np.testing.assert_allclose(both.n_effective, n)
     np.testing.assert_array_equal(both.wilson, [True, False])
+    # a SubsetPrediction built by hand with an effective size and no mask keeps Wilson's interval
+    from effstats.disco import SubsetPrediction
+
+    hand = SubsetPrediction(np.array([1.0]), np.array([0.0]), "design", None, (0.0, 1.0), None, np.array([n]))
+    assert hand.confidence_interval(0.9).low[0] == pytest.approx(ci.low[0])
 
 
 def test_random_direct_interval_covers_on_cifar10():
