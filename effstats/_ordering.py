@@ -76,8 +76,6 @@ def dp_rows(r: np.ndarray) -> np.ndarray:
     ``padded_prefix(r).argmax(axis=1)``, ties included (first maximum; ``C(0) = 0`` wins ties, i.e. k = 0).
     """
     r = np.ascontiguousarray(r, dtype=bool)
-    if r.shape[1] == 0:
-        return np.zeros(r.shape[0], np.int64)
     return dp_packed(np.packbits(r, axis=1), r.shape[1])
 
 

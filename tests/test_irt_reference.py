@@ -105,11 +105,11 @@ def test_dimension_validation_and_lambda_follow_the_reference():
 def test_kmeans_keeps_the_best_of_five_runs():
     from sklearn.cluster import KMeans
 
-    from effstats.irt._tinybenchmarks import _anchor_points
+    from effstats._subset import _weighted_anchors
 
     X = simulate_responses(30, 400, rng=6).values.T.astype(float)
     rng = np.random.default_rng(0)
-    sel, w = _anchor_points(X, 20, np.random.default_rng(0), n_init=5)
+    sel, w = _weighted_anchors(X, 20, np.random.default_rng(0), n_init=5)
     seed = int(rng.integers(2**31 - 1))
     best = KMeans(20, n_init=5, random_state=seed).fit(X)
     single = [KMeans(20, n_init=1, random_state=s).fit(X).inertia_ for s in range(5)]

@@ -381,7 +381,7 @@ def test_packed_dp_search_equals_the_prefix_sum_on_every_row():
 
 
 def test_word_popcount_equals_the_byte_table():
-    from effstats.sortsearch.estimate import _POPCOUNT, _popcount_rows
+    from effstats.bitpack import _POPCOUNT, _popcount_rows
 
     g = np.random.default_rng(4)
     for b in (8, 64, 100, 512, 2048):  # whole 64-bit words or not

@@ -14,8 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from .._subset import _SubsetEstimator
-from .._subset import _weighted_anchors as _anchor_points  # k-means anchors with the reference's restarts
+from .._subset import _SubsetEstimator, _weighted_anchors
 from .._validation import check_option, check_positive_int, check_rng
 from ..exceptions import ConvergenceWarning
 from ._model import IRT2PL
@@ -242,7 +241,7 @@ class TinyBenchmarks(_SubsetEstimator):
             sel, w = select_random(Y.shape[1], k, rng=rng), np.full(k, 1.0 / k)
         else:
             X = Y.T.astype(float) if selection == "anchor-corr" else np.column_stack([self.irt_.a_, self.irt_.b_])
-            sel, w = _anchor_points(X, k, rng, self.n_init)
+            sel, w = _weighted_anchors(X, k, rng, self.n_init)
         order = np.argsort(sel)
         self._set_selected(np.asarray(sel)[order])
         self.weights_ = np.asarray(w, dtype=float)[order]
