@@ -2,8 +2,8 @@
 # the tests. Both run the idempotent set-up first (Debian as root: installs everything; elsewhere prints the steps).
 PY ?= .venv/bin/python
 PYTEST_ARGS ?=
-# make demo JOBS=2 runs two notebooks at once (longest first)
-JOBS ?= 1
+# notebooks run at once by make demo (longest first): two where there are two cores or more (make demo JOBS=1: one)
+JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); if [ "$$n" -ge 2 ]; then echo 2; else echo 1; fi)
 # e.g. make lab LAB_ARGS="--no-browser --ip=127.0.0.1 --port=8888"
 LAB_ARGS ?=
 # one BLAS thread: effstats parallelises above BLAS (forests, simulate(), JOBS), and pip's numpy wheels bring a

@@ -199,7 +199,7 @@ or with "show all code"). Rendered {rendered} UTC.</p>
 <tbody>
 {rows}
 </tbody>
-<tfoot><tr><th colspan="3">sum of the notebooks' times (with JOBS=2 the wall time is less)</th><th class="num">{total}</th><th colspan="3"></th></tr></tfoot>
+<tfoot><tr><th colspan="3">sum of the notebooks' times (less on the wall clock when two run at once, as make demo does on 2 or more cores)</th><th class="num">{total}</th><th colspan="3"></th></tr></tfoot>
 </table>
 </body></html>
 """

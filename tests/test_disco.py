@@ -473,3 +473,29 @@ def test_disagreement_memo_never_serves_an_array_edited_in_place():
     _estimator._MEMO.clear()
     DISCO(20, pca=8, random_state=0).fit(rm)
     assert len(_estimator._MEMO) == 1  # the read-only subset's scores are kept for the next variant
+
+
+@settings(max_examples=80, deadline=None)
+@given(hnp.arrays(np.int64, st.tuples(st.integers(1, 9), st.integers(1, 12)), elements=st.integers(0, 4)))
+def test_modal_share_equals_scipy_mode(p):
+    """StratifiedHT's difficulty proxy with class ids: the share of models voting for the modal class, as
+    scipy.stats.mode gives it (ties between classes share one count, so the choice among them cannot matter)."""
+    from scipy import stats
+
+    from effstats.disco._baselines import _modal_share
+
+    mode = stats.mode(p, axis=0, keepdims=False).mode
+    np.testing.assert_array_equal(_modal_share(p), (p == mode[None, :]).mean(axis=0))
+
+
+@pytest.mark.parametrize("shape", [(300, 1500, 10), (3, 200_000, 4), (700, 7, 3)])
+def test_disagreement_in_item_blocks_is_bitwise_the_whole_cube(shape):
+    """PDS and JSD of float32 probabilities are computed a block of items at a time (no float64 copy of the whole
+    cube); each item's value is bit-for-bit the one computed on the whole float64 cube."""
+    from effstats.disco._selection import _disagreement, _jsd, _pds
+
+    g = np.random.default_rng(sum(shape))
+    p = g.dirichlet(np.full(shape[2], 0.4), size=shape[:2]).astype(np.float32)
+    whole = p.astype(float)
+    np.testing.assert_array_equal(_disagreement(p, "pds"), _pds(whole))
+    np.testing.assert_array_equal(_disagreement(p, "jsd"), _jsd(whole))

@@ -399,3 +399,53 @@ def test_two_sided_convention_gap_to_rpact_at_many_looks(alpha, stop, p_gap, ci_
     one = stagewise_inference(upper=crit, z=z, information=n, two_sided=False)
     assert abs(2 * min(one.pvalue, 1 - one.pvalue) - p_r) < 1e-6
     np.testing.assert_allclose(np.array(one.confidence_interval(1 - alpha)), ci_r, atol=1e-5)
+
+
+# --- the score interval's root finder -----------------------------------------------------------------------------
+def _bisect_interval(stat, c, steps=80):
+    """Reference: plain bisection of the two one-sided score tests (what the interval is defined by)."""
+    from effstats.sequential.statistics import _EPS
+
+    c = np.broadcast_to(np.asarray(c, float), stat.estimate.shape)
+    est = np.clip(stat.estimate, -1 + _EPS, 1 - _EPS)
+    reach = stat._reach(c)
+    a, b = np.maximum(est - reach, -1 + _EPS), est.copy()
+    ok = stat.z_at(a) <= c
+    for _ in range(steps):
+        m = 0.5 * (a + b)
+        rej = stat.z_at(m) > c
+        a, b = np.where(rej, m, a), np.where(rej, b, m)
+    low = np.where(ok, a, b)
+    a, b = est.copy(), np.minimum(est + reach, 1 - _EPS)
+    ok = stat.z_at(b) >= -c
+    for _ in range(steps):
+        m = 0.5 * (a + b)
+        rej = stat.z_at(m) < -c
+        a, b = np.where(rej, a, m), np.where(rej, m, b)
+    high = np.where(ok, b, a)
+    z0 = stat.z_at(0.0)
+    return np.where(z0 >= c, np.maximum(low, 0.0), low), np.where(z0 <= -c, np.minimum(high, 0.0), high)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st_seed=st.integers(0, 2**31 - 1), size=st.integers(1, 60))
+def test_tango_interval_equals_bisection_of_the_score_tests(st_seed, size):
+    """The safeguarded Illinois search finds the same interval ends as bisection (to the bisection's own
+    precision, reach / 2**40), including rare and one-directional disagreement (p01 = 0), no disagreement,
+    tiny and exhaustive (n_eff = inf) samples and the continuity correction's jump."""
+    from effstats.sequential.statistics import TangoStatistic
+
+    g = np.random.default_rng(st_seed)
+    n_eff = g.choice([1.0, 3.0, 20.0, 200.0, 5e4, np.inf], size) * g.uniform(0.7, 1.3, size)
+    p10 = g.uniform(0, 0.4, size) * g.choice([0.0, 0.05, 1.0], size)
+    p01 = g.uniform(0, 0.4, size) * g.choice([0.0, 0.05, 1.0], size)
+    est = p10 - p01
+    se = np.sqrt(np.maximum(p10 + p01 - est**2, 0) / np.where(np.isfinite(n_eff), n_eff, 1e300))
+    stat = TangoStatistic(est, se, n_eff, p10, p01)
+    c = g.uniform(0.2, 5.0, size)
+    low, high = stat.interval(c)
+    ref_low, ref_high = _bisect_interval(stat, c)
+    tol = 2.5 * (stat._reach(c) * 2.0**-40) + 1e-15
+    assert np.all(np.abs(low - ref_low) <= tol)
+    assert np.all(np.abs(high - ref_high) <= tol)
+    assert np.all(low <= high)

@@ -390,3 +390,22 @@ def test_word_popcount_equals_the_byte_table():
         assert np.array_equal(_popcount_rows(p), _POPCOUNT[p].sum(axis=1))
         assert np.array_equal(_popcount_rows(p, m), _POPCOUNT[p & m].sum(axis=1))
     assert (_popcount_rows(np.full((2, 16), 255, np.uint8)) == 128).all()
+
+
+def test_working_model_memo_is_keyed_by_content():
+    """The difference estimator's working model is memoised by the content of the sort order's easiness: a repeat
+    call returns the same (read-only) tables, an edited or differently smoothed order never gets stale ones."""
+    from effstats.sortsearch import estimate as est_mod
+
+    g = np.random.default_rng(5)
+    es = np.sort(g.random(3000))[::-1].copy()
+    first = est_mod._working_model(es, 40.0)
+    fresh = est_mod._build_working_model(es, 40.0)
+    for a, b in zip(first, fresh):
+        np.testing.assert_array_equal(a, b)
+    assert est_mod._working_model(es, 40.0)[3] is first[3]
+    assert not first[3].flags.writeable
+    es[:100] = 0.5  # edited in place: a new key
+    np.testing.assert_array_equal(est_mod._working_model(es, 40.0)[3], est_mod._build_working_model(es, 40.0)[3])
+    assert not np.array_equal(est_mod._working_model(es, 40.0)[3], first[3])
+    assert not np.array_equal(est_mod._working_model(es, 10.0)[3], est_mod._working_model(es, 40.0)[3])

@@ -84,6 +84,20 @@ def _kmeans_1d(x: np.ndarray, k: int, n_iter: int = 100) -> np.ndarray:
     return np.unique(np.searchsorted((centres[1:] + centres[:-1]) / 2, x), return_inverse=True)[1]
 
 
+def _modal_share(p: np.ndarray) -> np.ndarray:
+    """Share of the rows (models) that give each column's (item's) most frequent value: (M, n) -> (n,).
+
+    The longest run of equal values in each sorted column; scipy.stats.mode loops over columns in Python
+    (26 s for the DISCO notebook's 60 fits on 10,000 items; this is ~0.1 s)."""
+    s = np.sort(p, axis=0)
+    m = s.shape[0]
+    rows = np.arange(m)[:, None]
+    start = np.ones(s.shape, bool)
+    start[1:] = s[1:] != s[:-1]
+    run_start = np.maximum.accumulate(np.where(start, rows, 0), axis=0)
+    return (rows - run_start + 1).max(axis=0) / m
+
+
 class StratifiedHT(_SubsetEstimator):
     """SSEPY-style estimate (Fogliato et al. 2024): k-means strata on confidence, Horvitz–Thompson sum.
 
@@ -109,8 +123,7 @@ class StratifiedHT(_SubsetEstimator):
             conf = src.proba.max(axis=2).mean(axis=0)
         elif src.pred is not None:
             p = src.pred if src.pred.ndim == 2 else src.pred[..., 0]
-            mode = stats.mode(p, axis=0, keepdims=False).mode
-            conf = (p == mode[None, :]).mean(axis=0)
+            conf = _modal_share(p)
         else:
             conf = src.correct.mean(axis=0)
         strata = _kmeans_1d(conf, h)

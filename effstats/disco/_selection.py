@@ -205,8 +205,18 @@ def _disagreement(arr: np.ndarray, measure: str, top_k: int = 1, n_classes: int 
             arr = arr[..., :top_k]
         f = pds_from_predictions if measure == "pds" else jsd_from_predictions
         return f(arr, n_classes=n_classes)
-    arr = arr.astype(float, copy=False)  # float64 scores whatever the storage type (as the checked path)
-    return _pds(arr) if measure == "pds" else _jsd(arr)
+    # float64 scores whatever the storage type (as the checked path), a block of items at a time: a float64 copy of
+    # a 450 x 25,000 x 10 float32 cube is 900 MB and its temporaries as much again (10 s of the DISCO notebook's
+    # copies); per-item results do not depend on the blocking (each item's sums run over the same values in order)
+    f = _pds if measure == "pds" else _jsd
+    m, n = arr.shape[:2]
+    step = max(1, (1 << 21) // max(1, m * arr.shape[2]))
+    if step >= n:
+        return f(arr.astype(float, copy=False))
+    out = np.empty(n)
+    for i in range(0, n, step):
+        out[i:i + step] = f(arr[:, i:i + step].astype(float))
+    return out
 
 
 def _allocate(sizes: np.ndarray, k: int) -> np.ndarray:

@@ -235,8 +235,10 @@ class IRT2PL(BaseEstimator):
             """One EM iteration from (a, b); also the loss at (a, b)."""
             a, b = par[:n], par[n:]
             z = x[:, None] * a - b  # (Q, N) logits
-            lp, lq = -np.logaddexp(0.0, -z), -np.logaddexp(0.0, z)  # log p, log(1 - p)
-            ll = Y @ (lp - lq).T + (lq.sum(1) + logw)  # (M, Q) joint log-likelihood, one matmul
+            # log p - log(1 - p) = z exactly, so only log(1 - p) is evaluated (a logaddexp of (Q, N) values was
+            # half of an EM step)
+            lq = -np.logaddexp(0.0, z)
+            ll = Y @ z.T + (lq.sum(1) + logw)  # (M, Q) joint log-likelihood, one matmul
             norm = np.logaddexp.reduce(ll, axis=1, keepdims=True)
             post = np.exp(ll - norm)
             f = -(norm.sum() - 0.5 * (la * (a**2).sum() + lb * (b**2).sum())) / (m * n)

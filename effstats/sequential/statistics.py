@@ -69,13 +69,55 @@ __all__ = ["BinomialStatistic", "TangoStatistic", "AgrestiCaffoStatistic", "Wald
            "information"]
 
 _EPS = 1e-12
-_BISECT = 40  # bisection steps: interval ends to ~1e-12 within the bracket
+_BISECT = 40  # the interval ends are found to the bracket's width / 2**40 (~1e-13), as by 40 bisection steps
+_MAX_STEPS = 4 * _BISECT  # safeguarded steps halve the bracket at least every fourth step
 
 
 def _signinf(d):
     """+inf / -inf / 0 by the sign of ``d`` (no 0 * inf warning)."""
     d = np.asarray(d, float)
     return np.where(d > 0, np.inf, np.where(d < 0, -np.inf, 0.0))
+
+
+def _boundary(g, a, b):
+    """Where a monotone ``g`` changes sign between ``a`` (``g > 0``, rejected) and ``b`` (``g <= 0``): arrays.
+
+    Returns the ``b`` end of the final bracket (a value ``g`` does not reject), within ``|b - a| / 2**40`` of the
+    change, as bisection would after 40 steps. Steps are Illinois (regula falsi with the value of an end kept twice
+    halved), superlinear where ``g`` is smooth; an element whose bracket has not halved in three steps is bisected,
+    so jumps (the continuity correction) and infinite values cost at most ~2.5 times the bisection's steps. A
+    score interval takes ~10 evaluations of ``g`` instead of 40 (simulate() at one run per pair spent 90 % of its
+    time here).
+    """
+    a, b = a.copy(), b.copy()
+    ga, gb = g(a), g(b)
+    # the width to reach; elements whose ends do not bracket a change keep b (as bisection would)
+    tol = np.where((ga > 0) & ~(gb > 0), np.abs(b - a) * 2.0 ** -_BISECT, np.inf)
+    mark = np.abs(b - a)  # bracket width when it last halved
+    since = np.zeros(a.shape, np.int8)  # steps since then
+    kept = np.zeros(a.shape, np.int8)  # +1: the a end was kept last step, -1: b was
+    for _ in range(_MAX_STEPS):
+        width = np.abs(b - a)
+        todo = width > tol
+        if not todo.any():
+            break
+        with np.errstate(all="ignore"):
+            m = b - gb * (b - a) / (gb - ga)
+        inside = np.isfinite(m) & ((m - a) * (m - b) < 0)
+        m = np.where((since >= 3) | ~inside, 0.5 * (a + b), m)
+        gm = g(m)
+        rej = (gm > 0) & todo
+        acc = ~(gm > 0) & todo
+        ga = np.where(acc & (kept == 1), 0.5 * ga, ga)
+        gb = np.where(rej & (kept == -1), 0.5 * gb, gb)
+        a, ga = np.where(rej, m, a), np.where(rej, gm, ga)
+        b, gb = np.where(acc, m, b), np.where(acc, gm, gb)
+        kept = np.where(rej, -1, np.where(acc, 1, kept)).astype(np.int8)
+        width = np.abs(b - a)
+        halved = width <= 0.5 * mark
+        mark = np.where(halved, width, mark)
+        since = np.where(halved, 0, since + 1).astype(np.int8)
+    return b
 
 
 def _div(a, b, fill):
@@ -111,22 +153,12 @@ class _Statistic:
         est = np.clip(self.estimate, lo_lim + _EPS, hi_lim - _EPS)
         reach = self._reach(c)
         # low: the smallest theta with z(theta) <= c; z decreases in theta
-        a, b = np.maximum(est - reach, lo_lim + _EPS), est.copy()
-        ok = self.z_at(a) <= c  # even the range's end is not rejected
-        for _ in range(_BISECT):
-            m = 0.5 * (a + b)
-            rej = self.z_at(m) > c
-            a = np.where(rej, m, a)
-            b = np.where(rej, b, m)
-        low = np.where(ok, a, b)
-        a, b = est.copy(), np.minimum(est + reach, hi_lim - _EPS)
-        ok = self.z_at(b) >= -c
-        for _ in range(_BISECT):
-            m = 0.5 * (a + b)
-            rej = self.z_at(m) < -c
-            b = np.where(rej, m, b)
-            a = np.where(rej, a, m)
-        high = np.where(ok, b, a)
+        lo_end = np.maximum(est - reach, lo_lim + _EPS)
+        ok = self.z_at(lo_end) <= c  # even the range's end is not rejected
+        low = np.where(ok, lo_end, _boundary(lambda t: self.z_at(t) - c, lo_end, est))
+        hi_end = np.minimum(est + reach, hi_lim - _EPS)
+        ok = self.z_at(hi_end) >= -c
+        high = np.where(ok, hi_end, _boundary(lambda t: -c - self.z_at(t), hi_end, est))
         return low, high
 
     _limits = (-1.0, 1.0)
@@ -212,15 +244,15 @@ class TangoStatistic(_Statistic):
 
     def null_variance(self, delta0):
         """Per-item variance of ``d`` under ``p10 - p01 = delta0`` at the restricted MLE (Tango 1998)."""
-        dl = np.clip(np.asarray(delta0, float), -1 + _EPS, 1 - _EPS)
+        dl = np.minimum(np.maximum(np.asarray(delta0, float), -1 + _EPS), 1 - _EPS)  # np.clip: 3x the overhead
         pos = dl >= 0
         x10 = np.where(pos, self.p10, self.p01)  # reflect delta0 < 0 onto delta0 > 0
         x01 = np.where(pos, self.p01, self.p10)
         a = np.abs(dl)
-        m = np.clip(1 - x10 - x01, 0, 1)
+        m = np.minimum(np.maximum(1 - x10 - x01, 0), 1)
         b = x10 * (1 - a) + x01 * (1 - 3 * a) - 2 * m * a
         q = (b + np.sqrt(b * b + 8 * x01 * a * (1 - a))) / 4  # restricted MLE of the smaller discordant rate
-        q = np.clip(q, 0, (1 - a) / 2)
+        q = np.minimum(np.maximum(q, 0), (1 - a) / 2)
         return 2 * q + a - a * a
 
     def z_at(self, theta0):
