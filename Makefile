@@ -1,4 +1,5 @@
-# effstats: `make demo` runs the analyses on the bundled data and renders them as HTML reports, `make test` runs
+# effstats: `make demo` runs the analyses (bundled leaderboards and digits, the per-item predictions beside the checkout
+# or in $EFFSTATS_DATA) and renders them as HTML reports, `make test` runs
 # the tests. Both run the idempotent set-up first (Debian as root: installs everything; elsewhere prints the steps).
 PY ?= .venv/bin/python
 PYTEST_ARGS ?=

@@ -114,3 +114,13 @@ if [ -n "$cpu" ]; then
   grep -qw avx512f /proc/cpuinfo && cpu="$cpu, AVX-512" || cpu="$cpu, no AVX-512"
   printf '%14s: %s (%s cores)\n' "CPU" "$cpu" "$(nproc 2>/dev/null || echo '?')"
 fi
+# the per-item predictions the notebooks read (not shipped): say where they were found, or how to point to them
+(cd / && env -u PYTHONPATH "$VENV_PY" - <<'PYEOF'
+try:
+    from effstats.datasets.predictions import data_root
+    print(f"{'predictions':>14}: {data_root()}")
+except FileNotFoundError:
+    print(f"{'predictions':>14}: NOT FOUND - make demo needs them: put them in shared/data/predictions beside the "
+          "checkout or set EFFSTATS_DATA (README, Data)")
+PYEOF
+)

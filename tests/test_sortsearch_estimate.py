@@ -409,3 +409,33 @@ def test_working_model_memo_is_keyed_by_content():
     np.testing.assert_array_equal(est_mod._working_model(es, 40.0)[3], est_mod._build_working_model(es, 40.0)[3])
     assert not np.array_equal(est_mod._working_model(es, 40.0)[3], first[3])
     assert not np.array_equal(est_mod._working_model(es, 10.0)[3], est_mod._working_model(es, 40.0)[3])
+
+
+def test_working_model_memo_is_thread_safe():
+    """Rows are estimated in threads: more sort orders than the memo holds, read and evicted from 4 threads at
+    once, never fail (a plain LRU raised KeyError when another thread evicted the key between get and reuse)."""
+    import threading
+
+    from effstats.sortsearch import estimate as est_mod
+
+    orders = [np.random.default_rng(i).random(8) for i in range(6)]
+    errors: list = []
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        def work(k):
+            g = np.random.default_rng(k)
+            try:
+                for _ in range(8000):
+                    est_mod._working_model(orders[g.integers(6)], 4.0)
+            except Exception as exc:  # noqa: BLE001 - any failure in a thread is the defect
+                errors.append(exc)
+
+        threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(old)
+    assert errors == []

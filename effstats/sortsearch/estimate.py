@@ -64,6 +64,7 @@ Evaluation in an Era of Rapid Progress. NeurIPS 2024, arXiv:2402.19472.
 from __future__ import annotations
 
 import hashlib
+import threading
 from collections import OrderedDict
 from typing import Any
 
@@ -219,6 +220,7 @@ def _estimate_accuracy(y: np.ndarray, positions: np.ndarray, n: int, design: str
 
 
 _WORKING_MODELS: OrderedDict = OrderedDict()  # content key -> working model (4 sort orders: bins are n ints each)
+_WORKING_MODELS_LOCK = threading.Lock()
 
 
 def _working_model(easiness_sorted: np.ndarray, n_models: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -231,17 +233,20 @@ def _working_model(easiness_sorted: np.ndarray, n_models: float) -> tuple[np.nda
     one fitted order, and was rebuilt on each call (90 % of a ``simulate`` with the difference estimator).
     """
     es = np.ascontiguousarray(easiness_sorted, dtype=float)
-    key = (hashlib.blake2b(es.view(np.uint8), digest_size=16).digest(), es.size, float(n_models))
-    hit = _WORKING_MODELS.get(key)
-    if hit is not None:
-        _WORKING_MODELS.move_to_end(key)
-        return hit
-    out = _build_working_model(es, n_models)
+    key = (hashlib.blake2b(es.view(np.uint8), digest_size=16).digest(), es.size, float(n_models), _N_BINS,
+           _THETA.size, float(_THETA[0]), float(_THETA[-1]))
+    with _WORKING_MODELS_LOCK:  # rows are estimated in threads (and by users' threads): one writer at a time
+        hit = _WORKING_MODELS.get(key)
+        if hit is not None:
+            _WORKING_MODELS.move_to_end(key)
+            return hit
+    out = _build_working_model(es, n_models)  # outside the lock: two threads may build the same table, both right
     for a in out:
         a.setflags(write=False)
-    _WORKING_MODELS[key] = out
-    if len(_WORKING_MODELS) > 4:
-        _WORKING_MODELS.popitem(last=False)
+    with _WORKING_MODELS_LOCK:
+        _WORKING_MODELS[key] = out
+        while len(_WORKING_MODELS) > 4:
+            _WORKING_MODELS.popitem(last=False)
     return out
 
 
