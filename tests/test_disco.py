@@ -501,3 +501,26 @@ def test_disagreement_in_item_blocks_is_bitwise_the_whole_cube(shape):
     whole = p.astype(float)
     np.testing.assert_array_equal(_disagreement(p, "pds"), _pds(whole))
     np.testing.assert_array_equal(_disagreement(p, "jsd"), _jsd(whole))
+
+
+def test_forest_predictions_sum_the_trees_in_order():
+    """A fitted random forest's prediction is the mean of its trees summed in tree order, the same bits on every
+    call (scikit-learn sums threads' results in the order they finish: near-tied targets swapped Spearman ranks
+    between runs of the same notebook)."""
+    g = np.random.default_rng(0)
+    src = softmax(g.normal(size=(60, 300, 4)) * 2, axis=-1)
+    tgt = softmax(g.normal(size=(25, 300, 4)) * 2, axis=-1)
+    labels = g.integers(0, 4, 300)
+    scores = (src.argmax(-1) == labels).mean(1)
+    est = DISCO(40, random_state=0).fit(src, scores, labels=labels)
+    rf = est.predictor_
+    assert rf.n_jobs == -1  # the fit runs on every core; only the prediction's sum is serial
+    X = est.signatures(tgt)
+    acc = np.zeros(len(X))
+    for tree in rf.estimators_:
+        acc += tree.predict(X.astype(np.float32))
+    acc /= len(rf.estimators_)
+    expected = np.clip(acc, 0.0, 1.0)
+    for _ in range(5):
+        np.testing.assert_array_equal(est.predict(tgt), expected)
+    assert rf.n_jobs == -1

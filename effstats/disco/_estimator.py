@@ -45,6 +45,24 @@ def _memo(arr: np.ndarray, key: tuple, compute: Any) -> np.ndarray:
     return entry[1][key]
 
 
+def _predict_in_order(est: Any, X: np.ndarray) -> np.ndarray:
+    """``est.predict(X)``, with a fitted forest's trees summed in order.
+
+    scikit-learn's forests add their trees' predictions from ``n_jobs`` threads in the order the threads finish, so
+    one fit gives predictions that differ at 1e-16 from run to run, and near-tied target models swap ranks (a
+    Spearman of the notebook's Table 1 moved by 1e-3 between two runs of the same code). One job sums the trees in
+    their order; prediction is a small part of a fit (the trees are still built on ``n_jobs`` threads).
+    """
+    n_jobs = getattr(est, "n_jobs", None)
+    if n_jobs in (None, 1) or not hasattr(est, "estimators_"):
+        return est.predict(X)
+    est.n_jobs = 1
+    try:
+        return est.predict(X)
+    finally:
+        est.n_jobs = n_jobs
+
+
 _PCA_CACHE: "OrderedDict[tuple, tuple]" = OrderedDict()  # (digest of X, d, seed) -> (fitted PCA, PCA of X)
 _PCA_CACHE_BYTES = 256e6
 
@@ -307,4 +325,4 @@ class DISCO(_SubsetEstimator):
     def _predict(self, o: _Outputs) -> np.ndarray:
         X = self._signature(o, fit=False)
         X = X if self.pca_ is None else self.pca_.transform(X)
-        return np.clip(self.predictor_.predict(X), *self._clip)
+        return np.clip(_predict_in_order(self.predictor_, X), *self._clip)
