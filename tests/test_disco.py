@@ -523,4 +523,10 @@ def test_forest_predictions_sum_the_trees_in_order():
     expected = np.clip(acc, 0.0, 1.0)
     for _ in range(5):
         np.testing.assert_array_equal(est.predict(tgt), expected)
+    # from several threads at once on one fitted estimator (it is never modified: a shallow copy predicts)
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(4) as pool:
+        for got in pool.map(lambda _: est.predict(tgt), range(16)):
+            np.testing.assert_array_equal(got, expected)
     assert rf.n_jobs == -1

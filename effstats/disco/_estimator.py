@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import copy
 import hashlib
 import warnings
 import weakref
@@ -53,14 +54,14 @@ def _predict_in_order(est: Any, X: np.ndarray) -> np.ndarray:
     Spearman of the notebook's Table 1 moved by 1e-3 between two runs of the same code). One job sums the trees in
     their order; prediction is a small part of a fit (the trees are still built on ``n_jobs`` threads).
     """
-    n_jobs = getattr(est, "n_jobs", None)
-    if n_jobs in (None, 1) or not hasattr(est, "estimators_"):
+    if getattr(est, "n_jobs", None) in (None, 1) or not hasattr(est, "estimators_"):
         return est.predict(X)
-    est.n_jobs = 1
+    one = copy.copy(est)  # shallow: shares the fitted trees; the caller's (possibly shared) estimator is untouched
     try:
+        one.n_jobs = 1
+    except AttributeError:  # a user's regressor whose n_jobs cannot be set: predict as it is
         return est.predict(X)
-    finally:
-        est.n_jobs = n_jobs
+    return one.predict(X)
 
 
 _PCA_CACHE: "OrderedDict[tuple, tuple]" = OrderedDict()  # (digest of X, d, seed) -> (fitted PCA, PCA of X)
