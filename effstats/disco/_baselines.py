@@ -4,7 +4,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 from .._subset import _SubsetEstimator, _item_groups, _weighted_anchors
 from .._validation import check_positive_int, check_rng

@@ -207,9 +207,9 @@ def _disagreement(arr: np.ndarray, measure: str, top_k: int = 1, n_classes: int 
         return f(arr, n_classes=n_classes)
     # float64 scores whatever the storage type (as the checked path), a block of items at a time: a float64 copy of
     # a 450 x 25,000 x 10 float32 cube is 900 MB and its temporaries as much again (10 s of the DISCO notebook's
-    # copies); per-item results do not depend on the blocking (each item's sums run over the same values in order)
-    # Blocks hold 2 items or more: numpy reduces a one-item block in another order (JSD off by ~1e-14), and equal
-    # items must score equally wherever they fall, since the scores are ranked and ties broken on purpose.
+    # copies). Each item's sums run over the same values in the same order in any block of 2 items or more; numpy
+    # reduces a one-item block in another order (JSD off by ~1e-14), and equal items must score equally wherever
+    # they fall, since the scores are ranked and ties broken on purpose.
     f = _pds if measure == "pds" else _jsd
     m, n = arr.shape[:2]
     step = max(2, (1 << 21) // max(1, m * arr.shape[2]))

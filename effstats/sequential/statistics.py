@@ -83,7 +83,7 @@ def _boundary(g, a, b):
     """Where a monotone ``g`` changes sign between ``a`` (``g > 0``, rejected) and ``b`` (``g <= 0``): arrays.
 
     Returns the ``b`` end of the final bracket (a value ``g`` does not reject), within ``|b - a| / 2**40`` of the
-    change, as bisection would after 40 steps. Steps are Illinois (regula falsi with the value of an end kept twice
+    change, as bisection would after 40 steps; where ``g(a) <= 0`` (nothing rejected up to ``a``), ``a`` itself. Steps are Illinois (regula falsi with the value of an end kept twice
     halved), superlinear where ``g`` is smooth; an element whose bracket has not halved in three steps is bisected,
     so jumps (the continuity correction) and infinite values cost at most 4 times the bisection's steps. The width
     to reach is never below a few units in the last place of the ends (a bracket of 1e-9, as an exhaustive look
@@ -91,9 +91,10 @@ def _boundary(g, a, b):
     ~10 evaluations of ``g`` instead of 40: a one-run simulate() of a paired comparison spent most of its time here.
     For many runs at once the array operations dominate and the two cost about the same.
     """
-    a, b = a.copy(), b.copy()
+    a0, a, b = a, a.copy(), b.copy()
     ga, gb = g(a), g(b)
-    # the width to reach; elements whose ends do not bracket a change keep b (as bisection would)
+    whole = ga <= 0  # the range's end is not rejected: it is the answer
+    # the width to reach; elements whose ends do not bracket a change are not searched
     ulp = 4 * np.spacing(np.maximum(np.abs(a), np.abs(b)))
     tol = np.where((ga > 0) & ~(gb > 0), np.maximum(np.abs(b - a) * 2.0 ** -_BISECT, ulp), np.inf)
     mark = np.abs(b - a)  # bracket width when it last halved
@@ -122,7 +123,7 @@ def _boundary(g, a, b):
         halved = width <= 0.5 * mark
         mark = np.where(halved, width, mark)
         since = np.where(halved, 0, since + 1)
-    return b
+    return np.where(whole, a0, b)
 
 
 def _critical(c: Any) -> np.ndarray:
@@ -166,12 +167,8 @@ class _Statistic:
         est = np.clip(self.estimate, lo_lim + _EPS, hi_lim - _EPS)
         reach = self._reach(c)
         # low: the smallest theta with z(theta) <= c; z decreases in theta
-        lo_end = np.maximum(est - reach, lo_lim + _EPS)
-        ok = self.z_at(lo_end) <= c  # even the range's end is not rejected
-        low = np.where(ok, lo_end, _boundary(lambda t: self.z_at(t) - c, lo_end, est))
-        hi_end = np.minimum(est + reach, hi_lim - _EPS)
-        ok = self.z_at(hi_end) >= -c
-        high = np.where(ok, hi_end, _boundary(lambda t: -c - self.z_at(t), hi_end, est))
+        low = _boundary(lambda t: self.z_at(t) - c, np.maximum(est - reach, lo_lim + _EPS), est)
+        high = _boundary(lambda t: -c - self.z_at(t), np.minimum(est + reach, hi_lim - _EPS), est)
         return low, high
 
     _limits = (-1.0, 1.0)
