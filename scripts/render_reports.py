@@ -125,13 +125,17 @@ def read_timings(path: Path) -> dict[str, dict]:
         return {r["notebook"]: r for r in csv.DictReader(fh)}
 
 
-def read_claims(path: Path) -> tuple[int, int] | None:
-    """(claims that hold, claims) from a claims CSV, or None if there is none."""
+def read_claims(path: Path) -> tuple[int, int, int] | None:
+    """(claims that hold, claims, claims stating that a paper's number does not replicate) from a claims CSV, or
+    None if there is none. A claim such as "the paper's 63 % does not replicate: ours is lower" holds when ours is
+    lower, so the count of holding claims alone would read as agreement with the papers; the third number says how
+    many of them record a disagreement."""
     if not path.exists():
         return None
     with path.open(newline="") as fh:
         rows = list(csv.DictReader(fh))
-    return sum(r.get("holds", "").strip() == "True" for r in rows), len(rows)
+    differs = sum("does not replicate" in r.get("claim", "").lower() for r in rows)
+    return sum(r.get("holds", "").strip() == "True" for r in rows), len(rows), differs
 
 
 def _mmss(seconds: str | float | None) -> str:
@@ -195,7 +199,7 @@ td.num, th.num {{ text-align: right; font-variant-numeric: tabular-nums; }}
 or with "show all code"). Rendered {rendered} UTC.</p>
 <table>
 <thead><tr><th>report</th><th>notebook</th><th>mode</th><th class="num">run time (m:s)</th><th>status</th>
-<th class="num">claims holding</th><th class="num">figures</th></tr></thead>
+<th class="num">claims holding (of them: a paper's number does not replicate)</th><th class="num">figures</th></tr></thead>
 <tbody>
 {rows}
 </tbody>
@@ -226,7 +230,7 @@ def render_all(nb_dir: Path, out_dir: Path, figures: Path | None = None, *, name
     timings = read_timings(nb_dir / "timings.csv")
     default_figures = Path(os.environ.get("EFFSTATS_FIGURES", ROOT / "figures"))
 
-    def claims_of(stem: str) -> tuple[int, int] | None:
+    def claims_of(stem: str) -> tuple[int, int, int] | None:
         folder = figures or Path(timings.get(stem, {}).get("figures") or default_figures)
         return read_claims(folder / f"{stem}_claims.csv")
 
@@ -239,7 +243,7 @@ def render_all(nb_dir: Path, out_dir: Path, figures: Path | None = None, *, name
                 f"({t.get('mode', '?')} mode, {t.get('status', '?')})" if t else f"{p.name}")
         claims = claims_of(p.stem)
         if claims is not None:
-            meta += f"; claims holding: {claims[0]} of {claims[1]}"
+            meta += f"; claims holding: {claims[0]} of {claims[1]} ({claims[2]} of them: a paper's number does not replicate)"
         page = out_dir / f"{p.stem}.html"
         page.write_text(render_notebook(nb, p.stem, meta=meta, code_open=code == "shown"), encoding="utf-8")
         written.append(page)
@@ -258,7 +262,7 @@ def render_all(nb_dir: Path, out_dir: Path, figures: Path | None = None, *, name
         t = timings.get(stem, {})
         total += float(t.get("seconds") or 0)
         claims = claims_of(stem)
-        claims_cell = "none" if claims is None else f"{claims[0]} / {claims[1]}"
+        claims_cell = "none" if claims is None else f"{claims[0]} / {claims[1]} ({claims[2]} not replicating)"
         claims_cls = " bad" if claims is not None and claims[0] < claims[1] else ""
         status = t.get("status", "n/a")
         rows.append(

@@ -279,3 +279,24 @@ def test_index_reads_the_claims_of_the_run_it_renders(tmp_path, monkeypatch):
     assert "claims holding: 1 of 2" in (tmp_path / "reports" / "demo.html").read_text()
     rr.render_all(nb_dir, tmp_path / "reports", elsewhere)
     assert "3 / 3" in (tmp_path / "reports" / "index.html").read_text()
+
+
+def test_claims_that_record_a_non_replication_are_counted_apart(tmp_path):
+    # "the paper's 63 % does not replicate: ours is lower" holds when ours is lower, so "16 of 16 hold" read as
+    # agreement with the paper; the count of such claims is shown beside it
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("render_reports", ROOT / "scripts" / "render_reports.py")
+    rr = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(rr)
+    path = tmp_path / "demo_claims.csv"
+    path.write_text("claim,paper,ours,holds\na replicates,1,1,True\n"
+                    "\"paper's 63% Does Not Replicate: ours is lower\",63,39,True\nc,1,2,False\n")
+    assert rr.read_claims(path) == (2, 3, 1)
+    nb_dir = tmp_path / "notebooks"
+    nb_dir.mkdir()
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# demo")]), nb_dir / "demo.ipynb")
+    rr.render_all(nb_dir, tmp_path / "reports", tmp_path)
+    assert "2 / 3 (1 not replicating)" in (tmp_path / "reports" / "index.html").read_text()
+    assert "claims holding: 2 of 3 (1 of them: a paper's number does not replicate)" in (
+        tmp_path / "reports" / "demo.html").read_text()

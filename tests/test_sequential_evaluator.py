@@ -60,10 +60,12 @@ def test_final_look_uses_all_items_single_paired_unpaired():
     n01 = df.apply(lambda x: ((x.a == 0) & (x.b == 1)).sum()).to_numpy()
     s10, s01 = (n10 + 0.5) / (n + 2), (n01 + 0.5) / (n + 2)
     assert abs(r.trace["se"].iloc[-1] - np.sqrt(np.sum((s10 + s01 - (s10 - s01) ** 2) / n)) / 3) < 1e-12
-    # McNemar's score statistic with one dataset: (n10 - n01) / sqrt(n10 + n01)
+    # McNemar's score statistic with one dataset, corrected by a quarter of an item towards 0:
+    # sign(n10 - n01) (|n10 - n01| - 1/4) / sqrt(n10 + n01)
     r1 = SequentialEvaluator([NEVER], rng=0).fit(a, b)
     n10, n01 = np.sum((a == 1) & (b == 0)), np.sum((a == 0) & (b == 1))
-    assert abs(r1.z - (n10 - n01) / np.sqrt(n10 + n01)) < 1e-9
+    assert n10 != n01
+    assert abs(r1.z - np.sign(n10 - n01) * (abs(n10 - n01) - 0.25) / np.sqrt(n10 + n01)) < 1e-9
     # unpaired: Agresti-Caffo (one success and one failure added to each arm, per dataset)
     r = SequentialEvaluator([NEVER], rng=0).fit(a, b, paired=False, groups=g, groups_b=g)
     pa = (df["a"].sum().to_numpy() + 1) / (n + 2)

@@ -423,8 +423,9 @@ def _bisect_interval(stat, c, steps=80):
         rej = stat.z_at(m) < -c
         a, b = np.where(rej, a, m), np.where(rej, m, b)
     high = np.where(ok, b, a)
-    z0 = stat.z_at(0.0)
-    return np.where(z0 >= c, np.maximum(low, 0.0), low), np.where(z0 <= -c, np.minimum(high, 0.0), high)
+    z0 = stat.z_at(0.0)  # 0 is inside exactly when the test at 0 does not reject it
+    return (np.where(z0 >= c, np.maximum(low, 0.0), np.minimum(low, 0.0)),
+            np.where(z0 <= -c, np.minimum(high, 0.0), np.maximum(high, 0.0)))
 
 
 @settings(max_examples=60, deadline=None)

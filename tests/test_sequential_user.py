@@ -239,3 +239,58 @@ def test_nan_scores_message_says_what_to_do():
         SequentialEvaluator([Efficacy()]).fit(a, np.ones(51))
     with pytest.raises(ValueError, match=r"scores: contains NaN \(items not scored\)"):
         rank_models(np.r_[np.ones((2, 51)), a[None]])
+
+
+# ------------------------------------------------------------------ a statistician's review (2026-11-26)
+def test_beta_spending_futility_with_fpc_runs():
+    # the look that uses up the benchmark and the one before it were both at information fraction 1: design()
+    # refused "information: expected a positive, strictly increasing sequence" (an argument the user never passed)
+    g = np.random.default_rng(0)
+    a, b = (g.random(1000) < 0.75).astype(float), (g.random(1000) < 0.7).astype(float)
+    for fpc in (False, True):
+        ev = SequentialEvaluator([Efficacy(), BetaSpendingFutility(effect=0.02)], fpc=fpc, rng=0)
+        assert ev.fit(a, b).reason in ("efficacy", "futility", "max_n")
+        assert ev.simulate(a, b, n_runs=50).reason.size == 50
+
+
+def test_unpaired_groups_are_aligned_by_the_scores_index():
+    # paired=False read a groups Series by position: shuffling the labels' rows moved the estimate 0.0 -> 0.243
+    ids = [f"i{k}" for k in range(2000)]
+    g = pd.Series(np.repeat(["e", "h"], [1500, 500]), index=ids)
+    a, b = pd.Series((g == "e").astype(float)), pd.Series(0.5, index=ids)
+    gs = g.sample(frac=1, random_state=1)
+    ev = SequentialEvaluator([Precision(1e-4)], rng=0)
+    assert ev.fit(a, b, paired=False, groups=g, groups_b=g).estimate == 0.0
+    assert ev.fit(a, b, paired=False, groups=gs, groups_b=gs).estimate == 0.0
+    assert np.all(ev.simulate(a, b, paired=False, groups=gs, groups_b=gs, n_runs=3).estimate == 0.0)
+    with pytest.raises(ValueError, match="^groups_b: no group for item ids"):
+        ev.fit(a, b, paired=False, groups=g, groups_b=g.iloc[:-1])
+
+
+def test_a_renamed_efficacy_rule_keeps_its_inference():
+    # the p-value and final_inference() looked for a rule *named* "efficacy": None, and a false "stopped inside the
+    # continuation region" error
+    a, b = _pair(0.75, 0.70, 3000, seed=0)
+    r0 = SequentialEvaluator([Efficacy()], rng=0).fit(a, b)
+    r = SequentialEvaluator([Efficacy(name="superiority")], rng=0).fit(a, b)
+    assert r0.reason == "efficacy" and r.reason == "superiority"
+    assert r.pvalue == r0.pvalue is not None
+    assert r.final_inference().statistic == r0.final_inference().statistic
+
+
+def test_a_refused_first_online_batch_leaves_the_evaluation_unset():
+    # a paired first batch refused for exceeding max_n still fixed the evaluation as paired
+    ev = SequentialEvaluator([Precision(0.05)]).start(max_n=100)
+    x = np.ones(200)
+    with pytest.raises(ValueError, match="more items than planned"):
+        ev.update(x[:150], x[:150])
+    assert ev.update(x[:50]).n == 50  # a single-model batch is still accepted
+
+
+@pytest.mark.parametrize("labels", [np.array(["a"] * 999 + [np.nan], dtype=object),
+                                    np.array(["a"] * 999 + [None], dtype=object), pd.Series(["a"] * 999 + [None]),
+                                    np.array(["a"] * 999 + [3], dtype=object)])
+def test_missing_or_mixed_group_labels_are_a_clear_error(labels):
+    # before: TypeError "'<' not supported between instances of 'float' and 'str'"
+    with pytest.raises(ValueError, match="^groups: "):
+        SequentialEvaluator([Precision(0.05)]).fit(np.ones(1000), np.zeros(1000), groups=labels)

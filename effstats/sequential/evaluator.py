@@ -63,7 +63,13 @@ def _groups(groups: Any, n: int, name: str) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError(f"{name}: expected one group label per item ({n}), got shape {g.shape}")
     if g.dtype.kind == "f" and np.isnan(g).any():
         raise ValueError(f"{name}: missing (NaN) group labels")
-    labels, codes = np.unique(g, return_inverse=True)
+    if g.dtype.kind == "O" and pd.isna(g).any():
+        raise ValueError(f"{name}: missing (None / NaN) group labels at positions {np.flatnonzero(pd.isna(g))[:5].tolist()}")
+    try:
+        labels, codes = np.unique(g, return_inverse=True)
+    except TypeError:  # labels of types that do not compare (e.g. str and int)
+        raise ValueError(f"{name}: group labels must be of one comparable type (all str, or all numbers), got "
+                         f"{sorted({type(v).__name__ for v in g})}") from None
     return codes.astype(np.intp), labels
 
 
@@ -191,6 +197,7 @@ class SequentialResult:
     trace: pd.DataFrame = field(repr=False, default=None)
     pvalue: float | None = None
     efficacy_alternative: str | None = field(repr=False, default=None)
+    efficacy_name: str = field(repr=False, default="efficacy")  # the Efficacy rule's name: the reason it stops with
     null: float | None = field(repr=False, default=None)
 
     @property
@@ -230,7 +237,7 @@ class SequentialResult:
         if self.efficacy_alternative is None or self.null is None:
             raise ValueError("final_inference: needs an Efficacy rule testing a null value (stage-wise ordering "
                              "is defined for a group-sequential test); use confidence_interval() instead")
-        if self.reason not in ("efficacy", "max_n"):
+        if self.reason not in (self.efficacy_name, "max_n"):
             raise ValueError(f"final_inference: the evaluation stopped by {self.reason!r} inside the efficacy "
                              "continuation region, where the stage-wise ordering is not defined; use "
                              "confidence_interval() (the repeated CI, valid at any stop)")
@@ -456,6 +463,15 @@ class SequentialEvaluator(BaseEstimator):
         paired = check_flag(paired, "paired")
         if paired or scores_b is None:
             scores_a, scores_b, groups = self._align(scores_a, scores_b, groups)
+        else:  # two arms on different items: each arm's labels are aligned with its own scores
+            scores_a, _, groups = self._align(scores_a, None, groups)
+            if isinstance(scores_b, pd.Series) and isinstance(groups_b, pd.Series):
+                if not scores_b.index.is_unique:
+                    raise ValueError("scores_b: the Series index (item ids) has duplicates")
+                missing = scores_b.index.difference(groups_b.index)
+                if len(missing):
+                    raise ValueError(f"groups_b: no group for item ids {list(missing[:5])}")
+                groups_b = groups_b.reindex(scores_b.index)
         a = _scores(scores_a, "scores_a")
         codes, labels = _groups(groups, a.size, "groups")
         sizes = np.bincount(codes, minlength=labels.size)
@@ -786,7 +802,9 @@ class SequentialEvaluator(BaseEstimator):
                                 rci_low=float(lo2[0]), rci_high=float(hi2[0]), low1=float(lo1[0]),
                                 high1=float(hi1[0]), trace=trace, pvalue=pvalue,
                                 efficacy_alternative=next((r.alternative for r in rules if isinstance(r, Efficacy)),
-                                                          None), null=s.null)
+                                                          None),
+                                efficacy_name=next((r.name for r in rules if isinstance(r, Efficacy)), "efficacy"),
+                                null=s.null)
 
     @staticmethod
     def _pvalue(rules, s: LookStats, look: int, reason: str) -> float | None:
@@ -795,10 +813,9 @@ class SequentialEvaluator(BaseEstimator):
         Computed by :func:`effstats.sequential.inference.stagewise_pvalue` from the score statistic and the bounds
         actually used (normal theory; the score statistic makes it approximate at the edges).
         """
-        if s.null is None or reason not in ("efficacy", "max_n"):
-            return None
-        eff = [r for r in rules if getattr(r, "name", "") == "efficacy" and hasattr(r, "alternative")]
-        if not eff:
+        # by type, not by name: a renamed Efficacy rule stops with its own name as the reason
+        eff = [r for r in rules if isinstance(r, Efficacy)]
+        if s.null is None or not eff or reason not in (eff[0].name, "max_n"):
             return None
         two = eff[0].alternative == "two-sided"
         z = float(s.z[0, look])
@@ -884,11 +901,9 @@ class SequentialEvaluator(BaseEstimator):
             x, kind = a - b, "paired"
         if x.size == 0:
             raise ValueError("scores_a: an update must add at least one item")
-        if st["kind"] is None:
-            st["null"] = self._null_for(kind, st["rules"])
-            st["kind"] = kind
-        elif st["kind"] != kind:
+        if st["kind"] is not None and st["kind"] != kind:
             raise ValueError(f"scores_b: this online evaluation is {st['kind']}; every update must be too")
+        null = st["null"] if st["kind"] is not None else self._null_for(kind, st["rules"])
         g = np.zeros(x.size, np.intp) if groups is None else check_array(groups, "groups", ndim=1, dtype=None, shape=(x.size,))
         if not np.issubdtype(g.dtype, np.integer) or g.min() < 0 or g.max() >= st["D"]:
             raise ValueError(f"groups: expected integer dataset codes in [0, {st['D']}), got {np.unique(g)[:5].tolist()}")
@@ -897,6 +912,8 @@ class SequentialEvaluator(BaseEstimator):
         if np.any(new_cnt > st["sizes"]):
             raise ValueError(f"scores_a: more items than planned in dataset(s) {np.flatnonzero(new_cnt > st['sizes']).tolist()} "
                              f"(sizes {st['sizes'].tolist()}); pass sizes= to start()")
+        # every check passed: only now does this batch fix the kind (a refused first batch must not)
+        st["kind"], st["null"] = kind, null
         if ids is not None:
             st["seen"] = ids if st["seen"] is None else st["seen"].append(ids)
         st["s1"] += np.bincount(g, x, D)

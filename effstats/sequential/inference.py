@@ -184,7 +184,9 @@ class StagewiseInference:
     statistic : float
         Median-unbiased estimate of the drift ``theta`` (``Z_j ~ N(theta sqrt(I_j), 1)``).
     naive_estimate : float
-        ``z / sqrt(I_look)``, the fixed-sample estimate, biased away from 0 after early stopping.
+        ``z / sqrt(I_look)``, the fixed-sample estimate on the statistic's scale, biased away from 0 after early
+        stopping. It is the sample difference only up to the test's variance: a score test standardises by the
+        variance at the null, so for a paired comparison it differs slightly from ``SequentialResult.estimate``.
     pvalue : float
         Stage-wise ordering p-value: one-sided (upper) for one-sided designs, two-sided ``2 min(p_up, p_down)``
         for symmetric two-sided designs.

@@ -368,9 +368,12 @@ class BetaSpendingFutility(StoppingRule):
 
         from .design import design
 
-        t = np.asarray(s.t, float)
+        t_all = np.asarray(s.t, float)
+        # with fpc=True the look that uses up the benchmark and the one before it can both be at fraction 1: the
+        # bounds are those of the distinct fractions, shared by looks at the same one
+        t, at = np.unique(t_all, return_inverse=True)
         if t.size < 2:
-            return np.full(t.size, -np.inf)
+            return np.full(t_all.size, -np.inf)
         se_full = self.se_full if self.se_full is not None else float(np.median(s.se[..., 0]) * np.sqrt(t[0]))
         a1 = s.alpha / 2 if self.alternative == "two-sided" else s.alpha
         drift = self.effect / max(se_full, 1e-12)
@@ -379,7 +382,7 @@ class BetaSpendingFutility(StoppingRule):
         d = design(alpha=a1, beta=self.beta, test_type=4, spending=s.spending, spending_param=s.spending_param,
                    lower_spending=self.spending,
                    lower_param=self._param(), information=t * scale, max_information=scale)
-        return d.lower
+        return d.lower[at]
 
     def fires(self, s: LookStats) -> np.ndarray:
         a = self.lower_bound(s)

@@ -8,17 +8,25 @@ A cell *holds* when its value is within 3 MC standard errors of nominal or on th
 
 Grid
 ----
-* accuracy of the (second) model: 0.5, 0.7, 0.9, 0.95, 0.98, 0.99, 0.995;
-* disagreement rate between paired models: 1 %, 5 %, 30 %, two-directional (each model better on half of the
-  disagreements) or one-directional (model A never worse), wherever the accuracy allows it;
-* looks: 2 (one dataset, 2 x 500 items), 10 (one dataset, 10 x 200) and 73 (the seed paper's six datasets of
-  1,500 / 1,050 / 1,000 / 3,088 / 951 / 7,299 items, 100 + 100 per dataset, mean of means);
+* accuracy of a single model: 0.5, 0.7, 0.9, 0.95, 0.98, 0.99, 0.995;
+* disagreement rate between paired models: 1 %, 2 %, 5 %, 10 %, 30 %, two-directional (each model better on half of
+  the disagreements) or one-directional (model A never worse). For a pair only the law of the paired difference
+  ``d = a - b`` enters the statistics (they are functions of the discordant counts), so pair cells are indexed by
+  disagreement and direction, not by accuracy (models of any accuracy ``p`` with ``2 min(p, 1 - p) >=`` the
+  disagreement give the same cell);
+* looks: 2 (one dataset, 2 x 500 items), 5 (5 x 200), 10 (one dataset, 10 x 200) and 73 (the seed paper's six
+  datasets of 1,500 / 1,050 / 1,000 / 3,088 / 951 / 7,299 items, 100 + 100 per dataset, mean of means);
 * rules: efficacy (two-sided, one-sided) of one model against its true accuracy and of a pair with equal
-  accuracies; threshold above / below / both at the true score; equivalence at a margin equal to the true
-  difference; precision and diminishing returns (coverage of the reported interval); the two-sided repeated CI at
-  every look (simultaneous coverage); futility (type-I error with conditional-power futility); ranking of four
-  equally accurate models (familywise error).
-
+  accuracies; threshold above / below / both at the true score (one model) and at the true difference (pair, one
+  direction); equivalence at a margin equal to the true difference; precision and diminishing returns (coverage
+  of the reported interval); the two-sided repeated CI at every look (simultaneous coverage); futility (type-I
+  error of efficacy with conditional-power futility, and with beta-spending futility); ranking of four equally
+  accurate models (familywise error); and power: efficacy at the difference :func:`detectable_effect` gives for
+  power 0.8 with the schedule's items (one model two-sided, pair one-sided; single-dataset schedules, whose looks
+  are equally spaced in information as the planning assumes), against the planned 0.8. Power is what the planner
+  promises, not a property of the test's validity: its rows (``criterion == "power"``) are reported beside the
+  validity rows and judged by the same 3-s.e. rule in ``holds``, but :func:`worst_cells` and the command's exit
+  status are about validity (type-I error, coverage, familywise error) only.
 :func:`validation_grid` (``fast=True`` for a subset that runs in seconds) returns the table;
 ``python -m effstats.sequential.validation [--fast] [--out FILE]`` writes it.
 """
@@ -32,15 +40,17 @@ import numpy as np
 import pandas as pd
 
 from .evaluator import SequentialEvaluator
-from .rules import DiminishingReturns, Efficacy, Equivalence, Futility, Precision, Threshold
+from .planning import detectable_effect
+from .rules import BetaSpendingFutility, DiminishingReturns, Efficacy, Equivalence, Futility, Precision, Threshold
 
 __all__ = ["simulate_iid", "validation_grid", "SCHEDULES", "ACCURACIES", "DISAGREEMENTS"]
 
 PAPER_SIZES = (1500, 1050, 1000, 3088, 951, 7299)
 # looks -> (dataset sizes, initial, batch)
-SCHEDULES = {2: ((1000,), 500, 500), 10: ((2000,), 200, 200), 73: (PAPER_SIZES, 100, 100)}
+SCHEDULES = {2: ((1000,), 500, 500), 5: ((1000,), 200, 200), 10: ((2000,), 200, 200), 73: (PAPER_SIZES, 100, 100)}
 ACCURACIES = (0.5, 0.7, 0.9, 0.95, 0.98, 0.99, 0.995)
-DISAGREEMENTS = (0.01, 0.05, 0.3)
+DISAGREEMENTS = (0.01, 0.02, 0.05, 0.1, 0.3)
+PLANNED_POWER = 0.8
 
 
 def _draws(levels: np.ndarray, probs: np.ndarray, counts: np.ndarray, n_runs: int, rng: np.random.Generator):
@@ -133,7 +143,7 @@ def _cell(rows: list, rule: str, data: str, acc, dis, looks, metric, value, nomi
     se = float(np.sqrt(nominal * (1 - nominal) / n))
     if criterion == "<=":
         holds = value <= nominal + 3 * se
-    else:
+    else:  # ">=" (coverage) and "power" (the planner's promise, not a validity property of the test)
         holds = value >= nominal - 3 * se
     rows.append(dict(rule=rule, data=data, accuracy=acc, disagreement=dis, looks=looks, metric=metric,
                      value=float(value), nominal=nominal, mc_se=se, criterion=criterion, holds=bool(holds),
@@ -148,8 +158,9 @@ def validation_grid(fast: bool = True, n_runs: int | None = None, alpha: float =
     ----------
     fast : bool, default=True
         A subset (accuracies 0.5 / 0.98 / 0.995, disagreement 1 % / 30 %, looks 10 and 73, fewer runs).
+        Power rows have ``criterion="power"`` (see the module's docstring).
     n_runs : int, optional
-        Runs per cell (default 1,500 fast, 10,000 full).
+        Runs per cell (default 1,500 fast, 8,000 full: the published CSV).
     alpha : float, default=0.05
     rng : int, default=0
         Seed; each cell gets its own stream.
@@ -159,24 +170,21 @@ def validation_grid(fast: bool = True, n_runs: int | None = None, alpha: float =
     Returns
     -------
     DataFrame with columns rule, data, accuracy, disagreement, looks, metric, value, nominal, mc_se, criterion
-    ("<=" for error rates, ">=" for coverage), holds, n_runs.
+    ("<=" for error rates, ">=" for coverage, "power" for power against the planned power), holds, n_runs.
     """
-    R = n_runs or (1500 if fast else 10_000)
+    R = n_runs or (1500 if fast else 8_000)
     accs = (0.5, 0.98, 0.995) if fast else ACCURACIES
     diss = (0.01, 0.3) if fast else DISAGREEMENTS
-    looks_all = (10, 73) if fast else (2, 10, 73)
+    looks_all = (10, 73) if fast else (2, 5, 10, 73)
     seeds = itertools.count(int(rng) * 1_000_003 + 1)
     rows: list = []
     jobs = []
     for looks in looks_all:
         for p in accs:
             jobs.append(("single", looks, p, None, None))
-        for p in accs:
-            for dis in diss:
-                if dis <= 2 * min(p, 1 - p) + 1e-12:
-                    jobs.append(("paired", looks, p, dis, "two-directional"))
-                if dis <= 1 - p + 1e-12:
-                    jobs.append(("paired", looks, p, dis, "one-directional"))
+        for dis in diss:
+            for direction in ("two-directional", "one-directional"):
+                jobs.append(("paired", looks, np.nan, dis, direction))
         for p in ((0.5, 0.98) if fast else (0.5, 0.9, 0.98)):
             jobs.append(("ranking", looks, p, None, None))
     it = jobs
@@ -187,6 +195,8 @@ def validation_grid(fast: bool = True, n_runs: int | None = None, alpha: float =
     for kind, looks, p, dis, direction in it:
         sizes, initial, batch = SCHEDULES[looks]
         kw = dict(alpha=alpha, initial=initial, batch=batch)
+        # the planning functions assume looks equally spaced in information: true for one dataset only
+        plannable = len(sizes) == 1
         if kind == "ranking":
             v = _ranking_fwer(p, looks, 4, max(R // 3, 300), next(seeds), alpha, "holm")
             _cell(rows, "ranking (Holm, 4 equal models)", "4 models", p, 2 * p * (1 - p), looks, "familywise error",
@@ -195,16 +205,23 @@ def validation_grid(fast: bool = True, n_runs: int | None = None, alpha: float =
         if kind == "single":
             probs = [1 - p, p]
 
-            def run(rules, null=None, all_looks=False):
+            def run(rules, null=None, all_looks=False, probs=probs):
                 ev = SequentialEvaluator(rules, null=null, **kw)
                 return simulate_iid(ev, probs, sizes=sizes, n_runs=R, rng=next(seeds), all_looks=all_looks)
 
             for name, rule in [("efficacy two-sided", Efficacy()), ("efficacy one-sided", Efficacy("greater"))]:
-                if not 0 < p < 1:
-                    continue
                 r = run([rule], null=p)
                 _cell(rows, name, "one model", p, None, looks, "type-I error", np.mean(r["reason"] == "efficacy"),
                       alpha, R, "<=")
+            if plannable:
+                eff = detectable_effect(sizes[0], accuracy=p, power=PLANNED_POWER, alpha=alpha, sided=2, looks=looks,
+                                        spending="ld_pocock", n_models=1)
+                true = p - eff if p >= 0.5 else p + eff  # towards the middle: the planned variance is the null's
+                if 0 < true < 1:
+                    r = run([Efficacy()], null=p, probs=[1 - true, true])
+                    _cell(rows, f"power (planned {PLANNED_POWER:g})", "one model", p, None, looks,
+                          f"power of two-sided efficacy at the detectable {eff:.4f}",
+                          np.mean(r["reason"] == "efficacy"), PLANNED_POWER, R, "power")
             for d in ("above", "below", "both"):
                 r = run([Threshold(p, d)])
                 _cell(rows, f"threshold {d}", "one model", p, None, looks, "P(claim) at tau = score",
@@ -241,15 +258,26 @@ def validation_grid(fast: bool = True, n_runs: int | None = None, alpha: float =
             r = runp([Efficacy(), Futility(0.1, effect=max(dis / 4, 0.005))], h0)
             _cell(rows, "futility + efficacy", data, p, dis, looks, "type-I error",
                   np.mean(r["reason"] == "efficacy"), alpha, R, "<=")
+            r = runp([Efficacy("greater"), BetaSpendingFutility(effect=max(dis / 4, 0.005))], h0)
+            _cell(rows, "beta-spending futility + efficacy", data, p, dis, looks, "type-I error (one-sided)",
+                  np.mean(r["reason"] == "efficacy"), alpha, R, "<=")
+            if plannable:
+                eff = detectable_effect(sizes[0], disagreement=dis, power=PLANNED_POWER, alpha=alpha, sided=1,
+                                        looks=looks, spending="ld_pocock")
+                r = runp([Efficacy("greater")], [(dis - eff) / 2, 1 - dis, (dis + eff) / 2])
+                _cell(rows, f"power (planned {PLANNED_POWER:g})", data, p, dis, looks,
+                      f"power of one-sided efficacy at the detectable {eff:.4f}", np.mean(r["reason"] == "efficacy"),
+                      PLANNED_POWER, R, "power")
             # equivalence at the boundary: true difference = margin = dis / 3 (two-directional disagreement)
             m = dis / 3
             probs = [dis / 2 - m / 2, 1 - dis, dis / 2 + m / 2]
         else:
             m = dis
             probs = [0.0, 1 - dis, dis]  # A never worse: true difference = dis
-            r = runp([Threshold(dis, "above")], probs)
-            _cell(rows, "threshold above", data, p, dis, looks, "P(claim) at tau = difference",
-                  np.mean(r["reason"] == "threshold"), alpha, R, "<=")
+            for d in ("above", "below", "both"):
+                r = runp([Threshold(dis, d)], probs)
+                _cell(rows, f"threshold {d}", data, p, dis, looks, "P(claim) at tau = difference",
+                      np.mean(r["reason"] == "threshold"), alpha, R, "<=")
         r = runp([Equivalence(m)], probs)
         _cell(rows, f"equivalence (margin = true difference)", data, p, dis, looks, "P(claim equivalence)",
               np.mean(r["reason"] == "equivalence"), alpha, R, "<=")
@@ -265,7 +293,7 @@ def validation_grid(fast: bool = True, n_runs: int | None = None, alpha: float =
 
 def worst_cells(table: pd.DataFrame) -> pd.DataFrame:
     """Per rule, the cell furthest on the unsafe side of nominal (in MC standard errors)."""
-    t = table.copy()
+    t = table[table["criterion"] != "power"].copy()
     t["excess_se"] = np.where(t["criterion"] == "<=", t["value"] - t["nominal"], t["nominal"] - t["value"]) / t["mc_se"]
     return t.loc[t.groupby("rule")["excess_se"].idxmax()].sort_values("excess_se", ascending=False)
 
@@ -284,8 +312,11 @@ def main(argv: list[str] | None = None) -> int:  # pragma: no cover - command li
         tab.to_csv(a.out, index=False)
     print(worst_cells(tab)[["rule", "data", "accuracy", "disagreement", "looks", "metric", "value", "mc_se",
                             "excess_se", "holds"]].to_string())
-    print(f"{len(tab)} cells, {tab.holds.mean():.1%} hold, {time.perf_counter() - t:.0f} s")
-    return 0 if tab.holds.all() else 1
+    valid = tab[tab.criterion != "power"]
+    pw = tab[tab.criterion == "power"]
+    print(f"{len(valid)} validity cells, {valid.holds.mean():.1%} hold; {len(pw)} power cells, {pw.holds.mean():.1%} "
+          f"within 3 MC s.e. of the planned power (lowest {pw.value.min():.3f}); {time.perf_counter() - t:.0f} s")
+    return 0 if valid.holds.all() else 1
 
 
 if __name__ == "__main__":  # pragma: no cover
