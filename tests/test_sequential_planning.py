@@ -298,3 +298,15 @@ def test_precision_plan_reaches_its_half_width_in_about_half_of_the_runs():
         met.append(res.reason == "precision")
     assert 0.35 <= np.mean(met) <= 0.7, np.mean(met)
     assert abs(np.median(hw) - 0.02) < 0.0004, np.median(hw)
+
+
+def test_one_model_power_at_available_uses_the_formula_that_sized_the_plan():
+    # power_at_available used the null variance without the continuity correction: 0.817 at 2,000 items where
+    # max_n (2,303) said infeasible (Monte Carlo 0.726); it is now the sizing formula solved for the power
+    kw = dict(effect=0.01, accuracy=0.98, n_models=1, power=0.8, looks=10, spending="ld_pocock")
+    p = plan(**kw)
+    at_max = plan(**kw, items_available=p.max_n)
+    assert at_max.feasible and at_max.power_at_available == pytest.approx(0.8, abs=2e-3)
+    short = plan(**kw, items_available=2000)
+    assert not short.feasible and short.power_at_available < 0.8
+    assert plan(**kw, items_available=10**7).power_at_available > 0.999

@@ -161,13 +161,13 @@ def _mcnemar_size(lam: float, z: float) -> float:
 
 def test_quarter_item_correction_keeps_the_exact_size_below_alpha():
     """The calibration the statistic states: over expected discordant counts 0.5-400 and critical values 1.64-3.5
-    the size is at most 0.975 alpha (the normal test without correction reaches 1.039 alpha at 10 and 1.061
+    the size is at most 0.98 alpha (the normal test without correction reaches 1.039 alpha at 10 and 1.061
     alpha at z = 1.96), and at 300 it costs less than 3 % of alpha."""
     from scipy.special import ndtr
 
     for z in (1.6448536269514722, 1.959963984540054, 2.8, 3.5):
         alpha = ndtr(-z)
         ratios = [_mcnemar_size(lam, z) / alpha for lam in np.geomspace(0.5, 400, 25)]
-        assert max(ratios) <= 0.975, (z, max(ratios))
+        assert max(ratios) <= 0.98, (z, max(ratios))
     a = ndtr(-1.6448536269514722)
     assert _mcnemar_size(300.0, 1.6448536269514722) / a > 0.97

@@ -227,7 +227,8 @@ class SequentialRanking:
             decision[idx] = np.where(st_flat[idx], outcome[w, np.arange(idx.size)],
                                      "no decision" if final else "continue")
         n = n_tot[lk]
-        significant = np.array([r == "efficacy" for r in reason]) & np.isin(decision, ["greater", "less"])
+        eff_names = {r.name for r in rules if isinstance(r, Efficacy)}  # by type: a renamed Efficacy rule counts
+        significant = np.isin(reason, list(eff_names)) & np.isin(decision, ["greater", "less"])
         return dict(look=lk + 1, n=n, fraction=n / max_n, estimate=est, standard_error=se, z=z, ci_low=lo, ci_high=hi,
                     confidence_level=conf, alpha_used=np.asarray(levels)[lv], decision=decision, reason=reason,
                     significant=significant)

@@ -20,7 +20,8 @@ Grid
   accuracies; threshold above / below / both at the true score (one model) and at the true difference (pair, one
   direction); equivalence at a margin equal to the true difference; precision and diminishing returns (coverage
   of the reported interval); the two-sided repeated CI at every look (simultaneous coverage); futility (type-I
-  error of efficacy with conditional-power futility, and with beta-spending futility); ranking of four equally
+  error of efficacy with conditional-power futility, and with beta-spending futility, whose bound is also checked
+  where it acts: P(futility stop) at most beta under the effect it was built for); ranking of four equally
   accurate models (familywise error); and power: efficacy at the difference :func:`detectable_effect` gives for
   power 0.8 with the schedule's items (one model two-sided, pair one-sided; single-dataset schedules, whose looks
   are equally spaced in information as the planning assumes), against the planned 0.8. Power is what the planner
@@ -216,7 +217,8 @@ def validation_grid(fast: bool = True, n_runs: int | None = None, alpha: float =
             if plannable:
                 eff = detectable_effect(sizes[0], accuracy=p, power=PLANNED_POWER, alpha=alpha, sided=2, looks=looks,
                                         spending="ld_pocock", n_models=1)
-                true = p - eff if p >= 0.5 else p + eff  # towards the middle: the planned variance is the null's
+                # towards the middle: the alternative of larger variance, the one the planner sizes for
+                true = p - eff if p >= 0.5 else p + eff
                 if 0 < true < 1:
                     r = run([Efficacy()], null=p, probs=[1 - true, true])
                     _cell(rows, f"power (planned {PLANNED_POWER:g})", "one model", p, None, looks,
@@ -264,10 +266,19 @@ def validation_grid(fast: bool = True, n_runs: int | None = None, alpha: float =
             if plannable:
                 eff = detectable_effect(sizes[0], disagreement=dis, power=PLANNED_POWER, alpha=alpha, sided=1,
                                         looks=looks, spending="ld_pocock")
-                r = runp([Efficacy("greater")], [(dis - eff) / 2, 1 - dis, (dis + eff) / 2])
+                h1 = [(dis - eff) / 2, 1 - dis, (dis + eff) / 2]
+                r = runp([Efficacy("greater")], h1)
                 _cell(rows, f"power (planned {PLANNED_POWER:g})", data, p, dis, looks,
                       f"power of one-sided efficacy at the detectable {eff:.4f}", np.mean(r["reason"] == "efficacy"),
                       PLANNED_POWER, R, "power")
+                # what the beta-spending bound itself promises: under the effect it was built for, a futility stop
+                # has probability at most beta (the type-I cells above cannot see the bound: non-binding futility
+                # only removes efficacy stops)
+                beta = 1 - PLANNED_POWER
+                r = runp([Efficacy("greater"), BetaSpendingFutility(effect=eff, beta=beta)], h1)
+                _cell(rows, "beta-spending futility at the effect", data, p, dis, looks,
+                      f"P(futility stop) at the design effect {eff:.4f}", np.mean(r["reason"] == "futility"), beta, R,
+                      "<=")
             # equivalence at the boundary: true difference = margin = dis / 3 (two-directional disagreement)
             m = dis / 3
             probs = [dis / 2 - m / 2, 1 - dis, dis / 2 + m / 2]
