@@ -409,7 +409,9 @@ def _bisect_interval(stat, c, steps=80):
     c = np.broadcast_to(np.asarray(c, float), stat.estimate.shape)
     est = np.clip(stat.estimate, -1 + _EPS, 1 - _EPS)
     reach = stat._reach(c)
+    z0 = stat.z_at(0.0)  # 0 is inside exactly when the test at 0 does not reject it; else the end is beyond 0
     a, b = np.maximum(est - reach, -1 + _EPS), est.copy()
+    a = np.where(z0 >= c, np.maximum(a, 0.0), a)
     ok = stat.z_at(a) <= c
     for _ in range(steps):
         m = 0.5 * (a + b)
@@ -417,15 +419,16 @@ def _bisect_interval(stat, c, steps=80):
         a, b = np.where(rej, m, a), np.where(rej, b, m)
     low = np.where(ok, a, b)
     a, b = est.copy(), np.minimum(est + reach, 1 - _EPS)
+    b = np.where(z0 <= -c, np.minimum(b, 0.0), b)
     ok = stat.z_at(b) >= -c
     for _ in range(steps):
         m = 0.5 * (a + b)
         rej = stat.z_at(m) < -c
         a, b = np.where(rej, a, m), np.where(rej, m, b)
     high = np.where(ok, b, a)
-    z0 = stat.z_at(0.0)  # 0 is inside exactly when the test at 0 does not reject it
-    return (np.where(z0 >= c, np.maximum(low, 0.0), np.minimum(low, 0.0)),
-            np.where(z0 <= -c, np.minimum(high, 0.0), np.maximum(high, 0.0)))
+    tiny = np.nextafter(0.0, 1.0)
+    return (np.where(z0 >= c, np.maximum(low, tiny), np.minimum(low, 0.0)),
+            np.where(z0 <= -c, np.minimum(high, -tiny), np.maximum(high, 0.0)))
 
 
 @settings(max_examples=60, deadline=None)

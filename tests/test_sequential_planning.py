@@ -310,3 +310,14 @@ def test_one_model_power_at_available_uses_the_formula_that_sized_the_plan():
     short = plan(**kw, items_available=2000)
     assert not short.feasible and short.power_at_available < 0.8
     assert plan(**kw, items_available=10**7).power_at_available > 0.999
+
+
+def test_one_model_power_at_few_items_is_the_level_and_extreme_skew_warns():
+    # below the smallest n the sizing formula describes, its normal power tends to a constant (0.25 at accuracy
+    # 0.001, where Monte Carlo gives 0.011 with 2 items): power_at_available is then the test's level
+    kw = dict(effect=0.01, accuracy=0.98, n_models=1, power=0.8, looks=10, spending="ld_pocock")
+    assert plan(**kw, items_available=1).power_at_available == 0.025
+    powers = [plan(**kw, items_available=n).power_at_available for n in (1, 200, 500, 1000, 2000, 4000)]
+    assert powers == sorted(powers)
+    with pytest.warns(UserWarning, match="^accuracy: fewer than 5 expected successes"):
+        plan(0.005, accuracy=0.001, n_models=1, sided=1, looks=1, power=0.8)

@@ -337,3 +337,34 @@ def test_beta_spending_futility_takes_the_drift_of_the_tests_own_z():
     by_plugin = BetaSpendingFutility(effect=0.04, se_full=float(np.median(s.se[:, 0])) * np.sqrt(t0)).lower_bound(s)
     np.testing.assert_allclose(auto, by_null, rtol=1e-12)
     assert not np.allclose(auto, by_plugin, rtol=1e-6)
+
+
+def test_holm_reports_undecided_pairs_at_their_final_level():
+    # pairs never decided kept level index 0 and were reported at alpha itself (0.05 with a 95 % interval) instead
+    # of Holm's last level alpha / (pairs not rejected): 0.05 / 6 for 4 models with no rejection
+    from effstats.sequential import rank_models
+
+    g = np.random.default_rng(5)
+    X = (g.random((4, 3000)) < np.array([[0.8], [0.8], [0.8], [0.8]])).astype(float)
+    r = rank_models(X, rules=[Efficacy("less")], rng=0)
+    undecided = r.pairs[~r.pairs["significant"]]
+    assert len(undecided) == 6
+    np.testing.assert_allclose(undecided["alpha_used"], 0.05 / 6)
+
+
+def test_stagewise_pvalue_is_a_probability():
+    # a one-sided p-value far below the bounds came out as 1.0000015 (quadrature overshoot)
+    a, b = _pair(0.80, 0.70, 3000, seed=2)
+    r = SequentialEvaluator([Efficacy("less")], initial=200, batch=200).fit(a, b, shuffle=False)
+    assert r.reason == "max_n" and 0.0 <= r.pvalue <= 1.0
+
+
+@pytest.mark.parametrize("rule", [BetaSpendingFutility(effect=0.03)])
+def test_futility_on_one_model_needs_the_tested_value(rule):
+    # on one model without null= the z is 0 at every look, so a futility rule stopped at once and silently
+    from effstats.sequential import Futility
+
+    x = (np.random.default_rng(0).random(3000) < 0.8).astype(float)
+    for fut in (rule, Futility(0.1, effect=0.03)):
+        with pytest.raises(ValueError, match="^null: .*Futility"):
+            SequentialEvaluator([Precision(0.01), fut]).fit(x)

@@ -130,6 +130,11 @@ def _lockstep(fires: np.ndarray, eff: np.ndarray, correction: str):
             rejected |= e
             if correction != "holm" or not e.any():
                 break
+    if correction == "holm":
+        # a pair still undecided at the end was last tested at the final Holm level, alpha / (pairs not rejected);
+        # index 0 (alpha itself) reported it at the uncorrected level with a too narrow interval
+        final = np.clip(P - rejected.sum(1), 1, P) - 1
+        level = np.where(active, final[:, None], level)
     return look, ~active, level
 
 

@@ -284,6 +284,7 @@ class Futility(StoppingRule):
     effect: float | None = None
     alternative: Literal["two-sided", "greater"] = "two-sided"
     name: str = "futility"
+    needs_null = True  # futility of the test of null=: on one model without it z is 0 and it stopped at once
 
     def __post_init__(self) -> None:
         if isinstance(self.threshold, bool) or not isinstance(self.threshold, (int, float, np.floating)) \
@@ -322,7 +323,7 @@ class BetaSpendingFutility(StoppingRule):
     needs the drift ``effect / se_full``: ``se_full`` is the planned standard error with the full
     sample, or (None) the median over runs of ``se0 * sqrt(t)`` at the first look, ``se0`` the standard error the
     test's z divides by (the null variance's). Under the design effect a futility stop then has probability
-    about ``beta`` (validation grid: 0.05 - 0.21 for beta = 0.2, lower with rare disagreement). Upper and lower
+    about ``beta`` (validation grid, pairs: 0.15 - 0.21 for beta = 0.2, lower with rare disagreement). Upper and lower
     bounds come from one ``design(test_type=4, ...)`` at the looks' fractions; being non-binding,
     stopping on it leaves the type-I error of the efficacy bound unchanged.
 
@@ -337,6 +338,7 @@ class BetaSpendingFutility(StoppingRule):
     param: float | None = None
     alternative: Literal["greater", "two-sided"] = "greater"
     name: str = "futility"
+    needs_null = True  # futility of the test of null=: on one model without it z is 0 and it stopped at once
 
     def __post_init__(self) -> None:
         from .spending import get_spending
