@@ -134,10 +134,10 @@ def read_claims(path: Path) -> tuple[int, int, int] | None:
         return None
     with path.open(newline="") as fh:
         rows = list(csv.DictReader(fh))
+    holding = [r for r in rows if r.get("holds", "").strip() == "True"]
     # only a holding claim records a non-replication (a failing one did not establish it)
-    differs = sum("not replicate" in r.get("claim", "").lower() and r.get("holds", "").strip() == "True"
-                  for r in rows)
-    return sum(r.get("holds", "").strip() == "True" for r in rows), len(rows), differs
+    differs = sum("not replicate" in r.get("claim", "").lower() for r in holding)
+    return len(holding), len(rows), differs
 
 
 def _mmss(seconds: str | float | None) -> str:

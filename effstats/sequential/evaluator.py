@@ -73,6 +73,21 @@ def _groups(groups: Any, n: int, name: str) -> tuple[np.ndarray, np.ndarray]:
     return codes.astype(np.intp), labels
 
 
+def _item_ids(scores: pd.Series, name: str) -> pd.Index:
+    """The Series' index as item ids, refused when it has duplicates."""
+    if not scores.index.is_unique:
+        raise ValueError(f"{name}: the Series index (item ids) has duplicates")
+    return scores.index
+
+
+def _groups_by_id(groups: pd.Series, ids: pd.Index, name: str) -> pd.Series:
+    """Group labels in the order of the item ids ``ids``; every item needs one."""
+    missing = ids.difference(groups.index)
+    if len(missing):
+        raise ValueError(f"{name}: no group for item ids {list(missing[:5])}")
+    return groups.reindex(ids)
+
+
 def _scores(x: Any, name: str, ndim: int = 1) -> np.ndarray:
     """check_unit_interval with a message for NaN that fits this API (no missing mask here: drop the items)."""
     try:
@@ -429,12 +444,9 @@ class SequentialEvaluator(BaseEstimator):
         if isinstance(scores_a, pd.DataFrame) or isinstance(scores_b, pd.DataFrame):
             raise ValueError("scores_a: expected one score per item (1-d array or Series), got a DataFrame")
         if isinstance(scores_a, pd.Series):
-            idx = scores_a.index
-            if not idx.is_unique:
-                raise ValueError("scores_a: the Series index (item ids) has duplicates")
+            idx = _item_ids(scores_a, "scores_a")
             if isinstance(scores_b, pd.Series):
-                if not scores_b.index.is_unique:
-                    raise ValueError("scores_b: the Series index (item ids) has duplicates")
+                _item_ids(scores_b, "scores_b")
                 missing = idx.difference(scores_b.index)
                 unseen = scores_b.index.difference(idx)
                 if len(missing) or len(unseen):
@@ -446,10 +458,7 @@ class SequentialEvaluator(BaseEstimator):
                 raise ValueError("scores_b: scores_a is a labelled Series; pass scores_b as a Series with the same "
                                  "item ids (a bare array would be paired by position)")
             if isinstance(groups, pd.Series):
-                missing = idx.difference(groups.index)
-                if len(missing):
-                    raise ValueError(f"groups: no group for item ids {list(missing[:5])}")
-                groups = groups.reindex(idx)
+                groups = _groups_by_id(groups, idx, "groups")
             scores_a = scores_a.to_numpy()
         elif isinstance(scores_b, pd.Series):
             raise ValueError("scores_a: scores_b is a labelled Series; pass scores_a as a Series with the same item ids")
@@ -466,12 +475,7 @@ class SequentialEvaluator(BaseEstimator):
         else:  # two arms on different items: each arm's labels are aligned with its own scores
             scores_a, _, groups = self._align(scores_a, None, groups)
             if isinstance(scores_b, pd.Series) and isinstance(groups_b, pd.Series):
-                if not scores_b.index.is_unique:
-                    raise ValueError("scores_b: the Series index (item ids) has duplicates")
-                missing = scores_b.index.difference(groups_b.index)
-                if len(missing):
-                    raise ValueError(f"groups_b: no group for item ids {list(missing[:5])}")
-                groups_b = groups_b.reindex(scores_b.index)
+                groups_b = _groups_by_id(groups_b, _item_ids(scores_b, "scores_b"), "groups_b")
         a = _scores(scores_a, "scores_a")
         codes, labels = _groups(groups, a.size, "groups")
         sizes = np.bincount(codes, minlength=labels.size)
@@ -793,7 +797,9 @@ class SequentialEvaluator(BaseEstimator):
             "rule_fired": fired,
         }).set_index("look")
         lo, hi, (lo2, hi2), (lo1, hi1), st = self._stop_intervals(s, np.array([look]), np.array([bound]))
-        pvalue = self._pvalue(rules, s, look, reason)
+        # by type, not by name: a renamed Efficacy rule stops with its own name as the reason
+        eff = next((r for r in rules if isinstance(r, Efficacy)), None)
+        pvalue = self._pvalue(eff, s, look, reason)
         return SequentialResult(decision=decision, reason=reason, n=int(s.n[0, look]),
                                 fraction=float(s.n[0, look] / max_n), information_fraction=float(s.t[look]),
                                 estimate=float(st.estimate[0]), standard_error=float(st.se[0]),
@@ -801,27 +807,23 @@ class SequentialEvaluator(BaseEstimator):
                                 confidence_level=_level(bound, float(self.alpha)), alpha=float(self.alpha),
                                 rci_low=float(lo2[0]), rci_high=float(hi2[0]), low1=float(lo1[0]),
                                 high1=float(hi1[0]), trace=trace, pvalue=pvalue,
-                                efficacy_alternative=next((r.alternative for r in rules if isinstance(r, Efficacy)),
-                                                          None),
-                                efficacy_name=next((r.name for r in rules if isinstance(r, Efficacy)), "efficacy"),
-                                null=s.null)
+                                efficacy_alternative=None if eff is None else eff.alternative,
+                                efficacy_name="efficacy" if eff is None else eff.name, null=s.null)
 
     @staticmethod
-    def _pvalue(rules, s: LookStats, look: int, reason: str) -> float | None:
+    def _pvalue(eff: Efficacy | None, s: LookStats, look: int, reason: str) -> float | None:
         """Stage-wise ordering p-value of the efficacy test at an efficacy stop or the last look, else None.
 
         Computed by :func:`effstats.sequential.inference.stagewise_pvalue` from the score statistic and the bounds
         actually used (normal theory; the score statistic makes it approximate at the edges).
         """
-        # by type, not by name: a renamed Efficacy rule stops with its own name as the reason
-        eff = [r for r in rules if isinstance(r, Efficacy)]
-        if s.null is None or not eff or reason not in (eff[0].name, "max_n"):
+        if s.null is None or eff is None or reason not in (eff.name, "max_n"):
             return None
-        two = eff[0].alternative == "two-sided"
+        two = eff.alternative == "two-sided"
         z = float(s.z[0, look])
         if not np.isfinite(z) or not np.all(np.isfinite(s.t[: look + 1])):
             return None
-        if eff[0].alternative == "less":
+        if eff.alternative == "less":
             z = -z
         try:
             from .inference import stagewise_pvalue

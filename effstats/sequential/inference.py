@@ -305,6 +305,12 @@ def _check_z_look(z: Any, look: Any, bd: _Bounds) -> tuple[int, float, str]:
     return look, zz, reason
 
 
+def _p_upper(bd: _Bounds, look: int, z: float) -> float:
+    """``P_0((T, Z_T) >= (look, z))`` under no drift, as a probability: the recursion's quadrature overshot 1 by
+    1.5e-6 for a z far below the bounds."""
+    return min(1.0, max(0.0, float(_upper_tail(bd, look, z, np.array([0.0]))[0])))
+
+
 def stagewise_inference(design: Any = None, z: Any = None, look: int | None = None, information: Any = None, *,
                         upper: Any = None, lower: Any = None, two_sided: bool | None = None,
                         r: int | None = None) -> StagewiseInference:
@@ -362,8 +368,7 @@ def stagewise_inference(design: Any = None, z: Any = None, look: int | None = No
     if bd.info.size < look_:
         raise ValueError(f"information: expected at least {look_} levels (up to the stopping look), got {bd.info.size}")
     info = bd.info[:look_]
-    # a probability: the recursion's quadrature overshot 1 by 1.5e-6 for a z far below the bounds
-    p_up = min(1.0, max(0.0, float(_upper_tail(bd, look_, zz, np.array([0.0]))[0])))
+    p_up = _p_upper(bd, look_, zz)
     if bd.two_sided:
         p_down = float(_upper_tail(bd, look_, -zz, np.array([0.0]))[0])  # by symmetry, P_0(<= (look, z))
         pvalue = min(1.0, 2 * min(p_up, p_down))
@@ -390,8 +395,7 @@ def stagewise_pvalue(design: Any = None, z: Any = None, look: int | None = None,
     if kwargs:
         raise TypeError(f"stagewise_pvalue: unexpected arguments {sorted(kwargs)}")
     look_, zz, _ = _check_z_look(z, look, bd)
-    # a probability: the recursion's quadrature overshot 1 by 1.5e-6 for a z far below the bounds
-    p_up = min(1.0, max(0.0, float(_upper_tail(bd, look_, zz, np.array([0.0]))[0])))
+    p_up = _p_upper(bd, look_, zz)
     if bd.two_sided:
         return min(1.0, 2 * min(p_up, float(_upper_tail(bd, look_, -zz, np.array([0.0]))[0])))
     return p_up

@@ -194,6 +194,15 @@ class SequentialPlan:
                 f"expected_n_h1={self.expected_n_h1:.1f}{lim})")
 
 
+def _one_model_sds(p0: float, effect: float) -> tuple[float, float]:
+    """Per-item sd of one model's score at the null ``p0`` and at its alternative ``p0 -/+ effect`` of larger
+    variance (towards 1/2: the direction a two-sided plan must cover)."""
+    alts = [x for x in (p0 - effect, p0 + effect) if 0 < x < 1]
+    if not alts:
+        raise ValueError(f"effect: a model of accuracy {p0:g} cannot differ from it by {effect:g}")
+    return float(np.sqrt(p0 * (1 - p0))), float(max(np.sqrt(x * (1 - x)) for x in alts))
+
+
 def _n_fixed_one_model(p0: float, effect: float, z_a: float, z_b: float) -> float:
     """Fixed-sample items for one model of accuracy ``p0`` to detect ``effect`` (one-sample binomial).
 
@@ -203,11 +212,7 @@ def _n_fixed_one_model(p0: float, effect: float, z_a: float, z_b: float) -> floa
     binomial test, ``n / 4 (1 + sqrt(1 + 2 / (n effect)))**2`` (Fleiss, Levin & Paik 2003, ch. 4). With the null
     variance alone, the power at accuracy 0.98 / 0.995 was 0.69 / 0.63 for a planned 0.8 (10 looks, Monte Carlo).
     """
-    sd0 = np.sqrt(p0 * (1 - p0))
-    alts = [x for x in (p0 - effect, p0 + effect) if 0 < x < 1]
-    if not alts:
-        raise ValueError(f"effect: a model of accuracy {p0:g} cannot differ from it by {effect:g}")
-    sd1 = max(np.sqrt(x * (1 - x)) for x in alts)
+    sd0, sd1 = _one_model_sds(p0, effect)
     n = ((z_a * sd0 + z_b * sd1) / effect) ** 2
     return float(n / 4 * (1 + np.sqrt(1 + 2 / (n * effect))) ** 2)
 
@@ -394,8 +399,8 @@ def plan(effect: float | None = None, *, half_width: float | None = None, sd: An
             # the one-model formula that sized max_n, solved for the power at the available items (a normal-theory
             # power with the null's variance said 0.817 where max_n said infeasible and Monte Carlo gave 0.726)
             z_a = -ndtri(a1)
-            sd0, alts = np.sqrt(p * (1 - p)), [x for x in (p - effect, p + effect) if 0 < x < 1]
-            zb_lo = -z_a * sd0 / max(np.sqrt(x * (1 - x)) for x in alts) + 1e-9  # where the formula's n is smallest
+            sd0, sd1 = _one_model_sds(p, effect)
+            zb_lo = -z_a * sd0 / sd1 + 1e-9  # where the formula's n is smallest
 
             def gap(zb: float) -> float:
                 return _n_fixed_one_model(p, effect, z_a, zb) * d.inflation - avail

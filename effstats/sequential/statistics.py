@@ -291,7 +291,7 @@ class TangoStatistic(_Statistic):
         # a quarter of an item keeps the size <= 0.98 alpha at every expected count 0.5 - 400 and z 1.64 - 3.5
         # (exact sums over a Poisson count of discordant items; a test recomputes them; a reviewer's finer grid:
         # at most 0.977 alpha) and costs < 3 % of alpha at 300. The count being random is what it relies on: with
-        # nearly every item discordant (disagreement >= 99.9 %, a count almost fixed) the size reaches 1.02 alpha
+        # nearly every item discordant (disagreement >= 99.9 %, a count almost fixed) the size reaches 1.02 alpha.
         # The correction grows from a quarter of an item at 0 to one item at one item's worth from 0, so z is
         # continuous in theta0 and an interval that excludes a rejected 0 ends at a real value beyond it (a jump at
         # 0 left the end at 0 itself, or at the smallest float, 5e-324, in tables)
