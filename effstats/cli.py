@@ -436,7 +436,7 @@ def audit(*args: Any, **kwargs: Any):
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # one line, exit status 2
-        self.exit(2, f"effstats audit: error: {message}\n")
+        self.exit(2, f"{self.prog}: error: {message}\n")
 
 
 def _names(s: str | None) -> list[str] | None:
@@ -472,10 +472,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--target", type=float, default=0.95, help="target DIoR for the recommendations (default: 0.95)")
     p.add_argument("--seed", type=int, default=0, help="random seed, a non-negative integer (default: 0)")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    from .workflow import _cli as workflow_cli
+
+    workflow_cli.add_commands(sub)
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # usage errors (exit 2, one line) and --help (exit 0)
         return int(exc.code or 0)
+    if args.command != "audit":
+        return workflow_cli.run(args)
     try:
         explicit = [f"--{k}" for k in ("by", "model", "item", "score") if getattr(args, k) is not None]
         by, model = args.by or "scenario", args.model or "model"
