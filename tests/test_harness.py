@@ -222,8 +222,8 @@ def test_scores_csv_wide_tsv_and_renamed_columns(tmp_path):
 def test_scores_csv_bad_input(tmp_path):
     f = tmp_path / "s.csv"
     f.write_text("model,item,score\nm1,q1,1\nm1,q1,0\n")
-    with pytest.raises(ValueError, match="^path: s.csv: duplicate"):
-        read_scores_csv(f)
+    with pytest.raises(ValueError, match="^path: s.csv: duplicate"):  # repeated rows are refused under duplicates="error"
+        read_scores_csv(f, duplicates="error")
     with pytest.raises(ValueError, match="^model:"):
         read_scores_csv(f, format="long", model="llm")
     with pytest.raises(ValueError, match="^format:"):
@@ -239,7 +239,7 @@ def test_scores_csv_bad_input(tmp_path):
     d = tmp_path / "d.csv"
     d.write_text("model,a\nm1,1\nm1,0\n")
     with pytest.raises(ValueError, match="^path:.*repeat"):
-        read_scores_csv(d)
+        read_scores_csv(d, duplicates="error")
     r = tmp_path / "r.csv"
     r.write_text("model,a\nm1,2.5\n")
     with pytest.raises(ValueError, match=r"^path: r.csv:.*\[0, 1\]"):  # the file's content: the message names the file argument

@@ -10,6 +10,12 @@ document to ``OUT/<model_name_sanitized>/samples_<task>_<timestamp>.jsonl``::
 
 Recent versions write the numbers inside ``resps`` / ``filtered_resps`` as strings (``sanitize_list``); older ones
 write numbers and booleans. Both are read here.
+
+Beside the samples, the harness's ``EvaluationTracker`` writes ``OUT/<model_name_sanitized>/results_<timestamp>.json``
+with the same timestamp as the samples of that run (``OUT_<timestamp>.json`` beside the samples when ``--output_path``
+ends in ``.json``). It holds the model's name as given (``"model_name"``, and ``config.model_args`` such as
+``"pretrained=EleutherAI/pythia-160m,dtype=float16"``); the folder name is that name with ``/`` and ``:`` replaced by
+``__``, which cannot be undone for local checkpoints (``/home/me/ckpt`` becomes ``__home__me__ckpt``).
 """
 from __future__ import annotations
 
@@ -26,11 +32,14 @@ import numpy as np
 import pandas as pd
 from scipy.special import softmax
 
-from .._validation import check_flag
+from .._validation import check_flag, check_option
 from ..responses import ResponseMatrix
 from .leaderboards import _numeric
 
 __all__ = ["read_lm_eval_samples", "read_scores_csv"]
+
+_DUPLICATES = ("last", "first", "error", "mean")
+_LFS_HEADER = b"version https://git-lfs.github.com/spec/v1"
 
 _SAMPLES_RE = re.compile(r"^samples_(?P<task>.+?)(?:_(?P<ts>\d{4}-\d{2}-\d{2}T[0-9\-:.]+))?\.jsonl(?:\.gz)?$")
 
@@ -66,6 +75,65 @@ def _task_of(f: Path) -> tuple[str, str]:
 def _model_of(f: Path) -> str:
     # lm-eval sanitises "org/name" into the folder name "org__name"
     return f.parent.name.replace("__", "/", 1)
+
+
+def _shown(f: Path) -> str:
+    # every model's samples files share names: the folder tells them apart
+    return f"{f.parent.name}/{f.name}"
+
+
+def _is_lfs_pointer(f: Path) -> bool:
+    """True when ``f`` is a Git LFS pointer (a clone without ``git lfs pull``) instead of the file itself."""
+    with open(f, "rb") as fh:
+        return fh.read(len(_LFS_HEADER)) == _LFS_HEADER
+
+
+def _check_duplicates(duplicates: Any) -> str:
+    return check_option(duplicates, "duplicates", _DUPLICATES)
+
+
+def _results_file(f: Path, ts: str) -> Path | None:
+    """The run's ``results_<ts>.json`` (or ``<stem>_<ts>.json``) beside a samples file of timestamp ``ts``."""
+    if not ts:
+        return None
+    exact = f.parent / f"results_{ts}.json"
+    if exact.is_file():
+        return exact
+    others = sorted(p for p in f.parent.glob("*.json") if p.name.endswith(f"_{ts}.json") and p.is_file())
+    return others[0] if others else None
+
+
+_NAME_KEYS = ("pretrained", "model", "path", "engine")  # model_args keys that name the model, in lm-eval's order
+
+
+def _name_in_results(r: Path, arg: str) -> str | None:
+    """The model name recorded in a results file: ``model_name``, else the model in ``config.model_args``."""
+    if _is_lfs_pointer(r):
+        raise ValueError(f"{arg}: {_shown(r)} is a Git LFS pointer, not the log; run `git lfs pull`")
+    try:
+        with open(r, encoding="utf-8") as fh:
+            doc = json.load(fh)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ValueError(
+            f"{arg}: {_shown(r)} (the results file of the run) is not valid JSON ({exc}); repair it, delete it to name "
+            "the model by its folder, or pass a mapping model name -> path(s)"
+        ) from None
+    if not isinstance(doc, dict):
+        return None
+    name = doc.get("model_name")
+    if isinstance(name, str) and name.strip():
+        return name.strip()
+    cfg = doc.get("config")
+    margs = cfg.get("model_args") if isinstance(cfg, dict) else None
+    if isinstance(margs, str):
+        pairs = (part.partition("=") for part in margs.split(","))
+        margs = {k.strip(): v.strip() for k, eq, v in pairs if eq}
+    if isinstance(margs, dict):
+        for key in _NAME_KEYS:
+            v = margs.get(key)
+            if isinstance(v, str) and v.strip():
+                return v.strip()
+    return None
 
 
 # ----------------------------------------------------------------------------------------------------- record parsing
@@ -139,6 +207,15 @@ def _read_file(f: Path, metric: str, normalize: bool, want_filter: str | None, a
     Records are reduced to these fields as they are parsed: keeping thousands of parsed records alive makes
     Python's cyclic garbage collector rescan them over and over (a 4x slow-down on large logs).
     """
+    if _is_lfs_pointer(f):
+        raise ValueError(f"{arg}: {_shown(f)} is a Git LFS pointer, not the log; run `git lfs pull`")
+    try:
+        return _read_records(f, metric, normalize, want_filter, arg)
+    except (UnicodeDecodeError, EOFError, OSError) as exc:  # binary or cut gzip files (gzip.BadGzipFile is an OSError)
+        raise ValueError(f"{arg}: {_shown(f)} is not UTF-8 JSON lines ({type(exc).__name__}: {exc})") from None
+
+
+def _read_records(f: Path, metric: str, normalize: bool, want_filter: str | None, arg: str):
     by_filter: dict[str, list] = {}
     seen: dict[str, set] = {}
     with _open(f) as fh:
@@ -148,9 +225,14 @@ def _read_file(f: Path, metric: str, normalize: bool, want_filter: str | None, a
             try:
                 rec = json.loads(line)
             except json.JSONDecodeError as exc:
-                raise ValueError(f"{arg}: {f.name} line {lineno} is not valid JSON ({exc.msg})") from None
+                if not fh.read().strip():  # the last line: a run stopped while writing it
+                    raise ValueError(
+                        f"{arg}: {_shown(f)} line {lineno} (the last line) is truncated, not valid JSON ({exc.msg}); "
+                        "the run was probably interrupted: rerun the task or delete that line"
+                    ) from None
+                raise ValueError(f"{arg}: {_shown(f)} line {lineno} is not valid JSON ({exc.msg})") from None
             if not isinstance(rec, dict) or "doc_id" not in rec:
-                raise ValueError(f"{arg}: {f.name} line {lineno} is not an lm-eval sample record (no 'doc_id')")
+                raise ValueError(f"{arg}: {_shown(f)} line {lineno} is not an lm-eval sample record (no 'doc_id')")
             filt = str(rec.get("filter", "none"))
             if want_filter is not None and filt != want_filter:
                 by_filter.setdefault(filt, [])
@@ -158,17 +240,17 @@ def _read_file(f: Path, metric: str, normalize: bool, want_filter: str | None, a
             doc_id = rec["doc_id"]
             ids = seen.setdefault(filt, set())
             if doc_id in ids:
-                raise ValueError(f"{arg}: {f.name} has doc_id {doc_id!r} twice (line {lineno})")
+                raise ValueError(f"{arg}: {_shown(f)} has doc_id {doc_id!r} twice (line {lineno})")
             ids.add(doc_id)
             by_filter.setdefault(filt, []).append(_parse_record(rec, f, lineno, metric, normalize))
     if not by_filter:
-        raise ValueError(f"{arg}: {f.name} contains no sample records")
+        raise ValueError(f"{arg}: {_shown(f)} contains no sample records")
     if want_filter is not None:
         if not by_filter.get(want_filter):
-            raise ValueError(f"filter: {want_filter!r} not logged in {f.name}; it has {sorted(by_filter)}")
+            raise ValueError(f"filter: {want_filter!r} not logged in {_shown(f)}; it has {sorted(by_filter)}")
         return by_filter[want_filter]
     if len(by_filter) > 1:
-        raise ValueError(f"filter: {f.name} logs several filters {sorted(by_filter)}; pass filter=<one of them>")
+        raise ValueError(f"filter: {_shown(f)} logs several filters {sorted(by_filter)}; pass filter=<one of them>")
     return next(iter(by_filter.values()))
 
 
@@ -189,7 +271,7 @@ def _parse_record(rec: dict, f: Path, lineno: int, metric: str, normalize: bool)
         logits = np.asarray(lls, dtype=float)
         if normalize:
             if conts is None or len(conts) != n:
-                raise ValueError(f"normalize: {f.name} line {lineno} has no continuation texts to normalise by")
+                raise ValueError(f"normalize: {_shown(f)} line {lineno} has no continuation texts to normalise by")
             # the harness's acc_norm divides by the character length of the choice (without the delimiter)
             lengths = np.array([max(len(c[1:] if c.startswith(" ") else c), 1) for c in conts], dtype=float)
             logits = logits / lengths
@@ -198,13 +280,13 @@ def _parse_record(rec: dict, f: Path, lineno: int, metric: str, normalize: bool)
         if isinstance(v, bool):
             v = float(v)
         if not isinstance(v, (int, float)) or not np.isfinite(v):
-            raise ValueError(f"metric: {metric!r} of doc {doc_id!r} in {f.name} is {v!r}, expected a number")
+            raise ValueError(f"metric: {metric!r} of doc {doc_id!r} in {_shown(f)} is {v!r}, expected a number")
         value = float(v)
     elif metric in ("acc", "acc_norm") and logits is not None and gold >= 0:
         value = float(np.argmax(logits) == gold)
     else:
         raise ValueError(
-            f"metric: {metric!r} is not logged in {f.name} (line {lineno}); numeric fields there: {_numeric_fields(rec)}"
+            f"metric: {metric!r} is not logged in {_shown(f)} (line {lineno}); numeric fields there: {_numeric_fields(rec)}"
         )
     return doc_id, value, logits, gold, n
 
@@ -218,6 +300,7 @@ def read_lm_eval_samples(
     probabilities: bool = True,
     tasks: Sequence[str] | None = None,
     filter: str | None = None,
+    duplicates: Literal["last", "first", "error", "mean"] = "last",
 ) -> ResponseMatrix:
     """Read lm-evaluation-harness ``--log_samples`` files of one or many models and tasks.
 
@@ -225,9 +308,10 @@ def read_lm_eval_samples(
     ----------
     path_or_paths : path, sequence of paths, or mapping model name -> path(s)
         ``samples_<task>_<timestamp>.jsonl`` files (``.jsonl.gz`` too) or directories searched recursively for
-        them (e.g. the harness's ``--output_path``). Without a mapping, the model of a file is its folder name
-        (``org__name`` -> ``org/name``, as the harness writes it). When one model has several files for one task
-        (several runs), the latest timestamp is used and a warning is issued.
+        them (e.g. the harness's ``--output_path``). Without a mapping, the model of a file is the name recorded
+        in the run's ``results_<timestamp>.json`` in the same folder (``model_name``, else the ``pretrained=``,
+        ``model=``, ``path=`` or ``engine=`` entry of ``config.model_args``), else its folder name (``org__name``
+        -> ``org/name``, as the harness writes it). With a mapping, the mapping names the models.
     metric : str, default "acc"
         Per-document field giving the response: ``"acc"`` or ``"acc_norm"`` (correctness of the raw or
         length-normalised arg-max choice), or any numeric per-sample metric (``"exact_match"``, ``"f1"`` ...).
@@ -243,14 +327,61 @@ def read_lm_eval_samples(
         Keep only these tasks.
     filter : str, optional
         The harness filter to read when a file logs several (e.g. ``"strict-match"`` vs ``"flexible-extract"``).
+    duplicates : {"last", "first", "error", "mean"}, default "last"
+        What to do when one model has several runs (samples files) of one task: ``"last"`` keeps the run with the
+        latest timestamp and ``"first"`` the earliest (runs without a timestamp count as earliest, ties keep the
+        order given), both with a ``UserWarning`` naming the model and task; ``"mean"`` averages the runs'
+        per-document values (and their choice probabilities) over the runs that logged each document;
+        ``"error"`` raises.
 
     Returns
     -------
     ResponseMatrix
         Shape (n_models, n_items), binary if every value is 0/1 else ``kind="score"`` (values must lie in
-        [0, 1]); item ids ``"<task>/<doc_id>"``; ``items`` columns ``task``, ``doc_id``, ``n_choices`` (0 for
-        generation tasks); ``models`` column ``n_tasks``. Pairs (model, document) absent from the logs are
-        ``missing``.
+        [0, 1]); item ids ``"<task>/<doc_id>"``; ``items`` columns ``task``, ``doc_id`` (an int where the log
+        has one), ``n_choices`` (0 for generation tasks); ``models`` column ``n_tasks``. Pairs (model,
+        document) absent from the logs are ``missing``.
+
+    Raises
+    ------
+    ValueError
+        Naming the argument: e.g. ``path_or_paths`` for a Git LFS pointer in place of a log, a truncated last
+        line (an interrupted run) or a line that is not JSON, each with the file and line; ``metric`` for values
+        outside [0, 1]; ``path_or_paths`` for several runs of one task under ``duplicates="error"``.
+
+    See Also
+    --------
+    read_helm_runs : the same matrix from HELM run folders.
+    read_scores_csv : per-item scores from a CSV table.
+    effstats.ResponseMatrix : the returned data model.
+
+    References
+    ----------
+    Gao, L., Tow, J., Abbasi, B., Biderman, S., Black, S., DiPofi, A., Foster, C., Golding, L., Hsu, J.,
+    Le Noac'h, A., Li, H., McDonell, K., Muennighoff, N., Ociepa, C., Phang, J., Reynolds, L., Schoelkopf, H.,
+    Skowron, A., Sutawika, L., Tang, E., Thite, A., Wang, B., Wang, K. and Zou, A. "A framework for few-shot
+    language model evaluation" (lm-evaluation-harness), Zenodo, 2023. https://doi.org/10.5281/zenodo.5371628
+
+    Examples
+    --------
+    A run of a local checkpoint: the folder name is the path with ``/`` replaced by ``__``, the results file holds
+    the name itself.
+
+    >>> import json, pathlib, tempfile
+    >>> from effstats.datasets import read_lm_eval_samples
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> run = pathlib.Path(tmp.name, "__ckpt__step1000")
+    >>> run.mkdir()
+    >>> ts = "2024-05-01T12-00-00.000001"
+    >>> _ = (run / f"results_{ts}.json").write_text(json.dumps({"model_name": "/ckpt/step1000"}))
+    >>> rows = [{"doc_id": i, "filter": "none", "exact_match": float(i % 2)} for i in range(3)]
+    >>> _ = (run / f"samples_gsm8k_{ts}.jsonl").write_text("".join(json.dumps(r) + "\\n" for r in rows))
+    >>> rm = read_lm_eval_samples(tmp.name, metric="exact_match")
+    >>> rm.model_ids.tolist(), rm.item_ids.tolist()
+    (['/ckpt/step1000'], ['gsm8k/0', 'gsm8k/1', 'gsm8k/2'])
+    >>> rm.values.astype(int).tolist()
+    [[0, 1, 0]]
+    >>> tmp.cleanup()
     """
     arg = "path_or_paths"
     if not isinstance(metric, str) or not metric:
@@ -260,35 +391,31 @@ def read_lm_eval_samples(
     if not isinstance(normalize, (bool, np.bool_)):
         raise ValueError(f"normalize: expected True, False or None, got {normalize!r}")
     check_flag(probabilities, "probabilities")
+    _check_duplicates(duplicates)
     if tasks is not None:
         tasks = [tasks] if isinstance(tasks, str) else list(tasks)
 
-    # (model, task) -> (timestamp, file)
     if isinstance(path_or_paths, Mapping):
         pairs = [(str(m), f) for m, p in path_or_paths.items() for f in _expand(p, arg)]
     else:
-        pairs = [(_model_of(f), f) for f in _expand(path_or_paths, arg)]
+        names: dict[Path, str | None] = {}
+        pairs = [(_model_from_logs(f, arg, names), f) for f in _expand(path_or_paths, arg)]
     if not pairs:
         raise ValueError(f"{arg}: no samples files given")
-    chosen: dict[tuple[str, str], tuple[str, Path]] = {}
-    for model, f in pairs:
+    runs: dict[tuple[str, str], list[tuple[str, int, Path]]] = {}
+    for order, (model, f) in enumerate(pairs):
         task, ts = _task_of(f)
-        if tasks is not None and task not in tasks:
-            continue
-        key = (model, task)
-        if key in chosen:
-            warnings.warn(f"{arg}: several sample files for model {model!r}, task {task!r}; using the latest", stacklevel=2)
-            if ts <= chosen[key][0]:
-                continue
-        chosen[key] = (ts, f)
-    if not chosen:
+        if tasks is None or task in tasks:
+            runs.setdefault((model, task), []).append((ts, order, f))
+    if not runs:
         raise ValueError(f"tasks: none of {tasks} found in the sample files")
+    chosen = _choose_runs(runs, duplicates, arg)
 
     models = sorted({m for m, _ in chosen})
-    try:
-        data = {key: _read_file(f, metric, bool(normalize), filter, arg) for key, (_, f) in sorted(chosen.items())}
-    except (UnicodeDecodeError, EOFError, OSError) as exc:  # binary or truncated files (gzip.BadGzipFile is an OSError)
-        raise ValueError(f"{arg}: a samples file is not UTF-8 JSON lines ({type(exc).__name__}: {exc})") from None
+    data = {}
+    for key, files in sorted(chosen.items()):
+        per_run = [_read_file(f, metric, bool(normalize), filter, arg) for f in files]
+        data[key] = per_run[0] if len(per_run) == 1 else _mean_of_runs(per_run, key, arg)
 
     # item index: tasks in name order, documents in doc_id order
     n_choices: dict[tuple[str, Any], int] = {}
@@ -350,6 +477,67 @@ def read_lm_eval_samples(
     )
 
 
+def _model_from_logs(f: Path, arg: str, seen: dict[Path, str | None]) -> str:
+    """The model of a samples file: the name in its run's results file, else its folder name."""
+    r = _results_file(f, _task_of(f)[1])
+    if r is not None and r not in seen:  # one results file serves every task of the run
+        seen[r] = _name_in_results(r, arg)
+    name = seen[r] if r is not None else None
+    return name if name is not None else _model_of(f)
+
+
+def _choose_runs(runs: dict, duplicates: str, arg: str) -> dict[tuple[str, str], list[Path]]:
+    """The files read for each (model, task) under the ``duplicates`` rule; runs sort by (timestamp, order given)."""
+    chosen, repeated = {}, []
+    for (model, task), lst in runs.items():
+        lst = sorted(lst)
+        if len(lst) > 1:
+            repeated.append(f"model {model!r}, task {task!r} ({len(lst)} runs)")
+            if duplicates == "error":
+                names = ", ".join(_shown(f) for _, _, f in lst)
+                raise ValueError(
+                    f"{arg}: model {model!r} has {len(lst)} runs of task {task!r} ({names}); pass duplicates='last', "
+                    "'first' or 'mean' to choose or average them"
+                )
+            if duplicates in ("last", "first"):
+                lst = lst[-1:] if duplicates == "last" else lst[:1]
+        chosen[(model, task)] = [f for _, _, f in lst]
+    if repeated and duplicates in ("last", "first"):
+        which = "latest" if duplicates == "last" else "earliest"
+        warnings.warn(
+            f"{arg}: several runs of one task for {len(repeated)} (model, task) pairs: {'; '.join(repeated[:5])}"
+            f"{' ...' if len(repeated) > 5 else ''}; using the {which} run of each (duplicates={duplicates!r}; "
+            "'mean' averages the runs, 'error' refuses them)",
+            UserWarning,
+            stacklevel=3,
+        )
+    return chosen
+
+
+def _mean_of_runs(per_run: list[list], key: tuple[str, str], arg: str) -> list:
+    """Records averaged over runs, document by document; probabilities are averaged as probabilities (a mixture)."""
+    by_doc: dict[Any, list] = {}
+    for recs in per_run:
+        for r in recs:
+            by_doc.setdefault(r[0], []).append(r)
+    out = []
+    for doc_id, rs in by_doc.items():
+        n = {r[4] for r in rs}
+        golds = {r[3] for r in rs if r[3] >= 0}
+        if len(n) > 1 or len(golds) > 1:
+            raise ValueError(
+                f"{arg}: the runs of model {key[0]!r} on task {key[1]!r} disagree on document {doc_id!r} "
+                f"(numbers of choices {sorted(n)}, gold answers {sorted(golds)}); they cannot be averaged"
+            )
+        logits = None
+        if all(r[2] is not None for r in rs):
+            # log of the mean probability: the softmax taken later gives back that mean exactly
+            with np.errstate(divide="ignore"):
+                logits = np.log(np.mean([softmax(r[2]) for r in rs], axis=0))
+        out.append((doc_id, float(np.mean([r[1] for r in rs])), logits, max(golds, default=-1), n.pop()))
+    return out
+
+
 def _doc_sort_key(d: Any) -> tuple:
     return (0, d, "") if isinstance(d, (int, np.integer)) and not isinstance(d, bool) else (1, 0, str(d))
 
@@ -365,6 +553,7 @@ def read_scores_csv(
     kind: Literal["binary", "score"] | None = None,
     sep: str | None = None,
     missing_marker: str = "-",
+    duplicates: Literal["last", "first", "error", "mean"] = "last",
 ) -> ResponseMatrix:
     """Read per-item scores from a CSV / TSV file in long or wide layout.
 
@@ -387,14 +576,38 @@ def read_scores_csv(
     missing_marker : str, default "-"
         Cell text meaning "not evaluated" (empty cells too). Long rows with it are dropped; wide cells become
         ``missing``.
+    duplicates : {"last", "first", "error", "mean"}, default "last"
+        What to do with repeated (model, item) rows of a long table or repeated model rows of a wide one (several
+        runs of a model): ``"last"`` keeps the row lower in the file and ``"first"`` the higher one (a kept row
+        marked not evaluated leaves the cell ``missing``), both with a ``UserWarning`` naming the repeated
+        models; ``"mean"`` averages the evaluated values of the repeated rows; ``"error"`` raises.
 
     Returns
     -------
     ResponseMatrix
         Shape (n_models, n_items); pairs absent from a long table are ``missing``.
+
+    See Also
+    --------
+    read_lm_eval_samples : lm-evaluation-harness per-sample logs.
+    read_helm_runs : HELM run folders.
+    effstats.ResponseMatrix.from_long : the same from a DataFrame.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> from effstats.datasets import read_scores_csv
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> f = pathlib.Path(tmp.name, "scores.csv")
+    >>> _ = f.write_text("model,item,score\\na,q1,1\\na,q2,0\\nb,q1,0.5\\nb,q1,1\\n")
+    >>> rm = read_scores_csv(f, duplicates="mean")  # b ran q1 twice; b never ran q2
+    >>> rm.values_with_nan().tolist()
+    [[1.0, 0.0], [0.75, nan]]
+    >>> tmp.cleanup()
     """
     if format not in ("auto", "long", "wide"):
         raise ValueError(f"format: expected 'auto', 'long' or 'wide', got {format!r}")
+    _check_duplicates(duplicates)
     if not isinstance(path, (str, os.PathLike)):
         raise ValueError(f"path: expected a file path, got {type(path).__name__}")
     p = Path(path).expanduser()
@@ -417,21 +630,54 @@ def read_scores_csv(
         format = "long" if {model, item, score} <= set(df.columns) else "wide"
     if format == "long":
         if score in df.columns:
-            df = df[~df[score].str.strip().isin(["", missing_marker])]
+            # numpy's parser is correctly rounded; pandas' fast to_numeric can be off by an ulp (pandas 1.5)
+            df = df.assign(**{score: _numeric(df[[score]], f"path: {p.name}", missing=(missing_marker,))[:, 0]})
+            if model in df.columns and item in df.columns:
+                df = _one_row_per_pair(df, [model, item], score, duplicates, p)
+            df = df[df[score].notna()]
             if df.empty:
                 raise ValueError(f"score: every row of {p.name} is marked not evaluated")
-            # numpy's parser is correctly rounded; pandas' fast to_numeric can be off by an ulp (pandas 1.5)
-            df = df.assign(**{score: _numeric(df[[score]], f"path: {p.name}")[:, 0]})
         return _named(lambda: ResponseMatrix.from_long(df, model=model, item=item, score=score, groups=groups, kind=kind), p)
     if groups is not None:
         raise ValueError("groups: only available for the long layout")
     idx_col = model if model in df.columns else df.columns[0]
     wide = df.set_index(idx_col)
-    if wide.index.has_duplicates:
-        dup = wide.index[wide.index.duplicated()][:5].tolist()
-        raise ValueError(f"path: model ids in column {idx_col!r} of {p.name} repeat: {dup}")
-    values = _numeric(wide, f"path: {p.name}", missing=(missing_marker,))
-    return _named(lambda: ResponseMatrix(values, kind=kind, nan_as_missing=True, model_ids=wide.index, item_ids=wide.columns), p)
+    values = pd.DataFrame(_numeric(wide, f"path: {p.name}", missing=(missing_marker,)), index=wide.index, columns=wide.columns)
+    if values.index.has_duplicates:
+        values = _one_row_per_pair(values.reset_index(), [idx_col], None, duplicates, p).set_index(idx_col)
+    return _named(
+        lambda: ResponseMatrix(values.to_numpy(), kind=kind, nan_as_missing=True, model_ids=values.index, item_ids=values.columns), p
+    )
+
+
+def _one_row_per_pair(df: pd.DataFrame, keys: list[str], score: str | None, duplicates: str, p: Path) -> pd.DataFrame:
+    """``df`` with one row per ``keys`` under the ``duplicates`` rule; NaN marks cells not evaluated.
+
+    ``score`` is the value column of a long table; None means every non-key column is a value (a wide table).
+    """
+    rep = df.duplicated(keys, keep=False)
+    if not rep.any():
+        return df
+    what = "duplicate (model, item) rows" if len(keys) == 2 else f"model ids in column {keys[0]!r} repeat"
+    shown = df.loc[rep, keys].drop_duplicates().head(5)
+    examples = ", ".join(repr(tuple(r)) if len(keys) == 2 else repr(r[0]) for r in shown.itertuples(index=False))
+    if duplicates == "error":
+        raise ValueError(
+            f"path: {p.name}: {what}, e.g. {examples}; pass duplicates='last', 'first' or 'mean' to choose or "
+            "average them"
+        )
+    if duplicates == "mean":
+        values = [score] if score is not None else [c for c in df.columns if c not in keys]
+        # pandas' mean skips NaN: the mean of the evaluated values, NaN where none was evaluated
+        agg = {c: ("mean" if c in values else "first") for c in df.columns if c not in keys}
+        return df.groupby(keys, sort=False, as_index=False).agg(agg)[list(df.columns)]
+    warnings.warn(
+        f"path: {p.name}: {what}, e.g. {examples}; using the {duplicates} row of each (duplicates={duplicates!r}; "
+        "'mean' averages them, 'error' refuses them)",
+        UserWarning,
+        stacklevel=3,
+    )
+    return df.drop_duplicates(keys, keep=duplicates)
 
 
 def _named(build, p: Path) -> ResponseMatrix:
