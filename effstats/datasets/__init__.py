@@ -19,6 +19,7 @@ _NAMES = {
     # users' own outputs (harness.py)
     "read_lm_eval_samples": "harness",
     "read_scores_csv": "harness",
+    "read_helm_runs": "helm",
     # released per-item predictions beside the checkout (predictions.py)
     "data_root": "predictions",
     "load_imagenet_predictions": "predictions",

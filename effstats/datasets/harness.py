@@ -82,10 +82,11 @@ def _shown(f: Path) -> str:
     return f"{f.parent.name}/{f.name}"
 
 
-def _is_lfs_pointer(f: Path) -> bool:
-    """True when ``f`` is a Git LFS pointer (a clone without ``git lfs pull``) instead of the file itself."""
+def _refuse_lfs_pointer(f: Path, shown: str, arg: str) -> None:
+    """Raise when ``f`` is a Git LFS pointer (a clone without ``git lfs pull``) instead of the file itself."""
     with open(f, "rb") as fh:
-        return fh.read(len(_LFS_HEADER)) == _LFS_HEADER
+        if fh.read(len(_LFS_HEADER)) == _LFS_HEADER:
+            raise ValueError(f"{arg}: {shown} is a Git LFS pointer, not the log; run `git lfs pull`")
 
 
 def _check_duplicates(duplicates: Any) -> str:
@@ -108,8 +109,7 @@ _NAME_KEYS = ("pretrained", "model", "path", "engine")  # model_args keys that n
 
 def _name_in_results(r: Path, arg: str) -> str | None:
     """The model name recorded in a results file: ``model_name``, else the model in ``config.model_args``."""
-    if _is_lfs_pointer(r):
-        raise ValueError(f"{arg}: {_shown(r)} is a Git LFS pointer, not the log; run `git lfs pull`")
+    _refuse_lfs_pointer(r, _shown(r), arg)
     try:
         with open(r, encoding="utf-8") as fh:
             doc = json.load(fh)
@@ -207,8 +207,7 @@ def _read_file(f: Path, metric: str, normalize: bool, want_filter: str | None, a
     Records are reduced to these fields as they are parsed: keeping thousands of parsed records alive makes
     Python's cyclic garbage collector rescan them over and over (a 4x slow-down on large logs).
     """
-    if _is_lfs_pointer(f):
-        raise ValueError(f"{arg}: {_shown(f)} is a Git LFS pointer, not the log; run `git lfs pull`")
+    _refuse_lfs_pointer(f, _shown(f), arg)
     try:
         return _read_records(f, metric, normalize, want_filter, arg)
     except (UnicodeDecodeError, EOFError, OSError) as exc:  # binary or cut gzip files (gzip.BadGzipFile is an OSError)

@@ -1,0 +1,370 @@
+"""Reader for HELM run folders: per-instance results of one metric as a models × instances response matrix.
+
+``helm-run --suite SUITE`` writes one folder per run, ``benchmark_output/runs/<suite>/<run_name>/``, with
+
+* ``run_spec.json``: ``{"name": "mmlu:subject=anatomy,method=multiple_choice_joint,model=openai_gpt2",
+  "scenario_spec": {...}, "adapter_spec": {"model": "openai/gpt2", "model_deployment": "huggingface/gpt2",
+  "num_train_trials": 1, ...}, ...}``; the run name is the scenario's name and arguments plus ``model=`` (with
+  ``/`` written ``_``);
+* ``per_instance_stats.json``: a list of ``{"instance_id": "id12", "train_trial_index": 0, "perturbation": {...}?,
+  "stats": [{"name": {"name": "exact_match", "split": "test", "perturbation": {...}?}, "count": 1, "sum": 1.0,
+  "mean": 1.0, ...}, ...]}``, one entry per (instance, perturbation, train trial); keys whose value is None are
+  left out (an unperturbed instance has no ``perturbation``);
+* ``scenario_state.json``, ``stats.json`` (aggregates) and others, which are not needed here.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import warnings
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Iterable, Literal, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..responses import ResponseMatrix
+from .harness import _check_duplicates, _refuse_lfs_pointer
+
+__all__ = ["read_helm_runs"]
+
+_STATS = "per_instance_stats.json"
+_SPEC = "run_spec.json"
+_MODEL_ARGS = ("model", "model_deployment")  # run-name arguments that name the model, not the scenario
+
+
+# ----------------------------------------------------------------------------------------------------- run folders
+def _natural(s: str) -> tuple:
+    # "id2" before "id10", "v1.9" before "v1.10"
+    return tuple((0, int(t), "") if t.isdigit() else (1, 0, t) for t in re.split(r"(\d+)", s) if t)
+
+
+def _run_dirs(p: Any, arg: str) -> list[Path]:
+    if isinstance(p, (str, os.PathLike)):
+        path = Path(p).expanduser()
+        if path.is_file():
+            if path.name in (_STATS, _SPEC):
+                return [path.parent]
+            raise ValueError(f"{arg}: {str(path)!r} is not a HELM run folder nor its {_STATS}")
+        if not path.is_dir():
+            raise FileNotFoundError(f"{arg}: {str(path)!r} does not exist")
+        if (path / _STATS).is_file():
+            return [path]
+        found = sorted((f.parent for f in path.rglob(_STATS) if f.is_file()), key=lambda d: _natural(str(d)))
+        if not found:
+            raise ValueError(f"{arg}: directory {str(path)!r} contains no HELM run folder (no {_STATS})")
+        return found
+    if isinstance(p, Iterable) and not isinstance(p, (bytes, Mapping)):
+        out = [d for q in p for d in _run_dirs(q, arg)]
+        if not out:
+            raise ValueError(f"{arg}: expected at least one HELM run folder")
+        return out
+    raise ValueError(f"{arg}: expected a path or a list of paths to HELM run folders, got {type(p).__name__}")
+
+
+def _shown(d: Path, name: str | None = None) -> str:
+    return f"{d.name}/{name}" if name else d.name
+
+
+def _load(d: Path, name: str, arg: str) -> Any:
+    f = d / name
+    _refuse_lfs_pointer(f, _shown(d, name), arg)
+    try:
+        text = f.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{arg}: {_shown(d, name)} is not UTF-8 text ({exc})") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        body = text.rstrip()
+        if exc.pos >= len(body) or not body.endswith(("]", "}")):  # the text stops inside a value: the writer was interrupted
+            raise ValueError(
+                f"{arg}: {_shown(d, name)} is truncated, not valid JSON (line {exc.lineno}: {exc.msg}); "
+                "the run was probably interrupted: rerun it"
+            ) from None
+        raise ValueError(f"{arg}: {_shown(d, name)} is not valid JSON (line {exc.lineno}: {exc.msg})") from None
+
+
+def _run_arguments(name: str) -> tuple[str, list[str]]:
+    head, sep, rest = name.partition(":")
+    return head, [a for a in rest.split(",") if a] if sep else []
+
+
+def _scenario_of(name: str) -> str:
+    """The run name without its model part: ``mmlu:subject=anatomy,method=multiple_choice_joint``."""
+    head, args = _run_arguments(name)
+    kept = [a for a in args if a.partition("=")[0] not in _MODEL_ARGS]
+    return f"{head}:{','.join(kept)}" if kept else head
+
+
+def _model_in_name(name: str) -> str | None:
+    for a in _run_arguments(name)[1]:
+        key, _, value = a.partition("=")
+        if key == "model" and value:
+            return value
+    return None
+
+
+def _run_identity(d: Path, arg: str) -> tuple[str, str]:
+    """(model, scenario) of a run folder from its run_spec.json, else from the folder name."""
+    spec = _load(d, _SPEC, arg) if (d / _SPEC).is_file() else {}
+    if not isinstance(spec, dict):
+        raise ValueError(f"{arg}: {_shown(d, _SPEC)} is not a HELM run spec (a JSON object)")
+    name = spec.get("name") if isinstance(spec.get("name"), str) and spec.get("name") else d.name
+    adapter = spec.get("adapter_spec") if isinstance(spec.get("adapter_spec"), dict) else {}
+    model = next((adapter[k] for k in ("model", "model_deployment") if isinstance(adapter.get(k), str) and adapter[k]), None)
+    model = model or _model_in_name(name)
+    if not model:
+        raise ValueError(f"{arg}: {d.name}: no model in {_SPEC} (adapter_spec.model) nor in the run name {name!r}")
+    return model, _scenario_of(name)
+
+
+# ----------------------------------------------------------------------------------------------------- per-instance stats
+def _matches(wanted: Any, pert: Any) -> bool:
+    if wanted is None:
+        return pert is None
+    if not isinstance(pert, dict):
+        return False
+    if isinstance(wanted, str):
+        return pert.get("name") == wanted
+    return all(pert.get(k) == v for k, v in wanted.items())
+
+
+def _stat_value(stat: dict) -> float | None:
+    """The stat's mean over its count (None when nothing was counted)."""
+    mean = stat.get("mean")
+    if mean is None:
+        count, total = stat.get("count"), stat.get("sum")
+        if not count or total is None:
+            return None
+        mean = total / count
+    return mean
+
+
+def _run_values(d: Path, metric: str, split: str | None, perturbation: Any, arg: str, seen: dict[str, set]) -> dict[str, float]:
+    """instance_id -> the metric averaged over train trials, for the instances of one run that match.
+
+    ``seen`` collects the metric names, splits and perturbations present, for the message when nothing matches.
+    """
+    entries = _load(d, _STATS, arg)
+    if not isinstance(entries, list):
+        raise ValueError(f"{arg}: {_shown(d, _STATS)} is not a list of per-instance records")
+    trials: dict[str, dict[Any, float]] = {}
+    for k, e in enumerate(entries):
+        if not isinstance(e, dict) or "instance_id" not in e or not isinstance(e.get("stats"), list):
+            raise ValueError(f"{arg}: {_shown(d, _STATS)} entry {k} is not a HELM per-instance record (instance_id, stats)")
+        iid, trial = str(e["instance_id"]), e.get("train_trial_index", 0)
+        for stat in e["stats"]:
+            nm = stat.get("name") if isinstance(stat, dict) else None
+            if not isinstance(nm, dict):
+                raise ValueError(f"{arg}: {_shown(d, _STATS)} entry {k} ({iid}) has a stat without a name object")
+            seen["metric"].add(str(nm.get("name")))
+            if nm.get("name") != metric:
+                continue
+            seen["split"].add(str(nm.get("split")))
+            if split is not None and nm.get("split") != split:
+                continue
+            # the stat's own context, which HELM copies from the instance; the entry's as a fallback
+            pert = nm["perturbation"] if "perturbation" in nm else e.get("perturbation")
+            seen["perturbation"].add(pert.get("name") if isinstance(pert, dict) else None)
+            if not _matches(perturbation, pert):
+                continue
+            v = _stat_value(stat)
+            if v is None:
+                continue
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+                raise ValueError(f"metric: {metric!r} of {iid} in {_shown(d, _STATS)} is {v!r}, expected a finite number")
+            if not 0 <= v <= 1:
+                raise ValueError(
+                    f"metric: {metric!r} values must lie in [0, 1] to form a response matrix; {iid} in "
+                    f"{_shown(d, _STATS)} has {v:g}"
+                )
+            got = trials.setdefault(iid, {})
+            if trial in got:
+                raise ValueError(
+                    f"perturbation: {iid} (train trial {trial}) in {_shown(d, _STATS)} has several {metric!r} stats "
+                    f"matching perturbation={perturbation!r}; pass a dict of the perturbation's fields that picks one"
+                )
+            got[trial] = float(v)
+    return {iid: float(np.mean(list(t.values()))) for iid, t in trials.items()}
+
+
+def _nothing_matched(metric: str, split: str | None, perturbation: Any, seen: dict[str, set]) -> ValueError:
+    if metric not in seen["metric"]:
+        return ValueError(f"metric: {metric!r} is in no run's {_STATS}; metrics there: {sorted(seen['metric'])[:30]}")
+    if split is not None and split not in seen["split"]:
+        return ValueError(f"split: no {metric!r} stats on split {split!r}; splits there: {sorted(seen['split'])} (None: any)")
+    names = sorted(seen["perturbation"], key=lambda x: (x is not None, str(x)))
+    return ValueError(f"perturbation: no {metric!r} stats match {perturbation!r}; perturbations there: {names} (None: unperturbed)")
+
+
+# ----------------------------------------------------------------------------------------------------- public
+def read_helm_runs(
+    path_or_paths: str | os.PathLike | Sequence[str | os.PathLike],
+    *,
+    metric: str = "exact_match",
+    split: str | None = "test",
+    perturbation: str | Mapping[str, Any] | None = None,
+    duplicates: Literal["last", "first", "error", "mean"] = "last",
+) -> ResponseMatrix:
+    """Read the per-instance results of HELM run folders as a models × instances matrix of one metric.
+
+    Parameters
+    ----------
+    path_or_paths : path or sequence of paths
+        HELM run folders (``benchmark_output/runs/<suite>/<run_name>``, holding ``per_instance_stats.json``),
+        their ``per_instance_stats.json`` files, or directories searched recursively for run folders (a suite, or
+        ``benchmark_output/runs``). Runs are taken in the order given, and within a directory in natural order
+        of their paths (``v1.9`` before ``v1.10``).
+    metric : str, default "exact_match"
+        The per-instance stat (``name.name`` in ``per_instance_stats.json``): ``"exact_match"``,
+        ``"quasi_exact_match"``, ``"f1_score"``, ... Values must lie in [0, 1].
+    split : str or None, default "test"
+        Keep the stats of instances of this split (``"valid"``, ``"test"``); None keeps every split.
+    perturbation : None, str or mapping, default None
+        None reads the unperturbed instances; a name (``"typo"``, ``"dialect"``) reads the instances with that
+        perturbation; a mapping reads those whose perturbation description has all its fields (e.g.
+        ``{"name": "typo", "prob": 0.1}``). Stats of other perturbations are ignored.
+    duplicates : {"last", "first", "error", "mean"}, default "last"
+        What to do when one model has several runs of one scenario (e.g. the same run in two suites): ``"last"``
+        keeps the run read last and ``"first"`` the one read first, both with a ``UserWarning`` naming the model
+        and scenario; ``"mean"`` averages the runs' per-instance values over the runs that have each instance;
+        ``"error"`` raises. Runs without the metric take no part.
+
+    Returns
+    -------
+    ResponseMatrix
+        Shape (n_models, n_instances): binary if every value is 0/1, else ``kind="score"``. Models are
+        ``adapter_spec.model`` of ``run_spec.json`` (else ``adapter_spec.model_deployment``, else the run name's
+        ``model=`` part, where ``/`` reads ``_``). Item ids ``"<scenario>/<instance_id>"``, the scenario being the
+        run name without its model (``"mmlu:subject=anatomy,method=multiple_choice_joint"``); ``items`` columns
+        ``task`` (the scenario), ``instance_id`` and ``doc_id`` (the same id, the column name the lm-eval reader
+        uses); ``models`` column ``n_tasks``. A value is the mean over the run's train trials. Instances a model
+        was not run on are ``missing``.
+
+    Raises
+    ------
+    ValueError
+        Naming the argument: ``metric`` for values outside [0, 1] or a metric no run has, ``split`` /
+        ``perturbation`` when nothing matches them, ``path_or_paths`` for a Git LFS pointer, a truncated or
+        invalid JSON file, or several runs under ``duplicates="error"``.
+
+    Warns
+    -----
+    UserWarning
+        Runs that have no stat for the metric, split and perturbation asked for (their cells are missing), and
+        several runs of a scenario under ``duplicates="last"`` or ``"first"``.
+
+    See Also
+    --------
+    read_lm_eval_samples : the same matrix from lm-evaluation-harness sample logs.
+    load_helm : HELM classic's published aggregate accuracies (one value per model and scenario).
+
+    References
+    ----------
+    Liang, P., Bommasani, R., Lee, T., Tsipras, D., Soylu, D., Yasunaga, M., Zhang, Y., Narayanan, D., Wu, Y.,
+    Kumar, A., et al. "Holistic Evaluation of Language Models". Transactions on Machine Learning Research (TMLR),
+    2023. https://openreview.net/forum?id=iO4LZibEqW
+
+    Examples
+    --------
+    Two models on three instances; the second model's run has a perturbed copy of ``id1``, which is ignored.
+
+    >>> import json, pathlib, tempfile
+    >>> from effstats.datasets import read_helm_runs
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> def write_run(model, values, perturbed=()):
+    ...     run = pathlib.Path(tmp.name, "runs", "v1", f"boolq:model={model.replace('/', '_')}")
+    ...     run.mkdir(parents=True)
+    ...     spec = {"name": run.name, "adapter_spec": {"model": model}}
+    ...     stat = lambda v, **ctx: {"name": {"name": "exact_match", "split": "test", **ctx}, "count": 1, "sum": v, "mean": v}
+    ...     rows = [{"instance_id": f"id{i}", "train_trial_index": 0, "stats": [stat(v)]} for i, v in enumerate(values)]
+    ...     rows += [{"instance_id": f"id{i}", "train_trial_index": 0, "perturbation": {"name": "typo"},
+    ...               "stats": [stat(0.0, perturbation={"name": "typo"})]} for i in perturbed]
+    ...     _ = (run / "run_spec.json").write_text(json.dumps(spec))
+    ...     _ = (run / "per_instance_stats.json").write_text(json.dumps(rows))
+    >>> write_run("openai/gpt2", [1.0, 0.0, 1.0])
+    >>> write_run("eleutherai/pythia-1b", [1.0, 1.0], perturbed=[1])
+    >>> rm = read_helm_runs(pathlib.Path(tmp.name, "runs"))
+    >>> rm.model_ids.tolist(), rm.item_ids.tolist()
+    (['eleutherai/pythia-1b', 'openai/gpt2'], ['boolq/id0', 'boolq/id1', 'boolq/id2'])
+    >>> rm.values_with_nan().tolist()
+    [[1.0, 1.0, nan], [1.0, 0.0, 1.0]]
+    >>> tmp.cleanup()
+    """
+    arg = "path_or_paths"
+    if not isinstance(metric, str) or not metric:
+        raise ValueError(f"metric: expected a HELM stat name such as 'exact_match', got {metric!r}")
+    if split is not None and (not isinstance(split, str) or not split):
+        raise ValueError(f"split: expected a split name such as 'test' or 'valid', or None, got {split!r}")
+    if not (perturbation is None or isinstance(perturbation, str) and perturbation or isinstance(perturbation, Mapping) and perturbation):
+        raise ValueError(f"perturbation: expected None, a perturbation name or a non-empty mapping of its fields, got {perturbation!r}")
+    _check_duplicates(duplicates)
+
+    dirs = list(dict.fromkeys(d.resolve() for d in _run_dirs(path_or_paths, arg)))  # a folder named twice is one run
+    seen: dict[str, set] = {"metric": set(), "split": set(), "perturbation": set()}
+    runs: dict[tuple[str, str], list[tuple[Path, dict[str, float]]]] = {}
+    empty = []
+    for d in dirs:
+        model, task = _run_identity(d, arg)
+        values = _run_values(d, metric, split, perturbation, arg, seen)
+        if values:
+            runs.setdefault((model, task), []).append((d, values))
+        else:
+            empty.append(d.name)
+    if not runs:
+        raise _nothing_matched(metric, split, perturbation, seen)
+    if empty:
+        warnings.warn(
+            f"{arg}: {len(empty)} of {len(dirs)} runs have no {metric!r} stats for split={split!r}, "
+            f"perturbation={perturbation!r}: {', '.join(empty[:5])}{' ...' if len(empty) > 5 else ''}; "
+            "their cells are missing",
+            UserWarning,
+            stacklevel=2,
+        )
+    data = {}
+    for key, lst in runs.items():  # a loop, not a comprehension: the warnings' stacklevel counts frames
+        data[key] = _resolve(key, lst, duplicates, arg)
+
+    models = sorted({m for m, _ in data})
+    keys = sorted({(t, i) for (_, t), vals in data.items() for i in vals}, key=lambda k: (k[0], _natural(k[1])))
+    pos = {k: j for j, k in enumerate(keys)}
+    mpos = {m: i for i, m in enumerate(models)}
+    vals = np.full((len(models), len(keys)), np.nan)
+    for (model, task), by_id in data.items():
+        cols = [pos[(task, i)] for i in by_id]
+        vals[mpos[model], cols] = list(by_id.values())
+    item_ids = pd.Index([f"{t}/{i}" for t, i in keys], name="item")
+    items = pd.DataFrame({"task": [t for t, _ in keys], "instance_id": [i for _, i in keys], "doc_id": [i for _, i in keys]}, index=item_ids)
+    mmeta = pd.DataFrame({"n_tasks": [sum(1 for (m, _) in data if m == name) for name in models]}, index=pd.Index(models, name="model"))
+    return ResponseMatrix(vals, nan_as_missing=True, model_ids=mmeta.index, item_ids=item_ids, models=mmeta, items=items)
+
+
+def _resolve(key: tuple[str, str], lst: list[tuple[Path, dict[str, float]]], duplicates: str, arg: str) -> dict[str, float]:
+    """One instance -> value mapping per (model, scenario) under the ``duplicates`` rule."""
+    if len(lst) == 1:
+        return lst[0][1]
+    model, task = key
+    where = ", ".join(f"{d.parent.name}/{d.name}" for d, _ in lst)
+    if duplicates == "error":
+        raise ValueError(
+            f"{arg}: model {model!r} has {len(lst)} runs of {task!r} ({where}); pass duplicates='last', 'first' or "
+            "'mean' to choose or average them"
+        )
+    if duplicates == "mean":
+        pooled: dict[str, list[float]] = {}
+        for _, by_id in lst:
+            for i, v in by_id.items():
+                pooled.setdefault(i, []).append(v)
+        return {i: float(np.mean(v)) for i, v in pooled.items()}
+    d, by_id = lst[-1] if duplicates == "last" else lst[0]
+    warnings.warn(
+        f"{arg}: model {model!r} has {len(lst)} runs of {task!r} ({where}); using the {duplicates} one, "
+        f"{d.parent.name}/{d.name} (duplicates={duplicates!r}; 'mean' averages them, 'error' refuses them)",
+        UserWarning,
+        stacklevel=3,
+    )
+    return by_id
