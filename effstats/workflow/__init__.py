@@ -1,1 +1,22 @@
-"""From harness logs to a decision: choose items, write the harness's manifest, read results back, estimate and rank."""
+"""From harness logs to a decision: the evaluation loop a model developer runs.
+
+1. :func:`select` reads the reference models' per-item results (lm-evaluation-harness sample logs, HELM runs,
+   a CSV/Parquet table or a :class:`~effstats.responses.ResponseMatrix`) and chooses the items to evaluate a new
+   model on; :meth:`Selection.save` writes ``manifest.json`` and lm-eval's ``--samples`` file.
+2. The harness runs the new model on those items only
+   (``lm_eval ... --samples DIR/lm_eval_samples.json --log_samples --output_path OUT``).
+3. :func:`estimate` reads the results back (matched by item id), refits deterministically from the reference
+   data and returns the new model's score with an interval and its rank among the reference models with a
+   rank interval (:class:`Estimate`).
+4. Or :class:`SequentialRun` hands out batches of items until a group-sequential stopping rule decides
+   (efficacy against a reference model, or a precision target), with repeated confidence intervals.
+
+The command line does the same: ``effstats select``, ``effstats estimate``, ``effstats sequential start|update``.
+"""
+from ._core import METHODS, Estimate, Selection, allocate_budget, estimate, select
+from ._io import content_hash, read_results
+from ._lm_eval_writer import write_lm_eval_samples
+from ._sequential import SequentialRun
+
+__all__ = ["select", "estimate", "Selection", "Estimate", "SequentialRun", "read_results", "content_hash",
+           "allocate_budget", "write_lm_eval_samples", "METHODS"]

@@ -1,13 +1,168 @@
-"""``effstats select``, ``effstats estimate`` and ``effstats sequential start|update``."""
+"""``effstats select``, ``effstats estimate`` and ``effstats sequential start|update``: the harness loop.
+
+Every bad input prints one line naming the argument and exits with status 2; warnings print one line each.
+"""
 from __future__ import annotations
 
 import argparse
+import sys
+import warnings
+from pathlib import Path
+
+from ._core import LM_EVAL_SAMPLES, METHODS
+
+_READ_FORMATS = ["auto", "lm-eval", "helm", "csv", "parquet"]
+
+
+def _reader_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--format", default="auto", choices=_READ_FORMATS,
+                   help="layout of REFERENCE (default: auto, from the file name or the folder's contents)")
+    p.add_argument("--metric", default=None,
+                   help="per-item metric: lm-eval's per-sample field (default acc) or HELM's stat (default exact_match)")
+    p.add_argument("--duplicates", default="last", choices=["last", "first", "mean", "error"],
+                   help="two runs of one model: keep the latest (default, with a warning), the first, average, or refuse")
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
     """Register the workflow subcommands on the ``effstats`` parser."""
+    p = sub.add_parser("select", help="choose the items to evaluate a new model on; write the lm-eval --samples file",
+                       description="Read the reference models' per-item results, choose the items to evaluate a new "
+                                   "model on, and write DIR/manifest.json and DIR/lm_eval_samples.json "
+                                   "(lm_eval --samples).")
+    p.add_argument("reference", metavar="REFERENCE",
+                   help="reference results: a folder of lm-eval samples_*.jsonl logs, HELM run folders, or a "
+                        "long/wide CSV or Parquet table of item scores")
+    size = p.add_mutually_exclusive_group(required=True)
+    size.add_argument("--budget", type=int, help="items to evaluate the new model on")
+    size.add_argument("--target-error", type=float, metavar="POINTS",
+                      help="the smallest budget whose cross-validated error on the reference models is at most POINTS")
+    p.add_argument("--method", default="auto", choices=list(METHODS), help="how items are chosen (default: auto)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    p.add_argument("--out", required=True, metavar="DIR", help="folder for manifest.json and lm_eval_samples.json")
+    _reader_args(p)
+
+    e = sub.add_parser("estimate", help="a new model's score, interval and rank from its results on the chosen items",
+                       description="Read the new model's results on the items of a manifest, refit from the reference "
+                                   "data, and report the score, its interval and the rank among the reference models.")
+    e.add_argument("manifest", metavar="DIR", help="the folder `effstats select --out` wrote (or its manifest.json)")
+    e.add_argument("new_results", metavar="NEW_RESULTS",
+                   help="the new model's results: lm-eval's --output_path folder of the --samples run, or a CSV")
+    e.add_argument("--reference", default=None, help="the reference data, if not at the path the manifest records")
+    e.add_argument("--metric", default=None, help="per-item metric of NEW_RESULTS (default: the reference's)")
+    e.add_argument("--confidence", type=float, default=0.95, help="confidence level (default: 0.95)")
+    e.add_argument("--out", default=None, metavar="DIR",
+                   help="where to write estimate.csv/.md/.html and tasks.csv (default: DIR/estimate)")
+
+    s = sub.add_parser("sequential", help="adaptive evaluation in batches through the harness",
+                       description="Hand out batches of random items until a group-sequential rule decides.")
+    ssub = s.add_subparsers(dest="action", required=True, parser_class=type(s))
+    st = ssub.add_parser("start", help="fix the item order and write the first batch",
+                         description="Write DIR/state.json and DIR/batch_001/lm_eval_samples.json.")
+    st.add_argument("reference", metavar="REFERENCE", help="reference results (as for effstats select)")
+    st.add_argument("--out", required=True, metavar="DIR", help="folder for the state and the batches")
+    rule = st.add_mutually_exclusive_group(required=True)
+    rule.add_argument("--against", metavar="MODEL", help="efficacy: is the new model better or worse than MODEL?")
+    rule.add_argument("--half-width", type=float, metavar="H",
+                      help="precision: stop once the repeated CI is at most ± H (e.g. 0.02 = 2 points)")
+    st.add_argument("--alternative", default="two-sided", choices=["two-sided", "greater", "less"],
+                    help="with --against: the claim to test (greater: the new model is better) (default: two-sided)")
+    st.add_argument("--alpha", type=float, default=0.05, help="error level (default: 0.05)")
+    st.add_argument("--spending", default="ld_pocock", choices=["ld_pocock", "ld_obf", "hsd", "power"],
+                    help="error-spending family (default: ld_pocock)")
+    st.add_argument("--initial", type=int, default=100, help="items in the first batch (default: 100)")
+    st.add_argument("--batch", type=int, default=100, help="items in each later batch (default: 100)")
+    st.add_argument("--max-n", type=int, default=None, help="at most this many items (default: all)")
+    st.add_argument("--seed", type=int, default=0, help="random seed of the item order (default: 0)")
+    st.add_argument("--format", default="auto", choices=_READ_FORMATS, help="layout of REFERENCE (default: auto)")
+    st.add_argument("--metric", default=None, help="per-item metric (as for effstats select)")
+    up = ssub.add_parser("update", help="record a batch's results; write the next batch or the decision",
+                         description="Read the batch's results, record the look, and write the next batch or the decision.")
+    up.add_argument("state", metavar="DIR", help="the folder `effstats sequential start --out` wrote")
+    up.add_argument("new_results", metavar="NEW_RESULTS", help="the batch's results (lm-eval output folder or CSV)")
+    up.add_argument("--model", default=None, help="which model of NEW_RESULTS (when it holds several)")
+    up.add_argument("--metric", default=None, help="per-item metric (default: the reference's)")
+
+
+def _lm_eval_hint(samples_file: Path) -> str:
+    return (f"run the new model on them:\n  lm_eval --model ... --tasks <the tasks> --samples {samples_file} "
+            "--log_samples --output_path <OUT>")
+
+
+def _select(args: argparse.Namespace) -> None:
+    from ._core import select
+
+    sel = select(args.reference, args.budget, method=args.method, target_error=args.target_error, seed=args.seed,
+                 format=args.format, metric=args.metric, duplicates=args.duplicates)
+    manifest = sel.save(args.out)
+    if sel.budget_curve is not None:
+        print("cross-validated error by budget (points):")
+        print(sel.budget_curve.to_string(index=False))
+    print(f"{len(sel.items)} of {sel.reference['n_items']} items in {len(sel.tasks)} task(s), method {sel.method}:")
+    print(sel.tasks.to_string())
+    print(f"manifest: {manifest}")
+    if sel.lm_eval_samples is not None:
+        print(_lm_eval_hint(Path(args.out) / LM_EVAL_SAMPLES))
+    else:
+        print("the items are not lm-eval documents (<task>/<doc_id>): their ids are listed in the manifest")
+
+
+def _estimate(args: argparse.Namespace) -> None:
+    from .._results import check_confidence_level
+    from ._core import estimate
+
+    level = check_confidence_level(args.confidence, "--confidence")
+    est = estimate(args.manifest, args.new_results, reference=args.reference, metric=args.metric)
+    base = Path(args.manifest)
+    out = Path(args.out) if args.out else (base if base.is_dir() else base.parent) / "estimate"
+    paths = est.save(out, confidence_level=level)
+    print(est.to_markdown(level), end="")
+    print(f"written: {paths['markdown']}, {paths['html']}, {paths['csv']}, {paths['tasks']}")
+
+
+def _sequential(args: argparse.Namespace) -> None:
+    from ._sequential import SequentialRun
+
+    if args.action == "start":
+        rule = "efficacy" if args.against is not None else "precision"
+        run = SequentialRun.start(args.reference, rule=rule, against=args.against, alternative=args.alternative,
+                                  half_width=args.half_width if args.half_width is not None else 0.02,
+                                  alpha=args.alpha, spending=args.spending, initial=args.initial, batch=args.batch,
+                                  max_n=args.max_n, seed=args.seed, format=args.format, metric=args.metric)
+        path = run.save(args.out)
+        print(f"batch 1: {len(run.next_items)} items in {path}")
+        if run.lm_eval_samples is not None:
+            print(_lm_eval_hint(path / LM_EVAL_SAMPLES))
+        print(f"then: effstats sequential update {args.out} <OUT>")
+        return
+    run = SequentialRun.load(args.state)
+    res = run.update(args.new_results, model=args.model, metric=args.metric)
+    path = run.save(args.state)
+    if run.stopped:
+        print(run.to_markdown(), end="")
+        print(f"written: {path}")
+    else:
+        print(f"look {len(run.state['looks'])}: {res.n} items, estimate {res.estimate:.4f} "
+              f"[{res.ci_low:.4f}, {res.ci_high:.4f}]: continue")
+        print(f"batch {len(run.state['looks']) + 1}: {len(run.next_items)} items in {path}")
+        print(f"then: effstats sequential update {args.state} <OUT>")
 
 
 def run(args: argparse.Namespace) -> int:
     """Run a workflow subcommand; exit status 2 with one line for bad input."""
-    raise NotImplementedError(args.command)
+    prog = f"effstats {args.command}" + (f" {args.action}" if args.command == "sequential" else "")
+    fn = {"select": _select, "estimate": _estimate, "sequential": _sequential}[args.command]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            fn(args)
+            status = 0
+        except (ValueError, FileNotFoundError) as exc:
+            msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            print(f"{prog}: error: {msg}", file=sys.stderr)
+            status = 2
+    seen = set()
+    for w in caught:
+        if issubclass(w.category, UserWarning) and str(w.message) not in seen:
+            seen.add(str(w.message))
+            print(f"{prog}: warning: {str(w.message).splitlines()[0]}", file=sys.stderr)
+    return status

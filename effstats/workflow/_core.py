@@ -1,0 +1,784 @@
+"""Choose items, write the harness's manifest, read a new model's results back, estimate its score and rank."""
+from __future__ import annotations
+
+import re
+import warnings
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from .._results import ConfidenceInterval, check_confidence_level
+from .._validation import check_positive_int
+from ..responses import ResponseMatrix
+from ._io import content_hash, read_json, read_results, write_json_atomic, write_text_atomic
+
+__all__ = ["METHODS", "Selection", "Estimate", "select", "estimate", "allocate_budget"]
+
+METHODS = ("auto", "hybrid", "sortsearch", "disco", "tinybenchmarks", "anchor", "stratified", "random")
+# methods whose estimate is design-based (a random or stratified sample of the task's items): the tasks' errors
+# are independent, so their variances add; model-based errors of one model may share a sign across tasks
+_DESIGN = {"sortsearch", "stratified", "random", "all"}
+MANIFEST = "manifest.json"
+LM_EVAL_SAMPLES = "lm_eval_samples.json"
+_FORMAT = "effstats.manifest/1"
+_DOC = re.compile(r"^(?P<task>.+)/(?P<doc>\d+)$")
+
+
+def _version() -> str:
+    from .. import __version__
+
+    return __version__
+
+
+# --------------------------------------------------------------------------------------------------- tasks and items
+def item_tasks(rm: ResponseMatrix) -> pd.DataFrame:
+    """Task and lm-eval document index of every item (``doc_id`` is -1 where the id names no document).
+
+    The task is the ``task`` item column (lm-eval and HELM readers write it), else the part of ids of the form
+    ``"<task>/<integer>"`` before the slash, else ``"all"``.
+    """
+    ids = rm.item_ids.astype(str)
+    if "task" in rm.items.columns:
+        task = rm.items["task"].astype(str).to_numpy()
+        doc = rm.items["doc_id"] if "doc_id" in rm.items.columns else pd.Series(-1, index=rm.item_ids)
+        doc = pd.to_numeric(doc, errors="coerce").fillna(-1).astype(np.int64).to_numpy()
+    else:
+        m = ids.str.extract(_DOC)
+        if m["task"].notna().all():
+            task, doc = m["task"].to_numpy(), m["doc"].astype(np.int64).to_numpy()
+        else:
+            task, doc = np.full(len(ids), "all", dtype=object), np.full(len(ids), -1, np.int64)
+    return pd.DataFrame({"task": task, "doc_id": doc}, index=rm.item_ids)
+
+
+def allocate_budget(sizes: pd.Series, budget: int, minimum: int = 2) -> pd.Series:
+    """Split ``budget`` items over tasks in proportion to their sizes (largest remainders), each task getting
+    at least ``min(minimum, size)`` and at most its size.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> allocate_budget(pd.Series({"arc": 1000, "hellaswag": 3000, "tiny": 3}), 100).to_dict()
+    {'arc': 25, 'hellaswag': 73, 'tiny': 2}
+    """
+    sizes = sizes.astype(np.int64)
+    total = int(sizes.sum())
+    budget = check_positive_int(budget, "budget", maximum=total)
+    base = np.minimum(sizes.to_numpy(), minimum)
+    if base.sum() > budget:
+        raise ValueError(f"budget: {budget} items cannot cover {len(sizes)} tasks with at least {minimum} items each "
+                         f"(need {int(base.sum())}); raise the budget or pass fewer tasks")
+    alloc = base.copy()
+    cap = sizes.to_numpy() - alloc
+    while alloc.sum() < budget:
+        rest = budget - alloc.sum()
+        open_ = cap > 0
+        share = np.where(open_, sizes.to_numpy(), 0) / np.where(open_, sizes.to_numpy(), 0).sum() * rest
+        add = np.minimum(np.floor(share).astype(np.int64), cap)
+        if add.sum() == 0:  # hand out the remainder one item at a time, largest fractional share first
+            frac = np.where(open_, share - np.floor(share), -1.0)
+            add = np.zeros_like(alloc)
+            add[np.argsort(-frac, kind="stable")[: min(rest, int(open_.sum()))]] = 1
+            add = np.minimum(add, cap)
+        alloc += add
+        cap -= add
+    return pd.Series(alloc, index=sizes.index, name="budget")
+
+
+# --------------------------------------------------------------------------------------------------- one task's fit
+def _estimator(method: str, budget: int, seed: int, n_models: int):
+    from ..disco import DISCO, AnchorCorr, MethodChooser, RandomDirect, StratifiedHT
+    from ..irt import TinyBenchmarks
+    from ..sortsearch import HybridSearch, SortSearch
+
+    folds = min(5, n_models)
+    if method == "sortsearch":
+        return SortSearch(sampling="stratified", random_state=seed)
+    if method == "hybrid":
+        return HybridSearch(budget=budget, cv=folds, random_state=seed)
+    if method == "disco":
+        return DISCO(budget, pca=min(256, budget, n_models - 1) if n_models > 2 else None, random_state=seed)
+    if method == "tinybenchmarks":
+        return TinyBenchmarks(budget, n_dims=1, random_state=seed)
+    if method == "anchor":
+        return AnchorCorr(budget, random_state=seed)
+    if method == "stratified":
+        return StratifiedHT(budget, n_strata=min(10, budget), random_state=seed)
+    if method == "random":
+        return RandomDirect(budget, random_state=seed)
+    return MethodChooser(n_items=budget, n_splits=folds, random_state=seed)
+
+
+@dataclass
+class _TaskFit:
+    """One task's fitted estimator and the items it chose."""
+
+    method: str
+    budget: int
+    items: pd.Index
+    est: Any = None
+    chosen: str | None = None  # the candidate MethodChooser picked
+
+    @classmethod
+    def fit(cls, method: str, rm: ResponseMatrix, budget: int, seed: int) -> "_TaskFit":
+        if budget >= rm.n_items:
+            return cls("all", rm.n_items, rm.item_ids)
+        if method in ("sortsearch", "hybrid", "tinybenchmarks") and rm.kind != "binary":
+            raise ValueError(f"method: {method!r} needs 0/1 correctness; these scores are graded (choose disco, "
+                             "anchor, stratified, random or auto)")
+        est = _estimator(method, budget, seed, rm.n_models)
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=".*components requested.*")
+            est.fit(rm)
+        if method == "sortsearch":
+            items = pd.Index(est.select(budget))
+        elif method == "hybrid":
+            items = pd.Index(est.select())
+        else:
+            items = pd.Index(est.selected_ids_)
+        chosen = est.best_ if method == "auto" else None
+        return cls(method, budget, items, est, chosen)
+
+    @property
+    def design_based(self) -> bool:
+        if self.method == "auto":
+            return self.chosen in ("random + direct", "SSEPY strata + HT")
+        return self.method in _DESIGN
+
+    def predict(self, new: ResponseMatrix):
+        """A result with ``statistic``, ``standard_error`` and ``confidence_interval(level)`` per model."""
+        if self.method == "all":
+            return _ExactResult.of(new)
+        if self.method in ("sortsearch", "hybrid"):
+            return self.est.predict(new)
+        return self.est.predict_interval(new)
+
+
+@dataclass
+class _ExactResult:
+    """Every item of the task evaluated: the mean (finite-population SRS error where some are missing)."""
+
+    statistic: np.ndarray
+    standard_error: np.ndarray
+    n: np.ndarray
+    N: int
+
+    @classmethod
+    def of(cls, new: ResponseMatrix) -> "_ExactResult":
+        v, obs = new.values_with_nan(), new.observed
+        n = obs.sum(1)
+        p = np.nanmean(v, axis=1)
+        var = np.nanvar(v, axis=1, ddof=1) if v.shape[1] > 1 else np.zeros(len(v))
+        se = np.sqrt(np.nan_to_num(var) / np.maximum(n, 1) * (1 - n / new.n_items))
+        return cls(p, se, n, new.n_items)
+
+    def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
+        z = stats.norm.ppf(0.5 + check_confidence_level(confidence_level) / 2)
+        return ConfidenceInterval(np.clip(self.statistic - z * self.standard_error, 0, 1),
+                                  np.clip(self.statistic + z * self.standard_error, 0, 1))
+
+
+# --------------------------------------------------------------------------------------------------- selection
+@dataclass
+class Selection:
+    """The items chosen for a new model, with everything needed to estimate from them later.
+
+    Made by :func:`select`; :meth:`save` writes ``manifest.json`` and lm-evaluation-harness's ``--samples`` file,
+    :meth:`load` reads them back.
+
+    Attributes
+    ----------
+    items : Index
+        Ids of the chosen items, tasks in name order.
+    tasks : DataFrame
+        One row per task: ``n_items``, ``budget`` (items chosen there) and ``method`` (the method used there;
+        ``"all"`` where every item is chosen, the chooser's pick under ``"auto"``).
+    method, budget, seed : the request
+    reference : dict
+        Where the reference data came from, how it was read, its shape and SHA-256 content hash.
+    budget_curve : DataFrame or None
+        Cross-validated error by budget, when the budget came from a target error.
+    """
+
+    items: pd.Index
+    tasks: pd.DataFrame
+    method: str
+    budget: int
+    seed: int
+    reference: dict
+    item_info: pd.DataFrame = field(repr=False)
+    budget_curve: pd.DataFrame | None = None
+    created: str = ""
+    effstats_version: str = ""
+    _fits: dict | None = field(default=None, repr=False)
+    _reference: ResponseMatrix | None = field(default=None, repr=False)
+
+    def __repr__(self) -> str:
+        return (f"Selection({len(self.items)} of {self.reference['n_items']} items, method={self.method!r}, "
+                f"{len(self.tasks)} task(s), seed={self.seed})")
+
+    @property
+    def lm_eval_samples(self) -> dict[str, list[int]] | None:
+        """``{task: [doc_id, ...]}`` for ``lm_eval --samples``, or None when the items are not lm-eval documents."""
+        info = self.item_info.reindex(self.items)
+        if (info["doc_id"] < 0).any():
+            return None
+        out: dict[str, list[int]] = {}
+        for t, d in zip(info["task"], info["doc_id"]):
+            out.setdefault(t, []).append(int(d))
+        return {t: sorted(v) for t, v in sorted(out.items())}
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per chosen item: ``task`` and ``doc_id``."""
+        return self.item_info.reindex(self.items).copy()
+
+    def to_dict(self) -> dict:
+        return {
+            "format": _FORMAT,
+            "effstats_version": self.effstats_version,
+            "created": self.created,
+            "method": self.method,
+            "budget": self.budget,
+            "seed": self.seed,
+            "reference": self.reference,
+            "tasks": {t: {k: (int(v) if isinstance(v, (int, np.integer)) else v) for k, v in row.items()}
+                      for t, row in self.tasks.to_dict("index").items()},
+            "items": [str(i) for i in self.items],
+            "item_tasks": [str(t) for t in self.item_info["task"].reindex(self.items)],
+            "doc_ids": [int(d) for d in self.item_info["doc_id"].reindex(self.items)],
+            "lm_eval_samples": self.lm_eval_samples,
+            "budget_curve": None if self.budget_curve is None else self.budget_curve.to_dict("records"),
+        }
+
+    def save(self, directory: str | Path) -> Path:
+        """Write ``manifest.json`` and (for lm-eval documents) ``lm_eval_samples.json`` into ``directory``.
+
+        Both are written atomically. Returns the manifest's path.
+        """
+        d = Path(directory)
+        if d.exists() and not d.is_dir():
+            raise ValueError(f"directory: {str(d)!r} is a file")
+        samples = self.lm_eval_samples
+        if samples is not None:
+            write_json_atomic(d / LM_EVAL_SAMPLES, samples)
+        return write_json_atomic(d / MANIFEST, self.to_dict())
+
+    @classmethod
+    def load(cls, directory: str | Path) -> "Selection":
+        """Read a selection saved by :meth:`save` (a folder holding ``manifest.json``, or the file itself)."""
+        p = Path(directory)
+        m = read_json(p / MANIFEST if p.is_dir() else p, "manifest")
+        if not isinstance(m, dict) or m.get("format") != _FORMAT:
+            raise ValueError(f"manifest: {p} is not an effstats manifest (format {_FORMAT!r})")
+        try:
+            items = pd.Index(m["items"], name="item")
+            tasks = pd.DataFrame.from_dict(m["tasks"], orient="index")
+            tasks.index.name = "task"
+            return cls(items=items, tasks=tasks, method=m["method"], budget=int(m["budget"]), seed=int(m["seed"]),
+                       reference=m["reference"],
+                       item_info=pd.DataFrame({"task": m["item_tasks"], "doc_id": np.asarray(m["doc_ids"], np.int64)},
+                                              index=items),
+                       budget_curve=None if m.get("budget_curve") is None else pd.DataFrame(m["budget_curve"]),
+                       created=m.get("created", ""), effstats_version=m.get("effstats_version", ""))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"manifest: {p} is incomplete or damaged ({type(exc).__name__}: {exc})") from None
+
+    def _repr_html_(self) -> str:
+        head = (f"<p><b>{len(self.items)}</b> of {self.reference['n_items']:,} items chosen by <code>{self.method}"
+                f"</code> (seed {self.seed}) from {self.reference['n_models']} reference models.</p>")
+        return head + self.tasks.to_html()
+
+
+def _on_items(new: ResponseMatrix, items: pd.Index) -> ResponseMatrix:
+    """``new`` on exactly ``items`` (in that order); items it has no column for are missing cells."""
+    have = new.item_ids.get_indexer(items)
+    vals = np.zeros((new.n_models, len(items)))
+    miss = np.ones((new.n_models, len(items)), bool)
+    ok = have >= 0
+    vals[:, ok] = new.values[:, have[ok]]
+    miss[:, ok] = ~new.observed[:, have[ok]]
+    if miss.all(1).any():
+        raise ValueError(f"new_results: model {new.model_ids[int(np.argmax(miss.all(1)))]!r} has no result on any of "
+                         f"the {len(items)} items chosen in a task (first: {items[0]!r})")
+    return ResponseMatrix(vals, kind=new.kind, missing=miss if miss.any() else None, model_ids=new.model_ids,
+                          item_ids=items)
+
+
+def _reference_info(rm: ResponseMatrix, source: Any, fmt: str, metric: str | None) -> dict:
+    src = None if isinstance(source, ResponseMatrix) else str(Path(source).expanduser().resolve())
+    n_missing = 0 if rm.missing is None else int(rm.missing.sum())
+    return {"source": src, "format": fmt, "metric": metric, "sha256": content_hash(rm), "n_models": rm.n_models,
+            "n_items": rm.n_items, "n_missing": n_missing, "kind": rm.kind}
+
+
+def _fit_tasks(rm: ResponseMatrix, tasks: pd.Series, alloc: pd.Series, method: str, seed: int) -> dict[str, _TaskFit]:
+    fits = {}
+    for t, b in alloc.items():
+        cols = np.flatnonzero(tasks.to_numpy() == t)
+        fits[t] = _TaskFit.fit(method, rm.subset(items=cols), int(b), seed)
+    return fits
+
+
+def _observed_scores(rm: ResponseMatrix) -> tuple[np.ndarray, np.ndarray]:
+    """Each model's mean over its observed items, and the finite-population standard error of that mean as an
+    estimate of its mean over all items (0 for a model with every item)."""
+    v, obs = rm.values_with_nan(), rm.observed
+    n = obs.sum(1)
+    p = np.nanmean(v, axis=1)
+    var = np.nan_to_num(np.nanvar(v, axis=1, ddof=1)) if rm.n_items > 1 else np.zeros(rm.n_models)
+    return p, np.sqrt(var / n * (1 - n / rm.n_items))
+
+
+def _cv_error(rm: ResponseMatrix, tasks: pd.Series, budget: int, method: str, seed: int, n_splits: int = 5) -> float:
+    """Cross-validated MAE (points) of the whole-benchmark estimate over the reference models."""
+    from sklearn.model_selection import KFold
+
+    alloc = allocate_budget(tasks.value_counts().sort_index(), budget)
+    truth, _ = _observed_scores(rm)
+    err = []
+    for tr, va in KFold(min(n_splits, rm.n_models), shuffle=True, random_state=seed).split(np.arange(rm.n_models)):
+        fits = _fit_tasks(rm.subset(models=tr), tasks, alloc, method, seed)
+        est, _ = _combine(fits, rm.subset(models=va), tasks)
+        err.append(np.abs(est.statistic - truth[va]))
+    return float(100 * np.concatenate(err).mean())
+
+
+def select(reference: Any, budget: int | None = None, *, method: str = "auto", target_error: float | None = None,
+           seed: int = 0, format: str = "auto", metric: str | None = None, duplicates: str = "last",
+           budgets: Any = None, progress: bool = False) -> Selection:
+    """Choose the items to evaluate a new model on, from the reference models' per-item results.
+
+    The budget is split over the benchmark's tasks in proportion to their sizes (at least 2 items each); within
+    each task ``method`` chooses the items from the reference models. :meth:`Selection.save` writes the manifest
+    and lm-evaluation-harness's ``--samples`` file; :func:`estimate` reads the new model's results back.
+
+    Parameters
+    ----------
+    reference : path or ResponseMatrix
+        The reference models' results: a folder of lm-eval ``samples_*.jsonl`` logs, HELM run folders, a long or
+        wide CSV/Parquet table of item scores (see :func:`read_results`), or a ResponseMatrix.
+    budget : int, optional
+        Items to evaluate the new model on (all tasks together). Give this or ``target_error``.
+    method : {"auto", "hybrid", "sortsearch", "disco", "tinybenchmarks", "anchor", "stratified", "random"}
+        ``"sortsearch"``: Sort & Search's order with one random item per equal cell (a stratified random sample:
+        design-unbiased estimate and interval, whatever the new model); ``"hybrid"``: Sort & Search corrected by
+        the nearest reference models (:class:`~effstats.sortsearch.HybridSearch`); ``"disco"``: items the models
+        disagree on most and a signature regressor (:class:`~effstats.disco.DISCO`); ``"tinybenchmarks"``:
+        anchor items + gp-IRT (:class:`~effstats.irt.TinyBenchmarks`); ``"anchor"``: anchor items with weights
+        (:class:`~effstats.disco.AnchorCorr`); ``"stratified"``: confidence strata + Horvitz–Thompson
+        (:class:`~effstats.disco.StratifiedHT`); ``"random"``: random items and their mean
+        (:class:`~effstats.disco.RandomDirect`); ``"auto"``: the candidate with the smallest cross-validated error
+        on the reference models (:class:`~effstats.disco.MethodChooser`), in each task.
+    target_error : float, optional
+        Instead of ``budget``: the smallest budget (from ``budgets``) whose cross-validated mean absolute error on
+        the reference models, in percentage points, is at most this. The curve it used is kept in
+        ``budget_curve``.
+    seed : int, default 0
+        Seeds every random choice; the same data and seed give the same items.
+    format, metric, duplicates
+        How to read ``reference`` (:func:`read_results`).
+    budgets : sequence of int, optional
+        Budgets tried for ``target_error`` (default 25, 50, 100, 200, ... up to the number of items).
+    progress : bool, default False
+        Show the budget search's progress.
+
+    Returns
+    -------
+    Selection
+
+    See Also
+    --------
+    estimate : the new model's score, interval and rank from its results on the chosen items.
+    SequentialRun : batches of items until a stopping rule decides.
+
+    References
+    ----------
+    Prabhu, A., Udandarao, V., Torr, P., Bethge, M., Bibi, A. and Albanie, S. (2024). Efficient Lifelong Model
+    Evaluation in an Era of Rapid Progress. NeurIPS 2024.
+
+    Rubinstein, A., Raible, B., Gubri, M. and Oh, S. J. (2025). DISCO: Diversifying Sample Condensation for
+    Efficient Model Evaluation. arXiv:2510.07959.
+
+    Polo, F. M., Weber, L., Choshen, L., Sun, Y., Xu, G. and Yurochkin, M. (2024). tinyBenchmarks: evaluating
+    LLMs with fewer examples. ICML 2024.
+
+    Examples
+    --------
+    >>> from effstats.datasets import simulate_responses
+    >>> from effstats.workflow import select
+    >>> ref = simulate_responses(30, 600, rng=0)
+    >>> sel = select(ref, 60, method="sortsearch", seed=1)
+    >>> sel
+    Selection(60 of 600 items, method='sortsearch', 1 task(s), seed=1)
+    >>> sel.tasks
+          n_items  budget      method
+    task
+    all       600      60  sortsearch
+    """
+    if method not in METHODS:
+        raise ValueError(f"method: expected one of {list(METHODS)}, got {method!r}")
+    if (budget is None) == (target_error is None):
+        raise ValueError("budget: give either a budget or a target_error, not both or neither")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed: expected a non-negative integer, got {seed!r}")
+    seed = int(seed)
+    rm = read_results(reference, format=format, metric=metric, duplicates=duplicates, name="reference")
+    if rm.n_models < 3:
+        raise ValueError(f"reference: at least 3 reference models are needed, got {rm.n_models}")
+    info = item_tasks(rm)
+    sizes = info["task"].value_counts().sort_index()
+    curve = None
+    if target_error is not None:
+        if isinstance(target_error, bool) or not isinstance(target_error, (int, float)) or not 0 < target_error < 100:
+            raise ValueError(f"target_error: expected percentage points in (0, 100), got {target_error!r}")
+        grid = _budget_grid(rm.n_items, len(sizes)) if budgets is None else sorted({int(b) for b in budgets})
+        if not grid or min(grid) < 1 or max(grid) > rm.n_items:
+            raise ValueError(f"budgets: expected budgets in [1, {rm.n_items}], got {budgets!r}")
+        rows = []
+        it = grid
+        if progress:
+            from tqdm import tqdm
+
+            it = tqdm(grid, desc="budgets", leave=False)
+        budget = grid[-1]
+        for b in it:
+            e = _cv_error(rm, info["task"], b, method if method != "auto" else "random", seed) if b < rm.n_items else 0.0
+            rows.append({"budget": b, "cv_mae_points": e})
+            if e <= target_error:
+                budget = b
+                break
+        else:
+            warnings.warn(f"target_error: no budget up to {grid[-1]} reaches {target_error} points; using {grid[-1]}",
+                          UserWarning, stacklevel=2)
+        curve = pd.DataFrame(rows)
+    budget = check_positive_int(budget, "budget", maximum=rm.n_items)
+    alloc = allocate_budget(sizes, budget)
+    fits = _fit_tasks(rm, info["task"], alloc, method, seed)
+    chosen = [f.chosen or f.method for f in fits.values()]
+    tasks = pd.DataFrame({"n_items": sizes, "budget": alloc, "method": chosen})
+    tasks.index.name = "task"
+    items = pd.Index(np.concatenate([f.items.to_numpy(dtype=object) for f in fits.values()]), name="item")
+    return Selection(items=items, tasks=tasks, method=method, budget=budget, seed=seed,
+                     reference=_reference_info(rm, reference, format, metric), item_info=info.reindex(items),
+                     budget_curve=curve, created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                     effstats_version=_version(), _fits=fits, _reference=rm)
+
+
+def _budget_grid(n_items: int, n_tasks: int) -> list[int]:
+    b, out = max(25, 2 * n_tasks), []
+    while b < n_items:
+        out.append(b)
+        b *= 2
+    return out + [n_items]
+
+
+# --------------------------------------------------------------------------------------------------- estimate
+@dataclass
+class _TaskResult:
+    task: str
+    weight: float
+    result: Any
+    design_based: bool
+    n_selected: int
+    n_evaluated: np.ndarray
+
+
+def _combine(fits: dict[str, _TaskFit], new: ResponseMatrix, tasks: pd.Series) -> tuple["_Combined", list[_TaskResult]]:
+    n_total = len(tasks)
+    parts = []
+    for t, f in fits.items():
+        have = new.item_ids.intersection(f.items)
+        if not len(have):
+            raise ValueError(f"new_results: no result on any of the {len(f.items)} items chosen in task {t!r}")
+        sub = _on_items(new, f.items)
+        n_eval = sub.observed.sum(1)
+        w = float((tasks == t).sum()) / n_total
+        parts.append(_TaskResult(t, w, f.predict(sub), f.design_based, len(f.items), n_eval))
+    return _Combined(parts), parts
+
+
+@dataclass
+class _Combined:
+    """The whole benchmark's estimate: the tasks' estimates weighted by their sizes."""
+
+    parts: list
+
+    @property
+    def statistic(self) -> np.ndarray:
+        return sum(p.weight * np.asarray(p.result.statistic, float) for p in self.parts)
+
+    @property
+    def standard_error(self) -> np.ndarray:
+        se = [p.weight * np.asarray(p.result.standard_error, float) for p in self.parts]
+        if all(p.design_based for p in self.parts):
+            return np.sqrt(sum(s ** 2 for s in se))
+        return sum(se)  # model-based errors of one model may agree in sign across tasks: the conservative sum
+
+    def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
+        if len(self.parts) == 1:
+            ci = self.parts[0].result.confidence_interval(confidence_level)
+            return ConfidenceInterval(np.asarray(ci.low, float), np.asarray(ci.high, float))
+        z = stats.norm.ppf(0.5 + check_confidence_level(confidence_level) / 2)
+        est, se = self.statistic, self.standard_error
+        return ConfidenceInterval(np.clip(est - z * se, 0, 1), np.clip(est + z * se, 0, 1))
+
+
+@dataclass
+class Estimate:
+    """A new model's (or several new models') score from its results on the chosen items, and its place among the
+    reference models.
+
+    ``statistic`` / ``standard_error`` / :meth:`confidence_interval` follow scipy.stats' result protocol, one value
+    per new model; :meth:`rank_interval` places each new model in the leaderboard of the reference models;
+    :meth:`to_frame`, :meth:`tasks` and :meth:`save` (CSV, Markdown, HTML) report it.
+
+    Attributes
+    ----------
+    model_ids : Index
+        The new models.
+    leaderboard : DataFrame
+        The reference models' scores on the whole benchmark (``score``: mean over their observed items,
+        ``standard_error``: 0 for a model with every item, else the finite-population error of that mean).
+    selection : Selection
+    n_missing : Series
+        Chosen items each new model has no result on (estimated from the others).
+    """
+
+    model_ids: pd.Index
+    leaderboard: pd.DataFrame
+    selection: Selection
+    n_missing: pd.Series
+    _combined: _Combined = field(repr=False)
+    _parts: list = field(repr=False)
+
+    def __repr__(self) -> str:
+        est = ", ".join(f"{m}: {s:.3f}" for m, s in zip(self.model_ids[:3], self.statistic[:3]))
+        more = f", … ({len(self.model_ids)} models)" if len(self.model_ids) > 3 else ""
+        return f"Estimate({est}{more}; method={self.selection.method!r}, {len(self.selection.items)} items)"
+
+    @property
+    def statistic(self) -> np.ndarray:
+        """Estimated whole-benchmark score (mean over all items of all tasks) per new model."""
+        return self._combined.statistic
+
+    @property
+    def standard_error(self) -> np.ndarray:
+        return self._combined.standard_error
+
+    def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
+        """Interval for each new model's whole-benchmark score.
+
+        One task: the method's own interval (Wilson / Korn–Graubard for random designs, cross-validated
+        conformal for model-based predictors). Several: a normal interval on the size-weighted sum of the tasks'
+        estimates, whose standard errors add in quadrature for design-based methods (independent samples per
+        task) and linearly otherwise (errors of one model may share a sign across tasks).
+        """
+        return self._combined.confidence_interval(confidence_level)
+
+    def rank_interval(self, confidence_level: float = 0.95) -> pd.DataFrame:
+        """Each new model's rank among the reference models (1 = best) and a confidence interval for it.
+
+        The rank is one plus the number of reference models scoring above the estimate. The interval comes from
+        simultaneous intervals (Bonferroni): the new model's score interval at level ``1 - alpha/2`` and each
+        uncertain reference score (a model with missing items) at ``1 - alpha / (2 m)``; rank ``low`` counts the
+        reference models surely above, ``high`` those possibly above. Since the rank is monotone in the scores,
+        the interval covers the true rank whenever the simultaneous intervals cover the scores. With complete
+        reference data only the new model's interval matters and it is used at level ``1 - alpha``.
+
+        References
+        ----------
+        Klein, M., Wright, T. and Wieczorek, J. (2020). A joint confidence region for an overall ranking of
+        populations. *Journal of the Royal Statistical Society C* 69(3), 589–606.
+        """
+        level = check_confidence_level(confidence_level)
+        alpha = 1 - level
+        ref, se_ref = self.leaderboard["score"].to_numpy(), self.leaderboard["standard_error"].to_numpy()
+        uncertain = se_ref > 0
+        m = int(uncertain.sum())
+        new_level = 1 - alpha / 2 if m else level
+        ci = self.confidence_interval(new_level)
+        if m:
+            z = stats.norm.ppf(1 - alpha / (4 * m))
+            r_lo, r_hi = ref - z * se_ref, ref + z * se_ref
+        else:
+            r_lo = r_hi = ref
+        est = self.statistic
+        rank = 1 + (ref[None, :] > est[:, None]).sum(1)
+        low = 1 + (r_lo[None, :] > np.asarray(ci.high)[:, None]).sum(1)
+        high = 1 + (r_hi[None, :] >= np.asarray(ci.low)[:, None]).sum(1)
+        return pd.DataFrame({"rank": rank, "rank_low": low, "rank_high": high, "of": len(ref) + 1},
+                            index=self.model_ids)
+
+    def to_frame(self, confidence_level: float = 0.95) -> pd.DataFrame:
+        """One row per new model: estimate, standard error, interval, rank and rank interval, items used."""
+        ci = self.confidence_interval(confidence_level)
+        out = pd.DataFrame({"estimate": self.statistic, "standard_error": self.standard_error, "low": ci.low,
+                            "high": ci.high}, index=self.model_ids)
+        out = out.join(self.rank_interval(confidence_level))
+        out["n_items"] = len(self.selection.items) - self.n_missing.to_numpy()
+        out["n_missing"] = self.n_missing.to_numpy()
+        out.index.name = "model"
+        return out
+
+    def tasks(self, confidence_level: float = 0.95) -> pd.DataFrame:
+        """One row per (new model, task): the task's estimate, standard error, interval and items used."""
+        rows = []
+        for p in self._parts:
+            ci = p.result.confidence_interval(confidence_level)
+            for j, mid in enumerate(self.model_ids):
+                rows.append({"model": mid, "task": p.task, "weight": p.weight,
+                             "estimate": float(np.asarray(p.result.statistic)[j]),
+                             "standard_error": float(np.asarray(p.result.standard_error)[j]),
+                             "low": float(np.asarray(ci.low)[j]), "high": float(np.asarray(ci.high)[j]),
+                             "n_items": int(p.n_evaluated[j]), "n_chosen": p.n_selected})
+        return pd.DataFrame(rows).set_index(["model", "task"])
+
+    def to_markdown(self, confidence_level: float = 0.95) -> str:
+        sel = self.selection
+        pct = int(round(100 * confidence_level))
+        lines = [f"# Estimate from {len(sel.items)} of {sel.reference['n_items']:,} items",
+                 "",
+                 f"Method `{sel.method}` (seed {sel.seed}), {sel.reference['n_models']} reference models, "
+                 f"{len(sel.tasks)} task(s). Intervals at {pct} %; rank 1 is the best of "
+                 f"{sel.reference['n_models'] + 1} models (the references and the new model).",
+                 ""]
+        f = self.to_frame(confidence_level)
+        lines.append("| model | estimate | s.e. | interval | rank | rank interval | items |")
+        lines.append("|---|---|---|---|---|---|---|")
+        for mid, r in f.iterrows():
+            lines.append(f"| {mid} | {r.estimate:.4f} | {r.standard_error:.4f} | [{r.low:.4f}, {r.high:.4f}] | "
+                         f"{int(r['rank'])} | [{int(r.rank_low)}, {int(r.rank_high)}] | {int(r.n_items)} |")
+        if len(sel.tasks) > 1:
+            lines += ["", "## Per task", "", "| model | task | estimate | interval | items |", "|---|---|---|---|---|"]
+            for (mid, t), r in self.tasks(confidence_level).iterrows():
+                lines.append(f"| {mid} | {t} | {r.estimate:.4f} | [{r.low:.4f}, {r.high:.4f}] | {int(r.n_items)} |")
+        if self.n_missing.sum():
+            lines += ["", f"Chosen items without a result (estimated from the others): "
+                      + ", ".join(f"{m}: {int(n)}" for m, n in self.n_missing.items() if n) + "."]
+        return "\n".join(lines) + "\n"
+
+    def _repr_html_(self) -> str:
+        return self.to_frame().to_html(float_format=lambda x: f"{x:.4f}")
+
+    def save(self, directory: str | Path, confidence_level: float = 0.95) -> dict[str, Path]:
+        """Write ``estimate.csv``, ``tasks.csv``, ``estimate.md`` and ``estimate.html`` into ``directory``."""
+        d = Path(directory)
+        frame, tasks = self.to_frame(confidence_level), self.tasks(confidence_level)
+        md = self.to_markdown(confidence_level)
+        html = ("<!doctype html><meta charset='utf-8'><title>effstats estimate</title>"
+                "<style>body{font-family:sans-serif;max-width:60em;margin:2em auto}table{border-collapse:collapse}"
+                "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}</style>"
+                f"<h1>Estimate from {len(self.selection.items)} items</h1>"
+                f"<p>Method <code>{self.selection.method}</code>, seed {self.selection.seed}; intervals at "
+                f"{int(round(100 * confidence_level))} %.</p>"
+                + frame.to_html(float_format=lambda x: f"{x:.4f}")
+                + "<h2>Per task</h2>" + tasks.to_html(float_format=lambda x: f"{x:.4f}"))
+        return {"csv": write_text_atomic(d / "estimate.csv", frame.to_csv()),
+                "tasks": write_text_atomic(d / "tasks.csv", tasks.to_csv()),
+                "markdown": write_text_atomic(d / "estimate.md", md),
+                "html": write_text_atomic(d / "estimate.html", html)}
+
+
+def _refit(sel: Selection, reference: Any, name: str = "reference") -> tuple[dict, ResponseMatrix]:
+    if sel._fits is not None and reference is None:
+        return sel._fits, sel._reference
+    ref = reference if reference is not None else sel.reference.get("source")
+    if ref is None:
+        raise ValueError(f"{name}: the manifest was made from data in memory; pass reference= (the same data)")
+    rm = read_results(ref, format=sel.reference.get("format", "auto"), metric=sel.reference.get("metric"), name=name)
+    h = content_hash(rm)
+    if h != sel.reference["sha256"]:
+        raise ValueError(f"{name}: this reference data differs from the data the manifest was made from "
+                         f"(content hash {h[:12]}… vs {sel.reference['sha256'][:12]}…; {rm.n_models} × {rm.n_items} vs "
+                         f"{sel.reference['n_models']} × {sel.reference['n_items']}); pass the same data or select again")
+    info = item_tasks(rm)
+    fits = _fit_tasks(rm, info["task"], sel.tasks["budget"], sel.method, sel.seed)
+    items = pd.Index(np.concatenate([f.items.to_numpy(dtype=object) for f in fits.values()]))
+    if not items.equals(pd.Index(sel.items, dtype=object)):
+        raise ValueError(f"{name}: refitting {sel.method!r} chose other items than the manifest "
+                         f"({len(items.difference(sel.items))} differ; manifest made with effstats "
+                         f"{sel.effstats_version}, this is {_version()}); select again")
+    return fits, rm
+
+
+def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric: str | None = None,
+             duplicates: str = "last") -> Estimate:
+    """Estimate new models' whole-benchmark scores from their results on the chosen items, and rank them.
+
+    Parameters
+    ----------
+    selection : Selection or path
+        A :class:`Selection` from :func:`select`, or the folder (or ``manifest.json``) it was saved to. A loaded
+        manifest is refitted from the reference data, which must be the data it was made from (same content
+        hash); the refit must choose the same items.
+    new_results : path or ResponseMatrix
+        The new models' results on the chosen items: lm-eval's output folder of the ``--samples`` run, a CSV of
+        item scores, ... (see :func:`read_results`). Items are matched by id. Results on items outside the
+        selection are refused; chosen items without a result are estimated from the others, with a warning
+        naming them.
+    reference : path or ResponseMatrix, optional
+        The reference data, when not at the path the manifest records.
+    metric : str, optional
+        Per-item metric to read from ``new_results`` (default: the reference's).
+    duplicates : {"last", "first", "mean", "error"}, default "last"
+        Two runs of one model in ``new_results``.
+
+    Returns
+    -------
+    Estimate
+
+    See Also
+    --------
+    select : chooses the items and writes the manifest.
+
+    Examples
+    --------
+    >>> from effstats.datasets import simulate_responses
+    >>> from effstats.workflow import select, estimate
+    >>> data = simulate_responses(41, 800, rng=0)
+    >>> ref, new = data.subset(models=range(40)), data.subset(models=[40])
+    >>> sel = select(ref, 100, method="sortsearch", seed=0)
+    >>> est = estimate(sel, new.subset(items=sel.items))
+    >>> frame = est.to_frame()
+    >>> bool(frame["low"].iloc[0] <= new.accuracy().iloc[0] <= frame["high"].iloc[0])
+    True
+    >>> list(frame.columns)
+    ['estimate', 'standard_error', 'low', 'high', 'rank', 'rank_low', 'rank_high', 'of', 'n_items', 'n_missing']
+    """
+    if not isinstance(selection, Selection):
+        if not isinstance(selection, (str, Path)):
+            raise ValueError(f"selection: expected a Selection or the folder it was saved to, got {type(selection).__name__}")
+        selection = Selection.load(selection)
+    fits, rm = _refit(selection, reference)
+    new = read_results(new_results, format="auto", name="new_results",
+                       metric=metric if metric is not None else (None if isinstance(new_results, ResponseMatrix)
+                                                                  else selection.reference.get("metric")),
+                       duplicates=duplicates)
+    chosen = pd.Index(selection.items)
+    new_ids = new.item_ids
+    outside = new_ids.difference(chosen)
+    if len(outside):
+        raise ValueError(f"new_results: {len(outside)} item(s) are not in the manifest, e.g. {list(outside[:3])}: "
+                         "results of another selection or another benchmark?")
+    present = chosen.intersection(new_ids)
+    if not len(present):
+        raise ValueError("new_results: no result on any chosen item")
+    obs = pd.DataFrame(new.observed, index=new.model_ids, columns=new_ids).reindex(columns=chosen, fill_value=False)
+    n_missing = (~obs).sum(1)
+    if n_missing.any():
+        lacking = chosen[~obs.all(0).to_numpy()]
+        shown = ", ".join(map(str, lacking[:5])) + (f" and {len(lacking) - 5} more" if len(lacking) > 5 else "")
+        warnings.warn(f"new_results: {len(lacking)} chosen item(s) have no result for some model ({shown}); "
+                      "estimated from the other items", UserWarning, stacklevel=2)
+    tasks = item_tasks(rm)["task"]
+    combined, parts = _combine(fits, new, tasks)
+    scores, se = _observed_scores(rm)
+    board = pd.DataFrame({"score": scores, "standard_error": se}, index=rm.model_ids).sort_values("score",
+                                                                                                 ascending=False)
+    return Estimate(model_ids=new.model_ids, leaderboard=board, selection=selection,
+                    n_missing=pd.Series(n_missing.to_numpy(), index=new.model_ids), _combined=combined, _parts=parts)

@@ -1,0 +1,193 @@
+"""Files of the evaluation loop: reading results in any supported layout, content hashes, atomic JSON."""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..responses import ResponseMatrix
+
+__all__ = ["read_results", "content_hash", "write_json_atomic", "read_json"]
+
+FORMATS = ("auto", "lm-eval", "helm", "csv", "parquet")
+
+
+def _detect(path: Path) -> str:
+    if path.is_dir():
+        if next(path.rglob("samples_*.jsonl*"), None) is not None:
+            return "lm-eval"
+        if next(path.rglob("per_instance_stats.json"), None) is not None:
+            return "helm"
+        raise ValueError(f"{path}: a folder with neither lm-evaluation-harness samples_*.jsonl logs nor HELM run "
+                         "folders (per_instance_stats.json)")
+    name = path.name.lower()
+    if name.endswith((".parquet", ".pq")):
+        return "parquet"
+    if ".jsonl" in name:
+        return "lm-eval"
+    if name.endswith((".csv", ".tsv", ".txt", ".csv.gz", ".tsv.gz")):
+        return "csv"
+    raise ValueError(f"{path}: unknown file type; expected a CSV/TSV or Parquet table, an lm-eval samples_*.jsonl "
+                     "log or a folder of them, or HELM run folders")
+
+
+def read_results(source: Any, *, format: str = "auto", metric: str | None = None,
+                 duplicates: str = "last", name: str = "source") -> ResponseMatrix:
+    """Read per-item results of one or many models from the files users have.
+
+    Parameters
+    ----------
+    source : path or ResponseMatrix
+        A folder of lm-evaluation-harness ``--log_samples`` output (``samples_<task>_<time>.jsonl``), a folder
+        of HELM run folders (``per_instance_stats.json`` + ``run_spec.json``), a long or wide CSV/TSV/Parquet
+        table of item scores (long: columns ``model``, ``item``, ``score``; wide: one row per model, one column
+        per item), or a :class:`~effstats.responses.ResponseMatrix` (returned as it is).
+    format : {"auto", "lm-eval", "helm", "csv", "parquet"}, default "auto"
+        The layout; ``"auto"`` looks at the file name or the folder's contents.
+    metric : str, optional
+        The per-item metric to read: lm-eval's per-sample field (default ``"acc"``), HELM's stat name (default
+        ``"exact_match"``). Tables hold one score per cell and take none.
+    duplicates : {"last", "first", "mean", "error"}, default "last"
+        Two runs of one model (on one task): keep the latest, the first, average them, or refuse.
+    name : str
+        The argument name used in error messages.
+
+    Returns
+    -------
+    ResponseMatrix
+        Models × items; cells a model was not run on are ``missing``.
+
+    Examples
+    --------
+    >>> import pandas as pd, tempfile, os
+    >>> from effstats.workflow import read_results
+    >>> d = tempfile.mkdtemp()
+    >>> pd.DataFrame({"model": ["a", "a", "b", "b"], "item": ["q1", "q2", "q1", "q2"],
+    ...               "score": [1, 0, 1, 1]}).to_csv(os.path.join(d, "scores.csv"), index=False)
+    >>> read_results(os.path.join(d, "scores.csv"))
+    ResponseMatrix(2 models × 2 items, kind='binary')
+    """
+    if isinstance(source, ResponseMatrix):
+        return source
+    if format not in FORMATS:
+        raise ValueError(f"format: expected one of {list(FORMATS)}, got {format!r}")
+    if duplicates not in ("last", "first", "mean", "error"):
+        raise ValueError(f"duplicates: expected 'last', 'first', 'mean' or 'error', got {duplicates!r}")
+    if not isinstance(source, (str, os.PathLike)):
+        raise ValueError(f"{name}: expected a path or a ResponseMatrix, got {type(source).__name__}")
+    path = Path(source).expanduser()
+    if not path.exists():
+        raise ValueError(f"{name}: {str(path)!r} does not exist")
+    fmt = format
+    if fmt == "auto":
+        try:
+            fmt = _detect(path)
+        except ValueError as exc:
+            raise ValueError(f"{name}: {exc}") from None
+    if metric is not None and fmt in ("csv", "parquet"):
+        raise ValueError(f"metric: a table holds one score per cell; metric={metric!r} applies to lm-eval logs and HELM runs")
+    from ..datasets import harness
+
+    kw = _dup_kw(harness.read_lm_eval_samples, duplicates)
+    try:
+        if fmt == "lm-eval":
+            return harness.read_lm_eval_samples(path, metric=metric or "acc", **kw)
+        if fmt == "helm":
+            from ..datasets import helm
+
+            return helm.read_helm_runs(path, metric=metric or "exact_match", duplicates=duplicates)
+        if fmt == "csv":
+            return harness.read_scores_csv(path, **_dup_kw(harness.read_scores_csv, duplicates))
+        return _read_parquet(path)
+    except (ValueError, FileNotFoundError) as exc:
+        msg = str(exc)
+        for internal in ("path_or_paths:", "path:"):  # the readers' own argument names: say which input it was
+            if msg.startswith(internal):
+                msg = msg[len(internal):].strip()
+        raise ValueError(f"{name}: {msg}") from None
+
+
+def _dup_kw(reader: Any, duplicates: str) -> dict[str, str]:
+    import inspect
+
+    return {"duplicates": duplicates} if "duplicates" in inspect.signature(reader).parameters else {}
+
+
+def _read_parquet(path: Path) -> ResponseMatrix:
+    try:
+        df = pd.read_parquet(path)
+    except Exception as exc:  # the engine's errors vary (pyarrow, fastparquet, none installed)
+        raise ValueError(f"{path.name} is not a readable Parquet file ({type(exc).__name__}: {exc})") from None
+    if {"model", "item", "score"} <= set(df.columns):
+        return ResponseMatrix.from_long(df, model="model", item="item", score="score")
+    if "model" in df.columns:
+        df = df.set_index("model")
+    if pd.api.types.is_numeric_dtype(df.index) and not isinstance(df.index, pd.RangeIndex):
+        raise ValueError(f"{path.name}: the model column holds numbers; name the model column 'model'")
+    return ResponseMatrix(df.to_numpy(dtype=float), nan_as_missing=True, model_ids=df.index.astype(str),
+                          item_ids=df.columns.astype(str))
+
+
+def content_hash(rm: ResponseMatrix) -> str:
+    """SHA-256 of a response matrix's model ids, item ids, values and missing cells (hex).
+
+    The same data gives the same hash on any machine (ids as UTF-8 JSON, values as little-endian float64 with NaN
+    at missing cells), so a manifest can say whether the reference data it was made from has changed.
+    """
+    h = hashlib.sha256()
+    h.update(json.dumps([str(m) for m in rm.model_ids]).encode())
+    h.update(json.dumps([str(i) for i in rm.item_ids]).encode())
+    h.update(np.ascontiguousarray(rm.values_with_nan(), dtype="<f8").tobytes())
+    return h.hexdigest()
+
+
+def write_text_atomic(path: str | os.PathLike, text: str) -> Path:
+    """Write ``text`` to a temporary file beside ``path``, flush it to disk, then rename it over ``path``.
+
+    An interrupted run leaves either the previous file or the new one, never a half-written file.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def write_json_atomic(path: str | os.PathLike, obj: Any) -> Path:
+    """JSON version of :func:`write_text_atomic`."""
+    return write_text_atomic(path, json.dumps(obj, indent=1, ensure_ascii=False, default=_jsonable) + "\n")
+
+
+def _jsonable(x: Any) -> Any:
+    if isinstance(x, np.integer):
+        return int(x)
+    if isinstance(x, np.floating):
+        return float(x)
+    if isinstance(x, np.ndarray):
+        return x.tolist()
+    raise TypeError(f"not JSON serialisable: {type(x).__name__}")
+
+
+def read_json(path: str | os.PathLike, name: str) -> Any:
+    """Parse a JSON file, or one clear error naming ``name``."""
+    p = Path(path)
+    if not p.is_file():
+        raise ValueError(f"{name}: {str(p)!r} does not exist")
+    try:
+        return json.loads(p.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{name}: {p.name} is not valid JSON ({exc})") from None

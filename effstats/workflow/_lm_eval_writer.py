@@ -1,0 +1,111 @@
+"""Write per-item 0/1 results in lm-evaluation-harness's ``--log_samples`` layout (fixtures, demonstrations)."""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..responses import ResponseMatrix
+
+__all__ = ["write_lm_eval_samples"]
+
+
+def _sanitize(name: str) -> str:
+    # lm-eval writes "org/name" as the folder "org__name" and replaces other unsafe characters
+    return re.sub(r"[^\w.\-]", "_", str(name).replace("/", "__"))
+
+
+def write_lm_eval_samples(responses: ResponseMatrix, directory: str | Path, *, n_choices: int = 4,
+                          numbers: str = "string", timestamp: str = "2026-01-01T00-00-00.000000",
+                          models: Any = None, items: Any = None, rng: Any = 0) -> Path:
+    """Write 0/1 results as lm-evaluation-harness sample logs: one folder per model with
+    ``samples_<task>_<timestamp>.jsonl`` per task and ``results_<timestamp>.json`` naming the model.
+
+    Each record is a multiple-choice document with ``n_choices`` choices, gold ``doc_id % n_choices``, and
+    loglikelihoods whose arg-max is the gold choice exactly where the response is 1, so the harness's ``acc`` (and
+    effstats' reader, which recomputes it from the loglikelihoods) equals the response. Missing cells are not
+    written (the model "did not run" that document).
+
+    Parameters
+    ----------
+    responses : ResponseMatrix
+        Binary; item ids ``"<task>/<doc_id>"`` (or a ``task`` and ``doc_id`` item column).
+    directory : path
+        The ``--output_path``.
+    n_choices : int, default 4
+    numbers : {"string", "numeric"}, default "string"
+        How ``resps`` / ``filtered_resps`` hold the numbers: as strings (recent harness versions) or as JSON
+        numbers and booleans (older ones).
+    timestamp : str
+        The run's timestamp in the file names.
+    models, items : optional
+        Write only these models / items (ids).
+    rng : int or Generator
+        The loglikelihoods' noise.
+
+    Returns
+    -------
+    Path
+        ``directory``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from effstats import ResponseMatrix
+    >>> from effstats.datasets import read_lm_eval_samples
+    >>> from effstats.workflow import write_lm_eval_samples
+    >>> rm = ResponseMatrix([[1, 0, 1], [0, 0, 1]], model_ids=["org/a", "b"], item_ids=["arc/0", "arc/1", "arc/2"])
+    >>> out = write_lm_eval_samples(rm, tempfile.mkdtemp())
+    >>> read_lm_eval_samples(out).values.astype(int).tolist()
+    [[1, 0, 1], [0, 0, 1]]
+    """
+    from ._core import item_tasks
+
+    if responses.kind != "binary":
+        raise ValueError("responses: lm-eval multiple-choice logs hold 0/1 accuracy; these responses are graded")
+    if numbers not in ("string", "numeric"):
+        raise ValueError(f"numbers: expected 'string' or 'numeric', got {numbers!r}")
+    rm = responses if models is None and items is None else responses.subset(models=models, items=items)
+    info = item_tasks(rm)
+    if (info["doc_id"] < 0).any():
+        raise ValueError("responses: item ids must be '<task>/<doc_id>' (or carry task and doc_id columns)")
+    gen = np.random.default_rng(rng)
+    out = Path(directory)
+    tasks = info["task"].to_numpy()
+    docs = info["doc_id"].to_numpy()
+    vals, obs = rm.values, rm.observed
+    for mi, model in enumerate(rm.model_ids):
+        folder = out / _sanitize(model)
+        folder.mkdir(parents=True, exist_ok=True)
+        for task in sorted(set(tasks)):
+            cols = np.flatnonzero((tasks == task) & obs[mi])
+            lines = []
+            for j in cols:
+                doc = int(docs[j])
+                gold = doc % n_choices
+                ll = gen.normal(-3.0, 0.5, n_choices)
+                top = gold if vals[mi, j] else (gold + 1 + int(gen.integers(n_choices - 1))) % n_choices
+                ll[top] = ll.max() + 0.5 + gen.random()
+                greedy = [bool(k == top) for k in range(n_choices)]
+                if numbers == "string":
+                    resps = [[[str(v), str(g)]] for v, g in zip(ll, greedy)]
+                    filtered = [[str(v), str(g)] for v, g in zip(ll, greedy)]
+                else:
+                    resps = [[[float(v), g]] for v, g in zip(ll, greedy)]
+                    filtered = [[float(v), g] for v, g in zip(ll, greedy)]
+                rec = {"doc_id": doc, "doc": {"question": f"{task} question {doc}", "gold": gold},
+                       "target": str(gold),
+                       "arguments": {f"gen_args_{k}": {"arg_0": f"Question {doc}:", "arg_1": f" choice {k}"}
+                                     for k in range(n_choices)},
+                       "resps": resps, "filtered_resps": filtered, "filter": "none", "metrics": ["acc"],
+                       "acc": float(vals[mi, j])}
+                lines.append(json.dumps(rec))
+            if lines:
+                (folder / f"samples_{task}_{timestamp}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        (folder / f"results_{timestamp}.json").write_text(json.dumps(
+            {"results": {}, "model_name": str(model), "model_name_sanitized": _sanitize(model),
+             "config": {"model": "hf", "model_args": f"pretrained={model}"}}), encoding="utf-8")
+    return out
