@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 import tempfile
 from pathlib import Path
 
@@ -263,3 +264,170 @@ def test_scores_csv_round_trips_long_and_wide(data):
             assert read_scores_csv(f, format=fmt, kind="score").shape == rm.shape
             np.testing.assert_array_equal(back.values_with_nan(), rm.values_with_nan())  # exact: floats are written with repr
             assert list(back.model_ids) == list(rm.model_ids) and list(back.item_ids) == list(rm.item_ids)
+
+
+# ----------------------------------------------------------------------------------------------------- runs, names, damaged files
+def _sanitized(name):
+    # the folder lm-eval's EvaluationTracker writes for a model name
+    return re.sub(r"[\"<>:/|\\?*\[\]]+", "__", name)
+
+
+def _mc_record(doc_id, correct, new_format, n=4):
+    """A multiple-choice record whose loglikelihoods put the arg-max on the gold choice iff ``correct``; acc is not
+    logged, so the reader has to recompute it from ``resps`` in the string or the numeric form."""
+    gold = doc_id % n
+    ll = np.full(n, -3.0)
+    ll[gold if correct else (gold + 1) % n] = -0.5
+    conts = [f" choice {k}" for k in range(n)]
+    if new_format:
+        return {"doc_id": doc_id, "target": str(gold), "filter": "none", "metrics": ["acc"],
+                "arguments": {f"gen_args_{k}": {"arg_0": "Q:", "arg_1": c} for k, c in enumerate(conts)},
+                "resps": [[[str(v), "False"]] for v in ll], "filtered_resps": [[str(v), "False"] for v in ll]}
+    return {"doc_id": doc_id, "target": gold, "filter": "none", "metrics": ["acc"],
+            "arguments": [["Q:", c] for c in conts],
+            "resps": [[[float(v), False]] for v in ll], "filtered_resps": [[float(v), False] for v in ll]}
+
+
+def _write_run(out, name, task, ts, rows, *, results=True, model_args=None):
+    folder = out / _sanitized(name)
+    _write(folder / f"samples_{task}_{ts}.jsonl", rows)
+    if results:
+        doc = {"results": {task: {"alias": task}}, "config": {"model": "hf", "model_args": model_args or f"pretrained={name},dtype=float16"},
+               "model_name": "" if model_args else name, "model_name_sanitized": _sanitized(name)}
+        (folder / f"results_{ts}.json").write_text(json.dumps(doc, indent=2))
+    return folder
+
+
+@settings(max_examples=20, deadline=None)
+@given(truth=hnp.arrays(bool, st.tuples(st.integers(1, 3), st.integers(1, 6))), data=st.data())
+def test_lm_eval_values_and_model_names_read_back_from_a_truth_matrix(truth, data):
+    names = ["/home/me/ckpt/step-1000", "EleutherAI/pythia-160m", "org/model:v2"][: truth.shape[0]]
+    observed = data.draw(hnp.arrays(bool, truth.shape))
+    observed[:, 0] = True
+    new_format = data.draw(st.booleans())
+    with tempfile.TemporaryDirectory() as d:
+        for m, name in enumerate(names):
+            rows = [_mc_record(j, truth[m, j], new_format) for j in range(truth.shape[1]) if observed[m, j]]
+            _write_run(Path(d), name, "arc_easy", TS, rows)
+        rm = read_lm_eval_samples(d)
+    assert list(rm.model_ids) == sorted(names)  # from results_<ts>.json: the folder names lost "/" and ":"
+    order = [names.index(m) for m in rm.model_ids]
+    cols = observed.any(axis=0)
+    np.testing.assert_array_equal(rm.values[rm.observed], truth[order][:, cols][observed[order][:, cols]])
+    np.testing.assert_array_equal(rm.observed, observed[order][:, cols])
+    assert rm.items["doc_id"].tolist() == [j for j in range(truth.shape[1]) if cols[j]]
+    assert all(type(v) is int for v in rm.items["doc_id"])
+    assert list(rm.item_ids) == [f"arc_easy/{j}" for j in rm.items["doc_id"]]
+
+
+def test_lm_eval_model_name_sources(tmp_path):
+    # model_name empty: the pretrained= entry of config.model_args names the model
+    _write_run(tmp_path, "/data/ckpt-a", "arc_easy", TS, [_mc_record(0, True, True)], model_args="pretrained=/data/ckpt-a,dtype=float16")
+    # model_args logged as a mapping (the Python API)
+    _write_run(tmp_path, "org/b", "arc_easy", TS, [_mc_record(0, False, True)], model_args={"pretrained": "org/b", "dtype": "float16"})
+    # no results file: the folder name
+    _write_run(tmp_path, "org/c", "arc_easy", TS, [_mc_record(0, True, True)], results=False)
+    # a results file of another run (another timestamp) does not name this one
+    other = _write_run(tmp_path, "org/d", "arc_easy", TS, [_mc_record(0, True, True)], results=False)
+    (other / "results_2023-01-01T00-00-00.000001.json").write_text(json.dumps({"model_name": "not/this"}))
+    # --output_path ending in .json: "<stem>_<ts>.json" beside the samples
+    e = tmp_path / "flat"
+    _write(e / f"samples_arc_easy_{TS}.jsonl", [_mc_record(0, True, True)])
+    (e / f"my_results_{TS}.json").write_text(json.dumps({"model_name": "org/e"}))
+    rm = read_lm_eval_samples(tmp_path)
+    assert list(rm.model_ids) == ["/data/ckpt-a", "org/b", "org/c", "org/d", "org/e"]
+    np.testing.assert_array_equal(rm.values[:, 0], [1, 0, 1, 1, 1])
+    # a mapping names the models itself
+    assert list(read_lm_eval_samples({"mine": tmp_path / _sanitized("/data/ckpt-a")}).model_ids) == ["mine"]
+    (tmp_path / _sanitized("org/b") / f"results_{TS}.json").write_text('{"model_name": "org/b", "res')
+    with pytest.raises(ValueError, match=r"^path_or_paths: org__b/results_.*\.json \(the results file of the run\) is not valid JSON"):
+        read_lm_eval_samples(tmp_path)
+
+
+def test_lm_eval_duplicate_runs_first_last_mean_error(tmp_path):
+    early, late = "2024-01-01T00-00-00.000001", "2024-06-01T00-00-00.000001"
+    _write_run(tmp_path, "org/m", "arc_easy", late, [_mc_record(j, v, True) for j, v in enumerate([0, 0, 1])])
+    _write_run(tmp_path, "org/m", "arc_easy", early, [_mc_record(j, v, False) for j, v in enumerate([1, 0, 1, 1])])
+    _write_run(tmp_path, "org/n", "arc_easy", early, [_mc_record(j, 1, True) for j in range(4)])
+    with pytest.warns(UserWarning, match=r"model 'org/m', task 'arc_easy' \(2 runs\); using the latest run"):
+        last = read_lm_eval_samples(tmp_path)
+    assert list(last.model_ids) == ["org/m", "org/n"]
+    np.testing.assert_array_equal(last.values_with_nan()[0], [0, 0, 1, np.nan])  # doc 3 only in the earlier run
+    with pytest.warns(UserWarning, match=r"model 'org/m', task 'arc_easy' \(2 runs\); using the earliest run"):
+        first = read_lm_eval_samples(tmp_path, duplicates="first")
+    np.testing.assert_array_equal(first.values[0], [1, 0, 1, 1])
+    mean = read_lm_eval_samples(tmp_path, duplicates="mean")
+    assert mean.kind == "score"
+    np.testing.assert_array_equal(mean.values[0], [0.5, 0, 1, 1])
+    # the probabilities of the mean are the mean of the runs' probabilities
+    p_late, p_early = last.probabilities[0, 0], first.probabilities[0, 0]
+    np.testing.assert_allclose(mean.probabilities[0, 0], (p_late + p_early) / 2, rtol=1e-12)
+    with pytest.raises(ValueError, match=r"^path_or_paths: model 'org/m' has 2 runs of task 'arc_easy' \(org__m/samples_arc_easy_2024-01"):
+        read_lm_eval_samples(tmp_path, duplicates="error")
+    with pytest.raises(ValueError, match="^duplicates: expected one of 'last', 'first', 'error', 'mean'"):
+        read_lm_eval_samples(tmp_path, duplicates="latest")
+
+
+def test_lm_eval_lfs_pointer_and_truncated_last_line(tmp_path):
+    folder = _write_run(tmp_path, "org/m", "arc_easy", TS, [_mc_record(j, True, True) for j in range(3)])
+    f = folder / f"samples_arc_easy_{TS}.jsonl"
+    good = f.read_text()
+    f.write_text("version https://git-lfs.github.com/spec/v1\noid sha256:" + "a" * 64 + "\nsize 52311\n")
+    with pytest.raises(ValueError) as exc:
+        read_lm_eval_samples(tmp_path)
+    assert str(exc.value) == f"path_or_paths: org__m/{f.name} is a Git LFS pointer, not the log; run `git lfs pull`"
+    lines = good.splitlines(keepends=True)
+    f.write_text("".join(lines[:2]) + lines[2][: len(lines[2]) // 2])  # a run stopped while writing its third record
+    with pytest.raises(ValueError, match=rf"^path_or_paths: org__m/{f.name} line 3 \(the last line\) is truncated, not valid JSON") as exc:
+        read_lm_eval_samples(tmp_path)
+    assert "\n" not in str(exc.value)
+    gz = folder / f"samples_arc_easy_{TS}.jsonl.gz"
+    f.unlink()
+    gz.write_bytes(gzip.compress(good.encode())[:-20])  # a cut gzip stream
+    with pytest.raises(ValueError, match=rf"^path_or_paths: org__m/{gz.name} is not UTF-8 JSON lines"):
+        read_lm_eval_samples(tmp_path)
+
+
+def test_scores_csv_duplicates_first_last_mean_error(tmp_path):
+    long = tmp_path / "long.csv"
+    long.write_text("model,item,score,benchmark\nm1,q1,0,arc\nm1,q2,1,arc\nm2,q1,1,arc\nm2,q2,0,arc\nm1,q1,0.5,arc\nm1,q2,-,arc\n")
+    with pytest.warns(UserWarning, match=r"^path: long.csv: duplicate \(model, item\) rows, e.g. \('m1', 'q1'\), \('m1', 'q2'\); using the last row"):
+        last = read_scores_csv(long, groups="benchmark")
+    np.testing.assert_array_equal(last.values_with_nan(), [[0.5, np.nan], [1, 0]])  # the last m1,q2 row: not evaluated
+    with pytest.warns(UserWarning, match="using the first row"):
+        first = read_scores_csv(long, duplicates="first")
+    np.testing.assert_array_equal(first.values_with_nan(), [[0, 1], [1, 0]])
+    mean = read_scores_csv(long, duplicates="mean", groups="benchmark")
+    np.testing.assert_array_equal(mean.values_with_nan(), [[0.25, 1], [1, 0]])  # the mean of the evaluated rows
+    assert mean.items["benchmark"].tolist() == ["arc", "arc"]
+    with pytest.raises(ValueError, match=r"^path: long.csv: duplicate \(model, item\) rows, e.g. \('m1', 'q1'\)"):
+        read_scores_csv(long, duplicates="error")
+    wide = tmp_path / "wide.csv"
+    wide.write_text("model,a,b\nm1,1,-\nm2,0,0\nm1,0,1\n")
+    with pytest.warns(UserWarning, match=r"^path: wide.csv: model ids in column 'model' repeat, e.g. 'm1'; using the last row"):
+        assert read_scores_csv(wide).values_with_nan().tolist() == [[0, 1], [0, 0]]
+    with pytest.warns(UserWarning, match="using the first row"):
+        np.testing.assert_array_equal(read_scores_csv(wide, duplicates="first").values_with_nan(), [[1, np.nan], [0, 0]])
+    assert read_scores_csv(wide, duplicates="mean").values_with_nan().tolist() == [[0.5, 1], [0, 0]]
+    with pytest.raises(ValueError, match="^path: wide.csv: model ids in column 'model' repeat"):
+        read_scores_csv(wide, duplicates="error")
+    with pytest.raises(ValueError, match="^duplicates:"):
+        read_scores_csv(wide, duplicates=None)
+
+
+def test_scores_csv_read_as_wide_says_which_long_columns_are_absent(tmp_path):
+    f = tmp_path / "scores.csv"
+    f.write_text("llm,item,score\nm1,q1,1\nm2,q1,0\n")
+    with pytest.raises(ValueError, match=r"^path: scores.csv: column 'item' has non-numeric.*read as a wide table: the long layout's columns model='model' are absent"):
+        read_scores_csv(f)
+    with pytest.raises(ValueError, match=r"^path: scores.csv: column 'item' has non-numeric values, e.g. 'q1'$"):
+        read_scores_csv(f, format="wide")
+
+
+def test_harness_examples_run():
+    import doctest
+
+    from effstats.datasets import harness
+
+    result = doctest.testmod(harness)
+    assert result.attempted > 0 and result.failed == 0

@@ -26,7 +26,7 @@ import re
 import warnings
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Iterable, Literal, Sequence
+from typing import Any, Callable, Iterable, Literal, Sequence
 
 import numpy as np
 import pandas as pd
@@ -45,9 +45,23 @@ _SAMPLES_RE = re.compile(r"^samples_(?P<task>.+?)(?:_(?P<ts>\d{4}-\d{2}-\d{2}T[0
 
 
 # ----------------------------------------------------------------------------------------------------- file discovery
-def _expand(p: Any, arg: str) -> list[Path]:
+def _each_path(p: Any, arg: str, one: Callable[[Path], list], what: str, accepted: str) -> list:
+    """``one(path)`` over a path or a (nested) sequence of paths, concatenated.
+
+    ``what`` names one expected input ("file or directory") and ``accepted`` the accepted types, for the messages.
+    """
     if isinstance(p, (str, os.PathLike)):
-        path = Path(p).expanduser()
+        return one(Path(p).expanduser())
+    if isinstance(p, Iterable) and not isinstance(p, (bytes, Mapping)):
+        out = [x for q in p for x in _each_path(q, arg, one, what, accepted)]
+        if not out:
+            raise ValueError(f"{arg}: expected at least one {what}")
+        return out
+    raise ValueError(f"{arg}: expected {accepted}, got {type(p).__name__}")
+
+
+def _expand(p: Any, arg: str) -> list[Path]:
+    def one(path: Path) -> list[Path]:
         if path.is_dir():
             files = sorted(f for f in path.rglob("samples_*.jsonl*") if f.name.endswith((".jsonl", ".jsonl.gz")))
             if not files:
@@ -56,12 +70,8 @@ def _expand(p: Any, arg: str) -> list[Path]:
         if path.is_file():
             return [path]
         raise FileNotFoundError(f"{arg}: {str(path)!r} does not exist")
-    if isinstance(p, Iterable) and not isinstance(p, (bytes, Mapping)):
-        out = [f for q in p for f in _expand(q, arg)]
-        if not out:
-            raise ValueError(f"{arg}: expected at least one file or directory")
-        return out
-    raise ValueError(f"{arg}: expected a path, a list of paths or a mapping model -> path(s), got {type(p).__name__}")
+
+    return _each_path(p, arg, one, "file or directory", "a path, a list of paths or a mapping model -> path(s)")
 
 
 def _task_of(f: Path) -> tuple[str, str]:
@@ -625,7 +635,8 @@ def read_scores_csv(
     dup = sorted({h for h in header if header.count(h) > 1})
     if dup:
         raise ValueError(f"path: {p.name} repeats the column names {dup[:5]}")
-    if format == "auto":
+    guessed = format == "auto"
+    if guessed:
         format = "long" if {model, item, score} <= set(df.columns) else "wide"
     if format == "long":
         if score in df.columns:
@@ -641,7 +652,15 @@ def read_scores_csv(
         raise ValueError("groups: only available for the long layout")
     idx_col = model if model in df.columns else df.columns[0]
     wide = df.set_index(idx_col)
-    values = pd.DataFrame(_numeric(wide, f"path: {p.name}", missing=(missing_marker,)), index=wide.index, columns=wide.columns)
+    try:
+        parsed = _numeric(wide, f"path: {p.name}", missing=(missing_marker,))
+    except ValueError as exc:
+        if not guessed:
+            raise
+        absent = [f"{k}={c!r}" for k, c in (("model", model), ("item", item), ("score", score)) if c not in df.columns]
+        # a long table whose column names differ from the arguments lands here: say why it was read as wide
+        raise ValueError(f"{exc} (read as a wide table: the long layout's columns {', '.join(absent)} are absent)") from None
+    values = pd.DataFrame(parsed, index=wide.index, columns=wide.columns)
     if values.index.has_duplicates:
         values = _one_row_per_pair(values.reset_index(), [idx_col], None, duplicates, p).set_index(idx_col)
     return _named(
@@ -676,7 +695,9 @@ def _one_row_per_pair(df: pd.DataFrame, keys: list[str], score: str | None, dupl
         UserWarning,
         stacklevel=3,
     )
-    return df.drop_duplicates(keys, keep=duplicates)
+    kept = df.drop_duplicates(keys, keep=duplicates)
+    first_seen = df.groupby(keys, sort=False).ngroup()  # models keep the place of their first row
+    return kept.iloc[np.argsort(first_seen[kept.index].to_numpy(), kind="stable")]
 
 
 def _named(build, p: Path) -> ResponseMatrix:

@@ -21,13 +21,13 @@ import re
 import warnings
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Iterable, Literal, Sequence
+from typing import Any, Literal, Sequence
 
 import numpy as np
 import pandas as pd
 
 from ..responses import ResponseMatrix
-from .harness import _check_duplicates, _refuse_lfs_pointer
+from .harness import _check_duplicates, _each_path, _refuse_lfs_pointer
 
 __all__ = ["read_helm_runs"]
 
@@ -43,8 +43,7 @@ def _natural(s: str) -> tuple:
 
 
 def _run_dirs(p: Any, arg: str) -> list[Path]:
-    if isinstance(p, (str, os.PathLike)):
-        path = Path(p).expanduser()
+    def one(path: Path) -> list[Path]:
         if path.is_file():
             if path.name in (_STATS, _SPEC):
                 return [path.parent]
@@ -57,12 +56,8 @@ def _run_dirs(p: Any, arg: str) -> list[Path]:
         if not found:
             raise ValueError(f"{arg}: directory {str(path)!r} contains no HELM run folder (no {_STATS})")
         return found
-    if isinstance(p, Iterable) and not isinstance(p, (bytes, Mapping)):
-        out = [d for q in p for d in _run_dirs(q, arg)]
-        if not out:
-            raise ValueError(f"{arg}: expected at least one HELM run folder")
-        return out
-    raise ValueError(f"{arg}: expected a path or a list of paths to HELM run folders, got {type(p).__name__}")
+
+    return _each_path(p, arg, one, "HELM run folder", "a path or a list of paths to HELM run folders")
 
 
 def _shown(d: Path, name: str | None = None) -> str:
