@@ -16,7 +16,7 @@ _NAMES = {
     "load_mmlu": "leaderboards",
     "load_imagenet_classes": "leaderboards",
     "list_leaderboards": "leaderboards",
-    # users' own outputs (harness.py)
+    # users' own outputs (harness.py, helm.py)
     "read_lm_eval_samples": "harness",
     "read_scores_csv": "harness",
     "read_helm_runs": "helm",

@@ -114,7 +114,7 @@ def _results_file(f: Path, ts: str) -> Path | None:
     return others[0] if others else None
 
 
-_NAME_KEYS = ("pretrained", "model", "path", "engine")  # model_args keys that name the model, in lm-eval's order
+_NAME_KEYS = ("pretrained", "model", "path", "engine")  # model_args keys naming the model, in the order lm-eval tries them
 
 
 def _name_in_results(r: Path, arg: str) -> str | None:
@@ -234,7 +234,7 @@ def _read_records(f: Path, metric: str, normalize: bool, want_filter: str | None
             try:
                 rec = json.loads(line)
             except json.JSONDecodeError as exc:
-                if not fh.read().strip():  # the last line: a run stopped while writing it
+                if not any(rest.strip() for rest in fh):  # the last line: a run stopped while writing it
                     raise ValueError(
                         f"{arg}: {_shown(f)} line {lineno} (the last line) is truncated, not valid JSON ({exc.msg}); "
                         "the run was probably interrupted: rerun the task or delete that line"
@@ -407,14 +407,15 @@ def read_lm_eval_samples(
     if isinstance(path_or_paths, Mapping):
         pairs = [(str(m), f) for m, p in path_or_paths.items() for f in _expand(p, arg)]
     else:
-        names: dict[Path, str | None] = {}
-        pairs = [(_model_from_logs(f, arg, names), f) for f in _expand(path_or_paths, arg)]
+        pairs = [(None, f) for f in _expand(path_or_paths, arg)]  # named from the logs once the tasks are chosen
     if not pairs:
         raise ValueError(f"{arg}: no samples files given")
+    names: dict[Path, str | None] = {}
     runs: dict[tuple[str, str], list[tuple[str, int, Path]]] = {}
     for order, (model, f) in enumerate(pairs):
         task, ts = _task_of(f)
         if tasks is None or task in tasks:
+            model = model if model is not None else _model_from_logs(f, arg, names)
             runs.setdefault((model, task), []).append((ts, order, f))
     if not runs:
         raise ValueError(f"tasks: none of {tasks} found in the sample files")
