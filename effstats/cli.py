@@ -17,6 +17,7 @@ import io
 import json
 import re
 import sys
+import warnings
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -45,6 +46,8 @@ _OPENLLM_METRIC = {"arc:challenge": "acc_norm", "hellaswag": "acc_norm", "truthf
                    "gsm8k": "acc", "hendrycksTest": "acc"}
 _OPENLLM_NAME = {"arc:challenge": "ARC", "hellaswag": "HellaSwag", "truthfulqa:mc": "TruthfulQA",
                  "winogrande": "Winogrande", "gsm8k": "GSM8K", "hendrycksTest": "MMLU"}
+_FORMATS = ("auto", "table", "helm-json", "openllm-json", "openllm-csv")
+_DUPLICATES = ("last", "first", "mean", "error")
 _METRIC_ORDER = ("acc_norm", "acc", "mc2", "exact_match", "prompt_level_strict_acc", "em", "f1")
 
 
@@ -92,14 +95,24 @@ def _read_json(p: Path) -> Any:
         raise ValueError(f"SCORES: {str(p)!r} is not valid UTF-8 JSON ({type(exc).__name__})") from None
 
 
-def _header(path: Path, sep: str | None) -> list[str]:
+def _sniff(path: Path) -> str:
+    """The delimiter of a CSV/TSV file: tab for .tsv / .tab, else sniffed among "," "\\t" ";" from its first lines."""
+    if path.suffix.lower() in (".tsv", ".tab"):
+        return "\t"
+    with open(path, newline="", encoding="utf-8-sig", errors="replace") as f:
+        sample = "".join(f.readline() for _ in range(20))
+    try:
+        return csv.Sniffer().sniff(sample, delimiters=",\t;").delimiter
+    except csv.Error:
+        first = sample.splitlines()[0] if sample else ""
+        # one-column guesses fail the sniffer: the most frequent candidate in the header decides
+        counts = {d: first.count(d) for d in (",", "\t", ";")}
+        return max(counts, key=counts.get) if any(counts.values()) else ","
+
+
+def _header(path: Path, sep: str) -> list[str]:
     with open(path, newline="", encoding="utf-8-sig") as f:
         first = f.readline()
-    if sep is None:
-        try:
-            sep = csv.Sniffer().sniff(first, delimiters=",\t;").delimiter
-        except csv.Error:
-            sep = ","
     return next(csv.reader(io.StringIO(first), delimiter=sep), [])
 
 
@@ -119,10 +132,58 @@ def _select(wide: pd.DataFrame, scenarios: Sequence[str] | None, exclude: Sequen
     return wide
 
 
+_DECIMAL_COMMA = re.compile(r"^\s*[-+]?\d+,\d+\s*%?\s*$")
+
+
+def _decimal_commas(df: pd.DataFrame) -> pd.DataFrame:
+    """In a ';'-separated file numbers may be written with a decimal comma ("0,53"): read them as "0.53"."""
+    def fix(s: pd.Series) -> pd.Series:
+        hit = s.astype(str).str.match(_DECIMAL_COMMA) & s.notna()
+        return s.where(~hit, s.astype(str).str.replace(",", ".", regex=False)) if hit.any() else s
+    return df.apply(fix)
+
+
+def _dedupe(wide: pd.DataFrame, duplicates: str, *, hint: str = "") -> pd.DataFrame:
+    """Rows sharing a model name (resubmissions): refused, or one row kept or their mean, said in a warning.
+
+    ``wide`` holds numbers (NaN = not evaluated); "mean" averages each column over the evaluated rows.
+    """
+    dup = wide.index.duplicated(keep=False)
+    if not dup.any():
+        return wide
+    names = wide.index[dup].unique()
+    n, rows = len(names), int(dup.sum())
+    eg = ", ".join(map(repr, names[:3].tolist())) + (" …" if n > 3 else "")
+    if duplicates == "error":
+        raise ValueError(f"SCORES: {n} model(s) appear in more than one row (e.g. {eg}){hint}; keep one row each or "
+                         "pass --duplicates last|first|mean")
+    if duplicates == "mean":
+        out = wide.groupby(level=0, sort=False).mean()
+        how = "averaged their rows"
+    else:
+        out = wide[~wide.index.duplicated(keep=duplicates)]
+        how = f"kept the {duplicates} row of each"
+    warnings.warn(f"--duplicates: {n} model(s) appear in more than one row ({rows} rows, e.g. {eg}); {how}"
+                  f" (--duplicates error|first|last|mean){hint}", UserWarning, stacklevel=3)
+    return out
+
+
+def _check_duplicates(duplicates: Any) -> str:
+    if duplicates not in _DUPLICATES:
+        raise ValueError(f"--duplicates: expected one of {list(_DUPLICATES)}, got {duplicates!r}")
+    return duplicates
+
+
+def _is_range_index(s: pd.Series) -> bool:
+    """A column holding 0, 1, ..., n−1 in order: an index pandas' ``to_csv()`` wrote."""
+    v = pd.to_numeric(s, errors="coerce")
+    return bool(v.notna().all() and (v.to_numpy() == np.arange(len(v))).all())
+
+
 def read_scores(path: str | Path, *, by: str = "scenario", model: str = "model", item: str = "item",
                 score: str = "score", scenarios: Sequence[str] | None = None, exclude: Sequence[str] | None = None,
-                explicit: Sequence[str] = ()) -> tuple[Any, pd.Series | None]:
-    """Read a long or wide score table (CSV / TSV).
+                explicit: Sequence[str] = (), duplicates: str = "last") -> tuple[Any, pd.Series | None]:
+    """Read a long or wide score table (CSV / TSV; the delimiter "," / tab / ";" is sniffed).
 
     * long: columns ``model``, ``by`` and ``score``, one row per (model, scenario) — or, with an
       ``item`` column too, one row per (model, example), returned as a ResponseMatrix with the
@@ -130,30 +191,42 @@ def read_scores(path: str | Path, *, by: str = "scenario", model: str = "model",
     * wide: the ``model`` column (any case; else the first column) = model names, one column per
       scenario; ``'-'`` / empty = not evaluated; percentages ("85.3%") become fractions; wholly
       non-numeric columns and numeric metadata (parameters, likes, ...) are dropped; ``scenarios`` /
-      ``exclude`` choose the score columns explicitly. A column named "Mean win rate" / "Average" /
-      "Mean" is a published aggregate: it is set aside (returned second).
+      ``exclude`` choose the score columns explicitly. A leading unnamed column holding 0 … n−1 (an index
+      written by pandas' ``to_csv()``) is skipped; a model column holding numbers is refused (name the
+      model column with ``--model``).
+
+    The published aggregate is set aside (returned second): a column named "Mean win rate" / "Average" /
+    "Mean" ..., a column named like the table (the file's stem or folder, e.g. ``helm_lite``), or a column
+    equal to the mean or the Mean Win Rate of the other columns within the rounding of the printed numbers
+    (see :func:`effstats.reliability.audit`). It ranks as what it reproduces: ``attrs["kind"]`` is "mean" or
+    "mwr", ``attrs["info"]`` says how it was recognised.
 
     Duplicate column names are refused (pandas would silently rename them). ``explicit`` lists the
-    options the user gave (e.g. "--score"): those must name existing columns.
+    options the user gave (e.g. "--score"): those must name existing columns. ``duplicates`` ("last",
+    "first", "mean" or "error") says what to do with models listed more than once; keeping one row or the
+    mean is said in a ``UserWarning``.
 
     Returns
     -------
-    (data, published) : a wide DataFrame (models × scenarios) or a ResponseMatrix, and the published
-    aggregate (Series, with ``attrs["kind"]`` "mwr" or "mean") or None.
+    (data, published) : a wide DataFrame (models × scenarios, numbers) or a ResponseMatrix, and the published
+    aggregate (Series) or None.
     """
     from .responses import ResponseMatrix
 
+    _check_duplicates(duplicates)
     path = _check_path(path)
-    sep = "\t" if path.suffix.lower() in (".tsv", ".tab") else None
     try:
+        sep = _sniff(path)
         head = _header(path, sep)
         df = pd.read_csv(path, sep=sep, engine="python", dtype=str, keep_default_na=False, na_values=[""],
                          encoding="utf-8-sig")
     except Exception as exc:  # pandas' parser errors vary by version
         raise ValueError(f"SCORES: could not parse {str(path)!r} as CSV/TSV ({exc})") from None
+    if sep == ";":
+        df = _decimal_commas(df)
     header_note = ""
     if not isinstance(df.index, pd.RangeIndex):
-        # The header has one name fewer than the rows (VTAB's table): pandas would take the first field as an
+        # The header has one name fewer than the rows hold (VTAB's table): pandas would take the first field as an
         # index and the first *named* column (there: the mean score) as the model names.
         df = df.reset_index().rename(columns={"index": model})
         head = [model] + list(head)
@@ -169,73 +242,148 @@ def read_scores(path: str | Path, *, by: str = "scenario", model: str = "model",
         if arg in explicit and name not in cols:
             raise ValueError(f"{arg}: column {name!r} not in the table (columns: {cols})")
     if _looks_openllm(cols) and model not in cols and "--model" not in explicit:
-        return read_openllm_csv(path, scenarios=scenarios, exclude=exclude)
+        return read_openllm_csv(path, scenarios=scenarios, exclude=exclude, duplicates=duplicates)
     if {model, score} <= set(cols):  # long format
-        if by not in cols:
-            raise ValueError(f"--by: column {by!r} not in the table (columns: {cols})")
-        df, _ = _percent(df)
-        s = pd.to_numeric(df[score], errors="coerce")
-        if (s.isna() & df[score].notna()).any():
-            bad = df.loc[s.isna() & df[score].notna(), score].iloc[0]
-            raise ValueError(f"SCORES: column {score!r} has non-numeric values, e.g. {bad!r}")
-        if np.isinf(s).any():
-            raise ValueError(f"SCORES: column {score!r} has infinite values; scores must be finite")
-        df = df.assign(**{score: s})
-        if scenarios or exclude:
-            keep = set(scenarios or df[by].unique()) - set(exclude or [])
-            unknown = sorted(set(scenarios or []) | set(exclude or []) - set(df[by].astype(str)))
-            if unknown:
-                raise ValueError(f"--scenarios: unknown {by} value(s) {unknown}")
-            df = df[df[by].astype(str).isin(keep)]
-        if item in cols:
-            return ResponseMatrix.from_long(df, model=model, item=item, score=score, groups=[by]), None
-        dup = df.duplicated([model, by])
-        if dup.any():
-            first = df.loc[dup, [model, by]].iloc[0].tolist()
-            raise ValueError(f"SCORES: duplicate (model, {by}) rows, e.g. {first}")
-        return df.pivot(index=model, columns=by, values=score), None
-    # Model column: one named like --model (any case; also "model_name"), else the first named column
-    # (a leading unnamed column is a saved pandas index, not the model).
-    if str(cols[0]).startswith("Unnamed: ") or str(cols[0]).strip() == "":
-        df = df.drop(columns=cols[0])
-        cols = cols[1:]
+        return _read_long(df, by=by, model=model, item=item, score=score, scenarios=scenarios, exclude=exclude,
+                          duplicates=duplicates), None
+    # Model column: one named like --model (any case; also "model_name"), else the first named column.
+    notes = [header_note] if header_note else []
+    first = str(cols[0])
+    if first.startswith("Unnamed: ") or first.strip() == "":
+        if _is_range_index(df[cols[0]]):  # pandas' to_csv() index: row numbers, not models
+            df = df.drop(columns=cols[0])
+            cols = cols[1:]
+        elif pd.to_numeric(df[cols[0]], errors="coerce").isna().all():
+            # a text index saved without a name (``df.set_index("model").to_csv()`` after a rename): the models
+            df = df.rename(columns={cols[0]: model})
+            cols = [model] + cols[1:]
+        else:
+            eg = df[cols[0]].dropna().iloc[0]
+            df = df.drop(columns=cols[0])
+            notes.append(f"A leading unnamed column of numbers (e.g. {eg!r}) is left out: read as a saved index, "
+                         "not scores.")
+            cols = cols[1:]
     wanted = [model.lower()] + ([] if "--model" in explicit else ["model_name", "model name", "fullname"])
     named = [c for w in wanted for c in cols if str(c).strip().lower() == w]
     mcol = named[0] if named else cols[0]
+    vals = df[mcol].dropna()
+    if "--model" not in explicit and len(vals) and pd.to_numeric(vals, errors="coerce").notna().all():
+        raise ValueError(f"--model: the model column {str(mcol)!r} holds numbers (e.g. {vals.iloc[0]!r}), not model "
+                         "names; name the column of model names with --model COLUMN, or add one")
     wide = df.set_index(mcol)
+    hint = ""
     if wide.index.has_duplicates:
-        dup = wide.index[wide.index.duplicated()].unique()[:5].tolist()
         unique_text = [c for c in cols if c != mcol and df[c].notna().all() and not df[c].duplicated().any()
                        and pd.to_numeric(df[c], errors="coerce").isna().all()]
         hint = f"; column {unique_text[0]!r} is unique: pass --model {unique_text[0]!r}" if unique_text else ""
-        raise ValueError(f"SCORES: duplicate model rows {dup} in column {mcol!r}{hint}")
-    wide, published = _finish_wide(wide, scenarios, exclude)
-    if header_note:
-        wide.attrs["note"] = " ".join(filter(None, [header_note, wide.attrs.get("note", "")]))
+    from .reliability._report import _decimals
+
+    decimals = {c: _decimals(df[c]) for c in df.columns if c != mcol}
+    wide, published = _finish_wide(wide, scenarios, exclude, duplicates=duplicates, hint=hint,
+                                   names=(path.stem, path.parent.name), decimals=decimals)
+    if notes:
+        wide.attrs["note"] = " ".join(filter(None, [*notes, wide.attrs.get("note", "")]))
     return wide, published
 
 
-def _published(table: pd.DataFrame) -> tuple[list, pd.Series | None]:
-    """The published aggregate columns and the first one as numbers, tagged with how it ranks (MWR or mean)."""
-    agg = [c for c in table.columns if _is_aggregate(c)]
-    if not agg:
-        return agg, None
-    published = pd.to_numeric(table[agg[0]], errors="coerce")
-    published.attrs["kind"] = "mwr" if "win" in str(agg[0]).lower() else "mean"
-    return agg, published
+def _read_long(df: pd.DataFrame, *, by: str, model: str, item: str, score: str, scenarios: Sequence[str] | None,
+               exclude: Sequence[str] | None, duplicates: str) -> Any:
+    from .responses import ResponseMatrix
+
+    cols = list(df.columns)
+    if by not in cols:
+        raise ValueError(f"--by: column {by!r} not in the table (columns: {cols})")
+    df, _ = _percent(df)
+    s = pd.to_numeric(df[score], errors="coerce")
+    if (s.isna() & df[score].notna()).any():
+        bad = df.loc[s.isna() & df[score].notna(), score].iloc[0]
+        raise ValueError(f"SCORES: column {score!r} has non-numeric values, e.g. {bad!r}")
+    if np.isinf(s).any():
+        raise ValueError(f"SCORES: column {score!r} has infinite values; scores must be finite")
+    df = df.assign(**{score: s})
+    if scenarios or exclude:
+        keep = set(scenarios or df[by].unique()) - set(exclude or [])
+        unknown = sorted(set(scenarios or []) | set(exclude or []) - set(df[by].astype(str)))
+        if unknown:
+            raise ValueError(f"--scenarios: unknown {by} value(s) {unknown}")
+        df = df[df[by].astype(str).isin(keep)]
+    keys = [by, item] if item in cols else [by]
+    # one score per (model, cell): repeated rows are resubmissions of a model, handled like repeated rows of a
+    # wide table (the key of a row is the model; the cell is the rest of the key)
+    flat = df.set_index([model, *keys])[score]
+    if flat.index.has_duplicates:
+        if duplicates == "error":
+            first = list(flat.index[flat.index.duplicated()][0])
+            raise ValueError(f"SCORES: duplicate (model, {', '.join(keys)}) rows, e.g. {first}; keep one row each or "
+                             "pass --duplicates last|first|mean")
+        n_models = flat.index[flat.index.duplicated(keep=False)].get_level_values(0).nunique()
+        if duplicates == "mean":
+            flat = flat.groupby(level=list(range(flat.index.nlevels)), sort=False).mean()
+            how = "averaged their scores"
+        else:
+            flat = flat[~flat.index.duplicated(keep=duplicates)]
+            how = f"kept the {duplicates} row of each"
+        warnings.warn(f"--duplicates: {n_models} model(s) have repeated (model, {', '.join(keys)}) rows; {how} "
+                      "(--duplicates error|first|last|mean)", UserWarning, stacklevel=3)
+        df = flat.reset_index()
+    if item in cols:
+        return ResponseMatrix.from_long(df, model=model, item=item, score=score, groups=[by])
+    return df.pivot(index=model, columns=by, values=score)
 
 
-def _finish_wide(wide: pd.DataFrame, scenarios, exclude) -> tuple[pd.DataFrame, pd.Series | None]:
+def _named_published(table: pd.DataFrame) -> list:
+    """Columns named like a published aggregate ("Mean win rate", "Average ⬆️", "Score", ...)."""
+    return [c for c in table.columns if _is_aggregate(c)]
+
+
+def _as_published(values: pd.Series, info: dict) -> pd.Series:
+    pub = pd.to_numeric(values, errors="coerce")
+    pub.attrs["kind"] = info["kind"]
+    pub.attrs["info"] = info
+    return pub
+
+
+def _finish_wide(wide: pd.DataFrame, scenarios, exclude, *, duplicates: str = "last", hint: str = "",
+                 names: Sequence[str] = (), decimals: dict | None = None) -> tuple[pd.DataFrame, pd.Series | None]:
+    """Score columns as numbers, the published aggregate set aside, metadata left out, repeated models resolved."""
+    from .reliability._report import _detect_published
+
     wide, _ = _percent(wide)
     if len(wide) < 2:
         raise ValueError(f"SCORES: expected at least 2 models (rows), got {len(wide)}")
-    agg, published = _published(wide)
-    if scenarios:
-        return _select(wide, scenarios, None), published
-    wide = wide.drop(columns=agg)
-    num = wide.apply(pd.to_numeric, errors="coerce")
+    if exclude:
+        _select(wide, None, exclude)  # unknown names are refused before anything is left out
+    agg = _named_published(wide)
+    num_all = wide.apply(pd.to_numeric, errors="coerce")
     # Wholly non-numeric columns (a type emoji, a licence) and numeric metadata (parameters, likes) are not scores.
-    meta = [c for c in wide.columns if num[c].isna().all() or _METADATA.search(str(c))]
+    meta = [c for c in wide.columns if c not in agg and (num_all[c].isna().all() or _METADATA.search(str(c)))]
+    cand = [c for c in wide.columns if c not in agg and c not in meta and c not in set(exclude or [])]
+    found: list[dict] = []
+    if not scenarios:
+        # an aggregate under another name: remove the best match and look again (a table may carry two)
+        for _ in range(3):
+            hit = [f for f in _detect_published(num_all[cand], names=names, decimals=decimals)]
+            if not hit:
+                break
+            found.append(hit[0])
+            cand.remove(hit[0]["column"])
+    info = None
+    if agg:
+        # what a named aggregate is: the aggregate of the scores it reproduces, else what its name says
+        col = agg[0]
+        hit = [f for f in _detect_published(num_all[[col] + cand], decimals=decimals) if f["column"] == col]
+        info = dict(hit[0]) if hit else dict(column=col, kind="mwr" if "win" in str(col).lower() else "mean",
+                                             rule="label")
+        info["rule"] = "label" if not hit else info["rule"]
+    elif found:
+        info = found[0]
+    published = None if info is None else _as_published(num_all[info["column"]], info)
+    if scenarios:
+        sel = _select(wide, scenarios, None)
+        out = sel.apply(pd.to_numeric, errors="coerce")
+        return _dedupe_with(out, published, duplicates, hint)
+    set_aside = agg + [f["column"] for f in found]
+    wide = wide.drop(columns=set_aside)
     wide_in, wide = wide, wide.drop(columns=meta)
     if exclude:
         wide = _select(wide, None, exclude)
@@ -247,37 +395,64 @@ def _finish_wide(wide: pd.DataFrame, scenarios, exclude) -> tuple[pd.DataFrame, 
         raise ValueError(f"SCORES: column {c!r} has non-numeric values, e.g. {wide.loc[bad[c], c].iloc[0]!r}; leave it "
                          f"out with --exclude {str(c)!r} or list the score columns with --scenarios")
     # Leaderboards mark lower-is-better columns with "↓" (HEIM: NSFW fraction): negate them so higher is better.
-    lower = [c for c in wide.columns if "↓" in str(c)]
-    if lower:
-        wide = wide.copy()
-        for c in lower:
-            wide[c] = -num[c]
+    lower = [c for c in num.columns if "↓" in str(c)]
+    for c in lower:
+        num[c] = -num[c]
     # Models with no score at all (HELM efficiency: models never timed) are left out, and said so.
-    unscored = wide.index[num[wide.columns].isna().all(axis=1)] if wide.shape[1] else wide.index[:0]
-    if len(unscored) and len(unscored) < len(wide):
-        wide = wide.drop(index=unscored)
+    unscored = num.index[num.isna().all(axis=1)] if num.shape[1] else num.index[:0]
+    if len(unscored) and len(unscored) < len(num):
+        keep = ~num.index.isin(unscored)
+        num = num[keep]
+        if published is not None:
+            attrs = dict(published.attrs)
+            published = published[keep]
+            published.attrs.update(attrs)
+    else:
+        unscored = unscored[:0]
     text = [c for c in meta if not _METADATA.search(str(c))]  # incl. all-'-' columns: evaluated by no model
-    left_out = ([f"published aggregate {agg[0]!r} (compared with the recomputed score)"] if agg else []) + (
+    how = {"exact": "equal within rounding to the {} of the other columns",
+           "close": "following the {} of the other columns (r ≥ 0.999)",
+           "name": "named like the table; ranks as the {}", "label": "ranks as the {}"}
+    kinds = {"mean": "mean", "mwr": "Mean Win Rate"}
+    left_out = ([f"published aggregate {str(f['column'])!r} ({how[f['rule']].format(kinds[f['kind']])})"
+                 for f in ([info] if agg else []) + found]) + [
+        f"published aggregate {str(c)!r}" for c in agg[1:]] + (
         ["non-numeric columns " + ", ".join(f"{str(c)!r} (e.g. {str(wide_in[c].dropna().iloc[0])!r})"
                                             if wide_in[c].notna().any() else repr(str(c)) for c in text)] if text else []) + (
         [f"metadata / rank columns {[str(c) for c in meta if c not in text]}"] if len(meta) > len(text) else []) + (
         [f"{len(unscored)} model(s) with no score ({', '.join(map(str, unscored[:5]))}{' …' if len(unscored) > 5 else ''})"]
-        if len(unscored) and len(unscored) < len(num) else [])
+        if len(unscored) else [])
     notes = []
     if left_out:
         notes.append("Left out of the scores: " + "; ".join(left_out)
                      + ". Name the score columns with --scenarios to change this.")
     if lower:
         notes.append(f"{len(lower)} column(s) marked lower-is-better (↓) are negated so that higher is better.")
-    if notes:
-        wide.attrs["note"] = " ".join(notes)
-    inf = np.isinf(num.to_numpy(dtype=float))
-    if inf.any():
-        raise ValueError(f"SCORES: infinite score in column {wide.columns[np.nonzero(inf)[1][0]]!r}; scores must be finite")
-    if wide.shape[1] < 2:
-        raise ValueError(f"SCORES: expected at least 2 score columns, found {list(wide.columns)}"
+    if np.isinf(num.to_numpy(dtype=float)).any():
+        inf = np.isinf(num.to_numpy(dtype=float))
+        raise ValueError(f"SCORES: infinite score in column {num.columns[np.nonzero(inf)[1][0]]!r}; scores must be finite")
+    if num.shape[1] < 2:
+        raise ValueError(f"SCORES: expected at least 2 score columns, found {list(num.columns)}"
                          + (f" after dropping metadata {meta}; name them with --scenarios" if meta else ""))
-    return wide, published
+    num, published = _dedupe_with(num, published, duplicates, hint)
+    if notes:
+        num.attrs["note"] = " ".join(notes)
+    return num, published
+
+
+def _dedupe_with(num: pd.DataFrame, published: pd.Series | None, duplicates: str,
+                 hint: str) -> tuple[pd.DataFrame, pd.Series | None]:
+    """Resolve repeated models in the scores and the published aggregate alike (they share the rows)."""
+    if not num.index.has_duplicates:
+        return num, published
+    key = "\0published"  # a column name no table uses
+    both = num.assign(**{key: published.to_numpy()}) if published is not None else num
+    both = _dedupe(both, duplicates, hint=hint)
+    if published is None:
+        return both, None
+    pub = both.pop(key)
+    pub.attrs.update(published.attrs)
+    return both, pub
 
 
 def _looks_openllm(cols: Sequence[str]) -> bool:
@@ -287,16 +462,18 @@ def _looks_openllm(cols: Sequence[str]) -> bool:
 
 
 def read_openllm_csv(path: str | Path, *, scenarios: Sequence[str] | None = None,
-                     exclude: Sequence[str] | None = None) -> tuple[pd.DataFrame, pd.Series | None]:
+                     exclude: Sequence[str] | None = None, duplicates: str = "last") -> tuple[pd.DataFrame, pd.Series | None]:
     """The Open LLM Leaderboard's CSV export (v1 tasks ARC … GSM8K, or v2 IFEval … MMLU-PRO), scores in percent.
 
     The model is ``fullname`` (else ``Model`` / ``eval_name``); task columns are the leaderboard's; the
-    published "Average ⬆️" is returned as the aggregate. Scores are divided by 100.
+    published "Average ⬆️" is returned as the aggregate. Scores are divided by 100. Models listed more than
+    once (other precisions, resubmissions) follow ``duplicates`` ("last", "first", "mean" or "error"; a
+    ``UserWarning`` says how many).
     """
+    _check_duplicates(duplicates)
     path = _check_path(path)
-    sep = "\t" if path.suffix.lower() in (".tsv", ".tab") else None
     try:
-        df = pd.read_csv(path, sep=sep, engine="python", encoding="utf-8-sig")
+        df = pd.read_csv(path, sep=_sniff(path), engine="python", encoding="utf-8-sig")
     except Exception as exc:  # parser / decoding errors vary by pandas version
         raise ValueError(f"SCORES: could not parse {str(path)!r} as CSV/TSV ({type(exc).__name__})") from None
     if df.empty:
@@ -312,20 +489,15 @@ def read_openllm_csv(path: str | Path, *, scenarios: Sequence[str] | None = None
     tasks = [t for t in tasks if t not in set(exclude or [])]
     if len(tasks) < 2:
         raise ValueError(f"SCORES: fewer than 2 Open LLM Leaderboard task columns found ({tasks})")
-    ids = df[mcol].astype(str)
-    n_dup = int(ids.duplicated().sum())
-    if n_dup:
-        # the leaderboard lists some models once per precision / revision: keep the first (best-ranked) row
-        df = df[~ids.duplicated()]
-        ids = df[mcol].astype(str)
-    wide = df[tasks].apply(pd.to_numeric, errors="coerce").set_axis(pd.Index(ids, name="model")) / 100
+    ids = pd.Index(df[mcol].astype(str), name="model")
+    wide = df[tasks].apply(pd.to_numeric, errors="coerce").set_axis(ids) / 100
     avg = next((c for c in ("Average ⬆️", "Average") if c in df.columns), None)
     pub = None
     if avg:
-        pub = pd.Series(pd.to_numeric(df[avg], errors="coerce").to_numpy() / 100, index=wide.index)
-        pub.attrs["kind"] = "mean"
-    wide.attrs["note"] = (f"Open LLM Leaderboard table: tasks {', '.join(tasks)} (percent / 100)"
-                          + (f"; {n_dup} repeated model rows (other precisions) dropped, first kept." if n_dup else "."))
+        pub = pd.Series(pd.to_numeric(df[avg], errors="coerce").to_numpy() / 100, index=ids)
+        pub = _as_published(pub, dict(column=avg, kind="mean", rule="label"))
+    wide, pub = _dedupe_with(wide, pub, duplicates, "")
+    wide.attrs["note"] = f"Open LLM Leaderboard table: tasks {', '.join(tasks)} (percent / 100)."
     return wide, pub
 
 
@@ -341,7 +513,7 @@ def _metric(task: str, metrics: dict) -> float | None:
     return None
 
 
-def read_openllm_json(paths: Any) -> pd.DataFrame:
+def read_openllm_json(paths: Any, *, duplicates: str = "last") -> pd.DataFrame:
     """Open LLM Leaderboard / lm-evaluation-harness results files → wide table (models × tasks).
 
     ``paths``: a results JSON file, a folder (searched recursively for ``*.json``) or a list of files. Each
@@ -349,8 +521,12 @@ def read_openllm_json(paths: Any) -> pd.DataFrame:
     ``results`` keyed ``harness|<task>|<n-shot>`` (or ``<task>``) with metrics; the leaderboard's metric is
     used per task (ARC / HellaSwag acc_norm, TruthfulQA mc2, Winogrande / GSM8K / MMLU acc), the 57 MMLU
     subjects (``hendrycksTest-*``) are averaged into MMLU as the leaderboard does, and the aggregate
-    ``all`` entry is skipped. Two files for one model are refused.
+    ``all`` entry is skipped. Several files for one model (runs at different times) follow ``duplicates``:
+    "last" (default) keeps the latest in path order, which for the harness's ``results_<timestamp>.json``
+    names is the latest run; "first", "mean" (task by task) or "error" (refuse). A ``UserWarning`` says how
+    many models had several files.
     """
+    _check_duplicates(duplicates)
     if isinstance(paths, (str, Path)):
         p = _check_path(paths, directory_ok=True)
         files = sorted(p.rglob("*.json")) if p.is_dir() else [p]
@@ -360,15 +536,13 @@ def read_openllm_json(paths: Any) -> pd.DataFrame:
         raise ValueError(f"SCORES: expected a results file, a folder or a list of files, got {type(paths).__name__}")
     if not files:
         raise ValueError(f"SCORES: no .json results files in {str(paths)!r}")
-    rows = {}
+    rows = []
     for f in files:
         d = _read_json(f)
         if not isinstance(d, dict) or not isinstance(d.get("results"), dict):
             raise ValueError(f"SCORES: {str(f)!r} has no 'results' object (not an Open LLM Leaderboard results file)")
         cfg = d.get("config_general") or {}
         name = cfg.get("model_name") or d.get("model_name") or (d.get("config") or {}).get("model_args") or f.stem
-        if name in rows:
-            raise ValueError(f"SCORES: two results files for model {name!r} (e.g. {f.name}); keep one")
         row: dict[str, list[float]] = {}
         for key, metrics in d["results"].items():
             task = key.split("|")[1] if "|" in key else key
@@ -379,20 +553,23 @@ def read_openllm_json(paths: Any) -> pd.DataFrame:
                 continue
             base = "hendrycksTest" if task.startswith("hendrycksTest") else task
             row.setdefault(_OPENLLM_NAME.get(base, task), []).append(v)
-        rows[name] = {k: float(np.mean(v)) for k, v in row.items()}
-    wide = pd.DataFrame.from_dict(rows, orient="index")
+        rows.append(pd.Series({k: float(np.mean(v)) for k, v in row.items()}, name=name, dtype=float))
+    wide = pd.DataFrame(rows)
     wide.index.name = "model"
-    return wide
+    return _dedupe(wide, duplicates, hint=" (several results files)")
 
 
-def read_helm_json(path: str | Path, *, table: str | None = None) -> tuple[pd.DataFrame, pd.Series | None]:
+def read_helm_json(path: str | Path, *, table: str | None = None,
+                   duplicates: str = "last") -> tuple[pd.DataFrame, pd.Series | None]:
     """A HELM leaderboard table from ``helm-summarize`` output (``groups/<group>.json``: a list of tables).
 
     Each table has ``title``, ``header`` (cells with ``value`` and ``lower_is_better``) and ``rows`` (lists of
     cells with ``value``; the first cell names the model). ``table`` picks a table by (part of) its title,
     default the first. Columns with ``lower_is_better`` are negated so that higher is better everywhere (as
-    HELM's win rate does); the "Mean win rate" column is the published aggregate.
+    HELM's win rate does); the "Mean win rate" column is the published aggregate. Models listed more than
+    once follow ``duplicates`` ("last", "first", "mean" or "error").
     """
+    _check_duplicates(duplicates)
     p = _check_path(path)
     d = _read_json(p)
     tables = d if isinstance(d, list) else d.get("tables", [d]) if isinstance(d, dict) else []
@@ -416,22 +593,97 @@ def read_helm_json(path: str | Path, *, table: str | None = None) -> tuple[pd.Da
         vals = [c.get("value") if isinstance(c, dict) else c for c in r]
         recs.append(vals)
     df = pd.DataFrame(recs, columns=head).set_index(head[0])
-    if df.index.has_duplicates:
-        raise ValueError(f"SCORES: duplicate model rows {df.index[df.index.duplicated()].unique()[:5].tolist()}")
-    agg, pub = _published(df)
+    agg = _named_published(df)
+    pub = None
+    if agg:
+        pub = _as_published(df[agg[0]], dict(column=agg[0], kind="mwr" if "win" in str(agg[0]).lower() else "mean",
+                                             rule="label"))
     num = df.drop(columns=agg).apply(pd.to_numeric, errors="coerce")
     for c, lb in zip(head[1:], lower[1:]):
         if lb and c in num.columns:
             num[c] = -num[c]
     num = num.loc[:, num.notna().any()]
-    return num, pub
+    return _dedupe_with(num, pub, duplicates, "")
 
 
-def audit(*args: Any, **kwargs: Any):
-    """Write the reliability report (see :func:`effstats.reliability._report.audit`)."""
+def _is_helm(wide: Any, published: pd.Series | None) -> bool:
+    """A HELM table: its model column is HELM's "Model/adapter", or its aggregate HELM's "Mean win rate"."""
+    col = "" if published is None else str(published.attrs.get("info", {}).get("column", ""))
+    name = str(getattr(getattr(wide, "index", None), "name", "") or "")
+    return name.strip().lower() == "model/adapter" or col.strip().lower().startswith("mean win rate")
+
+
+def _load(src: Any, *, format: str = "auto", table: str | None = None, by: str = "scenario", model: str | None = None,
+          item: str | None = None, score: str | None = None, scenarios: Any = None, exclude: Any = None,
+          duplicates: str = "last") -> tuple[Any, pd.Series | None, list[str], bool]:
+    """Read SCORES in any supported layout: (scores, published aggregate, notes for the report, is HELM)."""
+    _check_duplicates(duplicates)
+    if format not in _FORMATS:
+        raise ValueError(f"--format: expected one of {list(_FORMATS)}, got {format!r}")
+    scen = _names(scenarios) if isinstance(scenarios, str) else scenarios
+    excl = _names(exclude) if isinstance(exclude, str) else exclude
+    src = _check_path(src, directory_ok=True)
+    fmt = format
+    if fmt == "auto":
+        if src.is_dir():
+            fmt = "openllm-json"
+        elif src.suffix.lower() == ".json":
+            d = _read_json(src)
+            fmt = "openllm-json" if isinstance(d, dict) and "results" in d else "helm-json"
+        else:
+            fmt = "table"
+    if src.is_dir() and fmt != "openllm-json":
+        raise ValueError(f"SCORES: {str(src)!r} is a directory; give a file (or --format openllm-json)")
+    if fmt == "helm-json":
+        data, published = read_helm_json(src, table=table, duplicates=duplicates)
+        data = _select(data, scen, excl)
+    elif fmt == "openllm-json":
+        data, published = _select(read_openllm_json(src, duplicates=duplicates), scen, excl), None
+    elif fmt == "openllm-csv":
+        data, published = read_openllm_csv(src, scenarios=scen, exclude=excl, duplicates=duplicates)
+    else:
+        explicit = [f"--{k}" for k, v in (("by", None if by == "scenario" else by), ("model", model), ("item", item),
+                                          ("score", score)) if v is not None]
+        data, published = read_scores(src, by=by, model=model or "model", item=item or "item",
+                                      score=score or "score", scenarios=scen, exclude=excl, explicit=explicit,
+                                      duplicates=duplicates)
+    notes = []
+    if isinstance(data, pd.DataFrame):
+        if data.attrs.get("note"):
+            notes.append(data.attrs["note"])
+        cols = list(map(str, data.columns))
+        notes.append(f"Score columns: {', '.join(cols[:20])}" + (f", … ({len(cols)} in all)." if len(cols) > 20 else "."))
+    return data, published, notes, fmt == "helm-json" or (fmt == "table" and _is_helm(data, published))
+
+
+def audit(data: Any, out: str | Path | None = None, **options: Any):
+    """Audit a benchmark's reliability from a score file or table: :func:`effstats.reliability.audit`.
+
+    The command line ``effstats audit SCORES --out DIR`` is ``audit(SCORES, DIR, ...)`` with its options as
+    keywords (``format``, ``aggregate``, ``ties``, ``duplicates``, ``n_boot``, ...).
+
+    Returns
+    -------
+    AuditResult
+
+    See Also
+    --------
+    effstats.reliability.audit : the parameters.
+    effstats.reliability.AuditResult : the result.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from effstats.cli import audit
+    >>> path = os.path.join(tempfile.mkdtemp(), "board.csv")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write("model,A,B,C\\nx,0.9,0.8,0.7\\ny,0.5,0.6,0.4\\nz,0.1,0.3,0.2\\nw,0.6,0.2,0.5\\n")
+    >>> audit(path, n_boot=20, progress=False).leader
+    'x'
+    """
     from .reliability._report import audit as _audit
 
-    return _audit(*args, **kwargs)
+    return _audit(data, out, **options)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -449,8 +701,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     p = sub.add_parser("audit", help="benchmark reliability report (what to add / drop, resolved ranks, DIoR)")
     p.add_argument("scores", metavar="SCORES", help="table (CSV/TSV), HELM groups JSON, or Open LLM results JSON / folder")
-    p.add_argument("--format", default="auto", choices=["auto", "table", "helm-json", "openllm-json", "openllm-csv"],
-                   help="input layout (default: auto)")
+    p.add_argument("--format", default="auto", choices=list(_FORMATS), help="input layout (default: auto)")
     p.add_argument("--table", default=None, help="HELM JSON: title (or part) of the table to audit")
     p.add_argument("--by", default=None, help="scenario column of a long table (default: scenario)")
     p.add_argument("--model", default=None, help="model column (default: model)")
@@ -458,15 +709,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--score", default=None, help="score column of a long table (default: score)")
     p.add_argument("--scenarios", default=None,
                    help="comma-separated score columns to audit (default: every numeric column except a published "
-                        "aggregate such as 'Average' / 'Mean win rate' / 'Score', rank and metadata columns such as "
-                        "'Rank', 'Parameters', 'Throughput'; the report lists what was left out)")
+                        "aggregate such as 'Average' / 'Mean win rate' / 'Score' or a column equal to the mean or "
+                        "win rate of the others, rank and metadata columns such as 'Rank', 'Parameters', "
+                        "'Throughput'; the report lists what was left out)")
     p.add_argument("--exclude", default=None, help="comma-separated columns to leave out")
+    p.add_argument("--duplicates", default="last", choices=list(_DUPLICATES),
+                   help="models listed more than once: keep the last row, the first, average them, or refuse "
+                        "(default: last, with a warning)")
     p.add_argument("--aggregate", default="auto", choices=["auto", "mwr", "mean", "mean-of-means"],
                    help="how the leaderboard ranks models; auto = as its published aggregate column does (a mean "
                         "for 'Average' / 'Score', the Mean Win Rate for 'Mean win rate' or when there is none) "
                         "(default: auto)")
-    p.add_argument("--ties", default="strict", choices=["strict", "half"],
-                   help="win-rate ties: strict (App. A) or half credit (HELM's code) (default: strict)")
+    p.add_argument("--ties", default="auto", choices=["auto", "strict", "half"],
+                   help="win-rate ties: strict (App. A) or half credit (HELM's code); auto = half for HELM inputs, "
+                        "strict otherwise (default: auto)")
     p.add_argument("--out", default="reliability_report", help="output directory (default: reliability_report)")
     p.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples (default: 1000)")
     p.add_argument("--target", type=float, default=0.95, help="target DIoR for the recommendations (default: 0.95)")
@@ -482,62 +738,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command != "audit":
         return workflow_cli.run(args)
     try:
-        explicit = [f"--{k}" for k in ("by", "model", "item", "score") if getattr(args, k) is not None]
-        by, model = args.by or "scenario", args.model or "model"
-        item, score = args.item or "item", args.score or "score"
         if args.seed < 0:
             raise ValueError(f"--seed: expected a non-negative integer, got {args.seed}")
         if args.n_boot < 1:
             raise ValueError(f"--n-boot: expected a positive integer, got {args.n_boot}")
         if not 0 < args.target < 1:
             raise ValueError(f"--target: expected a number in (0, 1), got {args.target}")
-        out = Path(args.out)
-        from .reliability._report import _check_out
-
-        _check_out(out)
-        src = Path(args.scores)
-        fmt = args.format
-        if fmt == "auto":
-            if src.is_dir():
-                fmt = "openllm-json"
-            elif src.suffix.lower() == ".json":
-                d = _read_json(_check_path(src))
-                fmt = "openllm-json" if isinstance(d, dict) and "results" in d else "helm-json"
-            else:
-                fmt = "table"
-        scen, excl = _names(args.scenarios), _names(args.exclude)
-        notes = []
-        if fmt == "helm-json":
-            if not src.exists():
-                raise ValueError(f"SCORES: file {str(src)!r} does not exist")
-            data, published = read_helm_json(src, table=args.table)
-            data = _select(data, scen, excl)
-        elif fmt == "openllm-json":
-            data, published = read_openllm_json(src), None
-            data = _select(data, scen, excl)
-        elif fmt == "openllm-csv":
-            if not src.exists():
-                raise ValueError(f"SCORES: file {str(src)!r} does not exist")
-            data, published = read_openllm_csv(src, scenarios=scen, exclude=excl)
-        else:
-            data, published = read_scores(src, by=by, model=model, item=item, score=score, scenarios=scen,
-                                          exclude=excl, explicit=explicit)
-        if isinstance(data, pd.DataFrame) and data.attrs.get("note"):
-            notes.append(data.attrs["note"])
-        if isinstance(data, pd.DataFrame):
-            cols = list(map(str, data.columns))
-            notes.append(f"Score columns: {', '.join(cols[:20])}" + (f", … ({len(cols)} in all)." if len(cols) > 20 else "."))
-        kind = None if published is None else published.attrs.get("kind")
-        # audit the ranking the leaderboard publishes: Open LLM / GLUE / BBH rank by a mean, HELM by win rate
-        aggregate = (kind or "mwr") if args.aggregate == "auto" else args.aggregate.replace("-", "_")
-        path = audit(data, out, by=by, published=published, published_kind=kind,
-                     aggregate=aggregate, ties=args.ties, n_boot=args.n_boot,
-                     target=args.target, seed=args.seed, progress=not args.no_progress, source=src.name, notes=notes)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", UserWarning)
+            audit(args.scores, args.out, format=args.format, table=args.table, by=args.by or "scenario",
+                  model=args.model, item=args.item, score=args.score, scenarios=args.scenarios, exclude=args.exclude,
+                  duplicates=args.duplicates, aggregate=args.aggregate, ties=args.ties, n_boot=args.n_boot,
+                  target=args.target, seed=args.seed, progress=not args.no_progress)
     except ValueError as exc:
         msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         print(f"effstats audit: error: {msg}", file=sys.stderr)
         return 2
-    print(path)
+    for w in caught:
+        if issubclass(w.category, UserWarning):  # each also stands in the report
+            print(f"effstats audit: warning: {str(w.message).splitlines()[0]}", file=sys.stderr)
+    print(Path(args.out) / "report.md")
     return 0
 
 

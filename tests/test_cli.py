@@ -111,7 +111,7 @@ def test_helm_table_end_to_end(tmp_path):
 @pytest.mark.parametrize(
     "rows, args, match",
     [
-        ("model,scenario,score\na,x,0.1\na,x,0.2\nb,x,0.3\n", [], "duplicate"),
+        ("model,scenario,score\na,x,0.1\na,x,0.2\nb,x,0.3\n", ["--duplicates", "error"], "duplicate"),
         ("model,scenario,score\na,x,0.1\nb,x,high\n", [], "non-numeric"),
         ("model,task,score\na,x,0.1\nb,x,0.3\n", [], "--by"),
         ("model,s1,s2\na,0.1,0.2\nb,0.3,0.4\n", ["--n-boot", "0"], "--n-boot"),
@@ -232,9 +232,11 @@ def test_openllm_table_mean_aggregate_matches_published_average(tmp_path):
     out = tmp_path / "ol"
     assert main(["audit", str(p), "--out", str(out), "--n-boot", "60", "--no-progress", "--aggregate", "mean"]) == 0
     md = (out / "report.md").read_text()
-    assert "repeated model rows" in md and "ARC, HellaSwag, MMLU, TruthfulQA, Winogrande, GSM8K" in md
+    assert "13 model(s) appear in more than one row" in md and "ARC, HellaSwag, MMLU, TruthfulQA, Winogrande, GSM8K" in md
     # the published "Average" (percent, rescaled with the tasks) is the mean of the six tasks: compared as a mean
-    assert "Recomputed mean score vs the published aggregate: max |Δ| = 0.000" in md
+    assert "Recomputed mean score vs the published aggregate 'Average'" in md
+    tab = pd.read_csv(out / "scores.csv")
+    assert (tab["mean"] - tab["published"]).abs().max() < 1e-4  # 2 printed decimals of percent
     html = (out / "report.html").read_text()
     assert html.startswith("<!DOCTYPE html>") and "<img src='rank_intervals.png'" in html and "<table>" in html
     assert "## What to do" in md and "Resolved rank differences" in md
@@ -316,8 +318,11 @@ def test_real_table_layouts_saved_index_model_name_and_duplicate_hint(tmp_path, 
     assert pub.tolist() == [0.5, 0.3, 0.4] and pub.attrs["kind"] == "mean"
     p2 = tmp_path / "d.tsv"
     p2.write_text("Weight\tModel\tGFLOPS\ta\tb\nw1\tvit\t10\t0.1\t0.2\nw2\tvit\t12\t0.3\t0.4\nw3\tres\t5\t0.2\t0.1\n")
-    assert main(["audit", str(p2), "--out", str(tmp_path / "o"), "--no-progress"]) == 2
+    # repeated models are refused on request; by default the last row is kept, with the same hint on stderr
+    assert main(["audit", str(p2), "--out", str(tmp_path / "o"), "--no-progress", "--duplicates", "error"]) == 2
     _one_line_error(capsys, "column 'Weight' is unique: pass --model 'Weight'")
+    assert main(["audit", str(p2), "--out", str(tmp_path / "o"), "--no-progress", "--n-boot", "20"]) == 0
+    assert "column 'Weight' is unique: pass --model 'Weight'" in capsys.readouterr().err
     wide, _ = read_scores(p2, model="Weight", explicit=["--model"])
     assert list(wide.columns) == ["a", "b"]  # Model is text, GFLOPS is numeric metadata
 

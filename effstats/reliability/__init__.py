@@ -24,7 +24,7 @@ _dior          DIoR, its batch plan and efficiency curves
 _curves        rank switches, prompt strategies, rank trajectories and resolution, subscenario correlations
 _pathologies   App. B counterexamples and the clone / removal detectors
 _flash_helm    Flash-HELM
-_report        the ``effstats audit`` report (Markdown + HTML + figures)
+_report        :func:`audit` and its :class:`AuditResult` (the ``effstats audit`` report: Markdown, HTML, figures)
 
 Data layout
 -----------
@@ -46,6 +46,7 @@ from ._flash_helm import FlashHELMResult, flash_helm, flash_helm_orders, simulat
 from ._metametrics import _weighted_tau, kendall_tau
 from ._pathologies import (Counterexample, clone_flips, counterexample_grouping, counterexample_partial_reporting,
                            counterexample_weaker_model, removal_flips)
+from ._report import AuditResult, audit
 from ._winrate import _mwr, _score, _win_rates, comparison_components, mean_of_means, mean_score, mean_win_rate
 
 __all__ = [
@@ -75,4 +76,6 @@ __all__ = [
     "simulate_examples",
     "FlashHELMResult",
     "Benchmark",
+    "audit",
+    "AuditResult",
 ]

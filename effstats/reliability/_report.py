@@ -1,14 +1,17 @@
 """The ``effstats audit`` report: what a benchmark maintainer should add, drop, and trust.
 
-Writes ``report.md`` and ``report.html`` (same content, figures embedded by reference), PNG figures and CSV
-tables: the ranking under the chosen aggregate, which adjacent rank differences are resolved, DIoR of
-scenarios (and examples), how reliability grows with scenarios / examples, which scenarios agree least with
-the rest, and the Mean Win Rate's sensitivity to clones and removals.
+:func:`audit` computes an :class:`AuditResult` (tables, advice, figures); rendering it is separate
+(:meth:`AuditResult.to_markdown`, :meth:`AuditResult.to_html`, :meth:`AuditResult.save`, which writes
+``report.md`` and ``report.html`` with PNG figures and CSV tables as the command line does). The report
+holds the ranking under the chosen aggregate, which adjacent rank differences are resolved, DIoR of scenarios
+(and examples), how reliability grows with scenarios / examples, which scenarios agree least with the rest,
+and the Mean Win Rate's sensitivity to clones and removals.
 """
 from __future__ import annotations
 
 import html
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +26,7 @@ from ._metametrics import kendall_tau
 from ._pathologies import clone_flips, removal_flips
 from ._winrate import _score
 
+_DUPLICATES = ("last", "first", "mean", "error")
 _SCORE_NAME = {"mwr": "Mean Win Rate", "mean": "mean score", "mean_of_means": "mean of scenario means"}
 
 
@@ -76,7 +80,8 @@ class _Doc:
                 out += [f"![{b[2]}]({b[1]})", ""]
         return "\n".join(out)
 
-    def html(self, title: str) -> str:
+    def html(self, title: str, *, images: dict[str, str] | None = None, full: bool = True) -> str:
+        """HTML text; ``images`` maps a figure's file name to the ``src`` to use (a data URI when self-contained)."""
         def inline(t: str) -> str:
             t = html.escape(t)
             for mark, tag in (("**", "strong"), ("*", "em"), ("`", "code")):
@@ -85,10 +90,11 @@ class _Doc:
                     if len(parts) % 2 == 1 else t
             return t
 
+        style = ("table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}"
+                 "img{max-width:100%}")
         out = ["<!DOCTYPE html>", "<html><head><meta charset='utf-8'>", f"<title>{html.escape(title)}</title>",
-               "<style>body{font-family:sans-serif;max-width:60em;margin:auto;padding:1em}"
-               "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}"
-               "img{max-width:100%}</style></head><body>"]
+               "<style>body{font-family:sans-serif;max-width:60em;margin:auto;padding:1em}" + style
+               + "</style></head><body>"] if full else ["<div class='effstats-audit'>"]
         for b in self.blocks:
             if b[0] == "h":
                 out.append(f"<h{b[1]}>{inline(b[2])}</h{b[1]}>")
@@ -103,20 +109,20 @@ class _Doc:
                     rows.append("<tr>" + "".join(f"<td>{html.escape(self._cell(v, fmt))}</td>" for v in row) + "</tr>")
                 out.append("<table>" + "".join(rows) + "</table>")
             elif b[0] == "img":
-                out.append(f"<p><img src='{html.escape(b[1])}' alt='{html.escape(b[2])}'></p>")
-        out.append("</body></html>")
+                src = (images or {}).get(b[1], b[1])
+                out.append(f"<p><img src='{html.escape(src)}' alt='{html.escape(b[2])}'></p>")
+        out.append("</body></html>" if full else "</div>")
         return "\n".join(out)
 
 
 def _figure():
-    import matplotlib.pyplot as plt
-    from matplotlib.figure import Figure
+    from matplotlib.figure import Figure  # no pyplot: figures are built off-screen and never registered
 
-    return Figure(figsize=(6, 3.8)), plt
+    return Figure(figsize=(6, 3.8))
 
 
-def _plot_curve(df: pd.DataFrame, path: Path, title: str, xlabel: str, target: float) -> None:
-    fig, _ = _figure()
+def _plot_curve(df: pd.DataFrame, title: str, xlabel: str, target: float):
+    fig = _figure()
     ax = fig.subplots()
     for obj, g in df.groupby("objective", sort=False):
         ax.plot(g["size"], g["dior"], marker="o", label=f"{obj} DIoR")
@@ -129,27 +135,50 @@ def _plot_curve(df: pd.DataFrame, path: Path, title: str, xlabel: str, target: f
     ax.set_title(title, fontsize=10)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    return fig
 
 
-def _plot_ranks(tab: pd.DataFrame, path: Path, n_show: int = 30) -> None:
+def _labels(names: Any, width: int = 40) -> list[str]:
+    """Axis labels of at most ``width`` characters that stay distinct when the names are.
+
+    Long names are cut with "…"; names that would share a label keep their distinct tail instead
+    ("org/very-long-model…-chat" and "…-base"), and an occurrence number is the last resort.
+    """
+    names = [str(n) for n in names]
+    short = [n if len(n) <= width else n[: width - 1] + "…" for n in names]
+    clash = pd.Series(short).duplicated(keep=False).to_numpy() & pd.Series(names).ne("").to_numpy()
+    for i in np.flatnonzero(clash):
+        n = names[i]
+        if len(n) > width:
+            keep = width - 1
+            head = (keep + 1) // 2
+            short[i] = n[:head] + "…" + n[len(n) - (keep - head):]
+    seen: dict[str, int] = {}
+    for i, s in enumerate(short):
+        if s in seen and names[i] != names[seen[s]]:
+            short[i] = f"{s[: width - 6]}… #{i + 1}"
+        seen.setdefault(short[i], i)
+    return short
+
+
+def _plot_ranks(tab: pd.DataFrame, n_show: int = 30):
     t = tab.head(n_show)
-    fig, _ = _figure()
+    fig = _figure()
     fig.set_size_inches(6, max(3.0, 0.18 * len(t) + 1))
     ax = fig.subplots()
     y = np.arange(len(t))
     ax.errorbar(t["rank"], y, xerr=[t["rank"] - t["rank_low"], t["rank_high"] - t["rank"]], fmt="o", ms=3,
                 color="tab:blue", ecolor="tab:gray", lw=1)
-    ax.set_yticks(y, [str(m)[:40] for m in t["model"]], fontsize=6)
+    ax.set_yticks(y, _labels(t["model"]), fontsize=6)
     ax.invert_yaxis()
     ax.set_xlabel("rank (95% bootstrap interval over scenarios)")
     ax.set_title(f"Top {len(t)} models: rank uncertainty", fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    return fig
 
 
-def _plot_switch(df: pd.DataFrame, path: Path) -> None:
-    fig, _ = _figure()
+def _plot_switch(df: pd.DataFrame):
+    fig = _figure()
     ax = fig.subplots()
     for c, g in df.groupby("cluster_size"):
         ax.plot(g["size"], g["p_switch"], marker="o", label=f"ranks i and i+{c - 1}")
@@ -159,9 +188,131 @@ def _plot_switch(df: pd.DataFrame, path: Path) -> None:
     ax.set_ylabel("P(order of the two switches)")
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    return fig
 
 
+def _name_list(names: Any, limit: int = 8) -> str:
+    """Comma-separated names, at most ``limit`` of them, then "… and N more"."""
+    names = [str(n) for n in names]
+    more = len(names) - limit
+    return ", ".join(names[:limit]) + (f" … and {more} more" if more > 0 else "")
+
+
+# ---------------------------------------------------------------------------------------- published aggregates
+# A column is read as an aggregate of the others when it reproduces one of them (EXACT) within the rounding of
+# the printed numbers: its own rounding (half a unit of its last printed decimal) plus, for a mean, the inputs'
+# rounding (a mean of values each off by at most half a unit is off by at most that). Win rates published by
+# HELM are computed from unrounded scores, so rounding the inputs creates or breaks ties and no rounding bound
+# holds (HELM Lite: 0.003 on a 3-decimal column; HELM classic with missing cells: 0.019). Hence the second,
+# looser rule (CLOSE): Pearson r >= 0.999 and max |Δ| <= 5% of the column's range. Both need 5 models and 3 other
+# columns (on 3 models x 2 columns a scenario equals the mean of two others by chance). On the
+# public leaderboards in benchbench the published aggregates reach r >= 0.9999, while no scenario column
+# correlates above r = 0.997 with the mean or MWR of the other columns (HEIM's watermark columns).
+_EXACT_SLACK = 0.51  # half a unit of the last decimal, plus room for the binary representation of the values
+_CLOSE_R = 0.999
+_CLOSE_RANGE = 0.05
+_MIN_ROWS, _MIN_OTHERS = 5, 3  # models and other columns needed to recognise an aggregate by its values
+
+
+def _decimals(col: pd.Series) -> int:
+    """Digits after the decimal point, the most any cell of a column prints (12 at most)."""
+    def one(v: Any) -> int:
+        t = str(v).strip() if isinstance(v, str) else np.format_float_positional(float(v), trim="-")
+        return min(len(t.split(".")[1]), 12) if "." in t else 0
+    vals = col.dropna()
+    return max((one(v) for v in vals), default=0)
+
+
+def _norm_name(s: Any) -> str:
+    return "".join(ch for ch in str(s).lower() if ch.isalnum())
+
+
+def _aggregates_of_rest(x: np.ndarray) -> dict[str, np.ndarray]:
+    """For every column j of x (M, S), the mean and the Mean Win Rates of the other columns: (M, S) each."""
+    from ._winrate import _win_counts
+
+    obs = ~np.isnan(x)
+    tot, cnt = np.nansum(x, 1, keepdims=True), obs.sum(1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = {"mean": (tot - np.where(obs, x, 0)) / (cnt - obs)}
+        for ties in ("strict", "half"):
+            wins2, n2, valid = _win_counts(x, ties)
+            wr = np.where(valid, wins2 / np.maximum(n2, 1), 0.0)  # per-column win rates: independent of the others
+            w_tot, w_cnt = wr.sum(1, keepdims=True), valid.sum(1, keepdims=True)
+            out[f"mwr_{ties}"] = (w_tot - wr) / (w_cnt - valid)
+    return out
+
+
+def _detect_published(num: pd.DataFrame, *, names: Any = (), decimals: dict | None = None) -> list[dict]:
+    """Columns of ``num`` (models × numeric columns) that are a published aggregate of the other columns.
+
+    A column matches when it equals, within rounding, the mean or the Mean Win Rate (strict or half-credit
+    ties) of the other columns, possibly ×100 (see the rule above), or when its name is one of ``names``
+    (the table's file stem or folder). Returns one dict per detected column: ``column``, ``kind``
+    ("mean" / "mwr"), ``ties``, ``scale`` (column ÷ recomputed), ``max_abs_diff``, ``r`` and ``rule``
+    ("exact", "close" or "name"); best matches first.
+    """
+    cols = list(num.columns)
+    if len(cols) < 3 or len(num) < 3:
+        return []
+    # by values only with enough evidence: on 3 models × 2 other columns a scenario equals their mean by chance
+    by_values = len(cols) > _MIN_OTHERS and len(num) >= _MIN_ROWS
+    x = num.to_numpy(dtype=float)
+    dec = {c: (decimals or {}).get(c, None) for c in cols}
+    dec = {c: _decimals(num[c]) if d is None else d for c, d in dec.items()}
+    want = {_norm_name(n) for n in names if _norm_name(n)}
+    rest = _aggregates_of_rest(x)
+    found = []
+    for j, c in enumerate(cols):
+        y = x[:, j]
+        best = None
+        in_round = max(0.5 * 10.0 ** -dec[o] for o in cols if o != c)
+        for key, ref_all in rest.items():
+            ref = ref_all[:, j]
+            ok = ~np.isnan(y) & np.isfinite(ref)
+            if ok.sum() < 3 or np.ptp(y[ok]) == 0 or np.ptp(ref[ok]) == 0:
+                continue
+            r = float(np.corrcoef(y[ok], ref[ok])[0, 1])
+            for scale in (1.0, 100.0, 0.01):
+                d = float(np.abs(y[ok] - scale * ref[ok]).max())
+                tol = _EXACT_SLACK * 10.0 ** -dec[c] + (scale * in_round * _EXACT_SLACK / 0.5 if key == "mean" else 0)
+                rule = None if not by_values or ok.sum() < _MIN_ROWS else "exact" if d <= tol else "close" if (
+                    r >= _CLOSE_R and d <= _CLOSE_RANGE * np.ptp(y[ok])) else None
+                cand = dict(column=c, kind="mean" if key == "mean" else "mwr",
+                            ties=None if key == "mean" else key[4:], scale=scale, max_abs_diff=d, r=r, rule=rule,
+                            _rank=(rule != "exact", d / np.ptp(y[ok])))
+                if best is None or (rule is not None, -cand["_rank"][0], -cand["_rank"][1]) > (
+                        best["rule"] is not None, -best["_rank"][0], -best["_rank"][1]):
+                    best = cand
+        if best is None:
+            continue
+        if best["rule"] is None and _norm_name(c) in want:
+            # named after the table: the aggregate whose ranking it follows best (Pearson r on the values)
+            best = max((dict(best, kind="mean" if k == "mean" else "mwr", ties=None if k == "mean" else k[4:], r=rr)
+                        for k, rr in _correlations(y, rest, j).items()), key=lambda b: b["r"])
+            best["rule"] = "name"
+        if best["rule"] is not None:
+            found.append(best)
+    found.sort(key=lambda b: b["_rank"])
+    for b in found:
+        b.pop("_rank")
+    return found
+
+
+def _correlations(y: np.ndarray, rest: dict, j: int) -> dict[str, float]:
+    out = {}
+    for k, ref_all in rest.items():
+        ok = ~np.isnan(y) & np.isfinite(ref_all[:, j])
+        out[k] = float(np.corrcoef(y[ok], ref_all[ok, j])[0, 1]) if ok.sum() >= 3 else -np.inf
+    return out
+
+
+def _percent_table(wide: pd.DataFrame) -> bool:
+    """Every score column lies within [0, 100] and exceeds 1 somewhere: the table is written in percent."""
+    x = wide.apply(pd.to_numeric, errors="coerce")
+    if x.shape[1] == 0 or x.isna().all().any():
+        return False
+    return bool(((x.min() >= 0) & (x.max() <= 100) & (x.max() > 1)).all())
 def _ranks(scores: np.ndarray) -> np.ndarray:
     """Competition ranks (1 = best) along the last axis; NaN ranks last."""
     from scipy import stats
@@ -182,48 +333,162 @@ def _check_out(out: Path) -> Path:
     return out
 
 
-def audit(data: Any, out: str | Path, *, by: str = "scenario", published: pd.Series | None = None,
-          published_kind: str | None = None, aggregate: str = "mwr", ties: str = "strict", n_boot: int = 1000,
-          target: float = 0.95, seed: int | None = 0, progress: bool = True, source: str = "",
-          notes: list[str] | None = None) -> Path:
-    """Run the reliability audit on ``data`` (wide DataFrame or ResponseMatrix) and write ``out/report.md`` / ``.html``.
 
-    Parameters
+
+# ---------------------------------------------------------------------------------------- the result
+_FIGURES = {"rank_intervals.png": "rank intervals", "efficiency_scenarios.png": "DIoR vs scenarios",
+            "efficiency_examples.png": "DIoR vs examples", "rank_switch.png": "rank switches"}
+_MIN_MODELS_FOR_TAU = 5  # below this, Kendall τ between two rankings takes few values and ±1 from one swap
+
+
+@dataclass(frozen=True)
+class AuditResult:
+    """The tables, advice and figures of a benchmark reliability audit (:func:`audit`).
+
+    Attributes
     ----------
-    data : wide DataFrame (models × scenarios) or ResponseMatrix with a ``by`` item column
-    out : directory for the report (created; must be writable)
-    aggregate : {"mwr", "mean", "mean_of_means"}, default="mwr" — how the leaderboard ranks models
-    ties : {"strict", "half"}, default="strict" — win-rate ties (HELM's code uses half credit)
-    published : Series, optional — a published aggregate column to compare with; ``published_kind`` says
-        whether it is a win rate ("mwr") or a mean ("mean"); percentages are rescaled.
-    n_boot : int, default=1000; target : float in (0, 1), default=0.95; seed : int or None, default=0
+    scores : DataFrame
+        One row per model, best first: ``rank`` under the chosen aggregate, its 95% bootstrap interval
+        ``rank_low``–``rank_high`` (resampling scenarios), the three aggregates (``mwr``, ``mean``,
+        ``mean_of_means``), ``published`` when there is a published aggregate, ``p_ahead_of_next`` (how often
+        the model stays ahead of the next one) and ``p_leader_ahead`` (how often the leader stays ahead of it).
+    reliability : DataFrame
+        DIoR per granularity (``scenarios``, ``examples``) and objective (``kendall``, ``weighted_tau``,
+        ``best_model``, ``model_quality``).
+    scenarios : DataFrame
+        Per scenario: ``tau_with_rest``, ``tau_full_vs_without``, ``only_scenario_of``.
+    efficiency_scenarios, efficiency_examples, rank_switch : DataFrame or None
+        DIoR against the number of scenarios / examples per scenario, and rank-switch probabilities
+        (the last two only with per-example scores).
+    clones, removals : DataFrame
+        Mean Win Rate sensitivity: dominated clones and removals that reorder the top models.
+    recommendations : list of str
+        "What to do", most important first (Markdown).
+    notes : list of str
+        How the input was read (columns left out, duplicates, percent scale, ...).
+    published : dict or None
+        The published aggregate: ``column``, ``kind`` ("mwr" / "mean"), ``rule`` (how it was recognised),
+        ``max_abs_diff``, ``median_abs_diff`` and ``kendall_tau`` between the published and the recomputed
+        rankings.
+    settings : dict
+        ``aggregate``, ``ties``, ``n_boot``, ``seed``, ``target``, ``source``, ``n_models``, ``n_scenarios``,
+        ``n_items``, ``n_missing``.
+
+    See Also
+    --------
+    audit : computes it.
+    effstats.reliability.dior : one DIoR value with its bootstrap distribution.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from effstats.reliability import audit
+    >>> x = np.linspace(0.9, 0.3, 6)[:, None] + np.random.default_rng(0).normal(0, 0.05, (6, 4))
+    >>> table = pd.DataFrame(x, index=[f"m{i}" for i in range(6)], columns=["A", "B", "C", "D"])
+    >>> res = audit(table, n_boot=50, progress=False)
+    >>> res.leader
+    'm0'
+    >>> list(res.reliability.objective)
+    ['kendall', 'weighted_tau', 'best_model', 'model_quality']
+    >>> res.to_markdown().splitlines()[0]
+    '# Benchmark reliability audit'
     """
-    import warnings
 
-    from tqdm import tqdm  # text bars: widget bars break with Debian's ipywidgets 6 and nbclient
+    scores: pd.DataFrame
+    reliability: pd.DataFrame
+    scenarios: pd.DataFrame
+    efficiency_scenarios: pd.DataFrame = field(repr=False)
+    efficiency_examples: pd.DataFrame | None = field(repr=False)
+    rank_switch: pd.DataFrame | None = field(repr=False)
+    clones: pd.DataFrame = field(repr=False)
+    removals: pd.DataFrame = field(repr=False)
+    recommendations: list = field(repr=False)
+    notes: list = field(repr=False)
+    published: dict | None = field(repr=False)
+    settings: dict = field(repr=False)
 
-    from ..exceptions import DegenerateDataWarning
+    @property
+    def leader(self) -> str:
+        """The top-ranked model."""
+        return self.scores["model"].iloc[0]
 
-    n_boot = check_positive_int(n_boot, "--n-boot")
-    target = check_fraction(target, "--target")
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
-        raise ValueError(f"--seed: expected a non-negative integer or None, got {seed!r}")
-    if not isinstance(out, (str, Path)):
-        raise ValueError(f"--out: expected a directory path, got {type(out).__name__}")
-    if aggregate not in _SCORE_NAME:
-        raise ValueError(f"--aggregate: expected one of {list(_SCORE_NAME)}, got {aggregate!r}")
-    if ties not in ("strict", "half"):
-        raise ValueError(f"--ties: expected 'strict' or 'half', got {ties!r}")
-    out = _check_out(Path(out))
-    with warnings.catch_warnings():  # too few resamples: said once, in the report itself (below)
-        warnings.simplefilter("ignore", DegenerateDataWarning)
-        return _audit(data, out, by=by, published=published, published_kind=published_kind, aggregate=aggregate,
-                      ties=ties, n_boot=n_boot, target=target, seed=seed, progress=progress, source=source, notes=notes)
+    @property
+    def figures(self) -> dict:
+        """The report's figures as matplotlib Figures keyed by file name (built on each access)."""
+        figs = {"rank_intervals.png": _plot_ranks(self.scores)}
+        target = self.settings["target"]
+        if len(self.efficiency_scenarios):
+            figs["efficiency_scenarios.png"] = _plot_curve(
+                self.efficiency_scenarios, "Ranking reliability vs number of scenarios",
+                "scenarios drawn (with replacement)", target)
+        if self.efficiency_examples is not None:
+            figs["efficiency_examples.png"] = _plot_curve(
+                self.efficiency_examples, "Ranking reliability vs examples per scenario", "examples per scenario",
+                target)
+            figs["rank_switch.png"] = _plot_switch(self.rank_switch)
+        return figs
+
+    def _doc(self) -> _Doc:
+        return _render(self)
+
+    def to_markdown(self) -> str:
+        """The report as Markdown; figures are referenced by the file names :meth:`save` writes."""
+        return self._doc().markdown()
+
+    def _inline_images(self) -> dict[str, str]:
+        import base64
+        import io
+
+        out = {}
+        for name, fig in self.figures.items():
+            buf = io.BytesIO()
+            fig.savefig(buf, format="png", dpi=90)
+            out[name] = "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
+        return out
+
+    def to_html(self, path: str | Path | None = None) -> str:
+        """The report as one self-contained HTML page (figures embedded); written to ``path`` when given."""
+        text = self._doc().html(self._title(), images=self._inline_images())
+        if path is not None:
+            Path(path).write_text(text, encoding="utf-8")
+        return text
+
+    def _repr_html_(self) -> str:
+        return self._doc().html(self._title(), images=self._inline_images(), full=False)
+
+    def _title(self) -> str:
+        src = self.settings.get("source") or ""
+        return f"Benchmark reliability audit {src}".strip()
+
+    def save(self, out: str | Path) -> Path:
+        """Write ``report.md`` and ``report.html`` (figures as PNG files beside them) and the CSV tables to ``out``.
+
+        Returns the path of ``report.md``.
+        """
+        if not isinstance(out, (str, Path)):
+            raise ValueError(f"--out: expected a directory path, got {type(out).__name__}")
+        out = _check_out(Path(out))
+        self.scores.to_csv(out / "scores.csv", index=False)
+        self.reliability.to_csv(out / "reliability.csv", index=False)
+        self.scenarios.to_csv(out / "scenarios.csv", index=False)
+        tables = {"efficiency_scenarios.csv": self.efficiency_scenarios, "efficiency_examples.csv":
+                  self.efficiency_examples, "rank_switch.csv": self.rank_switch}
+        for name, t in tables.items():
+            if t is not None and len(t):
+                t.to_csv(out / name, index=False)
+        for name, fig in self.figures.items():
+            fig.savefig(out / name, dpi=110)
+        doc = self._doc()
+        path = out / "report.md"
+        path.write_text(doc.markdown(), encoding="utf-8")
+        (out / "report.html").write_text(doc.html(self._title()), encoding="utf-8")
+        return path
 
 
-def _audit(data: Any, out: Path, *, by: str, published: pd.Series | None, published_kind: str | None, aggregate: str,
-           ties: str, n_boot: int, target: float, seed: int | None, progress: bool, source: str,
-           notes: list[str] | None) -> Path:
+# ---------------------------------------------------------------------------------------- computing
+def _compute(data: Any, *, by: str, published: pd.Series | None, pub_info: dict | None, aggregate: str, ties: str,
+             n_boot: int, target: float, seed: int | None, progress: bool, source: str,
+             notes: list[str]) -> AuditResult:
     from tqdm import tqdm  # text bars: widget bars break with Debian's ipywidgets 6 and nbclient
 
     kw = dict(scenario=by, subscenario=None)
@@ -236,32 +501,23 @@ def _audit(data: Any, out: Path, *, by: str, published: pd.Series | None, publis
     steps = ["scores", "scenario DIoR", "scenario curve", "scenarios", "MWR sensitivity"] + (
         ["example DIoR", "example curve", "rank switches"] if per_item else [])
     bar = tqdm(total=len(steps), desc="effstats audit", disable=not progress, file=sys.stderr)
-    doc = _Doc()
-    doc.h(1, f"Benchmark reliability audit{': ' + source if source else ''}")
-    doc.p(f"{bench.n_models} models, {bench.n_scen} scenarios" + (f", {bench.n_items} examples" if per_item else "")
-          + f", {int((~bench.scenario_observed()).sum())} missing cells (omitted per model, never counted as 0). "
-          f"Models ranked by the **{_SCORE_NAME[aggregate]}**" + (f" (ties: {ties})" if aggregate == "mwr" else "")
-          + f". Bootstrap: {n_boot} resamples, seed {seed}. DIoR = lower end of the 95% interval of a meta-metric "
-          f"(Perlitz et al. 2024); target {target:g}.")
-    for n in notes or []:
-        doc.p(n)
-    if n_boot < 200:  # a 2.5% percentile from fewer than 200 draws rests on < 5 of them
-        doc.p(f"**Warning**: {n_boot} bootstrap resamples are too few for stable 95% bounds below (the 2.5% tail "
-              f"holds {0.025 * n_boot:.1f} draws); use `--n-boot 1000` before acting on this report.")
+    notes = list(notes)
 
-    # ---------------------------------------------------------------- 1. scores and rank intervals
+    # 1. scores and rank intervals
     bar.set_postfix_str("scores")
     num, den = bench.sub_sums()
     scores = {s: _score(bench, num, den, s, ties)[0] for s in ("mwr", "mean", "mean_of_means")}
     main = scores[aggregate]
     bar.update()
 
-    # ---------------------------------------------------------------- 2. scenario-level DIoR
+    # 2. scenario-level DIoR
     bar.set_postfix_str("scenario DIoR")
     rows, kendall_res = [], None
     for obj in ("kendall", "weighted_tau", "best_model", "model_quality"):
         if obj == "model_quality" and aggregate != "mwr" and np.nanmax(np.abs(main)) > 1:
-            continue  # |Δ score| is meant for scores in [0, 1]
+            notes.append(f"The *model_quality* DIoR (1 − mean |Δ score|) is left out: it is meant for scores in "
+                         f"[0, 1] and the {_SCORE_NAME[aggregate]} reaches {np.nanmax(np.abs(main)):.3g}.")
+            continue
         r = dior(bench, "scenarios", obj, n_boot=n_boot, n_top=n_top, rng=rng, **sc, **kw)
         if obj == "kendall":
             kendall_res = r
@@ -287,27 +543,17 @@ def _audit(data: Any, out: Path, *, by: str, published: pd.Series | None, publis
     tab["p_ahead_of_next"] = np.append(p_hold, np.nan)
     # the leader's group: models the leader does not stay ahead of in >= target of the resamples (a chain of
     # unresolved adjacent pairs is NOT a group of tied models: the first and the last may differ clearly)
-    p_lead = ((R[:, :1] > R) + 0.5 * (R[:, :1] == R)).mean(0)
-    tab["p_leader_ahead"] = p_lead
-    tab.to_csv(out / "scores.csv", index=False)
-    _plot_ranks(tab, out / "rank_intervals.png")
-    resolved = p_hold >= target
-    n_blocks = int(resolved.sum()) + 1  # runs of adjacent models separated by resolved adjacent differences
-    top_group = tab["model"][p_lead < target].tolist()
+    tab["p_leader_ahead"] = ((R[:, :1] > R) + 0.5 * (R[:, :1] == R)).mean(0)
 
-    # ---------------------------------------------------------------- 3. scenario curve
+    # 3. scenario curve
     bar.set_postfix_str("scenario curve")
     k_sizes = sorted({int(s) for s in np.unique(np.linspace(2, bench.n_scen, min(bench.n_scen - 1, 6)).round())
                       if 2 <= s <= bench.n_scen}) if bench.n_scen >= 2 else []
     curve_s = efficiency_curve(bench, "scenarios", "kendall", k_sizes, n_boot=max(n_boot // 4, 50), rng=rng,
                                n_top=n_top, **sc, **kw) if k_sizes else pd.DataFrame()
-    if len(curve_s):
-        curve_s.to_csv(out / "efficiency_scenarios.csv", index=False)
-        _plot_curve(curve_s, out / "efficiency_scenarios.png", "Ranking reliability vs number of scenarios",
-                    "scenarios drawn (with replacement)", target)
     bar.update()
 
-    # ---------------------------------------------------------------- 4. per-scenario agreement (drop candidates)
+    # 4. per-scenario agreement (drop candidates)
     bar.set_postfix_str("scenarios")
     scen_obs = bench.scenario_observed()
     per_scen = []
@@ -325,10 +571,9 @@ def _audit(data: Any, out: Path, *, by: str, published: pd.Series | None, publis
                              tau_with_rest=float(kendall_tau(without, alone[None])[0]),
                              tau_full_vs_without=float(kendall_tau(main, without[None])[0])))
     per_scen = pd.DataFrame(per_scen).sort_values("tau_with_rest").reset_index(drop=True)
-    per_scen.to_csv(out / "scenarios.csv", index=False)
     bar.update()
 
-    # ---------------------------------------------------------------- 5. MWR sensitivity
+    # 5. MWR sensitivity
     bar.set_postfix_str("MWR sensitivity")
     k_top = min(5, bench.n_models)
     clones = clone_flips(bench, top_k=k_top, ties=ties, **kw)
@@ -349,26 +594,53 @@ def _audit(data: Any, out: Path, *, by: str, published: pd.Series | None, publis
         ex_sizes = sorted({int(s) for s in np.unique(np.geomspace(min(5, gmax), gmax, 8).round()) if 1 <= s <= gmax})
         curve_e = efficiency_curve(bench, "examples", "kendall", ex_sizes, n_boot=max(n_boot // 4, 50), rng=rng,
                                    **sc, **kw)
-        curve_e.to_csv(out / "efficiency_examples.csv", index=False)
-        _plot_curve(curve_e, out / "efficiency_examples.png", "Ranking reliability vs examples per scenario",
-                    "examples per scenario", target)
         bar.update()
         bar.set_postfix_str("rank switches")
         sw = rank_switch_curve(bench, ex_sizes, n_boot=max(n_boot // 4, 50), rng=rng,
                                cluster_sizes=[c for c in (2, 3, 5, 10) if c <= bench.n_models], **sc, **kw)
-        sw.to_csv(out / "rank_switch.csv", index=False)
-        _plot_switch(sw, out / "rank_switch.png")
         bar.update()
     bar.close()
-    rel = pd.DataFrame(rows)
-    rel.to_csv(out / "reliability.csv", index=False)
 
-    # ---------------------------------------------------------------- recommendations
+    pub = None
+    if published is not None and published.notna().any():
+        kind = (pub_info or {}).get("kind") or published.attrs.get("kind") or ("mwr" if aggregate == "mwr" else "mean")
+        ref = scores[kind]
+        p = published.reindex(bench.model_ids).to_numpy(dtype=float)
+        ok = ~np.isnan(p)
+        scale = 100.0 if np.nanmax(np.abs(p)) > 1.5 and np.nanmax(np.abs(ref)) <= 1.5 else 1.0
+        dd = np.abs(ref[ok] * scale - p[ok])
+        pub = dict(pub_info or {}, kind=kind, scale=scale, max_abs_diff=float(dd.max()),
+                   median_abs_diff=float(np.median(dd)), kendall_tau=float(kendall_tau(p[ok], ref[ok][None])[0]),
+                   kendall_tau_ranked=float(kendall_tau(p[ok], main[ok][None])[0]))
+    settings = dict(aggregate=aggregate, ties=ties, n_boot=n_boot, seed=seed, target=target, source=source,
+                    n_models=bench.n_models, n_scenarios=bench.n_scen, n_items=bench.n_items if per_item else None,
+                    n_missing=int((~bench.scenario_observed()).sum()), n_top=n_top, k_top=k_top,
+                    n_resolved=int((p_hold >= target).sum()), n_pairs=len(p_hold))
+    res = AuditResult(scores=tab, reliability=pd.DataFrame(rows), scenarios=per_scen, efficiency_scenarios=curve_s,
+                      efficiency_examples=curve_e, rank_switch=sw, clones=clones, removals=removals,
+                      recommendations=[], notes=notes, published=pub, settings=settings)
+    res.recommendations.extend(_recommendations(res, bench, num, den))
+    return res
+
+
+def _recommendations(res: AuditResult, bench: Benchmark, num: np.ndarray, den: np.ndarray) -> list[str]:
+    st = res.settings
+    aggregate, target = st["aggregate"], st["target"]
+    rel, tab, per_scen, curve_s, curve_e = (res.reliability, res.scores, res.scenarios, res.efficiency_scenarios,
+                                            res.efficiency_examples)
+
     def d(gran: str, obj: str) -> float:
         g = rel[(rel.granularity == gran) & (rel.objective == obj)]
         return float(g["dior"].iloc[0]) if len(g) else float("nan")
 
     todo = []
+    if st["n_models"] < _MIN_MODELS_FOR_TAU:
+        m = st["n_models"]
+        todo.append(f"**Too few models for τ-based advice**: with {m} models Kendall τ takes only "
+                    f"{m * (m - 1) // 2 + 1} values and one swapped pair moves it by {4 / (m * (m - 1)):.2f}, so "
+                    "τ = ±1 is no evidence that a scenario is redundant or odd; no scenario is recommended for "
+                    f"dropping or review, and the DIoR values below are coarse. Audit at least {_MIN_MODELS_FOR_TAU} "
+                    "models.")
     if aggregate != "mwr":
         # a mean over scenarios on different scales is dominated by the widest one (a column in percent among
         # fractions); the win rate is scale-free
@@ -378,8 +650,8 @@ def _audit(data: Any, out: Path, *, by: str, published: pd.Series | None, publis
         spread = spread[np.isfinite(spread) & (spread > 0)]
         if spread.size >= 2 and spread.max() > 10 * np.median(spread):
             wide_s = [bench.subscenario_names[j] for j in np.flatnonzero(
-                (np.nanmax(sub, 0) - np.nanmin(sub, 0)) > 10 * np.median(spread))][:5]
-            todo.append(f"**Scales differ**: the scores of {', '.join(map(str, wide_s))} span more than 10× the median "
+                (np.nanmax(sub, 0) - np.nanmin(sub, 0)) > 10 * np.median(spread))]
+            todo.append(f"**Scales differ**: the scores of {_name_list(wide_s, 5)} span more than 10× the median "
                         f"score range of the columns, so the {_SCORE_NAME[aggregate]} mostly follows them. "
                         "Rescale (a percent column among fractions?) or rank by win rate (`--aggregate mwr`).")
     k_dior = d("scenarios", "kendall")
@@ -398,31 +670,35 @@ def _audit(data: Any, out: Path, *, by: str, published: pd.Series | None, publis
     bm = rel[(rel.granularity == "scenarios") & (rel.objective == "best_model")]
     if len(bm):
         er = float(bm.error_rate.iloc[0])
+        group = tab["model"][tab["p_leader_ahead"] < target].tolist()[1:]
+        lead = (f"the leader {tab['model'].iloc[0]} stays ahead in fewer than {target:.0%} of the resamples of "
+                f"{len(group)} model(s): {_name_list(group)}" if group else
+                f"the leader {tab['model'].iloc[0]} stays ahead of every other model in at least {target:.0%} of "
+                "the resamples")
         todo.append(f"**The leader**: the top two swap in {er:.0%} of scenario resamples (best-model DIoR "
-                    f"{float(bm.dior.iloc[0]):.3f}); the leader {tab['model'].iloc[0]} stays ahead in fewer than "
-                    f"{target:.0%} of the resamples of {len(top_group) - 1} model(s)"
-                    + (f": {', '.join(map(str, top_group[1:7]))}{' …' if len(top_group) > 7 else ''}" if
-                       len(top_group) > 1 else "") + " (`scores.csv`, column `p_leader_ahead`).")
-    odd = per_scen[per_scen.tau_with_rest < 0.3]
-    if len(odd) > bench.n_scen / 2:
-        # most scenarios disagree with the rest: no single outlier to review, the benchmark is heterogeneous
-        todo.append(f"**Scenarios disagree broadly**: {len(odd)} of {bench.n_scen} scenarios rank models unlike the "
-                    f"rest (Kendall τ with the others' ranking < 0.3; median τ {per_scen.tau_with_rest.median():.2f}). "
-                    "No single scenario is the outlier: they measure different things, so report per-scenario "
-                    "results beside the aggregate (dropping scenarios would change what the benchmark measures).")
-    elif len(odd):
-        todo.append(f"**Review or report separately**: {', '.join(map(str, odd.scenario[:5]))} rank models unlike the "
-                    "rest (Kendall τ with the others' ranking < 0.3); they drive the scenario-level instability.")
-    # a drop candidate agrees with the rest, leaves the ranking in place and leaves no model unscored;
-    # with two scenarios, dropping one leaves a single-scenario benchmark: never recommended
-    redundant = per_scen[(per_scen.tau_full_vs_without >= 0.99) & (per_scen.tau_with_rest >= 0.8)
-                         & (per_scen.only_scenario_of == 0)] if bench.n_scen > 2 else per_scen.iloc[:0]
-    if len(redundant):
-        todo.append(f"**Candidates to drop** (to save compute): {', '.join(map(str, redundant.scenario[:5]))} — "
-                    "each agrees with the others (τ ≥ 0.8), leaving it out keeps the ranking (τ ≥ 0.99) and every "
-                    "model keeps a score. Drop one at a time and re-run: two redundant scenarios may be redundant "
-                    "only with each other.")
-    if per_item and curve_e is not None:
+                    f"{float(bm.dior.iloc[0]):.3f}); {lead} (`scores.csv`, column `p_leader_ahead`).")
+    if st["n_models"] >= _MIN_MODELS_FOR_TAU:
+        odd = per_scen[per_scen.tau_with_rest < 0.3]
+        if len(odd) > bench.n_scen / 2:
+            # most scenarios disagree with the rest: no single outlier to review, the benchmark is heterogeneous
+            todo.append(f"**Scenarios disagree broadly**: {len(odd)} of {bench.n_scen} scenarios rank models unlike "
+                        f"the rest (Kendall τ with the others' ranking < 0.3; median τ "
+                        f"{per_scen.tau_with_rest.median():.2f}). No single scenario is the outlier: they measure "
+                        "different things, so report per-scenario results beside the aggregate (dropping scenarios "
+                        "would change what the benchmark measures).")
+        elif len(odd):
+            todo.append(f"**Review or report separately**: {_name_list(odd.scenario, 5)} rank models unlike the "
+                        "rest (Kendall τ with the others' ranking < 0.3); they drive the scenario-level instability.")
+        # a drop candidate agrees with the rest, leaves the ranking in place and leaves no model unscored;
+        # with two scenarios, dropping one leaves a single-scenario benchmark: never recommended
+        redundant = per_scen[(per_scen.tau_full_vs_without >= 0.99) & (per_scen.tau_with_rest >= 0.8)
+                             & (per_scen.only_scenario_of == 0)] if bench.n_scen > 2 else per_scen.iloc[:0]
+        if len(redundant):
+            todo.append(f"**Candidates to drop** (to save compute): {_name_list(redundant.scenario, 5)} — "
+                        "each agrees with the others (τ ≥ 0.8), leaving it out keeps the ranking (τ ≥ 0.99) and "
+                        "every model keeps a score. Drop one at a time and re-run: two redundant scenarios may be "
+                        "redundant only with each other.")
+    if curve_e is not None:
         ok = curve_e[curve_e["dior"] >= target]
         if len(ok) and int(ok["size"].min()) < int(bench.group_sizes().max()):
             todo.append(f"**Drop examples**: ranking DIoR reaches {target:g} with {int(ok['size'].min())} examples per "
@@ -430,76 +706,304 @@ def _audit(data: Any, out: Path, *, by: str, published: pd.Series | None, publis
         elif not len(ok):
             todo.append(f"**Add examples**: ranking DIoR stays below {target:g} even with every example "
                         f"({d('examples', 'kendall'):.3f}).")
-    n_res = int(resolved.sum())
-    todo.append(f"**Resolved rank differences**: {n_res} of {len(p_hold)} adjacent pairs keep their order in ≥ "
+    n_res, n_pairs = st["n_resolved"], st["n_pairs"]
+    todo.append(f"**Resolved rank differences**: {n_res} of {n_pairs} adjacent pairs keep their order in ≥ "
                 f"{target:.0%} of scenario resamples" + (
                     ": neighbours in the ranking are not resolved, so report ranks with their intervals "
                     "(`rank_low`–`rank_high`) rather than as exact positions" if n_res == 0 else
-                    f"; the resolved differences cut the ranking into {n_blocks} blocks whose neighbours are not "
+                    f"; the resolved differences cut the ranking into {n_res + 1} blocks whose neighbours are not "
                     "resolved") + " (`scores.csv`, column `p_ahead_of_next`).")
-    if aggregate == "mwr" and len(clones):
-        todo.append(f"**MWR is manipulable here**: adding one dominated clone of {', '.join(map(str, clones.clone_of[:3]))} "
-                    f"reverses the order of top-{k_top} models; consider `--aggregate mean`.")
+    if aggregate == "mwr" and len(res.clones):
+        todo.append(f"**MWR is manipulable here**: adding one dominated clone of {_name_list(res.clones.clone_of, 3)} "
+                    f"reverses the order of top-{st['k_top']} models; consider `--aggregate mean`.")
+    pub = res.published
+    if pub is not None and pub["kendall_tau"] < 0.5:
+        # the table does not reproduce its own leaderboard: the rest of the report is not about it
+        todo.insert(0, f"**Check the input first**: the recomputed ranking disagrees with the published aggregate "
+                       f"(Kendall τ {pub['kendall_tau']:.2f}). Are some columns lower-is-better (times, error rates, "
+                       "toxicity; mark them with ↓ or leave them out with --exclude), or is the aggregate computed "
+                       "differently? The findings below describe the table as read, not the published leaderboard.")
+    return todo
 
-    pub_text = None
-    if published is not None and published.notna().any():
-        kind = published_kind or ("mwr" if aggregate == "mwr" else "mean")
-        ref = scores[kind]
-        pub = published.reindex(bench.model_ids).to_numpy(dtype=float)
-        ok = ~np.isnan(pub)
-        scale = 100.0 if np.nanmax(np.abs(pub)) > 1.5 and np.nanmax(np.abs(ref)) <= 1.5 else 1.0
-        dd = np.abs(ref[ok] * scale - pub[ok])
-        tau = float(kendall_tau(pub[ok], ref[ok][None])[0])
-        pub_text = (f"Recomputed {_SCORE_NAME[kind]} vs the published aggregate{' (in percent)' if scale == 100 else ''}: "
-                    f"max |Δ| = {dd.max():.4f}, median {np.median(dd):.4f}; Kendall τ of the two rankings {tau:.3f}.")
-        if tau < 0.5:  # the table does not reproduce its own leaderboard: the rest of the report is not about it
-            todo.insert(0, f"**Check the input first**: the recomputed ranking disagrees with the published aggregate "
-                           f"(Kendall τ {tau:.2f}). Are some columns lower-is-better (times, error rates, toxicity; mark "
-                           "them with ↓ or leave them out with --exclude), or is the aggregate computed differently? "
-                           "The findings below describe the table as read, not the published leaderboard.")
 
+# ---------------------------------------------------------------------------------------- rendering
+def _render(res: AuditResult) -> _Doc:
+    st = res.settings
+    aggregate, ties, target = st["aggregate"], st["ties"], st["target"]
+    per_item = st["n_items"] is not None
+    doc = _Doc()
+    doc.h(1, f"Benchmark reliability audit{': ' + st['source'] if st['source'] else ''}")
+    doc.p(f"{st['n_models']} models, {st['n_scenarios']} scenarios" + (f", {st['n_items']} examples" if per_item else "")
+          + f", {st['n_missing']} missing cells (omitted per model, never counted as 0). "
+          f"Models ranked by the **{_SCORE_NAME[aggregate]}**" + (f" (ties: {ties})" if aggregate == "mwr" else "")
+          + f". Bootstrap: {st['n_boot']} resamples, seed {st['seed']}. DIoR = lower end of the 95% interval of a "
+          f"meta-metric (Perlitz et al. 2024); target {target:g}.")
+    for n in res.notes:
+        doc.p(n)
+    if st["n_boot"] < 200:  # a 2.5% percentile from fewer than 200 draws rests on < 5 of them
+        doc.p(f"**Warning**: {st['n_boot']} bootstrap resamples are too few for stable 95% bounds below (the 2.5% tail "
+              f"holds {0.025 * st['n_boot']:.1f} draws); use `--n-boot 1000` before acting on this report.")
     doc.h(2, "What to do")
-    doc.ul(todo)
+    doc.ul(res.recommendations)
     doc.h(2, "Ranking (top 15) and rank uncertainty")
-    show = tab.head(15)[["rank", "model", aggregate, "rank_low", "rank_high", "p_ahead_of_next", "p_leader_ahead"]
-                        + (["published"] if published is not None else [])]
-    doc.table(show)
-    if pub_text:
-        doc.p(pub_text)
-    doc.img("rank_intervals.png", "rank intervals")
+    has_pub = "published" in res.scores.columns
+    doc.table(res.scores.head(15)[["rank", "model", aggregate, "rank_low", "rank_high", "p_ahead_of_next",
+                                   "p_leader_ahead"] + (["published"] if has_pub else [])])
+    pub = res.published
+    if pub is not None:
+        col = f" {pub['column']!r}" if pub.get("column") else ""
+        how = {"exact": " (recognised: it equals that aggregate of the other columns within rounding)",
+               "close": " (recognised: it follows that aggregate of the other columns, r ≥ 0.999)",
+               "name": " (recognised by its name, the table's name)"}.get(pub.get("rule"), "")
+        doc.p(f"Recomputed {_SCORE_NAME[pub['kind']]} vs the published aggregate{col}{how}"
+              f"{' (in percent)' if pub['scale'] == 100 else ''}: max |Δ| = {pub['max_abs_diff']:.4f}, median "
+              f"{pub['median_abs_diff']:.4f}; Kendall τ of the two rankings {pub['kendall_tau']:.3f}.")
+    doc.img("rank_intervals.png", _FIGURES["rank_intervals.png"])
     doc.h(2, "Reliability (DIoR)")
-    doc.table(rel)
+    doc.table(res.reliability)
     doc.ul(["*kendall / weighted_tau*: ranking stability (τ between the original and resampled rankings; weighted τ "
             "stresses the top).",
-            f"*best_model*: 1 − P(top two switch), repeated {n_top}× removing the current leader; error_rate = that "
-            "switch probability.", "*model_quality*: 1 − mean |Δ score|."])
-    if len(curve_s):
-        doc.img("efficiency_scenarios.png", "DIoR vs scenarios")
+            f"*best_model*: 1 − P(top two switch), repeated {st['n_top']}× removing the current leader; error_rate = "
+            "that switch probability.", "*model_quality*: 1 − mean |Δ score|."])
+    if len(res.efficiency_scenarios):
+        doc.img("efficiency_scenarios.png", _FIGURES["efficiency_scenarios.png"])
     doc.h(2, "Scenarios")
     doc.p("tau_with_rest: Kendall τ between the scenario's own ranking and the ranking by all other scenarios; "
           "tau_full_vs_without: τ between the full ranking and the ranking without the scenario; only_scenario_of: "
           "models scored on no other scenario (dropping it leaves them unranked).")
-    doc.table(per_scen)
+    doc.table(res.scenarios)
     doc.h(2, "Mean Win Rate sensitivity")
-    if len(clones):
-        doc.p(f"{len(clones)} model(s) whose dominated clone (slightly worse everywhere) reverses the order of two of "
-              f"the top {k_top} when added:")
-        doc.table(clones[["clone_of", "old_top", "new_top"]])
+    k_top = st["k_top"]
+    if len(res.clones):
+        doc.p(f"{len(res.clones)} model(s) whose dominated clone (slightly worse everywhere) reverses the order of two "
+              f"of the top {k_top} when added:")
+        doc.table(res.clones[["clone_of", "old_top", "new_top"]])
     else:
         doc.p(f"No single weaker clone reverses the order of the top {k_top} models (becoming tied is not counted).")
-    if len(removals):
-        doc.p(f"Removing any of {', '.join(map(str, removals.removed))} reverses the top two.")
+    if len(res.removals):
+        doc.p(f"Removing any of {_name_list(res.removals.removed)} reverses the top two.")
     else:
         doc.p("Removing any single lower-ranked model leaves the order of the top two in place.")
     doc.h(2, "Recommended number of examples per scenario")
     if per_item:
-        doc.table(curve_e[["size", "compute_fraction", "dior", "statistic", "ci_low", "ci_high"]])
-        doc.img("efficiency_examples.png", "DIoR vs examples")
-        doc.img("rank_switch.png", "rank switches")
+        doc.table(res.efficiency_examples[["size", "compute_fraction", "dior", "statistic", "ci_low", "ci_high"]])
+        doc.img("efficiency_examples.png", _FIGURES["efficiency_examples.png"])
+        doc.img("rank_switch.png", _FIGURES["rank_switch.png"])
     else:
         doc.p("The table holds one score per scenario: per-example scores (long format with an `item` column) are "
               "needed to recommend a number of examples.")
-    path = out / "report.md"
-    path.write_text(doc.markdown(), encoding="utf-8")
-    (out / "report.html").write_text(doc.html(f"Benchmark reliability audit {source}"), encoding="utf-8")
-    return path
+    return doc
+
+
+# ---------------------------------------------------------------------------------------- the entry point
+def _prepare_frame(data: pd.DataFrame, published: Any, notes: list[str]) -> tuple[pd.DataFrame, pd.Series | None, dict | None]:
+    """A wide DataFrame given directly: name the published column, or find one among the columns by its values."""
+    info = None
+    if isinstance(published, str):
+        if published not in data.columns:
+            raise ValueError(f"published: column {published!r} not in the table (columns: {list(map(str, data.columns))})")
+        col = published
+        published = pd.to_numeric(data[col], errors="coerce")
+        data = data.drop(columns=[col])
+        found = _detect_published(pd.concat([published.rename(col), data.apply(pd.to_numeric, errors="coerce")], axis=1))
+        match = [f for f in found if f["column"] == col]
+        info = dict(match[0] if match else {}, column=col, rule=match[0]["rule"] if match else "given")
+    elif published is None and data.shape[1] >= 3:
+        num = data.apply(pd.to_numeric, errors="coerce")
+        found = [f for f in _detect_published(num) if f["rule"] != "name"]
+        if found:
+            info = found[0]
+            col = info["column"]
+            published = num[col]
+            data = data.drop(columns=[f["column"] for f in found])
+            notes.append(f"Left out of the scores: {_name_list(repr(str(f['column'])) for f in found)}, the "
+                         f"{'Mean Win Rate' if info['kind'] == 'mwr' else 'mean'} of the other columns (a published "
+                         "aggregate); pass published= to name it.")
+    if published is not None:
+        if not isinstance(published, pd.Series):
+            raise ValueError(f"published: expected a Series indexed by model or a column name, got "
+                             f"{type(published).__name__}")
+        published = published.copy()
+        if info is not None:
+            published.attrs["kind"] = info.get("kind") or published.attrs.get("kind")
+    return data, published, info
+
+
+def _rescale_percent(data: Any, published: pd.Series | None, notes: list[str]) -> tuple[Any, pd.Series | None]:
+    """A wide table written in percent, divided by 100 (a published mean too), so every score reads in [0, 1]."""
+    if not isinstance(data, pd.DataFrame) or not _percent_table(data):
+        return data, published
+    data = data.apply(pd.to_numeric, errors="coerce") / 100
+    notes.append("Scores are in percent (every score column lies in 0–100 and exceeds 1): divided by 100.")
+    if published is not None and published.attrs.get("kind") != "mwr" and published.max() > 1.5:
+        attrs = dict(published.attrs)
+        published = published / 100
+        published.attrs.update(attrs)
+    return data, published
+
+
+def audit(data: Any, out: str | Path | None = None, *, format: str = "auto", table: str | None = None,
+          by: str = "scenario", model: str | None = None, item: str | None = None, score: str | None = None,
+          scenarios: Any = None, exclude: Any = None, duplicates: str = "last", published: Any = None,
+          published_kind: str | None = None, aggregate: str = "auto", ties: str = "auto", n_boot: int = 1000,
+          target: float = 0.95, seed: int | None = 0, progress: bool = True, source: str = "",
+          notes: list[str] | None = None) -> AuditResult:
+    """Audit a benchmark's reliability: what to add or drop, which rank differences are resolved, DIoR.
+
+    Ranks the models as the leaderboard does, bootstraps the decisions of the benchmark's design (which
+    scenarios, which examples) and reports DIoR (Decision Impact on Reliability, Sect. 2.1 of [1]_), the rank
+    intervals, per-scenario agreement and the Mean Win Rate's sensitivity to clones and removals (Sect. 5.5).
+
+    Parameters
+    ----------
+    data : path, DataFrame or ResponseMatrix
+        A score file read as ``effstats audit`` reads it (wide or long CSV/TSV, HELM groups JSON, Open LLM
+        Leaderboard results JSON or CSV; see :func:`effstats.cli.read_scores`), a wide DataFrame (models ×
+        scenarios) or a ResponseMatrix with a ``by`` item column (per-example scores).
+    out : path, optional
+        Directory for ``report.md``, ``report.html``, figures and CSV tables (created). None writes nothing:
+        use :meth:`AuditResult.save` later.
+    format : {"auto", "table", "helm-json", "openllm-json", "openllm-csv"}, default="auto"
+        Layout of a file ``data``; auto recognises it from the suffix and the content.
+    table : str, optional
+        HELM JSON: title (or part of it) of the table to audit.
+    by : str, default="scenario"
+        Scenario column of a long table or of the ResponseMatrix's items.
+    model, item, score : str, optional
+        Column names of a long table (defaults "model", "item", "score"); ``model`` also names the model
+        column of a wide table.
+    scenarios, exclude : list of str, optional
+        Score columns to audit / to leave out.
+    duplicates : {"last", "first", "mean", "error"}, default="last"
+        Models listed more than once (resubmissions): keep the last row, the first, average them, or refuse.
+        Keeping one row is said in a warning and in the report.
+    published : Series or str, optional
+        The published aggregate (Series indexed by model) or, for a DataFrame ``data``, the name of its column.
+        Without it, a column of a DataFrame that equals the mean or the Mean Win Rate of the others is found and
+        used; files are searched the same way and by column name ("Mean win rate", "Average", the file's name).
+    published_kind : {"mwr", "mean"}, optional
+        What the published aggregate is, when it is not recognised.
+    aggregate : {"auto", "mwr", "mean", "mean_of_means"}, default="auto"
+        How the leaderboard ranks models; auto follows the published aggregate (Mean Win Rate without one).
+    ties : {"auto", "strict", "half"}, default="auto"
+        Win-rate ties: strict (App. A of [1]_) or half credit, HELM's rule; auto = half for HELM inputs (HELM
+        JSON, or a table with HELM's "Mean win rate" or "Model/adapter" column) and for a published win rate
+        that half credit reproduces better, strict otherwise.
+    n_boot : int, default=1000
+        Bootstrap resamples.
+    target : float in (0, 1), default=0.95
+        DIoR the recommendations aim for.
+    seed : int or None, default=0
+        Seed of the resampling.
+    progress : bool, default=True
+        Show a progress bar on stderr.
+    source : str, default=""
+        Name of the data, shown in the title.
+    notes : list of str, optional
+        Extra paragraphs for the report.
+
+    Returns
+    -------
+    AuditResult
+        Tables as DataFrames, figures, ``to_markdown()``, ``to_html(path)``, ``save(out)``.
+
+    Raises
+    ------
+    ValueError
+        Bad input, with a message naming the argument (as the command line's ``--option``).
+
+    Warns
+    -----
+    UserWarning
+        Models listed more than once (``duplicates`` other than "error").
+
+    See Also
+    --------
+    AuditResult : the result and its rendering.
+    effstats.reliability.dior : DIoR of one design decision.
+    effstats.reliability.clone_flips : the clone detector behind "MWR is manipulable".
+
+    References
+    ----------
+    .. [1] Perlitz, Y., Bandel, E., Gera, A., Arviv, O., Ein-Dor, L., Shnarch, E., Slonim, N.,
+       Shmueli-Scheuer, M. and Choshen, L. "Efficient Benchmarking (of Language Models)". NAACL 2024
+       (arXiv:2308.11696).
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from effstats.reliability import audit
+    >>> x = np.linspace(0.9, 0.3, 8)[:, None] + np.random.default_rng(1).normal(0, 0.03, (8, 5))
+    >>> table = pd.DataFrame(x.round(3), index=[f"m{i}" for i in range(8)], columns=list("ABCDE"))
+    >>> table.insert(0, "board", table.mean(axis=1).round(3))  # a published average under any name
+    >>> res = audit(table, n_boot=50, progress=False)
+    >>> res.published["column"], res.published["kind"], res.settings["aggregate"]
+    ('board', 'mean', 'mean')
+    >>> res.scores[["model", "rank"]].head(2).to_numpy().tolist()
+    [['m0', 1], ['m1', 2]]
+    """
+    import warnings
+
+    from ..exceptions import DegenerateDataWarning
+
+    n_boot = check_positive_int(n_boot, "--n-boot")
+    target = check_fraction(target, "--target")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
+        raise ValueError(f"--seed: expected a non-negative integer or None, got {seed!r}")
+    if out is not None and not isinstance(out, (str, Path)):
+        raise ValueError(f"--out: expected a directory path, got {type(out).__name__}")
+    aggregate = aggregate.replace("-", "_") if isinstance(aggregate, str) else aggregate
+    if aggregate != "auto" and aggregate not in _SCORE_NAME:
+        raise ValueError(f"--aggregate: expected one of {['auto', *_SCORE_NAME]}, got {aggregate!r}")
+    if ties not in ("auto", "strict", "half"):
+        raise ValueError(f"--ties: expected 'auto', 'strict' or 'half', got {ties!r}")
+    if duplicates not in _DUPLICATES:
+        raise ValueError(f"--duplicates: expected one of {list(_DUPLICATES)}, got {duplicates!r}")
+    if published_kind not in (None, "mwr", "mean"):
+        raise ValueError(f"published_kind: expected 'mwr', 'mean' or None, got {published_kind!r}")
+    if out is not None:
+        _check_out(Path(out))
+    notes = list(notes or [])
+    helm = False
+    if isinstance(data, (str, Path)):
+        from ..cli import _load
+
+        source = source or Path(data).name
+
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", UserWarning)
+            data, pub, read_notes, helm = _load(data, format=format, table=table, by=by, model=model, item=item,
+                                                 score=score, scenarios=scenarios, exclude=exclude,
+                                                 duplicates=duplicates)
+        said = [str(w.message) for w in caught if issubclass(w.category, UserWarning)]
+        for msg in said:
+            warnings.warn(msg, UserWarning, stacklevel=2)
+        notes = read_notes + [f"**Warning**: {m}" for m in said] + notes
+        published = pub if published is None else published
+        info = None if pub is None else pub.attrs.get("info")
+    elif isinstance(data, pd.DataFrame):
+        data, published, info = _prepare_frame(data, published, notes)
+        helm = bool(info) and "mean win rate" in str(info.get("column", "")).lower()
+    else:
+        info = None
+    data, published = _rescale_percent(data, published, notes)
+    if published is not None and not isinstance(published, pd.Series):
+        raise ValueError(f"published: expected a Series indexed by model, got {type(published).__name__}")
+    kind = published_kind or (None if published is None else published.attrs.get("kind"))
+    if info is not None and kind:
+        info = dict(info, kind=kind)
+    if aggregate == "auto":
+        # audit the ranking the leaderboard publishes: Open LLM / GLUE / BBH rank by a mean, HELM by win rate
+        aggregate = kind or "mwr"
+    if ties == "auto":
+        # HELM's rule for HELM tables; for a published win rate recognised by its values (under another name),
+        # the tie rule it was reproduced with
+        by_values = info is not None and info.get("kind") == "mwr" and info.get("rule") in ("exact", "close")
+        ties = "half" if helm or (by_values and info.get("ties") == "half") else "strict"
+    with warnings.catch_warnings():  # too few resamples: said once, in the report itself
+        warnings.simplefilter("ignore", DegenerateDataWarning)
+        res = _compute(data, by=by, published=published, pub_info=info, aggregate=aggregate, ties=ties,
+                       n_boot=n_boot, target=target, seed=seed, progress=progress, source=source, notes=notes)
+    if out is not None:
+        res.save(out)
+    return res
