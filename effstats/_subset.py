@@ -26,6 +26,7 @@ stratified mean).
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -52,6 +53,9 @@ class _Outputs(NamedTuple):
     labels: np.ndarray | None  # (N,)
     item_ids: pd.Index | None
     items: pd.DataFrame | None
+    # (M, N) bool, True where a model has no output on an item (its values there are placeholders: 0 correctness,
+    # uniform probabilities); None when every cell is observed
+    missing: np.ndarray | None = None
 
     @property
     def n_models(self) -> int:
@@ -70,6 +74,7 @@ class _Outputs(NamedTuple):
             None if self.labels is None else self.labels[idx],
             None if self.item_ids is None else self.item_ids[idx],
             None if self.items is None else self.items.iloc[idx],
+            _some(None if self.missing is None else self.missing[:, idx]),
         )
 
     def take_models(self, idx: np.ndarray) -> "_Outputs":
@@ -78,6 +83,7 @@ class _Outputs(NamedTuple):
             proba=None if self.proba is None else self.proba[idx],
             pred=None if self.pred is None else self.pred[idx],
             correct=None if self.correct is None else self.correct[idx],
+            missing=_some(None if self.missing is None else self.missing[idx]),
         )
 
     def correctness(self, name: str) -> np.ndarray:
@@ -87,6 +93,66 @@ class _Outputs(NamedTuple):
             raise ValueError(f"{name}: correctness needs labels with class probabilities or predictions")
         top1 = self.proba.argmax(axis=2) if self.proba is not None else (self.pred if self.pred.ndim == 2 else self.pred[..., 0])
         return (top1 == self.labels[None, :]).astype(float)
+
+    @property
+    def n_missing(self) -> int:
+        return 0 if self.missing is None else int(self.missing.sum())
+
+    def model_means(self, name: str) -> np.ndarray:
+        """Each model's mean correctness over the items it has outputs on, shape (M,)."""
+        y = self.correctness(name)
+        if self.missing is None:
+            return y.mean(axis=1)
+        obs = ~self.missing
+        return np.where(obs, y, 0.0).sum(axis=1) / obs.sum(axis=1)
+
+    def item_means(self, name: str) -> np.ndarray:
+        """Each item's mean correctness over the models that have an output on it, shape (N,); NaN where none has."""
+        y = self.correctness(name)
+        if self.missing is None:
+            return y.mean(axis=0)
+        obs = ~self.missing
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(obs, y, 0.0).sum(axis=0) / obs.sum(axis=0)
+
+
+def _quiet_missing() -> None:
+    """Ignore the missing-cell warnings (inside ``warnings.catch_warnings()``: refits on parts of a source already
+    reported)."""
+    warnings.filterwarnings("ignore", message=r"(source|target)_outputs: .*missing", category=UserWarning)
+
+
+def _merge_empty_strata(weights: np.ndarray, present: np.ndarray) -> np.ndarray:
+    """Stratum weights per target with every empty stratum's weight moved to the nearest non-empty one.
+
+    ``weights`` (H,) are ordered along a difficulty scale and ``present`` (T, H) says which strata still hold an
+    observed item of target t; an empty stratum's weight goes to the nearest present stratum in that order (half
+    to each when two are equally near), so the merged weights still sum to 1 for every target with an observed
+    item. Returns (T, H).
+    """
+    t, h = present.shape
+    idx = np.arange(h)
+    left = np.maximum.accumulate(np.where(present, idx, -1), axis=1)  # nearest present stratum at or below
+    right = np.minimum.accumulate(np.where(present, idx, h)[:, ::-1], axis=1)[:, ::-1]  # at or above
+    d_left = np.where(left >= 0, idx - left, np.inf)
+    d_right = np.where(right < h, right - idx, np.inf)
+    share_left = np.where(d_left < d_right, 1.0, np.where(d_left == d_right, 0.5, 0.0))
+    out = np.zeros((t, h))
+    rows = np.broadcast_to(np.arange(t)[:, None], (t, h))
+    ok_l, ok_r = left >= 0, right < h
+    np.add.at(out, (rows[ok_l], left[ok_l]), (weights * share_left)[ok_l])
+    np.add.at(out, (rows[ok_r], right[ok_r]), (weights * (1.0 - share_left))[ok_r])
+    return out
+
+
+def _some(mask: np.ndarray | None) -> np.ndarray | None:
+    """The mask, or None when it marks no cell (complete outputs take the unchanged code paths)."""
+    return mask if mask is not None and mask.any() else None
+
+
+def _impute(x: np.ndarray, missing: np.ndarray | None, fill: np.ndarray) -> np.ndarray:
+    """``x`` (M, N) with its missing cells replaced by ``fill`` (N,) of their item; ``x`` itself when none is missing."""
+    return x if missing is None else np.where(missing, fill[None, :], x)
 
 
 def _check_labels(labels: Any, n_items: int, n_classes: int | None) -> np.ndarray:
@@ -110,9 +176,9 @@ def _as_outputs(x: Any, name: str, labels: Any = None) -> _Outputs:
     (an integer 0/1 matrix without labels is ambiguous and refused).
     """
     if isinstance(x, ResponseMatrix):
-        if x.missing is not None:  # a ResponseMatrix keeps ``missing`` only when some cell is missing
-            raise ValueError(f"{name}: complete responses are required, {int(x.missing.sum())} cells are missing")
-        return _Outputs(x.probabilities, x.predictions, x.values.astype(float), x.labels, x.item_ids, x.items)
+        # a ResponseMatrix keeps ``missing`` only when some cell is missing (its values there are 0)
+        return _Outputs(x.probabilities, x.predictions, x.values.astype(float), x.labels, x.item_ids, x.items,
+                        _some(x.missing))
     if isinstance(x, _Outputs):
         return x
     ids = None
@@ -121,15 +187,22 @@ def _as_outputs(x: Any, name: str, labels: Any = None) -> _Outputs:
         if ids.has_duplicates:
             raise ValueError(f"{name}: DataFrame columns (item ids) must be unique, duplicated: {ids[ids.duplicated()].unique()[:5].tolist()}")
         x = x.to_numpy()
-    arr = check_array(x, name, ndim=(2, 3), dtype=None)
+    arr = check_array(x, name, ndim=(2, 3), dtype=None, allow_nan=True)
     if arr.dtype == object:
-        arr = check_array(arr, name, ndim=(2, 3))
+        arr = check_array(arr, name, ndim=(2, 3), allow_nan=True)
     if arr.shape[0] == 0 or arr.shape[1] == 0:
         raise ValueError(f"{name}: expected at least one model and one item, got shape {arr.shape}")
+    miss = None
+    if arr.dtype.kind == "f":
+        nan = np.isnan(arr)
+        if nan.any():  # NaN marks a cell without output (a probability vector with any NaN is missing as a whole)
+            miss = nan if arr.ndim == 2 else nan.any(axis=2)
+            fill = 0.0 if arr.ndim == 2 else 1.0 / arr.shape[2]
+            arr = np.where(miss if arr.ndim == 2 else miss[..., None], fill, arr)
     if arr.ndim == 3 and np.issubdtype(arr.dtype, np.floating):
         p = check_probabilities(arr, name, ndim=3)
         lab = None if labels is None else _check_labels(labels, p.shape[1], p.shape[2])
-        return _Outputs(p, None, None, lab, ids, None)
+        return _Outputs(p, None, None, lab, ids, None, miss)
     if np.issubdtype(arr.dtype, np.integer) and not np.issubdtype(arr.dtype, np.bool_):
         if labels is None:
             raise ValueError(
@@ -145,7 +218,7 @@ def _as_outputs(x: Any, name: str, labels: Any = None) -> _Outputs:
         if c.min() < 0 or c.max() > 1:
             raise ValueError(f"{name}: correctness/scores must lie in [0, 1], got values in [{c.min():g}, {c.max():g}]")
         lab = None if labels is None else _check_labels(labels, c.shape[1], None)
-        return _Outputs(None, None, c.astype(float), lab, ids, None)
+        return _Outputs(None, None, c.astype(float), lab, ids, None, miss)
     raise ValueError(
         f"{name}: expected a ResponseMatrix, probabilities (n_models, n_items, n_classes), "
         f"class ids with labels, or correctness (n_models, n_items); got {arr.dtype} array of shape {arr.shape}"
@@ -168,7 +241,7 @@ def _item_groups(stratify: Any, src: _Outputs) -> np.ndarray | None:
 
 def _show(ids: Any, limit: int = 5) -> str:
     ids = list(ids)
-    more = f" (+{len(ids) - limit} more)" if len(ids) > limit else ""
+    more = f" and {len(ids) - limit} more" if len(ids) > limit else ""
     return f"{ids[:limit]}{more}"
 
 
@@ -185,7 +258,8 @@ def align_items(given: pd.Index, wanted: pd.Index, name: str = "target_outputs")
         missing = pd.Index(wanted)[pos < 0]
         raise ValueError(
             f"{name}: outputs on {len(missing)} of the {len(wanted)} selected items are missing: {_show(missing)}; "
-            "give outputs on the estimator's selected_ids_ (or all fitted items)"
+            "give outputs on the estimator's selected_ids_ (or all fitted items); mark items a target was not "
+            "evaluated on as missing (NaN, or a ResponseMatrix's missing mask) to estimate from the others"
         )
     return pos
 
@@ -275,6 +349,10 @@ class SubsetPrediction:
         Targets whose sampled outputs are 0/1 correctness: their interval is Wilson's score interval at
         ``n_effective``; the others (graded scores) get the Wald interval. None: Wilson wherever ``n_effective`` is
         finite and positive.
+    n_missing : int
+        Cells missing in the source (reference) outputs the estimator was fitted on (its ``n_missing_``).
+    n_missing_target : int
+        Cells missing in the targets' outputs on the selected items (estimated from the observed ones).
     """
 
     statistic: np.ndarray
@@ -285,6 +363,8 @@ class SubsetPrediction:
     model_ids: Any = field(default=None)
     n_effective: np.ndarray | None = None
     wilson: np.ndarray | None = None
+    n_missing: int = 0
+    n_missing_target: int = 0
 
     def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
         """Interval for each target's full-benchmark score, arrays of shape (n_target,).
@@ -348,16 +428,35 @@ class _SubsetEstimator(BaseEstimator):
         src = _as_outputs(source_outputs, "source_outputs", labels)
         if src.n_models < 2:
             raise ValueError(f"source_outputs: need at least 2 source models, got {src.n_models}")
-        check_positive_int(self.n_items, "n_items", maximum=src.n_items)
+        self.n_missing_ = src.n_missing
+        self._answered = None  # positions of the items some source model answered (None: all of them)
+        if src.missing is not None:
+            n_obs = src.n_models - src.missing.sum(axis=1)
+            if (n_obs == 0).any():
+                raise ValueError(f"source_outputs: source models {_show(np.flatnonzero(n_obs == 0))} (positions) have "
+                                 "no output on any item; drop them")
+            answered = ~src.missing.all(axis=0)
+            if not answered.all():
+                self._answered = np.flatnonzero(answered)
+            check_positive_int(self.n_items, "n_items", maximum=int(answered.sum()))
+            warnings.warn(
+                f"source_outputs: {self.n_missing_} of {src.missing.size} cells are missing; items are chosen and "
+                "models compared on the observed cells, and a source model's full-benchmark score is its mean over the "
+                f"items it has outputs on{'' if answered.all() else f'; {int((~answered).sum())} items no model answered are never selected'}",
+                UserWarning,
+                stacklevel=3,
+            )
+        else:
+            check_positive_int(self.n_items, "n_items", maximum=src.n_items)
         if source_scores is None:
-            scores = src.correctness("source_outputs").mean(axis=1)
+            scores = src.model_means("source_outputs")
         else:
             scores = check_array(source_scores, "source_scores", ndim=1, shape=(src.n_models,))
         # A degenerate pool (every model right, or wrong, on every item) leaves nothing to select or learn from and
         # used to give 1.0 / 0.0 for every target with numpy divide warnings; all wrong with labels is usually a
         # class numbering that differs between labels and outputs (e.g. labels 10-19 for class ids 0-9).
         if src.correct is not None or src.labels is not None:
-            acc = scores if source_scores is None else src.correctness("source_outputs").mean(axis=1)
+            acc = scores if source_scores is None else src.model_means("source_outputs")
             if acc.max() == 0 and src.correct is None:
                 raise ValueError(
                     "labels: no source model predicts the true class of any item (correctness is 0 everywhere); "
@@ -376,6 +475,14 @@ class _SubsetEstimator(BaseEstimator):
         self._cv = None
         return src, scores
 
+    def _select_answered(self, select: Any, src: _Outputs, groups: np.ndarray | None = None) -> np.ndarray:
+        """``select(n, groups)`` (item positions among n items) run on the items some source model answered, mapped
+        back to all items; on every item when all were answered."""
+        if self._answered is None:
+            return select(src.n_items, groups)
+        a = self._answered
+        return a[select(len(a), None if groups is None else groups[a])]
+
     def _set_selected(self, selected: np.ndarray) -> None:
         self.selected_ = np.asarray(selected, dtype=int)
         self.selected_ids_ = None if self.item_ids_ is None else self.item_ids_[self.selected_]
@@ -384,11 +491,32 @@ class _SubsetEstimator(BaseEstimator):
         """Target outputs restricted to the selected items, in ``selected_`` order, aligned by item id.
 
         * ResponseMatrix or DataFrame: aligned by its item ids (columns) when the fit had ids; extra items are
-          ignored, missing selected items raise a ValueError listing them. An estimator fitted on plain arrays
+          ignored, absent selected items raise a ValueError listing them. An estimator fitted on plain arrays
           has no ids and reads them by position (all fitted items, or exactly the selected ones).
         * ``items``: the ids (positions when fitted on arrays) of the columns of ``target_outputs``.
         * Bare arrays: axis 1 holds the selected items in ``selected_`` order, or all fitted items in order.
+
+        Missing cells (a ResponseMatrix's mask, NaN) are kept in the outputs' ``missing`` mask with one UserWarning
+        naming the selected items concerned; a target without output on any selected item is refused.
         """
+        o = self._target_outputs(target_outputs, items)
+        if o.missing is None or isinstance(target_outputs, _Outputs):  # internal calls: checked and reported once
+            return o
+        empty = o.missing.all(axis=1)
+        if empty.any():
+            raise ValueError(f"target_outputs: targets {_show(np.flatnonzero(empty))} (positions) have no output on any "
+                             f"of the {o.n_items} selected items; evaluate them on some of the selected items")
+        cols = np.flatnonzero(o.missing.any(axis=0))
+        ids = self.selected_[cols] if self.selected_ids_ is None else self.selected_ids_[cols]
+        warnings.warn(
+            f"target_outputs: {o.n_missing} cells missing on {len(cols)} of the {o.n_items} selected items "
+            f"{_show(ids)}; each target is estimated from the selected items it has outputs on",
+            UserWarning,
+            stacklevel=4,
+        )
+        return o
+
+    def _target_outputs(self, target_outputs: Any, items: Any = None) -> _Outputs:
         check_is_fitted(self, "selected_")
         k, n = len(self.selected_), self.n_items_total_
         lab_sel = None if self.labels_ is None else self.labels_[self.selected_]
@@ -407,7 +535,7 @@ class _SubsetEstimator(BaseEstimator):
                 )
             # checked first: a ragged list or NaN gives a ValueError naming target_outputs, not numpy's
             arr = check_array(target_outputs.to_numpy() if isinstance(target_outputs, pd.DataFrame) else target_outputs,
-                              "target_outputs", ndim=(2, 3), dtype=None)
+                              "target_outputs", ndim=(2, 3), dtype=None, allow_nan=True)
             if arr.shape[1] != len(given):
                 raise ValueError(f"items: {len(given)} item ids given for outputs on {arr.shape[1]} items (axis 1)")
             pos = align_items(given, wanted)
@@ -432,7 +560,7 @@ class _SubsetEstimator(BaseEstimator):
                 )
             pos = align_items(pd.Index(target_outputs.columns), wanted)
             return _as_outputs(target_outputs.to_numpy()[:, pos], "target_outputs", lab_sel)
-        arr = check_array(target_outputs, "target_outputs", ndim=(2, 3), dtype=None)
+        arr = check_array(target_outputs, "target_outputs", ndim=(2, 3), dtype=None, allow_nan=True)
         if arr.shape[1] not in (k, n):
             raise ValueError(
                 f"target_outputs: expected outputs on the {k} selected items (in selected_ order) or all {n} items "
@@ -483,8 +611,13 @@ class _SubsetEstimator(BaseEstimator):
             lam = getattr(self, "lambda_", None) if "gp_lambda" in params else None
             if "gp_lambda" in params and params["gp_lambda"] is None and isinstance(lam, float) and np.isfinite(lam):
                 est.set_params(gp_lambda=lam)
-            est.fit(_fold(src, train), None if default_scores else scores[train])
-            oof[test] = est.predict(_fold(src, test))  # public predict: subclasses may override it
+            with warnings.catch_warnings():  # missing cells were reported once by the fit on all sources
+                _quiet_missing()
+                est.fit(_fold(src, train), None if default_scores else scores[train])
+                pred = est.predict(_fold(src, test))  # public predict: subclasses may override it
+            # a held-out source without output on any item the fold selected: nothing to estimate from, so the
+            # training sources' mean score
+            oof[test] = np.where(np.isnan(pred), scores[train].mean(), pred)
         self._cv = ((n_splits, random_state), oof)
         return oof
 
@@ -506,6 +639,7 @@ class _SubsetEstimator(BaseEstimator):
         """
         n_splits = check_positive_int(n_splits, "n_splits", minimum=2)
         o = self._target(target_outputs, items)
+        counts = {"n_missing": getattr(self, "n_missing_", 0), "n_missing_target": o.n_missing}
         est = self.predict(o) if type(self)._predict is _SubsetEstimator._predict else self._predict(o)
         ids = target_outputs.model_ids if isinstance(target_outputs, ResponseMatrix) else (
             target_outputs.index if isinstance(target_outputs, pd.DataFrame) else None)
@@ -516,10 +650,10 @@ class _SubsetEstimator(BaseEstimator):
             if hasattr(self, "_design_n"):
                 n_eff = self._design_n(o)
                 wilson = np.isin(o.correctness("target_outputs"), (0.0, 1.0)).all(axis=1)  # graded: Wald
-            return SubsetPrediction(est, self._design_se(o), "design", None, bounds, ids, n_eff, wilson)
+            return SubsetPrediction(est, self._design_se(o), "design", None, bounds, ids, n_eff, wilson, **counts)
         r = self.cv_residuals(n_splits)
         se = np.full(est.shape, float(np.sqrt(np.mean(r**2))))
-        return SubsetPrediction(est, se, "conformal", np.abs(r), bounds, ids)
+        return SubsetPrediction(est, se, "conformal", np.abs(r), bounds, ids, **counts)
 
     def evaluate(self, target_outputs: Any, target_scores: Any, *, items: Any = None, confidence_level: float = 0.9) -> PredictionMetrics:
         """MAE (percentage points), Spearman correlation, interval coverage and width against the true scores."""

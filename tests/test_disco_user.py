@@ -18,9 +18,14 @@ def test_items_with_ragged_or_nan_outputs_name_the_argument(est):
     k = len(est.selected_)
     with pytest.raises(ValueError, match="^target_outputs: expected a rectangular"):
         est.predict([[1.0] * k, [0.0] * (k - 1)], items=est.selected_)
+    # NaN marks a missing cell: estimated from the other items with a warning naming it; a target with no
+    # output on any selected item is refused
     bad = np.ones((2, k))
     bad[0, 0] = np.nan
-    with pytest.raises(ValueError, match="^target_outputs: .*NaN"):
+    with pytest.warns(UserWarning, match=rf"^target_outputs: 1 cells missing on 1 of the {k} selected items \[{est.selected_[0]}\]"):
+        assert np.isfinite(est.predict(bad, items=est.selected_)).all()
+    bad[1] = np.nan
+    with pytest.raises(ValueError, match=r"^target_outputs: targets \[1\] \(positions\) have no output"):
         est.predict(bad, items=est.selected_)
     # and the aligned path still aligns: reversed columns with their ids give the same estimate
     y = _data(1)[:3, est.selected_]

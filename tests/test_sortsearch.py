@@ -277,7 +277,7 @@ def test_bad_input_messages():
     with pytest.raises(ValueError, match="true_responses"):
         est.simulate(a, 5).evaluate(a[:3])
     with pytest.raises(ValueError, match="responses.*missing"):
-        SortSearch().fit(ResponseMatrix(a.astype(float), missing=np.eye(10, 30, dtype=bool)))
+        SortSearch(missing="raise").fit(ResponseMatrix(a.astype(float), missing=np.eye(10, 30, dtype=bool)))
 
 
 def test_dask_equals_numpy():

@@ -154,8 +154,9 @@ def test_missing_cells_documented_path():
     miss = np.random.default_rng(1).random((40, 300)) < 0.2
     rm = ResponseMatrix(np.where(miss, 0, a[:40]).astype(float), missing=miss)
     with pytest.raises(ValueError, match="responses.*missing"):
-        SortSearch().fit(rm)
-    est = SortSearch(missing="observed").fit(rm)
+        SortSearch(missing="raise").fit(rm)
+    est = SortSearch().fit(rm)  # missing="observed" is the default
+    assert est.n_missing_ == miss.sum()
     frac = (a[:40] & ~miss).sum(0) / (~miss).sum(0)
     assert np.all(np.diff(frac[est.order_]) <= 1e-12)  # by observed fraction correct, easiest first
     assert np.array_equal(est.n_observed_, (~miss).sum(0))
@@ -163,7 +164,7 @@ def test_missing_cells_documented_path():
     assert np.abs(res.accuracy - a[40:].mean(1)).mean() < 0.08
     df = pd.DataFrame(np.where(miss, np.nan, a[:40]))
     assert np.array_equal(SortSearch(missing="observed").fit(df).order_, est.order_)
-    with pytest.raises(ValueError, match="missing: 'observed' works with sort='sum'"):
+    with pytest.raises(ValueError, match="responses: .*missing cells .*sort='recursive' needs a complete matrix"):
         SortSearch(sort="recursive", missing="observed").fit(rm)
 
 

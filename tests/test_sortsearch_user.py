@@ -193,16 +193,20 @@ def test_hybrid_bad_grids():
 
 
 def test_missing_cells_on_selected_items_say_what_to_do(frame):
-    # before: "responses: contains NaN; pass an explicit missing mask" -- predict() has no mask argument
+    # a missing cell on an evaluated item: the model is estimated from the others, with a warning naming the item
     src, new = frame.iloc[:40].astype(float), frame.iloc[40:].astype(float)
     ss = SortSearch().fit(src)
     items = ss.select(30)
     d = new[items].copy()
     d.iloc[2, 3] = np.nan
-    with pytest.raises(ValueError, match=r"^responses: 1 cell\(s\) missing .*model 'm42' on item .*pass items="):
-        ss.predict(d)
-    arr = d.to_numpy()
-    with pytest.raises(ValueError, match=r"^responses: 1 cell\(s\) missing .*row 2 on column 3"):
+    with pytest.warns(UserWarning, match=rf"^responses: 1 cells missing on 1 of the 30 evaluated items \['{items[3]}'\]"):
+        res = ss.predict(d)
+    assert res.n_missing_target == 1 and np.isfinite(res.accuracy).all()
+    arr = d.to_numpy().copy()
+    with pytest.warns(UserWarning, match="^responses: 1 cells missing"):
+        np.testing.assert_array_equal(ss.predict(arr, items).accuracy, res.accuracy)
+    arr[2] = np.nan
+    with pytest.raises(ValueError, match=r"^responses: rows \[2\] have no response on any of the 30 evaluated items"):
         ss.predict(arr, items)
     with pytest.raises(ValueError, match="^responses"):  # ragged lists still get the shape message
         ss.predict([[0, 1], [1]], items[:2])
@@ -233,8 +237,8 @@ def test_missing_cells_in_the_sort_models_point_to_missing_observed():
     a = (rng.random((30, 100)) < np.linspace(0.9, 0.1, 100)).astype(float)
     a[0, :5] = np.nan
     with pytest.raises(ValueError, match="^responses: .*missing cells.*missing='observed'"):
-        SortSearch().fit(a)
-    est = SortSearch(missing="observed").fit(a)
+        SortSearch(missing="raise").fit(a)
+    est = SortSearch().fit(a)  # missing="observed" is the default
     frac = np.nanmean(a, axis=0)
     assert np.all(np.diff(frac[est.order_]) <= 1e-12)  # easiest first among the models that answered
     assert np.array_equal(est.n_observed_[:5], np.full(5, 29)) and (est.n_observed_[5:] == 30).all()

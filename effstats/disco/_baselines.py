@@ -1,18 +1,24 @@
 """Baselines in DISCO's protocol: random + direct, anchor points, SSEPY-style strata, Sort & Search."""
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
 
-from .._subset import _SubsetEstimator, _item_groups, _weighted_anchors
+from .._subset import _SubsetEstimator, _impute, _item_groups, _merge_empty_strata, _weighted_anchors
 from .._validation import check_positive_int, check_rng
 from ._selection import _first_per_group, select_random
 
 # References: Cochran, *Sampling Techniques*, 3rd ed., Wiley, 1977 (design-based variances below).
 
 class RandomDirect(_SubsetEstimator):
-    """Baseline: k uniformly random items (optionally stratified) and the target's accuracy on them."""
+    """Baseline: k uniformly random items (optionally stratified) and the target's accuracy on them.
+
+    Missing cells: items no source model answered are never drawn; a target without outputs on some drawn items
+    is estimated by its mean over the others (a smaller simple random sample when the cells are missing at
+    random), with the standard error and Wilson interval at that smaller size.
+    """
 
     def __init__(self, n_items: int = 100, stratify: Any = None, random_state: Any = None) -> None:
         self.n_items = n_items
@@ -22,13 +28,14 @@ class RandomDirect(_SubsetEstimator):
     def fit(self, source_outputs: Any, source_scores: Any = None, *, labels: Any = None) -> "RandomDirect":
         src, _ = self._fit_source(source_outputs, source_scores, labels)
         groups = _item_groups(self.stratify, src)
-        self._set_selected(select_random(src.n_items, self.n_items, groups=groups, rng=self.random_state))
+        self._set_selected(self._select_answered(
+            lambda n, g: select_random(n, self.n_items, groups=g, rng=self.random_state), src, groups))
         return self
 
     _interval_kind = "design"
 
     def _predict(self, o) -> np.ndarray:
-        return o.correctness("target_outputs").mean(axis=1)
+        return o.model_means("target_outputs")
 
     def _design_se(self, o) -> np.ndarray:
         """Standard error of a k-item simple random sample mean from N items: ``sqrt(s²/k · (1 − k/N))``
@@ -36,13 +43,25 @@ class RandomDirect(_SubsetEstimator):
         selection the strata get equal numbers, so this is an approximation there."""
         y = o.correctness("target_outputs")
         k, n = y.shape[1], self.n_items_total_
+        if o.missing is not None:  # each target's observed items: a sample of k_m items
+            obs = ~o.missing
+            k = obs.sum(axis=1)
+            dev = np.where(obs, y - o.model_means("target_outputs")[:, None], 0.0)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                s2 = np.where(k > 1, (dev**2).sum(axis=1) / (k - 1), 0.25)
+            return np.sqrt(s2 / k * (1 - k / n))
         s2 = y.var(axis=1, ddof=1) if k > 1 else np.full(len(y), 0.25)
         return np.sqrt(s2 / k * (1 - k / n))
 
     def _design_n(self, o) -> np.ndarray:
         """Finite-population-corrected sample size ``k / (1 − k/N)`` per target, for Wilson's interval on 0/1
-        correctness (inf when every item was sampled)."""
-        k, n = len(self.selected_), self.n_items_total_
+        correctness (inf when every item was sampled); k counts the target's observed selected items."""
+        n = self.n_items_total_
+        if o.missing is not None:
+            k = (~o.missing).sum(axis=1).astype(float)
+            with np.errstate(divide="ignore"):
+                return np.where(k < n, k / (1 - k / n), np.inf)
+        k = len(self.selected_)
         return np.full(o.correctness("target_outputs").shape[0], k / (1 - k / n) if k < n else np.inf)
 
 
@@ -53,6 +72,10 @@ class AnchorCorr(_SubsetEstimator):
     into ``n_items`` clusters; the item nearest each centroid is the anchor and the estimate is the
     weighted sum ``Σ_k w_k s_k`` with ``w_k`` the cluster's share of items (the tinyBenchmarks
     reference implementation). Two centroids may share a nearest item; its weights then add up.
+
+    Missing cells: a source model's missing entry in an item's correctness vector is the item's mean over the
+    models that answered it; items no source model answered are not clustered (the weights are shares of the
+    answered items). A target's missing anchor is imputed by the source models' observed mean on it.
     """
 
     def __init__(self, n_items: int = 100, random_state: Any = None) -> None:
@@ -61,12 +84,20 @@ class AnchorCorr(_SubsetEstimator):
 
     def fit(self, source_outputs: Any, source_scores: Any = None, *, labels: Any = None) -> "AnchorCorr":
         src, _ = self._fit_source(source_outputs, source_scores, labels)
-        anchors, self.weights_ = _weighted_anchors(src.correctness("source_outputs").T, self.n_items, check_rng(self.random_state, "random_state"))
+        means = src.item_means("source_outputs")
+        X = _impute(src.correctness("source_outputs"), src.missing, means).T
+        rng = check_rng(self.random_state, "random_state")
+        anchors = self._select_answered(lambda n, g: self._anchors(X if n == len(X) else X[self._answered], rng), src)
         self._set_selected(anchors)
+        self._fill = means[self.selected_]
         return self
 
+    def _anchors(self, X: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        anchors, self.weights_ = _weighted_anchors(X, self.n_items, rng)
+        return anchors
+
     def _predict(self, o) -> np.ndarray:
-        return o.correctness("target_outputs") @ self.weights_
+        return _impute(o.correctness("target_outputs"), o.missing, self._fill) @ self.weights_
 
 
 def _kmeans_1d(x: np.ndarray, k: int, n_iter: int = 100) -> np.ndarray:
@@ -83,18 +114,25 @@ def _kmeans_1d(x: np.ndarray, k: int, n_iter: int = 100) -> np.ndarray:
     return np.unique(np.searchsorted((centres[1:] + centres[:-1]) / 2, x), return_inverse=True)[1]
 
 
-def _modal_share(p: np.ndarray) -> np.ndarray:
+def _modal_share(p: np.ndarray, missing: np.ndarray | None = None) -> np.ndarray:
     """Share of the rows (models) that give each column's (item's) most frequent value: (M, n) -> (n,).
 
     The longest run of equal values in each sorted column; scipy.stats.mode loops over columns in Python
-    (26 s for the DISCO notebook's 60 fits on 10,000 items; this is ~0.1 s)."""
+    (26 s for the DISCO notebook's 60 fits on 10,000 items; this is ~0.1 s). With ``missing``, among the models
+    that answered (missing cells sort first as -1 and are not counted)."""
+    if missing is not None:
+        p = np.where(missing, -1, p)
     s = np.sort(p, axis=0)
     m = s.shape[0]
     rows = np.arange(m)[:, None]
     start = np.ones(s.shape, bool)
     start[1:] = s[1:] != s[:-1]
     run_start = np.maximum.accumulate(np.where(start, rows, 0), axis=0)
-    return (rows - run_start + 1).max(axis=0) / m
+    run = rows - run_start + 1
+    if missing is None:
+        return run.max(axis=0) / m
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(s >= 0, run, 0).max(axis=0) / (~missing).sum(axis=0)
 
 
 class StratifiedHT(_SubsetEstimator):
@@ -107,6 +145,13 @@ class StratifiedHT(_SubsetEstimator):
     full inference pass. ``n_items`` are drawn proportionally to stratum size (at least one each) without
     replacement; the estimate ``Σ_h (N_h / N) · mean of the sampled items in h`` is the Horvitz–Thompson
     estimator with inclusion probabilities ``n_h / N_h``.
+
+    Missing cells: the difficulty proxy of an item is the mean over the source models that answered it; items no
+    source model answered belong to no stratum and are never drawn (the estimate is then of the mean over the
+    answered items). A target without outputs on all items of a stratum gets that stratum's weight ``N_h / N``
+    added to the nearest stratum in the difficulty order where it has outputs (half to each when two are equally
+    near): strata are merged, not dropped, so a target missing the hardest items is not credited with the
+    easier strata's accuracy. Within a stratum the mean is over its observed items.
     """
 
     def __init__(self, n_items: int = 100, n_strata: int = 10, random_state: Any = None) -> None:
@@ -118,16 +163,23 @@ class StratifiedHT(_SubsetEstimator):
         src, _ = self._fit_source(source_outputs, source_scores, labels)
         rng = check_rng(self.random_state, "random_state")
         h = check_positive_int(self.n_strata, "n_strata", maximum=self.n_items)
+        miss = src.missing
         if src.proba is not None:
-            conf = src.proba.max(axis=2).mean(axis=0)
+            conf = src.proba.max(axis=2)
+            conf = conf.mean(axis=0) if miss is None else np.where(miss, 0.0, conf).sum(axis=0) / (~miss).sum(axis=0)
         elif src.pred is not None:
             p = src.pred if src.pred.ndim == 2 else src.pred[..., 0]
-            conf = _modal_share(p)
+            conf = _modal_share(p, miss)
         else:
-            conf = src.correct.mean(axis=0)
-        strata = _kmeans_1d(conf, h)
+            conf = src.item_means("source_outputs")
+        answered = self._answered
+        if answered is None:
+            strata = _kmeans_1d(conf, h)
+        else:  # unanswered items: stratum -1, never drawn
+            strata = np.full(src.n_items, -1)
+            strata[answered] = _kmeans_1d(conf[answered], h)
         h = strata.max() + 1
-        sizes = np.bincount(strata, minlength=h)
+        sizes = np.bincount(strata[strata >= 0], minlength=h)
         # proportional allocation with at least one item per stratum (largest remainders)
         raw = self.n_items * sizes / sizes.sum()
         alloc = np.maximum(np.floor(raw).astype(int), 1)
@@ -139,7 +191,11 @@ class StratifiedHT(_SubsetEstimator):
             gap = np.where(alloc > 1, alloc - raw, -np.inf)
             alloc[np.argmax(gap)] -= 1
         key = rng.random(src.n_items)
-        chosen = np.sort(_first_per_group(np.lexsort((key, strata)), strata, sizes, alloc))
+        if answered is None:
+            chosen = np.sort(_first_per_group(np.lexsort((key, strata)), strata, sizes, alloc))
+        else:
+            chosen = np.sort(answered[_first_per_group(np.lexsort((key[answered], strata[answered])), strata[answered],
+                                                       sizes, alloc)])
         self.strata_ = strata
         self.stratum_sizes_ = sizes
         self.weights_ = (sizes / sizes.sum() / alloc)[strata[chosen]]  # 1 / (N π_i)
@@ -148,12 +204,30 @@ class StratifiedHT(_SubsetEstimator):
 
     _interval_kind = "design"
 
+    def _observed_strata(self, o) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(y with 0 at missing cells (T, k), one-hot strata of the selected items (k, H), observed items per target
+        and stratum n_h (T, H), stratum weights per target (T, H): empty strata merged into the nearest one)."""
+        y = o.correctness("target_outputs")
+        obs = ~o.missing
+        sizes = self.stratum_sizes_
+        onehot = np.eye(len(sizes))[self.strata_[self.selected_]]
+        n_h = obs.astype(float) @ onehot
+        w = _merge_empty_strata(sizes / sizes.sum(), n_h > 0)
+        return np.where(obs, y, 0.0), onehot, n_h, w
+
     def _predict(self, o) -> np.ndarray:
+        if o.missing is not None:
+            y, onehot, n_h, w = self._observed_strata(o)
+            est = (w * (y @ onehot) / np.maximum(n_h, 1)).sum(axis=1)
+            return np.where(n_h.sum(axis=1) > 0, est, np.nan)  # NaN: nothing observed (refused for users' targets)
         return o.correctness("target_outputs") @ self.weights_
 
     def _design_se(self, o) -> np.ndarray:
         """Stratified-sampling standard error ``sqrt(Σ_h W_h² s_h²/n_h (1 − n_h/N_h))`` (Cochran 1977, Thm 5.3);
-        strata with one sampled item borrow the pooled within-stratum variance."""
+        strata with one sampled item borrow the pooled within-stratum variance. With missing target cells,
+        ``n_h`` counts the observed items and ``W_h`` are the merged weights (see the class docstring)."""
+        if o.missing is not None:
+            return self._design_se_missing(o)
         y = o.correctness("target_outputs")
         h = self.strata_[self.selected_]
         n_h = np.bincount(h, minlength=len(self.stratum_sizes_))
@@ -167,6 +241,21 @@ class StratifiedHT(_SubsetEstimator):
         w = sizes / sizes.sum()
         var = (w**2 * s2_h / np.maximum(n_h, 1) * (1 - n_h / sizes) * (n_h > 0)).sum(axis=1)
         return np.sqrt(var)
+
+    def _design_se_missing(self, o) -> np.ndarray:
+        y, onehot, n_h, w = self._observed_strata(o)
+        obs = ~o.missing
+        h = self.strata_[self.selected_]
+        mean_h = (y @ onehot) / np.maximum(n_h, 1)
+        ss_h = (np.where(obs, y - mean_h[:, h], 0.0) ** 2) @ onehot
+        dof = np.maximum(n_h - 1, 0)
+        pooled = ss_h.sum(axis=1) / np.maximum(dof.sum(axis=1), 1)
+        s2_h = np.where(dof > 0, ss_h / np.maximum(dof, 1), pooled[:, None])
+        # a merged stratum stands for N_h' = N w_h items (its own and the empty ones it absorbed)
+        big_n = w * self.stratum_sizes_.sum()
+        with np.errstate(invalid="ignore", divide="ignore"):
+            fpc = np.where(n_h > 0, 1 - n_h / big_n, 0.0)
+        return np.sqrt((w**2 * s2_h / np.maximum(n_h, 1) * fpc).sum(axis=1))
 
     def _design_n(self, o) -> np.ndarray:
         """Effective sample size for Wilson's interval on 0/1 correctness: ``p̂(1 − p̂) / se²`` (the design effect
@@ -182,7 +271,10 @@ class StratifiedHT(_SubsetEstimator):
         k, n = y.shape[1], self.n_items_total_
         p = self._predict(o)
         se = self._design_se(o)
-        srs = k / (1 - k / n) if k < n else np.inf
+        if o.missing is not None:
+            k = (~o.missing).sum(axis=1)
+        with np.errstate(divide="ignore"):
+            srs = np.where(k < n, k / (1 - k / n), np.inf)
         with np.errstate(divide="ignore", invalid="ignore"):
             kish = p * (1 - p) / se**2
         return np.where((se > 0) & (p > 0) & (p < 1), kish, srs)
@@ -194,6 +286,10 @@ class SortSearchDirect(_SubsetEstimator):
     Items are sorted by source-model correctness ("uniform correctness" selection: ``n_items`` positions
     spread uniformly over the easy→hard order); a target's accuracy is the DP-search threshold's share of
     items predicted correct (``predicted_accuracy``, the "weighted sum" of Table 3). Needs binary correctness.
+
+    Missing cells: the order is by the fraction correct among the source models that answered each item, and
+    items no source model answered are never selected (:class:`~effstats.sortsearch.SortSearch`'s
+    ``missing="observed"``); a target's threshold is searched over the selected items it has outputs on.
     """
 
     def __init__(self, n_items: int = 100, sort: str = "sum", random_state: Any = None) -> None:
@@ -208,7 +304,9 @@ class SortSearchDirect(_SubsetEstimator):
         y = src.correctness("source_outputs")
         if not np.isin(y, (0.0, 1.0)).all():
             raise ValueError("source_outputs: Sort & Search needs binary correctness")
-        self.sortsearch_ = SortSearch(sort=self.sort, random_state=self.random_state).fit(y.astype(bool))
+        # missing cells as NaN: the order is by the fraction correct among the models that answered
+        y = y.astype(bool) if src.missing is None else np.where(src.missing, np.nan, y)
+        self.sortsearch_ = SortSearch(sort=self.sort, random_state=self.random_state).fit(y)
         self._set_selected(self.sortsearch_.select(self.n_items))
         return self
 
@@ -216,6 +314,12 @@ class SortSearchDirect(_SubsetEstimator):
         y = o.correctness("target_outputs")
         if not np.isin(y, (0.0, 1.0)).all():
             raise ValueError("target_outputs: Sort & Search needs binary correctness on the selected items")
+        if o.missing is not None:  # DP search over each target's observed selected items
+            y = np.where(o.missing, np.nan, y)
+            with warnings.catch_warnings():  # reported by _target
+                warnings.filterwarnings("ignore", message="responses: .*missing", category=UserWarning)
+                res = self.sortsearch_.predict(y, items=self.selected_)
+            return np.asarray(res.predicted_accuracy, dtype=float)
         y = y.astype(bool)
         # the paper's S&S estimate: the accuracy of the DP-search prediction vector (k / n), not the design-based
         # estimate from the evaluated items that SearchResult.accuracy now holds

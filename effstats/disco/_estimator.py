@@ -15,7 +15,7 @@ from .._subset import _Outputs, _SubsetEstimator, _item_groups
 from .._validation import check_array, check_positive_int, check_rng
 from ..exceptions import check_is_fitted
 from ._predictors import make_predictor
-from ._selection import _disagreement, select_random, select_top_k
+from ._selection import _disagreement, _disagreement_observed, select_random, select_top_k
 
 
 _MEMO: dict = {}  # id(array) -> (weakref to the array, {key: scores})
@@ -129,6 +129,17 @@ class DISCO(_SubsetEstimator):
     random_state : int, Generator or None
         Seeds the random selection, the model subset, tie-breaking and the predictor.
 
+    Notes
+    -----
+    Missing cells (a ResponseMatrix's ``missing`` mask, NaN in a DataFrame or float array): the disagreement of
+    an item is computed over the source models that answered it (PDS: the largest probability among them; JSD:
+    their mean distribution and mean entropy), items no source model answered are never selected, a source
+    model's score is its mean over the items it has outputs on (unless ``source_scores`` is given), and a
+    missing entry of a signature, a source's or a target's, is imputed by the source models' observed mean of
+    that signature column (for 0/1 correctness: the item's observed fraction correct). ``n_missing_`` counts the
+    missing source cells; a ``UserWarning`` reports them at fit, and one at predict names the selected items a
+    target lacks.
+
     Attributes
     ----------
     selected_ : int ndarray of shape (n_items,)
@@ -138,6 +149,8 @@ class DISCO(_SubsetEstimator):
         The disagreement of every item (None for random selection).
     disagreement_models_ : int ndarray
         Source models the disagreement was computed from.
+    n_missing_ : int
+        Missing cells in the source outputs.
     signature_kind_, pca_, predictor_
     """
 
@@ -184,7 +197,8 @@ class DISCO(_SubsetEstimator):
         if self.selection == "random":
             self.scores_ = None
             self.disagreement_models_ = np.arange(m)
-            self._set_selected(select_random(src.n_items, self.n_items, groups=groups, rng=rng))
+            self._set_selected(self._select_answered(
+                lambda n, g: select_random(n, self.n_items, groups=g, rng=rng), src, groups))
             return
         if self.selection not in ("pds", "jsd"):
             raise ValueError(f"selection: expected 'pds', 'jsd' or 'random', got {self.selection!r}")
@@ -202,6 +216,17 @@ class DISCO(_SubsetEstimator):
             sub = sub[:, items]
             return np.stack([1.0 - sub, sub], axis=-1) if base is src.correct else sub
 
+        if src.missing is not None:  # over the models that answered each item (no memo: the mask is not keyed)
+            miss = src.missing if every else src.missing[models]
+            self.scores_ = _disagreement_observed(outputs(), miss, self.selection, self.top_k)
+            second = None
+            if self.selection == "pds":
+                second = _disagreement_observed(outputs(), miss, "jsd", self.top_k)
+            pick = (lambda v: v) if self._answered is None else (lambda v: v[self._answered])
+            tiebreak = None if second is None else pick(second)
+            self._set_selected(self._select_answered(
+                lambda n, g: select_top_k(pick(self.scores_), self.n_items, groups=g, rng=rng, tiebreak=tiebreak), src, groups))
+            return
         key = (self.selection, self.top_k, models.tobytes())
         # the source outputs were validated when parsed (_fit_source) or when their ResponseMatrix was built: score
         # them without checking the whole cube again for every variant and seed
@@ -292,6 +317,18 @@ class DISCO(_SubsetEstimator):
             top = int(p.max()) if self.labels_ is None else max(int(p.max()), int(self.labels_.max()))
             self._key_base = top + 1 if self.n_classes_ is None else self.n_classes_
         X = self._signature(sel, fit=True)
+        # which item each signature column describes, and the column's mean over the source models that answered
+        # that item: a missing entry (a source's or a target's) is imputed by it
+        k = len(self.selected_)
+        self._sig_item = (np.repeat(np.arange(k), self.n_classes_) if kind == "probabilities" else
+                          self._vocab // self._key_base if kind == "predictions" else np.arange(k))
+        if sel.missing is None:
+            self._sig_fill = X.mean(axis=0)
+        else:
+            obs = ~sel.missing[:, self._sig_item]
+            cnt = obs.sum(axis=0)
+            self._sig_fill = np.where(cnt > 0, np.where(obs, X, 0.0).sum(axis=0) / np.maximum(cnt, 1), 0.0)
+            X = self._impute_signature(X, sel.missing)
         if np.ptp(X, axis=0).max() == 0:
             raise ValueError(
                 "source_outputs: every source model has the same signature on the selected items (e.g. all correct); "
@@ -317,13 +354,17 @@ class DISCO(_SubsetEstimator):
         self.predictor_.fit(X, scores)
         return self
 
+    def _impute_signature(self, X: np.ndarray, missing: np.ndarray | None) -> np.ndarray:
+        return X if missing is None else np.where(missing[:, self._sig_item], self._sig_fill, X)
+
     def signatures(self, outputs: Any, *, items: Any = None) -> np.ndarray:
         """Signatures (after PCA) of models' outputs, shape (n_models, d); inputs as in :meth:`predict`."""
         check_is_fitted(self, "predictor_")
-        X = self._signature(self._target(outputs, items), fit=False)
+        o = self._target(outputs, items)
+        X = self._impute_signature(self._signature(o, fit=False), o.missing)
         return X if self.pca_ is None else self.pca_.transform(X)
 
     def _predict(self, o: _Outputs) -> np.ndarray:
-        X = self._signature(o, fit=False)
+        X = self._impute_signature(self._signature(o, fit=False), o.missing)
         X = X if self.pca_ is None else self.pca_.transform(X)
         return np.clip(_predict_in_order(self.predictor_, X), *self._clip)

@@ -224,6 +224,37 @@ def _disagreement(arr: np.ndarray, measure: str, top_k: int = 1, n_classes: int 
     return out
 
 
+def _disagreement_observed(arr: np.ndarray, missing: np.ndarray, measure: str, top_k: int = 1) -> np.ndarray:
+    """:func:`disagreement` over the models that answered each item: ``missing`` (M, N) marks the cells to skip.
+
+    PDS is the (normalised) sum over classes of the largest probability among the answering models; JSD is the
+    entropy of their mean distribution minus their mean entropy; for class ids, the distinct classes they
+    predict and the entropy of their votes. An item no model answered scores 0 (below every answered item).
+    """
+    obs = ~missing
+    n_obs = obs.sum(axis=0)
+    if np.issubdtype(arr.dtype, np.integer):
+        pred = arr if arr.ndim == 3 else arr[..., None]
+        pred = pred[..., :top_k]
+        m, n, k = pred.shape
+        c = int(pred[obs].max()) + 1 if obs.any() else 1
+        keys = (np.arange(n, dtype=np.int64)[None, :, None] * c + pred.astype(np.int64))[obs].ravel()
+        uniq, counts = np.unique(keys, return_counts=True)
+        item = uniq // c
+        if measure == "pds":
+            return np.bincount(item, minlength=n) / k
+        share = counts / (n_obs[item] * k)
+        h = np.bincount(item, weights=entr(share), minlength=n)
+        return np.where(n_obs > 0, np.maximum(h - np.log(k), 0.0) / np.log(2.0), 0.0)
+    p = np.where(obs[..., None], arr, 0.0)  # zero vectors change neither the max nor the sums below
+    if measure == "pds":
+        return p.max(axis=0).sum(axis=-1) / p.shape[2]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        h_mean = entr(p.sum(axis=0) / n_obs[:, None]).sum(axis=-1)
+        h_each = entr(p).sum(axis=-1).sum(axis=0) / n_obs
+    return np.where(n_obs > 0, np.maximum(h_mean - h_each, 0.0) / np.log(2.0), 0.0)
+
+
 def _allocate(sizes: np.ndarray, k: int) -> np.ndarray:
     """Equal share of k per group, capped at the group size; the surplus goes to the other groups."""
     alloc = np.zeros(len(sizes), dtype=int)

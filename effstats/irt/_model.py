@@ -67,8 +67,30 @@ def _as_binary_matrix(x: Any, name: str) -> tuple[np.ndarray, pd.Index | None, p
     return check_binary(x, name, ndim=2), None, None
 
 
+def _binary_with_mask(x: Any, name: str) -> tuple[np.ndarray, np.ndarray | None, pd.Index | None, pd.Index | None]:
+    """:func:`_as_binary_matrix` that accepts missing cells (a ResponseMatrix's mask, NaN in a DataFrame or float
+    array): (Y with 0 at missing cells, observed mask or None when complete, item ids, model ids)."""
+    from ..responses import ResponseMatrix
+
+    if isinstance(x, ResponseMatrix):
+        if x.missing is None or not x.missing.any():
+            return _as_binary_matrix(x, name)[0], None, x.item_ids, x.model_ids
+        raw, items, models = x.values_with_nan(), x.item_ids, x.model_ids
+    elif isinstance(x, pd.DataFrame):
+        raw, items, models = x.to_numpy(dtype=float), pd.Index(x.columns), pd.Index(x.index)
+    else:
+        raw, items, models = x, None, None
+    arr = check_array(raw, name, ndim=2, dtype=None, allow_nan=True)
+    if arr.dtype.kind != "f" or not np.isnan(arr).any():
+        return check_binary(arr, name, ndim=2), None, items, models
+    obs = ~np.isnan(arr)
+    Y = check_binary(np.where(obs, arr, 0.0), name, ndim=2)
+    return Y, obs, items, models
+
+
 def _newton_abilities(
-    Y: np.ndarray, a: np.ndarray, b: np.ndarray, prior: bool, max_iter: int = 100, gtol: float = 1e-5
+    Y: np.ndarray, a: np.ndarray, b: np.ndarray, prior: bool, max_iter: int = 100, gtol: float = 1e-5,
+    W: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Abilities of every row of Y (n, k) for items (a (k, d), b (k,)): batched Newton, all models at once.
 
@@ -76,6 +98,7 @@ def _newton_abilities(
     does not exist for all-correct / all-wrong (separable) answer patterns: Newton then walks out in capped steps
     until the gradient is below ``gtol`` (scipy BFGS's default stopping rule), as an optimiser of the likelihood does.
     Returns θ (n, d), the Hessian of the negative log-posterior (n, d, d) and a converged flag per model.
+    ``W`` (n, k), 1 at observed cells and 0 at missing ones, drops the missing cells from the likelihood.
     """
     n, d = Y.shape[0], a.shape[1]
     eye = np.eye(d)
@@ -85,8 +108,12 @@ def _newton_abilities(
     done = np.zeros(n, bool)
     for _ in range(max_iter):
         p = expit(th @ a.T - b)
-        g = (Y - p) @ a - (th if prior else 0.0)
-        H = ((p * (1 - p)) @ aa).reshape(n, d, d) + ridge
+        if W is None:
+            g = (Y - p) @ a - (th if prior else 0.0)
+            H = ((p * (1 - p)) @ aa).reshape(n, d, d) + ridge
+        else:
+            g = ((Y - p) * W) @ a - (th if prior else 0.0)
+            H = ((p * (1 - p) * W) @ aa).reshape(n, d, d) + ridge
         done = np.abs(g).max(axis=1) < gtol
         if done.all():
             break
@@ -95,7 +122,7 @@ def _newton_abilities(
         scale = np.minimum(1.0, 1.0 / np.maximum(np.abs(step).max(axis=1, keepdims=True), 1e-300))
         th = th + np.where(done[:, None], 0.0, step * scale)
     p = expit(th @ a.T - b)
-    H = ((p * (1 - p)) @ aa).reshape(n, d, d) + ridge
+    H = ((p * (1 - p) * (1.0 if W is None else W)) @ aa).reshape(n, d, d) + ridge
     return th, H, done
 
 
@@ -142,6 +169,8 @@ class IRT2PL(BaseEstimator):
     item_ids_, model_ids_ : pandas.Index or None
         Ids from a ResponseMatrix or a DataFrame (columns = items); None for bare arrays.
     n_items_ : int
+    n_missing_ : int
+        Missing cells of the fitted responses (skipped by the likelihood).
 
     See the module docstring for what is identifiable.
 
@@ -194,6 +223,8 @@ class IRT2PL(BaseEstimator):
         ----------
         responses : ResponseMatrix, DataFrame or array of shape (n_models, n_items)
             Binary correctness; a DataFrame's columns (a ResponseMatrix's ``item_ids``) are remembered as item ids.
+            Missing cells (a ResponseMatrix's ``missing`` mask, NaN) are left out of the likelihood: the model is
+            fitted on the observed cells only (``n_missing_`` counts the others).
         y : ignored
 
         Returns
@@ -201,17 +232,22 @@ class IRT2PL(BaseEstimator):
         self
         """
         d, method = self._check_params()
-        Y, item_ids, model_ids = _as_binary_matrix(responses, "responses")
+        Y, obs, item_ids, model_ids = _binary_with_mask(responses, "responses")
         m, n = Y.shape
         if m < 2 or n < 2:
             raise ValueError(f"responses: need at least 2 models and 2 items, got shape {Y.shape}")
+        W = None if obs is None else obs.astype(float)
+        if W is not None and (W.sum(axis=1) == 0).any():
+            raise ValueError(f"responses: models at positions {np.flatnonzero(W.sum(axis=1) == 0)[:5].tolist()} have no "
+                             "observed response; drop them")
         self.method_ = method
         self.item_ids_, self.model_ids_, self.n_items_ = item_ids, model_ids, n
+        self.n_missing_ = 0 if W is None else int(m * n - W.sum())
         Y = Y.astype(float)
         if method == "mml":
-            self._fit_mml(Y)
+            self._fit_mml(Y, W=W)
         else:
-            self._fit_jml(Y, d)
+            self._fit_jml(Y, d, W=W)
         if not self.converged_:
             warnings.warn(
                 f"IRT2PL ({self.method_}, n_dims={d}) stopped at max_iter={self.max_iter} before the relative change "
@@ -222,14 +258,14 @@ class IRT2PL(BaseEstimator):
             )
         return self
 
-    def _fit_mml(self, Y: np.ndarray, n_quad: int = 31) -> None:
+    def _fit_mml(self, Y: np.ndarray, n_quad: int = 31, W: np.ndarray | None = None) -> None:
         m, n = Y.shape
         la, lb = 1.0 / self.prior_sd_a**2, 1.0 / self.prior_sd_b**2
         x, wq = np.polynomial.hermite_e.hermegauss(n_quad)  # nodes/weights for the N(0, 1) density
         logw = np.log(wq / wq.sum())
         # Start from the rank-1 SVD of the smoothed logits (slopes and intercepts of a linearised model); with the
         # SQUAREM steps below, 60 EM iterations instead of 92 reach the same loss on 50 ImageNet models x 10,000 items.
-        _, a0, b0 = _svd_start(Y, 1, check_rng(self.random_state, "random_state"))
+        _, a0, b0 = _svd_start(Y, 1, check_rng(self.random_state, "random_state"), W)
 
         def em(par: np.ndarray) -> tuple[np.ndarray, float]:
             """One EM iteration from (a, b); also the loss at (a, b)."""
@@ -238,15 +274,17 @@ class IRT2PL(BaseEstimator):
             # log p - log(1 - p) = z exactly, so only log(1 - p) is evaluated (a logaddexp of (Q, N) values was
             # half of an EM step)
             lq = -np.logaddexp(0.0, z)
-            ll = Y @ z.T + (lq.sum(1) + logw)  # (M, Q) joint log-likelihood, one matmul
+            # (M, Q) joint log-likelihood, one matmul; missing cells (W = 0) add nothing
+            ll = Y @ z.T + ((lq.sum(1) + logw) if W is None else (W @ lq.T + logw))
             norm = np.logaddexp.reduce(ll, axis=1, keepdims=True)
             post = np.exp(ll - norm)
             f = -(norm.sum() - 0.5 * (la * (a**2).sum() + lb * (b**2).sum())) / (m * n)
-            nq, rq = post.sum(0), post.T @ Y  # expected counts per node, and correct ones per item
+            # expected counts per node (per node and item when cells are missing), and correct ones per item
+            nq, rq = (post.sum(0)[:, None] if W is None else post.T @ W), post.T @ Y
             for _ in range(2):  # two Newton steps of the per-item MAP logistic regressions (vectorised)
                 p = expit(z)
-                e = rq - nq[:, None] * p
-                w = nq[:, None] * p * (1 - p)
+                e = rq - nq * p
+                w = nq * p * (1 - p)
                 ga, gb = x @ e - la * a, -e.sum(0) - lb * b
                 haa, hab, hbb = -(x**2) @ w - la, x @ w, -w.sum(0) - lb
                 det = haa * hbb - hab**2
@@ -286,10 +324,10 @@ class IRT2PL(BaseEstimator):
         self._last_change = change
         self.n_iter_ = n_em
         self.loss_curve_ = np.asarray(loss)
-        th = _newton_abilities(Y, a[:, None], b, prior=True)[0]
-        self.theta_, self.a_, self.b_ = _canonical_rotation(th, a[:, None], b, Y)
+        th = _newton_abilities(Y, a[:, None], b, prior=True, W=W)[0]
+        self.theta_, self.a_, self.b_ = _canonical_rotation(th, a[:, None], b, Y, W)
 
-    def _fit_jml(self, Y: np.ndarray, d: int) -> None:
+    def _fit_jml(self, Y: np.ndarray, d: int, W: np.ndarray | None = None) -> None:
         m, n = Y.shape
         la, lb = 1.0 / self.prior_sd_a**2, 1.0 / self.prior_sd_b**2
         eye_d = np.eye(d)
@@ -303,26 +341,29 @@ class IRT2PL(BaseEstimator):
         def objective(x: np.ndarray) -> tuple[float, np.ndarray]:
             th, a, b = unpack(x)
             p = expit(th @ a.T - b)
-            nll = -np.sum(np.log(np.maximum(np.where(Yb, p, 1.0 - p), 1e-300)))  # −Σ log P(observed answer)
+            logp = np.log(np.maximum(np.where(Yb, p, 1.0 - p), 1e-300))
+            nll = -np.sum(logp if W is None else logp * W)  # −Σ log P(observed answer)
             return (nll + 0.5 * (np.sum(th**2) + la * np.sum(a**2) + lb * np.sum(b**2))) / (m * n), p
 
         def sweep(x: np.ndarray, p: np.ndarray) -> np.ndarray:
             th, a, b = unpack(x)
             # Abilities: one exact Newton step of every model's d-dimensional MAP logistic regression.
-            g = (p - Y) @ a + th
-            H = ((p * (1 - p)) @ (a[:, :, None] * a[:, None, :]).reshape(n, d * d)).reshape(m, d, d) + eye_d
+            r, v = (p - Y, p * (1 - p)) if W is None else ((p - Y) * W, p * (1 - p) * W)
+            g = r @ a + th
+            H = (v @ (a[:, :, None] * a[:, None, :]).reshape(n, d * d)).reshape(m, d, d) + eye_d
             th = th - _capped(np.linalg.solve(H, g[..., None])[..., 0])
             # Items: one exact Newton step of every item's (d + 1)-dimensional MAP logistic regression.
             X = np.hstack([th, ones])
             p = expit(th @ a.T - b)
+            r, v = (p - Y, p * (1 - p)) if W is None else ((p - Y) * W, p * (1 - p) * W)
             par = np.hstack([a, b[:, None]])
-            G = (p - Y).T @ X + pen_items * par
+            G = r.T @ X + pen_items * par
             XX = (X[:, :, None] * X[:, None, :]).reshape(m, (d + 1) ** 2)
-            H = ((p * (1 - p)).T @ XX).reshape(n, d + 1, d + 1) + np.diag(pen_items)
+            H = (v.T @ XX).reshape(n, d + 1, d + 1) + np.diag(pen_items)
             par = par - _capped(np.linalg.solve(H, G[..., None])[..., 0])
             return np.concatenate([th.ravel(), par[:, :d].ravel(), par[:, d]])
 
-        th0, a0, b0 = _svd_start(Y, d, check_rng(self.random_state, "random_state"))
+        th0, a0, b0 = _svd_start(Y, d, check_rng(self.random_state, "random_state"), W)
         x = np.concatenate([th0.ravel(), a0.ravel(), b0])
         loss, change = [], np.inf
         f, p = objective(x)
@@ -339,7 +380,7 @@ class IRT2PL(BaseEstimator):
         self._last_change = change
         self.n_iter_ = len(loss)
         self.loss_curve_ = np.asarray(loss)
-        self.theta_, self.a_, self.b_ = _canonical_rotation(th, a, b, Y)
+        self.theta_, self.a_, self.b_ = _canonical_rotation(th, a, b, Y, W)
 
     # ------------------------------------------------------------------ items and abilities
     def _item_positions(self, items: Any, name: str = "items") -> np.ndarray:
@@ -372,23 +413,26 @@ class IRT2PL(BaseEstimator):
             raise ValueError(f"{name}: items are repeated")
         return idx
 
-    def _responses_on_items(self, responses: Any, items: Any, name: str = "responses") -> tuple[np.ndarray, np.ndarray]:
-        """(Y, item positions): a DataFrame's / ResponseMatrix's columns are item ids and are aligned to ``items``."""
+    def _responses_on_items(self, responses: Any, items: Any, name: str = "responses") -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """(Y, item positions, observed weights or None): a DataFrame's / ResponseMatrix's columns are item ids and
+        are aligned to ``items``; missing cells (mask, NaN) get weight 0."""
         from ..responses import ResponseMatrix
 
         if isinstance(responses, (pd.DataFrame, ResponseMatrix)):
-            Y, cols, _ = _as_binary_matrix(responses, name)
+            Y, obs, cols, _ = _binary_with_mask(responses, name)
             col_idx = self._item_positions(cols, f"{name} (columns)")
             if items is None:
-                return Y.astype(float), col_idx
+                return Y.astype(float), col_idx, _weights(obs)
             want = self._item_positions(items)
             pos = pd.Index(col_idx).get_indexer(want)
             if (pos < 0).any():
                 raise ValueError(f"{name}: no column for {int((pos < 0).sum())} of the requested items")
-            return Y[:, pos].astype(float), want
+            return Y[:, pos].astype(float), want, _weights(None if obs is None else obs[:, pos])
         idx = self._item_positions(items)
-        Y = check_binary(responses, name, ndim=2, shape=(None, idx.size))
-        return Y.astype(float), idx
+        Y, obs, _, _ = _binary_with_mask(responses, name)
+        if Y.shape[1] != idx.size:
+            raise ValueError(f"{name}: expected shape (any, {idx.size}), got {Y.shape}")
+        return Y.astype(float), idx, _weights(obs)
 
     def abilities(
         self, responses: Any, items: Any = None, *, method: str = "map", return_cov: bool = False, max_iter: int = 100
@@ -421,8 +465,11 @@ class IRT2PL(BaseEstimator):
         method = check_option(method, "method", _ABILITY)
         max_iter = check_positive_int(max_iter, "max_iter")
         return_cov = check_flag(return_cov, "return_cov")
-        Y, idx = self._responses_on_items(responses, items)
-        th, H, _ = _newton_abilities(Y, self.a_[idx], self.b_[idx], prior=method == "map", max_iter=max_iter)
+        Y, idx, W = self._responses_on_items(responses, items)
+        if W is not None and (W.sum(axis=1) == 0).any():
+            raise ValueError(f"responses: models at positions {np.flatnonzero(W.sum(axis=1) == 0)[:5].tolist()} have no "
+                             "observed answer on the items")
+        th, H, _ = _newton_abilities(Y, self.a_[idx], self.b_[idx], prior=method == "map", max_iter=max_iter, W=W)
         return (th, np.linalg.inv(H)) if return_cov else th
 
     def predict_proba(self, theta: Any = None, items: Any = None) -> np.ndarray:
@@ -437,10 +484,15 @@ class IRT2PL(BaseEstimator):
         """Mean Bernoulli log-likelihood per response of ``responses`` (models × all fitted items, or a DataFrame
         with item-id columns) at their MAP abilities; higher is better."""
         check_is_fitted(self, "a_")
-        Y, idx = self._responses_on_items(responses, None)
-        th = _newton_abilities(Y, self.a_[idx], self.b_[idx], prior=True)[0]
+        Y, idx, W = self._responses_on_items(responses, None)
+        th = _newton_abilities(Y, self.a_[idx], self.b_[idx], prior=True, W=W)[0]
         z = th @ self.a_[idx].T - self.b_[idx]
-        return float(np.mean(Y * z - np.logaddexp(0.0, z)))
+        ll = Y * z - np.logaddexp(0.0, z)
+        return float(np.mean(ll) if W is None else (ll * W).sum() / W.sum())
+
+
+def _weights(obs: np.ndarray | None) -> np.ndarray | None:
+    return None if obs is None or obs.all() else obs.astype(float)
 
 
 def _capped(step: np.ndarray, cap: float = 1.0) -> np.ndarray:
@@ -450,7 +502,7 @@ def _capped(step: np.ndarray, cap: float = 1.0) -> np.ndarray:
     return step * np.minimum(1.0, cap / np.maximum(big, 1e-300))
 
 
-def _svd_start(Y: np.ndarray, d: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _svd_start(Y: np.ndarray, d: int, rng: np.random.Generator, W: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Start values from a rank-d SVD of the item-centred logits of the smoothed responses.
 
     Logits of 0.85/0.15 stand in for 1/0 (a 2PL with |z| ≈ 1.7 on a typical response); b = −(column mean),
@@ -458,8 +510,12 @@ def _svd_start(Y: np.ndarray, d: int, rng: np.random.Generator) -> tuple[np.ndar
     """
     m, n = Y.shape
     L = np.where(Y > 0.5, 1.0, -1.0) * np.log(0.85 / 0.15)
-    mu = L.mean(0)
-    U, S, Vt = np.linalg.svd(L - mu, full_matrices=False)
+    if W is None:
+        mu = L.mean(0)
+        U, S, Vt = np.linalg.svd(L - mu, full_matrices=False)
+    else:  # missing cells sit at their item's observed mean: 0 after centring
+        mu = (L * W).sum(0) / np.maximum(W.sum(0), 1)
+        U, S, Vt = np.linalg.svd((L - mu) * W, full_matrices=False)
     r = min(d, len(S))
     th = np.zeros((m, d))
     a = np.zeros((n, d))
@@ -471,7 +527,7 @@ def _svd_start(Y: np.ndarray, d: int, rng: np.random.Generator) -> tuple[np.ndar
     return th, a, -mu
 
 
-def _canonical_rotation(th: np.ndarray, a: np.ndarray, b: np.ndarray, Y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _canonical_rotation(th: np.ndarray, a: np.ndarray, b: np.ndarray, Y: np.ndarray, W: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One representative of the fit's equivalence class, with the same likelihood (θ aᵀ − b is unchanged).
 
     Rotate (θ, a) by the orthogonal R that makes θ's components uncorrelated with decreasing variance; flip signs
@@ -489,7 +545,8 @@ def _canonical_rotation(th: np.ndarray, a: np.ndarray, b: np.ndarray, Y: np.ndar
         th, a = th @ R, a @ R
         s = np.where(a.mean(0) < 0, -1.0, 1.0)
     else:
-        s = np.array([-1.0 if np.corrcoef(th[:, 0], Y.mean(1))[0, 1] < 0 else 1.0])
+        acc = Y.mean(1) if W is None else (Y * W).sum(1) / W.sum(1)
+        s = np.array([-1.0 if np.corrcoef(th[:, 0], acc)[0, 1] < 0 else 1.0])
     th, a = th * s, a * s
     mu, sd = th.mean(0), th.std(0)
     sd = np.where(sd > 0, sd, 1.0)

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from .._subset import _SubsetEstimator, _weighted_anchors
+from .._subset import _SubsetEstimator, _impute, _some, _weighted_anchors
 from .._validation import check_option, check_positive_int, check_rng
 from ..exceptions import ConvergenceWarning
 from ._model import IRT2PL
@@ -93,6 +93,13 @@ class TinyBenchmarks(_SubsetEstimator):
       model has one difficulty per dimension, ``Σ_d a_d (θ_d − b_d)``, which is our model with ``b = Σ_d a_d b_d``).
     * No scenario stratification or balance weights (one benchmark at a time); random items are not stratified.
 
+    Missing cells: the IRT model is fitted on the observed cells only (the likelihood skips the others), the
+    anchor-corr embedding imputes a source model's missing entry by the item's observed mean, items no source
+    model answered are never selected, and the dimension validation and λ use observed cells. A target without
+    outputs on some selected items gets its ability from the items it has, p-IRT's observed part over them
+    (the IRT prediction covers every other item), and, in the weighted sum, the source models' observed mean on
+    a missing anchor. ``n_missing_`` counts the missing source cells.
+
     References
     ----------
     Polo, F. M., Weber, L., Choshen, L., Sun, Y., Xu, G. & Yurochkin, M. (2024). tinyBenchmarks: evaluating LLMs
@@ -153,12 +160,15 @@ class TinyBenchmarks(_SubsetEstimator):
                 raise ValueError(f"gp_lambda: expected a number in [0, 1] or None, got {lam!r}")
         return selection, estimator, grid, ability
 
-    def _fit_irt(self, Y: np.ndarray, d: int, what: str) -> IRT2PL:
-        """IRT2PL(d) on Y, from the cache when the same matrix was fitted with the same settings; warns (once per
-        call, saying which fit) when the fit did not converge."""
+    def _fit_irt(self, Y: np.ndarray, d: int, what: str, missing: np.ndarray | None = None) -> IRT2PL:
+        """IRT2PL(d) on Y (``missing`` cells left out of the likelihood), from the cache when the same matrix was
+        fitted with the same settings; warns (once per call, saying which fit) when the fit did not converge."""
         irt = IRT2PL(d, **(self.irt_params or {}))
         key = (Y.shape, hashlib.sha1(np.packbits(Y, axis=None).tobytes()).hexdigest(), d,
                tuple(sorted(irt.get_params().items())))
+        if missing is not None:
+            key += (hashlib.sha1(np.packbits(missing, axis=None).tobytes()).hexdigest(),)
+            Y = np.where(missing, np.nan, Y)
         cache = TinyBenchmarks._fit_cache
         if key in cache:
             cache.move_to_end(key)
@@ -180,9 +190,12 @@ class TinyBenchmarks(_SubsetEstimator):
             )
         return irt
 
-    def _validate_dims(self, Y: np.ndarray, grid: tuple[int, ...], ability: str) -> tuple[int, dict]:
+    def _validate_dims(self, Y: np.ndarray, grid: tuple[int, ...], ability: str, missing: np.ndarray | None = None) -> tuple[int, dict]:
         """The reference's dimension choice: train on all source models but every fifth, abilities of the held-out
-        ones from the even-numbered items, MAE of the predicted mean over the odd-numbered items."""
+        ones from the even-numbered items, MAE of the predicted mean over the odd-numbered items (observed cells
+        only when some are missing)."""
+        if missing is not None:
+            return self._validate_dims_missing(Y, grid, ability, missing)
         m, n = Y.shape
         val = np.arange(0, m, 5)
         train = np.setdiff1d(np.arange(m), val)
@@ -197,6 +210,32 @@ class TinyBenchmarks(_SubsetEstimator):
             irt = self._fit_irt(Y[train], d, "validation")
             th = irt.abilities(Y[np.ix_(val, seen)], seen, method=ability)
             errors[d] = float(np.abs(irt.predict_proba(th, unseen).mean(1) - truth).mean())
+        best = min(errors.values())
+        chosen = next(d for d in grid if errors[d] - best < _DIMS_TOL)
+        return chosen, errors
+
+    def _validate_dims_missing(self, Y: np.ndarray, grid: tuple[int, ...], ability: str, missing: np.ndarray) -> tuple[int, dict]:
+        m, n = Y.shape
+        val = np.arange(0, m, 5)
+        train = np.setdiff1d(np.arange(m), val)
+        seen, unseen = np.arange(0, n, 2), np.arange(1, n, 2)
+        obs_seen, obs_unseen = ~missing[np.ix_(val, seen)], ~missing[np.ix_(val, unseen)]
+        # held-out models with nothing observed on one half cannot be scored: left out of the error
+        ok = obs_seen.any(1) & obs_unseen.any(1)
+        if train.size < 2 or n < 4 or not ok.any():
+            raise ValueError(
+                f"source_outputs: the IRT validation needs at least 3 source models and 4 items, with outputs on both "
+                f"halves of the items, got shape {Y.shape}"
+            )
+        val, obs_seen, obs_unseen = val[ok], obs_seen[ok], obs_unseen[ok]
+        cnt = obs_unseen.sum(1)
+        truth = np.where(obs_unseen, Y[np.ix_(val, unseen)], 0).sum(1) / cnt
+        errors = {}
+        for d in grid:
+            irt = self._fit_irt(Y[train], d, "validation", _some(missing[train]))
+            th = irt.abilities(np.where(obs_seen, Y[np.ix_(val, seen)], np.nan), seen, method=ability)
+            pred = (irt.predict_proba(th, unseen) * obs_unseen).sum(1) / cnt
+            errors[d] = float(np.abs(pred - truth).mean())
         best = min(errors.values())
         chosen = next(d for d in grid if errors[d] - best < _DIMS_TOL)
         return chosen, errors
@@ -223,6 +262,8 @@ class TinyBenchmarks(_SubsetEstimator):
         if not np.isin(Y, (0.0, 1.0)).all():
             raise ValueError("source_outputs: IRT needs binary correctness (0/1), got other values")
         Y = Y.astype(bool)
+        miss = src.missing
+        self._fill = src.item_means("source_outputs")
         rng = check_rng(self.random_state, "random_state")
         k = self.n_items
         need_irt = selection == "anchor-irt" or estimator != "weighted"
@@ -231,20 +272,30 @@ class TinyBenchmarks(_SubsetEstimator):
             # The validation fits choose the dimension and give λ's bias term; with a fixed dimension and no λ to
             # estimate they are skipped (e.g. in the cross-validation folds of predict_interval, where λ is fixed).
             if isinstance(self.n_dims, str) or (estimator == "gp-irt" and self.gp_lambda is None):
-                self.n_dims_, self.validation_errors_ = self._validate_dims(Y, grid, ability)
+                self.n_dims_, self.validation_errors_ = self._validate_dims(Y, grid, ability, miss)
             else:
                 self.n_dims_ = grid[0]
-            self.irt_ = self._fit_irt(Y, self.n_dims_, "the final model")
+            self.irt_ = self._fit_irt(Y, self.n_dims_, "the final model", miss)
+        weights = []
         if selection == "random":
             from ..disco import select_random
 
-            sel, w = select_random(Y.shape[1], k, rng=rng), np.full(k, 1.0 / k)
+            def pick(n: int, _: Any) -> np.ndarray:
+                weights.append(np.full(k, 1.0 / k))
+                return select_random(n, k, rng=rng)
         else:
-            X = Y.T.astype(float) if selection == "anchor-corr" else np.column_stack([self.irt_.a_, self.irt_.b_])
-            sel, w = _weighted_anchors(X, k, rng, self.n_init)
+            X = (_impute(Y.astype(float), miss, self._fill).T if selection == "anchor-corr"
+                 else np.column_stack([self.irt_.a_, self.irt_.b_]))
+
+            def pick(n: int, _: Any) -> np.ndarray:
+                sel, w = _weighted_anchors(X if n == len(X) else X[self._answered], k, rng, self.n_init)
+                weights.append(w)
+                return sel
+        sel = self._select_answered(pick, src)  # items no source model answered are never chosen
         order = np.argsort(sel)
         self._set_selected(np.asarray(sel)[order])
-        self.weights_ = np.asarray(w, dtype=float)[order]
+        self.weights_ = np.asarray(weights[0], dtype=float)[order]
+        self._fill = self._fill[self.selected_]
         self.lambda_ = np.nan
         if estimator == "gp-irt":
             if self.gp_lambda is not None:
@@ -252,7 +303,11 @@ class TinyBenchmarks(_SubsetEstimator):
             else:
                 b = self.validation_errors_[self.n_dims_]
                 c = 1.0 if selection == "random" else 4.0
-                v = Y.var(axis=1).mean() / (c * k)
+                if miss is None:
+                    v = Y.var(axis=1).mean() / (c * k)
+                else:  # each model's variance over its observed items
+                    p = src.model_means("source_outputs")
+                    v = (p * (1 - p)).mean() / (c * k)
                 self.lambda_ = float(b**2 / (b**2 + v)) if b**2 + v > 0 else 1.0
         return self
 
@@ -260,6 +315,8 @@ class TinyBenchmarks(_SubsetEstimator):
         y = outputs.correctness("target_outputs")
         if not np.isin(y, (0.0, 1.0)).all():
             raise ValueError("target_outputs: IRT needs binary correctness (0/1) on the selected items")
+        if outputs.missing is not None:
+            return self._all_missing(y, outputs.missing)
         out = {"weighted": y @ self.weights_}
         if self.irt_ is not None:
             n, k = self.n_items_total_, len(self.selected_)
@@ -267,6 +324,22 @@ class TinyBenchmarks(_SubsetEstimator):
             th = self.irt_.abilities(y, self.selected_, method=self.ability)
             irt_part = self.irt_.predict_proba(th, unseen).mean(1) if unseen.size else np.zeros(len(y))
             out["p-irt"] = (k / n) * y.mean(1) + (1 - k / n) * irt_part
+            if not np.isnan(self.lambda_):
+                out["gp-irt"] = self.lambda_ * out["weighted"] + (1 - self.lambda_) * out["p-irt"]
+        return out
+
+    def _all_missing(self, y: np.ndarray, missing: np.ndarray) -> dict[str, np.ndarray]:
+        """The estimates of targets without outputs on some selected items: the weighted sum with those imputed by
+        the source models' observed mean on the item; abilities from the observed items only, and p-IRT's observed
+        part over them (the IRT prediction covers every other item)."""
+        out = {"weighted": _impute(y, missing, self._fill) @ self.weights_}
+        if self.irt_ is not None:
+            obs = ~missing
+            with np.errstate(invalid="ignore"):
+                th = self.irt_.abilities(np.where(obs, y, np.nan), self.selected_, method=self.ability)
+            p = self.irt_.predict_proba(th)  # (T, N)
+            seen = np.where(obs, y, 0.0).sum(1) - np.where(obs, p[:, self.selected_], 0.0).sum(1)
+            out["p-irt"] = (p.sum(1) + seen) / self.n_items_total_
             if not np.isnan(self.lambda_):
                 out["gp-irt"] = self.lambda_ * out["weighted"] + (1 - self.lambda_) * out["p-irt"]
         return out

@@ -170,40 +170,31 @@ def _item_indices(items: Any, selected: np.ndarray | None, n_items: int, item_id
     return it.astype(np.int64)
 
 
-_MISSING_HELP = ("every selected item must be evaluated: evaluate the missing cells, or pass items= listing only the "
-                 "items that were evaluated (the estimate then treats them as a simple random sample)")
-
-
-def _refuse_missing(responses: Any) -> None:
-    """A clear error for NaN / missing cells in the responses on the selected items (``predict`` has no mask)."""
+def _split_missing(responses: Any) -> tuple[Any, np.ndarray | None]:
+    """(responses with missing cells (a ResponseMatrix's mask, NaN) set to 0, their mask or None when complete)."""
     if isinstance(responses, ResponseMatrix):
-        miss = responses.missing if responses.missing is not None else None
-        rows, cols = responses.model_ids, responses.item_ids
-    elif isinstance(responses, (pd.DataFrame, pd.Series)):
+        if responses.missing is None or not responses.missing.any():
+            return responses, None
+        miss = responses.missing
+        vals = np.where(miss, 0.0, responses.values)
+        return pd.DataFrame(vals, index=responses.model_ids, columns=responses.item_ids), miss
+    if isinstance(responses, (pd.DataFrame, pd.Series)):
         miss = responses.isna().to_numpy()
-        rows, cols = (responses.index, responses.columns) if isinstance(responses, pd.DataFrame) else (None, responses.index)
-    else:
-        if _is_dask(responses):
-            return
-        try:
-            arr = np.asarray(responses)
-        except (TypeError, ValueError):  # ragged: check_binary names it
-            return
-        if arr.dtype.kind != "f":
-            return
-        miss, rows, cols = np.isnan(arr), None, None
-    if miss is None or not np.any(miss):
-        return
-    miss = np.atleast_2d(miss)
-    i, j = map(int, np.argwhere(miss)[0])
-    where = f"model {rows[i]!r}" if rows is not None else f"row {i}"
-    what = f"item {cols[j]!r}" if cols is not None else f"column {j}"
-    raise ValueError(f"responses: {int(miss.sum())} cell(s) missing (NaN / not evaluated), e.g. {where} on {what}; {_MISSING_HELP}")
+        return (responses.fillna(0), miss) if miss.any() else (responses, None)
+    if _is_dask(responses) or isinstance(responses, PackedBinaryMatrix):
+        return responses, None
+    try:
+        arr = np.asarray(responses)
+    except (TypeError, ValueError):  # ragged: check_binary names it
+        return responses, None
+    if arr.dtype.kind != "f":
+        return responses, None
+    miss = np.isnan(arr)
+    return (np.where(miss, 0.0, arr), miss) if miss.any() else (responses, None)
 
 
 def _selected_responses(responses: Any, n_sel: int) -> np.ndarray:
     """New models' responses on the selected items as bool (n_models, n_sel); a 1-D input is one model."""
-    _refuse_missing(responses)
     if isinstance(responses, ResponseMatrix):
         responses = responses.require_binary("responses")
     elif isinstance(responses, pd.DataFrame):
@@ -220,16 +211,18 @@ def _selected_responses(responses: Any, n_sel: int) -> np.ndarray:
     return r
 
 
-def _aligned_responses(responses: Any, positions: np.ndarray, item_ids: pd.Index | None) -> tuple[np.ndarray, pd.Index | None]:
+def _aligned_responses(responses: Any, positions: np.ndarray, item_ids: pd.Index | None) -> tuple[np.ndarray, pd.Index | None, np.ndarray | None]:
     """Responses on the items at ``positions`` as bool (n_models, n_sel), aligned by id when labelled.
 
     A ResponseMatrix / DataFrame / Series must carry exactly the selected items as columns (any order); they are
     reordered to ``positions``. Arrays are positional (columns in the order of ``positions``). Returns the matrix
-    and the model ids (None for arrays).
+    (0 at missing cells), the model ids (None for arrays) and the missing-cell mask (None when complete).
     """
     labelled = isinstance(responses, (ResponseMatrix, pd.DataFrame, pd.Series))
     if not labelled:
-        return _selected_responses(responses, len(positions)), None
+        filled, miss = _split_missing(responses)
+        r = _selected_responses(filled, len(positions))
+        return r, None, None if miss is None else np.atleast_2d(miss)
     if item_ids is None:
         raise ValueError("responses: labelled columns (item ids) need an estimator fitted on labelled items "
                          "(a ResponseMatrix or a DataFrame with item columns); pass a plain array in the order of items")
@@ -250,12 +243,12 @@ def _aligned_responses(responses: Any, positions: np.ndarray, item_ids: pd.Index
             parts.append(f"unexpected (not selected) items {_list_ids(unseen)}")
         raise ValueError(f"responses: columns must be the {len(want)} selected items in any order; " + "; ".join(parts))
     take = cols.get_indexer(want)
-    _refuse_missing(responses)
-    if isinstance(responses, ResponseMatrix):
-        r = responses.subset(items=take).require_binary("responses")
+    filled, miss = _split_missing(responses)
+    if isinstance(filled, ResponseMatrix):
+        r = filled.subset(items=take).require_binary("responses")
     else:
-        r = _frame_values(responses.iloc[:, take], "responses")
-    return r, models
+        r = _frame_values(filled.iloc[:, take], "responses")
+    return r, models, None if miss is None or not miss[:, take].any() else miss[:, take]
 
 
 def _take_columns(x: Any, cols: np.ndarray, name: str) -> Any:

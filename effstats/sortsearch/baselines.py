@@ -11,7 +11,9 @@ from sklearn.base import BaseEstimator
 from sklearn.model_selection import KFold
 
 from .._results import ConfidenceInterval
+from .._subset import _some
 from .._validation import check_binary, check_positive_int, check_rng
+from ..responses import ResponseMatrix
 from ..bitpack import PackedBinaryMatrix
 from ..exceptions import check_is_fitted
 from ._inputs import _aligned_responses, _binary, _ids, _is_dask, _item_indices, _take_columns
@@ -22,13 +24,43 @@ __all__ = ["ExpandResult", "CopyNearestExpand", "HybridResult", "HybridSearch"]
 
 def _dense_source(responses: Any, name: str = "responses") -> np.ndarray:
     if _has_missing_cells(responses):
-        raise ValueError(f"{name}: the matrix has missing cells (NaN / not evaluated); the nearest-model baselines need "
-                         "complete responses: complete the matrix, or, for sort models with gaps, use "
-                         "SortSearch(missing='observed'), which orders items by the models that answered them")
+        raise ValueError(f"{name}: the matrix has missing cells (NaN / not evaluated); complete responses are needed here")
     a = _binary(responses, name)
     if _is_dask(a):
         a = check_binary(a.compute(), name)
     return a.to_dense() if isinstance(a, PackedBinaryMatrix) else np.asarray(a)
+
+
+def _source_with_missing(responses: Any) -> tuple[np.ndarray, np.ndarray | None]:
+    """The sort models' bool matrix and its missing-cell mask (None when complete). A missing cell holds the
+    majority answer of the models that answered the item (wrong when none did), so copied predictions are the
+    item's observed majority there; distances use the observed cells only (:func:`_distance`)."""
+    if not _has_missing_cells(responses):
+        return _dense_source(responses), None
+    if isinstance(responses, ResponseMatrix):
+        miss, vals = responses.missing, responses.values_with_nan()
+    else:
+        vals = responses.to_numpy(float) if isinstance(responses, pd.DataFrame) else np.asarray(responses, float)
+        miss = np.isnan(vals)
+    obs = ~miss
+    filled = check_binary(np.where(obs, vals, 0.0), "responses", ndim=2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        majority = filled.sum(axis=0) / obs.sum(axis=0) > 0.5
+    return np.where(obs, filled, majority[None, :]), miss
+
+
+def _distance(r: np.ndarray, r_miss: np.ndarray | None, s: np.ndarray, s_miss: np.ndarray | None) -> np.ndarray:
+    """Hamming distances between new rows ``r`` and source rows ``s`` on the same columns; with missing cells, the
+    share of disagreements among the columns both answered (inf when they share none)."""
+    if r_miss is None and s_miss is None:
+        return _hamming(r, s)
+    ro = np.ones(r.shape, np.float32) if r_miss is None else (~r_miss).astype(np.float32)
+    so = np.ones(s.shape, np.float32) if s_miss is None else (~s_miss).astype(np.float32)
+    r1, s1 = r * ro, s * so
+    r0, s0 = (1 - r) * ro, (1 - s) * so
+    both = ro @ so.T
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(both > 0, (r1 @ s0.T + r0 @ s1.T) / both, np.inf)
 
 
 def _hamming(r: np.ndarray, s: np.ndarray) -> np.ndarray:
@@ -56,6 +88,10 @@ class ExpandResult:
     source : bool array (n_sort_models, n_items), the sort models' responses (shared, not copied).
     model_ids, item_ids, source_ids : Index or None
         Ids of the new models, of all items and of the sort models, when the inputs were labelled.
+    missing : bool array (n_models, budget) or None
+        New models' missing cells on the evaluated items (predicted as copied; the estimate uses the others).
+    n_missing : int
+        Missing cells of the sort models' matrix (their copied value is the item's observed majority).
     """
 
     item_index: np.ndarray
@@ -65,6 +101,15 @@ class ExpandResult:
     model_ids: pd.Index | None = field(default=None, repr=False)
     item_ids: pd.Index | None = field(default=None, repr=False)
     source_ids: pd.Index | None = field(default=None, repr=False)
+    missing: np.ndarray | None = field(default=None, repr=False)
+    n_missing: int = 0
+
+    @property
+    def n_missing_target(self) -> int:
+        return 0 if self.missing is None else int(self.missing.sum())
+
+    def _n_observed(self) -> np.ndarray | int:
+        return self.observed.shape[1] if self.missing is None else (~self.missing).sum(axis=1)
 
     def __repr__(self) -> str:
         return (f"ExpandResult(n_models={len(self.nearest)}, budget={len(self.item_index)}, n_items={self.source.shape[1]}, "
@@ -82,7 +127,11 @@ class ExpandResult:
         """Predicted correctness, bool (n_rows, n_items), items in the fitted order."""
         sel = slice(None) if rows is None else _check_rows(rows, len(self.nearest), self.model_ids)
         out = np.atleast_2d(self.source[self.nearest[sel]]).copy()
-        out[:, self.item_index] = np.atleast_2d(self.observed[sel])
+        if self.missing is None:
+            out[:, self.item_index] = np.atleast_2d(self.observed[sel])
+        else:
+            cols = out[:, self.item_index]
+            out[:, self.item_index] = np.where(np.atleast_2d(self.missing[sel]), cols, np.atleast_2d(self.observed[sel]))
         return out
 
     def predictions(self, rows: Any = None) -> pd.DataFrame:
@@ -94,12 +143,17 @@ class ExpandResult:
     @property
     def predicted_accuracy(self) -> np.ndarray:
         """Accuracy of the predicted vector per model (copied items + observed ones)."""
+        if self.missing is not None:
+            return self.correctness().mean(axis=1)
         copied = self.source.sum(axis=1)[self.nearest] - self.source[:, self.item_index].sum(axis=1)[self.nearest]
         return (copied + self.observed.sum(axis=1)) / self.source.shape[1]
 
     @property
     def statistic(self) -> np.ndarray:
-        """Design-based accuracy estimate per model: the mean over the evaluated (simple random sample of) items."""
+        """Design-based accuracy estimate per model: the mean over the evaluated (simple random sample of) items
+        (over the observed ones when some are missing: a smaller simple random sample)."""
+        if self.missing is not None:
+            return np.where(self.missing, False, self.observed).sum(axis=1) / self._n_observed()
         return self.observed.mean(axis=1)
 
     @property
@@ -112,6 +166,10 @@ class ExpandResult:
     def standard_error(self) -> np.ndarray:
         """Its standard error ``sqrt((1 - f) s² / b)`` (simple random sampling without replacement, ``f = b / n``)."""
         b, n = self.observed.shape[1], self.source.shape[1]
+        if self.missing is not None:
+            b, p = self._n_observed(), self.statistic
+            with np.errstate(invalid="ignore", divide="ignore"):  # binary: s² = b p (1 - p) / (b - 1)
+                return np.where(b > 1, np.sqrt((1 - b / n) * p * (1 - p) / (b - 1)), np.sqrt(0.25 * (1 - b / n)))
         if b < 2:
             return np.full(len(self.nearest), np.sqrt(0.25 * (1 - b / n)))
         return np.sqrt((1 - b / n) * self.observed.var(axis=1, ddof=1) / b)
@@ -152,6 +210,11 @@ class CopyNearestExpand(BaseEstimator):
     :class:`~effstats.sortsearch.SortSearch`: :meth:`select` then returns item ids, and the responses given to
     :meth:`predict` may carry the selected items in any order. Plain arrays are positional.
 
+    Missing cells: in the sort models' matrix, the distance is the share of disagreements on the evaluated
+    items both models answered, a copied missing cell is the item's majority answer among the models that
+    answered it, and items no sort model answered are never selected; a new model's missing evaluated items are
+    left out of its distances and of its estimate (the mean over its observed items), with a ``UserWarning``.
+
     Parameters
     ----------
     random_state : None, int or Generator, default=None
@@ -159,6 +222,8 @@ class CopyNearestExpand(BaseEstimator):
     Attributes
     ----------
     source_ : bool array (n_models, n_items)
+    n_missing_ : int
+        Missing cells of the sort models' matrix.
     item_ids_, model_ids_ : Index or None
         Item / sort-model ids of a labelled source.
     selected_ : int array (budget,) or None
@@ -171,7 +236,8 @@ class CopyNearestExpand(BaseEstimator):
     def fit(self, responses: Any, y: Any = None) -> "CopyNearestExpand":
         """``responses``: the sort models' bool matrix (n_models, n_items), ResponseMatrix or DataFrame (kept in
         memory)."""
-        self.source_ = _dense_source(responses)
+        self.source_, self._missing = _source_with_missing(responses)
+        self.n_missing_ = 0 if self._missing is None else int(self._missing.sum())
         self.n_items_ = self.source_.shape[1]
         self.item_ids_ = _ids(responses, 1)
         self.model_ids_ = _ids(responses, 0)
@@ -182,7 +248,11 @@ class CopyNearestExpand(BaseEstimator):
     def select(self, budget: int) -> np.ndarray:
         """``budget`` random items (increasing indices; their ids when fitted on ids), remembered as ``selected_``."""
         check_is_fitted(self, "source_")
-        self.selected_ = random_positions(self.n_items_, budget, self.rng_)
+        if self._missing is None or not self._missing.all(axis=0).any():
+            self.selected_ = random_positions(self.n_items_, budget, self.rng_)
+        else:  # among the items some sort model answered
+            answered = np.flatnonzero(~self._missing.all(axis=0))
+            self.selected_ = answered[random_positions(len(answered), budget, self.rng_)]
         return self.selected_.copy() if self.item_ids_ is None else self.item_ids_.to_numpy()[self.selected_]
 
     def predict(self, responses: Any, items: Any = None) -> ExpandResult:
@@ -193,10 +263,12 @@ class CopyNearestExpand(BaseEstimator):
         items = _item_indices(items, self.selected_, self.n_items_, self.item_ids_)
         if len(np.unique(items)) != len(items):
             raise ValueError("items: must be distinct")
-        r, model_ids = _aligned_responses(responses, items, self.item_ids_)
-        dist = _hamming(r, self.source_[:, items])
+        r, model_ids, miss = _aligned_responses(responses, items, self.item_ids_)
+        if miss is not None:
+            _warn_missing_target(miss, items if self.item_ids_ is None else self.item_ids_.to_numpy()[items])
+        dist = _distance(r, miss, self.source_[:, items], None if self._missing is None else self._missing[:, items])
         return ExpandResult(item_index=items, observed=r, nearest=dist.argmin(axis=1), source=self.source_, model_ids=model_ids,
-                            item_ids=self.item_ids_, source_ids=self.model_ids_)
+                            item_ids=self.item_ids_, source_ids=self.model_ids_, missing=miss, n_missing=self.n_missing_)
 
     def simulate(self, responses: Any, budget: int) -> ExpandResult:
         """Select, read those columns of the new models' full responses (labelled columns aligned by id), predict."""
@@ -218,19 +290,39 @@ class CopyNearestExpand(BaseEstimator):
         return -float(self.simulate(x, budget).evaluate(x)["mae"].mean())
 
 
+def _warn_missing_target(miss: np.ndarray, ids: np.ndarray) -> None:
+    """One warning naming the evaluated items some new model lacks; a model lacking all of them is refused."""
+    import warnings
+
+    from ._inputs import _list_ids
+
+    if miss.all(axis=1).any():
+        raise ValueError(f"responses: rows {_list_ids(np.flatnonzero(miss.all(axis=1)))} have no response on any of the "
+                         f"{miss.shape[1]} evaluated items; evaluate them on some of the selected items")
+    cols = np.flatnonzero(miss.any(axis=0))
+    warnings.warn(f"responses: {int(miss.sum())} cells missing on {len(cols)} of the {miss.shape[1]} evaluated items "
+                  f"{_list_ids(ids[cols])}; each model is estimated from the items it has", UserWarning, stacklevel=3)
+
+
 # ---------------------------------------------------------------------------------------------- hybrid
 def _hybrid_scores(ss_pred: np.ndarray, nn_mean: np.ndarray, weight: float, items: np.ndarray, observed: np.ndarray,
-                   margin: float) -> np.ndarray:
+                   margin: float, missing: np.ndarray | None = None) -> np.ndarray:
     """Predicted correctness: ``weight · (mean of the nearest source models) + (1 - weight) · S&S > 1/2``, the
-    evaluated ``items`` copied from ``observed``; a model whose nearest models' vote misclassifies more than
-    ``margin`` more of its evaluated items than the S&S prediction does falls back to S&S (per-model guard)."""
+    evaluated ``items`` copied from ``observed`` (except its ``missing`` cells); a model whose nearest models' vote
+    misclassifies more than ``margin`` more of its evaluated items than the S&S prediction does falls back to S&S
+    (per-model guard)."""
     pred = weight * nn_mean + (1.0 - weight) * ss_pred > 0.5
     if weight > 0:
-        err_nn = ((nn_mean[:, items] > 0.5) != observed).mean(axis=1)
-        err_ss = (ss_pred[:, items] != observed).mean(axis=1)
+        if missing is None:
+            err_nn = ((nn_mean[:, items] > 0.5) != observed).mean(axis=1)
+            err_ss = (ss_pred[:, items] != observed).mean(axis=1)
+        else:
+            obs = ~missing
+            err_nn = (((nn_mean[:, items] > 0.5) != observed) & obs).sum(axis=1) / obs.sum(axis=1)
+            err_ss = ((ss_pred[:, items] != observed) & obs).sum(axis=1) / obs.sum(axis=1)
         fall = err_nn > err_ss + margin
         pred[fall] = ss_pred[fall]
-    pred[:, items] = observed
+    pred[:, items] = observed if missing is None else np.where(missing, pred[:, items], observed)
     return pred
 
 
@@ -246,6 +338,16 @@ class HybridResult:
     predicted: np.ndarray = field(repr=False)
     n_neighbors: int = 1
     weight: float = 0.0
+
+    @property
+    def n_missing(self) -> int:
+        """Missing cells of the source (sort models') matrix."""
+        return self.search.n_missing
+
+    @property
+    def n_missing_target(self) -> int:
+        """Missing cells of the new models' responses on the evaluated items."""
+        return self.search.n_missing_target
 
     @property
     def statistic(self) -> np.ndarray:
@@ -338,6 +440,11 @@ class HybridSearch(BaseEstimator):
     cv_results_ : DataFrame (n_neighbors, weight, mae) of the cross-validated MAE of every setting
     search_ : the fitted :class:`SortSearch`
     source_ : bool array (n_source, n_items)
+    n_missing_ : int
+        Missing cells of the source matrix. With missing cells the S&S order is by the observed fraction correct,
+        distances are shares of disagreement on the items both models answered, a source's missing cell counts
+        as the item's observed majority answer in the neighbours' mean, and the cross-validated error counts the
+        held-out models' observed cells only.
     """
 
     def __init__(self, budget: int = 100, neighbors: Any = (1, 3, 5, 10), weights: Any = (0.0, 0.25, 0.5, 0.75, 1.0),
@@ -375,10 +482,11 @@ class HybridSearch(BaseEstimator):
         return float(m)
 
     @staticmethod
-    def _predict_all(ss: SortSearch, source: np.ndarray, r: np.ndarray, items: np.ndarray, k_max: int) -> tuple[np.ndarray, np.ndarray, SearchResult]:
+    def _predict_all(ss: SortSearch, source: np.ndarray, r: np.ndarray, items: np.ndarray, k_max: int,
+                     r_miss: np.ndarray | None = None, s_miss: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, SearchResult]:
         """(S&S predictions (m, n) bool, nearest source rows sorted by distance (m, k_max), SearchResult)."""
-        res = ss.predict(r, items)
-        dist = _hamming(r, source[:, items])
+        res = ss.predict(r if r_miss is None else np.where(r_miss, np.nan, r), items)
+        dist = _distance(r, r_miss, source[:, items], None if s_miss is None else s_miss[:, items])
         nn = np.argsort(dist, axis=1, kind="stable")[:, :k_max]
         return res.correctness(), nn, res
 
@@ -389,27 +497,43 @@ class HybridSearch(BaseEstimator):
         ----------
         responses : bool array (n_source, n_items), ResponseMatrix or DataFrame (kept dense in memory)
         """
-        src = _dense_source(responses)
+        import warnings
+
+        src, miss = _source_with_missing(responses)
         ks, ws, cv = self._check_params(*src.shape)
         margin = self._margin()
         grid = [(k, w) for k in ks for w in ws]
         err = np.zeros(len(grid))
         folds = KFold(cv, shuffle=True, random_state=int(check_rng(self.random_state, "random_state").integers(2**31)))
         for tr, va in folds.split(src):
-            ss = SortSearch(sort=self.sort).fit(src[tr])
+            if miss is None:
+                ss = SortSearch(sort=self.sort).fit(src[tr])
+                m_tr = m_va = m_items = None
+            else:  # the folds' S&S sees the gaps; the errors count the held-out models' observed cells only
+                m_tr, m_va, m_items = _some(miss[tr]), _some(miss[va]), None
+                ss = SortSearch(sort=self.sort).fit(src[tr] if m_tr is None else np.where(m_tr, np.nan, src[tr]))
             items = ss.select(self.budget)
             truth = src[va]
-            ss_pred, nn, _ = self._predict_all(ss, src[tr], truth[:, items], items, min(max(ks), len(tr)))
+            if m_va is not None:
+                m_items = _some(m_va[:, items])
+            with warnings.catch_warnings():  # the held-out models' gaps were the fit's own input
+                warnings.filterwarnings("ignore", message="responses: .*missing", category=UserWarning)
+                ss_pred, nn, _ = self._predict_all(ss, src[tr], truth[:, items], items, min(max(ks), len(tr)), m_items, m_tr)
             for kk in sorted(set(ks)):
                 c = src[tr][nn[:, : min(kk, len(tr))]].mean(axis=1)  # (m, n) mean of the nearest source models
                 for w in ws:
-                    pred = _hybrid_scores(ss_pred, c, w, items, truth[:, items], margin)
-                    err[grid.index((kk, w))] += (pred != truth).mean(axis=1).sum()
+                    pred = _hybrid_scores(ss_pred, c, w, items, truth[:, items], margin, m_items)
+                    if m_va is None:
+                        err[grid.index((kk, w))] += (pred != truth).mean(axis=1).sum()
+                    else:
+                        obs = ~m_va
+                        err[grid.index((kk, w))] += (((pred != truth) & obs).sum(axis=1) / obs.sum(axis=1)).sum()
         err /= len(src)
         self.cv_results_ = pd.DataFrame({"n_neighbors": [g[0] for g in grid], "weight": [g[1] for g in grid], "mae": err})
         best = int(np.argmin(err))  # ties: the first, i.e. the fewest neighbours and the smallest weight (closest to S&S)
         self.n_neighbors_, self.weight_ = grid[best]
-        self.source_ = src
+        self.source_, self._missing = src, miss
+        self.n_missing_ = 0 if miss is None else int(miss.sum())
         self.search_ = SortSearch(sort=self.sort).fit(responses)
         self.n_items_ = src.shape[1]
         self.selected_ = None
@@ -428,11 +552,11 @@ class HybridSearch(BaseEstimator):
         res = ss.predict(responses, items)
         idx = res.order[res.positions]
         # the responses in sorted-position order are not kept by SearchResult: rebuild them from the input
-        r = _selected_responses_aligned(ss, responses, items, idx)
+        r, r_miss = _selected_responses_aligned(ss, responses, items, idx)
         k = min(self.n_neighbors_, len(self.source_))
-        dist = _hamming(r, self.source_[:, idx])
+        dist = _distance(r, r_miss, self.source_[:, idx], None if self._missing is None else self._missing[:, idx])
         nn = np.argsort(dist, axis=1, kind="stable")[:, :k]
-        pred = _hybrid_scores(res.correctness(), self.source_[nn].mean(axis=1), self.weight_, idx, r, self._margin())
+        pred = _hybrid_scores(res.correctness(), self.source_[nn].mean(axis=1), self.weight_, idx, r, self._margin(), r_miss)
         return HybridResult(search=res, predicted=pred, n_neighbors=k, weight=self.weight_)
 
     def simulate(self, responses: Any, budget: int | None = None) -> HybridResult:
@@ -455,11 +579,11 @@ class HybridSearch(BaseEstimator):
         return -float(self.simulate(x).evaluate(x)["mae"].mean())
 
 
-def _selected_responses_aligned(ss: SortSearch, responses: Any, items: Any, idx_sorted: np.ndarray) -> np.ndarray:
-    """The responses as bool (n_models, budget) with columns in the order of ``idx_sorted`` (item indices)."""
-    from ._inputs import _aligned_responses
-
+def _selected_responses_aligned(ss: SortSearch, responses: Any, items: Any, idx_sorted: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """The responses as bool (n_models, budget) with columns in the order of ``idx_sorted`` (item indices), and
+    their missing-cell mask (None when complete)."""
     pos = _item_indices(items, ss.selected_, ss.n_items_, ss.item_ids_)
-    r, _ = _aligned_responses(responses, pos, ss.item_ids_)
+    r, _, miss = _aligned_responses(responses, pos, ss.item_ids_)
     where = {int(i): j for j, i in enumerate(pos)}
-    return r[:, [where[int(i)] for i in idx_sorted]]
+    cols = [where[int(i)] for i in idx_sorted]
+    return r[:, cols], None if miss is None else miss[:, cols]

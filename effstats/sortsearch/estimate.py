@@ -219,6 +219,45 @@ def _estimate_accuracy(y: np.ndarray, positions: np.ndarray, n: int, design: str
     return est, np.sqrt(var)
 
 
+def _estimate_with_missing(y: np.ndarray, missing: np.ndarray, positions: np.ndarray, n: int,
+                           design: str) -> tuple[np.ndarray, np.ndarray]:
+    """The stratified (or SRS) mean and its standard error for models without responses on some sampled items.
+
+    ``"srs"``: the mean over each model's observed items (a smaller simple random sample), variance
+    ``(1 - b'/n) p (1 - p) / (b' - 1)``. ``"systematic"``: each sampled item stands for its cell; a cell whose item
+    is missing is merged into the nearest cell along the order whose item was observed (half into each when two
+    are equally near), so its weight stays with items of similar difficulty; the successive-difference variance
+    runs over the observed cells with the merged weights. Rows are (n_models, b), columns in increasing
+    ``positions``; every row has at least one observed item.
+    """
+    from .._subset import _merge_empty_strata
+
+    obs = ~missing
+    b = len(positions)
+    k = obs.sum(axis=1)
+    yf = np.where(obs, y, 0).astype(float)
+    ones = (yf.sum(axis=1) == k)
+    zeros = (yf.sum(axis=1) == 0)
+    if design == "srs":
+        est = yf.sum(axis=1) / k
+        with np.errstate(invalid="ignore", divide="ignore"):
+            var = np.where(k > 1, (1 - k / n) * est * (1 - est) / (k - 1), 0.25 * (1 - k / n))
+    else:
+        w = _merge_empty_strata(np.diff(cell_edges(n, b)) / n, obs)
+        est = (w * yf).sum(axis=1)
+        var = np.empty(len(y))
+        for i in range(len(y)):  # only the models with missing cells: a short loop over small rows
+            o = obs[i]
+            bi = int(k[i])
+            if bi < 2:
+                var[i] = 0.25 * (1 - bi / n)
+                continue
+            cy = (bi * w[i] * yf[i])[o]
+            var[i] = (1 - bi / n) * np.sum(np.diff(cy) ** 2) / (2.0 * bi * (bi - 1))
+    var = np.where((ones | zeros) & (k > 1), 0.0, var)
+    return np.where(ones, 1.0, np.clip(est, 0.0, 1.0)), np.sqrt(var)
+
+
 _WORKING_MODELS: OrderedDict = OrderedDict()  # content key -> working model (4 sort orders: bins are n ints each)
 _WORKING_MODELS_LOCK = threading.Lock()
 

@@ -31,7 +31,7 @@ from ._inputs import (
     _sorted_row_blocks,
     _take_columns,
 )
-from .estimate import _estimate_accuracy, cell_boundaries, cell_edges, design_df, design_of, korn_graubard_interval
+from .estimate import _estimate_accuracy, _estimate_with_missing, cell_boundaries, cell_edges, design_df, design_of, korn_graubard_interval
 from .sort import _order_from_scores, recursive_sort
 
 __all__ = [
@@ -207,6 +207,11 @@ class SearchResult:
         ``"stratified"`` or ``"difference"``.
     model_ids, item_ids : Index or None
         Ids of the new models (labelled input) and of all items (estimator fitted on labelled items).
+    n_missing : int
+        Missing cells in the sort models' matrix the estimator was fitted on (its ``n_missing_``).
+    n_missing_target : int
+        Missing cells in the new models' responses on the evaluated items (each model is estimated from the
+        items it has; see :meth:`SortSearch.predict`).
     """
 
     thresholds: np.ndarray
@@ -219,6 +224,8 @@ class SearchResult:
     estimator: str = "stratified"
     model_ids: pd.Index | None = field(default=None, repr=False)
     item_ids: pd.Index | None = field(default=None, repr=False)
+    n_missing: int = 0
+    n_missing_target: int = 0
 
     def __repr__(self) -> str:
         acc = self.statistic
@@ -442,10 +449,14 @@ class SortSearch(BaseEstimator):
         sample (:mod:`effstats.sortsearch.estimate`). Both are unbiased under the random designs; the difference
         estimator lowers the variance only under ``sampling="random"`` (s.d. 0.066 vs 0.077 at 32 items on IRT
         test data) and matches the stratified mean under the stratified designs.
-    missing : {"raise", "observed"}, default="raise"
-        Source matrices with missing cells (models not evaluated on every item, a ResponseMatrix with a
-        ``missing`` mask or a DataFrame with NaN): ``"raise"`` refuses them; ``"observed"`` orders items by the
-        fraction of the models *that answered them* answering correctly (``sort="sum"`` only).
+    missing : {"observed", "raise"}, default="observed"
+        Sort matrices with missing cells (models not evaluated on every item: a ResponseMatrix with a ``missing``
+        mask, NaN in a DataFrame or float array). ``"observed"`` orders items by the fraction of the models *that
+        answered them* answering correctly (ties: more correct answers first, then item index); items no sort
+        model answered go last and are never selected, so the estimate is of the accuracy over the answered
+        items (``n_answered_``). Works with ``sort="sum"``; the other sorts need a complete matrix. A complete
+        matrix takes the plain sum order whatever this is (identical results). ``"raise"`` refuses missing
+        cells.
     random_state : None, int or Generator, default=None
         For ``sampling="stratified"`` / ``"random"``.
 
@@ -456,7 +467,11 @@ class SortSearch(BaseEstimator):
     scores_ : array (n_items,)
         Per-item sums (correct counts, or summed confidences), updated by :meth:`insert`.
     n_observed_ : int array (n_items,)
-        Models behind each item's score (``n_models_`` everywhere unless ``missing="observed"``).
+        Models behind each item's score (``n_models_`` everywhere when the matrix is complete).
+    n_missing_ : int
+        Missing cells of the sort matrix.
+    n_answered_ : int
+        Items some sort model answered: the first ``n_answered_`` of ``order_``, the only ones selected.
     rank_ : int array (n_items,)
         Position of each item in ``order_``.
     n_items_, n_models_ : int
@@ -474,7 +489,7 @@ class SortSearch(BaseEstimator):
         sampling: str = "uniform",
         depth: int = 2,
         estimator: str = "stratified",
-        missing: str = "raise",
+        missing: str = "observed",
         random_state: Any = None,
     ) -> None:
         self.sort = sort
@@ -521,19 +536,32 @@ class SortSearch(BaseEstimator):
         shape = responses.shape
         n_models, n_items = (shape[0], shape[1]) if ax == 0 else (shape[1], shape[0])
         observed = None
-        if self.missing == "raise" and self._has_missing(responses):
+        n_missing, n_answered = 0, n_items
+        has_missing = self._has_missing(responses)
+        if self.missing == "raise" and has_missing:
             raise ValueError("responses: the sort models' matrix has missing cells (NaN / not evaluated); pass missing='observed' "
                              "to order items by the models that answered them (sort='sum'), or complete the matrix")
-        if self.missing == "observed" and self._has_missing(responses):
+        if has_missing:
             if self.sort != "sum":
-                raise ValueError(f"missing: 'observed' works with sort='sum' only, got sort={self.sort!r}")
-            rm = responses if isinstance(responses, ResponseMatrix) else ResponseMatrix(np.asarray(responses.to_numpy(float) if isinstance(responses, pd.DataFrame) else responses, float), nan_as_missing=True)
+                raise ValueError(f"responses: the sort models' matrix has missing cells (NaN / not evaluated) and sort={self.sort!r} "
+                                 "needs a complete matrix; use sort='sum' (items ordered by the fraction correct among the "
+                                 "models that answered them), or complete the matrix")
+            if isinstance(responses, ResponseMatrix):
+                rm = responses
+            else:
+                vals = np.asarray(responses.to_numpy(float) if isinstance(responses, pd.DataFrame) else responses, float)
+                empty = np.isnan(vals).all(axis=1 - ax)
+                if empty.any():
+                    raise ValueError(f"responses: {'models' if ax == 0 else 'items'} at positions {_list_ids(np.flatnonzero(empty))} "
+                                     "have no response (all NaN); drop them")
+                rm = ResponseMatrix(vals, nan_as_missing=True)
             if ax == 1:
                 rm = rm.T
             scores, observed = _observed_sums(rm, 0, "responses")
-            if (observed == 0).any():
-                raise ValueError(f"responses: items {np.flatnonzero(observed == 0)[:5].tolist()} have no observed response")
-            frac = scores / observed
+            n_missing, answered = int(rm.missing.sum()), observed > 0
+            n_answered = int(answered.sum())
+            # unanswered items: fraction -1, after every answered item
+            frac = np.where(answered, scores / np.maximum(observed, 1), -1.0)
             order = np.lexsort((np.arange(n_items), -scores, -frac))  # fraction, then count, then index
         elif self.sort == "confidence":
             scores = _confidence_sums(responses, ax, "responses")
@@ -550,6 +578,7 @@ class SortSearch(BaseEstimator):
             order = recursive_sort(a, self.depth)
             scores = _binary_sums(a, 0, "responses")
         self.n_models_, self.n_items_ = n_models, n_items
+        self.n_missing_, self.n_answered_ = n_missing, n_answered
         order = np.asarray(order, np.int64)
         order.flags.writeable = False  # shared with every SearchResult
         self.order_ = order
@@ -574,12 +603,13 @@ class SortSearch(BaseEstimator):
         Remembered (as positions) in ``selected_`` for :meth:`predict`. ``1 <= budget <= n_items``.
         """
         check_is_fitted(self, "order_")
+        n = self.n_answered_  # items no sort model answered (last in the order) are never selected
         if self.sampling == "uniform":
-            pos = uniform_positions(self.n_items_, budget)
+            pos = uniform_positions(n, budget)
         elif self.sampling == "stratified":
-            pos = stratified_positions(self.n_items_, budget, self.rng_)
+            pos = stratified_positions(n, budget, self.rng_)
         else:
-            pos = random_positions(self.n_items_, budget, self.rng_)
+            pos = random_positions(n, budget, self.rng_)
         self.selected_ = self.order_[pos]
         return self._labels(self.selected_)
 
@@ -590,10 +620,13 @@ class SortSearch(BaseEstimator):
         if len(np.unique(it)) != len(it):
             raise ValueError("items: must be distinct")
         pos = self.rank_[it]
+        if (pos >= self.n_answered_).any():
+            raise ValueError(f"items: {_list_ids(self._labels(it[pos >= self.n_answered_]))} were answered by no sort model; "
+                             "their difficulty is unknown, so they cannot stand for a part of the order")
         sel = self.selected_
         if sel is not None and len(sel) == len(it) and np.array_equal(np.sort(sel), np.sort(it)):
             return pos, "srs" if self.sampling == "random" else "systematic"
-        return pos, design_of(np.sort(pos), self.n_items_)
+        return pos, design_of(np.sort(pos), self.n_answered_)
 
     def _easiness_sorted(self) -> np.ndarray:
         return (self.scores_ / self.n_observed_)[self.order_]
@@ -606,6 +639,9 @@ class SortSearch(BaseEstimator):
         responses : bool array (budget,) or (n_models, budget), ResponseMatrix, DataFrame, Series or Dask array
             Arrays: columns in the order of ``items``. Labelled input (fitted on ids): columns are the selected
             item ids in any order; they are aligned by id, and a mismatch raises ValueError listing the ids.
+            Missing cells (NaN, a ResponseMatrix's mask): each model is estimated from the items it has, with one
+            ``UserWarning`` naming the items concerned (:meth:`_predict_missing` says how); a model without any
+            response on the items is refused.
         items : array (budget,), optional
             Item ids (or indices) the columns refer to (default: the last :meth:`select`); any distinct items work.
 
@@ -615,25 +651,65 @@ class SortSearch(BaseEstimator):
         """
         check_is_fitted(self, "order_")
         pos, design = self._positions(items)
-        r, model_ids = _aligned_responses(self._labelled_oriented(responses), self.order_[pos], self.item_ids_)
+        r, model_ids, miss = _aligned_responses(self._labelled_oriented(responses), self.order_[pos], self.item_ids_)
         if np.any(np.diff(pos) < 0):  # columns must follow the sort order (select() already does)
             srt = np.argsort(pos, kind="stable")
             r = r[:, srt]
             pos = pos[srt]
+            miss = None if miss is None else miss[:, srt]
+        n = self.n_answered_
+        if miss is not None:
+            return self._predict_missing(r, miss, pos, design, model_ids)
         if self.estimator == "difference":
             t = _by_row_chunks(dp_rows, r)
             es, nm = self._easiness_sorted(), float(np.mean(self.n_observed_))
-            est, se = _by_row_chunks(lambda x: _estimate_accuracy(x, pos, self.n_items_, design, easiness_sorted=es, n_models=nm), r)
+            est, se = _by_row_chunks(lambda x: _estimate_accuracy(x, pos, n, design, easiness_sorted=es[:n], n_models=nm), r)
         else:
             def search_and_estimate(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
                 p = np.packbits(x, axis=1)  # packed once for the threshold and the estimate
-                return (dp_packed(p, x.shape[1]), *_estimate_accuracy(x, pos, self.n_items_, design, packed=p))
+                return (dp_packed(p, x.shape[1]), *_estimate_accuracy(x, pos, n, design, packed=p))
 
             t, est, se = _by_row_chunks(search_and_estimate, r)
-        k = cell_boundaries(pos, self.n_items_)[t]
+        k = cell_boundaries(pos, n)[t]
         return SearchResult(thresholds=k, sample_thresholds=t, order=self.order_, positions=pos, statistic=est,
                             standard_error=se, design=design, estimator=self.estimator, model_ids=model_ids,
-                            item_ids=self.item_ids_)
+                            item_ids=self.item_ids_, n_missing=self.n_missing_)
+
+    def _predict_missing(self, r: np.ndarray, miss: np.ndarray, pos: np.ndarray, design: str,
+                         model_ids: pd.Index | None) -> SearchResult:
+        """:meth:`predict` for new models without responses on some evaluated items (``miss``, columns in sorted
+        order): one warning naming those items; each model's DP search runs over its observed items (the threshold
+        lands halfway between observed neighbours) and its estimate is the stratified mean with empty cells merged
+        into their nearest observed neighbour along the order (SRS: the mean over the observed items); the
+        difference estimator falls back to that mean for these models."""
+        import warnings
+
+        empty = miss.all(axis=1)
+        if empty.any():
+            who = model_ids[empty] if model_ids is not None else np.flatnonzero(empty)
+            raise ValueError(f"responses: {'models' if model_ids is not None else 'rows'} {_list_ids(who)} have no "
+                             f"response on any of the {len(pos)} evaluated items; evaluate them on some of the selected items")
+        cols = np.flatnonzero(miss.any(axis=0))
+        warnings.warn(f"responses: {int(miss.sum())} cells missing on {len(cols)} of the {len(pos)} evaluated items "
+                      f"{_list_ids(self._labels(self.order_[pos[cols]]))}; each model is estimated from the items it has",
+                      UserWarning, stacklevel=3)
+        n = self.n_answered_
+        full = ~miss.any(axis=1)
+        t = np.empty(len(r), np.int64)
+        k = np.empty(len(r), np.int64)
+        est, se = np.empty(len(r)), np.empty(len(r))
+        if full.any():
+            res = self.predict(r[full], self._labels(self.order_[pos]))
+            t[full], k[full], est[full], se[full] = res.sample_thresholds, res.thresholds, res.statistic, res.standard_error
+        part = np.flatnonzero(~full)
+        est[part], se[part] = _estimate_with_missing(r[part], miss[part], pos, n, design)
+        for i in part:  # DP search over each model's own observed items
+            o = ~miss[i]
+            t[i] = int(dp_rows(r[i, o][None])[0])
+            k[i] = cell_boundaries(pos[o], n)[t[i]]
+        return SearchResult(thresholds=k, sample_thresholds=t, order=self.order_, positions=pos, statistic=est,
+                            standard_error=se, design=design, estimator=self.estimator, model_ids=model_ids,
+                            item_ids=self.item_ids_, n_missing=self.n_missing_, n_missing_target=int(miss.sum()))
 
     def evaluate(self, evaluate_fn: Callable[[np.ndarray], Any], budget: int) -> SearchResult:
         """Select ``budget`` items, call ``evaluate_fn(items)`` once, and predict.
