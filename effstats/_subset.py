@@ -104,7 +104,8 @@ class _Outputs(NamedTuple):
         if self.missing is None:
             return y.mean(axis=1)
         obs = ~self.missing
-        return np.where(obs, y, 0.0).sum(axis=1) / obs.sum(axis=1)
+        # complete rows: y.mean, to the last bit of the complete-data result
+        return np.where(obs.all(axis=1), y.mean(axis=1), np.where(obs, y, 0.0).sum(axis=1) / obs.sum(axis=1))
 
     def item_means(self, name: str) -> np.ndarray:
         """Each item's mean correctness over the models that have an output on it, shape (N,); NaN where none has."""
@@ -431,7 +432,7 @@ class _SubsetEstimator(BaseEstimator):
         self.n_missing_ = src.n_missing
         self._answered = None  # positions of the items some source model answered (None: all of them)
         if src.missing is not None:
-            n_obs = src.n_models - src.missing.sum(axis=1)
+            n_obs = src.n_items - src.missing.sum(axis=1)
             if (n_obs == 0).any():
                 raise ValueError(f"source_outputs: source models {_show(np.flatnonzero(n_obs == 0))} (positions) have "
                                  "no output on any item; drop them")

@@ -219,7 +219,9 @@ class StratifiedHT(_SubsetEstimator):
         if o.missing is not None:
             y, onehot, n_h, w = self._observed_strata(o)
             est = (w * (y @ onehot) / np.maximum(n_h, 1)).sum(axis=1)
-            return np.where(n_h.sum(axis=1) > 0, est, np.nan)  # NaN: nothing observed (refused for users' targets)
+            est = np.where(n_h.sum(axis=1) > 0, est, np.nan)  # NaN: nothing observed (refused for users' targets)
+            full = ~o.missing.any(axis=1)  # complete targets: the complete-data formula, to the last bit
+            return np.where(full, o.correctness("target_outputs") @ self.weights_, est)
         return o.correctness("target_outputs") @ self.weights_
 
     def _design_se(self, o) -> np.ndarray:
