@@ -1,6 +1,7 @@
 """Choose a subset estimator for a budget by cross-validation over the source models only."""
 from __future__ import annotations
 
+import warnings
 from typing import Any, Mapping
 
 import numpy as np
@@ -8,7 +9,7 @@ import pandas as pd
 from scipy import stats
 from sklearn.base import clone
 
-from .._subset import SubsetPrediction, _SubsetEstimator
+from .._subset import SubsetPrediction, _SubsetEstimator, _quiet_missing
 from .._validation import check_flag, check_positive_int, check_rng
 from ..exceptions import check_is_fitted
 
@@ -103,7 +104,7 @@ class MethodChooser(_SubsetEstimator):
         n_splits = check_positive_int(self.n_splits, "n_splits", minimum=2)
         cands = self.candidates
         if cands is None:
-            binary = src.labels is not None or (src.correct is not None and bool(np.isin(src.correct, (0.0, 1.0)).all()))
+            binary = src.labels is not None or (src.correct is not None and bool(np.isin(src.correct, (0.0, 1.0)).all()))  # 0 at missing cells
             cands = default_candidates(self.n_items, binary=binary, probabilities=src.proba is not None)
         if not isinstance(cands, Mapping) or not cands:
             raise ValueError("candidates: expected a non-empty dict of name -> subset estimator")
@@ -124,7 +125,9 @@ class MethodChooser(_SubsetEstimator):
                 est.set_params(n_items=self.n_items)
             if "random_state" in params:
                 est.set_params(random_state=seed)
-            est.fit(src, None if source_scores is None else scores)
+            with warnings.catch_warnings():  # missing source cells were reported once, by this fit
+                _quiet_missing()
+                est.fit(src, None if source_scores is None else scores)
             pred = est._cross_validated(n_splits, cv_seed)
             self.estimators_[name] = est
             oof[name] = pred
