@@ -428,9 +428,10 @@ def _finish_wide(wide: pd.DataFrame, scenarios, exclude, *, duplicates: str = "l
                      + ". Name the score columns with --scenarios to change this.")
     if lower:
         notes.append(f"{len(lower)} column(s) marked lower-is-better (↓) are negated so that higher is better.")
-    if np.isinf(num.to_numpy(dtype=float)).any():
-        inf = np.isinf(num.to_numpy(dtype=float))
-        raise ValueError(f"SCORES: infinite score in column {num.columns[np.nonzero(inf)[1][0]]!r}; scores must be finite")
+    inf = np.isinf(num.to_numpy(dtype=float))
+    if inf.any():
+        raise ValueError(f"SCORES: infinite score in column {num.columns[np.nonzero(inf)[1][0]]!r}; "
+                         "scores must be finite")
     if num.shape[1] < 2:
         raise ValueError(f"SCORES: expected at least 2 score columns, found {list(num.columns)}"
                          + (f" after dropping metadata {meta}; name them with --scenarios" if meta else ""))
@@ -462,7 +463,8 @@ def _looks_openllm(cols: Sequence[str]) -> bool:
 
 
 def read_openllm_csv(path: str | Path, *, scenarios: Sequence[str] | None = None,
-                     exclude: Sequence[str] | None = None, duplicates: str = "last") -> tuple[pd.DataFrame, pd.Series | None]:
+                     exclude: Sequence[str] | None = None,
+                     duplicates: str = "last") -> tuple[pd.DataFrame, pd.Series | None]:
     """The Open LLM Leaderboard's CSV export (v1 tasks ARC … GSM8K, or v2 IFEval … MMLU-PRO), scores in percent.
 
     The model is ``fullname`` (else ``Model`` / ``eval_name``); task columns are the leaderboard's; the
@@ -652,7 +654,8 @@ def _load(src: Any, *, format: str = "auto", table: str | None = None, by: str =
         if data.attrs.get("note"):
             notes.append(data.attrs["note"])
         cols = list(map(str, data.columns))
-        notes.append(f"Score columns: {', '.join(cols[:20])}" + (f", … ({len(cols)} in all)." if len(cols) > 20 else "."))
+        notes.append(f"Score columns: {', '.join(cols[:20])}"
+                     + (f", … ({len(cols)} in all)." if len(cols) > 20 else "."))
     return data, published, notes, fmt == "helm-json" or (fmt == "table" and _is_helm(data, published))
 
 

@@ -307,10 +307,17 @@ def _correlations(y: np.ndarray, rest: dict, j: int) -> dict[str, float]:
     return out
 
 
+def _real(df: pd.DataFrame) -> pd.DataFrame | None:
+    """The table as real numbers (unparsable cells NaN), or None when a column holds complex numbers: such input
+    is left for :class:`Benchmark` to refuse with its message."""
+    x = df.apply(pd.to_numeric, errors="coerce")
+    return None if any(t.kind == "c" for t in x.dtypes) else x.astype(float)
+
+
 def _percent_table(wide: pd.DataFrame) -> bool:
     """Every score column lies within [0, 100] and exceeds 1 somewhere: the table is written in percent."""
-    x = wide.apply(pd.to_numeric, errors="coerce")
-    if x.shape[1] == 0 or x.isna().all().any():
+    x = _real(wide)
+    if x is None or x.shape[1] == 0 or x.isna().all().any():
         return False
     return bool(((x.min() >= 0) & (x.max() <= 100) & (x.max() > 1)).all())
 def _ranks(scores: np.ndarray) -> np.ndarray:
@@ -733,7 +740,8 @@ def _render(res: AuditResult) -> _Doc:
     per_item = st["n_items"] is not None
     doc = _Doc()
     doc.h(1, f"Benchmark reliability audit{': ' + st['source'] if st['source'] else ''}")
-    doc.p(f"{st['n_models']} models, {st['n_scenarios']} scenarios" + (f", {st['n_items']} examples" if per_item else "")
+    doc.p(f"{st['n_models']} models, {st['n_scenarios']} scenarios"
+          + (f", {st['n_items']} examples" if per_item else "")
           + f", {st['n_missing']} missing cells (omitted per model, never counted as 0). "
           f"Models ranked by the **{_SCORE_NAME[aggregate]}**" + (f" (ties: {ties})" if aggregate == "mwr" else "")
           + f". Bootstrap: {st['n_boot']} resamples, seed {st['seed']}. DIoR = lower end of the 95% interval of a "
@@ -763,8 +771,8 @@ def _render(res: AuditResult) -> _Doc:
     doc.table(res.reliability)
     doc.ul(["*kendall / weighted_tau*: ranking stability (τ between the original and resampled rankings; weighted τ "
             "stresses the top).",
-            f"*best_model*: 1 − P(top two switch), repeated {st['n_top']}× removing the current leader; error_rate = "
-            "that switch probability.", "*model_quality*: 1 − mean |Δ score|."])
+            f"*best_model*: 1 − P(top two switch), repeated {st['n_top']}× removing the current leader; "
+            "error_rate = that switch probability.", "*model_quality*: 1 − mean |Δ score|."])
     if len(res.efficiency_scenarios):
         doc.img("efficiency_scenarios.png", _FIGURES["efficiency_scenarios.png"])
     doc.h(2, "Scenarios")
@@ -796,20 +804,22 @@ def _render(res: AuditResult) -> _Doc:
 
 
 # ---------------------------------------------------------------------------------------- the entry point
-def _prepare_frame(data: pd.DataFrame, published: Any, notes: list[str]) -> tuple[pd.DataFrame, pd.Series | None, dict | None]:
+def _prepare_frame(data: pd.DataFrame, published: Any,
+                   notes: list[str]) -> tuple[pd.DataFrame, pd.Series | None, dict | None]:
     """A wide DataFrame given directly: name the published column, or find one among the columns by its values."""
     info = None
     if isinstance(published, str):
         if published not in data.columns:
-            raise ValueError(f"published: column {published!r} not in the table (columns: {list(map(str, data.columns))})")
+            raise ValueError(f"published: column {published!r} not in the table "
+                             f"(columns: {list(map(str, data.columns))})")
         col = published
         published = pd.to_numeric(data[col], errors="coerce")
         data = data.drop(columns=[col])
-        found = _detect_published(pd.concat([published.rename(col), data.apply(pd.to_numeric, errors="coerce")], axis=1))
+        num = _real(pd.concat([published.rename(col), data], axis=1))
+        found = [] if num is None else _detect_published(num)
         match = [f for f in found if f["column"] == col]
         info = dict(match[0] if match else {}, column=col, rule=match[0]["rule"] if match else "given")
-    elif published is None and data.shape[1] >= 3:
-        num = data.apply(pd.to_numeric, errors="coerce")
+    elif published is None and data.shape[1] >= 3 and (num := _real(data)) is not None:
         found = [f for f in _detect_published(num) if f["rule"] != "name"]
         if found:
             info = found[0]

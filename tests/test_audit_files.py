@@ -1,0 +1,432 @@
+"""``effstats audit`` on leaderboard files as users export them (issue 22 §4) and the Python API behind it.
+
+Every behaviour is tested on small synthetic files; the public HELM Lite and Open LLM Leaderboard (v1) tables are
+read in place from ``shared/data/leaderboards`` beside the checkout (or ``$EFFSTATS_DATA/../leaderboards``) when
+present.
+"""
+from __future__ import annotations
+
+import json
+import os
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from effstats import reliability as R
+from effstats.cli import main, read_helm_json, read_openllm_csv, read_openllm_json, read_scores
+from effstats.reliability import AuditResult, audit
+from effstats.reliability._report import _detect_published, _labels, _name_list
+
+
+def _shared() -> Path | None:
+    here = Path(__file__).resolve().parents[2] / "shared" / "data" / "leaderboards"
+    env = os.environ.get("EFFSTATS_DATA")
+    for p in ([Path(env) / "leaderboards", Path(env).parent / "leaderboards"] if env else []) + [here]:
+        if (p / "helm_lite" / "leaderboard.tsv").exists():
+            return p
+    return None
+
+
+SHARED = _shared()
+needs_shared = pytest.mark.skipif(SHARED is None, reason="shared/data/leaderboards not found beside the checkout")
+FAST = ["--n-boot", "40", "--no-progress"]
+
+
+def _err_lines(capsys) -> list[str]:
+    return capsys.readouterr().err.strip().splitlines()
+
+
+def _table(n: int = 10, k: int = 5, seed: int = 0, sd: float = 0.05) -> pd.DataFrame:
+    """Models × tasks, rounded to 3 decimals, the first model best on average."""
+    rng = np.random.default_rng(seed)
+    x = np.clip(np.linspace(0.85, 0.3, n)[:, None] + rng.normal(0, sd, (n, k)), 0, 1).round(3)
+    return pd.DataFrame(x, index=pd.Index([f"m{i}" for i in range(n)], name="model"),
+                        columns=[f"T{j}" for j in range(k)])
+
+
+def _mean_leader_differs_from_mwr(n: int = 8) -> pd.DataFrame:
+    """A table whose mean and Mean Win Rate name different leaders: 'star' wins one task by far, loses the rest."""
+    t = _table(n, 6, seed=3, sd=0.0)
+    t.loc["m0"] = [0.80, 0.80, 0.80, 0.80, 0.80, 0.80]
+    t.loc["star"] = [0.79, 0.79, 0.79, 0.79, 0.79, 1.0]
+    return t
+
+
+# ---------------------------------------------------------------------------- 1. published aggregates by value / name
+def test_mean_under_another_name_is_the_published_aggregate(tmp_path):
+    t = _mean_leader_differs_from_mwr()
+    t.insert(0, "hf_open_llm_v1", t.mean(axis=1).round(2))  # 2 decimals while the tasks have 3
+    p = tmp_path / "export.csv"
+    t.to_csv(p)
+    wide, pub = read_scores(p)
+    assert "hf_open_llm_v1" not in wide.columns and list(wide.columns) == [f"T{j}" for j in range(6)]
+    assert pub.attrs["info"]["column"] == "hf_open_llm_v1" and pub.attrs["kind"] == "mean"
+    assert pub.attrs["info"]["rule"] == "exact"
+    res = audit(p, n_boot=40, progress=False)
+    assert res.settings["aggregate"] == "mean" and res.leader == "star"
+    assert R.mean_win_rate(wide).idxmax() == "m0"  # ranked as a win rate, another model would lead
+    assert res.published["column"] == "hf_open_llm_v1" and res.published["kendall_tau"] > 0.99
+    assert "'hf_open_llm_v1'" in res.notes[0]  # listed among the columns left out
+
+
+def test_win_rate_under_another_name_ranks_as_mwr_with_its_tie_rule(tmp_path):
+    t = _table(12, 5, seed=1)
+    t.iloc[3:6, 0] = 0.5  # ties: half credit and strict win rates differ
+    t.insert(0, "board", R.mean_win_rate(t, ties="half").round(3))
+    found = _detect_published(t)
+    assert [(f["column"], f["kind"], f["ties"], f["rule"]) for f in found] == [("board", "mwr", "half", "exact")]
+    p = tmp_path / "t.csv"
+    t.to_csv(p)
+    res = audit(p, n_boot=40, progress=False)
+    assert (res.settings["aggregate"], res.settings["ties"]) == ("mwr", "half")
+    assert res.published["max_abs_diff"] <= 5e-4
+
+
+def test_column_named_like_the_table_is_the_aggregate(tmp_path):
+    """A column carrying the file's name is the published aggregate even when it matches no recomputation
+    (a weighted mean, say): it ranks as the aggregate it follows best."""
+    t = _table(9, 4, seed=2)
+    t.insert(0, "helm_lite", (t.to_numpy() @ [0.4, 0.3, 0.2, 0.1]).round(3))
+    p = tmp_path / "helm_lite.tsv"
+    t.to_csv(p, sep="\t")
+    wide, pub = read_scores(p)
+    assert "helm_lite" not in wide.columns and pub.attrs["info"]["rule"] == "name"
+    q = tmp_path / "other.tsv"
+    t.to_csv(q, sep="\t")
+    wide, pub = read_scores(q)  # same values, another file name: a scenario like the others
+    assert "helm_lite" in wide.columns and pub is None
+
+
+@pytest.mark.parametrize("case", ["correlated scenario", "mean plus noise", "few models", "two other columns"])
+def test_scenarios_are_not_taken_for_aggregates(case):
+    rng = np.random.default_rng(5)
+    t = _table(12, 5, seed=4)
+    if case == "correlated scenario":
+        t["S"] = (t.mean(axis=1) * 0.9 + rng.normal(0, 0.01, len(t))).round(3)  # r ~ 0.99, not a recomputation
+    elif case == "mean plus noise":
+        t["S"] = (t.mean(axis=1) + rng.normal(0, 0.015, len(t))).round(3)  # off by more than rounding; r < 0.999
+    elif case == "few models":
+        t = t.iloc[:4]
+        t["S"] = t.mean(axis=1).round(3)  # equal by construction, but 4 models are too few to tell
+    else:
+        t = t.iloc[:, :2]
+        t["S"] = t.mean(axis=1).round(3)
+    ok = t["S"].notna()
+    if case in ("correlated scenario", "mean plus noise"):  # the premise: close to the mean, yet below the rule
+        assert 0.98 < np.corrcoef(t["S"][ok], t.drop(columns="S").mean(axis=1)[ok])[0, 1] < 0.999
+    assert _detect_published(t) == []
+
+
+def test_exact_rule_tolerance_is_the_printed_rounding():
+    """Within 0.51 units of the column's last decimal (plus the inputs' rounding for a mean): an aggregate; a
+    shift of 2 units on one model breaks the exact rule (the loose rule needs r >= 0.999 and stays off on
+    5 models with a deliberately noisy column)."""
+    t = _table(6, 4, seed=6)
+    mean = t.mean(axis=1)
+    t["agg"] = mean.round(2)
+    assert [f["rule"] for f in _detect_published(t)] == ["exact"]
+    t["agg"] = mean.round(2) + np.where(np.arange(6) == 2, 0.02, 0)
+    hits = _detect_published(t)
+    assert all(f["rule"] != "exact" for f in hits)
+
+
+def test_dataframe_api_finds_or_takes_the_published_column():
+    t = _table(8, 5, seed=7)
+    t.insert(0, "Score", t.mean(axis=1).round(3))
+    res = audit(t, n_boot=30, progress=False)
+    assert res.published["column"] == "Score" and "Score" not in set(res.scenarios.scenario)
+    res = audit(t, published="Score", n_boot=30, progress=False)
+    assert res.published["column"] == "Score" and res.settings["aggregate"] == "mean"
+    with pytest.raises(ValueError, match="published: column 'nope'"):
+        audit(t, published="nope", n_boot=30, progress=False)
+
+
+# ---------------------------------------------------------------------------- 2. pandas' to_csv, numeric models, ';'
+def test_pandas_index_without_model_column_is_refused(tmp_path, capsys):
+    t = _table(6, 4).reset_index(drop=True)  # no model names at all
+    p = tmp_path / "scores.csv"
+    t.to_csv(p)  # pandas' default: an unnamed 0..n-1 index column
+    assert main(["audit", str(p), "--out", str(tmp_path / "o"), *FAST]) == 2
+    err = _err_lines(capsys)
+    assert len(err) == 1 and "--model" in err[0] and "'T0'" in err[0] and "holds numbers" in err[0]
+
+
+def test_pandas_index_before_a_model_column_is_skipped(tmp_path):
+    t = _table(6, 4).reset_index()
+    p = tmp_path / "scores.csv"
+    t.to_csv(p)
+    wide, _ = read_scores(p)
+    assert list(wide.index) == [f"m{i}" for i in range(6)] and list(wide.columns) == ["T0", "T1", "T2", "T3"]
+    # an explicit --model may name a numeric column (model ids)
+    t.insert(0, "id", np.arange(100, 106))
+    t.drop(columns="model").to_csv(p, index=False)
+    wide, _ = read_scores(p, model="id", explicit=["--model"])
+    assert list(wide.index) == [str(i) for i in range(100, 106)]
+
+
+def test_semicolon_files_with_decimal_commas(tmp_path):
+    t = _table(5, 3)
+    p = tmp_path / "eu.csv"
+    p.write_text("Model;" + ";".join(t.columns) + "\n" + "\n".join(
+        m + ";" + ";".join(f"{v:.3f}".replace(".", ",") for v in row) for m, row in zip(t.index, t.to_numpy())))
+    wide, _ = read_scores(p)
+    assert list(wide.columns) == ["T0", "T1", "T2"]
+    np.testing.assert_allclose(wide.to_numpy(dtype=float), t.to_numpy())
+
+
+# ---------------------------------------------------------------------------- 3. duplicated models
+def _with_duplicates(tmp_path) -> Path:
+    t = _table(6, 4, seed=8)
+    again = t.loc[["m1", "m3"]] - 0.1  # resubmissions, listed after the first runs
+    p = tmp_path / "dup.csv"
+    pd.concat([t, again]).to_csv(p)
+    return p
+
+
+@pytest.mark.parametrize("policy, expect", [("last", -0.1), ("first", 0.0), ("mean", -0.05)])
+def test_duplicates_policies(tmp_path, policy, expect):
+    p = _with_duplicates(tmp_path)
+    base = _table(6, 4, seed=8)
+    with pytest.warns(UserWarning, match=r"--duplicates: 2 model\(s\) appear in more than one row"):
+        wide, _ = read_scores(p, duplicates=policy)
+    assert len(wide) == 6
+    np.testing.assert_allclose(wide.loc["m1"].to_numpy(float), base.loc["m1"].to_numpy() + expect, atol=1e-9)
+    np.testing.assert_allclose(wide.loc["m2"].to_numpy(float), base.loc["m2"].to_numpy())
+
+
+def test_duplicates_cli_default_warns_and_error_refuses(tmp_path, capsys):
+    p = _with_duplicates(tmp_path)
+    out = tmp_path / "o"
+    assert main(["audit", str(p), "--out", str(out), *FAST]) == 0
+    err = [e for e in _err_lines(capsys) if "warning" in e]
+    assert len(err) == 1 and "2 model(s) appear in more than one row" in err[0] and "kept the last" in err[0]
+    assert "2 model(s) appear in more than one row" in (out / "report.md").read_text()
+    assert main(["audit", str(p), "--out", str(out), "--duplicates", "error", *FAST]) == 2
+    err = _err_lines(capsys)
+    assert len(err) == 1 and err[0].startswith("effstats audit: error: SCORES: 2 model(s)")
+    assert main(["audit", str(p), "--out", str(out), "--duplicates", "latest", *FAST]) == 2
+    assert "--duplicates" in _err_lines(capsys)[0]
+
+
+def test_every_reader_takes_duplicates(tmp_path):
+    # Open LLM CSV export: the same model at two precisions
+    p = tmp_path / "ol.csv"
+    p.write_text("fullname,Average ⬆️,ARC,HellaSwag,MMLU,TruthfulQA,Winogrande,GSM8K\n"
+                 "a,60,60,60,60,60,60,60\nb,50,50,50,50,50,50,50\na,40,40,40,40,40,40,40\n")
+    with pytest.warns(UserWarning, match="1 model"):
+        wide, pub = read_openllm_csv(p)
+    assert wide.loc["a", "ARC"] == pytest.approx(0.4) and pub["a"] == pytest.approx(0.4)
+    with pytest.warns(UserWarning, match="kept the first"):
+        wide, pub = read_openllm_csv(p, duplicates="first")
+    assert wide.loc["a", "ARC"] == pytest.approx(0.6) and pub["a"] == pytest.approx(0.6)
+    with pytest.raises(ValueError, match="SCORES: 1 model"):
+        read_openllm_csv(p, duplicates="error")
+    # Open LLM results files: two runs of one model, the later file name is the later run
+    folder = tmp_path / "results"
+    for i, (name, acc) in enumerate([("org/a", 0.5), ("org/a", 0.7), ("org/b", 0.6)]):
+        d = folder / name
+        d.mkdir(parents=True, exist_ok=True)
+        (d / f"results_2024-01-0{i + 1}.json").write_text(json.dumps(
+            {"config_general": {"model_name": name},
+             "results": {"harness|arc:challenge|25": {"acc_norm": acc}, "harness|gsm8k|5": {"acc": acc}}}))
+    with pytest.warns(UserWarning, match="1 model"):
+        assert read_openllm_json(folder).loc["org/a", "ARC"] == 0.7
+    with pytest.warns(UserWarning, match="averaged"):
+        assert read_openllm_json(folder, duplicates="mean").loc["org/a", "ARC"] == pytest.approx(0.6)
+    with pytest.raises(ValueError, match="SCORES: 1 model"):
+        read_openllm_json(folder, duplicates="error")
+    # HELM groups JSON
+    rows = [[{"value": m}, {"value": 0.5}, {"value": a}, {"value": b}] for m, a, b in
+            [("x", 0.1, 0.2), ("y", 0.3, 0.4), ("x", 0.5, 0.6)]]
+    h = tmp_path / "core.json"
+    h.write_text(json.dumps([{"title": "Accuracy", "header": [{"value": "Model/adapter"}, {"value": "Mean win rate"},
+                                                               {"value": "A - EM"}, {"value": "B - EM"}],
+                              "rows": rows}]))
+    with pytest.warns(UserWarning, match="1 model"):
+        wide, _ = read_helm_json(h)
+    assert wide.loc["x", "A - EM"] == 0.5
+    with pytest.warns(UserWarning, match="kept the first"):
+        assert read_helm_json(h, duplicates="first")[0].loc["x", "A - EM"] == 0.1
+    with pytest.raises(ValueError, match="--duplicates"):
+        read_helm_json(h, duplicates="newest")
+
+
+# ---------------------------------------------------------------------------- 4. too few models for τ
+def test_few_models_get_no_tau_based_drop_or_review_advice(tmp_path):
+    t = pd.DataFrame({"A": [0.9, 0.7, 0.5, 0.3], "B": [0.8, 0.6, 0.4, 0.2], "C": [0.85, 0.65, 0.45, 0.25],
+                      "D": [0.2, 0.4, 0.6, 0.8]}, index=pd.Index(list("wxyz"), name="model"))
+    res = audit(t, n_boot=100, progress=False)
+    assert set(res.scenarios.tau_full_vs_without.round(6)) <= {1.0, 2 / 3, 1 / 3, 0.0, -1 / 3, -2 / 3, -1.0}
+    assert (res.scenarios.tau_with_rest == 1).sum() >= 2 and (res.scenarios.tau_with_rest == -1).sum() == 1
+    assert res.recommendations[0].startswith("**Too few models for τ-based advice**: with 4 models")
+    assert not any(r.startswith(("**Candidates to drop", "**Review", "**Scenarios disagree")) for r in
+                   res.recommendations)
+    t5 = pd.concat([t, pd.DataFrame({"A": [0.1], "B": [0.0], "C": [0.05], "D": [0.95]}, index=["v"])])
+    assert not any("Too few models" in r for r in audit(t5, n_boot=100, progress=False).recommendations)
+
+
+# ---------------------------------------------------------------------------- 5. HELM's tie rule by default
+def test_ties_auto_is_half_for_helm_and_strict_otherwise(tmp_path):
+    t = _table(8, 4, seed=9)
+    t.iloc[2:5, 1] = 0.6
+    rows = [[{"value": m}, {"value": None}] + [{"value": float(v)} for v in r] for m, r in zip(t.index, t.to_numpy())]
+    h = tmp_path / "core.json"
+    h.write_text(json.dumps([{"title": "Accuracy", "header": [{"value": "Model/adapter"}, {"value": "Mean win rate"}]
+                              + [{"value": f"{c} - EM"} for c in t.columns], "rows": rows}]))
+    assert audit(h, n_boot=30, progress=False).settings["ties"] == "half"
+    assert audit(h, ties="strict", n_boot=30, progress=False).settings["ties"] == "strict"
+    plain = tmp_path / "plain.csv"
+    t.to_csv(plain)
+    assert audit(plain, n_boot=30, progress=False).settings["ties"] == "strict"
+    helm_tsv = tmp_path / "helm.tsv"
+    t.insert(0, "Mean win rate", R.mean_win_rate(t, ties="half").round(3))
+    t.rename_axis("Model").to_csv(helm_tsv, sep="\t")
+    res = audit(helm_tsv, n_boot=30, progress=False)
+    assert res.settings["ties"] == "half" and res.published["max_abs_diff"] <= 5e-4
+    out = tmp_path / "o"
+    assert main(["audit", str(h), "--out", str(out), *FAST]) == 0
+    assert "Mean Win Rate** (ties: half)" in (out / "report.md").read_text()
+
+
+# ---------------------------------------------------------------------------- 6. the Python API
+def test_audit_result_tables_figures_and_rendering(tmp_path):
+    t = _table(10, 5, seed=10)
+    res = audit(t, n_boot=40, progress=False, source="demo")
+    assert isinstance(res, AuditResult)
+    for name in ("scores", "reliability", "scenarios", "efficiency_scenarios", "clones", "removals"):
+        assert isinstance(getattr(res, name), pd.DataFrame)
+    assert res.scores["rank"].iloc[0] == 1 and res.leader == res.scores["model"].iloc[0]
+    assert set(res.figures) == {"rank_intervals.png", "efficiency_scenarios.png"}
+    html = res._repr_html_()
+    assert html.startswith("<div") and "data:image/png;base64," in html
+    page = res.to_html(tmp_path / "r.html")
+    assert (tmp_path / "r.html").read_text() == page and page.startswith("<!DOCTYPE html>")
+    md = res.to_markdown()
+    assert md.startswith("# Benchmark reliability audit: demo") and "![rank intervals](rank_intervals.png)" in md
+    assert not (tmp_path / "nothing").exists()  # computing writes nothing
+    path = res.save(tmp_path / "saved")
+    assert path.read_text() == md and (tmp_path / "saved" / "rank_intervals.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_cli_writes_what_the_api_computes(tmp_path):
+    t = _table(10, 5, seed=11)
+    p = tmp_path / "board.csv"
+    t.to_csv(p)
+    out = tmp_path / "cli"
+    assert main(["audit", str(p), "--out", str(out), "--n-boot", "60", "--no-progress", "--seed", "3"]) == 0
+    res = audit(p, n_boot=60, seed=3, progress=False)
+    assert (out / "report.md").read_text() == res.to_markdown()
+    pd.testing.assert_frame_equal(pd.read_csv(out / "scores.csv"), res.scores, check_dtype=False)
+    for f in ("report.html", "reliability.csv", "scenarios.csv", "efficiency_scenarios.csv", "rank_intervals.png",
+              "efficiency_scenarios.png"):
+        assert (out / f).exists(), f
+    from effstats import cli
+
+    assert cli.audit(p, n_boot=60, seed=3, progress=False).to_markdown() == res.to_markdown()
+
+
+def test_api_bad_arguments_name_the_option(tmp_path):
+    t = _table(6, 3)
+    for kw, match in [(dict(ties="third"), "--ties"), (dict(duplicates="x"), "--duplicates"),
+                      (dict(aggregate="median"), "--aggregate"), (dict(out=3), "--out"),
+                      (dict(published=[1, 2]), "published")]:
+        with pytest.raises(ValueError, match=match):
+            audit(t, n_boot=20, progress=False, **kw)
+    with pytest.raises(ValueError, match="--format"):
+        audit(tmp_path, format="xml", progress=False)
+
+
+# ---------------------------------------------------------------------------- 7. report cosmetics
+def test_labels_never_merge_distinct_names():
+    names = ["organisation/very-long-model-name-for-chat-v1-instruct-base", "organisation/very-long-model-name-for"
+             "-chat-v1-instruct-tuned", "short", "organisation/very-long-model-name-for-chat-v1-instruct-base"]
+    lab = _labels(names, width=40)
+    assert all(len(s) <= 40 for s in lab) and lab[0] != lab[1] and lab[0] == lab[3] and lab[2] == "short"
+    same_ends = ["a" * 30 + str(i) + "b" * 30 for i in range(3)]  # only the middle differs
+    assert len(set(_labels(same_ends, 20))) == 3
+
+
+def test_name_lists_are_capped():
+    assert _name_list([f"m{i}" for i in range(22)]) == "m0, m1, m2, m3, m4, m5, m6, m7 … and 14 more"
+    assert _name_list(["a", "b"]) == "a, b"
+
+
+def test_percent_table_is_divided_by_100_with_a_note(tmp_path):
+    t = (_table(8, 4, seed=12) * 100).round(1)
+    t.insert(0, "Average", t.mean(axis=1).round(1))
+    p = tmp_path / "pct.csv"
+    t.to_csv(p)
+    res = audit(p, n_boot=30, progress=False)
+    assert res.scores["mean"].max() <= 1 and res.scores["published"].max() <= 1
+    assert res.published["max_abs_diff"] < 1e-3 and res.published["scale"] == 1.0
+    assert any("in percent" in n and "divided by 100" in n for n in res.notes)
+    assert "model_quality" in set(res.reliability.objective)
+
+
+def test_reliability_row_left_out_is_said(tmp_path):
+    t = _table(8, 4, seed=13) * 1000 + 500  # Elo-like ratings: not fractions, not percent
+    t.insert(0, "Average", t.mean(axis=1).round(3))
+    res = audit(t, n_boot=30, progress=False)
+    assert res.settings["aggregate"] == "mean" and "model_quality" not in set(res.reliability.objective)
+    assert any(n.startswith("The *model_quality* DIoR") for n in res.notes)
+
+
+def test_leader_ahead_of_everyone_is_said_without_zero_counts():
+    t = _table(8, 6, seed=14, sd=0.01)
+    t.loc["m0"] = 0.99  # ahead everywhere
+    res = audit(t, n_boot=60, progress=False)
+    lead = [r for r in res.recommendations if r.startswith("**The leader**")][0]
+    assert "of 0 model" not in lead and "stays ahead of every other model" in lead
+    assert (res.scores.p_leader_ahead.iloc[1:] >= 0.95).all()
+
+
+def test_leader_group_lists_at_most_eight_names():
+    rng = np.random.default_rng(15)
+    t = pd.DataFrame(rng.normal(0.5, 0.1, (24, 4)).round(3), index=[f"model-{i:02d}" for i in range(24)],
+                     columns=list("ABCD"))
+    res = audit(t, n_boot=60, progress=False)
+    group = res.scores.model[res.scores.p_leader_ahead < 0.95].tolist()[1:]
+    assert len(group) > 8  # the premise
+    lead = [r for r in res.recommendations if r.startswith("**The leader**")][0]
+    assert sum(m in lead for m in group) == 8 and f"… and {len(group) - 8} more" in lead
+
+
+# ---------------------------------------------------------------------------- the public files
+@needs_shared
+def test_helm_lite_real_file_under_its_own_and_another_name(tmp_path):
+    src = SHARED / "helm_lite" / "leaderboard.tsv"
+    res = audit(src, n_boot=40, progress=False)
+    assert res.published["column"] == "Mean win rate" and res.settings["ties"] == "half"
+    assert res.leader == "GPT-4o (2024-05-13)" and res.published["kendall_tau"] > 0.99
+    renamed = tmp_path / "helm_lite.tsv"  # the aggregate under the benchmark's name, as some exports write it
+    renamed.write_text(src.read_text(encoding="utf-8").replace("Mean win rate", "helm_lite", 1), encoding="utf-8")
+    res2 = audit(renamed, n_boot=40, progress=False)
+    assert res2.published["column"] == "helm_lite" and res2.published["kind"] == "mwr"
+    assert res2.published["rule"] == "close" and res2.settings["ties"] == "half"
+    assert "helm_lite" not in set(res2.scenarios.scenario) and res2.settings["n_scenarios"] == 10
+    assert res2.leader == res.leader and res2.published["kendall_tau"] == pytest.approx(res.published["kendall_tau"])
+    assert not any("helm_lite" in r for r in res2.recommendations if r.startswith("**Candidates to drop"))
+
+
+@needs_shared
+def test_open_llm_real_file_under_another_name_with_duplicates(tmp_path, capsys):
+    src = SHARED / "openllm" / "leaderboard.tsv"
+    renamed = tmp_path / "hf_open_llm_v1.tsv"
+    text = src.read_text(encoding="utf-8")
+    head, rest = text.split("\n", 1)
+    renamed.write_text(head.replace("\tAverage\t", "\thf_open_llm_v1\t") + "\n" + rest, encoding="utf-8")
+    out = tmp_path / "o"
+    assert main(["audit", str(renamed), "--out", str(out), *FAST]) == 0
+    err = [e for e in _err_lines(capsys) if "warning" in e]
+    assert len(err) == 1 and "13 model(s) appear in more than one row" in err[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        res = audit(renamed, n_boot=40, progress=False)
+    assert res.published["column"] == "hf_open_llm_v1" and res.published["rule"] == "exact"
+    assert res.settings["aggregate"] == "mean" and res.settings["n_models"] == 87
+    assert res.leader == "cloudyu/Yi-34Bx2-MoE-60B"  # the published leader
+    assert res.published["kendall_tau"] > 0.99 and res.published["max_abs_diff"] < 1e-4
+    assert any("Scores are in percent" in n for n in res.notes)
