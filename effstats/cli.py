@@ -1,4 +1,4 @@
-"""Command line: ``effstats audit SCORES [--format ...] [--scenarios ...] [--aggregate mwr|mean|mean-of-means] [--out DIR]``.
+"""Command line: ``effstats audit SCORES [--format ...] [--scenarios ...] [--aggregate ...] [--duplicates ...] [--out DIR]``.
 
 Writes a short benchmark-reliability report (``report.md`` + ``report.html`` + PNG figures + CSV tables)
 following Perlitz et al., "Efficient Benchmarking (of Language Models)" (NAACL 2024): what to add or drop,
@@ -7,7 +7,9 @@ which rank differences are resolved, DIoR of scenarios (and examples), and the M
 Readers: long or wide CSV/TSV tables, HELM's ``groups/<group>.json`` tables (``helm-summarize`` output), the
 Open LLM Leaderboard's per-model results JSON (lm-evaluation-harness layout: ``{"config_general":
 {"model_name": ...}, "results": {"harness|arc:challenge|25": {"acc_norm": ...}, ...}}``) and its CSV export.
-Every failure prints one line naming the argument and exits with status 2.
+Every failure prints one line naming the argument and exits with status 2; a warning (models listed more than
+once) is one line on stderr and a note in the report. The command is a thin layer over
+:func:`effstats.reliability.audit` (also :func:`audit` here), which returns an ``AuditResult``.
 """
 from __future__ import annotations
 
