@@ -379,11 +379,12 @@ def cases() -> list[Case]:
     ]))
     add(Case("read_scores_csv", "datasets", fn("effstats.datasets.read_scores_csv"), lambda: dict(path=_long_csv()), [
         A("path", files(".csv", ("missing", "directory", "empty", "garbage", "text", "dup-columns", "dup-rows")) + TABLE_FILES,
-          expect={"one-model": MAY}),  # one model is a valid ResponseMatrix
+          # one model is a valid ResponseMatrix; repeated rows are read as the last one, with a warning (duplicates=)
+          expect={"one-model": MAY, "dup-rows": MAY, "dup-models": MAY, "long-dup": MAY}),
         A("format", OPTION), A("model", COLUMN[:2]), A("score", COLUMN[:2]), A("kind", OPTION),
     ]))
     add(Case("read_scores_csv(wide)", "datasets", fn("effstats.datasets.read_scores_csv"), lambda: dict(path=_wide_csv(), format="wide"), [
-        A("path", TABLE_FILES[:5], expect={"one-model": MAY})]))
+        A("path", TABLE_FILES[:5], expect={"one-model": MAY, "dup-models": MAY})]))
     add(Case("read_lm_eval_samples", "datasets", fn("effstats.datasets.read_lm_eval_samples"), None, [
         A("path_or_paths", files(".jsonl", ("missing", "directory", "empty", "garbage", "jsonl-garbage")) + [
             ("int", FAIL, lambda v, r: 3), ("empty-list", FAIL, lambda v, r: []), ("empty-dict", FAIL, lambda v, r: {})]),

@@ -319,8 +319,14 @@ def _reference_info(rm: ResponseMatrix, source: Any, fmt: str, metric: str | Non
 def _fit_tasks(rm: ResponseMatrix, tasks: pd.Series, alloc: pd.Series, method: str, seed: int) -> dict[str, _TaskFit]:
     fits = {}
     for t, b in alloc.items():
-        cols = np.flatnonzero(tasks.to_numpy() == t)
-        fits[t] = _TaskFit.fit(method, rm.subset(items=cols), int(b), seed)
+        sub = rm.subset(items=np.flatnonzero(tasks.to_numpy() == t))
+        answered = sub.observed.any(1)
+        if answered.sum() < 3:
+            raise ValueError(f"reference: only {int(answered.sum())} reference model(s) have results in task {t!r}; "
+                             "at least 3 are needed")
+        if not answered.all():  # a model not run on this task says nothing about its items
+            sub = sub.subset(models=np.flatnonzero(answered))
+        fits[t] = _TaskFit.fit(method, sub, int(b), seed)
     return fits
 
 

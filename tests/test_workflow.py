@@ -1,0 +1,393 @@
+"""The harness loop end to end: lm-eval logs -> select -> --samples manifest -> results read back -> estimate, rank.
+
+Fixtures are written in lm-evaluation-harness's own ``--log_samples`` layout from a known truth matrix (simulated
+2PL IRT responses of 30 models on 3 tasks), in both the string and the numeric ``resps`` variants, so every check
+compares with the truth: the intervals cover the true scores, the rank intervals the true ranks, and bad input
+gets one line and exit status 2.
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import hypothesis.strategies as st
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+
+from effstats import ResponseMatrix
+from effstats.cli import main
+from effstats.datasets import simulate_responses
+from effstats.sequential import Efficacy, Precision, SequentialEvaluator
+from effstats.workflow import (Selection, SequentialRun, allocate_budget, content_hash, estimate, read_results, select,
+                               write_lm_eval_samples)
+
+TASKS = {"arc_easy": 300, "hellaswag": 400, "mmlu_anatomy": 200}
+N_MODELS, N_REF = 30, 24
+
+
+def _truth(seed: int = 1) -> ResponseMatrix:
+    d = simulate_responses(N_MODELS, sum(TASKS.values()), rng=seed)
+    ids = [f"{t}/{k}" for t, n in TASKS.items() for k in range(n)]
+    return ResponseMatrix(d.values, model_ids=[f"org/model-{i:02d}" for i in range(N_MODELS)], item_ids=ids)
+
+
+@pytest.fixture(scope="module")
+def loop(tmp_path_factory):
+    """Reference logs (24 models; string resps) and the truth matrix."""
+    root = tmp_path_factory.mktemp("loop")
+    truth = _truth()
+    write_lm_eval_samples(truth, root / "ref", models=truth.model_ids[:N_REF], numbers="string")
+    return root, truth
+
+
+def _run(argv, capsys):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _true_rank(truth: ResponseMatrix, model: str) -> int:
+    acc = truth.accuracy()
+    ref = acc.iloc[:N_REF]
+    return int(1 + (ref > acc[model]).sum())
+
+
+# ----------------------------------------------------------------------------------------------- the commands
+@pytest.mark.parametrize("numbers", ["string", "numeric"])
+def test_select_estimate_commands_end_to_end(loop, capsys, tmp_path, numbers):
+    root, truth = loop
+    code, out, err = _run(["select", root / "ref", "--budget", 150, "--method", "sortsearch", "--seed", 3,
+                           "--out", tmp_path / "sel"], capsys)
+    assert code == 0, err
+    samples = json.loads((tmp_path / "sel" / "lm_eval_samples.json").read_text())
+    manifest = json.loads((tmp_path / "sel" / "manifest.json").read_text())
+    # lm-eval's --samples format: {task name: [document indices]}, ints within each task's documents, no repeats
+    assert set(samples) == set(TASKS)
+    for task, docs in samples.items():
+        assert all(isinstance(d, int) and 0 <= d < TASKS[task] for d in docs)
+        assert docs == sorted(set(docs))
+    assert sum(map(len, samples.values())) == 150 == len(manifest["items"])
+    assert sorted(f"{t}/{d}" for t, ds in samples.items() for d in ds) == sorted(manifest["items"])
+    assert manifest["reference"]["sha256"] == content_hash(truth.subset(models=range(N_REF)))
+    # budget split in proportion to the tasks' sizes
+    assert {t: len(v) for t, v in samples.items()} == allocate_budget(pd.Series(TASKS), 150).to_dict()
+
+    new_models = list(truth.model_ids[N_REF:])
+    write_lm_eval_samples(truth, tmp_path / "new", models=new_models, items=manifest["items"], numbers=numbers)
+    code, out, err = _run(["estimate", tmp_path / "sel", tmp_path / "new", "--out", tmp_path / "est"], capsys)
+    assert code == 0, err
+    frame = pd.read_csv(tmp_path / "est" / "estimate.csv", index_col=0)
+    assert list(frame.index) == new_models
+    chosen = truth.subset(models=new_models, items=manifest["items"])
+    tasks = pd.read_csv(tmp_path / "est" / "tasks.csv", index_col=[0, 1])
+    for m in new_models:  # per task: the stratified sample's estimate is within the task's chosen items' range
+        for t in TASKS:
+            cols = [i for i in manifest["items"] if i.startswith(t + "/")]
+            assert tasks.loc[(m, t), "n_items"] == len(cols)
+    true_acc = truth.accuracy()[new_models]
+    covered = ((frame["low"] <= true_acc) & (true_acc <= frame["high"])).mean()
+    assert covered >= 5 / 6  # 6 models at 95 %: P(<= 4 covered) < 0.04
+    ranks = [_true_rank(truth, m) for m in new_models]
+    assert ((frame["rank_low"] <= ranks) & (np.array(ranks) <= frame["rank_high"])).mean() >= 5 / 6
+    assert (tmp_path / "est" / "estimate.html").read_text().count("<table") == 2
+    assert chosen.n_items == 150
+
+
+def test_estimate_intervals_cover_over_seeds():
+    """Monte-Carlo truth: 95 % intervals of the design-based S&S estimate over 15 selections x 20 new models
+    (300 intervals; the binomial 99.9 % lower limit at 0.95 is 0.91)."""
+    truth = _truth(seed=5)
+    ref, new = truth.subset(models=range(10)), truth.subset(models=range(10, 30))
+    hits, rank_hits = [], []
+    acc = truth.accuracy()
+    for seed in range(15):
+        sel = select(ref, 90, method="sortsearch", seed=seed)
+        est = estimate(sel, new.subset(items=sel.items))
+        f = est.to_frame()
+        t = acc.iloc[10:].to_numpy()
+        hits.append((f["low"].to_numpy() <= t) & (t <= f["high"].to_numpy()))
+        true_rank = 1 + (acc.iloc[:10].to_numpy()[None, :] > t[:, None]).sum(1)
+        rank_hits.append((f["rank_low"].to_numpy() <= true_rank) & (true_rank <= f["rank_high"].to_numpy()))
+    assert np.mean(hits) >= 0.91
+    assert np.mean(rank_hits) >= np.mean(hits) - 1e-12  # the rank is monotone in the score
+
+
+def test_rank_interval_brute_force():
+    """Ranks and rank intervals against counting by hand, with reference models that miss items."""
+    truth = _truth(seed=2)
+    vals = truth.values_with_nan()
+    vals[0, :450] = np.nan  # model 0 has half the items: its score is uncertain
+    ref = ResponseMatrix(vals[:N_REF], nan_as_missing=True, model_ids=truth.model_ids[:N_REF], item_ids=truth.item_ids)
+    sel = select(ref, 120, method="random", seed=0)
+    est = estimate(sel, truth.subset(models=truth.model_ids[N_REF:], items=sel.items))
+    board = est.leaderboard
+    assert board.loc[truth.model_ids[0], "standard_error"] > 0
+    assert (board.drop(index=truth.model_ids[0])["standard_error"] == 0).all()
+    from scipy.stats import norm
+
+    ri = est.rank_interval(0.9)
+    ci = est.confidence_interval(0.95)  # alpha/2 for the new model when some reference is uncertain
+    z = norm.ppf(1 - 0.1 / 4)  # one uncertain reference model: alpha / (2 m) per side ... at m = 1
+    lo_ref = board["score"] - z * board["standard_error"]
+    hi_ref = board["score"] + z * board["standard_error"]
+    for j, m in enumerate(est.model_ids):
+        assert ri.loc[m, "rank"] == 1 + sum(s > est.statistic[j] for s in board["score"])
+        assert ri.loc[m, "rank_low"] == 1 + sum(lo > ci.high[j] for lo in lo_ref)
+        assert ri.loc[m, "rank_high"] == 1 + sum(hi >= ci.low[j] for hi in hi_ref)
+
+
+def test_random_method_is_the_mean_of_the_chosen_items():
+    truth = _truth(seed=3)
+    ref, new = truth.subset(models=range(N_REF)), truth.subset(models=range(N_REF, N_MODELS))
+    sel = select(ref, 90, method="random", seed=4)
+    est = estimate(sel, new.subset(items=sel.items))
+    t = est.tasks()
+    w = pd.Series(TASKS) / sum(TASKS.values())
+    for m in new.model_ids:
+        for task in TASKS:
+            cols = [i for i in sel.items if i.startswith(task + "/")]
+            assert t.loc[(m, task), "estimate"] == pytest.approx(new.subset(models=[m], items=cols).values.mean())
+        overall = sum(w[task] * t.loc[(m, task), "estimate"] for task in TASKS)
+        assert est.to_frame().loc[m, "estimate"] == pytest.approx(overall)
+
+
+@pytest.mark.parametrize("method", ["hybrid", "disco", "anchor", "stratified", "tinybenchmarks", "auto"])
+def test_every_method_round_trips_through_the_manifest(tmp_path, method):
+    """Saved, loaded, refitted from the reference data: the same items and the same estimates."""
+    truth = _truth(seed=4)
+    ref, new = truth.subset(models=range(N_REF)), truth.subset(models=range(N_REF, N_MODELS))
+    ref_csv = tmp_path / "ref.csv"
+    ref.to_long().to_csv(ref_csv, index=False)
+    sel = select(ref_csv, 60, method=method, seed=1)
+    in_memory = estimate(sel, new.subset(items=sel.items)).to_frame()
+    sel.save(tmp_path / "sel")
+    loaded = Selection.load(tmp_path / "sel")
+    assert list(loaded.items) == list(sel.items)
+    again = estimate(tmp_path / "sel", new.subset(items=sel.items)).to_frame()
+    pd.testing.assert_frame_equal(in_memory, again)
+    assert set(sel.tasks["method"]) <= {method} | ({"random + direct", "SSEPY strata + HT", "anchor-corr + weighted",
+                                                     "DISCO PDS + kNN", "DISCO PDS + RF", "anchor-corr + gp-IRT",
+                                                     "Sort & Search"} if method == "auto" else set())
+
+
+def test_target_error_picks_the_smallest_budget_meeting_it(capsys, tmp_path):
+    truth = _truth(seed=6)
+    ref_csv = tmp_path / "ref.csv"
+    truth.subset(models=range(N_REF)).to_long().to_csv(ref_csv, index=False)
+    code, out, err = _run(["select", ref_csv, "--target-error", 4, "--method", "random", "--out", tmp_path / "s"],
+                          capsys)
+    assert code == 0, err
+    curve = pd.DataFrame(json.loads((tmp_path / "s" / "manifest.json").read_text())["budget_curve"])
+    chosen = json.loads((tmp_path / "s" / "manifest.json").read_text())["budget"]
+    assert curve["cv_mae_points"].iloc[-1] <= 4 and chosen == curve["budget"].iloc[-1]
+    assert (curve["cv_mae_points"].iloc[:-1] > 4).all()
+    assert "cross-validated error by budget" in out
+
+
+# ----------------------------------------------------------------------------------------------- bad input
+def test_bad_inputs_exit_2_with_one_line(loop, capsys, tmp_path):
+    root, truth = loop
+    code, _, err = _run(["select", root / "ref", "--budget", 90, "--method", "random", "--out", tmp_path / "sel"], capsys)
+    assert code == 0, err
+    items = json.loads((tmp_path / "sel" / "manifest.json").read_text())["items"]
+
+    def one_line_error(argv, *words):
+        code, out, err = _run(argv, capsys)
+        lines = [ln for ln in err.splitlines() if "error" in ln]
+        assert code == 2 and len(lines) == 1, err
+        for w in words:
+            assert w in lines[0], lines[0]
+
+    # results of items outside the manifest
+    write_lm_eval_samples(truth, tmp_path / "full", models=[truth.model_ids[-1]])
+    one_line_error(["estimate", tmp_path / "sel", tmp_path / "full"], "new_results", "not in the manifest")
+    # the manifest against other reference data
+    other = tmp_path / "other_ref"
+    write_lm_eval_samples(truth, other, models=truth.model_ids[1:N_REF + 1])
+    one_line_error(["estimate", tmp_path / "sel", tmp_path / "full", "--reference", other], "reference",
+                   "differs from the data the manifest was made from")
+    # a half-written last line of a samples file
+    write_lm_eval_samples(truth, tmp_path / "new", models=[truth.model_ids[-1]], items=items)
+    f = next((tmp_path / "new").rglob("samples_arc_easy_*.jsonl"))
+    f.write_text(f.read_text() + '{"doc_id": 7, "acc": 1.0, "resps": [[["-1.2", "Fal')
+    one_line_error(["estimate", tmp_path / "sel", tmp_path / "new"], "new_results")
+    # a Git LFS pointer instead of the log
+    f.write_text("version https://git-lfs.github.com/spec/v1\noid sha256:" + "0" * 64 + "\nsize 12345\n")
+    one_line_error(["estimate", tmp_path / "sel", tmp_path / "new"], "new_results", "LFS")
+    # unknown method, negative seed, no budget
+    one_line_error(["select", root / "ref", "--budget", 10, "--method", "nope", "--out", tmp_path / "x"], "--method")
+    one_line_error(["select", root / "ref", "--budget", 10, "--seed", -1, "--out", tmp_path / "x"], "seed")
+    one_line_error(["select", root / "ref", "--budget", 100000, "--out", tmp_path / "x"], "budget")
+    one_line_error(["select", tmp_path / "missing", "--budget", 10, "--out", tmp_path / "x"], "reference")
+    # a damaged manifest
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad" / "manifest.json").write_text("{not json")
+    one_line_error(["estimate", tmp_path / "bad", tmp_path / "new"], "manifest")
+
+
+def test_duplicated_runs_latest_with_a_warning_or_refused(loop, capsys, tmp_path):
+    root, truth = loop
+    code, _, err = _run(["select", root / "ref", "--budget", 60, "--method", "random", "--out", tmp_path / "sel"], capsys)
+    items = json.loads((tmp_path / "sel" / "manifest.json").read_text())["items"]
+    model = truth.model_ids[-1]
+    write_lm_eval_samples(truth, tmp_path / "new", models=[model], items=items, timestamp="2026-01-01T00-00-00.000000")
+    flipped = ResponseMatrix(~truth.values, model_ids=truth.model_ids, item_ids=truth.item_ids)
+    write_lm_eval_samples(flipped, tmp_path / "new", models=[model], items=items, timestamp="2026-02-01T00-00-00.000000")
+    code, out, err = _run(["estimate", tmp_path / "sel", tmp_path / "new", "--out", tmp_path / "e"], capsys)
+    assert code == 0 and "warning" in err
+    est = pd.read_csv(tmp_path / "e" / "estimate.csv", index_col=0)
+    later = flipped.subset(models=[model], items=items).values.mean()  # the latest run (flipped) is the one read
+    assert est.loc[model, "estimate"] == pytest.approx(later, abs=0.02)
+
+
+def test_missing_results_estimated_from_the_rest_with_a_warning():
+    truth = _truth(seed=7)
+    ref, new = truth.subset(models=range(N_REF)), truth.subset(models=range(N_REF, N_MODELS))
+    sel = select(ref, 120, method="random", seed=2)
+    dropped = list(sel.items[:7])
+    part = new.subset(items=[i for i in sel.items if i not in dropped])
+    with pytest.warns(UserWarning, match=r"7 chosen item\(s\) have no result") as rec:
+        est = estimate(sel, part)
+    assert dropped[0] in str(rec[0].message)
+    f = est.to_frame()
+    assert (f["n_missing"] == 7).all() and (f["n_items"] == 113).all()
+    t = est.tasks()
+    m = new.model_ids[0]
+    for task in TASKS:  # random items: the mean of those with a result
+        cols = [i for i in sel.items if i.startswith(task + "/") and i not in dropped]
+        assert t.loc[(m, task), "estimate"] == pytest.approx(new.subset(models=[m], items=cols).values.mean())
+
+
+def test_python_results_protocol():
+    truth = _truth(seed=8)
+    sel = select(truth.subset(models=range(N_REF)), 90, method="sortsearch", seed=0)
+    est = estimate(sel, truth.subset(models=range(N_REF, N_MODELS), items=sel.items))
+    ci90, ci99 = est.confidence_interval(confidence_level=0.9), est.confidence_interval(confidence_level=0.99)
+    assert np.all(ci99.low <= ci90.low) and np.all(ci90.high <= ci99.high)
+    assert np.all(ci90.low <= est.statistic) and np.all(est.statistic <= ci90.high)
+    assert "<table" in est._repr_html_() and "<table" in sel._repr_html_()
+    with pytest.raises(ValueError, match="confidence_level"):
+        est.confidence_interval(confidence_level=1.5)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(1, 500), min_size=1, max_size=8), st.data())
+def test_allocate_budget_properties(sizes, data):
+    s = pd.Series(sizes, index=[f"t{i}" for i in range(len(sizes))])
+    need = int(np.minimum(s, 2).sum())
+    budget = data.draw(st.integers(need, int(s.sum())))
+    a = allocate_budget(s, budget)
+    assert a.sum() == budget
+    assert (a <= s).all() and (a >= np.minimum(s, 2)).all()
+    # proportional: no task is more than one item from its share once the minimum is met, except where capped
+    share = s / s.sum() * budget
+    free = (a > np.minimum(s, 2)) & (a < s)
+    assert (np.abs(a[free] - share[free]) <= 2 + (np.minimum(s, 2).sum())).all()
+
+
+# ----------------------------------------------------------------------------------------------- sequential
+@pytest.mark.parametrize("rule", ["efficacy", "precision"])
+def test_sequential_decisions_match_the_online_evaluator(tmp_path, capsys, rule):
+    truth = _truth(seed=9)
+    ref = truth.subset(models=range(N_REF))
+    new_id = truth.model_ids[-1]
+    ref_csv = tmp_path / "ref.csv"
+    ref.to_long().to_csv(ref_csv, index=False)
+    against = ref.accuracy().sort_values().index[N_REF // 2]
+    start = ["sequential", "start", ref_csv, "--out", tmp_path / "run", "--initial", 60, "--batch", 60, "--seed", 2]
+    start += ["--against", against] if rule == "efficacy" else ["--half-width", 0.06]
+    code, out, err = _run(start, capsys)
+    assert code == 0, err
+    state = json.loads((tmp_path / "run" / "state.json").read_text())
+    order = state["order"]
+    looks = []
+    while True:
+        st_ = json.loads((tmp_path / "run" / "state.json").read_text())
+        if st_["status"] != "continue":
+            break
+        k = len(st_["looks"]) + 1
+        batch = pd.read_csv(tmp_path / "run" / f"batch_{k:03d}" / "items.csv")["item"].tolist()
+        samples = json.loads((tmp_path / "run" / f"batch_{k:03d}" / "lm_eval_samples.json").read_text())
+        assert sorted(f"{t}/{d}" for t, ds in samples.items() for d in ds) == sorted(batch)
+        pd.DataFrame({"model": new_id, "item": batch,
+                      "score": truth.subset(models=[new_id], items=batch).values[0].astype(int)}).to_csv(
+            tmp_path / f"b{k}.csv", index=False)
+        code, out, err = _run(["sequential", "update", tmp_path / "run", tmp_path / f"b{k}.csv"], capsys)
+        assert code == 0, err
+        looks.append(batch)
+    decision = json.loads((tmp_path / "run" / "decision.json").read_text())
+    # the same items in the same batches through SequentialEvaluator online
+    rules = [Efficacy()] if rule == "efficacy" else [Precision(0.06)]
+    ev = SequentialEvaluator(rules, initial=60, batch=60, max_n=len(order)).start(len(order))
+    for batch in looks:
+        a = pd.Series(truth.subset(models=[new_id], items=batch).values[0].astype(float), index=batch)
+        if rule == "efficacy":
+            b = pd.Series(truth.subset(models=[against], items=batch).values[0].astype(float), index=batch)
+            res = ev.update(a, b)
+        else:
+            res = ev.update(a)
+    assert decision["decision"] == res.decision != "continue"
+    assert decision["n"] == res.n
+    assert decision["ci_low"] == pytest.approx(res.ci_low) and decision["ci_high"] == pytest.approx(res.ci_high)
+    if rule == "efficacy":  # the decision agrees with the truth on the whole benchmark
+        diff = truth.accuracy()[new_id] - truth.accuracy()[against]
+        assert decision["ci_low"] <= diff <= decision["ci_high"]
+
+
+def test_sequential_state_survives_an_interrupted_write(tmp_path, monkeypatch):
+    truth = _truth(seed=10)
+    ref = truth.subset(models=range(N_REF))
+    new = truth.subset(models=[truth.model_ids[-1]])
+    run = SequentialRun.start(ref, rule="precision", half_width=0.01, initial=50, batch=50, seed=0)
+    run.save(tmp_path)
+    before = (tmp_path / "state.json").read_text()
+    run = SequentialRun.load(tmp_path)
+    run.update(new.subset(items=run.next_items))
+
+    def boom(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "replace", boom)
+    with pytest.raises(KeyboardInterrupt):
+        run.save(tmp_path)
+    monkeypatch.undo()
+    assert (tmp_path / "state.json").read_text() == before  # the previous state, whole
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+    again = SequentialRun.load(tmp_path)
+    assert again.n_evaluated == 0 and list(again.next_items) == list(run.state["order"][:50])
+
+
+def test_sequential_refuses_wrong_batches(tmp_path):
+    truth = _truth(seed=11)
+    ref = truth.subset(models=range(N_REF))
+    new = truth.subset(models=[truth.model_ids[-1]])
+    run = SequentialRun.start(ref, rule="precision", half_width=0.01, initial=50, batch=50, seed=0)
+    batch = list(run.next_items)
+    with pytest.raises(ValueError, match="never handed out"):
+        run.update(new.subset(items=batch + [i for i in truth.item_ids if i not in run.state["order"][:50]][:1]))
+    with pytest.raises(ValueError, match="have no result"):
+        run.update(new.subset(items=batch[:-3]))
+    with pytest.raises(ValueError, match="against"):
+        SequentialRun.start(ref, rule="efficacy", against="nobody")
+    assert run.n_evaluated == 0  # refused batches left nothing behind
+    run.update(new.subset(items=batch))
+    assert run.n_evaluated == 50
+
+
+def test_read_results_formats(tmp_path):
+    truth = _truth(seed=12).subset(models=range(5), items=range(40))
+    long = tmp_path / "long.csv"
+    truth.to_long().to_csv(long, index=False)
+    wide = tmp_path / "wide.csv"
+    truth.to_frame().astype(int).to_csv(wide, index_label="model")
+    a, b = read_results(long), read_results(wide)
+    for r in (a, b):
+        got = r.to_frame().astype(float).loc[truth.model_ids, truth.item_ids]  # long tables sort the ids
+        pd.testing.assert_frame_equal(got, truth.to_frame().astype(float), check_names=False)
+    with pytest.raises(ValueError, match="format"):
+        read_results(long, format="xls")
+    with pytest.raises(ValueError, match="metric"):
+        read_results(long, metric="acc")
