@@ -174,3 +174,12 @@ def check_option(x: Any, name: str, options: Any) -> Any:
     if not ok:
         raise ValueError(f"{name}: expected one of {', '.join(map(repr, opts))}, got {x!r}")
     return x
+
+
+def warn_missing_cells(name: str, n_missing: int, n_cells: int, what: str) -> None:
+    """One ``UserWarning`` that ``n_missing`` of ``n_cells`` cells of argument ``name`` are missing and what the
+    estimator does with them (``what``); nothing for complete data."""
+    import warnings
+
+    if n_missing:
+        warnings.warn(f"{name}: {n_missing} of {n_cells} cells are missing; {what}", UserWarning, stacklevel=3)

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from fuzz_harness import (
-    ALIGN, ARRAY, BINARY, CALLABLE, NEEDS_BINARY, COLUMN, FAIL, FINITE, FLAG, FRACTION, FRAME, INT, LONG_FRAME, MAY, NONE, OPTION,
+    ALIGN, ARRAY, BINARY, CALLABLE, NEEDS_BINARY, COLUMN, FAIL, FINITE, FLAG, FRACTION, FRAME, INT, LONG_FRAME, MAY, MISSING, NONE, OPTION,
     POSITIVE, PROBA, REAL, RNG, SAME, SHORT0, SHORT1, UNIT, Arg, Case, _ids, _positions, _sizes, files,
 )
 
@@ -620,7 +620,8 @@ def cases() -> list[Case]:
 
     # ---------------------------------------------------------------- cli
     add(Case("cli.read_scores", "cli", fn("effstats.cli.read_scores"), lambda: dict(path=_wide_csv()), [
-        A("path", files(".csv", ("missing", "directory", "empty", "garbage", "text")) + TABLE_FILES, "SCORES", "data", "df", "--by")]))
+        A("path", files(".csv", ("missing", "directory", "empty", "garbage", "text")) + TABLE_FILES, "SCORES", "data", "df", "--by",
+          expect={"dup-models": MAY, "long-dup": MAY})]))  # --duplicates last (the default) reads repeated rows, with a warning
     add(Case("cli.audit", "cli", fn("effstats.cli.audit"), lambda: dict(data=Sdf(), out=_tmpdir(), n_boot=20, target=0.95, seed=0, progress=False), [
         A("data", [f for f in FRAME if f[0] not in ("dup-columns",)], "SCORES"), A("n_boot", INT, "--n-boot", skip=("huge",)), A("target", FRACTION, "--target"),
         A("seed", RNG, "--seed"),
@@ -644,7 +645,8 @@ def cases() -> list[Case]:
         return code
 
     add(Case("cli.main audit", "cli", main_call, lambda: dict(scores=_wide_csv(), out=_tmpdir(), n_boot=20), [
-        A("scores", files(".csv", ("missing", "directory", "empty", "garbage", "text")) + TABLE_FILES, "SCORES", "data", "df", "--by"),
+        A("scores", files(".csv", ("missing", "directory", "empty", "garbage", "text")) + TABLE_FILES, "SCORES", "data", "df", "--by",
+          expect={"dup-models": MAY, "long-dup": MAY}),
         A("n_boot", [("zero", FAIL, lambda v, r: 0), ("negative", FAIL, lambda v, r: -3), ("text", FAIL, lambda v, r: "abc"), ("float", FAIL, lambda v, r: 2.5)],
           "n-boot", "n_boot"),
         A("out", [("file", FAIL, lambda v, r: __file__)], "OUT", "--out")]))
@@ -714,6 +716,15 @@ def cases() -> list[Case]:
     C.extend(_last_cases())
     C.extend(_distributed_cases())
     C.extend(_binary_required_cases())
+    C.extend(_workflow_cases())
+    # Estimators read NaN and missing masks as cells not evaluated: a clear error or a result that warns
+    missing_labels = ("nan", "missing-rm", "missing-cells", "missing-cells-matrix")
+    for case in C:
+        if case.module in ("sortsearch", "disco", "irt"):
+            for arg in case.args:
+                if arg.name in ("responses", "source_outputs", "target_outputs", "outputs", "evaluate_fn"):
+                    for lab in missing_labels:
+                        arg.expect.setdefault(lab, MISSING)
     return C
 
 
@@ -865,7 +876,7 @@ def _alignment_cases() -> list[Case]:
     tgt = lambda: RM().subset(models=[0, 1, 2])
     for est, kw in [("RandomDirect", dict(n_items=5)), ("AnchorCorr", dict(n_items=5)), ("StratifiedHT", dict(n_items=5, n_strata=2)),
                     ("SortSearchDirect", dict(n_items=5))]:
-        exp = {"missing-cells": FAIL} if est == "SortSearchDirect" else {}
+        exp = {"missing-cells": MISSING} if est == "SortSearchDirect" else {}
         C.append(Case(f"{est}.predict(ResponseMatrix)", "disco", (lambda est, kw: lambda k: _rm_fitted(DC + est, **kw).predict(**k))(est, kw),
                       lambda: dict(target_outputs=tgt()), [A("target_outputs", ALIGN, expect=exp)]))
     C.append(Case("TinyBenchmarks.predict(ResponseMatrix)", "irt",
@@ -874,9 +885,9 @@ def _alignment_cases() -> list[Case]:
     C.append(Case("IRT2PL.abilities(ResponseMatrix)", "irt", lambda k: _rm_fitted("effstats.irt.IRT2PL", method="jml", max_iter=20).abilities(**k),
                   lambda: dict(responses=tgt()), [A("responses", ALIGN)]))
     C.append(Case("SortSearch.predict(ResponseMatrix)", "sortsearch", lambda k: _rm_fitted("effstats.sortsearch.SortSearch", select=5).predict(**k),
-                  lambda: dict(responses=RM().subset(models=[0, 1, 2], items=_rm_fitted("effstats.sortsearch.SortSearch", select=5).selected_)), [A("responses", ALIGN, expect={"missing-cells": FAIL})]))
+                  lambda: dict(responses=RM().subset(models=[0, 1, 2], items=_rm_fitted("effstats.sortsearch.SortSearch", select=5).selected_)), [A("responses", ALIGN, expect={"missing-cells": MISSING})]))
     C.append(Case("CopyNearestExpand.predict(ResponseMatrix)", "sortsearch", lambda k: _rm_fitted("effstats.sortsearch.CopyNearestExpand", select=5).predict(**k),
-                  lambda: dict(responses=RM().subset(models=[0, 1, 2], items=_rm_fitted("effstats.sortsearch.CopyNearestExpand", select=5).selected_)), [A("responses", ALIGN, expect={"missing-cells": FAIL})]))
+                  lambda: dict(responses=RM().subset(models=[0, 1, 2], items=_rm_fitted("effstats.sortsearch.CopyNearestExpand", select=5).selected_)), [A("responses", ALIGN, expect={"missing-cells": MISSING})]))
     return C
 
 
@@ -1022,3 +1033,122 @@ def _tmpdir() -> str:
     import tempfile
 
     return tempfile.mkdtemp(prefix="effstats-fuzz-out-")
+
+
+def _workflow_reference():
+    from effstats import ResponseMatrix
+
+    d = pub("effstats.datasets.simulate_responses")(12, 90, rng=0)
+    ids = [f"{t}/{k}" for t, n in (("arc", 50), ("hs", 40)) for k in range(n)]
+    return ResponseMatrix(d.values, model_ids=[f"m{i}" for i in range(12)], item_ids=ids)
+
+
+@functools.lru_cache(maxsize=None)
+def _workflow_fitted():
+    ref = _workflow_reference()
+    sel = pub("effstats.workflow.select")(ref.subset(models=range(10)), 20, method="random", seed=0)
+    est = pub("effstats.workflow.estimate")(sel, ref.subset(models=[10, 11], items=sel.items))
+    return ref, sel, est
+
+
+def _saved_selection() -> str:
+    d = _tmpdir()
+    _workflow_fitted()[1].save(d)
+    return d
+
+
+def _sequential_run():
+    ref = _workflow_reference()
+    return pub("effstats.workflow.SequentialRun").start(ref.subset(models=range(10)), rule="precision", half_width=0.01,
+                                                         initial=10, batch=10, seed=0)
+
+
+def _helm_run_dir() -> str:
+    import json
+    from pathlib import Path
+
+    root = Path(_tmpdir())
+    for m in ("a/x", "b/y"):
+        run = root / f"mmlu:subject=anatomy,model={m.replace('/', '_')}"
+        run.mkdir(parents=True)
+        (run / "run_spec.json").write_text(json.dumps({"name": run.name, "adapter_spec": {"model": m}}))
+        (run / "per_instance_stats.json").write_text(json.dumps([
+            {"instance_id": f"id{i}", "train_trial_index": 0,
+             "stats": [{"name": {"name": "exact_match", "split": "test"}, "count": 1, "sum": float(i % 2), "mean": float(i % 2)}]}
+            for i in range(6)]))
+    return str(root)
+
+
+def _workflow_cases() -> list[Case]:
+    C: list[Case] = []
+    add = C.append
+    W = "effstats.workflow."
+    ref = lambda: _workflow_reference().subset(models=range(10))  # noqa: E731
+    PATHLIKE = [("int", FAIL, lambda v, r: 3), ("none", FAIL, lambda v, r: None), ("missing", FAIL, lambda v, r: "/nonexistent/effstats"),
+                ("list", FAIL, lambda v, r: [1, 2])]
+    add(Case("select", "workflow", fn(W + "select"), lambda: dict(reference=ref(), budget=20, method="random", seed=0), [
+        A("reference", PATHLIKE + [("text-file", FAIL, lambda v, r: __file__)]), A("budget", INT), A("method", OPTION),
+        A("seed", INT, expect={"zero": MAY}, skip=("huge",)), A("format", OPTION), A("duplicates", OPTION),
+        A("target_error", [("negative", FAIL, lambda v, r: -1.0), ("text", FAIL, lambda v, r: "abc"), ("huge", FAIL, lambda v, r: 1e9)],
+          "budget")]))
+    add(Case("estimate", "workflow", fn(W + "estimate"),
+             lambda: dict(selection=_workflow_fitted()[1], new_results=_workflow_reference().subset(models=[10], items=_workflow_fitted()[1].items)), [
+        A("selection", PATHLIKE), A("new_results", PATHLIKE + [("other-items", FAIL, lambda v, r: _workflow_reference().subset(models=[10]))]),
+        A("duplicates", OPTION)]))
+    add(Case("estimate(saved)", "workflow", fn(W + "estimate"),
+             lambda: dict(selection=_saved_selection(), new_results=_workflow_reference().subset(models=[10], items=_workflow_fitted()[1].items),
+                          reference=ref()), [
+        A("reference", PATHLIKE + [("other-data", FAIL, lambda v, r: _workflow_reference().subset(models=range(1, 11)))])]))
+    add(Case("read_results", "workflow", fn(W + "read_results"), lambda: dict(source=_workflow_reference()), [
+        A("source", PATHLIKE + files(".csv", ("missing", "directory", "empty", "garbage")) + files(".jsonl", ("garbage", "empty"))),
+        A("format", OPTION), A("duplicates", OPTION)]))
+    add(Case("content_hash", "workflow", fn(W + "content_hash"), lambda: dict(rm=_workflow_reference()), [
+        A("rm", [("array", FAIL, lambda v, r: np.zeros((2, 2))), ("none", FAIL, lambda v, r: None), ("text", FAIL, lambda v, r: "abc")])]))
+    add(Case("allocate_budget", "workflow", fn(W + "allocate_budget"), lambda: dict(sizes=pd.Series({"a": 30, "b": 10}), budget=8), [
+        A("sizes", [("empty", FAIL, lambda v, r: pd.Series([], dtype=int)), ("zero", FAIL, lambda v, r: pd.Series({"a": 0})),
+                    ("float", FAIL, lambda v, r: pd.Series({"a": 1.5})), ("list", FAIL, lambda v, r: [3, 4])]),
+        A("budget", INT, skip=("huge",)), A("minimum", INT, skip=("huge",))]))
+    add(Case("write_lm_eval_samples", "workflow", fn(W + "write_lm_eval_samples"),
+             lambda: dict(responses=_workflow_reference().subset(models=[0, 1]), directory=_tmpdir()), [
+        A("responses", [("array", FAIL, lambda v, r: np.zeros((2, 2))), ("none", FAIL, lambda v, r: None)]),
+        A("directory", [("int", FAIL, lambda v, r: 3), ("none", FAIL, lambda v, r: None)]), A("n_choices", INT, skip=("huge",)),
+        A("numbers", OPTION), A("timestamp", [("text", FAIL, lambda v, r: "yesterday"), ("int", FAIL, lambda v, r: 3)]), A("rng", RNG)]))
+    add(Case("Selection.save", "workflow", lambda kw: _workflow_fitted()[1].save(**kw), lambda: dict(directory=_tmpdir()), [
+        A("directory", [("int", FAIL, lambda v, r: 3), ("none", FAIL, lambda v, r: None), ("file", FAIL, lambda v, r: __file__)])]))
+    add(Case("Selection.load", "workflow", lambda kw: pub(W + "Selection").load(**kw), lambda: dict(directory=_saved_selection()), [
+        A("directory", PATHLIKE + files(".json", ("empty", "garbage", "text")))]))
+    for meth in ("confidence_interval", "rank_interval", "to_frame", "tasks", "to_markdown"):
+        add(Case(f"Estimate.{meth}", "workflow", (lambda meth: lambda kw: getattr(_workflow_fitted()[2], meth)(**kw))(meth),
+                 lambda: dict(confidence_level=0.9), [A("confidence_level", FRACTION)]))
+    add(Case("Estimate.save", "workflow", lambda kw: _workflow_fitted()[2].save(**kw), lambda: dict(directory=_tmpdir()), [
+        A("directory", [("int", FAIL, lambda v, r: 3), ("none", FAIL, lambda v, r: None), ("file", FAIL, lambda v, r: __file__)]),
+        A("confidence_level", FRACTION)]))
+    add(Case("SequentialRun.start", "workflow", fn(W + "SequentialRun.start"),
+             lambda: dict(reference=ref(), rule="precision", half_width=0.05, initial=10, batch=10, seed=0), [
+        A("reference", PATHLIKE), A("rule", OPTION), A("initial", INT), A("batch", INT), A("seed", INT, expect={"zero": MAY}, skip=("huge",)),
+        A("half_width", FRACTION, expect={"one": MAY}), A("alpha", FRACTION), A("spending", OPTION),
+        A("against", [("unknown", FAIL, lambda v, r: "nobody"), ("int", FAIL, lambda v, r: 3)])]))
+    add(Case("SequentialRun.start(efficacy)", "workflow", fn(W + "SequentialRun.start"),
+             lambda: dict(reference=ref(), rule="efficacy", against="m0", initial=10, batch=10, seed=0), [
+        A("against", [("unknown", FAIL, lambda v, r: "nobody"), ("int", FAIL, lambda v, r: 3), ("none", FAIL, lambda v, r: None)]),
+        A("alternative", OPTION)]))
+    add(Case("SequentialRun.update", "workflow", lambda kw: _sequential_run().update(**kw),
+             lambda: dict(new_results=_workflow_reference().subset(models=[10], items=_sequential_run().next_items)), [
+        A("new_results", PATHLIKE + [("other-items", FAIL, lambda v, r: _workflow_reference().subset(models=[10])),
+                                     ("two-models", FAIL, lambda v, r: _workflow_reference().subset(models=[10, 11], items=_sequential_run().next_items))]),
+        A("model", [("unknown", FAIL, lambda v, r: "nobody"), ("int", FAIL, lambda v, r: 3)])]))
+    add(Case("SequentialRun.save", "workflow", lambda kw: _sequential_run().save(**kw), lambda: dict(directory=_tmpdir()), [
+        A("directory", [("int", FAIL, lambda v, r: 3), ("none", FAIL, lambda v, r: None), ("file", FAIL, lambda v, r: __file__)])]))
+    add(Case("SequentialRun.load", "workflow", lambda kw: pub(W + "SequentialRun").load(**kw),
+             lambda: dict(directory=(lambda d: (_sequential_run().save(d), d)[1])(_tmpdir())), [
+        A("directory", PATHLIKE + files(".json", ("empty", "garbage", "text")))]))
+    add(Case("read_helm_runs", "datasets", fn("effstats.datasets.read_helm_runs"), lambda: dict(path_or_paths=_helm_run_dir()), [
+        A("path_or_paths", PATHLIKE + files(".json", ("empty", "garbage", "text"))), A("metric", [("unknown", FAIL, lambda v, r: "nope"),
+                                                                                              ("int", FAIL, lambda v, r: 3)]),
+        A("split", [("unknown", FAIL, lambda v, r: "nope")]), A("duplicates", OPTION)]))
+    audit_result = lambda: pub("effstats.reliability.audit")(pub("effstats.datasets.load_helm")(), n_boot=20, seed=0, progress=False)  # noqa: E731
+    add(Case("AuditResult.to_html", "reliability", lambda kw: audit_result().to_html(**kw), lambda: dict(path=os.path.join(_tmpdir(), "r.html")), [
+        A("path", [("int", FAIL, lambda v, r: 3), ("directory", FAIL, lambda v, r: _tmpdir())])]))
+    add(Case("AuditResult.save", "reliability", lambda kw: audit_result().save(**kw), lambda: dict(out=_tmpdir()), [
+        A("out", [("int", FAIL, lambda v, r: 3), ("none", FAIL, lambda v, r: None), ("file", FAIL, lambda v, r: __file__)])]))
+    return C

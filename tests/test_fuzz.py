@@ -140,7 +140,8 @@ def test_reported_examples_give_clear_errors(call, name, tmp_path):
 
 
 # ------------------------------------------------------------------------------------------- coverage of the table
-MODULES = ["responses", "bitpack", "splits", "sortsearch", "metrics", "disco", "irt", "reliability", "cli", "sequential", "datasets", "distributed"]
+MODULES = ["responses", "bitpack", "splits", "sortsearch", "metrics", "disco", "irt", "reliability", "cli", "sequential", "datasets",
+           "distributed", "workflow"]
 # called by the package with objects it built itself (a stopping rule gets the evaluator's LookStats; a DIoR plan
 # gets its own statistic's output), so there is no user input to fuzz
 NOT_FUZZED = ("StoppingRule.", "LookStats.z_at", ".fires", ".outcome", ".check_data", "Futility.conditional_power",

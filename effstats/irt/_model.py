@@ -47,7 +47,8 @@ import pandas as pd
 from scipy.special import expit
 from sklearn.base import BaseEstimator
 
-from .._validation import check_array, check_binary, check_flag, check_option, check_positive, check_positive_int, check_rng
+from .._validation import (check_array, check_binary, check_flag, check_option, check_positive, check_positive_int, check_rng,
+                           warn_missing_cells)
 from ..exceptions import ConvergenceWarning, check_is_fitted
 
 __all__ = ["IRT2PL"]
@@ -243,6 +244,7 @@ class IRT2PL(BaseEstimator):
         self.method_ = method
         self.item_ids_, self.model_ids_, self.n_items_ = item_ids, model_ids, n
         self.n_missing_ = 0 if W is None else int(m * n - W.sum())
+        warn_missing_cells("responses", self.n_missing_, m * n, "the likelihood uses the observed cells")
         Y = Y.astype(float)
         if method == "mml":
             self._fit_mml(Y, W=W)
@@ -420,6 +422,7 @@ class IRT2PL(BaseEstimator):
 
         if isinstance(responses, (pd.DataFrame, ResponseMatrix)):
             Y, obs, cols, _ = _binary_with_mask(responses, name)
+            warn_missing_cells(name, 0 if obs is None else int((~obs).sum()), Y.size, "abilities use the observed cells")
             col_idx = self._item_positions(cols, f"{name} (columns)")
             if items is None:
                 return Y.astype(float), col_idx, _weights(obs)
@@ -432,6 +435,7 @@ class IRT2PL(BaseEstimator):
         Y, obs, _, _ = _binary_with_mask(responses, name)
         if Y.shape[1] != idx.size:
             raise ValueError(f"{name}: expected shape (any, {idx.size}), got {Y.shape}")
+        warn_missing_cells(name, 0 if obs is None else int((~obs).sum()), Y.size, "abilities use the observed cells")
         return Y.astype(float), idx, _weights(obs)
 
     def abilities(

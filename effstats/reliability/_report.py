@@ -167,8 +167,9 @@ def _plot_ranks(tab: pd.DataFrame, n_show: int = 30):
     fig.set_size_inches(6, max(3.0, 0.18 * len(t) + 1))
     ax = fig.subplots()
     y = np.arange(len(t))
-    ax.errorbar(t["rank"], y, xerr=[t["rank"] - t["rank_low"], t["rank_high"] - t["rank"]], fmt="o", ms=3,
-                color="tab:blue", ecolor="tab:gray", lw=1)
+    # a percentile bootstrap interval need not contain the observed rank: drawn as a segment, not as error bars
+    ax.hlines(y, t["rank_low"], t["rank_high"], color="tab:gray", lw=1)
+    ax.plot(t["rank"], y, "o", ms=3, color="tab:blue")
     ax.set_yticks(y, _labels(t["model"]), fontsize=6)
     ax.invert_yaxis()
     ax.set_xlabel("rank (95% bootstrap interval over scenarios)")
@@ -455,6 +456,9 @@ class AuditResult:
 
     def to_html(self, path: str | Path | None = None) -> str:
         """The report as one self-contained HTML page (figures embedded); written to ``path`` when given."""
+        if path is not None:
+            if isinstance(path, bool) or not isinstance(path, (str, Path)) or Path(path).is_dir():
+                raise ValueError(f"path: expected the path of an HTML file to write, got {path!r}")
         text = self._doc().html(self._title(), images=self._inline_images())
         if path is not None:
             Path(path).write_text(text, encoding="utf-8")

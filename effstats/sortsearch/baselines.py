@@ -12,7 +12,7 @@ from sklearn.model_selection import KFold
 
 from .._results import ConfidenceInterval
 from .._subset import _some
-from .._validation import check_binary, check_positive_int, check_rng
+from .._validation import check_binary, check_positive_int, check_rng, warn_missing_cells
 from ..responses import ResponseMatrix
 from ..bitpack import PackedBinaryMatrix
 from ..exceptions import check_is_fitted
@@ -238,6 +238,8 @@ class CopyNearestExpand(BaseEstimator):
         memory)."""
         self.source_, self._missing = _source_with_missing(responses)
         self.n_missing_ = 0 if self._missing is None else int(self._missing.sum())
+        warn_missing_cells("responses", self.n_missing_, self.source_.size,
+                           "distances use the items both models answered")
         self.n_items_ = self.source_.shape[1]
         self.item_ids_ = _ids(responses, 1)
         self.model_ids_ = _ids(responses, 0)

@@ -13,7 +13,7 @@ from sklearn.base import BaseEstimator
 
 from .._ordering import dp_packed, dp_rows, padded_prefix
 from .._results import ConfidenceInterval
-from .._validation import check_array, check_binary, check_option, check_positive_int, check_rng
+from .._validation import check_array, check_binary, check_option, check_positive_int, check_rng, warn_missing_cells
 from ..bitpack import PackedBinaryMatrix
 from ..exceptions import check_is_fitted
 from ..responses import ResponseMatrix
@@ -579,6 +579,8 @@ class SortSearch(BaseEstimator):
             scores = _binary_sums(a, 0, "responses")
         self.n_models_, self.n_items_ = n_models, n_items
         self.n_missing_, self.n_answered_ = n_missing, n_answered
+        warn_missing_cells("responses", n_missing, n_models * n_items,
+                           "items are ordered by the fraction correct among the models that answered them")
         order = np.asarray(order, np.int64)
         order.flags.writeable = False  # shared with every SearchResult
         self.order_ = order

@@ -15,7 +15,7 @@ from scipy import stats
 from .._results import ConfidenceInterval, check_confidence_level
 from .._validation import check_positive_int
 from ..responses import ResponseMatrix
-from ._io import content_hash, read_json, read_results, write_json_atomic, write_text_atomic
+from ._io import check_path, content_hash, read_json, read_results, write_json_atomic, write_text_atomic
 
 __all__ = ["METHODS", "Selection", "Estimate", "select", "estimate", "allocate_budget"]
 
@@ -66,6 +66,9 @@ def allocate_budget(sizes: pd.Series, budget: int, minimum: int = 2) -> pd.Serie
     >>> allocate_budget(pd.Series({"arc": 1000, "hellaswag": 3000, "tiny": 3}), 100).to_dict()
     {'arc': 25, 'hellaswag': 73, 'tiny': 2}
     """
+    if not isinstance(sizes, pd.Series) or sizes.empty or not pd.api.types.is_integer_dtype(sizes) or (sizes < 1).any():
+        raise ValueError(f"sizes: expected a non-empty Series of positive task sizes (ints), got {sizes!r:.80}")
+    minimum = check_positive_int(minimum, "minimum")
     sizes = sizes.astype(np.int64)
     total = int(sizes.sum())
     budget = check_positive_int(budget, "budget", maximum=total)
@@ -260,7 +263,7 @@ class Selection:
 
         Both are written atomically. Returns the manifest's path.
         """
-        d = Path(directory)
+        d = check_path(directory, "directory")
         if d.exists() and not d.is_dir():
             raise ValueError(f"directory: {str(d)!r} is a file")
         samples = self.lm_eval_samples
@@ -271,10 +274,10 @@ class Selection:
     @classmethod
     def load(cls, directory: str | Path) -> "Selection":
         """Read a selection saved by :meth:`save` (a folder holding ``manifest.json``, or the file itself)."""
-        p = Path(directory)
-        m = read_json(p / MANIFEST if p.is_dir() else p, "manifest")
+        p = check_path(directory, "directory")
+        m = read_json(p / MANIFEST if p.is_dir() else p, "directory")
         if not isinstance(m, dict) or m.get("format") != _FORMAT:
-            raise ValueError(f"manifest: {p} is not an effstats manifest (format {_FORMAT!r})")
+            raise ValueError(f"directory: {p} is not an effstats manifest (format {_FORMAT!r})")
         try:
             items = pd.Index(m["items"], name="item")
             tasks = pd.DataFrame.from_dict(m["tasks"], orient="index")
@@ -286,7 +289,7 @@ class Selection:
                        budget_curve=None if m.get("budget_curve") is None else pd.DataFrame(m["budget_curve"]),
                        created=m.get("created", ""), effstats_version=m.get("effstats_version", ""))
         except (KeyError, TypeError, ValueError) as exc:
-            raise ValueError(f"manifest: {p} is incomplete or damaged ({type(exc).__name__}: {exc})") from None
+            raise ValueError(f"directory: {p} is an incomplete or damaged manifest ({type(exc).__name__}: {exc})") from None
 
     def _repr_html_(self) -> str:
         head = (f"<p><b>{len(self.items)}</b> of {self.reference['n_items']:,} items chosen by <code>{self.method}"
@@ -426,7 +429,7 @@ def select(reference: Any, budget: int | None = None, *, method: str = "auto", t
     task
     all       600      60  sortsearch
     """
-    if method not in METHODS:
+    if not isinstance(method, str) or method not in METHODS:
         raise ValueError(f"method: expected one of {list(METHODS)}, got {method!r}")
     if (budget is None) == (target_error is None):
         raise ValueError("budget: give either a budget or a target_error, not both or neither")
@@ -645,6 +648,8 @@ class Estimate:
         return pd.DataFrame(rows).set_index(["model", "task"])
 
     def to_markdown(self, confidence_level: float = 0.95) -> str:
+        """The report as Markdown: the estimate table, per-task estimates, chosen items without a result."""
+        confidence_level = check_confidence_level(confidence_level)
         sel = self.selection
         pct = int(round(100 * confidence_level))
         lines = [f"# Estimate from {len(sel.items)} of {sel.reference['n_items']:,} items",
@@ -673,7 +678,10 @@ class Estimate:
 
     def save(self, directory: str | Path, confidence_level: float = 0.95) -> dict[str, Path]:
         """Write ``estimate.csv``, ``tasks.csv``, ``estimate.md`` and ``estimate.html`` into ``directory``."""
-        d = Path(directory)
+        d = check_path(directory, "directory")
+        if d.exists() and not d.is_dir():
+            raise ValueError(f"directory: {str(d)!r} is a file")
+        confidence_level = check_confidence_level(confidence_level)
         frame, tasks = self.to_frame(confidence_level), self.tasks(confidence_level)
         md = self.to_markdown(confidence_level)
         html = ("<!doctype html><meta charset='utf-8'><title>effstats estimate</title>"
@@ -757,9 +765,12 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
     ['estimate', 'standard_error', 'low', 'high', 'rank', 'rank_low', 'rank_high', 'of', 'n_items', 'n_missing']
     """
     if not isinstance(selection, Selection):
-        if not isinstance(selection, (str, Path)):
+        if isinstance(selection, bool) or not isinstance(selection, (str, Path)):
             raise ValueError(f"selection: expected a Selection or the folder it was saved to, got {type(selection).__name__}")
-        selection = Selection.load(selection)
+        try:
+            selection = Selection.load(selection)
+        except ValueError as exc:
+            raise ValueError(f"selection: {str(exc).split(': ', 1)[-1]}") from None
     fits, rm = _refit(selection, reference)
     new = read_results(new_results, format="auto", name="new_results",
                        metric=metric if metric is not None else (None if isinstance(new_results, ResponseMatrix)

@@ -13,7 +13,7 @@ import pandas as pd
 
 from ..responses import ResponseMatrix
 
-__all__ = ["read_results", "content_hash", "write_json_atomic", "read_json"]
+__all__ = ["read_results", "content_hash", "write_json_atomic", "read_json", "check_path"]
 
 FORMATS = ("auto", "lm-eval", "helm", "csv", "parquet")
 
@@ -73,13 +73,13 @@ def read_results(source: Any, *, format: str = "auto", metric: str | None = None
     >>> read_results(os.path.join(d, "scores.csv"))
     ResponseMatrix(2 models × 2 items, kind='binary')
     """
+    if not isinstance(format, str) or format not in FORMATS:
+        raise ValueError(f"format: expected one of {list(FORMATS)}, got {format!r}")
+    if not isinstance(duplicates, str) or duplicates not in ("last", "first", "mean", "error"):
+        raise ValueError(f"duplicates: expected 'last', 'first', 'mean' or 'error', got {duplicates!r}")
     if isinstance(source, ResponseMatrix):
         return source
-    if format not in FORMATS:
-        raise ValueError(f"format: expected one of {list(FORMATS)}, got {format!r}")
-    if duplicates not in ("last", "first", "mean", "error"):
-        raise ValueError(f"duplicates: expected 'last', 'first', 'mean' or 'error', got {duplicates!r}")
-    if not isinstance(source, (str, os.PathLike)):
+    if isinstance(source, bool) or not isinstance(source, (str, os.PathLike)):
         raise ValueError(f"{name}: expected a path or a ResponseMatrix, got {type(source).__name__}")
     path = Path(source).expanduser()
     if not path.exists():
@@ -90,6 +90,8 @@ def read_results(source: Any, *, format: str = "auto", metric: str | None = None
             fmt = _detect(path)
         except ValueError as exc:
             raise ValueError(f"{name}: {exc}") from None
+    if metric is not None and not (isinstance(metric, str) and metric):
+        raise ValueError(f"metric: expected a field name such as 'acc', got {metric!r}")
     if metric is not None and fmt in ("csv", "parquet"):
         raise ValueError(f"metric: a table holds one score per cell; metric={metric!r} applies to lm-eval logs and HELM runs")
     from ..datasets import harness
@@ -134,12 +136,31 @@ def _read_parquet(path: Path) -> ResponseMatrix:
                           item_ids=df.columns.astype(str))
 
 
+def check_path(path: Any, name: str) -> Path:
+    """``path`` as a Path, or a ValueError naming ``name``."""
+    if isinstance(path, bool) or not isinstance(path, (str, os.PathLike)) or not str(path):
+        raise ValueError(f"{name}: expected a path, got {type(path).__name__}")
+    return Path(path).expanduser()
+
+
 def content_hash(rm: ResponseMatrix) -> str:
     """SHA-256 of a response matrix's model ids, item ids, values and missing cells (hex).
 
     The same data gives the same hash on any machine (ids as UTF-8 JSON, values as little-endian float64 with NaN
     at missing cells), so a manifest can say whether the reference data it was made from has changed.
+
+    Examples
+    --------
+    >>> from effstats import ResponseMatrix
+    >>> from effstats.workflow import content_hash
+    >>> a = ResponseMatrix([[1, 0], [0, 1]], model_ids=["m1", "m2"], item_ids=["q1", "q2"])
+    >>> content_hash(a) == content_hash(a.subset(items=["q1", "q2"]))
+    True
+    >>> content_hash(a) == content_hash(a.subset(items=["q2", "q1"]))  # another column order is other data
+    False
     """
+    if not isinstance(rm, ResponseMatrix):
+        raise ValueError(f"rm: expected a ResponseMatrix, got {type(rm).__name__}")
     h = hashlib.sha256()
     h.update(json.dumps([str(m) for m in rm.model_ids]).encode())
     h.update(json.dumps([str(i) for i in rm.item_ids]).encode())
@@ -184,7 +205,7 @@ def _jsonable(x: Any) -> Any:
 
 def read_json(path: str | os.PathLike, name: str) -> Any:
     """Parse a JSON file, or one clear error naming ``name``."""
-    p = Path(path)
+    p = check_path(path, name)
     if not p.is_file():
         raise ValueError(f"{name}: {str(p)!r} does not exist")
     try:

@@ -62,18 +62,27 @@ def write_lm_eval_samples(responses: ResponseMatrix, directory: str | Path, *, n
     >>> read_lm_eval_samples(out).values.astype(int).tolist()
     [[1, 0, 1], [0, 0, 1]]
     """
+    from .._validation import check_positive_int
     from ._core import item_tasks
+    from ._io import check_path
 
+    if not isinstance(responses, ResponseMatrix):
+        raise ValueError(f"responses: expected a ResponseMatrix, got {type(responses).__name__}")
+    out = check_path(directory, "directory")
+    n_choices = check_positive_int(n_choices, "n_choices", minimum=2)
+    if not isinstance(timestamp, str) or not re.fullmatch(r"\d{4}-\d{2}-\d{2}T[0-9\-:.]+", timestamp):
+        raise ValueError(f"timestamp: expected lm-eval's form 2026-01-01T00-00-00.000000, got {timestamp!r}")
     if responses.kind != "binary":
         raise ValueError("responses: lm-eval multiple-choice logs hold 0/1 accuracy; these responses are graded")
-    if numbers not in ("string", "numeric"):
+    if not isinstance(numbers, str) or numbers not in ("string", "numeric"):
         raise ValueError(f"numbers: expected 'string' or 'numeric', got {numbers!r}")
     rm = responses if models is None and items is None else responses.subset(models=models, items=items)
     info = item_tasks(rm)
     if (info["doc_id"] < 0).any():
         raise ValueError("responses: item ids must be '<task>/<doc_id>' (or carry task and doc_id columns)")
-    gen = np.random.default_rng(rng)
-    out = Path(directory)
+    from .._validation import check_rng
+
+    gen = check_rng(rng, "rng")
     tasks = info["task"].to_numpy()
     docs = info["doc_id"].to_numpy()
     vals, obs = rm.values, rm.observed

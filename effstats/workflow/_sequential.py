@@ -11,7 +11,7 @@ import pandas as pd
 from .._validation import check_positive_int
 from ..responses import ResponseMatrix
 from ._core import LM_EVAL_SAMPLES, _reference_info, _version, item_tasks
-from ._io import read_json, read_results, write_json_atomic, write_text_atomic
+from ._io import check_path, read_json, read_results, write_json_atomic, write_text_atomic
 
 __all__ = ["SequentialRun"]
 
@@ -108,10 +108,16 @@ class SequentialRun:
         """
         from ..sequential import Efficacy, Precision, SequentialEvaluator
 
-        if rule not in ("precision", "efficacy"):
+        if not isinstance(rule, str) or rule not in ("precision", "efficacy"):
             raise ValueError(f"rule: expected 'precision' or 'efficacy', got {rule!r}")
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
             raise ValueError(f"seed: expected a non-negative integer, got {seed!r}")
+        from .._validation import check_fraction
+
+        if check_fraction(alpha, "alpha") >= 0.5:
+            raise ValueError(f"alpha: expected a level below 0.5, got {alpha!r}")
+        if rule == "precision" and against is not None:
+            raise ValueError(f"against: a comparison with a reference model needs rule='efficacy', got rule={rule!r}")
         rm = read_results(reference, format=format, metric=metric, name="reference")
         eligible = np.ones(rm.n_items, bool)
         if rule == "efficacy":
@@ -153,10 +159,10 @@ class SequentialRun:
     @classmethod
     def load(cls, directory: str | Path) -> "SequentialRun":
         """Continue a run saved by :meth:`save` (the folder, or its ``state.json``)."""
-        p = Path(directory)
-        st = read_json(p / STATE if p.is_dir() else p, "state")
+        p = check_path(directory, "directory")
+        st = read_json(p / STATE if p.is_dir() else p, "directory")
         if not isinstance(st, dict) or st.get("format") != _FORMAT:
-            raise ValueError(f"state: {p} is not an effstats sequential state file (format {_FORMAT!r})")
+            raise ValueError(f"directory: {p} is not an effstats sequential state file (format {_FORMAT!r})")
         run = cls(st)
         if st["looks"]:
             run._replay()
@@ -285,7 +291,7 @@ class SequentialRun:
         """Write ``state.json`` and either the next batch (``batch_NNN/lm_eval_samples.json`` and ``items.csv``) or
         the decision (``decision.json``, ``decision.md``, ``looks.csv``) into ``directory``; returns the path
         of the next batch's folder, or of ``decision.md``."""
-        d = Path(directory)
+        d = check_path(directory, "directory")
         if d.exists() and not d.is_dir():
             raise ValueError(f"directory: {str(d)!r} is a file")
         write_json_atomic(d / STATE, self.state)
