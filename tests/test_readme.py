@@ -14,10 +14,16 @@ def test_readme_starts_with_the_two_commands():
     assert first_block.split("\n")[0].startswith("make demo") and "make test" in first_block
 
 
+def _tour(text: str) -> re.Match:
+    """The python block of the README's "A tour" section."""
+    at = text.index("## A tour")
+    return re.compile(r"```python\n(.*?)```", re.S).search(text, at)
+
+
 def test_readme_tour_executes(tmp_path):
     # as a user would: the tour pasted into a script in another folder, run by the venv's python, no PYTHONPATH
     text = README.read_text()
-    m = re.search(r"```python\n(.*?)```", text, re.S)
+    m = _tour(text)
     # padded with blank lines so that a traceback names the README's own line numbers
     code = "\n" * text[: m.start(1)].count("\n") + m.group(1)
     script = tmp_path / "README.md.py"
@@ -80,8 +86,9 @@ def test_readme_other_python_blocks_run_as_written(tmp_path):
     # the Dask block once used names it never defined (cache, leaderboard, evaluator, scores_a) and a scheduler at
     # tcp://scheduler:8786: every python block after the tour now runs as pasted, from another folder
     text = README.read_text()
-    blocks = list(re.finditer(r"```python\n(.*?)```", text, re.S))[1:]
-    assert len(blocks) >= 2
+    tour = _tour(text).start(1)
+    blocks = [m for m in re.finditer(r"```python\n(.*?)```", text, re.S) if m.start(1) != tour]
+    assert len(blocks) >= 3
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     outs = []
     for k, m in enumerate(blocks):
@@ -91,6 +98,12 @@ def test_readme_other_python_blocks_run_as_written(tmp_path):
                            timeout=600)
         assert r.returncode == 0, r.stderr[-3000:]
         outs.append((m.group(1), r.stdout.strip().splitlines()))
+    loop_out = next(lines for code, lines in outs if "estimate(" in code)
+    rows = [ln.split() for ln in loop_out[2:4]]  # model, estimate, low, high, rank, rank_low, rank_high
+    truth = [float(x) for x in loop_out[4].strip("[]").split(",")]
+    for row, t in zip(rows, truth):  # the loop's intervals cover the new models' accuracy on all items
+        est, low, high, rank, r_lo, r_hi = map(float, row[1:])
+        assert low <= est <= high and low <= t <= high and r_lo <= rank <= r_hi
     plan_out = next(lines for code, lines in outs if "plan(" in code)
     n_max, en1 = plan_out[0].split()
     assert int(n_max) == 4818 and round(float(en1)) == 3872  # the numbers the block's comment quotes

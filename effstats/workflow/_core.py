@@ -128,13 +128,15 @@ class _TaskFit:
     chosen: str | None = None  # the candidate MethodChooser picked
 
     @classmethod
-    def fit(cls, method: str, rm: ResponseMatrix, budget: int, seed: int) -> "_TaskFit":
+    def fit(cls, method: str, rm: ResponseMatrix, budget: int, seed: int, chosen: str | None = None) -> "_TaskFit":
+        """Fit ``method`` on one task. ``chosen``: the candidate ``"auto"`` picked when the selection was made; only
+        that candidate is refitted, as the chooser fitted it (same budget and derived seed), so the refit is cheap."""
         if budget >= rm.n_items:
             return cls("all", rm.n_items, rm.item_ids)
         if method in ("sortsearch", "hybrid", "tinybenchmarks") and rm.kind != "binary":
             raise ValueError(f"method: {method!r} needs 0/1 correctness; these scores are graded (choose disco, "
                              "anchor, stratified, random or auto)")
-        est = _estimator(method, budget, seed, rm.n_models)
+        est = _estimator(method, budget, seed, rm.n_models) if chosen is None else _chosen_candidate(rm, budget, seed, chosen)
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=".*components requested.*")
             est.fit(rm)
@@ -144,7 +146,8 @@ class _TaskFit:
             items = pd.Index(est.select())
         else:
             items = pd.Index(est.selected_ids_)
-        chosen = est.best_ if method == "auto" else None
+        if method == "auto" and chosen is None:
+            chosen = est.best_
         return cls(method, budget, items, est, chosen)
 
     @property
@@ -159,7 +162,28 @@ class _TaskFit:
             return _ExactResult.of(new)
         if self.method in ("sortsearch", "hybrid"):
             return self.est.predict(new)
+        if self.method == "auto":  # the chooser's intervals: its candidate's, cross-validated over its folds
+            return self.est.predict_interval(new, n_splits=min(5, len(self.est._source[1])))
         return self.est.predict_interval(new)
+
+
+def _chosen_candidate(rm: ResponseMatrix, budget: int, seed: int, chosen: str):
+    """The candidate ``MethodChooser(n_items=budget, random_state=seed)`` fits under the name ``chosen``."""
+    from sklearn.base import clone
+
+    from .._validation import check_rng
+    from ..disco import default_candidates
+
+    binary = rm.kind == "binary" or rm.labels is not None
+    cands = default_candidates(budget, binary=binary, probabilities=rm.probabilities is not None)
+    if chosen not in cands:
+        raise ValueError(f"manifest: the chooser's pick {chosen!r} is not a candidate of this effstats version "
+                         f"({list(cands)}); select again")
+    est = clone(cands[chosen])
+    params = est.get_params()
+    derived = int(check_rng(seed, "random_state").integers(2**31 - 1))  # as MethodChooser seeds its candidates
+    est.set_params(**{k: v for k, v in (("n_items", budget), ("random_state", derived)) if k in params})
+    return est
 
 
 @dataclass
@@ -319,7 +343,8 @@ def _reference_info(rm: ResponseMatrix, source: Any, fmt: str, metric: str | Non
             "n_items": rm.n_items, "n_missing": n_missing, "kind": rm.kind}
 
 
-def _fit_tasks(rm: ResponseMatrix, tasks: pd.Series, alloc: pd.Series, method: str, seed: int) -> dict[str, _TaskFit]:
+def _fit_tasks(rm: ResponseMatrix, tasks: pd.Series, alloc: pd.Series, method: str, seed: int,
+               chosen: pd.Series | None = None) -> dict[str, _TaskFit]:
     fits = {}
     for t, b in alloc.items():
         sub = rm.subset(items=np.flatnonzero(tasks.to_numpy() == t))
@@ -329,7 +354,8 @@ def _fit_tasks(rm: ResponseMatrix, tasks: pd.Series, alloc: pd.Series, method: s
                              "at least 3 are needed")
         if not answered.all():  # a model not run on this task says nothing about its items
             sub = sub.subset(models=np.flatnonzero(answered))
-        fits[t] = _TaskFit.fit(method, sub, int(b), seed)
+        pick = None if chosen is None or method != "auto" or chosen[t] == "all" else str(chosen[t])
+        fits[t] = _TaskFit.fit(method, sub, int(b), seed, pick)
     return fits
 
 
@@ -711,7 +737,7 @@ def _refit(sel: Selection, reference: Any, name: str = "reference") -> tuple[dic
                          f"(content hash {h[:12]}… vs {sel.reference['sha256'][:12]}…; {rm.n_models} × {rm.n_items} vs "
                          f"{sel.reference['n_models']} × {sel.reference['n_items']}); pass the same data or select again")
     info = item_tasks(rm)
-    fits = _fit_tasks(rm, info["task"], sel.tasks["budget"], sel.method, sel.seed)
+    fits = _fit_tasks(rm, info["task"], sel.tasks["budget"], sel.method, sel.seed, chosen=sel.tasks["method"])
     items = pd.Index(np.concatenate([f.items.to_numpy(dtype=object) for f in fits.values()]))
     if not items.equals(pd.Index(sel.items, dtype=object)):
         raise ValueError(f"{name}: refitting {sel.method!r} chose other items than the manifest "
