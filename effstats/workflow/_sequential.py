@@ -75,6 +75,7 @@ class SequentialRun:
         self.state = state
         self._reference = reference
         self.result = None
+        self._ev = None  # the online evaluator after the recorded looks (rebuilt from the state when loaded)
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -192,6 +193,7 @@ class SequentialRun:
         ev = self._evaluator()
         for look in self.state["looks"]:
             self.result = self._look(ev, look["items"], look["scores"])
+        self._ev = ev
         return ev
 
     # ------------------------------------------------------------------ batches
@@ -276,8 +278,12 @@ class SequentialRun:
             raise ValueError(f"new_results: {len(lacking)} of the batch's {len(batch)} items have no result, e.g. "
                              f"{lacking[:3]}; run the batch's whole --samples file")
         scores = have.reindex(batch).tolist()
-        ev = self._replay()
-        res = self._look(ev, list(batch), scores)
+        ev = self._ev if self._ev is not None else self._replay()
+        try:
+            res = self._look(ev, list(batch), scores)
+        except BaseException:
+            self._ev = None  # the evaluator may hold part of a refused look: rebuild it from the state next time
+            raise
         st["model"] = str(model)
         st["looks"].append({"items": list(batch), "scores": scores})
         self.result = res
@@ -303,7 +309,9 @@ class SequentialRun:
                 write_json_atomic(bdir / LM_EVAL_SAMPLES, samples)
             write_text_atomic(bdir / "items.csv", pd.DataFrame({"item": self.next_items}).to_csv(index=False))
             return bdir
-        res = self.result if self.result is not None else self._replay() and self.result
+        if self.result is None:
+            self._replay()
+        res = self.result
         write_json_atomic(d / "decision.json", self.state["result"])
         write_text_atomic(d / "looks.csv", res.trace.to_csv())
         return write_text_atomic(d / "decision.md", self.to_markdown())
