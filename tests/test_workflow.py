@@ -391,3 +391,16 @@ def test_read_results_formats(tmp_path):
         read_results(long, format="xls")
     with pytest.raises(ValueError, match="metric"):
         read_results(long, metric="acc")
+
+
+def test_docstring_examples_run():
+    import doctest
+
+    import effstats.workflow._core as core
+    import effstats.workflow._io as io_
+    import effstats.workflow._lm_eval_writer as writer
+    import effstats.workflow._sequential as seq
+
+    for mod in (core, io_, writer, seq):
+        res = doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE)
+        assert res.failed == 0 and res.attempted > 0, mod.__name__

@@ -15,7 +15,7 @@ from scipy import stats
 from .._results import ConfidenceInterval, check_confidence_level
 from .._validation import check_positive_int
 from ..responses import ResponseMatrix
-from ._io import check_path, content_hash, read_json, read_results, write_json_atomic, write_text_atomic
+from ._io import content_hash, output_dir, read_results, read_saved, write_json_atomic, write_text_atomic
 
 __all__ = ["METHODS", "Selection", "Estimate", "select", "estimate", "allocate_budget"]
 
@@ -287,9 +287,7 @@ class Selection:
 
         Both are written atomically. Returns the manifest's path.
         """
-        d = check_path(directory, "directory")
-        if d.exists() and not d.is_dir():
-            raise ValueError(f"directory: {str(d)!r} is a file")
+        d = output_dir(directory)
         samples = self.lm_eval_samples
         if samples is not None:
             write_json_atomic(d / LM_EVAL_SAMPLES, samples)
@@ -298,10 +296,7 @@ class Selection:
     @classmethod
     def load(cls, directory: str | Path) -> "Selection":
         """Read a selection saved by :meth:`save` (a folder holding ``manifest.json``, or the file itself)."""
-        p = check_path(directory, "directory")
-        m = read_json(p / MANIFEST if p.is_dir() else p, "directory")
-        if not isinstance(m, dict) or m.get("format") != _FORMAT:
-            raise ValueError(f"directory: {p} is not an effstats manifest (format {_FORMAT!r})")
+        p, m = read_saved(directory, MANIFEST, _FORMAT, "manifest")
         try:
             items = pd.Index(m["items"], name="item")
             tasks = pd.DataFrame.from_dict(m["tasks"], orient="index")
@@ -450,10 +445,10 @@ def select(reference: Any, budget: int | None = None, *, method: str = "auto", t
     >>> sel = select(ref, 60, method="sortsearch", seed=1)
     >>> sel
     Selection(60 of 600 items, method='sortsearch', 1 task(s), seed=1)
-    >>> sel.tasks
-          n_items  budget      method
-    task
-    all       600      60  sortsearch
+    >>> sel.tasks.loc["all", ["n_items", "budget", "method"]].tolist()
+    [600, 60, 'sortsearch']
+    >>> len(sel.items), sel.items[:3].tolist()  # the ids of the chosen items
+    (60, ['i273', 'i78', 'i320'])
     """
     if not isinstance(method, str) or method not in METHODS:
         raise ValueError(f"method: expected one of {list(METHODS)}, got {method!r}")
@@ -704,9 +699,7 @@ class Estimate:
 
     def save(self, directory: str | Path, confidence_level: float = 0.95) -> dict[str, Path]:
         """Write ``estimate.csv``, ``tasks.csv``, ``estimate.md`` and ``estimate.html`` into ``directory``."""
-        d = check_path(directory, "directory")
-        if d.exists() and not d.is_dir():
-            raise ValueError(f"directory: {str(d)!r} is a file")
+        d = output_dir(directory)
         confidence_level = check_confidence_level(confidence_level)
         frame, tasks = self.to_frame(confidence_level), self.tasks(confidence_level)
         md = self.to_markdown(confidence_level)

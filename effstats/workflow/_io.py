@@ -13,7 +13,7 @@ import pandas as pd
 
 from ..responses import ResponseMatrix
 
-__all__ = ["read_results", "content_hash", "write_json_atomic", "read_json", "check_path"]
+__all__ = ["read_results", "content_hash", "write_json_atomic", "read_json", "check_path", "output_dir", "read_saved"]
 
 FORMATS = ("auto", "lm-eval", "helm", "csv", "parquet")
 
@@ -141,6 +141,24 @@ def check_path(path: Any, name: str) -> Path:
     if isinstance(path, bool) or not isinstance(path, (str, os.PathLike)) or not str(path):
         raise ValueError(f"{name}: expected a path, got {type(path).__name__}")
     return Path(path).expanduser()
+
+
+def output_dir(directory: Any) -> Path:
+    """``directory`` as a Path to write into (it may not exist yet), or a ValueError naming ``directory``."""
+    d = check_path(directory, "directory")
+    if d.exists() and not d.is_dir():
+        raise ValueError(f"directory: {str(d)!r} is a file")
+    return d
+
+
+def read_saved(directory: Any, filename: str, fmt: str, what: str) -> tuple[Path, dict]:
+    """The JSON document ``filename`` in ``directory`` (or ``directory`` itself as that file), checked to be of
+    format ``fmt``; errors name ``directory``."""
+    p = check_path(directory, "directory")
+    doc = read_json(p / filename if p.is_dir() else p, "directory")
+    if not isinstance(doc, dict) or doc.get("format") != fmt:
+        raise ValueError(f"directory: {p} is not an effstats {what} (format {fmt!r})")
+    return p, doc
 
 
 def content_hash(rm: ResponseMatrix) -> str:

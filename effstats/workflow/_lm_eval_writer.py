@@ -59,7 +59,8 @@ def write_lm_eval_samples(responses: ResponseMatrix, directory: str | Path, *, n
     >>> from effstats.workflow import write_lm_eval_samples
     >>> rm = ResponseMatrix([[1, 0, 1], [0, 0, 1]], model_ids=["org/a", "b"], item_ids=["arc/0", "arc/1", "arc/2"])
     >>> out = write_lm_eval_samples(rm, tempfile.mkdtemp())
-    >>> read_lm_eval_samples(out).values.astype(int).tolist()
+    >>> back = read_lm_eval_samples(out)   # model names from results_<timestamp>.json, in name order
+    >>> back.to_frame().loc[["org/a", "b"]].astype(int).values.tolist()
     [[1, 0, 1], [0, 0, 1]]
     """
     from .._validation import check_positive_int

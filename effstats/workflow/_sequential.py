@@ -11,7 +11,7 @@ import pandas as pd
 from .._validation import check_positive_int
 from ..responses import ResponseMatrix
 from ._core import LM_EVAL_SAMPLES, _reference_info, _version, item_tasks
-from ._io import check_path, read_json, read_results, write_json_atomic, write_text_atomic
+from ._io import output_dir, read_results, read_saved, write_json_atomic, write_text_atomic
 
 __all__ = ["SequentialRun"]
 
@@ -67,8 +67,8 @@ class SequentialRun:
     >>> run = SequentialRun.start(ref, rule="precision", half_width=0.05, initial=200, batch=200, seed=0)
     >>> while not run.stopped:
     ...     res = run.update(new.subset(items=run.next_items))
-    >>> res.decision, res.n
-    ('precision', 600)
+    >>> res.decision, res.n, round(res.ci_high - res.ci_low, 3) <= 0.1
+    ('precision', 800, True)
     """
 
     def __init__(self, state: dict, reference: ResponseMatrix | None = None) -> None:
@@ -160,10 +160,7 @@ class SequentialRun:
     @classmethod
     def load(cls, directory: str | Path) -> "SequentialRun":
         """Continue a run saved by :meth:`save` (the folder, or its ``state.json``)."""
-        p = check_path(directory, "directory")
-        st = read_json(p / STATE if p.is_dir() else p, "directory")
-        if not isinstance(st, dict) or st.get("format") != _FORMAT:
-            raise ValueError(f"directory: {p} is not an effstats sequential state file (format {_FORMAT!r})")
+        _, st = read_saved(directory, STATE, _FORMAT, "sequential state file")
         run = cls(st)
         if st["looks"]:
             run._replay()
@@ -297,9 +294,7 @@ class SequentialRun:
         """Write ``state.json`` and either the next batch (``batch_NNN/lm_eval_samples.json`` and ``items.csv``) or
         the decision (``decision.json``, ``decision.md``, ``looks.csv``) into ``directory``; returns the path
         of the next batch's folder, or of ``decision.md``."""
-        d = check_path(directory, "directory")
-        if d.exists() and not d.is_dir():
-            raise ValueError(f"directory: {str(d)!r} is a file")
+        d = output_dir(directory)
         write_json_atomic(d / STATE, self.state)
         if not self.stopped:
             k = len(self.state["looks"]) + 1
