@@ -6,6 +6,7 @@ from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from .._validation import check_fraction, check_positive_int, check_rng
 from ..responses import ResponseMatrix, _indexer
@@ -23,8 +24,9 @@ class FlashHELMResult:
 
     Attributes
     ----------
-    ranks : DataFrame, one row per evaluated model: rank_flash, rank_full, stop_size, items_used,
-        items_full, saving (items_full / items_used), abs_rank_error, required_resolution, within.
+    ranks : DataFrame, one row per evaluated model: rank_flash, rank_low, rank_high (the range the model's
+        full-data rank lies in, from its own sampled examples; NaN without a ``level``), rank_full, stop_size,
+        items_used, items_full, saving (items_full / items_used), abs_rank_error, required_resolution, within.
     resolution : DataFrame — per stage size: Res(S) (Fig. 6), the tier rank it serves and the guard G(S).
     saving : float — total items of the full benchmark / total items used, over all models.
     top_k, level : the guarantee requested (None when no guard was used).
@@ -104,42 +106,98 @@ def flash_helm(
     scored on the same examples. After each stage the model stops when the tier rule says so —
     ``Rank(M, S) + Res(S) >= TierRank(S)`` (``rule="paper"``) or ``Rank(M, S) - Res(S) >= TierRank(S)``
     (``rule="conservative"``) — AND, with a ``level``, when it cannot be a top-``top_k`` model:
-    ``Rank(M, S) > top_k + G(S)``.
+    ``Rank(M, S) > top_k + G(S)`` and, for a newcomer, ``rank_low(S) > top_k``.
 
     Guarantee
     ---------
-    With ``level`` = 1 − α, G(S) is the 1 − α / n_stages quantile, over ``n_boot`` random example orders,
-    of the largest rank drop ``rank(S) − rank(full)`` among the top-``top_k`` models. A top-k model stops
-    early at stage S only if its rank drops by more than G(S), so by the union bound over the stages
-    every top-k model is evaluated on all examples — its reported rank is its full-data rank — with
-    probability ≥ ``level`` over the example order (up to the Monte-Carlo error of the quantile; the
-    draws are subsamples without replacement, exactly a random order's first S examples).
-    Res(S) and G(S) are estimated from fully evaluated models: with ``new_models``, from the reference
-    models only (the newcomers' full results never tune their own stopping rule), so for a newcomer
-    the guarantee assumes it behaves like the references. Without ``new_models`` every model is both
-    reference and newcomer: a retrospective simulation of the tournament on a fully evaluated benchmark. ``level=None``
-    drops the guard (the paper's rule alone; it lost ImageNet's best model in about 1 order in 10).
+    Let α = 1 − ``level`` and n the number of stages below the full benchmark.
+
+    *Newcomers* (``new_models`` given; the use of Flash-HELM: a new model ranked cheaply against fully evaluated
+    references). The references' full scores are known, so a newcomer's full rank is fixed by its own full
+    score alone. At each stage its full score is bounded from its own sampled examples: the stratified
+    estimate from the S examples per subscenario (each a simple random sample without replacement, so with the
+    finite-population correction) ± z · standard error, z the normal 1 − α / (2n) quantile (for ``score="mwr"``,
+    which is not linear in the subscenario scores, a box over the J evaluated subscenarios at 1 − α / (2nJ) each,
+    whose corners bound the MWR rank because a model's rank is monotone in each of its subscenario scores).
+    ``rank_low`` / ``rank_high`` count the references above the upper / lower bound. A newcomer stops early
+    only if ``rank_low(S) > top_k``. By the union bound over the stages and the two sides, with probability
+    ≥ ``level`` over the example order (to the normal approximation of the stratified mean) every stage's
+    bound holds, and then at once (i) every top-``top_k`` newcomer is evaluated on all examples, so its
+    reported rank is its full-data rank, and (ii) every newcomer's full rank lies in its reported
+    [``rank_low``, ``rank_high``]. This needs nothing about how the newcomer resembles the references. The
+    references' Res(S) and G(S) still apply on top (a newcomer never stops earlier than under them).
+
+    *Every model in turn* (``new_models=None``: a retrospective simulation on a fully evaluated benchmark).
+    G(S) is the 1 − α / n quantile, over ``n_boot`` random example orders, of the largest rank drop
+    ``rank(S) − rank(full)`` among the top-``top_k`` models. A top-k model stops early at stage S only if its
+    rank drops by more than G(S), so by the union bound over the stages every top-k model is evaluated on all
+    examples with probability ≥ ``level`` (up to the Monte-Carlo error of the quantile; the draws are
+    subsamples without replacement, exactly a random order's first S examples). ``rank_low`` / ``rank_high``
+    are reported as for newcomers but do not decide the stop.
+
+    Res(S) and G(S) are estimated from fully evaluated models: with ``new_models``, from the reference models
+    only (the newcomers' full results never tune their own stopping rule). G(S) describes how the
+    references' leader moves; a newcomer scoring within a hair of the best references can drop further (on
+    ImageNet, mean of means, with the best model among 7 newcomers, G(S) alone reported it below rank 1 in
+    14 of 100 orders, with its own bound 1 of 100), which is why newcomers also need their own bound.
+    ``level=None`` drops both guards (the paper's rule alone; it lost ImageNet's best model in about 1 order in 10).
 
     Parameters
     ----------
-    data : per-example benchmark (ResponseMatrix with scenario columns).
-    new_models : ids or positions evaluated as newcomers (default: every model in turn, ranked against all
-        the others); the remaining models are the reference benchmark.
-    tiers : (first rank, required rank resolution) pairs; default rank 1 → 0, 2–4 → 1, 5–9 → 2,
-        10–19 → 3, ≥ 20 → 4 (Sect. 6).
-    resolution : dict {size: Res}, optional — default: the mean absolute rank error at each size (or its
-        ``quantile``) over ``n_boot`` random orders.
+    data : ResponseMatrix or Benchmark
+        Per-example benchmark with scenario (and optionally subscenario) item columns.
+    new_models : sequence of ids or positions, optional
+        Models evaluated as newcomers, each ranked against the remaining (reference) models only. Default: every
+        model in turn, ranked against all the others.
+    sizes : sequence of int or None, optional
+        Stage sizes (examples per subscenario); ``None`` stands for all examples.
+    tiers : sequence of (first rank, required rank resolution), default=((1, 0), (2, 1), (5, 2), (10, 3), (20, 4))
+        Rank 1 → 0, 2–4 → 1, 5–9 → 2, 10–19 → 3, ≥ 20 → 4 (Sect. 6).
+    resolution : dict {size: Res}, optional
+        Default: the mean absolute rank error at each size (or its ``quantile``) over ``n_boot`` random orders.
+    quantile : float in (0, 1), optional
+        Use this quantile of the absolute rank error as Res(S) instead of its mean.
     rule : {"paper", "conservative"}, default="paper"
-    top_k : int, default=1 — how many top models the guarantee protects.
+    top_k : int, default=1
+        How many top models the guarantee protects.
     level : float in (0, 1) or None, default=0.95
-    guard : dict {size: G}, optional — precomputed G(S) (e.g. from :func:`flash_helm_orders`).
+    guard : dict {size: G}, optional
+        Precomputed G(S) (e.g. from :func:`flash_helm_orders`).
     score : {"mwr", "mean", "mean_of_means"}, default="mwr"
-    n_boot : int, default=200 — random orders used to estimate Res(S) and G(S).
-    progress : bool, default=False — tqdm bar over the models.
+    n_boot : int, default=200
+        Random orders used to estimate Res(S) and G(S).
+    ties : {"strict", "half"}, default="strict"
+    rng : int or Generator, optional
+    progress : bool, default=False
+        Text progress bar over the models.
+
+    Returns
+    -------
+    FlashHELMResult
+
+    Examples
+    --------
+    A leading newcomer is evaluated on every example, so its reported rank is its full rank; the other one stops
+    early with a rank range:
+
+    >>> import numpy as np, pandas as pd
+    >>> from effstats.reliability import flash_helm, simulate_examples
+    >>> acc = np.linspace(0.85, 0.35, 30)[:, None] + np.zeros((1, 4))
+    >>> table = pd.DataFrame(acc, index=[f"m{i}" for i in range(30)], columns=list("ABCD"))
+    >>> data = simulate_examples(table, 300, rng=0)
+    >>> out = flash_helm(data, ["m0", "m20"], sizes=(20, 100, None), score="mean_of_means", n_boot=50, rng=0)
+    >>> out.ranks.loc["m0", ["rank_flash", "rank_full", "stop_size"]].tolist()
+    [1, 1, 'max']
+    >>> bool(out.ranks.loc["m20", "rank_low"] <= out.ranks.loc["m20", "rank_full"] <= out.ranks.loc["m20", "rank_high"])
+    True
 
     References
     ----------
-    Perlitz, Y. et al. "Efficient Benchmarking (of Language Models)". NAACL 2024 (arXiv:2308.11696), Sect. 6.
+    .. [1] Perlitz, Y., Bandel, E., Gera, A., Arviv, O., Ein-Dor, L., Shnarch, E., Slonim, N., Shmueli-Scheuer, M.
+       and Choshen, L. "Efficient Benchmarking (of Language Models)". NAACL 2024 (arXiv:2308.11696), Sect. 6,
+       Algorithm 1, Fig. 6.
+    .. [2] Cochran, W. G. "Sampling Techniques", 3rd ed. Wiley, 1977, Ch. 5 (stratified random sampling, the
+       finite-population correction).
     """
     _setup = _flash_setup(data, sizes, tiers, resolution, quantile, rule, top_k, level, guard, score, n_boot, ties,
                           rng, kw, new_models=new_models)
@@ -205,12 +263,19 @@ def _flash_setup(data, sizes, tiers, resolution, quantile, rule, top_k, level, g
         ok = [first for first, need in tiers if res <= need]
         return float(min(ok)) if ok else np.inf
 
+    # The newcomer's own bound: every stage's interval holds at once with probability >= level (union bound over
+    # the stages, two-sided so the same event also gives the reported rank range; MWR also splits over subscenarios).
+    z = None if lev is None else float(stats.norm.ppf(1 - (1 - lev) / (2 * max(len(finite), 1))))
+    ref_rows = np.ones(bench.n_models, bool)
+    if new_models is not None:
+        ref_rows[_indexer(new_models, bench.model_ids, "new_models")] = False
+    lo, hi = _sub_range(bench, ref_rows)
     rr = pd.DataFrame({"size": finite, "resolution": [res_map.get(S, np.inf) for S in finite]})
     rr = rr.assign(tier_rank=[tier_rank(r) for r in rr["resolution"]],
                    guard=[g_map.get(S, np.inf) for S in finite] if lev is not None else np.nan)
     # a guard given for fewer sizes leaves the other stages unguarded only if explicitly -inf; missing = never stop
     return dict(bench=bench, finite=finite, res_map=res_map, g_map=g_map, tiers=tiers, tier_rank=tier_rank, rule=rule,
-                top_k=top_k, level=lev, score=score, ties=ties, rr=rr, rng=rng)
+                top_k=top_k, level=lev, score=score, ties=ties, rr=rr, rng=rng, z=z, lo=lo, hi=hi)
 
 
 def _size_map(m: Any, name: str, finite: list) -> dict:
@@ -228,6 +293,62 @@ def _size_map(m: Any, name: str, finite: list) -> dict:
     if missing:
         raise ValueError(f"{name}: no value for stage sizes {missing}")
     return out
+
+
+def _sub_range(bench: Benchmark, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Smallest and largest evaluated score of each subscenario among the models ``rows`` (n_sub,) each."""
+    lo, hi = np.empty(bench.n_sub), np.empty(bench.n_sub)
+    for j, g in enumerate(bench.items_of_sub()):
+        v = bench.values[np.ix_(rows, g)][bench.observed[np.ix_(rows, g)]]
+        lo[j], hi[j] = (v.min(), v.max()) if v.size else (0.0, 1.0)
+    return lo, hi
+
+
+def _own_interval(st: dict, total: np.ndarray, count: np.ndarray, sumsq: np.ndarray, n_full: np.ndarray,
+                  num_full: np.ndarray, den_full: np.ndarray, keep: np.ndarray, me: int) -> tuple[int, int]:
+    """Range [rank_low, rank_high] of a model's full-data rank from its own sampled examples.
+
+    ``total``, ``count``, ``sumsq`` (n_sub,) are the sum, number and sum of squares of the model's sampled scores
+    per subscenario, ``n_full`` its evaluated items per subscenario; the other models' full scores are known.
+    Each subscenario mean is estimated from a simple random sample without replacement (finite-population
+    correction); its variance is that of the sample with one pseudo-observation at each end of the subscenario's
+    score range (Laplace / Agresti–Coull style), so a sample of identical scores still has a positive standard
+    error. A subscenario none of whose sampled items the model was evaluated on is bounded by the range itself.
+    """
+    z, lo, hi, score, bench = st["z"], st["lo"], st["hi"], st["score"], st["bench"]
+    part = n_full > 0
+    seen = part & (count > 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        n2 = count + 2
+        var = (sumsq + lo ** 2 + hi ** 2 - (total + lo + hi) ** 2 / n2) / (n2 - 1)
+        est = np.where(seen, total / np.where(seen, count, 1), np.nan)
+        v_est = np.where(seen, np.clip(1 - count / np.where(part, n_full, 1), 0, 1) * np.maximum(var, 0)
+                         / np.where(seen, count, 1), 0.0)
+    blind = part & ~seen
+    if score == "mwr":  # a box, simultaneous over the evaluated subscenarios; MWR ranks are monotone in each
+        zb = float(stats.norm.ppf(1 - (1 - stats.norm.cdf(z)) / max(int(part.sum()), 1)))
+        half = zb * np.sqrt(v_est)
+        ranks = []
+        for a in (np.where(blind, hi, est + half), np.where(blind, lo, est - half)):
+            num, den = num_full.copy(), den_full.copy()
+            num[0, keep[me]] = np.where(part, a * n_full, 0.0)
+            s = _score(bench, num, den, score, st["ties"], model_mask=keep)[0]
+            ranks.append(int(1 + (s > s[me]).sum()))
+        return ranks[0], ranks[1]
+    # mean and mean of means are linear in the subscenario means: one interval for the model's full score
+    if score == "mean":
+        w = np.where(part, n_full, 0.0) / n_full[part].sum()
+    else:
+        scen = bench.scen_of_sub
+        n_sub_in = np.bincount(scen[part], minlength=bench.n_scen)
+        w = np.where(part, 1.0 / (np.count_nonzero(n_sub_in) * np.maximum(n_sub_in[scen], 1)), 0.0)
+    centre = float(np.nansum(np.where(seen, w * est, 0.0)))
+    half = z * float(np.sqrt((w ** 2 * v_est).sum()))
+    upper = centre + half + float((w * hi)[blind].sum())
+    lower = centre - half + float((w * lo)[blind].sum())
+    s = _score(bench, num_full, den_full, score, st["ties"], model_mask=keep)[0]
+    others = np.delete(s, me)
+    return int(1 + (others > upper).sum()), int(1 + (others > lower).sum())
 
 
 def _tournament(st: dict, new_models: Any, rng: np.random.Generator, progress: bool = False) -> FlashHELMResult:
@@ -253,24 +374,27 @@ def _tournament(st: dict, new_models: Any, rng: np.random.Generator, progress: b
     top = max(finite, default=0)
     heads = [g[rng.permutation(len(g))[:top]] for g in groups]
     V = bench.masked[0]
-    stage = {None: (*(a[0] for a in bench.sub_sums()), bench.n_items)}
+    num_full, den_full = bench.sub_sums()
+    stage = {None: (num_full[0], den_full[0], bench.n_items, None)}
     for S in finite:
         num = np.empty((bench.n_models, bench.n_sub))
         den = np.empty_like(num)
+        sq = np.empty_like(num)
         used = 0
         for j, h in enumerate(heads):
             cols = h[:S]
             num[:, j] = V[:, cols].sum(1)
+            sq[:, j] = (V[:, cols] ** 2).sum(1)
             den[:, j] = bench.observed[:, cols].sum(1)
             used += len(cols)
-        stage[S] = (num, den, used)
+        stage[S] = (num, den, used, sq)
     shared: dict = {}
 
     def scored(S, keep):
         # Without new_models every model is ranked against all the others: one scoring per stage serves them all.
         if S in shared:
             return shared[S]
-        n_s, d_s, _ = stage[S]
+        n_s, d_s = stage[S][:2]
         out = _score(bench, n_s[None], d_s[None], score, ties, model_mask=keep)[0]
         if new_models is None:
             shared[S] = out
@@ -291,19 +415,30 @@ def _tournament(st: dict, new_models: Any, rng: np.random.Generator, progress: b
         me = int(np.searchsorted(keep, m))
         full = scored(None, keep)
         rank_full = int(1 + (full > full[me]).sum())
+        low = high = np.nan
         for S in sizes:
             used = stage[S][2]
             s = scored(S, keep)
             rank = int(1 + (s > s[me]).sum())
             if S is None:
+                low = high = rank
                 break
             res_s = st["res_map"].get(S, np.inf)
             tr = st["tier_rank"](res_s)
             tier_stop = rank + res_s >= tr if st["rule"] == "paper" else rank - res_s >= tr
-            if tier_stop and rank > st["top_k"] + st["g_map"].get(S, np.inf):
+            if not (tier_stop and rank > st["top_k"] + st["g_map"].get(S, np.inf)):
+                continue
+            if st["z"] is None:
                 break
+            # the interval is needed only where the model could stop (it decides for a newcomer, and is reported)
+            n_s, d_s, _, sq_s = stage[S]
+            low, high = _own_interval(st, n_s[m], d_s[m], sq_s[m], den_full[0, m], num_full, den_full, keep, me)
+            # a newcomer also needs its own evidence: the references' G(S) does not know how close it is to them
+            if new_models is None or low > st["top_k"]:
+                break
+            low = high = np.nan
         need = [need for first, need in st["tiers"] if first <= rank_full][-1]
-        rows.append(dict(model=bench.model_ids[m], rank_flash=rank, rank_full=rank_full,
+        rows.append(dict(model=bench.model_ids[m], rank_flash=rank, rank_low=low, rank_high=high, rank_full=rank_full,
                          stop_size="max" if S is None else S, items_used=used, items_full=bench.n_items,
                          saving=bench.n_items / used, abs_rank_error=abs(rank - rank_full),
                          required_resolution=need, within=abs(rank - rank_full) <= need))
@@ -316,21 +451,38 @@ def flash_helm_orders(
     data: Any,
     n_orders: int = 100,
     *,
+    new_models: Any = None,
     progress: bool = False,
     rng: Any = None,
     **kw: Any,
 ) -> pd.DataFrame:
-    """Run :func:`flash_helm` (every model against all others) over ``n_orders`` random example orders.
+    """Run :func:`flash_helm` over ``n_orders`` random example orders.
 
     Res(S) and the guard G(S) are estimated once (from independent orders) and reused, as a maintainer
-    would; each order is then a fresh tournament. Keyword arguments go to :func:`flash_helm`.
+    would; each order is then a fresh tournament: every model against all others, or with ``new_models`` the
+    newcomers against the references. Other keyword arguments go to :func:`flash_helm`.
 
     Returns
     -------
-    DataFrame, one row per order: order, saving, max_saving, best_rank_flash (the reported rank of the
-    full-data best model), best_stop (its stop size), top_k_resolved, within (share of models within
-    their tier's resolution), mean_abs_rank_error. ``df.attrs`` holds ``resolution`` (the stage table as a dict of lists),
-    ``top_k``, ``level`` and ``p_resolved`` with its Wilson 95% interval (``p_resolved_ci``).
+    DataFrame, one row per order: order, saving, max_saving, then for the best evaluated model by full rank
+    (the full-data best model, or the best newcomer) best_model, best_rank_full, best_rank_flash (its
+    reported rank), best_rank_low / best_rank_high (its reported range), best_covered (full rank within it),
+    best_stop (its stop size); top_k_resolved, within (share of models within their tier's resolution),
+    mean_abs_rank_error, items_used / items_full (examples used by the evaluated models / all their examples).
+    ``df.attrs`` holds ``resolution`` (the stage table as a dict of lists), ``top_k``, ``level`` and
+    ``p_resolved`` with its Wilson 95% interval (``p_resolved_ci``).
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from effstats.reliability import flash_helm_orders, simulate_examples
+    >>> acc = np.linspace(0.85, 0.35, 30)[:, None] + np.zeros((1, 4))
+    >>> table = pd.DataFrame(acc, index=[f"m{i}" for i in range(30)], columns=list("ABCD"))
+    >>> data = simulate_examples(table, 300, rng=0)
+    >>> df = flash_helm_orders(data, 5, new_models=["m0", "m20"], sizes=(20, 100, None), score="mean_of_means",
+    ...                        n_boot=50, rng=0)
+    >>> df.best_model.unique().tolist(), bool(df.top_k_resolved.all()), bool((df.items_used < df.items_full).all())
+    (['m0'], True, True)
     """
     n_orders = check_positive_int(n_orders, "n_orders")
     rng = check_rng(rng)
@@ -338,7 +490,7 @@ def flash_helm_orders(
     defaults = dict(sizes=None, tiers=_DEFAULT_TIERS, resolution=None, quantile=None,
                     rule="paper", top_k=1, level=0.95, guard=None, score="mwr", n_boot=200, ties="strict")
     args = {k: kw.pop(k, defaults[k]) for k in names}
-    st = _flash_setup(data, rng=rng, kw=kw, **args)
+    st = _flash_setup(data, rng=rng, kw=kw, new_models=new_models, **args)
     it = range(n_orders)
     if progress:
         from tqdm import tqdm  # text bars: widget bars break with Debian's ipywidgets 6 and nbclient
@@ -346,12 +498,16 @@ def flash_helm_orders(
         it = tqdm(it, desc="Flash-HELM orders", leave=False)
     rows = []
     for o in it:
-        r = _tournament(st, None, rng)
+        r = _tournament(st, new_models, rng)
         rk = r.ranks
-        best = rk[rk.rank_full == 1].iloc[0]
-        rows.append(dict(order=o, saving=r.saving, max_saving=float(rk.saving.max()), best_rank_flash=int(best.rank_flash),
-                         best_stop=best.stop_size, top_k_resolved=r.top_k_resolved, within=float(rk.within.mean()),
-                         mean_abs_rank_error=float(rk.abs_rank_error.mean())))
+        best = rk.iloc[int(np.argmin(rk.rank_full.to_numpy()))]  # first model of the best full rank
+        rows.append(dict(order=o, saving=r.saving, max_saving=float(rk.saving.max()), best_model=best.name,
+                         best_rank_full=int(best.rank_full), best_rank_flash=int(best.rank_flash),
+                         best_rank_low=best.rank_low, best_rank_high=best.rank_high,
+                         best_covered=bool(best.rank_low <= best.rank_full <= best.rank_high), best_stop=best.stop_size,
+                         top_k_resolved=r.top_k_resolved, within=float(rk.within.mean()),
+                         mean_abs_rank_error=float(rk.abs_rank_error.mean()), items_used=int(rk.items_used.sum()),
+                         items_full=int(rk.items_full.sum())))
     df = pd.DataFrame(rows)
     k = int(df.top_k_resolved.sum())
     df.attrs.update(resolution=st["rr"].to_dict("list"), top_k=st["top_k"], level=st["level"], p_resolved=k / n_orders,
