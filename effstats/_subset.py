@@ -5,10 +5,14 @@ each target model's full-benchmark score from its outputs on those items. This m
 
 * parses outputs (:class:`_Outputs`: probabilities, class ids with labels, or correctness/scores) with clear
   errors for ambiguous or out-of-range input;
+* keeps ``selected_`` in ascending item order for every estimator (what ranked the items stays in the
+  estimator's own attributes), so a bare array of the selected items has one natural column order:
+  ``outputs[:, est.selected_]`` is ``outputs[:, np.sort(est.selected_)]``;
 * aligns target outputs to the selected items **by item id** (:meth:`_SubsetEstimator._target`): a
   :class:`~effstats.responses.ResponseMatrix`'s ``item_ids``, a DataFrame's columns, or an ``items=``
-  argument; bare arrays are read positionally (in ``selected_`` order, or the full fitted item order) and
-  checked by shape;
+  argument; an estimator fitted without ids takes integer ids as item positions and refuses other ids; bare
+  arrays are read positionally (the selected items in ascending order, or all fitted items: the estimator
+  takes its own columns) and checked by shape;
 * gives every estimator a prediction interval (:meth:`_SubsetEstimator.predict_interval`): cross-validated
   residuals over the source models (split-conformal style, Vovk, Gammerman & Shafer 2005: the full-fit
   prediction ± a quantile of K-fold CV residuals, the plain "K-fold CV" interval of Barber, Candès, Ramdas &
@@ -265,6 +269,18 @@ def align_items(given: pd.Index, wanted: pd.Index, name: str = "target_outputs")
     return pos
 
 
+def _check_position_ids(ids: Any, fitted_ids: pd.Index | None, what: str, name: str = "target_outputs") -> None:
+    """Labelled input to an estimator fitted without item ids: its ids must be integer item positions (they are
+    matched as such); other ids name items the estimator cannot find, so they are refused rather than read by
+    position."""
+    if fitted_ids is None and not pd.api.types.is_integer_dtype(pd.Index(ids)):
+        raise ValueError(
+            f"{name}: the estimator was fitted on arrays (item positions as ids), so {what} must be integer item "
+            f"positions, got e.g. {_show(pd.Index(ids)[:3], 3)}; fit on a ResponseMatrix or DataFrame to align by "
+            "these ids, or pass the values as an array (the selected items in ascending order, or all items)"
+        )
+
+
 _FOLDS: dict = {}  # id(source array) -> (weakref, {model positions: _Outputs})
 
 
@@ -417,8 +433,9 @@ class SubsetPrediction:
 class _SubsetEstimator(BaseEstimator):
     """Shared plumbing: parse source outputs, remember the selected items, read target outputs on them.
 
-    Subclasses implement ``fit`` (ending with :meth:`_set_selected`) and ``_predict(outputs)`` on the target
-    outputs restricted to ``selected_`` (in that order); ``_interval_kind`` is ``"conformal"`` (default) or
+    Subclasses implement ``fit`` (ending with :meth:`_set_selected`, which sorts the selection) and
+    ``_predict(outputs)`` on the target outputs restricted to ``selected_`` (ascending item order: per-item arrays
+    a subclass keeps must follow it); ``_interval_kind`` is ``"conformal"`` (default) or
     ``"design"`` (then ``_design_se(outputs)`` gives the standard errors).
     """
 
@@ -485,17 +502,21 @@ class _SubsetEstimator(BaseEstimator):
         return a[select(len(a), None if groups is None else groups[a])]
 
     def _set_selected(self, selected: np.ndarray) -> None:
-        self.selected_ = np.asarray(selected, dtype=int)
+        """``selected_`` (and ``selected_ids_``) in ascending item order, whatever order the method ranked them in:
+        the order of a bare array's columns is then the one order a user reaches by ``outputs[:, selected_]`` or
+        ``outputs[:, np.sort(selected_)]`` alike."""
+        self.selected_ = np.sort(np.asarray(selected, dtype=int))
         self.selected_ids_ = None if self.item_ids_ is None else self.item_ids_[self.selected_]
 
     def _target(self, target_outputs: Any, items: Any = None) -> _Outputs:
-        """Target outputs restricted to the selected items, in ``selected_`` order, aligned by item id.
+        """Target outputs restricted to the selected items, in ``selected_`` (ascending) order, aligned by item id.
 
-        * ResponseMatrix or DataFrame: aligned by its item ids (columns) when the fit had ids; extra items are
-          ignored, absent selected items raise a ValueError listing them. An estimator fitted on plain arrays
-          has no ids and reads them by position (all fitted items, or exactly the selected ones).
+        * ResponseMatrix or DataFrame: aligned by its item ids (columns); extra items are ignored, absent selected
+          items raise a ValueError listing them. An estimator fitted on plain arrays takes integer ids as item
+          positions and refuses other ids (they cannot be matched).
         * ``items``: the ids (positions when fitted on arrays) of the columns of ``target_outputs``.
-        * Bare arrays: axis 1 holds the selected items in ``selected_`` order, or all fitted items in order.
+        * Bare arrays: axis 1 holds the selected items in ascending item order (= ``selected_``), or all fitted
+          items in the fitted order.
 
         Missing cells (a ResponseMatrix's mask, NaN) are kept in the outputs' ``missing`` mask with one UserWarning
         naming the selected items concerned; a target without output on any selected item is refused.
@@ -542,30 +563,18 @@ class _SubsetEstimator(BaseEstimator):
             pos = align_items(given, wanted)
             return _as_outputs(arr[:, pos], "target_outputs", lab_sel)
         if isinstance(target_outputs, ResponseMatrix):
+            _check_position_ids(target_outputs.item_ids, self.item_ids_, "a ResponseMatrix's item ids")
             t = _as_outputs(target_outputs, "target_outputs")
-            if self.item_ids_ is None:  # fitted on arrays: by position
-                if target_outputs.n_items == n:
-                    return t.take(self.selected_)
-                if target_outputs.n_items == k:
-                    return t
-                raise ValueError(
-                    f"target_outputs: the estimator was fitted on arrays without item ids; expected outputs on all "
-                    f"{n} fitted items or the {k} selected items (in selected_ order), got {target_outputs.n_items}"
-                )
             return t.take(align_items(target_outputs.item_ids, wanted))
         if isinstance(target_outputs, pd.DataFrame):
-            if self.item_ids_ is None and not pd.api.types.is_integer_dtype(target_outputs.columns):
-                raise ValueError(
-                    "target_outputs: the estimator was fitted on arrays (item positions as ids); DataFrame columns "
-                    "must be integer item positions"
-                )
+            _check_position_ids(target_outputs.columns, self.item_ids_, "DataFrame columns")
             pos = align_items(pd.Index(target_outputs.columns), wanted)
             return _as_outputs(target_outputs.to_numpy()[:, pos], "target_outputs", lab_sel)
         arr = check_array(target_outputs, "target_outputs", ndim=(2, 3), dtype=None, allow_nan=True)
         if arr.shape[1] not in (k, n):
             raise ValueError(
-                f"target_outputs: expected outputs on the {k} selected items (in selected_ order) or all {n} items "
-                f"in axis 1, got shape {arr.shape}; pass items= to align by item id"
+                f"target_outputs: expected outputs on the {k} selected items (in selected_ order: ascending item order) "
+                f"or all {n} items in axis 1, got shape {arr.shape}; pass items= to align by item id"
             )
         if arr.shape[1] == k:
             return _as_outputs(arr, "target_outputs", lab_sel)
@@ -581,8 +590,9 @@ class _SubsetEstimator(BaseEstimator):
         ----------
         target_outputs : ResponseMatrix, DataFrame or array
             The targets' outputs on the selected items. A ResponseMatrix or DataFrame (columns = item ids) is
-            aligned by item id, and may hold more items (only the selected ones are read). A bare array holds
-            the selected items **in** ``selected_`` **order** (or all fitted items in the fitted order) in axis 1.
+            aligned by item id, and may hold more items (only the selected ones are read); fitted on arrays, its
+            ids must be integer item positions. A bare array holds the selected items in ``selected_`` order,
+            which is ascending item order, or all fitted items in the fitted order, in axis 1.
         items : sequence, optional
             Item ids of the columns of an array ``target_outputs`` (positions when the estimator was fitted on
             arrays); the array is then aligned by them.

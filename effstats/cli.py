@@ -278,6 +278,12 @@ def read_scores(path: str | Path, *, by: str = "scenario", model: str = "model",
         unique_text = [c for c in cols if c != mcol and df[c].notna().all() and not df[c].duplicated().any()
                        and pd.to_numeric(df[c], errors="coerce").isna().all()]
         hint = f"; column {unique_text[0]!r} is unique: pass --model {unique_text[0]!r}" if unique_text else ""
+        n_distinct = wide.index.nunique()
+        if unique_text and "--model" not in explicit and n_distinct <= len(wide) // 2:
+            # most rows share a "model" with another row while a text column names every row: the id column is a
+            # category (a type emoji, a family), not the model, and merging rows would collapse the leaderboard
+            raise ValueError(f"--model: column {str(mcol)!r} names {n_distinct} distinct values for {len(wide)} rows; "
+                             f"column {unique_text[0]!r} names every row: pass --model {unique_text[0]!r}")
     from .reliability._report import _decimals
 
     decimals = {c: _decimals(df[c]) for c in df.columns if c != mcol}

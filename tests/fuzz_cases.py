@@ -788,6 +788,8 @@ def _last_cases() -> list[Case]:
     SS, DC, RL, SQ = "effstats.sortsearch.", "effstats.disco.", "effstats.reliability.", "effstats.sequential."
     HS = dict(budget=6, neighbors=(1, 3), weights=(0.0, 1.0), cv=2)
     add(Case("HybridSearch.select", "sortsearch", lambda kw: fitted(SS + "HybridSearch", **HS).select(**kw), lambda: dict(budget=6), [A("budget", INT)]))
+    add(Case("HybridSearch.cv_setting", "sortsearch", lambda kw: fitted(SS + "HybridSearch", **HS).cv_setting(**kw), lambda: dict(budget=8),
+             [A("budget", INT)]))
     add(Case("HybridSearch.predict", "sortsearch", lambda kw: (lambda e: (e.select(6), e.predict(**kw))[1])(fitted(SS + "HybridSearch", **HS)),
              lambda: dict(responses=X()[:3, :6]), [A("responses", BINARY + SHORT1), A("items", _positions(NI), skip=("empty",))]))
     add(Case("MethodChooser.predict", "disco",

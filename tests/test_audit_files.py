@@ -430,3 +430,24 @@ def test_open_llm_real_file_under_another_name_with_duplicates(tmp_path, capsys)
     assert res.leader == "cloudyu/Yi-34Bx2-MoE-60B"  # the published leader
     assert res.published["kendall_tau"] > 0.99 and res.published["max_abs_diff"] < 1e-4
     assert any("Scores are in percent" in n for n in res.notes)
+
+
+def test_a_category_column_first_is_not_taken_for_the_models(tmp_path, capsys):
+    # bigcode's table: a type emoji first (3 values over 41 rows) and the unique model names second
+    rng = np.random.default_rng(0)
+    rows = [f"{'🟢🔶🔴'[i % 3]},model-{i},{rng.random():.3f},{rng.random():.3f},{rng.random():.3f}" for i in range(12)]
+    path = tmp_path / "board.csv"
+    path.write_text("T,Models,humaneval,mbpp,ds1000\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    assert main(["audit", str(path), "--out", str(tmp_path / "o"), *FAST]) == 2
+    err = _err_lines(capsys)
+    assert len(err) == 1 and "--model" in err[0] and "'Models'" in err[0]
+    assert main(["audit", str(path), "--model", "Models", "--out", str(tmp_path / "o"), *FAST]) == 0
+    assert "12 models" in (tmp_path / "o" / "report.md").read_text(encoding="utf-8")
+
+
+@needs_shared
+def test_bigcode_real_file_names_the_model_column(tmp_path, capsys):
+    src = SHARED / "bigcode" / "leaderboard.tsv"
+    assert main(["audit", str(src), "--out", str(tmp_path / "o"), *FAST]) == 2
+    err = _err_lines(capsys)
+    assert len(err) == 1 and "pass --model 'Models'" in err[0]

@@ -197,7 +197,7 @@ def test_disco_fit_predict_shapes_and_selection_is_top_pds():
     rm = benchmark()
     split = random_split(rm, 0.2, rng=0)
     src, tgt = split.apply(rm)
-    est = DISCO(n_items=50, random_state=0).fit(src)
+    est = DISCO(n_items=50, selection="pds", random_state=0).fit(src)
     assert est.selected_.shape == (50,) and len(set(est.selected_)) == 50
     np.testing.assert_array_equal(np.sort(est.selected_), np.sort(np.argsort(-pds(src.probabilities))[:50]))
     full = est.predict(tgt)
@@ -214,7 +214,7 @@ def test_signatures_beat_random_direct_on_simulated_benchmark():
     # ≈ 1.5 vs 3.2 %-points). With looser families the advantage shrinks and is not reliable (notebook).
     res = pd.concat(
         run_protocol(
-            {"disco": DISCO(100), "random": RandomDirect(100)},
+            {"disco": DISCO(100, selection="pds", predictor="rf", estimate="signature"), "random": RandomDirect(100)},
             rm,
             [random_split(rm, 0.2, rng=s) for s in range(3)],
             seeds=[0],
@@ -236,9 +236,10 @@ def test_pca_is_fitted_once_per_signature_matrix_and_seed():
     rm = benchmark(m=60, n=400)
     src, tgt = random_split(rm, 0.25, rng=0).apply(rm)
     _estimator._PCA_CACHE.clear()
-    knn = DISCO(30, predictor="knn", pca=16, random_state=3).fit(src)
-    rf = DISCO(30, predictor="rf", pca=16, random_state=3).fit(src)
-    other = DISCO(30, predictor="rf", pca=16, random_state=4).fit(src)
+    kw = dict(selection="pds", estimate="signature", pca=16)
+    knn = DISCO(30, predictor="knn", random_state=3, **kw).fit(src)
+    rf = DISCO(30, predictor="rf", random_state=3, **kw).fit(src)
+    other = DISCO(30, predictor="rf", random_state=4, **kw).fit(src)
     assert rf.pca_ is knn.pca_ and other.pca_ is not knn.pca_ and len(_estimator._PCA_CACHE) == 2
     X = src.probabilities[:, rf.selected_].reshape(src.n_models, -1)
     fresh = PCA(16, random_state=rf.pca_.random_state).fit(X)
@@ -252,7 +253,7 @@ def test_knn_with_k1_returns_a_source_score():
     rm = benchmark(m=40, n=400)
     split = random_split(rm, 0.25, rng=0)
     src, tgt = split.apply(rm)
-    est = DISCO(20, predictor="knn", pca=None).fit(src)
+    est = DISCO(20, predictor="knn", estimate="signature", pca=None).fit(src)
     assert np.isin(est.predict(tgt), src.accuracy().to_numpy()).all()
 
 
@@ -300,7 +301,7 @@ def test_disco_variants_signatures_stratify_subset_of_models():
     np.testing.assert_allclose(est.signatures(tgt), tgt.true_class_probability()[:, est.selected_])
     est = DISCO(25, stratify="domain", random_state=0).fit(src)
     assert (src.items["domain"].iloc[est.selected_].value_counts() == 5).all()
-    est = DISCO(25, n_disagreement_models=10, random_state=0).fit(src)
+    est = DISCO(25, selection="pds", n_disagreement_models=10, random_state=0).fit(src)
     assert len(est.disagreement_models_) == 10
     np.testing.assert_allclose(est.scores_, pds(src.probabilities[est.disagreement_models_]))
 
@@ -308,11 +309,11 @@ def test_disco_variants_signatures_stratify_subset_of_models():
 def test_disco_with_class_ids_only_hard_label_disagreement():
     rm = benchmark(m=40, n=600)
     pred = rm.probabilities.argmax(2)
-    est = DISCO(30, random_state=0).fit(pred[:30], labels=rm.labels)
+    est = DISCO(30, selection="pds", random_state=0).fit(pred[:30], labels=rm.labels)
     assert est.signature_kind_ == "predictions"
     assert est.predict(pred[30:]).shape == (10,)
     rm_ids = ResponseMatrix(rm.values, predictions=pred, labels=rm.labels)
-    est2 = DISCO(30, random_state=0, top_k=1).fit(rm_ids.subset(models=np.arange(30)))
+    est2 = DISCO(30, selection="pds", random_state=0, top_k=1).fit(rm_ids.subset(models=np.arange(30)))
     np.testing.assert_allclose(est2.predict(rm_ids.subset(models=np.arange(30, 40))), est.predict(pred[30:]))
     # Hard-label selection = the items with the most distinct predicted classes.
     distinct = np.array([len(set(pred[:30, i])) for i in range(600)])
@@ -432,20 +433,24 @@ def test_unseen_class_in_target_signature_is_ignored_not_aliased():
     rng = np.random.default_rng(0)
     pred = rng.integers(0, 3, size=(12, 40))
     labels = rng.integers(0, 3, 40)
-    est = DISCO(10, selection="random", pca=None, random_state=0).fit(pred, labels=labels)
+    est = DISCO(10, selection="random", estimate="signature", pca=None, random_state=0).fit(pred, labels=labels)
     tgt = pred[:2].copy()
     tgt[:, est.selected_] = 7
     sig = est.signatures(tgt)
     assert sig.shape[1] == len(est._vocab) and (sig == 0).all()
-    # A ResponseMatrix target is accepted by shape when the fit used plain arrays.
-    rm = ResponseMatrix(np.zeros((2, 40), bool), predictions=pred[:2], labels=labels)
+    # Fitted on plain arrays, a ResponseMatrix target's integer item ids are positions (aligned by them, here
+    # shuffled); ids that are not positions cannot be matched and are refused.
+    perm = rng.permutation(40)
+    rm = ResponseMatrix(np.zeros((2, 40), bool), predictions=pred[:2, perm], labels=labels[perm], item_ids=perm)
     np.testing.assert_allclose(est.predict(rm), est.predict(pred[:2]))
+    with pytest.raises(ValueError, match="target_outputs: the estimator was fitted on arrays .* must be integer item positions"):
+        est.predict(ResponseMatrix(np.zeros((2, 40), bool), predictions=pred[:2], labels=labels))
 
 
 def test_fixed_item_selection():
     rm = benchmark(m=30, n=300)
     est = DISCO(5, selection=np.array([3, 1, 4, 15, 9]), pca=None).fit(rm)
-    np.testing.assert_array_equal(est.selected_, [3, 1, 4, 15, 9])
+    np.testing.assert_array_equal(est.selected_, [1, 3, 4, 9, 15])  # ascending item order
     with pytest.raises(ValueError, match="selection: expected distinct item positions"):
         DISCO(2, selection=np.array([1, 1])).fit(rm)
     with pytest.raises(ValueError, match="selection: 3 items given but n_items=5"):
@@ -461,17 +466,17 @@ def test_disagreement_memo_never_serves_an_array_edited_in_place():
     p = proba_cube(30, 120, 4, seed=5)
     labels = np.random.default_rng(5).integers(0, 4, 120)
     scores = (p.argmax(2) == labels).mean(1)
-    DISCO(n_items=20, pca=8, random_state=0).fit(p, scores, labels=labels)
+    DISCO(n_items=20, selection="pds", pca=8, random_state=0).fit(p, scores, labels=labels)
     p[:] = p[:, ::-1].copy()
     labels = labels[::-1].copy()
-    again = DISCO(n_items=20, pca=8, random_state=0).fit(p, scores, labels=labels)
-    fresh = DISCO(n_items=20, pca=8, random_state=0).fit(p.copy(), scores, labels=labels)
+    again = DISCO(n_items=20, selection="pds", pca=8, random_state=0).fit(p, scores, labels=labels)
+    fresh = DISCO(n_items=20, selection="pds", pca=8, random_state=0).fit(p.copy(), scores, labels=labels)
     np.testing.assert_array_equal(again.selected_, fresh.selected_)
 
     rm = benchmark(m=40, n=300).subset(models=np.arange(40))
     assert not rm.probabilities.flags.writeable and not rm.values.flags.writeable
     _estimator._MEMO.clear()
-    DISCO(20, pca=8, random_state=0).fit(rm)
+    DISCO(20, selection="pds", pca=8, random_state=0).fit(rm)
     assert len(_estimator._MEMO) == 1  # the read-only subset's scores are kept for the next variant
 
 
@@ -512,7 +517,7 @@ def test_forest_predictions_sum_the_trees_in_order():
     tgt = softmax(g.normal(size=(25, 300, 4)) * 2, axis=-1)
     labels = g.integers(0, 4, 300)
     scores = (src.argmax(-1) == labels).mean(1)
-    est = DISCO(40, random_state=0).fit(src, scores, labels=labels)
+    est = DISCO(40, predictor="rf", estimate="signature", random_state=0).fit(src, scores, labels=labels)
     rf = est.predictor_
     assert rf.n_jobs == -1  # the fit runs on every core; only the prediction's sum is serial
     X = est.signatures(tgt)

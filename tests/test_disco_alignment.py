@@ -133,8 +133,11 @@ def test_all_correct_sources_are_refused_with_a_clear_message():
 def test_pca_larger_than_the_source_count_warns():
     rm = proba_benchmark()
     with pytest.warns(UserWarning, match="pca: 256 components requested but PCA allows at most .* = 30; using 30"):
-        est = DISCO(20).fit(rm)
+        est = DISCO(20, pca=256).fit(rm)
     assert est.pca_.n_components_ == 30
+    with warnings.catch_warnings():  # the default sizes PCA to the pool: M - 1 = 29 components, no warning
+        warnings.simplefilter("error")
+        assert DISCO(20).fit(rm).pca_.n_components_ == 29
 
 
 # ----------------------------------------------------------------------------- PDS ties
@@ -144,7 +147,7 @@ def test_pds_ties_on_binary_correctness_are_broken_by_jsd():
     two = np.stack([1 - y, y], axis=-1)
     s = disagreement(two, "pds")
     assert np.unique(s).size <= 2  # binary correctness: PDS is 1/2 (all agree) or 1 (any disagreement)
-    est = DISCO(30, signature="correctness", pca=None, random_state=0).fit(rm)
+    est = DISCO(30, selection="pds", signature="correctness", pca=None, random_state=0).fit(rm)
     j = disagreement(two, "jsd")
     # chosen items: all top PDS, and the most balanced votes among them (JSD at least that of any item left out)
     assert (s[est.selected_] == s.max()).all()

@@ -160,7 +160,7 @@ def test_chooser_keeps_random_direct_without_structure_and_picks_signatures_with
     p = rng.uniform(0.4, 0.8, 40)
     iid = ResponseMatrix(rng.random((40, 1500)) < p[:, None])
     # (cosine kNN needs centred signatures: PCA centres them; on raw 0/1 vectors cosine ignores how many are right)
-    cands = {"random + direct": RandomDirect(50), "DISCO PDS + kNN": DISCO(50, predictor="knn", pca=16)}
+    cands = {"random + direct": RandomDirect(50), "DISCO PDS + kNN": DISCO(50, selection="pds", predictor="knn", estimate="signature", pca=16)}
     ch = MethodChooser(cands, n_items=50, random_state=0).fit(iid)
     assert ch.best_ == "random + direct"
     # tight model families: signatures predict far better than a 50-item mean
@@ -178,14 +178,17 @@ def test_chooser_keeps_random_direct_without_structure_and_picks_signatures_with
 def test_compare_methods_one_protocol_and_regret():
     rm = families(m=50, n=800, seed=2)
     splits = [random_split(rm, 12, rng=s) for s in range(2)]
-    cands = {"random + direct": RandomDirect(40), "anchor": AnchorCorr(40), "DISCO PDS + kNN": DISCO(40, predictor="knn", pca=None)}
+    cands = {"random + direct": RandomDirect(40), "anchor": AnchorCorr(40),
+             "DISCO PDS + kNN": DISCO(40, selection="pds", predictor="knn", estimate="signature", pca=None)}
     tab, pred = compare_methods(rm, splits, cands, n_items=40, return_predictions=True)
     assert set(tab["method"]) == set(cands) | {"chooser"}
     assert (tab.groupby("split")["chosen"].sum() == 2).all()  # the pick's own row and the chooser row
     assert {"mae", "spearman", "coverage", "width", "cv_mae"} <= set(tab.columns)
     s = summarize_comparison(tab)
     singles = s.drop(index="chooser")
-    assert s.loc["chooser", "regret"] == pytest.approx(s.loc["chooser", "mae"] - singles["mae"].min())
+    assert s.loc["chooser", "regret_vs_best_method"] == pytest.approx(s.loc["chooser", "mae"] - singles["mae"].min())
+    ch = tab[tab.method == "chooser"]
+    assert s.loc["chooser", "regret"] == pytest.approx(ch["regret"].mean())  # per split: pick minus that split's best
     # per-model table: the chooser's rows repeat its pick's predictions
     mae_from_pred = pred.assign(e=100 * (pred.estimate - pred.truth).abs()).groupby("method")["e"].mean()
     assert mae_from_pred["chooser"] == pytest.approx(s.loc["chooser", "mae"])

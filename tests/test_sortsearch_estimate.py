@@ -144,8 +144,9 @@ def test_id_mismatch_messages_list_the_ids():
         est.predict(np.ones((2, 5), bool), items=list(items[:4]) + ["nope"])
     with pytest.raises(ValueError, match="responses: columns must be the 120 fitted items.*missing items"):
         est.simulate(new.subset(items=np.arange(100)), 5)
-    with pytest.raises(ValueError, match="responses: labelled columns"):
-        SortSearch().fit(a[:30]).predict(pd.DataFrame(np.ones((2, 3), bool)), items=[0, 1, 2])
+    # fitted on arrays: integer columns are item positions, other labels cannot be matched
+    with pytest.raises(ValueError, match="responses: the estimator was fitted on arrays .* labelled columns must be integer"):
+        SortSearch().fit(a[:30]).predict(pd.DataFrame(np.ones((2, 3), bool), columns=["a", "b", "c"]), items=[0, 1, 2])
     assert wrong  # keeps the list built above in use
 
 

@@ -8,6 +8,7 @@ gets one line and exit status 2.
 from __future__ import annotations
 
 import json
+import warnings
 import os
 from pathlib import Path
 
@@ -119,7 +120,7 @@ def test_rank_interval_brute_force():
     """Ranks and rank intervals against counting by hand, with reference models that miss items."""
     truth = _truth(seed=2)
     vals = truth.values_with_nan()
-    vals[0, :450] = np.nan  # model 0 has half the items: its score is uncertain
+    vals[0, 150:450] = np.nan  # model 0 misses half of arc_easy and of hellaswag: its score is uncertain
     ref = ResponseMatrix(vals[:N_REF], nan_as_missing=True, model_ids=truth.model_ids[:N_REF], item_ids=truth.item_ids)
     sel = select(ref, 120, method="random", seed=0)
     est = estimate(sel, truth.subset(models=truth.model_ids[N_REF:], items=sel.items))
@@ -137,6 +138,32 @@ def test_rank_interval_brute_force():
         assert ri.loc[m, "rank"] == 1 + sum(s > est.statistic[j] for s in board["score"])
         assert ri.loc[m, "rank_low"] == 1 + sum(lo > ci.high[j] for lo in lo_ref)
         assert ri.loc[m, "rank_high"] == 1 + sum(hi >= ci.low[j] for hi in hi_ref)
+
+
+def test_reference_scores_are_task_weighted_and_a_model_without_a_task_is_not_ranked():
+    truth = _truth(seed=2)
+    vals = truth.values_with_nan()
+    vals[0, 150:300] = np.nan  # half of arc_easy missing
+    vals[1, :300] = np.nan     # no arc_easy at all
+    ref = ResponseMatrix(vals[:N_REF], nan_as_missing=True, model_ids=truth.model_ids[:N_REF], item_ids=truth.item_ids)
+    sel = select(ref, 90, method="random", seed=0)
+    with pytest.warns(UserWarning, match="left out of the ranking"):
+        est = estimate(sel, truth.subset(models=truth.model_ids[N_REF:], items=sel.items))
+    assert list(est.unranked) == [truth.model_ids[1]] and truth.model_ids[1] not in est.leaderboard.index
+    m0 = truth.model_ids[0]
+    task_means = {"arc_easy": np.nanmean(vals[0, :300]), "hellaswag": vals[0, 300:700].mean(),
+                  "mmlu_anatomy": vals[0, 700:].mean()}
+    w = pd.Series(TASKS) / sum(TASKS.values())
+    assert est.leaderboard.loc[m0, "score"] == pytest.approx(sum(w[t] * task_means[t] for t in TASKS))
+    # only arc_easy is sampled: the finite-population error of its mean, weighted
+    s2 = np.nanvar(vals[0, :300], ddof=1)
+    assert est.leaderboard.loc[m0, "standard_error"] == pytest.approx(w["arc_easy"] * np.sqrt(s2 / 150 * (1 - 150 / 300)))
+    # each task counted once
+    eq = estimate(sel, truth.subset(models=truth.model_ids[N_REF:], items=sel.items), weights="tasks")
+    assert eq.leaderboard.loc[m0, "score"] == pytest.approx(np.mean(list(task_means.values())))
+    t = eq.tasks()
+    for m in eq.model_ids:
+        assert eq.to_frame().loc[m, "estimate"] == pytest.approx(t.loc[m, "estimate"].mean())
 
 
 def test_random_method_is_the_mean_of_the_chosen_items():
@@ -168,9 +195,9 @@ def test_every_method_round_trips_through_the_manifest(tmp_path, method):
     assert list(loaded.items) == list(sel.items)
     again = estimate(tmp_path / "sel", new.subset(items=sel.items)).to_frame()
     pd.testing.assert_frame_equal(in_memory, again)
-    assert set(sel.tasks["method"]) <= {method} | ({"random + direct", "SSEPY strata + HT", "anchor-corr + weighted",
-                                                     "DISCO PDS + kNN", "DISCO PDS + RF", "anchor-corr + gp-IRT",
-                                                     "Sort & Search"} if method == "auto" else set())
+    from effstats.disco import default_candidates
+
+    assert set(sel.tasks["method"]) <= {method} | (set(default_candidates(60)) if method == "auto" else set())
 
 
 def test_target_error_picks_the_smallest_budget_meeting_it(capsys, tmp_path):
@@ -203,29 +230,31 @@ def test_bad_inputs_exit_2_with_one_line(loop, capsys, tmp_path):
 
     # results of items outside the manifest
     write_lm_eval_samples(truth, tmp_path / "full", models=[truth.model_ids[-1]])
-    one_line_error(["estimate", tmp_path / "sel", tmp_path / "full"], "new_results", "not in the manifest")
+    one_line_error(["estimate", tmp_path / "sel", tmp_path / "full"], "NEW_RESULTS", "not in the manifest")
     # the manifest against other reference data
     other = tmp_path / "other_ref"
     write_lm_eval_samples(truth, other, models=truth.model_ids[1:N_REF + 1])
-    one_line_error(["estimate", tmp_path / "sel", tmp_path / "full", "--reference", other], "reference",
+    one_line_error(["estimate", tmp_path / "sel", tmp_path / "full", "--reference", other], "--reference",
                    "differs from the data the manifest was made from")
     # a half-written last line of a samples file
     write_lm_eval_samples(truth, tmp_path / "new", models=[truth.model_ids[-1]], items=items)
     f = next((tmp_path / "new").rglob("samples_arc_easy_*.jsonl"))
     f.write_text(f.read_text() + '{"doc_id": 7, "acc": 1.0, "resps": [[["-1.2", "Fal')
-    one_line_error(["estimate", tmp_path / "sel", tmp_path / "new"], "new_results")
+    one_line_error(["estimate", tmp_path / "sel", tmp_path / "new"], "NEW_RESULTS", "truncated")
     # a Git LFS pointer instead of the log
     f.write_text("version https://git-lfs.github.com/spec/v1\noid sha256:" + "0" * 64 + "\nsize 12345\n")
-    one_line_error(["estimate", tmp_path / "sel", tmp_path / "new"], "new_results", "LFS")
+    one_line_error(["estimate", tmp_path / "sel", tmp_path / "new"], "NEW_RESULTS", "LFS")
     # unknown method, negative seed, no budget
     one_line_error(["select", root / "ref", "--budget", 10, "--method", "nope", "--out", tmp_path / "x"], "--method")
-    one_line_error(["select", root / "ref", "--budget", 10, "--seed", -1, "--out", tmp_path / "x"], "seed")
-    one_line_error(["select", root / "ref", "--budget", 100000, "--out", tmp_path / "x"], "budget")
-    one_line_error(["select", tmp_path / "missing", "--budget", 10, "--out", tmp_path / "x"], "reference")
+    one_line_error(["select", root / "ref", "--budget", 10, "--seed", -1, "--out", tmp_path / "x"], "--seed")
+    one_line_error(["select", root / "ref", "--budget", 100000, "--out", tmp_path / "x"], "--budget")
+    one_line_error(["select", tmp_path / "missing", "--budget", 10, "--out", tmp_path / "x"], "REFERENCE")
+    one_line_error(["select", root / "ref", "--budget", 10, "--tasks", "nope", "--out", tmp_path / "x"], "--tasks")
+    one_line_error(["estimate", tmp_path / "sel", tmp_path / "new", "--metric", "acc_norm"], "--metric")
     # a damaged manifest
     (tmp_path / "bad").mkdir()
     (tmp_path / "bad" / "manifest.json").write_text("{not json")
-    one_line_error(["estimate", tmp_path / "bad", tmp_path / "new"], "manifest")
+    one_line_error(["estimate", tmp_path / "bad", tmp_path / "new"], "DIR", "not valid JSON")
 
 
 def test_duplicated_runs_latest_with_a_warning_or_refused(loop, capsys, tmp_path):
@@ -404,3 +433,41 @@ def test_docstring_examples_run():
     for mod in (core, io_, writer, seq):
         res = doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE)
         assert res.failed == 0 and res.attempted > 0, mod.__name__
+
+
+def test_many_small_tasks_every_method_and_no_zero_width_interval():
+    """MMLU-like: 12 tasks of 40 items and a budget of 3 items a task. Every method fits (the chooser's candidates
+    are sized for the budget), and no interval is a point although most tasks' samples are all right or all wrong."""
+    d = simulate_responses(30, 480, rng=13)
+    ids = [f"sub{j // 40:02d}/{j % 40}" for j in range(480)]
+    data = ResponseMatrix(d.values, model_ids=[f"m{i}" for i in range(30)], item_ids=ids)
+    ref, new = data.subset(models=range(24)), data.subset(models=range(24, 30))
+    for method in ("auto", "random", "stratified", "sortsearch"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            sel = select(ref, 36, method=method, seed=0)
+            f = estimate(sel, new.subset(items=sel.items)).to_frame()
+        assert len(sel.items) == 36 and (sel.tasks["budget"] == 3).all()
+        assert (f["high"] - f["low"] > 0).all(), (method, f)
+        assert f[["estimate", "low", "high"]].notna().all().all()
+
+
+def test_lm_eval_filters_are_chosen_and_recorded(tmp_path, capsys):
+    truth = _truth(seed=14).subset(items=range(300))   # arc_easy only
+    write_lm_eval_samples(truth, tmp_path / "ref", models=truth.model_ids[:N_REF])
+    for f in (tmp_path / "ref").rglob("samples_*.jsonl"):  # two filters per document, as gsm8k logs them
+        recs = [json.loads(x) for x in f.read_text().splitlines()]
+        flipped = [{**r, "filter": "flexible-extract", "acc": 1.0 - r["acc"]} for r in recs]
+        f.write_text("\n".join(json.dumps({**r, "filter": "strict-match"}) for r in recs + []) + "\n"
+                     + "\n".join(json.dumps(r) for r in flipped) + "\n")
+    code, _, err = _run(["select", tmp_path / "ref", "--budget", 30, "--out", tmp_path / "s"], capsys)
+    assert code == 2 and "filter" in err and len(err.strip().splitlines()) == 1
+    code, _, err = _run(["select", tmp_path / "ref", "--budget", 30, "--filter", "strict-match", "--out", tmp_path / "s"],
+                        capsys)
+    assert code == 0, err
+    manifest = json.loads((tmp_path / "s" / "manifest.json").read_text())
+    assert manifest["reference"]["filter"] == "strict-match" and manifest["reference"]["metric"] == "acc"
+    est = estimate(tmp_path / "s", truth.subset(models=truth.model_ids[N_REF:], items=manifest["items"]))
+    board = est.leaderboard["score"]
+    acc = truth.accuracy()  # the strict-match values are the truth; flexible-extract's are flipped
+    assert board.to_numpy() == pytest.approx(acc[board.index].to_numpy())

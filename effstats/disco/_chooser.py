@@ -12,6 +12,7 @@ from sklearn.base import clone
 from .._subset import SubsetPrediction, _SubsetEstimator, _quiet_missing
 from .._validation import check_flag, check_positive_int, check_rng
 from ..exceptions import check_is_fitted
+from ._baselines import SortSearchDirect
 
 __all__ = ["MethodChooser", "default_candidates"]
 
@@ -19,13 +20,17 @@ __all__ = ["MethodChooser", "default_candidates"]
 def default_candidates(n_items: int = 100, *, binary: bool = True, probabilities: bool = False, irt: bool = True) -> dict[str, Any]:
     """The candidate estimators of :class:`MethodChooser` (unfitted), named as in the comparison tables.
 
-    Random + direct, SSEPY-style strata, anchor-corr (weighted sum), DISCO (PDS selection; kNN and RF on
-    correctness or probability signatures), and, for binary correctness, tinyBenchmarks' anchor-corr + gp-IRT
-    (``irt=True``; 1-D IRT) and Sort & Search.
+    Random + direct, SSEPY-style strata, anchor-corr (weighted sum), DISCO's defaults (random items, the ridge
+    difference estimate), DISCO with PDS selection (kNN and RF on correctness or probability signatures, the
+    paper's), and, for binary correctness, tinyBenchmarks' anchor-corr + gp-IRT (``irt=True``; 1-D IRT) and Sort &
+    Search. The Sort & Search candidate reports Sort & Search's design-based accuracy from the evaluated items
+    (``SearchResult.accuracy``, one random item per cell of the easy→hard order, with its design-based interval),
+    not the accuracy ``k / n`` of the predicted "ones then zeros" vector, which the package's own Sort & Search
+    results advise against reading.
     """
     n_items = check_positive_int(n_items, "n_items")
     binary, probabilities, irt = (check_flag(binary, "binary"), check_flag(probabilities, "probabilities"), check_flag(irt, "irt"))
-    from ._baselines import AnchorCorr, RandomDirect, SortSearchDirect, StratifiedHT
+    from ._baselines import AnchorCorr, RandomDirect, StratifiedHT
     from ._estimator import DISCO
 
     sig = "probabilities" if probabilities else "auto"
@@ -33,8 +38,9 @@ def default_candidates(n_items: int = 100, *, binary: bool = True, probabilities
         "random + direct": RandomDirect(n_items),
         "SSEPY strata + HT": StratifiedHT(n_items),
         "anchor-corr + weighted": AnchorCorr(n_items),
-        "DISCO PDS + kNN": DISCO(n_items, predictor="knn", signature=sig),
-        "DISCO PDS + RF": DISCO(n_items, predictor="rf", signature=sig),
+        "DISCO difference + ridge": DISCO(n_items, signature=sig),
+        "DISCO PDS + kNN": DISCO(n_items, selection="pds", predictor="knn", estimate="signature", signature=sig),
+        "DISCO PDS + RF": DISCO(n_items, selection="pds", predictor="rf", estimate="signature", signature=sig),
     }
     if binary:
         if irt:
@@ -43,8 +49,62 @@ def default_candidates(n_items: int = 100, *, binary: bool = True, probabilities
             # 1-D IRT (marginal ML): the reference's validation over 2/5/10/15 dimensions costs 4 multidimensional
             # fits per fold; pass candidates=... with TinyBenchmarks(n_dims="validate") to use it
             out["anchor-corr + gp-IRT"] = TinyBenchmarks(n_items, "anchor-corr", "gp-irt", n_dims=1)
-        out["Sort & Search"] = SortSearchDirect(n_items)
+        out["Sort & Search"] = _SortSearchDesign(n_items)
     return out
+
+
+class _SortSearchDesign(SortSearchDirect):
+    """Sort & Search in the subset protocol with its design-based accuracy (the chooser's "Sort & Search").
+
+    Items are sorted easy→hard by source-model correctness and one item is drawn at random from each of
+    ``n_items`` equal cells of that order (:class:`~effstats.sortsearch.SortSearch` with ``sampling="stratified"``);
+    a target's accuracy is the stratified mean of its evaluated items (``SearchResult.accuracy``: unbiased for
+    every model under this design), with its design-based standard error and an interval at the design's effective
+    sample size. :class:`SortSearchDirect` reports ``predicted_accuracy`` (``k / n`` of the DP-search prediction,
+    the paper's figure) instead. Parameters as :class:`SortSearchDirect`; ``random_state`` draws the items.
+    """
+
+    _interval_kind = "design"
+
+    def fit(self, source_outputs: Any, source_scores: Any = None, *, labels: Any = None) -> "_SortSearchDesign":
+        from ..sortsearch import SortSearch
+
+        src, _ = self._fit_source(source_outputs, source_scores, labels)
+        y = src.correctness("source_outputs")
+        if not np.isin(y, (0.0, 1.0)).all():
+            raise ValueError("source_outputs: Sort & Search needs binary correctness")
+        y = y.astype(bool) if src.missing is None else np.where(src.missing, np.nan, y)
+        self.sortsearch_ = SortSearch(sort=self.sort, sampling="stratified", random_state=self.random_state).fit(y)
+        self._set_selected(self.sortsearch_.select(self.n_items))
+        return self
+
+    def _result(self, o):
+        y = o.correctness("target_outputs")
+        if not np.isin(y, (0.0, 1.0)).all():
+            raise ValueError("target_outputs: Sort & Search needs binary correctness on the selected items")
+        y = y.astype(bool) if o.missing is None else np.where(o.missing, np.nan, y)
+        with warnings.catch_warnings():  # missing target cells were reported by _target
+            warnings.filterwarnings("ignore", message="responses: .*missing", category=UserWarning)
+            return self.sortsearch_.predict(y, items=self.selected_)
+
+    def _predict(self, o) -> np.ndarray:
+        return np.asarray(self._result(o).accuracy, dtype=float)
+
+    def _design_se(self, o) -> np.ndarray:
+        return np.asarray(self._result(o).standard_error, dtype=float)
+
+    def _design_n(self, o) -> np.ndarray:
+        """Effective sample size ``p̂(1 − p̂) / se²`` for Wilson's interval (Korn & Graubard 1998, as
+        ``SearchResult.confidence_interval``); where undefined (p̂ ∈ {0, 1} or se = 0) the simple-random-sample
+        size ``k / (1 − k/N)``."""
+        r = self._result(o)
+        p, se = np.asarray(r.accuracy, float), np.asarray(r.standard_error, float)
+        k = (~o.missing).sum(axis=1) if o.missing is not None else np.full(len(p), len(self.selected_))
+        n = self.n_items_total_
+        with np.errstate(divide="ignore", invalid="ignore"):
+            srs = np.where(k < n, k / (1 - k / n), np.inf)
+            kish = p * (1 - p) / se**2
+        return np.where((se > 0) & (p > 0) & (p < 1), kish, srs)
 
 
 class MethodChooser(_SubsetEstimator):
@@ -71,8 +131,19 @@ class MethodChooser(_SubsetEstimator):
         Folds of source models.
     reference : str or None, default="random + direct"
         Candidate kept unless beaten by more than one standard error (``None``: plain argmin).
-    random_state : int or None
-        Seeds the candidates (their ``random_state``) and the folds.
+    random_state : int, Generator or None
+        Seeds the candidates. Every candidate with a ``random_state`` parameter gets the same derived integer,
+        ``candidate_random_state_`` = ``np.random.default_rng(random_state).integers(2**31 - 1)`` (None stays None),
+        not ``random_state`` itself: the chooser's DISCO equals ``DISCO(..., random_state=ch.candidate_random_state_)``,
+        which :func:`effstats.workflow.select` relies on to refit the chosen candidate alone. The folds are the same
+        for every candidate (a paired comparison) and do not depend on it.
+
+    Notes
+    -----
+    Intervals (:meth:`predict_interval`) are the chosen candidate's own: design-based for random + direct, the
+    SSEPY strata and Sort & Search; normalised conformal for DISCO's defaults (scaled per model by the standard
+    error of its mean on the selected items); plain conformal (one cross-validated residual quantile for every
+    target) for the others.
 
     Attributes
     ----------
@@ -82,6 +153,8 @@ class MethodChooser(_SubsetEstimator):
     cv_results_ : DataFrame (one row per candidate: cv_mae, cv_mae_se, cv_spearman)
     expected_error_ : float
         The winner's cross-validated MAE (percentage points).
+    candidate_random_state_ : int or None
+        The ``random_state`` every candidate was fitted with.
     selected_ : the winner's selected items
     """
 
@@ -111,6 +184,7 @@ class MethodChooser(_SubsetEstimator):
         if self.reference is not None and self.reference not in cands:
             raise ValueError(f"reference: {self.reference!r} is not among the candidates {list(cands)}")
         seed = None if self.random_state is None else int(check_rng(self.random_state, "random_state").integers(2**31 - 1))
+        self.candidate_random_state_ = seed
         cv_seed = 0  # the same folds for every candidate (paired comparison) and for their intervals
         items = list(cands.items())
         if progress:

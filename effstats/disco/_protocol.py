@@ -199,7 +199,9 @@ def compare_methods(
     For each split and seed a :class:`MethodChooser` is fitted on the source models (which fits and
     cross-validates every candidate there); each candidate then predicts the target models with intervals,
     and the chooser's pick is scored as the row ``method="chooser"``. Columns: split, seed, method, mae,
-    spearman, coverage, width (points), cv_mae (the source-only CV estimate of the MAE), chosen.
+    spearman, coverage, width (points), cv_mae (the source-only CV estimate of the MAE), chosen; on the chooser's
+    rows also picked, best (the candidate with the smallest MAE on the targets of that split and seed) and regret
+    (the pick's MAE minus the best's, points: 0 when the chooser found the best).
     With ``return_predictions`` a second table holds one row per split × method × target model (truth,
     estimate, low, high), for paired comparisons and coverage by model.
     """
@@ -229,15 +231,26 @@ def compare_methods(
             rows.append(row)
             if name == ch.best_:
                 rows.append({**row, "method": "chooser", "picked": name})
+        # regret on the targets: the chooser's pick against the best candidate of this split and seed
+        here = [r for r in rows if r["split"] == sn and r["seed"] == seed]
+        best = min((r for r in here if r["method"] != "chooser"), key=lambda r: r["mae"])
+        for r in here:
+            if r["method"] == "chooser":
+                r["best"], r["regret"] = best["method"], r["mae"] - best["mae"]
     out = pd.DataFrame(rows)
     return (out, pd.concat(preds, ignore_index=True)) if return_predictions else out
 
 
 def summarize_comparison(table: pd.DataFrame, reference: str = "random + direct") -> pd.DataFrame:
-    """Mean over splits and seeds per method (MAE, Spearman, coverage, width, CV MAE), with the chooser's regret.
+    """Mean over splits and seeds per method, with the spread and the chooser's regret.
 
-    ``regret`` of the chooser = its mean MAE − the smallest mean MAE of any single method (the best in
-    hindsight, picked on the target models); ``vs_reference`` = its MAE − the reference method's.
+    Columns: mae, mae_sd (standard deviation over splits and seeds), mae_se, spearman, coverage, width (points,
+    beside the coverage it buys), cv_mae, n (rows averaged). On the chooser's row: ``regret``, the mean over
+    splits and seeds of its pick's MAE minus the MAE of the best candidate on those targets (from
+    :func:`compare_methods`' per-split ``regret``; without that column, its mean MAE minus the smallest mean MAE
+    of any single method), ``regret_sd``, ``missed`` (share of splits and seeds where the pick was not the
+    best), ``regret_vs_best_method`` (its mean MAE − the smallest mean MAE of one fixed method, the best in
+    hindsight) and ``vs_reference`` (its MAE − the reference method's).
     """
     if not isinstance(table, pd.DataFrame):
         raise ValueError(f"table: expected the DataFrame of compare_methods or run_protocol, got {type(table).__name__}")
@@ -248,14 +261,25 @@ def summarize_comparison(table: pd.DataFrame, reference: str = "random + direct"
         raise ValueError(f"reference: expected a method name, got {reference!r}")
     if "chooser" in set(table["method"]) and reference not in set(table["method"]):
         raise ValueError(f"reference: {reference!r} is not a method of the table ({sorted(set(table['method']))})")
-    table = table.reindex(columns=[c for c in ["method", "mae", "spearman", "coverage", "width", "cv_mae"]], fill_value=np.nan)
+    table = table.reindex(columns=["method", "mae", "spearman", "coverage", "width", "cv_mae", "regret"], fill_value=np.nan)
     g = table.groupby("method", sort=False)
-    out = g[["mae", "spearman", "coverage", "width", "cv_mae"]].mean()
-    out["mae_se"] = g["mae"].std(ddof=1) / np.sqrt(g.size())
+    out = g[["mae"]].mean()
+    out["mae_sd"] = g["mae"].std(ddof=1)
+    out["mae_se"] = out["mae_sd"] / np.sqrt(g.size())
+    out[["spearman", "coverage", "width", "cv_mae"]] = g[["spearman", "coverage", "width", "cv_mae"]].mean()
+    out["n"] = g.size()
     single = out.drop(index="chooser", errors="ignore")
     if "chooser" in out.index:
-        out["regret"] = np.nan
-        out.loc["chooser", "regret"] = out.loc["chooser", "mae"] - single["mae"].min()
+        mine = table.loc[table["method"] == "chooser", "regret"]
+        hindsight = out.loc["chooser", "mae"] - single["mae"].min()
+        for c in ("regret", "regret_sd", "missed", "regret_vs_best_method", "vs_reference"):
+            out[c] = np.nan
+        if mine.notna().all():
+            out.loc["chooser", ["regret", "regret_sd", "missed"]] = [mine.mean(), mine.std(ddof=1) if len(mine) > 1 else np.nan,
+                                                                     float((mine > 0).mean())]
+        else:
+            out.loc["chooser", "regret"] = hindsight
+        out.loc["chooser", "regret_vs_best_method"] = hindsight
         if reference in out.index:
             out.loc["chooser", "vs_reference"] = out.loc["chooser", "mae"] - out.loc[reference, "mae"]
     return out

@@ -18,7 +18,7 @@ Anderson, K. M. et al. gsDesign: Group Sequential Design. R package, https://CRA
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from numbers import Integral, Real
 from typing import Any, Literal
@@ -28,7 +28,7 @@ import pandas as pd
 from scipy.special import ndtr
 
 from .._validation import check_array, check_flag, check_fraction, check_positive_int
-from .native import EXTREMEZ, _Spec, gsprob, native_bounds, native_sizes
+from .native import EXTREMEZ, BetaNotSpent, _Spec, gsprob, native_bounds, native_sizes
 from .spending import SpendingFunction, get_spending
 
 __all__ = ["GroupSequentialDesign", "design", "check_timing"]
@@ -319,7 +319,9 @@ def design(
     r : int, optional
         Grid size. ``None`` uses gsDesign's 18 unless a look adds less than 1/144 of the information so far
         (hundreds of looks): the grid must resolve the increment's density, so
-        ``r = ceil(1.5 * sqrt(max I_k / (I_k - I_{k-1})))`` (at most 80).
+        ``r = ceil(1.5 * sqrt(max I_k / (I_k - I_{k-1})))`` (at most 80). A beta-spending design (test types 3 /
+        4) whose futility bound misses its beta by more than ``tol`` on that grid is derived again on grids twice
+        as fine, up to 80, before it is refused.
 
     Returns
     -------
@@ -332,7 +334,10 @@ def design(
     Raises
     ------
     ValueError
-        For bad input; the message starts with the argument's name.
+        For bad input; the message starts with the argument's name. For a planned beta-spending design (test
+        types 3 / 4) whose futility bound cannot spend the requested beta by some look to ``tol`` (as gsDesign's
+        "False negative rates not achieved"), the message starts with ``lower_spending``. Validated against
+        gsDesign on a seeded random grid of such designs (``tests/test_sequential_finite.py``).
     RuntimeError
         If the numerical boundary iteration fails (the bounds would not spend the requested alpha).
 
@@ -420,6 +425,7 @@ def design(
             raise ValueError("k: the number of looks is required when information is not given")
         k = check_positive_int(k, "k")
         t = check_timing(timing, k)
+    auto_r = r is None
     if r is None:
         if timing is None and information is None:
             ratio = float(k)  # equal spacing: max t_j / (t_j - t_{j-1}) = k
@@ -431,7 +437,17 @@ def design(
                  n_i=n_i, max_info_plan=max_info if max_info is not None else 1.0, tol=float(tol), r=r,
                  n_fix=n_fixed if n_fixed is not None else 1.0)
     if backend == "native":
-        res = native_bounds(spec)
+        while True:
+            try:
+                res = native_bounds(spec)
+                break
+            except BetaNotSpent:
+                # the grid's mass error can exceed tol after a look with little information; a finer grid meets
+                # the target where one can (a given r is the user's choice, and refused as it is)
+                if not auto_r or spec.r >= 80:
+                    raise
+                spec = replace(spec, r=min(80, 2 * spec.r))
+                r = spec.r
     else:
         from .gsdesign import gsdesign_bounds
 

@@ -364,7 +364,9 @@ class SequentialEvaluator(BaseEstimator):
         required for a single model (e.g. 0.5 for a win rate, chance accuracy for a classifier).
     fpc : bool, default=False
         Finite-population correction: the target is the benchmark's own score (items sampled without
-        replacement from it), not a larger population's; the full benchmark then gives the exact answer.
+        replacement from it), not a larger population's; the full benchmark then gives the exact answer, and a
+        look that uses it up decides exactly: a value is rejected iff the benchmark's score differs from it by
+        more than rounding (1e-12 on the scale of the scores), and the interval is the score itself +- 1e-12.
     backend : {"native", "gsdesign"}, default="native"
     rng : int or Generator, optional
         Fixes the random order of the examples.

@@ -15,7 +15,10 @@ and then by ``z``. Everything below follows Jennison & Turnbull (2000, ch. 8) an
 
 Binding lower (futility) bounds (test types 3 and 5) stop paths and enter the ordering; non-binding ones
 (test types 4 and 6) are ignored, so the results stay valid whether or not futility stopping is obeyed (as
-rpact). For a symmetric two-sided design (test type 2) the ordering runs in the direction of the observed
+rpact). A stop *on* a non-binding futility bound is therefore not a stop of that ordering: rpact's
+``getFinalPValue`` / ``getFinalConfidenceInterval`` return NA there ("final stage not reached") and
+:func:`stagewise_inference` raises, saying so, unless ``binding_futility=True`` asks for the ordering of the test
+that obeys the bound (what rpact computes for a design with ``bindingFutility = TRUE``). For a symmetric two-sided design (test type 2) the ordering runs in the direction of the observed
 effect, with both boundaries stopping paths, and the two-sided p-value is ``2 min(p_up, p_down)``. rpact
 (3.3.4) instead ignores the opposite boundary there (and reports the one-sided p-value at a stage-1 stop). The
 difference is the probability of crossing one boundary and then ending beyond the other: below 1e-9 at an early
@@ -78,10 +81,14 @@ class _Bounds:
     two_sided: bool
     info: np.ndarray  # (K,) information levels
     r: int
+    nonbinding: np.ndarray | None = None  # (K,) a non-binding futility bound the ordering ignores, or None
 
 
-def _as_bounds(design: Any, information: Any, upper: Any, lower: Any, two_sided: bool | None, r: int | None) -> _Bounds:
+def _as_bounds(design: Any, information: Any, upper: Any, lower: Any, two_sided: bool | None, r: int | None,
+               binding_futility: bool | None = None) -> _Bounds:
     """Bounds, binding lower bounds and information from a GroupSequentialDesign or explicit arrays."""
+    if binding_futility is not None and not isinstance(binding_futility, (bool, np.bool_)):
+        raise ValueError(f"binding_futility: expected True, False or None, got {binding_futility!r}")
     from .design import GroupSequentialDesign
 
     for name, val in (("information", information), ("upper", upper), ("lower", lower)):
@@ -101,9 +108,19 @@ def _as_bounds(design: Any, information: Any, upper: Any, lower: Any, two_sided:
             raise ValueError("upper: give either a design or explicit bounds (upper=, lower=), not both")
         b = np.asarray(design.upper, float)
         tt = design.test_type
-        a = None
+        a = nonbinding = None
         if tt in (3, 5):
+            if binding_futility is False:
+                raise ValueError(f"binding_futility: the upper bounds of a test_type {tt} design assume its lower "
+                                 "bound is binding; False would ignore it")
             a = np.asarray(design.lower, float)
+        elif tt in (4, 6):
+            if binding_futility:
+                a = np.asarray(design.lower, float)
+            else:
+                nonbinding = np.asarray(design.lower, float)
+        elif binding_futility:
+            raise ValueError(f"binding_futility: a test_type {tt} design has no futility bound")
         sym = tt == 2
         if two_sided is not None and bool(two_sided) != sym:
             raise ValueError(f"two_sided: the design's test_type {tt} fixes it to {sym}")
@@ -115,11 +132,16 @@ def _as_bounds(design: Any, information: Any, upper: Any, lower: Any, two_sided:
         b = check_array(upper, "upper", ndim=1)
         if not np.all(np.isfinite(b)):
             raise ValueError(f"upper: expected finite z-bounds, got {b.tolist()}")
-        a = None
+        a = nonbinding = None
         if lower is not None:
             a = check_array(lower, "lower", ndim=1, shape=b.shape)
             if np.any(a > b):
                 raise ValueError("lower: expected lower bounds at or below the upper bounds")
+            if binding_futility is False:
+                raise ValueError("binding_futility: explicit lower bounds are binding (they stop paths in the "
+                                 "ordering); to ignore a non-binding futility bound, leave lower out")
+        elif binding_futility:
+            raise ValueError("binding_futility: True needs a futility bound (lower=, or a design of test_type 3-6)")
         sym = bool(two_sided) if two_sided is not None else False
         if sym and a is not None:
             raise ValueError("lower: a two-sided symmetric test uses -upper as its lower bound; do not pass lower")
@@ -133,7 +155,19 @@ def _as_bounds(design: Any, information: Any, upper: Any, lower: Any, two_sided:
             raise ValueError(f"information: expected positive, strictly increasing levels, got {info.tolist()}")
         if info.size > b.size:
             raise ValueError(f"information: expected at most {b.size} levels (one per look), got {info.size}")
-    return _Bounds(upper=b, lower=a, two_sided=sym, info=info, r=int(rr))
+    return _Bounds(upper=b, lower=a, two_sided=sym, info=info, r=int(rr), nonbinding=nonbinding)
+
+
+def _nonbinding_stop(bd: _Bounds, look: int, z: float) -> ValueError:
+    """The error for a statistic at or below a non-binding futility bound, saying what to do instead."""
+    return ValueError(
+        f"z: {z:g} is at or below the non-binding futility bound {bd.nonbinding[look - 1]:.4g} at look {look}: H0 is "
+        "not rejected, but the stage-wise ordering of a design whose futility bound is non-binding defines no final "
+        "p-value, estimate or interval there (its alpha ignores the bound; rpact's getFinalPValue and "
+        "getFinalConfidenceInterval return NA, 'final stage not reached'). The repeated confidence interval stays "
+        "valid at any stop. If the futility bound is obeyed whenever it is crossed, pass binding_futility=True: the "
+        "ordering of the test that obeys it (its lower bounds stop paths; valid, and conservative for these upper "
+        "bounds, which ignore it)")
 
 
 def _upper_tail(bd: _Bounds, look: int, z: float, thetas: np.ndarray) -> np.ndarray:
@@ -274,6 +308,9 @@ def _check_z_look(z: Any, look: Any, bd: _Bounds) -> tuple[int, float, str]:
         raise ValueError(f"z: expected at most {kmax} statistics (one per look), got {zarr.size}")
     if is_path:  # the path: stop at its first exit
         stop, reason = _stopping_look(bd, zarr)
+        # a path may run on past a non-binding futility bound; one that ends on it stopped for futility
+        if reason == "continue" and bd.nonbinding is not None and zarr[-1] <= bd.nonbinding[zarr.size - 1]:
+            raise _nonbinding_stop(bd, zarr.size, float(zarr[-1]))
         if reason == "continue":
             raise ValueError(f"z: the test has not stopped: no bound was crossed in {zarr.size} of {kmax} looks")
         if look is not None and int(look) != stop:
@@ -294,6 +331,8 @@ def _check_z_look(z: Any, look: Any, bd: _Bounds) -> tuple[int, float, str]:
             reason = "efficacy"
         elif bd.lower is not None and zz <= bd.lower[j]:
             reason = "futility"
+        elif bd.nonbinding is not None and zz <= bd.nonbinding[j]:
+            raise _nonbinding_stop(bd, look, zz)
         else:
             lo = -bd.upper[j] if bd.two_sided else (bd.lower[j] if bd.lower is not None else -np.inf)
             raise ValueError(f"z: {zz:g} is inside the continuation region ({lo:.4g}, {bd.upper[j]:.4g}) at look {look}; "
@@ -313,7 +352,7 @@ def _p_upper(bd: _Bounds, look: int, z: float) -> float:
 
 def stagewise_inference(design: Any = None, z: Any = None, look: int | None = None, information: Any = None, *,
                         upper: Any = None, lower: Any = None, two_sided: bool | None = None,
-                        r: int | None = None) -> StagewiseInference:
+                        r: int | None = None, binding_futility: bool | None = None) -> StagewiseInference:
     """P-value, median-unbiased estimate and final CI after a group-sequential test (stage-wise ordering).
 
     Parameters
@@ -335,6 +374,13 @@ def stagewise_inference(design: Any = None, z: Any = None, look: int | None = No
         With explicit bounds: a symmetric two-sided test with bounds ``±upper``.
     r : int, optional
         Integration grid size (default the design's, or 18).
+    binding_futility : bool, optional
+        Whether the futility (lower) bound stops paths in the ordering. Default: as the design says (binding for
+        test types 3 / 5 and explicit ``lower``, ignored for the non-binding test types 4 / 6). A stop on a
+        non-binding futility bound has no stage-wise inference in its own design (its alpha ignores the bound;
+        rpact returns NA there) and raises a ValueError saying so. ``True`` for test types 4 / 6 takes the bound
+        as binding: the inference of the test that obeys the futility bound whenever it is crossed -- valid when
+        that is how the evaluation is run, and conservative, since the upper bounds were computed without it.
 
     Returns
     -------
@@ -345,7 +391,8 @@ def stagewise_inference(design: Any = None, z: Any = None, look: int | None = No
     Raises
     ------
     ValueError
-        If ``z`` is not finite, ``look`` is out of range, or the test does not stop at ``look`` with ``z``.
+        If ``z`` is not finite, ``look`` is out of range, or the test does not stop at ``look`` with ``z``
+        (including a stop on a non-binding futility bound, unless ``binding_futility=True``).
 
     References
     ----------
@@ -363,7 +410,7 @@ def stagewise_inference(design: Any = None, z: Any = None, look: int | None = No
     """
     if z is None:
         raise ValueError("z: the statistic at the stopping look is required")
-    bd = _as_bounds(design, information, upper, lower, two_sided, r)
+    bd = _as_bounds(design, information, upper, lower, two_sided, r, binding_futility)
     look_, zz, reason = _check_z_look(z, look, bd)
     if bd.info.size < look_:
         raise ValueError(f"information: expected at least {look_} levels (up to the stopping look), got {bd.info.size}")
@@ -391,7 +438,7 @@ def stagewise_pvalue(design: Any = None, z: Any = None, look: int | None = None,
     if z is None:
         raise ValueError("z: the statistic at the stopping look is required")
     bd = _as_bounds(design, information, kwargs.pop("upper", None), kwargs.pop("lower", None),
-                    kwargs.pop("two_sided", None), kwargs.pop("r", None))
+                    kwargs.pop("two_sided", None), kwargs.pop("r", None), kwargs.pop("binding_futility", None))
     if kwargs:
         raise TypeError(f"stagewise_pvalue: unexpected arguments {sorted(kwargs)}")
     look_, zz, _ = _check_z_look(z, look, bd)

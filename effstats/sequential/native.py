@@ -310,6 +310,34 @@ def _newton_upper(h, base, scale, target, b0, tol, rt2pi):
     return btem, phi, not (bdelta > tol)
 
 
+def _bracketed_upper(h, base, scale, target, tol):
+    """The bound ``b`` with ``h @ ndtr(base - b * scale) = target`` by bracketing in ``[-EXTREMEZ, EXTREMEZ]``.
+
+    Used where gsDesign's Newton iteration ends off target: started from the unconditional quantile, it can step
+    by +-1 through a region where the crossing probability is flat (a look that adds little information after a
+    bound that left little mass) and stop after its 20 steps far from the root (a beta-spending futility bound
+    then spends nothing at that look). The crossing probability decreases in ``b``, so the bracket always holds a
+    root when the target is at most the mass entering the look. Returns ``(b, achieved, converged)``; not
+    converged when the target exceeds that mass (no bound can spend it).
+    """
+    def excess(bb: float) -> float:
+        return float(_dot(h, ndtr(base - bb * scale))) - target
+
+    lo, hi = -EXTREMEZ, EXTREMEZ
+    f_lo = excess(lo)
+    if f_lo < 0:  # even the lowest bound crosses less than the target
+        return lo, f_lo + target, False
+    for _ in range(200):  # bisection: the crossing probability can be flat, where secant steps stall
+        mid = 0.5 * (lo + hi)
+        if excess(mid) > 0:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo < 1e-3 * tol:
+            break
+    return hi, excess(hi) + target, True
+
+
 def gsbound1(theta: float, info, a, probhi, tol: float = 1e-6, r: int = 18, lower: bool = True):
     """Upper bound with the given upper-crossing probabilities for drift ``theta`` and a fixed lower bound.
 
@@ -363,6 +391,8 @@ def gsbound1(theta: float, info, a, probhi, tol: float = 1e-6, r: int = 18, lowe
                 mass = float(h.sum())  # the (Simpson) mass entering the last look
                 last = (h, base, scale)
             bi, achieved[i], ok = _newton_upper(h, base, scale, pl[i], btem2, tol, _RT2PI_H)
+            if not ok and abs(achieved[i] - pl[i]) > tol:
+                bi, achieved[i], ok = _bracketed_upper(h, base, scale, pl[i], tol)
             b[i] = bi
             if not ok:
                 err = 1
@@ -809,6 +839,30 @@ def _check_falsepos(target: np.ndarray, got: np.ndarray, tol: float) -> None:
                            "failed to converge. Try a larger r or fewer, more widely spaced looks.")
 
 
+class BetaNotSpent(ValueError):
+    """A beta-spending futility bound does not spend the requested type-II error at some look (test types 3, 4)."""
+
+    def __init__(self, look: int, spent: float, target: float, tol: float, r: int) -> None:
+        self.look, self.spent, self.target, self.r = look, spent, target, r
+        super().__init__(
+            f"lower_spending: the futility bound cannot spend the requested type-II error by look {look} (beta spent "
+            f"{spent:.6g}, target {target:.6g}, tolerance {tol:g}, grid r={r}): a look that adds little information "
+            "after one whose futility bound left little probability to spend. Spend less beta by that look "
+            "(lower_spending / lower_param) or space the looks further apart (timing / information)"
+            + (", or integrate on a finer grid (a larger r, at most 80)" if r < 80 else "")
+            + "; gsDesign ('False negative rates not achieved') and rpact refuse such designs too")
+
+
+def _check_falseneg(target: np.ndarray, got: np.ndarray, tol: float, r: int) -> None:
+    """The beta spent by each look (cumulative) against its target, to ``tol``: gsDesign's "False negative rates
+    not achieved" check (made there look by look), raised as a BetaNotSpent."""
+    t, g = np.cumsum(target), np.cumsum(got)
+    dev = np.abs(t - g)
+    if not dev.max() <= tol:  # (NaN compares False: refused)
+        j = int(np.argmax(np.where(np.isfinite(dev), dev, np.inf)))
+        raise BetaNotSpent(j + 1, float(g[j]), float(t[j]), tol, r)
+
+
 def native_bounds(s: _Spec) -> dict:
     """Boundaries only (no sample-size search where the bounds do not depend on it: test types 1, 2, 5, 6).
 
@@ -912,6 +966,11 @@ def native_bounds(s: _Spec) -> dict:
 
     # beta-spending designs (test types 3 and 4): the bounds depend on the information, so sizes come with them
     res = _beta_spending(s, delta)
+    if s.n_i is None:
+        # gsDesign's check of a planned design; at observed information neither it nor this checks (information
+        # on the scale of sample sizes without n_fixed puts the alternative's mass above the upper bounds, where a
+        # futility bound has nothing to spend)
+        _check_falseneg(res["lower_spend"], res["lower_prob"][:, 1], tol, r)
     res.update(delta=float(delta), sized=True, upper_prob0=res["upper_prob"][:, 0],
                lower_prob0=res["lower_prob"][:, 0])
     return res

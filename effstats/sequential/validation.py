@@ -16,6 +16,13 @@ Grid
   disagreement give the same cell);
 * looks: 2 (one dataset, 2 x 500 items), 5 (5 x 200), 10 (one dataset, 10 x 200) and 73 (the seed paper's six
   datasets of 1,500 / 1,050 / 1,000 / 3,088 / 951 / 7,299 items, 100 + 100 per dataset, mean of means);
+* finite benchmarks, run through the public :meth:`SequentialEvaluator.simulate` (random orders of a fixed set of
+  items, sampled without replacement until the last look uses the whole benchmark): 500 items in one dataset
+  (and 300 + 200 in two, full grid), binary and continuous (Beta(2, 5)) scores, with the finite-population
+  correction on and off; efficacy and threshold at the benchmark's own score (P(claim)) and precision (coverage of
+  the benchmark's score). With ``fpc=True`` the last look is exact (the estimate is the benchmark's score), so the
+  decision there must be exact too; without it the target is a super-population's score and the cells are
+  conservative;
 * rules: efficacy (two-sided, one-sided) of one model against its true accuracy and of a pair with equal
   accuracies; threshold above / below / both at the true score (one model) and at the true difference (pair, one
   direction); equivalence at a margin equal to the true difference; precision and diminishing returns (coverage
@@ -149,6 +156,45 @@ def _cell(rows: list, rule: str, data: str, acc, dis, looks, metric, value, nomi
     rows.append(dict(rule=rule, data=data, accuracy=acc, disagreement=dis, looks=looks, metric=metric,
                      value=float(value), nominal=nominal, mc_se=se, criterion=criterion, holds=bool(holds),
                      n_runs=n))
+
+
+FINITE_SIZES = {"one dataset": (500,), "two datasets": (300, 200)}  # benchmarks of the finite-benchmark cells
+
+
+def _finite_benchmark_cells(rows: list, fast: bool, R: int, alpha: float, seeds) -> None:
+    """Cells that run :meth:`SequentialEvaluator.simulate` on a fixed benchmark whose last look is the whole of it."""
+    layouts = ("one dataset",) if fast else tuple(FINITE_SIZES)
+    rules = [("efficacy two-sided", Efficacy(), "efficacy"), ("threshold both", Threshold(0.5, "both"), "threshold"),
+             ("precision (0.03)", Precision(0.03), None)]
+    if not fast:
+        rules[1:1] = [("efficacy one-sided", Efficacy("greater"), "efficacy")]
+        rules[-1:-1] = [("threshold above", Threshold(0.5, "above"), "threshold"),
+                        ("threshold below", Threshold(0.5, "below"), "threshold")]
+    for layout in layouts:
+        sizes = FINITE_SIZES[layout]
+        groups = np.repeat(np.arange(len(sizes)), sizes)
+        for scores_kind in ("binary", "continuous"):
+            g = np.random.default_rng(next(seeds))
+            x = g.beta(2, 5, groups.size)
+            if scores_kind == "binary":
+                x = (g.random(groups.size) < x).astype(float)
+            # the benchmark's score as a user computes it: one mean per dataset, summed in numpy's order
+            score = float(np.mean([x[groups == d].mean() for d in range(len(sizes))]))
+            for fpc in (True, False):
+                data = f"benchmark of {'+'.join(map(str, sizes))} items, {scores_kind}, fpc={fpc}"
+                for name, rule, claim in rules:
+                    if isinstance(rule, Threshold):
+                        rule = Threshold(score, rule.direction)
+                    ev = SequentialEvaluator([rule], alpha=alpha, null=score, fpc=fpc, initial=100, batch=100)
+                    r = ev.simulate(x, groups=groups if len(sizes) > 1 else None, n_runs=R, rng=next(seeds))
+                    looks = len(ev._schedule(np.asarray(sizes)))
+                    if claim is None:
+                        lo, hi = r.confidence_interval()
+                        _cell(rows, name, data, score, None, looks, "coverage of the benchmark's score at stop",
+                              np.mean((lo <= score) & (hi >= score)), 1 - alpha, R, ">=")
+                    else:
+                        _cell(rows, name, data, score, None, looks, "P(claim) at the benchmark's score",
+                              np.mean(r.reason == claim), alpha, R, "<=")
 
 
 def validation_grid(fast: bool = True, n_runs: int | None = None, alpha: float = 0.05, rng: Any = 0,
@@ -299,6 +345,8 @@ def validation_grid(fast: bool = True, n_runs: int | None = None, alpha: float =
         s = r["stats"]
         _cell(rows, "repeated CI (every look)", data, p, dis, looks, "simultaneous coverage",
               np.mean(((s.ci_low <= truth) & (s.ci_high >= truth)).all(1)), 1 - alpha, R, ">=")
+    # after the i.i.d. cells, so that their seeds (and the published rows) do not depend on these
+    _finite_benchmark_cells(rows, fast, R, alpha, seeds)
     return pd.DataFrame(rows)
 
 

@@ -15,6 +15,11 @@ ones as the "ones then zeros" vector ``y = [1_k, 0_(n-k)]`` in that order (Sect.
 * :mod:`~effstats.sortsearch.baselines` — :class:`CopyNearestExpand` and :class:`HybridSearch` (S&S corrected by
   the nearest source models, the mix cross-validated on the source models).
 
+Which to use: for per-item predictions (which items a new model gets right), :class:`HybridSearch`: it matched or
+beat CopyNearest&Expand and beat plain Sort & Search at every budget tried (see its docstring for the numbers);
+for a model's accuracy, ``SearchResult.accuracy`` (the design-based estimate; ``HybridResult.accuracy`` is the
+same one).
+
 Inputs may be numpy arrays, :class:`~effstats.responses.ResponseMatrix`, DataFrames (models × item columns),
 bit-packed :class:`~effstats.bitpack.PackedBinaryMatrix` (column sums computed on the packed bytes) or Dask
 arrays (sums and searches run chunk by chunk; only 1-D results are brought to memory).
@@ -25,7 +30,9 @@ Conventions
   (a stable sort), so results are reproducible; the paper's ``np.flip(np.argsort(...))`` reverses ties.
 * A *threshold* ``k`` counts the items predicted correct: the first ``k`` items of the order.
 * Among equally good thresholds DP-search returns the smallest.
-* Labelled inputs are aligned by item id; plain arrays are positional and shape-checked.
+* Labelled inputs are aligned by item id (fitted on arrays: integer ids are item positions, other ids are
+  refused); plain arrays are positional and shape-checked, with the selected items in ascending item order
+  (``select`` returns them so) or all items.
 
 References
 ----------

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._subset import _check_position_ids, _some
 from .._validation import check_array, check_binary, check_positive_int, check_unit_interval
 from ..bitpack import PackedBinaryMatrix
 from ..responses import ResponseMatrix
@@ -193,8 +194,13 @@ def _split_missing(responses: Any) -> tuple[Any, np.ndarray | None]:
     return (np.where(miss, 0.0, arr), miss) if miss.any() else (responses, None)
 
 
-def _selected_responses(responses: Any, n_sel: int) -> np.ndarray:
-    """New models' responses on the selected items as bool (n_models, n_sel); a 1-D input is one model."""
+def _selected_responses(responses: Any, positions: np.ndarray, n_items: int) -> tuple[np.ndarray, bool]:
+    """New models' responses on the items at ``positions`` as bool (n_models, n_sel); a 1-D input is one model.
+
+    The columns are the selected items in the order of ``positions``, or all ``n_items`` fitted items (the selected
+    columns are taken here). Returns the matrix and whether it was taken from the full width.
+    """
+    n_sel = len(positions)
     if isinstance(responses, ResponseMatrix):
         responses = responses.require_binary("responses")
     elif isinstance(responses, pd.DataFrame):
@@ -202,46 +208,55 @@ def _selected_responses(responses: Any, n_sel: int) -> np.ndarray:
     elif isinstance(responses, pd.Series):
         responses = responses.to_numpy()
     if _is_dask(responses):
-        # (n_models, budget) on the selected items is small by design: bring it to memory
+        # (n_models, budget) on the selected items is small by design: bring only those columns to memory
+        if n_sel != n_items and responses.ndim == 2 and responses.shape[1] == n_items:
+            return _take_columns(responses, positions, "responses"), True
         responses = responses.compute()
     r = check_binary(responses, "responses", ndim=(1, 2))
     r = r[None, :] if r.ndim == 1 else r
+    if n_sel != n_items and r.shape[1] == n_items:
+        return r[:, positions], True
     if r.shape[1] != n_sel:
-        raise ValueError(f"responses: expected shape (n_models, {n_sel}) for the {n_sel} selected items, got {tuple(r.shape)}")
-    return r
+        raise ValueError(f"responses: expected shape (n_models, {n_sel}) for the {n_sel} selected items (columns in the order "
+                         f"of items; select() gives them in ascending item order) or (n_models, {n_items}) for all items, "
+                         f"got {tuple(r.shape)}")
+    return r, False
 
 
-def _aligned_responses(responses: Any, positions: np.ndarray, item_ids: pd.Index | None) -> tuple[np.ndarray, pd.Index | None, np.ndarray | None]:
+def _aligned_responses(responses: Any, positions: np.ndarray, item_ids: pd.Index | None,
+                       n_items: int) -> tuple[np.ndarray, pd.Index | None, np.ndarray | None]:
     """Responses on the items at ``positions`` as bool (n_models, n_sel), aligned by id when labelled.
 
-    A ResponseMatrix / DataFrame / Series must carry exactly the selected items as columns (any order); they are
-    reordered to ``positions``. Arrays are positional (columns in the order of ``positions``). Returns the matrix
-    (0 at missing cells), the model ids (None for arrays) and the missing-cell mask (None when complete).
+    A ResponseMatrix / DataFrame / Series must carry the selected items as columns (any order; other fitted items
+    are ignored); they are reordered to ``positions``. Fitted without ids (``item_ids`` None), integer column labels
+    are item positions and other labels are refused. Arrays are positional: columns in the order of ``positions``,
+    or all ``n_items`` fitted items. Returns the matrix (0 at missing cells), the model ids (None for arrays) and the
+    missing-cell mask (None when complete).
     """
     labelled = isinstance(responses, (ResponseMatrix, pd.DataFrame, pd.Series))
     if not labelled:
         filled, miss = _split_missing(responses)
-        r = _selected_responses(filled, len(positions))
-        return r, None, None if miss is None else np.atleast_2d(miss)
-    if item_ids is None:
-        raise ValueError("responses: labelled columns (item ids) need an estimator fitted on labelled items "
-                         "(a ResponseMatrix or a DataFrame with item columns); pass a plain array in the order of items")
+        r, full = _selected_responses(filled, positions, n_items)
+        if miss is not None:
+            miss = np.atleast_2d(miss)
+            miss = _some(miss[:, positions] if full else miss)
+        return r, None, miss
     if isinstance(responses, pd.Series):  # one model: index = item ids
         responses = responses.to_frame().T
     cols = _ids(responses, 1)
     models = _ids(responses, 0)
-    want = item_ids[positions]
+    _check_position_ids(cols, item_ids, "labelled columns", "responses")
+    want = (pd.RangeIndex(n_items) if item_ids is None else item_ids)[positions]
     if cols.has_duplicates:
         raise ValueError(f"responses: duplicated item columns {_list_ids(cols[cols.duplicated()].unique())}")
     missing = want.difference(cols, sort=False)
-    unseen = cols.difference(want, sort=False)
-    if len(missing) or len(unseen):
-        parts = []
-        if len(missing):
-            parts.append(f"missing selected items {_list_ids(missing)}")
+    if len(missing):
+        unseen = cols.difference(want, sort=False)
+        parts = [f"missing selected items {_list_ids(missing)}"]
         if len(unseen):
             parts.append(f"unexpected (not selected) items {_list_ids(unseen)}")
-        raise ValueError(f"responses: columns must be the {len(want)} selected items in any order; " + "; ".join(parts))
+        raise ValueError(f"responses: columns must be the {len(want)} selected items in any order (other items are "
+                         "ignored); " + "; ".join(parts))
     take = cols.get_indexer(want)
     filled, miss = _split_missing(responses)
     if isinstance(filled, ResponseMatrix):

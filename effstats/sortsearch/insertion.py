@@ -28,7 +28,8 @@ aligned by model id). ``SearchResult.accuracy`` is then the estimated fraction o
 
     def _oriented(self, x: Any) -> Any:
         if isinstance(x, ResponseMatrix):
-            return x.require_binary("responses").T
+            x.require_binary("responses")
+            return x.T  # keeps the model ids, by which the columns are then aligned
         if isinstance(x, pd.DataFrame):
             return x.T
         if isinstance(x, PackedBinaryMatrix):

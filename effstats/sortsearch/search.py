@@ -13,6 +13,7 @@ from sklearn.base import BaseEstimator
 
 from .._ordering import dp_packed, dp_rows, padded_prefix
 from .._results import ConfidenceInterval
+from .._subset import _check_position_ids
 from .._validation import check_array, check_binary, check_option, check_positive_int, check_rng, warn_missing_cells
 from ..bitpack import PackedBinaryMatrix
 from ..exceptions import check_is_fitted
@@ -134,12 +135,16 @@ def listing_uniform_positions(n: int, budget: int) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------------------------- results
-def _align_full(x: Any, item_ids: pd.Index | None, name: str) -> Any:
-    """A labelled full matrix (ResponseMatrix / DataFrame) with its columns reordered to ``item_ids`` (by id);
-    other inputs unchanged (positional)."""
+def _align_full(x: Any, item_ids: pd.Index | None, name: str, n_items: int) -> Any:
+    """A labelled full matrix (ResponseMatrix / DataFrame) with its columns reordered to the ``n_items`` fitted items
+    (by id); arrays unchanged (positional). Fitted without ids (``item_ids`` None), integer column labels are item
+    positions and other labels are refused."""
     cols = _ids(x, 1)
-    if cols is None or item_ids is None:
+    if cols is None:
         return x
+    _check_position_ids(cols, item_ids, "labelled columns", name)
+    if item_ids is None:
+        item_ids = pd.RangeIndex(n_items)
     if cols.equals(item_ids):
         return x
     missing, unseen = item_ids.difference(cols, sort=False), cols.difference(item_ids, sort=False)
@@ -243,8 +248,9 @@ class SearchResult:
 
     @property
     def items(self) -> np.ndarray:
-        """The evaluated items in sorted order: ids when the estimator was fitted on ids, else indices."""
-        idx = self.order[self.positions]
+        """The evaluated items in ascending item order (the column order of :meth:`SortSearch.predict`'s arrays): ids
+        when the estimator was fitted on ids, else indices. ``order[positions]`` lists them easiest first."""
+        idx = np.sort(self.order[self.positions])
         return idx if self.item_ids is None else self.item_ids.to_numpy()[idx]
 
     @property
@@ -323,7 +329,7 @@ class SearchResult:
         """
         if not isinstance(true_responses, (ResponseMatrix, pd.DataFrame, PackedBinaryMatrix)) and not _is_dask(true_responses):
             true_responses = check_binary(true_responses, "true_responses", ndim=2)
-        true_responses = _align_full(true_responses, self.item_ids, "true_responses")
+        true_responses = _align_full(true_responses, self.item_ids, "true_responses", self.n_items)
         ev = _evaluate_thresholds(true_responses, self.order, self.thresholds[None, :])[0]
         ev = ev.assign(accuracy_estimate=self.statistic, standard_error=self.standard_error)
         if self.model_ids is not None:
@@ -422,10 +428,12 @@ class SortSearch(BaseEstimator):
     runs the whole protocol with a callable that evaluates a real model on the requested items only.
 
     Items by id: fitted on a :class:`~effstats.responses.ResponseMatrix` or a DataFrame (models × item columns),
-    ``select`` returns item ids, ``predict`` takes a ResponseMatrix / DataFrame whose columns are the selected
-    items in any order (aligned by id; a mismatch is refused, listing the missing and unexpected ids), and
-    ``simulate`` / ``budget_curve`` / ``SearchResult.evaluate`` align full matrices by id. Plain arrays are
-    positional: columns in the order of ``items``.
+    ``select`` returns item ids, ``predict`` takes a ResponseMatrix / DataFrame whose columns include the selected
+    items in any order (aligned by id; a missing one is refused, listing the ids), and ``simulate`` /
+    ``budget_curve`` / ``SearchResult.evaluate`` align full matrices by id. Fitted on arrays, labelled columns
+    must be integer item positions (aligned as such; other labels are refused). Plain arrays are positional:
+    ``select`` returns its items in ascending item order (not easiest first), so ``new[:, est.select(b)]`` and
+    ``new[:, np.sort(est.select(b))]`` are the same array, and a full-width array (all items) is accepted too.
 
     Two accuracies: ``SearchResult.accuracy`` (= ``statistic``, with ``standard_error`` and
     ``confidence_interval``) is the design-based estimate from the evaluated items, exact when every item is
@@ -478,7 +486,7 @@ class SortSearch(BaseEstimator):
     item_ids_ : Index or None
         Item ids when fitted on a ResponseMatrix or DataFrame.
     selected_ : int array (budget,) or None
-        Positions (indices) of the last selection.
+        Positions (indices) of the last selection, in ascending item order.
     """
 
     _axis = 0  # sums over models -> one score per item
@@ -600,9 +608,10 @@ class SortSearch(BaseEstimator):
         return idx.copy() if self.item_ids_ is None else self.item_ids_.to_numpy()[idx]
 
     def select(self, budget: int) -> np.ndarray:
-        """The ``budget`` items to evaluate, easiest first: item ids when fitted on ids, else indices.
+        """The ``budget`` items to evaluate, in ascending item order: item ids when fitted on ids, else indices.
 
-        Remembered (as positions) in ``selected_`` for :meth:`predict`. ``1 <= budget <= n_items``.
+        Remembered (as positions) in ``selected_`` for :meth:`predict`, whose arrays hold these items in this order
+        (``rank_[selected_]`` gives their places in the easy-to-hard order). ``1 <= budget <= n_items``.
         """
         check_is_fitted(self, "order_")
         n = self.n_answered_  # items no sort model answered (last in the order) are never selected
@@ -612,7 +621,8 @@ class SortSearch(BaseEstimator):
             pos = stratified_positions(n, budget, self.rng_)
         else:
             pos = random_positions(n, budget, self.rng_)
-        self.selected_ = self.order_[pos]
+        # ascending item order: the one natural column order of an array on them (predict sorts by position)
+        self.selected_ = np.sort(self.order_[pos])
         return self._labels(self.selected_)
 
     def _positions(self, items: Any) -> tuple[np.ndarray, str]:
@@ -639,8 +649,10 @@ class SortSearch(BaseEstimator):
         Parameters
         ----------
         responses : bool array (budget,) or (n_models, budget), ResponseMatrix, DataFrame, Series or Dask array
-            Arrays: columns in the order of ``items``. Labelled input (fitted on ids): columns are the selected
-            item ids in any order; they are aligned by id, and a mismatch raises ValueError listing the ids.
+            Arrays: columns in the order of ``items`` (the last :meth:`select`'s items are in ascending item
+            order), or all ``n_items`` fitted items (their selected columns are read). Labelled input: columns
+            are item ids in any order, aligned by id (other items are ignored; a missing selected item raises
+            ValueError listing the ids); fitted on arrays, the ids must be integer item positions.
             Missing cells (NaN, a ResponseMatrix's mask): each model is estimated from the items it has, with one
             ``UserWarning`` naming the items concerned (:meth:`_predict_missing` says how); a model without any
             response on the items is refused.
@@ -653,7 +665,8 @@ class SortSearch(BaseEstimator):
         """
         check_is_fitted(self, "order_")
         pos, design = self._positions(items)
-        r, model_ids, miss = _aligned_responses(self._labelled_oriented(responses), self.order_[pos], self.item_ids_)
+        r, model_ids, miss = _aligned_responses(self._labelled_oriented(responses), self.order_[pos], self.item_ids_,
+                                                self.n_items_)
         if np.any(np.diff(pos) < 0):  # columns must follow the sort order (select() already does)
             srt = np.argsort(pos, kind="stable")
             r = r[:, srt]
@@ -737,7 +750,7 @@ class SortSearch(BaseEstimator):
         selected columns are read.
         """
         check_is_fitted(self, "order_")
-        x = _align_full(self._oriented(responses), self.item_ids_ if self._axis == 0 else None, "responses")
+        x = _align_full(self._oriented(responses), self.item_ids_, "responses", self.n_items_)
         model_ids = _ids(x, 0)
         _refuse_missing_truth(x)
         return self._simulate(_binary(x, "responses"), budget, model_ids)
@@ -769,7 +782,7 @@ class SortSearch(BaseEstimator):
         """
         check_is_fitted(self, "order_")
         budgets = _check_budgets(budgets, self.n_items_)
-        x = _align_full(self._oriented(responses), self.item_ids_ if self._axis == 0 else None, "responses")
+        x = _align_full(self._oriented(responses), self.item_ids_, "responses", self.n_items_)
         _refuse_missing_truth(x)
         a = _binary(x, "responses")  # checked once, not once per budget
         ids = _ids(x, 0)
@@ -792,7 +805,7 @@ class SortSearch(BaseEstimator):
                 raise ValueError("budget: no selection yet; pass budget or call select(budget) first")
             budget = len(self.selected_)
         res = self.simulate(responses, budget)
-        x = _align_full(self._oriented(responses), self.item_ids_ if self._axis == 0 else None, "responses")
+        x = _align_full(self._oriented(responses), self.item_ids_, "responses", self.n_items_)
         return -float(_evaluate_thresholds(x, self.order_, res.thresholds[None, :])[0]["mae"].mean())
 
     def insert(self, responses: Any, items: Any = None) -> SearchResult:

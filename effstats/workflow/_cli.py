@@ -21,6 +21,8 @@ def _reader_args(p: argparse.ArgumentParser) -> None:
                    help="per-item metric: lm-eval's per-sample field (default acc) or HELM's stat (default exact_match)")
     p.add_argument("--duplicates", default="last", choices=["last", "first", "mean", "error"],
                    help="two runs of one model: keep the latest (default, with a warning), the first, average, or refuse")
+    p.add_argument("--filter", default=None,
+                   help="lm-eval logs with several filters (gsm8k: strict-match, flexible-extract): the one to read")
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
@@ -36,7 +38,11 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     size.add_argument("--budget", type=int, help="items to evaluate the new model on")
     size.add_argument("--target-error", type=float, metavar="POINTS",
                       help="the smallest budget whose cross-validated error on the reference models is at most POINTS")
-    p.add_argument("--method", default="auto", choices=list(METHODS), help="how items are chosen (default: auto)")
+    p.add_argument("--method", default="sortsearch", choices=list(METHODS),
+                   help="how items are chosen (default: sortsearch, a stratified random sample whose interval holds "
+                        "for any new model; auto: the candidate with the smallest cross-validated error on the "
+                        "reference models)")
+    p.add_argument("--tasks", default=None, help="comma-separated tasks of REFERENCE to use (default: all)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     p.add_argument("--out", required=True, metavar="DIR", help="folder for manifest.json and lm_eval_samples.json")
     _reader_args(p)
@@ -50,8 +56,12 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     e.add_argument("--reference", default=None, help="the reference data, if not at the path the manifest records")
     e.add_argument("--metric", default=None, help="per-item metric of NEW_RESULTS (default: the reference's)")
     e.add_argument("--confidence", type=float, default=0.95, help="confidence level (default: 0.95)")
+    e.add_argument("--weights", default="items", choices=["items", "tasks"],
+                   help="the whole-benchmark score: each item counts once (default) or each task counts once")
+    e.add_argument("--duplicates", default="last", choices=["last", "first", "mean", "error"],
+                   help="two runs of one model in NEW_RESULTS (default: the latest, with a warning)")
     e.add_argument("--out", default=None, metavar="DIR",
-                   help="where to write estimate.csv/.md/.html and tasks.csv (default: DIR/estimate)")
+                   help="where to write estimate.csv/.md/.html and tasks.csv (default: DIR/estimate/<NEW_RESULTS' name>)")
 
     s = sub.add_parser("sequential", help="adaptive evaluation in batches through the harness",
                        description="Hand out batches of random items until a group-sequential rule decides.")
@@ -75,24 +85,30 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     st.add_argument("--seed", type=int, default=0, help="random seed of the item order (default: 0)")
     st.add_argument("--format", default="auto", choices=_READ_FORMATS, help="layout of REFERENCE (default: auto)")
     st.add_argument("--metric", default=None, help="per-item metric (as for effstats select)")
+    st.add_argument("--duplicates", default="last", choices=["last", "first", "mean", "error"],
+                    help="two runs of one model (default: the latest, with a warning)")
+    st.add_argument("--filter", default=None, help="lm-eval filter to read (as for effstats select)")
     up = ssub.add_parser("update", help="record a batch's results; write the next batch or the decision",
                          description="Read the batch's results, record the look, and write the next batch or the decision.")
     up.add_argument("state", metavar="DIR", help="the folder `effstats sequential start --out` wrote")
     up.add_argument("new_results", metavar="NEW_RESULTS", help="the batch's results (lm-eval output folder or CSV)")
     up.add_argument("--model", default=None, help="which model of NEW_RESULTS (when it holds several)")
     up.add_argument("--metric", default=None, help="per-item metric (default: the reference's)")
+    up.add_argument("--duplicates", default="last", choices=["last", "first", "mean", "error"],
+                    help="two runs of the model in NEW_RESULTS (default: the latest, with a warning)")
 
 
-def _lm_eval_hint(samples_file: Path) -> str:
-    return (f"run the new model on them:\n  lm_eval --model ... --tasks <the tasks> --samples {samples_file} "
-            "--log_samples --output_path <OUT>")
+def _lm_eval_hint(samples_file: Path, samples: dict) -> str:
+    return (f"run the new model on them (an lm-eval with --samples):\n  lm_eval --model ... --tasks "
+            f"{','.join(samples)} --samples {samples_file} --log_samples --output_path <OUT>  (a new folder)")
 
 
 def _select(args: argparse.Namespace) -> None:
     from ._core import select
 
+    tasks = None if args.tasks is None else [t.strip() for t in args.tasks.split(",") if t.strip()]
     sel = select(args.reference, args.budget, method=args.method, target_error=args.target_error, seed=args.seed,
-                 format=args.format, metric=args.metric, duplicates=args.duplicates)
+                 format=args.format, metric=args.metric, duplicates=args.duplicates, filter=args.filter, tasks=tasks)
     manifest = sel.save(args.out)
     if sel.budget_curve is not None:
         print("cross-validated error by budget (points):")
@@ -101,7 +117,7 @@ def _select(args: argparse.Namespace) -> None:
     print(sel.tasks.to_string())
     print(f"manifest: {manifest}")
     if sel.lm_eval_samples is not None:
-        print(_lm_eval_hint(Path(args.out) / LM_EVAL_SAMPLES))
+        print(_lm_eval_hint(Path(args.out) / LM_EVAL_SAMPLES, sel.lm_eval_samples))
     else:
         print("the items are not lm-eval documents (<task>/<doc_id>): their ids are listed in the manifest")
 
@@ -111,9 +127,12 @@ def _estimate(args: argparse.Namespace) -> None:
     from ._core import estimate
 
     level = check_confidence_level(args.confidence, "--confidence")
-    est = estimate(args.manifest, args.new_results, reference=args.reference, metric=args.metric)
+    est = estimate(args.manifest, args.new_results, reference=args.reference, metric=args.metric,
+                   duplicates=args.duplicates, weights=args.weights)
     base = Path(args.manifest)
-    out = Path(args.out) if args.out else (base if base.is_dir() else base.parent) / "estimate"
+    # one folder per results folder: estimating another model does not overwrite this report
+    out = Path(args.out) if args.out else ((base if base.is_dir() else base.parent) / "estimate"
+                                           / Path(args.new_results).name.split(".")[0])
     paths = est.save(out, confidence_level=level)
     print(est.to_markdown(level), end="")
     print(f"written: {paths['markdown']}, {paths['html']}, {paths['csv']}, {paths['tasks']}")
@@ -127,21 +146,24 @@ def _sequential(args: argparse.Namespace) -> None:
         run = SequentialRun.start(args.reference, rule=rule, against=args.against, alternative=args.alternative,
                                   half_width=args.half_width if args.half_width is not None else 0.02,
                                   alpha=args.alpha, spending=args.spending, initial=args.initial, batch=args.batch,
-                                  max_n=args.max_n, seed=args.seed, format=args.format, metric=args.metric)
+                                  max_n=args.max_n, seed=args.seed, format=args.format, metric=args.metric,
+                                  duplicates=args.duplicates, filter=args.filter)
         path = run.save(args.out)
         print(f"batch 1: {len(run.next_items)} items in {path}")
         if run.lm_eval_samples is not None:
-            print(_lm_eval_hint(path / LM_EVAL_SAMPLES))
+            print(_lm_eval_hint(path / LM_EVAL_SAMPLES, run.lm_eval_samples))
         print(f"then: effstats sequential update {args.out} <OUT>")
         return
     run = SequentialRun.load(args.state)
-    res = run.update(args.new_results, model=args.model, metric=args.metric)
+    res = run.update(args.new_results, model=args.model, metric=args.metric, duplicates=args.duplicates)
     path = run.save(args.state)
     if run.stopped:
         print(run.to_markdown(), end="")
         print(f"written: {path}")
     else:
-        print(f"look {len(run.state['looks'])}: {res.n} items, estimate {res.estimate:.4f} "
+        rule = run.state["rule"]
+        what = f"difference vs {rule['against']}" if rule["kind"] == "efficacy" else "score"
+        print(f"look {len(run.state['looks'])}: {res.n} items, {what} {res.estimate:.4f} "
               f"[{res.ci_low:.4f}, {res.ci_high:.4f}]: continue")
         print(f"batch {len(run.state['looks']) + 1}: {len(run.next_items)} items in {path}")
         print(f"then: effstats sequential update {args.state} <OUT>")
@@ -157,12 +179,31 @@ def run(args: argparse.Namespace) -> int:
             fn(args)
             status = 0
         except (ValueError, FileNotFoundError) as exc:
-            msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            msg = _cli_names(str(exc).splitlines()[0] if str(exc) else type(exc).__name__, args.command)
             print(f"{prog}: error: {msg}", file=sys.stderr)
             status = 2
+        except KeyboardInterrupt:  # the files written so far are whole (atomic writes): nothing to clean up
+            print(f"{prog}: interrupted; files already written are complete, nothing half-written", file=sys.stderr)
+            status = 130
     seen = set()
     for w in caught:
         if issubclass(w.category, UserWarning) and str(w.message) not in seen:
             seen.add(str(w.message))
-            print(f"{prog}: warning: {str(w.message).splitlines()[0]}", file=sys.stderr)
+            print(f"{prog}: warning: {_cli_names(str(w.message).splitlines()[0], args.command)}", file=sys.stderr)
     return status
+
+
+# the Python API's argument names, as the command line spells them
+_CLI_NAMES = {"reference:": "REFERENCE:", "new_results:": "NEW_RESULTS:", "selection:": "DIR:", "directory:": "DIR:",
+              "budget:": "--budget:", "target_error:": "--target-error:", "method:": "--method:", "seed:": "--seed:",
+              "tasks:": "--tasks:", "metric:": "--metric:", "filter:": "--filter:", "against:": "--against:",
+              "half_width:": "--half-width:", "initial:": "--initial:", "batch:": "--batch:", "max_n:": "--max-n:",
+              "alpha:": "--alpha:", "model:": "--model:", "confidence_level:": "--confidence:",
+              "source_outputs:": "REFERENCE:", "responses:": "REFERENCE:"}
+
+
+def _cli_names(msg: str, command: str) -> str:
+    head, sep, rest = msg.partition(" ")
+    if command == "estimate" and head == "reference:":  # an option there, the positional elsewhere
+        return "--reference:" + sep + rest
+    return _CLI_NAMES.get(head, head) + sep + rest

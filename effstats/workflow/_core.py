@@ -15,7 +15,8 @@ from scipy import stats
 from .._results import ConfidenceInterval, check_confidence_level
 from .._validation import check_positive_int
 from ..responses import ResponseMatrix
-from ._io import content_hash, output_dir, read_results, read_saved, write_json_atomic, write_text_atomic
+from ._io import (content_hash, default_metric, detect_format, output_dir, read_results, read_saved, write_json_atomic,
+                  write_text_atomic)
 
 __all__ = ["METHODS", "Selection", "Estimate", "select", "estimate", "allocate_budget"]
 
@@ -94,11 +95,12 @@ def allocate_budget(sizes: pd.Series, budget: int, minimum: int = 2) -> pd.Serie
 
 
 # --------------------------------------------------------------------------------------------------- one task's fit
-def _estimator(method: str, budget: int, seed: int, n_models: int):
+def _estimator(method: str, budget: int, seed: int, rm: ResponseMatrix):
     from ..disco import DISCO, AnchorCorr, MethodChooser, RandomDirect, StratifiedHT
     from ..irt import TinyBenchmarks
     from ..sortsearch import HybridSearch, SortSearch
 
+    n_models = rm.n_models
     folds = min(5, n_models)
     if method == "sortsearch":
         return SortSearch(sampling="stratified", random_state=seed)
@@ -110,11 +112,11 @@ def _estimator(method: str, budget: int, seed: int, n_models: int):
         return TinyBenchmarks(budget, n_dims=1, random_state=seed)
     if method == "anchor":
         return AnchorCorr(budget, random_state=seed)
-    if method == "stratified":
-        return StratifiedHT(budget, n_strata=min(10, budget), random_state=seed)
+    if method == "stratified":  # strata of at least two items: one item gives no variance estimate
+        return StratifiedHT(budget, n_strata=max(1, min(10, budget // 2)), random_state=seed)
     if method == "random":
         return RandomDirect(budget, random_state=seed)
-    return MethodChooser(n_items=budget, n_splits=folds, random_state=seed)
+    return MethodChooser(_auto_candidates(rm, budget), n_items=budget, n_splits=folds, random_state=seed)
 
 
 @dataclass
@@ -136,7 +138,7 @@ class _TaskFit:
         if method in ("sortsearch", "hybrid", "tinybenchmarks") and rm.kind != "binary":
             raise ValueError(f"method: {method!r} needs 0/1 correctness; these scores are graded (choose disco, "
                              "anchor, stratified, random or auto)")
-        est = _estimator(method, budget, seed, rm.n_models) if chosen is None else _chosen_candidate(rm, budget, seed, chosen)
+        est = _estimator(method, budget, seed, rm) if chosen is None else _chosen_candidate(rm, budget, seed, chosen)
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=".*components requested.*")
             est.fit(rm)
@@ -167,15 +169,25 @@ class _TaskFit:
         return self.est.predict_interval(new)
 
 
+def _auto_candidates(rm: ResponseMatrix, budget: int) -> dict:
+    """``MethodChooser``'s default candidates, sized for a task's budget (strata of at least two items)."""
+    from ..disco import default_candidates
+
+    binary = rm.kind == "binary" or rm.labels is not None
+    cands = default_candidates(budget, binary=binary, probabilities=rm.probabilities is not None)
+    for est in cands.values():
+        if "n_strata" in est.get_params():
+            est.set_params(n_strata=max(1, min(est.get_params()["n_strata"], budget // 2)))
+    return cands
+
+
 def _chosen_candidate(rm: ResponseMatrix, budget: int, seed: int, chosen: str):
     """The candidate ``MethodChooser(n_items=budget, random_state=seed)`` fits under the name ``chosen``."""
     from sklearn.base import clone
 
     from .._validation import check_rng
-    from ..disco import default_candidates
 
-    binary = rm.kind == "binary" or rm.labels is not None
-    cands = default_candidates(budget, binary=binary, probabilities=rm.probabilities is not None)
+    cands = _auto_candidates(rm, budget)
     if chosen not in cands:
         raise ValueError(f"manifest: the chooser's pick {chosen!r} is not a candidate of this effstats version "
                          f"({list(cands)}); select again")
@@ -331,11 +343,13 @@ def _on_items(new: ResponseMatrix, items: pd.Index) -> ResponseMatrix:
                           item_ids=items)
 
 
-def _reference_info(rm: ResponseMatrix, source: Any, fmt: str, metric: str | None) -> dict:
+def _reference_info(rm: ResponseMatrix, source: Any, fmt: str, metric: str | None, filter: str | None = None) -> dict:
     src = None if isinstance(source, ResponseMatrix) else str(Path(source).expanduser().resolve())
     n_missing = 0 if rm.missing is None else int(rm.missing.sum())
-    return {"source": src, "format": fmt, "metric": metric, "sha256": content_hash(rm), "n_models": rm.n_models,
-            "n_items": rm.n_items, "n_missing": n_missing, "kind": rm.kind}
+    layout = detect_format(source) if fmt == "auto" else fmt
+    return {"source": src, "format": fmt, "layout": layout, "metric": metric or default_metric(layout),
+            "filter": filter, "sha256": content_hash(rm), "n_models": rm.n_models, "n_items": rm.n_items,
+            "n_missing": n_missing, "kind": rm.kind}
 
 
 def _fit_tasks(rm: ResponseMatrix, tasks: pd.Series, alloc: pd.Series, method: str, seed: int,
@@ -354,14 +368,31 @@ def _fit_tasks(rm: ResponseMatrix, tasks: pd.Series, alloc: pd.Series, method: s
     return fits
 
 
-def _observed_scores(rm: ResponseMatrix) -> tuple[np.ndarray, np.ndarray]:
-    """Each model's mean over its observed items, and the finite-population standard error of that mean as an
-    estimate of its mean over all items (0 for a model with every item)."""
+def _task_weights(tasks: pd.Series, weights: str) -> pd.Series:
+    """Each task's weight in the whole-benchmark score: its share of the items, or equal shares."""
+    sizes = tasks.value_counts().sort_index()
+    w = sizes / sizes.sum() if weights == "items" else pd.Series(1.0 / len(sizes), index=sizes.index)
+    return w.astype(float)
+
+
+def _observed_scores(rm: ResponseMatrix, tasks: pd.Series, weights: str = "items") -> tuple[np.ndarray, np.ndarray]:
+    """Each model's whole-benchmark score from its observed items: the task-weighted sum of its mean in each task,
+    and the finite-population standard error of that sum (0 for a model with every item). A model with no item of
+    some task has no whole-benchmark score: NaN."""
     v, obs = rm.values_with_nan(), rm.observed
-    n = obs.sum(1)
-    p = np.nanmean(v, axis=1)
-    var = np.nan_to_num(np.nanvar(v, axis=1, ddof=1)) if rm.n_items > 1 else np.zeros(rm.n_models)
-    return p, np.sqrt(var / n * (1 - n / rm.n_items))
+    w = _task_weights(tasks, weights)
+    codes = tasks.to_numpy()
+    score = np.zeros(rm.n_models)
+    var = np.zeros(rm.n_models)
+    for t, wt in w.items():
+        cols = codes == t
+        n = obs[:, cols].sum(1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            p = np.nansum(v[:, cols], axis=1) / n
+            s2 = np.nan_to_num(np.nanvar(v[:, cols], axis=1, ddof=1)) if cols.sum() > 1 else np.zeros(rm.n_models)
+            var += wt ** 2 * s2 / n * (1 - n / cols.sum())
+        score += wt * np.where(n > 0, p, np.nan)
+    return score, np.sqrt(var)
 
 
 def _cv_error(rm: ResponseMatrix, tasks: pd.Series, budget: int, method: str, seed: int, n_splits: int = 5) -> float:
@@ -369,18 +400,19 @@ def _cv_error(rm: ResponseMatrix, tasks: pd.Series, budget: int, method: str, se
     from sklearn.model_selection import KFold
 
     alloc = allocate_budget(tasks.value_counts().sort_index(), budget)
-    truth, _ = _observed_scores(rm)
+    truth, _ = _observed_scores(rm, tasks)
     err = []
     for tr, va in KFold(min(n_splits, rm.n_models), shuffle=True, random_state=seed).split(np.arange(rm.n_models)):
         fits = _fit_tasks(rm.subset(models=tr), tasks, alloc, method, seed)
         est, _ = _combine(fits, rm.subset(models=va), tasks)
         err.append(np.abs(est.statistic - truth[va]))
-    return float(100 * np.concatenate(err).mean())
+    e = np.concatenate(err)
+    return float(100 * e[np.isfinite(e)].mean())
 
 
-def select(reference: Any, budget: int | None = None, *, method: str = "auto", target_error: float | None = None,
+def select(reference: Any, budget: int | None = None, *, method: str = "sortsearch", target_error: float | None = None,
            seed: int = 0, format: str = "auto", metric: str | None = None, duplicates: str = "last",
-           budgets: Any = None, progress: bool = False) -> Selection:
+           filter: str | None = None, tasks: Any = None, budgets: Any = None, progress: bool = False) -> Selection:
     """Choose the items to evaluate a new model on, from the reference models' per-item results.
 
     The budget is split over the benchmark's tasks in proportion to their sizes (at least 2 items each); within
@@ -394,9 +426,11 @@ def select(reference: Any, budget: int | None = None, *, method: str = "auto", t
         wide CSV/Parquet table of item scores (see :func:`read_results`), or a ResponseMatrix.
     budget : int, optional
         Items to evaluate the new model on (all tasks together). Give this or ``target_error``.
-    method : {"auto", "hybrid", "sortsearch", "disco", "tinybenchmarks", "anchor", "stratified", "random"}
-        ``"sortsearch"``: Sort & Search's order with one random item per equal cell (a stratified random sample:
-        design-unbiased estimate and interval, whatever the new model); ``"hybrid"``: Sort & Search corrected by
+    method : {"sortsearch", "auto", "hybrid", "disco", "tinybenchmarks", "anchor", "stratified", "random"}
+        ``"sortsearch"`` (the default): Sort & Search's order with one random item per equal cell (a stratified
+        random sample: design-unbiased estimate and interval whatever the new model, also one better than every
+        reference model). The model-based methods fit the reference models and their intervals (cross-validated
+        over the reference models) assume the new model resembles them: ``"hybrid"``: Sort & Search corrected by
         the nearest reference models (:class:`~effstats.sortsearch.HybridSearch`); ``"disco"``: items the models
         disagree on most and a signature regressor (:class:`~effstats.disco.DISCO`); ``"tinybenchmarks"``:
         anchor items + gp-IRT (:class:`~effstats.irt.TinyBenchmarks`); ``"anchor"``: anchor items with weights
@@ -407,11 +441,16 @@ def select(reference: Any, budget: int | None = None, *, method: str = "auto", t
     target_error : float, optional
         Instead of ``budget``: the smallest budget (from ``budgets``) whose cross-validated mean absolute error on
         the reference models, in percentage points, is at most this. The curve it used is kept in
-        ``budget_curve``.
+        ``budget_curve``. Under ``"auto"`` the curve is that of random items, which the chooser keeps unless
+        another candidate beats them by more than a standard error: the chosen budget meets the target for
+        ``"auto"`` too.
     seed : int, default 0
         Seeds every random choice; the same data and seed give the same items.
-    format, metric, duplicates
-        How to read ``reference`` (:func:`read_results`).
+    format, metric, duplicates, filter
+        How to read ``reference`` (:func:`read_results`); recorded in the manifest, and the new results are read
+        the same way.
+    tasks : sequence of str, optional
+        Only these tasks of the reference data.
     budgets : sequence of int, optional
         Budgets tried for ``target_error`` (default 25, 50, 100, 200, ... up to the number of items).
     progress : bool, default False
@@ -445,10 +484,10 @@ def select(reference: Any, budget: int | None = None, *, method: str = "auto", t
     >>> sel = select(ref, 60, method="sortsearch", seed=1)
     >>> sel
     Selection(60 of 600 items, method='sortsearch', 1 task(s), seed=1)
-    >>> sel.tasks.loc["all", ["n_items", "budget", "method"]].tolist()
-    [600, 60, 'sortsearch']
-    >>> len(sel.items), sel.items[:3].tolist()  # the ids of the chosen items
-    (60, ['i273', 'i78', 'i320'])
+    >>> [int(sel.tasks.loc["all", c]) for c in ("n_items", "budget")], sel.tasks.loc["all", "method"]
+    ([600, 60], 'sortsearch')
+    >>> len(sel.items), bool(sel.items.isin(ref.item_ids).all())  # the ids of the chosen items
+    (60, True)
     """
     if not isinstance(method, str) or method not in METHODS:
         raise ValueError(f"method: expected one of {list(METHODS)}, got {method!r}")
@@ -457,7 +496,8 @@ def select(reference: Any, budget: int | None = None, *, method: str = "auto", t
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed: expected a non-negative integer, got {seed!r}")
     seed = int(seed)
-    rm = read_results(reference, format=format, metric=metric, duplicates=duplicates, name="reference")
+    rm = read_results(reference, format=format, metric=metric, duplicates=duplicates, filter=filter, name="reference")
+    rm = _keep_tasks(rm, tasks)
     if rm.n_models < 3:
         raise ValueError(f"reference: at least 3 reference models are needed, got {rm.n_models}")
     info = item_tasks(rm)
@@ -494,9 +534,24 @@ def select(reference: Any, budget: int | None = None, *, method: str = "auto", t
     tasks.index.name = "task"
     items = pd.Index(np.concatenate([f.items.to_numpy(dtype=object) for f in fits.values()]), name="item")
     return Selection(items=items, tasks=tasks, method=method, budget=budget, seed=seed,
-                     reference=_reference_info(rm, reference, format, metric), item_info=info.reindex(items),
+                     reference={**_reference_info(rm, reference, format, metric, filter),
+                                "tasks": None if tasks is None else sorted(sizes.index)},
+                     item_info=info.reindex(items),
                      budget_curve=curve, created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
                      effstats_version=_version(), _fits=fits, _reference=rm)
+
+
+def _keep_tasks(rm: ResponseMatrix, tasks: Any) -> ResponseMatrix:
+    """``rm`` on the items of ``tasks`` only (None: all)."""
+    if tasks is None:
+        return rm
+    wanted = [tasks] if isinstance(tasks, str) else list(tasks)
+    have = item_tasks(rm)["task"]
+    unknown = sorted(set(map(str, wanted)) - set(have))
+    if not wanted or unknown:
+        raise ValueError(f"tasks: {unknown or 'none given'} not among the reference's tasks "
+                         f"{sorted(set(have))[:10]}{' …' if have.nunique() > 10 else ''}")
+    return rm.subset(items=np.flatnonzero(have.isin(list(map(str, wanted))).to_numpy()))
 
 
 def _budget_grid(n_items: int, n_tasks: int) -> list[int]:
@@ -516,10 +571,13 @@ class _TaskResult:
     design_based: bool
     n_selected: int
     n_evaluated: np.ndarray
+    n_items: int = 0
+    method: str = ""
 
 
-def _combine(fits: dict[str, _TaskFit], new: ResponseMatrix, tasks: pd.Series) -> tuple["_Combined", list[_TaskResult]]:
-    n_total = len(tasks)
+def _combine(fits: dict[str, _TaskFit], new: ResponseMatrix, tasks: pd.Series,
+             weights: str = "items") -> tuple["_Combined", list[_TaskResult]]:
+    w = _task_weights(tasks, weights)
     parts = []
     for t, f in fits.items():
         have = new.item_ids.intersection(f.items)
@@ -527,9 +585,9 @@ def _combine(fits: dict[str, _TaskFit], new: ResponseMatrix, tasks: pd.Series) -
             raise ValueError(f"new_results: no result on any of the {len(f.items)} items chosen in task {t!r}")
         sub = _on_items(new, f.items)
         n_eval = sub.observed.sum(1)
-        w = float((tasks == t).sum()) / n_total
-        parts.append(_TaskResult(t, w, f.predict(sub), f.design_based, len(f.items), n_eval))
-    return _Combined(parts), parts
+        parts.append(_TaskResult(t, float(w[t]), f.predict(sub), f.design_based, len(f.items), n_eval,
+                                 int((tasks == t).sum()), f.method))
+    return _Combined(parts, new.kind == "binary"), parts
 
 
 @dataclass
@@ -537,6 +595,7 @@ class _Combined:
     """The whole benchmark's estimate: the tasks' estimates weighted by their sizes."""
 
     parts: list
+    binary: bool = True
 
     @property
     def statistic(self) -> np.ndarray:
@@ -553,9 +612,31 @@ class _Combined:
         if len(self.parts) == 1:
             ci = self.parts[0].result.confidence_interval(confidence_level)
             return ConfidenceInterval(np.asarray(ci.low, float), np.asarray(ci.high, float))
-        z = stats.norm.ppf(0.5 + check_confidence_level(confidence_level) / 2)
+        level = check_confidence_level(confidence_level)
         est, se = self.statistic, self.standard_error
+        if self.binary and all(p.design_based for p in self.parts):
+            return self._korn_graubard(est, se, level)
+        z = stats.norm.ppf(0.5 + level / 2)
         return ConfidenceInterval(np.clip(est - z * se, 0, 1), np.clip(est + z * se, 0, 1))
+
+    def _korn_graubard(self, est: np.ndarray, se: np.ndarray, level: float) -> ConfidenceInterval:
+        """Clopper-Pearson at the design's effective sample size, as Sort & Search's own interval: a task whose
+        sampled items all agree (a zero variance estimate) cannot make the interval a point."""
+        from ..sortsearch import korn_graubard_interval
+
+        n_items = sum(p.n_items for p in self.parts)
+        low, high = np.empty(len(est)), np.empty(len(est))
+        for j in range(len(est)):
+            b = int(sum(p.n_evaluated[j] for p in self.parts))
+            # Sort & Search's one item per cell pairs neighbouring cells: about half the items' degrees of freedom
+            df = sum(p.n_evaluated[j] // 2 if p.method == "sortsearch" else max(p.n_evaluated[j] - 1, 1)
+                     for p in self.parts if p.method != "all")
+            if b >= n_items:
+                low[j] = high[j] = est[j]
+                continue
+            ci = korn_graubard_interval(float(est[j]), float(se[j]), b, n_items, level, df=max(float(df), 1.0))
+            low[j], high[j] = float(ci.low), float(ci.high)
+        return ConfidenceInterval(low, high)
 
 
 @dataclass
@@ -572,8 +653,12 @@ class Estimate:
     model_ids : Index
         The new models.
     leaderboard : DataFrame
-        The reference models' scores on the whole benchmark (``score``: mean over their observed items,
-        ``standard_error``: 0 for a model with every item, else the finite-population error of that mean).
+        The reference models' scores on the whole benchmark (``score``: the task-weighted mean of their observed
+        items, ``standard_error``: 0 for a model with every item, else the finite-population error of that mean).
+    weights : {"items", "tasks"}
+        How tasks are weighted in the whole-benchmark score.
+    unranked : Index
+        Reference models left out of the ranking: they have no result on some task.
     selection : Selection
     n_missing : Series
         Chosen items each new model has no result on (estimated from the others).
@@ -583,8 +668,10 @@ class Estimate:
     leaderboard: pd.DataFrame
     selection: Selection
     n_missing: pd.Series
-    _combined: _Combined = field(repr=False)
-    _parts: list = field(repr=False)
+    weights: str = "items"
+    unranked: pd.Index = field(default_factory=lambda: pd.Index([]))
+    _combined: _Combined = field(default=None, repr=False)
+    _parts: list = field(default=None, repr=False)
 
     def __repr__(self) -> str:
         est = ", ".join(f"{m}: {s:.3f}" for m, s in zip(self.model_ids[:3], self.statistic[:3]))
@@ -676,8 +763,9 @@ class Estimate:
         lines = [f"# Estimate from {len(sel.items)} of {sel.reference['n_items']:,} items",
                  "",
                  f"Method `{sel.method}` (seed {sel.seed}), {sel.reference['n_models']} reference models, "
-                 f"{len(sel.tasks)} task(s). Intervals at {pct} %; rank 1 is the best of "
-                 f"{sel.reference['n_models'] + 1} models (the references and the new model).",
+                 f"{len(sel.tasks)} task(s), the score {'the mean over all items' if self.weights == 'items' else 'the mean of the task means'}. "
+                 f"Intervals at {pct} %; rank 1 is the best of {len(self.leaderboard) + 1} models (the ranked "
+                 "references and the new model).",
                  ""]
         f = self.to_frame(confidence_level)
         lines.append("| model | estimate | s.e. | interval | rank | rank interval | items |")
@@ -689,6 +777,8 @@ class Estimate:
             lines += ["", "## Per task", "", "| model | task | estimate | interval | items |", "|---|---|---|---|---|"]
             for (mid, t), r in self.tasks(confidence_level).iterrows():
                 lines.append(f"| {mid} | {t} | {r.estimate:.4f} | [{r.low:.4f}, {r.high:.4f}] | {int(r.n_items)} |")
+        if len(self.unranked):
+            lines += ["", f"Left out of the ranking (no result on some task): {', '.join(map(str, self.unranked))}."]
         if self.n_missing.sum():
             lines += ["", f"Chosen items without a result (estimated from the others): "
                       + ", ".join(f"{m}: {int(n)}" for m, n in self.n_missing.items() if n) + "."]
@@ -723,7 +813,11 @@ def _refit(sel: Selection, reference: Any, name: str = "reference") -> tuple[dic
     ref = reference if reference is not None else sel.reference.get("source")
     if ref is None:
         raise ValueError(f"{name}: the manifest was made from data in memory; pass reference= (the same data)")
-    rm = read_results(ref, format=sel.reference.get("format", "auto"), metric=sel.reference.get("metric"), name=name)
+    layout = sel.reference.get("layout")
+    rm = read_results(ref, format=sel.reference.get("format", "auto"), name=name, filter=sel.reference.get("filter"),
+                      metric=sel.reference.get("metric") if layout in ("lm-eval", "helm") else None)
+    if sel.reference.get("tasks") is not None:
+        rm = _keep_tasks(rm, sel.reference["tasks"])
     h = content_hash(rm)
     if h != sel.reference["sha256"]:
         raise ValueError(f"{name}: this reference data differs from the data the manifest was made from "
@@ -740,7 +834,7 @@ def _refit(sel: Selection, reference: Any, name: str = "reference") -> tuple[dic
 
 
 def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric: str | None = None,
-             duplicates: str = "last") -> Estimate:
+             duplicates: str = "last", weights: str = "items") -> Estimate:
     """Estimate new models' whole-benchmark scores from their results on the chosen items, and rank them.
 
     Parameters
@@ -760,6 +854,10 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
         Per-item metric to read from ``new_results`` (default: the reference's).
     duplicates : {"last", "first", "mean", "error"}, default "last"
         Two runs of one model in ``new_results``.
+    weights : {"items", "tasks"}, default "items"
+        The whole-benchmark score: each item counts once (the mean over all items, lm-eval's micro average), or each
+        task counts once (the mean of the task means, as leaderboards that average tasks). Reference models and new
+        models are scored the same way.
 
     Returns
     -------
@@ -790,11 +888,17 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
             selection = Selection.load(selection)
         except ValueError as exc:
             raise ValueError(f"selection: {str(exc).split(': ', 1)[-1]}") from None
+    if not isinstance(weights, str) or weights not in ("items", "tasks"):
+        raise ValueError(f"weights: expected 'items' (each item counts once) or 'tasks' (each task counts once), "
+                         f"got {weights!r}")
     fits, rm = _refit(selection, reference)
+    used = selection.reference.get("metric")
+    if metric is not None and used is not None and metric != used:
+        raise ValueError(f"metric: the reference models were read with metric {used!r}; the new results must be "
+                         f"scored the same way, got {metric!r}")
     new = read_results(new_results, format="auto", name="new_results",
-                       metric=metric if metric is not None else (None if isinstance(new_results, ResponseMatrix)
-                                                                  else selection.reference.get("metric")),
-                       duplicates=duplicates)
+                       metric=None if isinstance(new_results, ResponseMatrix) else (metric or used),
+                       duplicates=duplicates, filter=selection.reference.get("filter"))
     chosen = pd.Index(selection.items)
     new_ids = new.item_ids
     outside = new_ids.difference(chosen)
@@ -812,9 +916,15 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
         warnings.warn(f"new_results: {len(lacking)} chosen item(s) have no result for some model ({shown}); "
                       "estimated from the other items", UserWarning, stacklevel=2)
     tasks = item_tasks(rm)["task"]
-    combined, parts = _combine(fits, new, tasks)
-    scores, se = _observed_scores(rm)
-    board = pd.DataFrame({"score": scores, "standard_error": se}, index=rm.model_ids).sort_values("score",
-                                                                                                 ascending=False)
+    combined, parts = _combine(fits, new, tasks, weights)
+    scores, se = _observed_scores(rm, tasks, weights)
+    board = pd.DataFrame({"score": scores, "standard_error": se}, index=rm.model_ids)
+    unranked = board.index[board["score"].isna()]
+    if len(unranked):  # a model not run on a whole task has no whole-benchmark score to rank against
+        warnings.warn(f"reference: {len(unranked)} reference model(s) have no result on some task and are left out "
+                      f"of the ranking: {', '.join(map(str, unranked[:5]))}{' …' if len(unranked) > 5 else ''}",
+                      UserWarning, stacklevel=2)
+    board = board.drop(index=unranked).sort_values("score", ascending=False)
     return Estimate(model_ids=new.model_ids, leaderboard=board, selection=selection,
-                    n_missing=pd.Series(n_missing.to_numpy(), index=new.model_ids), _combined=combined, _parts=parts)
+                    n_missing=pd.Series(n_missing.to_numpy(), index=new.model_ids), weights=weights,
+                    unranked=pd.Index(unranked), _combined=combined, _parts=parts)

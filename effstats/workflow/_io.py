@@ -5,6 +5,7 @@ import hashlib
 import json
 import os
 import tempfile
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -37,8 +38,23 @@ def _detect(path: Path) -> str:
                      "log or a folder of them, or HELM run folders")
 
 
-def read_results(source: Any, *, format: str = "auto", metric: str | None = None,
-                 duplicates: str = "last", name: str = "source") -> ResponseMatrix:
+def default_metric(fmt: str) -> str | None:
+    """The per-item metric :func:`read_results` reads by default in each layout (tables hold one score a cell)."""
+    return {"lm-eval": "acc", "helm": "exact_match"}.get(fmt)
+
+
+def detect_format(source: Any) -> str:
+    """The layout ``read_results(format="auto")`` would read ``source`` as (``"matrix"`` for a ResponseMatrix)."""
+    if isinstance(source, ResponseMatrix):
+        return "matrix"
+    try:
+        return _detect(Path(source).expanduser())
+    except (ValueError, TypeError, OSError):
+        return "auto"
+
+
+def read_results(source: Any, *, format: str = "auto", metric: str | None = None, duplicates: str = "last",
+                 filter: str | None = None, name: str = "source") -> ResponseMatrix:
     """Read per-item results of one or many models from the files users have.
 
     Parameters
@@ -55,6 +71,9 @@ def read_results(source: Any, *, format: str = "auto", metric: str | None = None
         ``"exact_match"``). Tables hold one score per cell and take none.
     duplicates : {"last", "first", "mean", "error"}, default "last"
         Two runs of one model (on one task): keep the latest, the first, average them, or refuse.
+    filter : str, optional
+        lm-eval logs: the harness filter to read where a task logs several (e.g. gsm8k's ``"strict-match"`` and
+        ``"flexible-extract"``).
     name : str
         The argument name used in error messages.
 
@@ -96,10 +115,17 @@ def read_results(source: Any, *, format: str = "auto", metric: str | None = None
         raise ValueError(f"metric: a table holds one score per cell; metric={metric!r} applies to lm-eval logs and HELM runs")
     from ..datasets import harness
 
+    if filter is not None and (fmt != "lm-eval" or not isinstance(filter, str) or not filter):
+        raise ValueError(f"filter: the name of an lm-eval filter such as 'strict-match' (lm-eval logs only), got {filter!r}")
     kw = _dup_kw(harness.read_lm_eval_samples, duplicates)
     try:
         if fmt == "lm-eval":
-            return harness.read_lm_eval_samples(path, metric=metric or "acc", **kw)
+            with warnings.catch_warnings(record=True) as said:
+                warnings.simplefilter("always")
+                out = harness.read_lm_eval_samples(path, metric=metric or "acc", filter=filter, **kw)
+            for w in said:  # the reader's warnings name its own argument: say which input it was
+                warnings.warn(str(w.message).replace("path_or_paths:", f"{name}:", 1), w.category, stacklevel=2)
+            return out
         if fmt == "helm":
             from ..datasets import helm
 
@@ -112,6 +138,8 @@ def read_results(source: Any, *, format: str = "auto", metric: str | None = None
         for internal in ("path_or_paths:", "path:"):  # the readers' own argument names: say which input it was
             if msg.startswith(internal):
                 msg = msg[len(internal):].strip()
+        if msg.startswith(("filter:", "metric:", "duplicates:")):  # options the caller passed under these names
+            raise ValueError(msg) from None
         raise ValueError(f"{name}: {msg}") from None
 
 

@@ -1,6 +1,7 @@
 """An adaptive evaluation run through the harness in batches: a JSON state file between the batches."""
 from __future__ import annotations
 
+import warnings
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -67,7 +68,7 @@ class SequentialRun:
     >>> run = SequentialRun.start(ref, rule="precision", half_width=0.05, initial=200, batch=200, seed=0)
     >>> while not run.stopped:
     ...     res = run.update(new.subset(items=run.next_items))
-    >>> res.decision, res.n, round(res.ci_high - res.ci_low, 3) <= 0.1
+    >>> res.decision, int(res.n), bool(res.ci_high - res.ci_low <= 0.1)
     ('precision', 800, True)
     """
 
@@ -82,7 +83,8 @@ class SequentialRun:
     def start(cls, reference: Any, *, rule: str = "precision", against: str | None = None,
               alternative: str = "two-sided", half_width: float = 0.02, alpha: float = 0.05,
               spending: str = "ld_pocock", initial: int = 100, batch: int = 100, max_n: int | None = None,
-              seed: int = 0, format: str = "auto", metric: str | None = None) -> "SequentialRun":
+              seed: int = 0, format: str = "auto", metric: str | None = None, duplicates: str = "last",
+              filter: str | None = None) -> "SequentialRun":
         """Begin a run: read the reference data, fix the item order and the first batch.
 
         Parameters
@@ -106,6 +108,9 @@ class SequentialRun:
             At most this many items (default: all items the rule can use).
         seed : int
             Fixes the random order of the items.
+        format, metric, duplicates, filter
+            How to read ``reference`` (:func:`effstats.workflow.read_results`); the batches' results are read the
+            same way.
         """
         from ..sequential import Efficacy, Precision, SequentialEvaluator
 
@@ -119,7 +124,8 @@ class SequentialRun:
             raise ValueError(f"alpha: expected a level below 0.5, got {alpha!r}")
         if rule == "precision" and against is not None:
             raise ValueError(f"against: a comparison with a reference model needs rule='efficacy', got rule={rule!r}")
-        rm = read_results(reference, format=format, metric=metric, name="reference")
+        rm = read_results(reference, format=format, metric=metric, duplicates=duplicates, filter=filter,
+                          name="reference")
         eligible = np.ones(rm.n_items, bool)
         if rule == "efficacy":
             if against is None:
@@ -130,6 +136,9 @@ class SequentialRun:
                                                                                    f" (models: {list(map(str, rm.model_ids[:5]))}…)"))
             Efficacy(alternative)  # checks alternative
             eligible = rm.observed[list(map(str, rm.model_ids)).index(str(against))]
+            if not eligible.all():
+                warnings.warn(f"against: {against!r} has results on {int(eligible.sum())} of {rm.n_items} items; the "
+                              "comparison is on those items only", UserWarning, stacklevel=2)
         else:
             Precision(half_width)  # checks half_width
         n_elig = int(eligible.sum())
@@ -141,7 +150,7 @@ class SequentialRun:
         state = {
             "format": _FORMAT, "effstats_version": _version(),
             "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            "reference": _reference_info(rm, reference, format, metric),
+            "reference": _reference_info(rm, reference, format, metric, filter),
             "rule": {"kind": rule, "against": None if against is None else str(against), "alternative": alternative,
                      "half_width": float(half_width)},
             "alpha": float(alpha), "spending": spending, "initial": int(initial), "batch": int(batch),
@@ -225,7 +234,8 @@ class SequentialRun:
             out.setdefault(t, []).append(int(d))
         return {t: sorted(v) for t, v in sorted(out.items())}
 
-    def update(self, new_results: Any, *, model: str | None = None, metric: str | None = None):
+    def update(self, new_results: Any, *, model: str | None = None, metric: str | None = None,
+               duplicates: str = "last"):
         """Record the next batch's results and apply the stopping rule.
 
         Parameters
@@ -237,7 +247,9 @@ class SequentialRun:
         model : str, optional
             Which model of ``new_results`` (needed when it holds several).
         metric : str, optional
-            Per-item metric (default: the reference's).
+            Per-item metric (default, and the only one accepted: the reference's).
+        duplicates : {"last", "first", "mean", "error"}, default "last"
+            Two runs of the model in ``new_results``.
 
         Returns
         -------
@@ -247,9 +259,12 @@ class SequentialRun:
         st = self.state
         if self.stopped:
             raise ValueError(f"new_results: this run has already stopped ({st['result']['decision']}); start another")
-        new = read_results(new_results, metric=metric if metric is not None else
-                           (None if isinstance(new_results, ResponseMatrix) else st["reference"].get("metric")),
-                           name="new_results")
+        used = st["reference"].get("metric")
+        if metric is not None and used is not None and metric != used:
+            raise ValueError(f"metric: the reference models were read with metric {used!r}; the new results must be "
+                             f"scored the same way, got {metric!r}")
+        new = read_results(new_results, metric=None if isinstance(new_results, ResponseMatrix) else (metric or used),
+                           duplicates=duplicates, filter=st["reference"].get("filter"), name="new_results")
         names = list(map(str, new.model_ids))
         if model is None:
             model = st["model"] if st["model"] in names else None
@@ -271,6 +286,10 @@ class SequentialRun:
         have = pd.Series(row.values_with_nan()[0], index=ids)
         have = have[~have.index.duplicated()].dropna()
         lacking = [i for i in batch if i not in have.index]
+        earlier = set(i for lk in st["looks"] for i in lk["items"])
+        if lacking and set(have.index) <= earlier:
+            raise ValueError(f"new_results: these results were recorded at an earlier look (look "
+                             f"{len(st['looks'])} is the last); the next batch is batch {len(st['looks']) + 1:03d}")
         if lacking:
             raise ValueError(f"new_results: {len(lacking)} of the batch's {len(batch)} items have no result, e.g. "
                              f"{lacking[:3]}; run the batch's whole --samples file")
@@ -295,7 +314,7 @@ class SequentialRun:
         the decision (``decision.json``, ``decision.md``, ``looks.csv``) into ``directory``; returns the path
         of the next batch's folder, or of ``decision.md``."""
         d = output_dir(directory)
-        write_json_atomic(d / STATE, self.state)
+        # the state is written last: it says which batch is next, so that batch's files must exist first
         if not self.stopped:
             k = len(self.state["looks"]) + 1
             bdir = d / f"batch_{k:03d}"
@@ -303,15 +322,19 @@ class SequentialRun:
             if samples is not None:
                 write_json_atomic(bdir / LM_EVAL_SAMPLES, samples)
             write_text_atomic(bdir / "items.csv", pd.DataFrame({"item": self.next_items}).to_csv(index=False))
+            write_json_atomic(d / STATE, self.state)
             return bdir
         if self.result is None:
             self._replay()
         res = self.result
         write_json_atomic(d / "decision.json", self.state["result"])
         write_text_atomic(d / "looks.csv", res.trace.to_csv())
-        return write_text_atomic(d / "decision.md", self.to_markdown())
+        out = write_text_atomic(d / "decision.md", self.to_markdown())
+        write_json_atomic(d / STATE, self.state)
+        return out
 
     def to_markdown(self) -> str:
+        """The decision (or the state so far) as Markdown."""
         st, res = self.state, self.result
         rule = st["rule"]
         what = (f"{st['model']} against {rule['against']} ({rule['alternative']})" if rule["kind"] == "efficacy"
@@ -320,8 +343,9 @@ class SequentialRun:
         if res is None:
             return "\n".join(lines + ["No batch evaluated yet.", ""])
         pct = int(round(100 * res.confidence_level))
+        what_est = "Difference (new − reference)" if rule["kind"] == "efficacy" else "Score"
         lines += [f"Decision: **{res.decision}** after {res.n} of {st['max_n']} items ({len(st['looks'])} looks).",
-                  "", f"Estimate {res.estimate:.4f} (s.e. {res.standard_error:.4f}); {pct} % interval "
+                  "", f"{what_est} {res.estimate:.4f} (s.e. {res.standard_error:.4f}); {pct} % interval "
                   f"[{res.ci_low:.4f}, {res.ci_high:.4f}] (repeated confidence interval: valid at any look)."]
         if res.pvalue is not None and res.decision != "continue":
             lines.append(f"Stage-wise p-value {res.pvalue:.4g}.")
