@@ -31,16 +31,22 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def load_before():
     """The pre-rewrite IRT2PL from git history, or None."""
+    return load_irt2pl(BEFORE, "effstats/irt.py")
+
+
+def load_irt2pl(commit: str, path: str):
+    """IRT2PL of the module at ``path`` in ``commit``, loaded from git history, or None without it."""
     try:
-        src = subprocess.run(["git", "show", f"{BEFORE}:effstats/irt.py"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+        src = subprocess.run(["git", "show", f"{commit}:{path}"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
     except (OSError, subprocess.CalledProcessError):
         return None
-    path = Path(tempfile.mkdtemp()) / "_irt_before.py"
-    path.write_text(src)
-    spec = importlib.util.spec_from_file_location("effstats._irt_before", path)
+    file = Path(tempfile.mkdtemp()) / f"_irt_{commit}.py"
+    file.write_text(src)
+    # named inside the package that held the module, so that its relative imports resolve in the installed effstats
+    spec = importlib.util.spec_from_file_location(".".join(Path(path).parent.parts + (f"_irt_{commit}",)), file)
     mod = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)  # relative imports resolve inside the installed effstats package
+    spec.loader.exec_module(mod)
     return mod.IRT2PL
 
 

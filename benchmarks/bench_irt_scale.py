@@ -1,0 +1,118 @@
+"""IRT at the size users have: TinyBenchmarks and the method chooser on 90 x 80,000 binary responses, one core.
+
+Targets (issue 23, section 7): a TinyBenchmarks fit on 90 models x 80,000 items within 10 s, the method chooser
+(default candidates, with the IRT one) on 80 x 80,000 within 60 s, with the same estimates as the reference
+implementation to 1e-6. The reference is effstats/irt/_model.py at commit ``REFERENCE`` (whole-matrix steps),
+loaded from git history and fitted on the same matrices: the script prints both timings and the largest
+difference in the fitted item parameters, abilities and probabilities. It also times TinyBenchmarks' stages
+(IRT fits, k-means anchor selection) so that a MISSED verdict says where the time goes.
+
+    OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/bench_irt_scale.py [--quick] [--dims 1 2 5] [--defaults] [--chooser]
+"""
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # one core, before numpy loads its BLAS
+
+import argparse
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from effstats.datasets.simulate import simulate_responses
+from effstats.irt import IRT2PL, TinyBenchmarks
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_irt import load_irt2pl  # noqa: E402
+
+REFERENCE = "3757acb"
+TARGET_TB, TARGET_CHOOSER, TARGET_DIFF = 10.0, 60.0, 1e-6
+
+
+def timed(f):
+    t = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = f()
+    return time.perf_counter() - t, out
+
+
+def verdict(ok: bool) -> str:
+    return "OK" if ok else "MISSED"
+
+
+def compare_fits(Y: np.ndarray, dims: list[int], Ref) -> None:
+    print(f"IRT2PL on {Y.shape[0]} x {Y.shape[1]} (the validation fits' shape):")
+    print(f"{'d':>3} {'method':>6} {'reference s':>11} {'this s':>7} {'iters':>9} {'max|Δ a,b,θ|':>13} {'max|Δ P|':>9}")
+    for d in dims:
+        t_new, new = timed(lambda: IRT2PL(d).fit(Y))
+        if Ref is None:
+            print(f"{d:>3} {new.method_:>6} {'-':>11} {t_new:7.2f} {new.n_iter_:>9}")
+            continue
+        t_ref, ref = timed(lambda: Ref(d).fit(Y))
+        dpar = max(np.abs(new.a_ - ref.a_).max(), np.abs(new.b_ - ref.b_).max(), np.abs(new.theta_ - ref.theta_).max())
+        dp = np.abs(new.predict_proba() - ref.predict_proba()).max()
+        print(f"{d:>3} {new.method_:>6} {t_ref:11.2f} {t_new:7.2f} {ref.n_iter_:>4}/{new.n_iter_:<4} {dpar:13.1e} {dp:9.1e}"
+              f"  [same estimates to {TARGET_DIFF:g}] {verdict(dpar <= TARGET_DIFF and dp <= TARGET_DIFF and ref.n_iter_ == new.n_iter_)}",
+              flush=True)
+
+
+def tinybenchmarks_stages(Y: np.ndarray, **params) -> float:
+    """One TinyBenchmarks fit, timed in total and by stage (IRT fits; k-means anchors)."""
+    import effstats.irt._tinybenchmarks as tb
+
+    TinyBenchmarks._fit_cache.clear()
+    spent = {"IRT fits": 0.0, "anchor k-means": 0.0}
+
+    def clock(name, f):
+        def g(*a, **k):
+            t = time.perf_counter()
+            try:
+                return f(*a, **k)
+            finally:
+                spent[name] += time.perf_counter() - t
+        return g
+
+    fit_irt, anchors = TinyBenchmarks._fit_irt, tb._weighted_anchors
+    TinyBenchmarks._fit_irt, tb._weighted_anchors = clock("IRT fits", fit_irt), clock("anchor k-means", anchors)
+    try:
+        el, est = timed(lambda: TinyBenchmarks(100, random_state=0, **params).fit(Y))
+    finally:
+        TinyBenchmarks._fit_irt, tb._weighted_anchors = fit_irt, anchors
+    label = ", ".join(f"{k}={v}" for k, v in params.items()) or "defaults"
+    print(f"TinyBenchmarks(100, {label}) fit on {Y.shape[0]} x {Y.shape[1]}: {el:.1f} s "
+          f"(IRT fits {spent['IRT fits']:.1f} s, anchor k-means {spent['anchor k-means']:.1f} s, other "
+          f"{el - sum(spent.values()):.1f} s; d = {est.n_dims_})  [target {TARGET_TB:g} s] {verdict(el <= TARGET_TB)}", flush=True)
+    return el
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true", help="90 x 20,000 instead of 90 x 80,000")
+    ap.add_argument("--dims", type=int, nargs="*", default=[1, 2, 5], help="IRT dimensions compared with the reference")
+    ap.add_argument("--defaults", action="store_true", help="also the default TinyBenchmarks fit (dimension validated "
+                    "among 2/5/10/15: four joint-ML fits of up to 500 sweeps; many minutes)")
+    ap.add_argument("--chooser", action="store_true", help="also the method chooser on 80 x n_items (many minutes)")
+    args = ap.parse_args()
+    n_items = 20_000 if args.quick else 80_000
+    Y = simulate_responses(90, n_items, rng=0).values.astype(bool)
+    with threadpool_limits(limits=1):
+        compare_fits(Y[np.setdiff1d(np.arange(90), np.arange(0, 90, 5))].astype(float), args.dims, load_irt2pl(REFERENCE, "effstats/irt/_model.py"))
+        tinybenchmarks_stages(Y, n_dims=1)
+        if args.defaults:
+            tinybenchmarks_stages(Y)
+        if args.chooser:
+            from effstats.disco import MethodChooser
+
+            el, ch = timed(lambda: MethodChooser(random_state=0).fit(Y[:80]))
+            print(f"MethodChooser (default candidates) on 80 x {n_items}: {el:.1f} s, chose {ch.best_}  "
+                  f"[target {TARGET_CHOOSER:g} s] {verdict(el <= TARGET_CHOOSER)}")
+
+
+if __name__ == "__main__":
+    main()
