@@ -57,6 +57,12 @@ def _ascending(a):
     return bool(np.all(np.diff(np.asarray(a)) > 0))
 
 
+def _targets(split, dtype, seed):
+    """(source, target ResponseMatrix, the targets' values as ``dtype``, a random permutation of the items)."""
+    src, tgt = split
+    return src, tgt, tgt.values.astype(dtype), np.random.default_rng(seed).permutation(tgt.n_items)
+
+
 # ------------------------------------------------------------------------------------- subset estimators
 @pytest.mark.parametrize("name", list(SUBSET))
 def test_subset_estimator_reads_every_natural_array_order_alike(name, split):
@@ -100,9 +106,7 @@ def test_subset_estimator_exposes_its_items_in_one_order(name, split):
 
 @pytest.mark.parametrize("name", list(SUBSET))
 def test_subset_estimator_aligns_labelled_input_or_refuses_it(name, split):
-    src, tgt = split
-    y = tgt.values.astype(float)
-    perm = np.random.default_rng(2).permutation(tgt.n_items)
+    src, tgt, y, perm = _targets(split, float, 2)
     by_id = _fit(SUBSET[name], src)
     truth = by_id.predict(y)
     np.testing.assert_array_equal(by_id.predict(tgt.subset(items=perm)), truth)
@@ -164,9 +168,7 @@ def test_search_estimator_reads_every_natural_array_order_alike(name, split):
 
 @pytest.mark.parametrize("name", list(SEARCH))
 def test_search_estimator_aligns_labelled_input_or_refuses_it(name, split):
-    src, tgt = split
-    y = tgt.values.astype(bool)
-    perm = np.random.default_rng(4).permutation(tgt.n_items)
+    src, tgt, y, perm = _targets(split, bool, 4)
     est = _fit(SEARCH[name], src)
     items = est.select(K)
     ref = est.predict(y[:, est.selected_])
@@ -182,9 +184,7 @@ def test_search_estimator_aligns_labelled_input_or_refuses_it(name, split):
 
 @pytest.mark.parametrize("name", list(SEARCH))
 def test_simulate_after_an_array_fit_aligns_integer_columns_and_refuses_others(name, split):
-    src, tgt = split
-    y = tgt.values.astype(bool)
-    perm = np.random.default_rng(5).permutation(tgt.n_items)
+    src, tgt, y, perm = _targets(split, bool, 5)
     frame = pd.DataFrame(y[:, perm], columns=perm)  # the same responses, columns shuffled, labelled by position
     a, b = _fit(SEARCH[name], src.values.astype(bool)), _fit(SEARCH[name], src.values.astype(bool))
     ref = a.simulate(y, K)
