@@ -565,9 +565,20 @@ class HybridSearch(BaseEstimator):
         return pd.DataFrame({"n_neighbors": [g[0] for g in grid], "weight": [g[1] for g in grid], "mae": err})
 
     def cv_setting(self, budget: int) -> tuple[int, float]:
-        """The ``(n_neighbors, weight)`` cross-validated at ``budget`` items: the fitted one (``n_neighbors_``,
-        ``weight_``) at ``budget=self.budget``; at another budget the same folds are run again at that budget (once;
-        the setting is remembered), since the nearest models' vote gains on S&S as more items are evaluated."""
+        """The ``(n_neighbors, weight)`` cross-validated at ``budget`` evaluated items.
+
+        At the fitted ``budget`` it is ``(n_neighbors_, weight_)``; at another budget the same folds are run again at
+        that budget (once: the setting is remembered), since how much the nearest models' vote should count
+        changes with the number of items it is computed from.
+
+        Parameters
+        ----------
+        budget : int in [1, n_items]
+
+        Returns
+        -------
+        (n_neighbors, weight) : tuple of int and float
+        """
         check_is_fitted(self, "source_")
         n = self.source_.shape[1]
         budget = check_positive_int(budget, "budget", maximum=n)

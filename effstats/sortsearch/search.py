@@ -746,8 +746,8 @@ class SortSearch(BaseEstimator):
         """The protocol on models whose full responses are known (experiments): select, take those columns, predict.
 
         ``responses`` is the full (n_models, n_items) matrix of the new models (ndarray, ResponseMatrix, DataFrame,
-        PackedBinaryMatrix or Dask array); labelled columns are aligned to the fitted items by id; only the
-        selected columns are read.
+        PackedBinaryMatrix or Dask array); labelled columns are aligned to the fitted items by id (fitted on arrays:
+        integer column labels are item positions, other labels are refused); only the selected columns are read.
         """
         check_is_fitted(self, "order_")
         x = _align_full(self._oriented(responses), self.item_ids_, "responses", self.n_items_)
