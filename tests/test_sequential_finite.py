@@ -80,6 +80,18 @@ def test_threshold_and_precision_on_a_finite_benchmark(scores, fpc):
     assert np.mean((r.ci_low <= tau) & (r.ci_high >= tau)) >= 0.95 - 3 * _se(0.05, n)
 
 
+@pytest.mark.xfail(strict=True, reason="open: with fpc=True a binary benchmark's exact binomial test with n_eff is "
+                   "liberal in the lower tail late in the benchmark (80 % sampled), where the draw is hypergeometric: "
+                   "P(claim 'below') 0.059 at look 4 of 5 (20,000 runs), the validation CSV's one failing cell")
+def test_one_sided_threshold_on_a_binary_benchmark_with_fpc():
+    # only the count of correct items matters for binary scores: 142 of 500 (the validation grid's benchmark)
+    x = np.r_[np.ones(142), np.zeros(358)]
+    n = 20_000
+    r = SequentialEvaluator([Threshold(0.284, "below")], fpc=True, initial=100, batch=100).simulate(x, n_runs=n,
+                                                                                                    rng=5)
+    assert np.mean(r.reason == "threshold") <= 0.05 + 3 * _se(0.05, n)
+
+
 def test_validation_grid_has_finite_benchmark_cells_that_hold():
     from effstats.sequential.validation import validation_grid
 
