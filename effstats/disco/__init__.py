@@ -11,6 +11,12 @@ Rubinstein, Raible, Gubri & Oh, "DISCO: Diversifying Sample Condensation for Eff
    scikit-learn regressor (kNN, random forest, ... of Table 2), optionally after PCA, maps signatures
    of source models to their full-benchmark accuracy (:class:`DISCO`).
 
+:class:`DISCO`'s defaults are not the paper's: random items and a ridge regression, on the signature, of the
+difference between a model's score and its mean on those items (``estimate="difference"``). That setting beat
+random items with their plain mean on every benchmark effstats reads (``figures/disco_defaults.csv``); the
+paper's PDS selection with a random forest on the signature lost to them on three of five. On 0/1 correctness
+PDS and JSD select the same items (see :class:`DISCO`).
+
 Baselines under the same protocol: :class:`RandomDirect` (random subset + direct accuracy),
 :class:`AnchorCorr` (correctness clustering + weighted sum, Vivek et al. / Polo et al.),
 :class:`StratifiedHT` (SSEPY-style k-means strata on confidence + Horvitz–Thompson),
