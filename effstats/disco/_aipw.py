@@ -1,0 +1,406 @@
+"""AIPW: a random subset's mean, corrected by a regression on the source models' responses (prediction-powered).
+
+Items are the samples. An item's features are the source models' responses on it (correctness or graded
+scores, shape ``(n_source,)``); a regression ``f`` from those features to the target's response is fitted on the
+evaluated random subset and predicted on every item, and the subset's residuals ``y - f`` correct the
+prediction's mean, so the estimate stays design-unbiased however far the target is from the sources
+(Zhang, Dorner & Hardt 2025, "AIPW"; the difference estimator of survey sampling, Cochran 1977, Sect. 7.1; the
+prediction-powered mean of Angelopoulos et al. 2023 with PPI++'s power tuning, Angelopoulos, Duchi & Zrnic 2023).
+
+The estimate, per stratum ``h`` (one stratum without ``stratify``) and fold ``j`` of the sampled items
+(``n_folds`` folds, dealt at random within strata):
+
+    theta_jh = ( sum_{T_jh} y + sum_{U_h \\ T_jh} g_j + (N_h - t_jh) * mean_{S_jh}(y - g_j) ) / N_h
+
+``T_j`` is the training set (the other folds), ``S_j`` the held-out fold, ``U_h`` the stratum's ``N_h`` items,
+``g_j = lambda_j * f_j`` the power-tuned regression fitted on ``T_j`` alone. The items of ``T_j`` enter with their
+observed values (the benchmark is finite), and given ``T_j`` the fold ``S_j`` is a simple random sample of the
+other items, so every ``theta_jh`` is exactly design-unbiased for the stratum's mean and so is their average
+``theta_h`` over folds and ``theta = sum_h (N_h / N) theta_h``. ``lambda_j`` is the slope of ``y`` on cross-fitted
+predictions within ``T_j`` (its folds as inner folds), clipped to [0, 1]: PPI++'s
+``Cov(y, f) / ((1 + n/N) Var(f))`` with the ``n/N`` term dropped, since the mean of ``g`` over the other items is
+known exactly here. ``lambda = 0`` gives back the plain mean when the folds are equal in size.
+
+With ``n_folds=1`` and ``power_tuning=False`` it is Zhang et al.'s formula (one stratum),
+``mean_S(y) + (mean_{U \\ S} f - mean_S f) / (1 + n/(N - n))``, with ``f`` fitted on the items it corrects: not
+exactly unbiased (the in-sample residuals are too small).
+
+The standard error is the stratified design-based one of the cross-fitted residuals ``e = y - g``:
+``sqrt(sum_h W_h^2 (1 - n_h/N_h) s_h^2 / n_h)`` (finite-population correction included; Cochran 1977,
+Thm 5.3), and the interval is the normal (Wald) interval around the estimate.
+
+References
+----------
+Zhang, G., Dorner, F. E. & Hardt, M. (2025). How benchmark prediction from fewer data misses the mark.
+arXiv:2506.07673. Code: github.com/socialfoundations/benchmark-prediction (``benchpred/aipw.py``).
+Angelopoulos, A. N., Bates, S., Fannjiang, C., Jordan, M. I. & Zrnic, T. (2023). Prediction-powered inference.
+*Science* 382(6671), 669–674. doi:10.1126/science.adi6000.
+Angelopoulos, A. N., Duchi, J. C. & Zrnic, T. (2023). PPI++: Efficient prediction-powered inference.
+arXiv:2311.01453.
+Zrnic, T. & Candès, E. J. (2024). Cross-prediction-powered inference. *PNAS* 121(15), e2322083121.
+Cochran, W. G. (1977). *Sampling Techniques*, 3rd ed., Wiley.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import linalg
+from sklearn.base import clone, is_classifier
+
+from .._subset import _impute, _item_groups, _SubsetEstimator
+from .._validation import check_flag, check_positive, check_positive_int, check_rng
+from ._selection import select_random
+
+__all__ = ["AIPW"]
+
+
+class AIPW(_SubsetEstimator):
+    """Prediction-powered (AIPW) estimate of a target's benchmark score from a random subset of items.
+
+    A regression from the source models' responses on an item to the target's response on it is fitted on the
+    sampled items (cross-fitted over ``n_folds`` folds, so it never corrects an item it was fitted on) and
+    predicted on every item; the sampled items' residuals correct its mean (see the module docstring for the
+    formula). The estimate is design-unbiased whatever the target's distance from the sources, and never
+    worse than the plain mean by more than the cost of estimating the power-tuning ``lambda``.
+
+    Parameters
+    ----------
+    n_items : int, default=100
+        Number of items evaluated, drawn uniformly at random (the same items as :class:`RandomDirect` with the
+        same ``random_state`` and ``stratify``).
+    stratify : str or array of shape (n_items_total,), default=None
+        Item groups (a column of the source ``items`` table, or an array): equal numbers of items per group
+        (as :class:`RandomDirect`), and the estimate weights each group by its share of the items. Every group
+        needs at least one sampled item.
+    n_folds : int, default=5
+        Folds of the sampled items for cross-fitting; 1 fits and corrects on the same items (Zhang et al.'s
+        estimator, not exactly unbiased). At most ``n_items``.
+    regressor : "ridge", "logistic" or scikit-learn estimator, default="ridge"
+        The regression ``f``. ``"ridge"``: ridge regression with intercept and penalty ``alpha`` (Zhang et al.'s
+        default, ``Ridge(alpha=10)``), solved in closed form for all targets at once. ``"logistic"``:
+        ``LogisticRegression()`` (0/1 responses only). An estimator is cloned per target and fold; a
+        classifier's ``predict_proba`` of class 1 is used (0/1 responses only).
+    alpha : float, default=10.0
+        Ridge penalty (``regressor="ridge"`` only), on features in [0, 1].
+    power_tuning : bool, default=True
+        Scale the regression by ``lambda`` in [0, 1] chosen on the training folds (PPI++), which shrinks the
+        correction toward the plain mean when the predictions are poor. Needs ``n_folds >= 3``.
+    random_state : int, Generator or None, default=None
+        Draws the items, then the folds.
+
+    Attributes
+    ----------
+    selected_ : ndarray of shape (n_items,)
+        Sampled item positions, ascending.
+    selected_ids_ : Index or None
+    folds_ : ndarray of shape (n_items,)
+        Fold of each sampled item (in ``selected_`` order).
+    strata_ : ndarray of shape (n_items_total,)
+        Stratum code of every item (0 without ``stratify``); -1 for items no source model answered (outside
+        the population the estimate is about).
+    stratum_sizes_ : ndarray of shape (n_strata,)
+        Items per stratum, ``N_h``.
+    n_items_total_ : int
+
+    Notes
+    -----
+    Missing cells. A source model's missing response is replaced by the item's mean over the models that
+    answered it; items no source model answered are never drawn and are outside the estimated mean (as for
+    :class:`RandomDirect`). A target without outputs on some sampled items is estimated from the others (a
+    smaller random sample when cells are missing at random) with a ``UserWarning``; a stratum where it has
+    none is estimated by the regression alone (no design-based correction, no variance).
+
+    Validated against a plain-loop implementation with scikit-learn's ``Ridge`` (1e-10) and against Zhang et
+    al.'s formula computed by hand (``tests/test_aipw.py``).
+
+    See Also
+    --------
+    RandomDirect : the plain mean of a random subset (``power_tuning`` with ``lambda = 0``).
+    StratifiedHT : stratified Horvitz–Thompson estimate on source-difficulty strata.
+    DISCO : model-based prediction from a model signature (valid only for targets like the sources).
+
+    References
+    ----------
+    Zhang, G., Dorner, F. E. & Hardt, M. (2025). How benchmark prediction from fewer data misses the mark.
+    arXiv:2506.07673.
+    Angelopoulos, A. N., Bates, S., Fannjiang, C., Jordan, M. I. & Zrnic, T. (2023). Prediction-powered
+    inference. *Science* 382(6671), 669–674.
+    Angelopoulos, A. N., Duchi, J. C. & Zrnic, T. (2023). PPI++: Efficient prediction-powered inference.
+    arXiv:2311.01453.
+
+    Examples
+    --------
+    >>> from effstats.datasets import simulate_responses
+    >>> from effstats.disco import RandomDirect
+    >>> from effstats.disco._aipw import AIPW
+    >>> rm = simulate_responses(40, 2000, rng=0)
+    >>> src, tgt = rm.subset(models=range(30)), rm.subset(models=range(30, 40))
+    >>> est = AIPW(n_items=200, random_state=0).fit(src)
+    >>> res = est.predict_interval(tgt)
+    >>> ci = res.confidence_interval(confidence_level=0.95)
+    >>> bool(((ci.low <= tgt.accuracy()) & (tgt.accuracy() <= ci.high)).mean() >= 0.8)
+    True
+    >>> plain = RandomDirect(n_items=200, random_state=0).fit(src)
+    >>> bool((est.selected_ == plain.selected_).all())  # the same items as the plain mean
+    True
+    >>> est.n_folds, est.folds_.shape
+    (5, (200,))
+    """
+
+    _interval_kind = "design"
+
+    def __init__(self, n_items: int = 100, stratify: Any = None, n_folds: int = 5, regressor: Any = "ridge",
+                 alpha: float = 10.0, power_tuning: bool = True, random_state: Any = None) -> None:
+        self.n_items = n_items
+        self.stratify = stratify
+        self.n_folds = n_folds
+        self.regressor = regressor
+        self.alpha = alpha
+        self.power_tuning = power_tuning
+        self.random_state = random_state
+
+    def fit(self, source_outputs: Any, source_scores: Any = None, *, labels: Any = None) -> "AIPW":
+        """Draw ``n_items`` random items and keep the source models' responses as item features.
+
+        Parameters
+        ----------
+        source_outputs : ResponseMatrix, DataFrame or array
+            The source models' outputs on all items (probabilities, class ids with ``labels``, or
+            correctness / graded scores in [0, 1]); their correctness on an item is its feature vector.
+        source_scores : array of shape (n_source,), optional
+            Unused by the estimate (kept for the protocol).
+        labels : array of shape (n_items_total,), optional
+            True classes, for class ids or probabilities.
+
+        Returns
+        -------
+        self
+        """
+        src, _ = self._fit_source(source_outputs, source_scores, labels)
+        k = check_positive_int(self.n_items, "n_items")
+        k_folds = check_positive_int(self.n_folds, "n_folds", maximum=k)
+        if check_flag(self.power_tuning, "power_tuning") and k_folds < 3:
+            raise ValueError(f"power_tuning: needs n_folds >= 3 (lambda is chosen by cross-fitting within the "
+                             f"training folds), got n_folds={k_folds}; set power_tuning=False")
+        self._regressor = _check_regressor(self.regressor)
+        if self._regressor is None:
+            self._alpha = check_positive(self.alpha, "alpha")
+        rng = check_rng(self.random_state, "random_state")
+        groups = _item_groups(self.stratify, src)
+        # the same draws as RandomDirect's: its items for the same random_state
+        self._set_selected(self._select_answered(
+            lambda n, g: select_random(n, k, groups=g, rng=rng), src, groups))
+        n = src.n_items
+        pop = np.arange(n) if self._answered is None else self._answered
+        strata = np.full(n, -1)
+        strata[pop] = 0 if groups is None else pd.factorize(pd.Series(groups[pop]), sort=True)[0]
+        sizes = np.bincount(strata[pop])
+        h_sel = strata[self.selected_]
+        empty = np.flatnonzero(np.bincount(h_sel, minlength=len(sizes)) == 0)
+        if len(empty):
+            raise ValueError(f"n_items: {k} items leave {len(empty)} of the {len(sizes)} strata without a sampled "
+                             "item; the estimate needs one in every stratum (raise n_items or merge groups)")
+        y = _impute(src.correctness("source_outputs"), src.missing, src.item_means("source_outputs"))
+        # features of the sampled items (k, M), and their sums over each stratum's items (H, M): all a linear
+        # regression needs of the unsampled items
+        self._x_sel = np.ascontiguousarray(y[:, self.selected_].T)
+        self._stratum_sums = np.stack([np.bincount(strata[pop], weights=row[pop], minlength=len(sizes)) for row in y],
+                                      axis=1)
+        self._h_sel = h_sel
+        # folds dealt within strata in random order, so each fold holds about k/K items and n_h/K of every stratum
+        order = np.lexsort((rng.random(k), h_sel))
+        folds = np.empty(k, dtype=int)
+        folds[order] = (rng.integers(k_folds) + np.arange(k)) % k_folds
+        self.folds_ = folds
+        self.strata_ = strata
+        self.stratum_sizes_ = sizes
+        self._pop_features = None  # (N, M) for other regressors, built on first use
+        return self
+
+    # -- regression fits on the training items, for all targets at once
+    def _fit_f(self, X: np.ndarray, Y: np.ndarray) -> "_Fit":
+        if self._regressor is None:
+            return _RidgeFit(X, Y, self._alpha, self._stratum_sums, self.stratum_sizes_)
+        if self._pop_features is None:
+            src = self._source[0]
+            y = _impute(src.correctness("source_outputs"), src.missing, src.item_means("source_outputs"))
+            pop = self.strata_ >= 0
+            self._pop_features = (np.ascontiguousarray(y[:, pop].T), self.strata_[pop])
+        return _EstimatorFit(self._regressor, X, Y, *self._pop_features, len(self.stratum_sizes_))
+
+    def _lambda(self, X: np.ndarray, Y: np.ndarray, folds: np.ndarray) -> np.ndarray:
+        """Power-tuning lambda per target from cross-fitted predictions within one training set: the slope of y on
+        the predictions, clipped to [0, 1]; 1 when fewer than two inner folds hold items."""
+        inner = np.unique(folds)
+        if len(inner) < 2:
+            return np.ones(Y.shape[0])
+        P = np.empty_like(Y)
+        for i in inner:
+            test = folds == i
+            P[:, test] = self._fit_f(X[~test], Y[:, ~test]).at(X[test])
+        pc = P - P.mean(axis=1, keepdims=True)
+        var, cov = (pc**2).sum(axis=1), (pc * Y).sum(axis=1)
+        # a (numerically) constant prediction carries no information: lambda 0, the plain mean
+        ok = var > 1e-12 * max(1.0, Y.shape[1])
+        return np.clip(np.where(ok, cov / np.where(ok, var, 1.0), 0.0), 0.0, 1.0)
+
+    def _aipw(self, Y: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Estimates and standard errors for targets whose responses ``Y`` (T, len(idx)) are on sampled items
+        ``idx`` (positions in ``selected_``)."""
+        X, folds, h = self._x_sel[idx], self.folds_[idx], self._h_sel[idx]
+        sizes = self.stratum_sizes_.astype(float)
+        n_strata = len(sizes)
+        onehot = np.eye(n_strata)[h]  # (n, H)
+        T = Y.shape[0]
+        corrected = np.zeros((T, n_strata))
+        n_corrected = np.zeros(n_strata)
+        uncorrected = np.zeros((T, n_strata))
+        n_fits = 0
+        resid = np.zeros_like(Y)
+        k_folds = self.n_folds
+        for j in range(k_folds):
+            # one fold: fitted and corrected on the same items (the authors' estimator)
+            test = np.ones(len(idx), bool) if k_folds == 1 else folds == j
+            train = test if k_folds == 1 else ~test
+            if not test.any() or not train.any():
+                continue
+            fit = self._fit_f(X[train], Y[:, train])
+            lam = self._lambda(X[train], Y[:, train], folds[train]) if self.power_tuning else np.ones(T)
+            f_test = fit.at(X[test])
+            t_h = onehot[train].sum(axis=0)
+            m_h = onehot[test].sum(axis=0)
+            y_known = Y[:, train] @ onehot[train]
+            f_rest = fit.stratum_sums() - fit.at(X[train]) @ onehot[train]  # sum of f over U_h \ T_jh
+            with np.errstate(invalid="ignore", divide="ignore"):
+                corr = ((Y[:, test] - lam[:, None] * f_test) @ onehot[test]) / m_h
+            theta = (y_known + (sizes - t_h) * corr + lam[:, None] * f_rest) / sizes
+            corrected += np.where(m_h > 0, theta, 0.0)
+            n_corrected += m_h > 0
+            uncorrected += (y_known + f_rest) / sizes
+            n_fits += 1
+            resid[:, test] = Y[:, test] - lam[:, None] * f_test
+        n_h = onehot.sum(axis=0)
+        if n_fits == 0:  # the observed items lie in one fold: nothing to cross-fit, the plain mean
+            k, n = Y.shape[1], sizes.sum()
+            s2 = Y.var(axis=1, ddof=1) if k > 1 else np.full(T, 0.25)
+            return Y.mean(axis=1), np.sqrt(s2 / k * (1 - k / n))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            theta_h = np.where(n_corrected > 0, corrected / n_corrected, uncorrected / n_fits)
+        w = sizes / sizes.sum()
+        return theta_h @ w, np.sqrt(_stratified_variance(resid, onehot, n_h, sizes, w))
+
+    def _estimate(self, o) -> tuple[np.ndarray, np.ndarray]:
+        # predict_interval asks for the estimate and its standard error on the same outputs: computed once
+        last = getattr(self, "_last", None)
+        if last is not None and last[0] is o:
+            return last[1]
+        Y = o.correctness("target_outputs")
+        if o.missing is None:
+            out = self._aipw(Y, np.arange(Y.shape[1]))
+        else:  # each target's observed items are its sample; targets missing the same items share the fits
+            est, se = np.empty(len(Y)), np.empty(len(Y))
+            patterns, inv = np.unique(o.missing, axis=0, return_inverse=True)
+            for p, pattern in enumerate(patterns):
+                rows, idx = np.flatnonzero(inv.ravel() == p), np.flatnonzero(~pattern)
+                est[rows], se[rows] = self._aipw(Y[np.ix_(rows, idx)], idx)
+            out = (est, se)
+        self._last = (o, out)
+        return out
+
+    def _predict(self, o) -> np.ndarray:
+        return self._estimate(o)[0]
+
+    def _design_se(self, o) -> np.ndarray:
+        """Stratified design-based standard error of the cross-fitted residuals (module docstring)."""
+        return self._estimate(o)[1]
+
+
+def _stratified_variance(resid: np.ndarray, onehot: np.ndarray, n_h: np.ndarray, sizes: np.ndarray,
+                         w: np.ndarray) -> np.ndarray:
+    """``sum_h W_h^2 (1 - n_h/N_h) s_h^2 / n_h`` of residuals (T, n) in strata ``onehot`` (n, H) (Cochran 1977,
+    Thm 5.3); strata with one item borrow the pooled within-stratum variance, strata without items add 0."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean_h = (resid @ onehot) / n_h
+    mean_h = np.nan_to_num(mean_h)
+    ss_h = ((resid - mean_h @ onehot.T) ** 2) @ onehot
+    dof = np.maximum(n_h - 1, 0)
+    pooled = ss_h.sum(axis=1) / max(dof.sum(), 1)
+    s2_h = np.where(dof > 0, ss_h / np.maximum(dof, 1), pooled[:, None])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        terms = np.where(n_h > 0, w**2 * s2_h / n_h * (1 - n_h / sizes), 0.0)
+    return terms.sum(axis=1)
+
+
+def _check_regressor(regressor: Any) -> Any:
+    """None for the closed-form ridge; otherwise an unfitted scikit-learn estimator."""
+    if isinstance(regressor, str):
+        if regressor == "ridge":
+            return None
+        if regressor == "logistic":
+            from sklearn.linear_model import LogisticRegression
+
+            return LogisticRegression()
+    elif hasattr(regressor, "fit") and (hasattr(regressor, "predict") or hasattr(regressor, "predict_proba")):
+        return regressor
+    raise ValueError(f"regressor: expected 'ridge', 'logistic' or a scikit-learn estimator, got {regressor!r}")
+
+
+class _Fit:
+    """A regression fitted on training items for every target: predictions at items, sums over strata."""
+
+    def at(self, Xq: np.ndarray) -> np.ndarray:  # (q, M) -> (T, q)
+        raise NotImplementedError
+
+    def stratum_sums(self) -> np.ndarray:  # (T, H): sum of f over every item of each stratum
+        raise NotImplementedError
+
+
+class _RidgeFit(_Fit):
+    """Ridge with an unpenalised intercept (scikit-learn's ``Ridge(alpha)``), all targets in one thin SVD of the
+    centred features (as cheap with more items than features as with fewer)."""
+
+    def __init__(self, X: np.ndarray, Y: np.ndarray, alpha: float, sums: np.ndarray, sizes: np.ndarray) -> None:
+        mu, ybar = X.mean(axis=0), Y.mean(axis=1)
+        u, s, vt = linalg.svd(X - mu, full_matrices=False)
+        B = vt.T @ ((s / (s**2 + alpha))[:, None] * (u.T @ (Y - ybar[:, None]).T))
+        self.B, self.a = B, ybar - mu @ B  # (M, T), (T,)
+        self._sums, self._sizes = sums, sizes
+
+    def at(self, Xq: np.ndarray) -> np.ndarray:
+        return (Xq @ self.B).T + self.a[:, None]
+
+    def stratum_sums(self) -> np.ndarray:
+        # a linear f: its sum over a stratum is f at the stratum's feature sum
+        return (self._sums @ self.B).T + np.outer(self.a, self._sizes)
+
+
+class _EstimatorFit(_Fit):
+    """Any scikit-learn estimator, cloned and fitted per target; predicted on every item for the sums."""
+
+    def __init__(self, regressor: Any, X: np.ndarray, Y: np.ndarray, pop_x: np.ndarray, pop_h: np.ndarray,
+                 n_strata: int) -> None:
+        self._models = []
+        classify = is_classifier(regressor)
+        for y in Y:
+            if classify and not np.isin(y, (0.0, 1.0)).all():
+                raise ValueError("regressor: a classifier needs 0/1 target responses; use 'ridge' or a regressor "
+                                 "for graded scores")
+            # a training set with one response value: the constant (a classifier cannot be fitted on one class)
+            self._models.append(float(y[0]) if np.ptp(y) == 0 else clone(regressor).fit(X, y))
+        self._classify, self._pop_x, self._pop_h, self._n_strata = classify, pop_x, pop_h, n_strata
+
+    def _one(self, model: Any, Xq: np.ndarray) -> np.ndarray:
+        if isinstance(model, float):
+            return np.full(len(Xq), model)
+        if self._classify:
+            return model.predict_proba(Xq)[:, list(model.classes_).index(1.0)]
+        return np.asarray(model.predict(Xq), dtype=float)
+
+    def at(self, Xq: np.ndarray) -> np.ndarray:
+        return np.stack([self._one(m, Xq) for m in self._models])
+
+    def stratum_sums(self) -> np.ndarray:
+        return np.stack([np.bincount(self._pop_h, weights=self._one(m, self._pop_x), minlength=self._n_strata)
+                         for m in self._models])

@@ -1,0 +1,247 @@
+"""AIPW / prediction-powered estimate (effstats.disco._aipw): a plain-loop reimplementation, Monte-Carlo design
+unbiasedness and coverage for a target better than every source, CIFAR-10 against the plain mean, and Zhang,
+Dorner & Hardt's (2025) formula on a tiny example by hand."""
+from __future__ import annotations
+
+import doctest
+import time
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.dummy import DummyRegressor
+from sklearn.linear_model import LogisticRegression, Ridge
+
+from effstats.datasets import simulate_responses
+from effstats.disco import RandomDirect
+from effstats.disco import _aipw
+from effstats.disco._aipw import AIPW
+from effstats.exceptions import NotFittedError
+
+
+# ----------------------------------------------------------------------------- brute force
+def _brute_force(est, X, y, observed, make):
+    """One target, written as plainly as possible: ``X`` (N, M) features of every item, ``y`` (N,) the target's
+    responses, ``observed`` the positions in ``selected_`` it has outputs on, ``make()`` a fresh regressor."""
+    sel, folds, strata = est.selected_, est.folds_, est.strata_
+    K = est.n_folds
+
+    def fit(pos):
+        if len(set(y[sel[pos]])) == 1:  # one response value (a classifier cannot be fitted): that constant
+            return DummyRegressor().fit(X[sel[pos]], y[sel[pos]])
+        return make().fit(X[sel[pos]], y[sel[pos]])
+
+    def f(model, items):
+        if hasattr(model, "predict_proba"):
+            return model.predict_proba(X[items])[:, 1]
+        return model.predict(X[items])
+
+    corrected = {h: [] for h in np.unique(strata)}
+    uncorrected = {h: [] for h in np.unique(strata)}
+    resid = {}
+    for j in range(K):
+        test = list(observed) if K == 1 else [p for p in observed if folds[p] == j]
+        train = list(observed) if K == 1 else [p for p in observed if folds[p] != j]
+        if not test or not train:
+            continue
+        model = fit(train)
+        lam = 1.0
+        if est.power_tuning:
+            inner = sorted({folds[p] for p in train})
+            pred = {}
+            for i in inner:
+                m = fit([p for p in train if folds[p] != i])
+                for p in train:
+                    if folds[p] == i:
+                        pred[p] = f(m, [sel[p]])[0]
+            P = np.array([pred[p] for p in train])
+            Y = np.array([y[sel[p]] for p in train])
+            lam = float(np.clip(np.sum((P - P.mean()) * (Y - Y.mean())) / np.sum((P - P.mean()) ** 2), 0, 1))
+        for h in corrected:
+            U_h = [i for i in range(len(strata)) if strata[i] == h]
+            T_h = [sel[p] for p in train if strata[sel[p]] == h]
+            S_h = [sel[p] for p in test if strata[sel[p]] == h]
+            rest = [i for i in U_h if i not in T_h]
+            known = sum(y[i] for i in T_h)
+            f_rest = f(model, rest).sum()
+            uncorrected[h].append((known + f_rest) / len(U_h))
+            if S_h:
+                correction = np.mean([y[i] - lam * f(model, [i])[0] for i in S_h])
+                corrected[h].append((known + len(rest) * correction + lam * f_rest) / len(U_h))
+        for p in test:
+            resid[p] = y[sel[p]] - lam * f(model, [sel[p]])[0]
+    n_pop = (strata >= 0).sum()
+    est_value, var = 0.0, 0.0
+    for h in corrected:
+        N_h = (strata == h).sum()
+        W_h = N_h / n_pop
+        est_value += W_h * np.mean(corrected[h] if corrected[h] else uncorrected[h])
+        e = [resid[p] for p in observed if strata[sel[p]] == h]
+        assert len(e) >= 2, "the test data give every stratum two observed items"
+        var += W_h**2 * np.var(e, ddof=1) / len(e) * (1 - len(e) / N_h)
+    return est_value, np.sqrt(var)
+
+
+CASES = {
+    "srs, tuned": dict(),
+    "srs, untuned": dict(power_tuning=False),
+    "one fold (the authors')": dict(n_folds=1, power_tuning=False),
+    "stratified, tuned, 4 folds": dict(stratify=np.arange(90) % 3, n_folds=4),
+    "leave one out, untuned": dict(n_folds=30, power_tuning=False),
+}
+
+
+@pytest.mark.parametrize("graded", [False, True], ids=["binary", "graded"])
+@pytest.mark.parametrize("case", list(CASES), ids=list(CASES))
+def test_matches_brute_force(case, graded):
+    rng = np.random.default_rng(7)
+    if graded:  # graded scores in [0, 1]
+        src = rng.uniform(size=(8, 90)) ** rng.uniform(0.3, 3, size=(8, 1))
+        tgt = np.clip(src[:3] + rng.normal(0, 0.2, (3, 90)), 0, 1)
+    else:
+        src = (rng.uniform(size=(8, 90)) < np.linspace(0.2, 0.8, 90)).astype(float)
+        tgt = (rng.uniform(size=(3, 90)) < np.linspace(0.4, 0.95, 90)).astype(float)
+    est = AIPW(n_items=30, random_state=3, **CASES[case]).fit(src)
+    tgt_missing = tgt.copy()
+    tgt_missing[2, est.selected_[[1, 5]]] = np.nan  # a target without two sampled items: estimated from the rest
+    with pytest.warns(UserWarning, match="2 cells missing on 2 of the 30 selected items"):
+        res = est.predict_interval(tgt_missing)
+    for t in range(3):
+        observed = np.arange(30) if t < 2 else np.setdiff1d(np.arange(30), [1, 5])
+        want = _brute_force(est, src.T, tgt[t], observed, lambda: Ridge(alpha=10.0))
+        np.testing.assert_allclose([res.statistic[t], res.standard_error[t]], want, rtol=0, atol=1e-10)
+    assert np.array_equal(res.statistic[:2], est.predict(tgt[:2]))
+
+
+def test_logistic_regressor_matches_brute_force():
+    rng = np.random.default_rng(8)
+    src = (rng.uniform(size=(6, 60)) < np.linspace(0.2, 0.8, 60)).astype(float)
+    tgt = (rng.uniform(size=(2, 60)) < np.linspace(0.5, 0.95, 60)).astype(float)
+    est = AIPW(n_items=24, n_folds=3, regressor="logistic", random_state=1).fit(src)
+    res = est.predict_interval(tgt)
+    for t in range(2):
+        want = _brute_force(est, src.T, tgt[t], np.arange(24), LogisticRegression)
+        np.testing.assert_allclose([res.statistic[t], res.standard_error[t]], want, rtol=0, atol=1e-10)
+
+
+# ----------------------------------------------------------------------------- the authors' formula by hand
+def test_authors_formula_by_hand():
+    # Zhang, Dorner & Hardt (2025), benchpred/aipw.py: Ridge(alpha=10) fitted on the sample S, then
+    #   mean_S(y) + (mean_rest(f) - mean_S(f)) / (1 + n / N_rest).
+    # Two identical source models (features x, x) on 6 items; random_state=4 samples items 0, 2, 4.
+    x = np.array([1, 1, 0, 1, 0, 0], dtype=float)
+    y = np.array([[1, 1, 1, 1, 0, 1]], dtype=float)
+    est = AIPW(n_items=3, n_folds=1, power_tuning=False, random_state=4).fit(np.vstack([x, x]))
+    assert est.selected_.tolist() == [0, 2, 4]
+    # On S: x = (1, 0, 0), y = (1, 1, 0); centred x = (2/3, -1/3, -1/3), y = (1/3, 1/3, -2/3).
+    # Both coefficients b = sum(xc yc) / (2 sum(xc^2) + alpha) = (1/3) / (4/3 + 10) = 1/34, f(x) = 2/3 + 2b (x - 1/3).
+    # mean_rest(x) = 2/3, mean_S(x) = 1/3: mean_rest(f) - mean_S(f) = 2b / 3 = 1/51; n = N_rest = 3:
+    #   2/3 + (1/51) / 2 = 23/34.
+    assert est.predict(y)[0] == pytest.approx(23 / 34, abs=1e-12)
+
+
+# ----------------------------------------------------------------------------- design validity, out of range
+def test_unbiased_and_covers_for_a_target_beyond_every_source():
+    # 30 sources with abilities in [-1.5, 0.5] (accuracy 0.30-0.63) and a target at 2.5 (0.89): far out of range
+    ability = np.r_[np.linspace(-1.5, 0.5, 30), 2.5][:, None]
+    rm = simulate_responses(31, 1000, ability=ability, rng=1)
+    src, tgt = rm.subset(models=range(30)), rm.subset(models=[30])
+    truth = float(tgt.accuracy().iloc[0])
+    assert truth > src.accuracy().max() + 0.2
+    n_rep = 1500
+    est, covered, plain = np.empty(n_rep), np.empty(n_rep, bool), np.empty(n_rep)
+    start = time.perf_counter()
+    for r in range(n_rep):
+        fitted = AIPW(100, random_state=r).fit(src)
+        res = fitted.predict_interval(tgt)
+        ci = res.confidence_interval(confidence_level=0.95)
+        est[r], covered[r] = res.statistic[0], ci.low[0] <= truth <= ci.high[0]
+        plain[r] = tgt.values[0, fitted.selected_].mean()  # RandomDirect's estimate on the same items
+    mcse = est.std(ddof=1) / np.sqrt(n_rep)
+    bias, cov = est.mean() - truth, covered.mean()
+    print(f"\nAIPW out of range: bias {bias:+.5f} (MC s.e. {mcse:.5f}), 95% coverage {cov:.4f}, sd {est.std():.4f} "
+          f"(plain mean sd {plain.std():.4f}), {time.perf_counter() - start:.1f} s")
+    assert abs(bias) < 3 * mcse
+    assert abs(cov - 0.95) < 3 * np.sqrt(0.95 * 0.05 / n_rep)
+
+
+# ----------------------------------------------------------------------------- in range: CIFAR-10
+@pytest.fixture(scope="module")
+def cifar10():
+    from effstats.datasets import load_cifar10_predictions
+
+    try:
+        return load_cifar10_predictions(domains="cifar10")
+    except (FileNotFoundError, OSError) as exc:
+        pytest.skip(f"CIFAR-10 predictions not available: {exc}")
+
+
+@pytest.mark.parametrize("n_items", [50, 100, 400])
+def test_cifar10_in_range_not_worse_than_the_plain_mean(cifar10, n_items):
+    acc = cifar10.accuracy().to_numpy()
+    mae = {"aipw": [], "plain": []}
+    for seed in range(12):  # random model splits: 20 sources, 10 targets like them
+        perm = np.random.default_rng(seed).permutation(len(acc))
+        src, tgt = cifar10.subset(models=perm[:20]), cifar10.subset(models=perm[20:])
+        a = AIPW(n_items, random_state=seed).fit(src)
+        p = RandomDirect(n_items, random_state=seed).fit(src)
+        assert np.array_equal(a.selected_, p.selected_)  # the same items
+        mae["aipw"].append(100 * np.abs(a.predict(tgt) - acc[perm[20:]]).mean())
+        mae["plain"].append(100 * np.abs(p.predict(tgt) - acc[perm[20:]]).mean())
+    m = {k: (np.mean(v), np.std(v, ddof=1)) for k, v in mae.items()}
+    print(f"\nCIFAR-10, {n_items} items, 12 splits: MAE AIPW {m['aipw'][0]:.3f} ± {m['aipw'][1]:.3f}, "
+          f"plain mean {m['plain'][0]:.3f} ± {m['plain'][1]:.3f} points (mean ± sd over splits)")
+    assert m["aipw"][0] <= m["plain"][0]
+
+
+# ----------------------------------------------------------------------------- protocol and arguments
+@pytest.fixture(scope="module")
+def small():
+    rm = simulate_responses(24, 300, rng=2)
+    return rm.subset(models=range(18)), rm.subset(models=range(18, 24))
+
+
+def test_docstring_examples():
+    failed, attempted = doctest.testmod(_aipw, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert attempted > 0 and failed == 0
+
+
+def test_protocol(small):
+    src, tgt = small
+    est = AIPW(40, random_state=0)
+    with pytest.raises(NotFittedError, match="AIPW"):
+        est.predict(tgt)
+    assert est.fit(src) is est
+    assert est.folds_.shape == (40,) and np.bincount(est.folds_).tolist() == [8] * 5
+    twin = clone(est).fit(src)
+    assert np.array_equal(twin.predict(tgt), est.predict(tgt))
+    # aligned by item id: a DataFrame of the selected items in shuffled column order gives the same estimate
+    frame = tgt.to_frame()
+    cols = np.random.default_rng(0).permutation(frame.columns)
+    np.testing.assert_allclose(est.predict(frame[cols]), est.predict(tgt), atol=1e-12)
+    frame = est.predict_interval(tgt).to_frame(confidence_level=0.9)
+    assert list(frame.columns) == ["estimate", "standard_error", "low", "high"]
+    assert ((frame.low <= frame.estimate) & (frame.estimate <= frame.high)).all()
+
+
+@pytest.mark.parametrize("kw, match", [
+    (dict(n_folds=2), "power_tuning: needs n_folds >= 3"),
+    (dict(n_folds=0), "n_folds: expected an integer in"),
+    (dict(n_folds=41), "n_folds: expected an integer in"),
+    (dict(alpha=-1.0), "alpha: expected a number > 0"),
+    (dict(regressor="lasso"), "regressor: expected 'ridge', 'logistic'"),
+    (dict(power_tuning="yes"), "power_tuning: expected True or False"),
+    (dict(n_items=2, stratify=np.arange(300) % 3, n_folds=1, power_tuning=False), "n_items: 2 items leave 1 of the 3"),
+])
+def test_bad_arguments(small, kw, match):
+    src, _ = small
+    with pytest.raises(ValueError, match=match):
+        AIPW(**{"n_items": 40, **kw}).fit(src)
+
+
+def test_classifier_needs_binary_responses(small):
+    src, tgt = small
+    est = AIPW(40, regressor="logistic", random_state=0).fit(src)
+    graded = np.full((1, 40), 0.5)
+    with pytest.raises(ValueError, match="regressor: a classifier needs 0/1"):
+        est.predict(graded)
