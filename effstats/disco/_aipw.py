@@ -62,8 +62,8 @@ class AIPW(_SubsetEstimator):
     A regression from the source models' responses on an item to the target's response on it is fitted on the
     sampled items (cross-fitted over ``n_folds`` folds, so it never corrects an item it was fitted on) and
     predicted on every item; the sampled items' residuals correct its mean (see the module docstring for the
-    formula). The estimate is design-unbiased whatever the target's distance from the sources, and never
-    worse than the plain mean by more than the cost of estimating the power-tuning ``lambda``.
+    formula). The estimate is design-unbiased whatever the target's distance from the sources; power tuning
+    shrinks the correction toward the plain mean when the regression predicts the target poorly.
 
     Parameters
     ----------
@@ -217,6 +217,7 @@ class AIPW(_SubsetEstimator):
         self.strata_ = strata
         self.stratum_sizes_ = sizes
         self._pop_features = None  # (N, M) for other regressors, built on first use
+        self._last = None  # estimates of the last target outputs (a refit must not reuse them)
         return self
 
     # -- regression fits on the training items, for all targets at once
