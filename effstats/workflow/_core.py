@@ -20,10 +20,10 @@ from ._io import (content_hash, default_metric, detect_format, output_dir, read_
 
 __all__ = ["METHODS", "Selection", "Estimate", "select", "estimate", "allocate_budget"]
 
-METHODS = ("auto", "hybrid", "sortsearch", "disco", "tinybenchmarks", "anchor", "stratified", "random")
+METHODS = ("sortsearch", "aipw", "auto", "hybrid", "disco", "tinybenchmarks", "anchor", "stratified", "random")
 # methods whose estimate is design-based (a random or stratified sample of the task's items): the tasks' errors
 # are independent, so their variances add; model-based errors of one model may share a sign across tasks
-_DESIGN = {"sortsearch", "stratified", "random", "all"}
+_DESIGN = {"sortsearch", "aipw", "stratified", "random", "all"}
 MANIFEST = "manifest.json"
 LM_EVAL_SAMPLES = "lm_eval_samples.json"
 _FORMAT = "effstats.manifest/1"
@@ -116,6 +116,10 @@ def _estimator(method: str, budget: int, seed: int, rm: ResponseMatrix):
         return StratifiedHT(budget, n_strata=max(1, min(10, budget // 2)), random_state=seed)
     if method == "random":
         return RandomDirect(budget, random_state=seed)
+    if method == "aipw":  # power tuning needs three folds of the sampled items
+        from ..disco._aipw import AIPW
+
+        return AIPW(budget, n_folds=min(5, budget), power_tuning=budget >= 3, random_state=seed)
     return MethodChooser(_auto_candidates(rm, budget), n_items=budget, n_splits=folds, random_state=seed)
 
 
@@ -426,11 +430,15 @@ def select(reference: Any, budget: int | None = None, *, method: str = "sortsear
         wide CSV/Parquet table of item scores (see :func:`read_results`), or a ResponseMatrix.
     budget : int, optional
         Items to evaluate the new model on (all tasks together). Give this or ``target_error``.
-    method : {"sortsearch", "auto", "hybrid", "disco", "tinybenchmarks", "anchor", "stratified", "random"}
+    method : {"sortsearch", "aipw", "auto", "hybrid", "disco", "tinybenchmarks", "anchor", "stratified", "random"}
         ``"sortsearch"`` (the default): Sort & Search's order with one random item per equal cell (a stratified
         random sample: design-unbiased estimate and interval whatever the new model, also one better than every
-        reference model). The model-based methods fit the reference models and their intervals (cross-validated
-        over the reference models) assume the new model resembles them: ``"hybrid"``: Sort & Search corrected by
+        reference model). ``"aipw"``: random items and a ridge regression from the reference models' outputs on
+        each item to the new model's, corrected by its cross-fitted residuals on the sampled items (augmented inverse
+        probability weighting / prediction-powered inference: design-unbiased too, and more precise where the
+        references predict the new model; :class:`~effstats.disco.AIPW`). The model-based methods fit the reference
+        models and their intervals (cross-validated over the reference models) assume the new model resembles
+        them: ``"hybrid"``: Sort & Search corrected by
         the nearest reference models (:class:`~effstats.sortsearch.HybridSearch`); ``"disco"``: items the models
         disagree on most and a signature regressor (:class:`~effstats.disco.DISCO`); ``"tinybenchmarks"``:
         anchor items + gp-IRT (:class:`~effstats.irt.TinyBenchmarks`); ``"anchor"``: anchor items with weights
