@@ -521,6 +521,14 @@ def cases() -> list[Case]:
         A("source_scores", UNIT + SHORT0, skip=("none",), expect={"above-1": MAY, "below-0": MAY}), A("labels", ARRAY + SHORT0 + [("out-of-range", FAIL, lambda v, r: v + NC)], skip=("none",))]))
     add(Case("DISCO.predict", "disco", lambda kw: fitted_once(DIS, PRM(), n_items=5, predictor="knn", pca=None).predict(**kw), lambda: dict(target_outputs=P()[:3]), [
         A("target_outputs", PROBA + [("selected-only", MAY, lambda v, r: v[:, :5])])]))  # bare arrays may hold the selected items only
+    add(Case("DISCO.predict_interval", "disco", lambda kw: fitted_once(DIS, PRM(), n_items=5, predictor="knn", pca=None).predict_interval(**kw),
+             lambda: dict(target_outputs=P()[:3], n_splits=3), [
+        A("target_outputs", PROBA + [("selected-only", MAY, lambda v, r: v[:, :5])]), A("n_splits", INT, skip=("huge",))]))
+    add(Case("AIPW.fit", "disco", est_fit(DC + "AIPW", ("n_items", "n_folds", "random_state")),
+             lambda: dict(source_outputs=X(), n_items=8, n_folds=3, random_state=0), [
+        A("source_outputs", BINARY, expect={"half": MAY}), A("n_items", INT), A("n_folds", INT), A("random_state", RNG)]))
+    add(Case("AIPW.predict_interval", "disco", lambda kw: fitted_once(DC + "AIPW", None, n_items=8, n_folds=3).predict_interval(**kw),
+             lambda: dict(target_outputs=X()[:3]), [A("target_outputs", BN, expect={"half": MAY})]))
     for est in ("RandomDirect", "AnchorCorr", "StratifiedHT", "SortSearchDirect"):
         extra = {"n_strata": 2} if est == "StratifiedHT" else {}
         half = {"half": MAY} if est != "SortSearchDirect" else {}  # scores in [0, 1] are valid outputs except for Sort & Search

@@ -61,7 +61,7 @@ def test_sortsearch_order_is_the_observed_fraction_correct():
 def test_disco_selects_by_observed_disagreement():
     y = irt_matrix()
     miss = mcar(y.shape, 0.15)
-    est = fit_quiet(DISCO(20, signature="correctness", pca=None, random_state=0), np.where(miss, np.nan, y.astype(float)))
+    est = fit_quiet(DISCO(20, selection="pds", signature="correctness", pca=None, random_state=0), np.where(miss, np.nan, y.astype(float)))
     # brute force: each item's PDS / JSD over the models that answered it (correctness as a 2-class distribution)
     def score(j, measure):
         col = y[~miss[:, j], j:j + 1].astype(float)

@@ -49,6 +49,7 @@ from .._subset import (
     align_items,
     prediction_metrics,
 )
+from ._aipw import AIPW
 from ._baselines import AnchorCorr, RandomDirect, SortSearchDirect, StratifiedHT
 from ._estimator import DISCO
 from ._predictors import PREDICTORS, make_predictor
@@ -78,6 +79,7 @@ __all__ = [
     "PREDICTORS",
     "DISCO",
     "RandomDirect",
+    "AIPW",
     "AnchorCorr",
     "StratifiedHT",
     "SortSearchDirect",

@@ -158,8 +158,8 @@ class _TaskFit:
 
     @property
     def design_based(self) -> bool:
-        if self.method == "auto":
-            return self.chosen in ("random + direct", "SSEPY strata + HT")
+        if self.method == "auto":  # the chooser's design-based candidates: random or stratified samples
+            return self.chosen in ("random + direct", "AIPW + ridge", "SSEPY strata + HT", "Sort & Search")
         return self.method in _DESIGN
 
     def predict(self, new: ResponseMatrix):
