@@ -173,12 +173,21 @@ class _TaskFit:
         return self.est.predict_interval(new)
 
 
+# Anchor items come from k-means over the items, which takes minutes beyond this many items a task (90 % of a
+# tinyBenchmarks fit on 80,000 items, benchmarks/bench_irt_scale.py); "auto" leaves those candidates out there.
+ANCHOR_MAX_ITEMS = 20_000
+
+
 def _auto_candidates(rm: ResponseMatrix, budget: int) -> dict:
-    """``MethodChooser``'s default candidates, sized for a task's budget (strata of at least two items)."""
+    """``MethodChooser``'s default candidates, sized for a task's budget (strata of at least two items), without the
+    anchor-point candidates on tasks of more than ``ANCHOR_MAX_ITEMS`` items."""
     from ..disco import default_candidates
 
     binary = rm.kind == "binary" or rm.labels is not None
-    cands = default_candidates(budget, binary=binary, probabilities=rm.probabilities is not None)
+    cands = default_candidates(budget, binary=binary, probabilities=rm.probabilities is not None,
+                               irt=rm.n_items <= ANCHOR_MAX_ITEMS)
+    if rm.n_items > ANCHOR_MAX_ITEMS:
+        cands.pop("anchor-corr + weighted", None)
     for est in cands.values():
         if "n_strata" in est.get_params():
             est.set_params(n_strata=max(1, min(est.get_params()["n_strata"], budget // 2)))
@@ -445,7 +454,9 @@ def select(reference: Any, budget: int | None = None, *, method: str = "sortsear
         (:class:`~effstats.disco.AnchorCorr`); ``"stratified"``: confidence strata + Horvitz–Thompson
         (:class:`~effstats.disco.StratifiedHT`); ``"random"``: random items and their mean
         (:class:`~effstats.disco.RandomDirect`); ``"auto"``: the candidate with the smallest cross-validated error
-        on the reference models (:class:`~effstats.disco.MethodChooser`), in each task.
+        on the reference models (:class:`~effstats.disco.MethodChooser`), in each task; on tasks of more than
+        20,000 items without the anchor-point candidates (tinyBenchmarks, anchor-corr), whose k-means over the
+        items takes minutes there.
     target_error : float, optional
         Instead of ``budget``: the smallest budget (from ``budgets``) whose cross-validated mean absolute error on
         the reference models, in percentage points, is at most this. The curve it used is kept in
