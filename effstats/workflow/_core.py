@@ -286,10 +286,17 @@ class Selection:
         return {t: sorted(v) for t, v in sorted(out.items())}
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per chosen item: ``task`` and ``doc_id``."""
+        """The chosen items.
+
+        Returns
+        -------
+        DataFrame
+            Indexed by item id, columns ``task`` and ``doc_id`` (-1 where the id names no lm-eval document).
+        """
         return self.item_info.reindex(self.items).copy()
 
     def to_dict(self) -> dict:
+        """The manifest as written to ``manifest.json`` (plain JSON types)."""
         return {
             "format": _FORMAT,
             "effstats_version": self.effstats_version,
@@ -310,7 +317,16 @@ class Selection:
     def save(self, directory: str | Path) -> Path:
         """Write ``manifest.json`` and (for lm-eval documents) ``lm_eval_samples.json`` into ``directory``.
 
-        Both are written atomically. Returns the manifest's path.
+        Parameters
+        ----------
+        directory : path
+            Created if needed; each file is written to a temporary file and renamed, so an interrupted save leaves
+            the previous files whole.
+
+        Returns
+        -------
+        Path
+            The manifest's path.
         """
         d = output_dir(directory)
         samples = self.lm_eval_samples
@@ -320,7 +336,19 @@ class Selection:
 
     @classmethod
     def load(cls, directory: str | Path) -> "Selection":
-        """Read a selection saved by :meth:`save` (a folder holding ``manifest.json``, or the file itself)."""
+        """Read a selection saved by :meth:`save`.
+
+        Parameters
+        ----------
+        directory : path
+            The folder holding ``manifest.json``, or the file itself.
+
+        Returns
+        -------
+        Selection
+            Without the fitted estimators: :func:`estimate` refits them from the reference data, checked against the
+            manifest's content hash.
+        """
         p, m = read_saved(directory, MANIFEST, _FORMAT, "manifest")
         try:
             items = pd.Index(m["items"], name="item")
@@ -751,7 +779,19 @@ class Estimate:
                             index=self.model_ids)
 
     def to_frame(self, confidence_level: float = 0.95) -> pd.DataFrame:
-        """One row per new model: estimate, standard error, interval, rank and rank interval, items used."""
+        """The estimates, one row per new model.
+
+        Parameters
+        ----------
+        confidence_level : float, default 0.95
+
+        Returns
+        -------
+        DataFrame
+            ``estimate``, ``standard_error``, ``low``, ``high`` (the score interval), ``rank``, ``rank_low``,
+            ``rank_high`` (the rank interval, 1 = best), ``of`` (the ranked models), ``n_items`` (chosen items with a
+            result), ``n_missing`` (chosen items without one).
+        """
         ci = self.confidence_interval(confidence_level)
         out = pd.DataFrame({"estimate": self.statistic, "standard_error": self.standard_error, "low": ci.low,
                             "high": ci.high}, index=self.model_ids)
@@ -762,7 +802,18 @@ class Estimate:
         return out
 
     def tasks(self, confidence_level: float = 0.95) -> pd.DataFrame:
-        """One row per (new model, task): the task's estimate, standard error, interval and items used."""
+        """The estimates per task.
+
+        Parameters
+        ----------
+        confidence_level : float, default 0.95
+
+        Returns
+        -------
+        DataFrame
+            Indexed by (model, task): ``weight`` (the task's weight in the whole-benchmark score), ``estimate``,
+            ``standard_error``, ``low``, ``high``, ``n_items`` (chosen items with a result), ``n_chosen``.
+        """
         rows = []
         for p in self._parts:
             ci = p.result.confidence_interval(confidence_level)
@@ -807,7 +858,20 @@ class Estimate:
         return self.to_frame().to_html(float_format=lambda x: f"{x:.4f}")
 
     def save(self, directory: str | Path, confidence_level: float = 0.95) -> dict[str, Path]:
-        """Write ``estimate.csv``, ``tasks.csv``, ``estimate.md`` and ``estimate.html`` into ``directory``."""
+        """Write the report: ``estimate.csv`` (:meth:`to_frame`), ``tasks.csv`` (:meth:`tasks`), ``estimate.md``
+        (:meth:`to_markdown`) and ``estimate.html``, each atomically.
+
+        Parameters
+        ----------
+        directory : path
+            Created if needed.
+        confidence_level : float, default 0.95
+
+        Returns
+        -------
+        dict
+            ``{"csv", "tasks", "markdown", "html"}`` -> the paths written.
+        """
         d = output_dir(directory)
         confidence_level = check_confidence_level(confidence_level)
         frame, tasks = self.to_frame(confidence_level), self.tasks(confidence_level)
