@@ -57,6 +57,22 @@ def item_tasks(rm: ResponseMatrix) -> pd.DataFrame:
     return pd.DataFrame({"task": task, "doc_id": doc}, index=rm.item_ids)
 
 
+def samples_by_task(tasks: Any, doc_ids: Any) -> dict[str, list[int]] | None:
+    """``{task: [doc_id, ...]}`` (tasks and documents sorted), lm-eval's ``--samples`` document, for items given by
+    their tasks and document indices; None when some item names no document (``doc_id`` -1)."""
+    out: dict[str, list[int]] = {}
+    for t, d in zip(tasks, doc_ids):
+        if d < 0:
+            return None
+        out.setdefault(str(t), []).append(int(d))
+    return {t: sorted(v) for t, v in sorted(out.items())}
+
+
+def _strata(budget: int, n_strata: int = 10) -> int:
+    """Strata of at least two items: one item a stratum gives no variance estimate."""
+    return max(1, min(n_strata, budget // 2))
+
+
 def allocate_budget(sizes: pd.Series, budget: int, minimum: int = 2) -> pd.Series:
     """Split ``budget`` items over tasks in proportion to their sizes (largest remainders), each task getting
     at least ``min(minimum, size)`` and at most its size.
@@ -112,8 +128,8 @@ def _estimator(method: str, budget: int, seed: int, rm: ResponseMatrix):
         return TinyBenchmarks(budget, n_dims=1, random_state=seed)
     if method == "anchor":
         return AnchorCorr(budget, random_state=seed)
-    if method == "stratified":  # strata of at least two items: one item gives no variance estimate
-        return StratifiedHT(budget, n_strata=max(1, min(10, budget // 2)), random_state=seed)
+    if method == "stratified":
+        return StratifiedHT(budget, n_strata=_strata(budget), random_state=seed)
     if method == "random":
         return RandomDirect(budget, random_state=seed)
     if method == "aipw":  # power tuning needs three folds of the sampled items
@@ -190,7 +206,7 @@ def _auto_candidates(rm: ResponseMatrix, budget: int) -> dict:
         cands.pop("anchor-corr + weighted", None)
     for est in cands.values():
         if "n_strata" in est.get_params():
-            est.set_params(n_strata=max(1, min(est.get_params()["n_strata"], budget // 2)))
+            est.set_params(n_strata=_strata(budget, est.get_params()["n_strata"]))
     return cands
 
 
@@ -278,12 +294,7 @@ class Selection:
     def lm_eval_samples(self) -> dict[str, list[int]] | None:
         """``{task: [doc_id, ...]}`` for ``lm_eval --samples``, or None when the items are not lm-eval documents."""
         info = self.item_info.reindex(self.items)
-        if (info["doc_id"] < 0).any():
-            return None
-        out: dict[str, list[int]] = {}
-        for t, d in zip(info["task"], info["doc_id"]):
-            out.setdefault(t, []).append(int(d))
-        return {t: sorted(v) for t, v in sorted(out.items())}
+        return samples_by_task(info["task"], info["doc_id"])
 
     def to_frame(self) -> pd.DataFrame:
         """The chosen items.

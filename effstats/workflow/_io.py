@@ -117,21 +117,21 @@ def read_results(source: Any, *, format: str = "auto", metric: str | None = None
 
     if filter is not None and (fmt != "lm-eval" or not isinstance(filter, str) or not filter):
         raise ValueError(f"filter: the name of an lm-eval filter such as 'strict-match' (lm-eval logs only), got {filter!r}")
-    kw = _dup_kw(harness.read_lm_eval_samples, duplicates)
     try:
         if fmt == "lm-eval":
             with warnings.catch_warnings(record=True) as said:
                 warnings.simplefilter("always")
-                out = harness.read_lm_eval_samples(path, metric=metric or "acc", filter=filter, **kw)
+                out = harness.read_lm_eval_samples(path, metric=metric or default_metric(fmt), filter=filter,
+                                                   duplicates=duplicates)
             for w in said:  # the reader's warnings name its own argument: say which input it was
                 warnings.warn(str(w.message).replace("path_or_paths:", f"{name}:", 1), w.category, stacklevel=2)
             return out
         if fmt == "helm":
             from ..datasets import helm
 
-            return helm.read_helm_runs(path, metric=metric or "exact_match", duplicates=duplicates)
+            return helm.read_helm_runs(path, metric=metric or default_metric(fmt), duplicates=duplicates)
         if fmt == "csv":
-            return harness.read_scores_csv(path, **_dup_kw(harness.read_scores_csv, duplicates))
+            return harness.read_scores_csv(path, duplicates=duplicates)
         return _read_parquet(path)
     except (ValueError, FileNotFoundError) as exc:
         msg = str(exc)
@@ -141,12 +141,6 @@ def read_results(source: Any, *, format: str = "auto", metric: str | None = None
         if msg.startswith(("filter:", "metric:", "duplicates:")):  # options the caller passed under these names
             raise ValueError(msg) from None
         raise ValueError(f"{name}: {msg}") from None
-
-
-def _dup_kw(reader: Any, duplicates: str) -> dict[str, str]:
-    import inspect
-
-    return {"duplicates": duplicates} if "duplicates" in inspect.signature(reader).parameters else {}
 
 
 def _read_parquet(path: Path) -> ResponseMatrix:

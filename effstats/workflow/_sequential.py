@@ -11,7 +11,7 @@ import pandas as pd
 
 from .._validation import check_positive_int
 from ..responses import ResponseMatrix
-from ._core import LM_EVAL_SAMPLES, _reference_info, _version, item_tasks
+from ._core import LM_EVAL_SAMPLES, _reference_info, _version, item_tasks, samples_by_task
 from ._io import output_dir, read_results, read_saved, write_json_atomic, write_text_atomic
 
 __all__ = ["SequentialRun"]
@@ -226,13 +226,7 @@ class SequentialRun:
         """The next batch as ``{task: [doc_id, ...]}`` for ``lm_eval --samples`` (None when the items are not
         lm-eval documents)."""
         n0, n1 = self.n_evaluated, self.n_evaluated + len(self.next_items)
-        docs, tasks = self.state["doc_ids"][n0:n1], self.state["tasks"][n0:n1]
-        if any(d < 0 for d in docs):
-            return None
-        out: dict[str, list[int]] = {}
-        for t, d in zip(tasks, docs):
-            out.setdefault(t, []).append(int(d))
-        return {t: sorted(v) for t, v in sorted(out.items())}
+        return samples_by_task(self.state["tasks"][n0:n1], self.state["doc_ids"][n0:n1])
 
     def update(self, new_results: Any, *, model: str | None = None, metric: str | None = None,
                duplicates: str = "last"):
