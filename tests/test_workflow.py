@@ -181,7 +181,7 @@ def test_random_method_is_the_mean_of_the_chosen_items():
         assert est.to_frame().loc[m, "estimate"] == pytest.approx(overall)
 
 
-@pytest.mark.parametrize("method", ["aipw", "hybrid", "disco", "anchor", "stratified", "tinybenchmarks", "auto"])
+@pytest.mark.parametrize("method", ["aipw", "hybrid", "disco", "mrmr", "random-learn", "anchor", "stratified", "tinybenchmarks", "auto"])
 def test_every_method_round_trips_through_the_manifest(tmp_path, method):
     """Saved, loaded, refitted from the reference data: the same items and the same estimates."""
     truth = _truth(seed=4)

@@ -52,6 +52,7 @@ from .._subset import (
 from ._aipw import AIPW
 from ._baselines import AnchorCorr, RandomDirect, SortSearchDirect, StratifiedHT
 from ._estimator import DISCO
+from ._mrmr import MRMR, RandomLearn, mutual_information_relevance, select_mrmr
 from ._predictors import PREDICTORS, make_predictor
 from ._chooser import MethodChooser, default_candidates
 from ._protocol import compare_methods, evaluate_split, run_protocol, summarize_comparison
@@ -80,6 +81,10 @@ __all__ = [
     "DISCO",
     "RandomDirect",
     "AIPW",
+    "MRMR",
+    "RandomLearn",
+    "select_mrmr",
+    "mutual_information_relevance",
     "AnchorCorr",
     "StratifiedHT",
     "SortSearchDirect",

@@ -20,7 +20,8 @@ __all__ = ["MethodChooser", "default_candidates"]
 def default_candidates(n_items: int = 100, *, binary: bool = True, probabilities: bool = False, irt: bool = True) -> dict[str, Any]:
     """The candidate estimators of :class:`MethodChooser` (unfitted), named as in the comparison tables.
 
-    Random + direct, AIPW (random items with a cross-fitted ridge correction), SSEPY-style strata, anchor-corr
+    Random + direct, AIPW (random items with a cross-fitted ridge correction), random + ridge (Random-Sampling-Learn:
+    a ridge regression of the score on random items, :class:`effstats.disco.RandomLearn`), SSEPY-style strata, anchor-corr
     (weighted sum), DISCO's defaults (random items, the ridge
     difference estimate), DISCO with PDS selection (kNN and RF on correctness or probability signatures, the
     paper's), and, for binary correctness, tinyBenchmarks' anchor-corr + gp-IRT (``irt=True``; 1-D IRT) and Sort &
@@ -34,12 +35,14 @@ def default_candidates(n_items: int = 100, *, binary: bool = True, probabilities
     from ._aipw import AIPW
     from ._baselines import AnchorCorr, RandomDirect, StratifiedHT
     from ._estimator import DISCO
+    from ._mrmr import RandomLearn
 
     sig = "probabilities" if probabilities else "auto"
     out: dict[str, Any] = {
         "random + direct": RandomDirect(n_items),
         # power tuning needs three folds of the sampled items
         "AIPW + ridge": AIPW(n_items, n_folds=min(5, n_items), power_tuning=n_items >= 3),
+        "random + ridge": RandomLearn(n_items),
         "SSEPY strata + HT": StratifiedHT(n_items),
         "anchor-corr + weighted": AnchorCorr(n_items),
         "DISCO difference + ridge": DISCO(n_items, signature=sig),

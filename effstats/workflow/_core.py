@@ -20,7 +20,8 @@ from ._io import (content_hash, default_metric, detect_format, output_dir, read_
 
 __all__ = ["METHODS", "Selection", "Estimate", "select", "estimate", "allocate_budget"]
 
-METHODS = ("sortsearch", "aipw", "auto", "hybrid", "disco", "tinybenchmarks", "anchor", "stratified", "random")
+METHODS = ("sortsearch", "aipw", "auto", "hybrid", "disco", "mrmr", "random-learn", "tinybenchmarks", "anchor", "stratified",
+           "random")
 # methods whose estimate is design-based (a random or stratified sample of the task's items): the tasks' errors
 # are independent, so their variances add; model-based errors of one model may share a sign across tasks
 _DESIGN = {"sortsearch", "aipw", "stratified", "random", "all"}
@@ -112,7 +113,7 @@ def allocate_budget(sizes: pd.Series, budget: int, minimum: int = 2) -> pd.Serie
 
 # --------------------------------------------------------------------------------------------------- one task's fit
 def _estimator(method: str, budget: int, seed: int, rm: ResponseMatrix):
-    from ..disco import DISCO, AnchorCorr, MethodChooser, RandomDirect, StratifiedHT
+    from ..disco import DISCO, MRMR, AnchorCorr, MethodChooser, RandomDirect, RandomLearn, StratifiedHT
     from ..irt import TinyBenchmarks
     from ..sortsearch import HybridSearch, SortSearch
 
@@ -123,7 +124,11 @@ def _estimator(method: str, budget: int, seed: int, rm: ResponseMatrix):
     if method == "hybrid":
         return HybridSearch(budget=budget, cv=folds, random_state=seed)
     if method == "disco":
-        return DISCO(budget, pca=min(256, budget, n_models - 1) if n_models > 2 else None, random_state=seed)
+        return DISCO(budget, random_state=seed)
+    if method == "mrmr":
+        return MRMR(budget)
+    if method == "random-learn":
+        return RandomLearn(budget, random_state=seed)
     if method == "tinybenchmarks":
         return TinyBenchmarks(budget, n_dims=1, random_state=seed)
     if method == "anchor":
@@ -478,7 +483,8 @@ def select(reference: Any, budget: int | None = None, *, method: str = "sortsear
         wide CSV/Parquet table of item scores (see :func:`read_results`), or a ResponseMatrix.
     budget : int, optional
         Items to evaluate the new model on (all tasks together). Give this or ``target_error``.
-    method : {"sortsearch", "aipw", "auto", "hybrid", "disco", "tinybenchmarks", "anchor", "stratified", "random"}
+    method : str, default="sortsearch"
+        One of :data:`effstats.workflow.METHODS`.
         ``"sortsearch"`` (the default): Sort & Search's order with one random item per equal cell (a stratified
         random sample: design-unbiased estimate and interval whatever the new model, also one better than every
         reference model). ``"aipw"``: random items and a ridge regression from the reference models' outputs on
@@ -488,7 +494,10 @@ def select(reference: Any, budget: int | None = None, *, method: str = "sortsear
         models and their intervals (cross-validated over the reference models) assume the new model resembles
         them: ``"hybrid"``: Sort & Search corrected by
         the nearest reference models (:class:`~effstats.sortsearch.HybridSearch`); ``"disco"``: items the models
-        disagree on most and a signature regressor (:class:`~effstats.disco.DISCO`); ``"tinybenchmarks"``:
+        disagree on most and a signature regressor (:class:`~effstats.disco.DISCO`); ``"mrmr"``: items by minimum
+        redundancy and maximum relevance and a ridge regression of the score on them (:class:`~effstats.disco.MRMR`);
+        ``"random-learn"``: random items and the same regression (:class:`~effstats.disco.RandomLearn`);
+        ``"tinybenchmarks"``:
         anchor items + gp-IRT (:class:`~effstats.irt.TinyBenchmarks`); ``"anchor"``: anchor items with weights
         (:class:`~effstats.disco.AnchorCorr`); ``"stratified"``: confidence strata + Horvitz–Thompson
         (:class:`~effstats.disco.StratifiedHT`); ``"random"``: random items and their mean

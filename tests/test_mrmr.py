@@ -1,0 +1,122 @@
+"""mRMR selection and Random-Sampling-Learn: the estimators against independent implementations.
+
+Ross's relevance estimator is checked against scikit-learn's ``mutual_info_classif`` (an independent
+implementation of the same estimator), the binary redundancy against ``mutual_info_score``, the greedy selection
+against a loop that recomputes every criterion from scratch, and the fitted regression against scikit-learn's
+``RidgeCV`` on the same columns.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.feature_selection import mutual_info_classif
+from sklearn.linear_model import RidgeCV
+from sklearn.metrics import mutual_info_score
+
+from effstats.datasets import simulate_responses
+from effstats.disco import MRMR, RandomDirect, RandomLearn, mutual_information_relevance, select_mrmr
+from effstats.disco._mrmr import _binary_mi
+from effstats.splits import random_split
+
+
+def _binary(seed, m=40, n=60):
+    rng = np.random.default_rng(seed)
+    y = rng.uniform(size=m)
+    x = (rng.uniform(size=(m, n)) < y[:, None] ** rng.uniform(0.2, 3, n)).astype(float)
+    return x, y
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_relevance_matches_scikit_learn_ross_estimator(seed):
+    x, y = _binary(seed)
+    ours = mutual_information_relevance(x, y, n_neighbors=3)
+    ref = np.array([mutual_info_classif(y.reshape(-1, 1), x[:, j].astype(int), discrete_features=False,
+                                        n_neighbors=3, random_state=0)[0] for j in range(x.shape[1])])
+    # scikit-learn standardises y and adds 1e-10-scale noise before the neighbour search: agreement to 0.01 nats
+    assert np.abs(ours - ref).max() < 0.01
+    assert np.corrcoef(ours, ref)[0, 1] > 0.999
+
+
+def test_binary_redundancy_is_plug_in_mutual_information():
+    x, _ = _binary(3)
+    v = x[:, 0]
+    ref = np.array([mutual_info_score(x[:, j], v) for j in range(x.shape[1])])
+    np.testing.assert_allclose(_binary_mi(x, v), ref, atol=1e-12)
+
+
+def test_graded_relevance_is_gaussian_mutual_information():
+    rng = np.random.default_rng(4)
+    y = rng.normal(size=50)
+    x = np.column_stack([0.5 + 0.1 * y + 0.05 * rng.normal(size=50), rng.uniform(size=50)])
+    r = np.array([np.corrcoef(x[:, j], y)[0, 1] for j in range(2)])
+    np.testing.assert_allclose(mutual_information_relevance(x, y), -0.5 * np.log(1 - r**2), rtol=1e-10)
+
+
+@pytest.mark.parametrize("scheme", ["quotient", "difference"])
+def test_selection_matches_greedy_loop_from_scratch(scheme):
+    x, _ = _binary(5, m=30, n=40)
+    y = x.mean(axis=1)
+    rel = mutual_information_relevance(x, y)
+    chosen = [int(np.argmax(rel))]
+    while len(chosen) < 8:
+        best, best_crit = None, -np.inf
+        for j in range(x.shape[1]):
+            if j in chosen:
+                continue
+            red = np.mean([mutual_info_score(x[:, j], x[:, s]) for s in chosen])
+            crit = rel[j] / (red + 1e-10) if scheme == "quotient" else rel[j] - red
+            if crit > best_crit + 1e-12:
+                best, best_crit = j, crit
+        chosen.append(best)
+    np.testing.assert_array_equal(select_mrmr(x, 8, scheme=scheme), chosen)
+
+
+def test_mrmr_regression_is_ridge_on_the_chosen_items():
+    rm = simulate_responses(50, 300, rng=1)
+    est = MRMR(15).fit(rm)
+    x = rm.values.astype(float)
+    ref = RidgeCV(alphas=np.logspace(-1, 1, 5)).fit(x[:, est.selected_], x.mean(axis=1))
+    np.testing.assert_allclose(est.predict(rm), np.clip(ref.predict(x[:, est.selected_]), 0, 1), atol=1e-10)
+    assert sorted(est.selection_order_.tolist()) == est.selected_.tolist()
+
+
+def test_random_learn_uses_random_direct_items():
+    rm = simulate_responses(40, 300, rng=2)
+    a = RandomLearn(20, random_state=7).fit(rm)
+    b = RandomDirect(20, random_state=7).fit(rm)
+    np.testing.assert_array_equal(a.selected_, b.selected_)
+
+
+def test_in_range_beats_the_plain_mean_on_cifar10_over_ten_splits():
+    from effstats.datasets.predictions import load_cifar10_predictions
+
+    try:
+        rm = load_cifar10_predictions()
+    except (FileNotFoundError, OSError) as e:
+        pytest.skip(f"CIFAR-10 predictions not found: {e}")
+    acc = rm.accuracy().to_numpy()
+    err = {"mrmr": [], "learn": [], "mean": []}
+    for s in range(10):
+        sp = random_split(rm, 0.3, rng=s)
+        src, tgt = rm.subset(models=sp.source), rm.subset(models=sp.target)
+        for name, est in (("mrmr", MRMR(100)), ("learn", RandomLearn(100, random_state=s)),
+                          ("mean", RandomDirect(100, random_state=s))):
+            err[name].append(np.abs(est.fit(src).predict(tgt) - acc[sp.target]).mean())
+    # mean absolute errors over the 10 splits: about 1.3 (mRMR), 1.5 (learn) and 2.0 (mean) points
+    assert np.mean(err["learn"]) < np.mean(err["mean"])
+    assert np.mean(err["mrmr"]) < np.mean(err["mean"])
+
+
+@pytest.mark.parametrize("kw, name", [({"scheme": "ratio"}, "scheme"), ({"regressor": "svm"}, "regressor"),
+                                      ({"degree": 0}, "degree"), ({"n_items": 0}, "n_items")])
+def test_bad_arguments_name_themselves(kw, name):
+    rm = simulate_responses(20, 50, rng=0)
+    with pytest.raises(ValueError, match=name):
+        MRMR(**{"n_items": 5, **kw}).fit(rm)
+
+
+def test_names_are_case_insensitive():
+    rm = simulate_responses(20, 80, rng=0)
+    a = MRMR(5, scheme="Quotient", regressor="RIDGE").fit(rm)
+    b = MRMR(5).fit(rm)
+    np.testing.assert_array_equal(a.selected_, b.selected_)
