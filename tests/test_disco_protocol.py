@@ -163,10 +163,16 @@ def test_chooser_keeps_random_direct_without_structure_and_picks_signatures_with
     cands = {"random + direct": RandomDirect(50), "DISCO PDS + kNN": DISCO(50, selection="pds", predictor="knn", estimate="signature", pca=16)}
     ch = MethodChooser(cands, n_items=50, random_state=0).fit(iid)
     assert ch.best_ == "random + direct"
-    # tight model families: signatures predict far better than a 50-item mean
+    # tight model families: in range (extrapolation=False), signatures predict far better than a 50-item mean
     fam = families(m=80, n=2000, spread=0.02, seed=1)
-    ch2 = MethodChooser(cands, n_items=50, random_state=0).fit(fam)
+    ch2 = MethodChooser(cands, n_items=50, random_state=0, extrapolation=False).fit(fam)
     assert ch2.best_ == "DISCO PDS + kNN"
+    # ... but kNN cannot predict a model better than its neighbours: with the best sources held out its error
+    # exceeds the 50-item mean's, and the default chooser keeps the mean
+    ch3 = MethodChooser(cands, n_items=50, random_state=0).fit(fam)
+    top = ch3.cv_results_["top_mae"]
+    assert top["DISCO PDS + kNN"] > top["random + direct"] and ch3.best_ == "random + direct"
+    np.testing.assert_allclose(ch3.cv_results_["criterion"], ch3.cv_results_[["cv_mae", "top_mae"]].max(axis=1))
     assert ch2.expected_error_ == pytest.approx(ch2.cv_results_.loc["DISCO PDS + kNN", "cv_mae"])
     assert ch2.cv_results_["chosen"].sum() == 1
     np.testing.assert_array_equal(ch2.predict(fam), ch2.best_estimator_.predict(fam))

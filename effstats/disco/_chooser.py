@@ -9,7 +9,7 @@ import pandas as pd
 from scipy import stats
 from sklearn.base import clone
 
-from .._subset import SubsetPrediction, _SubsetEstimator, _quiet_missing
+from .._subset import SubsetPrediction, _fold, _SubsetEstimator, _quiet_missing
 from .._validation import check_flag, check_positive_int, check_rng
 from ..exceptions import check_is_fitted
 from ._baselines import SortSearchDirect
@@ -123,10 +123,16 @@ class MethodChooser(_SubsetEstimator):
     model is used. The winner's cross-validated MAE is the expected error; its CV residuals also make the
     prediction intervals (:meth:`predict_interval`).
 
+    Out of range: the model a user scores is often better than every source, where a learned estimator
+    extrapolates (Zhang, Dorner & Hardt 2025). With ``extrapolation=True`` each candidate is also fitted on all
+    but the best sources (the top tenth by score, at least two) and predicts those: ``top_mae``. The choice
+    minimises the worse of the two errors, ``max(cv_mae, top_mae)``, so a candidate that is accurate in range
+    but breaks on better models is not picked.
+
     One-standard-error rule: a cheaper-to-trust ``reference`` method (random + direct by default) is kept unless
-    the best candidate beats it by more than one standard error of their paired CV difference (Hastie,
-    Tibshirani & Friedman, *The Elements of Statistical Learning*, 2nd ed., Springer 2009, Sect. 7.10), so the
-    choice is never worse than the reference by more than CV noise.
+    the best candidate beats it by more than one standard error of their paired difference in absolute error over
+    the held-out sources (Hastie, Tibshirani & Friedman, *The Elements of Statistical Learning*, 2nd ed., Springer
+    2009, Sect. 7.10), so the choice is never worse than the reference by more than CV noise.
 
     Parameters
     ----------
@@ -138,6 +144,9 @@ class MethodChooser(_SubsetEstimator):
         Folds of source models.
     reference : str or None, default="random + direct"
         Candidate kept unless beaten by more than one standard error (``None``: plain argmin).
+    extrapolation : bool, default=True
+        Also score every candidate on the best sources held out (``top_mae``) and choose by the worse of the two
+        errors.
     random_state : int, Generator or None
         Seeds the candidates. Every candidate with a ``random_state`` parameter gets the same derived integer,
         ``candidate_random_state_`` = ``np.random.default_rng(random_state).integers(2**31 - 1)`` (None stays None),
@@ -157,7 +166,9 @@ class MethodChooser(_SubsetEstimator):
     best_ : str
     best_estimator_ : fitted estimator
     estimators_ : dict of name -> fitted estimator (each with its cached CV predictions)
-    cv_results_ : DataFrame (one row per candidate: cv_mae, cv_mae_se, cv_spearman)
+    cv_results_ : DataFrame
+        One row per candidate: cv_mae, cv_mae_se, cv_spearman, and with ``extrapolation`` top_mae (the best
+        sources held out) and criterion (the larger of cv_mae and top_mae).
     expected_error_ : float
         The winner's cross-validated MAE (percentage points).
     candidate_random_state_ : int or None
@@ -171,12 +182,14 @@ class MethodChooser(_SubsetEstimator):
         n_items: int = 100,
         n_splits: int = 5,
         reference: str | None = "random + direct",
+        extrapolation: bool = True,
         random_state: Any = None,
     ) -> None:
         self.candidates = candidates
         self.n_items = n_items
         self.n_splits = n_splits
         self.reference = reference
+        self.extrapolation = extrapolation
         self.random_state = random_state
 
     def fit(self, source_outputs: Any, source_scores: Any = None, *, labels: Any = None, progress: bool = False) -> "MethodChooser":
@@ -198,7 +211,8 @@ class MethodChooser(_SubsetEstimator):
             from tqdm import tqdm  # text bars: widget bars need a live front end (nbclient rejects their comms)
 
             items = tqdm(items, desc="candidates", leave=False)
-        self.estimators_, rows, oof = {}, [], {}
+        top = _top_sources(scores) if check_flag(self.extrapolation, "extrapolation") else None
+        self.estimators_, rows, oof, top_pred = {}, [], {}, {}
         for name, cand in items:
             est = clone(cand)
             params = est.get_params()
@@ -214,11 +228,19 @@ class MethodChooser(_SubsetEstimator):
             oof[name] = pred
             err = 100 * np.abs(pred - scores)
             rho = stats.spearmanr(pred, scores)[0] if np.ptp(pred) > 0 and np.ptp(scores) > 0 else 0.0
-            rows.append({"method": name, "cv_mae": err.mean(), "cv_mae_se": err.std(ddof=1) / np.sqrt(len(err)), "cv_spearman": rho})
+            row = {"method": name, "cv_mae": err.mean(), "cv_mae_se": err.std(ddof=1) / np.sqrt(len(err)), "cv_spearman": rho}
+            if top is not None:
+                top_pred[name] = _held_out_top(est, src, scores, top, source_scores is None)
+                row["top_mae"] = 100 * float(np.mean(np.abs(top_pred[name] - scores[top])))
+            rows.append(row)
         res = pd.DataFrame(rows).set_index("method")
-        best = str(res["cv_mae"].idxmin())
+        res["criterion"] = res[["cv_mae", "top_mae"]].max(axis=1) if top is not None else res["cv_mae"]
+        best = str(res["criterion"].idxmin())
         if self.reference is not None and best != self.reference:
             d = 100 * (np.abs(oof[self.reference] - scores) - np.abs(oof[best] - scores))
+            if top is not None:
+                d = np.concatenate([d, 100 * (np.abs(top_pred[self.reference] - scores[top])
+                                              - np.abs(top_pred[best] - scores[top]))])
             if d.mean() <= d.std(ddof=1) / np.sqrt(len(d)):
                 best = self.reference
         res["chosen"] = res.index == best
@@ -239,6 +261,27 @@ class MethodChooser(_SubsetEstimator):
     def predict_interval(self, target_outputs: Any, *, items: Any = None, n_splits: int | None = None) -> SubsetPrediction:
         check_is_fitted(self, "best_estimator_")
         return self.best_estimator_.predict_interval(target_outputs, items=items, n_splits=self.n_splits if n_splits is None else n_splits)
+
+
+def _top_sources(scores: np.ndarray) -> np.ndarray | None:
+    """Positions of the best tenth of the source models by score (at least 2), or None when fewer than 6
+    sources would remain to fit on."""
+    n_top = max(2, int(np.ceil(0.1 * len(scores))))
+    if len(scores) - n_top < 6:
+        return None
+    return np.sort(np.argsort(-scores, kind="stable")[:n_top])
+
+
+def _held_out_top(est: Any, src: Any, scores: np.ndarray, top: np.ndarray, default_scores: bool) -> np.ndarray:
+    """``est`` refitted on the sources outside ``top`` and its predictions of the ``top`` sources' scores."""
+
+    rest = np.setdiff1d(np.arange(len(scores)), top)
+    e = clone(est)
+    with warnings.catch_warnings():
+        _quiet_missing()
+        e.fit(_fold(src, rest), None if default_scores else scores[rest])
+        pred = e.predict(_fold(src, top))
+    return np.where(np.isnan(pred), scores[rest].mean(), pred)
 
 
 def _takes_items(est: Any) -> bool:
