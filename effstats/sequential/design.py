@@ -347,6 +347,26 @@ def design(
     Chapman & Hall/CRC. Lan, K. K. G. & DeMets, D. L. (1983). Discrete sequential boundaries for clinical
     trials. *Biometrika*, 70(3), 659–663.
     """
+    test_type, alpha, beta, a1 = _check_error_rates(sided, test_type, alpha, beta)
+    up, lo = _check_spending(test_type, spending, spending_param, lower_spending, lower_param)
+    astar, tol = _check_numerics(backend, astar, tol)
+    if information is not None:
+        k, n_i, t, max_info, n_fixed = _observed_looks(k, information, timing, max_information, n_fixed, backend)
+    else:
+        k, t = _planned_looks(k, timing, max_information, n_fixed)
+        n_i = max_info = None
+    auto_r = r is None
+    r = _grid_size(r, k, t, equal_spacing=timing is None and information is None)
+    spec = _Spec(k=k, test_type=test_type, alpha=a1, beta=beta, timing=t, upper=up, lower=lo,
+                 astar=astar if astar else 1 - a1, n_i=n_i, max_info_plan=max_info if max_info is not None else 1.0,
+                 tol=tol, r=r, n_fix=n_fixed if n_fixed is not None else 1.0)
+    spec, res = _derive_bounds(spec, backend, auto_r)
+    return _design_from_bounds(spec, res, alpha=alpha, backend=backend, astar=astar, max_info=max_info,
+                               n_fixed=n_fixed)
+
+
+def _check_error_rates(sided: Any, test_type: Any, alpha: Any, beta: Any) -> tuple[int, float, float, float]:
+    """Validate the test type and error rates; returns them with the one-sided alpha ``a1``."""
     if test_type is None:
         if isinstance(sided, bool) or sided not in (1, 2):
             raise ValueError(f"sided: expected 1 or 2, got {sided!r}")
@@ -361,6 +381,12 @@ def design(
         raise ValueError(f"alpha: a one-sided type-I error must be below 0.5 (test_type={test_type}), got {alpha:g}")
     if beta >= 1 - a1:
         raise ValueError(f"beta: expected a value below 1 - alpha = {1 - a1:g}, got {beta:g}")
+    return test_type, alpha, beta, a1
+
+
+def _check_spending(test_type: int, spending: Any, spending_param: Any, lower_spending: Any,
+                    lower_param: Any) -> tuple[SpendingFunction, SpendingFunction | None]:
+    """The upper and (test types 3-6) lower spending functions."""
     up = get_spending(spending, spending_param, "spending")
     lo = None
     if test_type > 2:
@@ -374,84 +400,100 @@ def design(
     elif lower_param is not None:
         raise ValueError(f"lower_param: a lower bound needs test_type 3-6, got test_type={test_type} and "
                          f"lower_param={lower_param!r}")
+    return up, lo
+
+
+def _check_numerics(backend: Any, astar: Any, tol: Any) -> tuple[float, float]:
     if backend not in ("native", "gsdesign"):
         raise ValueError(f"backend: expected 'native' or 'gsdesign', got {backend!r}")
     if isinstance(astar, bool) or not isinstance(astar, Real) or not 0 <= astar < 1:
         raise ValueError(f"astar: expected a number in [0, 1), got {astar!r}")
     if isinstance(tol, bool) or not isinstance(tol, Real) or not 0 < tol <= 0.1:
         raise ValueError(f"tol: expected a number in (0, 0.1], got {tol!r}")
-    astar_eff = float(astar) if astar else 1 - a1
-    n_i = None
-    max_info = None
-    if information is not None:
-        n_i = check_array(information, "information", ndim=1)
-        if n_i.size == 0 or not np.all(np.isfinite(n_i)):
-            raise ValueError(f"information: expected finite, positive, strictly increasing levels, got {n_i.tolist()}")
-        if np.any(n_i <= 0) or np.any(np.diff(n_i) <= 0):
-            raise ValueError(f"information: expected a positive, strictly increasing sequence, got {n_i.tolist()}")
-        if k is not None and k != n_i.size:
-            raise ValueError(f"k: expected len(information) = {n_i.size}, got {k}")
-        k = n_i.size
-        if timing is not None:
-            raise ValueError("timing: give either timing (planned fractions) or information (observed levels), not both")
-        if n_fixed is not None:
-            if isinstance(n_fixed, bool) or not isinstance(n_fixed, Real) or not np.isfinite(n_fixed) or n_fixed <= 0:
-                raise ValueError(f"n_fixed: expected a positive number (the fixed-sample information on the scale of "
-                                 f"information), got {n_fixed!r}")
-            n_fixed = float(n_fixed)
-        if max_information is None:
-            max_info = float(n_i[-1])
-        else:
-            if isinstance(max_information, bool) or not isinstance(max_information, Real):
-                raise ValueError(f"max_information: expected a positive number, got {max_information!r}")
-            max_info = float(max_information)
-            if not np.isfinite(max_info) or max_info <= 0:
-                raise ValueError(f"max_information: expected a positive number, got {max_information!r}")
-            if n_i.size > 1 and n_i[-2] > max_info * (1 + 1e-12):
-                raise ValueError(f"max_information: expected at least every interim information level (the largest "
-                                 f"interim level is {n_i[-2]:g}), got {max_info:g}; spending is evaluated at "
-                                 "information / max_information, and an interim past the maximum spends all of alpha "
-                                 "there (only the final look may overrun the planned maximum)")
-        t = n_i / max_info
-        if backend == "gsdesign" and k < 2:
-            raise ValueError("information: gsDesign needs at least 2 looks to recompute bounds")
+    return float(astar), float(tol)
+
+
+def _observed_looks(k: Any, information: Any, timing: Any, max_information: Any, n_fixed: Any,
+                    backend: str) -> tuple[int, np.ndarray, np.ndarray, float, float | None]:
+    """Looks at observed information: ``(k, information, fractions, max_information, n_fixed)``."""
+    n_i = check_array(information, "information", ndim=1)
+    if n_i.size == 0 or not np.all(np.isfinite(n_i)):
+        raise ValueError(f"information: expected finite, positive, strictly increasing levels, got {n_i.tolist()}")
+    if np.any(n_i <= 0) or np.any(np.diff(n_i) <= 0):
+        raise ValueError(f"information: expected a positive, strictly increasing sequence, got {n_i.tolist()}")
+    if k is not None and k != n_i.size:
+        raise ValueError(f"k: expected len(information) = {n_i.size}, got {k}")
+    k = n_i.size
+    if timing is not None:
+        raise ValueError("timing: give either timing (planned fractions) or information (observed levels), not both")
+    if n_fixed is not None:
+        if isinstance(n_fixed, bool) or not isinstance(n_fixed, Real) or not np.isfinite(n_fixed) or n_fixed <= 0:
+            raise ValueError(f"n_fixed: expected a positive number (the fixed-sample information on the scale of "
+                             f"information), got {n_fixed!r}")
+        n_fixed = float(n_fixed)
+    if max_information is None:
+        max_info = float(n_i[-1])
     else:
-        if max_information is not None:
-            raise ValueError("max_information: only used with information (observed levels at the looks)")
-        if n_fixed is not None:
-            raise ValueError("n_fixed: only used with information (observed levels at the looks); without it the "
-                             "information is relative to a fixed design (multiply by your fixed-sample size)")
-        if k is None:
-            raise ValueError("k: the number of looks is required when information is not given")
-        k = check_positive_int(k, "k")
-        t = check_timing(timing, k)
-    auto_r = r is None
+        if isinstance(max_information, bool) or not isinstance(max_information, Real):
+            raise ValueError(f"max_information: expected a positive number, got {max_information!r}")
+        max_info = float(max_information)
+        if not np.isfinite(max_info) or max_info <= 0:
+            raise ValueError(f"max_information: expected a positive number, got {max_information!r}")
+        if n_i.size > 1 and n_i[-2] > max_info * (1 + 1e-12):
+            raise ValueError(f"max_information: expected at least every interim information level (the largest "
+                             f"interim level is {n_i[-2]:g}), got {max_info:g}; spending is evaluated at "
+                             "information / max_information, and an interim past the maximum spends all of alpha "
+                             "there (only the final look may overrun the planned maximum)")
+    if backend == "gsdesign" and k < 2:
+        raise ValueError("information: gsDesign needs at least 2 looks to recompute bounds")
+    return k, n_i, n_i / max_info, max_info, n_fixed
+
+
+def _planned_looks(k: Any, timing: Any, max_information: Any, n_fixed: Any) -> tuple[int, np.ndarray]:
+    """Planned looks: ``(k, information fractions)``."""
+    if max_information is not None:
+        raise ValueError("max_information: only used with information (observed levels at the looks)")
+    if n_fixed is not None:
+        raise ValueError("n_fixed: only used with information (observed levels at the looks); without it the "
+                         "information is relative to a fixed design (multiply by your fixed-sample size)")
+    if k is None:
+        raise ValueError("k: the number of looks is required when information is not given")
+    k = check_positive_int(k, "k")
+    return k, check_timing(timing, k)
+
+
+def _grid_size(r: Any, k: int, t: np.ndarray, equal_spacing: bool) -> int:
+    """The integration grid: gsDesign's 18 unless a look adds too little information for it to resolve."""
     if r is None:
-        if timing is None and information is None:
+        if equal_spacing:
             ratio = float(k)  # equal spacing: max t_j / (t_j - t_{j-1}) = k
         else:
             ratio = float((t[1:] / (t[1:] - t[:-1])).max()) if t.size > 1 else 1.0
         r = int(min(80, max(18, np.ceil(1.5 * np.sqrt(ratio)))))
-    r = check_positive_int(r, "r", maximum=80)
-    spec = _Spec(k=k, test_type=test_type, alpha=a1, beta=beta, timing=t, upper=up, lower=lo, astar=astar_eff,
-                 n_i=n_i, max_info_plan=max_info if max_info is not None else 1.0, tol=float(tol), r=r,
-                 n_fix=n_fixed if n_fixed is not None else 1.0)
-    if backend == "native":
-        while True:
-            try:
-                res = native_bounds(spec)
-                break
-            except BetaNotSpent:
-                # the grid's mass error can exceed tol after a look with little information; a finer grid meets
-                # the target where one can (a given r is the user's choice, and refused as it is)
-                if not auto_r or spec.r >= 80:
-                    raise
-                spec = replace(spec, r=min(80, 2 * spec.r))
-                r = spec.r
-    else:
+    return check_positive_int(r, "r", maximum=80)
+
+
+def _derive_bounds(spec: _Spec, backend: str, auto_r: bool) -> tuple[_Spec, dict]:
+    """Bounds from the chosen backend; returns the spec they were derived on (its grid may be finer)."""
+    if backend != "native":
         from .gsdesign import gsdesign_bounds
 
-        res = gsdesign_bounds(spec)
+        return spec, gsdesign_bounds(spec)
+    while True:
+        try:
+            return spec, native_bounds(spec)
+        except BetaNotSpent:
+            # the grid's mass error can exceed tol after a look with little information; a finer grid meets
+            # the target where one can (a given r is the user's choice, and refused as it is)
+            if not auto_r or spec.r >= 80:
+                raise
+            spec = replace(spec, r=min(80, 2 * spec.r))
+
+
+def _design_from_bounds(spec: _Spec, res: dict, *, alpha: float, backend: str, astar: float, max_info: float | None,
+                        n_fixed: float | None) -> GroupSequentialDesign:
+    """The :class:`GroupSequentialDesign` holding a backend's bounds (and sizes, when it computed them)."""
+    k, t, n_i, r, test_type = spec.k, spec.timing, spec.n_i, spec.r, spec.test_type
     if res.get("k", k) != k:  # a binding beta-spending design recomputed at observed information may end early
         k = int(res["k"])
         t = t[:k]
@@ -469,11 +511,10 @@ def design(
     if not np.isfinite(alpha_spent).all():
         raise ValueError(f"r: the integration grid (r={r}) is too coarse for these looks; pass a larger r (<= 80)")
     out = GroupSequentialDesign(
-        k=k, test_type=test_type, alpha=alpha, beta=beta, timing=t, upper=upper, lower=lower,
-        nominal_p=ndtr(-upper), alpha_spent=alpha_spent, delta=float(res["delta"]), spending=up, lower_spending=lo,
-        backend=backend, astar=float(astar), max_information=max_info, n_fixed=n_fixed, tol=float(tol), r=r,
-        _observed=n_i,
-        _spec=spec, _bnd=res,
+        k=k, test_type=test_type, alpha=alpha, beta=spec.beta, timing=t, upper=upper, lower=lower,
+        nominal_p=ndtr(-upper), alpha_spent=alpha_spent, delta=float(res["delta"]), spending=spec.upper,
+        lower_spending=spec.lower, backend=backend, astar=astar, max_information=max_info, n_fixed=n_fixed,
+        tol=spec.tol, r=r, _observed=n_i, _spec=spec, _bnd=res,
     )
     if res.get("sized"):
         out.__dict__["_sizes"] = out._sizes  # already known: fill the cache now

@@ -300,6 +300,57 @@ def plan(effect: float | None = None, *, half_width: float | None = None, sd: An
     16078
     """
     target_diff = effect is not None
+    alpha, looks, n_models, n_datasets, effect, half_width, power = _check_plan_args(
+        effect, half_width, power, alpha, sided, looks, n_models, n_datasets, correction)
+    var, p = _per_item_variance(effect if target_diff else 0.0, sd, disagreement, accuracy, n_models, target_diff)
+    if var.size not in (1, n_datasets):
+        raise ValueError(f"sd: expected one value or one per dataset ({n_datasets}), got {var.size}")
+    sd_eff = float(np.sqrt(var.mean()))
+    n_comp = n_models * (n_models - 1) // 2 if n_models > 1 else 1
+    a_comp = alpha / n_comp if correction != "none" else alpha
+    beta = 1 - power if target_diff else 0.1
+    d = design(looks, a_comp, beta, sided=sided, spending=spending, spending_param=spending_param, timing=timing,
+               backend=backend)
+    a1 = a_comp / sided
+    one_model = accuracy is not None and n_models == 1
+    if target_diff:
+        n_fixed, n_max, en0, en1 = _difference_items(d, effect, sd_eff, a1, beta, p if one_model else None)
+    else:
+        # binary scores: the exact intervals are wider than c sd / sqrt(n) by about half an item (one model,
+        # Clopper-Pearson) or one item (a pair, the corrected score interval)
+        n_fixed, n_max, en0, en1 = _precision_items(d, half_width, sd_eff, a1,
+                                                    0.0 if sd is not None else (0.5 if n_models == 1 else 1.0))
+    max_n, look_n = _allocate(d, n_max, n_datasets)
+    if look_n[0] < _MIN_FIRST_LOOK:
+        warnings.warn(f"looks: the first look has only {look_n[0]} items; the bounds, power and expected items assume "
+                      "a normal statistic, which is anti-conservative this early (Monte Carlo, paired 0/1 scores with "
+                      "a plug-in variance: type-I 0.08 for a nominal 0.05 with looks at 10 / 19 / 28 items). Plan "
+                      "fewer looks or a later first look (timing=)", UserWarning, stacklevel=2)
+    if target_diff and one_model and min(p, 1 - p) * max_n < 5:
+        warnings.warn(f"accuracy: fewer than 5 expected {'failures' if p > 0.5 else 'successes'} in the planned "
+                      f"{max_n} items: the normal theory behind the plan is rough there (the exact tests are very "
+                      "discrete); check the power by simulation (effstats.sequential.validation.simulate_iid)",
+                      UserWarning, stacklevel=2)
+    avail = None
+    feasible = True
+    p_avail = None
+    if items_available is not None:
+        avail = _usable_items(items_available, n_datasets)
+        feasible = max_n <= avail
+        if target_diff:
+            p_avail = _power_at(d, avail, effect, sd_eff, a1, p if one_model else None)
+    return SequentialPlan(design=d, target="difference" if target_diff else "precision", effect=effect,
+                          half_width=half_width, sd=sd_eff, power=power if target_diff else None, alpha=alpha,
+                          alpha_per_comparison=a_comp, n_comparisons=n_comp, correction=correction,
+                          n_fixed=float(n_fixed), max_n=max_n, expected_n_h0=float(en0), expected_n_h1=float(en1),
+                          looks=look_n, n_datasets=n_datasets, items_available=avail, feasible=feasible,
+                          power_at_available=p_avail)
+
+
+def _check_plan_args(effect, half_width, power, alpha, sided, looks, n_models, n_datasets, correction):
+    """Validate :func:`plan`'s target and layout; returns ``(alpha, looks, n_models, n_datasets, effect,
+    half_width, power)``."""
+    target_diff = effect is not None
     if target_diff == (half_width is not None):
         raise ValueError("effect: give exactly one of effect (a difference to detect) and half_width (a precision "
                          "target)")
@@ -316,120 +367,104 @@ def plan(effect: float | None = None, *, half_width: float | None = None, sd: An
         power = check_fraction(power, "power")
     else:
         half_width = _num(half_width, "half_width", 0.0, 1.0, what=" on the scale of the scores (2 points is 0.02)")
-    given = [x is not None for x in (sd, disagreement, accuracy)]
-    if sum(given) > 1:
+    return alpha, looks, n_models, n_datasets, effect, half_width, power
+
+
+def _per_item_variance(e: float, sd: Any, disagreement: Any, accuracy: Any, n_models: int,
+                       target_diff: bool) -> tuple[np.ndarray, float | None]:
+    """Variance per item of the statistic (one value or one per dataset) at the difference ``e``, and the
+    accuracy when one was given."""
+    if sum(x is not None for x in (sd, disagreement, accuracy)) > 1:
         raise ValueError("sd: give at most one of sd, disagreement and accuracy")
     if sd is not None:
         s = _real_array(sd, "sd")
         if not np.all(np.isfinite(s)) or np.any(s <= 0):
             raise ValueError(f"sd: expected positive standard deviations, got {s.tolist()}")
-        var = s**2
-    elif disagreement is not None:
+        return s**2, None
+    if disagreement is not None:
         q = _real_array(disagreement, "disagreement")
         if not np.all(np.isfinite(q)) or np.any(q <= 0) or np.any(q > 1):
             raise ValueError(f"disagreement: expected fractions in (0, 1], got {q.tolist()}")
-        e = effect if target_diff else 0.0
         # q = |effect|: every disagreement favours one model (0.5 % of the items, all one way); q < |effect| cannot
         # happen. Rounding of a q computed from counts is not a smaller disagreement.
         if np.any(q < e * (1 - 1e-9)):
             raise ValueError(f"disagreement: must be at least |effect| = {e:g} (two models that differ by |effect| "
                              f"disagree on at least that fraction of the items), got {q.tolist()}")
-        var = np.maximum(q - e**2, 0.0)
-    elif accuracy is not None:
+        return np.maximum(q - e**2, 0.0), None
+    if accuracy is not None:
         p = _num(accuracy, "accuracy", 0.0, 1.0)
         if n_models == 1:
-            var = np.array([p * (1 - p)])
-        else:  # a paired difference: the worst-case disagreement of two models of accuracy ~p
-            q = 2 * min(p, 1 - p)
-            e = effect if target_diff else 0.0
-            if q <= e:
-                raise ValueError(f"accuracy: two models of accuracy about {p:g} differ on at most {q:g} of the items, "
-                                 f"which cannot produce a difference of {e:g}")
-            var = np.array([q - e**2])
-    elif not target_diff:
-        var = np.array([0.25])  # worst case for a proportion
-    else:
-        raise ValueError("sd: a difference plan needs the per-item variability: sd, disagreement (paired binary "
-                         "scores) or accuracy (one model)")
-    if var.size not in (1, n_datasets):
-        raise ValueError(f"sd: expected one value or one per dataset ({n_datasets}), got {var.size}")
-    sd_eff = float(np.sqrt(var.mean()))
-    n_comp = n_models * (n_models - 1) // 2 if n_models > 1 else 1
-    a_comp = alpha / n_comp if correction != "none" else alpha
-    beta = 1 - power if target_diff else 0.1
-    d = design(looks, a_comp, beta, sided=sided, spending=spending, spending_param=spending_param, timing=timing,
-               backend=backend)
-    a1 = a_comp / sided
-    if target_diff:
-        if accuracy is not None and n_models == 1:
-            n_fixed = _n_fixed_one_model(p, effect, -ndtri(a1), -ndtri(beta))
-        else:
-            n_fixed = ((-ndtri(a1) - ndtri(beta)) * sd_eff / effect) ** 2
-        n_max = d.inflation * n_fixed
-        en0, en1 = d.expected_n_h0 * n_fixed, d.expected_n_h1 * n_fixed
-    else:
-        # binary scores: the exact intervals are wider than c sd / sqrt(n) by about half an item (one model,
-        # Clopper-Pearson) or one item (a pair, the corrected score interval); solve c sd u + k u^2 = half_width
-        # for u = 1 / sqrt(n) (with c sd / sqrt(n) alone, a one-model plan at accuracy 0.8 reached +-0.02 by its
-        # last look in 21 % of runs, median half-width 0.0203)
-        k = 0.0 if sd is not None else (0.5 if n_models == 1 else 1.0)
+            return np.array([p * (1 - p)]), p
+        q = 2 * min(p, 1 - p)  # a paired difference: the worst-case disagreement of two models of accuracy ~p
+        if q <= e:
+            raise ValueError(f"accuracy: two models of accuracy about {p:g} differ on at most {q:g} of the items, "
+                             f"which cannot produce a difference of {e:g}")
+        return np.array([q - e**2]), p
+    if not target_diff:
+        return np.array([0.25]), None  # worst case for a proportion
+    raise ValueError("sd: a difference plan needs the per-item variability: sd, disagreement (paired binary "
+                     "scores) or accuracy (one model)")
 
-        def items(c: float) -> float:
-            cs = c * sd_eff
-            u = half_width / cs if k == 0 else (-cs + np.sqrt(cs * cs + 4 * k * half_width)) / (2 * k)
-            return 1.0 / u**2
 
-        n_fixed = items(-ndtri(a1))
-        n_max = items(d.upper[-1])
-        en0 = en1 = n_max
+def _difference_items(d: GroupSequentialDesign, effect: float, sd: float, a1: float, beta: float,
+                      p: float | None) -> tuple[float, float, float, float]:
+    """Fixed-sample, maximum and expected (H0, H1) items to detect ``effect``; ``p`` is one model's accuracy."""
+    if p is not None:
+        n_fixed = _n_fixed_one_model(p, effect, -ndtri(a1), -ndtri(beta))
+    else:
+        n_fixed = ((-ndtri(a1) - ndtri(beta)) * sd / effect) ** 2
+    return n_fixed, d.inflation * n_fixed, d.expected_n_h0 * n_fixed, d.expected_n_h1 * n_fixed
+
+
+def _precision_items(d: GroupSequentialDesign, half_width: float, sd: float, a1: float,
+                     k: float) -> tuple[float, float, float, float]:
+    """Fixed-sample, maximum and expected items for a final half-width: ``c sd u + k u**2 = half_width`` solved for
+    ``u = 1 / sqrt(n)``, ``k`` the exact interval's extra width in items."""
+    def items(c: float) -> float:
+        cs = c * sd
+        u = half_width / cs if k == 0 else (-cs + np.sqrt(cs * cs + 4 * k * half_width)) / (2 * k)
+        return 1.0 / u**2
+
+    n_max = items(d.upper[-1])
+    return items(-ndtri(a1)), n_max, n_max, n_max
+
+
+def _allocate(d: GroupSequentialDesign, n_max: float, n_datasets: int) -> tuple[int, np.ndarray]:
+    """Maximum items and items at each look, in whole items per dataset."""
     max_n = int(np.ceil(n_max / n_datasets - 1e-9)) * n_datasets
     look_n = np.ceil(d.timing * max_n / n_datasets - 1e-9).astype(int) * n_datasets
-    if look_n[0] < _MIN_FIRST_LOOK:
-        warnings.warn(f"looks: the first look has only {look_n[0]} items; the bounds, power and expected items assume "
-                      "a normal statistic, which is anti-conservative this early (Monte Carlo, paired 0/1 scores with "
-                      "a plug-in variance: type-I 0.08 for a nominal 0.05 with looks at 10 / 19 / 28 items). Plan "
-                      "fewer looks or a later first look (timing=)", UserWarning, stacklevel=2)
-    if target_diff and accuracy is not None and n_models == 1 and min(p, 1 - p) * max_n < 5:
-        warnings.warn(f"accuracy: fewer than 5 expected {'failures' if p > 0.5 else 'successes'} in the planned "
-                      f"{max_n} items: the normal theory behind the plan is rough there (the exact tests are very "
-                      "discrete); check the power by simulation (effstats.sequential.validation.simulate_iid)",
-                      UserWarning, stacklevel=2)
-    avail = None
-    feasible = True
-    p_avail = None
-    if items_available is not None:
-        ia = _real_array(items_available, "items_available")
-        if ia.size not in (1, n_datasets) or not np.all(np.isfinite(ia)) or np.any(ia < 1):
-            raise ValueError(f"items_available: expected a positive count (or one per dataset), got {ia.tolist()}")
-        avail = int(np.floor(ia.min())) * n_datasets if ia.size == n_datasets and n_datasets > 1 else int(ia.sum())
-        feasible = max_n <= avail
-        if target_diff and accuracy is not None and n_models == 1:
-            # the one-model formula that sized max_n, solved for the power at the available items (a normal-theory
-            # power with the null's variance said 0.817 where max_n said infeasible and Monte Carlo gave 0.726)
-            z_a = -ndtri(a1)
-            sd0, sd1 = _one_model_sds(p, effect)
-            zb_lo = -z_a * sd0 / sd1 + 1e-9  # where the formula's n is smallest
+    return max_n, look_n
 
-            def gap(zb: float) -> float:
-                return _n_fixed_one_model(p, effect, z_a, zb) * d.inflation - avail
 
-            if gap(zb_lo) >= 0:
-                # fewer items than the formula can describe (its normal power tends to a constant as n -> 0, 0.25
-                # at accuracy 0.001 where Monte Carlo gives 0.011 with 2 items): no more than the test's level
-                p_avail = float(a1)
-            else:
-                p_avail = float(ndtr(38.0 if gap(38.0) <= 0 else brentq(gap, zb_lo, 38.0, xtol=1e-12)))
-        elif target_diff:
-            # the same bounds with the looks at the same fractions of the available items
-            info = d.timing * avail / sd_eff**2
-            lo = d.lower if d.lower is not None else np.full(d.k, -EXTREMEZ)
-            p_avail = float(gsprob(effect, info, lo, d.upper, d.r)["probhi"].sum())
-    return SequentialPlan(design=d, target="difference" if target_diff else "precision", effect=effect,
-                          half_width=half_width, sd=sd_eff, power=power if target_diff else None, alpha=alpha,
-                          alpha_per_comparison=a_comp, n_comparisons=n_comp, correction=correction,
-                          n_fixed=float(n_fixed), max_n=max_n, expected_n_h0=float(en0), expected_n_h1=float(en1),
-                          looks=look_n, n_datasets=n_datasets, items_available=avail, feasible=feasible,
-                          power_at_available=p_avail)
+def _usable_items(items_available: Any, n_datasets: int) -> int:
+    """Items per model usable with equal allocation over the datasets."""
+    ia = _real_array(items_available, "items_available")
+    if ia.size not in (1, n_datasets) or not np.all(np.isfinite(ia)) or np.any(ia < 1):
+        raise ValueError(f"items_available: expected a positive count (or one per dataset), got {ia.tolist()}")
+    return int(np.floor(ia.min())) * n_datasets if ia.size == n_datasets and n_datasets > 1 else int(ia.sum())
+
+
+def _power_at(d: GroupSequentialDesign, avail: int, effect: float, sd: float, a1: float, p: float | None) -> float:
+    """Power of the design run to at most ``avail`` items; ``p`` is one model's accuracy."""
+    if p is None:
+        # the same bounds with the looks at the same fractions of the available items
+        info = d.timing * avail / sd**2
+        lo = d.lower if d.lower is not None else np.full(d.k, -EXTREMEZ)
+        return float(gsprob(effect, info, lo, d.upper, d.r)["probhi"].sum())
+    # one model: the formula that sizes max_n (null and alternative variances, continuity correction), solved
+    # for the power at the available items, so that power and feasibility agree
+    z_a = -ndtri(a1)
+    sd0, sd1 = _one_model_sds(p, effect)
+    zb_lo = -z_a * sd0 / sd1 + 1e-9  # where the formula's n is smallest
+
+    def gap(zb: float) -> float:
+        return _n_fixed_one_model(p, effect, z_a, zb) * d.inflation - avail
+
+    if gap(zb_lo) >= 0:
+        # fewer items than the formula can describe (its normal power tends to a constant as n -> 0, above the
+        # power of an exact test on so few items): report no more than the test's level
+        return float(a1)
+    return float(ndtr(38.0 if gap(38.0) <= 0 else brentq(gap, zb_lo, 38.0, xtol=1e-12)))
 
 
 def detectable_effect(items_available: Any, *, sd: Any = None, disagreement: Any = None,
