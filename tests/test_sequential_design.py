@@ -203,8 +203,8 @@ def test_ld_obf_first_look_at_0_2_alpha_0_01_matches_rpact():
     #                                       informationRates = c(0.2, 1))$criticalValues = 5.641579, 2.326348
     d = design(2, 0.01, sided=1, spending="ld_obf", timing=[0.2, 1])
     np.testing.assert_allclose(d.upper, [5.641579, 2.326348], atol=1e-6)
-    # the sample-size search used to fail ("f() values at end points not of opposite sign"): the design needs the
-    # fixed-sample information to within rounding, below the search's old lower end
+    # the design needs the fixed-sample information to within rounding, so the sample-size search's bracket must
+    # reach down to it (a bracket starting just above would have no sign change)
     assert d.inflation == pytest.approx(1.0, abs=1e-4) and d.power == pytest.approx(0.9, abs=1e-5)
 
 
@@ -253,7 +253,7 @@ def test_bounds_do_not_run_the_sample_size_search():
     df = d.to_frame(sizes=False)
     assert "information" not in df.columns and not d.sizes_computed
     assert "inflation" not in repr(d)
-    infl = d.inflation  # computed now, once
+    infl = d.inflation  # computed on this first access, once
     assert d.sizes_computed and infl > 1 and d.to_frame()["information"].iloc[-1] == pytest.approx(infl)
     np.testing.assert_allclose(d.upper_prob[:, 0].sum() * 2, d.alpha_spent[-1], atol=1e-9)
 
@@ -313,7 +313,7 @@ def test_design_pickles_before_and_after_sizes():
     fresh = pickle.loads(pickle.dumps(d))  # sizes not computed yet: computed after unpickling
     assert not fresh.sizes_computed and fresh.inflation == pytest.approx(d.inflation, rel=1e-12)
     np.testing.assert_array_equal(fresh.upper, d.upper)
-    again = pickle.loads(pickle.dumps(d))  # now with the cached sizes
+    again = pickle.loads(pickle.dumps(d))  # with the cached sizes
     assert again.sizes_computed and again.expected_n_h1 == d.expected_n_h1
 
 
@@ -371,10 +371,9 @@ def test_native_matches_gsdesign_at_the_extremes(case):
 
 
 def test_observed_information_in_sample_sizes_with_n_fixed():
-    """design(information=[100, 200, 300]) in sample sizes reported power 1.0 and expected_n_h1 = 100 (the drift
-    z_alpha + z_beta is per unit of a fixed design of information 1, gsDesign's n.fix = 1); conditional power's
-    'design alternative' was 1.0. With n_fixed (gsDesign's n.fix) they are on the user's scale, and without it
-    reading the sizes warns."""
+    """Information in sample sizes: the drift z_alpha + z_beta is per unit of a fixed design of information 1
+    (gsDesign's n.fix = 1), so without n_fixed the power would read 1.0 and expected_n_h1 100. With n_fixed
+    (gsDesign's n.fix) they are on the user's scale, and without it reading the sizes warns."""
     planned = design(3, 0.05, 0.1, sided=2, spending="ld_obf")
     n_fix = 300 / planned.inflation
     d = design(alpha=0.05, sided=2, information=[100, 200, 300], spending="ld_obf", n_fixed=n_fix)

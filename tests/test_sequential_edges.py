@@ -1,5 +1,5 @@
-"""The defects of sequential evaluation at the edges, each reproduced as a test (all failed before the score statistics,
-information-based spending, the online fix and the argument checks).
+"""Sequential evaluation at the edges: scores near 0 and 1, rare one-directional disagreement, unequal datasets,
+online updates and bad input, each checked against its nominal error rate, coverage or a value.
 
 Monte-Carlo tolerances: 3 Monte-Carlo standard errors of the nominal rate with ``N_RUNS`` runs.
 """
@@ -37,7 +37,7 @@ def _pair(up: float, down: float):
 # ------------------------------------------------------------------------------------------ 1. valid at the edges
 @pytest.mark.parametrize("p", [0.98, 0.995])
 def test_precision_covers_the_true_accuracy_near_the_ceiling(p):
-    # before: coverage 0.830 (p = 0.98) and 0.395 (p = 0.995), stopping at look 1 with CI [1, 1]
+    # near the ceiling a Wald interval collapses to [1, 1] at the first look; the exact intervals must still cover
     sim = SequentialEvaluator([Precision(0.02)], max_n=5000, rng=1).simulate(_pop(p), n_runs=N_RUNS)
     cover = np.mean((sim.ci_low <= p) & (sim.ci_high >= p))
     assert cover >= 0.95 - 3 * _se(0.05), cover
@@ -57,26 +57,27 @@ def test_an_all_correct_batch_never_gives_the_interval_1_1():
 
 @pytest.mark.parametrize("p", [0.9, 0.99])
 def test_threshold_above_at_the_true_score_keeps_alpha(p):
-    # before: P(declare above) 0.096 (p = 0.9), 0.431 (p = 0.99)
+    # a model exactly at the threshold: declaring it above is a type-I error, at most alpha
     sim = SequentialEvaluator([Threshold(p, "above")], max_n=5000, rng=2).simulate(_pop(p), n_runs=N_RUNS)
     assert np.mean(sim.reason == "threshold") <= 0.05 + 3 * _se(0.05)
 
 
 def test_single_model_against_its_null_keeps_alpha():
-    # before: type-I 0.135 at p0 = 0.97
+    # near the ceiling the test's variance must be the null's, p0 (1 - p0), for the level to hold
     sim = SequentialEvaluator([Efficacy()], null=0.97, max_n=5000, rng=3).simulate(_pop(0.97), n_runs=N_RUNS)
     assert np.mean(sim.reason == "efficacy") <= 0.05 + 3 * _se(0.05)
 
 
 def test_equivalence_with_one_directional_rare_disagreement():
-    # A better on 2 % of the items and never worse: the true gap equals the margin; before: P(equivalent) 0.241
+    # A better on 2 % of the items and never worse: the true gap equals the margin, so declaring equivalence is an
+    # error, at most alpha
     a, b = _pair(0.02, 0.0)
     sim = SequentialEvaluator([Equivalence(0.02)], max_n=5000, rng=4).simulate(a, b, n_runs=N_RUNS)
     assert np.mean(sim.reason == "equivalence") <= 0.05 + 3 * _se(0.05)
 
 
 def test_simultaneous_repeated_ci_coverage_at_098():
-    # before: 0.780
+    # the repeated CIs hold at every look simultaneously, not only at the one where the run stops
     ev = SequentialEvaluator([Precision(1e-9)], initial=100, batch=100, max_n=3000)
     r = simulate_iid(ev, [0.02, 0.98], sizes=[3000], n_runs=N_RUNS, rng=5, all_looks=True)
     s = r["stats"]
@@ -85,7 +86,7 @@ def test_simultaneous_repeated_ci_coverage_at_098():
 
 # ------------------------------------------------------------------------------------------ 2. online == offline
 def test_online_futility_is_judged_against_the_full_design():
-    # before: online runs stopped for futility at the first batch in 4,000 of 4,000 runs
+    # online, the futility rule must judge a batch against the full design's remaining looks, not the looks so far
     rules = [Efficacy(), Futility(0.1, effect=0.04)]
     ev = SequentialEvaluator(rules, spending="ld_obf", initial=200, batch=200, max_n=2000)
     rng = np.random.default_rng(6)
@@ -119,7 +120,8 @@ def test_futility_requires_an_effect_and_costs_at_most_its_stated_power():
                        n_runs=N_RUNS, rng=7, kind="paired")
     power, power_f = np.mean(base["reason"] == "efficacy"), np.mean(fut["reason"] == "efficacy")
     beta = 1 - power
-    # before (current-trend futility): power 0.84 -> 0.59; now at most gamma * beta / (1 - gamma) lost
+    # conditional power under the planned effect loses at most gamma * beta / (1 - gamma) of the power
+    # (Jennison & Turnbull 2000, sect. 10.2); under the current trend it would lose far more
     assert power - power_f <= gamma * beta / (1 - gamma) + 3 * _se(0.5) / 2, (power, power_f)
 
 
@@ -136,7 +138,7 @@ def test_alpha_is_spent_at_the_information_fraction_of_the_mean_of_means():
     # the last 42 looks use 28 % of the items but add 4.3 % of the information
     assert abs((tr["n"].iloc[-1] - tr["n"].iloc[30]) / tr["n"].iloc[-1] - 0.28) < 0.01
     assert abs(1 - tr["information"].iloc[30] - 0.043) < 0.002
-    # type-I on a super-population with the paper's schedule: 0.037 when spending by items, 0.05 now
+    # type-I on a super-population with the paper's schedule: alpha is spent by information, so it is exhausted
     ev = SequentialEvaluator([Efficacy()], initial=100, batch=100)
     r = simulate_iid(ev, [0.15, 0.70, 0.15], sizes=PAPER_SIZES, n_runs=N_RUNS, rng=8, kind="paired")
     assert abs(np.mean(r["reason"] == "efficacy") - 0.05) < 3 * _se(0.05)
@@ -168,7 +170,7 @@ def test_reported_interval_is_the_one_that_decided():
     sim = SequentialEvaluator([Equivalence(0.05)], max_n=5000, rng=10).simulate(a, b, n_runs=1000)
     eq = sim.reason == "equivalence"
     assert eq.mean() > 0.5
-    # before: 78 % of equivalence stops reported an interval reaching past the margin
+    # an equivalence stop reports an interval inside the margin
     assert ((sim.ci_low[eq] > -0.05) & (sim.ci_high[eq] < 0.05)).all()
     assert (sim.confidence_level[eq] == 0.9).all()
     r = SequentialEvaluator([Equivalence(0.05)], max_n=5000, rng=10).fit(a, b)
@@ -226,7 +228,7 @@ def test_margins_in_points_and_other_silent_garbage_are_refused():
 
 # ------------------------------------------------------------------------------------------ 8. ranking
 def test_ranking_familywise_error_with_corrected_per_pair_decisions():
-    # four equally accurate models: any "greater"/"less" decision is a familywise error (before: 31 % if read)
+    # four equally accurate models: any "greater"/"less" decision is a familywise error
     n = 1200
     fwer = _ranking_fwer(0.7, 10, 4, n, 12, 0.05, "holm")
     assert fwer <= 0.05 + 3 * _se(0.05, n)
@@ -258,7 +260,7 @@ def test_labelled_inputs_are_aligned_by_item_id():
     a = pd.Series((rng.random(2000) < 0.8).astype(float), index=[f"item{i}" for i in range(2000)])
     b = a.sample(frac=1.0, random_state=2)  # the same scores, shuffled: the paired difference is 0 on every item
     r = SequentialEvaluator([Precision(1e-9)], rng=0).fit(a, b)
-    assert (r.trace["estimate"] == 0).all()  # before: estimates of 0.03 and -0.033 (paired by position)
+    assert (r.trace["estimate"] == 0).all()  # items are paired by id, not by position
     with pytest.raises(ValueError, match="^scores_b.*same item ids"):
         SequentialEvaluator([Efficacy()]).fit(a, b.rename(lambda s: s + "x"))
     with pytest.raises(ValueError, match="^scores_b"):

@@ -370,8 +370,8 @@ def test_matches_live_rpact_get_analysis_results():
 def test_two_sided_convention_gap_to_rpact_at_many_looks(alpha, stop, p_gap, ci_gap):
     """Ten LD-Pocock looks (first at 5 %), two-sided: effstats stops paths at both boundaries, rpact ignores the
     opposite one. The gap is < 1e-8 in p at an early stop (CI 2e-6: the bounds differ by ~1e-6) but 1e-4 (p) /
-    3e-4 (CI) at alpha 0.05 and 0.003 / 0.002 at alpha 0.2 when the test runs to the last look (rpact 3.3.4,
-    measured; the docstring said "negligible for any design"); the documented recipe (one-sided bounds, smaller
+    3e-4 (CI) at alpha 0.05 and 0.003 / 0.002 at alpha 0.2 when the test runs to the last look (rpact 3.3.4);
+    the documented recipe (one-sided bounds, smaller
     tail doubled) reproduces rpact to 1e-6."""
     import rpy2.robjects as ro
 

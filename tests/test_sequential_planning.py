@@ -60,7 +60,7 @@ def test_power_at_available_equals_design_power_at_the_planned_maximum():
 
 
 def test_precision_plan():
-    # one model's accuracy (n_models=1; with the default n_models=2, accuracy now plans a paired difference)
+    # one model's accuracy (n_models=1; with the default n_models=2, accuracy plans a paired difference)
     # binary scores: the Clopper-Pearson interval is about half an item wider than c sd / sqrt(n)
     p = plan(half_width=0.02, accuracy=0.9, looks=4, n_models=1)
     sd = np.sqrt(0.09)
@@ -197,8 +197,7 @@ def test_detectable_effect_bad_input():
 
 def test_accuracy_of_two_models_plans_the_paired_difference():
     """"2 models at ~90 % accuracy, detect 1 point with power 0.8, at most 5 looks": the paired difference's variance
-    is disagreement - effect**2, at most 2 min(p, 1 - p) - effect**2 = 0.1999 (it was p (1 - p) = 0.09, one model's:
-    max_n 7,239 where 16,078 are needed; with independent errors, disagreement 0.18, that plan had power ~0.5).
+    is disagreement - effect**2, at most 2 min(p, 1 - p) - effect**2 = 0.1999, not one model's p (1 - p) = 0.09.
     Monte Carlo (4,000 runs, plug-in sd as an evaluator uses): power >= 0.8 - 3 s.e. at the worst case and above it
     with independent errors."""
     p = plan(0.01, accuracy=0.9, power=0.8, looks=5)
@@ -257,9 +256,8 @@ def test_plan_warns_when_the_first_look_is_too_small_for_the_normal_approximatio
 def test_one_model_plan_uses_the_alternative_variance_and_a_continuity_correction():
     """Near the ceiling the variance at the alternative (towards 1/2) exceeds the null's and the test is the exact
     binomial one: n = ((z_a sd0 + z_b sd1) / effect)^2, then Fleiss' n / 4 (1 + sqrt(1 + 2 / (n effect)))^2.
-    With the null variance alone, 10 looks on 2,000 items had power 0.69 / 0.63 at accuracy 0.98 / 0.995 for a
-    planned 0.8 (Monte Carlo); now 0.77 / 0.75 (still short with many looks: each look's exact test is
-    discrete) and 0.79 - 0.80 with 2 looks."""
+    Monte Carlo power for a planned 0.8: at least 0.8 - 3 s.e. with 2 looks; with 10 looks each look's exact test
+    is discrete and the power falls a little short (floor 0.72)."""
     from effstats.sequential import SequentialEvaluator, Efficacy
     from effstats.sequential.validation import SCHEDULES, simulate_iid
 
@@ -282,9 +280,8 @@ def test_one_model_plan_uses_the_alternative_variance_and_a_continuity_correctio
 
 
 def test_precision_plan_reaches_its_half_width_in_about_half_of_the_runs():
-    """With c sd / sqrt(n) alone, a one-model plan for +-0.02 at accuracy 0.8 (ld_obf, 5 looks) reached the target
-    by its last look in 21 % of runs (median final half-width 0.0203): the Clopper-Pearson interval is wider. Now
-    the median final half-width is the target (about half of the runs below it)."""
+    """A one-model plan for +-0.02 at accuracy 0.8 (ld_obf, 5 looks) plans for the Clopper-Pearson interval, which is
+    wider than c sd / sqrt(n): the median final half-width is the target (about half of the runs below it)."""
     from effstats.sequential import Precision, SequentialEvaluator
 
     p = plan(half_width=0.02, accuracy=0.8, n_models=1, looks=5)
@@ -301,8 +298,8 @@ def test_precision_plan_reaches_its_half_width_in_about_half_of_the_runs():
 
 
 def test_one_model_power_at_available_uses_the_formula_that_sized_the_plan():
-    # power_at_available used the null variance without the continuity correction: 0.817 at 2,000 items where
-    # max_n (2,303) said infeasible (Monte Carlo 0.726); it is now the sizing formula solved for the power
+    # power_at_available is the sizing formula (alternative variance, continuity correction) solved for the power,
+    # so it agrees with feasibility: below the target wherever max_n exceeds the items available
     kw = dict(effect=0.01, accuracy=0.98, n_models=1, power=0.8, looks=10, spending="ld_pocock")
     p = plan(**kw)
     at_max = plan(**kw, items_available=p.max_n)

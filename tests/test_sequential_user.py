@@ -1,4 +1,5 @@
-"""Adaptive evaluation tried as a user would: defects found by a user's tour, each a test that failed before its fix.
+"""Adaptive evaluation used as a user would: labelled inputs, online harnesses, every spending family, rare
+disagreements, and the reported intervals agreeing with the decisions.
 
 Monte-Carlo tolerances: 3 Monte-Carlo standard errors of the nominal rate.
 """
@@ -22,7 +23,7 @@ def _pair(pa: float, pb: float, n: int = 20_000, seed: int = 0):
 # --------------------------------------------------------------- BetaSpendingFutility: None-aware family default
 @pytest.mark.parametrize("family", ["ld_pocock", "ld_obf", "hsd", "power"])
 def test_beta_spending_futility_accepts_every_spending_family_with_its_default(family):
-    # before: every family but hsd raised "lower_param: ... got -2.0" (the HSD default passed to all families)
+    # gsDesign's default lower parameter (-2) belongs to Hwang-Shih-DeCani only; each family takes its own default
     a, b = _pair(0.80, 0.77)
     rule = BetaSpendingFutility(effect=0.03, spending=family)
     assert rule.param is None
@@ -56,8 +57,8 @@ def test_beta_spending_futility_refuses_bad_family_parameters_at_construction(kw
 @pytest.mark.parametrize("pa, pb", [(0.80, 0.78), (0.99, 0.985)])
 @pytest.mark.parametrize("alternative", ["greater", "two-sided"])
 def test_efficacy_stops_report_an_interval_on_the_claimed_side_of_zero(pa, pb, alternative):
-    # before: the paired score interval has a continuity correction away from 0 only, so 23 % (accuracy 0.8) to
-    # 62 % (0.99) of "greater" stops reported a deciding interval reaching below 0
+    # the deciding interval and the test agree: a "greater" stop reports an interval above 0 (a continuity
+    # correction applied away from 0 only would let it reach below)
     a, b = _pair(pa, pb)
     sim = SequentialEvaluator([Efficacy(alternative)], rng=1).simulate(a, b, n_runs=300, rng=2)
     eff = sim.reason == "efficacy"
@@ -70,7 +71,7 @@ def test_efficacy_stops_report_an_interval_on_the_claimed_side_of_zero(pa, pb, a
 
 def test_fit_result_interval_agrees_with_greater_decision():
     a, b = _pair(0.80, 0.76)
-    r = SequentialEvaluator([Efficacy("greater")], rng=1).fit(a, b)  # before: ci_low = -0.00028
+    r = SequentialEvaluator([Efficacy("greater")], rng=1).fit(a, b)  # a decision at 0 with an interval above 0
     assert r.decision == "greater"
     assert r.ci_low >= 0 and r.confidence_interval(0.90).low >= 0
 
@@ -127,8 +128,8 @@ def test_final_inference_median_unbiased_by_monte_carlo():
 
 
 def test_final_inference_with_rare_disagreements_non_monotone_plugin_information():
-    # before: 1 / se**2 per look was passed as the information and is not increasing when disagreements are rare
-    # ("information: expected positive, strictly increasing levels")
+    # with rare disagreements the plug-in information 1 / se**2 is not increasing over the looks; the final
+    # inference must use information that is
     nu, nd = int(POP * 0.015), int(POP * 0.005)
     a = np.r_[np.ones(nu), np.zeros(nd), np.ones(POP - nu - nd)]
     b = np.r_[np.zeros(nu), np.ones(nd), np.ones(POP - nu - nd)]
@@ -154,7 +155,7 @@ def test_final_inference_refuses_other_stops_and_no_efficacy_rule():
 
 # --------------------------------------------------------------- online: labelled batches enter once
 def test_online_update_refuses_item_ids_already_evaluated():
-    # before: a harness re-sending a labelled batch had its items counted twice (n = 200 from 100 items)
+    # a harness re-sending a labelled batch must not have its items counted twice
     a, b = _pair(0.80, 0.78, n=2000)
     sa, sb = pd.Series(a), pd.Series(b)
     ev = SequentialEvaluator([Efficacy()])
@@ -170,7 +171,7 @@ def test_online_update_refuses_item_ids_already_evaluated():
 
 
 def test_unpaired_comparison_raises_no_runtime_warning():
-    # before: "invalid value encountered in multiply" (0 * inf) from the Agresti-Caffo statistic at its estimate
+    # the Agresti-Caffo statistic at its own estimate has 0 * inf terms, which must not surface as warnings
     import warnings
 
     a, b = _pair(0.80, 0.78, n=2000)
@@ -194,8 +195,8 @@ def test_rank_models_takes_model_ids_from_a_dataframe_and_aligns_groups_by_item_
     df = _frame()
     g = pd.Series(np.repeat([0, 1, 2], 1000), index=df.columns)
     r = rank_models(df, groups=g, rng=0)
-    assert list(r.ranking.index) == ["d", "c", "b", "a"]  # before: m3, m2, m1, m0
-    shuffled = rank_models(df, groups=g.sample(frac=1, random_state=2), rng=0)  # before: other groups, other n
+    assert list(r.ranking.index) == ["d", "c", "b", "a"]  # the frame's labels, not positions
+    shuffled = rank_models(df, groups=g.sample(frac=1, random_state=2), rng=0)  # groups aligned by item id
     assert r.pairs["n"].tolist() == shuffled.pairs["n"].tolist()
     np.testing.assert_allclose(r.pairs["estimate"], shuffled.pairs["estimate"])
     with pytest.raises(ValueError, match=r"groups: no group for item ids \['i0'"):
@@ -212,7 +213,7 @@ def test_online_ranking_aligns_model_rows_and_refuses_repeated_items():
     sr.start(list("abcd"), max_n=3000)
     est = sr.update(df.iloc[[1, 0, 2, 3], :100]).pairs.set_index(["model_a", "model_b"])["estimate"]
     d = df.iloc[:, :100]
-    assert est[("a", "b")] == pytest.approx(float((d.loc["a"] - d.loc["b"]).mean()))  # before: the sign flipped
+    assert est[("a", "b")] == pytest.approx(float((d.loc["a"] - d.loc["b"]).mean()))  # a - b, in the order the pair is named
     with pytest.raises(ValueError, match="missing: \\['a'\\], unknown: \\['z'\\]"):
         sr.update(df.rename(index={"a": "z"}).iloc[:, 100:200])
     with pytest.raises(ValueError, match="scores: item ids already evaluated in an earlier batch"):
@@ -221,7 +222,7 @@ def test_online_ranking_aligns_model_rows_and_refuses_repeated_items():
 
 
 def test_result_frame_carries_the_pvalue_and_alpha():
-    # before: to_frame() dropped the p-value and alpha the result holds
+    # to_frame() carries everything the result holds
     a, b = _pair(0.80, 0.76)
     r = SequentialEvaluator([Efficacy()], alpha=0.1, rng=1).fit(a, b)
     f = r.to_frame()
@@ -231,7 +232,7 @@ def test_result_frame_carries_the_pvalue_and_alpha():
 
 
 def test_nan_scores_message_says_what_to_do():
-    # before: "contains NaN; pass an explicit missing mask" -- these functions take no missing mask
+    # the message names the fix these functions accept (they take no missing mask)
     from effstats.sequential import rank_models
 
     a = np.r_[np.ones(50), np.nan]
@@ -241,10 +242,10 @@ def test_nan_scores_message_says_what_to_do():
         rank_models(np.r_[np.ones((2, 51)), a[None]])
 
 
-# ------------------------------------------------------------------ a statistician's review (2026-11-26)
+# ------------------------------------------------------------------ statistical details
 def test_beta_spending_futility_with_fpc_runs():
-    # the look that uses up the benchmark and the one before it were both at information fraction 1: design()
-    # refused "information: expected a positive, strictly increasing sequence" (an argument the user never passed)
+    # with fpc=True the look that uses up the benchmark and the one before it can both be at information fraction
+    # 1; the rule must not hand design() a sequence that is not strictly increasing (an argument the user never passed)
     g = np.random.default_rng(0)
     a, b = (g.random(1000) < 0.75).astype(float), (g.random(1000) < 0.7).astype(float)
     for fpc in (False, True):
@@ -291,14 +292,14 @@ def test_a_refused_first_online_batch_leaves_the_evaluation_unset():
                                     np.array(["a"] * 999 + [None], dtype=object), pd.Series(["a"] * 999 + [None]),
                                     np.array(["a"] * 999 + [3], dtype=object)])
 def test_missing_or_mixed_group_labels_are_a_clear_error(labels):
-    # before: TypeError "'<' not supported between instances of 'float' and 'str'"
+    # NaN or mixed-type labels cannot be sorted: a ValueError naming the argument, not a TypeError from sorting
     with pytest.raises(ValueError, match="^groups: "):
         SequentialEvaluator([Precision(0.05)]).fit(np.ones(1000), np.zeros(1000), groups=labels)
 
 
 def test_ranking_with_a_renamed_efficacy_rule_names_winners():
-    # the ranking table tested reason == "efficacy": with Efficacy(name="eff") every decided pair had
-    # significant=False, no winner and Copeland scores of 0
+    # a decided pair is recognised by its rule's role, not its name: a renamed Efficacy rule still names winners
+    # and gives Copeland scores
     from effstats.sequential import rank_models
 
     g = np.random.default_rng(3)
@@ -310,8 +311,8 @@ def test_ranking_with_a_renamed_efficacy_rule_names_winners():
 
 
 def test_a_rejected_zero_lies_outside_the_reported_interval():
-    # the interval's end was clipped to exactly 0.0 when the test rejected 0, so the closed interval still held 0
-    # (65 % of efficacy stops at 1 % disagreement); now ci_low > 0 exactly when "greater" was decided at 0
+    # ci_low > 0 exactly when "greater" was decided at 0: an end clipped to exactly 0.0 would leave 0 in the
+    # closed interval the test rejected
     g = np.random.default_rng(4)
     d = g.choice([-1.0, 0.0, 1.0], p=[0.002, 0.99, 0.008], size=(400, 1000))
     a, b = np.maximum(d, 0), np.maximum(-d, 0)
@@ -323,9 +324,9 @@ def test_a_rejected_zero_lies_outside_the_reported_interval():
 
 
 def test_beta_spending_futility_takes_the_drift_of_the_tests_own_z():
-    # the bound's drift was effect / (plug-in se): the paired z divides by the null variance (the discordance rate),
-    # so z drifted less than the bound assumed and P(futility stop) at the design effect exceeded beta (0.2064 for
-    # 0.2 in 60,000 runs at 30 % disagreement, 2 looks; 0.2047 now)
+    # the paired z divides by the null variance (the discordance rate), so the bound's drift must be effect / (that
+    # se): with the plug-in se, z drifts less than the bound assumes and P(futility stop) at the design effect
+    # exceeds beta
     from effstats.sequential.validation import simulate_iid
 
     ev = SequentialEvaluator([Efficacy("greater")], initial=500, batch=500)
@@ -340,8 +341,8 @@ def test_beta_spending_futility_takes_the_drift_of_the_tests_own_z():
 
 
 def test_holm_reports_undecided_pairs_at_their_final_level():
-    # pairs never decided kept level index 0 and were reported at alpha itself (0.05 with a 95 % interval) instead
-    # of Holm's last level alpha / (pairs not rejected): 0.05 / 6 for 4 models with no rejection
+    # a pair never decided is reported at Holm's last level, alpha / (pairs not rejected): 0.05 / 6 for 4 models
+    # with no rejection, not at alpha itself
     from effstats.sequential import rank_models
 
     g = np.random.default_rng(5)

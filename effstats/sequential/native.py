@@ -17,9 +17,9 @@ information for the requested power) is separate (:func:`native_sizes`) and only
 asked for.
 
 With hundreds of looks (a batch adds less than 1/144 of the information so far) the r = 18 grid
-no longer resolves the density of one increment; :func:`effstats.sequential.design` then raises
+does not resolve the density of one increment; :func:`effstats.sequential.design` then raises
 ``r`` and the recursion rescales each transition to its exact probability (``conserve``), which
-keeps it stable where gsDesign's unmodified scheme overflows. Below that regime nothing changes.
+keeps it stable where gsDesign's unmodified scheme overflows. Below that regime the recursion is gsDesign's.
 
 References
 ----------
@@ -56,8 +56,8 @@ _RT2PI_B = 2.506628274631  # gsDesign's constant in gsbound
 _DBL_EPS = np.finfo(float).eps
 _dot = np.dot
 _exp = np.exp
-# kernel x density: einsum's own SIMD loop, 1.4-2x faster than a reference (netlib) BLAS dgemv at these sizes
-# (m ~ 100-250) and no slower with an optimised BLAS
+# kernel x density: einsum's own SIMD loop, so that the cost at these sizes (m ~ 100-250) does not depend on
+# which BLAS numpy links (a reference BLAS dgemv is the slowest option here)
 _matvec = np.einsum
 
 
@@ -114,7 +114,7 @@ def gridpts(r: int, mu: float, a: float, b: float) -> tuple[np.ndarray, np.ndarr
         hi = lo
     if lo + 2 <= hi < n:
         # the usual case, >= 2 candidates strictly inside: the interior is a slice of the precomputed full grid
-        # (a few array operations instead of a dozen); only the two end intervals are built here
+        # (a few array operations); only the two end intervals are built here
         fz, fw, offl = _grid_full(r)
         m2 = 2 * (hi - lo + 2) - 1
         z = np.empty(m2)
@@ -612,7 +612,7 @@ def _wt_constant_terms(delta: float, alpha: float, two_sided: bool, timing, tol:
     """Constant ``c`` of the Wang–Tsiatis bound ``c * t**(delta - 0.5)`` with total upper error ``alpha`` (gsDesign ``WT``).
 
     Solved by secant steps on the probit of the crossing probability, which is nearly linear in ``c`` (exactly so
-    for one look), started at the Bonferroni constant: 4-6 recursion passes instead of the 11-14 of a bracketing
+    for one look), started at the Bonferroni constant, which needs fewer recursion passes than a bracketing
     search. The root is taken to ``1e-2 * tol``, so it lies within gsDesign's own ``uniroot`` tolerance of
     gsDesign's constant. Falls back to the bracketing search (:func:`_wt_constant_zeroin`) if a step fails.
 
@@ -773,7 +773,7 @@ def _betadiff1(imax, theta, tx, problo, b, tol, r):
 
 def _type4_search(delta, tx, falseneg, b, tol, r, n_fix):
     """gsDesign's gsDType4 search for the maximum information of a non-binding beta-spending design, one
-    recursion pass per step instead of two.
+    recursion pass per step.
 
     For information ``I`` the lower bounds spend ``falseneg`` under the drift ``delta`` given the upper bounds
     ``b``: one :func:`gsbound1` pass on the mirrored problem, whose lower-crossing probabilities are the upper
@@ -978,8 +978,8 @@ def native_bounds(s: _Spec) -> dict:
 
 def _max_info_secant(delta, beta, tx, a, b, r, i0, tol) -> float | None:
     """Maximum information giving power ``1 - beta`` for fixed bounds: secant steps in ``sqrt(information)`` on the
-    probit of the power, which is nearly linear there (exactly so for one look, with slope ``delta``); 3-5
-    recursion passes instead of the ~8 of a bracketing search. Taken to ``1e-2 * tol``, i.e. well inside the
+    probit of the power, which is nearly linear there (exactly so for one look, with slope ``delta``), so
+    it needs fewer recursion passes than a bracketing search. Taken to ``1e-2 * tol``, i.e. well inside the
     tolerance of gsDesign's own search. None if a step fails (the caller then brackets)."""
     if not (delta > 0 and 0.0 < beta < 0.5):
         return None

@@ -398,7 +398,7 @@ def _test_se(s: LookStats) -> np.ndarray:
     """The standard error the test's z divides by: the null variance's for the score statistics (a paired
     comparison at 0: the discordance rate, not the plug-in ``q - d**2``; one model: ``theta0 (1 - theta0)``).
     The futility bound's drift must be the one z has: with the plug-in se, P(futility stop) at the design effect
-    was 0.214 for beta = 0.2 (pairs at 30 % disagreement, 2 looks, 8,000 runs)."""
+    exceeds beta when disagreements are frequent."""
     st, null = s.statistic, s.null
     n_eff = getattr(st, "n_eff", None)
     if null is None or n_eff is None:
