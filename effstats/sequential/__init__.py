@@ -2,17 +2,17 @@
 
 Modules
 -------
-design      :func:`design` and its frozen result :class:`GroupSequentialDesign` (both backends)
+design      :func:`effstats.sequential.design` and its frozen result :class:`effstats.sequential.GroupSequentialDesign` (both backends)
 spending    spending functions (Lan-DeMets Pocock / O'Brien-Fleming, Hwang-Shih-DeCani, Kim-DeMets power)
             and classic Wang-Tsiatis boundary shapes (Pocock, O'Brien-Fleming)
 native      Armitage-McPherson-Rowe recursive integration on gsDesign's grid (no R needed)
-gsdesign    the gsDesign backend (``gsDesign::gsDesign`` through :mod:`effstats.rbridge`)
+gsdesign    the gsDesign backend (``gsDesign::gsDesign`` through ``effstats.rbridge``)
 rules       composable stopping rules (efficacy, equivalence, precision, threshold, futility, diminishing returns)
-evaluator   :class:`SequentialEvaluator`: offline (``fit``), vectorised simulation (``simulate``), online (``update``)
+evaluator   :class:`effstats.sequential.SequentialEvaluator`: offline (``fit``), vectorised simulation (``simulate``), online (``update``)
 ranking     pairwise sequential ranking with Holm / Bonferroni-corrected stops, offline and online (``SequentialRanking``)
 inference   after stopping: stage-wise ordering p-values, median-unbiased estimates, final confidence intervals
-planning    :func:`plan` (maximum / expected items, looks and bounds for a target), :func:`detectable_effect`
-            and :func:`conditional_power`
+planning    :func:`effstats.sequential.plan` (maximum / expected items, looks and bounds for a target), :func:`effstats.sequential.detectable_effect`
+            and :func:`effstats.sequential.conditional_power`
 """
 from .design import GroupSequentialDesign, design
 from .evaluator import SequentialEvaluator, SequentialResult, SimulationResult, mean_of_means

@@ -1,6 +1,6 @@
-"""Group-sequential designs: :func:`design` and its frozen result :class:`GroupSequentialDesign`.
+"""Group-sequential designs: :func:`effstats.sequential.design` and its frozen result :class:`effstats.sequential.GroupSequentialDesign`.
 
-Boundaries are derived as soon as :func:`design` returns; the sample-size search (the maximum information
+Boundaries are derived as soon as :func:`effstats.sequential.design` returns; the sample-size search (the maximum information
 giving power ``1 - beta``, needed for ``information``, ``inflation``, ``expected_n_h0`` / ``expected_n_h1``,
 ``power`` and the crossing probabilities under the alternative) runs on first access to any of those, once.
 Beta-spending designs (test types 3 and 4) need the information to place their bounds and compute it at once.
@@ -13,7 +13,7 @@ Chapman & Hall/CRC, Boca Raton.
 Lan, K. K. G. & DeMets, D. L. (1983). Discrete sequential boundaries for clinical trials. *Biometrika*,
 70(3), 659–663.
 
-Anderson, K. M. et al. gsDesign: Group Sequential Design. R package, https://CRAN.R-project.org/package=gsDesign.
+Anderson, K. M. (2026). *gsDesign: Group Sequential Design*. R package version 3.11.0.
 """
 from __future__ import annotations
 
@@ -283,7 +283,7 @@ def design(
     sided : {1, 2}, default=2
         Shorthand for ``test_type`` 1 or 2 when ``test_type`` is None.
     test_type : {1, ..., 6}, optional
-        gsDesign's test types (see :class:`GroupSequentialDesign`).
+        gsDesign's test types (see :class:`effstats.sequential.GroupSequentialDesign`).
     spending : str or SpendingFunction, default="ld_pocock"
         Upper bound: ``"ld_pocock"``, ``"ld_obf"``, ``"hsd"``, ``"power"`` (spending functions)
         or ``"pocock"``, ``"obf"``, ``"wt"`` (classic constant-shape bounds).
@@ -329,7 +329,7 @@ def design(
         Bounds are computed now; the sizes (``information``, ``inflation``, expected sizes, ``power``) on
         first access. gsDesign's own sample-size search can fail where the native one does not (e.g. LD
         O'Brien-Fleming with a first look at 10 % of the information); with ``backend="gsdesign"`` that
-        surfaces as :class:`effstats.rbridge.RError` with R's message when a size is first read.
+        surfaces as ``effstats.rbridge.RError`` with R's message when a size is first read.
 
     Raises
     ------
@@ -492,7 +492,7 @@ def _derive_bounds(spec: _Spec, backend: str, auto_r: bool) -> tuple[_Spec, dict
 
 def _design_from_bounds(spec: _Spec, res: dict, *, alpha: float, backend: str, astar: float, max_info: float | None,
                         n_fixed: float | None) -> GroupSequentialDesign:
-    """The :class:`GroupSequentialDesign` holding a backend's bounds (and sizes, when it computed them)."""
+    """The :class:`effstats.sequential.GroupSequentialDesign` holding a backend's bounds (and sizes, when it computed them)."""
     k, t, n_i, r, test_type = spec.k, spec.timing, spec.n_i, spec.r, spec.test_type
     if res.get("k", k) != k:  # a binding beta-spending design recomputed at observed information may end early
         k = int(res["k"])

@@ -1,12 +1,13 @@
-"""gsDesign backend: ``gsDesign::gsDesign`` called through rpy2 (via :mod:`effstats.rbridge`).
+"""gsDesign backend: ``gsDesign::gsDesign`` called through rpy2 (via ``effstats.rbridge``).
 
 Bounds alone come from gsDesign's re-computation mode (``n.I = timing``, ``maxn.IPlan = 1``), which places the
 bounds without gsDesign's sample-size search; the full ``gsDesign()`` call (with the search) runs when sizes are
 asked for. Where gsDesign's own search fails (its ``uniroot`` bracket ``[n.fix, 10 n.fix]`` does not contain the
-root), R's message surfaces as :class:`effstats.rbridge.RError`.
+root), R's message surfaces as ``effstats.rbridge.RError``.
 
-Reference: Anderson, K. M. et al. gsDesign: Group Sequential Design. R package,
-https://CRAN.R-project.org/package=gsDesign.
+References
+----------
+Anderson, K. M. (2026). *gsDesign: Group Sequential Design*. R package version 3.11.0.
 """
 from __future__ import annotations
 
@@ -37,7 +38,7 @@ def _sf(gs, sf):
 
 def gsdesign_bounds(s) -> dict:
     """Bounds for a native ``_Spec`` from gsDesign without its sample-size search where the bounds do not
-    depend on it (test types 1, 2 and 6 with at least 2 looks); the full :func:`gsdesign_design` otherwise.
+    depend on it (test types 1, 2 and 6 with at least 2 looks); the full ``gsdesign_design`` otherwise.
 
     Returns the native bounds layout (``upper``, ``lower``, ``upper_prob0``, ``falsepos``, ``delta``, ``sized``).
     """
@@ -56,8 +57,8 @@ def gsdesign_bounds(s) -> dict:
 def gsdesign_design(s) -> dict:
     """Run ``gsDesign::gsDesign`` for a native ``_Spec`` and return the native dict layout.
 
-    Raises :class:`effstats.rbridge.RPackageMissing` (with install instructions) when rpy2 or
-    gsDesign is missing and :class:`effstats.rbridge.RError` carrying R's message when R fails.
+    Raises ``effstats.rbridge.RPackageMissing`` (with install instructions) when rpy2 or
+    gsDesign is missing and ``effstats.rbridge.RError`` carrying R's message when R fails.
     """
     import rpy2.robjects as ro
 

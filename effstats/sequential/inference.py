@@ -17,7 +17,7 @@ Binding lower (futility) bounds (test types 3 and 5) stop paths and enter the or
 (test types 4 and 6) are ignored, so the results stay valid whether or not futility stopping is obeyed (as
 rpact). A stop *on* a non-binding futility bound is therefore not a stop of that ordering: rpact's
 ``getFinalPValue`` / ``getFinalConfidenceInterval`` return NA there ("final stage not reached") and
-:func:`stagewise_inference` raises, saying so, unless ``binding_futility=True`` asks for the ordering of the test
+:func:`effstats.sequential.stagewise_inference` raises, saying so, unless ``binding_futility=True`` asks for the ordering of the test
 that obeys the bound (what rpact computes for a design with ``bindingFutility = TRUE``). For a symmetric two-sided design (test type 2) the ordering runs in the direction of the observed
 effect, with both boundaries stopping paths, and the two-sided p-value is ``2 min(p_up, p_down)``. rpact
 (3.3.4) instead ignores the opposite boundary there (and reports the one-sided p-value at a stage-1 stop). The
@@ -27,7 +27,7 @@ against rpact for LD-Pocock spending with 10 looks reaching the last one without
 p-value and 3e-4 in the interval limits at two-sided alpha 0.05; 0.003 and 0.002 at alpha 0.2. Passing the
 bounds as one-sided (``upper=design.upper, two_sided=False``) and doubling the smaller tail reproduces rpact.
 
-Conditional power (before stopping) is :func:`effstats.sequential.planning.conditional_power`.
+Conditional power (before stopping) is :func:`effstats.sequential.conditional_power`.
 
 The statistic is the standardised one: ``Z_j ~ N(theta sqrt(I_j), 1)`` at information ``I_j``. With
 ``information`` in units of inverse variance (e.g. ``n / sigma**2``) ``theta`` is the effect itself; with
@@ -434,7 +434,7 @@ def stagewise_inference(design: Any = None, z: Any = None, look: int | None = No
 
 def stagewise_pvalue(design: Any = None, z: Any = None, look: int | None = None, information: Any = None,
                      **kwargs: Any) -> float:
-    """The stage-wise ordering p-value alone (see :func:`stagewise_inference`; no root finding)."""
+    """The stage-wise ordering p-value alone (see :func:`effstats.sequential.stagewise_inference`; no root finding)."""
     if z is None:
         raise ValueError("z: the statistic at the stopping look is required")
     bd = _as_bounds(design, information, kwargs.pop("upper", None), kwargs.pop("lower", None),

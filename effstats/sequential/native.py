@@ -13,7 +13,7 @@ whole-array numpy operations (half of it for symmetric two-sided bounds under H0
 symmetric), and a few Newton steps of ``O(m)`` each; the grid, its mid-points and Simpson weights
 are precomputed per ``r``. The crossing probabilities at the solved bounds fall out of the last Newton
 step, so the type-I error spent is known without a second pass. The sample-size search (maximum
-information for the requested power) is separate (:func:`native_sizes`) and only run when sizes are
+information for the requested power) is separate (``native_sizes``) and only run when sizes are
 asked for.
 
 With hundreds of looks (a batch adds less than 1/144 of the information so far) the r = 18 grid
@@ -32,7 +32,7 @@ Trials*. Chapman & Hall/CRC, Boca Raton (ch. 19, numerical computations).
 Lan, K. K. G. & DeMets, D. L. (1983). Discrete sequential boundaries for clinical trials.
 *Biometrika*, 70(3), 659–663.
 
-Anderson, K. M. et al. gsDesign: Group Sequential Design. R package, https://CRAN.R-project.org/package=gsDesign.
+Anderson, K. M. (2026). *gsDesign: Group Sequential Design*. R package version 3.11.0.
 """
 from __future__ import annotations
 
@@ -603,7 +603,7 @@ def _increasing_root(f: Callable[[float], float], lower: float, upper: float, to
 
 def wt_constant(delta: float, alpha: float, two_sided: bool, timing, tol: float = 1e-6, r: int = 18) -> float:
     """Constant ``c`` of the Wang–Tsiatis bound ``c * t**(delta - 0.5)`` with total upper error ``alpha`` (see
-    :func:`_wt_constant_terms`)."""
+    ``_wt_constant_terms``)."""
     return _wt_constant_terms(delta, alpha, two_sided, timing, tol, r)[0]
 
 
@@ -614,10 +614,10 @@ def _wt_constant_terms(delta: float, alpha: float, two_sided: bool, timing, tol:
     Solved by secant steps on the probit of the crossing probability, which is nearly linear in ``c`` (exactly so
     for one look), started at the Bonferroni constant, which needs fewer recursion passes than a bracketing
     search. The root is taken to ``1e-2 * tol``, so it lies within gsDesign's own ``uniroot`` tolerance of
-    gsDesign's constant. Falls back to the bracketing search (:func:`_wt_constant_zeroin`) if a step fails.
+    gsDesign's constant. Falls back to the bracketing search (``_wt_constant_zeroin``) if a step fails.
 
     Returns ``(c, terms)``: ``terms`` (k,) are the upper-crossing probabilities under H0 at each look at ``c`` (the
-    last point evaluated), or None when ``c`` was not evaluated (the caller then runs :func:`gsprob`).
+    last point evaluated), or None when ``c`` was not evaluated (the caller then runs ``gsprob``).
     """
     timing = np.asarray(timing, dtype=float)
     shape = timing ** (delta - 0.5)
@@ -661,7 +661,7 @@ def _wt_constant_terms(delta: float, alpha: float, two_sided: bool, timing, tol:
 
 
 def _wt_constant_zeroin(delta: float, alpha: float, two_sided: bool, timing, tol: float = 1e-6, r: int = 18) -> float:
-    """:func:`wt_constant` by gsDesign's own bracketing search (R's ``uniroot`` on ``alpha`` minus the crossing
+    """``wt_constant`` by gsDesign's own bracketing search (R's ``uniroot`` on ``alpha`` minus the crossing
     probability): bit-identical to gsDesign, ~12 recursion passes."""
     timing = np.asarray(timing, dtype=float)
     shape = timing ** (delta - 0.5)
@@ -727,7 +727,7 @@ def _incr(x: np.ndarray) -> np.ndarray:
 
 
 def _upper_power(theta: float, info: np.ndarray, a: np.ndarray, b: np.ndarray, r: int, terms: list | None = None) -> float:
-    """Total upper-crossing probability at one drift: :func:`gsprob`'s ``powr`` without the lower-crossing terms
+    """Total upper-crossing probability at one drift: ``gsprob``'s ``powr`` without the lower-crossing terms
     and the expected information (the quantity the sample-size search evaluates ~10 times). ``terms``, if given,
     receives the crossing probability at each look (gsprob's ``probhi``)."""
     k = info.size
@@ -776,7 +776,7 @@ def _type4_search(delta, tx, falseneg, b, tol, r, n_fix):
     recursion pass per step.
 
     For information ``I`` the lower bounds spend ``falseneg`` under the drift ``delta`` given the upper bounds
-    ``b``: one :func:`gsbound1` pass on the mirrored problem, whose lower-crossing probabilities are the upper
+    ``b``: one ``gsbound1`` pass on the mirrored problem, whose lower-crossing probabilities are the upper
     crossings of the design, i.e. the terms of the power (gsDesign runs a second ``gsprob`` pass for them).
     The bracket and R's ``uniroot`` steps are gsDesign's own (the root must be gsDesign's, which is only
     ``tol``-accurate), and the pass at the root is kept: it gives the bounds and the crossing probabilities
@@ -1009,7 +1009,7 @@ def _max_info_secant(delta, beta, tx, a, b, r, i0, tol) -> float | None:
 
 
 def native_sizes(s: _Spec, bounds: dict) -> dict:
-    """Information and operating characteristics for bounds from :func:`native_bounds`.
+    """Information and operating characteristics for bounds from ``native_bounds``.
 
     The maximum information for power ``1 - beta`` at the design drift (relative to a fixed design of
     information 1) is solved unless the information was given; then crossing probabilities at
@@ -1043,8 +1043,8 @@ def native_sizes(s: _Spec, bounds: dict) -> dict:
 
 
 def native_design(s: _Spec) -> dict:
-    """Bounds and sizes like ``gsDesign::gsDesign`` (with ``delta = 0, n.fix = 1``): :func:`native_bounds`
-    followed by :func:`native_sizes`, merged into one dict (``falsepos`` as gsDesign reports it)."""
+    """Bounds and sizes like ``gsDesign::gsDesign`` (with ``delta = 0, n.fix = 1``): ``native_bounds``
+    followed by ``native_sizes``, merged into one dict (``falsepos`` as gsDesign reports it)."""
     bnd = native_bounds(s)
     out = dict(bnd)
     out.update(native_sizes(s, bnd))

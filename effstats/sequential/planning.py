@@ -1,6 +1,6 @@
 """Planning a sequential evaluation: how many items, at which looks, with which bounds; and conditional power.
 
-:func:`plan` answers questions such as "evaluate these 2 models on this benchmark with at most 5 looks: how many
+:func:`effstats.sequential.plan` answers questions such as "evaluate these 2 models on this benchmark with at most 5 looks: how many
 items do I need to detect a 2-point difference with 90 % power?" or "10 models on 5 datasets": it sizes a
 fixed-sample test for the target (a difference with power, or a confidence-interval half-width), inflates it
 by the group-sequential design's maximum information, and reports the maximum and expected number of items,
@@ -9,7 +9,7 @@ the items at each look and the bounds. Many models are compared pairwise with a 
 :func:`effstats.sequential.rank_models`) the smallest p-value is also tested at ``alpha / n_pairs`` and Holm
 rejects everything Bonferroni rejects, so the same plan guarantees at least the planned power per pair.
 
-:func:`conditional_power` is gsDesign's ``gsCP``: the probability of crossing the upper bound at a later look
+:func:`effstats.sequential.conditional_power` is gsDesign's ``gsCP``: the probability of crossing the upper bound at a later look
 given the statistic now.
 
 Scales. The statistic is ``Z_j = estimate_j * sqrt(n_j) / sd`` for ``n_j`` items (per model; paired items for a
@@ -84,7 +84,7 @@ def _real_array(x: Any, name: str) -> np.ndarray:
 
 @dataclass(frozen=True)
 class SequentialPlan:
-    """A planned sequential evaluation (see :func:`plan`).
+    """A planned sequential evaluation (see :func:`effstats.sequential.plan`).
 
     Attributes
     ----------
@@ -243,7 +243,7 @@ def plan(effect: float | None = None, *, half_width: float | None = None, sd: An
         statistic as normal with that per-item variance under both hypotheses. McNemar's statistic standardises
         by the observed disagreement, which moves with the difference: when most disagreements go one way it
         varies less than assumed (``sqrt(n10)``, variance 1/4, when all do), so such plans are conservative:
-        ``plan(0.005, disagreement=0.005)`` asks for 2,140 items for power 0.9, and :class:`SequentialEvaluator`
+        ``plan(0.005, disagreement=0.005)`` asks for 2,140 items for power 0.9, and :class:`effstats.sequential.SequentialEvaluator`
         on them has power 0.98 (Monte Carlo, 20,000 runs; 0.90 at ``disagreement=0.01``).
     accuracy : float, optional
         Accuracy of the model(s). With ``n_models=1`` the variance is ``p (1 - p)`` (default for ``half_width``
@@ -348,7 +348,7 @@ def plan(effect: float | None = None, *, half_width: float | None = None, sd: An
 
 
 def _check_plan_args(effect, half_width, power, alpha, sided, looks, n_models, n_datasets, correction):
-    """Validate :func:`plan`'s target and layout; returns ``(alpha, looks, n_models, n_datasets, effect,
+    """Validate :func:`effstats.sequential.plan`'s target and layout; returns ``(alpha, looks, n_models, n_datasets, effect,
     half_width, power)``."""
     target_diff = effect is not None
     if target_diff == (half_width is not None):
@@ -473,7 +473,7 @@ def detectable_effect(items_available: Any, *, sd: Any = None, disagreement: Any
                       spending_param: float | None = None, timing: Any = None, n_models: int = 2,
                       n_datasets: int = 1, correction: str = "bonferroni") -> float:
     """The smallest difference a sequential evaluation with at most ``items_available`` items per model detects
-    with the given power (the inverse of :func:`plan`).
+    with the given power (the inverse of :func:`effstats.sequential.plan`).
 
     With a fixed ``sd``: ``effect = c sd / sqrt(n / R)``, ``c = z_{1 - alpha'} + z_{power}`` and ``R`` the design's
     inflation. With ``disagreement`` ``q`` the variance ``q - effect**2`` depends on the effect, and solving
@@ -484,12 +484,12 @@ def detectable_effect(items_available: Any, *, sd: Any = None, disagreement: Any
     items_available : int or array (n_datasets,)
         Items per model (per dataset if an array; equal allocation uses ``n_datasets * min``).
     sd, disagreement : float or array (n_datasets,)
-        Per-item variability, as in :func:`plan` (exactly one of these and ``accuracy``).
+        Per-item variability, as in :func:`effstats.sequential.plan` (exactly one of these and ``accuracy``).
     accuracy : float, optional
-        As in :func:`plan`: one model's accuracy (``n_models=1``), or, for two or more models, the worst-case
+        As in :func:`effstats.sequential.plan`: one model's accuracy (``n_models=1``), or, for two or more models, the worst-case
         disagreement ``2 min(p, 1 - p)`` of models of about that accuracy.
     power, alpha, sided, looks, spending, spending_param, timing, n_models, n_datasets, correction
-        As in :func:`plan`.
+        As in :func:`effstats.sequential.plan`.
 
     Returns
     -------

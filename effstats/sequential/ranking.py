@@ -150,9 +150,10 @@ class SequentialRanking:
     alpha : float, default=0.05
         Familywise error over all pairs.
     **evaluator_kw
-        ``initial``, ``batch``, ``spending``, ``max_n``, ``fpc``, ... for the underlying :class:`SequentialEvaluator`.
+        ``initial``, ``batch``, ``spending``, ``max_n``, ``fpc``, ... for the underlying :class:`effstats.sequential.SequentialEvaluator`.
 
-    Use :meth:`start` then :meth:`update` with each batch of scores (n_models, batch), or :func:`rank_models`
+    Use :meth:`effstats.sequential.SequentialRanking.start` then :meth:`effstats.sequential.SequentialRanking.update`
+    with each batch of scores (n_models, batch), or :func:`effstats.sequential.rank_models`
     for complete score matrices. Both give the same decisions on the same item order.
     """
 
@@ -307,7 +308,7 @@ class SequentialRanking:
         """Add a batch: scores (n_models, batch) of every model on the same new items; returns the ranking so far.
 
         Pairs already decided keep their decision; open pairs are judged at their current corrected level with
-        the full planned design's bounds, as :func:`rank_models` does offline on the same item order.
+        the full planned design's bounds, as :func:`effstats.sequential.rank_models` does offline on the same item order.
         """
         st = getattr(self, "_online", None)
         if st is None:
@@ -398,7 +399,7 @@ def rank_models(scores: Any, *, rules: Sequence[StoppingRule] | None = None, cor
     rng : int or Generator, optional
         Fixes the (common) random item order.
     **evaluator_kw
-        ``initial``, ``batch``, ``spending``, ``max_n``, ... for :class:`SequentialEvaluator`.
+        ``initial``, ``batch``, ``spending``, ``max_n``, ... for :class:`effstats.sequential.SequentialEvaluator`.
 
     Returns
     -------

@@ -7,6 +7,14 @@ that fired there. Every rule is judged on the group-sequential boundaries or the
 confidence intervals, so the error rates hold whichever rule stops the evaluation.
 
 Scores are on the scale of the data (e.g. accuracy in [0, 1]): a 2-point margin is ``0.02``.
+
+References
+----------
+Jennison, C. & Turnbull, B. W. (2000). *Group Sequential Methods with Applications to Clinical Trials*.
+Chapman & Hall/CRC, Boca Raton (ch. 9, repeated confidence intervals; ch. 10, stochastic curtailment).
+
+Anonymous authors (under review). Stop guessing when to stop testing: efficient model evaluation with just
+enough data. Manuscript under double-blind review (sect. 5.3, stopping criteria).
 """
 from __future__ import annotations
 
@@ -34,7 +42,7 @@ __all__ = [
 class LookStats:
     """Statistics at each look, arrays of shape (n_runs, n_looks) unless stated.
 
-    ``statistic`` is the score statistic of :mod:`effstats.sequential.statistics` (exact binomial for one model, Tango for a
+    ``statistic`` is the score statistic of ``effstats.sequential.statistics`` (exact binomial for one model, Tango for a
     paired difference, Agresti–Caffo for two arms): ``z_at(value)`` tests any value, and ``interval(c)`` inverts
     the test. ``c2`` / ``c1`` (n_looks,) are the two-sided and one-sided boundaries at level ``alpha`` with the
     evaluator's spending function evaluated at the information fractions ``t`` (n_looks,); ``c2_final`` /
@@ -43,6 +51,58 @@ class LookStats:
     ``high1`` the interval at ``c1`` (each end a one-sided ``1 - alpha`` bound). ``null`` is None when no value is
     tested (a single model under a precision rule); ``z`` is then 0. Built by hand (``statistic=None``), the
     statistic is the plug-in ``(estimate - value) / se``.
+
+    :class:`effstats.sequential.SequentialEvaluator` builds these; a custom
+    :class:`effstats.sequential.StoppingRule` reads them.
+
+    Parameters
+    ----------
+    n : numpy.ndarray of shape (n_runs, n_looks)
+        Items (per model) at each look.
+    t : numpy.ndarray of shape (n_looks,)
+        Information fractions of the looks.
+    estimate, se : numpy.ndarray of shape (n_runs, n_looks)
+        Estimate (score, or difference of scores) and its standard error.
+    z : numpy.ndarray of shape (n_runs, n_looks) or None
+        Statistic at ``null``; None computes it from ``statistic``.
+    c2, c1 : numpy.ndarray of shape (n_looks,)
+        Two-sided and one-sided boundaries at level ``alpha``.
+    null : float or None
+        The value tested (None when none is).
+    alpha : float
+        Level of the boundaries.
+    spending : str or effstats.sequential.SpendingFunction, default="ld_pocock"
+        The evaluator's spending function (for rules that derive their own bounds).
+    spending_param : float, optional
+        Its parameter.
+    statistic : object, optional
+        The score statistic; None for the plug-in Wald statistic.
+    c2_final, c1_final : float, optional
+        Bounds of the planned final look (default: the last of ``c2`` / ``c1``).
+
+    See Also
+    --------
+    effstats.sequential.StoppingRule : Reads these statistics.
+    effstats.sequential.SequentialEvaluator : Builds them at every look.
+
+    References
+    ----------
+    Jennison, C. & Turnbull, B. W. (2000). *Group Sequential Methods with Applications to Clinical
+    Trials*. Chapman & Hall/CRC, Boca Raton (ch. 9, repeated confidence intervals).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from effstats.sequential import LookStats, Efficacy
+    >>> s = LookStats(n=np.array([[100, 200]]), t=np.array([0.5, 1.0]), estimate=np.array([[0.05, 0.08]]),
+    ...               se=np.array([[0.03, 0.02]]), z=None, c2=np.array([2.16, 2.16]), c1=np.array([1.88, 1.88]),
+    ...               null=0.0, alpha=0.05)
+    >>> s.z.round(3)
+    array([[1.667, 4.   ]])
+    >>> s.ci_low.round(4), s.ci_high.round(4)
+    (array([[-0.0148,  0.0368]]), array([[0.1148, 0.1232]]))
+    >>> Efficacy().fires(s)
+    array([[False,  True]])
     """
 
     n: np.ndarray
@@ -75,7 +135,27 @@ class LookStats:
             object.__setattr__(self, "c1_final", float(np.asarray(self.c1)[-1]))
 
     def z_at(self, value: Any) -> np.ndarray:
-        """Score statistic for ``H0: parameter = value`` at every (run, look)."""
+        """Score statistic for ``H0: parameter = value`` at every (run, look).
+
+        Parameters
+        ----------
+        value : float
+            The value tested.
+
+        Returns
+        -------
+        numpy.ndarray of shape (n_runs, n_looks)
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from effstats.sequential import LookStats, Efficacy
+        >>> s = LookStats(n=np.array([[100, 200]]), t=np.array([0.5, 1.0]), estimate=np.array([[0.05, 0.08]]),
+        ...               se=np.array([[0.03, 0.02]]), z=None, c2=np.array([2.16, 2.16]), c1=np.array([1.88, 1.88]),
+        ...               null=0.0, alpha=0.05)
+        >>> s.z_at(0.02).round(3)
+        array([[1., 3.]])
+        """
         return self.statistic.z_at(value)
 
     @cached_property
@@ -88,18 +168,22 @@ class LookStats:
 
     @property
     def ci_low(self) -> np.ndarray:
+        """Lower end of the two-sided ``1 - alpha`` repeated confidence interval (n_runs, n_looks)."""
         return self._ci2[0]
 
     @property
     def ci_high(self) -> np.ndarray:
+        """Upper end of the two-sided ``1 - alpha`` repeated confidence interval (n_runs, n_looks)."""
         return self._ci2[1]
 
     @property
     def low1(self) -> np.ndarray:
+        """Lower one-sided ``1 - alpha`` repeated confidence bound (at ``c1``), (n_runs, n_looks)."""
         return self._ci1[0]
 
     @property
     def high1(self) -> np.ndarray:
+        """Upper one-sided ``1 - alpha`` repeated confidence bound (at ``c1``), (n_runs, n_looks)."""
         return self._ci1[1]
 
     @property
@@ -114,6 +198,39 @@ class StoppingRule:
     ``bound`` says which interval makes the rule's decision and is reported when it stops the evaluation:
     ``"c2"`` the two-sided ``1 - alpha`` repeated CI, ``"c1"`` the interval whose ends are one-sided ``1 - alpha``
     bounds (two-sided level ``1 - 2 alpha``).
+
+    A subclass sets ``name`` (the label reported when it stops an evaluation), ``bound`` and
+    ``needs_null`` (whether it tests the evaluator's ``null``), and implements ``fires``.
+
+    Attributes
+    ----------
+    name : str
+        Label reported as the result's ``reason``.
+    bound : {"c2", "c1"}
+        The interval that makes the rule's decision.
+    needs_null : bool
+        Whether the rule tests the evaluator's ``null``.
+
+    See Also
+    --------
+    effstats.sequential.LookStats : What a rule reads.
+    effstats.sequential.SequentialEvaluator : Stops at the first look where any rule fires.
+
+    Examples
+    --------
+    A rule that stops once 200 items are in:
+
+    >>> import numpy as np
+    >>> from effstats.sequential import LookStats, StoppingRule
+    >>> s = LookStats(n=np.array([[100, 200]]), t=np.array([0.5, 1.0]), estimate=np.array([[0.05, 0.08]]),
+    ...               se=np.array([[0.03, 0.02]]), z=None, c2=np.array([2.16, 2.16]), c1=np.array([1.88, 1.88]),
+    ...               null=0.0, alpha=0.05)
+    >>> class AtLeast(StoppingRule):
+    ...     name = "enough"
+    ...     def fires(self, s):
+    ...         return s.n >= 200
+    >>> AtLeast().fires(s)
+    array([[False,  True]])
     """
 
     name: str = "rule"
@@ -121,14 +238,46 @@ class StoppingRule:
     needs_null: bool = False
 
     def fires(self, s: LookStats) -> np.ndarray:  # pragma: no cover - abstract
+        """Where the rule fires.
+
+        Parameters
+        ----------
+        s : effstats.sequential.LookStats
+            Statistics at every look.
+
+        Returns
+        -------
+        numpy.ndarray of bool, shape (n_runs, n_looks)
+        """
         raise NotImplementedError
 
     def outcome(self, s: LookStats) -> np.ndarray:
-        """Decision label per (run, look) where the rule fires (default: its name)."""
+        """Decision label per (run, look) where the rule fires (default: its name).
+
+        Parameters
+        ----------
+        s : effstats.sequential.LookStats
+            Statistics at every look.
+
+        Returns
+        -------
+        numpy.ndarray of object, shape (n_runs, n_looks)
+        """
         return np.full(np.shape(s.estimate), self.name, dtype=object)
 
     def check_data(self, kind: str) -> None:
-        """Raise ValueError if the rule's values cannot apply to ``kind`` ("single", "paired", "unpaired")."""
+        """Raise ValueError if the rule's values cannot apply to ``kind`` ("single", "paired", "unpaired").
+
+        Parameters
+        ----------
+        kind : {"single", "paired", "unpaired"}
+            One model, a paired comparison or two independent arms.
+
+        Raises
+        ------
+        ValueError
+            If the rule cannot apply (the message names the rule's argument).
+        """
 
 
 def _check_pos(x: float, name: str, maximum: float | None = None, what: str = "") -> float:
@@ -148,6 +297,35 @@ class Efficacy(StoppingRule):
     reported on the two-sided ``1 - alpha`` repeated CI). ``"greater"`` / ``"less"``: the one-sided bound
     ``c1`` (probability of a false claim in that direction at most ``alpha``; reported on the ``c1`` interval).
     ``z`` is the score statistic at the null (McNemar's for paired binary outcomes, the exact binomial one for one model).
+
+    Parameters
+    ----------
+    alternative : {"two-sided", "greater", "less"}, default="two-sided"
+        Direction of the claim.
+    name : str, default="efficacy"
+        Label reported when the rule stops an evaluation.
+
+    See Also
+    --------
+    effstats.sequential.SequentialEvaluator : Runs an evaluation with these rules.
+    effstats.sequential.Futility : Stops when efficacy has become unlikely.
+    effstats.sequential.design : The group-sequential boundaries.
+
+    References
+    ----------
+    Jennison, C. & Turnbull, B. W. (2000). *Group Sequential Methods with Applications to Clinical
+    Trials*. Chapman & Hall/CRC, Boca Raton (ch. 9, repeated confidence intervals).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from effstats.sequential import SequentialEvaluator, Efficacy
+    >>> rng = np.random.default_rng(0)
+    >>> a = (rng.random(2000) < 0.80).astype(float)  # model A, about 80 % correct
+    >>> b = (rng.random(2000) < 0.70).astype(float)  # model B, about 70 % correct
+    >>> r = SequentialEvaluator([Efficacy()], rng=0).fit(a, b)
+    >>> r.decision, r.reason, r.n
+    ('greater', 'efficacy', 400)
     """
 
     alternative: Literal["two-sided", "greater", "less"] = "two-sided"
@@ -181,6 +359,38 @@ class Equivalence(StoppingRule):
     ``1 - 2 alpha``, Schuirmann's two one-sided tests) lies inside the margins; that interval is reported. The
     probability of declaring equivalence when the true difference is at or beyond a margin is at most ``alpha``.
     ``margin`` is on the scale of the scores: 2 points is ``0.02``.
+
+    Parameters
+    ----------
+    margin : float, default=0.02
+        Equivalence margin, positive and below 1.
+    name : str, default="equivalence"
+        Label reported when the rule stops an evaluation.
+
+    See Also
+    --------
+    effstats.sequential.SequentialEvaluator : Runs an evaluation with these rules.
+    effstats.sequential.Efficacy : The test of a difference.
+
+    References
+    ----------
+    Schuirmann, D. J. (1987). A comparison of the two one-sided tests procedure and the power approach
+    for assessing the equivalence of average bioavailability. *Journal of Pharmacokinetics and
+    Biopharmaceutics*, 15(6), 657–680.
+
+    Jennison, C. & Turnbull, B. W. (2000). *Group Sequential Methods with Applications to Clinical
+    Trials*. Chapman & Hall/CRC, Boca Raton (ch. 9, repeated confidence intervals).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from effstats.sequential import SequentialEvaluator, Equivalence
+    >>> rng = np.random.default_rng(0)
+    >>> a = (rng.random(2000) < 0.80).astype(float)  # model A, about 80 % correct
+    >>> b = (rng.random(2000) < 0.70).astype(float)  # model B, about 70 % correct
+    >>> r = SequentialEvaluator([Equivalence(0.2)], rng=0).fit(a, b)  # within 20 points
+    >>> r.decision, r.n
+    ('equivalence', 300)
     """
 
     margin: float = 0.02
@@ -200,6 +410,35 @@ class Precision(StoppingRule):
     """Stop when the two-sided ``1 - alpha`` repeated CI is at most ``half_width`` either side (its width / 2).
 
     ``half_width`` is on the scale of the scores: ±2 points is ``0.02``.
+
+    Parameters
+    ----------
+    half_width : float, default=0.02
+        Target half-width, positive and below 1.
+    name : str, default="precision"
+        Label reported when the rule stops an evaluation.
+
+    See Also
+    --------
+    effstats.sequential.SequentialEvaluator : Runs an evaluation with these rules.
+    effstats.sequential.plan : Items needed for a half-width (``half_width=``).
+    effstats.sequential.DiminishingReturns : Stops when the interval no longer narrows.
+
+    References
+    ----------
+    Jennison, C. & Turnbull, B. W. (2000). *Group Sequential Methods with Applications to Clinical
+    Trials*. Chapman & Hall/CRC, Boca Raton (ch. 9, repeated confidence intervals).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from effstats.sequential import SequentialEvaluator, Precision
+    >>> rng = np.random.default_rng(0)
+    >>> a = (rng.random(2000) < 0.80).astype(float)  # model A, about 80 % correct
+    >>> b = (rng.random(2000) < 0.70).astype(float)  # model B, about 70 % correct
+    >>> r = SequentialEvaluator([Precision(0.03)], rng=0).fit(a)  # one model: accuracy to +-3 points
+    >>> r.decision, r.n, round(r.ci_low, 3), round(r.ci_high, 3)
+    ('precision', 1200, 0.781, 0.84)
     """
 
     half_width: float = 0.02
@@ -220,6 +459,36 @@ class Threshold(StoppingRule):
     ``alpha``, reported on the ``c1`` interval). ``"both"``: ``|z(tau)| >= c2`` -- the two-sided ``1 - alpha``
     repeated CI excludes ``tau``, so a wrong claim either way has probability at most ``alpha``. ``tau`` is on the
     scale of the scores (60 points is ``0.6``; a difference of 2 points is ``0.02``).
+
+    Parameters
+    ----------
+    tau : float, default=0.6
+        The threshold, in (-1, 1) (in (0, 1) for one model).
+    direction : {"above", "below", "both"}, default="both"
+        Which claims stop the evaluation.
+    name : str, default="threshold"
+        Label reported when the rule stops an evaluation.
+
+    See Also
+    --------
+    effstats.sequential.SequentialEvaluator : Runs an evaluation with these rules.
+    effstats.sequential.Efficacy : The test against the evaluator's ``null``.
+
+    References
+    ----------
+    Jennison, C. & Turnbull, B. W. (2000). *Group Sequential Methods with Applications to Clinical
+    Trials*. Chapman & Hall/CRC, Boca Raton (ch. 9, repeated confidence intervals).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from effstats.sequential import SequentialEvaluator, Threshold
+    >>> rng = np.random.default_rng(0)
+    >>> a = (rng.random(2000) < 0.80).astype(float)  # model A, about 80 % correct
+    >>> b = (rng.random(2000) < 0.70).astype(float)  # model B, about 70 % correct
+    >>> r = SequentialEvaluator([Threshold(0.75, "above")], rng=0).fit(a)
+    >>> r.decision, r.n
+    ('above 0.75', 700)
     """
 
     tau: float = 0.6
@@ -274,10 +543,41 @@ class Futility(StoppingRule):
     under that drift: Lan, Simon & Halperin 1982), where beta is the type-II error without futility stopping;
     being non-binding it never raises the type-I error.
 
+    Parameters
+    ----------
+    threshold : float, default=0.1
+        Conditional power (gamma) below which the rule fires, in (0, 1).
+    effect : float
+        The smallest difference worth detecting, on the scale of the scores (required).
+    alternative : {"two-sided", "greater"}, default="two-sided"
+        The efficacy test whose final bound is used.
+    name : str, default="futility"
+        Label reported when the rule stops an evaluation.
+
+    See Also
+    --------
+    effstats.sequential.SequentialEvaluator : Runs an evaluation with these rules.
+    effstats.sequential.BetaSpendingFutility : Futility on a beta-spending lower bound.
+    effstats.sequential.conditional_power : Conditional power of a design.
+
     References
     ----------
-    Lan, K. K. G., Simon, R. & Halperin, M. (1982). Stochastically curtailed tests in long-term clinical trials.
-    Communications in Statistics C 1, 207-219.
+    Lan, K. K. G., Simon, R. & Halperin, M. (1982). Stochastically curtailed tests in long-term clinical
+    trials. *Communications in Statistics C*, 1(3), 207–219.
+
+    Jennison, C. & Turnbull, B. W. (2000). *Group Sequential Methods with Applications to Clinical
+    Trials*. Chapman & Hall/CRC, Boca Raton (sect. 10.2).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from effstats.sequential import SequentialEvaluator, Efficacy, Futility
+    >>> rng = np.random.default_rng(0)
+    >>> a = (rng.random(2000) < 0.80).astype(float)  # model A, about 80 % correct
+    >>> b = (rng.random(2000) < 0.70).astype(float)  # model B, about 70 % correct
+    >>> r = SequentialEvaluator([Efficacy(), Futility(0.1, effect=0.05)], rng=0).fit(a, b)
+    >>> r.decision, r.reason, r.n
+    ('greater', 'efficacy', 400)
     """
 
     threshold: float = 0.1
@@ -298,6 +598,28 @@ class Futility(StoppingRule):
             raise ValueError(f"alternative: expected 'two-sided' or 'greater', got {self.alternative!r}")
 
     def conditional_power(self, s: LookStats) -> np.ndarray:
+        """Conditional power under ``effect`` at every (run, look), against the full design's final bound.
+
+        Parameters
+        ----------
+        s : effstats.sequential.LookStats
+            Statistics at every look.
+
+        Returns
+        -------
+        numpy.ndarray of shape (n_runs, n_looks)
+            1 at the last look (nothing is left to gain).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from effstats.sequential import LookStats, Futility
+        >>> s = LookStats(n=np.array([[100, 200]]), t=np.array([0.5, 1.0]), estimate=np.array([[0.05, 0.08]]),
+        ...               se=np.array([[0.03, 0.02]]), z=None, c2=np.array([2.16, 2.16]), c1=np.array([1.88, 1.88]),
+        ...               null=0.0, alpha=0.05)
+        >>> Futility(0.1, effect=0.05).conditional_power(s).round(3)
+        array([[0.61, 1.  ]])
+        """
         t = np.broadcast_to(np.asarray(s.t, float), np.shape(s.z))
         rem = np.clip(1 - t, 0, None)
         z = np.abs(s.z) if self.alternative == "two-sided" else s.z
@@ -329,6 +651,48 @@ class BetaSpendingFutility(StoppingRule):
 
     ``alternative="greater"`` fires when ``z < a_k``; ``"two-sided"`` when ``|z| < a_k`` (each tail
     at level ``alpha / 2``).
+
+    Parameters
+    ----------
+    effect : float, default=0.02
+        Difference to detect, on the scale of the scores.
+    beta : float, default=0.1
+        Type-II error to spend, in (0, 0.5).
+    se_full : float, optional
+        Planned standard error with the full sample (default: estimated at the first look).
+    spending : str, default="hsd"
+        Lower-bound spending family (a spending function, not a classic shape).
+    param : float, optional
+        Its parameter (default: the family's; -2 for ``"hsd"``).
+    alternative : {"greater", "two-sided"}, default="greater"
+        The efficacy test the bound goes with.
+    name : str, default="futility"
+        Label reported when the rule stops an evaluation.
+
+    See Also
+    --------
+    effstats.sequential.SequentialEvaluator : Runs an evaluation with these rules.
+    effstats.sequential.Futility : Futility on conditional power.
+    effstats.sequential.design : ``test_type=4`` designs.
+
+    References
+    ----------
+    Jennison, C. & Turnbull, B. W. (2000). *Group Sequential Methods with Applications to Clinical
+    Trials*. Chapman & Hall/CRC, Boca Raton (ch. 7, error spending).
+
+    Anderson, K. M. (2026). *gsDesign: Group Sequential Design*. R package version 3.11.0.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from effstats.sequential import SequentialEvaluator, BetaSpendingFutility, Efficacy
+    >>> rng = np.random.default_rng(0)
+    >>> a = (rng.random(2000) < 0.80).astype(float)  # model A, about 80 % correct
+    >>> b = (rng.random(2000) < 0.70).astype(float)  # model B, about 70 % correct
+    >>> rules = [Efficacy("greater"), BetaSpendingFutility(effect=0.05)]
+    >>> r = SequentialEvaluator(rules, rng=0).fit(a, b)
+    >>> r.decision, r.n
+    ('greater', 300)
     """
 
     effect: float = 0.02
@@ -367,7 +731,28 @@ class BetaSpendingFutility(StoppingRule):
         return self.param
 
     def lower_bound(self, s: LookStats) -> np.ndarray:
-        """The futility bound a_k (n_looks,) on the z-scale."""
+        """The futility bound a_k on the z-scale.
+
+        Parameters
+        ----------
+        s : effstats.sequential.LookStats
+            Statistics at every look.
+
+        Returns
+        -------
+        numpy.ndarray of shape (n_looks,)
+            The lower bound at each look (equal to the upper bound at the last).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from effstats.sequential import LookStats, BetaSpendingFutility
+        >>> s = LookStats(n=np.array([[100, 200]]), t=np.array([0.5, 1.0]), estimate=np.array([[0.05, 0.08]]),
+        ...               se=np.array([[0.03, 0.02]]), z=None, c2=np.array([2.16, 2.16]), c1=np.array([1.88, 1.88]),
+        ...               null=0.0, alpha=0.05)
+        >>> BetaSpendingFutility(effect=0.05).lower_bound(s).round(3)
+        array([-0.262,  1.036])
+        """
         from scipy.special import ndtri
 
         from .design import design
@@ -414,7 +799,37 @@ def _test_se(s: LookStats) -> np.ndarray:
 
 @dataclass(frozen=True)
 class DiminishingReturns(StoppingRule):
-    """Stop when the repeated CI half-width shrank by less than ``epsilon`` since the previous look."""
+    """Stop when the repeated CI half-width has shrunk by less than ``epsilon`` since the previous look.
+
+    Parameters
+    ----------
+    epsilon : float, default=0.001
+        Smallest worthwhile narrowing of the half-width per look, on the scale of the scores.
+    name : str, default="diminishing_returns"
+        Label reported when the rule stops an evaluation.
+
+    See Also
+    --------
+    effstats.sequential.SequentialEvaluator : Runs an evaluation with these rules.
+    effstats.sequential.Precision : Stops at a target half-width.
+
+    References
+    ----------
+    Anonymous authors (under review). Stop guessing when to stop testing: efficient model evaluation
+    with just enough data. Manuscript under double-blind review (sect. 5.3, stopping criteria).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from effstats.sequential import SequentialEvaluator, DiminishingReturns, Precision
+    >>> rng = np.random.default_rng(0)
+    >>> a = (rng.random(2000) < 0.80).astype(float)  # model A, about 80 % correct
+    >>> b = (rng.random(2000) < 0.70).astype(float)  # model B, about 70 % correct
+    >>> rules = [Precision(0.001), DiminishingReturns(0.002)]
+    >>> r = SequentialEvaluator(rules, rng=0).fit(a, b)
+    >>> r.reason, r.n
+    ('diminishing_returns', 1300)
+    """
 
     epsilon: float = 0.001
     name: str = "diminishing_returns"

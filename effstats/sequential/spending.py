@@ -81,15 +81,77 @@ _NO_PARAM = ("ld_pocock", "pocock", "obf")
 class SpendingFunction:
     """An error-spending function, or a classic boundary shape (``pocock``, ``obf``, ``wt``).
 
+    Calling a spending function, ``f(alpha, t)``, gives the cumulative error spent by information
+    fraction(s) ``t``; :func:`effstats.sequential.design` takes one as ``spending`` or
+    ``lower_spending``. The constructors :func:`effstats.sequential.ld_pocock`,
+    :func:`effstats.sequential.ld_obrien_fleming`, :func:`effstats.sequential.hwang_shih_decani`,
+    :func:`effstats.sequential.kim_demets_power`, :func:`effstats.sequential.pocock`,
+    :func:`effstats.sequential.obrien_fleming` and :func:`effstats.sequential.wang_tsiatis` build one
+    by name.
+
     Parameters
     ----------
     family : {"ld_pocock", "ld_obf", "hsd", "power", "pocock", "obf", "wt"}
         ``ld_*``: Lan–DeMets spending approximating Pocock / O'Brien–Fleming; ``hsd``:
         Hwang–Shih–DeCani with ``param`` = gamma; ``power``: Kim–DeMets ``t**rho``;
         ``pocock`` / ``obf`` / ``wt``: classic constant / ``c/sqrt(t)`` / ``c*t**(Delta-0.5)``
-        boundaries whose constant is solved so the total error is ``alpha``.
+        boundaries whose constant is solved so the total error is ``alpha``. gsDesign's names
+        (``"sfLDPocock"``, ``"sfLDOF"``, ``"sfHSD"``, ``"sfPower"``) and long names
+        (``"hwang_shih_decani"``, ``"obrien_fleming"``, ...) are accepted, in any case.
     param : float, optional
-        gamma (hsd), rho (power, ld_obf) or Delta (wt).
+        gamma (``hsd``, default -4, in [-40, 40]), rho (``power``, default 3, positive; ``ld_obf``,
+        default 1, in [0.005, 20]) or Delta (``wt``, default 0.25). None for the families without one.
+
+    Attributes
+    ----------
+    family : str
+        The canonical family name.
+    param : float or None
+        The family parameter (its default when none was given).
+
+    Raises
+    ------
+    ValueError
+        For an unknown family (the message starts with ``family``) or a bad or superfluous
+        parameter (``param``).
+
+    See Also
+    --------
+    effstats.sequential.get_spending : A spending function from a name or an instance.
+    effstats.sequential.design : Boundaries from spending functions.
+
+    Notes
+    -----
+    The formulas are those of gsDesign's ``sfLDPocock``, ``sfLDOF``, ``sfHSD`` and ``sfPower``, so
+    that the native backend and gsDesign agree to rounding error. Fractions above 1 are capped at
+    1, as in gsDesign.
+
+    References
+    ----------
+    Lan, K. K. G. & DeMets, D. L. (1983). Discrete sequential boundaries for clinical trials.
+    *Biometrika*, 70(3), 659–663.
+
+    Hwang, I. K., Shih, W. J. & DeCani, J. S. (1990). Group sequential designs using a family of
+    type I error probability spending functions. *Statistics in Medicine*, 9(12), 1439–1445.
+
+    Kim, K. & DeMets, D. L. (1987). Design and analysis of group sequential tests based on the type
+    I error spending rate function. *Biometrika*, 74(1), 149–154.
+
+    Wang, S. K. & Tsiatis, A. A. (1987). Approximately optimal one-parameter boundaries for group
+    sequential trials. *Biometrics*, 43(1), 193–199.
+
+    Anderson, K. M. (2026). *gsDesign: Group Sequential Design*. R package version 3.11.0.
+
+    Examples
+    --------
+    >>> from effstats.sequential import SpendingFunction
+    >>> f = SpendingFunction("sfHSD", -4)
+    >>> f
+    SpendingFunction(family='hsd', param=-4.0)
+    >>> f(0.05, [0.25, 0.5, 1.0]).round(4)
+    array([0.0016, 0.006 , 0.05  ])
+    >>> f.label, f.r_name
+    ('Hwang-Shih-DeCani (-4)', 'sfHSD')
     """
 
     family: str
@@ -123,28 +185,80 @@ class SpendingFunction:
 
     @property
     def is_classic(self) -> bool:
-        """True for Wang–Tsiatis boundaries (Pocock, O'Brien–Fleming), which are not spending functions."""
+        """Whether this is a classic Wang–Tsiatis boundary shape (Pocock, O'Brien–Fleming), not a spending function.
+
+        Examples
+        --------
+        >>> from effstats.sequential import ld_pocock, pocock
+        >>> pocock().is_classic, ld_pocock().is_classic
+        (True, False)
+        """
         return self.family in ("pocock", "obf", "wt")
 
     @property
     def wt_delta(self) -> float:
-        """The Wang–Tsiatis Delta (0.5 Pocock, 0 O'Brien–Fleming)."""
+        """The Wang–Tsiatis Delta of a classic boundary (0.5 Pocock, 0 O'Brien–Fleming).
+
+        Raises
+        ------
+        ValueError
+            For a spending function (the message starts with ``spending``).
+
+        Examples
+        --------
+        >>> from effstats.sequential import obrien_fleming, wang_tsiatis
+        >>> obrien_fleming().wt_delta, wang_tsiatis(0.25).wt_delta
+        (0.0, 0.25)
+        """
         if not self.is_classic:
             raise ValueError("spending: wt_delta is only defined for classic boundaries")
         return {"pocock": 0.5, "obf": 0.0}.get(self.family, self.param)  # type: ignore[return-value]
 
     @property
     def r_name(self) -> str:
-        """gsDesign's name: ``sfLDPocock``, ``sfLDOF``, ``sfHSD``, ``sfPower`` or ``Pocock`` / ``OF`` / ``WT``."""
+        """gsDesign's name: ``sfLDPocock``, ``sfLDOF``, ``sfHSD``, ``sfPower`` or ``Pocock`` / ``OF`` / ``WT``.
+
+        Examples
+        --------
+        >>> from effstats.sequential import ld_obrien_fleming
+        >>> ld_obrien_fleming().r_name
+        'sfLDOF'
+        """
         return _R_NAMES[self.family]
 
     @property
     def label(self) -> str:
+        """A readable name with the parameter, for tables and reprs.
+
+        Examples
+        --------
+        >>> from effstats.sequential import kim_demets_power
+        >>> kim_demets_power(2).label
+        'Kim-DeMets power (2)'
+        """
         lab = _LABELS[self.family]
         return lab if self.param is None or self.family == "ld_obf" and self.param == 1 else f"{lab} ({self.param:g})"
 
     def __call__(self, alpha: float, t: Any) -> np.ndarray:
-        """Cumulative error spent by information fraction(s) ``t`` (capped at 1, like gsDesign)."""
+        """Cumulative error spent by information fraction(s) ``t`` (capped at 1, like gsDesign).
+
+        Parameters
+        ----------
+        alpha : float
+            Total error to spend.
+        t : float or array-like of shape (k,)
+            Information fractions in [0, 1].
+
+        Returns
+        -------
+        numpy.ndarray
+            ``alpha * f(t)``, of the shape of ``t``.
+
+        Raises
+        ------
+        ValueError
+            For a classic boundary shape, which spends no error by formula.
+        """
         if self.is_classic:
             raise ValueError(f"spending: {self.label} is a boundary shape, not a spending function")
         t = np.minimum(np.asarray(t, dtype=float), 1.0)
@@ -172,43 +286,246 @@ def _with_param(family: str, value: Any, name: str) -> SpendingFunction:
 
 
 def ld_pocock() -> SpendingFunction:
-    """Lan–DeMets Pocock-type spending ``alpha * log(1 + (e - 1) t)``."""
+    """Lan–DeMets Pocock-type spending ``alpha * log(1 + (e - 1) t)``.
+
+    Spends error almost evenly over the information, like Pocock's constant bound; gsDesign's
+    ``sfLDPocock``.
+
+    Returns
+    -------
+    effstats.sequential.SpendingFunction
+
+    See Also
+    --------
+    effstats.sequential.SpendingFunction : The spending function and its evaluation.
+    effstats.sequential.design : Boundaries from a spending function.
+    effstats.sequential.pocock : The classic Pocock bound it approximates.
+
+    References
+    ----------
+    Lan, K. K. G. & DeMets, D. L. (1983). Discrete sequential boundaries for clinical trials.
+    *Biometrika*, 70(3), 659–663.
+
+    Pocock, S. J. (1977). Group sequential methods in the design and analysis of clinical trials.
+    *Biometrika*, 64(2), 191–199.
+
+    Examples
+    --------
+    >>> from effstats.sequential import design, ld_pocock
+    >>> ld_pocock()(0.05, [0.5, 1.0]).round(4)
+    array([0.031, 0.05 ])
+    >>> design(3, spending=ld_pocock()).upper.round(3)
+    array([2.279, 2.295, 2.296])
+    """
     return SpendingFunction("ld_pocock")
 
 
 def ld_obrien_fleming(rho: float = 1.0) -> SpendingFunction:
-    """Lan–DeMets O'Brien–Fleming-type spending ``2 - 2 Phi(z_{alpha/2} / t**(rho/2))``."""
+    """Lan–DeMets O'Brien–Fleming-type spending ``2 - 2 Phi(z_{alpha/2} / t**(rho/2))``.
+
+    Spends little error early and most at the end, like O'Brien–Fleming's ``c / sqrt(t)`` bound;
+    gsDesign's ``sfLDOF`` (``rho`` is its ``sfupar``, 1 for the Lan–DeMets function).
+
+    Parameters
+    ----------
+    rho : float, default=1.0
+        Exponent in [0.005, 20]; larger spends later.
+
+    Returns
+    -------
+    effstats.sequential.SpendingFunction
+
+    See Also
+    --------
+    effstats.sequential.SpendingFunction : The spending function and its evaluation.
+    effstats.sequential.design : Boundaries from a spending function.
+    effstats.sequential.obrien_fleming : The classic O'Brien–Fleming bound it approximates.
+
+    References
+    ----------
+    Lan, K. K. G. & DeMets, D. L. (1983). Discrete sequential boundaries for clinical trials.
+    *Biometrika*, 70(3), 659–663.
+
+    O'Brien, P. C. & Fleming, T. R. (1979). A multiple testing procedure for clinical trials.
+    *Biometrics*, 35(3), 549–556.
+
+    Examples
+    --------
+    >>> from effstats.sequential import ld_obrien_fleming
+    >>> ld_obrien_fleming()(0.05, [0.5, 1.0]).round(4)
+    array([0.0056, 0.05  ])
+    """
     return _with_param("ld_obf", rho, "rho")
 
 
 def hwang_shih_decani(gamma: float = -4.0) -> SpendingFunction:
-    """Hwang–Shih–DeCani spending ``alpha (1 - exp(-gamma t)) / (1 - exp(-gamma))`` (gamma = 0: linear)."""
+    """Hwang–Shih–DeCani spending ``alpha (1 - exp(-gamma t)) / (1 - exp(-gamma))`` (gamma = 0: linear).
+
+    A one-parameter family between O'Brien–Fleming-like (gamma = -4) and Pocock-like (gamma = 1)
+    spending; gsDesign's ``sfHSD``.
+
+    Parameters
+    ----------
+    gamma : float, default=-4.0
+        Shape in [-40, 40]; more negative spends later.
+
+    Returns
+    -------
+    effstats.sequential.SpendingFunction
+
+    See Also
+    --------
+    effstats.sequential.SpendingFunction : The spending function and its evaluation.
+    effstats.sequential.design : Boundaries from a spending function.
+
+    References
+    ----------
+    Hwang, I. K., Shih, W. J. & DeCani, J. S. (1990). Group sequential designs using a family of
+    type I error probability spending functions. *Statistics in Medicine*, 9(12), 1439–1445.
+
+    Examples
+    --------
+    >>> from effstats.sequential import hwang_shih_decani
+    >>> hwang_shih_decani(-4)(0.05, [0.5, 1.0]).round(4)
+    array([0.006, 0.05 ])
+    """
     return _with_param("hsd", gamma, "gamma")
 
 
 def kim_demets_power(rho: float = 3.0) -> SpendingFunction:
-    """Kim–DeMets power spending ``alpha * t**rho``."""
+    """Kim–DeMets power spending ``alpha * t**rho``.
+
+    gsDesign's ``sfPower``; ``rho = 1`` spends in proportion to the information, ``rho = 3`` is
+    close to O'Brien–Fleming.
+
+    Parameters
+    ----------
+    rho : float, default=3.0
+        Positive exponent; larger spends later.
+
+    Returns
+    -------
+    effstats.sequential.SpendingFunction
+
+    See Also
+    --------
+    effstats.sequential.SpendingFunction : The spending function and its evaluation.
+    effstats.sequential.design : Boundaries from a spending function.
+
+    References
+    ----------
+    Kim, K. & DeMets, D. L. (1987). Design and analysis of group sequential tests based on the type
+    I error spending rate function. *Biometrika*, 74(1), 149–154.
+
+    Examples
+    --------
+    >>> from effstats.sequential import kim_demets_power
+    >>> kim_demets_power(3)(0.05, [0.5, 1.0]).round(5)
+    array([0.00625, 0.05   ])
+    """
     return _with_param("power", rho, "rho")
 
 
 def pocock() -> SpendingFunction:
-    """Classic Pocock boundary: the same critical value at every look."""
+    """Classic Pocock boundary: the same critical value at every look.
+
+    A boundary shape (Wang–Tsiatis Delta = 0.5), not a spending function: the constant is solved so
+    that the total type-I error is ``alpha`` at the planned looks; gsDesign's ``sfu="Pocock"``.
+    Only for test types 1 and 2.
+
+    Returns
+    -------
+    effstats.sequential.SpendingFunction
+
+    See Also
+    --------
+    effstats.sequential.SpendingFunction : The spending function and its evaluation.
+    effstats.sequential.design : Boundaries from a spending function.
+    effstats.sequential.ld_pocock : The spending-function version, for unplanned looks.
+
+    References
+    ----------
+    Pocock, S. J. (1977). Group sequential methods in the design and analysis of clinical trials.
+    *Biometrika*, 64(2), 191–199.
+
+    Examples
+    --------
+    >>> from effstats.sequential import design, pocock
+    >>> design(3, spending=pocock()).upper.round(4)
+    array([2.2895, 2.2895, 2.2895])
+    """
     return SpendingFunction("pocock")
 
 
 def obrien_fleming() -> SpendingFunction:
-    """Classic O'Brien–Fleming boundary ``c / sqrt(t)``."""
+    """Classic O'Brien–Fleming boundary ``c / sqrt(t)``.
+
+    A boundary shape (Wang–Tsiatis Delta = 0), not a spending function: the constant is solved so
+    that the total type-I error is ``alpha`` at the planned looks; gsDesign's ``sfu="OF"``. Only for
+    test types 1 and 2.
+
+    Returns
+    -------
+    effstats.sequential.SpendingFunction
+
+    See Also
+    --------
+    effstats.sequential.SpendingFunction : The spending function and its evaluation.
+    effstats.sequential.design : Boundaries from a spending function.
+    effstats.sequential.ld_obrien_fleming : The spending-function version, for unplanned looks.
+
+    References
+    ----------
+    O'Brien, P. C. & Fleming, T. R. (1979). A multiple testing procedure for clinical trials.
+    *Biometrics*, 35(3), 549–556.
+
+    Examples
+    --------
+    >>> from effstats.sequential import design, obrien_fleming
+    >>> design(3, spending=obrien_fleming()).upper.round(4)
+    array([3.4711, 2.4544, 2.004 ])
+    """
     return SpendingFunction("obf")
 
 
 def wang_tsiatis(delta: float) -> SpendingFunction:
-    """Classic Wang–Tsiatis boundary ``c * t**(delta - 0.5)``."""
+    """Classic Wang–Tsiatis boundary ``c * t**(delta - 0.5)``.
+
+    The family through O'Brien–Fleming (``delta = 0``) and Pocock (``delta = 0.5``); the constant is
+    solved so that the total type-I error is ``alpha`` at the planned looks; gsDesign's
+    ``sfu="WT"``. Only for test types 1 and 2.
+
+    Parameters
+    ----------
+    delta : float
+        The shape parameter Delta.
+
+    Returns
+    -------
+    effstats.sequential.SpendingFunction
+
+    See Also
+    --------
+    effstats.sequential.SpendingFunction : The spending function and its evaluation.
+    effstats.sequential.design : Boundaries from a spending function.
+
+    References
+    ----------
+    Wang, S. K. & Tsiatis, A. A. (1987). Approximately optimal one-parameter boundaries for group
+    sequential trials. *Biometrics*, 43(1), 193–199.
+
+    Examples
+    --------
+    >>> from effstats.sequential import design, wang_tsiatis
+    >>> design(3, spending=wang_tsiatis(0.25)).upper.round(4)
+    array([2.7411, 2.305 , 2.0828])
+    """
     return _with_param("wt", delta, "delta")
 
 
 def get_spending(spending: Any, param: float | None = None, name: str = "spending",
                  param_name: str | None = None) -> SpendingFunction:
-    """A :class:`SpendingFunction` from an instance or a family name (``"ld_pocock"``, ``"sfHSD"``, ...).
+    """A :class:`effstats.sequential.SpendingFunction` from an instance or a family name (``"ld_pocock"``, ``"sfHSD"``, ...).
 
     Parameters
     ----------
@@ -220,6 +537,28 @@ def get_spending(spending: Any, param: float | None = None, name: str = "spendin
         Argument names used in error messages: ``name`` for an unknown family (default ``"spending"``),
         ``param_name`` for a bad or superfluous parameter (default ``"spending_param"`` for
         ``name="spending"``, ``"lower_param"`` for ``name="lower_spending"``).
+
+    Returns
+    -------
+    effstats.sequential.SpendingFunction
+
+    Raises
+    ------
+    ValueError
+        For an unknown family (the message starts with ``name``) or a bad parameter (with
+        ``param_name``).
+
+    See Also
+    --------
+    effstats.sequential.SpendingFunction : The families and their parameters.
+
+    Examples
+    --------
+    >>> from effstats.sequential import get_spending, hwang_shih_decani
+    >>> get_spending("sfHSD", -2)
+    SpendingFunction(family='hsd', param=-2.0)
+    >>> get_spending(hwang_shih_decani(), 1.0)
+    SpendingFunction(family='hsd', param=1.0)
     """
     if param_name is None:
         param_name = {"spending": "spending_param", "lower_spending": "lower_param"}.get(name, f"{name}_param")
