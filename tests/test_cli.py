@@ -127,7 +127,8 @@ def test_bad_input_exits_2(tmp_path, capsys, rows, args, match):
     assert match in capsys.readouterr().err
 
 
-def test_missing_file(tmp_path, capsys):
+def test_missing_file(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # without --out the report goes to ./reliability_report
     assert main(["audit", str(tmp_path / "nope.csv")]) == 2
     assert "does not exist" in capsys.readouterr().err
 
@@ -339,7 +340,7 @@ def _leaderboard(tmp_path, extra: dict, n: int = 8, k: int = 4, seed: int = 0) -
 
 
 def test_rank_score_and_efficiency_columns_are_not_scored(tmp_path):
-    """SuperGLUE / BBH / bigcode / MTEB layouts: 'Rank' (lower is better) was scored as a scenario, inverting part of
+    """SuperGLUE / BBH / bigcode / MTEB layouts: 'Rank' (lower is better) scored as a scenario would invert part of
     the ranking; GLUE's 'Score' and bigcode's 'Win' are published aggregates; 'Throughput', 'Max Tokens',
     'Embedding Dimensions' describe the model, not its quality. All are left out, and the report says so."""
     extra = {"Rank": lambda n: np.arange(1, n + 1), "Score": lambda n: np.linspace(90, 60, n),
@@ -355,7 +356,8 @@ def test_rank_score_and_efficiency_columns_are_not_scored(tmp_path):
 
 
 def test_task_names_containing_metadata_words_are_scored(tmp_path):
-    """BBH's 'Date Understanding' and 'Geometric Shapes' were dropped as metadata ('date', 'sha')."""
+    """BBH's 'Date Understanding' and 'Geometric Shapes' are tasks, although their names contain metadata words
+    ('date', 'sha'); a 'Release date' column is metadata."""
     extra = {"Date Understanding": lambda n: np.linspace(0.9, 0.4, n), "Geometric Shapes": lambda n: np.linspace(
         0.7, 0.2, n), "Release date": lambda n: np.arange(n) + 2020}
     p, _ = _leaderboard(tmp_path, extra)
@@ -364,8 +366,8 @@ def test_task_names_containing_metadata_words_are_scored(tmp_path):
 
 
 def test_header_one_name_short_reads_model_names(tmp_path):
-    """VTAB's table: the header lacks the model column's name, so pandas took the names as an index and the
-    first named column (the mean score) as model names."""
+    """VTAB's table: the header lacks the model column's name, so pandas reads the names as an index and the
+    first named column (the mean score) as model names; the reader realigns the header."""
     p = tmp_path / "vtab.tsv"
     p.write_text("Mean\tA\tB\tC\nnetX\t0.9\t0.8\t1.0\t0.9\nnetY\t0.5\t0.4\t0.6\t0.5\nnetZ\t0.7\t0.7\t0.7\t0.7\n")
     wide, published = read_scores(p)
@@ -384,7 +386,7 @@ def test_report_recommendations_are_consistent(tmp_path):
     """Report text a maintainer acts on: integer rank intervals, no 'drop' advice that leaves a model unscored or a
     one-scenario benchmark, no 'review' list naming most of the scenarios, a warning for few resamples, and the
     one-group case said in words."""
-    # two scenarios, model b only on s2 (the old report advised dropping s2)
+    # two scenarios, model B only on s2: dropping s2 would leave B unscored
     p = tmp_path / "two.csv"
     p.write_text("model,s1,s2\nA,0.6,0.5\nB,-,0.5\nC,0.2,0.4\nD,0.95,0.85\n")
     out = tmp_path / "o1"
@@ -413,9 +415,9 @@ def test_report_recommendations_are_consistent(tmp_path):
 
 
 def test_leader_group_is_not_a_chain_of_unresolved_neighbours(tmp_path):
-    """HELM Lite: no adjacent pair is resolved, and the report called the whole 91-model ranking 'the top rank group
-    (no resolved difference inside)' / 'one group of statistically tied models' — yet the leader beats the last
-    model in every resample. The leader's group is now the models it does not stay ahead of in >= 95%."""
+    """HELM Lite: no adjacent pair is resolved, yet the leader beats the last model in every resample, so the
+    ranking is not 'one group of statistically tied models'. The leader's group is the models it does not stay
+    ahead of in >= 95% of the resamples."""
     rng = np.random.default_rng(1)
     x = np.linspace(0.9, 0.3, 25)[:, None] + rng.normal(0, 0.08, (25, 8))
     df = pd.DataFrame(x.round(4), index=[f"m{i:02d}" for i in range(25)], columns=[f"S{j}" for j in range(8)])
@@ -440,9 +442,9 @@ def test_leader_group_is_not_a_chain_of_unresolved_neighbours(tmp_path):
 
 
 def test_lower_is_better_columns_and_unscored_models(tmp_path):
-    """HEIM marks lower-is-better columns with '↓' (NSFW fraction): read as scores they inverted the ranking
-    (published-vs-recomputed Kendall τ -0.66 on heim/nsfw.tsv). HELM's efficiency table has models never timed: the
-    audit stopped with 'drop them first'. Now '↓' columns are negated, unscored models are left out (both said)."""
+    """HEIM marks lower-is-better columns with '↓' (NSFW fraction): read as scores they would invert the ranking.
+    HELM's efficiency table has models never timed. '↓' columns are negated and unscored models are left out, and
+    the note says both."""
     x = np.array([[0.01, 0.00, 0.02], [0.05, 0.04, 0.03], [0.20, 0.10, 0.30], [np.nan] * 3])
     df = pd.DataFrame(x, index=["safe", "mid", "unsafe", "untested"], columns=[f"S{j} - NSFW frac ↓" for j in range(3)])
     df.insert(0, "Mean win rate ↑", [1.0, 0.5, 0.0, np.nan])
@@ -473,8 +475,8 @@ def test_report_warns_when_the_table_does_not_reproduce_its_leaderboard(tmp_path
 
 
 def test_default_aggregate_follows_the_published_column(tmp_path):
-    """A leaderboard ranked by its 'Average' (Open LLM, BBH, GLUE's 'Score') was audited as a Mean Win Rate ranking
-    by default, i.e. not the ranking its maintainer publishes; with a 'Mean win rate' column (HELM) or none, MWR."""
+    """A leaderboard ranked by its 'Average' (Open LLM, BBH, GLUE's 'Score') is audited as a ranking by the mean
+    score, the ranking its maintainer publishes; with a 'Mean win rate' column (HELM) or none, by MWR."""
     p, x = _leaderboard(tmp_path, {"Average": lambda n: np.linspace(80, 30, n)})
     out = tmp_path / "avg"
     assert main(["audit", str(p), "--out", str(out), "--n-boot", "50", "--no-progress"]) == 0

@@ -41,8 +41,8 @@ def test_no_pythonpath_in_tests_or_runners():
 def test_a_folder_named_effstats_in_the_working_directory_does_not_shadow_the_package(tmp_path):
     # A user who clones into ~/effstats and starts Python or Jupyter in ~ has a folder named effstats (the clone,
     # with no __init__.py at its top) in the working directory. With setuptools' default editable install (an
-    # import hook that runs after the path search) that folder won as an empty namespace package and
-    # `effstats.ResponseMatrix` was an AttributeError; the path-based (compat) install finds the real package.
+    # import hook that runs after the path search) that folder wins as an empty namespace package and
+    # `effstats.ResponseMatrix` is an AttributeError; the path-based (compat) install finds the real package.
     (tmp_path / "effstats").mkdir()
     r = subprocess.run([sys.executable, "-c", "import effstats; print(effstats.__file__); print(effstats.ResponseMatrix)"],
                        cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=120)

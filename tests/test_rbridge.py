@@ -77,8 +77,7 @@ def test_versions_report_gsdesign_and_rpact():
 
 
 def test_warnings_before_an_error_are_not_lost():
-    """A warning R raises before failing reaches Python as RWarning, then the error as RError (before: the warning
-    was dropped)."""
+    """A warning R raises before failing reaches Python as RWarning, then the error as RError."""
     import rpy2.robjects as ro
 
     f = ro.r('function() { warning("convergence is doubtful"); stop("then it failed") }')
