@@ -37,7 +37,34 @@ Backend = Literal["native", "gsdesign"]
 
 
 def check_timing(timing: Any, k: int, name: str = "timing") -> np.ndarray:
-    """Information fractions: ``None`` (equal spacing), or length ``k`` / ``k - 1`` increasing in (0, 1] ending at 1."""
+    """Information fractions: ``None`` (equal spacing), or length ``k`` / ``k - 1`` increasing in (0, 1] ending at 1.
+
+    Parameters
+    ----------
+    timing : array-like of shape (k,) or (k - 1,), or None
+        Fractions; a missing last fraction is 1, and a last fraction within 1e-9 of 1 is taken as 1.
+    k : int
+        Number of looks.
+    name : str, default="timing"
+        Argument name for error messages.
+
+    Returns
+    -------
+    numpy.ndarray of shape (k,)
+
+    Raises
+    ------
+    ValueError
+        If the fractions are not strictly increasing in (0, 1] ending at 1 (the message starts with ``name``).
+
+    Examples
+    --------
+    >>> from effstats.sequential.design import check_timing
+    >>> check_timing([0.3, 0.6], 3)
+    array([0.3, 0.6, 1. ])
+    >>> check_timing(None, 4)
+    array([0.25, 0.5 , 0.75, 1.  ])
+    """
     if timing is None:
         return np.arange(1, k + 1) / k
     t = check_array(timing, name, ndim=(0, 1)).reshape(-1)
@@ -61,6 +88,12 @@ def check_timing(timing: Any, k: int, name: str = "timing") -> np.ndarray:
 class GroupSequentialDesign:
     """A group-sequential design (boundaries on the z-scale), from either backend.
 
+    Returned by :func:`effstats.sequential.design`; frozen. The bounds are computed when the design is
+    made; the sizes (``information``, ``inflation``, ``expected_n_h0``, ``expected_n_h1``, ``power``,
+    ``upper_prob``, ``lower_prob``, ``beta_spent``) on first access to any of them, once, by the
+    sample-size search (or, for a design at observed information, as the operating characteristics
+    there).
+
     Attributes
     ----------
     k : int
@@ -70,29 +103,34 @@ class GroupSequentialDesign:
         bound, binding / non-binding; 5 / 6 lower bound spending under H0, binding / non-binding.
     alpha, beta : float
         Type-I error as given (two-sided total for ``test_type=2``, one-sided otherwise) and type-II error.
-    timing : array (k,)
+    timing : numpy.ndarray of shape (k,)
         Information fractions of the looks.
-    upper, lower : arrays (k,)
+    upper, lower : numpy.ndarray of shape (k,)
         z-bounds; ``lower`` is ``-upper`` for symmetric designs and None for one-sided ones.
-    nominal_p : array (k,)
+    nominal_p : numpy.ndarray of shape (k,)
         One-sided nominal p-value ``1 - Phi(upper)`` at each look.
-    alpha_spent : array (k,)
+    alpha_spent : numpy.ndarray of shape (k,)
         Cumulative type-I error by each look (two-sided total for ``test_type=2``; ignoring a
         non-binding lower bound for test types 4 and 6).
     delta : float
         Standardised drift of the alternative for a fixed design of information 1
         (``z_{1-alpha} + z_{1-beta}``, one-sided alpha); ``/ sqrt(n_fixed)`` per unit of the user's information
-        when ``n_fixed`` was given.
+        when ``n_fixed`` is given.
+    spending, lower_spending : effstats.sequential.SpendingFunction
+        Upper and (test types 3-6) lower spending functions; ``lower_spending`` is None otherwise.
+    backend : {"native", "gsdesign"}
+        The implementation that derived the bounds.
+    astar : float
+        Total lower-bound spending for test types 5 / 6 as given (0 means ``1 - alpha``).
+    max_information : float or None
+        Planned maximum information (designs at observed information).
     n_fixed : float or None
         Fixed-sample information on the scale of ``information`` (designs at observed information).
-    spending, lower_spending : SpendingFunction
-    backend : {"native", "gsdesign"}
+    tol : float
+        Tolerance of the boundary and size searches.
     r : int
         Grid size of the numerical integration.
-
-    Sizes (computed on first access, by the sample-size search unless information was given)
-    ------------------------------------------------------------------------------------------
-    information : array (k,)
+    information : numpy.ndarray of shape (k,)
         Information at each look relative to a fixed design with the same alpha and power (on the
         user's scale, e.g. sample sizes, for designs at observed information).
     inflation : float
@@ -101,11 +139,40 @@ class GroupSequentialDesign:
         Expected information at stopping under H0 and under the design alternative.
     power : float
         Probability of crossing the upper bound under the design alternative.
-    upper_prob, lower_prob : arrays (k, 2)
+    upper_prob, lower_prob : numpy.ndarray of shape (k, 2)
         Crossing probabilities at each look under theta = 0 and theta = delta (``lower_prob`` None
         for one-sided designs).
-    beta_spent : array (k,) or None
+    beta_spent : numpy.ndarray of shape (k,) or None
         Cumulative probability of crossing the lower bound under the alternative (test types 3-6).
+    sided : int
+        2 for a symmetric two-sided design, 1 otherwise.
+    sizes_computed : bool
+        Whether the sizes have been computed.
+
+    See Also
+    --------
+    effstats.sequential.design : Makes a design.
+    effstats.sequential.plan : A design sized in items for an evaluation.
+    effstats.sequential.conditional_power : Conditional power at an interim look.
+
+    References
+    ----------
+    Jennison, C. & Turnbull, B. W. (2000). *Group Sequential Methods with Applications to Clinical
+    Trials*. Chapman & Hall/CRC, Boca Raton.
+
+    Lan, K. K. G. & DeMets, D. L. (1983). Discrete sequential boundaries for clinical trials.
+    *Biometrika*, 70(3), 659–663.
+
+    Anderson, K. M. (2026). *gsDesign: Group Sequential Design*. R package version 3.11.0.
+
+    Examples
+    --------
+    >>> from effstats.sequential import design
+    >>> d = design(3, alpha=0.05, beta=0.1, spending="ld_obf")
+    >>> d.upper.round(4)
+    array([3.7103, 2.5114, 1.993 ])
+    >>> round(d.inflation, 4), round(d.expected_n_h1, 4), round(d.power, 4)
+    (1.0119, 0.8115, 0.9)
     """
 
     k: int
@@ -132,6 +199,14 @@ class GroupSequentialDesign:
 
     @property
     def sided(self) -> int:
+        """2 for a symmetric two-sided design (``test_type=2``), 1 otherwise.
+
+        Examples
+        --------
+        >>> from effstats.sequential import design
+        >>> design(3).sided, design(3, sided=1).sided
+        (2, 1)
+        """
         return 2 if self.test_type == 2 else 1
 
     # ------------------------------------------------------------------ sizes, computed once on demand
@@ -166,45 +241,140 @@ class GroupSequentialDesign:
 
     @property
     def information(self) -> np.ndarray:
+        """Information at each look relative to a fixed design with the same alpha and power (on the
+        user's scale for designs at observed information).
+
+        Examples
+        --------
+        >>> from effstats.sequential import design
+        >>> design(3, spending="ld_obf").information.round(4)
+        array([0.3373, 0.6746, 1.0119])
+        """
         return self._sizes["n_i"]
 
     @property
     def inflation(self) -> float:
+        """Maximum information / fixed-design information (NaN for designs at observed information).
+
+        Examples
+        --------
+        >>> from effstats.sequential import design
+        >>> round(design(3, spending="ld_obf").inflation, 4)
+        1.0119
+        """
         return float(self.information[-1]) if self._observed is None else float("nan")
 
     @property
     def expected_n_h0(self) -> float:
+        """Expected information at stopping under H0.
+
+        Examples
+        --------
+        >>> from effstats.sequential import design
+        >>> round(design(3, spending="ld_obf").expected_n_h0, 4)
+        1.0077
+        """
         return float(self._sizes["en"][0])
 
     @property
     def expected_n_h1(self) -> float:
+        """Expected information at stopping under the design alternative.
+
+        Examples
+        --------
+        >>> from effstats.sequential import design
+        >>> round(design(3, spending="ld_obf").expected_n_h1, 4)
+        0.8115
+        """
         return float(self._sizes["en"][1])
 
     @property
     def power(self) -> float:
+        """Probability of crossing the upper bound under the design alternative.
+
+        Examples
+        --------
+        >>> from effstats.sequential import design
+        >>> round(design(3, spending="ld_obf").power, 4)
+        0.9
+        """
         return float(self.upper_prob[:, 1].sum())
 
     @property
     def upper_prob(self) -> np.ndarray:
+        """Probabilities (k, 2) of crossing the upper bound at each look under theta = 0 and theta = delta.
+
+        Examples
+        --------
+        >>> from effstats.sequential import design
+        >>> design(3, spending="ld_obf").upper_prob[:, 1].round(4)
+        array([0.0338, 0.5265, 0.3397])
+        """
         return self._sizes["upper_prob"]
 
     @property
     def lower_prob(self) -> np.ndarray | None:
+        """Probabilities (k, 2) of crossing the lower bound at each look under theta = 0 and theta = delta
+        (None for one-sided designs).
+
+        Examples
+        --------
+        >>> from effstats.sequential import design
+        >>> design(3, spending="ld_obf").lower_prob[:, 0].round(4)
+        array([0.0001, 0.0059, 0.019 ])
+        """
         return self._sizes["lower_prob"]
 
     @property
     def beta_spent(self) -> np.ndarray | None:
+        """Cumulative probability of crossing the lower bound under the alternative (test types 3-6, else None).
+
+        Examples
+        --------
+        >>> from effstats.sequential import design
+        >>> design(3, 0.025, 0.1, test_type=4).beta_spent.round(4)
+        array([0.0148, 0.0437, 0.1   ])
+        """
         return np.cumsum(self.lower_prob[:, 1]) if self.test_type > 2 else None
 
     @property
     def sizes_computed(self) -> bool:
-        """Whether the sample-size search (or the operating characteristics at given information) has run."""
+        """Whether the sample-size search (or the operating characteristics at given information) has run.
+
+        Examples
+        --------
+        >>> from effstats.sequential import design
+        >>> d = design(3)
+        >>> d.sizes_computed
+        False
+        >>> _ = d.inflation
+        >>> d.sizes_computed
+        True
+        """
         return "_sizes" in self.__dict__
 
     def to_frame(self, sizes: bool = True) -> pd.DataFrame:
         """One row per look: timing, (information,) bounds, nominal p, cumulative alpha (and beta) spent.
 
-        ``sizes=False`` leaves out the columns that need the sample-size search (information, beta spent).
+        Parameters
+        ----------
+        sizes : bool, default=True
+            ``False`` leaves out the columns that need the sample-size search (information, beta spent).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Indexed by ``look`` (1-based).
+
+        Examples
+        --------
+        >>> from effstats.sequential import design
+        >>> design(3, 0.025, 0.1, test_type=4).to_frame(sizes=False).round(4)
+              timing   upper   lower  nominal_p  alpha_spent
+        look
+        1     0.3333  2.2794 -0.1198     0.0113       0.0113
+        2     0.6667  2.2949  1.1133     0.0109       0.0191
+        3     1.0000  2.2959  2.2959     0.0108       0.0250
         """
         sizes = check_flag(sizes, "sizes")
         df = pd.DataFrame({"look": np.arange(1, self.k + 1), "timing": self.timing})
@@ -223,7 +393,31 @@ class GroupSequentialDesign:
         """Bounds at observed information levels (spending evaluated at ``information / max_information``).
 
         This is gsDesign's ``n.I`` / ``maxn.IPlan`` update: the same spending function(s), looks
-        where they actually happened. ``max_information`` defaults to the last observed level.
+        where they actually happened.
+
+        Parameters
+        ----------
+        information : array-like of shape (k_observed,)
+            Observed information (e.g. items) at the looks, strictly increasing.
+        max_information : float, optional
+            Planned maximum information (default: the last observed level).
+        backend : {"native", "gsdesign"}, optional
+            Default: this design's backend.
+
+        Returns
+        -------
+        effstats.sequential.GroupSequentialDesign
+
+        See Also
+        --------
+        effstats.sequential.design : The same, with ``information=``.
+
+        Examples
+        --------
+        >>> from effstats.sequential import design
+        >>> d = design(3, spending="ld_obf")
+        >>> d.recompute([120, 260, 400], max_information=380).upper.round(4)
+        array([3.821 , 2.4724, 2.002 ])
         """
         return design(alpha=self.alpha, beta=self.beta, test_type=self.test_type, spending=self.spending,
                       lower_spending=self.lower_spending, astar=self.astar, information=information,
@@ -231,8 +425,27 @@ class GroupSequentialDesign:
                       tol=self.tol, r=None)
 
     def crossing_probability(self, theta: Any) -> dict[str, np.ndarray]:
-        """Upper / lower crossing probabilities (k, n_theta) for drifts ``theta`` (n_theta,) (same scale as ``delta``),
-        and the expected information at stopping ``en`` (n_theta,)."""
+        """Crossing probabilities and expected information at stopping for drifts ``theta``.
+
+        Parameters
+        ----------
+        theta : float or array-like of shape (n_theta,)
+            Drifts, on the scale of ``delta``.
+
+        Returns
+        -------
+        dict
+            ``"upper"`` and ``"lower"``: crossing probabilities of shape (k, n_theta); ``"en"``: expected
+            information at stopping, shape (n_theta,).
+
+        Examples
+        --------
+        >>> from effstats.sequential import design
+        >>> d = design(3, spending="ld_obf")
+        >>> p = d.crossing_probability([0.0, d.delta])
+        >>> p["upper"].sum(0).round(4), p["en"].round(4)
+        (array([0.025, 0.9  ]), array([1.0077, 0.8115]))
+        """
         th = check_array(theta, "theta", ndim=(0, 1)).reshape(-1)
         if th.size == 0 or not np.isfinite(th).all():
             raise ValueError(f"theta: expected finite drifts, got {th.tolist()}")
@@ -282,21 +495,21 @@ def design(
         Type-II error (power ``1 - beta``); sets the information and expected sample sizes.
     sided : {1, 2}, default=2
         Shorthand for ``test_type`` 1 or 2 when ``test_type`` is None.
-    test_type : {1, ..., 6}, optional
+    test_type : {1, 2, 3, 4, 5, 6}, optional
         gsDesign's test types (see :class:`effstats.sequential.GroupSequentialDesign`).
-    spending : str or SpendingFunction, default="ld_pocock"
+    spending : str or effstats.sequential.SpendingFunction, default="ld_pocock"
         Upper bound: ``"ld_pocock"``, ``"ld_obf"``, ``"hsd"``, ``"power"`` (spending functions)
         or ``"pocock"``, ``"obf"``, ``"wt"`` (classic constant-shape bounds).
     spending_param, lower_param : float, optional
         Family parameter (gamma, rho or Delta); a ValueError for the families without one
         (``ld_pocock``, ``pocock``, ``obf``). ``lower_param`` defaults to gsDesign's ``sflpar = -2``
         for the Hwang–Shih–DeCani lower bound and to the family default otherwise.
-    lower_spending : str or SpendingFunction, default="hsd"
+    lower_spending : str or effstats.sequential.SpendingFunction, default="hsd"
         Lower-bound spending for test types 3-6 (default Hwang–Shih–DeCani gamma = -2, as gsDesign).
-    timing : array (k,) or (k - 1,), optional
+    timing : array-like of shape (k,) or (k - 1,), optional
         Planned information fractions, increasing, ending at 1 (default equal spacing; a last fraction within
         1e-9 of 1, the rounding error of computed fractions, is taken as 1).
-    information : array (k,), optional
+    information : array-like of shape (k,), optional
         Observed information (e.g. sample sizes) at the looks, strictly increasing.
     max_information : float, optional
         Planned maximum information (default: the last observed level): bounds are recomputed from the spending
@@ -325,8 +538,8 @@ def design(
 
     Returns
     -------
-    GroupSequentialDesign
-        Bounds are computed now; the sizes (``information``, ``inflation``, expected sizes, ``power``) on
+    effstats.sequential.GroupSequentialDesign
+        Bounds are computed when it is made; the sizes (``information``, ``inflation``, expected sizes, ``power``) on
         first access. gsDesign's own sample-size search can fail where the native one does not (e.g. LD
         O'Brien-Fleming with a first look at 10 % of the information); with ``backend="gsdesign"`` that
         surfaces as ``effstats.rbridge.RError`` with R's message when a size is first read.
@@ -341,11 +554,47 @@ def design(
     RuntimeError
         If the numerical boundary iteration fails (the bounds would not spend the requested alpha).
 
+    See Also
+    --------
+    effstats.sequential.GroupSequentialDesign : The result, with its sizes and operating characteristics.
+    effstats.sequential.SpendingFunction : The spending functions and classic boundary shapes.
+    effstats.sequential.plan : A design sized in items for an evaluation.
+    effstats.sequential.stagewise_inference : p-value, estimate and interval after a stop.
+
     References
     ----------
-    Jennison, C. & Turnbull, B. W. (2000). *Group Sequential Methods with Applications to Clinical Trials*.
-    Chapman & Hall/CRC. Lan, K. K. G. & DeMets, D. L. (1983). Discrete sequential boundaries for clinical
-    trials. *Biometrika*, 70(3), 659–663.
+    Jennison, C. & Turnbull, B. W. (2000). *Group Sequential Methods with Applications to Clinical
+    Trials*. Chapman & Hall/CRC, Boca Raton.
+
+    Lan, K. K. G. & DeMets, D. L. (1983). Discrete sequential boundaries for clinical trials.
+    *Biometrika*, 70(3), 659–663.
+
+    Pocock, S. J. (1977). Group sequential methods in the design and analysis of clinical trials.
+    *Biometrika*, 64(2), 191–199.
+
+    O'Brien, P. C. & Fleming, T. R. (1979). A multiple testing procedure for clinical trials.
+    *Biometrics*, 35(3), 549–556.
+
+    Anderson, K. M. (2026). *gsDesign: Group Sequential Design*. R package version 3.11.0.
+
+    Examples
+    --------
+    Three equally spaced looks, two-sided alpha 0.05, Lan–DeMets O'Brien–Fleming spending:
+
+    >>> from effstats.sequential import design
+    >>> d = design(3, alpha=0.05, beta=0.1, spending="ld_obf")
+    >>> d.to_frame().round(4)
+          timing  information   upper   lower  nominal_p  alpha_spent
+    look
+    1     0.3333       0.3373  3.7103 -3.7103     0.0001       0.0002
+    2     0.6667       0.6746  2.5114 -2.5114     0.0060       0.0121
+    3     1.0000       1.0119  1.9930 -1.9930     0.0231       0.0500
+
+    A one-sided design with a non-binding beta-spending futility bound, at observed sample sizes
+    (``n_fixed`` is the fixed-sample size for power 0.9):
+
+    >>> design(alpha=0.025, test_type=4, information=[100, 200, 300], n_fixed=250).lower.round(4)
+    array([-0.1244,  1.1068,  2.2861])
     """
     test_type, alpha, beta, a1 = _check_error_rates(sided, test_type, alpha, beta)
     up, lo = _check_spending(test_type, spending, spending_param, lower_spending, lower_param)
