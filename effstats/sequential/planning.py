@@ -88,9 +88,10 @@ class SequentialPlan:
 
     Attributes
     ----------
-    design : GroupSequentialDesign
+    design : effstats.sequential.GroupSequentialDesign
         Bounds at the per-comparison alpha.
     target : {"difference", "precision"}
+        What the plan is for: detecting ``effect`` or reaching ``half_width``.
     effect, half_width : float or None
         The difference to detect, or the confidence-interval half-width to reach (scale of the scores).
     sd : float
@@ -102,6 +103,7 @@ class SequentialPlan:
     n_comparisons : int
         Pairs compared (``n_models (n_models - 1) / 2``; 1 for one model).
     correction : {"bonferroni", "holm", "none"}
+        Multiplicity adjustment over pairs.
     n_fixed : float
         Items a fixed-sample test would need (per model).
     max_n : int
@@ -110,15 +112,32 @@ class SequentialPlan:
         Expected items per model at stopping with no difference and with the target difference (difference
         plans; at the last look the interval's half-width is about the target (below it in about half of the runs)
         when ``sd`` is right).
-    looks : array (k,) of int
+    looks : numpy.ndarray of int, shape (k,)
         Cumulative items per model at each look.
     n_datasets : int
+        Datasets averaged with equal weight.
     items_available : int or None
         Items per model the benchmark has (all datasets together, equal allocation).
     feasible : bool
         ``max_n <= items_available`` (True when no limit was given).
     power_at_available : float or None
         Power of the same design run to at most ``items_available`` items (difference plans with a limit).
+    k : int
+        Number of looks.
+    saving_h1 : float
+        Expected fraction of ``max_n`` not needed under the target difference.
+
+    See Also
+    --------
+    effstats.sequential.plan : Makes a plan.
+    effstats.sequential.SequentialEvaluator : Runs the evaluation it plans.
+
+    Examples
+    --------
+    >>> from effstats.sequential import plan
+    >>> p = plan(0.02, disagreement=0.10, looks=5, power=0.9)
+    >>> p.max_n, round(p.n_fixed, 1), round(p.expected_n_h1, 1), p.looks.tolist()
+    (2677, 2616.3, 1984.9, [536, 1071, 1607, 2142, 2677])
     """
 
     design: GroupSequentialDesign
@@ -143,17 +162,50 @@ class SequentialPlan:
 
     @property
     def k(self) -> int:
+        """Number of looks.
+
+        Examples
+        --------
+        >>> from effstats.sequential import plan
+        >>> plan(0.02, disagreement=0.10, looks=5).k
+        5
+        """
         return self.design.k
 
     @property
     def saving_h1(self) -> float:
-        """Expected fraction of ``max_n`` not needed under the target difference (0 for precision plans)."""
+        """Expected fraction of ``max_n`` not needed under the target difference (0 for precision plans).
+
+        Examples
+        --------
+        >>> from effstats.sequential import plan
+        >>> round(plan(0.02, disagreement=0.10, looks=5).saving_h1, 3)
+        0.259
+        """
         return 1 - self.expected_n_h1 / self.max_n
 
     def to_frame(self) -> pd.DataFrame:
         """One row per look: timing, items (per model and per dataset), bounds, nominal p, alpha spent and, for
         difference plans, the cumulative probability of crossing a bound by then (an early stop, or a decision at
-        the last look) with no difference (``stop_h0``) and with the target difference (``stop_h1``)."""
+        the last look) with no difference (``stop_h0``) and with the target difference (``stop_h1``).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Indexed by ``look`` (1-based).
+
+        Examples
+        --------
+        >>> from effstats.sequential import plan
+        >>> plan(0.02, disagreement=0.10, looks=5).to_frame()[["items", "upper", "stop_h1"]].round(3)
+              items  upper  stop_h1
+        look
+        1       536  4.877    0.000
+        2      1071  3.357    0.100
+        3      1607  2.680    0.446
+        4      2142  2.290    0.746
+        5      2677  2.031    0.900
+        """
         d = self.design
         df = pd.DataFrame({"look": np.arange(1, d.k + 1), "timing": d.timing, "items": self.looks,
                            "items_per_dataset": self.looks // self.n_datasets, "upper": d.upper})
@@ -170,8 +222,30 @@ class SequentialPlan:
     def conditional_power(self, look: int, estimate: float, effect: Any = None) -> np.ndarray:
         """Conditional power at ``look`` given the observed ``estimate`` (scale of the scores).
 
-        ``effect`` (scale of the scores) defaults to ``(estimate, 0, self.effect)``: the current trend, no
-        difference and the planned one.
+        Parameters
+        ----------
+        look : int
+            Current look, 1-based, before the last.
+        estimate : float
+            Estimate at ``look`` (scale of the scores).
+        effect : float or array-like of shape (n_effects,), optional
+            Differences to evaluate it at (scale of the scores); default ``(estimate, 0, self.effect)``: the
+            current trend, no difference and the planned one.
+
+        Returns
+        -------
+        numpy.ndarray of shape (n_effects,)
+
+        See Also
+        --------
+        effstats.sequential.conditional_power : The same on the z-scale of a design.
+
+        Examples
+        --------
+        >>> from effstats.sequential import plan
+        >>> p = plan(0.02, disagreement=0.10, looks=5)
+        >>> p.conditional_power(2, estimate=0.015).round(4)  # trend, no difference, planned difference
+        array([0.7272, 0.1036, 0.8911])
         """
         _num(estimate, "estimate", -np.inf, np.inf)
         if isinstance(look, bool) or not isinstance(look, Integral) or not 1 <= look < self.k:
@@ -234,9 +308,9 @@ def plan(effect: float | None = None, *, half_width: float | None = None, sd: An
         Precision target: the half-width of the final (repeated) confidence interval. For binary scores
         (``accuracy`` / ``disagreement``) the exact intervals' extra width (about half an item for one model, one
         for a pair) is planned for.
-    sd : float or array (n_datasets,), optional
+    sd : float or array-like of shape (n_datasets,), optional
         Standard deviation of the per-item statistic. Alternatively:
-    disagreement : float or array (n_datasets,), optional
+    disagreement : float or array-like of shape (n_datasets,), optional
         Fraction of items on which two binary-scored models differ (paired difference: variance
         ``disagreement - effect**2``; ``disagreement >= |effect|``). ``disagreement == |effect|`` is a pair whose
         every disagreement favours one model (e.g. 0.5 % of the items, all one way). The plan takes the test
@@ -262,11 +336,12 @@ def plan(effect: float | None = None, *, half_width: float | None = None, sd: An
     alpha : float in (0, 1), default=0.05
         Familywise type-I error (two-sided total when ``sided=2``).
     sided : {1, 2}, default=2
+        One- or two-sided tests.
     looks : int, default=5
         Number of looks (interims + final), equally spaced unless ``timing`` is given.
-    spending, spending_param : default="ld_obf"
+    spending, spending_param : str or effstats.sequential.SpendingFunction, and float, default="ld_obf"
         Spending function (see :func:`effstats.sequential.design`).
-    timing : array (looks,), optional
+    timing : array-like of shape (looks,), optional
         Information fractions of the looks.
     n_models : int, default=2
         Models compared pairwise (``n_models (n_models - 1) / 2`` pairs); 1 for one model.
@@ -275,20 +350,47 @@ def plan(effect: float | None = None, *, half_width: float | None = None, sd: An
     correction : {"bonferroni", "holm", "none"}, default="bonferroni"
         Multiplicity adjustment over pairs. Bonferroni and Holm are planned at ``alpha / n_pairs`` (Holm's
         first step; it rejects at least what Bonferroni rejects). ``"none"`` plans each pair at ``alpha``.
-    items_available : int or array (n_datasets,), optional
+    items_available : int or array-like of shape (n_datasets,), optional
         Items per model the benchmark has (per dataset if an array); with equal allocation the usable total is
         ``n_datasets * min(items per dataset)``.
     backend : {"native", "gsdesign"}, default="native"
+        Implementation of the design (see :func:`effstats.sequential.design`).
 
     Returns
     -------
-    SequentialPlan
+    effstats.sequential.SequentialPlan
+
+    Raises
+    ------
+    ValueError
+        For bad input; the message starts with the argument's name.
 
     Warns
     -----
     UserWarning
         When the first look has fewer than 30 items: the normal approximation behind the bounds is then
         anti-conservative.
+
+    See Also
+    --------
+    effstats.sequential.detectable_effect : The inverse: the difference a budget of items detects.
+    effstats.sequential.design : The group-sequential design behind the plan.
+    effstats.sequential.SequentialEvaluator : Runs the planned evaluation.
+    effstats.sequential.rank_models : Ranks several models with the planned correction.
+
+    References
+    ----------
+    Jennison, C. & Turnbull, B. W. (2000). *Group Sequential Methods with Applications to Clinical
+    Trials*. Chapman & Hall/CRC, Boca Raton (ch. 7, sample size).
+
+    Fleiss, J. L., Levin, B. & Paik, M. C. (2003). *Statistical Methods for Rates and Proportions*,
+    3rd ed. Wiley, Hoboken (ch. 4, continuity correction).
+
+    Holm, S. (1979). A simple sequentially rejective multiple test procedure. *Scandinavian Journal
+    of Statistics*, 6(2), 65–70.
+
+    Anonymous authors (under review). Stop guessing when to stop testing: efficient model evaluation
+    with just enough data. Manuscript under double-blind review.
 
     Examples
     --------
@@ -298,6 +400,8 @@ def plan(effect: float | None = None, *, half_width: float | None = None, sd: An
     True
     >>> plan(0.01, accuracy=0.9, power=0.8, looks=5).max_n  # two models of ~90 %: worst-case disagreement 0.2
     16078
+    >>> plan(half_width=0.02, accuracy=0.8, n_models=1, looks=3).max_n  # one model's accuracy to +-2 points
+    1639
     """
     target_diff = effect is not None
     alpha, looks, n_models, n_datasets, effect, half_width, power = _check_plan_args(
@@ -481,9 +585,9 @@ def detectable_effect(items_available: Any, *, sd: Any = None, disagreement: Any
 
     Parameters
     ----------
-    items_available : int or array (n_datasets,)
+    items_available : int or array-like of shape (n_datasets,)
         Items per model (per dataset if an array; equal allocation uses ``n_datasets * min``).
-    sd, disagreement : float or array (n_datasets,)
+    sd, disagreement : float or array-like of shape (n_datasets,)
         Per-item variability, as in :func:`effstats.sequential.plan` (exactly one of these and ``accuracy``).
     accuracy : float, optional
         As in :func:`effstats.sequential.plan`: one model's accuracy (``n_models=1``), or, for two or more models, the worst-case
@@ -495,6 +599,29 @@ def detectable_effect(items_available: Any, *, sd: Any = None, disagreement: Any
     -------
     float
         The detectable difference (scale of the scores).
+
+    Raises
+    ------
+    ValueError
+        For bad input (the message starts with the argument's name), or when one model's ``items_available``
+        cannot detect any difference from ``accuracy``.
+
+    See Also
+    --------
+    effstats.sequential.plan : Items needed for a difference.
+
+    References
+    ----------
+    Jennison, C. & Turnbull, B. W. (2000). *Group Sequential Methods with Applications to Clinical
+    Trials*. Chapman & Hall/CRC, Boca Raton (ch. 7, sample size).
+
+    Examples
+    --------
+    >>> from effstats.sequential import detectable_effect
+    >>> round(detectable_effect(2000, disagreement=0.1), 4)  # two models disagreeing on 10 % of items
+    0.0231
+    >>> round(detectable_effect(2000, accuracy=0.8, n_models=1), 4)  # one model against its accuracy
+    0.0302
     """
     n_datasets = check_positive_int(n_datasets, "n_datasets")
     ia = _real_array(items_available, "items_available")
@@ -549,27 +676,45 @@ def conditional_power(design: GroupSequentialDesign, look: int, z: float, theta:
 
     Parameters
     ----------
-    design : GroupSequentialDesign
+    design : effstats.sequential.GroupSequentialDesign
+        The design whose bounds are used.
     look : int
         Current look, 1-based, before the last.
     z : float
         Statistic at ``look``.
-    theta : float or array (n_theta,), optional
+    theta : float or array-like of shape (n_theta,), optional
         Drift per unit of ``information``. Default: ``(z / sqrt(I_look), 0, delta)`` -- the current trend,
         H0 and the design alternative, as gsCP.
-    information : array (k,), optional
+    information : array-like of shape (k,), optional
         Information levels; default the design's (relative to the fixed design, gsDesign's ``n.I``; this
         runs the sample-size search once).
 
     Returns
     -------
-    array (n_theta,)
+    numpy.ndarray of shape (n_theta,)
         Conditional power for each ``theta``.
+
+    See Also
+    --------
+    effstats.sequential.SequentialPlan.conditional_power : The same on the scale of the scores.
+    effstats.sequential.Futility : A stopping rule on conditional power.
 
     References
     ----------
     Lan, K. K. G., Simon, R. & Halperin, M. (1982). Stochastically curtailed tests in long-term clinical
-    trials. *Communications in Statistics C*, 1(3), 207–219. Jennison & Turnbull (2000), ch. 10.
+    trials. *Communications in Statistics C*, 1(3), 207–219.
+
+    Jennison, C. & Turnbull, B. W. (2000). *Group Sequential Methods with Applications to Clinical
+    Trials*. Chapman & Hall/CRC, Boca Raton (ch. 10, stochastic curtailment).
+
+    Anderson, K. M. (2026). *gsDesign: Group Sequential Design*. R package version 3.11.0 (``gsCP``).
+
+    Examples
+    --------
+    >>> from effstats.sequential import conditional_power, design
+    >>> d = design(3, spending="ld_obf")
+    >>> conditional_power(d, look=1, z=1.5).round(4)  # current trend, H0, design alternative
+    array([0.7767, 0.0904, 0.9031])
     """
     if not isinstance(design, GroupSequentialDesign):
         raise ValueError(f"design: expected a GroupSequentialDesign, got {type(design).__name__}")
