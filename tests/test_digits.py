@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from scipy import stats
 
 from effstats import ResponseMatrix, chronological_split
-from effstats.datasets import digits, load_lifelong_digits, make_lifelong_digits
+from effstats.datasets import _digits_build as build, digits, load_lifelong_digits, make_lifelong_digits
 
 
 @pytest.fixture(scope="module")
@@ -39,7 +39,7 @@ def test_artifact_shape_and_metadata(bench):
 
 def test_items_are_held_out_test_images(bench):
     info = digits.artifact_info()
-    images, target, train, test = digits._split(info["seed"], info["n_test"])
+    images, target, train, test = build._split(info["seed"], info["n_test"])
     src = np.unique(bench.items["source_image"])
     np.testing.assert_array_equal(src, test)
     assert np.intersect1d(src, train).size == 0
@@ -141,7 +141,7 @@ def test_quantiser_keeps_sum_and_argmax(weights, seed):
     w = np.array(weights, float)
     rows = np.vstack([w, w + np.random.default_rng(seed).random(10) * 0.3])
     p = rows / rows.sum(1, keepdims=True)
-    q = digits._quantise(p)
+    q = build._quantise(p)
     assert (q.sum(1) == 15).all()
     np.testing.assert_array_equal(q.argmax(1), p.argmax(1))
     assert np.abs(q / 15 - p).max() <= 2 / 15 + 1e-12
@@ -165,6 +165,18 @@ def test_quantiser_keeps_sum_and_argmax(weights, seed):
 def test_bad_input_names_the_argument(kwargs, arg):
     with pytest.raises(ValueError, match=f"^{arg}"):
         make_lifelong_digits(**kwargs)
+
+
+def test_loader_and_builder_share_the_public_names():
+    """``make_lifelong_digits``, ``DOMAINS`` and ``FAMILIES`` live in the builder and are reachable from the
+    loader module and from :mod:`effstats.datasets`."""
+    import effstats.datasets as ds
+
+    assert digits.make_lifelong_digits is build.make_lifelong_digits is ds.make_lifelong_digits
+    assert digits.DOMAINS is build.DOMAINS and digits.FAMILIES is build.FAMILIES
+    assert list(build.DOMAINS)[0] == "clean" and len(build.DOMAINS) == 38
+    with pytest.raises(AttributeError):
+        digits.no_such_name
 
 
 def test_missing_artifact_path_is_a_clear_error(tmp_path):

@@ -25,8 +25,8 @@ _NAMES = {
     "load_imagenet_predictions": "predictions",
     "load_cifar10_predictions": "predictions",
     "load_alpacaeval": "predictions",
-    # real models on real data, built deterministically (digits.py)
-    "make_lifelong_digits": "digits",
+    # real models on real data, built deterministically (_digits_build.py) and loaded (digits.py)
+    "make_lifelong_digits": "_digits_build",
     "load_lifelong_digits": "digits",
     # synthetic generators (simulate.py)
     "simulate_responses": "simulate",
