@@ -226,9 +226,40 @@ class StagewiseInference:
         for symmetric two-sided designs.
     pvalue_upper : float
         ``P_0((T, Z_T) >= (look, z))``, the one-sided upper p-value.
-    information : array (look,)
+    information : numpy.ndarray of shape (look,)
         Information at looks 1..look used for the estimate.
     alternative : {"greater", "two-sided"}
+        One-sided (upper) or symmetric two-sided ordering.
+    median_unbiased_estimate : float
+        The same as ``statistic``.
+
+    See Also
+    --------
+    effstats.sequential.stagewise_inference : Makes one.
+    effstats.sequential.stagewise_pvalue : The p-value alone.
+
+    References
+    ----------
+    Tsiatis, A. A., Rosner, G. L. & Mehta, C. R. (1984). Exact confidence intervals following a group
+    sequential test. *Biometrics*, 40(3), 797–803.
+
+    Jennison, C. & Turnbull, B. W. (2000). *Group Sequential Methods with Applications to Clinical
+    Trials*. Chapman & Hall/CRC, Boca Raton (ch. 8, analysis following a group sequential test).
+
+    Wassmer, G. & Brannath, W. (2016). *Group Sequential and Confirmatory Adaptive Designs in Clinical
+    Trials*. Springer, Cham (sec. 4.1).
+
+    Wassmer, G. & Pahlke, F. (2023). *rpact: Confirmatory Adaptive Clinical Trial Design and
+    Analysis*. R package version 3.3.4 (``getFinalPValue``, ``getFinalConfidenceInterval``).
+
+    Examples
+    --------
+    >>> from effstats.sequential import design, stagewise_inference
+    >>> res = stagewise_inference(design(10, 0.05, spending="pocock"), z=3.0, look=2)
+    >>> res.look, res.reason, round(res.pvalue, 4)
+    (2, 'efficacy', 0.0123)
+    >>> round(res.statistic, 4), round(res.naive_estimate, 4)  # the naive estimate is biased away from 0
+    (6.3819, 6.7082)
     """
 
     look: int
@@ -270,6 +301,15 @@ class StagewiseInference:
 
     @property
     def median_unbiased_estimate(self) -> float:
+        """Median-unbiased estimate of the drift ``theta`` (the same as ``statistic``).
+
+        Examples
+        --------
+        >>> from effstats.sequential import design, stagewise_inference
+        >>> res = stagewise_inference(design(10, 0.05, spending="pocock"), z=3.0, look=2)
+        >>> round(res.median_unbiased_estimate, 4)
+        6.3819
+        """
         return self.statistic
 
     def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
@@ -278,6 +318,24 @@ class StagewiseInference:
         Its limits are the drifts at which the probability of a result at least as extreme is
         ``(1 - confidence_level) / 2`` and ``(1 + confidence_level) / 2`` (rpact's final CI with
         ``confidence_level = 1 - 2 alpha / sided``).
+
+        Parameters
+        ----------
+        confidence_level : float, default=0.95
+            In (0, 1).
+
+        Returns
+        -------
+        ConfidenceInterval
+            Named tuple ``(low, high)``.
+
+        Examples
+        --------
+        >>> from effstats.sequential import design, stagewise_inference
+        >>> res = stagewise_inference(design(10, 0.05, spending="pocock"), z=3.0, look=2)
+        >>> low, high = res.confidence_interval(0.95)
+        >>> round(low, 4), round(high, 4)
+        (1.5117, 10.9075)
         """
         level = check_confidence_level(confidence_level)
         g = (1 - level) / 2
@@ -286,7 +344,25 @@ class StagewiseInference:
         return ConfidenceInterval(float(lo), float(hi))
 
     def to_frame(self, confidence_level: float = 0.95) -> pd.DataFrame:
-        """One row: look, z, reason, estimate (median unbiased), naive estimate, p-value and the final CI."""
+        """One row: look, z, reason, estimate (median unbiased), naive estimate, p-value and the final CI.
+
+        Parameters
+        ----------
+        confidence_level : float, default=0.95
+            Level of the final confidence interval.
+
+        Returns
+        -------
+        pandas.DataFrame
+
+        Examples
+        --------
+        >>> from effstats.sequential import design, stagewise_inference
+        >>> res = stagewise_inference(design(10, 0.05, spending="pocock"), z=3.0, look=2)
+        >>> res.to_frame()[["look", "estimate", "pvalue", "ci_low", "ci_high"]].round(4)
+           look  estimate  pvalue  ci_low  ci_high
+        0     2    6.3819  0.0123  1.5117  10.9075
+        """
         ci = self.confidence_interval(confidence_level)
         return pd.DataFrame([{
             "look": self.look, "z": self.z, "reason": self.reason, "estimate": self.statistic,
@@ -357,18 +433,18 @@ def stagewise_inference(design: Any = None, z: Any = None, look: int | None = No
 
     Parameters
     ----------
-    design : GroupSequentialDesign, optional
+    design : effstats.sequential.GroupSequentialDesign, optional
         The design whose bounds were used (binding lower bounds of test types 3 / 5 enter the ordering;
         non-binding ones are ignored). Alternatively pass ``upper`` (and ``lower``, ``two_sided``).
-    z : float or array (n_looks,)
+    z : float or array-like of shape (n_looks,)
         The statistic at the stopping look (then ``look`` is required), or the statistics of looks 1..n
         (the stopping look is the first outside the continuation region).
     look : int, optional
         1-based stopping look (``z`` must cross a bound there unless it is the last look).
-    information : array (>= look,), optional
+    information : array-like of shape (n_looks,), optional
         Information levels of the looks (e.g. ``n / variance``); default: the design's observed information
         when it was built from ``information=``, else its information fractions.
-    upper, lower : arrays (K,), optional
+    upper, lower : array-like of shape (k,), optional
         Explicit z-bounds instead of a design; ``lower`` is taken as binding.
     two_sided : bool, optional
         With explicit bounds: a symmetric two-sided test with bounds ``±upper``.
@@ -384,7 +460,7 @@ def stagewise_inference(design: Any = None, z: Any = None, look: int | None = No
 
     Returns
     -------
-    StagewiseInference
+    effstats.sequential.StagewiseInference
         ``statistic`` (median-unbiased estimate), ``pvalue``, ``confidence_interval(confidence_level)``,
         ``to_frame()``.
 
@@ -394,11 +470,30 @@ def stagewise_inference(design: Any = None, z: Any = None, look: int | None = No
         If ``z`` is not finite, ``look`` is out of range, or the test does not stop at ``look`` with ``z``
         (including a stop on a non-binding futility bound, unless ``binding_futility=True``).
 
+    See Also
+    --------
+    effstats.sequential.stagewise_pvalue : The p-value alone, without root finding.
+    effstats.sequential.sequential_pvalue : The two-sided p-value from sample sizes.
+    effstats.sequential.design : The design whose bounds are used.
+
     References
     ----------
-    Jennison, C. & Turnbull, B. W. (2000). *Group Sequential Methods with Applications to Clinical Trials*,
-    ch. 8. Wassmer, G. & Brannath, W. (2016). *Group Sequential and Confirmatory Adaptive Designs in Clinical
-    Trials*, sec. 4.1 (rpact's ``getFinalPValue`` / ``getFinalConfidenceInterval``).
+    Armitage, P. (1957). Restricted sequential procedures. *Biometrika*, 44(1/2), 9–26.
+
+    Fairbanks, K. & Madsen, R. (1982). P values for tests using a repeated significance test design.
+    *Biometrika*, 69(1), 69–74.
+
+    Tsiatis, A. A., Rosner, G. L. & Mehta, C. R. (1984). Exact confidence intervals following a group
+    sequential test. *Biometrics*, 40(3), 797–803.
+
+    Jennison, C. & Turnbull, B. W. (2000). *Group Sequential Methods with Applications to Clinical
+    Trials*. Chapman & Hall/CRC, Boca Raton (ch. 8, analysis following a group sequential test).
+
+    Wassmer, G. & Brannath, W. (2016). *Group Sequential and Confirmatory Adaptive Designs in Clinical
+    Trials*. Springer, Cham (sec. 4.1).
+
+    Wassmer, G. & Pahlke, F. (2023). *rpact: Confirmatory Adaptive Clinical Trial Design and
+    Analysis*. R package version 3.3.4 (``getFinalPValue``, ``getFinalConfidenceInterval``).
 
     Examples
     --------
@@ -407,6 +502,12 @@ def stagewise_inference(design: Any = None, z: Any = None, look: int | None = No
     >>> res = stagewise_inference(d, z=3.0, look=2)
     >>> round(res.pvalue, 4)
     0.0123
+
+    The statistics of every look so far; the stop is the first look outside the continuation region:
+
+    >>> res = stagewise_inference(design(3, 0.025, sided=1, spending="ld_obf"), z=[1.2, 2.9])
+    >>> res.look, res.reason, round(res.pvalue, 4)
+    (2, 'efficacy', 0.0019)
     """
     if z is None:
         raise ValueError("z: the statistic at the stopping look is required")
@@ -434,7 +535,42 @@ def stagewise_inference(design: Any = None, z: Any = None, look: int | None = No
 
 def stagewise_pvalue(design: Any = None, z: Any = None, look: int | None = None, information: Any = None,
                      **kwargs: Any) -> float:
-    """The stage-wise ordering p-value alone (see :func:`effstats.sequential.stagewise_inference`; no root finding)."""
+    """The stage-wise ordering p-value alone (see :func:`effstats.sequential.stagewise_inference`; no root finding).
+
+    Parameters
+    ----------
+    design, z, look, information
+        As :func:`effstats.sequential.stagewise_inference`.
+    **kwargs
+        ``upper``, ``lower``, ``two_sided``, ``r``, ``binding_futility`` as there.
+
+    Returns
+    -------
+    float
+        One-sided (upper) for one-sided designs, two-sided ``2 min(p_up, p_down)`` for symmetric two-sided ones.
+
+    Raises
+    ------
+    ValueError
+        As :func:`effstats.sequential.stagewise_inference`.
+    TypeError
+        For an unknown keyword argument.
+
+    See Also
+    --------
+    effstats.sequential.stagewise_inference : With the estimate and the confidence interval.
+
+    References
+    ----------
+    Jennison, C. & Turnbull, B. W. (2000). *Group Sequential Methods with Applications to Clinical
+    Trials*. Chapman & Hall/CRC, Boca Raton (sect. 8.4).
+
+    Examples
+    --------
+    >>> from effstats.sequential import design, stagewise_pvalue
+    >>> round(stagewise_pvalue(design(10, 0.05, spending="pocock"), z=3.0, look=2), 4)
+    0.0123
+    """
     if z is None:
         raise ValueError("z: the statistic at the stopping look is required")
     bd = _as_bounds(design, information, kwargs.pop("upper", None), kwargs.pop("lower", None),
@@ -468,7 +604,7 @@ def sequential_pvalue(z: float, look: int, n: Any, max_n: float, alpha: float = 
         Statistic at the stopping look (finite).
     look : int
         Stopping look, 1-based, ``<= len(n)``.
-    n : array (K,) or (>= look,)
+    n : array-like of shape (n_looks,)
         Sample sizes (information) of the looks; all K planned looks for classic bounds.
     max_n : float
         Planned maximum sample, ``>= n[look - 1]``.
@@ -483,6 +619,24 @@ def sequential_pvalue(z: float, look: int, n: Any, max_n: float, alpha: float = 
     ------
     ValueError
         ``z`` not finite, ``look`` out of range, or an interim ``n`` beyond ``max_n``.
+
+    See Also
+    --------
+    effstats.sequential.stagewise_inference : The same ordering from a design, with estimate and interval.
+
+    References
+    ----------
+    Jennison, C. & Turnbull, B. W. (2000). *Group Sequential Methods with Applications to Clinical
+    Trials*. Chapman & Hall/CRC, Boca Raton (sect. 8.4).
+
+    Lan, K. K. G. & DeMets, D. L. (1983). Discrete sequential boundaries for clinical trials.
+    *Biometrika*, 70(3), 659–663.
+
+    Examples
+    --------
+    >>> from effstats.sequential import sequential_pvalue
+    >>> round(sequential_pvalue(2.8, look=2, n=[100, 200, 300], max_n=300), 4)
+    0.0255
     """
     from .design import design as _design
 
