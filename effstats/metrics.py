@@ -113,22 +113,143 @@ def _out(x: np.ndarray, one: bool) -> Any:
 
 
 def mae(a: Any, y: Any) -> Any:
-    """Mean absolute error ``E(a, y) = ||a - y||_1 / n`` (Eq. 2); values in [0, 1] (binary or scores).
+    """Mean absolute error between true and predicted correctness, ``E(a, y) = ||a - y||_1 / n``.
 
-    Returns a float for 1-D input, an array (n_models,) for 2-D input.
+    The sample-level error of Prabhu et al. (Eq. 2): the fraction of items whose predicted correctness is
+    wrong, vectorised over models.
+
+    Parameters
+    ----------
+        a : array-like of shape (n_items,) or (n_models, n_items), or ResponseMatrix
+            True correctness, values in [0, 1] (binary or scores). A :class:`effstats.ResponseMatrix` with missing
+            cells is refused.
+        y : array-like of the same shape, or ResponseMatrix
+            Predicted correctness. When both ``a`` and ``y`` carry ids (ResponseMatrix, DataFrame, Series), ``y`` is
+            aligned to ``a`` by item (and model) id; arrays are positional.
+
+    Returns
+    -------
+    float or ndarray of shape (n_models,)
+        A float for 1-D input, one value per row for 2-D input; in [0, 1].
+
+    See Also
+    --------
+    effstats.metrics.e_agg : the error of the predicted accuracy only.
+    effstats.metrics.cohen_kappa : agreement corrected for chance.
+    effstats.metrics.sample_metrics : every metric in one table.
+
+    References
+    ----------
+    Prabhu, A., Udandarao, V., Torr, P., Bethge, M., Bibi, A. and Albanie, S. (2024). Efficient Lifelong Model
+    Evaluation in an Era of Rapid Progress. *Advances in Neural Information Processing Systems (NeurIPS)*,
+    arXiv:2402.19472 (earlier version: "Lifelong Benchmarks: Efficient Model Evaluation in an Era of Rapid
+    Progress").
+
+    Examples
+    --------
+        >>> import numpy as np
+        >>> a = np.array([1, 1, 0, 1, 0, 0, 1, 0])  # true correctness on 8 items
+        >>> y = np.array([1, 0, 0, 1, 1, 0, 1, 0])  # a prediction of it
+    >>> from effstats.metrics import mae
+    >>> mae(a, y)
+    0.25
+    >>> mae(np.vstack([a, a]), np.vstack([y, a]))
+    array([0.25, 0.  ])
     """
     av, yv, one = _pair(a, y, binary=False)
     return _out(np.abs(av.astype(float) - yv).mean(axis=1), one)
 
 
 def e_agg(a: Any, y: Any) -> Any:
-    """Aggregate (accuracy) error ``| |y| - |a| | / n``."""
+    """Aggregate (accuracy) error ``E_agg(a, y) = | |y| - |a| | / n``.
+
+    The error of the predicted accuracy, the metric most efficient-evaluation papers report. Prabhu et al.
+    (Theorem 2.1) show that ``E_agg = 0`` allows the worst sample-level error; see
+    :func:`effstats.metrics.aggregate_counterexample`.
+
+    Parameters
+    ----------
+        a : array-like of shape (n_items,) or (n_models, n_items), or ResponseMatrix
+            True correctness, values in [0, 1] (binary or scores). A :class:`effstats.ResponseMatrix` with missing
+            cells is refused.
+        y : array-like of the same shape, or ResponseMatrix
+            Predicted correctness. When both ``a`` and ``y`` carry ids (ResponseMatrix, DataFrame, Series), ``y`` is
+            aligned to ``a`` by item (and model) id; arrays are positional.
+
+    Returns
+    -------
+    float or ndarray of shape (n_models,)
+        ``|mean(y) - mean(a)|`` per row; a float for 1-D input.
+
+    See Also
+    --------
+    effstats.metrics.mae : the sample-level error.
+    effstats.metrics.aggregate_counterexample : ``E_agg = 0`` with the largest ``E``.
+
+    References
+    ----------
+    Prabhu, A., Udandarao, V., Torr, P., Bethge, M., Bibi, A. and Albanie, S. (2024). Efficient Lifelong Model
+    Evaluation in an Era of Rapid Progress. *Advances in Neural Information Processing Systems (NeurIPS)*,
+    arXiv:2402.19472 (earlier version: "Lifelong Benchmarks: Efficient Model Evaluation in an Era of Rapid
+    Progress").
+
+    Examples
+    --------
+        >>> import numpy as np
+        >>> a = np.array([1, 1, 0, 1, 0, 0, 1, 0])  # true correctness on 8 items
+        >>> y = np.array([1, 0, 0, 1, 1, 0, 1, 0])  # a prediction of it
+    >>> from effstats.metrics import e_agg, mae
+    >>> e_agg(a, y), mae(a, y)  # the same accuracy, two items wrong
+    (0.0, 0.25)
+    """
     av, yv, one = _pair(a, y, binary=False)
     return _out(np.abs(yv.astype(float).mean(axis=1) - av.mean(axis=1)), one)
 
 
 def e_rand(a: Any, y: Any) -> Any:
-    """Agreement expected by chance (Eq. 3): ``p_a p_y + (1 - p_a)(1 - p_y)``; binary inputs."""
+    """Agreement expected by chance, ``E_rand = p_a p_y + (1 - p_a)(1 - p_y)`` (Eq. 3 of Prabhu et al.).
+
+    ``p_a`` and ``p_y`` are the rates of ones in ``a`` and ``y``: two independent predictions with these rates
+    agree on a fraction ``E_rand`` of the items on average. It is the chance term of
+    :func:`effstats.metrics.cohen_kappa`.
+
+    Parameters
+    ----------
+        a : array-like of shape (n_items,) or (n_models, n_items), or ResponseMatrix
+            True correctness, binary (0/1 or bool). A :class:`effstats.ResponseMatrix` with missing
+            cells is refused.
+        y : array-like of the same shape, or ResponseMatrix
+            Predicted correctness, binary. When both ``a`` and ``y`` carry ids (ResponseMatrix, DataFrame, Series), ``y`` is
+            aligned to ``a`` by item (and model) id; arrays are positional.
+
+    Returns
+    -------
+    float or ndarray of shape (n_models,)
+        In [0, 1]; a float for 1-D input.
+
+    See Also
+    --------
+    effstats.metrics.cohen_kappa : agreement beyond ``E_rand``.
+
+    References
+    ----------
+    Prabhu, A., Udandarao, V., Torr, P., Bethge, M., Bibi, A. and Albanie, S. (2024). Efficient Lifelong Model
+    Evaluation in an Era of Rapid Progress. *Advances in Neural Information Processing Systems (NeurIPS)*,
+    arXiv:2402.19472 (earlier version: "Lifelong Benchmarks: Efficient Model Evaluation in an Era of Rapid
+    Progress").
+
+    Cohen, J. (1960). A coefficient of agreement for nominal scales. *Educational and Psychological
+    Measurement* 20(1), 37-46.
+
+    Examples
+    --------
+        >>> import numpy as np
+        >>> a = np.array([1, 1, 0, 1, 0, 0, 1, 0])  # true correctness on 8 items
+        >>> y = np.array([1, 0, 0, 1, 1, 0, 1, 0])  # a prediction of it
+    >>> from effstats.metrics import e_rand
+    >>> e_rand(a, y)  # both rates are 1/2
+    0.5
+    """
     av, yv, one = _pair(a, y, binary=True)
     pa, py = av.mean(axis=1), yv.mean(axis=1)
     return _out(_e_rand_rates(pa, py), one)
@@ -153,18 +274,61 @@ def _kappa_from_rates(err: Any, pa: Any, py: Any, undefined: float = 1.0) -> np.
 
 
 def cohen_kappa(a: Any, y: Any, *, undefined: float = 1.0) -> Any:
-    """Cohen's kappa between true and predicted correctness (Eq. 4), vectorised over rows.
+    """Cohen's kappa between true and predicted correctness, vectorised over models.
 
-    Equals ``sklearn.metrics.cohen_kappa_score(a, y)`` on binary vectors. Where both vectors are the same
-    constant, kappa is 0/0; ``undefined`` (default 1.0, perfect agreement) is returned instead of sklearn's NaN.
+    ``kappa = ((1 - E) - E_rand) / (1 - E_rand)`` with ``E`` the :func:`effstats.metrics.mae` and ``E_rand``
+    the chance agreement (Eq. 4 of Prabhu et al., Cohen 1960). Equals
+    ``sklearn.metrics.cohen_kappa_score(a, y)`` on binary vectors (checked in the tests). Prabhu et al. state
+    ``0 <= kappa <= 1``; the range is ``[-1, 1]``, negative when a prediction agrees less than chance.
 
     Parameters
     ----------
-    a, y : binary arrays (n,) or (n_models, n)
+        a : array-like of shape (n_items,) or (n_models, n_items), or ResponseMatrix
+            True correctness, binary (0/1 or bool). A :class:`effstats.ResponseMatrix` with missing
+            cells is refused.
+        y : array-like of the same shape, or ResponseMatrix
+            Predicted correctness, binary. When both ``a`` and ``y`` carry ids (ResponseMatrix, DataFrame, Series), ``y`` is
+            aligned to ``a`` by item (and model) id; arrays are positional.
+    undefined : float in [-1, 1], default=1.0
+        Returned where both vectors are the same constant (kappa is 0/0 there; perfect agreement). scikit-learn
+        returns NaN in that case.
 
     Returns
     -------
-    float or array (n_models,), in [-1, 1].
+    float or ndarray of shape (n_models,)
+        In [-1, 1]; a float for 1-D input.
+
+    Raises
+    ------
+    ValueError
+        If ``undefined`` is not a number in [-1, 1], or ``a`` and ``y`` are not binary arrays of the same shape.
+
+    See Also
+    --------
+    effstats.metrics.e_rand : the chance term.
+    effstats.metrics.sample_metrics : kappa with the other metrics, one row per model.
+    sklearn.metrics.cohen_kappa_score : the same statistic for one pair of label vectors.
+
+    References
+    ----------
+    Cohen, J. (1960). A coefficient of agreement for nominal scales. *Educational and Psychological
+    Measurement* 20(1), 37-46.
+
+    Prabhu, A., Udandarao, V., Torr, P., Bethge, M., Bibi, A. and Albanie, S. (2024). Efficient Lifelong Model
+    Evaluation in an Era of Rapid Progress. *Advances in Neural Information Processing Systems (NeurIPS)*,
+    arXiv:2402.19472 (earlier version: "Lifelong Benchmarks: Efficient Model Evaluation in an Era of Rapid
+    Progress").
+
+    Examples
+    --------
+        >>> import numpy as np
+        >>> a = np.array([1, 1, 0, 1, 0, 0, 1, 0])  # true correctness on 8 items
+        >>> y = np.array([1, 0, 0, 1, 1, 0, 1, 0])  # a prediction of it
+    >>> from effstats.metrics import cohen_kappa
+    >>> cohen_kappa(a, y)  # (0.75 - 0.5) / (1 - 0.5)
+    0.5
+    >>> cohen_kappa(np.ones(4), np.ones(4))  # constant and equal: the ``undefined`` value
+    1.0
     """
     if isinstance(undefined, (bool, np.bool_)) or not isinstance(undefined, (int, float, np.integer, np.floating)) or not -1 <= undefined <= 1:
         raise ValueError(f"undefined: expected a real number in [-1, 1] (kappa's range), got {undefined!r}")
@@ -174,8 +338,46 @@ def cohen_kappa(a: Any, y: Any, *, undefined: float = 1.0) -> Any:
 
 
 def sample_metrics(a: Any, y: Any) -> pd.DataFrame:
-    """One row per model: ``mae``, ``e_agg``, ``e_rand``, ``kappa``, ``predicted_accuracy`` (of y), ``accuracy_true``
-    (of a). Indexed by a's model ids when ``a`` is a ResponseMatrix or DataFrame."""
+    """All sample-level metrics of a prediction, one row per model.
+
+    Parameters
+    ----------
+        a : array-like of shape (n_items,) or (n_models, n_items), or ResponseMatrix
+            True correctness, binary (0/1 or bool). A :class:`effstats.ResponseMatrix` with missing
+            cells is refused.
+        y : array-like of the same shape, or ResponseMatrix
+            Predicted correctness, binary. When both ``a`` and ``y`` carry ids (ResponseMatrix, DataFrame, Series), ``y`` is
+            aligned to ``a`` by item (and model) id; arrays are positional.
+
+    Returns
+    -------
+    DataFrame of shape (n_models, 6)
+        Columns ``mae``, ``e_agg``, ``e_rand``, ``kappa``, ``predicted_accuracy`` (of ``y``) and
+        ``accuracy_true`` (of ``a``). Indexed by ``a``'s model ids when ``a`` is a ResponseMatrix or DataFrame,
+        by position otherwise.
+
+    See Also
+    --------
+    effstats.metrics.mae, effstats.metrics.e_agg, effstats.metrics.e_rand, effstats.metrics.cohen_kappa
+
+    References
+    ----------
+    Prabhu, A., Udandarao, V., Torr, P., Bethge, M., Bibi, A. and Albanie, S. (2024). Efficient Lifelong Model
+    Evaluation in an Era of Rapid Progress. *Advances in Neural Information Processing Systems (NeurIPS)*,
+    arXiv:2402.19472 (earlier version: "Lifelong Benchmarks: Efficient Model Evaluation in an Era of Rapid
+    Progress").
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from effstats.metrics import sample_metrics
+    >>> a = np.array([[1, 1, 0, 1, 0, 0, 1, 0], [1, 1, 1, 1, 1, 1, 0, 0]])
+    >>> y = np.array([[1, 0, 0, 1, 1, 0, 1, 0], [1, 1, 1, 1, 1, 1, 1, 1]])
+    >>> sample_metrics(a, y)
+        mae  e_agg  e_rand  kappa  predicted_accuracy  accuracy_true
+    0  0.25   0.00    0.50    0.5                 0.5           0.50
+    1  0.25   0.25    0.75    0.0                 1.0           0.75
+    """
     av, yv, _ = _pair(a, y, binary=True)
     pa, py = av.mean(axis=1), yv.mean(axis=1)
     err = (av != yv).mean(axis=1)
@@ -200,18 +402,43 @@ def _row_ids(a: Any, n_rows: int) -> pd.Index | None:
 
 # ---------------------------------------------------------------------------------------------- Theorem 2.1
 def aggregate_counterexample(a: Any) -> np.ndarray:
-    """Theorem 2.1 (App. J): a prediction with ``E_agg = 0`` and the worst ``E = 2 min(p, 1 - p)``, ``p = |a|/n``.
+    """A prediction with ``E_agg = 0`` and the largest sample-level error (Theorem 2.1 of Prabhu et al., App. J).
 
-    With ``p <= 1/2`` every correct item is predicted wrong and ``|a|`` of the wrong items (the first ones) are
-    predicted correct; with ``p > 1/2`` symmetrically. Vectorised over rows.
+    With ``p = |a| / n <= 1/2``, every correct item is predicted wrong and the first ``|a|`` wrong items are
+    predicted correct; with ``p > 1/2``, symmetrically. The prediction has the true accuracy (``E_agg = 0``) and
+    ``E = 2 min(p, 1 - p)``, so a small aggregate error says nothing about per-item predictions.
 
     Parameters
     ----------
-    a : binary array (n,) or (n_models, n)
+    a : array-like of shape (n_items,) or (n_models, n_items), or ResponseMatrix
+        True correctness, binary.
 
     Returns
     -------
-    y : bool array of the same shape.
+    y : ndarray of bool, the shape of ``a``
+
+    See Also
+    --------
+    effstats.metrics.e_agg : the aggregate error this prediction zeroes.
+    effstats.metrics.oracle_count_prediction : the "oracle" of Sect. 2.1.
+
+    References
+    ----------
+    Prabhu, A., Udandarao, V., Torr, P., Bethge, M., Bibi, A. and Albanie, S. (2024). Efficient Lifelong Model
+    Evaluation in an Era of Rapid Progress. *Advances in Neural Information Processing Systems (NeurIPS)*,
+    arXiv:2402.19472 (earlier version: "Lifelong Benchmarks: Efficient Model Evaluation in an Era of Rapid
+    Progress").
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from effstats.metrics import aggregate_counterexample, e_agg, mae
+    >>> a = np.array([1, 1, 0, 1, 0, 0, 1, 0])
+    >>> y = aggregate_counterexample(a)
+    >>> y.astype(int)
+    array([0, 0, 1, 0, 1, 1, 0, 1])
+    >>> e_agg(a, y), mae(a, y)
+    (0.0, 1.0)
     """
     av = check_binary(_values(a), "a", ndim=(1, 2))
     one = av.ndim == 1
@@ -229,20 +456,45 @@ def aggregate_counterexample(a: Any) -> np.ndarray:
 
 
 def oracle_count_prediction(a: Any, order: Any = None) -> np.ndarray:
-    """The Sect. 2.1 "oracle" prediction: knowing only the true count ``k = |a|``, predict the first ``k`` items of
-    ``order`` (default: the natural item order) correct. ``E_agg = 0`` by construction; ``E`` is what it costs.
+    """The "oracle" prediction of Prabhu et al. (Sect. 2.1): the true count, the wrong items.
 
-    Under an order unrelated to correctness, ``E(a, y)`` has expectation ``2 p (1 - p)`` (0.42-0.5 for p in
-    0.3-0.7), the paper's observed 0.4-0.5.
+    Knowing only the true number of correct items ``k = |a|``, predict the first ``k`` items of ``order``
+    correct. ``E_agg = 0`` by construction; ``E`` is what the missing per-item information costs. Under an order
+    unrelated to correctness, ``E`` has expectation ``2 p (1 - p)`` for accuracy ``p`` (0.42-0.5 for ``p`` in
+    0.3-0.7).
 
     Parameters
     ----------
-    a : binary (n,) or (n_models, n)
-    order : int array (n,), optional
+    a : array-like of shape (n_items,) or (n_models, n_items), or ResponseMatrix
+        True correctness, binary.
+    order : array-like of int of shape (n_items,), default=None
+        A permutation of the items (first = predicted correct first); ``None`` is the natural order.
 
     Returns
     -------
-    y : bool array of the same shape as ``a``.
+    y : ndarray of bool, the shape of ``a``
+
+    See Also
+    --------
+    effstats.metrics.aggregate_counterexample : the worst prediction with ``E_agg = 0``.
+    effstats.metrics.decompose_errors : the best "ones then zeros" prediction in an order.
+
+    References
+    ----------
+    Prabhu, A., Udandarao, V., Torr, P., Bethge, M., Bibi, A. and Albanie, S. (2024). Efficient Lifelong Model
+    Evaluation in an Era of Rapid Progress. *Advances in Neural Information Processing Systems (NeurIPS)*,
+    arXiv:2402.19472 (earlier version: "Lifelong Benchmarks: Efficient Model Evaluation in an Era of Rapid
+    Progress").
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from effstats.metrics import oracle_count_prediction, mae
+    >>> a = np.array([1, 1, 0, 1, 0, 0, 1, 0])
+    >>> oracle_count_prediction(a).astype(int)
+    array([1, 1, 1, 1, 0, 0, 0, 0])
+    >>> mae(a, oracle_count_prediction(a))
+    0.25
     """
     av = check_binary(_values(a), "a", ndim=(1, 2))
     one = av.ndim == 1
@@ -260,15 +512,40 @@ def oracle_count_prediction(a: Any, order: Any = None) -> np.ndarray:
 # ---------------------------------------------------------------------------------------------- decomposition
 @dataclass(frozen=True)
 class ErrorDecomposition:
-    """Aleatoric / epistemic decomposition of E and kappa (Sect. 4.5 and Lifelong Benchmarks Sect. 6).
+    """Aleatoric / epistemic decomposition of the sample-level error and of kappa.
 
-    All arrays have shape (n_models,). ``y*`` is the best "ones then zeros" prediction in the sort order with all
-    ``n`` items (DP-search on the full ``a``).
+    Returned by :func:`effstats.metrics.decompose_errors`. ``y*`` is the best "ones then zeros" prediction in
+    the sort order with all ``n`` items known (a dynamic-programming search on the full ``a``): what no predictor
+    that follows the order can beat (aleatoric), and the distance from it (epistemic).
 
-    Identities (checked in the tests): for any ``y``, ``total <= aleatoric + epistemic`` and
-    ``|aleatoric - epistemic| <= total`` (triangle inequality of the Hamming distance); ``epistemic = 0`` iff
-    ``y = y*``, and then ``kappa = kappa_aleatoric``. When ``y`` is itself "ones then zeros" in the order (every
-    Sort & Search prediction) also ``aleatoric <= total``, since y* is the best such vector.
+    For any ``y``, ``total <= aleatoric + epistemic`` and ``|aleatoric - epistemic| <= total`` (the triangle
+    inequality of the Hamming distance); ``epistemic = 0`` if and only if ``y = y*``, and then
+    ``kappa = kappa_aleatoric``. When ``y`` itself is "ones then zeros" in the order (every Sort & Search
+    prediction), also ``aleatoric <= total``.
+
+    Attributes
+    ----------
+    total : ndarray of shape (n_models,)
+        ``E(a, y)``.
+    aleatoric : ndarray of shape (n_models,)
+        ``E(a, y*)``.
+    epistemic : ndarray of shape (n_models,)
+        ``E(y*, y)``.
+    kappa, kappa_aleatoric, kappa_epistemic : ndarray of shape (n_models,)
+        Cohen's kappa of the same three pairs.
+    best_threshold : ndarray of int of shape (n_models,)
+        The number of leading ones in ``y*``.
+
+    See Also
+    --------
+    effstats.metrics.decompose_errors : computes it.
+
+    References
+    ----------
+    Prabhu, A., Udandarao, V., Torr, P., Bethge, M., Bibi, A. and Albanie, S. (2024). Efficient Lifelong Model
+    Evaluation in an Era of Rapid Progress. *Advances in Neural Information Processing Systems (NeurIPS)*,
+    arXiv:2402.19472 (earlier version: "Lifelong Benchmarks: Efficient Model Evaluation in an Era of Rapid
+    Progress").
     """
 
     total: np.ndarray
@@ -280,26 +557,69 @@ class ErrorDecomposition:
     best_threshold: np.ndarray = field(repr=False)
 
     def frame(self) -> pd.DataFrame:
-        """Tidy table, one row per model."""
+        """Tidy table, one row per model and one column per error or kappa.
+
+        Returns
+        -------
+        DataFrame of shape (n_models, 6)
+        """
         return pd.DataFrame({k: getattr(self, k) for k in ("total", "aleatoric", "epistemic", "kappa", "kappa_aleatoric", "kappa_epistemic")})
 
     to_frame = frame  # the result protocol's name
 
     def mean(self) -> pd.Series:
+        """The mean of each column of :meth:`frame` over the models.
+
+        Returns
+        -------
+        Series
+        """
         return self.frame().mean()
 
 
 def decompose_errors(a: Any, y: Any, order: Any) -> ErrorDecomposition:
-    """Decompose ``E(a, y)`` into aleatoric ``E(a, y*)`` and epistemic ``||y* - y|| / n`` (and likewise kappa).
+    """Decompose ``E(a, y)`` into aleatoric ``E(a, y*)`` and epistemic ``E(y*, y)`` error (and likewise kappa).
+
+    Sect. 4.5 of Prabhu et al.: ``y*`` is the best prediction that is "ones then zeros" in ``order``, found by
+    dynamic programming on the full ``a``. The aleatoric part is the error of the order itself; the epistemic
+    part is what a predictor loses by not knowing where the model's threshold lies.
 
     Parameters
     ----------
-    a : binary (n,) or (n_models, n)
-        True correctness.
-    y : binary, same shape
-        Predicted correctness (any predictor, not only Sort & Search).
-    order : int array (n,)
+    a : array-like of shape (n_items,) or (n_models, n_items), or ResponseMatrix
+        True correctness, binary.
+    y : array-like of the same shape
+        Predicted correctness, binary (any predictor, not only Sort & Search).
+    order : array-like of int of shape (n_items,)
         The sort order (easiest first) in which ``y*`` is "ones then zeros".
+
+    Returns
+    -------
+    ErrorDecomposition
+
+    See Also
+    --------
+    effstats.metrics.ErrorDecomposition : the result.
+    effstats.sortsearch.SortSearch : predictions of this form.
+
+    References
+    ----------
+    Prabhu, A., Udandarao, V., Torr, P., Bethge, M., Bibi, A. and Albanie, S. (2024). Efficient Lifelong Model
+    Evaluation in an Era of Rapid Progress. *Advances in Neural Information Processing Systems (NeurIPS)*,
+    arXiv:2402.19472 (earlier version: "Lifelong Benchmarks: Efficient Model Evaluation in an Era of Rapid
+    Progress").
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from effstats.metrics import decompose_errors
+    >>> a = np.array([[1, 1, 0, 1, 0, 0, 1, 0], [1, 1, 1, 1, 1, 1, 0, 0]])
+    >>> y = np.array([[1, 0, 0, 1, 1, 0, 1, 0], [1, 1, 1, 1, 1, 1, 1, 1]])
+    >>> d = decompose_errors(a, y, order=np.arange(8))
+    >>> d.to_frame()[["total", "aleatoric", "epistemic"]]
+       total  aleatoric  epistemic
+    0   0.25       0.25       0.50
+    1   0.25       0.00       0.25
     """
     av, yv, _ = _pair(a, y, binary=True)
     n = av.shape[1]
@@ -325,16 +645,38 @@ def decompose_errors(a: Any, y: Any, order: Any) -> ErrorDecomposition:
 # ---------------------------------------------------------------------------------------------- curve fits
 @dataclass(frozen=True)
 class CurveFit:
-    """A least-squares curve fit (``scipy.optimize.curve_fit``) with parameter uncertainties.
+    """A least-squares curve fit (:func:`scipy.optimize.curve_fit`) with parameter uncertainties.
+
+    Returned by :func:`effstats.metrics.fit_exponential` and :func:`effstats.metrics.fit_power_law`.
 
     Attributes
     ----------
-    model : str
+    model : {"exponential", "power"}
         ``"exponential"`` (``a exp(-b x) + c``) or ``"power"`` (``c x^p``).
-    params : dict name -> estimate
-    stderr : dict name -> standard error (square root of the covariance diagonal)
-    covariance : array (n_params, n_params)
-    x, y : the data fitted
+    params : dict of str to float
+        Parameter name to estimate.
+    stderr : dict of str to float
+        Parameter name to standard error (square root of the covariance diagonal).
+    covariance : ndarray of shape (n_params, n_params)
+    x, y : ndarray of shape (n_points,)
+        The data fitted.
+
+    See Also
+    --------
+    effstats.metrics.fit_exponential, effstats.metrics.fit_power_law
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from effstats.metrics import fit_power_law
+    >>> x = np.array([10, 20, 40, 80, 160])
+    >>> fit = fit_power_law(x, 0.5 * x ** -0.2 * np.array([1.01, 0.99, 1.0, 1.02, 0.98]))
+    >>> fit.to_frame().round(2)
+       estimate  stderr   low  high
+    c      0.51    0.01  0.47  0.55
+    p     -0.20    0.01 -0.23 -0.18
+    >>> round(fit.predict(50), 3)
+    0.228
     """
 
     model: str
@@ -346,7 +688,17 @@ class CurveFit:
     _f: Callable = field(repr=False)
 
     def predict(self, x: Any) -> np.ndarray:
-        """The fitted curve at budgets ``x``: a number or a 1-D array of finite numbers (float or array (n,))."""
+        """The fitted curve at budgets ``x``.
+
+        Parameters
+        ----------
+        x : float or array-like of shape (n,)
+            Finite budgets.
+
+        Returns
+        -------
+        float or ndarray of shape (n,)
+        """
         xv = check_array(x, "x", ndim=(0, 1))
         if not np.isfinite(xv).all():
             raise ValueError("x: expected finite budgets, got inf")
@@ -355,6 +707,7 @@ class CurveFit:
 
     @property
     def r_squared(self) -> float:
+        """The coefficient of determination of the fit on its own data (NaN for constant ``y``)."""
         res = self.y - self.predict(self.x)
         tot = self.y - self.y.mean()
         return float(1 - (res @ res) / (tot @ tot)) if tot @ tot > 0 else float("nan")
@@ -372,10 +725,15 @@ class CurveFit:
     def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
         """Wald intervals ``estimate ± t_{dof} stderr`` per parameter.
 
+        Parameters
+        ----------
+        confidence_level : float in (0, 1), default=0.95
+
         Returns
         -------
         ConfidenceInterval
-            ``low`` and ``high`` arrays (n_params,) in the order of ``params`` (see :meth:`to_frame` for a table).
+            ``low`` and ``high`` arrays of shape (n_params,) in the order of ``params`` (see :meth:`to_frame` for a
+            table).
         """
         level = check_confidence_level(confidence_level)
         dof = max(1, len(self.x) - len(self.params))
@@ -384,7 +742,16 @@ class CurveFit:
         return ConfidenceInterval(est - q * se, est + q * se)
 
     def to_frame(self, confidence_level: float = 0.95) -> pd.DataFrame:
-        """One row per parameter: ``estimate``, ``stderr``, ``low``, ``high`` (the Wald interval at ``confidence_level``)."""
+        """One row per parameter: ``estimate``, ``stderr``, ``low``, ``high`` (the Wald interval).
+
+        Parameters
+        ----------
+        confidence_level : float in (0, 1), default=0.95
+
+        Returns
+        -------
+        DataFrame of shape (n_params, 4)
+        """
         ci = self.confidence_interval(confidence_level)
         return pd.DataFrame({"estimate": self.statistic, "stderr": self.standard_error, "low": ci.low, "high": ci.high},
                             index=list(self.params))
@@ -409,9 +776,44 @@ def _pow_model(x: np.ndarray, c: float, p: float) -> np.ndarray:
 
 
 def fit_exponential(x: Any, y: Any) -> CurveFit:
-    """Fit ``E = a exp(-b x) + c`` (the paper's MAE vs n' law; it reports b = 0.04 / 0.02).
+    """Fit ``E = a exp(-b x) + c``, the error of a sample-level prediction against the budget.
 
-    Starting values: ``c`` = the smallest y, ``b`` from a log-linear fit of ``y - c`` on the points above it.
+    Prabhu et al. fit this law to Sort & Search's MAE against the number of evaluated items ``n'`` (they report
+    ``b = 0.04`` on Lifelong-CIFAR10 and ``0.02`` on Lifelong-ImageNet). Least squares on the original scale,
+    started from ``c`` = the smallest ``y`` and ``b`` from a log-linear fit of ``y - c``.
+
+    Parameters
+    ----------
+    x : array-like of shape (n_points,)
+        Positive budgets; at least 4 points.
+    y : array-like of shape (n_points,)
+        Errors at those budgets.
+
+    Returns
+    -------
+    CurveFit
+        ``params`` ``a``, ``b``, ``c``.
+
+    See Also
+    --------
+    effstats.metrics.fit_power_law : the law of ``E_agg``.
+    effstats.metrics.CurveFit : the result.
+
+    References
+    ----------
+    Prabhu, A., Udandarao, V., Torr, P., Bethge, M., Bibi, A. and Albanie, S. (2024). Efficient Lifelong Model
+    Evaluation in an Era of Rapid Progress. *Advances in Neural Information Processing Systems (NeurIPS)*,
+    arXiv:2402.19472 (earlier version: "Lifelong Benchmarks: Efficient Model Evaluation in an Era of Rapid
+    Progress").
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from effstats.metrics import fit_exponential
+    >>> x = np.array([10, 20, 40, 80, 160])
+    >>> fit = fit_exponential(x, 0.3 * np.exp(-0.04 * x) + 0.05)
+    >>> {k: round(v, 3) for k, v in fit.params.items()}
+    {'a': 0.3, 'b': 0.04, 'c': 0.05}
     """
     xv, yv = _xy(x, y, 4)
     c0 = yv.min() - 1e-3 * (np.ptp(yv) + 1e-12)
@@ -425,8 +827,44 @@ def fit_exponential(x: Any, y: Any) -> CurveFit:
 
 
 def fit_power_law(x: Any, y: Any) -> CurveFit:
-    """Fit ``E_agg = c x^p`` (Lifelong Benchmarks Key Result 2: p = -0.18 / -0.23), least squares on the original
-    scale started from the log-log regression."""
+    """Fit ``E_agg = c x^p``, the aggregate error against the budget.
+
+    Prabhu et al. (Key Result 2 of the Lifelong Benchmarks version) find ``p = -0.18`` and ``-0.23``. Least
+    squares on the original scale, started from the log-log regression.
+
+    Parameters
+    ----------
+    x : array-like of shape (n_points,)
+        Positive budgets; at least 3 points.
+    y : array-like of shape (n_points,)
+        Positive errors at those budgets.
+
+    Returns
+    -------
+    CurveFit
+        ``params`` ``c``, ``p``.
+
+    See Also
+    --------
+    effstats.metrics.fit_exponential : the law of the sample-level error.
+    effstats.metrics.CurveFit : the result.
+
+    References
+    ----------
+    Prabhu, A., Udandarao, V., Torr, P., Bethge, M., Bibi, A. and Albanie, S. (2024). Efficient Lifelong Model
+    Evaluation in an Era of Rapid Progress. *Advances in Neural Information Processing Systems (NeurIPS)*,
+    arXiv:2402.19472 (earlier version: "Lifelong Benchmarks: Efficient Model Evaluation in an Era of Rapid
+    Progress").
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from effstats.metrics import fit_power_law
+    >>> x = np.array([10, 20, 40, 80, 160])
+    >>> fit = fit_power_law(x, 0.5 * x ** -0.2)
+    >>> {k: round(v, 3) for k, v in fit.params.items()}
+    {'c': 0.5, 'p': -0.2}
+    """
     xv, yv = _xy(x, y, 3)
     if (yv <= 0).any():
         raise ValueError("y: a power law needs positive values")
@@ -439,17 +877,42 @@ def fit_power_law(x: Any, y: Any) -> CurveFit:
 # ---------------------------------------------------------------------------------------------- correlations
 @dataclass(frozen=True)
 class CorrelationResult:
-    """Spearman and Pearson correlation between estimated and true accuracies (scipy.stats), with intervals.
+    """Spearman and Pearson correlation between estimated and true accuracies, with intervals.
 
-    Intervals are Fisher-z intervals: ``tanh(atanh(r) ± z se)`` with ``se = 1 / sqrt(n - 3)`` for Pearson and
-    Bonett & Wright's ``se = sqrt((1 + r² / 2) / (n - 3))`` for Spearman; they need ``n >= 4`` models (NaN below).
+    Returned by :func:`effstats.metrics.accuracy_correlation`. Intervals are Fisher-z intervals,
+    ``tanh(atanh(r) ± z se)``, with ``se = 1 / sqrt(n - 3)`` for Pearson and Bonett & Wright's
+    ``se = sqrt((1 + r² / 2) / (n - 3))`` for Spearman; they need ``n >= 4`` models (NaN below).
+
+    Attributes
+    ----------
+    spearman, pearson : float
+        The correlations (:func:`scipy.stats.spearmanr`, :func:`scipy.stats.pearsonr`).
+    spearman_pvalue, pearson_pvalue : float
+        Their two-sided p-values.
+    n : int
+        Number of models.
+
+    See Also
+    --------
+    effstats.metrics.accuracy_correlation : computes it.
 
     References
     ----------
     Fisher, R. A. (1921). On the "probable error" of a coefficient of correlation deduced from a small sample.
     *Metron* 1, 3-32.
+
     Bonett, D. G. and Wright, T. A. (2000). Sample size requirements for estimating Pearson, Kendall and Spearman
     correlations. *Psychometrika* 65(1), 23-28.
+
+    Examples
+    --------
+    >>> from effstats.metrics import accuracy_correlation
+    >>> r = accuracy_correlation([0.61, 0.72, 0.55, 0.90, 0.83], [0.60, 0.75, 0.50, 0.88, 0.85])
+    >>> r.to_frame().round(3)
+              statistic  pvalue    low   high  n
+    method
+    spearman      1.000   0.000  1.000  1.000  5
+    pearson       0.984   0.002  0.774  0.999  5
     """
 
     spearman: float
@@ -482,7 +945,18 @@ class CorrelationResult:
         return self._z_se("pearson")[1]
 
     def confidence_interval(self, confidence_level: float = 0.95, method: str = "pearson") -> ConfidenceInterval:
-        """Fisher-z interval for the ``method`` ("pearson" or "spearman") correlation."""
+        """Fisher-z interval for the Pearson or Spearman correlation.
+
+        Parameters
+        ----------
+        confidence_level : float in (0, 1), default=0.95
+        method : {"pearson", "spearman"}, default="pearson"
+
+        Returns
+        -------
+        ConfidenceInterval
+            ``low`` and ``high`` floats (NaN with fewer than 4 models).
+        """
         level = check_confidence_level(confidence_level)
         r, se = self._z_se(method)
         if not np.isfinite(se):
@@ -492,7 +966,17 @@ class CorrelationResult:
         return ConfidenceInterval(float(np.tanh(zr - z)), float(np.tanh(zr + z)))
 
     def to_frame(self, confidence_level: float = 0.95) -> pd.DataFrame:
-        """One row per correlation: ``statistic``, ``pvalue``, ``low``, ``high`` (Fisher-z interval), ``n``."""
+        """One row per correlation: ``statistic``, ``pvalue``, ``low``, ``high`` (Fisher-z interval), ``n``.
+
+        Parameters
+        ----------
+        confidence_level : float in (0, 1), default=0.95
+
+        Returns
+        -------
+        DataFrame of shape (2, 5)
+            Indexed by ``method`` (``"spearman"``, ``"pearson"``).
+        """
         cis = [self.confidence_interval(confidence_level, m) for m in ("spearman", "pearson")]
         return pd.DataFrame({"statistic": [self.spearman, self.pearson], "pvalue": [self.spearman_pvalue, self.pearson_pvalue],
                              "low": [c.low for c in cis], "high": [c.high for c in cis], "n": self.n},
@@ -500,9 +984,43 @@ class CorrelationResult:
 
 
 def accuracy_correlation(estimated: Any, true: Any) -> CorrelationResult:
-    """Rank (Spearman, App. F) and linear (Pearson) correlation of estimated vs true accuracies, arrays (n_models,).
+    """Rank (Spearman) and linear (Pearson) correlation of estimated against true accuracies.
 
-    Two pandas Series are aligned by their index (model ids; a mismatch raises ValueError); arrays are positional.
+    The rank correlation is how Prabhu et al. (App. F) judge whether an estimator orders models correctly.
+
+    Parameters
+    ----------
+    estimated : array-like of shape (n_models,) or Series
+        Estimated accuracies; at least 3 models, not all equal.
+    true : array-like of shape (n_models,) or Series
+        True accuracies. Two Series are aligned by their index (model ids; a mismatch raises ValueError);
+        arrays are positional.
+
+    Returns
+    -------
+    CorrelationResult
+
+    See Also
+    --------
+    effstats.metrics.CorrelationResult : the result, with Fisher-z intervals.
+    scipy.stats.spearmanr, scipy.stats.pearsonr
+
+    References
+    ----------
+    Prabhu, A., Udandarao, V., Torr, P., Bethge, M., Bibi, A. and Albanie, S. (2024). Efficient Lifelong Model
+    Evaluation in an Era of Rapid Progress. *Advances in Neural Information Processing Systems (NeurIPS)*,
+    arXiv:2402.19472 (earlier version: "Lifelong Benchmarks: Efficient Model Evaluation in an Era of Rapid
+    Progress").
+
+    Examples
+    --------
+    >>> from effstats.metrics import accuracy_correlation
+    >>> r = accuracy_correlation([0.61, 0.72, 0.55, 0.90, 0.83], [0.60, 0.75, 0.50, 0.88, 0.85])
+    >>> round(r.spearman, 3), round(r.pearson, 3)
+    (1.0, 0.984)
+    >>> ci = r.confidence_interval()
+    >>> round(ci.low, 3), round(ci.high, 3)
+    (0.774, 0.999)
     """
     if isinstance(estimated, pd.Series) and isinstance(true, pd.Series) and not estimated.index.equals(true.index):
         ie, it = estimated.index, true.index
@@ -522,18 +1040,44 @@ def accuracy_correlation(estimated: Any, true: Any) -> CorrelationResult:
 
 
 def model_correlation_matrix(responses: Any, *, sort_by_accuracy: bool = True) -> pd.DataFrame:
-    """Correlation between models' per-item correctness (App. E, Fig. 7), models sorted by accuracy (best first).
+    """Correlation between models' per-item correctness, models sorted by accuracy (best first).
 
-    For binary vectors Spearman's rho equals Pearson's r (ranks of 0/1 data are an affine map of it), so one
-    ``np.corrcoef`` gives the paper's Spearman matrix.
+    The matrix of Prabhu et al. (App. E, Fig. 7). For binary vectors Spearman's rho equals Pearson's r (the ranks
+    of 0/1 data are an affine map of them), so one :func:`numpy.corrcoef` gives the paper's Spearman matrix.
 
     Parameters
     ----------
-    responses : bool array (n_models, n_items) or ResponseMatrix
+    responses : array-like of bool of shape (n_models, n_items), or ResponseMatrix
+        Binary correctness of at least 2 models, none constant.
+    sort_by_accuracy : bool, default=True
+        Order rows and columns by accuracy (best first); ``False`` keeps the input order.
 
     Returns
     -------
-    DataFrame (n_models, n_models) indexed by model id (positions for arrays).
+    DataFrame of shape (n_models, n_models)
+        Indexed by model id (positions for arrays).
+
+    See Also
+    --------
+    effstats.metrics.accuracy_correlation : correlation of accuracies across models.
+
+    References
+    ----------
+    Prabhu, A., Udandarao, V., Torr, P., Bethge, M., Bibi, A. and Albanie, S. (2024). Efficient Lifelong Model
+    Evaluation in an Era of Rapid Progress. *Advances in Neural Information Processing Systems (NeurIPS)*,
+    arXiv:2402.19472 (earlier version: "Lifelong Benchmarks: Efficient Model Evaluation in an Era of Rapid
+    Progress").
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from effstats.metrics import model_correlation_matrix
+    >>> a = np.array([[1, 1, 1, 0, 1, 0], [1, 1, 0, 0, 0, 0], [0, 1, 1, 1, 1, 1]])
+    >>> model_correlation_matrix(a).round(2)
+          2     0     1
+    2  1.00 -0.32 -0.63
+    0 -0.32  1.00  0.50
+    1 -0.63  0.50  1.00
     """
     ids = responses.model_ids if isinstance(responses, ResponseMatrix) else None
     a = responses.require_binary("responses") if isinstance(responses, ResponseMatrix) else check_binary(responses, "responses", ndim=2)
