@@ -174,30 +174,80 @@ def _group_means(values: np.ndarray, weights: np.ndarray, codes: np.ndarray, n_g
 
 @dataclass(frozen=True, eq=False, repr=False)
 class ResponseMatrix:
-    """Models × items responses with metadata.
+    """Models × items responses with metadata: the input of every effstats method.
+
+    Holds per-item correctness (``kind="binary"``) or per-item scores in [0, 1] (``kind="score"``), an explicit
+    ``missing`` mask for cells that were not evaluated, optional class probabilities and labels, and metadata
+    tables for models (release date, size, family ...) and items (benchmark, scenario, prompt ...). Instances are
+    immutable; selections return new matrices.
+
+    Build one from your own results with :meth:`from_long` (one row per model and item, the layout most
+    evaluation logs have), :meth:`from_wide` (a models × items table, e.g. read with :func:`pandas.read_csv`),
+    :func:`effstats.datasets.read_lm_eval_samples` (lm-evaluation-harness ``--log_samples`` output) or
+    :func:`effstats.datasets.read_helm_runs` (HELM run folders).
 
     Parameters
     ----------
-    values : array of shape (n_models, n_items)
-        Correctness (``kind="binary"``) or scores in [0, 1] (``kind="score"``). Cells flagged in
-        ``missing`` may hold anything (they are stored as 0).
-    kind : {"binary", "score"}, optional
-        Inferred from ``values`` when omitted (binary when every observed value is 0 or 1).
-    missing : bool array of shape (n_models, n_items), optional
+    values : array-like of shape (n_models, n_items)
+        Correctness (``kind="binary"``) or scores in [0, 1] (``kind="score"``). Cells flagged in ``missing`` may
+        hold anything (they are stored as 0).
+    kind : {"binary", "score"}, default=None
+        Inferred from ``values`` when None: binary when every observed value is 0 or 1.
+    missing : array-like of bool of shape (n_models, n_items), default=None
         True where a model was not evaluated on an item. NaN in ``values`` is refused unless
-        ``nan_as_missing=True`` converts it into this mask.
-    probabilities : array of shape (n_models, n_items, n_classes), optional
-        Class probabilities; rows sum to 1.
-    labels : int array of shape (n_items,), optional
+        ``nan_as_missing=True`` turns it into this mask.
+    probabilities : array-like of shape (n_models, n_items, n_classes), default=None
+        Class probabilities; each row sums to 1.
+    labels : array-like of int of shape (n_items,), default=None
         True classes, required with ``probabilities``.
-    predictions : int array of shape (n_models, n_items) or (n_models, n_items, k), optional
+    predictions : array-like of int of shape (n_models, n_items) or (n_models, n_items, k), default=None
         Predicted class ids (top-1, or the top-k ranked best first) where no probabilities are published.
-    model_ids, item_ids : sequences, optional
-        Unique identifiers (default ``m0..``, ``i0..``).
-    models : DataFrame, optional
-        Model metadata indexed like ``model_ids`` (e.g. ``release_date``, ``size``, ``family``).
-    items : DataFrame, optional
-        Item metadata / groups indexed like ``item_ids`` (e.g. ``benchmark``, ``scenario``).
+    model_ids, item_ids : sequence of hashable, default=None
+        Unique identifiers (default ``m0, m1, ...`` and ``i0, i1, ...``).
+    models : DataFrame or dict of columns, default=None
+        Model metadata, indexed by model id or in row order (default ``0..n-1`` index).
+    items : DataFrame or dict of columns, default=None
+        Item metadata and groups (e.g. ``benchmark``, ``scenario``), indexed by item id or in row order.
+    nan_as_missing : bool, default=False
+        Read NaN in ``values`` as "not evaluated".
+
+    Attributes
+    ----------
+    values : ndarray of shape (n_models, n_items)
+        bool for ``kind="binary"``, float otherwise; 0 at missing cells.
+    kind : {"binary", "score"}
+    missing : ndarray of bool of shape (n_models, n_items) or None
+        None when every cell is evaluated.
+    probabilities, labels, predictions : ndarray or None
+    model_ids, item_ids : pandas.Index
+    models, items : DataFrame
+        Metadata indexed by ``model_ids`` and ``item_ids``.
+
+    Raises
+    ------
+    ValueError
+        Naming the argument: values outside [0, 1], non-0/1 values with ``kind="binary"``, NaN without
+        ``nan_as_missing``, duplicated ids, metadata indexed by other ids, a model with no evaluated item.
+
+    See Also
+    --------
+    effstats.datasets.read_lm_eval_samples : per-item results of lm-evaluation-harness.
+    effstats.datasets.read_helm_runs : per-instance results of HELM runs.
+    effstats.datasets.simulate_responses : synthetic responses from an IRT model.
+    effstats.PackedBinaryMatrix : bit-packed storage for large binary matrices.
+
+    Examples
+    --------
+    >>> from effstats import ResponseMatrix
+    >>> rm = ResponseMatrix([[1, 0, 1, 1], [0, 0, 1, 0]], model_ids=["big", "small"],
+    ...                     item_ids=["a", "b", "c", "d"], items={"task": ["x", "x", "y", "y"]})
+    >>> rm
+    ResponseMatrix(2 models × 4 items, kind='binary', item groups ['task'])
+    >>> rm.accuracy()
+    model_ids
+    big      0.75
+    small    0.25
+    Name: accuracy, dtype: float64
     """
 
     values: np.ndarray
@@ -293,7 +343,35 @@ class ResponseMatrix:
 
     @classmethod
     def from_probabilities(cls, probabilities: Any, labels: Any, **kw: Any) -> "ResponseMatrix":
-        """Binary correctness (arg-max == label) from class probabilities of shape (n_models, n_items, n_classes)."""
+        """Binary correctness (arg-max equals the label) from class probabilities.
+
+        Parameters
+        ----------
+        probabilities : array-like of shape (n_models, n_items, n_classes)
+            Each model's class probabilities on each item; rows sum to 1.
+        labels : array-like of int of shape (n_items,)
+            True classes.
+        **kw
+            Further arguments of :class:`effstats.ResponseMatrix` (``model_ids``, ``items``, ...).
+
+        Returns
+        -------
+        ResponseMatrix
+            ``kind="binary"``, with ``probabilities`` and ``labels`` kept.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from effstats import ResponseMatrix
+        >>> p = np.array([[[0.7, 0.3], [0.4, 0.6]], [[0.2, 0.8], [0.9, 0.1]]])
+        >>> rm = ResponseMatrix.from_probabilities(p, labels=[0, 1])
+        >>> rm.values
+        array([[ True,  True],
+               [False, False]])
+        >>> rm.true_class_probability()
+        array([[0.7, 0.6],
+               [0.2, 0.1]])
+        """
         proba = check_array(probabilities, "probabilities", ndim=3)  # __init__ checks them as probabilities
         lab = check_array(labels, "labels", ndim=1, dtype=None, shape=(proba.shape[1],))
         correct = proba.argmax(axis=2) == lab[None, :]
@@ -311,10 +389,84 @@ class ResponseMatrix:
         kind: Kind | None = None,
         models: pd.DataFrame | None = None,
     ) -> "ResponseMatrix":
-        """From a long table with one row per (model, item) and a ``score`` column.
+        """Build a response matrix from a long table: one row per (model, item) pair with its score.
 
-        Pairs absent from the table become missing. ``groups`` names item-level columns
-        (e.g. ``"scenario"``) kept as item metadata; they must be constant within an item.
+        This is the layout most evaluation logs have (a CSV with ``model``, ``item``, ``score`` columns, one line
+        per evaluated example). Pairs absent from the table become missing cells; scores are 0/1 correctness or
+        values in [0, 1].
+
+        Parameters
+        ----------
+        df : DataFrame
+            The table, e.g. from :func:`pandas.read_csv`.
+        model : str, default="model"
+            Column of model ids (the rows of the matrix).
+        item : str, default="item"
+            Column of item (example) ids (the columns of the matrix).
+        score : str, default="score"
+            Column of scores: 0/1 correctness or values in [0, 1]. NaN is refused (drop rows that were not
+            evaluated).
+        groups : str or list of str, default=None
+            Item-level columns kept as item metadata (e.g. ``"task"``, ``"scenario"``), constant within an item;
+            :meth:`group_scores` and :meth:`mean_of_means` use them.
+        kind : {"binary", "score"}, default=None
+            Inferred when None: binary when every score is 0 or 1.
+        models : DataFrame, default=None
+            Model metadata indexed by model id (it may list more models than the table).
+
+        Returns
+        -------
+        ResponseMatrix
+            Models and items in sorted id order.
+
+        Raises
+        ------
+        ValueError
+            Naming the argument: a column that is not in the table, duplicated (model, item) rows, NaN or
+            non-numeric scores, groups that vary within an item.
+
+        See Also
+        --------
+        effstats.ResponseMatrix.from_wide : from a models × items table.
+        effstats.ResponseMatrix.to_long : the inverse.
+        effstats.datasets.read_scores_csv : read a long or wide CSV file in one call.
+
+        Examples
+        --------
+        Per-example results as a CSV file (here inline) with a task column; model ``llama`` did not run ``q3``:
+
+        >>> import io
+        >>> import pandas as pd
+        >>> from effstats import ResponseMatrix
+        >>> log = io.StringIO('''model,item,score,task
+        ... gpt,q1,1,math
+        ... gpt,q2,0,math
+        ... gpt,q3,1,code
+        ... llama,q1,1,math
+        ... llama,q2,1,math
+        ... ''')
+        >>> rm = ResponseMatrix.from_long(pd.read_csv(log), groups="task")
+        >>> rm
+        ResponseMatrix(2 models × 3 items, kind='binary', 1 missing, item groups ['task'])
+        >>> rm.accuracy()
+        model_ids
+        gpt      0.666667
+        llama    1.000000
+        Name: accuracy, dtype: float64
+        >>> rm.group_scores("task")
+        task       code  math
+        model_ids
+        gpt         1.0   0.5
+        llama       NaN   1.0
+
+        Other column names are given by keyword:
+
+        >>> log = pd.DataFrame({"system": ["a", "a", "b", "b"], "doc_id": [0, 1, 0, 1], "acc": [1, 0, 0, 0]})
+        >>> ResponseMatrix.from_long(log, model="system", item="doc_id", score="acc").to_frame()
+        item_ids     0    1
+        model_ids
+        a          1.0  0.0
+        b          0.0  0.0
         """
         if not isinstance(df, pd.DataFrame):
             raise ValueError(f"df: expected a pandas DataFrame, got {type(df).__name__}")
@@ -359,7 +511,61 @@ class ResponseMatrix:
 
     @classmethod
     def from_wide(cls, df: pd.DataFrame, *, kind: Kind | None = None, missing_marker: Any = "-", **kw: Any) -> "ResponseMatrix":
-        """From a wide table: rows = models (index), columns = items; ``missing_marker`` and NaN become missing."""
+        """Build a response matrix from a wide table: rows are models (the index), columns are items.
+
+        Parameters
+        ----------
+        df : DataFrame
+            Models × items; values are 0/1 correctness or scores in [0, 1]. NaN and ``missing_marker`` cells become
+            missing. Read a CSV file with ``pd.read_csv(path, index_col=0)`` so that the model ids form the index.
+        kind : {"binary", "score"}, default=None
+            Inferred when None: binary when every observed value is 0 or 1.
+        missing_marker : object, default="-"
+            A cell value meaning "not evaluated" (compared as text); None disables it.
+        **kw
+            Further arguments of :class:`effstats.ResponseMatrix` (``models``, ``items``, ...).
+
+        Returns
+        -------
+        ResponseMatrix
+
+        Raises
+        ------
+        ValueError
+            Naming the argument: duplicated model or item ids, non-numeric or infinite cells, values outside
+            [0, 1].
+
+        See Also
+        --------
+        effstats.ResponseMatrix.from_long : from one row per (model, item) pair.
+        effstats.ResponseMatrix.to_frame : the inverse.
+        effstats.datasets.read_scores_csv : read a long or wide CSV file in one call.
+
+        Examples
+        --------
+        >>> import io
+        >>> import pandas as pd
+        >>> from effstats import ResponseMatrix
+        >>> table = io.StringIO('''model,q1,q2,q3
+        ... model-a,1,0,-
+        ... model-b,0,0,1
+        ... model-c,1,1,1
+        ... ''')
+        >>> rm = ResponseMatrix.from_wide(pd.read_csv(table, index_col="model"))
+        >>> rm
+        ResponseMatrix(3 models × 3 items, kind='binary', 1 missing)
+        >>> rm.accuracy().round(3)
+        model_ids
+        model-a    0.500
+        model-b    0.333
+        model-c    1.000
+        Name: accuracy, dtype: float64
+
+        Scores that are not 0/1 give ``kind="score"``:
+
+        >>> ResponseMatrix.from_wide(pd.DataFrame({"q1": [0.5, 0.9], "q2": [0.25, 1.0]}, index=["x", "y"])).kind
+        'score'
+        """
         if not isinstance(df, pd.DataFrame):
             raise ValueError(f"df: expected a pandas DataFrame, got {type(df).__name__}")
         if df.empty:
@@ -376,11 +582,53 @@ class ResponseMatrix:
                         lambda: cls(num.to_numpy(dtype=float), kind=kind, nan_as_missing=True, model_ids=df.index, item_ids=df.columns, **kw))
 
     def to_frame(self) -> pd.DataFrame:
-        """Wide table (models × items); missing cells are NaN."""
+        """Wide table (models × items); missing cells are NaN.
+
+        Returns
+        -------
+        DataFrame of shape (n_models, n_items)
+
+        See Also
+        --------
+        effstats.ResponseMatrix.from_wide : the inverse.
+
+        Examples
+        --------
+        >>> from effstats import ResponseMatrix
+        >>> ResponseMatrix([[1, 0], [0, 1]], nan_as_missing=True).to_frame()
+        item_ids   i0   i1
+        model_ids
+        m0        1.0  0.0
+        m1        0.0  1.0
+        """
         return pd.DataFrame(self.values_with_nan(), index=self.model_ids, columns=self.item_ids)
 
     def to_long(self, *, dropna: bool = True) -> pd.DataFrame:
-        """Long table with columns model, item, score and the item group columns."""
+        """Long table with columns ``model``, ``item``, ``score`` and the item metadata columns.
+
+        Parameters
+        ----------
+        dropna : bool, default=True
+            Leave out missing cells (otherwise they are rows with NaN scores).
+
+        Returns
+        -------
+        DataFrame of shape (n_observed, 3 + n_item_columns)
+
+        See Also
+        --------
+        effstats.ResponseMatrix.from_long : the inverse.
+
+        Examples
+        --------
+        >>> from effstats import ResponseMatrix
+        >>> ResponseMatrix([[1, 0], [0, 1]], items={"task": ["x", "y"]}).to_long()
+          model item  score task
+        0    m0   i0    1.0    x
+        1    m0   i1    0.0    y
+        2    m1   i0    0.0    x
+        3    m1   i1    1.0    y
+        """
         dropna = check_flag(dropna, "dropna")
         vals = self.values_with_nan().ravel()
         long = pd.DataFrame(
@@ -399,34 +647,58 @@ class ResponseMatrix:
     # ------------------------------------------------------------------ basic views
     @property
     def shape(self) -> tuple[int, int]:
+        """``(n_models, n_items)``."""
         return self.values.shape  # type: ignore[return-value]
 
     @property
     def n_models(self) -> int:
+        """Number of models (rows)."""
         return self.values.shape[0]
 
     @property
     def n_items(self) -> int:
+        """Number of items (columns)."""
         return self.values.shape[1]
 
     @property
     def n_classes(self) -> int | None:
+        """Number of classes of ``probabilities``, or None without them."""
         return None if self.probabilities is None else self.probabilities.shape[2]
 
     @property
     def observed(self) -> np.ndarray:
-        """Bool array (n_models, n_items): True where evaluated."""
+        """Bool array of shape (n_models, n_items): True where evaluated."""
         return np.ones(self.shape, bool) if self.missing is None else ~self.missing
 
     def values_with_nan(self) -> np.ndarray:
-        """Float copy of the values with NaN at missing cells."""
+        """Float copy of the values with NaN at missing cells.
+
+        Returns
+        -------
+        ndarray of float of shape (n_models, n_items)
+        """
         out = self.values.astype(float)
         if self.missing is not None:
             out[self.missing] = np.nan
         return out
 
     def require_binary(self, name: str = "responses") -> np.ndarray:
-        """The bool matrix, or a ValueError if the responses are not binary or have missing cells."""
+        """The bool matrix of complete binary responses, for methods that need one.
+
+        Parameters
+        ----------
+        name : str, default="responses"
+            The argument name the error message starts with.
+
+        Returns
+        -------
+        ndarray of bool of shape (n_models, n_items)
+
+        Raises
+        ------
+        ValueError
+            If ``kind`` is not ``"binary"`` or some cells are missing.
+        """
         if not isinstance(name, str):
             raise ValueError(f"name: expected the argument name (a str), got {name!r}")
         if self.kind != "binary":
@@ -436,7 +708,17 @@ class ResponseMatrix:
         return self.values
 
     def true_class_probability(self) -> np.ndarray:
-        """Array (n_models, n_items): probability each model gives the true class."""
+        """The probability each model gives the true class of each item.
+
+        Returns
+        -------
+        ndarray of shape (n_models, n_items)
+
+        Raises
+        ------
+        ValueError
+            If the matrix has no class probabilities.
+        """
         if self.probabilities is None:
             raise ValueError("probabilities: this ResponseMatrix has no class probabilities")
         return np.take_along_axis(self.probabilities, self.labels[None, :, None], axis=2)[..., 0]
@@ -449,7 +731,29 @@ class ResponseMatrix:
 
     # ------------------------------------------------------------------ selections
     def subset(self, models: Any = None, items: Any = None) -> "ResponseMatrix":
-        """Select models and/or items by id, integer position or boolean mask."""
+        """Select models and/or items by id, integer position, slice or boolean mask.
+
+        Parameters
+        ----------
+        models, items : array-like, slice or None, default=None
+            Ids, integer positions (when the ids are not integers), a slice or a boolean mask; None keeps all. An
+            entry selected twice is refused.
+
+        Returns
+        -------
+        ResponseMatrix
+            With metadata, probabilities, labels and predictions subset alike; its arrays are read-only.
+
+        Examples
+        --------
+        >>> from effstats import ResponseMatrix
+        >>> rm = ResponseMatrix([[1, 0, 1], [0, 0, 1]], item_ids=["a", "b", "c"])
+        >>> rm.subset(items=["a", "c"]).to_frame()
+        item_ids     a    c
+        model_ids
+        m0         1.0  1.0
+        m1         0.0  1.0
+        """
         mi = _unique_positions(_indexer(models, self.model_ids, "models"), self.model_ids, "models")
         ii = _unique_positions(_indexer(items, self.item_ids, "items"), self.item_ids, "items")
         if mi.size == 0:
@@ -477,9 +781,14 @@ class ResponseMatrix:
         return new
 
     def transpose(self) -> "ResponseMatrix":
-        """Items become 'models' and models become 'items' (the insert_D problem of Sort & Search).
+        """Items become models and models become items (the new-items problem of Sort & Search).
 
         Class probabilities are dropped: they have no meaning in the transposed problem.
+
+        Returns
+        -------
+        ResponseMatrix of shape (n_items, n_models)
+            Model and item metadata swap places.
         """
         return ResponseMatrix(
             self.values.T,
@@ -493,10 +802,31 @@ class ResponseMatrix:
 
     @property
     def T(self) -> "ResponseMatrix":
+        """The transposed matrix, :meth:`transpose`."""
         return self.transpose()
 
     def with_metadata(self, *, models: Any = None, items: Any = None) -> "ResponseMatrix":
-        """A copy with model and/or item metadata replaced (DataFrames indexed by id, or in row order)."""
+        """A copy with model and/or item metadata replaced.
+
+        Parameters
+        ----------
+        models, items : DataFrame or dict of columns, default=None
+            Indexed by id, or in row order; None keeps the current table.
+
+        Returns
+        -------
+        ResponseMatrix
+
+        Examples
+        --------
+        >>> from effstats import ResponseMatrix
+        >>> rm = ResponseMatrix([[1, 0], [0, 0]]).with_metadata(models={"size": [7, 13]})
+        >>> rm.models
+                   size
+        model_ids
+        m0            7
+        m1           13
+        """
         new = self.subset()
         if models is not None:
             object.__setattr__(new, "models", _meta(models, new.model_ids, "models"))
@@ -506,12 +836,38 @@ class ResponseMatrix:
 
     # ------------------------------------------------------------------ aggregates
     def accuracy(self) -> pd.Series:
-        """Mean score per model over its evaluated items (accuracy for binary data)."""
+        """Mean score per model over its evaluated items (accuracy for binary data).
+
+        Returns
+        -------
+        Series of shape (n_models,)
+            Indexed by model id, named ``accuracy``.
+
+        Examples
+        --------
+        >>> from effstats import ResponseMatrix
+        >>> ResponseMatrix([[1, 0, 1, 1], [0, 0, 1, 0]]).accuracy()
+        model_ids
+        m0    0.75
+        m1    0.25
+        Name: accuracy, dtype: float64
+        """
         # values are 0 at missing cells (set by the constructor), so only the counts need the mask
         return pd.Series(self.values.sum(1) / self.observed.sum(1), index=self.model_ids, name="accuracy")
 
     def item_means(self) -> pd.Series:
-        """Mean score per item over the models that evaluated it (NaN-free: items nobody saw raise)."""
+        """Mean score per item over the models that evaluated it.
+
+        Returns
+        -------
+        Series of shape (n_items,)
+            Indexed by item id, named ``mean``.
+
+        Raises
+        ------
+        ValueError
+            If some item was evaluated by no model.
+        """
         obs = self.observed
         cnt = obs.sum(0)
         if (cnt == 0).any():
@@ -519,7 +875,28 @@ class ResponseMatrix:
         return pd.Series(self.values.sum(0) / cnt, index=self.item_ids, name="mean")
 
     def group_scores(self, by: str) -> pd.DataFrame:
-        """Models × groups table of mean scores over evaluated items of each group (NaN if none)."""
+        """Mean score of every model within each item group.
+
+        Parameters
+        ----------
+        by : str
+            An item metadata column (e.g. ``"task"``).
+
+        Returns
+        -------
+        DataFrame of shape (n_models, n_groups)
+            Mean over each group's evaluated items; NaN where a model evaluated none of them.
+
+        Examples
+        --------
+        >>> from effstats import ResponseMatrix
+        >>> rm = ResponseMatrix([[1, 0, 1, 1], [0, 0, 1, 0]], items={"task": ["x", "x", "y", "y"]})
+        >>> rm.group_scores("task")
+        task         x    y
+        model_ids
+        m0         0.5  1.0
+        m1         0.0  0.5
+        """
         if not _hashable(by) or by not in self.items.columns:
             raise ValueError(f"by: item metadata has no column {by!r} (has {list(self.items.columns)})")
         if self.items[by].isna().any():  # factorize codes NaN as -1, which would land in the last group
@@ -530,7 +907,33 @@ class ResponseMatrix:
         return pd.DataFrame(out, index=self.model_ids, columns=pd.Index(uniq, name=by))
 
     def mean_of_means(self, by: str) -> pd.Series:
-        """Unweighted mean over groups of the per-group mean score (the multi-dataset score)."""
+        """Unweighted mean over groups of each model's per-group mean score (the multi-dataset score).
+
+        Parameters
+        ----------
+        by : str
+            An item metadata column.
+
+        Returns
+        -------
+        Series of shape (n_models,)
+            Named ``mean_of_means``.
+
+        Raises
+        ------
+        ValueError
+            If a model evaluated no item of some group.
+
+        Examples
+        --------
+        >>> from effstats import ResponseMatrix
+        >>> rm = ResponseMatrix([[1, 0, 1, 1, 1], [0, 0, 1, 0, 0]], items={"task": ["x", "x", "y", "y", "y"]})
+        >>> rm.mean_of_means("task")
+        model_ids
+        m0    0.750000
+        m1    0.166667
+        Name: mean_of_means, dtype: float64
+        """
         gs = self.group_scores(by)
         if gs.isna().any().any():
             raise ValueError(f"by: some models have no evaluated item in a {by!r} group; mean of means undefined")
@@ -538,7 +941,23 @@ class ResponseMatrix:
 
     # ------------------------------------------------------------------ memory
     def pack(self):
-        """Bit-packed copy of binary, complete responses (:class:`effstats.bitpack.PackedBinaryMatrix`)."""
+        """Bit-packed copy of complete binary responses (8 cells a byte).
+
+        Returns
+        -------
+        PackedBinaryMatrix
+
+        See Also
+        --------
+        effstats.PackedBinaryMatrix : the packed matrix.
+
+        Examples
+        --------
+        >>> from effstats import ResponseMatrix
+        >>> ResponseMatrix([[1, 0, 1], [0, 0, 1]]).pack().to_dense()
+        array([[ True, False,  True],
+               [False, False,  True]])
+        """
         from .bitpack import PackedBinaryMatrix
 
         return PackedBinaryMatrix.from_dense(self.require_binary())
