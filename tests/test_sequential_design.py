@@ -300,10 +300,11 @@ def test_recompute_keeps_the_lower_spending_parameter():
 def test_zeroin_failures_are_runtime_errors_and_warnings():
     from effstats.exceptions import ConvergenceWarning
 
-    with pytest.raises(RuntimeError, match="not bracketed"):
+    with pytest.raises(RuntimeError):
         zeroin(lambda x: x**2 + 1, -1.0, 1.0)
-    with pytest.warns(ConvergenceWarning, match="no convergence"):
-        zeroin(lambda x: x**3 - 2, 0.0, 2.0, tol=1e-14, maxiter=2)
+    with pytest.warns(ConvergenceWarning):
+        x = zeroin(lambda x: x**3 - 2, 0.0, 2.0, tol=1e-14, maxiter=2)
+    assert 0.0 <= x <= 2.0 and abs(x - 2 ** (1 / 3)) > 1e-14  # the last iterate, short of the tolerance
 
 
 def test_design_pickles_before_and_after_sizes():
@@ -319,24 +320,27 @@ def test_design_pickles_before_and_after_sizes():
 
 @pytest.mark.parametrize("kw", [dict(alpha=0.6, sided=1), dict(alpha=0.5, test_type=4), dict(alpha=0.7, test_type=1)])
 def test_one_sided_alpha_of_a_half_or_more_is_refused(kw):
-    """One-sided alpha >= 0.5 puts the final critical value at or below 0 (design(3, 0.6, sided=1) returned bounds
-    ending at -0.045). rpact refuses it (getDesignGroupSequential: 'alpha' out of bounds [1e-06; 0.5));
-    gsDesign(k=2, test.type=1, alpha=0.7) silently returns the bounds 1.382 / -0.523."""
-    with pytest.raises(ValueError, match="^alpha: a one-sided type-I error must be below 0.5"):
+    """One-sided alpha >= 0.5 puts the final critical value at or below 0 (design(3, 0.6, sided=1) would end at
+    -0.045). rpact refuses it (getDesignGroupSequential: 'alpha' out of bounds [1e-06; 0.5));
+    gsDesign(k=2, test.type=1, alpha=0.7) returns the bounds 1.382 / -0.523."""
+    with pytest.raises(ValueError, match="^alpha"):
         design(3, beta=0.1, **kw)
     assert design(3, 0.98, beta=0.005, sided=2).upper[-1] > 0  # two-sided total: 0.49 per tail is allowed
+    assert design(3, 0.49, beta=0.1, sided=1).upper[-1] > 0  # just below the limit
 
 
 def test_computed_timing_with_rounding_error_is_accepted():
-    """np.cumsum([0.1] * 10) ends at 0.9999999999999999: taken as 1 (was 'final information fraction must be 1,
-    got 1'); a genuinely short last fraction is still refused, with its exact value in the message."""
+    """np.cumsum([0.1] * 10) ends at 0.9999999999999999: a last fraction within 1e-9 of 1 is taken as 1; a
+    genuinely short last fraction is refused."""
     t = np.cumsum([0.1] * 10)
     assert t[-1] != 1
     d = design(10, 0.05, timing=t)
     assert d.timing[-1] == 1.0
     np.testing.assert_allclose(d.upper, design(10, 0.05).upper, atol=1e-12)
-    with pytest.raises(ValueError, match=r"^timing: the final information fraction must be 1, got 0\.99999"):
-        design(3, 0.05, timing=[0.2, 0.5, 0.99999])
+    assert design(3, 0.05, timing=[0.2, 0.5, 1 - 5e-10]).timing[-1] == 1.0
+    for last in (0.99999, 1 - 2e-9):
+        with pytest.raises(ValueError, match="^timing"):
+            design(3, 0.05, timing=[0.2, 0.5, last])
 
 
 # designs the gsDesign grid above does not reach: alpha 0.001 / 0.2, k = 1 and 20, spending parameters at their
@@ -384,7 +388,7 @@ def test_observed_information_in_sample_sizes_with_n_fixed():
     np.testing.assert_allclose(conditional_power(d, 1, 1.0), conditional_power(planned, 1, 1.0), atol=1e-8)
     assert d.recompute([100, 250, 320], max_information=300).n_fixed == n_fix
     bare = design(alpha=0.05, sided=2, information=[100, 200, 300], spending="ld_obf")
-    with pytest.warns(UserWarning, match="^n_fixed: power, expected_n_h1"):
+    with pytest.warns(UserWarning, match="^n_fixed"):
         bare.power
     for kw in (dict(k=3, n_fixed=100.0), dict(information=[1, 2], n_fixed=0.0), dict(information=[1, 2], n_fixed=True)):
         with pytest.raises(ValueError, match="^n_fixed"):

@@ -217,8 +217,11 @@ def test_accuracy_of_two_models_plans_the_paired_difference():
         first = np.where(cross.any(1), cross.argmax(1), p.k - 1)
         power = np.mean(cross.any(1) & (z[np.arange(n_sim), first] > 0))
         assert power >= floor, (q, power)
-    with pytest.raises(ValueError, match="^accuracy: two models of accuracy about 0.99 differ on at most 0.02"):
-        plan(0.05, accuracy=0.99)
+    # two models of accuracy 0.99 disagree on at most 2 min(p, 1 - p) = 0.02 of the items
+    assert plan(0.019, accuracy=0.99).sd == pytest.approx(np.sqrt(0.02 - 0.019**2))
+    for effect in (0.021, 0.05):
+        with pytest.raises(ValueError, match="^accuracy"):
+            plan(effect, accuracy=0.99)
 
 
 @pytest.mark.parametrize("n_models", [1, 2, 5])
@@ -268,8 +271,10 @@ def test_one_model_plan_uses_the_alternative_variance_and_a_continuity_correctio
     pl = plan(eff, accuracy=p0, n_models=1, power=0.8, looks=3)
     assert pl.n_fixed == pytest.approx(n, rel=1e-12)
     assert pl.max_n == int(np.ceil(pl.design.inflation * n))
-    with pytest.raises(ValueError, match="^effect: a model of accuracy 0.5 cannot differ"):
-        plan(0.6, accuracy=0.5, n_models=1)
+    assert plan(0.1, accuracy=0.5, n_models=1, looks=2).sd == pytest.approx(0.5)  # alternatives 0.4 and 0.6
+    for effect in (0.5, 0.6):  # no alternative accuracy in (0, 1)
+        with pytest.raises(ValueError, match="^effect"):
+            plan(effect, accuracy=0.5, n_models=1)
     n_runs = 3000
     for looks, p, floor in [(2, 0.98, 0.8 - 3 * np.sqrt(0.16 / n_runs) - 0.01), (10, 0.995, 0.72)]:
         sizes, initial, batch = SCHEDULES[looks]

@@ -146,10 +146,11 @@ def test_final_inference_refuses_other_stops_and_no_efficacy_rule():
     a, b = _pair(0.80, 0.76)
     r = SequentialEvaluator([Efficacy(), Precision(0.05)], rng=1).fit(a, b)
     assert r.reason == "precision"
-    with pytest.raises(ValueError, match="final_inference: the evaluation stopped by 'precision'"):
+    with pytest.raises(ValueError, match="^final_inference"):
         r.final_inference()
     r = SequentialEvaluator([Threshold(0.5, "above")], rng=1).fit(a)
-    with pytest.raises(ValueError, match="final_inference: needs an Efficacy rule"):
+    assert r.pvalue is None  # no efficacy test was made
+    with pytest.raises(ValueError, match="^final_inference"):
         r.final_inference()
 
 
@@ -201,7 +202,7 @@ def test_rank_models_takes_model_ids_from_a_dataframe_and_aligns_groups_by_item_
     np.testing.assert_allclose(r.pairs["estimate"], shuffled.pairs["estimate"])
     with pytest.raises(ValueError, match=r"groups: no group for item ids \['i0'"):
         rank_models(df, groups=pd.Series(np.zeros(3000), index=range(3000)), rng=0)
-    with pytest.raises(ValueError, match="scores: the DataFrame index must hold the model ids"):
+    with pytest.raises(ValueError, match="^scores"):
         rank_models(df, model_ids=list("abcz"), rng=0)
 
 
@@ -280,7 +281,7 @@ def test_a_renamed_efficacy_rule_keeps_its_inference():
 
 
 def test_a_refused_first_online_batch_leaves_the_evaluation_unset():
-    # a paired first batch refused for exceeding max_n still fixed the evaluation as paired
+    # a refused first batch must not fix the evaluation's kind (paired or one model)
     ev = SequentialEvaluator([Precision(0.05)]).start(max_n=100)
     x = np.ones(200)
     with pytest.raises(ValueError, match="more items than planned"):
