@@ -25,7 +25,7 @@ def _popcount_rows(packed: np.ndarray, mask: np.ndarray | None = None) -> np.nda
     x = packed if mask is None else packed & mask
     if x.shape[1] % 8 or not x.flags.c_contiguous:
         return _POPCOUNT[x].sum(axis=1, dtype=np.int64)
-    # whole 64-bit words: the SWAR bit count (Warren, Hacker's Delight, 5-1), ~1.6x the byte table's speed
+    # whole 64-bit words: the SWAR bit count (Warren, Hacker's Delight, 5-1) does a word in a dozen operations
     w = x.view(np.uint64)
     w = w - ((w >> _U1) & _M1)
     w = (w & _M2) + ((w >> _U2) & _M2)
@@ -151,12 +151,39 @@ def _positions(sel: Any, n: int, name: str, allow_mask: bool = False) -> np.ndar
 class PackedBinaryMatrix:
     """Binary matrix of shape (n_rows, n_cols) stored as ``uint8`` of shape (n_rows, ceil(n_cols / 8)).
 
+    Eight cells a byte: a 6,000 × 1,700,000 correctness matrix takes ~1.3 GB instead of 10 GB as bool. Row and
+    column sums work on the packed bytes; other operations unpack blocks of rows or columns at a time.
+
     Parameters
     ----------
-    packed : uint8 array of shape (n_rows, ceil(n_cols / 8))
-        ``numpy.packbits(dense, axis=1)`` (big-endian bit order).
+    packed : ndarray of uint8 of shape (n_rows, ceil(n_cols / 8))
+        ``numpy.packbits(dense, axis=1)`` (big-endian bit order, zero padding bits).
     n_cols : int
         Number of logical columns.
+
+    Attributes
+    ----------
+    packed : ndarray of uint8 of shape (n_rows, ceil(n_cols / 8))
+    n_cols : int
+
+    See Also
+    --------
+    effstats.ResponseMatrix.pack : packs complete binary responses.
+    effstats.distributed.save_packed : stores one on disk for a cluster.
+    effstats.datasets.simulate_packed_responses : simulates one block by block.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from effstats import PackedBinaryMatrix
+    >>> dense = np.array([[1, 0, 1, 1, 0, 0, 0, 0, 1], [0, 0, 0, 1, 1, 1, 0, 1, 1]], dtype=bool)
+    >>> m = PackedBinaryMatrix.from_dense(dense)
+    >>> m
+    PackedBinaryMatrix(2 × 9, 0.0 MiB)
+    >>> m.packed.shape
+    (2, 2)
+    >>> m.row_sums(), m.col_sums()
+    (array([4, 5]), array([1, 0, 1, 2, 1, 1, 0, 1, 2]))
     """
 
     def __init__(self, packed: np.ndarray, n_cols: int) -> None:
@@ -178,6 +205,26 @@ class PackedBinaryMatrix:
 
     @classmethod
     def from_dense(cls, dense: np.ndarray) -> "PackedBinaryMatrix":
+        """Pack a dense binary matrix.
+
+        Parameters
+        ----------
+        dense : array-like of shape (n_rows, n_cols)
+            0/1 or bool values.
+
+        Returns
+        -------
+        PackedBinaryMatrix
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from effstats import PackedBinaryMatrix
+        >>> dense = np.array([[1, 0, 1, 1, 0, 0, 0, 0, 1], [0, 0, 0, 1, 1, 1, 0, 1, 1]], dtype=bool)
+        >>> m = PackedBinaryMatrix.from_dense(dense)
+        >>> np.array_equal(m.to_dense(), dense)
+        True
+        """
         arr = check_binary(dense, "dense", ndim=2)
         return cls(np.packbits(arr, axis=1), arr.shape[1])
 
@@ -185,7 +232,31 @@ class PackedBinaryMatrix:
     def from_row_blocks(
         cls, n_rows: int, n_cols: int, make_block: Callable[[int, int], np.ndarray], block_rows: int = 256
     ) -> "PackedBinaryMatrix":
-        """Build without materialising the dense matrix: ``make_block(start, stop)`` returns bool rows start..stop."""
+        """Build a packed matrix without materialising the dense one.
+
+        Parameters
+        ----------
+        n_rows, n_cols : int
+            Shape of the matrix.
+        make_block : callable
+            ``make_block(start, stop)`` returns the 0/1 rows ``start:stop`` as an array of shape
+            (stop - start, n_cols).
+        block_rows : int, default=256
+            Rows requested per call; peak extra memory is about ``block_rows * n_cols`` bytes.
+
+        Returns
+        -------
+        PackedBinaryMatrix
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from effstats import PackedBinaryMatrix
+        >>> m = PackedBinaryMatrix.from_row_blocks(
+        ...     4, 10, lambda start, stop: np.arange(start * 10, stop * 10).reshape(-1, 10) % 3 == 0, block_rows=2)
+        >>> m.row_sums()
+        array([4, 3, 3, 4])
+        """
         n_rows = check_positive_int(n_rows, "n_rows")
         n_cols = check_positive_int(n_cols, "n_cols")
         block_rows = check_positive_int(block_rows, "block_rows")
@@ -203,27 +274,65 @@ class PackedBinaryMatrix:
 
     @property
     def shape(self) -> tuple[int, int]:
+        """``(n_rows, n_cols)``."""
         return (self.packed.shape[0], self.n_cols)
 
     @property
     def nbytes(self) -> int:
+        """Bytes held by the packed array."""
         return self.packed.nbytes
 
     def __repr__(self) -> str:
         return f"PackedBinaryMatrix({self.shape[0]} × {self.shape[1]}, {self.nbytes / 2**20:.1f} MiB)"
 
     def to_dense(self) -> np.ndarray:
+        """The dense bool matrix.
+
+        Returns
+        -------
+        ndarray of bool of shape (n_rows, n_cols)
+        """
         # unpackbits yields 0/1 bytes: viewing them as bool avoids a second full-size copy
         return np.unpackbits(self.packed, axis=1, count=self.n_cols).view(bool)
 
     def row_blocks(self, block_rows: int = 1024) -> Iterator[tuple[int, np.ndarray]]:
-        """Yield (start, dense bool rows) blocks."""
+        """Iterate over dense blocks of rows.
+
+        Parameters
+        ----------
+        block_rows : int, default=1024
+
+        Yields
+        ------
+        start : int
+            Position of the block's first row.
+        rows : ndarray of bool of shape (block, n_cols)
+        """
         block_rows = check_positive_int(block_rows, "block_rows")
         for s in range(0, self.shape[0], block_rows):
             yield s, np.unpackbits(self.packed[s : s + block_rows], axis=1, count=self.n_cols).view(bool)
 
     def row_sums(self, block_rows: int = 4096) -> np.ndarray:
-        """Number of ones per row, shape (n_rows,) — a byte popcount, no unpacking."""
+        """Number of ones per row, counted on the packed bytes.
+
+        Parameters
+        ----------
+        block_rows : int, default=4096
+            Rows counted per step.
+
+        Returns
+        -------
+        ndarray of int64 of shape (n_rows,)
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from effstats import PackedBinaryMatrix
+        >>> dense = np.array([[1, 0, 1, 1, 0, 0, 0, 0, 1], [0, 0, 0, 1, 1, 1, 0, 1, 1]], dtype=bool)
+        >>> m = PackedBinaryMatrix.from_dense(dense)
+        >>> m.row_sums()
+        array([4, 5])
+        """
         block_rows = check_positive_int(block_rows, "block_rows")
         out = np.empty(self.shape[0], np.int64)
         for s in range(0, self.shape[0], block_rows):
@@ -231,11 +340,36 @@ class PackedBinaryMatrix:
         return out
 
     def col_sums(self, block_bytes: int = 4096, weights: np.ndarray | None = None, n_threads: int | None = None) -> np.ndarray:
-        """Number of ones per column (or the ``weights``-weighted sum over rows), shape (n_cols,).
+        """Number of ones per column, or the weighted sum of the rows.
 
         Unweighted sums count on the packed words (bit-sliced Harley-Seal counters, row ranges on threads);
         weighted sums unpack ``8 * block_bytes`` columns at a time, so peak extra memory is about
         ``n_rows * 8 * block_bytes`` bytes.
+
+        Parameters
+        ----------
+        block_bytes : int, default=4096
+            Packed bytes per block of a weighted sum.
+        weights : array-like of shape (n_rows,), default=None
+            Row weights; None counts ones.
+        n_threads : int, default=None
+            Threads of the unweighted count (default: the number of CPUs).
+
+        Returns
+        -------
+        ndarray of shape (n_cols,)
+            int64 counts, or float64 weighted sums.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from effstats import PackedBinaryMatrix
+        >>> dense = np.array([[1, 0, 1, 1, 0, 0, 0, 0, 1], [0, 0, 0, 1, 1, 1, 0, 1, 1]], dtype=bool)
+        >>> m = PackedBinaryMatrix.from_dense(dense)
+        >>> m.col_sums()
+        array([1, 0, 1, 2, 1, 1, 0, 1, 2])
+        >>> m.col_sums(weights=[0.5, 2.0])
+        array([0.5, 0. , 0.5, 2.5, 2. , 2. , 0. , 2. , 2.5])
         """
         block_bytes = check_positive_int(block_bytes, "block_bytes")
         if n_threads is not None:
@@ -251,20 +385,62 @@ class PackedBinaryMatrix:
         return out[: self.n_cols]
 
     def take_columns(self, cols: np.ndarray) -> np.ndarray:
-        """Dense bool array (n_rows, len(cols)) of the selected columns (positions in [0, n_cols))."""
+        """Dense bool array of the selected columns.
+
+        Parameters
+        ----------
+        cols : array-like of int
+            Positions in [0, n_cols) (negative positions count from the end).
+
+        Returns
+        -------
+        ndarray of bool of shape (n_rows, len(cols))
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from effstats import PackedBinaryMatrix
+        >>> dense = np.array([[1, 0, 1, 1, 0, 0, 0, 0, 1], [0, 0, 0, 1, 1, 1, 0, 1, 1]], dtype=bool)
+        >>> m = PackedBinaryMatrix.from_dense(dense)
+        >>> m.take_columns([0, 3])
+        array([[ True,  True],
+               [False,  True]])
+        """
         cols = _positions(cols, self.n_cols, "cols")
         byte, bit = np.divmod(cols, 8)
         return ((self.packed[:, byte] >> (7 - bit).astype(np.uint8)) & 1).astype(bool)
 
     def take_rows(self, rows: np.ndarray) -> "PackedBinaryMatrix":
-        """A packed matrix of the selected rows (positions in [0, n_rows) or a boolean mask of length n_rows)."""
+        """A packed matrix of the selected rows.
+
+        Parameters
+        ----------
+        rows : array-like of int or bool
+            Positions in [0, n_rows) or a boolean mask of length n_rows; not empty.
+
+        Returns
+        -------
+        PackedBinaryMatrix
+        """
         rows = _positions(rows, self.shape[0], "rows", allow_mask=True)
         if rows.size == 0:
             raise ValueError("rows: the selection is empty")
         return PackedBinaryMatrix(self.packed[rows], self.n_cols)
 
     def permute_columns(self, order: np.ndarray, block_rows: int = 256) -> "PackedBinaryMatrix":
-        """A new packed matrix with columns in ``order`` (row blocks at a time)."""
+        """A new packed matrix with its columns in ``order``.
+
+        Parameters
+        ----------
+        order : array-like of int of shape (n_cols,)
+            A permutation of the columns.
+        block_rows : int, default=256
+            Rows unpacked at a time.
+
+        Returns
+        -------
+        PackedBinaryMatrix
+        """
         block_rows = check_positive_int(block_rows, "block_rows")
         from ._ordering import check_order  # a repeated, negative or out-of-range column would silently duplicate data
 

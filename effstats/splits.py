@@ -19,13 +19,52 @@ __all__ = ["ModelSplit", "random_split", "chronological_split", "performance_spl
 
 
 class ModelSplit(NamedTuple):
-    """Positions of the source (fit / sort) models and of the target (new) models."""
+    """Positions of the source models (to fit or sort on) and of the target (new) models.
+
+    A named tuple returned by :func:`effstats.random_split`, :func:`effstats.chronological_split` and
+    :func:`effstats.performance_split`; it unpacks as ``source, target``.
+
+    Attributes
+    ----------
+    source : ndarray of int
+        Sorted positions of the source models.
+    target : ndarray of int
+        Sorted positions of the target models.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from effstats import ResponseMatrix
+    >>> rm = ResponseMatrix([[1, 0, 0, 0], [1, 1, 0, 0], [1, 1, 1, 0], [1, 1, 1, 1], [0, 1, 1, 1], [1, 0, 1, 1]],
+    ...                     models={"release_date": pd.date_range("2023-01-01", periods=6, freq="MS")})
+    >>> from effstats import chronological_split
+    >>> split = chronological_split(rm, "2023-04-01")
+    >>> split
+    ModelSplit(source=array([0, 1, 2]), target=array([3, 4, 5]))
+    >>> source, target = split.apply(rm)
+    >>> target.model_ids.tolist()
+    ['m3', 'm4', 'm5']
+    """
 
     source: np.ndarray
     target: np.ndarray
 
     def apply(self, responses: ResponseMatrix) -> tuple[ResponseMatrix, ResponseMatrix]:
-        """The source and target halves; refuses positions out of range, repeated, or on both sides."""
+        """The source and target halves of a response matrix.
+
+        Parameters
+        ----------
+        responses : ResponseMatrix
+
+        Returns
+        -------
+        source, target : ResponseMatrix
+
+        Raises
+        ------
+        ValueError
+            If a position is out of range or repeated, a side is empty, or a model is on both sides.
+        """
         responses = _check_responses(responses)
         ids = responses.model_ids
         src = _unique_positions(_indexer(self.source, ids, "source"), ids, "source")
@@ -56,7 +95,32 @@ def _n_target(n: int, test_size: float | int) -> int:
 
 
 def random_split(responses: ResponseMatrix | int, test_size: float | int = 0.2, rng: Any = None) -> ModelSplit:
-    """Uniformly random split; ``test_size`` is a fraction in (0, 1) or a count of target models."""
+    """Split models uniformly at random into sources and targets.
+
+    Parameters
+    ----------
+    responses : ResponseMatrix or int
+        The responses, or their number of models.
+    test_size : float in (0, 1) or int, default=0.2
+        Fraction (rounded) or number of target models; at least one model stays on each side.
+    rng : int, numpy.random.Generator or None, default=None
+        Seed or generator of the permutation.
+
+    Returns
+    -------
+    ModelSplit
+
+    See Also
+    --------
+    effstats.chronological_split : targets are the newest models.
+    effstats.performance_split : targets are the best models.
+
+    Examples
+    --------
+    >>> from effstats import random_split
+    >>> random_split(10, test_size=0.3, rng=0)
+    ModelSplit(source=array([0, 1, 3, 5, 7, 8, 9]), target=array([2, 4, 6]))
+    """
     if isinstance(responses, (int, np.integer)) and not isinstance(responses, (bool, np.bool_)):
         n = int(responses)
     elif isinstance(responses, ResponseMatrix):
@@ -71,10 +135,57 @@ def random_split(responses: ResponseMatrix | int, test_size: float | int = 0.2, 
 
 
 def chronological_split(responses: ResponseMatrix, cutoff: Any = None, date: str = "release_date", *, n_newest: int | None = None) -> ModelSplit:
-    """Models released strictly before ``cutoff`` are sources; the rest (on or after) are targets.
+    """Split models by release date: older models are sources, newer ones targets.
 
-    ``n_newest`` instead makes the newest ``n_newest`` models the targets (DISCO's split: the 40 newest);
-    equal dates are ordered by position. Give exactly one of ``cutoff`` and ``n_newest``.
+    The lifelong-evaluation setting of Prabhu et al. and the split of Rubinstein et al. (DISCO: the newest
+    models are the targets).
+
+    Parameters
+    ----------
+    responses : ResponseMatrix
+        With a date (or number) column in ``responses.models``.
+    cutoff : date-like or number, default=None
+        Models released strictly before ``cutoff`` are sources; the rest (on or after) are targets.
+    date : str, default="release_date"
+        The model metadata column holding the dates.
+    n_newest : int, default=None
+        Make the ``n_newest`` newest models the targets instead (equal dates are ordered by position). Give
+        exactly one of ``cutoff`` and ``n_newest``.
+
+    Returns
+    -------
+    ModelSplit
+
+    Raises
+    ------
+    ValueError
+        If the column is absent or has missing dates, both or neither of ``cutoff`` and ``n_newest`` are given,
+        or ``cutoff`` puts every model on one side.
+
+    See Also
+    --------
+    effstats.random_split, effstats.performance_split
+
+    References
+    ----------
+    Prabhu, A., Udandarao, V., Torr, P., Bethge, M., Bibi, A. and Albanie, S. (2024). Efficient Lifelong Model
+    Evaluation in an Era of Rapid Progress. *Advances in Neural Information Processing Systems (NeurIPS)*,
+    arXiv:2402.19472.
+
+    Rubinstein, A., Raible, B., Gubri, M. and Oh, S. J. (2025). DISCO: Diversifying Sample Condensation for
+    Efficient Model Evaluation. arXiv preprint.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from effstats import ResponseMatrix
+    >>> rm = ResponseMatrix([[1, 0, 0, 0], [1, 1, 0, 0], [1, 1, 1, 0], [1, 1, 1, 1], [0, 1, 1, 1], [1, 0, 1, 1]],
+    ...                     models={"release_date": pd.date_range("2023-01-01", periods=6, freq="MS")})
+    >>> from effstats import chronological_split
+    >>> chronological_split(rm, "2023-04-01")
+    ModelSplit(source=array([0, 1, 2]), target=array([3, 4, 5]))
+    >>> chronological_split(rm, n_newest=2)
+    ModelSplit(source=array([0, 1, 2, 3]), target=array([4, 5]))
     """
     responses = _check_responses(responses)
     if not isinstance(date, str) or date not in responses.models.columns:
@@ -102,10 +213,47 @@ def chronological_split(responses: ResponseMatrix, cutoff: Any = None, date: str
 
 
 def performance_split(responses: ResponseMatrix, top_fraction: float = 0.1, gap: float = 0.0) -> ModelSplit:
-    """The best ``top_fraction`` of models (by accuracy) are targets.
+    """Split models by accuracy: the best ``top_fraction`` are the targets.
 
-    With ``gap`` > 0 the next ``gap`` fraction of models below the targets is dropped from the sources,
-    so the predictor must extrapolate past a performance gap (DISCO App. F).
+    Tests whether a predictor extrapolates to models better than every source (Rubinstein et al., App. F). With
+    ``gap > 0`` the next ``gap`` fraction of models below the targets is left out of the sources, so the
+    predictor must bridge a performance gap.
+
+    Parameters
+    ----------
+    responses : ResponseMatrix
+    top_fraction : float in (0, 1), default=0.1
+        Fraction of models (rounded, at least one) that become targets.
+    gap : float in [0, 1), default=0.0
+        Fraction of models just below the targets that is dropped.
+
+    Returns
+    -------
+    ModelSplit
+        Positions of the remaining sources and of the targets; the dropped models are in neither.
+
+    See Also
+    --------
+    effstats.random_split, effstats.chronological_split
+
+    References
+    ----------
+    Rubinstein, A., Raible, B., Gubri, M. and Oh, S. J. (2025). DISCO: Diversifying Sample Condensation for
+    Efficient Model Evaluation. arXiv preprint.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from effstats import ResponseMatrix
+    >>> rm = ResponseMatrix([[1, 0, 0, 0], [1, 1, 0, 0], [1, 1, 1, 0], [1, 1, 1, 1], [0, 1, 1, 1], [1, 0, 1, 1]],
+    ...                     models={"release_date": pd.date_range("2023-01-01", periods=6, freq="MS")})
+    >>> from effstats import performance_split
+    >>> rm.accuracy().to_numpy()
+    array([0.25, 0.5 , 0.75, 1.  , 0.75, 0.75])
+    >>> performance_split(rm, top_fraction=0.2)
+    ModelSplit(source=array([0, 1, 2, 4, 5]), target=array([3]))
+    >>> performance_split(rm, top_fraction=0.2, gap=0.5)
+    ModelSplit(source=array([0, 1]), target=array([3]))
     """
     responses = _check_responses(responses)
     check_fraction(top_fraction, "top_fraction")
