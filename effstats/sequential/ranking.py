@@ -44,11 +44,11 @@ class PairwiseRanking:
 
     Attributes
     ----------
-    pairs : DataFrame
+    pairs : pandas.DataFrame
         One row per pair: model_a, model_b, look, n, fraction, estimate (a - b), standard_error, z, ci_low, ci_high
         and confidence_level (the interval that made the corrected decision, at the pair's level), alpha_used
         (the corrected level at the stop), decision, reason, significant, winner.
-    ranking : DataFrame
+    ranking : pandas.DataFrame
         Models sorted by Copeland score (significant wins - losses), then by the mean estimated difference to the
         other models; with ``rank`` and ``n`` (items the model was evaluated on).
     fraction_used : float
@@ -178,20 +178,21 @@ def _lockstep(fires: np.ndarray, eff: np.ndarray, correction: str):
 class SequentialRanking:
     """Online (and offline) pairwise sequential ranking of several models with a familywise-error correction.
 
+    Use :meth:`effstats.sequential.SequentialRanking.start` then :meth:`effstats.sequential.SequentialRanking.update`
+    with each batch of scores (n_models, batch), or :func:`effstats.sequential.rank_models`
+    for complete score matrices. Both give the same decisions on the same item order.
+
     Parameters
     ----------
-    rules : sequence of StoppingRule, optional
+    rules : sequence of effstats.sequential.StoppingRule, optional
         Default: two-sided efficacy. A pair's claim counts as a rejection (passing its level on under Holm) when
         the rule that stops it is an :class:`~effstats.sequential.Efficacy`.
     correction : {"holm", "bonferroni"}, default="holm"
+        Sequential Holm (levels passed on as pairs are declared different) or Bonferroni.
     alpha : float, default=0.05
         Familywise error over all pairs.
     **evaluator_kw
         ``initial``, ``batch``, ``spending``, ``max_n``, ``fpc``, ... for the underlying :class:`effstats.sequential.SequentialEvaluator`.
-
-    Use :meth:`effstats.sequential.SequentialRanking.start` then :meth:`effstats.sequential.SequentialRanking.update`
-    with each batch of scores (n_models, batch), or :func:`effstats.sequential.rank_models`
-    for complete score matrices. Both give the same decisions on the same item order.
 
     Attributes
     ----------
@@ -507,18 +508,19 @@ def rank_models(scores: Any, *, rules: Sequence[StoppingRule] | None = None, cor
 
     Parameters
     ----------
-    scores : array (n_models, n_items) in [0, 1] or ResponseMatrix
+    scores : array-like of shape (n_models, n_items), pandas.DataFrame or effstats.ResponseMatrix
         Per-item scores of every model on the same items.
-    rules : sequence of StoppingRule, optional
+    rules : sequence of effstats.sequential.StoppingRule, optional
         Default: two-sided efficacy.
     correction : {"holm", "bonferroni"}, default="holm"
         Sequential Holm (levels passed on as pairs are declared different) or Bonferroni.
     alpha : float, default=0.05
         Familywise error over all pairs.
-    groups : array (n_items,), optional
+    groups : array-like of shape (n_items,), optional
         Dataset of each item (mean of means). A ResponseMatrix's first item column is used by default.
     model_ids : sequence, optional
-    rng : int or Generator, optional
+        Model ids in row order (default ``m0``, ``m1``, ...; a DataFrame's index or a ResponseMatrix's ids).
+    rng : int or numpy.random.Generator, optional
         Fixes the (common) random item order.
     **evaluator_kw
         ``initial``, ``batch``, ``spending``, ``max_n``, ... for :class:`effstats.sequential.SequentialEvaluator`.

@@ -35,6 +35,7 @@ Grid
   promises, not a property of the test's validity: its rows (``criterion == "power"``) are reported beside the
   validity rows and judged by the same 3-s.e. rule in ``holds``, but ``worst_cells`` and the command's exit
   status are about validity (type-I error, coverage, familywise error) only.
+
 ``validation_grid`` (``fast=True`` for a subset that runs in seconds) returns the table;
 ``python -m effstats.sequential.validation [--fast] [--out FILE]`` writes it.
 """
