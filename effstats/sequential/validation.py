@@ -75,23 +75,52 @@ def simulate_iid(evaluator: SequentialEvaluator, probs: Any, *, sizes: Any, n_ru
                  kind: str = "single", all_looks: bool = False) -> dict:
     """Run ``n_runs`` evaluations on i.i.d. items from a super-population (no finite benchmark).
 
+    Each run draws the items of every look from the given distribution, so the runs estimate the error rates
+    of the evaluator on an infinite population (the model of the group-sequential theory).
+
     Parameters
     ----------
-    evaluator : SequentialEvaluator
-    probs : array (n_levels,) or (n_datasets, n_levels)
+    evaluator : effstats.sequential.SequentialEvaluator
+        The evaluator whose rules, schedule and spending are simulated.
+    probs : array-like of shape (n_levels,) or (n_datasets, n_levels)
         ``kind="single"``: P(score 0), P(score 1); ``kind="paired"``: P(d = -1), P(d = 0), P(d = +1) of the paired
         difference ``d = a - b``. One row per dataset, or one row for all.
-    sizes : array (n_datasets,)
+    sizes : array-like of shape (n_datasets,)
         Items per dataset (the schedule of ``evaluator`` runs over them).
     n_runs : int, default=1000
-    rng : int or Generator, optional
+        Simulated evaluations.
+    rng : int or numpy.random.Generator, optional
+        Seed or generator.
+    kind : {"single", "paired"}, default="single"
+        One model's 0/1 scores, or the paired difference of two models' 0/1 scores.
     all_looks : bool, default=False
-        Also return the LookStats of every look (``"stats"``).
+        Also return the :class:`effstats.sequential.LookStats` of every look (``"stats"``).
 
     Returns
     -------
-    dict with arrays (n_runs,): ``reason``, ``decision``, ``n``, ``estimate``, ``ci_low``, ``ci_high``,
-    ``rci_low``, ``rci_high``; and ``stats`` if ``all_looks``.
+    dict
+        Arrays of shape (n_runs,): ``reason``, ``decision``, ``n``, ``estimate``, ``ci_low``, ``ci_high``,
+        ``rci_low``, ``rci_high``; and ``stats`` if ``all_looks``.
+
+    See Also
+    --------
+    effstats.sequential.SequentialEvaluator.simulate : Simulation over random orders of a finite benchmark.
+
+    Examples
+    --------
+    Type-I error of a paired two-sided efficacy test (models equal, disagreeing on 20 % of the items) and its
+    power and expected items at a 10-point difference:
+
+    >>> import numpy as np
+    >>> from effstats.sequential import Efficacy, SequentialEvaluator
+    >>> from effstats.sequential.validation import simulate_iid
+    >>> ev = SequentialEvaluator([Efficacy()], initial=100, batch=100)
+    >>> null = simulate_iid(ev, [0.1, 0.8, 0.1], sizes=[1000], kind="paired", n_runs=500, rng=0)
+    >>> round(float(np.mean(null["reason"] == "efficacy")), 3)
+    0.046
+    >>> alt = simulate_iid(ev, [0.05, 0.8, 0.15], sizes=[1000], kind="paired", n_runs=500, rng=0)
+    >>> round(float(np.mean(alt["reason"] == "efficacy")), 3), round(float(np.mean(alt["n"])), 1)
+    (1.0, 212.8)
     """
     g = np.random.default_rng(rng)
     rules = evaluator._validate_params()
@@ -210,6 +239,7 @@ def validation_grid(fast: bool = True, n_runs: int | None = None, alpha: float =
     n_runs : int, optional
         Runs per cell (default 1,500 fast, 8,000 full: the published CSV).
     alpha : float, default=0.05
+        Level of every test.
     rng : int, default=0
         Seed; each cell gets its own stream.
     progress : bool, default=False
@@ -217,8 +247,13 @@ def validation_grid(fast: bool = True, n_runs: int | None = None, alpha: float =
 
     Returns
     -------
-    DataFrame with columns rule, data, accuracy, disagreement, looks, metric, value, nominal, mc_se, criterion
-    ("<=" for error rates, ">=" for coverage, "power" for power against the planned power), holds, n_runs.
+    pandas.DataFrame
+        Columns rule, data, accuracy, disagreement, looks, metric, value, nominal, mc_se, criterion ("<=" for
+        error rates, ">=" for coverage, "power" for power against the planned power), holds, n_runs.
+
+    See Also
+    --------
+    effstats.sequential.validation.worst_cells : The worst validity cell per rule.
     """
     R = n_runs or (1500 if fast else 8_000)
     accs = (0.5, 0.98, 0.995) if fast else ACCURACIES
@@ -352,7 +387,29 @@ def validation_grid(fast: bool = True, n_runs: int | None = None, alpha: float =
 
 
 def worst_cells(table: pd.DataFrame) -> pd.DataFrame:
-    """Per rule, the cell furthest on the unsafe side of nominal (in MC standard errors)."""
+    """Per rule, the cell furthest on the unsafe side of nominal (in Monte-Carlo standard errors).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A table of :func:`effstats.sequential.validation.validation_grid` (power rows are left out).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per rule with ``excess_se``, sorted from the worst.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from effstats.sequential.validation import worst_cells
+    >>> t = pd.DataFrame({"rule": ["efficacy", "efficacy", "precision"], "value": [0.052, 0.047, 0.94],
+    ...                   "nominal": [0.05, 0.05, 0.95], "mc_se": 0.005, "criterion": ["<=", "<=", ">="]})
+    >>> worst_cells(t)[["rule", "value", "excess_se"]].round(3)
+            rule  value  excess_se
+    2  precision  0.940        2.0
+    0   efficacy  0.052        0.4
+    """
     t = table[table["criterion"] != "power"].copy()
     t["excess_se"] = np.where(t["criterion"] == "<=", t["value"] - t["nominal"], t["nominal"] - t["value"]) / t["mc_se"]
     return t.loc[t.groupby("rule")["excess_se"].idxmax()].sort_values("excess_se", ascending=False)
