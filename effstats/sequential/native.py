@@ -97,10 +97,26 @@ def _grid_full(r: int) -> tuple[np.ndarray, np.ndarray, list]:
 def gridpts(r: int, mu: float, a: float, b: float) -> tuple[np.ndarray, np.ndarray]:
     """Grid points and Simpson weights on [a, b] centred at ``mu`` (Jennison & Turnbull 2000, p. 349).
 
+    Parameters
+    ----------
+    r : int
+        Grid size (``6r - 1`` candidate points before clipping to [a, b]).
+    mu : float
+        Centre (the mean of the statistic).
+    a, b : float
+        Interval to integrate over.
+
     Returns
     -------
-    z, w : arrays of shape (m,)
+    z, w : numpy.ndarray of shape (m,)
         Odd positions are interval mid-points; a grid that collapses to one point has weight 0.
+
+    Examples
+    --------
+    >>> from effstats.sequential.native import gridpts
+    >>> z, w = gridpts(18, 0.0, -1.0, 1.0)
+    >>> z.size, round(float(w.sum()), 6)  # Simpson weights integrate 1 over [-1, 1] to its length
+    (51, 2.0)
     """
     off = _grid_offsets(r)
     n = off.size
@@ -225,11 +241,23 @@ def gsprob(theta, info, a, b, r: int = 18, overrun: float = 0.0):
         Statistical information at each look (increasing).
     a, b : arrays of shape (k,)
         Lower and upper z-bounds (stopping is binding at both).
+    r : int, default=18
+        Grid size.
+    overrun : float, default=0.0
+        Information added after an interim stop (gsDesign's overrun in the expected information).
 
     Returns
     -------
-    dict with ``problo``, ``probhi`` of shape (k, n_theta), ``powr`` (n_theta,) and ``en``
-    (n_theta,), the expected information at stopping.
+    dict
+        ``problo``, ``probhi`` of shape (k, n_theta), ``powr`` (n_theta,) and ``en`` (n_theta,), the expected
+        information at stopping.
+
+    Examples
+    --------
+    >>> from effstats.sequential.native import gsprob
+    >>> p = gsprob([0.0, 3.24], info=[0.5, 1.0], a=[-20, -20], b=[2.5, 2.0])
+    >>> p["powr"].round(4), p["en"].round(4)
+    (array([0.0259, 0.8957]), array([0.9969, 0.7914]))
     """
     thetas = np.atleast_1d(np.asarray(theta, dtype=float))
     info = np.asarray(info, dtype=float)
@@ -513,6 +541,24 @@ def zeroin(f: Callable[[float], float], lower: float, upper: float, tol: float =
            f_lower: float | None = None, f_upper: float | None = None) -> float:
     """R's ``uniroot`` (``R_zeroin2``, Brent's method) step for step, so roots match R's to the last bit.
 
+    Parameters
+    ----------
+    f : callable
+        Function of one float.
+    lower, upper : float
+        Bracket; ``f`` must change sign over it.
+    tol : float, default=1e-6
+        Tolerance on the root.
+    maxiter : int, default=1000
+        Maximum iterations.
+    f_lower, f_upper : float, optional
+        ``f`` at the ends, when already known.
+
+    Returns
+    -------
+    float
+        The root.
+
     Raises
     ------
     RuntimeError
@@ -522,6 +568,12 @@ def zeroin(f: Callable[[float], float], lower: float, upper: float, tol: float =
     -----
     ConvergenceWarning
         If ``maxiter`` iterations end before the tolerance is met (the last iterate is returned).
+
+    Examples
+    --------
+    >>> from effstats.sequential.native import zeroin
+    >>> round(zeroin(lambda x: x**3 - 2, 0.0, 2.0, tol=1e-10), 8)
+    1.25992105
     """
     fa = f(lower) if f_lower is None else f_lower
     fb = f(upper) if f_upper is None else f_upper
