@@ -60,7 +60,24 @@ def __dir__() -> list[str]:
 
 
 def show_versions() -> dict[str, str]:
-    """Print and return the versions of effstats, Python, numpy, scipy, pandas, scikit-learn, rpy2, R and gsDesign."""
+    """Print and return the versions of effstats and of the libraries it uses.
+
+    effstats, Python, numpy, scipy, pandas, scikit-learn, and when R is available rpy2, R, gsDesign and rpact.
+    Paste its output into bug reports.
+
+    Returns
+    -------
+    dict of str to str
+
+    Examples
+    --------
+    >>> import contextlib, io
+    >>> import effstats
+    >>> with contextlib.redirect_stdout(io.StringIO()):
+    ...     info = effstats.show_versions()
+    >>> info["effstats"] == effstats.__version__, "numpy" in info
+    (True, True)
+    """
     import platform
 
     import numpy, pandas, scipy, sklearn  # noqa: E401

@@ -21,29 +21,96 @@ __all__ = [
 
 
 class NotFittedError(_SkNotFittedError):
-    """An estimator was used before ``fit`` (a ``ValueError`` and an ``AttributeError``, as in scikit-learn)."""
+    """An estimator was used before ``fit``.
+
+    Both a ``ValueError`` and an ``AttributeError``, and a subclass of
+    :class:`sklearn.exceptions.NotFittedError`, so one ``except`` clause catches it for effstats and scikit-learn
+    estimators alike.
+
+    See Also
+    --------
+    effstats.exceptions.check_is_fitted : raises it.
+
+    Examples
+    --------
+    >>> from effstats.exceptions import NotFittedError
+    >>> issubclass(NotFittedError, ValueError), issubclass(NotFittedError, AttributeError)
+    (True, True)
+    """
 
 
 class ConvergenceWarning(_SkConvergenceWarning):
-    """An iterative fit stopped before it converged; inspect ``converged_``, ``n_iter_`` and ``max_iter``."""
+    """An iterative fit stopped before it converged.
+
+    A subclass of :class:`sklearn.exceptions.ConvergenceWarning`. Inspect the estimator's ``converged_``,
+    ``n_iter_`` and ``max_iter``; ``warnings.simplefilter("error", ConvergenceWarning)`` turns it into an error.
+    """
 
 
 class DegenerateDataWarning(RuntimeWarning):
-    """The data make an estimate degenerate (e.g. every item correct), so its uncertainty is at a boundary."""
+    """The data make an estimate degenerate, so its uncertainty sits at a boundary.
+
+    For example every item correct: the standard error of the accuracy is 0 and a Wald interval has no width.
+    A ``RuntimeWarning``.
+    """
 
 
 class RWarning(UserWarning):
-    """A warning raised inside R, forwarded with R's message."""
+    """A warning raised inside R, forwarded with R's message.
+
+    Issued by :func:`effstats.rbridge.r_call`; filter it like any Python warning.
+    """
 
 
 class InputTypeError(TypeError, ValueError):
-    """An argument has the wrong type (e.g. strings or complex numbers where real numbers are expected)."""
+    """An argument has the wrong type (e.g. strings or complex numbers where real numbers are expected).
+
+    Both a ``TypeError`` and a ``ValueError``, so code that catches ``ValueError`` for bad input keeps working.
+
+    Examples
+    --------
+    >>> from effstats import random_split
+    >>> from effstats.exceptions import InputTypeError
+    >>> try:
+    ...     random_split("ten models")
+    ... except InputTypeError as exc:
+    ...     print(exc)
+    responses: expected a ResponseMatrix or a number of models, got str 'ten models'
+    """
 
 
 def check_is_fitted(estimator: Any, attributes: str | list[str] | None = None) -> None:
-    """Raise :class:`NotFittedError` if ``estimator`` has not been fitted.
+    """Raise :class:`effstats.exceptions.NotFittedError` if ``estimator`` has not been fitted.
 
-    ``attributes`` names the fitted attributes to look for; by default any attribute ending in ``_``.
+    Parameters
+    ----------
+    estimator : object
+        The estimator to check.
+    attributes : str or list of str, default=None
+        Fitted attributes that must all exist; by default any attribute ending in ``_`` counts.
+
+    Raises
+    ------
+    NotFittedError
+        If the attributes are absent.
+
+    See Also
+    --------
+    sklearn.utils.validation.check_is_fitted : the scikit-learn equivalent.
+
+    Examples
+    --------
+    >>> from effstats.exceptions import NotFittedError, check_is_fitted
+    >>> class Mean:
+    ...     def fit(self, x):
+    ...         self.mean_ = sum(x) / len(x)
+    ...         return self
+    >>> try:
+    ...     check_is_fitted(Mean())
+    ... except NotFittedError as exc:
+    ...     print(exc)
+    This Mean instance is not fitted yet. Call 'fit' with appropriate arguments before using this estimator.
+    >>> check_is_fitted(Mean().fit([1, 2]))  # no error
     """
     if attributes is None:
         fitted = [k for k in vars(estimator) if k.endswith("_") and not k.startswith("__")]

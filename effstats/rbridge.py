@@ -23,7 +23,8 @@ _INSTALL_HINT = (
 
 # R side of r_call: run f(...) collecting warnings (muffled, so R does not print or defer them) and catching an
 # error, so that warnings raised before an error still reach Python; the error's call is reported unless it is the
-# wrapper's own `.f(...)` (an error signalled directly by the called function).
+# wrapper's own `.f(...)` or `withCallingHandlers(.f(...), ...)` (an error signalled directly by the called function,
+# e.g. base::stop).
 _CALLER = """
 function(.f, ...) {
     .w <- character(0)
@@ -33,7 +34,7 @@ function(.f, ...) {
     }), error = function(e) {
         cl <- conditionCall(e)
         where <- if (is.null(cl)) "" else paste(deparse(cl, nlines = 1L), collapse = "")
-        if (startsWith(where, ".f(")) where <- ""
+        if (startsWith(where, ".f(") || startsWith(where, "withCallingHandlers(.f(")) where <- ""
         structure(list(message = conditionMessage(e), call = where), class = "effstats_r_error")
     })
     if (inherits(.v, "effstats_r_error")) {
@@ -45,11 +46,34 @@ function(.f, ...) {
 
 
 class RError(RuntimeError):
-    """An error raised inside R; the message is R's."""
+    """An error raised inside R; the message is R's, with the R call that signalled it.
+
+    Examples
+    --------
+    >>> from effstats.rbridge import RError, r_call, r_package
+    >>> base = r_package("base")
+    >>> try:
+    ...     r_call(base.sqrt, "a")
+    ... except RError as exc:
+    ...     print(exc)
+    R error: non-numeric argument to mathematical function
+    """
 
 
 class RPackageMissing(ImportError):
-    """rpy2 or an R package is not installed."""
+    """rpy2 or an R package is not installed; the message says how to install it.
+
+    An ``ImportError``.
+
+    Examples
+    --------
+    >>> from effstats.rbridge import RPackageMissing, r_package
+    >>> try:
+    ...     r_package("surelyNotAnRPackage")
+    ... except RPackageMissing as exc:
+    ...     print(str(exc).split(":")[0])
+    the R package 'surelyNotAnRPackage' is not installed
+    """
 
 
 @functools.lru_cache(maxsize=None)
@@ -74,7 +98,34 @@ def _caller():
 
 @functools.lru_cache(maxsize=None)
 def r_package(name: str):
-    """Import an R package through rpy2 (cached), or raise :class:`RPackageMissing` with an install hint."""
+    """Import an R package through rpy2 (cached).
+
+    Parameters
+    ----------
+    name : str
+        The R package, e.g. ``"gsDesign"``.
+
+    Returns
+    -------
+    rpy2.robjects.packages.Package
+        Its functions as attributes (dots in R names become underscores).
+
+    Raises
+    ------
+    RPackageMissing
+        If rpy2 or the package is not installed, with an install hint.
+
+    See Also
+    --------
+    effstats.rbridge.r_call : call one of its functions safely.
+
+    Examples
+    --------
+    >>> from effstats.rbridge import r_call, r_package
+    >>> stats = r_package("stats")
+    >>> float(r_call(stats.qnorm, 0.975)[0])
+    1.959963984540054
+    """
     _robjects()
     from rpy2.robjects.packages import PackageNotInstalledError, importr
 
@@ -85,20 +136,25 @@ def r_package(name: str):
 
 
 def r_call(fun: Any, *args: Any, **kwargs: Any) -> Any:
-    """Call an R function: R warnings are re-issued as :class:`RWarning`, an R error becomes :class:`RError`.
+    """Call an R function: R warnings become :class:`effstats.exceptions.RWarning`, an R error becomes
+    :class:`effstats.rbridge.RError`.
 
-    Keyword names are translated as rpy2's ``importr`` does for the function (``test_type`` -> ``test.type``).
+    The function runs inside R's ``withCallingHandlers``: each R warning is muffled in R and re-issued in Python
+    with R's message (so ``warnings.catch_warnings`` and ``-W error`` work as for any Python warning); warnings
+    raised before an error are re-issued first. Keyword names are translated as rpy2's ``importr`` does for the
+    function (``test_type`` becomes ``test.type``).
 
     Parameters
     ----------
     fun : rpy2 R function
         E.g. ``r_package("gsDesign").gsDesign``.
     *args, **kwargs
-        Arguments (converted by rpy2).
+        Arguments, converted by rpy2.
 
     Returns
     -------
-    The R value returned by ``fun``.
+    object
+        The R value returned by ``fun``.
 
     Raises
     ------
@@ -109,6 +165,21 @@ def r_call(fun: Any, *args: Any, **kwargs: Any) -> Any:
     -----
     RWarning
         Once per R warning, with R's message.
+
+    See Also
+    --------
+    effstats.rbridge.r_package : load the package first.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from effstats.rbridge import r_call, r_package
+    >>> base = r_package("base")
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     value = r_call(base.as_integer, "x")
+    >>> [str(w.message) for w in caught]
+    ['R warning: NAs introduced by coercion']
     """
     _robjects()
     from rpy2.rinterface_lib.embedded import RRuntimeError
@@ -132,7 +203,23 @@ def r_call(fun: Any, *args: Any, **kwargs: Any) -> Any:
 
 
 def versions(packages: tuple[str, ...] = ("gsDesign", "rpact")) -> dict[str, str]:
-    """Versions of rpy2, R and the given R packages (``"not installed"`` for a missing one)."""
+    """Versions of rpy2, R and the given R packages.
+
+    Parameters
+    ----------
+    packages : tuple of str, default=("gsDesign", "rpact")
+
+    Returns
+    -------
+    dict of str to str
+        ``"not installed"`` for a missing package.
+
+    Examples
+    --------
+    >>> from effstats.rbridge import versions
+    >>> sorted(versions())
+    ['R', 'gsDesign', 'rpact', 'rpy2']
+    """
     ro = _robjects()
     import rpy2
 

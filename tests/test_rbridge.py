@@ -104,3 +104,9 @@ def test_r_null_value_comes_back():
     import rpy2.robjects as ro
 
     assert rbridge.r_call(ro.r("function() NULL")) is ro.NULL or len(rbridge.r_call(ro.r("function() NULL"))) == 0
+
+
+def test_an_error_signalled_by_the_called_function_names_no_wrapper_call():
+    base = rbridge.r_package("base")
+    with pytest.raises(rbridge.RError, match="^R error: negative sample size$"):
+        rbridge.r_call(base.stop, "negative sample size")
