@@ -529,6 +529,19 @@ def cases() -> list[Case]:
         A("source_outputs", BINARY, expect={"half": MAY}), A("n_items", INT), A("n_folds", INT), A("random_state", RNG)]))
     add(Case("AIPW.predict_interval", "disco", lambda kw: fitted_once(DC + "AIPW", None, n_items=8, n_folds=3).predict_interval(**kw),
              lambda: dict(target_outputs=X()[:3]), [A("target_outputs", BN, expect={"half": MAY})]))
+    add(Case("MRMR.fit", "disco", est_fit(DC + "MRMR", ("n_items", "scheme", "regressor", "degree", "n_neighbors")),
+             lambda: dict(source_outputs=X(), n_items=5), [
+        A("source_outputs", BINARY, expect={"half": MAY}), A("n_items", INT), A("scheme", OPTION), A("regressor", OPTION),
+        A("degree", INT), A("n_neighbors", INT)]))
+    add(Case("RandomLearn.fit", "disco", est_fit(DC + "RandomLearn", ("n_items", "regressor", "degree", "random_state")),
+             lambda: dict(source_outputs=X(), n_items=5, random_state=0), [
+        A("source_outputs", BINARY, expect={"half": MAY}), A("n_items", INT), A("regressor", OPTION), A("degree", INT),
+        A("random_state", RNG)]))
+    add(Case("select_mrmr", "disco", fn(DC + "select_mrmr"), lambda: dict(responses=X().astype(float), n_items=5), [
+        A("responses", BINARY, expect={"half": MAY}), A("n_items", INT), A("scheme", OPTION), A("n_neighbors", INT)]))
+    add(Case("mutual_information_relevance", "disco", fn(DC + "mutual_information_relevance"),
+             lambda: dict(responses=X().astype(float), scores=X().mean(axis=1)), [
+        A("responses", BINARY, expect={"half": MAY}), A("scores", REAL + SHORT0), A("n_neighbors", INT)]))
     for est in ("RandomDirect", "AnchorCorr", "StratifiedHT", "SortSearchDirect"):
         extra = {"n_strata": 2} if est == "StratifiedHT" else {}
         half = {"half": MAY} if est != "SortSearchDirect" else {}  # scores in [0, 1] are valid outputs except for Sort & Search

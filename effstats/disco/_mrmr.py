@@ -16,7 +16,7 @@ import numpy as np
 from scipy.special import digamma
 
 from .._subset import _impute, _SubsetEstimator
-from .._validation import check_array, check_option, check_positive_int, check_rng
+from .._validation import check_array, check_option, check_positive_int, check_rng, check_unit_interval
 from ._selection import select_random
 
 __all__ = ["MRMR", "RandomLearn", "select_mrmr", "mutual_information_relevance"]
@@ -127,7 +127,7 @@ def mutual_information_relevance(responses: Any, scores: Any, *, n_neighbors: in
     >>> bool(mi[0] > 0.5 > mi[1])
     True
     """
-    x = check_array(responses, "responses", ndim=2)
+    x = check_unit_interval(responses, "responses", ndim=2)
     y = check_array(scores, "scores", ndim=1, shape=(x.shape[0],))
     k = check_positive_int(n_neighbors, "n_neighbors", maximum=max(1, x.shape[0] - 2))
     return _ross_mi(x, y, k) if _is_binary(x) else _gaussian_mi(x, y)
@@ -188,7 +188,7 @@ def select_mrmr(responses: Any, n_items: int, *, scores: Any = None, scheme: str
     >>> chosen.shape, len(set(chosen.tolist()))
     ((5,), 5)
     """
-    x = check_array(responses, "responses", ndim=2)
+    x = check_unit_interval(responses, "responses", ndim=2)
     m, n = x.shape
     k = check_positive_int(n_items, "n_items", maximum=n)
     y = x.mean(axis=1) if scores is None else check_array(scores, "scores", ndim=1, shape=(m,))
@@ -233,7 +233,7 @@ class _RegressionOnItems(_SubsetEstimator):
 
     def _fit_regression(self, src: Any, scores: np.ndarray, x: np.ndarray) -> None:
         kind = check_option(str(self.regressor).lower(), "regressor", _REGRESSORS)
-        degree = check_positive_int(self.degree, "degree")
+        degree = check_positive_int(self.degree, "degree", maximum=10)
         binary = _is_binary(x[:, self.selected_])
         self._fill = x[:, self.selected_].mean(axis=0)
         if src.n_models < 3:
