@@ -35,20 +35,37 @@ _FORMAT = "effstats.packed-binary.v1"
 
 
 def save_packed(matrix: Any, path: str | Path, *, rows_per_chunk: int = 1024, overwrite: bool = False) -> Path:
-    """Write a binary models × items matrix to a zarr store, bit-packed, in chunks of ``rows_per_chunk`` rows.
+    """Write a binary models × items matrix to a zarr store, bit-packed, in chunks of rows.
 
     Parameters
     ----------
-    matrix : PackedBinaryMatrix or bool array (n_rows, n_cols)
+    matrix : PackedBinaryMatrix or array-like of bool of shape (n_rows, n_cols)
     path : str or Path
         Directory of the zarr store.
     rows_per_chunk : int, default=1024
+        Rows per chunk; a worker unpacks one chunk at a time (``rows_per_chunk * n_cols`` bytes).
     overwrite : bool, default=False
-        Refuse to replace an existing store unless True.
+        Replace an existing store; without it an existing ``path`` is refused.
 
     Returns
     -------
-    Path of the store.
+    Path
+        The store.
+
+    See Also
+    --------
+    effstats.distributed.open_packed : read it back as a Dask array.
+    effstats.distributed.packed_item_sums : item sums without unpacking.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from effstats import distributed
+    >>> from effstats.datasets import simulate_responses
+    >>> rm = simulate_responses(6, 20, rng=0)  # 6 models, 20 items
+    >>> path = distributed.save_packed(rm.values, os.path.join(tempfile.mkdtemp(), "cache.zarr"), rows_per_chunk=4)
+    >>> path.name
+    'cache.zarr'
     """
     import zarr
 
@@ -89,10 +106,38 @@ def _open_bytes(path: str | Path):
 
 
 def open_packed(path: str | Path):
-    """The matrix written by :func:`save_packed` as a lazy bool Dask array (n_rows, n_cols), one chunk per row block.
+    """The matrix written by :func:`effstats.distributed.save_packed` as a lazy bool Dask array.
 
-    Chunks are unpacked only when a computation needs them, so a cache larger than memory can be sorted and
-    searched: pass the array to :class:`effstats.sortsearch.SortSearch` or any Sort & Search function.
+    Chunks (one per block of rows) are unpacked only when a computation needs them, so a cache larger than memory
+    can be sorted and searched: pass the array to :class:`effstats.sortsearch.SortSearch` or any Sort & Search
+    function.
+
+    Parameters
+    ----------
+    path : str or Path
+        A store written by :func:`effstats.distributed.save_packed`.
+
+    Returns
+    -------
+    dask.array.Array of bool of shape (n_rows, n_cols)
+
+    Raises
+    ------
+    ValueError
+        If ``path`` does not exist or is not such a store.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from effstats import distributed
+    >>> from effstats.datasets import simulate_responses
+    >>> rm = simulate_responses(6, 20, rng=0)  # 6 models, 20 items
+    >>> path = distributed.save_packed(rm.values, os.path.join(tempfile.mkdtemp(), "cache.zarr"), rows_per_chunk=4)
+    >>> x = distributed.open_packed(path)
+    >>> x.shape, x.numblocks
+    ((6, 20), (2, 1))
+    >>> bool((x.compute() == rm.values).all())
+    True
     """
     raw, n_cols = _open_bytes(path)
     return raw.map_blocks(lambda b: np.unpackbits(b, axis=1, count=n_cols).view(bool),
@@ -102,9 +147,26 @@ def open_packed(path: str | Path):
 def packed_item_sums(path: str | Path) -> np.ndarray:
     """Number of ones per column of a stored packed matrix, counted on the packed bytes chunk by chunk.
 
+    Parameters
+    ----------
+    path : str or Path
+        A store written by :func:`effstats.distributed.save_packed`.
+
     Returns
     -------
-    int64 array (n_cols,), equal to ``item_sums(open_packed(path))`` but without unpacking.
+    ndarray of int64 of shape (n_cols,)
+        Equal to ``effstats.sortsearch.item_sums(open_packed(path))``, without unpacking.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from effstats import distributed
+    >>> from effstats.datasets import simulate_responses
+    >>> rm = simulate_responses(6, 20, rng=0)  # 6 models, 20 items
+    >>> path = distributed.save_packed(rm.values, os.path.join(tempfile.mkdtemp(), "cache.zarr"), rows_per_chunk=4)
+    >>> sums = distributed.packed_item_sums(path)
+    >>> bool((sums == rm.values.sum(axis=0)).all())
+    True
     """
     import dask.array as da
 
@@ -115,7 +177,29 @@ def packed_item_sums(path: str | Path) -> np.ndarray:
 
 
 def task_seeds(rng: Any, n_tasks: int) -> list[np.random.SeedSequence]:
-    """One child ``SeedSequence`` per task, spawned from ``rng`` (an int, a SeedSequence or None)."""
+    """One child :class:`numpy.random.SeedSequence` per task, spawned from ``rng``.
+
+    Task ``i`` uses ``numpy.random.default_rng(task_seeds(rng, n_tasks)[i])``, so a result does not depend on
+    where the tasks run, and any task can be re-run alone.
+
+    Parameters
+    ----------
+    rng : int, SeedSequence or None
+        A non-negative seed, a SeedSequence, or None for fresh entropy. A Generator is refused (it cannot be
+        split reproducibly).
+    n_tasks : int
+
+    Returns
+    -------
+    list of SeedSequence of length ``n_tasks``
+
+    Examples
+    --------
+    >>> from effstats.distributed import task_seeds
+    >>> seeds = task_seeds(0, 3)
+    >>> [s.spawn_key for s in seeds]
+    [(0,), (1,), (2,)]
+    """
     n_tasks = check_positive_int(n_tasks, "n_tasks")
     if isinstance(rng, np.random.Generator):
         raise ValueError("rng: expected an int seed, a SeedSequence or None (a Generator cannot be split reproducibly)")
@@ -127,10 +211,32 @@ def task_seeds(rng: Any, n_tasks: int) -> list[np.random.SeedSequence]:
 
 
 def map_tasks(func: Callable[..., Any], args: list[tuple], shared: Any = None, *, client: Any = None) -> list:
-    """Run ``func(shared, *a)`` for each ``a`` in ``args`` as Dask tasks and return the results in order.
+    """Run ``func(shared, *a)`` for each ``a`` in ``args`` as Dask tasks; return the results in order.
 
-    ``shared`` (the data set) enters the graph once and reaches each worker once. With ``client`` the tasks run on
-    that ``dask.distributed`` cluster; otherwise on the active scheduler (a cluster if a ``Client`` exists).
+    ``shared`` (the data set) enters the task graph once and reaches each worker once.
+
+    Parameters
+    ----------
+    func : callable
+        ``func(shared, *a)``.
+    args : list of tuple
+        One argument tuple per task.
+    shared : object, default=None
+        Data every task reads.
+    client : dask.distributed.Client, default=None
+        Run on that cluster; by default on the active scheduler (a cluster if a ``Client`` exists, threads
+        otherwise).
+
+    Returns
+    -------
+    list
+        ``[func(shared, *a) for a in args]``.
+
+    Examples
+    --------
+    >>> from effstats.distributed import map_tasks
+    >>> map_tasks(lambda shared, k: shared * k, [(1,), (2,), (3,)], shared=10)
+    [10, 20, 30]
     """
     import dask
 
@@ -158,27 +264,52 @@ def _dior_task(plan: Any, n: int, seed: np.random.SeedSequence):
 
 def dior(data: Any, decision: str = "scenarios", objective: str = "kendall", *, n_boot: int = 1000, rng: Any = None,
          n_tasks: int = 8, client: Any = None, **kwargs: Any):
-    """:func:`effstats.reliability.dior` with its bootstrap split into ``n_tasks`` Dask tasks.
+    """:func:`effstats.reliability.dior` with its bootstrap split into Dask tasks.
 
-    The plan (benchmark, original scores, top pairs) is built once here by
-    :func:`effstats.reliability.dior_plan` and shipped once to each worker; task ``i`` draws and scores ``n_i``
-    resamples with ``default_rng(task_seeds(rng, n_tasks)[i])``; the distributions are pooled in task order and
-    :meth:`DIoRPlan.result` computes DIoR, its interval and standard error from the pooled one. With one task
-    the result equals ``reliability.dior(..., rng=default_rng(task_seeds(rng, 1)[0]))``.
+    The plan (benchmark, original scores, top pairs) is built once by :func:`effstats.reliability.dior_plan` and
+    shipped once to each worker; task ``i`` draws and scores its share of the resamples with
+    ``default_rng(task_seeds(rng, n_tasks)[i])``; the distributions are pooled in task order and the plan computes
+    DIoR, its interval and standard error from the pooled one. With one task the result equals
+    ``reliability.dior(..., rng=default_rng(task_seeds(rng, 1)[0]))``.
 
     Parameters
     ----------
     data, decision, objective, **kwargs
         As :func:`effstats.reliability.dior` (``size``, ``score``, ``ci``, ``n_top``, ``ties``, column names).
     n_boot : int, default=1000
-    rng : int, SeedSequence or None
+        Resamples in all.
+    rng : int, SeedSequence or None, default=None
+        Seed of :func:`effstats.distributed.task_seeds`.
     n_tasks : int, default=8
-    client : dask.distributed.Client, optional
+        Tasks (at most ``n_boot``).
+    client : dask.distributed.Client, default=None
         Run there; by default on the active scheduler.
 
     Returns
     -------
-    DIoRResult with ``n_boot`` instantiations in all.
+    DIoRResult
+        With ``n_boot`` resamples in all.
+
+    See Also
+    --------
+    effstats.reliability.dior : the same in one process.
+
+    References
+    ----------
+    Perlitz, Y., Bandel, E., Gera, A., Arviv, O., Ein-Dor, L., Shnarch, E., Slonim, N., Shmueli-Scheuer, M. and
+    Choshen, L. (2024). Efficient Benchmarking (of Language Models). *Proceedings of NAACL 2024*,
+    arXiv:2308.11696.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from effstats import distributed
+    >>> rng = np.random.default_rng(0)
+    >>> board = pd.DataFrame(0.3 * rng.random((8, 6)) + np.linspace(0.6, 0.2, 8)[:, None],
+    ...                      index=[f"m{i}" for i in range(8)], columns=[f"s{j}" for j in range(6)])
+    >>> result = distributed.dior(board, n_boot=40, rng=0, n_tasks=2)
+    >>> 0 < result.dior < result.statistic <= 1
+    True
     """
     from .reliability import dior_plan
 
@@ -195,14 +326,43 @@ def _simulate_task(arms: tuple, evaluator: Any, n_runs: int, seed: np.random.See
 
 def simulate(evaluator: Any, scores_a: Any, scores_b: Any = None, *, n_runs: int = 1000, rng: Any = None,
              n_tasks: int = 8, client: Any = None, **kwargs: Any):
-    """:meth:`SequentialEvaluator.simulate` with its runs split into ``n_tasks`` Dask tasks.
+    """:meth:`effstats.sequential.SequentialEvaluator.simulate` with its runs split into Dask tasks.
 
-    Task ``i`` simulates ``n_i`` runs with ``rng=default_rng(task_seeds(rng, n_tasks)[i])``; the per-run arrays
-    are concatenated in task order.
+    Task ``i`` simulates its share of the runs with ``rng=default_rng(task_seeds(rng, n_tasks)[i])``; the per-run
+    arrays are concatenated in task order.
+
+    Parameters
+    ----------
+    evaluator : SequentialEvaluator
+    scores_a, scores_b, **kwargs
+        As :meth:`effstats.sequential.SequentialEvaluator.simulate` (``paired``, ``groups``, ...).
+    n_runs : int, default=1000
+        Runs in all.
+    rng : int, SeedSequence or None, default=None
+        Seed of :func:`effstats.distributed.task_seeds`.
+    n_tasks : int, default=8
+        Tasks (at most ``n_runs``).
+    client : dask.distributed.Client, default=None
+        Run there; by default on the active scheduler.
 
     Returns
     -------
-    SimulationResult with ``n_runs`` runs.
+    SimulationResult
+        With ``n_runs`` runs.
+
+    See Also
+    --------
+    effstats.sequential.SequentialEvaluator.simulate : the same in one process.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from effstats import distributed
+    >>> from effstats.sequential import Precision, SequentialEvaluator
+    >>> a = np.random.default_rng(0).random(2000) < 0.7  # one model's correctness on 2,000 items
+    >>> sim = distributed.simulate(SequentialEvaluator([Precision(0.03)]), a, n_runs=20, rng=0, n_tasks=2)
+    >>> len(sim.n)
+    20
     """
     n_runs = check_positive_int(n_runs, "n_runs")
     if not callable(getattr(evaluator, "simulate", None)):
