@@ -21,6 +21,7 @@ __all__ = [
     "check_positive",
     "check_option",
     "check_flag",
+    "check_integer_outputs",
 ]
 
 
@@ -164,16 +165,121 @@ def check_positive(x: Any, name: str, *, allow_zero: bool = False, maximum: floa
     return float(x)
 
 
-def check_option(x: Any, name: str, options: Any) -> Any:
-    """Check that ``x`` is one of ``options``; the message lists them."""
+def check_option(x: Any, name: str, options: Any, *, ignore_case: bool = False) -> Any:
+    """Check that ``x`` is one of ``options`` and return the option it names; the message lists them.
+
+    Parameters
+    ----------
+    x : object
+        The value given.
+    name : str
+        The argument's name in the message.
+    options : iterable
+        The accepted values (the canonical spelling of each name).
+    ignore_case : bool, default=False
+        Match strings in any case (``"PDS"`` names ``"pds"``). The option as spelt in ``options`` is returned, so
+        the caller works with one spelling whatever the user typed.
+
+    Returns
+    -------
+    object
+        The element of ``options`` that ``x`` names.
+
+    Raises
+    ------
+    ValueError
+        When ``x`` names none of ``options``.
+
+    See Also
+    --------
+    effstats._validation.check_flag : the same for True / False.
+
+    Examples
+    --------
+    >>> from effstats._validation import check_option
+    >>> check_option("PDS", "selection", ("random", "pds", "jsd"), ignore_case=True)
+    'pds'
+    >>> check_option("knn", "predictor", ("knn", "rf"))
+    'knn'
+    >>> check_option("svm", "predictor", ("knn", "rf"))
+    Traceback (most recent call last):
+    ...
+    ValueError: predictor: expected one of 'knn', 'rf', got 'svm'
+    """
     opts = tuple(options)
+    if ignore_case and isinstance(x, str):
+        hit = [o for o in opts if isinstance(o, str) and o.casefold() == x.casefold()]
+        if hit:
+            return hit[0]
     try:
         ok = x in opts
     except TypeError:  # unhashable or incomparable
         ok = False
     if not ok:
         raise ValueError(f"{name}: expected one of {', '.join(map(repr, opts))}, got {x!r}")
-    return x
+    return opts[opts.index(x)]
+
+
+def check_integer_outputs(arr: np.ndarray, name: str, *, class_ids: bool) -> np.ndarray:
+    """The one meaning of an integer array of model outputs, shared by every estimator.
+
+    An integer matrix (what :func:`pandas.read_csv` returns for a file of 0/1 results) is binary correctness
+    when every value is 0 or 1, as for :class:`effstats.responses.ResponseMatrix` and
+    :class:`effstats.sortsearch.SortSearch`. It holds class ids only when the caller says so
+    (``class_ids=True``: a subset estimator given ``labels=``, the true class of each item), so a binary
+    task's class ids are never read as correctness by accident, nor correctness as class ids. Other integer
+    values without ``class_ids`` are refused: they can only be class ids, and class ids need labels.
+
+    Parameters
+    ----------
+    arr : ndarray of int
+        Outputs of shape (n_models, n_items), or (n_models, n_items, k) ranked class ids.
+    name : str
+        The argument's name in messages.
+    class_ids : bool
+        Whether the caller declared the array to hold class ids.
+
+    Returns
+    -------
+    ndarray
+        ``arr`` itself when it holds class ids; otherwise the 0/1 correctness as a float array.
+
+    Raises
+    ------
+    ValueError
+        When ``arr`` is not 0/1 and no class ids were declared.
+
+    See Also
+    --------
+    effstats._validation.check_binary : 0/1 values as a bool array.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from effstats._validation import check_integer_outputs
+    >>> check_integer_outputs(np.array([[1, 0], [0, 1]]), "outputs", class_ids=False)
+    array([[1., 0.],
+           [0., 1.]])
+    >>> check_integer_outputs(np.array([[1, 0], [0, 1]]), "outputs", class_ids=True).dtype.kind
+    'i'
+    >>> check_integer_outputs(np.array([[2, 0], [0, 1]]), "outputs", class_ids=False)
+    Traceback (most recent call last):
+    ...
+    ValueError: outputs: an integer array is 0/1 correctness when every value is 0 or 1, or class ids ...
+    """
+    if class_ids:
+        return arr
+    if arr.ndim == 2:
+        binary = (arr == 0) | (arr == 1)
+        if binary.all():
+            return arr.astype(float)
+        what = f"got values {np.unique(arr[~binary])[:5].tolist()}"
+    else:
+        what = f"got a {arr.ndim}-D integer array"
+    raise ValueError(
+        f"{name}: an integer array is 0/1 correctness when every value is 0 or 1, or class ids when labels= gives "
+        f"the true class of each item; {what} and no labels"
+    )
 
 
 def warn_missing_cells(name: str, n_missing: int, n_cells: int, what: str) -> None:

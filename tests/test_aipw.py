@@ -225,11 +225,11 @@ def test_protocol(small):
 
 
 @pytest.mark.parametrize("kw, match", [
-    (dict(n_folds=2), "power_tuning: needs n_folds >= 3"),
+    (dict(n_folds=2), r"^n_folds: expected an integer in \[3, 40\], got 2 \(power_tuning=True"),
     (dict(n_folds=0), "n_folds: expected an integer in"),
     (dict(n_folds=41), "n_folds: expected an integer in"),
     (dict(alpha=-1.0), "alpha: expected a number > 0"),
-    (dict(regressor="lasso"), "regressor: expected 'ridge', 'logistic'"),
+    (dict(regressor="lasso"), "regressor: expected one of 'ridge', 'logistic'"),
     (dict(power_tuning="yes"), "power_tuning: expected True or False"),
     (dict(n_items=2, stratify=np.arange(300) % 3, n_folds=1, power_tuning=False), "n_items: 2 items leave 1 of the 3"),
 ])

@@ -1,17 +1,23 @@
 """Shared invariants over every effstats estimator (after scikit-learn's ``test_common``) and every public module.
 
 For each estimator: ``__init__`` only stores its arguments (``get_params`` returns them unchanged, no fitted
-attribute exists before ``fit``), ``clone`` round-trips, a method that needs a fit raises ``NotFittedError``,
-``fit`` returns ``self`` without changing its inputs, the same ``random_state`` gives the same predictions, and
-``score`` returns a float. For each public module: every name in ``__all__`` exists.
+attribute exists before ``fit``), ``clone`` and ``set_params`` round-trip, ``repr`` names the class and the
+parameters that differ from the defaults, a method that needs a fit raises ``NotFittedError``, ``fit`` returns
+``self`` without changing its inputs (read-only arrays are accepted), the same ``random_state`` gives the same
+predictions, ``score`` returns a float, and one 0/1 matrix means one thing: the same results as ``int`` (what
+:func:`pandas.read_csv` returns), ``bool`` or ``float``. A registry check keeps the list complete: every
+scikit-learn-style estimator that a public module exports is tested here. For each public module: every name in
+``__all__`` exists.
 """
 from __future__ import annotations
 
 import importlib
+import inspect
+import warnings
 
 import numpy as np
 import pytest
-from sklearn.base import clone
+from sklearn.base import BaseEstimator, clone
 from sklearn.exceptions import NotFittedError as SkNotFittedError
 
 from effstats.datasets import simulate_responses
@@ -26,33 +32,53 @@ def data():
     return src, tgt
 
 
+def _on_items(x, items):
+    """Positional arguments and keywords for a ``predict`` on the outputs of ``x`` on ``items``: a ResponseMatrix
+    is cut by its ids, a bare array by position (with ``items=`` to say which columns it holds)."""
+    if isinstance(x, np.ndarray):
+        return (x[:, items],), {"items": items}
+    return (x.subset(items=items),), {}
+
+
 def _sortsearch():
     from effstats.sortsearch import SortSearch
 
-    return SortSearch(sampling="random", random_state=3), lambda est, src, tgt: est.predict(
-        tgt.subset(items=est.select(40))).thresholds
+    def predict(est, src, tgt):
+        args, kw = _on_items(tgt, est.select(40))
+        return est.predict(*args, **kw).thresholds
+
+    return SortSearch(sampling="random", random_state=3), predict
 
 
 def _sample_inserter():
     from effstats.sortsearch import SampleInserter
 
     # new items' correctness on the selected models (here the source items play the new ones)
-    return SampleInserter(sampling="random", random_state=3), lambda est, src, tgt: est.predict(
-        src.subset(models=est.select(10))).thresholds
+    def predict(est, src, tgt):
+        models = est.select(10)
+        return est.predict(src[models].T if isinstance(src, np.ndarray) else src.subset(models=models)).thresholds
+
+    return SampleInserter(sampling="random", random_state=3), predict
 
 
 def _copy_nearest():
     from effstats.sortsearch import CopyNearestExpand
 
-    return CopyNearestExpand(random_state=3), lambda est, src, tgt: est.predict(
-        tgt.subset(items=est.select(40))).accuracy
+    def predict(est, src, tgt):
+        args, kw = _on_items(tgt, est.select(40))
+        return est.predict(*args, **kw).accuracy
+
+    return CopyNearestExpand(random_state=3), predict
 
 
 def _hybrid():
     from effstats.sortsearch import HybridSearch
 
-    return HybridSearch(budget=40, random_state=3), lambda est, src, tgt: est.predict(
-        tgt.subset(items=est.select(40) if hasattr(est, "select") else est.items_)).predicted_accuracy
+    def predict(est, src, tgt):
+        args, kw = _on_items(tgt, est.select(40) if hasattr(est, "select") else est.items_)
+        return est.predict(*args, **kw).predicted_accuracy
+
+    return HybridSearch(budget=40, random_state=3), predict
 
 
 def _irt():
@@ -63,13 +89,20 @@ def _irt():
 
 def _subset(name, module, **kw):
     def make():
+        params = {k: v() if callable(v) else v for k, v in kw.items()}
         cls = getattr(importlib.import_module(module), name)
-        return cls(**kw), lambda est, src, tgt: np.asarray(est.predict(tgt))
+        return cls(**params), lambda est, src, tgt: np.asarray(est.predict(tgt))
 
     make.score_args = lambda src, tgt: (tgt, tgt.accuracy().to_numpy())  # outputs, true full-benchmark scores
 
     make.__name__ = name
     return make
+
+
+def _chooser_candidates():
+    from effstats.disco import AnchorCorr, RandomDirect
+
+    return {"random + direct": RandomDirect(30), "anchor-corr": AnchorCorr(30)}
 
 
 ESTIMATORS = [
@@ -83,14 +116,43 @@ ESTIMATORS = [
     _subset("AnchorCorr", "effstats.disco", n_items=30, random_state=3),
     _subset("StratifiedHT", "effstats.disco", n_items=30, random_state=3),
     _subset("SortSearchDirect", "effstats.disco", n_items=30, random_state=3),
+    _subset("MRMR", "effstats.disco", n_items=30),
+    _subset("RandomLearn", "effstats.disco", n_items=30, random_state=3),
+    _subset("MethodChooser", "effstats.disco", candidates=_chooser_candidates, n_items=30, n_splits=3,
+            random_state=3),
     _subset("TinyBenchmarks", "effstats.irt", n_items=30, n_dims=1, random_state=3),
     _irt,
 ]
 IDS = [f.__name__.strip("_") for f in ESTIMATORS]
+# Estimators parsed by effstats._subset._as_outputs: an int 0/1 matrix is refused there as class ids until it
+# reads it with effstats._validation.check_integer_outputs (the rule every other reader follows).
+_INT_AS_CLASS_IDS = {"DISCO", "RandomDirect", "AIPW", "AnchorCorr", "StratifiedHT", "SortSearchDirect", "MRMR",
+                     "RandomLearn", "MethodChooser", "TinyBenchmarks"}
+# checked elsewhere: fit(a, b) runs a sequential test rather than returning self (see the test at the end)
+_OTHER_CONTRACT = {"SequentialEvaluator"}
 
 
 def _fitted_attributes(est):
     return sorted(k for k in vars(est) if k.endswith("_") and not k.startswith("_"))
+
+
+def _quiet(f, *args, **kw):
+    """``f(*args, **kw)`` without warnings (out-of-range targets, extrapolation: not what these tests check)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return f(*args, **kw)
+
+
+def test_every_public_estimator_is_covered():
+    covered = {type(make()[0]).__name__ for make in ESTIMATORS} | _OTHER_CONTRACT
+    public = set()
+    for name in PUBLIC_MODULES:
+        mod = importlib.import_module(name)
+        for attr in getattr(mod, "__all__", []):
+            obj = getattr(mod, attr, None)
+            if inspect.isclass(obj) and issubclass(obj, BaseEstimator):
+                public.add(obj.__name__)
+    assert public <= covered, f"estimators without the common tests: {sorted(public - covered)}"
 
 
 @pytest.mark.parametrize("make", ESTIMATORS, ids=IDS)
@@ -106,12 +168,38 @@ def test_init_stores_only_and_clone_round_trips(make):
 
 
 @pytest.mark.parametrize("make", ESTIMATORS, ids=IDS)
+def test_set_params_round_trips_and_names_unknown_parameters(make):
+    est, _ = make()
+    params = est.get_params(deep=False)
+    assert est.set_params(**params) is est
+    assert {k: repr(v) for k, v in est.get_params(deep=False).items()} == {k: repr(v) for k, v in params.items()}
+    name = next(iter(params))
+    twin = clone(est).set_params(**{name: params[name]})
+    assert repr(twin.get_params(deep=False)[name]) == repr(params[name])
+    with pytest.raises(ValueError, match="no_such_parameter"):
+        est.set_params(no_such_parameter=1)
+
+
+@pytest.mark.parametrize("make", ESTIMATORS, ids=IDS)
+def test_repr_names_the_class_and_changed_parameters(make, data):
+    est, _ = make()
+    text = repr(est)
+    assert text.startswith(type(est).__name__ + "(") and text.endswith(")")
+    defaults = {k: p.default for k, p in inspect.signature(type(est).__init__).parameters.items() if k != "self"}
+    changed = [k for k, v in est.get_params(deep=False).items() if repr(v) != repr(defaults.get(k))]
+    for k in changed:
+        assert f"{k}=" in text, f"repr omits the changed parameter {k!r}: {text}"
+    _quiet(est.fit, data[0])
+    assert repr(est) == text  # fitting changes no parameter
+
+
+@pytest.mark.parametrize("make", ESTIMATORS, ids=IDS)
 def test_not_fitted_error_before_fit(make, data):
     est, predict = make()
     src, tgt = data
     with pytest.raises(NotFittedError) as info:
         predict(est, src, tgt)
-    # one filter works for effstats and scikit-learn, and old `except ValueError` code keeps working
+    # one filter works for effstats and scikit-learn, and code written as `except ValueError` catches it too
     assert isinstance(info.value, SkNotFittedError) and isinstance(info.value, ValueError)
     assert type(est).__name__ in str(info.value)
 
@@ -121,16 +209,48 @@ def test_fit_returns_self_does_not_mutate_and_is_reproducible(make, data):
     src, tgt = data
     before = src.values.copy()
     est, predict = make()
-    assert est.fit(src) is est
+    assert _quiet(est.fit, src) is est
     assert np.array_equal(src.values, before), "fit changed its input"
     assert _fitted_attributes(est), "fit set no fitted attribute"
     twin, _ = make()
-    twin.fit(src)
-    p1, p2 = predict(est, src, tgt), predict(twin, src, tgt)
+    _quiet(twin.fit, src)
+    p1, p2 = _quiet(predict, est, src, tgt), _quiet(predict, twin, src, tgt)
     # equal up to float summation order (forests sum their trees on threads)
     np.testing.assert_allclose(np.asarray(p1, float), np.asarray(p2, float), rtol=1e-12, atol=1e-12,
                                err_msg="same random_state, different predictions")
     assert np.isfinite(np.asarray(p1, float)).all()
+
+
+@pytest.mark.parametrize("make", ESTIMATORS, ids=IDS)
+def test_fit_and_predict_leave_array_inputs_alone(make, data):
+    """Read-only arrays in, the same values out: no estimator writes into what it is given."""
+    src, tgt = (x.values.astype(float) for x in data)
+    src.flags.writeable = tgt.flags.writeable = False
+    keep = src.copy(), tgt.copy()
+    est, predict = make()
+    assert _quiet(est.fit, src) is est
+    _quiet(predict, est, src, tgt)
+    assert np.array_equal(src, keep[0]) and np.array_equal(tgt, keep[1])
+
+
+@pytest.mark.parametrize("make", ESTIMATORS, ids=IDS)
+def test_int_01_matrix_is_binary_correctness(make, data, request):
+    """An int 0/1 matrix (pandas.read_csv's type for a file of 0/1 results) gives what bool and float give."""
+    est, predict = make()
+    if type(est).__name__ in _INT_AS_CLASS_IDS:
+        request.applymarker(pytest.mark.xfail(
+            strict=True, raises=ValueError,
+            reason="effstats._subset._as_outputs reads an int array as class ids; the patch that reads it with "
+                   "effstats._validation.check_integer_outputs is pending with that module's owner"))
+    src, tgt = (x.values for x in data)
+    out = {}
+    for dtype in (float, bool, int):
+        est, predict = make()
+        s, t = src.astype(dtype), tgt.astype(dtype)
+        _quiet(est.fit, s)
+        out[dtype] = np.asarray(_quiet(predict, est, s, t), dtype=float)
+    np.testing.assert_array_equal(out[bool], out[float])
+    np.testing.assert_array_equal(out[int], out[float])
 
 
 @pytest.mark.parametrize("make", ESTIMATORS, ids=IDS)
@@ -139,12 +259,12 @@ def test_score_returns_a_float(make, data):
     est, _ = make()
     if not hasattr(est, "score"):
         pytest.fail(f"{type(est).__name__} has no score method")
-    est.fit(src)
+    _quiet(est.fit, src)
     if hasattr(est, "select"):  # Sort & Search family: score at the budget of the last selection
         est.select(10 if type(est).__name__ == "SampleInserter" else 40)
     # new items for SampleInserter, new models otherwise
     default_args = (lambda src, tgt: (src,)) if type(est).__name__ == "SampleInserter" else (lambda src, tgt: (tgt,))
-    s = est.score(*getattr(make, "score_args", default_args)(src, tgt))
+    s = _quiet(est.score, *getattr(make, "score_args", default_args)(src, tgt))
     assert isinstance(s, float) and np.isfinite(s)
 
 

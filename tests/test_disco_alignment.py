@@ -4,6 +4,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.base import clone
 from scipy.special import softmax
 
 from effstats import ResponseMatrix
@@ -112,12 +113,29 @@ def test_labels_out_of_range_and_class_ids_without_labels():
     with pytest.raises(ValueError, match="labels: expected 200 labels"):
         DISCO(10).fit(p, labels=rm.labels[:50])
     ids = p.argmax(axis=2)
-    with pytest.raises(ValueError, match="source_outputs: an integer array is read as class ids and needs labels="):
+    with pytest.raises(ValueError, match="^source_outputs: an integer array is .*labels="):
+        RandomDirect(10).fit(ids)  # class ids 0-9 without labels: refused, naming labels=
+    RandomDirect(10).fit(ids == rm.labels)  # bool: correctness
+
+
+@pytest.mark.xfail(strict=True, raises=ValueError,
+                   reason="effstats._subset._as_outputs reads an int array as class ids; the patch that reads it with "
+                          "effstats._validation.check_integer_outputs is pending with that module's owner")
+def test_an_int_01_matrix_is_correctness_and_labels_declare_class_ids():
+    rm = proba_benchmark(c=10)
+    ids = rm.probabilities.argmax(axis=2)
+    y = ids == rm.labels
+    for est in (RandomDirect(10, random_state=0), DISCO(10, random_state=0)):
+        a = clone(est).fit(y.astype(int)).predict(y.astype(int))
+        np.testing.assert_array_equal(a, clone(est).fit(y).predict(y))
+    # with labels= the same integer type is class ids: correctness is computed against the labels
+    two = np.minimum(ids, 1)  # class ids 0/1 (a binary task)
+    est = RandomDirect(10, random_state=0).fit(two, labels=np.ones(two.shape[1], int))
+    np.testing.assert_allclose(est.predict(two), two[:, est.selected_].mean(axis=1))
+    with pytest.raises(ValueError, match=r"^source_outputs: an integer array is 0/1 correctness when every value is 0 "
+                                         r"or 1, or class ids when labels= gives the true class of each item; got "
+                                         r"values \[2, 3, 4, 5, 6\] and no labels$"):
         RandomDirect(10).fit(ids)
-    with pytest.raises(ValueError, match="source_outputs: an integer array is read as class ids"):
-        DISCO(10).fit((ids == rm.labels).astype(int))  # 0/1 as int: ambiguous, refused
-    # the same as bool or float is correctness
-    RandomDirect(10).fit(ids == rm.labels)
 
 
 def test_all_correct_sources_are_refused_with_a_clear_message():
@@ -169,20 +187,21 @@ def test_bad_arguments_are_named():
             jsd(p, base=bad)
     q = p.copy()
     q[0, 0, 0] = np.nan
-    for out, msg in ((q, "outputs: contains NaN"), (p[0], "outputs: class probabilities must be 3-D"), (None, "outputs"),
+    for out, msg in ((q, "outputs: contains NaN"), (p[0] * 3, r"outputs: correctness must lie in \[0, 1\]"), (None, "outputs"),
                      ("abc", "outputs"), (p * 0.5, "outputs: probabilities must sum to 1"), ([[[0.5, 0.5]], [[1.0]]], "outputs")):
         with pytest.raises(ValueError, match=msg):
             disagreement(out)
     with pytest.raises(ValueError, match="name: expected one of"):
-        make_predictor("KNN")
+        make_predictor("svm")
     with pytest.raises(ValueError, match="predictor: expected one of"):
-        DISCO(5, predictor="KNN").fit(rm)
+        DISCO(5, predictor="svm").fit(rm)
     for bad in (0, -4, 2.5, "3", True):
         with pytest.raises(ValueError, match="n_neighbors: expected an integer"):
             make_predictor("knn", n_neighbors=bad)
         with pytest.raises(ValueError, match="n_neighbors: expected an integer"):
             DISCO(5, predictor="knn", n_neighbors=bad).fit(rm)
-    with pytest.raises(ValueError, match="n_neighbors: 1000 neighbours requested but there are 12 source models"):
+    # one bound, from the data: at most the number of source models
+    with pytest.raises(ValueError, match=r"^n_neighbors: expected an integer in \[1, 12\], got 1000$"):
         DISCO(5, predictor="knn", n_neighbors=1000).fit(rm)
     with pytest.raises(ValueError, match="top_k: expected an integer"):
         DISCO(5, top_k=[None]).fit(rm)

@@ -99,10 +99,10 @@ def test_pca_auto_fits_the_pool_without_a_warning(digits):
 
 def test_arguments_are_named(digits):
     rm = digits.subset(models=range(20))
-    with pytest.raises(ValueError, match="^estimate: expected 'difference' or 'signature'"):
+    with pytest.raises(ValueError, match="^estimate: expected one of 'difference', 'signature', got 'direct'$"):
         DISCO(10, estimate="direct").fit(rm)
-    for bad in ("all", 0, 2.5):
-        with pytest.raises(ValueError, match="^pca"):
+    for bad in ("all", 0, 2.5, True):
+        with pytest.raises(ValueError, match=f"^pca: expected 'auto', None or an integer >= 1, got {bad!r}$"):
             DISCO(10, pca=bad).fit(rm)
     rng = np.random.default_rng(0)
     proba = rng.dirichlet(np.ones(3), size=(10, 30))

@@ -50,7 +50,7 @@ from scipy import linalg
 from sklearn.base import clone, is_classifier
 
 from .._subset import _impute, _item_groups, _SubsetEstimator
-from .._validation import check_flag, check_positive, check_positive_int, check_rng
+from .._validation import check_flag, check_option, check_positive, check_positive_int, check_rng
 from ._selection import select_random
 
 __all__ = ["AIPW"]
@@ -179,11 +179,19 @@ class AIPW(_SubsetEstimator):
         self
         """
         src, _ = self._fit_source(source_outputs, source_scores, labels)
-        k = check_positive_int(self.n_items, "n_items")
-        k_folds = check_positive_int(self.n_folds, "n_folds", maximum=k)
-        if check_flag(self.power_tuning, "power_tuning") and k_folds < 3:
-            raise ValueError(f"power_tuning: needs n_folds >= 3 (lambda is chosen by cross-fitting within the "
-                             f"training folds), got n_folds={k_folds}; set power_tuning=False")
+        k = self.n_items  # checked against the answered items by _fit_source
+        tuned = check_flag(self.power_tuning, "power_tuning")
+        if tuned and k < 3:
+            raise ValueError(f"power_tuning: needs n_items >= 3 (three folds), got n_items={k}; set power_tuning=False")
+        # one bound for n_folds: every fold needs an item, and power tuning chooses lambda by cross-fitting within
+        # the training folds, so it needs three folds (two inner ones)
+        try:
+            k_folds = check_positive_int(self.n_folds, "n_folds", minimum=3 if tuned else 1, maximum=k)
+        except ValueError as exc:
+            if not tuned:
+                raise
+            raise ValueError(f"{exc} (power_tuning=True chooses lambda by cross-fitting within the training folds; "
+                             "set power_tuning=False for fewer folds)") from None
         self._regressor = _check_regressor(self.regressor)
         if self._regressor is None:
             self._alpha = check_positive(self.alpha, "alpha")
@@ -337,6 +345,7 @@ def _stratified_variance(resid: np.ndarray, onehot: np.ndarray, n_h: np.ndarray,
 def _check_regressor(regressor: Any) -> Any:
     """None for the closed-form ridge; otherwise an unfitted scikit-learn estimator."""
     if isinstance(regressor, str):
+        regressor = check_option(regressor, "regressor", ("ridge", "logistic"), ignore_case=True)
         if regressor == "ridge":
             return None
         if regressor == "logistic":

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from .._subset import _SubsetEstimator, _impute, _item_groups, _merge_empty_strata, _weighted_anchors
-from .._validation import check_positive_int, check_rng
+from .._validation import check_option, check_positive_int, check_rng
 from ._selection import _first_per_group, select_random
 
 # References: Cochran, *Sampling Techniques*, 3rd ed., Wiley, 1977 (design-based variances below).
@@ -301,14 +301,16 @@ class SortSearchDirect(_SubsetEstimator):
 
     def fit(self, source_outputs: Any, source_scores: Any = None, *, labels: Any = None) -> "SortSearchDirect":
         from ..sortsearch import SortSearch
+        from ..sortsearch.search import _SORTS
 
+        sort = check_option(self.sort, "sort", _SORTS, ignore_case=True)
         src, _ = self._fit_source(source_outputs, source_scores, labels)
         y = src.correctness("source_outputs")
         if not np.isin(y, (0.0, 1.0)).all():
             raise ValueError("source_outputs: Sort & Search needs binary correctness")
         # missing cells as NaN: the order is by the fraction correct among the models that answered
         y = y.astype(bool) if src.missing is None else np.where(src.missing, np.nan, y)
-        self.sortsearch_ = SortSearch(sort=self.sort, random_state=self.random_state).fit(y)
+        self.sortsearch_ = SortSearch(sort=sort, random_state=self.random_state).fit(y)
         self._set_selected(self.sortsearch_.select(self.n_items))
         return self
 

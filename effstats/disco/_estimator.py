@@ -15,7 +15,7 @@ import numpy as np
 
 from .._results import ConfidenceInterval, check_confidence_level
 from .._subset import SubsetPrediction, _Outputs, _SubsetEstimator, _item_groups, _quiet_missing
-from .._validation import check_array, check_positive_int, check_rng
+from .._validation import check_array, check_option, check_positive_int, check_rng
 from ..exceptions import check_is_fitted
 from ._predictors import make_predictor
 from ._selection import _disagreement, _disagreement_observed, select_random, select_top_k
@@ -93,6 +93,22 @@ def _fit_pca(X: np.ndarray, d: int, seed: int) -> tuple[Any, np.ndarray]:
     while total > _PCA_CACHE_BYTES and len(_PCA_CACHE) > 1:
         total -= size(_PCA_CACHE.popitem(last=False)[1])
     return out
+
+
+_SELECTIONS = ("random", "pds", "jsd")
+_SIGNATURES = ("probabilities", "true_class", "predictions", "correctness")
+
+
+def _check_pca(pca: Any) -> Any:
+    """``pca``: "auto" (any case), None or a positive int; returns "auto", None or the int."""
+    if pca is None:
+        return None
+    if isinstance(pca, str):
+        if pca.casefold() == "auto":
+            return "auto"
+    elif not isinstance(pca, bool) and isinstance(pca, (int, np.integer)) and pca >= 1:
+        return int(pca)
+    raise ValueError(f"pca: expected 'auto', None or an integer >= 1, got {pca!r}")
 
 
 class DISCO(_SubsetEstimator):
@@ -232,14 +248,13 @@ class DISCO(_SubsetEstimator):
             self.disagreement_models_ = np.arange(m)
             self._set_selected(sel)
             return
-        if self.selection == "random":
+        selection = check_option(self.selection, "selection", _SELECTIONS, ignore_case=True)
+        if selection == "random":
             self.scores_ = None
             self.disagreement_models_ = np.arange(m)
             self._set_selected(self._select_answered(
                 lambda n, g: select_random(n, self.n_items, groups=g, rng=rng), src, groups))
             return
-        if self.selection not in ("pds", "jsd"):
-            raise ValueError(f"selection: expected 'pds', 'jsd' or 'random', got {self.selection!r}")
         if self.n_disagreement_models is None:
             models = np.arange(m)
         else:
@@ -256,24 +271,24 @@ class DISCO(_SubsetEstimator):
 
         if src.missing is not None:  # over the models that answered each item (no memo: the mask is not keyed)
             miss = src.missing if every else src.missing[models]
-            self.scores_ = _disagreement_observed(outputs(), miss, self.selection, self.top_k)
+            self.scores_ = _disagreement_observed(outputs(), miss, selection, self.top_k)
             second = None
-            if self.selection == "pds":
+            if selection == "pds":
                 second = _disagreement_observed(outputs(), miss, "jsd", self.top_k)
             pick = (lambda v: v) if self._answered is None else (lambda v: v[self._answered])
             tiebreak = None if second is None else pick(second)
             self._set_selected(self._select_answered(
                 lambda n, g: select_top_k(pick(self.scores_), self.n_items, groups=g, rng=rng, tiebreak=tiebreak), src, groups))
             return
-        key = (self.selection, self.top_k, models.tobytes())
+        key = (selection, self.top_k, models.tobytes())
         # the source outputs were validated when parsed (_fit_source) or when their ResponseMatrix was built: score
         # them without checking the whole cube again for every variant and seed
-        self.scores_ = _memo(base, key, lambda: _disagreement(outputs(), self.selection, self.top_k))
+        self.scores_ = _memo(base, key, lambda: _disagreement(outputs(), selection, self.top_k))
         # Hard labels and 0/1 correctness give PDS few distinct values (binary correctness: 2), so most items
         # tie: break PDS ties by the JSD (vote entropy: balanced disagreement first), then at random. The JSD is
         # computed on the tied items only.
         second = None
-        if self.selection == "pds":
+        if selection == "pds":
             _, inv, counts = np.unique(self.scores_, return_inverse=True, return_counts=True)
             tied = np.flatnonzero(counts[inv.ravel()] > 1)
             if tied.size:
@@ -327,29 +342,26 @@ class DISCO(_SubsetEstimator):
         labels : int array of shape (N,), optional
             True classes, when ``source_outputs`` is an array of probabilities or class ids.
         """
-        check_positive_int(self.top_k, "top_k")
-        check_positive_int(self.n_neighbors, "n_neighbors")
-        if self.estimate not in ("difference", "signature"):
-            raise ValueError(f"estimate: expected 'difference' or 'signature', got {self.estimate!r}")
-        if not (self.pca is None or (isinstance(self.pca, str) and self.pca == "auto")):
-            check_positive_int(self.pca, "pca")  # 'auto', None or a positive int
+        # option names in any case; the canonical spelling is what the fitted estimator works with
+        self.estimate_ = check_option(self.estimate, "estimate", ("difference", "signature"), ignore_case=True)
+        kind = check_option(self.signature, "signature", ("auto",) + _SIGNATURES, ignore_case=True)
+        pca = _check_pca(self.pca)
         src, scores = self._fit_source(source_outputs, source_scores, labels)
-        if self.estimate == "difference" and src.correct is None and src.labels is None:
+        # one bound per argument, from the data: top_k up to the ranks the class ids hold, n_neighbors up to the
+        # number of source models (kNN)
+        ranks = None if src.pred is None else (src.pred.shape[2] if src.pred.ndim == 3 else 1)
+        check_positive_int(self.top_k, "top_k", maximum=ranks)
+        knn = isinstance(self.predictor, str) and self.predictor.casefold() == "knn"
+        check_positive_int(self.n_neighbors, "n_neighbors", maximum=len(scores) if knn else None)
+        if self.estimate_ == "difference" and src.correct is None and src.labels is None:
             raise ValueError(
                 "estimate: 'difference' needs each model's correctness on the selected items; give labels with the "
                 "class ids or probabilities, or use estimate='signature'"
             )
-        if self.predictor == "knn" and self.n_neighbors > len(scores):
-            raise ValueError(f"n_neighbors: {self.n_neighbors} neighbours requested but there are {len(scores)} source models")
         rng = check_rng(self.random_state, "random_state")
         self._select(src, rng)
-        kind = self.signature
         if kind == "auto":
             kind = "probabilities" if src.proba is not None else "predictions" if src.pred is not None else "correctness"
-        if kind not in ("probabilities", "true_class", "predictions", "correctness"):
-            raise ValueError(
-                f"signature: expected 'auto', 'probabilities', 'true_class', 'predictions' or 'correctness', got {kind!r}"
-            )
         if kind in ("probabilities", "true_class") and src.proba is None:
             raise ValueError(f"signature: {kind!r} requested but the source outputs have no probabilities")
         if kind == "true_class" and src.labels is None:
@@ -383,12 +395,12 @@ class DISCO(_SubsetEstimator):
             )
         self.pca_ = None
         self.n_components_ = None
-        if isinstance(self.pca, str):  # "auto": the paper's 256, or what the pool allows without a warning
+        if pca == "auto":  # the paper's 256, or what the pool allows without a warning
             d = max(1, min(256, X.shape[0] - 1, X.shape[1]))
             self.pca_, X = _fit_pca(X, d, int(rng.integers(2**31 - 1)))
             self.n_components_ = d
-        elif self.pca is not None:
-            d = check_positive_int(self.pca, "pca")
+        elif pca is not None:
+            d = pca
             if d > min(X.shape):
                 warnings.warn(
                     f"pca: {d} components requested but PCA allows at most min(n_source_models, signature length) = "
@@ -404,13 +416,13 @@ class DISCO(_SubsetEstimator):
         )
         # predictions are clipped to the range of a [0, 1] score (accuracy); other scales are left as they are
         self._clip = (0.0, 1.0) if scores.min() >= 0 and scores.max() <= 1 else (-np.inf, np.inf)
-        self.predictor_.fit(X, scores - self._direct(sel, "source_outputs") if self.estimate == "difference" else scores)
+        self.predictor_.fit(X, scores - self._direct(sel, "source_outputs") if self.estimate_ == "difference" else scores)
         return self
 
     def _direct(self, o: _Outputs, name: str = "target_outputs") -> np.ndarray:
         """Each model's mean correctness (or score) on the selected items: the direct part of the difference
         estimate (0 with ``estimate="signature"``)."""
-        if self.estimate != "difference":
+        if self.estimate_ != "difference":
             return np.zeros(o.n_models)
         return o.model_means(name)
 
@@ -439,7 +451,7 @@ class DISCO(_SubsetEstimator):
         for ``target_outputs`` and ``items``.
         """
         p = super().predict_interval(target_outputs, items=items, n_splits=n_splits)
-        if self.estimate != "difference":
+        if self.estimate_ != "difference":
             return p
         src = self._source[0].take(self.selected_)
         ratio = p.residuals / _subset_se(src, self.n_items_total_)

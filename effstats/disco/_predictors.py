@@ -5,7 +5,7 @@ from typing import Any
 
 from sklearn.base import clone
 
-from .._validation import check_positive_int, check_rng
+from .._validation import check_option, check_positive_int, check_rng
 
 PREDICTORS = ("knn", "rf", "linear", "ridge", "lasso", "gb", "mlp2", "mlp3")
 
@@ -24,8 +24,7 @@ def make_predictor(
     from sklearn import ensemble, linear_model, neighbors, neural_network
 
     n_neighbors = check_positive_int(n_neighbors, "n_neighbors")
-    if metric not in ("cosine", "euclidean"):
-        raise ValueError(f"metric: expected 'cosine' or 'euclidean', got {metric!r}")
+    metric = check_option(metric, "metric", ("cosine", "euclidean"), ignore_case=True)
     if not isinstance(name, str):
         if not hasattr(name, "fit") or not hasattr(name, "predict"):
             raise ValueError(f"{argname}: expected one of {PREDICTORS} or a scikit-learn regressor, got {name!r}")
@@ -41,6 +40,7 @@ def make_predictor(
         "mlp2": lambda: neural_network.MLPRegressor((128,), learning_rate_init=1e-3, max_iter=200, random_state=rs),
         "mlp3": lambda: neural_network.MLPRegressor((128, 128), learning_rate_init=1e-3, max_iter=700, random_state=rs),
     }
-    if name not in table:
+    key = next((k for k in table if k == name.casefold()), None)
+    if key is None:
         raise ValueError(f"{argname}: expected one of {PREDICTORS} or a scikit-learn regressor, got {name!r}")
-    return table[name]()
+    return table[key]()

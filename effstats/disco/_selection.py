@@ -7,7 +7,8 @@ import numpy as np
 import pandas as pd
 from scipy.special import entr
 
-from .._validation import check_array, check_positive_int, check_probabilities, check_rng
+from .._validation import check_array, check_option, check_positive_int, check_probabilities, check_rng
+from .._subset import select_random  # noqa: F401  (defined with the shared subset plumbing: effstats.irt uses it too)
 from ..responses import ResponseMatrix
 
 def _proba(probabilities: Any, name: str = "probabilities") -> np.ndarray:
@@ -173,9 +174,7 @@ def disagreement(outputs: Any, measure: str = "pds", *, top_k: int = 1, n_classe
     -------
     ndarray of shape (n_items,)
     """
-    if measure not in ("pds", "jsd"):
-        raise ValueError(f"measure: expected 'pds' or 'jsd', got {measure!r}")
-    top_k = check_positive_int(top_k, "top_k")
+    measure = check_option(measure, "measure", ("pds", "jsd"), ignore_case=True)
     if isinstance(outputs, ResponseMatrix):
         if outputs.probabilities is not None:
             outputs = outputs.probabilities
@@ -187,9 +186,14 @@ def disagreement(outputs: Any, measure: str = "pds", *, top_k: int = 1, n_classe
             v = outputs.values.astype(float)
             outputs = np.stack([1.0 - v, v], axis=-1)
     arr = check_array(outputs, "outputs", ndim=(2, 3), dtype=None)
+    if arr.ndim == 2 and (arr.dtype == bool or np.issubdtype(arr.dtype, np.floating) or
+                          ((arr == 0) | (arr == 1)).all()):
+        # a matrix of 0/1 (or graded) correctness, as every estimator reads it: a 2-class distribution per cell
+        v = check_array(arr, "outputs", ndim=2)
+        if v.min() < 0 or v.max() > 1:
+            raise ValueError(f"outputs: correctness must lie in [0, 1], got values in [{v.min():g}, {v.max():g}]")
+        arr = np.stack([1.0 - v, v], axis=-1)
     if not np.issubdtype(arr.dtype, np.integer):
-        if arr.ndim != 3:
-            raise ValueError(f"outputs: class probabilities must be 3-D (n_models, n_items, n_classes), got shape {arr.shape}")
         arr = _proba(arr, "outputs")
     return _disagreement(arr, measure, top_k, n_classes)
 
@@ -199,9 +203,9 @@ def _disagreement(arr: np.ndarray, measure: str, top_k: int = 1, n_classes: int 
     checked once when parsed, not again for every variant and seed; the check of a 450 x 20,000 x 10 cube costs
     about as much as its PDS)."""
     if np.issubdtype(arr.dtype, np.integer):
+        # one bound: the ranks the class ids hold (1 for hard labels)
+        top_k = check_positive_int(top_k, "top_k", maximum=arr.shape[2] if arr.ndim == 3 else 1)
         if arr.ndim == 3:
-            if top_k > arr.shape[2]:
-                raise ValueError(f"top_k: the predictions hold {arr.shape[2]} ranks, asked for {top_k}")
             arr = arr[..., :top_k]
         f = pds_from_predictions if measure == "pds" else jsd_from_predictions
         return f(arr, n_classes=n_classes)
@@ -322,8 +326,3 @@ def _first_per_group(order: np.ndarray, codes: np.ndarray, sizes: np.ndarray, al
     rank_in_group = np.arange(len(order)) - start[codes[order]]
     return order[rank_in_group < alloc[codes[order]]]
 
-
-def select_random(n_items: int, k: int, *, groups: Any = None, rng: Any = None) -> np.ndarray:
-    """k uniformly random items (stratified: equal numbers per group), as int indices."""
-    n_items = check_positive_int(n_items, "n_items")
-    return select_top_k(check_rng(rng).random(n_items), k, groups=groups)

@@ -1,0 +1,100 @@
+"""One array means one thing, names in any case, one bound per argument (DISCO and its baselines)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from effstats._validation import check_integer_outputs, check_option
+from effstats.datasets import simulate_responses
+from effstats.disco import AIPW, DISCO, RandomDirect, SortSearchDirect, disagreement, make_predictor
+
+
+@pytest.fixture(scope="module")
+def rm():
+    return simulate_responses(30, 120, rng=0)
+
+
+# ------------------------------------------------------------------------------------------ integer outputs
+def test_integer_rule():
+    y = np.array([[1, 0, 1], [0, 0, 1]])
+    out = check_integer_outputs(y, "x", class_ids=False)
+    assert out.dtype == float and np.array_equal(out, y)
+    assert check_integer_outputs(y, "x", class_ids=True) is y  # declared class ids stay class ids
+    with pytest.raises(ValueError, match=r"^x: an integer array is 0/1 correctness .* got values \[2, 3\] and no labels$"):
+        check_integer_outputs(np.array([[0, 2], [3, 1]]), "x", class_ids=False)
+    with pytest.raises(ValueError, match="got a 3-D integer array and no labels"):
+        check_integer_outputs(np.zeros((2, 3, 2), dtype=int), "x", class_ids=False)
+
+
+def test_disagreement_reads_a_01_matrix_as_correctness(rm):
+    # int, bool and float 0/1 matrices and the ResponseMatrix itself: one reading, one score
+    for measure in ("pds", "jsd"):
+        ref = disagreement(rm, measure)
+        for arr in (rm.values.astype(int), rm.values.astype(bool), rm.values.astype(float)):
+            np.testing.assert_array_equal(disagreement(arr, measure), ref)
+    # PDS of correctness as a 2-class distribution: 1/2 where the models agree, 1 where they disagree
+    y = rm.values.astype(int)
+    agree = (y.min(axis=0) == y.max(axis=0))
+    np.testing.assert_array_equal(disagreement(y, "pds"), np.where(agree, 0.5, 1.0))
+    # other integers are class ids: the distinct classes predicted (hard-label PDS, unnormalised)
+    ids = np.array([[0, 2], [1, 2], [2, 2]])
+    np.testing.assert_array_equal(disagreement(ids, "pds"), [3.0, 1.0])
+
+
+# ----------------------------------------------------------------------------------------------- names
+def test_option_names_in_any_case(rm):
+    src, tgt = rm.subset(models=range(24)), rm.subset(models=range(24, 30))
+    ref = DISCO(20, selection="pds", predictor="knn", estimate="signature", signature="correctness", pca="auto",
+                metric="euclidean", random_state=0).fit(src)
+    up = DISCO(20, selection="PDS", predictor="KNN", estimate="Signature", signature="CORRECTNESS", pca="AUTO",
+               metric="Euclidean", random_state=0).fit(src)
+    np.testing.assert_array_equal(up.selected_, ref.selected_)
+    np.testing.assert_array_equal(up.predict(tgt), ref.predict(tgt))
+    # the parameters stay as given (clone / get_params); the fitted estimator works with the canonical names
+    assert up.get_params()["selection"] == "PDS"
+    assert (up.estimate_, up.signature_kind_, up.n_components_) == ("signature", "correctness", ref.n_components_)
+    np.testing.assert_array_equal(disagreement(rm, "JSD"), disagreement(rm, "jsd"))
+    assert type(make_predictor("RF")).__name__ == "RandomForestRegressor"
+    a = AIPW(20, regressor="Ridge", random_state=0).fit(src).predict(tgt)
+    np.testing.assert_array_equal(a, AIPW(20, random_state=0).fit(src).predict(tgt))
+    s = SortSearchDirect(20, sort="SUM", random_state=0).fit(src)
+    np.testing.assert_array_equal(s.predict(tgt), SortSearchDirect(20, random_state=0).fit(src).predict(tgt))
+    assert s.sortsearch_.sort == "sum"
+    for bad in ("pdss", "random ", 3.0):
+        with pytest.raises(ValueError, match="^selection"):
+            DISCO(20, selection=bad).fit(src)
+    assert check_option("Pocock", "x", ("pocock", "obf"), ignore_case=True) == "pocock"
+    with pytest.raises(ValueError, match="^x: expected one of 'pocock', 'obf', got 'Pocock'$"):
+        check_option("Pocock", "x", ("pocock", "obf"))  # exact unless asked
+
+
+# ---------------------------------------------------------------------------------------------- bounds
+@pytest.mark.parametrize("make, low, high", [
+    (lambda v: DISCO(10, predictor="knn", n_neighbors=v), 0, 25),
+    (lambda v: RandomDirect(v), 0, 121),
+    (lambda v: DISCO(v), 0, 121),
+    (lambda v: AIPW(20, n_folds=v, power_tuning=False), 0, 21),
+])
+def test_one_bound_per_argument(rm, make, low, high):
+    """Below and above the range, the same message: 'expected an integer in [lo, hi]'."""
+    src = rm.subset(models=range(24))
+    msgs = []
+    for v in (low, high):
+        with pytest.raises(ValueError) as info:
+            make(v).fit(src)
+        msgs.append(str(info.value).rsplit(", got", 1)[0])
+    assert msgs[0] == msgs[1] and "expected an integer in [" in msgs[0], msgs
+
+
+def test_top_k_bound_is_the_ranks_held(rm):
+    rng = np.random.default_rng(0)
+    ids = rng.integers(0, 4, size=(12, 40, 3))
+    ids[..., 1] = (ids[..., 0] + 1) % 4
+    ids[..., 2] = (ids[..., 0] + 2) % 4
+    labels = rng.integers(0, 4, size=40)
+    for bad in (0, 4):
+        with pytest.raises(ValueError, match=r"^top_k: expected an integer in \[1, 3\]"):
+            DISCO(10, selection="pds", top_k=bad).fit(ids, labels=labels)
+        with pytest.raises(ValueError, match=r"^top_k: expected an integer in \[1, 3\]"):
+            disagreement(ids, top_k=bad)
+    DISCO(10, selection="pds", top_k=3, random_state=0).fit(ids, labels=labels)
