@@ -187,31 +187,76 @@ def read_scores(path: str | Path, *, by: str = "scenario", model: str = "model",
                 explicit: Sequence[str] = (), duplicates: str = "last") -> tuple[Any, pd.Series | None]:
     """Read a long or wide score table (CSV / TSV; the delimiter "," / tab / ";" is sniffed).
 
-    * long: columns ``model``, ``by`` and ``score``, one row per (model, scenario) — or, with an
-      ``item`` column too, one row per (model, example), returned as a ResponseMatrix with the
-      ``by`` column as item group;
-    * wide: the ``model`` column (any case; else the first column) = model names, one column per
-      scenario; ``'-'`` / empty = not evaluated; percentages ("85.3%") become fractions; wholly
-      non-numeric columns and numeric metadata (parameters, likes, ...) are dropped; ``scenarios`` /
-      ``exclude`` choose the score columns explicitly. A leading unnamed column holding 0 … n−1 (an index
-      written by pandas' ``to_csv()``) is skipped; a model column holding numbers is refused (name the
-      model column with ``--model``).
+    * **wide**: the ``model`` column (any case; else the first column) holds model names, one column per
+      scenario; ``'-'`` or empty means not evaluated; percentages ("85.3%") become fractions; wholly non-numeric
+      columns and numeric metadata (parameters, likes, rank, ...) are left out; ``scenarios`` / ``exclude``
+      choose the score columns explicitly. A leading unnamed column holding 0 … n−1 (an index written by
+      pandas' ``to_csv()``) is skipped; a model column holding numbers is refused.
+    * **long**: columns ``model``, ``by`` and ``score``, one row per (model, scenario); with an ``item`` column
+      too, one row per (model, example), returned as a :class:`effstats.ResponseMatrix` with the ``by`` column
+      as item group.
 
     The published aggregate is set aside (returned second): a column named "Mean win rate" / "Average" /
-    "Mean" ..., a column named like the table (the file's stem or folder, e.g. ``helm_lite``), or a column
-    equal to the mean or the Mean Win Rate of the other columns within the rounding of the printed numbers
-    (see :func:`effstats.reliability.audit`). It ranks as what it reproduces: ``attrs["kind"]`` is "mean" or
-    "mwr", ``attrs["info"]`` says how it was recognised.
+    "Mean" ..., a column named like the table (the file's stem or folder, e.g. ``helm_lite``), or a column equal
+    to the mean or the Mean Win Rate of the other columns within the rounding of the printed numbers. Its
+    ``attrs["kind"]`` is "mean" or "mwr" (what it reproduces) and ``attrs["info"]`` says how it was recognised.
 
-    Duplicate column names are refused (pandas would silently rename them). ``explicit`` lists the
-    options the user gave (e.g. "--score"): those must name existing columns. ``duplicates`` ("last",
-    "first", "mean" or "error") says what to do with models listed more than once; keeping one row or the
-    mean is said in a ``UserWarning``.
+    Parameters
+    ----------
+    path : str or Path
+        The table.
+    by : str, default="scenario"
+        Scenario column of a long table.
+    model, item, score : str, default="model", "item", "score"
+        Model, example and score columns of a long table (``model`` also names the model column of a wide one).
+    scenarios, exclude : sequence of str, default=None
+        Score columns to keep / to leave out.
+    explicit : sequence of str, default=()
+        The command-line options the user gave (e.g. ``"--score"``): those must name existing columns.
+    duplicates : {"last", "first", "mean", "error"}, default="last"
+        Models listed more than once: keep the last row, the first, their mean, or refuse. Keeping one row or
+        the mean is said in a ``UserWarning``.
 
     Returns
     -------
-    (data, published) : a wide DataFrame (models × scenarios, numbers) or a ResponseMatrix, and the published
-    aggregate (Series) or None.
+    data : DataFrame or ResponseMatrix
+        Wide scores (models × scenarios) with a ``attrs["note"]`` saying what was left out, or per-example
+        responses for a long table with an ``item`` column.
+    published : Series or None
+        The published aggregate.
+
+    Raises
+    ------
+    ValueError
+        Starting with the argument at fault (``SCORES``, ``--model``, ``--scenarios`` ...): unreadable file,
+        duplicated column names, a column with non-numeric values, fewer than 2 models or scenarios.
+
+    See Also
+    --------
+    effstats.cli.audit : audits what this reads.
+    effstats.datasets.read_scores_csv : per-example results as a ResponseMatrix.
+    effstats.ResponseMatrix.from_wide : a wide table already in memory.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from effstats.cli import read_scores
+    >>> path = os.path.join(tempfile.mkdtemp(), "board.csv")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write('''model,Average,ARC,GSM8K,MMLU
+    ... alpha,0.7,0.8,0.6,0.7
+    ... beta,0.5,0.6,0.4,0.5
+    ... gamma,0.3,0.5,0.1,0.3
+    ... ''')
+    >>> scores, published = read_scores(path)
+    >>> scores
+           ARC  GSM8K  MMLU
+    model
+    alpha  0.8    0.6   0.7
+    beta   0.6    0.4   0.5
+    gamma  0.5    0.1   0.3
+    >>> published.attrs["kind"], published.tolist()
+    ('mean', [0.7, 0.5, 0.3])
     """
     from .responses import ResponseMatrix
 
@@ -473,12 +518,56 @@ def _looks_openllm(cols: Sequence[str]) -> bool:
 def read_openllm_csv(path: str | Path, *, scenarios: Sequence[str] | None = None,
                      exclude: Sequence[str] | None = None,
                      duplicates: str = "last") -> tuple[pd.DataFrame, pd.Series | None]:
-    """The Open LLM Leaderboard's CSV export (v1 tasks ARC … GSM8K, or v2 IFEval … MMLU-PRO), scores in percent.
+    """Read the Open LLM Leaderboard's CSV export (v1 tasks ARC … GSM8K, or v2 IFEval … MMLU-PRO).
 
-    The model is ``fullname`` (else ``Model`` / ``eval_name``); task columns are the leaderboard's; the
-    published "Average ⬆️" is returned as the aggregate. Scores are divided by 100. Models listed more than
-    once (other precisions, resubmissions) follow ``duplicates`` ("last", "first", "mean" or "error"; a
-    ``UserWarning`` says how many).
+    The model is ``fullname`` (else ``Model`` / ``eval_name``); task columns are the leaderboard's; scores in
+    percent are divided by 100; the published "Average ⬆️" is returned as the aggregate.
+
+    Parameters
+    ----------
+    path : str or Path
+        The CSV (or TSV) export.
+    scenarios, exclude : sequence of str, default=None
+        Task columns to keep / to leave out (default: the leaderboard's tasks).
+    duplicates : {"last", "first", "mean", "error"}, default="last"
+        Models listed more than once: keep the last row, the first, their mean, or refuse. Keeping one row or
+        the mean is said in a ``UserWarning``.
+
+    Returns
+    -------
+    scores : DataFrame
+        Models × tasks, fractions in [0, 1].
+    published : Series or None
+        The published average as a fraction.
+
+    See Also
+    --------
+    effstats.cli.read_openllm_json : the per-model results files.
+    effstats.datasets.load_openllm : the bundled Open LLM Leaderboard table.
+
+    References
+    ----------
+    Beeching, E., Fourrier, C., Habib, N., Han, S., Lambert, N., Rajani, N., Sanseviero, O., Tunstall, L. and
+    Wolf, T. (2023). Open LLM Leaderboard. Hugging Face.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from effstats.cli import read_openllm_csv
+    >>> path = os.path.join(tempfile.mkdtemp(), "open_llm.csv")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write('''fullname,Average ⬆️,ARC,HellaSwag,MMLU,TruthfulQA,Winogrande,GSM8K
+    ... org/big,70.0,70,85,65,50,80,70
+    ... org/small,50.0,50,70,45,40,65,30
+    ... ''')
+    >>> scores, published = read_openllm_csv(path)
+    >>> scores[["ARC", "GSM8K"]]
+               ARC  GSM8K
+    model
+    org/big    0.7    0.7
+    org/small  0.5    0.3
+    >>> published.tolist()
+    [0.7, 0.5]
     """
     _check_duplicates(duplicates)
     path = _check_path(path)
@@ -524,17 +613,56 @@ def _metric(task: str, metrics: dict) -> float | None:
 
 
 def read_openllm_json(paths: Any, *, duplicates: str = "last") -> pd.DataFrame:
-    """Open LLM Leaderboard / lm-evaluation-harness results files → wide table (models × tasks).
+    """Read Open LLM Leaderboard / lm-evaluation-harness results files into a wide table (models × tasks).
 
-    ``paths``: a results JSON file, a folder (searched recursively for ``*.json``) or a list of files. Each
-    file holds one model: ``config_general.model_name`` (else ``model_name`` / ``config.model_args``) and
-    ``results`` keyed ``harness|<task>|<n-shot>`` (or ``<task>``) with metrics; the leaderboard's metric is
-    used per task (ARC / HellaSwag acc_norm, TruthfulQA mc2, Winogrande / GSM8K / MMLU acc), the 57 MMLU
-    subjects (``hendrycksTest-*``) are averaged into MMLU as the leaderboard does, and the aggregate
-    ``all`` entry is skipped. Several files for one model (runs at different times) follow ``duplicates``:
-    "last" (default) keeps the latest in path order, which for the harness's ``results_<timestamp>.json``
-    names is the latest run; "first", "mean" (task by task) or "error" (refuse). A ``UserWarning`` says how
-    many models had several files.
+    Each file holds one model: ``config_general.model_name`` (else ``model_name`` / ``config.model_args``) and
+    ``results`` keyed ``harness|<task>|<n-shot>`` (or ``<task>``) with metrics. The leaderboard's metric is used
+    per task (ARC / HellaSwag ``acc_norm``, TruthfulQA ``mc2``, Winogrande / GSM8K / MMLU ``acc``), the 57 MMLU
+    subjects (``hendrycksTest-*``) are averaged into MMLU as the leaderboard does, and the aggregate ``all``
+    entry is skipped.
+
+    Parameters
+    ----------
+    paths : str, Path or list of them
+        A results JSON file, a folder (searched recursively for ``*.json``) or a list of files.
+    duplicates : {"last", "first", "mean", "error"}, default="last"
+        Models listed more than once: keep the last row, the first, their mean, or refuse. Keeping one row or
+        the mean is said in a ``UserWarning``.
+        "last" keeps the latest file in path order, which for the harness's ``results_<timestamp>.json`` names
+        is the latest run; "mean" averages task by task.
+
+    Returns
+    -------
+    DataFrame
+        Models × tasks, indexed by ``model``.
+
+    See Also
+    --------
+    effstats.datasets.read_lm_eval_samples : per-example results (``--log_samples``).
+    effstats.cli.read_openllm_csv : the leaderboard's CSV export.
+
+    References
+    ----------
+    Gao, L., Tow, J., Abbasi, B., Biderman, S., Black, S., DiPofi, A., Foster, C., Golding, L., Hsu, J., Le Noac'h,
+    A. et al. (2023). A framework for few-shot language model evaluation (lm-evaluation-harness). Zenodo,
+    doi:10.5281/zenodo.10256836.
+
+    Beeching, E., Fourrier, C., Habib, N., Han, S., Lambert, N., Rajani, N., Sanseviero, O., Tunstall, L. and
+    Wolf, T. (2023). Open LLM Leaderboard. Hugging Face.
+
+    Examples
+    --------
+    >>> import json, os, tempfile
+    >>> from effstats.cli import read_openllm_json
+    >>> path = os.path.join(tempfile.mkdtemp(), "results_2024-01-01.json")
+    >>> with open(path, "w") as f:
+    ...     json.dump({"config_general": {"model_name": "org/big"},
+    ...                "results": {"harness|arc:challenge|25": {"acc": 0.6, "acc_norm": 0.65},
+    ...                            "harness|gsm8k|5": {"acc": 0.4}, "all": {"acc": 0.5}}}, f)
+    >>> read_openllm_json(path)
+              ARC  GSM8K
+    model
+    org/big  0.65    0.4
     """
     _check_duplicates(duplicates)
     if isinstance(paths, (str, Path)):
@@ -571,13 +699,59 @@ def read_openllm_json(paths: Any, *, duplicates: str = "last") -> pd.DataFrame:
 
 def read_helm_json(path: str | Path, *, table: str | None = None,
                    duplicates: str = "last") -> tuple[pd.DataFrame, pd.Series | None]:
-    """A HELM leaderboard table from ``helm-summarize`` output (``groups/<group>.json``: a list of tables).
+    """Read a HELM leaderboard table from ``helm-summarize`` output (``groups/<group>.json``, a list of tables).
 
     Each table has ``title``, ``header`` (cells with ``value`` and ``lower_is_better``) and ``rows`` (lists of
-    cells with ``value``; the first cell names the model). ``table`` picks a table by (part of) its title,
-    default the first. Columns with ``lower_is_better`` are negated so that higher is better everywhere (as
-    HELM's win rate does); the "Mean win rate" column is the published aggregate. Models listed more than
-    once follow ``duplicates`` ("last", "first", "mean" or "error").
+    cells with ``value``; the first cell names the model). Columns marked ``lower_is_better`` are negated so that
+    higher is better everywhere (as HELM's win rate does); the "Mean win rate" column is the published aggregate.
+
+    Parameters
+    ----------
+    path : str or Path
+        The JSON file.
+    table : str, default=None
+        Pick the table whose title contains this text (case-insensitive); default the first.
+    duplicates : {"last", "first", "mean", "error"}, default="last"
+        Models listed more than once: keep the last row, the first, their mean, or refuse. Keeping one row or
+        the mean is said in a ``UserWarning``.
+
+    Returns
+    -------
+    scores : DataFrame
+        Models × scenario columns.
+    published : Series or None
+        The "Mean win rate" column.
+
+    See Also
+    --------
+    effstats.datasets.read_helm_runs : per-instance results of HELM run folders.
+    effstats.datasets.load_helm_lite : the bundled HELM Lite table.
+
+    References
+    ----------
+    Liang, P., Bommasani, R., Lee, T., Tsipras, D., Soylu, D., Yasunaga, M., Zhang, Y., Narayanan, D., Wu, Y.,
+    Kumar, A. et al. (2023). Holistic Evaluation of Language Models. *Transactions on Machine Learning Research*,
+    arXiv:2211.09110.
+
+    Examples
+    --------
+    >>> import json, os, tempfile
+    >>> from effstats.cli import read_helm_json
+    >>> head = [{"value": "Model/adapter"}, {"value": "Mean win rate"}, {"value": "MMLU - EM"},
+    ...         {"value": "Time (s)", "lower_is_better": True}]
+    >>> rows = [[{"value": "model-a"}, {"value": 0.75}, {"value": 0.6}, {"value": 1.2}],
+    ...         [{"value": "model-b"}, {"value": 0.25}, {"value": 0.65}, {"value": 0.8}]]
+    >>> path = os.path.join(tempfile.mkdtemp(), "lite.json")
+    >>> with open(path, "w") as f:
+    ...     json.dump([{"title": "Accuracy", "header": head, "rows": rows}], f)
+    >>> scores, published = read_helm_json(path)
+    >>> scores
+                   MMLU - EM  Time (s)
+    Model/adapter
+    model-a             0.60      -1.2
+    model-b             0.65      -0.8
+    >>> published.tolist()
+    [0.75, 0.25]
     """
     _check_duplicates(duplicates)
     p = _check_path(path)
@@ -673,6 +847,15 @@ def audit(data: Any, out: str | Path | None = None, **options: Any):
     The command line ``effstats audit SCORES --out DIR`` is ``audit(SCORES, DIR, ...)`` with its options as
     keywords (``format``, ``aggregate``, ``ties``, ``duplicates``, ``n_boot``, ...).
 
+    Parameters
+    ----------
+    data : str, Path, DataFrame or ResponseMatrix
+        A score file in any layout the readers here accept, or a table already in memory.
+    out : str or Path, default=None
+        Folder for the report; None computes without writing.
+    **options
+        As :func:`effstats.reliability.audit`.
+
     Returns
     -------
     AuditResult
@@ -707,7 +890,50 @@ def _names(s: str | None) -> list[str] | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``effstats`` command."""
+    """Entry point of the ``effstats`` command.
+
+    ``effstats audit SCORES --out DIR`` writes the reliability report (``report.md``, ``report.html``, figures,
+    CSV tables) for a score file; the workflow commands (``effstats select``, ``effstats evaluate`` ...) are
+    added by :mod:`effstats.workflow`. Every failure prints one line naming the argument on stderr.
+
+    Parameters
+    ----------
+    argv : sequence of str, default=None
+        The arguments (default: ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        The exit status: 0 on success, 2 on bad input or usage.
+
+    See Also
+    --------
+    effstats.cli.audit : the same audit from Python.
+
+    References
+    ----------
+    Perlitz, Y., Bandel, E., Gera, A., Arviv, O., Ein-Dor, L., Shnarch, E., Slonim, N., Shmueli-Scheuer, M. and
+    Choshen, L. (2024). Efficient Benchmarking (of Language Models). *Proceedings of NAACL 2024*,
+    arXiv:2308.11696.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from effstats.cli import main
+    >>> folder = tempfile.mkdtemp()
+    >>> with open(os.path.join(folder, "board.csv"), "w") as f:
+    ...     _ = f.write('''model,A,B,C
+    ... x,0.9,0.8,0.7
+    ... y,0.5,0.6,0.4
+    ... z,0.1,0.3,0.2
+    ... ''')
+    >>> main(["audit", os.path.join(folder, "board.csv"), "--out", os.path.join(folder, "report"),
+    ...       "--n-boot", "20", "--no-progress"])  # doctest: +ELLIPSIS
+    /.../report/report.md
+    0
+    >>> main(["audit", os.path.join(folder, "nope.csv"), "--out", os.path.join(folder, "report")])
+    2
+    """
     parser = _Parser(prog="effstats", description="effstats command line tools")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     p = sub.add_parser("audit", help="benchmark reliability report (what to add / drop, resolved ranks, DIoR)")
