@@ -645,7 +645,7 @@ def read_openllm_json(paths: Any, *, duplicates: str = "last") -> pd.DataFrame:
     ----------
     Gao, L., Tow, J., Abbasi, B., Biderman, S., Black, S., DiPofi, A., Foster, C., Golding, L., Hsu, J., Le Noac'h,
     A. et al. (2023). A framework for few-shot language model evaluation (lm-evaluation-harness). Zenodo,
-    doi:10.5281/zenodo.10256836.
+    https://doi.org/10.5281/zenodo.5371628.
 
     Beeching, E., Fourrier, C., Habib, N., Han, S., Lambert, N., Rajani, N., Sanseviero, O., Tunstall, L. and
     Wolf, T. (2023). Open LLM Leaderboard. Hugging Face.

@@ -360,8 +360,9 @@ def read_lm_eval_samples(
 
     See Also
     --------
-    read_helm_runs : the same matrix from HELM run folders.
-    read_scores_csv : per-item scores from a CSV table.
+    effstats.datasets.read_helm_runs : the same matrix from HELM run folders.
+    effstats.datasets.read_scores_csv : per-item scores from a CSV table.
+    effstats.cli.read_openllm_json : the aggregate results files of the same runs.
     effstats.ResponseMatrix : the returned data model.
 
     References
@@ -373,6 +374,34 @@ def read_lm_eval_samples(
 
     Examples
     --------
+    ``lm_eval --model hf --model_args pretrained=org/small --tasks arc_easy --output_path out --log_samples`` (and
+    the same for ``org/big``) leaves one folder per model under ``out``; here three documents are written by
+    hand in that layout (per choice ``[loglikelihood, is_greedy]``, gold index ``target``):
+
+    >>> import json, pathlib, tempfile
+    >>> from effstats.datasets import read_lm_eval_samples
+    >>> out = tempfile.TemporaryDirectory()
+    >>> for folder, acc in {"org__small": [1, 0, 0], "org__big": [1, 1, 0]}.items():
+    ...     run = pathlib.Path(out.name, folder)
+    ...     run.mkdir()
+    ...     docs = [{"doc_id": i, "target": 0, "filtered_resps": [[-1.0 if a else -3.0, False], [-2.0, False]],
+    ...              "filter": "none", "acc": float(a)} for i, a in enumerate(acc)]
+    ...     _ = (run / "samples_arc_easy_2024-05-01T12-00-00.jsonl").write_text(
+    ...         "".join(json.dumps(d) + "\\n" for d in docs))
+    >>> rm = read_lm_eval_samples(out.name)
+    >>> rm
+    ResponseMatrix(2 models × 3 items, kind='binary', 2 classes, item groups ['task', 'doc_id', 'n_choices'])
+    >>> rm.accuracy().round(3)
+    model_ids
+    org/big      0.667
+    org/small    0.333
+    Name: accuracy, dtype: float64
+    >>> rm.probabilities[0].round(3)  # softmax of the loglikelihoods, org/big
+    array([[0.731, 0.269],
+           [0.731, 0.269],
+           [0.269, 0.731]])
+    >>> out.cleanup()
+
     A run of a local checkpoint: the folder name is the path with ``/`` replaced by ``__``, the results file holds
     the name itself.
 
@@ -599,8 +628,8 @@ def read_scores_csv(
 
     See Also
     --------
-    read_lm_eval_samples : lm-evaluation-harness per-sample logs.
-    read_helm_runs : HELM run folders.
+    effstats.datasets.read_lm_eval_samples : lm-evaluation-harness per-sample logs.
+    effstats.datasets.read_helm_runs : HELM run folders.
     effstats.ResponseMatrix.from_long : the same from a DataFrame.
 
     Examples

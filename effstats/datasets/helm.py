@@ -255,8 +255,9 @@ def read_helm_runs(
 
     See Also
     --------
-    read_lm_eval_samples : the same matrix from lm-evaluation-harness sample logs.
-    load_helm : HELM classic's published aggregate accuracies (one value per model and scenario).
+    effstats.datasets.read_lm_eval_samples : the same matrix from lm-evaluation-harness sample logs.
+    effstats.cli.read_helm_json : HELM's leaderboard tables (``helm-summarize`` output).
+    effstats.datasets.load_helm : HELM classic's published aggregate accuracies (one value per model and scenario).
 
     References
     ----------
