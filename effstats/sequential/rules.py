@@ -168,27 +168,82 @@ class LookStats:
 
     @property
     def ci_low(self) -> np.ndarray:
-        """Lower end of the two-sided ``1 - alpha`` repeated confidence interval (n_runs, n_looks)."""
+        """Lower end of the two-sided ``1 - alpha`` repeated confidence interval (n_runs, n_looks).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from effstats.sequential import LookStats
+        >>> s = LookStats(n=np.array([[100, 200]]), t=np.array([0.5, 1.0]), estimate=np.array([[0.05, 0.08]]),
+        ...               se=np.array([[0.03, 0.02]]), z=None, c2=np.array([2.16, 2.16]), c1=np.array([1.88, 1.88]),
+        ...               null=0.0, alpha=0.05)
+        >>> s.ci_low.round(4)
+        array([[-0.0148,  0.0368]])
+        """
         return self._ci2[0]
 
     @property
     def ci_high(self) -> np.ndarray:
-        """Upper end of the two-sided ``1 - alpha`` repeated confidence interval (n_runs, n_looks)."""
+        """Upper end of the two-sided ``1 - alpha`` repeated confidence interval (n_runs, n_looks).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from effstats.sequential import LookStats
+        >>> s = LookStats(n=np.array([[100, 200]]), t=np.array([0.5, 1.0]), estimate=np.array([[0.05, 0.08]]),
+        ...               se=np.array([[0.03, 0.02]]), z=None, c2=np.array([2.16, 2.16]), c1=np.array([1.88, 1.88]),
+        ...               null=0.0, alpha=0.05)
+        >>> s.ci_high.round(4)
+        array([[0.1148, 0.1232]])
+        """
         return self._ci2[1]
 
     @property
     def low1(self) -> np.ndarray:
-        """Lower one-sided ``1 - alpha`` repeated confidence bound (at ``c1``), (n_runs, n_looks)."""
+        """Lower one-sided ``1 - alpha`` repeated confidence bound (at ``c1``), (n_runs, n_looks).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from effstats.sequential import LookStats
+        >>> s = LookStats(n=np.array([[100, 200]]), t=np.array([0.5, 1.0]), estimate=np.array([[0.05, 0.08]]),
+        ...               se=np.array([[0.03, 0.02]]), z=None, c2=np.array([2.16, 2.16]), c1=np.array([1.88, 1.88]),
+        ...               null=0.0, alpha=0.05)
+        >>> s.low1.round(4)
+        array([[-0.0064,  0.0424]])
+        """
         return self._ci1[0]
 
     @property
     def high1(self) -> np.ndarray:
-        """Upper one-sided ``1 - alpha`` repeated confidence bound (at ``c1``), (n_runs, n_looks)."""
+        """Upper one-sided ``1 - alpha`` repeated confidence bound (at ``c1``), (n_runs, n_looks).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from effstats.sequential import LookStats
+        >>> s = LookStats(n=np.array([[100, 200]]), t=np.array([0.5, 1.0]), estimate=np.array([[0.05, 0.08]]),
+        ...               se=np.array([[0.03, 0.02]]), z=None, c2=np.array([2.16, 2.16]), c1=np.array([1.88, 1.88]),
+        ...               null=0.0, alpha=0.05)
+        >>> s.high1.round(4)
+        array([[0.1064, 0.1176]])
+        """
         return self._ci1[1]
 
     @property
     def half_width(self) -> np.ndarray:
-        """Half the width of the two-sided repeated CI (score intervals need not be symmetric)."""
+        """Half the width of the two-sided repeated CI (score intervals need not be symmetric).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from effstats.sequential import LookStats
+        >>> s = LookStats(n=np.array([[100, 200]]), t=np.array([0.5, 1.0]), estimate=np.array([[0.05, 0.08]]),
+        ...               se=np.array([[0.03, 0.02]]), z=None, c2=np.array([2.16, 2.16]), c1=np.array([1.88, 1.88]),
+        ...               null=0.0, alpha=0.05)
+        >>> s.half_width.round(4)
+        array([[0.0648, 0.0432]])
+        """
         return (self.ci_high - self.ci_low) / 2
 
 
@@ -338,6 +393,7 @@ class Efficacy(StoppingRule):
 
     @property
     def bound(self) -> str:  # type: ignore[override]
+        """``"c2"`` for a two-sided test, ``"c1"`` for a one-sided one."""
         return "c2" if self.alternative == "two-sided" else "c1"
 
     def fires(self, s: LookStats) -> np.ndarray:
@@ -507,6 +563,7 @@ class Threshold(StoppingRule):
 
     @property
     def bound(self) -> str:  # type: ignore[override]
+        """``"c2"`` for ``direction="both"``, ``"c1"`` for one direction."""
         return "c2" if self.direction == "both" else "c1"
 
     def check_data(self, kind: str) -> None:

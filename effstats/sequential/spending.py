@@ -258,6 +258,12 @@ class SpendingFunction:
         ------
         ValueError
             For a classic boundary shape, which spends no error by formula.
+
+        Examples
+        --------
+        >>> from effstats.sequential import ld_pocock
+        >>> ld_pocock()(0.05, [0.0, 0.5, 1.0, 1.2]).round(4)  # fractions above 1 are capped
+        array([0.   , 0.031, 0.05 , 0.05 ])
         """
         if self.is_classic:
             raise ValueError(f"spending: {self.label} is a boundary shape, not a spending function")
