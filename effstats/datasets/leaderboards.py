@@ -169,24 +169,90 @@ def load_helm(*, as_frame: bool = False) -> ResponseMatrix | pd.DataFrame:
 
     Parameters
     ----------
-    as_frame : bool, default False
+    as_frame : bool, default=False
         Return the tidy long table (columns ``model``, ``item``, ``score``, ``scenario``, ``metric``, ``column``,
-        ``model_mean_win_rate``, ``model_size``) of the evaluated cells instead.
+        ``model_mean_win_rate``, ``model_size``, ``model_release_date``) of the evaluated cells instead.
 
     Returns
     -------
-    ResponseMatrix
+    ResponseMatrix or DataFrame
         ``kind="score"``, shape (67, 16); cells published as ``"-"`` (not evaluated) are ``missing``. ``items``:
         ``scenario``, ``metric``, ``column`` (the published header); ``models``: ``mean_win_rate`` (as published,
-        over all HELM metrics, so not recomputable from this table alone) and ``size`` (parameters, from names such
-        as "Llama 2 (70B)"; NaN when the name states none), ``release_date`` (the version date stated in names
-        such as "GPT-4o (2024-05-13)", NaT otherwise; mostly HELM Lite).
+        over all HELM metrics, so not recomputable from this table alone), ``size`` (parameters, from names such
+        as "Llama 2 (70B)"; NaN when the name states none) and ``release_date`` (the version date stated in names
+        such as "GPT-4o (2024-05-13)", NaT otherwise).
+
+    See Also
+    --------
+    effstats.datasets.load_helm_lite : HELM Lite.
+    effstats.datasets.read_helm_runs : per-instance results of your own HELM runs.
+    effstats.datasets.load_leaderboard : any bundled table by name.
+    effstats.datasets.list_leaderboards : what is bundled.
+
+    References
+    ----------
+    Liang, P., Bommasani, R., Lee, T., Tsipras, D., Soylu, D., Yasunaga, M., Zhang, Y., Narayanan, D., Wu, Y.,
+    Kumar, A. et al. (2023). Holistic Evaluation of Language Models. *Transactions on Machine Learning Research*,
+    arXiv:2211.09110.
+
+    Zhang, G. and Hardt, M. (2024). Inherent Trade-Offs between Diversity and Stability in Multi-Task Benchmarks.
+    *Proceedings of the 41st International Conference on Machine Learning (ICML)*, arXiv:2405.01719 (the
+    ``benchbench`` package the tables are copied from).
+
+    Examples
+    --------
+    >>> from effstats.datasets import load_helm
+    >>> helm = load_helm()
+    >>> helm
+    ResponseMatrix(67 models × 16 items, kind='score', 196 missing, item groups ['scenario', 'metric', 'column'])
+    >>> helm.accuracy().sort_values(ascending=False).head(3).round(3)
+    model_ids
+    Llama 2 (70B)         0.675
+    LLaMA (65B)           0.654
+    gpt-3.5-turbo-0301    0.647
+    Name: accuracy, dtype: float64
     """
     return _finish(_helm_table("helm/accuracy.tsv", "Model/adapter", "helm"), as_frame)
 
 
 def load_helm_lite(*, as_frame: bool = False) -> ResponseMatrix | pd.DataFrame:
-    """HELM Lite: 91 models × 10 scenarios (NarrativeQA F1 ... WMT 2014 BLEU-4); same layout as :func:`load_helm`."""
+    """HELM Lite: 91 models × 10 scenarios (NarrativeQA F1 ... WMT 2014 BLEU-4).
+
+    The same layout as :func:`effstats.datasets.load_helm`.
+
+    Parameters
+    ----------
+    as_frame : bool, default=False
+        Return the tidy long table of the evaluated cells instead.
+
+    Returns
+    -------
+    ResponseMatrix or DataFrame
+        ``kind="score"``, shape (91, 10), with the columns of :func:`effstats.datasets.load_helm`.
+
+    See Also
+    --------
+    effstats.datasets.load_helm : HELM classic.
+    effstats.datasets.load_leaderboard : any bundled table by name.
+    effstats.datasets.list_leaderboards : what is bundled.
+
+    References
+    ----------
+    Liang, P., Bommasani, R., Lee, T., Tsipras, D., Soylu, D., Yasunaga, M., Zhang, Y., Narayanan, D., Wu, Y.,
+    Kumar, A. et al. (2023). Holistic Evaluation of Language Models. *Transactions on Machine Learning Research*,
+    arXiv:2211.09110.
+
+    Zhang, G. and Hardt, M. (2024). Inherent Trade-Offs between Diversity and Stability in Multi-Task Benchmarks.
+    *Proceedings of the 41st International Conference on Machine Learning (ICML)*, arXiv:2405.01719 (the
+    ``benchbench`` package the tables are copied from).
+
+    Examples
+    --------
+    >>> from effstats.datasets import load_helm_lite
+    >>> lite = load_helm_lite()
+    >>> lite.shape, lite.item_ids[:3].tolist()
+    ((91, 10), ['NarrativeQA', 'NaturalQuestions (open)', 'NaturalQuestions (closed)'])
+    """
     return _finish(_helm_table("helm_lite/leaderboard.tsv", "Model", "helm_lite"), as_frame)
 
 
@@ -208,19 +274,45 @@ def load_openllm(*, as_frame: bool = False, duplicates: Duplicates = "suffix") -
 
     Parameters
     ----------
-    as_frame : bool, default False
+    as_frame : bool, default=False
         Return the tidy long table instead.
-    duplicates : {"suffix", "first"}, default "suffix"
+    duplicates : {"suffix", "first"}, default="suffix"
         The table lists 13 model names twice (separate submissions, e.g. different precision or revision; 5 rows
-        are exact copies). ``"suffix"`` keeps all 100 rows and makes ids unique in rank order: the second row of
-        ``name`` becomes ``"name#2"``; ``"first"`` keeps only the first (better-ranked) row of each name (87 models).
+        are exact copies). ``"suffix"`` keeps all 100 rows and makes ids unique in rank order (the second row of
+        ``name`` becomes ``"name#2"``); ``"first"`` keeps only the first (better-ranked) row of each name (87
+        models).
 
     Returns
     -------
-    ResponseMatrix
+    ResponseMatrix or DataFrame
         ``kind="score"``; ``items``: ``task``, ``metric``, ``n_shot``; ``models``: ``name`` (as published),
         ``occurrence`` (1 for the first row of a name), ``model_type`` (pretrained / fine-tuned /
         instruction-tuned / RL-tuned, from the leaderboard's symbol), ``average`` (published, in [0, 1]).
+
+    See Also
+    --------
+    effstats.datasets.load_mmlu : MMLU per subject from the same leaderboard.
+    effstats.cli.read_openllm_csv : the leaderboard's current CSV export.
+    effstats.datasets.load_leaderboard : any bundled table by name.
+    effstats.datasets.list_leaderboards : what is bundled.
+
+    References
+    ----------
+    Beeching, E., Fourrier, C., Habib, N., Han, S., Lambert, N., Rajani, N., Sanseviero, O., Tunstall, L. and
+    Wolf, T. (2023). Open LLM Leaderboard. Hugging Face.
+
+    Zhang, G. and Hardt, M. (2024). Inherent Trade-Offs between Diversity and Stability in Multi-Task Benchmarks.
+    *Proceedings of the 41st International Conference on Machine Learning (ICML)*, arXiv:2405.01719 (the
+    ``benchbench`` package the tables are copied from).
+
+    Examples
+    --------
+    >>> from effstats.datasets import load_openllm
+    >>> board = load_openllm()
+    >>> board.item_ids.tolist()
+    ['ARC', 'HellaSwag', 'MMLU', 'TruthfulQA', 'Winogrande', 'GSM8K']
+    >>> board.n_models, load_openllm(duplicates="first").n_models
+    (100, 87)
     """
     df = _read_tsv("openllm/leaderboard.tsv")
     ids, keep, occ = _unique_ids(df["Model"], duplicates)
@@ -251,16 +343,40 @@ def load_mmlu(*, as_frame: bool = False, duplicates: Duplicates = "suffix") -> R
 
     Parameters
     ----------
-    as_frame : bool, default False
+    as_frame : bool, default=False
         Return the tidy long table instead.
-    duplicates : {"suffix", "first"}, default "suffix"
-        16 rows repeat a model name (several evaluation runs of one model); handled as in :func:`load_openllm`.
+    duplicates : {"suffix", "first"}, default="suffix"
+        16 rows repeat a model name (several evaluation runs of one model); handled as in
+        :func:`effstats.datasets.load_openllm`.
 
     Returns
     -------
-    ResponseMatrix
+    ResponseMatrix or DataFrame
         ``kind="score"``, shape (98, 57); ``items``: ``subject``, ``metric`` (``"acc"``), ``n_shot`` (5);
-        ``models``: ``name`` (``org/model``), ``occurrence``, ``run`` (the leaderboard's run timestamp), ``average``.
+        ``models``: ``name`` (``org/model``), ``occurrence``, ``run`` (the leaderboard's run timestamp),
+        ``average``.
+
+    See Also
+    --------
+    effstats.datasets.load_openllm : the leaderboard's six tasks.
+    effstats.datasets.load_leaderboard : any bundled table by name.
+    effstats.datasets.list_leaderboards : what is bundled.
+
+    References
+    ----------
+    Hendrycks, D., Burns, C., Basart, S., Zou, A., Mazeika, M., Song, D. and Steinhardt, J. (2021). Measuring
+    Massive Multitask Language Understanding. *International Conference on Learning Representations (ICLR)*,
+    arXiv:2009.03300.
+
+    Beeching, E., Fourrier, C., Habib, N., Han, S., Lambert, N., Rajani, N., Sanseviero, O., Tunstall, L. and
+    Wolf, T. (2023). Open LLM Leaderboard. Hugging Face.
+
+    Examples
+    --------
+    >>> from effstats.datasets import load_mmlu
+    >>> mmlu = load_mmlu()
+    >>> mmlu.shape, mmlu.item_ids[:3].tolist()
+    ((98, 57), ['abstract_algebra', 'anatomy', 'astronomy'])
     """
     df = _read_tsv("mmlu/leaderboard.tsv.gz")
     names = df["model_name"].str.replace(r"^details_", "", regex=True).str.replace("__", "/", n=1, regex=False)
@@ -292,20 +408,46 @@ def _parse_params(s: str) -> float:
 
 
 def load_imagenet_classes(*, as_frame: bool = False) -> ResponseMatrix | pd.DataFrame:
-    """Per-class ImageNet val accuracy of 112 torchvision weights: 112 × 1000 classes (50 images per class).
+    """Per-class ImageNet validation accuracy of 112 torchvision weights: 112 × 1000 classes (50 images each).
 
     Parameters
     ----------
-    as_frame : bool, default False
+    as_frame : bool, default=False
         Return the tidy long table instead.
 
     Returns
     -------
-    ResponseMatrix
+    ResponseMatrix or DataFrame
         ``kind="score"``, shape (112, 1000); values are multiples of 1/50. Item ids are the class ids 0..999
-        (sorted-wnid order); ``items``: ``class_id``, ``n_images`` (50). Model ids are the torchvision weight names
-        (``"ResNet50_Weights.IMAGENET1K_V1"``); ``models``: ``architecture``, ``acc1`` / ``acc5`` (published top-1 /
-        top-5, in [0, 1]), ``acc`` (benchbench's re-evaluated top-1), ``params`` (count), ``gflops``.
+        (sorted-wnid order); ``items``: ``class_id``, ``n_images`` (50). Model ids are the torchvision weight
+        names (``"ResNet50_Weights.IMAGENET1K_V1"``); ``models``: ``architecture``, ``acc1`` / ``acc5``
+        (published top-1 / top-5, in [0, 1]), ``acc`` (benchbench's re-evaluated top-1), ``params`` (count),
+        ``gflops``.
+
+    See Also
+    --------
+    effstats.datasets.load_imagenet_predictions : per-image predictions, where available.
+    effstats.datasets.load_leaderboard : any bundled table by name.
+    effstats.datasets.list_leaderboards : what is bundled.
+
+    References
+    ----------
+    Russakovsky, O., Deng, J., Su, H., Krause, J., Satheesh, S., Ma, S., Huang, Z., Karpathy, A., Khosla, A.,
+    Bernstein, M., Berg, A. C. and Fei-Fei, L. (2015). ImageNet Large Scale Visual Recognition Challenge.
+    *International Journal of Computer Vision* 115(3), 211-252.
+
+    Zhang, G. and Hardt, M. (2024). Inherent Trade-Offs between Diversity and Stability in Multi-Task Benchmarks.
+    *Proceedings of the 41st International Conference on Machine Learning (ICML)*, arXiv:2405.01719 (the
+    ``benchbench`` package the tables are copied from).
+
+    Examples
+    --------
+    >>> from effstats.datasets import load_imagenet_classes
+    >>> classes = load_imagenet_classes()
+    >>> classes.shape
+    (112, 1000)
+    >>> classes.models.loc["ResNet50_Weights.IMAGENET1K_V1", "acc1"]
+    0.7613
     """
     df = _read_tsv("imagenet/leaderboard.tsv.gz")
     cols = [f"acc_{k}" for k in range(1000)]
@@ -347,16 +489,39 @@ _ALIASES = {"helm_classic": "helm", "open_llm": "openllm", "imagenet_classes": "
 
 
 def load_leaderboard(name: str, *, as_frame: bool = False, **kwargs) -> ResponseMatrix | pd.DataFrame:
-    """Load a bundled leaderboard by name (see :func:`list_leaderboards`).
+    """Load a bundled leaderboard by name.
 
     Parameters
     ----------
     name : {"helm", "helm_lite", "openllm", "mmlu", "imagenet"}
         Also accepted: ``"helm_classic"``, ``"open_llm"``, ``"imagenet_classes"``.
-    as_frame : bool, default False
-        Tidy long DataFrame instead of a :class:`~effstats.ResponseMatrix`.
+    as_frame : bool, default=False
+        Tidy long DataFrame instead of a :class:`effstats.ResponseMatrix`.
     **kwargs
         Passed to the specific loader (e.g. ``duplicates=`` for ``openllm`` / ``mmlu``).
+
+    Returns
+    -------
+    ResponseMatrix or DataFrame
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``name``, listing the known ones.
+
+    See Also
+    --------
+    effstats.datasets.list_leaderboards : the names and sizes.
+
+    Examples
+    --------
+    >>> from effstats.datasets import load_leaderboard
+    >>> load_leaderboard("helm_lite")
+    ResponseMatrix(91 models × 10 items, kind='score', 1 missing, item groups ['scenario', 'metric', 'column'])
+    >>> load_leaderboard("helm", as_frame=True)[["model", "item", "score"]].head(2)
+               model         item  score
+    0  Llama 2 (70B)         MMLU  0.582
+    1  Llama 2 (70B)        BoolQ  0.886
     """
     key = _ALIASES.get(name, name) if isinstance(name, str) else None
     if key not in _BOARDS:
@@ -365,8 +530,36 @@ def load_leaderboard(name: str, *, as_frame: bool = False, **kwargs) -> Response
 
 
 def list_leaderboards() -> pd.DataFrame:
-    """The bundled leaderboards: one row per name with ``n_models``, ``n_columns``, ``columns`` (what a column is),
-    ``n_missing`` (cells not evaluated), ``file`` and ``description``."""
+    """The bundled leaderboards, one row per name.
+
+    Returns
+    -------
+    DataFrame
+        Indexed by ``name``, with ``n_models``, ``n_columns``, ``columns`` (what a column is), ``n_missing``
+        (cells not evaluated), ``file`` and ``description``.
+
+    See Also
+    --------
+    effstats.datasets.load_leaderboard : load one by name.
+
+    References
+    ----------
+    Zhang, G. and Hardt, M. (2024). Inherent Trade-Offs between Diversity and Stability in Multi-Task Benchmarks.
+    *Proceedings of the 41st International Conference on Machine Learning (ICML)*, arXiv:2405.01719 (the
+    ``benchbench`` package the tables are copied from).
+
+    Examples
+    --------
+    >>> from effstats.datasets import list_leaderboards
+    >>> list_leaderboards()[["n_models", "n_columns", "columns", "n_missing"]]
+               n_models  n_columns   columns  n_missing
+    name
+    helm             67         16  scenario        196
+    helm_lite        91         10  scenario          1
+    openllm         100          6      task          0
+    mmlu             98         57   subject          0
+    imagenet        112       1000     class          0
+    """
     rows = []
     for name, b in _BOARDS.items():
         rm = b.loader()
