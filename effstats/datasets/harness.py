@@ -321,14 +321,14 @@ def read_lm_eval_samples(
         in the run's ``results_<timestamp>.json`` in the same folder (``model_name``, else the ``pretrained=``,
         ``model=``, ``path=`` or ``engine=`` entry of ``config.model_args``), else its folder name (``org__name``
         -> ``org/name``, as the harness writes it). With a mapping, the mapping names the models.
-    metric : str, default "acc"
+    metric : str, default="acc"
         Per-document field giving the response: ``"acc"`` or ``"acc_norm"`` (correctness of the raw or
         length-normalised arg-max choice), or any numeric per-sample metric (``"exact_match"``, ``"f1"`` ...).
         ``acc`` / ``acc_norm`` are recomputed from the loglikelihoods and the gold index if not logged.
     normalize : bool, optional
         Length-normalise the per-choice loglikelihoods (divide by the number of characters of the choice, as the
         harness's ``acc_norm``) before the softmax. Default: ``metric == "acc_norm"``.
-    probabilities : bool, default True
+    probabilities : bool, default=True
         Attach choice probabilities ``softmax(loglikelihoods)`` (n_models, n_items, max_choices) and ``labels``
         (gold index) when every item is multiple choice with a known gold index; padded choices get probability 0
         and cells a model did not evaluate hold a uniform distribution (they are ``missing`` anyway).
@@ -336,7 +336,7 @@ def read_lm_eval_samples(
         Keep only these tasks.
     filter : str, optional
         The harness filter to read when a file logs several (e.g. ``"strict-match"`` vs ``"flexible-extract"``).
-    duplicates : {"last", "first", "error", "mean"}, default "last"
+    duplicates : {"last", "first", "error", "mean"}, default="last"
         What to do when one model has several runs (samples files) of one task: ``"last"`` keeps the run with the
         latest timestamp and ``"first"`` the earliest (runs without a timestamp count as earliest, ties keep the
         order given), both with a ``UserWarning`` naming the model and task; ``"mean"`` averages the runs'
@@ -600,7 +600,7 @@ def read_scores_csv(
     ----------
     path : path
         The file (``.csv``, ``.tsv``; ``.gz`` etc. are decompressed by pandas).
-    format : {"auto", "long", "wide"}, default "auto"
+    format : {"auto", "long", "wide"}, default="auto"
         ``"long"``: one row per (model, item) with columns ``model``, ``item``, ``score`` (+ ``groups``);
         ``"wide"``: one row per model, first column (or the ``model`` column) = model id, other columns = items.
         ``"auto"`` picks long when the three named columns exist, else wide.
@@ -612,10 +612,10 @@ def read_scores_csv(
         Inferred when omitted (binary if every value is 0/1).
     sep : str, optional
         Field separator; default tab for ``.tsv`` files, else comma.
-    missing_marker : str, default "-"
+    missing_marker : str, default="-"
         Cell text meaning "not evaluated" (empty cells too). Long rows with it are dropped; wide cells become
         ``missing``.
-    duplicates : {"last", "first", "error", "mean"}, default "last"
+    duplicates : {"last", "first", "error", "mean"}, default="last"
         What to do with repeated (model, item) rows of a long table or repeated model rows of a wide one (several
         runs of a model): ``"last"`` keeps the row lower in the file and ``"first"`` the higher one (a kept row
         marked not evaluated leaves the cell ``missing``), both with a ``UserWarning`` naming the repeated

@@ -214,16 +214,16 @@ def read_helm_runs(
         their ``per_instance_stats.json`` files, or directories searched recursively for run folders (a suite, or
         ``benchmark_output/runs``). Runs are taken in the order given, and within a directory in natural order
         of their paths (``v1.9`` before ``v1.10``).
-    metric : str, default "exact_match"
+    metric : str, default="exact_match"
         The per-instance stat (``name.name`` in ``per_instance_stats.json``): ``"exact_match"``,
         ``"quasi_exact_match"``, ``"f1_score"``, ... Values must lie in [0, 1].
-    split : str or None, default "test"
+    split : str or None, default="test"
         Keep the stats of instances of this split (``"valid"``, ``"test"``); None keeps every split.
-    perturbation : None, str or mapping, default None
+    perturbation : None, str or mapping, default=None
         None reads the unperturbed instances; a name (``"typo"``, ``"dialect"``) reads the instances with that
         perturbation; a mapping reads those whose perturbation description has all its fields (e.g.
         ``{"name": "typo", "prob": 0.1}``). Stats of other perturbations are ignored.
-    duplicates : {"last", "first", "error", "mean"}, default "last"
+    duplicates : {"last", "first", "error", "mean"}, default="last"
         What to do when one model has several runs of one scenario (e.g. the same run in two suites): ``"last"``
         keeps the run read last and ``"first"`` the one read first, both with a ``UserWarning`` naming the model
         and scenario; ``"mean"`` averages the runs' per-instance values over the runs that have each instance;

@@ -153,6 +153,24 @@ def data_root(root: str | os.PathLike | None = None) -> Path:
     ------
     FileNotFoundError
         When no candidate exists; the message says where the data come from.
+
+    See Also
+    --------
+    effstats.datasets.load_imagenet_predictions, effstats.datasets.load_cifar10_predictions,
+    effstats.datasets.load_alpacaeval
+
+    Examples
+    --------
+    The released predictions are external data; the example is skipped where they are not installed.
+
+    >>> import pytest
+    >>> from effstats.datasets import data_root
+    >>> try:
+    ...     root = data_root()
+    ... except FileNotFoundError:
+    ...     pytest.skip("the released per-item predictions are not installed")
+    >>> sorted(p.name for p in root.iterdir() if p.is_dir())
+    ['alpacaeval', 'cifar10', 'imagenet']
     """
     if root is not None:
         if not isinstance(root, (str, os.PathLike)):
@@ -319,25 +337,25 @@ def load_imagenet_predictions(
     Parameters
     ----------
     root : path, optional
-        See :func:`data_root`. May also be a checkout of the ImageNetV2 repository (``data/predictions/...``).
+        See :func:`effstats.datasets.data_root`. May also be a checkout of the ImageNetV2 repository (``data/predictions/...``).
     domains : str or sequence of str, optional
         Any of ``"imagenet_val"`` (50,000 images), ``"imagenetv2_matched_frequency"``, ``"imagenetv2_threshold0.7"``,
         ``"imagenetv2_top_images"`` (10,000 each), in the order given; default all four (80,000 items). The release
         names (``"imagenet-validation-original"``, ``"imagenetv2-b-33"``, ``"imagenetv2-a-44"``, ``"imagenetv2-c-12"``)
         are accepted too.
-    top5 : bool, default False
+    top5 : bool, default=False
         ``predictions`` holds the top-5 ranked class ids, shape (n_models, n_items, 5), best first, instead of the
         top-1 class, shape (n_models, n_items). Reads the larger ``*_top5preds.npz`` archives.
-    correct : {"top1", "top5"}, default "top1"
+    correct : {"top1", "top5"}, default="top1"
         Which correctness goes into ``values``.
     models : sequence of str, optional
         Model names to keep, in that order (the ``drop_*`` flags then do not apply).
-    drop_duplicates : bool, default False
+    drop_duplicates : bool, default=False
         Drop the PyTorch ports of TF-slim weights (``models["is_duplicate"]``; the original is ``models["duplicate_of"]``):
         the same trained network evaluated twice, e.g. ``inceptionv4`` vs ``inception_v4_tf``.
-    drop_fisher_vectors : bool, default False
+    drop_fisher_vectors : bool, default=False
         Drop the three non-deep Fisher-vector baselines ``fv_4k``, ``fv_16k``, ``fv_64k``.
-    drop_duplicate_images : bool, default False
+    drop_duplicate_images : bool, default=False
         Keep each image once: the three ImageNetV2 sets share 9,317 images (same ``image`` hash); later
         occurrences (in the order of ``domains``) are dropped, so an image is not counted two or three times.
 
@@ -350,10 +368,39 @@ def load_imagenet_predictions(
         (pytorch / tensorflow / fisher_vector), ``duplicate_of``, ``is_duplicate``. Item ids are ``"<domain>/<image>"``
         (the V2 sets share images).
 
+    See Also
+    --------
+    effstats.datasets.load_imagenet_classes : bundled per-class accuracies of torchvision models.
+    effstats.datasets.load_cifar10_predictions : the CIFAR-10 counterpart.
+
     Notes
     -----
     In the release, ``fv_16k`` on the three V2 sets is stored worst-to-best; the extracted archives (and the release
     reader here) reverse those rows. ResNet-50 top-1 on ImageNet val is 0.7613, as published.
+
+    References
+    ----------
+    Recht, B., Roelofs, R., Schmidt, L. and Shankar, V. (2019). Do ImageNet Classifiers Generalize to ImageNet?
+    *Proceedings of the 36th International Conference on Machine Learning (ICML)*, arXiv:1902.10811.
+
+    Russakovsky, O., Deng, J., Su, H., Krause, J., Satheesh, S., Ma, S., Huang, Z., Karpathy, A., Khosla, A.,
+    Bernstein, M., Berg, A. C. and Fei-Fei, L. (2015). ImageNet Large Scale Visual Recognition Challenge.
+    *International Journal of Computer Vision* 115(3), 211-252.
+
+    Examples
+    --------
+    External data; skipped where the released predictions are not installed.
+
+    >>> import pytest
+    >>> from effstats.datasets import load_imagenet_predictions
+    >>> try:
+    ...     rm = load_imagenet_predictions(domains="imagenet_val")
+    ... except FileNotFoundError:
+    ...     pytest.skip("the released per-item predictions are not installed")
+    >>> rm
+    ResponseMatrix(67 models × 50000 items, kind='binary', item groups ['domain', 'image', 'label'])
+    >>> round(rm.accuracy()["resnet50"], 4)
+    0.7613
     """
     top5 = check_flag(top5, "top5")
     drop_duplicates = check_flag(drop_duplicates, "drop_duplicates")
@@ -515,7 +562,7 @@ def load_cifar10_predictions(
     Parameters
     ----------
     root : path, optional
-        See :func:`data_root`; may also be a checkout of the CIFAR-10.1 repository (``model_predictions/...``).
+        See :func:`effstats.datasets.data_root`; may also be a checkout of the CIFAR-10.1 repository (``model_predictions/...``).
     domains : str or sequence of str, optional
         Any of ``"cifar10"`` (10,000 test images), ``"cifar10.1_v4"`` (2,021), ``"cifar10.1_v6"`` (2,000); default
         all three in that order (14,021 items).
@@ -532,6 +579,33 @@ def load_cifar10_predictions(
         ``labels`` (n_items,); ``items`` columns ``domain``, ``index`` (position in its set), ``label``; ``models``
         columns ``family``, ``framework``, ``duplicate_of``, ``is_duplicate`` (no duplicates are known here).
         WRN-28-10 on CIFAR-10 test has accuracy 0.9593, as published.
+
+    See Also
+    --------
+    effstats.datasets.load_imagenet_predictions : the ImageNet counterpart.
+
+    References
+    ----------
+    Recht, B., Roelofs, R., Schmidt, L. and Shankar, V. (2018). Do CIFAR-10 Classifiers Generalize to CIFAR-10?
+    arXiv:1806.00451.
+
+    Krizhevsky, A. (2009). Learning Multiple Layers of Features from Tiny Images. Technical report, University of
+    Toronto.
+
+    Examples
+    --------
+    External data; skipped where the released predictions are not installed.
+
+    >>> import pytest
+    >>> from effstats.datasets import load_cifar10_predictions
+    >>> try:
+    ...     rm = load_cifar10_predictions(domains="cifar10")
+    ... except FileNotFoundError:
+    ...     pytest.skip("the released per-item predictions are not installed")
+    >>> rm.shape
+    (30, 10000)
+    >>> round(rm.accuracy()["wrn_28_10"], 4)
+    0.9593
     """
     doms = _domains(domains, list(CIFAR10_DOMAINS), _CIFAR_ALIASES)
     base = data_root(root)
@@ -635,12 +709,12 @@ def load_alpacaeval(
     Parameters
     ----------
     root : path, optional
-        See :func:`data_root`; may also be a checkout of the alpaca_eval repository (``results/<model>/<annotator>/
+        See :func:`effstats.datasets.data_root`; may also be a checkout of the alpaca_eval repository (``results/<model>/<annotator>/
         annotations.json``).
-    outcome : {"p_win", "win"}, default "p_win"
+    outcome : {"p_win", "win"}, default="p_win"
         ``"p_win"``: ``kind="score"`` values = the judge's probability that the model's answer beats the reference's;
         ``"win"``: ``kind="binary"`` values = ``p_win > 0.5`` (ties at exactly 0.5 count as losses).
-    exclude : iterable of str or None, default ``("gpt4_1106_preview", "NullModel")``
+    exclude : iterable of str or None, default=("gpt4_1106_preview", "NullModel")
         Models dropped: by default the reference model itself (P(win) = 0.5 against itself) and ``NullModel``, an
         adversarial entry with empty/constant outputs that games the judge. ``None`` or ``()`` keeps all 58.
     models : sequence of str, optional
@@ -655,6 +729,43 @@ def load_alpacaeval(
         are in the ``missing`` mask, never NaN. ``items`` columns ``dataset`` (AlpacaEval subset) and ``index``;
         ``models`` columns ``family``, ``variant`` (``concise`` / ``verbose`` prompt variants, else ``""``),
         ``is_reference``, ``is_null_model``.
+
+    See Also
+    --------
+    effstats.datasets.read_lm_eval_samples : per-item results of lm-evaluation-harness.
+
+    References
+    ----------
+    Dubois, Y., Galambosi, B., Liang, P. and Hashimoto, T. B. (2024). Length-Controlled AlpacaEval: A Simple Way to
+    Debias Automatic Evaluators. arXiv:2404.04475.
+
+    Li, X., Zhang, T., Dubois, Y., Taori, R., Gulrajani, I., Guestrin, C., Liang, P. and Hashimoto, T. B. (2023).
+    AlpacaEval: An Automatic Evaluator of Instruction-following Models. GitHub repository tatsu-lab/alpaca_eval.
+
+    Examples
+    --------
+    Your own AlpacaEval runs in the release layout (``results/<model>/<annotator>/annotations.json``, as
+    ``alpaca_eval`` writes them), here two models on three instructions:
+
+    >>> import json, pathlib, tempfile
+    >>> from effstats.datasets import load_alpacaeval
+    >>> out = tempfile.TemporaryDirectory()
+    >>> for model, prefs in {"my-model": [1.9, 1.2, 1.6], "my-model-v2": [1.95, 1.7, 1.4]}.items():
+    ...     folder = pathlib.Path(out.name, "results", model, "weighted_alpaca_eval_gpt4_turbo")
+    ...     folder.mkdir(parents=True)
+    ...     records = [{"instruction": f"q{i}", "dataset": "helpful_base", "preference": p}
+    ...                for i, p in enumerate(prefs)]
+    ...     _ = (folder / "annotations.json").write_text(json.dumps(records))
+    >>> rm = load_alpacaeval(out.name)
+    >>> rm.to_frame()
+    item_ids     alpacaeval/0  alpacaeval/1  alpacaeval/2
+    model_ids
+    my-model             0.90           0.2           0.6
+    my-model-v2          0.95           0.7           0.4
+    >>> load_alpacaeval(out.name, outcome="win").values.astype(int)
+    array([[1, 0, 1],
+           [1, 1, 0]])
+    >>> out.cleanup()
     """
     if outcome not in ("p_win", "win"):
         raise ValueError(f"outcome: expected 'p_win' or 'win', got {outcome!r}")
