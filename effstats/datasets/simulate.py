@@ -45,6 +45,18 @@ class IRTParameters:
     base_difficulty : float array of shape (n_items,)
     discrimination : float array of shape (n_items, n_dims), non-negative
     cluster : int array of shape (n_models,)
+
+    See Also
+    --------
+    effstats.datasets.simulate_responses : returns them with ``return_params=True``.
+    effstats.irt.IRT2PL : fits a 2PL model to responses.
+
+    Examples
+    --------
+    >>> from effstats.datasets import simulate_responses
+    >>> rm, truth = simulate_responses(5, 200, rng=0, return_params=True)
+    >>> truth.ability.shape, truth.difficulty.shape, truth.probability().shape
+    ((5, 1), (1, 200), (5, 200))
     """
 
     ability: np.ndarray
@@ -59,7 +71,13 @@ class IRTParameters:
         return self.ability[idx].astype(float) @ self.discrimination.T.astype(float) - self.difficulty[self.cluster[idx]]
 
     def probability(self, models: Any = None) -> np.ndarray:
-        """Array (n_selected_models, n_items): the model's probability of a correct answer."""
+        """Array (n_selected_models, n_items): the model's probability of a correct answer.
+
+        Parameters
+        ----------
+        models : array-like of int, default=None
+            Model positions; None selects every model.
+        """
         return 1.0 / (1.0 + np.exp(-self.logits(models)))
 
 
@@ -210,32 +228,70 @@ def simulate_responses(
     ----------
     n_models, n_items : int
         Shape of the matrix.
-    n_dims : int
+    n_dims : int, default=1
         Latent dimensions ``d``.
-    ability, difficulty, discrimination : spec
+    ability, difficulty, discrimination : spec, default=(0.0, 1.0), (0.0, 1.0), None
         How to draw :math:`\\theta` (n_models, d), :math:`b` (n_items,) and :math:`a` (n_items, d): a number
         (constant), ``(loc, scale)`` (normal; log-normal for ``discrimination``, whose default
         None means log-normal(0, 0.3) divided by ``sqrt(d)``), an explicit array (a 1-D array is repeated over the
         dimensions) or ``callable(rng, shape) -> array``. ``discrimination=1.0`` gives a Rasch model.
-    n_clusters : int
+    n_clusters : int, default=1
         Model clusters; each cluster ``c`` sees item difficulties :math:`b_j + \\delta_{c,j}`,
         :math:`\\delta_{c,j} \\sim N(0, \\text{cluster\\_spread}^2)`, i.e. its own item ordering.
-    cluster_spread : float
+    cluster_spread : float, default=1.0
         Standard deviation of the cluster offsets (unused with one cluster).
-    n_classes : int, optional
+    n_classes : int, default=None
         If given, also return class probabilities (n_models, n_items, n_classes) and labels (n_items,)
         whose arg-max equals the label exactly where the response is correct (labels uniform; the
         true class's logit sits a margin of 0.05 + Exp(1) above or below the best other class's
         N(0, 1) logit). Needs ``8 * n_models * n_items * n_classes`` bytes.
-    rng : int or Generator, optional
-    return_params : bool
-        Also return the true :class:`IRTParameters`.
+    rng : int, numpy.random.Generator or None, default=None
+        Seed or generator; the same seed gives the same matrix.
+    return_params : bool, default=False
+        Also return the true :class:`effstats.datasets.simulate.IRTParameters`.
 
     Returns
     -------
     ResponseMatrix, or (ResponseMatrix, IRTParameters)
         Binary values (n_models, n_items); ``models`` has ``release_date`` (increasing with a noisy
         copy of the mean ability, for chronological splits) and ``cluster``.
+
+    See Also
+    --------
+    effstats.datasets.simulate_packed_responses : the same matrix, bit-packed, for very large sizes.
+    effstats.ResponseMatrix : the returned data model.
+
+    References
+    ----------
+    Birnbaum, A. (1968). Some latent trait models and their use in inferring an examinee's ability. In F. M. Lord
+    and M. R. Novick, *Statistical Theories of Mental Test Scores*, 397-479. Addison-Wesley.
+
+    Reckase, M. D. (2009). *Multidimensional Item Response Theory*. Springer.
+
+    Polo, F. M., Weber, L., Choshen, L., Sun, Y., Xu, G. and Yurochkin, M. (2024). tinyBenchmarks: evaluating LLMs
+    with fewer examples. *Proceedings of the 41st International Conference on Machine Learning (ICML)*,
+    arXiv:2402.14992.
+
+    Examples
+    --------
+    >>> from effstats.datasets import simulate_responses
+    >>> rm = simulate_responses(5, 200, rng=0)
+    >>> rm
+    ResponseMatrix(5 models × 200 items, kind='binary')
+    >>> rm.accuracy().round(3)
+    model_ids
+    sim0    0.525
+    sim1    0.425
+    sim2    0.645
+    sim3    0.510
+    sim4    0.375
+    Name: accuracy, dtype: float64
+
+    Class probabilities whose arg-max is the label exactly where the response is correct:
+
+    >>> rm = simulate_responses(4, 6, n_classes=3, rng=1)
+    >>> bool(((rm.probabilities.argmax(axis=2) == rm.labels) == rm.values).all())
+    True
     """
     n_models, n_items, n_dims, n_clusters, cluster_spread = _check_common(n_models, n_items, n_dims, n_clusters, cluster_spread)
     if n_classes is not None:
@@ -281,16 +337,43 @@ def simulate_packed_responses(
 
     Parameters
     ----------
-    block_rows : int, optional
+    n_models, n_items, n_dims, ability, difficulty, discrimination, n_clusters, cluster_spread, rng, return_params
+        As :func:`effstats.datasets.simulate_responses`.
+    block_rows : int, default=None
         Rows per block (default: about 4 million cells a block). Does not change the result.
-    n_jobs : int
+    n_jobs : int, default=1
         Threads filling each block (numpy releases the GIL); does not change the result.
-    progress : bool
+    progress : bool, default=False
         Show a tqdm bar over blocks.
 
     Returns
     -------
     PackedBinaryMatrix of shape (n_models, n_items), or (PackedBinaryMatrix, IRTParameters)
+
+    See Also
+    --------
+    effstats.datasets.simulate_responses : the dense version.
+    effstats.PackedBinaryMatrix : the returned matrix.
+
+    References
+    ----------
+    Birnbaum, A. (1968). Some latent trait models and their use in inferring an examinee's ability. In F. M. Lord
+    and M. R. Novick, *Statistical Theories of Mental Test Scores*, 397-479. Addison-Wesley.
+
+    Reckase, M. D. (2009). *Multidimensional Item Response Theory*. Springer.
+
+    Polo, F. M., Weber, L., Choshen, L., Sun, Y., Xu, G. and Yurochkin, M. (2024). tinyBenchmarks: evaluating LLMs
+    with fewer examples. *Proceedings of the 41st International Conference on Machine Learning (ICML)*,
+    arXiv:2402.14992.
+
+    Examples
+    --------
+    >>> from effstats.datasets import simulate_packed_responses, simulate_responses
+    >>> packed = simulate_packed_responses(5, 200, rng=0, block_rows=2)
+    >>> packed
+    PackedBinaryMatrix(5 × 200, 0.0 MiB)
+    >>> bool((packed.to_dense() == simulate_responses(5, 200, rng=0).values).all())
+    True
     """
     n_models, n_items, n_dims, n_clusters, cluster_spread = _check_common(n_models, n_items, n_dims, n_clusters, cluster_spread)
     n_jobs = check_positive_int(n_jobs, "n_jobs")
