@@ -68,19 +68,19 @@ class AIPW(_SubsetEstimator):
     Parameters
     ----------
     n_items : int, default=100
-        Number of items evaluated, drawn uniformly at random (the same items as :class:`RandomDirect` with the
+        Number of items evaluated, drawn uniformly at random (the same items as :class:`effstats.disco.RandomDirect` with the
         same ``random_state`` and ``stratify``).
     stratify : str or array of shape (n_items_total,), default=None
         Item groups (a column of the source ``items`` table, or an array): equal numbers of items per group
-        (as :class:`RandomDirect`), and the estimate weights each group by its share of the items. Every group
+        (as :class:`effstats.disco.RandomDirect`), and the estimate weights each group by its share of the items. Every group
         needs at least one sampled item.
     n_folds : int, default=5
         Folds of the sampled items for cross-fitting; 1 fits and corrects on the same items (Zhang et al.'s
-        estimator, not exactly unbiased). At most ``n_items``.
-    regressor : "ridge", "logistic" or scikit-learn estimator, default="ridge"
+        estimator, not exactly unbiased). In ``[1, n_items]``, and at least 3 with ``power_tuning``.
+    regressor : {"ridge", "logistic"} or scikit-learn estimator, default="ridge"
         The regression ``f``. ``"ridge"``: ridge regression with intercept and penalty ``alpha`` (Zhang et al.'s
         default, ``Ridge(alpha=10)``), solved in closed form for all targets at once. ``"logistic"``:
-        ``LogisticRegression()`` (0/1 responses only). An estimator is cloned per target and fold; a
+        ``LogisticRegression()`` (0/1 responses only). Names in any case. An estimator is cloned per target and fold; a
         classifier's ``predict_proba`` of class 1 is used (0/1 responses only).
     alpha : float, default=10.0
         Ridge penalty (``regressor="ridge"`` only), on features in [0, 1].
@@ -95,6 +95,7 @@ class AIPW(_SubsetEstimator):
     selected_ : ndarray of shape (n_items,)
         Sampled item positions, ascending.
     selected_ids_ : Index or None
+        Their ids, when fitted on labelled outputs.
     folds_ : ndarray of shape (n_items,)
         Fold of each sampled item (in ``selected_`` order).
     strata_ : ndarray of shape (n_items_total,)
@@ -103,12 +104,13 @@ class AIPW(_SubsetEstimator):
     stratum_sizes_ : ndarray of shape (n_strata,)
         Items per stratum, ``N_h``.
     n_items_total_ : int
+        Items in the source outputs.
 
     Notes
     -----
     Missing cells. A source model's missing response is replaced by the item's mean over the models that
     answered it; items no source model answered are never drawn and are outside the estimated mean (as for
-    :class:`RandomDirect`). A target without outputs on some sampled items is estimated from the others (a
+    :class:`effstats.disco.RandomDirect`). A target without outputs on some sampled items is estimated from the others (a
     smaller random sample when cells are missing at random) with a ``UserWarning``; a stratum where it has
     none is estimated by the regression alone (no design-based correction, no variance).
 
@@ -117,9 +119,9 @@ class AIPW(_SubsetEstimator):
 
     See Also
     --------
-    RandomDirect : the plain mean of a random subset (``power_tuning`` with ``lambda = 0``).
-    StratifiedHT : stratified Horvitz–Thompson estimate on source-difficulty strata.
-    DISCO : model-based prediction from a model signature (valid only for targets like the sources).
+    effstats.disco.RandomDirect : the plain mean of a random subset (``power_tuning`` with ``lambda = 0``).
+    effstats.disco.StratifiedHT : stratified Horvitz–Thompson estimate on source-difficulty strata.
+    effstats.disco.DISCO : model-based prediction from a model signature (valid only for targets like the sources).
 
     References
     ----------
@@ -134,7 +136,7 @@ class AIPW(_SubsetEstimator):
     --------
     >>> from effstats.datasets import simulate_responses
     >>> from effstats.disco import RandomDirect
-    >>> from effstats.disco._aipw import AIPW
+    >>> from effstats.disco import AIPW
     >>> rm = simulate_responses(40, 2000, rng=0)
     >>> src, tgt = rm.subset(models=range(30)), rm.subset(models=range(30, 40))
     >>> est = AIPW(n_items=200, random_state=0).fit(src)
@@ -168,15 +170,26 @@ class AIPW(_SubsetEstimator):
         ----------
         source_outputs : ResponseMatrix, DataFrame or array
             The source models' outputs on all items (probabilities, class ids with ``labels``, or
-            correctness / graded scores in [0, 1]); their correctness on an item is its feature vector.
+            correctness / graded scores in [0, 1], an integer 0/1 matrix included); their correctness on an item
+            is its feature vector.
         source_scores : array of shape (n_source,), optional
             Unused by the estimate (kept for the protocol).
         labels : array of shape (n_items_total,), optional
-            True classes, for class ids or probabilities.
+            True classes, for class ids or probabilities; an integer array given with ``labels`` is class ids.
 
         Returns
         -------
-        self
+        self : AIPW
+            The fitted estimator.
+
+        Examples
+        --------
+        >>> from effstats.datasets import simulate_responses
+        >>> from effstats.disco import AIPW
+        >>> rm = simulate_responses(30, 400, rng=0)
+        >>> est = AIPW(n_items=40, n_folds=4, random_state=0).fit(rm)
+        >>> est.selected_.shape, sorted(set(est.folds_.tolist()))
+        ((40,), [0, 1, 2, 3])
         """
         src, _ = self._fit_source(source_outputs, source_scores, labels)
         k = self.n_items  # checked against the answered items by _fit_source

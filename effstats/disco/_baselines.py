@@ -1,4 +1,9 @@
-"""Baselines in DISCO's protocol: random + direct, anchor points, SSEPY-style strata, Sort & Search."""
+"""Baselines in DISCO's protocol: random + direct, anchor points, SSEPY-style strata, Sort & Search.
+
+References
+----------
+Cochran, W. G. (1977). *Sampling Techniques*, 3rd ed. Wiley (the design-based variances below).
+"""
 from __future__ import annotations
 
 import warnings
@@ -10,14 +15,63 @@ from .._subset import _SubsetEstimator, _impute, _item_groups, _merge_empty_stra
 from .._validation import check_option, check_positive_int, check_rng
 from ._selection import _first_per_group, select_random
 
-# References: Cochran, *Sampling Techniques*, 3rd ed., Wiley, 1977 (design-based variances below).
-
 class RandomDirect(_SubsetEstimator):
     """Baseline: k uniformly random items (optionally stratified) and the target's accuracy on them.
 
+    The estimate is the target's mean on the drawn items; :meth:`predict_interval` gives the design-based
+    interval of a simple random sample without replacement (Wilson's score interval on 0/1 correctness, at the
+    finite-population-corrected sample size; Wald for graded scores).
+
+    Parameters
+    ----------
+    n_items : int, default=100
+        Items drawn, at most the number of items.
+    stratify : str, array of shape (n_items_total,), or None, default=None
+        Item groups (a column of the source ``items`` table, or an array): equal numbers of items per group.
+    random_state : int, Generator or None, default=None
+        Seeds the draw.
+
+    Attributes
+    ----------
+    selected_ : ndarray of int, shape (n_items,)
+        Drawn item positions, ascending.
+    selected_ids_ : Index or None
+        Their ids, when fitted on labelled outputs.
+    n_items_total_ : int
+        Items in the source outputs.
+    n_missing_ : int
+        Missing cells in the source outputs.
+
+    See Also
+    --------
+    effstats.disco.AIPW : the same items with a regression correction from the source models.
+    effstats.disco.StratifiedHT : strata on the source models' difficulty.
+    effstats.disco.DISCO : a model of the score from the outputs on the items.
+
+    Notes
+    -----
     Missing cells: items no source model answered are never drawn; a target without outputs on some drawn items
     is estimated by its mean over the others (a smaller simple random sample when the cells are missing at
     random), with the standard error and Wilson interval at that smaller size.
+
+    References
+    ----------
+    .. [1] Cochran, W. G. (1977). *Sampling Techniques*, 3rd ed. Wiley, Thm 2.2.
+    .. [2] Wilson, E. B. (1927). Probable inference, the law of succession, and statistical inference. *Journal
+       of the American Statistical Association* 22(158), 209–212.
+
+    Examples
+    --------
+    >>> from effstats.disco import RandomDirect
+    >>> from effstats.datasets import simulate_responses
+    >>> rm = simulate_responses(40, 300, rng=0)
+    >>> src, tgt = rm.subset(models=range(30)), rm.subset(models=range(30, 40))
+    >>> est = RandomDirect(n_items=30, random_state=0).fit(src)
+    >>> est.predict(tgt)[:3].round(3)
+    array([0.3  , 0.333, 0.533])
+    >>> ci = est.predict_interval(tgt).confidence_interval(0.9)
+    >>> ci.low[:3].round(3), ci.high[:3].round(3)
+    (array([0.189, 0.216, 0.394]), array([0.441, 0.476, 0.668]))
     """
 
     def __init__(self, n_items: int = 100, stratify: Any = None, random_state: Any = None) -> None:
@@ -26,6 +80,23 @@ class RandomDirect(_SubsetEstimator):
         self.random_state = random_state
 
     def fit(self, source_outputs: Any, source_scores: Any = None, *, labels: Any = None) -> "RandomDirect":
+        """Select the items from the source models' outputs.
+
+        Parameters
+        ----------
+        source_outputs : ResponseMatrix, DataFrame or array
+            The source models' outputs on all items: correctness (bool, float or integer 0/1), class
+            probabilities, or class ids with ``labels``.
+        source_scores : array of shape (n_source,), optional
+            Unused (kept for the protocol).
+        labels : int array of shape (n_items_total,), optional
+            True classes, for class ids or probabilities; an integer array given with ``labels`` is class ids.
+
+        Returns
+        -------
+        self : RandomDirect
+            The fitted estimator.
+        """
         src, _ = self._fit_source(source_outputs, source_scores, labels)
         groups = _item_groups(self.stratify, src)
         self._set_selected(self._select_answered(
@@ -66,16 +137,64 @@ class RandomDirect(_SubsetEstimator):
 
 
 class AnchorCorr(_SubsetEstimator):
-    """Anchor-corr (Vivek et al. 2023; Polo et al. 2024): cluster items by source-model correctness.
+    """Anchor-corr (Vivek et al. 2024; Polo et al. 2024): cluster items by source-model correctness.
 
     Items are embedded by their correctness vector over the source models and clustered with k-means
     into ``n_items`` clusters; the item nearest each centroid is the anchor and the estimate is the
     weighted sum ``Σ_k w_k s_k`` with ``w_k`` the cluster's share of items (the tinyBenchmarks
     reference implementation). Two centroids may share a nearest item; its weights then add up.
 
+    Parameters
+    ----------
+    n_items : int, default=100
+        Clusters (anchors), at most the number of items.
+    random_state : int, Generator or None, default=None
+        Seeds k-means.
+
+    Attributes
+    ----------
+    selected_ : ndarray of int
+        Anchor item positions, ascending (fewer than ``n_items`` when centroids share a nearest item).
+    selected_ids_ : Index or None
+        Their ids, when fitted on labelled outputs.
+    weights_ : ndarray of shape (len(selected_),)
+        Share of the items each anchor represents; they sum to 1.
+    n_items_total_ : int
+        Items in the source outputs.
+    n_missing_ : int
+        Missing cells in the source outputs.
+
+    See Also
+    --------
+    effstats.irt.TinyBenchmarks : the same anchors with IRT estimates (p-IRT, gp-IRT).
+    effstats.disco.RandomDirect : random items and their plain mean.
+    effstats.disco.DISCO : items chosen by the source models' disagreement.
+
+    Notes
+    -----
     Missing cells: a source model's missing entry in an item's correctness vector is the item's mean over the
     models that answered it; items no source model answered are not clustered (the weights are shares of the
     answered items). A target's missing anchor is imputed by the source models' observed mean on it.
+
+    References
+    ----------
+    .. [1] Vivek, R., Ethayarajh, K., Yang, D. & Kiela, D. (2024). Anchor points: benchmarking models with much
+       fewer examples. *Proceedings of EACL 2024*, arXiv:2309.08638.
+    .. [2] Polo, F. M., Weber, L., Choshen, L., Sun, Y., Xu, G. & Yurochkin, M. (2024). tinyBenchmarks:
+       evaluating LLMs with fewer examples. *Proceedings of the 41st International Conference on Machine
+       Learning (ICML)*, arXiv:2402.14992.
+
+    Examples
+    --------
+    >>> from effstats.disco import AnchorCorr
+    >>> from effstats.datasets import simulate_responses
+    >>> rm = simulate_responses(40, 300, rng=0)
+    >>> src, tgt = rm.subset(models=range(30)), rm.subset(models=range(30, 40))
+    >>> est = AnchorCorr(n_items=30, random_state=0).fit(src)
+    >>> est.predict(tgt)[:3].round(3)
+    array([0.27 , 0.443, 0.52 ])
+    >>> float(est.weights_.sum())
+    1.0
     """
 
     def __init__(self, n_items: int = 100, random_state: Any = None) -> None:
@@ -83,6 +202,23 @@ class AnchorCorr(_SubsetEstimator):
         self.random_state = random_state
 
     def fit(self, source_outputs: Any, source_scores: Any = None, *, labels: Any = None) -> "AnchorCorr":
+        """Select the items from the source models' outputs.
+
+        Parameters
+        ----------
+        source_outputs : ResponseMatrix, DataFrame or array
+            The source models' outputs on all items: correctness (bool, float or integer 0/1), class
+            probabilities, or class ids with ``labels``.
+        source_scores : array of shape (n_source,), optional
+            Unused (kept for the protocol).
+        labels : int array of shape (n_items_total,), optional
+            True classes, for class ids or probabilities; an integer array given with ``labels`` is class ids.
+
+        Returns
+        -------
+        self : AnchorCorr
+            The fitted estimator.
+        """
         src, _ = self._fit_source(source_outputs, source_scores, labels)
         means = src.item_means("source_outputs")
         X = _impute(src.correctness("source_outputs"), src.missing, means).T
@@ -117,8 +253,8 @@ def _kmeans_1d(x: np.ndarray, k: int, n_iter: int = 100) -> np.ndarray:
 def _modal_share(p: np.ndarray, missing: np.ndarray | None = None) -> np.ndarray:
     """Share of the rows (models) that give each column's (item's) most frequent value: (M, n) -> (n,).
 
-    The longest run of equal values in each sorted column; scipy.stats.mode loops over columns in Python
-    (26 s for the DISCO notebook's 60 fits on 10,000 items; this is ~0.1 s). With ``missing``, among the models
+    The longest run of equal values in each sorted column, vectorised over columns (scipy.stats.mode loops over
+    them in Python). With ``missing``, among the models
     that answered (missing cells sort first as -1 and are not counted)."""
     if missing is not None:
         p = np.where(missing, -1, p)
@@ -136,7 +272,7 @@ def _modal_share(p: np.ndarray, missing: np.ndarray | None = None) -> np.ndarray
 
 
 class StratifiedHT(_SubsetEstimator):
-    """SSEPY-style estimate (Fogliato et al. 2024): k-means strata on confidence, Horvitz–Thompson sum.
+    """SSEPY-style estimate (Fogliato et al. 2024): k-means strata on difficulty, Horvitz–Thompson sum.
 
     Items are stratified by (deterministic, 1-D) k-means on a difficulty proxy computed from the **source** models (mean
     confidence = max class probability; with class ids only, the share of models voting for the modal
@@ -146,12 +282,63 @@ class StratifiedHT(_SubsetEstimator):
     replacement; the estimate ``Σ_h (N_h / N) · mean of the sampled items in h`` is the Horvitz–Thompson
     estimator with inclusion probabilities ``n_h / N_h``.
 
+    Parameters
+    ----------
+    n_items : int, default=100
+        Items drawn, at most the number of items.
+    n_strata : int, default=10
+        Strata (k-means clusters of the difficulty proxy), at most ``n_items``; empty clusters are dropped.
+    random_state : int, Generator or None, default=None
+        Seeds the draws within strata.
+
+    Attributes
+    ----------
+    selected_ : ndarray of int, shape (n_items,)
+        Drawn item positions, ascending.
+    selected_ids_ : Index or None
+        Their ids, when fitted on labelled outputs.
+    strata_ : ndarray of int, shape (n_items_total,)
+        Stratum of every item, ordered from hard to easy by the proxy (-1: no source model answered it).
+    stratum_sizes_ : ndarray of int, shape (n_strata_kept,)
+        Items per stratum, ``N_h``.
+    weights_ : ndarray of shape (n_items,)
+        Horvitz–Thompson weight ``1 / (N π_i)`` of each drawn item (in ``selected_`` order).
+    n_items_total_ : int
+        Items in the source outputs.
+
+    See Also
+    --------
+    effstats.disco.RandomDirect : one stratum, the plain mean.
+    effstats.disco.AIPW : random items with a regression correction from the source models.
+    effstats.sortsearch.SortSearch : strata along the source models' difficulty order (``estimator="stratified"``).
+
+    Notes
+    -----
     Missing cells: the difficulty proxy of an item is the mean over the source models that answered it; items no
     source model answered belong to no stratum and are never drawn (the estimate is then of the mean over the
     answered items). A target without outputs on all items of a stratum gets that stratum's weight ``N_h / N``
     added to the nearest stratum in the difficulty order where it has outputs (half to each when two are equally
     near): strata are merged, not dropped, so a target missing the hardest items is not credited with the
     easier strata's accuracy. Within a stratum the mean is over its observed items.
+
+    References
+    ----------
+    .. [1] Fogliato, R., Patil, P., Monfort, M. & Perona, P. (2024). A framework for efficient model evaluation
+       through stratification, sampling, and estimation. *European Conference on Computer Vision (ECCV)*,
+       140–158. Springer.
+    .. [2] Cochran, W. G. (1977). *Sampling Techniques*, 3rd ed. Wiley, Thm 5.3.
+
+    Examples
+    --------
+    >>> from effstats.disco import StratifiedHT
+    >>> from effstats.datasets import simulate_responses
+    >>> rm = simulate_responses(40, 300, rng=0)
+    >>> src, tgt = rm.subset(models=range(30)), rm.subset(models=range(30, 40))
+    >>> est = StratifiedHT(n_items=30, n_strata=5, random_state=0).fit(src)
+    >>> est.stratum_sizes_
+    array([59, 71, 61, 61, 48])
+    >>> est.predict(tgt)[:3].round(3)
+    array([0.401, 0.564, 0.4  ])
     """
 
     def __init__(self, n_items: int = 100, n_strata: int = 10, random_state: Any = None) -> None:
@@ -160,6 +347,23 @@ class StratifiedHT(_SubsetEstimator):
         self.random_state = random_state
 
     def fit(self, source_outputs: Any, source_scores: Any = None, *, labels: Any = None) -> "StratifiedHT":
+        """Select the items from the source models' outputs.
+
+        Parameters
+        ----------
+        source_outputs : ResponseMatrix, DataFrame or array
+            The source models' outputs on all items: correctness (bool, float or integer 0/1), class
+            probabilities, or class ids with ``labels``.
+        source_scores : array of shape (n_source,), optional
+            Unused (kept for the protocol).
+        labels : int array of shape (n_items_total,), optional
+            True classes, for class ids or probabilities; an integer array given with ``labels`` is class ids.
+
+        Returns
+        -------
+        self : StratifiedHT
+            The fitted estimator.
+        """
         src, _ = self._fit_source(source_outputs, source_scores, labels)
         rng = check_rng(self.random_state, "random_state")
         h = check_positive_int(self.n_strata, "n_strata", maximum=self.n_items)
@@ -262,9 +466,8 @@ class StratifiedHT(_SubsetEstimator):
     def _design_n(self, o) -> np.ndarray:
         """Effective sample size for Wilson's interval on 0/1 correctness: ``p̂(1 − p̂) / se²`` (the design effect
         of Korn & Graubard 1998); when that is undefined (p̂ ∈ {0, 1} or se = 0, e.g. every sampled item right)
-        the simple-random-sample size ``k / (1 − k/N)``. On CIFAR-10 at 100 of
-        10,000 items (300 draws) the Wald interval covered 0.864 pooled over the 30 models (0.80 for the most
-        accurate, 72 of 9,000 intervals of zero width).
+        the simple-random-sample size ``k / (1 − k/N)``. Wilson's interval at this size keeps its width where the
+        Wald interval collapses (an accurate model right on every sampled item of a stratum).
 
         Korn, E. L. & Graubard, B. I. (1998). Confidence intervals for proportions with small expected number of
         positive counts estimated from survey data. *Survey Methodology* 24(2), 193–201.
@@ -287,11 +490,55 @@ class SortSearchDirect(_SubsetEstimator):
 
     Items are sorted by source-model correctness ("uniform correctness" selection: ``n_items`` positions
     spread uniformly over the easy→hard order); a target's accuracy is the DP-search threshold's share of
-    items predicted correct (``predicted_accuracy``, the "weighted sum" of Table 3). Needs binary correctness.
+    items predicted correct (``predicted_accuracy``, the "weighted sum" of Table 3 of Rubinstein et al. 2025).
+    Needs binary correctness.
 
+    Parameters
+    ----------
+    n_items : int, default=100
+        Items evaluated, at most the number of items.
+    sort : {"sum", "confidence", "recursive"}, default="sum"
+        The order of the items (see :class:`effstats.sortsearch.SortSearch`), in any case.
+    random_state : int, Generator or None, default=None
+        Passed to :class:`effstats.sortsearch.SortSearch`.
+
+    Attributes
+    ----------
+    sortsearch_ : effstats.sortsearch.SortSearch
+        The fitted Sort & Search.
+    selected_ : ndarray of int, shape (n_items,)
+        Evaluated item positions, ascending.
+    selected_ids_ : Index or None
+        Their ids, when fitted on labelled outputs.
+
+    See Also
+    --------
+    effstats.sortsearch.SortSearch : Sort & Search with its design-based estimate and interval.
+    effstats.disco.RandomDirect : random items and their plain mean.
+
+    Notes
+    -----
     Missing cells: the order is by the fraction correct among the source models that answered each item, and
     items no source model answered are never selected (:class:`~effstats.sortsearch.SortSearch`'s
     ``missing="observed"``); a target's threshold is searched over the selected items it has outputs on.
+
+    References
+    ----------
+    .. [1] Prabhu, A., Udandarao, V., Torr, P., Bethge, M., Bibi, A. & Albanie, S. (2024). Efficient Lifelong
+       Model Evaluation in an Era of Rapid Progress. *Advances in Neural Information Processing Systems
+       (NeurIPS)* 37.
+    .. [2] Rubinstein, A., Raible, B., Gubri, M. & Oh, S. J. (2025). DISCO: Diversifying Sample Condensation for
+       Efficient Model Evaluation. arXiv:2510.07959.
+
+    Examples
+    --------
+    >>> from effstats.disco import SortSearchDirect
+    >>> from effstats.datasets import simulate_responses
+    >>> rm = simulate_responses(40, 300, rng=0)
+    >>> src, tgt = rm.subset(models=range(30)), rm.subset(models=range(30, 40))
+    >>> est = SortSearchDirect(n_items=30).fit(src)
+    >>> est.predict(tgt)[:3].round(3)
+    array([0.1  , 0.3  , 0.433])
     """
 
     def __init__(self, n_items: int = 100, sort: str = "sum", random_state: Any = None) -> None:
@@ -300,6 +547,23 @@ class SortSearchDirect(_SubsetEstimator):
         self.random_state = random_state
 
     def fit(self, source_outputs: Any, source_scores: Any = None, *, labels: Any = None) -> "SortSearchDirect":
+        """Select the items from the source models' outputs.
+
+        Parameters
+        ----------
+        source_outputs : ResponseMatrix, DataFrame or array
+            The source models' outputs on all items: correctness (bool, float or integer 0/1), class
+            probabilities, or class ids with ``labels``.
+        source_scores : array of shape (n_source,), optional
+            Unused (kept for the protocol).
+        labels : int array of shape (n_items_total,), optional
+            True classes, for class ids or probabilities; an integer array given with ``labels`` is class ids.
+
+        Returns
+        -------
+        self : SortSearchDirect
+            The fitted estimator.
+        """
         from ..sortsearch import SortSearch
         from ..sortsearch.search import _SORTS
 
@@ -325,6 +589,6 @@ class SortSearchDirect(_SubsetEstimator):
                 res = self.sortsearch_.predict(y, items=self.selected_)
             return np.asarray(res.predicted_accuracy, dtype=float)
         y = y.astype(bool)
-        # the paper's S&S estimate: the accuracy of the DP-search prediction vector (k / n), not the design-based
-        # estimate from the evaluated items that SearchResult.accuracy now holds
+        # the S&S estimate of Prabhu et al.: the accuracy of the DP-search prediction vector (k / n), not the
+        # design-based estimate from the evaluated items that SearchResult.accuracy holds
         return np.asarray(self.sortsearch_.predict(y, items=self.selected_).predicted_accuracy, dtype=float)

@@ -53,9 +53,9 @@ def _predict_in_order(est: Any, X: np.ndarray) -> np.ndarray:
     """``est.predict(X)``, with a fitted forest's trees summed in order.
 
     scikit-learn's forests add their trees' predictions from ``n_jobs`` threads in the order the threads finish, so
-    one fit gives predictions that differ at 1e-16 from run to run, and near-tied target models swap ranks (a
-    Spearman of the notebook's Table 1 moved by 1e-3 between two runs of the same code). One job sums the trees in
-    their order; prediction is a small part of a fit (the trees are still built on ``n_jobs`` threads).
+    one fit gives predictions that differ at 1e-16 from run to run, enough for near-tied target models to swap
+    ranks. One job sums the trees in their order; prediction is a small part of a fit (the trees are still built on
+    ``n_jobs`` threads).
     """
     if getattr(est, "n_jobs", None) in (None, 1) or not hasattr(est, "estimators_"):
         return est.predict(X)
@@ -114,63 +114,78 @@ def _check_pca(pca: Any) -> Any:
 class DISCO(_SubsetEstimator):
     """DISCO: model signatures on a few items, and a regressor that maps them to full-benchmark scores.
 
-    The defaults (random items, a ridge regression of the *difference* between a model's score and its mean on the
-    selected items) are the setting that beat plain random items (:class:`RandomDirect`) at 100 items on every
-    benchmark effstats reads: ImageNet val, CIFAR-10, the digits benchmark, AlpacaEval and the per-class ImageNet
-    leaderboard, 10 random model splits each (``benchmarks/disco_defaults.py``, ``figures/disco_defaults.csv``).
-    The paper's own setting, ``DISCO(100, selection="pds", predictor="rf", estimate="signature", pca=256)``, lost to
-    random items there on the digits benchmark, AlpacaEval and ImageNet val.
+    Rubinstein et al. (2025) select the items the source models disagree on most (predictive diversity score,
+    PDS) and map a model's *signature*, its concatenated outputs on those items, to its full-benchmark score with
+    a regressor fitted on the source models. A target model then needs outputs on the selected items only.
+
+    The defaults are not Rubinstein et al.'s: random items, and a ridge regression of the *difference* between a model's
+    score and its mean on the selected items. They are the setting that beats plain random items
+    (:class:`effstats.disco.RandomDirect`) at 100 items on every benchmark effstats reads (ImageNet val, CIFAR-10,
+    the digits benchmark, AlpacaEval, the per-class ImageNet leaderboard; ``benchmarks/disco_defaults.py``,
+    ``figures/disco_defaults.csv``), which their own setting,
+    ``DISCO(100, selection="pds", predictor="rf", estimate="signature", pca=256)``, does not.
 
     Parameters
     ----------
     n_items : int, default=100
-        Number of selected items k (100 in the paper).
+        Number of selected items k (100 in Rubinstein et al. 2025), at most the number of items.
     selection : {"random", "pds", "jsd"} or int array of shape (n_items,), default="random"
-        Uniform random items, top-k by a disagreement score of the source models (the paper's PDS, Eq. 1, or the
-        JSD), or a fixed item subset chosen elsewhere (e.g. Sort & Search's difficulty positions). On 0/1
+        Uniform random items, top-k by a disagreement score of the source models (PDS, Eq. 1 of Rubinstein et
+        al. 2025, or the JSD), or a fixed item subset chosen elsewhere (e.g. Sort & Search's difficulty positions). On 0/1
         correctness (no probabilities or class ids) ``"pds"`` and ``"jsd"`` select the same items: an item's PDS
         is 1 when the source models disagree on it and 1/2 when they agree, its JSD is the entropy of their votes
         (positive exactly when they disagree), and PDS ties are broken by the JSD, so both rank by the JSD.
         They differ on class ids and probabilities.
     predictor : str or scikit-learn regressor, default="ridge"
-        One of :data:`PREDICTORS` (see :func:`make_predictor`); ``"rf"`` is the paper's default.
+        One of :data:`effstats.disco.PREDICTORS` (see :func:`effstats.disco.make_predictor`); ``"rf"`` is Rubinstein et al.'s default.
     estimate : {"difference", "signature"}, default="difference"
         ``"difference"``: a model's mean score on the selected items plus the predictor's estimate, from its
         signature, of the difference between its full-benchmark score and that mean (the model-assisted
         difference estimator of survey sampling, Särndal, Swensson & Wretman 1992, Sect. 6.3; with random items
         it corrects the direct estimate rather than replacing it). ``"signature"``: the predictor maps the
-        signature to the score itself (the paper). The difference needs each model's correctness or score on the
+        signature to the score itself (Rubinstein et al. 2025). The difference needs each model's correctness or score on the
         selected items (labels with class ids or probabilities).
-    signature : {"auto", "probabilities", "true_class", "predictions", "correctness"}
-        What is concatenated into a model's signature: class probabilities (k·C values, the paper's),
+    signature : {"auto", "probabilities", "true_class", "predictions", "correctness"}, default="auto"
+        What is concatenated into a model's signature: class probabilities (k·C values, Rubinstein et al.'s),
         the probability of the true class (k values, Anchor-conf's embedding), one-hot top-1 class ids
         (only the classes some source model predicted on the item get a column), or 0/1 correctness.
         ``auto`` takes probabilities, else class ids, else correctness.
     pca : "auto", int or None, default="auto"
-        Reduce signatures to this many principal components; ``None`` keeps them whole. ``"auto"``: 256 (the
-        paper's; Table 2(d): PCA 64–256 ≫ none) or fewer when the pool is smaller: at most
+        Reduce signatures to this many principal components; ``None`` keeps them whole. ``"auto"``: 256
+        (Rubinstein et al.'s; their Table 2(d): PCA 64–256 ≫ none) or fewer when the pool is smaller: at most
         ``n_source_models − 1`` (centred signatures of M models span at most M − 1 directions) and the signature
         length. An explicit int above what PCA allows (``min(n_source_models, signature length)``) is clipped with
         a ``UserWarning``.
-    n_disagreement_models : int or None
+    n_disagreement_models : int or None, default=None
         Compute the disagreement from this many randomly drawn source models (App. I: M = 100 on MMLU);
-        ``None`` uses every source model.
-    stratify : str, array of shape (n_items,), or None
+        ``None`` uses every source model. At least 2.
+    stratify : str, array of shape (n_items_total,), or None, default=None
         Item groups for stratified selection (a column of ``items`` when the source is a ResponseMatrix).
-    top_k : int
-        Ranks used for disagreement when the models publish class ids (1 = hard labels, 5 = top-5 variant).
+    top_k : int, default=1
+        Ranks used for disagreement when the models publish class ids (1 = hard labels, 5 = top-5 variant); at
+        most the ranks the class ids hold.
     n_neighbors : int, default=1
-        k of the kNN predictor (App. I: 1).
+        k of the kNN predictor (App. I: 1), at most the number of source models.
     metric : {"cosine", "euclidean"}, default="cosine"
         Distance of the kNN predictor; the authors' code uses cosine distance. Cosine needs centred signatures
         (PCA centres them): on raw 0/1 correctness signatures (``pca=None``) it compares only the direction of
         the correct sets, not how many items are right, and predicts poorly; use ``"euclidean"`` there.
-    random_state : int, Generator or None
+    random_state : int, Generator or None, default=None
         Seeds the random selection, the model subset, tie-breaking and the predictor.
+
+    Option names (``selection``, ``predictor``, ``estimate``, ``signature``, ``pca="auto"``, ``metric``) are
+    matched in any case; the parameters keep what was given and the fitted estimator works with the canonical
+    names (``estimate_``, ``signature_kind_``).
 
     Notes
     -----
-    Prediction intervals (:meth:`predict_interval`): with ``estimate="difference"`` each model's interval is
+    Inputs: a :class:`~effstats.responses.ResponseMatrix`, a DataFrame (columns = item ids) or arrays. A 2-D
+    array of bool, float or integer 0/1 values is each model's correctness (or graded score in [0, 1]) on each
+    item, whatever its type: an integer matrix of 0/1 (what :func:`pandas.read_csv` returns) is correctness,
+    not class ids. Integer arrays are class ids only together with ``labels=`` (the true class of each item).
+    3-D float arrays are class probabilities.
+
+    Prediction intervals (:meth:`effstats.disco.DISCO.predict_interval`): with ``estimate="difference"`` each model's interval is
     scaled by the standard error of its own mean on the selected items (normalised conformal intervals: the
     quantile of the cross-validated source residuals divided by the sources' standard errors, times the
     target's), so a model near 0 or 1 gets a narrower interval than one near 1/2; with ``"signature"`` the
@@ -186,10 +201,6 @@ class DISCO(_SubsetEstimator):
     missing source cells; a ``UserWarning`` reports them at fit, and one at predict names the selected items a
     target lacks.
 
-    References
-    ----------
-    Särndal, C.-E., Swensson, B. & Wretman, J. (1992). *Model Assisted Survey Sampling*. Springer.
-
     Attributes
     ----------
     selected_ : int ndarray of shape (n_items,)
@@ -203,7 +214,53 @@ class DISCO(_SubsetEstimator):
         Missing cells in the source outputs.
     n_components_ : int or None
         Principal components kept (None without PCA).
-    signature_kind_, pca_, predictor_
+    estimate_ : {"difference", "signature"}
+        The estimate, spelt canonically.
+    signature_kind_ : {"probabilities", "true_class", "predictions", "correctness"}
+        What the signatures hold (``signature="auto"`` resolved).
+    pca_ : sklearn.decomposition.PCA or None
+        The fitted PCA of the source signatures.
+    predictor_ : scikit-learn regressor
+        The fitted signature regressor.
+    n_items_total_ : int
+        Items in the source outputs.
+
+    See Also
+    --------
+    effstats.disco.RandomDirect : the mean of the same random items, without a model.
+    effstats.disco.AIPW : random items with a design-unbiased regression correction (valid for any target).
+    effstats.disco.AnchorCorr : anchor points from clustering the source models' correctness.
+    effstats.irt.TinyBenchmarks : anchor points with IRT (p-IRT, gp-IRT).
+    effstats.disco.MethodChooser : picks among these by cross-validation over the source models.
+    effstats.disco.pds : the disagreement score behind ``selection="pds"``.
+
+    References
+    ----------
+    .. [1] Rubinstein, A., Raible, B., Gubri, M. & Oh, S. J. (2025). DISCO: Diversifying Sample Condensation for
+       Efficient Model Evaluation. arXiv:2510.07959.
+    .. [2] Särndal, C.-E., Swensson, B. & Wretman, J. (1992). *Model Assisted Survey Sampling*. Springer.
+
+    Examples
+    --------
+    Fit on 30 source models, predict 10 new models from their outputs on the 30 selected items:
+
+    >>> from effstats.datasets import simulate_responses
+    >>> from effstats.disco import DISCO
+    >>> rm = simulate_responses(40, 300, rng=0)
+    >>> src, tgt = rm.subset(models=range(30)), rm.subset(models=range(30, 40))
+    >>> est = DISCO(n_items=30, random_state=0).fit(src)
+    >>> est.selected_.shape, est.estimate_, est.signature_kind_
+    ((30,), 'difference', 'correctness')
+    >>> est.predict(tgt)[:3].round(3)
+    array([0.325, 0.42 , 0.568])
+    >>> tgt.accuracy().to_numpy()[:3].round(3)  # the full-benchmark truth
+    array([0.327, 0.463, 0.49 ])
+
+    The paper's setting, with option names in any case:
+
+    >>> paper = DISCO(n_items=30, selection="PDS", predictor="knn", estimate="signature", random_state=0).fit(src)
+    >>> paper.predict(tgt)[:3].round(3)
+    array([0.383, 0.587, 0.523])
     """
 
     def __init__(
@@ -333,14 +390,29 @@ class DISCO(_SubsetEstimator):
 
         Parameters
         ----------
-        source_outputs : ResponseMatrix or array
+        source_outputs : ResponseMatrix, DataFrame or array
             Source models' outputs on all items: probabilities ``(M, N, C)``, class ids ``(M, N[, k])``
-            (with ``labels``) or correctness ``(M, N)``.
+            (with ``labels``) or correctness ``(M, N)`` (bool, float, or integer 0/1).
         source_scores : array of shape (M,), optional
             What to predict (default: accuracy on all N items). Any per-model score works, e.g. the
             accuracy on a shifted test set.
         labels : int array of shape (N,), optional
-            True classes, when ``source_outputs`` is an array of probabilities or class ids.
+            True classes, when ``source_outputs`` is an array of probabilities or class ids; an integer
+            array given with ``labels`` is read as class ids.
+
+        Returns
+        -------
+        self : DISCO
+            The fitted estimator.
+
+        Examples
+        --------
+        >>> from effstats.datasets import simulate_responses
+        >>> from effstats.disco import DISCO
+        >>> rm = simulate_responses(30, 200, rng=1)
+        >>> est = DISCO(n_items=20, selection="jsd", random_state=0).fit(rm)
+        >>> len(est.selected_), est.n_components_
+        (20, 20)
         """
         # option names in any case; the canonical spelling is what the fitted estimator works with
         self.estimate_ = check_option(self.estimate, "estimate", ("difference", "signature"), ignore_case=True)
@@ -430,7 +502,29 @@ class DISCO(_SubsetEstimator):
         return X if missing is None else np.where(missing[:, self._sig_item], self._sig_fill, X)
 
     def signatures(self, outputs: Any, *, items: Any = None) -> np.ndarray:
-        """Signatures (after PCA) of models' outputs, shape (n_models, d); inputs as in :meth:`predict`."""
+        """Signatures (after PCA) of models' outputs on the selected items.
+
+        Parameters
+        ----------
+        outputs : ResponseMatrix, DataFrame or array
+            The models' outputs, as ``target_outputs`` of :meth:`effstats.disco.DISCO.predict`.
+        items : sequence, optional
+            Item ids of the columns of an array ``outputs``.
+
+        Returns
+        -------
+        ndarray of shape (n_models, d)
+            ``d`` is ``n_components_`` with PCA, else the signature length.
+
+        Examples
+        --------
+        >>> from effstats.datasets import simulate_responses
+        >>> from effstats.disco import DISCO
+        >>> rm = simulate_responses(30, 200, rng=1)
+        >>> est = DISCO(n_items=20, pca=5, random_state=0).fit(rm.subset(models=range(25)))
+        >>> est.signatures(rm.subset(models=range(25, 30))).shape
+        (5, 5)
+        """
         check_is_fitted(self, "predictor_")
         o = self._target(outputs, items)
         X = self._impute_signature(self._signature(o, fit=False), o.missing)
@@ -445,10 +539,34 @@ class DISCO(_SubsetEstimator):
         """Predictions with cross-validated intervals (:class:`~effstats.disco.SubsetPrediction`).
 
         With ``estimate="difference"`` the intervals are normalised conformal ones: the absolute cross-validated
-        residual of each source model is divided by the standard error of its mean on the selected items
-        (:func:`_subset_se`), and a target's interval is its prediction ± the conformal quantile of those ratios
-        times its own standard error. Otherwise (``"signature"``) the plain conformal interval. See ``predict``
-        for ``target_outputs`` and ``items``.
+        residual of each source model is divided by the standard error of its mean on the selected items, and a
+        target's interval is its prediction ± the conformal quantile of those ratios times its own standard
+        error. Otherwise (``"signature"``) the plain conformal interval.
+
+        Parameters
+        ----------
+        target_outputs : ResponseMatrix, DataFrame or array
+            The targets' outputs, as in :meth:`effstats.disco.DISCO.predict`.
+        items : sequence, optional
+            Item ids of the columns of an array ``target_outputs``.
+        n_splits : int, default=5
+            Folds of the source models for the cross-validated residuals, at least 2.
+
+        Returns
+        -------
+        SubsetPrediction
+            ``statistic`` (the predictions) and ``confidence_interval(confidence_level)``.
+
+        Examples
+        --------
+        >>> from effstats.datasets import simulate_responses
+        >>> from effstats.disco import DISCO
+        >>> rm = simulate_responses(40, 300, rng=0)
+        >>> src, tgt = rm.subset(models=range(30)), rm.subset(models=range(30, 40))
+        >>> res = DISCO(n_items=30, random_state=0).fit(src).predict_interval(tgt)
+        >>> ci = res.confidence_interval(0.9)
+        >>> bool((ci.low <= res.statistic).all() and (res.statistic <= ci.high).all())
+        True
         """
         p = super().predict_interval(target_outputs, items=items, n_splits=n_splits)
         if self.estimate_ != "difference":
@@ -483,7 +601,7 @@ def _subset_se(o: _Outputs, n_total: int) -> np.ndarray:
 
 @dataclass(frozen=True)
 class _ScaledPrediction(SubsetPrediction):
-    """A :class:`SubsetPrediction` whose conformal half-width is per target: the quantile of the source residuals
+    """A :class:`effstats.disco.SubsetPrediction` whose conformal half-width is per target: the quantile of the source residuals
     divided by their scales (``residuals`` holds those ratios), times the target's ``scale``."""
 
     scale: np.ndarray | None = field(default=None, repr=False)

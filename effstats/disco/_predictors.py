@@ -7,19 +7,56 @@ from sklearn.base import clone
 
 from .._validation import check_option, check_positive_int, check_rng
 
+#: Names of the signature regressors of :func:`effstats.disco.make_predictor` (Table 2(e) of Rubinstein et al. 2025).
 PREDICTORS = ("knn", "rf", "linear", "ridge", "lasso", "gb", "mlp2", "mlp3")
 
 
 def make_predictor(
     name: str | Any, *, random_state: Any = None, n_neighbors: int = 1, metric: str = "cosine", argname: str = "name"
 ):
-    """The regressors of Table 2(e) with App. I's settings (all scikit-learn).
+    """A regressor of Table 2(e) of Rubinstein et al. (2025) with their App. I settings (all scikit-learn).
 
-    ``knn`` (k = 1, cosine distance as in the authors' code; ``metric="euclidean"`` for scikit-learn's default), ``rf`` (defaults), ``linear``, ``ridge`` (λ = 10), ``lasso`` (λ = 1e-4),
-    ``gb`` (200 estimators), ``mlp2`` (hidden [128], 200 epochs, lr 1e-3) and ``mlp3`` ([128, 128], 700
-    epochs). The paper trains the MLPs with AdamW; scikit-learn's Adam with its default L2 of 1e-4 is
-    the nearest equivalent. A scikit-learn regressor instance is returned as a clone. ``argname`` is the
-    argument's name in error messages (``"predictor"`` when called by :class:`DISCO`).
+    ``knn`` (k = 1, cosine distance as in the authors' code; ``metric="euclidean"`` for scikit-learn's default),
+    ``rf`` (defaults), ``linear``, ``ridge`` (λ = 10), ``lasso`` (λ = 1e-4), ``gb`` (200 estimators), ``mlp2``
+    (hidden [128], 200 epochs, lr 1e-3) and ``mlp3`` ([128, 128], 700 epochs). The paper trains the MLPs with
+    AdamW; scikit-learn's Adam with its default L2 of 1e-4 is the nearest equivalent.
+
+    Parameters
+    ----------
+    name : str or scikit-learn regressor
+        One of :data:`effstats.disco.PREDICTORS`, in any case; a regressor instance is returned as a clone.
+    random_state : int, Generator or None, default=None
+        Seeds the forest, boosting and MLP regressors.
+    n_neighbors : int, default=1
+        k of ``knn``, at least 1.
+    metric : {"cosine", "euclidean"}, default="cosine"
+        Distance of ``knn``, in any case.
+    argname : str, default="name"
+        The argument's name in error messages (``"predictor"`` when called by :class:`effstats.disco.DISCO`).
+
+    Returns
+    -------
+    scikit-learn regressor
+        Unfitted.
+
+    See Also
+    --------
+    effstats.disco.DISCO : fits the regressor on the source models' signatures.
+
+    References
+    ----------
+    .. [1] Rubinstein, A., Raible, B., Gubri, M. & Oh, S. J. (2025). DISCO: Diversifying Sample Condensation for
+       Efficient Model Evaluation. arXiv:2510.07959.
+
+    Examples
+    --------
+    >>> from effstats.disco import PREDICTORS, make_predictor
+    >>> PREDICTORS
+    ('knn', 'rf', 'linear', 'ridge', 'lasso', 'gb', 'mlp2', 'mlp3')
+    >>> make_predictor("knn")
+    KNeighborsRegressor(algorithm='brute', metric='cosine', n_neighbors=1)
+    >>> make_predictor("Ridge")
+    Ridge(alpha=10.0)
     """
     from sklearn import ensemble, linear_model, neighbors, neural_network
 

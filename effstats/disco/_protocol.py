@@ -25,7 +25,43 @@ def evaluate_split(
 ) -> PredictionMetrics:
     """Fit ``method`` (a clone) on the source models, predict the targets from their selected items.
 
-    ``scores`` (n_models,) are the true full-benchmark scores (default: accuracy of ``responses``).
+    Parameters
+    ----------
+    method : subset estimator
+        Any estimator of :mod:`effstats.disco` or :class:`effstats.irt.TinyBenchmarks`; it is cloned, not changed.
+    responses : ResponseMatrix
+        Every model's outputs on every item.
+    split : effstats.splits.ModelSplit
+        Source and target model positions (at least 2 targets).
+    scores : array of shape (n_models,), optional
+        The true full-benchmark scores (default: accuracy of ``responses``).
+
+    Returns
+    -------
+    PredictionMetrics
+        MAE (percentage points) and Spearman correlation over the targets.
+
+    See Also
+    --------
+    effstats.disco.run_protocol : many methods, splits and seeds.
+    effstats.splits.random_split : a random model split.
+
+    References
+    ----------
+    .. [1] Rubinstein, A., Raible, B., Gubri, M. & Oh, S. J. (2025). DISCO: Diversifying Sample Condensation for
+       Efficient Model Evaluation. arXiv:2510.07959.
+
+    Examples
+    --------
+    >>> from effstats.datasets import simulate_responses
+    >>> from effstats.disco import AnchorCorr, RandomDirect
+    >>> from effstats.splits import random_split
+    >>> rm = simulate_responses(40, 300, rng=0)
+    >>> split = random_split(rm, 10, rng=0)  # 10 target models, 30 sources
+    >>> from effstats.disco import evaluate_split
+    >>> res = evaluate_split(RandomDirect(30, random_state=0), rm, split)
+    >>> round(res.mae, 2), round(res.spearman, 3)
+    (9.03, 0.663)
     """
     s = _true_scores(responses, scores)
     split = _check_split(split, responses.n_models, "split")
@@ -107,10 +143,57 @@ def run_protocol(
 ) -> pd.DataFrame:
     """Every method × split × seed; a tidy table with columns split, method, seed, mae, spearman.
 
-    Each seed re-seeds the method's ``random_state`` (random subsets, k-means, forests), as in the
-    paper's "mean ± std over 5 runs". With ``confidence_level`` each method also makes prediction intervals
-    (``predict_interval``: 5-fold CV over the source models, or design-based) and the table gains coverage
-    and width (points).
+    Each seed re-seeds the method's ``random_state`` (random subsets, k-means, forests), as in Rubinstein et al.'s
+    "mean ± std over 5 runs". Every run fits a clone; a run repeated with the same settings, split and seed (a
+    configuration shared by several tables) is fitted once per ``responses`` object.
+
+    Parameters
+    ----------
+    methods : dict of str to subset estimator
+        The methods, by the name the table gives them.
+    responses : ResponseMatrix
+        Every model's outputs on every item.
+    splits : ModelSplit, list of ModelSplit or dict of str to ModelSplit
+        Source / target model splits (a list is named ``split0``, ``split1``, ...).
+    seeds : iterable of int, default=range(5)
+        Distinct non-negative seeds.
+    scores : array of shape (n_models,), optional
+        The true full-benchmark scores (default: accuracy of ``responses``).
+    progress : bool, default=False
+        Show a text progress bar.
+    confidence_level : float, optional
+        With a level, each method also makes prediction intervals (``predict_interval``: 5-fold CV over the
+        source models, or design-based) and the table gains ``coverage`` and ``width`` (points).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per split, method and seed.
+
+    See Also
+    --------
+    effstats.disco.evaluate_split : one method on one split.
+    effstats.disco.compare_methods : the candidates and the cross-validated chooser under one protocol.
+
+    References
+    ----------
+    .. [1] Rubinstein, A., Raible, B., Gubri, M. & Oh, S. J. (2025). DISCO: Diversifying Sample Condensation for
+       Efficient Model Evaluation. arXiv:2510.07959.
+
+    Examples
+    --------
+    >>> from effstats.datasets import simulate_responses
+    >>> from effstats.disco import AnchorCorr, RandomDirect
+    >>> from effstats.splits import random_split
+    >>> rm = simulate_responses(40, 300, rng=0)
+    >>> split = random_split(rm, 10, rng=0)  # 10 target models, 30 sources
+    >>> from effstats.disco import run_protocol
+    >>> tab = run_protocol({"random": RandomDirect(30), "anchor": AnchorCorr(30)}, rm, split, seeds=[0, 1])
+    >>> tab.groupby("method").mae.mean().round(2)
+    method
+    anchor    5.88
+    random    7.87
+    Name: mae, dtype: float64
     """
     s = _true_scores(responses, scores)
     methods, splits, seeds = _check_protocol_args(methods, splits, seeds, responses.n_models)
@@ -196,7 +279,7 @@ def compare_methods(
 ) -> pd.DataFrame | tuple[pd.DataFrame, pd.DataFrame]:
     """One protocol for every candidate and the chooser: same splits, same budget, intervals for all.
 
-    For each split and seed a :class:`MethodChooser` is fitted on the source models (which fits and
+    For each split and seed a :class:`effstats.disco.MethodChooser` is fitted on the source models (which fits and
     cross-validates every candidate there); each candidate then predicts the target models with intervals,
     and the chooser's pick is scored as the row ``method="chooser"``. Columns: split, seed, method, mae,
     spearman, coverage, width (points), cv_mae (the source-only CV estimate of the MAE), chosen; on the chooser's
@@ -204,6 +287,57 @@ def compare_methods(
     (the pick's MAE minus the best's, points: 0 when the chooser found the best).
     With ``return_predictions`` a second table holds one row per split × method × target model (truth,
     estimate, low, high), for paired comparisons and coverage by model.
+
+    Parameters
+    ----------
+    responses : ResponseMatrix
+        Every model's outputs on every item.
+    splits : ModelSplit, list of ModelSplit or dict of str to ModelSplit
+        Source / target model splits.
+    candidates : dict of str to subset estimator, optional
+        The candidates (default: :func:`effstats.disco.default_candidates`).
+    n_items : int, default=100
+        The budget every candidate gets.
+    seeds : iterable of int, default=(0,)
+        Distinct non-negative seeds of the chooser (and so of its candidates).
+    scores : array of shape (n_models,), optional
+        The true full-benchmark scores (default: accuracy of ``responses``).
+    n_splits : int, default=5
+        Folds of the chooser's cross-validation and of the candidates' intervals.
+    confidence_level : float, default=0.9
+        Level of the intervals whose coverage is reported.
+    reference : str or None, default="random + direct"
+        The chooser's reference candidate (see :class:`effstats.disco.MethodChooser`).
+    progress : bool, default=False
+        Show a text progress bar.
+    return_predictions : bool, default=False
+        Also return the per-target table.
+
+    Returns
+    -------
+    pandas.DataFrame, or (pandas.DataFrame, pandas.DataFrame) with ``return_predictions``
+
+    See Also
+    --------
+    effstats.disco.summarize_comparison : the mean over splits and seeds, with the chooser's regret.
+    effstats.disco.MethodChooser : the chooser.
+    effstats.disco.run_protocol : methods × splits × seeds without the chooser.
+
+    Examples
+    --------
+    >>> from effstats.datasets import simulate_responses
+    >>> from effstats.disco import AnchorCorr, RandomDirect
+    >>> from effstats.splits import random_split
+    >>> rm = simulate_responses(40, 300, rng=0)
+    >>> split = random_split(rm, 10, rng=0)  # 10 target models, 30 sources
+    >>> from effstats.disco import compare_methods
+    >>> cands = {"random + direct": RandomDirect(30), "anchor-corr": AnchorCorr(30)}
+    >>> tab = compare_methods(rm, split, cands, n_items=30, n_splits=3)
+    >>> tab[["method", "mae", "chosen"]].round(2)
+                method   mae  chosen
+    0  random + direct  6.77    True
+    1          chooser  6.77    True
+    2      anchor-corr  7.77   False
     """
     from ._chooser import MethodChooser
 
@@ -247,10 +381,43 @@ def summarize_comparison(table: pd.DataFrame, reference: str = "random + direct"
     Columns: mae, mae_sd (standard deviation over splits and seeds), mae_se, spearman, coverage, width (points,
     beside the coverage it buys), cv_mae, n (rows averaged). On the chooser's row: ``regret``, the mean over
     splits and seeds of its pick's MAE minus the MAE of the best candidate on those targets (from
-    :func:`compare_methods`' per-split ``regret``; without that column, its mean MAE minus the smallest mean MAE
+    :func:`effstats.disco.compare_methods`' per-split ``regret``; without that column, its mean MAE minus the smallest mean MAE
     of any single method), ``regret_sd``, ``missed`` (share of splits and seeds where the pick was not the
     best), ``regret_vs_best_method`` (its mean MAE − the smallest mean MAE of one fixed method, the best in
     hindsight) and ``vs_reference`` (its MAE − the reference method's).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The table of :func:`effstats.disco.compare_methods` (or of :func:`effstats.disco.run_protocol`).
+    reference : str, default="random + direct"
+        The method the chooser is compared with (``vs_reference``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per method.
+
+    See Also
+    --------
+    effstats.disco.compare_methods : the table summarised.
+
+    Examples
+    --------
+    >>> from effstats.datasets import simulate_responses
+    >>> from effstats.disco import AnchorCorr, RandomDirect
+    >>> from effstats.splits import random_split
+    >>> rm = simulate_responses(40, 300, rng=0)
+    >>> split = random_split(rm, 10, rng=0)  # 10 target models, 30 sources
+    >>> from effstats.disco import compare_methods, summarize_comparison
+    >>> cands = {"random + direct": RandomDirect(30), "anchor-corr": AnchorCorr(30)}
+    >>> summary = summarize_comparison(compare_methods(rm, split, cands, n_items=30, n_splits=3))
+    >>> summary[["mae", "regret"]].round(2)
+                      mae  regret
+    method
+    random + direct  6.77     NaN
+    chooser          6.77     0.0
+    anchor-corr      7.77     NaN
     """
     if not isinstance(table, pd.DataFrame):
         raise ValueError(f"table: expected the DataFrame of compare_methods or run_protocol, got {type(table).__name__}")

@@ -1,4 +1,10 @@
-"""Disagreement scores (PDS, JSD) and top-k / random item selection (DISCO's step 1)."""
+"""Disagreement scores (PDS, JSD) and top-k item selection (DISCO's step 1).
+
+References
+----------
+Rubinstein, A., Raible, B., Gubri, M. & Oh, S. J. (2025). DISCO: Diversifying Sample Condensation for Efficient
+Model Evaluation. arXiv:2510.07959.
+"""
 from __future__ import annotations
 
 from typing import Any
@@ -29,7 +35,7 @@ def _check_base(base: Any) -> float:
 def pds(probabilities: Any, *, normalize: bool = True) -> np.ndarray:
     """Predictive diversity score of every item.
 
-    ``PDS_i = (1/C) Σ_c max_m f_c^m(x_i)`` as in the paper's Eq. 1 (``normalize=True``); App. H defines
+    ``PDS_i = (1/C) Σ_c max_m f_c^m(x_i)`` as in Eq. 1 of Rubinstein et al. (2025) (``normalize=True``); App. H defines
     it without the ``1/C`` (``normalize=False``), which is the form Prop. 2 bounds. The two differ by
     the constant ``C``, so they rank items identically.
 
@@ -37,13 +43,35 @@ def pds(probabilities: Any, *, normalize: bool = True) -> np.ndarray:
     ----------
     probabilities : array of shape (n_models, n_items, n_classes)
         Class probabilities of each source model; rows sum to 1.
-    normalize : bool
+    normalize : bool, default=True
         Divide by the number of classes ``C`` (Eq. 1).
 
     Returns
     -------
     ndarray of shape (n_items,)
         In ``[1/C, min(M, C)/C]`` (normalised) or ``[1, min(M, C)]``.
+
+    See Also
+    --------
+    effstats.disco.jsd : the Jensen–Shannon divergence, which PDS bounds.
+    effstats.disco.pds_from_predictions : PDS of class ids.
+    effstats.disco.disagreement : PDS or JSD of any outputs.
+
+    References
+    ----------
+    .. [1] Rubinstein, A., Raible, B., Gubri, M. & Oh, S. J. (2025). DISCO: Diversifying Sample Condensation for
+       Efficient Model Evaluation. arXiv:2510.07959.
+
+    Examples
+    --------
+    >>> from effstats.disco import pds
+    >>> import numpy as np
+    >>> p = np.array([[[0.9, 0.1], [0.6, 0.4], [0.2, 0.8]],
+    ...               [[0.8, 0.2], [0.3, 0.7], [0.1, 0.9]]])  # 2 models, 3 items, 2 classes
+    >>> pds(p)  # item 1: the models disagree
+    array([0.55, 0.65, 0.55])
+    >>> pds(p, normalize=False)
+    array([1.1, 1.3, 1.1])
     """
     return _pds(_proba(probabilities), normalize)
 
@@ -63,12 +91,36 @@ def jsd(probabilities: Any, *, base: float = 2.0) -> np.ndarray:
     Parameters
     ----------
     probabilities : array of shape (n_models, n_items, n_classes)
-    base : float
-        Logarithm base (2: bits, e: nats).
+        Class probabilities of each source model; rows sum to 1.
+    base : float, default=2.0
+        Logarithm base (2: bits, e: nats), greater than 1.
 
     Returns
     -------
-    ndarray of shape (n_items,), non-negative, at most ``log_base(min(M, C))``.
+    ndarray of shape (n_items,)
+        Non-negative, at most ``log_base(min(M, C))``.
+
+    See Also
+    --------
+    effstats.disco.pds : the predictive diversity score.
+    effstats.disco.jsd_from_predictions : JSD of class ids.
+    effstats.disco.pds_jsd_bounds : Prop. 2's bounds of the JSD by the PDS.
+
+    References
+    ----------
+    .. [1] Rubinstein, A., Raible, B., Gubri, M. & Oh, S. J. (2025). DISCO: Diversifying Sample Condensation for
+       Efficient Model Evaluation. arXiv:2510.07959.
+    .. [2] Fuglede, B. & Topsøe, F. (2004). Jensen-Shannon divergence and Hilbert space embedding. *Proceedings
+       of the IEEE International Symposium on Information Theory*, 31.
+
+    Examples
+    --------
+    >>> from effstats.disco import jsd
+    >>> import numpy as np
+    >>> p = np.array([[[0.9, 0.1], [0.6, 0.4], [0.2, 0.8]],
+    ...               [[0.8, 0.2], [0.3, 0.7], [0.1, 0.9]]])  # 2 models, 3 items, 2 classes
+    >>> jsd(p).round(3)  # bits
+    array([0.014, 0.067, 0.014])
     """
     base = _check_base(base)
     return _jsd(_proba(probabilities), base)
@@ -116,12 +168,33 @@ def pds_from_predictions(predictions: Any, *, n_classes: int | None = None) -> n
     Parameters
     ----------
     predictions : int array of shape (n_models, n_items) or (n_models, n_items, k)
+        Each model's predicted class (or its k ranked classes) on each item; at least 2 models.
     n_classes : int, optional
         When given, the score is divided by it (Eq. 1's normalisation); otherwise unnormalised.
 
     Returns
     -------
     ndarray of shape (n_items,)
+
+    See Also
+    --------
+    effstats.disco.pds : PDS of class probabilities.
+    effstats.disco.jsd_from_predictions : the JSD of the same votes.
+
+    References
+    ----------
+    .. [1] Rubinstein, A., Raible, B., Gubri, M. & Oh, S. J. (2025). DISCO: Diversifying Sample Condensation for
+       Efficient Model Evaluation. arXiv:2510.07959.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from effstats.disco import pds_from_predictions
+    >>> ids = np.array([[0, 2, 1], [0, 1, 1], [0, 0, 1]])  # 3 models, 3 items
+    >>> pds_from_predictions(ids)  # distinct classes predicted per item
+    array([1., 3., 1.])
+    >>> pds_from_predictions(ids, n_classes=3).round(3)
+    array([0.333, 1.   , 0.333])
     """
     item, _, _, n, k, c = _class_mass(predictions, n_classes)
     out = np.bincount(item, minlength=n) / k
@@ -129,13 +202,40 @@ def pds_from_predictions(predictions: Any, *, n_classes: int | None = None) -> n
 
 
 def jsd_from_predictions(predictions: Any, *, n_classes: int | None = None, base: float = 2.0) -> np.ndarray:
-    """JSD of hard or top-k predictions (see :func:`pds_from_predictions` for the distributions).
+    """JSD of hard or top-k predictions (see :func:`effstats.disco.pds_from_predictions` for the distributions).
 
     Each model's distribution has entropy ``log k``, so JSD = entropy of the vote shares − log k.
+
+    Parameters
+    ----------
+    predictions : int array of shape (n_models, n_items) or (n_models, n_items, k)
+        Each model's predicted class (or its k ranked classes) on each item; at least 2 models.
+    n_classes : int, optional
+        Number of classes (checked against the class ids; the JSD does not depend on it).
+    base : float, default=2.0
+        Logarithm base, greater than 1.
 
     Returns
     -------
     ndarray of shape (n_items,)
+
+    See Also
+    --------
+    effstats.disco.jsd : JSD of class probabilities.
+    effstats.disco.pds_from_predictions : the PDS of the same votes.
+
+    References
+    ----------
+    .. [1] Rubinstein, A., Raible, B., Gubri, M. & Oh, S. J. (2025). DISCO: Diversifying Sample Condensation for
+       Efficient Model Evaluation. arXiv:2510.07959.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from effstats.disco import jsd_from_predictions
+    >>> ids = np.array([[0, 2, 1], [0, 1, 1], [0, 0, 1]])
+    >>> jsd_from_predictions(ids).round(3)  # entropy of the votes, bits: log2(3) for a 3-way split
+    array([0.   , 1.585, 0.   ])
     """
     base = _check_base(base)
     item, counts, m, n, k, _ = _class_mass(predictions, n_classes)
@@ -147,7 +247,37 @@ def jsd_from_predictions(predictions: Any, *, n_classes: int | None = None, base
 def pds_jsd_bounds(pds_unnormalized: Any, n_models: int) -> tuple[np.ndarray, np.ndarray]:
     """Prop. 2's sandwich ``2 (PDS−1)² / (M² ln 2) ≤ JSD ≤ M/(M−1) log₂M · (PDS−1)`` (JSD in bits).
 
-    ``pds_unnormalized`` is the App. H score without the 1/C (``pds(..., normalize=False)``).
+    Parameters
+    ----------
+    pds_unnormalized : float or array of shape (n_items,)
+        The App. H score without the 1/C (``pds(..., normalize=False)``), at least 1.
+    n_models : int
+        Number of models M, at least 2.
+
+    Returns
+    -------
+    lower, upper : ndarray
+        Bounds of the JSD in bits, the shape of ``pds_unnormalized``.
+
+    See Also
+    --------
+    effstats.disco.pds : the score bounded from.
+    effstats.disco.jsd : the divergence bounded.
+
+    References
+    ----------
+    .. [1] Rubinstein, A., Raible, B., Gubri, M. & Oh, S. J. (2025). DISCO: Diversifying Sample Condensation for
+       Efficient Model Evaluation. arXiv:2510.07959.
+
+    Examples
+    --------
+    >>> from effstats.disco import jsd, pds, pds_jsd_bounds
+    >>> import numpy as np
+    >>> p = np.array([[[0.9, 0.1], [0.6, 0.4], [0.2, 0.8]],
+    ...               [[0.8, 0.2], [0.3, 0.7], [0.1, 0.9]]])  # 2 models, 3 items, 2 classes
+    >>> lower, upper = pds_jsd_bounds(pds(p, normalize=False), n_models=2)
+    >>> lower.round(3), jsd(p).round(3), upper.round(3)
+    (array([0.007, 0.065, 0.007]), array([0.014, 0.067, 0.014]), array([0.2, 0.6, 0.2]))
     """
     s = check_array(pds_unnormalized, "pds_unnormalized", ndim=(0, 1))
     m = check_positive_int(n_models, "n_models", minimum=2)
@@ -163,16 +293,45 @@ def disagreement(outputs: Any, measure: str = "pds", *, top_k: int = 1, n_classe
     Parameters
     ----------
     outputs : ResponseMatrix or array
-        Class probabilities ``(n_models, n_items, n_classes)`` (float), ranked class ids
-        ``(n_models, n_items[, k])`` (int), or a ResponseMatrix: its probabilities when present, else its
-        predictions (the first ``top_k`` ranks), else its correctness taken as a 2-class distribution.
-    measure : {"pds", "jsd"}
-    top_k : int
-        Ranks of class-id predictions used (1 = hard-label disagreement; 5 = the top-5 variant).
+        Class probabilities ``(n_models, n_items, n_classes)`` (float); correctness ``(n_models, n_items)``
+        (bool, float in [0, 1], or integer 0/1: one meaning for a 0/1 matrix, as in every estimator), taken as
+        a 2-class distribution per cell; ranked class ids ``(n_models, n_items[, k])`` (other integers); or a
+        ResponseMatrix: its probabilities when present, else its predictions (the first ``top_k`` ranks), else
+        its correctness.
+    measure : {"pds", "jsd"}, default="pds"
+        The score, in any case.
+    top_k : int, default=1
+        Ranks of class-id predictions used (1 = hard-label disagreement; 5 = the top-5 variant), at most the
+        ranks the class ids hold.
+    n_classes : int, optional
+        Number of classes of class ids (normalises their PDS).
 
     Returns
     -------
     ndarray of shape (n_items,)
+
+    See Also
+    --------
+    effstats.disco.pds, effstats.disco.jsd : the scores of class probabilities.
+    effstats.disco.select_top_k : the items with the highest scores.
+    effstats.disco.DISCO : selection by these scores and prediction from signatures.
+
+    References
+    ----------
+    .. [1] Rubinstein, A., Raible, B., Gubri, M. & Oh, S. J. (2025). DISCO: Diversifying Sample Condensation for
+       Efficient Model Evaluation. arXiv:2510.07959.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from effstats.disco import disagreement
+    >>> y = np.array([[1, 1, 0, 1], [1, 0, 0, 1], [1, 1, 1, 0]])  # 0/1 correctness, 3 models
+    >>> disagreement(y)  # PDS: 1/2 where the models agree, 1 where they do not
+    array([0.5, 1. , 1. , 1. ])
+    >>> disagreement(y, "JSD").round(3)
+    array([0.   , 0.918, 0.918, 0.918])
+    >>> disagreement(np.array([[0, 2, 1], [0, 1, 1], [0, 0, 1]]))  # class ids: distinct classes predicted
+    array([1., 3., 1.])
     """
     measure = check_option(measure, "measure", ("pds", "jsd"), ignore_case=True)
     if isinstance(outputs, ResponseMatrix):
@@ -199,7 +358,7 @@ def disagreement(outputs: Any, measure: str = "pds", *, top_k: int = 1, n_classe
 
 
 def _disagreement(arr: np.ndarray, measure: str, top_k: int = 1, n_classes: int | None = None) -> np.ndarray:
-    """:func:`disagreement` of class ids or of probabilities that are already validated (DISCO's source outputs:
+    """:func:`effstats.disco.disagreement` of class ids or of probabilities that are already validated (DISCO's source outputs:
     checked once when parsed, not again for every variant and seed; the check of a 450 x 20,000 x 10 cube costs
     about as much as its PDS)."""
     if np.issubdtype(arr.dtype, np.integer):
@@ -210,8 +369,7 @@ def _disagreement(arr: np.ndarray, measure: str, top_k: int = 1, n_classes: int 
         f = pds_from_predictions if measure == "pds" else jsd_from_predictions
         return f(arr, n_classes=n_classes)
     # float64 scores whatever the storage type (as the checked path), a block of items at a time: a float64 copy of
-    # a 450 x 25,000 x 10 float32 cube is 900 MB and its temporaries as much again (10 s of the DISCO notebook's
-    # copies). Each item's sums run over the same values in the same order in any block of 2 items or more; numpy
+    # a 450 x 25,000 x 10 float32 cube is 900 MB and its temporaries as much again. Each item's sums run over the same values in the same order in any block of 2 items or more; numpy
     # reduces a one-item block in another order (JSD off by ~1e-14), and equal items must score equally wherever
     # they fall, since the scores are ranked and ties broken on purpose.
     f = _pds if measure == "pds" else _jsd
@@ -229,7 +387,7 @@ def _disagreement(arr: np.ndarray, measure: str, top_k: int = 1, n_classes: int 
 
 
 def _disagreement_observed(arr: np.ndarray, missing: np.ndarray, measure: str, top_k: int = 1) -> np.ndarray:
-    """:func:`disagreement` over the models that answered each item: ``missing`` (M, N) marks the cells to skip.
+    """:func:`effstats.disco.disagreement` over the models that answered each item: ``missing`` (M, N) marks the cells to skip.
 
     PDS is the (normalised) sum over classes of the largest probability among the answering models; JSD is the
     entropy of their mean distribution minus their mean entropy; for class ids, the distinct classes they
@@ -291,12 +449,33 @@ def select_top_k(scores: Any, k: int, *, groups: Any = None, rng: Any = None, ti
         Breaks the remaining ties at random; without it they go to the lower index.
     tiebreak : array of shape (n_items,), optional
         Secondary score, higher first, among items with equal ``scores``. PDS of hard labels or of 0/1
-        correctness takes few values (binary correctness: two), so most items tie; :class:`DISCO` breaks
+        correctness takes few values (binary correctness: two), so most items tie; :class:`effstats.disco.DISCO` breaks
         PDS ties by the JSD (the entropy of the models' votes: a 50/50 split before a 90/10 one).
 
     Returns
     -------
-    int ndarray of shape (k,), sorted by decreasing score.
+    ndarray of int, shape (k,)
+        Item positions, sorted by decreasing score.
+
+    See Also
+    --------
+    effstats.disco.disagreement : the scores DISCO ranks items by.
+    effstats.disco.select_random : k uniformly random items.
+
+    References
+    ----------
+    .. [1] Rubinstein, A., Raible, B., Gubri, M. & Oh, S. J. (2025). DISCO: Diversifying Sample Condensation for
+       Efficient Model Evaluation. arXiv:2510.07959.
+
+    Examples
+    --------
+    >>> from effstats.disco import select_top_k
+    >>> select_top_k([0.1, 0.9, 0.5, 0.7], 2)
+    array([1, 3])
+    >>> select_top_k([0.1, 0.9, 0.5, 0.7], 2, groups=["a", "a", "b", "b"])  # one per group
+    array([1, 3])
+    >>> select_top_k([1, 1, 0.5, 1], 2, tiebreak=[0.2, 0.1, 0.0, 0.9])
+    array([3, 0])
     """
     s = check_array(scores, "scores", ndim=1)
     n = s.size
