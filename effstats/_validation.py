@@ -28,7 +28,30 @@ __all__ = [
 def check_rng(rng: Any = None, name: str = "rng") -> np.random.Generator:
     """Return a ``numpy.random.Generator`` from ``None``, a non-negative int seed or a Generator.
 
-    ``name`` is the argument's name in messages (e.g. ``"random_state"`` for estimators).
+    Parameters
+    ----------
+    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator, default=None
+        The seed; a Generator is returned as it is (shared, not copied).
+    name : str, default="rng"
+        The argument's name in messages (e.g. ``"random_state"`` for estimators).
+
+    Returns
+    -------
+    numpy.random.Generator
+
+    See Also
+    --------
+    numpy.random.default_rng : what builds the Generator.
+
+    Examples
+    --------
+    >>> from effstats._validation import check_rng
+    >>> float(check_rng(0).random()) == float(check_rng(0).random())
+    True
+    >>> check_rng(-1, "random_state")
+    Traceback (most recent call last):
+    ...
+    ValueError: random_state: expected a non-negative int seed, got -1
     """
     if isinstance(rng, np.random.Generator):
         return rng
@@ -53,7 +76,48 @@ def check_array(
 ) -> np.ndarray:
     """Convert ``x`` to an array and check dimensionality, emptiness, numeric type and NaN.
 
-    ``shape`` entries that are ``None`` are not checked.
+    Parameters
+    ----------
+    x : array-like
+        The input.
+    name : str
+        The argument's name in messages.
+    ndim : int or tuple of int, optional
+        Accepted numbers of dimensions.
+    dtype : numpy dtype or None, default=float
+        Cast to this type; ``None`` keeps the input's type.
+    allow_nan : bool, default=False
+        Accept NaN (never infinite values).
+    allow_empty : bool, default=False
+        Accept an array without elements.
+    shape : tuple of int or None, optional
+        Expected shape; ``None`` entries are not checked.
+
+    Returns
+    -------
+    ndarray
+
+    Raises
+    ------
+    ValueError
+        Naming the argument; :class:`effstats.exceptions.InputTypeError` (also a ``TypeError``) for strings or
+        complex numbers.
+
+    See Also
+    --------
+    effstats._validation.check_binary : 0/1 values.
+    effstats._validation.check_unit_interval : values in [0, 1].
+
+    Examples
+    --------
+    >>> from effstats._validation import check_array
+    >>> check_array([[1, 0], [0, 1]], "y", ndim=2)
+    array([[1., 0.],
+           [0., 1.]])
+    >>> check_array([1.0, float("nan")], "scores")
+    Traceback (most recent call last):
+    ...
+    ValueError: scores: contains NaN; expected finite numbers
     """
     try:
         raw = x if isinstance(x, np.ndarray) else np.asarray(x)
@@ -92,14 +156,69 @@ def check_array(
 
 
 def check_flag(x: Any, name: str) -> bool:
-    """Check that ``x`` is True or False (a Python or numpy bool, not a truthy value)."""
+    """Check that ``x`` is True or False (a Python or numpy bool, not a truthy value).
+
+    Parameters
+    ----------
+    x : object
+        The value given.
+    name : str
+        The argument's name in the message.
+
+    Returns
+    -------
+    bool
+
+    See Also
+    --------
+    effstats._validation.check_option : one of several values.
+
+    Examples
+    --------
+    >>> from effstats._validation import check_flag
+    >>> check_flag(True, "fpc")
+    True
+    >>> check_flag("yes", "fpc")
+    Traceback (most recent call last):
+    ...
+    ValueError: fpc: expected True or False, got 'yes'
+    """
     if not isinstance(x, (bool, np.bool_)):
         raise ValueError(f"{name}: expected True or False, got {x!r}")
     return bool(x)
 
 
 def check_binary(x: Any, name: str, **kw: Any) -> np.ndarray:
-    """Check that ``x`` holds only 0/1 (or booleans); return it as a bool array."""
+    """Check that ``x`` holds only 0/1 (or booleans); return it as a bool array.
+
+    Parameters
+    ----------
+    x : array-like
+        The input.
+    name : str
+        The argument's name in messages.
+    **kw
+        Passed to :func:`effstats._validation.check_array` (``ndim``, ``allow_nan``, ...).
+
+    Returns
+    -------
+    ndarray of bool
+
+    See Also
+    --------
+    effstats._validation.check_integer_outputs : the one reading of an integer output matrix.
+
+    Examples
+    --------
+    >>> from effstats._validation import check_binary
+    >>> check_binary([[1, 0], [0, 1]], "responses")
+    array([[ True, False],
+           [False,  True]])
+    >>> check_binary([0, 2], "responses")
+    Traceback (most recent call last):
+    ...
+    ValueError: responses: expected binary 0/1 values, found [2]
+    """
     arr = check_array(x, name, dtype=None, **kw)
     if arr.dtype == bool:
         return arr
@@ -115,7 +234,35 @@ def check_binary(x: Any, name: str, **kw: Any) -> np.ndarray:
 
 
 def check_unit_interval(x: Any, name: str, **kw: Any) -> np.ndarray:
-    """Check that ``x`` is a float array with values in [0, 1]."""
+    """Check that ``x`` is a float array with values in [0, 1].
+
+    Parameters
+    ----------
+    x : array-like
+        The input.
+    name : str
+        The argument's name in messages.
+    **kw
+        Passed to :func:`effstats._validation.check_array`.
+
+    Returns
+    -------
+    ndarray of float
+
+    See Also
+    --------
+    effstats._validation.check_binary : 0/1 values only.
+
+    Examples
+    --------
+    >>> from effstats._validation import check_unit_interval
+    >>> check_unit_interval([0.2, 0.9], "scores_a")
+    array([0.2, 0.9])
+    >>> check_unit_interval([20, 90], "scores_a")
+    Traceback (most recent call last):
+    ...
+    ValueError: scores_a: expected values in [0, 1], got range [20, 90]
+    """
     arr = check_array(x, name, **kw)
     finite = arr[~np.isnan(arr)] if kw.get("allow_nan") else arr
     if finite.size and (finite.min() < 0 or finite.max() > 1):
@@ -124,7 +271,35 @@ def check_unit_interval(x: Any, name: str, **kw: Any) -> np.ndarray:
 
 
 def check_probabilities(x: Any, name: str, *, axis: int = -1, atol: float = 1e-4, **kw: Any) -> np.ndarray:
-    """Check non-negative probabilities that sum to 1 (within ``atol``) along ``axis``."""
+    """Check non-negative probabilities that sum to 1 (within ``atol``) along ``axis``.
+
+    Parameters
+    ----------
+    x : array-like
+        The input.
+    name : str
+        The argument's name in messages.
+    axis : int, default=-1
+        The axis of the classes.
+    atol : float, default=1e-4
+        Tolerance of the sums.
+    **kw
+        Passed to :func:`effstats._validation.check_array`.
+
+    Returns
+    -------
+    ndarray of float
+
+    Examples
+    --------
+    >>> from effstats._validation import check_probabilities
+    >>> check_probabilities([[0.3, 0.7]], "proba")
+    array([[0.3, 0.7]])
+    >>> check_probabilities([[0.3, 0.3]], "proba")
+    Traceback (most recent call last):
+    ...
+    ValueError: proba: probabilities must sum to 1 along axis -1 (within 0.0001), found a sum of 0.6
+    """
     arr = check_array(x, name, **kw)
     if (arr < 0).any():
         raise ValueError(f"{name}: probabilities must be non-negative, found {arr.min():g}")
@@ -136,7 +311,31 @@ def check_probabilities(x: Any, name: str, *, axis: int = -1, atol: float = 1e-4
 
 
 def check_fraction(x: Any, name: str, *, closed: bool = False) -> float:
-    """Check a scalar in the open interval (0, 1) (closed [0, 1] if ``closed``)."""
+    """Check a scalar in the open interval (0, 1) (closed [0, 1] if ``closed``).
+
+    Parameters
+    ----------
+    x : float
+        The value given.
+    name : str
+        The argument's name in the message.
+    closed : bool, default=False
+        Accept 0 and 1.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from effstats._validation import check_fraction
+    >>> check_fraction(0.05, "alpha")
+    0.05
+    >>> check_fraction(1.0, "alpha")
+    Traceback (most recent call last):
+    ...
+    ValueError: alpha: expected a number in (0, 1), got 1.0
+    """
     if isinstance(x, bool) or not isinstance(x, Real) or np.isnan(x):
         raise ValueError(f"{name}: expected a number in {'[0, 1]' if closed else '(0, 1)'}, got {x!r}")
     ok = 0 <= x <= 1 if closed else 0 < x < 1
@@ -146,7 +345,36 @@ def check_fraction(x: Any, name: str, *, closed: bool = False) -> float:
 
 
 def check_positive_int(x: Any, name: str, *, minimum: int = 1, maximum: int | None = None) -> int:
-    """Check an integer ``minimum <= x <= maximum``."""
+    """Check an integer ``minimum <= x <= maximum``.
+
+    One message per argument whatever side the value falls on: ``expected an integer >= minimum`` without a
+    maximum, ``expected an integer in [minimum, maximum]`` with one.
+
+    Parameters
+    ----------
+    x : int
+        The value given (not a bool, not a float).
+    name : str
+        The argument's name in the message.
+    minimum : int, default=1
+        The smallest accepted value.
+    maximum : int, optional
+        The largest accepted value.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> from effstats._validation import check_positive_int
+    >>> check_positive_int(5, "n_items", maximum=200)
+    5
+    >>> check_positive_int(500, "n_items", maximum=200)
+    Traceback (most recent call last):
+    ...
+    ValueError: n_items: expected an integer in [1, 200], got 500
+    """
     if isinstance(x, bool) or not isinstance(x, Integral):
         raise ValueError(f"{name}: expected an integer >= {minimum}, got {x!r}")
     if x < minimum or (maximum is not None and x > maximum):
@@ -156,7 +384,33 @@ def check_positive_int(x: Any, name: str, *, minimum: int = 1, maximum: int | No
 
 
 def check_positive(x: Any, name: str, *, allow_zero: bool = False, maximum: float | None = None) -> float:
-    """Check a finite real scalar ``> 0`` (``>= 0`` if ``allow_zero``), at most ``maximum`` if given."""
+    """Check a finite real scalar ``> 0`` (``>= 0`` if ``allow_zero``), at most ``maximum`` if given.
+
+    Parameters
+    ----------
+    x : float
+        The value given.
+    name : str
+        The argument's name in the message.
+    allow_zero : bool, default=False
+        Accept 0.
+    maximum : float, optional
+        The largest accepted value.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from effstats._validation import check_positive
+    >>> check_positive(10, "alpha")
+    10.0
+    >>> check_positive(-1.0, "alpha")
+    Traceback (most recent call last):
+    ...
+    ValueError: alpha: expected a number > 0, got -1.0
+    """
     if isinstance(x, bool) or not isinstance(x, Real) or not np.isfinite(x):
         raise ValueError(f"{name}: expected a finite number {'>= 0' if allow_zero else '> 0'}, got {x!r}")
     if x < 0 or (x == 0 and not allow_zero) or (maximum is not None and x > maximum):
@@ -284,7 +538,27 @@ def check_integer_outputs(arr: np.ndarray, name: str, *, class_ids: bool) -> np.
 
 def warn_missing_cells(name: str, n_missing: int, n_cells: int, what: str) -> None:
     """One ``UserWarning`` that ``n_missing`` of ``n_cells`` cells of argument ``name`` are missing and what the
-    estimator does with them (``what``); nothing for complete data."""
+    estimator does with them (``what``); nothing for complete data.
+
+    Parameters
+    ----------
+    name : str
+        The argument's name.
+    n_missing, n_cells : int
+        Missing cells and all cells.
+    what : str
+        What the caller does with the missing cells.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from effstats._validation import warn_missing_cells
+    >>> with warnings.catch_warnings(record=True) as w:
+    ...     warnings.simplefilter("always")
+    ...     warn_missing_cells("responses", 3, 100, "the observed cells are used")
+    >>> str(w[0].message)
+    'responses: 3 of 100 cells are missing; the observed cells are used'
+    """
     import warnings
 
     if n_missing:
