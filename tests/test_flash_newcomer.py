@@ -15,6 +15,7 @@ import pytest
 
 from effstats import reliability as R
 from effstats.reliability import _flash_helm
+from effstats.reliability._winrate import _score
 
 LEVEL = 0.95
 
@@ -22,7 +23,7 @@ LEVEL = 0.95
 def _newcomers(bench: R.Benchmark, score: str, n_new: int = 7, seed: int = 0) -> tuple[str, list]:
     """The full-data best model and n_new − 1 other models drawn at random."""
     num, den = bench.sub_sums()
-    best = int(np.argmax(R._score(bench, num, den, score, "strict")[0]))
+    best = int(np.argmax(_score(bench, num, den, score, "strict")[0]))
     rest = np.random.default_rng(seed).choice(np.setdiff1d(np.arange(bench.n_models), [best]), n_new - 1, replace=False)
     return bench.model_ids[best], list(bench.model_ids[[best, *rest]])
 
@@ -100,7 +101,7 @@ def test_interval_is_exact_when_a_subscenario_is_fully_sampled():
     for score in ("mean", "mean_of_means", "mwr"):
         st = _flash_helm._flash_setup(bench, (10, None), _flash_helm._DEFAULT_TIERS, None, None, "paper", 1, LEVEL,
                                       None, score, 20, "strict", 0, {})
-        full = R._score(bench, num, den, score, "strict")[0]
+        full = _score(bench, num, den, score, "strict")[0]
         for m in (0, 5, 11):
             rank = int(1 + (full > full[m]).sum())
             got = _flash_helm._own_interval(st, num[0, m], den[0, m], num[0, m], den[0, m], num, den, keep, m)

@@ -15,6 +15,10 @@ from scipy import stats
 from effstats import ResponseMatrix
 import effstats
 from effstats import reliability as R
+from effstats.reliability._benchmark import _OBJECTIVES
+from effstats.reliability._dior import _multiplicity
+from effstats.reliability._metametrics import _weighted_tau
+from effstats.reliability._winrate import _score
 
 # the bundled copy of the public HELM classic table (same file as the shared leaderboards folder)
 HELM = Path(effstats.__file__).parent / "datasets" / "data" / "leaderboards" / "helm" / "accuracy.tsv"
@@ -151,13 +155,13 @@ def test_weighted_tau_is_scipys():
     X = ref[None, :] + rng.normal(0, 0.2, (10, 20))
     X[2, 3] = np.nan
     want = [stats.weightedtau(ref[~np.isnan(x)], x[~np.isnan(x)]).statistic for x in X]
-    np.testing.assert_allclose(R._weighted_tau(ref, X), want, atol=1e-12)
+    np.testing.assert_allclose(_weighted_tau(ref, X), want, atol=1e-12)
     # a swap at the top costs more than the same swap at the bottom
     top, bottom = ref.copy(), ref.copy()
     o = np.argsort(-ref)
     top[[o[0], o[1]]] = top[[o[1], o[0]]]
     bottom[[o[-1], o[-2]]] = bottom[[o[-2], o[-1]]]
-    wt = R._weighted_tau(ref, np.stack([top, bottom]))
+    wt = _weighted_tau(ref, np.stack([top, bottom]))
     assert wt[0] < wt[1]
 
 
@@ -176,7 +180,7 @@ def test_dior_helm_scenarios(helm):
     """HELM with 16 scenarios is not reliable by the paper's standard (Fig. 2: all three objectives
     below 0.95 for scenarios); best-model error rate of the paper: 22% (37 models, §5.2)."""
     table, _ = helm
-    res = {o: R.dior(table, "scenarios", o, n_boot=500, rng=1) for o in R._OBJECTIVES}
+    res = {o: R.dior(table, "scenarios", o, n_boot=500, rng=1) for o in _OBJECTIVES}
     assert res["kendall"].dior < 0.95 and res["weighted_tau"].dior < 0.95
     assert 0.1 < res["best_model"].error_rate < 0.45
     r = res["kendall"]
@@ -229,9 +233,9 @@ def test_scenario_resample_equals_rebuilt_benchmark():
     b = R.Benchmark.from_data(x)
     draw = np.array([[0, 0, 1, 4, 4], [2, 3, 3, 3, 1]])
     num, den = b.sub_sums()
-    w = R._multiplicity(draw, 5)
+    w = _multiplicity(draw, 5)
     for score, ref in [("mwr", R.mean_win_rate), ("mean", R.mean_score), ("mean_of_means", R.mean_score)]:
-        got = R._score(b, num, den, score, "strict", scen_w=w)
+        got = _score(b, num, den, score, "strict", scen_w=w)
         for i in range(2):
             np.testing.assert_allclose(got[i], ref(x[:, draw[i]]), atol=1e-12)
 
@@ -267,9 +271,9 @@ def test_subscenario_weighting_matches_manual():
     groups = np.array([0, 0, 1, 1, 1, 2])
     b = R.Benchmark.from_data(x, groups=groups)
     draw = np.array([[0, 0, 3, 5, 5, 2]])
-    w = R._multiplicity(draw, 6)
+    w = _multiplicity(draw, 6)
     num, den = b.sub_sums()
-    got = R._score(b, num, den, "mwr", "strict", sub_w=w)[0]
+    got = _score(b, num, den, "mwr", "strict", sub_w=w)[0]
     want = R.mean_win_rate(x[:, draw[0]], groups[draw[0]])
     np.testing.assert_allclose(got, want)
 

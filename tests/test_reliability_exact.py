@@ -14,6 +14,7 @@ from scipy import stats
 
 from effstats import ResponseMatrix
 from effstats import reliability as R
+from effstats.reliability._metametrics import _weighted_tau
 from effstats._results import ConfidenceInterval
 
 
@@ -159,7 +160,7 @@ def test_kendall_and_weighted_tau_equal_scipy(n):
         want = np.nan_to_num([stats.kendalltau(ref, x).statistic for x in X])
         np.testing.assert_allclose(R.kendall_tau(ref, X), want, atol=1e-12)
         want_w = np.nan_to_num([stats.weightedtau(ref, x).statistic for x in X])
-        np.testing.assert_allclose(R._weighted_tau(ref, X), want_w, atol=1e-12)
+        np.testing.assert_allclose(_weighted_tau(ref, X), want_w, atol=1e-12)
 
 
 def test_inversion_counting_brute_force():

@@ -38,16 +38,15 @@ References
 Perlitz, Y., Bandel, E., Gera, A., Arviv, O., Ein-Dor, L., Shnarch, E., Slonim, N., Shmueli-Scheuer, M. and
 Choshen, L. "Efficient Benchmarking (of Language Models)". NAACL 2024 (arXiv:2308.11696).
 """
-from ._benchmark import _DECISIONS, _OBJECTIVES, _SCORES, _TIES, Benchmark, Decision, Objective, Score
+from ._benchmark import Benchmark, Decision, Objective, Score
 from ._curves import prompt_strategies, rank_resolution, rank_switch_curve, rank_trajectories, subscenario_correlations
-from ._dior import (DIoRPlan, DIoRResult, _compute_fraction, _multiplicity, _resample_counts, _resampled_scores, dior,
-                    dior_plan, efficiency_curve)
+from ._dior import DIoRPlan, DIoRResult, dior, dior_plan, efficiency_curve
 from ._flash_helm import FlashHELMResult, flash_helm, flash_helm_orders, simulate_examples
-from ._metametrics import _weighted_tau, kendall_tau
+from ._metametrics import kendall_tau
 from ._pathologies import (Counterexample, clone_flips, counterexample_grouping, counterexample_partial_reporting,
                            counterexample_weaker_model, removal_flips)
 from ._report import AuditResult, audit
-from ._winrate import _mwr, _score, _win_rates, comparison_components, mean_of_means, mean_score, mean_win_rate
+from ._winrate import comparison_components, mean_of_means, mean_score, mean_win_rate
 
 __all__ = [
     "mean_win_rate",
