@@ -384,8 +384,14 @@ class AuditResult:
 
     See Also
     --------
-    audit : computes it.
+    effstats.reliability.audit : computes it.
     effstats.reliability.dior : one DIoR value with its bootstrap distribution.
+
+    References
+    ----------
+    .. [1] Perlitz, Y., Bandel, E., Gera, A., Arviv, O., Ein-Dor, L., Shnarch, E., Slonim, N.,
+       Shmueli-Scheuer, M. and Choshen, L. "Efficient Benchmarking (of Language Models)". NAACL 2024
+       (arXiv:2308.11696).
 
     Examples
     --------
@@ -417,12 +423,44 @@ class AuditResult:
 
     @property
     def leader(self) -> str:
-        """The top-ranked model."""
+        """The top-ranked model.
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> from effstats.reliability import audit
+        >>> x = np.linspace(0.9, 0.3, 6)[:, None] + np.random.default_rng(0).normal(0, 0.05, (6, 4))
+        >>> table = pd.DataFrame(x, index=[f"m{i}" for i in range(6)], columns=["A", "B", "C", "D"])
+        >>> res = audit(table, n_boot=50, progress=False)
+        >>> res.leader
+        'm0'
+        """
         return self.scores["model"].iloc[0]
 
     @property
     def figures(self) -> dict:
-        """The report's figures as matplotlib Figures keyed by file name (built on each access)."""
+        """The report's figures, built on each access.
+
+        Returns
+        -------
+        dict of str to matplotlib.figure.Figure
+            Keyed by the file name :meth:`save` writes: ``rank_intervals.png``, ``efficiency_scenarios.png`` and,
+            with per-example scores, ``efficiency_examples.png`` and ``rank_switch.png``.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> from effstats.reliability import audit
+        >>> x = np.linspace(0.9, 0.3, 6)[:, None] + np.random.default_rng(0).normal(0, 0.05, (6, 4))
+        >>> table = pd.DataFrame(x, index=[f"m{i}" for i in range(6)], columns=["A", "B", "C", "D"])
+        >>> res = audit(table, n_boot=50, progress=False)
+        >>> sorted(res.figures)
+        ['efficiency_scenarios.png', 'rank_intervals.png']
+        """
         figs = {"rank_intervals.png": _plot_ranks(self.scores)}
         target = self.settings["target"]
         if len(self.efficiency_scenarios):
@@ -440,7 +478,27 @@ class AuditResult:
         return _render(self)
 
     def to_markdown(self) -> str:
-        """The report as Markdown; figures are referenced by the file names :meth:`save` writes."""
+        """The report as Markdown; figures are referenced by the file names :meth:`save` writes.
+
+        Returns
+        -------
+        str
+
+        See Also
+        --------
+        effstats.reliability.AuditResult.to_html : the same report as one HTML page.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> from effstats.reliability import audit
+        >>> x = np.linspace(0.9, 0.3, 6)[:, None] + np.random.default_rng(0).normal(0, 0.05, (6, 4))
+        >>> table = pd.DataFrame(x, index=[f"m{i}" for i in range(6)], columns=["A", "B", "C", "D"])
+        >>> res = audit(table, n_boot=50, progress=False)
+        >>> md = res.to_markdown()
+        >>> md.splitlines()[0], "## What to do" in md
+        ('# Benchmark reliability audit', True)
+        """
         return self._doc().markdown()
 
     def _inline_images(self) -> dict[str, str]:
@@ -455,7 +513,34 @@ class AuditResult:
         return out
 
     def to_html(self, path: str | Path | None = None) -> str:
-        """The report as one self-contained HTML page (figures embedded); written to ``path`` when given."""
+        """The report as one self-contained HTML page (figures embedded); written to ``path`` when given.
+
+        Parameters
+        ----------
+        path : str or pathlib.Path, optional
+            HTML file to write.
+
+        Returns
+        -------
+        str
+            The page.
+
+        Raises
+        ------
+        ValueError
+            ``path`` is a directory or not a path.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> from effstats.reliability import audit
+        >>> x = np.linspace(0.9, 0.3, 6)[:, None] + np.random.default_rng(0).normal(0, 0.05, (6, 4))
+        >>> table = pd.DataFrame(x, index=[f"m{i}" for i in range(6)], columns=["A", "B", "C", "D"])
+        >>> res = audit(table, n_boot=50, progress=False)
+        >>> page = res.to_html()
+        >>> page.startswith("<!DOCTYPE html>"), "data:image/png;base64," in page
+        (True, True)
+        """
         if path is not None:
             if isinstance(path, bool) or not isinstance(path, (str, Path)) or Path(path).is_dir():
                 raise ValueError(f"path: expected the path of an HTML file to write, got {path!r}")
@@ -474,7 +559,34 @@ class AuditResult:
     def save(self, out: str | Path) -> Path:
         """Write ``report.md`` and ``report.html`` (figures as PNG files beside them) and the CSV tables to ``out``.
 
-        Returns the path of ``report.md``.
+        Parameters
+        ----------
+        out : str or pathlib.Path
+            Directory, created if needed.
+
+        Returns
+        -------
+        pathlib.Path
+            The path of ``report.md``.
+
+        Raises
+        ------
+        ValueError
+            ``out`` is not a writable directory.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> from effstats.reliability import audit
+        >>> x = np.linspace(0.9, 0.3, 6)[:, None] + np.random.default_rng(0).normal(0, 0.05, (6, 4))
+        >>> table = pd.DataFrame(x, index=[f"m{i}" for i in range(6)], columns=["A", "B", "C", "D"])
+        >>> res = audit(table, n_boot=50, progress=False)
+        >>> import tempfile, pathlib
+        >>> with tempfile.TemporaryDirectory() as tmp:
+        ...     path = res.save(tmp)
+        ...     files = sorted(p.name for p in pathlib.Path(tmp).iterdir())
+        >>> path.name, files[:3]
+        ('report.md', ['efficiency_scenarios.csv', 'efficiency_scenarios.png', 'rank_intervals.png'])
         """
         if not isinstance(out, (str, Path)):
             raise ValueError(f"--out: expected a directory path, got {type(out).__name__}")
@@ -500,6 +612,7 @@ class AuditResult:
 def _compute(data: Any, *, by: str, published: pd.Series | None, pub_info: dict | None, aggregate: str, ties: str,
              n_boot: int, target: float, seed: int | None, progress: bool, source: str,
              notes: list[str]) -> AuditResult:
+    """Every table of the audit, step by step (a text progress bar on stderr), and the advice drawn from them."""
     from tqdm import tqdm  # text bars: widget bars break with Debian's ipywidgets 6 and nbclient
 
     kw = dict(scenario=by, subscenario=None)
@@ -507,36 +620,90 @@ def _compute(data: Any, *, by: str, published: pd.Series | None, pub_info: dict 
     bench.check_connected("SCORES")
     per_item = not bench.is_table
     n_top = min(5, bench.n_models - 1)
+    k_top = min(5, bench.n_models)
     rng = np.random.default_rng(seed)
-    sc = dict(score=aggregate, ties=ties)
+    boot = dict(score=aggregate, ties=ties, n_top=n_top, rng=rng, **kw)
     steps = ["scores", "scenario DIoR", "scenario curve", "scenarios", "MWR sensitivity"] + (
         ["example DIoR", "example curve", "rank switches"] if per_item else [])
     bar = tqdm(total=len(steps), desc="effstats audit", disable=not progress, file=sys.stderr)
     notes = list(notes)
 
-    # 1. scores and rank intervals
-    bar.set_postfix_str("scores")
+    def step(name: str) -> None:
+        bar.set_postfix_str(name)
+
+    step("scores")
     num, den = bench.sub_sums()
     scores = {s: _score(bench, num, den, s, ties)[0] for s in ("mwr", "mean", "mean_of_means")}
     main = scores[aggregate]
     bar.update()
+    step("scenario DIoR")
+    rows, kendall_res = _dior_rows(bench, "scenarios", n_boot, boot, main, notes)
+    bar.update()
+    tab, p_hold = _score_table(bench, scores, aggregate, kendall_res.resampled, published)
+    step("scenario curve")
+    curve_s = _scenario_curve(bench, n_boot, boot)
+    bar.update()
+    step("scenarios")
+    per_scen = _scenario_agreement(bench, num, den, main, aggregate, ties)
+    bar.update()
+    step("MWR sensitivity")
+    clones = clone_flips(bench, top_k=k_top, ties=ties, **kw)
+    removals = removal_flips(bench, top_k=2, ties=ties, **kw) if bench.n_models > 2 else pd.DataFrame()
+    bar.update()
+    curve_e = sw = None
+    if per_item:
+        step("example DIoR")
+        rows += _dior_rows(bench, "examples", n_boot, boot, main, notes)[0]
+        bar.update()
+        curve_e, sw = _example_curves(bench, n_boot, boot, bar)
+    bar.close()
 
-    # 2. scenario-level DIoR
-    bar.set_postfix_str("scenario DIoR")
+    pub = _published_agreement(bench, published, pub_info, aggregate, scores)
+    settings = dict(aggregate=aggregate, ties=ties, n_boot=n_boot, seed=seed, target=target, source=source,
+                    n_models=bench.n_models, n_scenarios=bench.n_scen, n_items=bench.n_items if per_item else None,
+                    n_missing=int((~bench.scenario_observed()).sum()), n_top=n_top, k_top=k_top,
+                    n_resolved=int((p_hold >= target).sum()), n_pairs=len(p_hold))
+    res = AuditResult(scores=tab, reliability=pd.DataFrame(rows), scenarios=per_scen, efficiency_scenarios=curve_s,
+                      efficiency_examples=curve_e, rank_switch=sw, clones=clones, removals=removals,
+                      recommendations=[], notes=notes, published=pub, settings=settings)
+    res.recommendations.extend(_recommendations(res, bench, num, den))
+    return res
+
+
+_DIOR_OBJECTIVES = ("kendall", "weighted_tau", "best_model", "model_quality")
+
+
+def _dior_rows(bench: Benchmark, granularity: str, n_boot: int, boot: dict, main: np.ndarray,
+               notes: list[str]) -> tuple[list[dict], Any]:
+    """One row per objective of the DIoR of resampling ``granularity``, and the Kendall τ result.
+
+    The scenario-level *model_quality* (1 − mean |Δ score|) is left out, with a note, for an aggregate that leaves
+    [0, 1]: the difference of two such scores is not a quality loss on a common scale.
+    """
     rows, kendall_res = [], None
-    for obj in ("kendall", "weighted_tau", "best_model", "model_quality"):
-        if obj == "model_quality" and aggregate != "mwr" and np.nanmax(np.abs(main)) > 1:
+    aggregate = boot["score"]
+    for obj in _DIOR_OBJECTIVES:
+        if (granularity == "scenarios" and obj == "model_quality" and aggregate != "mwr"
+                and np.nanmax(np.abs(main)) > 1):
             notes.append(f"The *model_quality* DIoR (1 − mean |Δ score|) is left out: it is meant for scores in "
                          f"[0, 1] and the {_SCORE_NAME[aggregate]} reaches {np.nanmax(np.abs(main)):.3g}.")
             continue
-        r = dior(bench, "scenarios", obj, n_boot=n_boot, n_top=n_top, rng=rng, **sc, **kw)
+        r = dior(bench, granularity, obj, n_boot=n_boot, **boot)
         if obj == "kendall":
             kendall_res = r
-        rows.append(dict(granularity="scenarios", objective=obj, dior=r.dior, mean=r.statistic,
+        rows.append(dict(granularity=granularity, objective=obj, dior=r.dior, mean=r.statistic,
                          standard_error=r.standard_error, error_rate=np.nan if r.error_rate is None else r.error_rate))
-    bar.update()
+    return rows, kendall_res
 
-    rk_boot = _ranks(kendall_res.resampled)  # (B, M)
+
+def _score_table(bench: Benchmark, scores: dict, aggregate: str, resampled: np.ndarray,
+                 published: pd.Series | None) -> tuple[pd.DataFrame, np.ndarray]:
+    """The ranking, best first, with rank intervals and pairwise stability from the scenario resamples.
+
+    Returns the table and, per adjacent pair, the probability that the higher-ranked model stays ahead.
+    """
+    main = scores[aggregate]
+    rk_boot = _ranks(resampled)  # (B, M)
     rank = _ranks(main)
     # ranks are integers: take order statistics, not interpolated quantiles (a rank of 8.025 means nothing)
     lo = np.quantile(rk_boot, 0.025, axis=0, method="lower")
@@ -548,24 +715,28 @@ def _compute(data: Any, *, by: str, published: pd.Series | None, pub_info: dict 
     tab = tab.sort_values(["rank", "model"]).reset_index(drop=True)
     # adjacent pairs: how often the higher-ranked model stays ahead when scenarios are resampled (ties = half)
     pos = {m: i for i, m in enumerate(bench.model_ids)}
-    idx = tab["model"].map(pos).to_numpy()
-    R = kendall_res.resampled[:, idx]
+    R = resampled[:, tab["model"].map(pos).to_numpy()]
     p_hold = ((R[:, :-1] > R[:, 1:]) + 0.5 * (R[:, :-1] == R[:, 1:])).mean(0)
     tab["p_ahead_of_next"] = np.append(p_hold, np.nan)
     # the leader's group: models the leader does not stay ahead of in >= target of the resamples (a chain of
     # unresolved adjacent pairs is NOT a group of tied models: the first and the last may differ clearly)
     tab["p_leader_ahead"] = ((R[:, :1] > R) + 0.5 * (R[:, :1] == R)).mean(0)
+    return tab, p_hold
 
-    # 3. scenario curve
-    bar.set_postfix_str("scenario curve")
-    k_sizes = sorted({int(s) for s in np.unique(np.linspace(2, bench.n_scen, min(bench.n_scen - 1, 6)).round())
-                      if 2 <= s <= bench.n_scen}) if bench.n_scen >= 2 else []
-    curve_s = efficiency_curve(bench, "scenarios", "kendall", k_sizes, n_boot=max(n_boot // 4, 50), rng=rng,
-                               n_top=n_top, **sc, **kw) if k_sizes else pd.DataFrame()
-    bar.update()
 
-    # 4. per-scenario agreement (drop candidates)
-    bar.set_postfix_str("scenarios")
+def _scenario_curve(bench: Benchmark, n_boot: int, boot: dict) -> pd.DataFrame:
+    """Ranking DIoR against the number of scenarios drawn (up to six sizes from 2 to all)."""
+    n = bench.n_scen
+    if n < 2:
+        return pd.DataFrame()
+    sizes = sorted({int(s) for s in np.unique(np.linspace(2, n, min(n - 1, 6)).round()) if 2 <= s <= n})
+    return efficiency_curve(bench, "scenarios", "kendall", sizes, n_boot=max(n_boot // 4, 50), **boot)
+
+
+def _scenario_agreement(bench: Benchmark, num: np.ndarray, den: np.ndarray, main: np.ndarray, aggregate: str,
+                        ties: str) -> pd.DataFrame:
+    """Per scenario: τ of its ranking with the rest's, τ of the full ranking with the one without it, and how many
+    models it alone scores (dropping it leaves them unranked); the least agreeing scenario first."""
     scen_obs = bench.scenario_observed()
     per_scen = []
     ones = np.eye(bench.n_scen)
@@ -581,69 +752,45 @@ def _compute(data: Any, *, by: str, published: pd.Series | None, pub_info: dict 
                              only_scenario_of=int((others == 0).sum()),  # models left unscored without it
                              tau_with_rest=float(kendall_tau(without, alone[None])[0]),
                              tau_full_vs_without=float(kendall_tau(main, without[None])[0])))
-    per_scen = pd.DataFrame(per_scen).sort_values("tau_with_rest").reset_index(drop=True)
+    return pd.DataFrame(per_scen).sort_values("tau_with_rest").reset_index(drop=True)
+
+
+def _example_curves(bench: Benchmark, n_boot: int, boot: dict, bar: Any) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Ranking DIoR and rank-switch probabilities against the number of examples per scenario (8 sizes,
+    geometric from 5 to the largest scenario)."""
+    bar.set_postfix_str("example curve")
+    gmax = int(bench.group_sizes().max())
+    sizes = sorted({int(s) for s in np.unique(np.geomspace(min(5, gmax), gmax, 8).round()) if 1 <= s <= gmax})
+    small = max(n_boot // 4, 50)
+    kw = {k: v for k, v in boot.items() if k != "n_top"}  # the curve is a ranking DIoR: no best-model repeats
+    curve = efficiency_curve(bench, "examples", "kendall", sizes, n_boot=small, **kw)
     bar.update()
-
-    # 5. MWR sensitivity
-    bar.set_postfix_str("MWR sensitivity")
-    k_top = min(5, bench.n_models)
-    clones = clone_flips(bench, top_k=k_top, ties=ties, **kw)
-    removals = removal_flips(bench, top_k=2, ties=ties, **kw) if bench.n_models > 2 else pd.DataFrame()
+    bar.set_postfix_str("rank switches")
+    sw = rank_switch_curve(bench, sizes, n_boot=small,
+                           cluster_sizes=[c for c in (2, 3, 5, 10) if c <= bench.n_models], **kw)
     bar.update()
+    return curve, sw
 
-    curve_e = sw = None
-    if per_item:
-        bar.set_postfix_str("example DIoR")
-        for obj in ("kendall", "weighted_tau", "best_model", "model_quality"):
-            r = dior(bench, "examples", obj, n_boot=n_boot, n_top=n_top, rng=rng, **sc, **kw)
-            rows.append(dict(granularity="examples", objective=obj, dior=r.dior, mean=r.statistic,
-                             standard_error=r.standard_error,
-                             error_rate=np.nan if r.error_rate is None else r.error_rate))
-        bar.update()
-        bar.set_postfix_str("example curve")
-        gmax = int(bench.group_sizes().max())
-        ex_sizes = sorted({int(s) for s in np.unique(np.geomspace(min(5, gmax), gmax, 8).round()) if 1 <= s <= gmax})
-        curve_e = efficiency_curve(bench, "examples", "kendall", ex_sizes, n_boot=max(n_boot // 4, 50), rng=rng,
-                                   **sc, **kw)
-        bar.update()
-        bar.set_postfix_str("rank switches")
-        sw = rank_switch_curve(bench, ex_sizes, n_boot=max(n_boot // 4, 50), rng=rng,
-                               cluster_sizes=[c for c in (2, 3, 5, 10) if c <= bench.n_models], **sc, **kw)
-        bar.update()
-    bar.close()
 
-    pub = None
-    if published is not None and published.notna().any():
-        kind = (pub_info or {}).get("kind") or published.attrs.get("kind") or ("mwr" if aggregate == "mwr" else "mean")
-        ref = scores[kind]
-        p = published.reindex(bench.model_ids).to_numpy(dtype=float)
-        ok = ~np.isnan(p)
-        scale = 100.0 if np.nanmax(np.abs(p)) > 1.5 and np.nanmax(np.abs(ref)) <= 1.5 else 1.0
-        dd = np.abs(ref[ok] * scale - p[ok])
-        pub = dict(pub_info or {}, kind=kind, scale=scale, max_abs_diff=float(dd.max()),
-                   median_abs_diff=float(np.median(dd)), kendall_tau=float(kendall_tau(p[ok], ref[ok][None])[0]),
-                   kendall_tau_ranked=float(kendall_tau(p[ok], main[ok][None])[0]))
-    settings = dict(aggregate=aggregate, ties=ties, n_boot=n_boot, seed=seed, target=target, source=source,
-                    n_models=bench.n_models, n_scenarios=bench.n_scen, n_items=bench.n_items if per_item else None,
-                    n_missing=int((~bench.scenario_observed()).sum()), n_top=n_top, k_top=k_top,
-                    n_resolved=int((p_hold >= target).sum()), n_pairs=len(p_hold))
-    res = AuditResult(scores=tab, reliability=pd.DataFrame(rows), scenarios=per_scen, efficiency_scenarios=curve_s,
-                      efficiency_examples=curve_e, rank_switch=sw, clones=clones, removals=removals,
-                      recommendations=[], notes=notes, published=pub, settings=settings)
-    res.recommendations.extend(_recommendations(res, bench, num, den))
-    return res
+def _published_agreement(bench: Benchmark, published: pd.Series | None, pub_info: dict | None, aggregate: str,
+                         scores: dict) -> dict | None:
+    """How closely the recomputed aggregate follows the published one (max / median |Δ|, Kendall τ), or None."""
+    if published is None or not published.notna().any():
+        return None
+    kind = (pub_info or {}).get("kind") or published.attrs.get("kind") or ("mwr" if aggregate == "mwr" else "mean")
+    ref, main = scores[kind], scores[aggregate]
+    p = published.reindex(bench.model_ids).to_numpy(dtype=float)
+    ok = ~np.isnan(p)
+    scale = 100.0 if np.nanmax(np.abs(p)) > 1.5 and np.nanmax(np.abs(ref)) <= 1.5 else 1.0
+    dd = np.abs(ref[ok] * scale - p[ok])
+    return dict(pub_info or {}, kind=kind, scale=scale, max_abs_diff=float(dd.max()),
+                median_abs_diff=float(np.median(dd)), kendall_tau=float(kendall_tau(p[ok], ref[ok][None])[0]),
+                kendall_tau_ranked=float(kendall_tau(p[ok], main[ok][None])[0]))
 
 
 def _recommendations(res: AuditResult, bench: Benchmark, num: np.ndarray, den: np.ndarray) -> list[str]:
+    """The "What to do" items (Markdown), most important first."""
     st = res.settings
-    aggregate, target = st["aggregate"], st["target"]
-    rel, tab, per_scen, curve_s, curve_e = (res.reliability, res.scores, res.scenarios, res.efficiency_scenarios,
-                                            res.efficiency_examples)
-
-    def d(gran: str, obj: str) -> float:
-        g = rel[(rel.granularity == gran) & (rel.objective == obj)]
-        return float(g["dior"].iloc[0]) if len(g) else float("nan")
-
     todo = []
     if st["n_models"] < _MIN_MODELS_FOR_TAU:
         m = st["n_models"]
@@ -652,79 +799,16 @@ def _recommendations(res: AuditResult, bench: Benchmark, num: np.ndarray, den: n
                     "τ = ±1 is no evidence that a scenario is redundant or odd; no scenario is recommended for "
                     f"dropping or review, and the DIoR values below are coarse. Audit at least {_MIN_MODELS_FOR_TAU} "
                     "models.")
-    if aggregate != "mwr":
-        # a mean over scenarios on different scales is dominated by the widest one (a column in percent among
-        # fractions); the win rate is scale-free
-        with np.errstate(invalid="ignore"):
-            sub = np.where(den[0] > 0, num[0] / np.maximum(den[0], 1e-300), np.nan)
-        spread = np.nanmax(sub, 0) - np.nanmin(sub, 0)
-        spread = spread[np.isfinite(spread) & (spread > 0)]
-        if spread.size >= 2 and spread.max() > 10 * np.median(spread):
-            wide_s = [bench.subscenario_names[j] for j in np.flatnonzero(
-                (np.nanmax(sub, 0) - np.nanmin(sub, 0)) > 10 * np.median(spread))]
-            todo.append(f"**Scales differ**: the scores of {_name_list(wide_s, 5)} span more than 10× the median "
-                        f"score range of the columns, so the {_SCORE_NAME[aggregate]} mostly follows them. "
-                        "Rescale (a percent column among fractions?) or rank by win rate (`--aggregate mwr`).")
-    k_dior = d("scenarios", "kendall")
-    if k_dior < target:
-        slope = ""
-        if len(curve_s) >= 2:
-            a, b = curve_s.iloc[-2], curve_s.iloc[-1]
-            gain = (b.dior - a.dior) / max(b["size"] - a["size"], 1)
-            slope = (f"; the curve still rises by {gain:+.3f} per added scenario at {int(b['size'])} scenarios"
-                     if gain > 0.005 else f"; the curve is flat at {int(b['size'])} scenarios ({gain:+.3f} per added "
-                     "scenario)")
-        todo.append(f"**Add scenarios**: ranking DIoR over scenarios is {k_dior:.3f} < {target:g}: which scenarios are "
-                    f"included changes the ranking{slope}.")
-    else:
-        todo.append(f"The ranking is robust to the choice of scenarios (DIoR {k_dior:.3f} ≥ {target:g}).")
-    bm = rel[(rel.granularity == "scenarios") & (rel.objective == "best_model")]
-    if len(bm):
-        er = float(bm.error_rate.iloc[0])
-        group = tab["model"][tab["p_leader_ahead"] < target].tolist()[1:]
-        lead = (f"the leader {tab['model'].iloc[0]} stays ahead in fewer than {target:.0%} of the resamples of "
-                f"{len(group)} model(s): {_name_list(group)}" if group else
-                f"the leader {tab['model'].iloc[0]} stays ahead of every other model in at least {target:.0%} of "
-                "the resamples")
-        todo.append(f"**The leader**: the top two swap in {er:.0%} of scenario resamples (best-model DIoR "
-                    f"{float(bm.dior.iloc[0]):.3f}); {lead} (`scores.csv`, column `p_leader_ahead`).")
+    if st["aggregate"] != "mwr":
+        todo += _scale_advice(bench, num, den, st["aggregate"])
+    todo += _scenario_count_advice(res)
+    todo += _leader_advice(res)
     if st["n_models"] >= _MIN_MODELS_FOR_TAU:
-        odd = per_scen[per_scen.tau_with_rest < 0.3]
-        if len(odd) > bench.n_scen / 2:
-            # most scenarios disagree with the rest: no single outlier to review, the benchmark is heterogeneous
-            todo.append(f"**Scenarios disagree broadly**: {len(odd)} of {bench.n_scen} scenarios rank models unlike "
-                        f"the rest (Kendall τ with the others' ranking < 0.3; median τ "
-                        f"{per_scen.tau_with_rest.median():.2f}). No single scenario is the outlier: they measure "
-                        "different things, so report per-scenario results beside the aggregate (dropping scenarios "
-                        "would change what the benchmark measures).")
-        elif len(odd):
-            todo.append(f"**Review or report separately**: {_name_list(odd.scenario, 5)} rank models unlike the "
-                        "rest (Kendall τ with the others' ranking < 0.3); they drive the scenario-level instability.")
-        # a drop candidate agrees with the rest, leaves the ranking in place and leaves no model unscored;
-        # with two scenarios, dropping one leaves a single-scenario benchmark: never recommended
-        redundant = per_scen[(per_scen.tau_full_vs_without >= 0.99) & (per_scen.tau_with_rest >= 0.8)
-                             & (per_scen.only_scenario_of == 0)] if bench.n_scen > 2 else per_scen.iloc[:0]
-        if len(redundant):
-            todo.append(f"**Candidates to drop** (to save compute): {_name_list(redundant.scenario, 5)} — "
-                        "each agrees with the others (τ ≥ 0.8), leaving it out keeps the ranking (τ ≥ 0.99) and "
-                        "every model keeps a score. Drop one at a time and re-run: two redundant scenarios may be "
-                        "redundant only with each other.")
-    if curve_e is not None:
-        ok = curve_e[curve_e["dior"] >= target]
-        if len(ok) and int(ok["size"].min()) < int(bench.group_sizes().max()):
-            todo.append(f"**Drop examples**: ranking DIoR reaches {target:g} with {int(ok['size'].min())} examples per "
-                        f"scenario ({ok['compute_fraction'].min():.1%} of the evaluation cost).")
-        elif not len(ok):
-            todo.append(f"**Add examples**: ranking DIoR stays below {target:g} even with every example "
-                        f"({d('examples', 'kendall'):.3f}).")
-    n_res, n_pairs = st["n_resolved"], st["n_pairs"]
-    todo.append(f"**Resolved rank differences**: {n_res} of {n_pairs} adjacent pairs keep their order in ≥ "
-                f"{target:.0%} of scenario resamples" + (
-                    ": neighbours in the ranking are not resolved, so report ranks with their intervals "
-                    "(`rank_low`–`rank_high`) rather than as exact positions" if n_res == 0 else
-                    f"; the resolved differences cut the ranking into {n_res + 1} blocks whose neighbours are not "
-                    "resolved") + " (`scores.csv`, column `p_ahead_of_next`).")
-    if aggregate == "mwr" and len(res.clones):
+        todo += _scenario_advice(res.scenarios, bench.n_scen)
+    if res.efficiency_examples is not None:
+        todo += _example_advice(res, int(bench.group_sizes().max()))
+    todo.append(_resolution_advice(st["n_resolved"], st["n_pairs"], st["target"]))
+    if st["aggregate"] == "mwr" and len(res.clones):
         todo.append(f"**MWR is manipulable here**: adding one dominated clone of {_name_list(res.clones.clone_of, 3)} "
                     f"reverses the order of top-{st['k_top']} models; consider `--aggregate mean`.")
     pub = res.published
@@ -735,6 +819,108 @@ def _recommendations(res: AuditResult, bench: Benchmark, num: np.ndarray, den: n
                        "toxicity; mark them with ↓ or leave them out with --exclude), or is the aggregate computed "
                        "differently? The findings below describe the table as read, not the published leaderboard.")
     return todo
+
+
+def _dior_of(res: AuditResult, granularity: str, objective: str) -> float:
+    rel = res.reliability
+    g = rel[(rel.granularity == granularity) & (rel.objective == objective)]
+    return float(g["dior"].iloc[0]) if len(g) else float("nan")
+
+
+def _scale_advice(bench: Benchmark, num: np.ndarray, den: np.ndarray, aggregate: str) -> list[str]:
+    """A mean over scenarios on different scales is dominated by the widest one (a column in percent among
+    fractions); the win rate is scale-free."""
+    with np.errstate(invalid="ignore"):
+        sub = np.where(den[0] > 0, num[0] / np.maximum(den[0], 1e-300), np.nan)
+    ranges = np.nanmax(sub, 0) - np.nanmin(sub, 0)
+    spread = ranges[np.isfinite(ranges) & (ranges > 0)]
+    if spread.size < 2 or spread.max() <= 10 * np.median(spread):
+        return []
+    wide_s = [bench.subscenario_names[j] for j in np.flatnonzero(ranges > 10 * np.median(spread))]
+    return [f"**Scales differ**: the scores of {_name_list(wide_s, 5)} span more than 10× the median "
+            f"score range of the columns, so the {_SCORE_NAME[aggregate]} mostly follows them. "
+            "Rescale (a percent column among fractions?) or rank by win rate (`--aggregate mwr`)."]
+
+
+def _scenario_count_advice(res: AuditResult) -> list[str]:
+    """Add scenarios when the scenario-level ranking DIoR misses the target (with the curve's last slope)."""
+    target, curve_s = res.settings["target"], res.efficiency_scenarios
+    k_dior = _dior_of(res, "scenarios", "kendall")
+    if k_dior >= target:
+        return [f"The ranking is robust to the choice of scenarios (DIoR {k_dior:.3f} ≥ {target:g})."]
+    slope = ""
+    if len(curve_s) >= 2:
+        a, b = curve_s.iloc[-2], curve_s.iloc[-1]
+        gain = (b.dior - a.dior) / max(b["size"] - a["size"], 1)
+        slope = (f"; the curve still rises by {gain:+.3f} per added scenario at {int(b['size'])} scenarios"
+                 if gain > 0.005 else f"; the curve is flat at {int(b['size'])} scenarios ({gain:+.3f} per added "
+                 "scenario)")
+    return [f"**Add scenarios**: ranking DIoR over scenarios is {k_dior:.3f} < {target:g}: which scenarios are "
+            f"included changes the ranking{slope}."]
+
+
+def _leader_advice(res: AuditResult) -> list[str]:
+    """How often the top two swap, and which models the leader does not stay ahead of."""
+    rel, tab, target = res.reliability, res.scores, res.settings["target"]
+    bm = rel[(rel.granularity == "scenarios") & (rel.objective == "best_model")]
+    if not len(bm):
+        return []
+    er = float(bm.error_rate.iloc[0])
+    group = tab["model"][tab["p_leader_ahead"] < target].tolist()[1:]
+    lead = (f"the leader {tab['model'].iloc[0]} stays ahead in fewer than {target:.0%} of the resamples of "
+            f"{len(group)} model(s): {_name_list(group)}" if group else
+            f"the leader {tab['model'].iloc[0]} stays ahead of every other model in at least {target:.0%} of "
+            "the resamples")
+    return [f"**The leader**: the top two swap in {er:.0%} of scenario resamples (best-model DIoR "
+            f"{float(bm.dior.iloc[0]):.3f}); {lead} (`scores.csv`, column `p_leader_ahead`)."]
+
+
+def _scenario_advice(per_scen: pd.DataFrame, n_scen: int) -> list[str]:
+    """Scenarios to review (they rank unlike the rest) and candidates to drop (redundant with the rest)."""
+    todo = []
+    odd = per_scen[per_scen.tau_with_rest < 0.3]
+    if len(odd) > n_scen / 2:
+        # most scenarios disagree with the rest: no single outlier to review, the benchmark is heterogeneous
+        todo.append(f"**Scenarios disagree broadly**: {len(odd)} of {n_scen} scenarios rank models unlike "
+                    f"the rest (Kendall τ with the others' ranking < 0.3; median τ "
+                    f"{per_scen.tau_with_rest.median():.2f}). No single scenario is the outlier: they measure "
+                    "different things, so report per-scenario results beside the aggregate (dropping scenarios "
+                    "would change what the benchmark measures).")
+    elif len(odd):
+        todo.append(f"**Review or report separately**: {_name_list(odd.scenario, 5)} rank models unlike the "
+                    "rest (Kendall τ with the others' ranking < 0.3); they drive the scenario-level instability.")
+    # a drop candidate agrees with the rest, leaves the ranking in place and leaves no model unscored;
+    # with two scenarios, dropping one leaves a single-scenario benchmark: never recommended
+    redundant = per_scen[(per_scen.tau_full_vs_without >= 0.99) & (per_scen.tau_with_rest >= 0.8)
+                         & (per_scen.only_scenario_of == 0)] if n_scen > 2 else per_scen.iloc[:0]
+    if len(redundant):
+        todo.append(f"**Candidates to drop** (to save compute): {_name_list(redundant.scenario, 5)} — "
+                    "each agrees with the others (τ ≥ 0.8), leaving it out keeps the ranking (τ ≥ 0.99) and "
+                    "every model keeps a score. Drop one at a time and re-run: two redundant scenarios may be "
+                    "redundant only with each other.")
+    return todo
+
+
+def _example_advice(res: AuditResult, largest: int) -> list[str]:
+    """The fewest examples per scenario that reach the target, or that even all of them do not."""
+    target, curve_e = res.settings["target"], res.efficiency_examples
+    ok = curve_e[curve_e["dior"] >= target]
+    if len(ok) and int(ok["size"].min()) < largest:
+        return [f"**Drop examples**: ranking DIoR reaches {target:g} with {int(ok['size'].min())} examples per "
+                f"scenario ({ok['compute_fraction'].min():.1%} of the evaluation cost)."]
+    if not len(ok):
+        return [f"**Add examples**: ranking DIoR stays below {target:g} even with every example "
+                f"({_dior_of(res, 'examples', 'kendall'):.3f})."]
+    return []
+
+
+def _resolution_advice(n_res: int, n_pairs: int, target: float) -> str:
+    return (f"**Resolved rank differences**: {n_res} of {n_pairs} adjacent pairs keep their order in ≥ "
+            f"{target:.0%} of scenario resamples" + (
+                ": neighbours in the ranking are not resolved, so report ranks with their intervals "
+                "(`rank_low`–`rank_high`) rather than as exact positions" if n_res == 0 else
+                f"; the resolved differences cut the ranking into {n_res + 1} blocks whose neighbours are not "
+                "resolved") + " (`scores.csv`, column `p_ahead_of_next`).")
 
 
 # ---------------------------------------------------------------------------------------- rendering
@@ -960,46 +1146,22 @@ def audit(data: Any, out: str | Path | None = None, *, format: str = "auto", tab
 
     from ..exceptions import DegenerateDataWarning
 
-    n_boot = check_positive_int(n_boot, "--n-boot")
-    target = check_fraction(target, "--target")
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
-        raise ValueError(f"--seed: expected a non-negative integer or None, got {seed!r}")
-    if out is not None and not isinstance(out, (str, Path)):
-        raise ValueError(f"--out: expected a directory path, got {type(out).__name__}")
-    aggregate = aggregate.replace("-", "_") if isinstance(aggregate, str) else aggregate
-    if aggregate != "auto" and aggregate not in _SCORE_NAME:
-        raise ValueError(f"--aggregate: expected one of {['auto', *_SCORE_NAME]}, got {aggregate!r}")
-    if ties not in ("auto", "strict", "half"):
-        raise ValueError(f"--ties: expected 'auto', 'strict' or 'half', got {ties!r}")
-    if duplicates not in _DUPLICATES:
-        raise ValueError(f"--duplicates: expected one of {list(_DUPLICATES)}, got {duplicates!r}")
-    if published_kind not in (None, "mwr", "mean"):
-        raise ValueError(f"published_kind: expected 'mwr', 'mean' or None, got {published_kind!r}")
-    if out is not None:
-        _check_out(Path(out))
+    n_boot, target, aggregate = _check_audit_args(n_boot, target, seed, out, aggregate, ties, duplicates,
+                                                  published_kind)
     notes = list(notes or [])
-    helm = False
     if isinstance(data, (str, Path)):
-        from ..cli import _load
-
         source = source or Path(data).name
-
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", UserWarning)
-            data, pub, read_notes, helm = _load(data, format=format, table=table, by=by, model=model, item=item,
+        data, pub, read_notes, helm = _read_file(data, format=format, table=table, by=by, model=model, item=item,
                                                  score=score, scenarios=scenarios, exclude=exclude,
                                                  duplicates=duplicates)
-        said = [str(w.message) for w in caught if issubclass(w.category, UserWarning)]
-        for msg in said:
-            warnings.warn(msg, UserWarning, stacklevel=2)
-        notes = read_notes + [f"**Warning**: {m}" for m in said] + notes
+        notes = read_notes + notes
         published = pub if published is None else published
         info = None if pub is None else pub.attrs.get("info")
     elif isinstance(data, pd.DataFrame):
         data, published, info = _prepare_frame(data, published, notes)
         helm = bool(info) and "mean win rate" in str(info.get("column", "")).lower()
     else:
-        info = None
+        info, helm = None, False
     data, published = _rescale_percent(data, published, notes)
     if published is not None and not isinstance(published, pd.Series):
         raise ValueError(f"published: expected a Series indexed by model, got {type(published).__name__}")
@@ -1021,3 +1183,46 @@ def audit(data: Any, out: str | Path | None = None, *, format: str = "auto", tab
     if out is not None:
         res.save(out)
     return res
+
+
+def _check_audit_args(n_boot: Any, target: Any, seed: Any, out: Any, aggregate: Any, ties: Any, duplicates: Any,
+                      published_kind: Any) -> tuple[int, float, str]:
+    """Refuse bad settings before reading anything, naming the command line's option; returns the checked
+    ``n_boot``, ``target`` and ``aggregate`` (``-`` read as ``_``)."""
+    n_boot = check_positive_int(n_boot, "--n-boot")
+    target = check_fraction(target, "--target")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
+        raise ValueError(f"--seed: expected a non-negative integer or None, got {seed!r}")
+    if out is not None and not isinstance(out, (str, Path)):
+        raise ValueError(f"--out: expected a directory path, got {type(out).__name__}")
+    aggregate = aggregate.replace("-", "_") if isinstance(aggregate, str) else aggregate
+    if aggregate != "auto" and aggregate not in _SCORE_NAME:
+        raise ValueError(f"--aggregate: expected one of {['auto', *_SCORE_NAME]}, got {aggregate!r}")
+    if ties not in ("auto", "strict", "half"):
+        raise ValueError(f"--ties: expected 'auto', 'strict' or 'half', got {ties!r}")
+    if duplicates not in _DUPLICATES:
+        raise ValueError(f"--duplicates: expected one of {list(_DUPLICATES)}, got {duplicates!r}")
+    if published_kind not in (None, "mwr", "mean"):
+        raise ValueError(f"published_kind: expected 'mwr', 'mean' or None, got {published_kind!r}")
+    if out is not None:
+        _check_out(Path(out))
+    return n_boot, target, aggregate
+
+
+def _read_file(path: str | Path, **kw: Any) -> tuple[Any, pd.Series | None, list[str], bool]:
+    """A score file read as the command line reads it: (data, published aggregate, notes, is HELM).
+
+    The reader's warnings (duplicated models, ...) are raised again for the caller and written at the top of the
+    report's notes, whole.
+    """
+    import warnings
+
+    from ..cli import _load
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", UserWarning)
+        data, pub, read_notes, helm = _load(path, **kw)
+    said = [str(w.message) for w in caught if issubclass(w.category, UserWarning)]
+    for msg in said:
+        warnings.warn(msg, UserWarning, stacklevel=3)
+    return data, pub, read_notes + [f"**Warning**: {m}" for m in said], helm
