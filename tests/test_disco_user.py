@@ -80,7 +80,7 @@ def test_random_direct_interval_covers_on_cifar10():
 
 
 def test_dataframe_with_conflicting_items_is_refused():
-    # items= used to override a DataFrame's columns silently: outputs labelled by one order read in another
+    # items= that contradict a DataFrame's columns would read outputs labelled by one order in another: refused
     import pandas as pd
 
     est = AnchorCorr(20, random_state=0).fit(_data())

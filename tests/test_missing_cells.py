@@ -109,10 +109,7 @@ def test_anchor_embedding_imputes_the_item_mean():
 # With missing source cells the selected items change, so an estimate moves by about the estimator's own sampling
 # error (for random items not at all: the draw does not look at the cells). What must not happen is a systematic
 # loss: over three simulated 80 x 300 splits (60 source models, 20 items), the MAE against the true scores with
-# 15 % of the source cells missing (MCAR) stays within 3 points of the complete-data MAE. Measured (points,
-# complete / 10 % / 20 % missing): DISCO kNN 10.7 / 12.3 / 11.9, random 8.0 / 8.0 / 8.0, anchor-corr 7.6 / 6.9 /
-# 7.0, SSEPY strata 7.6 / 7.0 / 7.3, S&S k/n 16.8 / 17.3 / 19.4, tinyBenchmarks gp-IRT 7.6 / 7.0 / 6.3,
-# SortSearch.accuracy (20 items) 6.7 / 6.7 / 8.2.
+# 15 % of the source cells missing (MCAR) stays within 3 points of the complete-data MAE.
 def _splits():
     for seed in range(3):
         y = irt_matrix(80, 300, seed=10 + seed)
