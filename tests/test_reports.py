@@ -256,9 +256,9 @@ def test_widget_outputs_keep_their_text_only():
 
 
 def test_index_reads_the_claims_of_the_run_it_renders(tmp_path, monkeypatch):
-    # A FAST run with EFFSTATS_FIGURES=/tmp/x then `make reports` credited the report with the claims of the
-    # committed full run in figures/: the runner now records its figures folder in timings.csv and the index
-    # reads the claims from there (an explicit --figures still wins).
+    # A FAST run with EFFSTATS_FIGURES=/tmp/x is credited with the claims it wrote there, not with those of the
+    # committed full run in figures/: the runner records its figures folder in timings.csv and the index reads
+    # the claims from there (an explicit --figures still wins).
     import importlib.util
 
     spec = importlib.util.spec_from_file_location("render_reports", ROOT / "scripts" / "render_reports.py")

@@ -59,14 +59,50 @@ def _choice(x: Any, name: str, options: Sequence[str]) -> str:
 class Benchmark:
     """A validated score table with its item hierarchy (built by :meth:`from_data`).
 
+    Every function of :mod:`effstats.reliability` reads its input into one of these; pass a Benchmark
+    directly to skip the validation when calling several of them on the same data.
+
     Attributes
     ----------
-    values : float array (n_models, n_items), 0 at missing cells
-    observed : bool array (n_models, n_items)
-    sub_of_item : int array (n_items,) — subscenario code of each item
-    scen_of_sub : int array (n_sub,) — scenario code of each subscenario
-    prompt_of_item : int array (n_items,) or None
-    model_ids : Index (n_models,); scenario_names, subscenario_names : Index
+    values : ndarray of float of shape (n_models, n_items)
+        Scores, 0 at missing cells.
+    observed : ndarray of bool of shape (n_models, n_items)
+        Whether each cell was evaluated.
+    sub_of_item : ndarray of int of shape (n_items,)
+        Subscenario code of each item.
+    scen_of_sub : ndarray of int of shape (n_sub,)
+        Scenario code of each subscenario.
+    prompt_of_item : ndarray of int of shape (n_items,) or None
+        Prompt code of each item (None without a prompt column).
+    model_ids : pandas.Index of shape (n_models,)
+        Model names.
+    scenario_names, subscenario_names : pandas.Index
+        Names of the scenarios and subscenarios.
+    item_ids : pandas.Index
+        Item names.
+
+    See Also
+    --------
+    effstats.ResponseMatrix : the data model it is built from.
+    effstats.reliability.comparison_components : the comparison graph of a plain table.
+
+    References
+    ----------
+    .. [1] Perlitz, Y., Bandel, E., Gera, A., Arviv, O., Ein-Dor, L., Shnarch, E., Slonim, N.,
+       Shmueli-Scheuer, M. and Choshen, L. "Efficient Benchmarking (of Language Models)". NAACL 2024
+       (arXiv:2308.11696), App. A (scenarios, subscenarios, missing cells).
+
+    Examples
+    --------
+    >>> from effstats.datasets import simulate_responses
+    >>> from effstats.reliability import Benchmark
+    >>> rm = simulate_responses(4, 6, rng=0)
+    >>> rm = rm.with_metadata(items=rm.items.assign(scenario=["a", "a", "a", "b", "b", "c"]))
+    >>> bench = Benchmark.from_data(rm)
+    >>> bench.n_models, bench.n_items, bench.n_scen, bench.is_table
+    (4, 6, 3, False)
+    >>> bench.group_sizes().tolist()
+    [3, 2, 1]
     """
 
     values: np.ndarray
@@ -81,18 +117,22 @@ class Benchmark:
 
     @property
     def n_models(self) -> int:
+        """Number of models."""
         return self.values.shape[0]
 
     @property
     def n_items(self) -> int:
+        """Number of items (columns of a table)."""
         return self.values.shape[1]
 
     @property
     def n_sub(self) -> int:
+        """Number of subscenarios (a scenario without subscenarios counts as one)."""
         return len(self.scen_of_sub)
 
     @property
     def n_scen(self) -> int:
+        """Number of scenarios."""
         return len(self.scenario_names)
 
     @property
@@ -116,7 +156,7 @@ class Benchmark:
         groups: Any = None,
         name: str = "data",
     ) -> "Benchmark":
-        """Build from a :class:`ResponseMatrix`, a wide DataFrame (models × scenarios) or a 2-D array.
+        """Build from a :class:`effstats.ResponseMatrix`, a wide DataFrame (models × scenarios) or a 2-D array.
 
         Parameters
         ----------
@@ -130,6 +170,25 @@ class Benchmark:
             Scenario label of each column for arrays / DataFrames whose columns are subscenarios.
         name : str, default="data"
             Argument name used in error messages.
+
+        Returns
+        -------
+        effstats.reliability.Benchmark
+            ``data`` itself when it already is one.
+
+        Raises
+        ------
+        ValueError
+            Bad input, naming the argument.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from effstats.reliability import Benchmark
+        >>> t = pd.DataFrame({"A": [0.9, 0.4], "B": ["-", 0.5]}, index=["x", "y"])
+        >>> bench = Benchmark.from_data(t)
+        >>> bench.is_table, bench.observed.tolist()
+        (True, [[True, False], [True, True]])
         """
         if isinstance(data, Benchmark):
             return data
@@ -216,7 +275,27 @@ class Benchmark:
         )
 
     def subset_models(self, keep: np.ndarray) -> "Benchmark":
-        """The benchmark restricted to the models at positions / mask ``keep`` (1-D, at least 2 models)."""
+        """The benchmark restricted to some models.
+
+        Parameters
+        ----------
+        keep : array-like of int or bool
+            Model positions or a boolean mask of length ``n_models``.
+
+        Returns
+        -------
+        effstats.reliability.Benchmark
+
+        Examples
+        --------
+        >>> from effstats.datasets import simulate_responses
+        >>> from effstats.reliability import Benchmark
+        >>> rm = simulate_responses(4, 6, rng=0)
+        >>> rm = rm.with_metadata(items=rm.items.assign(scenario=["a", "a", "a", "b", "b", "c"]))
+        >>> bench = Benchmark.from_data(rm)
+        >>> bench.subset_models([0, 2]).model_ids.tolist()
+        ['sim0', 'sim2']
+        """
         k = np.asarray(keep)
         if k.ndim != 1 or k.size == 0:
             raise ValueError(f"keep: expected a 1-D mask or list of model positions, got shape {k.shape}")
@@ -231,13 +310,34 @@ class Benchmark:
                          self.model_ids[k], self.scenario_names, self.subscenario_names, self.item_ids)
 
     def items_of_sub(self) -> list[np.ndarray]:
-        """Item positions of every subscenario."""
+        """Item positions of every subscenario.
+
+        Returns
+        -------
+        list of ndarray of int
+            One array per subscenario, in subscenario order.
+
+        Examples
+        --------
+        >>> from effstats.datasets import simulate_responses
+        >>> from effstats.reliability import Benchmark
+        >>> rm = simulate_responses(4, 6, rng=0)
+        >>> rm = rm.with_metadata(items=rm.items.assign(scenario=["a", "a", "a", "b", "b", "c"]))
+        >>> bench = Benchmark.from_data(rm)
+        >>> [items.tolist() for items in bench.items_of_sub()]
+        [[0, 1, 2], [3, 4], [5]]
+        """
         order = np.argsort(self.sub_of_item, kind="stable")
         bounds = np.searchsorted(self.sub_of_item[order], np.arange(self.n_sub + 1))
         return [order[bounds[k]:bounds[k + 1]] for k in range(self.n_sub)]
 
     def group_sizes(self) -> np.ndarray:
-        """Number of items per subscenario, shape (n_sub,)."""
+        """Number of items per subscenario.
+
+        Returns
+        -------
+        ndarray of int of shape (n_sub,)
+        """
         return np.bincount(self.sub_of_item, minlength=self.n_sub)
 
     @cached_property
@@ -253,20 +353,57 @@ class Benchmark:
         return np.add.reduceat(V[:, order], starts, axis=1)[None], np.add.reduceat(O[:, order], starts, axis=1)[None]
 
     def scenario_observed(self) -> np.ndarray:
-        """(n_models, n_scen) bool: whether a model has at least one evaluated item in each scenario."""
+        """Whether each model has at least one evaluated item in each scenario.
+
+        Returns
+        -------
+        ndarray of bool of shape (n_models, n_scen)
+        """
         scen_of_item = self.scen_of_sub[self.sub_of_item]
         onehot = np.zeros((self.n_items, self.n_scen))
         onehot[np.arange(self.n_items), scen_of_item] = 1.0
         return (self.observed.astype(float) @ onehot) > 0
 
     def components(self) -> np.ndarray:
-        """(n_models,) int: connected component of each model in the comparison graph (models linked when
-        they share an evaluated scenario); 0 is the largest component."""
+        """Connected component of each model in the comparison graph.
+
+        Models are linked when they share an evaluated scenario; 0 is the largest component.
+
+        Returns
+        -------
+        ndarray of int of shape (n_models,)
+
+        See Also
+        --------
+        effstats.reliability.comparison_components : the same for a plain table.
+        """
         return _components(self.scenario_observed())
 
     def check_connected(self, name: str = "data") -> None:
-        """Raise ValueError naming the groups when some models share no scenario, directly or through others:
-        their scores (win rates, means over different scenarios) cannot be ranked against each other."""
+        """Refuse models that share no scenario, directly or through others.
+
+        Their scores (win rates, means over different scenarios) cannot be ranked against each other.
+
+        Parameters
+        ----------
+        name : str, default="data"
+            Argument name used in the error message.
+
+        Raises
+        ------
+        ValueError
+            Naming the groups of models, when there is more than one.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> from effstats.reliability import Benchmark
+        >>> t = pd.DataFrame({"A": [0.9, np.nan], "B": [np.nan, 0.5]}, index=["x", "y"])
+        >>> Benchmark.from_data(t).check_connected("table")
+        Traceback (most recent call last):
+        ...
+        ValueError: table: the models form 2 groups that share no scenario ...
+        """
         _raise_if_disconnected(self.components(), self.model_ids, name)
 
     # --------------------------------------------------------------- sums per subscenario
@@ -275,11 +412,24 @@ class Benchmark:
 
         Parameters
         ----------
-        counts : array (B, n_items) of item multiplicities, or None (every item once, B = 1)
+        counts : ndarray of shape (B, n_items), optional
+            Item multiplicities of B resamples; None counts every item once (B = 1).
 
         Returns
         -------
-        num, den : arrays (B, n_models, n_sub)
+        num, den : ndarray of shape (B, n_models, n_sub)
+            Sums of the scores and of the observation weights; ``num / den`` is each subscenario's mean.
+
+        Examples
+        --------
+        >>> from effstats.datasets import simulate_responses
+        >>> from effstats.reliability import Benchmark
+        >>> rm = simulate_responses(4, 6, rng=0)
+        >>> rm = rm.with_metadata(items=rm.items.assign(scenario=["a", "a", "a", "b", "b", "c"]))
+        >>> bench = Benchmark.from_data(rm)
+        >>> num, den = bench.sub_sums()
+        >>> num.shape, den[0, 0].tolist()
+        ((1, 4, 3), [3.0, 2.0, 1.0])
         """
         if counts is None:  # contiguous sums per subscenario, cached (no dense items × subscenarios one-hot)
             num, den = self._full_sums

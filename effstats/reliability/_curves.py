@@ -38,11 +38,62 @@ def rank_switch_curve(
     (models ranked i … i+N−1 in the original ranking), a switch is the top scoring below the
     bottom (a tie counts ½).
 
+    Parameters
+    ----------
+    data : ResponseMatrix or effstats.reliability.Benchmark
+        Per-example scores with a scenario (and optionally subscenario) item column.
+    sizes : sequence of int
+        Examples per subscenario; a size above the largest subscenario raises ValueError.
+    cluster_sizes : sequence of int, optional
+        Numbers of adjacent ranks per cluster (at least 2). Default: 2, 3, 5, 10, 20 as far as there are models.
+    n_top : int, default=5
+        Clusters start at each of the ``n_top`` best models.
+    score : {"mwr", "mean", "mean_of_means"}, default="mwr"
+        Benchmark scoring function.
+    n_boot : int, default=1000
+        Resamples per size.
+    ci : float in (0, 1), default=0.95
+        Level of the Wilson interval.
+    ties : {"strict", "half"}, default="strict"
+        Ties in the win rate.
+    rng : int or numpy.random.Generator, optional
+        Seed or generator.
+    progress : bool, default=False
+        Text progress bar over the sizes.
+    **kw
+        Item column names (``scenario``, ``subscenario``).
+
     Returns
     -------
-    DataFrame with columns size, compute_fraction, cluster_size, p_switch, ci_low, ci_high,
-    n_trials — the interval is Wilson's over the n_boot × n_top trials. ``progress`` shows a tqdm bar over
-    the sizes; a size above the largest subscenario raises ValueError.
+    DataFrame
+        Columns size, compute_fraction, cluster_size, p_switch, ci_low, ci_high, n_trials; the interval is
+        Wilson's over the n_boot × n_top trials.
+
+    See Also
+    --------
+    effstats.reliability.efficiency_curve : DIoR against the number of examples.
+    effstats.reliability.rank_trajectories : each model's rank band against the number of examples.
+
+    References
+    ----------
+    .. [1] Perlitz, Y., Bandel, E., Gera, A., Arviv, O., Ein-Dor, L., Shnarch, E., Slonim, N.,
+       Shmueli-Scheuer, M. and Choshen, L. "Efficient Benchmarking (of Language Models)". NAACL 2024
+       (arXiv:2308.11696), Fig. 3.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from effstats.datasets import simulate_responses
+    >>> rm = simulate_responses(12, 120, rng=0)  # 12 models, 120 examples in 3 scenarios of 40
+    >>> rm = rm.with_metadata(items=rm.items.assign(scenario=np.arange(120) % 3))
+    >>> from effstats.reliability import rank_switch_curve
+    >>> sw = rank_switch_curve(rm, [10, 40], cluster_sizes=[2, 5], n_top=2, score="mean", n_boot=100, rng=0)
+    >>> sw[["size", "cluster_size", "p_switch"]].round(3)
+       size  cluster_size  p_switch
+    0    10             2     0.390
+    1    10             5     0.078
+    2    40             2     0.348
+    3    40             5     0.005
     """
     n_boot, ci = _check_common(n_boot, ci, score, ties)
     rng = check_rng(rng)
@@ -102,15 +153,60 @@ def prompt_strategies(
 
     Parameters
     ----------
-    data : ResponseMatrix whose items are (example, prompt) cells with ``scenario``, ``example`` and
-        ``prompt`` columns; every example must have every prompt.
-    n_examples : K values.
-    replace : bool — bootstrap (``True``, *Boot*) or sub-sample (``False``, *Sub*).
+    data : ResponseMatrix
+        Items are (example, prompt) cells with ``scenario``, ``example`` and ``prompt`` columns; every example
+        must have every prompt.
+    n_examples : sequence of int
+        The K values.
+    example, prompt, scenario : str, default="example", "prompt", "scenario"
+        Item column names.
+    replace : bool, default=False
+        Bootstrap (``True``, *Boot*) or sub-sample (``False``, *Sub*).
+    score : {"mwr", "mean", "mean_of_means"}, default="mean_of_means"
+        Benchmark scoring function.
+    n_boot : int, default=300
+        Resamples per size.
+    ci : float in (0, 1), default=0.95
+        Level of the percentile interval.
+    ties : {"strict", "half"}, default="strict"
+        Ties in the win rate.
+    rng : int or numpy.random.Generator, optional
+        Seed or generator.
 
     Returns
     -------
-    DataFrame with columns strategy, n_examples, budget, mean_abs_diff, ci_low, ci_high: the mean over
-    models of |score − full score| and its percentile interval over the n_boot draws.
+    DataFrame
+        Columns strategy, n_examples, budget, replace, mean_abs_diff, ci_low, ci_high: the mean over models
+        of |score − full score| and its percentile interval over the n_boot draws.
+
+    See Also
+    --------
+    effstats.reliability.dior : ``decision="prompts"`` resamples the prompts themselves.
+
+    References
+    ----------
+    .. [1] Perlitz, Y., Bandel, E., Gera, A., Arviv, O., Ein-Dor, L., Shnarch, E., Slonim, N.,
+       Shmueli-Scheuer, M. and Choshen, L. "Efficient Benchmarking (of Language Models)". NAACL 2024
+       (arXiv:2308.11696), Sect. 5.3, Fig. 4.
+    .. [2] Liang, P., Bommasani, R., Lee, T. et al. "Holistic Evaluation of Language Models". Transactions
+       on Machine Learning Research (TMLR), 2023 (arXiv:2211.09110).
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from effstats import ResponseMatrix
+    >>> from effstats.reliability import prompt_strategies
+    >>> items = pd.DataFrame({"scenario": np.repeat(["a", "b"], 40), "example": np.tile(np.repeat(np.arange(20), 2), 2),
+    ...                       "prompt": np.tile(np.arange(2), 40)})
+    >>> rng = np.random.default_rng(0)
+    >>> values = (rng.random((10, 80)) < np.linspace(0.3, 0.9, 10)[:, None]).astype(float)
+    >>> out = prompt_strategies(ResponseMatrix(values, items=items), [2, 5], n_boot=100, rng=0)
+    >>> out[["strategy", "n_examples", "budget", "mean_abs_diff"]].round(3)
+          strategy  n_examples  budget  mean_abs_diff
+    0  all_prompts           2       4          0.119
+    1      uniform           2       4          0.116
+    2  all_prompts           5      10          0.069
+    3      uniform           5      10          0.067
     """
     n_boot, ci = _check_common(n_boot, ci, score, ties)
     rng = check_rng(rng)
@@ -186,8 +282,55 @@ def rank_trajectories(
 ) -> pd.DataFrame:
     """Each model's rank against the number of examples per subscenario (Fig. 1).
 
-    Returns a tidy DataFrame with columns model, size, compute_fraction, rank_full, rank_median,
-    rank_low, rank_high (the ``ci`` percentile band of the rank over ``n_boot`` resamples; rank 1 = best).
+    Parameters
+    ----------
+    data : ResponseMatrix or effstats.reliability.Benchmark
+        Per-example scores with a scenario (and optionally subscenario) item column.
+    sizes : sequence of int
+        Examples per subscenario, resampled with replacement.
+    score : {"mwr", "mean", "mean_of_means"}, default="mwr"
+        Benchmark scoring function.
+    n_boot : int, default=200
+        Resamples per size.
+    ci : float in (0, 1), default=0.9
+        Level of the rank band.
+    ties : {"strict", "half"}, default="strict"
+        Ties in the win rate.
+    rng : int or numpy.random.Generator, optional
+        Seed or generator.
+    **kw
+        Item column names (``scenario``, ``subscenario``).
+
+    Returns
+    -------
+    DataFrame
+        Columns model, size, compute_fraction, rank_full, rank_median, rank_low, rank_high (the ``ci``
+        percentile band of the rank over ``n_boot`` resamples; rank 1 = best).
+
+    See Also
+    --------
+    effstats.reliability.rank_resolution : the mean rank error at each size.
+    effstats.reliability.rank_switch_curve : switches within clusters of adjacent ranks.
+
+    References
+    ----------
+    .. [1] Perlitz, Y., Bandel, E., Gera, A., Arviv, O., Ein-Dor, L., Shnarch, E., Slonim, N.,
+       Shmueli-Scheuer, M. and Choshen, L. "Efficient Benchmarking (of Language Models)". NAACL 2024
+       (arXiv:2308.11696), Fig. 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from effstats.datasets import simulate_responses
+    >>> rm = simulate_responses(12, 120, rng=0)  # 12 models, 120 examples in 3 scenarios of 40
+    >>> rm = rm.with_metadata(items=rm.items.assign(scenario=np.arange(120) % 3))
+    >>> from effstats.reliability import rank_trajectories
+    >>> tr = rank_trajectories(rm, [10], score="mean", n_boot=100, rng=0)
+    >>> tr[["model", "rank_full", "rank_median"]].head(3)
+      model  rank_full  rank_median
+    0  sim0          6          6.0
+    1  sim1          8          8.0
+    2  sim2          3          3.0
     """
     n_boot, ci = _check_common(n_boot, ci, score, ties)
     rng = check_rng(rng)
@@ -221,9 +364,54 @@ def rank_resolution(
 ) -> pd.DataFrame:
     """Rank error against the number of examples per subscenario (Fig. 6).
 
-    Returns a DataFrame with columns size, compute_fraction, mean_abs_rank_error and resolution:
-    Res(S) of Algorithm 1, the mean |rank(S) − rank(full)| over models and resamples (Fig. 6 reports
-    this per-model rank error, 6 down to 2 in HELM), or its ``quantile`` when one is given.
+    Parameters
+    ----------
+    data : ResponseMatrix or effstats.reliability.Benchmark
+        Per-example scores with a scenario (and optionally subscenario) item column.
+    sizes : sequence of int, default=(20, 50, 200, 1000)
+        Examples per subscenario (Algorithm 1's stages), at most the largest subscenario.
+    quantile : float in (0, 1), optional
+        Report this quantile of the absolute rank error as the resolution instead of its mean.
+    score : {"mwr", "mean", "mean_of_means"}, default="mwr"
+        Benchmark scoring function.
+    n_boot : int, default=200
+        Resamples per size.
+    ties : {"strict", "half"}, default="strict"
+        Ties in the win rate.
+    rng : int or numpy.random.Generator, optional
+        Seed or generator.
+    **kw
+        Item column names (``scenario``, ``subscenario``).
+
+    Returns
+    -------
+    DataFrame
+        Columns size, compute_fraction, mean_abs_rank_error and resolution: Res(S) of Algorithm 1, the mean
+        |rank(S) − rank(full)| over models and resamples (Fig. 6 reports this per-model rank error, 6 down to 2
+        in HELM), or its ``quantile`` when one is given.
+
+    See Also
+    --------
+    effstats.reliability.flash_helm : the tournament that stops models by Res(S).
+    effstats.reliability.rank_trajectories : each model's rank band.
+
+    References
+    ----------
+    .. [1] Perlitz, Y., Bandel, E., Gera, A., Arviv, O., Ein-Dor, L., Shnarch, E., Slonim, N.,
+       Shmueli-Scheuer, M. and Choshen, L. "Efficient Benchmarking (of Language Models)". NAACL 2024
+       (arXiv:2308.11696), Sect. 6, Algorithm 1, Fig. 6.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from effstats.datasets import simulate_responses
+    >>> rm = simulate_responses(12, 120, rng=0)  # 12 models, 120 examples in 3 scenarios of 40
+    >>> rm = rm.with_metadata(items=rm.items.assign(scenario=np.arange(120) % 3))
+    >>> from effstats.reliability import rank_resolution
+    >>> rank_resolution(rm, [10, 40], score="mean", n_boot=100, rng=0).round(3)
+       size  compute_fraction  mean_abs_rank_error  resolution
+    0    10              0.25                1.196       1.196
+    1    40              1.00                0.642       0.642
     """
     n_boot, _ = _check_common(n_boot, 0.5, score, ties)
     q = None if quantile is None else check_fraction(quantile, "quantile")
@@ -247,8 +435,41 @@ def rank_resolution(
 def subscenario_correlations(data: Any, **kw: Any) -> pd.DataFrame:
     """Kendall τ between the model rankings of every pair of subscenarios (App. E, Fig. 12).
 
-    Pairwise-complete models per pair (pandas ``DataFrame.corr``). Returns a subscenario ×
-    subscenario DataFrame whose index carries the scenario of each subscenario as a second level.
+    Pairwise-complete models per pair (pandas ``DataFrame.corr``, at least 3 models).
+
+    Parameters
+    ----------
+    data : ResponseMatrix, DataFrame or effstats.reliability.Benchmark
+        Scores with scenario and subscenario item columns.
+    **kw
+        Item column names (``scenario``, ``subscenario``).
+
+    Returns
+    -------
+    DataFrame
+        Subscenario × subscenario; index and columns carry (scenario, subscenario).
+
+    See Also
+    --------
+    effstats.reliability.dior : ``decision="subscenarios"`` measures what these correlations imply.
+
+    References
+    ----------
+    .. [1] Perlitz, Y., Bandel, E., Gera, A., Arviv, O., Ein-Dor, L., Shnarch, E., Slonim, N.,
+       Shmueli-Scheuer, M. and Choshen, L. "Efficient Benchmarking (of Language Models)". NAACL 2024
+       (arXiv:2308.11696), App. E, Fig. 12.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from effstats.datasets import simulate_responses
+    >>> rm = simulate_responses(12, 120, rng=0)  # 12 models, 120 examples in 3 scenarios of 40
+    >>> rm = rm.with_metadata(items=rm.items.assign(scenario=np.arange(120) % 3))
+    >>> from effstats.reliability import subscenario_correlations
+    >>> rm = rm.with_metadata(items=rm.items.assign(subscenario=np.arange(120) % 6))
+    >>> corr = subscenario_correlations(rm)
+    >>> corr.shape, round(float(corr.iloc[0, 1]), 2)
+    ((6, 6), 0.62)
     """
     bench = Benchmark.from_data(data, **kw)
     num, den = bench.sub_sums()

@@ -52,6 +52,27 @@ class DIoRResult:
         Benchmark scores under each instantiation.
     error_rate : float or None
         Best-model objective: probability that the top two switch (averaged over ``n_top`` repeats).
+
+    See Also
+    --------
+    effstats.reliability.dior : computes it.
+    effstats.reliability.DIoRPlan.result : builds it from a distribution computed in batches.
+
+    References
+    ----------
+    .. [1] Perlitz, Y., Bandel, E., Gera, A., Arviv, O., Ein-Dor, L., Shnarch, E., Slonim, N.,
+       Shmueli-Scheuer, M. and Choshen, L. "Efficient Benchmarking (of Language Models)". NAACL 2024
+       (arXiv:2308.11696), Sect. 2.1.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> x = np.linspace(0.9, 0.3, 8)[:, None] + np.random.default_rng(0).normal(0, 0.08, (8, 6))
+    >>> table = pd.DataFrame(x.round(3), index=[f"m{i}" for i in range(8)], columns=list("ABCDEF"))
+    >>> from effstats.reliability import dior
+    >>> res = dior(table, "scenarios", "kendall", n_boot=200, rng=0)
+    >>> round(res.dior, 3), round(res.statistic, 3), res.size, res.compute_fraction
+    (0.857, 0.966, 6, 1.0)
     """
 
     dior: float
@@ -77,6 +98,20 @@ class DIoRResult:
         ``sqrt(p (1 − p) / n_trials)`` of the no-switch probability p, the quantity the Wilson interval is
         for (the standard deviation of the per-instantiation shares would be several times wider than that
         interval and describe something else).
+
+        Returns
+        -------
+        float
+            NaN when the distribution holds a single draw.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> x = np.linspace(0.9, 0.3, 8)[:, None] + np.random.default_rng(0).normal(0, 0.08, (8, 6))
+        >>> table = pd.DataFrame(x.round(3), index=[f"m{i}" for i in range(8)], columns=list("ABCDEF"))
+        >>> from effstats.reliability import dior
+        >>> round(dior(table, n_boot=200, rng=0).standard_error, 3)
+        0.046
         """
         if self.objective == "best_model" and self.n_trials > 0:
             p = float(self.statistic)
@@ -90,13 +125,54 @@ class DIoRResult:
         the no-switch probability over ``n_trials`` for ``best_model`` (a per-instantiation 0/1
         outcome has no informative percentiles). The ``n_top`` repeats share the bootstrap draws, so
         the Wilson interval treats correlated trials as independent: read it as approximate.
+
+        Parameters
+        ----------
+        confidence_level : float in (0, 1), default=0.95
+            Two-sided level.
+
+        Returns
+        -------
+        effstats.ConfidenceInterval
+            ``(low, high)`` named tuple.
+
+        References
+        ----------
+        .. [1] Wilson, E. B. "Probable inference, the law of succession, and statistical inference". Journal of
+           the American Statistical Association 22(158), 209–212, 1927.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> x = np.linspace(0.9, 0.3, 8)[:, None] + np.random.default_rng(0).normal(0, 0.08, (8, 6))
+        >>> table = pd.DataFrame(x.round(3), index=[f"m{i}" for i in range(8)], columns=list("ABCDEF"))
+        >>> from effstats.reliability import dior
+        >>> low, high = dior(table, n_boot=200, rng=0).confidence_interval(0.9)
+        >>> round(low, 3), round(high, 3)
+        (0.857, 1.0)
         """
         level = check_confidence_level(confidence_level)
         return ConfidenceInterval(*_interval(self.objective, self.distribution, self.n_trials, level))
 
     def to_frame(self) -> pd.DataFrame:
-        """One-row tidy summary: decision, objective, score, size, compute_fraction, dior, statistic,
-        standard_error, ci_low, ci_high, confidence_level, n_boot, error_rate."""
+        """One-row tidy summary of the result.
+
+        Returns
+        -------
+        DataFrame
+            Columns decision, objective, score, size, compute_fraction, dior, statistic, standard_error,
+            ci_low, ci_high, confidence_level, n_boot, error_rate.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> x = np.linspace(0.9, 0.3, 8)[:, None] + np.random.default_rng(0).normal(0, 0.08, (8, 6))
+        >>> table = pd.DataFrame(x.round(3), index=[f"m{i}" for i in range(8)], columns=list("ABCDEF"))
+        >>> from effstats.reliability import dior
+        >>> dior(table, n_boot=200, rng=0).to_frame()[["decision", "objective", "dior"]].round(3)
+            decision objective   dior
+        0  scenarios   kendall  0.857
+        """
         lo, hi = self.confidence_interval(self.ci)
         return pd.DataFrame([dict(decision=self.decision, objective=self.objective, score=self.score, size=self.size,
                                   compute_fraction=self.compute_fraction, dior=self.dior, statistic=self.statistic,
@@ -242,7 +318,48 @@ class DIoRPlan:
     Built by :func:`dior_plan`. ``draw(B, rng)`` returns the index arrays of B resamples and
     ``statistic(indices)`` the meta-metric (B,) and the scores (B, n_models) of those resamples, so
     batches can be computed independently (in chunks, in parallel) and concatenated; ``result`` turns
-    the concatenated distribution into a :class:`DIoRResult`.
+    the concatenated distribution into a :class:`effstats.reliability.DIoRResult`.
+
+    Attributes
+    ----------
+    bench : effstats.reliability.Benchmark
+        The validated benchmark.
+    decision, objective, score, ties : str
+        As given to :func:`effstats.reliability.dior_plan`.
+    size : int or None
+        Instantiation size (None: the original size).
+    ci : float
+        Confidence level of the DIoR.
+    original : ndarray of shape (n_models,)
+        Benchmark score of each model on the original instantiation.
+    masks, pairs : tuple
+        ``best_model``: the models kept and the top pair of each of the ``n_top`` repeats.
+
+    See Also
+    --------
+    effstats.reliability.dior_plan : builds it.
+    effstats.reliability.dior : draws and scores every batch in turn.
+    effstats.distributed.dior : the same batches as Dask tasks.
+
+    References
+    ----------
+    .. [1] Perlitz, Y., Bandel, E., Gera, A., Arviv, O., Ein-Dor, L., Shnarch, E., Slonim, N.,
+       Shmueli-Scheuer, M. and Choshen, L. "Efficient Benchmarking (of Language Models)". NAACL 2024
+       (arXiv:2308.11696), Sect. 2.1.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> x = np.linspace(0.9, 0.3, 8)[:, None] + np.random.default_rng(0).normal(0, 0.08, (8, 6))
+    >>> table = pd.DataFrame(x.round(3), index=[f"m{i}" for i in range(8)], columns=list("ABCDEF"))
+    >>> import numpy as np
+    >>> from effstats.reliability import dior_plan
+    >>> plan = dior_plan(table, "scenarios", "kendall")
+    >>> rng = np.random.default_rng(0)
+    >>> parts = [plan.statistic(plan.draw(100, rng)) for _ in range(2)]  # two batches, e.g. on two workers
+    >>> res = plan.result(np.concatenate([d for d, _ in parts]), np.concatenate([s for _, s in parts]))
+    >>> res.distribution.shape, res.resampled.shape
+    ((200,), (200, 8))
     """
 
     bench: Benchmark
@@ -258,11 +375,30 @@ class DIoRPlan:
 
     @property
     def chunk_size(self) -> int:
-        """Resamples per batch that keep the per-batch arrays around a few million cells."""
+        """Resamples per batch that keep the per-batch arrays around a few million cells.
+
+        Returns
+        -------
+        int
+        """
         return _chunk_size(self.bench, self.decision, self.size)
 
     def draw(self, n: int, rng: Any = None) -> list[np.ndarray]:
-        """Index arrays of ``n`` resamples (row b of every array belongs to resample b)."""
+        """Index arrays of ``n`` resamples (row b of every array belongs to resample b).
+
+        Parameters
+        ----------
+        n : int
+            Number of resamples.
+        rng : int or numpy.random.Generator, optional
+            Seed or generator.
+
+        Returns
+        -------
+        list of ndarray of shape (n, k)
+            One integer array for ``scenarios`` / ``subscenarios`` / ``prompts``; one per subscenario for
+            ``examples``.
+        """
         return _draw(self.bench, self.decision, self.size, check_positive_int(n, "n"), check_rng(rng))
 
     def _check_indices(self, indices: Any) -> list[np.ndarray]:
@@ -290,7 +426,20 @@ class DIoRPlan:
         return out
 
     def statistic(self, indices: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-        """Meta-metric (B,) and benchmark scores (B, n_models) of the resamples given by ``indices``."""
+        """Meta-metric and benchmark scores of the resamples given by ``indices``.
+
+        Parameters
+        ----------
+        indices : list of ndarray
+            Index arrays as :meth:`draw` returns them.
+
+        Returns
+        -------
+        distribution : ndarray of shape (B,)
+            The meta-metric of each resample.
+        resampled : ndarray of shape (B, n_models)
+            The benchmark score of each model in each resample.
+        """
         indices = self._check_indices(indices)
         res = _scores_from_counts(self.bench, _counts(self.bench, self.decision, indices), self.score, self.ties,
                                   self.masks)
@@ -306,7 +455,19 @@ class DIoRPlan:
         return 1.0 - np.where(np.isnan(d), 1.0, d).mean(1), resampled  # an unscorable model counts as maximal error
 
     def result(self, distribution: np.ndarray, resampled: np.ndarray) -> DIoRResult:
-        """The :class:`DIoRResult` of the concatenated batches."""
+        """The result of the concatenated batches.
+
+        Parameters
+        ----------
+        distribution : array-like of shape (n_boot,)
+            The batches' meta-metrics, concatenated.
+        resampled : ndarray of shape (n_boot, n_models)
+            The batches' scores, concatenated in the same order.
+
+        Returns
+        -------
+        effstats.reliability.DIoRResult
+        """
         dist = np.asarray(distribution, dtype=float)
         n_trials = dist.size * len(self.pairs) if self.objective == "best_model" else 0
         stat = float(dist.mean())
@@ -335,7 +496,46 @@ def dior_plan(
     subscenario: str = "subscenario",
     prompt: str = "prompt",
 ) -> DIoRPlan:
-    """Validate the arguments of :func:`dior` and prepare its :class:`DIoRPlan` (no resampling yet)."""
+    """Validate the arguments of :func:`effstats.reliability.dior` and prepare its plan (no resampling yet).
+
+    Parameters
+    ----------
+    data, decision, objective, size, score, ci, n_top, ties, scenario, subscenario, prompt
+        As in :func:`effstats.reliability.dior`.
+
+    Returns
+    -------
+    effstats.reliability.DIoRPlan
+        Draws and scores batches of resamples independently.
+
+    Raises
+    ------
+    ValueError
+        Bad input, naming the argument (a ``size`` above what the benchmark holds, too few scenarios, models
+        that share no scenario, ...).
+
+    See Also
+    --------
+    effstats.reliability.dior : the whole computation in one call.
+    effstats.distributed.dior : the batches as Dask tasks.
+
+    References
+    ----------
+    .. [1] Perlitz, Y., Bandel, E., Gera, A., Arviv, O., Ein-Dor, L., Shnarch, E., Slonim, N.,
+       Shmueli-Scheuer, M. and Choshen, L. "Efficient Benchmarking (of Language Models)". NAACL 2024
+       (arXiv:2308.11696), Sect. 2.1.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> x = np.linspace(0.9, 0.3, 8)[:, None] + np.random.default_rng(0).normal(0, 0.08, (8, 6))
+    >>> table = pd.DataFrame(x.round(3), index=[f"m{i}" for i in range(8)], columns=list("ABCDEF"))
+    >>> from effstats.reliability import dior_plan
+    >>> plan = dior_plan(table, "scenarios", "best_model", n_top=2)
+    >>> distribution, resampled = plan.statistic(plan.draw(50, rng=0))
+    >>> distribution.shape, resampled.shape
+    ((50,), (50, 8))
+    """
     _, ci = _check_common(1, ci, score, ties)
     _choice(decision, "decision", _DECISIONS)
     _choice(objective, "objective", _OBJECTIVES)
@@ -446,10 +646,32 @@ def dior(
     The resamples are drawn and scored in batches by :class:`DIoRPlan` (``dior_plan(...).draw`` /
     ``.statistic``): the same steps can be distributed batch by batch.
 
+    See Also
+    --------
+    effstats.reliability.efficiency_curve : DIoR against the instantiation size.
+    effstats.reliability.dior_plan : the batch steps.
+    effstats.reliability.audit : DIoR of every decision and objective in one report.
+
     References
     ----------
-    Perlitz, Y., Bandel, E., Gera, A., Arviv, O., Ein-Dor, L., Shnarch, E., Slonim, N., Shmueli-Scheuer, M.
-    and Choshen, L. "Efficient Benchmarking (of Language Models)". NAACL 2024 (arXiv:2308.11696).
+    .. [1] Perlitz, Y., Bandel, E., Gera, A., Arviv, O., Ein-Dor, L., Shnarch, E., Slonim, N.,
+       Shmueli-Scheuer, M. and Choshen, L. "Efficient Benchmarking (of Language Models)". NAACL 2024
+       (arXiv:2308.11696), Sect. 2.1.
+    .. [2] Vigna, S. "A weighted correlation index for rankings with ties". Proceedings of the 24th
+       International Conference on World Wide Web (WWW), 2015.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> x = np.linspace(0.9, 0.3, 8)[:, None] + np.random.default_rng(0).normal(0, 0.08, (8, 6))
+    >>> table = pd.DataFrame(x.round(3), index=[f"m{i}" for i in range(8)], columns=list("ABCDEF"))
+    >>> from effstats.reliability import dior
+    >>> res = dior(table, "scenarios", "kendall", n_boot=200, rng=0)
+    >>> round(res.dior, 3)
+    0.857
+    >>> best = dior(table, "scenarios", "best_model", n_boot=200, n_top=2, rng=0)
+    >>> round(best.dior, 3), round(best.error_rate, 3), best.n_trials
+    (0.885, 0.084, 400)
     """
     n_boot = check_positive_int(n_boot, "n_boot")
     if n_boot < 2:
@@ -477,11 +699,54 @@ def dior(
 
 def efficiency_curve(data: Any, decision: Decision = "examples", objective: Objective = "kendall",
                      sizes: Sequence[int] | None = None, *, progress: bool = False, **kw: Any) -> pd.DataFrame:
-    """DIoR against compute (Figs. 1/2, App. C): one :func:`dior` per instantiation size.
+    """DIoR against compute (Figs. 1/2, App. C): one :func:`effstats.reliability.dior` per instantiation size.
 
-    Returns a tidy DataFrame with columns decision, objective, size, compute_fraction, dior,
-    statistic, standard_error, ci_low, ci_high (and error_rate for ``best_model``). For ``examples`` the
-    default sizes stop at the largest subscenario.
+    Parameters
+    ----------
+    data : ResponseMatrix, DataFrame (models × scenarios) or array
+        As in :func:`effstats.reliability.dior`.
+    decision : {"scenarios", "subscenarios", "examples", "prompts"}, default="examples"
+        What is resampled.
+    objective : {"kendall", "weighted_tau", "best_model", "model_quality"}, default="kendall"
+        The meta-metric.
+    sizes : sequence of int, optional
+        Instantiation sizes, at most what the benchmark holds (for ``examples``: the largest subscenario).
+        Default: up to 8 sizes spaced geometrically from 1 to that maximum.
+    progress : bool, default=False
+        Text progress bar over the sizes.
+    **kw
+        Passed to :func:`effstats.reliability.dior` (``score``, ``n_boot``, ``ci``, ``n_top``, ``ties``, ``rng``,
+        column names). One generator draws every size in turn.
+
+    Returns
+    -------
+    DataFrame
+        One row per size: decision, objective, size, compute_fraction, dior, statistic, standard_error,
+        ci_low, ci_high, error_rate (None except for ``best_model``).
+
+    See Also
+    --------
+    effstats.reliability.dior : one size.
+    effstats.reliability.rank_switch_curve : rank switches against the number of examples.
+
+    References
+    ----------
+    .. [1] Perlitz, Y., Bandel, E., Gera, A., Arviv, O., Ein-Dor, L., Shnarch, E., Slonim, N.,
+       Shmueli-Scheuer, M. and Choshen, L. "Efficient Benchmarking (of Language Models)". NAACL 2024
+       (arXiv:2308.11696), Figs. 1–2, App. C.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> x = np.linspace(0.9, 0.3, 8)[:, None] + np.random.default_rng(0).normal(0, 0.08, (8, 6))
+    >>> table = pd.DataFrame(x.round(3), index=[f"m{i}" for i in range(8)], columns=list("ABCDEF"))
+    >>> from effstats.reliability import efficiency_curve
+    >>> curve = efficiency_curve(table, "scenarios", "kendall", [2, 4, 6], n_boot=100, rng=0)
+    >>> curve[["size", "compute_fraction", "dior"]].round(3)
+       size  compute_fraction   dior
+    0     2             0.333  0.714
+    1     4             0.667  0.825
+    2     6             1.000  0.857
     """
     bench = Benchmark.from_data(data, **{k: kw.pop(k) for k in ("scenario", "subscenario", "prompt") if k in kw})
     if sizes is None:

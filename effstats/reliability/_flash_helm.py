@@ -20,16 +20,44 @@ _DEFAULT_TIERS = ((1, 0), (2, 1), (5, 2), (10, 3), (20, 4))  # (first rank of ti
 
 @dataclass(frozen=True, eq=False)
 class FlashHELMResult:
-    """Result of :func:`flash_helm`.
+    """Result of :func:`effstats.reliability.flash_helm`.
 
     Attributes
     ----------
-    ranks : DataFrame, one row per evaluated model: rank_flash, rank_low, rank_high (the range the model's
-        full-data rank lies in, from its own sampled examples; NaN without a ``level``), rank_full, stop_size,
-        items_used, items_full, saving (items_full / items_used), abs_rank_error, required_resolution, within.
-    resolution : DataFrame — per stage size: Res(S) (Fig. 6), the tier rank it serves and the guard G(S).
-    saving : float — total items of the full benchmark / total items used, over all models.
-    top_k, level : the guarantee requested (None when no guard was used).
+    ranks : DataFrame
+        One row per evaluated model: rank_flash, rank_low, rank_high (the range the model's full-data rank
+        lies in, from its own sampled examples; NaN without a ``level``), rank_full, stop_size, items_used,
+        items_full, saving (items_full / items_used), abs_rank_error, required_resolution, within.
+    resolution : DataFrame
+        Per stage size: Res(S) (Fig. 6), the tier rank it serves and the guard G(S).
+    saving : float
+        Total items of the full benchmark / total items used, over all models.
+    top_k, level : int, float or None
+        The guarantee requested (None when no guard was used).
+
+    See Also
+    --------
+    effstats.reliability.flash_helm : computes it.
+    effstats.reliability.flash_helm_orders : many of them over random example orders.
+
+    References
+    ----------
+    .. [1] Perlitz, Y., Bandel, E., Gera, A., Arviv, O., Ein-Dor, L., Shnarch, E., Slonim, N.,
+       Shmueli-Scheuer, M. and Choshen, L. "Efficient Benchmarking (of Language Models)". NAACL 2024
+       (arXiv:2308.11696), Sect. 6, Algorithm 1.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from effstats.reliability import flash_helm, simulate_examples
+    >>> acc = np.linspace(0.85, 0.35, 30)[:, None] + np.zeros((1, 4))
+    >>> table = pd.DataFrame(acc, index=[f"m{i}" for i in range(30)], columns=list("ABCD"))
+    >>> data = simulate_examples(table, 300, rng=0)
+    >>> out = flash_helm(data, ["m0", "m20"], sizes=(20, 100, None), score="mean_of_means", n_boot=50, rng=0)
+    >>> out.ranks.loc["m0", "rank_flash"], out.top_k_resolved
+    (1, True)
+    >>> list(out.resolution.columns)
+    ['size', 'resolution', 'tier_rank', 'guard']
     """
 
     ranks: pd.DataFrame
@@ -40,18 +68,69 @@ class FlashHELMResult:
 
     @property
     def top_k_resolved(self) -> bool:
-        """Whether every model whose full rank is ≤ top_k was evaluated on all examples (rank_flash = rank_full)."""
+        """Whether every model whose full rank is ≤ top_k was evaluated on all examples (rank_flash = rank_full).
+
+        Returns
+        -------
+        bool
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> from effstats.reliability import flash_helm, simulate_examples
+        >>> acc = np.linspace(0.85, 0.35, 30)[:, None] + np.zeros((1, 4))
+        >>> table = pd.DataFrame(acc, index=[f"m{i}" for i in range(30)], columns=list("ABCD"))
+        >>> data = simulate_examples(table, 300, rng=0)
+        >>> out = flash_helm(data, ["m0", "m20"], sizes=(20, 100, None), score="mean_of_means", n_boot=50, rng=0)
+        >>> out.top_k_resolved
+        True
+        """
         k = self.top_k or 1
         top = self.ranks[self.ranks.rank_full <= k]
         return bool((top.stop_size == "max").all())
 
     @property
     def statistic(self) -> float:
-        """The total compute saving (items of the full benchmark / items used)."""
+        """The total compute saving (items of the full benchmark / items used).
+
+        Returns
+        -------
+        float
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> from effstats.reliability import flash_helm, simulate_examples
+        >>> acc = np.linspace(0.85, 0.35, 30)[:, None] + np.zeros((1, 4))
+        >>> table = pd.DataFrame(acc, index=[f"m{i}" for i in range(30)], columns=list("ABCD"))
+        >>> data = simulate_examples(table, 300, rng=0)
+        >>> out = flash_helm(data, ["m0", "m20"], sizes=(20, 100, None), score="mean_of_means", n_boot=50, rng=0)
+        >>> round(out.statistic, 2)
+        1.88
+        """
         return self.saving
 
     def to_frame(self) -> pd.DataFrame:
-        """The per-model table with the model as a column and the run's saving, top_k and level."""
+        """The per-model table with the model as a column and the run's saving, top_k and level.
+
+        Returns
+        -------
+        DataFrame
+            ``ranks`` with a ``model`` column and the columns total_saving, top_k, level.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> from effstats.reliability import flash_helm, simulate_examples
+        >>> acc = np.linspace(0.85, 0.35, 30)[:, None] + np.zeros((1, 4))
+        >>> table = pd.DataFrame(acc, index=[f"m{i}" for i in range(30)], columns=list("ABCD"))
+        >>> data = simulate_examples(table, 300, rng=0)
+        >>> out = flash_helm(data, ["m0", "m20"], sizes=(20, 100, None), score="mean_of_means", n_boot=50, rng=0)
+        >>> out.to_frame()[["model", "rank_flash", "rank_full"]]
+          model  rank_flash  rank_full
+        0    m0           1          1
+        1   m20          19         20
+        """
         return self.ranks.reset_index().assign(total_saving=self.saving, top_k=self.top_k, level=self.level)
 
 
@@ -108,9 +187,55 @@ def flash_helm(
     (``rule="conservative"``) — AND, with a ``level``, when it cannot be a top-``top_k`` model:
     ``Rank(M, S) > top_k + G(S)`` and, for a newcomer, ``rank_low(S) > top_k``.
 
-    Guarantee
-    ---------
-    Let α = 1 − ``level`` and n the number of stages below the full benchmark.
+    Parameters
+    ----------
+    data : ResponseMatrix or Benchmark
+        Per-example benchmark with scenario (and optionally subscenario) item columns.
+    new_models : sequence of ids or positions, optional
+        Models evaluated as newcomers, each ranked against the remaining (reference) models only. Default: every
+        model in turn, ranked against all the others.
+    sizes : sequence of int or None, optional
+        Stage sizes (examples per subscenario); ``None`` stands for all examples.
+    tiers : sequence of (first rank, required rank resolution), default=((1, 0), (2, 1), (5, 2), (10, 3), (20, 4))
+        Rank 1 → 0, 2–4 → 1, 5–9 → 2, 10–19 → 3, ≥ 20 → 4 (Sect. 6).
+    resolution : dict {size: Res}, optional
+        Default: the mean absolute rank error at each size (or its ``quantile``) over ``n_boot`` random orders.
+    quantile : float in (0, 1), optional
+        Use this quantile of the absolute rank error as Res(S) instead of its mean.
+    rule : {"paper", "conservative"}, default="paper"
+        Stop when ``Rank + Res >= TierRank`` (Algorithm 1) or only when ``Rank - Res >= TierRank``.
+    top_k : int, default=1
+        How many top models the guarantee protects.
+    level : float in (0, 1) or None, default=0.95
+        Probability that every top-``top_k`` model is evaluated on all examples (see Notes); None drops the
+        guards.
+    guard : dict {size: G}, optional
+        Precomputed G(S) (e.g. from :func:`flash_helm_orders`).
+    score : {"mwr", "mean", "mean_of_means"}, default="mwr"
+        Benchmark scoring function.
+    n_boot : int, default=200
+        Random orders used to estimate Res(S) and G(S).
+    ties : {"strict", "half"}, default="strict"
+        Ties in the win rate.
+    rng : int or numpy.random.Generator, optional
+        Seed or generator.
+    progress : bool, default=False
+        Text progress bar over the models.
+
+    Returns
+    -------
+    FlashHELMResult
+        Per-model ranks (flash and full), stop sizes, rank ranges and the compute used.
+
+    See Also
+    --------
+    effstats.reliability.flash_helm_orders : the same tournament over many random example orders.
+    effstats.reliability.simulate_examples : per-example outcomes that reproduce a leaderboard table.
+    effstats.reliability.rank_resolution : the rank error Res(S) against the number of examples.
+
+    Notes
+    -----
+    **The guarantee.**     Let α = 1 − ``level`` and n the number of stages below the full benchmark.
 
     *Newcomers* (``new_models`` given; the use of Flash-HELM: a new model ranked cheaply against fully evaluated
     references). The references' full scores are known, so a newcomer's full rank is fixed by its own full
@@ -137,43 +262,9 @@ def flash_helm(
 
     Res(S) and G(S) are estimated from fully evaluated models: with ``new_models``, from the reference models
     only (the newcomers' full results never tune their own stopping rule). G(S) describes how the
-    references' leader moves; a newcomer scoring within a hair of the best references can drop further (on
-    ImageNet, mean of means, with the best model among 7 newcomers, G(S) alone reported it below rank 1 in
-    14 of 100 orders, with its own bound 1 of 100), which is why newcomers also need their own bound.
-    ``level=None`` drops both guards (the paper's rule alone; it lost ImageNet's best model in about 1 order in 10).
-
-    Parameters
-    ----------
-    data : ResponseMatrix or Benchmark
-        Per-example benchmark with scenario (and optionally subscenario) item columns.
-    new_models : sequence of ids or positions, optional
-        Models evaluated as newcomers, each ranked against the remaining (reference) models only. Default: every
-        model in turn, ranked against all the others.
-    sizes : sequence of int or None, optional
-        Stage sizes (examples per subscenario); ``None`` stands for all examples.
-    tiers : sequence of (first rank, required rank resolution), default=((1, 0), (2, 1), (5, 2), (10, 3), (20, 4))
-        Rank 1 → 0, 2–4 → 1, 5–9 → 2, 10–19 → 3, ≥ 20 → 4 (Sect. 6).
-    resolution : dict {size: Res}, optional
-        Default: the mean absolute rank error at each size (or its ``quantile``) over ``n_boot`` random orders.
-    quantile : float in (0, 1), optional
-        Use this quantile of the absolute rank error as Res(S) instead of its mean.
-    rule : {"paper", "conservative"}, default="paper"
-    top_k : int, default=1
-        How many top models the guarantee protects.
-    level : float in (0, 1) or None, default=0.95
-    guard : dict {size: G}, optional
-        Precomputed G(S) (e.g. from :func:`flash_helm_orders`).
-    score : {"mwr", "mean", "mean_of_means"}, default="mwr"
-    n_boot : int, default=200
-        Random orders used to estimate Res(S) and G(S).
-    ties : {"strict", "half"}, default="strict"
-    rng : int or Generator, optional
-    progress : bool, default=False
-        Text progress bar over the models.
-
-    Returns
-    -------
-    FlashHELMResult
+    references' leader moves; a newcomer scoring within a hair of the best references can drop further than
+    that leader does, which is why newcomers also need their own bound. ``level=None`` drops both guards (the
+    paper's rule alone, which can stop the full-data best model before its last stage).
 
     Examples
     --------
@@ -460,17 +551,44 @@ def flash_helm_orders(
 
     Res(S) and the guard G(S) are estimated once (from independent orders) and reused, as a maintainer
     would; each order is then a fresh tournament: every model against all others, or with ``new_models`` the
-    newcomers against the references. Other keyword arguments go to :func:`flash_helm`.
+    newcomers against the references.
+
+    Parameters
+    ----------
+    data : ResponseMatrix or effstats.reliability.Benchmark
+        Per-example benchmark with scenario (and optionally subscenario) item columns.
+    n_orders : int, default=100
+        Random example orders.
+    new_models : sequence of ids or positions, optional
+        Newcomers ranked against the other (reference) models; default: every model in turn.
+    progress : bool, default=False
+        Text progress bar over the orders.
+    rng : int or numpy.random.Generator, optional
+        Seed or generator.
+    **kw
+        Passed to :func:`effstats.reliability.flash_helm` (``sizes``, ``level``, ``top_k``, ``score``,
+        ``n_boot``, ...).
 
     Returns
     -------
-    DataFrame, one row per order: order, saving, max_saving, then for the best evaluated model by full rank
-    (the full-data best model, or the best newcomer) best_model, best_rank_full, best_rank_flash (its
-    reported rank), best_rank_low / best_rank_high (its reported range), best_covered (full rank within it),
-    best_stop (its stop size); top_k_resolved, within (share of models within their tier's resolution),
-    mean_abs_rank_error, items_used / items_full (examples used by the evaluated models / all their examples).
-    ``df.attrs`` holds ``resolution`` (the stage table as a dict of lists), ``top_k``, ``level`` and
-    ``p_resolved`` with its Wilson 95% interval (``p_resolved_ci``).
+    DataFrame
+        One row per order: order, saving, max_saving, then for the best evaluated model by full rank (the
+        full-data best model, or the best newcomer) best_model, best_rank_full, best_rank_flash (its reported
+        rank), best_rank_low / best_rank_high (its reported range), best_covered (full rank within it),
+        best_stop (its stop size); top_k_resolved, within (share of models within their tier's resolution),
+        mean_abs_rank_error, items_used / items_full (examples used by the evaluated models / all their
+        examples). ``df.attrs`` holds ``resolution`` (the stage table as a dict of lists), ``top_k``, ``level``
+        and ``p_resolved`` with its Wilson 95% interval (``p_resolved_ci``).
+
+    See Also
+    --------
+    effstats.reliability.flash_helm : one order.
+
+    References
+    ----------
+    .. [1] Perlitz, Y., Bandel, E., Gera, A., Arviv, O., Ein-Dor, L., Shnarch, E., Slonim, N.,
+       Shmueli-Scheuer, M. and Choshen, L. "Efficient Benchmarking (of Language Models)". NAACL 2024
+       (arXiv:2308.11696), Sect. 6, Algorithm 1.
 
     Examples
     --------
@@ -525,14 +643,47 @@ def simulate_examples(table: Any, n_examples: int | dict = 1000, *, noise: float
 
     Parameters
     ----------
-    table : DataFrame (models × scenarios) with scores in [0, 1] (NaN / '-' = not evaluated)
+    table : DataFrame (models × scenarios)
+        Scores in [0, 1]; NaN or ``'-'`` = not evaluated.
     n_examples : int or dict {scenario: int}, default=1000
-    noise : float, default=1.0 — model-specific idiosyncrasy (0: every model solves the easiest items)
-    rng : int or Generator
+        Items per scenario.
+    noise : float, default=1.0
+        Model-specific idiosyncrasy (0: every model solves the easiest items).
+    rng : int or numpy.random.Generator, optional
+        Seed or generator.
 
     Returns
     -------
-    ResponseMatrix (kind="binary", items with a ``scenario`` column, missing mask for cells not evaluated)
+    ResponseMatrix
+        ``kind="binary"``, items with a ``scenario`` column, missing mask for cells not evaluated.
+
+    See Also
+    --------
+    effstats.reliability.flash_helm : needs per-example outcomes.
+    effstats.datasets.simulate_responses : responses from an item response model instead.
+
+    References
+    ----------
+    .. [1] Perlitz, Y., Bandel, E., Gera, A., Arviv, O., Ein-Dor, L., Shnarch, E., Slonim, N.,
+       Shmueli-Scheuer, M. and Choshen, L. "Efficient Benchmarking (of Language Models)". NAACL 2024
+       (arXiv:2308.11696), Sect. 6 (Flash-HELM needs per-example results).
+    .. [2] Liang, P., Bommasani, R., Lee, T. et al. "Holistic Evaluation of Language Models". Transactions
+       on Machine Learning Research (TMLR), 2023 (arXiv:2211.09110).
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from effstats.reliability import simulate_examples
+    >>> t = pd.DataFrame({"A": [0.9, 0.5, 0.2], "B": [0.7, np.nan, 0.4]}, index=["x", "y", "z"])
+    >>> rm = simulate_examples(t, 10, rng=0)
+    >>> rm.n_models, rm.n_items
+    (3, 20)
+    >>> rm.group_scores("scenario").round(2)
+    scenario     A    B
+    model_ids
+    x          0.9  0.7
+    y          0.5  NaN
+    z          0.2  0.4
     """
     rng = check_rng(rng)
     if isinstance(noise, bool) or not isinstance(noise, (int, float, np.integer, np.floating)) or not 0 <= noise < np.inf:

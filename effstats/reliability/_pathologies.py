@@ -22,10 +22,34 @@ class Counterexample:
     Attributes
     ----------
     name, description : str
-    before, after : DataFrame (models × columns)
-    groups_before, groups_after : arrays or None — scenario of each column (None = one each)
+        Short name and what changes.
+    before, after : DataFrame of shape (n_models, n_columns)
+        Scores before and after the change.
     mwr_before, mwr_after : Series
-    flipped : tuple[str, str] — the pair whose order reverses
+        Mean Win Rate of each model before and after.
+    flipped : tuple of (str, str)
+        The pair whose order reverses: first ahead before, second ahead after.
+    groups_before, groups_after : ndarray or None
+        Scenario of each column (None: each column is its own scenario).
+
+    See Also
+    --------
+    effstats.reliability.counterexample_weaker_model : adding weaker models.
+    effstats.reliability.counterexample_grouping : grouping datasets into scenarios.
+    effstats.reliability.counterexample_partial_reporting : leaving out a scenario.
+
+    References
+    ----------
+    .. [1] Perlitz, Y., Bandel, E., Gera, A., Arviv, O., Ein-Dor, L., Shnarch, E., Slonim, N.,
+       Shmueli-Scheuer, M. and Choshen, L. "Efficient Benchmarking (of Language Models)". NAACL 2024
+       (arXiv:2308.11696), App. B.
+
+    Examples
+    --------
+    >>> from effstats.reliability import counterexample_grouping
+    >>> ce = counterexample_grouping()
+    >>> ce.flipped, ce.flips
+    (('A', 'B'), True)
     """
 
     name: str
@@ -40,7 +64,18 @@ class Counterexample:
 
     @property
     def flips(self) -> bool:
-        """True when the strict order of the ``flipped`` pair reverses (becoming tied is not a reversal)."""
+        """Whether the strict order of the ``flipped`` pair reverses (becoming tied is not a reversal).
+
+        Returns
+        -------
+        bool
+
+        Examples
+        --------
+        >>> from effstats.reliability import counterexample_weaker_model
+        >>> counterexample_weaker_model(1).flips, counterexample_weaker_model(2).flips
+        (False, True)
+        """
         a, b = self.flipped
         return bool((self.mwr_before[a] > self.mwr_before[b]) and (self.mwr_after[a] < self.mwr_after[b]))
 
@@ -49,6 +84,32 @@ def counterexample_weaker_model(n_weaker: int = 2) -> Counterexample:
     """App. B "adding a model": A = (10, 10, 10), B = (12, 12, 8); adding weaker C = (9, 9, 9).
 
     With one C the two tie (App. B: 0.5, 0.5, 1 vs 1, 1, 0); with ``n_weaker`` ≥ 2 copies A overtakes B.
+
+    Parameters
+    ----------
+    n_weaker : int, default=2
+        Copies of the weaker model C added.
+
+    Returns
+    -------
+    effstats.reliability.Counterexample
+
+    See Also
+    --------
+    effstats.reliability.clone_flips : the same effect searched for on a real table.
+
+    References
+    ----------
+    .. [1] Perlitz, Y., Bandel, E., Gera, A., Arviv, O., Ein-Dor, L., Shnarch, E., Slonim, N.,
+       Shmueli-Scheuer, M. and Choshen, L. "Efficient Benchmarking (of Language Models)". NAACL 2024
+       (arXiv:2308.11696), App. B.
+
+    Examples
+    --------
+    >>> from effstats.reliability import counterexample_weaker_model
+    >>> ce = counterexample_weaker_model()
+    >>> ce.mwr_before.round(3).tolist(), ce.mwr_after[["A", "B"]].round(3).tolist()
+    ([0.333, 0.667], [0.778, 0.667])
     """
     n_weaker = check_positive_int(n_weaker, "n_weaker")
     before = pd.DataFrame([[10.0, 10, 10], [12, 12, 8]], index=["A", "B"], columns=["s1", "s2", "s3"])
@@ -60,7 +121,30 @@ def counterexample_weaker_model(n_weaker: int = 2) -> Counterexample:
 
 def counterexample_grouping() -> Counterexample:
     """App. B "combining datasets": A = (1, 1, 0, 0), B = (0, 0, 1, 1); grouping the first two
-    datasets into one scenario makes B the winner, grouping the last two makes A the winner."""
+    datasets into one scenario makes B the winner, grouping the last two makes A the winner.
+
+    Returns
+    -------
+    effstats.reliability.Counterexample
+        ``before`` and ``after`` hold the same scores; ``groups_before`` / ``groups_after`` differ.
+
+    See Also
+    --------
+    effstats.reliability.dior : ``decision="subscenarios"`` measures how much such choices move a ranking.
+
+    References
+    ----------
+    .. [1] Perlitz, Y., Bandel, E., Gera, A., Arviv, O., Ein-Dor, L., Shnarch, E., Slonim, N.,
+       Shmueli-Scheuer, M. and Choshen, L. "Efficient Benchmarking (of Language Models)". NAACL 2024
+       (arXiv:2308.11696), App. B.
+
+    Examples
+    --------
+    >>> from effstats.reliability import counterexample_grouping
+    >>> ce = counterexample_grouping()
+    >>> ce.mwr_before.round(3).tolist(), ce.mwr_after.round(3).tolist()
+    ([0.667, 0.333], [0.333, 0.667])
+    """
     t = pd.DataFrame([[1.0, 1, 0, 0], [0, 0, 1, 1]], index=["A", "B"], columns=["d1", "d2", "d3", "d4"])
     g_last = np.array(["d1", "d2", "S34", "S34"])
     g_first = np.array(["S12", "S12", "d3", "d4"])
@@ -72,7 +156,31 @@ def counterexample_partial_reporting(n_models: int = 11) -> Counterexample:
     """App. B "reporting partially": A's per-scenario win rates are (0.9, 0.9, 0), B's (0.8, 0.8, 0.8);
     A omitting its losing scenario lifts its MWR from 0.6 to 0.9, above B.
 
-    Built with ``n_models`` = 11 models so that win rates are multiples of 0.1.
+    Parameters
+    ----------
+    n_models : int, default=11
+        Number of models (at least 11); with 11, win rates are multiples of 0.1.
+
+    Returns
+    -------
+    effstats.reliability.Counterexample
+
+    See Also
+    --------
+    effstats.reliability.mean_win_rate : omits a model's missing scenarios (``CS_m``).
+
+    References
+    ----------
+    .. [1] Perlitz, Y., Bandel, E., Gera, A., Arviv, O., Ein-Dor, L., Shnarch, E., Slonim, N.,
+       Shmueli-Scheuer, M. and Choshen, L. "Efficient Benchmarking (of Language Models)". NAACL 2024
+       (arXiv:2308.11696), App. B.
+
+    Examples
+    --------
+    >>> from effstats.reliability import counterexample_partial_reporting
+    >>> ce = counterexample_partial_reporting()
+    >>> ce.mwr_before[["A", "B"]].round(3).tolist(), ce.mwr_after[["A", "B"]].round(3).tolist()
+    ([0.6, 0.8], [0.9, 0.793])
     """
     n = check_positive_int(n_models, "n_models", minimum=11)
     # Rank positions (0 = worst) chosen so that A beats 9/10, 9/10, 0/10 and B beats 8/10 in each scenario.
@@ -128,11 +236,51 @@ def clone_flips(data: Any, *, top_k: int = 5, n_clones: int = 1, eps: float | No
     Only real changes of order are flagged: a pair of top models whose strict order reverses; a pair
     that merely becomes tied is not a reorder.
 
+    Parameters
+    ----------
+    data : DataFrame (models × scenarios), ResponseMatrix or effstats.reliability.Benchmark
+        Scores; NaN = not evaluated.
+    top_k : int, default=5
+        How many top models are watched (at least 2).
+    n_clones : int, default=1
+        Copies of the clone inserted.
+    eps : float, optional
+        How far below the original the clone scores. Default: half the smallest gap between distinct scores.
+    ties : {"strict", "half"}, default="strict"
+        Ties in the win rate.
+    **kw
+        Item column names (``scenario``, ``subscenario``).
+
     Returns
     -------
-    DataFrame, one row per candidate that reverses the order of two of the ``top_k`` models: clone_of,
-    n_clones, old_top, new_top (the top-k order after insertion; they always differ), old_mwr, new_mwr,
-    reversed (the pairs whose order reverses).
+    DataFrame
+        One row per candidate that reverses the order of two of the ``top_k`` models: clone_of, n_clones,
+        old_top, new_top (the top-k order after insertion; they always differ), old_mwr, new_mwr, reversed
+        (the pairs whose order reverses).
+
+    See Also
+    --------
+    effstats.reliability.removal_flips : removals instead of insertions.
+    effstats.reliability.counterexample_weaker_model : App. B's construction.
+
+    References
+    ----------
+    .. [1] Perlitz, Y., Bandel, E., Gera, A., Arviv, O., Ein-Dor, L., Shnarch, E., Slonim, N.,
+       Shmueli-Scheuer, M. and Choshen, L. "Efficient Benchmarking (of Language Models)". NAACL 2024
+       (arXiv:2308.11696), Sect. 5.5, App. B.
+
+    Examples
+    --------
+    Two clones of A, each just below it, take wins from B in the scenario where B trails A:
+
+    >>> import pandas as pd
+    >>> from effstats.reliability import clone_flips, mean_win_rate
+    >>> t = pd.DataFrame({"s1": [10.0, 12, 1], "s2": [10.0, 12, 2], "s3": [10.0, 8, 3]}, index=["A", "B", "D"])
+    >>> mean_win_rate(t).round(3).tolist()
+    [0.667, 0.833, 0.0]
+    >>> clone_flips(t, top_k=2, n_clones=2)[["clone_of", "old_top", "new_top"]]
+      clone_of old_top new_top
+    0        A  [B, A]  [A, B]
     """
     _choice(ties, "ties", _TIES)
     bench = Benchmark.from_data(data, **kw)
@@ -169,6 +317,44 @@ def removal_flips(data: Any, *, top_k: int = 2, ties: str = "strict", **kw: Any)
 
     Removing a model drops it as an opponent everywhere (App. A); win counts are updated exactly for the
     top models only. A pair that merely becomes tied is not flagged.
+
+    Parameters
+    ----------
+    data : DataFrame (models × scenarios), ResponseMatrix or effstats.reliability.Benchmark
+        Scores; NaN = not evaluated.
+    top_k : int, default=2
+        How many top models are watched (at least 2, fewer than the models).
+    ties : {"strict", "half"}, default="strict"
+        Ties in the win rate.
+    **kw
+        Item column names (``scenario``, ``subscenario``).
+
+    Returns
+    -------
+    DataFrame
+        One row per model whose removal reverses two top models: removed, old_top, new_top, old_mwr, new_mwr,
+        reversed.
+
+    See Also
+    --------
+    effstats.reliability.clone_flips : insertions of dominated clones.
+
+    References
+    ----------
+    .. [1] Perlitz, Y., Bandel, E., Gera, A., Arviv, O., Ein-Dor, L., Shnarch, E., Slonim, N.,
+       Shmueli-Scheuer, M. and Choshen, L. "Efficient Benchmarking (of Language Models)". NAACL 2024
+       (arXiv:2308.11696), Sect. 5.5.
+
+    Examples
+    --------
+    Removing C leaves A and B tied, which is not a reversal:
+
+    >>> import pandas as pd
+    >>> from effstats.reliability import removal_flips
+    >>> t = pd.DataFrame({"s1": [10.0, 12, 9], "s2": [10.0, 12, 9], "s3": [10.0, 8, 9]}, index=["A", "B", "C"])
+    >>> t.loc["C2"] = [9.0, 9, 9]
+    >>> len(removal_flips(t, top_k=2))
+    0
     """
     _choice(ties, "ties", _TIES)
     bench = Benchmark.from_data(data, **kw)

@@ -232,6 +232,41 @@ def mean_win_rate(scores: Any, groups: Any = None, *, ties: str = "strict", chec
         In a single benchmark (2-D input) a model without any comparable scenario raises ValueError;
         with leading axes such a resample gets NaN. Exact: computed from integer win counts as one
         division (equal rational MWRs are equal floats, so ties stay ties).
+
+    Raises
+    ------
+    ValueError
+        ``ties`` not "strict" or "half", a model without any comparable scenario, or (``check_connected``)
+        models that share no scenario.
+
+    See Also
+    --------
+    effstats.reliability.mean_score : the plain mean over evaluated columns.
+    effstats.reliability.mean_of_means : the mean over scenarios of scenario means.
+    effstats.reliability.comparison_components : the groups of models that can be ranked together.
+
+    References
+    ----------
+    .. [1] Perlitz, Y., Bandel, E., Gera, A., Arviv, O., Ein-Dor, L., Shnarch, E., Slonim, N.,
+       Shmueli-Scheuer, M. and Choshen, L. "Efficient Benchmarking (of Language Models)". NAACL 2024
+       (arXiv:2308.11696), App. A.
+    .. [2] Liang, P., Bommasani, R., Lee, T. et al. "Holistic Evaluation of Language Models". Transactions
+       on Machine Learning Research (TMLR), 2023 (arXiv:2211.09110).
+
+    Examples
+    --------
+    Two models at exactly 2/5 get the same float, so their tie stays a tie:
+
+    >>> import numpy as np
+    >>> from effstats.reliability import mean_win_rate
+    >>> x = np.array([[5, 5, 2], [4, 4, 1], [2, 3, 3], [1, 0, 5], [3, 1, 0], [0, 2, 4.]])
+    >>> mwr = mean_win_rate(x)
+    >>> mwr.round(3).tolist()
+    [0.8, 0.6, 0.533, 0.4, 0.267, 0.4]
+    >>> bool(mwr[3] == mwr[5])
+    True
+    >>> mean_win_rate(np.array([[1.0, 0.5], [1.0, 0.2], [0.0, 0.9]]), ties="half").round(3).tolist()
+    [0.625, 0.375, 0.5]
     """
     _choice(ties, "ties", _TIES)
     x, mids, _ = _as_scores(scores)
@@ -245,7 +280,36 @@ def mean_win_rate(scores: Any, groups: Any = None, *, ties: str = "strict", chec
 
 
 def mean_score(scores: Any) -> Any:
-    """Plain mean score per model over its evaluated columns; shape (..., n_models) (Series for tables)."""
+    """Plain mean score per model over its evaluated columns (missing cells omitted, never counted as 0).
+
+    Parameters
+    ----------
+    scores : array of shape (..., n_models, n_columns), DataFrame (models × columns) or ResponseMatrix
+        Scores; NaN = not evaluated. Leading axes are independent benchmarks (resamples).
+
+    Returns
+    -------
+    ndarray of shape (..., n_models) or Series
+        A Series indexed by model for a DataFrame or ResponseMatrix.
+
+    See Also
+    --------
+    effstats.reliability.mean_win_rate : the win-rate aggregate HELM ranks by.
+    effstats.reliability.mean_of_means : the mean over scenarios of scenario means.
+
+    References
+    ----------
+    .. [1] Perlitz, Y., Bandel, E., Gera, A., Arviv, O., Ein-Dor, L., Shnarch, E., Slonim, N.,
+       Shmueli-Scheuer, M. and Choshen, L. "Efficient Benchmarking (of Language Models)". NAACL 2024
+       (arXiv:2308.11696), App. A.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from effstats.reliability import mean_score
+    >>> mean_score(np.array([[0.9, np.nan, 0.7], [0.6, 0.5, 0.4]])).round(3).tolist()
+    [0.8, 0.5]
+    """
     x, mids, _ = _as_scores(scores)
     return _finish(_weighted_nanmean(x, None), mids, "mean_score", "mean score")
 
@@ -253,7 +317,38 @@ def mean_score(scores: Any) -> Any:
 def mean_of_means(scores: Any, groups: Any) -> Any:
     """Mean over scenarios of the per-scenario mean of the subscenario columns (missing omitted).
 
-    ``groups`` (n_columns,) gives the scenario of each column; shape (..., n_models).
+    Each scenario weighs the same whatever its number of subscenario columns.
+
+    Parameters
+    ----------
+    scores : array of shape (..., n_models, n_columns), DataFrame (models × columns) or ResponseMatrix
+        Subscenario scores; NaN = not evaluated.
+    groups : array-like of shape (n_columns,)
+        Scenario of each column.
+
+    Returns
+    -------
+    ndarray of shape (..., n_models) or Series
+        A Series indexed by model for a DataFrame or ResponseMatrix.
+
+    See Also
+    --------
+    effstats.reliability.mean_score : every column weighs the same.
+    effstats.reliability.mean_win_rate : the win-rate aggregate.
+
+    References
+    ----------
+    .. [1] Perlitz, Y., Bandel, E., Gera, A., Arviv, O., Ein-Dor, L., Shnarch, E., Slonim, N.,
+       Shmueli-Scheuer, M. and Choshen, L. "Efficient Benchmarking (of Language Models)". NAACL 2024
+       (arXiv:2308.11696), App. A.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from effstats.reliability import mean_of_means
+    >>> x = np.array([[1.0, 0.0, 0.5], [0.5, 0.5, 0.5]])
+    >>> mean_of_means(x, groups=["a", "a", "b"]).round(3).tolist()
+    [0.5, 0.5]
     """
     x, mids, _ = _as_scores(scores)
     g, _ = _grouped(x, groups)
@@ -265,13 +360,36 @@ def comparison_components(scores: Any, groups: Any = None) -> Any:
 
     Parameters
     ----------
-    scores : array (n_models, n_columns), DataFrame or ResponseMatrix; NaN = not evaluated
-    groups : array (n_columns,), optional — scenario of each column
+    scores : array-like of shape (n_models, n_columns), DataFrame or ResponseMatrix
+        Scores; NaN = not evaluated.
+    groups : array-like of shape (n_columns,), optional
+        Scenario of each column.
 
     Returns
     -------
-    int array (n_models,) or Series: component of each model, 0 = the largest. Models in different
-    components never met on a scenario, so their win rates or means cannot be ranked against each other.
+    ndarray of int of shape (n_models,) or Series
+        Component of each model, 0 = the largest. Models in different components never met on a scenario,
+        so their win rates or means cannot be ranked against each other.
+
+    See Also
+    --------
+    effstats.reliability.mean_win_rate : refuses a table with more than one component.
+
+    References
+    ----------
+    .. [1] Perlitz, Y., Bandel, E., Gera, A., Arviv, O., Ein-Dor, L., Shnarch, E., Slonim, N.,
+       Shmueli-Scheuer, M. and Choshen, L. "Efficient Benchmarking (of Language Models)". NAACL 2024
+       (arXiv:2308.11696), App. A.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from effstats.reliability import comparison_components
+    >>> x = np.array([[1, np.nan], [2, np.nan], [np.nan, 3], [np.nan, 4], [5, 6]])
+    >>> comparison_components(x).tolist()
+    [0, 0, 0, 0, 0]
+    >>> comparison_components(x[:4]).tolist()
+    [0, 0, 1, 1]
     """
     x, mids, _ = _as_scores(scores)
     if x.ndim != 2:
