@@ -2,7 +2,7 @@
 
 Submodules
 ----------
-responses    the models × items data model (:class:`ResponseMatrix`)
+responses    the models × items data model (:class:`effstats.ResponseMatrix`)
 splits       random / chronological / performance-based model splits
 bitpack      bit-packed binary matrices for 10^10-cell correctness caches
 datasets     bundled leaderboards, real per-item predictions, the digits lifelong benchmark, simulators

@@ -104,7 +104,7 @@ def _harley_seal_sums(packed: np.ndarray, r0: int, r1: int, nw: int) -> np.ndarr
 def _packed_col_sums(packed: np.ndarray, n_cols: int, n_threads: int | None = None) -> np.ndarray:
     """Column sums (n_cols,) of a packed matrix (n_rows, n_bytes) without unpacking to one byte a cell.
 
-    The whole 64-bit words of each row go through :func:`_harley_seal_sums` (row ranges on threads: numpy releases
+    The whole 64-bit words of each row go through ``_harley_seal_sums`` (row ranges on threads: numpy releases
     the GIL in these ufuncs); the last ``n_bytes % 8`` bytes of each row are unpacked.
     """
     n_rows, nb = packed.shape

@@ -9,7 +9,7 @@ Open LLM Leaderboard's per-model results JSON (lm-evaluation-harness layout: ``{
 {"model_name": ...}, "results": {"harness|arc:challenge|25": {"acc_norm": ...}, ...}}``) and its CSV export.
 Every failure prints one line naming the argument and exits with status 2; a warning (models listed more than
 once) is one line on stderr and a note in the report. The command is a thin layer over
-:func:`effstats.reliability.audit` (also :func:`audit` here), which returns an ``AuditResult``.
+:func:`effstats.reliability.audit` (also :func:`effstats.cli.audit` here), which returns an ``AuditResult``.
 """
 from __future__ import annotations
 

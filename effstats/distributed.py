@@ -2,17 +2,19 @@
 
 Three kinds of work outgrow one box at lifelong scale, and each maps onto Dask without new algorithms:
 
-* **Sort & Search on a chunked correctness cache.** :func:`save_packed` writes a bit-packed models × items
-  matrix to a zarr store in row chunks (1 bit a cell: 6,000 models × 1.7M items is 1.2 GiB); :func:`open_packed`
-  reads it back as a lazy bool Dask array that unpacks one chunk at a time. Every Sort & Search function already
-  accepts Dask arrays (item sums are reduced chunk by chunk, DP-search runs on row blocks), so
-  ``SortSearch().fit(open_packed(path))`` sorts a cache that never sits in memory whole, on whatever scheduler is
-  active: a ``dask.distributed`` cluster if a ``Client`` exists, threads otherwise. :func:`packed_item_sums` is the
-  fast path for the sort itself: it counts on the packed bytes (bit-sliced counters) without unpacking.
-* **Bootstrap DIoR** (:func:`dior`) and **sequential simulations** (:func:`simulate`) split their resamples /
-  runs into tasks, each with its own child of one ``numpy.random.SeedSequence``. The result does not depend on
-  where the tasks run: a cluster gives exactly what the same tasks give in memory (``client=None`` and no active
-  cluster runs them on threads; :func:`task_seeds` lists the seeds so that anyone can re-run one task alone).
+* **Sort & Search on a chunked correctness cache.** :func:`effstats.distributed.save_packed` writes a bit-packed
+  models × items matrix to a zarr store in row chunks (1 bit a cell: 6,000 models × 1.7M items is 1.2 GiB);
+  :func:`effstats.distributed.open_packed` reads it back as a lazy bool Dask array that unpacks one chunk at a time.
+  Every Sort & Search function already accepts Dask arrays (item sums are reduced chunk by chunk, DP-search runs on
+  row blocks), so ``SortSearch().fit(open_packed(path))`` sorts a cache that never sits in memory whole, on whatever
+  scheduler is active: a ``dask.distributed`` cluster if a ``Client`` exists, threads otherwise.
+  :func:`effstats.distributed.packed_item_sums` is the fast path for the sort itself: it counts on the packed bytes
+  (bit-sliced counters) without unpacking.
+* **Bootstrap DIoR** (:func:`effstats.distributed.dior`) and **sequential simulations**
+  (:func:`effstats.distributed.simulate`) split their resamples / runs into tasks, each with its own child of one
+  ``numpy.random.SeedSequence``. The result does not depend on where the tasks run: a cluster gives exactly what the
+  same tasks give in memory (``client=None`` and no active cluster runs them on threads;
+  :func:`effstats.distributed.task_seeds` lists the seeds so that anyone can re-run one task alone).
 
 Memory per worker is bounded by one chunk: ``rows_per_chunk × n_items`` bytes when a chunk is unpacked
 (1,024 × 1.7M ≈ 1.7 GB; use smaller chunks on small workers), or the data set itself for DIoR and simulations

@@ -4,10 +4,11 @@ error decomposition (Sect. 4.5), the E_agg counterexample (Theorem 2.1), curve f
 Notation: ``a`` is the true correctness of a model on ``n`` items, ``y`` the predicted correctness, both binary.
 Every function takes one vector (n,) or many models at once (n_models, n) and then returns one value per row.
 
-* ``E(a, y) = ||a - y||_1 / n`` (MAE, Eq. 2) — :func:`mae`
-* ``E_agg(a, y) = | |y| - |a| | / n`` — :func:`e_agg`
-* ``E_rand(a, y) = |a|/n |y|/n + (1 - |a|/n)(1 - |y|/n)`` (Eq. 3) — :func:`e_rand`
-* ``kappa = ((1 - E) - E_rand) / (1 - E_rand)`` (Eq. 4), Cohen's kappa for two raters — :func:`cohen_kappa`.
+* ``E(a, y) = ||a - y||_1 / n`` (MAE, Eq. 2) — :func:`effstats.metrics.mae`
+* ``E_agg(a, y) = | |y| - |a| | / n`` — :func:`effstats.metrics.e_agg`
+* ``E_rand(a, y) = |a|/n |y|/n + (1 - |a|/n)(1 - |y|/n)`` (Eq. 3) — :func:`effstats.metrics.e_rand`
+* ``kappa = ((1 - E) - E_rand) / (1 - E_rand)`` (Eq. 4), Cohen's kappa for two raters —
+  :func:`effstats.metrics.cohen_kappa`.
   The paper states ``0 <= kappa <= 1``; in fact ``-1 <= kappa <= 1`` (negative when predictions agree less
   than chance, e.g. the Theorem 2.1 construction).
 """
@@ -568,7 +569,7 @@ class ErrorDecomposition:
     to_frame = frame  # the result protocol's name
 
     def mean(self) -> pd.Series:
-        """The mean of each column of :meth:`frame` over the models.
+        """The mean of each column of :meth:`effstats.metrics.ErrorDecomposition.frame` over the models.
 
         Returns
         -------
@@ -732,8 +733,8 @@ class CurveFit:
         Returns
         -------
         ConfidenceInterval
-            ``low`` and ``high`` arrays of shape (n_params,) in the order of ``params`` (see :meth:`to_frame` for a
-            table).
+            ``low`` and ``high`` arrays of shape (n_params,) in the order of ``params`` (see
+            :meth:`effstats.metrics.CurveFit.to_frame` for a table).
         """
         level = check_confidence_level(confidence_level)
         dof = max(1, len(self.x) - len(self.params))

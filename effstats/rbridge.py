@@ -1,11 +1,12 @@
 """A thin bridge to R through rpy2: load R packages with install hints, turn R errors into Python exceptions
 and R warnings into Python warnings.
 
-* :func:`r_package` imports an R package (cached) or raises :class:`RPackageMissing` saying how to install it.
-* :func:`r_call` calls an R function inside ``withCallingHandlers``: each R warning is muffled in R and re-issued
-  as :class:`effstats.exceptions.RWarning` carrying R's message (so ``warnings.catch_warnings`` / ``-W error``
-  work as for any Python warning), and an R error becomes :class:`RError` carrying R's message and the R call
-  that signalled it (warnings raised before the error are re-issued first).
+* :func:`effstats.rbridge.r_package` imports an R package (cached) or raises
+  :class:`effstats.rbridge.RPackageMissing` saying how to install it.
+* :func:`effstats.rbridge.r_call` calls an R function inside ``withCallingHandlers``: each R warning is muffled in R
+  and re-issued as :class:`effstats.exceptions.RWarning` carrying R's message (so ``warnings.catch_warnings``
+  and ``-W error`` work as for any Python warning), and an R error becomes :class:`effstats.rbridge.RError`
+  carrying R's message and the R call that signalled it (warnings raised before the error are re-issued first).
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The evaluation-data model: a models × items matrix of responses that every effstats method consumes.
 
-A :class:`ResponseMatrix` holds one of
+A :class:`effstats.ResponseMatrix` holds one of
 
 * ``kind="binary"``: per-item correctness (0/1),
 * ``kind="score"``: per-item scores in [0, 1] (F1, ROUGE, P(win), ...),
@@ -181,10 +181,11 @@ class ResponseMatrix:
     tables for models (release date, size, family ...) and items (benchmark, scenario, prompt ...). Instances are
     immutable; selections return new matrices.
 
-    Build one from your own results with :meth:`from_long` (one row per model and item, the layout most
-    evaluation logs have), :meth:`from_wide` (a models × items table, e.g. read with :func:`pandas.read_csv`),
-    :func:`effstats.datasets.read_lm_eval_samples` (lm-evaluation-harness ``--log_samples`` output) or
-    :func:`effstats.datasets.read_helm_runs` (HELM run folders).
+    Build one from your own results with :meth:`effstats.ResponseMatrix.from_long` (one row per model and item,
+    the layout most evaluation logs have), :meth:`effstats.ResponseMatrix.from_wide` (a models × items table,
+    e.g. read with :func:`pandas.read_csv`), :func:`effstats.datasets.read_lm_eval_samples`
+    (lm-evaluation-harness ``--log_samples`` output) or :func:`effstats.datasets.read_helm_runs` (HELM run
+    folders).
 
     Parameters
     ----------
@@ -408,7 +409,7 @@ class ResponseMatrix:
             evaluated).
         groups : str or list of str, default=None
             Item-level columns kept as item metadata (e.g. ``"task"``, ``"scenario"``), constant within an item;
-            :meth:`group_scores` and :meth:`mean_of_means` use them.
+            :meth:`effstats.ResponseMatrix.group_scores` and :meth:`effstats.ResponseMatrix.mean_of_means` use them.
         kind : {"binary", "score"}, default=None
             Inferred when None: binary when every score is 0 or 1.
         models : DataFrame, default=None
@@ -802,7 +803,7 @@ class ResponseMatrix:
 
     @property
     def T(self) -> "ResponseMatrix":
-        """The transposed matrix, :meth:`transpose`."""
+        """The transposed matrix, :meth:`effstats.ResponseMatrix.transpose`."""
         return self.transpose()
 
     def with_metadata(self, *, models: Any = None, items: Any = None) -> "ResponseMatrix":

@@ -1,6 +1,6 @@
 """Source/target model splits: random, chronological and performance-based (with an optional gap).
 
-Every function returns a :class:`ModelSplit` of integer positions; ``split.apply(responses)`` gives the
+Every function returns a :class:`effstats.ModelSplit` of integer positions; ``split.apply(responses)`` gives the
 two :class:`~effstats.responses.ResponseMatrix` halves.
 """
 from __future__ import annotations

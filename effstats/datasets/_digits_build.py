@@ -1,7 +1,7 @@
 """Builder of the digits lifelong benchmark: shifted domains, the model zoo, training and quantisation.
 
-:func:`make_lifelong_digits` trains the zoo's scikit-learn models and returns the benchmark as a
-:class:`effstats.ResponseMatrix`; :func:`save_lifelong_digits` writes the arrays that
+:func:`effstats.datasets.make_lifelong_digits` trains the zoo's scikit-learn models and returns the benchmark as a
+:class:`effstats.ResponseMatrix`; :func:`effstats.datasets._digits_build.save_lifelong_digits` writes the arrays that
 ``scripts/build_lifelong_digits.py`` commits as ``data/lifelong_digits.npz``. The storage format and the
 loader live in :mod:`effstats.datasets.digits`.
 """
@@ -117,8 +117,8 @@ def _then(*fs: _Shift) -> _Shift:
     return f
 
 
-# name -> (kind, shift); the clean domain comes first. The order is part of the benchmark's definition:
-# each domain's random stream is keyed by its position here.
+#: The 38 item domains: name -> (kind, shift function); ``"clean"`` first. The order is part of the benchmark's
+#: definition: each domain's random stream is keyed by its position here.
 DOMAINS: dict[str, tuple[str, _Shift | None]] = {
     "clean": ("clean", None),
     "gauss_0.10": ("noise", _gauss(0.10)),
@@ -268,7 +268,8 @@ def _sample_params(family: str, g: np.random.Generator, n_max: int) -> dict[str,
     raise ValueError(f"family: unknown model family {family!r}")
 
 
-# family -> smallest training set it is trained on (SVMs' probability calibration needs a few per class)
+#: The 19 model families: name -> smallest training set it is trained on (SVMs' probability calibration needs a
+#: few images per class).
 FAMILIES: dict[str, int] = {
     "logistic": 10,
     "pca_logistic": 10,
@@ -569,22 +570,22 @@ def make_lifelong_digits(
 
     Parameters
     ----------
-    rng : int
+    rng : int, default=0
         Seed defining the train/test split, the random shifts and the model zoo (configurations,
         training subsets, augmentations, estimators' ``random_state``). Same seed, same benchmark.
-    n_models : int
+    n_models : int, default=500
         Size of the model zoo (configuration ``i`` does not depend on ``n_models``).
-    models : sequence of int, optional
+    models : sequence of int, default=None
         Build only these zoo positions; their rows equal the full build's rows exactly.
-    domains : None, int or sequence of str, optional
-        All of :data:`DOMAINS` (default, 38 domains), the first ``k``, or the named ones (``"clean"`` is
-        always included; order follows :data:`DOMAINS`).
-    n_test : int
+    domains : None, int or sequence of str, default=None
+        All of :data:`effstats.datasets.digits.DOMAINS` (default, 38 domains), the first ``k``, or the named
+        ones (``"clean"`` is always included; order follows :data:`effstats.datasets.digits.DOMAINS`).
+    n_test : int, default=800
         Held-out test images (stratified); every domain holds a shifted copy of each.
-    n_jobs : int
-        Processes (joblib); does not change the result.
-    progress : bool
-        tqdm progress bar.
+    n_jobs : int, default=1
+        Processes; does not change the result.
+    progress : bool, default=False
+        Show a tqdm progress bar.
 
     Returns
     -------
@@ -593,12 +594,55 @@ def make_lifelong_digits(
         multiples of 1/15), ``labels`` (n_items,), ``items`` (``domain``, ``shift``, ``source_image``,
         ``label``) and ``models`` (``family``, ``params``, ``n_train``, ``augmentation``,
         ``n_augmented``, ``release_date``, ``zoo_index``, ``seed``).
+
+    See Also
+    --------
+    effstats.datasets.load_lifelong_digits : the committed 500-model build, loaded in a second.
+    effstats.chronological_split : split by the models' ``release_date``.
+
+    References
+    ----------
+    Alpaydin, E. and Kaynak, C. (1998). Optical Recognition of Handwritten Digits. UCI Machine Learning Repository,
+    doi:10.24432/C50P49 (the images, via :func:`sklearn.datasets.load_digits`).
+
+    Prabhu, A., Udandarao, V., Torr, P., Bethge, M., Bibi, A. and Albanie, S. (2024). Efficient Lifelong Model
+    Evaluation in an Era of Rapid Progress. *Advances in Neural Information Processing Systems (NeurIPS)*,
+    arXiv:2402.19472 (the lifelong-benchmark setting this reproduces at small scale).
+
+    Examples
+    --------
+    Three models of the zoo on the clean and one rotated domain (60 test images each); the build trains them:
+
+    >>> from effstats.datasets import make_lifelong_digits
+    >>> rm = make_lifelong_digits(0, n_models=3, domains=["rotate_+15"], n_test=60)
+    >>> rm.shape
+    (3, 120)
+    >>> rm.group_scores("domain").round(3)
+    domain             clean  rotate_+15
+    model_ids
+    logistic-0000      0.917       0.783
+    pca_logistic-0001  0.517       0.383
+    sgd_log-0002       0.933       0.700
     """
     return _to_response_matrix(_build(rng, n_models, models=models, domains=domains, n_test=n_test, n_jobs=n_jobs, progress=progress))
 
 
 def save_lifelong_digits(arrays: dict[str, np.ndarray], path: str | Path = ARTIFACT) -> Path:
-    """Write :func:`_build`'s arrays as a compressed ``.npz`` (no pickled objects)."""
+    """Write the benchmark's arrays (the builder's output) as a compressed ``.npz`` with no pickled objects.
+
+    The file is written under a temporary name and renamed, so readers never see a half-written artifact.
+
+    Parameters
+    ----------
+    arrays : dict of str to ndarray
+        The arrays ``scripts/build_lifelong_digits.py`` builds.
+    path : str or Path, default=ARTIFACT
+        Destination (the bundled artifact by default).
+
+    Returns
+    -------
+    Path
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.stem + ".partial.npz")

@@ -10,8 +10,8 @@ summing to 15, rounded by largest remainder with the model's own arg-max kept), 
 30,400 items fit in a ~30 MB artifact; correctness is the model's arg-max (= the stored arg-max) against
 the label.
 
-:func:`load_lifelong_digits` loads the committed artifact ``data/lifelong_digits.npz``;
-:func:`make_lifelong_digits` builds the benchmark (or any subset of its model zoo, reproducing those
+:func:`effstats.datasets.load_lifelong_digits` loads the committed artifact ``data/lifelong_digits.npz``;
+:func:`effstats.datasets.make_lifelong_digits` builds the benchmark (or any subset of its model zoo, reproducing those
 rows exactly). The builder (domains, zoo, training) lives in ``effstats.datasets._digits_build``; this
 module holds the storage format and the loader.
 """
@@ -33,6 +33,7 @@ from ..responses import ResponseMatrix
 
 __all__ = ["make_lifelong_digits", "load_lifelong_digits", "DOMAINS", "FAMILIES", "ARTIFACT"]
 
+#: The bundled artifact: 500 models × 30,400 items × 10 classes (``data/lifelong_digits.npz``).
 ARTIFACT = Path(__file__).with_name("data") / "lifelong_digits.npz"
 N_CLASSES = 10
 _Q = 15  # probabilities are stored as 4-bit counts summing to _Q (two classes a byte)
@@ -152,17 +153,36 @@ def load_lifelong_digits(path: str | Path | None = None, *, probabilities: bool 
 
     Parameters
     ----------
-    path : path, optional
+    path : str or Path, default=None
         An ``.npz`` written by ``scripts/build_lifelong_digits.py`` (default: the bundled artifact).
-    probabilities : bool
+    probabilities : bool, default=True
         Attach the class probabilities (n_models, n_items, 10) as float32 (~0.6 GB for the full
         artifact); ``False`` gives correctness and metadata only.
 
     Returns
     -------
     ResponseMatrix
-        See :func:`make_lifelong_digits`. ``ResponseMatrix`` is immutable, so sharing the cached
+        See :func:`effstats.datasets.make_lifelong_digits`. ``ResponseMatrix`` is immutable, so sharing the cached
         object is safe.
+
+    See Also
+    --------
+    effstats.datasets.make_lifelong_digits : build it, or any part of its model zoo.
+    effstats.chronological_split : split by the models' ``release_date``.
+
+    Examples
+    --------
+    >>> from effstats.datasets import load_lifelong_digits
+    >>> bench = load_lifelong_digits(probabilities=False)
+    >>> bench.shape
+    (500, 30400)
+    >>> bench.items["domain"].nunique(), bench.models["family"].nunique()
+    (38, 19)
+    >>> bench.group_scores("domain")[["clean", "invert"]].mean().round(3)
+    domain
+    clean     0.757
+    invert    0.025
+    dtype: float64
     """
     if path is not None and not isinstance(path, (str, os.PathLike)):
         raise ValueError(f"path: expected a file path, got {type(path).__name__}")

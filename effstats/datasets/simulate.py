@@ -9,9 +9,10 @@ where :math:`\\theta_i \\in \\mathbb{R}^d` is the ability, :math:`a_j \\ge 0` th
 the items in their own difficulty order) and :math:`\\sigma` the logistic function.
 
 Every model draws its Bernoulli noise from its own random stream (``SeedSequence(seed, spawn_key=(i,))``),
-so the dense :func:`simulate_responses` and the bit-packed :func:`simulate_packed_responses` give the
-same matrix for the same seed, whatever the block size, and the packed one never holds more than one
-block of rows densely: 6,000 × 1,700,000 (10^10 cells) takes ~1.3 GB.
+so the dense :func:`effstats.datasets.simulate_responses` and the bit-packed
+:func:`effstats.datasets.simulate_packed_responses` give the same matrix for the same seed, whatever the block
+size, and the packed one never holds more than one block of rows densely: 6,000 × 1,700,000 (10^10 cells) takes
+~1.3 GB.
 """
 from __future__ import annotations
 
@@ -222,7 +223,7 @@ def simulate_responses(
     rng: Any = None,
     return_params: bool = False,
 ) -> ResponseMatrix | tuple[ResponseMatrix, IRTParameters]:
-    """Binary responses from a multidimensional 2PL IRT model, as a :class:`ResponseMatrix`.
+    """Binary responses from a multidimensional 2PL IRT model, as a :class:`effstats.ResponseMatrix`.
 
     Parameters
     ----------
@@ -331,7 +332,7 @@ def simulate_packed_responses(
 ) -> PackedBinaryMatrix | tuple[PackedBinaryMatrix, IRTParameters]:
     """Bit-packed binary responses from the same 2PL model, built a block of rows at a time.
 
-    Same parameters and random streams as :func:`simulate_responses` (the same ``rng`` gives the
+    Same parameters and random streams as :func:`effstats.datasets.simulate_responses` (the same ``rng`` gives the
     same matrix), but the dense matrix is never materialised: peak extra memory is about
     ``5 * block_rows * n_items`` bytes per job on top of the packed ``n_models * n_items / 8`` bytes.
 
