@@ -40,7 +40,7 @@ from scipy import stats
 from sklearn.base import BaseEstimator, clone
 
 from ._results import ConfidenceInterval, check_confidence_level, normal_interval
-from ._validation import check_array, check_positive_int, check_probabilities
+from ._validation import check_array, check_positive_int, check_probabilities, check_rng
 from .exceptions import NotFittedError, check_is_fitted
 from .responses import ResponseMatrix
 
@@ -675,6 +675,83 @@ class _SubsetEstimator(BaseEstimator):
         """Negative mean absolute error in percentage points (higher is better, as scikit-learn's
         ``neg_mean_absolute_error``); :meth:`evaluate` gives MAE, Spearman and interval coverage."""
         return -prediction_metrics(target_scores, self.predict(target_outputs, items=items)).mae
+
+
+# ----------------------------------------------------------------------------- item selection
+def select_random(n_items: int, k: int, *, groups: Any = None, rng: Any = None) -> np.ndarray:
+    """Draw ``k`` items uniformly at random, without replacement (stratified: equal numbers per group).
+
+    Parameters
+    ----------
+    n_items : int
+        Number of items to draw from (positions ``0 .. n_items - 1``).
+    k : int
+        Number of items drawn, ``1 <= k <= n_items``.
+    groups : array-like of shape (n_items,), default=None
+        Item groups (e.g. MMLU tasks); each group gets ``k // n_groups`` items, and the share a small group
+        cannot fill passes to the others.
+    rng : int, numpy.random.Generator or None, default=None
+        Seed or generator of the draw.
+
+    Returns
+    -------
+    ndarray of shape (k,)
+        Item positions in the order drawn (not sorted).
+
+    See Also
+    --------
+    effstats.disco.select_top_k : The ``k`` items with the highest scores; this draw is ``select_top_k`` of
+        uniform random scores.
+    effstats.disco.RandomDirect : The plain mean over a random subset.
+
+    Examples
+    --------
+    >>> from effstats.disco import select_random
+    >>> sorted(select_random(10, 3, rng=0).tolist())
+    [2, 3, 6]
+    >>> sorted(select_random(6, 4, groups=["a", "a", "a", "a", "b", "b"], rng=0).tolist())
+    [0, 1, 4, 5]
+    """
+    n_items = check_positive_int(n_items, "n_items")
+    u = check_rng(rng).random(n_items)
+    k = check_positive_int(k, "k", maximum=n_items)
+    order = np.argsort(-u, kind="stable")
+    if groups is None:
+        return order[:k]
+    g = np.asarray(groups)
+    if g.shape != (n_items,):
+        raise ValueError(f"groups: expected shape ({n_items},), got {g.shape}")
+    codes, _ = pd.factorize(pd.Series(g), sort=True)
+    if (codes < 0).any():
+        raise ValueError("groups: contains missing values")
+    sizes = np.bincount(codes)
+    by_group = order[np.argsort(codes[order], kind="stable")]  # by group, then by draw
+    chosen = _first_per_group(by_group, codes, sizes, _allocate(sizes, k))
+    return chosen[np.lexsort((chosen, -u[chosen]))]
+
+
+def _allocate(sizes: np.ndarray, k: int) -> np.ndarray:
+    """Equal share of k per group, capped at the group size; the surplus goes to the other groups."""
+    alloc = np.zeros(len(sizes), dtype=int)
+    remaining = k
+    while remaining > 0:
+        open_ = alloc < sizes
+        share = remaining // open_.sum()
+        if share == 0:  # fewer items left than open groups: one more each to the first groups
+            idx = np.flatnonzero(open_)[:remaining]
+            alloc[idx] += 1
+            break
+        add = np.where(open_, np.minimum(share, sizes - alloc), 0)
+        alloc += add
+        remaining -= int(add.sum())
+    return alloc
+
+
+def _first_per_group(order: np.ndarray, codes: np.ndarray, sizes: np.ndarray, alloc: np.ndarray) -> np.ndarray:
+    """The first ``alloc[g]`` items of every group g from ``order`` (all items, sorted by group first)."""
+    start = np.r_[0, np.cumsum(sizes)[:-1]]
+    rank_in_group = np.arange(len(order)) - start[codes[order]]
+    return order[rank_in_group < alloc[codes[order]]]
 
 
 def _weighted_anchors(X: np.ndarray, k: int, rng: np.random.Generator, n_init: int = 1) -> tuple[np.ndarray, np.ndarray]:

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from .._subset import _SubsetEstimator, _impute, _some, _weighted_anchors
+from .._subset import _SubsetEstimator, _impute, _some, _weighted_anchors, select_random
 from .._validation import check_option, check_positive_int, check_rng
 from ..exceptions import ConvergenceWarning
 from ._model import IRT2PL
@@ -278,8 +278,6 @@ class TinyBenchmarks(_SubsetEstimator):
             self.irt_ = self._fit_irt(Y, self.n_dims_, "the final model", miss)
         weights = []
         if selection == "random":
-            from ..disco import select_random
-
             def pick(n: int, _: Any) -> np.ndarray:
                 weights.append(np.full(k, 1.0 / k))
                 return select_random(n, k, rng=rng)
