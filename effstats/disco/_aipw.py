@@ -77,10 +77,11 @@ class AIPW(_SubsetEstimator):
     n_folds : int, default=5
         Folds of the sampled items for cross-fitting; 1 fits and corrects on the same items (Zhang et al.'s
         estimator, not exactly unbiased). In ``[1, n_items]``, and at least 3 with ``power_tuning``.
-    regressor : {"ridge", "logistic"} or scikit-learn estimator, default="ridge"
+    regressor : {"ridge", "logistic"} or object, default="ridge"
         The regression ``f``. ``"ridge"``: ridge regression with intercept and penalty ``alpha`` (Zhang et al.'s
         default, ``Ridge(alpha=10)``), solved in closed form for all targets at once. ``"logistic"``:
-        ``LogisticRegression()`` (0/1 responses only). Names in any case. An estimator is cloned per target and fold; a
+        ``LogisticRegression()`` (0/1 responses only). Names in any case. A scikit-learn estimator is cloned per
+        target and fold; a
         classifier's ``predict_proba`` of class 1 is used (0/1 responses only).
     alpha : float, default=10.0
         Ridge penalty (``regressor="ridge"`` only), on features in [0, 1].
@@ -106,6 +107,12 @@ class AIPW(_SubsetEstimator):
     n_items_total_ : int
         Items in the source outputs.
 
+    See Also
+    --------
+    effstats.disco.RandomDirect : the plain mean of a random subset (``power_tuning`` with ``lambda = 0``).
+    effstats.disco.StratifiedHT : stratified Horvitz–Thompson estimate on source-difficulty strata.
+    effstats.disco.DISCO : model-based prediction from a model signature (valid only for targets like the sources).
+
     Notes
     -----
     Missing cells. A source model's missing response is replaced by the item's mean over the models that
@@ -116,12 +123,6 @@ class AIPW(_SubsetEstimator):
 
     Validated against a plain-loop implementation with scikit-learn's ``Ridge`` (1e-10) and against Zhang et
     al.'s formula computed by hand (``tests/test_aipw.py``).
-
-    See Also
-    --------
-    effstats.disco.RandomDirect : the plain mean of a random subset (``power_tuning`` with ``lambda = 0``).
-    effstats.disco.StratifiedHT : stratified Horvitz–Thompson estimate on source-difficulty strata.
-    effstats.disco.DISCO : model-based prediction from a model signature (valid only for targets like the sources).
 
     References
     ----------

@@ -18,7 +18,7 @@ from ._selection import _first_per_group, select_random
 class RandomDirect(_SubsetEstimator):
     """Baseline: k uniformly random items (optionally stratified) and the target's accuracy on them.
 
-    The estimate is the target's mean on the drawn items; :meth:`predict_interval` gives the design-based
+    The estimate is the target's mean on the drawn items; ``predict_interval`` gives the design-based
     interval of a simple random sample without replacement (Wilson's score interval on 0/1 correctness, at the
     finite-population-corrected sample size; Wald for graded scores).
 
@@ -96,6 +96,14 @@ class RandomDirect(_SubsetEstimator):
         -------
         self : RandomDirect
             The fitted estimator.
+
+        Examples
+        --------
+        >>> from effstats.datasets import simulate_responses
+        >>> from effstats.disco import RandomDirect
+        >>> est = RandomDirect(n_items=20).fit(simulate_responses(30, 200, rng=1))
+        >>> len(est.selected_) <= 20
+        True
         """
         src, _ = self._fit_source(source_outputs, source_scores, labels)
         groups = _item_groups(self.stratify, src)
@@ -157,8 +165,8 @@ class AnchorCorr(_SubsetEstimator):
         Anchor item positions, ascending (fewer than ``n_items`` when centroids share a nearest item).
     selected_ids_ : Index or None
         Their ids, when fitted on labelled outputs.
-    weights_ : ndarray of shape (len(selected_),)
-        Share of the items each anchor represents; they sum to 1.
+    weights_ : ndarray
+        Share of the items each anchor represents (one per selected item); they sum to 1.
     n_items_total_ : int
         Items in the source outputs.
     n_missing_ : int
@@ -218,6 +226,14 @@ class AnchorCorr(_SubsetEstimator):
         -------
         self : AnchorCorr
             The fitted estimator.
+
+        Examples
+        --------
+        >>> from effstats.datasets import simulate_responses
+        >>> from effstats.disco import AnchorCorr
+        >>> est = AnchorCorr(n_items=20).fit(simulate_responses(30, 200, rng=1))
+        >>> len(est.selected_) <= 20
+        True
         """
         src, _ = self._fit_source(source_outputs, source_scores, labels)
         means = src.item_means("source_outputs")
@@ -363,6 +379,14 @@ class StratifiedHT(_SubsetEstimator):
         -------
         self : StratifiedHT
             The fitted estimator.
+
+        Examples
+        --------
+        >>> from effstats.datasets import simulate_responses
+        >>> from effstats.disco import StratifiedHT
+        >>> est = StratifiedHT(n_items=20, n_strata=4).fit(simulate_responses(30, 200, rng=1))
+        >>> len(est.selected_) <= 20
+        True
         """
         src, _ = self._fit_source(source_outputs, source_scores, labels)
         rng = check_rng(self.random_state, "random_state")
@@ -563,6 +587,14 @@ class SortSearchDirect(_SubsetEstimator):
         -------
         self : SortSearchDirect
             The fitted estimator.
+
+        Examples
+        --------
+        >>> from effstats.datasets import simulate_responses
+        >>> from effstats.disco import SortSearchDirect
+        >>> est = SortSearchDirect(n_items=20).fit(simulate_responses(30, 200, rng=1))
+        >>> len(est.selected_) <= 20
+        True
         """
         from ..sortsearch import SortSearch
         from ..sortsearch.search import _SORTS

@@ -136,8 +136,9 @@ class DISCO(_SubsetEstimator):
         is 1 when the source models disagree on it and 1/2 when they agree, its JSD is the entropy of their votes
         (positive exactly when they disagree), and PDS ties are broken by the JSD, so both rank by the JSD.
         They differ on class ids and probabilities.
-    predictor : str or scikit-learn regressor, default="ridge"
-        One of :data:`effstats.disco.PREDICTORS` (see :func:`effstats.disco.make_predictor`); ``"rf"`` is Rubinstein et al.'s default.
+    predictor : str or object, default="ridge"
+        One of :data:`effstats.disco.PREDICTORS` (see :func:`effstats.disco.make_predictor`), or a scikit-learn
+        regressor; ``"rf"`` is Rubinstein et al.'s default.
     estimate : {"difference", "signature"}, default="difference"
         ``"difference"``: a model's mean score on the selected items plus the predictor's estimate, from its
         signature, of the difference between its full-benchmark score and that mean (the model-assisted
@@ -173,12 +174,45 @@ class DISCO(_SubsetEstimator):
     random_state : int, Generator or None, default=None
         Seeds the random selection, the model subset, tie-breaking and the predictor.
 
+    Attributes
+    ----------
+    selected_ : int ndarray of shape (n_items,)
+        Selected item positions.
+    selected_ids_ : Index or None
+    scores_ : ndarray of shape (n_items_total,) or None
+        The disagreement of every item (None for random selection).
+    disagreement_models_ : int ndarray
+        Source models the disagreement was computed from.
+    n_missing_ : int
+        Missing cells in the source outputs.
+    n_components_ : int or None
+        Principal components kept (None without PCA).
+    estimate_ : {"difference", "signature"}
+        The estimate, spelt canonically.
+    signature_kind_ : {"probabilities", "true_class", "predictions", "correctness"}
+        What the signatures hold (``signature="auto"`` resolved).
+    pca_ : sklearn.decomposition.PCA or None
+        The fitted PCA of the source signatures.
+    predictor_ : sklearn.base.BaseEstimator
+        The fitted signature regressor.
+    n_items_total_ : int
+        Items in the source outputs.
+
+    See Also
+    --------
+    effstats.disco.RandomDirect : the mean of the same random items, without a model.
+    effstats.disco.AIPW : random items with a design-unbiased regression correction (valid for any target).
+    effstats.disco.AnchorCorr : anchor points from clustering the source models' correctness.
+    effstats.irt.TinyBenchmarks : anchor points with IRT (p-IRT, gp-IRT).
+    effstats.disco.MethodChooser : picks among these by cross-validation over the source models.
+    effstats.disco.pds : the disagreement score behind ``selection="pds"``.
+
+    Notes
+    -----
     Option names (``selection``, ``predictor``, ``estimate``, ``signature``, ``pca="auto"``, ``metric``) are
     matched in any case; the parameters keep what was given and the fitted estimator works with the canonical
     names (``estimate_``, ``signature_kind_``).
 
-    Notes
-    -----
     Inputs: a :class:`~effstats.responses.ResponseMatrix`, a DataFrame (columns = item ids) or arrays. A 2-D
     array of bool, float or integer 0/1 values is each model's correctness (or graded score in [0, 1]) on each
     item, whatever its type: an integer matrix of 0/1 (what :func:`pandas.read_csv` returns) is correctness,
@@ -200,39 +234,6 @@ class DISCO(_SubsetEstimator):
     difference estimate is the mean over the observed selected items. ``n_missing_`` counts the
     missing source cells; a ``UserWarning`` reports them at fit, and one at predict names the selected items a
     target lacks.
-
-    Attributes
-    ----------
-    selected_ : int ndarray of shape (n_items,)
-        Selected item positions.
-    selected_ids_ : Index or None
-    scores_ : ndarray of shape (n_items_total,) or None
-        The disagreement of every item (None for random selection).
-    disagreement_models_ : int ndarray
-        Source models the disagreement was computed from.
-    n_missing_ : int
-        Missing cells in the source outputs.
-    n_components_ : int or None
-        Principal components kept (None without PCA).
-    estimate_ : {"difference", "signature"}
-        The estimate, spelt canonically.
-    signature_kind_ : {"probabilities", "true_class", "predictions", "correctness"}
-        What the signatures hold (``signature="auto"`` resolved).
-    pca_ : sklearn.decomposition.PCA or None
-        The fitted PCA of the source signatures.
-    predictor_ : scikit-learn regressor
-        The fitted signature regressor.
-    n_items_total_ : int
-        Items in the source outputs.
-
-    See Also
-    --------
-    effstats.disco.RandomDirect : the mean of the same random items, without a model.
-    effstats.disco.AIPW : random items with a design-unbiased regression correction (valid for any target).
-    effstats.disco.AnchorCorr : anchor points from clustering the source models' correctness.
-    effstats.irt.TinyBenchmarks : anchor points with IRT (p-IRT, gp-IRT).
-    effstats.disco.MethodChooser : picks among these by cross-validation over the source models.
-    effstats.disco.pds : the disagreement score behind ``selection="pds"``.
 
     References
     ----------
@@ -507,14 +508,14 @@ class DISCO(_SubsetEstimator):
         Parameters
         ----------
         outputs : ResponseMatrix, DataFrame or array
-            The models' outputs, as ``target_outputs`` of :meth:`effstats.disco.DISCO.predict`.
+            The models' outputs, as ``target_outputs`` of ``predict``.
         items : sequence, optional
             Item ids of the columns of an array ``outputs``.
 
         Returns
         -------
-        ndarray of shape (n_models, d)
-            ``d`` is ``n_components_`` with PCA, else the signature length.
+        ndarray
+            Shape (n_models, d): ``d`` is ``n_components_`` with PCA, else the signature length.
 
         Examples
         --------
@@ -546,7 +547,7 @@ class DISCO(_SubsetEstimator):
         Parameters
         ----------
         target_outputs : ResponseMatrix, DataFrame or array
-            The targets' outputs, as in :meth:`effstats.disco.DISCO.predict`.
+            The targets' outputs, as in ``predict``.
         items : sequence, optional
             Item ids of the columns of an array ``target_outputs``.
         n_splits : int, default=5
@@ -554,7 +555,7 @@ class DISCO(_SubsetEstimator):
 
         Returns
         -------
-        SubsetPrediction
+        effstats.disco.SubsetPrediction
             ``statistic`` (the predictions) and ``confidence_interval(confidence_level)``.
 
         Examples

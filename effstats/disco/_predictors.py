@@ -23,8 +23,8 @@ def make_predictor(
 
     Parameters
     ----------
-    name : str or scikit-learn regressor
-        One of :data:`effstats.disco.PREDICTORS`, in any case; a regressor instance is returned as a clone.
+    name : str or object
+        One of :data:`effstats.disco.PREDICTORS`, in any case, or a scikit-learn regressor (returned as a clone).
     random_state : int, Generator or None, default=None
         Seeds the forest, boosting and MLP regressors.
     n_neighbors : int, default=1
@@ -36,8 +36,8 @@ def make_predictor(
 
     Returns
     -------
-    scikit-learn regressor
-        Unfitted.
+    sklearn.base.BaseEstimator
+        An unfitted scikit-learn regressor.
 
     See Also
     --------

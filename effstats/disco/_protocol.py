@@ -27,8 +27,9 @@ def evaluate_split(
 
     Parameters
     ----------
-    method : subset estimator
-        Any estimator of :mod:`effstats.disco` or :class:`effstats.irt.TinyBenchmarks`; it is cloned, not changed.
+    method : object
+        A subset estimator (any of :mod:`effstats.disco`, or :class:`effstats.irt.TinyBenchmarks`); it is cloned,
+        not changed.
     responses : ResponseMatrix
         Every model's outputs on every item.
     split : effstats.splits.ModelSplit
@@ -38,7 +39,7 @@ def evaluate_split(
 
     Returns
     -------
-    PredictionMetrics
+    effstats.disco.PredictionMetrics
         MAE (percentage points) and Spearman correlation over the targets.
 
     See Also
@@ -149,8 +150,8 @@ def run_protocol(
 
     Parameters
     ----------
-    methods : dict of str to subset estimator
-        The methods, by the name the table gives them.
+    methods : dict
+        The subset estimators, by the name the table gives them.
     responses : ResponseMatrix
         Every model's outputs on every item.
     splits : ModelSplit, list of ModelSplit or dict of str to ModelSplit
@@ -294,8 +295,8 @@ def compare_methods(
         Every model's outputs on every item.
     splits : ModelSplit, list of ModelSplit or dict of str to ModelSplit
         Source / target model splits.
-    candidates : dict of str to subset estimator, optional
-        The candidates (default: :func:`effstats.disco.default_candidates`).
+    candidates : dict, optional
+        Subset estimators by name (default: :func:`effstats.disco.default_candidates`).
     n_items : int, default=100
         The budget every candidate gets.
     seeds : iterable of int, default=(0,)
