@@ -69,6 +69,10 @@ def show_versions() -> dict[str, str]:
     -------
     dict of str to str
 
+    See Also
+    --------
+    effstats.rbridge.versions : the R side alone.
+
     Examples
     --------
     >>> import contextlib, io

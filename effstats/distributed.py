@@ -128,6 +128,11 @@ def open_packed(path: str | Path):
     ValueError
         If ``path`` does not exist or is not such a store.
 
+    See Also
+    --------
+    effstats.distributed.save_packed : writes the store.
+    effstats.sortsearch.SortSearch : sorts and searches it.
+
     Examples
     --------
     >>> import os, tempfile
@@ -158,6 +163,11 @@ def packed_item_sums(path: str | Path) -> np.ndarray:
     -------
     ndarray of int64 of shape (n_cols,)
         Equal to ``effstats.sortsearch.item_sums(open_packed(path))``, without unpacking.
+
+    See Also
+    --------
+    effstats.distributed.save_packed : writes the store.
+    effstats.sortsearch.item_sums : the same counts on an in-memory matrix.
 
     Examples
     --------
@@ -194,6 +204,10 @@ def task_seeds(rng: Any, n_tasks: int) -> list[np.random.SeedSequence]:
     Returns
     -------
     list of SeedSequence of length ``n_tasks``
+
+    See Also
+    --------
+    effstats.distributed.map_tasks : runs the tasks.
 
     Examples
     --------
@@ -233,6 +247,11 @@ def map_tasks(func: Callable[..., Any], args: list[tuple], shared: Any = None, *
     -------
     list
         ``[func(shared, *a) for a in args]``.
+
+    See Also
+    --------
+    effstats.distributed.task_seeds : one seed per task.
+    effstats.distributed.dior, effstats.distributed.simulate : built on it.
 
     Examples
     --------

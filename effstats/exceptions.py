@@ -42,23 +42,63 @@ class NotFittedError(_SkNotFittedError):
 class ConvergenceWarning(_SkConvergenceWarning):
     """An iterative fit stopped before it converged.
 
-    A subclass of :class:`sklearn.exceptions.ConvergenceWarning`. Inspect the estimator's ``converged_``,
-    ``n_iter_`` and ``max_iter``; ``warnings.simplefilter("error", ConvergenceWarning)`` turns it into an error.
+    A subclass of :class:`sklearn.exceptions.ConvergenceWarning`, so one filter silences or raises both. Inspect the
+    estimator's ``converged_``, ``n_iter_`` and ``max_iter``.
+
+    See Also
+    --------
+    effstats.irt.IRT2PL : issues it when ``max_iter`` is reached.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import sklearn.exceptions
+    >>> from effstats.exceptions import ConvergenceWarning
+    >>> issubclass(ConvergenceWarning, sklearn.exceptions.ConvergenceWarning)
+    True
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("error", sklearn.exceptions.ConvergenceWarning)
+    ...     try:
+    ...         warnings.warn("stopped at max_iter=100", ConvergenceWarning)
+    ...     except ConvergenceWarning as exc:
+    ...         print(exc)
+    stopped at max_iter=100
     """
 
 
 class DegenerateDataWarning(RuntimeWarning):
     """The data make an estimate degenerate, so its uncertainty sits at a boundary.
 
-    For example every item correct: the standard error of the accuracy is 0 and a Wald interval has no width.
-    A ``RuntimeWarning``.
+    For example every item correct (the standard error of the accuracy is 0), or too few bootstrap resamples for
+    the quantile a DIoR asks for. A ``RuntimeWarning``.
+
+    See Also
+    --------
+    effstats.reliability.dior : issues it for too few resamples.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from effstats.exceptions import DegenerateDataWarning
+    >>> issubclass(DegenerateDataWarning, RuntimeWarning)
+    True
+    >>> warnings.simplefilter("ignore", DegenerateDataWarning)  # silence it in a script
+    >>> warnings.resetwarnings()
     """
 
 
 class RWarning(UserWarning):
     """A warning raised inside R, forwarded with R's message.
 
-    Issued by :func:`effstats.rbridge.r_call`; filter it like any Python warning.
+    See Also
+    --------
+    effstats.rbridge.r_call : issues it.
+
+    Examples
+    --------
+    >>> from effstats.exceptions import RWarning
+    >>> issubclass(RWarning, UserWarning)
+    True
     """
 
 
@@ -66,6 +106,10 @@ class InputTypeError(TypeError, ValueError):
     """An argument has the wrong type (e.g. strings or complex numbers where real numbers are expected).
 
     Both a ``TypeError`` and a ``ValueError``, so code that catches ``ValueError`` for bad input keeps working.
+
+    See Also
+    --------
+    effstats.exceptions.NotFittedError : the same double inheritance in scikit-learn.
 
     Examples
     --------

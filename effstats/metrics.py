@@ -547,6 +547,15 @@ class ErrorDecomposition:
     Evaluation in an Era of Rapid Progress. *Advances in Neural Information Processing Systems (NeurIPS)*,
     arXiv:2402.19472 (earlier version: "Lifelong Benchmarks: Efficient Model Evaluation in an Era of Rapid
     Progress").
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from effstats.metrics import decompose_errors
+    >>> a = np.array([1, 1, 0, 1, 0, 0, 1, 0])
+    >>> d = decompose_errors(a, a[::-1], order=np.arange(8))
+    >>> float(d.total[0]), float(d.aleatoric[0]), float(d.epistemic[0])
+    (0.5, 0.25, 0.5)
+
     """
 
     total: np.ndarray

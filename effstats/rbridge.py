@@ -49,6 +49,10 @@ function(.f, ...) {
 class RError(RuntimeError):
     """An error raised inside R; the message is R's, with the R call that signalled it.
 
+    See Also
+    --------
+    effstats.rbridge.r_call : raises it.
+
     Examples
     --------
     >>> from effstats.rbridge import RError, r_call, r_package
@@ -65,6 +69,10 @@ class RPackageMissing(ImportError):
     """rpy2 or an R package is not installed; the message says how to install it.
 
     An ``ImportError``.
+
+    See Also
+    --------
+    effstats.rbridge.r_package : raises it.
 
     Examples
     --------
@@ -214,6 +222,10 @@ def versions(packages: tuple[str, ...] = ("gsDesign", "rpact")) -> dict[str, str
     -------
     dict of str to str
         ``"not installed"`` for a missing package.
+
+    See Also
+    --------
+    effstats.show_versions : every library effstats uses.
 
     Examples
     --------

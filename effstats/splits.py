@@ -31,6 +31,10 @@ class ModelSplit(NamedTuple):
     target : ndarray of int
         Sorted positions of the target models.
 
+    See Also
+    --------
+    effstats.random_split, effstats.chronological_split, effstats.performance_split
+
     Examples
     --------
     >>> import pandas as pd
