@@ -288,13 +288,11 @@ class Benchmark:
 
         Examples
         --------
-        >>> from effstats.datasets import simulate_responses
+        >>> import numpy as np
         >>> from effstats.reliability import Benchmark
-        >>> rm = simulate_responses(4, 6, rng=0)
-        >>> rm = rm.with_metadata(items=rm.items.assign(scenario=["a", "a", "a", "b", "b", "c"]))
-        >>> bench = Benchmark.from_data(rm)
-        >>> bench.subset_models([0, 2]).model_ids.tolist()
-        ['sim0', 'sim2']
+        >>> bench = Benchmark.from_data(np.arange(24.0).reshape(4, 6), groups=list("aaabbc"))
+        >>> bench.subset_models([0, 2]).n_models
+        2
         """
         k = np.asarray(keep)
         if k.ndim != 1 or k.size == 0:
@@ -319,13 +317,11 @@ class Benchmark:
 
         Examples
         --------
-        >>> from effstats.datasets import simulate_responses
+        >>> import numpy as np
         >>> from effstats.reliability import Benchmark
-        >>> rm = simulate_responses(4, 6, rng=0)
-        >>> rm = rm.with_metadata(items=rm.items.assign(scenario=["a", "a", "a", "b", "b", "c"]))
-        >>> bench = Benchmark.from_data(rm)
-        >>> [items.tolist() for items in bench.items_of_sub()]
-        [[0, 1, 2], [3, 4], [5]]
+        >>> bench = Benchmark.from_data(np.arange(24.0).reshape(4, 6), groups=list("aaabbc"))
+        >>> [items.tolist() for items in bench.items_of_sub()][:3]
+        [[0], [1], [2]]
         """
         order = np.argsort(self.sub_of_item, kind="stable")
         bounds = np.searchsorted(self.sub_of_item[order], np.arange(self.n_sub + 1))
@@ -422,14 +418,12 @@ class Benchmark:
 
         Examples
         --------
-        >>> from effstats.datasets import simulate_responses
+        >>> import numpy as np
         >>> from effstats.reliability import Benchmark
-        >>> rm = simulate_responses(4, 6, rng=0)
-        >>> rm = rm.with_metadata(items=rm.items.assign(scenario=["a", "a", "a", "b", "b", "c"]))
-        >>> bench = Benchmark.from_data(rm)
+        >>> bench = Benchmark.from_data(np.arange(24.0).reshape(4, 6), groups=list("aaabbc"))
         >>> num, den = bench.sub_sums()
-        >>> num.shape, den[0, 0].tolist()
-        ((1, 4, 3), [3.0, 2.0, 1.0])
+        >>> num.shape, bench.scen_of_sub.tolist()
+        ((1, 4, 6), [0, 0, 0, 1, 1, 2])
         """
         if counts is None:  # contiguous sums per subscenario, cached (no dense items × subscenarios one-hot)
             num, den = self._full_sums

@@ -76,12 +76,12 @@ class FlashHELMResult:
 
         Examples
         --------
-        >>> import numpy as np, pandas as pd
+        >>> import pandas as pd
         >>> from effstats.reliability import flash_helm, simulate_examples
-        >>> acc = np.linspace(0.85, 0.35, 30)[:, None] + np.zeros((1, 4))
-        >>> table = pd.DataFrame(acc, index=[f"m{i}" for i in range(30)], columns=list("ABCD"))
-        >>> data = simulate_examples(table, 300, rng=0)
-        >>> out = flash_helm(data, ["m0", "m20"], sizes=(20, 100, None), score="mean_of_means", n_boot=50, rng=0)
+        >>> names = [f"m{k}" for k in range(30)]
+        >>> table = pd.DataFrame({"A": [0.85 - k / 60 for k in range(30)], "B": 0.5}, index=names)
+        >>> out = flash_helm(simulate_examples(table, 300, rng=0), ["m0", "m20"], sizes=(20, 100, None), score="mean",
+        ...                  n_boot=50, rng=0)
         >>> out.top_k_resolved
         True
         """
@@ -99,14 +99,14 @@ class FlashHELMResult:
 
         Examples
         --------
-        >>> import numpy as np, pandas as pd
+        >>> import pandas as pd
         >>> from effstats.reliability import flash_helm, simulate_examples
-        >>> acc = np.linspace(0.85, 0.35, 30)[:, None] + np.zeros((1, 4))
-        >>> table = pd.DataFrame(acc, index=[f"m{i}" for i in range(30)], columns=list("ABCD"))
-        >>> data = simulate_examples(table, 300, rng=0)
-        >>> out = flash_helm(data, ["m0", "m20"], sizes=(20, 100, None), score="mean_of_means", n_boot=50, rng=0)
+        >>> names = [f"m{k}" for k in range(30)]
+        >>> table = pd.DataFrame({"A": [0.85 - k / 60 for k in range(30)], "B": 0.5}, index=names)
+        >>> out = flash_helm(simulate_examples(table, 300, rng=0), ["m0", "m20"], sizes=(20, 100, None), score="mean",
+        ...                  n_boot=50, rng=0)
         >>> round(out.statistic, 2)
-        1.88
+        1.5
         """
         return self.saving
 
@@ -120,12 +120,12 @@ class FlashHELMResult:
 
         Examples
         --------
-        >>> import numpy as np, pandas as pd
+        >>> import pandas as pd
         >>> from effstats.reliability import flash_helm, simulate_examples
-        >>> acc = np.linspace(0.85, 0.35, 30)[:, None] + np.zeros((1, 4))
-        >>> table = pd.DataFrame(acc, index=[f"m{i}" for i in range(30)], columns=list("ABCD"))
-        >>> data = simulate_examples(table, 300, rng=0)
-        >>> out = flash_helm(data, ["m0", "m20"], sizes=(20, 100, None), score="mean_of_means", n_boot=50, rng=0)
+        >>> names = [f"m{k}" for k in range(30)]
+        >>> table = pd.DataFrame({"A": [0.85 - k / 60 for k in range(30)], "B": 0.5}, index=names)
+        >>> out = flash_helm(simulate_examples(table, 300, rng=0), ["m0", "m20"], sizes=(20, 100, None), score="mean",
+        ...                  n_boot=50, rng=0)
         >>> out.to_frame()[["model", "rank_flash", "rank_full"]]
           model  rank_flash  rank_full
         0    m0           1          1

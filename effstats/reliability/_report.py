@@ -431,13 +431,11 @@ class AuditResult:
 
         Examples
         --------
-        >>> import numpy as np, pandas as pd
+        >>> from effstats.datasets import load_helm_lite
         >>> from effstats.reliability import audit
-        >>> x = np.linspace(0.9, 0.3, 6)[:, None] + np.random.default_rng(0).normal(0, 0.05, (6, 4))
-        >>> table = pd.DataFrame(x, index=[f"m{i}" for i in range(6)], columns=["A", "B", "C", "D"])
-        >>> res = audit(table, n_boot=50, progress=False)
+        >>> res = audit(load_helm_lite(), n_boot=50, progress=False)
         >>> res.leader
-        'm0'
+        'GPT-4o (2024-05-13)'
         """
         return self.scores["model"].iloc[0]
 
@@ -453,11 +451,9 @@ class AuditResult:
 
         Examples
         --------
-        >>> import numpy as np, pandas as pd
+        >>> from effstats.datasets import load_helm_lite
         >>> from effstats.reliability import audit
-        >>> x = np.linspace(0.9, 0.3, 6)[:, None] + np.random.default_rng(0).normal(0, 0.05, (6, 4))
-        >>> table = pd.DataFrame(x, index=[f"m{i}" for i in range(6)], columns=["A", "B", "C", "D"])
-        >>> res = audit(table, n_boot=50, progress=False)
+        >>> res = audit(load_helm_lite(), n_boot=50, progress=False)
         >>> sorted(res.figures)
         ['efficiency_scenarios.png', 'rank_intervals.png']
         """
@@ -490,11 +486,9 @@ class AuditResult:
 
         Examples
         --------
-        >>> import numpy as np, pandas as pd
+        >>> from effstats.datasets import load_helm_lite
         >>> from effstats.reliability import audit
-        >>> x = np.linspace(0.9, 0.3, 6)[:, None] + np.random.default_rng(0).normal(0, 0.05, (6, 4))
-        >>> table = pd.DataFrame(x, index=[f"m{i}" for i in range(6)], columns=["A", "B", "C", "D"])
-        >>> res = audit(table, n_boot=50, progress=False)
+        >>> res = audit(load_helm_lite(), n_boot=50, progress=False)
         >>> md = res.to_markdown()
         >>> md.splitlines()[0], "## What to do" in md
         ('# Benchmark reliability audit', True)
@@ -532,11 +526,9 @@ class AuditResult:
 
         Examples
         --------
-        >>> import numpy as np, pandas as pd
+        >>> from effstats.datasets import load_helm_lite
         >>> from effstats.reliability import audit
-        >>> x = np.linspace(0.9, 0.3, 6)[:, None] + np.random.default_rng(0).normal(0, 0.05, (6, 4))
-        >>> table = pd.DataFrame(x, index=[f"m{i}" for i in range(6)], columns=["A", "B", "C", "D"])
-        >>> res = audit(table, n_boot=50, progress=False)
+        >>> res = audit(load_helm_lite(), n_boot=50, progress=False)
         >>> page = res.to_html()
         >>> page.startswith("<!DOCTYPE html>"), "data:image/png;base64," in page
         (True, True)
@@ -576,11 +568,9 @@ class AuditResult:
 
         Examples
         --------
-        >>> import numpy as np, pandas as pd
+        >>> from effstats.datasets import load_helm_lite
         >>> from effstats.reliability import audit
-        >>> x = np.linspace(0.9, 0.3, 6)[:, None] + np.random.default_rng(0).normal(0, 0.05, (6, 4))
-        >>> table = pd.DataFrame(x, index=[f"m{i}" for i in range(6)], columns=["A", "B", "C", "D"])
-        >>> res = audit(table, n_boot=50, progress=False)
+        >>> res = audit(load_helm_lite(), n_boot=50, progress=False)
         >>> import tempfile, pathlib
         >>> with tempfile.TemporaryDirectory() as tmp:
         ...     path = res.save(tmp)
