@@ -352,8 +352,8 @@ def test_app_b_grouping_and_partial_reporting():
 def test_clone_detector_constructed_and_helm(helm):
     # B leads A, but a clone of A below A everywhere sweeps wins for A (App. B mechanism)
     t = pd.DataFrame([[10.0, 10, 10], [12, 12, 8]], index=["A", "B"])
-    # one clone only ties them (App. B): a tie is not a change of order, so nothing is flagged (the old
-    # detector flagged it and printed identical before / after orders)
+    # one clone only ties them (App. B): a tie is not a change of order, so nothing is flagged (a flagged tie
+    # would list identical orders before and after)
     one = R.clone_flips(t, top_k=2, n_clones=1)
     assert one.empty
     found = R.clone_flips(t, top_k=2, n_clones=2)
