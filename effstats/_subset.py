@@ -708,9 +708,9 @@ def select_random(n_items: int, k: int, *, groups: Any = None, rng: Any = None) 
     --------
     >>> from effstats.disco import select_random
     >>> sorted(select_random(10, 3, rng=0).tolist())
-    [2, 3, 6]
-    >>> sorted(select_random(6, 4, groups=["a", "a", "a", "a", "b", "b"], rng=0).tolist())
-    [0, 1, 4, 5]
+    [4, 5, 9]
+    >>> sorted(select_random(6, 4, groups=["a", "a", "a", "a", "b", "b"], rng=1).tolist())  # 2 items per group
+    [1, 3, 4, 5]
     """
     n_items = check_positive_int(n_items, "n_items")
     u = check_rng(rng).random(n_items)
