@@ -17,13 +17,21 @@ Single model: exact binomial tails with an effective sample size
     from complex samples. For the unweighted mean of per-dataset means, ``n_eff = p~(1 - p~) / V`` where ``V`` is
     the stratified variance of the mean of means (Kish's design effect), computed from per-dataset means smoothed
     by half a success and half a failure, ``(s + 1/2) / (n + 1)``, so that ``n_eff`` never degenerates when a
-    dataset is all-correct; with one dataset and binary scores ``n_eff = n``. Why exact rather than Wilson: the
-    Wilson score test was measured liberal near the ceiling, where failures are rare and their count's upper
-    tail is heavier than the normal one (claiming "below tau" at the true accuracy 0.995: 0.065 with 10 looks,
-    0.070 with 73, nominal 0.05); the exact tails give 0.027 / 0.037 at no cost in items at accuracy 0.5 - 0.9. Scores in [0, 1] that
-    are not binary are treated as quasi-binomial (Wedderburn 1974): variance ``phi * mu (1 - mu)`` with the
+    dataset is all-correct; with one dataset and binary scores ``n_eff = n``. Why exact rather than Wilson: near
+    the ceiling failures are rare and their count's upper tail is heavier than the normal one, so Wilson's normal
+    score test claims "below tau" too often there; the exact tails keep the claim's error at most alpha and cost
+    no items at accuracies 0.5 - 0.9. Scores in [0, 1] that are not binary are treated as quasi-binomial (Wedderburn 1974): variance ``phi * mu (1 - mu)`` with the
     dispersion ``phi`` estimated per dataset and shrunk towards its maximum 1 (Bhatia & Davis 2000) by one
     pseudo-item, ``phi = (SS + 1) / (n p (1 - p) + 1)``; ``phi = 1`` for binary scores.
+Single model on a finite benchmark: exact hypergeometric tails
+    With ``fpc=True`` the items are drawn without replacement from the benchmark, whose score is the target. For
+    binary scores in one dataset the number of correct items drawn is then hypergeometric, and its tails are
+    used as they are: the test of ``theta0`` is the exact test of ``K = theta0 * N`` correct items among the
+    ``N`` (at the whole number of items on the side that makes the p-value largest), the interval is the exact
+    hypergeometric one (Buonaccorsi 1987). No binomial stands in for it: once more than half of the benchmark is
+    drawn, the sample's score is fixed by the few items left, and its skewness has the opposite sign to any
+    binomial's, so a binomial with the matching variance is liberal in the heavy tail (below the score for
+    accuracies under 1/2, above it for accuracies over 1/2).
 Paired difference: Tango's score statistic with an effective sample size
     For paired binary outcomes ``d = a - b`` in {-1, 0, 1}, the variance under ``H0: p10 - p01 = delta0`` uses
     the restricted maximum-likelihood ``p01~`` (closed form; Tango 1998; Nam 1997), so ``delta0 = 0`` gives
@@ -31,9 +39,9 @@ Paired difference: Tango's score statistic with an effective sample size
     gives the binomial score test of the discordance rate. A continuity correction of one item (of ``n_eff``,
     Edwards' for McNemar's test) for ``delta0 != 0`` keeps rare one-directional disagreements valid (the tail of a
     rare, skewed count is heavier than normal). At ``delta0 = 0`` McNemar's normal test (the mid-p test of the
-    symmetric ``Bin(n10 + n01, 1/2)``) is liberal with few discordant items (one-sided type-I 0.0526 at 1 %
-    disagreement on 1,000 items) and the exact conditional test far too strict (0.024): a quarter of an item keeps
-    the size below alpha at every expected discordant count. Datasets enter through ``n_eff`` as above, from
+    symmetric ``Bin(n10 + n01, 1/2)``) is liberal with few discordant items and the exact conditional test far
+    too strict (it spends about half of alpha): a quarter of an item keeps the size below alpha at every
+    expected discordant count. Datasets enter through ``n_eff`` as above, from
     cells smoothed by Agresti & Min (2005) (half an item added to each of the four cells). Continuous differences
     in [-1, 1] use ``p10 = E[max(d, 0)]``, ``p01 = E[max(-d, 0)]`` with a dispersion factor as above
     (``E[d^2] <= E|d|``, so the trinomial variance bounds theirs). The interval ends are found by a safeguarded
@@ -55,7 +63,8 @@ difference between correlated proportions. Psychometrika 13, 185-187. Clopper, C
 of the binomial. Biometrika 26, 404-413. Tango, T. (1998). Equivalence test and confidence interval
 for the difference in proportions for the paired-sample design. Statistics in Medicine 17, 891-908. Nam, J. (1997).
 Establishing equivalence of two treatments and sample size requirements in matched-pairs design. Biometrics 53,
-1422-1430. Newcombe, R. G. (1998). Improved confidence intervals for the difference between binomial proportions
+1422-1430. Buonaccorsi, J. P. (1987). A note on confidence intervals for proportions in finite populations. The
+American Statistician 41, 215-218. Newcombe, R. G. (1998). Improved confidence intervals for the difference between binomial proportions
 based on paired data. Statistics in Medicine 17, 2635-2650. Korn, E. L. & Graubard, B. I. (1998). Confidence
 intervals for proportions with small expected number of positive counts estimated from survey data. Survey
 Methodology 24, 193-201. Wedderburn, R. W. M. (1974). Quasi-likelihood functions, generalized linear models, and the
@@ -68,6 +77,7 @@ from typing import Any
 
 import numpy as np
 from scipy.special import betainc, betaincinv, ndtr, ndtri
+from scipy.stats import hypergeom
 
 __all__ = ["BinomialStatistic", "TangoStatistic", "AgrestiCaffoStatistic", "WaldStatistic", "Accumulator",
            "information"]
@@ -88,10 +98,11 @@ def _exact_z(d):
     At a look that uses up a benchmark with the finite-population correction the estimate *is* the benchmark's
     score, so the decision is exact: reject iff the score differs from the value tested. The two differ by
     rounding alone when the value was computed from the same scores in another order (``null=scores.mean()``
-    against sums accumulated batch by batch: -5.6e-17 on 500 items; taken as a real difference, z = -inf would
-    reject a true null in about 30 % of runs). A mean of ``n`` values in [-1, 1] is off by at most ~``n`` units in the last place (half
-    that for the pairwise and blocked sums used here), below 1e-12 to 4,500 items at the very worst and to
-    millions in practice; a real difference of 1e-12 is a trillionth of a point.
+    against sums accumulated batch by batch, e.g. -5.6e-17 on 500 items); taken as a real difference, that
+    rounding would reject a true null whenever it falls on one side. A mean of ``n`` values in [-1, 1] is off by
+    at most ~``n`` units in the last place (half that for the pairwise and blocked sums used here), below 1e-12
+    to 4,500 items at the very worst and to millions in practice; a real difference of 1e-12 is a trillionth of
+    a point.
     """
     d = np.asarray(d, float)
     return np.where(d > _TIE, np.inf, np.where(d < -_TIE, -np.inf, 0.0))
@@ -106,8 +117,8 @@ def _boundary(g, a, b):
     so jumps (the continuity correction) and infinite values cost at most 4 times the bisection's steps. The width
     to reach is never below a few units in the last place of the ends (a bracket of 1e-9, as an exhaustive look
     gives, cannot shrink by 2**40), and a bracket whose ends are adjacent floats is done. A score interval takes
-    ~10 evaluations of ``g`` instead of 40: a one-run simulate() of a paired comparison spent most of its time here.
-    For many runs at once the array operations dominate and the two cost about the same.
+    about 10 evaluations of ``g`` where bisection takes 40; this matters for a single evaluation, whose cost is
+    per call rather than per array element.
     """
     a0, a, b = a, a.copy(), b.copy()
     ga, gb = g(a), g(b)
@@ -166,9 +177,33 @@ class _Statistic:
     se: np.ndarray
 
     def take(self, index: Any) -> "_Statistic":
+        """The statistic at ``index`` of its arrays (e.g. each run's stopping look), as a statistic of the same type.
+
+        Parameters
+        ----------
+        index : int, slice, array or tuple of arrays
+            Any numpy index of the statistic's arrays.
+
+        Returns
+        -------
+        statistic of the same type
+            Its fields indexed by ``index``.
+
+        See Also
+        --------
+        effstats.sequential.statistics.BinomialStatistic : A statistic with this method.
+
+        Examples
+        --------
+        >>> from effstats.sequential.statistics import BinomialStatistic
+        >>> st = BinomialStatistic([0.8, 0.9], 0.03, [100.0, 200.0])
+        >>> float(st.take(1).estimate), float(st.take(1).n_eff)
+        (0.9, 200.0)
+        """
         new = object.__new__(type(self))
+        shape = np.broadcast_shapes(*(np.shape(getattr(self, f)) for f in self._fields))
         for f in self._fields:
-            setattr(new, f, np.asarray(getattr(self, f))[index])
+            setattr(new, f, np.broadcast_to(np.asarray(getattr(self, f)), shape)[index])
         return new
 
     def z_at(self, theta0: Any) -> np.ndarray:  # pragma: no cover - abstract
@@ -200,7 +235,38 @@ class _Statistic:
 
 
 class WaldStatistic(_Statistic):
-    """Plug-in ``(estimate - theta0) / se`` and ``estimate -/+ c * se`` (only for statistics built by hand)."""
+    """Plug-in (Wald) statistic ``(estimate - theta0) / se`` and interval ``estimate -/+ c * se``.
+
+    The evaluator never builds it: it is for statistics made by hand (e.g. a :class:`effstats.sequential.LookStats`
+    from a custom estimate and its standard error). Its variance is the one estimated at the observed value, so it
+    is not valid near accuracy 0 or 1 (see the module's notes).
+
+    Parameters
+    ----------
+    estimate : array-like of shape (n_runs, n_looks) or broadcastable
+        Estimates on the scale of the scores.
+    se : array-like of the same shape
+        Their standard errors; 0 marks an exact estimate (tested by its sign beyond rounding).
+
+    See Also
+    --------
+    effstats.sequential.statistics.BinomialStatistic : The score statistic the evaluator uses for one model.
+    effstats.sequential.LookStats : The per-look statistics the stopping rules read.
+
+    References
+    ----------
+    Jennison, C. & Turnbull, B. W. (2000). *Group Sequential Methods with Applications to Clinical Trials*.
+    Chapman & Hall/CRC, Boca Raton (ch. 9, repeated confidence intervals).
+
+    Examples
+    --------
+    >>> from effstats.sequential.statistics import WaldStatistic
+    >>> st = WaldStatistic([0.62, 0.55], [0.02, 0.03])
+    >>> st.z_at(0.5).round(3)
+    array([6.   , 1.667])
+    >>> [end.round(3) for end in st.interval(1.96)]
+    [array([0.581, 0.491]), array([0.659, 0.609])]
+    """
 
     _fields = ("estimate", "se")
 
@@ -208,13 +274,106 @@ class WaldStatistic(_Statistic):
         self.estimate, self.se = np.asarray(estimate, float), np.asarray(se, float)
 
     def z_at(self, theta0):
+        """The statistic ``(estimate - theta0) / se`` (``+-inf`` or 0 where ``se == 0``).
+
+        Parameters
+        ----------
+        theta0 : float or array-like
+            Value tested, broadcast against the estimates.
+
+        Returns
+        -------
+        ndarray
+            Positive when the estimate is above ``theta0``.
+
+        Examples
+        --------
+        >>> from effstats.sequential.statistics import WaldStatistic
+        >>> float(WaldStatistic(0.6, 0.05).z_at(0.5))
+        2.0
+        """
         d = self.estimate - theta0
         return np.nan_to_num(_div(d, self.se, _exact_z(d)), nan=0.0)
 
     def interval(self, c):
+        """The values the test at critical value ``c`` does not reject: ``estimate -/+ c * se``.
+
+        Parameters
+        ----------
+        c : float or array-like
+            Critical value(s) on the z-scale (``inf`` for no boundary); NaN is refused.
+
+        Returns
+        -------
+        low, high : ndarray
+
+        Examples
+        --------
+        >>> from effstats.sequential.statistics import WaldStatistic
+        >>> [round(float(v), 3) for v in WaldStatistic(0.6, 0.05).interval(1.96)]
+        [0.502, 0.698]
+        """
         c = _critical(c)
         h = np.where(self.se > 0, c * self.se, _TIE)  # se = 0: the values the test does not reject
         return self.estimate - h, self.estimate + h
+
+
+def _unique_apply(f, *arrays):
+    """``f`` over the distinct rows of the broadcast ``arrays`` only, spread back to their shape.
+
+    A simulation's cells share few distinct (count, sample size) pairs, and an exact hypergeometric tail costs a
+    sum over its support, so each distinct pair is computed once.
+    """
+    b = np.broadcast_arrays(*(np.asarray(a, float) for a in arrays))
+    if b[0].size == 0:
+        return np.zeros(b[0].shape)
+    rows, inv = np.unique(np.stack([a.ravel() for a in b], 1), axis=0, return_inverse=True)
+    return np.asarray(f(*rows.T), float)[inv.ravel()].reshape(b[0].shape)
+
+
+def _hyp_up(x, size, good, n):
+    """``P(X >= x)`` for ``X ~ Hypergeometric(size, good, n)`` (successes among ``n`` of ``size`` items)."""
+    return _unique_apply(lambda x, N, K, m: hypergeom.sf(x - 1, N, K, m), x, size, good, n)
+
+
+def _hyp_low(x, size, good, n):
+    """``P(X <= x)`` for ``X ~ Hypergeometric(size, good, n)``."""
+    return _unique_apply(lambda x, N, K, m: hypergeom.cdf(x, N, K, m), x, size, good, n)
+
+
+def _hyp_limits(x, size, n, a):
+    """Exact limits ``(K_low, K_high)`` of the number of successes in the population (Buonaccorsi 1987).
+
+    ``K_low`` is the smallest ``K`` with ``P(X >= x | K) > a``, ``K_high`` the largest with ``P(X <= x | K) > a``:
+    the values not rejected by the two one-sided exact tests at level ``a``. Both tails are monotone in ``K``, so
+    each is a bisection over the integers ``x <= K <= size - n + x`` (the values the sample allows), vectorised
+    over the distinct rows.
+    """
+
+    def search(x, N, m, a):
+        lo_k, hi_k = x.copy(), N - m + x
+        out = []
+        for tail in (lambda k: hypergeom.sf(x - 1, N, k, m), lambda k: hypergeom.cdf(x, N, k, m)):
+            # kept: the end where the tail exceeds a (not rejected); other: where it does not, or the range's end
+            kept = hi_k.copy() if len(out) == 0 else lo_k.copy()
+            other = lo_k.copy() if len(out) == 0 else hi_k.copy()
+            done = tail(other) > a  # the range's far end itself is not rejected
+            kept = np.where(done, other, kept)
+            while True:
+                gap = np.abs(kept - other) > 1
+                if not gap.any():
+                    break
+                mid = np.floor((kept + other) / 2)
+                ok = tail(mid) > a
+                kept = np.where(gap & ok, mid, kept)
+                other = np.where(gap & ~ok, mid, other)
+            out.append(kept)
+        return np.stack(out)
+
+    b = np.broadcast_arrays(*(np.asarray(v, float) for v in (x, size, n, a)))
+    rows, inv = np.unique(np.stack([v.ravel() for v in b], 1), axis=0, return_inverse=True)
+    res = search(*rows.T)[:, inv.ravel()]
+    return res[0].reshape(b[0].shape), res[1].reshape(b[0].shape)
 
 
 class BinomialStatistic(_Statistic):
@@ -224,25 +383,115 @@ class BinomialStatistic(_Statistic):
     in ``n_eff`` trials (regularised incomplete beta, so ``n_eff`` need not be an integer), positive when the
     score is above ``theta0``. Comparing it with a boundary ``c`` is the exact one-sided test at the nominal level
     ``1 - Phi(c)``, and ``interval(c)`` is the Clopper–Pearson interval at that level (Korn & Graubard 1998).
+
+    Cells with a finite ``population`` are binary scores drawn without replacement from one benchmark of that
+    many items (``fpc=True``, one dataset): there the count of correct items is hypergeometric, and the tails
+    and limits are the exact hypergeometric ones (Buonaccorsi 1987). Cells with an infinite ``n_eff`` are
+    exhaustive looks: the estimate is the benchmark's score and the test is exact.
+
+    Parameters
+    ----------
+    estimate : array-like of shape (n_runs, n_looks) or broadcastable
+        Scores in [0, 1] (the mean of per-dataset means).
+    se : array-like
+        Their standard errors (reported; the test uses ``n_eff``).
+    n_eff : array-like
+        Effective number of trials, ``p (1 - p) / Var``; ``inf`` at an exhaustive look with ``fpc=True``.
+    population : array-like, default=inf
+        Benchmark size where the exact hypergeometric law applies, ``inf`` elsewhere.
+    count : array-like, default=nan
+        Items drawn, where ``population`` is finite.
+
+    See Also
+    --------
+    effstats.sequential.statistics.Accumulator : Builds this statistic from per-dataset sums.
+    effstats.sequential.statistics.TangoStatistic : The statistic for a paired difference.
+    effstats.sequential.SequentialEvaluator : Uses it for one model.
+
+    References
+    ----------
+    Clopper, C. J. & Pearson, E. S. (1934). The use of confidence or fiducial limits illustrated in the case of
+    the binomial. *Biometrika*, 26(4), 404–413.
+
+    Korn, E. L. & Graubard, B. I. (1998). Confidence intervals for proportions with small expected number of
+    positive counts estimated from survey data. *Survey Methodology*, 24(2), 193–201.
+
+    Buonaccorsi, J. P. (1987). A note on confidence intervals for proportions in finite populations. *The
+    American Statistician*, 41(3), 215–218.
+
+    Examples
+    --------
+    80 % correct on 125 effective trials, tested at 0.7 and as a 95 % interval; then the same 80 of 100 items
+    drawn from a benchmark of 500 (exact hypergeometric):
+
+    >>> from effstats.sequential.statistics import BinomialStatistic
+    >>> st = BinomialStatistic(0.8, 0.04, 125.0)
+    >>> round(float(st.z_at(0.7)), 3), [round(float(v), 4) for v in st.interval(1.96)]
+    (2.415, [0.7191, 0.8662])
+    >>> fin = BinomialStatistic(0.8, 0.04, 125.0, population=500, count=100)
+    >>> round(float(fin.z_at(0.7)), 3), [round(float(v), 4) for v in fin.interval(1.96)]
+    (2.372, [0.718, 0.866])
     """
 
-    _fields = ("estimate", "se", "n_eff")
+    _fields = ("estimate", "se", "n_eff", "population", "count")
     _limits = (0.0, 1.0)
 
-    def __init__(self, estimate, se, n_eff):
+    def __init__(self, estimate, se, n_eff, population=np.inf, count=np.nan):
         self.estimate, self.se, self.n_eff = (np.asarray(x, float) for x in (estimate, se, n_eff))
+        shape = self.estimate.shape
+        self.population = np.broadcast_to(np.asarray(population, float), shape)
+        self.count = np.broadcast_to(np.asarray(count, float), shape)
 
     def _xn(self):
         n = np.where(np.isfinite(self.n_eff), self.n_eff, 1e300)
         x = np.clip(self.estimate, 0.0, 1.0) * n
         return x, n
 
+    def _hyp(self):
+        """Cells tested by the exact hypergeometric law, and their successes, sample sizes and population sizes."""
+        hyp = np.isfinite(self.population) & np.isfinite(self.n_eff)
+        N = np.where(hyp, self.population, 2.0)
+        m = np.where(hyp, self.count, 1.0)
+        return hyp, np.round(np.clip(self.estimate, 0.0, 1.0) * m), m, N
+
     def z_at(self, theta0):
+        """Normal quantile of the exact one-sided p-value of the score against ``theta0``.
+
+        Parameters
+        ----------
+        theta0 : float or array-like
+            Score tested, in [0, 1], broadcast against the estimates.
+
+        Returns
+        -------
+        ndarray
+            ``-Phi^{-1}(P(X >= x))`` when positive (score above ``theta0``), else ``Phi^{-1}(P(X <= x))`` when
+            negative, else 0; ``+-inf`` or 0 at an exhaustive look.
+
+        Examples
+        --------
+        >>> from effstats.sequential.statistics import BinomialStatistic
+        >>> BinomialStatistic([0.5, 0.8], 0.04, 100.0).z_at(0.7).round(3)
+        array([-4.085,  2.133])
+        """
         th = np.clip(np.asarray(theta0, float), _EPS, 1 - _EPS)
         x, n = self._xn()
         with np.errstate(all="ignore"):
             p_up = np.where(x > 0, betainc(np.maximum(x, 1e-300), np.maximum(n - x + 1, 1e-300), th), 1.0)
             p_lo = np.where(x < n, 1 - betainc(x + 1, np.maximum(n - x, 1e-300), th), 1.0)
+        hyp, xh, m, N = self._hyp()
+        if hyp.any():
+            # H0 "the benchmark's score is theta0" allows whole numbers K = theta0 * N of correct items only: the
+            # claim "above" is tested at the largest K at or below theta0 * N, "below" at the smallest at or above
+            # (the p-values' worst cases); within _TIE of a whole number, theta0 * N is that number (rounding)
+            shape = np.broadcast_shapes(hyp.shape, th.shape)
+            hyp, thb, xb, mb, Nb = (np.broadcast_to(v, shape) for v in (hyp, th, xh, m, N))
+            thb, xb, mb, Nb = thb[hyp], xb[hyp], mb[hyp], Nb[hyp]
+            tol = _TIE * Nb
+            p_up, p_lo = np.broadcast_to(p_up, shape).copy(), np.broadcast_to(p_lo, shape).copy()
+            p_up[hyp] = _hyp_up(xb, Nb, np.floor(thb * Nb + tol), mb)
+            p_lo[hyp] = _hyp_low(xb, Nb, np.ceil(thb * Nb - tol), mb)
+        with np.errstate(all="ignore"):
             zu = -ndtri(np.clip(p_up, 1e-300, 1.0))
             zl = ndtri(np.clip(p_lo, 1e-300, 1.0))
         z = np.where(zu > 0, zu, np.where(zl < 0, zl, 0.0))
@@ -252,15 +501,42 @@ class BinomialStatistic(_Statistic):
         return z
 
     def interval(self, c):
-        a = ndtr(-_critical(c))  # one-sided nominal level of the boundary
-        x, n = self._xn()
-        with np.errstate(all="ignore"):
-            low = np.where(x > 0, betaincinv(np.maximum(x, 1e-300), np.maximum(n - x + 1, 1e-300), a), 0.0)
-            high = np.where(x < n, betaincinv(x + 1, np.maximum(n - x, 1e-300), 1 - a), 1.0)
-        exact = ~np.isfinite(self.n_eff)  # the values the exact test does not reject
-        low = np.where(exact, self.estimate - _TIE, low)
-        high = np.where(exact, self.estimate + _TIE, high)
-        return np.clip(low, 0.0, 1.0), np.clip(high, 0.0, 1.0)
+        """Exact interval: the scores the two one-sided tests at critical value ``c`` do not reject.
+
+        Parameters
+        ----------
+        c : float or array-like
+            Critical value(s) on the z-scale; each end is a one-sided bound at level ``1 - Phi(c)``.
+
+        Returns
+        -------
+        low, high : ndarray
+            Clopper–Pearson ends on ``n_eff`` trials, exact hypergeometric ends ``K / N`` where ``population`` is
+            finite, the estimate itself (+- 1e-12) at an exhaustive look.
+
+        Examples
+        --------
+        >>> from effstats.sequential.statistics import BinomialStatistic
+        >>> [round(float(v), 4) for v in BinomialStatistic(0.8, 0.04, 100.0).interval(1.96)]
+        [0.7082, 0.8733]
+        """
+        a = np.array(np.broadcast_to(ndtr(-_critical(c)), self.estimate.shape), ndmin=1)  # one-sided level of c
+        x, n = (np.array(v, ndmin=1) for v in self._xn())
+        hyp, xh, m, N = (np.array(v, ndmin=1) for v in self._hyp())
+        exact = np.array(~np.isfinite(self.n_eff), ndmin=1)  # the exact test keeps the estimate (+- _TIE)
+        low, high = np.array(self.estimate - _TIE, ndmin=1), np.array(self.estimate + _TIE, ndmin=1)
+        beta = ~hyp & ~exact  # betaincinv at n = 1e300 would take milliseconds per cell for this known answer
+        if beta.any():
+            xb, nb, ab = x[beta], n[beta], a[beta]
+            with np.errstate(all="ignore"):
+                low[beta] = np.where(xb > 0, betaincinv(np.maximum(xb, 1e-300), np.maximum(nb - xb + 1, 1e-300), ab),
+                                     0.0)
+                high[beta] = np.where(xb < nb, betaincinv(xb + 1, np.maximum(nb - xb, 1e-300), 1 - ab), 1.0)
+        if hyp.any():
+            k_low, k_high = _hyp_limits(xh[hyp], N[hyp], m[hyp], a[hyp])
+            low[hyp], high[hyp] = k_low / N[hyp], k_high / N[hyp]
+        shape = self.estimate.shape
+        return np.clip(low, 0.0, 1.0).reshape(shape), np.clip(high, 0.0, 1.0).reshape(shape)
 
 
 class TangoStatistic(_Statistic):
@@ -280,7 +556,7 @@ class TangoStatistic(_Statistic):
 
     def null_variance(self, delta0):
         """Per-item variance of ``d`` under ``p10 - p01 = delta0`` at the restricted MLE (Tango 1998)."""
-        dl = np.minimum(np.maximum(np.asarray(delta0, float), -1 + _EPS), 1 - _EPS)  # np.clip: 3x the overhead
+        dl = np.minimum(np.maximum(np.asarray(delta0, float), -1 + _EPS), 1 - _EPS)  # np.clip has more overhead
         pos = dl >= 0
         x10 = np.where(pos, self.p10, self.p01)  # reflect delta0 < 0 onto delta0 > 0
         x01 = np.where(pos, self.p01, self.p10)
@@ -295,19 +571,15 @@ class TangoStatistic(_Statistic):
         v = self.null_variance(theta0)
         d = self.estimate - np.asarray(theta0, float)
         # continuity correction of one item (of n_eff; Edwards' for McNemar) away from delta0 = 0: the tail of a
-        # rare, skewed disagreement count is heavier than the normal one (A better on 5 % of the items and never
-        # worse, "above 0.05" claimed at the true 0.05, 8,000 - 12,000 runs: 0.052 - 0.060 with 73 looks and 0.054
-        # with 10 looks for half an item; 0.048 and 0.041 for one item). At delta0 = 0 the null law is the
-        # symmetric Bin(n10 + n01, 1/2), whose normal test (the mid-p test) is liberal with few discordant items
-        # (one-sided size 1.039 alpha at 10 expected discordant items, 1.061 alpha at z = 1.96; 0.0526 +- 0.0005 in
-        # 200,000 runs at 1 % disagreement on 1,000 items), and whose exact test is far too strict (0.024 there):
-        # a quarter of an item keeps the size <= 0.98 alpha at every expected count 0.5 - 400 and z 1.64 - 3.5
-        # (exact sums over a Poisson count of discordant items; a test recomputes them; a reviewer's finer grid:
-        # at most 0.977 alpha) and costs < 3 % of alpha at 300. The count being random is what it relies on: with
-        # nearly every item discordant (disagreement >= 99.9 %, a count almost fixed) the size reaches 1.02 alpha.
+        # rare, skewed disagreement count is heavier than the normal one, and half an item is not enough for a
+        # one-directional disagreement of a few per cent. At delta0 = 0 the null law is the symmetric
+        # Bin(n10 + n01, 1/2), whose normal test (the mid-p test) is liberal with few discordant items and whose
+        # exact test is far too strict: a quarter of an item keeps the size <= 0.98 alpha at every expected count
+        # 0.5 - 400 and z 1.64 - 3.5 (exact sums over a Poisson count of discordant items, recomputed by a test)
+        # and costs little of alpha at large counts. The count being random is what it relies on: with nearly every
+        # item discordant (disagreement >= 99.9 %, a count almost fixed) the size exceeds alpha slightly.
         # The correction grows from a quarter of an item at 0 to one item at one item's worth from 0, so z is
-        # continuous in theta0 and an interval that excludes a rejected 0 ends at a real value beyond it (a jump at
-        # 0 left the end at 0 itself, or at the smallest float, 5e-324, in tables)
+        # continuous in theta0 and an interval that excludes a rejected 0 ends at a real value beyond it, not at 0
         finite = np.isfinite(self.n_eff)
         n = np.where(finite, self.n_eff, 1.0)
         items = np.minimum(1.0, _CC0 + (1.0 - _CC0) * np.abs(np.asarray(theta0, float)) * n)
@@ -322,12 +594,12 @@ class TangoStatistic(_Statistic):
     def interval(self, c):
         """Score-test inversion, with 0 inside exactly when the test at 0 does not reject.
 
-        The decision is made at 0, so the interval that reports it contains 0 if and only if 0 is not rejected
-        (before: 23 % of efficacy stops at accuracy 0.8 and 62 % at 0.99 claimed "greater" with an interval reaching
-        below 0). When 0 is rejected the end is searched on the estimate's side of 0: with disagreement in one
-        direction only (``p01 = 0``) the restricted-MLE variance grows for ``theta0 < 0``, so ``z`` is not monotone
-        there and some negative values are not rejected although 0 is; the reported end is the smallest value
-        beyond 0 not rejected (it was 0 itself, or the smallest float, 5e-324, in 26 of 165 such stops).
+        The decision is made at 0, so the interval that reports it contains 0 if and only if 0 is not rejected: a
+        "greater" claim never comes with an interval reaching below 0. When 0 is rejected the end is searched on
+        the estimate's side of 0: with disagreement in one direction only (``p01 = 0``) the restricted-MLE variance
+        grows for ``theta0 < 0``, so ``z`` is not monotone there and some negative values are not rejected although
+        0 is; the reported end is the smallest value beyond 0 that is not rejected, a real value rather than 0
+        itself or the smallest positive float.
         """
         c = np.broadcast_to(np.asarray(c, float), np.shape(self.estimate))
         z0 = self.z_at(0.0)
@@ -379,6 +651,7 @@ class Accumulator:
     def __init__(self, kind: str, fpc: bool = False) -> None:
         self.kind, self.fpc = kind, fpc
         self.acc: dict[str, Any] = {}
+        self._datasets: list = []  # (s1, s2, cnt, size) of each dataset added (single model with fpc only)
 
     def _add(self, key, value):
         cur = self.acc.get(key)
@@ -396,6 +669,8 @@ class Accumulator:
         if have.all() and arm_b is None:
             have = True  # every run has items from this dataset: skip the masking copies
         if self.kind == "single":
+            if self.fpc:
+                self._datasets.append((s1, s2, cnt, size))
             p = s1 / n
             ss = np.maximum(s2 - s1 * p, 0.0)
             phi = np.minimum(1.0, (ss + 1.0) / (n * p * (1 - p) + 1.0))
@@ -435,6 +710,20 @@ class Accumulator:
             self._add("adj", np.where(have, out[0][1] - out[1][1], 0.0))
             self._add("var", np.where(have, out[0][2] + out[1][2], 0.0))
 
+    def _population(self):
+        """Benchmark size and items drawn where the count of correct items is exactly hypergeometric, else inf.
+
+        That is one dataset drawn without replacement (``fpc=True``) whose items so far are all 0 or 1
+        (``sum x^2 == sum x``) and not yet used up.
+        """
+        data, self._datasets = self._datasets, []
+        if len(data) != 1:
+            return np.inf, np.nan
+        s1, s2, cnt, size = (np.asarray(v, float) for v in data[0])
+        binary = np.abs(s2 - s1) <= 1e-9 * np.maximum(cnt, 1.0)
+        hyp = binary & (cnt > 0) & (cnt < size)
+        return np.where(hyp, size, np.inf), np.broadcast_to(cnt, np.shape(hyp))
+
     def finish(self) -> _Statistic:
         a, self.acc = self.acc, {}
         D = np.maximum(a["D"], 1.0)
@@ -444,7 +733,8 @@ class Accumulator:
         if self.kind == "single":
             ps = a["ps"] / D
             n_eff = _div(ps * (1 - ps), var, np.inf)
-            return BinomialStatistic(est, se, n_eff)
+            population, count = self._population()
+            return BinomialStatistic(est, se, n_eff, population, count)
         if self.kind == "paired":
             s10, s01 = a["s10"] / D, a["s01"] / D
             n_eff = _div(s10 + s01 - (s10 - s01) ** 2, var, np.inf)
