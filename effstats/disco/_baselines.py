@@ -15,6 +15,45 @@ from .._subset import _SubsetEstimator, _impute, _item_groups, _merge_empty_stra
 from .._validation import check_option, check_positive_int, check_rng
 from ._selection import _first_per_group, select_random
 
+
+_FIT_DOC = """Select the items from the source models' outputs.
+
+        Parameters
+        ----------
+        source_outputs : ResponseMatrix, DataFrame or array
+            The source models' outputs on all items: correctness (bool, float or integer 0/1), class
+            probabilities, or class ids with ``labels``.
+        source_scores : array of shape (n_source,), optional
+            Unused (kept for the protocol).
+        labels : int array of shape (n_items_total,), optional
+            True classes, for class ids or probabilities; an integer array given with ``labels`` is class ids.
+
+        Returns
+        -------
+        self : {cls}
+            The fitted estimator.
+
+        Examples
+        --------
+        >>> from effstats.datasets import simulate_responses
+        >>> from effstats.disco import {cls}
+        >>> est = {cls}(n_items=20{extra}).fit(simulate_responses(30, 200, rng=1))
+        >>> len(est.selected_) <= 20
+        True
+        """
+
+
+def _fit_doc(extra: str = "") -> Any:
+    """Class decorator: the baseline's ``fit`` gets the docstring every baseline shares (``_FIT_DOC``)."""
+
+    def decorate(cls: Any) -> Any:
+        cls.fit.__doc__ = _FIT_DOC.format(cls=cls.__name__, extra=extra)
+        return cls
+
+    return decorate
+
+
+@_fit_doc()
 class RandomDirect(_SubsetEstimator):
     """Baseline: k uniformly random items (optionally stratified) and the target's accuracy on them.
 
@@ -80,31 +119,6 @@ class RandomDirect(_SubsetEstimator):
         self.random_state = random_state
 
     def fit(self, source_outputs: Any, source_scores: Any = None, *, labels: Any = None) -> "RandomDirect":
-        """Select the items from the source models' outputs.
-
-        Parameters
-        ----------
-        source_outputs : ResponseMatrix, DataFrame or array
-            The source models' outputs on all items: correctness (bool, float or integer 0/1), class
-            probabilities, or class ids with ``labels``.
-        source_scores : array of shape (n_source,), optional
-            Unused (kept for the protocol).
-        labels : int array of shape (n_items_total,), optional
-            True classes, for class ids or probabilities; an integer array given with ``labels`` is class ids.
-
-        Returns
-        -------
-        self : RandomDirect
-            The fitted estimator.
-
-        Examples
-        --------
-        >>> from effstats.datasets import simulate_responses
-        >>> from effstats.disco import RandomDirect
-        >>> est = RandomDirect(n_items=20).fit(simulate_responses(30, 200, rng=1))
-        >>> len(est.selected_) <= 20
-        True
-        """
         src, _ = self._fit_source(source_outputs, source_scores, labels)
         groups = _item_groups(self.stratify, src)
         self._set_selected(self._select_answered(
@@ -144,6 +158,7 @@ class RandomDirect(_SubsetEstimator):
         return np.full(o.correctness("target_outputs").shape[0], k / (1 - k / n) if k < n else np.inf)
 
 
+@_fit_doc()
 class AnchorCorr(_SubsetEstimator):
     """Anchor-corr (Vivek et al. 2024; Polo et al. 2024): cluster items by source-model correctness.
 
@@ -210,31 +225,6 @@ class AnchorCorr(_SubsetEstimator):
         self.random_state = random_state
 
     def fit(self, source_outputs: Any, source_scores: Any = None, *, labels: Any = None) -> "AnchorCorr":
-        """Select the items from the source models' outputs.
-
-        Parameters
-        ----------
-        source_outputs : ResponseMatrix, DataFrame or array
-            The source models' outputs on all items: correctness (bool, float or integer 0/1), class
-            probabilities, or class ids with ``labels``.
-        source_scores : array of shape (n_source,), optional
-            Unused (kept for the protocol).
-        labels : int array of shape (n_items_total,), optional
-            True classes, for class ids or probabilities; an integer array given with ``labels`` is class ids.
-
-        Returns
-        -------
-        self : AnchorCorr
-            The fitted estimator.
-
-        Examples
-        --------
-        >>> from effstats.datasets import simulate_responses
-        >>> from effstats.disco import AnchorCorr
-        >>> est = AnchorCorr(n_items=20).fit(simulate_responses(30, 200, rng=1))
-        >>> len(est.selected_) <= 20
-        True
-        """
         src, _ = self._fit_source(source_outputs, source_scores, labels)
         means = src.item_means("source_outputs")
         X = _impute(src.correctness("source_outputs"), src.missing, means).T
@@ -287,6 +277,7 @@ def _modal_share(p: np.ndarray, missing: np.ndarray | None = None) -> np.ndarray
         return np.where(s >= 0, run, 0).max(axis=0) / (~missing).sum(axis=0)
 
 
+@_fit_doc(", n_strata=4")
 class StratifiedHT(_SubsetEstimator):
     """SSEPY-style estimate (Fogliato et al. 2024): k-means strata on difficulty, Horvitz–Thompson sum.
 
@@ -363,31 +354,6 @@ class StratifiedHT(_SubsetEstimator):
         self.random_state = random_state
 
     def fit(self, source_outputs: Any, source_scores: Any = None, *, labels: Any = None) -> "StratifiedHT":
-        """Select the items from the source models' outputs.
-
-        Parameters
-        ----------
-        source_outputs : ResponseMatrix, DataFrame or array
-            The source models' outputs on all items: correctness (bool, float or integer 0/1), class
-            probabilities, or class ids with ``labels``.
-        source_scores : array of shape (n_source,), optional
-            Unused (kept for the protocol).
-        labels : int array of shape (n_items_total,), optional
-            True classes, for class ids or probabilities; an integer array given with ``labels`` is class ids.
-
-        Returns
-        -------
-        self : StratifiedHT
-            The fitted estimator.
-
-        Examples
-        --------
-        >>> from effstats.datasets import simulate_responses
-        >>> from effstats.disco import StratifiedHT
-        >>> est = StratifiedHT(n_items=20, n_strata=4).fit(simulate_responses(30, 200, rng=1))
-        >>> len(est.selected_) <= 20
-        True
-        """
         src, _ = self._fit_source(source_outputs, source_scores, labels)
         rng = check_rng(self.random_state, "random_state")
         h = check_positive_int(self.n_strata, "n_strata", maximum=self.n_items)
@@ -509,6 +475,7 @@ class StratifiedHT(_SubsetEstimator):
         return np.where((se > 0) & (p > 0) & (p < 1), kish, srs)
 
 
+@_fit_doc()
 class SortSearchDirect(_SubsetEstimator):
     """Lifelong-Benchmark baseline (Prabhu et al. 2024) in the same protocol, via :mod:`effstats.sortsearch`.
 
@@ -571,31 +538,6 @@ class SortSearchDirect(_SubsetEstimator):
         self.random_state = random_state
 
     def fit(self, source_outputs: Any, source_scores: Any = None, *, labels: Any = None) -> "SortSearchDirect":
-        """Select the items from the source models' outputs.
-
-        Parameters
-        ----------
-        source_outputs : ResponseMatrix, DataFrame or array
-            The source models' outputs on all items: correctness (bool, float or integer 0/1), class
-            probabilities, or class ids with ``labels``.
-        source_scores : array of shape (n_source,), optional
-            Unused (kept for the protocol).
-        labels : int array of shape (n_items_total,), optional
-            True classes, for class ids or probabilities; an integer array given with ``labels`` is class ids.
-
-        Returns
-        -------
-        self : SortSearchDirect
-            The fitted estimator.
-
-        Examples
-        --------
-        >>> from effstats.datasets import simulate_responses
-        >>> from effstats.disco import SortSearchDirect
-        >>> est = SortSearchDirect(n_items=20).fit(simulate_responses(30, 200, rng=1))
-        >>> len(est.selected_) <= 20
-        True
-        """
         from ..sortsearch import SortSearch
         from ..sortsearch.search import _SORTS
 
