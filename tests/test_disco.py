@@ -210,8 +210,8 @@ def test_disco_fit_predict_shapes_and_selection_is_top_pds():
 
 def test_signatures_beat_random_direct_on_simulated_benchmark():
     # Signatures + RF on 100 high-PDS items predict accuracy better than the accuracy on 100 random items
-    # when models come in tight families, as on real leaderboards (2 benchmarks × 3 splits; measured MAE
-    # ≈ 1.5 vs 3.2 %-points). With looser families the advantage shrinks and is not reliable (notebook).
+    # when models come in tight families, as on real leaderboards (2 benchmarks × 3 splits). With looser families
+    # the advantage shrinks and is not reliable.
     res = pd.concat(
         run_protocol(
             {"disco": DISCO(100, selection="pds", predictor="rf", estimate="signature"), "random": RandomDirect(100)},
@@ -510,8 +510,8 @@ def test_disagreement_in_item_blocks_is_bitwise_the_whole_cube(shape):
 
 def test_forest_predictions_sum_the_trees_in_order():
     """A fitted random forest's prediction is the mean of its trees summed in tree order, the same bits on every
-    call (scikit-learn sums threads' results in the order they finish: near-tied targets swapped Spearman ranks
-    between runs of the same notebook)."""
+    call (scikit-learn sums threads' results in the order they finish, enough for near-tied targets to swap
+    Spearman ranks between runs)."""
     g = np.random.default_rng(0)
     src = softmax(g.normal(size=(60, 300, 4)) * 2, axis=-1)
     tgt = softmax(g.normal(size=(25, 300, 4)) * 2, axis=-1)
