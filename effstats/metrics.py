@@ -121,12 +121,12 @@ def mae(a: Any, y: Any) -> Any:
 
     Parameters
     ----------
-        a : array-like of shape (n_items,) or (n_models, n_items), or ResponseMatrix
-            True correctness, values in [0, 1] (binary or scores). A :class:`effstats.ResponseMatrix` with missing
-            cells is refused.
-        y : array-like of the same shape, or ResponseMatrix
-            Predicted correctness. When both ``a`` and ``y`` carry ids (ResponseMatrix, DataFrame, Series), ``y`` is
-            aligned to ``a`` by item (and model) id; arrays are positional.
+    a : array-like of shape (n_items,) or (n_models, n_items), or ResponseMatrix
+        True correctness, values in [0, 1] (binary or scores). A :class:`effstats.ResponseMatrix` with missing
+        cells is refused.
+    y : array-like of the same shape, or ResponseMatrix
+        Predicted correctness. When both ``a`` and ``y`` carry ids (ResponseMatrix, DataFrame, Series), ``y`` is
+        aligned to ``a`` by item (and model) id; arrays are positional.
 
     Returns
     -------
@@ -148,9 +148,9 @@ def mae(a: Any, y: Any) -> Any:
 
     Examples
     --------
-        >>> import numpy as np
-        >>> a = np.array([1, 1, 0, 1, 0, 0, 1, 0])  # true correctness on 8 items
-        >>> y = np.array([1, 0, 0, 1, 1, 0, 1, 0])  # a prediction of it
+    >>> import numpy as np
+    >>> a = np.array([1, 1, 0, 1, 0, 0, 1, 0])  # true correctness on 8 items
+    >>> y = np.array([1, 0, 0, 1, 1, 0, 1, 0])  # a prediction of it
     >>> from effstats.metrics import mae
     >>> mae(a, y)
     0.25
@@ -170,12 +170,12 @@ def e_agg(a: Any, y: Any) -> Any:
 
     Parameters
     ----------
-        a : array-like of shape (n_items,) or (n_models, n_items), or ResponseMatrix
-            True correctness, values in [0, 1] (binary or scores). A :class:`effstats.ResponseMatrix` with missing
-            cells is refused.
-        y : array-like of the same shape, or ResponseMatrix
-            Predicted correctness. When both ``a`` and ``y`` carry ids (ResponseMatrix, DataFrame, Series), ``y`` is
-            aligned to ``a`` by item (and model) id; arrays are positional.
+    a : array-like of shape (n_items,) or (n_models, n_items), or ResponseMatrix
+        True correctness, values in [0, 1] (binary or scores). A :class:`effstats.ResponseMatrix` with missing
+        cells is refused.
+    y : array-like of the same shape, or ResponseMatrix
+        Predicted correctness. When both ``a`` and ``y`` carry ids (ResponseMatrix, DataFrame, Series), ``y`` is
+        aligned to ``a`` by item (and model) id; arrays are positional.
 
     Returns
     -------
@@ -196,9 +196,9 @@ def e_agg(a: Any, y: Any) -> Any:
 
     Examples
     --------
-        >>> import numpy as np
-        >>> a = np.array([1, 1, 0, 1, 0, 0, 1, 0])  # true correctness on 8 items
-        >>> y = np.array([1, 0, 0, 1, 1, 0, 1, 0])  # a prediction of it
+    >>> import numpy as np
+    >>> a = np.array([1, 1, 0, 1, 0, 0, 1, 0])  # true correctness on 8 items
+    >>> y = np.array([1, 0, 0, 1, 1, 0, 1, 0])  # a prediction of it
     >>> from effstats.metrics import e_agg, mae
     >>> e_agg(a, y), mae(a, y)  # the same accuracy, two items wrong
     (0.0, 0.25)
@@ -216,12 +216,12 @@ def e_rand(a: Any, y: Any) -> Any:
 
     Parameters
     ----------
-        a : array-like of shape (n_items,) or (n_models, n_items), or ResponseMatrix
-            True correctness, binary (0/1 or bool). A :class:`effstats.ResponseMatrix` with missing
-            cells is refused.
-        y : array-like of the same shape, or ResponseMatrix
-            Predicted correctness, binary. When both ``a`` and ``y`` carry ids (ResponseMatrix, DataFrame, Series), ``y`` is
-            aligned to ``a`` by item (and model) id; arrays are positional.
+    a : array-like of shape (n_items,) or (n_models, n_items), or ResponseMatrix
+        True correctness, binary (0/1 or bool). A :class:`effstats.ResponseMatrix` with missing
+        cells is refused.
+    y : array-like of the same shape, or ResponseMatrix
+        Predicted correctness, binary. When both ``a`` and ``y`` carry ids (ResponseMatrix, DataFrame, Series),
+        ``y`` is aligned to ``a`` by item (and model) id; arrays are positional.
 
     Returns
     -------
@@ -244,9 +244,9 @@ def e_rand(a: Any, y: Any) -> Any:
 
     Examples
     --------
-        >>> import numpy as np
-        >>> a = np.array([1, 1, 0, 1, 0, 0, 1, 0])  # true correctness on 8 items
-        >>> y = np.array([1, 0, 0, 1, 1, 0, 1, 0])  # a prediction of it
+    >>> import numpy as np
+    >>> a = np.array([1, 1, 0, 1, 0, 0, 1, 0])  # true correctness on 8 items
+    >>> y = np.array([1, 0, 0, 1, 1, 0, 1, 0])  # a prediction of it
     >>> from effstats.metrics import e_rand
     >>> e_rand(a, y)  # both rates are 1/2
     0.5
@@ -284,12 +284,12 @@ def cohen_kappa(a: Any, y: Any, *, undefined: float = 1.0) -> Any:
 
     Parameters
     ----------
-        a : array-like of shape (n_items,) or (n_models, n_items), or ResponseMatrix
-            True correctness, binary (0/1 or bool). A :class:`effstats.ResponseMatrix` with missing
-            cells is refused.
-        y : array-like of the same shape, or ResponseMatrix
-            Predicted correctness, binary. When both ``a`` and ``y`` carry ids (ResponseMatrix, DataFrame, Series), ``y`` is
-            aligned to ``a`` by item (and model) id; arrays are positional.
+    a : array-like of shape (n_items,) or (n_models, n_items), or ResponseMatrix
+        True correctness, binary (0/1 or bool). A :class:`effstats.ResponseMatrix` with missing
+        cells is refused.
+    y : array-like of the same shape, or ResponseMatrix
+        Predicted correctness, binary. When both ``a`` and ``y`` carry ids (ResponseMatrix, DataFrame, Series),
+        ``y`` is aligned to ``a`` by item (and model) id; arrays are positional.
     undefined : float in [-1, 1], default=1.0
         Returned where both vectors are the same constant (kappa is 0/0 there; perfect agreement). scikit-learn
         returns NaN in that case.
@@ -322,9 +322,9 @@ def cohen_kappa(a: Any, y: Any, *, undefined: float = 1.0) -> Any:
 
     Examples
     --------
-        >>> import numpy as np
-        >>> a = np.array([1, 1, 0, 1, 0, 0, 1, 0])  # true correctness on 8 items
-        >>> y = np.array([1, 0, 0, 1, 1, 0, 1, 0])  # a prediction of it
+    >>> import numpy as np
+    >>> a = np.array([1, 1, 0, 1, 0, 0, 1, 0])  # true correctness on 8 items
+    >>> y = np.array([1, 0, 0, 1, 1, 0, 1, 0])  # a prediction of it
     >>> from effstats.metrics import cohen_kappa
     >>> cohen_kappa(a, y)  # (0.75 - 0.5) / (1 - 0.5)
     0.5
@@ -343,12 +343,12 @@ def sample_metrics(a: Any, y: Any) -> pd.DataFrame:
 
     Parameters
     ----------
-        a : array-like of shape (n_items,) or (n_models, n_items), or ResponseMatrix
-            True correctness, binary (0/1 or bool). A :class:`effstats.ResponseMatrix` with missing
-            cells is refused.
-        y : array-like of the same shape, or ResponseMatrix
-            Predicted correctness, binary. When both ``a`` and ``y`` carry ids (ResponseMatrix, DataFrame, Series), ``y`` is
-            aligned to ``a`` by item (and model) id; arrays are positional.
+    a : array-like of shape (n_items,) or (n_models, n_items), or ResponseMatrix
+        True correctness, binary (0/1 or bool). A :class:`effstats.ResponseMatrix` with missing
+        cells is refused.
+    y : array-like of the same shape, or ResponseMatrix
+        Predicted correctness, binary. When both ``a`` and ``y`` carry ids (ResponseMatrix, DataFrame, Series),
+        ``y`` is aligned to ``a`` by item (and model) id; arrays are positional.
 
     Returns
     -------
