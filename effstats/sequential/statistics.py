@@ -540,7 +540,51 @@ class BinomialStatistic(_Statistic):
 
 
 class TangoStatistic(_Statistic):
-    """Paired difference: Tango's score test with restricted MLE; ``p10``, ``p01`` are the discordant rates."""
+    """Paired difference of two models: Tango's score test with the restricted maximum-likelihood variance.
+
+    The variance of ``d = a - b`` is evaluated under ``H0: p10 - p01 = delta0`` at the restricted MLE of the
+    discordant rates (closed form), with a continuity correction of a quarter of an item at 0 growing to one item
+    (details in the module's notes); at 0 it is McNemar's test. Datasets enter through ``n_eff``.
+
+    Parameters
+    ----------
+    estimate : array-like of shape (n_runs, n_looks) or broadcastable
+        Mean paired difference in [-1, 1] (mean of per-dataset means).
+    se : array-like
+        Its standard error (reported; the test uses ``n_eff`` and the null variance).
+    n_eff : array-like
+        Effective number of items; ``inf`` at an exhaustive look with ``fpc=True``.
+    p10, p01 : array-like
+        Rates at which A beats B and B beats A (``E[max(d, 0)]``, ``E[max(-d, 0)]``).
+
+    See Also
+    --------
+    effstats.sequential.statistics.BinomialStatistic : The statistic for one model.
+    effstats.sequential.statistics.AgrestiCaffoStatistic : Two models on different items.
+    effstats.sequential.SequentialEvaluator : Uses it for a paired comparison.
+
+    References
+    ----------
+    Tango, T. (1998). Equivalence test and confidence interval for the difference in proportions for the
+    paired-sample design. *Statistics in Medicine*, 17(8), 891–908.
+
+    Nam, J. (1997). Establishing equivalence of two treatments and sample size requirements in matched-pairs
+    design. *Biometrics*, 53(4), 1422–1430.
+
+    Edwards, A. L. (1948). Note on the "correction for continuity" in testing the significance of the difference
+    between correlated proportions. *Psychometrika*, 13(3), 185–187.
+
+    Examples
+    --------
+    On 1,000 paired items A wins 4 % and loses 1 %:
+
+    >>> from effstats.sequential.statistics import TangoStatistic
+    >>> st = TangoStatistic(0.03, 0.01, 1000.0, 0.04, 0.01)
+    >>> round(float(st.z_at(0.0)), 3)
+    4.207
+    >>> [round(float(v), 4) for v in st.interval(1.96)]
+    [0.0159, 0.0461]
+    """
 
     _fields = ("estimate", "se", "n_eff", "p10", "p01")
 
@@ -555,7 +599,25 @@ class TangoStatistic(_Statistic):
         return np.nan_to_num(r, nan=2.0, posinf=2.0) + 1e-9
 
     def null_variance(self, delta0):
-        """Per-item variance of ``d`` under ``p10 - p01 = delta0`` at the restricted MLE (Tango 1998)."""
+        """Per-item variance of ``d`` under ``p10 - p01 = delta0`` at the restricted MLE (Tango 1998).
+
+        Parameters
+        ----------
+        delta0 : float or array-like
+            Difference tested, in (-1, 1).
+
+        Returns
+        -------
+        ndarray
+            ``p10~ + p01~ - delta0**2`` at the restricted estimates.
+
+        Examples
+        --------
+        >>> from effstats.sequential.statistics import TangoStatistic
+        >>> st = TangoStatistic(0.03, 0.01, 1000.0, 0.04, 0.01)
+        >>> round(float(st.null_variance(0.0)), 4), round(float(st.null_variance(0.02)), 4)
+        (0.05, 0.0454)
+        """
         dl = np.minimum(np.maximum(np.asarray(delta0, float), -1 + _EPS), 1 - _EPS)  # np.clip has more overhead
         pos = dl >= 0
         x10 = np.where(pos, self.p10, self.p01)  # reflect delta0 < 0 onto delta0 > 0
@@ -568,6 +630,24 @@ class TangoStatistic(_Statistic):
         return 2 * q + a - a * a
 
     def z_at(self, theta0):
+        """Continuity-corrected score statistic of the paired difference against ``theta0``.
+
+        Parameters
+        ----------
+        theta0 : float or array-like
+            Difference tested, broadcast against the estimates.
+
+        Returns
+        -------
+        ndarray
+            Positive when the difference is above ``theta0``; ``+-inf`` or 0 at an exhaustive look.
+
+        Examples
+        --------
+        >>> from effstats.sequential.statistics import TangoStatistic
+        >>> round(float(TangoStatistic(0.03, 0.01, 1000.0, 0.04, 0.01).z_at(0.05)), 3)
+        -2.404
+        """
         v = self.null_variance(theta0)
         d = self.estimate - np.asarray(theta0, float)
         # continuity correction of one item (of n_eff; Edwards' for McNemar) away from delta0 = 0: the tail of a
@@ -594,12 +674,29 @@ class TangoStatistic(_Statistic):
     def interval(self, c):
         """Score-test inversion, with 0 inside exactly when the test at 0 does not reject.
 
+        Parameters
+        ----------
+        c : float or array-like
+            Critical value(s) on the z-scale; each end is a one-sided bound at level ``1 - Phi(c)``.
+
+        Returns
+        -------
+        low, high : ndarray
+
+        Notes
+        -----
         The decision is made at 0, so the interval that reports it contains 0 if and only if 0 is not rejected: a
         "greater" claim never comes with an interval reaching below 0. When 0 is rejected the end is searched on
         the estimate's side of 0: with disagreement in one direction only (``p01 = 0``) the restricted-MLE variance
         grows for ``theta0 < 0``, so ``z`` is not monotone there and some negative values are not rejected although
         0 is; the reported end is the smallest value beyond 0 that is not rejected, a real value rather than 0
         itself or the smallest positive float.
+
+        Examples
+        --------
+        >>> from effstats.sequential.statistics import TangoStatistic
+        >>> [round(float(v), 4) for v in TangoStatistic(0.03, 0.01, 1000.0, 0.04, 0.01).interval(2.5)]
+        [0.0122, 0.0509]
         """
         c = np.broadcast_to(np.asarray(c, float), np.shape(self.estimate))
         z0 = self.z_at(0.0)
@@ -613,7 +710,37 @@ class TangoStatistic(_Statistic):
 
 
 class AgrestiCaffoStatistic(_Statistic):
-    """Two models on different items: Agresti–Caffo adjusted difference ``adjusted`` and its standard error."""
+    """Two models on different items: the Agresti–Caffo adjusted difference and its Wald interval.
+
+    Each arm's mean is adjusted by one success and one failure, ``(s + 1) / (n + 2)``; the test of ``theta0``
+    is the interval ``adjusted -/+ c * se`` inverted.
+
+    Parameters
+    ----------
+    estimate : array-like of shape (n_runs, n_looks) or broadcastable
+        Plain difference of the two arms' scores.
+    se : array-like
+        Standard error of the adjusted difference; 0 where both arms used up their benchmarks (``fpc=True``).
+    adjusted : array-like
+        Adjusted difference.
+
+    See Also
+    --------
+    effstats.sequential.statistics.TangoStatistic : Two models on the same items.
+    effstats.sequential.SequentialEvaluator : Uses it with ``paired=False``.
+
+    References
+    ----------
+    Agresti, A. & Caffo, B. (2000). Simple and effective confidence intervals for proportions and differences of
+    proportions result from adding two successes and two failures. *The American Statistician*, 54(4), 280–288.
+
+    Examples
+    --------
+    >>> from effstats.sequential.statistics import AgrestiCaffoStatistic
+    >>> st = AgrestiCaffoStatistic(0.05, 0.03, 0.049)
+    >>> round(float(st.z_at(0.0)), 3), [round(float(v), 4) for v in st.interval(1.96)]
+    (1.633, [-0.0098, 0.1078])
+    """
 
     _fields = ("estimate", "se", "adjusted")
 
@@ -621,6 +748,23 @@ class AgrestiCaffoStatistic(_Statistic):
         self.estimate, self.se, self.adjusted = (np.asarray(x, float) for x in (estimate, se, adjusted))
 
     def z_at(self, theta0):
+        """Wald statistic of the adjusted difference against ``theta0`` (exact where ``se == 0``).
+
+        Parameters
+        ----------
+        theta0 : float or array-like
+            Difference tested.
+
+        Returns
+        -------
+        ndarray
+
+        Examples
+        --------
+        >>> from effstats.sequential.statistics import AgrestiCaffoStatistic
+        >>> round(float(AgrestiCaffoStatistic(0.05, 0.03, 0.049).z_at(0.1)), 3)
+        -1.7
+        """
         theta0 = np.asarray(theta0, float)
         # se = 0 only where both arms used up their benchmarks (fpc): the plain difference is then exact, and the
         # adjusted one is not the benchmarks' difference
@@ -628,6 +772,23 @@ class AgrestiCaffoStatistic(_Statistic):
         return np.nan_to_num(_div(self.adjusted - theta0, self.se, exact), nan=0.0)
 
     def interval(self, c):
+        """``adjusted -/+ c * se``, clipped to [-1, 1] (the plain difference +- 1e-12 where ``se == 0``).
+
+        Parameters
+        ----------
+        c : float or array-like
+            Critical value(s) on the z-scale.
+
+        Returns
+        -------
+        low, high : ndarray
+
+        Examples
+        --------
+        >>> from effstats.sequential.statistics import AgrestiCaffoStatistic
+        >>> [round(float(v), 4) for v in AgrestiCaffoStatistic(0.05, 0.03, 0.049).interval(2.5)]
+        [-0.026, 0.124]
+        """
         c = _critical(c)
         centre = np.where(self.se > 0, self.adjusted, self.estimate)
         h = np.where(self.se > 0, c * self.se, _TIE)
@@ -641,11 +802,48 @@ def _fpc(cnt, size):
 
 
 class Accumulator:
-    """Builds one statistic from per-dataset sums, one dataset at a time (memory (n_runs, n_looks), not x n_datasets).
+    """Builds one statistic of the mean of per-dataset means from per-dataset sums, one dataset at a time.
 
-    ``kind``: ``"single"`` (scores in [0, 1]), ``"paired"`` (differences in [-1, 1]) or ``"unpaired"``.
-    ``add`` takes the dataset's sums ``s1 = sum x``, ``s2 = sum x^2``, ``sa = sum |x|`` and counts ``cnt``
-    (arrays broadcastable to (n_runs, n_looks)), and its size ``size`` (for the finite-population correction).
+    Memory stays (n_runs, n_looks), not times the number of datasets. Each dataset's mean, smoothed proportion,
+    dispersion and variance (with the finite-population factor ``(N - n) / (N - 1)`` when ``fpc``) are summed;
+    :meth:`finish` turns the sums into the statistic of the kind.
+
+    Parameters
+    ----------
+    kind : {"single", "paired", "unpaired"}
+        One model (scores in [0, 1]), a paired difference (in [-1, 1]) or two models on different items.
+    fpc : bool, default=False
+        Finite-population correction: each dataset is the whole population of interest.
+
+    See Also
+    --------
+    effstats.sequential.statistics.information : The information of the same mean of means.
+    effstats.sequential.SequentialEvaluator : Feeds it the sums of each look.
+
+    References
+    ----------
+    Kish, L. (1965). *Survey Sampling*. Wiley, New York (design effect, effective sample size).
+
+    Korn, E. L. & Graubard, B. I. (1998). Confidence intervals for proportions with small expected number of
+    positive counts estimated from survey data. *Survey Methodology*, 24(2), 193–201.
+
+    Examples
+    --------
+    200 items of which 160 are correct, in one dataset of 1,000 items and in one of 250 with the
+    finite-population correction:
+
+    >>> import numpy as np
+    >>> from effstats.sequential.statistics import Accumulator
+    >>> x = (np.arange(200) % 5 != 0).astype(float)
+    >>> acc = Accumulator("single")
+    >>> acc.add(x.sum(), (x * x).sum(), x.sum(), 200.0, 1000.0)
+    >>> st = acc.finish()
+    >>> type(st).__name__, round(float(st.estimate), 3), round(float(st.n_eff), 1)
+    ('BinomialStatistic', 0.8, 200.0)
+    >>> acc = Accumulator("single", fpc=True)
+    >>> acc.add(x.sum(), (x * x).sum(), x.sum(), 200.0, 250.0)
+    >>> [round(float(v), 3) for v in acc.finish().interval(1.96)]
+    [0.772, 0.824]
     """
 
     def __init__(self, kind: str, fpc: bool = False) -> None:
@@ -661,6 +859,27 @@ class Accumulator:
             cur += value  # in place: (n_runs, n_looks) arrays, no temporaries
 
     def add(self, s1, s2, sa, cnt, size, arm_b: tuple | None = None) -> None:
+        """Add one dataset's sums at every look.
+
+        Parameters
+        ----------
+        s1, s2, sa : array-like of shape (n_runs, n_looks) or broadcastable
+            ``sum x``, ``sum x**2`` and ``sum |x|`` over the dataset's items drawn by each look.
+        cnt : array-like
+            Items drawn by each look.
+        size : int or float
+            Items in the dataset (used with ``fpc``).
+        arm_b : tuple, optional
+            ``(s1, s2, cnt, size)`` of the second model's items, for ``kind="unpaired"``.
+
+        Examples
+        --------
+        >>> from effstats.sequential.statistics import Accumulator
+        >>> acc = Accumulator("paired")
+        >>> acc.add(6.0, 10.0, 10.0, 100.0, 500.0)  # 8 wins and 2 losses of A over B in 100 items
+        >>> round(float(acc.finish().estimate), 3)
+        0.06
+        """
         cnt = np.asarray(cnt, float)
         have = cnt > 0
         n = np.maximum(cnt, 1.0)
@@ -725,6 +944,21 @@ class Accumulator:
         return np.where(hyp, size, np.inf), np.broadcast_to(cnt, np.shape(hyp))
 
     def finish(self) -> _Statistic:
+        """The statistic of the datasets added so far, and a fresh start for the next.
+
+        Returns
+        -------
+        BinomialStatistic, TangoStatistic or AgrestiCaffoStatistic
+            By ``kind``.
+
+        Examples
+        --------
+        >>> from effstats.sequential.statistics import Accumulator
+        >>> acc = Accumulator("single")
+        >>> acc.add(45.0, 45.0, 45.0, 50.0, 50.0)
+        >>> round(float(acc.finish().z_at(0.8)), 3)
+        1.664
+        """
         a, self.acc = self.acc, {}
         D = np.maximum(a["D"], 1.0)
         est = a["est"] / D
@@ -746,10 +980,46 @@ def information(counts: np.ndarray, sizes: np.ndarray | None = None, counts_b: n
                 sizes_b: np.ndarray | None = None) -> np.ndarray:
     """Statistical information of the mean of per-dataset means at each look, up to a constant.
 
-    ``counts`` (n_looks, n_datasets) items per dataset at each look. With equal per-item variances the variance
-    of the mean of means is ``sum_d 1 / n_d / D^2`` (times ``(N_d - n_d) / (N_d - 1)`` with the finite-population
-    correction, ``sizes`` given), so the information is its inverse (``inf`` once every dataset is used up with the
-    correction). Two arms on different items add ``1 / n_b``.
+    With equal per-item variances the variance of the mean of means is ``sum_d 1 / n_d / D^2`` (times
+    ``(N_d - n_d) / (N_d - 1)`` with the finite-population correction, ``sizes`` given), so the information is its
+    inverse (``inf`` once every dataset is used up with the correction). Two arms on different items add
+    ``1 / n_b``. The spending function is evaluated at this information's fraction of its maximum, not at the
+    fraction of items (Lan & DeMets 1983).
+
+    Parameters
+    ----------
+    counts : ndarray of shape (n_looks, n_datasets)
+        Items per dataset at each look.
+    sizes : ndarray of shape (n_datasets,), optional
+        Items in each dataset, for the finite-population correction.
+    counts_b, sizes_b : ndarray, optional
+        The same for the second model's items (two models on different items).
+
+    Returns
+    -------
+    ndarray of shape (n_looks,)
+
+    See Also
+    --------
+    effstats.sequential.design : Boundaries at these information levels.
+    effstats.sequential.statistics.Accumulator : The statistic whose information this is.
+
+    References
+    ----------
+    Lan, K. K. G. & DeMets, D. L. (1983). Discrete sequential boundaries for clinical trials. *Biometrika*,
+    70(3), 659–663.
+
+    Jennison, C. & Turnbull, B. W. (2000). *Group Sequential Methods with Applications to Clinical Trials*.
+    Chapman & Hall/CRC, Boca Raton (ch. 7, information-based monitoring).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from effstats.sequential.statistics import information
+    >>> information(np.array([[100], [200]]))
+    array([100., 200.])
+    >>> information(np.array([[100, 100], [200, 150]]), sizes=np.array([400, 150])).round(1)
+    array([ 367.8, 1596. ])
     """
     c = np.asarray(counts, float)
     f = 1.0 if sizes is None else _fpc(c, np.asarray(sizes, float)[None, :])
