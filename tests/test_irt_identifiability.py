@@ -52,7 +52,7 @@ def test_one_dimensional_recovery_is_limited_by_the_number_of_models(m, n, min_o
     assert corr(irt.b_, truth.base_difficulty) > 0.9
     # Scale and sign are fixed by standardising the fitted abilities (mean 0, sd 1) and orienting them with accuracy:
     # â ≈ a · sd(θ_true) (measured slope 0.90 with sd(θ) = 0.91 for 400 models). Without the standardisation the
-    # marginal-ML slope was 0.61 at 1,000 items (posteriors collapse onto quadrature nodes).
+    # marginal-ML slope would be 0.61 at 1,000 items (posteriors collapse onto quadrature nodes).
     slope = np.polyfit(truth.discrimination[:, 0], irt.a_[:, 0], 1)[0]
     assert slope == pytest.approx(truth.ability.std(), abs=0.12 if m > 100 else 0.5)
     assert irt.theta_.std() == pytest.approx(1.0) and abs(irt.theta_.mean()) < 1e-9

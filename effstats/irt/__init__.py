@@ -1,14 +1,17 @@
 """Item response theory: the 2PL / multidimensional 2PL model and the tinyBenchmarks estimators.
 
-* :class:`IRT2PL` (:mod:`._model`) — ``P(correct_mi) = sigmoid(θ_m · a_i − b_i)``, fitted by marginal ML
+* :class:`effstats.irt.IRT2PL` — ``P(correct_mi) = sigmoid(θ_m · a_i − b_i)``, fitted by marginal ML
   (Bock–Aitkin EM, one dimension) or regularised joint ML (alternating Newton, any dimension); abilities of new
   models from a few items (MAP or ML), with their covariance; what is identifiable (the module docstring).
-* :class:`TinyBenchmarks` (:mod:`._tinybenchmarks`) — anchor points (random / correctness clustering /
+* :class:`effstats.irt.TinyBenchmarks` — anchor points (random / correctness clustering /
   IRT-embedding clustering) and the weighted, p-IRT and gp-IRT estimates, with the reference implementation's
-  defaults (IRT dimension chosen among 2/5/10/15 by validation, k-means best of 5, ML abilities).
+  defaults (IRT dimension chosen among 2/5/10/15 by validation, ML abilities).
 
 References
 ----------
+Birnbaum, A. (1968). Some latent trait models and their use in inferring an examinee's ability. In F. M. Lord &
+M. R. Novick, *Statistical Theories of Mental Test Scores*, chapters 17–20. Addison-Wesley, Reading, MA.
+
 Polo, F. M., Weber, L., Choshen, L., Sun, Y., Xu, G. & Yurochkin, M. (2024). tinyBenchmarks: evaluating LLMs with
 fewer examples. *Proceedings of the 41st International Conference on Machine Learning (ICML)*, arXiv:2402.14992.
 

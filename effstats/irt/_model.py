@@ -129,6 +129,10 @@ def _newton_abilities(
 class IRT2PL(BaseEstimator):
     """Two-parameter logistic IRT model (``n_dims`` > 1: multidimensional), fitted by regularised ML.
 
+    ``P(model m answers item i correctly) = sigmoid(θ_m · a_i − b_i)``, with abilities θ_m, discriminations a_i
+    and difficulties b_i. Fitted on the 0/1 answers of many models; then estimates the abilities of new models from
+    their answers on a few items and predicts their answers on the rest.
+
     Parameters
     ----------
     n_dims : int, default=1
@@ -172,10 +176,22 @@ class IRT2PL(BaseEstimator):
     n_missing_ : int
         Missing cells of the fitted responses (skipped by the likelihood).
 
-    See the module docstring for what is identifiable.
+    See Also
+    --------
+    effstats.irt.TinyBenchmarks : Full-benchmark scores from a few items with this model (p-IRT, gp-IRT).
+    effstats.datasets.simulate_responses : Responses drawn from a (multidimensional) 2PL model.
+
+    Notes
+    -----
+    What the data identify (the scale, sign and, for ``n_dims`` > 1, the rotation of θ and a) is set out in the
+    module docstring of ``effstats.irt._model``: abilities are reported standardised over the fitted models and
+    oriented with accuracy, multidimensional solutions in the rotation with uncorrelated ability components.
 
     References
     ----------
+    Birnbaum, A. (1968). Some latent trait models and their use in inferring an examinee's ability. In F. M. Lord
+    & M. R. Novick, *Statistical Theories of Mental Test Scores*, chapters 17–20. Addison-Wesley, Reading, MA.
+
     Bock, R. D. & Aitkin, M. (1981). Marginal maximum likelihood estimation of item parameters: application of an
     EM algorithm. *Psychometrika* 46(4), 443–459.
 
@@ -183,6 +199,27 @@ class IRT2PL(BaseEstimator):
 
     Varadhan, R. & Roland, C. (2008). Simple and globally convergent methods for accelerating the convergence of
     any EM algorithm. *Scandinavian Journal of Statistics* 35(2), 335–353.
+
+    Polo, F. M., Weber, L., Choshen, L., Sun, Y., Xu, G. & Yurochkin, M. (2024). tinyBenchmarks: evaluating LLMs
+    with fewer examples. *Proceedings of the 41st International Conference on Machine Learning (ICML)*,
+    arXiv:2402.14992.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from effstats.datasets import simulate_responses
+    >>> from effstats.irt import IRT2PL
+    >>> Y = simulate_responses(30, 200, rng=0).values.astype(bool)  # 30 models x 200 items, 0/1
+    >>> irt = IRT2PL().fit(Y[:25])
+    >>> irt.method_, irt.a_.shape, irt.theta_.shape
+    ('mml', (200, 1), (25, 1))
+    >>> items = np.arange(0, 200, 4)  # 5 new models answer 50 of the items
+    >>> theta = irt.abilities(Y[25:, items], items, method="map")
+    >>> predicted = irt.predict_proba(theta).mean(axis=1)  # expected accuracy on all 200 items
+    >>> np.round(predicted, 2)
+    array([0.44, 0.29, 0.35, 0.42, 0.52])
+    >>> np.round(predicted - Y[25:].mean(axis=1), 2)  # error against the observed accuracy
+    array([-0.07, -0.02,  0.07,  0.05, -0.06])
     """
 
     def __init__(
@@ -225,11 +262,18 @@ class IRT2PL(BaseEstimator):
             Binary correctness; a DataFrame's columns (a ResponseMatrix's ``item_ids``) are remembered as item ids.
             Missing cells (a ResponseMatrix's ``missing`` mask, NaN) are left out of the likelihood: the model is
             fitted on the observed cells only (``n_missing_`` counts the others).
-        y : ignored
+        y : None
+            Ignored; present for scikit-learn's estimator API.
 
         Returns
         -------
-        self
+        self : IRT2PL
+            The fitted model.
+
+        Raises
+        ------
+        ValueError
+            Non-binary responses, fewer than 2 models or items, or a model without any observed response.
         """
         d, method = self._check_params()
         Y, obs, item_ids, model_ids = _binary_with_mask(responses, "responses")
@@ -272,8 +316,8 @@ class IRT2PL(BaseEstimator):
             """One EM iteration from (a, b); also the loss at (a, b)."""
             a, b = par[:n], par[n:]
             z = x[:, None] * a - b  # (Q, N) logits
-            # log p - log(1 - p) = z exactly, so only log(1 - p) is evaluated (a logaddexp of (Q, N) values was
-            # half of an EM step)
+            # log p - log(1 - p) = z exactly, so only log(1 - p) is evaluated (a logaddexp of (Q, N) values would
+            # be half of an EM step)
             lq = -np.logaddexp(0.0, z)
             # (M, Q) joint log-likelihood, one matmul; missing cells (W = 0) add nothing
             ll = Y @ z.T + ((lq.sum(1) + logw) if W is None else (W @ lq.T + logw))
@@ -470,7 +514,24 @@ class IRT2PL(BaseEstimator):
 
         Returns
         -------
-        ndarray of shape (n_models, n_dims), and the covariances if ``return_cov``.
+        theta : ndarray of shape (n_models, n_dims)
+            The estimated abilities.
+        cov : ndarray of shape (n_models, n_dims, n_dims)
+            Their covariances; only with ``return_cov=True``.
+
+        See Also
+        --------
+        effstats.irt.IRT2PL.predict_proba : Answers predicted from the abilities.
+
+        Examples
+        --------
+        >>> from effstats.datasets import simulate_responses
+        >>> from effstats.irt import IRT2PL
+        >>> Y = simulate_responses(30, 200, rng=0).values.astype(bool)
+        >>> irt = IRT2PL().fit(Y[:25])
+        >>> theta, cov = irt.abilities(Y[25:, :100], range(100), return_cov=True)
+        >>> theta.shape, cov.shape
+        ((5, 1), (5, 1, 1))
         """
         check_is_fitted(self, "a_")
         method = check_option(method, "method", _ABILITY)
@@ -484,16 +545,40 @@ class IRT2PL(BaseEstimator):
         return (th, np.linalg.inv(H)) if return_cov else th
 
     def predict_proba(self, theta: Any = None, items: Any = None) -> np.ndarray:
-        """P(correct), shape (n_models, n_items), for abilities ``theta`` (default: the fitted ones) on ``items``
-        (ids or positions, default all)."""
+        """Probability of a correct answer of each model on each item.
+
+        Parameters
+        ----------
+        theta : array-like of shape (n_models, n_dims), default=None
+            Abilities, e.g. from :meth:`abilities`; default the fitted models' ``theta_``.
+        items : sequence, default=None
+            Item ids (when fitted with ids) or positions; default all fitted items.
+
+        Returns
+        -------
+        ndarray of shape (n_models, n_items)
+            ``sigmoid(θ_m · a_i − b_i)``.
+        """
         check_is_fitted(self, "a_")
         th = self.theta_ if theta is None else check_array(theta, "theta", ndim=2, shape=(None, self.a_.shape[1]))
         idx = self._item_positions(items)
         return _sigmoid(th @ self.a_[idx].T - self.b_[idx])
 
     def score(self, responses: Any, y: Any = None) -> float:
-        """Mean Bernoulli log-likelihood per response of ``responses`` (models × all fitted items, or a DataFrame
-        with item-id columns) at their MAP abilities; higher is better."""
+        """Mean Bernoulli log-likelihood per response at the models' MAP abilities; higher is better.
+
+        Parameters
+        ----------
+        responses : array-like of shape (n_models, n_items), DataFrame or ResponseMatrix
+            Binary answers on all fitted items (an array), or on the items named by a DataFrame's columns.
+        y : None
+            Ignored; present for scikit-learn's estimator API.
+
+        Returns
+        -------
+        float
+            Mean log-likelihood of the observed responses.
+        """
         check_is_fitted(self, "a_")
         Y, idx, W = self._responses_on_items(responses, None)
         th = _newton_abilities(Y, self.a_[idx], self.b_[idx], prior=True, W=W)[0]
