@@ -352,8 +352,11 @@ def disagreement(outputs: Any, measure: str = "pds", *, top_k: int = 1, n_classe
         if v.min() < 0 or v.max() > 1:
             raise ValueError(f"outputs: correctness must lie in [0, 1], got values in [{v.min():g}, {v.max():g}]")
         arr = np.stack([1.0 - v, v], axis=-1)
-    if not np.issubdtype(arr.dtype, np.integer):
+    ids = np.issubdtype(arr.dtype, np.integer)
+    if not ids:
         arr = _proba(arr, "outputs")
+    # one bound: the ranks class ids hold (1 for hard labels); unused by probabilities, but still a positive int
+    check_positive_int(top_k, "top_k", maximum=(arr.shape[2] if arr.ndim == 3 else 1) if ids else None)
     return _disagreement(arr, measure, top_k, n_classes)
 
 
