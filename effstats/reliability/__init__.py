@@ -2,29 +2,35 @@
 
 Implements Perlitz et al., "Efficient Benchmarking (of Language Models)" (NAACL 2024):
 
-* :func:`mean_win_rate` (App. A, exact: ties stay ties), :func:`mean_score`, :func:`mean_of_means`,
-  :func:`comparison_components` — vectorised over any number of leading "resample" axes;
-* :func:`dior` — Decision Impact on Reliability (Sect. 2.1): resample a design decision (scenarios,
-  subscenarios, examples, prompts) with replacement, score the benchmark under each instantiation,
+* :func:`~effstats.reliability.mean_win_rate` (App. A, exact: ties stay ties), :func:`~effstats.reliability.mean_score`,
+  :func:`~effstats.reliability.mean_of_means`, :func:`~effstats.reliability.comparison_components` — vectorised
+  over any number of leading "resample" axes;
+* :func:`~effstats.reliability.dior` — Decision Impact on Reliability (Sect. 2.1): resample a design decision
+  (scenarios, subscenarios, examples, prompts) with replacement, score the benchmark under each instantiation,
   compare with the original by a meta-metric (Kendall τ in O(n log n), weighted τ, best-model error rate,
   |Δ score|) and report the lower bound of the confidence interval, with the whole distribution;
-  :func:`dior_plan` / :class:`DIoRPlan` expose the batch steps (draw index arrays, score a batch);
-* :func:`efficiency_curve` (Fig. 2, App. C), :func:`rank_trajectories` (Fig. 1), :func:`rank_switch_curve` (Fig. 3),
-  :func:`prompt_strategies` (Fig. 4), :func:`rank_resolution` (Fig. 6);
-* App. B counterexamples and the clone / removal detectors on real tables (:func:`clone_flips`, :func:`removal_flips`);
-* :func:`flash_helm` — the coarse-to-fine tournament (Algorithm 1) with a guarantee for the top-k models,
-  :func:`flash_helm_orders` (its behaviour over random example orders) and :func:`simulate_examples`.
+  :func:`~effstats.reliability.dior_plan` / :class:`~effstats.reliability.DIoRPlan` expose the batch steps (draw
+  index arrays, score a batch);
+* :func:`~effstats.reliability.efficiency_curve` (Fig. 2, App. C), :func:`~effstats.reliability.rank_trajectories`
+  (Fig. 1), :func:`~effstats.reliability.rank_switch_curve` (Fig. 3), :func:`~effstats.reliability.prompt_strategies`
+  (Fig. 4), :func:`~effstats.reliability.rank_resolution` (Fig. 6);
+* App. B counterexamples and the clone / removal detectors on real tables
+  (:func:`~effstats.reliability.clone_flips`, :func:`~effstats.reliability.removal_flips`);
+* :func:`~effstats.reliability.flash_helm` — the coarse-to-fine tournament (Algorithm 1) with a guarantee for the
+  top-k models, :func:`~effstats.reliability.flash_helm_orders` (its behaviour over random example orders) and
+  :func:`~effstats.reliability.simulate_examples`.
 
 Modules
 -------
-_benchmark     the validated models × items table (:class:`Benchmark`) and the comparison graph
+_benchmark     the validated models × items table (:class:`~effstats.reliability.Benchmark`) and the comparison graph
 _winrate       Mean Win Rate (exact integer counts), mean score, mean of means
 _metametrics   Kendall τ-b (merge-sort inversion counting across resamples), weighted τ, switches
 _dior          DIoR, its batch plan and efficiency curves
 _curves        rank switches, prompt strategies, rank trajectories and resolution, subscenario correlations
 _pathologies   App. B counterexamples and the clone / removal detectors
 _flash_helm    Flash-HELM
-_report        :func:`audit` and its :class:`AuditResult` (the ``effstats audit`` report: Markdown, HTML, figures)
+_report        :func:`~effstats.reliability.audit` and its :class:`~effstats.reliability.AuditResult` (the
+               ``effstats audit`` report: Markdown, HTML, figures)
 
 Data layout
 -----------

@@ -57,7 +57,7 @@ def _choice(x: Any, name: str, options: Sequence[str]) -> str:
 # =============================================================================================
 @dataclass(frozen=True, eq=False)
 class Benchmark:
-    """A validated score table with its item hierarchy (built by :meth:`from_data`).
+    """A validated score table with its item hierarchy (built by :meth:`effstats.reliability.Benchmark.from_data`).
 
     Every function of :mod:`effstats.reliability` reads its input into one of these; pass a Benchmark
     directly to skip the validation when calling several of them on the same data.
@@ -83,8 +83,8 @@ class Benchmark:
 
     See Also
     --------
-    effstats.ResponseMatrix : the data model it is built from.
-    effstats.reliability.comparison_components : the comparison graph of a plain table.
+    effstats.ResponseMatrix : The data model it is built from.
+    effstats.reliability.comparison_components : The comparison graph of a plain table.
 
     References
     ----------
@@ -180,6 +180,10 @@ class Benchmark:
         ------
         ValueError
             Bad input, naming the argument.
+
+        See Also
+        --------
+        effstats.ResponseMatrix : Per-example data with item metadata.
 
         Examples
         --------
@@ -333,6 +337,14 @@ class Benchmark:
         Returns
         -------
         ndarray of int of shape (n_sub,)
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from effstats.reliability import Benchmark
+        >>> bench = Benchmark.from_data(np.arange(24.0).reshape(4, 6), groups=list("aaabbc"))
+        >>> bench.group_sizes().tolist()
+        [1, 1, 1, 1, 1, 1]
         """
         return np.bincount(self.sub_of_item, minlength=self.n_sub)
 
@@ -354,6 +366,18 @@ class Benchmark:
         Returns
         -------
         ndarray of bool of shape (n_models, n_scen)
+
+        See Also
+        --------
+        effstats.reliability.Benchmark.components : The comparison graph built from it.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from effstats.reliability import Benchmark
+        >>> bench = Benchmark.from_data(np.arange(24.0).reshape(4, 6), groups=list("aaabbc"))
+        >>> bench.scenario_observed().shape
+        (4, 3)
         """
         scen_of_item = self.scen_of_sub[self.sub_of_item]
         onehot = np.zeros((self.n_items, self.n_scen))
@@ -371,7 +395,15 @@ class Benchmark:
 
         See Also
         --------
-        effstats.reliability.comparison_components : the same for a plain table.
+        effstats.reliability.comparison_components : The same for a plain table.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from effstats.reliability import Benchmark
+        >>> bench = Benchmark.from_data(np.arange(24.0).reshape(4, 6), groups=list("aaabbc"))
+        >>> bench.components().tolist()
+        [0, 0, 0, 0]
         """
         return _components(self.scenario_observed())
 
@@ -389,6 +421,10 @@ class Benchmark:
         ------
         ValueError
             Naming the groups of models, when there is more than one.
+
+        See Also
+        --------
+        effstats.reliability.Benchmark.components : The groups.
 
         Examples
         --------

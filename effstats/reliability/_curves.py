@@ -72,7 +72,7 @@ def rank_switch_curve(
     See Also
     --------
     effstats.reliability.efficiency_curve : DIoR against the number of examples.
-    effstats.reliability.rank_trajectories : each model's rank band against the number of examples.
+    effstats.reliability.rank_trajectories : Each model's rank band against the number of examples.
 
     References
     ----------
@@ -158,12 +158,12 @@ def prompt_strategies(
         must have every prompt.
     n_examples : sequence of int
         The K values.
-    example, prompt, scenario : str, default="example", "prompt", "scenario"
-        Item column names.
-    replace : bool, default=False
-        Bootstrap (``True``, *Boot*) or sub-sample (``False``, *Sub*).
+    example, prompt : str, default="example", "prompt"
+        Item columns naming each cell's example and prompt.
     score : {"mwr", "mean", "mean_of_means"}, default="mean_of_means"
         Benchmark scoring function.
+    replace : bool, default=False
+        Bootstrap (``True``, *Boot*) or sub-sample (``False``, *Sub*).
     n_boot : int, default=300
         Resamples per size.
     ci : float in (0, 1), default=0.95
@@ -172,6 +172,8 @@ def prompt_strategies(
         Ties in the win rate.
     rng : int or numpy.random.Generator, optional
         Seed or generator.
+    scenario : str, default="scenario"
+        Item column naming each cell's scenario.
 
     Returns
     -------
@@ -309,8 +311,8 @@ def rank_trajectories(
 
     See Also
     --------
-    effstats.reliability.rank_resolution : the mean rank error at each size.
-    effstats.reliability.rank_switch_curve : switches within clusters of adjacent ranks.
+    effstats.reliability.rank_resolution : The mean rank error at each size.
+    effstats.reliability.rank_switch_curve : Switches within clusters of adjacent ranks.
 
     References
     ----------
@@ -392,8 +394,8 @@ def rank_resolution(
 
     See Also
     --------
-    effstats.reliability.flash_helm : the tournament that stops models by Res(S).
-    effstats.reliability.rank_trajectories : each model's rank band.
+    effstats.reliability.flash_helm : The tournament that stops models by Res(S).
+    effstats.reliability.rank_trajectories : Each model's rank band.
 
     References
     ----------

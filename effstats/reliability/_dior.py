@@ -1,8 +1,9 @@
 """DIoR: Decision Impact on Reliability (Sect. 2.1) and efficiency curves.
 
 The bootstrap is split into two steps so that resamples can be computed in chunks anywhere (e.g. by a
-distributed backend): :meth:`DIoRPlan.draw` gives the index arrays of a batch of resamples and
-:meth:`DIoRPlan.statistic` the meta-metric of a batch from its index arrays; :func:`dior` chains them.
+distributed backend): :meth:`effstats.reliability.DIoRPlan.draw` gives the index arrays of a batch of resamples and
+:meth:`effstats.reliability.DIoRPlan.statistic` the meta-metric of a batch from its index arrays;
+:func:`effstats.reliability.dior` chains them.
 """
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ from ._winrate import _scenario_table, _score, _score_from_scenarios
 # =============================================================================================
 @dataclass(frozen=True, eq=False)
 class DIoRResult:
-    """Result of :func:`dior` (scipy.stats-like, frozen).
+    """Result of :func:`effstats.reliability.dior` (scipy.stats-like, frozen).
 
     Attributes
     ----------
@@ -55,8 +56,8 @@ class DIoRResult:
 
     See Also
     --------
-    effstats.reliability.dior : computes it.
-    effstats.reliability.DIoRPlan.result : builds it from a distribution computed in batches.
+    effstats.reliability.dior : Computes it.
+    effstats.reliability.DIoRPlan.result : Builds it from a distribution computed in batches.
 
     References
     ----------
@@ -91,7 +92,7 @@ class DIoRResult:
 
     @property
     def standard_error(self) -> float:
-        """Spread matching :meth:`confidence_interval`.
+        """Spread matching :meth:`effstats.reliability.DIoRResult.confidence_interval`.
 
         τ and |Δ score|: standard deviation of the bootstrap distribution of the meta-metric (ddof = 1), the
         spread whose percentiles give the interval. ``best_model``: binomial standard error
@@ -103,6 +104,10 @@ class DIoRResult:
         -------
         float
             NaN when the distribution holds a single draw.
+
+        See Also
+        --------
+        effstats.reliability.DIoRResult.confidence_interval : The interval this spread goes with.
 
         Examples
         --------
@@ -135,6 +140,10 @@ class DIoRResult:
         effstats.ConfidenceInterval
             ``(low, high)`` named tuple.
 
+        See Also
+        --------
+        effstats.reliability.DIoRResult.standard_error : The matching spread.
+
         References
         ----------
         .. [1] Wilson, E. B. "Probable inference, the law of succession, and statistical inference". Journal of
@@ -159,6 +168,10 @@ class DIoRResult:
         DataFrame
             Columns decision, objective, score, size, compute_fraction, dior, statistic, standard_error,
             ci_low, ci_high, confidence_level, n_boot, error_rate.
+
+        See Also
+        --------
+        effstats.reliability.efficiency_curve : Such rows for several sizes.
 
         Examples
         --------
@@ -308,10 +321,12 @@ def _resampled_scores(bench: Benchmark, decision: str, size: int | None, n_boot:
 
 @dataclass(frozen=True, eq=False)
 class DIoRPlan:
-    """Everything :func:`dior` needs besides the resamples: the benchmark, the decision and objective,
-    the original scores and, for ``best_model``, the model masks and top pairs of the ``n_top`` repeats.
+    """Everything :func:`effstats.reliability.dior` needs besides the resamples.
 
-    Built by :func:`dior_plan`. ``draw(B, rng)`` returns the index arrays of B resamples and
+    The benchmark, the decision and objective, the original scores and, for ``best_model``, the model masks and top
+    pairs of the ``n_top`` repeats.
+
+    Built by :func:`effstats.reliability.dior_plan`. ``draw(B, rng)`` returns the index arrays of B resamples and
     ``statistic(indices)`` the meta-metric (B,) and the scores (B, n_models) of those resamples, so
     batches can be computed independently (in chunks, in parallel) and concatenated; ``result`` turns
     the concatenated distribution into a :class:`effstats.reliability.DIoRResult`.
@@ -333,9 +348,9 @@ class DIoRPlan:
 
     See Also
     --------
-    effstats.reliability.dior_plan : builds it.
-    effstats.reliability.dior : draws and scores every batch in turn.
-    effstats.distributed.dior : the same batches as Dask tasks.
+    effstats.reliability.dior_plan : Builds it.
+    effstats.reliability.dior : Draws and scores every batch in turn.
+    effstats.distributed.dior : The same batches as Dask tasks.
 
     References
     ----------
@@ -376,6 +391,14 @@ class DIoRPlan:
         Returns
         -------
         int
+
+        Examples
+        --------
+        >>> from effstats.datasets import load_helm_lite
+        >>> from effstats.reliability import dior_plan
+        >>> plan = dior_plan(load_helm_lite(), "scenarios", "kendall")
+        >>> plan.chunk_size >= 1
+        True
         """
         return _chunk_size(self.bench, self.decision, self.size)
 
@@ -394,11 +417,24 @@ class DIoRPlan:
         list of ndarray of shape (n, k)
             One integer array for ``scenarios`` / ``subscenarios`` / ``prompts``; one per subscenario for
             ``examples``.
+
+        See Also
+        --------
+        effstats.reliability.DIoRPlan.statistic : Scores the drawn resamples.
+
+        Examples
+        --------
+        >>> from effstats.datasets import load_helm_lite
+        >>> from effstats.reliability import dior_plan
+        >>> plan = dior_plan(load_helm_lite(), "scenarios", "kendall")
+        >>> [a.shape for a in plan.draw(3, rng=0)]  # 3 draws of HELM Lite's 10 scenarios
+        [(3, 10)]
         """
         return _draw(self.bench, self.decision, self.size, check_positive_int(n, "n"), check_rng(rng))
 
     def _check_indices(self, indices: Any) -> list[np.ndarray]:
-        """``indices`` as :meth:`draw` gives them: a list of integer (B, k) arrays with codes in range."""
+        """``indices`` as :meth:`effstats.reliability.DIoRPlan.draw` gives them: a list of integer (B, k) arrays with
+        codes in range."""
         b = self.bench
         if self.decision == "examples":
             limits = [int(n) for n in b.group_sizes()]
@@ -427,7 +463,7 @@ class DIoRPlan:
         Parameters
         ----------
         indices : list of ndarray
-            Index arrays as :meth:`draw` returns them.
+            Index arrays as :meth:`effstats.reliability.DIoRPlan.draw` returns them.
 
         Returns
         -------
@@ -435,6 +471,19 @@ class DIoRPlan:
             The meta-metric of each resample.
         resampled : ndarray of shape (B, n_models)
             The benchmark score of each model in each resample.
+
+        See Also
+        --------
+        effstats.reliability.DIoRPlan.result : Turns the concatenated batches into a result.
+
+        Examples
+        --------
+        >>> from effstats.datasets import load_helm_lite
+        >>> from effstats.reliability import dior_plan
+        >>> plan = dior_plan(load_helm_lite(), "scenarios", "kendall")
+        >>> distribution, resampled = plan.statistic(plan.draw(3, rng=0))
+        >>> distribution.round(3).tolist(), resampled.shape
+        ([0.882, 0.728, 0.897], (3, 91))
         """
         indices = self._check_indices(indices)
         res = _scores_from_counts(self.bench, _counts(self.bench, self.decision, indices), self.score, self.ties,
@@ -463,6 +512,15 @@ class DIoRPlan:
         Returns
         -------
         effstats.reliability.DIoRResult
+
+        Examples
+        --------
+        >>> from effstats.datasets import load_helm_lite
+        >>> from effstats.reliability import dior_plan
+        >>> plan = dior_plan(load_helm_lite(), "scenarios", "kendall")
+        >>> res = plan.result(*plan.statistic(plan.draw(3, rng=0)))
+        >>> round(res.statistic, 3), res.distribution.size
+        (0.836, 3)
         """
         dist = np.asarray(distribution, dtype=float)
         n_trials = dist.size * len(self.pairs) if self.objective == "best_model" else 0
@@ -496,8 +554,24 @@ def dior_plan(
 
     Parameters
     ----------
-    data, decision, objective, size, score, ci, n_top, ties, scenario, subscenario, prompt
+    data : ResponseMatrix, DataFrame (models × scenarios) or array (n_models, n_items)
         As in :func:`effstats.reliability.dior`.
+    decision : {"scenarios", "subscenarios", "examples", "prompts"}, default="scenarios"
+        What is resampled.
+    objective : {"kendall", "weighted_tau", "best_model", "model_quality"}, default="kendall"
+        The meta-metric.
+    size : int, optional
+        Instantiation size (default: the original size).
+    score : {"mwr", "mean", "mean_of_means"}, default="mwr"
+        Benchmark scoring function.
+    ci : float in (0, 1), default=0.95
+        Level of the interval whose lower end is the DIoR.
+    n_top : int, default=5
+        Repeats of the best-model objective.
+    ties : {"strict", "half"}, default="strict"
+        Ties in the win rate.
+    scenario, subscenario, prompt : str, default="scenario", "subscenario", "prompt"
+        Item-metadata columns of a ResponseMatrix giving the hierarchy.
 
     Returns
     -------
@@ -512,8 +586,8 @@ def dior_plan(
 
     See Also
     --------
-    effstats.reliability.dior : the whole computation in one call.
-    effstats.distributed.dior : the batches as Dask tasks.
+    effstats.reliability.dior : The whole computation in one call.
+    effstats.distributed.dior : The batches as Dask tasks.
 
     References
     ----------
@@ -632,21 +706,23 @@ def dior(
     rng : int or Generator, optional
     progress : bool, default=False
         Show a tqdm bar over the resample batches.
+    scenario, subscenario, prompt : str, default="scenario", "subscenario", "prompt"
+        Item-metadata columns of a ResponseMatrix giving the hierarchy.
 
     Returns
     -------
     DIoRResult
 
-    Notes
-    -----
-    The resamples are drawn and scored in batches by :class:`DIoRPlan` (``dior_plan(...).draw`` /
-    ``.statistic``): the same steps can be distributed batch by batch.
-
     See Also
     --------
     effstats.reliability.efficiency_curve : DIoR against the instantiation size.
-    effstats.reliability.dior_plan : the batch steps.
+    effstats.reliability.dior_plan : The batch steps.
     effstats.reliability.audit : DIoR of every decision and objective in one report.
+
+    Notes
+    -----
+    The resamples are drawn and scored in batches by :class:`effstats.reliability.DIoRPlan` (``dior_plan(...).draw`` /
+    ``.statistic``): the same steps can be distributed batch by batch.
 
     References
     ----------
@@ -722,8 +798,8 @@ def efficiency_curve(data: Any, decision: Decision = "examples", objective: Obje
 
     See Also
     --------
-    effstats.reliability.dior : one size.
-    effstats.reliability.rank_switch_curve : rank switches against the number of examples.
+    effstats.reliability.dior : One size.
+    effstats.reliability.rank_switch_curve : Rank switches against the number of examples.
 
     References
     ----------

@@ -37,8 +37,8 @@ class FlashHELMResult:
 
     See Also
     --------
-    effstats.reliability.flash_helm : computes it.
-    effstats.reliability.flash_helm_orders : many of them over random example orders.
+    effstats.reliability.flash_helm : Computes it.
+    effstats.reliability.flash_helm_orders : Many of them over random example orders.
 
     References
     ----------
@@ -74,6 +74,10 @@ class FlashHELMResult:
         -------
         bool
 
+        See Also
+        --------
+        effstats.reliability.flash_helm_orders : How often this holds over random example orders.
+
         Examples
         --------
         >>> import pandas as pd
@@ -97,6 +101,10 @@ class FlashHELMResult:
         -------
         float
 
+        See Also
+        --------
+        effstats.reliability.FlashHELMResult : Its ``ranks`` table holds the saving of each model.
+
         Examples
         --------
         >>> import pandas as pd
@@ -117,6 +125,10 @@ class FlashHELMResult:
         -------
         DataFrame
             ``ranks`` with a ``model`` column and the columns total_saving, top_k, level.
+
+        See Also
+        --------
+        effstats.reliability.flash_helm_orders : One summary row per example order.
 
         Examples
         --------
@@ -210,7 +222,7 @@ def flash_helm(
         Probability that every top-``top_k`` model is evaluated on all examples (see Notes); None drops the
         guards.
     guard : dict {size: G}, optional
-        Precomputed G(S) (e.g. from :func:`flash_helm_orders`).
+        Precomputed G(S) (e.g. from :func:`effstats.reliability.flash_helm_orders`).
     score : {"mwr", "mean", "mean_of_means"}, default="mwr"
         Benchmark scoring function.
     n_boot : int, default=200
@@ -221,6 +233,8 @@ def flash_helm(
         Seed or generator.
     progress : bool, default=False
         Text progress bar over the models.
+    **kw
+        Item column names (``scenario``, ``subscenario``).
 
     Returns
     -------
@@ -229,9 +243,9 @@ def flash_helm(
 
     See Also
     --------
-    effstats.reliability.flash_helm_orders : the same tournament over many random example orders.
-    effstats.reliability.simulate_examples : per-example outcomes that reproduce a leaderboard table.
-    effstats.reliability.rank_resolution : the rank error Res(S) against the number of examples.
+    effstats.reliability.flash_helm_orders : The same tournament over many random example orders.
+    effstats.reliability.simulate_examples : Per-example outcomes that reproduce a leaderboard table.
+    effstats.reliability.rank_resolution : The rank error Res(S) against the number of examples.
 
     Notes
     -----
@@ -266,6 +280,14 @@ def flash_helm(
     that leader does, which is why newcomers also need their own bound. ``level=None`` drops both guards (the
     paper's rule alone, which can stop the full-data best model before its last stage).
 
+    References
+    ----------
+    .. [1] Perlitz, Y., Bandel, E., Gera, A., Arviv, O., Ein-Dor, L., Shnarch, E., Slonim, N., Shmueli-Scheuer, M.
+       and Choshen, L. "Efficient Benchmarking (of Language Models)". NAACL 2024 (arXiv:2308.11696), Sect. 6,
+       Algorithm 1, Fig. 6.
+    .. [2] Cochran, W. G. "Sampling Techniques", 3rd ed. Wiley, 1977, Ch. 5 (stratified random sampling, the
+       finite-population correction).
+
     Examples
     --------
     A leading newcomer is evaluated on every example, so its reported rank is its full rank; the other one stops
@@ -281,14 +303,6 @@ def flash_helm(
     [1, 1, 'max']
     >>> bool(out.ranks.loc["m20", "rank_low"] <= out.ranks.loc["m20", "rank_full"] <= out.ranks.loc["m20", "rank_high"])
     True
-
-    References
-    ----------
-    .. [1] Perlitz, Y., Bandel, E., Gera, A., Arviv, O., Ein-Dor, L., Shnarch, E., Slonim, N., Shmueli-Scheuer, M.
-       and Choshen, L. "Efficient Benchmarking (of Language Models)". NAACL 2024 (arXiv:2308.11696), Sect. 6,
-       Algorithm 1, Fig. 6.
-    .. [2] Cochran, W. G. "Sampling Techniques", 3rd ed. Wiley, 1977, Ch. 5 (stratified random sampling, the
-       finite-population correction).
     """
     _setup = _flash_setup(data, sizes, tiers, resolution, quantile, rule, top_k, level, guard, score, n_boot, ties,
                           rng, kw, new_models=new_models)
@@ -547,7 +561,7 @@ def flash_helm_orders(
     rng: Any = None,
     **kw: Any,
 ) -> pd.DataFrame:
-    """Run :func:`flash_helm` over ``n_orders`` random example orders.
+    """Run :func:`effstats.reliability.flash_helm` over ``n_orders`` random example orders.
 
     Res(S) and the guard G(S) are estimated once (from independent orders) and reused, as a maintainer
     would; each order is then a fresh tournament: every model against all others, or with ``new_models`` the
@@ -582,7 +596,7 @@ def flash_helm_orders(
 
     See Also
     --------
-    effstats.reliability.flash_helm : one order.
+    effstats.reliability.flash_helm : One order.
 
     References
     ----------
@@ -659,8 +673,8 @@ def simulate_examples(table: Any, n_examples: int | dict = 1000, *, noise: float
 
     See Also
     --------
-    effstats.reliability.flash_helm : needs per-example outcomes.
-    effstats.datasets.simulate_responses : responses from an item response model instead.
+    effstats.reliability.flash_helm : Needs per-example outcomes.
+    effstats.datasets.simulate_responses : Responses from an item response model instead.
 
     References
     ----------

@@ -87,17 +87,17 @@ def kendall_tau(reference: Any, resampled: Any) -> np.ndarray:
         Equal to ``scipy.stats.kendalltau`` (τ-b) row by row; a resample with no ordered pair gets τ = 0 (no
         agreement information) rather than NaN.
 
+    See Also
+    --------
+    scipy.stats.kendalltau : The same statistic for one pair of rankings.
+    effstats.reliability.dior : Uses it as the ``"kendall"`` meta-metric.
+
     Notes
     -----
     Knight's algorithm vectorised across rows: sort by (reference, resampled), count the discordant pairs as
     the inversions of the resampled ranks (merge sort, log n passes over all rows at once) and correct for
     ties as ``scipy.stats.kendalltau`` does. Rows with NaN are computed on their complete pairs one by one,
     and above 700 models each row goes to ``scipy.stats.kendalltau`` (also O(n log n), in compiled code).
-
-    See Also
-    --------
-    scipy.stats.kendalltau : the same statistic for one pair of rankings.
-    effstats.reliability.dior : uses it as the ``"kendall"`` meta-metric.
 
     References
     ----------

@@ -34,9 +34,9 @@ class Counterexample:
 
     See Also
     --------
-    effstats.reliability.counterexample_weaker_model : adding weaker models.
-    effstats.reliability.counterexample_grouping : grouping datasets into scenarios.
-    effstats.reliability.counterexample_partial_reporting : leaving out a scenario.
+    effstats.reliability.counterexample_weaker_model : Adding weaker models.
+    effstats.reliability.counterexample_grouping : Grouping datasets into scenarios.
+    effstats.reliability.counterexample_partial_reporting : Leaving out a scenario.
 
     References
     ----------
@@ -70,6 +70,10 @@ class Counterexample:
         -------
         bool
 
+        See Also
+        --------
+        effstats.reliability.clone_flips : Reversals searched for on a real table.
+
         Examples
         --------
         >>> from effstats.reliability import counterexample_weaker_model
@@ -96,7 +100,7 @@ def counterexample_weaker_model(n_weaker: int = 2) -> Counterexample:
 
     See Also
     --------
-    effstats.reliability.clone_flips : the same effect searched for on a real table.
+    effstats.reliability.clone_flips : The same effect searched for on a real table.
 
     References
     ----------
@@ -167,7 +171,7 @@ def counterexample_partial_reporting(n_models: int = 11) -> Counterexample:
 
     See Also
     --------
-    effstats.reliability.mean_win_rate : omits a model's missing scenarios (``CS_m``).
+    effstats.reliability.mean_win_rate : Omits a model's missing scenarios (``CS_m``).
 
     References
     ----------
@@ -260,7 +264,7 @@ def clone_flips(data: Any, *, top_k: int = 5, n_clones: int = 1, eps: float | No
 
     See Also
     --------
-    effstats.reliability.removal_flips : removals instead of insertions.
+    effstats.reliability.removal_flips : Removals instead of insertions.
     effstats.reliability.counterexample_weaker_model : App. B's construction.
 
     References
@@ -337,7 +341,7 @@ def removal_flips(data: Any, *, top_k: int = 2, ties: str = "strict", **kw: Any)
 
     See Also
     --------
-    effstats.reliability.clone_flips : insertions of dominated clones.
+    effstats.reliability.clone_flips : Insertions of dominated clones.
 
     References
     ----------

@@ -1,7 +1,9 @@
 """The ``effstats audit`` report: what a benchmark maintainer should add, drop, and trust.
 
-:func:`audit` computes an :class:`AuditResult` (tables, advice, figures); rendering it is separate
-(:meth:`AuditResult.to_markdown`, :meth:`AuditResult.to_html`, :meth:`AuditResult.save`, which writes
+:func:`effstats.reliability.audit` computes an :class:`effstats.reliability.AuditResult` (tables, advice, figures);
+rendering it is separate
+(:meth:`effstats.reliability.AuditResult.to_markdown`, :meth:`effstats.reliability.AuditResult.to_html`,
+:meth:`effstats.reliability.AuditResult.save`, which writes
 ``report.md`` and ``report.html`` with PNG figures and CSV tables as the command line does). The report
 holds the ranking under the chosen aggregate, which adjacent rank differences are resolved, DIoR of scenarios
 (and examples), how reliability grows with scenarios / examples, which scenarios agree least with the rest,
@@ -310,7 +312,7 @@ def _correlations(y: np.ndarray, rest: dict, j: int) -> dict[str, float]:
 
 def _real(df: pd.DataFrame) -> pd.DataFrame | None:
     """The table as real numbers (unparsable cells NaN), or None when a column holds complex numbers: such input
-    is left for :class:`Benchmark` to refuse with its message."""
+    is left for :class:`effstats.reliability.Benchmark` to refuse with its message."""
     x = df.apply(pd.to_numeric, errors="coerce")
     return None if any(t.kind == "c" for t in x.dtypes) else x.astype(float)
 
@@ -351,7 +353,7 @@ _MIN_MODELS_FOR_TAU = 5  # below this, Kendall τ between two rankings takes few
 
 @dataclass(frozen=True)
 class AuditResult:
-    """The tables, advice and figures of a benchmark reliability audit (:func:`audit`).
+    """The tables, advice and figures of a benchmark reliability audit (:func:`effstats.reliability.audit`).
 
     Attributes
     ----------
@@ -384,8 +386,8 @@ class AuditResult:
 
     See Also
     --------
-    effstats.reliability.audit : computes it.
-    effstats.reliability.dior : one DIoR value with its bootstrap distribution.
+    effstats.reliability.audit : Computes it.
+    effstats.reliability.dior : One DIoR value with its bootstrap distribution.
 
     References
     ----------
@@ -429,6 +431,10 @@ class AuditResult:
         -------
         str
 
+        See Also
+        --------
+        effstats.reliability.AuditResult : Its ``scores`` table ranks every model.
+
         Examples
         --------
         >>> from effstats.datasets import load_helm_lite
@@ -446,8 +452,13 @@ class AuditResult:
         Returns
         -------
         dict of str to matplotlib.figure.Figure
-            Keyed by the file name :meth:`save` writes: ``rank_intervals.png``, ``efficiency_scenarios.png`` and,
+            Keyed by the file name :meth:`effstats.reliability.AuditResult.save` writes: ``rank_intervals.png``,
+            ``efficiency_scenarios.png`` and,
             with per-example scores, ``efficiency_examples.png`` and ``rank_switch.png``.
+
+        See Also
+        --------
+        effstats.reliability.AuditResult.save : Writes them as PNG files.
 
         Examples
         --------
@@ -474,7 +485,8 @@ class AuditResult:
         return _render(self)
 
     def to_markdown(self) -> str:
-        """The report as Markdown; figures are referenced by the file names :meth:`save` writes.
+        """The report as Markdown; figures are referenced by the file names
+        :meth:`effstats.reliability.AuditResult.save` writes.
 
         Returns
         -------
@@ -482,7 +494,7 @@ class AuditResult:
 
         See Also
         --------
-        effstats.reliability.AuditResult.to_html : the same report as one HTML page.
+        effstats.reliability.AuditResult.to_html : The same report as one HTML page.
 
         Examples
         --------
@@ -523,6 +535,10 @@ class AuditResult:
         ------
         ValueError
             ``path`` is a directory or not a path.
+
+        See Also
+        --------
+        effstats.reliability.AuditResult.save : The report with its figures and tables as files.
 
         Examples
         --------
@@ -565,6 +581,10 @@ class AuditResult:
         ------
         ValueError
             ``out`` is not a writable directory.
+
+        See Also
+        --------
+        effstats.reliability.AuditResult.to_html : The report as one self-contained page.
 
         Examples
         --------
@@ -1052,7 +1072,7 @@ def audit(data: Any, out: str | Path | None = None, *, format: str = "auto", tab
         scenarios) or a ResponseMatrix with a ``by`` item column (per-example scores).
     out : path, optional
         Directory for ``report.md``, ``report.html``, figures and CSV tables (created). None writes nothing:
-        use :meth:`AuditResult.save` later.
+        use :meth:`effstats.reliability.AuditResult.save` later.
     format : {"auto", "table", "helm-json", "openllm-json", "openllm-csv"}, default="auto"
         Layout of a file ``data``; auto recognises it from the suffix and the content.
     table : str, optional
@@ -1109,9 +1129,9 @@ def audit(data: Any, out: str | Path | None = None, *, format: str = "auto", tab
 
     See Also
     --------
-    AuditResult : the result and its rendering.
+    effstats.reliability.AuditResult : The result and its rendering.
     effstats.reliability.dior : DIoR of one design decision.
-    effstats.reliability.clone_flips : the clone detector behind "MWR is manipulable".
+    effstats.reliability.clone_flips : The clone detector behind "MWR is manipulable".
 
     References
     ----------

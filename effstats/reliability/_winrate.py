@@ -223,7 +223,7 @@ def mean_win_rate(scores: Any, groups: Any = None, *, ties: str = "strict", chec
     check_connected : bool, default=True
         For a single table (2-D), refuse models that cannot be compared: when the models split into groups
         sharing no scenario (directly or through other models) the win rates of different groups measure
-        different things. :func:`comparison_components` gives the groups.
+        different things. :func:`effstats.reliability.comparison_components` gives the groups.
 
     Returns
     -------
@@ -241,9 +241,9 @@ def mean_win_rate(scores: Any, groups: Any = None, *, ties: str = "strict", chec
 
     See Also
     --------
-    effstats.reliability.mean_score : the plain mean over evaluated columns.
-    effstats.reliability.mean_of_means : the mean over scenarios of scenario means.
-    effstats.reliability.comparison_components : the groups of models that can be ranked together.
+    effstats.reliability.mean_score : The plain mean over evaluated columns.
+    effstats.reliability.mean_of_means : The mean over scenarios of scenario means.
+    effstats.reliability.comparison_components : The groups of models that can be ranked together.
 
     References
     ----------
@@ -294,8 +294,8 @@ def mean_score(scores: Any) -> Any:
 
     See Also
     --------
-    effstats.reliability.mean_win_rate : the win-rate aggregate HELM ranks by.
-    effstats.reliability.mean_of_means : the mean over scenarios of scenario means.
+    effstats.reliability.mean_win_rate : The win-rate aggregate HELM ranks by.
+    effstats.reliability.mean_of_means : The mean over scenarios of scenario means.
 
     References
     ----------
@@ -333,8 +333,8 @@ def mean_of_means(scores: Any, groups: Any) -> Any:
 
     See Also
     --------
-    effstats.reliability.mean_score : every column weighs the same.
-    effstats.reliability.mean_win_rate : the win-rate aggregate.
+    effstats.reliability.mean_score : Every column weighs the same.
+    effstats.reliability.mean_win_rate : The win-rate aggregate.
 
     References
     ----------
@@ -373,7 +373,7 @@ def comparison_components(scores: Any, groups: Any = None) -> Any:
 
     See Also
     --------
-    effstats.reliability.mean_win_rate : refuses a table with more than one component.
+    effstats.reliability.mean_win_rate : Refuses a table with more than one component.
 
     References
     ----------
