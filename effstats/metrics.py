@@ -11,6 +11,18 @@ Every function takes one vector (n,) or many models at once (n_models, n) and th
   :func:`effstats.metrics.cohen_kappa`.
   The paper states ``0 <= kappa <= 1``; in fact ``-1 <= kappa <= 1`` (negative when predictions agree less
   than chance, e.g. the Theorem 2.1 construction).
+
+Equation and section numbers follow the Lifelong Benchmarks version of the paper.
+
+References
+----------
+Prabhu, A., Udandarao, V., Torr, P., Bethge, M., Bibi, A. and Albanie, S. (2024). Efficient Lifelong Model
+Evaluation in an Era of Rapid Progress. *Advances in Neural Information Processing Systems (NeurIPS)*,
+arXiv:2402.19472 (earlier version: "Lifelong Benchmarks: Efficient Model Evaluation in an Era of Rapid
+Progress").
+
+Cohen, J. (1960). A coefficient of agreement for nominal scales. *Educational and Psychological Measurement*
+20(1), 37-46.
 """
 from __future__ import annotations
 
@@ -142,9 +154,7 @@ def mae(a: Any, y: Any) -> Any:
     References
     ----------
     Prabhu, A., Udandarao, V., Torr, P., Bethge, M., Bibi, A. and Albanie, S. (2024). Efficient Lifelong Model
-    Evaluation in an Era of Rapid Progress. *Advances in Neural Information Processing Systems (NeurIPS)*,
-    arXiv:2402.19472 (earlier version: "Lifelong Benchmarks: Efficient Model Evaluation in an Era of Rapid
-    Progress").
+    Evaluation in an Era of Rapid Progress. *NeurIPS 2024*, arXiv:2402.19472.
 
     Examples
     --------
@@ -170,12 +180,8 @@ def e_agg(a: Any, y: Any) -> Any:
 
     Parameters
     ----------
-    a : array-like of shape (n_items,) or (n_models, n_items), or ResponseMatrix
-        True correctness, values in [0, 1] (binary or scores). A :class:`effstats.ResponseMatrix` with missing
-        cells is refused.
-    y : array-like of the same shape, or ResponseMatrix
-        Predicted correctness. When both ``a`` and ``y`` carry ids (ResponseMatrix, DataFrame, Series), ``y`` is
-        aligned to ``a`` by item (and model) id; arrays are positional.
+    a, y : array-like of shape (n_items,) or (n_models, n_items), or ResponseMatrix
+        True and predicted correctness in [0, 1], as in :func:`effstats.metrics.mae`.
 
     Returns
     -------
@@ -190,9 +196,7 @@ def e_agg(a: Any, y: Any) -> Any:
     References
     ----------
     Prabhu, A., Udandarao, V., Torr, P., Bethge, M., Bibi, A. and Albanie, S. (2024). Efficient Lifelong Model
-    Evaluation in an Era of Rapid Progress. *Advances in Neural Information Processing Systems (NeurIPS)*,
-    arXiv:2402.19472 (earlier version: "Lifelong Benchmarks: Efficient Model Evaluation in an Era of Rapid
-    Progress").
+    Evaluation in an Era of Rapid Progress. *NeurIPS 2024*, arXiv:2402.19472.
 
     Examples
     --------
@@ -216,12 +220,8 @@ def e_rand(a: Any, y: Any) -> Any:
 
     Parameters
     ----------
-    a : array-like of shape (n_items,) or (n_models, n_items), or ResponseMatrix
-        True correctness, binary (0/1 or bool). A :class:`effstats.ResponseMatrix` with missing
-        cells is refused.
-    y : array-like of the same shape, or ResponseMatrix
-        Predicted correctness, binary. When both ``a`` and ``y`` carry ids (ResponseMatrix, DataFrame, Series),
-        ``y`` is aligned to ``a`` by item (and model) id; arrays are positional.
+    a, y : array-like of shape (n_items,) or (n_models, n_items), or ResponseMatrix
+        True and predicted correctness, binary (0/1 or bool); labelled inputs as in :func:`effstats.metrics.mae`.
 
     Returns
     -------
@@ -235,9 +235,7 @@ def e_rand(a: Any, y: Any) -> Any:
     References
     ----------
     Prabhu, A., Udandarao, V., Torr, P., Bethge, M., Bibi, A. and Albanie, S. (2024). Efficient Lifelong Model
-    Evaluation in an Era of Rapid Progress. *Advances in Neural Information Processing Systems (NeurIPS)*,
-    arXiv:2402.19472 (earlier version: "Lifelong Benchmarks: Efficient Model Evaluation in an Era of Rapid
-    Progress").
+    Evaluation in an Era of Rapid Progress. *NeurIPS 2024*, arXiv:2402.19472.
 
     Cohen, J. (1960). A coefficient of agreement for nominal scales. *Educational and Psychological
     Measurement* 20(1), 37-46.
@@ -284,12 +282,8 @@ def cohen_kappa(a: Any, y: Any, *, undefined: float = 1.0) -> Any:
 
     Parameters
     ----------
-    a : array-like of shape (n_items,) or (n_models, n_items), or ResponseMatrix
-        True correctness, binary (0/1 or bool). A :class:`effstats.ResponseMatrix` with missing
-        cells is refused.
-    y : array-like of the same shape, or ResponseMatrix
-        Predicted correctness, binary. When both ``a`` and ``y`` carry ids (ResponseMatrix, DataFrame, Series),
-        ``y`` is aligned to ``a`` by item (and model) id; arrays are positional.
+    a, y : array-like of shape (n_items,) or (n_models, n_items), or ResponseMatrix
+        True and predicted correctness, binary (0/1 or bool); labelled inputs as in :func:`effstats.metrics.mae`.
     undefined : float in [-1, 1], default=1.0
         Returned where both vectors are the same constant (kappa is 0/0 there; perfect agreement). scikit-learn
         returns NaN in that case.
@@ -316,9 +310,7 @@ def cohen_kappa(a: Any, y: Any, *, undefined: float = 1.0) -> Any:
     Measurement* 20(1), 37-46.
 
     Prabhu, A., Udandarao, V., Torr, P., Bethge, M., Bibi, A. and Albanie, S. (2024). Efficient Lifelong Model
-    Evaluation in an Era of Rapid Progress. *Advances in Neural Information Processing Systems (NeurIPS)*,
-    arXiv:2402.19472 (earlier version: "Lifelong Benchmarks: Efficient Model Evaluation in an Era of Rapid
-    Progress").
+    Evaluation in an Era of Rapid Progress. *NeurIPS 2024*, arXiv:2402.19472.
 
     Examples
     --------
@@ -343,12 +335,8 @@ def sample_metrics(a: Any, y: Any) -> pd.DataFrame:
 
     Parameters
     ----------
-    a : array-like of shape (n_items,) or (n_models, n_items), or ResponseMatrix
-        True correctness, binary (0/1 or bool). A :class:`effstats.ResponseMatrix` with missing
-        cells is refused.
-    y : array-like of the same shape, or ResponseMatrix
-        Predicted correctness, binary. When both ``a`` and ``y`` carry ids (ResponseMatrix, DataFrame, Series),
-        ``y`` is aligned to ``a`` by item (and model) id; arrays are positional.
+    a, y : array-like of shape (n_items,) or (n_models, n_items), or ResponseMatrix
+        True and predicted correctness, binary (0/1 or bool); labelled inputs as in :func:`effstats.metrics.mae`.
 
     Returns
     -------
@@ -364,9 +352,7 @@ def sample_metrics(a: Any, y: Any) -> pd.DataFrame:
     References
     ----------
     Prabhu, A., Udandarao, V., Torr, P., Bethge, M., Bibi, A. and Albanie, S. (2024). Efficient Lifelong Model
-    Evaluation in an Era of Rapid Progress. *Advances in Neural Information Processing Systems (NeurIPS)*,
-    arXiv:2402.19472 (earlier version: "Lifelong Benchmarks: Efficient Model Evaluation in an Era of Rapid
-    Progress").
+    Evaluation in an Era of Rapid Progress. *NeurIPS 2024*, arXiv:2402.19472.
 
     Examples
     --------
@@ -426,9 +412,7 @@ def aggregate_counterexample(a: Any) -> np.ndarray:
     References
     ----------
     Prabhu, A., Udandarao, V., Torr, P., Bethge, M., Bibi, A. and Albanie, S. (2024). Efficient Lifelong Model
-    Evaluation in an Era of Rapid Progress. *Advances in Neural Information Processing Systems (NeurIPS)*,
-    arXiv:2402.19472 (earlier version: "Lifelong Benchmarks: Efficient Model Evaluation in an Era of Rapid
-    Progress").
+    Evaluation in an Era of Rapid Progress. *NeurIPS 2024*, arXiv:2402.19472.
 
     Examples
     --------
@@ -483,9 +467,7 @@ def oracle_count_prediction(a: Any, order: Any = None) -> np.ndarray:
     References
     ----------
     Prabhu, A., Udandarao, V., Torr, P., Bethge, M., Bibi, A. and Albanie, S. (2024). Efficient Lifelong Model
-    Evaluation in an Era of Rapid Progress. *Advances in Neural Information Processing Systems (NeurIPS)*,
-    arXiv:2402.19472 (earlier version: "Lifelong Benchmarks: Efficient Model Evaluation in an Era of Rapid
-    Progress").
+    Evaluation in an Era of Rapid Progress. *NeurIPS 2024*, arXiv:2402.19472.
 
     Examples
     --------
@@ -544,9 +526,7 @@ class ErrorDecomposition:
     References
     ----------
     Prabhu, A., Udandarao, V., Torr, P., Bethge, M., Bibi, A. and Albanie, S. (2024). Efficient Lifelong Model
-    Evaluation in an Era of Rapid Progress. *Advances in Neural Information Processing Systems (NeurIPS)*,
-    arXiv:2402.19472 (earlier version: "Lifelong Benchmarks: Efficient Model Evaluation in an Era of Rapid
-    Progress").
+    Evaluation in an Era of Rapid Progress. *NeurIPS 2024*, arXiv:2402.19472.
     Examples
     --------
     >>> import numpy as np
@@ -615,9 +595,7 @@ def decompose_errors(a: Any, y: Any, order: Any) -> ErrorDecomposition:
     References
     ----------
     Prabhu, A., Udandarao, V., Torr, P., Bethge, M., Bibi, A. and Albanie, S. (2024). Efficient Lifelong Model
-    Evaluation in an Era of Rapid Progress. *Advances in Neural Information Processing Systems (NeurIPS)*,
-    arXiv:2402.19472 (earlier version: "Lifelong Benchmarks: Efficient Model Evaluation in an Era of Rapid
-    Progress").
+    Evaluation in an Era of Rapid Progress. *NeurIPS 2024*, arXiv:2402.19472.
 
     Examples
     --------
@@ -812,9 +790,7 @@ def fit_exponential(x: Any, y: Any) -> CurveFit:
     References
     ----------
     Prabhu, A., Udandarao, V., Torr, P., Bethge, M., Bibi, A. and Albanie, S. (2024). Efficient Lifelong Model
-    Evaluation in an Era of Rapid Progress. *Advances in Neural Information Processing Systems (NeurIPS)*,
-    arXiv:2402.19472 (earlier version: "Lifelong Benchmarks: Efficient Model Evaluation in an Era of Rapid
-    Progress").
+    Evaluation in an Era of Rapid Progress. *NeurIPS 2024*, arXiv:2402.19472.
 
     Examples
     --------
@@ -862,9 +838,7 @@ def fit_power_law(x: Any, y: Any) -> CurveFit:
     References
     ----------
     Prabhu, A., Udandarao, V., Torr, P., Bethge, M., Bibi, A. and Albanie, S. (2024). Efficient Lifelong Model
-    Evaluation in an Era of Rapid Progress. *Advances in Neural Information Processing Systems (NeurIPS)*,
-    arXiv:2402.19472 (earlier version: "Lifelong Benchmarks: Efficient Model Evaluation in an Era of Rapid
-    Progress").
+    Evaluation in an Era of Rapid Progress. *NeurIPS 2024*, arXiv:2402.19472.
 
     Examples
     --------
@@ -1018,9 +992,7 @@ def accuracy_correlation(estimated: Any, true: Any) -> CorrelationResult:
     References
     ----------
     Prabhu, A., Udandarao, V., Torr, P., Bethge, M., Bibi, A. and Albanie, S. (2024). Efficient Lifelong Model
-    Evaluation in an Era of Rapid Progress. *Advances in Neural Information Processing Systems (NeurIPS)*,
-    arXiv:2402.19472 (earlier version: "Lifelong Benchmarks: Efficient Model Evaluation in an Era of Rapid
-    Progress").
+    Evaluation in an Era of Rapid Progress. *NeurIPS 2024*, arXiv:2402.19472.
 
     Examples
     --------
@@ -1074,9 +1046,7 @@ def model_correlation_matrix(responses: Any, *, sort_by_accuracy: bool = True) -
     References
     ----------
     Prabhu, A., Udandarao, V., Torr, P., Bethge, M., Bibi, A. and Albanie, S. (2024). Efficient Lifelong Model
-    Evaluation in an Era of Rapid Progress. *Advances in Neural Information Processing Systems (NeurIPS)*,
-    arXiv:2402.19472 (earlier version: "Lifelong Benchmarks: Efficient Model Evaluation in an Era of Rapid
-    Progress").
+    Evaluation in an Era of Rapid Progress. *NeurIPS 2024*, arXiv:2402.19472.
 
     Examples
     --------
