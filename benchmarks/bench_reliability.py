@@ -16,6 +16,7 @@ import pandas as pd
 
 from effstats import ResponseMatrix
 from effstats import reliability as R
+from effstats.reliability._metametrics import _weighted_tau
 
 
 def best_of(fn, repeat: int = 3) -> float:
@@ -82,7 +83,7 @@ def main() -> None:
     Xr = ref[None] + g.normal(0, 0.1, (1000, 2000))
     rows.append(("kendall_tau, 1000 rankings of 2,000 models", best_of(lambda: R.kendall_tau(ref, Xr), 1), None))
     rows.append(("  (scipy.stats.kendalltau loop, same)", best_of(lambda: [stats.kendalltau(ref, x) for x in Xr], 1), None))
-    rows.append(("weighted tau, 1000 rankings of 2,000 models", best_of(lambda: R._weighted_tau(ref, Xr), 1), None))
+    rows.append(("weighted tau, 1000 rankings of 2,000 models", best_of(lambda: _weighted_tau(ref, Xr), 1), None))
     rows.append(("  (scipy.stats.weightedtau loop, same)",
                  best_of(lambda: [stats.weightedtau(ref, x) for x in Xr[:100]], 1) * 10, None))
     ab = g.normal(size=(2000, 1))
