@@ -40,7 +40,7 @@ from scipy import stats
 from sklearn.base import BaseEstimator, clone
 
 from ._results import ConfidenceInterval, check_confidence_level, normal_interval
-from ._validation import check_array, check_positive_int, check_probabilities, check_rng
+from ._validation import check_array, check_integer_outputs, check_positive_int, check_probabilities, check_rng
 from .exceptions import NotFittedError, check_is_fitted
 from .responses import ResponseMatrix
 
@@ -177,8 +177,9 @@ def _check_labels(labels: Any, n_items: int, n_classes: int | None) -> np.ndarra
 def _as_outputs(x: Any, name: str, labels: Any = None) -> _Outputs:
     """Parse a ResponseMatrix, a DataFrame or an array (probabilities / class ids with labels / correctness).
 
-    Integer arrays are class ids and need ``labels``; correctness or scores are given as bool or float
-    (an integer 0/1 matrix without labels is ambiguous and refused).
+    An integer array is class ids when ``labels`` are given, and otherwise 0/1 correctness (what
+    :func:`pandas.read_csv` returns for a file of 0/1 results; :func:`effstats._validation.check_integer_outputs`,
+    the one reading every estimator shares); other integers without labels are refused.
     """
     if isinstance(x, ResponseMatrix):
         # a ResponseMatrix keeps ``missing`` only when some cell is missing (its values there are 0)
@@ -208,12 +209,9 @@ def _as_outputs(x: Any, name: str, labels: Any = None) -> _Outputs:
         p = check_probabilities(arr, name, ndim=3)
         lab = None if labels is None else _check_labels(labels, p.shape[1], p.shape[2])
         return _Outputs(p, None, None, lab, ids, None, miss)
+    if np.issubdtype(arr.dtype, np.integer) and not np.issubdtype(arr.dtype, np.bool_) and labels is None:
+        arr = check_integer_outputs(arr, name, class_ids=False)  # 0/1 correctness, as a float array
     if np.issubdtype(arr.dtype, np.integer) and not np.issubdtype(arr.dtype, np.bool_):
-        if labels is None:
-            raise ValueError(
-                f"{name}: an integer array is read as class ids and needs labels= (the true class of each item); "
-                "pass 0/1 correctness as a bool or float array"
-            )
         if arr.min() < 0:
             raise ValueError(f"{name}: class ids must be non-negative, got {int(arr.min())}")
         lab = _check_labels(labels, arr.shape[1], None)

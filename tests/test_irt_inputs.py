@@ -150,3 +150,14 @@ def test_tinybenchmarks_intervals_cover_on_exchangeable_models():
     assert cov >= 0.9 - 3 * se
     # informative: narrower than the binomial interval of the 40 items' mean (measured 0.222 vs 0.234; conformal with 40 sources is conservative)
     assert np.mean(widths) < np.mean(binom)
+
+
+def test_an_int_01_matrix_is_correctness():
+    # pandas.read_csv returns int64 for a file of 0/1 results: the same estimates as bool; other integers need labels=
+    Y = simulate_responses(30, 300, rng=3).values
+    fits = [TinyBenchmarks(20, n_dims=1, random_state=0).fit(Y[:24].astype(t)) for t in (bool, int)]
+    np.testing.assert_array_equal(fits[0].selected_, fits[1].selected_)
+    np.testing.assert_array_equal(fits[0].predict(Y[24:, fits[0].selected_].astype(bool)),
+                                  fits[1].predict(Y[24:, fits[1].selected_].astype(int)))
+    with pytest.raises(ValueError, match=r"^source_outputs: an integer array is 0/1 correctness .* got values \[2\] and no labels$"):
+        TinyBenchmarks(20, n_dims=1).fit(np.where(Y[:24], 2, 0))
