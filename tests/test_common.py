@@ -124,10 +124,6 @@ ESTIMATORS = [
     _irt,
 ]
 IDS = [f.__name__.strip("_") for f in ESTIMATORS]
-# Estimators parsed by effstats._subset._as_outputs: an int 0/1 matrix is refused there as class ids until it
-# reads it with effstats._validation.check_integer_outputs (the rule every other reader follows).
-_INT_AS_CLASS_IDS = {"DISCO", "RandomDirect", "AIPW", "AnchorCorr", "StratifiedHT", "SortSearchDirect", "MRMR",
-                     "RandomLearn", "MethodChooser", "TinyBenchmarks"}
 # checked elsewhere: fit(a, b) runs a sequential test rather than returning self (see the test at the end)
 _OTHER_CONTRACT = {"SequentialEvaluator"}
 
@@ -234,14 +230,8 @@ def test_fit_and_predict_leave_array_inputs_alone(make, data):
 
 
 @pytest.mark.parametrize("make", ESTIMATORS, ids=IDS)
-def test_int_01_matrix_is_binary_correctness(make, data, request):
+def test_int_01_matrix_is_binary_correctness(make, data):
     """An int 0/1 matrix (pandas.read_csv's type for a file of 0/1 results) gives what bool and float give."""
-    est, predict = make()
-    if type(est).__name__ in _INT_AS_CLASS_IDS:
-        request.applymarker(pytest.mark.xfail(
-            strict=True, raises=ValueError,
-            reason="effstats._subset._as_outputs reads an int array as class ids; the patch that reads it with "
-                   "effstats._validation.check_integer_outputs is pending with that module's owner"))
     src, tgt = (x.values for x in data)
     out = {}
     for dtype in (float, bool, int):

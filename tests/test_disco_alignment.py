@@ -118,9 +118,6 @@ def test_labels_out_of_range_and_class_ids_without_labels():
     RandomDirect(10).fit(ids == rm.labels)  # bool: correctness
 
 
-@pytest.mark.xfail(strict=True, raises=ValueError,
-                   reason="effstats._subset._as_outputs reads an int array as class ids; the patch that reads it with "
-                          "effstats._validation.check_integer_outputs is pending with that module's owner")
 def test_an_int_01_matrix_is_correctness_and_labels_declare_class_ids():
     rm = proba_benchmark(c=10)
     ids = rm.probabilities.argmax(axis=2)
