@@ -159,7 +159,7 @@ class DISCO(_SubsetEstimator):
         a ``UserWarning``.
     n_disagreement_models : int or None, default=None
         Compute the disagreement from this many randomly drawn source models (App. I: M = 100 on MMLU);
-        ``None`` uses every source model. At least 2.
+        ``None`` uses every source model. At least 2; a number above the pool size uses every source model.
     stratify : str, array of shape (n_items_total,), or None, default=None
         Item groups for stratified selection (a column of ``items`` when the source is a ResponseMatrix).
     top_k : int, default=1
