@@ -1,7 +1,7 @@
 """Builder of the digits lifelong benchmark: shifted domains, the model zoo, training and quantisation.
 
 :func:`effstats.datasets.make_lifelong_digits` trains the zoo's scikit-learn models and returns the benchmark as a
-:class:`effstats.ResponseMatrix`; :func:`effstats.datasets._digits_build.save_lifelong_digits` writes the arrays that
+:class:`effstats.ResponseMatrix`; ``save_lifelong_digits`` writes the arrays that
 ``scripts/build_lifelong_digits.py`` commits as ``data/lifelong_digits.npz``. The storage format and the
 loader live in :mod:`effstats.datasets.digits`.
 """
@@ -578,8 +578,8 @@ def make_lifelong_digits(
     models : sequence of int, default=None
         Build only these zoo positions; their rows equal the full build's rows exactly.
     domains : None, int or sequence of str, default=None
-        All of :data:`effstats.datasets.digits.DOMAINS` (default, 38 domains), the first ``k``, or the named
-        ones (``"clean"`` is always included; order follows :data:`effstats.datasets.digits.DOMAINS`).
+        All of ``effstats.datasets.digits.DOMAINS`` (default, 38 domains), the first ``k``, or the named
+        ones (``"clean"`` is always included; order follows ``effstats.datasets.digits.DOMAINS``).
     n_test : int, default=800
         Held-out test images (stratified); every domain holds a shifted copy of each.
     n_jobs : int, default=1
