@@ -31,7 +31,6 @@ _NAMES = {
     # synthetic generators (simulate.py)
     "simulate_responses": "simulate",
     "simulate_packed_responses": "simulate",
-    "IRTParameters": "simulate",
 }
 
 __all__ = sorted(_NAMES)

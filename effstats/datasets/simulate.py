@@ -249,7 +249,7 @@ def simulate_responses(
     rng : int, numpy.random.Generator or None, default=None
         Seed or generator; the same seed gives the same matrix.
     return_params : bool, default=False
-        Also return the true :class:`effstats.datasets.IRTParameters`.
+        Also return the true ``effstats.datasets.simulate.IRTParameters``.
 
     Returns
     -------
