@@ -137,6 +137,34 @@ def test_exact_size_of_threshold_claims_on_a_binary_benchmark_with_fpc(direction
     assert min(sizes[2:6]) > 0.03  # away from the floor and the ceiling the test uses most of alpha
 
 
+def test_hypergeometric_interval_is_the_set_its_exact_tests_keep():
+    # brute force over every benchmark score K / N: the interval holds exactly the K that neither one-sided exact
+    # hypergeometric test rejects, and z_at is that test (scipy's hypergeometric tails)
+    from scipy.special import ndtr, ndtri
+    from scipy.stats import hypergeom
+
+    from effstats.sequential.statistics import BinomialStatistic
+
+    N, c = 200, 2.2
+    a = float(ndtr(-c))  # the one-sided level of the bound c
+    for n in (20, 100, 170):
+        x = np.arange(n + 1, dtype=float)
+        st = BinomialStatistic(x / n, 0.0, n * (N - 1) / (N - n), population=N, count=n)
+        low, high = st.interval(c)
+        k = np.arange(N + 1)
+        up = hypergeom.sf(x[:, None] - 1, N, k[None, :], n)  # P(X >= x | K)
+        down = hypergeom.cdf(x[:, None], N, k[None, :], n)  # P(X <= x | K)
+        kept = (up > a) & (down > a)
+        np.testing.assert_allclose(low * N, [k[r].min() for r in kept])
+        np.testing.assert_allclose(high * N, [k[r].max() for r in kept])
+        i = n // 3
+        z = st.take(i).z_at(k[1:-1] / N)
+        up, down = np.clip(up, 1e-300, 1), np.clip(down, 1e-300, 1)  # a p-value of 0 is z = 37, as everywhere
+        expect = np.where(up[i, 1:-1] < 0.5, -ndtri(up[i, 1:-1]),
+                          np.where(down[i, 1:-1] < 0.5, ndtri(down[i, 1:-1]), 0.0))
+        np.testing.assert_allclose(z, expect, rtol=1e-9, atol=1e-12)
+
+
 def test_validation_grid_has_finite_benchmark_cells_that_hold():
     from effstats.sequential.validation import validation_grid
 
