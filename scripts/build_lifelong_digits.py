@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from effstats.datasets import digits  # noqa: E402
+from effstats.datasets import _digits_build as build, digits  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -29,9 +29,9 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     t0 = time.perf_counter()
-    arrays = digits._build(args.seed, args.n_models, n_test=args.n_test, n_jobs=args.n_jobs, progress=True)
+    arrays = build._build(args.seed, args.n_models, n_test=args.n_test, n_jobs=args.n_jobs, progress=True)
     t_build = time.perf_counter() - t0
-    path = digits.save_lifelong_digits(arrays, args.out)
+    path = build.save_lifelong_digits(arrays, args.out)
     t_total = time.perf_counter() - t0
 
     t1 = time.perf_counter()
