@@ -64,25 +64,34 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                    help="where to write estimate.csv/.md/.html and tasks.csv (default: DIR/estimate/<NEW_RESULTS' name>)")
 
     s = sub.add_parser("sequential", help="adaptive evaluation in batches through the harness",
-                       description="Hand out batches of random items until a group-sequential rule decides.")
+                       description="Hand out batches of items until a group-sequential rule (random items) or "
+                                   "adaptive IRT testing (the most informative items) decides.")
     ssub = s.add_subparsers(dest="action", required=True, parser_class=type(s))
     st = ssub.add_parser("start", help="fix the item order and write the first batch",
                          description="Write DIR/state.json and DIR/batch_001/lm_eval_samples.json.")
     st.add_argument("reference", metavar="REFERENCE", help="reference results (as for effstats select)")
     st.add_argument("--out", required=True, metavar="DIR", help="folder for the state and the batches")
-    rule = st.add_mutually_exclusive_group(required=True)
+    st.add_argument("--rule", default=None, choices=["precision", "efficacy", "adaptive"],
+                    help="the stopping rule (default: efficacy with --against, precision with --half-width, "
+                         "adaptive with --target-se)")
+    rule = st.add_mutually_exclusive_group()
     rule.add_argument("--against", metavar="MODEL", help="efficacy: is the new model better or worse than MODEL?")
     rule.add_argument("--half-width", type=float, metavar="H",
                       help="precision: stop once the repeated CI is at most ± H (e.g. 0.02 = 2 points)")
+    rule.add_argument("--target-se", type=float, metavar="S",
+                      help="adaptive: IRT item bank fitted on REFERENCE (0/1 results), the most informative items "
+                           "next; stop once the ability's standard error is at most S (default: 0.3)")
     st.add_argument("--alternative", default="two-sided", choices=["two-sided", "greater", "less"],
                     help="with --against: the claim to test (greater: the new model is better) (default: two-sided)")
     st.add_argument("--alpha", type=float, default=0.05, help="error level (default: 0.05)")
     st.add_argument("--spending", default="ld_pocock", choices=["ld_pocock", "ld_obf", "hsd", "power"],
                     help="error-spending family (default: ld_pocock)")
-    st.add_argument("--initial", type=int, default=100, help="items in the first batch (default: 100)")
-    st.add_argument("--batch", type=int, default=100, help="items in each later batch (default: 100)")
+    st.add_argument("--initial", type=int, default=None,
+                    help="items in the first batch (default: 100; adaptive: --batch)")
+    st.add_argument("--batch", type=int, default=None, help="items in each later batch (default: 100; adaptive: 10)")
     st.add_argument("--max-n", type=int, default=None, help="at most this many items (default: all)")
-    st.add_argument("--seed", type=int, default=0, help="random seed of the item order (default: 0)")
+    st.add_argument("--seed", type=int, default=0,
+                    help="random seed of the item order (default: 0; adaptive runs are deterministic)")
     st.add_argument("--format", default="auto", choices=_READ_FORMATS, help="layout of REFERENCE (default: auto)")
     st.add_argument("--metric", default=None, help="per-item metric (as for effstats select)")
     st.add_argument("--duplicates", default="last", choices=["last", "first", "mean", "error"],
@@ -96,6 +105,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     up.add_argument("--metric", default=None, help="per-item metric (default: the reference's)")
     up.add_argument("--duplicates", default="last", choices=["last", "first", "mean", "error"],
                     help="two runs of the model in NEW_RESULTS (default: the latest, with a warning)")
+    up.add_argument("--reference", default=None,
+                    help="adaptive runs: the reference data, if not at the path the state records")
 
 
 def _lm_eval_hint(samples_file: Path, samples: dict) -> str:
@@ -142,19 +153,23 @@ def _sequential(args: argparse.Namespace) -> None:
     from ._sequential import SequentialRun
 
     if args.action == "start":
-        rule = "efficacy" if args.against is not None else "precision"
+        rule = args.rule or ("efficacy" if args.against is not None else "precision" if args.half_width is not None
+                             else "adaptive" if args.target_se is not None else None)
+        if rule is None:
+            raise ValueError("rule: name the stopping rule: --against MODEL (efficacy), --half-width H (precision) "
+                             "or --rule adaptive [--target-se S]")
         run = SequentialRun.start(args.reference, rule=rule, against=args.against, alternative=args.alternative,
-                                  half_width=args.half_width if args.half_width is not None else 0.02,
-                                  alpha=args.alpha, spending=args.spending, initial=args.initial, batch=args.batch,
-                                  max_n=args.max_n, seed=args.seed, format=args.format, metric=args.metric,
-                                  duplicates=args.duplicates, filter=args.filter)
+                                  half_width=args.half_width, target_se=args.target_se, alpha=args.alpha,
+                                  spending=args.spending, initial=args.initial, batch=args.batch, max_n=args.max_n,
+                                  seed=args.seed, format=args.format, metric=args.metric, duplicates=args.duplicates,
+                                  filter=args.filter)
         path = run.save(args.out)
         print(f"batch 1: {len(run.next_items)} items in {path}")
         if run.lm_eval_samples is not None:
             print(_lm_eval_hint(path / LM_EVAL_SAMPLES, run.lm_eval_samples))
         print(f"then: effstats sequential update {args.out} <OUT>")
         return
-    run = SequentialRun.load(args.state)
+    run = SequentialRun.load(args.state, reference=args.reference)
     res = run.update(args.new_results, model=args.model, metric=args.metric, duplicates=args.duplicates)
     path = run.save(args.state)
     if run.stopped:
@@ -162,9 +177,15 @@ def _sequential(args: argparse.Namespace) -> None:
         print(f"written: {path}")
     else:
         rule = run.state["rule"]
-        what = f"difference vs {rule['against']}" if rule["kind"] == "efficacy" else "score"
-        print(f"look {len(run.state['looks'])}: {res.n} items, {what} {res.estimate:.4f} "
-              f"[{res.ci_low:.4f}, {res.ci_high:.4f}]: continue")
+        if rule["kind"] == "adaptive":
+            lo, hi = res.confidence_interval(1 - run.state["alpha"])
+            print(f"look {len(run.state['looks'])}: {res.n_items} items, accuracy {res.accuracy:.4f} [{lo:.4f}, "
+                  f"{hi:.4f}], ability {res.theta:.3f} (s.e. {res.standard_error:.3f}, target "
+                  f"{rule['target_se']:g}): continue")
+        else:
+            what = f"difference vs {rule['against']}" if rule["kind"] == "efficacy" else "score"
+            print(f"look {len(run.state['looks'])}: {res.n} items, {what} {res.estimate:.4f} "
+                  f"[{res.ci_low:.4f}, {res.ci_high:.4f}]: continue")
         print(f"batch {len(run.state['looks']) + 1}: {len(run.next_items)} items in {path}")
         print(f"then: effstats sequential update {args.state} <OUT>")
 
@@ -179,7 +200,8 @@ def run(args: argparse.Namespace) -> int:
             fn(args)
             status = 0
         except (ValueError, FileNotFoundError) as exc:
-            msg = _cli_names(str(exc).splitlines()[0] if str(exc) else type(exc).__name__, args.command)
+            command = args.command + (f" {args.action}" if args.command == "sequential" else "")
+            msg = _cli_names(str(exc).splitlines()[0] if str(exc) else type(exc).__name__, command)
             print(f"{prog}: error: {msg}", file=sys.stderr)
             status = 2
         except KeyboardInterrupt:  # the files written so far are whole (atomic writes): nothing to clean up
@@ -199,11 +221,13 @@ _CLI_NAMES = {"reference:": "REFERENCE:", "new_results:": "NEW_RESULTS:", "selec
               "tasks:": "--tasks:", "metric:": "--metric:", "filter:": "--filter:", "against:": "--against:",
               "half_width:": "--half-width:", "initial:": "--initial:", "batch:": "--batch:", "max_n:": "--max-n:",
               "alpha:": "--alpha:", "model:": "--model:", "confidence_level:": "--confidence:",
-              "source_outputs:": "REFERENCE:", "responses:": "REFERENCE:"}
+              "source_outputs:": "REFERENCE:", "responses:": "REFERENCE:", "rule:": "--rule:",
+              "target_se:": "--target-se:", "spending:": "--spending:", "alternative:": "--alternative:"}
 
 
 def _cli_names(msg: str, command: str) -> str:
     head, sep, rest = msg.partition(" ")
-    if command == "estimate" and head == "reference:":  # an option there, the positional elsewhere
+    # --reference is an option of these commands, the positional REFERENCE of the others
+    if command in ("estimate", "sequential update") and head == "reference:":
         return "--reference:" + sep + rest
     return _CLI_NAMES.get(head, head) + sep + rest

@@ -1,6 +1,7 @@
 """An adaptive evaluation run through the harness in batches: a JSON state file between the batches."""
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from datetime import datetime, timezone
 from pathlib import Path
@@ -9,25 +10,28 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._validation import check_positive_int
+from .._validation import check_positive, check_positive_int
 from ..responses import ResponseMatrix
 from ._core import LM_EVAL_SAMPLES, _reference_info, _version, item_tasks, samples_by_task
-from ._io import output_dir, read_results, read_saved, write_json_atomic, write_text_atomic
+from ._io import content_hash, output_dir, read_results, read_saved, write_json_atomic, write_text_atomic
 
 __all__ = ["SequentialRun"]
 
 STATE = "state.json"
 _FORMAT = "effstats.sequential/1"
+_RULES = ("precision", "efficacy", "adaptive")
+# rule="adaptive": items per batch, and the ability's target standard error (see SequentialRun.start)
+ADAPTIVE_BATCH = 10
+TARGET_SE = 0.3
+_PRIOR_SD = 3.0  # the ability prior of effstats.irt._adaptive.AdaptiveTest (see its prior_sd)
 
 
 class SequentialRun:
-    """Evaluate a new model in batches of random items until a group-sequential rule decides.
+    """Evaluate a new model in batches of items until a group-sequential or an adaptive-testing rule decides.
 
-    The items are taken in one random order (fixed by ``seed``) over the benchmark; each batch is handed to the
-    harness as its own ``--samples`` file. After each batch :meth:`update` records the look and applies the
-    :class:`~effstats.sequential.SequentialEvaluator` online, so the decisions are those of the evaluator run
-    online on the same items in the same batches. The state is plain JSON, written atomically after every step: an
-    interrupted run keeps the previous state.
+    Each batch is handed to the harness as its own ``--samples`` file; after each batch :meth:`update` records the
+    look and decides whether to stop or which items come next. The state is plain JSON, written atomically after
+    every step: an interrupted run keeps the previous state.
 
     Rules:
 
@@ -36,6 +40,20 @@ class SequentialRun:
       unless ``alternative`` says otherwise; the evaluation stops when the group-sequential bound is crossed.
     * ``rule="precision"``: stop once the repeated confidence interval of the new model's score is at most
       ``± half_width``.
+    * ``rule="adaptive"``: adaptive IRT testing. A one-dimensional :class:`~effstats.irt.IRT2PL` fitted on the
+      reference models is the item bank; each batch is the ``batch`` unused items with the largest Fisher
+      information at the new model's current ability estimate (the posterior mean), and the run stops once the
+      ability's posterior standard deviation is at most ``target_se``, after ``max_n`` items, or when the bank is
+      used up. The result (:class:`~effstats.irt.AdaptiveResult`) gives the ability and the
+      whole-benchmark accuracy with its standard error and interval. Needs 0/1 results.
+
+    With ``rule="efficacy"`` or ``"precision"`` the items are taken in one random order (fixed by ``seed``) over the
+    benchmark and :meth:`update` applies the :class:`~effstats.sequential.SequentialEvaluator` online, so the
+    decisions are those of the evaluator run online on the same items in the same batches. Their intervals hold
+    whatever the new model is. With ``rule="adaptive"`` the items depend on the answers so far, and the accuracy
+    interval is model-based: it holds when the new model answers as the 2PL model fitted on the reference models
+    predicts. A loaded adaptive run refits the bank from the reference data (checked by its content hash) and
+    replays the recorded answers, so it continues exactly as an uninterrupted run would.
 
     Use :meth:`start` to begin and :meth:`load` to continue from a saved state.
 
@@ -50,6 +68,8 @@ class SequentialRun:
     --------
     effstats.sequential.SequentialEvaluator : the adaptive evaluation it runs online.
     effstats.workflow.select : a fixed budget of items instead.
+    effstats.irt.AdaptiveTest : adaptive IRT testing of one model, one item at a time.
+    effstats.irt.IRT2PL : the item bank of ``rule="adaptive"``.
 
     References
     ----------
@@ -58,6 +78,11 @@ class SequentialRun:
 
     Lan, K. K. G. and DeMets, D. L. (1983). Discrete sequential boundaries for clinical trials. *Biometrika* 70(3),
     659–663.
+
+    van der Linden, W. J. and Glas, C. A. W. (Eds.) (2010). *Elements of Adaptive Testing*. Springer, New York.
+
+    Li, P., Tang, X., Chen, S., Cheng, Y., Metoyer, R., Hua, T. and Chawla, N. V. (2025). Adaptive Testing for
+    LLM Evaluation: A Psychometric Alternative to Static Benchmarks. arXiv:2511.04689.
 
     Examples
     --------
@@ -70,6 +95,19 @@ class SequentialRun:
     ...     res = run.update(new.subset(items=run.next_items))
     >>> res.decision, int(res.n), bool(res.ci_high - res.ci_low <= 0.1)
     ('precision', 800, True)
+
+    Adaptive IRT testing, ten items a batch, until the ability's standard error is at most 0.3:
+
+    >>> data = simulate_responses(101, 300, rng=0)
+    >>> ref, new = data.subset(models=range(100)), data.subset(models=[100])
+    >>> run = SequentialRun.start(ref, rule="adaptive", target_se=0.3, batch=10)
+    >>> while not run.stopped:
+    ...     res = run.update(new.subset(items=run.next_items))
+    >>> res.stopped_by, res.n_items, len(run.state["looks"])
+    ('precision', 20, 2)
+    >>> lo, hi = res.confidence_interval(0.95)
+    >>> round(res.accuracy, 3), round(lo, 3), round(hi, 3), round(float(new.accuracy().iloc[0]), 3)
+    (0.639, 0.538, 0.741, 0.653)
     """
 
     def __init__(self, state: dict, reference: ResponseMatrix | None = None) -> None:
@@ -77,55 +115,92 @@ class SequentialRun:
         self._reference = reference
         self.result = None
         self._ev = None  # the online evaluator after the recorded looks (rebuilt from the state when loaded)
+        self._test = None  # rule="adaptive": the adaptive test after the recorded looks (likewise)
+        self._bank_pos = None  # rule="adaptive": bank position of each item id
 
     # ------------------------------------------------------------------ construction
     @classmethod
     def start(cls, reference: Any, *, rule: str = "precision", against: str | None = None,
-              alternative: str = "two-sided", half_width: float = 0.02, alpha: float = 0.05,
-              spending: str = "ld_pocock", initial: int = 100, batch: int = 100, max_n: int | None = None,
-              seed: int = 0, format: str = "auto", metric: str | None = None, duplicates: str = "last",
-              filter: str | None = None) -> "SequentialRun":
-        """Begin a run: read the reference data, fix the item order and the first batch.
+              alternative: str = "two-sided", half_width: float | None = None, target_se: float | None = None,
+              alpha: float = 0.05, spending: str = "ld_pocock", initial: int | None = None,
+              batch: int | None = None, max_n: int | None = None, seed: int = 0, format: str = "auto",
+              metric: str | None = None, duplicates: str = "last", filter: str | None = None) -> "SequentialRun":
+        """Begin a run: read the reference data, fix the item order (or fit the item bank) and the first batch.
 
         Parameters
         ----------
         reference : path or ResponseMatrix
             The reference models' per-item results (see :func:`effstats.workflow.read_results`).
-        rule : {"precision", "efficacy"}
-        against : str
+        rule : {"precision", "efficacy", "adaptive"}, default="precision"
+            The stopping rule (see the class docstring).
+        against : str, optional
             ``rule="efficacy"``: the reference model the new model is compared with.
-        alternative : {"two-sided", "greater", "less"}
-            ``rule="efficacy"``: the claim to test ("greater": the new model is better).
-        half_width : float
+        alternative : {"two-sided", "greater", "less"}, default="two-sided"
+            ``rule="efficacy"``: the claim to test (``"greater"``: the new model is better).
+        half_width : float, default=0.02
             ``rule="precision"``: stop at a repeated-CI half-width at most this (scores' scale: 0.02 = 2 points).
-        alpha : float
-            Error level (repeated CIs at ``1 - alpha``).
-        spending : str
-            Lan–DeMets spending family (``"ld_pocock"``, ``"ld_obf"``, ``"hsd"``, ``"power"``).
-        initial, batch : int
-            Items in the first batch and in each later one.
+        target_se : float, default=0.3
+            ``rule="adaptive"``: stop once the posterior standard deviation of the ability is at most this (the
+            reference models' abilities have standard deviation 1).
+        alpha : float, default=0.05
+            Error level (repeated CIs at ``1 - alpha``; ``rule="adaptive"``: the accuracy interval's level).
+        spending : str, default="ld_pocock"
+            Lan–DeMets spending family (``"ld_pocock"``, ``"ld_obf"``, ``"hsd"``, ``"power"``); not used by
+            ``rule="adaptive"``.
+        initial : int, optional
+            Items in the first batch (default: 100; ``rule="adaptive"``: ``batch``).
+        batch : int, optional
+            Items in each later batch (default: 100; ``rule="adaptive"``: 10). An adaptive batch is the ``batch``
+            most informative items at the current estimate: ``batch=1`` is classic item-by-item adaptive testing,
+            and larger batches trade a few extra items for fewer runs of the harness. Each batch is one harness
+            run, whose start-up (loading the model, building the tasks) usually costs far more than ten items;
+            within ten items the ability estimate moves little, so the items chosen are nearly those that one at a
+            time would choose, and a test to ``target_se=0.3`` takes a handful of batches.
         max_n : int, optional
             At most this many items (default: all items the rule can use).
-        seed : int
-            Fixes the random order of the items.
+        seed : int, default=0
+            Fixes the random order of the items (``rule="adaptive"`` is deterministic and does not use it).
         format, metric, duplicates, filter
             How to read ``reference`` (:func:`effstats.workflow.read_results`); the batches' results are read the
             same way.
-        """
-        from ..sequential import Efficacy, Precision, SequentialEvaluator
 
-        if not isinstance(rule, str) or rule not in ("precision", "efficacy"):
-            raise ValueError(f"rule: expected 'precision' or 'efficacy', got {rule!r}")
+        Returns
+        -------
+        SequentialRun
+
+        Raises
+        ------
+        ValueError
+            Naming the argument: an unknown ``rule``, an option of another rule (``against`` without
+            ``rule="efficacy"``, ``half_width`` without ``rule="precision"``, ``target_se`` without
+            ``rule="adaptive"``), graded scores with ``rule="adaptive"``, sizes out of range.
+        """
+        from ..sequential import Efficacy, Precision
+
+        if not isinstance(rule, str) or rule not in _RULES:
+            raise ValueError(f"rule: expected 'precision', 'efficacy' or 'adaptive', got {rule!r}")
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
             raise ValueError(f"seed: expected a non-negative integer, got {seed!r}")
         from .._validation import check_fraction
 
         if check_fraction(alpha, "alpha") >= 0.5:
             raise ValueError(f"alpha: expected a level below 0.5, got {alpha!r}")
-        if rule == "precision" and against is not None:
+        if rule != "efficacy" and against is not None:
             raise ValueError(f"against: a comparison with a reference model needs rule='efficacy', got rule={rule!r}")
+        if rule != "precision" and half_width is not None:
+            raise ValueError(f"half_width: a target interval half-width needs rule='precision', got rule={rule!r}")
+        if rule != "adaptive" and target_se is not None:
+            raise ValueError(f"target_se: a target standard error of the ability needs rule='adaptive', "
+                             f"got rule={rule!r}")
         rm = read_results(reference, format=format, metric=metric, duplicates=duplicates, filter=filter,
                           name="reference")
+        if rule == "adaptive":
+            return cls._start_adaptive(rm, reference, target_se=TARGET_SE if target_se is None else target_se,
+                                       alpha=alpha, initial=initial, batch=batch, max_n=max_n, seed=seed,
+                                       format=format, metric=metric, duplicates=duplicates, filter=filter)
+        half_width = 0.02 if half_width is None else half_width
+        initial = 100 if initial is None else initial
+        batch = 100 if batch is None else batch
         eligible = np.ones(rm.n_items, bool)
         if rule == "efficacy":
             if against is None:
@@ -167,11 +242,65 @@ class SequentialRun:
         return run
 
     @classmethod
-    def load(cls, directory: str | Path) -> "SequentialRun":
-        """Continue a run saved by :meth:`save` (the folder, or its ``state.json``)."""
+    def _start_adaptive(cls, rm: ResponseMatrix, reference: Any, *, target_se: float, alpha: float,
+                        initial: int | None, batch: int | None, max_n: int | None, seed: int, format: str,
+                        metric: str | None, duplicates: str, filter: str | None) -> "SequentialRun":
+        ref_info = _reference_info(rm, reference, format, metric, filter)
+        if rm.kind != "binary":
+            raise ValueError(f"rule: 'adaptive' needs 0/1 correctness per item (an IRT item bank), but the reference "
+                             f"results are graded scores (metric {ref_info['metric']!r}); use rule='precision' or "
+                             "'efficacy', or a 0/1 metric")
+        target_se = check_positive(target_se, "target_se")
+        n = rm.n_items
+        batch = check_positive_int(ADAPTIVE_BATCH if batch is None else batch, "batch", maximum=n)
+        initial = check_positive_int(batch if initial is None else initial, "initial", maximum=n)
+        max_n = n if max_n is None else check_positive_int(max_n, "max_n", maximum=n)
+        state = {
+            "format": _FORMAT, "effstats_version": _version(),
+            "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "reference": ref_info, "duplicates": duplicates,
+            "rule": {"kind": "adaptive", "against": None, "alternative": None, "half_width": None,
+                     "target_se": float(target_se), "prior_sd": _PRIOR_SD},
+            "alpha": float(alpha), "spending": None, "initial": int(initial), "batch": int(batch),
+            "max_n": int(max_n), "seed": int(seed),
+            # the items handed out so far, the pending batch last (the bank chooses them one batch at a time)
+            "order": [], "tasks": [], "doc_ids": [],
+            "against_scores": None, "model": None, "looks": [], "status": "continue", "result": None,
+        }
+        run = cls(state, rm)
+        run._adaptive_test()
+        run._hand_out(initial)
+        return run
+
+    @classmethod
+    def load(cls, directory: str | Path, *, reference: Any = None) -> "SequentialRun":
+        """Continue a run saved by :meth:`save`.
+
+        Parameters
+        ----------
+        directory : path
+            The folder :meth:`save` wrote, or its ``state.json``.
+        reference : path or ResponseMatrix, optional
+            ``rule="adaptive"``: the reference data, when not at the path the state records (or when the run was
+            started from data in memory). It must be the data the run was started from (same content hash).
+
+        Returns
+        -------
+        SequentialRun
+            Its next batch and decisions are those of the run kept in memory.
+
+        Raises
+        ------
+        ValueError
+            ``directory`` is not a sequential state; ``reference`` is other data than the run was started from, or
+            refitting the item bank chooses other items than the run did.
+        """
         _, st = read_saved(directory, STATE, _FORMAT, "sequential state file")
         run = cls(st)
-        if st["looks"]:
+        if st["rule"]["kind"] == "adaptive":
+            run._reference = _reread_reference(st, reference)
+            run._replay_adaptive()
+        elif st["looks"]:
             run._replay()
         return run
 
@@ -202,6 +331,90 @@ class SequentialRun:
         self._ev = ev
         return ev
 
+    # ------------------------------------------------------------------ rule="adaptive": the item bank, replayed
+    def _adaptive_test(self):
+        """Fit the item bank on the reference data and start an adaptive test with no answers."""
+        from ..irt import IRT2PL
+        from ..irt._adaptive import AdaptiveTest
+
+        st, rm = self.state, self._reference
+        bank = IRT2PL(random_state=0).fit(rm)  # one dimension: deterministic (random_state only seeds extra ones)
+        self._test = AdaptiveTest(bank, target_se=st["rule"]["target_se"], max_items=st["max_n"],
+                                  prior_sd=st["rule"]["prior_sd"])
+        self._bank_pos = {str(i): j for j, i in enumerate(rm.item_ids)}
+        self._item_info = item_tasks(rm)
+        return self._test
+
+    def _choose(self, size: int) -> np.ndarray:
+        """Bank positions of the next batch: the ``size`` unused items with the largest Fisher information at the
+        current ability estimate (ties: the earlier position), at most ``max_n`` items in all."""
+        t = self._test
+        free = np.ones(len(self._bank_pos), bool)
+        free[t.given] = False
+        k = min(int(size), int(free.sum()), self.state["max_n"] - len(t.given))
+        info = np.where(free, t.information(), -np.inf)
+        return np.argsort(-info, kind="stable")[:k]
+
+    def _hand_out(self, size: int) -> None:
+        st, pos = self.state, self._choose(size)
+        st["order"] += [str(i) for i in self._reference.item_ids[pos]]
+        st["tasks"] += [str(t) for t in self._item_info["task"].to_numpy()[pos]]
+        st["doc_ids"] += [int(d) for d in self._item_info["doc_id"].to_numpy()[pos]]
+
+    def _adaptive_decision(self) -> str | None:
+        t, st = self._test, self.state
+        if t.given and t.standard_error <= st["rule"]["target_se"]:
+            return "precision"
+        if len(t.given) == len(self._bank_pos):
+            return "bank"
+        if len(t.given) >= st["max_n"]:
+            return "max_n"
+        return None
+
+    def _adaptive_result(self):
+        return dataclasses.replace(self._test.result(), stopped_by=self._adaptive_decision() or "continue")
+
+    def _record_adaptive(self, items: list[str], scores: list[float]) -> None:
+        for i, y in zip(items, scores):
+            self._test.record(self._bank_pos[i], int(y))
+
+    def _replay_adaptive(self):
+        """Refit the bank and replay the recorded answers, checking that every batch is the one the bank chooses."""
+        st = self.state
+        self._adaptive_test()
+        looks = st["looks"]
+        for k, look in enumerate(looks + [None]):
+            if look is None and self.stopped:
+                break
+            size = st["initial"] if k == 0 else st["batch"]
+            chosen = [str(i) for i in self._reference.item_ids[self._choose(size)]]
+            expected = look["items"] if look is not None else st["order"][self.n_evaluated:]
+            if chosen != expected:
+                raise ValueError(f"reference: refitting the item bank chose other items than this run at batch "
+                                 f"{k + 1} (run made with effstats {st['effstats_version']}, this is {_version()}); "
+                                 "start the run again")
+            if look is not None:
+                self._record_adaptive(look["items"], look["scores"])
+        if looks:
+            self.result = self._adaptive_result()
+        return self._test
+
+    def _look_adaptive(self, batch: list[str], scores: list[float]):
+        bad = [(i, y) for i, y in zip(batch, scores) if y not in (0.0, 1.0)]
+        if bad:
+            raise ValueError(f"new_results: rule='adaptive' needs 0/1 results; {len(bad)} item(s) have graded "
+                             f"scores, e.g. {bad[0][0]!r}: {bad[0][1]!r}")
+        try:
+            self._record_adaptive(batch, scores)
+        except BaseException:
+            self._replay_adaptive()  # the test may hold part of a refused look: rebuild it from the state
+            raise
+        res = self._adaptive_result()
+        self.state["looks"].append({"items": batch, "scores": scores, "theta": res.theta,
+                                    "theta_se": res.standard_error, "accuracy": res.accuracy,
+                                    "accuracy_se": res.accuracy_se})
+        return res
+
     # ------------------------------------------------------------------ batches
     @property
     def stopped(self) -> bool:
@@ -218,6 +431,8 @@ class SequentialRun:
         if self.stopped:
             return pd.Index([], name="item")
         n0 = self.n_evaluated
+        if st["rule"]["kind"] == "adaptive":  # the order holds the items handed out, the pending batch last
+            return pd.Index(st["order"][n0:], name="item")
         size = st["initial"] if not st["looks"] else st["batch"]
         return pd.Index(st["order"][n0: min(n0 + size, st["max_n"])], name="item")
 
@@ -247,8 +462,12 @@ class SequentialRun:
 
         Returns
         -------
-        SequentialResult
-            ``decision`` is ``"continue"`` until a rule fires or the items run out.
+        SequentialResult or AdaptiveResult
+            ``rule="precision"`` or ``"efficacy"``: a :class:`~effstats.sequential.SequentialResult` whose
+            ``decision`` is ``"continue"`` until a rule fires or the items run out. ``rule="adaptive"``: an
+            :class:`~effstats.irt.AdaptiveResult` (ability, accuracy and its interval over every item of the
+            reference data) whose ``stopped_by`` is ``"continue"``, then ``"precision"`` (``target_se`` reached),
+            ``"max_n"`` or ``"bank"`` (every item given).
         """
         st = self.state
         if self.stopped:
@@ -288,6 +507,16 @@ class SequentialRun:
             raise ValueError(f"new_results: {len(lacking)} of the batch's {len(batch)} items have no result, e.g. "
                              f"{lacking[:3]}; run the batch's whole --samples file")
         scores = have.reindex(batch).tolist()
+        if st["rule"]["kind"] == "adaptive":
+            res = self._look_adaptive(list(batch), scores)
+            st["model"] = str(model)
+            self.result = res
+            if res.stopped_by != "continue":
+                st["status"] = "stopped"
+                st["result"] = self._adaptive_dict(res)
+            else:
+                self._hand_out(st["batch"])
+            return res
         ev = self._ev if self._ev is not None else self._replay()
         try:
             res = self._look(ev, list(batch), scores)
@@ -301,6 +530,17 @@ class SequentialRun:
             st["status"] = "stopped"
             st["result"] = _result_dict(res)
         return res
+
+    def _adaptive_dict(self, res) -> dict:
+        st = self.state
+        level = 1 - st["alpha"]
+        lo, hi = res.confidence_interval(level)
+        reason = {"precision": f"the ability's standard error reached target_se={st['rule']['target_se']:g}",
+                  "max_n": f"max_n={st['max_n']} items given", "bank": "every item of the bank given"}[res.stopped_by]
+        return {"decision": res.stopped_by, "reason": reason, "n": res.n_items, "theta": res.theta,
+                "theta_se": res.standard_error, "target_se": st["rule"]["target_se"], "estimate": res.accuracy,
+                "standard_error": res.accuracy_se, "ci_low": lo, "ci_high": hi, "confidence_level": level,
+                "alpha": st["alpha"]}
 
     # ------------------------------------------------------------------ files
     def save(self, directory: str | Path) -> Path:
@@ -320,17 +560,27 @@ class SequentialRun:
             return bdir
         if self.result is None:
             self._replay()
-        res = self.result
         write_json_atomic(d / "decision.json", self.state["result"])
-        write_text_atomic(d / "looks.csv", res.trace.to_csv())
+        write_text_atomic(d / "looks.csv", self._trace().to_csv())
         out = write_text_atomic(d / "decision.md", self.to_markdown())
         write_json_atomic(d / STATE, self.state)
         return out
+
+    def _trace(self) -> pd.DataFrame:
+        """One row per look: the estimates after it."""
+        if self.state["rule"]["kind"] != "adaptive":
+            return self.result.trace
+        rows = [{"look": k + 1, "n": sum(len(lk["items"]) for lk in self.state["looks"][: k + 1]),
+                 **{c: lk[c] for c in ("theta", "theta_se", "accuracy", "accuracy_se")}}
+                for k, lk in enumerate(self.state["looks"])]
+        return pd.DataFrame(rows).set_index("look")
 
     def to_markdown(self) -> str:
         """The decision (or the state so far) as Markdown."""
         st, res = self.state, self.result
         rule = st["rule"]
+        if rule["kind"] == "adaptive":
+            return self._adaptive_markdown()
         what = (f"{st['model']} against {rule['against']} ({rule['alternative']})" if rule["kind"] == "efficacy"
                 else f"{st['model']}: precision ±{rule['half_width']:g}")
         lines = [f"# Sequential evaluation: {what}", ""]
@@ -344,6 +594,41 @@ class SequentialRun:
         if res.pvalue is not None and res.decision != "continue":
             lines.append(f"Stage-wise p-value {res.pvalue:.4g}.")
         return "\n".join(lines) + "\n"
+
+    def _adaptive_markdown(self) -> str:
+        st, res = self.state, self.result
+        target = st["rule"]["target_se"]
+        lines = [f"# Adaptive IRT evaluation: {st['model']}: ability standard error ≤ {target:g}", ""]
+        if res is None:
+            return "\n".join(lines + ["No batch evaluated yet.", ""])
+        level = 1 - st["alpha"]
+        lo, hi = res.confidence_interval(level)
+        lines += [f"Decision: **{res.stopped_by}** after {res.n_items} of at most {st['max_n']} items "
+                  f"({len(st['looks'])} looks; {st['reference']['n_items']} items in the bank).", "",
+                  f"Accuracy on the whole benchmark {res.accuracy:.4f} (s.e. {res.accuracy_se:.4f}); "
+                  f"{int(round(100 * level))} % interval [{lo:.4f}, {hi:.4f}] (model-based: it assumes the new model "
+                  "answers as the IRT model fitted on the reference models predicts).", "",
+                  f"Ability {res.theta:.3f} (s.e. {res.standard_error:.3f}) on the reference models' scale (mean 0, "
+                  "standard deviation 1)."]
+        return "\n".join(lines) + "\n"
+
+
+def _reread_reference(state: dict, reference: Any) -> ResponseMatrix:
+    """The reference data a saved run was started from, read as it was read then and checked by its content hash."""
+    info = state["reference"]
+    ref = reference if reference is not None else info.get("source")
+    if ref is None:
+        raise ValueError("reference: the run was started from data in memory; pass reference= (the same data)")
+    layout = info.get("layout")
+    rm = read_results(ref, format=info.get("format", "auto"), name="reference", filter=info.get("filter"),
+                      metric=info.get("metric") if layout in ("lm-eval", "helm") else None,
+                      duplicates=state.get("duplicates", "last"))
+    h = content_hash(rm)
+    if h != info["sha256"]:
+        raise ValueError(f"reference: this reference data differs from the data the run was started from (content "
+                         f"hash {h[:12]}… vs {info['sha256'][:12]}…; {rm.n_models} × {rm.n_items} vs "
+                         f"{info['n_models']} × {info['n_items']}); pass the same data or start again")
+    return rm
 
 
 def _result_dict(res) -> dict:
