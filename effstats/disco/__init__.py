@@ -1,51 +1,44 @@
-"""DISCO: disagreement-based sample selection and model-signature performance prediction.
+"""Subset estimators: choose a few items, predict the full-benchmark score of new models from them.
 
-Rubinstein, Raible, Gubri & Oh, "DISCO: Diversifying Sample Condensation for Efficient Model Evaluation"
-(arXiv preprint, 2025). The pipeline has two steps:
+DISCO (Rubinstein, Raible, Gubri & Oh 2025, "DISCO: Diversifying Sample Condensation for Efficient Model
+Evaluation", arXiv:2510.07959) in two steps:
 
-1. **Selection.** Score every item by how much a pool of source models disagrees on it and keep the
-   top-k: the predictive diversity score (:func:`pds`, Eq. 1) or the generalised Jensen–Shannon
-   divergence (:func:`jsd`), which equals the mutual information between the model index and the
-   prediction (Prop. 1) and is sandwiched by PDS (Prop. 2, :func:`pds_jsd_bounds`).
-2. **Prediction.** A model's *signature* is its concatenated outputs on the selected items; a
-   scikit-learn regressor (kNN, random forest, ... of Table 2), optionally after PCA, maps signatures
-   of source models to their full-benchmark accuracy (:class:`DISCO`).
+1. **Selection.** Score every item by how much a pool of source models disagrees on it and keep the top-k: the
+   predictive diversity score (:func:`effstats.disco.pds`, Eq. 1) or the generalised Jensen–Shannon divergence
+   (:func:`effstats.disco.jsd`), which equals the mutual information between the model index and the prediction
+   (Prop. 1) and is sandwiched by PDS (Prop. 2, :func:`effstats.disco.pds_jsd_bounds`).
+2. **Prediction.** A model's *signature* is its concatenated outputs on the selected items; a scikit-learn
+   regressor (kNN, random forest, ... of Table 2), optionally after PCA, maps the source models' signatures to
+   their full-benchmark accuracy (:class:`effstats.disco.DISCO`).
 
-:class:`DISCO`'s defaults are not the paper's: random items and a ridge regression, on the signature, of the
-difference between a model's score and its mean on those items (``estimate="difference"``). That setting beat
-random items with their plain mean on every benchmark effstats reads (``figures/disco_defaults.csv``); the
-paper's PDS selection with a random forest on the signature lost to them on three of five. On 0/1 correctness
-PDS and JSD select the same items (see :class:`DISCO`).
+:class:`effstats.disco.DISCO`'s defaults are not the paper's: random items and a ridge regression, on the
+signature, of the difference between a model's score and its mean on those items (``estimate="difference"``);
+``benchmarks/disco_defaults.py`` compares them with the paper's setting and with random items.
 
-Baselines under the same protocol: :class:`RandomDirect` (random subset + direct accuracy),
-:class:`AnchorCorr` (correctness clustering + weighted sum, Vivek et al. / Polo et al.),
-:class:`StratifiedHT` (SSEPY-style k-means strata on confidence + Horvitz–Thompson),
-:class:`SortSearchDirect` (Lifelong-Bench's Sort & Search, via :mod:`effstats.sortsearch`) and the IRT
-family (Anchor-IRT, p-IRT, gp-IRT) in :mod:`effstats.irt`.
+Beside DISCO, under the same protocol: :class:`effstats.disco.RandomDirect` (random items, their mean),
+:class:`effstats.disco.AIPW` (random items with a cross-fitted regression correction; design-unbiased, also for a
+model better than every source), :class:`effstats.disco.RandomLearn` and :class:`effstats.disco.MRMR` (a ridge
+regression of the score on random or mRMR-chosen items), :class:`effstats.disco.AnchorCorr` (correctness
+clustering + weighted sum), :class:`effstats.disco.StratifiedHT` (k-means strata on confidence +
+Horvitz–Thompson), :class:`effstats.disco.SortSearchDirect` (Sort & Search) and the IRT family in
+:mod:`effstats.irt`; :class:`effstats.disco.MethodChooser` picks among them by cross-validation over the source
+models, in range and on the best sources held out.
 
-Every estimator follows one protocol: ``fit(source_outputs, source_scores=None)`` on the source models'
-outputs on all items (a :class:`~effstats.responses.ResponseMatrix`, a DataFrame or arrays), ``selected_`` item
-positions (``selected_ids_``), and ``predict(target_outputs, items=None)`` from the targets' outputs on the
-selected items, **aligned by item id** (ResponseMatrix ids, DataFrame columns or ``items=``; bare arrays in
-``selected_`` order, shape-checked) → estimated full-benchmark scores. ``predict_interval`` adds an interval to
-every predicted score (:class:`SubsetPrediction`: cross-validated conformal residuals over the source models,
-or the design-based variance of random subsets); ``evaluate`` reports MAE, Spearman and coverage; ``score`` is
-the negative MAE. :func:`evaluate_split` / :func:`run_protocol` score any of them on source/target model splits
-from :mod:`effstats.splits`; :func:`compare_methods` runs every candidate and the cross-validated
-:class:`MethodChooser` under one protocol.
-
-Layout: :mod:`._selection` (disagreement scores, top-k / random selection), :mod:`._predictors`
-(signature regressors), :mod:`._estimator` (:class:`DISCO`: signatures and prediction), :mod:`._baselines`,
-:mod:`._protocol`, :mod:`._chooser`;
-the shared subset-estimator base lives in :mod:`effstats._subset` (used by :mod:`effstats.irt` too).
+Every estimator follows one protocol: ``fit(source_outputs, source_scores=None)`` on the source models' outputs on
+all items (a :class:`effstats.responses.ResponseMatrix`, a DataFrame or arrays: an integer 0/1 matrix is
+correctness, other integers are class ids and need ``labels=``), ``selected_`` item positions in ascending order
+(``selected_ids_``), and ``predict(target_outputs, items=None)`` from the targets' outputs on the selected items,
+aligned by item id (ResponseMatrix ids, DataFrame columns or ``items=``; bare arrays in ``selected_`` order or
+over all items, shape-checked). ``predict_interval`` adds an interval to every predicted score
+(:class:`effstats.disco.SubsetPrediction`: cross-validated conformal residuals over the source models, or the
+design-based variance of random items) and flags targets outside the sources' range; ``evaluate`` reports MAE,
+Spearman and coverage; ``score`` is the negative MAE. :func:`effstats.disco.evaluate_split` and
+:func:`effstats.disco.run_protocol` score any of them on model splits from :mod:`effstats.splits`;
+:func:`effstats.disco.compare_methods` runs every candidate and the chooser under one protocol.
 """
 from .._subset import (
     PredictionMetrics,
     SubsetPrediction,
-    _Outputs,
-    _SubsetEstimator,
-    _as_outputs,
-    _weighted_anchors,
     align_items,
     prediction_metrics,
 )
