@@ -1,12 +1,17 @@
 # effstats: `make demo` runs the analyses (bundled leaderboards and digits, the per-item predictions beside the checkout
-# or in $EFFSTATS_DATA) and renders them as HTML reports, `make test` runs
-# the tests. Both run the idempotent set-up first (Debian as root: installs everything; elsewhere prints the steps).
+# or in $EFFSTATS_DATA) and renders them as HTML reports, `make test` runs the tests (`make test-fast`: all but those
+# marked slow), `make docs` builds the documentation site into build/docs/. Each runs the idempotent set-up first
+# (Debian as root: installs everything; elsewhere prints the steps).
 PY ?= .venv/bin/python
 PYTEST_ARGS ?=
 # notebooks run at once by make demo (longest first): two where there are two cores or more (make demo JOBS=1: one)
 JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); if [ "$$n" -ge 2 ]; then echo 2; else echo 1; fi)
-# e.g. make lab LAB_ARGS="--no-browser --ip=127.0.0.1 --port=8888"
+# e.g. make notebook NOTEBOOK_ARGS="--no-browser --ip=127.0.0.1 --port=8888" (LAB_ARGS: the same, for make lab)
 LAB_ARGS ?=
+NOTEBOOK_ARGS ?= $(LAB_ARGS)
+# make docs: Sphinx's output, its warnings (the build fails on any: -W, nitpicky) and its cache
+DOCS_OUT ?= build/docs
+SPHINX_ARGS ?=
 # one BLAS thread: effstats parallelises above BLAS (forests, simulate(), JOBS), and pip's numpy wheels bring a
 # threaded OpenBLAS that would oversubscribe the cores (set OPENBLAS_NUM_THREADS=... to override)
 OPENBLAS_NUM_THREADS ?= 1
@@ -14,13 +19,26 @@ export OPENBLAS_NUM_THREADS
 # Jupyter refuses to run as root unless told to
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: setup test demo reports lab notebook bench clean
+.PHONY: setup test test-fast docs demo reports lab notebook bench clean
 setup:
 	@bash scripts/setup.sh
 
 # --dist loadgroup: tests marked xdist_group(name) share a worker (and their module fixtures)
 test: setup
 	$(PY) -m pytest -q -n 2 --dist loadgroup --durations=15 $(PYTEST_ARGS)
+
+# the unit tests and doctests: everything not marked slow (notebooks, the docs build, Jupyter, long simulations)
+test-fast: setup
+	$(PY) -m pytest -q -n 2 --dist loadgroup --durations=10 -m "not slow" $(PYTEST_ARGS)
+
+# the documentation site (Sphinx from Debian's packages; elsewhere pip install -e '.[docs]'): user guide, API
+# reference from the docstrings, the notebooks as pages (build/notebooks' executed copies when make demo wrote them,
+# else the stored ones), performance page and changelog. Warnings are errors (-W, nitpicky cross-references);
+# --keep-going reports them all, into $(DOCS_OUT)/warnings.txt as well. Open $(DOCS_OUT)/index.html.
+docs: setup
+	@mkdir -p $(DOCS_OUT)
+	$(PY) -m sphinx -b html -n -W --keep-going -q -d build/docs-doctrees -w $(DOCS_OUT)/warnings.txt $(SPHINX_ARGS) docs $(DOCS_OUT)
+	@echo "docs: $(DOCS_OUT)/index.html"
 
 # every notebook in full (executed copies + timings in build/notebooks, figures and tables in figures/),
 # then one self-contained HTML report per notebook and an index in build/reports/
@@ -34,14 +52,17 @@ demo: setup
 reports:
 	$(PY) scripts/render_reports.py --notebooks build/notebooks --out build/reports
 
-# Debian's Jupyter notebook server, run from the venv so it offers the "effstats" kernel (the default here)
-lab: setup
-	$(PY) -m notebook --notebook-dir=notebooks --MappingKernelManager.default_kernel_name=effstats $(ALLOW_ROOT) $(LAB_ARGS)
+# Debian's Jupyter Notebook 6 server (Debian packages no JupyterLab), run from the venv so it offers the "effstats"
+# kernel (the default here); `make lab` is the same. Where JupyterLab is installed:
+# .venv/bin/python -m jupyterlab --notebook-dir=notebooks (or register the kernel with another Jupyter:
+# .venv/bin/python -m ipykernel install --user --name effstats)
+notebook: setup
+	$(PY) -m notebook --notebook-dir=notebooks --MappingKernelManager.default_kernel_name=effstats $(ALLOW_ROOT) $(NOTEBOOK_ARGS)
 
-notebook: lab
+lab: notebook
 
 bench: setup
 	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
 
 clean:
-	rm -rf build .pytest_cache .hypothesis
+	rm -rf build .pytest_cache .hypothesis docs/generated docs/notebooks/*.ipynb
