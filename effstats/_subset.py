@@ -468,8 +468,8 @@ class _SubsetEstimator(BaseEstimator):
             scores = src.model_means("source_outputs")
         else:
             scores = check_array(source_scores, "source_scores", ndim=1, shape=(src.n_models,))
-        # A degenerate pool (every model right, or wrong, on every item) leaves nothing to select or learn from and
-        # used to give 1.0 / 0.0 for every target with numpy divide warnings; all wrong with labels is usually a
+        # A degenerate pool (every model right, or wrong, on every item) leaves nothing to select or learn from (every
+        # target would get 1.0 / 0.0, with numpy divide warnings); all wrong with labels is usually a
         # class numbering that differs between labels and outputs (e.g. labels 10-19 for class ids 0-9).
         if src.correct is not None or src.labels is not None:
             acc = scores if source_scores is None else src.model_means("source_outputs")
@@ -753,21 +753,78 @@ def _first_per_group(order: np.ndarray, codes: np.ndarray, sizes: np.ndarray, al
 
 
 def _weighted_anchors(X: np.ndarray, k: int, rng: np.random.Generator, n_init: int = 1) -> tuple[np.ndarray, np.ndarray]:
-    """k-means (best of ``n_init`` runs by inertia) on item embeddings X (n_items, d): the items nearest the
-    centroids (sorted, distinct) and the summed share of the clusters each one represents (two centroids can share
-    their nearest item)."""
-    from sklearn.cluster import KMeans
+    """Anchor items of ``k`` clusters of the item embeddings X (n_items, d) and the share of items each represents.
+
+    k-means (k-means++ starts, best of ``n_init`` runs by inertia) runs on the distinct rows of X weighted by their
+    counts: the weighted objective equals the objective on all rows, and the weighted k-means++ draws each start in
+    proportion to count × squared distance, which is the distribution of k-means++ on all rows. Benchmarks have
+    many items every source model answers alike (right, or wrong): they collapse to one weighted row. Each
+    centroid's anchor is an item nearest it; the anchors are returned sorted and distinct, with the summed share
+    of the clusters each one represents (two centroids can share their nearest item).
+    """
     from sklearn.metrics import pairwise_distances_argmin
     from threadpoolctl import threadpool_limits
 
-    # one OpenMP thread: with several, scikit-learn's k-means and nearest-item search gave other anchors from run
-    # to run on a loaded machine (a fixed random_state; 2 of 14 runs differed, MAE 19.5 instead of 4.0 points)
+    U, first, w = _distinct_rows(X)
+    km = _weighted_kmeans(U, w, min(k, len(U)), int(rng.integers(2**31 - 1)), n_init)
+    # one OpenMP thread, as in the k-means: with several, the nearest-item search can break ties differently from
+    # run to run on a loaded machine
     with threadpool_limits(limits=1, user_api="openmp"):
-        km = KMeans(n_clusters=k, n_init=n_init, random_state=int(rng.integers(2**31 - 1))).fit(X)
-        anchors = pairwise_distances_argmin(km.cluster_centers_, X)
-    weights = np.bincount(km.labels_, minlength=k) / X.shape[0]
-    uniq, inv = np.unique(anchors, return_inverse=True)
-    return uniq, np.bincount(inv, weights=weights)
+        anchors = first[pairwise_distances_argmin(km.cluster_centers_, U)]
+    shares = np.bincount(km.labels_, weights=w, minlength=km.n_clusters) / w.sum()
+    uniq, where = np.unique(anchors, return_inverse=True)
+    return uniq, np.bincount(where, weights=shares)
+
+
+def _distinct_rows(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct rows of X (in the order of their bytes), the first row of X holding each, and their counts
+    (as floats, the k-means weights)."""
+    X = np.ascontiguousarray(X, dtype=float)
+    rows = X.view(np.dtype((np.void, X.dtype.itemsize * X.shape[1]))).ravel()
+    _, first, counts = np.unique(rows, return_index=True, return_counts=True)
+    return X[first], first, counts.astype(float)
+
+
+def _weighted_kmeans(U: np.ndarray, w: np.ndarray, k: int, seed: int, n_init: int) -> Any:
+    """The fitted scikit-learn ``KMeans`` of the rows U weighted by w with the lowest inertia over ``n_init`` runs
+    from weighted k-means++ starts (drawn in turn from one ``RandomState(seed)``, so the first run does not depend
+    on ``n_init``). Elkan's algorithm gives Lloyd's iterations with fewer distance computations."""
+    from sklearn.cluster import KMeans
+    from threadpoolctl import threadpool_limits
+
+    starts = np.random.RandomState(seed)
+    best = None
+    # one OpenMP thread: with several, scikit-learn's k-means can give other clusters from run to run on a loaded
+    # machine for a fixed seed
+    with threadpool_limits(limits=1, user_api="openmp"):
+        for _ in range(n_init):
+            km = KMeans(k, init=_kmeans_plusplus(U, w, k, starts), n_init=1, algorithm="elkan").fit(U, sample_weight=w)
+            if best is None or km.inertia_ < best.inertia_:
+                best = km
+    return best
+
+
+def _kmeans_plusplus(U: np.ndarray, w: np.ndarray, k: int, rs: np.random.RandomState) -> np.ndarray:
+    """k-means++ starts (Arthur & Vassilvitskii 2007, with scikit-learn's 2 + log k greedy trials per centre) for the
+    rows U weighted by w: each centre is drawn with probability proportional to w × squared distance to the nearest
+    centre so far, as k-means++ on the rows repeated w times."""
+    sq = np.einsum("ij,ij->i", U, U)
+
+    def dist2(C: np.ndarray) -> np.ndarray:
+        return np.maximum(sq[None, :] - 2.0 * C @ U.T + np.einsum("ij,ij->i", C, C)[:, None], 0.0)
+
+    trials = 2 + int(np.log(k))
+    centres = np.empty((k, U.shape[1]))
+    centres[0] = U[np.searchsorted(np.cumsum(w), rs.uniform() * w.sum(), side="right").clip(max=len(w) - 1)]
+    closest = dist2(centres[:1])[0]
+    for c in range(1, k):
+        pot = np.cumsum(w * closest)
+        cand = np.searchsorted(pot, rs.uniform(size=trials) * pot[-1], side="right").clip(max=len(w) - 1)
+        d = np.minimum(closest, dist2(U[cand]))
+        best = int(np.argmin(d @ w))
+        closest = d[best]
+        centres[c] = U[cand[best]]
+    return centres
 
 
 _ = NotFittedError  # re-exported for subclasses' docs

@@ -1,0 +1,101 @@
+"""Anchor points: k-means on item embeddings (``effstats._subset._weighted_anchors``).
+
+The k-means runs on the distinct embedding rows weighted by their counts. Checked against k-means on all rows
+(scikit-learn, unweighted, from the same starts), against brute-force nearest items and cluster shares, for
+invariance to the order of items, and for the weighted k-means++ start distribution (Monte Carlo, 4 standard
+errors).
+"""
+import numpy as np
+import pytest
+from sklearn.cluster import KMeans
+
+from effstats._subset import _distinct_rows, _kmeans_plusplus, _weighted_anchors, _weighted_kmeans
+from effstats.datasets.simulate import simulate_responses
+from effstats.irt import TinyBenchmarks
+
+
+def repeated_rows(seed=0, n_distinct=60, d=4):
+    """Continuous rows (no ties between distances) repeated 1-9 times each, in a shuffled order."""
+    rng = np.random.default_rng(seed)
+    U = rng.normal(size=(n_distinct, d))
+    counts = rng.integers(1, 10, n_distinct)
+    X = np.repeat(U, counts, axis=0)
+    return X[rng.permutation(len(X))]
+
+
+def test_weighted_kmeans_is_kmeans_on_all_rows():
+    X = repeated_rows()
+    U, inv, counts = np.unique(X, axis=0, return_inverse=True, return_counts=True)
+    w = counts.astype(float)
+    C = _kmeans_plusplus(U, w, 8, np.random.RandomState(3))
+    mine = _weighted_kmeans(U, w, 8, 3, n_init=1)
+    full = KMeans(8, init=C, n_init=1, algorithm="lloyd").fit(X)
+    np.testing.assert_allclose(mine.cluster_centers_, full.cluster_centers_, rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(mine.labels_[inv.ravel()], full.labels_)
+    assert mine.inertia_ == pytest.approx(full.inertia_, rel=1e-12)
+
+
+def test_anchors_depend_on_the_distinct_rows_and_their_counts_only():
+    X = repeated_rows(1)
+    sel, w = _weighted_anchors(X, 10, np.random.default_rng(0))
+    perm = np.random.default_rng(9).permutation(len(X))
+    sel_p, w_p = _weighted_anchors(X[perm], 10, np.random.default_rng(0))
+    rows = sorted(map(tuple, X[sel]))
+    assert rows == sorted(map(tuple, X[perm][sel_p]))
+    np.testing.assert_allclose(np.sort(w), np.sort(w_p), rtol=0, atol=1e-15)
+    assert w.sum() == pytest.approx(1.0) and np.all(np.diff(sel) > 0)
+
+
+def test_anchors_are_the_nearest_items_and_weights_the_cluster_shares():
+    X = repeated_rows(2, n_distinct=200)
+    sel, w = _weighted_anchors(X, 15, np.random.default_rng(4))
+    U, _, counts = _distinct_rows(X)
+    km = _weighted_kmeans(U, counts, 15, int(np.random.default_rng(4).integers(2**31 - 1)), 1)
+    d = ((km.cluster_centers_[:, None, :] - X[None, :, :]) ** 2).sum(-1)  # brute force over all items
+    nearest = d.argmin(axis=1)  # the first nearest item of each centroid
+    shares = np.bincount(d.argmin(axis=0), minlength=15) / len(X)
+    expected = {a: shares[nearest == a].sum() for a in np.unique(nearest)}
+    np.testing.assert_array_equal(sel, sorted(expected))
+    np.testing.assert_allclose(w, [expected[a] for a in sel], rtol=0, atol=1e-15)
+
+
+def test_weighted_kmeans_plusplus_draws_the_first_centre_by_weight():
+    U = np.array([[0.0], [1.0], [5.0]])
+    w = np.array([1.0, 2.0, 7.0])
+    rs = np.random.RandomState(0)
+    n = 6000
+    first = np.array([_kmeans_plusplus(U, w, 1, rs)[0, 0] for _ in range(n)])
+    share = np.array([(first == u).mean() for u in U[:, 0]])
+    p = w / w.sum()
+    assert np.all(np.abs(share - p) < 4 * np.sqrt(p * (1 - p) / n))
+
+
+def test_kmeans_plusplus_takes_each_distinct_row_once_when_k_equals_their_number():
+    U = np.random.default_rng(0).normal(size=(12, 3))
+    C = _kmeans_plusplus(U, np.arange(1.0, 13.0), 12, np.random.RandomState(1))
+    assert sorted(map(tuple, C)) == sorted(map(tuple, U))
+
+
+def test_more_restarts_never_raise_the_inertia():
+    X = simulate_responses(30, 400, rng=6).values.T.astype(float)
+    U, counts = np.unique(X, axis=0, return_counts=True)
+    w = counts.astype(float)
+    for seed in range(3):
+        one = _weighted_kmeans(U, w, 20, seed, n_init=1)
+        five = _weighted_kmeans(U, w, 20, seed, n_init=5)
+        # the restarts share the first start, so the best of five is at most the first
+        assert five.inertia_ <= one.inertia_
+
+
+def test_fewer_distinct_rows_than_anchors():
+    X = np.repeat(np.eye(3), [5, 1, 2], axis=0)
+    sel, w = _weighted_anchors(X, 10, np.random.default_rng(0))
+    np.testing.assert_array_equal(sel, [0, 5, 6])
+    np.testing.assert_allclose(w, [5 / 8, 1 / 8, 2 / 8])
+
+
+def test_tinybenchmarks_anchor_weights_are_cluster_shares():
+    Y = simulate_responses(30, 500, rng=1)
+    est = TinyBenchmarks(20, "anchor-corr", "weighted", random_state=0).fit(Y)
+    assert est.weights_.sum() == pytest.approx(1.0)
+    assert np.all(est.weights_ > 0) and np.all(np.diff(est.selected_) > 0)
