@@ -198,12 +198,10 @@ def test_commands_on_lm_eval_logs_match_the_api(logs, tmp_path, capsys):
 def test_bad_inputs_name_the_argument(logs, tmp_path, capsys):
     root, truth, ref = logs
 
-    def one_line_error(argv, *words):
-        code, out, err = _run(argv, capsys)
-        lines = [ln for ln in err.splitlines() if ": error:" in ln]
-        assert code == 2 and len(lines) == 1, err
-        for w in words:
-            assert w in lines[0], lines[0]
+    def one_line_error(argv, *words):  # exit status 2 and one error line, naming the argument
+        code, _, err = _run(argv, capsys)
+        (line,) = [ln for ln in err.splitlines() if ": error:" in ln]
+        assert code == 2 and all(w in line for w in words), err
 
     graded = tmp_path / "graded.csv"
     scores = ResponseMatrix(np.clip(ref.values + 0.25, 0, 1) * 0.8, model_ids=ref.model_ids, item_ids=ref.item_ids)

@@ -251,9 +251,9 @@ class SequentialRun:
                         metric: str | None, duplicates: str, filter: str | None) -> "SequentialRun":
         ref_info = _reference_info(rm, reference, format, metric, filter)
         if rm.kind != "binary":
+            used = f" (metric {ref_info['metric']!r})" if ref_info["metric"] else ""
             raise ValueError(f"rule: 'adaptive' needs 0/1 correctness per item (an IRT item bank), but the reference "
-                             f"results are graded scores (metric {ref_info['metric']!r}); use rule='precision' or "
-                             "'efficacy', or a 0/1 metric")
+                             f"results are graded scores{used}; use rule='precision' or 'efficacy', or a 0/1 metric")
         target_se = check_positive(target_se, "target_se")
         n = rm.n_items
         batch = check_positive_int(ADAPTIVE_BATCH if batch is None else batch, "batch", maximum=n)
