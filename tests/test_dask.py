@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 distributed = pytest.importorskip("distributed")
+pytestmark = pytest.mark.slow  # a dask.distributed cluster of worker processes
 
 from effstats import distributed as ed  # noqa: E402
 from effstats.datasets.simulate import simulate_responses  # noqa: E402

@@ -6,35 +6,34 @@ that every warning is listed and the site is still there to check), into a tempo
 * no warnings: each is listed, grouped by the file it comes from (most come from docstrings);
 * every internal link resolves: every relative href/src of every HTML page names an existing file, and every
   #anchor exists in its target page; the pages load nothing from the network;
-* Debian's headless Chromium, driven over the DevTools protocol on 127.0.0.1, opens a sample of pages (landing,
-  guide, API, notebooks, performance, changelog): main content rendered, every <img> decoded (naturalWidth > 0),
-  math typeset, and no console error, uncaught exception or failed load.
+* Debian's headless Chromium, driven over the DevTools protocol on 127.0.0.1 (test_reports.py's launcher and
+  client), opens a sample of pages (landing, guide, API, notebooks, performance, changelog): main content
+  rendered, every <img> decoded (naturalWidth > 0), math typeset, and no console error or warning, uncaught
+  exception or failed load.
 
-Skipped, saying why, when Sphinx and its extensions, Chromium or a websocket client are not installed.
+Skipped, saying why, when Sphinx and its extensions are not installed.
 """
 from __future__ import annotations
 
 import collections
 import importlib.util
-import json
 import os
 import re
-import shutil
-import signal
 import subprocess
-import time
 import urllib.parse
-import urllib.request
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 
+# one Chromium launcher and DevTools client for the browser tests, test_reports.py's: an asyncio tab that collects
+# console errors and warnings, uncaught exceptions and failed loads
+from test_reports import CHROMIUM, _in_page, browser  # noqa: F401  (browser: a fixture, used through `chromium`)
+
 # one xdist worker builds the site once and runs every test on it
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("docs")]
 ROOT = Path(__file__).resolve().parents[1]
 VENV_PY = ROOT / ".venv" / "bin" / "python"
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 SPHINX_MODULES = {"sphinx": "python3-sphinx", "numpydoc": "python3-numpydoc",
                   "pydata_sphinx_theme": "python3-pydata-sphinx-theme", "nbsphinx": "python3-nbsphinx",
                   "myst_parser": "python3-myst-parser"}
@@ -146,102 +145,12 @@ def test_every_sampled_page_exists(site):
     assert not missing, missing
 
 
-class _Tab:
-    """One Chromium tab over the DevTools protocol (websocket-client); collects errors, exceptions, failed loads."""
-
-    def __init__(self, ws):
-        self.ws, self.next_id, self.events = ws, 0, []
-
-    def send(self, method: str, **params):
-        self.next_id += 1
-        self.ws.send(json.dumps({"id": self.next_id, "method": method, "params": params}))
-        while True:
-            m = json.loads(self.ws.recv())
-            if m.get("id") == self.next_id:
-                assert "error" not in m, m["error"]
-                return m["result"]
-            self.events.append(m)
-
-    def wait_event(self, method: str, timeout: float = 30):
-        deadline = time.monotonic() + timeout
-        while not any(e.get("method") == method for e in self.events):
-            assert time.monotonic() < deadline, f"no {method} in {timeout} s"
-            self.ws.settimeout(max(0.1, deadline - time.monotonic()))
-            self.events.append(json.loads(self.ws.recv()))
-
-    def js(self, expression: str):
-        r = self.send("Runtime.evaluate", expression=expression, returnByValue=True, awaitPromise=True)
-        assert "exceptionDetails" not in r, r["exceptionDetails"]
-        return r["result"].get("value")
-
-    def open(self, url: str):
-        self.events.clear()
-        for domain in ("Page", "Runtime", "Log", "Network"):
-            self.send(f"{domain}.enable")
-        self.send("Page.navigate", url=url)
-        self.wait_event("Page.loadEventFired")
-        # let scripts that run after load (the theme, KaTeX) finish and log
-        self.js("new Promise(r => setTimeout(r, 300))")
-
-    def problems(self) -> list[str]:
-        out = []
-        for e in self.events:
-            p = e.get("params", {})
-            if e.get("method") == "Runtime.consoleAPICalled" and p["type"] in ("error", "assert"):
-                out.append(f"console.{p['type']}: {[a.get('value', a.get('description')) for a in p['args']]}")
-            elif e.get("method") == "Runtime.exceptionThrown":
-                out.append(f"exception: {p['exceptionDetails'].get('exception', {}).get('description')}")
-            elif e.get("method") == "Log.entryAdded" and p["entry"]["level"] == "error":
-                out.append(f"log error: {p['entry']['text']} {p['entry'].get('url', '')}")
-            elif e.get("method") == "Network.loadingFailed":
-                out.append(f"failed load: {p.get('errorText')}")
-        return out
-
-
 @pytest.fixture(scope="module")
-def browser(tmp_path_factory):
-    """Headless Chromium with DevTools on an ephemeral 127.0.0.1 port; yields the port."""
-    if CHROMIUM is None:
-        pytest.skip("no Chromium on PATH (Debian: apt-get install chromium; make setup installs it)")
-    if importlib.util.find_spec("websocket") is None:
-        pytest.skip("no websocket client (Debian: python3-websocket; pip: websocket-client)")
-    profile = tmp_path_factory.mktemp("chromium-profile")
-    cmd = [CHROMIUM, "--headless", "--disable-gpu", "--no-first-run", "--no-default-browser-check",
-           "--allow-file-access-from-files", "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0",
-           f"--user-data-dir={profile}", "--window-size=1280,900", "about:blank"]
-    if os.geteuid() == 0:
-        cmd.insert(1, "--no-sandbox")  # Chromium's sandbox refuses to run as root
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    try:
-        port_file = profile / "DevToolsActivePort"
-        deadline = time.monotonic() + 30
-        while not (port_file.exists() and port_file.read_text().count("\n") >= 1):
-            assert proc.poll() is None, f"chromium exited with {proc.returncode}"
-            assert time.monotonic() < deadline, "chromium did not open its DevTools port in 30 s"
-            time.sleep(0.2)
-        yield int(port_file.read_text().split()[0])
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=10)
-
-
-def _in_tab(port: int, fn):
-    """Run fn(_Tab) in a new tab (no message of an earlier page is replayed), then close the tab."""
-    import websocket
-
-    req = urllib.request.Request(f"http://127.0.0.1:{port}/json/new?about:blank", method="PUT")
-    with urllib.request.urlopen(req, timeout=10) as r:
-        tab = json.load(r)
-    ws = websocket.create_connection(tab["webSocketDebuggerUrl"], timeout=30, suppress_origin=True)
-    try:
-        return fn(_Tab(ws))
-    finally:
-        ws.close()
-        urllib.request.urlopen(f"http://127.0.0.1:{port}/json/close/{tab['id']}", timeout=10).close()
+def chromium(request):
+    """The DevTools port of a headless Chromium (test_reports.py's ``browser``), or a skip saying what is missing."""
+    if not os.access(CHROMIUM, os.X_OK):
+        pytest.skip(f"no Chromium at {CHROMIUM} (Debian: apt-get install chromium; make setup installs it)")
+    return request.getfixturevalue("browser")
 
 
 _PAGE_STATE = """(() => {
@@ -253,32 +162,33 @@ _PAGE_STATE = """(() => {
 })()"""
 
 
-def test_the_browser_check_sees_errors(browser, tmp_path):
+def test_the_page_check_sees_a_broken_image_and_empty_content(chromium, tmp_path):
+    # (test_reports.py checks that the tab's problems() sees console errors and exceptions)
     bad = tmp_path / "bad.html"
-    bad.write_text('<html><body><main>text</main><img src="missing.png"><script>console.error("boom")</script>'
-                   "</body></html>")
+    bad.write_text('<html><body><h1>t</h1><main> </main><img src="missing.png"><img src="ok.svg"></body></html>')
+    (tmp_path / "ok.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"/>')
 
-    def run(tab):
-        tab.open(bad.as_uri())
-        return tab.js(_PAGE_STATE), tab.problems()
+    async def run(page):
+        await page.open(bad.as_uri())
+        return await page.js(_PAGE_STATE)
 
-    state, problems = _in_tab(browser, run)
-    assert [i["ok"] for i in state["imgs"]] == [False]
-    assert any("boom" in p for p in problems) and any("failed load" in p for p in problems), problems
+    state = _in_page(chromium, run)
+    assert state["text"] == 0 and [(i["src"], i["ok"]) for i in state["imgs"]] == [("missing.png", False),
+                                                                                  ("ok.svg", True)]
 
 
-def test_pages_render_in_chromium(site, browser):
+def test_pages_render_in_chromium(site, chromium):
     html = site / "html"
     failures = []
 
-    def run(tab):
+    async def run(tab):
         states = {}
         for page in SAMPLE:
-            tab.open((html / page).as_uri())
-            states[page] = (tab.js(_PAGE_STATE), tab.problems())
+            await tab.open((html / page).as_uri())
+            states[page] = (await tab.js(_PAGE_STATE), tab.problems())
         return states
 
-    states = _in_tab(browser, run)
+    states = _in_page(chromium, run)
     n_imgs = 0
     for page, (state, problems) in states.items():
         if state["text"] < 200:

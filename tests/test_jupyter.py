@@ -27,6 +27,7 @@ from tornado.websocket import websocket_connect
 
 # one xdist worker runs this module, so its module-scoped fixture (a notebook run, a server) starts once
 pytestmark = pytest.mark.xdist_group("jupyter")
+pytestmark = [pytestmark, pytest.mark.slow]  # a notebook runs through a Jupyter server
 ROOT = Path(__file__).resolve().parents[1]
 VENV_PY = ROOT / ".venv" / "bin" / "python"
 NOTEBOOK = "tour.ipynb"

@@ -28,6 +28,7 @@ from tornado.websocket import websocket_connect
 
 # one xdist worker runs this module, so its module-scoped fixture (a notebook run, a server) starts once
 pytestmark = pytest.mark.xdist_group("reports")
+pytestmark = [pytestmark, pytest.mark.slow]  # a notebook runs, then renders in Chromium
 ROOT = Path(__file__).resolve().parents[1]
 VENV_PY = ROOT / ".venv" / "bin" / "python"
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"  # Debian's, installed by make setup
