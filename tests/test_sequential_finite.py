@@ -165,6 +165,23 @@ def test_hypergeometric_interval_is_the_set_its_exact_tests_keep():
         np.testing.assert_allclose(z, expect, rtol=1e-9, atol=1e-12)
 
 
+@pytest.mark.parametrize("size", [7, 500, 10_000])
+def test_hypergeometric_tails_match_scipy(size):
+    # the tails summed from x outwards against scipy's, at random (K, n, x) including x outside the support
+    from scipy.stats import hypergeom
+
+    from effstats.sequential.statistics import _hyp_tail
+
+    g = np.random.default_rng(size)
+    K, n = g.integers(0, size + 1, 500).astype(float), g.integers(1, size + 1, 500).astype(float)
+    lo, hi = np.maximum(0, n - (size - K)), np.minimum(n, K)
+    x = np.floor(lo - 1 + g.random(500) * (hi - lo + 3))
+    np.testing.assert_allclose(_hyp_tail(x, size, K, n, lower=True), hypergeom.cdf(x, size, K, n), rtol=1e-9,
+                               atol=1e-300)
+    np.testing.assert_allclose(_hyp_tail(x, size, K, n, lower=False), hypergeom.sf(x - 1, size, K, n), rtol=1e-9,
+                               atol=1e-300)
+
+
 def test_validation_grid_has_finite_benchmark_cells_that_hold():
     from effstats.sequential.validation import validation_grid
 
