@@ -94,6 +94,18 @@ def test_one_sided_threshold_on_a_binary_benchmark_with_fpc():
             assert np.mean((r.rci_low <= 0.284) & (r.rci_high >= 0.284)) >= 0.95 - 3 * _se(0.05, n)
 
 
+@pytest.mark.xfail(strict=True, reason="open: with several datasets the binary fpc statistic is the effective-binomial "
+                   "approximation, whose skew is wrong once datasets are nearly used up; near the floor 'below' is "
+                   "claimed in 0.077 of 8,000 runs (3 + 5 correct of 500 + 500 items)")
+def test_one_sided_threshold_near_the_floor_of_two_binary_datasets_with_fpc():
+    x = np.r_[np.ones(3), np.zeros(497), np.ones(5), np.zeros(495)]
+    groups = np.repeat([0, 1], 500)
+    n = 8000
+    r = SequentialEvaluator([Threshold(0.008, "below")], fpc=True, initial=100, batch=100).simulate(
+        x, groups=groups, n_runs=n, rng=1)
+    assert np.mean(r.reason == "threshold") <= 0.05 + 3 * _se(0.05, n)  # 3 MC s.e. at 8,000 runs: 0.0073
+
+
 def _exact_claim_probability(count: int, size: int, direction: str) -> float:
     """P(Threshold(count / size, direction) claims) over every random order of a binary benchmark, exactly.
 
