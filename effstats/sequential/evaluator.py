@@ -4,7 +4,8 @@ The score is the unweighted mean of per-dataset means (the seed paper's Eq. 1). 
 order fixed by ``rng``: an ``initial`` number per dataset, then ``batch`` more per dataset at each look
 (stratified), until every dataset is used or ``max_n`` items. The statistics are score statistics that stay valid
 near accuracy 0 and 1 and for rare, one-directional disagreements (:mod:`effstats.sequential.statistics`: exact binomial
-for one model, Tango for a paired difference, Agresti–Caffo for two models on different items).
+for one model, exact hypergeometric for one model's binary scores on one finite benchmark with ``fpc=True``, Tango
+for a paired difference, Agresti–Caffo for two models on different items).
 
 The group-sequential boundaries come from :func:`effstats.sequential.design` with the spending function
 evaluated at the **information fraction** of the statistic tested -- for the mean of per-dataset means the
