@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+import effstats._subset as sub
 from effstats.datasets.simulate import simulate_responses
 from effstats.irt import IRT2PL, TinyBenchmarks
 
@@ -79,6 +80,7 @@ def tinybenchmarks_stages(Y: np.ndarray, **params) -> float:
     import effstats.irt._tinybenchmarks as tb
 
     TinyBenchmarks._fit_cache.clear()
+    sub._ANCHORS.clear()  # timed from scratch: no k-means result of an earlier fit
     spent = {"IRT fits": 0.0, "anchor k-means": 0.0}
 
     def clock(name, f):
@@ -120,11 +122,10 @@ def main() -> None:
         compare_fits(Y[np.setdiff1d(np.arange(90), np.arange(0, 90, 5))].astype(float), args.dims, load_irt2pl(REFERENCE, "effstats/irt/_model.py"))
         tinybenchmarks_stages(Y, n_dims=1)
         if args.kmeans_reference:
-            import effstats._subset as sub
-
             X = Y.T.astype(float)
             t_ref, _ = timed(lambda: reference_anchors(X, 100, np.random.default_rng(0)))
             c_ref = CPU["last"]
+            sub._ANCHORS.clear()
             t_own, _ = timed(lambda: sub._weighted_anchors(X, 100, np.random.default_rng(0)))
             print(f"anchor k-means on {X.shape[0]} items x {X.shape[1]} models: reference (Lloyd on all items, best of 5) "
                   f"{t_ref:.1f} s (CPU {c_ref:.1f} s), effstats (one run on {len(sub._distinct_rows(X)[0])} distinct rows) "
@@ -134,6 +135,8 @@ def main() -> None:
         if args.chooser:
             from effstats.disco import MethodChooser
 
+            TinyBenchmarks._fit_cache.clear()
+            sub._ANCHORS.clear()
             el, ch = timed(lambda: MethodChooser(random_state=0).fit(Y[:80]))
             cpu = CPU["last"]
             print(f"MethodChooser (default candidates) on 80 x {n_items}: {el:.1f} s (CPU {cpu:.1f} s), chose {ch.best_}  "

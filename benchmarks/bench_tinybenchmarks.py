@@ -24,6 +24,7 @@ import warnings
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+import effstats._subset as sub
 import effstats.irt._tinybenchmarks as tb
 from effstats.datasets.predictions import load_imagenet_predictions
 from effstats.irt import TinyBenchmarks
@@ -52,6 +53,7 @@ def run(Y: np.ndarray, acc: np.ndarray, seed: int, n_init: int, reference: bool)
     if reference:
         tb._weighted_anchors = reference_anchors
     TinyBenchmarks._fit_cache.clear()  # both procedures pay for their IRT fits
+    sub._ANCHORS.clear()
     try:
         t = time.perf_counter()
         est = TinyBenchmarks(100, "anchor-corr", "gp-irt", n_dims=1, n_init=n_init, random_state=seed).fit(Y[src])

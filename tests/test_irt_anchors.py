@@ -99,3 +99,26 @@ def test_tinybenchmarks_anchor_weights_are_cluster_shares():
     est = TinyBenchmarks(20, "anchor-corr", "weighted", random_state=0).fit(Y)
     assert est.weights_.sum() == pytest.approx(1.0)
     assert np.all(est.weights_ > 0) and np.all(np.diff(est.selected_) > 0)
+
+
+def test_the_same_embedding_and_seed_share_one_kmeans():
+    from effstats._subset import _ANCHORS
+    from effstats.disco import AnchorCorr
+
+    X = simulate_responses(20, 300, rng=5).values.T.astype(float)
+    _ANCHORS.clear()
+    sel, w = _weighted_anchors(X, 12, np.random.default_rng(3))
+    assert len(_ANCHORS) == 1
+    sel[:] = -1  # the caller's arrays are its own
+    again = _weighted_anchors(X.copy(), 12, np.random.default_rng(3))
+    assert len(_ANCHORS) == 1 and again[0].min() >= 0
+    _ANCHORS.clear()
+    fresh = _weighted_anchors(X, 12, np.random.default_rng(3))
+    for a, b in zip(again, fresh):
+        np.testing.assert_array_equal(a, b)
+    # AnchorCorr and TinyBenchmarks' anchor-corr cluster the same correctness vectors with the same seed
+    Y = simulate_responses(25, 300, rng=1).values.astype(bool)
+    a = AnchorCorr(15, random_state=0).fit(Y)
+    t = TinyBenchmarks(15, "anchor-corr", "weighted", random_state=0).fit(Y)
+    np.testing.assert_array_equal(a.selected_, t.selected_)
+    np.testing.assert_array_equal(a.weights_, t.weights_)
