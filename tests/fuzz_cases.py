@@ -576,6 +576,28 @@ def cases() -> list[Case]:
     add(Case("IRT2PL.predict_proba", "irt", lambda kw: fitted_once(IRT, method="jml", max_iter=20).predict_proba(**kw),
              lambda: dict(theta=np.zeros((2, 1)), items=np.arange(4)), [A("theta", REAL + [("wrong-dims", FAIL, lambda v, r: np.zeros((2, 3)))], skip=("none",)),
                                                                        A("items", _positions(NI))]))
+    AT = "effstats.irt.AdaptiveTest"
+    _bank = lambda: fitted_once(IRT, None, max_iter=50)  # noqa: E731
+    AT_INIT = ("target_se", "max_items", "prior_sd", "n_grid")
+
+    def _at(kw, meth, *args):
+        t = pub(AT)(_bank(), **{k: kw.pop(k) for k in AT_INIT if k in kw})
+        return getattr(t, meth)(*args, **kw)
+    add(Case("AdaptiveTest.run", "irt", lambda kw: _at(kw, "run"), lambda: dict(answers=X()[0].astype(int), target_se=0.5), [
+        A("answers", [("short", FAIL, lambda v, r: v[:-1]), ("twos", FAIL, lambda v, r: v + 2), ("text", FAIL, lambda v, r: "abc"),
+                      ("none", FAIL, lambda v, r: None), ("2-D", FAIL, lambda v, r: v[None])]),
+        A("target_se", POSITIVE), A("max_items", INT), A("prior_sd", POSITIVE), A("n_grid", INT)]))
+    add(Case("AdaptiveTest.record", "irt", lambda kw: _at(kw, "record"), lambda: dict(item=3, response=1), [
+        A("item", [("negative", FAIL, lambda v, r: -1), ("huge", FAIL, lambda v, r: 10**6), ("float", FAIL, lambda v, r: 2.5),
+                   ("str", FAIL, lambda v, r: "3"), ("none", FAIL, lambda v, r: None)]),
+        A("response", [("two", FAIL, lambda v, r: 2), ("text", FAIL, lambda v, r: "1"), ("none", FAIL, lambda v, r: None),
+                       ("half", FAIL, lambda v, r: 0.5)])]))
+    add(Case("AdaptiveTest.information", "irt", lambda kw: _at(kw, "information"), lambda: dict(theta=0.5), [
+        A("theta", [("nan", FAIL, lambda v, r: float("nan")), ("inf", FAIL, lambda v, r: float("inf")),
+                    ("text", FAIL, lambda v, r: "abc"), ("list", FAIL, lambda v, r: [v])])]))
+    add(Case("AdaptiveResult.confidence_interval", "irt",
+             lambda kw: pub(AT)(_bank(), target_se=0.5).run(X()[0].astype(int)).confidence_interval(**kw),
+             lambda: dict(confidence_level=0.9), [A("confidence_level", FRACTION)]))
     TB = "effstats.irt.TinyBenchmarks"
     add(Case("TinyBenchmarks.fit", "irt", est_fit(TB, ("n_items", "selection", "estimator", "n_dims", "gp_lambda", "ability", "n_init", "random_state"), then="predict",
                                                  then_kw={"target_outputs": X()[:3]}),

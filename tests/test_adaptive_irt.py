@@ -7,8 +7,7 @@ import pytest
 from scipy import integrate, stats
 
 from effstats.datasets import simulate_responses
-from effstats.irt import IRT2PL
-from effstats.irt._adaptive import AdaptiveTest
+from effstats.irt import IRT2PL, AdaptiveTest
 
 
 @pytest.fixture(scope="module")
@@ -56,6 +55,9 @@ def test_stops_at_the_target_precision_or_the_item_limit(population):
     assert res.stopped_by == "precision" and res.standard_error <= 0.35
     res2 = AdaptiveTest(bank, target_se=0.01, max_items=25).run(rm.values[300].astype(int))
     assert res2.stopped_by == "max_items" and res2.n_items == 25
+    res3 = AdaptiveTest(bank, target_se=1e-6).run(rm.values[300].astype(int))
+    assert res3.stopped_by == "bank" and res3.n_items == 400
+    assert res3.accuracy == pytest.approx(rm.values[300].mean()) and res3.accuracy_se == 0
 
 
 def _coverage(rm, bank, models, **kw):

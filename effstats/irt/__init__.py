@@ -1,4 +1,4 @@
-"""Item response theory: the 2PL / multidimensional 2PL model and the tinyBenchmarks estimators.
+"""Item response theory: the 2PL / multidimensional 2PL model, the tinyBenchmarks estimators, adaptive testing.
 
 * :class:`effstats.irt.IRT2PL` — ``P(correct_mi) = sigmoid(θ_m · a_i − b_i)``, fitted by marginal ML
   (Bock–Aitkin EM, one dimension) or regularised joint ML (alternating Newton, any dimension); abilities of new
@@ -6,6 +6,9 @@
 * :class:`effstats.irt.TinyBenchmarks` — anchor points (random / correctness clustering /
   IRT-embedding clustering) and the weighted, p-IRT and gp-IRT estimates, with the reference implementation's
   defaults (IRT dimension chosen among 2/5/10/15 by validation, ML abilities).
+* :class:`effstats.irt.AdaptiveTest` — adaptive testing on a calibrated one-dimensional bank: the next item by
+  Fisher information at the current ability, the ability's posterior on a grid, stopping at a target standard
+  error; :class:`effstats.irt.AdaptiveResult` holds the ability and the whole-bank accuracy with its interval.
 
 References
 ----------
@@ -20,7 +23,8 @@ algorithm. *Psychometrika* 46(4), 443–459.
 
 Reckase, M. D. (2009). *Multidimensional Item Response Theory*. Springer, New York.
 """
+from ._adaptive import AdaptiveResult, AdaptiveTest
 from ._model import IRT2PL
 from ._tinybenchmarks import REFERENCE_DIMS, TinyBenchmarks
 
-__all__ = ["IRT2PL", "TinyBenchmarks", "REFERENCE_DIMS"]
+__all__ = ["IRT2PL", "TinyBenchmarks", "REFERENCE_DIMS", "AdaptiveTest", "AdaptiveResult"]
