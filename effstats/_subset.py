@@ -369,6 +369,11 @@ class SubsetPrediction:
         Cells missing in the source (reference) outputs the estimator was fitted on (its ``n_missing_``).
     n_missing_target : int
         Cells missing in the targets' outputs on the selected items (estimated from the observed ones).
+    out_of_range : ndarray of bool, shape (n_target,), or None
+        Targets outside the range the estimator was fitted on (:func:`effstats._range.range_check` on the selected
+        items: mean response beyond the source models' range, or farther from every source than any source is from
+        its nearest neighbour). A model-based interval (``method="conformal"``) is calibrated on the sources and
+        need not hold for them; a design-based one does.
     """
 
     statistic: np.ndarray
@@ -381,6 +386,7 @@ class SubsetPrediction:
     wilson: np.ndarray | None = None
     n_missing: int = 0
     n_missing_target: int = 0
+    out_of_range: np.ndarray | None = None
 
     def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
         """Interval for each target's full-benchmark score, arrays of shape (n_target,).
@@ -660,10 +666,41 @@ class _SubsetEstimator(BaseEstimator):
             if hasattr(self, "_design_n"):
                 n_eff = self._design_n(o)
                 wilson = np.isin(o.correctness("target_outputs"), (0.0, 1.0)).all(axis=1)  # graded: Wald
-            return SubsetPrediction(est, self._design_se(o), "design", None, bounds, ids, n_eff, wilson, **counts)
+            return SubsetPrediction(est, self._design_se(o), "design", None, bounds, ids, n_eff, wilson, **counts,
+                                    out_of_range=self._range_flags_quiet(o, ids))
+        out = self._range_flags(o, ids)
         r = self.cv_residuals(n_splits)
         se = np.full(est.shape, float(np.sqrt(np.mean(r**2))))
-        return SubsetPrediction(est, se, "conformal", np.abs(r), bounds, ids, **counts)
+        return SubsetPrediction(est, se, "conformal", np.abs(r), bounds, ids, **counts, out_of_range=out)
+
+    def _range_flags_quiet(self, o: _Outputs, ids: Any) -> np.ndarray:
+        """The flags without the warning: a design-based interval holds out of range too."""
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="target_outputs: .* outside the source models' range")
+            return self._range_flags(o, ids)
+
+    def _range_flags(self, o: _Outputs, ids: Any) -> np.ndarray:
+        """Per-target out-of-range flags on the selected items, with one ``UserWarning`` naming the flagged targets
+        (their model-based estimate extrapolates from the source models)."""
+        from ._range import range_check
+
+        src = self._source[0].take(self.selected_)
+        s = src.correctness("source_outputs").astype(float)
+        t = o.correctness("target_outputs").astype(float)
+        if src.missing is not None:
+            s = np.where(src.missing, np.nan, s)
+        if o.missing is not None:
+            t = np.where(o.missing, np.nan, t)
+        chk = range_check(s, t, model_ids=ids)
+        if chk.out_of_range.any():
+            names = chk.names()
+            warnings.warn(
+                f"target_outputs: {len(names)} target model(s) lie outside the source models' range on the selected "
+                f"items ({', '.join(names[:5])}{', ...' if len(names) > 5 else ''}): {type(self).__name__}'s estimate "
+                "extrapolates there and its cross-validated interval may not hold; a design-based estimator "
+                "(effstats.disco.AIPW, Sort & Search's stratified estimate) stays valid",
+                UserWarning, stacklevel=3)
+        return chk.out_of_range
 
     def evaluate(self, target_outputs: Any, target_scores: Any, *, items: Any = None, confidence_level: float = 0.9) -> PredictionMetrics:
         """MAE (percentage points), Spearman correlation, interval coverage and width against the true scores."""

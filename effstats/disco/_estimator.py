@@ -579,7 +579,8 @@ class DISCO(_SubsetEstimator):
             scale = _subset_se(self._target(target_outputs, items), self.n_items_total_)
         rms = float(np.sqrt(np.mean(ratio**2)))
         return _ScaledPrediction(p.statistic, rms * scale, "conformal", ratio, p.bounds, p.model_ids,
-                                 n_missing=p.n_missing, n_missing_target=p.n_missing_target, scale=scale)
+                                 n_missing=p.n_missing, n_missing_target=p.n_missing_target, scale=scale,
+                                 out_of_range=p.out_of_range)
 
 
 def _subset_se(o: _Outputs, n_total: int) -> np.ndarray:

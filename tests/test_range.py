@@ -1,0 +1,60 @@
+"""Out-of-range flags: which targets lie outside the source models' range on the selected items."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+from effstats import ResponseMatrix
+from effstats._range import range_check
+from effstats.datasets import simulate_responses
+from effstats.disco import AIPW, DISCO
+
+
+def _sources(seed=0, m=30, k=60):
+    rng = np.random.default_rng(seed)
+    return (rng.uniform(size=(m, k)) < np.linspace(0.3, 0.7, m)[:, None]).astype(float)
+
+
+def test_flags_against_brute_force():
+    s = _sources()
+    rng = np.random.default_rng(1)
+    t = np.vstack([s[5], np.ones(60), np.zeros(60), (rng.uniform(size=60) < 0.5).astype(float)])
+    r = range_check(s, t)
+    means = s.mean(axis=1)
+    d = lambda a, b: np.sqrt(np.mean((a - b) ** 2))  # noqa: E731
+    limit = max(min(d(s[i], s[j]) for j in range(len(s)) if j != i) for i in range(len(s)))
+    for i, row in enumerate(t):
+        dist = min(d(row, x) for x in s)
+        assert r.above[i] == (row.mean() > means.max())
+        assert r.below[i] == (row.mean() < means.min())
+        assert r.far[i] == (dist > limit)
+        assert r.distance[i] == pytest.approx(dist)
+    assert r.distance_limit == pytest.approx(limit)
+    assert r.out_of_range.tolist()[:3] == [False, True, True]
+
+
+def test_missing_cells_are_skipped():
+    s = _sources()
+    t = s[[3]].copy()
+    t[0, :10] = np.nan
+    r = range_check(s, t)
+    assert r.distance[0] == pytest.approx(0.0) and not r.out_of_range[0]
+
+
+def test_model_based_estimator_warns_naming_the_models_and_design_based_does_not():
+    rm = simulate_responses(60, 500, rng=2)
+    acc = rm.values.mean(axis=1)
+    order = np.argsort(acc)
+    src = rm.subset(models=order[:50])
+    best = np.ones((1, 500), bool)  # right on every item: better than every source
+    tgt = ResponseMatrix(np.vstack([rm.values[order[20]], best[0]]), model_ids=["typical", "perfect"],
+                         item_ids=rm.item_ids)
+    with pytest.warns(UserWarning, match=r"outside the source models' range .*\(perfect\)"):
+        p = DISCO(40, random_state=0).fit(src).predict_interval(tgt)
+    assert p.out_of_range.tolist() == [False, True]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        q = AIPW(40, random_state=0).fit(src).predict_interval(tgt)
+    assert q.out_of_range.tolist() == [False, True]
