@@ -287,7 +287,8 @@ def compare_methods(
     rows also picked, best (the candidate with the smallest MAE on the targets of that split and seed) and regret
     (the pick's MAE minus the best's, points: 0 when the chooser found the best).
     With ``return_predictions`` a second table holds one row per split × method × target model (truth,
-    estimate, low, high), for paired comparisons and coverage by model.
+    estimate, low, high, out_of_range: the target lies outside the source models' range on the method's
+    items), for paired comparisons and coverage by model.
 
     Parameters
     ----------
@@ -360,8 +361,10 @@ def compare_methods(
             r = prediction_metrics(s[sp.target], p.statistic, ci)
             if return_predictions:
                 for meth in [name, "chooser"] if name == ch.best_ else [name]:
+                    flags = p.out_of_range if p.out_of_range is not None else np.full(len(p.statistic), np.nan)
                     preds.append(pd.DataFrame({"split": sn, "seed": seed, "method": meth, "model": tgt.model_ids,
-                                               "truth": s[sp.target], "estimate": p.statistic, "low": ci.low, "high": ci.high}))
+                                               "truth": s[sp.target], "estimate": p.statistic, "low": ci.low, "high": ci.high,
+                                               "out_of_range": flags}))
             row = {"split": sn, "seed": seed, "method": name, **r.as_dict(), "cv_mae": ch.cv_results_.loc[name, "cv_mae"], "chosen": name == ch.best_}
             rows.append(row)
             if name == ch.best_:
