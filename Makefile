@@ -65,4 +65,4 @@ bench: setup
 	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
 
 clean:
-	rm -rf build .pytest_cache .hypothesis docs/generated docs/notebooks/*.ipynb
+	rm -rf build .pytest_cache .hypothesis docs/generated docs/notebooks/*.ipynb docs/_static/katex

@@ -32,7 +32,7 @@ extensions = [
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "index"
 templates_path = ["_templates"]
-exclude_patterns = ["_build", "**.ipynb_checkpoints", "notebooks/README.md"]
+exclude_patterns = ["_build", "**.ipynb_checkpoints"]
 nitpicky = True
 default_role = "literal"  # a stray single-backtick span renders as code instead of a failed cross-reference
 
@@ -120,8 +120,9 @@ nitpick_ignore_regex = [
 nbsphinx_execute = "never"
 nbsphinx_allow_errors = False
 nbsphinx_prolog = """
-.. note:: This page is the notebook ``notebooks/{{ env.docname.split('/')[-1] }}.ipynb``, shown as last executed.
-   Run it yourself with ``make notebook`` (Jupyter) or ``make demo`` (every notebook in full).
+.. note:: This page is the notebook ``notebooks/{{ env.docname.split('/')[-1] }}.ipynb``, with the outputs of
+   its last ``make demo`` run when the site was built after one (else without outputs). Run it yourself with
+   ``make notebook`` (Jupyter) or ``make demo`` (every notebook in full).
 """
 NOTEBOOKS = ["tour", "workflow", "sortsearch", "disco", "extrapolation", "reliability", "sequential", "scale"]
 

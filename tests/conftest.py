@@ -1,10 +1,29 @@
-"""Rules for the whole test suite."""
+"""Rules for the whole test suite: which tests are `slow` (make test-fast leaves them out; make test runs them).
+
+A module whose every test is long says so itself (``pytestmark = pytest.mark.slow``); a test marked ``notebook``
+is slow; and the long tests of otherwise quick modules are listed in ``SLOW_TESTS`` below, with what each does
+(from ``--durations``: each took 9 s or more, most of it computation, on the 2-core test machine).
+"""
 import pytest
+
+SLOW_TESTS = {
+    "tests/test_aipw.py::test_unbiased_and_covers_for_a_target_beyond_every_source": "Monte-Carlo bias and coverage",
+    "tests/test_disco_defaults.py::test_defaults_beat_random_items_and_the_paper_setting_on_digits": "forests on digits",
+    "tests/test_readme.py::test_readme_tour_executes": "the README tour as a script (500 digits classifiers)",
+    "tests/test_readme.py::test_readme_other_python_blocks_run_as_written": "the README blocks, a Dask cluster",
+    "tests/test_sequential_finite.py::test_validation_grid_has_finite_benchmark_cells_that_hold": "a validation grid",
+    "tests/test_sequential_finite.py::test_exact_size_of_threshold_claims_on_a_binary_benchmark_with_fpc":
+        "exact sizes by enumeration",
+    "tests/test_sequential_finite.py::test_random_beta_spending_designs_match_gsdesign_where_it_gives_them":
+        "random designs against gsDesign",
+    "tests/test_sequential_user.py::test_a_rejected_zero_lies_outside_the_reported_interval": "Monte Carlo",
+}
 
 
 @pytest.hookimpl(tryfirst=True)  # before `-m "not slow"` deselects
 def pytest_collection_modifyitems(config, items):
-    # executing a notebook takes long: every test marked `notebook` is also `slow` (make test-fast leaves it out)
     for item in items:
-        if item.get_closest_marker("notebook") is not None:
+        # a parametrised test is listed once, without its parameters
+        test_id = item.nodeid.split("[", 1)[0]
+        if item.get_closest_marker("notebook") is not None or test_id in SLOW_TESTS:
             item.add_marker(pytest.mark.slow)

@@ -8,6 +8,7 @@ from scipy import stats
 
 from effstats import ResponseMatrix, chronological_split
 from effstats.datasets import _digits_build as build, digits, load_lifelong_digits, make_lifelong_digits
+pytestmark = pytest.mark.slow  # builds and loads the 500-model benchmark
 
 
 @pytest.fixture(scope="module")

@@ -13,6 +13,7 @@ import pytest
 
 from effstats.sequential import Efficacy, Precision, SequentialEvaluator
 from effstats.sequential.native import gsprob
+pytestmark = pytest.mark.slow  # Monte-Carlo type-I error, coverage and power
 
 N_RUNS = 4000
 POP = 400_000
