@@ -58,3 +58,31 @@ def test_model_based_estimator_warns_naming_the_models_and_design_based_does_not
         warnings.simplefilter("error", UserWarning)
         q = AIPW(40, random_state=0).fit(src).predict_interval(tgt)
     assert q.out_of_range.tolist() == [False, True]
+
+
+def test_chooser_answers_out_of_range_targets_with_the_design_unbiased_candidate_on_the_same_items():
+    from effstats.disco import MethodChooser, RandomLearn
+
+    rm = simulate_responses(120, 2000, ability=(0, 0.3), rng=5)  # similar models: the ridge regression wins in range
+    acc = rm.values.mean(axis=1)
+    order = np.argsort(acc)
+    src = rm.subset(models=order[:100])
+    tgt = ResponseMatrix(np.vstack([rm.values[order[50]], np.ones(2000, bool)]), model_ids=["typical", "perfect"],
+                         item_ids=rm.item_ids)
+    ch = MethodChooser({"random + ridge": RandomLearn(60), "AIPW + ridge": AIPW(60)}, n_items=60, reference=None,
+                       extrapolation=False, random_state=0).fit(src)
+    assert ch.best_ == "random + ridge", ch.cv_results_
+    assert ch.fallback_ == "AIPW + ridge"
+    p = ch.predict_interval(tgt)
+    own = ch.best_estimator_.predict_interval(tgt)
+    aipw = ch.estimators_["AIPW + ridge"].predict_interval(tgt)
+    assert p.out_of_range.tolist() == [False, True]
+    np.testing.assert_allclose(p.statistic, [own.statistic[0], aipw.statistic[1]])
+    lo, hi = p.confidence_interval(0.9)
+    lo_a, hi_a = aipw.confidence_interval(0.9)
+    lo_o, hi_o = own.confidence_interval(0.9)
+    np.testing.assert_allclose([lo[0], hi[0], lo[1], hi[1]], [lo_o[0], hi_o[0], lo_a[1], hi_a[1]])
+    np.testing.assert_allclose(ch.predict(tgt), p.statistic)
+    # a design-based pick needs no fallback
+    ch2 = MethodChooser({"AIPW + ridge": AIPW(60)}, n_items=60, reference=None, random_state=0).fit(src)
+    assert ch2.fallback_ is None

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 import numpy as np
@@ -9,6 +10,7 @@ import pandas as pd
 from scipy import stats
 from sklearn.base import clone
 
+from .._results import ConfidenceInterval
 from .._subset import SubsetPrediction, _fold, _SubsetEstimator, _quiet_missing
 from .._validation import check_flag, check_positive_int, check_rng
 from ..exceptions import check_is_fitted
@@ -129,6 +131,11 @@ class MethodChooser(_SubsetEstimator):
     minimises the worse of the two errors, ``max(cv_mae, top_mae)``, so a candidate that is accurate in range
     but breaks on better models is not picked.
 
+    Per target: a target outside the sources' range on the chosen items (``SubsetPrediction.out_of_range``) gets,
+    when the chosen candidate is model-based and a design-unbiased candidate (AIPW, else random + direct) drew the
+    same random items, that candidate's estimate and interval instead (``fallback_``); the others keep the chosen
+    candidate's.
+
     One-standard-error rule: a cheaper-to-trust ``reference`` method (random + direct by default) is kept unless
     the best candidate beats it by more than one standard error of their paired difference in absolute error over
     the held-out sources (Hastie, Tibshirani & Friedman, *The Elements of Statistical Learning*, 2nd ed., Springer
@@ -171,6 +178,9 @@ class MethodChooser(_SubsetEstimator):
         sources held out) and criterion (the larger of cv_mae and top_mae).
     expected_error_ : float
         The winner's cross-validated MAE (percentage points).
+    fallback_ : str or None
+        The design-unbiased candidate used for out-of-range targets (None: no candidate drew the chosen one's
+        items, or the chosen one is design-based).
     candidate_random_state_ : int or None
         The ``random_state`` every candidate was fitted with.
     selected_ : the winner's selected items
@@ -248,19 +258,70 @@ class MethodChooser(_SubsetEstimator):
         self.best_ = best
         self.best_estimator_ = self.estimators_[best]
         self.expected_error_ = float(res.loc[best, "cv_mae"])
+        self.fallback_ = _fallback(self.estimators_, best)
         self._set_selected(self.best_estimator_.selected_)
         self.item_ids_ = self.best_estimator_.item_ids_
         self.selected_ids_ = self.best_estimator_.selected_ids_
         return self
 
     def predict(self, target_outputs: Any, *, items: Any = None) -> np.ndarray:
-        """The chosen estimator's predictions (its selected items; see its ``predict``)."""
+        """The chosen estimator's predictions (its selected items; see its ``predict``); for out-of-range targets
+        the fallback's when there is one."""
         check_is_fitted(self, "best_estimator_")
+        if self.fallback_ is not None:
+            return self.predict_interval(target_outputs, items=items).statistic
         return self.best_estimator_.predict(target_outputs, items=items) if _takes_items(self.best_estimator_) else self.best_estimator_.predict(target_outputs)
 
     def predict_interval(self, target_outputs: Any, *, items: Any = None, n_splits: int | None = None) -> SubsetPrediction:
+        """The chosen estimator's predictions with intervals; out-of-range targets get the fallback's (see
+        ``fallback_``)."""
         check_is_fitted(self, "best_estimator_")
-        return self.best_estimator_.predict_interval(target_outputs, items=items, n_splits=self.n_splits if n_splits is None else n_splits)
+        k = self.n_splits if n_splits is None else n_splits
+        if self.fallback_ is None:
+            return self.best_estimator_.predict_interval(target_outputs, items=items, n_splits=k)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            p = self.best_estimator_.predict_interval(target_outputs, items=items, n_splits=k)
+        for w in caught:  # the fallback answers for the flagged targets: their extrapolation warning is moot
+            if "outside the source models' range" not in str(w.message):
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        flags = p.out_of_range
+        if flags is None or not flags.any():
+            return p
+        q = self.estimators_[self.fallback_].predict_interval(target_outputs, items=items, n_splits=k)
+        return _PerTarget(np.where(flags, q.statistic, p.statistic), np.where(flags, q.standard_error, p.standard_error),
+                          p.method, p.residuals, p.bounds, p.model_ids, n_missing=p.n_missing,
+                          n_missing_target=p.n_missing_target, out_of_range=flags, chosen=p, fallback=q)
+
+
+@dataclass(frozen=True)
+class _PerTarget(SubsetPrediction):
+    """Predictions of the chosen candidate, with the fallback's for the out-of-range targets (``out_of_range``)."""
+
+    chosen: SubsetPrediction | None = field(default=None, repr=False)
+    fallback: SubsetPrediction | None = field(default=None, repr=False)
+
+    def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
+        a = self.chosen.confidence_interval(confidence_level)
+        b = self.fallback.confidence_interval(confidence_level)
+        m = self.out_of_range
+        return ConfidenceInterval(np.where(m, b.low, a.low), np.where(m, b.high, a.high))
+
+
+_DESIGN_FALLBACKS = ("AIPW", "RandomDirect")
+
+
+def _fallback(estimators: Mapping[str, Any], best: str) -> str | None:
+    """The design-unbiased candidate that drew the same items as ``best`` (AIPW first), when ``best`` is
+    model-based; else None."""
+    chosen = estimators[best]
+    if getattr(chosen, "_interval_kind", "conformal") == "design" or type(chosen).__name__ in _DESIGN_FALLBACKS:
+        return None
+    for kind in _DESIGN_FALLBACKS:
+        for name, est in estimators.items():
+            if type(est).__name__ == kind and np.array_equal(est.selected_, chosen.selected_):
+                return name
+    return None
 
 
 def _top_sources(scores: np.ndarray) -> np.ndarray | None:
