@@ -13,7 +13,8 @@ import numpy as np
 
 from .._subset import _SubsetEstimator, _impute, _item_groups, _merge_empty_strata, _weighted_anchors
 from .._validation import check_option, check_positive_int, check_rng
-from ._selection import _first_per_group, select_random
+from .._subset import _first_per_group
+from ._selection import select_random
 
 
 _FIT_DOC = """Select the items from the source models' outputs.

@@ -14,7 +14,7 @@ import pandas as pd
 from scipy.special import entr
 
 from .._validation import check_array, check_option, check_positive_int, check_probabilities, check_rng
-from .._subset import select_random  # noqa: F401  (defined with the shared subset plumbing: effstats.irt uses it too)
+from .._subset import _allocate, _first_per_group, select_random  # noqa: F401  (select_random: shared with effstats.irt)
 from ..responses import ResponseMatrix
 
 def _proba(probabilities: Any, name: str = "probabilities") -> np.ndarray:
@@ -420,23 +420,6 @@ def _disagreement_observed(arr: np.ndarray, missing: np.ndarray, measure: str, t
     return np.where(n_obs > 0, np.maximum(h_mean - h_each, 0.0) / np.log(2.0), 0.0)
 
 
-def _allocate(sizes: np.ndarray, k: int) -> np.ndarray:
-    """Equal share of k per group, capped at the group size; the surplus goes to the other groups."""
-    alloc = np.zeros(len(sizes), dtype=int)
-    remaining = k
-    while remaining > 0:
-        open_ = alloc < sizes
-        share = remaining // open_.sum()
-        if share == 0:  # fewer items left than open groups: one more each to the first groups
-            idx = np.flatnonzero(open_)[:remaining]
-            alloc[idx] += 1
-            break
-        add = np.where(open_, np.minimum(share, sizes - alloc), 0)
-        alloc += add
-        remaining -= int(add.sum())
-    return alloc
-
-
 def select_top_k(scores: Any, k: int, *, groups: Any = None, rng: Any = None, tiebreak: Any = None) -> np.ndarray:
     """Indices of the k items with the highest scores (stratified: equal numbers per group).
 
@@ -501,10 +484,4 @@ def select_top_k(scores: Any, k: int, *, groups: Any = None, rng: Any = None, ti
     chosen = _first_per_group(np.lexsort((tie, -s, codes)), codes, sizes, alloc)  # by group, then score
     return chosen[np.lexsort((tie[chosen], -s[chosen]))]
 
-
-def _first_per_group(order: np.ndarray, codes: np.ndarray, sizes: np.ndarray, alloc: np.ndarray) -> np.ndarray:
-    """The first ``alloc[g]`` items of every group g from ``order`` (all items, sorted by group first)."""
-    start = np.r_[0, np.cumsum(sizes)[:-1]]
-    rank_in_group = np.arange(len(order)) - start[codes[order]]
-    return order[rank_in_group < alloc[codes[order]]]
 
