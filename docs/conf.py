@@ -129,6 +129,7 @@ NOTEBOOKS = ["tour", "workflow", "sortsearch", "disco", "extrapolation", "reliab
 # -- the site --------------------------------------------------------------------------------------------------------
 html_theme = "pydata_sphinx_theme"
 html_title = f"effstats {release}"
+html_favicon = "_static/favicon.svg"  # without one, browsers ask the server for /favicon.ico
 html_static_path = ["_static"]
 # math: KaTeX from Debian's libjs-katex when installed (copied into _static at build time, so pages load nothing from
 # the network), else Sphinx's default MathJax from its CDN

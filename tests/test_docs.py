@@ -7,7 +7,7 @@ that every warning is listed and the site is still there to check), into a tempo
 * every internal link resolves: every relative href/src of every HTML page names an existing file, and every
   #anchor exists in its target page; the pages load nothing from the network;
 * Debian's headless Chromium, driven over the DevTools protocol on 127.0.0.1 (test_reports.py's launcher and
-  client), opens a sample of pages (landing, guide, API, notebooks, performance, changelog): main content
+  client), opens a sample of pages, served over HTTP on 127.0.0.1 (landing, guide, API, notebooks, performance, changelog): main content
   rendered, every <img> decoded (naturalWidth > 0), math typeset, and no console error or warning, uncaught
   exception or failed load.
 
@@ -16,10 +16,13 @@ Skipped, saying why, when Sphinx and its extensions are not installed.
 from __future__ import annotations
 
 import collections
+import functools
+import http.server
 import importlib.util
 import os
 import re
 import subprocess
+import threading
 import urllib.parse
 from html.parser import HTMLParser
 from pathlib import Path
@@ -153,6 +156,27 @@ def chromium(request):
     return request.getfixturevalue("browser")
 
 
+@pytest.fixture(scope="module")
+def served(site):
+    """The site over HTTP on an ephemeral 127.0.0.1 port, as a web server or ``python -m http.server`` serves it.
+
+    (Opened from file://, Chromium refuses the theme's preloaded icon fonts as cross-origin requests.)
+    """
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=site / "html"))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 _PAGE_STATE = """(() => {
   const main = document.querySelector("main") || document.querySelector("[role=main]") || document.body;
   const imgs = [...document.images].map(i => ({src: i.getAttribute("src"), ok: i.complete && i.naturalWidth > 0}));
@@ -177,14 +201,13 @@ def test_the_page_check_sees_a_broken_image_and_empty_content(chromium, tmp_path
                                                                                   ("ok.svg", True)]
 
 
-def test_pages_render_in_chromium(site, chromium):
-    html = site / "html"
+def test_pages_render_in_chromium(served, chromium):
     failures = []
 
     async def run(tab):
         states = {}
         for page in SAMPLE:
-            await tab.open((html / page).as_uri())
+            await tab.open(f"{served}/{page}")
             states[page] = (await tab.js(_PAGE_STATE), tab.problems())
         return states
 
