@@ -155,8 +155,8 @@ def test_budget_validation(bad):
         est.select(bad)
 
 
-def test_budget_above_n_message_names_n():
-    with pytest.raises(ValueError, match="budget: 11 exceeds the 10"):
+def test_budget_above_n_names_the_range_up_to_n():
+    with pytest.raises(ValueError, match=r"^budget: expected an integer in \[1, 10\], got 11$"):
         SortSearch().fit(irt(5, 10)).select(11)
 
 

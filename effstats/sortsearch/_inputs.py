@@ -131,10 +131,17 @@ def _confidence_sums(x: Any, axis: int, name: str) -> np.ndarray:
     return c.sum(axis=axis)
 
 
+def _check_int_in(x: Any, name: str, low: int, high: int) -> int:
+    """``x`` as an int in [low, high]: one message, stating that range, whatever is wrong with the value (a float or
+    a bool included, which ``check_positive_int`` reports with its lower bound only)."""
+    if isinstance(x, bool) or not isinstance(x, (int, np.integer)):
+        raise ValueError(f"{name}: expected an integer in [{low}, {high}], got {x!r}")
+    return check_positive_int(x, name, minimum=low, maximum=high)
+
+
 def _check_budget(budget: Any, n: int, name: str = "budget") -> int:
-    if isinstance(budget, (int, np.integer)) and not isinstance(budget, bool) and budget > n:
-        raise ValueError(f"{name}: {budget} exceeds the {n} available; expected an integer in [1, {n}]")
-    return check_positive_int(budget, name, maximum=n)
+    """``budget`` as an int in [1, n]."""
+    return _check_int_in(budget, name, 1, n)
 
 
 def _list_ids(ids: Any, k: int = 5) -> str:

@@ -12,14 +12,16 @@ from sklearn.model_selection import KFold
 
 from .._results import ConfidenceInterval
 from .._subset import _some
-from .._validation import check_binary, check_positive_int, check_rng, warn_missing_cells
+from .._validation import check_binary, check_option, check_positive_int, check_rng, warn_missing_cells
 from ..responses import ResponseMatrix
 from ..bitpack import PackedBinaryMatrix
 from ..exceptions import check_is_fitted
-from ._inputs import _aligned_responses, _binary, _ids, _is_dask, _item_indices, _take_columns
+from ._inputs import _aligned_responses, _binary, _check_budget, _check_int_in, _ids, _is_dask, _item_indices, _take_columns
 from .search import SearchResult, SortSearch, _align_full, _check_rows, _has_missing_cells, random_positions
 
 __all__ = ["ExpandResult", "CopyNearestExpand", "HybridResult", "HybridSearch"]
+
+_SORTS = ("sum", "recursive")  # HybridSearch's sorts: the source models' 0/1 correctness, no confidences
 
 
 def _dense_source(responses: Any, name: str = "responses") -> np.ndarray:
@@ -475,7 +477,8 @@ class HybridSearch(BaseEstimator):
         self.random_state = random_state
 
     def _check_params(self, n_source: int, n_items: int) -> tuple[list[int], list[float], int]:
-        check_positive_int(self.budget, "budget", maximum=n_items)
+        self._sort = check_option(self.sort, "sort", _SORTS, ignore_case=True)
+        _check_budget(self.budget, n_items)
         ks = [check_positive_int(k, "neighbors") for k in np.atleast_1d(np.asarray(self.neighbors, dtype=object)).tolist()]
         if not ks:
             raise ValueError(f"neighbors: expected a non-empty sequence of integers >= 1, got {self.neighbors!r}")
@@ -485,9 +488,7 @@ class HybridSearch(BaseEstimator):
             raise ValueError(f"weights: expected a non-empty sequence of numbers in [0, 1], got {self.weights!r}") from None
         if ws.ndim != 1 or ws.size == 0 or np.isnan(ws).any() or (ws < 0).any() or (ws > 1).any():
             raise ValueError(f"weights: expected a non-empty sequence of numbers in [0, 1], got {self.weights!r}")
-        cv = check_positive_int(self.cv, "cv")
-        if cv < 2 or cv > n_source:
-            raise ValueError(f"cv: expected an integer in [2, {n_source}] (folds over the source models), got {self.cv}")
+        cv = _check_int_in(self.cv, "cv", 2, n_source)  # folds over the source models
         return ks, ws.tolist(), cv
 
     def _margin(self) -> float:
@@ -522,7 +523,7 @@ class HybridSearch(BaseEstimator):
         self._settings = {}
         self.cv_results_ = self._cross_validate(self.budget)
         self.n_neighbors_, self.weight_ = self.cv_setting(self.budget)
-        self.search_ = SortSearch(sort=self.sort).fit(responses)
+        self.search_ = SortSearch(sort=self._sort).fit(responses)
         self.n_items_ = src.shape[1]
         self.selected_ = None
         return self
@@ -538,11 +539,11 @@ class HybridSearch(BaseEstimator):
         err = np.zeros(len(grid))
         for tr, va in KFold(cv, shuffle=True, random_state=seed).split(src):
             if miss is None:
-                ss = SortSearch(sort=self.sort).fit(src[tr])
+                ss = SortSearch(sort=self._sort).fit(src[tr])
                 m_tr = m_va = m_items = None
             else:  # the folds' S&S sees the gaps; the errors count the held-out models' observed cells only
                 m_tr, m_va, m_items = _some(miss[tr]), _some(miss[va]), None
-                ss = SortSearch(sort=self.sort).fit(src[tr] if m_tr is None else np.where(m_tr, np.nan, src[tr]))
+                ss = SortSearch(sort=self._sort).fit(src[tr] if m_tr is None else np.where(m_tr, np.nan, src[tr]))
             items = ss.select(budget)
             truth = src[va]
             if m_va is not None:
@@ -581,7 +582,7 @@ class HybridSearch(BaseEstimator):
         """
         check_is_fitted(self, "source_")
         n = self.source_.shape[1]
-        budget = check_positive_int(budget, "budget", maximum=n)
+        budget = _check_budget(budget, n)
         if budget not in self._settings:
             self._cross_validate(budget)
         return self._settings[budget]

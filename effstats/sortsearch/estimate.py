@@ -76,6 +76,7 @@ from .._ordering import dp_rows
 from .._results import ConfidenceInterval, check_confidence_level
 from .._validation import check_array, check_binary, check_option, check_positive_int, check_unit_interval
 from ..bitpack import _popcount_rows
+from ._inputs import _check_budget
 
 __all__ = ["cell_boundaries", "cell_edges", "design_df", "design_of", "estimate_accuracy", "korn_graubard_interval"]
 
@@ -172,7 +173,7 @@ def estimate_accuracy(
     estimate, standard_error : float arrays (n_models,)
     """
     n = check_positive_int(n, "n")
-    design = check_option(design, "design", ("systematic", "srs"))
+    design = check_option(design, "design", _DESIGNS, ignore_case=True)
     pos = check_array(positions, "positions", ndim=1, dtype=None)
     if not np.issubdtype(pos.dtype, np.integer):
         raise ValueError(f"positions: expected integer sorted positions, got dtype {pos.dtype}")
@@ -437,7 +438,7 @@ def korn_graubard_interval(
     """
     level = check_confidence_level(confidence_level)
     n_items = check_positive_int(n_items, "n_items")
-    budget = check_positive_int(budget, "budget", maximum=n_items)
+    budget = _check_budget(budget, n_items)
     p = check_unit_interval(estimate, "estimate", ndim=(0, 1))
     se = check_array(standard_error, "standard_error", ndim=(0, 1))
     if se.shape != p.shape:

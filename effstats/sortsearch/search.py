@@ -532,10 +532,12 @@ class SortSearch(BaseEstimator):
         -------
         self
         """
-        check_option(self.sort, "sort", _SORTS)
-        check_option(self.sampling, "sampling", _SAMPLINGS)
-        check_option(self.estimator, "estimator", _ESTIMATORS)
-        check_option(self.missing, "missing", _MISSING)
+        # names in any case; the fitted estimator works with the canonical spelling (the parameters stay as given)
+        self._sort = check_option(self.sort, "sort", _SORTS, ignore_case=True)
+        self._sampling = check_option(self.sampling, "sampling", _SAMPLINGS, ignore_case=True)
+        self._estimator = check_option(self.estimator, "estimator", _ESTIMATORS, ignore_case=True)
+        missing_rule = check_option(self.missing, "missing", _MISSING, ignore_case=True)
+        check_positive_int(self.depth, "depth")
         self.rng_ = check_rng(self.random_state, "random_state")
         ax = self._axis
         if not isinstance(responses, (ResponseMatrix, pd.DataFrame, PackedBinaryMatrix)) and not _is_dask(responses):
@@ -546,12 +548,12 @@ class SortSearch(BaseEstimator):
         observed = None
         n_missing, n_answered = 0, n_items
         has_missing = self._has_missing(responses)
-        if self.missing == "raise" and has_missing:
+        if missing_rule == "raise" and has_missing:
             raise ValueError("responses: the sort models' matrix has missing cells (NaN / not evaluated); pass missing='observed' "
                              "to order items by the models that answered them (sort='sum'), or complete the matrix")
         if has_missing:
-            if self.sort != "sum":
-                raise ValueError(f"responses: the sort models' matrix has missing cells (NaN / not evaluated) and sort={self.sort!r} "
+            if self._sort != "sum":
+                raise ValueError(f"responses: the sort models' matrix has missing cells (NaN / not evaluated) and sort={self._sort!r} "
                                  "needs a complete matrix; use sort='sum' (items ordered by the fraction correct among the "
                                  "models that answered them), or complete the matrix")
             if isinstance(responses, ResponseMatrix):
@@ -571,10 +573,10 @@ class SortSearch(BaseEstimator):
             # unanswered items: fraction -1, after every answered item
             frac = np.where(answered, scores / np.maximum(observed, 1), -1.0)
             order = np.lexsort((np.arange(n_items), -scores, -frac))  # fraction, then count, then index
-        elif self.sort == "confidence":
+        elif self._sort == "confidence":
             scores = _confidence_sums(responses, ax, "responses")
             order = _order_from_scores(scores)
-        elif self.sort == "sum":
+        elif self._sort == "sum":
             scores = _binary_sums(responses, ax, "responses")
             order = _order_from_scores(scores)
         else:
@@ -615,9 +617,9 @@ class SortSearch(BaseEstimator):
         """
         check_is_fitted(self, "order_")
         n = self.n_answered_  # items no sort model answered (last in the order) are never selected
-        if self.sampling == "uniform":
+        if self._sampling == "uniform":
             pos = uniform_positions(n, budget)
-        elif self.sampling == "stratified":
+        elif self._sampling == "stratified":
             pos = stratified_positions(n, budget, self.rng_)
         else:
             pos = random_positions(n, budget, self.rng_)
@@ -637,7 +639,7 @@ class SortSearch(BaseEstimator):
                              "their difficulty is unknown, so they cannot stand for a part of the order")
         sel = self.selected_
         if sel is not None and len(sel) == len(it) and np.array_equal(np.sort(sel), np.sort(it)):
-            return pos, "srs" if self.sampling == "random" else "systematic"
+            return pos, "srs" if self._sampling == "random" else "systematic"
         return pos, design_of(np.sort(pos), self.n_answered_)
 
     def _easiness_sorted(self) -> np.ndarray:
@@ -675,7 +677,7 @@ class SortSearch(BaseEstimator):
         n = self.n_answered_
         if miss is not None:
             return self._predict_missing(r, miss, pos, design, model_ids)
-        if self.estimator == "difference":
+        if self._estimator == "difference":
             t = _by_row_chunks(dp_rows, r)
             es, nm = self._easiness_sorted(), float(np.mean(self.n_observed_))
             est, se = _by_row_chunks(lambda x: _estimate_accuracy(x, pos, n, design, easiness_sorted=es[:n], n_models=nm), r)
@@ -687,7 +689,7 @@ class SortSearch(BaseEstimator):
             t, est, se = _by_row_chunks(search_and_estimate, r)
         k = cell_boundaries(pos, n)[t]
         return SearchResult(thresholds=k, sample_thresholds=t, order=self.order_, positions=pos, statistic=est,
-                            standard_error=se, design=design, estimator=self.estimator, model_ids=model_ids,
+                            standard_error=se, design=design, estimator=self._estimator, model_ids=model_ids,
                             item_ids=self.item_ids_, n_missing=self.n_missing_)
 
     def _predict_missing(self, r: np.ndarray, miss: np.ndarray, pos: np.ndarray, design: str,
@@ -723,7 +725,7 @@ class SortSearch(BaseEstimator):
             t[i] = int(dp_rows(r[i, o][None])[0])
             k[i] = cell_boundaries(pos[o], n)[t[i]]
         return SearchResult(thresholds=k, sample_thresholds=t, order=self.order_, positions=pos, statistic=est,
-                            standard_error=se, design=design, estimator=self.estimator, model_ids=model_ids,
+                            standard_error=se, design=design, estimator=self._estimator, model_ids=model_ids,
                             item_ids=self.item_ids_, n_missing=self.n_missing_, n_missing_target=int(miss.sum()))
 
     def evaluate(self, evaluate_fn: Callable[[np.ndarray], Any], budget: int) -> SearchResult:

@@ -1,0 +1,117 @@
+"""Sort & Search's arguments read one way: option names in any case (as ``check_option(ignore_case=True)`` reads
+them everywhere in effstats), and one stated range per argument whichever side of it a value falls."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from effstats.sortsearch import (
+    CopyNearestExpand,
+    HybridSearch,
+    SampleInserter,
+    SortSearch,
+    estimate_accuracy,
+    korn_graubard_interval,
+    random_positions,
+    stratified_positions,
+    uniform_positions,
+)
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(0)
+    ab, diff = rng.normal(size=30), rng.normal(size=60)
+    return rng.random((30, 60)) < 1 / (1 + np.exp(-(ab[:, None] - diff[None, :])))
+
+
+# ----------------------------------------------------------------------------------------------- names
+@pytest.mark.parametrize("given, canonical", [
+    (dict(sort="SUM"), dict(sort="sum")),
+    (dict(sort="Recursive"), dict(sort="recursive")),
+    (dict(sampling="Stratified", random_state=0), dict(sampling="stratified", random_state=0)),
+    (dict(sampling="RANDOM", random_state=0), dict(sampling="random", random_state=0)),
+    (dict(estimator="Difference"), dict(estimator="difference")),
+    (dict(missing="RAISE"), dict(missing="raise")),
+])
+def test_sortsearch_options_in_any_case(data, given, canonical):
+    src, new = data[:20], data[20:]
+    got = SortSearch(**given).fit(src)
+    ref = SortSearch(**canonical).fit(src)
+    np.testing.assert_array_equal(got.order_, ref.order_)
+    a, b = got.simulate(new, 12), ref.simulate(new, 12)
+    np.testing.assert_array_equal(a.thresholds, b.thresholds)
+    np.testing.assert_array_equal(a.accuracy, b.accuracy)
+    assert (a.design, a.estimator) == (b.design, b.estimator)  # the result names the canonical option
+    assert got.get_params() == {**ref.get_params(), **given}  # the parameters stay as given (clone, get_params)
+
+
+def test_sample_inserter_and_hybrid_options_in_any_case(data):
+    si, ref = SampleInserter(sampling="Uniform").fit(data), SampleInserter().fit(data)
+    np.testing.assert_array_equal(si.select(6), ref.select(6))
+    kw = dict(budget=10, neighbors=(1, 3), weights=(0.0, 0.5), cv=3, random_state=0)
+    h = HybridSearch(sort="SUM", **kw).fit(data[:20])
+    r = HybridSearch(**kw).fit(data[:20])
+    np.testing.assert_array_equal(h.simulate(data[20:]).correctness(), r.simulate(data[20:]).correctness())
+    assert h.cv_results_.equals(r.cv_results_)
+
+
+def test_hybrid_sort_is_one_of_its_own(data):
+    # HybridSearch sorts 0/1 correctness: 'confidence' is not among its options, and it says so by name
+    with pytest.raises(ValueError, match="^sort: expected one of 'sum', 'recursive', got 'confidence'$"):
+        HybridSearch(budget=10, sort="confidence").fit(data)
+
+
+def test_estimate_accuracy_design_in_any_case(data):
+    y, pos = data[:, :8], np.arange(8) * 7
+    np.testing.assert_array_equal(estimate_accuracy(y, pos, 60, "SRS"), estimate_accuracy(y, pos, 60, "srs"))
+
+
+@pytest.mark.parametrize("bad", ["summ", "sum ", 1.0, None])
+def test_unknown_option_names_the_argument(data, bad):
+    with pytest.raises(ValueError, match=r"^sort: expected one of 'sum', 'confidence', 'recursive', got "):
+        SortSearch(sort=bad).fit(data)
+
+
+# ---------------------------------------------------------------------------------------------- bounds
+def _message(call):
+    with pytest.raises(ValueError) as info:
+        call()
+    return str(info.value).rsplit(", got", 1)[0]
+
+
+@pytest.mark.parametrize("name, make, bad, expected", [
+    ("select", lambda d, v: SortSearch().fit(d).select(v), (0, -1, 61, 2.5, True), "budget: expected an integer in [1, 60]"),
+    ("simulate", lambda d, v: SortSearch().fit(d).simulate(d, v), (0, 61), "budget: expected an integer in [1, 60]"),
+    ("budget_curve", lambda d, v: SortSearch().fit(d).budget_curve(d, [5, v]), (0, 61, 1.5),
+     "budgets: expected an integer in [1, 60]"),
+    ("inserter", lambda d, v: SampleInserter().fit(d).select(v), (0, 31), "budget: expected an integer in [1, 30]"),
+    ("copy-nearest", lambda d, v: CopyNearestExpand(random_state=0).fit(d).select(v), (0, 61),
+     "budget: expected an integer in [1, 60]"),
+    ("hybrid budget", lambda d, v: HybridSearch(budget=v).fit(d), (0, 61, 10.0), "budget: expected an integer in [1, 60]"),
+    ("hybrid cv_setting", lambda d, v: HybridSearch(budget=5, neighbors=(1,), weights=(0.0,), cv=2).fit(d).cv_setting(v),
+     (0, 61), "budget: expected an integer in [1, 60]"),
+    ("hybrid cv", lambda d, v: HybridSearch(budget=5, cv=v).fit(d), (0, 1, 31, 2.0), "cv: expected an integer in [2, 30]"),
+    ("positions", lambda d, v: uniform_positions(60, v), (0, 61, 3.0), "budget: expected an integer in [1, 60]"),
+    ("stratified", lambda d, v: stratified_positions(60, v, 0), (0, 61), "budget: expected an integer in [1, 60]"),
+    ("random", lambda d, v: random_positions(60, v, 0), (0, 61), "budget: expected an integer in [1, 60]"),
+    ("interval", lambda d, v: korn_graubard_interval(0.5, 0.1, v, 60), (0, 61, 4.5), "budget: expected an integer in [1, 60]"),
+    ("depth", lambda d, v: SortSearch(sort="recursive", depth=v).fit(d), (0, -2, 1.5), "depth: expected an integer >= 1"),
+    ("depth, sum sort", lambda d, v: SortSearch(depth=v).fit(d), (0,), "depth: expected an integer >= 1"),
+    ("neighbors", lambda d, v: HybridSearch(budget=5, neighbors=(v,)).fit(d), (0, -1), "neighbors: expected an integer >= 1"),
+])
+def test_one_bound_per_argument(data, name, make, bad, expected):
+    """Below the range, above it and off the integers: the same message, stating the same range."""
+    for v in bad:
+        assert _message(lambda: make(data, v)) == expected, (name, v)
+
+
+@pytest.mark.parametrize("make, bad", [
+    (lambda d, v: HybridSearch(budget=5, weights=(v,)).fit(d), (-0.1, 1.1)),
+    (lambda d, v: HybridSearch(budget=5, fallback_margin=v).fit(d), (-0.1, 1.1)),
+    (lambda d, v: korn_graubard_interval(0.5, 0.1, 10, 60, v), (0.0, 1.0, 1.5)),
+    (lambda d, v: korn_graubard_interval(0.5, 0.1, 10, 60, df=v), (0, -1)),
+])
+def test_real_valued_bounds_are_stated_once(data, make, bad):
+    msgs = {_message(lambda: make(data, v)) for v in bad}
+    assert len(msgs) == 1, msgs
