@@ -37,7 +37,7 @@ def _prefix_dtype(n: int) -> type:
 
 
 def _pm1(r: np.ndarray) -> np.ndarray:
-    """+1 / -1 int8 from bool (view arithmetic: ~10x faster than np.where)."""
+    """+1 / -1 int8 from bool by arithmetic on an int8 view (no temporary of the chosen values, as np.where makes)."""
     r = np.ascontiguousarray(r, dtype=bool)
     return r.view(np.int8) * np.int8(2) - np.int8(1)
 
@@ -50,7 +50,7 @@ def padded_prefix(b: np.ndarray) -> np.ndarray:
     """
     n = b.shape[1]
     dt = _prefix_dtype(n)
-    c = np.empty((b.shape[0], n + 1), dt)  # np.empty + one zero column: np.zeros costs ~40% more here
+    c = np.empty((b.shape[0], n + 1), dt)  # the cumsum fills every column but the first: zero only that one
     c[:, 0] = 0
     np.cumsum(_pm1(b), axis=1, dtype=dt, out=c[:, 1:])
     return c

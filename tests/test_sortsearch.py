@@ -329,11 +329,11 @@ def test_serial_insertion_preserves_order_and_does_not_accumulate_error():
         assert r.thresholds[0] == ref.thresholds[0]  # same prediction as without the insertions
     assert np.array_equal(serial.order_, fixed.order_)
     assert serial.n_models_ == 200
-    # the scores equal the column sums of [A; Y], and re-sorting them (ties by the old order) gives the same order
+    # the scores equal the column sums of [A; Y], and re-sorting them (ties by the fitted order) gives the same order
     aug = np.vstack([a[:50], np.array(inserted)])
     assert np.array_equal(serial.scores_, aug.sum(0))
     assert np.array_equal(np.lexsort((fixed.rank_, -aug.sum(0))), fixed.order_)
-    # ... and without tie-breaking by the old order, only tied items can move
+    # ... and without tie-breaking by the fitted order, only tied items can move
     resorted = sort_by_sum(aug)
     assert np.array_equal(aug.sum(0)[resorted], aug.sum(0)[fixed.order_])
 

@@ -119,7 +119,7 @@ def test_items_by_id_select_predict_and_permuted_columns():
     assert list(r1.to_frame().index) == list(new.model_ids)
     pr = r1.predictions()
     assert list(pr.columns) == list(src.item_ids) and pr.shape == (10, 120)
-    # simulate on a column-permuted ResponseMatrix with the same ids: same answer (used to be silently wrong)
+    # simulate on a column-permuted ResponseMatrix with the same ids: the same answer (columns are matched by id)
     perm = np.random.default_rng(0).permutation(120)
     est2 = SortSearch().fit(src)
     s1 = est2.simulate(new, 12)
@@ -196,7 +196,7 @@ def test_hybrid_picks_nearest_on_families_and_sortsearch_on_irt():
 
 # ------------------------------------------------------------------ recursive sort in row blocks
 def _recursive_reference(a: np.ndarray, depth: int):
-    """The previous all-in-memory implementation (kept as the reference for the row-block one)."""
+    """Algorithm 3 on the whole matrix in memory: the reference the row-block implementation must match."""
     from effstats._ordering import dp_rows_and_errors
 
     n = a.shape[1]

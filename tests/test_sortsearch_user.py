@@ -29,7 +29,7 @@ def shuffled(df, seed=1):
 
 # ---------------------------------------------------------------- one meaning per name
 def test_evaluate_names_the_vector_accuracy_predicted_accuracy(frame):
-    # before: evaluate()/budget_curve() had "accuracy" = k / n while SearchResult.accuracy is the design-based estimate
+    # one name, one meaning: "accuracy" is the design-based estimate everywhere, k / n is "predicted_accuracy"
     src, new = frame.iloc[:40], frame.iloc[40:]
     ss = SortSearch().fit(src)
     res = ss.simulate(new, 50)
@@ -48,7 +48,7 @@ def test_evaluate_names_the_vector_accuracy_predicted_accuracy(frame):
 
 
 def test_expand_result_accuracy_is_the_estimate_everywhere(frame):
-    # before: ExpandResult.accuracy was the predicted vector's accuracy, to_frame()["accuracy"] the estimate
+    # ExpandResult.accuracy and to_frame()["accuracy"] are both the estimate; the predicted vector's is predicted_accuracy
     src, new = frame.iloc[:40], frame.iloc[40:]
     res = CopyNearestExpand(random_state=0).fit(src).simulate(new, 40)
     y = new.to_numpy()[:, res.item_index]
@@ -64,7 +64,7 @@ def test_expand_result_accuracy_is_the_estimate_everywhere(frame):
 
 # ---------------------------------------------------------------- CopyNearest&Expand by item id
 def test_copynearest_aligns_labelled_columns_by_id(frame):
-    # before: DataFrame columns were read by position: a permuted frame silently gave other predictions
+    # DataFrame columns are matched by item id: a permuted frame gives the same predictions
     src, new = frame.iloc[:40], frame.iloc[40:]
     cne = CopyNearestExpand(random_state=0).fit(src)
     items = cne.select(40)
@@ -99,7 +99,7 @@ def test_hybrid_keeps_ids_and_gives_labelled_predictions(frame):
 
 
 def test_reprs_are_short(frame):
-    # before: print(result) dumped every threshold (thousands of numbers for a real benchmark)
+    # print(result) summarises: a real benchmark has thousands of thresholds
     src, new = frame.iloc[:40], frame.iloc[40:]
     res = SortSearch().fit(src).simulate(new, 50)
     assert len(repr(res)) < 250 and "budget=50" in repr(res)
@@ -109,7 +109,7 @@ def test_reprs_are_short(frame):
 
 # ---------------------------------------------------------------- metrics aligned by id
 def test_metrics_align_labelled_inputs_by_id(frame):
-    # before: mae(DataFrame, DataFrame with other column order) compared different items silently
+    # mae(DataFrame, DataFrame with another column order) compares the same items
     a = frame.iloc[:5]
     y = irt_frame(seed=3).iloc[:5]
     y.index = a.index
@@ -218,7 +218,7 @@ def test_missing_cells_on_selected_items_say_what_to_do(frame):
 
 
 def test_rows_by_model_id(frame):
-    # before: predictions(["m41"]) was refused although the frame's index shows model ids
+    # the frame's index shows model ids, so rows may be selected by them
     src, new = frame.iloc[:40], frame.iloc[40:]
     res = SortSearch().fit(src).simulate(new, 30)
     p = res.predictions(["m43", "m41"])
@@ -231,8 +231,8 @@ def test_rows_by_model_id(frame):
 
 
 def test_missing_cells_in_the_sort_models_point_to_missing_observed():
-    # before: "contains NaN; pass an explicit missing mask" (fit has no mask), and missing='observed' ignored NaN in
-    # a plain float array (then failed with the same message)
+    # NaN in a plain float array is a missing cell: missing='raise' names the option that handles it, and
+    # missing='observed' (the default) orders the items by the models that answered them
     rng = np.random.default_rng(0)
     a = (rng.random((30, 100)) < np.linspace(0.9, 0.1, 100)).astype(float)
     a[0, :5] = np.nan

@@ -427,8 +427,8 @@ class HybridSearch(BaseEstimator):
     the PyTorch ports (17 new / 50 source models, 16 items), the Fisher-vector model ``fv_16k`` (true accuracy
     0.267) got hybrid per-item errors of 0.324 / 0.466 / 0.475 against S&S's 0.153 / 0.159 / 0.267 in three of six
     splits holding it. ``fallback_margin`` gives such models the S&S prediction: in those six splits the mean MAE
-    over the 17 models became 0.116 (hybrid without the guard 0.131, S&S 0.127), and on the notebook's splits
-    (ImageNet with / without ports, CIFAR-10, digits; 16-1,024 items) the mean hybrid MAE per benchmark changed
+    over the 17 models is 0.116 with it (0.131 without, S&S 0.127), and on the notebook's splits (ImageNet with /
+    without ports, CIFAR-10, digits; 16-1,024 items) the mean hybrid MAE per benchmark with and without it differs
     by -0.0031 to +0.0002 (per split and budget -0.0097 to +0.0025). The design-based ``accuracy`` (from the
     evaluated items) is never affected.
 

@@ -36,8 +36,8 @@ sampled item's residual ``y - x``; because the residual's auxiliary does not dep
 and the halves are sampled independently, each term is unbiased for its cell's accuracy, so the estimator is
 unbiased under the random designs (exactly for ``"stratified"``; for ``"srs"`` conditional on both parts
 being sampled, else it falls back to the sample mean). The variance is the same successive-difference / SRS
-formula applied to the per-cell values or residuals. (The earlier version fitted ``θ`` to the threshold of the
-same sample, and was biased: +0.0125 at b = 8 on ImageNet under random sampling, coverage 0.889.)
+formula applied to the per-cell values or residuals. The cross-fit is what keeps it unbiased: a ``θ`` fitted to
+the threshold of the same sample is biased (+0.0125 at b = 8 on ImageNet under random sampling, coverage 0.889).
 
 What it buys, measured (IRT test data 40 + 40 models × 1,200 items, 20 splits × 20 draws; the tests repeat a
 smaller version): under ``sampling="random"`` its s.d. is 0.149 vs 0.155 for the sample mean at b = 8 and 0.066
@@ -210,7 +210,7 @@ def _estimate_accuracy(y: np.ndarray, positions: np.ndarray, n: int, design: str
     ones, zeros = y.all(axis=1), ~y.any(axis=1)
     # every evaluated item alike: the variance estimate is degenerate (unequal cell sizes leave a spurious ~1e-8
     # with all ones), so report 0 and let the interval use the count of b items; with the spurious value, 95%
-    # intervals of CIFAR-10 models near 0.955 accuracy at b = 32 (stratified design) covered 0.78-0.86
+    # intervals of CIFAR-10 models near 0.955 accuracy at b = 32 (stratified design) cover 0.78-0.86
     if f >= 1 or b == 1:
         var = np.zeros(len(est)) if f >= 1 else var
     else:
@@ -269,8 +269,8 @@ def _working_model(easiness_sorted: np.ndarray, n_models: float) -> tuple[np.nda
     ``_N_BINS`` equal bins of the order, so its population mean ``F(θ)`` is tabulated once and inverted by
     interpolation (no per-model root finding).
 
-    Memoised by content: the table is 8,001 x 256 logistic values (~35 ms), the same for every evaluation with
-    one fitted order, and was rebuilt on each call (90 % of a ``simulate`` with the difference estimator).
+    Memoised by content: the table is 8,001 x 256 logistic values, the same for every evaluation with one fitted
+    order, and building it costs more than the rest of a ``simulate`` with the difference estimator.
     """
     es = np.ascontiguousarray(easiness_sorted, dtype=float)
     key = (hashlib.blake2b(es.view(np.uint8), digest_size=16).digest(), es.size, float(n_models), _N_BINS,
@@ -382,7 +382,7 @@ def _difference(y: np.ndarray, pos: np.ndarray, n: int, design: str, easiness_so
     var = np.concatenate([p[1] for p in parts]).astype(float)
     # all sampled responses alike: the working model was fitted to that constant, so the residual variance is ~0
     # by construction, not evidence of precision; report 0 as the stratified mean does (the interval then uses
-    # the count of b items). Without this, 95% intervals at b = 8 under random sampling covered 0.52 of such models.
+    # the count of b items). Without this, 95% intervals at b = 8 under random sampling cover 0.52 of such models.
     const = y.all(axis=1) | ~y.any(axis=1)
     var = np.where(const, 0.0, var)
     est = np.where(y.all(axis=1) & (est > 1 - 1e-6), 1.0, np.clip(est, 0.0, 1.0))
@@ -414,7 +414,7 @@ def korn_graubard_interval(
     item alike: a degenerate variance estimate) uses ``n* = b``, unadjusted (the Clopper-Pearson interval of the count).
 
     Why the shrinkage: with ``p̂`` itself, ``n*`` goes to 0 as ``p̂`` nears 0 or 1 at a fixed ``se > 0`` and the
-    interval jumps to nearly [0, 1] (an estimate of 1e-9 with se 0.02 on 8 items gave [0, 0.975], against
+    interval jumps to nearly [0, 1] (an estimate of 1e-9 with se 0.02 on 8 items would give [0, 0.975], against
     [0, 0.369] at 0). With ``p̃`` the limits move continuously with ``p̂`` at a fixed ``se``, non-decreasing up to
     0.003 (on a grid of b, se and df: the upper limit dips by at most that just above p̂ = 0 as n* leaves its lower clip), and the clip keeps the interval within the Clopper-Pearson interval at ``b / 2``
     evaluated items however large ``se`` is. The upper clip (design effect >= 1/4; the stratified mean's measured

@@ -17,7 +17,7 @@ def _order_from_scores(scores: np.ndarray) -> np.ndarray:
     """Descending score, ties in original index order (stable)."""
     s = np.asarray(scores)
     if np.issubdtype(s.dtype, np.integer) and s.size and 0 <= s.min() and s.max() < 2**15:
-        # counts of up to 32,767 models: numpy's stable sort of int16 is a radix sort (~5x faster at 1.7M items)
+        # counts of up to 32,767 models fit int16, whose stable sort numpy does by radix sort (linear in the items)
         return np.argsort(-(s.astype(np.int16)), kind="stable")
     return np.argsort(-s, kind="stable")
 
