@@ -1,8 +1,9 @@
 """Rules for the whole test suite: which tests are `slow` (make test-fast leaves them out; make test runs them).
 
 A module whose every test is long says so itself (``pytestmark = pytest.mark.slow``); a test marked ``notebook``
-is slow; and the long tests of otherwise quick modules are listed in ``SLOW_TESTS`` below, with what each does
-(from ``--durations``: each took 9 s or more, most of it computation, on the 2-core test machine).
+is slow; and the long tests of otherwise quick modules are listed in ``SLOW_TESTS`` below, with what makes each
+long (the longest in ``make test-fast --durations``). A listed test that is renamed drops out of the list: prefer
+``@pytest.mark.slow`` in the test's own file.
 """
 import pytest
 
