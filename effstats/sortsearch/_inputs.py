@@ -62,21 +62,66 @@ def _dask_checked_sum(x: Any, axis: int, name: str) -> np.ndarray:
 
 
 def item_sums(responses: Any, *, name: str = "responses") -> np.ndarray:
-    """Number of models answering each item correctly.
+    """Number of models answering each item correctly: the key of Sorting by Sum.
 
     Parameters
     ----------
-    responses : bool array (n_models, n_items), ResponseMatrix, DataFrame, PackedBinaryMatrix or Dask array
+    responses : array-like of shape (n_models, n_items), ResponseMatrix, DataFrame, PackedBinaryMatrix or Dask array
+        0/1 (or bool) correctness; a packed matrix is summed on its bytes, a Dask array chunk by chunk.
+    name : str, default="responses"
+        The argument's name in error messages.
 
     Returns
     -------
-    int64 array (n_items,)
+    sums : ndarray of shape (n_items,), int64
+
+    See Also
+    --------
+    effstats.sortsearch.model_sums : the same per model.
+    effstats.sortsearch.sort_by_sum : the items ordered by these sums.
+
+    References
+    ----------
+    Prabhu, A., Udandarao, V., Torr, P., Bethge, M., Bibi, A. and Albanie, S. (2024). Efficient Lifelong Model
+    Evaluation in an Era of Rapid Progress. *Advances in Neural Information Processing Systems 37 (NeurIPS 2024)*,
+    arXiv:2402.19472 (earlier version: "Lifelong Benchmarks: Efficient Model Evaluation in an Era of Rapid
+    Progress").
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from effstats.sortsearch import item_sums
+    >>> item_sums(np.array([[1, 0, 1], [1, 1, 0]]))
+    array([2, 1, 1])
     """
     return _binary_sums(responses, 0, name)
 
 
 def model_sums(responses: Any, *, name: str = "responses") -> np.ndarray:
-    """Number of items each model answers correctly, int64 array (n_models,)."""
+    """Number of items each model answers correctly.
+
+    Parameters
+    ----------
+    responses : array-like of shape (n_models, n_items), ResponseMatrix, DataFrame, PackedBinaryMatrix or Dask array
+        0/1 (or bool) correctness.
+    name : str, default="responses"
+        The argument's name in error messages.
+
+    Returns
+    -------
+    sums : ndarray of shape (n_models,), int64
+
+    See Also
+    --------
+    effstats.sortsearch.item_sums : the same per item.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from effstats.sortsearch import model_sums
+    >>> model_sums(np.array([[1, 0, 1], [1, 1, 0]]))
+    array([2, 2])
+    """
     return _binary_sums(responses, 1, name)
 
 

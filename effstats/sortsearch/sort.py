@@ -1,4 +1,12 @@
-"""Sort: item orders from the sort models' responses (Algorithms 1-3 of Prabhu, Udandarao et al.)."""
+"""Sort: item orders from the sort models' responses (Algorithms 1-3 of Prabhu, Udandarao et al., 2024).
+
+References
+----------
+Prabhu, A., Udandarao, V., Torr, P., Bethge, M., Bibi, A. and Albanie, S. (2024). Efficient Lifelong Model
+Evaluation in an Era of Rapid Progress. *Advances in Neural Information Processing Systems 37 (NeurIPS 2024)*,
+arXiv:2402.19472 (earlier version: "Lifelong Benchmarks: Efficient Model Evaluation in an Era of Rapid
+Progress").
+"""
 from __future__ import annotations
 
 from typing import Any
@@ -27,12 +35,35 @@ def sort_by_sum(responses: Any) -> np.ndarray:
 
     Parameters
     ----------
-    responses : bool array (n_models, n_items), ResponseMatrix, DataFrame, PackedBinaryMatrix or Dask array
+    responses : array-like of shape (n_models, n_items), ResponseMatrix, DataFrame, PackedBinaryMatrix or Dask array
+        0/1 (or bool) correctness of the sort models.
 
     Returns
     -------
-    order : int array (n_items,)
-        Item indices, easiest first; ties keep the original item order.
+    order : ndarray of shape (n_items,), int
+        Item indices, easiest first; ties keep the original item order (a stable sort, where the paper's
+        ``np.flip(np.argsort(...))`` reverses them).
+
+    See Also
+    --------
+    effstats.sortsearch.recursive_sort : re-orders the tied items (Algorithm 3).
+    effstats.sortsearch.sort_by_confidence_sum : the same on true-class probabilities (Algorithm 2).
+    effstats.sortsearch.SortSearch : the estimator that sorts, selects and predicts.
+
+    References
+    ----------
+    Prabhu, A., Udandarao, V., Torr, P., Bethge, M., Bibi, A. and Albanie, S. (2024). Efficient Lifelong Model
+    Evaluation in an Era of Rapid Progress. *Advances in Neural Information Processing Systems 37 (NeurIPS 2024)*,
+    arXiv:2402.19472 (earlier version: "Lifelong Benchmarks: Efficient Model Evaluation in an Era of Rapid
+    Progress").
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from effstats.sortsearch import sort_by_sum
+    >>> a = np.array([[1, 0, 1, 1], [1, 0, 0, 1], [0, 0, 1, 1]])
+    >>> sort_by_sum(a)  # item 3 has three correct models; items 0 and 2 tie at two and keep their order
+    array([3, 0, 2, 1])
     """
     return _order_from_scores(item_sums(responses))
 
@@ -42,21 +73,75 @@ def sort_by_confidence_sum(confidences: Any) -> np.ndarray:
 
     Parameters
     ----------
-    confidences : float array (n_models, n_items) in [0, 1], a ResponseMatrix with ``probabilities``
-        (its :meth:`~effstats.responses.ResponseMatrix.true_class_probability` is used) or a Dask array.
-        0/1 correctness is refused (use :func:`sort_by_sum`).
+    confidences : array-like of shape (n_models, n_items), ResponseMatrix or Dask array
+        True-class probabilities in [0, 1], or a ResponseMatrix with class probabilities (its
+        :meth:`effstats.responses.ResponseMatrix.true_class_probability` is used). 0/1 correctness is refused
+        (use :func:`effstats.sortsearch.sort_by_sum`).
 
     Returns
     -------
-    order : int array (n_items,)
+    order : ndarray of shape (n_items,), int
+        Item indices, easiest first; ties keep the original item order.
+
+    See Also
+    --------
+    effstats.sortsearch.sort_by_sum : the same on 0/1 correctness (Algorithm 1).
+
+    References
+    ----------
+    Prabhu, A., Udandarao, V., Torr, P., Bethge, M., Bibi, A. and Albanie, S. (2024). Efficient Lifelong Model
+    Evaluation in an Era of Rapid Progress. *Advances in Neural Information Processing Systems 37 (NeurIPS 2024)*,
+    arXiv:2402.19472 (earlier version: "Lifelong Benchmarks: Efficient Model Evaluation in an Era of Rapid
+    Progress").
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from effstats.sortsearch import sort_by_confidence_sum
+    >>> sort_by_confidence_sum(np.array([[0.9, 0.2, 0.6], [0.8, 0.1, 0.7]]))
+    array([0, 2, 1])
     """
     return _order_from_scores(_confidence_sums(confidences, 0, "confidences"))
 
 
 def sort_objective(responses: Any, order: np.ndarray) -> int:
-    """``min_Y ||A P - Y||_1`` for a given order: total error of the DP-optimal thresholds of every row.
+    """The sort objective ``min_Y ||A P - Y||_1`` of an order: the total error of every row's best threshold.
 
-    Computed in row blocks (a packed matrix is never unpacked in full).
+    Each sort model's row is predicted by its own DP-search threshold (Theorem 3.1) in ``order``; the result is the
+    number of cells those "ones then zeros" predictions get wrong. Computed in row blocks (a packed matrix is never
+    unpacked in full).
+
+    Parameters
+    ----------
+    responses : array-like of shape (n_models, n_items), ResponseMatrix, DataFrame or PackedBinaryMatrix
+        0/1 (or bool) correctness of the sort models.
+    order : array-like of shape (n_items,), int
+        A permutation of the item indices, easiest first.
+
+    Returns
+    -------
+    objective : int
+        Lower is a better order; 0 when every row is "ones then zeros" in ``order``.
+
+    See Also
+    --------
+    effstats.sortsearch.recursive_sort : an order that never increases this objective from step to step.
+    effstats.sortsearch.dp_search : the threshold of one sorted row.
+
+    References
+    ----------
+    Prabhu, A., Udandarao, V., Torr, P., Bethge, M., Bibi, A. and Albanie, S. (2024). Efficient Lifelong Model
+    Evaluation in an Era of Rapid Progress. *Advances in Neural Information Processing Systems 37 (NeurIPS 2024)*,
+    arXiv:2402.19472 (earlier version: "Lifelong Benchmarks: Efficient Model Evaluation in an Era of Rapid
+    Progress").
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from effstats.sortsearch import sort_by_sum, sort_objective
+    >>> a = np.array([[1, 1, 0, 0], [1, 0, 1, 0], [1, 0, 0, 0]])
+    >>> sort_objective(a, sort_by_sum(a)), sort_objective(a, np.array([3, 2, 1, 0]))
+    (1, 5)
     """
     a = _binary(responses, "responses")
     o = check_order(order, a.shape[1])
@@ -80,17 +165,42 @@ def recursive_sort(responses: Any, depth: int = 2, *, return_history: bool = Fal
 
     Parameters
     ----------
-    responses : bool array (n_models, n_items), ResponseMatrix, DataFrame or PackedBinaryMatrix
-    depth : int >= 1, default=2
-        1 is Sorting by Sum; the paper's ``two_stage_sort_by_sum`` is depth 2.
+    responses : array-like of shape (n_models, n_items), ResponseMatrix, DataFrame or PackedBinaryMatrix
+        0/1 (or bool) correctness of the sort models (not a Dask array: the matrix is read several times).
+    depth : int, default=2
+        Steps, at least 1: 1 is Sorting by Sum; the paper's ``two_stage_sort_by_sum`` is depth 2.
     return_history : bool, default=False
         Also return the objective after each step (non-increasing).
     block_cells : int, default=2**25
-        Cells per row block (memory / speed trade-off).
+        Cells per row block (memory / speed trade-off), at least 1.
 
     Returns
     -------
-    order : int array (n_items,), and with ``return_history`` a list of ints of length ``depth``.
+    order : ndarray of shape (n_items,), int
+        Item indices, easiest first.
+    history : list of int of length ``depth``
+        :func:`effstats.sortsearch.sort_objective` after each step; only with ``return_history=True``.
+
+    See Also
+    --------
+    effstats.sortsearch.sort_by_sum : step 0 (Algorithm 1).
+    effstats.sortsearch.sort_objective : the objective each step lowers.
+
+    References
+    ----------
+    Prabhu, A., Udandarao, V., Torr, P., Bethge, M., Bibi, A. and Albanie, S. (2024). Efficient Lifelong Model
+    Evaluation in an Era of Rapid Progress. *Advances in Neural Information Processing Systems 37 (NeurIPS 2024)*,
+    arXiv:2402.19472 (earlier version: "Lifelong Benchmarks: Efficient Model Evaluation in an Era of Rapid
+    Progress").
+
+    Examples
+    --------
+    >>> from effstats.datasets import simulate_responses
+    >>> from effstats.sortsearch import recursive_sort
+    >>> rm = simulate_responses(30, 200, rng=0)
+    >>> order, history = recursive_sort(rm, depth=3, return_history=True)
+    >>> history  # sort_objective after each step
+    [1540, 1517, 1512]
     """
     depth = check_positive_int(depth, "depth")
     block_cells = check_positive_int(block_cells, "block_cells")
