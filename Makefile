@@ -34,10 +34,11 @@ test-fast: setup
 # the documentation site (Sphinx from Debian's packages; elsewhere pip install -e '.[docs]'): user guide, API
 # reference from the docstrings, the notebooks as pages (build/notebooks' executed copies when make demo wrote them,
 # else the stored ones), performance page and changelog. Warnings are errors (-W, nitpicky cross-references);
-# --keep-going reports them all, into $(DOCS_OUT)/warnings.txt as well. Open $(DOCS_OUT)/index.html.
+# --keep-going reports them all, into $(DOCS_OUT)/warnings.txt as well; -E reads every page again, so that a warning
+# is reported by every build, not only by the one after its page changed. Open $(DOCS_OUT)/index.html.
 docs: setup
 	@mkdir -p $(DOCS_OUT)
-	$(PY) -m sphinx -b html -n -W --keep-going -q -d build/docs-doctrees -w $(DOCS_OUT)/warnings.txt $(SPHINX_ARGS) docs $(DOCS_OUT)
+	$(PY) -m sphinx -b html -E -n -W --keep-going -q -d build/docs-doctrees -w $(DOCS_OUT)/warnings.txt $(SPHINX_ARGS) docs $(DOCS_OUT)
 	@echo "docs: $(DOCS_OUT)/index.html"
 
 # every notebook in full (executed copies + timings in build/notebooks, figures and tables in figures/),
