@@ -1,28 +1,33 @@
-"""Sort & Search (Prabhu, Udandarao et al., "Efficient Lifelong Model Evaluation in an Era of Rapid Progress").
+"""Sort & Search (Prabhu, Udandarao, Torr, Bethge, Bibi and Albanie, 2024): efficient lifelong model evaluation.
 
 Given a cache ``A`` of binary correctness (sort models × items), *Sort* orders the items from easy to hard
 (a permutation ``P``) and *Search* predicts a new model's correctness on all ``n`` items from ``n'`` evaluated
 ones as the "ones then zeros" vector ``y = [1_k, 0_(n-k)]`` in that order (Sect. 3, App. D):
 
-* :mod:`~effstats.sortsearch.sort` — :func:`sort_by_sum`, :func:`sort_by_confidence_sum`, :func:`recursive_sort`
-  (row blocks: works on a bit-packed matrix without unpacking it), :func:`sort_objective`;
-* :mod:`~effstats.sortsearch.search` — :func:`dp_search` (Theorem 3.1, a prefix sum), which sorted positions to
-  evaluate (:func:`uniform_positions`, :func:`stratified_positions`, :func:`random_positions`), the
-  :class:`SortSearch` estimator (``insert_M``) and its :class:`SearchResult`;
-* :mod:`~effstats.sortsearch.estimate` — the design-based accuracy estimate from the evaluated items, with a
-  standard error and confidence interval;
-* :mod:`~effstats.sortsearch.insertion` — :class:`SampleInserter` (``insert_D``, new items);
-* :mod:`~effstats.sortsearch.baselines` — :class:`CopyNearestExpand` and :class:`HybridSearch` (S&S corrected by
-  the nearest source models, the mix cross-validated on the source models).
+* sorting (module ``effstats.sortsearch.sort``) — :func:`effstats.sortsearch.sort_by_sum`,
+  :func:`effstats.sortsearch.sort_by_confidence_sum`, :func:`effstats.sortsearch.recursive_sort` (row blocks:
+  works on a bit-packed matrix without unpacking it), :func:`effstats.sortsearch.sort_objective`;
+* searching (``effstats.sortsearch.search``) — :func:`effstats.sortsearch.dp_search` (Theorem 3.1, a prefix sum),
+  which sorted positions to evaluate (:func:`effstats.sortsearch.uniform_positions`,
+  :func:`effstats.sortsearch.stratified_positions`, :func:`effstats.sortsearch.random_positions`), the
+  :class:`effstats.sortsearch.SortSearch` estimator (``insert_M``) and its :class:`effstats.sortsearch.SearchResult`;
+* estimating (``effstats.sortsearch.estimate``) — the design-based accuracy estimate from the evaluated items,
+  with a standard error and a confidence interval (:func:`effstats.sortsearch.estimate_accuracy`,
+  :func:`effstats.sortsearch.korn_graubard_interval`);
+* new items (``effstats.sortsearch.insertion``) — :class:`effstats.sortsearch.SampleInserter` (``insert_D``);
+* baselines (``effstats.sortsearch.baselines``) — :class:`effstats.sortsearch.CopyNearestExpand` and
+  :class:`effstats.sortsearch.HybridSearch` (S&S corrected by the nearest source models, the mix cross-validated
+  on the source models).
 
-Which to use: for per-item predictions (which items a new model gets right), :class:`HybridSearch`: it matched or
-beat CopyNearest&Expand and beat plain Sort & Search at every budget tried (see its docstring for the numbers);
-for a model's accuracy, ``SearchResult.accuracy`` (the design-based estimate; ``HybridResult.accuracy`` is the
-same one).
+Which to use: for per-item predictions (which items a new model gets right),
+:class:`effstats.sortsearch.HybridSearch`, the per-item predictor effstats recommends: in the comparisons of its
+docstring it matches or beats CopyNearest&Expand and beats plain Sort & Search at every budget tried. For a
+model's accuracy, ``SearchResult.accuracy`` (the design-based estimate; ``HybridResult.accuracy`` is the same one).
 
-Inputs may be numpy arrays, :class:`~effstats.responses.ResponseMatrix`, DataFrames (models × item columns),
-bit-packed :class:`~effstats.bitpack.PackedBinaryMatrix` (column sums computed on the packed bytes) or Dask
-arrays (sums and searches run chunk by chunk; only 1-D results are brought to memory).
+Inputs may be numpy arrays, :class:`effstats.responses.ResponseMatrix`, DataFrames (models × item columns),
+bit-packed :class:`effstats.bitpack.PackedBinaryMatrix` (column sums computed on the packed bytes) or Dask
+arrays (sums and searches run chunk by chunk; only 1-D results are brought to memory). Option names (``sort``,
+``sampling``, ``estimator``, ``missing``, ``design``) are matched in any case.
 
 Conventions
 -----------
@@ -37,8 +42,22 @@ Conventions
 References
 ----------
 Prabhu, A., Udandarao, V., Torr, P., Bethge, M., Bibi, A. and Albanie, S. (2024). Efficient Lifelong Model
-Evaluation in an Era of Rapid Progress. NeurIPS 2024, arXiv:2402.19472 (earlier version: "Lifelong Benchmarks:
-Efficient Model Evaluation in an Era of Rapid Progress").
+Evaluation in an Era of Rapid Progress. *Advances in Neural Information Processing Systems 37 (NeurIPS 2024)*,
+arXiv:2402.19472 (earlier version: "Lifelong Benchmarks: Efficient Model Evaluation in an Era of Rapid
+Progress").
+
+Korn, E. L. and Graubard, B. I. (1998). Confidence intervals for proportions with small expected number of
+positive counts estimated from survey data. *Survey Methodology* 24(2), 193-201.
+
+Examples
+--------
+>>> from effstats.datasets import simulate_responses
+>>> from effstats.sortsearch import SortSearch
+>>> rm = simulate_responses(40, 200, rng=0)
+>>> src, new = rm.subset(models=range(30)), rm.subset(models=range(30, 40))
+>>> res = SortSearch().fit(src).simulate(new, 20)
+>>> float(res.accuracy.mean().round(3)), float(new.values.mean().round(3))
+(0.455, 0.52)
 """
 from ._inputs import item_sums, model_sums
 from .baselines import CopyNearestExpand, ExpandResult, HybridResult, HybridSearch

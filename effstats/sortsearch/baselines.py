@@ -177,7 +177,7 @@ class ExpandResult:
         return np.sqrt((1 - b / n) * self.observed.var(axis=1, ddof=1) / b)
 
     def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
-        """Korn-Graubard interval for each model's accuracy (see :mod:`effstats.sortsearch.estimate`)."""
+        """Korn-Graubard interval for each model's accuracy (see :func:`effstats.sortsearch.korn_graubard_interval`)."""
         from .estimate import korn_graubard_interval
 
         return korn_graubard_interval(self.statistic, self.standard_error, self.observed.shape[1], self.source.shape[1], confidence_level)

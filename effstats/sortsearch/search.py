@@ -55,12 +55,34 @@ def dp_search(sorted_responses: Any) -> np.ndarray | int:
 
     Parameters
     ----------
-    sorted_responses : bool array (n,) or (n_models, n), or a 2-D Dask array (chunked by rows)
+    sorted_responses : array-like of shape (n,) or (n_models, n), or a 2-D Dask array (chunked by rows)
+        0/1 (or bool) correctness with the columns already in sorted order, easiest first.
 
     Returns
     -------
-    k : int, or int array (n_models,)
+    k : int or ndarray of shape (n_models,), int64
         Number of leading items predicted correct (the paper's threshold fraction is ``k / n``).
+
+    See Also
+    --------
+    effstats.sortsearch.sort_by_sum : an order to sort the columns by.
+    effstats.sortsearch.SortSearch : DP-search on the evaluated items of new models.
+
+    References
+    ----------
+    Prabhu, A., Udandarao, V., Torr, P., Bethge, M., Bibi, A. and Albanie, S. (2024). Efficient Lifelong Model
+    Evaluation in an Era of Rapid Progress. *Advances in Neural Information Processing Systems 37 (NeurIPS 2024)*,
+    arXiv:2402.19472 (earlier version: "Lifelong Benchmarks: Efficient Model Evaluation in an Era of Rapid
+    Progress").
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from effstats.sortsearch import dp_search
+    >>> dp_search(np.array([1, 1, 0, 1, 0, 0]))  # [1, 1, 1, 1, 0, 0] errs once, as [1, 1, 0, 0, 0, 0] does
+    2
+    >>> dp_search(np.array([[1, 1, 0, 1, 0, 0], [0, 1, 0, 0, 0, 0]]))
+    array([2, 0])
     """
     if _is_dask(sorted_responses):
         x = sorted_responses
@@ -98,12 +120,39 @@ def uniform_positions(n: int, budget: int) -> np.ndarray:
 
     Position ``j`` is the centre of the ``j``-th of ``budget`` equal cells, ``floor((j + 1/2) n / budget)``:
     exactly ``budget`` distinct positions for every ``1 <= budget <= n``, from the easiest cell to the hardest,
-    and all ``n`` positions at ``budget = n``. (The paper's listing, :func:`listing_uniform_positions`, steps by
-    ``n // budget`` from 0 and so returns the wrong count and, above ``n / 2``, only the easiest items.)
+    and all ``n`` positions at ``budget = n``. (The paper's listing,
+    :func:`effstats.sortsearch.listing_uniform_positions`, steps by ``n // budget`` from 0 and so returns the wrong
+    count and, above ``n / 2``, only the easiest items.)
+
+    Parameters
+    ----------
+    n : int
+        Number of sorted items, at least 1.
+    budget : int
+        Number of positions, in [1, n].
 
     Returns
     -------
-    int64 array (budget,), increasing.
+    positions : ndarray of shape (budget,), int64
+        Increasing sorted positions.
+
+    See Also
+    --------
+    effstats.sortsearch.stratified_positions : one random position per cell.
+    effstats.sortsearch.random_positions : a simple random sample of positions.
+
+    References
+    ----------
+    Prabhu, A., Udandarao, V., Torr, P., Bethge, M., Bibi, A. and Albanie, S. (2024). Efficient Lifelong Model
+    Evaluation in an Era of Rapid Progress. *Advances in Neural Information Processing Systems 37 (NeurIPS 2024)*,
+    arXiv:2402.19472 (earlier version: "Lifelong Benchmarks: Efficient Model Evaluation in an Era of Rapid
+    Progress").
+
+    Examples
+    --------
+    >>> from effstats.sortsearch import uniform_positions
+    >>> uniform_positions(10, 3)  # centres of the cells [0, 3), [3, 6), [6, 10)
+    array([1, 5, 8])
     """
     n = check_positive_int(n, "n")
     budget = _check_budget(budget, n)
@@ -112,8 +161,35 @@ def uniform_positions(n: int, budget: int) -> np.ndarray:
 
 
 def stratified_positions(n: int, budget: int, rng: Any = None) -> np.ndarray:
-    """One position drawn at random inside each of ``budget`` equal cells of the sorted order (a stratified
-    sample with one unit per stratum: the randomised version of :func:`uniform_positions`), increasing."""
+    """One position drawn at random inside each of ``budget`` equal cells of the sorted order.
+
+    A stratified sample with one unit per stratum: the randomised version of
+    :func:`effstats.sortsearch.uniform_positions`, under which the stratified mean is unbiased for every model.
+
+    Parameters
+    ----------
+    n : int
+        Number of sorted items, at least 1.
+    budget : int
+        Number of positions, in [1, n].
+    rng : None, int or numpy.random.Generator, default=None
+        Random source.
+
+    Returns
+    -------
+    positions : ndarray of shape (budget,), int64
+        Increasing sorted positions, one in each cell.
+
+    See Also
+    --------
+    effstats.sortsearch.uniform_positions : the cell centres.
+
+    Examples
+    --------
+    >>> from effstats.sortsearch import stratified_positions
+    >>> stratified_positions(10, 3, rng=0)  # one in each of [0, 3), [3, 6), [6, 10)
+    array([2, 4, 8])
+    """
     n = check_positive_int(n, "n")
     budget = _check_budget(budget, n)
     e = cell_edges(n, budget)
@@ -121,14 +197,73 @@ def stratified_positions(n: int, budget: int, rng: Any = None) -> np.ndarray:
 
 
 def random_positions(n: int, budget: int, rng: Any = None) -> np.ndarray:
-    """``budget`` distinct positions drawn uniformly at random without replacement, increasing."""
+    """``budget`` distinct positions drawn uniformly at random without replacement.
+
+    Parameters
+    ----------
+    n : int
+        Number of sorted items, at least 1.
+    budget : int
+        Number of positions, in [1, n].
+    rng : None, int or numpy.random.Generator, default=None
+        Random source.
+
+    Returns
+    -------
+    positions : ndarray of shape (budget,), int64
+        Increasing sorted positions.
+
+    See Also
+    --------
+    effstats.sortsearch.stratified_positions : one random position per equal cell.
+
+    Examples
+    --------
+    >>> from effstats.sortsearch import random_positions
+    >>> random_positions(10, 3, rng=0)
+    array([5, 6, 9])
+    """
     n = check_positive_int(n, "n")
     budget = _check_budget(budget, n)
     return np.sort(check_rng(rng).choice(n, size=budget, replace=False)).astype(np.int64)
 
 
 def listing_uniform_positions(n: int, budget: int) -> np.ndarray:
-    """The paper's App. D ``uniform_sampling`` verbatim (``np.arange(0, n, n // budget)[1:]``), for comparison only."""
+    """The paper's App. D ``uniform_sampling`` verbatim (``np.arange(0, n, n // budget)[1:]``), for comparison only.
+
+    It returns ``ceil(n / (n // budget)) - 1`` positions, often not ``budget`` (4 for a budget of 5 of 10 items, 9 for
+    a budget of 6), and above ``n / 2`` only the easiest items;
+    :func:`effstats.sortsearch.uniform_positions` is the sampling to use.
+
+    Parameters
+    ----------
+    n : int
+        Number of sorted items, at least 1.
+    budget : int
+        Requested number of positions, in [1, n].
+
+    Returns
+    -------
+    positions : ndarray, int
+        Increasing sorted positions.
+
+    See Also
+    --------
+    effstats.sortsearch.uniform_positions : exactly ``budget`` cell centres.
+
+    References
+    ----------
+    Prabhu, A., Udandarao, V., Torr, P., Bethge, M., Bibi, A. and Albanie, S. (2024). Efficient Lifelong Model
+    Evaluation in an Era of Rapid Progress. *Advances in Neural Information Processing Systems 37 (NeurIPS 2024)*,
+    arXiv:2402.19472 (earlier version: "Lifelong Benchmarks: Efficient Model Evaluation in an Era of Rapid
+    Progress").
+
+    Examples
+    --------
+    >>> from effstats.sortsearch import listing_uniform_positions, uniform_positions
+    >>> listing_uniform_positions(10, 4), uniform_positions(10, 4)
+    (array([2, 4, 6, 8]), array([1, 3, 6, 8]))
+    """
     n = check_positive_int(n, "n")
     budget = _check_budget(budget, n)
     return np.arange(0, n, n // budget)[1:]
@@ -201,11 +336,11 @@ class SearchResult:
     positions : int array (budget,)
         Sorted positions of the evaluated items.
     statistic : float array (n_models,)
-        Design-based accuracy estimate from the evaluated items (see :mod:`effstats.sortsearch.estimate`);
+        Design-based accuracy estimate from the evaluated items (see :func:`effstats.sortsearch.estimate_accuracy`);
         exact when every item is evaluated.
     standard_error : float array (n_models,)
         Its standard error (successive-difference or SRS formula; not conservative, see
-        :mod:`effstats.sortsearch.estimate`).
+        :func:`effstats.sortsearch.estimate_accuracy`).
     design : str
         ``"systematic"`` (one item per equal cell of the order) or ``"srs"`` (a random or arbitrary sample).
     estimator : str
@@ -216,7 +351,34 @@ class SearchResult:
         Missing cells in the sort models' matrix the estimator was fitted on (its ``n_missing_``).
     n_missing_target : int
         Missing cells in the new models' responses on the evaluated items (each model is estimated from the
-        items it has; see :meth:`SortSearch.predict`).
+        items it has; see :meth:`effstats.sortsearch.SortSearch.predict`).
+
+    See Also
+    --------
+    effstats.sortsearch.SortSearch : the estimator whose ``predict`` returns this.
+    effstats.sortsearch.HybridResult : the per-item predictions of :class:`effstats.sortsearch.HybridSearch`.
+
+    References
+    ----------
+    Prabhu, A., Udandarao, V., Torr, P., Bethge, M., Bibi, A. and Albanie, S. (2024). Efficient Lifelong Model
+    Evaluation in an Era of Rapid Progress. *Advances in Neural Information Processing Systems 37 (NeurIPS 2024)*,
+    arXiv:2402.19472 (earlier version: "Lifelong Benchmarks: Efficient Model Evaluation in an Era of Rapid
+    Progress").
+
+    Korn, E. L. and Graubard, B. I. (1998). Confidence intervals for proportions with small expected number of
+    positive counts estimated from survey data. *Survey Methodology* 24(2), 193-201.
+
+    Examples
+    --------
+    >>> from effstats.datasets import simulate_responses
+    >>> from effstats.sortsearch import SortSearch
+    >>> rm = simulate_responses(40, 200, rng=0)
+    >>> src, new = rm.subset(models=range(30)), rm.subset(models=range(30, 40))
+    >>> res = SortSearch().fit(src).simulate(new, 20)
+    >>> res
+    SearchResult(n_models=10, budget=20, n_items=200, accuracy=0.100..0.650, design='systematic', estimator='stratified'); see .to_frame()
+    >>> res.accuracy[:3].round(2), res.predicted_accuracy[:3].round(2)
+    (array([0.1 , 0.5 , 0.45]), array([0.  , 0.65, 0.4 ]))
     """
 
     thresholds: np.ndarray
@@ -240,10 +402,12 @@ class SearchResult:
 
     @property
     def n_items(self) -> int:
+        """Number of items the predictions cover (the length of ``order``)."""
         return len(self.order)
 
     @property
     def budget(self) -> int:
+        """Number of evaluated items (the length of ``positions``)."""
         return len(self.positions)
 
     @property
@@ -267,9 +431,34 @@ class SearchResult:
     def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
         """Korn-Graubard (Clopper-Pearson at the effective sample size) interval for each model's accuracy.
 
+        Parameters
+        ----------
+        confidence_level : float, default=0.95
+            In (0, 1).
+
         Returns
         -------
-        ConfidenceInterval with ``low`` / ``high`` float arrays (n_models,).
+        ConfidenceInterval
+            ``low`` and ``high``, ndarrays of shape (n_models,); a point interval when every item is evaluated.
+
+        See Also
+        --------
+        effstats.sortsearch.korn_graubard_interval : the interval for any estimate and standard error.
+
+        References
+        ----------
+        Korn, E. L. and Graubard, B. I. (1998). Confidence intervals for proportions with small expected number of
+        positive counts estimated from survey data. *Survey Methodology* 24(2), 193-201.
+
+        Examples
+        --------
+        >>> from effstats.datasets import simulate_responses
+        >>> from effstats.sortsearch import SortSearch
+        >>> rm = simulate_responses(40, 200, rng=0)
+        >>> src, new = rm.subset(models=range(30)), rm.subset(models=range(30, 40))
+        >>> ci = SortSearch().fit(src).simulate(new, 20).confidence_interval(0.95)
+        >>> ci.low[:3].round(3), ci.high[:3].round(3)
+        (array([0.027, 0.35 , 0.257]), array([0.239, 0.65 , 0.654]))
         """
         return korn_graubard_interval(self.statistic, self.standard_error, self.budget, self.n_items, confidence_level,
                                       df=design_df(self.design, self.budget))
@@ -278,8 +467,32 @@ class SearchResult:
         return self.model_ids if self.model_ids is not None else pd.RangeIndex(len(self.thresholds), name="model")
 
     def to_frame(self, confidence_level: float = 0.95) -> pd.DataFrame:
-        """One row per model: ``accuracy`` (estimate), ``standard_error``, ``low``, ``high``, ``predicted_accuracy``
-        (``k / n``), ``threshold``."""
+        """The results as a table, one row per model.
+
+        Parameters
+        ----------
+        confidence_level : float, default=0.95
+            Level of the ``low`` / ``high`` interval.
+
+        Returns
+        -------
+        DataFrame
+            Columns ``accuracy`` (the design-based estimate), ``standard_error``, ``low``, ``high``,
+            ``predicted_accuracy`` (``k / n``) and ``threshold``; indexed by model id when known.
+
+        Examples
+        --------
+        >>> from effstats.datasets import simulate_responses
+        >>> from effstats.sortsearch import SortSearch
+        >>> rm = simulate_responses(40, 200, rng=0)
+        >>> src, new = rm.subset(models=range(30)), rm.subset(models=range(30, 40))
+        >>> frame = SortSearch().fit(src).simulate(new, 20).to_frame()
+        >>> frame[["accuracy", "low", "high", "threshold"]].head(2).round(3)
+                   accuracy    low   high  threshold
+        model_ids
+        sim30           0.1  0.027  0.239          0
+        sim31           0.5  0.350  0.650        130
+        """
         ci = self.confidence_interval(confidence_level)
         return pd.DataFrame(
             {
@@ -294,10 +507,29 @@ class SearchResult:
         )
 
     def correctness(self, rows: Any = None) -> np.ndarray:
-        """Predicted per-item correctness in the original item order, bool (n_rows, n_items).
+        """Predicted per-item correctness in the original item order.
 
-        ``rows`` selects models (positions, a boolean mask, or model ids when known); materialising all rows costs
-        ``n_models * n_items`` bytes.
+        Parameters
+        ----------
+        rows : int, array-like of int or bool, or model ids, optional
+            Models to return (positions, a boolean mask, or model ids when known); all by default, which costs
+            ``n_models * n_items`` bytes.
+
+        Returns
+        -------
+        ndarray of shape (n_rows, n_items), bool
+            "Ones then zeros" along ``order``: the first ``thresholds[i]`` items of the order are predicted correct.
+
+        Examples
+        --------
+        >>> from effstats.datasets import simulate_responses
+        >>> from effstats.sortsearch import SortSearch
+        >>> rm = simulate_responses(40, 200, rng=0)
+        >>> src, new = rm.subset(models=range(30)), rm.subset(models=range(30, 40))
+        >>> res = SortSearch().fit(src).simulate(new, 20)
+        >>> pred = res.correctness()
+        >>> pred.shape, int(pred[1].sum()) == res.thresholds[1]
+        ((10, 200), True)
         """
         k = self.thresholds if rows is None else self.thresholds[_check_rows(rows, len(self.thresholds), self.model_ids)]
         k = np.atleast_1d(k)
@@ -306,7 +538,27 @@ class SearchResult:
         return out
 
     def predictions(self, rows: Any = None) -> pd.DataFrame:
-        """Per-item predicted correctness as a labelled DataFrame (models × items, ids where known)."""
+        """Per-item predicted correctness as a labelled DataFrame (models × items, ids where known).
+
+        Parameters
+        ----------
+        rows : int, array-like of int or bool, or model ids, optional
+            Models to return, as in :meth:`effstats.sortsearch.SearchResult.correctness`.
+
+        Returns
+        -------
+        DataFrame of shape (n_rows, n_items), bool
+
+        Examples
+        --------
+        >>> from effstats.datasets import simulate_responses
+        >>> from effstats.sortsearch import SortSearch
+        >>> rm = simulate_responses(40, 200, rng=0)
+        >>> src, new = rm.subset(models=range(30)), rm.subset(models=range(30, 40))
+        >>> res = SortSearch().fit(src).simulate(new, 20)
+        >>> res.predictions(["sim31"]).shape
+        (1, 200)
+        """
         idx = self._index() if rows is None else self._index()[_check_rows(rows, len(self.thresholds), self.model_ids)]
         cols = self.item_ids if self.item_ids is not None else pd.RangeIndex(self.n_items, name="item")
         return pd.DataFrame(self.correctness(rows), index=idx, columns=cols)
@@ -316,16 +568,45 @@ class SearchResult:
 
         Parameters
         ----------
-        true_responses : bool array (n_models, n_items), ResponseMatrix, DataFrame, PackedBinaryMatrix or Dask
-            array. Labelled columns are aligned to the fitted items by id.
+        true_responses : array-like of shape (n_models, n_items), ResponseMatrix, DataFrame, PackedBinaryMatrix or Dask array
+            The new models' true 0/1 correctness on every item. Labelled columns are aligned to the fitted items
+            by id.
 
         Returns
         -------
-        DataFrame, one row per model: ``mae`` (E, Eq. 2), ``e_agg``, ``kappa`` (Eq. 4), ``aleatoric``
-        (E(a, y*), y* = DP-search on all n items), ``epistemic`` (||y* - y|| / n), ``kappa_aleatoric``,
-        ``kappa_epistemic``, ``predicted_accuracy`` (of the predicted vector, k / n), ``accuracy_true``,
-        ``best_threshold`` (k*), ``accuracy_estimate`` (the design-based estimate, this result's ``accuracy``) and
-        ``standard_error``. Indexed by model id when the new models' ids are known.
+        DataFrame
+            One row per model: ``mae`` (E, Eq. 2), ``e_agg``, ``kappa`` (Cohen's kappa, Eq. 4), ``aleatoric``
+            (E(a, y*), y* = DP-search on all n items), ``epistemic`` (||y* - y|| / n), ``kappa_aleatoric``,
+            ``kappa_epistemic``, ``predicted_accuracy`` (of the predicted vector, k / n), ``accuracy_true``,
+            ``best_threshold`` (k*), ``accuracy_estimate`` (the design-based estimate, this result's
+            ``accuracy``) and ``standard_error``. Indexed by model id when the new models' ids are known.
+
+        See Also
+        --------
+        effstats.metrics.sample_metrics : the same metrics for any predicted matrix.
+
+        References
+        ----------
+        Prabhu, A., Udandarao, V., Torr, P., Bethge, M., Bibi, A. and Albanie, S. (2024). Efficient Lifelong Model
+        Evaluation in an Era of Rapid Progress. *Advances in Neural Information Processing Systems 37 (NeurIPS 2024)*,
+        arXiv:2402.19472 (earlier version: "Lifelong Benchmarks: Efficient Model Evaluation in an Era of Rapid
+        Progress").
+
+        Cohen, J. (1960). A coefficient of agreement for nominal scales. *Educational and Psychological
+        Measurement* 20(1), 37-46.
+
+        Examples
+        --------
+        >>> from effstats.datasets import simulate_responses
+        >>> from effstats.sortsearch import SortSearch
+        >>> rm = simulate_responses(40, 200, rng=0)
+        >>> src, new = rm.subset(models=range(30)), rm.subset(models=range(30, 40))
+        >>> res = SortSearch().fit(src).simulate(new, 20)
+        >>> res.evaluate(new)[["mae", "e_agg", "kappa"]].head(2).round(3)
+                     mae  e_agg  kappa
+        model_ids
+        sim30      0.275  0.275  0.000
+        sim31      0.345  0.185  0.324
         """
         if not isinstance(true_responses, (ResponseMatrix, pd.DataFrame, PackedBinaryMatrix)) and not _is_dask(true_responses):
             true_responses = check_binary(true_responses, "true_responses", ndim=2)
@@ -420,7 +701,7 @@ _MISSING = ("raise", "observed")
 
 
 class SortSearch(BaseEstimator):
-    """Sort & Search for new models (``insert_M``), scikit-learn style.
+    """Sort & Search for new models (``insert_M``) of Prabhu et al. (2024), scikit-learn style.
 
     ``fit(sort_responses)`` learns the item order; ``select(budget)`` names the items to evaluate a new model
     on; ``predict(responses_on_selected)`` returns per-item predicted correctness and a design-based accuracy
@@ -444,21 +725,22 @@ class SortSearch(BaseEstimator):
     Parameters
     ----------
     sort : {"sum", "confidence", "recursive"}, default="sum"
-        Algorithms 1, 2 and 3 of the paper. ``"confidence"`` needs true-class probabilities.
+        Algorithms 1, 2 and 3 of Prabhu et al. (2024); names in any case. ``"confidence"`` needs true-class
+        probabilities.
     sampling : {"uniform", "stratified", "random"}, default="uniform"
-        Cell centres of ``budget`` equal cells of the order (the paper's uniform sampling: deterministic, so the
+        Names in any case. Cell centres of ``budget`` equal cells of the order (the paper's uniform sampling: deterministic, so the
         estimate's unbiasedness and interval coverage hold over models, not for each model), one random item per
         cell (a stratified random sample: unbiased for every model), or a simple random sample.
     depth : int, default=2
-        Recursion depth for ``sort="recursive"`` (2 = the paper's two-stage sort).
+        Recursion depth for ``sort="recursive"``, at least 1 (2 = the paper's two-stage sort).
     estimator : {"stratified", "difference"}, default="stratified"
-        Accuracy estimate from the evaluated items: the stratified mean, or the cross-fitted model-assisted
+        Names in any case. Accuracy estimate from the evaluated items: the stratified mean, or the cross-fitted model-assisted
         difference estimator whose working model is calibrated to the S&S prediction of the other half of the
-        sample (:mod:`effstats.sortsearch.estimate`). Both are unbiased under the random designs; the difference
+        sample (:func:`effstats.sortsearch.estimate_accuracy`). Both are unbiased under the random designs; the difference
         estimator lowers the variance only under ``sampling="random"`` (s.d. 0.066 vs 0.077 at 32 items on IRT
         test data) and matches the stratified mean under the stratified designs.
     missing : {"observed", "raise"}, default="observed"
-        Sort matrices with missing cells (models not evaluated on every item: a ResponseMatrix with a ``missing``
+        Names in any case. Sort matrices with missing cells (models not evaluated on every item: a ResponseMatrix with a ``missing``
         mask, NaN in a DataFrame or float array). ``"observed"`` orders items by the fraction of the models *that
         answered them* answering correctly (ties: more correct answers first, then item index); items no sort
         model answered go last and are never selected, so the estimate is of the accuracy over the answered
@@ -487,6 +769,41 @@ class SortSearch(BaseEstimator):
         Item ids when fitted on a ResponseMatrix or DataFrame.
     selected_ : int array (budget,) or None
         Positions (indices) of the last selection, in ascending item order.
+
+    See Also
+    --------
+    effstats.sortsearch.HybridSearch : the per-item predictor effstats recommends (Sort & Search corrected by the
+        nearest source models, the mix cross-validated; never worse than Sort & Search in the comparisons of its
+        docstring); its ``accuracy`` is this estimator's.
+    effstats.sortsearch.SampleInserter : the same algorithm for new items (``insert_D``).
+    effstats.sortsearch.CopyNearestExpand : the paper's CopyNearest&Expand baseline.
+    effstats.disco.SortSearchDirect : Sort & Search in the subset-estimator interface, for protocol comparisons.
+
+    References
+    ----------
+    Prabhu, A., Udandarao, V., Torr, P., Bethge, M., Bibi, A. and Albanie, S. (2024). Efficient Lifelong Model
+    Evaluation in an Era of Rapid Progress. *Advances in Neural Information Processing Systems 37 (NeurIPS 2024)*,
+    arXiv:2402.19472 (earlier version: "Lifelong Benchmarks: Efficient Model Evaluation in an Era of Rapid
+    Progress").
+
+    Korn, E. L. and Graubard, B. I. (1998). Confidence intervals for proportions with small expected number of
+    positive counts estimated from survey data. *Survey Methodology* 24(2), 193-201.
+
+    Examples
+    --------
+    >>> from effstats.datasets import simulate_responses
+    >>> from effstats.sortsearch import SortSearch
+    >>> rm = simulate_responses(40, 200, rng=0)
+    >>> src, new = rm.subset(models=range(30)), rm.subset(models=range(30, 40))
+    >>> est = SortSearch().fit(src)  # learn the easy-to-hard order from 30 models
+    >>> items = est.select(20)  # evaluate the new models on these 20 items only
+    >>> res = est.predict(new.subset(items=list(items)))
+    >>> res.to_frame()[["accuracy", "low", "high"]].head(3).round(3)
+               accuracy    low   high
+    model_ids
+    sim30          0.10  0.027  0.239
+    sim31          0.50  0.350  0.650
+    sim32          0.45  0.257  0.654
     """
 
     _axis = 0  # sums over models -> one score per item
@@ -523,14 +840,26 @@ class SortSearch(BaseEstimator):
 
         Parameters
         ----------
-        responses : bool array (n_models, n_items), ResponseMatrix, DataFrame (models × item columns),
-            PackedBinaryMatrix or Dask array. With ``sort="confidence"``: a ResponseMatrix with probabilities or
-            true-class probabilities (n_models, n_items) in [0, 1].
-        y : ignored
+        responses : array-like of shape (n_models, n_items), ResponseMatrix, DataFrame, PackedBinaryMatrix or Dask array
+            The sort models' 0/1 correctness (a DataFrame: models × item columns). With ``sort="confidence"``: a
+            ResponseMatrix with probabilities, or true-class probabilities in [0, 1].
+        y : None
+            Ignored.
 
         Returns
         -------
-        self
+        self : SortSearch
+            The fitted estimator.
+
+        Examples
+        --------
+        >>> from effstats.datasets import simulate_responses
+        >>> from effstats.sortsearch import SortSearch
+        >>> rm = simulate_responses(40, 200, rng=0)
+        >>> src, new = rm.subset(models=range(30)), rm.subset(models=range(30, 40))
+        >>> est = SortSearch(sort="Recursive").fit(src)  # option names in any case
+        >>> est.order_[:5], est.n_items_
+        (array([198,  68,  98,  29, 119]), 200)
         """
         # names in any case; the fitted estimator works with the canonical spelling (the parameters stay as given)
         self._sort = check_option(self.sort, "sort", _SORTS, ignore_case=True)
@@ -612,8 +941,27 @@ class SortSearch(BaseEstimator):
     def select(self, budget: int) -> np.ndarray:
         """The ``budget`` items to evaluate, in ascending item order: item ids when fitted on ids, else indices.
 
-        Remembered (as positions) in ``selected_`` for :meth:`predict`, whose arrays hold these items in this order
-        (``rank_[selected_]`` gives their places in the easy-to-hard order). ``1 <= budget <= n_items``.
+        Remembered (as positions) in ``selected_`` for :meth:`effstats.sortsearch.SortSearch.predict`, whose arrays
+        hold these items in this order (``rank_[selected_]`` gives their places in the easy-to-hard order).
+
+        Parameters
+        ----------
+        budget : int
+            Number of items, in [1, n_items].
+
+        Returns
+        -------
+        items : ndarray of shape (budget,)
+            Item ids when fitted on ids, else item indices.
+
+        Examples
+        --------
+        >>> from effstats.datasets import simulate_responses
+        >>> from effstats.sortsearch import SortSearch
+        >>> rm = simulate_responses(40, 200, rng=0)
+        >>> src, new = rm.subset(models=range(30)), rm.subset(models=range(30, 40))
+        >>> SortSearch().fit(src).select(5)
+        array(['i40', 'i44', 'i71', 'i185', 'i186'], dtype=object)
         """
         check_is_fitted(self, "order_")
         n = self.n_answered_  # items no sort model answered (last in the order) are never selected
@@ -655,15 +1003,30 @@ class SortSearch(BaseEstimator):
             order), or all ``n_items`` fitted items (their selected columns are read). Labelled input: columns
             are item ids in any order, aligned by id (other items are ignored; a missing selected item raises
             ValueError listing the ids); fitted on arrays, the ids must be integer item positions.
-            Missing cells (NaN, a ResponseMatrix's mask): each model is estimated from the items it has, with one
-            ``UserWarning`` naming the items concerned (:meth:`_predict_missing` says how); a model without any
-            response on the items is refused.
-        items : array (budget,), optional
-            Item ids (or indices) the columns refer to (default: the last :meth:`select`); any distinct items work.
+            Missing cells (NaN, a ResponseMatrix's mask): each model is estimated from the items it has (its DP
+            search over its observed items, the stratified mean with an empty cell merged into its nearest
+            observed neighbour along the order), with one ``UserWarning`` naming the items concerned; a model
+            without any response on the items is refused.
+        items : array-like of shape (budget,), optional
+            Item ids (or indices) the columns refer to (default: the last
+            :meth:`effstats.sortsearch.SortSearch.select`); any distinct items work.
 
         Returns
         -------
         SearchResult
+            Per-item predictions and the design-based accuracy estimates.
+
+        Examples
+        --------
+        >>> from effstats.datasets import simulate_responses
+        >>> from effstats.sortsearch import SortSearch
+        >>> rm = simulate_responses(40, 200, rng=0)
+        >>> src, new = rm.subset(models=range(30)), rm.subset(models=range(30, 40))
+        >>> est = SortSearch().fit(src)
+        >>> items = est.select(20)
+        >>> res = est.predict(new.values[:, new.item_ids.get_indexer(items)])  # columns in the order of items
+        >>> res.accuracy[:3].round(2)
+        array([0.1 , 0.5 , 0.45])
         """
         check_is_fitted(self, "order_")
         pos, design = self._positions(items)
@@ -731,9 +1094,30 @@ class SortSearch(BaseEstimator):
     def evaluate(self, evaluate_fn: Callable[[np.ndarray], Any], budget: int) -> SearchResult:
         """Select ``budget`` items, call ``evaluate_fn(items)`` once, and predict.
 
-        ``evaluate_fn`` receives the selected items (ids when fitted on ids, else indices) and returns the
-        correctness of one model, shape (budget,), or of several, shape (n_models, budget), in that order (or a
-        labelled DataFrame / Series); only those items are ever evaluated.
+        Parameters
+        ----------
+        evaluate_fn : callable
+            Receives the selected items (ids when fitted on ids, else indices) and returns the correctness of one
+            model, shape (budget,), or of several, shape (n_models, budget), in that order (or a labelled
+            DataFrame / Series); only those items are ever evaluated.
+        budget : int
+            Number of items, in [1, n_items].
+
+        Returns
+        -------
+        SearchResult
+
+        Examples
+        --------
+        >>> from effstats.datasets import simulate_responses
+        >>> from effstats.sortsearch import SortSearch
+        >>> rm = simulate_responses(40, 200, rng=0)
+        >>> src, new = rm.subset(models=range(30)), rm.subset(models=range(30, 40))
+        >>> est = SortSearch().fit(src)
+        >>> truth = new.to_frame().iloc[1]  # stands for running a model on the requested items
+        >>> res = est.evaluate(lambda items: truth[items].to_numpy(), 20)
+        >>> float(res.accuracy[0].round(2))
+        0.5
         """
         if not callable(evaluate_fn):
             raise ValueError(f"evaluate_fn: expected a callable items -> correctness, got {type(evaluate_fn).__name__}")
@@ -747,9 +1131,28 @@ class SortSearch(BaseEstimator):
     def simulate(self, responses: Any, budget: int) -> SearchResult:
         """The protocol on models whose full responses are known (experiments): select, take those columns, predict.
 
-        ``responses`` is the full (n_models, n_items) matrix of the new models (ndarray, ResponseMatrix, DataFrame,
-        PackedBinaryMatrix or Dask array); labelled columns are aligned to the fitted items by id (fitted on arrays:
-        integer column labels are item positions, other labels are refused); only the selected columns are read.
+        Parameters
+        ----------
+        responses : array-like of shape (n_models, n_items), ResponseMatrix, DataFrame, PackedBinaryMatrix or Dask array
+            The new models' full 0/1 correctness. Labelled columns are aligned to the fitted items by id (fitted on
+            arrays: integer column labels are item positions, other labels are refused); only the selected
+            columns are read.
+        budget : int
+            Number of items, in [1, n_items].
+
+        Returns
+        -------
+        SearchResult
+
+        Examples
+        --------
+        >>> from effstats.datasets import simulate_responses
+        >>> from effstats.sortsearch import SortSearch
+        >>> rm = simulate_responses(40, 200, rng=0)
+        >>> src, new = rm.subset(models=range(30)), rm.subset(models=range(30, 40))
+        >>> res = SortSearch().fit(src).simulate(new, 20)
+        >>> res.budget, res.n_items
+        (20, 200)
         """
         check_is_fitted(self, "order_")
         x = _align_full(self._oriented(responses), self.item_ids_, "responses", self.n_items_)
@@ -773,14 +1176,30 @@ class SortSearch(BaseEstimator):
 
         Parameters
         ----------
-        responses : full (n_models, n_items) responses of the new models (any supported input type)
-        budgets : sequence of int in [1, n_items]
+        responses : array-like of shape (n_models, n_items), ResponseMatrix, DataFrame, PackedBinaryMatrix or Dask array
+            The new models' full 0/1 correctness.
+        budgets : sequence of int
+            Budgets, each in [1, n_items].
 
         Returns
         -------
-        DataFrame with columns ``budget``, ``model`` (model id for labelled input, else row position) and those of
-        :meth:`SearchResult.evaluate`,
-        one row per budget × model.
+        DataFrame
+            One row per budget × model: ``budget``, ``model`` (model id for labelled input, else row position) and
+            the columns of :meth:`effstats.sortsearch.SearchResult.evaluate`.
+
+        Examples
+        --------
+        >>> from effstats.datasets import simulate_responses
+        >>> from effstats.sortsearch import SortSearch
+        >>> rm = simulate_responses(40, 200, rng=0)
+        >>> src, new = rm.subset(models=range(30)), rm.subset(models=range(30, 40))
+        >>> curve = SortSearch().fit(src).budget_curve(new, [10, 50, 200])
+        >>> curve.groupby("budget")["mae"].mean().round(3)
+        budget
+        10     0.406
+        50     0.310
+        200    0.288
+        Name: mae, dtype: float64
         """
         check_is_fitted(self, "order_")
         budgets = _check_budgets(budgets, self.n_items_)
@@ -799,8 +1218,32 @@ class SortSearch(BaseEstimator):
         )
 
     def score(self, responses: Any, y: Any = None, *, budget: int | None = None) -> float:
-        """Minus the mean sample-level MAE of :meth:`simulate` on the new models' full ``responses`` (higher is
-        better, as scikit-learn scorers). ``budget`` defaults to the size of the last selection."""
+        """Minus the mean sample-level MAE of :meth:`effstats.sortsearch.SortSearch.simulate` (higher is better).
+
+        As scikit-learn scorers read it.
+
+        Parameters
+        ----------
+        responses : array-like of shape (n_models, n_items), ResponseMatrix or DataFrame
+            The new models' full 0/1 correctness.
+        y : None
+            Ignored.
+        budget : int, optional
+            Number of items; defaults to the size of the last selection.
+
+        Returns
+        -------
+        score : float
+
+        Examples
+        --------
+        >>> from effstats.datasets import simulate_responses
+        >>> from effstats.sortsearch import SortSearch
+        >>> rm = simulate_responses(40, 200, rng=0)
+        >>> src, new = rm.subset(models=range(30)), rm.subset(models=range(30, 40))
+        >>> round(SortSearch().fit(src).score(new, budget=50), 3)
+        -0.309
+        """
         check_is_fitted(self, "order_")
         if budget is None:
             if self.selected_ is None:
@@ -819,6 +1262,28 @@ class SortSearch(BaseEstimator):
         and serial insertions do not accumulate error (App. G). With ``missing="observed"`` the order is by the
         fraction ``scores_ / n_observed_``, and adding the same count to every item's denominator can reorder items
         observed by different numbers of models: ``order_`` is then stale after insertions (refit to re-sort).
+
+        Parameters
+        ----------
+        responses, items
+            As for :meth:`effstats.sortsearch.SortSearch.predict`.
+
+        Returns
+        -------
+        SearchResult
+            The new models' predictions, whose counts are now part of ``scores_``.
+
+        Examples
+        --------
+        >>> from effstats.datasets import simulate_responses
+        >>> from effstats.sortsearch import SortSearch
+        >>> rm = simulate_responses(40, 200, rng=0)
+        >>> src, new = rm.subset(models=range(30)), rm.subset(models=range(30, 40))
+        >>> est = SortSearch().fit(src)
+        >>> items = est.select(20)
+        >>> res = est.insert(new.subset(items=list(items)))
+        >>> est.n_models_
+        40
         """
         res = self.predict(responses, items)
         # models predicting position p correct: those with threshold > p
