@@ -155,22 +155,62 @@ def estimate_accuracy(
 
     Parameters
     ----------
-    y : bool array (n_models, b)
-        Responses on the sampled items, columns in increasing ``positions``.
-    positions : int array (b,)
-        Increasing sorted positions of the sampled items.
+    y : array-like of shape (n_models, b)
+        0/1 (or bool) responses on the sampled items, columns in increasing ``positions``.
+    positions : array-like of shape (b,), int
+        Increasing sorted positions of the sampled items, in [0, n - 1].
     n : int
-        Number of items.
+        Number of items, at least 1.
     design : {"systematic", "srs"}, default="systematic"
-    easiness_sorted : float array (n,) in [0, 1], optional
-        Fraction of sort models answering each sorted position correctly; given, selects the cross-fitted
-        difference estimator (see the module docstring), else the stratified (or SRS) mean.
+        ``"systematic"``: one position in each of ``b`` equal cells of the order (the stratified mean with the
+        successive-difference variance); ``"srs"``: a simple random sample (the sample mean). Names in any case.
+    easiness_sorted : array-like of shape (n,), optional
+        Fraction in [0, 1] of sort models answering each sorted position correctly; given, it selects the
+        cross-fitted difference estimator, else the stratified (or SRS) mean.
     n_models : float, default=1.0
         Number of sort models behind ``easiness_sorted`` (for its smoothing), > 0.
 
     Returns
     -------
-    estimate, standard_error : float arrays (n_models,)
+    estimate : ndarray of shape (n_models,)
+        Accuracy estimates in [0, 1]; exact when ``b = n``.
+    standard_error : ndarray of shape (n_models,)
+        Their standard errors; 0 when every sampled response of a model is alike (a degenerate variance
+        estimate: :func:`effstats.sortsearch.korn_graubard_interval` then uses the count of ``b`` items).
+
+    See Also
+    --------
+    effstats.sortsearch.korn_graubard_interval : the interval for these estimates.
+    effstats.sortsearch.SearchResult : carries them as ``accuracy`` and ``standard_error``.
+
+    Notes
+    -----
+    One item per equal cell admits no unbiased variance estimator; the successive-difference estimator
+    (Wolter 2007, Sect. 8.2) ``v = (1 - f) Σ_{h>1} b² (W_h e_h - W_{h-1} e_{h-1})² / (2 b (b - 1))`` with
+    ``f = b / n`` is used, and it is not conservative (hence the degrees-of-freedom adjustment of the interval).
+    The difference estimator's working model ``x_i = expit(θ + logit easiness_i)`` is calibrated so its mean
+    is the Sort & Search prediction ``k / n`` of the *other* half of the sample (cross-fitting), which keeps the
+    estimate unbiased under the random designs (Särndal, Swensson and Wretman 1992, Sect. 6.3).
+
+    References
+    ----------
+    Wolter, K. M. (2007). *Introduction to Variance Estimation*, 2nd ed. Springer.
+
+    Särndal, C.-E., Swensson, B. and Wretman, J. (1992). *Model Assisted Survey Sampling*. Springer.
+
+    Prabhu, A., Udandarao, V., Torr, P., Bethge, M., Bibi, A. and Albanie, S. (2024). Efficient Lifelong Model
+    Evaluation in an Era of Rapid Progress. *Advances in Neural Information Processing Systems 37 (NeurIPS 2024)*,
+    arXiv:2402.19472 (earlier version: "Lifelong Benchmarks: Efficient Model Evaluation in an Era of Rapid
+    Progress").
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from effstats.sortsearch import estimate_accuracy, uniform_positions
+    >>> y = np.array([[1, 1, 1, 1, 1, 0, 1, 1], [0, 0, 0, 1, 0, 1, 0, 1]])  # two models on 8 of 100 items
+    >>> est, se = estimate_accuracy(y, uniform_positions(100, 8), 100)
+    >>> est.round(3), se.round(3)
+    (array([0.87, 0.39]), array([0.124, 0.211]))
     """
     n = check_positive_int(n, "n")
     design = check_option(design, "design", _DESIGNS, ignore_case=True)
@@ -422,19 +462,44 @@ def korn_graubard_interval(
 
     Parameters
     ----------
-    estimate, standard_error : float or float array (n_models,)
+    estimate : float or array-like of shape (n_models,)
+        Accuracy estimates in [0, 1].
+    standard_error : float or array-like of shape (n_models,)
+        Their standard errors, >= 0, of the shape of ``estimate``.
     budget : int
-        Number of evaluated items ``b``.
+        Number of evaluated items ``b``, in [1, n_items].
     n_items : int
-        Number of items (``budget = n_items``: the estimate is exact, a point interval).
+        Number of items, at least 1 (``budget = n_items``: the estimate is exact, a point interval).
     confidence_level : float, default=0.95
+        In (0, 1).
     df : float, optional
-        Degrees of freedom of the variance estimate (default ``b - 1``: no adjustment); Sort & Search passes
+        Degrees of freedom of the variance estimate, > 0 (default ``b - 1``: no adjustment); Sort & Search passes
         ``b // 2`` for one item per cell (the successive-difference estimator pairs neighbouring cells).
 
     Returns
     -------
-    ConfidenceInterval of arrays (n_models,) (floats for scalar input).
+    ConfidenceInterval
+        ``low`` and ``high``: ndarrays of shape (n_models,), or floats for scalar input.
+
+    See Also
+    --------
+    effstats.sortsearch.estimate_accuracy : estimates and standard errors to pass here.
+    effstats.sortsearch.SearchResult.confidence_interval : this interval for Sort & Search results.
+
+    References
+    ----------
+    Korn, E. L. and Graubard, B. I. (1998). Confidence intervals for proportions with small expected number of
+    positive counts estimated from survey data. *Survey Methodology* 24(2), 193-201.
+
+    Examples
+    --------
+    >>> from effstats.sortsearch import korn_graubard_interval
+    >>> ci = korn_graubard_interval([0.87, 0.39], [0.124, 0.211], budget=8, n_items=100)
+    >>> ci.low.round(3), ci.high.round(3)
+    (array([0.502, 0.056]), array([0.994, 0.834]))
+    >>> ci = korn_graubard_interval(0.0, 0.0, budget=8, n_items=100)  # 0 of 8 right: Clopper-Pearson at 8
+    >>> round(ci.low, 3), round(ci.high, 3)
+    (0.0, 0.369)
     """
     level = check_confidence_level(confidence_level)
     n_items = check_positive_int(n_items, "n_items")
