@@ -1,5 +1,6 @@
-"""The CopyNearest&Expand baseline (Sect. 4.2 of Prabhu, Udandarao et al.) and :class:`HybridSearch`, which
-combines it with Sort & Search and picks the combination by cross-validation on the source models."""
+"""The CopyNearest&Expand baseline (Sect. 4.2 of Prabhu, Udandarao et al., 2024) and
+:class:`effstats.sortsearch.HybridSearch`, which combines it with Sort & Search and picks the combination by
+cross-validation on the source models."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -94,6 +95,33 @@ class ExpandResult:
         New models' missing cells on the evaluated items (predicted as copied; the estimate uses the others).
     n_missing : int
         Missing cells of the sort models' matrix (their copied value is the item's observed majority).
+
+    See Also
+    --------
+    effstats.sortsearch.CopyNearestExpand : the estimator that returns it.
+    effstats.sortsearch.SearchResult : the Sort & Search result with the same protocol.
+
+    References
+    ----------
+    Prabhu, A., Udandarao, V., Torr, P., Bethge, M., Bibi, A. and Albanie, S. (2024). Efficient Lifelong Model
+    Evaluation in an Era of Rapid Progress. *Advances in Neural Information Processing Systems 37 (NeurIPS 2024)*,
+    arXiv:2402.19472 (earlier version: "Lifelong Benchmarks: Efficient Model Evaluation in an Era of Rapid
+    Progress").
+
+    Examples
+    --------
+    >>> from effstats.datasets import simulate_responses
+    >>> rm = simulate_responses(40, 200, rng=0)
+    >>> src, new = rm.subset(models=range(30)), rm.subset(models=range(30, 40))
+    >>> from effstats.sortsearch import CopyNearestExpand
+    >>> res = CopyNearestExpand(random_state=0).fit(src).simulate(new, 20)
+    >>> res
+    ExpandResult(n_models=10, budget=20, n_items=200, accuracy=0.150..0.850); see .to_frame()
+    >>> res.to_frame()[["accuracy", "predicted_accuracy", "nearest"]].head(2).round(3)
+               accuracy  predicted_accuracy nearest
+    model_ids
+    sim30          0.15               0.155   sim12
+    sim31          0.40               0.450   sim20
     """
 
     item_index: np.ndarray
@@ -108,6 +136,7 @@ class ExpandResult:
 
     @property
     def n_missing_target(self) -> int:
+        """Missing cells of the new models' responses on the evaluated items."""
         return 0 if self.missing is None else int(self.missing.sum())
 
     def _n_observed(self) -> np.ndarray | int:
@@ -126,7 +155,18 @@ class ExpandResult:
         return self.model_ids if self.model_ids is not None else pd.RangeIndex(len(self.nearest), name="model")
 
     def correctness(self, rows: Any = None) -> np.ndarray:
-        """Predicted correctness, bool (n_rows, n_items), items in the fitted order."""
+        """Predicted correctness: observed on the evaluated items, the nearest sort model's elsewhere.
+
+        Parameters
+        ----------
+        rows : int, array-like of int or bool, or model ids, optional
+            Models to return (positions, a boolean mask, or model ids when known); all by default.
+
+        Returns
+        -------
+        ndarray of shape (n_rows, n_items), bool
+            Items in the fitted order.
+        """
         sel = slice(None) if rows is None else _check_rows(rows, len(self.nearest), self.model_ids)
         out = np.atleast_2d(self.source[self.nearest[sel]]).copy()
         if self.missing is None:
@@ -137,7 +177,17 @@ class ExpandResult:
         return out
 
     def predictions(self, rows: Any = None) -> pd.DataFrame:
-        """Per-item predicted correctness as a labelled DataFrame (models × items, ids where known)."""
+        """Per-item predicted correctness as a labelled DataFrame (models × items, ids where known).
+
+        Parameters
+        ----------
+        rows : int, array-like of int or bool, or model ids, optional
+            Models to return, as in :meth:`effstats.sortsearch.ExpandResult.correctness`.
+
+        Returns
+        -------
+        DataFrame of shape (n_rows, n_items), bool
+        """
         idx = self._index() if rows is None else self._index()[_check_rows(rows, len(self.nearest), self.model_ids)]
         cols = self.item_ids if self.item_ids is not None else pd.RangeIndex(self.source.shape[1], name="item")
         return pd.DataFrame(self.correctness(rows), index=idx, columns=cols)
@@ -177,22 +227,81 @@ class ExpandResult:
         return np.sqrt((1 - b / n) * self.observed.var(axis=1, ddof=1) / b)
 
     def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
-        """Korn-Graubard interval for each model's accuracy (see :func:`effstats.sortsearch.korn_graubard_interval`)."""
+        """Korn-Graubard interval for each model's accuracy.
+
+        Parameters
+        ----------
+        confidence_level : float, default=0.95
+            In (0, 1).
+
+        Returns
+        -------
+        ConfidenceInterval
+            ``low`` and ``high``, ndarrays of shape (n_models,).
+
+        See Also
+        --------
+        effstats.sortsearch.korn_graubard_interval : the interval.
+
+        References
+        ----------
+        Korn, E. L. and Graubard, B. I. (1998). Confidence intervals for proportions with small expected number of
+        positive counts estimated from survey data. *Survey Methodology* 24(2), 193-201.
+        """
         from .estimate import korn_graubard_interval
 
         return korn_graubard_interval(self.statistic, self.standard_error, self.observed.shape[1], self.source.shape[1], confidence_level)
 
     def to_frame(self, confidence_level: float = 0.95) -> pd.DataFrame:
-        """One row per model: ``accuracy`` (estimate), ``standard_error``, ``low``, ``high``, ``predicted_accuracy``,
-        ``nearest`` (the sort model's id when known, else its index)."""
+        """The results as a table, one row per model.
+
+        Parameters
+        ----------
+        confidence_level : float, default=0.95
+            Level of the ``low`` / ``high`` interval.
+
+        Returns
+        -------
+        DataFrame
+            ``accuracy`` (estimate), ``standard_error``, ``low``, ``high``, ``predicted_accuracy`` and ``nearest``
+            (the sort model's id when known, else its index).
+        """
         ci = self.confidence_interval(confidence_level)
         nearest = self.nearest if self.source_ids is None else self.source_ids.to_numpy()[self.nearest]
         return pd.DataFrame({"accuracy": self.statistic, "standard_error": self.standard_error, "low": ci.low, "high": ci.high,
                              "predicted_accuracy": self.predicted_accuracy, "nearest": nearest}, index=self._index())
 
     def evaluate(self, true_responses: Any) -> pd.DataFrame:
-        """``mae``, ``e_agg``, ``e_rand``, ``kappa``, ``predicted_accuracy``, ``accuracy_true``, ``accuracy_estimate``,
-        ``standard_error`` per model. Labelled columns are aligned to the fitted items by id."""
+        """Sample-level metrics against the full true responses.
+
+        Parameters
+        ----------
+        true_responses : array-like of shape (n_models, n_items), ResponseMatrix or DataFrame
+            The new models' true 0/1 correctness; labelled columns are aligned to the fitted items by id.
+
+        Returns
+        -------
+        DataFrame
+            One row per model: ``mae``, ``e_agg``, ``e_rand``, ``kappa`` (Cohen's kappa), ``predicted_accuracy``,
+            ``accuracy_true``, ``accuracy_estimate`` and ``standard_error``.
+
+        See Also
+        --------
+        effstats.metrics.sample_metrics : the metrics.
+
+        Examples
+        --------
+    >>> from effstats.datasets import simulate_responses
+        >>> rm = simulate_responses(40, 200, rng=0)
+        >>> src, new = rm.subset(models=range(30)), rm.subset(models=range(30, 40))
+        >>> from effstats.sortsearch import CopyNearestExpand
+        >>> res = CopyNearestExpand(random_state=0).fit(src).simulate(new, 20)
+        >>> res.evaluate(new)[["mae", "kappa"]].head(2).round(3)
+                     mae  kappa
+        model_ids
+        sim30      0.250  0.275
+        sim31      0.355  0.285
+        """
         from ..metrics import sample_metrics
 
         x = _align_full(true_responses, self.item_ids, "true_responses", self.source.shape[1])
@@ -205,8 +314,8 @@ class ExpandResult:
 
 
 class CopyNearestExpand(BaseEstimator):
-    """The CopyNearest&Expand baseline (Sect. 4.2): evaluate ``n'`` random items, copy the rest from the
-    sort model that agrees most on them.
+    """The CopyNearest&Expand baseline (Sect. 4.2 of Prabhu et al., 2024): evaluate ``n'`` random items, copy the
+    rest from the sort model that agrees most on them.
 
     Labelled inputs (a ResponseMatrix or a DataFrame with item columns) are aligned by item id, as in
     :class:`~effstats.sortsearch.SortSearch`: :meth:`select` then returns item ids, and the responses given to
@@ -219,7 +328,8 @@ class CopyNearestExpand(BaseEstimator):
 
     Parameters
     ----------
-    random_state : None, int or Generator, default=None
+    random_state : None, int or numpy.random.Generator, default=None
+        The random item selection.
 
     Attributes
     ----------
@@ -230,14 +340,50 @@ class CopyNearestExpand(BaseEstimator):
         Item / sort-model ids of a labelled source.
     selected_ : int array (budget,) or None
         Indices of the last selection.
+
+    See Also
+    --------
+    effstats.sortsearch.HybridSearch : the per-item predictor effstats recommends, which falls back to Sort &
+        Search where copying does not help.
+    effstats.sortsearch.SortSearch : Sort & Search.
+
+    References
+    ----------
+    Prabhu, A., Udandarao, V., Torr, P., Bethge, M., Bibi, A. and Albanie, S. (2024). Efficient Lifelong Model
+    Evaluation in an Era of Rapid Progress. *Advances in Neural Information Processing Systems 37 (NeurIPS 2024)*,
+    arXiv:2402.19472 (earlier version: "Lifelong Benchmarks: Efficient Model Evaluation in an Era of Rapid
+    Progress").
+
+    Examples
+    --------
+    >>> from effstats.datasets import simulate_responses
+    >>> rm = simulate_responses(40, 200, rng=0)
+    >>> src, new = rm.subset(models=range(30)), rm.subset(models=range(30, 40))
+    >>> from effstats.sortsearch import CopyNearestExpand
+    >>> est = CopyNearestExpand(random_state=0).fit(src)
+    >>> items = est.select(20)
+    >>> res = est.predict(new.subset(items=list(items)))
+    >>> res.nearest[:4]  # the sort model each new model copies
+    array([12, 20,  9,  7])
     """
 
     def __init__(self, random_state: Any = None) -> None:
         self.random_state = random_state
 
     def fit(self, responses: Any, y: Any = None) -> "CopyNearestExpand":
-        """``responses``: the sort models' bool matrix (n_models, n_items), ResponseMatrix or DataFrame (kept in
-        memory)."""
+        """Keep the sort models' responses (in memory) to copy from.
+
+        Parameters
+        ----------
+        responses : array-like of shape (n_models, n_items), ResponseMatrix or DataFrame
+            The sort models' 0/1 correctness.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : CopyNearestExpand
+        """
         self.source_, self._missing = _source_with_missing(responses)
         self.n_missing_ = 0 if self._missing is None else int(self._missing.sum())
         warn_missing_cells("responses", self.n_missing_, self.source_.size,
@@ -250,7 +396,27 @@ class CopyNearestExpand(BaseEstimator):
         return self
 
     def select(self, budget: int) -> np.ndarray:
-        """``budget`` random items (increasing indices; their ids when fitted on ids), remembered as ``selected_``."""
+        """``budget`` random items, remembered as ``selected_``.
+
+        Parameters
+        ----------
+        budget : int
+            Number of items, in [1, n_items].
+
+        Returns
+        -------
+        items : ndarray of shape (budget,)
+            Increasing item indices, or their ids when fitted on ids.
+
+        Examples
+        --------
+    >>> from effstats.datasets import simulate_responses
+        >>> rm = simulate_responses(40, 200, rng=0)
+        >>> src, new = rm.subset(models=range(30)), rm.subset(models=range(30, 40))
+        >>> from effstats.sortsearch import CopyNearestExpand
+        >>> CopyNearestExpand(random_state=0).fit(src).select(5)
+        array(['i53', 'i61', 'i101', 'i125', 'i166'], dtype=object)
+        """
         check_is_fitted(self, "source_")
         if self._missing is None or not self._missing.all(axis=0).any():
             self.selected_ = random_positions(self.n_items_, budget, self.rng_)
@@ -260,10 +426,21 @@ class CopyNearestExpand(BaseEstimator):
         return self.selected_.copy() if self.item_ids_ is None else self.item_ids_.to_numpy()[self.selected_]
 
     def predict(self, responses: Any, items: Any = None) -> ExpandResult:
-        """``responses``: bool (budget,) or (n_models, budget) on ``items`` (default: the last selection, in ascending
-        item order), columns in the order of ``items``, or all fitted items (n_models, n_items); or a ResponseMatrix
-        / DataFrame / Series whose columns include those items in any order (aligned by id; fitted on arrays, the
-        ids are integer item positions)."""
+        """Copy each new model's nearest sort model, keeping its observed responses.
+
+        Parameters
+        ----------
+        responses : array-like of shape (budget,) or (n_models, budget), ResponseMatrix, DataFrame or Series
+            0/1 correctness on ``items``, columns in their order, or on all fitted items (n_models, n_items); a
+            labelled input has those items among its columns in any order (aligned by id; fitted on arrays, the
+            ids are integer item positions).
+        items : array-like of shape (budget,), optional
+            The evaluated items (default: the last selection, in ascending item order).
+
+        Returns
+        -------
+        ExpandResult
+        """
         check_is_fitted(self, "source_")
         items = _item_indices(items, self.selected_, self.n_items_, self.item_ids_)
         if len(np.unique(items)) != len(items):
@@ -276,7 +453,19 @@ class CopyNearestExpand(BaseEstimator):
                             item_ids=self.item_ids_, source_ids=self.model_ids_, missing=miss, n_missing=self.n_missing_)
 
     def simulate(self, responses: Any, budget: int) -> ExpandResult:
-        """Select, read those columns of the new models' full responses (labelled columns aligned by id), predict."""
+        """Select, read those columns of the new models' full responses, predict (experiments).
+
+        Parameters
+        ----------
+        responses : array-like of shape (n_models, n_items), ResponseMatrix or DataFrame
+            The new models' full 0/1 correctness; labelled columns are aligned by id.
+        budget : int
+            Number of items, in [1, n_items].
+
+        Returns
+        -------
+        ExpandResult
+        """
         check_is_fitted(self, "source_")
         x = _align_full(responses, self.item_ids_, "responses", self.n_items_)
         a = _binary(x, "responses")
@@ -289,7 +478,30 @@ class CopyNearestExpand(BaseEstimator):
         return res
 
     def score(self, responses: Any, y: Any = None, *, budget: int = 100) -> float:
-        """Minus the mean MAE of :meth:`simulate` at ``budget`` on the new models' full ``responses``."""
+        """Minus the mean MAE of :meth:`effstats.sortsearch.CopyNearestExpand.simulate` (higher is better).
+
+        Parameters
+        ----------
+        responses : array-like of shape (n_models, n_items), ResponseMatrix or DataFrame
+            The new models' full 0/1 correctness.
+        y : None
+            Ignored.
+        budget : int, default=100
+            Number of items, in [1, n_items].
+
+        Returns
+        -------
+        score : float
+
+        Examples
+        --------
+    >>> from effstats.datasets import simulate_responses
+        >>> rm = simulate_responses(40, 200, rng=0)
+        >>> src, new = rm.subset(models=range(30)), rm.subset(models=range(30, 40))
+        >>> from effstats.sortsearch import CopyNearestExpand
+        >>> round(CopyNearestExpand(random_state=0).fit(src).score(new, budget=20), 3)
+        -0.376
+        """
         check_is_fitted(self, "source_")
         x = _align_full(responses, self.item_ids_, "responses", self.n_items_)
         return -float(self.simulate(x, budget).evaluate(x)["mae"].mean())
