@@ -545,10 +545,38 @@ def _hybrid_scores(ss_pred: np.ndarray, nn_mean: np.ndarray, weight: float, item
 
 @dataclass(frozen=True, eq=False, repr=False)
 class HybridResult:
-    """:class:`HybridSearch` predictions, with the Sort & Search result they started from.
+    """:class:`effstats.sortsearch.HybridSearch` predictions, with the Sort & Search result they started from.
 
     ``accuracy`` / ``statistic``, ``standard_error`` and ``confidence_interval`` are the design-based estimate
-    from the evaluated items (as in :class:`SearchResult`); ``predicted`` holds the per-item predictions.
+    from the evaluated items (as in :class:`effstats.sortsearch.SearchResult`); ``predicted`` holds the per-item
+    predictions.
+
+    Attributes
+    ----------
+    search : SearchResult
+        The Sort & Search result on the same evaluated items.
+    predicted : ndarray of shape (n_models, n_items), bool
+        The hybrid per-item predictions (evaluated items as observed).
+    n_neighbors : int
+        Nearest source models averaged.
+    weight : float
+        Weight of their mean against the Sort & Search prediction.
+
+    See Also
+    --------
+    effstats.sortsearch.HybridSearch : the estimator that returns it.
+
+    Examples
+    --------
+    >>> from effstats.datasets import simulate_responses
+    >>> from effstats.sortsearch import HybridSearch
+    >>> rm = simulate_responses(40, 200, rng=0)
+    >>> src, new = rm.subset(models=range(30)), rm.subset(models=range(30, 40))
+    >>> res = HybridSearch(budget=20, random_state=0).fit(src).simulate(new)
+    >>> res
+    HybridResult(n_models=10, budget=20, n_items=200, n_neighbors=3, weight=0.5); see .to_frame()
+    >>> res.accuracy[:3].round(2), res.predicted_accuracy[:3].round(3)
+    (array([0.1 , 0.5 , 0.45]), array([0.01 , 0.625, 0.4  ]))
     """
 
     search: SearchResult = field(repr=False)
@@ -568,22 +596,55 @@ class HybridResult:
 
     @property
     def statistic(self) -> np.ndarray:
+        """Design-based accuracy estimate per model (Sort & Search's, from the evaluated items)."""
         return self.search.statistic
 
     accuracy = statistic
 
     @property
     def standard_error(self) -> np.ndarray:
+        """Standard error of ``statistic``."""
         return self.search.standard_error
 
     @property
     def predicted_accuracy(self) -> np.ndarray:
+        """Accuracy of the hybrid predicted vector per model."""
         return self.predicted.mean(axis=1)
 
     def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
+        """Korn-Graubard interval for each model's accuracy, as
+        :meth:`effstats.sortsearch.SearchResult.confidence_interval`.
+
+        Parameters
+        ----------
+        confidence_level : float, default=0.95
+            In (0, 1).
+
+        Returns
+        -------
+        ConfidenceInterval
+            ``low`` and ``high``, ndarrays of shape (n_models,).
+
+        References
+        ----------
+        Korn, E. L. and Graubard, B. I. (1998). Confidence intervals for proportions with small expected number of
+        positive counts estimated from survey data. *Survey Methodology* 24(2), 193-201.
+        """
         return self.search.confidence_interval(confidence_level)
 
     def to_frame(self, confidence_level: float = 0.95) -> pd.DataFrame:
+        """The results as a table, one row per model, as :meth:`effstats.sortsearch.SearchResult.to_frame` with the
+        hybrid prediction's ``predicted_accuracy``.
+
+        Parameters
+        ----------
+        confidence_level : float, default=0.95
+            Level of the ``low`` / ``high`` interval.
+
+        Returns
+        -------
+        DataFrame
+        """
         return self.search.to_frame(confidence_level).assign(predicted_accuracy=self.predicted_accuracy)
 
     def __repr__(self) -> str:
@@ -591,20 +652,71 @@ class HybridResult:
                 f"n_neighbors={self.n_neighbors}, weight={self.weight}); see .to_frame()")
 
     def correctness(self, rows: Any = None) -> np.ndarray:
-        """Predicted correctness, bool (n_rows, n_items), items in the fitted order."""
+        """Predicted correctness.
+
+        Parameters
+        ----------
+        rows : int, array-like of int or bool, or model ids, optional
+            Models to return (positions, a boolean mask, or model ids when known); all by default.
+
+        Returns
+        -------
+        ndarray of shape (n_rows, n_items), bool
+            Items in the fitted order.
+        """
         return self.predicted if rows is None else np.atleast_2d(self.predicted[_check_rows(rows, len(self.predicted), self.search.model_ids)])
 
     def predictions(self, rows: Any = None) -> pd.DataFrame:
-        """Per-item predicted correctness as a labelled DataFrame (models × items, ids where known)."""
+        """Per-item predicted correctness as a labelled DataFrame (models × items, ids where known).
+
+        Parameters
+        ----------
+        rows : int, array-like of int or bool, or model ids, optional
+            Models to return, as in :meth:`effstats.sortsearch.HybridResult.correctness`.
+
+        Returns
+        -------
+        DataFrame of shape (n_rows, n_items), bool
+        """
         sr = self.search
         idx = sr._index() if rows is None else sr._index()[_check_rows(rows, len(self.predicted), self.search.model_ids)]
         cols = sr.item_ids if sr.item_ids is not None else pd.RangeIndex(sr.n_items, name="item")
         return pd.DataFrame(self.correctness(rows), index=idx, columns=cols)
 
     def evaluate(self, true_responses: Any) -> pd.DataFrame:
-        """``mae``, ``e_agg``, ``e_rand``, ``kappa``, ``predicted_accuracy`` (of the predictions), ``accuracy_true``,
-        ``accuracy_estimate`` (this result's ``accuracy``), ``standard_error`` per model. Labelled columns are aligned
-        to the fitted items by id."""
+        """Sample-level metrics against the full true responses.
+
+        Parameters
+        ----------
+        true_responses : array-like of shape (n_models, n_items), ResponseMatrix or DataFrame
+            The new models' true 0/1 correctness; labelled columns are aligned to the fitted items by id.
+
+        Returns
+        -------
+        DataFrame
+            One row per model: ``mae``, ``e_agg``, ``e_rand``, ``kappa`` (Cohen's kappa), ``predicted_accuracy``
+            (of the predictions), ``accuracy_true``, ``accuracy_estimate`` (this result's ``accuracy``) and
+            ``standard_error``.
+
+        See Also
+        --------
+        effstats.metrics.sample_metrics : the metrics.
+
+        References
+        ----------
+        Cohen, J. (1960). A coefficient of agreement for nominal scales. *Educational and Psychological
+        Measurement* 20(1), 37-46.
+
+        Examples
+        --------
+    >>> from effstats.datasets import simulate_responses
+        >>> from effstats.sortsearch import HybridSearch
+        >>> rm = simulate_responses(40, 200, rng=0)
+        >>> src, new = rm.subset(models=range(30)), rm.subset(models=range(30, 40))
+        >>> res = HybridSearch(budget=20, random_state=0).fit(src).simulate(new)
+        >>> round(float(res.evaluate(new)["mae"].mean()), 3)
+        0.32
+        """
         from ..metrics import sample_metrics
 
         a = _dense_source(_align_full(true_responses, self.search.item_ids, "true_responses", self.search.n_items),
@@ -618,11 +730,11 @@ class HybridResult:
 
 class HybridSearch(BaseEstimator):
     """Sort & Search corrected by the nearest source models, with the mix chosen by cross-validation: the per-item
-    predictor to use.
+    predictor effstats recommends.
 
-    For per-item predictions (which items a new model gets right) prefer it to :class:`SortSearch` and
-    :class:`CopyNearestExpand`: it falls back to S&S where the nearest models do not help, so it matched or beat
-    the better of the two. Per-item MAE at 100 items, mean of 3 random 20/10 model splits of CIFAR-10 (+ 10.1):
+    For per-item predictions (which items a new model gets right) prefer it to
+    :class:`effstats.sortsearch.SortSearch` and :class:`effstats.sortsearch.CopyNearestExpand`: it falls back to
+    S&S where the nearest models do not help, so it matches or beats the better of the two. Per-item MAE at 100 items, mean of 3 random 20/10 model splits of CIFAR-10 (+ 10.1):
     HybridSearch 0.071, CopyNearest&Expand 0.073, Sort & Search 0.076; on unseen NLU data (about 90 public models
     × 83,000 items, 29 tasks) 0.137-0.154 against 0.138-0.160 and 0.172-0.181 over budgets and tasks. Its
     ``accuracy`` is S&S's design-based estimate from the same items.
@@ -647,26 +759,35 @@ class HybridSearch(BaseEstimator):
     Parameters
     ----------
     budget : int, default=100
-        Items evaluated per new model; the setting is cross-validated at this budget at fit, and again (once, on
+        Items evaluated per new model, in [1, n_items]; the setting is cross-validated at this budget at fit, and again (once, on
         the same folds) at any other budget that :meth:`select`, :meth:`simulate` or :meth:`predict` is used at
         (:meth:`cv_setting`), so a setting is never reused at a budget it was not chosen for.
     neighbors : sequence of int, default=(1, 3, 5, 10)
-    weights : sequence of float in [0, 1], default=(0.0, 0.25, 0.5, 0.75, 1.0)
+        Numbers of nearest source models to try, each at least 1.
+    weights : sequence of float, default=(0.0, 0.25, 0.5, 0.75, 1.0)
+        Weights in [0, 1] of the neighbours' mean to try.
     cv : int, default=5
-        Folds over the source models.
+        Folds over the source models, in [2, n_source].
     sort : {"sum", "recursive"}, default="sum"
+        Sort & Search's item order (Algorithm 1 or 3); names in any case.
     fallback_margin : float in [0, 1] or None, default=0.1
         Per-model guard: a new model whose nearest source models' vote misclassifies more than this fraction more
         of its evaluated items than the S&S prediction does gets the S&S prediction (it resembles no source
         model). Applied in the cross-validation too. ``None`` disables it.
-    random_state : None, int or Generator, default=None
+    random_state : None, int or numpy.random.Generator, default=None
         Fold assignment.
 
     Attributes
     ----------
-    n_neighbors_, weight_ : the setting chosen at ``budget`` (:meth:`cv_setting` gives other budgets')
-    cv_results_ : DataFrame (n_neighbors, weight, mae) of the cross-validated MAE of every setting at ``budget``
-    search_ : the fitted :class:`SortSearch`
+    n_neighbors_ : int
+        Neighbours of the setting chosen at ``budget`` (:meth:`effstats.sortsearch.HybridSearch.cv_setting`
+        gives other budgets').
+    weight_ : float
+        Weight of the setting chosen at ``budget``.
+    cv_results_ : DataFrame
+        Columns ``n_neighbors``, ``weight``, ``mae``: the cross-validated MAE of every setting at ``budget``.
+    search_ : SortSearch
+        The Sort & Search estimator fitted on all source models.
     selected_ : int array (budget,) or None
         Positions (indices) of the last selection, in ascending item order (:meth:`select` returns their ids when
         fitted on ids).
@@ -676,6 +797,31 @@ class HybridSearch(BaseEstimator):
         distances are shares of disagreement on the items both models answered, a source's missing cell counts
         as the item's observed majority answer in the neighbours' mean, and the cross-validated error counts the
         held-out models' observed cells only.
+
+    See Also
+    --------
+    effstats.sortsearch.SortSearch : Sort & Search alone (``weight = 0``), and the accuracy estimate.
+    effstats.sortsearch.CopyNearestExpand : the copying baseline (``k = 1, w = 1`` on random items).
+
+    References
+    ----------
+    Prabhu, A., Udandarao, V., Torr, P., Bethge, M., Bibi, A. and Albanie, S. (2024). Efficient Lifelong Model
+    Evaluation in an Era of Rapid Progress. *Advances in Neural Information Processing Systems 37 (NeurIPS 2024)*,
+    arXiv:2402.19472 (earlier version: "Lifelong Benchmarks: Efficient Model Evaluation in an Era of Rapid
+    Progress").
+
+    Examples
+    --------
+    >>> from effstats.datasets import simulate_responses
+    >>> from effstats.sortsearch import HybridSearch
+    >>> rm = simulate_responses(40, 200, rng=0)
+    >>> src, new = rm.subset(models=range(30)), rm.subset(models=range(30, 40))
+    >>> est = HybridSearch(budget=20, random_state=0).fit(src)
+    >>> est.n_neighbors_, est.weight_  # cross-validated on the 30 source models
+    (3, 0.5)
+    >>> res = est.simulate(new)
+    >>> round(float(res.evaluate(new)["mae"].mean()), 3)  # Sort & Search alone: 0.332
+    0.32
     """
 
     def __init__(self, budget: int = 100, neighbors: Any = (1, 3, 5, 10), weights: Any = (0.0, 0.25, 0.5, 0.75, 1.0),
@@ -725,7 +871,14 @@ class HybridSearch(BaseEstimator):
 
         Parameters
         ----------
-        responses : bool array (n_source, n_items), ResponseMatrix or DataFrame (kept dense in memory)
+        responses : array-like of shape (n_source, n_items), ResponseMatrix or DataFrame
+            The source models' 0/1 correctness (kept dense in memory).
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : HybridSearch
         """
         src, miss = _source_with_missing(responses)
         ks, ws, cv = self._check_params(*src.shape)
@@ -786,11 +939,22 @@ class HybridSearch(BaseEstimator):
 
         Parameters
         ----------
-        budget : int in [1, n_items]
+        budget : int
+            Number of evaluated items, in [1, n_items].
 
         Returns
         -------
-        (n_neighbors, weight) : tuple of int and float
+        n_neighbors : int
+        weight : float
+
+        Examples
+        --------
+    >>> from effstats.datasets import simulate_responses
+        >>> from effstats.sortsearch import HybridSearch
+        >>> rm = simulate_responses(40, 200, rng=0)
+        >>> src, new = rm.subset(models=range(30)), rm.subset(models=range(30, 40))
+        >>> HybridSearch(budget=20, random_state=0).fit(src).cv_setting(40)
+        (5, 0.5)
         """
         check_is_fitted(self, "source_")
         n = self.source_.shape[1]
@@ -800,16 +964,38 @@ class HybridSearch(BaseEstimator):
         return self._settings[budget]
 
     def select(self, budget: int | None = None) -> np.ndarray:
-        """The items to evaluate (those of Sort & Search at ``budget``, default the fitted ``budget``), in ascending item
-        order. A budget other than the fitted one gets its own cross-validated setting (:meth:`cv_setting`)."""
+        """The items to evaluate: those of Sort & Search, in ascending item order.
+
+        A budget other than the fitted one gets its own cross-validated setting
+        (:meth:`effstats.sortsearch.HybridSearch.cv_setting`).
+
+        Parameters
+        ----------
+        budget : int, optional
+            Number of items, in [1, n_items]; the fitted ``budget`` by default.
+
+        Returns
+        -------
+        items : ndarray of shape (budget,)
+            Item ids when fitted on ids, else indices.
+        """
         check_is_fitted(self, "search_")
         items = self.search_.select(self.budget if budget is None else budget)
         self.selected_ = self.search_.selected_
         return items
 
     def predict(self, responses: Any, items: Any = None) -> HybridResult:
-        """Predict from responses on the selected items (as :meth:`SortSearch.predict`), with the setting
-        cross-validated at their number (:meth:`cv_setting`)."""
+        """Predict from responses on the selected items, with the setting cross-validated at their number.
+
+        Parameters
+        ----------
+        responses, items
+            As for :meth:`effstats.sortsearch.SortSearch.predict`.
+
+        Returns
+        -------
+        HybridResult
+        """
         check_is_fitted(self, "search_")
         ss = self.search_
         res = ss.predict(responses, items)
@@ -824,7 +1010,19 @@ class HybridSearch(BaseEstimator):
         return HybridResult(search=res, predicted=pred, n_neighbors=k, weight=weight)
 
     def simulate(self, responses: Any, budget: int | None = None) -> HybridResult:
-        """Select, read those columns of the new models' full responses, predict."""
+        """Select, read those columns of the new models' full responses, predict (experiments).
+
+        Parameters
+        ----------
+        responses : array-like of shape (n_models, n_items), ResponseMatrix or DataFrame
+            The new models' full 0/1 correctness; labelled columns are aligned by id.
+        budget : int, optional
+            Number of items; the fitted ``budget`` by default.
+
+        Returns
+        -------
+        HybridResult
+        """
         check_is_fitted(self, "search_")
         x = _align_full(responses, self.search_.item_ids_, "responses", self.n_items_)
         a = _binary(x, "responses")
@@ -837,7 +1035,19 @@ class HybridSearch(BaseEstimator):
         return res
 
     def score(self, responses: Any, y: Any = None) -> float:
-        """Minus the mean MAE of :meth:`simulate` on the new models' full ``responses``."""
+        """Minus the mean MAE of :meth:`effstats.sortsearch.HybridSearch.simulate` (higher is better).
+
+        Parameters
+        ----------
+        responses : array-like of shape (n_models, n_items), ResponseMatrix or DataFrame
+            The new models' full 0/1 correctness.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        score : float
+        """
         check_is_fitted(self, "search_")
         x = _align_full(responses, self.search_.item_ids_, "responses", self.n_items_)
         return -float(self.simulate(x).evaluate(x)["mae"].mean())
