@@ -455,9 +455,11 @@ def korn_graubard_interval(
 
     Why the shrinkage: with ``p̂`` itself, ``n*`` goes to 0 as ``p̂`` nears 0 or 1 at a fixed ``se > 0`` and the
     interval jumps to nearly [0, 1] (an estimate of 1e-9 with se 0.02 on 8 items would give [0, 0.975], against
-    [0, 0.369] at 0). With ``p̃`` the limits move continuously with ``p̂`` at a fixed ``se``, non-decreasing up to
-    0.003 (on a grid of b, se and df: the upper limit dips by at most that just above p̂ = 0 as n* leaves its lower clip), and the clip keeps the interval within the Clopper-Pearson interval at ``b / 2``
-    evaluated items however large ``se`` is. The upper clip (design effect >= 1/4; the stratified mean's measured
+    [0, 0.369] at 0). With ``p̃`` the limits move continuously with ``p̂`` at a fixed ``se``, and the clip keeps the
+    interval within the Clopper-Pearson interval at ``b / 2`` evaluated items however large ``se`` is. They are not
+    monotone in ``p̂`` at a fixed ``se``: near 0 and 1 ``n*`` falls towards its lower clip and the interval widens,
+    so a limit can dip as ``p̂`` grows (by up to 0.018 at the 99 % level, b = 64, se = 0.015 with the df
+    adjustment, on a grid of b, se, df and levels). The upper clip (design effect >= 1/4; the stratified mean's measured
     design effect on ImageNet is about 0.36) stops a near-zero residual variance from giving a point interval.
 
     Parameters
