@@ -370,7 +370,7 @@ class SubsetPrediction:
     n_missing_target : int
         Cells missing in the targets' outputs on the selected items (estimated from the observed ones).
     out_of_range : ndarray of bool, shape (n_target,), or None
-        Targets outside the range the estimator was fitted on (:func:`effstats._range.range_check` on the selected
+        Targets outside the range the estimator was fitted on (``effstats._range.range_check`` on the selected
         items: mean response beyond the source models' range, or farther from every source than any source is from
         its nearest neighbour). A model-based interval (``method="conformal"``) is calibrated on the sources and
         need not hold for them; a design-based one does.
@@ -645,7 +645,7 @@ class _SubsetEstimator(BaseEstimator):
         raise NotImplementedError
 
     def predict_interval(self, target_outputs: Any, *, items: Any = None, n_splits: int = 5) -> SubsetPrediction:
-        """Predictions with their uncertainty, as a :class:`SubsetPrediction` (``confidence_interval(level)``).
+        """Predictions with their uncertainty, as a :class:`effstats.disco.SubsetPrediction` (``confidence_interval(level)``).
 
         Model-based estimators (DISCO, anchors, IRT, Sort & Search) use ``n_splits``-fold cross-validated
         residuals of the source models (conformal style, approximately valid for targets exchangeable with the

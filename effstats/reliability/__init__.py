@@ -8,7 +8,7 @@ Implements Perlitz et al., "Efficient Benchmarking (of Language Models)" (NAACL 
 * :func:`~effstats.reliability.dior` — Decision Impact on Reliability (Sect. 2.1): resample a design decision
   (scenarios, subscenarios, examples, prompts) with replacement, score the benchmark under each instantiation,
   compare with the original by a meta-metric (Kendall τ in O(n log n), weighted τ, best-model error rate,
-  |Δ score|) and report the lower bound of the confidence interval, with the whole distribution;
+  ``|Δ score|``) and report the lower bound of the confidence interval, with the whole distribution;
   :func:`~effstats.reliability.dior_plan` / :class:`~effstats.reliability.DIoRPlan` expose the batch steps (draw
   index arrays, score a batch);
 * :func:`~effstats.reliability.efficiency_curve` (Fig. 2, App. C), :func:`~effstats.reliability.rank_trajectories`
@@ -22,15 +22,16 @@ Implements Perlitz et al., "Efficient Benchmarking (of Language Models)" (NAACL 
 
 Modules
 -------
-_benchmark     the validated models × items table (:class:`~effstats.reliability.Benchmark`) and the comparison graph
-_winrate       Mean Win Rate (exact integer counts), mean score, mean of means
-_metametrics   Kendall τ-b (merge-sort inversion counting across resamples), weighted τ, switches
-_dior          DIoR, its batch plan and efficiency curves
-_curves        rank switches, prompt strategies, rank trajectories and resolution, subscenario correlations
-_pathologies   App. B counterexamples and the clone / removal detectors
-_flash_helm    Flash-HELM
-_report        :func:`~effstats.reliability.audit` and its :class:`~effstats.reliability.AuditResult` (the
-               ``effstats audit`` report: Markdown, HTML, figures)
+- ``_benchmark``: the validated models × items table (:class:`~effstats.reliability.Benchmark`) and the comparison
+  graph
+- ``_winrate``: Mean Win Rate (exact integer counts), mean score, mean of means
+- ``_metametrics``: Kendall τ-b (merge-sort inversion counting across resamples), weighted τ, switches
+- ``_dior``: DIoR, its batch plan and efficiency curves
+- ``_curves``: rank switches, prompt strategies, rank trajectories and resolution, subscenario correlations
+- ``_pathologies``: App. B counterexamples and the clone / removal detectors
+- ``_flash_helm``: Flash-HELM
+- ``_report``: :func:`~effstats.reliability.audit` and its :class:`~effstats.reliability.AuditResult` (the
+  ``effstats audit`` report: Markdown, HTML, figures)
 
 Data layout
 -----------

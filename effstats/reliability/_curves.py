@@ -179,7 +179,7 @@ def prompt_strategies(
     -------
     DataFrame
         Columns strategy, n_examples, budget, replace, mean_abs_diff, ci_low, ci_high: the mean over models
-        of |score − full score| and its percentile interval over the n_boot draws.
+        of ``|score − full score|`` and its percentile interval over the n_boot draws.
 
     See Also
     --------
@@ -389,7 +389,7 @@ def rank_resolution(
     -------
     DataFrame
         Columns size, compute_fraction, mean_abs_rank_error and resolution: Res(S) of Algorithm 1, the mean
-        |rank(S) − rank(full)| over models and resamples (Fig. 6 reports this per-model rank error, 6 down to 2
+        ``|rank(S) − rank(full)|`` over models and resamples (Fig. 6 reports this per-model rank error, 6 down to 2
         in HELM), or its ``quantile`` when one is given.
 
     See Also

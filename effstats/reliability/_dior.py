@@ -35,7 +35,7 @@ class DIoRResult:
     dior : float
         Lower bound of the ``ci`` confidence interval of the meta-metric (Sect. 2.1).
     statistic : float
-        Mean meta-metric (τ, weighted τ, 1 − error rate, 1 − mean |Δ score|).
+        Mean meta-metric (τ, weighted τ, 1 − error rate, 1 − mean ``|Δ score|``).
     distribution : array (n_boot,)
         Meta-metric of each instantiation (for ``best_model`` the share of the ``n_top`` top pairs
         that kept their order).
@@ -94,7 +94,7 @@ class DIoRResult:
     def standard_error(self) -> float:
         """Spread matching :meth:`effstats.reliability.DIoRResult.confidence_interval`.
 
-        τ and |Δ score|: standard deviation of the bootstrap distribution of the meta-metric (ddof = 1), the
+        τ and ``|Δ score|``: standard deviation of the bootstrap distribution of the meta-metric (ddof = 1), the
         spread whose percentiles give the interval. ``best_model``: binomial standard error
         ``sqrt(p (1 − p) / n_trials)`` of the no-switch probability p, the quantity the Wilson interval is
         for (the standard deviation of the per-instantiation shares would be several times wider than that
@@ -125,7 +125,7 @@ class DIoRResult:
     def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
         """Two-sided interval of the meta-metric (DIoR is its lower end at the level used).
 
-        Percentile interval of the instantiation distribution for τ and |Δ score|; Wilson interval of
+        Percentile interval of the instantiation distribution for τ and ``|Δ score|``; Wilson interval of
         the no-switch probability over ``n_trials`` for ``best_model`` (a per-instantiation 0/1
         outcome has no informative percentiles). The ``n_top`` repeats share the bootstrap draws, so
         the Wilson interval treats correlated trials as independent: read it as approximate.
@@ -684,7 +684,7 @@ def dior(
     objective : {"kendall", "weighted_tau", "best_model", "model_quality"}, default="kendall"
         Full ranking (Kendall τ-b; Vigna's weighted τ via ``scipy.stats.weightedtau``), best model
         (1 − probability that the top two switch, repeated ``n_top`` times removing the current top
-        model and re-scoring), or model quality (1 − mean over models of |Δ score|; meant for scores in
+        model and re-scoring), or model quality (1 − mean over models of ``|Δ score|``; meant for scores in
         [0, 1] such as the MWR). An instantiation without any ordered pair gets τ = 0.
     size : int, optional
         Instantiation size: number of scenarios / subscenarios / prompts drawn, or examples per

@@ -3,7 +3,7 @@
 The score is the unweighted mean of per-dataset means (the seed paper's Eq. 1). Items are evaluated in a random
 order fixed by ``rng``: an ``initial`` number per dataset, then ``batch`` more per dataset at each look
 (stratified), until every dataset is used or ``max_n`` items. The statistics are score statistics that stay valid
-near accuracy 0 and 1 and for rare, one-directional disagreements (:mod:`effstats.sequential.statistics`: exact binomial
+near accuracy 0 and 1 and for rare, one-directional disagreements (``effstats.sequential.statistics``: exact binomial
 for one model, exact hypergeometric for one model's binary scores on one finite benchmark with ``fpc=True``, Tango
 for a paired difference, Agresti–Caffo for two models on different items).
 
@@ -226,7 +226,7 @@ class SequentialResult:
         One row per look: n, information, estimate, se, z, two- and one-sided bounds, the two-sided repeated CI
         and the rules that fired.
     pvalue : float or None
-        Stage-wise ordering p-value of the efficacy test (:func:`effstats.sequential.inference.stagewise_pvalue` on
+        Stage-wise ordering p-value of the efficacy test (:func:`effstats.sequential.stagewise_pvalue` on
         the bounds used) at an efficacy stop or the last look; None when no efficacy test was made or another rule
         stopped the evaluation inside the continuation region.
 
@@ -596,7 +596,7 @@ class SequentialEvaluator(BaseEstimator):
         look that uses it up decides exactly: a value is rejected iff the benchmark's score differs from it by
         more than rounding (1e-12 on the scale of the scores), and the interval is the score itself +- 1e-12.
         For one model with binary scores in one dataset the tests and intervals are the exact hypergeometric
-        ones (:class:`effstats.sequential.statistics.BinomialStatistic`).
+        ones (``effstats.sequential.statistics.BinomialStatistic``).
     backend : {"native", "gsdesign"}, default="native"
     rng : int or Generator, optional
         Fixes the random order of the examples.
@@ -611,7 +611,6 @@ class SequentialEvaluator(BaseEstimator):
     effstats.sequential.plan : How many items a question needs, and the looks.
     effstats.sequential.design : The group-sequential boundaries.
     effstats.sequential.rank_models : Ranking several models with sequential pairwise comparisons.
-    effstats.sequential.statistics : The score statistics behind each comparison.
 
     Notes
     -----
@@ -1117,7 +1116,7 @@ class SequentialEvaluator(BaseEstimator):
     def _pvalue(eff: Efficacy | None, s: LookStats, look: int, reason: str) -> float | None:
         """Stage-wise ordering p-value of the efficacy test at an efficacy stop or the last look, else None.
 
-        Computed by :func:`effstats.sequential.inference.stagewise_pvalue` from the score statistic and the bounds
+        Computed by :func:`effstats.sequential.stagewise_pvalue` from the score statistic and the bounds
         actually used (normal theory; the score statistic makes it approximate at the edges).
         """
         if s.null is None or eff is None or reason not in (eff.name, "max_n"):

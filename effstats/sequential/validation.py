@@ -52,7 +52,7 @@ from .evaluator import SequentialEvaluator
 from .planning import detectable_effect
 from .rules import BetaSpendingFutility, DiminishingReturns, Efficacy, Equivalence, Futility, Precision, Threshold
 
-__all__ = ["simulate_iid", "validation_grid", "SCHEDULES", "ACCURACIES", "DISAGREEMENTS"]
+__all__ = ["simulate_iid", "validation_grid", "worst_cells", "SCHEDULES", "ACCURACIES", "DISAGREEMENTS"]
 
 PAPER_SIZES = (1500, 1050, 1000, 3088, 951, 7299)
 # looks -> (dataset sizes, initial, batch)
