@@ -291,7 +291,7 @@ class ExpandResult:
 
         Examples
         --------
-    >>> from effstats.datasets import simulate_responses
+        >>> from effstats.datasets import simulate_responses
         >>> rm = simulate_responses(40, 200, rng=0)
         >>> src, new = rm.subset(models=range(30)), rm.subset(models=range(30, 40))
         >>> from effstats.sortsearch import CopyNearestExpand
@@ -410,7 +410,7 @@ class CopyNearestExpand(BaseEstimator):
 
         Examples
         --------
-    >>> from effstats.datasets import simulate_responses
+        >>> from effstats.datasets import simulate_responses
         >>> rm = simulate_responses(40, 200, rng=0)
         >>> src, new = rm.subset(models=range(30)), rm.subset(models=range(30, 40))
         >>> from effstats.sortsearch import CopyNearestExpand
@@ -495,7 +495,7 @@ class CopyNearestExpand(BaseEstimator):
 
         Examples
         --------
-    >>> from effstats.datasets import simulate_responses
+        >>> from effstats.datasets import simulate_responses
         >>> rm = simulate_responses(40, 200, rng=0)
         >>> src, new = rm.subset(models=range(30)), rm.subset(models=range(30, 40))
         >>> from effstats.sortsearch import CopyNearestExpand
@@ -709,7 +709,7 @@ class HybridResult:
 
         Examples
         --------
-    >>> from effstats.datasets import simulate_responses
+        >>> from effstats.datasets import simulate_responses
         >>> from effstats.sortsearch import HybridSearch
         >>> rm = simulate_responses(40, 200, rng=0)
         >>> src, new = rm.subset(models=range(30)), rm.subset(models=range(30, 40))
@@ -949,7 +949,7 @@ class HybridSearch(BaseEstimator):
 
         Examples
         --------
-    >>> from effstats.datasets import simulate_responses
+        >>> from effstats.datasets import simulate_responses
         >>> from effstats.sortsearch import HybridSearch
         >>> rm = simulate_responses(40, 200, rng=0)
         >>> src, new = rm.subset(models=range(30)), rm.subset(models=range(30, 40))
