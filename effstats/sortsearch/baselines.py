@@ -166,6 +166,16 @@ class ExpandResult:
         -------
         ndarray of shape (n_rows, n_items), bool
             Items in the fitted order.
+
+        Examples
+        --------
+        >>> from effstats.datasets import simulate_responses
+        >>> from effstats.sortsearch import CopyNearestExpand
+        >>> rm = simulate_responses(40, 200, rng=0)
+        >>> src, new = rm.subset(models=range(30)), rm.subset(models=range(30, 40))
+        >>> res = CopyNearestExpand(random_state=0).fit(src).simulate(new, 20)
+        >>> res.correctness().shape, res.correctness([0, 1]).shape
+        ((10, 200), (2, 200))
         """
         sel = slice(None) if rows is None else _check_rows(rows, len(self.nearest), self.model_ids)
         out = np.atleast_2d(self.source[self.nearest[sel]]).copy()
@@ -187,6 +197,16 @@ class ExpandResult:
         Returns
         -------
         DataFrame of shape (n_rows, n_items), bool
+
+        Examples
+        --------
+        >>> from effstats.datasets import simulate_responses
+        >>> from effstats.sortsearch import CopyNearestExpand
+        >>> rm = simulate_responses(40, 200, rng=0)
+        >>> src, new = rm.subset(models=range(30)), rm.subset(models=range(30, 40))
+        >>> res = CopyNearestExpand(random_state=0).fit(src).simulate(new, 20)
+        >>> res.predictions(["sim31"]).shape
+        (1, 200)
         """
         idx = self._index() if rows is None else self._index()[_check_rows(rows, len(self.nearest), self.model_ids)]
         cols = self.item_ids if self.item_ids is not None else pd.RangeIndex(self.source.shape[1], name="item")
@@ -247,6 +267,16 @@ class ExpandResult:
         ----------
         Korn, E. L. and Graubard, B. I. (1998). Confidence intervals for proportions with small expected number of
         positive counts estimated from survey data. *Survey Methodology* 24(2), 193-201.
+
+        Examples
+        --------
+        >>> from effstats.datasets import simulate_responses
+        >>> from effstats.sortsearch import CopyNearestExpand
+        >>> rm = simulate_responses(40, 200, rng=0)
+        >>> src, new = rm.subset(models=range(30)), rm.subset(models=range(30, 40))
+        >>> ci = CopyNearestExpand(random_state=0).fit(src).simulate(new, 20).confidence_interval()
+        >>> ci.low[:2].round(3), ci.high[:2].round(3)
+        (array([0.037, 0.197]), array([0.36 , 0.632]))
         """
         from .estimate import korn_graubard_interval
 
@@ -265,6 +295,15 @@ class ExpandResult:
         DataFrame
             ``accuracy`` (estimate), ``standard_error``, ``low``, ``high``, ``predicted_accuracy`` and ``nearest``
             (the sort model's id when known, else its index).
+
+        Examples
+        --------
+        >>> from effstats.datasets import simulate_responses
+        >>> from effstats.sortsearch import CopyNearestExpand
+        >>> rm = simulate_responses(40, 200, rng=0)
+        >>> src, new = rm.subset(models=range(30)), rm.subset(models=range(30, 40))
+        >>> CopyNearestExpand(random_state=0).fit(src).simulate(new, 20).to_frame().shape
+        (10, 6)
         """
         ci = self.confidence_interval(confidence_level)
         nearest = self.nearest if self.source_ids is None else self.source_ids.to_numpy()[self.nearest]
@@ -383,6 +422,15 @@ class CopyNearestExpand(BaseEstimator):
         Returns
         -------
         self : CopyNearestExpand
+
+        Examples
+        --------
+        >>> from effstats.datasets import simulate_responses
+        >>> from effstats.sortsearch import CopyNearestExpand
+        >>> rm = simulate_responses(40, 200, rng=0)
+        >>> src, new = rm.subset(models=range(30)), rm.subset(models=range(30, 40))
+        >>> CopyNearestExpand(random_state=0).fit(src).source_.shape
+        (30, 200)
         """
         self.source_, self._missing = _source_with_missing(responses)
         self.n_missing_ = 0 if self._missing is None else int(self._missing.sum())
@@ -440,6 +488,17 @@ class CopyNearestExpand(BaseEstimator):
         Returns
         -------
         ExpandResult
+
+        Examples
+        --------
+        >>> from effstats.datasets import simulate_responses
+        >>> from effstats.sortsearch import CopyNearestExpand
+        >>> rm = simulate_responses(40, 200, rng=0)
+        >>> src, new = rm.subset(models=range(30)), rm.subset(models=range(30, 40))
+        >>> est = CopyNearestExpand(random_state=0).fit(src)
+        >>> items = est.select(20)
+        >>> est.predict(new.subset(items=list(items))).accuracy[:2].round(2)
+        array([0.15, 0.4 ])
         """
         check_is_fitted(self, "source_")
         items = _item_indices(items, self.selected_, self.n_items_, self.item_ids_)
@@ -465,6 +524,16 @@ class CopyNearestExpand(BaseEstimator):
         Returns
         -------
         ExpandResult
+
+        Examples
+        --------
+        >>> from effstats.datasets import simulate_responses
+        >>> from effstats.sortsearch import CopyNearestExpand
+        >>> rm = simulate_responses(40, 200, rng=0)
+        >>> src, new = rm.subset(models=range(30)), rm.subset(models=range(30, 40))
+        >>> res = CopyNearestExpand(random_state=0).fit(src).simulate(new, 20)
+        >>> res.accuracy[:2].round(2), res.predicted_accuracy[:2].round(3)
+        (array([0.15, 0.4 ]), array([0.155, 0.45 ]))
         """
         check_is_fitted(self, "source_")
         x = _align_full(responses, self.item_ids_, "responses", self.n_items_)
@@ -629,6 +698,16 @@ class HybridResult:
         ----------
         Korn, E. L. and Graubard, B. I. (1998). Confidence intervals for proportions with small expected number of
         positive counts estimated from survey data. *Survey Methodology* 24(2), 193-201.
+
+        Examples
+        --------
+        >>> from effstats.datasets import simulate_responses
+        >>> from effstats.sortsearch import HybridSearch
+        >>> rm = simulate_responses(40, 200, rng=0)
+        >>> src, new = rm.subset(models=range(30)), rm.subset(models=range(30, 40))
+        >>> ci = HybridSearch(budget=20, random_state=0).fit(src).simulate(new).confidence_interval()
+        >>> ci.low[:2].round(3), ci.high[:2].round(3)
+        (array([0.027, 0.35 ]), array([0.239, 0.65 ]))
         """
         return self.search.confidence_interval(confidence_level)
 
@@ -644,6 +723,16 @@ class HybridResult:
         Returns
         -------
         DataFrame
+
+        Examples
+        --------
+        >>> from effstats.datasets import simulate_responses
+        >>> from effstats.sortsearch import HybridSearch
+        >>> rm = simulate_responses(40, 200, rng=0)
+        >>> src, new = rm.subset(models=range(30)), rm.subset(models=range(30, 40))
+        >>> frame = HybridSearch(budget=20, random_state=0).fit(src).simulate(new).to_frame()
+        >>> frame["predicted_accuracy"].head(2).round(3).tolist()
+        [0.01, 0.625]
         """
         return self.search.to_frame(confidence_level).assign(predicted_accuracy=self.predicted_accuracy)
 
@@ -663,6 +752,15 @@ class HybridResult:
         -------
         ndarray of shape (n_rows, n_items), bool
             Items in the fitted order.
+
+        Examples
+        --------
+        >>> from effstats.datasets import simulate_responses
+        >>> from effstats.sortsearch import HybridSearch
+        >>> rm = simulate_responses(40, 200, rng=0)
+        >>> src, new = rm.subset(models=range(30)), rm.subset(models=range(30, 40))
+        >>> HybridSearch(budget=20, random_state=0).fit(src).simulate(new).correctness([0]).shape
+        (1, 200)
         """
         return self.predicted if rows is None else np.atleast_2d(self.predicted[_check_rows(rows, len(self.predicted), self.search.model_ids)])
 
@@ -677,6 +775,15 @@ class HybridResult:
         Returns
         -------
         DataFrame of shape (n_rows, n_items), bool
+
+        Examples
+        --------
+        >>> from effstats.datasets import simulate_responses
+        >>> from effstats.sortsearch import HybridSearch
+        >>> rm = simulate_responses(40, 200, rng=0)
+        >>> src, new = rm.subset(models=range(30)), rm.subset(models=range(30, 40))
+        >>> HybridSearch(budget=20, random_state=0).fit(src).simulate(new).predictions(["sim31"]).shape
+        (1, 200)
         """
         sr = self.search
         idx = sr._index() if rows is None else sr._index()[_check_rows(rows, len(self.predicted), self.search.model_ids)]
@@ -879,6 +986,18 @@ class HybridSearch(BaseEstimator):
         Returns
         -------
         self : HybridSearch
+
+        Examples
+        --------
+        >>> from effstats.datasets import simulate_responses
+        >>> from effstats.sortsearch import HybridSearch
+        >>> rm = simulate_responses(40, 200, rng=0)
+        >>> src, new = rm.subset(models=range(30)), rm.subset(models=range(30, 40))
+        >>> est = HybridSearch(budget=20, random_state=0).fit(src)
+        >>> est.cv_results_.sort_values("mae").head(2).round(3)
+            n_neighbors  weight    mae
+        7             3    0.50  0.294
+        13            5    0.75  0.295
         """
         src, miss = _source_with_missing(responses)
         ks, ws, cv = self._check_params(*src.shape)
@@ -978,6 +1097,15 @@ class HybridSearch(BaseEstimator):
         -------
         items : ndarray of shape (budget,)
             Item ids when fitted on ids, else indices.
+
+        Examples
+        --------
+        >>> from effstats.datasets import simulate_responses
+        >>> from effstats.sortsearch import HybridSearch
+        >>> rm = simulate_responses(40, 200, rng=0)
+        >>> src, new = rm.subset(models=range(30)), rm.subset(models=range(30, 40))
+        >>> HybridSearch(budget=20, random_state=0).fit(src).select(5)
+        array(['i40', 'i44', 'i71', 'i185', 'i186'], dtype=object)
         """
         check_is_fitted(self, "search_")
         items = self.search_.select(self.budget if budget is None else budget)
@@ -995,6 +1123,18 @@ class HybridSearch(BaseEstimator):
         Returns
         -------
         HybridResult
+
+        Examples
+        --------
+        >>> from effstats.datasets import simulate_responses
+        >>> from effstats.sortsearch import HybridSearch
+        >>> rm = simulate_responses(40, 200, rng=0)
+        >>> src, new = rm.subset(models=range(30)), rm.subset(models=range(30, 40))
+        >>> est = HybridSearch(budget=20, random_state=0).fit(src)
+        >>> items = est.select()
+        >>> res = est.predict(new.subset(items=list(items)))
+        >>> res.n_neighbors, res.weight
+        (3, 0.5)
         """
         check_is_fitted(self, "search_")
         ss = self.search_
@@ -1022,6 +1162,16 @@ class HybridSearch(BaseEstimator):
         Returns
         -------
         HybridResult
+
+        Examples
+        --------
+        >>> from effstats.datasets import simulate_responses
+        >>> from effstats.sortsearch import HybridSearch
+        >>> rm = simulate_responses(40, 200, rng=0)
+        >>> src, new = rm.subset(models=range(30)), rm.subset(models=range(30, 40))
+        >>> res = HybridSearch(budget=20, random_state=0).fit(src).simulate(new)
+        >>> res.search.budget, res.predicted.shape
+        (20, (10, 200))
         """
         check_is_fitted(self, "search_")
         x = _align_full(responses, self.search_.item_ids_, "responses", self.n_items_)
@@ -1047,6 +1197,15 @@ class HybridSearch(BaseEstimator):
         Returns
         -------
         score : float
+
+        Examples
+        --------
+        >>> from effstats.datasets import simulate_responses
+        >>> from effstats.sortsearch import HybridSearch
+        >>> rm = simulate_responses(40, 200, rng=0)
+        >>> src, new = rm.subset(models=range(30)), rm.subset(models=range(30, 40))
+        >>> round(HybridSearch(budget=20, random_state=0).fit(src).score(new), 3)
+        -0.321
         """
         check_is_fitted(self, "search_")
         x = _align_full(responses, self.search_.item_ids_, "responses", self.n_items_)
