@@ -94,7 +94,7 @@ def test_confidence_sum_sort_uses_true_class_probability():
     assert sort_by_confidence_sum(rm).tolist() == np.argsort(-conf.sum(0), kind="stable").tolist()
     est = SortSearch(sort="confidence").fit(rm)
     assert np.allclose(est.scores_, conf.sum(0))
-    with pytest.raises(ValueError, match="probabilities"):
+    with pytest.raises(ValueError, match="^responses: sort='confidence'"):  # names the argument and the option
         SortSearch(sort="confidence").fit(ResponseMatrix(rm.values))
     with pytest.raises(ValueError, match="confidences.*\\[0, 1\\]"):
         sort_by_confidence_sum(conf + 1)
@@ -259,9 +259,9 @@ def test_bad_input_messages():
         SortSearch().fit(np.full((3, 4), np.nan))
     with pytest.raises(ValueError, match="responses.*non-empty"):
         SortSearch().fit(np.zeros((0, 5)))
-    with pytest.raises(ValueError, match="sort"):
+    with pytest.raises(ValueError, match="^sort: "):
         SortSearch(sort="median").fit(a)
-    with pytest.raises(ValueError, match="sampling"):
+    with pytest.raises(ValueError, match="^sampling: "):
         SortSearch(sampling="clustered").fit(a)
     with pytest.raises(ValueError, match="fit"):
         SortSearch().select(3)
