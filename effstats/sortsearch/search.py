@@ -184,6 +184,10 @@ def stratified_positions(n: int, budget: int, rng: Any = None) -> np.ndarray:
     --------
     effstats.sortsearch.uniform_positions : the cell centres.
 
+    References
+    ----------
+    Cochran, W. G. (1977). *Sampling Techniques*, 3rd ed. Wiley (Ch. 5, stratified random sampling).
+
     Examples
     --------
     >>> from effstats.sortsearch import stratified_positions
