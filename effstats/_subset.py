@@ -309,7 +309,20 @@ def _fold(src: _Outputs, idx: np.ndarray) -> _Outputs:
 @dataclass(frozen=True)
 class PredictionMetrics:
     """Accuracy of estimated benchmark scores: MAE in percentage points, Spearman's rank correlation, and (when
-    intervals were made) the share of targets whose true score lies in its interval and the mean width (points)."""
+    intervals were made) the share of targets whose true score lies in its interval and the mean width (points).
+
+    See Also
+    --------
+    effstats.disco.prediction_metrics : computes it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from effstats.disco import prediction_metrics
+    >>> m = prediction_metrics(np.array([0.5, 0.6, 0.7]), np.array([0.52, 0.58, 0.71]))
+    >>> round(m.mae, 3), m.spearman, m.n_models
+    (1.667, 1.0, 3)
+    """
 
     mae: float
     spearman: float
@@ -326,6 +339,19 @@ def prediction_metrics(true_scores: Any, estimates: Any, interval: Any = None) -
 
     ρ is reported as 0 when the estimates (or the truths) are all equal: a constant prediction ranks nothing.
     ``interval`` (low, high), each of shape (n_models,), adds the coverage and mean width.
+
+    See Also
+    --------
+    effstats.disco.evaluate_split : fits an estimator on a model split and scores it with this.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from effstats.disco import prediction_metrics
+    >>> truth, est = np.array([0.5, 0.6, 0.7]), np.array([0.52, 0.58, 0.71])
+    >>> m = prediction_metrics(truth, est, (est - 0.05, est + 0.05))
+    >>> round(m.mae, 3), m.coverage, round(m.width, 1)
+    (1.667, 1.0, 10.0)
     """
     t = check_array(true_scores, "true_scores", ndim=1)
     e = check_array(estimates, "estimates", ndim=1, shape=t.shape)
@@ -374,6 +400,22 @@ class SubsetPrediction:
         items: mean response beyond the source models' range, or farther from every source than any source is from
         its nearest neighbour). A model-based interval (``method="conformal"``) is calibrated on the sources and
         need not hold for them; a design-based one does.
+
+    See Also
+    --------
+    effstats.disco.AIPW.predict_interval, effstats.disco.DISCO.predict_interval : make it.
+
+    Examples
+    --------
+    >>> from effstats.datasets import simulate_responses
+    >>> from effstats.disco import AIPW
+    >>> rm = simulate_responses(60, 400, rng=0)
+    >>> src, tgt = rm.subset(models=range(50)), rm.subset(models=range(50, 53))
+    >>> p = AIPW(40, random_state=0).fit(src).predict_interval(tgt)
+    >>> p.method, p.statistic.round(3), p.out_of_range
+    ('design', array([0.574, 0.42 , 0.469]), array([False, False, False]))
+    >>> p.confidence_interval(0.9).low.round(3)
+    array([0.445, 0.305, 0.349])
     """
 
     statistic: np.ndarray

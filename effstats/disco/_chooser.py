@@ -31,6 +31,32 @@ def default_candidates(n_items: int = 100, *, binary: bool = True, probabilities
     (``SearchResult.accuracy``, one random item per cell of the easy→hard order, with its design-based interval),
     not the accuracy ``k / n`` of the predicted "ones then zeros" vector, which the package's own Sort & Search
     results advise against reading.
+
+    Parameters
+    ----------
+    n_items : int, default=100
+        Budget of every candidate.
+    binary : bool, default=True
+        The outputs are 0/1 correctness: adds Sort & Search and, with ``irt``, tinyBenchmarks.
+    probabilities : bool, default=False
+        The outputs are class probabilities: DISCO's signatures use them.
+    irt : bool, default=True
+        Include tinyBenchmarks' anchor-corr + gp-IRT (binary outputs only).
+
+    Returns
+    -------
+    dict of str to estimator
+
+    See Also
+    --------
+    effstats.disco.MethodChooser : picks among them.
+
+    Examples
+    --------
+    >>> from effstats.disco import default_candidates
+    >>> sorted(default_candidates(50, irt=False))  # doctest: +NORMALIZE_WHITESPACE
+    ['AIPW + ridge', 'DISCO PDS + RF', 'DISCO PDS + kNN', 'DISCO difference + ridge', 'SSEPY strata + HT',
+     'Sort & Search', 'anchor-corr + weighted', 'random + direct', 'random + ridge']
     """
     n_items = check_positive_int(n_items, "n_items")
     binary, probabilities, irt = (check_flag(binary, "binary"), check_flag(probabilities, "probabilities"), check_flag(irt, "irt"))
@@ -184,6 +210,34 @@ class MethodChooser(_SubsetEstimator):
     candidate_random_state_ : int or None
         The ``random_state`` every candidate was fitted with.
     selected_ : the winner's selected items
+
+    See Also
+    --------
+    effstats.disco.default_candidates : the default candidates.
+    effstats.disco.compare_methods : every candidate and the chooser scored on target models.
+
+    References
+    ----------
+    .. [1] Zhang, G., Dorner, F. E., & Hardt, M. (2025). How Benchmark Prediction from Fewer Data Misses the Mark.
+       *Advances in Neural Information Processing Systems* (NeurIPS 2025), arXiv:2506.07673.
+    .. [2] Hastie, T., Tibshirani, R., & Friedman, J. (2009). *The Elements of Statistical Learning*, 2nd ed.,
+       Springer, Sect. 7.10.
+
+    Examples
+    --------
+    >>> from effstats.datasets import simulate_responses
+    >>> from effstats.disco import MethodChooser, RandomDirect, RandomLearn
+    >>> rm = simulate_responses(60, 400, rng=0)
+    >>> src = rm.subset(models=range(50))
+    >>> cands = {"random + direct": RandomDirect(40), "random + ridge": RandomLearn(40)}
+    >>> ch = MethodChooser(cands, n_items=40, random_state=0).fit(src)
+    >>> ch.cv_results_[["cv_mae", "top_mae"]].round(2)   # the ridge wins in range, loses on the best sources
+                     cv_mae  top_mae
+    method
+    random + direct    7.74     5.85
+    random + ridge     6.25    10.15
+    >>> ch.best_
+    'random + direct'
     """
 
     def __init__(

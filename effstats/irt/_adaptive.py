@@ -43,6 +43,21 @@ class AdaptiveResult:
         variation.
     stopped_by : str
         ``"precision"`` (``target_se`` reached), ``"max_items"`` or ``"bank"`` (every item given).
+
+    See Also
+    --------
+    effstats.irt.AdaptiveTest : makes it.
+
+    Examples
+    --------
+    >>> from effstats.datasets import simulate_responses
+    >>> from effstats.irt import IRT2PL, AdaptiveTest
+    >>> rm = simulate_responses(201, 300, rng=0)
+    >>> res = AdaptiveTest(IRT2PL().fit(rm.subset(models=range(200)))).run(rm.values[200].astype(int))
+    >>> res.n_items, res.stopped_by, round(res.accuracy, 3)
+    (19, 'precision', 0.416)
+    >>> [round(x, 3) for x in res.confidence_interval(0.95)]   # its accuracy on all 300 items: 0.377
+    [0.305, 0.526]
     """
 
     theta: float

@@ -276,6 +276,23 @@ class Selection:
         Where the reference data came from, how it was read, its shape and SHA-256 content hash.
     budget_curve : DataFrame or None
         Cross-validated error by budget, when the budget came from a target error.
+
+    See Also
+    --------
+    effstats.workflow.select : makes it.
+    effstats.workflow.estimate : estimates a new model from its results on the chosen items.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from effstats.datasets import simulate_responses
+    >>> from effstats.workflow import Selection, select
+    >>> sel = select(simulate_responses(30, 600, rng=0), 60, seed=1)
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     _ = sel.save(d)
+    ...     again = Selection.load(d)
+    >>> again, again.items.equals(sel.items)
+    (Selection(60 of 600 items, method='sortsearch', 1 task(s), seed=1), True)
     """
 
     items: pd.Index
@@ -729,6 +746,25 @@ class Estimate:
     selection : Selection
     n_missing : Series
         Chosen items each new model has no result on (estimated from the others).
+
+    See Also
+    --------
+    effstats.workflow.estimate : makes it.
+
+    Examples
+    --------
+    >>> from effstats.datasets import simulate_responses
+    >>> from effstats.workflow import estimate, select
+    >>> data = simulate_responses(41, 800, rng=0)
+    >>> ref, new = data.subset(models=range(40)), data.subset(models=[40])
+    >>> sel = select(ref, 100, seed=0)
+    >>> est = estimate(sel, new.subset(items=sel.items))
+    >>> est.statistic.round(3), est.confidence_interval(0.95).low.round(3)   # its accuracy on all 800: 0.238
+    (array([0.28]), array([0.206]))
+    >>> est.rank_interval()   # 1 = best of the 40 reference models and the new one
+               rank  rank_low  rank_high  of
+    model_ids
+    sim40        38        32         40  41
     """
 
     model_ids: pd.Index
