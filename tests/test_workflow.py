@@ -350,7 +350,9 @@ def test_sequential_decisions_match_the_online_evaluator(tmp_path, capsys, rule)
     decision = json.loads((tmp_path / "run" / "decision.json").read_text())
     # the same items in the same batches through SequentialEvaluator online
     rules = [Efficacy()] if rule == "efficacy" else [Precision(0.06)]
-    ev = SequentialEvaluator(rules, initial=60, batch=60, max_n=len(order)).start(len(order))
+    # every item reachable: the benchmark is the population (finite-population correction, exact last look)
+    assert state["fpc"] is True
+    ev = SequentialEvaluator(rules, initial=60, batch=60, max_n=len(order), fpc=True).start(len(order))
     for batch in looks:
         a = pd.Series(truth.subset(models=[new_id], items=batch).values[0].astype(float), index=batch)
         if rule == "efficacy":
@@ -471,3 +473,37 @@ def test_lm_eval_filters_are_chosen_and_recorded(tmp_path, capsys):
     board = est.leaderboard["score"]
     acc = truth.accuracy()  # the strict-match values are the truth; flexible-extract's are flipped
     assert board.to_numpy() == pytest.approx(acc[board.index].to_numpy())
+
+
+def test_sequential_run_to_the_last_item_is_exact():
+    """Every item evaluated: the score is the benchmark's own, with no sampling error left (the benchmark is the
+    population, so the last look is exact)."""
+    from effstats.workflow import SequentialRun
+
+    data = simulate_responses(21, 300, rng=4)
+    ref, new = data.subset(models=range(20)), data.subset(models=[20])
+    run = SequentialRun.start(ref, rule="precision", half_width=0.001, initial=100, batch=100, seed=0)
+    while not run.stopped:
+        res = run.update(new.subset(items=run.next_items))
+    assert res.n == 300
+    truth = float(new.values.mean())
+    assert abs(res.estimate - truth) < 1e-12 and res.ci_high - res.ci_low < 1e-9
+    assert res.ci_low - 1e-9 <= truth <= res.ci_high + 1e-9
+
+
+def test_commands_refuse_to_replace_a_run_without_force(tmp_path, capsys):
+    truth = _truth(seed=2)
+    ref_csv = tmp_path / "ref.csv"
+    truth.subset(models=range(N_REF)).to_long().to_csv(ref_csv, index=False)
+    for cmd in (["select", ref_csv, "--budget", 60, "--out", tmp_path / "sel"],
+                ["sequential", "start", ref_csv, "--half-width", 0.05, "--out", tmp_path / "seq"]):
+        code, _, err = _run(cmd, capsys)
+        assert code == 0, err
+        (tmp_path / cmd[-1].name / "mine.txt").write_text("a file of the user's")
+        first = sorted(p.name for p in (tmp_path / cmd[-1].name).iterdir())
+        code, _, err = _run(cmd, capsys)
+        assert code == 2 and "--out:" in err and "--force" in err and len(err.strip().splitlines()) == 1
+        assert sorted(p.name for p in (tmp_path / cmd[-1].name).iterdir()) == first
+        code, _, err = _run(cmd + ["--force"], capsys)
+        assert code == 0, err
+        assert (tmp_path / cmd[-1].name / "mine.txt").exists()

@@ -45,6 +45,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--tasks", default=None, help="comma-separated tasks of REFERENCE to use (default: all)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     p.add_argument("--out", required=True, metavar="DIR", help="folder for manifest.json and lm_eval_samples.json")
+    p.add_argument("--force", action="store_true", help="replace a selection already in DIR (and its estimates)")
     _reader_args(p)
 
     e = sub.add_parser("estimate", help="a new model's score, interval and rank from its results on the chosen items",
@@ -71,6 +72,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                          description="Write DIR/state.json and DIR/batch_001/lm_eval_samples.json.")
     st.add_argument("reference", metavar="REFERENCE", help="reference results (as for effstats select)")
     st.add_argument("--out", required=True, metavar="DIR", help="folder for the state and the batches")
+    st.add_argument("--force", action="store_true",
+                    help="replace a run already in DIR (its looks are lost; starting again after seeing results "
+                         "breaks the sequential test's error control)")
     st.add_argument("--rule", default=None, choices=["precision", "efficacy", "adaptive"],
                     help="the stopping rule (default: efficacy with --against, precision with --half-width, "
                          "adaptive with --target-se)")
@@ -117,6 +121,7 @@ def _lm_eval_hint(samples_file: Path, samples: dict) -> str:
 def _select(args: argparse.Namespace) -> None:
     from ._core import select
 
+    _refuse_existing(args.out, "manifest.json", "a selection", args.force)
     tasks = None if args.tasks is None else [t.strip() for t in args.tasks.split(",") if t.strip()]
     sel = select(args.reference, args.budget, method=args.method, target_error=args.target_error, seed=args.seed,
                  format=args.format, metric=args.metric, duplicates=args.duplicates, filter=args.filter, tasks=tasks)
@@ -158,6 +163,7 @@ def _sequential(args: argparse.Namespace) -> None:
         if rule is None:
             raise ValueError("rule: name the stopping rule: --against MODEL (efficacy), --half-width H (precision) "
                              "or --rule adaptive [--target-se S]")
+        _refuse_existing(args.out, "state.json", "a sequential run", args.force)
         run = SequentialRun.start(args.reference, rule=rule, against=args.against, alternative=args.alternative,
                                   half_width=args.half_width, target_se=args.target_se, alpha=args.alpha,
                                   spending=args.spending, initial=args.initial, batch=args.batch, max_n=args.max_n,
@@ -213,6 +219,27 @@ def run(args: argparse.Namespace) -> int:
             seen.add(str(w.message))
             print(f"{prog}: warning: {_cli_names(str(w.message).splitlines()[0], args.command)}", file=sys.stderr)
     return status
+
+
+def _refuse_existing(out: str, name: str, what: str, force: bool) -> None:
+    """Refuse to write over ``out/name`` (a run's record) unless ``--force``; with it, remove the run's old files."""
+    import shutil
+    from pathlib import Path
+
+    d = Path(out)
+    if not (d / name).exists():
+        return
+    if not force:
+        raise ValueError(f"--out: {d} already holds {what} ({name}); choose another folder, or pass --force to "
+                         "replace it")
+    # the old run's own files only (batches, estimates, decision): they belong to the replaced run
+    owned = ("manifest.json", "lm_eval_samples.json", "estimate", "state.json", "batch_*", "decision.*", "looks.csv")
+    for pattern in owned:
+        for child in d.glob(pattern):
+            if child.is_dir():
+                shutil.rmtree(child)
+            else:
+                child.unlink()
 
 
 # the Python API's argument names, as the command line spells them

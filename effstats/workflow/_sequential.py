@@ -234,6 +234,8 @@ class SequentialRun:
                      "half_width": float(half_width)},
             "alpha": float(alpha), "spending": spending, "initial": int(initial), "batch": int(batch),
             "max_n": int(max_n), "seed": int(seed),
+            # the benchmark is the population: with every eligible item reachable, the last look is exact
+            "fpc": bool(max_n == n_elig),
             "order": [str(i) for i in rm.item_ids[order]],
             "tasks": [str(t) for t in info["task"].to_numpy()[order]],
             "doc_ids": [int(d) for d in info["doc_id"].to_numpy()[order]],
@@ -253,7 +255,7 @@ class SequentialRun:
         if rm.kind != "binary":
             used = f" (metric {ref_info['metric']!r})" if ref_info["metric"] else ""
             raise ValueError(f"rule: 'adaptive' needs 0/1 correctness per item (an IRT item bank), but the reference "
-                             f"results are graded scores{used}; use rule='precision' or 'efficacy', or a 0/1 metric")
+                             f"results are graded scores{used}; use the precision or efficacy rule, or a 0/1 metric")
         target_se = check_positive(target_se, "target_se")
         n = rm.n_items
         batch = check_positive_int(ADAPTIVE_BATCH if batch is None else batch, "batch", maximum=n)
@@ -320,7 +322,7 @@ class SequentialRun:
         rule = st["rule"]
         rules = [Efficacy(rule["alternative"])] if rule["kind"] == "efficacy" else [Precision(rule["half_width"])]
         ev = SequentialEvaluator(rules, alpha=st["alpha"], spending=st["spending"], initial=st["initial"],
-                                 batch=st["batch"], max_n=st["max_n"])
+                                 batch=st["batch"], max_n=st["max_n"], fpc=bool(st.get("fpc", False)))
         return ev.start(st["max_n"])
 
     def _look(self, ev, items: list[str], scores: list[float]):
@@ -596,7 +598,7 @@ class SequentialRun:
             return "\n".join(lines + ["No batch evaluated yet.", ""])
         pct = int(round(100 * res.confidence_level))
         what_est = "Difference (new − reference)" if rule["kind"] == "efficacy" else "Score"
-        lines += [f"Decision: **{res.decision}** after {res.n} of {st['max_n']} items ({len(st['looks'])} looks).",
+        lines += [f"Decision: **{res.decision}** after {res.n} of {st['max_n']} items ({len(st['looks'])} look{'s' if len(st['looks']) != 1 else ''}).",
                   "", f"{what_est} {res.estimate:.4f} (s.e. {res.standard_error:.4f}); {pct} % interval "
                   f"[{res.ci_low:.4f}, {res.ci_high:.4f}] (repeated confidence interval: valid at any look)."]
         if res.pvalue is not None and res.decision != "continue":
@@ -612,12 +614,19 @@ class SequentialRun:
         level = 1 - st["alpha"]
         lo, hi = res.confidence_interval(level)
         lines += [f"Decision: **{res.stopped_by}** after {res.n_items} of at most {st['max_n']} items "
-                  f"({len(st['looks'])} looks; {st['reference']['n_items']} items in the bank).", "",
+                  f"({len(st['looks'])} look{'s' if len(st['looks']) != 1 else ''}; {st['reference']['n_items']} items in the "
+                  "bank).", "",
                   f"Accuracy on the whole benchmark {res.accuracy:.4f} (s.e. {res.accuracy_se:.4f}); "
                   f"{int(round(100 * level))} % interval [{lo:.4f}, {hi:.4f}] (model-based: it assumes the new model "
                   "answers as the IRT model fitted on the reference models predicts).", "",
                   f"Ability {res.theta:.3f} (s.e. {res.standard_error:.3f}) on the reference models' scale (mean 0, "
                   "standard deviation 1)."]
+        n_ref = st["reference"].get("n_models")
+        if n_ref is not None and n_ref < _FEW_MODELS:
+            lines += ["", f"**Not a valid {int(round(100 * level))} % interval:** the item bank was fitted on {n_ref} "
+                      f"reference models (fewer than {_FEW_MODELS}); the interval leaves out the bank's own estimation "
+                      "error and covered well below its level in simulations with so few. Use `--rule precision` "
+                      "(random items, a valid interval) for a decision that must hold."]
         return "\n".join(lines) + "\n"
 
 
