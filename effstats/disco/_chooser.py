@@ -200,8 +200,9 @@ class MethodChooser(_SubsetEstimator):
     best_estimator_ : fitted estimator
     estimators_ : dict of name -> fitted estimator (each with its cached CV predictions)
     cv_results_ : DataFrame
-        One row per candidate: cv_mae, cv_mae_se, cv_spearman, and with ``extrapolation`` top_mae (the best
-        sources held out) and criterion (the larger of cv_mae and top_mae).
+        One row per candidate: cv_mae, cv_mae_se, cv_spearman, and with ``extrapolation`` top_mae and top_mae_se
+        (the best sources held out: a tenth of the sources, so a noisy number) and criterion (the larger of cv_mae
+        and top_mae).
     expected_error_ : float
         The winner's cross-validated MAE (percentage points).
     fallback_ : str or None
@@ -295,7 +296,9 @@ class MethodChooser(_SubsetEstimator):
             row = {"method": name, "cv_mae": err.mean(), "cv_mae_se": err.std(ddof=1) / np.sqrt(len(err)), "cv_spearman": rho}
             if top is not None:
                 top_pred[name] = _held_out_top(est, src, scores, top, source_scores is None)
-                row["top_mae"] = 100 * float(np.mean(np.abs(top_pred[name] - scores[top])))
+                top_err = 100 * np.abs(top_pred[name] - scores[top])
+                row["top_mae"] = float(top_err.mean())
+                row["top_mae_se"] = float(top_err.std(ddof=1) / np.sqrt(len(top_err)))
             rows.append(row)
         res = pd.DataFrame(rows).set_index("method")
         res["criterion"] = res[["cv_mae", "top_mae"]].max(axis=1) if top is not None else res["cv_mae"]

@@ -893,6 +893,11 @@ class Estimate:
                  f"Intervals at {pct} %; rank 1 is the best of {len(self.leaderboard) + 1} models (the ranked "
                  "references and the new model).",
                  ""]
+        if sel.method == "auto":
+            kinds = {p.task: "design-based interval" if p.design_based else
+                     "model-based interval, cross-validated over the reference models" for p in self._parts}
+            picks = "; ".join(f"{t}: {m} ({kinds.get(t, 'every item')})" for t, m in sel.tasks["method"].items())
+            lines += [f"The chooser picked, per task: {picks}.", ""]
         f = self.to_frame(confidence_level)
         lines.append("| model | estimate | s.e. | interval | rank | rank interval | items |")
         lines.append("|---|---|---|---|---|---|---|")
