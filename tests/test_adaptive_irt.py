@@ -3,6 +3,7 @@ accuracy interval's coverage by Monte Carlo on a simulated 2PL population, in ra
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import integrate, stats
 
@@ -111,6 +112,12 @@ def test_bad_input_names_the_argument(population):
         AdaptiveTest(bank, target_se=0)
     with pytest.raises(ValueError, match="answers"):
         AdaptiveTest(bank).run(np.ones(3))
+    with pytest.raises(ValueError, match="bank: expected an effstats.irt.IRT2PL"):
+        AdaptiveTest(rm)
+    answers = pd.Series(rm.values[300].astype(float), index=bank.item_ids_)
+    answers.iloc[AdaptiveTest(bank).next_item()] = np.nan  # the first item asked has no answer
+    with pytest.raises(ValueError, match="answers: expected 0 or 1 for the item asked"):
+        AdaptiveTest(bank).run(answers)
     two = IRT2PL(n_dims=2).fit(rm.subset(models=range(60), items=range(80)))
     with pytest.raises(ValueError, match="bank: adaptive testing needs a one-dimensional"):
         AdaptiveTest(two)

@@ -143,6 +143,11 @@ class AdaptiveTest:
 
     def __init__(self, bank: Any, *, target_se: float = 0.3, max_items: int | None = None, prior_sd: float = 3.0,
                  n_grid: int = 161) -> None:
+        from ._model import IRT2PL
+
+        if not isinstance(bank, IRT2PL):
+            raise ValueError(f"bank: expected an effstats.irt.IRT2PL fitted on the reference models' 0/1 responses, "
+                             f"got {type(bank).__name__}")
         check_is_fitted(bank, "a_")
         if bank.a_.shape[1] != 1:
             raise ValueError(f"bank: adaptive testing needs a one-dimensional IRT2PL, got n_dims={bank.a_.shape[1]}")
@@ -259,7 +264,11 @@ class AdaptiveTest:
             ask = lambda j: arr[j]  # noqa: E731
         while self.stopped_by is None:
             j = self.next_item()
-            self.record(j, ask(j))
+            y = ask(j)
+            if isinstance(y, str) or y is None or not np.isscalar(y) or y not in (0, 1):
+                item = ids[j] if ids is not None else j
+                raise ValueError(f"answers: expected 0 or 1 for the item asked, {item!r}, got {y!r}")
+            self.record(j, y)
         return self.result()
 
     def result(self) -> AdaptiveResult:

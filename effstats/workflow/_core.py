@@ -161,8 +161,8 @@ class _TaskFit:
         if budget >= rm.n_items:
             return cls("all", rm.n_items, rm.item_ids)
         if method in ("sortsearch", "hybrid", "tinybenchmarks") and rm.kind != "binary":
-            raise ValueError(f"method: {method!r} needs 0/1 correctness; these scores are graded (choose disco, "
-                             "anchor, stratified, random or auto)")
+            raise ValueError(f"method: {method!r} needs 0/1 correctness; these scores are graded (choose aipw, "
+                             "disco, mrmr, random-learn, anchor, stratified, random or auto)")
         est = _estimator(method, budget, seed, rm) if chosen is None else _chosen_candidate(rm, budget, seed, chosen)
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=".*components requested.*")
