@@ -350,9 +350,7 @@ def test_sequential_decisions_match_the_online_evaluator(tmp_path, capsys, rule)
     decision = json.loads((tmp_path / "run" / "decision.json").read_text())
     # the same items in the same batches through SequentialEvaluator online
     rules = [Efficacy()] if rule == "efficacy" else [Precision(0.06)]
-    # every item reachable: the benchmark is the population (finite-population correction, exact last look)
-    assert state["fpc"] is True
-    ev = SequentialEvaluator(rules, initial=60, batch=60, max_n=len(order), fpc=True).start(len(order))
+    ev = SequentialEvaluator(rules, initial=60, batch=60, max_n=len(order)).start(len(order))
     for batch in looks:
         a = pd.Series(truth.subset(models=[new_id], items=batch).values[0].astype(float), index=batch)
         if rule == "efficacy":
@@ -475,9 +473,8 @@ def test_lm_eval_filters_are_chosen_and_recorded(tmp_path, capsys):
     assert board.to_numpy() == pytest.approx(acc[board.index].to_numpy())
 
 
-def test_sequential_run_to_the_last_item_is_exact():
-    """Every item evaluated: the score is the benchmark's own, with no sampling error left (the benchmark is the
-    population, so the last look is exact)."""
+def test_sequential_run_to_the_last_item_reports_the_exact_score():
+    """Every item evaluated: the decision states the benchmark's own score, which has no sampling error."""
     from effstats.workflow import SequentialRun
 
     data = simulate_responses(21, 300, rng=4)
@@ -487,8 +484,12 @@ def test_sequential_run_to_the_last_item_is_exact():
         res = run.update(new.subset(items=run.next_items))
     assert res.n == 300
     truth = float(new.values.mean())
-    assert abs(res.estimate - truth) < 1e-12 and res.ci_high - res.ci_low < 1e-9
-    assert res.ci_low - 1e-9 <= truth <= res.ci_high + 1e-9
+    assert abs(run.state["result"]["exact"] - truth) < 1e-12
+    assert f"{truth:.4f} exactly" in run.to_markdown()
+    part = SequentialRun.start(ref, rule="precision", half_width=0.2, initial=100, batch=100, seed=0)
+    while not part.stopped:
+        part.update(new.subset(items=part.next_items))
+    assert part.state["result"]["n"] < 300 and "exact" not in part.state["result"]
 
 
 def test_commands_refuse_to_replace_a_run_without_force(tmp_path, capsys):

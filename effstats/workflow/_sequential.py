@@ -234,8 +234,7 @@ class SequentialRun:
                      "half_width": float(half_width)},
             "alpha": float(alpha), "spending": spending, "initial": int(initial), "batch": int(batch),
             "max_n": int(max_n), "seed": int(seed),
-            # the benchmark is the population: with every eligible item reachable, the last look is exact
-            "fpc": bool(max_n == n_elig),
+            "n_eligible": int(n_elig),
             "order": [str(i) for i in rm.item_ids[order]],
             "tasks": [str(t) for t in info["task"].to_numpy()[order]],
             "doc_ids": [int(d) for d in info["doc_id"].to_numpy()[order]],
@@ -322,7 +321,7 @@ class SequentialRun:
         rule = st["rule"]
         rules = [Efficacy(rule["alternative"])] if rule["kind"] == "efficacy" else [Precision(rule["half_width"])]
         ev = SequentialEvaluator(rules, alpha=st["alpha"], spending=st["spending"], initial=st["initial"],
-                                 batch=st["batch"], max_n=st["max_n"], fpc=bool(st.get("fpc", False)))
+                                 batch=st["batch"], max_n=st["max_n"])
         return ev.start(st["max_n"])
 
     def _look(self, ev, items: list[str], scores: list[float]):
@@ -539,6 +538,16 @@ class SequentialRun:
         if res.decision != "continue":
             st["status"] = "stopped"
             st["result"] = _result_dict(res)
+            if self.n_evaluated == st.get("n_eligible", -1):
+                # the whole benchmark evaluated: its score is known exactly, whatever the sequential test concluded
+                looks = st["looks"]
+                new_all = np.concatenate([np.asarray(lk["scores"], float) for lk in looks])
+                if st["rule"]["kind"] == "efficacy":
+                    pos = {i: k for k, i in enumerate(st["order"])}
+                    ref_all = np.array([st["against_scores"][pos[i]] for lk in looks for i in lk["items"]], float)
+                    st["result"]["exact"] = float(new_all.mean() - ref_all.mean())
+                else:
+                    st["result"]["exact"] = float(new_all.mean())
         return res
 
     def _adaptive_dict(self, res) -> dict:
@@ -603,6 +612,11 @@ class SequentialRun:
                   f"[{res.ci_low:.4f}, {res.ci_high:.4f}] (repeated confidence interval: valid at any look)."]
         if res.pvalue is not None and res.decision != "continue":
             lines.append(f"Stage-wise p-value {res.pvalue:.4g}.")
+        exact = (st.get("result") or {}).get("exact")
+        if exact is not None:
+            lines += ["", f"Every item of the benchmark was evaluated: the {what_est.lower()} on this benchmark is "
+                      f"{exact:.4f} exactly (no sampling error; the interval above is the sequential test's, for the "
+                      "population of such items)."]
         return "\n".join(lines) + "\n"
 
     def _adaptive_markdown(self) -> str:
