@@ -35,6 +35,7 @@ from scipy import optimize, stats
 
 from ._ordering import check_order, dp_rows
 from ._results import ConfidenceInterval, check_confidence_level
+from ._shared import _e_rand_rates, _kappa_from_rates
 from ._validation import check_array, check_binary, check_option, check_unit_interval
 from .responses import ResponseMatrix
 
@@ -252,24 +253,6 @@ def e_rand(a: Any, y: Any) -> Any:
     av, yv, one = _pair(a, y, binary=True)
     pa, py = av.mean(axis=1), yv.mean(axis=1)
     return _out(_e_rand_rates(pa, py), one)
-
-
-def _e_rand_rates(pa: Any, py: Any) -> Any:
-    """Eq. 3 from the two rates of ones: ``p_a p_y + (1 - p_a)(1 - p_y)``."""
-    return pa * py + (1 - pa) * (1 - py)
-
-
-def _kappa_from_rates(err: Any, pa: Any, py: Any, undefined: float = 1.0) -> np.ndarray:
-    """Kappa (Eq. 4) from the disagreement rate and the two rates of ones, vectorised.
-
-    ``1 - E_rand = 0`` only when both vectors are the same constant (perfect agreement, kappa = 0/0): that case
-    returns ``undefined``.
-    """
-    err, pa, py = (np.asarray(v, float) for v in (err, pa, py))
-    er = _e_rand_rates(pa, py)
-    den = 1.0 - er
-    safe = np.where(den > 0, den, 1.0)
-    return np.where(den > 0, ((1.0 - err) - er) / safe, undefined)
 
 
 def cohen_kappa(a: Any, y: Any, *, undefined: float = 1.0) -> Any:

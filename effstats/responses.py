@@ -17,6 +17,7 @@ from typing import Any, Iterable, Literal, Sequence
 import numpy as np
 import pandas as pd
 
+from ._shared import _group_means, _indexer, _unique_positions
 from ._validation import check_array, check_binary, check_flag, check_probabilities, check_unit_interval
 
 __all__ = ["ResponseMatrix"]
@@ -94,48 +95,6 @@ def _as_float(frame: pd.DataFrame, name: str) -> pd.DataFrame:
         raise ValueError(f"{name}: column {col!r} has non-numeric values, e.g. {frame.loc[bad[col], col].iloc[0]!r}") from None
 
 
-def _indexer(sel: Any, ids: pd.Index, name: str) -> np.ndarray:
-    """Positions from None (all), a boolean mask, integer positions or ids."""
-    n = len(ids)
-    if sel is None:
-        return np.arange(n)
-    if isinstance(sel, slice):
-        return np.arange(n)[sel]
-    try:
-        arr = np.asarray(sel)
-    except ValueError:
-        raise ValueError(f"{name}: expected ids, positions or a boolean mask, got a ragged sequence") from None
-    if arr.ndim == 0:
-        arr = arr[None]
-    if arr.ndim != 1:
-        raise ValueError(f"{name}: expected a 1-D selection (ids, positions or a boolean mask), got shape {arr.shape}")
-    if arr.dtype.kind == "c":
-        raise ValueError(f"{name}: expected ids, positions or a boolean mask, got complex values")
-    if arr.dtype == bool:
-        if arr.shape != (n,):
-            raise ValueError(f"{name}: boolean mask must have length {n}, got {arr.shape}")
-        return np.flatnonzero(arr)
-    if np.issubdtype(arr.dtype, np.integer) and not np.issubdtype(ids.dtype, np.integer):
-        if arr.size and (arr.min() < -n or arr.max() >= n):
-            raise ValueError(f"{name}: positions out of range for {n} entries")
-        return arr % n if arr.size else arr.astype(int)
-    try:
-        pos = ids.get_indexer(arr)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name}: unknown ids {arr[:5].tolist()}") from None
-    if (pos < 0).any():
-        raise ValueError(f"{name}: unknown ids {arr[pos < 0][:5].tolist()}")
-    return pos
-
-
-def _unique_positions(pos: np.ndarray, ids: pd.Index, name: str) -> np.ndarray:
-    """Refuse a selection naming an entry twice (the result would carry duplicated ids)."""
-    if len(pos) != len(np.unique(pos)):
-        u, c = np.unique(pos, return_counts=True)
-        raise ValueError(f"{name}: selected more than once: {ids[u[c > 1]][:5].tolist()}")
-    return pos
-
-
 def _renamed(names: dict[str, str], build: Any) -> Any:
     """Run ``build``; a ValueError about an internal argument is re-worded with the caller's argument name."""
     try:
@@ -160,16 +119,6 @@ def _subset_meta(meta: Any, ids: pd.Index, name: str) -> pd.DataFrame | None:
     if len(missing):
         raise ValueError(f"{name}: no rows for ids {missing[:5].tolist()}")
     return meta.loc[ids]
-
-
-def _group_means(values: np.ndarray, weights: np.ndarray, codes: np.ndarray, n_groups: int) -> np.ndarray:
-    """Weighted means of the columns within each group: (..., n_cols) → (..., n_groups), NaN where a group has
-    no weight. ``values`` must be 0 (not NaN) where ``weights`` is 0; ``codes`` (n_cols,) are group ids."""
-    onehot = np.zeros((len(codes), n_groups))
-    onehot[np.arange(len(codes)), codes] = 1.0
-    num, den = (values * weights) @ onehot, weights @ onehot
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
 
 
 @dataclass(frozen=True, eq=False, repr=False)

@@ -13,7 +13,8 @@ import pandas as pd
 
 from ._validation import check_fraction, check_positive_int, check_rng
 from .exceptions import InputTypeError
-from .responses import ResponseMatrix, _indexer, _unique_positions
+from ._shared import _indexer, _unique_positions
+from .responses import ResponseMatrix
 
 __all__ = ["ModelSplit", "random_split", "chronological_split", "performance_split"]
 

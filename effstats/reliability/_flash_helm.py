@@ -9,7 +9,8 @@ import pandas as pd
 from scipy import stats
 
 from .._validation import check_fraction, check_positive_int, check_rng
-from ..responses import ResponseMatrix, _indexer
+from .._shared import _indexer
+from ..responses import ResponseMatrix
 from ._benchmark import Benchmark, Score, _check_sizes
 from ._dior import _check_common, _counts, _draw
 from ._metametrics import _wilson

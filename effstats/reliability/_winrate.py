@@ -9,7 +9,8 @@ import numpy as np
 import pandas as pd
 
 from .._validation import check_array
-from ..responses import ResponseMatrix, _group_means
+from .._shared import _group_means
+from ..responses import ResponseMatrix
 from ._benchmark import _TIES, Benchmark, _choice, _components, _raise_if_disconnected
 
 # =============================================================================================

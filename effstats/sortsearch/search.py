@@ -627,7 +627,7 @@ def _evaluate_thresholds(true_responses: Any, order: np.ndarray, K: np.ndarray) 
 
     Each row block of the truth is permuted and prefix-summed once, then read at every set of thresholds.
     """
-    from ..metrics import _kappa_from_rates
+    from .._shared import _kappa_from_rates
 
     n = len(order)
     n_models = K.shape[1]

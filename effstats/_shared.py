@@ -1,0 +1,85 @@
+"""Helpers shared by several subpackages (internal: no stable API).
+
+One home for the small functions more than one public module needs, so that no module imports another's private
+names: selecting models or items by id, position or mask (:mod:`effstats.responses`, :mod:`effstats.splits`,
+:mod:`effstats.reliability`), weighted group means (:mod:`effstats.responses`, :mod:`effstats.reliability`), and
+Cohen's kappa from agreement rates (:mod:`effstats.metrics`, :mod:`effstats.sortsearch`). The package's other internal
+modules: ``effstats._validation`` (argument checks), ``effstats._results`` (result classes), ``effstats._subset``
+(the subset estimators' shared base) and ``effstats._range`` (out-of-range flags).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+
+def _indexer(sel: Any, ids: pd.Index, name: str) -> np.ndarray:
+    """Positions from None (all), a boolean mask, integer positions or ids."""
+    n = len(ids)
+    if sel is None:
+        return np.arange(n)
+    if isinstance(sel, slice):
+        return np.arange(n)[sel]
+    try:
+        arr = np.asarray(sel)
+    except ValueError:
+        raise ValueError(f"{name}: expected ids, positions or a boolean mask, got a ragged sequence") from None
+    if arr.ndim == 0:
+        arr = arr[None]
+    if arr.ndim != 1:
+        raise ValueError(f"{name}: expected a 1-D selection (ids, positions or a boolean mask), got shape {arr.shape}")
+    if arr.dtype.kind == "c":
+        raise ValueError(f"{name}: expected ids, positions or a boolean mask, got complex values")
+    if arr.dtype == bool:
+        if arr.shape != (n,):
+            raise ValueError(f"{name}: boolean mask must have length {n}, got {arr.shape}")
+        return np.flatnonzero(arr)
+    if np.issubdtype(arr.dtype, np.integer) and not np.issubdtype(ids.dtype, np.integer):
+        if arr.size and (arr.min() < -n or arr.max() >= n):
+            raise ValueError(f"{name}: positions out of range for {n} entries")
+        return arr % n if arr.size else arr.astype(int)
+    try:
+        pos = ids.get_indexer(arr)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}: unknown ids {arr[:5].tolist()}") from None
+    if (pos < 0).any():
+        raise ValueError(f"{name}: unknown ids {arr[pos < 0][:5].tolist()}")
+    return pos
+
+
+def _unique_positions(pos: np.ndarray, ids: pd.Index, name: str) -> np.ndarray:
+    """Refuse a selection naming an entry twice (the result would carry duplicated ids)."""
+    if len(pos) != len(np.unique(pos)):
+        u, c = np.unique(pos, return_counts=True)
+        raise ValueError(f"{name}: selected more than once: {ids[u[c > 1]][:5].tolist()}")
+    return pos
+
+
+def _group_means(values: np.ndarray, weights: np.ndarray, codes: np.ndarray, n_groups: int) -> np.ndarray:
+    """Weighted means of the columns within each group: (..., n_cols) → (..., n_groups), NaN where a group has
+    no weight. ``values`` must be 0 (not NaN) where ``weights`` is 0; ``codes`` (n_cols,) are group ids."""
+    onehot = np.zeros((len(codes), n_groups))
+    onehot[np.arange(len(codes)), codes] = 1.0
+    num, den = (values * weights) @ onehot, weights @ onehot
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
+
+
+def _e_rand_rates(pa: Any, py: Any) -> Any:
+    """Eq. 3 from the two rates of ones: ``p_a p_y + (1 - p_a)(1 - p_y)``."""
+    return pa * py + (1 - pa) * (1 - py)
+
+
+def _kappa_from_rates(err: Any, pa: Any, py: Any, undefined: float = 1.0) -> np.ndarray:
+    """Kappa (Eq. 4) from the disagreement rate and the two rates of ones, vectorised.
+
+    ``1 - E_rand = 0`` only when both vectors are the same constant (perfect agreement, kappa = 0/0): that case
+    returns ``undefined``.
+    """
+    err, pa, py = (np.asarray(v, float) for v in (err, pa, py))
+    er = _e_rand_rates(pa, py)
+    den = 1.0 - er
+    safe = np.where(den > 0, den, 1.0)
+    return np.where(den > 0, ((1.0 - err) - er) / safe, undefined)
