@@ -226,5 +226,8 @@ def test_pages_render_in_chromium(served, chromium):
             failures.append(f"{page}: {state['math']} math elements, none typeset")
         failures += [f"{page}: {p}" for p in problems]
     assert not failures, "\n".join(failures)
-    # the notebooks' figures are on their pages
-    assert len(states["notebooks/sortsearch.html"][0]["imgs"]) >= 2, states["notebooks/sortsearch.html"][0]["imgs"]
+    # the notebooks' figures are on their pages when the site was built from executed copies (make demo writes them
+    # to build/notebooks; a fresh checkout has only the stored notebooks, which carry no outputs)
+    executed = Path(os.environ.get("EFFSTATS_DOCS_NOTEBOOKS", ROOT / "build" / "notebooks")) / "sortsearch.ipynb"
+    if executed.is_file():
+        assert len(states["notebooks/sortsearch.html"][0]["imgs"]) >= 2, states["notebooks/sortsearch.html"][0]["imgs"]
