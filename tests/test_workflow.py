@@ -508,3 +508,25 @@ def test_commands_refuse_to_replace_a_run_without_force(tmp_path, capsys):
         code, _, err = _run(cmd + ["--force"], capsys)
         assert code == 0, err
         assert (tmp_path / cmd[-1].name / "mine.txt").exists()
+
+
+def test_auto_answers_a_new_model_outside_the_references_range_with_the_design_unbiased_candidate(tmp_path):
+    """A model-based pick on random items: a new model right on every item gets AIPW's estimate on the same items,
+    in memory (the chooser) and after the manifest is saved and refitted alike."""
+    from effstats import ResponseMatrix
+    from effstats.disco import AIPW
+
+    d = simulate_responses(101, 2000, ability=(0, 0.3), rng=0)  # similar models: DISCO's ridge wins in range
+    ref = d.subset(models=range(100))
+    sel = select(ref, 60, method="auto", seed=0)
+    assert sel.tasks["method"].tolist() == ["DISCO difference + ridge"]
+    new = ResponseMatrix(np.vstack([d.values[100], np.ones(2000, bool)]), model_ids=["typical", "perfect"],
+                         item_ids=d.item_ids).subset(items=sel.items)
+    in_memory = estimate(sel, new).to_frame()
+    sel.save(tmp_path / "sel")
+    again = estimate(tmp_path / "sel", new, reference=ref).to_frame()
+    pd.testing.assert_frame_equal(in_memory, again)
+    aipw = AIPW(60, n_folds=5, power_tuning=True, random_state=sel._fits["all"].est.candidate_random_state_).fit(ref)
+    assert list(aipw.selected_ids_) == list(sel.items)
+    assert in_memory.loc["perfect", "estimate"] == pytest.approx(float(aipw.predict(new)[1]))
+    assert in_memory.loc["perfect", "estimate"] > 0.95

@@ -153,6 +153,8 @@ class _TaskFit:
     items: pd.Index
     est: Any = None
     chosen: str | None = None  # the candidate MethodChooser picked
+    reference: Any = field(default=None, repr=False)  # the task's reference data and seed, for auto's fallback
+    seed: int | None = None
 
     @classmethod
     def fit(cls, method: str, rm: ResponseMatrix, budget: int, seed: int, chosen: str | None = None) -> "_TaskFit":
@@ -175,7 +177,7 @@ class _TaskFit:
             items = pd.Index(est.selected_ids_)
         if method == "auto" and chosen is None:
             chosen = est.best_
-        return cls(method, budget, items, est, chosen)
+        return cls(method, budget, items, est, chosen, rm if method == "auto" else None, seed)
 
     @property
     def design_based(self) -> bool:
@@ -190,8 +192,50 @@ class _TaskFit:
         if self.method in ("sortsearch", "hybrid"):
             return self.est.predict(new)
         if self.method == "auto":  # the chooser's intervals: its candidate's, cross-validated over its folds
-            return self.est.predict_interval(new, n_splits=min(5, len(self.est._source[1])))
+            k = min(5, len(self.est._source[1]))
+            if isinstance(self.est, _chooser_class()):  # the chooser itself: it answers out-of-range targets
+                return self.est.predict_interval(new, n_splits=k)
+            return self._refit_with_fallback(new, k)
         return self.est.predict_interval(new)
+
+    def _refit_with_fallback(self, new: ResponseMatrix, k: int):
+        """The refitted pick's predictions; targets outside the references' range get the design-unbiased
+        candidate's on the same items, as :class:`~effstats.disco.MethodChooser` gives them."""
+        from ..disco._chooser import _DESIGN_FALLBACKS, _PerTarget
+
+        if self.design_based or self.reference is None:
+            return self.est.predict_interval(new, n_splits=k)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            p = self.est.predict_interval(new, n_splits=k)
+        flags = p.out_of_range
+        fallback = None
+        if flags is not None and flags.any():
+            cands = _auto_candidates(self.reference, self.budget)
+            for kind in _DESIGN_FALLBACKS:
+                for name, cand in cands.items():
+                    if fallback is None and type(cand).__name__ == kind:
+                        fb = _chosen_candidate(self.reference, self.budget, self.seed, name)
+                        with warnings.catch_warnings():
+                            warnings.simplefilter("ignore")
+                            fb.fit(self.reference)
+                        if np.array_equal(fb.selected_, self.est.selected_):
+                            fallback = fb
+        for w in caught:
+            if fallback is None or "outside the source models' range" not in str(w.message):
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        if fallback is None:
+            return p
+        q = fallback.predict_interval(new, n_splits=k)
+        return _PerTarget(np.where(flags, q.statistic, p.statistic), np.where(flags, q.standard_error, p.standard_error),
+                          p.method, p.residuals, p.bounds, p.model_ids, n_missing=p.n_missing,
+                          n_missing_target=p.n_missing_target, out_of_range=flags, chosen=p, fallback=q)
+
+
+def _chooser_class():
+    from ..disco import MethodChooser
+
+    return MethodChooser
 
 
 # Anchor items come from k-means over the items, which takes minutes beyond this many items a task (90 % of a
