@@ -336,19 +336,27 @@ class MethodChooser(_SubsetEstimator):
         k = self.n_splits if n_splits is None else n_splits
         if self.fallback_ is None:
             return self.best_estimator_.predict_interval(target_outputs, items=items, n_splits=k)
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            p = self.best_estimator_.predict_interval(target_outputs, items=items, n_splits=k)
-        for w in caught:  # the fallback answers for the flagged targets: their extrapolation warning is moot
-            if "outside the source models' range" not in str(w.message):
-                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-        flags = p.out_of_range
-        if flags is None or not flags.any():
-            return p
-        q = self.estimators_[self.fallback_].predict_interval(target_outputs, items=items, n_splits=k)
-        return _PerTarget(np.where(flags, q.statistic, p.statistic), np.where(flags, q.standard_error, p.standard_error),
-                          p.method, p.residuals, p.bounds, p.model_ids, n_missing=p.n_missing,
-                          n_missing_target=p.n_missing_target, out_of_range=flags, chosen=p, fallback=q)
+        return _with_fallback(
+            lambda: self.best_estimator_.predict_interval(target_outputs, items=items, n_splits=k),
+            lambda: self.estimators_[self.fallback_].predict_interval(target_outputs, items=items, n_splits=k))
+
+
+def _with_fallback(chosen: Any, fallback: Any) -> SubsetPrediction:
+    """``chosen()``'s predictions, with ``fallback()``'s for the targets it flags out of range. ``fallback()`` runs
+    only when some target is flagged and may return None (no fallback on these items): then ``chosen()``'s stand."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        p = chosen()
+    flags = p.out_of_range
+    q = fallback() if flags is not None and flags.any() else None
+    for w in caught:  # where the fallback answers for the flagged targets, their extrapolation warning is moot
+        if q is None or "outside the source models' range" not in str(w.message):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    if q is None:
+        return p
+    return _PerTarget(np.where(flags, q.statistic, p.statistic), np.where(flags, q.standard_error, p.standard_error),
+                      p.method, p.residuals, p.bounds, p.model_ids, n_missing=p.n_missing,
+                      n_missing_target=p.n_missing_target, out_of_range=flags, chosen=p, fallback=q)
 
 
 @dataclass(frozen=True)

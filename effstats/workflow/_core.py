@@ -201,35 +201,25 @@ class _TaskFit:
     def _refit_with_fallback(self, new: ResponseMatrix, k: int):
         """The refitted pick's predictions; targets outside the references' range get the design-unbiased
         candidate's on the same items, as :class:`~effstats.disco.MethodChooser` gives them."""
-        from ..disco._chooser import _DESIGN_FALLBACKS, _PerTarget
+        from ..disco._chooser import _DESIGN_FALLBACKS, _with_fallback
 
         if self.design_based or self.reference is None:
             return self.est.predict_interval(new, n_splits=k)
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            p = self.est.predict_interval(new, n_splits=k)
-        flags = p.out_of_range
-        fallback = None
-        if flags is not None and flags.any():
+
+        def fallback():
             cands = _auto_candidates(self.reference, self.budget)
             for kind in _DESIGN_FALLBACKS:
                 for name, cand in cands.items():
-                    if fallback is None and type(cand).__name__ == kind:
+                    if type(cand).__name__ == kind:
                         fb = _chosen_candidate(self.reference, self.budget, self.seed, name)
                         with warnings.catch_warnings():
                             warnings.simplefilter("ignore")
                             fb.fit(self.reference)
                         if np.array_equal(fb.selected_, self.est.selected_):
-                            fallback = fb
-        for w in caught:
-            if fallback is None or "outside the source models' range" not in str(w.message):
-                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-        if fallback is None:
-            return p
-        q = fallback.predict_interval(new, n_splits=k)
-        return _PerTarget(np.where(flags, q.statistic, p.statistic), np.where(flags, q.standard_error, p.standard_error),
-                          p.method, p.residuals, p.bounds, p.model_ids, n_missing=p.n_missing,
-                          n_missing_target=p.n_missing_target, out_of_range=flags, chosen=p, fallback=q)
+                            return fb.predict_interval(new, n_splits=k)
+            return None
+
+        return _with_fallback(lambda: self.est.predict_interval(new, n_splits=k), fallback)
 
 
 def _chooser_class():
