@@ -3,7 +3,7 @@
 Submodules
 ----------
 responses    the models × items data model (:class:`effstats.ResponseMatrix`)
-splits       random / chronological / performance-based model splits
+splits       random / binned / chronological / performance-based model splits
 bitpack      bit-packed binary matrices for 10^10-cell correctness caches
 datasets     bundled leaderboards, real per-item predictions, the digits lifelong benchmark, simulators
 sequential   group-sequential designs (gsDesign through rpy2, or native) and adaptive evaluation
@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # for type checkers and IDEs; at run time these load on first use (see __getattr__)
     from .bitpack import PackedBinaryMatrix
     from .responses import ResponseMatrix
-    from .splits import ModelSplit, chronological_split, performance_split, random_split
+    from .splits import ModelSplit, binned_split, chronological_split, performance_split, random_split
 
 __version__ = "0.1.0"
 __all__ = [
@@ -30,6 +30,7 @@ __all__ = [
     "random_split",
     "chronological_split",
     "performance_split",
+    "binned_split",
     "show_versions",
 ]
 
@@ -42,6 +43,7 @@ _EXPORTS = {
     "random_split": "splits",
     "chronological_split": "splits",
     "performance_split": "splits",
+    "binned_split": "splits",
 }
 
 

@@ -1,4 +1,4 @@
-"""Source/target model splits: random, chronological and performance-based (with an optional gap).
+"""Source/target model splits: random, binned by score, chronological and performance-based (with an optional gap).
 
 Every function returns a :class:`effstats.ModelSplit` of integer positions; ``split.apply(responses)`` gives the
 two :class:`~effstats.responses.ResponseMatrix` halves.
@@ -16,14 +16,14 @@ from .exceptions import InputTypeError
 from ._shared import _indexer, _unique_positions
 from .responses import ResponseMatrix
 
-__all__ = ["ModelSplit", "random_split", "chronological_split", "performance_split"]
+__all__ = ["ModelSplit", "random_split", "chronological_split", "performance_split", "binned_split"]
 
 
 class ModelSplit(NamedTuple):
     """Positions of the source models (to fit or sort on) and of the target (new) models.
 
-    A named tuple returned by :func:`effstats.random_split`, :func:`effstats.chronological_split` and
-    :func:`effstats.performance_split`; it unpacks as ``source, target``.
+    A named tuple returned by :func:`effstats.random_split`, :func:`effstats.binned_split`,
+    :func:`effstats.chronological_split` and :func:`effstats.performance_split`; it unpacks as ``source, target``.
 
     Attributes
     ----------
@@ -34,7 +34,7 @@ class ModelSplit(NamedTuple):
 
     See Also
     --------
-    effstats.random_split, effstats.chronological_split, effstats.performance_split
+    effstats.random_split, effstats.binned_split, effstats.chronological_split, effstats.performance_split
 
     Examples
     --------
@@ -270,3 +270,80 @@ def performance_split(responses: ResponseMatrix, top_fraction: float = 0.1, gap:
     if k + g >= n:
         raise ValueError(f"gap: top_fraction + gap leave no source models ({k} targets, {g} dropped of {n})")
     return ModelSplit(np.sort(order[k + g:]), np.sort(order[:k]))
+
+
+def binned_split(responses: ResponseMatrix, source_size: float | int = 0.25, n_bins: int = 10,
+                 rng: Any = None) -> ModelSplit:
+    """Draw the sources evenly across the score range; the other models are targets.
+
+    The models' full-benchmark scores are cut into ``n_bins`` equal-width bins and the sources are drawn at random
+    in numbers as equal as the bins allow (a bin with too few models gives all it has and the rest is shared by
+    the others). Every target then lies within the sources' range and near some source: the in-range setting of
+    Bowyer et al.'s experiments ("binned interpolation"), which a random split only approximates when scores
+    are skewed.
+
+    Parameters
+    ----------
+    responses : ResponseMatrix
+    source_size : float in (0, 1) or int, default=0.25
+        Fraction (rounded) or number of source models; at least one model stays on each side.
+    n_bins : int, default=10
+        Number of equal-width bins over the range of the models' scores.
+    rng : int, numpy.random.Generator or None, default=None
+        Seed or generator of the draw.
+
+    Returns
+    -------
+    ModelSplit
+
+    See Also
+    --------
+    effstats.random_split : sources drawn uniformly, whatever their scores.
+    effstats.performance_split : the best models are the targets (out of range).
+
+    References
+    ----------
+    Bowyer, S., Locatelli, A. and Cao, K. (2026). Efficient Benchmarking Is Just Feature Selection and Multiple
+    Regression. arXiv:2605.25773.
+
+    Examples
+    --------
+    Eight weak models and two strong ones: a random split of 4 sources often takes no strong model, a binned one
+    takes from both ends.
+
+    >>> from effstats import ResponseMatrix, binned_split
+    >>> rm = ResponseMatrix([[1, 0, 0, 0]] * 4 + [[1, 1, 0, 0]] * 4 + [[1, 1, 1, 1]] * 2)
+    >>> split = binned_split(rm, source_size=4, n_bins=2, rng=0)
+    >>> rm.accuracy().to_numpy()[split.source].tolist()
+    [0.25, 0.5, 1.0, 1.0]
+    >>> split.target.size
+    6
+    """
+    responses = _check_responses(responses)
+    n = responses.n_models
+    if n < 2:
+        raise ValueError("responses: need at least 2 models to split")
+    if isinstance(source_size, float):
+        k = int(round(check_fraction(source_size, "source_size") * n))
+    else:
+        k = check_positive_int(source_size, "source_size", maximum=n - 1)
+    if not 1 <= k <= n - 1:
+        raise ValueError(f"source_size: leaves {k} source models of {n}; need at least one on each side")
+    bins = check_positive_int(n_bins, "n_bins")
+    gen = check_rng(rng)
+    score = responses.accuracy().to_numpy()
+    lo, hi = float(score.min()), float(score.max())
+    edges = np.linspace(lo, hi, bins + 1)[1:-1]
+    bin_of = np.searchsorted(edges, score, side="right")  # the top edge falls into the last bin
+    members = [gen.permutation(np.flatnonzero(bin_of == b)) for b in range(bins)]
+    sizes = np.array([m.size for m in members])
+    # water-filling: the largest level every bin can meet, then the remainder to random bins with models left
+    level = 0
+    while np.minimum(sizes, level + 1).sum() <= k:
+        level += 1
+    quota = np.minimum(sizes, level)
+    spare = np.flatnonzero(sizes > level)
+    quota[gen.choice(spare, size=k - int(quota.sum()), replace=False)] += 1
+    source = np.concatenate([m[:q] for m, q in zip(members, quota)]).astype(int)
+    target = np.setdiff1d(np.arange(n), source)
+    return ModelSplit(np.sort(source), target)

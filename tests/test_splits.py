@@ -2,7 +2,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from effstats import ResponseMatrix, chronological_split, performance_split, random_split
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from effstats import ResponseMatrix, binned_split, chronological_split, performance_split, random_split
 
 
 def make(n=20, seed=0):
@@ -51,3 +54,54 @@ def test_performance_split_gap_holds():
         performance_split(rm, 1.5)
     with pytest.raises(ValueError, match="test_size"):
         random_split(rm, 0)
+
+
+def _bin_counts(rm, split, n_bins):
+    score = rm.accuracy().to_numpy()
+    edges = np.linspace(score.min(), score.max(), n_bins + 1)
+    bin_of = np.clip(np.digitize(score, edges) - 1, 0, n_bins - 1)
+    return np.bincount(bin_of[split.source], minlength=n_bins), np.bincount(bin_of, minlength=n_bins)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 40), min_size=3, max_size=40), st.integers(1, 39), st.integers(1, 12),
+       st.integers(0, 2**31 - 1))
+def test_binned_split_is_as_even_as_the_bins_allow(correct, n_sources, n_bins, seed):
+    rm = ResponseMatrix((np.arange(40)[None, :] < np.array(correct)[:, None]).astype(int))
+    n_sources = min(n_sources, rm.n_models - 1)
+    split = binned_split(rm, n_sources, n_bins=n_bins, rng=seed)
+    assert sorted(np.r_[split.source, split.target]) == list(range(rm.n_models))
+    assert split.source.size == n_sources
+    taken, size = _bin_counts(rm, split, n_bins)
+    assert (taken <= size).all()
+    # a bin short of the common level gives all its models; the bins with models left differ by at most one
+    open_bins = taken < size
+    if open_bins.any():
+        assert taken[open_bins].max() - taken[open_bins].min() <= 1
+        assert (taken[~open_bins] <= taken[open_bins].max() + 1).all()
+
+
+def test_binned_split_covers_the_score_range_a_random_split_misses():
+    # 90 weak models and 10 strong ones: 10 sources from 10 bins take the strong models' bin every time
+    skill = np.r_[np.full(90, 0.3), np.full(10, 0.9)]
+    rm = ResponseMatrix(np.random.default_rng(0).random((100, 400)) < skill[:, None])
+    score = rm.accuracy().to_numpy()
+    for seed in range(20):
+        split = binned_split(rm, 10, n_bins=10, rng=seed)
+        assert score[split.source].max() > 0.8
+        assert score[split.target].max() <= score[split.source].max() + 0.1
+    a, b = binned_split(rm, 0.25, rng=5), binned_split(rm, 0.25, rng=5)
+    assert (a.source == b.source).all() and a.source.size == 25
+    assert not (binned_split(rm, 0.25, rng=6).source == a.source).all()
+
+
+def test_binned_split_errors_name_the_argument():
+    rm = make()
+    with pytest.raises(ValueError, match="source_size"):
+        binned_split(rm, 20)
+    with pytest.raises(ValueError, match="source_size"):
+        binned_split(rm, 1.5)
+    with pytest.raises(ValueError, match="n_bins"):
+        binned_split(rm, 5, n_bins=0)
+    with pytest.raises(TypeError, match="responses"):
+        binned_split(np.zeros((4, 3)), 2)
