@@ -1,5 +1,6 @@
-"""Adaptive IRT testing: the posterior against numerical integration, item choice against brute force, and the
-accuracy interval's coverage by Monte Carlo on a simulated 2PL population, in range and beyond every source."""
+"""Adaptive IRT testing: the posterior against numerical integration, item choice against brute force, the item
+parameters' posterior against the simulation's truth, and the accuracy interval's coverage by Monte Carlo on a
+simulated 2PL population, in range and beyond every source, with 250 and with 40 reference models."""
 from __future__ import annotations
 
 import numpy as np
@@ -18,17 +19,32 @@ def population():
     return rm, par, bank
 
 
-def test_posterior_matches_numerical_integration(population):
+@pytest.mark.parametrize("calibration_error", [False, True])
+def test_posterior_matches_numerical_integration(population, calibration_error):
     _, _, bank = population
-    t = AdaptiveTest(bank, prior_sd=1.3)
+    t = AdaptiveTest(bank, prior_sd=1.3, calibration_error=calibration_error)
     answers = {5: 1, 17: 0, 33: 1, 48: 1, 120: 0}
     for j, y in answers.items():
         t.record(j, y)
-    a, b = bank.a_[:, 0], bank.b_
+    if calibration_error:
+        m, V = t.item_params, t.item_cov
+        assert (V[:, 0, 0] > 0).all() and (V[:, 1, 1] > 0).all()
+    else:
+        m, V = np.stack([bank.a_[:, 0], bank.b_], axis=1), np.zeros((len(bank.b_), 2, 2))
+        assert np.array_equal(t.item_params, m)
+
+    def p_right(j, th):
+        # E[sigmoid(a th - b)] over (a, b) ~ N(m_j, V_j): the logit is N(loc, sd²)
+        loc = m[j, 0] * th - m[j, 1]
+        sd = np.sqrt(th**2 * V[j, 0, 0] - 2 * th * V[j, 0, 1] + V[j, 1, 1])
+        if sd == 0:
+            return 1 / (1 + np.exp(-loc))
+        f = lambda z: stats.norm.pdf(z, loc, sd) / (1 + np.exp(-z))  # noqa: E731
+        return integrate.fixed_quad(f, loc - 12 * sd, loc + 12 * sd, n=200)[0]
 
     def post(th):
-        ll = sum(y * (a[j] * th - b[j]) - np.logaddexp(0, a[j] * th - b[j]) for j, y in answers.items())
-        return np.exp(ll) * stats.norm.pdf(th, scale=1.3)
+        lik = np.prod([p_right(j, th) if y else 1 - p_right(j, th) for j, y in answers.items()])
+        return lik * stats.norm.pdf(th, scale=1.3)
 
     z = integrate.quad(post, -12, 12)[0]
     mean = integrate.quad(lambda x: x * post(x), -12, 12)[0] / z
@@ -37,17 +53,40 @@ def test_posterior_matches_numerical_integration(population):
     assert t.standard_error == pytest.approx(sd, abs=1e-4)
 
 
-def test_next_item_is_the_most_informative_unused_one(population):
+@pytest.mark.parametrize("calibration_error", [False, True])
+def test_next_item_is_the_most_informative_unused_one(population, calibration_error):
     _, _, bank = population
-    t = AdaptiveTest(bank)
+    t = AdaptiveTest(bank, calibration_error=calibration_error)
+    a, b = t.item_params.T
     for y in (1, 1, 0, 1):
         j = t.next_item()
         th = t.theta
-        p = 1 / (1 + np.exp(-(bank.a_[:, 0] * th - bank.b_)))
-        info = bank.a_[:, 0] ** 2 * p * (1 - p)
+        p = 1 / (1 + np.exp(-(a * th - b)))
+        info = a**2 * p * (1 - p)
         info[t.given] = -np.inf
         assert j == int(np.argmax(info))
         t.record(j, y)
+
+
+def test_item_parameter_posterior_covers_the_truth():
+    # 40 reference models: the fitted slopes are noisy (s.e. ≈ 0.5, as large as their spread); the posterior means
+    # are closer to the truth and the 95 % posterior intervals cover it about 95 % of the time
+    hits, err_post, err_fit = [], [], []
+    for seed in range(4):
+        rm, par = simulate_responses(40, 300, rng=seed, return_params=True)
+        bank = IRT2PL().fit(rm)
+        t = AdaptiveTest(bank)
+        # the bank's ability scale is a linear map of the true one: a -> a / s, b -> b + a c / s
+        s, c = np.polyfit(par.ability[:, 0], bank.theta_[:, 0], 1)
+        truth = np.stack([par.discrimination[:, 0] / s, par.difficulty[0] + par.discrimination[:, 0] * c / s], 1)
+        z = np.abs(t.item_params - truth) / np.sqrt(np.diagonal(t.item_cov, axis1=1, axis2=2))
+        hits.append(z < stats.norm.ppf(0.975))
+        err_post.append(np.abs(t.item_params[:, 0] - truth[:, 0]).mean())
+        err_fit.append(np.abs(bank.a_[:, 0] - truth[:, 0]).mean())
+    cover = np.concatenate(hits).mean(axis=0)
+    # 1,200 items per parameter in 4 populations (items of one population share its scale): a wide tolerance
+    assert 0.90 <= cover[0] <= 0.99 and 0.90 <= cover[1] <= 0.99
+    assert np.mean(err_post) < 0.7 * np.mean(err_fit)
 
 
 def test_stops_at_the_target_precision_or_the_item_limit(population):
@@ -121,3 +160,25 @@ def test_bad_input_names_the_argument(population):
     two = IRT2PL(n_dims=2).fit(rm.subset(models=range(60), items=range(80)))
     with pytest.raises(ValueError, match="bank: adaptive testing needs a one-dimensional"):
         AdaptiveTest(two)
+
+
+@pytest.mark.slow
+def test_interval_covers_with_40_reference_models():
+    # Item parameters fitted on 40 reference models are far from known (see the test above); the interval carries
+    # their error. 40 simulated 2PL populations (300 items): 10 new models from the references' ability
+    # distribution and 5 models 0.3-1 above the best reference each, answering from the true model.
+    hits = {False: [], True: []}
+    for seed in range(40):
+        rm, par = simulate_responses(40, 300, rng=100 + seed, return_params=True)
+        bank = IRT2PL().fit(rm)
+        rng = np.random.default_rng(seed)
+        top = par.ability[:, 0].max()
+        theta = np.r_[rng.normal(size=10), top + rng.uniform(0.3, 1.0, 5)]
+        p = 1 / (1 + np.exp(-(np.outer(theta, par.discrimination[:, 0]) - par.difficulty[0])))
+        y = (rng.uniform(size=p.shape) < p).astype(int)
+        for k, row in enumerate(y):
+            lo, hi = AdaptiveTest(bank, target_se=0.3).run(row).confidence_interval(0.95)
+            hits[k >= 10].append(lo <= row.mean() <= hi)
+    for beyond, h in hits.items():
+        # within 3 Monte-Carlo standard errors of 0.95 (400 models in range: 0.033; 200 beyond: 0.046)
+        assert np.mean(h) >= 0.95 - 3 * np.sqrt(0.95 * 0.05 / len(h)), (beyond, np.mean(h))

@@ -1,10 +1,14 @@
 """Computerised adaptive testing on a calibrated IRT item bank: one item at a time, until precise enough.
 
-The item bank is a one-dimensional :class:`~effstats.irt.IRT2PL` fitted on the reference models. A new model
-answers the item with the largest Fisher information ``a² p (1 − p)`` at its current ability estimate; the
-ability's posterior under a normal prior is kept on a grid (expected a posteriori, EAP), and the test stops when the
-posterior standard deviation falls to ``target_se`` or after ``max_items`` items. Its full-benchmark accuracy is
-estimated from the answered items and the model's expected score on the rest.
+The item bank is a one-dimensional :class:`~effstats.irt.IRT2PL` fitted on the reference models. Each item's
+parameters (a, b) are given a posterior that carries their calibration error: a normal population of items fitted
+to the bank by marginal maximum likelihood (empirical Bayes), combined with the item's own likelihood on the
+reference models. A new model answers the item with the largest Fisher information ``a² p (1 − p)`` at its current
+ability estimate (posterior-mean item parameters); the ability's posterior under a normal prior is kept on a grid
+(expected a posteriori, EAP) with each item's response probability averaged over its parameters' posterior (the
+expected response function), and the test stops when the posterior standard deviation falls to ``target_se`` or
+after ``max_items`` items. Its full-benchmark accuracy is estimated from the answered items and the model's expected
+score on the rest.
 """
 from __future__ import annotations
 
@@ -14,12 +18,78 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from scipy import stats
+from scipy.special import expit
 
 from .._results import check_confidence_level
-from .._validation import check_positive, check_positive_int
+from .._validation import check_flag, check_positive, check_positive_int
 from ..exceptions import check_is_fitted
 
 __all__ = ["AdaptiveTest", "AdaptiveResult"]
+
+# Gauss–Hermite rule for the N(0, 1) density: the expected response functions integrate a logistic over a normal
+_GH_X, _GH_W = np.polynomial.hermite_e.hermegauss(20)
+_GH_W = _GH_W / _GH_W.sum()
+
+
+def _item_sums(theta: np.ndarray, par: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For items ``par`` (n, 2) = (a, b) at abilities ``theta`` (m,): Σ_m p x_m (n, 2) and the Fisher information
+    Σ_m p (1 − p) x_m x_mᵀ (n, 2, 2), with x_m = (θ_m, −1) and p = sigmoid(a θ_m − b)."""
+    p = expit(np.outer(theta, par[:, 0]) - par[:, 1])
+    w = p * (1 - p)
+    tw = theta @ w
+    info = np.empty((len(par), 2, 2))
+    info[:, 0, 0], info[:, 0, 1], info[:, 1, 1] = (theta**2) @ w, -tw, w.sum(0)
+    info[:, 1, 0] = info[:, 0, 1]
+    return np.stack([theta @ p, -p.sum(0)], axis=1), info
+
+
+def _calibration_posterior(bank: Any, max_iter: int = 500, tol: float = 1e-7) -> tuple[np.ndarray, np.ndarray]:
+    """Posterior means (n, 2) and covariances (n, 2, 2) of every item's (a, b) given the reference models.
+
+    Each item is a logistic regression on the reference models' abilities ``bank.theta_`` (taken as known: they
+    rest on every item). Its likelihood is rebuilt from the bank: the sufficient statistic Σ_m y_m x_m is the one
+    whose MAP under the bank's own priors (``prior_sd_a``, ``prior_sd_b``) is the fitted (a, b). The items are a
+    sample from a normal population N(μ, T), whose μ and T are fitted by marginal maximum likelihood with EM and
+    a Laplace approximation of each item's posterior (parametric empirical Bayes); one Newton step of every item's
+    posterior mode per EM iteration, all items at once.
+    """
+    theta = bank.theta_[:, 0]
+    par = np.stack([bank.a_[:, 0], bank.b_], axis=1)
+    suff = _item_sums(theta, par)[0] + par / np.array([bank.prior_sd_a, bank.prior_sd_b]) ** 2
+    mu, T = par.mean(0), np.cov(par.T) + 1e-9 * np.eye(2)
+    mode = par.copy()
+    for _ in range(max_iter):
+        T_inv = np.linalg.inv(T)
+        fitted, info = _item_sums(theta, mode)
+        grad = suff - fitted - (mode - mu) @ T_inv
+        # capped Newton step, as in the bank's own M-step: the logistic likelihood saturates
+        mode = mode + np.clip(np.linalg.solve(info + T_inv, grad[..., None])[..., 0], -1.0, 1.0)
+        cov = np.linalg.inv(_item_sums(theta, mode)[1] + T_inv)
+        mu_new = mode.mean(0)
+        dev = mode - mu_new
+        T_new = dev.T @ dev / len(mode) + cov.mean(0) + 1e-9 * np.eye(2)
+        change = np.abs(T_new - T).max() + np.abs(mu_new - mu).max()
+        mu, T = mu_new, T_new
+        if change < tol:
+            break
+    return mode, cov
+
+
+def _expected_response(grid: np.ndarray, mean: np.ndarray, cov: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """log E[p] and log E[1 − p] (grid, n) with p = sigmoid(a θ − b) over (a, b) ~ N(mean, cov), θ on ``grid``.
+
+    At a given θ the logit a θ − b is normal, so each expectation is a one-dimensional Gauss–Hermite sum."""
+    loc = np.outer(grid, mean[:, 0]) - mean[:, 1]
+    var = np.outer(grid**2, cov[:, 0, 0]) - 2 * np.outer(grid, cov[:, 0, 1]) + cov[:, 1, 1]
+    sd = np.sqrt(np.maximum(var, 0.0))
+    p = np.zeros_like(loc)
+    q = np.zeros_like(loc)
+    for x, w in zip(_GH_X, _GH_W):
+        z = loc + x * sd
+        p += w * expit(z)
+        q += w * expit(-z)  # E[1 − p] summed directly: 1 − E[p] loses all digits where p is near 1
+    with np.errstate(divide="ignore"):
+        return np.log(p), np.log(q)
 
 
 @dataclass(frozen=True)
@@ -55,9 +125,9 @@ class AdaptiveResult:
     >>> rm = simulate_responses(201, 300, rng=0)
     >>> res = AdaptiveTest(IRT2PL().fit(rm.subset(models=range(200)))).run(rm.values[200].astype(int))
     >>> res.n_items, res.stopped_by, round(res.accuracy, 3)
-    (19, 'precision', 0.416)
+    (30, 'precision', 0.414)
     >>> [round(x, 3) for x in res.confidence_interval(0.95)]   # its accuracy on all 300 items: 0.377
-    [0.305, 0.526]
+    [0.309, 0.518]
     """
 
     theta: float
@@ -99,6 +169,10 @@ class AdaptiveTest:
         far less often than 95 % in the tests).
     n_grid : int, default=161
         Grid points for the posterior, over ±6 prior standard deviations.
+    calibration_error : bool, default=True
+        Carry the estimation error of the item parameters into the ability's posterior and the accuracy interval
+        (Notes). ``False`` treats the fitted parameters as known, as operational adaptive testing does; its
+        interval is then too narrow unless the reference models are many.
 
     Attributes
     ----------
@@ -106,12 +180,40 @@ class AdaptiveTest:
         Items given so far (positions in the bank).
     theta, standard_error : float
         Current posterior mean and standard deviation.
+    item_params : numpy.ndarray of shape (n_items, 2)
+        The discrimination a and difficulty b of every item used to choose the items: their posterior means given
+        the reference models (``calibration_error=True``), else the bank's fitted values.
+    item_cov : numpy.ndarray of shape (n_items, 2, 2)
+        Posterior covariance of every item's (a, b) (zeros with ``calibration_error=False``).
 
     Notes
     -----
-    The ability posterior is exact on the grid for the calibrated item parameters; their own estimation error is
-    ignored, as in operational adaptive testing. With few reference models (under about 200) that error is not
-    small and the accuracy interval covers less often than stated.
+    With ``calibration_error=True`` the item parameters are not taken as known. Each item's (a, b) is a logistic
+    regression on the reference models' abilities, whose likelihood is rebuilt from the bank (its sufficient
+    statistic is the one that makes the fitted (a, b) the bank's estimate), and the items are a sample from a
+    normal population N(μ, T) fitted by marginal maximum likelihood (EM with a Laplace approximation per item:
+    parametric empirical Bayes [4]_). Every item thus gets a normal posterior for (a, b). Two things follow:
+
+    * The posterior means shrink the slopes towards the bank's average. Choosing the items with the largest
+      information at the fitted slopes picks out the slopes overestimated by chance, and their posterior then
+      claims more precision than the answers hold (capitalisation on calibration error [5]_); with shrunk slopes
+      the test stops later and its precision is real.
+    * The answers enter the ability's posterior through the expected response function
+      ``E[sigmoid(a θ − b)]`` over the item's parameter posterior [6]_ (at each θ a normal integral over the
+      logit, by 20-point Gauss–Hermite), and the expected score on the unanswered items through the same
+      functions. With the items' parameters independent a posteriori this is the exact predictive distribution of
+      the answers; it is flatter than the curve at the point estimate, so the ability and the accuracy intervals
+      widen where the calibration is weak (hard and easy items, models better than every reference).
+
+    The reference abilities are taken as known (each rests on every item of the bank) and the items' posteriors
+    as independent; missing cells in the bank's data are not known to it and count as answered. In a simulated
+    2PL (300 items, 60 populations; new models drawn from the references' population, and models 0.3–1 above the
+    best reference; ``target_se=0.3``) the 95 % accuracy interval covered 0.950, 0.947 and 0.950 of the new models
+    in range with 40, 100 and 250 reference models (Monte-Carlo s.e. 0.009) and 0.953, 0.973 and 0.990 of those
+    above every reference (s.e. ≤ 0.012), using 42, 38 and 31 items in range; with ``calibration_error=False``
+    the coverage in range is 0.773, 0.902 and 0.932 with 14, 21 and 22 items. The cost is an EM fit over the bank
+    when the test is built (about 20 ms for 300 items; 1 s for 500 reference models × 10,000 items) and two
+    (grid, items) tables of response probabilities in memory; the items are then given as fast as without it.
 
     See Also
     --------
@@ -125,6 +227,12 @@ class AdaptiveTest:
     .. [2] van der Linden, W. J., & Glas, C. A. W. (Eds.) (2010). *Elements of Adaptive Testing*. Springer.
     .. [3] Li, P., Tang, X., Chen, S., Cheng, Y., Metoyer, R., Hua, T., & Chawla, N. V. (2025). Adaptive Testing
        for LLM Evaluation: A Psychometric Alternative to Static Benchmarks. arXiv:2511.04689.
+    .. [4] Morris, C. N. (1983). Parametric empirical Bayes inference: theory and applications. *Journal of the
+       American Statistical Association* 78(381), 47–55.
+    .. [5] van der Linden, W. J., & Glas, C. A. W. (2000). Capitalization on item calibration error in adaptive
+       testing. *Applied Measurement in Education* 13(1), 35–53.
+    .. [6] Mislevy, R. J., Wingersky, M. S., & Sheehan, K. M. (1994). Dealing with uncertainty about item
+       parameters: expected response functions. *ETS Research Report Series* 1994(1), doi:10.1002/j.2333-8504.1994.tb01601.x.
 
     Examples
     --------
@@ -139,10 +247,22 @@ class AdaptiveTest:
     (True, 'precision')
     >>> bool(abs(res.accuracy - new.mean()) < 3 * res.accuracy_se)
     True
+
+    With 40 reference models the item parameters are uncertain; the test carries that into the interval, and
+    asks more items before it claims ``target_se``:
+
+    >>> rm = simulate_responses(41, 300, rng=0)
+    >>> bank = IRT2PL().fit(rm.subset(models=range(40)))
+    >>> new = rm.values[40].astype(int)                # its accuracy on all 300 items: 0.273
+    >>> for calibration_error in (True, False):
+    ...     res = AdaptiveTest(bank, calibration_error=calibration_error).run(new)
+    ...     print(calibration_error, res.n_items, [round(x, 3) for x in res.confidence_interval(0.95)])
+    True 65 [0.207, 0.339]
+    False 18 [0.242, 0.415]
     """
 
     def __init__(self, bank: Any, *, target_se: float = 0.3, max_items: int | None = None, prior_sd: float = 3.0,
-                 n_grid: int = 161) -> None:
+                 n_grid: int = 161, calibration_error: bool = True) -> None:
         from ._model import IRT2PL
 
         if not isinstance(bank, IRT2PL):
@@ -157,9 +277,17 @@ class AdaptiveTest:
         self.max_items = n if max_items is None else check_positive_int(max_items, "max_items", maximum=n)
         self.prior_sd = check_positive(prior_sd, "prior_sd")
         g = check_positive_int(n_grid, "n_grid", minimum=21, maximum=10_001)
-        self._a = bank.a_[:, 0]
-        self._b = bank.b_
+        self.calibration_error = check_flag(calibration_error, "calibration_error")
         self._grid = np.linspace(-6 * self.prior_sd, 6 * self.prior_sd, g)
+        if self.calibration_error:
+            self.item_params, self.item_cov = _calibration_posterior(bank)
+            self._logp, self._logq = _expected_response(self._grid, self.item_params, self.item_cov)
+        else:
+            self.item_params = np.stack([bank.a_[:, 0], bank.b_], axis=1)
+            self.item_cov = np.zeros((n, 2, 2))
+            z = np.outer(self._grid, self.item_params[:, 0]) - self.item_params[:, 1]
+            self._logp, self._logq = -np.logaddexp(0.0, -z), -np.logaddexp(0.0, z)
+        self._a, self._b = self.item_params[:, 0], self.item_params[:, 1]
         self._logpost = stats.norm.logpdf(self._grid, scale=self.prior_sd)
         self._free = np.ones(n, dtype=bool)
         self.given: list[int] = []
@@ -195,7 +323,8 @@ class AdaptiveTest:
 
     # ---------------------------------------------------------------- steps
     def information(self, theta: float | None = None) -> np.ndarray:
-        """Fisher information ``a² p (1 − p)`` of every bank item at ``theta`` (default: the current estimate)."""
+        """Fisher information ``a² p (1 − p)`` of every bank item at ``theta`` (default: the current estimate), at
+        the posterior means of the item parameters (``item_params``)."""
         if theta is None:
             t = self.theta
         elif isinstance(theta, (bool, np.bool_)) or not isinstance(theta, (int, float, np.integer, np.floating)) \
@@ -224,8 +353,7 @@ class AdaptiveTest:
         if isinstance(response, str) or response is None or not np.isscalar(response) or response not in (0, 1):
             raise ValueError(f"response: expected 0 or 1, got {response!r}")
         y = int(response)
-        z = self._a[j] * self._grid - self._b[j]
-        self._logpost = self._logpost + (y * z - np.logaddexp(0.0, z))
+        self._logpost = self._logpost + (self._logp[:, j] if y else self._logq[:, j])
         self._free[j] = False
         self.given.append(j)
         self._resp.append(y)
@@ -275,11 +403,11 @@ class AdaptiveTest:
         """The ability and whole-bank accuracy estimates so far."""
         w = self._posterior()
         free = self._free
-        p = 1.0 / (1.0 + np.exp(-(np.outer(self._grid, self._a[free]) - self._b[free])))  # (grid, unanswered)
+        p, q = np.exp(self._logp[:, free]), np.exp(self._logq[:, free])  # (grid, unanswered): P(right), P(wrong)
         expected = p.sum(axis=1)                     # expected number right on the unanswered items, per grid point
         mean_exp = float(w @ expected)
         var_exp = float(w @ (expected - mean_exp) ** 2)
-        bern = float(w @ (p * (1 - p)).sum(axis=1))  # their own Bernoulli variation
+        bern = float(w @ (p * q).sum(axis=1))        # their own Bernoulli variation
         n = len(self._a)
         acc = (sum(self._resp) + mean_exp) / n
         se = np.sqrt(var_exp + bern) / n
