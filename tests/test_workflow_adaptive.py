@@ -1,8 +1,9 @@
 """SequentialRun(rule="adaptive"): batch adaptive IRT testing in the harness loop.
 
 Checked against effstats.irt's AdaptiveTest (batch=1 is item-by-item adaptive testing), against the Fisher
-information computed here from the bank's parameters, through save/load after every batch and through the commands
-on lm-eval logs; the accuracy interval's coverage by Monte Carlo over new models of the simulated population.
+information computed here from the bank's parameters, through save/load after every batch (and the replay of a run
+saved without the item parameters' error) and through the commands on lm-eval logs; the accuracy interval's coverage
+by Monte Carlo over new models of the simulated population, with 40 reference models.
 """
 from __future__ import annotations
 
@@ -22,8 +23,6 @@ from effstats.workflow import SequentialRun, read_results, write_lm_eval_samples
 
 TASKS = {"arc_easy": 150, "hellaswag": 150}
 N_REF, N_NEW = 100, 100
-# small reference sets keep the lm-eval logs quick to write and read; the warning about them is tested once
-pytestmark = pytest.mark.filterwarnings("ignore:reference. 100 reference models:UserWarning")
 
 
 def _truth(seed: int = 5) -> ResponseMatrix:
@@ -81,9 +80,9 @@ def test_each_batch_is_the_most_informative_unused_items(logs):
     model = truth.model_ids[N_REF + 7]
     run = SequentialRun.start(ref, rule="adaptive", target_se=0.2, batch=8, initial=12)
     bank = IRT2PL().fit(ref)
-    a, b = bank.a_[:, 0], bank.b_
     pos = {str(i): j for j, i in enumerate(ref.item_ids)}
     shadow = AdaptiveTest(bank, target_se=0.2)  # the posterior of the answers recorded so far
+    a, b = shadow.item_params.T  # the items' posterior means given the reference models
     sizes = []
     while not run.stopped:
         batch = list(run.next_items)
@@ -241,14 +240,42 @@ def test_bad_inputs_name_the_argument(logs, tmp_path, capsys):
 
 
 @pytest.mark.filterwarnings("default")
-def test_few_reference_models_warn(logs):
-    _, _, ref = logs
-    with pytest.warns(UserWarning, match="reference: 100 reference models; .* too narrow"):
-        SequentialRun.start(ref, rule="adaptive")
-    big = simulate_responses(200, 40, rng=1)
+def test_fewer_reference_models_than_checked_warn(logs):
+    _, truth, ref = logs
+    with pytest.warns(UserWarning, match="reference: 39 reference models; .* simulations with 40 or more"):
+        run = SequentialRun.start(ref.subset(models=range(39)), rule="adaptive", batch=50)
+    run.update(_answers(truth, truth.model_ids[N_REF], run.next_items))
+    assert "**Coverage below its level possible:** the item bank was fitted on 39 reference" in run.to_markdown()
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        SequentialRun.start(big, rule="adaptive")
+        run = SequentialRun.start(ref.subset(models=range(40)), rule="adaptive", batch=50)
+    run.update(_answers(truth, truth.model_ids[N_REF], run.next_items))
+    md = run.to_markdown()
+    assert "carries the estimation error of the item parameters" in md
+    assert "Coverage below" not in md and "Not a valid" not in md
+
+
+def test_run_saved_with_known_item_parameters_replays_so(logs, tmp_path):
+    # a state without "calibration_error" was made taking the bank's parameters as known: it continues so, and its
+    # decision says the interval is not valid with the 100 reference models it has
+    root, truth, ref = logs
+    model = truth.model_ids[N_REF + 4]
+    run = SequentialRun.start(root / "ref", rule="adaptive", target_se=0.3, batch=6)
+    del run.state["rule"]["calibration_error"]
+    run._adaptive_test()
+    run.state["order"], run.state["tasks"], run.state["doc_ids"] = [], [], []
+    run._hand_out(6)  # the first batch as that run chose it
+    run.update(_answers(truth, model, run.next_items))
+    run.save(tmp_path / "old")
+    loaded = SequentialRun.load(tmp_path / "old")
+    res, _ = _until_stopped(loaded, truth, model)
+    bank = IRT2PL().fit(ref)
+    answers = pd.Series(truth.subset(models=[model]).values[0].astype(int), index=truth.item_ids)
+    known = AdaptiveTest(bank, target_se=0.3, calibration_error=False)
+    for i in res.items:
+        known.record(int(bank.item_ids_.get_loc(i)), int(answers[i]))
+    assert res.accuracy == pytest.approx(known.result().accuracy, abs=1e-12)
+    assert "**Not a valid 95 % interval:** the item bank was fitted on 100 reference models" in loaded.to_markdown()
 
 
 def test_bad_inputs_api(logs):
@@ -278,13 +305,12 @@ def test_bad_inputs_api(logs):
 
 # ----------------------------------------------------------------------------------------------- coverage
 def test_accuracy_interval_covers_over_new_models():
-    """150 new models of the population the bank was fitted on (250 reference models, 300 items): the 95 % interval
+    """150 new models of the population the bank was fitted on (40 reference models, 300 items): the 95 % interval
     of the whole-benchmark accuracy covers the observed accuracy within 3 Monte-Carlo standard errors of 0.95
     (0.053 for 150 runs), on a small share of the items, and more closely than random items of the same number.
 
-    The interval leaves out the item parameters' estimation error, so the bank is fitted on a few hundred reference
-    models here; with about a hundred the interval is too narrow, and the start warns."""
-    n_ref, n_new = 250, 150
+    With so few reference models the item parameters are far from known; the interval carries their error."""
+    n_ref, n_new = 40, 150
     truth = simulate_responses(n_ref + n_new, 300, rng=21)
     ref = truth.subset(models=range(n_ref))
     rng = np.random.default_rng(0)

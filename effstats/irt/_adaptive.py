@@ -186,6 +186,11 @@ class AdaptiveTest:
     item_cov : numpy.ndarray of shape (n_items, 2, 2)
         Posterior covariance of every item's (a, b) (zeros with ``calibration_error=False``).
 
+    See Also
+    --------
+    effstats.irt.IRT2PL : calibrates the bank.
+    effstats.sequential.SequentialEvaluator : group-sequential testing on random batches of items, without a model.
+
     Notes
     -----
     With ``calibration_error=True`` the item parameters are not taken as known. Each item's (a, b) is a logistic
@@ -206,7 +211,8 @@ class AdaptiveTest:
       widen where the calibration is weak (hard and easy items, models better than every reference).
 
     The reference abilities are taken as known (each rests on every item of the bank) and the items' posteriors
-    as independent; missing cells in the bank's data are not known to it and count as answered. In a simulated
+    as independent; a bank fitted with missing cells is treated as if every reference model had answered every
+    item, which overstates the information of the items with missing answers. In a simulated
     2PL (300 items, 60 populations; new models drawn from the references' population, and models 0.3–1 above the
     best reference; ``target_se=0.3``) the 95 % accuracy interval covered 0.950, 0.947 and 0.950 of the new models
     in range with 40, 100 and 250 reference models (Monte-Carlo s.e. 0.009) and 0.953, 0.973 and 0.990 of those
@@ -215,10 +221,11 @@ class AdaptiveTest:
     when the test is built (about 20 ms for 300 items; 1 s for 500 reference models × 10,000 items) and two
     (grid, items) tables of response probabilities in memory; the items are then given as fast as without it.
 
-    See Also
-    --------
-    effstats.irt.IRT2PL : calibrates the bank.
-    effstats.sequential.SequentialEvaluator : group-sequential testing on random batches of items, without a model.
+    A bootstrap over the reference models (refit the bank on resamples, score the same answers under each refit,
+    combine by the law of total variance [7]_) is not used: its refits scatter around the fitted slopes, so the
+    items chosen for slopes overestimated by chance stay overestimated in every refit. In the same simulation with
+    40 reference models and 50 resamples its interval covered 0.68–0.77 of the new models in range (15
+    populations).
 
     References
     ----------
@@ -232,7 +239,9 @@ class AdaptiveTest:
     .. [5] van der Linden, W. J., & Glas, C. A. W. (2000). Capitalization on item calibration error in adaptive
        testing. *Applied Measurement in Education* 13(1), 35–53.
     .. [6] Mislevy, R. J., Wingersky, M. S., & Sheehan, K. M. (1994). Dealing with uncertainty about item
-       parameters: expected response functions. *ETS Research Report Series* 1994(1), doi:10.1002/j.2333-8504.1994.tb01601.x.
+       parameters: expected response functions. *ETS Research Report Series* 1994(1),
+       doi:10.1002/j.2333-8504.1994.tb01601.x.
+    .. [7] Efron, B., & Tibshirani, R. J. (1993). *An Introduction to the Bootstrap*. Chapman & Hall, New York.
 
     Examples
     --------
