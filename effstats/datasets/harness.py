@@ -654,24 +654,213 @@ def read_scores_csv(
         raise FileNotFoundError(f"path: {str(p)!r} does not exist")
     if sep is None:
         sep = "\t" if ".tsv" in p.suffixes else ","
-    try:
-        df = pd.read_csv(p, sep=sep, dtype=str, keep_default_na=False)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
-        raise ValueError(f"path: {p.name} is not a readable delimited table ({exc})") from None
-    if df.empty or df.shape[1] < 2:
-        raise ValueError(f"path: {p.name} has no data rows or fewer than two columns (sep={sep!r}?)")
+        df = _read_delimited(p, sep)
+        other = _other_separator(p, df, sep)
+        if other is not None:  # a semicolon- or tab-separated file named .csv: one column at the default comma
+            sep, df = other, _read_delimited(p, other)
+    else:
+        df = _read_delimited(p, sep)
+    if df.shape[1] < 2:
+        raise ValueError(f"path: {p.name} has fewer than two columns (sep={sep!r}?); {_EXPECTED}")
     # pandas renames repeated header names ("a", "a.1"): read the header as it is written to refuse them
     header = pd.read_csv(p, sep=sep, dtype=str, keep_default_na=False, header=None, nrows=1).iloc[0].tolist()
+    _refuse_headerless(header, p, sep, model)
     dup = sorted({h for h in header if header.count(h) > 1})
     if dup:
         raise ValueError(f"path: {p.name} repeats the column names {dup[:5]}")
+    if df.empty:
+        raise ValueError(f"path: {p.name} has a header line but no data rows")
+    return _table_to_matrix(df, p, format=format, model=model, item=item, score=score, groups=groups, kind=kind,
+                            missing_marker=missing_marker, duplicates=duplicates, row_number=header[0] == "")
+
+
+# ------------------------------------------------------------------------------------------- score-table layouts
+_EXPECTED = ("expected a long table with columns 'model', 'item' and 'score' (one row per model and item) or a wide one "
+             "(one row per model: the model id first or in a 'model' column, then one column of scores in [0, 1] per "
+             "item)")
+# id-column names: a first column named like an item means one row per item (a transposed table)
+_MODEL_NAMES = {"model", "models", "model_id", "model_name", "name", "llm", "system", "checkpoint"}
+_ITEM_NAMES = {"item", "items", "item_id", "doc", "doc_id", "document", "question", "question_id", "example",
+               "example_id", "sample", "sample_id", "instance", "instance_id", "prompt", "prompt_id", "task"}
+# columns of leaderboard tables that describe a model or aggregate its scores, never one item
+_META_NAMES = {"average", "avg", "mean", "overall", "total", "accuracy", "acc", "score", "rank", "params",
+               "parameters", "n_params", "num_params", "size", "model_size", "date", "release", "release_date",
+               "family", "organization", "org", "license", "type", "precision", "architecture", "link", "url"}
+_ITEM_ID = re.compile(r"^.+/\d+$")  # the loop's item ids: <task>/<doc_id>
+_TRUE_FALSE = {"true": "1", "false": "0"}
+
+
+def _read_delimited(p: Path, sep: str) -> pd.DataFrame:
+    try:
+        return pd.read_csv(p, sep=sep, dtype=str, keep_default_na=False)
+    except pd.errors.EmptyDataError:
+        raise ValueError(f"path: {p.name} is empty; {_EXPECTED}") from None
+    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
+        raise ValueError(f"path: {p.name} is not a readable delimited table ({exc})") from None
+
+
+def _other_separator(p: Path, df: pd.DataFrame, sep: str) -> str | None:
+    """The one other common separator the header uses when it is a single column at ``sep``, else None."""
+    if df.shape[1] != 1:
+        return None
+    found = [s for s in (";", "\t", "|") if s != sep and s in str(df.columns[0])]
+    return found[0] if len(found) == 1 else None
+
+
+def _looks_like_score(h: str) -> bool:
+    try:
+        float(h)
+    except ValueError:
+        return h.strip().lower() in _TRUE_FALSE
+    return "." in h or h.strip() in ("0", "1") or "e" in h.lower()
+
+
+def _refuse_headerless(header: list, p: Path, sep: str, model: str) -> None:
+    """Raise when the first line holds scores where column names belong: a file written without a header."""
+    first, rest = str(header[0]).strip(), [str(h).strip() for h in header[1:]]
+    if not rest or first == "" or first == model or first.lower() in _MODEL_NAMES | _ITEM_NAMES:
+        return
+    if sum(map(_looks_like_score, rest)) * 2 >= len(rest):
+        shown = sep.join(map(str, header[:4])) + (sep + "…" if len(header) > 4 else "")
+        raise ValueError(f"path: {p.name} has no header line: its first line {shown!r} holds scores where column names "
+                         f"belong; add a header line ('model,item,score' for a long table, 'model,<item id>,…' for a "
+                         "wide one)")
+
+
+def _true_false(df: pd.DataFrame, cols: list, missing: tuple[str, ...]) -> pd.DataFrame:
+    """Columns written as True/False (pandas writes booleans so) as 1/0."""
+    out = {}
+    for c in cols:
+        v = df[c].str.strip()
+        low = v.str.lower()
+        written = ~(v.isin(missing) | (v == ""))
+        if written.any() and low[written].isin(list(_TRUE_FALSE)).all():
+            out[c] = low.map(_TRUE_FALSE).where(written, df[c])
+    return df.assign(**out) if out else df
+
+
+def _text_example(col: pd.Series, missing: tuple[str, ...]) -> str | None:
+    """A cell of ``col`` that is neither a number nor a not-evaluated marker, else None."""
+    v = col.str.strip()
+    for x in v[~(v.isin(missing) | (v == ""))].unique():
+        try:
+            float(x)
+        except ValueError:
+            return x
+    return None
+
+
+def _id_column(df: pd.DataFrame, model: str) -> str:
+    """The model id column of a wide table: ``model``, else one column named like a model id, else the first."""
+    if model in df.columns:
+        return model
+    named = [c for c in df.columns if str(c).lower() in _MODEL_NAMES]
+    return named[0] if len(named) == 1 else df.columns[0]
+
+
+def _refuse_long_as_wide(df: pd.DataFrame, p: Path, model: str, item: str, score: str, missing: tuple[str, ...]) -> None:
+    """Raise when a table read as wide (the long columns are not all there) is a long table under other names."""
+    cols = [str(c) for c in df.columns]
+    id_col = _id_column(df, model)
+    ids = df[id_col]
+    reason = None
+    text = [c for c in cols if c != id_col and _text_example(df[c], missing) is not None]
+    if item in cols or score in cols:
+        reason = f"it has the column(s) {[c for c in (item, score) if c in cols]}"
+    else:
+        named = [c for c in cols if c.lower() in _ITEM_NAMES and c != id_col]
+        counts = ids.value_counts()
+        if named:
+            reason = f"column(s) {named} name items"
+        elif len(cols) >= 3 and len(ids) > 1 and counts.min() > 1 and (counts.max() >= 3 or text):
+            reason = f"every id in its column {id_col!r} repeats, e.g. {counts.index[0]!r} on {int(counts.iloc[0])} rows"
+    if reason is None:
+        return
+    kv = ", ".join(f"{k}={c!r}" for k, c in (("model", model), ("item", item), ("score", score)) if c not in cols)
+    lead = "read as a wide table, "
+    if text:
+        lead = f"column {text[0]!r} has non-numeric values, e.g. {_text_example(df[text[0]], missing)!r} ({lead[:-2]}: "
+    raise ValueError(f"path: {p.name}: {lead}the long layout's columns {kv} are absent{')' if text else ''}; it looks "
+                     f"like a long table ({reason}), with the columns {cols[:8]}{' …' if len(cols) > 8 else ''}: name "
+                     "them 'model', 'item' and 'score' (one row per model and item; item ids unique across tasks, "
+                     "e.g. 'arc_easy/12'), or write a wide table (one row per model)")
+
+
+def _refuse_transposed(df: pd.DataFrame, id_col: str, p: Path, model: str, missing: tuple[str, ...]) -> None:
+    """Raise when a wide table has one row per item and one column per model."""
+    ids = df[id_col].astype(str)
+    cols = [str(c) for c in df.columns if c != id_col]
+    if (str(id_col).lower() in _ITEM_NAMES and model not in df.columns and not ids.duplicated().any()
+            and all(_text_example(df[c], missing) is None for c in cols)):
+        found = f"its first column is named {id_col!r}"
+    elif len(ids) > 1 and ids.str.match(_ITEM_ID).all() and not any(_ITEM_ID.match(c) for c in cols):
+        found = f"its rows are named like items ({ids.iloc[0]!r}, {ids.iloc[1]!r}) and its columns are not"
+    else:
+        return
+    raise ValueError(f"path: {p.name} looks transposed ({found}): one row per item and one column per model "
+                     f"({cols[:2]} …); expected one row per model, the model id first, then one column per item: "
+                     f"transpose it (pandas: df.set_index({str(id_col)!r}).T) or write a long table with columns "
+                     "'model', 'item' and 'score'")
+
+
+def _refuse_non_items(df: pd.DataFrame, values: np.ndarray, p: Path) -> None:
+    """Raise when some columns of a wide table are model metadata or aggregates rather than items."""
+    cols = [str(c) for c in df.columns]
+    why: dict[str, str] = {}
+    for c in cols:
+        if c.lower() in _META_NAMES:
+            why[c] = "named like model metadata or an aggregate"
+    lm = [c for c in cols if _ITEM_ID.match(c)]
+    if len(lm) >= 2:
+        for c in cols:
+            if not _ITEM_ID.match(c):
+                why.setdefault(c, f"not an item id <task>/<doc_id> as the other {len(lm)} columns")
+    finite = np.isfinite(values)
+    high = np.where(finite, values, 0.0).max(axis=0, initial=0.0)
+    low = np.where(finite, values, 0.0).min(axis=0, initial=0.0)
+    out = (high > 1) | (low < 0)
+    # a few columns outside [0, 1] beside many scores are metadata (sizes, dates); most of them: percentages
+    if out.any() and out.sum() <= max(3, 0.1 * len(cols)) and 2 * out.sum() < len(cols):
+        for j in np.flatnonzero(out):
+            why.setdefault(cols[j], f"values up to {high[j]:g}" if high[j] > 1 else f"values down to {low[j]:g}")
+    if why:
+        shown = "; ".join(f"{c!r}: {w}" for c, w in list(why.items())[:5])
+        raise ValueError(f"path: {p.name}: column(s) {list(why)[:5]} are not items ({shown}); a wide table holds the "
+                         "model id column, then one column of scores in [0, 1] per item: drop the other columns")
+
+
+def _refuse_out_of_range(values: np.ndarray, p: Path, where: str) -> None:
+    """Raise, naming percentages when they are the likely cause, unless every score is in [0, 1]."""
+    finite = values[np.isfinite(values)]
+    if not finite.size or (finite.min() >= 0 and finite.max() <= 1):
+        return
+    if finite.min() >= 0 and finite.max() <= 100:
+        raise ValueError(f"path: {p.name}: {where} run from {finite.min():g} to {finite.max():g}: percentages? "
+                         "expected scores in [0, 1] (divide them by 100)")
+    raise ValueError(f"path: {p.name}: {where} run from {finite.min():g} to {finite.max():g}; expected scores in "
+                     "[0, 1] (correctness 0/1 or a score such as a normalised metric)")
+
+
+def _table_to_matrix(df: pd.DataFrame, p: Path, *, format: str, model: str, item: str, score: str, groups: Any,
+                     kind: Any, missing_marker: str, duplicates: str, row_number: bool = False) -> ResponseMatrix:
+    """A ResponseMatrix from a table of strings (every cell as written) in long or wide layout, refusing layouts
+    it would otherwise misread; ``row_number``: the first column has no name (pandas' row numbers, or ids)."""
+    missing = (missing_marker,)
+    first = df.columns[0]
+    if row_number and df.shape[1] > 2 and df[first].tolist() == [str(i) for i in range(len(df))]:
+        rest = df.drop(columns=first)
+        # pandas' row numbers before the real id column (to_csv without index=False): not data
+        if model in rest.columns or {model, item, score} <= set(rest.columns) or _text_example(rest.iloc[:, 0], missing):
+            df = rest
     guessed = format == "auto"
     if guessed:
         format = "long" if {model, item, score} <= set(df.columns) else "wide"
     if format == "long":
         if score in df.columns:
+            df = _true_false(df, [score], missing)
             # numpy's parser is correctly rounded; pandas' fast to_numeric can be off by an ulp (pandas 1.5)
-            df = df.assign(**{score: _numeric(df[[score]], f"path: {p.name}", missing=(missing_marker,))[:, 0]})
+            df = df.assign(**{score: _numeric(df[[score]], f"path: {p.name}", missing=missing)[:, 0]})
+            _refuse_out_of_range(df[score].to_numpy(), p, f"the scores in column {score!r}")
             if model in df.columns and item in df.columns:
                 df = _one_row_per_pair(df, [model, item], score, duplicates, p)
             df = df[df[score].notna()]
@@ -680,16 +869,28 @@ def read_scores_csv(
         return _named(lambda: ResponseMatrix.from_long(df, model=model, item=item, score=score, groups=groups, kind=kind), p)
     if groups is not None:
         raise ValueError("groups: only available for the long layout")
-    idx_col = model if model in df.columns else df.columns[0]
+    idx_col = _id_column(df, model)
+    _refuse_transposed(df, idx_col, p, model, missing)
+    if guessed:
+        _refuse_long_as_wide(df, p, model, item, score, missing)
     wide = df.set_index(idx_col)
-    try:
-        parsed = _numeric(wide, f"path: {p.name}", missing=(missing_marker,))
-    except ValueError as exc:
+    wide = _true_false(wide, list(wide.columns), missing)
+    text = {c: x for c in wide.columns if (x := _text_example(wide[c], missing)) is not None}
+    if text:
+        c, x = next(iter(text.items()))
         if not guessed:
-            raise
-        absent = [f"{k}={c!r}" for k, c in (("model", model), ("item", item), ("score", score)) if c not in df.columns]
-        # a long table whose column names differ from the arguments lands here: say why it was read as wide
-        raise ValueError(f"{exc} (read as a wide table: the long layout's columns {', '.join(absent)} are absent)") from None
+            raise ValueError(f"path: {p.name}: column {c!r} has non-numeric values, e.g. {x!r}")
+        if _text_example(df[idx_col], missing) is None:  # the ids are numbers while some other column holds text
+            raise ValueError(f"path: {p.name}: the first column {str(idx_col)!r} holds numbers, not model ids, and "
+                             f"column {c!r} holds text (e.g. {x!r}); put the model ids first or name their column "
+                             f"{model!r}; {_EXPECTED}")
+        more = f" (and {len(text) - 1} more: {list(text)[1:4]})" if len(text) > 1 else ""
+        raise ValueError(f"path: {p.name}: column {c!r} has non-numeric values, e.g. {x!r}{more}; a wide table holds "
+                         f"the model ids in column {str(idx_col)!r}, then one column of scores per item: drop "
+                         "metadata columns such as this one")
+    parsed = _numeric(wide, f"path: {p.name}", missing=missing)
+    _refuse_non_items(wide, parsed, p)
+    _refuse_out_of_range(parsed, p, "the scores")
     values = pd.DataFrame(parsed, index=wide.index, columns=wide.columns)
     if values.index.has_duplicates:
         values = _one_row_per_pair(values.reset_index(), [idx_col], None, duplicates, p).set_index(idx_col)

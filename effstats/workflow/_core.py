@@ -436,7 +436,7 @@ class Selection:
         return head + self.tasks.to_html()
 
 
-def _on_items(new: ResponseMatrix, items: pd.Index) -> ResponseMatrix:
+def _on_items(new: ResponseMatrix, items: pd.Index, task: str = "") -> ResponseMatrix:
     """``new`` on exactly ``items`` (in that order); items it has no column for are missing cells."""
     have = new.item_ids.get_indexer(items)
     vals = np.zeros((new.n_models, len(items)))
@@ -446,7 +446,7 @@ def _on_items(new: ResponseMatrix, items: pd.Index) -> ResponseMatrix:
     miss[:, ok] = ~new.observed[:, have[ok]]
     if miss.all(1).any():
         raise ValueError(f"new_results: model {new.model_ids[int(np.argmax(miss.all(1)))]!r} has no result on any of "
-                         f"the {len(items)} items chosen in a task (first: {items[0]!r})")
+                         f"the {len(items)} items chosen in task {task!r} (first: {items[0]!r})")
     return ResponseMatrix(vals, kind=new.kind, missing=miss if miss.any() else None, model_ids=new.model_ids,
                           item_ids=items)
 
@@ -701,7 +701,7 @@ def _combine(fits: dict[str, _TaskFit], new: ResponseMatrix, tasks: pd.Series,
         have = new.item_ids.intersection(f.items)
         if not len(have):
             raise ValueError(f"new_results: no result on any of the {len(f.items)} items chosen in task {t!r}")
-        sub = _on_items(new, f.items)
+        sub = _on_items(new, f.items, t)
         n_eval = sub.observed.sum(1)
         parts.append(_TaskResult(t, float(w[t]), f.predict(sub), f.design_based, len(f.items), n_eval,
                                  int((tasks == t).sum()), f.method))
@@ -780,6 +780,10 @@ class Estimate:
     selection : Selection
     n_missing : Series
         Chosen items each new model has no result on (estimated from the others).
+    scored_tasks : Index
+        The tasks the score covers: every task of the manifest unless :func:`estimate` was given ``tasks``.
+    omitted_tasks : Index
+        The manifest's tasks left out of the score (empty unless ``tasks`` was given).
 
     See Also
     --------
@@ -807,6 +811,7 @@ class Estimate:
     n_missing: pd.Series
     weights: str = "items"
     unranked: pd.Index = field(default_factory=lambda: pd.Index([]))
+    scored_tasks: pd.Index = None
     _combined: _Combined = field(default=None, repr=False)
     _parts: list = field(default=None, repr=False)
 
@@ -815,9 +820,17 @@ class Estimate:
         more = f", … ({len(self.model_ids)} models)" if len(self.model_ids) > 3 else ""
         return f"Estimate({est}{more}; method={self.selection.method!r}, {len(self.selection.items)} items)"
 
+    def __post_init__(self) -> None:
+        if self.scored_tasks is None:
+            self.scored_tasks = pd.Index(list(self.selection.tasks.index))
+
+    @property
+    def omitted_tasks(self) -> pd.Index:
+        return pd.Index([t for t in self.selection.tasks.index if t not in set(self.scored_tasks)])
+
     @property
     def statistic(self) -> np.ndarray:
-        """Estimated whole-benchmark score (mean over all items of all tasks) per new model."""
+        """Estimated whole-benchmark score (mean over all items of all scored tasks) per new model."""
         return self._combined.statistic
 
     @property
@@ -886,7 +899,7 @@ class Estimate:
         out = pd.DataFrame({"estimate": self.statistic, "standard_error": self.standard_error, "low": ci.low,
                             "high": ci.high}, index=self.model_ids)
         out = out.join(self.rank_interval(confidence_level))
-        out["n_items"] = len(self.selection.items) - self.n_missing.to_numpy()
+        out["n_items"] = sum(p.n_selected for p in self._parts) - self.n_missing.to_numpy()
         out["n_missing"] = self.n_missing.to_numpy()
         out.index.name = "model"
         return out
@@ -921,9 +934,15 @@ class Estimate:
         sel = self.selection
         pct = int(round(100 * confidence_level))
         lines = [f"# Estimate from {len(sel.items)} of {sel.reference['n_items']:,} items",
-                 "",
+                 ""]
+        if len(self.omitted_tasks):
+            lines += [f"**Scored on {len(self.scored_tasks)} of the manifest's {len(sel.tasks)} tasks only** "
+                      f"({', '.join(map(str, self.scored_tasks))}); left out: {', '.join(map(str, self.omitted_tasks))}. "
+                      "The score, its interval and the rank (against the reference models on the same tasks) are not "
+                      "the whole benchmark's.", ""]
+        lines += [
                  f"Method `{sel.method}` (seed {sel.seed}), {sel.reference['n_models']} reference models, "
-                 f"{len(sel.tasks)} task(s), the score {'the mean over all items' if self.weights == 'items' else 'the mean of the task means'}. "
+                 f"{len(self.scored_tasks)} task(s), the score {'the mean over all items' if self.weights == 'items' else 'the mean of the task means'}. "
                  f"Intervals at {pct} %; rank 1 is the best of {len(self.leaderboard) + 1} models (the ranked "
                  "references and the new model).",
                  ""]
@@ -938,7 +957,7 @@ class Estimate:
         for mid, r in f.iterrows():
             lines.append(f"| {mid} | {r.estimate:.4f} | {r.standard_error:.4f} | [{r.low:.4f}, {r.high:.4f}] | "
                          f"{int(r['rank'])} | [{int(r.rank_low)}, {int(r.rank_high)}] | {int(r.n_items)} |")
-        if len(sel.tasks) > 1:
+        if len(self._parts) > 1:
             lines += ["", "## Per task", "", "| model | task | estimate | interval | items |", "|---|---|---|---|---|"]
             for (mid, t), r in self.tasks(confidence_level).iterrows():
                 lines.append(f"| {mid} | {t} | {r.estimate:.4f} | [{r.low:.4f}, {r.high:.4f}] | {int(r.n_items)} |")
@@ -975,7 +994,9 @@ class Estimate:
                 "<style>body{font-family:sans-serif;max-width:60em;margin:2em auto}table{border-collapse:collapse}"
                 "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}</style>"
                 f"<h1>Estimate from {len(self.selection.items)} items</h1>"
-                f"<p>Method <code>{self.selection.method}</code>, seed {self.selection.seed}; intervals at "
+                + (f"<p><b>Scored on the tasks {', '.join(map(str, self.scored_tasks))} only</b>; left out: "
+                   f"{', '.join(map(str, self.omitted_tasks))}.</p>" if len(self.omitted_tasks) else "")
+                + f"<p>Method <code>{self.selection.method}</code>, seed {self.selection.seed}; intervals at "
                 f"{int(round(100 * confidence_level))} %.</p>"
                 + frame.to_html(float_format=lambda x: f"{x:.4f}")
                 + "<h2>Per task</h2>" + tasks.to_html(float_format=lambda x: f"{x:.4f}"))
@@ -1012,7 +1033,7 @@ def _refit(sel: Selection, reference: Any, name: str = "reference") -> tuple[dic
 
 
 def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric: str | None = None,
-             duplicates: str = "last", weights: str = "items") -> Estimate:
+             duplicates: str = "last", weights: str = "items", tasks: Any = None) -> Estimate:
     """Estimate new models' whole-benchmark scores from their results on the chosen items, and rank them.
 
     Parameters
@@ -1024,8 +1045,10 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
     new_results : path or ResponseMatrix
         The new models' results on the chosen items: lm-eval's output folder of the ``--samples`` run, a CSV of
         item scores, ... (see :func:`read_results`). Items are matched by id. Results on items outside the
-        selection are refused; chosen items without a result are estimated from the others, with a warning
-        naming them.
+        selection are refused; chosen items without a result are estimated from the other items of their task,
+        with a warning naming them. A task of the manifest with no result at all for some model (the task was not
+        run, or its output file is missing) is refused, naming the task: the whole-benchmark score would
+        otherwise silently leave it out, or count it as 0.
     reference : path or ResponseMatrix, optional
         The reference data, when not at the path the manifest records.
     metric : str, optional
@@ -1036,10 +1059,20 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
         The whole-benchmark score: each item counts once (the mean over all items, lm-eval's micro average), or each
         task counts once (the mean of the task means, as leaderboards that average tasks). Reference models and new
         models are scored the same way.
+    tasks : str or list of str, optional
+        Score on these tasks of the manifest only (default: every task). The estimate, its interval, the
+        reference models' scores and hence the rank then cover these tasks only, and the report names the tasks
+        left out; results on the other tasks are not read.
 
     Returns
     -------
     Estimate
+
+    Raises
+    ------
+    ValueError
+        Naming the argument: among others, a new model without any result on a task to score (the message names
+        the task and how to proceed), results on items outside the manifest, or a transposed results table.
 
     See Also
     --------
@@ -1070,6 +1103,7 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
         raise ValueError(f"weights: expected 'items' (each item counts once) or 'tasks' (each task counts once), "
                          f"got {weights!r}")
     fits, rm = _refit(selection, reference)
+    fits, scored = _scored_tasks(fits, tasks)
     used = selection.reference.get("metric")
     if metric is not None and used is not None and metric != used:
         raise ValueError(f"metric: the reference models were read with metric {used!r}; the new results must be "
@@ -1077,25 +1111,28 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
     new = read_results(new_results, format="auto", name="new_results",
                        metric=None if isinstance(new_results, ResponseMatrix) else (metric or used),
                        duplicates=duplicates, filter=selection.reference.get("filter"))
+    info = item_tasks(rm)["task"]
     chosen = pd.Index(selection.items)
+    _refuse_transposed_results(new, chosen, rm)
     new_ids = new.item_ids
     outside = new_ids.difference(chosen)
     if len(outside):
         raise ValueError(f"new_results: {len(outside)} item(s) are not in the manifest, e.g. {list(outside[:3])}: "
-                         "results of another selection or another benchmark?")
-    present = chosen.intersection(new_ids)
-    if not len(present):
-        raise ValueError("new_results: no result on any chosen item")
-    obs = pd.DataFrame(new.observed, index=new.model_ids, columns=new_ids).reindex(columns=chosen, fill_value=False)
+                         f"results of another selection or another benchmark?{_id_hint(outside, chosen)}")
+    kept = pd.Index(np.concatenate([f.items.to_numpy(dtype=object) for f in fits.values()]))
+    _refuse_missing_tasks(new, fits, selection, tasks is not None)
+    new = new.subset(items=np.flatnonzero(new_ids.isin(kept)))  # results on the tasks left out are not read
+    obs = pd.DataFrame(new.observed, index=new.model_ids, columns=new.item_ids).reindex(columns=kept, fill_value=False)
     n_missing = (~obs).sum(1)
     if n_missing.any():
-        lacking = chosen[~obs.all(0).to_numpy()]
+        lacking = kept[~obs.all(0).to_numpy()]
         shown = ", ".join(map(str, lacking[:5])) + (f" and {len(lacking) - 5} more" if len(lacking) > 5 else "")
         warnings.warn(f"new_results: {len(lacking)} chosen item(s) have no result for some model ({shown}); "
-                      "estimated from the other items", UserWarning, stacklevel=2)
-    tasks = item_tasks(rm)["task"]
-    combined, parts = _combine(fits, new, tasks, weights)
-    scores, se = _observed_scores(rm, tasks, weights)
+                      "estimated from the other items of their task", UserWarning, stacklevel=2)
+    on = info.isin(list(fits)).to_numpy()
+    rm, info = rm.subset(items=np.flatnonzero(on)), info[on]  # the references are scored on the same tasks
+    combined, parts = _combine(fits, new, info, weights)
+    scores, se = _observed_scores(rm, info, weights)
     board = pd.DataFrame({"score": scores, "standard_error": se}, index=rm.model_ids)
     unranked = board.index[board["score"].isna()]
     if len(unranked):  # a model not run on a whole task has no whole-benchmark score to rank against
@@ -1105,4 +1142,79 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
     board = board.drop(index=unranked).sort_values("score", ascending=False)
     return Estimate(model_ids=new.model_ids, leaderboard=board, selection=selection,
                     n_missing=pd.Series(n_missing.to_numpy(), index=new.model_ids), weights=weights,
-                    unranked=pd.Index(unranked), _combined=combined, _parts=parts)
+                    unranked=pd.Index(unranked), scored_tasks=scored, _combined=combined, _parts=parts)
+
+
+def _scored_tasks(fits: dict, tasks: Any) -> tuple[dict, pd.Index]:
+    """The fits of the tasks to score (``tasks``; None: every task of the manifest) and their names."""
+    if tasks is None:
+        return fits, pd.Index(list(fits))
+    wanted = [tasks] if isinstance(tasks, str) else tasks
+    if isinstance(wanted, (bytes, dict)) or not hasattr(wanted, "__iter__"):
+        raise ValueError(f"tasks: expected task names of the manifest, got {type(tasks).__name__}")
+    wanted = list(dict.fromkeys(map(str, wanted)))
+    unknown = [t for t in wanted if t not in fits]
+    if not wanted or unknown:
+        raise ValueError(f"tasks: {unknown or 'none given'} not among the manifest's tasks {list(fits)[:10]}")
+    return {t: f for t, f in fits.items() if t in wanted}, pd.Index([t for t in fits if t in wanted])
+
+
+def _refuse_transposed_results(new: ResponseMatrix, chosen: pd.Index, rm: ResponseMatrix) -> None:
+    """Raise when the new results hold items as rows (a transposed table): ids of the manifest's items as models."""
+    as_models = new.model_ids.astype(str).intersection(chosen.astype(str))
+    as_items = new.item_ids.astype(str).intersection(rm.model_ids.astype(str))
+    if len(as_models) or len(as_items):
+        shown = (f"its models include the manifest's items {list(as_models[:3])}" if len(as_models) else
+                 f"its items include the reference models {list(as_items[:3])}")
+        raise ValueError(f"new_results: looks transposed ({shown}); expected one row per model and one column per "
+                         "item (or a long table with columns 'model', 'item' and 'score')")
+
+
+def _id_hint(outside: pd.Index, chosen: pd.Index) -> str:
+    """When no result id is a manifest id, how the manifest names its items."""
+    if len(outside.intersection(chosen)) or not len(chosen):
+        return ""
+    return f" (the manifest names its items like {chosen[0]!r}; the results like {outside[0]!r})"
+
+
+def tasks_without_results(items: Any, tasks: Any, answered: Any) -> dict[str, int]:
+    """The tasks none of whose ``items`` (of the parallel ``tasks``) is in ``answered``, with their numbers of items.
+
+    A harness run that skipped a task, or lost its output file, leaves a whole task of a batch or a selection
+    without results; callers name those tasks rather than the items.
+    """
+    got = set(map(str, answered))
+    size: dict[str, int] = {}
+    seen: set[str] = set()
+    for i, t in zip(map(str, items), map(str, tasks)):
+        size[t] = size.get(t, 0) + 1
+        if i in got:
+            seen.add(t)
+    return {t: n for t, n in size.items() if t not in seen}
+
+
+def _refuse_missing_tasks(new: ResponseMatrix, fits: dict, sel: "Selection", chose: bool) -> None:
+    """Raise, naming them, when a new model has no result on any chosen item of a whole task of the manifest."""
+    have = pd.DataFrame(new.observed, index=new.model_ids, columns=new.item_ids)
+    absent = {}  # task -> the new models without any result on it
+    for t, f in fits.items():
+        cols = f.items.intersection(have.columns)
+        got = have[cols].any(axis=1) if len(cols) else pd.Series(False, index=have.index)
+        if not got.all():
+            absent[t] = list(have.index[~got.to_numpy()])
+    if not absent:
+        return
+    present = [t for t in fits if t not in absent]
+    if all(len(m) == new.n_models for m in absent.values()):
+        n = sum(len(fits[t].items) for t in absent)
+        head = f"no result on any chosen item of the task(s) {', '.join(map(repr, absent))} ({n} items)"
+    else:
+        head = "no result on any chosen item of " + "; ".join(
+            f"task {t!r} for model(s) {', '.join(map(repr, m[:3]))}{' …' if len(m) > 3 else ''}" for t, m in absent.items())
+    run = ""
+    if sel.lm_eval_samples is not None:
+        run = f" (lm_eval --tasks {','.join(absent)} --samples <manifest dir>/{LM_EVAL_SAMPLES} ...)"
+    instead = (f", or score on the tasks present only with tasks={present} (--tasks {','.join(present)}; the "
+               "estimate and the rank then cover those tasks only)" if present and not chose else "")
+    raise ValueError(f"new_results: {head}: the task was not run or its output file is missing, and the score needs "
+                     f"every task it covers: run the missing task(s){run}{instead}")

@@ -130,9 +130,13 @@ def read_results(source: Any, *, format: str = "auto", metric: str | None = None
             from ..datasets import helm
 
             return helm.read_helm_runs(path, metric=metric or default_metric(fmt), duplicates=duplicates)
-        if fmt == "csv":
-            return harness.read_scores_csv(path, duplicates=duplicates)
-        return _read_parquet(path)
+        with warnings.catch_warnings(record=True) as said:
+            warnings.simplefilter("always")
+            out = (harness.read_scores_csv(path, duplicates=duplicates) if fmt == "csv"
+                   else _read_parquet(path, duplicates))
+        for w in said:  # the reader's warnings name its own argument: say which input it was
+            warnings.warn(str(w.message).replace("path:", f"{name}:", 1), w.category, stacklevel=2)
+        return out
     except (ValueError, FileNotFoundError) as exc:
         msg = str(exc)
         for internal in ("path_or_paths:", "path:"):  # the readers' own argument names: say which input it was
@@ -143,19 +147,22 @@ def read_results(source: Any, *, format: str = "auto", metric: str | None = None
         raise ValueError(f"{name}: {msg}") from None
 
 
-def _read_parquet(path: Path) -> ResponseMatrix:
+def _read_parquet(path: Path, duplicates: str = "last") -> ResponseMatrix:
+    """A long or wide Parquet table, read as the CSV reader reads a table (the same layout checks)."""
+    from ..datasets import harness
+
     try:
         df = pd.read_parquet(path)
     except Exception as exc:  # the engine's errors vary (pyarrow, fastparquet, none installed)
         raise ValueError(f"{path.name} is not a readable Parquet file ({type(exc).__name__}: {exc})") from None
-    if {"model", "item", "score"} <= set(df.columns):
-        return ResponseMatrix.from_long(df, model="model", item="item", score="score")
-    if "model" in df.columns:
-        df = df.set_index("model")
-    if pd.api.types.is_numeric_dtype(df.index) and not isinstance(df.index, pd.RangeIndex):
-        raise ValueError(f"{path.name}: the model column holds numbers; name the model column 'model'")
-    return ResponseMatrix(df.to_numpy(dtype=float), nan_as_missing=True, model_ids=df.index.astype(str),
-                          item_ids=df.columns.astype(str))
+    if not isinstance(df.index, pd.RangeIndex):  # ids written as the index (to_parquet keeps it)
+        df = df.reset_index()
+    # every cell as text, as a CSV holds it (str of a float round-trips); missing values are empty cells
+    text = pd.DataFrame({str(c): [("" if pd.isna(v) else str(v)) for v in df[c].tolist()] for c in df.columns})
+    if text.shape[1] and "model" not in text.columns and harness._text_example(text.iloc[:, 0], ("-",)) is None:
+        text.insert(0, "model", [str(i) for i in range(len(text))])  # no model ids: the rows' numbers name them
+    return harness._table_to_matrix(text, path, format="auto", model="model", item="item", score="score",
+                                    groups=None, kind=None, missing_marker="-", duplicates=duplicates)
 
 
 def check_path(path: Any, name: str) -> Path:
