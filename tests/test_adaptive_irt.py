@@ -162,6 +162,17 @@ def test_bad_input_names_the_argument(population):
         AdaptiveTest(two)
 
 
+def test_equal_slopes_are_pooled():
+    # a Rasch bank (every slope 1) fitted on 40 models: the fitted slopes scatter by their estimation error alone,
+    # and the population the posterior fits has almost no spread left, so the posterior slopes nearly agree
+    rm = simulate_responses(40, 300, discrimination=1.0, rng=4)
+    bank = IRT2PL().fit(rm)
+    t = AdaptiveTest(bank)
+    assert np.std(t.item_params[:, 0]) < 0.3 * np.std(bank.a_[:, 0])  # measured: 0.18
+    # the difficulties differ truly (sd 1): they keep their spread
+    assert np.std(t.item_params[:, 1]) > 0.7 * np.std(bank.b_)  # measured: 0.80
+
+
 @pytest.mark.slow
 def test_interval_covers_with_40_reference_models():
     # Item parameters fitted on 40 reference models are far from known (see the test above); the interval carries
