@@ -667,7 +667,8 @@ def read_scores_csv(
     _refuse_headerless(header, p, sep, model)
     dup = sorted({h for h in header if header.count(h) > 1})
     if dup:
-        raise ValueError(f"path: {p.name} repeats the column names {dup[:5]}")
+        raise ValueError(f"path: {p.name} repeats the column names {dup[:5]}; every column needs its own name (item "
+                         "ids unique across tasks, e.g. 'arc_easy/12' rather than '12')")
     if df.empty:
         raise ValueError(f"path: {p.name} has a header line but no data rows")
     return _table_to_matrix(df, p, format=format, model=model, item=item, score=score, groups=groups, kind=kind,

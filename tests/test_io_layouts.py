@@ -1,0 +1,276 @@
+"""Score tables in the layouts users write, as the loop reads them (``read_results``, ``effstats select|estimate``).
+
+Each layout is either read aligned by id, checked cell by cell against the table it was written from, or refused
+with one error that names the argument and the file, says what was found and what layout is expected; the command
+line prints that error on one line and exits with status 2. No layout may be read as another set of models or items.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from effstats.cli import main
+from effstats.datasets import simulate_responses
+from effstats.workflow import estimate, read_results, select
+
+MODELS = [f"org/model-{i}" for i in range(12)]
+ITEMS = [f"arc/{j}" for j in range(15)] + [f"boolq/{j}" for j in range(15)]
+
+
+@pytest.fixture(scope="module")
+def wide():
+    """The truth: 12 models x 30 items of 0/1 correctness, lm-eval item ids."""
+    v = simulate_responses(12, 30, rng=0).values.astype(int)
+    return pd.DataFrame(v, index=pd.Index(MODELS, name="model"), columns=ITEMS)
+
+
+def _long(wide: pd.DataFrame) -> pd.DataFrame:
+    return wide.stack().rename("score").reset_index().rename(columns={"level_1": "item"})
+
+
+def _same(rm, wide: pd.DataFrame) -> None:
+    """``rm`` holds exactly ``wide``'s models, items and cells, matched by id."""
+    assert set(rm.model_ids) == set(wide.index) and set(rm.item_ids) == set(wide.columns)
+    got = rm.to_frame().astype(float).loc[wide.index, wide.columns]
+    np.testing.assert_array_equal(got.to_numpy(), wide.to_numpy(dtype=float))
+
+
+# ------------------------------------------------------------------------------------------------ read as it is
+def _write_semicolon(wide, f):
+    wide.to_csv(f, sep=";")
+
+
+def _write_row_numbers(wide, f):
+    wide.reset_index().to_csv(f)  # pandas' row numbers before the model column
+
+
+def _write_booleans(wide, f):
+    wide.astype(bool).to_csv(f)
+
+
+def _write_id_not_first(wide, f):
+    w = wide.reset_index()
+    w.insert(4, "model", w.pop("model"))
+    w.to_csv(f, index=False)
+
+
+def _write_name_not_first(wide, f):
+    w = wide.reset_index().rename(columns={"model": "name"})
+    w.insert(4, "name", w.pop("name"))
+    w.to_csv(f, index=False)
+
+
+def _write_long_shuffled(wide, f):
+    _long(wide).sample(frac=1.0, random_state=0).assign(task="x").to_csv(f, index=False)
+
+
+@pytest.mark.parametrize("write", [_write_semicolon, _write_row_numbers, _write_booleans, _write_id_not_first,
+                                   _write_name_not_first, _write_long_shuffled])
+def test_layouts_read_aligned_by_id(tmp_path, wide, write):
+    f = tmp_path / "scores.csv"
+    write(wide, f)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _same(read_results(f), wide)
+
+
+# ------------------------------------------------------------------------------------------------ refused
+def _transposed_item(wide, f):
+    wide.T.rename_axis("item").to_csv(f)
+
+
+def _transposed_named_model(wide, f):
+    wide.T.rename_axis("model").to_csv(f)  # the header says model, the rows are items
+
+
+def _long_renamed(wide, f):
+    _long(wide).rename(columns={"model": "model_name", "item": "doc_id", "score": "acc"}).to_csv(f, index=False)
+
+
+def _long_task_doc(wide, f):
+    lg = _long(wide)
+    lg["task"], lg["doc"] = lg["item"].str.split("/").str[0], lg["item"].str.split("/").str[1]
+    lg[["model", "task", "doc", "score"]].to_csv(f, index=False)
+
+
+def _long_numeric_item(wide, f):
+    lg = _long(wide)
+    lg.assign(item=lg["item"].str.split("/").str[1].astype(int) + 15 * lg["item"].str.startswith("boolq"))[
+        ["model", "item", "score"]].rename(columns={"item": "q", "score": "correct"}).to_csv(f, index=False)
+
+
+def _metadata_text(wide, f):
+    w = wide.copy()
+    w.insert(0, "release", "2024-05-01")
+    w.to_csv(f)
+
+
+def _metadata_number(wide, f):
+    w = wide.copy()
+    w.insert(0, "params_b", np.arange(12) + 1)
+    w.to_csv(f)
+
+
+def _metadata_flag(wide, f):
+    w = wide.copy()
+    w.insert(0, "instruct", np.arange(12) % 2)  # 0/1 like the scores: caught by its name, not its values
+    w.to_csv(f)
+
+
+def _aggregate(wide, f):
+    w = wide.copy()
+    w["average"] = w.mean(1).round(3)
+    w.to_csv(f)
+
+
+def _headerless_wide(wide, f):
+    wide.to_csv(f, header=False)
+
+
+def _headerless_long(wide, f):
+    _long(wide).to_csv(f, header=False, index=False)
+
+
+def _percent_wide(wide, f):
+    (wide * 100).to_csv(f)
+
+
+def _percent_long(wide, f):
+    _long(wide).assign(score=lambda d: d.score * 87.5).to_csv(f, index=False)
+
+
+def _doc_ids_repeat(wide, f):
+    w = wide.copy()
+    w.columns = [c.split("/")[1] for c in w.columns]  # 'arc/3' and 'boolq/3' both written '3'
+    w.to_csv(f)
+
+
+REFUSED = [
+    (_transposed_item, ["looks transposed", "first column is named 'item'", "one row per item and one column per model",
+                        "expected one row per model"]),
+    (_transposed_named_model, ["looks transposed", "rows are named like items ('arc/0', 'arc/1')",
+                               "expected one row per model"]),
+    (_long_renamed, ["looks like a long table", "['doc_id'] name items", "['model_name', 'doc_id', 'acc']",
+                     "name them 'model', 'item' and 'score'"]),
+    (_long_task_doc, ["the long layout's columns item='item' are absent", "looks like a long table",
+                      "['model', 'task', 'doc', 'score']", "item ids unique across tasks"]),
+    (_long_numeric_item, ["looks like a long table", "every id in its column 'model' repeats",
+                          "['model', 'q', 'correct']", "name them 'model', 'item' and 'score'"]),
+    (_metadata_text, ["column 'release' has non-numeric values, e.g. '2024-05-01'", "a wide table holds the model ids",
+                      "drop metadata columns"]),
+    (_metadata_number, ["column(s) ['params_b'] are not items", "not an item id <task>/<doc_id> as the other 30",
+                        "drop the other columns"]),
+    (_metadata_flag, ["column(s) ['instruct'] are not items", "drop the other columns"]),
+    (_aggregate, ["column(s) ['average'] are not items", "named like model metadata or an aggregate"]),
+    (_headerless_wide, ["has no header line", "'org/model-0,", "add a header line"]),
+    (_headerless_long, ["has no header line", "'org/model-0,arc/0,", "'model,item,score'"]),
+    (_percent_wide, ["the scores run from 0 to 100: percentages?", "expected scores in [0, 1] (divide them by 100)"]),
+    (_percent_long, ["the scores in column 'score' run from 0 to 87.5: percentages?", "expected scores in [0, 1]"]),
+    (_doc_ids_repeat, ["repeats the column names", "item ids unique across tasks"]),
+]
+
+
+@pytest.mark.parametrize("write, parts", REFUSED, ids=[w.__name__ for w, _ in REFUSED])
+def test_layouts_refused_with_one_clear_error(tmp_path, wide, write, parts):
+    f = tmp_path / "scores.csv"
+    write(wide, f)
+    with pytest.raises(ValueError) as info:
+        read_results(f, name="reference")
+    msg = str(info.value)
+    assert msg.startswith("reference: scores.csv") and "\n" not in msg, msg
+    for part in parts:
+        assert part in msg, (part, msg)
+    # the command line: the same message, on one line, exit status 2
+    code = main(["select", str(f), "--budget", "10", "--out", str(tmp_path / "run")])
+    assert code == 2
+
+
+def test_command_line_prints_the_layout_error_on_one_line(tmp_path, wide, capsys):
+    f = tmp_path / "scores.csv"
+    _transposed_item(wide, f)
+    assert main(["select", str(f), "--budget", "10", "--out", str(tmp_path / "run")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and err.startswith("effstats select: error: REFERENCE: scores.csv looks transposed"), err
+    assert not (tmp_path / "run").exists()
+
+
+def test_warnings_about_a_table_name_the_argument(tmp_path, wide):
+    f = tmp_path / "scores.csv"
+    pd.concat([wide, wide.iloc[[2]]]).to_csv(f)
+    with pytest.warns(UserWarning, match=r"^new_results: scores.csv: model ids in column 'model' repeat, e.g. 'org/model-2'"):
+        read_results(f, name="new_results")
+
+
+def test_wide_numeric_ids_are_not_mistaken_for_a_header_less_file(tmp_path):
+    f = tmp_path / "scores.csv"
+    f.write_text("model,0,1,2\na,1,0,1\nb,0,0,1\n")  # item ids 0, 1, 2 under a 'model' header
+    rm = read_results(f)
+    assert list(rm.item_ids) == ["0", "1", "2"] and list(rm.model_ids) == ["a", "b"]
+
+
+def test_two_runs_per_model_of_a_wide_table_are_not_taken_for_a_long_one(tmp_path):
+    f = tmp_path / "scores.csv"
+    f.write_text("model,q1,q2\na,1,0\na,1,1\nb,0,1\nb,0,0\n")
+    with pytest.warns(UserWarning, match="repeat"):
+        rm = read_results(f)
+    assert rm.values.tolist() == [[1, 1], [0, 0]]
+
+
+# ------------------------------------------------------------------------------------------------ estimate
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    """A manifest from a wide reference CSV of 40 models, and two new models' results on its items."""
+    root = tmp_path_factory.mktemp("layouts")
+    sim = simulate_responses(42, 200, rng=0)
+    ids = [f"arc/{j}" for j in range(100)] + [f"boolq/{j}" for j in range(100)]
+    full = pd.DataFrame(sim.values.astype(int), index=pd.Index([f"org/m{i}" for i in range(42)], name="model"),
+                        columns=ids)
+    full.iloc[:40].to_csv(root / "ref.csv")
+    sel = select(root / "ref.csv", 40, seed=0)
+    sel.save(root / "run")
+    return root, full.iloc[40:][list(sel.items)]
+
+
+def test_estimate_reads_long_and_wide_results_alike(run):
+    root, new = run
+    new.to_csv(root / "new_wide.csv")
+    _long(new).sample(frac=1.0, random_state=1).to_csv(root / "new_long.csv", index=False)
+    a, b = estimate(root / "run", root / "new_wide.csv"), estimate(root / "run", root / "new_long.csv")
+    pd.testing.assert_frame_equal(a.to_frame(), b.to_frame().reindex(a.to_frame().index))
+
+
+@pytest.mark.parametrize("write, part", [
+    (lambda n, f: n.T.rename_axis("item").to_csv(f), "new.csv looks transposed"),
+    (lambda n, f: n.T.rename_axis("").to_csv(f), "new.csv looks transposed (its rows are named like items"),
+    (lambda n, f: (n * 100).to_csv(f), "percentages?"),
+    (lambda n, f: n.to_csv(f, header=False), "has no header line"),
+    (lambda n, f: n.set_axis([c.replace("/", "_") for c in n.columns], axis=1).to_csv(f),
+     "(the manifest names its items like 'arc/"),
+])
+def test_estimate_refuses_results_in_another_layout(run, capsys, write, part):
+    root, new = run
+    write(new, root / "new.csv")
+    assert main(["estimate", str(root / "run"), str(root / "new.csv"), "--out", str(root / "est")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and err.startswith("effstats estimate: error: NEW_RESULTS:") and part in err, err
+
+
+def test_estimate_refuses_a_transposed_table_it_cannot_tell_by_its_header(tmp_path):
+    # generic ids (q0, q1, ...): only the manifest tells that the rows are items
+    sim = simulate_responses(23, 60, rng=1)
+    full = pd.DataFrame(sim.values.astype(int), index=[f"m{i}" for i in range(23)], columns=[f"q{j}" for j in range(60)])
+    sel = select(read_results_frame(full.iloc[:20]), 20, seed=0)
+    new = full.iloc[20:][list(sel.items)]
+    f = tmp_path / "new.csv"
+    new.T.to_csv(f, index_label="")
+    with pytest.raises(ValueError, match=r"^new_results: looks transposed \(its models include the manifest's items"):
+        estimate(sel, f)
+
+
+def read_results_frame(df: pd.DataFrame):
+    from effstats import ResponseMatrix
+
+    return ResponseMatrix.from_wide(df)

@@ -1,0 +1,151 @@
+"""A new model whose harness output lacks a whole task of the manifest (the task was not run, its samples file is
+missing): ``estimate`` refuses it, naming the task, unless told to score on the other tasks (``tasks=`` /
+``--tasks``), and then says which tasks the score leaves out; ``sequential update`` refuses the batch, naming the
+task. Never is the task counted as 0 or silently left out of the score.
+"""
+from __future__ import annotations
+
+import json
+import warnings
+
+import numpy as np
+import pytest
+
+from effstats import ResponseMatrix
+from effstats.cli import main
+from effstats.datasets import simulate_responses
+from effstats.workflow import estimate, select, write_lm_eval_samples
+
+TASKS = ("arc", "boolq", "hellaswag")
+
+
+def _truth() -> ResponseMatrix:
+    sim = simulate_responses(42, 900, rng=0)
+    return ResponseMatrix(sim.values, model_ids=[f"model-{i:02d}" for i in range(42)],
+                          item_ids=[f"{TASKS[j // 300]}/{j % 300}" for j in range(900)])
+
+
+def _drop_task(folder, model: str, task: str) -> None:
+    files = list((folder / model).glob(f"samples_{task}_*.jsonl"))
+    assert len(files) == 1
+    files[0].unlink()
+
+
+@pytest.fixture(scope="module")
+def loop(tmp_path_factory):
+    root = tmp_path_factory.mktemp("missing_tasks")
+    truth = _truth()
+    write_lm_eval_samples(truth.subset(models=range(40)), root / "ref")
+    sel = select(root / "ref", 90, seed=0)
+    sel.save(root / "run")
+    on = truth.subset(models=[40, 41], items=sel.items)
+    write_lm_eval_samples(on.subset(models=[0]), root / "no_boolq")
+    _drop_task(root / "no_boolq", "model-40", "boolq")
+    write_lm_eval_samples(on.subset(models=[0]), root / "only_arc")
+    _drop_task(root / "only_arc", "model-40", "boolq")
+    _drop_task(root / "only_arc", "model-40", "hellaswag")
+    write_lm_eval_samples(on, root / "two")
+    _drop_task(root / "two", "model-41", "boolq")
+    return root, truth, sel
+
+
+def test_estimate_refuses_a_missing_task_naming_it(loop):
+    root, _, _ = loop
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        with pytest.raises(ValueError) as info:
+            estimate(root / "run", root / "no_boolq")
+    msg = str(info.value)
+    assert msg.startswith("new_results: no result on any chosen item of the task(s) 'boolq' (30 items)"), msg
+    assert "not run or its output file is missing" in msg
+    assert "lm_eval --tasks boolq --samples" in msg and "tasks=['arc', 'hellaswag']" in msg
+    # no warning that the missing items would be "estimated from the other items": they are not
+    assert not [w for w in said if "estimated from" in str(w.message)]
+
+
+def test_estimate_names_every_missing_task(loop):
+    root, _, _ = loop
+    with pytest.raises(ValueError, match=r"task\(s\) 'boolq', 'hellaswag' \(60 items\).*tasks=\['arc'\]"):
+        estimate(root / "run", root / "only_arc")
+
+
+def test_estimate_names_the_model_missing_a_task(loop):
+    root, _, _ = loop
+    with pytest.raises(ValueError, match=r"^new_results: no result on any chosen item of task 'boolq' for model\(s\) "
+                                         r"'model-41': the task was not run"):
+        estimate(root / "run", root / "two")
+
+
+def test_estimate_on_the_tasks_present_says_which_are_left_out(loop, tmp_path):
+    root, truth, sel = loop
+    est = estimate(root / "run", root / "no_boolq", tasks=["arc", "hellaswag"])
+    assert list(est.scored_tasks) == ["arc", "hellaswag"] and list(est.omitted_tasks) == ["boolq"]
+    # the reference models are scored on the same tasks: their mean over the arc and hellaswag items
+    on = np.array([not i.startswith("boolq/") for i in truth.item_ids])
+    ref = truth.subset(models=range(40), items=np.flatnonzero(on)).accuracy()
+    np.testing.assert_allclose(est.leaderboard["score"].sort_index().to_numpy(), ref.sort_index().to_numpy())
+    frame = est.to_frame()
+    assert int(frame["n_items"].iloc[0]) == 60 and int(frame["n_missing"].iloc[0]) == 0
+    assert frame["of"].iloc[0] == 41
+    # the score of the scored tasks alone: items-weighted mean of their estimates
+    parts = est.tasks()
+    assert list(parts.index.get_level_values("task")) == ["arc", "hellaswag"]
+    np.testing.assert_allclose(est.statistic[0], (parts["weight"] * parts["estimate"]).sum())
+    assert parts["weight"].sum() == pytest.approx(1.0)
+    md = est.to_markdown()
+    assert "**Scored on 2 of the manifest's 3 tasks only** (arc, hellaswag); left out: boolq." in md
+    html = est.save(tmp_path / "e")["html"].read_text()
+    assert "left out: boolq" in html
+
+
+def test_estimate_tasks_argument_errors(loop):
+    root, _, _ = loop
+    with pytest.raises(ValueError, match=r"^tasks: \['nope'\] not among the manifest's tasks \['arc', 'boolq', 'hellaswag'\]"):
+        estimate(root / "run", root / "no_boolq", tasks=["arc", "nope"])
+    with pytest.raises(ValueError, match=r"^tasks: none given"):
+        estimate(root / "run", root / "no_boolq", tasks=[])
+    # a chosen task the results lack is still refused, without offering tasks= again
+    with pytest.raises(ValueError, match=r"task\(s\) 'boolq'") as info:
+        estimate(root / "run", root / "no_boolq", tasks=["arc", "boolq"])
+    assert "tasks=" not in str(info.value)
+
+
+def test_estimate_command_refuses_then_scores_the_tasks_present(loop, capsys, tmp_path):
+    root, _, _ = loop
+    code = main(["estimate", str(root / "run"), str(root / "no_boolq"), "--out", str(tmp_path / "e")])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and len(err.splitlines()) == 1, err
+    assert err.startswith("effstats estimate: error: NEW_RESULTS: no result on any chosen item of the task(s) 'boolq'")
+    assert "--tasks arc,hellaswag" in err
+    assert not (tmp_path / "e").exists()
+    code = main(["estimate", str(root / "run"), str(root / "no_boolq"), "--tasks", "arc,hellaswag",
+                 "--out", str(tmp_path / "e")])
+    out = capsys.readouterr().out
+    assert code == 0 and "left out: boolq" in out
+    assert "left out: boolq" in (tmp_path / "e" / "estimate.md").read_text()
+
+
+def test_sequential_update_refuses_a_batch_missing_a_task(tmp_path, capsys):
+    truth = _truth()
+    write_lm_eval_samples(truth.subset(models=range(40)), tmp_path / "ref")
+    assert main(["sequential", "start", str(tmp_path / "ref"), "--half-width", "0.05", "--out", str(tmp_path / "seq"),
+                 "--initial", "60", "--batch", "30"]) == 0
+    capsys.readouterr()
+    batch = json.loads((tmp_path / "seq" / "batch_001" / "lm_eval_samples.json").read_text())
+    assert "boolq" in batch and len(batch) == 3
+    items = [f"{t}/{d}" for t, docs in batch.items() for d in docs]
+    write_lm_eval_samples(truth.subset(models=[40], items=items), tmp_path / "b1")
+    _drop_task(tmp_path / "b1", "model-40", "boolq")
+    state = (tmp_path / "seq" / "state.json").read_text()
+    code = main(["sequential", "update", str(tmp_path / "seq"), str(tmp_path / "b1")])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and len(err.splitlines()) == 1, err
+    n = len(batch["boolq"])
+    assert err.startswith(f"effstats sequential update: error: NEW_RESULTS: no result of 'model-40' on the task(s) "
+                          f"'boolq' ({n} items) of this batch of 60 items: the task was not run"), err
+    assert "run the batch's whole --samples file" in err
+    assert (tmp_path / "seq" / "state.json").read_text() == state  # nothing recorded
+    # the whole batch: the look is taken
+    write_lm_eval_samples(truth.subset(models=[40], items=items), tmp_path / "b1_all")
+    assert main(["sequential", "update", str(tmp_path / "seq"), str(tmp_path / "b1_all")]) == 0
+    assert len(json.loads((tmp_path / "seq" / "state.json").read_text())["looks"]) == 1
