@@ -338,6 +338,11 @@ def cases() -> list[Case]:
         A("top_fraction", FRACTION), A("gap", [x for x in FRACTION if x[0] not in ("zero",)], expect={"one": FAIL}),
         A("responses", [("text", FAIL, lambda v, r: "abc"), ("array", FAIL, lambda v, r: X())]),
     ]))
+    add(Case("binned_split", "splits", fn("effstats.splits.binned_split"), lambda: dict(responses=RM(), source_size=0.5, n_bins=3, rng=0), [
+        A("source_size", FRACTION + [("count-too-big", FAIL, lambda v, r: NM), ("zero-int", FAIL, lambda v, r: 0)]),
+        A("n_bins", INT, skip=("huge",)), A("rng", RNG),
+        A("responses", [("text", FAIL, lambda v, r: "abc"), ("array", FAIL, lambda v, r: X())]),
+    ]))
     add(Case("ModelSplit.apply", "splits", lambda kw: pub("effstats.splits.ModelSplit")(kw.pop("source"), kw.pop("target")).apply(**kw),
              lambda: dict(source=np.arange(0, 9), target=np.arange(9, NM), responses=RM()), [
         A("source", _positions(NM) + [("overlap", FAIL, lambda v, r: np.arange(0, 10))]),
