@@ -225,7 +225,7 @@ def test_protocol(small):
 
 
 @pytest.mark.parametrize("kw, match", [
-    (dict(n_folds=2), r"^n_folds: expected an integer in \[3, 40\], got 2 \(power_tuning=True"),
+    (dict(n_folds=2, power_tuning=True), r"^n_folds: expected an integer in \[3, 40\], got 2 \(power_tuning=True"),
     (dict(n_folds=0), "n_folds: expected an integer in"),
     (dict(n_folds=41), "n_folds: expected an integer in"),
     (dict(alpha=-1.0), "alpha: expected a number > 0"),

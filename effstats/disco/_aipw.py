@@ -5,7 +5,8 @@ scores, shape ``(n_source,)``); a regression ``f`` from those features to the ta
 evaluated random subset and predicted on every item, and the subset's residuals ``y - f`` correct the
 prediction's mean, so the estimate stays design-unbiased however far the target is from the sources
 (Zhang, Dorner & Hardt 2025, "AIPW"; the difference estimator of survey sampling, Cochran 1977, Sect. 7.1; the
-prediction-powered mean of Angelopoulos et al. 2023 with PPI++'s power tuning, Angelopoulos, Duchi & Zrnic 2023).
+prediction-powered mean of Angelopoulos et al. 2023, optionally with PPI++'s power tuning, Angelopoulos, Duchi &
+Zrnic 2023).
 
 The estimate, per stratum ``h`` (one stratum without ``stratify``) and fold ``j`` of the sampled items
 (``n_folds`` folds, dealt at random within strata):
@@ -13,15 +14,15 @@ The estimate, per stratum ``h`` (one stratum without ``stratify``) and fold ``j`
     theta_jh = ( sum_{T_jh} y + sum_{U_h \\ T_jh} g_j + (N_h - t_jh) * mean_{S_jh}(y - g_j) ) / N_h
 
 ``T_j`` is the training set (the other folds), ``S_j`` the held-out fold, ``U_h`` the stratum's ``N_h`` items,
-``g_j = lambda_j * f_j`` the power-tuned regression fitted on ``T_j`` alone. The items of ``T_j`` enter with their
+``g_j = lambda_j * f_j`` the regression fitted on ``T_j`` alone (``lambda_j = 1`` without power tuning). The items of ``T_j`` enter with their
 observed values (the benchmark is finite), and given ``T_j`` the fold ``S_j`` is a simple random sample of the
 other items, so every ``theta_jh`` is exactly design-unbiased for the stratum's mean and so is their average
 ``theta_h`` over folds and ``theta = sum_h (N_h / N) theta_h``. ``lambda_j`` is the slope of ``y`` on cross-fitted
-predictions within ``T_j`` (its folds as inner folds), clipped to [0, 1]: PPI++'s
+predictions within ``T_j`` (its folds as inner folds), clipped to [0, 1] (with ``power_tuning=True``): PPI++'s
 ``Cov(y, f) / ((1 + n/N) Var(f))`` with the ``n/N`` term dropped, since the mean of ``g`` over the other items is
 known exactly here. ``lambda = 0`` gives back the plain mean when the folds are equal in size.
 
-With ``n_folds=1`` and ``power_tuning=False`` it is Zhang et al.'s formula (one stratum),
+With ``n_folds=1`` (and without power tuning) it is Zhang et al.'s formula (one stratum),
 ``mean_S(y) + (mean_{U \\ S} f - mean_S f) / (1 + n/(N - n))``, with ``f`` fitted on the items it corrects: not
 exactly unbiased (the in-sample residuals are too small).
 
@@ -62,8 +63,8 @@ class AIPW(_SubsetEstimator):
     A regression from the source models' responses on an item to the target's response on it is fitted on the
     sampled items (cross-fitted over ``n_folds`` folds, so it never corrects an item it was fitted on) and
     predicted on every item; the sampled items' residuals correct its mean (see the module docstring for the
-    formula). The estimate is design-unbiased whatever the target's distance from the sources; power tuning
-    shrinks the correction toward the plain mean when the regression predicts the target poorly.
+    formula). The estimate is design-unbiased whatever the target's distance from the sources; optional power
+    tuning shrinks the correction toward the plain mean when the regression predicts the target poorly.
 
     Parameters
     ----------
@@ -76,7 +77,7 @@ class AIPW(_SubsetEstimator):
         needs at least one sampled item.
     n_folds : int, default=5
         Folds of the sampled items for cross-fitting; 1 fits and corrects on the same items (Zhang et al.'s
-        estimator, not exactly unbiased). In ``[1, n_items]``, and at least 3 with ``power_tuning``.
+        estimator, not exactly unbiased). In ``[1, n_items]``, and at least 3 with ``power_tuning=True``.
     regressor : {"ridge", "logistic"} or object, default="ridge"
         The regression ``f``. ``"ridge"``: ridge regression with intercept and penalty ``alpha`` (Zhang et al.'s
         default, ``Ridge(alpha=10)``), solved in closed form for all targets at once. ``"logistic"``:
@@ -85,9 +86,12 @@ class AIPW(_SubsetEstimator):
         classifier's ``predict_proba`` of class 1 is used (0/1 responses only).
     alpha : float, default=10.0
         Ridge penalty (``regressor="ridge"`` only), on features in [0, 1].
-    power_tuning : bool, default=True
+    power_tuning : bool, default=False
         Scale the regression by ``lambda`` in [0, 1] chosen on the training folds (PPI++), which shrinks the
-        correction toward the plain mean when the predictions are poor. Needs ``n_folds >= 3``.
+        correction toward the plain mean when the predictions are poor. Needs ``n_folds >= 3``. Off by default:
+        ``lambda`` is estimated from the few sampled items of the training folds, and with a budget of tens to
+        hundreds of items that noise costs more accuracy than the shrinkage saves (Zhang et al.'s estimator uses
+        ``lambda = 1``).
     random_state : int, Generator or None, default=None
         Draws the items, then the folds.
 
@@ -109,7 +113,7 @@ class AIPW(_SubsetEstimator):
 
     See Also
     --------
-    effstats.disco.RandomDirect : the plain mean of a random subset (``power_tuning`` with ``lambda = 0``).
+    effstats.disco.RandomDirect : the plain mean of a random subset (the estimate with ``lambda = 0``).
     effstats.disco.StratifiedHT : stratified Horvitz–Thompson estimate on source-difficulty strata.
     effstats.disco.DISCO : model-based prediction from a model signature (valid only for targets like the sources).
 
@@ -155,7 +159,7 @@ class AIPW(_SubsetEstimator):
     _interval_kind = "design"
 
     def __init__(self, n_items: int = 100, stratify: Any = None, n_folds: int = 5, regressor: Any = "ridge",
-                 alpha: float = 10.0, power_tuning: bool = True, random_state: Any = None) -> None:
+                 alpha: float = 10.0, power_tuning: bool = False, random_state: Any = None) -> None:
         self.n_items = n_items
         self.stratify = stratify
         self.n_folds = n_folds

@@ -69,7 +69,7 @@ def default_candidates(n_items: int = 100, *, binary: bool = True, probabilities
     out: dict[str, Any] = {
         "random + direct": RandomDirect(n_items),
         # power tuning needs three folds of the sampled items
-        "AIPW + ridge": AIPW(n_items, n_folds=min(5, n_items), power_tuning=n_items >= 3),
+        "AIPW + ridge": AIPW(n_items, n_folds=min(5, n_items)),
         "random + ridge": RandomLearn(n_items),
         "SSEPY strata + HT": StratifiedHT(n_items),
         "anchor-corr + weighted": AnchorCorr(n_items),
