@@ -603,7 +603,14 @@ def read_scores_csv(
     format : {"auto", "long", "wide"}, default="auto"
         ``"long"``: one row per (model, item) with columns ``model``, ``item``, ``score`` (+ ``groups``);
         ``"wide"``: one row per model, first column (or the ``model`` column) = model id, other columns = items.
-        ``"auto"`` picks long when the three named columns exist, else wide.
+        ``"auto"`` picks long when the three named columns exist, else wide. A table ``"auto"`` would misread is
+        refused with one error saying what was found and what is expected: a transposed table (one row per
+        item: its first column named like items, or rows named ``<task>/<doc_id>`` while the columns are not), a
+        long table under other column names, a file without a header line, columns of model metadata or
+        aggregates (text, names such as ``average`` or ``params``, or columns that are not ``<task>/<doc_id>``
+        beside columns that are), and scores outside [0, 1] (percentages say so). Read as they are: a
+        semicolon- or tab-separated ``.csv``, pandas' row numbers before the model column, ``True``/``False``
+        cells, and a model id column that is not first but named ``model`` (or ``name``, ``model_name``, ...).
     model, item, score : str
         Column names in the long layout (``model`` also names the id column of a wide table, if present).
     groups : str or sequence of str, optional

@@ -62,8 +62,11 @@ def read_results(source: Any, *, format: str = "auto", metric: str | None = None
     source : path or ResponseMatrix
         A folder of lm-evaluation-harness ``--log_samples`` output (``samples_<task>_<time>.jsonl``), a folder
         of HELM run folders (``per_instance_stats.json`` + ``run_spec.json``), a long or wide CSV/TSV/Parquet
-        table of item scores (long: columns ``model``, ``item``, ``score``; wide: one row per model, one column
-        per item), or a :class:`~effstats.responses.ResponseMatrix` (returned as it is).
+        table of item scores (long: columns ``model``, ``item``, ``score``; wide: one row per model, the model id
+        first or in a ``model`` column, then one column per item; scores in [0, 1]), or a
+        :class:`~effstats.responses.ResponseMatrix` (returned as it is). A table in another layout (transposed,
+        long under other column names, without a header line, with metadata columns, in percent) is refused with
+        one error naming ``name`` and the file (:func:`effstats.datasets.read_scores_csv` lists the checks).
     format : {"auto", "lm-eval", "helm", "csv", "parquet"}, default "auto"
         The layout; ``"auto"`` looks at the file name or the folder's contents.
     metric : str, optional
