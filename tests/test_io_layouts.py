@@ -6,6 +6,7 @@ line prints that error on one line and exits with status 2. No layout may be rea
 """
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
@@ -274,3 +275,29 @@ def read_results_frame(df: pd.DataFrame):
     from effstats import ResponseMatrix
 
     return ResponseMatrix.from_wide(df)
+
+
+def test_checkpoint_ids_under_a_model_header_are_models(tmp_path):
+    f = tmp_path / "scores.csv"
+    f.write_text("model,q1,q2,q3\nckpt/1000,0,1,0\nckpt/2000,1,1,0\n")
+    rm = read_results(f)
+    assert list(rm.model_ids) == ["ckpt/1000", "ckpt/2000"] and list(rm.item_ids) == ["q1", "q2", "q3"]
+
+
+@pytest.mark.parametrize("frame, expect", [
+    (lambda w: w, None),                                                    # ids as the index, as to_parquet keeps it
+    (lambda w: _long(w), None),
+    (lambda w: w.astype(bool), None),
+    (lambda w: w.T.rename_axis("item"), "looks transposed"),
+    (lambda w: w * 100.0, "percentages?"),
+    (lambda w: w.assign(average=w.mean(1)), "column(s) ['average'] are not items"),
+])
+def test_parquet_tables_get_the_same_checks(tmp_path, monkeypatch, wide, frame, expect):
+    f = tmp_path / "scores.parquet"
+    f.write_bytes(b"PAR1")  # the engine is replaced: the table below is what it returns
+    monkeypatch.setattr(pd, "read_parquet", lambda path: frame(wide))
+    if expect is None:
+        _same(read_results(f), wide)
+    else:
+        with pytest.raises(ValueError, match=r"^reference: scores.parquet.*" + re.escape(expect)):
+            read_results(f, name="reference")

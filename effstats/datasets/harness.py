@@ -801,7 +801,9 @@ def _refuse_transposed(df: pd.DataFrame, id_col: str, p: Path, model: str, missi
     if (str(id_col).lower() in _ITEM_NAMES and model not in df.columns and not ids.duplicated().any()
             and all(_text_example(df[c], missing) is None for c in cols)):
         found = f"its first column is named {id_col!r}"
-    elif len(ids) > 1 and ids.str.match(_ITEM_ID).all() and not any(_ITEM_ID.match(c) for c in cols):
+    elif (len(ids) > 1 and ids.str.match(_ITEM_ID).all() and not any(_ITEM_ID.match(c) for c in cols)
+          # under a model header, ids such as 'ckpt/1000' name checkpoints: items span several tasks
+          and (str(id_col).lower() not in _MODEL_NAMES | {model} or ids.str.rsplit("/", n=1).str[0].nunique() > 1)):
         found = f"its rows are named like items ({ids.iloc[0]!r}, {ids.iloc[1]!r}) and its columns are not"
     else:
         return
