@@ -278,9 +278,9 @@ def binned_split(responses: ResponseMatrix, source_size: float | int = 0.25, n_b
 
     The models' full-benchmark scores are cut into ``n_bins`` equal-width bins and the sources are drawn at random
     in numbers as equal as the bins allow (a bin with too few models gives all it has and the rest is shared by
-    the others). Every target then lies within the sources' range and near some source: the in-range setting of
-    Bowyer et al.'s experiments ("binned interpolation"), which a random split only approximates when scores
-    are skewed.
+    the others). The sources then span the score range evenly even when scores are skewed, so most targets have
+    sources of similar score on both sides: the setting of Bowyer et al.'s experiments ("binned interpolation").
+    A target can still lie beyond every source when its bin's extreme models are not drawn.
 
     Parameters
     ----------

@@ -120,3 +120,11 @@ def test_names_are_case_insensitive():
     a = MRMR(5, scheme="Quotient", regressor="RIDGE").fit(rm)
     b = MRMR(5).fit(rm)
     np.testing.assert_array_equal(a.selected_, b.selected_)
+
+
+def test_too_few_source_models_says_why():
+    rm = simulate_responses(3, 60, rng=0)
+    with pytest.raises(ValueError, match=r"^n_neighbors: mRMR's relevance estimate with n_neighbors=3 needs at least 5 "
+                                         r"source models, source_outputs has 3"):
+        MRMR(10).fit(rm)
+    assert MRMR(10, n_neighbors=1).fit(rm).selected_.size == 10

@@ -28,7 +28,8 @@ exactly unbiased (the in-sample residuals are too small).
 
 The standard error is the stratified design-based one of the cross-fitted residuals ``e = y - g``:
 ``sqrt(sum_h W_h^2 (1 - n_h/N_h) s_h^2 / n_h)`` (finite-population correction included; Cochran 1977,
-Thm 5.3), and the interval is the normal (Wald) interval around the estimate.
+Thm 5.3), and the interval is the normal (Wald) interval around the estimate. Like every Wald interval it is
+too narrow for a score near 0 or 1 with few items, when the sample's residuals are mostly zero.
 
 References
 ----------

@@ -129,7 +129,10 @@ def mutual_information_relevance(responses: Any, scores: Any, *, n_neighbors: in
     """
     x = check_unit_interval(responses, "responses", ndim=2)
     y = check_array(scores, "scores", ndim=1, shape=(x.shape[0],))
-    k = check_positive_int(n_neighbors, "n_neighbors", maximum=max(1, x.shape[0] - 2))
+    k = check_positive_int(n_neighbors, "n_neighbors")
+    if x.shape[0] < k + 2:  # a neighbour count needs k others of the model's class and one beyond
+        raise ValueError(f"n_neighbors: the relevance estimate with n_neighbors={k} needs at least {k + 2} models, "
+                         f"responses has {x.shape[0]} (lower n_neighbors or add models)")
     return _ross_mi(x, y, k) if _is_binary(x) else _gaussian_mi(x, y)
 
 
@@ -352,6 +355,10 @@ class MRMR(_RegressionOnItems):
         self : MRMR
         """
         src, scores = self._fit_source(source_outputs, source_scores, labels)
+        k = check_positive_int(self.n_neighbors, "n_neighbors")
+        if src.n_models < k + 2:
+            raise ValueError(f"n_neighbors: mRMR's relevance estimate with n_neighbors={k} needs at least {k + 2} "
+                             f"source models, source_outputs has {src.n_models} (lower n_neighbors or add models)")
         x = _source_matrix(src)
         order = select_mrmr(x, self.n_items, scores=scores, scheme=self.scheme, n_neighbors=self.n_neighbors)
         if self._answered is not None:  # never an item no source model answered
