@@ -1,7 +1,7 @@
 """Speed of the AIPW / prediction-powered estimate at the harness's scale: 90 source models × 80,000 items.
 
 Target: fit (100 random items) and ``predict_interval`` for 100 target models in ≤ 2 s (default: ridge,
-5 folds, power tuning: 25 ridge solves shared by all targets). Also times the targets' outputs given on all
+5 folds: 5 ridge solves shared by all targets). Also times the targets' outputs given on all
 80,000 items (read on the selected ones) and the authors' one-fold estimator. Prints OK or MISSED.
 
 Run: ``.venv/bin/python benchmarks/bench_aipw.py`` (after ``make setup``)
