@@ -526,7 +526,25 @@ def test_auto_answers_a_new_model_outside_the_references_range_with_the_design_u
     sel.save(tmp_path / "sel")
     again = estimate(tmp_path / "sel", new, reference=ref).to_frame()
     pd.testing.assert_frame_equal(in_memory, again)
-    aipw = AIPW(60, n_folds=5, power_tuning=True, random_state=sel._fits["all"].est.candidate_random_state_).fit(ref)
+    aipw = AIPW(60, n_folds=5, random_state=sel._fits["all"].est.candidate_random_state_).fit(ref)
     assert list(aipw.selected_ids_) == list(sel.items)
     assert in_memory.loc["perfect", "estimate"] == pytest.approx(float(aipw.predict(new)[1]))
     assert in_memory.loc["perfect", "estimate"] > 0.95
+
+
+def test_aipw_method_is_the_choosers_aipw_candidate():
+    """``method="aipw"`` fits what the chooser's AIPW candidate fits (``default_candidates``: the untuned AIPW), so
+    the loop's AIPW and ``auto``'s AIPW give the same estimate on the same items."""
+    from effstats.disco import default_candidates
+    from sklearn.base import clone
+
+    d = simulate_responses(43, 600, rng=3)
+    ref, new = d.subset(models=range(40)), d.subset(models=range(40, 43))
+    sel = select(ref, 40, method="aipw", seed=2)
+    got = estimate(sel, new.subset(items=sel.items)).to_frame()
+    cand = clone(default_candidates(40)["AIPW + ridge"]).set_params(random_state=2).fit(ref)
+    assert not cand.power_tuning
+    assert list(cand.selected_ids_) == list(sel.items)
+    p = cand.predict_interval(new)
+    np.testing.assert_allclose(got["estimate"], p.statistic)
+    np.testing.assert_allclose(got["standard_error"], p.standard_error)

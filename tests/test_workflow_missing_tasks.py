@@ -149,3 +149,26 @@ def test_sequential_update_refuses_a_batch_missing_a_task(tmp_path, capsys):
     write_lm_eval_samples(truth.subset(models=[40], items=items), tmp_path / "b1_all")
     assert main(["sequential", "update", str(tmp_path / "seq"), str(tmp_path / "b1_all")]) == 0
     assert len(json.loads((tmp_path / "seq" / "state.json").read_text())["looks"]) == 1
+
+
+def test_sequential_update_in_python_names_the_missing_task(tmp_path):
+    """``SequentialRun.update`` itself (not only the command) names the task a batch's results lack, and records
+    nothing; the item-level message stays for a batch missing single items."""
+    from effstats.workflow import SequentialRun
+
+    truth = _truth()
+    ref = truth.subset(models=range(40))
+    run = SequentialRun.start(ref, rule="precision", half_width=0.05, initial=60, batch=30)
+    batch = list(run.next_items)
+    boolq = [i for i in batch if i.startswith("boolq/")]
+    assert boolq and len(boolq) < len(batch)
+    keep = [i for i in batch if not i.startswith("boolq/")]
+    with pytest.raises(ValueError) as info:
+        run.update(truth.subset(models=[40], items=keep))
+    assert str(info.value).startswith(f"new_results: no result of 'model-40' on the task(s) 'boolq' ({len(boolq)} "
+                                      "items) of this batch of 60 items: the task was not run"), str(info.value)
+    assert run.n_evaluated == 0 and not run.state["looks"]
+    with pytest.raises(ValueError, match=r"^new_results: 1 of the batch's 60 items have no result"):
+        run.update(truth.subset(models=[40], items=batch[1:]))
+    run.update(truth.subset(models=[40], items=batch))
+    assert run.n_evaluated == 60

@@ -68,7 +68,7 @@ def default_candidates(n_items: int = 100, *, binary: bool = True, probabilities
     sig = "probabilities" if probabilities else "auto"
     out: dict[str, Any] = {
         "random + direct": RandomDirect(n_items),
-        # power tuning needs three folds of the sampled items
+        # cross-fitting: no more folds than sampled items
         "AIPW + ridge": AIPW(n_items, n_folds=min(5, n_items)),
         "random + ridge": RandomLearn(n_items),
         "SSEPY strata + HT": StratifiedHT(n_items),

@@ -180,7 +180,7 @@ def _sequential(args: argparse.Namespace) -> None:
         print(f"then: effstats sequential update {args.out} <OUT>")
         return
     run = SequentialRun.load(args.state, reference=args.reference)
-    res = run.update(_batch_results(run, args), model=args.model, metric=args.metric, duplicates=args.duplicates)
+    res = run.update(args.new_results, model=args.model, metric=args.metric, duplicates=args.duplicates)
     path = run.save(args.state)
     if run.stopped:
         print(run.to_markdown(), end="")
@@ -198,40 +198,6 @@ def _sequential(args: argparse.Namespace) -> None:
                   f"[{res.ci_low:.4f}, {res.ci_high:.4f}]: continue")
         print(f"batch {len(run.state['looks']) + 1}: {len(run.next_items)} items in {path}")
         print(f"then: effstats sequential update {args.state} <OUT>")
-
-
-def _batch_results(run, args: argparse.Namespace):
-    """The batch's results read as ``SequentialRun.update`` reads them, refused when a whole task of the batch has
-    no result: a look needs every item handed out (the batch is a random sample of the whole benchmark; leaving a
-    task out would change what the test is about), and the task, not its items, is what the user left out."""
-    from ._core import tasks_without_results
-    from ._io import read_results
-
-    st = run.state
-    used = st["reference"].get("metric")
-    if run.stopped or (args.metric is not None and args.metric != used):
-        return args.new_results  # update refuses these with its own message
-    new = read_results(args.new_results, metric=used, duplicates=args.duplicates, filter=st["reference"].get("filter"),
-                       name="new_results")
-    names = list(map(str, new.model_ids))
-    model = args.model if args.model is not None else st["model"] if st["model"] in names else None
-    if model is None and len(names) == 1:
-        model = names[0]
-    if model not in names:
-        return new  # update names the model to choose
-    n0, batch = run.n_evaluated, run.next_items
-    row = new.subset(models=[names.index(model)])
-    answered = row.item_ids[row.observed[0]]
-    tasks = st["tasks"][n0:n0 + len(batch)]
-    absent = tasks_without_results(batch, tasks, answered)
-    # no task answered at all: results of another batch or run, which update says
-    if absent and len(absent) < len(set(tasks)):
-        shown = ", ".join(f"{t!r} ({k} item{'s' if k > 1 else ''})" for t, k in absent.items())
-        raise ValueError(f"new_results: no result of {model!r} on the task(s) {shown} of this batch of {len(batch)} "
-                         "items: the task was not run or its output file is missing; a look needs every item of the "
-                         "batch (a random sample of the whole benchmark): run the batch's whole --samples file, every "
-                         "task in it")
-    return new
 
 
 def run(args: argparse.Namespace) -> int:

@@ -137,10 +137,10 @@ def _estimator(method: str, budget: int, seed: int, rm: ResponseMatrix):
         return StratifiedHT(budget, n_strata=_strata(budget), random_state=seed)
     if method == "random":
         return RandomDirect(budget, random_state=seed)
-    if method == "aipw":  # power tuning needs three folds of the sampled items
+    if method == "aipw":  # as the chooser's AIPW candidate (default_candidates), so both loops estimate alike
         from ..disco._aipw import AIPW
 
-        return AIPW(budget, n_folds=min(5, budget), power_tuning=budget >= 3, random_state=seed)
+        return AIPW(budget, n_folds=min(5, budget), random_state=seed)
     return MethodChooser(_auto_candidates(rm, budget), n_items=budget, n_splits=folds, random_state=seed)
 
 
@@ -1191,6 +1191,24 @@ def tasks_without_results(items: Any, tasks: Any, answered: Any) -> dict[str, in
         if i in got:
             seen.add(t)
     return {t: n for t, n in size.items() if t not in seen}
+
+
+def refuse_batch_without_tasks(model: str, batch: Any, tasks: Any, answered: Any) -> None:
+    """Raise, naming the tasks, when ``model``'s results (``answered``: the item ids it has a result on) lack a whole
+    task of a sequential run's ``batch`` (item ids, with their parallel ``tasks``).
+
+    A look needs every item handed out (the batch is a random sample of the whole benchmark; leaving a task out
+    would change what the test is about), and the task, not its items, is what the user left out. When no task of
+    the batch is answered at all the results are another batch's or another run's, which the caller says.
+    """
+    absent = tasks_without_results(batch, tasks, answered)
+    if not absent or len(absent) == len(set(map(str, tasks))):
+        return
+    shown = ", ".join(f"{t!r} ({k} item{'s' if k > 1 else ''})" for t, k in absent.items())
+    raise ValueError(f"new_results: no result of {model!r} on the task(s) {shown} of this batch of {len(batch)} "
+                     "items: the task was not run or its output file is missing; a look needs every item of the "
+                     "batch (a random sample of the whole benchmark): run the batch's whole --samples file, every "
+                     "task in it")
 
 
 def _refuse_missing_tasks(new: ResponseMatrix, fits: dict, sel: "Selection", chose: bool) -> None:

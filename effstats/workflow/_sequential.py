@@ -12,7 +12,7 @@ import pandas as pd
 
 from .._validation import check_positive, check_positive_int
 from ..responses import ResponseMatrix
-from ._core import LM_EVAL_SAMPLES, _reference_info, _version, item_tasks, samples_by_task
+from ._core import LM_EVAL_SAMPLES, _reference_info, _version, item_tasks, refuse_batch_without_tasks, samples_by_task
 from ._io import content_hash, output_dir, read_results, read_saved, write_json_atomic, write_text_atomic
 
 __all__ = ["SequentialRun"]
@@ -470,7 +470,8 @@ class SequentialRun:
         new_results : path or ResponseMatrix
             The new model's results on the batch (lm-eval's output folder of the ``--samples`` run, a CSV, ...).
             Results on items of earlier batches are ignored; items never handed out are refused; every item of
-            the batch needs a result.
+            the batch needs a result. A batch whose results lack a whole task (the task was not run, or its
+            output file is missing) is refused with a message naming the task, and nothing is recorded.
         model : str, optional
             Which model of ``new_results`` (needed when it holds several).
         metric : str, optional
@@ -486,6 +487,13 @@ class SequentialRun:
             :class:`~effstats.irt.AdaptiveResult` (ability, accuracy and its interval over every item of the
             reference data) whose ``stopped_by`` is ``"continue"``, then ``"precision"`` (``target_se`` reached),
             ``"max_n"`` or ``"bank"`` (every item given).
+
+        Raises
+        ------
+        ValueError
+            Naming the argument, and the state unchanged: among others, results lacking a whole task of the batch
+            (``"no result of 'm' on the task(s) 'boolq' (12 items) of this batch of 60 items: ..."``), items of
+            the batch without a result, or items never handed out.
         """
         st = self.state
         if self.stopped:
@@ -516,6 +524,8 @@ class SequentialRun:
             raise ValueError(f"new_results: {len(outside)} item(s) were never handed out in this run, e.g. {outside[:3]}")
         have = pd.Series(row.values_with_nan()[0], index=ids)
         have = have[~have.index.duplicated()].dropna()
+        n0 = self.n_evaluated
+        refuse_batch_without_tasks(str(model), batch, st["tasks"][n0:n0 + len(batch)], have.index)
         lacking = [i for i in batch if i not in have.index]
         earlier = set(i for lk in st["looks"] for i in lk["items"])
         if lacking and set(have.index) <= earlier:
