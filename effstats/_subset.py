@@ -413,9 +413,15 @@ class SubsetPrediction:
     >>> src, tgt = rm.subset(models=range(50)), rm.subset(models=range(50, 53))
     >>> p = AIPW(40, random_state=0).fit(src).predict_interval(tgt)
     >>> p.method, p.statistic.round(3), p.out_of_range
-    ('design', array([0.574, 0.42 , 0.469]), array([False, False, False]))
+    ('design', array([0.604, 0.408, 0.469]), array([False, False, False]))
     >>> p.confidence_interval(0.9).low.round(3)
-    array([0.445, 0.305, 0.349])
+    array([0.477, 0.298, 0.339])
+    >>> p.to_frame(0.9).round(3)
+               estimate  standard_error    low   high  out_of_range
+    model_ids
+    sim50         0.604           0.077  0.477  0.731         False
+    sim51         0.408           0.067  0.298  0.519         False
+    sim52         0.469           0.079  0.339  0.599         False
     """
 
     statistic: np.ndarray
@@ -468,12 +474,16 @@ class SubsetPrediction:
         return ConfidenceInterval(np.clip(low, lo_b, hi_b), np.clip(high, lo_b, hi_b))
 
     def to_frame(self, confidence_level: float = 0.95) -> pd.DataFrame:
-        """One row per target: estimate, standard_error, low, high (at ``confidence_level``)."""
+        """One row per target: estimate, standard_error, low, high (at ``confidence_level``), and ``out_of_range``
+        (bool) when the estimator checked it."""
         ci = self.confidence_interval(confidence_level)
-        return pd.DataFrame(
+        out = pd.DataFrame(
             {"estimate": self.statistic, "standard_error": self.standard_error, "low": ci.low, "high": ci.high},
             index=self.model_ids,
         )
+        if self.out_of_range is not None:
+            out["out_of_range"] = np.asarray(self.out_of_range, dtype=bool)
+        return out
 
 
 # ----------------------------------------------------------------------------- base estimator

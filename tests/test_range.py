@@ -86,3 +86,54 @@ def test_chooser_answers_out_of_range_targets_with_the_design_unbiased_candidate
     # a design-based pick needs no fallback
     ch2 = MethodChooser({"AIPW + ridge": AIPW(60)}, n_items=60, reference=None, random_state=0).fit(src)
     assert ch2.fallback_ is None
+
+
+def _chooser_and_targets():
+    from effstats.disco import MethodChooser, RandomLearn
+
+    rm = simulate_responses(120, 2000, ability=(0, 0.3), rng=5)  # similar models: the ridge regression wins in range
+    order = np.argsort(rm.values.mean(axis=1))
+    src = rm.subset(models=order[:100])
+    tgt = ResponseMatrix(np.vstack([rm.values[order[50]], np.ones(2000, bool)]), model_ids=["typical", "perfect"],
+                         item_ids=rm.item_ids)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ch = MethodChooser({"random + ridge": RandomLearn(60), "AIPW + ridge": AIPW(60)}, n_items=60, reference=None,
+                           extrapolation=False, random_state=0).fit(src)
+    return ch, tgt
+
+
+def test_chooser_fallback_warns_naming_the_targets_and_reports_the_estimator_per_target():
+    ch, tgt = _chooser_and_targets()
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        p = ch.predict_interval(tgt)
+    msgs = [str(w.message) for w in said if issubclass(w.category, UserWarning)]
+    fell = [m for m in msgs if "AIPW + ridge's" in m]
+    assert len(fell) == 1, msgs
+    assert "(perfect)" in fell[0] and "typical" not in fell[0] and "not random + ridge's" in fell[0]
+    assert said[msgs.index(fell[0])].filename == __file__  # points at the caller
+    # the interval kind per target: the chosen candidate's conformal one, the fallback's design-based one
+    assert p.method == "mixed"
+    assert list(p.interval_kinds) == ["conformal", "design"]
+    frame = p.to_frame()
+    assert frame["out_of_range"].tolist() == [False, True]
+    assert frame["estimator"].tolist() == ["random + ridge", "AIPW + ridge (out-of-range fallback)"]
+    # every target in range: the chosen candidate's result, unchanged and silent about a fallback
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        q = ch.predict_interval(tgt.subset(models=[0]))
+    assert q.method == "conformal" and not [w for w in said if "AIPW + ridge's" in str(w.message)]
+    assert q.to_frame()["out_of_range"].tolist() == [False]
+
+
+def test_subset_prediction_frame_has_out_of_range_when_known():
+    from effstats._subset import SubsetPrediction
+
+    rm = simulate_responses(60, 500, rng=0)
+    src, tgt = rm.subset(models=range(50)), rm.subset(models=range(50, 53))
+    frame = AIPW(40, random_state=0).fit(src).predict_interval(tgt).to_frame()
+    assert list(frame.columns) == ["estimate", "standard_error", "low", "high", "out_of_range"]
+    assert frame["out_of_range"].dtype == bool
+    bare = SubsetPrediction(np.array([0.5]), np.array([0.05]), "design").to_frame()
+    assert "out_of_range" not in bare.columns

@@ -548,3 +548,52 @@ def test_aipw_method_is_the_choosers_aipw_candidate():
     p = cand.predict_interval(new)
     np.testing.assert_allclose(got["estimate"], p.statistic)
     np.testing.assert_allclose(got["standard_error"], p.standard_error)
+
+
+def test_estimate_reports_out_of_range_models_and_the_estimator_of_each(tmp_path):
+    """A new model better than every reference: the table (to_frame, CSV, Markdown, HTML) flags it and names the
+    estimator that made its number (auto: AIPW's fallback, with a warning naming it; a model-based method: its own,
+    with a sentence that it extrapolates); a model in range keeps the chooser's pick."""
+    from effstats import ResponseMatrix
+
+    d = simulate_responses(101, 2000, ability=(0, 0.3), rng=0)  # similar models: DISCO's ridge wins in range
+    ref = d.subset(models=range(100))
+    new = ResponseMatrix(np.vstack([d.values[100], np.ones(2000, bool)]), model_ids=["typical", "perfect"],
+                         item_ids=d.item_ids)
+    sel = select(ref, 60, method="auto", seed=0)
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        est = estimate(sel, new.subset(items=sel.items))
+    fell = [str(w.message) for w in said if "AIPW + ridge's" in str(w.message)]
+    assert len(fell) == 1 and "(perfect)" in fell[0] and issubclass(said[0].category, UserWarning)
+    f = est.to_frame()
+    assert f["out_of_range"].tolist() == [False, True]
+    assert f["estimator"].tolist() == ["DISCO difference + ridge", "AIPW + ridge (out-of-range fallback)"]
+    t = est.tasks()
+    assert t["estimator"].tolist() == f["estimator"].tolist() and t["out_of_range"].tolist() == [False, True]
+    paths = est.save(tmp_path / "e")
+    csv = pd.read_csv(paths["csv"], index_col=0)
+    assert csv["out_of_range"].tolist() == [False, True]
+    assert csv.loc["perfect", "estimator"] == "AIPW + ridge (out-of-range fallback)"
+    md, html = paths["markdown"].read_text(), paths["html"].read_text()
+    sentence = ("Outside the reference models' range on the chosen items: perfect; their estimate and interval there "
+                "are AIPW + ridge's (design-unbiased, on the same random items), not DISCO difference + ridge's")
+    assert sentence in md and sentence.replace("'", "&#x27;") in html
+    assert "1 of 2 new model(s) out of range: AIPW + ridge's design-based interval" in md
+    assert "| perfect |" in md and md.split("| perfect |")[1].splitlines()[0].endswith(
+        "| yes | AIPW + ridge (out-of-range fallback) |")
+    assert "AIPW + ridge (out-of-range fallback)" in html
+    # a model-based method without a fallback: flagged, its own estimator, and a sentence that it extrapolates
+    sel = select(ref, 60, method="random-learn", seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = estimate(sel, new.subset(items=sel.items))
+    f = est.to_frame()
+    assert f["out_of_range"].tolist() == [False, True] and set(f["estimator"]) == {"random + ridge"}
+    assert ("Outside the reference models' range on the chosen items: perfect; random + ridge extrapolate(s) there"
+            in est.to_markdown())
+    # Sort & Search does not check the range: unknown, not False
+    sel = select(ref, 60, seed=0)
+    f = estimate(sel, new.subset(items=sel.items)).to_frame()
+    assert f["out_of_range"].isna().all() and set(f["estimator"]) == {"Sort & Search"}
+    assert "Outside the reference" not in estimate(sel, new.subset(items=sel.items)).to_markdown()

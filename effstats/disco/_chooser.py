@@ -326,51 +326,92 @@ class MethodChooser(_SubsetEstimator):
         the fallback's when there is one."""
         check_is_fitted(self, "best_estimator_")
         if self.fallback_ is not None:
-            return self.predict_interval(target_outputs, items=items).statistic
+            return self._interval(target_outputs, items, None, stacklevel=4).statistic
         return self.best_estimator_.predict(target_outputs, items=items) if _takes_items(self.best_estimator_) else self.best_estimator_.predict(target_outputs)
 
     def predict_interval(self, target_outputs: Any, *, items: Any = None, n_splits: int | None = None) -> SubsetPrediction:
         """The chosen estimator's predictions with intervals; out-of-range targets get the fallback's (see
-        ``fallback_``)."""
+        ``fallback_``).
+
+        When some target falls back, one ``UserWarning`` names those targets and the result says per target which
+        candidate made its number: ``estimator`` (``best_``, or ``fallback_`` followed by
+        ``" (out-of-range fallback)"``), ``interval_kinds`` (``"conformal"`` or ``"design"``), and ``method`` is
+        the kind shared by every target, or ``"mixed"``; :meth:`~effstats.disco.SubsetPrediction.to_frame` has the
+        columns ``out_of_range`` and ``estimator``.
+        """
+        return self._interval(target_outputs, items, n_splits, stacklevel=4)
+
+    def _interval(self, target_outputs: Any, items: Any, n_splits: int | None, stacklevel: int) -> SubsetPrediction:
+        """``predict_interval``; ``stacklevel`` of the fallback's warning, counted from ``_with_fallback``."""
         check_is_fitted(self, "best_estimator_")
         k = self.n_splits if n_splits is None else n_splits
         if self.fallback_ is None:
             return self.best_estimator_.predict_interval(target_outputs, items=items, n_splits=k)
         return _with_fallback(
             lambda: self.best_estimator_.predict_interval(target_outputs, items=items, n_splits=k),
-            lambda: self.estimators_[self.fallback_].predict_interval(target_outputs, items=items, n_splits=k))
+            lambda: (self.fallback_, self.estimators_[self.fallback_].predict_interval(target_outputs, items=items,
+                                                                                       n_splits=k)),
+            self.best_, stacklevel)
 
 
-def _with_fallback(chosen: Any, fallback: Any) -> SubsetPrediction:
+FALLBACK_SUFFIX = " (out-of-range fallback)"
+
+
+def _with_fallback(chosen: Any, fallback: Any, chosen_name: str, stacklevel: int = 3) -> SubsetPrediction:
     """``chosen()``'s predictions, with ``fallback()``'s for the targets it flags out of range. ``fallback()`` runs
-    only when some target is flagged and may return None (no fallback on these items): then ``chosen()``'s stand."""
+    only when some target is flagged and returns ``(name, prediction)``, or None (no fallback on these items): then
+    ``chosen()``'s stand. A fallback is announced by one ``UserWarning`` naming the targets it answers
+    (``stacklevel`` counted from this function)."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         p = chosen()
     flags = p.out_of_range
-    q = fallback() if flags is not None and flags.any() else None
+    got = fallback() if flags is not None and flags.any() else None
     for w in caught:  # where the fallback answers for the flagged targets, their extrapolation warning is moot
-        if q is None or "outside the source models' range" not in str(w.message):
+        if got is None or "outside the source models' range" not in str(w.message):
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    if q is None:
+    if got is None:
         return p
+    name, q = got
+    ids = p.model_ids if p.model_ids is not None else [f"target {j}" for j in range(len(flags))]
+    shown = [str(m) for m, f in zip(ids, flags) if f]
+    warnings.warn(
+        f"target_outputs: {len(shown)} target model(s) lie outside the source models' range on the selected items "
+        f"({', '.join(shown[:5])}{', ...' if len(shown) > 5 else ''}): their estimates and intervals are {name}'s "
+        f"(design-unbiased, on the same items), not {chosen_name}'s, which would extrapolate there",
+        UserWarning, stacklevel=stacklevel)
+    kinds = np.where(flags, q.method, p.method)
     return _PerTarget(np.where(flags, q.statistic, p.statistic), np.where(flags, q.standard_error, p.standard_error),
-                      p.method, p.residuals, p.bounds, p.model_ids, n_missing=p.n_missing,
-                      n_missing_target=p.n_missing_target, out_of_range=flags, chosen=p, fallback=q)
+                      str(kinds[0]) if len(set(kinds)) == 1 else "mixed", p.residuals, p.bounds, p.model_ids,
+                      n_missing=p.n_missing, n_missing_target=p.n_missing_target, out_of_range=flags, chosen=p,
+                      fallback=q, estimator=np.where(flags, name + FALLBACK_SUFFIX, chosen_name).astype(object),
+                      interval_kinds=kinds.astype(object))
 
 
 @dataclass(frozen=True)
 class _PerTarget(SubsetPrediction):
-    """Predictions of the chosen candidate, with the fallback's for the out-of-range targets (``out_of_range``)."""
+    """Predictions of the chosen candidate, with the fallback's for the out-of-range targets (``out_of_range``).
+
+    ``method`` is ``"mixed"`` when the targets' intervals are of both kinds; ``interval_kinds`` gives each target's
+    (``"conformal"`` or ``"design"``) and ``estimator`` the candidate that made its number.
+    """
 
     chosen: SubsetPrediction | None = field(default=None, repr=False)
     fallback: SubsetPrediction | None = field(default=None, repr=False)
+    estimator: np.ndarray | None = None
+    interval_kinds: np.ndarray | None = None
 
     def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
         a = self.chosen.confidence_interval(confidence_level)
         b = self.fallback.confidence_interval(confidence_level)
         m = self.out_of_range
         return ConfidenceInterval(np.where(m, b.low, a.low), np.where(m, b.high, a.high))
+
+    def to_frame(self, confidence_level: float = 0.95) -> pd.DataFrame:
+        """As :meth:`effstats.disco.SubsetPrediction.to_frame`, with the ``estimator`` of each target."""
+        out = super().to_frame(confidence_level)
+        out["estimator"] = self.estimator
+        return out
 
 
 _DESIGN_FALLBACKS = ("AIPW", "RandomDirect")

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 import warnings
+from html import escape
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -216,10 +217,10 @@ class _TaskFit:
                             warnings.simplefilter("ignore")
                             fb.fit(self.reference)
                         if np.array_equal(fb.selected_, self.est.selected_):
-                            return fb.predict_interval(new, n_splits=k)
+                            return name, fb.predict_interval(new, n_splits=k)
             return None
 
-        return _with_fallback(lambda: self.est.predict_interval(new, n_splits=k), fallback)
+        return _with_fallback(lambda: self.est.predict_interval(new, n_splits=k), fallback, self.chosen)
 
 
 def _chooser_class():
@@ -691,6 +692,38 @@ class _TaskResult:
     n_evaluated: np.ndarray
     n_items: int = 0
     method: str = ""
+    # per new model: the estimator that made its number, and whether it lies outside the reference models' range
+    # on the task's chosen items (None: the method does not check)
+    estimator: np.ndarray | None = None
+    out_of_range: np.ndarray | None = None
+    base: str = ""  # the task's estimator for targets in range
+
+    @property
+    def fell_back(self) -> np.ndarray:
+        """New models whose number here is the out-of-range fallback's."""
+        from ..disco._chooser import FALLBACK_SUFFIX
+
+        return np.array([str(e).endswith(FALLBACK_SUFFIX) for e in self.estimator], bool)
+
+
+# the workflow's methods as the report names their estimators (auto: the chooser's candidate names)
+_ESTIMATOR_NAMES = {"sortsearch": "Sort & Search", "aipw": "AIPW + ridge", "hybrid": "HybridSearch",
+                    "disco": "DISCO", "mrmr": "mRMR + ridge", "random-learn": "random + ridge",
+                    "tinybenchmarks": "anchor-corr + gp-IRT", "anchor": "anchor-corr + weighted",
+                    "stratified": "SSEPY strata + HT", "random": "random + direct", "all": "every item"}
+
+
+def _task_result(t: str, weight: float, f: _TaskFit, sub: ResponseMatrix, n_items: int) -> _TaskResult:
+    from .._subset import SubsetPrediction
+    from ..disco._chooser import _PerTarget
+
+    res = f.predict(sub)
+    base = f.chosen if f.method == "auto" and f.chosen else _ESTIMATOR_NAMES[f.method]
+    names = (np.asarray(res.estimator, dtype=object) if isinstance(res, _PerTarget)
+             else np.full(sub.n_models, base, dtype=object))
+    flags = res.out_of_range if isinstance(res, SubsetPrediction) else None
+    return _TaskResult(t, weight, res, f.design_based, len(f.items), sub.observed.sum(1), n_items, f.method, names,
+                       None if flags is None else np.asarray(flags, bool), base)
 
 
 def _combine(fits: dict[str, _TaskFit], new: ResponseMatrix, tasks: pd.Series,
@@ -701,10 +734,7 @@ def _combine(fits: dict[str, _TaskFit], new: ResponseMatrix, tasks: pd.Series,
         have = new.item_ids.intersection(f.items)
         if not len(have):
             raise ValueError(f"new_results: no result on any of the {len(f.items)} items chosen in task {t!r}")
-        sub = _on_items(new, f.items, t)
-        n_eval = sub.observed.sum(1)
-        parts.append(_TaskResult(t, float(w[t]), f.predict(sub), f.design_based, len(f.items), n_eval,
-                                 int((tasks == t).sum()), f.method))
+        parts.append(_task_result(t, float(w[t]), f, _on_items(new, f.items, t), int((tasks == t).sum())))
     return _Combined(parts, new.kind == "binary"), parts
 
 
@@ -893,7 +923,11 @@ class Estimate:
         DataFrame
             ``estimate``, ``standard_error``, ``low``, ``high`` (the score interval), ``rank``, ``rank_low``,
             ``rank_high`` (the rank interval, 1 = best), ``of`` (the ranked models), ``n_items`` (chosen items with a
-            result), ``n_missing`` (chosen items without one).
+            result), ``n_missing`` (chosen items without one), ``out_of_range`` (the model lies outside the
+            reference models' range on the chosen items of some task; missing where the method does not check,
+            as Sort & Search and HybridSearch) and ``estimator`` (the estimator that made the number: the method's,
+            the chooser's pick, or ``"AIPW + ridge (out-of-range fallback)"`` for an out-of-range model under
+            ``"auto"``; with several tasks of different estimators, each with its tasks).
         """
         ci = self.confidence_interval(confidence_level)
         out = pd.DataFrame({"estimate": self.statistic, "standard_error": self.standard_error, "low": ci.low,
@@ -901,6 +935,10 @@ class Estimate:
         out = out.join(self.rank_interval(confidence_level))
         out["n_items"] = sum(p.n_selected for p in self._parts) - self.n_missing.to_numpy()
         out["n_missing"] = self.n_missing.to_numpy()
+        out["out_of_range"] = pd.array([_any_flag([p.out_of_range for p in self._parts], j)
+                                        for j in range(len(self.model_ids))], dtype="boolean")
+        out["estimator"] = [_estimators([(p.task, p.estimator[j]) for p in self._parts])
+                            for j in range(len(self.model_ids))]
         out.index.name = "model"
         return out
 
@@ -915,7 +953,8 @@ class Estimate:
         -------
         DataFrame
             Indexed by (model, task): ``weight`` (the task's weight in the whole-benchmark score), ``estimate``,
-            ``standard_error``, ``low``, ``high``, ``n_items`` (chosen items with a result), ``n_chosen``.
+            ``standard_error``, ``low``, ``high``, ``n_items`` (chosen items with a result), ``n_chosen``,
+            ``out_of_range`` and ``estimator`` (as in :meth:`to_frame`, for the task).
         """
         rows = []
         for p in self._parts:
@@ -925,8 +964,12 @@ class Estimate:
                              "estimate": float(np.asarray(p.result.statistic)[j]),
                              "standard_error": float(np.asarray(p.result.standard_error)[j]),
                              "low": float(np.asarray(ci.low)[j]), "high": float(np.asarray(ci.high)[j]),
-                             "n_items": int(p.n_evaluated[j]), "n_chosen": p.n_selected})
-        return pd.DataFrame(rows).set_index(["model", "task"])
+                             "n_items": int(p.n_evaluated[j]), "n_chosen": p.n_selected,
+                             "out_of_range": pd.NA if p.out_of_range is None else bool(p.out_of_range[j]),
+                             "estimator": p.estimator[j]})
+        out = pd.DataFrame(rows).set_index(["model", "task"])
+        out["out_of_range"] = out["out_of_range"].astype("boolean")
+        return out
 
     def to_markdown(self, confidence_level: float = 0.95) -> str:
         """The report as Markdown: the estimate table, per-task estimates, chosen items without a result."""
@@ -947,16 +990,24 @@ class Estimate:
                  "references and the new model).",
                  ""]
         if sel.method == "auto":
-            kinds = {p.task: "design-based interval" if p.design_based else
-                     "model-based interval, cross-validated over the reference models" for p in self._parts}
+            kinds = {p.task: ("design-based interval" if p.design_based else
+                              "model-based interval, cross-validated over the reference models")
+                     + (f"; {int(p.fell_back.sum())} of {len(self.model_ids)} new model(s) out of range: "
+                        f"{_fallback_name(p)}'s design-based interval" if p.fell_back.any() else "")
+                     for p in self._parts}
             picks = "; ".join(f"{t}: {m} ({kinds.get(t, 'every item')})" for t, m in sel.tasks["method"].items())
             lines += [f"The chooser picked, per task: {picks}.", ""]
+        notes = self._range_notes()
+        if notes:
+            lines += [" ".join(notes), ""]
         f = self.to_frame(confidence_level)
-        lines.append("| model | estimate | s.e. | interval | rank | rank interval | items |")
-        lines.append("|---|---|---|---|---|---|---|")
+        lines.append("| model | estimate | s.e. | interval | rank | rank interval | items | out of range | estimator |")
+        lines.append("|---|---|---|---|---|---|---|---|---|")
         for mid, r in f.iterrows():
+            oor = "?" if pd.isna(r.out_of_range) else "yes" if r.out_of_range else "no"
             lines.append(f"| {mid} | {r.estimate:.4f} | {r.standard_error:.4f} | [{r.low:.4f}, {r.high:.4f}] | "
-                         f"{int(r['rank'])} | [{int(r.rank_low)}, {int(r.rank_high)}] | {int(r.n_items)} |")
+                         f"{int(r['rank'])} | [{int(r.rank_low)}, {int(r.rank_high)}] | {int(r.n_items)} | {oor} | "
+                         f"{r.estimator} |")
         if len(self._parts) > 1:
             lines += ["", "## Per task", "", "| model | task | estimate | interval | items |", "|---|---|---|---|---|"]
             for (mid, t), r in self.tasks(confidence_level).iterrows():
@@ -967,6 +1018,48 @@ class Estimate:
             lines += ["", f"Chosen items without a result (estimated from the others): "
                       + ", ".join(f"{m}: {int(n)}" for m, n in self.n_missing.items() if n) + "."]
         return "\n".join(lines) + "\n"
+
+    def _range_notes(self) -> list[str]:
+        """Sentences naming the new models outside the reference models' range on a task's chosen items, and what
+        their estimate there is: the out-of-range fallback's, a model-based extrapolation, or a design-based
+        estimate (which holds there)."""
+        groups: dict[str, tuple[dict, set, set]] = {k: ({}, set(), set()) for k in ("fallback", "model", "design")}
+        for p in self._parts:
+            if p.out_of_range is None:
+                continue
+            fell = p.fell_back
+            for j, mid in enumerate(self.model_ids):
+                if not p.out_of_range[j]:
+                    continue
+                kind = "fallback" if fell[j] else "design" if p.design_based else "model"
+                where, bases, fbs = groups[kind]
+                where.setdefault(str(mid), []).append(str(p.task))
+                bases.add(p.base)
+                if fell[j]:
+                    fbs.add(_fallback_name(p))
+        several = len(self._parts) > 1
+
+        def who(where: dict) -> str:
+            return _names([f"{m} ({', '.join(ts)})" if several else m for m, ts in where.items()])
+
+        head = "Outside the reference models' range on the chosen items" + (" (of the tasks named)" if several else "")
+        notes = []
+        where, bases, fbs = groups["fallback"]
+        if where:
+            notes.append(f"{head}: {who(where)}; their estimate and interval there are {' or '.join(sorted(fbs))}'s "
+                         f"(design-unbiased, on the same random items), not {' or '.join(sorted(bases))}'s, whose "
+                         "model-based interval is calibrated on the reference models and need not hold beyond their "
+                         "range.")
+        where, bases, _ = groups["model"]
+        if where:
+            notes.append(f"{head}: {who(where)}; {' and '.join(sorted(bases))} extrapolate(s) there and the interval, "
+                         "cross-validated over the reference models, may not hold (a design-based method, aipw or "
+                         "sortsearch, stays valid).")
+        where, bases, _ = groups["design"]
+        if where:
+            notes.append(f"{head}: {who(where)}; {' and '.join(sorted(bases))}'s design-based estimate and interval "
+                         "hold there too.")
+        return notes
 
     def _repr_html_(self) -> str:
         return self.to_frame().to_html(float_format=lambda x: f"{x:.4f}")
@@ -998,12 +1091,40 @@ class Estimate:
                    f"{', '.join(map(str, self.omitted_tasks))}.</p>" if len(self.omitted_tasks) else "")
                 + f"<p>Method <code>{self.selection.method}</code>, seed {self.selection.seed}; intervals at "
                 f"{int(round(100 * confidence_level))} %.</p>"
+                + "".join(f"<p><b>{escape(n)}</b></p>" for n in self._range_notes())
                 + frame.to_html(float_format=lambda x: f"{x:.4f}")
                 + "<h2>Per task</h2>" + tasks.to_html(float_format=lambda x: f"{x:.4f}"))
         return {"csv": write_text_atomic(d / "estimate.csv", frame.to_csv()),
                 "tasks": write_text_atomic(d / "tasks.csv", tasks.to_csv()),
                 "markdown": write_text_atomic(d / "estimate.md", md),
                 "html": write_text_atomic(d / "estimate.html", html)}
+
+
+def _any_flag(flags: list, j: int) -> Any:
+    """Model ``j`` out of range on some task (True), on none where every task checked (False), else unknown."""
+    known = [bool(f[j]) for f in flags if f is not None]
+    return True if any(known) else False if len(known) == len(flags) else pd.NA
+
+
+def _estimators(per_task: list[tuple[str, str]]) -> str:
+    """One name when every task's estimator is the same, else each name with its tasks."""
+    by: dict[str, list[str]] = {}
+    for t, e in per_task:
+        by.setdefault(str(e), []).append(str(t))
+    if len(by) == 1:
+        return next(iter(by))
+    return "; ".join(f"{e} on {', '.join(ts)}" for e, ts in by.items())
+
+
+def _fallback_name(p: _TaskResult) -> str:
+    from ..disco._chooser import FALLBACK_SUFFIX
+
+    return str(p.estimator[p.fell_back][0])[: -len(FALLBACK_SUFFIX)]
+
+
+def _names(ids: Any, limit: int = 10) -> str:
+    ids = [str(i) for i in ids]
+    return ", ".join(ids[:limit]) + (f" and {len(ids) - limit} more" if len(ids) > limit else "")
 
 
 def _refit(sel: Selection, reference: Any, name: str = "reference") -> tuple[dict, ResponseMatrix]:
@@ -1090,7 +1211,8 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
     >>> bool(frame["low"].iloc[0] <= new.accuracy().iloc[0] <= frame["high"].iloc[0])
     True
     >>> list(frame.columns)
-    ['estimate', 'standard_error', 'low', 'high', 'rank', 'rank_low', 'rank_high', 'of', 'n_items', 'n_missing']
+    ['estimate', 'standard_error', 'low', 'high', 'rank', 'rank_low', 'rank_high', 'of', 'n_items', 'n_missing',
+     'out_of_range', 'estimator']
     """
     if not isinstance(selection, Selection):
         if isinstance(selection, bool) or not isinstance(selection, (str, Path)):
