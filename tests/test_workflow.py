@@ -597,3 +597,32 @@ def test_estimate_reports_out_of_range_models_and_the_estimator_of_each(tmp_path
     f = estimate(sel, new.subset(items=sel.items)).to_frame()
     assert f["out_of_range"].isna().all() and set(f["estimator"]) == {"Sort & Search"}
     assert "Outside the reference" not in estimate(sel, new.subset(items=sel.items)).to_markdown()
+
+
+def test_select_says_why_fewer_items_than_the_budget(tmp_path, capsys):
+    """An anchor-point method takes the item nearest each cluster centre; with 5 reference models the items have at
+    most 2**5 = 32 distinct result patterns, so 40 centres per task cannot have 40 distinct nearest items. The
+    selection, its manifest and the command's output say so, naming the tasks, and the estimate round-trips."""
+    d = simulate_responses(6, 600, rng=0)
+    ids = [f"{'arc' if j < 300 else 'boolq'}/{j % 300}" for j in range(600)]
+    truth = ResponseMatrix(d.values, model_ids=[f"m{i}" for i in range(6)], item_ids=ids)
+    ref_csv = tmp_path / "ref.csv"
+    truth.subset(models=range(5)).to_long().to_csv(ref_csv, index=False)
+    code, out, err = _run(["select", ref_csv, "--budget", 80, "--method", "anchor", "--out", tmp_path / "s"], capsys)
+    assert code == 0, err
+    m = json.loads((tmp_path / "s" / "manifest.json").read_text())
+    chosen = {t: sum(x == t for x in m["item_tasks"]) for t in ("arc", "boolq")}
+    assert all(n <= 32 for n in chosen.values()) and len(m["items"]) == sum(chosen.values()) < 80
+    assert {t: r["n_chosen"] for t, r in m["tasks"].items()} == chosen
+    assert {t: r["budget"] for t, r in m["tasks"].items()} == {"arc": 40, "boolq": 40}
+    why = (f"{len(m['items'])} of the budget's 80 items: an anchor-point method takes the item nearest each of its "
+           "budget's cluster centres")
+    assert m["shortfall"].startswith(why), m["shortfall"]
+    assert f"arc: {chosen['arc']} of 40 (anchor)" in m["shortfall"]
+    assert f"fewer items than the budget: {why}" in out
+    loaded = Selection.load(tmp_path / "s")
+    assert loaded.shortfall == m["shortfall"]
+    est = estimate(tmp_path / "s", truth.subset(models=[5], items=loaded.items))
+    assert int(est.to_frame()["n_items"].iloc[0]) == len(m["items"])
+    # the budget met: no note
+    assert select(truth.subset(models=range(5)), 20, method="anchor", seed=0).shortfall is None

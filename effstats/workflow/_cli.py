@@ -134,6 +134,8 @@ def _select(args: argparse.Namespace) -> None:
         print(sel.budget_curve.to_string(index=False))
     print(f"{len(sel.items)} of {sel.reference['n_items']} items in {len(sel.tasks)} task(s), method {sel.method}:")
     print(sel.tasks.to_string())
+    if sel.shortfall is not None:
+        print(f"fewer items than the budget: {sel.shortfall}")
     print(f"manifest: {manifest}")
     if sel.lm_eval_samples is not None:
         print(_lm_eval_hint(Path(args.out) / LM_EVAL_SAMPLES, sel.lm_eval_samples))

@@ -304,8 +304,10 @@ class Selection:
     items : Index
         Ids of the chosen items, tasks in name order.
     tasks : DataFrame
-        One row per task: ``n_items``, ``budget`` (items chosen there) and ``method`` (the method used there;
-        ``"all"`` where every item is chosen, the chooser's pick under ``"auto"``).
+        One row per task: ``n_items``, ``budget`` (items allotted there), ``n_chosen`` (distinct items chosen
+        there: fewer than ``budget`` where an anchor-point method's cluster centres share a nearest item, see
+        :attr:`shortfall`) and ``method`` (the method used there; ``"all"`` where every item is chosen, the
+        chooser's pick under ``"auto"``).
     method, budget, seed : the request
     reference : dict
         Where the reference data came from, how it was read, its shape and SHA-256 content hash.
@@ -348,6 +350,24 @@ class Selection:
                 f"{len(self.tasks)} task(s), seed={self.seed})")
 
     @property
+    def shortfall(self) -> str | None:
+        """Why fewer items than the budget were chosen, naming the tasks (None when the budget was met)."""
+        got = self.item_info["task"].reindex(self.items).astype(str).value_counts()
+        short = [(str(t), int(got.get(str(t), 0)), int(b)) for t, b in self.tasks["budget"].items()
+                 if int(got.get(str(t), 0)) < int(b)]
+        if not short:
+            return None
+        methods = self.tasks["method"].astype(str)
+        anchors = all("anchor" in methods[t] for t, _, _ in short)
+        why = ("an anchor-point method takes the item nearest each of its budget's cluster centres over the items "
+               "(embedded by the reference models' results), and some centres share a nearest item: items the "
+               "reference models answer alike are one point" if anchors else
+               "the method chose fewer distinct items than allotted")
+        per = ", ".join(f"{t}: {n} of {b} ({methods[t]})" for t, n, b in short)
+        return (f"{len(self.items)} of the budget's {self.budget} items: {why} ({per}); the estimate uses the "
+                "items chosen")
+
+    @property
     def lm_eval_samples(self) -> dict[str, list[int]] | None:
         """``{task: [doc_id, ...]}`` for ``lm_eval --samples``, or None when the items are not lm-eval documents."""
         info = self.item_info.reindex(self.items)
@@ -380,6 +400,7 @@ class Selection:
             "doc_ids": [int(d) for d in self.item_info["doc_id"].reindex(self.items)],
             "lm_eval_samples": self.lm_eval_samples,
             "budget_curve": None if self.budget_curve is None else self.budget_curve.to_dict("records"),
+            "shortfall": self.shortfall,
         }
 
     def save(self, directory: str | Path) -> Path:
@@ -649,7 +670,8 @@ def select(reference: Any, budget: int | None = None, *, method: str = "sortsear
     alloc = allocate_budget(sizes, budget)
     fits = _fit_tasks(rm, info["task"], alloc, method, seed)
     chosen = [f.chosen or f.method for f in fits.values()]
-    tasks = pd.DataFrame({"n_items": sizes, "budget": alloc, "method": chosen})
+    tasks = pd.DataFrame({"n_items": sizes, "budget": alloc, "n_chosen": [len(f.items) for f in fits.values()],
+                          "method": chosen})
     tasks.index.name = "task"
     items = pd.Index(np.concatenate([f.items.to_numpy(dtype=object) for f in fits.values()]), name="item")
     return Selection(items=items, tasks=tasks, method=method, budget=budget, seed=seed,
