@@ -590,7 +590,7 @@ def test_estimate_reports_out_of_range_models_and_the_estimator_of_each(tmp_path
         est = estimate(sel, new.subset(items=sel.items))
     f = est.to_frame()
     assert f["out_of_range"].tolist() == [False, True] and set(f["estimator"]) == {"random + ridge"}
-    assert ("Outside the reference models' range on the chosen items: perfect; random + ridge extrapolate(s) there"
+    assert ("Outside the reference models' range on the chosen items: perfect; random + ridge extrapolates there"
             in est.to_markdown())
     # Sort & Search does not check the range: unknown, not False
     sel = select(ref, 60, seed=0)
@@ -624,5 +624,7 @@ def test_select_says_why_fewer_items_than_the_budget(tmp_path, capsys):
     assert loaded.shortfall == m["shortfall"]
     est = estimate(tmp_path / "s", truth.subset(models=[5], items=loaded.items))
     assert int(est.to_frame()["n_items"].iloc[0]) == len(m["items"])
+    assert f"Fewer items than the budget: {m['shortfall']}." in est.to_markdown()
+    assert "Fewer items than the budget: " in est.save(tmp_path / "e")["html"].read_text()
     # the budget met: no note
     assert select(truth.subset(models=range(5)), 20, method="anchor", seed=0).shortfall is None

@@ -1019,6 +1019,8 @@ class Estimate:
                      for p in self._parts}
             picks = "; ".join(f"{t}: {m} ({kinds.get(t, 'every item')})" for t, m in sel.tasks["method"].items())
             lines += [f"The chooser picked, per task: {picks}.", ""]
+        if sel.shortfall is not None:
+            lines += [f"Fewer items than the budget: {sel.shortfall}.", ""]
         notes = self._range_notes()
         if notes:
             lines += [" ".join(notes), ""]
@@ -1074,7 +1076,8 @@ class Estimate:
                          "range.")
         where, bases, _ = groups["model"]
         if where:
-            notes.append(f"{head}: {who(where)}; {' and '.join(sorted(bases))} extrapolate(s) there and the interval, "
+            verb = "extrapolates" if len(bases) == 1 else "extrapolate"
+            notes.append(f"{head}: {who(where)}; {' and '.join(sorted(bases))} {verb} there and the interval, "
                          "cross-validated over the reference models, may not hold (a design-based method, aipw or "
                          "sortsearch, stays valid).")
         where, bases, _ = groups["design"]
@@ -1113,6 +1116,8 @@ class Estimate:
                    f"{', '.join(map(str, self.omitted_tasks))}.</p>" if len(self.omitted_tasks) else "")
                 + f"<p>Method <code>{self.selection.method}</code>, seed {self.selection.seed}; intervals at "
                 f"{int(round(100 * confidence_level))} %.</p>"
+                + (f"<p>Fewer items than the budget: {escape(self.selection.shortfall)}.</p>"
+                   if self.selection.shortfall is not None else "")
                 + "".join(f"<p><b>{escape(n)}</b></p>" for n in self._range_notes())
                 + frame.to_html(float_format=lambda x: f"{x:.4f}")
                 + "<h2>Per task</h2>" + tasks.to_html(float_format=lambda x: f"{x:.4f}"))
