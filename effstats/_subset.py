@@ -366,6 +366,12 @@ def prediction_metrics(true_scores: Any, estimates: Any, interval: Any = None) -
     return PredictionMetrics(float(100 * np.abs(t - e).mean()), float(rho), int(t.size), cov, width)
 
 
+def _name_list(names: list[str], limit: int = 20) -> str:
+    """Up to ``limit`` names for a message; the full list is in the result's ``out_of_range``."""
+    more = f" and {len(names) - limit} more (see out_of_range)" if len(names) > limit else ""
+    return ", ".join(names[:limit]) + more
+
+
 @dataclass(frozen=True)
 class SubsetPrediction:
     """Predicted full-benchmark scores of target models with their uncertainty (the effstats result protocol).
@@ -748,7 +754,7 @@ class _SubsetEstimator(BaseEstimator):
             names = chk.names()
             warnings.warn(
                 f"target_outputs: {len(names)} target model(s) lie outside the source models' range on the selected "
-                f"items ({', '.join(names[:5])}{', ...' if len(names) > 5 else ''}): {type(self).__name__}'s estimate "
+                f"items ({_name_list(names)}): {type(self).__name__}'s estimate "
                 "extrapolates there and its cross-validated interval may not hold; a design-based estimator "
                 "(effstats.disco.AIPW, Sort & Search's stratified estimate) stays valid",
                 UserWarning, stacklevel=3)

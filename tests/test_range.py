@@ -137,3 +137,16 @@ def test_subset_prediction_frame_has_out_of_range_when_known():
     assert frame["out_of_range"].dtype == bool
     bare = SubsetPrediction(np.array([0.5]), np.array([0.05]), "design").to_frame()
     assert "out_of_range" not in bare.columns
+
+
+def test_warning_names_twenty_models_then_counts_the_rest():
+    from effstats.disco import RandomLearn
+
+    rm = simulate_responses(30, 400, rng=5)
+    perfect = ResponseMatrix(np.ones((25, 400), dtype=int), model_ids=[f"new{i}" for i in range(25)],
+                             item_ids=rm.item_ids)
+    est = RandomLearn(40, random_state=0).fit(rm)
+    with pytest.warns(UserWarning, match=r"\(new0, new1, .*, new19 and 5 more \(see out_of_range\)\)") as rec:
+        res = est.predict_interval(perfect)
+    assert "new20" not in str(rec[0].message)
+    assert res.out_of_range.all()
