@@ -125,7 +125,8 @@ class _Outputs(NamedTuple):
 def _quiet_missing() -> None:
     """Ignore the missing-cell warnings (inside ``warnings.catch_warnings()``: refits on parts of a source already
     reported)."""
-    warnings.filterwarnings("ignore", message=r"(source|target)_outputs: .*missing", category=UserWarning)
+    warnings.filterwarnings("ignore", message=r"(source_outputs|target_outputs|responses): .*missing",
+                            category=UserWarning)
 
 
 def _merge_empty_strata(weights: np.ndarray, present: np.ndarray) -> np.ndarray:

@@ -150,3 +150,18 @@ def test_warning_names_twenty_models_then_counts_the_rest():
         res = est.predict_interval(perfect)
     assert "new20" not in str(rec[0].message)
     assert res.out_of_range.all()
+
+
+def test_chooser_reports_missing_cells_once():
+    from effstats.disco import MethodChooser, default_candidates
+
+    rm = simulate_responses(40, 300, rng=6)
+    hole = np.zeros(rm.shape, bool)
+    hole[np.arange(10), np.arange(10) * 7] = True
+    holey = ResponseMatrix(rm.values, missing=hole, model_ids=rm.model_ids, item_ids=rm.item_ids)
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        MethodChooser(default_candidates(30, irt=False), n_items=30, random_state=0).fit(holey)
+    missing = [str(w.message) for w in rec if "cells are missing" in str(w.message)]
+    assert len(missing) == 1, missing
+    assert missing[0].startswith("source_outputs: 10 of 12000 cells are missing")
