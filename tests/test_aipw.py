@@ -220,7 +220,7 @@ def test_protocol(small):
     cols = np.random.default_rng(0).permutation(frame.columns)
     np.testing.assert_allclose(est.predict(frame[cols]), est.predict(tgt), atol=1e-12)
     frame = est.predict_interval(tgt).to_frame(confidence_level=0.9)
-    assert list(frame.columns) == ["estimate", "standard_error", "low", "high"]
+    assert list(frame.columns) == ["estimate", "standard_error", "low", "high", "out_of_range"]
     assert ((frame.low <= frame.estimate) & (frame.estimate <= frame.high)).all()
 
 

@@ -144,7 +144,8 @@ def test_tinybenchmarks_intervals_cover_on_exchangeable_models():
         widths.append(np.mean(hi - lo))
         # the design-based 90 % interval of the plain mean of 40 random items (finite-population corrected)
         binom.append(np.mean(2 * 1.645 * np.sqrt(truth * (1 - truth) / 40 * (1 - 40 / 600))))
-        assert pred.to_frame(0.9).shape == (10, 4)
+        assert list(pred.to_frame(0.9).columns) == ["estimate", "standard_error", "low", "high", "out_of_range"]
+        assert pred.to_frame(0.9).shape == (10, 5)
     cov = np.mean(np.concatenate(hits))
     se = np.sqrt(0.9 * 0.1 / 80)
     assert cov >= 0.9 - 3 * se
