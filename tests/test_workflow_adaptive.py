@@ -67,7 +67,7 @@ def test_batch_of_one_is_item_by_item_adaptive_testing(logs):
     assert all(len(b) == 1 for b in batches)
     bank = IRT2PL().fit(ref)
     answers = pd.Series(truth.subset(models=[model]).values[0].astype(int), index=truth.item_ids)
-    cat = AdaptiveTest(bank, target_se=0.3).run(answers)
+    cat = AdaptiveTest(bank, target_se=0.3, calibration_error=True).run(answers)
     assert [b[0] for b in batches] == list(cat.items)
     assert res.stopped_by == cat.stopped_by == "precision"
     assert res.theta == pytest.approx(cat.theta, abs=1e-12)
@@ -81,7 +81,7 @@ def test_each_batch_is_the_most_informative_unused_items(logs):
     run = SequentialRun.start(ref, rule="adaptive", target_se=0.2, batch=8, initial=12)
     bank = IRT2PL().fit(ref)
     pos = {str(i): j for j, i in enumerate(ref.item_ids)}
-    shadow = AdaptiveTest(bank, target_se=0.2)  # the posterior of the answers recorded so far
+    shadow = AdaptiveTest(bank, target_se=0.2, calibration_error=True)  # the posterior of the answers recorded so far
     a, b = shadow.item_params.T  # the items' posterior means given the reference models
     sizes = []
     while not run.stopped:

@@ -135,9 +135,9 @@ class AdaptiveResult:
     >>> rm = simulate_responses(201, 300, rng=0)
     >>> res = AdaptiveTest(IRT2PL().fit(rm.subset(models=range(200)))).run(rm.values[200].astype(int))
     >>> res.n_items, res.stopped_by, round(res.accuracy, 3)
-    (30, 'precision', 0.414)
+    (19, 'precision', 0.416)
     >>> [round(x, 3) for x in res.confidence_interval(0.95)]   # its accuracy on all 300 items: 0.377
-    [0.309, 0.518]
+    [0.305, 0.526]
     """
 
     theta: float
@@ -179,10 +179,12 @@ class AdaptiveTest:
         far less often than 95 % in the tests).
     n_grid : int, default=161
         Grid points for the posterior, over ±6 prior standard deviations.
-    calibration_error : bool, default=True
+    calibration_error : bool, default=False
         Carry the estimation error of the item parameters into the ability's posterior and the accuracy interval
         (Notes). ``False`` treats the fitted parameters as known, as operational adaptive testing does; its
-        interval is then too narrow unless the reference models are many.
+        interval is then too narrow unless the reference models are many (in simulations, below about 200).
+        ``True`` is validated on simulated 2PL banks only: on real banks with near-separable items it diverges
+        (Notes).
 
     Attributes
     ----------
@@ -231,6 +233,15 @@ class AdaptiveTest:
     when the test is built (about 20 ms for 300 items; 1 s for 500 reference models × 10,000 items, 5 s when all
     their slopes are equal) and two (grid, items) tables of response probabilities in memory; the items are then
     given as fast as without it.
+
+    The correction is validated on simulated 2PL banks only, and it is not the default because it fails on real
+    ones. Items that all but one to three reference models answer alike are nearly separable: their likelihood
+    keeps growing as (a, b) run off along a ray, they inflate the population's variance in the EM, and their
+    posterior means and standard deviations do not settle. Their expected response functions are then flat and
+    far off, and the accuracy is biased. On 3,000 ImageNet items fitted on 54 reference models, the posterior
+    means reach |a|, |b| ≈ 125 and the slope's posterior standard deviation exceeds 5 on about half the items;
+    the reference models scored against their own bank are underestimated by 2.9 points on average (0.9 with
+    ``calibration_error=False``), and the best held-out CIFAR-10 models by 7 points (1.6).
 
     A bootstrap over the reference models (refit the bank on resamples, score the same answers under each refit,
     combine by the law of total variance [7]_) is not used: its refits scatter around the fitted slopes, so the
@@ -282,7 +293,7 @@ class AdaptiveTest:
     """
 
     def __init__(self, bank: Any, *, target_se: float = 0.3, max_items: int | None = None, prior_sd: float = 3.0,
-                 n_grid: int = 161, calibration_error: bool = True) -> None:
+                 n_grid: int = 161, calibration_error: bool = False) -> None:
         from ._model import IRT2PL
 
         if not isinstance(bank, IRT2PL):
