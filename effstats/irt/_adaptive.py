@@ -239,8 +239,8 @@ class AdaptiveTest:
     keeps growing as (a, b) run off along a ray, they inflate the population's variance in the EM, and their
     posterior means and standard deviations do not settle. Their expected response functions are then flat and
     far off, and the accuracy is biased. On 3,000 ImageNet items fitted on 54 reference models, the posterior
-    means reach |a|, |b| ≈ 125 and the slope's posterior standard deviation exceeds 5 on about half the items;
-    the reference models scored against their own bank are underestimated by 2.9 points on average (0.9 with
+    means reach ``|a|`` and ``|b|`` ≈ 125 and the slope's posterior standard deviation exceeds 5 on about half the
+    items; the reference models scored against their own bank are underestimated by 2.9 points on average (0.9 with
     ``calibration_error=False``), and the best held-out CIFAR-10 models by 7 points (1.6).
 
     A bootstrap over the reference models (refit the bank on resamples, score the same answers under each refit,
