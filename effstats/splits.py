@@ -89,13 +89,14 @@ def _check_responses(responses: Any) -> ResponseMatrix:
     return responses
 
 
-def _n_target(n: int, test_size: float | int) -> int:
-    if isinstance(test_size, float):
-        k = int(round(check_fraction(test_size, "test_size") * n))
+def _n_side(n: int, size: float | int, name: str = "test_size", side: str = "target") -> int:
+    """Models on one side of a split: a fraction (rounded) or a count of ``n``, leaving one on each side."""
+    if isinstance(size, float):
+        k = int(round(check_fraction(size, name) * n))
     else:
-        k = check_positive_int(test_size, "test_size", maximum=n - 1)
+        k = check_positive_int(size, name, maximum=n - 1)
     if not 1 <= k <= n - 1:
-        raise ValueError(f"test_size: leaves {k} target models of {n}; need at least one on each side")
+        raise ValueError(f"{name}: leaves {k} {side} models of {n}; need at least one on each side")
     return k
 
 
@@ -134,7 +135,7 @@ def random_split(responses: ResponseMatrix | int, test_size: float | int = 0.2, 
         raise InputTypeError(f"responses: expected a ResponseMatrix or a number of models, got {type(responses).__name__} {responses!r:.40}")
     if n < 2:
         raise ValueError("responses: need at least 2 models to split")
-    k = _n_target(n, test_size)
+    k = _n_side(n, test_size)
     perm = check_rng(rng).permutation(n)
     return ModelSplit(np.sort(perm[k:]), np.sort(perm[:k]))
 
@@ -323,12 +324,7 @@ def binned_split(responses: ResponseMatrix, source_size: float | int = 0.25, n_b
     n = responses.n_models
     if n < 2:
         raise ValueError("responses: need at least 2 models to split")
-    if isinstance(source_size, float):
-        k = int(round(check_fraction(source_size, "source_size") * n))
-    else:
-        k = check_positive_int(source_size, "source_size", maximum=n - 1)
-    if not 1 <= k <= n - 1:
-        raise ValueError(f"source_size: leaves {k} source models of {n}; need at least one on each side")
+    k = _n_side(n, source_size, "source_size", "source")
     bins = check_positive_int(n_bins, "n_bins")
     gen = check_rng(rng)
     score = responses.accuracy().to_numpy()
