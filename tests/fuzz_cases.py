@@ -1003,7 +1003,7 @@ def _more_cases() -> list[Case]:
                      ("overlap", FAIL, lambda v, r: pub("effstats.splits.ModelSplit")(np.arange(6), np.arange(5, NM)))]),
         A("n_items", INT), A("seeds", [("empty", FAIL, lambda v, r: []), ("text", FAIL, lambda v, r: ["a"]), ("dup", FAIL, lambda v, r: [0, 0])]),
         A("confidence_level", FRACTION)]))
-    add(Case("default_candidates", "disco", fn(DC + "default_candidates"), lambda: dict(n_items=5, binary=True), [A("n_items", INT, skip=("huge",), expect={k: MAY for k, _, _ in INT}), A("binary", FLAG)]))  # estimators validate n_items in fit
+    add(Case("default_candidates", "disco", fn(DC + "default_candidates"), lambda: dict(n_items=5, binary=True), [A("n_items", INT, skip=("huge",), expect={k: MAY for k, _, _ in INT}), A("binary", FLAG), A("random_items", FLAG)]))  # estimators validate n_items in fit
     # ---- irt
     IRT = "effstats.irt.IRT2PL"
     add(Case("IRT2PL.score", "irt", lambda kw: fitted_once(IRT, method="jml", max_iter=20).score(**kw), lambda: dict(responses=X()), [A("responses", BINARY + SHORT1)]))

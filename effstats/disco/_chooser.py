@@ -19,7 +19,8 @@ from ._baselines import SortSearchDirect
 __all__ = ["MethodChooser", "default_candidates"]
 
 
-def default_candidates(n_items: int = 100, *, binary: bool = True, probabilities: bool = False, irt: bool = True) -> dict[str, Any]:
+def default_candidates(n_items: int = 100, *, binary: bool = True, probabilities: bool = False, irt: bool = True,
+                       random_items: bool = False) -> dict[str, Any]:
     """The candidate estimators of :class:`MethodChooser` (unfitted), named as in the comparison tables.
 
     Random + direct, AIPW (random items with a cross-fitted ridge correction), random + ridge (Random-Sampling-Learn:
@@ -42,6 +43,13 @@ def default_candidates(n_items: int = 100, *, binary: bool = True, probabilities
         The outputs are class probabilities: DISCO's signatures use them.
     irt : bool, default=True
         Include tinyBenchmarks' anchor-corr + gp-IRT (binary outputs only).
+    random_items : bool, default=False
+        Only the candidates that draw their items at random, uniformly or within strata (random + direct, AIPW,
+        random + ridge, SSEPY strata, DISCO's defaults, Sort & Search): a design-based estimate on the same items
+        then exists for every target, also one better than every reference model, which the chooser's
+        per-target fallback uses. Candidates that choose items from the reference models (anchor points, PDS,
+        tinyBenchmarks) can be far off for such a target with nothing to fall back on. ``effstats select
+        --method auto`` uses this set.
 
     Returns
     -------
@@ -57,9 +65,13 @@ def default_candidates(n_items: int = 100, *, binary: bool = True, probabilities
     >>> sorted(default_candidates(50, irt=False))  # doctest: +NORMALIZE_WHITESPACE
     ['AIPW + ridge', 'DISCO PDS + RF', 'DISCO PDS + kNN', 'DISCO difference + ridge', 'SSEPY strata + HT',
      'Sort & Search', 'anchor-corr + weighted', 'random + direct', 'random + ridge']
+    >>> sorted(default_candidates(50, random_items=True))  # doctest: +NORMALIZE_WHITESPACE
+    ['AIPW + ridge', 'DISCO difference + ridge', 'SSEPY strata + HT', 'Sort & Search', 'random + direct',
+     'random + ridge']
     """
     n_items = check_positive_int(n_items, "n_items")
     binary, probabilities, irt = (check_flag(binary, "binary"), check_flag(probabilities, "probabilities"), check_flag(irt, "irt"))
+    random_items = check_flag(random_items, "random_items")
     from ._aipw import AIPW
     from ._baselines import AnchorCorr, RandomDirect, StratifiedHT
     from ._estimator import DISCO
@@ -85,6 +97,9 @@ def default_candidates(n_items: int = 100, *, binary: bool = True, probabilities
             # fits per fold; pass candidates=... with TinyBenchmarks(n_dims="validate") to use it
             out["anchor-corr + gp-IRT"] = TinyBenchmarks(n_items, "anchor-corr", "gp-irt", n_dims=1)
         out["Sort & Search"] = _SortSearchDesign(n_items)
+    if random_items:
+        for name in ("anchor-corr + weighted", "DISCO PDS + kNN", "DISCO PDS + RF", "anchor-corr + gp-IRT"):
+            out.pop(name, None)
     return out
 
 

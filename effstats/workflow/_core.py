@@ -229,21 +229,15 @@ def _chooser_class():
     return MethodChooser
 
 
-# Anchor items come from k-means over the items, which takes minutes beyond this many items a task (90 % of a
-# tinyBenchmarks fit on 80,000 items, benchmarks/bench_irt_scale.py); "auto" leaves those candidates out there.
-ANCHOR_MAX_ITEMS = 20_000
-
-
 def _auto_candidates(rm: ResponseMatrix, budget: int) -> dict:
-    """``MethodChooser``'s default candidates, sized for a task's budget (strata of at least two items), without the
-    anchor-point candidates on tasks of more than ``ANCHOR_MAX_ITEMS`` items."""
+    """``MethodChooser``'s candidates that draw their items at random (``default_candidates(random_items=True)``),
+    sized for a task's budget (strata of at least two items): a new model better than every reference model then
+    always has a design-based estimate on its items to fall back on."""
     from ..disco import default_candidates
 
     binary = rm.kind == "binary" or rm.labels is not None
-    cands = default_candidates(budget, binary=binary, probabilities=rm.probabilities is not None,
-                               irt=rm.n_items <= ANCHOR_MAX_ITEMS)
-    if rm.n_items > ANCHOR_MAX_ITEMS:
-        cands.pop("anchor-corr + weighted", None)
+    cands = default_candidates(budget, binary=binary, probabilities=rm.probabilities is not None, irt=False,
+                               random_items=True)
     for est in cands.values():
         if "n_strata" in est.get_params():
             est.set_params(n_strata=_strata(budget, est.get_params()["n_strata"]))
@@ -574,10 +568,11 @@ def select(reference: Any, budget: int | None = None, *, method: str = "sortsear
         anchor items + gp-IRT (:class:`~effstats.irt.TinyBenchmarks`); ``"anchor"``: anchor items with weights
         (:class:`~effstats.disco.AnchorCorr`); ``"stratified"``: confidence strata + Horvitz–Thompson
         (:class:`~effstats.disco.StratifiedHT`); ``"random"``: random items and their mean
-        (:class:`~effstats.disco.RandomDirect`); ``"auto"``: the candidate with the smallest cross-validated error
-        on the reference models (:class:`~effstats.disco.MethodChooser`), in each task; on tasks of more than
-        20,000 items without the anchor-point candidates (tinyBenchmarks, anchor-corr), whose k-means over the
-        items takes minutes there.
+        (:class:`~effstats.disco.RandomDirect`); ``"auto"``: in each task, the candidate with the smallest
+        cross-validated error on the reference models (:class:`~effstats.disco.MethodChooser`) among those that
+        draw their items at random (``default_candidates(random_items=True)``: random + direct, AIPW,
+        random + ridge, SSEPY strata, DISCO's defaults, Sort & Search), so that a new model outside the reference
+        models' range gets a design-based estimate on its items.
     target_error : float, optional
         Instead of ``budget``: the smallest budget (from ``budgets``) whose cross-validated mean absolute error on
         the reference models, in percentage points, is at most this. The curve it used is kept in
