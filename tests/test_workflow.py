@@ -228,9 +228,10 @@ def test_bad_inputs_exit_2_with_one_line(loop, capsys, tmp_path):
         for w in words:
             assert w in lines[0], lines[0]
 
-    # results of items outside the manifest
+    # results on the whole benchmark: the manifest's items and others
     write_lm_eval_samples(truth, tmp_path / "full", models=[truth.model_ids[-1]])
-    one_line_error(["estimate", tmp_path / "sel", tmp_path / "full"], "NEW_RESULTS", "not in the manifest")
+    one_line_error(["estimate", tmp_path / "sel", tmp_path / "full"], "NEW_RESULTS", "besides the manifest's",
+                   "on the manifest's items only")
     # the manifest against other reference data
     other = tmp_path / "other_ref"
     write_lm_eval_samples(truth, other, models=truth.model_ids[1:N_REF + 1])

@@ -1260,9 +1260,13 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
     _refuse_transposed_results(new, chosen, rm)
     new_ids = new.item_ids
     outside = new_ids.difference(chosen)
+    if len(outside) and chosen.isin(new_ids).all():  # e.g. the whole benchmark run: the chosen items are there
+        raise ValueError(f"new_results: besides the manifest's {len(chosen)} items they hold {len(outside)} others, "
+                         f"e.g. {list(outside[:3])}; give the results on the manifest's items only (the --samples "
+                         "file it wrote), so that the estimate is this selection's")
     if len(outside):
         raise ValueError(f"new_results: {len(outside)} item(s) are not in the manifest, e.g. {list(outside[:3])}: "
-                         f"results of another selection or another benchmark?{_id_hint(outside, chosen)}")
+                         f"results of another selection or another benchmark?{_id_hint(new_ids, chosen)}")
     kept = pd.Index(np.concatenate([f.items.to_numpy(dtype=object) for f in fits.values()]))
     _refuse_missing_tasks(new, fits, selection, tasks is not None)
     new = new.subset(items=np.flatnonzero(new_ids.isin(kept)))  # results on the tasks left out are not read
@@ -1314,11 +1318,11 @@ def _refuse_transposed_results(new: ResponseMatrix, chosen: pd.Index, rm: Respon
                          "item (or a long table with columns 'model', 'item' and 'score')")
 
 
-def _id_hint(outside: pd.Index, chosen: pd.Index) -> str:
+def _id_hint(new_ids: pd.Index, chosen: pd.Index) -> str:
     """When no result id is a manifest id, how the manifest names its items."""
-    if len(outside.intersection(chosen)) or not len(chosen):
+    if len(new_ids.intersection(chosen)) or not len(chosen) or not len(new_ids):
         return ""
-    return f" (the manifest names its items like {chosen[0]!r}; the results like {outside[0]!r})"
+    return f" (the manifest names its items like {chosen[0]!r}; the results like {new_ids[0]!r})"
 
 
 def tasks_without_results(items: Any, tasks: Any, answered: Any) -> dict[str, int]:
