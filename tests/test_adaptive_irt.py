@@ -3,6 +3,8 @@ parameters' posterior against the simulation's truth, and the accuracy interval'
 simulated 2PL population, in range and beyond every source, with 250 and with 40 reference models."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -218,3 +220,18 @@ def test_default_is_unbiased_on_a_real_bank():
     # 54 references, each with its own adaptive error (median absolute error 1.6 points): the mean signed
     # error within 1.5 points, the median within 1 point
     assert abs(np.mean(err)) < 0.015 and abs(np.median(err)) < 0.01, (np.mean(err), np.median(err))
+
+
+def test_run_warns_when_the_ability_lies_beyond_every_reference():
+    from effstats.irt import IRT2PL
+
+    rm = simulate_responses(40, 200, rng=3)
+    bank = IRT2PL().fit(rm)
+    with pytest.warns(UserWarning, match=r"^answers: the model's ability estimate .* lies beyond every reference"):
+        AdaptiveTest(bank, target_se=0.3).run(np.ones(200, dtype=int))
+    with pytest.warns(UserWarning, match="beyond every reference"):
+        AdaptiveTest(bank, target_se=0.3).run(np.zeros(200, dtype=int))
+    typical = rm.values[int(np.argsort(rm.accuracy().to_numpy())[20])].astype(int)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        AdaptiveTest(bank, target_se=0.3).run(typical)

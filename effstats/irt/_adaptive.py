@@ -12,6 +12,8 @@ score on the rest.
 """
 from __future__ import annotations
 
+import warnings
+
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -428,6 +430,12 @@ class AdaptiveTest:
                 item = ids[j] if ids is not None else j
                 raise ValueError(f"answers: expected 0 or 1 for the item asked, {item!r}, got {y!r}")
             self.record(j, y)
+        ref = np.ravel(self.bank.theta_)
+        if not ref.min() <= self.theta <= ref.max():
+            warnings.warn(f"answers: the model's ability estimate {self.theta:.2f} lies beyond every reference "
+                          f"model's (from {ref.min():.2f} to {ref.max():.2f}): the bank's IRT model extrapolates "
+                          "there and the accuracy interval may not hold; random items (effstats.disco.AIPW or "
+                          "the plain mean) stay valid", UserWarning, stacklevel=2)
         return self.result()
 
     def result(self) -> AdaptiveResult:
