@@ -13,6 +13,9 @@ from scipy import integrate, stats
 from effstats.datasets import simulate_responses
 from effstats.irt import IRT2PL, AdaptiveTest
 
+# the coverage simulations include models beyond every reference on purpose; the warning has its own test
+pytestmark = pytest.mark.filterwarnings("ignore:answers. the model's ability estimate:UserWarning")
+
 
 @pytest.fixture(scope="module")
 def population():
