@@ -13,7 +13,6 @@ score on the rest.
 from __future__ import annotations
 
 import warnings
-
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -312,14 +311,13 @@ class AdaptiveTest:
         g = check_positive_int(n_grid, "n_grid", minimum=21, maximum=10_001)
         self.calibration_error = check_flag(calibration_error, "calibration_error")
         self._grid = np.linspace(-6 * self.prior_sd, 6 * self.prior_sd, g)
-        if self.calibration_error:
+        if self.calibration_error:  # the expected response functions: tabulated once, they cost a quadrature
             self.item_params, self.item_cov = _calibration_posterior(bank)
-            self._logp, self._logq = _expected_response(self._grid, self.item_params, self.item_cov)
-        else:
+            self._tables = _expected_response(self._grid, self.item_params, self.item_cov)
+        else:  # the logistic curves: computed for the items asked, no (grid, items) tables kept
             self.item_params = np.stack([bank.a_[:, 0], bank.b_], axis=1)
             self.item_cov = np.zeros((n, 2, 2))
-            z = np.outer(self._grid, self.item_params[:, 0]) - self.item_params[:, 1]
-            self._logp, self._logq = -np.logaddexp(0.0, -z), -np.logaddexp(0.0, z)
+            self._tables = None
         self._a, self._b = self.item_params[:, 0], self.item_params[:, 1]
         self._logpost = stats.norm.logpdf(self._grid, scale=self.prior_sd)
         self._free = np.ones(n, dtype=bool)
@@ -355,6 +353,13 @@ class AdaptiveTest:
         return None
 
     # ---------------------------------------------------------------- steps
+    def _log_probs(self, items: Any) -> tuple[np.ndarray, np.ndarray]:
+        """log P(right) and log P(wrong), shape (grid, len(items)), of the given items at every grid ability."""
+        if self._tables is not None:
+            return self._tables[0][:, items], self._tables[1][:, items]
+        z = np.outer(self._grid, self._a[items]) - self._b[items]
+        return -np.logaddexp(0.0, -z), -np.logaddexp(0.0, z)
+
     def information(self, theta: float | None = None) -> np.ndarray:
         """Fisher information ``a² p (1 − p)`` of every bank item at ``theta`` (default: the current estimate), at
         the posterior means of the item parameters (``item_params``)."""
@@ -386,7 +391,8 @@ class AdaptiveTest:
         if isinstance(response, str) or response is None or not np.isscalar(response) or response not in (0, 1):
             raise ValueError(f"response: expected 0 or 1, got {response!r}")
         y = int(response)
-        self._logpost = self._logpost + (self._logp[:, j] if y else self._logq[:, j])
+        log_right, log_wrong = self._log_probs([j])
+        self._logpost = self._logpost + (log_right if y else log_wrong)[:, 0]
         self._free[j] = False
         self.given.append(j)
         self._resp.append(y)
@@ -442,7 +448,7 @@ class AdaptiveTest:
         """The ability and whole-bank accuracy estimates so far."""
         w = self._posterior()
         free = self._free
-        p, q = np.exp(self._logp[:, free]), np.exp(self._logq[:, free])  # (grid, unanswered): P(right), P(wrong)
+        p, q = (np.exp(t) for t in self._log_probs(free))  # (grid, unanswered): P(right), P(wrong)
         expected = p.sum(axis=1)                     # expected number right on the unanswered items, per grid point
         mean_exp = float(w @ expected)
         var_exp = float(w @ (expected - mean_exp) ** 2)
