@@ -3,7 +3,8 @@
 One home for the small functions more than one public module needs, so that no module imports another's private
 names: selecting models or items by id, position or mask (:mod:`effstats.responses`, :mod:`effstats.splits`,
 :mod:`effstats.reliability`), weighted group means (:mod:`effstats.responses`, :mod:`effstats.reliability`), and
-Cohen's kappa from agreement rates (:mod:`effstats.metrics`, :mod:`effstats.sortsearch`). The package's other internal
+Cohen's kappa from agreement rates (:mod:`effstats.metrics`, :mod:`effstats.sortsearch`), and names listed in a
+message (:mod:`effstats.reliability`, the subset estimators, :mod:`effstats.workflow`). The package's other internal
 modules: ``effstats._validation`` (argument checks), ``effstats._results`` (result classes), ``effstats._subset``
 (the subset estimators' shared base) and ``effstats._range`` (out-of-range flags).
 """
@@ -83,3 +84,10 @@ def _kappa_from_rates(err: Any, pa: Any, py: Any, undefined: float = 1.0) -> np.
     den = 1.0 - er
     safe = np.where(den > 0, den, 1.0)
     return np.where(den > 0, ((1.0 - err) - er) / safe, undefined)
+
+
+def _name_list(names: Any, limit: int = 8, more: str = "… and {} more") -> str:
+    """Comma-separated names, at most ``limit`` of them, then ``more`` with the number left out."""
+    names = [str(n) for n in names]
+    rest = len(names) - limit
+    return ", ".join(names[:limit]) + (" " + more.format(rest) if rest > 0 else "")

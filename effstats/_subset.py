@@ -41,6 +41,7 @@ from scipy import stats
 from sklearn.base import BaseEstimator, clone
 
 from ._results import ConfidenceInterval, check_confidence_level, normal_interval
+from ._shared import _name_list
 from ._validation import check_array, check_integer_outputs, check_positive_int, check_probabilities, check_rng
 from .exceptions import NotFittedError, check_is_fitted
 from .responses import ResponseMatrix
@@ -367,10 +368,9 @@ def prediction_metrics(true_scores: Any, estimates: Any, interval: Any = None) -
     return PredictionMetrics(float(100 * np.abs(t - e).mean()), float(rho), int(t.size), cov, width)
 
 
-def _name_list(names: list[str], limit: int = 20) -> str:
-    """Up to ``limit`` names for a message; the full list is in the result's ``out_of_range``."""
-    more = f" and {len(names) - limit} more (see out_of_range)" if len(names) > limit else ""
-    return ", ".join(names[:limit]) + more
+def _flagged_names(names: list[str]) -> str:
+    """Up to 20 flagged targets for a message; the full list is in the result's ``out_of_range``."""
+    return _name_list(names, 20, "and {} more (see out_of_range)")
 
 
 @dataclass(frozen=True)
@@ -755,7 +755,7 @@ class _SubsetEstimator(BaseEstimator):
             names = chk.names()
             warnings.warn(
                 f"target_outputs: {len(names)} target model(s) lie outside the source models' range on the selected "
-                f"items ({_name_list(names)}): {type(self).__name__}'s estimate "
+                f"items ({_flagged_names(names)}): {type(self).__name__}'s estimate "
                 "extrapolates there and its cross-validated interval may not hold; a design-based estimator "
                 "(effstats.disco.AIPW, Sort & Search's stratified estimate) stays valid",
                 UserWarning, stacklevel=3)

@@ -11,7 +11,7 @@ from scipy import stats
 from sklearn.base import clone
 
 from .._results import ConfidenceInterval
-from .._subset import SubsetPrediction, _fold, _name_list, _SubsetEstimator, _quiet_missing
+from .._subset import SubsetPrediction, _flagged_names, _fold, _SubsetEstimator, _quiet_missing
 from .._validation import check_flag, check_positive_int, check_rng
 from ..exceptions import check_is_fitted
 from ._baselines import SortSearchDirect
@@ -394,7 +394,7 @@ def _with_fallback(chosen: Any, fallback: Any, chosen_name: str, stacklevel: int
     shown = [str(m) for m, f in zip(ids, flags) if f]
     warnings.warn(
         f"target_outputs: {len(shown)} target model(s) lie outside the source models' range on the selected items "
-        f"({_name_list(shown)}): their estimates and intervals are {name}'s "
+        f"({_flagged_names(shown)}): their estimates and intervals are {name}'s "
         f"(design-unbiased, on the same items), not {chosen_name}'s, which would extrapolate there",
         UserWarning, stacklevel=stacklevel)
     kinds = np.where(flags, q.method, p.method)

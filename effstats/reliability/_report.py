@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._shared import _name_list
 from .._validation import check_fraction, check_positive_int
 from ._benchmark import Benchmark
 from ._curves import rank_switch_curve
@@ -192,13 +193,6 @@ def _plot_switch(df: pd.DataFrame):
     ax.legend(fontsize=8)
     fig.tight_layout()
     return fig
-
-
-def _name_list(names: Any, limit: int = 8) -> str:
-    """Comma-separated names, at most ``limit`` of them, then "… and N more"."""
-    names = [str(n) for n in names]
-    more = len(names) - limit
-    return ", ".join(names[:limit]) + (f" … and {more} more" if more > 0 else "")
 
 
 # ---------------------------------------------------------------------------------------- published aggregates

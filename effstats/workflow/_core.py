@@ -14,6 +14,7 @@ import pandas as pd
 from scipy import stats
 
 from .._results import ConfidenceInterval, check_confidence_level
+from .._shared import _name_list
 from .._validation import check_positive_int
 from ..responses import ResponseMatrix
 from ._io import (content_hash, default_metric, detect_format, output_dir, read_results, read_saved, write_json_atomic,
@@ -1059,7 +1060,8 @@ class Estimate:
         several = len(self._parts) > 1
 
         def who(where: dict) -> str:
-            return _names([f"{m} ({', '.join(ts)})" if several else m for m, ts in where.items()])
+            return _name_list([f"{m} ({', '.join(ts)})" if several else m for m, ts in where.items()], 10,
+                              "and {} more")
 
         head = "Outside the reference models' range on the chosen items" + (" (of the tasks named)" if several else "")
         notes = []
@@ -1144,9 +1146,6 @@ def _fallback_name(p: _TaskResult) -> str:
     return str(p.estimator[p.fell_back][0])[: -len(FALLBACK_SUFFIX)]
 
 
-def _names(ids: Any, limit: int = 10) -> str:
-    ids = [str(i) for i in ids]
-    return ", ".join(ids[:limit]) + (f" and {len(ids) - limit} more" if len(ids) > limit else "")
 
 
 def _refit(sel: Selection, reference: Any, name: str = "reference") -> tuple[dict, ResponseMatrix]:
