@@ -735,27 +735,44 @@ def _refuse_headerless(header: list, p: Path, sep: str, model: str) -> None:
                          "wide one)")
 
 
+def _cells(frame: pd.DataFrame, missing: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """The cells of a table of strings, stripped, and which of them are written (not empty, not a missing marker).
+    One pass over the whole table: a wide table has tens of thousands of item columns."""
+    cells = np.char.strip(frame.to_numpy(dtype=str))
+    return cells, ~(np.isin(cells, list(missing)) | (cells == ""))
+
+
 def _true_false(df: pd.DataFrame, cols: list, missing: tuple[str, ...]) -> pd.DataFrame:
     """Columns written as True/False (pandas writes booleans so) as 1/0."""
-    out = {}
-    for c in cols:
-        v = df[c].str.strip()
-        low = v.str.lower()
-        written = ~(v.isin(missing) | (v == ""))
-        if written.any() and low[written].isin(list(_TRUE_FALSE)).all():
-            out[c] = low.map(_TRUE_FALSE).where(written, df[c])
+    cells, written = _cells(df[cols], missing)
+    low = np.char.lower(cells)
+    convert = written.any(axis=0) & (np.isin(low, list(_TRUE_FALSE)) | ~written).all(axis=0)
+    out = {cols[j]: pd.Series(np.where(written[:, j], np.where(low[:, j] == "true", "1", "0"), df[cols[j]]),
+                              index=df.index, dtype=object) for j in np.flatnonzero(convert)}
     return df.assign(**out) if out else df
+
+
+def _text_examples(frame: pd.DataFrame, missing: tuple[str, ...]) -> dict:
+    """For each column with a cell that is neither a number nor a not-evaluated marker, its first such cell."""
+    if not frame.size:
+        return {}
+    cells, written = _cells(frame, missing)
+    values, where = np.unique(cells, return_inverse=True)
+
+    def is_text(x: str) -> bool:
+        try:
+            float(x)
+        except ValueError:
+            return True
+        return False
+
+    text = np.array([is_text(x) for x in values])[where.reshape(cells.shape)] & written
+    return {frame.columns[j]: str(cells[int(np.argmax(text[:, j])), j]) for j in np.flatnonzero(text.any(axis=0))}
 
 
 def _text_example(col: pd.Series, missing: tuple[str, ...]) -> str | None:
     """A cell of ``col`` that is neither a number nor a not-evaluated marker, else None."""
-    v = col.str.strip()
-    for x in v[~(v.isin(missing) | (v == ""))].unique():
-        try:
-            float(x)
-        except ValueError:
-            return x
-    return None
+    return next(iter(_text_examples(col.to_frame(), missing).values()), None)
 
 
 def _id_column(df: pd.DataFrame, model: str) -> str:
@@ -766,13 +783,14 @@ def _id_column(df: pd.DataFrame, model: str) -> str:
     return named[0] if len(named) == 1 else df.columns[0]
 
 
-def _refuse_long_as_wide(df: pd.DataFrame, p: Path, model: str, item: str, score: str, missing: tuple[str, ...]) -> None:
-    """Raise when a table read as wide (the long columns are not all there) is a long table under other names."""
+def _refuse_long_as_wide(df: pd.DataFrame, p: Path, model: str, item: str, score: str, cell_text: dict) -> None:
+    """Raise when a table read as wide (the long columns are not all there) is a long table under other names;
+    ``cell_text``: :func:`_text_examples` of ``df``."""
     cols = [str(c) for c in df.columns]
     id_col = _id_column(df, model)
     ids = df[id_col]
     reason = None
-    text = [c for c in cols if c != id_col and _text_example(df[c], missing) is not None]
+    text = [c for c in cols if c != id_col and c in cell_text]
     if item in cols or score in cols:
         reason = f"it has the column(s) {[c for c in (item, score) if c in cols]}"
     else:
@@ -787,19 +805,20 @@ def _refuse_long_as_wide(df: pd.DataFrame, p: Path, model: str, item: str, score
     kv = ", ".join(f"{k}={c!r}" for k, c in (("model", model), ("item", item), ("score", score)) if c not in cols)
     lead = "read as a wide table, "
     if text:
-        lead = f"column {text[0]!r} has non-numeric values, e.g. {_text_example(df[text[0]], missing)!r} ({lead[:-2]}: "
+        lead = f"column {text[0]!r} has non-numeric values, e.g. {cell_text[text[0]]!r} ({lead[:-2]}: "
     raise ValueError(f"path: {p.name}: {lead}the long layout's columns {kv} are absent{')' if text else ''}; it looks "
                      f"like a long table ({reason}), with the columns {cols[:8]}{' …' if len(cols) > 8 else ''}: name "
                      "them 'model', 'item' and 'score' (one row per model and item; item ids unique across tasks, "
                      "e.g. 'arc_easy/12'), or write a wide table (one row per model)")
 
 
-def _refuse_transposed(df: pd.DataFrame, id_col: str, p: Path, model: str, missing: tuple[str, ...]) -> None:
-    """Raise when a wide table has one row per item and one column per model."""
+def _refuse_transposed(df: pd.DataFrame, id_col: str, p: Path, model: str, cell_text: dict) -> None:
+    """Raise when a wide table has one row per item and one column per model; ``cell_text``: :func:`_text_examples`
+    of ``df``."""
     ids = df[id_col].astype(str)
     cols = [str(c) for c in df.columns if c != id_col]
     if (str(id_col).lower() in _ITEM_NAMES and model not in df.columns and not ids.duplicated().any()
-            and all(_text_example(df[c], missing) is None for c in cols)):
+            and not any(c in cell_text for c in cols)):
         found = f"its first column is named {id_col!r}"
     elif (len(ids) > 1 and ids.str.match(_ITEM_ID).all() and not any(_ITEM_ID.match(c) for c in cols)
           # under a model header, ids such as 'ckpt/1000' name checkpoints: items span several tasks
@@ -880,17 +899,18 @@ def _table_to_matrix(df: pd.DataFrame, p: Path, *, format: str, model: str, item
     if groups is not None:
         raise ValueError("groups: only available for the long layout")
     idx_col = _id_column(df, model)
-    _refuse_transposed(df, idx_col, p, model, missing)
+    cell_text = _text_examples(df, missing)
+    _refuse_transposed(df, idx_col, p, model, cell_text)
     if guessed:
-        _refuse_long_as_wide(df, p, model, item, score, missing)
+        _refuse_long_as_wide(df, p, model, item, score, cell_text)
     wide = df.set_index(idx_col)
     wide = _true_false(wide, list(wide.columns), missing)
-    text = {c: x for c in wide.columns if (x := _text_example(wide[c], missing)) is not None}
+    text = _text_examples(wide, missing)
     if text:
         c, x = next(iter(text.items()))
         if not guessed:
             raise ValueError(f"path: {p.name}: column {c!r} has non-numeric values, e.g. {x!r}")
-        if _text_example(df[idx_col], missing) is None:  # the ids are numbers while some other column holds text
+        if idx_col not in cell_text:  # the ids are numbers while some other column holds text
             raise ValueError(f"path: {p.name}: the first column {str(idx_col)!r} holds numbers, not model ids, and "
                              f"column {c!r} holds text (e.g. {x!r}); put the model ids first or name their column "
                              f"{model!r}; {_EXPECTED}")
