@@ -14,11 +14,12 @@ The estimate, per stratum ``h`` (one stratum without ``stratify``) and fold ``j`
     theta_jh = ( sum_{T_jh} y + sum_{U_h \\ T_jh} g_j + (N_h - t_jh) * mean_{S_jh}(y - g_j) ) / N_h
 
 ``T_j`` is the training set (the other folds), ``S_j`` the held-out fold, ``U_h`` the stratum's ``N_h`` items,
-``g_j = lambda_j * f_j`` the regression fitted on ``T_j`` alone (``lambda_j = 1`` without power tuning). The items of ``T_j`` enter with their
-observed values (the benchmark is finite), and given ``T_j`` the fold ``S_j`` is a simple random sample of the
-other items, so every ``theta_jh`` is exactly design-unbiased for the stratum's mean and so is their average
-``theta_h`` over folds and ``theta = sum_h (N_h / N) theta_h``. ``lambda_j`` is the slope of ``y`` on cross-fitted
-predictions within ``T_j`` (its folds as inner folds), clipped to [0, 1] (with ``power_tuning=True``): PPI++'s
+``g_j = lambda_j * f_j`` the regression fitted on ``T_j`` alone (``lambda_j = 1`` without power tuning). The
+items of ``T_j`` enter with their observed values (the benchmark is finite), and given ``T_j`` the fold ``S_j`` is
+a simple random sample of the other items, so every ``theta_jh`` is exactly design-unbiased for the stratum's mean
+and so is their average ``theta_h`` over folds and ``theta = sum_h (N_h / N) theta_h``. ``lambda_j`` is the slope
+of ``y`` on cross-fitted predictions within ``T_j`` (its folds as inner folds), clipped to [0, 1] (with
+``power_tuning=True``): PPI++'s
 ``Cov(y, f) / ((1 + n/N) Var(f))`` with the ``n/N`` term dropped, since the mean of ``g`` over the other items is
 known exactly here. ``lambda = 0`` gives back the plain mean when the folds are equal in size.
 
