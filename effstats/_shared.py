@@ -4,7 +4,8 @@ One home for the small functions more than one public module needs, so that no m
 names: selecting models or items by id, position or mask (:mod:`effstats.responses`, :mod:`effstats.splits`,
 :mod:`effstats.reliability`), weighted group means (:mod:`effstats.responses`, :mod:`effstats.reliability`), and
 Cohen's kappa from agreement rates (:mod:`effstats.metrics`, :mod:`effstats.sortsearch`), and names listed in a
-message (:mod:`effstats.reliability`, the subset estimators, :mod:`effstats.workflow`). The package's other internal
+message (:mod:`effstats.reliability`, the subset estimators, :mod:`effstats.workflow`), and whether a table's cell
+reads as a number (:mod:`effstats.datasets`). The package's other internal
 modules: ``effstats._validation`` (argument checks), ``effstats._results`` (result classes), ``effstats._subset``
 (the subset estimators' shared base) and ``effstats._range`` (out-of-range flags).
 """
@@ -91,3 +92,12 @@ def _name_list(names: Any, limit: int = 8, more: str = "… and {} more") -> str
     names = [str(n) for n in names]
     rest = len(names) - limit
     return ", ".join(names[:limit]) + (" " + more.format(rest) if rest > 0 else "")
+
+
+def _is_float(v: str) -> bool:
+    """Whether ``float`` reads the text ``v``."""
+    try:
+        float(v)
+    except ValueError:
+        return False
+    return True

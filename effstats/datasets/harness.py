@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import softmax
 
+from .._shared import _is_float
 from .._validation import check_flag, check_option
 from ..responses import ResponseMatrix
 from .leaderboards import _numeric
@@ -758,15 +759,7 @@ def _text_examples(frame: pd.DataFrame, missing: tuple[str, ...]) -> dict:
         return {}
     cells, written = _cells(frame, missing)
     values, where = np.unique(cells, return_inverse=True)
-
-    def is_text(x: str) -> bool:
-        try:
-            float(x)
-        except ValueError:
-            return True
-        return False
-
-    text = np.array([is_text(x) for x in values])[where.reshape(cells.shape)] & written
+    text = np.array([not _is_float(x) for x in values])[where.reshape(cells.shape)] & written
     return {frame.columns[j]: str(cells[int(np.argmax(text[:, j])), j]) for j in np.flatnonzero(text.any(axis=0))}
 
 

@@ -29,6 +29,7 @@ from typing import Callable, Literal
 import numpy as np
 import pandas as pd
 
+from .._shared import _is_float
 from .._validation import check_flag
 from ..responses import ResponseMatrix
 
@@ -82,14 +83,6 @@ def _numeric(df: pd.DataFrame, name: str, scale: float = 1.0, missing: tuple[str
     if np.isnan(out[~miss]).any():
         raise ValueError(f"{name}: 'nan' cells found; mark cells that were not evaluated with {missing[0]!r}")
     return out / scale
-
-
-def _is_float(v: str) -> bool:
-    try:
-        float(v)
-    except ValueError:
-        return False
-    return True
 
 
 def _unique_ids(names: pd.Series, duplicates: Duplicates) -> tuple[pd.Index, np.ndarray, np.ndarray]:
