@@ -32,7 +32,8 @@ import pandas as pd
 
 from .._validation import check_array, check_rng
 from ..responses import ResponseMatrix
-from .evaluator import SequentialEvaluator, _groups, _scores
+from ._scores import _groups, _scores
+from .evaluator import SequentialEvaluator
 from .rules import Efficacy, StoppingRule
 
 __all__ = ["PairwiseRanking", "rank_models", "SequentialRanking"]

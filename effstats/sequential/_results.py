@@ -1,0 +1,403 @@
+"""What an adaptive evaluation returns: one run (:class:`SequentialResult`) or many simulated runs
+(:class:`SimulationResult`), with the repeated confidence intervals of the group-sequential design they ran under.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._results import ConfidenceInterval, check_confidence_level
+
+__all__ = ["SequentialResult", "SimulationResult"]
+
+
+def _level(bound: str, alpha: float) -> float:
+    return 1 - alpha if bound == "c2" else 1 - 2 * alpha
+
+
+def _check_level(confidence_level: Any, levels: dict, what: str) -> str:
+    """The bound ("c2"/"c1") whose interval has ``confidence_level``; ValueError saying why otherwise."""
+    level = check_confidence_level(confidence_level)
+    for b, lv in levels.items():
+        if abs(level - lv) < 1e-9:
+            return b
+    raise ValueError(f"confidence_level: the repeated confidence intervals of this {what} are fixed by its "
+                     f"group-sequential design at {sorted(set(levels.values()))} (alpha = the evaluator's alpha); "
+                     f"another level would need other boundaries, got {confidence_level!r}")
+
+
+@dataclass(frozen=True)
+class SequentialResult:
+    """Outcome of one adaptive evaluation.
+
+    Attributes
+    ----------
+    decision : str
+        Label of the rule outcome that stopped the evaluation (e.g. ``"greater"``, ``"equivalence"``,
+        ``"precision"``), ``"no decision"`` when the maximum sample was reached first, ``"continue"`` online.
+    reason : str
+        Name of the rule that fired (``"max_n"`` if none, ``"continue"`` online before a stop).
+    n : int
+        Items used (per model).
+    fraction : float
+        ``n`` / maximum sample.
+    information_fraction : float
+        Information at the stop / planned maximum information (what the spending function was evaluated at).
+    estimate : float
+        Score (one model) or difference at the stop; also ``statistic``.
+    standard_error : float
+        Standard error of the estimate (score-statistic model, never 0 short of an exhaustive look with ``fpc``).
+    z : float
+        Score statistic at the evaluator's null (0 when there is none).
+    ci_low, ci_high : float
+        The interval that made the decision, at ``confidence_level``: the two-sided ``1 - alpha`` repeated CI, or
+        for one-sided rules (one-sided efficacy and threshold, equivalence) the interval whose ends are one-sided
+        ``1 - alpha`` bounds (level ``1 - 2 alpha``). Valid whatever made the evaluation stop.
+    confidence_level : float
+    alpha : float
+    trace : DataFrame
+        One row per look: n, information, estimate, se, z, two- and one-sided bounds, the two-sided repeated CI
+        and the rules that fired.
+    pvalue : float or None
+        Stage-wise ordering p-value of the efficacy test (:func:`effstats.sequential.stagewise_pvalue` on
+        the bounds used) at an efficacy stop or the last look; None when no efficacy test was made or another rule
+        stopped the evaluation inside the continuation region.
+
+    See Also
+    --------
+    effstats.sequential.SequentialEvaluator.fit : Returns this result.
+    effstats.sequential.SimulationResult : The outcomes of many evaluations at once.
+    effstats.sequential.stagewise_inference : Inference after the stop.
+
+    References
+    ----------
+    Jennison, C. & Turnbull, B. W. (2000). *Group Sequential Methods with Applications to Clinical Trials*.
+    Chapman & Hall/CRC, Boca Raton (ch. 7, information-based monitoring; ch. 9, repeated confidence intervals).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from effstats.sequential import Efficacy, SequentialEvaluator
+    >>> g = np.random.default_rng(0)
+    >>> a, b = (g.random(1000) < 0.80).astype(float), (g.random(1000) < 0.72).astype(float)
+    >>> res = SequentialEvaluator([Efficacy()], rng=0).fit(a, b)
+    >>> res.decision, res.reason, res.n
+    ('greater', 'efficacy', 600)
+    >>> round(res.estimate, 4), round(res.ci_low, 4), round(res.ci_high, 4)
+    (0.0717, 0.0099, 0.1333)
+    """
+
+    decision: str
+    reason: str
+    n: int
+    fraction: float
+    information_fraction: float
+    estimate: float
+    standard_error: float
+    z: float
+    ci_low: float
+    ci_high: float
+    confidence_level: float
+    alpha: float
+    rci_low: float = field(repr=False, default=float("nan"))
+    rci_high: float = field(repr=False, default=float("nan"))
+    low1: float = field(repr=False, default=float("nan"))
+    high1: float = field(repr=False, default=float("nan"))
+    trace: pd.DataFrame = field(repr=False, default=None)
+    pvalue: float | None = None
+    efficacy_alternative: str | None = field(repr=False, default=None)
+    efficacy_name: str = field(repr=False, default="efficacy")  # the Efficacy rule's name: the reason it stops with
+    null: float | None = field(repr=False, default=None)
+
+    @property
+    def statistic(self) -> float:
+        """The estimate at the stop (``estimate``), under scipy's name for a result's statistic.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from effstats.sequential import Precision, SequentialEvaluator
+        >>> scores = (np.random.default_rng(1).random(400) < 0.7).astype(float)
+        >>> res = SequentialEvaluator([Precision(0.07)], rng=0).fit(scores)
+        >>> res.statistic == res.estimate
+        True
+        """
+        return self.estimate
+
+    def final_inference(self):
+        """Stage-wise ordering inference after the stop: p-value, median-unbiased estimate, final CI.
+
+        :func:`effstats.sequential.stagewise_inference` on this evaluation's efficacy test: the score statistics
+        ``z`` of the looks so far (``trace["z"]``), the bounds that were used (two-sided ``trace["bound"]`` for
+        ``Efficacy("two-sided")``, one-sided ``trace["bound_one_sided"]`` otherwise) and the information of each
+        look in proportion to ``trace["information"]`` (the fractions the bounds were spent at), scaled to
+        ``1 / se**2`` at the stop, so the drift ``theta`` is on the scale of the scores: the estimate and the
+        interval are for ``parameter - null`` (the difference itself when comparing two models with ``null=0``;
+        for ``Efficacy("less")`` the sign is flipped back). Normal theory on the score statistic: approximate
+        where the normal approximation is (very few items or disagreements).
+
+        Defined where the stage-wise ordering is: at an efficacy stop or at the last look of the evaluation
+        (``reason`` "efficacy" or "max_n") with an :class:`~effstats.sequential.Efficacy` rule. A stop by another
+        rule inside the efficacy continuation region (futility, precision, ...) has no stage-wise ordering; use
+        :meth:`confidence_interval` (the repeated CI, valid at any stop) there.
+
+        Returns
+        -------
+        StagewiseInference
+            ``statistic`` (median-unbiased estimate of ``parameter - null``), ``naive_estimate``, ``pvalue``,
+            ``confidence_interval(confidence_level)``, ``to_frame()``.
+
+        Raises
+        ------
+        ValueError
+            Without an efficacy rule, or when another rule stopped the evaluation before its last look.
+
+        See Also
+        --------
+        effstats.sequential.stagewise_inference : The computation, on any design.
+        effstats.sequential.SequentialResult.confidence_interval : The repeated CI, valid at any stop.
+
+        References
+        ----------
+        Jennison, C. & Turnbull, B. W. (2000). *Group Sequential Methods with Applications to Clinical Trials*.
+        Chapman & Hall/CRC, Boca Raton (ch. 7, information-based monitoring; ch. 9, repeated confidence intervals).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from effstats.sequential import Efficacy, SequentialEvaluator
+        >>> g = np.random.default_rng(0)
+        >>> a, b = (g.random(1000) < 0.80).astype(float), (g.random(1000) < 0.72).astype(float)
+        >>> inf = SequentialEvaluator([Efficacy()], rng=0).fit(a, b).final_inference()
+        >>> round(inf.statistic, 4), round(inf.pvalue, 4)
+        (0.0605, 0.0314)
+        """
+        from .inference import stagewise_inference
+
+        if self.efficacy_alternative is None or self.null is None:
+            raise ValueError("final_inference: needs an Efficacy rule testing a null value (stage-wise ordering "
+                             "is defined for a group-sequential test); use confidence_interval() instead")
+        if self.reason not in (self.efficacy_name, "max_n"):
+            raise ValueError(f"final_inference: the evaluation stopped by {self.reason!r} inside the efficacy "
+                             "continuation region, where the stage-wise ordering is not defined; use "
+                             "confidence_interval() (the repeated CI, valid at any stop)")
+        tr = self.trace
+        two = self.efficacy_alternative == "two-sided"
+        sign = -1.0 if self.efficacy_alternative == "less" else 1.0
+        z = sign * tr["z"].to_numpy(float)
+        se = tr["se"].to_numpy(float)
+        if not (np.all(np.isfinite(z)) and np.isfinite(se[-1]) and se[-1] > 0):
+            raise ValueError("final_inference: a look has an infinite information (exhaustive look with fpc=True) "
+                             "or a zero standard error; the estimate there is exact")
+        upper = tr["bound" if two else "bound_one_sided"].to_numpy(float)
+        look = int(z.size)
+        # information proportional to the planned information of each look (the fractions the bounds were spent
+        # at), scaled to 1 / se**2 at the stop: monotone (the plug-in 1 / se**2 per look is not when disagreements
+        # are rare) and the drift is on the scale of the scores
+        t = tr["information"].to_numpy(float)
+        res = stagewise_inference(z=float(z[-1]), look=look, information=t / (t[-1] * se[-1] ** 2), upper=upper,
+                                  two_sided=two)
+        if sign < 0:  # report on the scale of the scores
+            object.__setattr__(res, "statistic", -res.statistic)
+            object.__setattr__(res, "naive_estimate", -res.naive_estimate)
+            object.__setattr__(res, "_sign", -res._sign)
+            object.__setattr__(res, "z", -res.z)
+        return res
+
+    def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
+        """The repeated CI at ``confidence_level`` (default: the one that made the decision).
+
+        Only ``1 - alpha`` (two-sided repeated CI) and ``1 - 2 alpha`` (ends at the one-sided bounds) exist: the
+        group-sequential design fixes them; any other level raises ValueError.
+
+        Parameters
+        ----------
+        confidence_level : float, optional
+            ``1 - alpha`` or ``1 - 2 alpha``; default: the level of the interval that made the decision.
+
+        Returns
+        -------
+        ConfidenceInterval
+            ``low`` and ``high``.
+
+        See Also
+        --------
+        effstats.sequential.SequentialResult.final_inference : The final (stage-wise) interval after an efficacy
+            stop.
+
+        References
+        ----------
+        Jennison, C. & Turnbull, B. W. (2000). *Group Sequential Methods with Applications to Clinical Trials*.
+        Chapman & Hall/CRC, Boca Raton (ch. 7, information-based monitoring; ch. 9, repeated confidence intervals).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from effstats.sequential import Precision, SequentialEvaluator
+        >>> scores = (np.random.default_rng(1).random(400) < 0.7).astype(float)
+        >>> ci = SequentialEvaluator([Precision(0.07)], rng=0).fit(scores).confidence_interval(0.95)
+        >>> round(ci.low, 3), round(ci.high, 3)
+        (0.683, 0.804)
+        """
+        if confidence_level is None:
+            return ConfidenceInterval(self.ci_low, self.ci_high)
+        b = _check_level(confidence_level, {"c2": 1 - self.alpha, "c1": 1 - 2 * self.alpha}, "evaluation")
+        return ConfidenceInterval(*((self.rci_low, self.rci_high) if b == "c2" else (self.low1, self.high1)))
+
+    def to_frame(self) -> pd.DataFrame:
+        """The result as a one-row table.
+
+        Returns
+        -------
+        DataFrame
+            Columns decision, reason, n, fraction, information_fraction, estimate, standard_error, z, pvalue
+            (None when no efficacy test was made), ci_low, ci_high, confidence_level, alpha.
+
+        See Also
+        --------
+        effstats.sequential.SimulationResult.to_frame : One row per simulated evaluation.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from effstats.sequential import Precision, SequentialEvaluator
+        >>> scores = (np.random.default_rng(1).random(400) < 0.7).astype(float)
+        >>> SequentialEvaluator([Precision(0.07)], rng=0).fit(scores).to_frame()[["decision", "n"]]
+            decision    n
+        0  precision  300
+        """
+        keys = ("decision", "reason", "n", "fraction", "information_fraction", "estimate", "standard_error", "z",
+                "pvalue", "ci_low", "ci_high", "confidence_level", "alpha")
+        return pd.DataFrame({k: [getattr(self, k)] for k in keys})
+
+
+@dataclass(frozen=True)
+class SimulationResult:
+    """Vectorised outcomes of many adaptive evaluations (one per random order), arrays of shape (n_runs,).
+
+    Attributes
+    ----------
+    stop_look, n : ndarray of shape (n_runs,)
+        Look at which each run stopped (1-based) and the items it had used.
+    fraction : ndarray of shape (n_runs,)
+        ``n`` / ``max_n``.
+    reason, decision : ndarray of shape (n_runs,)
+        As in :class:`effstats.sequential.SequentialResult`.
+    estimate, standard_error, z : ndarray of shape (n_runs,)
+        At the stop.
+    ci_low, ci_high : ndarray of shape (n_runs,)
+        Per run, the interval that made the decision, at ``confidence_level``.
+    max_n : int
+        Maximum number of items per model.
+    confidence_level : ndarray of shape (n_runs,)
+    rci_low, rci_high : ndarray of shape (n_runs,)
+        The two-sided ``1 - alpha`` repeated CI at the stop, whatever the rule.
+    alpha : float
+
+    See Also
+    --------
+    effstats.sequential.SequentialEvaluator.simulate : Returns this result.
+    effstats.sequential.SequentialResult : One evaluation, with its trace.
+
+    References
+    ----------
+    Jennison, C. & Turnbull, B. W. (2000). *Group Sequential Methods with Applications to Clinical Trials*.
+    Chapman & Hall/CRC, Boca Raton (ch. 7, information-based monitoring; ch. 9, repeated confidence intervals).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from effstats.sequential import SequentialEvaluator, Threshold
+    >>> scores = (np.random.default_rng(0).random(1000) < 0.8).astype(float)
+    >>> sim = SequentialEvaluator([Threshold(0.75, "above")]).simulate(scores, n_runs=200, rng=1)
+    >>> float(np.mean(sim.reason == "threshold")), float(np.mean(sim.n))
+    (1.0, 584.5)
+    """
+
+    stop_look: np.ndarray
+    n: np.ndarray
+    fraction: np.ndarray
+    reason: np.ndarray
+    decision: np.ndarray
+    estimate: np.ndarray
+    ci_low: np.ndarray
+    ci_high: np.ndarray
+    max_n: int
+    standard_error: np.ndarray = None
+    z: np.ndarray = None
+    confidence_level: np.ndarray = None
+    rci_low: np.ndarray = None
+    rci_high: np.ndarray = None
+    alpha: float = 0.05
+
+    @property
+    def statistic(self) -> np.ndarray:
+        """The estimates at the stops (``estimate``), under scipy's name for a result's statistic.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from effstats.sequential import Precision, SequentialEvaluator
+        >>> scores = (np.random.default_rng(0).random(500) < 0.6).astype(float)
+        >>> sim = SequentialEvaluator([Precision(0.05)]).simulate(scores, n_runs=50, rng=1)
+        >>> sim.statistic.shape
+        (50,)
+        """
+        return self.estimate
+
+    def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
+        """Per-run intervals: the deciding ones (default) or the two-sided ``1 - alpha`` repeated CIs.
+
+        Parameters
+        ----------
+        confidence_level : float, optional
+            ``1 - alpha`` for the two-sided repeated CIs; default: each run's deciding interval.
+
+        Returns
+        -------
+        ConfidenceInterval
+            ``low`` and ``high``, arrays of shape (n_runs,).
+
+        See Also
+        --------
+        effstats.sequential.SequentialResult.confidence_interval : The same for one evaluation.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from effstats.sequential import Precision, SequentialEvaluator
+        >>> scores = (np.random.default_rng(0).random(500) < 0.6).astype(float)
+        >>> sim = SequentialEvaluator([Precision(0.05)]).simulate(scores, n_runs=200, rng=1)
+        >>> ci = sim.confidence_interval(0.95)
+        >>> truth = scores.mean()
+        >>> float(np.mean((ci.low <= truth) & (truth <= ci.high))) >= 0.95
+        True
+        """
+        if confidence_level is None:
+            return ConfidenceInterval(self.ci_low, self.ci_high)
+        b = _check_level(confidence_level, {"c2": 1 - self.alpha}, "simulation (two-sided repeated CIs)")
+        return ConfidenceInterval(self.rci_low, self.rci_high)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per simulated evaluation.
+
+        Returns
+        -------
+        DataFrame
+            Columns stop_look, n, fraction, reason, decision, estimate, standard_error, z, ci_low, ci_high,
+            confidence_level, rci_low, rci_high.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from effstats.sequential import Precision, SequentialEvaluator
+        >>> scores = (np.random.default_rng(0).random(500) < 0.6).astype(float)
+        >>> SequentialEvaluator([Precision(0.05)]).simulate(scores, n_runs=20, rng=1).to_frame().shape
+        (20, 13)
+        """
+        keys = ("stop_look", "n", "fraction", "reason", "decision", "estimate", "standard_error", "z", "ci_low",
+                "ci_high", "confidence_level", "rci_low", "rci_high")
+        return pd.DataFrame({k: getattr(self, k) for k in keys if getattr(self, k) is not None})
