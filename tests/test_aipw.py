@@ -4,11 +4,12 @@ Dorner & Hardt's (2025) formula on a tiny example by hand."""
 from __future__ import annotations
 
 import doctest
+import math
 import time
 
 import numpy as np
 import pytest
-from sklearn.base import clone
+from sklearn.base import BaseEstimator, RegressorMixin, clone
 from sklearn.dummy import DummyRegressor
 from sklearn.linear_model import LogisticRegression, Ridge
 
@@ -138,6 +139,77 @@ def test_authors_formula_by_hand():
     # mean_rest(x) = 2/3, mean_S(x) = 1/3: mean_rest(f) - mean_S(f) = 2b / 3 = 1/51; n = N_rest = 3:
     #   2/3 + (1/51) / 2 = 23/34.
     assert est.predict(y)[0] == pytest.approx(23 / 34, abs=1e-12)
+
+
+# ----------------------------------------------------------------------------- every sample of a tiny benchmark
+class _FixedLinear(RegressorMixin, BaseEstimator):
+    """A predictor that does not depend on the sample: ``f(x) = x @ w``, whatever it is fitted on."""
+
+    def __init__(self, w=None):
+        self.w = w
+
+    def fit(self, X, y):
+        return self
+
+    def predict(self, X):
+        return np.asarray(X) @ np.asarray(self.w)
+
+
+def _every_sample(n_items, **kw):
+    """AIPW on each of the C(N, n) samples of the tiny benchmark below, drawn by the estimator itself (seeds are
+    tried until every sample has appeared): {sample: estimate}."""
+    N = _TINY_X.shape[1]
+    out = {}
+    for seed in range(5000):
+        est = AIPW(n_items=n_items, random_state=seed, **kw).fit(_TINY_X)
+        key = tuple(est.selected_.tolist())
+        if key not in out:
+            out[key] = float(est.predict(_TINY_Y[None])[0])
+        if len(out) == math.comb(N, n_items):
+            return out
+    raise AssertionError("not every sample was drawn")
+
+
+# N = 8 items, two source models (the features), a graded target whose responses all differ (so no sample has a
+# constant response, which the estimator predicts by that constant)
+_TINY_X = np.array([[1, 1, 0, 1, 0, 0, 1, 0], [0.9, 0.2, 0.4, 1, 0.1, 0.3, 0.8, 0.05]])
+_TINY_Y = np.array([0.95, 0.7, 0.15, 0.9, 0.3, 0.05, 0.6, 0.4])
+_TINY_W = np.array([0.3, 0.5])
+
+
+@pytest.mark.parametrize("n_folds", [1, 3])
+def test_fixed_predictor_unbiased_over_every_sample(n_folds):
+    # SRS without replacement of n = 3 of N = 8 items: the 56 samples are equally likely, so the estimator's
+    # expectation is their plain average; with a predictor that does not depend on the sample it is the
+    # benchmark's mean exactly (one fold: ybar_S + (fbar_R - fbar_S) / (1 + n / N_R); three folds of one item:
+    # the cross-fitted estimate)
+    est = _every_sample(3, n_folds=n_folds, regressor=_FixedLinear(_TINY_W))
+    assert len(est) == 56
+    assert np.mean(list(est.values())) == pytest.approx(_TINY_Y.mean(), abs=1e-12)
+    f = _TINY_X.T @ _TINY_W
+    if n_folds == 1:
+        for sample, value in est.items():
+            S = list(sample)
+            R = np.setdiff1d(np.arange(8), S)
+            assert value == pytest.approx(_TINY_Y[S].mean() + (f[R].mean() - f[S].mean()) / (1 + 3 / 5), abs=1e-12)
+    # the other form, fbar_R + mean_S(y - f) / (1 + n / N_R), averaged over the same samples: biased for the full
+    # mean by (n / N) (fbar_U - ybar_U), and for the mean of the unsampled items by the same amount
+    other = [f[np.setdiff1d(np.arange(8), S)].mean() + (_TINY_Y[list(S)] - f[list(S)]).mean() / (1 + 3 / 5)
+             for S in est]
+    bias = 3 / 8 * (f.mean() - _TINY_Y.mean())
+    assert abs(bias) > 0.04
+    assert np.mean(other) == pytest.approx(_TINY_Y.mean() + bias, abs=1e-12)
+    rest_means = [_TINY_Y[np.setdiff1d(np.arange(8), S)].mean() for S in est]
+    assert np.mean(other) - np.mean(rest_means) == pytest.approx(bias, abs=1e-12)
+
+
+def test_cross_fitted_ridge_unbiased_over_every_sample():
+    # cross-fitted (leave one out over 3 items), a ridge fitted on the two training items of each fold corrects
+    # only the held-out item: exactly unbiased; fitted and corrected on the same items (one fold) it is not
+    loo = _every_sample(3, n_folds=3, alpha=0.1)
+    assert np.mean(list(loo.values())) == pytest.approx(_TINY_Y.mean(), abs=1e-12)
+    one = _every_sample(3, n_folds=1, alpha=0.1)
+    assert abs(np.mean(list(one.values())) - _TINY_Y.mean()) > 1e-4
 
 
 # ----------------------------------------------------------------------------- design validity, out of range

@@ -23,9 +23,11 @@ of ``y`` on cross-fitted predictions within ``T_j`` (its folds as inner folds), 
 ``Cov(y, f) / ((1 + n/N) Var(f))`` with the ``n/N`` term dropped, since the mean of ``g`` over the other items is
 known exactly here. ``lambda = 0`` gives back the plain mean when the folds are equal in size.
 
-With ``n_folds=1`` (and without power tuning) it is Zhang et al.'s formula (one stratum),
-``mean_S(y) + (mean_{U \\ S} f - mean_S f) / (1 + n/(N - n))``, with ``f`` fitted on the items it corrects: not
-exactly unbiased (the in-sample residuals are too small).
+With ``n_folds=1`` (and without power tuning) it is, for one stratum,
+``mean_S(y) + (mean_{U \\ S} f - mean_S f) / (1 + n/(N - n))`` (the formula of Zhang et al.'s
+``benchpred/aipw.py``), with ``f`` fitted on the items it corrects: not exactly unbiased (the in-sample
+residuals are too small). For a fixed ``f`` it is exactly unbiased for the full benchmark's mean, the form
+``mean_{U \\ S} f + mean_S(y - f) / (1 + n/(N - n))`` is not (class Notes).
 
 The standard error is the stratified design-based one of the cross-fitted residuals ``e = y - g``:
 ``sqrt(sum_h W_h^2 (1 - n_h/N_h) s_h^2 / n_h)`` (finite-population correction included; Cochran 1977,
@@ -126,6 +128,34 @@ class AIPW(_SubsetEstimator):
     :class:`effstats.disco.RandomDirect`). A target without outputs on some sampled items is estimated from the others (a
     smaller random sample when cells are missing at random) with a ``UserWarning``; a stratum where it has
     none is estimated by the regression alone (no design-based correction, no variance).
+
+    Why this form of the estimate. The target is the mean of all ``N`` items, ``theta = (1/N) sum_U y``; the ``n``
+    sampled items ``S`` (simple random sampling without replacement) are known exactly, the ``N - n`` others ``R``
+    are predicted by ``f`` and corrected. For ``f`` fixed (not depending on the sample; cross-fitting makes it so
+    within each fold), the sample mean :math:`\\bar d_S` of :math:`d = y - f` is unbiased for
+    :math:`\\bar d_U`, so :math:`(N - n) \\bar d_S` is unbiased for :math:`\\sum_R d` (whose expectation is
+    :math:`(N - n) \\bar d_U`), and
+
+    .. math::
+
+        \\hat\\theta = \\frac{1}{N}\\Big(\\sum_S y + \\sum_R f + (N - n)\\,\\bar d_S\\Big)
+        = \\bar y_S + \\frac{N - n}{N}\\,(\\bar f_R - \\bar f_S)
+        = \\bar y_S + \\frac{\\bar f_R - \\bar f_S}{1 + n / (N - n)},
+        \\qquad E[\\hat\\theta] = \\theta,
+
+    since :math:`E[\\sum_S y + \\sum_R f] = n \\bar y_U + (N - n) \\bar f_U` and
+    :math:`E[(N - n) \\bar d_S] = (N - n)(\\bar y_U - \\bar f_U)`. This is the ``n_folds=1`` formula. The other
+    form, :math:`\\bar f_R + \\bar d_S / (1 + n / (N - n))`, has
+
+    .. math::
+
+        E\\Big[\\bar f_R + \\frac{N - n}{N} \\bar d_S\\Big] = \\bar f_U + \\frac{N - n}{N}(\\bar y_U - \\bar f_U)
+        = \\theta + \\frac{n}{N}(\\bar f_U - \\bar y_U),
+
+    biased for the full mean by :math:`(n/N)(\\bar f_U - \\bar y_U)`, and for the mean of the unsampled items
+    (:math:`E[\\bar y_R] = \\bar y_U`) by the same amount: the unbiased estimate of that mean is
+    :math:`\\bar f_R + \\bar d_S`, without the factor. The two forms differ by :math:`(n/N)(\\bar y_S - \\bar f_R)`.
+    Checked by enumerating every sample of a small benchmark (``tests/test_aipw.py``).
 
     Validated against a plain-loop implementation with scikit-learn's ``Ridge`` (1e-10) and against Zhang et
     al.'s formula computed by hand (``tests/test_aipw.py``).
