@@ -76,14 +76,15 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from scipy.special import betainc, betaincinv, gammaln, ndtr, ndtri
+from scipy.special import betainc, betaincinv, ndtr, ndtri
+
+from ._hypergeometric import _hyp_limits, _hyp_low, _hyp_up
+from ._root_search import _boundary
 
 __all__ = ["BinomialStatistic", "TangoStatistic", "AgrestiCaffoStatistic", "WaldStatistic", "Accumulator",
            "information"]
 
 _EPS = 1e-12
-_BISECT = 40  # the interval ends are found to the bracket's width / 2**40 (~1e-13), as by 40 bisection steps
-_MAX_STEPS = 4 * _BISECT  # safeguarded steps halve the bracket at least every fourth step
 _CC0 = 0.25  # continuity correction at delta0 = 0 of the paired test, in items (TangoStatistic.z_at says why)
 
 
@@ -106,52 +107,6 @@ def _exact_z(d):
     d = np.asarray(d, float)
     return np.where(d > _TIE, np.inf, np.where(d < -_TIE, -np.inf, 0.0))
 
-
-def _boundary(g, a, b):
-    """Where a monotone ``g`` changes sign between ``a`` (``g > 0``, rejected) and ``b`` (``g <= 0``): arrays.
-
-    Returns the ``b`` end of the final bracket (a value ``g`` does not reject), within ``|b - a| / 2**40`` of the
-    change, as bisection would after 40 steps; where ``g(a) <= 0`` (nothing rejected up to ``a``), ``a`` itself. Steps are Illinois (regula falsi with the value of an end kept twice
-    halved), superlinear where ``g`` is smooth; an element whose bracket has not halved in three steps is bisected,
-    so jumps (the continuity correction) and infinite values cost at most 4 times the bisection's steps. The width
-    to reach is never below a few units in the last place of the ends (a bracket of 1e-9, as an exhaustive look
-    gives, cannot shrink by 2**40), and a bracket whose ends are adjacent floats is done. A score interval takes
-    about 10 evaluations of ``g`` where bisection takes 40; this matters for a single evaluation, whose cost is
-    per call rather than per array element.
-    """
-    a0, a, b = a, a.copy(), b.copy()
-    ga, gb = g(a), g(b)
-    whole = ga <= 0  # the range's end is not rejected: it is the answer
-    # the width to reach; elements whose ends do not bracket a change are not searched
-    ulp = 4 * np.spacing(np.maximum(np.abs(a), np.abs(b)))
-    tol = np.where((ga > 0) & ~(gb > 0), np.maximum(np.abs(b - a) * 2.0 ** -_BISECT, ulp), np.inf)
-    mark = np.abs(b - a)  # bracket width when it last halved
-    since = np.zeros(a.shape, np.int32)  # steps since then
-    kept = np.zeros(a.shape, np.int8)  # +1: the a end was kept last step, -1: b was
-    for _ in range(_MAX_STEPS):
-        width = np.abs(b - a)
-        todo = width > tol
-        if not todo.any():
-            break
-        with np.errstate(all="ignore"):
-            m = b - gb * (b - a) / (gb - ga)
-        inside = np.isfinite(m) & ((m - a) * (m - b) < 0)
-        m = np.where((since >= 3) | ~inside, 0.5 * (a + b), m)
-        # adjacent floats: no value strictly between the ends is left, b is the answer
-        todo &= (m != a) & (m != b)
-        gm = g(m)
-        rej = (gm > 0) & todo
-        acc = ~(gm > 0) & todo
-        ga = np.where(acc & (kept == 1), 0.5 * ga, ga)
-        gb = np.where(rej & (kept == -1), 0.5 * gb, gb)
-        a, ga = np.where(rej, m, a), np.where(rej, gm, ga)
-        b, gb = np.where(acc, m, b), np.where(acc, gm, gb)
-        kept = np.where(rej, -1, np.where(acc, 1, kept)).astype(np.int8)
-        width = np.abs(b - a)
-        halved = width <= 0.5 * mark
-        mark = np.where(halved, width, mark)
-        since = np.where(halved, 0, since + 1)
-    return np.where(whole, a0, b)
 
 
 def _critical(c: Any) -> np.ndarray:
@@ -316,105 +271,6 @@ class WaldStatistic(_Statistic):
         h = np.where(self.se > 0, c * self.se, _TIE)  # se = 0: the values the test does not reject
         return self.estimate - h, self.estimate + h
 
-
-def _unique_apply(f, *arrays):
-    """``f`` over the distinct rows of the broadcast ``arrays`` only, spread back to their shape.
-
-    A simulation's cells share few distinct (count, sample size) pairs, and an exact hypergeometric tail costs a
-    sum of terms, so each distinct pair is computed once.
-    """
-    b = np.broadcast_arrays(*(np.asarray(a, float) for a in arrays))
-    if b[0].size == 0:
-        return np.zeros(b[0].shape)
-    rows, inv = np.unique(np.stack([a.ravel() for a in b], 1), axis=0, return_inverse=True)
-    return np.asarray(f(*rows.T), float)[inv.ravel()].reshape(b[0].shape)
-
-
-def _hyp_tail(x, N, K, n, lower):
-    """``P(X <= x)`` (``lower``) or ``P(X >= x)`` for ``X ~ Hypergeometric(N, K, n)``: 1-d float arrays.
-
-    The tail away from the mode is summed term by term from ``x`` outwards with the ratio of neighbouring
-    probabilities, until a term is below 1e-17 of the sum (beyond the mode the terms fall faster than
-    geometrically, the law being log-concave); the tail across the mode is one minus the other side's. This costs
-    a few standard deviations of terms, where a sum from the end of the support (scipy's) costs up to ``n``.
-    """
-    x, N, K, n = (np.asarray(v, float) for v in np.broadcast_arrays(x, N, K, n))
-    lo, hi = np.maximum(0.0, n - (N - K)), np.minimum(n, K)
-    mode = np.floor((n + 1) * (K + 1) / (N + 2))
-    # the short side: below x for a lower tail left of the mode, else from x + 1 (complement) and likewise above
-    down = (x <= mode) if lower else (x < mode)
-    start = np.where(lower, np.where(down, x, x + 1), np.where(down, x - 1, x))
-    start = np.clip(start, lo, hi)
-    with np.errstate(all="ignore"):
-        logp = (gammaln(K + 1) - gammaln(start + 1) - gammaln(K - start + 1) + gammaln(N - K + 1)
-                - gammaln(n - start + 1) - gammaln(N - K - n + start + 1) - gammaln(N + 1) + gammaln(n + 1)
-                + gammaln(N - n + 1))
-    term = np.exp(logp)
-    acc = term.copy()
-    j = start.copy()
-    live = np.ones(x.shape, bool)
-    while live.any():
-        with np.errstate(all="ignore"):
-            ratio = np.where(down, j * (N - K - n + j) / ((K - j + 1) * (n - j + 1)),
-                             (K - j) * (n - j) / ((j + 1) * (N - K - n + j + 1)))
-        j = np.where(down, j - 1, j + 1)
-        live &= (j >= lo) & (j <= hi)
-        term = np.where(live, term * np.nan_to_num(ratio), 0.0)
-        acc += term
-        live &= term > 1e-17 * acc
-    side = np.clip(acc, 0.0, 1.0)  # the short side's sum: from start outwards
-    tail = np.where(down == lower, side, 1.0 - side)  # ... or the complement of the requested tail
-    # outside the support the tails are 0 or 1
-    if lower:
-        tail = np.where(x < lo, 0.0, np.where(x >= hi, 1.0, tail))
-    else:
-        tail = np.where(x <= lo, 1.0, np.where(x > hi, 0.0, tail))
-    return tail
-
-
-def _hyp_up(x, size, good, n):
-    """``P(X >= x)`` for ``X ~ Hypergeometric(size, good, n)`` (successes among ``n`` of ``size`` items)."""
-    return _unique_apply(lambda x, N, K, m: _hyp_tail(x, N, K, m, lower=False), x, size, good, n)
-
-
-def _hyp_low(x, size, good, n):
-    """``P(X <= x)`` for ``X ~ Hypergeometric(size, good, n)``."""
-    return _unique_apply(lambda x, N, K, m: _hyp_tail(x, N, K, m, lower=True), x, size, good, n)
-
-
-def _hyp_limits(x, size, n, a):
-    """Exact limits ``(K_low, K_high)`` of the number of successes in the population (Buonaccorsi 1987).
-
-    ``K_low`` is the smallest ``K`` with ``P(X >= x | K) > a``, ``K_high`` the largest with ``P(X <= x | K) > a``:
-    the values not rejected by the two one-sided exact tests at level ``a``. Both tails are monotone in ``K``, so
-    each is a bisection over the integers ``x <= K <= size - n + x`` (the values the sample allows), vectorised
-    over the distinct rows.
-    """
-
-    def search(x, N, m, a):
-        lo_k, hi_k = x.copy(), N - m + x
-        out = []
-        for tail in (lambda k: _hyp_tail(x, N, k, m, lower=False), lambda k: _hyp_tail(x, N, k, m, lower=True)):
-            # kept: the end where the tail exceeds a (not rejected); other: where it does not, or the range's end
-            kept = hi_k.copy() if len(out) == 0 else lo_k.copy()
-            other = lo_k.copy() if len(out) == 0 else hi_k.copy()
-            done = tail(other) > a  # the range's far end itself is not rejected
-            kept = np.where(done, other, kept)
-            while True:
-                gap = np.abs(kept - other) > 1
-                if not gap.any():
-                    break
-                mid = np.floor((kept + other) / 2)
-                ok = tail(mid) > a
-                kept = np.where(gap & ok, mid, kept)
-                other = np.where(gap & ~ok, mid, other)
-            out.append(kept)
-        return np.stack(out)
-
-    b = np.broadcast_arrays(*(np.asarray(v, float) for v in (x, size, n, a)))
-    rows, inv = np.unique(np.stack([v.ravel() for v in b], 1), axis=0, return_inverse=True)
-    res = search(*rows.T)[:, inv.ravel()]
-    return res[0].reshape(b[0].shape), res[1].reshape(b[0].shape)
 
 
 class BinomialStatistic(_Statistic):
