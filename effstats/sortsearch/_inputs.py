@@ -353,3 +353,50 @@ def _sorted_row_blocks(x: Any, order: np.ndarray, name: str, max_cells: int = 2*
         raise ValueError(f"{name}: expected {len(order)} items (columns), got {a.shape[1]}")
     for s, blk in _row_blocks(a, name, max_cells):
         yield s, blk[:, order]
+
+
+def _align_full(x: Any, item_ids: pd.Index | None, name: str, n_items: int) -> Any:
+    """A labelled full matrix (ResponseMatrix / DataFrame) with its columns reordered to the ``n_items`` fitted items
+    (by id); arrays unchanged (positional). Fitted without ids (``item_ids`` None), integer column labels are item
+    positions and other labels are refused."""
+    cols = _ids(x, 1)
+    if cols is None:
+        return x
+    _check_position_ids(cols, item_ids, "labelled columns", name)
+    if item_ids is None:
+        item_ids = pd.RangeIndex(n_items)
+    if cols.equals(item_ids):
+        return x
+    missing, unseen = item_ids.difference(cols, sort=False), cols.difference(item_ids, sort=False)
+    if len(missing) or len(unseen) or cols.has_duplicates:
+        parts = [f"missing items {_list_ids(missing)}"] if len(missing) else []
+        parts += [f"unseen items {_list_ids(unseen)}"] if len(unseen) else []
+        parts += ["duplicated item columns"] if cols.has_duplicates else []
+        raise ValueError(f"{name}: columns must be the {len(item_ids)} fitted items (any order); " + "; ".join(parts))
+    take = cols.get_indexer(item_ids)
+    return x.subset(items=take) if isinstance(x, ResponseMatrix) else x.iloc[:, take]
+
+
+def _check_rows(rows: Any, n_rows: int, ids: pd.Index | None = None) -> np.ndarray:
+    """Row selector: integer positions in [-n_rows, n_rows) (1-D or a scalar), a bool mask of length n_rows, or, when
+    the models have ids, non-integer model ids (integers are always positions)."""
+    r = np.asarray(rows)
+    if ids is not None and r.size and r.ndim <= 1 and r.dtype != bool and not np.issubdtype(r.dtype, np.number):
+        r1 = np.atleast_1d(r)
+        pos = ids.get_indexer(r1)
+        if (pos < 0).any():
+            raise ValueError(f"rows: model ids not among the results' models: {_list_ids(r1[pos < 0])}")
+        return pos.astype(np.int64)
+    r = np.asarray(rows)
+    if r.dtype == bool:
+        if r.shape != (n_rows,):
+            raise ValueError(f"rows: a boolean mask needs shape ({n_rows},), got {r.shape}")
+        return np.flatnonzero(r)
+    if r.size == 0:
+        return np.zeros(0, np.int64)
+    if r.ndim > 1 or not np.issubdtype(r.dtype, np.integer):
+        raise ValueError(f"rows: expected integer model positions (1-D) or a boolean mask, got {r.dtype} with shape {r.shape}")
+    r = np.atleast_1d(r)
+    if r.min() < -n_rows or r.max() >= n_rows:
+        raise ValueError(f"rows: positions must be in [{-n_rows}, {n_rows - 1}], got range [{r.min()}, {r.max()}]")
+    return r

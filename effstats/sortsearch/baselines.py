@@ -17,8 +17,11 @@ from .._validation import check_binary, check_option, check_positive_int, check_
 from ..responses import ResponseMatrix
 from ..bitpack import PackedBinaryMatrix
 from ..exceptions import check_is_fitted
-from ._inputs import _aligned_responses, _binary, _check_budget, _check_int_in, _ids, _is_dask, _item_indices, _take_columns
-from .search import SearchResult, SortSearch, _align_full, _check_rows, _has_missing_cells, random_positions
+from ._inputs import (_align_full, _aligned_responses, _binary, _check_budget, _check_int_in, _check_rows, _ids, _is_dask,
+                      _item_indices, _take_columns)
+from ._positions import random_positions
+from ._result import SearchResult, _has_missing_cells
+from .search import SortSearch
 
 __all__ = ["ExpandResult", "CopyNearestExpand", "HybridResult", "HybridSearch"]
 
