@@ -101,3 +101,9 @@ def _is_float(v: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+def _id_list(ids: Any, k: int = 5) -> str:
+    """The first ``k`` ids as a list, then how many more there are: ``"['a', 'b'] and 3 more"``."""
+    more = f" and {len(ids) - k} more" if len(ids) > k else ""
+    return f"{np.asarray(ids[:k]).tolist()}{more}"  # plain values, not numpy reprs
