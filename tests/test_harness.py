@@ -431,3 +431,66 @@ def test_harness_examples_run():
 
     result = doctest.testmod(harness)
     assert result.attempted > 0 and result.failed == 0
+
+
+@pytest.mark.parametrize("bad", [None, "abc", "5", -7, 1e30, 10**30, 5.5, True, [1], {"i": 1}])
+def test_lm_eval_doc_id_not_an_index_is_refused_naming_file_and_line(tmp_path, bad):
+    recs = [_mc_record(j, j % 2, True) for j in range(6)]
+    recs[4]["doc_id"] = bad
+    _write_run(tmp_path, "org/m", "arc_easy", TS, recs)
+    with pytest.raises(ValueError, match=rf"^path_or_paths: org__m/samples_arc_easy_{TS}\.jsonl line 5 has doc_id "
+                                         r".*; expected the document's index, an integer ≥ 0$"):
+        read_lm_eval_samples(tmp_path)
+
+
+def test_lm_eval_doc_id_written_as_a_whole_float_is_that_index(tmp_path):
+    recs = [_mc_record(j, j % 2, True) for j in range(4)]
+    _write_run(tmp_path / "a", "org/m", "arc_easy", TS, recs)
+    for r in recs:
+        r["doc_id"] = float(r["doc_id"])
+    _write_run(tmp_path / "b", "org/m", "arc_easy", TS, recs)
+    a, b = read_lm_eval_samples(tmp_path / "a"), read_lm_eval_samples(tmp_path / "b")
+    assert list(b.item_ids) == list(a.item_ids) == [f"arc_easy/{j}" for j in range(4)]
+    assert b.items["doc_id"].tolist() == [0, 1, 2, 3]
+    np.testing.assert_array_equal(a.values, b.values)
+
+
+@pytest.mark.parametrize("copy", [" (1)", " - Copy", " copy"])
+def test_lm_eval_a_copied_log_is_a_second_run_of_its_task(tmp_path, copy):
+    folder = _write_run(tmp_path, "org/m", "arc_easy", TS, [_mc_record(j, 1, True) for j in range(3)])
+    _write(folder / f"samples_arc_easy_{TS}{copy}.jsonl", [_mc_record(j, 0, True) for j in range(3)])
+    with pytest.warns(UserWarning, match=r"model 'org/m', task 'arc_easy' \(2 runs\); using the latest run"):
+        rm = read_lm_eval_samples(tmp_path)
+    assert list(rm.item_ids) == [f"arc_easy/{j}" for j in range(3)]  # one task, not a task "arc_easy_… (1)"
+    np.testing.assert_array_equal(rm.values, [[0, 0, 0]])  # the copy sorts after the original
+    with pytest.raises(ValueError, match=r"has 2 runs of task 'arc_easy'"):
+        read_lm_eval_samples(tmp_path, duplicates="error")
+
+
+@pytest.mark.parametrize("opener", ["gzip", "bz2", "lzma"])
+def test_lm_eval_compressed_logs_are_read(tmp_path, opener):
+    import bz2
+    import lzma
+
+    mod = {"gzip": gzip, "bz2": bz2, "lzma": lzma}[opener]
+    ending = {"gzip": ".gz", "bz2": ".bz2", "lzma": ".xz"}[opener]
+    plain = _write_run(tmp_path / "plain", "org/m", "arc_easy", TS, [_mc_record(j, j % 2, True) for j in range(5)])
+    packed = _write_run(tmp_path / "packed", "org/m", "arc_easy", TS, [_mc_record(j, j % 2, True) for j in range(5)])
+    f = packed / f"samples_arc_easy_{TS}.jsonl"
+    (packed / (f.name + ending)).write_bytes(mod.compress(f.read_bytes()))
+    f.unlink()
+    a, b = read_lm_eval_samples(tmp_path / "plain"), read_lm_eval_samples(tmp_path / "packed")
+    assert list(b.item_ids) == list(a.item_ids) and list(b.model_ids) == ["org/m"]
+    np.testing.assert_array_equal(a.values, b.values)
+    (packed / (f.name + ending)).write_bytes(b"\x00junk" * 20)
+    with pytest.raises(ValueError, match=rf"^path_or_paths: org__m/{re.escape(f.name + ending)} is not UTF-8 JSON"):
+        read_lm_eval_samples(tmp_path / "packed")
+    assert plain.is_dir()
+
+
+def test_lm_eval_log_named_with_another_ending_is_named_in_a_warning(tmp_path):
+    folder = _write_run(tmp_path, "org/m", "arc_easy", TS, [_mc_record(j, 1, True) for j in range(3)])
+    (folder / f"samples_hellaswag_{TS}.jsonl.zip").write_bytes(b"PK")
+    with pytest.warns(UserWarning, match=rf"left out 1 file\(s\) named like logs .*org__m/samples_hellaswag_{TS}"):
+        rm = read_lm_eval_samples(tmp_path)
+    assert list(rm.item_ids) == [f"arc_easy/{j}" for j in range(3)]

@@ -19,8 +19,10 @@ ends in ``.json``). It holds the model's name as given (``"model_name"``, and ``
 """
 from __future__ import annotations
 
+import bz2
 import gzip
 import json
+import lzma
 import os
 import re
 import warnings
@@ -32,7 +34,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import softmax
 
-from .._shared import _is_float
+from .._shared import _is_float, _name_list
 from .._validation import check_flag, check_option
 from ..responses import ResponseMatrix
 from .leaderboards import _numeric
@@ -42,7 +44,13 @@ __all__ = ["read_lm_eval_samples", "read_scores_csv"]
 _DUPLICATES = ("last", "first", "error", "mean")
 _LFS_HEADER = b"version https://git-lfs.github.com/spec/v1"
 
-_SAMPLES_RE = re.compile(r"^samples_(?P<task>.+?)(?:_(?P<ts>\d{4}-\d{2}-\d{2}T[0-9\-:.]+))?\.jsonl(?:\.gz)?$")
+# A copy a browser or file manager made ("… (1).jsonl", "… - Copy.jsonl", "… copy.jsonl") is another run of the
+# same task, not a task of its own: its suffix is kept with the timestamp, so it sorts after the original.
+_SAMPLES_RE = re.compile(r"^samples_(?P<task>.+?)(?:_(?P<ts>\d{4}-\d{2}-\d{2}T[0-9\-:.]+))?"
+                         r"(?P<copy>\s*\(\d+\)|\s*-\s*copy(?:\s*\(\d+\))?|\s+copy(?:\s+\d+)?)?\.jsonl"
+                         r"(?:\.gz|\.bz2|\.xz)?$", re.I)
+# compressed logs are read with the standard library
+_COMPRESSED = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
 
 
 # ----------------------------------------------------------------------------------------------------- file discovery
@@ -64,7 +72,13 @@ def _each_path(p: Any, arg: str, one: Callable[[Path], list], what: str, accepte
 def _expand(p: Any, arg: str) -> list[Path]:
     def one(path: Path) -> list[Path]:
         if path.is_dir():
-            files = sorted(f for f in path.rglob("samples_*.jsonl*") if f.name.endswith((".jsonl", ".jsonl.gz")))
+            found = sorted(path.rglob("samples_*.jsonl*"))
+            files = [f for f in found if f.name.endswith(_LOG_ENDINGS)]
+            other = [f for f in found if f not in files]
+            if other:
+                warnings.warn(f"{arg}: left out {len(other)} file(s) named like logs but neither .jsonl nor "
+                              f"{', '.join('.jsonl' + e for e in _COMPRESSED)}: {_name_list([_shown(f) for f in other])}",
+                              UserWarning, stacklevel=4)
             if not files:
                 raise ValueError(f"{arg}: directory {str(path)!r} contains no samples_*.jsonl file")
             return files
@@ -75,10 +89,14 @@ def _expand(p: Any, arg: str) -> list[Path]:
     return _each_path(p, arg, one, "file or directory", "a path, a list of paths or a mapping model -> path(s)")
 
 
+_LOG_ENDINGS = (".jsonl",) + tuple(".jsonl" + e for e in _COMPRESSED)
+
+
 def _task_of(f: Path) -> tuple[str, str]:
+    """(task, timestamp) of a samples file; a copy's suffix ("(1)") stays with the timestamp."""
     m = _SAMPLES_RE.match(f.name)
     if m:
-        return m.group("task"), m.group("ts") or ""
+        return m.group("task"), (m.group("ts") or "") + (m.group("copy") or "")
     stem = f.name.split(".jsonl")[0]
     return stem, ""
 
@@ -106,6 +124,12 @@ def _check_duplicates(duplicates: Any) -> str:
 
 def _results_file(f: Path, ts: str) -> Path | None:
     """The run's ``results_<ts>.json`` (or ``<stem>_<ts>.json``) beside a samples file of timestamp ``ts``."""
+    if not ts:
+        return None
+    m = re.match(r"\d{4}-\d{2}-\d{2}T[0-9\-:.]+", ts)
+    if m and m.group() != ts and (f.parent / f"results_{ts}.json").is_file():
+        return f.parent / f"results_{ts}.json"
+    ts = m.group() if m else ts  # a copy's run is the original's
     if not ts:
         return None
     exact = f.parent / f"results_{ts}.json"
@@ -149,7 +173,8 @@ def _name_in_results(r: Path, arg: str) -> str | None:
 
 # ----------------------------------------------------------------------------------------------------- record parsing
 def _open(f: Path):
-    return gzip.open(f, "rt", encoding="utf-8") if f.name.endswith(".gz") else open(f, encoding="utf-8")
+    opener = _COMPRESSED.get(f.suffix.lower())
+    return opener(f, "rt", encoding="utf-8") if opener else open(f, encoding="utf-8")
 
 
 def _loglik(x: Any) -> float | None:
@@ -221,7 +246,7 @@ def _read_file(f: Path, metric: str, normalize: bool, want_filter: str | None, a
     _refuse_lfs_pointer(f, _shown(f), arg)
     try:
         return _read_records(f, metric, normalize, want_filter, arg)
-    except (UnicodeDecodeError, EOFError, OSError) as exc:  # binary or cut gzip files (gzip.BadGzipFile is an OSError)
+    except (UnicodeDecodeError, EOFError, OSError, lzma.LZMAError) as exc:  # binary or cut compressed files
         raise ValueError(f"{arg}: {_shown(f)} is not UTF-8 JSON lines ({type(exc).__name__}: {exc})") from None
 
 
@@ -247,7 +272,7 @@ def _read_records(f: Path, metric: str, normalize: bool, want_filter: str | None
             if want_filter is not None and filt != want_filter:
                 by_filter.setdefault(filt, [])
                 continue
-            doc_id = rec["doc_id"]
+            doc_id = rec["doc_id"] = _doc_id(rec["doc_id"], f, lineno, arg)
             ids = seen.setdefault(filt, set())
             if doc_id in ids:
                 raise ValueError(f"{arg}: {_shown(f)} has doc_id {doc_id!r} twice (line {lineno})")
@@ -262,6 +287,16 @@ def _read_records(f: Path, metric: str, normalize: bool, want_filter: str | None
     if len(by_filter) > 1:
         raise ValueError(f"filter: {_shown(f)} logs several filters {sorted(by_filter)}; pass filter=<one of them>")
     return next(iter(by_filter.values()))
+
+
+def _doc_id(v: Any, f: Path, lineno: int, arg: str) -> int:
+    """lm-eval's ``doc_id``: the document's index in its task, an integer ≥ 0 (``5.0`` is read as 5)."""
+    if isinstance(v, float) and v.is_integer() and 0 <= v < 2**53:
+        return int(v)
+    if isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 2**63:
+        return v
+    raise ValueError(f"{arg}: {_shown(f)} line {lineno} has doc_id {v!r}; expected the document's index, an integer "
+                     "≥ 0")
 
 
 def _parse_record(rec: dict, f: Path, lineno: int, metric: str, normalize: bool):
@@ -856,6 +891,11 @@ def _refuse_out_of_range(values: np.ndarray, p: Path, where: str) -> None:
     finite = values[np.isfinite(values)]
     if not finite.size or (finite.min() >= 0 and finite.max() <= 1):
         return
+    lo, hi = float(finite.min()), float(finite.max())
+    excess = max(-lo, hi - 1)
+    if excess <= 1e-6:  # e.g. 1.0000001: a sum or mean in floating point, not another scale
+        raise ValueError(f"path: {p.name}: {where} run from {lo:.10g} to {hi:.10g}, out of [0, 1] by {excess:.2g} "
+                         "(floating-point rounding?); round or clip them to [0, 1]")
     if finite.min() >= 0 and finite.max() <= 100:
         raise ValueError(f"path: {p.name}: {where} run from {finite.min():g} to {finite.max():g}: percentages? "
                          "expected scores in [0, 1] (divide them by 100)")
