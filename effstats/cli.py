@@ -934,6 +934,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     >>> main(["audit", os.path.join(folder, "nope.csv"), "--out", os.path.join(folder, "report")])
     2
     """
+    try:
+        status = _main(argv)
+        sys.stdout.flush()  # here, not at exit, so that a closed pipe is caught below
+        return status
+    except BrokenPipeError:
+        # The reader of the output stopped early (``effstats ... | head``): the files are written, only the printout
+        # is cut. Stop quietly with the status of a tool ended by SIGPIPE; stdout goes to devnull so that Python's
+        # final flush does not raise again.
+        import os
+
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):  # no file descriptor (stdout replaced by an object in memory)
+            pass
+        return 141
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = _Parser(prog="effstats", description="effstats command line tools")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     p = sub.add_parser("audit", help="benchmark reliability report (what to add / drop, resolved ranks, DIoR)")

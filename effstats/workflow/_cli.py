@@ -220,7 +220,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"{prog}: interrupted; files already written are complete, nothing half-written", file=sys.stderr)
             status = 130
     seen = set()
-    for w in caught:
+    for w in caught if status == 0 else ():  # a refusal is one line: its message says what to do
         if issubclass(w.category, UserWarning) and str(w.message) not in seen:
             seen.add(str(w.message))
             print(f"{prog}: warning: {_cli_names(str(w.message).splitlines()[0], args.command)}", file=sys.stderr)

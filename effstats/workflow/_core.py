@@ -731,11 +731,39 @@ _ESTIMATOR_NAMES = {"sortsearch": "Sort & Search", "aipw": "AIPW + ridge", "hybr
                     "stratified": "SSEPY strata + HT", "random": "random + direct", "all": "every item"}
 
 
+# the estimators' names for the results they predict from: in ``estimate`` those are NEW_RESULTS
+_PREDICT_ARGS = re.compile(r"^(responses|target_outputs|target_responses|new): ")
+
+
+def _predicted(f: _TaskFit, sub: ResponseMatrix):
+    """``f.predict(sub)``, its messages naming the new results (not the reference the estimator was fitted on)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            res = f.predict(sub)
+        except ValueError as exc:
+            msg = str(exc)
+            if "binary correctness is required" in msg:
+                vals = sub.values_with_nan()
+                odd = np.flatnonzero(np.isfinite(vals) & (vals != 0) & (vals != 1))
+                eg = f" (e.g. {vals.flat[odd[0]]:g})" if odd.size else ""
+                msg = (f"new_results: graded scores{eg}, not 0/1 correctness; the selection's method {f.method!r} "
+                       "estimates from 0/1 results like the reference models': give the new results with the "
+                       "reference's metric")
+            raise ValueError(_PREDICT_ARGS.sub("new_results: ", msg, count=1)) from None
+    for w in caught:
+        msg = str(w.message)
+        if _PREDICT_ARGS.match(msg) and "cells missing" in msg:
+            continue  # estimate warns once, naming the chosen items without a result
+        warnings.warn(_PREDICT_ARGS.sub("new_results: ", msg, count=1), w.category, stacklevel=3)
+    return res
+
+
 def _task_result(t: str, weight: float, f: _TaskFit, sub: ResponseMatrix, n_items: int) -> _TaskResult:
     from .._subset import SubsetPrediction
     from ..disco._chooser import _PerTarget
 
-    res = f.predict(sub)
+    res = _predicted(f, sub)
     base = f.chosen if f.method == "auto" and f.chosen else _ESTIMATOR_NAMES[f.method]
     names = (np.asarray(res.estimator, dtype=object) if isinstance(res, _PerTarget)
              else np.full(sub.n_models, base, dtype=object))
@@ -1024,10 +1052,13 @@ class Estimate:
         lines.append("| model | estimate | s.e. | interval | rank | rank interval | items | out of range | estimator |")
         lines.append("|---|---|---|---|---|---|---|---|---|")
         for mid, r in f.iterrows():
-            oor = "?" if pd.isna(r.out_of_range) else "yes" if r.out_of_range else "no"
+            oor = "n/a" if pd.isna(r.out_of_range) else "yes" if r.out_of_range else "no"
             lines.append(f"| {mid} | {r.estimate:.4f} | {r.standard_error:.4f} | [{r.low:.4f}, {r.high:.4f}] | "
                          f"{int(r['rank'])} | [{int(r.rank_low)}, {int(r.rank_high)}] | {int(r.n_items)} | {oor} | "
                          f"{r.estimator} |")
+        lines += ["", "*Out of range*: yes if the model's results on the chosen items lie outside the reference "
+                  "models' range (there a model-based estimate extrapolates), no if within it, n/a where the "
+                  "estimator does not assess it."]
         if len(self._parts) > 1:
             lines += ["", "## Per task", "", "| model | task | estimate | interval | items |", "|---|---|---|---|---|"]
             for (mid, t), r in self.tasks(confidence_level).iterrows():

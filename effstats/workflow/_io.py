@@ -112,6 +112,9 @@ def read_results(source: Any, *, format: str = "auto", metric: str | None = None
             fmt = _detect(path)
         except ValueError as exc:
             raise ValueError(f"{name}: {exc}") from None
+    if fmt in ("csv", "parquet") and path.is_dir():
+        raise ValueError(f"{name}: {str(path)!r} is a folder; format {fmt!r} reads one table file (a folder holds "
+                         "lm-eval logs or HELM runs: format 'auto' finds which)")
     if metric is not None and not (isinstance(metric, str) and metric):
         raise ValueError(f"metric: expected a field name such as 'acc', got {metric!r}")
     if metric is not None and fmt in ("csv", "parquet"):

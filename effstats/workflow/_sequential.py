@@ -583,7 +583,10 @@ class SequentialRun:
     def save(self, directory: str | Path) -> Path:
         """Write ``state.json`` and either the next batch (``batch_NNN/lm_eval_samples.json`` and ``items.csv``) or
         the decision (``decision.json``, ``decision.md``, ``looks.csv``) into ``directory``; returns the path
-        of the next batch's folder, or of ``decision.md``."""
+        of the next batch's folder, or of ``decision.md``. ``directory`` may also be the run's ``state.json``,
+        as :meth:`load` takes it."""
+        if isinstance(directory, (str, Path)) and Path(directory).name == STATE and Path(directory).is_file():
+            directory = Path(directory).parent
         d = output_dir(directory)
         # the state is written last: it says which batch is next, so that batch's files must exist first
         if not self.stopped:

@@ -1,0 +1,128 @@
+"""The command line on inputs one step off the documented path: each refusal is one line naming the input at fault
+(the new results, not the reference, when the new results are at fault), and a closed output pipe ends quietly."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from effstats import ResponseMatrix
+from effstats.cli import main
+from effstats.datasets import simulate_responses
+
+
+@pytest.fixture(scope="module")
+def loop(tmp_path_factory):
+    """A long CSV of 16 reference models on 2 tasks, a random selection of 12 items (and a sortsearch one), the 17th
+    model's results on the random selection."""
+    root = tmp_path_factory.mktemp("cli_inputs")
+    d = simulate_responses(17, 40, rng=3)
+    ids = [f"{t}/{k}" for t in ("arc", "hs") for k in range(20)]
+    truth = ResponseMatrix(d.values, model_ids=[f"m{i:02d}" for i in range(17)], item_ids=ids)
+    truth.subset(models=range(16)).to_long()[["model", "item", "score"]].to_csv(root / "ref.csv", index=False)
+    assert main(["select", str(root / "ref.csv"), "--budget", "12", "--method", "random", "--out",
+                 str(root / "sel")]) == 0
+    assert main(["select", str(root / "ref.csv"), "--budget", "12", "--out", str(root / "sorted")]) == 0
+    items = json.loads((root / "sel" / "manifest.json").read_text())["items"]
+    new = pd.DataFrame({"model": "new", "item": items, "score": truth.subset(models=[16], items=items).values[0].astype(float)})
+    return root, items, new
+
+
+def _run(argv, capsys):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _one_error(argv, capsys) -> str:
+    code, _, err = _run(argv, capsys)
+    assert code == 2 and len(err.splitlines()) == 1 and "Traceback" not in err, err
+    return err.strip()
+
+
+def test_graded_new_results_are_named_as_the_new_results(loop, capsys, tmp_path):
+    root, items, new = loop
+    sorted_items = json.loads((root / "sorted" / "manifest.json").read_text())["items"]
+    pd.DataFrame({"model": "new", "item": sorted_items, "score": 0.5}).to_csv(tmp_path / "graded.csv", index=False)
+    err = _one_error(["estimate", root / "sorted", tmp_path / "graded.csv", "--out", tmp_path / "e"], capsys)
+    assert err.startswith("effstats estimate: error: NEW_RESULTS: graded scores (e.g. 0.5), not 0/1 correctness")
+    assert "REFERENCE" not in err
+
+
+def test_the_new_models_missing_cells_are_not_called_the_references(loop, capsys, tmp_path):
+    root, items, new = loop
+    new.assign(score=new["score"].where(np.arange(len(new)) >= 3)).to_csv(tmp_path / "holes.csv", index=False)
+    code, out, err = _run(["estimate", root / "sel", tmp_path / "holes.csv", "--out", tmp_path / "e"], capsys)
+    assert code == 0, err
+    assert err.count("warning:") == 1 and "NEW_RESULTS: 3 chosen item(s) have no result" in err
+    assert "REFERENCE" not in err
+    # the random method's estimate is the mean of the new model's results on the items it has
+    est = pd.read_csv(tmp_path / "e" / "estimate.csv")
+    assert est["estimate"].iloc[0] == pytest.approx(new["score"].iloc[3:].mean(), abs=1e-12)
+
+
+def test_a_score_out_of_range_by_a_rounding_error_is_said_so(loop, capsys, tmp_path):
+    root, items, new = loop
+    new.assign(score=[1.0000001] + new["score"].iloc[1:].tolist()).to_csv(tmp_path / "r.csv", index=False)
+    err = _one_error(["estimate", root / "sel", tmp_path / "r.csv", "--out", tmp_path / "e"], capsys)
+    assert "run from 0 to 1.0000001, out of [0, 1] by 1e-07 (floating-point rounding?)" in err
+    assert "percent" not in err
+
+
+def test_format_csv_on_a_folder_says_it_is_a_folder(loop, capsys, tmp_path):
+    (tmp_path / "folder").mkdir()
+    err = _one_error(["select", tmp_path / "folder", "--format", "csv", "--budget", 5, "--out", tmp_path / "s"], capsys)
+    assert "REFERENCE:" in err and "is a folder; format 'csv' reads one table file" in err
+    assert "does not exist" not in err
+
+
+def test_sequential_update_takes_the_state_file(loop, capsys, tmp_path):
+    root, items, new = loop
+    code, out, err = _run(["sequential", "start", root / "ref.csv", "--half-width", 0.3, "--initial", 6, "--batch", 6,
+                           "--out", tmp_path / "s"], capsys)
+    assert code == 0, err
+    batch = pd.read_csv(tmp_path / "s" / "batch_001" / "items.csv")["item"]
+    truth = pd.read_csv(root / "ref.csv")
+    rows = truth[truth["model"] == "m00"].set_index("item").loc[batch].reset_index()
+    rows.assign(model="new")[["model", "item", "score"]].to_csv(tmp_path / "b1.csv", index=False)
+    code, out, err = _run(["sequential", "update", tmp_path / "s" / "state.json", tmp_path / "b1.csv"], capsys)
+    assert code == 0, err
+    assert f"score {rows['score'].mean():.4f}" in out  # the first look is the batch's mean
+    assert (tmp_path / "s" / "batch_002" / "items.csv").is_file()
+    assert len(json.loads((tmp_path / "s" / "state.json").read_text())["looks"]) == 1
+
+
+def test_the_out_of_range_column_has_a_legend(loop, capsys, tmp_path):
+    root, items, new = loop
+    sorted_items = json.loads((root / "sorted" / "manifest.json").read_text())["items"]
+    pd.DataFrame({"model": "new", "item": sorted_items, "score": 1.0}).to_csv(tmp_path / "new.csv", index=False)
+    code, out, err = _run(["estimate", root / "sorted", tmp_path / "new.csv", "--out", tmp_path / "e"], capsys)
+    assert code == 0, err
+    md = (tmp_path / "e" / "estimate.md").read_text()
+    row = next(ln for ln in md.splitlines() if ln.startswith("| new |"))
+    assert "| n/a |" in row and "?" not in row
+    assert "*Out of range*: yes if" in md and "n/a where the estimator does not assess it" in md
+
+
+def test_a_closed_output_pipe_ends_quietly(loop, tmp_path):
+    root, items, new = loop
+    p = subprocess.Popen([sys.executable, "-m", "effstats", "select", str(root / "ref.csv"), "--budget", "12",
+                          "--out", str(tmp_path / "s")], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p.stdout.close()  # `| head` that has read what it wanted
+    err = p.stderr.read().decode()
+    assert p.wait(timeout=120) == 141
+    assert err == ""
+    assert (tmp_path / "s" / "manifest.json").is_file()  # the work is done; only the printout is cut
+
+
+def test_a_refusal_is_one_line_without_the_warnings_before_it(loop, capsys, tmp_path):
+    root, items, new = loop
+    # a model listed twice (a warning), then an item of no manifest (the refusal)
+    extra = pd.DataFrame({"model": ["new"], "item": ["arc/999"], "score": [1.0]})
+    pd.concat([new, new.iloc[:2].assign(score=0.0), extra]).to_csv(tmp_path / "dup.csv", index=False)
+    err = _one_error(["estimate", root / "sel", tmp_path / "dup.csv", "--out", tmp_path / "e"], capsys)
+    assert "NEW_RESULTS: besides the manifest's 12 items they hold 1 others" in err
