@@ -312,13 +312,15 @@ class PackedBinaryMatrix:
         for s in range(0, self.shape[0], block_rows):
             yield s, np.unpackbits(self.packed[s : s + block_rows], axis=1, count=self.n_cols).view(bool)
 
-    def row_sums(self, block_rows: int = 4096) -> np.ndarray:
+    def row_sums(self, block_rows: int = 4096, columns: Any = None) -> np.ndarray:
         """Number of ones per row, counted on the packed bytes.
 
         Parameters
         ----------
         block_rows : int, default=4096
             Rows counted per step.
+        columns : array-like of bool of shape (n_cols,), default=None
+            Count only the ones in these columns (packed once, then ANDed with each row); None counts all.
 
         Returns
         -------
@@ -332,11 +334,16 @@ class PackedBinaryMatrix:
         >>> m = PackedBinaryMatrix.from_dense(dense)
         >>> m.row_sums()
         array([4, 5])
+        >>> m.row_sums(columns=np.arange(9) < 3)  # ones among the first three columns
+        array([2, 0])
         """
         block_rows = check_positive_int(block_rows, "block_rows")
+        mask = None
+        if columns is not None:
+            mask = np.packbits(check_binary(columns, "columns", ndim=1, shape=(self.n_cols,)))
         out = np.empty(self.shape[0], np.int64)
         for s in range(0, self.shape[0], block_rows):
-            out[s : s + block_rows] = _popcount_rows(self.packed[s : s + block_rows])
+            out[s : s + block_rows] = _popcount_rows(self.packed[s : s + block_rows], mask)
         return out
 
     def col_sums(self, block_bytes: int = 4096, weights: np.ndarray | None = None, n_threads: int | None = None) -> np.ndarray:

@@ -29,7 +29,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ._validation import check_binary, check_flag, check_positive_int
-from .bitpack import PackedBinaryMatrix, _packed_col_sums
+from .bitpack import PackedBinaryMatrix
 
 __all__ = ["save_packed", "open_packed", "packed_item_sums", "task_seeds", "map_tasks", "dior", "simulate"]
 
@@ -183,7 +183,7 @@ def packed_item_sums(path: str | Path) -> np.ndarray:
     import dask.array as da
 
     raw, n_cols = _open_bytes(path)
-    parts = raw.map_blocks(lambda b: _packed_col_sums(b, n_cols, 1)[None, :], dtype=np.int64,
+    parts = raw.map_blocks(lambda b: PackedBinaryMatrix(b, n_cols).col_sums(n_threads=1)[None, :], dtype=np.int64,
                            chunks=((1,) * raw.numblocks[0], (n_cols,)))
     return np.asarray(da.sum(parts, axis=0).compute(), dtype=np.int64)
 

@@ -540,9 +540,9 @@ class SortSearchDirect(_SubsetEstimator):
 
     def fit(self, source_outputs: Any, source_scores: Any = None, *, labels: Any = None) -> "SortSearchDirect":
         from ..sortsearch import SortSearch
-        from ..sortsearch.search import _SORTS
+        from ..sortsearch.sort import SORTS
 
-        sort = check_option(self.sort, "sort", _SORTS, ignore_case=True)
+        sort = check_option(self.sort, "sort", SORTS, ignore_case=True)
         src, _ = self._fit_source(source_outputs, source_scores, labels)
         y = src.correctness("source_outputs")
         if not np.isin(y, (0.0, 1.0)).all():

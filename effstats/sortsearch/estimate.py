@@ -75,7 +75,7 @@ from scipy.special import expit, logit
 from .._ordering import dp_rows
 from .._results import ConfidenceInterval, check_confidence_level
 from .._validation import check_array, check_binary, check_option, check_positive_int, check_unit_interval
-from ..bitpack import _popcount_rows
+from ..bitpack import PackedBinaryMatrix
 from ._inputs import _check_budget
 
 __all__ = ["cell_boundaries", "cell_edges", "design_df", "design_of", "estimate_accuracy", "korn_graubard_interval"]
@@ -109,8 +109,8 @@ def _stratified_sums(y: np.ndarray, n: int, design: str, packed: np.ndarray | No
     w = sizes / n
     big = c > c.min()
     P = np.packbits(y, axis=1) if packed is None else packed
-    S = _popcount_rows(P)
-    S_big = _popcount_rows(P, np.packbits(big)) if big.any() else np.zeros(len(y), np.int64)
+    S = PackedBinaryMatrix(P, b).row_sums()
+    S_big = PackedBinaryMatrix(P, b).row_sums(columns=big) if big.any() else np.zeros(len(y), np.int64)
     est = (w.min() * S + (w.max() - w.min()) * S_big) if big.any() else w[0] * S
     if design != "systematic" or b < 2:
         return est.astype(float), None
@@ -122,10 +122,11 @@ def _stratified_sums(y: np.ndarray, n: int, design: str, packed: np.ndarray | No
     Q[:, 1:] |= P[:, :-1] << 7
     Q &= P
     pair = c[1:] * c[:-1]
-    cross = c0 * c0 * _popcount_rows(Q)
+    q = PackedBinaryMatrix(Q, b)
+    cross = c0 * c0 * q.row_sums()
     for val in np.unique(pair):
         if val != c0 * c0:
-            cross = cross + (val - c0 * c0) * _popcount_rows(Q, np.packbits(np.concatenate(([False], pair == val))))
+            cross = cross + (val - c0 * c0) * q.row_sums(columns=np.concatenate(([False], pair == val)))
     return est.astype(float), 2 * all_sq - ends - 2 * cross
 
 

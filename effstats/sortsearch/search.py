@@ -34,7 +34,7 @@ from ._inputs import (
 from ._positions import listing_uniform_positions, random_positions, stratified_positions, uniform_positions
 from ._result import SearchResult, _evaluate_thresholds, _has_missing_cells, _refuse_missing_truth
 from .estimate import _estimate_accuracy, _estimate_with_missing, cell_boundaries, design_of
-from .sort import _order_from_scores, recursive_sort
+from .sort import SORTS, _order_from_scores, recursive_sort
 
 __all__ = [
     "dp_search",
@@ -125,7 +125,6 @@ def _check_budgets(budgets: Any, n: int) -> list[int]:
     return [_check_budget(b.item() if isinstance(b, np.generic) and not isinstance(b, np.bool_) else b, n, "budgets") for b in budgets]
 
 
-_SORTS = ("sum", "confidence", "recursive")
 _SAMPLINGS = ("uniform", "stratified", "random")
 _ESTIMATORS = ("stratified", "difference")
 _MISSING = ("raise", "observed")
@@ -293,7 +292,7 @@ class SortSearch(BaseEstimator):
         (array([198,  68,  98,  29, 119]), 200)
         """
         # names in any case; the fitted estimator works with the canonical spelling (the parameters stay as given)
-        self._sort = check_option(self.sort, "sort", _SORTS, ignore_case=True)
+        self._sort = check_option(self.sort, "sort", SORTS, ignore_case=True)
         self._sampling = check_option(self.sampling, "sampling", _SAMPLINGS, ignore_case=True)
         self._estimator = check_option(self.estimator, "estimator", _ESTIMATORS, ignore_case=True)
         missing_rule = check_option(self.missing, "missing", _MISSING, ignore_case=True)

@@ -20,6 +20,9 @@ from ._inputs import _binary, _confidence_sums, _is_dask, _row_blocks, item_sums
 
 __all__ = ["sort_by_sum", "sort_by_confidence_sum", "recursive_sort", "sort_objective"]
 
+# the item sorts SortSearch(sort=...) offers; every estimator that runs a SortSearch checks its sort against these
+SORTS = ("sum", "confidence", "recursive")
+
 
 def _order_from_scores(scores: np.ndarray) -> np.ndarray:
     """Descending score, ties in original index order (stable)."""
