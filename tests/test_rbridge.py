@@ -7,7 +7,7 @@ import pytest
 from effstats import rbridge
 from effstats.exceptions import RWarning
 
-pytestmark = pytest.mark.r
+pytestmark = pytest.mark.needs_r
 
 
 def test_gsdesign_pocock_bound():

@@ -117,7 +117,7 @@ def test_spending_designs_spend_exactly_alpha(k, alpha, fam, sided):
 
 
 # ---------------------------------------------------------------------------------------- gsDesign, live
-@pytest.mark.r
+@pytest.mark.needs_r
 @pytest.mark.parametrize("case", GRID, ids=[_ids(c) for c in GRID])
 def test_native_matches_gsdesign(case):
     n = design(**case, backend="native")
@@ -133,7 +133,7 @@ def test_native_matches_gsdesign(case):
         np.testing.assert_allclose(n.beta_spent, g.beta_spent, atol=1e-7)
 
 
-@pytest.mark.r
+@pytest.mark.needs_r
 @pytest.mark.parametrize("tt,fam", [(1, "ld_pocock"), (2, "ld_obf"), (2, "hsd"), (4, "hsd"), (6, "ld_pocock")])
 def test_recompute_at_observed_information_matches_gsdesign(tt, fam):
     planned = design(4, 0.05 if tt == 2 else 0.025, test_type=tt, spending=fam)
@@ -149,7 +149,7 @@ def test_recompute_at_observed_information_matches_gsdesign(tt, fam):
         np.testing.assert_allclose(n.alpha_spent, tt * f, atol=1e-6)
 
 
-@pytest.mark.r
+@pytest.mark.needs_r
 @pytest.mark.parametrize("info,max_info,k_out", [([0.3, 0.6, 0.9, 1.2], 1.2, 4), ([0.6, 1.2, 1.8, 2.4], 2.4, 3),
                                                   ([0.35, 0.7, 1.0, 1.3], 1.0, 4)])
 def test_binding_beta_spending_at_observed_information_matches_gsdesign(info, max_info, k_out):
@@ -161,7 +161,7 @@ def test_binding_beta_spending_at_observed_information_matches_gsdesign(info, ma
     np.testing.assert_allclose(n.lower, g.lower, atol=1e-6)
 
 
-@pytest.mark.r
+@pytest.mark.needs_r
 def test_r_error_becomes_python_exception_with_rs_message():
     from effstats.sequential.gsdesign import gsdesign_design
 
@@ -218,7 +218,7 @@ def test_first_look_at_0_1_sizes_for_every_alpha(alpha, timing):
         assert d.alpha_spent[-1] == pytest.approx(alpha * sided, abs=1e-6)
 
 
-@pytest.mark.r
+@pytest.mark.needs_r
 @pytest.mark.parametrize("alpha", [0.005, 0.01, 0.025, 0.05])
 def test_first_look_at_0_1_bounds_match_rpact_live(alpha):
     import rpy2.robjects as ro
@@ -235,7 +235,7 @@ def test_first_look_at_0_1_bounds_match_rpact_live(alpha):
         assert abs(norm.sf(d.upper[0]) - norm.sf(crit[0])) < 1e-12
 
 
-@pytest.mark.r
+@pytest.mark.needs_r
 def test_gsdesign_backend_bounds_without_its_failing_search():
     # gsDesign's own sample-size search fails for these looks (uniroot on [n.fix, 10 n.fix]); the gsDesign backend
     # still returns the bounds (gsDesign's n.I mode), and reading a size surfaces R's message.
@@ -361,7 +361,7 @@ def test_one_look_is_the_fixed_sample_test(tt):
     assert d.information[0] == pytest.approx(1, abs=1e-6) and d.power == pytest.approx(0.9, abs=1e-6)
 
 
-@pytest.mark.r
+@pytest.mark.needs_r
 @pytest.mark.parametrize("case", EXTREME, ids=[_ids(c) for c in EXTREME])
 def test_native_matches_gsdesign_at_the_extremes(case):
     """Measured max |native - gsDesign| over these: 2.6e-8 (bounds, n.I, en); gsDesign 3.11.0 via rpy2."""
@@ -395,7 +395,7 @@ def test_observed_information_in_sample_sizes_with_n_fixed():
             design(**kw)
 
 
-@pytest.mark.r
+@pytest.mark.needs_r
 def test_n_fixed_matches_gsdesign_n_fix_beta_spending():
     """gsDesign(k=3, test.type=4, alpha=0.025, beta=0.1, sfu=sfLDOF, n.I=c(100, 200, 300), maxn.IPlan=300,
     n.fix=296.4859): lower -0.2919544 0.8657003 1.9020860, en 179.3234 234.7532, delta 0.1882548."""

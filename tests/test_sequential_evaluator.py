@@ -213,7 +213,7 @@ def test_rank_models_holm_vs_bonferroni_and_order():
     assert 0 < holm.fraction_used < 0.6
 
 
-@pytest.mark.r
+@pytest.mark.needs_r
 def test_sequential_pvalue_matches_gsdesign():
     from effstats.sequential.gsdesign import gsdesign_sequential_pvalue
 
@@ -256,7 +256,7 @@ def test_bad_input_names_the_argument():
         SequentialEvaluator([Efficacy()], spending="pocock").start(1000)
 
 
-@pytest.mark.r
+@pytest.mark.needs_r
 def test_beta_spending_futility_bound_is_gsdesigns_test_type_4():
     from scipy.special import ndtri
 

@@ -5,10 +5,10 @@
   ``simulate`` / ``fit`` against the benchmark's own score (Monte Carlo, 3 s.e.).
 * Beta-spending designs (test types 3 / 4): the futility bound spends the requested beta at every look (1e-6,
   gsDesign's tolerance) or the design is refused naming the argument, over a seeded random grid; where gsDesign
-  also gives the design, the bounds agree with it (live, ``r`` marker).
+  also gives the design, the bounds agree with it (live, ``needs_r`` marker).
 * ``plan`` with every disagreement one way (``disagreement == |effect|``), checked by Monte Carlo power.
 * Inference after a stop on a non-binding futility bound: rpact returns NA there; a message says what to do, and
-  ``binding_futility=True`` reproduces rpact's binding-futility analysis (live, ``r`` marker).
+  ``binding_futility=True`` reproduces rpact's binding-futility analysis (live, ``needs_r`` marker).
 """
 from __future__ import annotations
 
@@ -258,7 +258,7 @@ def test_random_beta_spending_designs_spend_beta_or_are_refused():
     assert met >= 100  # most designs are met: the check is not passed by refusing
 
 
-@pytest.mark.r
+@pytest.mark.needs_r
 def test_random_beta_spending_designs_match_gsdesign_where_it_gives_them():
     from effstats.rbridge import RError
 
@@ -282,7 +282,7 @@ def test_random_beta_spending_designs_match_gsdesign_where_it_gives_them():
     assert compared >= 10
 
 
-@pytest.mark.r
+@pytest.mark.needs_r
 def test_gsdesign_refuses_the_issue_design():
     from effstats.rbridge import RError
 
@@ -335,7 +335,7 @@ def test_binding_futility_true_is_the_ordering_with_the_lower_bound_binding():
         stagewise_inference(design(3, 0.05), z=2.5, look=1, binding_futility=True)
 
 
-@pytest.mark.r
+@pytest.mark.needs_r
 def test_futility_stop_against_rpact():
     """rpact 3.3.4: non-binding futility stop -> getFinalPValue NA ('final stage not reached'); the same data with
     bindingFutility = TRUE -> p-value, median-unbiased estimate and final CI equal to stagewise_inference with

@@ -143,7 +143,7 @@ def test_conditional_power_bad_input():
 
 
 # ---------------------------------------------------------------------------------------- gsDesign, live
-@pytest.mark.r
+@pytest.mark.needs_r
 @pytest.mark.parametrize("sided,fam,k", [(2, "ld_obf", 5), (1, "ld_pocock", 3), (2, "hsd", 4)])
 def test_plan_matches_gsdesign_sample_sizes(sided, fam, k):
     from effstats import rbridge
@@ -160,7 +160,7 @@ def test_plan_matches_gsdesign_sample_sizes(sided, fam, k):
     np.testing.assert_allclose([p.expected_n_h0, p.expected_n_h1], en, rtol=1e-6)
 
 
-@pytest.mark.r
+@pytest.mark.needs_r
 @pytest.mark.parametrize("tt,look,z", [(1, 1, 1.2), (2, 2, 0.4), (4, 1, 0.8), (2, 3, -0.5)])
 def test_conditional_power_matches_gscp(tt, look, z):
     from effstats import rbridge

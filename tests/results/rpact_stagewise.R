@@ -4,7 +4,7 @@
 # Regenerate (from the repository root):  Rscript tests/results/rpact_stagewise.R
 # Writes tests/results/rpact_stagewise.csv; the R and rpact versions and the exact calls are written into its
 # header. tests/test_sequential_inference.py compares effstats against this file (no R needed) and, under
-# @pytest.mark.r, against rpact live through rpy2 for the same cases.
+# @pytest.mark.needs_r, against rpact live through rpy2 for the same cases.
 #
 # Data: one-sample normal means with known SD 1 (normalApproximation = TRUE), so the overall z at stage j is
 # overallMean_j * sqrt(overallSampleSize_j); sample sizes are proportional to the information rates, so the

@@ -1,0 +1,40 @@
+"""Rules for everything pytest collects (tests/, the docstring examples in effstats/, the user guide in docs/).
+
+Tests that call R through rpy2 are marked ``needs_r`` (``pytestmark = pytest.mark.needs_r`` for a whole module; the
+examples of ``effstats.rbridge`` are marked here). Where :mod:`effstats.rbridge` cannot start R (no rpy2, no R, as
+for a user who never installs the ``r`` extra) they skip, with the reason; the native computations they compare
+against are tested without R and still run. Where R starts, they all run.
+"""
+from __future__ import annotations
+
+import functools
+
+import pytest
+
+# docstring examples that call R
+_R_DOCTEST_MODULES = ("effstats/rbridge.py::",)
+
+
+@functools.lru_cache(maxsize=None)
+def r_unavailable() -> str | None:
+    """Why effstats.rbridge cannot start R here, or None when it can (asked once, at the first test that needs R)."""
+    try:
+        from effstats import rbridge
+
+        rbridge.r_package("base")
+    except Exception as exc:  # rpy2 missing (RPackageMissing), or R itself failing to start (rpy2's own errors)
+        return f"needs R through rpy2, which does not start here: {type(exc).__name__}: {exc}"
+    return None
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.nodeid.startswith(_R_DOCTEST_MODULES):
+            item.add_marker(pytest.mark.needs_r)
+
+
+def pytest_runtest_setup(item):
+    if item.get_closest_marker("needs_r") is not None:
+        reason = r_unavailable()
+        if reason is not None:
+            pytest.skip(reason)
