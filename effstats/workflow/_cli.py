@@ -45,7 +45,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--tasks", default=None, help="comma-separated tasks of REFERENCE to use (default: all)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     p.add_argument("--out", required=True, metavar="DIR", help="folder for manifest.json and lm_eval_samples.json")
-    p.add_argument("--force", action="store_true", help="replace a selection already in DIR (and its estimates)")
+    p.add_argument("--force", action="store_true",
+                   help="replace a selection already in DIR (its files and estimates; other files in DIR stay)")
     _reader_args(p)
 
     e = sub.add_parser("estimate", help="a new model's score, interval and rank from its results on the chosen items",
@@ -66,6 +67,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                         "is refused unless left out here, and the report names the tasks left out)")
     e.add_argument("--out", default=None, metavar="DIR",
                    help="where to write estimate.csv/.md/.html and tasks.csv (default: DIR/estimate/<NEW_RESULTS' name>)")
+    e.add_argument("--force", action="store_true", help="replace a report already in the output folder")
 
     s = sub.add_parser("sequential", help="adaptive evaluation in batches through the harness",
                        description="Hand out batches of items until a group-sequential rule (random items) or "
@@ -123,8 +125,9 @@ def _lm_eval_hint(samples_file: Path, samples: dict) -> str:
 
 def _select(args: argparse.Namespace) -> None:
     from ._core import select
+    from ._files import refuse_existing
 
-    _refuse_existing(args.out, "manifest.json", "a selection", args.force)
+    refuse_existing(args.out, "manifest.json", args.force)
     tasks = None if args.tasks is None else [t.strip() for t in args.tasks.split(",") if t.strip()]
     sel = select(args.reference, args.budget, method=args.method, target_error=args.target_error, seed=args.seed,
                  format=args.format, metric=args.metric, duplicates=args.duplicates, filter=args.filter, tasks=tasks)
@@ -143,6 +146,14 @@ def _select(args: argparse.Namespace) -> None:
         print("the items are not lm-eval documents (<task>/<doc_id>): their ids are listed in the manifest")
 
 
+def _report_dir(manifest: str, new_results: str) -> Path:
+    """The default folder of an estimate's report: DIR/estimate/<the results' whole name> (``new.v1`` and
+    ``new.v2`` get folders of their own; ``.`` is named by the folder it stands for)."""
+    base = Path(manifest).expanduser()
+    name = Path(new_results).expanduser().resolve().name or "results"
+    return (base if base.is_dir() else base.parent) / "estimate" / name
+
+
 def _estimate(args: argparse.Namespace) -> None:
     from .._results import check_confidence_level
     from ._core import estimate
@@ -151,10 +162,13 @@ def _estimate(args: argparse.Namespace) -> None:
     tasks = None if args.tasks is None else [t.strip() for t in args.tasks.split(",") if t.strip()]
     est = estimate(args.manifest, args.new_results, reference=args.reference, metric=args.metric,
                    duplicates=args.duplicates, weights=args.weights, tasks=tasks)
-    base = Path(args.manifest)
-    # one folder per results folder: estimating another model does not overwrite this report
-    out = Path(args.out) if args.out else ((base if base.is_dir() else base.parent) / "estimate"
-                                           / Path(args.new_results).name.split(".")[0])
+    out = Path(args.out) if args.out else _report_dir(args.manifest, args.new_results)
+    from ._files import REPORT_FILES
+
+    there = [f for f in REPORT_FILES if (out / f).exists()]
+    if there and not args.force:
+        raise ValueError(f"--out: {out} already holds a report ({there[0]}); name another folder with --out, or pass "
+                         "--force to replace it")
     paths = est.save(out, confidence_level=level)
     print(est.to_markdown(level), end="")
     print(f"written: {paths['markdown']}, {paths['html']}, {paths['csv']}, {paths['tasks']}")
@@ -169,18 +183,37 @@ def _sequential(args: argparse.Namespace) -> None:
         if rule is None:
             raise ValueError("rule: name the stopping rule: --against MODEL (efficacy), --half-width H (precision) "
                              "or --rule adaptive [--target-se S]")
-        _refuse_existing(args.out, "state.json", "a sequential run", args.force)
-        run = SequentialRun.start(args.reference, rule=rule, against=args.against, alternative=args.alternative,
-                                  half_width=args.half_width, target_se=args.target_se, alpha=args.alpha,
-                                  spending=args.spending, initial=args.initial, batch=args.batch, max_n=args.max_n,
-                                  seed=args.seed, format=args.format, metric=args.metric, duplicates=args.duplicates,
-                                  filter=args.filter)
-        path = run.save(args.out)
-        print(f"batch 1: {len(run.next_items)} items in {path}")
-        if run.lm_eval_samples is not None:
-            print(_lm_eval_hint(path / LM_EVAL_SAMPLES, run.lm_eval_samples))
-        print(f"then: effstats sequential update {args.out} <OUT>")
+        _start(args, rule)
         return
+    from ._files import locked
+
+    d = Path(args.state)
+    with locked(d.parent if d.name == "state.json" and d.is_file() else d, create=False):
+        _update(args)
+
+
+def _start(args: argparse.Namespace, rule: str) -> None:
+    from ._files import locked, refuse_existing
+    from ._sequential import SequentialRun
+
+    refuse_existing(args.out, "state.json", args.force, remove=False)  # before reading the reference data
+    run = SequentialRun.start(args.reference, rule=rule, against=args.against, alternative=args.alternative,
+                              half_width=args.half_width, target_se=args.target_se, alpha=args.alpha,
+                              spending=args.spending, initial=args.initial, batch=args.batch, max_n=args.max_n,
+                              seed=args.seed, format=args.format, metric=args.metric, duplicates=args.duplicates,
+                              filter=args.filter)
+    with locked(Path(args.out)):
+        refuse_existing(args.out, "state.json", args.force)
+        path = run.save(args.out)
+    print(f"batch 1: {len(run.next_items)} items in {path}")
+    if run.lm_eval_samples is not None:
+        print(_lm_eval_hint(path / LM_EVAL_SAMPLES, run.lm_eval_samples))
+    print(f"then: effstats sequential update {args.out} <OUT>")
+
+
+def _update(args: argparse.Namespace) -> None:
+    from ._sequential import SequentialRun
+
     run = SequentialRun.load(args.state, reference=args.reference)
     res = run.update(args.new_results, model=args.model, metric=args.metric, duplicates=args.duplicates)
     path = run.save(args.state)
@@ -225,27 +258,6 @@ def run(args: argparse.Namespace) -> int:
             seen.add(str(w.message))
             print(f"{prog}: warning: {_cli_names(str(w.message).splitlines()[0], args.command)}", file=sys.stderr)
     return status
-
-
-def _refuse_existing(out: str, name: str, what: str, force: bool) -> None:
-    """Refuse to write over ``out/name`` (a run's record) unless ``--force``; with it, remove the run's old files."""
-    import shutil
-    from pathlib import Path
-
-    d = Path(out)
-    if not (d / name).exists():
-        return
-    if not force:
-        raise ValueError(f"--out: {d} already holds {what} ({name}); choose another folder, or pass --force to "
-                         "replace it")
-    # the old run's own files only (batches, estimates, decision): they belong to the replaced run
-    owned = ("manifest.json", "lm_eval_samples.json", "estimate", "state.json", "batch_*", "decision.*", "looks.csv")
-    for pattern in owned:
-        for child in d.glob(pattern):
-            if child.is_dir():
-                shutil.rmtree(child)
-            else:
-                child.unlink()
 
 
 # the Python API's argument names, as the command line spells them

@@ -416,7 +416,9 @@ class Selection:
         samples = self.lm_eval_samples
         if samples is not None:
             write_json_atomic(d / LM_EVAL_SAMPLES, samples)
-        return write_json_atomic(d / MANIFEST, self.to_dict())
+        # the files this selection owns: replacing it (select --force) removes these and nothing else
+        files = ([LM_EVAL_SAMPLES] if samples is not None else []) + [MANIFEST]
+        return write_json_atomic(d / MANIFEST, {**self.to_dict(), "files": files})
 
     @classmethod
     def load(cls, directory: str | Path) -> "Selection":

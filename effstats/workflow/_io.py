@@ -189,10 +189,15 @@ def output_dir(directory: Any) -> Path:
 def read_saved(directory: Any, filename: str, fmt: str, what: str) -> tuple[Path, dict]:
     """The JSON document ``filename`` in ``directory`` (or ``directory`` itself as that file), checked to be of
     format ``fmt``; errors name ``directory``."""
+    from ._schema import check
+
     p = check_path(directory, "directory")
-    doc = read_json(p / filename if p.is_dir() else p, "directory")
+    f = p / filename if p.is_dir() else p
+    remove_stale_tmp(f)
+    doc = read_json(f, "directory")
     if not isinstance(doc, dict) or doc.get("format") != fmt:
         raise ValueError(f"directory: {p} is not an effstats {what} (format {fmt!r})")
+    check(doc, fmt, f"directory: {f.name}")
     return p, doc
 
 
@@ -221,15 +226,72 @@ def content_hash(rm: ResponseMatrix) -> str:
     return h.hexdigest()
 
 
+def _umask() -> int:
+    """The process's umask (read by setting it and putting it back: the only portable way)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _tmp_prefix(name: str) -> str:
+    return f".{name}."
+
+
+def remove_stale_tmp(path: str | os.PathLike) -> list[Path]:
+    """Remove the temporary files an interrupted :func:`write_text_atomic` of ``path`` left beside it.
+
+    A temporary file is ``.<name>.<pid>.<random>.tmp``; it is stale when the process ``<pid>`` no longer runs (a
+    write in progress in a live process is left alone). Files of another form (``.<name>.<random>.tmp``) are
+    stale when more than a minute old. Returns the files removed.
+    """
+    import time
+
+    path = Path(path)
+    gone = []
+    if not path.parent.is_dir():
+        return gone
+    prefix = _tmp_prefix(path.name)
+    for f in path.parent.iterdir():
+        if not (f.name.startswith(prefix) and f.name.endswith(".tmp")):
+            continue
+        pid = f.name[len(prefix):].split(".", 1)[0]
+        try:
+            if pid.isdigit():
+                if int(pid) != os.getpid() and _alive(int(pid)):
+                    continue
+            elif time.time() - f.lstat().st_mtime < 60:
+                continue
+            if f.is_file() or f.is_symlink():
+                f.unlink()
+                gone.append(f)
+        except OSError:  # removed meanwhile, or not ours to remove: leave it
+            continue
+    return gone
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, OSError):  # another user's process, or no such pid on this system
+        return True
+    return True
+
+
 def write_text_atomic(path: str | os.PathLike, text: str) -> Path:
     """Write ``text`` to a temporary file beside ``path``, flush it to disk, then rename it over ``path``.
 
-    An interrupted run leaves either the previous file or the new one, never a half-written file.
+    An interrupted run leaves either the previous file or the new one, never a half-written file; the temporary
+    files an interrupted write left are removed by the next write of ``path``. The file gets the permissions a
+    plain ``open(path, "w")`` gives (``0o666`` less the umask).
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    remove_stale_tmp(path)
+    fd, tmp = tempfile.mkstemp(prefix=f"{_tmp_prefix(path.name)}{os.getpid()}.", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes the file 0600: give it the user's usual permissions
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
             f.flush()
@@ -265,3 +327,5 @@ def read_json(path: str | os.PathLike, name: str) -> Any:
         return json.loads(p.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ValueError(f"{name}: {p.name} is not valid JSON ({exc})") from None
+    except RecursionError:
+        raise ValueError(f"{name}: {p.name} is nested too deeply to be an effstats file") from None

@@ -588,21 +588,31 @@ class SequentialRun:
         if isinstance(directory, (str, Path)) and Path(directory).name == STATE and Path(directory).is_file():
             directory = Path(directory).parent
         d = output_dir(directory)
+        # the files this run owns (relative to d), kept in the state: replacing the run (sequential start --force)
+        # removes these and nothing else
+        files = self.state.setdefault("files", [STATE])
+
+        def owned(rel: str) -> Path:
+            if rel not in files:
+                files.append(rel)
+            return d / rel
+
         # the state is written last: it says which batch is next, so that batch's files must exist first
         if not self.stopped:
             k = len(self.state["looks"]) + 1
             bdir = d / f"batch_{k:03d}"
             samples = self.lm_eval_samples
             if samples is not None:
-                write_json_atomic(bdir / LM_EVAL_SAMPLES, samples)
-            write_text_atomic(bdir / "items.csv", pd.DataFrame({"item": self.next_items}).to_csv(index=False))
+                write_json_atomic(owned(f"{bdir.name}/{LM_EVAL_SAMPLES}"), samples)
+            write_text_atomic(owned(f"{bdir.name}/items.csv"),
+                              pd.DataFrame({"item": self.next_items}).to_csv(index=False))
             write_json_atomic(d / STATE, self.state)
             return bdir
         if self.result is None:
             self._replay()
-        write_json_atomic(d / "decision.json", self.state["result"])
-        write_text_atomic(d / "looks.csv", self._trace().to_csv())
-        out = write_text_atomic(d / "decision.md", self.to_markdown())
+        write_json_atomic(owned("decision.json"), self.state["result"])
+        write_text_atomic(owned("looks.csv"), self._trace().to_csv())
+        out = write_text_atomic(owned("decision.md"), self.to_markdown())
         write_json_atomic(d / STATE, self.state)
         return out
 

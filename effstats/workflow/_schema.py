@@ -1,0 +1,208 @@
+"""JSON schemas of the loop's saved files (``manifest.json``, ``state.json``), checked on load.
+
+A file edited by hand, truncated by another tool or written by someone else is refused with one line naming the
+field (``looks[0].items[3]``, ``rule.kind``), not a KeyError later or a run that goes on with nonsense. The
+schemas fix the types and ranges of the fields the loop reads; fields they do not name are allowed (later
+versions add some). :func:`check` adds what a schema cannot say: lists that go together have equal lengths, and
+the looks of a run are its items in order.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+__all__ = ["check"]
+
+_STR = {"type": "string"}
+_STR_OR_NULL = {"type": ["string", "null"]}
+_COUNT = {"type": "integer", "minimum": 0}
+_SIZE = {"type": "integer", "minimum": 1}
+_FINITE = {"type": "number", "minimum": -1e300, "maximum": 1e300}  # finite (JSON's 1e400 reads as inf)
+
+_REFERENCE = {
+    "type": "object",
+    "required": ["sha256", "n_models", "n_items"],
+    "properties": {
+        "source": _STR_OR_NULL, "format": _STR, "layout": _STR, "metric": _STR_OR_NULL, "filter": _STR_OR_NULL,
+        "sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"}, "n_models": _SIZE, "n_items": _SIZE,
+        "n_missing": _COUNT, "kind": _STR, "tasks": {"type": ["array", "null"], "items": _STR},
+    },
+}
+
+MANIFEST = {
+    "type": "object",
+    "required": ["format", "method", "budget", "seed", "reference", "tasks", "items", "item_tasks", "doc_ids"],
+    "properties": {
+        "format": {"const": "effstats.manifest/1"},
+        "effstats_version": _STR, "created": _STR,
+        "method": _STR, "budget": _SIZE, "seed": _COUNT, "reference": _REFERENCE,
+        "tasks": {"type": "object", "minProperties": 1, "additionalProperties": {
+            "type": "object", "required": ["n_items", "budget", "method"],
+            "properties": {"n_items": _SIZE, "budget": _COUNT, "n_chosen": _COUNT, "method": _STR}}},
+        "items": {"type": "array", "minItems": 1, "items": _STR, "uniqueItems": True},
+        "item_tasks": {"type": "array", "items": _STR},
+        "doc_ids": {"type": "array", "items": {"type": "integer"}},
+        "lm_eval_samples": {"type": ["object", "null"],
+                            "additionalProperties": {"type": "array", "items": {"type": "integer", "minimum": 0}}},
+        "budget_curve": {"type": ["array", "null"], "items": {"type": "object"}},
+        "shortfall": _STR_OR_NULL,
+        "files": {"type": "array", "items": _STR},
+    },
+}
+
+STATE = {
+    "type": "object",
+    "required": ["format", "reference", "rule", "alpha", "initial", "batch", "max_n", "order", "tasks", "doc_ids",
+                 "model", "looks", "status", "result"],
+    "properties": {
+        "format": {"const": "effstats.sequential/1"},
+        "effstats_version": _STR, "created": _STR, "reference": _REFERENCE,
+        "rule": {"type": "object", "required": ["kind"], "properties": {
+            "kind": {"enum": ["precision", "efficacy", "adaptive"]},
+            "against": _STR_OR_NULL, "alternative": {"enum": ["two-sided", "greater", "less", None]},
+            "half_width": {"type": ["number", "null"], "exclusiveMinimum": 0, "maximum": 1e300},
+            "target_se": {"type": "number", "exclusiveMinimum": 0, "maximum": 1e300},
+            "prior_sd": {"type": "number", "exclusiveMinimum": 0, "maximum": 1e300},
+            "calibration_error": {"type": "boolean"}}},
+        "alpha": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 0.5},
+        "spending": _STR_OR_NULL, "initial": _SIZE, "batch": _SIZE, "max_n": _SIZE, "seed": _COUNT,
+        "n_eligible": _SIZE, "duplicates": {"enum": ["last", "first", "mean", "error"]},
+        "order": {"type": "array", "items": _STR, "uniqueItems": True},
+        "tasks": {"type": "array", "items": _STR},
+        "doc_ids": {"type": "array", "items": {"type": "integer"}},
+        "against_scores": {"type": ["array", "null"], "items": {"type": ["number", "null"]}},
+        "model": _STR_OR_NULL,
+        "looks": {"type": "array", "items": {
+            "type": "object", "required": ["items", "scores"],
+            "properties": {"items": {"type": "array", "minItems": 1, "items": _STR},
+                           "scores": {"type": "array", "items": _FINITE},
+                           "theta": _FINITE, "theta_se": _FINITE, "accuracy": _FINITE, "accuracy_se": _FINITE}}},
+        "status": {"enum": ["continue", "stopped"]},
+        "result": {"type": ["object", "null"]},
+        "files": {"type": "array", "items": _STR},
+    },
+}
+
+_SCHEMAS = {"effstats.manifest/1": MANIFEST, "effstats.sequential/1": STATE}
+
+
+def _where(path: Any) -> str:
+    out = ""
+    for p in path:
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
+    return out or "(the document)"
+
+
+def _short(v: Any, limit: int = 60) -> str:
+    """A value for a message: short, one line, never the whole of a large or deep structure."""
+    if isinstance(v, (dict, list)):
+        return f"a JSON {'object' if isinstance(v, dict) else 'array'}"
+    if isinstance(v, float) and not math.isfinite(v):
+        return repr(v)
+    text = repr(v).replace("\n", " ")
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+_JSON_TYPES = {"object": "an object", "array": "an array", "string": "a string", "integer": "an integer",
+               "number": "a number", "boolean": "true or false", "null": "null"}
+
+
+def _say(err: Any) -> str:
+    v, val = err.validator, err.validator_value
+    got = _short(err.instance)
+    if v == "type":
+        want = " or ".join(_JSON_TYPES.get(t, t) for t in ([val] if isinstance(val, str) else val))
+        return f"expected {want}, got {got}"
+    if v in ("enum", "const"):
+        return f"expected one of {list(val) if v == 'enum' else [val]}, got {got}"
+    if v in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"):
+        if isinstance(err.instance, float) and not math.isfinite(err.instance):
+            return f"expected a finite number, got {got}"
+        op = {"minimum": ">=", "exclusiveMinimum": ">", "maximum": "<=", "exclusiveMaximum": "<"}[v]
+        return f"expected a number {op} {val:g}, got {got}"
+    if v == "uniqueItems":
+        return "holds the same entry twice"
+    if v in ("minItems", "minProperties"):
+        return "is empty"
+    if v == "pattern":
+        return f"expected a SHA-256 hex digest, got {got}"
+    return f"not valid ({v})"
+
+
+def check(doc: Any, fmt: str, shown: str) -> None:
+    """Raise one ValueError naming ``shown`` and the field when ``doc`` is not a valid file of format ``fmt``."""
+    import jsonschema
+
+    schema = _SCHEMAS.get(fmt)
+    if schema is None:
+        return
+    try:
+        err = jsonschema.exceptions.best_match(jsonschema.Draft7Validator(schema).iter_errors(doc))
+    except RecursionError:
+        raise ValueError(f"{shown}: nested too deeply to be an effstats file") from None
+    if err is not None:
+        path = list(err.absolute_path)
+        if err.validator == "required" and isinstance(err.instance, dict):
+            path += [k for k in err.validator_value if k not in err.instance][:1]
+            raise ValueError(f"{shown}: {_where(path)}: missing")
+        raise ValueError(f"{shown}: {_where(path)}: {_say(err)}")
+    (_check_state if fmt == "effstats.sequential/1" else _check_manifest)(doc, shown)
+
+
+def _same_length(doc: dict, keys: tuple[str, ...], shown: str) -> None:
+    n = len(doc[keys[0]])
+    for k in keys[1:]:
+        if len(doc[k]) != n:
+            raise ValueError(f"{shown}: {k}: {len(doc[k])} entries, but {keys[0]} has {n}")
+
+
+def _check_files(doc: dict, shown: str) -> None:
+    from ._files import safe_relative
+
+    for k, f in enumerate(doc.get("files", [])):
+        if not safe_relative(f):
+            raise ValueError(f"{shown}: files[{k}]: {_short(f)} is not a path inside the run's folder")
+
+
+def _check_manifest(m: dict, shown: str) -> None:
+    _check_files(m, shown)
+    _same_length(m, ("items", "item_tasks", "doc_ids"), shown)
+    unknown = sorted(set(m["item_tasks"]) - set(m["tasks"]))
+    if unknown:
+        raise ValueError(f"{shown}: item_tasks: task {_short(unknown[0])} is not among the manifest's tasks")
+
+
+def _check_state(st: dict, shown: str) -> None:
+    rule = st["rule"]
+    _check_files(st, shown)
+    _same_length(st, ("order", "tasks", "doc_ids"), shown)
+    if rule["kind"] == "efficacy":
+        if not isinstance(rule.get("against"), str):
+            raise ValueError(f"{shown}: rule.against: rule 'efficacy' needs the reference model's name")
+        if not isinstance(st.get("against_scores"), list) or len(st["against_scores"]) != len(st["order"]):
+            raise ValueError(f"{shown}: against_scores: rule 'efficacy' needs one score per item of the order")
+    elif rule["kind"] == "precision" and not isinstance(rule.get("half_width"), (int, float)):
+        raise ValueError(f"{shown}: rule.half_width: rule 'precision' needs a positive number")
+    elif rule["kind"] == "adaptive":
+        for k in ("target_se", "prior_sd"):
+            if k not in rule:
+                raise ValueError(f"{shown}: rule.{k}: missing key {k!r} (rule 'adaptive' needs it)")
+    if rule["kind"] != "adaptive" and st["max_n"] > len(st["order"]):
+        raise ValueError(f"{shown}: max_n: {st['max_n']} is more than the {len(st['order'])} items of the order")
+    if st["initial"] > st["max_n"]:
+        raise ValueError(f"{shown}: initial: {st['initial']} is more than max_n={st['max_n']}")
+    k = 0
+    order = st["order"]
+    for j, look in enumerate(st["looks"]):
+        if len(look["scores"]) != len(look["items"]):
+            raise ValueError(f"{shown}: looks[{j}].scores: {len(look['scores'])} scores for "
+                             f"{len(look['items'])} items")
+        for i, item in enumerate(look["items"]):
+            if k >= len(order) or order[k] != item:
+                what = "was never handed out in this run" if item not in set(order) else "is out of the run's order"
+                raise ValueError(f"{shown}: looks[{j}].items[{i}]: {_short(item)} {what}")
+            k += 1
+    if st["status"] == "stopped" and not isinstance(st["result"], dict):
+        raise ValueError(f"{shown}: result: a stopped run needs its decision")
+    if st["status"] == "continue" and st["result"] is not None:
+        raise ValueError(f"{shown}: status: 'continue', but the run holds a decision")

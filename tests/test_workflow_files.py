@@ -1,0 +1,353 @@
+"""The loop's files: nothing the user keeps is removed, no report replaces another, no look is lost.
+
+``--force`` removes only what the replaced run wrote; report folders are named by the whole results name;
+``sequential update`` holds a lock (checked with real concurrent processes); a write killed between its temporary
+file and the rename leaves the previous state and a next run that works; saved files are validated on load (one
+line naming the field).
+"""
+from __future__ import annotations
+
+import copy
+import fcntl
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from effstats import ResponseMatrix
+from effstats.cli import main
+from effstats.datasets import simulate_responses
+from effstats.workflow import Selection, SequentialRun, select, write_lm_eval_samples
+
+PY = sys.executable
+
+
+def _truth() -> ResponseMatrix:
+    d = simulate_responses(27, 300, rng=4)
+    return ResponseMatrix(d.values, model_ids=[f"org/m{i:02d}" for i in range(27)],
+                          item_ids=[f"t{k % 3}/{k}" for k in range(300)])
+
+
+@pytest.fixture(scope="module")
+def logs(tmp_path_factory):
+    root = tmp_path_factory.mktemp("files")
+    truth = _truth()
+    write_lm_eval_samples(truth, root / "ref", models=truth.model_ids[:24])
+    return root, truth
+
+
+def _run(argv, capsys):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _one_line(err: str) -> str:
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    return lines[0]
+
+
+def _tree(d: Path) -> list[str]:
+    return sorted(str(p.relative_to(d)) for p in d.rglob("*"))
+
+
+# ---------------------------------------------------------------------------------------------------- --force
+def test_sequential_force_keeps_the_users_files_and_refuses_a_selection_folder(logs, capsys, tmp_path):
+    root, _ = logs
+    seq = tmp_path / "seq"
+    start = ["sequential", "start", root / "ref", "--half-width", 0.05, "--initial", 50, "--batch", 50, "--out", seq]
+    assert _run(start, capsys)[0] == 0
+    # the user's files beside the run: the harness's output of batch 1, a plan, a file inside the batch folder
+    (seq / "batch_001_output").mkdir()
+    (seq / "batch_001_output" / "samples_t0_2026.jsonl").write_text("{}\n")
+    (seq / "plan.xlsx").write_bytes(b"PK")
+    (seq / "batch_001" / "notes.txt").write_text("mine")
+    code, _, err = _run(start + ["--force"], capsys)
+    assert code == 0, err
+    assert {"batch_001_output/samples_t0_2026.jsonl", "plan.xlsx", "batch_001/notes.txt", "state.json",
+            "batch_001/items.csv"} <= set(_tree(seq))
+    state = json.loads((seq / "state.json").read_text())
+    assert set(state["files"]) == {"state.json", "batch_001/lm_eval_samples.json", "batch_001/items.csv"}
+
+    # a selection in the folder: refused with one line even with --force, and nothing removed
+    assert _run(["select", root / "ref", "--budget", 30, "--out", tmp_path / "sel"], capsys)[0] == 0
+    (tmp_path / "sel" / "plan.xlsx").write_bytes(b"PK")
+    before = _tree(tmp_path / "sel")
+    code, _, err = _run(start[:-1] + [tmp_path / "sel", "--force"], capsys)
+    assert code == 2 and "holds a selection (manifest.json)" in _one_line(err)
+    assert _tree(tmp_path / "sel") == before
+
+
+def test_select_force_keeps_a_sequential_run_and_the_users_files(logs, capsys, tmp_path):
+    root, truth = logs
+    seq = tmp_path / "seq"
+    assert _run(["sequential", "start", root / "ref", "--half-width", 0.05, "--out", seq], capsys)[0] == 0
+    before = _tree(seq)
+    code, _, err = _run(["select", root / "ref", "--budget", 30, "--out", seq, "--force"], capsys)
+    assert code == 2 and "holds a sequential run (state.json)" in _one_line(err)
+    assert _tree(seq) == before
+
+    sel = tmp_path / "sel"
+    assert _run(["select", root / "ref", "--budget", 30, "--out", sel], capsys)[0] == 0
+    chosen = Selection.load(sel).items
+    write_lm_eval_samples(truth, tmp_path / "new", models=[truth.model_ids[25]], items=chosen)
+    assert _run(["estimate", sel, tmp_path / "new"], capsys)[0] == 0
+    (sel / "estimate" / "new" / "my_notes.md").write_text("mine")
+    (sel / "budget.xlsx").write_bytes(b"PK")
+    code, _, err = _run(["select", root / "ref", "--budget", 60, "--out", sel, "--force"], capsys)
+    assert code == 0, err
+    # the replaced selection's files and its estimate are gone, the user's stay
+    assert _tree(sel) == ["budget.xlsx", "estimate", "estimate/new", "estimate/new/my_notes.md", "lm_eval_samples.json",
+                          "manifest.json"]
+    assert json.loads((sel / "manifest.json").read_text())["budget"] == 60
+
+
+def test_force_never_removes_outside_the_run_folder(logs, capsys, tmp_path):
+    root, _ = logs
+    seq = tmp_path / "seq"
+    assert _run(["sequential", "start", root / "ref", "--half-width", 0.05, "--out", seq], capsys)[0] == 0
+    outside = tmp_path / "precious.txt"
+    outside.write_text("keep")
+    state = json.loads((seq / "state.json").read_text())
+    state["files"] += ["../precious.txt", str(outside)]
+    (seq / "state.json").write_text(json.dumps(state))
+    code, _, err = _run(["sequential", "update", seq, root / "ref"], capsys)
+    assert code == 2 and "files[3]: '../precious.txt' is not a path inside" in _one_line(err)
+    code, _, err = _run(["sequential", "start", root / "ref", "--half-width", 0.05, "--out", seq, "--force"], capsys)
+    assert code == 0, err
+    assert outside.read_text() == "keep"
+
+
+# ---------------------------------------------------------------------------------------------------- report folders
+def test_default_report_folders_are_named_by_the_whole_results_name(logs, capsys, tmp_path, monkeypatch):
+    root, truth = logs
+    run1 = tmp_path / "run1"
+    assert _run(["select", root / "ref", "--budget", 30, "--out", run1], capsys)[0] == 0
+    chosen = Selection.load(run1).items
+    for k, name in enumerate(["new.v1", "new.v2"]):
+        write_lm_eval_samples(truth, tmp_path / name, models=[truth.model_ids[24 + k]], items=chosen)
+        code, _, err = _run(["estimate", run1, tmp_path / name], capsys)
+        assert code == 0, err
+    reports = {p.parent.name: p.read_text() for p in (run1 / "estimate").glob("*/estimate.csv")}
+    assert set(reports) == {"new.v1", "new.v2"}
+    assert "m24" in reports["new.v1"] and "m25" in reports["new.v2"]  # neither replaced the other
+
+    monkeypatch.chdir(tmp_path / "new.v1")
+    code, _, err = _run(["estimate", "../run1", "."], capsys)  # '.' is the folder it stands for: a report exists
+    assert code == 2 and "--force" in _one_line(err) and "new.v1" in err
+    assert not (run1 / "estimate" / "estimate.csv").exists()
+    code, _, err = _run(["estimate", "../run1", ".", "--force"], capsys)
+    assert code == 0, err
+    code, _, err = _run(["estimate", "../run1", ".", "--out", tmp_path / "run1" / "estimate" / "new.v2"], capsys)
+    assert code == 2 and "already holds a report" in _one_line(err)
+    assert "m25" in (run1 / "estimate" / "new.v2" / "estimate.csv").read_text()
+
+
+# ---------------------------------------------------------------------------------------------------- the lock
+def _batch(truth: ResponseMatrix, items, path: Path, model: str) -> Path:
+    """The harness's output of ``model`` on ``items``."""
+    return write_lm_eval_samples(truth, path, models=[model], items=list(items))
+
+
+def _seq_run(root: Path, d: Path) -> list[str]:
+    assert main(["sequential", "start", str(root / "ref"), "--half-width", "0.01", "--initial", "40", "--batch", "40",
+                 "--out", str(d)]) == 0
+    return json.loads((d / "state.json").read_text())["order"]
+
+
+def test_concurrent_updates_never_lose_a_look(logs, tmp_path, capsys):
+    """Two processes update one run at once with two results of its first batch: one look per success."""
+    root, truth = logs
+    model = truth.model_ids[24]
+    for rep in range(3):
+        d = tmp_path / f"seq{rep}"
+        order = _seq_run(root, d)
+        a = _batch(truth, order[:40], tmp_path / f"a{rep}", model)
+        b = _batch(truth, order[:40], tmp_path / f"b{rep}", model)  # a rerun of the same batch
+        procs = [subprocess.Popen([PY, "-m", "effstats", "sequential", "update", str(d), str(f)],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for f in (a, b)]
+        outs = [p.communicate(timeout=120) for p in procs]
+        codes = [p.returncode for p in procs]
+        looks = json.loads((d / "state.json").read_text())["looks"]
+        assert sorted(codes) in ([0, 0], [0, 2]), outs
+        assert len(looks) == codes.count(0), (codes, outs)  # every success is a recorded look
+        for code, (_, err) in zip(codes, outs):
+            if code == 2:
+                assert "recorded at an earlier look" in _one_line(err)
+    capsys.readouterr()
+
+
+def test_update_waits_for_the_lock(logs, tmp_path, capsys):
+    root, truth = logs
+    d = tmp_path / "seq"
+    order = _seq_run(root, d)
+    f = _batch(truth, order[:40], tmp_path / "b1", truth.model_ids[24])
+    fd = os.open(d / ".state.json.lock", os.O_RDWR | os.O_CREAT)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    p = subprocess.Popen([PY, "-m", "effstats", "sequential", "update", str(d), str(f)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(6)  # ample for the command to start, read and record the batch if it did not wait
+        assert p.poll() is None
+        assert json.loads((d / "state.json").read_text())["looks"] == []
+    finally:
+        os.close(fd)
+    out, err = p.communicate(timeout=120)
+    assert p.returncode == 0, err
+    assert "look 1" in out and len(json.loads((d / "state.json").read_text())["looks"]) == 1
+    capsys.readouterr()
+
+
+# ---------------------------------------------------------------------------------------------------- kill and resume
+_KILLED_AT_RENAME = """
+import os, signal, sys
+real = os.replace
+def replace(src, dst, *a, **k):
+    if str(dst).endswith("state.json"):  # the temporary state is written and flushed: die before the rename
+        os.kill(os.getpid(), signal.SIGKILL)
+    return real(src, dst, *a, **k)
+os.replace = replace
+from effstats.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_update_killed_between_write_and_rename_loses_nothing(logs, tmp_path, capsys):
+    root, truth = logs
+    d = tmp_path / "seq"
+    order = _seq_run(root, d)
+    before = (d / "state.json").read_text()
+    b1 = _batch(truth, order[:40], tmp_path / "b1", truth.model_ids[24])
+    p = subprocess.run([PY, "-c", _KILLED_AT_RENAME, "sequential", "update", str(d), str(b1)], capture_output=True,
+                       text=True, timeout=120)
+    assert p.returncode == -signal.SIGKILL
+    assert (d / "state.json").read_text() == before  # the previous state, whole
+    stale = [f.name for f in d.iterdir() if f.name.startswith(".state.json.") and f.name.endswith(".tmp")]
+    assert len(stale) == 1
+    # the next run works, records the batch, and removes the dead write's temporary file
+    code, out, err = _run(["sequential", "update", d, b1], capsys)
+    assert code == 0 and "look 1" in out, err
+    assert not [f for f in d.iterdir() if f.name.endswith(".tmp")]
+    assert [lk["items"] for lk in json.loads((d / "state.json").read_text())["looks"]] == [order[:40]]
+    b2 = _batch(truth, order[:80], tmp_path / "b2", truth.model_ids[24])
+    code, out, err = _run(["sequential", "update", d, b2], capsys)
+    assert code == 0 and "look 2" in out, err
+
+
+def test_a_live_writers_temporary_file_is_left_alone(tmp_path):
+    from effstats.workflow._io import write_text_atomic
+
+    live = tmp_path / f".state.json.{os.getppid()}.abc.tmp"  # a process that runs: its write is in progress
+    live.write_text("{")
+    old = tmp_path / ".state.json.xyz.tmp"  # an older form of name, an hour old
+    old.write_text("{")
+    os.utime(old, (time.time() - 3600, time.time() - 3600))
+    write_text_atomic(tmp_path / "state.json", "{}")
+    assert live.exists() and not old.exists()
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o002, 0o077])
+def test_files_are_written_with_the_users_umask(tmp_path, umask):
+    from effstats.workflow._io import write_text_atomic
+
+    old = os.umask(umask)
+    try:
+        p = write_text_atomic(tmp_path / "state.json", "{}")
+        plain = tmp_path / "plain.txt"
+        plain.write_text("")
+    finally:
+        os.umask(old)
+    assert p.stat().st_mode & 0o777 == 0o666 & ~umask == plain.stat().st_mode & 0o777
+
+
+# ---------------------------------------------------------------------------------------------------- validation
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory):
+    truth = _truth()
+    ref, new = truth.subset(models=range(24)), truth.subset(models=[24])
+    root = tmp_path_factory.mktemp("saved")
+    run = SequentialRun.start(ref, rule="precision", half_width=0.01, initial=40, batch=40)
+    run.update(new.subset(items=run.next_items))
+    run.save(root / "seq")
+    select(ref, 30).save(root / "sel")
+    return (json.loads((root / "seq" / "state.json").read_text()),
+            json.loads((root / "sel" / "manifest.json").read_text()))
+
+
+def _set(path: str, value):
+    def edit(doc):
+        *head, last = path.split(".")
+        for k in head:
+            doc = doc[int(k)] if k.isdigit() else doc[k]
+        if value is KeyError:
+            del doc[last]
+        else:
+            doc[int(last) if last.isdigit() else last] = value
+    return edit
+
+
+STATE_CASES = [
+    (_set("looks.0.items.3", "t9/999"), "looks[0].items[3]: 't9/999' was never handed out"),
+    (_set("looks.0.items.3", None), "looks[0].items[3]: expected a string"),
+    (_set("rule.kind", "bogus"), "rule.kind: expected one of ['precision', 'efficacy', 'adaptive'], got 'bogus'"),
+    (_set("looks", None), "looks: expected an array, got None"),
+    (_set("max_n", "BIG"), "max_n: expected an integer"),
+    (_set("alpha", 0.7), "alpha: expected a number < 0.5"),
+    (_set("order", KeyError), "order: missing"),
+    (_set("rule.kind", KeyError), "rule.kind: missing"),
+    (_set("looks.0.scores", [1.0]), "looks[0].scores: 1 scores for 40 items"),
+    (lambda st: st.update(status="stopped", result=None), "result: a stopped run needs its decision"),
+    (lambda st: st.update(status="continue", result={"decision": "x"}), "status: 'continue', but the run holds"),
+    (lambda st: st["rule"].update(kind="efficacy", against="org/m00"), "against_scores: rule 'efficacy' needs one"),
+    (lambda st: st["rule"].update(half_width=None), "rule.half_width: rule 'precision' needs a positive number"),
+    (_set("reference.sha256", "x"), "reference.sha256: expected a SHA-256"),
+    (_set("format", "effstats.sequential/1"), None),
+]
+
+
+@pytest.mark.parametrize("edit,message", STATE_CASES)
+def test_damaged_state_is_refused_naming_the_field(saved, tmp_path, capsys, edit, message):
+    st = copy.deepcopy(saved[0])
+    edit(st)
+    (tmp_path / "state.json").write_text(json.dumps(st))
+    if message is None:
+        assert SequentialRun.load(tmp_path).n_evaluated == 40 and saved[0]["status"] == "continue"
+        return
+    with pytest.raises(ValueError) as e:
+        SequentialRun.load(tmp_path)
+    assert message in str(e.value) and str(e.value).startswith("directory: state.json: ")
+    code, _, err = _run(["sequential", "update", tmp_path, tmp_path / "state.json"], capsys)
+    assert code == 2 and _one_line(err).startswith("effstats sequential update: error: DIR: state.json: ")
+
+
+@pytest.mark.parametrize("key,raw,message", [
+    ("budget", "1e400", "budget: expected an integer, got inf"),
+    ("doc_ids", "1e400", "doc_ids: expected an array, got inf"),
+    ("items", "[]", "items: is empty"),
+    ("items", '["t0/0", "t0/0"]', "items: holds the same entry twice"),
+    ("tasks", '{"t0": {"n_items": -1, "budget": 1, "method": "x"}}', "tasks.t0.n_items: expected a number >= 1"),
+    ("item_tasks", '["t0"]', "item_tasks: 1 entries, but items has 30"),
+])
+def test_damaged_manifest_is_refused_naming_the_field(saved, tmp_path, capsys, key, raw, message):
+    (tmp_path / "manifest.json").write_text(json.dumps({**saved[1], key: "@@"}).replace('"@@"', raw))
+    with pytest.raises(ValueError, match="^directory: manifest.json: ") as e:
+        Selection.load(tmp_path)
+    assert message in str(e.value)
+    code, _, err = _run(["estimate", tmp_path, tmp_path / "manifest.json"], capsys)
+    assert code == 2 and _one_line(err).startswith("effstats estimate: error: DIR: manifest.json: ")
+
+
+@pytest.mark.parametrize("name", ["state.json", "manifest.json"])
+def test_deeply_nested_files_are_refused_in_one_line(tmp_path, capsys, name):
+    fmt = "effstats.sequential/1" if name == "state.json" else "effstats.manifest/1"
+    (tmp_path / name).write_text('{"format": "%s", "x": %s%s}' % (fmt, "[" * 200_000, "]" * 200_000))
+    argv = (["sequential", "update", tmp_path, tmp_path / name] if name == "state.json"
+            else ["estimate", tmp_path, tmp_path / name])
+    code, _, err = _run(argv, capsys)
+    assert code == 2 and "nested too deeply" in _one_line(err)
