@@ -748,7 +748,7 @@ def cases() -> list[Case]:
         add(Case(f"{rule}({p})", "sequential", (lambda rule: lambda kw: pub(SE)([pub(SQ + rule)(**kw)], initial=100, batch=100, rng=0).fit(**ab()))(rule),
                  (lambda p, rule: lambda: {**({"effect": 0.02} if rule == "Futility" else {}), p: {"alternative": "two-sided", "direction": "both", "tau": 0.3, "threshold": 0.1, "beta": 0.1}.get(p, 0.02)})(p, rule),
                  [A(p, bad)]))
-    add(Case("sequential.mean_of_means", "sequential", fn(SQ + "mean_of_means"), lambda: dict(scores=np.arange(40) % 3 / 2.0, groups=np.arange(40) % 4), [
+    add(Case("sequential.stratified_mean", "sequential", fn(SQ + "stratified_mean"), lambda: dict(scores=np.arange(40) % 3 / 2.0, groups=np.arange(40) % 4), [
         A("scores", REAL + SHORT0), A("groups", [("short", FAIL, lambda v, r: v[:-1]), ("2-D", FAIL, lambda v, r: v[None]), ("nan", FAIL, lambda v, r: np.where(np.arange(40) == 0, np.nan, v))])]))
     add(Case("rank_models", "sequential", fn(SQ + "rank_models"), lambda: dict(scores=pub(RMP)((np.arange(3 * 300).reshape(3, 300) * np.array([[1], [3], [7]]) % 5 < np.array([[1], [2], [3]])).astype(float)),
                                                                               correction="holm", alpha=0.05, rng=0, initial=100, batch=100), [

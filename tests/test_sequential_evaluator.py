@@ -10,7 +10,7 @@ from scipy.stats import norm
 
 from effstats import ResponseMatrix
 from effstats.sequential import (DiminishingReturns, Efficacy, Equivalence, Futility, LookStats, Precision,
-                                 SequentialEvaluator, Threshold, design, mean_of_means, rank_models, sequential_pvalue)
+                                 SequentialEvaluator, Threshold, design, rank_models, sequential_pvalue, stratified_mean)
 
 NEVER = Precision(1e-12)  # a rule that never fires: run to the maximum sample
 
@@ -32,10 +32,10 @@ def _brute_mom(x, g):
 # ---------------------------------------------------------------------------------------- statistics
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.data_too_large, HealthCheck.too_slow])
 @given(st.lists(st.floats(0, 1), min_size=6, max_size=60), st.integers(1, 3))
-def test_mean_of_means_matches_pandas(xs, d):
+def test_stratified_mean_matches_pandas(xs, d):
     x = np.array(xs)
     g = np.arange(x.size) % d
-    est, se = mean_of_means(x, g)
+    est, se = stratified_mean(x, g)
     m, s = _brute_mom(x, g)
     assert abs(est - m) < 1e-12 and abs(se - s) < 1e-12
 

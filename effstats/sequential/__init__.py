@@ -42,8 +42,8 @@ Examples
 >>> p.max_n, p.looks.tolist()
 (2677, [536, 1071, 1607, 2142, 2677])
 """
-from .design import GroupSequentialDesign, design
-from .evaluator import SequentialEvaluator, SequentialResult, SimulationResult, mean_of_means
+from ._design import GroupSequentialDesign, design
+from .evaluator import SequentialEvaluator, SequentialResult, SimulationResult, stratified_mean
 from .inference import StagewiseInference, sequential_pvalue, stagewise_inference, stagewise_pvalue
 from .planning import SequentialPlan, conditional_power, detectable_effect, plan
 from .ranking import PairwiseRanking, SequentialRanking, rank_models
@@ -56,7 +56,7 @@ __all__ = [
     "GroupSequentialDesign", "design",
     "SpendingFunction", "get_spending", "ld_pocock", "ld_obrien_fleming", "hwang_shih_decani", "kim_demets_power",
     "pocock", "obrien_fleming", "wang_tsiatis",
-    "SequentialEvaluator", "SequentialResult", "SimulationResult", "mean_of_means",
+    "SequentialEvaluator", "SequentialResult", "SimulationResult", "stratified_mean",
     "PairwiseRanking", "SequentialRanking", "rank_models", "sequential_pvalue",
     "StagewiseInference", "stagewise_inference", "stagewise_pvalue",
     "SequentialPlan", "plan", "detectable_effect", "conditional_power",

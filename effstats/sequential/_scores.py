@@ -1,6 +1,6 @@
 """Per-item scores and their datasets: the checks every entry point shares, and the score they define.
 
-The score is the unweighted mean of per-dataset means (the seed paper's Eq. 1); :func:`mean_of_means` computes it
+The score is the unweighted mean of per-dataset means (the seed paper's Eq. 1); :func:`stratified_mean` computes it
 with its stratified standard error, and the helpers turn user input (arrays or id-indexed Series, group labels)
 into the arrays the evaluator and the ranking work on, with one clear error per bad argument.
 """
@@ -13,7 +13,7 @@ import pandas as pd
 
 from .._validation import check_unit_interval
 
-__all__ = ["mean_of_means"]
+__all__ = ["stratified_mean"]
 
 
 def _groups(groups: Any, n: int, name: str) -> tuple[np.ndarray, np.ndarray]:
@@ -61,12 +61,11 @@ def _scores(x: Any, name: str, ndim: int = 1) -> np.ndarray:
                          "pair, keep the items both models were scored on)") from None
 
 
-def mean_of_means(scores: Any, groups: Any = None) -> tuple[float, float]:
-    """Unweighted mean of per-group means and its stratified plug-in standard error.
+def stratified_mean(scores: Any, groups: Any = None) -> tuple[float, float]:
+    r"""One model's unweighted mean of per-group means and its stratified plug-in standard error.
 
     The score the evaluator estimates (the seed paper's Eq. 1): each dataset counts once, whatever its size. The
-    standard error is the stratified one, ``sqrt(sum_d s_d**2 / n_d) / D``, without the finite-population
-    correction.
+    standard error is the stratified one, without the finite-population correction.
 
     Parameters
     ----------
@@ -83,6 +82,17 @@ def mean_of_means(scores: Any, groups: Any = None) -> tuple[float, float]:
     See Also
     --------
     effstats.sequential.SequentialEvaluator : Estimates this score adaptively.
+    effstats.reliability.mean_of_means : The same score for many models at once, without standard errors.
+
+    Notes
+    -----
+    With :math:`D` datasets, :math:`n_d` items, mean :math:`\bar x_d` and sample variance :math:`s_d^2` in dataset
+    :math:`d`,
+
+    .. math::
+
+        \hat\theta = \frac{1}{D} \sum_{d=1}^{D} \bar x_d, \qquad
+        \widehat{\mathrm{se}}(\hat\theta) = \frac{1}{D} \sqrt{\sum_{d=1}^{D} \frac{s_d^2}{n_d}}.
 
     References
     ----------
@@ -92,9 +102,9 @@ def mean_of_means(scores: Any, groups: Any = None) -> tuple[float, float]:
     Examples
     --------
     >>> import numpy as np
-    >>> from effstats.sequential import mean_of_means
+    >>> from effstats.sequential import stratified_mean
     >>> scores = np.r_[np.ones(90), np.zeros(10), np.ones(30), np.zeros(70)]  # 90 % and 30 % correct
-    >>> est, se = mean_of_means(scores, groups=np.repeat(["a", "b"], 100))
+    >>> est, se = stratified_mean(scores, groups=np.repeat(["a", "b"], 100))
     >>> round(est, 3), round(se, 4)
     (0.6, 0.0274)
     """

@@ -44,12 +44,12 @@ from sklearn.base import BaseEstimator
 
 from .._validation import check_array, check_flag, check_fraction, check_positive_int, check_rng
 from ._results import SequentialResult, SimulationResult, _level
-from ._scores import _groups, _groups_by_id, _item_ids, _scores, mean_of_means
-from .design import design
+from ._scores import _groups, _groups_by_id, _item_ids, _scores, stratified_mean
+from ._design import design
 from .rules import Efficacy, LookStats, StoppingRule
 from .statistics import Accumulator, information
 
-__all__ = ["SequentialEvaluator", "SequentialResult", "SimulationResult", "mean_of_means"]
+__all__ = ["SequentialEvaluator", "SequentialResult", "SimulationResult", "stratified_mean"]
 
 _MAX_LEVELS = 8  # values with at most this many distinct levels are simulated by hypergeometric draws
 _SIM_CELLS = 1 << 19  # simulate() works on chunks of about this many (run, look) cells

@@ -89,7 +89,7 @@ def _as_bounds(design: Any, information: Any, upper: Any, lower: Any, two_sided:
     """Bounds, binding lower bounds and information from a GroupSequentialDesign or explicit arrays."""
     if binding_futility is not None and not isinstance(binding_futility, (bool, np.bool_)):
         raise ValueError(f"binding_futility: expected True, False or None, got {binding_futility!r}")
-    from .design import GroupSequentialDesign
+    from ._design import GroupSequentialDesign
 
     for name, val in (("information", information), ("upper", upper), ("lower", lower)):
         if val is not None and (isinstance(val, (bool, np.bool_)) or np.asarray(val).dtype == bool):
@@ -638,7 +638,7 @@ def sequential_pvalue(z: float, look: int, n: Any, max_n: float, alpha: float = 
     >>> round(sequential_pvalue(2.8, look=2, n=[100, 200, 300], max_n=300), 4)
     0.0255
     """
-    from .design import design as _design
+    from ._design import design as _design
 
     if isinstance(z, (bool, np.bool_)) or not isinstance(z, (int, float, np.integer, np.floating)) or not np.isfinite(z):
         raise ValueError(f"z: expected a finite real number, got {z!r}")

@@ -52,7 +52,7 @@ from scipy.optimize import brentq
 from scipy.special import ndtr, ndtri
 
 from .._validation import check_array, check_fraction, check_positive_int
-from .design import GroupSequentialDesign, design
+from ._design import GroupSequentialDesign, design
 from .native import EXTREMEZ, gsprob
 
 __all__ = ["SequentialPlan", "plan", "detectable_effect", "conditional_power"]

@@ -812,7 +812,7 @@ class BetaSpendingFutility(StoppingRule):
         """
         from scipy.special import ndtri
 
-        from .design import design
+        from ._design import design
 
         t_all = np.asarray(s.t, float)
         # with fpc=True the look that uses up the benchmark and the one before it can both be at fraction 1: the

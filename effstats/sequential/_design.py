@@ -59,7 +59,7 @@ def check_timing(timing: Any, k: int, name: str = "timing") -> np.ndarray:
 
     Examples
     --------
-    >>> from effstats.sequential.design import check_timing
+    >>> from effstats.sequential._design import check_timing
     >>> check_timing([0.3, 0.6], 3)
     array([0.3, 0.6, 1. ])
     >>> check_timing(None, 4)
