@@ -282,7 +282,8 @@ def _read_records(f: Path, metric: str, normalize: bool, want_filter: str | None
         raise ValueError(f"{arg}: {_shown(f)} contains no sample records")
     if want_filter is not None:
         if not by_filter.get(want_filter):
-            raise ValueError(f"filter: {want_filter!r} not logged in {_shown(f)}; it has {sorted(by_filter)}")
+            raise ValueError(f"filter: {want_filter!r} not logged in {_shown(f)}; it has {sorted(by_filter)} "
+                             "(where the tasks log different filters, name it per task)")
         return by_filter[want_filter]
     if len(by_filter) > 1:
         raise ValueError(f"filter: {_shown(f)} logs several filters {sorted(by_filter)}; pass filter=<one of them>")
@@ -340,11 +341,11 @@ def _parse_record(rec: dict, f: Path, lineno: int, metric: str, normalize: bool)
 def read_lm_eval_samples(
     path_or_paths: str | os.PathLike | Sequence[str | os.PathLike] | Mapping[str, Any],
     *,
-    metric: str = "acc",
+    metric: str | Mapping[str | None, str] = "acc",
     normalize: bool | None = None,
     probabilities: bool = True,
     tasks: Sequence[str] | None = None,
-    filter: str | None = None,
+    filter: str | Mapping[str | None, str] | None = None,
     duplicates: Literal["last", "first", "error", "mean"] = "last",
 ) -> ResponseMatrix:
     """Read lm-evaluation-harness ``--log_samples`` files of one or many models and tasks.
@@ -360,18 +361,21 @@ def read_lm_eval_samples(
     metric : str, default="acc"
         Per-document field giving the response: ``"acc"`` or ``"acc_norm"`` (correctness of the raw or
         length-normalised arg-max choice), or any numeric per-sample metric (``"exact_match"``, ``"f1"`` ...).
-        ``acc`` / ``acc_norm`` are recomputed from the loglikelihoods and the gold index if not logged.
+        ``acc`` / ``acc_norm`` are recomputed from the loglikelihoods and the gold index if not logged. A mapping
+        gives a metric per task (``{"gsm8k": "exact_match", None: "acc"}``: its key None, the other tasks', default
+        ``"acc"``), for a suite of generation and multiple-choice tasks.
     normalize : bool, optional
         Length-normalise the per-choice loglikelihoods (divide by the number of characters of the choice, as the
-        harness's ``acc_norm``) before the softmax. Default: ``metric == "acc_norm"``.
+        harness's ``acc_norm``) before the softmax. Default: where the task's metric is ``"acc_norm"``.
     probabilities : bool, default=True
         Attach choice probabilities ``softmax(loglikelihoods)`` (n_models, n_items, max_choices) and ``labels``
         (gold index) when every item is multiple choice with a known gold index; padded choices get probability 0
         and cells a model did not evaluate hold a uniform distribution (they are ``missing`` anyway).
     tasks : sequence of str, optional
         Keep only these tasks.
-    filter : str, optional
-        The harness filter to read when a file logs several (e.g. ``"strict-match"`` vs ``"flexible-extract"``).
+    filter : str or mapping, optional
+        The harness filter to read when a file logs several (e.g. ``"strict-match"`` vs ``"flexible-extract"``); a
+        mapping names it per task (``{"gsm8k": "strict-match"}``; the tasks it leaves out log one filter).
     duplicates : {"last", "first", "error", "mean"}, default="last"
         What to do when one model has several runs (samples files) of one task: ``"last"`` keeps the run with the
         latest timestamp and ``"first"`` the earliest (runs without a timestamp count as earliest, ties keep the
@@ -458,11 +462,9 @@ def read_lm_eval_samples(
     >>> tmp.cleanup()
     """
     arg = "path_or_paths"
-    if not isinstance(metric, str) or not metric:
-        raise ValueError(f"metric: expected a field name such as 'acc' or 'acc_norm', got {metric!r}")
-    if normalize is None:
-        normalize = metric == "acc_norm"
-    if not isinstance(normalize, (bool, np.bool_)):
+    metric_of = _per_task(metric, "metric", "acc", "a field name such as 'acc' or 'acc_norm'")
+    filter_of = _per_task(filter, "filter", None, "a filter name such as 'strict-match'")
+    if normalize is not None and not isinstance(normalize, (bool, np.bool_)):
         raise ValueError(f"normalize: expected True, False or None, got {normalize!r}")
     check_flag(probabilities, "probabilities")
     _check_duplicates(duplicates)
@@ -489,7 +491,9 @@ def read_lm_eval_samples(
     models = sorted({m for m, _ in chosen})
     data = {}
     for key, files in sorted(chosen.items()):
-        per_run = [_read_file(f, metric, bool(normalize), filter, arg) for f in files]
+        m = metric_of(key[1])
+        norm = m == "acc_norm" if normalize is None else bool(normalize)
+        per_run = [_read_file(f, m, norm, filter_of(key[1]), arg) for f in files]
         data[key] = per_run[0] if len(per_run) == 1 else _mean_of_runs(per_run, key, arg)
 
     # item index: tasks in name order, documents in doc_id order
@@ -517,7 +521,8 @@ def read_lm_eval_samples(
         observed[mpos[model], cols] = True
     obs_vals = vals[observed]
     if obs_vals.min() < 0 or obs_vals.max() > 1:
-        raise ValueError(f"metric: {metric!r} values must lie in [0, 1] to form a response matrix, got range [{obs_vals.min():g}, {obs_vals.max():g}]")
+        raise ValueError(f"metric: {_plain(metric)!r} values must lie in [0, 1] to form a response matrix, got range "
+                         f"[{obs_vals.min():g}, {obs_vals.max():g}]")
 
     proba = labels = None
     n_arr = np.array([n_choices[k] for k in keys])
@@ -550,6 +555,24 @@ def read_lm_eval_samples(
         models=mmeta,
         items=items,
     )
+
+
+def _per_task(value: Any, name: str, default: str | None, what: str) -> Callable[[str], str | None]:
+    """``task -> value`` for an option given once (a string) or per task (a mapping whose key None is the rest's)."""
+    if value is None and default is None:
+        return lambda task: None
+    if isinstance(value, str) and value:
+        return lambda task: value
+    if isinstance(value, Mapping) and value and all(
+            (k is None or isinstance(k, str) and k) and isinstance(v, str) and v for k, v in value.items()):
+        rest = value.get(None, default)
+        return lambda task: value.get(task, rest)
+    raise ValueError(f"{name}: expected {what}, or a mapping of task names to them, got {value!r}")
+
+
+def _plain(value: Any) -> Any:
+    """An option as the user gave it, for messages: a per-task mapping as a plain dict."""
+    return dict(value) if isinstance(value, Mapping) else value
 
 
 def _model_from_logs(f: Path, arg: str, seen: dict[Path, str | None]) -> str:

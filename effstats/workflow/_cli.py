@@ -18,11 +18,13 @@ def _reader_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--format", default="auto", choices=_READ_FORMATS,
                    help="layout of REFERENCE (default: auto, from the file name or the folder's contents)")
     p.add_argument("--metric", default=None,
-                   help="per-item metric: lm-eval's per-sample field (default acc) or HELM's stat (default exact_match)")
+                   help="per-item metric: lm-eval's per-sample field (default acc) or HELM's stat (default "
+                        "exact_match); per task as TASK=METRIC pairs and one for the rest (gsm8k=exact_match,acc)")
     p.add_argument("--duplicates", default="last", choices=["last", "first", "mean", "error"],
                    help="two runs of one model: keep the latest (default, with a warning), the first, average, or refuse")
     p.add_argument("--filter", default=None,
-                   help="lm-eval logs with several filters (gsm8k: strict-match, flexible-extract): the one to read")
+                   help="lm-eval logs with several filters (gsm8k: strict-match, flexible-extract): the one to read "
+                        "(per task: gsm8k=strict-match)")
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:

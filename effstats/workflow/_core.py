@@ -17,8 +17,8 @@ from .._results import ConfidenceInterval, check_confidence_level
 from .._shared import _name_list
 from .._validation import check_positive_int
 from ..responses import ResponseMatrix
-from ._io import (content_hash, default_metric, detect_format, output_dir, read_results, read_saved, write_json_atomic,
-                  write_text_atomic)
+from ._io import (content_hash, default_metric, detect_format, output_dir, read_new_results, read_results, read_saved,
+                  write_json_atomic, write_text_atomic)
 
 __all__ = ["METHODS", "Selection", "Estimate", "select", "estimate", "allocate_budget"]
 
@@ -455,8 +455,13 @@ class Selection:
         return head + self.tasks.to_html()
 
 
-def _on_items(new: ResponseMatrix, items: pd.Index, task: str = "") -> ResponseMatrix:
-    """``new`` on exactly ``items`` (in that order); items it has no column for are missing cells."""
+def _on_items(new: ResponseMatrix, items: pd.Index, task: str = "", reference: ResponseMatrix | None = None
+              ) -> ResponseMatrix:
+    """``new`` on exactly ``items`` (in that order); items it has no column for are missing cells.
+
+    The class probabilities (lm-eval's log-likelihoods) come along, as wide as the reference's, for the methods whose
+    item signature uses them; an item without a column gets the reference's label and a uniform distribution.
+    """
     have = new.item_ids.get_indexer(items)
     vals = np.zeros((new.n_models, len(items)))
     miss = np.ones((new.n_models, len(items)), bool)
@@ -466,17 +471,31 @@ def _on_items(new: ResponseMatrix, items: pd.Index, task: str = "") -> ResponseM
     if miss.all(1).any():
         raise ValueError(f"new_results: model {new.model_ids[int(np.argmax(miss.all(1)))]!r} has no result on any of "
                          f"the {len(items)} items chosen in task {task!r} (first: {items[0]!r})")
-    return ResponseMatrix(vals, kind=new.kind, missing=miss if miss.any() else None, model_ids=new.model_ids,
-                          item_ids=items)
+    proba = labels = None
+    if new.probabilities is not None:
+        width = new.probabilities.shape[2]
+        if reference is not None and reference.probabilities is not None:
+            width = max(width, reference.probabilities.shape[2])
+        proba = np.full((new.n_models, len(items), width), 1.0 / width)
+        proba[:, ok] = 0.0
+        proba[:, ok, :new.probabilities.shape[2]] = new.probabilities[:, have[ok]]
+        labels = np.zeros(len(items), np.int64)
+        labels[ok] = new.labels[have[ok]]
+        if reference is not None and reference.labels is not None and not ok.all():
+            pos = reference.item_ids.get_indexer(items[~ok])
+            labels[~ok] = np.where(pos >= 0, reference.labels[np.maximum(pos, 0)], 0)
+    return ResponseMatrix(vals, kind=new.kind, missing=miss if miss.any() else None, probabilities=proba,
+                          labels=labels, model_ids=new.model_ids, item_ids=items)
 
 
-def _reference_info(rm: ResponseMatrix, source: Any, fmt: str, metric: str | None, filter: str | None = None) -> dict:
+def _reference_info(rm: ResponseMatrix, source: Any, fmt: str, metric: str | None, filter: str | None = None,
+                    duplicates: str = "last") -> dict:
     src = None if isinstance(source, ResponseMatrix) else str(Path(source).expanduser().resolve())
     n_missing = 0 if rm.missing is None else int(rm.missing.sum())
     layout = detect_format(source) if fmt == "auto" else fmt
     return {"source": src, "format": fmt, "layout": layout, "metric": metric or default_metric(layout),
-            "filter": filter, "sha256": content_hash(rm), "n_models": rm.n_models, "n_items": rm.n_items,
-            "n_missing": n_missing, "kind": rm.kind}
+            "filter": filter, "duplicates": duplicates, "sha256": content_hash(rm), "n_models": rm.n_models,
+            "n_items": rm.n_items, "n_missing": n_missing, "kind": rm.kind}
 
 
 def _fit_tasks(rm: ResponseMatrix, tasks: pd.Series, alloc: pd.Series, method: str, seed: int,
@@ -634,8 +653,11 @@ def select(reference: Any, budget: int | None = None, *, method: str = "sortsear
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed: expected a non-negative integer, got {seed!r}")
     seed = int(seed)
-    rm = read_results(reference, format=format, metric=metric, duplicates=duplicates, filter=filter, name="reference")
-    rm = _keep_tasks(rm, tasks)
+    wanted = None if tasks is None else [tasks] if isinstance(tasks, str) else list(tasks)
+    # lm-eval logs of the named tasks only: another task's logs need not carry the metric
+    rm = read_results(reference, format=format, metric=metric, duplicates=duplicates, filter=filter, name="reference",
+                      tasks=None if wanted is None or not wanted else [str(t) for t in wanted])
+    rm = _keep_tasks(rm, wanted)
     if rm.n_models < 3:
         raise ValueError(f"reference: at least 3 reference models are needed, got {rm.n_models}")
     info = item_tasks(rm)
@@ -668,13 +690,13 @@ def select(reference: Any, budget: int | None = None, *, method: str = "sortsear
     alloc = allocate_budget(sizes, budget)
     fits = _fit_tasks(rm, info["task"], alloc, method, seed)
     chosen = [f.chosen or f.method for f in fits.values()]
-    tasks = pd.DataFrame({"n_items": sizes, "budget": alloc, "n_chosen": [len(f.items) for f in fits.values()],
+    table = pd.DataFrame({"n_items": sizes, "budget": alloc, "n_chosen": [len(f.items) for f in fits.values()],
                           "method": chosen})
-    tasks.index.name = "task"
+    table.index.name = "task"
     items = pd.Index(np.concatenate([f.items.to_numpy(dtype=object) for f in fits.values()]), name="item")
-    return Selection(items=items, tasks=tasks, method=method, budget=budget, seed=seed,
-                     reference={**_reference_info(rm, reference, format, metric, filter),
-                                "tasks": None if tasks is None else sorted(sizes.index)},
+    return Selection(items=items, tasks=table, method=method, budget=budget, seed=seed,
+                     reference={**_reference_info(rm, reference, format, metric, filter, duplicates),
+                                "tasks": sorted(sizes.index)},
                      item_info=info.reindex(items),
                      budget_curve=curve, created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
                      effstats_version=_version(), _fits=fits, _reference=rm)
@@ -774,15 +796,15 @@ def _task_result(t: str, weight: float, f: _TaskFit, sub: ResponseMatrix, n_item
                        None if flags is None else np.asarray(flags, bool), base)
 
 
-def _combine(fits: dict[str, _TaskFit], new: ResponseMatrix, tasks: pd.Series,
-             weights: str = "items") -> tuple["_Combined", list[_TaskResult]]:
+def _combine(fits: dict[str, _TaskFit], new: ResponseMatrix, tasks: pd.Series, weights: str = "items",
+             reference: ResponseMatrix | None = None) -> tuple["_Combined", list[_TaskResult]]:
     w = _task_weights(tasks, weights)
     parts = []
     for t, f in fits.items():
         have = new.item_ids.intersection(f.items)
         if not len(have):
             raise ValueError(f"new_results: no result on any of the {len(f.items)} items chosen in task {t!r}")
-        parts.append(_task_result(t, float(w[t]), f, _on_items(new, f.items, t), int((tasks == t).sum())))
+        parts.append(_task_result(t, float(w[t]), f, _on_items(new, f.items, t, reference), int((tasks == t).sum())))
     return _Combined(parts, new.kind == "binary"), parts
 
 
@@ -1189,7 +1211,8 @@ def _refit(sel: Selection, reference: Any, name: str = "reference") -> tuple[dic
         raise ValueError(f"{name}: the manifest was made from data in memory; pass reference= (the same data)")
     layout = sel.reference.get("layout")
     rm = read_results(ref, format=sel.reference.get("format", "auto"), name=name, filter=sel.reference.get("filter"),
-                      metric=sel.reference.get("metric") if layout in ("lm-eval", "helm") else None)
+                      metric=sel.reference.get("metric") if layout in ("lm-eval", "helm") else None,
+                      duplicates=sel.reference.get("duplicates", "last"), tasks=sel.reference.get("tasks"))
     if sel.reference.get("tasks") is not None:
         rm = _keep_tasks(rm, sel.reference["tasks"])
     h = content_hash(rm)
@@ -1280,13 +1303,7 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
                          f"got {weights!r}")
     fits, rm = _refit(selection, reference)
     fits, scored = _scored_tasks(fits, tasks)
-    used = selection.reference.get("metric")
-    if metric is not None and used is not None and metric != used:
-        raise ValueError(f"metric: the reference models were read with metric {used!r}; the new results must be "
-                         f"scored the same way, got {metric!r}")
-    new = read_results(new_results, format="auto", name="new_results",
-                       metric=None if isinstance(new_results, ResponseMatrix) else (metric or used),
-                       duplicates=duplicates, filter=selection.reference.get("filter"))
+    new = read_new_results(new_results, selection.reference, metric=metric, duplicates=duplicates)
     info = item_tasks(rm)["task"]
     chosen = pd.Index(selection.items)
     _refuse_transposed_results(new, chosen, rm)
@@ -1311,7 +1328,7 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
                       "estimated from the other items of their task", UserWarning, stacklevel=2)
     on = info.isin(list(fits)).to_numpy()
     rm, info = rm.subset(items=np.flatnonzero(on)), info[on]  # the references are scored on the same tasks
-    combined, parts = _combine(fits, new, info, weights)
+    combined, parts = _combine(fits, new, info, weights, rm)
     scores, se = _observed_scores(rm, info, weights)
     board = pd.DataFrame({"score": scores, "standard_error": se}, index=rm.model_ids)
     unranked = board.index[board["score"].isna()]

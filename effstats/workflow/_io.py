@@ -14,7 +14,8 @@ import pandas as pd
 
 from ..responses import ResponseMatrix
 
-__all__ = ["read_results", "content_hash", "write_json_atomic", "read_json", "check_path", "output_dir", "read_saved"]
+__all__ = ["read_results", "read_new_results", "per_task", "content_hash", "write_json_atomic", "read_json",
+           "check_path", "output_dir", "read_saved"]
 
 FORMATS = ("auto", "lm-eval", "helm", "csv", "parquet")
 
@@ -53,8 +54,32 @@ def detect_format(source: Any) -> str:
         return "auto"
 
 
+def per_task(value: Any, name: str) -> Any:
+    """An option given once or per task: ``"gsm8k=exact_match,acc"`` -> ``{"gsm8k": "exact_match", None: "acc"}``
+    (``task=value`` pairs and at most one value for the other tasks); a plain name, None or a mapping as given.
+
+    Examples
+    --------
+    >>> per_task("gsm8k=exact_match,acc", "metric")
+    {'gsm8k': 'exact_match', None: 'acc'}
+    >>> per_task("acc_norm", "metric")
+    'acc_norm'
+    """
+    if not isinstance(value, str) or ("=" not in value and "," not in value):
+        return value
+    out: dict = {}
+    for part in (p.strip() for p in value.split(",")):
+        task, eq, v = (s.strip() for s in part.rpartition("=")) if "=" in part else (None, "", part)
+        if not v or (eq and not task) or task in out:
+            what = "twice" if v and task in out else "empty"
+            raise ValueError(f"{name}: {part!r} in {value!r} is {what}; expected one name, or task=name pairs and at "
+                             f"most one name for the other tasks (e.g. gsm8k=exact_match,acc)")
+        out[task] = v
+    return out
+
+
 def read_results(source: Any, *, format: str = "auto", metric: str | None = None, duplicates: str = "last",
-                 filter: str | None = None, name: str = "source") -> ResponseMatrix:
+                 filter: str | None = None, name: str = "source", tasks: Any = None) -> ResponseMatrix:
     """Read per-item results of one or many models from the files users have.
 
     Parameters
@@ -71,14 +96,18 @@ def read_results(source: Any, *, format: str = "auto", metric: str | None = None
         The layout; ``"auto"`` looks at the file name or the folder's contents.
     metric : str, optional
         The per-item metric to read: lm-eval's per-sample field (default ``"acc"``), HELM's stat name (default
-        ``"exact_match"``). Tables hold one score per cell and take none.
+        ``"exact_match"``). Tables hold one score per cell and take none. lm-eval logs take a metric per task too:
+        ``"gsm8k=exact_match,acc"`` (exact_match for gsm8k, acc for the other tasks) or a mapping
+        (:func:`~effstats.datasets.read_lm_eval_samples`).
     duplicates : {"last", "first", "mean", "error"}, default "last"
         Two runs of one model (on one task): keep the latest, the first, average them, or refuse.
     filter : str, optional
         lm-eval logs: the harness filter to read where a task logs several (e.g. gsm8k's ``"strict-match"`` and
-        ``"flexible-extract"``).
+        ``"flexible-extract"``); per task as ``metric`` (``"gsm8k=strict-match"``).
     name : str
         The argument name used in error messages.
+    tasks : sequence of str, optional
+        lm-eval logs: read these tasks' files only (the others are not opened: their metric does not matter).
 
     Returns
     -------
@@ -115,20 +144,24 @@ def read_results(source: Any, *, format: str = "auto", metric: str | None = None
     if fmt in ("csv", "parquet") and path.is_dir():
         raise ValueError(f"{name}: {str(path)!r} is a folder; format {fmt!r} reads one table file (a folder holds "
                          "lm-eval logs or HELM runs: format 'auto' finds which)")
-    if metric is not None and not (isinstance(metric, str) and metric):
-        raise ValueError(f"metric: expected a field name such as 'acc', got {metric!r}")
+    metric, filter = per_task(metric, "metric"), per_task(filter, "filter")
+    if metric is not None and not (isinstance(metric, str) and metric or isinstance(metric, dict) and fmt == "lm-eval"):
+        only = " (per task: lm-eval logs only)" if fmt == "helm" else ""
+        raise ValueError(f"metric: expected a field name such as 'acc'{only}, got {metric!r}")
     if metric is not None and fmt in ("csv", "parquet"):
         raise ValueError(f"metric: a table holds one score per cell; metric={metric!r} applies to lm-eval logs and HELM runs")
     from ..datasets import harness
 
-    if filter is not None and (fmt != "lm-eval" or not isinstance(filter, str) or not filter):
+    if filter is not None and (fmt != "lm-eval" or not isinstance(filter, (str, dict)) or not filter):
         raise ValueError(f"filter: the name of an lm-eval filter such as 'strict-match' (lm-eval logs only), got {filter!r}")
+    if tasks is not None:
+        tasks = [tasks] if isinstance(tasks, str) else [str(t) for t in tasks]
     try:
         if fmt == "lm-eval":
             with warnings.catch_warnings(record=True) as said:
                 warnings.simplefilter("always")
                 out = harness.read_lm_eval_samples(path, metric=metric or default_metric(fmt), filter=filter,
-                                                   duplicates=duplicates)
+                                                   duplicates=duplicates, tasks=tasks)
             for w in said:  # the reader's warnings name its own argument: say which input it was
                 warnings.warn(str(w.message).replace("path_or_paths:", f"{name}:", 1), w.category, stacklevel=2)
             return out
@@ -148,9 +181,31 @@ def read_results(source: Any, *, format: str = "auto", metric: str | None = None
         for internal in ("path_or_paths:", "path:"):  # the readers' own argument names: say which input it was
             if msg.startswith(internal):
                 msg = msg[len(internal):].strip()
-        if msg.startswith(("filter:", "metric:", "duplicates:")):  # options the caller passed under these names
+        # options the caller passed under these names
+        if msg.startswith(("filter:", "metric:", "duplicates:", "tasks:")):
             raise ValueError(msg) from None
         raise ValueError(f"{name}: {msg}") from None
+
+
+def read_new_results(source: Any, reference: dict, *, metric: str | None = None, duplicates: str = "last",
+                     name: str = "new_results") -> ResponseMatrix:
+    """A new model's results, read as the reference data was (``reference``: a manifest's or a state's record of it).
+
+    Logs in the reference's layout are read with its metric and filter (``metric``, if given, must be the same);
+    a table holds one score per cell, taken as that metric; logs of another harness are read with their default.
+    """
+    if isinstance(source, ResponseMatrix):
+        return source
+    used, layout = reference.get("metric"), detect_format(source)
+    if metric is not None and used is not None and metric != used:
+        raise ValueError(f"metric: the reference models were read with metric {used!r}; the new results must be "
+                         f"scored the same way, got {metric!r}")
+    same = layout == reference.get("layout") or layout == "auto"
+    if layout in ("csv", "parquet"):
+        metric, filter = (metric if used is None else None), None
+    else:
+        metric, filter = metric or (used if same else None), reference.get("filter") if same else None
+    return read_results(source, format="auto", metric=metric, duplicates=duplicates, filter=filter, name=name)
 
 
 def _read_parquet(path: Path, duplicates: str = "last") -> ResponseMatrix:

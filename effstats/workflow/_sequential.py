@@ -13,7 +13,8 @@ import pandas as pd
 from .._validation import check_positive, check_positive_int
 from ..responses import ResponseMatrix
 from ._core import LM_EVAL_SAMPLES, _reference_info, _version, item_tasks, refuse_batch_without_tasks, samples_by_task
-from ._io import content_hash, output_dir, read_results, read_saved, write_json_atomic, write_text_atomic
+from ._io import (content_hash, output_dir, read_new_results, read_results, read_saved, write_json_atomic,
+                  write_text_atomic)
 
 __all__ = ["SequentialRun"]
 
@@ -235,7 +236,7 @@ class SequentialRun:
         state = {
             "format": _FORMAT, "effstats_version": _version(),
             "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            "reference": _reference_info(rm, reference, format, metric, filter),
+            "reference": _reference_info(rm, reference, format, metric, filter, duplicates),
             "rule": {"kind": rule, "against": None if against is None else str(against), "alternative": alternative,
                      "half_width": float(half_width)},
             "alpha": float(alpha), "spending": spending, "initial": int(initial), "batch": int(batch),
@@ -256,7 +257,7 @@ class SequentialRun:
     def _start_adaptive(cls, rm: ResponseMatrix, reference: Any, *, target_se: float, alpha: float,
                         initial: int | None, batch: int | None, max_n: int | None, seed: int, format: str,
                         metric: str | None, duplicates: str, filter: str | None) -> "SequentialRun":
-        ref_info = _reference_info(rm, reference, format, metric, filter)
+        ref_info = _reference_info(rm, reference, format, metric, filter, duplicates)
         if rm.kind != "binary":
             used = f" (metric {ref_info['metric']!r})" if ref_info["metric"] else ""
             raise ValueError(f"rule: 'adaptive' needs 0/1 correctness per item (an IRT item bank), but the reference "
@@ -497,12 +498,7 @@ class SequentialRun:
         st = self.state
         if self.stopped:
             raise ValueError(f"new_results: this run has already stopped ({st['result']['decision']}); start another")
-        used = st["reference"].get("metric")
-        if metric is not None and used is not None and metric != used:
-            raise ValueError(f"metric: the reference models were read with metric {used!r}; the new results must be "
-                             f"scored the same way, got {metric!r}")
-        new = read_results(new_results, metric=None if isinstance(new_results, ResponseMatrix) else (metric or used),
-                           duplicates=duplicates, filter=st["reference"].get("filter"), name="new_results")
+        new = read_new_results(new_results, st["reference"], metric=metric, duplicates=duplicates)
         names = list(map(str, new.model_ids))
         if model is None:
             model = st["model"] if st["model"] in names else None

@@ -1,0 +1,221 @@
+"""The loop one step off its main path: results in another layout than the reference's, the reference read with
+options other than the defaults, and suites whose tasks log different metrics. Real data (the bundled digits
+benchmark) written as the harness and users write it; every command through the command line's ``main``."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from effstats.cli import main
+from effstats.workflow import read_results
+
+import loop_inputs as L
+
+
+@pytest.fixture(scope="module")
+def bench():
+    return L.digits(n_models=42, per_task=150, domains=("clean", "gauss_0.35"))
+
+
+@pytest.fixture(scope="module")
+def logs(bench, tmp_path_factory):
+    """The reference models' multiple-choice logs (per choice a log-likelihood) and the truth."""
+    root = tmp_path_factory.mktemp("inputs")
+    return L.write(bench.subset(models=range(36)), "lm-eval-ll", root / "ref")
+
+
+def _run(argv, capsys):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _covers(tmp, bench, models):
+    """The estimate report's intervals against the new models' scores on every item."""
+    frame = _frame(tmp)
+    truth = bench.subset(models=models).accuracy()
+    return {m: bool(frame.loc[m, "low"] <= truth[m] <= frame.loc[m, "high"]) for m in truth.index}
+
+
+def _frame(folder):
+    import pandas as pd
+
+    (csv,) = folder.rglob("estimate.csv")
+    return pd.read_csv(csv, index_col="model")
+
+
+def test_disco_estimates_from_the_log_likelihoods_the_new_models_logs_carry(bench, logs, tmp_path, capsys):
+    code, _, err = _run(["select", logs, "--budget", 40, "--method", "disco", "--out", tmp_path / "sel"], capsys)
+    assert code == 0, err
+    items = json.loads((tmp_path / "sel" / "manifest.json").read_text())["items"]
+    new = list(bench.model_ids[36:])
+    L.write(bench.subset(models=new, items=items), "lm-eval-ll", tmp_path / "new")
+    code, out, err = _run(["estimate", tmp_path / "sel", tmp_path / "new", "--out", tmp_path / "est"], capsys)
+    assert code == 0, err
+    frame = _frame(tmp_path / "est")
+    assert sorted(frame.index) == sorted(new) and (frame["estimator"] == "DISCO").all()
+    truth = bench.subset(models=new).accuracy()
+    # a model-based interval: most of the six held-out classifiers, not necessarily all
+    assert sum(frame.loc[m, "low"] <= truth[m] <= frame.loc[m, "high"] for m in new) >= 4
+    assert np.abs(frame["estimate"] - truth[new]).mean() < 0.1
+
+
+def test_auto_picking_disco_estimates_from_the_new_models_log_likelihoods(bench, logs, tmp_path, capsys):
+    for seed in range(6):  # the chooser's pick depends on the seed's folds
+        out_dir = tmp_path / f"sel{seed}"
+        code, _, err = _run(["select", logs, "--budget", 40, "--method", "auto", "--seed", seed, "--out", out_dir],
+                            capsys)
+        assert code == 0, err
+        manifest = json.loads((out_dir / "manifest.json").read_text())
+        if any(t["method"].startswith("DISCO") for t in manifest["tasks"].values()):
+            break
+    else:
+        pytest.fail("the chooser picked DISCO under no seed")
+    L.write(bench.subset(models=bench.model_ids[36:], items=manifest["items"]), "lm-eval-ll", tmp_path / "new")
+    code, out, err = _run(["estimate", out_dir, tmp_path / "new", "--out", tmp_path / "est"], capsys)
+    assert code == 0, err
+    assert "DISCO" in out
+
+
+@pytest.mark.parametrize("fmt", ["long-csv", "wide-csv"])
+def test_a_table_of_results_against_lm_eval_logs(bench, logs, tmp_path, capsys, fmt):
+    code, _, err = _run(["select", logs, "--budget", 40, "--out", tmp_path / "sel"], capsys)
+    assert code == 0, err
+    items = json.loads((tmp_path / "sel" / "manifest.json").read_text())["items"]
+    new = list(bench.model_ids[36:])
+    table = L.write(bench.subset(models=new, items=items), fmt, tmp_path / "new")
+    code, out, err = _run(["estimate", tmp_path / "sel", table, "--out", tmp_path / "est"], capsys)
+    assert code == 0, err
+    covered = _covers(tmp_path / "est", bench, new)
+    assert sum(covered.values()) >= 5, covered  # Sort & Search's design-based 95 % interval, six models
+    # the same scores, whether the new model's results come as logs or as a table
+    L.write(bench.subset(models=new, items=items), "lm-eval-ll", tmp_path / "new_logs")
+    code, _, err = _run(["estimate", tmp_path / "sel", tmp_path / "new_logs", "--out", tmp_path / "est2"], capsys)
+    assert code == 0, err
+    a, b = (_frame(tmp_path / e)["estimate"].sort_index() for e in ("est", "est2"))
+    assert np.allclose(a, b)
+    # a metric named for the table: the reference's is accepted, another one refused in one line
+    code, _, err = _run(["estimate", tmp_path / "sel", table, "--metric", "acc_norm", "--out", tmp_path / "e3"],
+                        capsys)
+    assert code == 2 and err.count("\n") == 1 and "--metric" in err
+
+
+def test_sequential_update_with_a_table_of_the_batch(bench, logs, tmp_path, capsys):
+    seq, model = tmp_path / "seq", bench.model_ids[40]
+    code, _, err = _run(["sequential", "start", logs, "--half-width", 0.05, "--initial", 60, "--batch", 60,
+                         "--out", seq], capsys)
+    assert code == 0, err
+    for look in range(1, 7):
+        batch = json.loads((seq / f"batch_{look:03d}" / "lm_eval_samples.json").read_text())
+        items = [f"{t}/{d}" for t, docs in batch.items() for d in docs]
+        table = L.write(bench.subset(models=[model], items=items), "long-csv", tmp_path / f"b{look}")
+        code, out, err = _run(["sequential", "update", seq, table], capsys)
+        assert code == 0, err
+        state = json.loads((seq / "state.json").read_text())
+        assert len(state["looks"]) == look
+        if state["status"] == "stopped":
+            break
+        assert f"look {look}:" in out
+    else:
+        pytest.fail("no decision after every item")
+    assert (seq / "decision.md").exists()
+    # the repeated confidence interval holds whatever the model (random items): the truth on all 300 items
+    truth = float(bench.subset(models=[model]).accuracy().iloc[0])
+    res = state["result"]
+    assert res["ci_low"] <= truth <= res["ci_high"]
+    assert res["reason"] == "max_n" or res["ci_high"] - res["ci_low"] <= 0.1 + 1e-9
+
+
+def _rerun(folder, flip_docs):
+    """A second, later run of the arc task in ``folder``: the same documents, some answers flipped."""
+    (old,) = folder.glob("samples_clean_*.jsonl")
+    recs = [json.loads(line) for line in old.read_text().splitlines() if line.strip()]
+    for r in recs:
+        if r["doc_id"] in flip_docs:
+            r["acc"] = 1.0 - r["acc"]
+            r.pop("resps"), r.pop("filtered_resps")
+            r["resps"], r["filtered_resps"] = [["x"]], ["x"]
+    (folder / "samples_clean_2026-02-01T00-00-00.000000.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+
+
+@pytest.mark.parametrize("duplicates", ["first", "mean", "last"])
+def test_the_manifest_records_how_duplicate_runs_were_read(bench, tmp_path, capsys, duplicates):
+    ref = L.write(bench.subset(models=range(36)), "lm-eval-acc", tmp_path / "ref")
+    for model in list(ref.iterdir())[:3]:
+        _rerun(model, flip_docs=set(range(0, 150, 3)))
+    # averaged runs are graded scores: a method for them
+    code, _, err = _run(["select", ref, "--budget", 40, "--duplicates", duplicates, "--method", "aipw", "--out",
+                         tmp_path / "sel"], capsys)
+    assert code == 0, err
+    assert "runs of" in err or duplicates == "mean"  # the rerun is named
+    manifest = json.loads((tmp_path / "sel" / "manifest.json").read_text())
+    assert manifest["reference"]["duplicates"] == duplicates
+    L.write(bench.subset(models=bench.model_ids[36:], items=manifest["items"]), "lm-eval-acc", tmp_path / "new")
+    code, _, err = _run(["estimate", tmp_path / "sel", tmp_path / "new", "--out", tmp_path / "est"], capsys)
+    assert code == 0, err
+    assert "differs" not in err
+
+
+def _suite(bench, tmp_path):
+    """Multiple-choice logs of two tasks and a gsm8k log (exact_match under two filters) per reference model."""
+    ref = L.write(bench.subset(models=range(36)), "lm-eval-ll", tmp_path / "ref")
+    L.write_gsm8k([m.name for m in ref.iterdir()], ref)
+    return ref
+
+
+def test_tasks_reads_the_named_tasks_only(bench, tmp_path, capsys):
+    ref = _suite(bench, tmp_path)
+    code, out, err = _run(["select", ref, "--budget", 40, "--tasks", "clean,gauss_0.35", "--method", "disco",
+                           "--out", tmp_path / "sel"], capsys)
+    assert code == 0, err
+    manifest = json.loads((tmp_path / "sel" / "manifest.json").read_text())
+    assert set(manifest["tasks"]) == {"clean", "gauss_0.35"}
+    L.write(bench.subset(models=bench.model_ids[36:], items=manifest["items"]), "lm-eval-ll", tmp_path / "new")
+    code, _, err = _run(["estimate", tmp_path / "sel", tmp_path / "new", "--out", tmp_path / "est"], capsys)
+    assert code == 0, err
+
+
+def test_a_metric_and_a_filter_per_task(bench, tmp_path, capsys):
+    ref = _suite(bench, tmp_path)
+    rm = read_results(ref, metric="gsm8k=exact_match,acc", filter="gsm8k=strict-match")
+    assert sorted(set(rm.items["task"])) == ["clean", "gauss_0.35", "gsm8k"]
+    truth = bench.subset(models=rm.model_ids.tolist())
+    assert np.array_equal(rm.to_frame()[truth.item_ids].to_numpy(float), truth.to_frame().to_numpy(float))
+    # the gsm8k values are its strict-match exact_match
+    (log,) = (ref / rm.model_ids[0].replace("/", "__")).glob("samples_gsm8k_*.jsonl")
+    strict = {r["doc_id"]: r["exact_match"] for r in map(json.loads, log.read_text().splitlines())
+              if r["filter"] == "strict-match"}
+    assert [rm.to_frame().loc[rm.model_ids[0], f"gsm8k/{d}"] for d in range(30)] == [strict[d] for d in range(30)]
+
+    code, out, err = _run(["select", ref, "--budget", 60, "--metric", "gsm8k=exact_match,acc", "--filter",
+                           "gsm8k=strict-match", "--out", tmp_path / "sel"], capsys)
+    assert code == 0, err
+    sel = json.loads((tmp_path / "sel" / "manifest.json").read_text())
+    assert "gsm8k" in sel["tasks"] and sel["reference"]["metric"] == "gsm8k=exact_match,acc"
+    # the new model's run: its logs of the chosen documents, gsm8k's too
+    chosen = [i for i in sel["items"] if not i.startswith("gsm8k/")]
+    new = bench.model_ids[36:38]
+    L.write(bench.subset(models=new, items=chosen), "lm-eval-ll", tmp_path / "new")
+    L.write_gsm8k(new, tmp_path / "new", rng=5)
+    code, out, err = _run(["estimate", tmp_path / "sel", tmp_path / "new", "--out", tmp_path / "est"], capsys)
+    assert code == 2 and err.count("\n") == 1  # the new run holds every gsm8k document, not the chosen ones
+    assert "besides the manifest's" in err
+    gsm = [int(i.split("/")[1]) for i in sel["items"] if i.startswith("gsm8k/")]
+    for folder in (tmp_path / "new").iterdir():
+        (log,) = folder.glob("samples_gsm8k_*.jsonl")
+        recs = [r for r in map(json.loads, log.read_text().splitlines()) if r["doc_id"] in gsm]
+        log.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    code, out, err = _run(["estimate", tmp_path / "sel", tmp_path / "new", "--out", tmp_path / "est"], capsys)
+    assert code == 0, err
+    # one metric for the whole suite still names the task that lacks it, and how to name one per task
+    code, _, err = _run(["select", ref, "--budget", 60, "--filter", "gsm8k=strict-match", "--out",
+                         tmp_path / "sel2"], capsys)
+    assert code == 2 and err.count("\n") == 1 and "'acc' is not logged" in err and "gsm8k" in err
+
+
+@pytest.mark.parametrize("bad", ["gsm8k=", "=acc", "gsm8k=exact_match,gsm8k=acc", "acc,,gsm8k=exact_match"])
+def test_a_malformed_metric_per_task_is_one_line(bench, logs, tmp_path, capsys, bad):
+    code, _, err = _run(["select", logs, "--budget", 40, "--metric", bad, "--out", tmp_path / "sel"], capsys)
+    assert code == 2 and err.count("\n") == 1 and err.startswith("effstats select: error: --metric:"), err
