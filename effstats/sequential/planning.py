@@ -410,8 +410,7 @@ def plan(effect: float | None = None, *, half_width: float | None = None, sd: An
     if var.size not in (1, n_datasets):
         raise ValueError(f"sd: expected one value or one per dataset ({n_datasets}), got {var.size}")
     sd_eff = float(np.sqrt(var.mean()))
-    n_comp = n_models * (n_models - 1) // 2 if n_models > 1 else 1
-    a_comp = alpha / n_comp if correction != "none" else alpha
+    n_comp, a_comp = _per_comparison(alpha, n_models, correction)
     beta = 1 - power if target_diff else 0.1
     d = design(looks, a_comp, beta, sided=sided, spending=spending, spending_param=spending_param, timing=timing,
                backend=backend)
@@ -458,6 +457,18 @@ def _check_plan_args(effect, half_width, power, alpha, sided, looks, n_models, n
     if target_diff == (half_width is not None):
         raise ValueError("effect: give exactly one of effect (a difference to detect) and half_width (a precision "
                          "target)")
+    alpha, looks, n_models, n_datasets = _check_layout(alpha, sided, looks, n_models, n_datasets, correction)
+    if target_diff:
+        effect = _num(effect, "effect", 0.0, 1.0, what=" on the scale of the scores (2 points is 0.02)")
+        power = check_fraction(power, "power")
+    else:
+        half_width = _num(half_width, "half_width", 0.0, 1.0, what=" on the scale of the scores (2 points is 0.02)")
+    return alpha, looks, n_models, n_datasets, effect, half_width, power
+
+
+def _check_layout(alpha, sided, looks, n_models, n_datasets, correction) -> tuple[float, int, int, int]:
+    """Validate the layout :func:`effstats.sequential.plan` and :func:`effstats.sequential.detectable_effect`
+    share; returns ``(alpha, looks, n_models, n_datasets)``."""
     alpha = check_fraction(alpha, "alpha")
     if isinstance(sided, bool) or sided not in (1, 2):
         raise ValueError(f"sided: expected 1 or 2, got {sided!r}")
@@ -466,12 +477,13 @@ def _check_plan_args(effect, half_width, power, alpha, sided, looks, n_models, n
     n_datasets = check_positive_int(n_datasets, "n_datasets")
     if correction not in _CORRECTIONS:
         raise ValueError(f"correction: expected one of {_CORRECTIONS}, got {correction!r}")
-    if target_diff:
-        effect = _num(effect, "effect", 0.0, 1.0, what=" on the scale of the scores (2 points is 0.02)")
-        power = check_fraction(power, "power")
-    else:
-        half_width = _num(half_width, "half_width", 0.0, 1.0, what=" on the scale of the scores (2 points is 0.02)")
-    return alpha, looks, n_models, n_datasets, effect, half_width, power
+    return alpha, looks, n_models, n_datasets
+
+
+def _per_comparison(alpha: float, n_models: int, correction: str) -> tuple[int, float]:
+    """Number of pairwise comparisons among ``n_models`` (1 for one model) and the alpha of each."""
+    n_comp = n_models * (n_models - 1) // 2 if n_models > 1 else 1
+    return n_comp, alpha / n_comp if correction != "none" else alpha
 
 
 def _per_item_variance(e: float, sd: Any, disagreement: Any, accuracy: Any, n_models: int,
@@ -623,23 +635,13 @@ def detectable_effect(items_available: Any, *, sd: Any = None, disagreement: Any
     >>> round(detectable_effect(2000, accuracy=0.8, n_models=1), 4)  # one model against its accuracy
     0.0302
     """
-    n_datasets = check_positive_int(n_datasets, "n_datasets")
-    ia = _real_array(items_available, "items_available")
-    if ia.size not in (1, n_datasets) or not np.all(np.isfinite(ia)) or np.any(ia < 1):
-        raise ValueError(f"items_available: expected a positive count (or one per dataset), got {ia.tolist()}")
-    n = float(np.floor(ia.min())) * n_datasets if ia.size == n_datasets and n_datasets > 1 else float(ia.sum())
+    alpha, looks, n_models, n_datasets = _check_layout(alpha, sided, looks, n_models, n_datasets, correction)
+    n = float(_usable_items(items_available, n_datasets))
     if sum(x is not None for x in (sd, disagreement, accuracy)) != 1:
         raise ValueError("sd: give exactly one of sd, disagreement and accuracy")
     power = check_fraction(power, "power")
-    alpha = check_fraction(alpha, "alpha")
-    if isinstance(sided, bool) or sided not in (1, 2):
-        raise ValueError(f"sided: expected 1 or 2, got {sided!r}")
-    n_models = check_positive_int(n_models, "n_models")
-    if correction not in _CORRECTIONS:
-        raise ValueError(f"correction: expected one of {_CORRECTIONS}, got {correction!r}")
-    n_comp = n_models * (n_models - 1) // 2 if n_models > 1 else 1
-    a_comp = alpha / n_comp if correction != "none" else alpha
-    d = design(check_positive_int(looks, "looks"), a_comp, 1 - power, sided=sided, spending=spending,
+    _, a_comp = _per_comparison(alpha, n_models, correction)
+    d = design(looks, a_comp, 1 - power, sided=sided, spending=spending,
                spending_param=spending_param, timing=timing)
     c = -ndtri(a_comp / sided) - ndtri(1 - power)
     infl = d.inflation
