@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from scipy import stats
 
 from effstats import ResponseMatrix, chronological_split
-from effstats.datasets import _digits_build as build, digits, load_lifelong_digits, make_lifelong_digits
+from effstats.datasets import _digits_build as build, _digits_format, digits, load_lifelong_digits, make_lifelong_digits
 pytestmark = pytest.mark.slow  # builds and loads the 500-model benchmark
 
 
@@ -146,7 +146,7 @@ def test_quantiser_keeps_sum_and_argmax(weights, seed):
     assert (q.sum(1) == 15).all()
     np.testing.assert_array_equal(q.argmax(1), p.argmax(1))
     assert np.abs(q / 15 - p).max() <= 2 / 15 + 1e-12
-    np.testing.assert_array_equal(digits._unpack_codes(digits._pack_codes(q)), q)
+    np.testing.assert_array_equal(_digits_format._unpack_codes(_digits_format._pack_codes(q)), q)
 
 
 @pytest.mark.parametrize(

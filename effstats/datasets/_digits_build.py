@@ -18,7 +18,8 @@ from scipy import ndimage
 
 from .._validation import check_positive_int
 from ..responses import ResponseMatrix
-from .digits import ARTIFACT, N_CLASSES, _Q, _pack_codes, _to_response_matrix, _unpack_codes
+from ._digits_format import _ARTIFACT as ARTIFACT
+from ._digits_format import N_CLASSES, _Q, _pack_codes, _to_response_matrix, _unpack_codes
 
 __all__ = ["make_lifelong_digits", "save_lifelong_digits", "DOMAINS", "FAMILIES"]
 

@@ -12,8 +12,8 @@ the label.
 
 :func:`effstats.datasets.load_lifelong_digits` loads the committed artifact ``data/lifelong_digits.npz``;
 :func:`effstats.datasets.make_lifelong_digits` builds the benchmark (or any subset of its model zoo, reproducing those
-rows exactly). The builder (domains, zoo, training) lives in ``effstats.datasets._digits_build``; this
-module holds the storage format and the loader.
+rows exactly). The builder (domains, zoo, training) lives in ``effstats.datasets._digits_build``, the storage
+format both use in ``effstats.datasets._digits_format``; this module holds the loader.
 """
 from __future__ import annotations
 
@@ -26,20 +26,18 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from .._validation import check_flag
 from ..responses import ResponseMatrix
+from ._digits_format import _ARTIFACT, _to_response_matrix
 
 __all__ = ["make_lifelong_digits", "load_lifelong_digits", "DOMAINS", "FAMILIES", "ARTIFACT"]
 
 #: The bundled artifact: 500 models × 30,400 items × 10 classes (``data/lifelong_digits.npz``).
-ARTIFACT = Path(__file__).with_name("data") / "lifelong_digits.npz"
-N_CLASSES = 10
-_Q = 15  # probabilities are stored as 4-bit counts summing to _Q (two classes a byte)
+ARTIFACT = _ARTIFACT
 
 # names defined by the builder; imported on first use, so loading the artifact needs neither scipy.ndimage
-# nor the builder's code (the builder imports this module for the storage format)
+# nor the builder's code (the builder and this loader share the storage format, _digits_format.py)
 _BUILDER_NAMES = ("make_lifelong_digits", "DOMAINS", "FAMILIES")
 
 
@@ -47,54 +45,6 @@ def __getattr__(name: str) -> Any:
     if name in _BUILDER_NAMES:
         return getattr(importlib.import_module("._digits_build", __package__), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-# ---------------------------------------------------------------------------------------------- storage format
-def _pack_codes(q: np.ndarray) -> np.ndarray:
-    """(..., 10) counts in [0, 15] -> (..., 5) bytes, even class in the high nibble."""
-    return (q[..., 0::2] << 4) | q[..., 1::2]
-
-
-def _unpack_codes(b: np.ndarray) -> np.ndarray:
-    q = np.empty(b.shape[:-1] + (2 * b.shape[-1],), np.uint8)
-    q[..., 0::2] = b >> 4
-    q[..., 1::2] = b & 15
-    return q
-
-
-def _to_response_matrix(a: Any, *, probabilities: bool = True) -> ResponseMatrix:
-    labels = a["labels"].astype(np.int64)
-    n_items = len(labels)
-    correct = np.unpackbits(a["correct_packed"], axis=1, count=n_items).astype(bool)
-    n_models = len(correct)
-    domain, src = a["item_domain"], a["item_source_image"]
-    items = pd.DataFrame({"domain": domain, "shift": a["item_shift"], "source_image": src, "label": labels})
-    item_ids = np.char.add(np.char.add(domain.astype(str), ":"), src.astype(str))
-    idx = a["model_index"]
-    fam = a["model_family"]
-    models = pd.DataFrame({
-        "family": fam,
-        "params": a["model_params"],
-        "n_train": a["model_n_train"],
-        "augmentation": a["model_augmentation"],
-        "n_augmented": a["model_n_augmented"],
-        "release_date": pd.to_datetime(a["model_release_date"].astype("datetime64[ns]")),
-        "zoo_index": idx,
-        "seed": a["model_seed"],
-    })
-    model_ids = [f"{f}-{i:04d}" for f, i in zip(fam, idx)]
-    rm = ResponseMatrix(correct, kind="binary", labels=labels, model_ids=model_ids, item_ids=item_ids, models=models, items=items)
-    if probabilities:
-        # float32 and set after construction: ResponseMatrix's validation would copy 150M cells to
-        # float64 (1.2 GB); the counts sum to 15 by construction, so rows sum to 1 within 1e-6.
-        packed = a["proba_q15_packed"]
-        p = np.empty((n_models, n_items, N_CLASSES), np.float32)
-        # unpack the nibbles straight into float32 (no uint8 intermediate of 150M cells)
-        np.right_shift(packed, 4, out=p[..., 0::2], dtype=np.uint8, casting="unsafe")
-        np.bitwise_and(packed, 15, out=p[..., 1::2], dtype=np.uint8, casting="unsafe")
-        p *= np.float32(1.0 / _Q)
-        object.__setattr__(rm, "probabilities", p)
-    return rm
 
 
 class _Arrays(dict):
