@@ -1,4 +1,4 @@
-"""``effstats audit`` on leaderboard files as users export them (issue 22 §4) and the Python API behind it.
+"""``effstats audit`` on leaderboard files as users export them and the Python API behind it.
 
 Every behaviour is tested on small synthetic files; the public HELM Lite and Open LLM Leaderboard (v1) tables are
 read in place from ``shared/data/leaderboards`` beside the checkout (or ``$EFFSTATS_DATA/../leaderboards``) when

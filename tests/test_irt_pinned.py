@@ -1,11 +1,11 @@
 """Pinned estimates of IRT2PL and TinyBenchmarks on small shapes (complete and with missing cells, 1-D marginal ML
 and multidimensional joint ML): however the fitting code batches, blocks or factorises its steps, it must return
-these numbers to 1e-6 (the same iterations, the same estimates). Values computed with effstats' IRT code at commit
-e42b7f9 by the cases below; each array is summarised by ``digest`` (a fixed random projection, the sum of
+these numbers to 1e-6 (the same iterations, the same estimates). Values computed with effstats' whole-matrix IRT
+steps by the cases below; each array is summarised by ``digest`` (a fixed random projection, the sum of
 absolute values and the first three entries), which moves with any entry. The anchor-corr cases' selections, and
 the estimates that use them, come from the anchor k-means on distinct correctness vectors
 (``effstats._subset._weighted_anchors``, one run); their dimension, validation errors and λ do not depend on the
-anchors and keep the e42b7f9 values.
+anchors and keep the whole-matrix steps' values.
 
 TinyBenchmarks' ``selection="anchor-irt"`` is not pinned: its k-means on the fitted (a, b) picks other anchors
 when (a, b) move by 1e-15 (measured on the 45 x 600 case below: relative perturbations of 1e-15 and 1e-13 changed
