@@ -111,3 +111,36 @@ def test_readme_other_python_blocks_run_as_written(tmp_path):
     assert dask_out[0] == "True" and 0.9 < float(dask_out[1]) <= 1.0
     frac, decided = map(float, dask_out[2].split())
     assert frac < 0.1 and decided == 1.0  # the comment's "~0.045 of the items; decided in every run"
+
+
+def test_readme_quickstart_prints_what_it_shows(tmp_path):
+    # the Quickstart's python block, run as a script from another folder, prints the text block shown under it
+    text = README.read_text()
+    at = text.index("## Quickstart")
+    code = re.compile(r"```python\n(.*?)```", re.S).search(text, at)
+    shown = re.compile(r"```text\n(.*?)```", re.S).search(text, code.end())
+    assert len(code.group(1).strip().splitlines()) <= 12
+    script = tmp_path / "README_quickstart.py"
+    script.write_text("\n" * text[: code.start(1)].count("\n") + code.group(1))
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    r = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0, r.stderr[-3000:]
+
+    def words(s):
+        return [ln.split() for ln in s.strip().splitlines() if ln.strip()]
+
+    assert words(r.stdout) == words(shown.group(1)), r.stdout
+
+
+def test_readme_install_matches_the_package():
+    # the Python version and the pip extras the Install section names are the package's own
+    text = README.read_text()
+    install = text[text.index("## Install"): text.index("## Quickstart")]
+    pyproject = (README.parent / "pyproject.toml").read_text()
+    version = re.search(r'requires-python = ">=(\d+\.\d+)"', pyproject).group(1)
+    assert f"Python ≥ {version}" in install
+    extras = set(re.findall(r"^(\w+) = \[", pyproject.split("[project.optional-dependencies]")[1].split("\n[")[0], re.M))
+    named = {e for group in re.findall(r"'\.\[([\w,]+)\]'", install) for e in group.split(",")}
+    assert named and named <= extras, sorted(named - extras)
+    assert 'backend="gsdesign"' in install and "make setup" in install and "make docs" in install
