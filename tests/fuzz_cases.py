@@ -1139,12 +1139,16 @@ def _workflow_cases() -> list[Case]:
     add(Case("select", "workflow", fn(W + "select"), lambda: dict(reference=ref(), budget=20, method="random", seed=0), [
         A("reference", PATHLIKE + [("text-file", FAIL, lambda v, r: __file__)]), A("budget", INT), A("method", OPTION),
         A("seed", INT, expect={"zero": MAY}, skip=("huge",)), A("format", OPTION), A("duplicates", OPTION),
+        A("split", [("other", FAIL, lambda v, r: "valid"), ("int", FAIL, lambda v, r: 3)]),
+        A("trials", [("separate", FAIL, lambda v, r: "separate"), ("negative", FAIL, lambda v, r: -1),
+                     ("text", FAIL, lambda v, r: "all")]),
         A("target_error", [("negative", FAIL, lambda v, r: -1.0), ("text", FAIL, lambda v, r: "abc"), ("huge", FAIL, lambda v, r: 1e9)],
           "budget")]))
     add(Case("estimate", "workflow", fn(W + "estimate"),
              lambda: dict(selection=_workflow_fitted()[1], new_results=_workflow_reference().subset(models=[10], items=_workflow_fitted()[1].items)), [
         A("selection", PATHLIKE), A("new_results", PATHLIKE + [("other-items", FAIL, lambda v, r: _workflow_reference().subset(models=[10]))]),
-        A("duplicates", OPTION)]))
+        A("duplicates", OPTION),
+        A("restrict_to_manifest", [("text", FAIL, lambda v, r: "yes"), ("int", FAIL, lambda v, r: 3)])]))
     add(Case("estimate(saved)", "workflow", fn(W + "estimate"),
              lambda: dict(selection=_saved_selection(), new_results=_workflow_reference().subset(models=[10], items=_workflow_fitted()[1].items),
                           reference=ref()), [
@@ -1195,7 +1199,9 @@ def _workflow_cases() -> list[Case]:
     add(Case("read_helm_runs", "datasets", fn("effstats.datasets.read_helm_runs"), lambda: dict(path_or_paths=_helm_run_dir()), [
         A("path_or_paths", PATHLIKE + files(".json", ("empty", "garbage", "text"))), A("metric", [("unknown", FAIL, lambda v, r: "nope"),
                                                                                               ("int", FAIL, lambda v, r: 3)]),
-        A("split", [("unknown", FAIL, lambda v, r: "nope")]), A("duplicates", OPTION)]))
+        A("split", [("unknown", FAIL, lambda v, r: "nope")]), A("duplicates", OPTION),
+        A("trials", [("unknown", FAIL, lambda v, r: 7), ("negative", FAIL, lambda v, r: -1),
+                     ("text", FAIL, lambda v, r: "all"), ("bool", FAIL, lambda v, r: True)])]))
     audit_result = lambda: pub("effstats.reliability.audit")(pub("effstats.datasets.load_helm")(), n_boot=20, seed=0, progress=False)  # noqa: E731
     add(Case("AuditResult.to_html", "reliability", lambda kw: audit_result().to_html(**kw), lambda: dict(path=os.path.join(_tmpdir(), "r.html")), [
         A("path", [("int", FAIL, lambda v, r: 3), ("directory", FAIL, lambda v, r: _tmpdir())])]))

@@ -673,7 +673,9 @@ def read_scores_csv(
     model, item, score : str
         Column names in the long layout (``model`` also names the id column of a wide table, if present).
     groups : str or sequence of str, optional
-        Long layout: item-level columns kept as item metadata (e.g. ``"benchmark"``, ``"scenario"``).
+        Long layout: item-level columns kept as item metadata (e.g. ``"benchmark"``, ``"scenario"``). Without
+        it a ``task`` column is kept (the items' task, as the evaluation loop reads it); an item id in several
+        tasks is refused.
     kind : {"binary", "score"}, optional
         Inferred when omitted (binary if every value is 0/1).
     sep : str, optional
@@ -941,6 +943,9 @@ def _table_to_matrix(df: pd.DataFrame, p: Path, *, format: str, model: str, item
     if guessed:
         format = "long" if {model, item, score} <= set(df.columns) else "wide"
     if format == "long":
+        if groups is None and "task" in df.columns and "task" not in (model, item, score) and item in df.columns:
+            groups = ["task"]  # the items' task, as the loop reads it (lm-eval and HELM readers write it too)
+            _refuse_items_in_two_tasks(df, item, p)
         if score in df.columns:
             df = _true_false(df, [score], missing)
             # numpy's parser is correctly rounded; pandas' fast to_numeric can be off by an ulp (pandas 1.5)
@@ -1015,6 +1020,18 @@ def _one_row_per_pair(df: pd.DataFrame, keys: list[str], score: str | None, dupl
     kept = df.drop_duplicates(keys, keep=duplicates)
     first_seen = df.groupby(keys, sort=False).ngroup()  # models keep the place of their first row
     return kept.iloc[np.argsort(first_seen[kept.index].to_numpy(), kind="stable")]
+
+
+def _refuse_items_in_two_tasks(df: pd.DataFrame, item: str, p: Path) -> None:
+    """Raise, naming one, when an item id of a long table stands in several tasks: its rows would be one item."""
+    tasks = df[[item, "task"]].drop_duplicates()
+    two = tasks[item][tasks[item].duplicated()]
+    if len(two):
+        i = two.iloc[0]
+        names = sorted(map(str, tasks.loc[tasks[item] == i, "task"]))
+        raise ValueError(f"path: {p.name}: item {str(i)!r} stands in the tasks {names} (column 'task'); "
+                         f"{len(two.unique())} item id(s) are ambiguous: make item ids unique across tasks (e.g. "
+                         "'<task>/<id>')")
 
 
 def _named(build, p: Path) -> ResponseMatrix:

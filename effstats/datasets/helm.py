@@ -103,18 +103,21 @@ def _model_in_name(name: str) -> str | None:
     return None
 
 
-def _run_identity(d: Path, arg: str) -> tuple[str, str]:
-    """(model, scenario) of a run folder from its run_spec.json, else from the folder name."""
-    spec = _load(d, _SPEC, arg) if (d / _SPEC).is_file() else {}
+def _run_identity(d: Path, arg: str) -> tuple[str, str, bool]:
+    """(model, scenario, whether the model comes from run_spec.json) of a run folder: from its run_spec.json,
+    else from the folder name."""
+    has_spec = (d / _SPEC).is_file()
+    spec = _load(d, _SPEC, arg) if has_spec else {}
     if not isinstance(spec, dict):
         raise ValueError(f"{arg}: {_shown(d, _SPEC)} is not a HELM run spec (a JSON object)")
     name = spec.get("name") if isinstance(spec.get("name"), str) and spec.get("name") else d.name
     adapter = spec.get("adapter_spec") if isinstance(spec.get("adapter_spec"), dict) else {}
     model = next((adapter[k] for k in ("model", "model_deployment") if isinstance(adapter.get(k), str) and adapter[k]), None)
+    from_spec = model is not None
     model = model or _model_in_name(name)
     if not model:
         raise ValueError(f"{arg}: {d.name}: no model in {_SPEC} (adapter_spec.model) nor in the run name {name!r}")
-    return model, _scenario_of(name)
+    return model, _scenario_of(name), from_spec
 
 
 # ----------------------------------------------------------------------------------------------------- per-instance stats
@@ -139,10 +142,12 @@ def _stat_value(stat: dict) -> float | None:
     return mean
 
 
-def _run_values(d: Path, metric: str, split: str | None, perturbation: Any, arg: str, seen: dict[str, set]) -> dict[str, float]:
-    """instance_id -> the metric averaged over train trials, for the instances of one run that match.
+def _run_values(d: Path, metric: str, split: str | None, perturbation: Any, arg: str,
+                seen: dict[str, set]) -> dict[str, dict[Any, float]]:
+    """instance_id -> {train trial: the metric}, for the instances of one run that match.
 
-    ``seen`` collects the metric names, splits and perturbations present, for the message when nothing matches.
+    ``seen`` collects the metric names, splits, perturbations and train trials present, for the message when
+    nothing matches.
     """
     entries = _load(d, _STATS, arg)
     if not isinstance(entries, list):
@@ -184,26 +189,101 @@ def _run_values(d: Path, metric: str, split: str | None, perturbation: Any, arg:
                     f"matching perturbation={perturbation!r}; pass a dict of the perturbation's fields that picks one"
                 )
             got[trial] = float(v)
-    return {iid: float(np.mean(list(t.values()))) for iid, t in trials.items()}
+            seen["trial"].add(trial)
+    return trials
 
 
-def _nothing_matched(metric: str, split: str | None, perturbation: Any, seen: dict[str, set]) -> ValueError:
-    if metric not in seen["metric"]:
-        return ValueError(f"metric: {metric!r} is in no run's {_STATS}; metrics there: {sorted(seen['metric'])[:30]}")
+def _nothing_matched(metric: Any, split: str | None, perturbation: Any, trials: Any,
+                     seen: dict[str, set]) -> ValueError:
+    wanted = [metric] if isinstance(metric, str) else list(dict.fromkeys(metric.values()))
+    if not set(wanted) & seen["metric"]:
+        return ValueError(f"metric: {_or(wanted)} is in no run's {_STATS}; metrics there: "
+                          f"{sorted(seen['metric'])[:30]}")
     if split is not None and split not in seen["split"]:
-        return ValueError(f"split: no {metric!r} stats on split {split!r}; splits there: {sorted(seen['split'])} (None: any)")
+        return ValueError(f"split: no {_or(wanted)} stats on split {split!r}; splits there: {sorted(seen['split'])}; "
+                          "read one of them (None: every split)")
+    if not isinstance(trials, str) and trials not in seen["trial"]:
+        return ValueError(f"trials: no {_or(wanted)} stats of train trial {trials}; trials there: "
+                          f"{sorted(seen['trial'], key=str)}")
     names = sorted(seen["perturbation"], key=lambda x: (x is not None, str(x)))
-    return ValueError(f"perturbation: no {metric!r} stats match {perturbation!r}; perturbations there: {names} (None: unperturbed)")
+    return ValueError(f"perturbation: no {_or(wanted)} stats match {perturbation!r}; perturbations there: {names} "
+                      "(None: unperturbed)")
+
+
+def _or(names: list[str]) -> str:
+    return " or ".join(map(repr, names))
+
+
+def _check_metric(metric: Any) -> str | dict[str, str]:
+    """``metric`` as a stat name or a {scenario: stat name} dict (key None: the other scenarios)."""
+    if isinstance(metric, str) and metric:
+        return metric
+    if isinstance(metric, Mapping) and metric and all((k is None or isinstance(k, str) and k)
+                                                      and isinstance(v, str) and v for k, v in metric.items()):
+        return dict(metric)
+    raise ValueError(f"metric: expected a HELM stat name such as 'exact_match', or a mapping scenario -> stat name "
+                     f"(key None: the other scenarios), got {metric!r}")
+
+
+def _metric_for(task: str, metric: str | dict[str, str]) -> str:
+    """The stat read from a run of scenario ``task``: the mapping's entry for the whole scenario name, else for its
+    name before the arguments (``mmlu`` for ``mmlu:subject=anatomy``), else its entry None, else exact_match."""
+    if isinstance(metric, str):
+        return metric
+    for key in (task, task.partition(":")[0], None):
+        if key in metric:
+            return metric[key]
+    return "exact_match"
+
+
+def _check_trials(trials: Any) -> str | int:
+    if isinstance(trials, str) and trials in ("mean", "separate"):
+        return trials
+    if isinstance(trials, (int, np.integer)) and not isinstance(trials, bool) and trials >= 0:
+        return int(trials)
+    raise ValueError(f"trials: expected 'mean', 'separate' or a train trial's index (an integer >= 0), got {trials!r}")
+
+
+def _by_trial(values: dict[str, dict[Any, float]], trials: str | int) -> dict[tuple[str, Any], float]:
+    """(instance id, train trial or None) -> value under the ``trials`` rule."""
+    if trials == "mean":
+        return {(i, None): float(np.mean(list(t.values()))) for i, t in values.items()}
+    if trials == "separate":
+        return {(i, k): v for i, t in values.items() for k, v in sorted(t.items(), key=lambda kv: str(kv[0]))}
+    return {(i, None): t[trials] for i, t in values.items() if trials in t}
+
+
+def _same_model_without_spec(runs: dict, no_spec: dict[str, list[str]], arg: str) -> dict:
+    """Runs without run_spec.json are named by their folder's ``model=`` part, where HELM writes ``/`` as ``_``:
+    such a name is the model of other runs whose spec names it (``openai_gpt2`` is ``openai/gpt2``)."""
+    if not no_spec:
+        return runs
+    spec_models = {m for (m, _), lst in runs.items() for _, _, from_spec in lst if from_spec}
+    alias = {m.replace("/", "_"): m for m in spec_models}
+    moved = {m: alias[m] for m in no_spec if m in alias and alias[m] != m}
+    folders = [d for ds in no_spec.values() for d in ds]
+    said = "; ".join(f"{m!r} read as {alias_m!r}, the model of runs with a run spec" for m, alias_m in moved.items())
+    warnings.warn(
+        f"{arg}: {len(folders)} run(s) have no {_SPEC}: the model id is taken from the folder name "
+        f"({', '.join(folders[:3])}{' ...' if len(folders) > 3 else ''}){'; ' + said if said else ''}",
+        UserWarning,
+        stacklevel=3,
+    )
+    out: dict = {}
+    for (m, t), lst in runs.items():
+        out.setdefault((moved.get(m, m), t), []).extend(lst)
+    return out
 
 
 # ----------------------------------------------------------------------------------------------------- public
 def read_helm_runs(
     path_or_paths: str | os.PathLike | Sequence[str | os.PathLike],
     *,
-    metric: str = "exact_match",
+    metric: str | Mapping[str, str] = "exact_match",
     split: str | None = "test",
     perturbation: str | Mapping[str, Any] | None = None,
     duplicates: Literal["last", "first", "error", "mean"] = "last",
+    trials: Literal["mean", "separate"] | int = "mean",
 ) -> ResponseMatrix:
     """Read the per-instance results of HELM run folders as a models × instances matrix of one metric.
 
@@ -214,9 +294,12 @@ def read_helm_runs(
         their ``per_instance_stats.json`` files, or directories searched recursively for run folders (a suite, or
         ``benchmark_output/runs``). Runs are taken in the order given, and within a directory in natural order
         of their paths (``v1.9`` before ``v1.10``).
-    metric : str, default="exact_match"
+    metric : str or mapping, default="exact_match"
         The per-instance stat (``name.name`` in ``per_instance_stats.json``): ``"exact_match"``,
-        ``"quasi_exact_match"``, ``"f1_score"``, ... Values must lie in [0, 1].
+        ``"quasi_exact_match"``, ``"f1_score"``, ... Values must lie in [0, 1]. A suite whose scenarios use
+        different metrics takes a mapping scenario -> stat: a key is a scenario's whole name (the run name without
+        its model) or its name before the arguments (``"mmlu"``, ``"bbq"``); the key None names the stat of the
+        other scenarios (default ``"exact_match"``). A key no run has is refused.
     split : str or None, default="test"
         Keep the stats of instances of this split (``"valid"``, ``"test"``); None keeps every split.
     perturbation : None, str or mapping, default=None
@@ -227,7 +310,13 @@ def read_helm_runs(
         What to do when one model has several runs of one scenario (e.g. the same run in two suites): ``"last"``
         keeps the run read last and ``"first"`` the one read first, both with a ``UserWarning`` naming the model
         and scenario; ``"mean"`` averages the runs' per-instance values over the runs that have each instance;
-        ``"error"`` raises. Runs without the metric take no part.
+        ``"error"`` raises. Runs without the metric take no part. A run without ``run_spec.json`` whose folder
+        names a model of other runs (``model=openai_gpt2`` for ``openai/gpt2``) is that model's run.
+    trials : {"mean", "separate"} or int, default="mean"
+        Runs with several train trials (HELM classic's ``num_train_trials=3``: the same instances with other
+        in-context examples): ``"mean"`` averages each instance's trials (0/1 results then become graded scores),
+        ``"separate"`` keeps each (instance, trial) as an item of its own (ids ``"<scenario>/<instance_id>/trial<k>"``,
+        ``items`` column ``train_trial``), an integer reads that train trial only.
 
     Returns
     -------
@@ -237,21 +326,23 @@ def read_helm_runs(
         ``model=`` part, where ``/`` reads ``_``). Item ids ``"<scenario>/<instance_id>"``, the scenario being the
         run name without its model (``"mmlu:subject=anatomy,method=multiple_choice_joint"``); ``items`` columns
         ``task`` (the scenario), ``instance_id`` and ``doc_id`` (the same id, the column name the lm-eval reader
-        uses); ``models`` column ``n_tasks``. A value is the mean over the run's train trials. Instances a model
-        was not run on are ``missing``.
+        uses); ``models`` columns ``n_tasks`` and ``n_trials`` (the most train trials of any of its runs). Under
+        ``trials="mean"`` a value is the mean over the run's train trials. Instances a model was not run on are
+        ``missing``.
 
     Raises
     ------
     ValueError
         Naming the argument: ``metric`` for values outside [0, 1] or a metric no run has, ``split`` /
-        ``perturbation`` when nothing matches them, ``path_or_paths`` for a Git LFS pointer, a truncated or
+        ``perturbation`` / ``trials`` when nothing matches them, ``path_or_paths`` for a Git LFS pointer, a truncated or
         invalid JSON file, or several runs under ``duplicates="error"``.
 
     Warns
     -----
     UserWarning
-        Runs that have no stat for the metric, split and perturbation asked for (their cells are missing), and
-        several runs of a scenario under ``duplicates="last"`` or ``"first"``.
+        Runs that have no stat for the metric, split and perturbation asked for (their cells are missing),
+        several runs of a scenario under ``duplicates="last"`` or ``"first"``, and runs without ``run_spec.json``
+        (their model id comes from the folder name).
 
     See Also
     --------
@@ -292,59 +383,79 @@ def read_helm_runs(
     >>> tmp.cleanup()
     """
     arg = "path_or_paths"
-    if not isinstance(metric, str) or not metric:
-        raise ValueError(f"metric: expected a HELM stat name such as 'exact_match', got {metric!r}")
+    metric = _check_metric(metric)
     if split is not None and (not isinstance(split, str) or not split):
         raise ValueError(f"split: expected a split name such as 'test' or 'valid', or None, got {split!r}")
     if not (perturbation is None or isinstance(perturbation, str) and perturbation or isinstance(perturbation, Mapping) and perturbation):
         raise ValueError(f"perturbation: expected None, a perturbation name or a non-empty mapping of its fields, got {perturbation!r}")
+    trials = _check_trials(trials)
     _check_duplicates(duplicates)
 
     dirs = list(dict.fromkeys(d.resolve() for d in _run_dirs(path_or_paths, arg)))  # a folder named twice is one run
-    seen: dict[str, set] = {"metric": set(), "split": set(), "perturbation": set()}
-    runs: dict[tuple[str, str], list[tuple[Path, dict[str, float]]]] = {}
-    empty = []
+    seen: dict[str, set] = {"metric": set(), "split": set(), "perturbation": set(), "trial": set()}
+    runs: dict[tuple[str, str], list[tuple[Path, dict, bool]]] = {}
+    empty, no_spec, n_trials, tasks_read = [], {}, {}, set()
     for d in dirs:
-        model, task = _run_identity(d, arg)
-        values = _run_values(d, metric, split, perturbation, arg, seen)
+        model, task, from_spec = _run_identity(d, arg)
+        tasks_read.add(task)
+        values = _run_values(d, _metric_for(task, metric), split, perturbation, arg, seen)
+        if not from_spec:
+            no_spec.setdefault(model, []).append(d.name)
+        n_trials[model] = max([n_trials.get(model, 1)] + [len(t) for t in values.values()])
+        values = _by_trial(values, trials)
         if values:
-            runs.setdefault((model, task), []).append((d, values))
+            runs.setdefault((model, task), []).append((d, values, from_spec))
         else:
             empty.append(d.name)
+    if isinstance(metric, dict):
+        heads = {t.partition(":")[0] for t in tasks_read}
+        unknown = [k for k in metric if k is not None and k not in tasks_read and k not in heads]
+        if unknown:
+            raise ValueError(f"metric: no run of the scenario(s) {unknown}; scenarios read: {sorted(tasks_read)[:10]}")
     if not runs:
-        raise _nothing_matched(metric, split, perturbation, seen)
+        raise _nothing_matched(metric, split, perturbation, trials, seen)
     if empty:
+        what = repr(metric) if isinstance(metric, str) else "the metric's"
         warnings.warn(
-            f"{arg}: {len(empty)} of {len(dirs)} runs have no {metric!r} stats for split={split!r}, "
-            f"perturbation={perturbation!r}: {', '.join(empty[:5])}{' ...' if len(empty) > 5 else ''}; "
-            "their cells are missing",
+            f"{arg}: {len(empty)} of {len(dirs)} runs have no {what} stats for split={split!r}, "
+            f"perturbation={perturbation!r}{'' if isinstance(trials, str) else f', train trial {trials}'}: "
+            f"{', '.join(empty[:5])}{' ...' if len(empty) > 5 else ''}; their cells are missing",
             UserWarning,
             stacklevel=2,
         )
+    runs = _same_model_without_spec(runs, no_spec, arg)
     data = {}
     for key, lst in runs.items():  # a loop, not a comprehension: the warnings' stacklevel counts frames
         data[key] = _resolve(key, lst, duplicates, arg)
 
     models = sorted({m for m, _ in data})
-    keys = sorted({(t, i) for (_, t), vals in data.items() for i in vals}, key=lambda k: (k[0], _natural(k[1])))
+    keys = sorted({(t, *k) for (_, t), vals in data.items() for k in vals},
+                  key=lambda k: (k[0], _natural(k[1]), -1 if k[2] is None else k[2]))
     pos = {k: j for j, k in enumerate(keys)}
     mpos = {m: i for i, m in enumerate(models)}
     vals = np.full((len(models), len(keys)), np.nan)
     for (model, task), by_id in data.items():
-        cols = [pos[(task, i)] for i in by_id]
+        cols = [pos[(task, *k)] for k in by_id]
         vals[mpos[model], cols] = list(by_id.values())
-    item_ids = pd.Index([f"{t}/{i}" for t, i in keys], name="item")
-    items = pd.DataFrame({"task": [t for t, _ in keys], "instance_id": [i for _, i in keys], "doc_id": [i for _, i in keys]}, index=item_ids)
-    mmeta = pd.DataFrame({"n_tasks": [sum(1 for (m, _) in data if m == name) for name in models]}, index=pd.Index(models, name="model"))
+    if trials == "separate":  # each (instance, train trial) is an item
+        item_ids = pd.Index([f"{t}/{i}/trial{k}" for t, i, k in keys], name="item")
+    else:
+        item_ids = pd.Index([f"{t}/{i}" for t, i, _ in keys], name="item")
+    items = pd.DataFrame({"task": [k[0] for k in keys], "instance_id": [k[1] for k in keys],
+                          "doc_id": [k[1] for k in keys]}, index=item_ids)
+    if trials == "separate":
+        items["train_trial"] = [k[2] for k in keys]
+    mmeta = pd.DataFrame({"n_tasks": [sum(1 for (m, _) in data if m == name) for name in models],
+                          "n_trials": [n_trials.get(name, 1) for name in models]}, index=pd.Index(models, name="model"))
     return ResponseMatrix(vals, nan_as_missing=True, model_ids=mmeta.index, item_ids=item_ids, models=mmeta, items=items)
 
 
-def _resolve(key: tuple[str, str], lst: list[tuple[Path, dict[str, float]]], duplicates: str, arg: str) -> dict[str, float]:
+def _resolve(key: tuple[str, str], lst: list[tuple[Path, dict, bool]], duplicates: str, arg: str) -> dict:
     """One instance -> value mapping per (model, scenario) under the ``duplicates`` rule."""
     if len(lst) == 1:
         return lst[0][1]
     model, task = key
-    where = ", ".join(f"{d.parent.name}/{d.name}" for d, _ in lst)
+    where = ", ".join(f"{d.parent.name}/{d.name}" for d, *_ in lst)
     if duplicates == "error":
         raise ValueError(
             f"{arg}: model {model!r} has {len(lst)} runs of {task!r} ({where}); pass duplicates='last', 'first' or "
@@ -352,11 +463,11 @@ def _resolve(key: tuple[str, str], lst: list[tuple[Path, dict[str, float]]], dup
         )
     if duplicates == "mean":
         pooled: dict[str, list[float]] = {}
-        for _, by_id in lst:
+        for _, by_id, *_ in lst:
             for i, v in by_id.items():
                 pooled.setdefault(i, []).append(v)
         return {i: float(np.mean(v)) for i, v in pooled.items()}
-    d, by_id = lst[-1] if duplicates == "last" else lst[0]
+    d, by_id, *_ = lst[-1] if duplicates == "last" else lst[0]
     warnings.warn(
         f"{arg}: model {model!r} has {len(lst)} runs of {task!r} ({where}); using the {duplicates} one, "
         f"{d.parent.name}/{d.name} (duplicates={duplicates!r}; 'mean' averages them, 'error' refuses them)",

@@ -9,7 +9,7 @@ import sys
 import warnings
 from pathlib import Path
 
-from ._core import LM_EVAL_SAMPLES, METHODS
+from ._core import HELM_INSTANCES, LM_EVAL_SAMPLES, METHODS
 
 _READ_FORMATS = ["auto", "lm-eval", "helm", "csv", "parquet"]
 
@@ -19,12 +19,44 @@ def _reader_args(p: argparse.ArgumentParser) -> None:
                    help="layout of REFERENCE (default: auto, from the file name or the folder's contents)")
     p.add_argument("--metric", default=None,
                    help="per-item metric: lm-eval's per-sample field (default acc) or HELM's stat (default "
-                        "exact_match); per task as TASK=METRIC pairs and one for the rest (gsm8k=exact_match,acc)")
+                        "exact_match); per task as TASK=METRIC pairs and one for the rest (gsm8k=exact_match,acc; HELM: "
+                        "bbq=quasi_exact_match,exact_match)")
     p.add_argument("--duplicates", default="last", choices=["last", "first", "mean", "error"],
                    help="two runs of one model: keep the latest (default, with a warning), the first, average, or refuse")
     p.add_argument("--filter", default=None,
                    help="lm-eval logs with several filters (gsm8k: strict-match, flexible-extract): the one to read "
                         "(per task: gsm8k=strict-match)")
+    _helm_args(p)
+
+
+def _helm_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--split", default="test",
+                   help="HELM runs: the split to read (default: test; valid for scenarios HELM evaluates on their "
+                        "validation split, such as HellaSwag; any: every split)")
+    p.add_argument("--perturbation", default=None,
+                   help="HELM runs: read the instances with this perturbation (a name such as typo, or a JSON object "
+                        "of its fields) instead of the unperturbed ones")
+    p.add_argument("--trials", default="mean", metavar="{mean,separate,N}",
+                   help="HELM runs with several train trials: average them (default; 0/1 results become graded), "
+                        "keep each trial as a 0/1 response (separate), or read train trial N only")
+
+
+def _helm_values(args: argparse.Namespace) -> dict:
+    """The HELM options of the command line as the Python API takes them."""
+    import json
+
+    pert = args.perturbation
+    if pert is not None and pert.lstrip().startswith("{"):
+        try:
+            pert = json.loads(pert)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"--perturbation: not a JSON object ({exc.msg}): {args.perturbation!r}") from None
+    trials = args.trials
+    if trials not in ("mean", "separate"):
+        if not trials.isdigit():
+            raise ValueError(f"--trials: expected mean, separate or a train trial's index (0, 1, ...), got {trials!r}")
+        trials = int(trials)
+    return {"split": None if args.split == "any" else args.split, "perturbation": pert, "trials": trials}
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
@@ -70,6 +102,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     e.add_argument("--out", default=None, metavar="DIR",
                    help="where to write estimate.csv/.md/.html and tasks.csv (default: DIR/estimate/<NEW_RESULTS' name>)")
     e.add_argument("--force", action="store_true", help="replace a report already in the output folder")
+    e.add_argument("--restrict-to-manifest", action="store_true",
+                   help="read only the manifest's items of NEW_RESULTS (a full run of the benchmark, e.g. HELM runs) "
+                        "and ignore the others; HELM runs are read with the manifest's split, perturbation and trials")
 
     s = sub.add_parser("sequential", help="adaptive evaluation in batches through the harness",
                        description="Hand out batches of items until a group-sequential rule (random items) or "
@@ -108,6 +143,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     st.add_argument("--duplicates", default="last", choices=["last", "first", "mean", "error"],
                     help="two runs of one model (default: the latest, with a warning)")
     st.add_argument("--filter", default=None, help="lm-eval filter to read (as for effstats select)")
+    _helm_args(st)
     up = ssub.add_parser("update", help="record a batch's results; write the next batch or the decision",
                          description="Read the batch's results, record the look, and write the next batch or the decision.")
     up.add_argument("state", metavar="DIR", help="the folder `effstats sequential start --out` wrote")
@@ -132,7 +168,8 @@ def _select(args: argparse.Namespace) -> None:
     refuse_existing(args.out, "manifest.json", args.force)
     tasks = None if args.tasks is None else [t.strip() for t in args.tasks.split(",") if t.strip()]
     sel = select(args.reference, args.budget, method=args.method, target_error=args.target_error, seed=args.seed,
-                 format=args.format, metric=args.metric, duplicates=args.duplicates, filter=args.filter, tasks=tasks)
+                 format=args.format, metric=args.metric, duplicates=args.duplicates, filter=args.filter, tasks=tasks,
+                 **_helm_values(args))
     manifest = sel.save(args.out)
     if sel.budget_curve is not None:
         print("cross-validated error by budget (points):")
@@ -144,6 +181,11 @@ def _select(args: argparse.Namespace) -> None:
     print(f"manifest: {manifest}")
     if sel.lm_eval_samples is not None:
         print(_lm_eval_hint(Path(args.out) / LM_EVAL_SAMPLES, sel.lm_eval_samples))
+    elif sel.helm_instances is not None:
+        print(f"the chosen instance ids per run spec: {Path(args.out) / HELM_INSTANCES}\n"
+              f"run the new model on these run specs as the reference models were run (helm-run --run-entries "
+              f"<run entry>,model=<new model> ...; HELM runs whole run specs), then read its chosen instances:\n"
+              f"  effstats estimate {args.out} <benchmark_output/runs/SUITE> --restrict-to-manifest")
     else:
         print("the items are not lm-eval documents (<task>/<doc_id>): their ids are listed in the manifest")
 
@@ -163,7 +205,8 @@ def _estimate(args: argparse.Namespace) -> None:
     level = check_confidence_level(args.confidence, "--confidence")
     tasks = None if args.tasks is None else [t.strip() for t in args.tasks.split(",") if t.strip()]
     est = estimate(args.manifest, args.new_results, reference=args.reference, metric=args.metric,
-                   duplicates=args.duplicates, weights=args.weights, tasks=tasks)
+                   duplicates=args.duplicates, weights=args.weights, tasks=tasks,
+                   restrict_to_manifest=args.restrict_to_manifest)
     out = Path(args.out) if args.out else _report_dir(args.manifest, args.new_results)
     from ._files import REPORT_FILES
 
@@ -203,7 +246,7 @@ def _start(args: argparse.Namespace, rule: str) -> None:
                               half_width=args.half_width, target_se=args.target_se, alpha=args.alpha,
                               spending=args.spending, initial=args.initial, batch=args.batch, max_n=args.max_n,
                               seed=args.seed, format=args.format, metric=args.metric, duplicates=args.duplicates,
-                              filter=args.filter)
+                              filter=args.filter, **_helm_values(args))
     with locked(Path(args.out)):
         refuse_existing(args.out, "state.json", args.force)
         path = run.save(args.out)
@@ -269,10 +312,19 @@ _CLI_NAMES = {"reference:": "REFERENCE:", "new_results:": "NEW_RESULTS:", "selec
               "half_width:": "--half-width:", "initial:": "--initial:", "batch:": "--batch:", "max_n:": "--max-n:",
               "alpha:": "--alpha:", "model:": "--model:", "confidence_level:": "--confidence:",
               "source_outputs:": "REFERENCE:", "responses:": "REFERENCE:", "rule:": "--rule:",
-              "target_se:": "--target-se:", "spending:": "--spending:", "alternative:": "--alternative:"}
+              "target_se:": "--target-se:", "spending:": "--spending:", "alternative:": "--alternative:",
+              "split:": "--split:", "perturbation:": "--perturbation:", "trials:": "--trials:",
+              "restrict_to_manifest:": "--restrict-to-manifest:"}
+
+
+# values of the Python API as the command line spells them
+_CLI_VALUES = {"(None: every split)": "(--split any: every split)", "(None: unperturbed)": "(no --perturbation: "
+               "unperturbed)"}
 
 
 def _cli_names(msg: str, command: str) -> str:
+    for python, cli in _CLI_VALUES.items():
+        msg = msg.replace(python, cli)
     head, sep, rest = msg.partition(" ")
     # --reference is an option of these commands, the positional REFERENCE of the others
     if command in ("estimate", "sequential update") and head == "reference:":

@@ -17,8 +17,8 @@ from .._results import ConfidenceInterval, check_confidence_level
 from .._shared import _name_list
 from .._validation import check_positive_int
 from ..responses import ResponseMatrix
-from ._io import (content_hash, default_metric, detect_format, output_dir, read_new_results, read_results, read_saved,
-                  write_json_atomic, write_text_atomic)
+from ._io import (HELM_DEFAULTS, content_hash, default_metric, detect_format, helm_options, output_dir,
+                  read_new_results, read_results, read_saved, write_json_atomic, write_text_atomic)
 
 __all__ = ["METHODS", "Selection", "Estimate", "select", "estimate", "allocate_budget"]
 
@@ -29,6 +29,7 @@ METHODS = ("sortsearch", "aipw", "auto", "hybrid", "disco", "mrmr", "random-lear
 _DESIGN = {"sortsearch", "aipw", "stratified", "random", "all"}
 MANIFEST = "manifest.json"
 LM_EVAL_SAMPLES = "lm_eval_samples.json"
+HELM_INSTANCES = "helm_instances.json"
 _FORMAT = "effstats.manifest/1"
 _DOC = re.compile(r"^(?P<task>.+)/(?P<doc>\d+)$")
 
@@ -49,8 +50,12 @@ def item_tasks(rm: ResponseMatrix) -> pd.DataFrame:
     ids = rm.item_ids.astype(str)
     if "task" in rm.items.columns:
         task = rm.items["task"].astype(str).to_numpy()
-        doc = rm.items["doc_id"] if "doc_id" in rm.items.columns else pd.Series(-1, index=rm.item_ids)
-        doc = pd.to_numeric(doc, errors="coerce").fillna(-1).astype(np.int64).to_numpy()
+        if "doc_id" in rm.items.columns:
+            doc = pd.to_numeric(rm.items["doc_id"], errors="coerce").fillna(-1).astype(np.int64).to_numpy()
+        else:  # ids "<task>/<doc_id>" of their own task (a table with a task column) are lm-eval documents
+            m = ids.str.extract(_DOC)
+            doc = np.where(m["task"].to_numpy() == task, pd.to_numeric(m["doc"], errors="coerce"), np.nan)
+            doc = pd.Series(doc).fillna(-1).astype(np.int64).to_numpy()
     else:
         m = ids.str.extract(_DOC)
         if m["task"].notna().all():
@@ -165,6 +170,13 @@ class _TaskFit:
         if budget >= rm.n_items:
             return cls("all", rm.n_items, rm.item_ids)
         if method in ("sortsearch", "hybrid", "tinybenchmarks") and rm.kind != "binary":
+            trials = rm.models["n_trials"].max() if "n_trials" in rm.models.columns else 1
+            if trials > 1:  # HELM runs whose 0/1 results were averaged over train trials
+                raise ValueError(f"method: {method!r} needs 0/1 correctness; these scores are means over {trials} "
+                                 "train trials of HELM runs: take one trial (--trials 0, trials=0) or keep each "
+                                 "trial as a 0/1 response (--trials separate, trials='separate'), or choose a "
+                                 "method for graded scores (aipw, disco, mrmr, random-learn, anchor, stratified, "
+                                 "random or auto)")
             raise ValueError(f"method: {method!r} needs 0/1 correctness; these scores are graded (choose aipw, "
                              "disco, mrmr, random-learn, anchor, stratified, random or auto)")
         est = _estimator(method, budget, seed, rm) if chosen is None else _chosen_candidate(rm, budget, seed, chosen)
@@ -337,6 +349,7 @@ class Selection:
     budget_curve: pd.DataFrame | None = None
     created: str = ""
     effstats_version: str = ""
+    helm_instances: dict | None = field(default=None, repr=False)
     _fits: dict | None = field(default=None, repr=False)
     _reference: ResponseMatrix | None = field(default=None, repr=False)
 
@@ -394,12 +407,14 @@ class Selection:
             "item_tasks": [str(t) for t in self.item_info["task"].reindex(self.items)],
             "doc_ids": [int(d) for d in self.item_info["doc_id"].reindex(self.items)],
             "lm_eval_samples": self.lm_eval_samples,
+            "helm_instances": self.helm_instances,
             "budget_curve": None if self.budget_curve is None else self.budget_curve.to_dict("records"),
             "shortfall": self.shortfall,
         }
 
     def save(self, directory: str | Path) -> Path:
-        """Write ``manifest.json`` and (for lm-eval documents) ``lm_eval_samples.json`` into ``directory``.
+        """Write ``manifest.json`` and (for lm-eval documents) ``lm_eval_samples.json`` or (for HELM runs)
+        ``helm_instances.json``, ``{run spec: [instance id, ...]}``, into ``directory``.
 
         Parameters
         ----------
@@ -416,9 +431,11 @@ class Selection:
         samples = self.lm_eval_samples
         if samples is not None:
             write_json_atomic(d / LM_EVAL_SAMPLES, samples)
+        if self.helm_instances is not None:
+            write_json_atomic(d / HELM_INSTANCES, self.helm_instances)
         # the files this selection owns: replacing it (select --force) removes these and nothing else
-        files = ([LM_EVAL_SAMPLES] if samples is not None else []) + [MANIFEST]
-        return write_json_atomic(d / MANIFEST, {**self.to_dict(), "files": files})
+        files = ([LM_EVAL_SAMPLES] if samples is not None else []) + ([HELM_INSTANCES] if self.helm_instances else [])
+        return write_json_atomic(d / MANIFEST, {**self.to_dict(), "files": files + [MANIFEST]})
 
     @classmethod
     def load(cls, directory: str | Path) -> "Selection":
@@ -445,7 +462,8 @@ class Selection:
                        item_info=pd.DataFrame({"task": m["item_tasks"], "doc_id": np.asarray(m["doc_ids"], np.int64)},
                                               index=items),
                        budget_curve=None if m.get("budget_curve") is None else pd.DataFrame(m["budget_curve"]),
-                       created=m.get("created", ""), effstats_version=m.get("effstats_version", ""))
+                       created=m.get("created", ""), effstats_version=m.get("effstats_version", ""),
+                       helm_instances=m.get("helm_instances"))
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"directory: {p} is an incomplete or damaged manifest ({type(exc).__name__}: {exc})") from None
 
@@ -488,14 +506,30 @@ def _on_items(new: ResponseMatrix, items: pd.Index, task: str = "", reference: R
                           labels=labels, model_ids=new.model_ids, item_ids=items)
 
 
-def _reference_info(rm: ResponseMatrix, source: Any, fmt: str, metric: str | None, filter: str | None = None,
-                    duplicates: str = "last") -> dict:
+def _reference_info(rm: ResponseMatrix, source: Any, fmt: str, metric: Any, filter: Any = None,
+                    duplicates: str = "last", helm: dict | None = None) -> dict:
     src = None if isinstance(source, ResponseMatrix) else str(Path(source).expanduser().resolve())
     n_missing = 0 if rm.missing is None else int(rm.missing.sum())
     layout = detect_format(source) if fmt == "auto" else fmt
-    return {"source": src, "format": fmt, "layout": layout, "metric": metric or default_metric(layout),
-            "filter": filter, "duplicates": duplicates, "sha256": content_hash(rm), "n_models": rm.n_models,
-            "n_items": rm.n_items, "n_missing": n_missing, "kind": rm.kind}
+    out = {"source": src, "format": fmt, "layout": layout, "metric": metric or default_metric(layout),
+           "filter": filter, "duplicates": duplicates, "sha256": content_hash(rm), "n_models": rm.n_models,
+           "n_items": rm.n_items, "n_missing": n_missing, "kind": rm.kind}
+    if layout == "helm":  # how the runs were read, so that the new model's runs are read alike
+        out["helm"] = helm or dict(HELM_DEFAULTS)
+    return out
+
+
+def helm_instances(rm: ResponseMatrix, items: Any) -> dict[str, list[str]] | None:
+    """``{run spec (the run name without its model): [instance id, ...]}`` of ``items``, for HELM runs (items with
+    ``task`` and ``instance_id`` columns); None for other data. Instances are listed once (also when each train trial
+    is an item) in their order in ``items``."""
+    if not {"task", "instance_id"} <= set(rm.items.columns):
+        return None
+    info = rm.items.reindex(pd.Index(items))
+    out: dict[str, dict[str, None]] = {}
+    for t, i in zip(info["task"].astype(str), info["instance_id"].astype(str)):
+        out.setdefault(t, {})[i] = None
+    return {t: list(out[t]) for t in sorted(out)}
 
 
 def _fit_tasks(rm: ResponseMatrix, tasks: pd.Series, alloc: pd.Series, method: str, seed: int,
@@ -507,11 +541,24 @@ def _fit_tasks(rm: ResponseMatrix, tasks: pd.Series, alloc: pd.Series, method: s
         if answered.sum() < 3:
             raise ValueError(f"reference: only {int(answered.sum())} reference model(s) have results in task {t!r}; "
                              "at least 3 are needed")
+        if method == "auto" and chosen is None and answered.sum() < _AUTO_MIN_MODELS:
+            raise ValueError(_auto_too_few(int(answered.sum()), f" with results in task {t!r}"))
         if not answered.all():  # a model not run on this task says nothing about its items
             sub = sub.subset(models=np.flatnonzero(answered))
         pick = None if chosen is None or method != "auto" or chosen[t] == "all" else str(chosen[t])
         fits[t] = _TaskFit.fit(method, sub, int(b), seed, pick)
     return fits
+
+
+# "auto" compares its candidates by cross-validation over the reference models, and a candidate's ridge penalty is
+# itself chosen by cross-validation over the models of each training fold: 3 of them, hence 4 reference models
+_AUTO_MIN_MODELS = 4
+
+
+def _auto_too_few(n: int, where: str = "") -> str:
+    return (f"method: 'auto' chooses its method by cross-validation over the reference models and needs at least "
+            f"{_AUTO_MIN_MODELS} reference models{where}, got {n}: add reference models, or choose a method that "
+            "needs 3 (e.g. sortsearch)")
 
 
 def _task_weights(tasks: pd.Series, weights: str) -> pd.Series:
@@ -557,8 +604,9 @@ def _cv_error(rm: ResponseMatrix, tasks: pd.Series, budget: int, method: str, se
 
 
 def select(reference: Any, budget: int | None = None, *, method: str = "sortsearch", target_error: float | None = None,
-           seed: int = 0, format: str = "auto", metric: str | None = None, duplicates: str = "last",
-           filter: str | None = None, tasks: Any = None, budgets: Any = None, progress: bool = False) -> Selection:
+           seed: int = 0, format: str = "auto", metric: Any = None, duplicates: str = "last",
+           filter: str | None = None, tasks: Any = None, budgets: Any = None, progress: bool = False,
+           split: str | None = "test", perturbation: Any = None, trials: Any = "mean") -> Selection:
     """Choose the items to evaluate a new model on, from the reference models' per-item results.
 
     The budget is split over the benchmark's tasks in proportion to their sizes (at least 2 items each); within
@@ -603,9 +651,12 @@ def select(reference: Any, budget: int | None = None, *, method: str = "sortsear
         ``"auto"`` too.
     seed : int, default 0
         Seeds every random choice; the same data and seed give the same items.
-    format, metric, duplicates, filter
+    format, metric, duplicates, filter, split, perturbation, trials
         How to read ``reference`` (:func:`read_results`); recorded in the manifest, and the new results are read
-        the same way.
+        the same way. ``split``, ``perturbation`` and ``trials`` apply to HELM runs: their split (``"valid"`` for a
+        scenario such as HellaSwag that HELM evaluates on its validation split), perturbation, and several train
+        trials averaged (``"mean"``), kept as items of their own (``"separate"``) or one of them (an index). For
+        HELM runs :meth:`Selection.save` also writes ``helm_instances.json``, the chosen instance ids per run spec.
     tasks : sequence of str, optional
         Only these tasks of the reference data.
     budgets : sequence of int, optional
@@ -654,12 +705,15 @@ def select(reference: Any, budget: int | None = None, *, method: str = "sortsear
         raise ValueError(f"seed: expected a non-negative integer, got {seed!r}")
     seed = int(seed)
     wanted = None if tasks is None else [tasks] if isinstance(tasks, str) else list(tasks)
+    helm = helm_options(split, perturbation, trials)
     # lm-eval logs of the named tasks only: another task's logs need not carry the metric
     rm = read_results(reference, format=format, metric=metric, duplicates=duplicates, filter=filter, name="reference",
-                      tasks=None if wanted is None or not wanted else [str(t) for t in wanted])
+                      tasks=None if wanted is None or not wanted else [str(t) for t in wanted], **helm)
     rm = _keep_tasks(rm, wanted)
     if rm.n_models < 3:
         raise ValueError(f"reference: at least 3 reference models are needed, got {rm.n_models}")
+    if method == "auto" and rm.n_models < _AUTO_MIN_MODELS:
+        raise ValueError(_auto_too_few(rm.n_models))
     info = item_tasks(rm)
     sizes = info["task"].value_counts().sort_index()
     curve = None
@@ -695,11 +749,11 @@ def select(reference: Any, budget: int | None = None, *, method: str = "sortsear
     table.index.name = "task"
     items = pd.Index(np.concatenate([f.items.to_numpy(dtype=object) for f in fits.values()]), name="item")
     return Selection(items=items, tasks=table, method=method, budget=budget, seed=seed,
-                     reference={**_reference_info(rm, reference, format, metric, filter, duplicates),
+                     reference={**_reference_info(rm, reference, format, metric, filter, duplicates, helm),
                                 "tasks": sorted(sizes.index)},
                      item_info=info.reindex(items),
                      budget_curve=curve, created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                     effstats_version=_version(), _fits=fits, _reference=rm)
+                     effstats_version=_version(), helm_instances=helm_instances(rm, items), _fits=fits, _reference=rm)
 
 
 def _keep_tasks(rm: ResponseMatrix, tasks: Any) -> ResponseMatrix:
@@ -1212,7 +1266,8 @@ def _refit(sel: Selection, reference: Any, name: str = "reference") -> tuple[dic
     layout = sel.reference.get("layout")
     rm = read_results(ref, format=sel.reference.get("format", "auto"), name=name, filter=sel.reference.get("filter"),
                       metric=sel.reference.get("metric") if layout in ("lm-eval", "helm") else None,
-                      duplicates=sel.reference.get("duplicates", "last"), tasks=sel.reference.get("tasks"))
+                      duplicates=sel.reference.get("duplicates", "last"), tasks=sel.reference.get("tasks"),
+                      **(sel.reference.get("helm") or {}))
     if sel.reference.get("tasks") is not None:
         rm = _keep_tasks(rm, sel.reference["tasks"])
     h = content_hash(rm)
@@ -1230,8 +1285,9 @@ def _refit(sel: Selection, reference: Any, name: str = "reference") -> tuple[dic
     return fits, rm
 
 
-def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric: str | None = None,
-             duplicates: str = "last", weights: str = "items", tasks: Any = None) -> Estimate:
+def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric: Any = None,
+             duplicates: str = "last", weights: str = "items", tasks: Any = None,
+             restrict_to_manifest: bool = False) -> Estimate:
     """Estimate new models' whole-benchmark scores from their results on the chosen items, and rank them.
 
     Parameters
@@ -1246,7 +1302,8 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
         selection are refused; chosen items without a result are estimated from the other items of their task,
         with a warning naming them. A task of the manifest with no result at all for some model (the task was not
         run, or its output file is missing) is refused, naming the task: the whole-benchmark score would
-        otherwise silently leave it out, or count it as 0.
+        otherwise silently leave it out, or count it as 0. HELM runs are read with the manifest's split,
+        perturbation and train-trial choice.
     reference : path or ResponseMatrix, optional
         The reference data, when not at the path the manifest records.
     metric : str, optional
@@ -1261,6 +1318,13 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
         Score on these tasks of the manifest only (default: every task). The estimate, its interval, the
         reference models' scores and hence the rank then cover these tasks only, and the report names the tasks
         left out; results on the other tasks are not read.
+    restrict_to_manifest : bool, default False
+        Read only the manifest's items of ``new_results`` and ignore the others (e.g. a full HELM run or lm-eval
+        run of the new model). Items are matched by their whole id, which names the task (HELM: the run spec
+        without the model, and the train trial where trials are separate items), with the split, perturbation
+        and trials the manifest records, so that one instance id in two scenarios is two items. An estimate from
+        the chosen items of a full run is the estimate from a run on the chosen items: the selection does not
+        depend on the new model's results.
 
     Returns
     -------
@@ -1303,16 +1367,24 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
                          f"got {weights!r}")
     fits, rm = _refit(selection, reference)
     fits, scored = _scored_tasks(fits, tasks)
+    if not isinstance(restrict_to_manifest, (bool, np.bool_)):
+        raise ValueError(f"restrict_to_manifest: expected True or False, got {restrict_to_manifest!r}")
     new = read_new_results(new_results, selection.reference, metric=metric, duplicates=duplicates)
     info = item_tasks(rm)["task"]
     chosen = pd.Index(selection.items)
+    if restrict_to_manifest:
+        on = new.item_ids.isin(chosen)
+        if not on.any():
+            raise ValueError(f"new_results: none of its {new.n_items} items is in the manifest"
+                             f"{_id_hint(new.item_ids, chosen)}")
+        new = new.subset(items=np.flatnonzero(on))
     _refuse_transposed_results(new, chosen, rm)
     new_ids = new.item_ids
     outside = new_ids.difference(chosen)
     if len(outside) and chosen.isin(new_ids).all():  # e.g. the whole benchmark run: the chosen items are there
         raise ValueError(f"new_results: besides the manifest's {len(chosen)} items they hold {len(outside)} others, "
                          f"e.g. {list(outside[:3])}; give the results on the manifest's items only (the --samples "
-                         "file it wrote), so that the estimate is this selection's")
+                         "file it wrote), or read only those with restrict_to_manifest=True (--restrict-to-manifest)")
     if len(outside):
         raise ValueError(f"new_results: {len(outside)} item(s) are not in the manifest, e.g. {list(outside[:3])}: "
                          f"results of another selection or another benchmark?{_id_hint(new_ids, chosen)}")

@@ -78,8 +78,26 @@ def per_task(value: Any, name: str) -> Any:
     return out
 
 
-def read_results(source: Any, *, format: str = "auto", metric: str | None = None, duplicates: str = "last",
-                 filter: str | None = None, name: str = "source", tasks: Any = None) -> ResponseMatrix:
+HELM_DEFAULTS = {"split": "test", "perturbation": None, "trials": "mean"}
+
+
+def helm_options(split: Any = "test", perturbation: Any = None, trials: Any = "mean") -> dict:
+    """The HELM reader's options as plain JSON values (for the manifest and the state), checked."""
+    from ..datasets.helm import _check_trials
+
+    if split is not None and (not isinstance(split, str) or not split):
+        raise ValueError(f"split: expected a split name such as 'test' or 'valid', or None (every split), "
+                         f"got {split!r}")
+    if not (perturbation is None or isinstance(perturbation, str) and perturbation
+            or isinstance(perturbation, dict) and perturbation):
+        raise ValueError(f"perturbation: expected None, a perturbation name or a non-empty mapping of its fields, "
+                         f"got {perturbation!r}")
+    return {"split": split, "perturbation": perturbation, "trials": _check_trials(trials)}
+
+
+def read_results(source: Any, *, format: str = "auto", metric: Any = None, duplicates: str = "last",
+                 filter: Any = None, name: str = "source", tasks: Any = None, split: Any = "test",
+                 perturbation: Any = None, trials: Any = "mean") -> ResponseMatrix:
     """Read per-item results of one or many models from the files users have.
 
     Parameters
@@ -96,11 +114,17 @@ def read_results(source: Any, *, format: str = "auto", metric: str | None = None
         The layout; ``"auto"`` looks at the file name or the folder's contents.
     metric : str, optional
         The per-item metric to read: lm-eval's per-sample field (default ``"acc"``), HELM's stat name (default
-        ``"exact_match"``). Tables hold one score per cell and take none. lm-eval logs take a metric per task too:
-        ``"gsm8k=exact_match,acc"`` (exact_match for gsm8k, acc for the other tasks) or a mapping
-        (:func:`~effstats.datasets.read_lm_eval_samples`).
+        ``"exact_match"``). Tables hold one score per cell and take none. lm-eval logs and HELM runs take a metric
+        per task too: ``"gsm8k=exact_match,acc"`` (exact_match for gsm8k, acc for the other tasks; for HELM the task
+        is a run spec's scenario, ``"bbq"`` or its whole name) or a mapping
+        (:func:`~effstats.datasets.read_lm_eval_samples`, :func:`~effstats.datasets.read_helm_runs`).
     duplicates : {"last", "first", "mean", "error"}, default "last"
         Two runs of one model (on one task): keep the latest, the first, average them, or refuse.
+    split, perturbation, trials
+        HELM runs: the split (``"test"``; ``"valid"`` for a scenario evaluated on its validation split only, None
+        for every split), the perturbation (None: unperturbed) and what to do with several train trials
+        (``"mean"``, ``"separate"`` or one trial's index), as :func:`effstats.datasets.read_helm_runs` takes them.
+        Other layouts refuse values other than these defaults.
     filter : str, optional
         lm-eval logs: the harness filter to read where a task logs several (e.g. gsm8k's ``"strict-match"`` and
         ``"flexible-extract"``); per task as ``metric`` (``"gsm8k=strict-match"``).
@@ -128,7 +152,9 @@ def read_results(source: Any, *, format: str = "auto", metric: str | None = None
         raise ValueError(f"format: expected one of {list(FORMATS)}, got {format!r}")
     if not isinstance(duplicates, str) or duplicates not in ("last", "first", "mean", "error"):
         raise ValueError(f"duplicates: expected 'last', 'first', 'mean' or 'error', got {duplicates!r}")
+    opts = helm_options(split, perturbation, trials)
     if isinstance(source, ResponseMatrix):
+        _helm_only(opts, name, "a ResponseMatrix")
         return source
     if isinstance(source, bool) or not isinstance(source, (str, os.PathLike)):
         raise ValueError(f"{name}: expected a path or a ResponseMatrix, got {type(source).__name__}")
@@ -144,10 +170,12 @@ def read_results(source: Any, *, format: str = "auto", metric: str | None = None
     if fmt in ("csv", "parquet") and path.is_dir():
         raise ValueError(f"{name}: {str(path)!r} is a folder; format {fmt!r} reads one table file (a folder holds "
                          "lm-eval logs or HELM runs: format 'auto' finds which)")
+    if fmt != "helm":
+        _helm_only(opts, name, f"read as {fmt}")
     metric, filter = per_task(metric, "metric"), per_task(filter, "filter")
-    if metric is not None and not (isinstance(metric, str) and metric or isinstance(metric, dict) and fmt == "lm-eval"):
-        only = " (per task: lm-eval logs only)" if fmt == "helm" else ""
-        raise ValueError(f"metric: expected a field name such as 'acc'{only}, got {metric!r}")
+    if metric is not None and not (isinstance(metric, str) and metric
+                                   or isinstance(metric, dict) and fmt in ("lm-eval", "helm")):
+        raise ValueError(f"metric: expected a field name such as 'acc', got {metric!r}")
     if metric is not None and fmt in ("csv", "parquet"):
         raise ValueError(f"metric: a table holds one score per cell; metric={metric!r} applies to lm-eval logs and HELM runs")
     from ..datasets import harness
@@ -168,7 +196,12 @@ def read_results(source: Any, *, format: str = "auto", metric: str | None = None
         if fmt == "helm":
             from ..datasets import helm
 
-            return helm.read_helm_runs(path, metric=metric or default_metric(fmt), duplicates=duplicates)
+            with warnings.catch_warnings(record=True) as said:
+                warnings.simplefilter("always")
+                out = helm.read_helm_runs(path, metric=metric or default_metric(fmt), duplicates=duplicates, **opts)
+            for w in said:  # the reader's warnings name its own argument: say which input it was
+                warnings.warn(str(w.message).replace("path_or_paths:", f"{name}:", 1), w.category, stacklevel=2)
+            return out
         with warnings.catch_warnings(record=True) as said:
             warnings.simplefilter("always")
             out = (harness.read_scores_csv(path, duplicates=duplicates) if fmt == "csv"
@@ -182,7 +215,7 @@ def read_results(source: Any, *, format: str = "auto", metric: str | None = None
             if msg.startswith(internal):
                 msg = msg[len(internal):].strip()
         # options the caller passed under these names
-        if msg.startswith(("filter:", "metric:", "duplicates:", "tasks:")):
+        if msg.startswith(("filter:", "metric:", "duplicates:", "tasks:", "split:", "perturbation:", "trials:")):
             raise ValueError(msg) from None
         raise ValueError(f"{name}: {msg}") from None
 
@@ -205,7 +238,18 @@ def read_new_results(source: Any, reference: dict, *, metric: str | None = None,
         metric, filter = (metric if used is None else None), None
     else:
         metric, filter = metric or (used if same else None), reference.get("filter") if same else None
-    return read_results(source, format="auto", metric=metric, duplicates=duplicates, filter=filter, name=name)
+    # HELM runs: the split, perturbation and train trials the reference runs were read with
+    helm = reference.get("helm") if layout == "helm" and same else None
+    return read_results(source, format="auto", metric=metric, duplicates=duplicates, filter=filter, name=name,
+                        **(helm or {}))
+
+
+def _helm_only(opts: dict, name: str, what: str) -> None:
+    """Raise when HELM's reading options are set for data of another layout."""
+    given = [(k, v) for k, v in opts.items() if v != HELM_DEFAULTS[k]]
+    if given:
+        raise ValueError(f"{given[0][0]}: {', '.join(f'{k}={v!r}' for k, v in given)} applies to HELM runs; {name} is "
+                         f"{what}")
 
 
 def _read_parquet(path: Path, duplicates: str = "last") -> ResponseMatrix:

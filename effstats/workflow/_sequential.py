@@ -13,8 +13,8 @@ import pandas as pd
 from .._validation import check_positive, check_positive_int
 from ..responses import ResponseMatrix
 from ._core import LM_EVAL_SAMPLES, _reference_info, _version, item_tasks, refuse_batch_without_tasks, samples_by_task
-from ._io import (content_hash, output_dir, read_new_results, read_results, read_saved, write_json_atomic,
-                  write_text_atomic)
+from ._io import (content_hash, helm_options, output_dir, read_new_results, read_results, read_saved,
+                  write_json_atomic, write_text_atomic)
 
 __all__ = ["SequentialRun"]
 
@@ -135,7 +135,8 @@ class SequentialRun:
               alternative: str = "two-sided", half_width: float | None = None, target_se: float | None = None,
               alpha: float = 0.05, spending: str = "ld_pocock", initial: int | None = None,
               batch: int | None = None, max_n: int | None = None, seed: int = 0, format: str = "auto",
-              metric: str | None = None, duplicates: str = "last", filter: str | None = None) -> "SequentialRun":
+              metric: Any = None, duplicates: str = "last", filter: str | None = None, split: str | None = "test",
+              perturbation: Any = None, trials: Any = "mean") -> "SequentialRun":
         """Begin a run: read the reference data, fix the item order (or fit the item bank) and the first batch.
 
         Parameters
@@ -171,9 +172,9 @@ class SequentialRun:
             At most this many items (default: all items the rule can use).
         seed : int, default=0
             Fixes the random order of the items (``rule="adaptive"`` is deterministic and does not use it).
-        format, metric, duplicates, filter
-            How to read ``reference`` (:func:`effstats.workflow.read_results`); the batches' results are read the
-            same way.
+        format, metric, duplicates, filter, split, perturbation, trials
+            How to read ``reference`` (:func:`effstats.workflow.read_results`; the last three for HELM runs); the
+            batches' results are read the same way.
 
         Returns
         -------
@@ -203,12 +204,13 @@ class SequentialRun:
         if rule != "adaptive" and target_se is not None:
             raise ValueError(f"target_se: a target standard error of the ability needs rule='adaptive', "
                              f"got rule={rule!r}")
+        helm = helm_options(split, perturbation, trials)
         rm = read_results(reference, format=format, metric=metric, duplicates=duplicates, filter=filter,
-                          name="reference")
+                          name="reference", **helm)
         if rule == "adaptive":
             return cls._start_adaptive(rm, reference, target_se=TARGET_SE if target_se is None else target_se,
                                        alpha=alpha, initial=initial, batch=batch, max_n=max_n, seed=seed,
-                                       format=format, metric=metric, duplicates=duplicates, filter=filter)
+                                       format=format, metric=metric, duplicates=duplicates, filter=filter, helm=helm)
         half_width = 0.02 if half_width is None else half_width
         initial = 100 if initial is None else initial
         batch = 100 if batch is None else batch
@@ -236,7 +238,7 @@ class SequentialRun:
         state = {
             "format": _FORMAT, "effstats_version": _version(),
             "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            "reference": _reference_info(rm, reference, format, metric, filter, duplicates),
+            "reference": _reference_info(rm, reference, format, metric, filter, duplicates, helm),
             "rule": {"kind": rule, "against": None if against is None else str(against), "alternative": alternative,
                      "half_width": float(half_width)},
             "alpha": float(alpha), "spending": spending, "initial": int(initial), "batch": int(batch),
@@ -256,8 +258,9 @@ class SequentialRun:
     @classmethod
     def _start_adaptive(cls, rm: ResponseMatrix, reference: Any, *, target_se: float, alpha: float,
                         initial: int | None, batch: int | None, max_n: int | None, seed: int, format: str,
-                        metric: str | None, duplicates: str, filter: str | None) -> "SequentialRun":
-        ref_info = _reference_info(rm, reference, format, metric, filter, duplicates)
+                        metric: Any, duplicates: str, filter: str | None,
+                        helm: dict | None = None) -> "SequentialRun":
+        ref_info = _reference_info(rm, reference, format, metric, filter, duplicates, helm)
         if rm.kind != "binary":
             used = f" (metric {ref_info['metric']!r})" if ref_info["metric"] else ""
             raise ValueError(f"rule: 'adaptive' needs 0/1 correctness per item (an IRT item bank), but the reference "
@@ -691,7 +694,7 @@ def _reread_reference(state: dict, reference: Any) -> ResponseMatrix:
     layout = info.get("layout")
     rm = read_results(ref, format=info.get("format", "auto"), name="reference", filter=info.get("filter"),
                       metric=info.get("metric") if layout in ("lm-eval", "helm") else None,
-                      duplicates=state.get("duplicates", "last"))
+                      duplicates=state.get("duplicates", "last"), **(info.get("helm") or {}))
     h = content_hash(rm)
     if h != info["sha256"]:
         raise ValueError(f"reference: this reference data differs from the data the run was started from (content "

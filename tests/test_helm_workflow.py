@@ -1,0 +1,249 @@
+"""HELM run folders through the evaluation loop: select -> the chosen instances per run spec -> the new model's
+HELM runs read back -> estimate, on suites written in HELM's layout from a known truth (tests/helm_fixtures.py).
+
+Checked against the truth: every run's ``stats.json`` aggregate equals the mean of the values read, and held-out
+models' intervals cover their means over every instance; the command line's HELM options (split, perturbation,
+train trials, per-scenario metrics) and its refusals give one line.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from effstats.cli import main
+from effstats.datasets import read_helm_runs
+from effstats.workflow import estimate, read_results, select
+
+from helm_fixtures import Scenario, held_out_coverage, stats_json_agreement, write_run, write_suite
+
+BBQ = "bbq:subject=all,method=multiple_choice_joint"
+MMLU = "mmlu:subject=anatomy,method=multiple_choice_joint"
+
+
+def _run(argv, capsys):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _one_line_error(code, err, *needles):
+    assert code == 2, err
+    lines = err.strip().splitlines()
+    errors = [x for x in lines if ": error: " in x]
+    assert len(errors) == 1 and "Traceback" not in err, err
+    for n in needles:
+        assert n in errors[0], (n, errors[0])
+    return errors[0]
+
+
+def _split_off(root: Path, model_part: str) -> Path:
+    """Move one model's run folders out of the suite: its 'new' runs."""
+    dest = root / "new" / "v1"
+    dest.mkdir(parents=True, exist_ok=True)
+    for run in (root / "runs" / "v1").glob(f"*model={model_part}"):
+        shutil.move(str(run), dest / run.name)
+    return root / "new"
+
+
+def test_a_valid_only_scenario_needs_split_valid(tmp_path, capsys):
+    truth = write_suite(tmp_path, [Scenario("hellaswag", split="valid", n=80)], 9)
+    new = _split_off(tmp_path, "org2_model-08")
+    code, _, err = _run(["select", tmp_path / "runs", "--budget", "20", "--out", tmp_path / "sel"], capsys)
+    line = _one_line_error(code, err, "--split: no 'exact_match' stats on split 'test'", "['valid']",
+                           "--split any")
+    assert "None" not in line and "split=" not in line
+    code, out, err = _run(["select", tmp_path / "runs", "--budget", "20", "--split", "valid", "--out",
+                           tmp_path / "sel"], capsys)
+    assert code == 0, err
+    manifest = json.loads((tmp_path / "sel" / "manifest.json").read_text())
+    assert manifest["reference"]["helm"] == {"split": "valid", "perturbation": None, "trials": "mean"}
+    # the new model's runs are read on the manifest's split: no option needed at estimate
+    code, out, err = _run(["estimate", tmp_path / "sel", new, "--restrict-to-manifest"], capsys)
+    assert code == 0, err
+    est = pd.read_csv(tmp_path / "sel" / "estimate" / "new" / "estimate.csv")
+    true = truth["org2/model-08"]["hellaswag"].mean()
+    assert est["low"].iloc[0] <= true <= est["high"].iloc[0]
+    assert read_results(tmp_path / "runs", split=None).n_items == 80
+
+
+def test_several_train_trials_one_trial_or_separate_responses(tmp_path, capsys):
+    truth = write_suite(tmp_path, [Scenario(MMLU, n=60, trials=3)], 9)
+    new = _split_off(tmp_path, "org2_model-08")
+    code, _, err = _run(["select", tmp_path / "runs", "--budget", "30", "--out", tmp_path / "s"], capsys)
+    _one_line_error(code, err, "means over 3 train trials", "--trials 0", "--trials separate")
+    ref = read_helm_runs(tmp_path / "runs")
+    assert ref.kind == "score" and (ref.models["n_trials"] == 3).all()
+
+    code, out, err = _run(["select", tmp_path / "runs", "--budget", "30", "--trials", "separate", "--out",
+                           tmp_path / "sep"], capsys)
+    assert code == 0, err
+    manifest = json.loads((tmp_path / "sep" / "manifest.json").read_text())
+    assert manifest["reference"]["n_items"] == 180 and manifest["reference"]["kind"] == "binary"
+    assert all(i.rsplit("/", 1)[1] in ("trial0", "trial1", "trial2") for i in manifest["items"])
+    chosen = json.loads((tmp_path / "sep" / "helm_instances.json").read_text())
+    ids = chosen[MMLU]
+    assert len(ids) == len(set(ids)) == len({i.rsplit("/", 2)[1] for i in manifest["items"]})
+    code, out, err = _run(["estimate", tmp_path / "sep", new, "--restrict-to-manifest"], capsys)
+    assert code == 0, err
+    est = pd.read_csv(tmp_path / "sep" / "estimate" / "new" / "estimate.csv")
+    true = truth["org2/model-08"][MMLU].mean()  # over every instance and trial
+    assert est["low"].iloc[0] <= true <= est["high"].iloc[0] and est["n_items"].iloc[0] == 30
+
+    code, out, err = _run(["select", tmp_path / "runs", "--budget", "30", "--trials", "1", "--out",
+                           tmp_path / "one"], capsys)
+    assert code == 0, err
+    one = read_helm_runs(tmp_path / "runs", trials=1)
+    values = np.array([truth[m][MMLU][1] for m in one.model_ids])
+    np.testing.assert_array_equal(one.values_with_nan(), values)
+    code, out, err = _run(["select", tmp_path / "runs", "--budget", "30", "--trials", "5", "--out",
+                           tmp_path / "five"], capsys)
+    _one_line_error(code, err, "--trials: no 'exact_match' stats of train trial 5; trials there: [0, 1, 2]")
+    code, out, err = _run(["select", tmp_path / "runs", "--budget", "30", "--trials", "all", "--out",
+                           tmp_path / "five"], capsys)
+    _one_line_error(code, err, "--trials: expected mean, separate or a train trial's index")
+
+
+def test_the_chosen_instances_per_run_spec_and_a_full_run_restricted_to_them(tmp_path, capsys):
+    # two run specs whose instances share ids (id0, id1, ...): an instance is a run spec's
+    write_suite(tmp_path, [Scenario("boolq", n=60, perturbed=True), Scenario(MMLU, n=60)], 9)
+    new = _split_off(tmp_path, "org2_model-08")
+    code, out, err = _run(["select", tmp_path / "runs", "--budget", "24", "--out", tmp_path / "sel"], capsys)
+    assert code == 0, err
+    assert "helm_instances.json" in out and "--restrict-to-manifest" in out
+    manifest = json.loads((tmp_path / "sel" / "manifest.json").read_text())
+    chosen = json.loads((tmp_path / "sel" / "helm_instances.json").read_text())
+    assert chosen == manifest["helm_instances"] and sorted(chosen) == ["boolq", MMLU]
+    assert sorted(f"{t}/{i}" for t, ids in chosen.items() for i in ids) == sorted(manifest["items"])
+
+    # the whole runs of the new model: refused as they are, read on the manifest's instances when asked
+    code, _, err = _run(["estimate", tmp_path / "sel", new], capsys)
+    _one_line_error(code, err, "NEW_RESULTS: besides the manifest's 24 items", "--restrict-to-manifest")
+    code, out, err = _run(["estimate", tmp_path / "sel", new, "--restrict-to-manifest", "--out", tmp_path / "full"],
+                          capsys)
+    assert code == 0, err
+
+    # the same runs cut to the chosen instances of each run spec give the same estimate
+    cut = tmp_path / "cut" / "v1"
+    shutil.copytree(new / "v1", cut)
+    for run in cut.iterdir():
+        spec = json.loads((run / "run_spec.json").read_text())["name"].rsplit(",model=", 1)[0].rsplit(":model=", 1)[0]
+        f = run / "per_instance_stats.json"
+        f.write_text(json.dumps([e for e in json.loads(f.read_text()) if e["instance_id"] in chosen[spec]]))
+    code, out, err = _run(["estimate", tmp_path / "sel", tmp_path / "cut", "--out", tmp_path / "cut_est"], capsys)
+    assert code == 0, err
+    a = pd.read_csv(tmp_path / "full" / "estimate.csv")
+    b = pd.read_csv(tmp_path / "cut_est" / "estimate.csv")
+    pd.testing.assert_frame_equal(a, b)
+    # cut by instance id alone (every run spec keeps the ids chosen in any run spec): extra instances, refused
+    # as they are; the manifest's instances are still read right when restricted
+    union = {i for ids in chosen.values() for i in ids}
+    for run in cut.iterdir():
+        shutil.copy(new / "v1" / run.name / "per_instance_stats.json", run / "per_instance_stats.json")
+        f = run / "per_instance_stats.json"
+        f.write_text(json.dumps([e for e in json.loads(f.read_text()) if e["instance_id"] in union]))
+    code, _, err = _run(["estimate", tmp_path / "sel", tmp_path / "cut", "--out", tmp_path / "x"], capsys)
+    _one_line_error(code, err, "besides the manifest's 24 items")
+    est = estimate(tmp_path / "sel", tmp_path / "cut", restrict_to_manifest=True)
+    assert est.to_frame()["estimate"].iloc[0] == a["estimate"].iloc[0]
+    # the perturbed instances are other items: read with --perturbation typo, the estimate is of those
+    code, out, err = _run(["select", tmp_path / "runs", "--budget", "24", "--perturbation", "typo", "--tasks",
+                           "boolq", "--out", tmp_path / "typo"], capsys)
+    assert code == 0, err
+    typo = read_helm_runs(tmp_path / "runs", perturbation="typo")
+    plain = read_helm_runs(tmp_path / "runs").subset(items=typo.item_ids)
+    np.testing.assert_array_equal(typo.values_with_nan(), 1 - plain.values_with_nan())
+    code, out, err = _run(["estimate", tmp_path / "typo", new, "--restrict-to-manifest"], capsys)
+    assert code == 0, err
+    code, _, err = _run(["estimate", tmp_path / "sel", tmp_path / "runs" / "v1" / "boolq:model=org0_model-00",
+                         "--restrict-to-manifest", "--tasks", "boolq", "--out", tmp_path / "y"], capsys)
+    assert code == 0, err
+
+
+def test_a_metric_per_scenario(tmp_path, capsys):
+    write_suite(tmp_path, [Scenario(BBQ, metric="quasi_exact_match", n=40), Scenario("boolq", n=40)], 8)
+    code, _, err = _run(["select", tmp_path / "runs", "--budget", "20", "--out", tmp_path / "one"], capsys)
+    assert code == 0 and "have no 'exact_match' stats" in err  # the bbq runs are left out, and said so
+    assert list(json.loads((tmp_path / "one" / "manifest.json").read_text())["tasks"]) == ["boolq"]
+    code, out, err = _run(["select", tmp_path / "runs", "--budget", "20", "--metric",
+                           "bbq=quasi_exact_match,exact_match", "--out", tmp_path / "both"], capsys)
+    assert code == 0, err
+    manifest = json.loads((tmp_path / "both" / "manifest.json").read_text())
+    assert sorted(manifest["tasks"]) == sorted([BBQ, "boolq"])
+    assert manifest["reference"]["metric"] == "bbq=quasi_exact_match,exact_match"
+    rm = read_helm_runs(tmp_path / "runs", metric={"bbq": "quasi_exact_match"})
+    assert rm.shape == (8, 80) and rm.items["task"].nunique() == 2
+    full = read_helm_runs(tmp_path / "runs", metric={BBQ: "quasi_exact_match", None: "exact_match"})
+    np.testing.assert_array_equal(full.values, rm.values)
+    with pytest.raises(ValueError, match=r"^metric: no run of the scenario\(s\) \['gsm8k'\]"):
+        read_helm_runs(tmp_path / "runs", metric={"gsm8k": "exact_match"})
+    code, _, err = _run(["select", tmp_path / "runs", "--budget", "20", "--metric", "bbq=", "--out",
+                         tmp_path / "bad"], capsys)
+    _one_line_error(code, err, "--metric: 'bbq=' in 'bbq=' is empty")
+
+
+def test_a_csv_task_column_is_the_task(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    rows = [{"model": f"m{m}", "task": t, "item": f"{t}_{i}", "score": float(rng.random() < 0.3 + 0.1 * m)}
+            for m in range(6) for t in "abcde" for i in range(30)]
+    pd.DataFrame(rows).to_csv(tmp_path / "long.csv", index=False)
+    rm = read_results(tmp_path / "long.csv")
+    assert rm.items["task"].nunique() == 5
+    code, out, err = _run(["select", tmp_path / "long.csv", "--budget", "20", "--out", tmp_path / "s"], capsys)
+    assert code == 0, err
+    assert sorted(json.loads((tmp_path / "s" / "manifest.json").read_text())["tasks"]) == list("abcde")
+    # one item id in two tasks is ambiguous
+    rows[0]["item"] = "b_0"
+    pd.DataFrame(rows).to_csv(tmp_path / "amb.csv", index=False)
+    code, _, err = _run(["select", tmp_path / "amb.csv", "--budget", "20", "--out", tmp_path / "t"], capsys)
+    _one_line_error(code, err, "REFERENCE: amb.csv: item 'b_0' stands in the tasks ['a', 'b']")
+
+
+def test_runs_without_run_spec_are_named_from_their_folder_once(tmp_path, capsys):
+    write_suite(tmp_path, [Scenario("boolq", n=30), Scenario(MMLU, n=30)], 4)
+    for run in (tmp_path / "runs" / "v1").glob("boolq:*"):
+        (run / "run_spec.json").unlink()  # one run of each model without its spec
+    with pytest.warns(UserWarning, match=r"^path_or_paths: 4 run\(s\) have no run_spec.json: the model id is taken "
+                                         r"from the folder name .*'org0_model-00' read as 'org0/model-00'"):
+        rm = read_helm_runs(tmp_path / "runs")
+    assert list(rm.model_ids) == ["org0/model-00", "org0/model-03", "org1/model-01", "org2/model-02"]
+    assert rm.missing is None
+    code, _, err = _run(["select", tmp_path / "runs", "--budget", "10", "--out", tmp_path / "s"], capsys)
+    assert code == 0
+    warning = [x for x in err.splitlines() if "run_spec.json" in x]
+    assert warning and warning[0].startswith("effstats select: warning: REFERENCE: 4 run(s) have no run_spec.json")
+    assert "path_or_paths" not in err
+
+
+def test_auto_with_three_reference_models_says_how_many_it_needs(tmp_path, capsys):
+    rows = [{"model": f"m{m}", "item": f"q{i}", "score": float((i * (m + 2)) % 3 == 0)} for m in range(3)
+            for i in range(60)]
+    pd.DataFrame(rows).to_csv(tmp_path / "three.csv", index=False)
+    code, _, err = _run(["select", tmp_path / "three.csv", "--budget", "20", "--method", "auto", "--out",
+                         tmp_path / "s"], capsys)
+    _one_line_error(code, err, "--method: 'auto'", "needs at least 4 reference models", "got 3")
+    rows += [{"model": "m3", "item": f"q{i}", "score": float(i % 2)} for i in range(60)]
+    pd.DataFrame(rows).to_csv(tmp_path / "four.csv", index=False)
+    code, _, err = _run(["select", tmp_path / "four.csv", "--budget", "20", "--method", "auto", "--out",
+                         tmp_path / "s"], capsys)
+    assert code == 0, err
+
+
+def test_round_trip_stats_json_and_held_out_coverage(tmp_path):
+    """Ten models on a suite of three run specs (one of them with three train trials): the values read match
+    every run's stats.json, and each model held out in turn is covered at 20 and 40 items."""
+    write_suite(tmp_path, [Scenario(BBQ, n=80), Scenario("boolq", n=80, perturbed=True),
+                           Scenario(MMLU, n=60, trials=3)], 10, seed=3)
+    agree = stats_json_agreement(tmp_path / "runs")
+    assert len(agree) == 30 and all(r["stats_json"] is not None for r in agree)
+    np.testing.assert_allclose([r["read"] for r in agree], [r["stats_json"] for r in agree], rtol=0, atol=1e-12)
+    rows = pd.DataFrame(held_out_coverage(tmp_path / "runs", tmp_path / "work", (20, 40), trials="separate"))
+    assert len(rows) == 20
+    covered = rows.groupby("budget")["covered"].sum()
+    # 95 % intervals over 10 models: 8 or more covered has probability 0.99
+    assert (covered >= 8).all(), rows
+    assert (rows["high"] - rows["low"]).groupby(rows["budget"]).mean().is_monotonic_decreasing
