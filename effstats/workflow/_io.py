@@ -227,8 +227,8 @@ def read_new_results(source: Any, reference: dict, *, metric: str | None = None,
     Logs in the reference's layout are read with its metric and filter (``metric``, if given, must be the same);
     a table holds one score per cell, taken as that metric; logs of another harness are read with their default.
     """
-    if isinstance(source, ResponseMatrix):
-        return source
+    if isinstance(source, ResponseMatrix):  # as it is, once the options are checked
+        return read_results(source, duplicates=duplicates, name=name)
     used, layout = reference.get("metric"), detect_format(source)
     if metric is not None and used is not None and metric != used:
         raise ValueError(f"metric: the reference models were read with metric {used!r}; the new results must be "
