@@ -247,3 +247,31 @@ def test_round_trip_stats_json_and_held_out_coverage(tmp_path):
     # 95 % intervals over 10 models: 8 or more covered has probability 0.99
     assert (covered >= 8).all(), rows
     assert (rows["high"] - rows["low"]).groupby(rows["budget"]).mean().is_monotonic_decreasing
+
+
+def test_command_line_messages_name_options_as_typed():
+    from effstats.workflow._cli import _cli_names
+
+    # the estimators' and readers' argument names, as the options and inputs of the command
+    said = {"target_outputs": "NEW_RESULTS:", "source_outputs": "REFERENCE:", "split": "--split:",
+            "trials": "--trials:", "duplicates": "--duplicates:", "weights": "--weights:"}
+    for head, cli in said.items():
+        assert _cli_names(f"{head}: something", "estimate") == f"{cli} something"
+    assert _cli_names("split: no stats; read one of them (None: every split)", "select").endswith(
+        "(--split any: every split)")
+
+
+def test_the_round_trip_script_reports_a_suite(tmp_path):
+    import subprocess
+    import sys
+
+    write_suite(tmp_path, [Scenario("boolq", n=40, trials=2)], 4, seed=1)
+    script = Path(__file__).resolve().parents[1] / "scripts" / "helm_roundtrip.py"
+    run = subprocess.run([sys.executable, str(script), str(tmp_path / "runs"), "--trials", "separate", "--budgets",
+                          "10,20"], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert lines[0].startswith("4 runs with 'exact_match' on 'test': 4 with a stats.json mean, largest difference")
+    assert float(lines[0].rsplit(" ", 1)[1]) < 1e-12
+    assert any(x.startswith("10 items: ") and "of 4 held-out models covered" in x for x in lines)
+    assert any(x.startswith("20 items: ") for x in lines)

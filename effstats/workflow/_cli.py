@@ -314,7 +314,8 @@ _CLI_NAMES = {"reference:": "REFERENCE:", "new_results:": "NEW_RESULTS:", "selec
               "source_outputs:": "REFERENCE:", "responses:": "REFERENCE:", "rule:": "--rule:",
               "target_se:": "--target-se:", "spending:": "--spending:", "alternative:": "--alternative:",
               "split:": "--split:", "perturbation:": "--perturbation:", "trials:": "--trials:",
-              "restrict_to_manifest:": "--restrict-to-manifest:"}
+              "restrict_to_manifest:": "--restrict-to-manifest:", "target_outputs:": "NEW_RESULTS:",
+              "duplicates:": "--duplicates:", "weights:": "--weights:", "format:": "--format:"}
 
 
 # values of the Python API as the command line spells them
