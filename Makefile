@@ -19,13 +19,18 @@ export OPENBLAS_NUM_THREADS
 # Jupyter refuses to run as root unless told to
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: setup test test-fast docs demo reports lab notebook bench clean
+.PHONY: setup test test-fast lint docs demo reports lab notebook bench clean
 setup:
 	@bash scripts/setup.sh
 
 # --dist loadgroup: tests marked xdist_group(name) share a worker (and their module fixtures)
 test: setup
 	$(PY) -m pytest -q -n 2 --dist loadgroup --durations=15 $(PYTEST_ARGS)
+
+# flake8 (Debian's python3-flake8), configured in .flake8: lines of at most 120 characters, unused imports,
+# undefined names
+lint: setup
+	$(PY) -m flake8 effstats tests benchmarks scripts docs/conf.py docs/conftest.py conftest.py
 
 # the unit tests and doctests: everything not marked slow (notebooks, the docs build, Jupyter, long simulations)
 test-fast: setup

@@ -5,7 +5,6 @@ two :class:`~effstats.responses.ResponseMatrix` halves.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import numpy as np

@@ -27,13 +27,15 @@ export DEBIAN_FRONTEND=noninteractive
 # chromium: the browser tests/test_reports.py and tests/test_docs.py open them in;
 # python3-sphinx, -numpydoc, -pydata-sphinx-theme, -nbsphinx, -myst-parser: `make docs`.
 # python3-jsonschema: manifest.json and state.json are checked against their schemas on load.
+# python3-flake8: `make lint`.
 # libopenblas0-serial: numpy and R then use OpenBLAS instead of Debian's reference BLAS,
 # 3-5x faster PCA/SVD/IRT; the single-threaded build, because effstats parallelises above BLAS (forests, notebooks).
 PY_PKGS="libopenblas0-serial python3-numpy python3-scipy python3-pandas python3-statsmodels python3-matplotlib python3-sklearn
  python3-rpy2 python3-pytest python3-hypothesis python3-nbclient python3-nbformat python3-ipykernel
  python3-tqdm python3-pytest-xdist python3-venv python3-pip python3-setuptools python3-wheel python3-dask python3-jupyter-client
  python3-distributed python3-zarr python3-notebook python3-nbconvert chromium libjs-katex
- python3-sphinx python3-numpydoc python3-pydata-sphinx-theme python3-nbsphinx python3-myst-parser python3-jsonschema"
+ python3-sphinx python3-numpydoc python3-pydata-sphinx-theme python3-nbsphinx python3-myst-parser python3-jsonschema
+ python3-flake8"
 R_PKGS="r-base-core r-base-dev r-cran-dplyr r-cran-ggplot2 r-cran-tidyr r-cran-tibble r-cran-xtable
  r-cran-rlang r-cran-curl r-cran-sass r-cran-bslib r-cran-rmarkdown r-cran-htmlwidgets r-cran-htmltools
  r-cran-commonmark r-cran-markdown r-cran-xml2 r-cran-scales r-cran-magrittr r-cran-glue r-cran-base64enc

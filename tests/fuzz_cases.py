@@ -15,8 +15,8 @@ import numpy as np
 import pandas as pd
 
 from fuzz_harness import (
-    ALIGN, ARRAY, BINARY, CALLABLE, NEEDS_BINARY, COLUMN, FAIL, FINITE, FLAG, FRACTION, FRAME, INT, LONG_FRAME, MAY, MISSING, NONE, OPTION,
-    POSITIVE, PROBA, REAL, RNG, SAME, SHORT0, SHORT1, UNIT, Arg, Case, _ids, _positions, _sizes, files,
+    ALIGN, ARRAY, BINARY, CALLABLE, NEEDS_BINARY, COLUMN, FAIL, FINITE, FLAG, FRACTION, FRAME, INT, LONG_FRAME, MAY,
+    MISSING, OPTION, POSITIVE, PROBA, REAL, RNG, SAME, SHORT0, SHORT1, UNIT, Arg, Case, _ids, _positions, _sizes, files,
 )
 
 
@@ -958,7 +958,7 @@ def _more_cases() -> list[Case]:
     """Public names added during the restructuring (result protocol, planning, choosers, readers)."""
     C: list[Case] = []
     add = C.append
-    SS, DC, RL, SQ, MT = "effstats.sortsearch.", "effstats.disco.", "effstats.reliability.", "effstats.sequential.", "effstats.metrics."
+    SS, DC, RL, SQ = "effstats.sortsearch.", "effstats.disco.", "effstats.reliability.", "effstats.sequential."
     SSE = SS + "SortSearch"
     CL = [A("confidence_level", FRACTION)]
     # ---- the result protocol: confidence_interval(confidence_level)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import warnings
 import os
-from pathlib import Path
 
 import hypothesis.strategies as st
 import numpy as np

@@ -39,7 +39,6 @@ Spearman and coverage; ``score`` is the negative MAE. :func:`effstats.disco.eval
 from .._subset import (
     PredictionMetrics,
     SubsetPrediction,
-    align_items,
     prediction_metrics,
 )
 from ._aipw import AIPW

@@ -45,7 +45,7 @@ References
 Perlitz, Y., Bandel, E., Gera, A., Arviv, O., Ein-Dor, L., Shnarch, E., Slonim, N., Shmueli-Scheuer, M. and
 Choshen, L. "Efficient Benchmarking (of Language Models)". NAACL 2024 (arXiv:2308.11696).
 """
-from ._benchmark import Benchmark, Decision, Objective, Score
+from ._benchmark import Benchmark
 from ._curves import prompt_strategies, rank_resolution, rank_switch_curve, rank_trajectories, subscenario_correlations
 from ._dior import DIoRPlan, DIoRResult, dior, dior_plan, efficiency_curve
 from ._flash_helm import FlashHELMResult, flash_helm, flash_helm_orders, simulate_examples

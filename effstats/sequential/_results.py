@@ -378,7 +378,7 @@ class SimulationResult:
         """
         if confidence_level is None:
             return ConfidenceInterval(self.ci_low, self.ci_high)
-        b = _check_level(confidence_level, {"c2": 1 - self.alpha}, "simulation (two-sided repeated CIs)")
+        _check_level(confidence_level, {"c2": 1 - self.alpha}, "simulation (two-sided repeated CIs)")  # the one level
         return ConfidenceInterval(self.rci_low, self.rci_high)
 
     def to_frame(self) -> pd.DataFrame:

@@ -279,7 +279,6 @@ class SequentialRanking:
         rows = np.arange(R * P)
         lk = look.reshape(-1)
         lv = level.reshape(-1)
-        out = []
         names = np.array([r.name for r in rules], dtype=object)
         bounds = np.array([r.bound for r in rules], dtype=object)
         est = np.empty(R * P)

@@ -321,12 +321,7 @@ def validation_grid(fast: bool = True, n_runs: int | None = None, alpha: float =
                   np.mean((r["ci_low"] <= p) & (r["ci_high"] >= p)), 1 - alpha, R, ">=")
             continue
         # paired: P(d = -1), P(d = 0), P(d = +1)
-        if direction == "two-directional":
-            h0 = [dis / 2, 1 - dis, dis / 2]
-            delta = 0.0
-        else:
-            h0 = None
-            delta = dis
+        h0 = [dis / 2, 1 - dis, dis / 2] if direction == "two-directional" else None
         data = f"pair, {direction}"
 
         def runp(rules, probs, all_looks=False):
@@ -372,7 +367,7 @@ def validation_grid(fast: bool = True, n_runs: int | None = None, alpha: float =
                 _cell(rows, f"threshold {d}", data, p, dis, looks, "P(claim) at tau = difference",
                       np.mean(r["reason"] == "threshold"), alpha, R, "<=")
         r = runp([Equivalence(m)], probs)
-        _cell(rows, f"equivalence (margin = true difference)", data, p, dis, looks, "P(claim equivalence)",
+        _cell(rows, "equivalence (margin = true difference)", data, p, dis, looks, "P(claim equivalence)",
               np.mean(r["reason"] == "equivalence"), alpha, R, "<=")
         truth = probs[2] - probs[0]
         r = runp([Precision(0.03)], probs, all_looks=True)
