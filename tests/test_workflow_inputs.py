@@ -219,3 +219,27 @@ def test_a_metric_and_a_filter_per_task(bench, tmp_path, capsys):
 def test_a_malformed_metric_per_task_is_one_line(bench, logs, tmp_path, capsys, bad):
     code, _, err = _run(["select", logs, "--budget", 40, "--metric", bad, "--out", tmp_path / "sel"], capsys)
     assert code == 2 and err.count("\n") == 1 and err.startswith("effstats select: error: --metric:"), err
+
+
+def test_disco_given_a_table_of_results_says_to_give_the_logs(bench, logs, tmp_path, capsys):
+    code, _, err = _run(["select", logs, "--budget", 40, "--method", "disco", "--out", tmp_path / "sel"], capsys)
+    assert code == 0, err
+    items = json.loads((tmp_path / "sel" / "manifest.json").read_text())["items"]
+    table = L.write(bench.subset(models=bench.model_ids[36:], items=items), "long-csv", tmp_path / "new")
+    code, _, err = _run(["estimate", tmp_path / "sel", table, "--out", tmp_path / "est"], capsys)
+    assert code == 2 and err.count("\n") == 1
+    assert "NEW_RESULTS:" in err and "lm-eval logs" in err and "--method" in err
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_stratified_estimate_of_a_model_right_on_every_item_stays_a_score(seed):
+    from effstats import ResponseMatrix
+    from effstats.datasets import simulate_responses
+    from effstats.disco import StratifiedHT
+
+    est = StratifiedHT(15, n_strata=7, random_state=seed).fit(simulate_responses(20, 150, rng=seed))
+    # the Horvitz-Thompson weights sum to one up to rounding (1 + 2e-16 for some seeds): never above 1
+    res = est.predict_interval(ResponseMatrix(np.ones((1, 150)), kind="binary"))
+    p, high = float(res.statistic[0]), float(res.confidence_interval(0.95).high[0])
+    assert 1 - 1e-12 <= p <= 1.0 and p <= high <= 1.0
+    assert est.predict(ResponseMatrix(np.zeros((1, 150)), kind="binary")).tolist() == [0.0]

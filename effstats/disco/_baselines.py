@@ -411,13 +411,14 @@ class StratifiedHT(_SubsetEstimator):
         return np.where(obs, y, 0.0), onehot, n_h, w
 
     def _predict(self, o) -> np.ndarray:
+        # the weights sum to one up to rounding: a target right on every item would get 1 + 2e-16
         if o.missing is not None:
             y, onehot, n_h, w = self._observed_strata(o)
             est = (w * (y @ onehot) / np.maximum(n_h, 1)).sum(axis=1)
             est = np.where(n_h.sum(axis=1) > 0, est, np.nan)  # NaN: nothing observed (refused for users' targets)
             full = ~o.missing.any(axis=1)  # complete targets: the complete-data formula, to the last bit
-            return np.where(full, o.correctness("target_outputs") @ self.weights_, est)
-        return o.correctness("target_outputs") @ self.weights_
+            return np.clip(np.where(full, o.correctness("target_outputs") @ self.weights_, est), 0.0, 1.0)
+        return np.clip(o.correctness("target_outputs") @ self.weights_, 0.0, 1.0)
 
     def _design_se(self, o) -> np.ndarray:
         """Stratified-sampling standard error ``sqrt(Σ_h W_h² s_h²/n_h (1 − n_h/N_h))`` (Cochran 1977, Thm 5.3);
