@@ -37,12 +37,14 @@ test-fast: setup
 	$(PY) -m pytest -q -n 2 --dist loadgroup --durations=10 -m "not slow" $(PYTEST_ARGS)
 
 # the documentation site (Sphinx from Debian's packages; elsewhere pip install -e '.[docs]'): user guide, API
-# reference from the docstrings, the notebooks as pages (build/notebooks' executed copies when make demo wrote them,
-# else the stored ones), performance page and changelog. Warnings are errors (-W, nitpicky cross-references);
+# reference from the docstrings, the notebooks as pages with their outputs (make demo's full runs in build/notebooks
+# when newer than the notebook, else FAST-mode runs that scripts/docs_notebooks.py makes and keeps in
+# build/docs-notebooks; it fails when a notebook does), performance page and changelog. Warnings are errors (-W, nitpicky cross-references);
 # --keep-going reports them all, into $(DOCS_OUT)/warnings.txt as well; -E reads every page again, so that a warning
 # is reported by every build, not only by the one after its page changed. Open $(DOCS_OUT)/index.html.
 docs: setup
 	@mkdir -p $(DOCS_OUT)
+	$(PY) scripts/docs_notebooks.py --jobs $(JOBS)
 	$(PY) -m sphinx -b html -E -n -W --keep-going -q -d build/docs-doctrees -w $(DOCS_OUT)/warnings.txt $(SPHINX_ARGS) docs $(DOCS_OUT)
 	@echo "docs: $(DOCS_OUT)/index.html"
 

@@ -6,7 +6,6 @@ python3-nbsphinx, python3-myst-parser); elsewhere ``pip install -e '.[docs]'``. 
 """
 from __future__ import annotations
 
-import os
 import re
 import shutil
 from pathlib import Path
@@ -116,15 +115,15 @@ nitpick_ignore_regex = [
     (r"py:.*", r"\(.*|.*\)|default[= ].*|\{.*|.*\}|'.*'|\".*\"|[-+]?\d.*|.*=.*"),
 ]
 
-# -- notebooks (nbsphinx): the executed copies `make demo` writes in build/notebooks, else the stored ones -------------
+# -- notebooks (nbsphinx): executed copies, staged into docs/notebooks by scripts/docs_notebooks.py (make docs runs
+# it): make demo's full run when it is newer than the notebook, else a FAST-mode run made for the docs
 nbsphinx_execute = "never"
 nbsphinx_allow_errors = False
 nbsphinx_prolog = """
-.. note:: This page is the notebook ``notebooks/{{ env.docname.split('/')[-1] }}.ipynb``, with the outputs of
-   its last ``make demo`` run when the site was built after one (else without outputs). Run it yourself with
-   ``make notebook`` (Jupyter) or ``make demo`` (every notebook in full).
+.. note:: This page is the notebook ``notebooks/{{ env.docname.split('/')[-1] }}.ipynb`` with its outputs: those of
+   its last full run (``make demo``) when the site was built after one, else of a quick run on smaller settings
+   (FAST mode), whose numbers are rougher. Run it yourself with ``make notebook`` (Jupyter) or ``make demo``.
 """
-NOTEBOOKS = ["tour", "workflow", "sortsearch", "disco", "extrapolation", "reliability", "sequential", "scale"]
 
 # -- the site --------------------------------------------------------------------------------------------------------
 html_theme = "pydata_sphinx_theme"
@@ -146,19 +145,21 @@ html_copy_source = False
 myst_heading_anchors = 3
 
 
-def _stage_notebooks(app) -> None:
-    """Copy each notebook into the source tree for nbsphinx (untracked: ``docs/.gitignore``)."""
-    out = DOCS / "notebooks"
-    out.mkdir(exist_ok=True)
-    executed = Path(os.environ.get("EFFSTATS_DOCS_NOTEBOOKS", ROOT / "build" / "notebooks"))
-    for name in NOTEBOOKS:
-        src = executed / f"{name}.ipynb"
-        if not src.is_file():
-            src = ROOT / "notebooks" / f"{name}.ipynb"
-        dst = out / f"{name}.ipynb"
-        # copy only when changed, so an incremental build does not re-read unchanged notebooks
-        if not dst.is_file() or dst.read_bytes() != src.read_bytes():
-            shutil.copyfile(src, dst)
+def _check_notebooks(app) -> None:
+    """Every notebook is staged in ``docs/notebooks`` with outputs (untracked: ``docs/.gitignore``); a warning (an
+    error under ``make docs``' -W) otherwise, so that no page is published without its figures."""
+    import json
+
+    from sphinx.util import logging
+
+    log = logging.getLogger(__name__)
+    for src in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        staged = DOCS / "notebooks" / src.name
+        cells = json.loads(staged.read_text())["cells"] if staged.is_file() else []
+        if not any(c.get("outputs") for c in cells if c["cell_type"] == "code"):
+            log.warning(f"notebooks/{src.name}: no executed copy is staged in docs/notebooks; run "
+                        "`.venv/bin/python scripts/docs_notebooks.py` (make docs runs it: it executes the notebooks "
+                        "in FAST mode where make demo has not run them)")
 
 
 def _xref_ignore_all(app) -> None:
@@ -173,5 +174,5 @@ def _stage_katex(app) -> None:
 def setup(app):
     # after Sphinx's type checks of the config values (the last when the theme loads), before numpydoc reads it
     app.connect("builder-inited", _xref_ignore_all)
-    app.connect("builder-inited", _stage_notebooks)
+    app.connect("builder-inited", _check_notebooks)
     app.connect("builder-inited", _stage_katex)

@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""Stage the notebooks for the documentation site, with their outputs (``make docs`` runs this before Sphinx).
+
+Each page shows an executed copy of ``notebooks/<name>.ipynb``: the full run ``make demo`` wrote to
+``build/notebooks`` (or ``$EFFSTATS_DOCS_NOTEBOOKS``) when it is newer than the notebook, else a FAST-mode run kept in
+``build/docs-notebooks``, executed here when it is missing or older than the notebook (its figures go to
+``build/docs-notebooks/figures``, never to ``figures/``). The chosen copies are written to ``docs/notebooks/``,
+where nbsphinx reads them. A notebook that fails to execute fails the script (exit status 1), so the site is never
+published with an empty page.
+
+Usage: docs_notebooks.py [--jobs N]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = ROOT / "notebooks"
+FAST_COPIES = ROOT / "build" / "docs-notebooks"
+STAGED = ROOT / "docs" / "notebooks"
+
+
+def _fresh(copy: Path, source: Path) -> bool:
+    return copy.is_file() and copy.stat().st_mtime >= source.stat().st_mtime
+
+
+def choose(names: list[str] | None = None) -> tuple[dict[str, Path], list[str]]:
+    """The executed copy to publish for each notebook, and the notebooks that need a FAST run first."""
+    full = Path(os.environ.get("EFFSTATS_DOCS_NOTEBOOKS", ROOT / "build" / "notebooks"))
+    chosen, to_run = {}, []
+    for src in sorted(NOTEBOOKS.glob("*.ipynb")):
+        if names and src.stem not in names:
+            continue
+        for copy in (full / src.name, FAST_COPIES / src.name):
+            if _fresh(copy, src):
+                chosen[src.stem] = copy
+                break
+        else:
+            to_run.append(src.stem)
+            chosen[src.stem] = FAST_COPIES / src.name
+    return chosen, to_run
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--jobs", type=int, default=2, help="notebooks executed at once (default 2)")
+    args = ap.parse_args(argv)
+    chosen, to_run = choose()
+    if to_run:
+        print(f"docs: executing {', '.join(to_run)} in FAST mode (no executed copy newer than the notebook); "
+              f"copies kept in {FAST_COPIES.relative_to(ROOT)}", flush=True)
+        sys.path.insert(0, str(ROOT / "scripts"))
+        import run_notebooks
+
+        os.environ["EFFSTATS_FIGURES"] = str(FAST_COPIES / "figures")  # FAST figures never overwrite figures/
+        (FAST_COPIES / "figures").mkdir(parents=True, exist_ok=True)
+        status = run_notebooks.main(["--fast", "--out", str(FAST_COPIES), "--jobs", str(args.jobs), *to_run])
+        if status:
+            print("docs: a notebook failed to execute (above); the site is not built with an empty page",
+                  file=sys.stderr)
+            return 1
+    STAGED.mkdir(parents=True, exist_ok=True)
+    for name, copy in chosen.items():
+        dst = STAGED / f"{name}.ipynb"
+        # copy only when changed, so an incremental build does not re-read unchanged notebooks
+        if not dst.is_file() or dst.read_bytes() != copy.read_bytes():
+            shutil.copyfile(copy, dst)
+        print(f"docs: notebooks/{name} from {copy.relative_to(ROOT) if copy.is_relative_to(ROOT) else copy}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
