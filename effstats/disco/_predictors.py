@@ -7,7 +7,16 @@ from sklearn.base import clone
 
 from .._validation import check_option, check_positive_int, check_rng
 
-#: Names of the signature regressors of :func:`effstats.disco.make_predictor` (Table 2(e) of Rubinstein et al. 2025).
+#: Names of the signature regressors of :func:`effstats.disco.make_predictor` (Table 2(e) of Rubinstein et al.
+#: 2025).
+#:
+#: Examples
+#: --------
+#: >>> from effstats.disco import PREDICTORS, make_predictor
+#: >>> PREDICTORS
+#: ('knn', 'rf', 'linear', 'ridge', 'lasso', 'gb', 'mlp2', 'mlp3')
+#: >>> type(make_predictor("ridge")).__name__
+#: 'Ridge'
 PREDICTORS = ("knn", "rf", "linear", "ridge", "lasso", "gb", "mlp2", "mlp3")
 
 

@@ -21,7 +21,14 @@ from ._model import IRT2PL
 
 __all__ = ["TinyBenchmarks", "REFERENCE_DIMS"]
 
-#: IRT dimensions the reference tries (efficbench ``run_experiment.py``: ``Ds = [2, 5, 10, 15]``).
+#: IRT dimensions the reference tries (efficbench ``run_experiment.py``: ``Ds = [2, 5, 10, 15]``), and
+#: :class:`effstats.irt.TinyBenchmarks` validates by default.
+#:
+#: Examples
+#: --------
+#: >>> from effstats.irt import REFERENCE_DIMS
+#: >>> REFERENCE_DIMS
+#: (2, 5, 10, 15)
 REFERENCE_DIMS = (2, 5, 10, 15)
 #: The reference keeps the smallest dimension whose validation error is within this of the best one.
 _DIMS_TOL = 0.0025

@@ -55,9 +55,30 @@ from .rules import BetaSpendingFutility, DiminishingReturns, Efficacy, Equivalen
 __all__ = ["simulate_iid", "validation_grid", "worst_cells", "SCHEDULES", "ACCURACIES", "DISAGREEMENTS"]
 
 PAPER_SIZES = (1500, 1050, 1000, 3088, 951, 7299)
-# looks -> (dataset sizes, initial, batch)
+#: The evaluation schedules of the validation grid: number of looks -> (dataset sizes, items at the first look per
+#: dataset, items added per dataset at each later look); 73 looks over the six dataset sizes of the seed paper.
+#:
+#: Examples
+#: --------
+#: >>> from effstats.sequential.validation import SCHEDULES
+#: >>> sorted(SCHEDULES), SCHEDULES[5]  # 5 looks: one dataset of 1,000 items, 200 at a time
+#: ([2, 5, 10, 73], ((1000,), 200, 200))
 SCHEDULES = {2: ((1000,), 500, 500), 5: ((1000,), 200, 200), 10: ((2000,), 200, 200), 73: (PAPER_SIZES, 100, 100)}
+#: The accuracies of one model in the validation grid (up to the ceiling, where the exact tests are discrete).
+#:
+#: Examples
+#: --------
+#: >>> from effstats.sequential.validation import ACCURACIES
+#: >>> ACCURACIES
+#: (0.5, 0.7, 0.9, 0.95, 0.98, 0.99, 0.995)
 ACCURACIES = (0.5, 0.7, 0.9, 0.95, 0.98, 0.99, 0.995)
+#: The fractions of items two models disagree on in the validation grid (both ways or one way).
+#:
+#: Examples
+#: --------
+#: >>> from effstats.sequential.validation import DISAGREEMENTS
+#: >>> DISAGREEMENTS
+#: (0.01, 0.02, 0.05, 0.1, 0.3)
 DISAGREEMENTS = (0.01, 0.02, 0.05, 0.1, 0.3)
 PLANNED_POWER = 0.8
 

@@ -22,6 +22,14 @@ from ._io import (HELM_DEFAULTS, content_hash, default_metric, detect_format, he
 
 __all__ = ["METHODS", "Selection", "Estimate", "select", "estimate", "allocate_budget"]
 
+#: The item selection and estimation methods of :func:`effstats.workflow.select` (``effstats select --method``);
+#: its ``method`` parameter says what each does.
+#:
+#: Examples
+#: --------
+#: >>> from effstats.workflow import METHODS
+#: >>> METHODS[:3], len(METHODS)
+#: (('sortsearch', 'aipw', 'auto'), 11)
 METHODS = ("sortsearch", "aipw", "auto", "hybrid", "disco", "mrmr", "random-learn", "tinybenchmarks", "anchor", "stratified",
            "random")
 # methods whose estimate is design-based (a random or stratified sample of the task's items): the tasks' errors
