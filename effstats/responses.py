@@ -107,6 +107,16 @@ def _renamed(names: dict[str, str], build: Any) -> Any:
         raise
 
 
+def _sorted_codes(col: pd.Series) -> tuple[np.ndarray, pd.Index] | None:
+    """Each value's position among the sorted distinct values of ``col``, and those values (the index
+    ``DataFrame.pivot`` builds from ``col``); None unless every value is a string or every one an integer (pivot
+    drops missing ids, and orders mixed ones its own way)."""
+    if pd.api.types.infer_dtype(col, skipna=False) not in ("string", "integer") or col.dtype.kind not in "Oiu":
+        return None
+    codes, uniques = pd.factorize(col, sort=True)
+    return codes, pd.Index(uniques, name=col.name)
+
+
 def _subset_meta(meta: Any, ids: pd.Index, name: str) -> pd.DataFrame | None:
     """Rows of a metadata table (which may list more ids than needed) for ``ids``, refusing missing ones."""
     if meta is None:
@@ -433,16 +443,28 @@ class ResponseMatrix:
             raise ValueError(f"model: the model, item and score columns must differ, got {model!r}, {item!r}, {score!r}")
         if df.empty:
             raise ValueError("df: expected a non-empty table")
-        dup = df.duplicated([model, item])
-        if dup.any():
-            first = df.loc[dup, [model, item]].iloc[0].tolist()
+        rows, cols = _sorted_codes(df[model]), _sorted_codes(df[item])
+        if rows is not None and cols is not None:
+            key = rows[0].astype(np.int64) * len(cols[1]) + cols[0]
+            seen = np.zeros(len(rows[1]) * len(cols[1]), bool)
+            seen[key] = True
+            repeated = int(seen.sum()) < len(key)
+        else:
+            repeated = bool(df.duplicated([model, item]).any())
+        if repeated:
+            first = df.loc[df.duplicated([model, item]), [model, item]].iloc[0].tolist()
             raise ValueError(f"df: duplicate (model, item) rows, e.g. {first}")
         s = _as_float(df[[score]], "score")[score]
         if s.isna().any():
             raise ValueError(f"score: column {score!r} has NaN; drop rows that were not evaluated")
         if np.isinf(s.to_numpy()).any():
             raise ValueError(f"score: column {score!r} has infinite values")
-        wide = df.assign(**{score: s}).pivot(index=model, columns=item, values=score)
+        if rows is not None and cols is not None:  # pivot's table, filled in place by the codes
+            cells = np.full(len(seen), np.nan)
+            cells[key] = s.to_numpy()
+            wide = pd.DataFrame(cells.reshape(len(rows[1]), len(cols[1])), index=rows[1], columns=cols[1], copy=False)
+        else:
+            wide = df.assign(**{score: s}).pivot(index=model, columns=item, values=score)
         item_meta = None
         if groups:
             g = df[[item, *groups]].drop_duplicates()

@@ -26,6 +26,7 @@ import lzma
 import os
 import re
 import warnings
+from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Callable, Iterable, Literal, Sequence
@@ -720,20 +721,19 @@ def read_scores_csv(
     p = Path(path).expanduser()
     if not p.is_file():
         raise FileNotFoundError(f"path: {str(p)!r} does not exist")
+    text = _TextColumns(model, item, groups, missing_marker)
     if sep is None:
         sep = "\t" if ".tsv" in p.suffixes else ","
-        df = _read_delimited(p, sep)
+        df, header = _read_delimited(p, sep, text)
         other = _other_separator(p, df, sep)
         if other is not None:  # a semicolon- or tab-separated file named .csv: one column at the default comma
-            sep, df = other, _read_delimited(p, other)
+            sep, (df, header) = other, _read_delimited(p, other, text)
     else:
-        df = _read_delimited(p, sep)
+        df, header = _read_delimited(p, sep, text)
     if df.shape[1] < 2:
         raise ValueError(f"path: {p.name} has fewer than two columns (sep={sep!r}?); {_EXPECTED}")
-    # pandas renames repeated header names ("a", "a.1"): read the header as it is written to refuse them
-    header = pd.read_csv(p, sep=sep, dtype=str, keep_default_na=False, header=None, nrows=1).iloc[0].tolist()
     _refuse_headerless(header, p, sep, model)
-    dup = sorted({h for h in header if header.count(h) > 1})
+    dup = sorted(h for h, k in Counter(header).items() if k > 1)
     if dup:
         raise ValueError(f"path: {p.name} repeats the column names {dup[:5]}; every column needs its own name (item "
                          "ids unique across tasks, e.g. 'arc_easy/12' rather than '12')")
@@ -757,11 +757,78 @@ _META_NAMES = {"average", "avg", "mean", "overall", "total", "accuracy", "acc", 
                "family", "organization", "org", "license", "type", "precision", "architecture", "link", "url"}
 _ITEM_ID = re.compile(r"^.+/\d+$")  # the loop's item ids: <task>/<doc_id>
 _TRUE_FALSE = {"true": "1", "false": "0"}
+_COMPRESSED = {".gz", ".bz2", ".zip", ".xz", ".zst", ".tar"}  # suffixes pandas decompresses
+_NARROW = 64  # columns of a table whose not-evaluated markers are set per column (its id columns keep theirs)
+_ONE_PASS_BYTES = 256 * 2**20
 
 
-def _read_delimited(p: Path, sep: str) -> pd.DataFrame:
+class _TextColumns:
+    """Which columns of a table are read as text (the ids) when the others are read as numbers."""
+
+    def __init__(self, model: str, item: str, groups: Any, missing_marker: str) -> None:
+        self.named = {model, item, *([groups] if isinstance(groups, str) or groups is None else groups)} - {None}
+        self.missing = missing_marker
+
+    def names(self, header: list[str]) -> list[str] | None:
+        """The labels pandas gives the columns; None: read every cell as text (a missing marker that reads as a
+        number would also hide numbers equal to it, e.g. ``0.0`` for ``"0"``)."""
+        if _is_float(self.missing):
+            return None
+        return [h if h else f"Unnamed: {i}" for i, h in enumerate(header)]
+
+    def of(self, names: list[str], header: list[str]) -> set[str]:
+        """The id columns: the first, a second one after pandas' row numbers, every one named like the model or
+        items."""
+        ids = set(names[: 2 if header[0] == "" else 1])
+        return ids | {n for n in names if n in self.named or n.lower() in _MODEL_NAMES}
+
+
+def _header(p: Path, sep: str) -> list[str]:
+    """The header line's fields as written (pandas renames repeated names "a", "a.1": they are refused by name).
+
+    A plain first line (no quotes, not compressed) is split at ``sep``; pandas' parser reads any other, which
+    builds a frame of one row and one column per field (seconds at 10^5 item columns)."""
+    if not set(p.suffixes) & _COMPRESSED:
+        with open(p, encoding="utf-8-sig", newline="") as f:  # pandas drops a byte order mark too
+            line = f.readline().rstrip("\r\n")
+        if line.strip() and '"' not in line and "\r" not in line:
+            return line.split(sep)
+    return pd.read_csv(p, sep=sep, dtype=str, keep_default_na=False, header=None, nrows=1).iloc[0].tolist()
+
+
+def _read_typed(p: Path, sep: str, header: list[str], text: _TextColumns) -> pd.DataFrame | None:
+    """The table with the id columns as text (as written) and the others parsed as numbers by pandas' C parser
+    (correctly rounded); a column holding anything but numbers (text, True/False, markers with spaces) stays text.
+    Cells left empty or marked not evaluated are ``""`` in the other text columns, NaN in number columns. None
+    where every cell is to be read as text (:meth:`_TextColumns.names`)."""
+    names = text.names(header)
+    if names is None:
+        return None
+    ids = text.of(names, header)
+    # pandas' chunked reader pays per column and chunk: a wide table is read in one pass unless the file is large;
+    # a long one in chunks (one pass would hold every token of the file at once)
+    narrow = len(names) <= _NARROW
+    na = {c: ["", text.missing] for c in names if c not in ids} if narrow else ["", text.missing]
+    df = pd.read_csv(p, sep=sep, keep_default_na=False, float_precision="round_trip", dtype={c: str for c in ids},
+                     na_values=na, low_memory=narrow or p.stat().st_size > _ONE_PASS_BYTES)
+    if not narrow and df[[c for c in df.columns if c in ids]].isna().any().any():
+        return None  # an id written "" or as the marker (NaN here): read as text, where the two differ
+    if (df.dtypes == bool).any():
+        return None  # True/False cells are text to the layout checks, as written
+    obj = [c for c in df.columns[(df.dtypes == object).to_numpy()] if c not in ids]
+    if obj and pd.api.types.infer_dtype(df[obj].to_numpy().ravel(), skipna=True) != "string":
+        return None  # the same, beside empty cells (pandas' booleans)
+    blank = df[obj].isna().any() if obj else pd.Series(dtype=bool)
+    filled = blank.index[blank.to_numpy()]
+    return df.assign(**{c: df[c].fillna("") for c in filled}) if len(filled) else df
+
+
+def _read_delimited(p: Path, sep: str, text: _TextColumns | None = None) -> tuple[pd.DataFrame, list[str]]:
+    """The table (every cell as text, or :func:`_read_typed`'s number columns given ``text``) and its header."""
     try:
-        return pd.read_csv(p, sep=sep, dtype=str, keep_default_na=False)
+        header = _header(p, sep)
+        typed = None if text is None else _read_typed(p, sep, header, text)
+        return (typed if typed is not None else pd.read_csv(p, sep=sep, dtype=str, keep_default_na=False)), header
     except pd.errors.EmptyDataError:
         raise ValueError(f"path: {p.name} is empty; {_EXPECTED}") from None
     except (pd.errors.ParserError, UnicodeDecodeError) as exc:
@@ -803,8 +870,32 @@ def _cells(frame: pd.DataFrame, missing: tuple[str, ...]) -> tuple[np.ndarray, n
     return cells, ~(np.isin(cells, list(missing)) | (cells == ""))
 
 
+def _text_columns(frame: pd.DataFrame) -> pd.Index:
+    """The columns of ``frame`` held as text; the others hold numbers already (a table read by
+    :func:`_read_typed` or a Parquet file)."""
+    return frame.columns[(frame.dtypes == object).to_numpy()]
+
+
+def _values(frame: pd.DataFrame, name: str, missing: tuple[str, ...]) -> np.ndarray:
+    """Float matrix of a table of text and number columns: :func:`~effstats.datasets.leaderboards._numeric` on the
+    text columns, NaN at the number columns' missing values."""
+    text = frame.dtypes.to_numpy() == object
+    if not text.any():
+        return frame.to_numpy(dtype=float, na_value=np.nan)
+    if text.all():
+        return _numeric(frame, name, missing=missing)
+    out = np.empty(frame.shape)
+    out[:, ~text] = frame.iloc[:, np.flatnonzero(~text)].to_numpy(dtype=float, na_value=np.nan)
+    out[:, text] = _numeric(frame.iloc[:, np.flatnonzero(text)], name, missing=missing)
+    return out
+
+
 def _true_false(df: pd.DataFrame, cols: list, missing: tuple[str, ...]) -> pd.DataFrame:
     """Columns written as True/False (pandas writes booleans so) as 1/0."""
+    held = set(_text_columns(df))
+    cols = [c for c in cols if c in held]
+    if not cols:
+        return df
     cells, written = _cells(df[cols], missing)
     low = np.char.lower(cells)
     convert = written.any(axis=0) & (np.isin(low, list(_TRUE_FALSE)) | ~written).all(axis=0)
@@ -815,6 +906,7 @@ def _true_false(df: pd.DataFrame, cols: list, missing: tuple[str, ...]) -> pd.Da
 
 def _text_examples(frame: pd.DataFrame, missing: tuple[str, ...]) -> dict:
     """For each column with a cell that is neither a number nor a not-evaluated marker, its first such cell."""
+    frame = frame[_text_columns(frame)]
     if not frame.size:
         return {}
     cells, written = _cells(frame, missing)
@@ -949,7 +1041,7 @@ def _table_to_matrix(df: pd.DataFrame, p: Path, *, format: str, model: str, item
         if score in df.columns:
             df = _true_false(df, [score], missing)
             # numpy's parser is correctly rounded; pandas' fast to_numeric can be off by an ulp (pandas 1.5)
-            df = df.assign(**{score: _numeric(df[[score]], f"path: {p.name}", missing=missing)[:, 0]})
+            df = df.assign(**{score: _values(df[[score]], f"path: {p.name}", missing=missing)[:, 0]})
             _refuse_out_of_range(df[score].to_numpy(), p, f"the scores in column {score!r}")
             if model in df.columns and item in df.columns:
                 df = _one_row_per_pair(df, [model, item], score, duplicates, p)
@@ -979,7 +1071,7 @@ def _table_to_matrix(df: pd.DataFrame, p: Path, *, format: str, model: str, item
         raise ValueError(f"path: {p.name}: column {c!r} has non-numeric values, e.g. {x!r}{more}; a wide table holds "
                          f"the model ids in column {str(idx_col)!r}, then one column of scores per item: drop "
                          "metadata columns such as this one")
-    parsed = _numeric(wide, f"path: {p.name}", missing=missing)
+    parsed = _values(wide, f"path: {p.name}", missing=missing)
     _refuse_non_items(wide, parsed, p)
     _refuse_out_of_range(parsed, p, "the scores")
     values = pd.DataFrame(parsed, index=wide.index, columns=wide.columns)

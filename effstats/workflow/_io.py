@@ -262,8 +262,13 @@ def _read_parquet(path: Path, duplicates: str = "last") -> ResponseMatrix:
         raise ValueError(f"{path.name} is not a readable Parquet file ({type(exc).__name__}: {exc})") from None
     if not isinstance(df.index, pd.RangeIndex):  # ids written as the index (to_parquet keeps it)
         df = df.reset_index()
-    # every cell as text, as a CSV holds it (str of a float round-trips); missing values are empty cells
-    text = pd.DataFrame({str(c): [("" if pd.isna(v) else str(v)) for v in df[c].tolist()] for c in df.columns})
+    # number columns stay numbers (NaN: not evaluated); the ids and any other column as text, as a CSV holds them
+    # (str of a float round-trips), missing values as empty cells
+    ids = harness._TextColumns("model", "item", None, "-")
+    names = [str(c) for c in df.columns]
+    ids = ids.of(names, names)
+    text = pd.DataFrame({str(c): (df[c] if str(c) not in ids and df[c].dtype.kind in "biuf" else
+                                  [("" if pd.isna(v) else str(v)) for v in df[c].tolist()]) for c in df.columns})
     if text.shape[1] and "model" not in text.columns and harness._text_example(text.iloc[:, 0], ("-",)) is None:
         text.insert(0, "model", [str(i) for i in range(len(text))])  # no model ids: the rows' numbers name them
     return harness._table_to_matrix(text, path, format="auto", model="model", item="item", score="score",

@@ -1,0 +1,165 @@
+"""The score-table readers' fast paths against the plain ones they replace, on generated tables.
+
+A CSV is read with its number columns parsed by pandas' C parser (``harness._read_typed``); the plain path reads
+every cell as text and parses it with numpy. A long table becomes a matrix from sorted id codes
+(``responses._sorted_codes``); the plain path is ``DataFrame.pivot``. A Parquet table keeps its number columns;
+the plain path turns every cell into text first. Each pair must give the same matrix (ids, values, missing
+cells, kind), the same warnings, or the same error message.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from effstats import ResponseMatrix, responses
+from effstats.datasets import harness, read_scores_csv
+from effstats.workflow import _io, read_results
+
+# cells users write: numbers in several spellings, markers, booleans, text, values outside [0, 1]
+CELLS = ["0", "1", "0.5", " 1", "1 ", "-", "", "nan", "inf", "1e0", "0.25", "True", "false", "x", "1.0", "+0",
+         "00", ".5", "7", "-1", "0.1000000000000000055511151231257827", "2.5e-1", " - ", "50"]
+IDS = ["m1", "m2", "gpt", "1", "arc/3", "", "-", "m1", "a b"]
+ITEMS = ["arc/1", "arc/2", "q", "score", "item", "average", "0.5", "1", "", "q", "mmlu/7", "doc"]
+
+table = st.fixed_dictionaries({
+    "layout": st.sampled_from(["wide", "long", "wide_model_last", "row_numbers"]),
+    "n_rows": st.integers(1, 5),
+    "items": st.lists(st.sampled_from(ITEMS), min_size=1, max_size=4),
+    "ids": st.lists(st.sampled_from(IDS), min_size=5, max_size=5),
+    "cells": st.lists(st.sampled_from(CELLS), min_size=20, max_size=20),
+    "numbers": st.booleans(),  # mostly 0/1 cells, as real tables are
+    "duplicates": st.sampled_from(["last", "first", "mean", "error"]),
+})
+
+
+def _write(path, t) -> None:
+    n, items = t["n_rows"], t["items"]
+    pool = [c if not t["numbers"] or k % 3 == 0 else "01"[k % 2] for k, c in enumerate(t["cells"])]
+    cells = iter(pool * 4)
+    cell = lambda: next(cells)  # noqa: E731
+    if t["layout"] == "long":
+        rows = ["model,item,score"] + [f"{t['ids'][r % 5]},{items[r % len(items)]},{cell()}" for r in range(n * 2)]
+    elif t["layout"] == "wide_model_last":
+        rows = [",".join(items + ["model"])] + [",".join([cell() for _ in items] + [t["ids"][r]]) for r in range(n)]
+    elif t["layout"] == "row_numbers":
+        rows = [",".join(["", "model"] + items)] + [",".join([str(r), t["ids"][r]] + [cell() for _ in items])
+                                                   for r in range(n)]
+    else:
+        rows = [",".join(["model"] + items)] + [",".join([t["ids"][r]] + [cell() for _ in items]) for r in range(n)]
+    path.write_text("\n".join(rows) + "\n")
+
+
+def _outcome(read):
+    """The matrix (as plain values), the warnings and the error message of one read."""
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        try:
+            rm = read()
+        except ValueError as exc:
+            return "error", str(exc), [str(w.message) for w in said]
+    return ("matrix", (list(rm.model_ids), list(rm.item_ids), rm.kind, rm.values_with_nan().tobytes(),
+                       None if rm.missing is None else rm.missing.tobytes(), rm.items.to_dict()),
+            [str(w.message) for w in said])
+
+
+def _plain_csv(monkeypatch):
+    monkeypatch.setattr(harness, "_read_typed", lambda *a, **k: None)
+
+
+def _plain_pivot(monkeypatch):
+    monkeypatch.setattr(responses, "_sorted_codes", lambda col: None)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(t=table)
+def test_csv_numbers_parsed_by_pandas_read_as_the_text_path_reads_them(tmp_path, t):
+    f = tmp_path / "scores.csv"
+    _write(f, t)
+    fast = _outcome(lambda: read_scores_csv(f, duplicates=t["duplicates"]))
+    with pytest.MonkeyPatch.context() as mp:
+        _plain_csv(mp)
+        _plain_pivot(mp)
+        plain = _outcome(lambda: read_scores_csv(f, duplicates=t["duplicates"]))
+    assert fast == plain
+
+
+def test_the_generated_tables_reach_both_outcomes(tmp_path):
+    # the property above compares errors as well as matrices: both kinds occur among such tables
+    ok = tmp_path / "ok.csv"
+    ok.write_text("model,arc/1,arc/2\nm1,1,0\nm2,-,0.5\n")
+    bad = tmp_path / "bad.csv"
+    bad.write_text("model,arc/1,arc/2\nm1,1,x\nm2,-,0.5\n")
+    assert _outcome(lambda: read_scores_csv(ok))[0] == "matrix"
+    assert _outcome(lambda: read_scores_csv(bad))[0] == "error"
+
+
+@settings(max_examples=200, deadline=None)
+@given(models=st.lists(st.sampled_from(["b", "a", "c", "a b", "10", "9"]), min_size=1, max_size=12),
+       items=st.lists(st.sampled_from(["q2", "q1", "arc/10", "arc/9", "z"]), min_size=12, max_size=12),
+       scores=st.lists(st.sampled_from([0.0, 1.0, 0.5, np.nan, np.inf, 2.0]), min_size=12, max_size=12),
+       ints=st.booleans(), groups=st.booleans())
+def test_from_long_by_codes_is_pivot(models, items, scores, ints, groups):
+    n = len(models)
+    df = pd.DataFrame({"model": models, "item": items[:n], "score": scores[:n]})
+    if ints:  # integer ids are ordered as numbers by both
+        df = df.assign(model=[len(m) * 7 + ord(m[0]) for m in df["model"]])
+    if groups:
+        df = df.assign(task=[i[0] for i in df["item"]])
+    build = lambda: ResponseMatrix.from_long(df, groups="task" if groups else None)  # noqa: E731
+    fast = _outcome(build)
+    with pytest.MonkeyPatch.context() as mp:
+        _plain_pivot(mp)
+        plain = _outcome(build)
+    assert fast == plain
+
+
+def _plain_parquet(path, duplicates="last"):
+    """Every cell as text, as a CSV holds it, then the CSV reader's checks."""
+    df = pd.read_parquet(path)
+    if not isinstance(df.index, pd.RangeIndex):
+        df = df.reset_index()
+    text = pd.DataFrame({str(c): [("" if pd.isna(v) else str(v)) for v in df[c].tolist()] for c in df.columns})
+    if text.shape[1] and "model" not in text.columns and harness._text_example(text.iloc[:, 0], ("-",)) is None:
+        text.insert(0, "model", [str(i) for i in range(len(text))])
+    return harness._table_to_matrix(text, path, format="auto", model="model", item="item", score="score",
+                                    groups=None, kind=None, missing_marker="-", duplicates=duplicates)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(values=st.lists(st.sampled_from([0.0, 1.0, 0.25, np.nan, 1 / 3, 2.0, 100.0]), min_size=12, max_size=12),
+       dtype=st.sampled_from(["float64", "float32", "Int64", "bool", "object"]),
+       ids=st.sampled_from([["m1", "m2", "m3"], [3, 1, 2], ["m1", "m1", "m2"], ["arc/1", "arc/2", "arc/3"]]),
+       long=st.booleans(), index=st.booleans())
+def test_parquet_number_columns_read_as_their_text(tmp_path, monkeypatch, values, dtype, ids, long, index):
+    vals = np.array(values).reshape(3, 4)
+    if dtype == "Int64":
+        vals = np.where(np.isnan(vals), np.nan, np.round(vals))
+    wide = pd.DataFrame(vals, columns=["arc/1", "arc/2", "mmlu/1", "mmlu/2"])
+    wide = wide.astype(bool) if dtype == "bool" else wide.astype(dtype)
+    frame = (wide.assign(model=ids).melt(id_vars="model", var_name="item", value_name="score") if long
+             else wide.set_axis(pd.Index(ids, name="model")) if index else wide.assign(model=ids))
+    f = tmp_path / "scores.parquet"
+    f.write_bytes(b"PAR1")  # the engine is replaced: `frame` is what it returns
+    monkeypatch.setattr(pd, "read_parquet", lambda path: frame.copy())
+    fast = _outcome(lambda: _io._read_parquet(f))
+    plain = _outcome(lambda: _plain_parquet(f))
+    assert fast == plain
+
+
+def test_a_wide_csv_of_numbers_is_read_by_columns_of_numbers(tmp_path, monkeypatch):
+    # the fast path is taken on a plain 0/1 table (no fall back to reading every cell as text)
+    f = tmp_path / "scores.csv"
+    rng = np.random.default_rng(0)
+    pd.DataFrame(rng.integers(0, 2, (6, 50)), columns=[f"arc/{i}" for i in range(50)]).assign(
+        model=[f"m{i}" for i in range(6)])[["model"] + [f"arc/{i}" for i in range(50)]].to_csv(f, index=False)
+    typed = []
+    real = harness._read_typed
+    monkeypatch.setattr(harness, "_read_typed", lambda *a: typed.append(real(*a)) or typed[-1])
+    rm = read_results(f)
+    assert typed and typed[0] is not None and (typed[0].dtypes.iloc[1:] == np.int64).all()
+    assert rm.shape == (6, 50) and rm.kind == "binary"
