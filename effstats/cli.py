@@ -87,6 +87,8 @@ def _check_path(path: Any, *, directory_ok: bool = False) -> Path:
         raise ValueError(f"SCORES: file {str(p)!r} does not exist")
     if p.is_dir() and not directory_ok:
         raise ValueError(f"SCORES: {str(p)!r} is a directory; give a file")
+    if not (p.is_dir() or p.is_file()):  # reading a FIFO would wait forever
+        raise ValueError(f"SCORES: {str(p)!r} is not a regular file (a FIFO or a device); give the file itself")
     return p
 
 
@@ -667,7 +669,7 @@ def read_openllm_json(paths: Any, *, duplicates: str = "last") -> pd.DataFrame:
     _check_duplicates(duplicates)
     if isinstance(paths, (str, Path)):
         p = _check_path(paths, directory_ok=True)
-        files = sorted(p.rglob("*.json")) if p.is_dir() else [p]
+        files = sorted(f for f in p.rglob("*.json") if f.is_file()) if p.is_dir() else [p]
     elif isinstance(paths, (list, tuple)):
         files = [_check_path(f) for f in paths]
     else:

@@ -74,6 +74,13 @@ def _expand(p: Any, arg: str) -> list[Path]:
     def one(path: Path) -> list[Path]:
         if path.is_dir():
             found = sorted(path.rglob("samples_*.jsonl*"))
+            # only regular files are read: a FIFO would block the read forever, a folder or a symlink loop fail it
+            odd = [f for f in found if not f.is_file()]
+            if odd:
+                warnings.warn(f"{arg}: left out {len(odd)} path(s) named like logs that are not regular files (a "
+                              f"folder, a FIFO, a device or a broken link): {_name_list([_shown(f) for f in odd])}",
+                              UserWarning, stacklevel=4)
+            found = [f for f in found if f not in odd]
             files = [f for f in found if f.name.endswith(_LOG_ENDINGS)]
             other = [f for f in found if f not in files]
             if other:
@@ -85,6 +92,9 @@ def _expand(p: Any, arg: str) -> list[Path]:
             return files
         if path.is_file():
             return [path]
+        if path.exists() or path.is_symlink():
+            raise ValueError(f"{arg}: {str(path)!r} is not a regular file or a folder (a FIFO, a device or a broken "
+                             "link); give the log itself")
         raise FileNotFoundError(f"{arg}: {str(path)!r} does not exist")
 
     return _each_path(p, arg, one, "file or directory", "a path, a list of paths or a mapping model -> path(s)")

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._escape import csv_safe, md_prose, md_text
 from .._shared import _name_list
 from .._validation import check_fraction, check_positive_int
 from ._benchmark import Benchmark
@@ -66,18 +67,20 @@ class _Doc:
     def markdown(self) -> str:
         out = []
         for b in self.blocks:
+            # the prose keeps its emphasis and code spans; names in it (models, scenarios, the source) cannot
+            # open HTML, links or tables, nor a line of their own
             if b[0] == "h":
-                out += ["#" * b[1] + " " + b[2], ""]
+                out += ["#" * b[1] + " " + md_prose(b[2]), ""]
             elif b[0] == "p":
-                out += [b[1], ""]
+                out += [md_prose(b[1]), ""]
             elif b[0] == "ul":
-                out += [f"- {i}" for i in b[1]] + [""]
+                out += [f"- {md_prose(i)}" for i in b[1]] + [""]
             elif b[0] == "table":
                 df, fmt = b[1], b[2]
-                out.append("| " + " | ".join(map(str, df.columns)) + " |")
+                out.append("| " + " | ".join(map(md_text, df.columns)) + " |")
                 out.append("|" + "---|" * df.shape[1])
                 for row in df.itertuples(index=False):
-                    out.append("| " + " | ".join(self._cell(v, fmt).replace("|", "\\|") for v in row) + " |")
+                    out.append("| " + " | ".join(md_text(self._cell(v, fmt)) for v in row) + " |")
                 out.append("")
             elif b[0] == "img":
                 out += [f"![{b[2]}]({b[1]})", ""]
@@ -595,14 +598,14 @@ class AuditResult:
         if not isinstance(out, (str, Path)):
             raise ValueError(f"--out: expected a directory path, got {type(out).__name__}")
         out = _check_out(Path(out))
-        self.scores.to_csv(out / "scores.csv", index=False)
-        self.reliability.to_csv(out / "reliability.csv", index=False)
-        self.scenarios.to_csv(out / "scenarios.csv", index=False)
+        csv_safe(self.scores).to_csv(out / "scores.csv", index=False)
+        csv_safe(self.reliability).to_csv(out / "reliability.csv", index=False)
+        csv_safe(self.scenarios).to_csv(out / "scenarios.csv", index=False)
         tables = {"efficiency_scenarios.csv": self.efficiency_scenarios, "efficiency_examples.csv":
                   self.efficiency_examples, "rank_switch.csv": self.rank_switch}
         for name, t in tables.items():
             if t is not None and len(t):
-                t.to_csv(out / name, index=False)
+                csv_safe(t).to_csv(out / name, index=False)
         for name, fig in self.figures.items():
             fig.savefig(out / name, dpi=110)
         doc = self._doc()

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import re
 import warnings
-from html import escape
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -13,6 +12,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from .._escape import csv_safe, html_text, md_text
 from .._results import ConfidenceInterval, check_confidence_level
 from .._shared import _name_list
 from .._validation import check_positive_int
@@ -476,8 +476,9 @@ class Selection:
             raise ValueError(f"directory: {p} is an incomplete or damaged manifest ({type(exc).__name__}: {exc})") from None
 
     def _repr_html_(self) -> str:
-        head = (f"<p><b>{len(self.items)}</b> of {self.reference['n_items']:,} items chosen by <code>{self.method}"
-                f"</code> (seed {self.seed}) from {self.reference['n_models']} reference models.</p>")
+        head = (f"<p><b>{len(self.items)}</b> of {self.reference['n_items']:,} items chosen by "
+                f"<code>{html_text(self.method)}</code> (seed {self.seed}) from {self.reference['n_models']} reference "
+                "models.</p>")
         return head + self.tasks.to_html()
 
 
@@ -1119,11 +1120,12 @@ class Estimate:
                  ""]
         if len(self.omitted_tasks):
             lines += [f"**Scored on {len(self.scored_tasks)} of the manifest's {len(sel.tasks)} tasks only** "
-                      f"({', '.join(map(str, self.scored_tasks))}); left out: {', '.join(map(str, self.omitted_tasks))}. "
+                      f"({', '.join(map(md_text, self.scored_tasks))}); left out: "
+                      f"{', '.join(map(md_text, self.omitted_tasks))}. "
                       "The score, its interval and the rank (against the reference models on the same tasks) are not "
                       "the whole benchmark's.", ""]
         lines += [
-                 f"Method `{sel.method}` (seed {sel.seed}), {sel.reference['n_models']} reference models, "
+                 f"Method `{md_text(sel.method)}` (seed {sel.seed}), {sel.reference['n_models']} reference models, "
                  f"{len(self.scored_tasks)} task(s), the score {'the mean over all items' if self.weights == 'items' else 'the mean of the task means'}. "
                  f"Intervals at {pct} %; rank 1 is the best of {len(self.leaderboard) + 1} models (the ranked "
                  "references and the new model).",
@@ -1134,33 +1136,37 @@ class Estimate:
                      + (f"; {int(p.fell_back.sum())} of {len(self.model_ids)} new model(s) out of range: "
                         f"{_fallback_name(p)}'s design-based interval" if p.fell_back.any() else "")
                      for p in self._parts}
-            picks = "; ".join(f"{t}: {m} ({kinds.get(t, 'every item')})" for t, m in sel.tasks["method"].items())
+            picks = "; ".join(f"{md_text(t)}: {md_text(m)} ({md_text(kinds.get(t, 'every item'))})"
+                              for t, m in sel.tasks["method"].items())
             lines += [f"The chooser picked, per task: {picks}.", ""]
         if sel.shortfall is not None:
-            lines += [f"Fewer items than the budget: {sel.shortfall}.", ""]
+            lines += [f"Fewer items than the budget: {md_text(sel.shortfall)}.", ""]
         notes = self._range_notes()
         if notes:
-            lines += [" ".join(notes), ""]
+            lines += [md_text(" ".join(notes)), ""]
         f = self.to_frame(confidence_level)
         lines.append("| model | estimate | s.e. | interval | rank | rank interval | items | out of range | estimator |")
         lines.append("|---|---|---|---|---|---|---|---|---|")
         for mid, r in f.iterrows():
             oor = "n/a" if pd.isna(r.out_of_range) else "yes" if r.out_of_range else "no"
-            lines.append(f"| {mid} | {r.estimate:.4f} | {r.standard_error:.4f} | [{r.low:.4f}, {r.high:.4f}] | "
-                         f"{int(r['rank'])} | [{int(r.rank_low)}, {int(r.rank_high)}] | {int(r.n_items)} | {oor} | "
-                         f"{r.estimator} |")
+            lines.append(f"| {md_text(mid)} | {r.estimate:.4f} | {r.standard_error:.4f} | "
+                         f"[{r.low:.4f}, {r.high:.4f}] | {int(r['rank'])} | [{int(r.rank_low)}, {int(r.rank_high)}] | "
+                         f"{int(r.n_items)} | {oor} | "
+                         f"{md_text(r.estimator)} |")
         lines += ["", "*Out of range*: yes if the model's results on the chosen items lie outside the reference "
                   "models' range (there a model-based estimate extrapolates), no if within it, n/a where the "
                   "estimator does not assess it."]
         if len(self._parts) > 1:
             lines += ["", "## Per task", "", "| model | task | estimate | interval | items |", "|---|---|---|---|---|"]
             for (mid, t), r in self.tasks(confidence_level).iterrows():
-                lines.append(f"| {mid} | {t} | {r.estimate:.4f} | [{r.low:.4f}, {r.high:.4f}] | {int(r.n_items)} |")
+                lines.append(f"| {md_text(mid)} | {md_text(t)} | {r.estimate:.4f} | [{r.low:.4f}, {r.high:.4f}] | "
+                             f"{int(r.n_items)} |")
         if len(self.unranked):
-            lines += ["", f"Left out of the ranking (no result on some task): {', '.join(map(str, self.unranked))}."]
+            lines += ["", "Left out of the ranking (no result on some task): "
+                      f"{', '.join(map(md_text, self.unranked))}."]
         if self.n_missing.sum():
             lines += ["", f"Chosen items without a result (estimated from the others): "
-                      + ", ".join(f"{m}: {int(n)}" for m, n in self.n_missing.items() if n) + "."]
+                      + ", ".join(f"{md_text(m)}: {int(n)}" for m, n in self.n_missing.items() if n) + "."]
         return "\n".join(lines) + "\n"
 
     def _range_notes(self) -> list[str]:
@@ -1233,17 +1239,17 @@ class Estimate:
                 "<style>body{font-family:sans-serif;max-width:60em;margin:2em auto}table{border-collapse:collapse}"
                 "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}</style>"
                 f"<h1>Estimate from {len(self.selection.items)} items</h1>"
-                + (f"<p><b>Scored on the tasks {', '.join(map(str, self.scored_tasks))} only</b>; left out: "
-                   f"{', '.join(map(str, self.omitted_tasks))}.</p>" if len(self.omitted_tasks) else "")
-                + f"<p>Method <code>{self.selection.method}</code>, seed {self.selection.seed}; intervals at "
-                f"{int(round(100 * confidence_level))} %.</p>"
-                + (f"<p>Fewer items than the budget: {escape(self.selection.shortfall)}.</p>"
+                + (f"<p><b>Scored on the tasks {', '.join(map(html_text, self.scored_tasks))} only</b>; left out: "
+                   f"{', '.join(map(html_text, self.omitted_tasks))}.</p>" if len(self.omitted_tasks) else "")
+                + f"<p>Method <code>{html_text(self.selection.method)}</code>, seed {self.selection.seed}; "
+                f"intervals at {int(round(100 * confidence_level))} %.</p>"
+                + (f"<p>Fewer items than the budget: {html_text(self.selection.shortfall)}.</p>"
                    if self.selection.shortfall is not None else "")
-                + "".join(f"<p><b>{escape(n)}</b></p>" for n in self._range_notes())
+                + "".join(f"<p><b>{html_text(n)}</b></p>" for n in self._range_notes())
                 + frame.to_html(float_format=lambda x: f"{x:.4f}")
                 + "<h2>Per task</h2>" + tasks.to_html(float_format=lambda x: f"{x:.4f}"))
-        return {"csv": write_text_atomic(d / "estimate.csv", frame.to_csv()),
-                "tasks": write_text_atomic(d / "tasks.csv", tasks.to_csv()),
+        return {"csv": write_text_atomic(d / "estimate.csv", csv_safe(frame).to_csv()),
+                "tasks": write_text_atomic(d / "tasks.csv", csv_safe(tasks).to_csv()),
                 "markdown": write_text_atomic(d / "estimate.md", md),
                 "html": write_text_atomic(d / "estimate.html", html)}
 

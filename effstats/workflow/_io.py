@@ -22,9 +22,9 @@ FORMATS = ("auto", "lm-eval", "helm", "csv", "parquet")
 
 def _detect(path: Path) -> str:
     if path.is_dir():
-        if next(path.rglob("samples_*.jsonl*"), None) is not None:
+        if any(f.is_file() for f in path.rglob("samples_*.jsonl*")):
             return "lm-eval"
-        if next(path.rglob("per_instance_stats.json"), None) is not None:
+        if any(f.is_file() for f in path.rglob("per_instance_stats.json")):
             return "helm"
         raise ValueError(f"{path}: a folder with neither lm-evaluation-harness samples_*.jsonl logs nor HELM run "
                          "folders (per_instance_stats.json)")
@@ -160,7 +160,11 @@ def read_results(source: Any, *, format: str = "auto", metric: Any = None, dupli
         raise ValueError(f"{name}: expected a path or a ResponseMatrix, got {type(source).__name__}")
     path = Path(source).expanduser()
     if not path.exists():
-        raise ValueError(f"{name}: {str(path)!r} does not exist")
+        raise ValueError(f"{name}: {str(path)!r} " + ("is a broken link or a link loop" if path.is_symlink() else
+                                                      "does not exist"))
+    if not (path.is_dir() or path.is_file()):  # reading a FIFO would wait forever
+        raise ValueError(f"{name}: {str(path)!r} is not a regular file or a folder (a FIFO or a device); give the "
+                         "results file or folder itself")
     fmt = format
     if fmt == "auto":
         try:

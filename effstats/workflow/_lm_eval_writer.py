@@ -1,21 +1,50 @@
 """Write per-item 0/1 results in lm-evaluation-harness's ``--log_samples`` layout (fixtures, demonstrations)."""
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from ..responses import ResponseMatrix
 
 __all__ = ["write_lm_eval_samples"]
 
 
+_MAX_NAME = 120  # characters of a model or task name in a file name (file names hold at most 255 bytes)
+
+
 def _sanitize(name: str) -> str:
-    # lm-eval writes "org/name" as the folder "org__name" and replaces other unsafe characters
-    return re.sub(r"[^\w.\-]", "_", str(name).replace("/", "__"))
+    """``name`` as one file-name component that stays inside its folder.
+
+    lm-eval writes "org/name" as the folder "org__name" and replaces other unsafe characters; a name of dots only
+    ("..") or starting with one gets a leading "_" (never the parent folder, never hidden), and a long name is cut
+    and ends with a hash of the whole name (names that differ stay apart).
+    """
+    out = re.sub(r"[^\w.\-]", "_", str(name).replace("/", "__"), flags=re.ASCII)
+    if not out or out.startswith("."):
+        out = "_" + out
+    if len(out) > _MAX_NAME:
+        out = out[: _MAX_NAME - 17] + "-" + hashlib.sha256(str(name).encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return out
+
+
+def _distinct(names: Any, what: str) -> dict[str, str]:
+    """Each name's file-name form, refusing two names that would share one."""
+    out: dict[str, str] = {}
+    seen: dict[str, str] = {}
+    for n in map(str, names):
+        f = _sanitize(n)
+        if f in seen and seen[f] != n:
+            raise ValueError(f"responses: the {what}s {seen[f]!r} and {n!r} would be written to one file name "
+                             f"{f!r}; rename one")
+        seen[f] = n
+        out[n] = f
+    return out
 
 
 def write_lm_eval_samples(responses: ResponseMatrix, directory: str | Path, *, n_choices: int = 4,
@@ -34,7 +63,10 @@ def write_lm_eval_samples(responses: ResponseMatrix, directory: str | Path, *, n
     responses : ResponseMatrix
         Binary; item ids ``"<task>/<doc_id>"`` (or a ``task`` and ``doc_id`` item column).
     directory : path
-        The ``--output_path``.
+        The ``--output_path``. Every file is written inside it: model and task names become file names as lm-eval
+        makes them (``org/name`` -> ``org__name``, other characters but letters, digits, ``_ . -`` -> ``_``), a
+        name of dots or starting with one gets a leading ``_``, and a name over 120 characters is cut and ends
+        with a hash of the whole name. Two names that would share a file name are refused.
     n_choices : int, default 4
     numbers : {"string", "numeric"}, default "string"
         How ``resps`` / ``filtered_resps`` hold the numbers: as strings (recent harness versions) or as JSON
@@ -84,14 +116,17 @@ def write_lm_eval_samples(responses: ResponseMatrix, directory: str | Path, *, n
     from .._validation import check_rng
 
     gen = check_rng(rng, "rng")
-    tasks = info["task"].to_numpy()
+    # task codes, not numpy text comparisons: numpy's strings drop a trailing NUL ("t\0" == "t")
+    task_code, task_names = pd.factorize(info["task"].astype(str), sort=True)
     docs = info["doc_id"].to_numpy()
     vals, obs = rm.values, rm.observed
+    folders = _distinct(rm.model_ids, "model")
+    files = _distinct(task_names, "task")
     for mi, model in enumerate(rm.model_ids):
-        folder = out / _sanitize(model)
+        folder = out / folders[str(model)]
         folder.mkdir(parents=True, exist_ok=True)
-        for task in sorted(set(tasks)):
-            cols = np.flatnonzero((tasks == task) & obs[mi])
+        for code, task in enumerate(task_names):
+            cols = np.flatnonzero((task_code == code) & obs[mi])
             lines = []
             for j in cols:
                 doc = int(docs[j])
@@ -114,8 +149,9 @@ def write_lm_eval_samples(responses: ResponseMatrix, directory: str | Path, *, n
                        "acc": float(vals[mi, j])}
                 lines.append(json.dumps(rec))
             if lines:
-                (folder / f"samples_{task}_{timestamp}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+                (folder / f"samples_{files[str(task)]}_{timestamp}.jsonl").write_text("\n".join(lines) + "\n",
+                                                                                  encoding="utf-8")
         (folder / f"results_{timestamp}.json").write_text(json.dumps(
-            {"results": {}, "model_name": str(model), "model_name_sanitized": _sanitize(model),
+            {"results": {}, "model_name": str(model), "model_name_sanitized": folders[str(model)],
              "config": {"model": "hf", "model_args": f"pretrained={model}"}}), encoding="utf-8")
     return out

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._escape import csv_safe, md_text
 from .._validation import check_positive, check_positive_int
 from ..responses import ResponseMatrix
 from ._core import LM_EVAL_SAMPLES, _reference_info, _version, item_tasks, refuse_batch_without_tasks, samples_by_task
@@ -604,13 +605,13 @@ class SequentialRun:
             if samples is not None:
                 write_json_atomic(owned(f"{bdir.name}/{LM_EVAL_SAMPLES}"), samples)
             write_text_atomic(owned(f"{bdir.name}/items.csv"),
-                              pd.DataFrame({"item": self.next_items}).to_csv(index=False))
+                              csv_safe(pd.DataFrame({"item": self.next_items})).to_csv(index=False))
             write_json_atomic(d / STATE, self.state)
             return bdir
         if self.result is None:
             self._replay()
         write_json_atomic(owned("decision.json"), self.state["result"])
-        write_text_atomic(owned("looks.csv"), self._trace().to_csv())
+        write_text_atomic(owned("looks.csv"), csv_safe(self._trace()).to_csv())
         out = write_text_atomic(owned("decision.md"), self.to_markdown())
         write_json_atomic(d / STATE, self.state)
         return out
@@ -630,8 +631,8 @@ class SequentialRun:
         rule = st["rule"]
         if rule["kind"] == "adaptive":
             return self._adaptive_markdown()
-        what = (f"{st['model']} against {rule['against']} ({rule['alternative']})" if rule["kind"] == "efficacy"
-                else f"{st['model']}: precision ±{rule['half_width']:g}")
+        what = (f"{md_text(st['model'])} against {md_text(rule['against'])} ({rule['alternative']})"
+                if rule["kind"] == "efficacy" else f"{md_text(st['model'])}: precision ±{rule['half_width']:g}")
         lines = [f"# Sequential evaluation: {what}", ""]
         if res is None:
             return "\n".join(lines + ["No batch evaluated yet.", ""])
@@ -652,7 +653,7 @@ class SequentialRun:
     def _adaptive_markdown(self) -> str:
         st, res = self.state, self.result
         target = st["rule"]["target_se"]
-        lines = [f"# Adaptive IRT evaluation: {st['model']}: ability standard error ≤ {target:g}", ""]
+        lines = [f"# Adaptive IRT evaluation: {md_text(st['model'])}: ability standard error ≤ {target:g}", ""]
         if res is None:
             return "\n".join(lines + ["No batch evaluated yet.", ""])
         level = 1 - st["alpha"]

@@ -1,0 +1,108 @@
+"""Names from the user's data made inert in the reports: HTML, Markdown and CSV.
+
+Model, task, scenario and item names come from files nobody here wrote. In a report they are text: an
+``<img onerror=…>`` in a task name must not run in ``estimate.html``, a ``<script>`` or ``[link](…)`` must not
+become markup in a Markdown report, a ``|`` or a newline must not break a table, and a cell ``=HYPERLINK(…)`` must
+not become a live formula when the CSV is opened in a spreadsheet.
+"""
+from __future__ import annotations
+
+import html
+import re
+from typing import Any
+
+import pandas as pd
+
+__all__ = ["html_text", "md_text", "md_prose", "csv_cell", "csv_safe"]
+
+# CommonMark's backslash escapes for the characters that start markup in inline text: HTML tags and entities
+# (< >, and & where it starts a character reference), links and images ([ ]), code (`), emphasis (*), tables (|)
+# and the escape itself. Underscores are left alone: names are full of them (arc_easy) and inside a word they
+# start no emphasis.
+_MD_SPECIAL = re.compile(r"([\\`*\[\]<>|]|&(?=#?\w+;))")
+_MD_PROSE = re.compile(r"([\\\[\]<>|]|&(?=#?\w+;))")  # the same but emphasis and code spans
+_LINE_BREAKS = re.compile(r"[\r\n\t\v\f\x85\u2028\u2029]+")
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|[+-]?(?:inf|nan)", re.I)
+
+
+def html_text(x: Any) -> str:
+    """``x`` as HTML text (``<``, ``>``, ``&`` and quotes escaped).
+
+    Examples
+    --------
+    >>> from effstats._escape import html_text
+    >>> html_text("<img src=x onerror=alert(1)>")
+    '&lt;img src=x onerror=alert(1)&gt;'
+    """
+    return html.escape(str(x), quote=True)
+
+
+def md_text(x: Any) -> str:
+    """``x`` as literal Markdown text, fit for a table cell: markup characters backslash-escaped, line breaks and
+    tabs as spaces (a name stays on its line and in its cell).
+
+    Examples
+    --------
+    >>> from effstats._escape import md_text
+    >>> print(md_text("<script>x</script> | [a](b)\\nnext"))
+    \\<script\\>x\\</script\\> \\| \\[a\\](b) next
+    """
+    return _MD_SPECIAL.sub(r"\\\1", _LINE_BREAKS.sub(" ", str(x)))
+
+
+def md_prose(text: str) -> str:
+    """Report prose that already holds its own emphasis (``**``, ``*``) and code spans: the characters that start
+    HTML, links, images and tables are escaped, line breaks become spaces; ``*`` and backticks are kept."""
+    return _MD_PROSE.sub(r"\\\1", _LINE_BREAKS.sub(" ", str(text)))
+
+
+def csv_cell(x: Any) -> Any:
+    """A text cell that a spreadsheet would read as a formula (starting with ``=``, ``+``, ``-``, ``@``, a tab or
+    a carriage return) with a ``'`` put before it, as OWASP's guidance on CSV injection says; numbers, and text
+    that is a number (``-0.5``), are kept as they are. A carriage return in the text becomes a line feed.
+
+    Examples
+    --------
+    >>> from effstats._escape import csv_cell
+    >>> csv_cell("=HYPERLINK(\\"http://x\\")"), csv_cell("-0.5"), csv_cell(-0.5), csv_cell("org/model")
+    ('\\'=HYPERLINK("http://x")', '-0.5', -0.5, 'org/model')
+    """
+    if not isinstance(x, str):
+        return x
+    if x[:1] in ("=", "+", "-", "@", "\t", "\r") and not _NUMBER.fullmatch(x):
+        x = "'" + x
+    # a carriage return as a line feed: the CSV writer quotes a field holding a line feed, not one holding a lone
+    # carriage return, which readers then take for the end of the row
+    return x.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _safe_index(index: pd.Index) -> pd.Index:
+    if isinstance(index, pd.MultiIndex):
+        return pd.MultiIndex.from_tuples([tuple(csv_cell(v) for v in t) for t in index], names=index.names)
+    if index.dtype == object or pd.api.types.is_string_dtype(index.dtype):
+        return index.map(csv_cell)
+    return index
+
+
+def csv_safe(df: pd.DataFrame) -> pd.DataFrame:
+    """A copy of ``df`` whose text cells, index labels and column names are :func:`csv_cell`-safe; numeric
+    columns are untouched.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from effstats._escape import csv_safe
+    >>> print(csv_safe(pd.DataFrame({"model": ["=cmd|' /C calc'!A0", "b"], "score": [-0.25, 0.5]})).to_csv(index=False))
+    model,score
+    '=cmd|' /C calc'!A0,-0.25
+    b,0.5
+    <BLANKLINE>
+    """
+    out = df.copy()
+    for j in range(out.shape[1]):
+        col = out.iloc[:, j]
+        if col.dtype == object or pd.api.types.is_string_dtype(col.dtype):
+            out.isetitem(j, col.map(csv_cell))
+    out.index = _safe_index(out.index)
+    out.columns = _safe_index(out.columns)
+    return out

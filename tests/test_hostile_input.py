@@ -1,0 +1,249 @@
+"""Names from the user's data are inert: every report writer escapes them, CSV cells are no formulas, files stay
+inside their folder, and only regular files are read.
+
+Model, task and item names here carry HTML (``<img onerror>``, ``<script>``, ``<a href>``), Markdown links, table
+breakers (``|``, newlines) and spreadsheet formulas (``=HYPERLINK``, ``=cmd|…``, ``@``, ``+``, ``-``); every
+HTML, Markdown and CSV file the command line writes is checked for them.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from effstats import ResponseMatrix
+from effstats._escape import csv_cell, csv_safe, html_text, md_text
+from effstats.cli import main
+from effstats.datasets import read_lm_eval_samples, simulate_responses
+from effstats.workflow import Selection, SequentialRun, read_results, write_lm_eval_samples
+
+IMG = "<img src=x onerror=alert(1)>"
+SCRIPT = "<script>alert(1)</script>"
+LINK = '<a href="http://evil">x</a>'
+MD_LINK = "[click](javascript:alert(1))"
+FORMULAS = ['=HYPERLINK("http://evil","x")', "=cmd|' /C calc'!A0", "@SUM(A1)", "+1+2", "-2+3", "\tx", "\ry"]
+NEW = "new <b>bold</b> | pipe\nnewline"
+MODELS = [IMG, SCRIPT, LINK, MD_LINK, "a|b\nc"] + FORMULAS + [f"ref{i}" for i in range(10)]
+TASKS = [IMG, "t|2", "=HYPERLINK(\"x\")"]
+RAW_MARKUP = ("<img src=x", "<script", "<a href", "<b>bold", "](javascript:")  # the last is a Markdown link
+
+
+def _truth() -> ResponseMatrix:
+    n = 120
+    d = simulate_responses(len(MODELS) + 1, n * len(TASKS), rng=5)
+    return ResponseMatrix(d.values, model_ids=MODELS + [NEW], item_ids=[f"{t}/{k}" for t in TASKS for k in range(n)])
+
+
+def _cells(path: Path) -> list[list[str]]:
+    return list(csv.reader(io.StringIO(path.read_text(encoding="utf-8"))))
+
+
+def _no_formula(path: Path) -> None:
+    for row in _cells(path):
+        for cell in row:
+            if cell[:1] in ("=", "+", "-", "@", "\t", "\r"):
+                float(cell)  # only a number may start so (a negative number stays a number)
+
+
+def _md_tables_hold(md: str) -> None:
+    """Every table row has as many cell separators (unescaped |) as its header."""
+    width = None
+    for line in md.splitlines():
+        if line.startswith("|"):
+            n = len(re.findall(r"(?<!\\)\|", line))
+            width = n if width is None else width
+            assert n == width, line
+        else:
+            width = None
+
+
+def _inert(text: str, kind: str) -> None:
+    """No markup from a name: in HTML no tag or link of theirs, in Markdown none unescaped, and tables whole."""
+    for raw in RAW_MARKUP[:-1] if kind == "html" else RAW_MARKUP:
+        pattern = re.escape(raw) if kind == "html" else "".join(
+            r"(?<!\\)" + re.escape(c) if c in "<>[]()|" else re.escape(c) for c in raw)
+        assert not re.search(pattern, text), (kind, raw)
+    if kind == "md":
+        _md_tables_hold(text)
+
+
+@pytest.fixture(scope="module")
+def loop(tmp_path_factory):
+    root = tmp_path_factory.mktemp("hostile")
+    truth = _truth()
+    truth.subset(models=MODELS).to_long().to_csv(root / "ref.csv", index=False)
+    return root, truth
+
+
+def _results(truth: ResponseMatrix, items, path: Path) -> Path:
+    """The new model's results on ``items`` as a long CSV (item ids keep their names, as in lm-eval's files they
+    cannot)."""
+    truth.subset(models=[NEW], items=list(items)).to_long().to_csv(path, index=False)
+    return path
+
+
+def _run(argv, capsys):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_estimate_reports_escape_every_name(loop, capsys, tmp_path):
+    root, truth = loop
+    sel = tmp_path / "sel"
+    code, _, err = _run(["select", root / "ref.csv", "--budget", 60, "--out", sel], capsys)
+    assert code == 0, err
+    chosen = Selection.load(sel).items
+    # the new model's results on two of the three tasks: the report names the task left out
+    keep = [i for i in chosen if not i.startswith("t|2/")]
+    code, out, err = _run(["estimate", sel, _results(truth, keep, tmp_path / "new.csv"),
+                           "--tasks", f"{IMG},=HYPERLINK(\"x\")",
+                           "--out", tmp_path / "e"], capsys)
+    assert code == 0, err
+    html = (tmp_path / "e" / "estimate.html").read_text()
+    md = (tmp_path / "e" / "estimate.md").read_text()
+    _inert(html, "html")
+    _inert(md, "md")
+    assert "left out: t|2" in html and html_text(IMG) in html  # said, as text
+    assert md_text(NEW) in md and md_text(IMG) in md
+    for name in ("estimate.csv", "tasks.csv"):
+        _no_formula(tmp_path / "e" / name)
+    tasks = pd.read_csv(tmp_path / "e" / "tasks.csv")
+    assert "'=HYPERLINK(\"x\")" in set(tasks["task"]) and (tasks["estimate"].between(0, 1)).all()
+
+
+def test_sequential_decision_escapes_the_names(loop, capsys, tmp_path):
+    root, truth = loop
+    seq = tmp_path / "seq"
+    code, _, err = _run(["sequential", "start", root / "ref.csv", "--against", MODELS[2], "--initial", 200, "--batch",
+                         160, "--out", seq], capsys)
+    assert code == 0, err
+    run = SequentialRun.load(seq)
+    k = 0
+    while not run.stopped:
+        code, _, err = _run(["sequential", "update", seq, _results(truth, run.next_items, tmp_path / f"b{k}.csv")],
+                            capsys)
+        assert code == 0, err
+        run, k = SequentialRun.load(seq), k + 1
+    md = (seq / "decision.md").read_text()
+    _inert(md, "md")
+    assert md.startswith(f"# Sequential evaluation: {md_text(NEW)} against {md_text(LINK)}")
+    _no_formula(seq / "looks.csv")
+    for f in seq.glob("batch_*/items.csv"):
+        _no_formula(f)
+
+
+def test_audit_report_escapes_every_name(tmp_path):
+    rng = np.random.default_rng(0)
+    names = MODELS[:12]
+    scen = [IMG, SCRIPT, "s|3", "=1+1", MD_LINK, "ok"]
+    x = np.clip(np.linspace(0.3, 0.8, len(names))[:, None] + rng.normal(0, 0.08, (len(names), len(scen))), 0, 1)
+    df = pd.DataFrame(x.round(3), index=pd.Index(names, name="model"), columns=scen)
+    df.to_csv(tmp_path / "board.csv")
+    out = tmp_path / "rep"
+    assert main(["audit", str(tmp_path / "board.csv"), "--out", str(out), "--n-boot", "50", "--no-progress"]) == 0
+    md = (out / "report.md").read_text()
+    html = (out / "report.html").read_text()
+    _inert(md, "md")
+    _inert(html, "html")
+    assert html_text(IMG) in html and "\\<script\\>" in md
+    for f in out.glob("*.csv"):
+        _no_formula(f)
+    scores = pd.read_csv(out / "scores.csv")
+    assert len(scores) == len(names) and pd.api.types.is_float_dtype(scores["mwr"])
+
+
+def test_csv_cells_neutralised_and_numbers_kept():
+    df = pd.DataFrame({"name": FORMULAS + ["-0.5", "plain", "1e-3"], "x": np.linspace(-1, 1, len(FORMULAS) + 3)},
+                      index=pd.Index(["=a"] + ["b"] * (len(FORMULAS) + 2), name="model"))
+    text = csv_safe(df).to_csv()
+    back = pd.read_csv(io.StringIO(text), index_col=0, keep_default_na=False)
+    assert back["x"].tolist() == pytest.approx(df["x"].tolist())  # numbers stay numbers, negative ones too
+    assert back.index[0] == "'=a"
+    assert back["name"].tolist()[: len(FORMULAS)] == ["'" + f.replace("\r", "\n") for f in FORMULAS]
+    assert back["name"].tolist()[len(FORMULAS):] == ["-0.5", "plain", "1e-3"]
+    assert csv_cell(-3) == -3 and csv_cell("-3.5e2") == "-3.5e2" and csv_cell("-x") == "'-x"
+
+
+def test_markdown_and_html_helpers():
+    assert md_text("a|b\nc") == "a\\|b c"
+    assert md_text(SCRIPT) == "\\<script\\>alert(1)\\</script\\>"
+    assert md_text(MD_LINK) == "\\[click\\](javascript:alert(1))"
+    assert md_text("Sort & Search, arc_easy") == "Sort & Search, arc_easy"  # plain names stay readable
+    assert html_text(IMG) == "&lt;img src=x onerror=alert(1)&gt;"
+
+
+# ---------------------------------------------------------------------------------------------- paths
+@pytest.mark.parametrize("model", ["..", ".", "/abs/path", "a/../../b", "nul\0x", "x" * 400, "../../etc"],
+                         ids=["dotdot", "dot", "absolute", "traversal", "nul", "long", "up-etc"])
+def test_lm_eval_writer_keeps_every_path_inside(tmp_path, model):
+    out = tmp_path / "deep" / "out"
+    items = ["../../up/1", "a/b/../../c/2", "t\0/3", "/abs/4", "y" * 300 + "/5"]
+    rm = ResponseMatrix([[1, 0, 1, 1, 0], [0, 1, 1, 0, 1]], model_ids=[model, "other"], item_ids=items)
+    write_lm_eval_samples(rm, out)
+    written = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert written and all(out in p.parents for p in written)
+    assert all(len(p.name.encode()) <= 255 for p in written)
+    back = read_lm_eval_samples(out)
+    assert back.n_models == 2 and back.n_items == 5
+    assert model in set(back.model_ids)  # the model's name is kept in its results file
+    assert sorted(back.to_frame().sum(axis=1).astype(int).tolist()) == [3, 3]  # every cell written and read back
+
+
+def test_lm_eval_writer_refuses_names_that_share_a_file(tmp_path):
+    rm = ResponseMatrix([[1], [0]], model_ids=["org/a", "org__a"], item_ids=["t/0"])
+    with pytest.raises(ValueError, match="'org/a' and 'org__a' would be written to one file name"):
+        write_lm_eval_samples(rm, tmp_path)
+    assert not list(tmp_path.iterdir())
+
+
+# ---------------------------------------------------------------------------------------------- regular files
+def _ref_logs(root: Path) -> Path:
+    d = simulate_responses(12, 60, rng=2)
+    rm = ResponseMatrix(d.values, model_ids=[f"m{i}" for i in range(12)], item_ids=[f"t/{k}" for k in range(60)])
+    return write_lm_eval_samples(rm, root / "ref")
+
+
+def test_only_regular_files_are_read(tmp_path, capsys):
+    ref = _ref_logs(tmp_path)
+    os.mkfifo(ref / "m0" / "samples_t_2026-02-01T00-00-00.000000.jsonl")  # a FIFO named like a log
+    (ref / "m1" / "samples_x_2026-01-01T00-00-00.000000.jsonl").mkdir()  # a folder named like one
+    loop = ref / "m2" / "samples_loop_2026-01-01T00-00-00.000000.jsonl"
+    loop.symlink_to(loop)  # a link to itself
+    (ref / "m3" / "samples_gone_2026-01-01T00-00-00.000000.jsonl").symlink_to(tmp_path / "nowhere")
+    cmd = [sys.executable, "-m", "effstats", "select", str(ref), "--budget", "20", "--out", str(tmp_path / "sel")]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)  # a FIFO read would never return
+    assert p.returncode == 0, p.stderr
+    warning = [ln for ln in p.stderr.splitlines() if "not regular files" in ln]
+    assert len(warning) == 1 and "warning: REFERENCE: left out 4 path(s)" in warning[0]
+    for name in ("m0/samples_t_", "m1/samples_x_", "m2/samples_loop_", "m3/samples_gone_"):
+        assert name in warning[0]
+    assert Selection.load(tmp_path / "sel").reference["n_models"] == 12
+
+
+@pytest.mark.parametrize("kind", ["fifo", "loop"])
+def test_a_results_path_that_is_no_regular_file_is_refused(tmp_path, capsys, kind):
+    ref = _ref_logs(tmp_path)
+    assert _run(["select", ref, "--budget", 20, "--out", tmp_path / "sel"], capsys)[0] == 0
+    bad = tmp_path / "new.csv"
+    if kind == "fifo":
+        os.mkfifo(bad)
+    else:
+        bad.symlink_to(bad)
+    cmd = [sys.executable, "-m", "effstats", "estimate", str(tmp_path / "sel"), str(bad)]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1, p.stderr
+    assert ("not a regular file" if kind == "fifo" else "link loop") in p.stderr
+    with pytest.raises(ValueError, match="new_results: "):
+        read_results(bad, name="new_results")
+    p = subprocess.run([sys.executable, "-m", "effstats", "audit", str(bad), "--out", str(tmp_path / "a")],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1, p.stderr
