@@ -12,7 +12,7 @@ import functools
 import pytest
 
 # docstring examples that call R
-_R_DOCTEST_MODULES = ("effstats/rbridge.py::",)
+_R_DOCTEST_MODULES = ("effstats/rbridge.py::", "effstats/sequential/gsdesign.py::")
 
 
 @functools.lru_cache(maxsize=None)

@@ -336,13 +336,38 @@ def gsbound1(theta: float, info, a, probhi, tol: float = 1e-6, r: int = 18, lowe
 
     Parameters
     ----------
+    theta : float
+        Drift per unit of information (0 under the null hypothesis).
+    info : array of shape (k,)
+        Statistical information at each look (increasing).
+    a : array of shape (k,)
+        Lower z-bounds (-20 everywhere for none).
+    probhi : array of shape (k,)
+        Probability of crossing the upper bound first at each look (the error spent there).
+    tol : float, default=1e-6
+        Tolerance of the Newton iteration on each bound.
+    r : int, default=18
+        Grid size.
     lower : bool, default=True
         Also compute the lower-crossing probabilities (not needed when ``a`` is -20 everywhere).
 
     Returns
     -------
-    dict with ``b`` (k,), ``problo`` (k,), ``probhi`` (k,, the targets, as gsDesign), ``achieved``
-    (k,, the upper-crossing probabilities at the returned bounds) and ``error`` (0 when converged).
+    dict
+        ``b`` (k,), ``problo`` (k,), ``probhi`` (k,, the targets, as gsDesign), ``achieved`` (k,, the
+        upper-crossing probabilities at the returned bounds) and ``error`` (0 when converged).
+
+    See Also
+    --------
+    effstats.sequential.native.gsbound : Both bounds from the error spent under the null hypothesis.
+    effstats.sequential.design : A whole design from a spending function.
+
+    Examples
+    --------
+    >>> from effstats.sequential.native import gsbound1
+    >>> res = gsbound1(0.0, [1 / 3, 2 / 3, 1.0], a=[-20, -20, -20], probhi=[0.001, 0.01, 0.014])
+    >>> res["b"].round(4), res["achieved"].round(4)
+    (array([3.0902, 2.3066, 2.0536]), array([0.001, 0.01 , 0.014]))
     """
     info = np.asarray(info, dtype=float)
     a = np.asarray(a, dtype=float)
@@ -417,10 +442,39 @@ def gsbound(info, trueneg, falsepos, tol: float = 1e-6, r: int = 18):
     symmetric about 0, so only the upper bound is iterated and ``a = -b`` (the same iterates as the
     joint scheme, at half the cost).
 
+    Parameters
+    ----------
+    info : array of shape (k,)
+        Statistical information at each look (increasing).
+    trueneg : array of shape (k,)
+        Probability under H0 of crossing the lower bound first at each look.
+    falsepos : array of shape (k,)
+        Probability under H0 of crossing the upper bound first at each look (the type-I error spent there).
+    tol : float, default=1e-6
+        Tolerance of the Newton iteration on each bound.
+    r : int, default=18
+        Grid size.
+
     Returns
     -------
-    dict with ``a``, ``b`` (k,), ``problo``, ``probhi`` (k,, the crossing probabilities under H0 at the
-    returned bounds) and ``error`` (0 when converged; the look that failed otherwise).
+    dict
+        ``a``, ``b`` (k,), ``problo``, ``probhi`` (k,, the crossing probabilities under H0 at the returned
+        bounds) and ``error`` (0 when converged; the look that failed otherwise).
+
+    See Also
+    --------
+    effstats.sequential.native.gsbound1 : The upper bound for a given drift and lower bound.
+    effstats.sequential.design : A whole design from a spending function.
+
+    Examples
+    --------
+    A symmetric two-sided design spending 0.0005, 0.007 and 0.0175 on each side at three equally spaced looks:
+
+    >>> from effstats.sequential.native import gsbound
+    >>> spent = [0.0005, 0.007, 0.0175]
+    >>> res = gsbound([1 / 3, 2 / 3, 1.0], trueneg=spent, falsepos=spent)
+    >>> res["b"].round(4), res["a"].round(4)
+    (array([3.2905, 2.4437, 2.0082]), array([-3.2905, -2.4437, -2.0082]))
     """
     info = np.asarray(info, dtype=float)
     trueneg = np.asarray(trueneg, dtype=float)

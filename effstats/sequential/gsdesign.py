@@ -15,7 +15,9 @@ import numpy as np
 
 from ..rbridge import r_call, r_package
 
-__all__ = ["gsdesign_bounds", "gsdesign_design", "gsdesign_sequential_pvalue"]
+# gsdesign_bounds and gsdesign_design are the backend of effstats.sequential.design(backend="gsdesign"), on its
+# private spec: importable, not listed
+__all__ = ["gsdesign_sequential_pvalue"]
 
 
 def _vec(x) -> np.ndarray:
@@ -101,7 +103,43 @@ def gsdesign_design(s) -> dict:
 
 
 def gsdesign_sequential_pvalue(k: int, n_i, a, b, z: float) -> float:
-    """gsDesign's stage-wise ordering p-value for stopping at look ``k`` with statistic ``z`` (one-sided)."""
+    """gsDesign's stage-wise ordering p-value for stopping at look ``k`` with statistic ``z`` (one-sided).
+
+    The probability under H0 of crossing the upper bound at a look before ``k``, or at ``k`` above ``z``
+    (``gsDesign::gsProbability`` with the bound at look ``k`` replaced by ``z``).
+
+    Parameters
+    ----------
+    k : int
+        The look the evaluation stopped at (1-based).
+    n_i : array of shape (n_looks,)
+        Statistical information (or sample size) at each look.
+    a, b : arrays of shape (n_looks,)
+        Lower and upper z-bounds of the design.
+    z : float
+        The test statistic at look ``k``.
+
+    Returns
+    -------
+    float
+
+    See Also
+    --------
+    effstats.sequential.sequential_pvalue : The same p-value computed natively, without R.
+    effstats.sequential.stagewise_inference : The p-value with the median-unbiased estimate and final interval.
+
+    References
+    ----------
+    Anderson, K. M. (2026). *gsDesign: Group Sequential Design*. R package version 3.11.0.
+
+    Examples
+    --------
+    >>> from effstats.sequential import design
+    >>> from effstats.sequential.gsdesign import gsdesign_sequential_pvalue
+    >>> d = design(k=3, alpha=0.05, sided=2, spending="ld_obf")  # two-sided O'Brien-Fleming-like spending
+    >>> round(gsdesign_sequential_pvalue(2, [1 / 3, 2 / 3, 1.0], [-20, -20, -20], d.upper, z=2.9), 5)
+    0.00192
+    """
     gs = r_package("gsDesign")
     import rpy2.robjects as ro
 

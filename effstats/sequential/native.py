@@ -46,14 +46,60 @@ from ..exceptions import ConvergenceWarning
 from ._recursion import EXTREMEZ, _h1, _hupdate, gridpts, gsbound, gsbound1, gsprob
 from ._zeroin import _increasing_root, zeroin
 
-# gridpts and zeroin are importable from here but not listed: they are the recursion's and R's numerical building
-# blocks, not part of what this module offers
-__all__ = ["gsprob", "gsbound", "gsbound1", "wt_constant", "native_bounds", "native_sizes", "native_design"]
+# gsDesign's computations, one function each; gridpts and zeroin (the recursion's and R's numerical building blocks)
+# and native_bounds / native_sizes / native_design (the backend of effstats.sequential.design, on its private spec)
+# are importable from here but not listed
+__all__ = ["gsprob", "gsbound", "gsbound1", "wt_constant"]
 
 
 def wt_constant(delta: float, alpha: float, two_sided: bool, timing, tol: float = 1e-6, r: int = 18) -> float:
-    """Constant ``c`` of the Wang–Tsiatis bound ``c * t**(delta - 0.5)`` with total upper error ``alpha`` (see
-    ``_wt_constant_terms``)."""
+    r"""Constant :math:`c` of the Wang–Tsiatis bound with total upper error ``alpha``.
+
+    Parameters
+    ----------
+    delta : float
+        Shape of the bound: 0.5 gives Pocock's constant bound, 0 O'Brien & Fleming's.
+    alpha : float
+        Total probability under H0 of crossing the upper bound (each side's, for a two-sided design).
+    two_sided : bool
+        Symmetric lower bound ``-c t**(delta - 0.5)`` as well.
+    timing : array of shape (k,)
+        Information fractions of the looks, ending at 1.
+    tol : float, default=1e-6
+        Tolerance of the search for :math:`c` (R's ``zeroin``).
+    r : int, default=18
+        Grid size of the recursive integration.
+
+    Returns
+    -------
+    float
+
+    See Also
+    --------
+    effstats.sequential.wang_tsiatis : The bound shape as a design's spending.
+
+    Notes
+    -----
+    At information fraction :math:`t_j` the upper bound is
+
+    .. math::
+
+        b_j = c \, t_j^{\Delta - 1/2},
+
+    and :math:`c` is the root of the total crossing probability under H0 minus ``alpha``.
+
+    References
+    ----------
+    Wang, S. K. & Tsiatis, A. A. (1987). Approximately optimal one-parameter boundaries for group sequential
+    trials. *Biometrics* 43(1), 193–199.
+
+    Examples
+    --------
+    >>> from effstats.sequential.native import wt_constant
+    >>> t = [1 / 3, 2 / 3, 1.0]
+    >>> round(wt_constant(0.5, 0.025, False, t), 4), round(wt_constant(0.0, 0.025, False, t), 4)  # Pocock, OBF
+    (2.2895, 2.004)
+    """
     return _wt_constant_terms(delta, alpha, two_sided, timing, tol, r)[0]
 
 
