@@ -767,7 +767,7 @@ _META_NAMES = {"average", "avg", "mean", "overall", "total", "accuracy", "acc", 
                "family", "organization", "org", "license", "type", "precision", "architecture", "link", "url"}
 _ITEM_ID = re.compile(r"^.+/\d+$")  # the loop's item ids: <task>/<doc_id>
 _TRUE_FALSE = {"true": "1", "false": "0"}
-_COMPRESSED = {".gz", ".bz2", ".zip", ".xz", ".zst", ".tar"}  # suffixes pandas decompresses
+_PANDAS_COMPRESSED = {".gz", ".bz2", ".zip", ".xz", ".zst", ".tar"}  # suffixes pandas decompresses
 _NARROW = 64  # columns of a table whose not-evaluated markers are set per column (its id columns keep theirs)
 _ONE_PASS_BYTES = 256 * 2**20
 
@@ -798,7 +798,7 @@ def _header(p: Path, sep: str) -> list[str]:
 
     A plain first line (no quotes, not compressed) is split at ``sep``; pandas' parser reads any other, which
     builds a frame of one row and one column per field (seconds at 10^5 item columns)."""
-    if not set(p.suffixes) & _COMPRESSED:
+    if not set(p.suffixes) & _PANDAS_COMPRESSED:
         with open(p, encoding="utf-8-sig", newline="") as f:  # pandas drops a byte order mark too
             line = f.readline().rstrip("\r\n")
         if line.strip() and '"' not in line and "\r" not in line:
