@@ -403,9 +403,9 @@ class SubsetPrediction:
     n_missing_target : int
         Cells missing in the targets' outputs on the selected items (estimated from the observed ones).
     out_of_range : ndarray of bool, shape (n_target,), or None
-        Targets outside the range the estimator was fitted on (``effstats._range.range_check`` on the selected
-        items: mean response beyond the source models' range, or farther from every source than any source is from
-        its nearest neighbour). A model-based interval (``method="conformal"``) is calibrated on the sources and
+        Targets outside the range the estimator was fitted on (checked on the selected items: mean response
+        beyond the source models' range, or farther from every source than any source is from its nearest
+        neighbour). A model-based interval (``method="conformal"``) is calibrated on the sources and
         need not hold for them; a design-based one does.
 
     See Also

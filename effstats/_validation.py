@@ -22,6 +22,7 @@ __all__ = [
     "check_option",
     "check_flag",
     "check_integer_outputs",
+    "check_positions",
 ]
 
 
@@ -563,3 +564,53 @@ def warn_missing_cells(name: str, n_missing: int, n_cells: int, what: str) -> No
 
     if n_missing:
         warnings.warn(f"{name}: {n_missing} of {n_cells} cells are missing; {what}", UserWarning, stacklevel=3)
+
+
+def check_positions(sel: Any, n: int, name: str, allow_mask: bool = False) -> np.ndarray:
+    """Integer positions in [0, n) from a 1-D sequence (negative positions count from the end, as in numpy).
+
+    Parameters
+    ----------
+    sel : array-like of int of shape (k,), or of bool of shape (n,)
+        Positions, or a boolean mask with ``allow_mask=True``.
+    n : int
+        Number of entries selected from.
+    name : str
+        The argument's name in messages.
+    allow_mask : bool, default=False
+        Accept a boolean mask of length ``n``.
+
+    Returns
+    -------
+    numpy.ndarray of int of shape (k,)
+
+    Raises
+    ------
+    ValueError
+        For a ragged or multi-dimensional selection, non-integer positions or positions out of range.
+
+    Examples
+    --------
+    >>> from effstats._validation import check_positions
+    >>> check_positions([0, -1], 5, "rows").tolist()
+    [0, 4]
+    """
+    try:
+        arr = np.asarray(sel)
+    except ValueError:
+        raise ValueError(f"{name}: expected a 1-D array of positions, got a ragged sequence") from None
+    if arr.ndim != 1:
+        raise ValueError(f"{name}: expected a 1-D array of positions, got shape {arr.shape}")
+    if arr.dtype == bool:
+        if not allow_mask:
+            raise ValueError(f"{name}: expected integer positions, got booleans")
+        if arr.shape != (n,):
+            raise ValueError(f"{name}: a boolean mask must have length {n}, got {arr.size}")
+        return np.flatnonzero(arr)
+    if arr.size == 0:
+        return np.zeros(0, np.intp)
+    if not np.issubdtype(arr.dtype, np.integer):
+        raise ValueError(f"{name}: expected integer positions, got dtype {arr.dtype}")
+    if arr.min() < -n or arr.max() >= n:
+        raise ValueError(f"{name}: positions must be in [0, {n - 1}] (or [-{n}, -1] from the end), got range [{arr.min()}, {arr.max()}]")
+    return arr % n

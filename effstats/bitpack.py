@@ -12,7 +12,7 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from ._validation import check_array, check_binary, check_positive_int
+from ._validation import check_array, check_binary, check_positions, check_positive_int
 
 __all__ = ["PackedBinaryMatrix"]
 
@@ -123,29 +123,6 @@ def _packed_col_sums(packed: np.ndarray, n_cols: int, n_threads: int | None = No
     if nb > nw * 8:
         out[nw * 64 :] = np.unpackbits(packed[:, nw * 8 :], axis=1).sum(0, dtype=np.int64)
     return out[:n_cols]
-
-
-def _positions(sel: Any, n: int, name: str, allow_mask: bool = False) -> np.ndarray:
-    """Integer positions in [0, n) from a 1-D sequence (negative positions count from the end, as in numpy)."""
-    try:
-        arr = np.asarray(sel)
-    except ValueError:
-        raise ValueError(f"{name}: expected a 1-D array of positions, got a ragged sequence") from None
-    if arr.ndim != 1:
-        raise ValueError(f"{name}: expected a 1-D array of positions, got shape {arr.shape}")
-    if arr.dtype == bool:
-        if not allow_mask:
-            raise ValueError(f"{name}: expected integer positions, got booleans")
-        if arr.shape != (n,):
-            raise ValueError(f"{name}: a boolean mask must have length {n}, got {arr.size}")
-        return np.flatnonzero(arr)
-    if arr.size == 0:
-        return np.zeros(0, np.intp)
-    if not np.issubdtype(arr.dtype, np.integer):
-        raise ValueError(f"{name}: expected integer positions, got dtype {arr.dtype}")
-    if arr.min() < -n or arr.max() >= n:
-        raise ValueError(f"{name}: positions must be in [0, {n - 1}] (or [-{n}, -1] from the end), got range [{arr.min()}, {arr.max()}]")
-    return arr % n
 
 
 class PackedBinaryMatrix:
@@ -413,7 +390,7 @@ class PackedBinaryMatrix:
         array([[ True,  True],
                [False,  True]])
         """
-        cols = _positions(cols, self.n_cols, "cols")
+        cols = check_positions(cols, self.n_cols, "cols")
         byte, bit = np.divmod(cols, 8)
         return ((self.packed[:, byte] >> (7 - bit).astype(np.uint8)) & 1).astype(bool)
 
@@ -429,7 +406,7 @@ class PackedBinaryMatrix:
         -------
         PackedBinaryMatrix
         """
-        rows = _positions(rows, self.shape[0], "rows", allow_mask=True)
+        rows = check_positions(rows, self.shape[0], "rows", allow_mask=True)
         if rows.size == 0:
             raise ValueError("rows: the selection is empty")
         return PackedBinaryMatrix(self.packed[rows], self.n_cols)

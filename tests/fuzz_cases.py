@@ -364,6 +364,12 @@ def cases() -> list[Case]:
         A("n_clusters", INT, skip=("huge",)),
         A("cluster_spread", POSITIVE, expect={"zero": MAY}), A("rng", RNG),  # clusters of models; a zero spread is documented
     ]))
+    def truth():
+        return fn(SIM)(dict(n_models=6, n_items=10, rng=0, return_params=True))[1]
+
+    for meth in ("logits", "probability"):
+        add(Case(f"IRTParameters.{meth}", "datasets", lambda kw, meth=meth: getattr(truth(), meth)(**kw),
+                 lambda: dict(models=[0, 3]), [A("models", _positions(6), expect={"duplicate": MAY, "empty": MAY})]))
     add(Case("simulate_responses(n_classes)", "datasets", fn(SIM), lambda: dict(n_models=6, n_items=10, n_classes=3, rng=0), [
         A("n_classes", INT + [("one", FAIL, lambda v, r: 1)], skip=("huge",)),
     ]))

@@ -30,6 +30,7 @@ _NAMES = {
     "load_lifelong_digits": "digits",
     # synthetic generators (simulate.py)
     "simulate_responses": "simulate",
+    "IRTParameters": "simulate",
     "simulate_packed_responses": "simulate",
 }
 

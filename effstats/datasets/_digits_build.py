@@ -579,8 +579,8 @@ def make_lifelong_digits(
     models : sequence of int, default=None
         Build only these zoo positions; their rows equal the full build's rows exactly.
     domains : None, int or sequence of str, default=None
-        All of ``effstats.datasets.digits.DOMAINS`` (default, 38 domains), the first ``k``, or the named
-        ones (``"clean"`` is always included; order follows ``effstats.datasets.digits.DOMAINS``).
+        All of the benchmark's 38 domains (default), the first ``k``, or the named ones (``"clean"`` is always
+        included; in the benchmark's order of domains).
     n_test : int, default=800
         Held-out test images (stratified); every domain holds a shifted copy of each.
     n_jobs : int, default=1

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._validation import check_array, check_positive_int, check_rng
+from .._validation import check_array, check_positions, check_positive_int, check_rng
 from ..bitpack import PackedBinaryMatrix
 from ..responses import ResponseMatrix
 
@@ -67,8 +67,25 @@ class IRTParameters:
     cluster: np.ndarray
 
     def logits(self, models: Any = None) -> np.ndarray:
-        """Array (n_selected_models, n_items) of :math:`a_j^\\top \\theta_i - b_{c(i), j}` (float64)."""
-        idx = np.arange(len(self.ability)) if models is None else np.asarray(models)
+        """Array (n_selected_models, n_items) of :math:`a_j^\\top \\theta_i - b_{c(i), j}` (float64).
+
+        Parameters
+        ----------
+        models : array-like of int, default=None
+            Model positions; None selects every model.
+
+        Returns
+        -------
+        numpy.ndarray of shape (n_selected_models, n_items)
+
+        Examples
+        --------
+        >>> from effstats.datasets import simulate_responses
+        >>> rm, truth = simulate_responses(5, 200, rng=0, return_params=True)
+        >>> truth.logits([0, 2]).shape
+        (2, 200)
+        """
+        idx = np.arange(len(self.ability)) if models is None else check_positions(models, len(self.ability), "models")
         return self.ability[idx].astype(float) @ self.discrimination.T.astype(float) - self.difficulty[self.cluster[idx]]
 
     def probability(self, models: Any = None) -> np.ndarray:
@@ -78,6 +95,17 @@ class IRTParameters:
         ----------
         models : array-like of int, default=None
             Model positions; None selects every model.
+
+        Returns
+        -------
+        numpy.ndarray of shape (n_selected_models, n_items)
+
+        Examples
+        --------
+        >>> from effstats.datasets import simulate_responses
+        >>> rm, truth = simulate_responses(5, 200, rng=0, return_params=True)
+        >>> truth.probability([0]).shape, bool(((truth.probability() > 0) & (truth.probability() < 1)).all())
+        ((1, 200), True)
         """
         return 1.0 / (1.0 + np.exp(-self.logits(models)))
 
@@ -249,11 +277,11 @@ def simulate_responses(
     rng : int, numpy.random.Generator or None, default=None
         Seed or generator; the same seed gives the same matrix.
     return_params : bool, default=False
-        Also return the true ``effstats.datasets.simulate.IRTParameters``.
+        Also return the true parameters (:class:`effstats.datasets.IRTParameters`).
 
     Returns
     -------
-    ResponseMatrix, or (ResponseMatrix, IRTParameters)
+    ResponseMatrix, or (ResponseMatrix, effstats.datasets.IRTParameters)
         Binary values (n_models, n_items); ``models`` has ``release_date`` (increasing with a noisy
         copy of the mean ability, for chronological splits) and ``cluster``.
 

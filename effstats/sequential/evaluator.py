@@ -117,7 +117,7 @@ class SequentialEvaluator(BaseEstimator):
         look that uses it up decides exactly: a value is rejected iff the benchmark's score differs from it by
         more than rounding (1e-12 on the scale of the scores), and the interval is the score itself +- 1e-12.
         For one model with binary scores in one dataset the tests and intervals are the exact hypergeometric
-        ones (``effstats.sequential.statistics.BinomialStatistic``).
+        ones (Buonaccorsi 1987).
     backend : {"native", "gsdesign"}, default="native"
     rng : int or Generator, optional
         Fixes the random order of the examples.
