@@ -333,6 +333,18 @@ class PredictionMetrics:
     width: float = float("nan")
 
     def as_dict(self) -> dict[str, float]:
+        """The metrics as a plain dict (``mae``, ``spearman``, ``n_models``, ``coverage``, ``width``).
+
+        Returns
+        -------
+        dict
+
+        Examples
+        --------
+        >>> from effstats.disco import prediction_metrics
+        >>> prediction_metrics([0.5, 0.6, 0.7], [0.52, 0.58, 0.71]).as_dict()["n_models"]
+        3
+        """
         return {"mae": self.mae, "spearman": self.spearman, "n_models": self.n_models, "coverage": self.coverage, "width": self.width}
 
 

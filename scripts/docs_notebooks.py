@@ -13,6 +13,7 @@ Usage: docs_notebooks.py [--jobs N]
 from __future__ import annotations
 
 import argparse
+import csv
 import os
 import shutil
 import sys
@@ -59,7 +60,11 @@ def main(argv: list[str] | None = None) -> int:
         os.environ["EFFSTATS_FIGURES"] = str(FAST_COPIES / "figures")  # FAST figures never overwrite figures/
         (FAST_COPIES / "figures").mkdir(parents=True, exist_ok=True)
         status = run_notebooks.main(["--fast", "--out", str(FAST_COPIES), "--jobs", str(args.jobs), *to_run])
-        if status:
+        with (FAST_COPIES / "timings.csv").open(newline="") as fh:
+            failed = [r["notebook"] for r in csv.DictReader(fh) if r["notebook"] in to_run and r["status"] != "ok"]
+        for name in failed:  # a partly executed copy must not pass for a fresh one next time
+            (FAST_COPIES / f"{name}.ipynb").unlink(missing_ok=True)
+        if status or failed:
             print("docs: a notebook failed to execute (above); the site is not built with an empty page",
                   file=sys.stderr)
             return 1

@@ -275,6 +275,34 @@ class MethodChooser(_SubsetEstimator):
         self.random_state = random_state
 
     def fit(self, source_outputs: Any, source_scores: Any = None, *, labels: Any = None, progress: bool = False) -> "MethodChooser":
+        """Score every candidate by cross-validation over the source models and refit the best on all of them.
+
+        Parameters
+        ----------
+        source_outputs : ResponseMatrix, DataFrame or array
+            The source models' outputs on all items (probabilities, class ids with ``labels``, or correctness /
+            graded scores in [0, 1]).
+        source_scores : array of shape (n_source,), optional
+            The sources' benchmark scores (default: their mean correctness).
+        labels : array of shape (n_items_total,), optional
+            True classes, for class ids or probabilities.
+        progress : bool, default=False
+            A text progress bar over candidates and folds.
+
+        Returns
+        -------
+        self : MethodChooser
+            The fitted chooser (``best_``, ``cv_results_``, ``best_estimator_``).
+
+        Examples
+        --------
+        >>> from effstats.datasets import simulate_responses
+        >>> from effstats.disco import MethodChooser, RandomDirect
+        >>> src = simulate_responses(30, 300, rng=0)
+        >>> ch = MethodChooser({"random + direct": RandomDirect(30)}, n_items=30, random_state=0).fit(src)
+        >>> ch.best_, ch.selected_.shape
+        ('random + direct', (30,))
+        """
         src, scores = self._fit_source(source_outputs, source_scores, labels)
         n_splits = check_positive_int(self.n_splits, "n_splits", minimum=2)
         cands = self.candidates

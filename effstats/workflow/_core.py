@@ -996,6 +996,7 @@ class Estimate:
 
     @property
     def omitted_tasks(self) -> pd.Index:
+        """The selection's tasks without a new result (left out of the estimate, with a warning)."""
         return pd.Index([t for t in self.selection.tasks.index if t not in set(self.scored_tasks)])
 
     @property
@@ -1005,6 +1006,7 @@ class Estimate:
 
     @property
     def standard_error(self) -> np.ndarray:
+        """Standard error of each new model's whole-benchmark score, shape (n_new_models,)."""
         return self._combined.standard_error
 
     def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:

@@ -440,10 +440,12 @@ class SequentialRun:
     # ------------------------------------------------------------------ batches
     @property
     def stopped(self) -> bool:
+        """Whether a rule has decided (no more batches to evaluate)."""
         return self.state["status"] != "continue"
 
     @property
     def n_evaluated(self) -> int:
+        """Items the new model has been evaluated on so far, over every batch."""
         return sum(len(lk["items"]) for lk in self.state["looks"])
 
     @property
