@@ -4,8 +4,9 @@ One folder per (model, run spec) under ``<root>/runs/<suite>/<run name>``: ``run
 ``<scenario>:<args>,model=<org>_<name>``, ``adapter_spec`` with ``model``, ``model_deployment`` and
 ``num_train_trials``), ``per_instance_stats.json`` (one entry per instance, perturbation and train trial; keys whose
 value is None left out; each stat's name carrying its split and perturbation), ``stats.json`` (the run's
-aggregates: each stat's mean over the per-instance entries of its name, split and perturbation, averaged over the
-train trials, as HELM's metrics runner writes them) and ``scenario_state.json``.
+aggregates as HELM's metrics runner writes them: each train trial's mean over the instances of a stat's name,
+split and perturbation, merged over the trials, so ``count`` is the number of trials and ``mean`` the mean of the
+trials' means) and ``scenario_state.json``.
 
 Responses follow a two-parameter logistic model (ability per model, difficulty per instance), drawn once per train
 trial, so that the truth of a (model, instance) is known exactly: its per-trial values and their mean.
@@ -68,13 +69,14 @@ def write_run(root: Path, suite: str, model: str, sc: Scenario, values: np.ndarr
                 pooled.setdefault((sc.metric, "typo", t), []).append(1.0 - float(v))
     stats = []
     for (metric, pert) in dict.fromkeys((m, p) for m, p, _ in pooled):
-        per_trial = [np.mean(v) for (m, p, _), v in pooled.items() if (m, p) == (metric, pert)]
-        mean = float(np.mean(per_trial))
+        # each trial's mean over its instances, merged over the trials (count: the number of trials)
+        per_trial = [float(np.mean(v)) for (m, p, _), v in pooled.items() if (m, p) == (metric, pert)]
         key = {"name": metric, "split": sc.split}
         if pert is not None:
             key["perturbation"] = TYPO
-        stats.append({"name": key, "count": 1, "sum": mean, "sum_squared": mean * mean, "min": mean, "max": mean,
-                      "mean": mean})
+        stats.append({"name": key, "count": len(per_trial), "sum": sum(per_trial),
+                      "sum_squared": sum(x * x for x in per_trial), "min": min(per_trial), "max": max(per_trial),
+                      "mean": sum(per_trial) / len(per_trial)})
     if spec:
         adapter = {"method": "multiple_choice_joint", "model": model, "model_deployment": f"together/{model}",
                    "num_train_trials": sc.trials, "max_eval_instances": 1000}

@@ -275,3 +275,23 @@ def test_the_round_trip_script_reports_a_suite(tmp_path):
     assert float(lines[0].rsplit(" ", 1)[1]) < 1e-12
     assert any(x.startswith("10 items: ") and "of 4 held-out models covered" in x for x in lines)
     assert any(x.startswith("20 items: ") for x in lines)
+
+
+def test_sequential_batches_of_helm_instances(tmp_path, capsys):
+    write_suite(tmp_path, [Scenario("boolq", n=60, trials=3), Scenario(MMLU, n=60, trials=3)], 6)
+    code, out, err = _run(["sequential", "start", tmp_path / "runs", "--half-width", "0.05", "--trials", "separate",
+                           "--initial", "40", "--batch", "40", "--out", tmp_path / "seq"], capsys)
+    assert code == 0, err
+    assert "helm_instances.json" in out
+    state = json.loads((tmp_path / "seq" / "state.json").read_text())
+    assert state["reference"]["helm"]["trials"] == "separate"
+    batch = pd.read_csv(tmp_path / "seq" / "batch_001" / "items.csv")["item"].tolist()
+    listed = json.loads((tmp_path / "seq" / "batch_001" / "helm_instances.json").read_text())
+    # every instance of the batch, once per run spec, whatever its trials
+    expected = {}
+    for i in batch:
+        spec, iid, _ = i.rsplit("/", 2)
+        expected.setdefault(spec, set()).add(iid)
+    assert {k: set(v) for k, v in listed.items()} == expected
+    assert all(len(v) == len(set(v)) for v in listed.values())
+    assert "batch_001/helm_instances.json" in state["files"]

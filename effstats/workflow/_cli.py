@@ -253,6 +253,8 @@ def _start(args: argparse.Namespace, rule: str) -> None:
     print(f"batch 1: {len(run.next_items)} items in {path}")
     if run.lm_eval_samples is not None:
         print(_lm_eval_hint(path / LM_EVAL_SAMPLES, run.lm_eval_samples))
+    elif run.helm_instances is not None:
+        print(f"the batch's instance ids per run spec: {path / HELM_INSTANCES}")
     print(f"then: effstats sequential update {args.out} <OUT>")
 
 

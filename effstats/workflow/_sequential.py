@@ -13,7 +13,8 @@ import pandas as pd
 from .._escape import csv_safe, md_text
 from .._validation import check_positive, check_positive_int
 from ..responses import ResponseMatrix
-from ._core import LM_EVAL_SAMPLES, _reference_info, _version, item_tasks, refuse_batch_without_tasks, samples_by_task
+from ._core import (HELM_INSTANCES, LM_EVAL_SAMPLES, _reference_info, _version, item_tasks, refuse_batch_without_tasks,
+                    samples_by_task)
 from ._io import (content_hash, helm_options, output_dir, read_new_results, read_results, read_saved,
                   write_json_atomic, write_text_atomic)
 
@@ -467,6 +468,20 @@ class SequentialRun:
         n0, n1 = self.n_evaluated, self.n_evaluated + len(self.next_items)
         return samples_by_task(self.state["tasks"][n0:n1], self.state["doc_ids"][n0:n1])
 
+    @property
+    def helm_instances(self) -> dict[str, list[str]] | None:
+        """HELM runs: the next batch as ``{run spec: [instance id, ...]}`` (None for other data)."""
+        ref = self.state["reference"]
+        if ref.get("layout") != "helm":
+            return None
+        n0 = self.n_evaluated
+        separate = (ref.get("helm") or {}).get("trials") == "separate"
+        out: dict[str, dict[str, None]] = {}
+        for item, task in zip(self.next_items, self.state["tasks"][n0:n0 + len(self.next_items)]):
+            iid = str(item)[len(task) + 1:]  # items are "<run spec>/<instance id>[/trial<k>]"
+            out.setdefault(task, {})[iid.rsplit("/", 1)[0] if separate else iid] = None
+        return {t: list(out[t]) for t in sorted(out)}
+
     def update(self, new_results: Any, *, model: str | None = None, metric: str | None = None,
                duplicates: str = "last"):
         """Record the next batch's results and apply the stopping rule.
@@ -583,7 +598,8 @@ class SequentialRun:
 
     # ------------------------------------------------------------------ files
     def save(self, directory: str | Path) -> Path:
-        """Write ``state.json`` and either the next batch (``batch_NNN/lm_eval_samples.json`` and ``items.csv``) or
+        """Write ``state.json`` and either the next batch (``batch_NNN/lm_eval_samples.json`` or, for HELM runs,
+        ``helm_instances.json``, and ``items.csv``) or
         the decision (``decision.json``, ``decision.md``, ``looks.csv``) into ``directory``; returns the path
         of the next batch's folder, or of ``decision.md``. ``directory`` may also be the run's ``state.json``,
         as :meth:`load` takes it."""
@@ -606,6 +622,9 @@ class SequentialRun:
             samples = self.lm_eval_samples
             if samples is not None:
                 write_json_atomic(owned(f"{bdir.name}/{LM_EVAL_SAMPLES}"), samples)
+            helm = self.helm_instances
+            if helm is not None:
+                write_json_atomic(owned(f"{bdir.name}/{HELM_INSTANCES}"), helm)
             write_text_atomic(owned(f"{bdir.name}/items.csv"),
                               csv_safe(pd.DataFrame({"item": self.next_items})).to_csv(index=False))
             write_json_atomic(d / STATE, self.state)
