@@ -308,6 +308,7 @@ STATE_CASES = [
     (lambda st: st["rule"].update(half_width=None), "rule.half_width: rule 'precision' needs a positive number"),
     (_set("reference.sha256", "x"), "reference.sha256: expected a SHA-256"),
     (_set("format", "effstats.sequential/1"), None),
+    (_set("reference.metric", {"t0": "acc", "*": "acc"}), None),  # a metric per task
 ]
 
 

@@ -37,7 +37,7 @@ def owned_files(d: Path, record: str, doc: Any) -> list[str]:
     if isinstance(listed, list) and listed:
         names = [f for f in listed if safe_relative(f)]
     elif record == "manifest.json":
-        names = ["manifest.json", "lm_eval_samples.json"]
+        names = ["manifest.json", "lm_eval_samples.json", "helm_instances.json"]
     else:
         names = ["state.json", "decision.json", "decision.md", "looks.csv"]
         names += [f"{b.name}/{f}" for b in d.glob("batch_*") if re.fullmatch(r"batch_\d{3,}", b.name)

@@ -17,13 +17,15 @@ _STR = {"type": "string"}
 _STR_OR_NULL = {"type": ["string", "null"]}
 _COUNT = {"type": "integer", "minimum": 0}
 _SIZE = {"type": "integer", "minimum": 1}
+# one name, or one per task ({"gsm8k": "exact_match", "*": "acc"})
+_PER_TASK = {"type": ["string", "null", "object"], "additionalProperties": _STR}
 _FINITE = {"type": "number", "minimum": -1e300, "maximum": 1e300}  # finite (JSON's 1e400 reads as inf)
 
 _REFERENCE = {
     "type": "object",
     "required": ["sha256", "n_models", "n_items"],
     "properties": {
-        "source": _STR_OR_NULL, "format": _STR, "layout": _STR, "metric": _STR_OR_NULL, "filter": _STR_OR_NULL,
+        "source": _STR_OR_NULL, "format": _STR, "layout": _STR, "metric": _PER_TASK, "filter": _PER_TASK,
         "sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"}, "n_models": _SIZE, "n_items": _SIZE,
         "n_missing": _COUNT, "kind": _STR, "tasks": {"type": ["array", "null"], "items": _STR},
     },
