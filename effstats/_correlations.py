@@ -18,9 +18,8 @@ from .responses import ResponseMatrix
 class CorrelationResult:
     """Spearman and Pearson correlation between estimated and true accuracies, with intervals.
 
-    Returned by :func:`effstats.metrics.accuracy_correlation`. Intervals are Fisher-z intervals,
-    ``tanh(atanh(r) ± z se)``, with ``se = 1 / sqrt(n - 3)`` for Pearson and Bonett & Wright's
-    ``se = sqrt((1 + r² / 2) / (n - 3))`` for Spearman; they need ``n >= 4`` models (NaN below).
+    Returned by :func:`effstats.metrics.accuracy_correlation`. Intervals are Fisher-z intervals (Notes); they
+    need at least 4 models (NaN below).
 
     Attributes
     ----------
@@ -34,6 +33,16 @@ class CorrelationResult:
     See Also
     --------
     effstats.metrics.accuracy_correlation : computes it.
+
+    Notes
+    -----
+    The intervals are Fisher-z intervals around the correlation :math:`r` of :math:`n` models,
+
+    .. math::
+
+        \\tanh\\big(\\operatorname{atanh}(r) \\pm z_{1 - \\alpha/2}\\, \\mathrm{se}\\big), \\qquad
+        \\mathrm{se} = \\frac{1}{\\sqrt{n - 3}} \\ \\text{(Pearson)}, \\qquad
+        \\mathrm{se} = \\sqrt{\\frac{1 + r^2 / 2}{n - 3}} \\ \\text{(Spearman, Bonett \\& Wright 2000)} .
 
     References
     ----------

@@ -145,7 +145,7 @@ def _pow_model(x: np.ndarray, c: float, p: float) -> np.ndarray:
 
 
 def fit_exponential(x: Any, y: Any) -> CurveFit:
-    """Fit ``E = a exp(-b x) + c``, the error of a sample-level prediction against the budget.
+    """Fit an exponential decay to a plateau (Notes): the error of a sample-level prediction against the budget.
 
     Prabhu et al. fit this law to Sort & Search's MAE against the number of evaluated items ``n'`` (they report
     ``b = 0.04`` on Lifelong-CIFAR10 and ``0.02`` on Lifelong-ImageNet). Least squares on the original scale,
@@ -167,6 +167,14 @@ def fit_exponential(x: Any, y: Any) -> CurveFit:
     --------
     effstats.metrics.fit_power_law : the law of ``E_agg``.
     effstats.metrics.CurveFit : the result.
+
+    Notes
+    -----
+    The model, with :math:`x` the budget:
+
+    .. math::
+
+        E(x) = a\\, e^{-b x} + c .
 
     References
     ----------
@@ -194,9 +202,9 @@ def fit_exponential(x: Any, y: Any) -> CurveFit:
 
 
 def fit_power_law(x: Any, y: Any) -> CurveFit:
-    """Fit ``E_agg = c x^p``, the aggregate error against the budget.
+    """Fit a power law (Notes): the aggregate error against the budget.
 
-    Prabhu et al. (Key Result 2 of the Lifelong Benchmarks version) find ``p = -0.18`` and ``-0.23``. Least
+    Prabhu et al. (Key Result 2 of the Lifelong Benchmarks version) find :math:`p = -0.18` and :math:`-0.23`. Least
     squares on the original scale, started from the log-log regression.
 
     Parameters
@@ -215,6 +223,14 @@ def fit_power_law(x: Any, y: Any) -> CurveFit:
     --------
     effstats.metrics.fit_exponential : the law of the sample-level error.
     effstats.metrics.CurveFit : the result.
+
+    Notes
+    -----
+    The model, with :math:`x` the budget:
+
+    .. math::
+
+        E_{\\mathrm{agg}}(x) = c\\, x^{p} .
 
     References
     ----------

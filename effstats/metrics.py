@@ -4,13 +4,14 @@ error decomposition (Sect. 4.5), the E_agg counterexample (Theorem 2.1), curve f
 Notation: ``a`` is the true correctness of a model on ``n`` items, ``y`` the predicted correctness, both binary.
 Every function takes one vector (n,) or many models at once (n_models, n) and then returns one value per row.
 
-* ``E(a, y) = ||a - y||_1 / n`` (MAE, Eq. 2) — :func:`effstats.metrics.mae`
-* ``E_agg(a, y) = | |y| - |a| | / n`` — :func:`effstats.metrics.e_agg`
-* ``E_rand(a, y) = |a|/n |y|/n + (1 - |a|/n)(1 - |y|/n)`` (Eq. 3) — :func:`effstats.metrics.e_rand`
-* ``kappa = ((1 - E) - E_rand) / (1 - E_rand)`` (Eq. 4), Cohen's kappa for two raters —
-  :func:`effstats.metrics.cohen_kappa`.
-  The paper states ``0 <= kappa <= 1``; in fact ``-1 <= kappa <= 1`` (negative when predictions agree less
-  than chance, e.g. the Theorem 2.1 construction).
+* :math:`E(a, y) = \\lVert a - y \\rVert_1 / n` (MAE, Eq. 2) — :func:`effstats.metrics.mae`
+* :math:`E_{\\mathrm{agg}}(a, y) = \\big|\\,|y| - |a|\\,\\big| / n` — :func:`effstats.metrics.e_agg`
+* :math:`E_{\\mathrm{rand}}(a, y) = p_a p_y + (1 - p_a)(1 - p_y)` with :math:`p_a = |a|/n`, :math:`p_y = |y|/n`
+  (Eq. 3) — :func:`effstats.metrics.e_rand`
+* :math:`\\kappa = ((1 - E) - E_{\\mathrm{rand}}) / (1 - E_{\\mathrm{rand}})` (Eq. 4), Cohen's kappa for two
+  raters — :func:`effstats.metrics.cohen_kappa`.
+  The paper states :math:`0 \\le \\kappa \\le 1`; in fact :math:`-1 \\le \\kappa \\le 1` (negative when predictions
+  agree less than chance, e.g. the Theorem 2.1 construction).
 
 Equation and section numbers follow the Lifelong Benchmarks version of the paper.
 
@@ -122,7 +123,7 @@ def _out(x: np.ndarray, one: bool) -> Any:
 
 
 def mae(a: Any, y: Any) -> Any:
-    """Mean absolute error between true and predicted correctness, ``E(a, y) = ||a - y||_1 / n``.
+    """Mean absolute error between true and predicted correctness (Notes).
 
     The sample-level error of Prabhu et al. (Eq. 2): the fraction of items whose predicted correctness is
     wrong, vectorised over models.
@@ -147,6 +148,14 @@ def mae(a: Any, y: Any) -> Any:
     effstats.metrics.cohen_kappa : agreement corrected for chance.
     effstats.metrics.sample_metrics : every metric in one table.
 
+    Notes
+    -----
+    With :math:`a, y \\in \\{0, 1\\}^n` (or scores in :math:`[0, 1]`),
+
+    .. math::
+
+        E(a, y) = \\frac{\\lVert a - y \\rVert_1}{n} = \\frac{1}{n} \\sum_{i=1}^{n} |a_i - y_i| .
+
     References
     ----------
     Prabhu, A., Udandarao, V., Torr, P., Bethge, M., Bibi, A. and Albanie, S. (2024). Efficient Lifelong Model
@@ -168,7 +177,7 @@ def mae(a: Any, y: Any) -> Any:
 
 
 def e_agg(a: Any, y: Any) -> Any:
-    """Aggregate (accuracy) error ``E_agg(a, y) = | |y| - |a| | / n``.
+    """Aggregate (accuracy) error: the error of the predicted accuracy (Notes).
 
     The error of the predicted accuracy, the metric most efficient-evaluation papers report. Prabhu et al.
     (Theorem 2.1) show that ``E_agg = 0`` allows the worst sample-level error; see
@@ -189,6 +198,14 @@ def e_agg(a: Any, y: Any) -> Any:
     effstats.metrics.mae : the sample-level error.
     effstats.metrics.aggregate_counterexample : ``E_agg = 0`` with the largest ``E``.
 
+    Notes
+    -----
+    .. math::
+
+        E_{\\mathrm{agg}}(a, y) = \\frac{\\big|\\, |y| - |a| \\,\\big|}{n},
+
+    with :math:`|a| = \\sum_i a_i` the number of correct items.
+
     References
     ----------
     Prabhu, A., Udandarao, V., Torr, P., Bethge, M., Bibi, A. and Albanie, S. (2024). Efficient Lifelong Model
@@ -208,7 +225,8 @@ def e_agg(a: Any, y: Any) -> Any:
 
 
 def e_rand(a: Any, y: Any) -> Any:
-    """Agreement expected by chance, ``E_rand = p_a p_y + (1 - p_a)(1 - p_y)`` (Eq. 3 of Prabhu et al.).
+    """Agreement expected by chance between two predictions with the rates of ones of ``a`` and ``y`` (Eq. 3 of
+    Prabhu et al.).
 
     ``p_a`` and ``p_y`` are the rates of ones in ``a`` and ``y``: two independent predictions with these rates
     agree on a fraction ``E_rand`` of the items on average. It is the chance term of
@@ -227,6 +245,14 @@ def e_rand(a: Any, y: Any) -> Any:
     See Also
     --------
     effstats.metrics.cohen_kappa : agreement beyond ``E_rand``.
+
+    Notes
+    -----
+    With :math:`p_a = |a| / n` and :math:`p_y = |y| / n`,
+
+    .. math::
+
+        E_{\\mathrm{rand}}(a, y) = p_a\\, p_y + (1 - p_a)(1 - p_y).
 
     References
     ----------
@@ -253,8 +279,7 @@ def e_rand(a: Any, y: Any) -> Any:
 def cohen_kappa(a: Any, y: Any, *, undefined: float = 1.0) -> Any:
     """Cohen's kappa between true and predicted correctness, vectorised over models.
 
-    ``kappa = ((1 - E) - E_rand) / (1 - E_rand)`` with ``E`` the :func:`effstats.metrics.mae` and ``E_rand``
-    the chance agreement (Eq. 4 of Prabhu et al., Cohen 1960). Equals
+    The agreement beyond chance (Notes; Eq. 4 of Prabhu et al., Cohen 1960). Equals
     ``sklearn.metrics.cohen_kappa_score(a, y)`` on binary vectors (checked in the tests). Prabhu et al. state
     ``0 <= kappa <= 1``; the range is ``[-1, 1]``, negative when a prediction agrees less than chance.
 
@@ -281,6 +306,15 @@ def cohen_kappa(a: Any, y: Any, *, undefined: float = 1.0) -> Any:
     effstats.metrics.e_rand : the chance term.
     effstats.metrics.sample_metrics : kappa with the other metrics, one row per model.
     sklearn.metrics.cohen_kappa_score : the same statistic for one pair of label vectors.
+
+    Notes
+    -----
+    .. math::
+
+        \\kappa = \\frac{(1 - E) - E_{\\mathrm{rand}}}{1 - E_{\\mathrm{rand}}},
+
+    with :math:`E` the :func:`effstats.metrics.mae` and :math:`E_{\\mathrm{rand}}` the
+    :func:`effstats.metrics.e_rand` of ``a`` and ``y``.
 
     References
     ----------
@@ -369,9 +403,9 @@ def _row_ids(a: Any, n_rows: int) -> pd.Index | None:
 def aggregate_counterexample(a: Any) -> np.ndarray:
     """A prediction with ``E_agg = 0`` and the largest sample-level error (Theorem 2.1 of Prabhu et al., App. J).
 
-    With ``p = |a| / n <= 1/2``, every correct item is predicted wrong and the first ``|a|`` wrong items are
-    predicted correct; with ``p > 1/2``, symmetrically. The prediction has the true accuracy (``E_agg = 0``) and
-    ``E = 2 min(p, 1 - p)``, so a small aggregate error says nothing about per-item predictions.
+    With at most half of the items correct, every correct item is predicted wrong and the first ``|a|`` wrong items are
+    predicted correct; with more than half, symmetrically. The prediction has the true accuracy and the largest
+    sample-level error (Notes), so a small aggregate error says nothing about per-item predictions.
 
     Parameters
     ----------
@@ -386,6 +420,16 @@ def aggregate_counterexample(a: Any) -> np.ndarray:
     --------
     effstats.metrics.e_agg : the aggregate error this prediction zeroes.
     effstats.metrics.oracle_count_prediction : the "oracle" of Sect. 2.1.
+
+    Notes
+    -----
+    With :math:`p = |a| / n \\le 1/2` the prediction has the true accuracy and the sample-level error
+
+    .. math::
+
+        E_{\\mathrm{agg}} = 0, \\qquad E = 2 \\min(p, 1 - p),
+
+    the largest any prediction with the true accuracy can have.
 
     References
     ----------
