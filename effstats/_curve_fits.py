@@ -187,7 +187,7 @@ def fit_exponential(x: Any, y: Any) -> CurveFit:
     >>> from effstats.metrics import fit_exponential
     >>> x = np.array([10, 20, 40, 80, 160])
     >>> fit = fit_exponential(x, 0.3 * np.exp(-0.04 * x) + 0.05)
-    >>> {k: round(v, 3) for k, v in fit.params.items()}
+    >>> {k: round(float(v), 3) for k, v in fit.params.items()}
     {'a': 0.3, 'b': 0.04, 'c': 0.05}
     """
     xv, yv = _xy(x, y, 4)
@@ -243,7 +243,7 @@ def fit_power_law(x: Any, y: Any) -> CurveFit:
     >>> from effstats.metrics import fit_power_law
     >>> x = np.array([10, 20, 40, 80, 160])
     >>> fit = fit_power_law(x, 0.5 * x ** -0.2)
-    >>> {k: round(v, 3) for k, v in fit.params.items()}
+    >>> {k: round(float(v), 3) for k, v in fit.params.items()}
     {'c': 0.5, 'p': -0.2}
     """
     xv, yv = _xy(x, y, 3)

@@ -4,13 +4,15 @@ One home for the small functions more than one public module needs, so that no m
 names: selecting models or items by id, position or mask (:mod:`effstats.responses`, :mod:`effstats.splits`,
 :mod:`effstats.reliability`), weighted group means (:mod:`effstats.responses`, :mod:`effstats.reliability`), and
 Cohen's kappa from agreement rates (:mod:`effstats.metrics`, :mod:`effstats.sortsearch`), and names listed in a
-message (:mod:`effstats.reliability`, the subset estimators, :mod:`effstats.workflow`), and whether a table's cell
+message (:mod:`effstats.reliability`, the subset estimators, :mod:`effstats.workflow`), values listed in a message
+as plain Python values (every module's errors and warnings), and whether a table's cell
 reads as a number (:mod:`effstats.datasets`). The package's other internal
 modules: ``effstats._validation`` (argument checks), ``effstats._results`` (result classes), ``effstats._subset``
 (the subset estimators' shared base) and ``effstats._range`` (out-of-range flags).
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -92,6 +94,28 @@ def _name_list(names: Any, limit: int = 8, more: str = "… and {} more") -> str
     names = [str(n) for n in names]
     rest = len(names) - limit
     return ", ".join(names[:limit]) + (" " + more.format(rest) if rest > 0 else "")
+
+
+def _plain(values: Any) -> Any:
+    """Values as plain Python objects, for messages: numpy scalars become ``int``/``float``/``str``/``bool`` (numpy 2
+    prints ``np.int64(26)`` where numpy 1 printed ``26``); arrays, Index and Series become lists of them, tuples stay
+    tuples, mappings (e.g. an option given per task) become dicts; anything else is returned as it is."""
+    if isinstance(values, np.generic):
+        return values.item()
+    if isinstance(values, Mapping):
+        return {_plain(k): _plain(v) for k, v in values.items()}
+    if isinstance(values, tuple):
+        return tuple(_plain(v) for v in values)
+    if isinstance(values, (list, np.ndarray, pd.Index, pd.Series)):
+        return [_plain(v) for v in values]
+    return values
+
+
+def _value_list(values: Any, limit: int = 5) -> str:
+    """``[26, 27] and 3 more``: the first ``limit`` values as plain Python values, then how many are left out."""
+    values = _plain(list(values))
+    more = f" and {len(values) - limit} more" if len(values) > limit else ""
+    return f"{values[:limit]}{more}"
 
 
 def _is_float(v: str) -> bool:

@@ -42,6 +42,7 @@ from sklearn.base import BaseEstimator, clone
 
 from ._results import ConfidenceInterval, check_confidence_level, normal_interval
 from ._shared import _name_list
+from ._shared import _value_list as _show
 from ._validation import check_array, check_integer_outputs, check_positive_int, check_probabilities, check_rng
 from .exceptions import NotFittedError, check_is_fitted
 from .responses import ResponseMatrix
@@ -243,12 +244,6 @@ def _item_groups(stratify: Any, src: _Outputs) -> np.ndarray | None:
     if g.shape != (src.n_items,):
         raise ValueError(f"stratify: expected an item-group array of shape ({src.n_items},), got {g.shape}")
     return g
-
-
-def _show(ids: Any, limit: int = 5) -> str:
-    ids = list(ids)
-    more = f" and {len(ids) - limit} more" if len(ids) > limit else ""
-    return f"{ids[:limit]}{more}"
 
 
 def align_items(given: pd.Index, wanted: pd.Index, name: str = "target_outputs") -> np.ndarray:

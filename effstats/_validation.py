@@ -10,6 +10,8 @@ from typing import Any
 
 import numpy as np
 
+from ._shared import _plain
+
 __all__ = [
     "check_rng",
     "check_array",
@@ -185,7 +187,7 @@ def check_flag(x: Any, name: str) -> bool:
     ValueError: fpc: expected True or False, got 'yes'
     """
     if not isinstance(x, (bool, np.bool_)):
-        raise ValueError(f"{name}: expected True or False, got {x!r}")
+        raise ValueError(f"{name}: expected True or False, got {_plain(x)!r}")
     return bool(x)
 
 
@@ -338,10 +340,10 @@ def check_fraction(x: Any, name: str, *, closed: bool = False) -> float:
     ValueError: alpha: expected a number in (0, 1), got 1.0
     """
     if isinstance(x, bool) or not isinstance(x, Real) or np.isnan(x):
-        raise ValueError(f"{name}: expected a number in {'[0, 1]' if closed else '(0, 1)'}, got {x!r}")
+        raise ValueError(f"{name}: expected a number in {'[0, 1]' if closed else '(0, 1)'}, got {_plain(x)!r}")
     ok = 0 <= x <= 1 if closed else 0 < x < 1
     if not ok:
-        raise ValueError(f"{name}: expected a number in {'[0, 1]' if closed else '(0, 1)'}, got {x!r}")
+        raise ValueError(f"{name}: expected a number in {'[0, 1]' if closed else '(0, 1)'}, got {_plain(x)!r}")
     return float(x)
 
 
@@ -378,7 +380,7 @@ def check_positive_int(x: Any, name: str, *, minimum: int = 1, maximum: int | No
     """
     rng = f">= {minimum}" if maximum is None else f"in [{minimum}, {maximum}]"
     if isinstance(x, bool) or not isinstance(x, Integral):
-        raise ValueError(f"{name}: expected an integer {rng}, got {x!r}")
+        raise ValueError(f"{name}: expected an integer {rng}, got {_plain(x)!r}")
     if x < minimum or (maximum is not None and x > maximum):
         raise ValueError(f"{name}: expected an integer {rng}, got {x}")
     return int(x)
@@ -413,10 +415,10 @@ def check_positive(x: Any, name: str, *, allow_zero: bool = False, maximum: floa
     ValueError: alpha: expected a number > 0, got -1.0
     """
     if isinstance(x, bool) or not isinstance(x, Real) or not np.isfinite(x):
-        raise ValueError(f"{name}: expected a finite number {'>= 0' if allow_zero else '> 0'}, got {x!r}")
+        raise ValueError(f"{name}: expected a finite number {'>= 0' if allow_zero else '> 0'}, got {_plain(x)!r}")
     if x < 0 or (x == 0 and not allow_zero) or (maximum is not None and x > maximum):
         rng = (">= 0" if allow_zero else "> 0") + ("" if maximum is None else f" and <= {maximum:g}")
-        raise ValueError(f"{name}: expected a number {rng}, got {x!r}")
+        raise ValueError(f"{name}: expected a number {rng}, got {_plain(x)!r}")
     return float(x)
 
 
@@ -471,7 +473,7 @@ def check_option(x: Any, name: str, options: Any, *, ignore_case: bool = False) 
     except TypeError:  # unhashable or incomparable
         ok = False
     if not ok:
-        raise ValueError(f"{name}: expected one of {', '.join(map(repr, opts))}, got {x!r}")
+        raise ValueError(f"{name}: expected one of {', '.join(map(repr, opts))}, got {_plain(x)!r}")
     return opts[opts.index(x)]
 
 

@@ -26,6 +26,8 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
+from ._shared import _plain
+
 __all__ = ["main", "read_scores", "read_helm_json", "read_openllm_json", "read_openllm_csv", "audit"]
 
 _AGGREGATE = re.compile(r"^(mean win rate|win rate|mean score|average|avg|mean)\b|^(score|win|overall|total)$", re.I)
@@ -67,12 +69,13 @@ def _percent(df: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
             continue
         other = s.notna() & ~pct & ~txt.isin(["-", ""])
         if other.any():
-            raise ValueError(f"SCORES: column {c!r} mixes percentages and plain numbers (e.g. {s[other].iloc[0]!r}); "
+            raise ValueError(f"SCORES: column {c!r} mixes percentages and plain numbers (e.g. "
+                             f"{_plain(s[other].iloc[0])!r}); "
                              "write them one way")
         vals = pd.to_numeric(txt.where(pct).str.rstrip("%").str.strip(), errors="coerce") / 100
         bad = pct & vals.isna()
         if bad.any():
-            raise ValueError(f"SCORES: column {c!r} has a malformed percentage, e.g. {s[bad].iloc[0]!r}")
+            raise ValueError(f"SCORES: column {c!r} has a malformed percentage, e.g. {_plain(s[bad].iloc[0])!r}")
         out[c] = vals.where(pct, s)
         converted.append(str(c))
     return out, converted
@@ -317,7 +320,8 @@ def read_scores(path: str | Path, *, by: str = "scenario", model: str = "model",
     mcol = named[0] if named else cols[0]
     vals = df[mcol].dropna()
     if "--model" not in explicit and len(vals) and pd.to_numeric(vals, errors="coerce").notna().all():
-        raise ValueError(f"--model: the model column {str(mcol)!r} holds numbers (e.g. {vals.iloc[0]!r}), not model "
+        raise ValueError(f"--model: the model column {str(mcol)!r} holds numbers (e.g. {_plain(vals.iloc[0])!r}), "
+                         "not model "
                          "names; name the column of model names with --model COLUMN, or add one")
     wide = df.set_index(mcol)
     hint = ""
@@ -352,7 +356,7 @@ def _read_long(df: pd.DataFrame, *, by: str, model: str, item: str, score: str, 
     s = pd.to_numeric(df[score], errors="coerce")
     if (s.isna() & df[score].notna()).any():
         bad = df.loc[s.isna() & df[score].notna(), score].iloc[0]
-        raise ValueError(f"SCORES: column {score!r} has non-numeric values, e.g. {bad!r}")
+        raise ValueError(f"SCORES: column {score!r} has non-numeric values, e.g. {_plain(bad)!r}")
     if np.isinf(s).any():
         raise ValueError(f"SCORES: column {score!r} has infinite values; scores must be finite")
     df = df.assign(**{score: s})
@@ -447,7 +451,8 @@ def _finish_wide(wide: pd.DataFrame, scenarios, exclude, *, duplicates: str = "l
     bad = num.isna() & wide.notna() & ~wide.astype(str).apply(lambda c: c.str.strip()).isin(["-", ""])
     if bad.to_numpy().any():
         c = bad.any()[lambda b: b].index[0]
-        raise ValueError(f"SCORES: column {c!r} has non-numeric values, e.g. {wide.loc[bad[c], c].iloc[0]!r}; leave it "
+        raise ValueError(f"SCORES: column {c!r} has non-numeric values, e.g. "
+                         f"{_plain(wide.loc[bad[c], c].iloc[0])!r}; leave it "
                          f"out with --exclude {str(c)!r} or list the score columns with --scenarios")
     # Leaderboards mark lower-is-better columns with "↓" (HEIM: NSFW fraction): negate them so higher is better.
     lower = [c for c in num.columns if "↓" in str(c)]
@@ -485,7 +490,7 @@ def _finish_wide(wide: pd.DataFrame, scenarios, exclude, *, duplicates: str = "l
         notes.append(f"{len(lower)} column(s) marked lower-is-better (↓) are negated so that higher is better.")
     inf = np.isinf(num.to_numpy(dtype=float))
     if inf.any():
-        raise ValueError(f"SCORES: infinite score in column {num.columns[np.nonzero(inf)[1][0]]!r}; "
+        raise ValueError(f"SCORES: infinite score in column {_plain(num.columns[np.nonzero(inf)[1][0]])!r}; "
                          "scores must be finite")
     if num.shape[1] < 2:
         raise ValueError(f"SCORES: expected at least 2 score columns, found {list(num.columns)}"

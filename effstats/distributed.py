@@ -101,9 +101,13 @@ def _open_bytes(path: str | Path):
     path = _check_path(path)
     if not path.exists():
         raise ValueError(f"path: {path} does not exist")
-    z = zarr.open(str(path), mode="r")
-    if getattr(z, "attrs", {}).get("format") != _FORMAT:
-        raise ValueError(f"path: {path} is not a packed binary matrix written by effstats.distributed.save_packed")
+    not_ours = f"path: {path} is not a packed binary matrix written by effstats.distributed.save_packed"
+    try:
+        z = zarr.open_array(str(path), mode="r")
+    except (FileNotFoundError, ValueError, KeyError, TypeError):  # zarr 3: FileNotFoundError; zarr 2: ValueError
+        raise ValueError(not_ours) from None
+    if z.attrs.get("format") != _FORMAT:
+        raise ValueError(not_ours)
     return da.from_zarr(z), int(z.attrs["n_cols"])
 
 

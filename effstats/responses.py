@@ -17,7 +17,7 @@ from typing import Any, Iterable, Literal, Sequence
 import numpy as np
 import pandas as pd
 
-from ._shared import _group_means, _indexer, _unique_positions
+from ._shared import _group_means, _indexer, _unique_positions, _plain
 from ._validation import check_array, check_binary, check_flag, check_probabilities, check_unit_interval
 
 __all__ = ["ResponseMatrix"]
@@ -34,7 +34,7 @@ def _ids(ids: Any, n: int, name: str, prefix: str) -> pd.Index:
     if len(idx) != n:
         raise ValueError(f"{name}: expected {n} ids, got {len(idx)}")
     if isinstance(idx, pd.MultiIndex) or any(not _hashable(i) for i in idx[:1000]):
-        raise ValueError(f"{name}: expected hashable scalar ids (str or int), got e.g. {idx[0]!r}")
+        raise ValueError(f"{name}: expected hashable scalar ids (str or int), got e.g. {_plain(idx[0])!r}")
     if idx.has_duplicates:
         dup = idx[idx.duplicated()].unique()[:5].tolist()
         raise ValueError(f"{name}: ids must be unique, duplicated: {dup}")
@@ -92,7 +92,8 @@ def _as_float(frame: pd.DataFrame, name: str) -> pd.DataFrame:
     except (TypeError, ValueError):
         bad = frame.apply(pd.to_numeric, errors="coerce").isna() & frame.notna()
         col = bad.any().idxmax()
-        raise ValueError(f"{name}: column {col!r} has non-numeric values, e.g. {frame.loc[bad[col], col].iloc[0]!r}") from None
+        raise ValueError(f"{name}: column {col!r} has non-numeric values, e.g. "
+                         f"{_plain(frame.loc[bad[col], col].iloc[0])!r}") from None
 
 
 def _renamed(names: dict[str, str], build: Any) -> Any:

@@ -19,6 +19,7 @@ import contextlib
 import dataclasses
 import io
 import os
+import re
 import tempfile
 import warnings
 from dataclasses import dataclass, field
@@ -27,6 +28,10 @@ from typing import Any, Callable
 
 import numpy as np
 import pandas as pd
+
+# a message that lists values shows them as Python prints them: numpy 2's scalar reprs (np.int64(26), np.str_('a'))
+# are a crash, as is any other unclear message
+NUMPY_REPR = re.compile(r"\bnp\.\w+\(")
 
 # ------------------------------------------------------------------------------------------- bad values
 FAIL, SAME, MAY = "fail", "same", "may"
@@ -524,6 +529,9 @@ def run_one(case: Case, arg: Arg, label: str, expectation: str, make: Callable, 
             out = case.call(kwargs)
     except (ValueError, TypeError, FileNotFoundError) as exc:  # FileNotFoundError: Python's convention for a missing path
         msg = str(exc)
+        if NUMPY_REPR.search(msg):
+            return Outcome(case.name, case.module, arg.name, label, "crash", f"numpy reprs in the message: {msg[:200]}",
+                           shown)
         if expectation == SAME:
             return Outcome(case.name, case.module, arg.name, label, "crash", f"equivalent input refused: {type(exc).__name__}: {msg[:200]}", shown)
         if any(n in msg for n in names):
@@ -533,6 +541,10 @@ def run_one(case: Case, arg: Arg, label: str, expectation: str, make: Callable, 
         if isinstance(exc, KeyboardInterrupt):
             raise
         return Outcome(case.name, case.module, arg.name, label, "crash", f"{type(exc).__name__}: {str(exc)[:200]}", shown)
+    shows_numpy = [str(w.message) for w in said if NUMPY_REPR.search(str(w.message))]
+    if shows_numpy:
+        return Outcome(case.name, case.module, arg.name, label, "crash",
+                       f"numpy reprs in a warning: {shows_numpy[0][:200]}", shown)
     if expectation == FAIL:
         return Outcome(case.name, case.module, arg.name, label, "garbage", f"accepted; returned {_short_repr(out)}", shown)
     if expectation == MISSING and not any(issubclass(w.category, UserWarning) and "missing" in str(w.message) for w in said) \

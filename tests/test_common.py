@@ -322,3 +322,46 @@ def test_correlation_result_has_scipy_names():
     res = accuracy_correlation(x, x + 0.1 * rng.random(30))
     assert res.pvalue == res.pearson_pvalue and 0 <= res.pvalue < 0.01
     assert res.confidence_interval(0.95).low < res.statistic < res.confidence_interval(0.95).high
+
+
+def _message(call) -> str:
+    """The text of the error ``call`` raises, or of the warnings it gives."""
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        try:
+            call()
+        except (ValueError, TypeError) as exc:
+            return str(exc)
+    return " | ".join(str(w.message) for w in said)
+
+
+def test_messages_list_values_as_python_prints_them():
+    """Ids, positions and numbers taken from numpy arrays appear in messages as Python prints them: ``[26]``,
+    ``['nope']``, ``2.5``; under numpy 2 their reprs would read ``[np.int64(26)]``, ``[np.str_('nope')]``."""
+    import pandas as pd
+
+    from effstats._validation import check_fraction, check_positive_int
+    from effstats.disco import RandomDirect
+    from effstats.irt import IRT2PL
+    from effstats.sortsearch import SortSearch
+
+    rm = simulate_responses(40, 60, rng=0)
+    src, tgt = rm.subset(models=np.arange(30)), rm.subset(models=np.arange(30, 40))
+    est = RandomDirect(10, random_state=0).fit(src.values_with_nan())
+    outputs = tgt.values_with_nan()[:, est.selected_].astype(float)
+    outputs[0, 0] = np.nan
+    ids = np.array([f"q{j}" for j in range(src.n_items)])
+    frame = pd.DataFrame(src.values_with_nan(), columns=ids)
+    irt = IRT2PL().fit(frame)
+    ss = SortSearch().fit(frame)
+    expected = {
+        "selected items [" + str(int(est.selected_[0])) + "]": lambda: est.predict(outputs, items=est.selected_),
+        "e.g. ['nope']": lambda: irt.abilities(np.ones((1, 2)), np.array(["q0", "nope"])),
+        "got [999]": lambda: IRT2PL().fit(src.values_with_nan()).abilities(np.ones((1, 2)), items=np.array([0, 999])),
+        "fitted items: ['nope']": lambda: ss.predict(np.ones((2, 2), bool), items=np.array(["q0", "nope"])),
+        "got 2.5": lambda: check_positive_int(np.float64(2.5), "n"),
+        "got 1.5": lambda: check_fraction(np.float64(1.5), "alpha"),
+    }
+    for text, call in expected.items():
+        msg = _message(call)
+        assert text in msg and "np." not in msg, msg

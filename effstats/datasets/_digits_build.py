@@ -16,6 +16,7 @@ from typing import Any, Callable, Iterable, Sequence
 import numpy as np
 from scipy import ndimage
 
+from .._shared import _plain
 from .._validation import check_positive_int
 from ..responses import ResponseMatrix
 from ._digits_format import _ARTIFACT as ARTIFACT
@@ -203,7 +204,7 @@ def _resolve_domains(domains: Any) -> list[str]:
         raise ValueError(f"domains: expected None, a count or names from DOMAINS, got {type(domains).__name__} {domains!r:.40}")
     names = list(domains)
     if any(not isinstance(d, str) for d in names):
-        raise ValueError(f"domains: expected domain names (str) from DOMAINS, got {names[:5]!r}")
+        raise ValueError(f"domains: expected domain names (str) from DOMAINS, got {_plain(names[:5])!r}")
     if len(set(names)) < len(names):
         raise ValueError(f"domains: a domain is named twice: {sorted(d for d in set(names) if names.count(d) > 1)}")
     bad = [d for d in names if d not in DOMAINS]

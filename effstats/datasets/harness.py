@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import softmax
 
-from .._shared import _is_float, _name_list
+from .._shared import _is_float, _name_list, _plain
 from .._validation import check_flag, check_option
 from ..responses import ResponseMatrix
 from .leaderboards import _numeric
@@ -307,7 +307,8 @@ def _doc_id(v: Any, f: Path, lineno: int, arg: str) -> int:
         return int(v)
     if isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 2**63:
         return v
-    raise ValueError(f"{arg}: {_shown(f)} line {lineno} has doc_id {v!r}; expected the document's index, an integer "
+    raise ValueError(f"{arg}: {_shown(f)} line {lineno} has doc_id {_plain(v)!r}; expected the document's index, an "
+                     "integer "
                      "≥ 0")
 
 
@@ -337,7 +338,7 @@ def _parse_record(rec: dict, f: Path, lineno: int, metric: str, normalize: bool)
         if isinstance(v, bool):
             v = float(v)
         if not isinstance(v, (int, float)) or not np.isfinite(v):
-            raise ValueError(f"metric: {metric!r} of doc {doc_id!r} in {_shown(f)} is {v!r}, expected a number")
+            raise ValueError(f"metric: {metric!r} of doc {doc_id!r} in {_shown(f)} is {_plain(v)!r}, expected a number")
         value = float(v)
     elif metric in ("acc", "acc_norm") and logits is not None and gold >= 0:
         value = float(np.argmax(logits) == gold)
@@ -578,12 +579,7 @@ def _per_task(value: Any, name: str, default: str | None, what: str) -> Callable
             (k is None or isinstance(k, str) and k) and isinstance(v, str) and v for k, v in value.items()):
         rest = value.get(None, default)
         return lambda task: value.get(task, rest)
-    raise ValueError(f"{name}: expected {what}, or a mapping of task names to them, got {value!r}")
-
-
-def _plain(value: Any) -> Any:
-    """An option as the user gave it, for messages: a per-task mapping as a plain dict."""
-    return dict(value) if isinstance(value, Mapping) else value
+    raise ValueError(f"{name}: expected {what}, or a mapping of task names to them, got {_plain(value)!r}")
 
 
 def _model_from_logs(f: Path, arg: str, seen: dict[Path, str | None]) -> str:
@@ -954,13 +950,14 @@ def _refuse_long_as_wide(df: pd.DataFrame, p: Path, model: str, item: str, score
         if named:
             reason = f"column(s) {named} name items"
         elif len(cols) >= 3 and len(ids) > 1 and counts.min() > 1 and (counts.max() >= 3 or text):
-            reason = f"every id in its column {id_col!r} repeats, e.g. {counts.index[0]!r} on {int(counts.iloc[0])} rows"
+            reason = (f"every id in its column {id_col!r} repeats, e.g. {_plain(counts.index[0])!r} on "
+                      f"{int(counts.iloc[0])} rows")
     if reason is None:
         return
     kv = ", ".join(f"{k}={c!r}" for k, c in (("model", model), ("item", item), ("score", score)) if c not in cols)
     lead = "read as a wide table, "
     if text:
-        lead = f"column {text[0]!r} has non-numeric values, e.g. {cell_text[text[0]]!r} ({lead[:-2]}: "
+        lead = f"column {text[0]!r} has non-numeric values, e.g. {_plain(cell_text[text[0]])!r} ({lead[:-2]}: "
     raise ValueError(f"path: {p.name}: {lead}the long layout's columns {kv} are absent{')' if text else ''}; it looks "
                      f"like a long table ({reason}), with the columns {cols[:8]}{' …' if len(cols) > 8 else ''}: name "
                      "them 'model', 'item' and 'score' (one row per model and item; item ids unique across tasks, "
@@ -978,7 +975,8 @@ def _refuse_transposed(df: pd.DataFrame, id_col: str, p: Path, model: str, cell_
     elif (len(ids) > 1 and ids.str.match(_ITEM_ID).all() and not any(_ITEM_ID.match(c) for c in cols)
           # under a model header, ids such as 'ckpt/1000' name checkpoints: items span several tasks
           and (str(id_col).lower() not in _MODEL_NAMES | {model} or ids.str.rsplit("/", n=1).str[0].nunique() > 1)):
-        found = f"its rows are named like items ({ids.iloc[0]!r}, {ids.iloc[1]!r}) and its columns are not"
+        found = (f"its rows are named like items ({_plain(ids.iloc[0])!r}, {_plain(ids.iloc[1])!r}) and its "
+                 "columns are not")
     else:
         return
     raise ValueError(f"path: {p.name} looks transposed ({found}): one row per item and one column per model "
@@ -1072,13 +1070,15 @@ def _table_to_matrix(df: pd.DataFrame, p: Path, *, format: str, model: str, item
     if text:
         c, x = next(iter(text.items()))
         if not guessed:
-            raise ValueError(f"path: {p.name}: column {c!r} has non-numeric values, e.g. {x!r}")
+            raise ValueError(f"path: {p.name}: column {c!r} has non-numeric values, e.g. {_plain(x)!r}")
         if idx_col not in cell_text:  # the ids are numbers while some other column holds text
             raise ValueError(f"path: {p.name}: the first column {str(idx_col)!r} holds numbers, not model ids, and "
-                             f"column {c!r} holds text (e.g. {x!r}); put the model ids first or name their column "
+                             f"column {c!r} holds text (e.g. {_plain(x)!r}); put the model ids first or name their "
+                             "column "
                              f"{model!r}; {_EXPECTED}")
         more = f" (and {len(text) - 1} more: {list(text)[1:4]})" if len(text) > 1 else ""
-        raise ValueError(f"path: {p.name}: column {c!r} has non-numeric values, e.g. {x!r}{more}; a wide table holds "
+        raise ValueError(f"path: {p.name}: column {c!r} has non-numeric values, e.g. {_plain(x)!r}{more}; a wide "
+                         "table holds "
                          f"the model ids in column {str(idx_col)!r}, then one column of scores per item: drop "
                          "metadata columns such as this one")
     parsed = _values(wide, f"path: {p.name}", missing=missing)

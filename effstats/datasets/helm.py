@@ -26,6 +26,7 @@ from typing import Any, Literal, Sequence
 import numpy as np
 import pandas as pd
 
+from .._shared import _plain
 from ..responses import ResponseMatrix
 from .harness import _check_duplicates, _each_path, _refuse_lfs_pointer
 
@@ -176,7 +177,8 @@ def _run_values(d: Path, metric: str, split: str | None, perturbation: Any, arg:
             if v is None:
                 continue
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-                raise ValueError(f"metric: {metric!r} of {iid} in {_shown(d, _STATS)} is {v!r}, expected a finite number")
+                raise ValueError(f"metric: {metric!r} of {iid} in {_shown(d, _STATS)} is {_plain(v)!r}, expected a "
+                                 "finite number")
             if not 0 <= v <= 1:
                 raise ValueError(
                     f"metric: {metric!r} values must lie in [0, 1] to form a response matrix; {iid} in "

@@ -29,7 +29,7 @@ from typing import Callable, Literal
 import numpy as np
 import pandas as pd
 
-from .._shared import _is_float
+from .._shared import _is_float, _plain
 from .._validation import check_flag
 from ..responses import ResponseMatrix
 
@@ -79,7 +79,7 @@ def _numeric(df: pd.DataFrame, name: str, scale: float = 1.0, missing: tuple[str
             out[ok, j] = arr[ok, j].astype(float)
         except ValueError:
             bad = next(v for v in arr[ok, j] if not _is_float(v))
-            raise ValueError(f"{name}: column {col!r} has non-numeric values, e.g. {bad!r}") from None
+            raise ValueError(f"{name}: column {col!r} has non-numeric values, e.g. {_plain(bad)!r}") from None
     if np.isnan(out[~miss]).any():
         raise ValueError(f"{name}: 'nan' cells found; mark cells that were not evaluated with {missing[0]!r}")
     return out / scale
@@ -439,7 +439,7 @@ def load_imagenet_classes(*, as_frame: bool = False) -> ResponseMatrix | pd.Data
     >>> classes = load_imagenet_classes()
     >>> classes.shape
     (112, 1000)
-    >>> classes.models.loc["ResNet50_Weights.IMAGENET1K_V1", "acc1"]
+    >>> float(classes.models.loc["ResNet50_Weights.IMAGENET1K_V1", "acc1"])
     0.7613
     """
     df = _read_tsv("imagenet/leaderboard.tsv.gz")

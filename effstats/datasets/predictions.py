@@ -31,6 +31,7 @@ from typing import Any, Iterable, Literal, Sequence
 import numpy as np
 import pandas as pd
 
+from .._shared import _plain
 from .._validation import check_array, check_flag
 from ..responses import ResponseMatrix
 
@@ -284,7 +285,7 @@ def _select_models(names: np.ndarray, models: Any, drop: set[str]) -> np.ndarray
         wanted = [models] if isinstance(models, str) else list(models)
         unknown = [m for m in wanted if m not in names]
         if unknown:
-            raise ValueError(f"models: unknown model names {unknown[:5]}; available: {names}")
+            raise ValueError(f"models: unknown model names {_plain(unknown[:5])}; available: {names}")
         if len(set(wanted)) != len(wanted):
             raise ValueError("models: a model is named twice")
         pos = [names.index(m) for m in wanted]
@@ -399,7 +400,7 @@ def load_imagenet_predictions(
     ...     pytest.skip("the released per-item predictions are not installed")
     >>> rm
     ResponseMatrix(67 models × 50000 items, kind='binary', item groups ['domain', 'image', 'label'])
-    >>> round(rm.accuracy()["resnet50"], 4)
+    >>> round(float(rm.accuracy()["resnet50"]), 4)
     0.7613
     """
     top5 = check_flag(top5, "top5")
@@ -604,7 +605,7 @@ def load_cifar10_predictions(
     ...     pytest.skip("the released per-item predictions are not installed")
     >>> rm.shape
     (30, 10000)
-    >>> round(rm.accuracy()["wrn_28_10"], 4)
+    >>> round(float(rm.accuracy()["wrn_28_10"]), 4)
     0.9593
     """
     doms = _domains(domains, list(CIFAR10_DOMAINS), _CIFAR_ALIASES)

@@ -22,6 +22,7 @@ from scipy import stats
 from scipy.special import expit
 
 from .._results import check_confidence_level
+from .._shared import _plain
 from .._validation import check_flag, check_positive, check_positive_int
 from ..exceptions import check_is_fitted
 
@@ -137,7 +138,7 @@ class AdaptiveResult:
     >>> res = AdaptiveTest(IRT2PL().fit(rm.subset(models=range(200)))).run(rm.values[200].astype(int))
     >>> res.n_items, res.stopped_by, round(res.accuracy, 3)
     (19, 'precision', 0.416)
-    >>> [round(x, 3) for x in res.confidence_interval(0.95)]   # its accuracy on all 300 items: 0.377
+    >>> [round(float(x), 3) for x in res.confidence_interval(0.95)]   # its accuracy on all 300 items: 0.377
     [0.305, 0.526]
     """
 
@@ -288,7 +289,7 @@ class AdaptiveTest:
     >>> new = rm.values[40].astype(int)                # its accuracy on all 300 items: 0.273
     >>> for calibration_error in (True, False):
     ...     res = AdaptiveTest(bank, calibration_error=calibration_error).run(new)
-    ...     print(calibration_error, res.n_items, [round(x, 3) for x in res.confidence_interval(0.95)])
+    ...     print(calibration_error, res.n_items, [round(float(x), 3) for x in res.confidence_interval(0.95)])
     True 65 [0.207, 0.339]
     False 18 [0.242, 0.415]
     """
@@ -420,7 +421,7 @@ class AdaptiveTest:
                 raise ValueError("answers: a Series needs a bank fitted with item ids; pass an array in bank order")
             missing = ids.difference(answers.index)
             if len(missing):
-                raise ValueError(f"answers: no answer for {len(missing)} bank items, e.g. {list(missing[:3])}")
+                raise ValueError(f"answers: no answer for {len(missing)} bank items, e.g. {_plain(missing[:3])}")
             ask = lambda j: answers.loc[ids[j]]  # noqa: E731
         else:
             arr = np.asarray(answers)

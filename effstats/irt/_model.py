@@ -46,6 +46,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
 
+from .._shared import _plain
 from .._validation import (check_array, check_binary, check_flag, check_option, check_positive, check_positive_int, check_rng,
                            warn_missing_cells)
 from ..exceptions import ConvergenceWarning, check_is_fitted
@@ -451,7 +452,7 @@ class IRT2PL(BaseEstimator):
         if ids is not None and not ids.equals(pd.RangeIndex(n)):
             idx = ids.get_indexer(arr) if ids.is_unique else np.full(arr.shape, -1)
             if (idx < 0).any():
-                unknown = list(arr[idx < 0][:10])
+                unknown = _plain(arr[idx < 0][:10])
                 raise ValueError(
                     f"{name}: {int((idx < 0).sum())} item id(s) not among the {n} fitted items, e.g. {unknown}"
                 )
@@ -461,7 +462,7 @@ class IRT2PL(BaseEstimator):
             idx = arr.astype(int)
             bad = (idx < 0) | (idx >= n)
             if bad.any():
-                raise ValueError(f"{name}: item positions must lie in [0, {n}), got {list(idx[bad][:10])}")
+                raise ValueError(f"{name}: item positions must lie in [0, {n}), got {_plain(idx[bad][:10])}")
         if len(np.unique(idx)) != len(idx):
             raise ValueError(f"{name}: items are repeated")
         return idx

@@ -8,6 +8,7 @@ from typing import Any, Literal, Sequence
 import numpy as np
 import pandas as pd
 
+from .._shared import _plain
 from .._validation import check_array
 from ..exceptions import InputTypeError
 from ..responses import ResponseMatrix
@@ -36,7 +37,7 @@ def _check_sizes(sizes: Any, name: str, *, maximum: int | None = None, allow_non
             if isinstance(v, (float, np.floating)) and np.isfinite(v) and float(v).is_integer():
                 v = int(v)
             else:
-                raise ValueError(f"{name}: expected positive integers, got {v!r}")
+                raise ValueError(f"{name}: expected positive integers, got {_plain(v)!r}")
         if v < 1 or (maximum is not None and v > maximum):
             rng = ">= 1" if maximum is None else f"in [1, {maximum}]"
             raise ValueError(f"{name}: expected integers {rng}, got {v}")
@@ -48,7 +49,7 @@ def _check_sizes(sizes: Any, name: str, *, maximum: int | None = None, allow_non
 
 def _choice(x: Any, name: str, options: Sequence[str]) -> str:
     if x not in options:
-        raise ValueError(f"{name}: expected one of {list(options)}, got {x!r}")
+        raise ValueError(f"{name}: expected one of {list(options)}, got {_plain(x)!r}")
     return x
 
 
@@ -218,7 +219,8 @@ class Benchmark:
             bad = num.isna() & data.notna() & (data.astype(str).apply(lambda c: c.str.strip()) != "-")
             if bad.any().any():
                 col = bad.any().idxmax()
-                raise ValueError(f"{name}: column {col!r} has non-numeric values, e.g. {data.loc[bad[col], col].iloc[0]!r}")
+                raise ValueError(f"{name}: column {col!r} has non-numeric values, e.g. "
+                                 f"{_plain(data.loc[bad[col], col].iloc[0])!r}")
             arr = check_array(num.to_numpy(dtype=float), name, ndim=2, allow_nan=True)
             obs = ~np.isnan(arr)
             vals = np.where(obs, arr, 0.0)
@@ -503,7 +505,7 @@ def _raise_if_disconnected(comp: np.ndarray, model_ids: pd.Index | None, name: s
     parts = []
     for c in range(min(k, 4)):
         members = ids[comp == c].tolist()
-        parts.append(f"group {c + 1}: {len(members)} model(s) e.g. {members[:3]}")
+        parts.append(f"group {c + 1}: {len(members)} model(s) e.g. {_plain(members[:3])}")
     raise ValueError(
         f"{name}: the models form {k} groups that share no scenario ({'; '.join(parts)}{'; ...' if k > 4 else ''}), "
         "so their scores cannot be ranked against each other; rank each group separately "

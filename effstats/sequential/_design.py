@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtr
 
+from .._shared import _plain
 from .._validation import check_array, check_flag, check_fraction, check_positive_int
 from .native import EXTREMEZ, BetaNotSpent, _Spec, gsprob, native_bounds, native_sizes
 from .spending import SpendingFunction, get_spending
@@ -75,7 +76,7 @@ def check_timing(timing: Any, k: int, name: str = "timing") -> np.ndarray:
     if not np.isfinite(t).all():
         raise ValueError(f"{name}: expected finite information fractions, got {t.tolist()}")
     if abs(t[-1] - 1) > 1e-9:
-        raise ValueError(f"{name}: the final information fraction must be 1, got {t[-1]!r}")
+        raise ValueError(f"{name}: the final information fraction must be 1, got {_plain(t[-1])!r}")
     if t[-1] != 1:  # rounding error of computed fractions (e.g. np.cumsum([0.1] * 10) ends at 0.9999999999999999)
         t = t.copy()
         t[-1] = 1.0

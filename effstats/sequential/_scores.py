@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._shared import _plain
 from .._validation import check_unit_interval
 
 __all__ = ["stratified_mean"]
@@ -46,7 +47,7 @@ def _groups_by_id(groups: pd.Series, ids: pd.Index, name: str) -> pd.Series:
     """Group labels in the order of the item ids ``ids``; every item needs one."""
     missing = ids.difference(groups.index)
     if len(missing):
-        raise ValueError(f"{name}: no group for item ids {list(missing[:5])}")
+        raise ValueError(f"{name}: no group for item ids {_plain(missing[:5])}")
     return groups.reindex(ids)
 
 

@@ -42,6 +42,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
 
+from .._shared import _plain
 from .._validation import check_array, check_flag, check_fraction, check_positive_int, check_rng
 from ._results import SequentialResult, SimulationResult, _level
 from ._scores import _groups, _groups_by_id, _item_ids, _scores, stratified_mean
@@ -239,8 +240,9 @@ class SequentialEvaluator(BaseEstimator):
                 unseen = scores_b.index.difference(idx)
                 if len(missing) or len(unseen):
                     raise ValueError(f"scores_b: paired scores must be labelled by the same item ids as scores_a; "
-                                     f"missing from scores_b: {list(missing[:5])}{'...' if len(missing) > 5 else ''}, "
-                                     f"not in scores_a: {list(unseen[:5])}{'...' if len(unseen) > 5 else ''}")
+                                     "missing from scores_b: "
+                                     f"{_plain(missing[:5])}{'...' if len(missing) > 5 else ''}, "
+                                     f"not in scores_a: {_plain(unseen[:5])}{'...' if len(unseen) > 5 else ''}")
                 scores_b = scores_b.reindex(idx)
             elif scores_b is not None:
                 raise ValueError("scores_b: scores_a is a labelled Series; pass scores_b as a Series with the same "
@@ -268,7 +270,8 @@ class SequentialEvaluator(BaseEstimator):
         codes, labels = _groups(groups, a.size, "groups")
         sizes = np.bincount(codes, minlength=labels.size)
         if sizes.min() < 2:
-            raise ValueError(f"scores_a: every dataset needs at least 2 items, dataset {labels[np.argmin(sizes)]!r} "
+            raise ValueError("scores_a: every dataset needs at least 2 items, dataset "
+                             f"{_plain(labels[np.argmin(sizes)])!r} "
                              f"has {sizes.min()}")
         if self.initial > sizes.max():
             raise ValueError(f"initial: {self.initial} items per dataset exceed the largest dataset ({sizes.max()} items): "
@@ -769,7 +772,7 @@ class SequentialEvaluator(BaseEstimator):
         if ids is not None and st["seen"] is not None:
             again = ids.intersection(st["seen"])
             if len(again):  # e.g. a harness re-sending a batch: counting items twice would overstate the information
-                raise ValueError(f"scores_a: item ids already evaluated in an earlier batch: {list(again[:5])}"
+                raise ValueError(f"scores_a: item ids already evaluated in an earlier batch: {_plain(again[:5])}"
                                  f"{'...' if len(again) > 5 else ''}; each item may enter once")
         elif ids is None and st["seen"] is not None:
             raise ValueError("scores_a: earlier batches were labelled Series; pass this one with its item ids too")

@@ -68,6 +68,7 @@ from scipy.optimize import brentq
 from scipy.special import ndtr
 
 from .._results import ConfidenceInterval, check_confidence_level
+from .._shared import _plain
 from .._validation import check_array
 from .native import EXTREMEZ, gsprob
 
@@ -93,7 +94,7 @@ def _as_bounds(design: Any, information: Any, upper: Any, lower: Any, two_sided:
 
     for name, val in (("information", information), ("upper", upper), ("lower", lower)):
         if val is not None and (isinstance(val, (bool, np.bool_)) or np.asarray(val).dtype == bool):
-            raise ValueError(f"{name}: expected an array of numbers, got {val!r}")
+            raise ValueError(f"{name}: expected an array of numbers, got {_plain(val)!r}")
     if two_sided is not None and not isinstance(two_sided, (bool, np.bool_)):
         raise ValueError(f"two_sided: expected True or False, got {two_sided!r}")
     if r is not None and (isinstance(r, (bool, np.bool_)) or not isinstance(r, (Integral, np.integer))

@@ -51,6 +51,7 @@ import pandas as pd
 from scipy.optimize import brentq
 from scipy.special import ndtr, ndtri
 
+from .._shared import _plain
 from .._validation import check_array, check_fraction, check_positive_int
 from ._design import GroupSequentialDesign, design
 from .native import EXTREMEZ, gsprob
@@ -64,7 +65,7 @@ _MIN_FIRST_LOOK = 30  # items at the first look below which plan() warns that th
 def _num(x: Any, name: str, low: float, high: float, *, closed_low: bool = False, closed_high: bool = False,
          what: str = "") -> float:
     if isinstance(x, (bool, np.bool_)) or not isinstance(x, (Real, np.floating, np.integer)) or not np.isfinite(x):
-        raise ValueError(f"{name}: expected a finite number{what}, got {x!r}")
+        raise ValueError(f"{name}: expected a finite number{what}, got {_plain(x)!r}")
     x = float(x)
     ok_lo = x >= low if closed_low else x > low
     ok_hi = x <= high if closed_high else x < high
@@ -78,7 +79,7 @@ def _num(x: Any, name: str, low: float, high: float, *, closed_low: bool = False
 def _real_array(x: Any, name: str) -> np.ndarray:
     """A 0/1-D array of real numbers (booleans refused: ``sd=True`` is a mistake, not 1.0)."""
     if isinstance(x, (bool, np.bool_)) or np.asarray(x).dtype == bool:
-        raise ValueError(f"{name}: expected a number or an array of numbers, got {x!r}")
+        raise ValueError(f"{name}: expected a number or an array of numbers, got {_plain(x)!r}")
     return check_array(x, name, ndim=(0, 1)).reshape(-1)
 
 

@@ -30,6 +30,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
+from .._shared import _plain
 from .._validation import check_array, check_rng
 from ..responses import ResponseMatrix
 from ._scores import _groups, _scores
@@ -104,7 +105,7 @@ class PairwiseRanking:
 
 
 def _ids_text(ix) -> str:
-    ix = list(ix)
+    ix = _plain(list(ix))
     return f"{ix[:5]}{'...' if len(ix) > 5 else ''}"
 
 

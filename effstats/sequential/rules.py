@@ -25,6 +25,8 @@ from typing import Any, Literal
 import numpy as np
 from scipy.special import ndtr
 
+from .._shared import _plain
+
 __all__ = [
     "LookStats",
     "StoppingRule",
@@ -337,9 +339,10 @@ class StoppingRule:
 
 def _check_pos(x: float, name: str, maximum: float | None = None, what: str = "") -> float:
     if isinstance(x, bool) or not isinstance(x, (int, float, np.floating, np.integer)) or not np.isfinite(x) or x <= 0:
-        raise ValueError(f"{name}: expected a positive number, got {x!r}")
+        raise ValueError(f"{name}: expected a positive number, got {_plain(x)!r}")
     if maximum is not None and x >= maximum:
-        raise ValueError(f"{name}: expected a value below {maximum:g} on the scale of the scores ({what}), got {x!r}; "
+        raise ValueError(f"{name}: expected a value below {maximum:g} on the scale of the scores ({what}), got "
+                         f"{_plain(x)!r}; "
                          f"scores are fractions in [0, 1], so 2 points is 0.02")
     return float(x)
 

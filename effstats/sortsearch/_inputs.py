@@ -7,6 +7,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._shared import _plain
+from .._shared import _value_list as _list_ids
 from .._subset import _check_position_ids, _some
 from .._validation import check_array, check_binary, check_positive_int, check_unit_interval
 from ..bitpack import PackedBinaryMatrix
@@ -180,19 +182,13 @@ def _check_int_in(x: Any, name: str, low: int, high: int) -> int:
     """``x`` as an int in [low, high]: one message, stating that range, whatever is wrong with the value (a float or
     a bool included, which ``check_positive_int`` reports with its lower bound only)."""
     if isinstance(x, bool) or not isinstance(x, (int, np.integer)):
-        raise ValueError(f"{name}: expected an integer in [{low}, {high}], got {x!r}")
+        raise ValueError(f"{name}: expected an integer in [{low}, {high}], got {_plain(x)!r}")
     return check_positive_int(x, name, minimum=low, maximum=high)
 
 
 def _check_budget(budget: Any, n: int, name: str = "budget") -> int:
     """``budget`` as an int in [1, n]."""
     return _check_int_in(budget, name, 1, n)
-
-
-def _list_ids(ids: Any, k: int = 5) -> str:
-    ids = list(ids)
-    more = f" and {len(ids) - k} more" if len(ids) > k else ""
-    return f"{ids[:k]}{more}"
 
 
 def _item_indices(items: Any, selected: np.ndarray | None, n_items: int, item_ids: pd.Index | None = None) -> np.ndarray:

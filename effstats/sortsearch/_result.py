@@ -228,7 +228,7 @@ class SearchResult:
         >>> src, new = rm.subset(models=range(30)), rm.subset(models=range(30, 40))
         >>> res = SortSearch().fit(src).simulate(new, 20)
         >>> pred = res.correctness()
-        >>> pred.shape, int(pred[1].sum()) == res.thresholds[1]
+        >>> pred.shape, bool(pred[1].sum() == res.thresholds[1])
         ((10, 200), True)
         """
         k = self.thresholds if rows is None else self.thresholds[_check_rows(rows, len(self.thresholds), self.model_ids)]

@@ -14,7 +14,7 @@ from scipy import stats
 
 from .._escape import csv_safe, html_text, md_text
 from .._results import ConfidenceInterval, check_confidence_level
-from .._shared import _name_list
+from .._shared import _name_list, _plain
 from .._validation import check_positive_int
 from ..responses import ResponseMatrix
 from ._io import (HELM_DEFAULTS, content_hash, default_metric, detect_format, helm_options, output_dir,
@@ -496,8 +496,9 @@ def _on_items(new: ResponseMatrix, items: pd.Index, task: str = "", reference: R
     vals[:, ok] = new.values[:, have[ok]]
     miss[:, ok] = ~new.observed[:, have[ok]]
     if miss.all(1).any():
-        raise ValueError(f"new_results: model {new.model_ids[int(np.argmax(miss.all(1)))]!r} has no result on any of "
-                         f"the {len(items)} items chosen in task {task!r} (first: {items[0]!r})")
+        raise ValueError(f"new_results: model {_plain(new.model_ids[int(np.argmax(miss.all(1)))])!r} has no result "
+                         "on any of "
+                         f"the {len(items)} items chosen in task {task!r} (first: {_plain(items[0])!r})")
     proba = labels = None
     if new.probabilities is not None:
         width = new.probabilities.shape[2]
@@ -1406,10 +1407,10 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
     outside = new_ids.difference(chosen)
     if len(outside) and chosen.isin(new_ids).all():  # e.g. the whole benchmark run: the chosen items are there
         raise ValueError(f"new_results: besides the manifest's {len(chosen)} items they hold {len(outside)} others, "
-                         f"e.g. {list(outside[:3])}; give the results on the manifest's items only (the --samples "
+                         f"e.g. {_plain(outside[:3])}; give the results on the manifest's items only (the --samples "
                          "file it wrote), or read only those with restrict_to_manifest=True (--restrict-to-manifest)")
     if len(outside):
-        raise ValueError(f"new_results: {len(outside)} item(s) are not in the manifest, e.g. {list(outside[:3])}: "
+        raise ValueError(f"new_results: {len(outside)} item(s) are not in the manifest, e.g. {_plain(outside[:3])}: "
                          f"results of another selection or another benchmark?{_id_hint(new_ids, chosen)}")
     kept = pd.Index(np.concatenate([f.items.to_numpy(dtype=object) for f in fits.values()]))
     _refuse_missing_tasks(new, fits, selection, tasks is not None)
@@ -1456,8 +1457,8 @@ def _refuse_transposed_results(new: ResponseMatrix, chosen: pd.Index, rm: Respon
     as_models = new.model_ids.astype(str).intersection(chosen.astype(str))
     as_items = new.item_ids.astype(str).intersection(rm.model_ids.astype(str))
     if len(as_models) or len(as_items):
-        shown = (f"its models include the manifest's items {list(as_models[:3])}" if len(as_models) else
-                 f"its items include the reference models {list(as_items[:3])}")
+        shown = (f"its models include the manifest's items {_plain(as_models[:3])}" if len(as_models) else
+                 f"its items include the reference models {_plain(as_items[:3])}")
         raise ValueError(f"new_results: looks transposed ({shown}); expected one row per model and one column per "
                          "item (or a long table with columns 'model', 'item' and 'score')")
 
@@ -1466,7 +1467,7 @@ def _id_hint(new_ids: pd.Index, chosen: pd.Index) -> str:
     """When no result id is a manifest id, how the manifest names its items."""
     if len(new_ids.intersection(chosen)) or not len(chosen) or not len(new_ids):
         return ""
-    return f" (the manifest names its items like {chosen[0]!r}; the results like {new_ids[0]!r})"
+    return f" (the manifest names its items like {_plain(chosen[0])!r}; the results like {_plain(new_ids[0])!r})"
 
 
 def tasks_without_results(items: Any, tasks: Any, answered: Any) -> dict[str, int]:

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from .._escape import csv_safe, md_text
+from .._shared import _plain
 from .._validation import check_positive, check_positive_int
 from ..responses import ResponseMatrix
 from ._core import (HELM_INSTANCES, LM_EVAL_SAMPLES, _reference_info, _version, item_tasks, refuse_batch_without_tasks,
@@ -119,7 +120,7 @@ class SequentialRun:
     >>> res.stopped_by, res.n_items, len(run.state["looks"])
     ('precision', 30, 3)
     >>> lo, hi = res.confidence_interval(0.95)
-    >>> round(res.accuracy, 3), round(lo, 3), round(hi, 3), round(float(new.accuracy().iloc[0]), 3)
+    >>> round(res.accuracy, 3), round(float(lo), 3), round(float(hi), 3), round(float(new.accuracy().iloc[0]), 3)
     (0.438, 0.345, 0.531, 0.52)
     """
 
@@ -426,7 +427,7 @@ class SequentialRun:
         bad = [(i, y) for i, y in zip(batch, scores) if y not in (0.0, 1.0)]
         if bad:
             raise ValueError(f"new_results: rule='adaptive' needs 0/1 results; {len(bad)} item(s) have graded "
-                             f"scores, e.g. {bad[0][0]!r}: {bad[0][1]!r}")
+                             f"scores, e.g. {_plain(bad[0][0])!r}: {_plain(bad[0][1])!r}")
         try:
             self._record_adaptive(batch, scores)
         except BaseException:
@@ -537,7 +538,8 @@ class SequentialRun:
         handed_out = set(st["order"][: self.n_evaluated + len(batch)])
         outside = [i for i in ids if i not in handed_out]
         if outside:
-            raise ValueError(f"new_results: {len(outside)} item(s) were never handed out in this run, e.g. {outside[:3]}")
+            raise ValueError(f"new_results: {len(outside)} item(s) were never handed out in this run, "
+                             f"e.g. {_plain(outside[:3])}")
         have = pd.Series(row.values_with_nan()[0], index=ids)
         have = have[~have.index.duplicated()].dropna()
         n0 = self.n_evaluated
@@ -549,7 +551,7 @@ class SequentialRun:
                              f"{len(st['looks'])} is the last); the next batch is batch {len(st['looks']) + 1:03d}")
         if lacking:
             raise ValueError(f"new_results: {len(lacking)} of the batch's {len(batch)} items have no result, e.g. "
-                             f"{lacking[:3]}; run the batch's whole --samples file")
+                             f"{_plain(lacking[:3])}; run the batch's whole --samples file")
         scores = have.reindex(batch).tolist()
         if st["rule"]["kind"] == "adaptive":
             res = self._look_adaptive(list(batch), scores)
