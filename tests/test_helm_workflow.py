@@ -122,7 +122,20 @@ def test_the_chosen_instances_per_run_spec_and_a_full_run_restricted_to_them(tmp
 
     # the whole runs of the new model: refused as they are, read on the manifest's instances when asked
     code, _, err = _run(["estimate", tmp_path / "sel", new], capsys)
-    _one_line_error(code, err, "NEW_RESULTS: besides the manifest's 24 items", "--restrict-to-manifest")
+    line = _one_line_error(code, err, "NEW_RESULTS: besides the manifest's 24 items",
+                           "HELM runs hold whole run specs: read only those with", "--restrict-to-manifest")
+    assert "--samples" not in line
+    # a whole run that misses some chosen instances (HELM failed on them): the same way out
+    missing = chosen["boolq"][0]
+    run = next((new / "v1").glob("boolq*"))
+    f = run / "per_instance_stats.json"
+    whole = f.read_text()
+    f.write_text(json.dumps([e for e in json.loads(whole) if e["instance_id"] != missing]))
+    code, _, err = _run(["estimate", tmp_path / "sel", new], capsys)
+    _one_line_error(code, err, "if they are a whole run, read only those with", "--restrict-to-manifest")
+    code, _, err = _run(["estimate", tmp_path / "sel", new, "--restrict-to-manifest", "--out", tmp_path / "m"], capsys)
+    assert code == 0 and f"boolq/{missing}" in err  # named among the chosen items without a result
+    f.write_text(whole)
     code, out, err = _run(["estimate", tmp_path / "sel", new, "--restrict-to-manifest", "--out", tmp_path / "full"],
                           capsys)
     assert code == 0, err

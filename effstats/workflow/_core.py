@@ -1405,13 +1405,17 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
     _refuse_transposed_results(new, chosen, rm)
     new_ids = new.item_ids
     outside = new_ids.difference(chosen)
+    restrict = "read only those with restrict_to_manifest=True (--restrict-to-manifest)"
+    how = (f"HELM runs hold whole run specs: {restrict}" if selection.helm_instances is not None else
+           f"give the results on the manifest's items only (the --samples file it wrote), or {restrict}")
     if len(outside) and chosen.isin(new_ids).all():  # e.g. the whole benchmark run: the chosen items are there
         raise ValueError(f"new_results: besides the manifest's {len(chosen)} items they hold {len(outside)} others, "
-                         f"e.g. {_plain(outside[:3])}; give the results on the manifest's items only (the --samples "
-                         "file it wrote), or read only those with restrict_to_manifest=True (--restrict-to-manifest)")
+                         f"e.g. {_plain(outside[:3])}; {how}")
     if len(outside):
+        whole = (f"; if they are a whole run, {restrict} (chosen items without a result are then estimated from "
+                 "the others)" if len(new_ids.intersection(chosen)) else "")
         raise ValueError(f"new_results: {len(outside)} item(s) are not in the manifest, e.g. {_plain(outside[:3])}: "
-                         f"results of another selection or another benchmark?{_id_hint(new_ids, chosen)}")
+                         f"results of another selection or another benchmark?{_id_hint(new_ids, chosen)}{whole}")
     kept = pd.Index(np.concatenate([f.items.to_numpy(dtype=object) for f in fits.values()]))
     _refuse_missing_tasks(new, fits, selection, tasks is not None)
     new = new.subset(items=np.flatnonzero(new_ids.isin(kept)))  # results on the tasks left out are not read
