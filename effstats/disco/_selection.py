@@ -35,9 +35,8 @@ def _check_base(base: Any) -> float:
 def pds(probabilities: Any, *, normalize: bool = True) -> np.ndarray:
     """Predictive diversity score of every item.
 
-    ``PDS_i = (1/C) Σ_c max_m f_c^m(x_i)`` as in Eq. 1 of Rubinstein et al. (2025) (``normalize=True``); App. H defines
-    it without the ``1/C`` (``normalize=False``), which is the form Prop. 2 bounds. The two differ by
-    the constant ``C``, so they rank items identically.
+    The mean over classes of the largest probability any source model gives the class (Notes). The normalised
+    and unnormalised forms differ by the number of classes, so they rank items identically.
 
     Parameters
     ----------
@@ -56,6 +55,17 @@ def pds(probabilities: Any, *, normalize: bool = True) -> np.ndarray:
     effstats.disco.jsd : the Jensen–Shannon divergence, which PDS bounds.
     effstats.disco.pds_from_predictions : PDS of class ids.
     effstats.disco.disagreement : PDS or JSD of any outputs.
+
+    Notes
+    -----
+    For item :math:`x_i`, :math:`C` classes and source models :math:`m` with class probabilities
+    :math:`f_c^m(x_i)` (Eq. 1 of Rubinstein et al. 2025, ``normalize=True``):
+
+    .. math::
+
+        \\mathrm{PDS}_i = \\frac{1}{C} \\sum_{c=1}^{C} \\max_m f_c^m(x_i) .
+
+    App. H defines it without the :math:`1/C` (``normalize=False``), the form Prop. 2 bounds.
 
     References
     ----------
@@ -84,8 +94,8 @@ def _pds(p: np.ndarray, normalize: bool = True) -> np.ndarray:
 def jsd(probabilities: Any, *, base: float = 2.0) -> np.ndarray:
     """Generalised Jensen–Shannon divergence of the source models' predictions on every item.
 
-    ``JSD_i = H(mean_m p^m(x_i)) − mean_m H(p^m(x_i))`` (Fuglede & Topsøe), the mutual information between
-    a uniformly drawn model index and its prediction (Prop. 1). ``base=2`` gives bits, the unit of
+    The entropy of the mean prediction minus the mean entropy (Notes; Fuglede & Topsøe), the mutual information
+    between a uniformly drawn model index and its prediction (Prop. 1). ``base=2`` gives bits, the unit of
     Prop. 2's bounds.
 
     Parameters
@@ -105,6 +115,15 @@ def jsd(probabilities: Any, *, base: float = 2.0) -> np.ndarray:
     effstats.disco.pds : the predictive diversity score.
     effstats.disco.jsd_from_predictions : JSD of class ids.
     effstats.disco.pds_jsd_bounds : Prop. 2's bounds of the JSD by the PDS.
+
+    Notes
+    -----
+    With :math:`H` the entropy and :math:`p^m(x_i)` the prediction of source model :math:`m` on item
+    :math:`x_i`, the mean over models written :math:`\\langle \\cdot \\rangle_m`:
+
+    .. math::
+
+        \\mathrm{JSD}_i = H\\big(\\langle p^m(x_i) \\rangle_m\\big) - \\big\\langle H(p^m(x_i)) \\big\\rangle_m .
 
     References
     ----------

@@ -76,9 +76,8 @@ class TinyBenchmarks(_SubsetEstimator):
         does not depend on ``n_init``, so more runs can only lower the inertia. One run is as accurate on ImageNet
         (Notes) and takes a fifth of the time of the reference's five.
     gp_lambda : float in [0, 1] or None, default=None
-        gp-IRT weight; ``None`` estimates it as the reference does: ``λ = b̂² / (b̂² + v̂)`` with ``b̂`` the validation
-        error of the chosen dimension (above) and ``v̂ = mean_m Var_i(y_mi) / (c K)``, c = 1 for random items and
-        c = 4 for anchor points (the reference's constants).
+        gp-IRT weight; ``None`` estimates it as the reference does (Notes), from the validation error of the
+        chosen dimension (above).
     irt_params : dict, default=None
         Extra arguments of :class:`effstats.irt.IRT2PL` (priors, ``max_iter``, ``tol``).
     random_state : int, numpy.random.Generator or None, default=None
@@ -114,6 +113,17 @@ class TinyBenchmarks(_SubsetEstimator):
 
     Notes
     -----
+    The gp-IRT weight, when ``gp_lambda`` is None, is the reference's
+
+    .. math::
+
+        \\lambda = \\frac{\\hat b^2}{\\hat b^2 + \\hat v}, \\qquad
+        \\hat v = \\frac{\\langle \\operatorname{Var}_i(y_{mi}) \\rangle_m}{c K},
+
+    with :math:`\\hat b` the validation error of the chosen dimension, :math:`K` the number of items evaluated,
+    :math:`\\langle \\cdot \\rangle_m` the mean over source models, and :math:`c = 1` for random items,
+    :math:`c = 4` for anchor points (the reference's constants).
+
     The anchor k-means runs on the distinct correctness vectors weighted by their counts, which has the same
     objective and the same k-means++ start distribution as k-means on all items (many items are answered alike by
     every source model). With one k-means run (``n_init=1``) against the reference's best of five (scikit-learn's

@@ -196,7 +196,8 @@ def flash_helm(
     samples, so going to the next S costs only the new examples), for S in ``sizes`` (``None`` = all; default
     Algorithm 1's 20, 50, 200, 1000 below the largest subscenario; an explicit size above it is refused). The other models are
     scored on the same examples. After each stage the model stops when the tier rule says so —
-    ``Rank(M, S) + Res(S) >= TierRank(S)`` (``rule="paper"``) or ``Rank(M, S) - Res(S) >= TierRank(S)``
+    :math:`\\mathrm{Rank}(M, S) + \\mathrm{Res}(S) \\ge \\mathrm{TierRank}(S)` (``rule="paper"``) or
+    :math:`\\mathrm{Rank}(M, S) - \\mathrm{Res}(S) \\ge \\mathrm{TierRank}(S)`
     (``rule="conservative"``) — AND, with a ``level``, when it cannot be a top-``top_k`` model:
     ``Rank(M, S) > top_k + G(S)`` and, for a newcomer, ``rank_low(S) > top_k``.
 
@@ -216,7 +217,8 @@ def flash_helm(
     quantile : float in (0, 1), optional
         Use this quantile of the absolute rank error as Res(S) instead of its mean.
     rule : {"paper", "conservative"}, default="paper"
-        Stop when ``Rank + Res >= TierRank`` (Algorithm 1) or only when ``Rank - Res >= TierRank``.
+        Stop when :math:`\\mathrm{Rank} + \\mathrm{Res} \\ge \\mathrm{TierRank}` (Algorithm 1) or only when
+        :math:`\\mathrm{Rank} - \\mathrm{Res} \\ge \\mathrm{TierRank}`.
     top_k : int, default=1
         How many top models the guarantee protects.
     level : float in (0, 1) or None, default=0.95

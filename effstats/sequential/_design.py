@@ -518,8 +518,8 @@ def design(
         final look may overrun it and then spends all the remaining alpha, as in gsDesign and rpact.
     n_fixed : float, optional
         With ``information``: the information (e.g. sample size) a fixed-sample test needs for power ``1 - beta``,
-        on the scale of ``information`` (gsDesign's ``n.fix``). The design alternative is then
-        ``delta = (z_{1-alpha} + z_{1-beta}) / sqrt(n_fixed)`` per unit of information, so ``power``,
+        on the scale of ``information`` (gsDesign's ``n.fix``). The design alternative :math:`\\delta` is then
+        per unit of information (Notes), so ``power``,
         ``expected_n_h1``, the beta-spending lower bounds of test types 3 / 4 and conditional power's default
         alternative are on the user's scale. Default 1: information relative to a fixed design (for test types
         1, 2, 5, 6 a warning when the sizes are read and ``information`` exceeds 20, which looks like sample
@@ -532,8 +532,7 @@ def design(
         gsDesign's tolerance.
     r : int, optional
         Grid size. ``None`` uses gsDesign's 18 unless a look adds less than 1/144 of the information so far
-        (hundreds of looks): the grid must resolve the increment's density, so
-        ``r = ceil(1.5 * sqrt(max I_k / (I_k - I_{k-1})))`` (at most 80). A beta-spending design (test types 3 /
+        (hundreds of looks): the grid must resolve the increment's density (Notes; at most 80). A beta-spending design (test types 3 /
         4) whose futility bound misses its beta by more than ``tol`` on that grid is derived again on grids twice
         as fine, up to 80, before it is refused.
 
@@ -561,6 +560,22 @@ def design(
     effstats.sequential.SpendingFunction : The spending functions and classic boundary shapes.
     effstats.sequential.plan : A design sized in items for an evaluation.
     effstats.sequential.stagewise_inference : p-value, estimate and interval after a stop.
+
+    Notes
+    -----
+    With ``n_fixed``, the design alternative per unit of information is
+
+    .. math::
+
+        \\delta = \\frac{z_{1-\\alpha} + z_{1-\\beta}}{\\sqrt{n_{\\mathrm{fixed}}}},
+
+    and the grid size that resolves a look adding little information (``r=None``) is
+
+    .. math::
+
+        r = \\min\\Big(80,\\ \\Big\\lceil 1.5 \\sqrt{\\max_k \\frac{I_k}{I_k - I_{k-1}}} \\Big\\rceil\\Big)
+
+    when that exceeds gsDesign's 18.
 
     References
     ----------

@@ -592,9 +592,8 @@ def detectable_effect(items_available: Any, *, sd: Any = None, disagreement: Any
     """The smallest difference a sequential evaluation with at most ``items_available`` items per model detects
     with the given power (the inverse of :func:`effstats.sequential.plan`).
 
-    With a fixed ``sd``: ``effect = c sd / sqrt(n / R)``, ``c = z_{1 - alpha'} + z_{power}`` and ``R`` the design's
-    inflation. With ``disagreement`` ``q`` the variance ``q - effect**2`` depends on the effect, and solving
-    ``effect = c sqrt((q - effect**2) R / n)`` gives ``effect = c sqrt(q R / (n + c**2 R))``.
+    Closed forms for a fixed ``sd`` and for a ``disagreement`` rate (Notes); for one model against its
+    ``accuracy``, a root search.
 
     Parameters
     ----------
@@ -622,6 +621,22 @@ def detectable_effect(items_available: Any, *, sd: Any = None, disagreement: Any
     See Also
     --------
     effstats.sequential.plan : Items needed for a difference.
+
+    Notes
+    -----
+    With :math:`c = z_{1 - \\alpha'} + z_{\\mathrm{power}}` (:math:`\\alpha'` the per-comparison level), :math:`R`
+    the design's inflation and :math:`n` the items available, a fixed standard deviation :math:`s` gives
+
+    .. math::
+
+        \\mathrm{effect} = \\frac{c\\, s}{\\sqrt{n / R}} .
+
+    With a disagreement rate :math:`q` the variance :math:`q - \\mathrm{effect}^2` depends on the effect, and
+    solving :math:`\\mathrm{effect} = c \\sqrt{(q - \\mathrm{effect}^2) R / n}` gives
+
+    .. math::
+
+        \\mathrm{effect} = c \\sqrt{\\frac{q R}{n + c^2 R}} .
 
     References
     ----------

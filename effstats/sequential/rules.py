@@ -414,7 +414,8 @@ class Efficacy(StoppingRule):
 class Equivalence(StoppingRule):
     """Stop when the difference is within ``null ± margin``: two one-sided score tests at the margins, each on ``c1``.
 
-    Fires when ``z(null - margin) >= c1`` and ``z(null + margin) <= -c1`` -- the interval at ``c1`` (level
+    Fires when :math:`z(\\mathrm{null} - \\mathrm{margin}) \\ge c_1` and
+    :math:`z(\\mathrm{null} + \\mathrm{margin}) \\le -c_1` -- the interval at ``c1`` (level
     ``1 - 2 alpha``, Schuirmann's two one-sided tests) lies inside the margins; that interval is reported. The
     probability of declaring equivalence when the true difference is at or beyond a margin is at most ``alpha``.
     ``margin`` is on the scale of the scores: 2 points is ``0.02``.
@@ -514,8 +515,8 @@ class Precision(StoppingRule):
 class Threshold(StoppingRule):
     """Stop when the score is confidently above and/or below ``tau`` (score test at ``tau``).
 
-    ``direction="above"``: ``z(tau) >= c1``; ``"below"``: ``z(tau) <= -c1`` (each a one-sided test at level
-    ``alpha``, reported on the ``c1`` interval). ``"both"``: ``|z(tau)| >= c2`` -- the two-sided ``1 - alpha``
+    ``direction="above"``: :math:`z(\\tau) \\ge c_1`; ``"below"``: :math:`z(\\tau) \\le -c_1` (each a one-sided test
+    at level ``alpha``, reported on the ``c1`` interval). ``"both"``: :math:`|z(\\tau)| \\ge c_2` -- the two-sided ``1 - alpha``
     repeated CI excludes ``tau``, so a wrong claim either way has probability at most ``alpha``. ``tau`` is on the
     scale of the scores (60 points is ``0.6``; a difference of 2 points is ``0.02``).
 

@@ -187,11 +187,23 @@ def estimate_accuracy(
     Notes
     -----
     One item per equal cell admits no unbiased variance estimator; the successive-difference estimator
-    (Wolter 2007, Sect. 8.2) ``v = (1 - f) Σ_{h>1} b² (W_h e_h - W_{h-1} e_{h-1})² / (2 b (b - 1))`` with
-    ``f = b / n`` is used, and it is not conservative (hence the degrees-of-freedom adjustment of the interval).
-    The difference estimator's working model ``x_i = expit(θ + logit easiness_i)`` is calibrated so its mean
-    is the Sort & Search prediction ``k / n`` of the *other* half of the sample (cross-fitting), which keeps the
-    estimate unbiased under the random designs (Särndal, Swensson and Wretman 1992, Sect. 6.3).
+    (Wolter 2007, Sect. 8.2) is used, with :math:`b` cells of weights :math:`W_h`, cell values :math:`e_h` and
+    sampling fraction :math:`f = b / n`:
+
+    .. math::
+
+        v = (1 - f) \\sum_{h > 1} \\frac{b^2 (W_h e_h - W_{h-1} e_{h-1})^2}{2 b (b - 1)} .
+
+    It is not conservative (hence the degrees-of-freedom adjustment of the interval). The difference
+    estimator's working model
+
+    .. math::
+
+        x_i = \\operatorname{expit}\\big(\\theta + \\operatorname{logit}(\\mathrm{easiness}_i)\\big)
+
+    is calibrated so its mean is the Sort & Search prediction :math:`k / n` of the *other* half of the sample
+    (cross-fitting), which keeps the estimate unbiased under the random designs (Särndal, Swensson and Wretman
+    1992, Sect. 6.3).
 
     References
     ----------
@@ -448,11 +460,11 @@ def korn_graubard_interval(
 ) -> ConfidenceInterval:
     """Clopper-Pearson interval at an effective sample size (Korn & Graubard 1998).
 
-    The effective size is ``n* = p̃(1 - p̃) / se²`` with the design effect taken at the shrunk proportion
-    ``p̃ = (b p̂ + 1/2) / (b + 1)`` (``b = budget``) instead of ``p̂``, and clipped to ``[b / 2, 4 b]`` (design effect
-    in [1/4, 2]); then the degrees-of-freedom adjustment ``n* (t_{b-1} / t_df)²`` at the interval's tail
-    probability (Korn & Graubard 1998, as ``survey::svyciprop(method="beta")`` in R). ``se = 0`` (every evaluated
-    item alike: a degenerate variance estimate) uses ``n* = b``, unadjusted (the Clopper-Pearson interval of the count).
+    The effective size (Notes) takes the design effect at a proportion shrunk towards 1/2 by half an item instead
+    of the estimate itself, clipped to a design effect in [1/4, 2], then adjusted for the variance's degrees of
+    freedom (Korn & Graubard 1998, as ``survey::svyciprop(method="beta")`` in R). A zero standard error (every
+    evaluated item alike: a degenerate variance estimate) uses the count of evaluated items, unadjusted (the
+    Clopper-Pearson interval of the count).
 
     Why the shrinkage: with ``p̂`` itself, ``n*`` goes to 0 as ``p̂`` nears 0 or 1 at a fixed ``se > 0`` and the
     interval jumps to nearly [0, 1] (an estimate of 1e-9 with se 0.02 on 8 items would give [0, 0.975], against
@@ -488,6 +500,21 @@ def korn_graubard_interval(
     --------
     effstats.sortsearch.estimate_accuracy : estimates and standard errors to pass here.
     effstats.sortsearch.SearchResult.confidence_interval : this interval for Sort & Search results.
+
+    Notes
+    -----
+    With :math:`b` evaluated items, estimate :math:`\\hat p` and standard error :math:`\\mathrm{se} > 0`, the
+    effective sample size is
+
+    .. math::
+
+        \\tilde p = \\frac{b \\hat p + 1/2}{b + 1}, \\qquad
+        n^* = \\operatorname{clip}\\Big(\\frac{\\tilde p (1 - \\tilde p)}{\\mathrm{se}^2},\\ \\frac{b}{2},\\ 4 b\\Big)
+        \\Big(\\frac{t_{b-1}}{t_{\\mathrm{df}}}\\Big)^2,
+
+    with :math:`t` the Student quantiles at the interval's tail probability, and the interval is the
+    Clopper-Pearson interval of :math:`n^* \\hat p` successes in :math:`n^*` trials; :math:`\\mathrm{se} = 0` uses
+    :math:`n^* = b`.
 
     References
     ----------

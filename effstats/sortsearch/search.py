@@ -50,9 +50,8 @@ __all__ = [
 def dp_search(sorted_responses: Any) -> np.ndarray | int:
     """DP-search (Theorem 3.1): the best "ones then zeros" prediction for responses in sorted order.
 
-    For a row ``b`` (already permuted easiest first) the error of ``y = [1_k, 0_(n-k)]`` is
-    ``|b| - C(k)`` with ``C(k) = sum_{j<k} (2 b_j - 1)``, so the exact global minimiser is ``argmax_k C(k)``
-    over ``k = 0..n``, found with one prefix sum (O(n)). Ties go to the smallest ``k``.
+    The number of leading items to predict correct is the exact minimiser of the prediction's errors over every
+    threshold (Notes), found with one prefix sum (O(n)). Ties go to the smallest ``k``.
 
     Parameters
     ----------
@@ -68,6 +67,16 @@ def dp_search(sorted_responses: Any) -> np.ndarray | int:
     --------
     effstats.sortsearch.sort_by_sum : an order to sort the columns by.
     effstats.sortsearch.SortSearch : DP-search on the evaluated items of new models.
+
+    Notes
+    -----
+    For a row :math:`b` (already permuted easiest first) the prediction :math:`y = (1_k, 0_{n-k})` errs on
+
+    .. math::
+
+        \\lVert b - y \\rVert_1 = |b| - C(k), \\qquad C(k) = \\sum_{j < k} (2 b_j - 1),
+
+    so the exact global minimiser is :math:`\\arg\\max_{0 \\le k \\le n} C(k)`, found with one prefix sum.
 
     References
     ----------
