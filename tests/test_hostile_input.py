@@ -23,7 +23,7 @@ from effstats import ResponseMatrix
 from effstats._escape import csv_cell, csv_safe, html_text, md_text
 from effstats.cli import main
 from effstats.datasets import read_lm_eval_samples, simulate_responses
-from effstats.workflow import Selection, SequentialRun, read_results, write_lm_eval_samples
+from effstats.workflow import Selection, SequentialRun, estimate, read_results, write_lm_eval_samples
 
 IMG = "<img src=x onerror=alert(1)>"
 SCRIPT = "<script>alert(1)</script>"
@@ -118,6 +118,12 @@ def test_estimate_reports_escape_every_name(loop, capsys, tmp_path):
         _no_formula(tmp_path / "e" / name)
     tasks = pd.read_csv(tmp_path / "e" / "tasks.csv")
     assert "'=HYPERLINK(\"x\")" in set(tasks["task"]) and (tasks["estimate"].between(0, 1)).all()
+    # the notebook views too
+    sel_obj = Selection.load(sel)
+    _inert(sel_obj._repr_html_(), "html")
+    est = estimate(sel_obj, tmp_path / "new.csv", reference=root / "ref.csv", tasks=[IMG, '=HYPERLINK("x")'])
+    _inert(est._repr_html_(), "html")
+    _inert(est.to_markdown(), "md")
 
 
 def test_sequential_decision_escapes_the_names(loop, capsys, tmp_path):
@@ -196,6 +202,14 @@ def test_lm_eval_writer_keeps_every_path_inside(tmp_path, model):
     assert back.n_models == 2 and back.n_items == 5
     assert model in set(back.model_ids)  # the model's name is kept in its results file
     assert sorted(back.to_frame().sum(axis=1).astype(int).tolist()) == [3, 3]  # every cell written and read back
+
+
+def test_lm_eval_writer_refuses_a_file_as_its_folder(tmp_path):
+    (tmp_path / "f").write_text("mine")
+    rm = ResponseMatrix([[1]], model_ids=["m"], item_ids=["t/0"])
+    with pytest.raises(ValueError, match="directory: .* exists and is not a folder"):
+        write_lm_eval_samples(rm, tmp_path / "f")
+    assert (tmp_path / "f").read_text() == "mine"
 
 
 def test_lm_eval_writer_refuses_names_that_share_a_file(tmp_path):

@@ -252,6 +252,15 @@ def test_a_live_writers_temporary_file_is_left_alone(tmp_path):
     assert live.exists() and not old.exists()
 
 
+def test_a_stale_manifest_temporary_file_is_removed_on_load(tmp_path):
+    truth = _truth()
+    select(truth.subset(models=range(24)), 30).save(tmp_path)
+    stale = tmp_path / ".manifest.json.999999999.k2j4.tmp"  # no such process: its writer died
+    stale.write_text('{"format": "effstats.manifest/1"')
+    assert len(Selection.load(tmp_path).items) == 30
+    assert not stale.exists()
+
+
 @pytest.mark.parametrize("umask", [0o022, 0o002, 0o077])
 def test_files_are_written_with_the_users_umask(tmp_path, umask):
     from effstats.workflow._io import write_text_atomic

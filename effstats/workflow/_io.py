@@ -430,7 +430,7 @@ def read_json(path: str | os.PathLike, name: str) -> Any:
     """Parse a JSON file, or one clear error naming ``name``."""
     p = check_path(path, name)
     if not p.is_file():
-        raise ValueError(f"{name}: {str(p)!r} does not exist")
+        raise ValueError(f"{name}: {str(p)!r} " + ("is not a regular file" if p.exists() else "does not exist"))
     try:
         return json.loads(p.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:

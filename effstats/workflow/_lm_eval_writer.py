@@ -102,6 +102,8 @@ def write_lm_eval_samples(responses: ResponseMatrix, directory: str | Path, *, n
     if not isinstance(responses, ResponseMatrix):
         raise ValueError(f"responses: expected a ResponseMatrix, got {type(responses).__name__}")
     out = check_path(directory, "directory")
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"directory: {str(out)!r} exists and is not a folder")
     n_choices = check_positive_int(n_choices, "n_choices", minimum=2)
     if not isinstance(timestamp, str) or not re.fullmatch(r"\d{4}-\d{2}-\d{2}T[0-9\-:.]+", timestamp):
         raise ValueError(f"timestamp: expected lm-eval's form 2026-01-01T00-00-00.000000, got {timestamp!r}")
