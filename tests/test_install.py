@@ -2,10 +2,12 @@
 import os
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-VENV_BIN = Path(sys.executable).parent
+# where pip puts console scripts for this Python: the venv's bin, or e.g. /usr/local/bin for a system Python
+SCRIPTS = Path(sysconfig.get_path("scripts"))
 
 
 def _env():
@@ -22,8 +24,8 @@ def test_import_from_another_folder(tmp_path):
 
 
 def test_console_script_from_another_folder(tmp_path):
-    exe = VENV_BIN / "effstats"
-    assert exe.exists(), f"{exe} is missing: effstats is not installed into the venv (run make setup)"
+    exe = SCRIPTS / "effstats"
+    assert exe.exists(), f"{exe} is missing: effstats is not installed for {sys.executable} (run make setup)"
     r = subprocess.run([str(exe), "--help"], cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert "audit" in r.stdout
