@@ -204,6 +204,20 @@ def test_update_waits_for_the_lock(logs, tmp_path, capsys):
     capsys.readouterr()
 
 
+def test_a_held_lock_refuses_after_the_wait_in_one_line(tmp_path):
+    from effstats.workflow._files import locked
+
+    with locked(tmp_path):
+        t0 = time.monotonic()
+        with pytest.raises(ValueError, match=r"^directory: another effstats command is updating the run in .*; run "
+                                             "this one when it has finished$"):
+            with locked(tmp_path, wait=0.5):
+                pass
+        assert 0.5 <= time.monotonic() - t0 < 5
+    with locked(tmp_path, wait=0.5):  # released
+        pass
+
+
 # ---------------------------------------------------------------------------------------------------- kill and resume
 _KILLED_AT_RENAME = """
 import os, signal, sys
@@ -308,6 +322,7 @@ STATE_CASES = [
     (_set("looks", None), "looks: expected an array, got None"),
     (_set("max_n", "BIG"), "max_n: expected an integer"),
     (_set("alpha", 0.7), "alpha: expected a number < 0.5"),
+    (_set("batch", float("inf")), "batch: expected an integer, got inf"),
     (_set("order", KeyError), "order: missing"),
     (_set("rule.kind", KeyError), "rule.kind: missing"),
     (_set("looks.0.scores", [1.0]), "looks[0].scores: 1 scores for 40 items"),
