@@ -276,12 +276,19 @@ def test_a_stale_manifest_temporary_file_is_removed_on_load(tmp_path):
 
 
 @pytest.mark.parametrize("umask", [0o022, 0o002, 0o077])
-def test_files_are_written_with_the_users_umask(tmp_path, umask):
+@pytest.mark.parametrize("proc", [True, False], ids=["proc", "no-proc"])
+def test_files_are_written_with_the_users_umask(tmp_path, monkeypatch, umask, proc):
+    from effstats.workflow import _io
     from effstats.workflow._io import write_text_atomic
 
+    if not proc:  # a system without /proc/self/status
+        def no_proc(*a, **k):
+            raise FileNotFoundError("/proc/self/status")
+        monkeypatch.setattr(_io, "open", no_proc, raising=False)
     old = os.umask(umask)
     try:
         p = write_text_atomic(tmp_path / "state.json", "{}")
+        assert os.umask(umask) == umask  # the writer left the umask as it was
         plain = tmp_path / "plain.txt"
         plain.write_text("")
     finally:
