@@ -28,7 +28,8 @@ def loop(tmp_path_factory):
                  str(root / "sel")]) == 0
     assert main(["select", str(root / "ref.csv"), "--budget", "12", "--out", str(root / "sorted")]) == 0
     items = json.loads((root / "sel" / "manifest.json").read_text())["items"]
-    new = pd.DataFrame({"model": "new", "item": items, "score": truth.subset(models=[16], items=items).values[0].astype(float)})
+    scores = truth.subset(models=[16], items=items).values[0].astype(float)
+    new = pd.DataFrame({"model": "new", "item": items, "score": scores})
     return root, items, new
 
 
@@ -126,3 +127,10 @@ def test_a_refusal_is_one_line_without_the_warnings_before_it(loop, capsys, tmp_
     pd.concat([new, new.iloc[:2].assign(score=0.0), extra]).to_csv(tmp_path / "dup.csv", index=False)
     err = _one_error(["estimate", root / "sel", tmp_path / "dup.csv", "--out", tmp_path / "e"], capsys)
     assert "NEW_RESULTS: besides the manifest's 12 items they hold 1 others" in err
+
+
+def test_an_output_folder_under_a_file_is_refused(loop, capsys, tmp_path):
+    root, items, new = loop
+    (tmp_path / "file").write_text("x")
+    err = _one_error(["select", root / "ref.csv", "--budget", 12, "--out", tmp_path / "file" / "sub"], capsys)
+    assert f"cannot be made: {str(tmp_path / 'file')!r} is a file" in err

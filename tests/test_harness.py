@@ -16,6 +16,7 @@ from pathlib import Path
 import hypothesis.extra.numpy as hnp
 import hypothesis.strategies as st
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from scipy.special import softmax
@@ -494,3 +495,32 @@ def test_lm_eval_log_named_with_another_ending_is_named_in_a_warning(tmp_path):
     with pytest.warns(UserWarning, match=rf"left out 1 file\(s\) named like logs .*org__m/samples_hellaswag_{TS}"):
         rm = read_lm_eval_samples(tmp_path)
     assert list(rm.item_ids) == [f"arc_easy/{j}" for j in range(3)]
+
+
+def test_lm_eval_metric_beyond_float_and_deep_nesting_are_refused_by_line(tmp_path):
+    recs = [_mc_record(j, 1, True) for j in range(4)]
+    recs[2]["acc"] = 10**400  # JSON allows any integer
+    folder = _write_run(tmp_path, "org/m", "arc_easy", TS, recs)
+    with pytest.raises(ValueError, match=r"^metric: 'acc' of doc 2 in org__m/samples_arc_easy_.* is 1000.*expected a number"):
+        read_lm_eval_samples(tmp_path)
+    recs[2]["acc"] = 1.0
+    f = folder / f"samples_arc_easy_{TS}.jsonl"
+    lines = f.read_text().splitlines()
+    lines[1] = lines[1][:-1] + ', "doc": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    f.write_text("\n".join(lines) + "\n")
+    with pytest.raises(ValueError, match=rf"^path_or_paths: org__m/{f.name} line 2 nests lists or objects too deeply"):
+        read_lm_eval_samples(tmp_path)
+
+
+@pytest.mark.parametrize("column,what", [("model", "model"), ("item", "item")])
+def test_scores_csv_an_empty_id_is_refused_naming_its_row(tmp_path, column, what):
+    df = pd.DataFrame({"model": ["a", "a", "b", "b"], "item": ["q1", "q2", "q1", "q2"], "score": [1, 0, 1, 1]})
+    df.loc[2, column] = " "
+    df.to_csv(tmp_path / "long.csv", index=False)
+    with pytest.raises(ValueError, match=rf"^path: long.csv: row 3 \(line 4\) has an empty '{column}'; every row "
+                                         rf"names its {what}$"):
+        read_scores_csv(tmp_path / "long.csv")
+    wide = pd.DataFrame({"model": ["a", "", "c"], "q1": [1, 0, 1], "q2": [0, 0, 1]})
+    wide.to_csv(tmp_path / "wide.csv", index=False)
+    with pytest.raises(ValueError, match=r"^path: wide.csv: row 2 \(line 3\) has an empty 'model'"):
+        read_scores_csv(tmp_path / "wide.csv")

@@ -270,6 +270,8 @@ def _read_records(f: Path, metric: str, normalize: bool, want_filter: str | None
                 continue
             try:
                 rec = json.loads(line)
+            except RecursionError:
+                raise ValueError(f"{arg}: {_shown(f)} line {lineno} nests lists or objects too deeply to read") from None
             except json.JSONDecodeError as exc:
                 if not any(rest.strip() for rest in fh):  # the last line: a run stopped while writing it
                     raise ValueError(
@@ -277,6 +279,8 @@ def _read_records(f: Path, metric: str, normalize: bool, want_filter: str | None
                         "the run was probably interrupted: rerun the task or delete that line"
                     ) from None
                 raise ValueError(f"{arg}: {_shown(f)} line {lineno} is not valid JSON ({exc.msg})") from None
+            except ValueError as exc:  # e.g. an integer of more digits than Python converts
+                raise ValueError(f"{arg}: {_shown(f)} line {lineno} is not readable JSON ({exc})") from None
             if not isinstance(rec, dict) or "doc_id" not in rec:
                 raise ValueError(f"{arg}: {_shown(f)} line {lineno} is not an lm-eval sample record (no 'doc_id')")
             filt = str(rec.get("filter", "none"))
@@ -335,10 +339,11 @@ def _parse_record(rec: dict, f: Path, lineno: int, metric: str, normalize: bool)
             logits = logits / lengths
     if metric in rec:
         v = rec[metric]
-        if isinstance(v, bool):
+        if isinstance(v, (bool, int)) and abs(v) < 2**1023:  # an integer beyond float64 is not a score
             v = float(v)
-        if not isinstance(v, (int, float)) or not np.isfinite(v):
-            raise ValueError(f"metric: {metric!r} of doc {doc_id!r} in {_shown(f)} is {_plain(v)!r}, expected a number")
+        if not isinstance(v, float) or not np.isfinite(v):
+            shown = f"{str(v)[:20]}… ({len(str(v))} digits)" if isinstance(v, int) else repr(_plain(v))
+            raise ValueError(f"metric: {metric!r} of doc {doc_id!r} in {_shown(f)} is {shown}, expected a number")
         value = float(v)
     elif metric in ("acc", "acc_norm") and logits is not None and gold >= 0:
         value = float(np.argmax(logits) == gold)
@@ -1043,6 +1048,7 @@ def _table_to_matrix(df: pd.DataFrame, p: Path, *, format: str, model: str, item
     if guessed:
         format = "long" if {model, item, score} <= set(df.columns) else "wide"
     if format == "long":
+        _refuse_empty_ids(df, {model: "model", item: "item"}, p)
         if groups is None and "task" in df.columns and "task" not in (model, item, score) and item in df.columns:
             groups = ["task"]  # the items' task, as the loop reads it (lm-eval and HELM readers write it too)
             _refuse_items_in_two_tasks(df, item, p)
@@ -1060,6 +1066,7 @@ def _table_to_matrix(df: pd.DataFrame, p: Path, *, format: str, model: str, item
     if groups is not None:
         raise ValueError("groups: only available for the long layout")
     idx_col = _id_column(df, model)
+    _refuse_empty_ids(df, {idx_col: "model"}, p)
     cell_text = _text_examples(df, missing)
     _refuse_transposed(df, idx_col, p, model, cell_text)
     if guessed:
@@ -1090,6 +1097,20 @@ def _table_to_matrix(df: pd.DataFrame, p: Path, *, format: str, model: str, item
     return _named(
         lambda: ResponseMatrix(values.to_numpy(), kind=kind, nan_as_missing=True, model_ids=values.index, item_ids=values.columns), p
     )
+
+
+def _refuse_empty_ids(df: pd.DataFrame, cols: dict, p: Path) -> None:
+    """Raise naming the first row whose model or item id (``cols``: column -> what it names) is empty: read, it
+    would be a model (or item) named ""."""
+    for c, what in cols.items():
+        if c not in df.columns:
+            continue
+        ids = df[c]
+        blank = (ids.isna() | ids.astype(str).str.strip().eq("")).to_numpy()
+        if blank.any():
+            row = int(np.argmax(blank))
+            raise ValueError(f"path: {p.name}: row {row + 1} (line {row + 2}) has an empty {str(c)!r}; every row "
+                             f"names its {what}")
 
 
 def _one_row_per_pair(df: pd.DataFrame, keys: list[str], score: str | None, duplicates: str, p: Path) -> pd.DataFrame:

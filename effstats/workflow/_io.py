@@ -291,6 +291,9 @@ def output_dir(directory: Any) -> Path:
     d = check_path(directory, "directory")
     if d.exists() and not d.is_dir():
         raise ValueError(f"directory: {str(d)!r} is a file")
+    under = next((q for q in d.parents if q.exists() and not q.is_dir()), None)
+    if under is not None:
+        raise ValueError(f"directory: {str(d)!r} cannot be made: {str(under)!r} is a file")
     return d
 
 
