@@ -825,7 +825,8 @@ def _option_cases() -> list[Case]:
     add("estimate NEW_RESULTS of the other selection", "estimate", est(new="new.csv"), REFUSE)
     add("estimate a table against logs", "estimate",
         lambda ws, d: ws.scores_of(ws.items).to_csv(d / "new.csv", index=False) or
-        ["estimate", ws.root / "sel", d / "new.csv", "--out", d / "out"], SAME, base="estimate")
+        ["estimate", ws.root / "sel", d / "new.csv", "--out", d / "out"], SAME, base="estimate",
+        check=_same_estimate)
     add("estimate --out an existing file", "estimate",
         lambda ws, d: (d / "f").write_text("x") and est()(ws, d)[:-2] + ["--out", d / "f"], REFUSE)
 
@@ -1035,6 +1036,13 @@ def _estimate_any(ws: Workspace, d: Path, out: str) -> str | None:
     got = ws.result("estimate", out, d / "out")
     e = got["estimate"][0]
     return None if 0 <= e <= 1 else f"estimate {e} outside [0, 1]"
+
+
+def _same_estimate(ws: Workspace, d: Path, out: str) -> str | None:
+    """The clean input's estimate and rank, whatever the new model is called."""
+    got, want = ws.result("estimate", out, d / "out"), ws.base["estimate"]
+    same = got["estimate"] == want["estimate"] and got["rank"] == want["rank"]
+    return None if same else f"result {got} differs from the clean input's {want}"
 
 
 def _estimate_tasks(v: str):
