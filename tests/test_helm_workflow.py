@@ -308,3 +308,13 @@ def test_sequential_batches_of_helm_instances(tmp_path, capsys):
     assert {k: set(v) for k, v in listed.items()} == expected
     assert all(len(v) == len(set(v)) for v in listed.values())
     assert "batch_001/helm_instances.json" in state["files"]
+
+
+def test_train_trials_are_counted_per_model_also_without_run_spec(tmp_path):
+    write_suite(tmp_path, [Scenario("boolq", n=20, trials=3), Scenario(MMLU, n=20)], 3)
+    for run in (tmp_path / "runs" / "v1").glob("boolq:*"):
+        (run / "run_spec.json").unlink()
+    with pytest.warns(UserWarning, match="have no run_spec.json"):
+        rm = read_helm_runs(tmp_path / "runs")
+    assert rm.models["n_trials"].tolist() == [3, 3, 3] and rm.models["n_tasks"].tolist() == [2, 2, 2]
+    assert read_helm_runs(tmp_path / "runs" / "v1" / f"{MMLU},model=org0_model-00").models["n_trials"].tolist() == [1]

@@ -396,14 +396,14 @@ def read_helm_runs(
     dirs = list(dict.fromkeys(d.resolve() for d in _run_dirs(path_or_paths, arg)))  # a folder named twice is one run
     seen: dict[str, set] = {"metric": set(), "split": set(), "perturbation": set(), "trial": set()}
     runs: dict[tuple[str, str], list[tuple[Path, dict, bool]]] = {}
-    empty, no_spec, n_trials, tasks_read = [], {}, {}, set()
+    empty, no_spec, trials_of, tasks_read = [], {}, {}, set()
     for d in dirs:
         model, task, from_spec = _run_identity(d, arg)
         tasks_read.add(task)
         values = _run_values(d, _metric_for(task, metric), split, perturbation, arg, seen)
         if not from_spec:
             no_spec.setdefault(model, []).append(d.name)
-        n_trials[model] = max([n_trials.get(model, 1)] + [len(t) for t in values.values()])
+        trials_of[d] = max([1] + [len(t) for t in values.values()])
         values = _by_trial(values, trials)
         if values:
             runs.setdefault((model, task), []).append((d, values, from_spec))
@@ -426,6 +426,9 @@ def read_helm_runs(
             stacklevel=2,
         )
     runs = _same_model_without_spec(runs, no_spec, arg)
+    n_trials: dict[str, int] = {}
+    for (m, _), lst in runs.items():
+        n_trials[m] = max([n_trials.get(m, 1)] + [trials_of[d] for d, *_ in lst])
     data = {}
     for key, lst in runs.items():  # a loop, not a comprehension: the warnings' stacklevel counts frames
         data[key] = _resolve(key, lst, duplicates, arg)
