@@ -13,7 +13,7 @@ from typing import Any
 
 import pandas as pd
 
-__all__ = ["html_text", "md_text", "md_prose", "csv_cell", "csv_safe"]
+__all__ = ["html_text", "md_text", "md_prose", "csv_cell", "csv_safe", "terminal_text"]
 
 # CommonMark's backslash escapes for the characters that start markup in inline text: HTML tags and entities
 # (< >, and & where it starts a character reference), links and images ([ ]), code (`), emphasis (*), tables (|)
@@ -23,6 +23,24 @@ _MD_SPECIAL = re.compile(r"([\\`*\[\]<>|]|&(?=#?\w+;))")
 _MD_PROSE = re.compile(r"([\\\[\]<>|]|&(?=#?\w+;))")  # the same but emphasis and code spans
 _LINE_BREAKS = re.compile(r"[\r\n\t\v\f\x85\u2028\u2029]+")
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|[+-]?(?:inf|nan)", re.I)
+
+
+# control characters but line feed and tab (terminal escape sequences start with ESC), and the bidirectional
+# overrides that make a terminal or an editor show text in another order than it is
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def terminal_text(text: str) -> str:
+    r"""``text`` with control characters (but line feeds and tabs) and bidirectional overrides written as escapes
+    (``\x1b``), so that a name printed to a terminal cannot move the cursor, recolour or hide what follows.
+
+    Examples
+    --------
+    >>> from effstats._escape import terminal_text
+    >>> print(terminal_text("model\x1b[2J\u202eevil"))
+    model\x1b[2J\u202eevil
+    """
+    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
 
 
 def html_text(x: Any) -> str:

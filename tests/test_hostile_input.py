@@ -261,3 +261,24 @@ def test_a_results_path_that_is_no_regular_file_is_refused(tmp_path, capsys, kin
     p = subprocess.run([sys.executable, "-m", "effstats", "audit", str(bad), "--out", str(tmp_path / "a")],
                        capture_output=True, text=True, timeout=120)
     assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1, p.stderr
+
+
+# ---------------------------------------------------------------------------------------------- the terminal
+def test_names_printed_to_the_terminal_carry_no_control_sequences(tmp_path, capsys):
+    d = simulate_responses(13, 90, rng=3)
+    tasks = ["clear\x1b[2J", "title\x1b]0;pwned\x07", "rtl\u202eevil"]
+    rm = ResponseMatrix(d.values, model_ids=[f"m{i}\x1b[31m" for i in range(13)],
+                        item_ids=[f"{tasks[k % 3]}/{k}" for k in range(90)])
+    rm.subset(models=range(12)).to_long().to_csv(tmp_path / "ref.csv", index=False)
+    code, out, err = _run(["select", tmp_path / "ref.csv", "--budget", 15, "--out", tmp_path / "sel"], capsys)
+    assert code == 0, err
+    assert "clear\\x1b[2J" in out and "rtl\\u202eevil" in out  # shown, as escapes
+    chosen = Selection.load(tmp_path / "sel").items
+    rm.subset(models=[12], items=list(chosen)).to_long().to_csv(tmp_path / "new.csv", index=False)
+    code, out2, err2 = _run(["estimate", tmp_path / "sel", tmp_path / "new.csv"], capsys)
+    assert code == 0, err2
+    code, _, err3 = _run(["estimate", tmp_path / "sel", tmp_path / "ref.csv"], capsys)  # refused, naming ids
+    assert code == 2
+    for text in (out, err, out2, err2, err3):
+        assert not re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]", text)
+    assert "m12\\x1b\\[31m" in out2  # a Markdown-escaped name, then its control character as an escape

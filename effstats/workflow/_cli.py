@@ -5,10 +5,13 @@ Every bad input prints one line naming the argument and exits with status 2; war
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import sys
 import warnings
 from pathlib import Path
 
+from .._escape import terminal_text
 from ._core import HELM_INSTANCES, LM_EVAL_SAMPLES, METHODS
 
 _READ_FORMATS = ["auto", "lm-eval", "helm", "csv", "parquet"]
@@ -289,12 +292,13 @@ def run(args: argparse.Namespace) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            fn(args)
+            with contextlib.redirect_stdout(_TerminalText(sys.stdout)):  # names from the data printed inertly
+                fn(args)
             status = 0
         except (ValueError, FileNotFoundError) as exc:
             command = args.command + (f" {args.action}" if args.command == "sequential" else "")
             msg = _cli_names(str(exc).splitlines()[0] if str(exc) else type(exc).__name__, command)
-            print(f"{prog}: error: {msg}", file=sys.stderr)
+            print(f"{prog}: error: {terminal_text(msg)}", file=sys.stderr)
             status = 2
         except KeyboardInterrupt:  # the files written so far are whole (atomic writes): nothing to clean up
             print(f"{prog}: interrupted; files already written are complete, nothing half-written", file=sys.stderr)
@@ -303,8 +307,23 @@ def run(args: argparse.Namespace) -> int:
     for w in caught if status == 0 else ():  # a refusal is one line: its message says what to do
         if issubclass(w.category, UserWarning) and str(w.message) not in seen:
             seen.add(str(w.message))
-            print(f"{prog}: warning: {_cli_names(str(w.message).splitlines()[0], args.command)}", file=sys.stderr)
+            print(f"{prog}: warning: {terminal_text(_cli_names(str(w.message).splitlines()[0], args.command))}",
+                  file=sys.stderr)
     return status
+
+
+class _TerminalText(io.TextIOBase):
+    """A text stream writing through :func:`effstats._escape.terminal_text` to another."""
+
+    def __init__(self, stream) -> None:
+        self._stream = stream
+
+    def write(self, s: str) -> int:
+        self._stream.write(terminal_text(s))
+        return len(s)
+
+    def flush(self) -> None:
+        self._stream.flush()
 
 
 # the Python API's argument names, as the command line spells them
