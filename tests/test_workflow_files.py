@@ -108,6 +108,25 @@ def test_select_force_keeps_a_sequential_run_and_the_users_files(logs, capsys, t
     assert json.loads((sel / "manifest.json").read_text())["budget"] == 60
 
 
+def test_a_run_saved_without_its_file_list_gets_one(logs, capsys, tmp_path):
+    root, truth = logs
+    seq = tmp_path / "seq"
+    order = _seq_run(root, seq)
+    state = json.loads((seq / "state.json").read_text())
+    del state["files"]  # as saved before runs listed their files
+    (seq / "state.json").write_text(json.dumps(state))
+    (seq / "plan.xlsx").write_bytes(b"PK")
+    code, _, err = _run(["sequential", "update", seq, _batch(truth, order[:40], tmp_path / "b1", truth.model_ids[24])],
+                        capsys)
+    assert code == 0, err
+    assert set(json.loads((seq / "state.json").read_text())["files"]) == {
+        "state.json", "batch_001/lm_eval_samples.json", "batch_001/items.csv", "batch_002/lm_eval_samples.json",
+        "batch_002/items.csv"}
+    code, _, err = _run(["sequential", "start", root / "ref", "--half-width", 0.05, "--out", seq, "--force"], capsys)
+    assert code == 0, err
+    assert not (seq / "batch_002").exists() and (seq / "plan.xlsx").exists()
+
+
 def test_force_never_removes_outside_the_run_folder(logs, capsys, tmp_path):
     root, _ = logs
     seq = tmp_path / "seq"
