@@ -323,6 +323,7 @@ def read_scores(path: str | Path, *, by: str = "scenario", model: str = "model",
         raise ValueError(f"--model: the model column {str(mcol)!r} holds numbers (e.g. {_plain(vals.iloc[0])!r}), "
                          "not model "
                          "names; name the column of model names with --model COLUMN, or add one")
+    _refuse_empty_names(df[mcol], mcol)
     wide = df.set_index(mcol)
     hint = ""
     if wide.index.has_duplicates:
@@ -345,6 +346,15 @@ def read_scores(path: str | Path, *, by: str = "scenario", model: str = "model",
     return wide, published
 
 
+def _refuse_empty_names(ids: pd.Series, column: Any) -> None:
+    """Raise naming the first row (and its line in the file) whose model name is empty."""
+    blank = (ids.isna() | ids.astype(str).str.strip().eq("")).to_numpy()
+    if blank.any():
+        row = int(np.argmax(blank))
+        raise ValueError(f"SCORES: row {row + 1} (line {row + 2}) has an empty model name in column {str(column)!r}; "
+                         "name every row's model")
+
+
 def _read_long(df: pd.DataFrame, *, by: str, model: str, item: str, score: str, scenarios: Sequence[str] | None,
                exclude: Sequence[str] | None, duplicates: str) -> Any:
     from .responses import ResponseMatrix
@@ -352,6 +362,7 @@ def _read_long(df: pd.DataFrame, *, by: str, model: str, item: str, score: str, 
     cols = list(df.columns)
     if by not in cols:
         raise ValueError(f"--by: column {by!r} not in the table (columns: {cols})")
+    _refuse_empty_names(df[model], model)
     df, _ = _percent(df)
     s = pd.to_numeric(df[score], errors="coerce")
     if (s.isna() & df[score].notna()).any():
@@ -595,6 +606,7 @@ def read_openllm_csv(path: str | Path, *, scenarios: Sequence[str] | None = None
     tasks = [t for t in tasks if t not in set(exclude or [])]
     if len(tasks) < 2:
         raise ValueError(f"SCORES: fewer than 2 Open LLM Leaderboard task columns found ({tasks})")
+    _refuse_empty_names(df[mcol], mcol)
     ids = pd.Index(df[mcol].astype(str), name="model")
     wide = df[tasks].apply(pd.to_numeric, errors="coerce").set_axis(ids) / 100
     avg = next((c for c in ("Average ⬆️", "Average") if c in df.columns), None)

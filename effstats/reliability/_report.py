@@ -869,10 +869,19 @@ def _scenario_count_advice(res: AuditResult) -> list[str]:
 def _leader_advice(res: AuditResult) -> list[str]:
     """How often the top two swap, and which models the leader does not stay ahead of."""
     rel, tab, target = res.reliability, res.scores, res.settings["target"]
+    first = tab["model"][tab["rank"] == 1].tolist()
+    score = _SCORE_NAME.get(res.settings["aggregate"], res.settings["aggregate"])
+    if len(first) == len(tab):
+        return [f"**No leader**: every model ties, with the same {score} for all {len(tab)} models; the scenarios "
+                "do not separate them, so no model leads and the advice below on resampling is moot."]
     bm = rel[(rel.granularity == "scenarios") & (rel.objective == "best_model")]
     if not len(bm):
         return []
     er = float(bm.error_rate.iloc[0])
+    if len(first) > 1:
+        return [f"**No single leader**: {len(first)} models tie for first with the same {score}: "
+                f"{_name_list(first)}; the top two swap in {er:.0%} of scenario resamples (best-model DIoR "
+                f"{float(bm.dior.iloc[0]):.3f})."]
     group = tab["model"][tab["p_leader_ahead"] < target].tolist()[1:]
     lead = (f"the leader {tab['model'].iloc[0]} stays ahead in fewer than {target:.0%} of the resamples of "
             f"{len(group)} model(s): {_name_list(group)}" if group else
