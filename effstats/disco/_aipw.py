@@ -160,9 +160,10 @@ class AIPW(_SubsetEstimator):
     smaller random sample when cells are missing at random) with a ``UserWarning``; a stratum where it has
     none is estimated by the regression alone (no design-based correction, no variance).
 
-    Why this form of the estimate. The target is the mean of all ``N`` items, ``theta = (1/N) sum_U y``; the ``n``
-    sampled items ``S`` (simple random sampling without replacement) are known exactly, the ``N - n`` others ``R``
-    are predicted by ``f`` and corrected. For ``f`` fixed (not depending on the sample; cross-fitting makes it so
+    Why this form of the estimate. The target is the mean of all :math:`N` items,
+    :math:`\\theta = \\frac{1}{N} \\sum_U y`; the :math:`n` sampled items :math:`S` (simple random sampling without
+    replacement) are known exactly, the :math:`N - n` others :math:`R` are predicted by :math:`f` and corrected.
+    For :math:`f` fixed (not depending on the sample; cross-fitting makes it so
     within each fold), the sample mean :math:`\\bar d_S` of :math:`d = y - f` is unbiased for
     :math:`\\bar d_U`, so :math:`(N - n) \\bar d_S` is unbiased for :math:`\\sum_R d` (whose expectation is
     :math:`(N - n) \\bar d_U`), and
