@@ -113,7 +113,7 @@ def test_a_run_saved_without_its_file_list_gets_one(logs, capsys, tmp_path):
     seq = tmp_path / "seq"
     order = _seq_run(root, seq)
     state = json.loads((seq / "state.json").read_text())
-    del state["files"]  # as saved before runs listed their files
+    del state["files"]  # a state without the list of its files
     (seq / "state.json").write_text(json.dumps(state))
     (seq / "plan.xlsx").write_bytes(b"PK")
     code, _, err = _run(["sequential", "update", seq, _batch(truth, order[:40], tmp_path / "b1", truth.model_ids[24])],

@@ -32,7 +32,7 @@ def safe_relative(rel: Any) -> bool:
 
 def owned_files(d: Path, record: str, doc: Any) -> list[str]:
     """The files (relative to ``d``) the run recorded in ``record`` owns: those it lists, else (a file written
-    before runs listed theirs) the names such a run writes."""
+    without the list) the names such a run writes."""
     listed = doc.get("files") if isinstance(doc, dict) else None
     if isinstance(listed, list) and listed:
         names = [f for f in listed if safe_relative(f)]

@@ -610,7 +610,7 @@ class SequentialRun:
         d = output_dir(directory)
         # the files this run owns (relative to d), kept in the state: replacing the run (sequential start --force)
         # removes these and nothing else
-        if "files" not in self.state:  # a run saved before runs listed their files: the files such a run wrote
+        if "files" not in self.state:  # a state without the list: the files such a run writes, where they exist
             from ._files import owned_files
 
             self.state["files"] = [f for f in owned_files(d, STATE, None) if f == STATE or (d / f).is_file()]
