@@ -52,7 +52,9 @@ def test_an_all_correct_batch_never_gives_the_interval_1_1():
 
     n = r.n
     c = r.trace["bound"].iloc[-1]
-    assert r.ci_low == pytest.approx(norm.cdf(-c) ** (1 / n), rel=1e-9)
+    assert r.rci_low == pytest.approx(norm.cdf(-c) ** (1 / n), rel=1e-9)  # the repeated CI
+    # the precision rule's fixed-sample interval, at z = Phi^-1(0.975): (alpha / 2)^(1/n)
+    assert r.ci_low == pytest.approx(0.025 ** (1 / n), rel=1e-9)
 
 
 @pytest.mark.parametrize("p", [0.9, 0.99])

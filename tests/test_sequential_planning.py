@@ -65,9 +65,10 @@ def test_precision_plan():
     p = plan(half_width=0.02, accuracy=0.9, looks=4, n_models=1)
     sd = np.sqrt(0.09)
     assert norm.isf(0.025) * sd / np.sqrt(p.n_fixed) + 0.5 / p.n_fixed == pytest.approx(0.02, rel=1e-12)
-    # the repeated CI at the last look is the widest-bound one: c_K sd / sqrt(n) + 1 / (2 n) <= half_width
-    assert p.design.upper[-1] * sd / np.sqrt(p.max_n) + 0.5 / p.max_n <= 0.02 + 1e-12
-    assert p.design.upper[-1] * sd / np.sqrt(p.max_n - 1) + 0.5 / (p.max_n - 1) > 0.02
+    # the precision rule's interval is the fixed-sample one (no alpha spent over the looks): the last look is the
+    # fixed design, the first n with z sd / sqrt(n) + 1 / (2 n) <= half_width
+    assert norm.isf(0.025) * sd / np.sqrt(p.max_n) + 0.5 / p.max_n <= 0.02 + 1e-12
+    assert norm.isf(0.025) * sd / np.sqrt(p.max_n - 1) + 0.5 / (p.max_n - 1) > 0.02
     # a given sd (continuous scores): no such term; a pair: one item (the corrected score interval)
     q = plan(half_width=0.02, sd=0.3, looks=4, n_models=1)
     assert q.n_fixed == pytest.approx((norm.isf(0.025) * 0.3 / 0.02) ** 2, rel=1e-12)

@@ -350,7 +350,10 @@ def test_sequential_decisions_match_the_online_evaluator(tmp_path, capsys, rule)
     decision = json.loads((tmp_path / "run" / "decision.json").read_text())
     # the same items in the same batches through SequentialEvaluator online
     rules = [Efficacy()] if rule == "efficacy" else [Precision(0.06)]
-    ev = SequentialEvaluator(rules, initial=60, batch=60, max_n=len(order)).start(len(order))
+    if rule == "efficacy":
+        ev = SequentialEvaluator(rules, initial=60, batch=60, max_n=len(order)).start(len(order))
+    else:  # the benchmark's score: the finite-population correction over every item
+        ev = SequentialEvaluator(rules, initial=60, batch=60, max_n=len(order), fpc=True).start(truth.n_items)
     for batch in looks:
         a = pd.Series(truth.subset(models=[new_id], items=batch).values[0].astype(float), index=batch)
         if rule == "efficacy":

@@ -15,7 +15,7 @@ __all__ = ["SequentialResult", "SimulationResult"]
 
 
 def _level(bound: str, alpha: float) -> float:
-    return 1 - alpha if bound == "c2" else 1 - 2 * alpha
+    return 1 - 2 * alpha if bound == "c1" else 1 - alpha
 
 
 def _check_level(confidence_level: Any, levels: dict, what: str) -> str:
@@ -240,9 +240,10 @@ class SequentialResult:
         >>> scores = (np.random.default_rng(1).random(400) < 0.7).astype(float)
         >>> ci = SequentialEvaluator([Precision(0.07)], rng=0).fit(scores).confidence_interval(0.95)
         >>> round(ci.low, 3), round(ci.high, 3)
-        (0.683, 0.804)
+        (0.673, 0.799)
         """
-        if confidence_level is None:
+        # the deciding interval at its own level (a precision stop's fixed-sample interval included)
+        if confidence_level is None or abs(check_confidence_level(confidence_level) - self.confidence_level) < 1e-9:
             return ConfidenceInterval(self.ci_low, self.ci_high)
         b = _check_level(confidence_level, {"c2": 1 - self.alpha, "c1": 1 - 2 * self.alpha}, "evaluation")
         return ConfidenceInterval(*((self.rci_low, self.rci_high) if b == "c2" else (self.low1, self.high1)))
@@ -267,7 +268,7 @@ class SequentialResult:
         >>> scores = (np.random.default_rng(1).random(400) < 0.7).astype(float)
         >>> SequentialEvaluator([Precision(0.07)], rng=0).fit(scores).to_frame()[["decision", "n"]]
             decision    n
-        0  precision  300
+        0  precision  200
         """
         keys = ("decision", "reason", "n", "fraction", "information_fraction", "estimate", "standard_error", "z",
                 "pvalue", "ci_low", "ci_high", "confidence_level", "alpha")
@@ -378,8 +379,12 @@ class SimulationResult:
         """
         if confidence_level is None:
             return ConfidenceInterval(self.ci_low, self.ci_high)
-        _check_level(confidence_level, {"c2": 1 - self.alpha}, "simulation (two-sided repeated CIs)")  # the one level
-        return ConfidenceInterval(self.rci_low, self.rci_high)
+        level = check_confidence_level(confidence_level)
+        _check_level(level, {"c2": 1 - self.alpha}, "simulation (two-sided repeated CIs)")
+        # each run's deciding interval where it has this level (a precision stop's fixed-sample interval), else
+        # its repeated CI
+        own = np.abs(np.asarray(self.confidence_level, float) - level) < 1e-9
+        return ConfidenceInterval(np.where(own, self.ci_low, self.rci_low), np.where(own, self.ci_high, self.rci_high))
 
     def to_frame(self) -> pd.DataFrame:
         """One row per simulated evaluation.

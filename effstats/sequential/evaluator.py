@@ -445,7 +445,7 @@ class SequentialEvaluator(BaseEstimator):
         return LookStats(n=np.broadcast_to(n_tot, shape), t=t, estimate=stat.estimate, se=stat.se, z=None,
                          c2=c2[:K], c1=c1[:K], null=null, alpha=float(self.alpha), spending=self.spending,
                          spending_param=self.spending_param, statistic=stat, c2_final=float(c2[-1]),
-                         c1_final=float(c1[-1]))
+                         c1_final=float(c1[-1]), information=info)
 
     def _judge(self, rules, s: LookStats):
         fires = np.stack([np.broadcast_to(r.fires(s), np.shape(s.estimate)) for r in rules])  # (R, runs, K)
@@ -471,8 +471,12 @@ class SequentialEvaluator(BaseEstimator):
         c2, c1 = np.asarray(s.c2)[look], np.asarray(s.c1)[look]
         lo2, hi2 = st.interval(c2)
         lo1, hi1 = st.interval(c1)
-        one = bound == "c1"
-        return (np.where(one, lo1, lo2), np.where(one, hi1, hi2), (lo2, hi2), (lo1, hi1), st)
+        one, fixed = bound == "c1", bound == "fixed"
+        lo, hi = np.where(one, lo1, lo2), np.where(one, hi1, hi2)
+        if fixed.any():  # the precision rule's fixed-sample interval (computed by the rule at every look)
+            lof, hif = (np.broadcast_to(v, np.shape(s.estimate))[rows, look] for v in s.fixed_interval)
+            lo, hi = np.where(fixed, lof, lo), np.where(fixed, hif, hi)
+        return (lo, hi, (lo2, hi2), (lo1, hi1), st)
 
     def _run(self, arms, kind: str, n_runs: int, rng, null):
         """Schedule, ``n_runs`` orders, statistics: (stats, n per look, max_n)."""

@@ -402,7 +402,7 @@ def plan(effect: float | None = None, *, half_width: float | None = None, sd: An
     >>> plan(0.01, accuracy=0.9, power=0.8, looks=5).max_n  # two models of ~90 %: worst-case disagreement 0.2
     16078
     >>> plan(half_width=0.02, accuracy=0.8, n_models=1, looks=3).max_n  # one model's accuracy to +-2 points
-    1639
+    1587
     """
     target_diff = effect is not None
     alpha, looks, n_models, n_datasets, effect, half_width, power = _check_plan_args(
@@ -536,14 +536,16 @@ def _difference_items(d: GroupSequentialDesign, effect: float, sd: float, a1: fl
 def _precision_items(d: GroupSequentialDesign, half_width: float, sd: float, a1: float,
                      k: float) -> tuple[float, float, float, float]:
     """Fixed-sample, maximum and expected items for a final half-width: ``c sd u + k u**2 = half_width`` solved for
-    ``u = 1 / sqrt(n)``, ``k`` the exact interval's extra width in items."""
+    ``u = 1 / sqrt(n)``, ``k`` the exact interval's extra width in items. The precision rule's interval is the
+    fixed-sample one (Chow & Robbins's fixed-width rule, no alpha spent over the looks), so the maximum is the
+    fixed-sample size at the planned ``sd``: the looks are spread up to it."""
     def items(c: float) -> float:
         cs = c * sd
         u = half_width / cs if k == 0 else (-cs + np.sqrt(cs * cs + 4 * k * half_width)) / (2 * k)
         return 1.0 / u**2
 
-    n_max = items(d.upper[-1])
-    return items(-ndtri(a1)), n_max, n_max, n_max
+    n_fixed = items(-ndtri(a1))
+    return n_fixed, n_fixed, n_fixed, n_fixed
 
 
 def _allocate(d: GroupSequentialDesign, n_max: float, n_datasets: int) -> tuple[int, np.ndarray]:

@@ -301,6 +301,10 @@ class SequentialRanking:
             sub = s.statistic.take((idx, lk[idx]))
             c = np.where(b == "c1", np.asarray(s.c1)[lk[idx]], np.asarray(s.c2)[lk[idx]])
             l_, h_ = sub.interval(c)
+            fixed = b == "fixed"
+            if fixed.any():  # a precision stop: the rule's fixed-sample interval
+                lf, hf = (np.broadcast_to(v, np.shape(s.estimate))[idx, lk[idx]] for v in s.fixed_interval)
+                l_, h_ = np.where(fixed, lf, l_), np.where(fixed, hf, h_)
             est[idx], se[idx], z[idx], lo[idx], hi[idx] = sub.estimate, sub.se, np.asarray(s.z)[idx, lk[idx]], l_, h_
             conf[idx] = np.where(b == "c1", 1 - 2 * levels[li], 1 - levels[li])
             outcome = np.stack([np.broadcast_to(r.outcome(s), np.shape(s.estimate))[idx, lk[idx]] for r in rules])

@@ -126,7 +126,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     rule = st.add_mutually_exclusive_group()
     rule.add_argument("--against", metavar="MODEL", help="efficacy: is the new model better or worse than MODEL?")
     rule.add_argument("--half-width", type=float, metavar="H",
-                      help="precision: stop once the repeated CI is at most ± H (e.g. 0.02 = 2 points)")
+                      help="precision: stop once the score's (1 - alpha) interval is at most ± H (e.g. 0.02 = 2 points)")
     rule.add_argument("--target-se", type=float, metavar="S",
                       help="adaptive: IRT item bank fitted on REFERENCE (0/1 results), the most informative items "
                            "next; stop once the ability's standard error is at most S (default: 0.3)")
