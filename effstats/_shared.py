@@ -118,6 +118,14 @@ def _value_list(values: Any, limit: int = 5) -> str:
     return f"{values[:limit]}{more}"
 
 
+def _progress(enabled: bool, **kw: Any) -> Any:
+    """A tqdm bar on standard error, shown once its step has run 2 s (a quick step prints nothing) and only on a
+    terminal; ``kw`` go to tqdm (``total``, ``desc``, ...)."""
+    from tqdm import tqdm
+
+    return tqdm(disable=None if enabled else True, delay=2, leave=False, **kw)
+
+
 def _is_float(v: str) -> bool:
     """Whether ``float`` reads the text ``v``."""
     try:

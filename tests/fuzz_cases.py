@@ -1107,9 +1107,13 @@ def _workflow_fitted():
     return ref, sel, est
 
 
-def _saved_selection() -> str:
+def _saved_selection(copy: bool = True) -> str:
+    """A saved selection; ``copy=False``: without the copy of the reference data beside the manifest (estimate
+    then needs ``reference=``, the data being in memory when it was made)."""
     d = _tmpdir()
     _workflow_fitted()[1].save(d)
+    if not copy:
+        os.remove(os.path.join(d, "reference.npz"))
     return d
 
 
@@ -1156,7 +1160,8 @@ def _workflow_cases() -> list[Case]:
         A("duplicates", OPTION),
         A("restrict_to_manifest", [("text", FAIL, lambda v, r: "yes"), ("int", FAIL, lambda v, r: 3)])]))
     add(Case("estimate(saved)", "workflow", fn(W + "estimate"),
-             lambda: dict(selection=_saved_selection(), new_results=_workflow_reference().subset(models=[10], items=_workflow_fitted()[1].items),
+             lambda: dict(selection=_saved_selection(copy=False),
+                          new_results=_workflow_reference().subset(models=[10], items=_workflow_fitted()[1].items),
                           reference=ref()), [
         A("reference", PATHLIKE + [("other-data", FAIL, lambda v, r: _workflow_reference().subset(models=range(1, 11)))])]))
     add(Case("read_results", "workflow", fn(W + "read_results"), lambda: dict(source=_workflow_reference()), [

@@ -163,3 +163,38 @@ def test_a_wide_csv_of_numbers_is_read_by_columns_of_numbers(tmp_path, monkeypat
     rm = read_results(f)
     assert typed and typed[0] is not None and (typed[0].dtypes.iloc[1:] == np.int64).all()
     assert rm.shape == (6, 50) and rm.kind == "binary"
+
+
+def test_the_read_progress_counts_the_file_and_the_cli_prints_no_bar_off_a_terminal(tmp_path, monkeypatch, capsys):
+    from effstats.cli import main
+
+    f = tmp_path / "scores.csv"
+    rng = np.random.default_rng(1)
+    pd.DataFrame(rng.integers(0, 2, (30, 400)), columns=[f"arc/{i}" for i in range(400)]).assign(
+        model=[f"m{i}" for i in range(30)])[["model"] + [f"arc/{i}" for i in range(400)]].to_csv(f, index=False)
+    counted = []
+
+    class Bar:
+        def __init__(self, enabled, **kw):
+            counted.append(enabled)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def update(self, n):
+            counted.append(n)
+
+    plain = read_scores_csv(f)
+    monkeypatch.setattr(harness, "_progress", Bar)
+    shown = read_scores_csv(f, progress=True)
+    assert counted[0] is True and sum(counted[1:]) == f.stat().st_size
+    assert shown.item_ids.equals(plain.item_ids) and np.array_equal(shown.values, plain.values)
+    monkeypatch.undo()
+    # tqdm draws only on a terminal: the test's standard error is not one
+    assert main(["select", str(f), "--budget", "20", "--out", str(tmp_path / "sel")]) == 0
+    assert main(["select", str(f), "--budget", "20", "--out", str(tmp_path / "sel2"), "--no-progress"]) == 0
+    err = capsys.readouterr().err
+    assert "reading" not in err and "fitting" not in err

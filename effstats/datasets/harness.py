@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import softmax
 
-from .._shared import _is_float, _name_list, _plain
+from .._shared import _is_float, _name_list, _plain, _progress
 from .._validation import check_flag, check_option
 from ..responses import ResponseMatrix
 from .leaderboards import _numeric
@@ -664,6 +664,7 @@ def read_scores_csv(
     sep: str | None = None,
     missing_marker: str = "-",
     duplicates: Literal["last", "first", "error", "mean"] = "last",
+    progress: bool = False,
 ) -> ResponseMatrix:
     """Read per-item scores from a CSV / TSV file in long or wide layout.
 
@@ -700,6 +701,8 @@ def read_scores_csv(
         runs of a model): ``"last"`` keeps the row lower in the file and ``"first"`` the higher one (a kept row
         marked not evaluated leaves the cell ``missing``), both with a ``UserWarning`` naming the repeated
         models; ``"mean"`` averages the evaluated values of the repeated rows; ``"error"`` raises.
+    progress : bool, default=False
+        Show the bytes read on a terminal (standard error) once the read has taken 2 s.
 
     Returns
     -------
@@ -735,12 +738,12 @@ def read_scores_csv(
     text = _TextColumns(model, item, groups, missing_marker)
     if sep is None:
         sep = "\t" if ".tsv" in p.suffixes else ","
-        df, header = _read_delimited(p, sep, text)
+        df, header = _read_delimited(p, sep, text, progress)
         other = _other_separator(p, df, sep)
         if other is not None:  # a semicolon- or tab-separated file named .csv: one column at the default comma
-            sep, (df, header) = other, _read_delimited(p, other, text)
+            sep, (df, header) = other, _read_delimited(p, other, text, progress)
     else:
-        df, header = _read_delimited(p, sep, text)
+        df, header = _read_delimited(p, sep, text, progress)
     if df.shape[1] < 2:
         raise ValueError(f"path: {p.name} has fewer than two columns (sep={sep!r}?); {_EXPECTED}")
     _refuse_headerless(header, p, sep, model)
@@ -807,7 +810,8 @@ def _header(p: Path, sep: str) -> list[str]:
     return pd.read_csv(p, sep=sep, dtype=str, keep_default_na=False, header=None, nrows=1).iloc[0].tolist()
 
 
-def _read_typed(p: Path, sep: str, header: list[str], text: _TextColumns) -> pd.DataFrame | None:
+def _read_typed(p: Path, sep: str, header: list[str], text: _TextColumns,
+                progress: bool = False) -> pd.DataFrame | None:
     """The table with the id columns as text (as written) and the others parsed as numbers by pandas' C parser
     (correctly rounded); a column holding anything but numbers (text, True/False, markers with spaces) stays text.
     Cells left empty or marked not evaluated are ``""`` in the other text columns, NaN in number columns. None
@@ -820,8 +824,14 @@ def _read_typed(p: Path, sep: str, header: list[str], text: _TextColumns) -> pd.
     # a long one in chunks (one pass would hold every token of the file at once)
     narrow = len(names) <= _NARROW
     na = {c: ["", text.missing] for c in names if c not in ids} if narrow else ["", text.missing]
-    df = pd.read_csv(p, sep=sep, keep_default_na=False, float_precision="round_trip", dtype={c: str for c in ids},
-                     na_values=na, low_memory=narrow or p.stat().st_size > _ONE_PASS_BYTES)
+    kw = dict(sep=sep, keep_default_na=False, float_precision="round_trip", dtype={c: str for c in ids},
+              na_values=na, low_memory=narrow or p.stat().st_size > _ONE_PASS_BYTES)
+    if set(p.suffixes) & _PANDAS_COMPRESSED:
+        df = pd.read_csv(p, **kw)
+    else:  # the bytes parsed so far, on a terminal when the read takes a while
+        with open(p, "rb") as raw, _progress(progress, total=p.stat().st_size, desc=f"reading {p.name}", unit="B",
+                                             unit_scale=True) as bar:
+            df = pd.read_csv(_Counted(raw, bar.update), **kw)
     if not narrow and df[[c for c in df.columns if c in ids]].isna().any().any():
         return None  # an id written "" or as the marker (NaN here): read as text, where the two differ
     if (df.dtypes == bool).any():
@@ -834,11 +844,28 @@ def _read_typed(p: Path, sep: str, header: list[str], text: _TextColumns) -> pd.
     return df.assign(**{c: df[c].fillna("") for c in filled}) if len(filled) else df
 
 
-def _read_delimited(p: Path, sep: str, text: _TextColumns | None = None) -> tuple[pd.DataFrame, list[str]]:
+class _Counted:
+    """A binary file whose reads report the bytes read. Without a ``mode`` pandas' C parser reads its blocks
+    itself, as it reads a file it opened (with ``mode="rb"`` pandas would wrap it in a text decoder)."""
+
+    def __init__(self, f: Any, update: Callable[[int], Any]) -> None:
+        self._f, self._update = f, update
+
+    def read(self, size: int = -1) -> bytes:
+        block = self._f.read(size)
+        self._update(len(block))
+        return block
+
+    def __iter__(self):
+        return iter(self._f)
+
+
+def _read_delimited(p: Path, sep: str, text: _TextColumns | None = None,
+                    progress: bool = False) -> tuple[pd.DataFrame, list[str]]:
     """The table (every cell as text, or :func:`_read_typed`'s number columns given ``text``) and its header."""
     try:
         header = _header(p, sep)
-        typed = None if text is None else _read_typed(p, sep, header, text)
+        typed = None if text is None else _read_typed(p, sep, header, text, progress)
         return (typed if typed is not None else pd.read_csv(p, sep=sep, dtype=str, keep_default_na=False)), header
     except pd.errors.EmptyDataError:
         raise ValueError(f"path: {p.name} is empty; {_EXPECTED}") from None

@@ -82,6 +82,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--tasks", default=None, help="comma-separated tasks of REFERENCE to use (default: all)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     p.add_argument("--out", required=True, metavar="DIR", help="folder for manifest.json and lm_eval_samples.json")
+    p.add_argument("--no-progress", action="store_true",
+                   help="no progress bars (shown on a terminal for a read or a fit that takes over 2 s)")
     p.add_argument("--force", action="store_true",
                    help="replace a selection already in DIR (its files and estimates; other files in DIR stay)")
     _reader_args(p)
@@ -105,6 +107,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     e.add_argument("--out", default=None, metavar="DIR",
                    help="where to write estimate.csv/.md/.html and tasks.csv (default: DIR/estimate/<NEW_RESULTS' name>)")
     e.add_argument("--force", action="store_true", help="replace a report already in the output folder")
+    e.add_argument("--no-progress", action="store_true",
+                   help="no progress bars (shown on a terminal for a read or a fit that takes over 2 s)")
     e.add_argument("--restrict-to-manifest", action="store_true",
                    help="read only the manifest's items of NEW_RESULTS (a full run of the benchmark, e.g. HELM runs) "
                         "and ignore the others; HELM runs are read with the manifest's split, perturbation and trials")
@@ -172,7 +176,7 @@ def _select(args: argparse.Namespace) -> None:
     tasks = None if args.tasks is None else [t.strip() for t in args.tasks.split(",") if t.strip()]
     sel = select(args.reference, args.budget, method=args.method, target_error=args.target_error, seed=args.seed,
                  format=args.format, metric=args.metric, duplicates=args.duplicates, filter=args.filter, tasks=tasks,
-                 **_helm_values(args))
+                 progress=not args.no_progress, **_helm_values(args))
     manifest = sel.save(args.out)
     if sel.budget_curve is not None:
         print("cross-validated error by budget (points):")
@@ -209,7 +213,7 @@ def _estimate(args: argparse.Namespace) -> None:
     tasks = None if args.tasks is None else [t.strip() for t in args.tasks.split(",") if t.strip()]
     est = estimate(args.manifest, args.new_results, reference=args.reference, metric=args.metric,
                    duplicates=args.duplicates, weights=args.weights, tasks=tasks,
-                   restrict_to_manifest=args.restrict_to_manifest)
+                   restrict_to_manifest=args.restrict_to_manifest, progress=not args.no_progress)
     out = Path(args.out) if args.out else _report_dir(args.manifest, args.new_results)
     from ._files import REPORT_FILES
 

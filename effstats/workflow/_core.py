@@ -14,11 +14,12 @@ from scipy import stats
 
 from .._escape import csv_safe, html_text, md_text
 from .._results import ConfidenceInterval, check_confidence_level
-from .._shared import _name_list, _plain
+from .._shared import _name_list, _plain, _progress
 from .._validation import check_positive_int
 from ..responses import ResponseMatrix
-from ._io import (HELM_DEFAULTS, content_hash, default_metric, detect_format, helm_options, output_dir,
-                  read_new_results, read_results, read_saved, write_json_atomic, write_text_atomic)
+from ._io import (HELM_DEFAULTS, content_hash, default_metric, detect_format, helm_options, load_reference,
+                  output_dir, read_new_results, read_results, read_saved, save_reference, write_json_atomic,
+                  write_text_atomic)
 
 __all__ = ["METHODS", "Selection", "Estimate", "select", "estimate", "allocate_budget"]
 
@@ -360,6 +361,7 @@ class Selection:
     helm_instances: dict | None = field(default=None, repr=False)
     _fits: dict | None = field(default=None, repr=False)
     _reference: ResponseMatrix | None = field(default=None, repr=False)
+    _directory: Path | None = field(default=None, repr=False, compare=False)  # where it was loaded from
 
     def __repr__(self) -> str:
         return (f"Selection({len(self.items)} of {self.reference['n_items']} items, method={self.method!r}, "
@@ -443,6 +445,8 @@ class Selection:
             write_json_atomic(d / HELM_INSTANCES, self.helm_instances)
         # the files this selection owns: replacing it (select --force) removes these and nothing else
         files = ([LM_EVAL_SAMPLES] if samples is not None else []) + ([HELM_INSTANCES] if self.helm_instances else [])
+        if self._reference is not None:  # a refit reads this copy rather than the reference files again
+            files += [f for f in [save_reference(d, self._reference, self.reference["sha256"])] if f]
         return write_json_atomic(d / MANIFEST, {**self.to_dict(), "files": files + [MANIFEST]})
 
     @classmethod
@@ -471,7 +475,7 @@ class Selection:
                                               index=items),
                        budget_curve=None if m.get("budget_curve") is None else pd.DataFrame(m["budget_curve"]),
                        created=m.get("created", ""), effstats_version=m.get("effstats_version", ""),
-                       helm_instances=m.get("helm_instances"))
+                       helm_instances=m.get("helm_instances"), _directory=p if p.is_dir() else p.parent)
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"directory: {p} is an incomplete or damaged manifest ({type(exc).__name__}: {exc})") from None
 
@@ -543,9 +547,10 @@ def helm_instances(rm: ResponseMatrix, items: Any) -> dict[str, list[str]] | Non
 
 
 def _fit_tasks(rm: ResponseMatrix, tasks: pd.Series, alloc: pd.Series, method: str, seed: int,
-               chosen: pd.Series | None = None) -> dict[str, _TaskFit]:
+               chosen: pd.Series | None = None, progress: bool = False) -> dict[str, _TaskFit]:
     fits = {}
-    for t, b in alloc.items():
+    for t, b in _progress(progress, iterable=alloc.items(), total=len(alloc), desc=f"fitting {method}",
+                          unit="task"):
         sub = rm.subset(items=np.flatnonzero(tasks.to_numpy() == t))
         answered = sub.observed.any(1)
         if answered.sum() < 3:
@@ -672,7 +677,8 @@ def select(reference: Any, budget: int | None = None, *, method: str = "sortsear
     budgets : sequence of int, optional
         Budgets tried for ``target_error`` (default 25, 50, 100, 200, ... up to the number of items).
     progress : bool, default False
-        Show the budget search's progress.
+        Show the progress of the read, the budget search and the fits on a terminal (standard error), each once
+        it has taken 2 s.
 
     Returns
     -------
@@ -718,7 +724,8 @@ def select(reference: Any, budget: int | None = None, *, method: str = "sortsear
     helm = helm_options(split, perturbation, trials)
     # lm-eval logs of the named tasks only: another task's logs need not carry the metric
     rm = read_results(reference, format=format, metric=metric, duplicates=duplicates, filter=filter, name="reference",
-                      tasks=None if wanted is None or not wanted else [str(t) for t in wanted], **helm)
+                      tasks=None if wanted is None or not wanted else [str(t) for t in wanted], progress=progress,
+                      **helm)
     rm = _keep_tasks(rm, wanted)
     if rm.n_models < 3:
         raise ValueError(f"reference: at least 3 reference models are needed, got {rm.n_models}")
@@ -734,11 +741,7 @@ def select(reference: Any, budget: int | None = None, *, method: str = "sortsear
         if not grid or min(grid) < 1 or max(grid) > rm.n_items:
             raise ValueError(f"budgets: expected budgets in [1, {rm.n_items}], got {budgets!r}")
         rows = []
-        it = grid
-        if progress:
-            from tqdm import tqdm
-
-            it = tqdm(grid, desc="budgets", leave=False)
+        it = _progress(progress, iterable=grid, desc="budgets")
         budget = grid[-1]
         for b in it:
             e = _cv_error(rm, info["task"], b, method if method != "auto" else "random", seed) if b < rm.n_items else 0.0
@@ -752,7 +755,7 @@ def select(reference: Any, budget: int | None = None, *, method: str = "sortsear
         curve = pd.DataFrame(rows)
     budget = check_positive_int(budget, "budget", maximum=rm.n_items)
     alloc = allocate_budget(sizes, budget)
-    fits = _fit_tasks(rm, info["task"], alloc, method, seed)
+    fits = _fit_tasks(rm, info["task"], alloc, method, seed, progress=progress)
     chosen = [f.chosen or f.method for f in fits.values()]
     table = pd.DataFrame({"n_items": sizes, "budget": alloc, "n_chosen": [len(f.items) for f in fits.values()],
                           "method": chosen})
@@ -1281,17 +1284,22 @@ def _fallback_name(p: _TaskResult) -> str:
 
 
 
-def _refit(sel: Selection, reference: Any, name: str = "reference") -> tuple[dict, ResponseMatrix]:
+def _refit(sel: Selection, reference: Any, name: str = "reference",
+           progress: bool = False) -> tuple[dict, ResponseMatrix]:
     if sel._fits is not None and reference is None:
         return sel._fits, sel._reference
     ref = reference if reference is not None else sel.reference.get("source")
+    saved = None if reference is not None or sel._directory is None else load_reference(sel._directory,
+                                                                                         sel.reference["sha256"])
+    if saved is not None:
+        return _fits_chosen(sel, saved, name, progress), saved
     if ref is None:
         raise ValueError(f"{name}: the manifest was made from data in memory; pass reference= (the same data)")
     layout = sel.reference.get("layout")
     rm = read_results(ref, format=sel.reference.get("format", "auto"), name=name, filter=sel.reference.get("filter"),
                       metric=sel.reference.get("metric") if layout in ("lm-eval", "helm") else None,
                       duplicates=sel.reference.get("duplicates", "last"), tasks=sel.reference.get("tasks"),
-                      **(sel.reference.get("helm") or {}))
+                      progress=progress, **(sel.reference.get("helm") or {}))
     if sel.reference.get("tasks") is not None:
         rm = _keep_tasks(rm, sel.reference["tasks"])
     h = content_hash(rm)
@@ -1299,19 +1307,25 @@ def _refit(sel: Selection, reference: Any, name: str = "reference") -> tuple[dic
         raise ValueError(f"{name}: this reference data differs from the data the manifest was made from "
                          f"(content hash {h[:12]}… vs {sel.reference['sha256'][:12]}…; {rm.n_models} × {rm.n_items} vs "
                          f"{sel.reference['n_models']} × {sel.reference['n_items']}); pass the same data or select again")
+    return _fits_chosen(sel, rm, name, progress), rm
+
+
+def _fits_chosen(sel: Selection, rm: ResponseMatrix, name: str, progress: bool = False) -> dict:
+    """The selection's fits on its reference data ``rm``, which must choose the manifest's items."""
     info = item_tasks(rm)
-    fits = _fit_tasks(rm, info["task"], sel.tasks["budget"], sel.method, sel.seed, chosen=sel.tasks["method"])
+    fits = _fit_tasks(rm, info["task"], sel.tasks["budget"], sel.method, sel.seed, chosen=sel.tasks["method"],
+                      progress=progress)
     items = pd.Index(np.concatenate([f.items.to_numpy(dtype=object) for f in fits.values()]))
     if not items.equals(pd.Index(sel.items, dtype=object)):
         raise ValueError(f"{name}: refitting {sel.method!r} chose other items than the manifest "
                          f"({len(items.difference(sel.items))} differ; manifest made with effstats "
                          f"{sel.effstats_version}, this is {_version()}); select again")
-    return fits, rm
+    return fits
 
 
 def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric: Any = None,
              duplicates: str = "last", weights: str = "items", tasks: Any = None,
-             restrict_to_manifest: bool = False) -> Estimate:
+             restrict_to_manifest: bool = False, progress: bool = False) -> Estimate:
     """Estimate new models' whole-benchmark scores from their results on the chosen items, and rank them.
 
     Parameters
@@ -1349,6 +1363,9 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
         and trials the manifest records, so that one instance id in two scenarios is two items. An estimate from
         the chosen items of a full run is the estimate from a run on the chosen items: the selection does not
         depend on the new model's results.
+    progress : bool, default False
+        Show the progress of reading the reference data and of the refit on a terminal (standard error), each once
+        it has taken 2 s.
 
     Returns
     -------
@@ -1389,7 +1406,7 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
     if not isinstance(weights, str) or weights not in ("items", "tasks"):
         raise ValueError(f"weights: expected 'items' (each item counts once) or 'tasks' (each task counts once), "
                          f"got {weights!r}")
-    fits, rm = _refit(selection, reference)
+    fits, rm = _refit(selection, reference, progress=progress)
     fits, scored = _scored_tasks(fits, tasks)
     if not isinstance(restrict_to_manifest, (bool, np.bool_)):
         raise ValueError(f"restrict_to_manifest: expected True or False, got {restrict_to_manifest!r}")

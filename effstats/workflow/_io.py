@@ -97,7 +97,7 @@ def helm_options(split: Any = "test", perturbation: Any = None, trials: Any = "m
 
 def read_results(source: Any, *, format: str = "auto", metric: Any = None, duplicates: str = "last",
                  filter: Any = None, name: str = "source", tasks: Any = None, split: Any = "test",
-                 perturbation: Any = None, trials: Any = "mean") -> ResponseMatrix:
+                 perturbation: Any = None, trials: Any = "mean", progress: bool = False) -> ResponseMatrix:
     """Read per-item results of one or many models from the files users have.
 
     Parameters
@@ -132,6 +132,8 @@ def read_results(source: Any, *, format: str = "auto", metric: Any = None, dupli
         The argument name used in error messages.
     tasks : sequence of str, optional
         lm-eval logs: read these tasks' files only (the others are not opened: their metric does not matter).
+    progress : bool, default False
+        CSV/TSV tables: show the bytes read on a terminal once the read has taken 2 s.
 
     Returns
     -------
@@ -208,7 +210,7 @@ def read_results(source: Any, *, format: str = "auto", metric: Any = None, dupli
             return out
         with warnings.catch_warnings(record=True) as said:
             warnings.simplefilter("always")
-            out = (harness.read_scores_csv(path, duplicates=duplicates) if fmt == "csv"
+            out = (harness.read_scores_csv(path, duplicates=duplicates, progress=progress) if fmt == "csv"
                    else _read_parquet(path, duplicates))
         for w in said:  # the reader's warnings name its own argument: say which input it was
             warnings.warn(str(w.message).replace("path:", f"{name}:", 1), w.category, stacklevel=2)
@@ -337,6 +339,79 @@ def content_hash(rm: ResponseMatrix) -> str:
     return h.hexdigest()
 
 
+REFERENCE_CACHE = "reference.npz"
+
+
+def save_reference(directory: Path, rm: ResponseMatrix, sha256: str) -> str | None:
+    """Write a bit-packed copy of the reference data beside a manifest, so that a refit reads megabytes instead of
+    the original files; returns its file name, or None where it would not give back ``rm`` exactly (class
+    probabilities, labels or predictions, metadata JSON does not carry).
+
+    The ``.npz`` holds no pickled object: the ids and metadata as JSON text, the 0/1 values and the missing cells
+    eight a byte, scores as float64, and ``sha256`` (:func:`content_hash` of ``rm``), which
+    :func:`load_reference` checks.
+    """
+    import io
+
+    from ..bitpack import PackedBinaryMatrix
+
+    if rm.probabilities is not None or rm.labels is not None or rm.predictions is not None or not rm.n_items:
+        return None
+    text = lambda x: np.frombuffer(json.dumps(x, ensure_ascii=False).encode(), np.uint8)  # noqa: E731
+    try:
+        arrays = {"sha256": text(sha256), "kind": text(rm.kind), "model_ids": text(rm.model_ids.tolist()),
+                  "item_ids": text(rm.item_ids.tolist()), "models": text(rm.models.to_dict(orient="list")),
+                  "items": text(rm.items.to_dict(orient="list"))}
+    except TypeError:  # ids or metadata JSON does not carry
+        return None
+    arrays["values"] = PackedBinaryMatrix.from_dense(rm.values).packed if rm.kind == "binary" else rm.values
+    if rm.missing is not None:
+        arrays["missing"] = PackedBinaryMatrix.from_dense(rm.missing).packed
+    buf = io.BytesIO()
+    np.savez_compressed(buf, **arrays)
+    back = _reference_from(np.load(io.BytesIO(buf.getvalue()), allow_pickle=False))
+    if (content_hash(back) != sha256 or not back.items.equals(rm.items) or not back.models.equals(rm.models)
+            or not back.model_ids.equals(rm.model_ids) or not back.item_ids.equals(rm.item_ids)):
+        return None
+    write_text_atomic(Path(directory) / REFERENCE_CACHE, buf.getvalue())
+    return REFERENCE_CACHE
+
+
+def _reference_from(z: Any) -> ResponseMatrix:
+    from ..bitpack import PackedBinaryMatrix
+
+    text = lambda k: json.loads(z[k].tobytes().decode())  # noqa: E731
+    model_ids, item_ids = pd.Index(text("model_ids")), pd.Index(text("item_ids"))
+    values = z["values"]
+    if values.dtype == np.uint8:
+        values = PackedBinaryMatrix(values, len(item_ids)).to_dense()
+    missing = PackedBinaryMatrix(z["missing"], len(item_ids)).to_dense() if "missing" in z.files else None
+    meta = lambda k, ids: pd.DataFrame(text(k), index=ids) if text(k) else None  # noqa: E731
+    return ResponseMatrix(values, kind=text("kind"), missing=missing, model_ids=model_ids, item_ids=item_ids,
+                          models=meta("models", model_ids), items=meta("items", item_ids))
+
+
+def load_reference(directory: Path, sha256: str) -> ResponseMatrix | None:
+    """The reference data :func:`save_reference` wrote beside a manifest, or None where there is none; a copy whose
+    content hash is not ``sha256`` (another selection's, or damaged) is refused with a warning, and None."""
+    path = Path(directory) / REFERENCE_CACHE
+    if not path.is_file():
+        return None
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            saved = json.loads(z["sha256"].tobytes().decode())
+            rm = _reference_from(z) if saved == sha256 else None
+        got = saved if rm is None else content_hash(rm)
+        why = f"content hash {str(got)[:12]}… vs {sha256[:12]}…"
+    except Exception as exc:  # a damaged file: numpy's, zipfile's and json's errors vary
+        got, why = None, f"unreadable ({type(exc).__name__})"
+    if got != sha256:
+        warnings.warn(f"reference: {path} is not a copy of this manifest's reference data ({why}); reading the "
+                      "reference data instead", UserWarning, stacklevel=3)
+        return None
+    return rm
+
+
 def _umask() -> int:
     """The process's umask: from /proc on Linux, else read by setting it and putting it back (which, for that
     instant, changes it for every thread)."""
@@ -398,8 +473,8 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def write_text_atomic(path: str | os.PathLike, text: str) -> Path:
-    """Write ``text`` to a temporary file beside ``path``, flush it to disk, then rename it over ``path``.
+def write_text_atomic(path: str | os.PathLike, text: str | bytes) -> Path:
+    """Write ``text`` (or bytes) to a temporary file beside ``path``, flush it to disk, then rename it over ``path``.
 
     An interrupted run leaves either the previous file or the new one, never a half-written file; the temporary
     files an interrupted write left are removed by the next write of ``path``. The file gets the permissions a
@@ -411,7 +486,8 @@ def write_text_atomic(path: str | os.PathLike, text: str) -> Path:
     fd, tmp = tempfile.mkstemp(prefix=f"{_tmp_prefix(path.name)}{os.getpid()}.", suffix=".tmp", dir=path.parent)
     try:
         os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes the file 0600: give it the user's usual permissions
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
+        binary = isinstance(text, bytes)
+        with os.fdopen(fd, "wb" if binary else "w", encoding=None if binary else "utf-8") as f:
             f.write(text)
             f.flush()
             os.fsync(f.fileno())

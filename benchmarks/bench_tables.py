@@ -1,0 +1,104 @@
+"""Reading score tables: ``effstats select`` and ``effstats estimate`` against ``pandas.read_csv`` of the same file.
+
+Targets: each command (a process of its own, imports included) within 2x the time a process takes to import
+pandas and ``read_csv`` the same file, wide or long, with at most 1 GB peak memory, at 80 models x 82,756 items of
+0/1 (a 15 MB wide CSV, a long CSV of 6.6 M rows). The table is simulated (2PL IRT, eight tasks of lm-eval ids
+``<task>/<doc>``) in a temporary folder; an 81st model is the new one, whose results on the chosen items are what
+``estimate`` reads. Each command runs ``--repeats`` times, alternating with its peer; the fastest run of each
+counts (the machine may be shared). Peak memory is the process's maximum resident set.
+
+Usage: python benchmarks/bench_tables.py [--models 80] [--items 82756] [--budget 200] [--repeats 2]
+       [--layouts wide long]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+TASKS = ["arc_easy", "arc_challenge", "hellaswag", "mmlu_abstract_algebra", "winogrande", "gsm8k",
+         "truthfulqa_mc1", "piqa"]
+
+
+def _run(cmd: list[str]) -> tuple[float, float]:
+    """Wall seconds and peak resident memory (MB) of one process."""
+    t = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t
+    err = proc.stderr.read().decode()
+    proc.stderr.close()
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed:\n{err}")
+    return wall, usage.ru_maxrss / 1024
+
+
+def _write_tables(folder: Path, n_models: int, n_items: int) -> None:
+    """wide.csv and long.csv of the reference models; new.npy (the new model's row) and items.json."""
+    rng = np.random.default_rng(0)
+    sizes = np.full(len(TASKS), n_items // len(TASKS))
+    sizes[: n_items - sizes.sum()] += 1
+    items = [f"{t}/{i}" for t, s in zip(TASKS, sizes) for i in range(s)]
+    theta, b, a = rng.normal(size=n_models + 1), rng.normal(size=n_items), rng.lognormal(0, 0.3, n_items)
+    x = (rng.random((n_models + 1, n_items)) < 1 / (1 + np.exp(-a * (theta[:, None] - b)))).astype(np.int8)
+    models = [f"org{m % 7}/model-{m}-7b" for m in range(n_models)]
+    pd.DataFrame(x[:n_models], columns=items).assign(model=models)[["model", *items]].to_csv(folder / "wide.csv",
+                                                                                           index=False)
+    pd.DataFrame({"model": np.repeat(models, n_items), "item": np.tile(items, n_models),
+                  "score": x[:n_models].ravel()}).to_csv(folder / "long.csv", index=False)
+    np.save(folder / "new.npy", x[n_models])
+    (folder / "items.json").write_text(json.dumps(items))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--models", type=int, default=80)
+    ap.add_argument("--items", type=int, default=82_756)
+    ap.add_argument("--budget", type=int, default=200)
+    ap.add_argument("--repeats", type=int, default=2)
+    ap.add_argument("--layouts", nargs="+", default=["wide", "long"], choices=["wide", "long"])
+    ap.add_argument("--write", metavar="DIR", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.write:
+        return _write_tables(Path(args.write), args.models, args.items)
+    py = sys.executable
+    with tempfile.TemporaryDirectory(prefix="effstats-bench-tables-") as tmp:
+        folder = Path(tmp)
+        # written by a process of its own: a child process starts with its parent's resident memory counted
+        _run([py, __file__, "--write", tmp, "--models", str(args.models), "--items", str(args.items)])
+        files = {"wide": folder / "wide.csv", "long": folder / "long.csv"}
+        new = pd.Series(np.load(folder / "new.npy"), index=json.loads((folder / "items.json").read_text()))
+        print(f"{args.models} models x {args.items:,} items (0/1); best of {args.repeats}")
+        print(f"{'layout':<6}{'file MB':>9}{'read_csv s':>12}{'select s':>10}{'ratio':>7}{'estimate s':>12}"
+              f"{'ratio':>7}{'peak MB':>9}  (select / estimate / read_csv)")
+        for layout in args.layouts:
+            f = files[layout]
+            out = folder / f"sel_{layout}"
+            runs: dict[str, list[tuple[float, float]]] = {"pandas": [], "select": [], "estimate": []}
+            for _ in range(args.repeats):
+                runs["pandas"].append(_run([py, "-c", "import sys, pandas; pandas.read_csv(sys.argv[1])", str(f)]))
+                runs["select"].append(_run([py, "-m", "effstats", "select", str(f), "--budget", str(args.budget),
+                                            "--out", str(out), "--force"]))
+                chosen = json.loads((out / "manifest.json").read_text())["items"]
+                new_file = folder / "new.csv"
+                new[chosen].to_frame("org9/new-model-7b").T.rename_axis("model").to_csv(new_file)
+                runs["estimate"].append(_run([py, "-m", "effstats", "estimate", str(out), str(new_file),
+                                              "--out", str(folder / "est"), "--force"]))
+            best = {k: min(v) for k, v in runs.items()}
+            peak = {k: max(m for _, m in v) for k, v in runs.items()}
+            t0 = best["pandas"][0]
+            print(f"{layout:<6}{f.stat().st_size / 2**20:>9.0f}{t0:>12.2f}{best['select'][0]:>10.2f}"
+                  f"{best['select'][0] / t0:>7.2f}{best['estimate'][0]:>12.2f}{best['estimate'][0] / t0:>7.2f}"
+                  f"{peak['select']:>9.0f}  ({peak['select']:.0f} / {peak['estimate']:.0f} / {peak['pandas']:.0f})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,101 @@
+"""The bit-packed copy of the reference data a saved selection keeps beside its manifest."""
+from __future__ import annotations
+
+import json
+import shutil
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from effstats import ResponseMatrix
+from effstats.datasets import simulate_responses
+from effstats.workflow import Selection, _io, content_hash, estimate, select
+
+
+@pytest.fixture(scope="module")
+def data():
+    d = simulate_responses(31, 240, rng=3)
+    ids = [f"{t}/{k}" for t in ("arc", "mmlu") for k in range(120)]
+    return ResponseMatrix(d.values, model_ids=[f"org/m{i}" for i in range(31)], item_ids=ids)
+
+
+def _csv(rm: ResponseMatrix, path, missing=None):
+    frame = pd.DataFrame(rm.values.astype(int), index=pd.Index(rm.model_ids, name="model"), columns=rm.item_ids)
+    if missing is not None:
+        frame = frame.astype(object).mask(missing, "-")
+    frame.to_csv(path)
+    return path
+
+
+def _frame(est):
+    return est.to_frame().drop(columns="estimator")
+
+
+@pytest.mark.parametrize("kind", ["binary", "score", "missing"])
+def test_estimate_from_the_copy_equals_estimate_from_the_reference_files(data, tmp_path, kind):
+    ref, new = data.subset(models=range(30)), data.subset(models=[30])
+    missing = None
+    if kind == "score":
+        ref = ResponseMatrix(np.round(ref.values * 0.75 + 0.125, 3), model_ids=ref.model_ids, item_ids=ref.item_ids)
+        pd.DataFrame(ref.values, index=pd.Index(ref.model_ids, name="model"), columns=ref.item_ids).to_csv(
+            tmp_path / "ref.csv")
+        src = tmp_path / "ref.csv"
+    else:
+        if kind == "missing":
+            missing = np.zeros(ref.shape, bool)
+            missing[::7, ::5] = True
+        src = _csv(ref, tmp_path / "ref.csv", missing)
+    sel = select(src, 40, method="aipw" if kind == "score" else "sortsearch", seed=0)
+    sel.save(tmp_path / "sel")
+    saved = json.loads((tmp_path / "sel" / "manifest.json").read_text())
+    assert "reference.npz" in saved["files"]
+    assert (tmp_path / "sel" / "reference.npz").stat().st_size < src.stat().st_size
+    chosen = new.subset(items=sel.items)
+    from_files = estimate(Selection.load(tmp_path / "sel"), chosen, reference=src)
+    src.unlink()  # the refit now reads the copy: the original files are not needed
+    from_copy = estimate(Selection.load(tmp_path / "sel"), chosen)
+    pd.testing.assert_frame_equal(_frame(from_copy), _frame(from_files))
+    back = _io.load_reference(tmp_path / "sel", saved["reference"]["sha256"])
+    assert content_hash(back) == saved["reference"]["sha256"] and back.kind == sel._reference.kind
+    assert back.item_ids.equals(sel._reference.item_ids) and back.model_ids.equals(sel._reference.model_ids)
+
+
+def test_a_copy_of_other_data_is_refused_and_the_files_are_read(data, tmp_path):
+    src = _csv(data.subset(models=range(30)), tmp_path / "ref.csv")
+    other = _csv(data.subset(models=range(1, 31)), tmp_path / "other.csv")
+    select(src, 40, seed=0).save(tmp_path / "sel")
+    select(other, 40, seed=0).save(tmp_path / "sel_other")
+    shutil.copy(tmp_path / "sel_other" / "reference.npz", tmp_path / "sel" / "reference.npz")
+    chosen = data.subset(models=[30], items=Selection.load(tmp_path / "sel").items)
+    with pytest.warns(UserWarning, match=r"reference: .*reference.npz is not a copy of this manifest's reference data"):
+        est = estimate(tmp_path / "sel", chosen)
+    pd.testing.assert_frame_equal(_frame(est), _frame(estimate(tmp_path / "sel", chosen, reference=src)))
+
+
+def test_a_copy_whose_values_were_changed_is_refused(data, tmp_path):
+    src = _csv(data.subset(models=range(30)), tmp_path / "ref.csv")
+    select(src, 40, seed=0).save(tmp_path / "sel")
+    path = tmp_path / "sel" / "reference.npz"
+    with np.load(path, allow_pickle=False) as z:
+        arrays = {k: z[k] for k in z.files}
+    arrays["values"] = arrays["values"].copy()
+    arrays["values"][0, 0] ^= 0b10000000  # one answer flipped; the recorded hash kept
+    np.savez(path, **arrays)
+    sha = json.loads((tmp_path / "sel" / "manifest.json").read_text())["reference"]["sha256"]
+    with pytest.warns(UserWarning, match="is not a copy"):
+        assert _io.load_reference(tmp_path / "sel", sha) is None
+    path.write_bytes(b"not a zip file")
+    with pytest.warns(UserWarning, match=r"\(unreadable \(ValueError\)\)"):
+        assert _io.load_reference(tmp_path / "sel", sha) is None
+
+
+def test_no_copy_where_it_would_not_give_the_data_back(tmp_path):
+    p = np.random.default_rng(0).dirichlet(np.ones(3), size=(4, 6))
+    rm = ResponseMatrix.from_probabilities(p, labels=[0, 1, 2, 0, 1, 2])
+    assert _io.save_reference(tmp_path, rm, content_hash(rm)) is None
+    assert not (tmp_path / "reference.npz").exists()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert _io.load_reference(tmp_path, content_hash(rm)) is None  # no copy: nothing said
