@@ -26,7 +26,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from ._shared import _plain
+from ._shared import _name_list, _plain
 
 __all__ = ["main", "read_scores", "read_helm_json", "read_openllm_json", "read_openllm_csv", "audit"]
 
@@ -45,6 +45,33 @@ _METADATA = re.compile(r"(param|#params|size|hub|likes|❤|licen[cs]e|\bsha\b|we
                        r"^\s*(rank|#|position|pos\.?|no\.?)\s*$|throughput|latency|tokens|dimension)", re.I)
 _OPENLLM_V1 = ["ARC", "HellaSwag", "MMLU", "TruthfulQA", "Winogrande", "GSM8K"]
 _OPENLLM_V2 = ["IFEval", "BBH", "MATH Lvl 5", "GPQA", "MUSR", "MMLU-PRO"]
+_OPENLLM_V1_EXTRA = ["DROP"]  # in the v1 average for a while (2023)
+_MARKUP = re.compile(r"<\s*/?\s*[a-zA-Z][^>]*>")
+
+
+def _openllm_key(col: Any) -> str:
+    """A header without its decorations: "ARC (25-shot) ⬆️", "ARC(25-shot)" and "arc" are all "arc"."""
+    return re.sub(r"[^a-z0-9]", "", str(col).split("(")[0].lower())
+
+
+def _openllm_columns(cols: Sequence[Any], names: Sequence[str]) -> dict[str, Any]:
+    """The columns of ``cols`` that are the tasks ``names`` (canonical name -> header), by :func:`_openllm_key`."""
+    by_key: dict[str, Any] = {}
+    for c in cols:
+        by_key.setdefault(_openllm_key(c), c)
+    return {n: by_key[_openllm_key(n)] for n in names if _openllm_key(n) in by_key}
+
+
+def _has_markup(values: pd.Series) -> bool:
+    """Cells holding HTML tags (a leaderboard's ``<a href=…>name</a>`` link column)."""
+    return bool(values.dropna().astype(str).str.contains(_MARKUP).any())
+
+
+def _plain_names(values: pd.Series) -> pd.Series:
+    """Link text of HTML cells (``<a href="…">org/name</a>`` -> ``org/name``), entities decoded."""
+    import html
+
+    return values.map(lambda v: html.unescape(_MARKUP.sub("", v)).strip() if isinstance(v, str) else v)
 # Open LLM Leaderboard v1 metric per harness task (their "About" page); other tasks: first metric found.
 _OPENLLM_METRIC = {"arc:challenge": "acc_norm", "hellaswag": "acc_norm", "truthfulqa:mc": "mc2", "winogrande": "acc",
                    "gsm8k": "acc", "hendrycksTest": "acc"}
@@ -317,7 +344,14 @@ def read_scores(path: str | Path, *, by: str = "scenario", model: str = "model",
             cols = cols[1:]
     wanted = [model.lower()] + ([] if "--model" in explicit else ["model_name", "model name", "fullname"])
     named = [c for w in wanted for c in cols if str(c).strip().lower() == w]
+    if "--model" not in explicit:
+        # two columns name the models (Open LLM v2: "Model" holds <a href=…> links, "fullname" the ids): the plain one
+        plain = [c for c in named if not _has_markup(df[c])]
+        named = plain + [c for c in named if c not in plain]
     mcol = named[0] if named else cols[0]
+    if _has_markup(df[mcol]):
+        df = df.assign(**{mcol: _plain_names(df[mcol])})
+        notes.append(f"The model names in column {str(mcol)!r} are HTML links: their text is read as the name.")
     vals = df[mcol].dropna()
     if "--model" not in explicit and len(vals) and pd.to_numeric(vals, errors="coerce").notna().all():
         raise ValueError(f"--model: the model column {str(mcol)!r} holds numbers (e.g. {_plain(vals.iloc[0])!r}), "
@@ -488,7 +522,7 @@ def _finish_wide(wide: pd.DataFrame, scenarios, exclude, *, duplicates: str = "l
     left_out = ([f"published aggregate {str(f['column'])!r} ({how[f['rule']].format(kinds[f['kind']])})"
                  for f in ([info] if agg else []) + found]) + [
         f"published aggregate {str(c)!r}" for c in agg[1:]] + (
-        ["non-numeric columns " + ", ".join(f"{str(c)!r} (e.g. {str(wide_in[c].dropna().iloc[0])!r})"
+        ["non-numeric columns " + ", ".join(f"{str(c)!r} (e.g. {_example_text(wide_in[c])})"
                                             if wide_in[c].notna().any() else repr(str(c)) for c in text)] if text else []) + (
         [f"metadata / rank columns {[str(c) for c in meta if c not in text]}"] if len(meta) > len(text) else []) + (
         [f"{len(unscored)} model(s) with no score ({', '.join(map(str, unscored[:5]))}{' …' if len(unscored) > 5 else ''})"]
@@ -512,6 +546,12 @@ def _finish_wide(wide: pd.DataFrame, scenarios, exclude, *, duplicates: str = "l
     return num, published
 
 
+def _example_text(values: pd.Series) -> str:
+    """The first cell of a text column as the report shows it: HTML links by their text (the markup is not data)."""
+    v = str(values.dropna().iloc[0])
+    return f"{_plain_names(pd.Series([v])).iloc[0]!r}, HTML links" if _MARKUP.search(v) else repr(v)
+
+
 def _dedupe_with(num: pd.DataFrame, published: pd.Series | None, duplicates: str,
                  hint: str) -> tuple[pd.DataFrame, pd.Series | None]:
     """Resolve repeated models in the scores and the published aggregate alike (they share the rows)."""
@@ -529,8 +569,10 @@ def _dedupe_with(num: pd.DataFrame, published: pd.Series | None, duplicates: str
 
 def _looks_openllm(cols: Sequence[str]) -> bool:
     c = set(cols)
-    return ("Average ⬆️" in c) or (set(_OPENLLM_V1) <= c and bool({"fullname", "eval_name", "Average"} & c)) \
-        or set(_OPENLLM_V2) <= c
+    v1 = len(_openllm_columns(cols, _OPENLLM_V1)) == len(_OPENLLM_V1)
+    v2 = len(_openllm_columns(cols, _OPENLLM_V2)) == len(_OPENLLM_V2)
+    return ("Average ⬆️" in c) or (v1 and bool({"fullname", "evalname", "average"} & {_openllm_key(x) for x in c})) \
+        or v2
 
 
 def read_openllm_csv(path: str | Path, *, scenarios: Sequence[str] | None = None,
@@ -595,21 +637,32 @@ def read_openllm_csv(path: str | Path, *, scenarios: Sequence[str] | None = None
         raise ValueError(f"SCORES: could not parse {str(path)!r} as CSV/TSV ({type(exc).__name__})") from None
     if df.empty:
         raise ValueError(f"SCORES: {str(path)!r} holds no rows")
-    mcol = next((c for c in ("fullname", "Model", "model", "eval_name") if c in df.columns), None)
-    if mcol is None:
+    names = [c for c in ("fullname", "Model", "model", "eval_name") if c in df.columns]
+    names = [c for c in names if not _has_markup(df[c])] + [c for c in names if _has_markup(df[c])]
+    if not names:
         raise ValueError("SCORES: an Open LLM Leaderboard table needs a 'fullname', 'Model' or 'eval_name' column")
-    tasks = list(scenarios) if scenarios else [c for c in _OPENLLM_V2 if c in df.columns] or \
-        [c for c in _OPENLLM_V1 if c in df.columns]
-    missing = [t for t in tasks if t not in df.columns]
-    if missing:
-        raise ValueError(f"--scenarios: unknown column(s) {missing} (columns: {list(df.columns)})")
-    tasks = [t for t in tasks if t not in set(exclude or [])]
+    mcol = names[0]
+    cols = list(df.columns)
+    if scenarios:
+        found = {t: _openllm_columns(cols, [t]).get(t, t if t in cols else None) for t in scenarios}
+        missing = [t for t, c in found.items() if c is None]
+        if missing:
+            raise ValueError(f"--scenarios: unknown column(s) {missing} (columns: {cols})")
+    else:
+        found = _openllm_columns(cols, _OPENLLM_V2)
+        if len(found) < 2:
+            found = _openllm_columns(cols, _OPENLLM_V1 + _OPENLLM_V1_EXTRA)
+    excluded = {_openllm_key(x) for x in exclude or []}
+    found = {t: c for t, c in found.items() if _openllm_key(t) not in excluded and c not in set(exclude or [])}
+    tasks = list(found)
     if len(tasks) < 2:
-        raise ValueError(f"SCORES: fewer than 2 Open LLM Leaderboard task columns found ({tasks})")
+        raise ValueError(f"SCORES: fewer than 2 Open LLM Leaderboard task columns found ({tasks}); expected the v1 "
+                         f"tasks {', '.join(_OPENLLM_V1)} (headers such as 'ARC (25-shot)' too) or the v2 tasks "
+                         f"{', '.join(_OPENLLM_V2)}; columns: {_name_list(cols, 12)}")
     _refuse_empty_names(df[mcol], mcol)
-    ids = pd.Index(df[mcol].astype(str), name="model")
-    wide = df[tasks].apply(pd.to_numeric, errors="coerce").set_axis(ids) / 100
-    avg = next((c for c in ("Average ⬆️", "Average") if c in df.columns), None)
+    ids = pd.Index(_plain_names(df[mcol]).astype(str), name="model")
+    wide = df[list(found.values())].apply(pd.to_numeric, errors="coerce").set_axis(ids).set_axis(tasks, axis=1) / 100
+    avg = next((c for c in df.columns if _openllm_key(c) == "average"), None)
     pub = None
     if avg:
         pub = pd.Series(pd.to_numeric(df[avg], errors="coerce").to_numpy() / 100, index=ids)
