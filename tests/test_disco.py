@@ -226,9 +226,9 @@ def test_signatures_beat_random_direct_on_simulated_benchmark():
     assert mean.loc["disco", "spearman"] > 0.95
 
 
-def test_pca_is_fitted_once_per_signature_matrix_and_seed():
-    # kNN and RF variants with one seed select the same items and draw the same PCA seed: one shared PCA fit,
-    # with the same predictions as a PCA fitted afresh (the cache is keyed by the matrix, dimension and seed).
+def test_pca_is_fitted_once_per_signature_matrix():
+    # kNN and RF variants with one seed select the same items: one shared PCA fit, with the same predictions as a
+    # PCA fitted afresh (the cache is keyed by the matrix and dimension; the exact SVD has no seed)
     from sklearn.decomposition import PCA
 
     from effstats.disco import _estimator
@@ -239,14 +239,35 @@ def test_pca_is_fitted_once_per_signature_matrix_and_seed():
     kw = dict(selection="pds", estimate="signature", pca=16)
     knn = DISCO(30, predictor="knn", random_state=3, **kw).fit(src)
     rf = DISCO(30, predictor="rf", random_state=3, **kw).fit(src)
-    other = DISCO(30, predictor="rf", random_state=4, **kw).fit(src)
-    assert rf.pca_ is knn.pca_ and other.pca_ is not knn.pca_ and len(_estimator._PCA_CACHE) == 2
+    assert rf.pca_ is knn.pca_ and len(_estimator._PCA_CACHE) == 1
+    fewer = DISCO(30, predictor="rf", random_state=3, **{**kw, "pca": 8}).fit(src)
+    assert fewer.pca_ is not knn.pca_ and len(_estimator._PCA_CACHE) == 2
     X = src.probabilities[:, rf.selected_].reshape(src.n_models, -1)
-    fresh = PCA(16, random_state=rf.pca_.random_state).fit(X)
+    fresh = PCA(16, svd_solver="full").fit(X)
     np.testing.assert_array_equal(fresh.components_, rf.pca_.components_)
     Xt = tgt.probabilities[:, rf.selected_].reshape(tgt.n_models, -1)
     # (allclose: the forest sums its trees' predictions in thread order, so equal only to rounding)
     np.testing.assert_allclose(rf.predict(tgt), np.clip(rf.predictor_.predict(fresh.transform(Xt)), 0, 1), rtol=1e-12)
+
+
+def test_pca_is_the_exact_svd_whatever_the_seed():
+    # 45 source models x (150 items x 4 classes): scikit-learn's svd_solver="auto" would take its randomized SVD
+    # here (more than 500 columns, 16 < 0.8 x 45 components); DISCO takes the exact one of the authors' code, so two
+    # seeds that select the same items give the same components, and the randomized solver would not
+    from sklearn.decomposition import PCA
+
+    rm = benchmark(m=60, n=400)
+    src, _ = random_split(rm, 0.25, rng=0).apply(rm)
+    kw = dict(selection="jsd", estimate="signature", predictor="knn", pca=16)
+    a, b = DISCO(150, random_state=1, **kw).fit(src), DISCO(150, random_state=2, **kw).fit(src)
+    np.testing.assert_array_equal(a.selected_, b.selected_)  # JSD of probabilities: no ties, the same items
+    X = src.probabilities[:, a.selected_].reshape(src.n_models, -1)
+    assert X.shape == (45, 600) and a.pca_.svd_solver == "full"
+    np.testing.assert_array_equal(a.pca_.components_, b.pca_.components_)
+    np.testing.assert_allclose(np.abs(a.pca_.components_), np.abs(PCA(16, svd_solver="full").fit(X).components_),
+                               atol=1e-12)
+    randomized = PCA(16, svd_solver="randomized", random_state=0).fit(X)
+    assert np.abs(np.abs(randomized.components_) - np.abs(a.pca_.components_)).max() > 1e-6
 
 
 def test_knn_with_k1_returns_a_source_score():

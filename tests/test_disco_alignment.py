@@ -172,6 +172,29 @@ def test_pds_ties_on_binary_correctness_are_broken_by_jsd():
     np.testing.assert_array_equal(select_top_k([1, 1, 1, 0], 2, tiebreak=[0.1, 0.9, 0.5, 5.0]), [1, 2])
 
 
+def test_items_tied_at_the_top_are_ordered_by_a_seeded_permutation():
+    # binary correctness: PDS ties everywhere and the JSD (vote entropy) ties every item with the same number of
+    # correct models, so more items tie at the top than are selected; they are ordered by a random permutation of
+    # the estimator's stream, seeded with 0 without random_state: the selection is reproducible
+    rm = binary_benchmark(m=30, n=400)
+    y = rm.values.astype(float)
+    two = np.stack([1 - y, y], axis=-1)
+    s, j = disagreement(two, "pds"), disagreement(two, "jsd")
+    top = (s == s.max()) & (np.abs(j - j[s == s.max()].max()) < 1e-12)
+    assert top.sum() > 10
+    kw = dict(selection="pds", signature="correctness", pca=None)
+    first, again = DISCO(10, **kw).fit(rm), DISCO(10, **kw).fit(rm)
+    np.testing.assert_array_equal(first.selected_, again.selected_)
+    assert top[first.selected_].all()
+    # the rule: without random_state, the permutation of np.random.default_rng(0); with one, of its stream
+    seeded = DISCO(10, random_state=np.random.default_rng(0), **kw).fit(rm)
+    np.testing.assert_array_equal(first.selected_, seeded.selected_)
+    want = np.sort(select_top_k(np.where(top, 1.0, 0.0), 10, rng=np.random.default_rng(0)))
+    np.testing.assert_array_equal(first.selected_, want)
+    other = [tuple(DISCO(10, random_state=r, **kw).fit(rm).selected_) for r in range(5)]
+    assert len(set(other)) > 1  # other seeds, other items among the tied ones
+
+
 def test_bad_arguments_are_named():
     from effstats import random_split
     from effstats.disco import evaluate_split, jsd, make_predictor, run_protocol

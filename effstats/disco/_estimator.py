@@ -67,26 +67,28 @@ def _predict_in_order(est: Any, X: np.ndarray) -> np.ndarray:
     return one.predict(X)
 
 
-_PCA_CACHE: "OrderedDict[tuple, tuple]" = OrderedDict()  # (digest of X, d, seed) -> (fitted PCA, PCA of X)
+_PCA_CACHE: "OrderedDict[tuple, tuple]" = OrderedDict()  # (digest of X, d) -> (fitted PCA, PCA of X)
 _PCA_CACHE_BYTES = 256e6
 
 
-def _fit_pca(X: np.ndarray, d: int, seed: int) -> tuple[Any, np.ndarray]:
-    """``PCA(d, random_state=seed).fit(X)`` and its transform of X, fitted once per (X, d, seed).
+def _fit_pca(X: np.ndarray, d: int) -> tuple[Any, np.ndarray]:
+    """``PCA(d, svd_solver="full").fit(X)`` and its transform of X, fitted once per (X, d).
 
-    The fit depends only on these: DISCO variants that differ in the predictor alone (kNN / RF / MLP / ... of
-    Tables 1-3, Fig. 5 and the ImageNet section, or the same split with another target score) draw the same PCA
-    seed from the same random stream and select the same items, so they share one randomized SVD, which is a large
-    part of a fit with reference BLAS. The cache is a byte-bounded LRU (components and transformed rows).
+    The full (exact, LAPACK) SVD, as the authors' code: scikit-learn's default ``svd_solver="auto"`` takes a
+    randomized SVD for large signature matrices, whose components depend on its seed and move the estimates by up
+    to about 0.01. The exact fit depends on X and d only: DISCO variants that differ in the predictor alone
+    (kNN / RF / MLP / ... of Tables 1-3, Fig. 5 and the ImageNet section, or the same split with another target
+    score) select the same items and share one SVD, a large part of a fit with reference BLAS. The cache is a
+    byte-bounded LRU (components and transformed rows).
     """
     from sklearn.decomposition import PCA
 
-    key = (X.shape, X.dtype.str, hashlib.sha1(np.ascontiguousarray(X).view(np.uint8)).hexdigest(), d, seed)
+    key = (X.shape, X.dtype.str, hashlib.sha1(np.ascontiguousarray(X).view(np.uint8)).hexdigest(), d)
     hit = _PCA_CACHE.get(key)
     if hit is not None:
         _PCA_CACHE.move_to_end(key)
         return hit
-    pca = PCA(n_components=d, random_state=seed).fit(X)
+    pca = PCA(n_components=d, svd_solver="full").fit(X)
     out = _PCA_CACHE[key] = (pca, pca.transform(X))
     size = lambda v: v[0].components_.nbytes + v[1].nbytes  # noqa: E731
     total = sum(size(v) for v in _PCA_CACHE.values())
@@ -156,7 +158,8 @@ class DISCO(_SubsetEstimator):
         (Rubinstein et al.'s; their Table 2(d): PCA 64–256 ≫ none) or fewer when the pool is smaller: at most
         ``n_source_models − 1`` (centred signatures of M models span at most M − 1 directions) and the signature
         length. An explicit int above what PCA allows (``min(n_source_models, signature length)``) is clipped with
-        a ``UserWarning``.
+        a ``UserWarning``. The PCA is the exact (``svd_solver="full"``) one of the authors' code, which does not
+        depend on ``random_state``.
     n_disagreement_models : int or None, default=None
         Compute the disagreement from this many randomly drawn source models (App. I: M = 100 on MMLU);
         ``None`` uses every source model. At least 2; a number above the pool size uses every source model.
@@ -172,7 +175,11 @@ class DISCO(_SubsetEstimator):
         (PCA centres them): on raw 0/1 correctness signatures (``pca=None``) it compares only the direction of
         the correct sets, not how many items are right, and predicts poorly; use ``"euclidean"`` there.
     random_state : int, Generator or None, default=None
-        Seeds the random selection, the model subset, tie-breaking and the predictor.
+        Seeds the random selection, the model subset, tie-breaking and the predictor. Items tied in
+        disagreement (``"pds"``: then in the JSD) are ordered by a random permutation drawn from this stream, or
+        seeded with 0 when ``random_state`` is None, so the selection is reproducible: with 0/1 correctness or
+        hard labels hundreds of items tie at the top (877-1,600 items at the maximum in the paper's
+        setting on public per-item data), and a top-100 among them is this permutation's first items.
 
     Attributes
     ----------
@@ -336,7 +343,8 @@ class DISCO(_SubsetEstimator):
             pick = (lambda v: v) if self._answered is None else (lambda v: v[self._answered])
             tiebreak = None if second is None else pick(second)
             self._set_selected(self._select_answered(
-                lambda n, g: select_top_k(pick(self.scores_), self.n_items, groups=g, rng=rng, tiebreak=tiebreak), src, groups))
+                lambda n, g: select_top_k(pick(self.scores_), self.n_items, groups=g, rng=self._tie_rng(rng),
+                                          tiebreak=tiebreak), src, groups))
             return
         key = (selection, self.top_k, models.tobytes())
         # the source outputs were validated when parsed (_fit_source) or when their ResponseMatrix was built: score
@@ -353,7 +361,13 @@ class DISCO(_SubsetEstimator):
                 second = np.zeros(src.n_items)
                 second[tied] = _memo(base, ("jsd-ties", self.top_k, models.tobytes()),
                                      lambda: _disagreement(outputs(tied), "jsd", self.top_k))
-        self._set_selected(select_top_k(self.scores_, self.n_items, groups=groups, rng=rng, tiebreak=second))
+        self._set_selected(select_top_k(self.scores_, self.n_items, groups=groups, rng=self._tie_rng(rng),
+                                        tiebreak=second))
+
+    def _tie_rng(self, rng: np.random.Generator) -> np.random.Generator:
+        """The generator that orders items tied in disagreement (and in the JSD): the estimator's stream, or seed 0
+        without ``random_state``, so that a selection is reproducible either way."""
+        return rng if self.random_state is not None else np.random.default_rng(0)
 
     # -- signatures
     def _signature(self, o: _Outputs, *, fit: bool) -> np.ndarray:
@@ -470,7 +484,8 @@ class DISCO(_SubsetEstimator):
         self.n_components_ = None
         if pca == "auto":  # the paper's 256, or what the pool allows without a warning
             d = max(1, min(256, X.shape[0] - 1, X.shape[1]))
-            self.pca_, X = _fit_pca(X, d, int(rng.integers(2**31 - 1)))
+            rng.integers(2**31 - 1)  # a draw reserved for the PCA (exact, unseeded): the predictor's seed follows
+            self.pca_, X = _fit_pca(X, d)
             self.n_components_ = d
         elif pca is not None:
             d = pca
@@ -482,7 +497,8 @@ class DISCO(_SubsetEstimator):
                     stacklevel=2,
                 )
                 d = min(X.shape)
-            self.pca_, X = _fit_pca(X, d, int(rng.integers(2**31 - 1)))
+            rng.integers(2**31 - 1)  # a draw reserved for the PCA (exact, unseeded): the predictor's seed follows
+            self.pca_, X = _fit_pca(X, d)
             self.n_components_ = d
         self.predictor_ = make_predictor(
             self.predictor, random_state=rng, n_neighbors=self.n_neighbors, metric=self.metric, argname="predictor"
