@@ -118,6 +118,24 @@ def _value_list(values: Any, limit: int = 5) -> str:
     return f"{values[:limit]}{more}"
 
 
+def _sorted_codes(col: pd.Series) -> tuple[np.ndarray, pd.Index] | None:
+    """Each value's position among the sorted distinct values of ``col``, and those values (the index
+    ``DataFrame.pivot`` builds from ``col``); None unless every value is a string or every one an integer (pivot
+    drops missing ids, and orders mixed ones its own way)."""
+    if pd.api.types.infer_dtype(col, skipna=False) not in ("string", "integer") or col.dtype.kind not in "Oiu":
+        return None
+    codes, uniques = pd.factorize(col, sort=True)
+    return codes, pd.Index(uniques, name=col.name)
+
+
+def _repeated(rows: tuple, cols: tuple) -> bool:
+    """Whether a (row, column) pair of codes (:func:`_sorted_codes`) occurs twice."""
+    seen = np.zeros(len(rows[1]) * len(cols[1]), bool)
+    key = rows[0].astype(np.int64) * len(cols[1]) + cols[0]
+    seen[key] = True
+    return int(seen.sum()) < len(key)
+
+
 def _progress(enabled: bool, **kw: Any) -> Any:
     """A tqdm bar on standard error, shown once its step has run 2 s (a quick step prints nothing) and only on a
     terminal; ``kw`` go to tqdm (``total``, ``desc``, ...)."""

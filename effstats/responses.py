@@ -17,7 +17,7 @@ from typing import Any, Iterable, Literal, Sequence
 import numpy as np
 import pandas as pd
 
-from ._shared import _group_means, _indexer, _unique_positions, _plain
+from ._shared import _group_means, _indexer, _plain, _repeated, _sorted_codes, _unique_positions
 from ._validation import check_array, check_binary, check_flag, check_probabilities, check_unit_interval
 
 __all__ = ["ResponseMatrix"]
@@ -106,16 +106,6 @@ def _renamed(names: dict[str, str], build: Any) -> Any:
             if msg.startswith(f"{old}:"):
                 raise ValueError(f"{new}:{msg[len(old) + 1:]}") from None
         raise
-
-
-def _sorted_codes(col: pd.Series) -> tuple[np.ndarray, pd.Index] | None:
-    """Each value's position among the sorted distinct values of ``col``, and those values (the index
-    ``DataFrame.pivot`` builds from ``col``); None unless every value is a string or every one an integer (pivot
-    drops missing ids, and orders mixed ones its own way)."""
-    if pd.api.types.infer_dtype(col, skipna=False) not in ("string", "integer") or col.dtype.kind not in "Oiu":
-        return None
-    codes, uniques = pd.factorize(col, sort=True)
-    return codes, pd.Index(uniques, name=col.name)
 
 
 def _subset_meta(meta: Any, ids: pd.Index, name: str) -> pd.DataFrame | None:
@@ -446,10 +436,7 @@ class ResponseMatrix:
             raise ValueError("df: expected a non-empty table")
         rows, cols = _sorted_codes(df[model]), _sorted_codes(df[item])
         if rows is not None and cols is not None:
-            key = rows[0].astype(np.int64) * len(cols[1]) + cols[0]
-            seen = np.zeros(len(rows[1]) * len(cols[1]), bool)
-            seen[key] = True
-            repeated = int(seen.sum()) < len(key)
+            repeated = _repeated(rows, cols)
         else:
             repeated = bool(df.duplicated([model, item]).any())
         if repeated:
@@ -461,8 +448,8 @@ class ResponseMatrix:
         if np.isinf(s.to_numpy()).any():
             raise ValueError(f"score: column {score!r} has infinite values")
         if rows is not None and cols is not None:  # pivot's table, filled in place by the codes
-            cells = np.full(len(seen), np.nan)
-            cells[key] = s.to_numpy()
+            cells = np.full(len(rows[1]) * len(cols[1]), np.nan)
+            cells[rows[0].astype(np.int64) * len(cols[1]) + cols[0]] = s.to_numpy()
             wide = pd.DataFrame(cells.reshape(len(rows[1]), len(cols[1])), index=rows[1], columns=cols[1], copy=False)
         else:
             wide = df.assign(**{score: s}).pivot(index=model, columns=item, values=score)

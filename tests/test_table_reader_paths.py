@@ -2,7 +2,8 @@
 
 A CSV is read with its number columns parsed by pandas' C parser (``harness._read_typed``); the plain path reads
 every cell as text and parses it with numpy. A long table becomes a matrix from sorted id codes
-(``responses._sorted_codes``); the plain path is ``DataFrame.pivot``. A Parquet table keeps its number columns;
+(``_shared._sorted_codes``, in the reader and in ``ResponseMatrix.from_long``); the plain path is
+``DataFrame.pivot`` on the ids. A Parquet table keeps its number columns;
 the plain path turns every cell into text first. Each pair must give the same matrix (ids, values, missing
 cells, kind), the same warnings, or the same error message.
 """
@@ -27,7 +28,7 @@ IDS = ["m1", "m2", "gpt", "1", "arc/3", "", "-", "m1", "a b"]
 ITEMS = ["arc/1", "arc/2", "q", "score", "item", "average", "0.5", "1", "", "q", "mmlu/7", "doc"]
 
 table = st.fixed_dictionaries({
-    "layout": st.sampled_from(["wide", "long", "wide_model_last", "row_numbers"]),
+    "layout": st.sampled_from(["wide", "long", "long_task", "wide_model_last", "row_numbers"]),
     "n_rows": st.integers(1, 5),
     "items": st.lists(st.sampled_from(ITEMS), min_size=1, max_size=4),
     "ids": st.lists(st.sampled_from(IDS), min_size=5, max_size=5),
@@ -44,6 +45,9 @@ def _write(path, t) -> None:
     cell = lambda: next(cells)  # noqa: E731
     if t["layout"] == "long":
         rows = ["model,item,score"] + [f"{t['ids'][r % 5]},{items[r % len(items)]},{cell()}" for r in range(n * 2)]
+    elif t["layout"] == "long_task":  # the task column is kept as the items' task
+        rows = ["model,item,score,task"] + [f"{t['ids'][r % 5]},{items[r % len(items)]},{cell()},{'ab'[r % 3 == 0]}"
+                                            for r in range(n * 2)]
     elif t["layout"] == "wide_model_last":
         rows = [",".join(items + ["model"])] + [",".join([cell() for _ in items] + [t["ids"][r]]) for r in range(n)]
     elif t["layout"] == "row_numbers":
@@ -73,6 +77,7 @@ def _plain_csv(monkeypatch):
 
 def _plain_pivot(monkeypatch):
     monkeypatch.setattr(responses, "_sorted_codes", lambda col: None)
+    monkeypatch.setattr(harness, "_sorted_codes", lambda col: None)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

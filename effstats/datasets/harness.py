@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import softmax
 
-from .._shared import _is_float, _name_list, _plain, _progress
+from .._shared import _is_float, _name_list, _plain, _progress, _repeated, _sorted_codes
 from .._validation import check_flag, check_option
 from ..responses import ResponseMatrix
 from .leaderboards import _numeric
@@ -1075,21 +1075,40 @@ def _table_to_matrix(df: pd.DataFrame, p: Path, *, format: str, model: str, item
     if guessed:
         format = "long" if {model, item, score} <= set(df.columns) else "wide"
     if format == "long":
-        _refuse_empty_ids(df, {model: "model", item: "item"}, p)
+        # string ids as codes, computed once: the checks and the matrix read them instead of hashing the strings
+        codes = {c: _sorted_codes(df[c]) for c in (model, item) if c in df.columns}
+        codes = codes if len(codes) == 2 and None not in codes.values() else None
+        _refuse_empty_ids(df, {model: "model", item: "item"}, p, codes)
         if groups is None and "task" in df.columns and "task" not in (model, item, score) and item in df.columns:
             groups = ["task"]  # the items' task, as the loop reads it (lm-eval and HELM readers write it too)
             _refuse_items_in_two_tasks(df, item, p)
         if score in df.columns:
             df = _true_false(df, [score], missing)
             # numpy's parser is correctly rounded; pandas' fast to_numeric can be off by an ulp (pandas 1.5)
-            df = df.assign(**{score: _values(df[[score]], f"path: {p.name}", missing=missing)[:, 0]})
+            scores = {score: _values(df[[score]], f"path: {p.name}", missing=missing)[:, 0]}
+            if codes is not None and not _repeated(codes[model], codes[item]):
+                # the ids' codes (integers, ordered as the ids) in their place: a fraction of the frame to copy
+                df = pd.DataFrame({**{c: df[c] for c in df.columns if c not in codes and c != score},
+                                   **{c: k for c, (k, _) in codes.items()}, **scores})
+            else:
+                df, codes = df.assign(**scores), None
             _refuse_out_of_range(df[score].to_numpy(), p, f"the scores in column {score!r}")
-            if model in df.columns and item in df.columns:
+            if model in df.columns and item in df.columns and codes is None:
                 df = _one_row_per_pair(df, [model, item], score, duplicates, p)
-            df = df[df[score].notna()]
+            kept = df[score].notna().to_numpy()
+            if not kept.all():
+                df = df[kept]
             if df.empty:
                 raise ValueError(f"score: every row of {p.name} is marked not evaluated")
-        return _named(lambda: ResponseMatrix.from_long(df, model=model, item=item, score=score, groups=groups, kind=kind), p)
+        else:
+            codes = None
+        rm = _named(lambda: ResponseMatrix.from_long(df, model=model, item=item, score=score, groups=groups,
+                                                     kind=kind), p)
+        if codes is None:
+            return rm
+        models, items = codes[model][1][rm.model_ids], codes[item][1][rm.item_ids]
+        return ResponseMatrix(rm.values, kind=rm.kind, missing=rm.missing, model_ids=models, item_ids=items,
+                              items=rm.items.set_axis(items) if len(rm.items.columns) else None)
     if groups is not None:
         raise ValueError("groups: only available for the long layout")
     idx_col = _id_column(df, model)
@@ -1126,14 +1145,19 @@ def _table_to_matrix(df: pd.DataFrame, p: Path, *, format: str, model: str, item
     )
 
 
-def _refuse_empty_ids(df: pd.DataFrame, cols: dict, p: Path) -> None:
+def _refuse_empty_ids(df: pd.DataFrame, cols: dict, p: Path, codes: dict | None = None) -> None:
     """Raise naming the first row whose model or item id (``cols``: column -> what it names) is empty: read, it
-    would be a model (or item) named ""."""
+    would be a model (or item) named "". ``codes``: each column's :func:`~effstats._shared._sorted_codes`, whose
+    distinct values are checked instead of every row."""
     for c, what in cols.items():
         if c not in df.columns:
             continue
-        ids = df[c]
-        blank = (ids.isna() | ids.astype(str).str.strip().eq("")).to_numpy()
+        if codes is not None:
+            k, distinct = codes[c]
+            blank = np.array([str(v).strip() == "" for v in distinct], bool)[k]
+        else:
+            ids = df[c]
+            blank = (ids.isna() | ids.astype(str).str.strip().eq("")).to_numpy()
         if blank.any():
             row = int(np.argmax(blank))
             raise ValueError(f"path: {p.name}: row {row + 1} (line {row + 2}) has an empty {str(c)!r}; every row "
