@@ -67,11 +67,24 @@ def _has_markup(values: pd.Series) -> bool:
     return bool(values.dropna().astype(str).str.contains(_MARKUP).any())
 
 
+_LINK = re.compile(r"<a\b[^>]*>(.*?)</a\s*>", re.I | re.S)
+
+
+def _is_link_column(values: pd.Series) -> bool:
+    """Every cell an HTML link with text (``<a href="…">org/name</a>``): a leaderboard's model links."""
+    v = values.dropna().astype(str)
+    return bool(len(v)) and bool(v.map(lambda t: any(m.strip() for m in _LINK.findall(t))).all())
+
+
 def _plain_names(values: pd.Series) -> pd.Series:
-    """Link text of HTML cells (``<a href="…">org/name</a>`` -> ``org/name``), entities decoded."""
+    """The text of HTML link cells (``<a href="…">org/name</a>`` -> ``org/name``), entities decoded; other cells
+    (a name that merely holds markup) as they are."""
     import html
 
-    return values.map(lambda v: html.unescape(_MARKUP.sub("", v)).strip() if isinstance(v, str) else v)
+    if not _is_link_column(values):
+        return values
+    return values.map(lambda v: html.unescape(_LINK.sub(lambda m: m.group(1), v)).strip() if isinstance(v, str)
+                      else v)
 # Open LLM Leaderboard v1 metric per harness task (their "About" page); other tasks: first metric found.
 _OPENLLM_METRIC = {"arc:challenge": "acc_norm", "hellaswag": "acc_norm", "truthfulqa:mc": "mc2", "winogrande": "acc",
                    "gsm8k": "acc", "hendrycksTest": "acc"}
@@ -349,7 +362,7 @@ def read_scores(path: str | Path, *, by: str = "scenario", model: str = "model",
         plain = [c for c in named if not _has_markup(df[c])]
         named = plain + [c for c in named if c not in plain]
     mcol = named[0] if named else cols[0]
-    if _has_markup(df[mcol]):
+    if _is_link_column(df[mcol]):
         df = df.assign(**{mcol: _plain_names(df[mcol])})
         notes.append(f"The model names in column {str(mcol)!r} are HTML links: their text is read as the name.")
     vals = df[mcol].dropna()
@@ -462,6 +475,13 @@ def _finish_wide(wide: pd.DataFrame, scenarios, exclude, *, duplicates: str = "l
     # Wholly non-numeric columns (a type emoji, a licence) and numeric metadata (parameters, likes) are not scores.
     meta = [c for c in wide.columns if c not in agg and (num_all[c].isna().all() or _METADATA.search(str(c)))]
     cand = [c for c in wide.columns if c not in agg and c not in meta and c not in set(exclude or [])]
+    numeric = [c for c in wide.columns if c not in agg and num_all[c].notna().any() and c not in set(exclude or [])]
+    rank_col = next((c for c in numeric if _is_rank(num_all[c], num_all[[o for o in cand if o != c]])), None)
+    summary = {} if scenarios else _summary_columns(num_all, [c for c in cand if c != rank_col], decimals or {})
+    if rank_col is not None:
+        summary[rank_col] = "a ranking: integers 1 … n, best first (compared with the recomputed ranking)"
+    meta += [c for c in summary if c not in meta]
+    cand = [c for c in cand if c not in summary]
     found: list[dict] = []
     if not scenarios:
         # an aggregate under another name: remove the best match and look again (a table may carry two)
@@ -514,7 +534,8 @@ def _finish_wide(wide: pd.DataFrame, scenarios, exclude, *, duplicates: str = "l
             published.attrs.update(attrs)
     else:
         unscored = unscored[:0]
-    text = [c for c in meta if not _METADATA.search(str(c))]  # incl. all-'-' columns: evaluated by no model
+    # incl. all-'-' columns: evaluated by no model
+    text = [c for c in meta if not _METADATA.search(str(c)) and c not in summary]
     how = {"exact": "equal within rounding to the {} of the other columns",
            "close": "following the {} of the other columns (r ≥ 0.999)",
            "name": "named like the table; ranks as the {}", "label": "ranks as the {}"}
@@ -524,7 +545,9 @@ def _finish_wide(wide: pd.DataFrame, scenarios, exclude, *, duplicates: str = "l
         f"published aggregate {str(c)!r}" for c in agg[1:]] + (
         ["non-numeric columns " + ", ".join(f"{str(c)!r} (e.g. {_example_text(wide_in[c])})"
                                             if wide_in[c].notna().any() else repr(str(c)) for c in text)] if text else []) + (
-        [f"metadata / rank columns {[str(c) for c in meta if c not in text]}"] if len(meta) > len(text) else []) + (
+        [f"metadata / rank columns {[str(c) for c in meta if c not in text and c not in summary]}"]
+        if len([c for c in meta if c not in text and c not in summary]) else []) + (
+        [f"summary columns {'; '.join(f'{str(c)!r} ({why})' for c, why in summary.items())}"] if summary else []) + (
         [f"{len(unscored)} model(s) with no score ({', '.join(map(str, unscored[:5]))}{' …' if len(unscored) > 5 else ''})"]
         if len(unscored) else [])
     notes = []
@@ -543,13 +566,98 @@ def _finish_wide(wide: pd.DataFrame, scenarios, exclude, *, duplicates: str = "l
     num, published = _dedupe_with(num, published, duplicates, hint)
     if notes:
         num.attrs["note"] = " ".join(notes)
+    if rank_col is not None:
+        ranks = num_all[rank_col][~num_all.index.duplicated(keep="last")].reindex(num.index)
+        num.attrs["published_rank"] = {"column": str(rank_col), "rank": ranks}
     return num, published
 
 
 def _example_text(values: pd.Series) -> str:
     """The first cell of a text column as the report shows it: HTML links by their text (the markup is not data)."""
     v = str(values.dropna().iloc[0])
-    return f"{_plain_names(pd.Series([v])).iloc[0]!r}, HTML links" if _MARKUP.search(v) else repr(v)
+    return f"{_plain_names(pd.Series([v])).iloc[0]!r}, HTML links" if _is_link_column(pd.Series([v])) else repr(v)
+
+
+_SUMMARY_NAME = re.compile(r"\b(sd|std|stdev|std\.?\s*dev\.?|standard deviation|variance|iqr|spread|median)\b", re.I)
+
+
+def _is_rank(v: pd.Series, others: pd.DataFrame) -> bool:
+    """A published ranking: integers from 1 to at most the number of rows, nearly all distinct (ties allowed), that
+    order the models as the other columns' mean does (Spearman ρ ≤ −0.5: rank 1 is the best)."""
+    r = v.to_numpy(dtype=float)
+    have = ~np.isnan(r)
+    x = r[have]
+    if x.size < 3 or not others.shape[1] or not (x == np.round(x)).all() or x.min() < 1 or x.max() > len(r):
+        return False
+    if len(np.unique(x)) < 0.8 * x.size:
+        return False
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # rows without any other score
+        # the mean of the other columns' ranks: no column (a parameter count) outweighs the others by its scale
+        mean = np.nanmean(others.rank().to_numpy(dtype=float), axis=1)[have]
+    ok = ~np.isnan(mean)
+    if ok.sum() < 3 or np.ptp(mean[ok]) == 0:
+        return False
+    from scipy.stats import spearmanr
+
+    return bool(spearmanr(x[ok], mean[ok]).statistic <= -0.5)
+
+
+def _summary_columns(num: pd.DataFrame, cand: list, decimals: dict) -> dict:
+    """Numeric columns of a wide table that are not scenarios, by content: off the scores' scale (a parameter
+    count among percentages), the row median / standard deviation / minimum / maximum of the other columns within
+    the rounding of the printed numbers, or named like a median or a dispersion (SD, Std, IQR). Returns column ->
+    why."""
+    from .reliability._report import _decimals
+
+    out: dict = {}
+    maxima, minima = num[cand].max(), num[cand].min()
+    for c in cand:
+        # the scores' scale: fractions or percent, where at least 80% of the other columns lie
+        others = [o for o in cand if o != c]
+        top = next((t for t in (1.0, 100.0) if len(others) >= 3
+                    and ((maxima[others] <= t) & (minima[others] >= 0)).mean() >= 0.8), np.nan)
+        if np.isfinite(top) and maxima[c] > 1.5 * top:
+            out[c] = f"values up to {maxima[c]:g}, off the scores' scale (at most {top:g})"
+        elif _SUMMARY_NAME.search(str(c)):
+            out[c] = "named like a median or a dispersion of the scores"
+    rest = [c for c in cand if c not in out]
+    dec = {c: decimals.get(c, _decimals(num[c])) for c in rest}
+    for _ in range(2):  # a median beside a standard deviation: each is found once the other is set aside
+        for c in rest:
+            if c in out:
+                continue
+            others = [o for o in rest if o != c and o not in out]
+            # also without each one other column (an aggregate not yet recognised), on tables small enough
+            trials = [others] + ([[o for o in others if o != d] for d in others] if len(others) <= 30 else [])
+            why = next((w for w in (_row_statistic(num, c, o, dec) for o in trials if len(o) >= 2) if w), None)
+            if why:
+                out[c] = why
+    return out
+
+
+def _row_statistic(num: pd.DataFrame, c: Any, others: list, dec: dict) -> str | None:
+    """Which row statistic of the columns ``others`` column ``c`` equals within the printed rounding, if any."""
+    y = num[c].to_numpy(dtype=float)
+    x = num[others].to_numpy(dtype=float)
+    ok = ~np.isnan(y) & ~np.isnan(x).any(axis=1)
+    tol = 0.51 * 10.0 ** -dec[c] + max(0.51 * 10.0 ** -dec[o] for o in others)
+    # evidence: the column varies well beyond the rounding
+    if ok.sum() < 5 or np.ptp(y[ok]) <= 20 * tol:
+        return None
+    if (np.abs(x[ok] - y[ok, None]).max(axis=0) <= 2 * tol).any():
+        return None  # it repeats another column within rounding: near-identical scenarios, not a summary
+    # the minimum and maximum are not tried: sparse columns of near-zero fractions match them by chance
+    stats = {"median": np.median(x[ok], axis=1), "standard deviation": np.std(x[ok], axis=1, ddof=1),
+             "standard deviation (n)": np.std(x[ok], axis=1)}
+    for what, ref in stats.items():
+        if np.ptp(ref) == 0 or np.corrcoef(y[ok], ref)[0, 1] < 0.999:  # near-zero columns agree by chance
+            continue
+        hit = next((k for k in (1.0, 100.0, 0.01) if np.ptp(k * ref) > 20 * tol
+                    and np.abs(y[ok] - k * ref).max() <= k * tol + tol), None)
+        if hit is not None:
+            return f"the {what.split(' (')[0]} of the other columns within rounding"
+    return None
 
 
 def _dedupe_with(num: pd.DataFrame, published: pd.Series | None, duplicates: str,
@@ -571,8 +679,8 @@ def _looks_openllm(cols: Sequence[str]) -> bool:
     c = set(cols)
     v1 = len(_openllm_columns(cols, _OPENLLM_V1)) == len(_OPENLLM_V1)
     v2 = len(_openllm_columns(cols, _OPENLLM_V2)) == len(_OPENLLM_V2)
-    return ("Average ⬆️" in c) or (v1 and bool({"fullname", "evalname", "average"} & {_openllm_key(x) for x in c})) \
-        or v2
+    keys = {_openllm_key(x) for x in c}
+    return ("Average ⬆️" in c) or (v1 and bool({"fullname", "evalname", "average"} & keys)) or v2
 
 
 def read_openllm_csv(path: str | Path, *, scenarios: Sequence[str] | None = None,

@@ -7,6 +7,8 @@ summary columns, a weighted domain average).
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -46,7 +48,8 @@ def test_a_tie_for_first_names_the_tied_models(tmp_path):
     first = sorted(res.scores["model"][res.scores["rank"] == 1])
     assert first == ["org/model-0", "org/model-1"]
     report = (tmp_path / "out" / "report.md").read_text()
-    assert "**No single leader**: 2 models tie for first with the same Mean Win Rate: org/model-0, org/model-1" in report
+    assert ("**No single leader**: 2 models tie for first with the same Mean Win Rate: org/model-0, org/model-1"
+            in report)
 
 
 @pytest.mark.parametrize("layout", ["wide", "long", "openllm"])
@@ -113,7 +116,8 @@ def test_the_plain_model_column_is_the_id_not_the_html_link(tmp_path, order):
     """Open LLM v2's export: 'Model' holds <a href=…> links, 'fullname' the ids (here with tasks of its own, so the
     generic table reader chooses)."""
     board = _board(10, 4, seed=2)
-    links = [f'<a target="_blank" href="https://huggingface.co/{m}" style="color: x;">{m}</a>  📑' for m in board.index]
+    links = [f'<a target="_blank" href="https://huggingface.co/{m}" style="color: x;">{m}</a>  📑'
+             for m in board.index]
     t = board.reset_index().rename(columns={"model": "fullname"}).assign(Model=links)
     cols = ["Model", "fullname"] if order == "Model first" else ["fullname", "Model"]
     t[cols + list(board.columns)].to_csv(tmp_path / "v2.csv", index=False)
@@ -131,3 +135,71 @@ def test_a_link_column_alone_is_read_by_its_text(tmp_path):
     res = audit(tmp_path / "links.csv", tmp_path / "out", n_boot=20, progress=False)
     assert sorted(res.scores["model"]) == sorted(board.index)
     assert any("HTML links" in n for n in res.notes)
+
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "leaderboards"
+
+
+def _with_summaries(names: dict) -> tuple[pd.DataFrame, list]:
+    """A paper's results table: per-task accuracies in percent (1 decimal) and, named as ``names`` says, the row
+    median (1 decimal), the standard deviation over tasks (2 decimals), the rank by mean and the parameter count."""
+    board = (_board(14, 6, seed=9) * 100).round(1)
+    tasks = list(board.columns)
+    out = board.copy()
+    out[names["median"]] = board.median(axis=1).round(1)
+    out[names["sd"]] = board.std(axis=1, ddof=1).round(2)
+    out[names["rank"]] = board.mean(axis=1).rank(ascending=False, method="min").astype(int)
+    out[names["params"]] = np.geomspace(7e10, 1e8, 14).round(-6).astype(np.int64)  # the best are the largest
+    front = [names["rank"], names["median"], names["sd"], names["params"]]
+    return out[front + tasks].reset_index(), tasks
+
+
+@pytest.mark.parametrize("names", [
+    {"median": "Median Accuracy", "sd": "SD", "rank": "Rank", "params": "#Params"},
+    {"median": "Median Accuracy", "sd": "Std", "rank": "Rank", "params": "#Params"},
+    # the same columns under names that say nothing: recognised by their content
+    {"median": "Q2", "sd": "s", "rank": "Place", "params": "Count"},
+])
+def test_summary_columns_are_not_scenarios(tmp_path, names):
+    table, tasks = _with_summaries(names)
+    table.to_csv(tmp_path / "paper.csv", index=False)
+    res = audit(tmp_path / "paper.csv", tmp_path / "out", n_boot=20, progress=False)
+    assert sorted(res.scenarios["scenario"]) == sorted(tasks)
+    note = " ".join(res.notes)
+    for key in ("median", "sd", "rank", "params"):
+        assert repr(names[key]) in note, (key, note)
+    # the published ranking is compared with the recomputed one (here: the same, ranked by the mean)
+    assert res.settings["aggregate"] == "mwr"
+    pr = res.published_rank
+    assert pr["column"] == names["rank"] and pr["n_compared"] == 14
+    mean_rank = table.set_index("model")[tasks].mean(axis=1).rank(ascending=False, method="min")
+    assert (table.set_index("model")[names["rank"]] == mean_rank).all()
+    report = (tmp_path / "out" / "report.md").read_text()
+    assert f"Published ranking {names['rank']!r} vs the recomputed ranking" in report
+
+
+def test_a_rank_column_is_compared_and_its_disagreements_named(tmp_path):
+    table, tasks = _with_summaries({"median": "Median Accuracy", "sd": "SD", "rank": "Rank", "params": "#Params"})
+    r = table["Rank"].to_numpy().copy()
+    i, j = int(np.argmin(r)), int(np.argsort(r)[1])
+    r[i], r[j] = r[j], r[i]  # the published top two swapped
+    table["Rank"] = r
+    table.to_csv(tmp_path / "paper.csv", index=False)
+    res = audit(tmp_path / "paper.csv", tmp_path / "out", aggregate="mean", n_boot=20, progress=False)
+    pr = res.published_rank
+    assert pr["n_moved"] == 2 and pr["kendall_tau"] < 1
+    top = res.scores["model"].iloc[0]
+    assert pr["moved"][top] == (2, 1)
+
+
+@pytest.mark.skipif(not (SHARED / "bbh" / "leaderboard.tsv").is_file(), reason="shared leaderboards not present")
+def test_real_exports_rank_and_parameter_columns(tmp_path):
+    # BBH: Rank, Parameters and the published Average beside 27 tasks; its Rank follows the Average exactly
+    res = audit(SHARED / "bbh" / "leaderboard.tsv", n_boot=20, progress=False)
+    assert res.settings["n_scenarios"] == 27 and res.published["column"] == "Average"
+    assert res.published_rank["column"] == "Rank" and res.published_rank["kendall_tau"] == pytest.approx(1.0)
+    assert res.published_rank["n_moved"] == 0
+    # MTEB: Rank beside Model Size / Embedding Dimensions / Max Tokens; its ranking is compared
+    res = audit(SHARED / "mteb" / "leaderboard.tsv", n_boot=20, progress=False)
+    assert res.published_rank["column"] == "Rank" and res.published_rank["kendall_tau"] > 0.9
+    assert not {"Model Size (GB)", "Embedding Dimensions", "Max Tokens", "Rank"} & set(res.scenarios["scenario"])

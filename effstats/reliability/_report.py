@@ -380,6 +380,10 @@ class AuditResult:
     settings : dict
         ``aggregate``, ``ties``, ``n_boot``, ``seed``, ``target``, ``source``, ``n_models``, ``n_scenarios``,
         ``n_items``, ``n_missing``.
+    published_rank : dict or None
+        A published ranking column (integers 1 … n, e.g. ``Rank``) compared with the recomputed ranking:
+        ``column``, ``kendall_tau``, ``n_compared``, ``n_moved`` (models whose rank differs) and ``moved`` (model
+        -> (published, recomputed)).
 
     See Also
     --------
@@ -419,6 +423,7 @@ class AuditResult:
     notes: list = field(repr=False)
     published: dict | None = field(repr=False)
     settings: dict = field(repr=False)
+    published_rank: dict | None = field(default=None, repr=False)
 
     @property
     def leader(self) -> str:
@@ -1165,11 +1170,13 @@ def audit(data: Any, out: str | Path | None = None, *, format: str = "auto", tab
     n_boot, target, aggregate = _check_audit_args(n_boot, target, seed, out, aggregate, ties, duplicates,
                                                   published_kind)
     notes = list(notes or [])
+    rank_info = None
     if isinstance(data, (str, Path)):
         source = source or Path(data).name
         data, pub, read_notes, helm = _read_file(data, format=format, table=table, by=by, model=model, item=item,
                                                  score=score, scenarios=scenarios, exclude=exclude,
                                                  duplicates=duplicates)
+        rank_info = data.attrs.get("published_rank") if isinstance(data, pd.DataFrame) else None
         notes = read_notes + notes
         published = pub if published is None else published
         info = None if pub is None else pub.attrs.get("info")
@@ -1196,9 +1203,42 @@ def audit(data: Any, out: str | Path | None = None, *, format: str = "auto", tab
         warnings.simplefilter("ignore", DegenerateDataWarning)
         res = _compute(data, by=by, published=published, pub_info=info, aggregate=aggregate, ties=ties,
                        n_boot=n_boot, target=target, seed=seed, progress=progress, source=source, notes=notes)
+    agreement = None if rank_info is None else _rank_agreement(res, rank_info)
+    if agreement is not None:
+        import dataclasses
+
+        res.notes.append(_rank_note(agreement))
+        res = dataclasses.replace(res, published_rank=agreement)
     if out is not None:
         res.save(out)
     return res
+
+
+def _rank_agreement(res: "AuditResult", rank_info: dict) -> dict | None:
+    """The published ranking column against the recomputed ranks (competition ranks, 1 = best)."""
+    from scipy.stats import kendalltau
+
+    tab = res.scores.set_index("model")
+    pub = pd.to_numeric(rank_info["rank"], errors="coerce").reindex(tab.index)
+    ok = pub.notna().to_numpy()
+    if ok.sum() < 2:
+        return None
+    got, want = tab["rank"].to_numpy(dtype=float)[ok], pub.to_numpy(dtype=float)[ok]
+    # the published ranks may number models the table leaves out: compare orders, and positions after re-ranking
+    want_rank = pd.Series(want).rank(method="min").to_numpy()
+    moved = {str(m): (int(w), int(g)) for m, w, g, wr in zip(tab.index[ok], want, got, want_rank) if wr != g}
+    tau = float(kendalltau(got, want).statistic) if np.ptp(got) and np.ptp(want) else float("nan")
+    return dict(column=rank_info["column"], kendall_tau=tau, n_compared=int(ok.sum()), n_moved=len(moved),
+                moved=moved)
+
+
+def _rank_note(r: dict) -> str:
+    head = (f"Published ranking {r['column']!r} vs the recomputed ranking: Kendall τ {r['kendall_tau']:.3f} over "
+            f"{r['n_compared']} models; ")
+    if not r["n_moved"]:
+        return head + "every model keeps its place."
+    eg = "; ".join(f"{m}: published {p}, recomputed {g}" for m, (p, g) in list(r["moved"].items())[:3])
+    return head + f"{r['n_moved']} placed differently (e.g. {eg})."
 
 
 def _check_audit_args(n_boot: Any, target: Any, seed: Any, out: Any, aggregate: Any, ties: Any, duplicates: Any,
