@@ -41,7 +41,7 @@ from .._subset import (
     SubsetPrediction,
     prediction_metrics,
 )
-from ._aipw import AIPW
+from ._aipw import AIPW, difficulty_regressor
 from ._baselines import AnchorCorr, RandomDirect, SortSearchDirect, StratifiedHT
 from ._estimator import DISCO
 from ._mrmr import MRMR, RandomLearn, mutual_information_relevance, select_mrmr
@@ -73,6 +73,7 @@ __all__ = [
     "DISCO",
     "RandomDirect",
     "AIPW",
+    "difficulty_regressor",
     "MRMR",
     "RandomLearn",
     "select_mrmr",

@@ -58,7 +58,7 @@ from .._subset import _impute, _item_groups, _SubsetEstimator
 from .._validation import check_flag, check_option, check_positive, check_positive_int, check_rng
 from ._selection import select_random
 
-__all__ = ["AIPW"]
+__all__ = ["AIPW", "difficulty_regressor"]
 
 
 class AIPW(_SubsetEstimator):
@@ -82,12 +82,16 @@ class AIPW(_SubsetEstimator):
     n_folds : int, default=5
         Folds of the sampled items for cross-fitting; 1 fits and corrects on the same items (Zhang et al.'s
         estimator, not exactly unbiased). In ``[1, n_items]``, and at least 3 with ``power_tuning=True``.
-    regressor : {"ridge", "logistic"} or object, default="ridge"
+    regressor : {"ridge", "logistic", "difficulty"} or object, default="ridge"
         The regression ``f``. ``"ridge"``: ridge regression with intercept and penalty ``alpha`` (Zhang et al.'s
         default, ``Ridge(alpha=10)``), solved in closed form for all targets at once. ``"logistic"``:
-        ``LogisticRegression()`` (0/1 responses only). Names in any case. A scikit-learn estimator is cloned per
-        target and fold; a
-        classifier's ``predict_proba`` of class 1 is used (0/1 responses only).
+        ``LogisticRegression()`` on the source responses (0/1 responses only). ``"difficulty"``: a logistic
+        regression with two parameters on one item feature, the logit of the item's share of source models right
+        (smoothed by half a model, ``(k + 1/2) / (M + 1)``; the order Sort & Search sorts items by):
+        ``f = expit(a + b logit(difficulty))``, a one-dimensional item-response curve whose level ``a`` follows
+        the target, so that few labels fit it also for a target better than every source (0/1 responses only;
+        :func:`effstats.disco.difficulty_regressor`). Names in any case. A scikit-learn estimator is cloned per
+        target and fold; a classifier's ``predict_proba`` of class 1 is used (0/1 responses only).
     alpha : float, default=10.0
         Ridge penalty (``regressor="ridge"`` only), on features in [0, 1].
     power_tuning : bool, default=False
@@ -279,6 +283,10 @@ class AIPW(_SubsetEstimator):
             raise ValueError(f"{exc} (power_tuning=True chooses lambda by cross-fitting within the training folds; "
                              "set power_tuning=False for fewer folds)") from None
         self._regressor = _check_regressor(self.regressor)
+        # "difficulty": its pipeline's first step (one feature per item) applied once to every item, not per fit
+        self._features = _source_responses
+        if isinstance(self.regressor, str) and self.regressor.lower() == "difficulty":
+            self._features, self._regressor = _logit_difficulty, self._regressor[-1]
         if self._regressor is None:
             self._alpha = check_positive(self.alpha, "alpha")
         rng = check_rng(self.random_state, "random_state")
@@ -299,7 +307,7 @@ class AIPW(_SubsetEstimator):
         y = _impute(src.correctness("source_outputs"), src.missing, src.item_means("source_outputs"))
         # features of the sampled items (k, M), and their sums over each stratum's items (H, M): all a linear
         # regression needs of the unsampled items
-        self._x_sel = np.ascontiguousarray(y[:, self.selected_].T)
+        self._x_sel = np.ascontiguousarray(self._features(y[:, self.selected_].T))
         self._stratum_sums = np.stack([np.bincount(strata[pop], weights=row[pop], minlength=len(sizes)) for row in y],
                                       axis=1)
         self._h_sel = h_sel
@@ -322,7 +330,7 @@ class AIPW(_SubsetEstimator):
             src = self._source[0]
             y = _impute(src.correctness("source_outputs"), src.missing, src.item_means("source_outputs"))
             pop = self.strata_ >= 0
-            self._pop_features = (np.ascontiguousarray(y[:, pop].T), self.strata_[pop])
+            self._pop_features = (np.ascontiguousarray(self._features(y[:, pop].T)), self.strata_[pop])
         return _EstimatorFit(self._regressor, X, Y, *self._pop_features, len(self.stratum_sizes_))
 
     def _lambda(self, X: np.ndarray, Y: np.ndarray, folds: np.ndarray) -> np.ndarray:
@@ -431,16 +439,71 @@ def _stratified_variance(resid: np.ndarray, onehot: np.ndarray, n_h: np.ndarray,
 def _check_regressor(regressor: Any) -> Any:
     """None for the closed-form ridge; otherwise an unfitted scikit-learn estimator."""
     if isinstance(regressor, str):
-        regressor = check_option(regressor, "regressor", ("ridge", "logistic"), ignore_case=True)
+        regressor = check_option(regressor, "regressor", ("ridge", "logistic", "difficulty"), ignore_case=True)
         if regressor == "ridge":
             return None
+        if regressor == "difficulty":
+            return difficulty_regressor()
         if regressor == "logistic":
             from sklearn.linear_model import LogisticRegression
 
             return LogisticRegression()
     elif hasattr(regressor, "fit") and (hasattr(regressor, "predict") or hasattr(regressor, "predict_proba")):
         return regressor
-    raise ValueError(f"regressor: expected 'ridge', 'logistic' or a scikit-learn estimator, got {regressor!r}")
+    raise ValueError(f"regressor: expected 'ridge', 'logistic', 'difficulty' or a scikit-learn estimator, got "
+                     f"{regressor!r}")
+
+
+def _source_responses(X: np.ndarray) -> np.ndarray:
+    """The features of the ridge and of a user's regressor: the item's source responses themselves."""
+    return X
+
+
+def _logit_difficulty(X: np.ndarray) -> np.ndarray:
+    """``logit((k + 1/2) / (M + 1))`` of each row of source responses ``X`` (items, M), ``k`` the row's sum: the
+    item's share of source models right, smoothed by half a model so that it is finite; shape (items, 1)."""
+    X = np.asarray(X, float)
+    p = (X.sum(axis=1) + 0.5) / (X.shape[1] + 1.0)
+    return np.log(p / (1.0 - p))[:, None]
+
+
+def difficulty_regressor(C: float = 100.0) -> Any:
+    """The item-difficulty regressor of :class:`effstats.disco.AIPW` (``regressor="difficulty"``).
+
+    A scikit-learn pipeline: the logit of an item's share of source models right (from its row of source
+    responses, smoothed by half a model), then a logistic regression with intercept, ``f = expit(a + b z)``. Two
+    parameters per target: a one-dimensional item-response curve on the sources' difficulty scale.
+
+    Parameters
+    ----------
+    C : float, default=100.0
+        Inverse L2 penalty of the logistic regression (on the slope ``b``); large: nearly unpenalised, the
+        penalty only keeps the fit finite when a training fold separates.
+
+    Returns
+    -------
+    sklearn.pipeline.Pipeline
+        Unfitted; features are an item's source responses (items, M), targets 0/1.
+
+    See Also
+    --------
+    effstats.disco.AIPW : uses it with ``regressor="difficulty"``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from effstats.disco import difficulty_regressor
+    >>> X = np.array([[1, 1, 1], [1, 1, 0], [1, 0, 0], [0, 0, 0]] * 5, dtype=float)  # 20 items, 3 sources
+    >>> y = np.array([1, 1, 0, 0] * 5)
+    >>> f = difficulty_regressor().fit(X, y).predict_proba(X)[:4, 1]
+    >>> bool(np.all(np.diff(f) < 0))  # easier items (more sources right) are likelier right
+    True
+    """
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import FunctionTransformer
+
+    return make_pipeline(FunctionTransformer(_logit_difficulty), LogisticRegression(C=C))
 
 
 class _Fit:
