@@ -463,7 +463,7 @@ def _as_published(values: pd.Series, info: dict) -> pd.Series:
 def _finish_wide(wide: pd.DataFrame, scenarios, exclude, *, duplicates: str = "last", hint: str = "",
                  names: Sequence[str] = (), decimals: dict | None = None) -> tuple[pd.DataFrame, pd.Series | None]:
     """Score columns as numbers, the published aggregate set aside, metadata left out, repeated models resolved."""
-    from .reliability._report import _detect_published
+    from .reliability._report import _detect_published, _weights_text
 
     wide, _ = _percent(wide)
     if len(wide) < 2:
@@ -539,8 +539,9 @@ def _finish_wide(wide: pd.DataFrame, scenarios, exclude, *, duplicates: str = "l
     how = {"exact": "equal within rounding to the {} of the other columns",
            "close": "following the {} of the other columns (r ≥ 0.999)",
            "name": "named like the table; ranks as the {}", "label": "ranks as the {}"}
-    kinds = {"mean": "mean", "mwr": "Mean Win Rate"}
-    left_out = ([f"published aggregate {str(f['column'])!r} ({how[f['rule']].format(kinds[f['kind']])})"
+    kinds = {"mean": "mean", "mwr": "Mean Win Rate", "weighted": "weighted mean"}
+    left_out = ([f"published aggregate {str(f['column'])!r} ({how[f['rule']].format(kinds[f['kind']])}"
+                 + (f": {_weights_text(f['weights'])})" if f.get("weights") else ")")
                  for f in ([info] if agg else []) + found]) + [
         f"published aggregate {str(c)!r}" for c in agg[1:]] + (
         ["non-numeric columns " + ", ".join(f"{str(c)!r} (e.g. {_example_text(wide_in[c])})"

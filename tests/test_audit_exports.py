@@ -203,3 +203,60 @@ def test_real_exports_rank_and_parameter_columns(tmp_path):
     res = audit(SHARED / "mteb" / "leaderboard.tsv", n_boot=20, progress=False)
     assert res.published_rank["column"] == "Rank" and res.published_rank["kendall_tau"] > 0.9
     assert not {"Model Size (GB)", "Embedding Dimensions", "Max Tokens", "Rank"} & set(res.scenarios["scenario"])
+
+
+def test_a_weighted_domain_average_is_recognised_with_its_weights(tmp_path):
+    """An Open LLM v2-style export of 40 models in percent (2 decimals) with a published domain_average =
+    0.5 MMLU-PRO + 0.3 BBH + 0.2 GPQA, rounded as printed."""
+    rng = np.random.default_rng(1)
+    tasks = ["IFEval", "BBH", "MATH Lvl 5", "GPQA", "MUSR", "MMLU-PRO"]
+    t = pd.DataFrame(np.clip(np.linspace(60, 20, 40)[:, None] + rng.normal(0, 6, (40, 6)), 0, 100).round(2),
+                     columns=tasks)
+    t.insert(0, "model", [f"org/m{i}" for i in range(40)])
+    t["domain_average"] = (0.5 * t["MMLU-PRO"] + 0.3 * t["BBH"] + 0.2 * t["GPQA"]).round(2)
+    t.to_csv(tmp_path / "v2.csv", index=False)
+    res = audit(tmp_path / "v2.csv", tmp_path / "out", n_boot=20, progress=False)
+    pub = res.published
+    assert pub["column"] == "domain_average" and pub["kind"] == "weighted" and pub["rule"] == "exact"
+    assert pub["weights"] == pytest.approx({"MMLU-PRO": 0.5, "BBH": 0.3, "GPQA": 0.2}, abs=1e-3)
+    assert sorted(res.scenarios["scenario"]) == sorted(tasks)  # not a scenario
+    # compared like an unweighted aggregate: the recomputed weighted mean ranks as the published one
+    assert pub["kendall_tau"] == pytest.approx(1.0) and pub["max_abs_diff"] < 0.01
+    assert res.settings["aggregate"] == "mean"
+    report = (tmp_path / "out" / "report.md").read_text()
+    assert "0.5 × MMLU-PRO + 0.3 × BBH + 0.2 × GPQA" in report
+
+
+def test_a_mean_is_not_mistaken_for_a_weighted_one_and_scenarios_are_not_aggregates(tmp_path):
+    board = _board(30, 6, seed=3)
+    board.insert(0, "Average", board.mean(axis=1).round(3))
+    board.to_csv(tmp_path / "b.csv")
+    res = audit(tmp_path / "b.csv", n_boot=20, progress=False)
+    assert res.published["kind"] == "mean" and res.settings["n_scenarios"] == 6
+    plain = _board(30, 6, seed=3)
+    plain.to_csv(tmp_path / "p.csv")
+    assert audit(tmp_path / "p.csv", n_boot=20, progress=False).published is None
+
+
+@pytest.mark.skipif(not (SHARED / "mteb" / "leaderboard.tsv").is_file(), reason="shared leaderboards not present")
+def test_mteb_average_is_the_dataset_weighted_mean_of_its_categories():
+    """MTEB's 'Average (56 datasets)' weights each category average by its number of datasets (12, 11, 3, 4, 15,
+    10 and 1 of 56): the fit finds those weights from the published numbers alone."""
+    res = audit(SHARED / "mteb" / "leaderboard.tsv", n_boot=20, progress=False)
+    pub = res.published
+    assert pub["column"] == "Average (56 datasets)" and pub["kind"] == "weighted"
+    counts = {c: int(c.split("(")[1].split()[0]) for c in pub["weights"]}
+    assert sum(counts.values()) == 56
+    for c, w in pub["weights"].items():
+        assert w == pytest.approx(counts[c] / 56, abs=2e-3), c
+    assert pub["kendall_tau"] > 0.999
+
+
+def test_subscenario_names_follow_the_sums_columns_in_an_unsorted_table():
+    from effstats.reliability import Benchmark
+
+    board = _board(8, 4, seed=6).set_axis(["Zeta", "Alpha", "Mu", "Beta"], axis=1)
+    bench = Benchmark.from_data(board)
+    num, den = bench.sub_sums()
+    means = pd.DataFrame(num[0] / den[0], index=board.index, columns=bench.subscenario_names)
+    pd.testing.assert_frame_equal(means[board.columns], board, check_names=False)

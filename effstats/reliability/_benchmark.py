@@ -263,8 +263,9 @@ class Benchmark:
         pair = pd.MultiIndex.from_arrays([scen_codes, sub_item.to_numpy()])
         sub_codes, sub_uniq = pd.factorize(pair, sort=True)
         scen_of_sub = np.asarray(sub_uniq.get_level_values(0), dtype=np.intp)
+        # in the order of the subscenario codes (the columns of sub_sums): a plain table's columns sort by name
         sub_names = pd.Index([f"{scen_names[s]}/{v}" for s, v in sub_uniq] if groups is not None or has(scenario)
-                             else list(iids), name="subscenario")
+                             else [iids[v] for _, v in sub_uniq], name="subscenario")
         prompt_codes = None
         if has(prompt):
             prompt_codes = pd.factorize(items[prompt], sort=True)[0].astype(np.intp)

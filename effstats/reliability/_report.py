@@ -284,6 +284,8 @@ def _detect_published(num: pd.DataFrame, *, names: Any = (), decimals: dict | No
                 if best is None or (rule is not None, -cand["_rank"][0], -cand["_rank"][1]) > (
                         best["rule"] is not None, -best["_rank"][0], -best["_rank"][1]):
                     best = cand
+        if (best is None or best["rule"] != "exact") and by_values:
+            best = _weighted_fit(x, j, cols, dec) or best  # exact with weights beats close without
         if best is None:
             continue
         if best["rule"] is None and _norm_name(c) in want:
@@ -297,6 +299,41 @@ def _detect_published(num: pd.DataFrame, *, names: Any = (), decimals: dict | No
     for b in found:
         b.pop("_rank")
     return found
+
+
+def _weighted_fit(x: np.ndarray, j: int, cols: list, dec: dict) -> dict | None:
+    """Column ``j`` of ``x`` as a weighted mean of the other columns (``domain_average`` = 0.5 MMLU-PRO + 0.3 BBH
+    + 0.2 GPQA): non-negative least squares, weights summing to 1 (or 100 / 0.01: a percent scale), on at least
+    2 columns, reproducing every row within the rounding of the printed numbers; None otherwise.
+
+    The fit needs 5 more complete rows than it has columns: with fewer, least squares matches any column.
+    """
+    from scipy.optimize import nnls
+
+    others = [k for k in range(len(cols)) if k != j]
+    y, a = x[:, j], x[:, others]
+    ok = ~np.isnan(y) & ~np.isnan(a).any(axis=1)
+    if len(others) < 2 or len(others) > 60 or ok.sum() < len(others) + 5 or np.ptp(y[ok]) == 0:
+        return None
+    w, _ = nnls(a[ok], y[ok])
+    scale = next((k for k in (1.0, 100.0, 0.01) if abs(w.sum() / k - 1) <= 0.02), None)
+    used = w > 1e-3 * max(w.sum(), 1e-300)  # a weight under 0.1 % is the fit's noise
+    if scale is None or used.sum() < 2:
+        return None
+    d = float(np.abs(a[ok] @ w - y[ok]).max())
+    # its own rounding plus the inputs', weighted (as for a mean)
+    tol = _EXACT_SLACK * 10.0 ** -dec[cols[j]] + sum(w[i] * _EXACT_SLACK * 10.0 ** -dec[cols[k]]
+                                                    for i, k in enumerate(others))
+    if d > tol:
+        return None
+    weights = {cols[k]: round(float(w[i] / scale), 4) for i, k in enumerate(others) if used[i]}
+    return dict(column=cols[j], kind="weighted", ties=None, scale=scale, max_abs_diff=d,
+                r=float(np.corrcoef(a[ok] @ w, y[ok])[0, 1]), rule="exact", weights=weights,
+                _rank=(False, d / np.ptp(y[ok])))
+
+
+def _weights_text(weights: dict) -> str:
+    return " + ".join(f"{v:g} × {k}" for k, v in sorted(weights.items(), key=lambda kv: -kv[1]))
 
 
 def _correlations(y: np.ndarray, rest: dict, j: int) -> dict[str, float]:
@@ -790,7 +827,15 @@ def _published_agreement(bench: Benchmark, published: pd.Series | None, pub_info
     if published is None or not published.notna().any():
         return None
     kind = (pub_info or {}).get("kind") or published.attrs.get("kind") or ("mwr" if aggregate == "mwr" else "mean")
-    ref, main = scores[kind], scores[aggregate]
+    main = scores[aggregate]
+    if kind == "weighted":  # the published weights applied to the scenario scores as read
+        weights = (pub_info or {}).get("weights") or published.attrs.get("info", {}).get("weights", {})
+        num, den = bench.sub_sums()
+        with np.errstate(invalid="ignore", divide="ignore"):
+            sub = pd.DataFrame(num[0] / den[0], columns=[str(c) for c in bench.subscenario_names])
+        ref = sum(float(w) * sub[str(c)].to_numpy() for c, w in weights.items())
+    else:
+        ref = scores[kind]
     p = published.reindex(bench.model_ids).to_numpy(dtype=float)
     ok = ~np.isnan(p)
     scale = 100.0 if np.nanmax(np.abs(p)) > 1.5 and np.nanmax(np.abs(ref)) <= 1.5 else 1.0
@@ -974,7 +1019,10 @@ def _render(res: AuditResult) -> _Doc:
         how = {"exact": " (recognised: it equals that aggregate of the other columns within rounding)",
                "close": " (recognised: it follows that aggregate of the other columns, r ≥ 0.999)",
                "name": " (recognised by its name, the table's name)"}.get(pub.get("rule"), "")
-        doc.p(f"Recomputed {_SCORE_NAME[pub['kind']]} vs the published aggregate{col}{how}"
+        if pub["kind"] == "weighted":
+            how = (f" (recognised: a weighted mean of the scenarios, {_weights_text(pub['weights'])}, fitted by "
+                   "non-negative least squares within rounding; the resampling above uses the unweighted mean)")
+        doc.p(f"Recomputed {_SCORE_NAME.get(pub['kind'], 'weighted mean')} vs the published aggregate{col}{how}"
               f"{' (in percent)' if pub['scale'] == 100 else ''}: max |Δ| = {pub['max_abs_diff']:.4f}, median "
               f"{pub['median_abs_diff']:.4f}; Kendall τ of the two rankings {pub['kendall_tau']:.3f}.")
     doc.img("rank_intervals.png", _FIGURES["rank_intervals.png"])
@@ -1192,8 +1240,9 @@ def audit(data: Any, out: str | Path | None = None, *, format: str = "auto", tab
     if info is not None and kind:
         info = dict(info, kind=kind)
     if aggregate == "auto":
-        # audit the ranking the leaderboard publishes: Open LLM / GLUE / BBH rank by a mean, HELM by win rate
-        aggregate = kind or "mwr"
+        # audit the ranking the leaderboard publishes: Open LLM / GLUE / BBH rank by a mean, HELM by win rate; a
+        # weighted mean is resampled as the mean (its weights are reported and it is compared as published)
+        aggregate = "mean" if kind == "weighted" else kind or "mwr"
     if ties == "auto":
         # HELM's rule for HELM tables; for a published win rate recognised by its values (under another name),
         # the tie rule it was reproduced with
