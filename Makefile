@@ -1,9 +1,11 @@
 # effstats: `make demo` runs the analyses (bundled leaderboards and digits, the per-item predictions beside the checkout
-# or in $EFFSTATS_DATA) and renders them as HTML reports, `make test` runs the tests (`make test-fast`: all but those
-# marked slow), `make docs` builds the documentation site into build/docs/. Each runs the idempotent set-up first
-# (Debian as root: installs everything; elsewhere prints the steps).
+# or in $EFFSTATS_DATA) and renders them as HTML reports, `make test` runs the tests (and the fast ones again on
+# Debian 13's stack; `make test-fast`: all but those marked slow), `make docs` builds the documentation site into
+# build/docs/. Each runs the idempotent set-up first (Debian as root: installs everything; elsewhere prints the steps).
 PY ?= .venv/bin/python
 PYTEST_ARGS ?=
+# pytest arguments of the Debian 13 run (make test-debian13; empty: -q -m "not slow")
+DEBIAN13_ARGS ?=
 # notebooks run at once by make demo (longest first): two where there are two cores or more (make demo JOBS=1: one)
 JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); if [ "$$n" -ge 2 ]; then echo 2; else echo 1; fi)
 # e.g. make notebook NOTEBOOK_ARGS="--no-browser --ip=127.0.0.1 --port=8888" (LAB_ARGS: the same, for make lab)
@@ -19,13 +21,23 @@ export OPENBLAS_NUM_THREADS
 # Jupyter refuses to run as root unless told to
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: setup test test-fast lint docs demo reports lab notebook bench clean
+.PHONY: setup test test-debian13 test-fast lint docs demo reports lab notebook bench clean
 setup:
 	@bash scripts/setup.sh
 
-# --dist loadgroup: tests marked xdist_group(name) share a worker (and their module fixtures)
+# --dist loadgroup: tests marked xdist_group(name) share a worker (and their module fixtures). Then the fast tests and
+# doctests again on Debian 13's stack, the one pip users get (Python 3.13, numpy 2, pandas 2, zarr 3, no R):
+# make test-debian13. Both run; make test fails if either fails.
 test: setup
-	$(PY) -m pytest -q -n 2 --dist loadgroup --durations=15 $(PYTEST_ARGS)
+	@status=0; echo "$(PY) -m pytest -q -n 2 --dist loadgroup --durations=15 $(PYTEST_ARGS)"; \
+	$(PY) -m pytest -q -n 2 --dist loadgroup --durations=15 $(PYTEST_ARGS) || status=1; \
+	bash scripts/test_debian13.sh $(DEBIAN13_ARGS) || status=1; \
+	exit $$status
+
+# the fast tests and doctests in a Debian 13 chroot (../shared/tools/debian13-test: as root on Debian, the chroot
+# made once; elsewhere it says it is skipped), e.g. make test-debian13 DEBIAN13_ARGS="-q -x tests/test_irt.py"
+test-debian13:
+	@bash scripts/test_debian13.sh $(DEBIAN13_ARGS)
 
 # flake8 (Debian's python3-flake8), configured in .flake8: lines of at most 120 characters, unused imports,
 # undefined names

@@ -14,6 +14,10 @@ import pytest
 # docstring examples that call R
 _R_DOCTEST_MODULES = ("effstats/rbridge.py::", "effstats/sequential/gsdesign.py::")
 
+# the conftest files hold no examples: --doctest-modules would import them again as modules, and pytest 8 refuses
+# two of them with one name ("import file mismatch" for tests/conftest.py and docs/conftest.py)
+collect_ignore = ["conftest.py", "tests/conftest.py", "docs/conftest.py"]
+
 
 @functools.lru_cache(maxsize=None)
 def r_unavailable() -> str | None:

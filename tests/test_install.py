@@ -64,3 +64,30 @@ def test_pip_extras_cover_what_make_and_the_notebooks_import():
     assert names["r"] == {"rpy2"}
     # and the manual steps printed off Debian install them
     assert ".[r,dev,jupyter,dask]" in (ROOT / "scripts" / "setup.sh").read_text()
+
+
+def test_installed_versions_meet_the_declared_bounds():
+    # make test runs on Debian 12's versions (the lower bounds) and on Debian 13's: each satisfies pyproject.toml's
+    # bounds, for the dependencies and for every extra that is installed
+    import tomllib
+    from importlib.metadata import PackageNotFoundError, version
+
+    from packaging.requirements import Requirement
+    from packaging.specifiers import SpecifierSet
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert SpecifierSet(project["requires-python"]).contains(".".join(map(str, sys.version_info[:3])))
+    extras = [d for group in project["optional-dependencies"].values() for d in group]
+    outside, checked = [], 0
+    for spec in project["dependencies"] + extras:
+        req = Requirement(spec)
+        try:
+            have = version(req.name)
+        except PackageNotFoundError:
+            assert spec in extras, f"{req.name} is a dependency and is not installed"
+            continue
+        checked += 1
+        if not req.specifier.contains(have, prereleases=True):
+            outside.append(f"{req.name} {have} (declared {req.specifier})")
+    assert not outside, outside
+    assert checked >= len(project["dependencies"])

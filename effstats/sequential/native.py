@@ -100,7 +100,7 @@ def wt_constant(delta: float, alpha: float, two_sided: bool, timing, tol: float 
     >>> round(wt_constant(0.5, 0.025, False, t), 4), round(wt_constant(0.0, 0.025, False, t), 4)  # Pocock, OBF
     (2.2895, 2.004)
     """
-    return _wt_constant_terms(delta, alpha, two_sided, timing, tol, r)[0]
+    return float(_wt_constant_terms(delta, alpha, two_sided, timing, tol, r)[0])
 
 
 def _wt_constant_terms(delta: float, alpha: float, two_sided: bool, timing, tol: float = 1e-6,

@@ -284,8 +284,9 @@ def validation_grid(fast: bool = True, n_runs: int | None = None, alpha: float =
     >>> table = validation_grid(fast=True, n_runs=40, rng=0)
     >>> len(table), table.groupby("criterion").size().to_dict()
     (123, {'<=': 80, '>=': 38, 'power': 5})
-    >>> table[["rule", "metric", "value", "nominal"]].iloc[0].tolist()
-    ['efficacy two-sided', 'type-I error', 0.025, 0.05]
+    >>> first = table.iloc[0]
+    >>> first["rule"], first["metric"], float(first["value"]), float(first["nominal"])
+    ('efficacy two-sided', 'type-I error', 0.025, 0.05)
     """
     R = n_runs or (1500 if fast else 8_000)
     accs = (0.5, 0.98, 0.995) if fast else ACCURACIES

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The fast tests and the doctests once more on the stack a pip user gets today: Debian 13's Python 3.13, numpy 2.2,
+# pandas 2.2, scipy 1.15, scikit-learn 1.4, statsmodels 0.14, dask 2024.12 and zarr 3, without R and rpy2 (so the
+# needs_r tests skip, naming the reason). Runs ../shared/tools/debian13-test (a Debian 13 chroot made once with
+# debootstrap; it copies this working tree in); that needs root on Debian: elsewhere this says it is skipped.
+#
+# Usage: scripts/test_debian13.sh [pytest arguments]   (default: -q -m "not slow": tests/, effstats/, docs/)
+# Environment: DEBIAN13_TEST (the tool), DEBIAN13_ROOT (the chroot, default /var/tmp/debian13).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+tool=${DEBIAN13_TEST:-../shared/tools/debian13-test}
+root=${DEBIAN13_ROOT:-/var/tmp/debian13}
+if [ "$(id -u)" != 0 ] || [ ! -r /etc/debian_version ]; then
+  echo "Debian 13 run skipped: it needs root on Debian (a chroot); make test ran the tests on this machine's stack"
+  exit 0
+fi
+if [ ! -x "$tool" ]; then
+  echo "Debian 13 run skipped: $tool is not there"
+  exit 0
+fi
+[ $# -gt 0 ] || set -- -q -m "not slow"
+# two workers, as on this machine: pytest-xdist into the chroot (once; the tool makes the chroot on its first run,
+# which then runs on one worker)
+workers=()
+if [ -x "$root/usr/bin/apt-get" ]; then
+  DEBIAN_FRONTEND=noninteractive chroot "$root" sh -c 'dpkg -s python3-pytest-xdist >/dev/null 2>&1 ||
+    { apt-get update -q && apt-get install -y -q --no-install-recommends python3-pytest-xdist; } >/dev/null 2>&1'
+  if chroot "$root" python3 -c "import xdist" 2>/dev/null; then
+    workers=(-n 2 --dist loadgroup)
+  fi
+fi
+echo "Debian 13 run: $tool $* ${workers[*]}"
+"$tool" "$@" "${workers[@]}"
