@@ -28,8 +28,8 @@ TASKS = ["arc_easy", "arc_challenge", "hellaswag", "mmlu_abstract_algebra", "win
          "truthfulqa_mc1", "piqa"]
 
 
-def _run(cmd: list[str]) -> tuple[float, float]:
-    """Wall seconds and peak resident memory (MB) of one process."""
+def _run(cmd: list[str]) -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds (user + system) and peak resident memory (MB) of one process."""
     t = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(proc.pid, 0)
@@ -38,7 +38,7 @@ def _run(cmd: list[str]) -> tuple[float, float]:
     proc.stderr.close()
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"{' '.join(cmd)} failed:\n{err}")
-    return wall, usage.ru_maxrss / 1024
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
 def _write_tables(folder: Path, n_models: int, n_items: int) -> None:
@@ -76,13 +76,14 @@ def main() -> None:
         _run([py, __file__, "--write", tmp, "--models", str(args.models), "--items", str(args.items)])
         files = {"wide": folder / "wide.csv", "long": folder / "long.csv"}
         new = pd.Series(np.load(folder / "new.npy"), index=json.loads((folder / "items.json").read_text()))
-        print(f"{args.models} models x {args.items:,} items (0/1); best of {args.repeats}")
-        print(f"{'layout':<6}{'file MB':>9}{'read_csv s':>12}{'select s':>10}{'ratio':>7}{'estimate s':>12}"
-              f"{'ratio':>7}{'peak MB':>9}  (select / estimate / read_csv)")
+        print(f"{args.models} models x {args.items:,} items (0/1); best of {args.repeats}; wall and CPU (user + system) "
+              "seconds, each as a ratio to read_csv's")
+        print(f"{'layout':<7}{'file MB':>8}{'read_csv s':>12}{'select s':>14}{'ratio':>12}{'estimate s':>14}"
+              f"{'ratio':>12}  peak MB: select / estimate / read_csv")
         for layout in args.layouts:
             f = files[layout]
             out = folder / f"sel_{layout}"
-            runs: dict[str, list[tuple[float, float]]] = {"pandas": [], "select": [], "estimate": []}
+            runs: dict[str, list[tuple[float, float, float]]] = {"pandas": [], "select": [], "estimate": []}
             for _ in range(args.repeats):
                 runs["pandas"].append(_run([py, "-c", "import sys, pandas; pandas.read_csv(sys.argv[1])", str(f)]))
                 runs["select"].append(_run([py, "-m", "effstats", "select", str(f), "--budget", str(args.budget),
@@ -92,12 +93,14 @@ def main() -> None:
                 new[chosen].to_frame("org9/new-model-7b").T.rename_axis("model").to_csv(new_file)
                 runs["estimate"].append(_run([py, "-m", "effstats", "estimate", str(out), str(new_file),
                                               "--out", str(folder / "est"), "--force"]))
-            best = {k: min(v) for k, v in runs.items()}
-            peak = {k: max(m for _, m in v) for k, v in runs.items()}
-            t0 = best["pandas"][0]
-            print(f"{layout:<6}{f.stat().st_size / 2**20:>9.0f}{t0:>12.2f}{best['select'][0]:>10.2f}"
-                  f"{best['select'][0] / t0:>7.2f}{best['estimate'][0]:>12.2f}{best['estimate'][0] / t0:>7.2f}"
-                  f"{peak['select']:>9.0f}  ({peak['select']:.0f} / {peak['estimate']:.0f} / {peak['pandas']:.0f})")
+            wall = {k: min(r[0] for r in v) for k, v in runs.items()}
+            cpu = {k: min(r[1] for r in v) for k, v in runs.items()}
+            peak = {k: max(r[2] for r in v) for k, v in runs.items()}
+            pair = lambda k: f"{wall[k]:.1f} / {cpu[k]:.1f}"  # noqa: E731
+            ratio = lambda k: f"{wall[k] / wall['pandas']:.2f} / {cpu[k] / cpu['pandas']:.2f}"  # noqa: E731
+            print(f"{layout:<7}{f.stat().st_size / 2**20:>8.0f}{pair('pandas'):>12}{pair('select'):>14}"
+                  f"{ratio('select'):>12}{pair('estimate'):>14}{ratio('estimate'):>12}  "
+                  f"{peak['select']:.0f} / {peak['estimate']:.0f} / {peak['pandas']:.0f}")
 
 
 if __name__ == "__main__":

@@ -918,12 +918,14 @@ def _values(frame: pd.DataFrame, name: str, missing: tuple[str, ...]) -> np.ndar
     """Float matrix of a table of text and number columns: :func:`~effstats.datasets.leaderboards._numeric` on the
     text columns, NaN at the number columns' missing values."""
     text = frame.dtypes.to_numpy() == object
+    # pandas' own missing value (nullable columns of a Parquet file) as NaN; numpy columns need no such pass
+    na = {"na_value": np.nan} if any(isinstance(t, pd.api.extensions.ExtensionDtype) for t in frame.dtypes) else {}
     if not text.any():
-        return frame.to_numpy(dtype=float, na_value=np.nan)
+        return frame.to_numpy(dtype=float, **na)
     if text.all():
         return _numeric(frame, name, missing=missing)
     out = np.empty(frame.shape)
-    out[:, ~text] = frame.iloc[:, np.flatnonzero(~text)].to_numpy(dtype=float, na_value=np.nan)
+    out[:, ~text] = frame.iloc[:, np.flatnonzero(~text)].to_numpy(dtype=float, **na)
     out[:, text] = _numeric(frame.iloc[:, np.flatnonzero(text)], name, missing=missing)
     return out
 
