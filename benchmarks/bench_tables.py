@@ -84,7 +84,7 @@ def main() -> None:
             f = files[layout]
             out = folder / f"sel_{layout}"
             runs: dict[str, list[tuple[float, float, float]]] = {"pandas": [], "select": [], "estimate": []}
-            for _ in range(args.repeats):
+            for rep in range(args.repeats):
                 runs["pandas"].append(_run([py, "-c", "import sys, pandas; pandas.read_csv(sys.argv[1])", str(f)]))
                 runs["select"].append(_run([py, "-m", "effstats", "select", str(f), "--budget", str(args.budget),
                                             "--out", str(out), "--force"]))
@@ -92,7 +92,7 @@ def main() -> None:
                 new_file = folder / "new.csv"
                 new[chosen].to_frame("org9/new-model-7b").T.rename_axis("model").to_csv(new_file)
                 runs["estimate"].append(_run([py, "-m", "effstats", "estimate", str(out), str(new_file),
-                                              "--out", str(folder / "est"), "--force"]))
+                                              "--out", str(folder / f"est_{layout}_{rep}")]))
             wall = {k: min(r[0] for r in v) for k, v in runs.items()}
             cpu = {k: min(r[1] for r in v) for k, v in runs.items()}
             peak = {k: max(r[2] for r in v) for k, v in runs.items()}
