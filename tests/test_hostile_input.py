@@ -204,6 +204,15 @@ def test_lm_eval_writer_keeps_every_path_inside(tmp_path, model):
     assert sorted(back.to_frame().sum(axis=1).astype(int).tolist()) == [3, 3]  # every cell written and read back
 
 
+def test_lm_eval_writer_keeps_task_names_that_are_file_names(tmp_path):
+    # only separators and control characters change: a task such as "rotate_+30" reads back as itself
+    tasks = ["rotate_+30", "gauss_0.35", "a b=c,d", "<img src=x>", "é~!"]
+    rm = ResponseMatrix([[1, 0, 1, 1, 0]], model_ids=["m"], item_ids=[f"{t}/{i}" for i, t in enumerate(tasks)])
+    back = read_lm_eval_samples(write_lm_eval_samples(rm, tmp_path))
+    assert sorted(back.item_ids) == sorted(rm.item_ids)
+    assert back.to_frame().loc["m", list(rm.item_ids)].astype(int).tolist() == [1, 0, 1, 1, 0]
+
+
 def test_lm_eval_writer_refuses_a_file_as_its_folder(tmp_path):
     (tmp_path / "f").write_text("mine")
     rm = ResponseMatrix([[1]], model_ids=["m"], item_ids=["t/0"])

@@ -18,14 +18,14 @@ __all__ = ["write_lm_eval_samples"]
 _MAX_NAME = 120  # characters of a model or task name in a file name (file names hold at most 255 bytes)
 
 
-def _sanitize(name: str) -> str:
+def _sanitize(name: str, unsafe: str = r"[^\w.\-]") -> str:
     """``name`` as one file-name component that stays inside its folder.
 
-    lm-eval writes "org/name" as the folder "org__name" and replaces other unsafe characters; a name of dots only
-    ("..") or starting with one gets a leading "_" (never the parent folder, never hidden), and a long name is cut
-    and ends with a hash of the whole name (names that differ stay apart).
+    lm-eval writes "org/name" as the folder "org__name" and replaces the characters ``unsafe`` matches; a name of
+    dots only ("..") or starting with one gets a leading "_" (never the parent folder, never hidden), and a long name
+    is cut and ends with a hash of the whole name (names that differ stay apart).
     """
-    out = re.sub(r"[^\w.\-]", "_", str(name).replace("/", "__"), flags=re.ASCII)
+    out = re.sub(unsafe, "_", str(name).replace("/", "__"), flags=re.ASCII)
     if not out or out.startswith("."):
         out = "_" + out
     if len(out) > _MAX_NAME:
@@ -33,12 +33,17 @@ def _sanitize(name: str) -> str:
     return out
 
 
-def _distinct(names: Any, what: str) -> dict[str, str]:
+# lm-eval writes a task's name into its samples file name as it is: only what would leave the folder or break the
+# file name is replaced, so that names such as "rotate_+30" read back as themselves
+_TASK_UNSAFE = r"[\\\x00-\x1f\x7f]"
+
+
+def _distinct(names: Any, what: str, unsafe: str = r"[^\w.\-]") -> dict[str, str]:
     """Each name's file-name form, refusing two names that would share one."""
     out: dict[str, str] = {}
     seen: dict[str, str] = {}
     for n in map(str, names):
-        f = _sanitize(n)
+        f = _sanitize(n, unsafe)
         if f in seen and seen[f] != n:
             raise ValueError(f"responses: the {what}s {seen[f]!r} and {n!r} would be written to one file name "
                              f"{f!r}; rename one")
@@ -64,8 +69,8 @@ def write_lm_eval_samples(responses: ResponseMatrix, directory: str | Path, *, n
         Binary; item ids ``"<task>/<doc_id>"`` (or a ``task`` and ``doc_id`` item column).
     directory : path
         The ``--output_path``. Every file is written inside it: model and task names become file names as lm-eval
-        makes them (``org/name`` -> ``org__name``, other characters but letters, digits, ``_ . -`` -> ``_``), a
-        name of dots or starting with one gets a leading ``_``, and a name over 120 characters is cut and ends
+        makes them (``org/name`` -> ``org__name``; in a model's folder name other characters but letters, digits,
+        ``_ . -`` -> ``_``, in a task's only a backslash and control characters), a name of dots or starting with one gets a leading ``_``, and a name over 120 characters is cut and ends
         with a hash of the whole name. Two names that would share a file name are refused.
     n_choices : int, default 4
     numbers : {"string", "numeric"}, default "string"
@@ -123,7 +128,7 @@ def write_lm_eval_samples(responses: ResponseMatrix, directory: str | Path, *, n
     docs = info["doc_id"].to_numpy()
     vals, obs = rm.values, rm.observed
     folders = _distinct(rm.model_ids, "model")
-    files = _distinct(task_names, "task")
+    files = _distinct(task_names, "task", _TASK_UNSAFE)
     for mi, model in enumerate(rm.model_ids):
         folder = out / folders[str(model)]
         folder.mkdir(parents=True, exist_ok=True)
