@@ -618,6 +618,8 @@ def _summary_columns(num: pd.DataFrame, cand: list, decimals: dict) -> dict:
         others = [o for o in cand if o != c]
         top = next((t for t in (1.0, 100.0) if len(others) >= 3
                     and ((maxima[others] <= t) & (minima[others] >= 0)).mean() >= 0.8), np.nan)
+        if np.isinf(num[c]).any():
+            continue  # an infinite score is refused, not set aside
         if np.isfinite(top) and maxima[c] > 1.5 * top:
             out[c] = f"values up to {maxima[c]:g}, off the scores' scale (at most {top:g})"
         elif _SUMMARY_NAME.search(str(c)):

@@ -101,9 +101,10 @@ class Workspace:
         self.items_c = json.loads((root / "selc" / "manifest.json").read_text())["items"]
         write_lm_eval_samples(self.truth.subset(models=[N_REF], items=self.items), root / "new", timestamp=TS)
         self.scores_of(self.items_c).to_csv(root / "new.csv", index=False)
-        # sequential runs (precision rule, batches of 6) from the logs and from the table, and their first batches
+        # sequential runs (precision rule ± 0.05: 6 items never decide, batches of 6) from the logs and from the table,
+        # and their first batches
         for name, src in (("seq", root / "ref"), ("seqc", root / "ref.csv")):
-            self._ok(["sequential", "start", src, "--half-width", 0.3, "--initial", 6, "--batch", 6, "--out",
+            self._ok(["sequential", "start", src, "--half-width", 0.05, "--initial", 6, "--batch", 6, "--out",
                       root / name])
         self.batch = pd.read_csv(root / "seq" / "batch_001" / "items.csv")["item"].tolist()
         self.batch_c = pd.read_csv(root / "seqc" / "batch_001" / "items.csv")["item"].tolist()
@@ -134,7 +135,7 @@ class Workspace:
                 "estimate-csv": ["estimate", r / "selc", r / "new.csv"],
                 "update": ["sequential", "update", r / "seq", r / "b1"],
                 "update-csv": ["sequential", "update", r / "seqc", r / "b1.csv"],
-                "start": ["sequential", "start", r / "ref", "--half-width", 0.3, "--initial", 6, "--batch", 6],
+                "start": ["sequential", "start", r / "ref", "--half-width", 0.05, "--initial", 6, "--batch", 6],
                 "audit": ["audit", r / "board.csv", "--n-boot", 20, "--no-progress"]}
 
     @staticmethod
@@ -326,7 +327,7 @@ def _update_argv(ws, d, p, seq="seq"):
 
 
 def _start_argv(ws, d, p):
-    return ["sequential", "start", p, "--half-width", 0.3, "--initial", 6, "--batch", 6, "--out", d / "out"]
+    return ["sequential", "start", p, "--half-width", 0.05, "--initial", 6, "--batch", 6, "--out", d / "out"]
 
 
 LOG_SLOTS = [Slot("select", "ref", "org/m03", _select_argv), Slot("estimate", "new", NEW, _estimate_argv),
@@ -836,7 +837,7 @@ def _option_cases() -> list[Case]:
 
     std = ["--initial", 6, "--batch", 6]
     for v, e in [(0, REFUSE), (-1, REFUSE), ("nan", REFUSE), ("inf", REFUSE), (2, EITHER), ("x", REFUSE),
-                 (0.3, SAME)]:
+                 (0.3, EITHER), (0.05, SAME)]:
         add(f"start --half-width {v!r}", "start", start("--half-width", v, *std), e, base="start",
             check=_started if e == EITHER else None)
     for v, e in [("nope", REFUSE), ("", REFUSE), ("org/m00", EITHER), (NEW, REFUSE)]:
@@ -844,29 +845,29 @@ def _option_cases() -> list[Case]:
     for v, e in [(0, REFUSE), (-1, REFUSE), ("nan", REFUSE), ("inf", REFUSE), (0.5, EITHER)]:
         add(f"start --target-se {v!r}", "start", start("--target-se", v), e, check=_started)
     add("start --rule adaptive --against", "start", start("--rule", "adaptive", "--against", "org/m00"), REFUSE)
-    add("start --rule efficacy --half-width", "start", start("--rule", "efficacy", "--half-width", 0.3), REFUSE)
+    add("start --rule efficacy --half-width", "start", start("--rule", "efficacy", "--half-width", 0.05), REFUSE)
     add("start --rule precision without --half-width", "start", start("--rule", "precision", *std), EITHER,
         check=_started)
     add("start without a rule", "start", start(*std), REFUSE)
     for v, e in [(0, REFUSE), (1, REFUSE), (-1, REFUSE), ("nan", REFUSE), (2, REFUSE), (0.1, EITHER)]:
-        add(f"start --alpha {v!r}", "start", start("--half-width", 0.3, "--alpha", v, *std), e, check=_started)
+        add(f"start --alpha {v!r}", "start", start("--half-width", 0.05, "--alpha", v, *std), e, check=_started)
     for v in ["ld_pocock", "ld_obf", "hsd", "power", "bogus"]:
-        add(f"start --spending {v}", "start", start("--half-width", 0.3, "--spending", v, *std),
+        add(f"start --spending {v}", "start", start("--half-width", 0.05, "--spending", v, *std),
             REFUSE if v == "bogus" else EITHER, check=_started)
     for opt in ["--initial", "--batch", "--max-n"]:
         for v, e in [(0, REFUSE), (-1, REFUSE), (10**9, EITHER), ("x", REFUSE), (1, EITHER), (10**30, EITHER)]:
             rest = {"--initial": ["--batch", 6], "--batch": ["--initial", 6]}.get(opt, std)
-            add(f"start {opt} {v!r}", "start", start("--half-width", 0.3, opt, v, *rest), e, check=_started)
-    add("start --seed -1", "start", start("--half-width", 0.3, "--seed", -1, *std), REFUSE)
+            add(f"start {opt} {v!r}", "start", start("--half-width", 0.05, opt, v, *rest), e, check=_started)
+    add("start --seed -1", "start", start("--half-width", 0.05, "--seed", -1, *std), REFUSE)
     add("start --alternative greater with --half-width", "start",
-        start("--half-width", 0.3, "--alternative", "greater", *std), EITHER, check=_started)
+        start("--half-width", 0.05, "--alternative", "greater", *std), EITHER, check=_started)
     add("start --out a run already there", "start",
-        lambda ws, d: shutil.copytree(ws.root / "seq", d / "out") and start("--half-width", 0.3, *std)(ws, d), REFUSE)
-    add("start REFERENCE missing", "start", lambda ws, d: ["sequential", "start", d / "x", "--half-width", 0.3,
+        lambda ws, d: shutil.copytree(ws.root / "seq", d / "out") and start("--half-width", 0.05, *std)(ws, d), REFUSE)
+    add("start REFERENCE missing", "start", lambda ws, d: ["sequential", "start", d / "x", "--half-width", 0.05,
                                                            "--out", d / "out"], REFUSE)
-    add("start --metric nope", "start", start("--half-width", 0.3, "--metric", "nope", *std), REFUSE)
-    add("start --filter nope", "start", start("--half-width", 0.3, "--filter", "nope", *std), REFUSE)
-    add("start --format csv on logs", "start", start("--half-width", 0.3, "--format", "csv", *std), REFUSE)
+    add("start --metric nope", "start", start("--half-width", 0.05, "--metric", "nope", *std), REFUSE)
+    add("start --filter nope", "start", start("--half-width", 0.05, "--filter", "nope", *std), REFUSE)
+    add("start --format csv on logs", "start", start("--half-width", 0.05, "--format", "csv", *std), REFUSE)
 
     # sequential update
     def upd(*extra, seq="seq", new="b1"):
