@@ -124,6 +124,11 @@ def _sorted_codes(col: pd.Series) -> tuple[np.ndarray, pd.Index] | None:
     drops missing ids, and orders mixed ones its own way)."""
     if pd.api.types.infer_dtype(col, skipna=False) not in ("string", "integer") or col.dtype.kind not in "Oiu":
         return None
+    x = col.to_numpy()
+    if x.dtype.kind in "iu" and len(x) and 0 <= x.min() and x.max() < 2 * len(x):  # small integers: no hashing
+        seen = np.zeros(int(x.max()) + 1, bool)
+        seen[x] = True
+        return (np.cumsum(seen) - 1)[x], pd.Index(np.flatnonzero(seen).astype(x.dtype), name=col.name)
     codes, uniques = pd.factorize(col, sort=True)
     return codes, pd.Index(uniques, name=col.name)
 
