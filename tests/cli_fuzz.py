@@ -765,6 +765,13 @@ def _option_cases() -> list[Case]:
         lambda ws, d: shutil.copytree(ws.root / "sel", d / "out") and
         ["select", ws.root / "ref", "--budget", 10, "--method", "random", "--force", "--out", d / "out"], SAME,
         base="select")
+    # HELM's options on lm-eval logs: refused (one line) or without effect
+    for opt, vals in (("--split", ["", "valid", "any", "test"]), ("--perturbation", ["typo", "{bad json", ""]),
+                      ("--trials", ["mean", "separate", "0", "2"])):
+        for v in vals:
+            add(f"select {opt} {v!r} on logs", "select", sel(opt, v), EITHER, base="select", check=_select_whole)
+    for v in ["-1", "abc", "1.5", "", "99999999999999999999"]:
+        add(f"select --trials {v!r}", "select", sel("--trials", v), REFUSE)
     add("select REFERENCE ''", "select", lambda ws, d: ["select", "", "--budget", 10, "--out", d / "out"], REFUSE)
     add("select an unknown file type", "select",
         lambda ws, d: (d / "x.xlsx").write_bytes(b"PK\x03\x04") and ["select", d / "x.xlsx", "--budget", 10, "--out",
@@ -828,6 +835,25 @@ def _option_cases() -> list[Case]:
         lambda ws, d: ws.scores_of(ws.items).to_csv(d / "new.csv", index=False) or
         ["estimate", ws.root / "sel", d / "new.csv", "--out", d / "out"], SAME, base="estimate",
         check=_same_estimate)
+    def full_new(ws, d):
+        from effstats.workflow import write_lm_eval_samples
+
+        write_lm_eval_samples(ws.truth.subset(models=[N_REF]), d / "full", timestamp=TS)
+        return d / "full"
+    add("estimate --restrict-to-manifest on the whole benchmark's results", "estimate",
+        lambda ws, d: ["estimate", ws.root / "sel", full_new(ws, d), "--restrict-to-manifest", "--out", d / "out"],
+        SAME, base="estimate", check=_same_estimate)
+    add("estimate the whole benchmark's results without --restrict-to-manifest", "estimate",
+        lambda ws, d: ["estimate", ws.root / "sel", full_new(ws, d), "--out", d / "out"], REFUSE)
+    add("estimate --restrict-to-manifest on the chosen items' results", "estimate",
+        est("--restrict-to-manifest"), SAME, base="estimate")
+    add("estimate --no-progress", "estimate", est("--no-progress"), SAME, base="estimate")
+    add("estimate --force over its own report", "estimate",
+        lambda ws, d: shutil.copytree(ws.root / "base" / "estimate", d / "out") and est("--force")(ws, d), SAME,
+        base="estimate")
+    add("estimate over its own report without --force", "estimate",
+        lambda ws, d: shutil.copytree(ws.root / "base" / "estimate", d / "out") and est()(ws, d), EITHER,
+        base="estimate")
     add("estimate --out an existing file", "estimate",
         lambda ws, d: (d / "f").write_text("x") and est()(ws, d)[:-2] + ["--out", d / "f"], REFUSE)
 
