@@ -203,3 +203,12 @@ def test_the_read_progress_counts_the_file_and_the_cli_prints_no_bar_off_a_termi
     assert main(["select", str(f), "--budget", "20", "--out", str(tmp_path / "sel2"), "--no-progress"]) == 0
     err = capsys.readouterr().err
     assert "reading" not in err and "fitting" not in err
+
+
+def test_a_separator_of_several_characters_is_read_by_pandas_python_parser(tmp_path):
+    f = tmp_path / "scores.csv"
+    f.write_text("model::arc/1::arc/2\nm1::1::0\nm2::-::1\n")
+    with pytest.warns(pd.errors.ParserWarning, match="python"):  # pandas says it reads such a separator slowly
+        rm = read_scores_csv(f, sep="::")
+    assert list(rm.model_ids) == ["m1", "m2"] and list(rm.item_ids) == ["arc/1", "arc/2"]
+    assert np.array_equal(rm.values_with_nan(), [[1.0, 0.0], [np.nan, 1.0]], equal_nan=True)

@@ -802,7 +802,7 @@ def _header(p: Path, sep: str) -> list[str]:
 
     A plain first line (no quotes, not compressed) is split at ``sep``; pandas' parser reads any other, which
     builds a frame of one row and one column per field (seconds at 10^5 item columns)."""
-    if not set(p.suffixes) & _PANDAS_COMPRESSED:
+    if len(sep) == 1 and not set(p.suffixes) & _PANDAS_COMPRESSED:
         with open(p, encoding="utf-8-sig", newline="") as f:  # pandas drops a byte order mark too
             line = f.readline().rstrip("\r\n")
         if line.strip() and '"' not in line and "\r" not in line:
@@ -817,7 +817,7 @@ def _read_typed(p: Path, sep: str, header: list[str], text: _TextColumns,
     Cells left empty or marked not evaluated are ``""`` in the other text columns, NaN in number columns. None
     where every cell is to be read as text (:meth:`_TextColumns.names`)."""
     names = text.names(header)
-    if names is None:
+    if names is None or len(sep) != 1:  # a longer separator is a regular expression, for pandas' Python parser
         return None
     ids = text.of(names, header)
     # pandas' chunked reader pays per column and chunk: a wide table is read in one pass unless the file is large;
