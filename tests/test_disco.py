@@ -514,12 +514,13 @@ def test_modal_share_equals_scipy_mode(p):
     np.testing.assert_array_equal(_modal_share(p), (p == mode[None, :]).mean(axis=0))
 
 
-@pytest.mark.parametrize("shape", [(300, 1500, 10), (3, 200_000, 4), (700, 7, 3), (300, 9, 8000), (450, 467, 10),
+@pytest.mark.parametrize("shape", [(300, 1500, 10), (3, 200_000, 4), (700, 7, 3), (100, 9, 8000), (450, 467, 10),
                                    (450, 933, 10), (2, 1, 3)])
 def test_disagreement_in_item_blocks_is_bitwise_the_whole_cube(shape):
     """PDS and JSD of float32 probabilities are computed a block of items at a time (no float64 copy of the whole
     cube); each item's value is bit-for-bit the one computed on the whole float64 cube, also where the block size
-    would leave one item alone (huge models x classes; a count one above a multiple of the block)."""
+    would leave one item alone (models x classes above 2**21 / 3, the smallest block of 2 items, and an odd count;
+    a count one above a multiple of the block)."""
     from effstats.disco._selection import _disagreement, _jsd, _pds
 
     g = np.random.default_rng(sum(shape))
