@@ -135,8 +135,14 @@ def _rerun(folder, flip_docs):
     for r in recs:
         if r["doc_id"] in flip_docs:
             r["acc"] = 1.0 - r["acc"]
-            r.pop("resps"), r.pop("filtered_resps")
-            r["resps"], r["filtered_resps"] = [["x"]], ["x"]
+            lls = [float(ll) for ll, _ in r["filtered_resps"]] if "arguments" in r else None
+            if lls is None:  # a generation task's log: text responses
+                r["resps"], r["filtered_resps"] = [["x"]], ["x"]
+                continue
+            gold = int(r["target"])  # the choice the model now takes, or now misses
+            lls[gold] = max(lls) + 1 if r["acc"] else min(lls) - 1
+            r["filtered_resps"] = [[str(v), str(v == max(lls))] for v in lls]
+            r["resps"] = [[pair] for pair in r["filtered_resps"]]
     (folder / "samples_clean_2026-02-01T00-00-00.000000.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
 
 
@@ -243,3 +249,38 @@ def test_stratified_estimate_of_a_model_right_on_every_item_stays_a_score(seed):
     p, high = float(res.statistic[0]), float(res.confidence_interval(0.95).high[0])
     assert 1 - 1e-12 <= p <= 1.0 and p <= high <= 1.0
     assert est.predict(ResponseMatrix(np.zeros((1, 150)), kind="binary")).tolist() == [0.0]
+
+
+@pytest.mark.parametrize("method", ["aipw", "random", "stratified", "sortsearch"])
+def test_a_design_based_interval_from_a_sample_of_items_all_alike_is_not_a_point(method):
+    """Every sampled item right, and every reference model right on them: the interval still holds the truth."""
+    from effstats import ResponseMatrix
+    from effstats.workflow import estimate, select
+
+    v = np.ones((21, 100))
+    v[:, :5] = np.random.default_rng(0).random((21, 5)) < 0.5  # five hard items; the rest everyone gets right
+    v[20, :5] = [0, 0, 0, 1, 1]  # the new model: 0.97 on the benchmark
+    rm = ResponseMatrix(v, model_ids=[f"m{i}" for i in range(21)], item_ids=[f"t/{j}" for j in range(100)])
+    ref, new = rm.subset(models=range(20)), rm.subset(models=[20])
+    easy = [seed for seed in range(20)
+            if not any(int(i.split("/")[1]) < 5 for i in select(ref, 10, method=method, seed=seed).items)]
+    assert easy, "no sample of easy items only"
+    ci = estimate(select(ref, 10, method=method, seed=easy[0]), new.subset(items=select(ref, 10, method=method,
+                                                                                        seed=easy[0]).items))
+    low, high = ci.confidence_interval(0.95)
+    assert float(low[0]) < 0.97 <= float(high[0]) == 1.0
+
+
+def test_auto_on_averaged_runs_of_logs_with_log_likelihoods(bench, tmp_path, capsys):
+    ref = L.write(bench.subset(models=range(36)), "lm-eval-ll", tmp_path / "ref")
+    for model in list(ref.iterdir())[:3]:
+        _rerun(model, flip_docs=set(range(0, 150, 3)))
+    code, _, err = _run(["select", ref, "--budget", 40, "--duplicates", "mean", "--method", "auto", "--out",
+                         tmp_path / "sel"], capsys)
+    assert code == 0, err
+    manifest = json.loads((tmp_path / "sel" / "manifest.json").read_text())
+    assert manifest["reference"]["kind"] == "score"
+    assert "Sort & Search" not in {t["method"] for t in manifest["tasks"].values()}
+    L.write(bench.subset(models=bench.model_ids[36:], items=manifest["items"]), "lm-eval-ll", tmp_path / "new")
+    code, _, err = _run(["estimate", tmp_path / "sel", tmp_path / "new", "--out", tmp_path / "est"], capsys)
+    assert code == 0, err

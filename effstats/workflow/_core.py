@@ -257,7 +257,7 @@ def _auto_candidates(rm: ResponseMatrix, budget: int) -> dict:
     always has a design-based estimate on its items to fall back on."""
     from ..disco import default_candidates
 
-    binary = rm.kind == "binary" or rm.labels is not None
+    binary = rm.kind == "binary"  # averaged runs of lm-eval logs are graded, though they carry labels
     cands = default_candidates(budget, binary=binary, probabilities=rm.probabilities is not None, irt=False,
                                random_items=True)
     for est in cands.values():
@@ -901,10 +901,19 @@ class _Combined:
         return sum(se)  # model-based errors of one model may agree in sign across tasks: the conservative sum
 
     def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
-        if len(self.parts) == 1:
-            ci = self.parts[0].result.confidence_interval(confidence_level)
-            return ConfidenceInterval(np.asarray(ci.low, float), np.asarray(ci.high, float))
         level = check_confidence_level(confidence_level)
+        if len(self.parts) == 1:
+            p = self.parts[0]
+            ci = p.result.confidence_interval(level)
+            low, high = np.asarray(ci.low, float), np.asarray(ci.high, float)
+            # a design-based interval of zero width from fewer than all items (every sampled item alike and, for
+            # AIPW, no residual variance: a normal interval of se 0) would claim the score exactly; Korn-Graubard's
+            # at the items evaluated, as for several tasks
+            point = (high <= low) & (np.asarray(p.n_evaluated) < p.n_items)
+            if self.binary and p.design_based and p.method != "all" and point.any():
+                kg = self._korn_graubard(self.statistic, self.standard_error, level)
+                low, high = np.where(point, kg.low, low), np.where(point, kg.high, high)
+            return ConfidenceInterval(low, high)
         est, se = self.statistic, self.standard_error
         if self.binary and all(p.design_based for p in self.parts):
             return self._korn_graubard(est, se, level)
