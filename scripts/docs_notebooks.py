@@ -3,7 +3,8 @@
 
 Each page shows an executed copy of ``notebooks/<name>.ipynb``: the full run ``make demo`` wrote to
 ``build/notebooks`` (or ``$EFFSTATS_DOCS_NOTEBOOKS``) when it is newer than the notebook, else a FAST-mode run kept in
-``build/docs-notebooks``, executed here when it is missing or older than the notebook (its figures go to
+``build/docs-notebooks`` (``tests/test_notebooks.py`` leaves its passing runs there too), executed here when it is
+missing or older than the notebook (its figures go to
 ``build/docs-notebooks/figures``, never to ``figures/``). The chosen copies are written to ``docs/notebooks/``,
 where nbsphinx reads them. A notebook that fails to execute fails the script (exit status 1), so the site is never
 published with an empty page.
