@@ -21,16 +21,17 @@ export OPENBLAS_NUM_THREADS
 # Jupyter refuses to run as root unless told to
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: setup test test-debian13 test-fast lint docs demo reports lab notebook bench clean
+.PHONY: setup test test-all test-debian13 test-fast lint docs demo reports lab notebook bench clean
 setup:
 	@bash scripts/setup.sh
 
-# --dist loadgroup: tests marked xdist_group(name) share a worker (and their module fixtures). Then the fast tests and
+# every test but the exhaustive products (make test-all runs those too); --dist loadgroup: tests marked
+# xdist_group(name) share a worker (and their module fixtures). Then the fast tests and
 # doctests again on Debian 13's stack, the one pip users get (Python 3.13, numpy 2, pandas 2, zarr 3, no R):
 # make test-debian13. Both run; make test fails if either fails.
 test: setup
-	@status=0; echo "$(PY) -m pytest -q -n 2 --dist loadgroup --durations=15 $(PYTEST_ARGS)"; \
-	$(PY) -m pytest -q -n 2 --dist loadgroup --durations=15 $(PYTEST_ARGS) || status=1; \
+	@status=0; echo "$(PY) -m pytest -q -n 2 --dist loadgroup --durations=15 -m \"not exhaustive\" $(PYTEST_ARGS)"; \
+	$(PY) -m pytest -q -n 2 --dist loadgroup --durations=15 -m "not exhaustive" $(PYTEST_ARGS) || status=1; \
 	bash scripts/test_debian13.sh $(DEBIAN13_ARGS) || status=1; \
 	exit $$status
 
@@ -45,6 +46,11 @@ lint: setup
 	$(PY) -m flake8 effstats tests benchmarks scripts docs/conf.py docs/conftest.py conftest.py
 
 # the unit tests and doctests: everything not marked slow (notebooks, the docs build, Jupyter, long simulations)
+# everything make test runs, and the exhaustive products whose covering slices it runs (the loop's whole matrix of
+# methods x inputs x options and the whole command-line bad-input campaign: about an hour on two cores)
+test-all: setup
+	$(PY) -m pytest -q -n 2 --dist loadgroup --durations=15 $(PYTEST_ARGS)
+
 test-fast: setup
 	$(PY) -m pytest -q -n 2 --dist loadgroup --durations=10 -m "not slow" $(PYTEST_ARGS)
 

@@ -53,6 +53,7 @@ def test_fast_slice_every_bad_input_gets_one_line(ws, tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.exhaustive
 def test_full_campaign_every_bad_input_gets_one_line(ws, tmp_path):
     outcomes = F.campaign(ws, CASES, tmp_path)
     counts = collections.Counter(o.status for o in outcomes)

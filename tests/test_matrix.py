@@ -92,7 +92,7 @@ KNOWN = {
 
 def _cells():
     for cell in itertools.product(*FACTORS):
-        marks = [] if cell in _FAST_SET else [pytest.mark.slow]
+        marks = [] if cell in _FAST_SET else [pytest.mark.slow, pytest.mark.exhaustive]
         if cell in KNOWN:
             marks.append(pytest.mark.xfail(strict=True, reason=KNOWN[cell]))
         yield pytest.param(*cell, id=_id(cell), marks=marks)
