@@ -103,9 +103,64 @@ def test_select_force_keeps_a_sequential_run_and_the_users_files(logs, capsys, t
     code, _, err = _run(["select", root / "ref", "--budget", 60, "--out", sel, "--force"], capsys)
     assert code == 0, err
     # the replaced selection's files and its estimate are gone, the user's stay
-    assert _tree(sel) == ["budget.xlsx", "estimate", "estimate/new", "estimate/new/my_notes.md", "lm_eval_samples.json",
-                          "manifest.json"]
+    assert _tree(sel) == [".manifest.json.lock", "budget.xlsx", "estimate", "estimate/new", "estimate/new/my_notes.md",
+                          "lm_eval_samples.json", "manifest.json"]
     assert json.loads((sel / "manifest.json").read_text())["budget"] == 60
+
+
+def _selection_with_an_estimate(logs, capsys, tmp_path: Path) -> Path:
+    root, truth = logs
+    sel = tmp_path / "sel"
+    assert _run(["select", root / "ref", "--budget", 30, "--out", sel], capsys)[0] == 0
+    write_lm_eval_samples(truth, tmp_path / "new", models=[truth.model_ids[25]], items=Selection.load(sel).items)
+    assert _run(["estimate", sel, tmp_path / "new"], capsys)[0] == 0
+    return sel
+
+
+def test_select_force_removes_nothing_until_the_new_selection_is_made(logs, capsys, tmp_path):
+    root, sel = logs[0], _selection_with_an_estimate(logs, capsys, tmp_path)
+    before = {p: p.read_bytes() for p in sel.rglob("*") if p.is_file()}
+    for bad in (["select", root / "ref", "--budget", 99999], ["select", tmp_path / "nowhere", "--budget", 30],
+                ["select", root / "ref", "--budget", 30, "--tasks", "nosuchtask"]):
+        code, _, err = _run(bad + ["--out", sel, "--force"], capsys)
+        assert code == 2, err
+        _one_line(err)
+        assert {p: p.read_bytes() for p in sel.rglob("*") if p.is_file()} == before
+
+
+def test_select_force_removes_the_estimates_it_recorded_and_not_the_users_look_alikes(logs, capsys, tmp_path):
+    root, sel = logs[0], _selection_with_an_estimate(logs, capsys, tmp_path)
+    assert "estimate/new/estimate.csv" in json.loads((sel / "manifest.json").read_text())["files"]
+    (sel / "estimate" / "mine").mkdir()
+    (sel / "estimate" / "mine" / "estimate.csv").write_text("mine")  # the user's file, named like a report
+    (sel / "estimate" / "mine" / "tasks.csv").write_text("mine too")
+    code, _, err = _run(["select", root / "ref", "--budget", 60, "--out", sel, "--force"], capsys)
+    assert code == 0, err
+    assert not (sel / "estimate" / "new").exists()
+    assert (sel / "estimate" / "mine" / "estimate.csv").read_text() == "mine"
+    assert (sel / "estimate" / "mine" / "tasks.csv").read_text() == "mine too"
+
+
+def test_two_selects_into_one_new_folder_the_later_is_refused(logs, capsys, tmp_path, monkeypatch):
+    from effstats.workflow import _core
+
+    root, _ = logs
+    out = tmp_path / "sel"
+    real = _core.select
+    inner = {}
+
+    def select_while_another_finishes(*args, **kwargs):
+        sel = real(*args, **kwargs)
+        if not inner:  # another select into the same folder finishes while this one computes
+            monkeypatch.setattr(_core, "select", real)
+            inner["code"] = main(["select", str(root / "ref"), "--budget", "40", "--out", str(out)])
+        return sel
+
+    monkeypatch.setattr(_core, "select", select_while_another_finishes)
+    code, _, err = _run(["select", root / "ref", "--budget", 30, "--out", out], capsys)
+    assert inner["code"] == 0
+    assert code == 2 and "already holds a selection" in _one_line(err)
+    assert json.loads((out / "manifest.json").read_text())["budget"] == 40  # the first one written is kept
 
 
 def test_a_run_saved_without_its_file_list_gets_one(logs, capsys, tmp_path):

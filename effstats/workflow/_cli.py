@@ -170,14 +170,17 @@ def _lm_eval_hint(samples_file: Path, samples: dict) -> str:
 
 def _select(args: argparse.Namespace) -> None:
     from ._core import select
-    from ._files import refuse_existing
+    from ._files import locked, refuse_existing
 
-    refuse_existing(args.out, "manifest.json", args.force)
+    # checked now, but nothing is removed until the new selection is computed: a refused or killed run keeps the old
+    refuse_existing(args.out, "manifest.json", args.force, remove=False)
     tasks = None if args.tasks is None else [t.strip() for t in args.tasks.split(",") if t.strip()]
     sel = select(args.reference, args.budget, method=args.method, target_error=args.target_error, seed=args.seed,
                  format=args.format, metric=args.metric, duplicates=args.duplicates, filter=args.filter, tasks=tasks,
                  progress=not args.no_progress, **_helm_values(args))
-    manifest = sel.save(args.out)
+    with locked(Path(args.out), "manifest.json"):  # a second select into the same folder is refused, not mixed in
+        refuse_existing(args.out, "manifest.json", args.force)
+        manifest = sel.save(args.out)
     if sel.budget_curve is not None:
         print("cross-validated error by budget (points):")
         print(sel.budget_curve.to_string(index=False))
@@ -215,15 +218,29 @@ def _estimate(args: argparse.Namespace) -> None:
                    duplicates=args.duplicates, weights=args.weights, tasks=tasks,
                    restrict_to_manifest=args.restrict_to_manifest, progress=not args.no_progress)
     out = Path(args.out) if args.out else _report_dir(args.manifest, args.new_results)
+    from ._files import locked, record_report, run_folder
+
+    _refuse_report(out, args.force)
+    # two estimates into one folder: the second is refused, not mixed in; a report inside the selection's folder is
+    # written under the selection's lock (a select --force waits) and recorded in its manifest
+    sel_dir = run_folder(Path(args.manifest).expanduser(), "manifest.json")
+    inside = out.expanduser().resolve().is_relative_to(sel_dir.resolve())
+    with locked(sel_dir if inside else out, "manifest.json" if inside else "estimate"):
+        _refuse_report(out, args.force)
+        paths = est.save(out, confidence_level=level)
+        if inside:
+            record_report(sel_dir, list(paths.values()))
+    print(est.to_markdown(level), end="")
+    print(f"written: {paths['markdown']}, {paths['html']}, {paths['csv']}, {paths['tasks']}")
+
+
+def _refuse_report(out: Path, force: bool) -> None:
     from ._files import REPORT_FILES
 
     there = [f for f in REPORT_FILES if (out / f).exists()]
-    if there and not args.force:
+    if there and not force:
         raise ValueError(f"--out: {out} already holds a report ({there[0]}); name another folder with --out, or pass "
                          "--force to replace it")
-    paths = est.save(out, confidence_level=level)
-    print(est.to_markdown(level), end="")
-    print(f"written: {paths['markdown']}, {paths['html']}, {paths['csv']}, {paths['tasks']}")
 
 
 def _sequential(args: argparse.Namespace) -> None:

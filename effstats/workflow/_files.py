@@ -14,7 +14,8 @@ import time
 from pathlib import Path, PurePosixPath
 from typing import Any, Iterator
 
-__all__ = ["KINDS", "owned_files", "remove_run", "refuse_existing", "locked", "safe_relative"]
+__all__ = ["KINDS", "owned_files", "remove_run", "refuse_existing", "locked", "safe_relative", "record_report",
+           "run_folder"]
 
 # the record file of each kind of run, and what the messages call it
 KINDS = {"manifest.json": "a selection", "state.json": "a sequential run"}
@@ -42,9 +43,33 @@ def owned_files(d: Path, record: str, doc: Any) -> list[str]:
         names = ["state.json", "decision.json", "decision.md", "looks.csv"]
         names += [f"{b.name}/{f}" for b in d.glob("batch_*") if re.fullmatch(r"batch_\d{3,}", b.name)
                   for f in ("lm_eval_samples.json", "items.csv")]
-    if record == "manifest.json":  # the estimates of the selection (their folder names vary)
-        names += [str(f.relative_to(d)) for f in d.glob("estimate/*/*") if f.name in REPORT_FILES]
     return list(dict.fromkeys(names + [record]))
+
+
+def run_folder(path: Path, record: str) -> Path:
+    """The folder of a run given as its folder or as its record file."""
+    return path.parent if path.name == record and path.is_file() else path
+
+
+def record_report(d: Path, paths: list[Path]) -> None:
+    """Add the report files ``paths`` an estimate wrote inside the selection's folder ``d`` to its manifest's
+    ``files`` (replacing the selection removes them, and no file of the user's that merely shares their names).
+    The caller holds the selection's lock."""
+    from ._io import read_json, write_json_atomic
+
+    if not (d / "manifest.json").is_file():
+        return
+    root = d.resolve()
+    rels = [str(p.resolve().relative_to(root)) for p in paths if p.resolve().is_relative_to(root)]
+    doc = read_json(d / "manifest.json", "directory")
+    if not rels or not isinstance(doc, dict):
+        return
+    files = doc.get("files")
+    if not isinstance(files, list) or not files:  # a manifest written without the list: what such a run writes
+        files = owned_files(d, "manifest.json", None)
+    new = [r for r in rels if r not in files and safe_relative(r)]
+    if new:
+        write_json_atomic(d / "manifest.json", {**doc, "files": files + new})
 
 
 def remove_run(d: Path, record: str) -> list[Path]:
