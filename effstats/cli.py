@@ -1193,10 +1193,21 @@ def _main(argv: Sequence[str] | None) -> int:
         msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         print(f"effstats audit: error: {msg}", file=sys.stderr)
         return 2
+    except OSError as exc:  # a report file that cannot be written (the folder was checked; a file in it was not)
+        print(f"effstats audit: error: {workflow_cli.os_error_line(exc)}", file=sys.stderr)
+        return 2
     for w in caught:
         if issubclass(w.category, UserWarning):  # each also stands in the report
             print(f"effstats audit: warning: {str(w.message).splitlines()[0]}", file=sys.stderr)
     print(Path(args.out) / "report.md")
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as exc:  # stdout full (/dev/full)
+        print(f"effstats audit: error: {workflow_cli.os_error_line(exc)}", file=sys.stderr)
+        workflow_cli._quiet_stdout()
+        return 2
     return 0
 
 

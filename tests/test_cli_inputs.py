@@ -134,3 +134,27 @@ def test_an_output_folder_under_a_file_is_refused(loop, capsys, tmp_path):
     (tmp_path / "file").write_text("x")
     err = _one_error(["select", root / "ref.csv", "--budget", 12, "--out", tmp_path / "file" / "sub"], capsys)
     assert f"cannot be made: {str(tmp_path / 'file')!r} is a file" in err
+
+
+@pytest.mark.parametrize("command", ["select", "estimate", "sequential start", "audit"])
+def test_an_output_that_cannot_be_written_is_one_line(loop, capsys, tmp_path, command):
+    root, items, new = loop
+    new.to_csv(tmp_path / "new.csv", index=False)
+    long = tmp_path / ("n" * 300)  # longer than a file name may be
+    argv = {"select": ["select", root / "ref.csv", "--budget", 12],
+            "estimate": ["estimate", root / "sel", tmp_path / "new.csv"],
+            "sequential start": ["sequential", "start", root / "ref.csv", "--half-width", 0.1],
+            "audit": ["audit", root / "ref.csv", "--n-boot", 20, "--no-progress"]}[command]
+    err = _one_error(argv + ["--out", long], capsys)
+    assert err.startswith(f"effstats {command}: error:") and "cannot write to" in err and "too long" in err
+
+
+@pytest.mark.skipif(not __import__("os").path.exists("/dev/full"), reason="no /dev/full")
+def test_a_full_stdout_is_one_line(loop, tmp_path):
+    root, items, new = loop
+    with open("/dev/full", "w") as full:
+        p = subprocess.run([sys.executable, "-m", "effstats", "select", str(root / "ref.csv"), "--budget", "12",
+                            "--out", str(tmp_path / "s")], stdout=full, stderr=subprocess.PIPE, timeout=120)
+    err = p.stderr.decode()
+    assert p.returncode == 2 and "Traceback" not in err, err
+    assert err.strip() == "effstats select: error: cannot write to stdout (No space left on device)"

@@ -315,11 +315,18 @@ def run(args: argparse.Namespace) -> int:
         try:
             with contextlib.redirect_stdout(_TerminalText(sys.stdout)):  # names from the data printed inertly
                 fn(args)
+                sys.stdout.flush()  # a full or closed stdout is reported here, with the command's name
             status = 0
         except (ValueError, FileNotFoundError) as exc:
             command = args.command + (f" {args.action}" if args.command == "sequential" else "")
             msg = _cli_names(str(exc).splitlines()[0] if str(exc) else type(exc).__name__, command)
             print(f"{prog}: error: {terminal_text(msg)}", file=sys.stderr)
+            status = 2
+        except BrokenPipeError:  # the reader stopped early (| head): effstats.cli.main ends quietly
+            raise
+        except OSError as exc:  # an output folder or file that cannot be written (read-only, full, name too long)
+            print(f"{prog}: error: {terminal_text(os_error_line(exc))}", file=sys.stderr)
+            _quiet_stdout()
             status = 2
         except KeyboardInterrupt:  # the files written so far are whole (atomic writes): nothing to clean up
             print(f"{prog}: interrupted; files already written are complete, nothing half-written", file=sys.stderr)
@@ -331,6 +338,32 @@ def run(args: argparse.Namespace) -> int:
             print(f"{prog}: warning: {terminal_text(_cli_names(str(w.message).splitlines()[0], args.command))}",
                   file=sys.stderr)
     return status
+
+
+def os_error_line(exc: OSError) -> str:
+    """One line for an OSError of writing a file or stdout: ``cannot write to PATH (reason)``."""
+    import os
+
+    if exc.filename is None:
+        return f"cannot write to stdout ({exc.strerror or exc})"
+    if os.path.isfile(exc.filename) and not os.access(exc.filename, os.R_OK):
+        return f"cannot read {exc.filename} ({exc.strerror or exc})"
+    return f"cannot write to {exc.filename} ({exc.strerror or exc})"
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at devnull so that Python's final flush of a full stdout does not raise again."""
+    import os
+
+    try:
+        sys.stdout.flush()
+    except OSError:
+        pass
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # no file descriptor (stdout replaced by an object in memory)
+        pass
 
 
 class _TerminalText(io.TextIOBase):
