@@ -129,7 +129,9 @@ def locked(d: Path, name: str = "state.json", wait: float = 60.0, create: bool =
         if not create:
             yield
             return
-        d.mkdir(parents=True, exist_ok=True)
+        from ._io import output_dir
+
+        output_dir(d).mkdir(parents=True, exist_ok=True)  # a folder under a file: one line saying so
     try:
         fd = os.open(d / f".{name}.lock", os.O_RDWR | os.O_CREAT, 0o666)
     except OSError as exc:
