@@ -521,6 +521,7 @@ def cases() -> list[Case]:
                                                                         ("nan", FAIL, lambda v, r: np.where(np.arange(NI) == 0, np.nan, v))]),
         A("rng", RNG)]))
     add(Case("select_random", "disco", fn(DC + "select_random"), lambda: dict(n_items=NI, k=5, rng=0), [A("n_items", INT, skip=("huge",)), A("k", INT), A("rng", RNG)]))
+    add(Case("difficulty_regressor", "disco", fn(DC + "difficulty_regressor"), lambda: dict(C=1.0), [A("C", POSITIVE)]))
     add(Case("make_predictor", "disco", fn(DC + "make_predictor"), lambda: dict(name="knn", n_neighbors=2), [A("name", OPTION), A("n_neighbors", INT, skip=("huge",))]))
     DIS = DC + "DISCO"
     add(Case("DISCO.fit", "disco", est_fit(DIS, ("n_items", "selection", "predictor", "signature", "pca", "top_k", "n_neighbors", "random_state")),

@@ -503,6 +503,9 @@ def difficulty_regressor(C: float = 100.0) -> Any:
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import FunctionTransformer
 
+    from .._validation import check_positive
+
+    C = check_positive(C, "C")
     return make_pipeline(FunctionTransformer(_logit_difficulty), LogisticRegression(C=C))
 
 
