@@ -222,10 +222,11 @@ def _incr(x: np.ndarray) -> np.ndarray:
     return out
 
 
-def _upper_power(theta: float, info: np.ndarray, a: np.ndarray, b: np.ndarray, r: int, terms: list | None = None) -> float:
-    """Total upper-crossing probability at one drift: ``gsprob``'s ``powr`` without the lower-crossing terms
-    and the expected information (the quantity the sample-size search evaluates ~10 times). ``terms``, if given,
-    receives the crossing probability at each look (gsprob's ``probhi``)."""
+def _upper_power(theta: float, info: np.ndarray, a: np.ndarray, b: np.ndarray, r: int, terms: list | None = None,
+                 lo_terms: list | None = None) -> float:
+    """Total upper-crossing probability at one drift: ``gsprob``'s ``powr`` without the expected information
+    (the quantity the sample-size search evaluates). ``terms``, if given, receives the crossing probability at
+    each look (gsprob's ``probhi``); ``lo_terms`` the lower-crossing probabilities (``problo``)."""
     k = info.size
     rt = np.sqrt(info).tolist()
     al, bl = a.tolist(), b.tolist()
@@ -233,6 +234,8 @@ def _upper_power(theta: float, info: np.ndarray, a: np.ndarray, b: np.ndarray, r
     tot = float(ndtr(mu - bl[0]))
     if terms is not None:
         terms.append(tot)
+    if lo_terms is not None:
+        lo_terms.append(float(ndtr(al[0] - mu)))
     if k == 1:
         return tot
     z1, w1 = gridpts(r, mu, al[0], bl[0])
@@ -243,7 +246,10 @@ def _upper_power(theta: float, info: np.ndarray, a: np.ndarray, b: np.ndarray, r
         dk = info[i] - info[i - 1]
         rtd = dk ** 0.5
         base = z1 * (rt[i - 1] / rtd)
-        base += theta * dk / rtd - bl[i] * rt[i] / rtd
+        base += theta * dk / rtd
+        if lo_terms is not None:
+            lo_terms.append(float(h.dot(ndtr(al[i] * rt[i] / rtd - base))))
+        base -= bl[i] * rt[i] / rtd
         term = float(h.dot(ndtr(base, out=base)))
         tot += term
         if terms is not None:
@@ -260,11 +266,21 @@ def _betadiff(imax, theta, beta, time, a, b, r):
     return beta - 1 + _upper_power(theta, time * imax, a, b, r)
 
 
-def _betadiff1(imax, theta, tx, problo, b, tol, r):
-    info = tx * imax
-    x = gsbound1(-theta, info, -b, problo, tol, r)
-    y = gsprob(theta, info, -x["b"], b, r)
-    return float(problo.sum() - 1 + y["powr"][0])
+def _betadiff1(imax, theta, tx, problo, b, tol, r, passes: dict | None = None):
+    """gsDesign's ``betadiff1``: beta spent minus one plus the power, for maximum information ``imax``.
+
+    One ``gsbound1`` pass on the mirrored problem: its lower-crossing probabilities are the upper crossings of the
+    design under ``theta`` (gsDesign computes them with a second ``gsprob`` pass; equal to rounding). ``passes``,
+    if given, keeps each pass by ``imax`` for the caller (a bracket step and the root search evaluate the same
+    points, and the pass at the root gives the bounds).
+    """
+    if passes is not None and imax in passes:
+        return passes[imax][0]
+    x = gsbound1(-theta, tx * imax, -b, problo, tol, r)
+    val = float(problo.sum() - 1 + x["problo"].sum())
+    if passes is not None:
+        passes[imax] = (val, x)
+    return val
 
 
 def _type4_search(delta, tx, falseneg, b, tol, r, n_fix):
@@ -314,10 +330,12 @@ def _type4_search(delta, tx, falseneg, b, tol, r, n_fix):
     return n_i, a, up1, lo1
 
 
-def _gsI1(theta, info, beta, b, ilow, ihigh, tol, r):
+def _gsI1(theta, info, beta, b, ilow, ihigh, tol, r, passes: dict | None = None):
     tx = info / info[-1]
-    root = _increasing_root(lambda v: _betadiff1(v, theta, tx, beta, b, tol, r), ilow, ihigh, tol, "information")
-    x = gsbound1(-theta, root * tx, -b, beta, tol, r)
+    passes = {} if passes is None else passes
+    root = _increasing_root(lambda v: _betadiff1(v, theta, tx, beta, b, tol, r, passes), ilow, ihigh, tol,
+                            "information")
+    x = passes[root][1] if root in passes else gsbound1(-theta, root * tx, -b, beta, tol, r)
     bb = x["b"].copy()
     bb[-1] = -b[-1]
     return root * tx, -bb, b
@@ -472,17 +490,26 @@ def native_bounds(s: _Spec) -> dict:
     return res
 
 
-def _max_info_secant(delta, beta, tx, a, b, r, i0, tol) -> float | None:
+def _max_info_secant(delta, beta, tx, a, b, r, i0, tol, lower: bool = True) -> tuple | None:
     """Maximum information giving power ``1 - beta`` for fixed bounds: secant steps in ``sqrt(information)`` on the
     probit of the power, which is nearly linear there (exactly so for one look, with slope ``delta``), so
-    it needs fewer recursion passes than a bracketing search. Taken to ``1e-2 * tol``, i.e. well inside the
-    tolerance of gsDesign's own search. None if a step fails (the caller then brackets)."""
+    it needs fewer recursion passes than a bracketing search. Taken until a step moves the information by less than
+    ``1e-2 * tol``, i.e. well inside the tolerance of gsDesign's own search; the last point evaluated is returned
+    with its crossing probabilities, so that the operating characteristics under ``delta`` need no further pass.
+
+    Returns ``(information, upper, lower)`` (upper- and lower-crossing probabilities under ``delta``, (k,); lower
+    None unless ``lower``), or None if a step fails (the caller then brackets).
+    """
     if not (delta > 0 and 0.0 < beta < 0.5):
         return None
     target = float(ndtri(1 - beta))
+    evals: dict = {}
 
     def h(u: float) -> float:
-        p = _upper_power(delta, tx * (u * u), a, b, r)
+        up: list = []
+        lo: list | None = [] if lower else None
+        p = _upper_power(delta, tx * (u * u), a, b, r, up, lo)
+        evals[u] = (up, lo)
         return float(ndtri(p)) - target if 0.0 < p < 1.0 else np.nan
 
     with np.errstate(all="ignore"):
@@ -499,7 +526,9 @@ def _max_info_secant(delta, beta, tx, a, b, r, i0, tol) -> float | None:
             if not np.isfinite(u2) or u2 <= 0:
                 return None
             if abs(u2 * u2 - u1 * u1) < 1e-2 * tol:
-                return u2 * u2
+                # the secant converges superlinearly: u1 is within about |u2 - u1| of the root
+                up, lo = evals[u1]
+                return u1 * u1, np.array(up), None if lo is None else np.array(lo)
             u0, h0, u1, h1 = u1, h1, u2, h(u2)
     return None
 
@@ -528,10 +557,26 @@ def native_sizes(s: _Spec, bounds: dict) -> dict:
         else:
             i0 = 1.0  # n.fix
         tx = timing / timing[-1]
-        root = _max_info_secant(delta, s.beta, tx, a, b, r, i0, tol)
-        if root is None:
-            root = _increasing_root(lambda v: _betadiff(v, delta, s.beta, tx, a, b, r), i0, 10 * i0, tol,
-                                    "information")
+        found = _max_info_secant(delta, s.beta, tx, a, b, r, i0, tol, lower=s.test_type != 1)
+        if found is not None:
+            root, up1, lo1 = found
+            n_i = root * tx
+            # under H0 the recursion depends on the information ratios only, so the bounds' own pass gives the
+            # crossing probabilities (to rounding) where it ran on these bounds: test types 1 and 2 (type 5 may
+            # move its last lower bound afterwards, type 6 does not keep them)
+            if s.test_type in (1, 2) and bounds.get("upper_prob0") is not None:
+                up0 = np.asarray(bounds["upper_prob0"], float)
+                lo0 = np.zeros(k) if s.test_type == 1 else np.asarray(bounds["lower_prob0"], float)
+            else:
+                y0 = gsprob(0.0, n_i, a, b, r)
+                up0, lo0 = y0["probhi"][:, 0], y0["problo"][:, 0]
+            if lo1 is None:
+                lo1 = np.zeros(k)
+            phi, plo = np.column_stack((up0, up1)), np.column_stack((lo0, lo1))
+            en = n_i @ (plo + phi) + n_i[-1] * (1 - phi.sum(0) - plo.sum(0))
+            return {"n_i": n_i, "upper_prob": phi, "lower_prob": None if s.test_type == 1 else plo, "en": en}
+        root = _increasing_root(lambda v: _betadiff(v, delta, s.beta, tx, a, b, r), i0, 10 * i0, tol,
+                                "information")
         n_i = root * tx
     y = gsprob([0.0, delta], n_i, a, b, r)
     return {"n_i": n_i, "upper_prob": y["probhi"], "lower_prob": None if s.test_type == 1 else y["problo"],
@@ -561,8 +606,8 @@ def _beta_spending(s: _Spec, delta: float) -> dict:
     falsepos = _incr(up(s.alpha, timing))
     falseneg = _incr(s.lower(s.beta, timing))
 
-    def bracket(bb, ilow, ihigh):
-        while 0 > _betadiff1(ihigh, delta, timing, falseneg, bb, tol, r):
+    def bracket(bb, ilow, ihigh, passes):
+        while 0 > _betadiff1(ihigh, delta, timing, falseneg, bb, tol, r, passes):
             if ihigh > 5 * n_fix:
                 raise RuntimeError("design: unable to derive the sample size (gsDesign's bracket search exceeded "
                                    "5 times the fixed-design information)")
@@ -606,15 +651,17 @@ def _beta_spending(s: _Spec, delta: float) -> dict:
         return out
     trueneg = np.full(k, (1 - s.alpha) / k)
     x1 = gsbound(timing, trueneg, falsepos, tol, r)
-    ilow, ihigh = bracket(x1["b"], n_fix / 3, 1.2 * n_fix)
-    info, a, b = _gsI1(delta, timing, falseneg, x1["b"], ilow, ihigh, tol, r)
+    passes: dict = {}  # bound passes of the current upper bounds, by information
+    ilow, ihigh = bracket(x1["b"], n_fix / 3, 1.2 * n_fix, passes)
+    info, a, b = _gsI1(delta, timing, falseneg, x1["b"], ilow, ihigh, tol, r, passes)
     x3 = gsprob(0.0, info, a, b, 18)
     flag = abs(float(x3["powr"][0]) - s.alpha)
     jj = 0
     while flag > tol and jj < 100:
         x4b = gsbound1(0.0, info, np.concatenate((a[:-1], [-EXTREMEZ])), falsepos)["b"]
-        ilow, ihigh = bracket(x4b, n_fix / 3, 1.2 * n_fix)
-        info, a, b = _gsI1(delta, timing, falseneg, x4b, ilow, ihigh, tol, r)
+        passes = {}
+        ilow, ihigh = bracket(x4b, n_fix / 3, 1.2 * n_fix, passes)
+        info, a, b = _gsI1(delta, timing, falseneg, x4b, ilow, ihigh, tol, r, passes)
         x3 = gsprob(0.0, info, a, b, 18)
         flag = float(np.max(np.abs(np.concatenate(([x3["powr"][0] - s.alpha], falsepos - x3["probhi"][:, 0])))))
         jj += 1

@@ -1,0 +1,79 @@
+"""Speed of native design() with the sample-size search against gsDesign::gsDesign timed inside R, in one run.
+
+Target: native ``design(...).information`` (bounds and the maximum information for power ``1 - beta``) at least
+10x faster than ``gsDesign::gsDesign`` for every test type 1-6. gsDesign is timed by R's own loop
+(``system.time(for (i in 1:reps) gsDesign(...))``), so the cost of calling R from Python is not counted against
+it. Each figure is the best of ``repeat`` batches, native and gsDesign alternating per design, so that load from
+other processes hits both alike; the ratio is gsDesign's time over native's, and the geometric mean is printed per
+test type and over all designs.
+
+Run: .venv/bin/python benchmarks/bench_gsdesign_sizes.py [--repeat 2] [--reps 10]
+"""
+from __future__ import annotations
+
+import argparse
+import itertools
+import time
+
+import numpy as np
+
+from effstats.sequential import design
+
+# (effstats spending name, parameter, gsDesign sfu, sfupar)
+UPPER = [("hsd", -4.0, "sfHSD", -4), ("ld_obf", None, "sfLDOF", 0), ("ld_pocock", None, "sfLDPocock", 0)]
+LOWER = ("hsd", -2.0, "sfHSD", -2)
+
+
+def cases():
+    """(label, native kwargs, gsDesign R arguments) for test types 1-6, k = 3 and 5, beta 0.1 and 0.2."""
+    for tt, k, beta, (sf, par, rsf, rpar) in itertools.product(range(1, 7), (3, 5), (0.1, 0.2), UPPER):
+        kw = dict(k=k, test_type=tt, alpha=0.05 if tt == 2 else 0.025, beta=beta, spending=sf, spending_param=par)
+        r_args = f"k={k}, test.type={tt}, alpha=0.025, beta={beta}, sfu={rsf}, sfupar={rpar}"
+        if tt > 2:
+            kw.update(lower_spending=LOWER[0], lower_param=LOWER[1])
+            r_args += f", sfl={LOWER[2]}, sflpar={LOWER[3]}"
+        yield f"tt{tt} k={k} beta={beta} {sf}", tt, kw, r_args
+
+
+def time_native(kw: dict, reps: int) -> float:
+    design(**kw).information  # warm-up
+    t = time.perf_counter()
+    for _ in range(reps):
+        design(**kw).information
+    return (time.perf_counter() - t) / reps
+
+
+def time_r(ro, r_args: str, reps: int) -> float:
+    ro.r(f"invisible(gsDesign({r_args}))")  # warm-up
+    el = ro.r(f"system.time(for (i in 1:{reps}) gsDesign({r_args}))[['elapsed']]")[0]
+    return float(el) / reps
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--repeat", type=int, default=2, help="batches per design (best of)")
+    ap.add_argument("--reps", type=int, default=10, help="calls per batch")
+    args = ap.parse_args()
+    from effstats import rbridge
+
+    rbridge.r_package("gsDesign")
+    ro = rbridge._robjects()
+    print(f"load {open('/proc/loadavg').read().split()[0]}; best of {args.repeat} batches of {args.reps} calls, ms")
+    print(f"{'design':<34}{'native':>9}{'gsDesign':>10}{'ratio':>8}")
+    by_type: dict[int, list[float]] = {}
+    for label, tt, kw, r_args in cases():
+        tn = tr = np.inf
+        for _ in range(args.repeat):
+            tn = min(tn, time_native(kw, args.reps))
+            tr = min(tr, time_r(ro, r_args, args.reps))
+        by_type.setdefault(tt, []).append(tr / tn)
+        print(f"{label:<34}{tn * 1e3:9.3f}{tr * 1e3:10.3f}{tr / tn:8.1f}")
+    print("\ntest type  geometric mean ratio  min ratio")
+    for tt, rs in by_type.items():
+        print(f"{tt:>9}  {np.exp(np.mean(np.log(rs))):20.1f}  {min(rs):9.1f}")
+    allr = [x for rs in by_type.values() for x in rs]
+    print(f"      all  {np.exp(np.mean(np.log(allr))):20.1f}  {min(allr):9.1f}")
+
+
+if __name__ == "__main__":
+    main()

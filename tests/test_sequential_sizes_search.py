@@ -1,0 +1,71 @@
+"""The sample-size search of native design() against a brute-force bisection on the maximum information.
+
+The search takes secant steps and reuses recursion passes (the bounds' own pass under H0, the last search pass
+under the alternative, the mirrored bound pass for the power of beta-spending designs); here each figure is
+recomputed the straightforward way: bisection on the information to 1e-13 of the power equation at the design's
+own bounds, then one ``gsprob`` pass at (0, delta).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.special import ndtri
+
+from effstats.sequential import design
+from effstats.sequential.native import _betadiff1, gsbound1, gsprob
+
+CASES = [
+    dict(k=3, test_type=1, alpha=0.025, beta=0.1, spending="hsd", spending_param=-4.0),
+    dict(k=5, test_type=1, alpha=0.025, beta=0.2, spending="ld_obf"),
+    dict(k=4, test_type=1, alpha=0.025, beta=0.1, spending="obf"),
+    dict(k=3, test_type=2, alpha=0.05, beta=0.1, spending="ld_pocock"),
+    dict(k=5, test_type=2, alpha=0.05, beta=0.2, spending="pocock"),
+    dict(k=5, test_type=5, alpha=0.025, beta=0.1, spending="hsd", spending_param=-4.0, lower_param=-2.0),
+    dict(k=3, test_type=5, alpha=0.025, beta=0.2, spending="ld_obf", lower_param=1.0, astar=0.2),
+    dict(k=5, test_type=6, alpha=0.025, beta=0.1, spending="ld_pocock", lower_param=-2.0),
+    dict(k=3, test_type=6, alpha=0.025, beta=0.2, spending="hsd", spending_param=-4.0, lower_param=1.0, astar=0.3),
+]
+
+
+def _bisect_information(d, delta: float, beta: float) -> float:
+    """Maximum information with power 1 - beta at the design's bounds, by plain bisection."""
+    a = d.lower if d.lower is not None else np.full(d.k, -20.0)
+    tx = d.timing / d.timing[-1]
+
+    def power(imax: float) -> float:
+        return float(gsprob(delta, tx * imax, a, d.upper, d.r)["powr"][0])
+
+    lo, hi = 0.5, 4.0
+    assert power(lo) < 1 - beta < power(hi)
+    while hi - lo > 1e-13:
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if power(mid) < 1 - beta else (lo, mid)
+    return 0.5 * (lo + hi)
+
+
+@pytest.mark.parametrize("kw", CASES, ids=lambda kw: f"tt{kw['test_type']}-k{kw['k']}-{kw['spending']}")
+def test_sizes_match_bisection(kw):
+    d = design(**kw)
+    delta = abs(ndtri(kw["alpha"] / (2 if kw["test_type"] == 2 else 1)) + ndtri(kw["beta"]))
+    root = _bisect_information(d, delta, kw["beta"])
+    np.testing.assert_allclose(d.information[-1], root, rtol=1e-8)
+    a = d.lower if d.lower is not None else np.full(d.k, -20.0)
+    y = gsprob([0.0, delta], d.information, a, d.upper, d.r)
+    np.testing.assert_allclose(d.upper_prob, y["probhi"], atol=1e-10)
+    if d.lower is not None:
+        np.testing.assert_allclose(d.lower_prob, y["problo"], atol=1e-10)
+    np.testing.assert_allclose([d.expected_n_h0, d.expected_n_h1], y["en"], rtol=1e-10)
+    assert d.power == pytest.approx(1 - kw["beta"], abs=1e-8)
+
+
+@pytest.mark.parametrize("imax", [0.4, 0.9, 1.1, 1.6])
+@pytest.mark.parametrize("k", [1, 3, 5])
+def test_beta_spending_power_from_the_bound_pass(k, imax):
+    """The power of a binding beta-spending design read from the mirrored bound pass equals a gsprob pass."""
+    tx = np.arange(1, k + 1) / k
+    delta = float(ndtri(0.975) + ndtri(0.9))
+    falseneg = np.diff(np.concatenate(([0.0], 0.1 * tx ** 2)))
+    b = gsbound1(0.0, tx, np.full(k, -20.0), np.diff(np.concatenate(([0.0], 0.025 * tx ** 3))))["b"]
+    x = gsbound1(-delta, tx * imax, -b, falseneg)
+    want = falseneg.sum() - 1 + gsprob(delta, tx * imax, -x["b"], b)["powr"][0]
+    assert _betadiff1(imax, delta, tx, falseneg, b, 1e-6, 18) == pytest.approx(want, abs=1e-12)
