@@ -291,3 +291,26 @@ def test_names_printed_to_the_terminal_carry_no_control_sequences(tmp_path, caps
     for text in (out, err, out2, err2, err3):
         assert not re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]", text)
     assert "m12\\x1b\\[31m" in out2  # a Markdown-escaped name, then its control character as an escape
+
+
+def test_printed_commands_are_shell_quoted(tmp_path, capsys):
+    import shlex
+
+    task = "x;touch PWNED $(id)"
+    d = simulate_responses(13, 60, rng=3)
+    rm = ResponseMatrix(d.values, model_ids=[f"m{i}" for i in range(13)], item_ids=[f"{task}/{k}" for k in range(60)])
+    rm.subset(models=range(12)).to_long().to_csv(tmp_path / "ref.csv", index=False)
+    out_dir = tmp_path / "my dir;$(id)"
+    code, out, err = _run(["select", tmp_path / "ref.csv", "--budget", 15, "--out", out_dir], capsys)
+    assert code == 0, err
+    words = shlex.split(next(ln for ln in out.splitlines() if ln.strip().startswith("lm_eval ")))
+    assert words[words.index("--tasks") + 1] == task
+    assert words[words.index("--samples") + 1] == str(out_dir / "lm_eval_samples.json")
+    seq = tmp_path / "seq;$(id) x"
+    code, out, err = _run(["sequential", "start", tmp_path / "ref.csv", "--half-width", 0.1, "--initial", 20, "--batch", 20,
+                           "--out", seq], capsys)
+    assert code == 0, err
+    then = shlex.split(next(ln for ln in out.splitlines() if ln.startswith("then: ")))
+    assert then[1:] == ["effstats", "sequential", "update", str(seq), "<OUT>"]
+    words = shlex.split(next(ln for ln in out.splitlines() if ln.strip().startswith("lm_eval ")))
+    assert words[words.index("--tasks") + 1] == task

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import shlex  # the printed commands are pasted into a shell: every name from the data is quoted
 import sys
 import warnings
 from pathlib import Path
@@ -165,7 +166,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
 
 def _lm_eval_hint(samples_file: Path, samples: dict) -> str:
     return (f"run the new model on them (an lm-eval with --samples):\n  lm_eval --model ... --tasks "
-            f"{','.join(samples)} --samples {samples_file} --log_samples --output_path <OUT>  (a new folder)")
+            f"{shlex.quote(','.join(samples))} --samples {shlex.quote(str(samples_file))} --log_samples "
+            "--output_path <OUT>  (a new folder)")
 
 
 def _select(args: argparse.Namespace) -> None:
@@ -195,7 +197,7 @@ def _select(args: argparse.Namespace) -> None:
         print(f"the chosen instance ids per run spec: {Path(args.out) / HELM_INSTANCES}\n"
               f"run the new model on these run specs as the reference models were run (helm-run --run-entries "
               f"<run entry>,model=<new model> ...; HELM runs whole run specs), then read its chosen instances:\n"
-              f"  effstats estimate {args.out} <benchmark_output/runs/SUITE> --restrict-to-manifest")
+              f"  effstats estimate {shlex.quote(str(args.out))} <benchmark_output/runs/SUITE> --restrict-to-manifest")
     else:
         print("the items are not lm-eval documents (<task>/<doc_id>): their ids are listed in the manifest")
 
@@ -279,7 +281,7 @@ def _start(args: argparse.Namespace, rule: str) -> None:
         print(_lm_eval_hint(path / LM_EVAL_SAMPLES, run.lm_eval_samples))
     elif run.helm_instances is not None:
         print(f"the batch's instance ids per run spec: {path / HELM_INSTANCES}")
-    print(f"then: effstats sequential update {args.out} <OUT>")
+    print(f"then: effstats sequential update {shlex.quote(str(args.out))} <OUT>")
 
 
 def _update(args: argparse.Namespace) -> None:
@@ -303,7 +305,7 @@ def _update(args: argparse.Namespace) -> None:
             print(f"look {len(run.state['looks'])}: {res.n} items, {what} {res.estimate:.4f} "
                   f"[{res.ci_low:.4f}, {res.ci_high:.4f}]: continue")
         print(f"batch {len(run.state['looks']) + 1}: {len(run.next_items)} items in {path}")
-        print(f"then: effstats sequential update {args.state} <OUT>")
+        print(f"then: effstats sequential update {shlex.quote(str(args.state))} <OUT>")
 
 
 def run(args: argparse.Namespace) -> int:
