@@ -459,7 +459,8 @@ def gsbound(info, trueneg, falsepos, tol: float = 1e-6, r: int = 18):
     -------
     dict
         ``a``, ``b`` (k,), ``problo``, ``probhi`` (k,, the crossing probabilities under H0 at the returned
-        bounds) and ``error`` (0 when converged; the look that failed otherwise).
+        bounds), ``error`` (0 when converged; the look that failed otherwise) and ``mass_last`` (the probability
+        of reaching the last look).
 
     See Also
     --------
@@ -494,10 +495,13 @@ def gsbound(info, trueneg, falsepos, tol: float = 1e-6, r: int = 18):
     rt = np.sqrt(info).tolist()
     err = 0
     conserve = r > 18
+    mass = 1.0 if k == 1 else float("nan")
     for i in range(1, k):
         rtik = rt[i]
         rtd = (info[i] - info[i - 1]) ** 0.5
         scale = rtik / rtd
+        if i == k - 1:
+            mass = float(h.sum())  # the (Simpson) mass entering the last look
         zr = z1 * (rt[i - 1] / rtd)
         btem2 = EXTREMEZ if fp[i] <= 0 else _qnorm_upper(fp[i])
         if sym:
@@ -550,4 +554,4 @@ def gsbound(info, trueneg, falsepos, tol: float = 1e-6, r: int = 18):
             z2, w2 = gridpts(r, 0.0, a[i], b[i])
             h = _hupdate(0.0, w2, info[i - 1], z1, h, info[i], z2, conserve, sym)
             z1 = z2
-    return {"a": a, "b": b, "problo": plo_out, "probhi": phi_out, "error": err}
+    return {"a": a, "b": b, "problo": plo_out, "probhi": phi_out, "error": err, "mass_last": mass}

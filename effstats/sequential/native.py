@@ -436,6 +436,9 @@ def native_bounds(s: _Spec) -> dict:
             got, plo = x["probhi"], x["problo"]
             if not given and not (tt == 2 or s.astar < 1 - s.alpha):
                 a[-1] = b[-1]
+                # with a_K = b_K every path reaching the last look stops there: what does not cross up crosses down
+                plo = plo.copy()
+                plo[-1] = x["mass_last"] - got[-1]
             _check_falsepos(falsepos, got, tol)
         out.update(upper=b, lower=a, upper_prob0=got, lower_prob0=plo, falsepos=got, lower_spend=trueneg)
         return out
@@ -446,6 +449,7 @@ def native_bounds(s: _Spec) -> dict:
         falsepos = _incr(up(s.alpha, timing))
         x = gsbound1(0.0, scale, low20, falsepos, tol, r, lower=False)
         b, fpnb = x["b"], x["achieved"]
+        up0 = lo0 = None  # crossing probabilities under H0 at the final bounds, where a pass gives them
         if s.astar == 1 - s.alpha:
             tn = _incr(s.lower(s.astar, timing))
             trueneg = tn
@@ -455,14 +459,28 @@ def native_bounds(s: _Spec) -> dict:
                 alpha = xx["problo"].sum()
                 trueneg = (1 - alpha) * tn / s.astar
                 a_try = np.concatenate((-xx["b"][:-1], b[-1:]))
-                xx2 = gsprob(0.0, timing, a_try, b, r)
-                flag = float(np.max(np.abs(xx2["problo"][:, 0] - trueneg)))
+                if k > 1 and np.isfinite(xx["mass_last"]):
+                    # the mirrored pass integrates on the mirrored grids: its upper crossings are the lower crossings
+                    # at a_try before the last look, its lower ones the upper crossings at b; at the last look
+                    # a_K = b_K, so what does not cross up crosses down (gsDesign's gsprob pass, to rounding)
+                    up0 = xx["problo"].copy()
+                    lo0 = xx["achieved"].copy()
+                    lo0[-1] = xx["mass_last"] - up0[-1]
+                else:
+                    xx2 = gsprob(0.0, timing, a_try, b, r)
+                    up0, lo0 = xx2["probhi"][:, 0], xx2["problo"][:, 0]
+                flag = float(np.max(np.abs(lo0 - trueneg)))
                 it += 1
             a = a_try
         else:
             trueneg = _incr(s.lower(s.astar, timing))
-            a = -gsbound1(0.0, timing, -b, trueneg, tol, r)["b"]
-        out.update(upper=b, lower=a, upper_prob0=None, lower_prob0=None, falsepos=fpnb, lower_spend=trueneg)
+            xx = gsbound1(0.0, timing, -b, trueneg, tol, r)
+            a = -xx["b"]
+            if np.isfinite(xx["mass_last"]):
+                up0, lo0 = xx["problo"].copy(), xx["achieved"].copy()
+        if given:
+            up0 = lo0 = None
+        out.update(upper=b, lower=a, upper_prob0=up0, lower_prob0=lo0, falsepos=fpnb, lower_spend=trueneg)
         return out
 
     if tt == 4 and given:
@@ -561,10 +579,9 @@ def native_sizes(s: _Spec, bounds: dict) -> dict:
         if found is not None:
             root, up1, lo1 = found
             n_i = root * tx
-            # under H0 the recursion depends on the information ratios only, so the bounds' own pass gives the
-            # crossing probabilities (to rounding) where it ran on these bounds: test types 1 and 2 (type 5 may
-            # move its last lower bound afterwards, type 6 does not keep them)
-            if s.test_type in (1, 2) and bounds.get("upper_prob0") is not None:
+            # under H0 the recursion depends on the information ratios only, so the bounds' own passes give the
+            # crossing probabilities (to rounding) where they ran on the final bounds
+            if bounds.get("upper_prob0") is not None and (s.test_type == 1 or bounds.get("lower_prob0") is not None):
                 up0 = np.asarray(bounds["upper_prob0"], float)
                 lo0 = np.zeros(k) if s.test_type == 1 else np.asarray(bounds["lower_prob0"], float)
             else:
