@@ -80,12 +80,12 @@ def tinybenchmarks_stages(Y: np.ndarray, **params) -> float:
                 spent[name] += time.perf_counter() - t
         return g
 
-    fit_irt, anchors = TinyBenchmarks._fit_irt, tb._weighted_anchors
-    TinyBenchmarks._fit_irt, tb._weighted_anchors = clock("IRT fits", fit_irt), clock("anchor k-means", anchors)
+    fit_irts, anchors = TinyBenchmarks._fit_irts, tb._weighted_anchors
+    TinyBenchmarks._fit_irts, tb._weighted_anchors = clock("IRT fits", fit_irts), clock("anchor k-means", anchors)
     try:
         el, est = timed(lambda: TinyBenchmarks(100, random_state=0, **params).fit(Y))
     finally:
-        TinyBenchmarks._fit_irt, tb._weighted_anchors = fit_irt, anchors
+        TinyBenchmarks._fit_irts, tb._weighted_anchors = fit_irts, anchors
     label = ", ".join(f"{k}={v}" for k, v in params.items()) or "defaults"
     cpu = CPU["last"]
     print(f"TinyBenchmarks(100, {label}) fit on {Y.shape[0]} x {Y.shape[1]}: {el:.1f} s (CPU {cpu:.1f} s) "

@@ -9,7 +9,14 @@ procedure (the IRT fits are shared); the script prints each seed's fit time and 
 of the weighted, p-IRT and gp-IRT estimates on the targets, then the mean ± s.d. over seeds and the paired
 difference with its standard error.
 
+With ``--steps`` it times instead one ``TinyBenchmarks(100)`` fit with its defaults (the dimension validated among
+2/5/10/15) on simulated 2PL responses of 90 models × ``--items`` items (10,000; 2,000 with ``--quick``), step by step:
+the anchor k-means, the validation IRT fits (joint ML; each with its iterations) and the final fit, in wall-clock and CPU
+seconds with one BLAS thread (on a shared machine the wall clock includes waiting for a core), once with the
+validation fits one after the other (``n_jobs=1``) and once side by side (the default, one thread per core).
+
     OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/bench_tinybenchmarks.py [--seeds 10] [--n-init 1]
+    OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/bench_tinybenchmarks.py --steps [--quick | --items 10000]
 """
 from __future__ import annotations
 
@@ -27,6 +34,7 @@ from threadpoolctl import threadpool_limits
 import effstats._subset as sub
 import effstats.irt._tinybenchmarks as tb
 from effstats.datasets.predictions import load_imagenet_predictions
+from effstats.datasets.simulate import simulate_responses
 from effstats.irt import TinyBenchmarks
 
 ESTIMATES = ("weighted", "p-irt", "gp-irt")
@@ -64,11 +72,63 @@ def run(Y: np.ndarray, acc: np.ndarray, seed: int, n_init: int, reference: bool)
     return el, {m: float(100 * np.abs(pred[m] - acc[tgt]).mean()) for m in ESTIMATES}
 
 
+def steps(n_items: int, n_jobs: int | None) -> None:
+    """One default fit on simulated 90 x n_items responses, timed step by step (wall and CPU seconds)."""
+    from effstats.irt import IRT2PL
+
+    Y = simulate_responses(90, n_items, rng=0).values.astype(bool)
+    TinyBenchmarks._fit_cache.clear()
+    sub._ANCHORS.clear()  # from scratch: no IRT fit or k-means of an earlier run
+    rows = []
+
+    def clock(label, f, cpu=time.process_time):
+        def g(*a, **k):
+            t, c = time.perf_counter(), cpu()
+            out = f(*a, **k)
+            rows.append((label(a, out), time.perf_counter() - t, cpu() - c))
+            return out
+        return g
+
+    irt_fit, fit_irts, anchors = IRT2PL.fit, TinyBenchmarks._fit_irts, tb._weighted_anchors
+    # each IRT fit's CPU time is its thread's (the validation fits can run side by side)
+    IRT2PL.fit = clock(lambda a, irt: f"  IRT fit d={irt.n_dims} ({a[1].shape[0]} models, {irt.n_iter_} iterations)",
+                       irt_fit, time.thread_time)
+    TinyBenchmarks._fit_irts = clock(lambda a, fits: f"IRT fits ({a[3]}) (d = {', '.join(map(str, fits))})",
+                                     fit_irts)
+    tb._weighted_anchors = clock(lambda a, out: f"anchor k-means ({a[0].shape[0]} items)", anchors)
+    try:
+        t, c = time.perf_counter(), time.process_time()
+        est = TinyBenchmarks(100, n_jobs=n_jobs, random_state=0).fit(Y)
+        t, c = time.perf_counter() - t, time.process_time() - c
+    finally:
+        IRT2PL.fit, TinyBenchmarks._fit_irts, tb._weighted_anchors = irt_fit, fit_irts, anchors
+    print(f"TinyBenchmarks(100, n_jobs={n_jobs}) with its defaults on simulated 90 x {n_items} "
+          f"(d chosen: {est.n_dims_})")
+    print(f"{'step':<62} {'wall s':>7} {'CPU s':>7}")
+    for name, w, cpu in rows:
+        print(f"{name:<62} {w:7.2f} {cpu:7.2f}")
+    top = [r for r in rows if not r[0].startswith(" ")]
+    print(f"{'other (abilities, predictions, checks)':<62} {t - sum(r[1] for r in top):7.2f} "
+          f"{c - sum(r[2] for r in top):7.2f}")
+    print(f"{'total':<62} {t:7.2f} {c:7.2f}", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--seeds", type=int, default=10, help="number of random model splits (each also seeds k-means)")
     ap.add_argument("--n-init", type=int, default=1, help="k-means runs of effstats' procedure")
+    ap.add_argument("--steps", action="store_true", help="time one default fit step by step on simulated responses")
+    ap.add_argument("--items", type=int, default=10_000, help="items of the simulated matrix of --steps")
+    ap.add_argument("--quick", action="store_true", help="--steps on 90 x 2,000")
+    ap.add_argument("--n-jobs", type=int, nargs="*", default=[1, 0],
+                    help="threads of the validation fits in --steps, one fit each (0: TinyBenchmarks' default)")
     args = ap.parse_args()
+    if args.steps or args.quick:
+        with threadpool_limits(limits=1), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for n_jobs in args.n_jobs:
+                steps(2_000 if args.quick else args.items, n_jobs or None)
+        return
     Y = load_imagenet_predictions().values.astype(bool)
     acc = Y.mean(axis=1)
     rows = {"reference": [], "effstats": []}

@@ -611,11 +611,14 @@ def cases() -> list[Case]:
              lambda kw: pub(AT)(_bank(), target_se=0.5).run(X()[0].astype(int)).confidence_interval(**kw),
              lambda: dict(confidence_level=0.9), [A("confidence_level", FRACTION)]))
     TB = "effstats.irt.TinyBenchmarks"
-    add(Case("TinyBenchmarks.fit", "irt", est_fit(TB, ("n_items", "selection", "estimator", "n_dims", "gp_lambda", "ability", "n_init", "random_state"), then="predict",
+    add(Case("TinyBenchmarks.fit", "irt", est_fit(TB, ("n_items", "selection", "estimator", "n_dims", "gp_lambda", "ability", "n_init", "n_jobs", "random_state"),
+                                                 then="predict",
                                                  then_kw={"target_outputs": X()[:3]}),
-             lambda: dict(source_outputs=X(), n_items=6, selection="random", estimator="p-irt", n_dims=1, n_init=1, random_state=0), [
+             lambda: dict(source_outputs=X(), n_items=6, selection="random", estimator="p-irt", n_dims=1, n_init=1, n_jobs=1,
+                          random_state=0), [
         A("source_outputs", BINARY), A("n_items", INT), A("selection", OPTION), A("estimator", OPTION), A("n_dims", INT, skip=("huge",)),
-        A("gp_lambda", FRACTION, skip=("zero", "one")), A("ability", OPTION), A("n_init", INT, skip=("huge",)), A("random_state", RNG)]))
+        A("gp_lambda", FRACTION, skip=("zero", "one")), A("ability", OPTION), A("n_init", INT, skip=("huge",)),
+        A("n_jobs", INT, expect={"huge": MAY}), A("random_state", RNG)]))
     add(Case("TinyBenchmarks.predict", "irt", lambda kw: fitted_once(TB, None, n_items=6, selection="random", estimator="p-irt", n_dims=1, n_init=1, random_state=0).predict(**kw),
              lambda: dict(target_outputs=X()[:3]), [A("target_outputs", BN, expect={"half": MAY})]))
 

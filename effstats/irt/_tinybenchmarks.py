@@ -8,8 +8,10 @@ fewer examples. *Proceedings of the 41st International Conference on Machine Lea
 from __future__ import annotations
 
 import hashlib
+import os
 import warnings
 from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -80,6 +82,9 @@ class TinyBenchmarks(_SubsetEstimator):
         chosen dimension (above).
     irt_params : dict, default=None
         Extra arguments of :class:`effstats.irt.IRT2PL` (priors, ``max_iter``, ``tol``).
+    n_jobs : int or None, default=None
+        Threads fitting the candidate dimensions' validation models side by side; None: as many as the process
+        has cores (at most one per candidate). The estimates do not depend on it.
     random_state : int, numpy.random.Generator or None, default=None
         Seeds the random items / k-means.
 
@@ -188,6 +193,7 @@ class TinyBenchmarks(_SubsetEstimator):
         n_init: int = 1,
         gp_lambda: float | None = None,
         irt_params: dict | None = None,
+        n_jobs: int | None = None,
         random_state: Any = None,
     ) -> None:
         self.n_items = n_items
@@ -199,6 +205,7 @@ class TinyBenchmarks(_SubsetEstimator):
         self.n_init = n_init
         self.gp_lambda = gp_lambda
         self.irt_params = irt_params
+        self.n_jobs = n_jobs
         self.random_state = random_state
 
     # Fitted IRT models keyed by (data digest, settings). The fits are deterministic (SVD start), so a refit on
@@ -220,6 +227,8 @@ class TinyBenchmarks(_SubsetEstimator):
             grid = (check_positive_int(self.n_dims, "n_dims"),)
         ability = check_option(self.ability, "ability", ("mle", "map"))
         check_positive_int(self.n_init, "n_init")
+        if self.n_jobs is not None:
+            check_positive_int(self.n_jobs, "n_jobs")
         if self.gp_lambda is not None:
             lam = self.gp_lambda
             if isinstance(lam, bool) or not isinstance(lam, (int, float, np.number)) or not 0 <= lam <= 1:
@@ -229,32 +238,58 @@ class TinyBenchmarks(_SubsetEstimator):
     def _fit_irt(self, Y: np.ndarray, d: int, what: str, missing: np.ndarray | None = None) -> IRT2PL:
         """IRT2PL(d) on Y (``missing`` cells left out of the likelihood), from the cache when the same matrix was
         fitted with the same settings; warns (once per call, saying which fit) when the fit did not converge."""
-        irt = IRT2PL(d, **(self.irt_params or {}))
-        key = (Y.shape, hashlib.sha1(np.packbits(Y, axis=None).tobytes()).hexdigest(), d,
-               tuple(sorted(irt.get_params().items())))
+        return self._fit_irts(Y, (d,), what, missing)[d]
+
+    def _fit_irts(self, Y: np.ndarray, dims: tuple[int, ...], what: str,
+                  missing: np.ndarray | None = None) -> dict[int, IRT2PL]:
+        """IRT2PL(d) on Y for each d of ``dims`` (as :meth:`_fit_irt`), the fits not in the cache run side by side
+        in up to ``n_jobs`` threads. Each fit is the same as alone (numpy's BLAS and ufunc loops release the GIL,
+        and the fits share nothing); the cache and the warnings are handled in the calling thread."""
+        data = hashlib.sha1(np.packbits(Y, axis=None).tobytes()).hexdigest()
         if missing is not None:
-            key += (hashlib.sha1(np.packbits(missing, axis=None).tobytes()).hexdigest(),)
+            data += hashlib.sha1(np.packbits(missing, axis=None).tobytes()).hexdigest()
             Y = np.where(missing, np.nan, Y)
         cache = TinyBenchmarks._fit_cache
-        if key in cache:
-            cache.move_to_end(key)
-            irt = cache[key]
-        else:
+        fits, keys, todo = {}, {}, []
+        for d in dims:
+            irt = IRT2PL(d, **(self.irt_params or {}))
+            keys[d] = (Y.shape, data, d, tuple(sorted(irt.get_params().items())))
+            if keys[d] in cache:
+                cache.move_to_end(keys[d])
+                fits[d] = cache[keys[d]]
+            else:
+                fits[d] = irt
+                todo.append(irt)
+        if todo:
+            cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+            n_jobs = min(len(todo), self.n_jobs or cpus)
+            # the filter is set once, here: warnings.catch_warnings is not thread-safe inside the workers
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ConvergenceWarning)
-                irt.fit(Y)
-            cache[key] = irt
-            if len(cache) > self._CACHE_SIZE:
-                cache.popitem(last=False)
+                if n_jobs == 1:
+                    for irt in todo:
+                        irt.fit(Y)
+                else:
+                    with ThreadPoolExecutor(n_jobs) as pool:
+                        list(pool.map(lambda irt: irt.fit(Y), todo))
+            for d in dims:
+                if keys[d] not in cache:
+                    cache[keys[d]] = fits[d]
+                    if len(cache) > self._CACHE_SIZE:
+                        cache.popitem(last=False)
+        for d in dims:
+            self._warn_unconverged(fits[d], d, what)
+        return fits
+
+    def _warn_unconverged(self, irt: IRT2PL, d: int, what: str) -> None:
         if not irt.converged_:
             warnings.warn(
                 f"TinyBenchmarks: the {d}-dimensional IRT fit used for {what} stopped at max_iter={irt.max_iter} "
                 f"without converging (n_iter_={irt.n_iter_}; see its loss_curve_); its estimates are used as they "
                 "are. Raise irt_params['max_iter'].",
                 ConvergenceWarning,
-                stacklevel=3,
+                stacklevel=4,
             )
-        return irt
 
     def _validate_dims(self, Y: np.ndarray, grid: tuple[int, ...], ability: str, missing: np.ndarray | None = None) -> tuple[int, dict]:
         """The reference's dimension choice: train on all source models but every fifth, abilities of the held-out
@@ -272,8 +307,8 @@ class TinyBenchmarks(_SubsetEstimator):
         seen, unseen = np.arange(0, n, 2), np.arange(1, n, 2)
         truth = Y[np.ix_(val, unseen)].mean(1)
         errors = {}
-        for d in grid:
-            irt = self._fit_irt(Y[train], d, "validation")
+        fits = self._fit_irts(Y[train], grid, "validation")
+        for d, irt in fits.items():
             th = irt.abilities(Y[np.ix_(val, seen)], seen, method=ability)
             errors[d] = float(np.abs(irt.predict_proba(th, unseen).mean(1) - truth).mean())
         best = min(errors.values())
@@ -297,8 +332,8 @@ class TinyBenchmarks(_SubsetEstimator):
         cnt = obs_unseen.sum(1)
         truth = np.where(obs_unseen, Y[np.ix_(val, unseen)], 0).sum(1) / cnt
         errors = {}
-        for d in grid:
-            irt = self._fit_irt(Y[train], d, "validation", _some(missing[train]))
+        fits = self._fit_irts(Y[train], grid, "validation", _some(missing[train]))
+        for d, irt in fits.items():
             th = irt.abilities(np.where(obs_seen, Y[np.ix_(val, seen)], np.nan), seen, method=ability)
             pred = (irt.predict_proba(th, unseen) * obs_unseen).sum(1) / cnt
             errors[d] = float(np.abs(pred - truth).mean())
