@@ -13,7 +13,7 @@ from typing import Any
 
 import pandas as pd
 
-__all__ = ["html_text", "md_text", "md_prose", "csv_cell", "csv_safe", "terminal_text"]
+__all__ = ["html_text", "md_text", "md_prose", "csv_cell", "csv_safe", "html_safe", "terminal_text"]
 
 # CommonMark's backslash escapes for the characters that start markup in inline text: HTML tags and entities
 # (< >, and & where it starts a character reference), links and images ([ ]), code (`), emphasis (*), tables (|)
@@ -27,7 +27,13 @@ _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|[+-]?(?:inf|nan
 
 # control characters but line feed and tab (terminal escape sequences start with ESC), and the bidirectional
 # overrides that make a terminal or an editor show text in another order than it is
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# the same but the carriage return, which a CSV cell keeps (as a line feed, see csv_cell)
+_CSV_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def _escapes(m: re.Match) -> str:
+    return m.group().encode("unicode_escape").decode("ascii")
 
 
 def terminal_text(text: str) -> str:
@@ -40,11 +46,12 @@ def terminal_text(text: str) -> str:
     >>> print(terminal_text("model\x1b[2J\u202eevil"))
     model\x1b[2J\u202eevil
     """
-    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+    return _CONTROL.sub(_escapes, text)
 
 
 def html_text(x: Any) -> str:
-    """``x`` as HTML text (``<``, ``>``, ``&`` and quotes escaped).
+    """``x`` as HTML text (``<``, ``>``, ``&`` and quotes escaped; control characters and bidirectional
+    overrides shown as escapes, as by :func:`terminal_text`).
 
     Examples
     --------
@@ -52,12 +59,13 @@ def html_text(x: Any) -> str:
     >>> html_text("<img src=x onerror=alert(1)>")
     '&lt;img src=x onerror=alert(1)&gt;'
     """
-    return html.escape(str(x), quote=True)
+    return html.escape(terminal_text(str(x)), quote=True)
 
 
 def md_text(x: Any) -> str:
     """``x`` as literal Markdown text, fit for a table cell: markup characters backslash-escaped, line breaks and
-    tabs as spaces (a name stays on its line and in its cell).
+    tabs as spaces (a name stays on its line and in its cell), other control characters and bidirectional
+    overrides as escapes (:func:`terminal_text`).
 
     Examples
     --------
@@ -65,19 +73,20 @@ def md_text(x: Any) -> str:
     >>> print(md_text("<script>x</script> | [a](b)\\nnext"))
     \\<script\\>x\\</script\\> \\| \\[a\\](b) next
     """
-    return _MD_SPECIAL.sub(r"\\\1", _LINE_BREAKS.sub(" ", str(x)))
+    return terminal_text(_MD_SPECIAL.sub(r"\\\1", _LINE_BREAKS.sub(" ", str(x))))
 
 
 def md_prose(text: str) -> str:
     """Report prose that already holds its own emphasis (``**``, ``*``) and code spans: the characters that start
     HTML, links, images and tables are escaped, line breaks become spaces; ``*`` and backticks are kept."""
-    return _MD_PROSE.sub(r"\\\1", _LINE_BREAKS.sub(" ", str(text)))
+    return terminal_text(_MD_PROSE.sub(r"\\\1", _LINE_BREAKS.sub(" ", str(text))))
 
 
 def csv_cell(x: Any) -> Any:
     """A text cell that a spreadsheet would read as a formula (starting with ``=``, ``+``, ``-``, ``@``, a tab or
     a carriage return) with a ``'`` put before it, as OWASP's guidance on CSV injection says; numbers, and text
-    that is a number (``-0.5``), are kept as they are. A carriage return in the text becomes a line feed.
+    that is a number (``-0.5``), are kept as they are. A carriage return in the text becomes a line feed; other
+    control characters (but tabs) and bidirectional overrides are shown as escapes (``\\x1b``).
 
     Examples
     --------
@@ -89,17 +98,30 @@ def csv_cell(x: Any) -> Any:
         return x
     if x[:1] in ("=", "+", "-", "@", "\t", "\r") and not _NUMBER.fullmatch(x):
         x = "'" + x
+    x = _CSV_CONTROL.sub(_escapes, x)
     # a carriage return as a line feed: the CSV writer quotes a field holding a line feed, not one holding a lone
     # carriage return, which readers then take for the end of the row
     return x.replace("\r\n", "\n").replace("\r", "\n")
 
 
-def _safe_index(index: pd.Index) -> pd.Index:
+def _safe_index(index: pd.Index, cell: Any = None) -> pd.Index:
+    cell = cell or csv_cell
     if isinstance(index, pd.MultiIndex):
-        return pd.MultiIndex.from_tuples([tuple(csv_cell(v) for v in t) for t in index], names=index.names)
+        return pd.MultiIndex.from_tuples([tuple(cell(v) for v in t) for t in index], names=index.names)
     if index.dtype == object or pd.api.types.is_string_dtype(index.dtype):
-        return index.map(csv_cell)
+        return index.map(cell)
     return index
+
+
+def _map_text(df: pd.DataFrame, cell: Any) -> pd.DataFrame:
+    out = df.copy()
+    for j in range(out.shape[1]):
+        col = out.iloc[:, j]
+        if col.dtype == object or pd.api.types.is_string_dtype(col.dtype):
+            out.isetitem(j, col.map(cell))
+    out.index = _safe_index(out.index, cell)
+    out.columns = _safe_index(out.columns, cell)
+    return out
 
 
 def csv_safe(df: pd.DataFrame) -> pd.DataFrame:
@@ -116,11 +138,18 @@ def csv_safe(df: pd.DataFrame) -> pd.DataFrame:
     b,0.5
     <BLANKLINE>
     """
-    out = df.copy()
-    for j in range(out.shape[1]):
-        col = out.iloc[:, j]
-        if col.dtype == object or pd.api.types.is_string_dtype(col.dtype):
-            out.isetitem(j, col.map(csv_cell))
-    out.index = _safe_index(out.index)
-    out.columns = _safe_index(out.columns)
-    return out
+    return _map_text(df, csv_cell)
+
+
+def html_safe(df: pd.DataFrame) -> pd.DataFrame:
+    r"""A copy of ``df`` for :meth:`pandas.DataFrame.to_html` (which escapes markup, not control characters):
+    control characters and bidirectional overrides in its text shown as escapes (:func:`terminal_text`).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from effstats._escape import html_safe
+    >>> print(html_safe(pd.DataFrame({"model": ["a\u202eb"]})).iloc[0, 0])
+    a\u202eb
+    """
+    return _map_text(df, lambda x: terminal_text(x) if isinstance(x, str) else x)

@@ -314,3 +314,43 @@ def test_printed_commands_are_shell_quoted(tmp_path, capsys):
     assert then[1:] == ["effstats", "sequential", "update", str(seq), "<OUT>"]
     words = shlex.split(next(ln for ln in out.splitlines() if ln.strip().startswith("lm_eval ")))
     assert words[words.index("--tasks") + 1] == task
+
+
+_RAW_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def test_report_files_show_control_characters_as_escapes(tmp_path, capsys):
+    d = simulate_responses(13, 90, rng=3)
+    tasks = ["clear\x1b[2J", "bell\x07", "rtl\u202eevil\u200f"]
+    models = [f"m{i}\x1b[31m" for i in range(12)] + ["new\u202e"]
+    rm = ResponseMatrix(d.values, model_ids=models, item_ids=[f"{tasks[k % 3]}/{k}" for k in range(90)])
+    rm.subset(models=range(12)).to_long().to_csv(tmp_path / "ref.csv", index=False)
+    assert _run(["select", tmp_path / "ref.csv", "--budget", 15, "--out", tmp_path / "sel"], capsys)[0] == 0
+    chosen = Selection.load(tmp_path / "sel").items
+    rm.subset(models=[12], items=list(chosen)).to_long().to_csv(tmp_path / "new.csv", index=False)
+    assert _run(["estimate", tmp_path / "sel", tmp_path / "new.csv", "--out", tmp_path / "est"], capsys)[0] == 0
+    seq = tmp_path / "seq"
+    code, _, err = _run(["sequential", "start", tmp_path / "ref.csv", "--against", models[0], "--initial", 30,
+                         "--batch", 30, "--out", seq], capsys)
+    assert code == 0, err
+    run = SequentialRun.load(seq)
+    while not run.stopped:
+        rm.subset(models=[12], items=list(run.next_items)).to_long().to_csv(tmp_path / "b.csv", index=False)
+        code, _, err = _run(["sequential", "update", seq, tmp_path / "b.csv"], capsys)
+        assert code == 0, err
+        run = SequentialRun.load(seq)
+    board = pd.DataFrame(rm.values.reshape(13, 3, 30).mean(axis=2), index=pd.Index(models, name="model"),
+                         columns=tasks)
+    board.to_csv(tmp_path / "board.csv")
+    code, _, err = _run(["audit", tmp_path / "board.csv", "--out", tmp_path / "rep", "--n-boot", 30,
+                         "--no-progress"], capsys)
+    assert code == 0 and "Glyph" not in err and not _RAW_CONTROL.search(err), err
+    files = [f for d in ("est", "seq", "rep") for f in (tmp_path / d).rglob("*")
+             if f.suffix in (".md", ".html", ".csv")]
+    assert {"estimate.md", "estimate.html", "estimate.csv", "tasks.csv", "decision.md", "report.md"} <= {
+        f.name for f in files}
+    for f in files:
+        text = f.read_text(encoding="utf-8")
+        assert not _RAW_CONTROL.search(text), (f.name, _RAW_CONTROL.search(text))
+    assert "\\x1b" in (tmp_path / "est" / "estimate.md").read_text()
+    assert "\\u202e" in (tmp_path / "est" / "estimate.html").read_text()

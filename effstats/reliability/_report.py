@@ -11,7 +11,6 @@ and the Mean Win Rate's sensitivity to clones and removals.
 """
 from __future__ import annotations
 
-import html
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._escape import csv_safe, md_prose, md_text
+from .._escape import csv_safe, html_text, md_prose, md_text, terminal_text
 from .._shared import _name_list
 from .._validation import check_fraction, check_positive_int
 from ._benchmark import Benchmark
@@ -89,7 +88,7 @@ class _Doc:
     def html(self, title: str, *, images: dict[str, str] | None = None, full: bool = True) -> str:
         """HTML text; ``images`` maps a figure's file name to the ``src`` to use (a data URI when self-contained)."""
         def inline(t: str) -> str:
-            t = html.escape(t)
+            t = html_text(t)
             for mark, tag in (("**", "strong"), ("*", "em"), ("`", "code")):
                 parts = t.split(mark)
                 t = "".join(p if i % 2 == 0 else f"<{tag}>{p}</{tag}>" for i, p in enumerate(parts)) \
@@ -98,7 +97,7 @@ class _Doc:
 
         style = ("table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}"
                  "img{max-width:100%}")
-        out = ["<!DOCTYPE html>", "<html><head><meta charset='utf-8'>", f"<title>{html.escape(title)}</title>",
+        out = ["<!DOCTYPE html>", "<html><head><meta charset='utf-8'>", f"<title>{html_text(title)}</title>",
                "<style>body{font-family:sans-serif;max-width:60em;margin:auto;padding:1em}" + style
                + "</style></head><body>"] if full else ["<div class='effstats-audit'>"]
         for b in self.blocks:
@@ -110,13 +109,13 @@ class _Doc:
                 out.append("<ul>" + "".join(f"<li>{inline(i)}</li>" for i in b[1]) + "</ul>")
             elif b[0] == "table":
                 df, fmt = b[1], b[2]
-                rows = ["<tr>" + "".join(f"<th>{html.escape(str(c))}</th>" for c in df.columns) + "</tr>"]
+                rows = ["<tr>" + "".join(f"<th>{html_text(str(c))}</th>" for c in df.columns) + "</tr>"]
                 for row in df.itertuples(index=False):
-                    rows.append("<tr>" + "".join(f"<td>{html.escape(self._cell(v, fmt))}</td>" for v in row) + "</tr>")
+                    rows.append("<tr>" + "".join(f"<td>{html_text(self._cell(v, fmt))}</td>" for v in row) + "</tr>")
                 out.append("<table>" + "".join(rows) + "</table>")
             elif b[0] == "img":
                 src = (images or {}).get(b[1], b[1])
-                out.append(f"<p><img src='{html.escape(src)}' alt='{html.escape(b[2])}'></p>")
+                out.append(f"<p><img src='{html_text(src)}' alt='{html_text(b[2])}'></p>")
         out.append("</body></html>" if full else "</div>")
         return "\n".join(out)
 
@@ -150,7 +149,8 @@ def _labels(names: Any, width: int = 40) -> list[str]:
     Long names are cut with "…"; names that would share a label keep their distinct tail instead
     ("org/very-long-model…-chat" and "…-base"), and an occurrence number is the last resort.
     """
-    names = [str(n) for n in names]
+    # control characters as escapes (the font has no glyph for them), "$" literal (not mathtext)
+    names = [terminal_text(str(n)).replace("$", r"\$") for n in names]
     short = [n if len(n) <= width else n[: width - 1] + "…" for n in names]
     clash = pd.Series(short).duplicated(keep=False).to_numpy() & pd.Series(names).ne("").to_numpy()
     for i in np.flatnonzero(clash):

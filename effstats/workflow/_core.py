@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .._escape import csv_safe, html_text, md_text
+from .._escape import csv_safe, html_safe, html_text, md_text
 from .._results import ConfidenceInterval, check_confidence_level
 from .._shared import _name_list, _plain, _progress
 from .._validation import check_positive_int
@@ -483,7 +483,7 @@ class Selection:
         head = (f"<p><b>{len(self.items)}</b> of {self.reference['n_items']:,} items chosen by "
                 f"<code>{html_text(self.method)}</code> (seed {self.seed}) from {self.reference['n_models']} reference "
                 "models.</p>")
-        return head + self.tasks.to_html()
+        return head + html_safe(self.tasks).to_html()
 
 
 def _on_items(new: ResponseMatrix, items: pd.Index, task: str = "", reference: ResponseMatrix | None = None
@@ -1229,7 +1229,7 @@ class Estimate:
         return notes
 
     def _repr_html_(self) -> str:
-        return self.to_frame().to_html(float_format=lambda x: f"{x:.4f}")
+        return html_safe(self.to_frame()).to_html(float_format=lambda x: f"{x:.4f}")
 
     def save(self, directory: str | Path, confidence_level: float = 0.95) -> dict[str, Path]:
         """Write the report: ``estimate.csv`` (:meth:`to_frame`), ``tasks.csv`` (:meth:`tasks`), ``estimate.md``
@@ -1261,8 +1261,8 @@ class Estimate:
                 + (f"<p>Fewer items than the budget: {html_text(self.selection.shortfall)}.</p>"
                    if self.selection.shortfall is not None else "")
                 + "".join(f"<p><b>{html_text(n)}</b></p>" for n in self._range_notes())
-                + frame.to_html(float_format=lambda x: f"{x:.4f}")
-                + "<h2>Per task</h2>" + tasks.to_html(float_format=lambda x: f"{x:.4f}"))
+                + html_safe(frame).to_html(float_format=lambda x: f"{x:.4f}")
+                + "<h2>Per task</h2>" + html_safe(tasks).to_html(float_format=lambda x: f"{x:.4f}"))
         return {"csv": write_text_atomic(d / "estimate.csv", csv_safe(frame).to_csv()),
                 "tasks": write_text_atomic(d / "tasks.csv", csv_safe(tasks).to_csv()),
                 "markdown": write_text_atomic(d / "estimate.md", md),
