@@ -158,3 +158,19 @@ def test_a_full_stdout_is_one_line(loop, tmp_path):
     err = p.stderr.decode()
     assert p.returncode == 2 and "Traceback" not in err, err
     assert err.strip() == "effstats select: error: cannot write to stdout (No space left on device)"
+
+
+@pytest.mark.parametrize("option", ["--metric", "--filter"])
+@pytest.mark.parametrize("command", ["select", "sequential start"])
+def test_a_per_task_option_naming_no_task_is_refused(tmp_path, capsys, option, command):
+    from effstats.workflow import write_lm_eval_samples
+
+    d = simulate_responses(12, 40, rng=3)
+    rm = ResponseMatrix(d.values, model_ids=[f"org/m{i:02d}" for i in range(12)],
+                        item_ids=[f"{t}/{k}" for t in ("arc_easy", "hellaswag") for k in range(20)])
+    write_lm_eval_samples(rm, tmp_path / "ref")
+    value = "hellaswg=acc_norm,acc" if option == "--metric" else "hellaswg=strict-match"
+    size = ["--budget", 10] if command == "select" else ["--half-width", 0.1, "--initial", 10, "--batch", 10]
+    err = _one_error(command.split() + [tmp_path / "ref", *size, option, value, "--out", tmp_path / "o"], capsys)
+    assert f"{option}: no task 'hellaswg' among the tasks read (arc_easy, hellaswag)" in err
+    assert not (tmp_path / "o").exists()

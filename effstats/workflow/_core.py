@@ -50,6 +50,21 @@ def _version() -> str:
 
 
 # --------------------------------------------------------------------------------------------------- tasks and items
+def check_task_keys(rm: ResponseMatrix, **options: Any) -> None:
+    """Refuse a ``task=value`` entry of a per-task option (``--metric``, ``--filter``) naming no task read:
+    a misspelt task would otherwise quietly take the value for the other tasks."""
+    from ._io import per_task
+
+    tasks = sorted(set(item_tasks(rm)["task"]))
+    known = set(tasks) | {t.partition(":")[0] for t in tasks}  # HELM: mmlu for mmlu:subject=anatomy
+    for name, value in options.items():
+        value = per_task(value, name)
+        unknown = [k for k in value if k is not None and k not in known] if isinstance(value, dict) else []
+        if unknown:
+            raise ValueError(f"{name}: no task {unknown[0]!r} among the tasks read ({_name_list(tasks)}); name one "
+                             "of these, or give one value for every task")
+
+
 def item_tasks(rm: ResponseMatrix) -> pd.DataFrame:
     """Task and lm-eval document index of every item (``doc_id`` is -1 where the id names no document).
 
@@ -726,6 +741,7 @@ def select(reference: Any, budget: int | None = None, *, method: str = "sortsear
     rm = read_results(reference, format=format, metric=metric, duplicates=duplicates, filter=filter, name="reference",
                       tasks=None if wanted is None or not wanted else [str(t) for t in wanted], progress=progress,
                       **helm)
+    check_task_keys(rm, metric=metric, filter=filter)
     rm = _keep_tasks(rm, wanted)
     if rm.n_models < 3:
         raise ValueError(f"reference: at least 3 reference models are needed, got {rm.n_models}")

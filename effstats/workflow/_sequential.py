@@ -15,8 +15,8 @@ from .._escape import csv_safe, md_text
 from .._shared import _plain
 from .._validation import check_positive, check_positive_int
 from ..responses import ResponseMatrix
-from ._core import (HELM_INSTANCES, LM_EVAL_SAMPLES, _reference_info, _version, item_tasks, refuse_batch_without_tasks,
-                    samples_by_task)
+from ._core import (HELM_INSTANCES, LM_EVAL_SAMPLES, _reference_info, _version, check_task_keys, item_tasks,
+                    refuse_batch_without_tasks, samples_by_task)
 from ._io import (content_hash, helm_options, output_dir, read_new_results, read_results, read_saved,
                   write_json_atomic, write_text_atomic)
 
@@ -220,6 +220,7 @@ class SequentialRun:
         helm = helm_options(split, perturbation, trials)
         rm = read_results(reference, format=format, metric=metric, duplicates=duplicates, filter=filter,
                           name="reference", **helm)
+        check_task_keys(rm, metric=metric, filter=filter)
         if rule == "adaptive":
             return cls._start_adaptive(rm, reference, target_se=TARGET_SE if target_se is None else target_se,
                                        alpha=alpha, initial=initial, batch=batch, max_n=max_n, seed=seed,
