@@ -451,3 +451,24 @@ def test_bigcode_real_file_names_the_model_column(tmp_path, capsys):
     assert main(["audit", str(src), "--out", str(tmp_path / "o"), *FAST]) == 2
     err = _err_lines(capsys)
     assert len(err) == 1 and "pass --model 'Models'" in err[0]
+
+
+# ---------------------------------------------------------------------------- a DataFrame read like the file
+@needs_shared
+def test_audit_of_a_read_dataframe_matches_the_file():
+    path = SHARED / "helm_lite" / "leaderboard.tsv"
+    by_file = audit(path, n_boot=40, progress=False)
+    df = pd.read_csv(path, sep="\t")
+    for kw in ({"model": "Model"}, {}):
+        got = audit(df, n_boot=40, progress=False, **kw)
+        pd.testing.assert_frame_equal(got.scores, by_file.scores)
+        assert got.settings["aggregate"] == by_file.settings["aggregate"] == "mwr"
+        assert got.settings["ties"] == by_file.settings["ties"]
+
+
+def test_audit_of_a_dataframe_with_a_model_column_names_a_missing_published_column():
+    t = _table().reset_index()
+    got = audit(t, model="model", n_boot=40, progress=False)
+    pd.testing.assert_frame_equal(got.scores, audit(_table(), n_boot=40, progress=False).scores)
+    with pytest.raises(ValueError, match="^published: column 'nope' not in the table"):
+        audit(t, published="nope", n_boot=40, progress=False)

@@ -1128,7 +1128,9 @@ def audit(data: Any, out: str | Path | None = None, *, format: str = "auto", tab
     data : path, DataFrame or ResponseMatrix
         A score file read as ``effstats audit`` reads it (wide or long CSV/TSV, HELM groups JSON, Open LLM
         Leaderboard results JSON or CSV; see :func:`effstats.cli.read_scores`), a wide DataFrame (models ×
-        scenarios) or a ResponseMatrix with a ``by`` item column (per-example scores).
+        scenarios; a frame with text columns, e.g. straight from ``pd.read_csv``, or with ``model=`` naming its
+        model column, is read as the command line reads the file) or a ResponseMatrix with a ``by`` item column
+        (per-example scores).
     out : path, optional
         Directory for ``report.md``, ``report.html``, figures and CSV tables (created). None writes nothing:
         use :meth:`effstats.reliability.AuditResult.save` later.
@@ -1228,6 +1230,20 @@ def audit(data: Any, out: str | Path | None = None, *, format: str = "auto", tab
         notes = read_notes + notes
         published = pub if published is None else published
         info = None if pub is None else pub.attrs.get("info")
+    elif isinstance(data, pd.DataFrame) and _raw_table(data, model):
+        data, pub, read_notes, helm = _read_frame(data, format=format, table=table, by=by, model=model, item=item,
+                                                  score=score, scenarios=scenarios, exclude=exclude,
+                                                  duplicates=duplicates)
+        rank_info = data.attrs.get("published_rank") if isinstance(data, pd.DataFrame) else None
+        notes = read_notes + notes
+        if isinstance(published, str) and isinstance(data, pd.DataFrame) and published in data.columns:
+            data, published, info = _prepare_frame(data, published, notes)
+        else:
+            if isinstance(published, str) and (pub is None or pub.name != published):
+                raise ValueError(f"published: column {published!r} not in the table "
+                                 f"(score columns: {list(map(str, getattr(data, 'columns', [])))})")
+            published = pub if published is None or isinstance(published, str) else published
+            info = None if pub is None else pub.attrs.get("info")
     elif isinstance(data, pd.DataFrame):
         data, published, info = _prepare_frame(data, published, notes)
         helm = bool(info) and "mean win rate" in str(info.get("column", "")).lower()
@@ -1312,6 +1328,26 @@ def _check_audit_args(n_boot: Any, target: Any, seed: Any, out: Any, aggregate: 
     if out is not None:
         _check_out(Path(out))
     return n_boot, target, aggregate
+
+
+def _raw_table(data: pd.DataFrame, model: str | None) -> bool:
+    """Whether a DataFrame is a table as read from a file (a model column named by ``model=`` or text columns),
+    not scores indexed by model: such a frame is read as the command line reads the file."""
+    if model is not None:
+        return True
+    return any(not (pd.api.types.is_numeric_dtype(t) or pd.api.types.is_bool_dtype(t)) for t in data.dtypes)
+
+
+def _read_frame(data: pd.DataFrame, **kw: Any) -> tuple[Any, pd.Series | None, list[str], bool]:
+    """:func:`_read_file` of a DataFrame, written as the TSV it would have been read from (its index as the first
+    column unless it is the default 0 … n−1)."""
+    import tempfile
+
+    plain = isinstance(data.index, pd.RangeIndex) and data.index.start == 0 and data.index.step == 1
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "scores.tsv"
+        data.to_csv(path, sep="\t", index=not plain, index_label=None if plain else (data.index.name or "model"))
+        return _read_file(path, **kw)
 
 
 def _read_file(path: str | Path, **kw: Any) -> tuple[Any, pd.Series | None, list[str], bool]:
