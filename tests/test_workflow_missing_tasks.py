@@ -172,3 +172,14 @@ def test_sequential_update_in_python_names_the_missing_task(tmp_path):
         run.update(truth.subset(models=[40], items=batch[1:]))
     run.update(truth.subset(models=[40], items=batch))
     assert run.n_evaluated == 60
+
+
+def test_select_unknown_task_lists_every_task_on_disk(loop, tmp_path, capsys):
+    root, _, _ = loop
+    with pytest.raises(ValueError, match=r"^tasks: \['nope'\] not among the tasks of the sample files "
+                                         r"\['arc', 'boolq', 'hellaswag'\]$"):
+        select(root / "ref", 30, tasks=["arc", "nope"])
+    assert main(["select", str(root / "ref"), "--budget", "30", "--tasks", "arc,nope", "--out",
+                 str(tmp_path / "s")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "['arc', 'boolq', 'hellaswag']" in err[0], err

@@ -496,13 +496,18 @@ def read_lm_eval_samples(
         raise ValueError(f"{arg}: no samples files given")
     names: dict[Path, str | None] = {}
     runs: dict[tuple[str, str], list[tuple[str, int, Path]]] = {}
+    found: set[str] = set()
     for order, (model, f) in enumerate(pairs):
         task, ts = _task_of(f)
+        found.add(task)
         if tasks is None or task in tasks:
             model = model if model is not None else _model_from_logs(f, arg, names)
             runs.setdefault((model, task), []).append((ts, order, f))
-    if not runs:
-        raise ValueError(f"tasks: none of {tasks} found in the sample files")
+    unknown = [] if tasks is None else sorted({str(t) for t in tasks} - found)
+    if not runs or unknown:
+        # every task on disk, not the ones asked for: the user needs the names to choose from
+        raise ValueError(f"tasks: {unknown or sorted(map(str, tasks))} not among the tasks of the sample files "
+                         f"{_plain(sorted(found)[:20])}{' …' if len(found) > 20 else ''}")
     chosen = _choose_runs(runs, duplicates, arg)
 
     models = sorted({m for m, _ in chosen})
