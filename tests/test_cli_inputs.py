@@ -174,3 +174,12 @@ def test_a_per_task_option_naming_no_task_is_refused(tmp_path, capsys, option, c
     err = _one_error(command.split() + [tmp_path / "ref", *size, option, value, "--out", tmp_path / "o"], capsys)
     assert f"{option}: no task 'hellaswg' among the tasks read (arc_easy, hellaswag)" in err
     assert not (tmp_path / "o").exists()
+
+
+def test_a_new_model_without_any_score_is_named(loop, capsys, tmp_path):
+    root, items, new = loop
+    pd.concat([new, new.assign(model="blank", score=np.nan)]).to_csv(tmp_path / "two.csv", index=False)
+    code, out, err = _run(["estimate", root / "sel", tmp_path / "two.csv", "--out", tmp_path / "e"], capsys)
+    assert code == 0, err
+    assert "warning: NEW_RESULTS: two.csv: model(s) 'blank' have no score on any item" in err
+    assert "| new |" in out and "blank" not in out

@@ -1104,6 +1104,13 @@ def _table_to_matrix(df: pd.DataFrame, p: Path, *, format: str, model: str, item
                 df = _one_row_per_pair(df, [model, item], score, duplicates, p)
             kept = df[score].notna().to_numpy()
             if not kept.all():
+                if model in df.columns:  # a model without any score would vanish from what is read: say so
+                    gone = pd.Index(df[model][~kept].unique()).difference(pd.Index(df[model][kept].unique()))
+                    if len(gone) and len(gone) < df[model].nunique():
+                        names = codes[model][1][gone] if codes is not None and model in codes else gone
+                        warnings.warn(f"path: {p.name}: model(s) {_name_list(map(repr, _plain(list(names))))} have "
+                                      "no score on any item (every row not evaluated) and are left out", UserWarning,
+                                      stacklevel=3)
                 df = df[kept]
             if df.empty:
                 raise ValueError(f"score: every row of {p.name} is marked not evaluated")
