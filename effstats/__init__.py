@@ -34,7 +34,8 @@ __all__ = [
     "show_versions",
 ]
 
-_SUBMODULES = {"datasets", "sequential", "sortsearch", "metrics", "disco", "irt", "reliability", "rbridge", "bitpack", "splits", "responses", "cli"}
+_SUBMODULES = {"datasets", "sequential", "sortsearch", "metrics", "disco", "irt", "reliability", "rbridge", "bitpack",
+               "splits", "responses", "cli"}
 # the top-level names and the submodule that defines each
 _EXPORTS = {
     "ResponseMatrix": "responses",

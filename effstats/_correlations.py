@@ -126,7 +126,8 @@ class CorrelationResult:
             Indexed by ``method`` (``"spearman"``, ``"pearson"``).
         """
         cis = [self.confidence_interval(confidence_level, m) for m in ("spearman", "pearson")]
-        return pd.DataFrame({"statistic": [self.spearman, self.pearson], "pvalue": [self.spearman_pvalue, self.pearson_pvalue],
+        return pd.DataFrame({"statistic": [self.spearman, self.pearson],
+                             "pvalue": [self.spearman_pvalue, self.pearson_pvalue],
                              "low": [c.low for c in cis], "high": [c.high for c in cis], "n": self.n},
                             index=pd.Index(["spearman", "pearson"], name="method"))
 
@@ -172,7 +173,8 @@ def accuracy_correlation(estimated: Any, true: Any) -> CorrelationResult:
         ie, it = estimated.index, true.index
         if ie.has_duplicates or it.has_duplicates or len(ie.difference(it)) or len(it.difference(ie)):
             raise ValueError(f"true: its index (model ids) must hold the ids of estimated, in any order; missing "
-                             f"{_id_list(ie.difference(it, sort=False))}, unexpected {_id_list(it.difference(ie, sort=False))}")
+                             f"{_id_list(ie.difference(it, sort=False))}, unexpected "
+                             f"{_id_list(it.difference(ie, sort=False))}")
         true = true.reindex(ie)
     e = check_array(estimated, "estimated", ndim=1)
     t = check_array(true, "true", ndim=1, shape=(len(e),))
@@ -224,12 +226,15 @@ def model_correlation_matrix(responses: Any, *, sort_by_accuracy: bool = True) -
     1 -0.63  0.50  1.00
     """
     ids = responses.model_ids if isinstance(responses, ResponseMatrix) else None
-    a = responses.require_binary("responses") if isinstance(responses, ResponseMatrix) else check_binary(responses, "responses", ndim=2)
+    a = responses.require_binary("responses") if isinstance(responses, ResponseMatrix) else check_binary(responses,
+                                                                                                         "responses",
+                                                                                                         ndim=2)
     if a.shape[0] < 2:
         raise ValueError("responses: need at least 2 models")
     const = a.all(axis=1) | ~a.any(axis=1)
     if const.any():
-        raise ValueError(f"responses: models {np.flatnonzero(const)[:5].tolist()} are constant; their correlation is undefined")
+        raise ValueError(f"responses: models {np.flatnonzero(const)[:5].tolist()} are constant; their correlation is "
+                         "undefined")
     ids = pd.Index(np.arange(a.shape[0])) if ids is None else ids
     idx = np.argsort(-a.mean(axis=1), kind="stable") if sort_by_accuracy else np.arange(a.shape[0])
     c = np.corrcoef(a[idx].astype(np.float32))

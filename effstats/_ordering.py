@@ -24,10 +24,12 @@ def check_order(order: Any, n: int, name: str = "order") -> np.ndarray:
     seen = np.zeros(n, bool)
     ok = (o >= 0) & (o < n)
     if not ok.all():
-        raise ValueError(f"{name}: expected a permutation of 0..{n - 1}; found out-of-range values such as {o[~ok][:5].tolist()}")
+        raise ValueError(f"{name}: expected a permutation of 0..{n - 1}; found out-of-range values such as "
+                         f"{o[~ok][:5].tolist()}")
     seen[o] = True
     if not seen.all():
-        raise ValueError(f"{name}: expected a permutation of 0..{n - 1}; positions {np.flatnonzero(~seen)[:5].tolist()} are missing "
+        raise ValueError(f"{name}: expected a permutation of 0..{n - 1}; positions "
+                         f"{np.flatnonzero(~seen)[:5].tolist()} are missing "
                          "(some values repeat)")
     return o.astype(np.int64, copy=False)
 

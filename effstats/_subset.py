@@ -160,7 +160,8 @@ def _some(mask: np.ndarray | None) -> np.ndarray | None:
 
 
 def _impute(x: np.ndarray, missing: np.ndarray | None, fill: np.ndarray) -> np.ndarray:
-    """``x`` (M, N) with its missing cells replaced by ``fill`` (N,) of their item; ``x`` itself when none is missing."""
+    """``x`` (M, N) with its missing cells replaced by ``fill`` (N,) of their item; ``x`` itself when none is
+    missing."""
     return x if missing is None else np.where(missing, fill[None, :], x)
 
 
@@ -195,7 +196,8 @@ def _as_outputs(x: Any, name: str, labels: Any = None) -> _Outputs:
     if isinstance(x, pd.DataFrame):
         ids = pd.Index(x.columns)
         if ids.has_duplicates:
-            raise ValueError(f"{name}: DataFrame columns (item ids) must be unique, duplicated: {ids[ids.duplicated()].unique()[:5].tolist()}")
+            raise ValueError(f"{name}: DataFrame columns (item ids) must be unique, duplicated: "
+                             f"{ids[ids.duplicated()].unique()[:5].tolist()}")
         x = x.to_numpy()
     arr = check_array(x, name, ndim=(2, 3), dtype=None, allow_nan=True)
     if arr.dtype == object:
@@ -340,7 +342,8 @@ class PredictionMetrics:
         >>> prediction_metrics([0.5, 0.6, 0.7], [0.52, 0.58, 0.71]).as_dict()["n_models"]
         3
         """
-        return {"mae": self.mae, "spearman": self.spearman, "n_models": self.n_models, "coverage": self.coverage, "width": self.width}
+        return {"mae": self.mae, "spearman": self.spearman, "n_models": self.n_models, "coverage": self.coverage,
+                "width": self.width}
 
 
 def prediction_metrics(true_scores: Any, estimates: Any, interval: Any = None) -> PredictionMetrics:
@@ -531,7 +534,8 @@ class _SubsetEstimator(BaseEstimator):
             warnings.warn(
                 f"source_outputs: {self.n_missing_} of {src.missing.size} cells are missing; items are chosen and "
                 "models compared on the observed cells, and a source model's full-benchmark score is its mean over the "
-                f"items it has outputs on{'' if answered.all() else f'; {int((~answered).sum())} items no model answered are never selected'}",
+                "items it has outputs "
+                f"on{'' if answered.all() else f'; {int((~answered).sum())} items no model answered are never selected'}",
                 UserWarning,
                 stacklevel=3,
             )
@@ -597,7 +601,8 @@ class _SubsetEstimator(BaseEstimator):
             return o
         empty = o.missing.all(axis=1)
         if empty.any():
-            raise ValueError(f"target_outputs: targets {_show(np.flatnonzero(empty))} (positions) have no output on any "
+            raise ValueError(f"target_outputs: targets {_show(np.flatnonzero(empty))} (positions) have no output on "
+                             "any "
                              f"of the {o.n_items} selected items; evaluate them on some of the selected items")
         cols = np.flatnonzero(o.missing.any(axis=0))
         ids = self.selected_[cols] if self.selected_ids_ is None else self.selected_ids_[cols]
@@ -644,7 +649,8 @@ class _SubsetEstimator(BaseEstimator):
         arr = check_array(target_outputs, "target_outputs", ndim=(2, 3), dtype=None, allow_nan=True)
         if arr.shape[1] not in (k, n):
             raise ValueError(
-                f"target_outputs: expected outputs on the {k} selected items (in selected_ order: ascending item order) "
+                f"target_outputs: expected outputs on the {k} selected items (in selected_ order: ascending item "
+                "order) "
                 f"or all {n} items in axis 1, got shape {arr.shape}; pass items= to align by item id"
             )
         if arr.shape[1] == k:
@@ -711,7 +717,8 @@ class _SubsetEstimator(BaseEstimator):
         raise NotImplementedError
 
     def predict_interval(self, target_outputs: Any, *, items: Any = None, n_splits: int = 5) -> SubsetPrediction:
-        """Predictions with their uncertainty, as a :class:`effstats.disco.SubsetPrediction` (``confidence_interval(level)``).
+        """Predictions with their uncertainty, as a :class:`effstats.disco.SubsetPrediction`
+        (``confidence_interval(level)``).
 
         Model-based estimators (DISCO, anchors, IRT, Sort & Search) use ``n_splits``-fold cross-validated
         residuals of the source models (conformal style, approximately valid for targets exchangeable with the
@@ -768,7 +775,8 @@ class _SubsetEstimator(BaseEstimator):
                 UserWarning, stacklevel=3)
         return chk.out_of_range
 
-    def evaluate(self, target_outputs: Any, target_scores: Any, *, items: Any = None, confidence_level: float = 0.9) -> PredictionMetrics:
+    def evaluate(self, target_outputs: Any, target_scores: Any, *, items: Any = None,
+                 confidence_level: float = 0.9) -> PredictionMetrics:
         """MAE (percentage points), Spearman correlation, interval coverage and width against the true scores."""
         p = self.predict_interval(target_outputs, items=items)
         return prediction_metrics(target_scores, p.statistic, p.confidence_interval(confidence_level))
@@ -856,7 +864,8 @@ def _first_per_group(order: np.ndarray, codes: np.ndarray, sizes: np.ndarray, al
     return order[rank_in_group < alloc[codes[order]]]
 
 
-def _weighted_anchors(X: np.ndarray, k: int, rng: np.random.Generator, n_init: int = 1) -> tuple[np.ndarray, np.ndarray]:
+def _weighted_anchors(X: np.ndarray, k: int, rng: np.random.Generator,
+                      n_init: int = 1) -> tuple[np.ndarray, np.ndarray]:
     """Anchor items of ``k`` clusters of the item embeddings X (n_items, d) and the share of items each represents.
 
     k-means (k-means++ starts, best of ``n_init`` runs by inertia) runs on the distinct rows of X weighted by their

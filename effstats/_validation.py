@@ -64,7 +64,8 @@ def check_rng(rng: Any = None, name: str = "rng") -> np.random.Generator:
         if rng < 0:  # numpy's own message ("expected non-negative integer") does not say which argument
             raise ValueError(f"{name}: expected a non-negative int seed, got {rng}")
         return np.random.default_rng(int(rng))
-    raise ValueError(f"{name}: expected None, a non-negative int seed or a numpy Generator, got {type(rng).__name__} {rng!r}")
+    raise ValueError(f"{name}: expected None, a non-negative int seed or a numpy Generator, got {type(rng).__name__} "
+                     f"{rng!r}")
 
 
 def check_array(
@@ -133,7 +134,8 @@ def check_array(
     if raw.dtype.kind in "USV" or (raw.dtype == object and any(isinstance(v, (str, bytes)) for v in raw.flat)):
         from .exceptions import InputTypeError
 
-        raise InputTypeError(f"{name}: expected a numeric array, got {raw.dtype.kind in 'US' and 'strings' or 'non-numeric values'}")
+        raise InputTypeError(f"{name}: expected a numeric array, got "
+                             f"{raw.dtype.kind in 'US' and 'strings' or 'non-numeric values'}")
     try:
         arr = raw.astype(dtype, copy=False) if dtype is not None else raw
     except (TypeError, ValueError) as exc:
@@ -309,7 +311,8 @@ def check_probabilities(x: Any, name: str, *, axis: int = -1, atol: float = 1e-4
     s = arr.sum(axis=axis)
     if not np.allclose(s, 1.0, atol=atol):
         worst = s.flat[np.argmax(np.abs(s - 1.0))]
-        raise ValueError(f"{name}: probabilities must sum to 1 along axis {axis} (within {atol}), found a sum of {worst:g}")
+        raise ValueError(f"{name}: probabilities must sum to 1 along axis {axis} (within {atol}), found a sum of "
+                         f"{worst:g}")
     return arr
 
 
@@ -614,5 +617,6 @@ def check_positions(sel: Any, n: int, name: str, allow_mask: bool = False) -> np
     if not np.issubdtype(arr.dtype, np.integer):
         raise ValueError(f"{name}: expected integer positions, got dtype {arr.dtype}")
     if arr.min() < -n or arr.max() >= n:
-        raise ValueError(f"{name}: positions must be in [0, {n - 1}] (or [-{n}, -1] from the end), got range [{arr.min()}, {arr.max()}]")
+        raise ValueError(f"{name}: positions must be in [0, {n - 1}] (or [-{n}, -1] from the end), got range "
+                         f"[{arr.min()}, {arr.max()}]")
     return arr % n

@@ -172,11 +172,13 @@ class PackedBinaryMatrix:
             raise ValueError(f"packed: expected a 2-D uint8 array, got {packed.dtype} with shape {packed.shape}")
         n_cols = check_positive_int(n_cols, "n_cols")
         if packed.shape[1] != (n_cols + 7) // 8:
-            raise ValueError(f"n_cols: {n_cols} columns need {(n_cols + 7) // 8} bytes a row, packed has {packed.shape[1]}")
+            raise ValueError(f"n_cols: {n_cols} columns need {(n_cols + 7) // 8} bytes a row, packed has "
+                             f"{packed.shape[1]}")
         pad = 8 * packed.shape[1] - n_cols
         if pad and packed.size and (packed[:, -1] & np.uint8((1 << pad) - 1)).any():
             # row sums count whole bytes: set padding bits would be counted as correct answers
-            raise ValueError(f"packed: the {pad} padding bits after column {n_cols} must be 0 (numpy.packbits pads with zeros)")
+            raise ValueError(f"packed: the {pad} padding bits after column {n_cols} must be 0 (numpy.packbits pads "
+                             "with zeros)")
         self.packed = packed
         self.n_cols = n_cols
 
@@ -238,14 +240,16 @@ class PackedBinaryMatrix:
         n_cols = check_positive_int(n_cols, "n_cols")
         block_rows = check_positive_int(block_rows, "block_rows")
         if not callable(make_block):
-            raise ValueError(f"make_block: expected a callable (start, stop) -> bool rows, got {type(make_block).__name__}")
+            raise ValueError("make_block: expected a callable (start, stop) -> bool rows, got "
+                             f"{type(make_block).__name__}")
         out = np.empty((n_rows, (n_cols + 7) // 8), np.uint8)
         for s in range(0, n_rows, block_rows):
             e = min(n_rows, s + block_rows)
             # checked as 0/1: a 2 or a NaN must not be packed as a 1
             blk = check_binary(make_block(s, e), "make_block")
             if blk.shape != (e - s, n_cols):
-                raise ValueError(f"make_block: expected shape {(e - s, n_cols)} for rows {s}:{e} (n_rows={n_rows}, n_cols={n_cols}), got {blk.shape}")
+                raise ValueError(f"make_block: expected shape {(e - s, n_cols)} for rows {s}:{e} (n_rows={n_rows}, "
+                                 f"n_cols={n_cols}), got {blk.shape}")
             out[s:e] = np.packbits(blk, axis=1)
         return cls(out, n_cols)
 
@@ -323,7 +327,8 @@ class PackedBinaryMatrix:
             out[s : s + block_rows] = _popcount_rows(self.packed[s : s + block_rows], mask)
         return out
 
-    def col_sums(self, block_bytes: int = 4096, weights: np.ndarray | None = None, n_threads: int | None = None) -> np.ndarray:
+    def col_sums(self, block_bytes: int = 4096, weights: np.ndarray | None = None,
+                 n_threads: int | None = None) -> np.ndarray:
         """Number of ones per column, or the weighted sum of the rows.
 
         Unweighted sums count on the packed words (bit-sliced Harley-Seal counters, row ranges on threads);
@@ -430,5 +435,6 @@ class PackedBinaryMatrix:
 
         order = check_order(order, self.n_cols)
         return PackedBinaryMatrix.from_row_blocks(
-            self.shape[0], self.n_cols, lambda s, e: np.unpackbits(self.packed[s:e], axis=1, count=self.n_cols)[:, order], block_rows
+            self.shape[0], self.n_cols,
+            lambda s, e: np.unpackbits(self.packed[s:e], axis=1, count=self.n_cols)[:, order], block_rows
         )

@@ -108,7 +108,9 @@ def _pair(a: Any, y: Any, *, binary: bool) -> tuple[np.ndarray, np.ndarray, bool
 
     Labelled inputs (ResponseMatrix, DataFrame, Series) on both sides are aligned by id (items, and models when
     both have model ids); arrays are positional."""
-    chk = (lambda x, nm: check_binary(x, nm, ndim=(1, 2))) if binary else (lambda x, nm: check_unit_interval(x, nm, ndim=(1, 2)))
+    chk = (lambda x, nm: check_binary(x, nm, ndim=(1, 2))) if binary else (lambda x, nm: check_unit_interval(x, nm,
+                                                                                                             ndim=(1,
+                                                                                                                   2)))
     a, y = _align_labelled(a, y)
     av = chk(_values(a, "a"), "a")
     yv = chk(_values(y, "y"), "y")
@@ -335,7 +337,8 @@ def cohen_kappa(a: Any, y: Any, *, undefined: float = 1.0) -> Any:
     >>> cohen_kappa(np.ones(4), np.ones(4))  # constant and equal: the ``undefined`` value
     1.0
     """
-    if isinstance(undefined, (bool, np.bool_)) or not isinstance(undefined, (int, float, np.integer, np.floating)) or not -1 <= undefined <= 1:
+    if isinstance(undefined, (bool, np.bool_)) or not isinstance(undefined,
+                                                                 (int, float, np.integer, np.floating)) or not -1 <= undefined <= 1:
         raise ValueError(f"undefined: expected a real number in [-1, 1] (kappa's range), got {undefined!r}")
     av, yv, one = _pair(a, y, binary=True)
     err = (av != yv).mean(axis=1)
@@ -575,7 +578,8 @@ class ErrorDecomposition:
         -------
         DataFrame of shape (n_models, 6)
         """
-        return pd.DataFrame({k: getattr(self, k) for k in ("total", "aleatoric", "epistemic", "kappa", "kappa_aleatoric", "kappa_epistemic")})
+        return pd.DataFrame({k: getattr(self, k) for k in ("total", "aleatoric", "epistemic", "kappa",
+                                                           "kappa_aleatoric", "kappa_epistemic")})
 
     to_frame = frame  # the result protocol's name
 

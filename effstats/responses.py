@@ -115,7 +115,8 @@ def _subset_meta(meta: Any, ids: pd.Index, name: str) -> pd.DataFrame | None:
     if not isinstance(meta, pd.DataFrame):
         raise ValueError(f"{name}: expected a DataFrame indexed by id, got {type(meta).__name__}")
     if meta.index.has_duplicates:
-        raise ValueError(f"{name}: the index must hold unique ids, duplicated: {meta.index[meta.index.duplicated()].unique()[:5].tolist()}")
+        raise ValueError(f"{name}: the index must hold unique ids, duplicated: "
+                         f"{meta.index[meta.index.duplicated()].unique()[:5].tolist()}")
     missing = ids.difference(meta.index)
     if len(missing):
         raise ValueError(f"{name}: no rows for ids {missing[:5].tolist()}")
@@ -275,7 +276,8 @@ class ResponseMatrix:
         if predictions is not None:
             pred = check_array(predictions, "predictions", ndim=(2, 3), dtype=None)
             if pred.shape[:2] != vals.shape or not np.issubdtype(pred.dtype, np.integer):
-                raise ValueError(f"predictions: expected integer class ids of shape {vals.shape} (+ top-k), got {pred.dtype} {pred.shape}")
+                raise ValueError(f"predictions: expected integer class ids of shape {vals.shape} (+ top-k), got "
+                                 f"{pred.dtype} {pred.shape}")
             if pred.min() < 0:
                 raise ValueError(f"predictions: class ids must be >= 0, found {pred.min()}")
         mids = _ids(model_ids, n_models, "model_ids", "m")
@@ -470,7 +472,8 @@ class ResponseMatrix:
         ))
 
     @classmethod
-    def from_wide(cls, df: pd.DataFrame, *, kind: Kind | None = None, missing_marker: Any = "-", **kw: Any) -> "ResponseMatrix":
+    def from_wide(cls, df: pd.DataFrame, *, kind: Kind | None = None, missing_marker: Any = "-",
+                  **kw: Any) -> "ResponseMatrix":
         """Build a response matrix from a wide table: rows are models (the index), columns are items.
 
         Parameters
@@ -539,7 +542,8 @@ class ResponseMatrix:
         if np.isinf(num.to_numpy()).any():
             raise ValueError("df: contains infinite values")
         return _renamed({"values": "df", "missing": "df"},
-                        lambda: cls(num.to_numpy(dtype=float), kind=kind, nan_as_missing=True, model_ids=df.index, item_ids=df.columns, **kw))
+                        lambda: cls(num.to_numpy(dtype=float), kind=kind, nan_as_missing=True, model_ids=df.index,
+                                    item_ids=df.columns, **kw))
 
     def to_frame(self) -> pd.DataFrame:
         """Wide table (models × items); missing cells are NaN.

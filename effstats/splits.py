@@ -131,7 +131,8 @@ def random_split(responses: ResponseMatrix | int, test_size: float | int = 0.2, 
     elif isinstance(responses, ResponseMatrix):
         n = responses.n_models
     else:
-        raise InputTypeError(f"responses: expected a ResponseMatrix or a number of models, got {type(responses).__name__} {responses!r:.40}")
+        raise InputTypeError("responses: expected a ResponseMatrix or a number of models, got "
+                             f"{type(responses).__name__} {responses!r:.40}")
     if n < 2:
         raise ValueError("responses: need at least 2 models to split")
     k = _n_side(n, test_size)
@@ -139,7 +140,8 @@ def random_split(responses: ResponseMatrix | int, test_size: float | int = 0.2, 
     return ModelSplit(np.sort(perm[k:]), np.sort(perm[:k]))
 
 
-def chronological_split(responses: ResponseMatrix, cutoff: Any = None, date: str = "release_date", *, n_newest: int | None = None) -> ModelSplit:
+def chronological_split(responses: ResponseMatrix, cutoff: Any = None, date: str = "release_date", *,
+                        n_newest: int | None = None) -> ModelSplit:
     """Split models by release date: older models are sources, newer ones targets.
 
     The lifelong-evaluation setting of Prabhu et al. and the split of Rubinstein et al. (DISCO: the newest

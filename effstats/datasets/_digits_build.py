@@ -201,7 +201,8 @@ def _resolve_domains(domains: Any) -> list[str]:
     if isinstance(domains, str):
         domains = [domains]
     if not isinstance(domains, Iterable) or isinstance(domains, (bytes, dict)):
-        raise ValueError(f"domains: expected None, a count or names from DOMAINS, got {type(domains).__name__} {domains!r:.40}")
+        raise ValueError(f"domains: expected None, a count or names from DOMAINS, got {type(domains).__name__} "
+                         f"{domains!r:.40}")
     names = list(domains)
     if any(not isinstance(d, str) for d in names):
         raise ValueError(f"domains: expected domain names (str) from DOMAINS, got {_plain(names[:5])!r}")
@@ -209,7 +210,9 @@ def _resolve_domains(domains: Any) -> list[str]:
         raise ValueError(f"domains: a domain is named twice: {sorted(d for d in set(names) if names.count(d) > 1)}")
     bad = [d for d in names if d not in DOMAINS]
     if bad or not names:
-        raise ValueError(f"domains: expected None, a count or names from DOMAINS, unknown {bad}" if bad else "domains: expected a non-empty selection")
+        raise ValueError(f"domains: expected None, a count or names from DOMAINS, unknown {bad}" if bad else "domains: "
+                                                                                                             "expected "
+                                                                                                             "a non-empty selection")
     if "clean" not in names:
         names = ["clean", *names]
     # keep the canonical order so a selection is a sub-block of the full benchmark
@@ -242,17 +245,21 @@ def _sample_params(family: str, g: np.random.Generator, n_max: int) -> dict[str,
     if family == "poly_svm":
         return {"C": round(_logu(g, 0.01, 10.0), 5), "degree": c([2, 3, 4])}
     if family == "nystroem_logistic":
-        return {"gamma": round(_logu(g, 0.01, 1.0), 6), "n_components": cn([10, 30, 100, 300]), "C": round(_logu(g, 0.1, 100.0), 5)}
+        return {"gamma": round(_logu(g, 0.01, 1.0), 6), "n_components": cn([10, 30, 100, 300]),
+                "C": round(_logu(g, 0.1, 100.0), 5)}
     if family == "knn":
         return {"n_neighbors": cn([1, 2, 3, 5, 8, 13, 25, 50]), "weights": c(["uniform", "distance"]), "p": c([1, 2])}
     if family == "pca_knn":
         return {"n_components": cn([2, 4, 8, 16]), "n_neighbors": cn([1, 3, 5, 10, 20])}
     if family == "decision_tree":
-        return {"max_depth": c([1, 2, 3, 4, 6, 8, 12, None]), "min_samples_leaf": c([1, 2, 5, 10]), "criterion": c(["gini", "entropy"])}
+        return {"max_depth": c([1, 2, 3, 4, 6, 8, 12, None]), "min_samples_leaf": c([1, 2, 5, 10]),
+                "criterion": c(["gini", "entropy"])}
     if family in ("random_forest", "extra_trees"):
-        return {"n_estimators": c([5, 10, 25, 50, 100, 200]), "max_depth": c([2, 4, 8, None]), "max_features": c(["sqrt", 0.3, 1])}
+        return {"n_estimators": c([5, 10, 25, 50, 100, 200]), "max_depth": c([2, 4, 8, None]),
+                "max_features": c(["sqrt", 0.3, 1])}
     if family == "hist_gradient_boosting":
-        return {"max_iter": c([5, 10, 25, 50]), "max_depth": c([2, 3, None]), "learning_rate": round(_logu(g, 0.03, 0.3), 4)}
+        return {"max_iter": c([5, 10, 25, 50]), "max_depth": c([2, 3, None]),
+                "learning_rate": round(_logu(g, 0.03, 0.3), 4)}
     if family == "mlp":
         return {"hidden_layer_sizes": c([(8,), (16,), (32,), (64,), (128,), (32, 16), (64, 32), (128, 64)]),
                 "alpha": round(_logu(g, 1e-5, 1e-1), 8), "max_iter": c([10, 30, 100, 200]),
@@ -332,7 +339,9 @@ def _estimator(family: str, p: dict[str, Any], seed: int):
     if family == "pca_logistic":
         return make_pipeline(PCA(p["n_components"], random_state=seed), LogisticRegression(C=p["C"], max_iter=500))
     if family == "sgd_log":
-        return make_pipeline(StandardScaler(), SGDClassifier(loss="log_loss", alpha=p["alpha"], max_iter=p["max_iter"], tol=None, random_state=seed))
+        return make_pipeline(StandardScaler(),
+                             SGDClassifier(loss="log_loss", alpha=p["alpha"], max_iter=p["max_iter"], tol=None,
+                                           random_state=seed))
     if family == "linear_svm":
         return CalibratedClassifierCV(LinearSVC(C=p["C"], dual=True, max_iter=5000, random_state=seed), cv=3)
     if family == "rbf_svm":
@@ -340,21 +349,28 @@ def _estimator(family: str, p: dict[str, Any], seed: int):
     if family == "poly_svm":
         return SVC(kernel="poly", C=p["C"], degree=p["degree"], gamma="scale", probability=True, random_state=seed)
     if family == "nystroem_logistic":
-        return make_pipeline(Nystroem(gamma=p["gamma"], n_components=p["n_components"], random_state=seed), LogisticRegression(C=p["C"], max_iter=500))
+        return make_pipeline(Nystroem(gamma=p["gamma"], n_components=p["n_components"], random_state=seed),
+                             LogisticRegression(C=p["C"], max_iter=500))
     if family == "knn":
         return KNeighborsClassifier(n_neighbors=p["n_neighbors"], weights=p["weights"], p=p["p"])
     if family == "pca_knn":
-        return make_pipeline(PCA(p["n_components"], random_state=seed), KNeighborsClassifier(n_neighbors=p["n_neighbors"]))
+        return make_pipeline(PCA(p["n_components"], random_state=seed),
+                             KNeighborsClassifier(n_neighbors=p["n_neighbors"]))
     if family == "decision_tree":
-        return DecisionTreeClassifier(max_depth=p["max_depth"], min_samples_leaf=p["min_samples_leaf"], criterion=p["criterion"], random_state=seed)
+        return DecisionTreeClassifier(max_depth=p["max_depth"], min_samples_leaf=p["min_samples_leaf"],
+                                      criterion=p["criterion"], random_state=seed)
     if family == "random_forest":
-        return RandomForestClassifier(n_estimators=p["n_estimators"], max_depth=p["max_depth"], max_features=p["max_features"], random_state=seed, n_jobs=1)
+        return RandomForestClassifier(n_estimators=p["n_estimators"], max_depth=p["max_depth"],
+                                      max_features=p["max_features"], random_state=seed, n_jobs=1)
     if family == "extra_trees":
-        return ExtraTreesClassifier(n_estimators=p["n_estimators"], max_depth=p["max_depth"], max_features=p["max_features"], random_state=seed, n_jobs=1)
+        return ExtraTreesClassifier(n_estimators=p["n_estimators"], max_depth=p["max_depth"],
+                                    max_features=p["max_features"], random_state=seed, n_jobs=1)
     if family == "hist_gradient_boosting":
-        return HistGradientBoostingClassifier(max_iter=p["max_iter"], max_depth=p["max_depth"], learning_rate=p["learning_rate"], early_stopping=False, random_state=seed)
+        return HistGradientBoostingClassifier(max_iter=p["max_iter"], max_depth=p["max_depth"],
+                                              learning_rate=p["learning_rate"], early_stopping=False, random_state=seed)
     if family == "mlp":
-        return MLPClassifier(hidden_layer_sizes=p["hidden_layer_sizes"], alpha=p["alpha"], max_iter=p["max_iter"], learning_rate_init=p["learning_rate_init"], random_state=seed)
+        return MLPClassifier(hidden_layer_sizes=p["hidden_layer_sizes"], alpha=p["alpha"], max_iter=p["max_iter"],
+                             learning_rate_init=p["learning_rate_init"], random_state=seed)
     if family == "gaussian_nb":
         return GaussianNB(var_smoothing=p["var_smoothing"])
     if family == "bernoulli_nb":
@@ -376,7 +392,8 @@ _AUG_SHIFTS: dict[str, Callable[[np.random.Generator], _Shift]] = {
 }
 
 
-def _training_set(cfg: dict[str, Any], images: np.ndarray, target: np.ndarray, train: np.ndarray, g: np.random.Generator):
+def _training_set(cfg: dict[str, Any], images: np.ndarray, target: np.ndarray, train: np.ndarray,
+                  g: np.random.Generator):
     """Class-balanced random subset of the training images plus augmented copies of it."""
     y = target[train]
     key = g.random(len(train))
@@ -426,7 +443,8 @@ def _quantise(p: np.ndarray) -> np.ndarray:
     return q.astype(np.uint8)
 
 
-def _fit_predict(cfg: dict[str, Any], images: np.ndarray, target: np.ndarray, train: np.ndarray, x_items: np.ndarray) -> np.ndarray:
+def _fit_predict(cfg: dict[str, Any], images: np.ndarray, target: np.ndarray, train: np.ndarray,
+                 x_items: np.ndarray) -> np.ndarray:
     """Train one model of the zoo; its quantised probabilities as nibble-packed bytes (n_items, 5)."""
     from sklearn.exceptions import ConvergenceWarning
     from threadpoolctl import threadpool_limits
@@ -538,7 +556,8 @@ def _build(
 
     # library versions: rows are reproduced bit for bit with these; other releases may differ slightly
     meta = {"seed": seed, "n_models_zoo": n_models, "n_test": n_test, "domains": dom, "quantisation": _Q,
-            "format": 2, "versions": {"numpy": np.__version__, "scipy": scipy.__version__, "sklearn": sklearn.__version__}}
+            "format": 2,
+            "versions": {"numpy": np.__version__, "scipy": scipy.__version__, "sklearn": sklearn.__version__}}
     return {
         "proba_q15_packed": out,
         "labels": labels.astype(np.int8),
@@ -626,7 +645,8 @@ def make_lifelong_digits(
     pca_logistic-0001  0.517       0.383
     sgd_log-0002       0.933       0.700
     """
-    return _to_response_matrix(_build(rng, n_models, models=models, domains=domains, n_test=n_test, n_jobs=n_jobs, progress=progress))
+    return _to_response_matrix(_build(rng, n_models, models=models, domains=domains, n_test=n_test, n_jobs=n_jobs,
+                                      progress=progress))
 
 
 def save_lifelong_digits(arrays: dict[str, np.ndarray], path: str | Path = ARTIFACT) -> Path:

@@ -49,7 +49,8 @@ def _to_response_matrix(a: Any, *, probabilities: bool = True) -> ResponseMatrix
         "seed": a["model_seed"],
     })
     model_ids = [f"{f}-{i:04d}" for f, i in zip(fam, idx)]
-    rm = ResponseMatrix(correct, kind="binary", labels=labels, model_ids=model_ids, item_ids=item_ids, models=models, items=items)
+    rm = ResponseMatrix(correct, kind="binary", labels=labels, model_ids=model_ids, item_ids=item_ids, models=models,
+                        items=items)
     if probabilities:
         # float32 and set after construction: ResponseMatrix's validation would copy 150M cells to
         # float64 (1.2 GB); the counts sum to 15 by construction, so rows sum to 1 within 1e-6.

@@ -64,8 +64,10 @@ class _Arrays(dict):
         return self[key]
 
 
-_REQUIRED = ("labels", "correct_packed", "item_domain", "item_shift", "item_source_image", "model_index", "model_family",
-             "model_params", "model_n_train", "model_augmentation", "model_n_augmented", "model_release_date", "model_seed")
+_REQUIRED = ("labels", "correct_packed", "item_domain", "item_shift", "item_source_image", "model_index",
+             "model_family",
+             "model_params", "model_n_train", "model_augmentation", "model_n_augmented", "model_release_date",
+             "model_seed")
 
 
 @lru_cache(maxsize=4)
@@ -79,7 +81,8 @@ def _load_arrays(path: str) -> _Arrays:
         # allow_pickle=False: a data file never gets to run code; numpy refuses object arrays and non-npz files
         return _Arrays(p)
     except (ValueError, OSError, EOFError, zipfile.BadZipFile) as exc:
-        raise ValueError(f"path: {str(p)!r} is not a readable .npz of plain arrays (pickled objects are never loaded): {exc}") from None
+        raise ValueError(f"path: {str(p)!r} is not a readable .npz of plain arrays (pickled objects are never loaded): "
+                         f"{exc}") from None
 
 
 @lru_cache(maxsize=4)

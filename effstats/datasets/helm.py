@@ -113,7 +113,8 @@ def _run_identity(d: Path, arg: str) -> tuple[str, str, bool]:
         raise ValueError(f"{arg}: {_shown(d, _SPEC)} is not a HELM run spec (a JSON object)")
     name = spec.get("name") if isinstance(spec.get("name"), str) and spec.get("name") else d.name
     adapter = spec.get("adapter_spec") if isinstance(spec.get("adapter_spec"), dict) else {}
-    model = next((adapter[k] for k in ("model", "model_deployment") if isinstance(adapter.get(k), str) and adapter[k]), None)
+    model = next((adapter[k] for k in ("model", "model_deployment") if isinstance(adapter.get(k), str) and adapter[k]),
+                 None)
     from_spec = model is not None
     model = model or _model_in_name(name)
     if not model:
@@ -121,7 +122,8 @@ def _run_identity(d: Path, arg: str) -> tuple[str, str, bool]:
     return model, _scenario_of(name), from_spec
 
 
-# ----------------------------------------------------------------------------------------------------- per-instance stats
+# ----------------------------------------------------------------------------------------------------- per-instance
+# stats
 def _matches(wanted: Any, pert: Any) -> bool:
     if wanted is None:
         return pert is None
@@ -156,7 +158,8 @@ def _run_values(d: Path, metric: str, split: str | None, perturbation: Any, arg:
     trials: dict[str, dict[Any, float]] = {}
     for k, e in enumerate(entries):
         if not isinstance(e, dict) or "instance_id" not in e or not isinstance(e.get("stats"), list):
-            raise ValueError(f"{arg}: {_shown(d, _STATS)} entry {k} is not a HELM per-instance record (instance_id, stats)")
+            raise ValueError(f"{arg}: {_shown(d, _STATS)} entry {k} is not a HELM per-instance record (instance_id, "
+                             "stats)")
         iid, trial = str(e["instance_id"]), e.get("train_trial_index", 0)
         for stat in e["stats"]:
             nm = stat.get("name") if isinstance(stat, dict) else None
@@ -388,8 +391,10 @@ def read_helm_runs(
     metric = _check_metric(metric)
     if split is not None and (not isinstance(split, str) or not split):
         raise ValueError(f"split: expected a split name such as 'test' or 'valid', or None, got {split!r}")
-    if not (perturbation is None or isinstance(perturbation, str) and perturbation or isinstance(perturbation, Mapping) and perturbation):
-        raise ValueError(f"perturbation: expected None, a perturbation name or a non-empty mapping of its fields, got {perturbation!r}")
+    if not (perturbation is None or isinstance(perturbation, str) and perturbation or isinstance(perturbation,
+                                                                                                 Mapping) and perturbation):
+        raise ValueError("perturbation: expected None, a perturbation name or a non-empty mapping of its fields, got "
+                         f"{perturbation!r}")
     trials = _check_trials(trials)
     _check_duplicates(duplicates)
 
@@ -452,7 +457,8 @@ def read_helm_runs(
         items["train_trial"] = [k[2] for k in keys]
     mmeta = pd.DataFrame({"n_tasks": [sum(1 for (m, _) in data if m == name) for name in models],
                           "n_trials": [n_trials.get(name, 1) for name in models]}, index=pd.Index(models, name="model"))
-    return ResponseMatrix(vals, nan_as_missing=True, model_ids=mmeta.index, item_ids=item_ids, models=mmeta, items=items)
+    return ResponseMatrix(vals, nan_as_missing=True, model_ids=mmeta.index, item_ids=item_ids, models=mmeta,
+                          items=items)
 
 
 def _resolve(key: tuple[str, str], lst: list[tuple[Path, dict, bool]], duplicates: str, arg: str) -> dict:

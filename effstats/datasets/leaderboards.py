@@ -135,7 +135,8 @@ def _helm_table(relpath: str, model_col: str, name: str) -> ResponseMatrix:
             {
                 "mean_win_rate": win,
                 "size": models.map(_size_from_name).to_numpy(),
-                "release_date": pd.to_datetime(models.map(_date_from_name), format="%Y%m%d", errors="coerce").to_numpy(),
+                "release_date": pd.to_datetime(models.map(_date_from_name), format="%Y%m%d",
+                                               errors="coerce").to_numpy(),
             },
             index=models.to_numpy(),
         ),
@@ -323,10 +324,12 @@ def load_openllm(*, as_frame: bool = False, duplicates: Duplicates = "suffix") -
         index=ids,
     )
     items = pd.DataFrame(
-        {"task": tasks, "metric": [_OPENLLM_TASKS[t][0] for t in tasks], "n_shot": [_OPENLLM_TASKS[t][1] for t in tasks]},
+        {"task": tasks, "metric": [_OPENLLM_TASKS[t][0] for t in tasks],
+         "n_shot": [_OPENLLM_TASKS[t][1] for t in tasks]},
         index=item_ids,
     )
-    rm = ResponseMatrix(vals, kind="score", nan_as_missing=True, model_ids=ids, item_ids=item_ids, models=models, items=items)
+    rm = ResponseMatrix(vals, kind="score", nan_as_missing=True, model_ids=ids, item_ids=item_ids, models=models,
+                        items=items)
     return _finish(rm, as_frame)
 
 
@@ -388,7 +391,8 @@ def load_mmlu(*, as_frame: bool = False, duplicates: Duplicates = "suffix") -> R
         index=ids,
     )
     items = pd.DataFrame({"subject": subjects, "metric": "acc", "n_shot": 5}, index=item_ids)
-    rm = ResponseMatrix(_numeric(df[cols], "mmlu"), kind="score", nan_as_missing=True, model_ids=ids, item_ids=item_ids, models=models, items=items)
+    rm = ResponseMatrix(_numeric(df[cols], "mmlu"), kind="score", nan_as_missing=True, model_ids=ids, item_ids=item_ids,
+                        models=models, items=items)
     return _finish(rm, as_frame)
 
 
@@ -458,7 +462,8 @@ def load_imagenet_classes(*, as_frame: bool = False) -> ResponseMatrix | pd.Data
         index=ids,
     )
     items = pd.DataFrame({"class_id": np.arange(1000), "n_images": 50}, index=item_ids)
-    rm = ResponseMatrix(_numeric(df[cols], "imagenet"), kind="score", nan_as_missing=True, model_ids=ids, item_ids=item_ids, models=models, items=items)
+    rm = ResponseMatrix(_numeric(df[cols], "imagenet"), kind="score", nan_as_missing=True, model_ids=ids,
+                        item_ids=item_ids, models=models, items=items)
     return _finish(rm, as_frame)
 
 
@@ -472,11 +477,13 @@ class _Board:
 
 
 _BOARDS: dict[str, _Board] = {
-    "helm": _Board(load_helm, "helm/accuracy.tsv", "scenario", "HELM classic core-scenario accuracies (Liang et al. 2023)"),
+    "helm": _Board(load_helm, "helm/accuracy.tsv", "scenario",
+                   "HELM classic core-scenario accuracies (Liang et al. 2023)"),
     "helm_lite": _Board(load_helm_lite, "helm_lite/leaderboard.tsv", "scenario", "HELM Lite leaderboard"),
     "openllm": _Board(load_openllm, "openllm/leaderboard.tsv", "task", "Open LLM Leaderboard v1 (scores / 100)"),
     "mmlu": _Board(load_mmlu, "mmlu/leaderboard.tsv.gz", "subject", "Open LLM Leaderboard MMLU per subject, 5-shot"),
-    "imagenet": _Board(load_imagenet_classes, "imagenet/leaderboard.tsv.gz", "class", "torchvision ImageNet per-class val accuracy"),
+    "imagenet": _Board(load_imagenet_classes, "imagenet/leaderboard.tsv.gz", "class",
+                       "torchvision ImageNet per-class val accuracy"),
 }
 _ALIASES = {"helm_classic": "helm", "open_llm": "openllm", "imagenet_classes": "imagenet"}
 

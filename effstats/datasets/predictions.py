@@ -9,7 +9,8 @@ Every loader also reads the *original public release layout* directly when ``roo
 * ImageNetV2 (github.com/modestyachts/ImageNetV2): ``data/predictions/<dataset>/<model>.npy`` (top-5 class ids, best
   first), ``data/datasets/<dataset>.json`` (``image_filenames`` = ``[[filename, wnid], ...]`` in row order) and
   ``data/metadata/class_info.json`` (``[{"cid": ..., "wnid": ...}, ...]``).
-* CIFAR-10.1 (github.com/modestyachts/CIFAR-10.1): ``model_predictions/{original,v4,v6}_predictions/<model>_predictions.json``
+* CIFAR-10.1 (github.com/modestyachts/CIFAR-10.1):
+``model_predictions/{original,v4,v6}_predictions/<model>_predictions.json``
   (arg-max class per image) with ``datasets/cifar10.1_v{4,6}_labels.npy``; the CIFAR-10 test labels are not in that
   repository and are passed as ``cifar10_labels`` (or taken from the extracted archive when it is available).
 * AlpacaEval (github.com/tatsu-lab/alpaca_eval): ``results/<model>/<annotator>/annotations.json`` (records with
@@ -220,7 +221,8 @@ class _Archive(dict):
     path = ""
 
     def __missing__(self, key: str) -> np.ndarray:
-        raise ValueError(f"root: {self.path!r} lacks the array {key!r}; not an effstats predictions archive (has {sorted(self)})")
+        raise ValueError(f"root: {self.path!r} lacks the array {key!r}; not an effstats predictions archive (has "
+                         f"{sorted(self)})")
 
 
 @functools.lru_cache(maxsize=32)
@@ -231,7 +233,8 @@ def _npz(path: str, mtime: float) -> dict[str, np.ndarray]:
         with np.load(path, allow_pickle=False) as z:
             out = _Archive({k: z[k] for k in z.files})
     except (ValueError, OSError, EOFError, zipfile.BadZipFile) as exc:
-        raise ValueError(f"root: {path!r} is not a readable .npz of plain arrays (pickled objects are never loaded): {exc}") from None
+        raise ValueError(f"root: {path!r} is not a readable .npz of plain arrays (pickled objects are never loaded): "
+                         f"{exc}") from None
     out.path = path
     for a in out.values():
         a.flags.writeable = False
@@ -338,7 +341,8 @@ def load_imagenet_predictions(
     Parameters
     ----------
     root : path, optional
-        See :func:`effstats.datasets.data_root`. May also be a checkout of the ImageNetV2 repository (``data/predictions/...``).
+        See :func:`effstats.datasets.data_root`. May also be a checkout of the ImageNetV2 repository
+        (``data/predictions/...``).
     domains : str or sequence of str, optional
         Any of ``"imagenet_val"`` (50,000 images), ``"imagenetv2_matched_frequency"``, ``"imagenetv2_threshold0.7"``,
         ``"imagenetv2_top_images"`` (10,000 each), in the order given; default all four (80,000 items). The release
@@ -352,8 +356,9 @@ def load_imagenet_predictions(
     models : sequence of str, optional
         Model names to keep, in that order (the ``drop_*`` flags then do not apply).
     drop_duplicates : bool, default=False
-        Drop the PyTorch ports of TF-slim weights (``models["is_duplicate"]``; the original is ``models["duplicate_of"]``):
-        the same trained network evaluated twice, e.g. ``inceptionv4`` vs ``inception_v4_tf``.
+        Drop the PyTorch ports of TF-slim weights (``models["is_duplicate"]``; the original is
+        ``models["duplicate_of"]``): the same trained network evaluated twice, e.g. ``inceptionv4`` vs
+        ``inception_v4_tf``.
     drop_fisher_vectors : bool, default=False
         Drop the three non-deep Fisher-vector baselines ``fv_4k``, ``fv_16k``, ``fv_64k``.
     drop_duplicate_images : bool, default=False
@@ -440,7 +445,8 @@ def load_imagenet_predictions(
     sel = [str(names[r]) for r in rows]
     if check_flag(drop_duplicate_images, "drop_duplicate_images"):
         keep = ~items["image"].duplicated().to_numpy()
-        values, labels, pred, item_ids, items = values[:, keep], labels[keep], pred[:, keep], item_ids[keep], items[keep]
+        values, labels, pred, item_ids, items = values[:, keep], labels[keep], pred[:,
+                                                                                    keep], item_ids[keep], items[keep]
     return ResponseMatrix(
         values,
         kind="binary",
@@ -539,7 +545,8 @@ def _imagenet_release(base: Path, doms: list[str]):
         image = np.array([f for f, _ in fn])
         pred = np.stack([np.load(files[m], allow_pickle=False) for m in common])
         if pred.ndim != 3 or pred.shape[1] != len(fn):
-            raise ValueError(f"domains: predictions for {d!r} have shape {pred.shape}, expected (n_models, {len(fn)}, k)")
+            raise ValueError(f"domains: predictions for {d!r} have shape {pred.shape}, expected (n_models, {len(fn)}, "
+                             "k)")
         if d != "imagenet_val" and "fv_16k" in common:  # stored worst-to-best in the release (see PROVENANCE.md)
             i = common.index("fv_16k")
             pred[i] = pred[i, :, ::-1]
@@ -563,7 +570,8 @@ def load_cifar10_predictions(
     Parameters
     ----------
     root : path, optional
-        See :func:`effstats.datasets.data_root`; may also be a checkout of the CIFAR-10.1 repository (``model_predictions/...``).
+        See :func:`effstats.datasets.data_root`; may also be a checkout of the CIFAR-10.1 repository
+        (``model_predictions/...``).
     domains : str or sequence of str, optional
         Any of ``"cifar10"`` (10,000 test images), ``"cifar10.1_v4"`` (2,021), ``"cifar10.1_v6"`` (2,000); default
         all three in that order (14,021 items).
@@ -671,7 +679,8 @@ def _cifar_release(base: Path, doms: list[str], cifar10_labels: Any):
                 rows.append(np.asarray(json.load(fh)))
         if any(r.shape != labels.shape for r in rows):
             bad = next(m for m, r in zip(common, rows) if r.shape != labels.shape)
-            raise ValueError(f"domains: {bad!r} has {rows[common.index(bad)].shape} predictions on {d!r}, expected {labels.shape}")
+            raise ValueError(f"domains: {bad!r} has {rows[common.index(bad)].shape} predictions on {d!r}, expected "
+                             f"{labels.shape}")
         parts.append((labels, np.stack(rows)))
     return np.array(common), parts
 
@@ -710,8 +719,8 @@ def load_alpacaeval(
     Parameters
     ----------
     root : path, optional
-        See :func:`effstats.datasets.data_root`; may also be a checkout of the alpaca_eval repository (``results/<model>/<annotator>/
-        annotations.json``).
+        See :func:`effstats.datasets.data_root`; may also be a checkout of the alpaca_eval repository
+        (``results/<model>/<annotator>/ annotations.json``).
     outcome : {"p_win", "win"}, default="p_win"
         ``"p_win"``: ``kind="score"`` values = the judge's probability that the model's answer beats the reference's;
         ``"win"``: ``kind="binary"`` values = ``p_win > 0.5`` (ties at exactly 0.5 count as losses).
@@ -812,7 +821,8 @@ def load_alpacaeval(
         model_ids=mmeta.index,
         item_ids=item_ids,
         models=mmeta,
-        items=pd.DataFrame({"dataset": np.asarray(dataset).astype(str), "index": np.asarray(index, dtype=int)}, index=item_ids),
+        items=pd.DataFrame({"dataset": np.asarray(dataset).astype(str), "index": np.asarray(index, dtype=int)},
+                           index=item_ids),
     )
 
 

@@ -151,7 +151,8 @@ def _parameters(
     return IRTParameters(theta, b[None, :] + offsets, b, a, cluster)
 
 
-def _check_common(n_models: Any, n_items: Any, n_dims: Any, n_clusters: Any, cluster_spread: Any) -> tuple[int, int, int, int, float]:
+def _check_common(n_models: Any, n_items: Any, n_dims: Any, n_clusters: Any,
+                  cluster_spread: Any) -> tuple[int, int, int, int, float]:
     n_models = check_positive_int(n_models, "n_models")
     n_items = check_positive_int(n_items, "n_items")
     n_dims = check_positive_int(n_dims, "n_dims")
@@ -212,7 +213,8 @@ def _release_dates(ability: np.ndarray, rng: np.random.Generator) -> pd.Series:
     return pd.Series(pd.to_datetime(out))
 
 
-def _class_probabilities(correct: np.ndarray, n_classes: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+def _class_probabilities(correct: np.ndarray, n_classes: int,
+                         rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """Random class probabilities whose arg-max is the label exactly where ``correct`` is True."""
     n_models, n_items = correct.shape
     labels = rng.integers(n_classes, size=n_items)
@@ -233,7 +235,8 @@ def _draw_model(n_models, n_items, n_dims, ability, difficulty, discrimination, 
     """IRT parameters and the entropy of the response streams, drawn in one fixed order from ``rng``: the dense
     and the packed simulators share it, so the same ``rng`` gives the same matrix. Returns (params, entropy, gen)."""
     gen = check_rng(rng)
-    params = _parameters(n_models, n_items, n_dims, ability, difficulty, discrimination, n_clusters, cluster_spread, gen)
+    params = _parameters(n_models, n_items, n_dims, ability, difficulty, discrimination, n_clusters, cluster_spread,
+                         gen)
     return params, int(gen.integers(2**63)), gen
 
 
@@ -322,10 +325,12 @@ def simulate_responses(
     >>> bool(((rm.probabilities.argmax(axis=2) == rm.labels) == rm.values).all())
     True
     """
-    n_models, n_items, n_dims, n_clusters, cluster_spread = _check_common(n_models, n_items, n_dims, n_clusters, cluster_spread)
+    n_models, n_items, n_dims, n_clusters, cluster_spread = _check_common(n_models, n_items, n_dims, n_clusters,
+                                                                          cluster_spread)
     if n_classes is not None:
         n_classes = check_positive_int(n_classes, "n_classes", minimum=2)
-    params, entropy, gen = _draw_model(n_models, n_items, n_dims, ability, difficulty, discrimination, n_clusters, cluster_spread, rng)
+    params, entropy, gen = _draw_model(n_models, n_items, n_dims, ability, difficulty, discrimination, n_clusters,
+                                       cluster_spread, rng)
     br = _block_rows(n_items, None)
     sampler = _RowSampler(params, entropy, min(br, n_models))
     correct = np.empty((n_models, n_items), bool)
@@ -404,10 +409,12 @@ def simulate_packed_responses(
     >>> bool((packed.to_dense() == simulate_responses(5, 200, rng=0).values).all())
     True
     """
-    n_models, n_items, n_dims, n_clusters, cluster_spread = _check_common(n_models, n_items, n_dims, n_clusters, cluster_spread)
+    n_models, n_items, n_dims, n_clusters, cluster_spread = _check_common(n_models, n_items, n_dims, n_clusters,
+                                                                          cluster_spread)
     n_jobs = check_positive_int(n_jobs, "n_jobs")
     br = _block_rows(n_items, block_rows)
-    params, entropy, _ = _draw_model(n_models, n_items, n_dims, ability, difficulty, discrimination, n_clusters, cluster_spread, rng)
+    params, entropy, _ = _draw_model(n_models, n_items, n_dims, ability, difficulty, discrimination, n_clusters,
+                                     cluster_spread, rng)
     br = min(br, n_models)
     per_job = -(-br // n_jobs)
     samplers = [_RowSampler(params, entropy, per_job) for _ in range(n_jobs)]
@@ -434,9 +441,11 @@ def simulate_packed_responses(
     try:
         if n_jobs > 1:
             with ThreadPoolExecutor(n_jobs) as pool:
-                packed = PackedBinaryMatrix.from_row_blocks(n_models, n_items, lambda s, e: make_block(s, e, pool), block_rows=br)
+                packed = PackedBinaryMatrix.from_row_blocks(n_models, n_items, lambda s, e: make_block(s, e, pool),
+                                                            block_rows=br)
         else:
-            packed = PackedBinaryMatrix.from_row_blocks(n_models, n_items, lambda s, e: make_block(s, e, None), block_rows=br)
+            packed = PackedBinaryMatrix.from_row_blocks(n_models, n_items, lambda s, e: make_block(s, e, None),
+                                                        block_rows=br)
     finally:
         if bar is not None:
             bar.close()

@@ -24,8 +24,8 @@ def default_candidates(n_items: int = 100, *, binary: bool = True, probabilities
     """The candidate estimators of :class:`MethodChooser` (unfitted), named as in the comparison tables.
 
     Random + direct, AIPW (random items with a cross-fitted ridge correction), random + ridge (Random-Sampling-Learn:
-    a ridge regression of the score on random items, :class:`effstats.disco.RandomLearn`), SSEPY-style strata, anchor-corr
-    (weighted sum), DISCO's defaults (random items, the ridge
+    a ridge regression of the score on random items, :class:`effstats.disco.RandomLearn`), SSEPY-style strata,
+    anchor-corr (weighted sum), DISCO's defaults (random items, the ridge
     difference estimate), DISCO with PDS selection (kNN and RF on correctness or probability signatures, the
     paper's), and, for binary correctness, tinyBenchmarks' anchor-corr + gp-IRT (``irt=True``; 1-D IRT) and Sort &
     Search. The Sort & Search candidate reports Sort & Search's design-based accuracy from the evaluated items
@@ -70,7 +70,8 @@ def default_candidates(n_items: int = 100, *, binary: bool = True, probabilities
      'random + ridge']
     """
     n_items = check_positive_int(n_items, "n_items")
-    binary, probabilities, irt = (check_flag(binary, "binary"), check_flag(probabilities, "probabilities"), check_flag(irt, "irt"))
+    binary, probabilities, irt = (check_flag(binary, "binary"), check_flag(probabilities, "probabilities"),
+                                  check_flag(irt, "irt"))
     random_items = check_flag(random_items, "random_items")
     from ._aipw import AIPW
     from ._baselines import AnchorCorr, RandomDirect, StratifiedHT
@@ -274,7 +275,8 @@ class MethodChooser(_SubsetEstimator):
         self.extrapolation = extrapolation
         self.random_state = random_state
 
-    def fit(self, source_outputs: Any, source_scores: Any = None, *, labels: Any = None, progress: bool = False) -> "MethodChooser":
+    def fit(self, source_outputs: Any, source_scores: Any = None, *, labels: Any = None,
+            progress: bool = False) -> "MethodChooser":
         """Score every candidate by cross-validation over the source models and refit the best on all of them.
 
         Parameters
@@ -313,7 +315,8 @@ class MethodChooser(_SubsetEstimator):
             raise ValueError("candidates: expected a non-empty dict of name -> subset estimator")
         if self.reference is not None and self.reference not in cands:
             raise ValueError(f"reference: {self.reference!r} is not among the candidates {list(cands)}")
-        seed = None if self.random_state is None else int(check_rng(self.random_state, "random_state").integers(2**31 - 1))
+        seed = None if self.random_state is None else int(check_rng(self.random_state,
+                                                                    "random_state").integers(2**31 - 1))
         self.candidate_random_state_ = seed
         cv_seed = 0  # the same folds for every candidate (paired comparison) and for their intervals
         items = list(cands.items())
@@ -338,7 +341,8 @@ class MethodChooser(_SubsetEstimator):
             oof[name] = pred
             err = 100 * np.abs(pred - scores)
             rho = stats.spearmanr(pred, scores)[0] if np.ptp(pred) > 0 and np.ptp(scores) > 0 else 0.0
-            row = {"method": name, "cv_mae": err.mean(), "cv_mae_se": err.std(ddof=1) / np.sqrt(len(err)), "cv_spearman": rho}
+            row = {"method": name, "cv_mae": err.mean(), "cv_mae_se": err.std(ddof=1) / np.sqrt(len(err)),
+                   "cv_spearman": rho}
             if top is not None:
                 top_pred[name] = _held_out_top(est, src, scores, top, source_scores is None)
                 top_err = 100 * np.abs(top_pred[name] - scores[top])
@@ -374,7 +378,8 @@ class MethodChooser(_SubsetEstimator):
             return self._interval(target_outputs, items, None, stacklevel=4).statistic
         return self.best_estimator_.predict(target_outputs, items=items) if _takes_items(self.best_estimator_) else self.best_estimator_.predict(target_outputs)
 
-    def predict_interval(self, target_outputs: Any, *, items: Any = None, n_splits: int | None = None) -> SubsetPrediction:
+    def predict_interval(self, target_outputs: Any, *, items: Any = None,
+                         n_splits: int | None = None) -> SubsetPrediction:
         """The chosen estimator's predictions with intervals; out-of-range targets get the fallback's (see
         ``fallback_``).
 

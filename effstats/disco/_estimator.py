@@ -133,8 +133,8 @@ class DISCO(_SubsetEstimator):
         Number of selected items k (100 in Rubinstein et al. 2025), at most the number of items.
     selection : {"random", "pds", "jsd"} or int array of shape (n_items,), default="random"
         Uniform random items, top-k by a disagreement score of the source models (PDS, Eq. 1 of Rubinstein et
-        al. 2025, or the JSD), or a fixed item subset chosen elsewhere (e.g. Sort & Search's difficulty positions). On 0/1
-        correctness (no probabilities or class ids) ``"pds"`` and ``"jsd"`` select the same items: an item's PDS
+        al. 2025, or the JSD), or a fixed item subset chosen elsewhere (e.g. Sort & Search's difficulty positions). On
+        0/1 correctness (no probabilities or class ids) ``"pds"`` and ``"jsd"`` select the same items: an item's PDS
         is 1 when the source models disagree on it and 1/2 when they agree, its JSD is the entropy of their votes
         (positive exactly when they disagree), and PDS ties are broken by the JSD, so both rank by the JSD.
         They differ on class ids and probabilities.
@@ -146,8 +146,8 @@ class DISCO(_SubsetEstimator):
         signature, of the difference between its full-benchmark score and that mean (the model-assisted
         difference estimator of survey sampling, Särndal, Swensson & Wretman 1992, Sect. 6.3; with random items
         it corrects the direct estimate rather than replacing it). ``"signature"``: the predictor maps the
-        signature to the score itself (Rubinstein et al. 2025). The difference needs each model's correctness or score on the
-        selected items (labels with class ids or probabilities).
+        signature to the score itself (Rubinstein et al. 2025). The difference needs each model's correctness or score
+        on the selected items (labels with class ids or probabilities).
     signature : {"auto", "probabilities", "true_class", "predictions", "correctness"}, default="auto"
         What is concatenated into a model's signature: class probabilities (k·C values, Rubinstein et al.'s),
         the probability of the true class (k values, Anchor-conf's embedding), one-hot top-1 class ids
@@ -226,8 +226,8 @@ class DISCO(_SubsetEstimator):
     not class ids. Integer arrays are class ids only together with ``labels=`` (the true class of each item).
     3-D float arrays are class probabilities.
 
-    Prediction intervals (:meth:`effstats.disco.DISCO.predict_interval`): with ``estimate="difference"`` each model's interval is
-    scaled by the standard error of its own mean on the selected items (normalised conformal intervals: the
+    Prediction intervals (:meth:`effstats.disco.DISCO.predict_interval`): with ``estimate="difference"`` each model's
+    interval is scaled by the standard error of its own mean on the selected items (normalised conformal intervals: the
     quantile of the cross-validated source residuals divided by the sources' standard errors, times the
     target's), so a model near 0 or 1 gets a narrower interval than one near 1/2; with ``"signature"`` the
     interval is the plain conformal one of every subset estimator.
@@ -396,7 +396,8 @@ class DISCO(_SubsetEstimator):
             return sig
         if kind == "true_class":
             if o.proba is None or o.labels is None:
-                raise ValueError("target_outputs: the signature uses true-class probabilities; give probabilities and labels")
+                raise ValueError("target_outputs: the signature uses true-class probabilities; give probabilities and "
+                                 "labels")
             return np.take_along_axis(o.proba, o.labels[None, :, None], axis=2)[..., 0]
         return o.correctness("target_outputs")
 
@@ -505,7 +506,8 @@ class DISCO(_SubsetEstimator):
         )
         # predictions are clipped to the range of a [0, 1] score (accuracy); other scales are left as they are
         self._clip = (0.0, 1.0) if scores.min() >= 0 and scores.max() <= 1 else (-np.inf, np.inf)
-        self.predictor_.fit(X, scores - self._direct(sel, "source_outputs") if self.estimate_ == "difference" else scores)
+        self.predictor_.fit(X,
+                            scores - self._direct(sel, "source_outputs") if self.estimate_ == "difference" else scores)
         return self
 
     def _direct(self, o: _Outputs, name: str = "target_outputs") -> np.ndarray:
@@ -619,7 +621,8 @@ def _subset_se(o: _Outputs, n_total: int) -> np.ndarray:
 
 @dataclass(frozen=True)
 class _ScaledPrediction(SubsetPrediction):
-    """A :class:`effstats.disco.SubsetPrediction` whose conformal half-width is per target: the quantile of the source residuals
+    """A :class:`effstats.disco.SubsetPrediction` whose conformal half-width is per target: the quantile of the source
+    residuals
     divided by their scales (``residuals`` holds those ratios), times the target's ``scale``."""
 
     scale: np.ndarray | None = field(default=None, repr=False)
@@ -631,4 +634,5 @@ class _ScaledPrediction(SubsetPrediction):
         q = r[rank - 1] if rank <= len(r) else np.inf
         half = q * self.scale
         lo_b, hi_b = self.bounds
-        return ConfidenceInterval(np.clip(self.statistic - half, lo_b, hi_b), np.clip(self.statistic + half, lo_b, hi_b))
+        return ConfidenceInterval(np.clip(self.statistic - half, lo_b, hi_b),
+                                  np.clip(self.statistic + half, lo_b, hi_b))

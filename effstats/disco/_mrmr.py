@@ -68,7 +68,8 @@ def _binary_mi(x: np.ndarray, v: np.ndarray) -> np.ndarray:
     p1 = x.mean(axis=0)
     q1 = v.mean()
     p11 = (x.T @ v) / m
-    cells = ((p11, p1 * q1), (p1 - p11, p1 * (1 - q1)), (q1 - p11, (1 - p1) * q1), (1 - p1 - q1 + p11, (1 - p1) * (1 - q1)))
+    cells = ((p11, p1 * q1), (p1 - p11, p1 * (1 - q1)), (q1 - p11, (1 - p1) * q1),
+             (1 - p1 - q1 + p11, (1 - p1) * (1 - q1)))
     mi = np.zeros(x.shape[1])
     for joint, prod in cells:
         pos = joint > 1e-15

@@ -118,17 +118,20 @@ def _check_protocol_args(methods: Any, splits: Any, seeds: Any, n_models: int) -
     if not seeds or any(isinstance(x, bool) or not isinstance(x, (int, np.integer)) or x < 0 for x in seeds):
         raise ValueError(f"seeds: expected a non-empty sequence of non-negative ints, got {seeds!r}")
     if len(set(seeds)) != len(seeds):
-        raise ValueError(f"seeds: duplicated seeds {sorted({x for x in seeds if seeds.count(x) > 1})} would repeat identical runs")
+        raise ValueError(f"seeds: duplicated seeds {sorted({x for x in seeds if seeds.count(x) > 1})} would repeat "
+                         "identical runs")
     return (None if methods is None else dict(methods)), splits, seeds
 
 
 def _true_scores(responses: ResponseMatrix, scores: Any) -> np.ndarray:
     if not isinstance(responses, ResponseMatrix):
         raise ValueError(f"responses: expected a ResponseMatrix, got {type(responses).__name__}")
-    return responses.accuracy().to_numpy() if scores is None else check_array(scores, "scores", ndim=1, shape=(responses.n_models,))
+    return responses.accuracy().to_numpy() if scores is None else check_array(scores, "scores", ndim=1,
+                                                                              shape=(responses.n_models,))
 
 
-def _fit_and_score(est: Any, src: ResponseMatrix, tgt: ResponseMatrix, s_src: np.ndarray, s_tgt: np.ndarray) -> PredictionMetrics:
+def _fit_and_score(est: Any, src: ResponseMatrix, tgt: ResponseMatrix, s_src: np.ndarray,
+                   s_tgt: np.ndarray) -> PredictionMetrics:
     return prediction_metrics(s_tgt, est.fit(src, s_src).predict(tgt))
 
 
@@ -220,7 +223,8 @@ def _params_key(est: Any) -> str:
     return repr([(k, v.tobytes() if isinstance(v, np.ndarray) else v) for k, v in sorted(est.get_params().items())])
 
 
-def _run_one(est: Any, src: ResponseMatrix, tgt: ResponseMatrix, s_src: np.ndarray, s_tgt: np.ndarray, level: float | None) -> dict:
+def _run_one(est: Any, src: ResponseMatrix, tgt: ResponseMatrix, s_src: np.ndarray, s_tgt: np.ndarray,
+             level: float | None) -> dict:
     if level is None:
         r = _fit_and_score(est, src, tgt, s_src, s_tgt)
         return {"mae": r.mae, "spearman": r.spearman}
@@ -363,9 +367,11 @@ def compare_methods(
                 for meth in [name, "chooser"] if name == ch.best_ else [name]:
                     flags = p.out_of_range if p.out_of_range is not None else np.full(len(p.statistic), np.nan)
                     preds.append(pd.DataFrame({"split": sn, "seed": seed, "method": meth, "model": tgt.model_ids,
-                                               "truth": s[sp.target], "estimate": p.statistic, "low": ci.low, "high": ci.high,
+                                               "truth": s[sp.target], "estimate": p.statistic, "low": ci.low,
+                                               "high": ci.high,
                                                "out_of_range": flags}))
-            row = {"split": sn, "seed": seed, "method": name, **r.as_dict(), "cv_mae": ch.cv_results_.loc[name, "cv_mae"], "chosen": name == ch.best_}
+            row = {"split": sn, "seed": seed, "method": name, **r.as_dict(),
+                   "cv_mae": ch.cv_results_.loc[name, "cv_mae"], "chosen": name == ch.best_}
             rows.append(row)
             if name == ch.best_:
                 rows.append({**row, "method": "chooser", "picked": name})
@@ -385,8 +391,8 @@ def summarize_comparison(table: pd.DataFrame, reference: str = "random + direct"
     Columns: mae, mae_sd (standard deviation over splits and seeds), mae_se, spearman, coverage, width (points,
     beside the coverage it buys), cv_mae, n (rows averaged). On the chooser's row: ``regret``, the mean over
     splits and seeds of its pick's MAE minus the MAE of the best candidate on those targets (from
-    :func:`effstats.disco.compare_methods`' per-split ``regret``; without that column, its mean MAE minus the smallest mean MAE
-    of any single method), ``regret_sd``, ``missed`` (share of splits and seeds where the pick was not the
+    :func:`effstats.disco.compare_methods`' per-split ``regret``; without that column, its mean MAE minus the smallest
+    mean MAE of any single method), ``regret_sd``, ``missed`` (share of splits and seeds where the pick was not the
     best), ``regret_vs_best_method`` (its mean MAE − the smallest mean MAE of one fixed method, the best in
     hindsight) and ``vs_reference`` (its MAE − the reference method's).
 
@@ -427,12 +433,14 @@ def summarize_comparison(table: pd.DataFrame, reference: str = "random + direct"
         raise ValueError(f"table: expected the DataFrame of compare_methods or run_protocol, got {type(table).__name__}")
     need = {"method", "mae", "spearman"}
     if table.empty or not need <= set(table.columns):
-        raise ValueError(f"table: expected a non-empty table with columns {sorted(need)} (compare_methods' output), got {list(table.columns)}")
+        raise ValueError(f"table: expected a non-empty table with columns {sorted(need)} (compare_methods' output), "
+                         f"got {list(table.columns)}")
     if not isinstance(reference, str):
         raise ValueError(f"reference: expected a method name, got {reference!r}")
     if "chooser" in set(table["method"]) and reference not in set(table["method"]):
         raise ValueError(f"reference: {reference!r} is not a method of the table ({sorted(set(table['method']))})")
-    table = table.reindex(columns=["method", "mae", "spearman", "coverage", "width", "cv_mae", "regret"], fill_value=np.nan)
+    table = table.reindex(columns=["method", "mae", "spearman", "coverage", "width", "cv_mae", "regret"],
+                          fill_value=np.nan)
     g = table.groupby("method", sort=False)
     out = g[["mae"]].mean()
     out["mae_sd"] = g["mae"].std(ddof=1)
@@ -446,7 +454,8 @@ def summarize_comparison(table: pd.DataFrame, reference: str = "random + direct"
         for c in ("regret", "regret_sd", "missed", "regret_vs_best_method", "vs_reference"):
             out[c] = np.nan
         if mine.notna().all():
-            out.loc["chooser", ["regret", "regret_sd", "missed"]] = [mine.mean(), mine.std(ddof=1) if len(mine) > 1 else np.nan,
+            out.loc["chooser", ["regret", "regret_sd", "missed"]] = [mine.mean(),
+                                                                     mine.std(ddof=1) if len(mine) > 1 else np.nan,
                                                                      float((mine > 0).mean())]
         else:
             out.loc["chooser", "regret"] = hindsight

@@ -380,8 +380,8 @@ def disagreement(outputs: Any, measure: str = "pds", *, top_k: int = 1, n_classe
 
 
 def _disagreement(arr: np.ndarray, measure: str, top_k: int = 1, n_classes: int | None = None) -> np.ndarray:
-    """:func:`effstats.disco.disagreement` of class ids or of probabilities that are already validated (DISCO's source outputs:
-    checked once when parsed, not again for every variant and seed; the check of a 450 x 20,000 x 10 cube costs
+    """:func:`effstats.disco.disagreement` of class ids or of probabilities that are already validated (DISCO's source
+    outputs: checked once when parsed, not again for every variant and seed; the check of a 450 x 20,000 x 10 cube costs
     about as much as its PDS)."""
     if np.issubdtype(arr.dtype, np.integer):
         # one bound: the ranks the class ids hold (1 for hard labels)
@@ -391,9 +391,10 @@ def _disagreement(arr: np.ndarray, measure: str, top_k: int = 1, n_classes: int 
         f = pds_from_predictions if measure == "pds" else jsd_from_predictions
         return f(arr, n_classes=n_classes)
     # float64 scores whatever the storage type (as the checked path), a block of items at a time: a float64 copy of
-    # a 450 x 25,000 x 10 float32 cube is 900 MB and its temporaries as much again. Each item's sums run over the same values in the same order in any block of 2 items or more; numpy
-    # reduces a one-item block in another order (JSD off by ~1e-14), and equal items must score equally wherever
-    # they fall, since the scores are ranked and ties broken on purpose.
+    # a 450 x 25,000 x 10 float32 cube is 900 MB and its temporaries as much again. Each item's sums run over the same
+    # values in the same order in any block of 2 items or more; numpy reduces a one-item block in another order (JSD off
+    # by ~1e-14), and equal items must score equally wherever they fall, since the scores are ranked and ties broken on
+    # purpose.
     f = _pds if measure == "pds" else _jsd
     m, n = arr.shape[:2]
     step = max(2, (1 << 21) // max(1, m * arr.shape[2]))
@@ -409,7 +410,8 @@ def _disagreement(arr: np.ndarray, measure: str, top_k: int = 1, n_classes: int 
 
 
 def _disagreement_observed(arr: np.ndarray, missing: np.ndarray, measure: str, top_k: int = 1) -> np.ndarray:
-    """:func:`effstats.disco.disagreement` over the models that answered each item: ``missing`` (M, N) marks the cells to skip.
+    """:func:`effstats.disco.disagreement` over the models that answered each item: ``missing`` (M, N) marks the cells
+    to skip.
 
     PDS is the (normalised) sum over classes of the largest probability among the answering models; JSD is the
     entropy of their mean distribution minus their mean entropy; for class ids, the distinct classes they

@@ -47,7 +47,8 @@ import pandas as pd
 from sklearn.base import BaseEstimator
 
 from .._shared import _plain
-from .._validation import (check_array, check_binary, check_flag, check_option, check_positive, check_positive_int, check_rng,
+from .._validation import (check_array, check_binary, check_flag, check_option, check_positive, check_positive_int,
+                           check_rng,
                            warn_missing_cells)
 from ..exceptions import ConvergenceWarning, check_is_fitted
 
@@ -283,7 +284,8 @@ class IRT2PL(BaseEstimator):
             raise ValueError(f"responses: need at least 2 models and 2 items, got shape {Y.shape}")
         W = None if obs is None else obs.astype(float)
         if W is not None and (W.sum(axis=1) == 0).any():
-            raise ValueError(f"responses: models at positions {np.flatnonzero(W.sum(axis=1) == 0)[:5].tolist()} have no "
+            raise ValueError(f"responses: models at positions {np.flatnonzero(W.sum(axis=1) == 0)[:5].tolist()} have "
+                             "no "
                              "observed response; drop them")
         self.method_ = method
         self.item_ids_, self.model_ids_, self.n_items_ = item_ids, model_ids, n
@@ -382,7 +384,8 @@ class IRT2PL(BaseEstimator):
         blocks = _item_blocks(m, n)
         buf = np.empty((3, m, blocks[0].stop))
 
-        def item_pass(th: np.ndarray, a: np.ndarray, b: np.ndarray, newton: bool) -> tuple[float, np.ndarray, np.ndarray]:
+        def item_pass(th: np.ndarray, a: np.ndarray, b: np.ndarray,
+                      newton: bool) -> tuple[float, np.ndarray, np.ndarray]:
             """One pass over blocks of items at abilities ``th``: with ``newton``, one exact Newton step of every
             item's (d + 1)-dimensional MAP logistic regression (a and b updated in place); then, at the resulting
             parameters, −Σ log P(observed answer) and the sums the next ability step needs, Σ_i (p − y) a_i and
@@ -467,14 +470,16 @@ class IRT2PL(BaseEstimator):
             raise ValueError(f"{name}: items are repeated")
         return idx
 
-    def _responses_on_items(self, responses: Any, items: Any, name: str = "responses") -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    def _responses_on_items(self, responses: Any, items: Any,
+                            name: str = "responses") -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         """(Y, item positions, observed weights or None): a DataFrame's / ResponseMatrix's columns are item ids and
         are aligned to ``items``; missing cells (mask, NaN) get weight 0."""
         from ..responses import ResponseMatrix
 
         if isinstance(responses, (pd.DataFrame, ResponseMatrix)):
             Y, obs, cols, _ = _binary_with_mask(responses, name)
-            warn_missing_cells(name, 0 if obs is None else int((~obs).sum()), Y.size, "abilities use the observed cells")
+            warn_missing_cells(name, 0 if obs is None else int((~obs).sum()), Y.size,
+                               "abilities use the observed cells")
             col_idx = self._item_positions(cols, f"{name} (columns)")
             if items is None:
                 return Y.astype(float), col_idx, _weights(obs)
@@ -540,7 +545,8 @@ class IRT2PL(BaseEstimator):
         return_cov = check_flag(return_cov, "return_cov")
         Y, idx, W = self._responses_on_items(responses, items)
         if W is not None and (W.sum(axis=1) == 0).any():
-            raise ValueError(f"responses: models at positions {np.flatnonzero(W.sum(axis=1) == 0)[:5].tolist()} have no "
+            raise ValueError(f"responses: models at positions {np.flatnonzero(W.sum(axis=1) == 0)[:5].tolist()} have "
+                             "no "
                              "observed answer on the items")
         th, H, _ = _newton_abilities(Y, self.a_[idx], self.b_[idx], prior=method == "map", max_iter=max_iter, W=W)
         return (th, np.linalg.inv(H)) if return_cov else th
@@ -626,7 +632,8 @@ def _capped(step: np.ndarray, cap: float = 1.0) -> np.ndarray:
     return step * np.minimum(1.0, cap / np.maximum(big, 1e-300))
 
 
-def _svd_start(Y: np.ndarray, d: int, rng: np.random.Generator, W: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _svd_start(Y: np.ndarray, d: int, rng: np.random.Generator,
+               W: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Start values from a rank-d SVD of the item-centred logits of the smoothed responses.
 
     Logits of 0.85/0.15 stand in for 1/0 (a 2PL with |z| ≈ 1.7 on a typical response); b = −(column mean),
@@ -668,7 +675,8 @@ def _top_svd(L: np.ndarray, d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]
             return U, S, (L.T @ U).T / S[:, None]
     return np.linalg.svd(L, full_matrices=False)
 
-def _canonical_rotation(th: np.ndarray, a: np.ndarray, b: np.ndarray, Y: np.ndarray, W: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _canonical_rotation(th: np.ndarray, a: np.ndarray, b: np.ndarray, Y: np.ndarray,
+                        W: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One representative of the fit's equivalence class, with the same likelihood (θ aᵀ − b is unchanged).
 
     Rotate (θ, a) by the orthogonal R that makes θ's components uncorrelated with decreasing variance; flip signs

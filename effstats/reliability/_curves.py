@@ -235,7 +235,8 @@ def prompt_strategies(
         grid = np.full((ex.max() + 1, pr.max() + 1), -1)
         grid[ex, pr] = sel
         if (grid < 0).any() or grid.shape[1] != P:
-            raise ValueError(f"data: scenario {s!r} lacks some (example, prompt) cells; a full cross product is required")
+            raise ValueError(f"data: scenario {s!r} lacks some (example, prompt) cells; a full cross product is "
+                             "required")
         cells.append(grid)
     most = max(g.shape[0] for g in cells)
     if max(n_examples) > most:
@@ -248,7 +249,8 @@ def prompt_strategies(
                 n_ex = grid.shape[0]
                 if strategy == "all_prompts":
                     k = K if replace else min(K, n_ex)
-                    ex = rng.integers(0, n_ex, (n_boot, k)) if replace else np.argsort(rng.random((n_boot, n_ex)), 1)[:, :k]
+                    ex = rng.integers(0, n_ex, (n_boot, k)) if replace else np.argsort(rng.random((n_boot, n_ex)),
+                                                                                       1)[:, :k]
                     pick = grid[ex]  # (B, k, P)
                 else:
                     k = K * P

@@ -194,8 +194,8 @@ def flash_helm(
 
     Each model is evaluated on the first S examples of a random order of every subscenario (nested
     samples, so going to the next S costs only the new examples), for S in ``sizes`` (``None`` = all; default
-    Algorithm 1's 20, 50, 200, 1000 below the largest subscenario; an explicit size above it is refused). The other models are
-    scored on the same examples. After each stage the model stops when the tier rule says so —
+    Algorithm 1's 20, 50, 200, 1000 below the largest subscenario; an explicit size above it is refused). The other
+    models are scored on the same examples. After each stage the model stops when the tier rule says so —
     :math:`\\mathrm{Rank}(M, S) + \\mathrm{Res}(S) \\ge \\mathrm{TierRank}(S)` (``rule="paper"``) or
     :math:`\\mathrm{Rank}(M, S) - \\mathrm{Res}(S) \\ge \\mathrm{TierRank}(S)`
     (``rule="conservative"``) — AND, with a ``level``, when it cannot be a top-``top_k`` model:
@@ -551,7 +551,8 @@ def _tournament(st: dict, new_models: Any, rng: np.random.Generator, progress: b
                          saving=bench.n_items / used, abs_rank_error=abs(rank - rank_full),
                          required_resolution=need, within=abs(rank - rank_full) <= need))
     ranks = pd.DataFrame(rows).set_index("model")
-    return FlashHELMResult(ranks=ranks, resolution=st["rr"], saving=float(ranks["items_full"].sum() / ranks["items_used"].sum()),
+    return FlashHELMResult(ranks=ranks, resolution=st["rr"],
+                           saving=float(ranks["items_full"].sum() / ranks["items_used"].sum()),
                            top_k=st["top_k"] if st["level"] is not None else None, level=st["level"])
 
 
@@ -650,7 +651,8 @@ def flash_helm_orders(
     return df
 
 
-def simulate_examples(table: Any, n_examples: int | dict = 1000, *, noise: float = 1.0, rng: Any = None) -> ResponseMatrix:
+def simulate_examples(table: Any, n_examples: int | dict = 1000, *, noise: float = 1.0,
+                      rng: Any = None) -> ResponseMatrix:
     """Per-example 0/1 outcomes that reproduce a leaderboard table's per-scenario scores (semi-synthetic).
 
     For leaderboards published only as models × scenarios tables (HELM, MMLU per subject): each scenario
@@ -703,7 +705,8 @@ def simulate_examples(table: Any, n_examples: int | dict = 1000, *, noise: float
     z          0.2  0.4
     """
     rng = check_rng(rng)
-    if isinstance(noise, bool) or not isinstance(noise, (int, float, np.integer, np.floating)) or not 0 <= noise < np.inf:
+    if isinstance(noise, bool) or not isinstance(noise,
+                                                 (int, float, np.integer, np.floating)) or not 0 <= noise < np.inf:
         raise ValueError(f"noise: expected a finite number >= 0, got {noise!r}")
     b = Benchmark.from_data(table, name="table")
     if not b.is_table:

@@ -55,7 +55,8 @@ def _win_counts(scen: np.ndarray, ties: str = "strict") -> tuple[np.ndarray, np.
     return wins2.astype(np.int64), (2 * n_opp).astype(np.int64), obs & (n_opp > 0)
 
 
-def _mwr_from_counts(wins2: np.ndarray, n2: np.ndarray, valid: np.ndarray, scen_w: np.ndarray | None = None) -> np.ndarray:
+def _mwr_from_counts(wins2: np.ndarray, n2: np.ndarray, valid: np.ndarray,
+                     scen_w: np.ndarray | None = None) -> np.ndarray:
     """Exact Mean Win Rate (..., M): ``Σ_s c_s wins_s / n_s  /  Σ_s c_s`` over the valid scenarios.
 
     Every win rate is brought to the common denominator L = lcm of the n_s, so numerator and denominator

@@ -1,7 +1,8 @@
-"""Group-sequential designs: :func:`effstats.sequential.design` and its frozen result :class:`effstats.sequential.GroupSequentialDesign`.
+"""Group-sequential designs: :func:`effstats.sequential.design` and its frozen
+result :class:`effstats.sequential.GroupSequentialDesign`.
 
-Boundaries are derived as soon as :func:`effstats.sequential.design` returns; the sample-size search (the maximum information
-giving power ``1 - beta``, needed for ``information``, ``inflation``, ``expected_n_h0`` / ``expected_n_h1``,
+Boundaries are derived as soon as :func:`effstats.sequential.design` returns; the sample-size search (the maximum
+information giving power ``1 - beta``, needed for ``information``, ``inflation``, ``expected_n_h0`` / ``expected_n_h1``,
 ``power`` and the crossing probabilities under the alternative) runs on first access to any of those, once.
 Beta-spending designs (test types 3 and 4) need the information to place their bounds and compute it at once.
 
@@ -390,7 +391,8 @@ class GroupSequentialDesign:
             df["beta_spent"] = self.beta_spent
         return df.set_index("look")
 
-    def recompute(self, information: Any, max_information: float | None = None, backend: Backend | None = None) -> "GroupSequentialDesign":
+    def recompute(self, information: Any, max_information: float | None = None,
+                  backend: Backend | None = None) -> "GroupSequentialDesign":
         """Bounds at observed information levels (spending evaluated at ``information / max_information``).
 
         This is gsDesign's ``n.I`` / ``maxn.IPlan`` update: the same spending function(s), looks
@@ -532,7 +534,8 @@ def design(
         gsDesign's tolerance.
     r : int, optional
         Grid size. ``None`` uses gsDesign's 18 unless a look adds less than 1/144 of the information so far
-        (hundreds of looks): the grid must resolve the increment's density (Notes; at most 80). A beta-spending design (test types 3 /
+        (hundreds of looks): the grid must resolve the increment's density (Notes; at most 80). A beta-spending design
+        (test types 3 /
         4) whose futility bound misses its beta by more than ``tol`` on that grid is derived again on grids twice
         as fine, up to 80, before it is refused.
 
@@ -661,7 +664,8 @@ def _check_spending(test_type: int, spending: Any, spending_param: Any, lower_sp
         if lo.is_classic:
             raise ValueError("lower_spending: expected a spending function, got a classic boundary shape")
         if up.is_classic:
-            raise ValueError("spending: classic Pocock / O'Brien-Fleming / Wang-Tsiatis bounds exist only for test_type 1 and 2")
+            raise ValueError("spending: classic Pocock / O'Brien-Fleming / Wang-Tsiatis bounds exist only for "
+                             "test_type 1 and 2")
     elif lower_param is not None:
         raise ValueError(f"lower_param: a lower bound needs test_type 3-6, got test_type={test_type} and "
                          f"lower_param={lower_param!r}")
@@ -757,7 +761,8 @@ def _derive_bounds(spec: _Spec, backend: str, auto_r: bool) -> tuple[_Spec, dict
 
 def _design_from_bounds(spec: _Spec, res: dict, *, alpha: float, backend: str, astar: float, max_info: float | None,
                         n_fixed: float | None) -> GroupSequentialDesign:
-    """The :class:`effstats.sequential.GroupSequentialDesign` holding a backend's bounds (and sizes, when it computed them)."""
+    """The :class:`effstats.sequential.GroupSequentialDesign` holding a backend's bounds (and sizes, when it computed
+    them)."""
     k, t, n_i, r, test_type = spec.k, spec.timing, spec.n_i, spec.r, spec.test_type
     if res.get("k", k) != k:  # a binding beta-spending design recomputed at observed information may end early
         k = int(res["k"])

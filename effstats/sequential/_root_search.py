@@ -15,13 +15,13 @@ def _boundary(g, a, b):
     """Where a monotone ``g`` changes sign between ``a`` (``g > 0``, rejected) and ``b`` (``g <= 0``): arrays.
 
     Returns the ``b`` end of the final bracket (a value ``g`` does not reject), within ``|b - a| / 2**40`` of the
-    change, as bisection would after 40 steps; where ``g(a) <= 0`` (nothing rejected up to ``a``), ``a`` itself. Steps are Illinois (regula falsi with the value of an end kept twice
-    halved), superlinear where ``g`` is smooth; an element whose bracket has not halved in three steps is bisected,
-    so jumps (the continuity correction) and infinite values cost at most 4 times the bisection's steps. The width
-    to reach is never below a few units in the last place of the ends (a bracket of 1e-9, as an exhaustive look
-    gives, cannot shrink by 2**40), and a bracket whose ends are adjacent floats is done. A score interval takes
-    about 10 evaluations of ``g`` where bisection takes 40; this matters for a single evaluation, whose cost is
-    per call rather than per array element.
+    change, as bisection would after 40 steps; where ``g(a) <= 0`` (nothing rejected up to ``a``), ``a`` itself. Steps
+    are Illinois (regula falsi with the value of an end kept twice halved), superlinear where ``g`` is smooth; an
+    element whose bracket has not halved in three steps is bisected, so jumps (the continuity correction) and infinite
+    values cost at most 4 times the bisection's steps. The width to reach is never below a few units in the last place
+    of the ends (a bracket of 1e-9, as an exhaustive look gives, cannot shrink by 2**40), and a bracket whose ends are
+    adjacent floats is done. A score interval takes about 10 evaluations of ``g`` where bisection takes 40; this matters
+    for a single evaluation, whose cost is per call rather than per array element.
     """
     a0, a, b = a, a.copy(), b.copy()
     ga, gb = g(a), g(b)

@@ -27,7 +27,8 @@ def _groups(groups: Any, n: int, name: str) -> tuple[np.ndarray, np.ndarray]:
     if g.dtype.kind == "f" and np.isnan(g).any():
         raise ValueError(f"{name}: missing (NaN) group labels")
     if g.dtype.kind == "O" and pd.isna(g).any():
-        raise ValueError(f"{name}: missing (None / NaN) group labels at positions {np.flatnonzero(pd.isna(g))[:5].tolist()}")
+        raise ValueError(f"{name}: missing (None / NaN) group labels at positions "
+                         f"{np.flatnonzero(pd.isna(g))[:5].tolist()}")
     try:
         labels, codes = np.unique(g, return_inverse=True)
     except TypeError:  # labels of types that do not compare (e.g. str and int)

@@ -274,7 +274,8 @@ class SequentialEvaluator(BaseEstimator):
                              f"{_plain(labels[np.argmin(sizes)])!r} "
                              f"has {sizes.min()}")
         if self.initial > sizes.max():
-            raise ValueError(f"initial: {self.initial} items per dataset exceed the largest dataset ({sizes.max()} items): "
+            raise ValueError(f"initial: {self.initial} items per dataset exceed the largest dataset ({sizes.max()} "
+                             "items): "
                              "a single look, not a sequential evaluation")
         if self.batch > sizes.max():
             raise ValueError(f"batch: {self.batch} items per dataset exceed the largest dataset ({sizes.max()} items)")
@@ -297,7 +298,8 @@ class SequentialEvaluator(BaseEstimator):
 
     def _schedule(self, sizes: np.ndarray) -> np.ndarray:
         """Items per stratum at each look, shape (K, D)."""
-        per = self.initial + self.batch * np.arange(0, int(np.ceil(max(sizes.max() - self.initial, 0) / self.batch)) + 1)
+        per = self.initial + self.batch * np.arange(0,
+                                                    int(np.ceil(max(sizes.max() - self.initial, 0) / self.batch)) + 1)
         n = np.minimum(per[:, None], sizes[None, :])
         if self.max_n is not None:
             tot = n.sum(1)
@@ -321,7 +323,8 @@ class SequentialEvaluator(BaseEstimator):
 
     # ------------------------------------------------------------------ sampling
     def _sums(self, arm: _Arm, sched: np.ndarray, n_runs: int, rng: np.random.Generator | None):
-        """Per dataset: (s1, s2, sa, cnt) cumulative sums of x, x^2, |x| (n_runs, K) and counts; ``rng=None`` keeps the order."""
+        """Per dataset: (s1, s2, sa, cnt) cumulative sums of x, x^2, |x| (n_runs, K) and counts; ``rng=None`` keeps the
+        order."""
         K, D = sched.shape
         if not self.stratified:
             yield from self._sums_pooled(arm, sched.sum(1), n_runs, rng)
@@ -346,7 +349,8 @@ class SequentialEvaluator(BaseEstimator):
                     left = np.full(n_runs, inc[k], np.int64)
                     for lv in range(levels.size - 1):
                         rest = remaining[:, lv + 1:].sum(1)
-                        draw = rng.hypergeometric(remaining[:, lv], rest, left) if inc[k] else np.zeros(n_runs, np.int64)
+                        draw = rng.hypergeometric(remaining[:, lv], rest, left) if inc[k] else np.zeros(n_runs,
+                                                                                                        np.int64)
                         c[:, k, lv] = draw
                         remaining[:, lv] -= draw
                         left -= draw
@@ -710,7 +714,8 @@ class SequentialEvaluator(BaseEstimator):
         from .spending import get_spending
 
         if get_spending(self.spending, self.spending_param).is_classic:
-            raise ValueError("spending: online updates need a spending function (ld_pocock, ld_obf, hsd, power): classic "
+            raise ValueError("spending: online updates need a spending function (ld_pocock, ld_obf, hsd, power): "
+                             "classic "
                              "Pocock / O'Brien-Fleming bounds depend on the number of looks, unknown while data arrive")
         if sizes is None:
             sz = np.full(n_groups, max_n // n_groups)
@@ -769,7 +774,8 @@ class SequentialEvaluator(BaseEstimator):
         if st is None:
             from ..exceptions import NotFittedError
 
-            raise NotFittedError("update: this SequentialEvaluator has not been started; call start(max_n, n_groups) first")
+            raise NotFittedError("update: this SequentialEvaluator has not been started; call start(max_n, n_groups) "
+                                 "first")
         if st["done"]:
             raise ValueError("update: the evaluation has already stopped; call start() to begin a new one")
         ids = scores_a.index if isinstance(scores_a, pd.Series) else None
@@ -793,13 +799,16 @@ class SequentialEvaluator(BaseEstimator):
         if st["kind"] is not None and st["kind"] != kind:
             raise ValueError(f"scores_b: this online evaluation is {st['kind']}; every update must be too")
         null = st["null"] if st["kind"] is not None else self._null_for(kind, st["rules"])
-        g = np.zeros(x.size, np.intp) if groups is None else check_array(groups, "groups", ndim=1, dtype=None, shape=(x.size,))
+        g = np.zeros(x.size, np.intp) if groups is None else check_array(groups, "groups", ndim=1, dtype=None,
+                                                                         shape=(x.size,))
         if not np.issubdtype(g.dtype, np.integer) or g.min() < 0 or g.max() >= st["D"]:
-            raise ValueError(f"groups: expected integer dataset codes in [0, {st['D']}), got {np.unique(g)[:5].tolist()}")
+            raise ValueError(f"groups: expected integer dataset codes in [0, {st['D']}), got "
+                             f"{np.unique(g)[:5].tolist()}")
         D = st["D"]
         new_cnt = st["cnt"] + np.bincount(g, minlength=D)
         if np.any(new_cnt > st["sizes"]):
-            raise ValueError(f"scores_a: more items than planned in dataset(s) {np.flatnonzero(new_cnt > st['sizes']).tolist()} "
+            raise ValueError("scores_a: more items than planned in dataset(s) "
+                             f"{np.flatnonzero(new_cnt > st['sizes']).tolist()} "
                              f"(sizes {st['sizes'].tolist()}); pass sizes= to start()")
         # every check passed: only now does this batch fix the kind (a refused first batch must not)
         st["kind"], st["null"] = kind, null

@@ -17,15 +17,16 @@ Binding lower (futility) bounds (test types 3 and 5) stop paths and enter the or
 (test types 4 and 6) are ignored, so the results stay valid whether or not futility stopping is obeyed (as
 rpact). A stop *on* a non-binding futility bound is therefore not a stop of that ordering: rpact's
 ``getFinalPValue`` / ``getFinalConfidenceInterval`` return NA there ("final stage not reached") and
-:func:`effstats.sequential.stagewise_inference` raises, saying so, unless ``binding_futility=True`` asks for the ordering of the test
-that obeys the bound (what rpact computes for a design with ``bindingFutility = TRUE``). For a symmetric two-sided design (test type 2) the ordering runs in the direction of the observed
-effect, with both boundaries stopping paths, and the two-sided p-value is ``2 min(p_up, p_down)``. rpact
-(3.3.4) instead ignores the opposite boundary there (and reports the one-sided p-value at a stage-1 stop). The
-difference is the probability of crossing one boundary and then ending beyond the other: below 1e-9 at an early
-stop, but it grows with the number of looks and with alpha when the test runs to the last look. Measured
-against rpact for LD-Pocock spending with 10 looks reaching the last one without rejecting: 1e-4 in the
-p-value and 3e-4 in the interval limits at two-sided alpha 0.05; 0.003 and 0.002 at alpha 0.2. Passing the
-bounds as one-sided (``upper=design.upper, two_sided=False``) and doubling the smaller tail reproduces rpact.
+:func:`effstats.sequential.stagewise_inference` raises, saying so, unless ``binding_futility=True`` asks for the
+ordering of the test that obeys the bound (what rpact computes for a design with ``bindingFutility = TRUE``). For a
+symmetric two-sided design (test type 2) the ordering runs in the direction of the observed effect, with both boundaries
+stopping paths, and the two-sided p-value is ``2 min(p_up, p_down)``. rpact (3.3.4) instead ignores the opposite
+boundary there (and reports the one-sided p-value at a stage-1 stop). The difference is the probability of crossing one
+boundary and then ending beyond the other: below 1e-9 at an early stop, but it grows with the number of looks and with
+alpha when the test runs to the last look. Measured against rpact for LD-Pocock spending with 10 looks reaching the last
+one without rejecting: 1e-4 in the p-value and 3e-4 in the interval limits at two-sided alpha 0.05; 0.003 and 0.002 at
+alpha 0.2. Passing the bounds as one-sided (``upper=design.upper, two_sided=False``) and doubling the smaller tail
+reproduces rpact.
 
 Conditional power (before stopping) is :func:`effstats.sequential.conditional_power`.
 
@@ -412,7 +413,8 @@ def _check_z_look(z: Any, look: Any, bd: _Bounds) -> tuple[int, float, str]:
             raise _nonbinding_stop(bd, look, zz)
         else:
             lo = -bd.upper[j] if bd.two_sided else (bd.lower[j] if bd.lower is not None else -np.inf)
-            raise ValueError(f"z: {zz:g} is inside the continuation region ({lo:.4g}, {bd.upper[j]:.4g}) at look {look}; "
+            raise ValueError(f"z: {zz:g} is inside the continuation region ({lo:.4g}, {bd.upper[j]:.4g}) at look "
+                             f"{look}; "
                              "the test stops there only when a bound is crossed (stage-wise inference is defined at "
                              "the stopping look)")
     else:  # the last look: a decision either way
@@ -641,7 +643,8 @@ def sequential_pvalue(z: float, look: int, n: Any, max_n: float, alpha: float = 
     """
     from ._design import design as _design
 
-    if isinstance(z, (bool, np.bool_)) or not isinstance(z, (int, float, np.integer, np.floating)) or not np.isfinite(z):
+    if isinstance(z, (bool, np.bool_)) or not isinstance(z,
+                                                         (int, float, np.integer, np.floating)) or not np.isfinite(z):
         raise ValueError(f"z: expected a finite real number, got {z!r}")
     nn = check_array(n, "n", ndim=1)
     if not np.isfinite(nn).all() or (nn <= 0).any() or (np.diff(nn) <= 0).any():

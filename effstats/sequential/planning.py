@@ -1,16 +1,16 @@
 """Planning a sequential evaluation: how many items, at which looks, with which bounds; and conditional power.
 
-:func:`effstats.sequential.plan` answers questions such as "evaluate these 2 models on this benchmark with at most 5 looks: how many
-items do I need to detect a 2-point difference with 90 % power?" or "10 models on 5 datasets": it sizes a
-fixed-sample test for the target (a difference with power, or a confidence-interval half-width), inflates it
+:func:`effstats.sequential.plan` answers questions such as "evaluate these 2 models on this benchmark with at most 5
+looks: how many items do I need to detect a 2-point difference with 90 % power?" or "10 models on 5 datasets": it sizes
+a fixed-sample test for the target (a difference with power, or a confidence-interval half-width), inflates it
 by the group-sequential design's maximum information, and reports the maximum and expected number of items,
 the items at each look and the bounds. Many models are compared pairwise with a Bonferroni-adjusted alpha
 (``alpha / n_pairs`` for every pair); with Holm's step-down procedure (the default of
 :func:`effstats.sequential.rank_models`) the smallest p-value is also tested at ``alpha / n_pairs`` and Holm
 rejects everything Bonferroni rejects, so the same plan guarantees at least the planned power per pair.
 
-:func:`effstats.sequential.conditional_power` is gsDesign's ``gsCP``: the probability of crossing the upper bound at a later look
-given the statistic now.
+:func:`effstats.sequential.conditional_power` is gsDesign's ``gsCP``: the probability of crossing the upper bound at a
+later look given the statistic now.
 
 Scales. The statistic is ``Z_j = estimate_j * sqrt(n_j) / sd`` for ``n_j`` items (per model; paired items for a
 comparison), so the drift per item is ``effect / sd``. For a paired comparison of two models scored 0/1 the
@@ -264,8 +264,10 @@ class SequentialPlan:
         tgt = f"effect={self.effect:g}, power={self.power:g}" if self.target == "difference" else \
             f"half_width={self.half_width:g}"
         lim = "" if self.items_available is None else f", items_available={self.items_available}, feasible={self.feasible}"
-        return (f"SequentialPlan({tgt}, sd={self.sd:.4g}, k={self.k}, alpha_per_comparison={self.alpha_per_comparison:.4g}"
-                f" ({self.correction}, {self.n_comparisons} comparisons), n_fixed={self.n_fixed:.1f}, max_n={self.max_n}, "
+        return (f"SequentialPlan({tgt}, sd={self.sd:.4g}, k={self.k}, "
+                f"alpha_per_comparison={self.alpha_per_comparison:.4g}"
+                f" ({self.correction}, {self.n_comparisons} comparisons), n_fixed={self.n_fixed:.1f}, "
+                f"max_n={self.max_n}, "
                 f"expected_n_h1={self.expected_n_h1:.1f}{lim})")
 
 
@@ -318,8 +320,9 @@ def plan(effect: float | None = None, *, half_width: float | None = None, sd: An
         statistic as normal with that per-item variance under both hypotheses. McNemar's statistic standardises
         by the observed disagreement, which moves with the difference: when most disagreements go one way it
         varies less than assumed (``sqrt(n10)``, variance 1/4, when all do), so such plans are conservative:
-        ``plan(0.005, disagreement=0.005)`` asks for 2,140 items for power 0.9, and :class:`effstats.sequential.SequentialEvaluator`
-        on them has power 0.98 (Monte Carlo, 20,000 runs; 0.90 at ``disagreement=0.01``).
+        ``plan(0.005, disagreement=0.005)`` asks for 2,140 items for power 0.9,
+        and :class:`effstats.sequential.SequentialEvaluator` on them has power 0.98 (Monte Carlo, 20,000 runs; 0.90 at
+        ``disagreement=0.01``).
     accuracy : float, optional
         Accuracy of the model(s). With ``n_models=1`` the variance is ``p (1 - p)`` (default for ``half_width``
         without ``sd``: the worst case 0.5); a difference plan uses it under the null and, at the alternative
@@ -452,7 +455,8 @@ def plan(effect: float | None = None, *, half_width: float | None = None, sd: An
 
 
 def _check_plan_args(effect, half_width, power, alpha, sided, looks, n_models, n_datasets, correction):
-    """Validate :func:`effstats.sequential.plan`'s target and layout; returns ``(alpha, looks, n_models, n_datasets, effect,
+    """Validate :func:`effstats.sequential.plan`'s target and layout; returns ``(alpha, looks, n_models, n_datasets,
+    effect,
     half_width, power)``."""
     target_diff = effect is not None
     if target_diff == (half_width is not None):
@@ -604,8 +608,8 @@ def detectable_effect(items_available: Any, *, sd: Any = None, disagreement: Any
     sd, disagreement : float or array-like of shape (n_datasets,)
         Per-item variability, as in :func:`effstats.sequential.plan` (exactly one of these and ``accuracy``).
     accuracy : float, optional
-        As in :func:`effstats.sequential.plan`: one model's accuracy (``n_models=1``), or, for two or more models, the worst-case
-        disagreement ``2 min(p, 1 - p)`` of models of about that accuracy.
+        As in :func:`effstats.sequential.plan`: one model's accuracy (``n_models=1``), or, for two or more models, the
+        worst-case disagreement ``2 min(p, 1 - p)`` of models of about that accuracy.
     power, alpha, sided, looks, spending, spending_param, timing, n_models, n_datasets, correction
         As in :func:`effstats.sequential.plan`.
 

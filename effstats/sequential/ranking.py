@@ -194,7 +194,8 @@ class SequentialRanking:
     alpha : float, default=0.05
         Familywise error over all pairs.
     **evaluator_kw
-        ``initial``, ``batch``, ``spending``, ``max_n``, ``fpc``, ... for the underlying :class:`effstats.sequential.SequentialEvaluator`.
+        ``initial``, ``batch``, ``spending``, ``max_n``, ``fpc``, ... for the
+        underlying :class:`effstats.sequential.SequentialEvaluator`.
 
     Attributes
     ----------
@@ -409,7 +410,8 @@ class SequentialRanking:
         """Add a batch: scores (n_models, batch) of every model on the same new items; returns the ranking so far.
 
         Pairs already decided keep their decision; open pairs are judged at their current corrected level with
-        the full planned design's bounds, as :func:`effstats.sequential.rank_models` does offline on the same item order.
+        the full planned design's bounds, as :func:`effstats.sequential.rank_models` does offline on the same item
+        order.
 
         Parameters
         ----------
@@ -460,7 +462,8 @@ class SequentialRanking:
         g = np.zeros(x.shape[1], np.intp) if groups is None else check_array(groups, "groups", ndim=1, dtype=None,
                                                                              shape=(x.shape[1],))
         if not np.issubdtype(g.dtype, np.integer) or g.min() < 0 or g.max() >= st["D"]:
-            raise ValueError(f"groups: expected integer dataset codes in [0, {st['D']}), got {np.unique(g)[:5].tolist()}")
+            raise ValueError(f"groups: expected integer dataset codes in [0, {st['D']}), got "
+                             f"{np.unique(g)[:5].tolist()}")
         st["batches"].append(x)
         st["groups"].append(g)
         X = np.concatenate(st["batches"], 1)
@@ -596,7 +599,8 @@ def rank_models(scores: Any, *, rules: Sequence[StoppingRule] | None = None, cor
     if len(ids) != m:
         raise ValueError(f"model_ids: expected {m} ids, got {len(ids)}")
     if len(set(ids)) != m:
-        raise ValueError(f"model_ids: ids must be distinct, got duplicates {sorted({i for i in ids if ids.count(i) > 1})}")
+        raise ValueError("model_ids: ids must be distinct, got duplicates "
+                         f"{sorted({i for i in ids if ids.count(i) > 1})}")
     codes, _ = _groups(groups, x.shape[1], "groups")
     sizes = np.bincount(codes)
     if sizes.min() < 2:

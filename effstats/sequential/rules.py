@@ -44,8 +44,8 @@ __all__ = [
 class LookStats:
     """Statistics at each look, arrays of shape (n_runs, n_looks) unless stated.
 
-    ``statistic`` is the score statistic of ``effstats.sequential.statistics`` (exact binomial for one model, Tango for a
-    paired difference, Agresti–Caffo for two arms): ``z_at(value)`` tests any value, and ``interval(c)`` inverts
+    ``statistic`` is the score statistic of ``effstats.sequential.statistics`` (exact binomial for one model, Tango for
+    a paired difference, Agresti–Caffo for two arms): ``z_at(value)`` tests any value, and ``interval(c)`` inverts
     the test. ``c2`` / ``c1`` (n_looks,) are the two-sided and one-sided boundaries at level ``alpha`` with the
     evaluator's spending function evaluated at the information fractions ``t`` (n_looks,); ``c2_final`` /
     ``c1_final`` are the bounds of the planned final look (the full design's, also while evaluating online).
@@ -417,7 +417,8 @@ class Efficacy(StoppingRule):
     ``alternative="two-sided"``: ``|z| >= c2`` (probability of any false claim at most ``alpha``; decided and
     reported on the two-sided ``1 - alpha`` repeated CI). ``"greater"`` / ``"less"``: the one-sided bound
     ``c1`` (probability of a false claim in that direction at most ``alpha``; reported on the ``c1`` interval).
-    ``z`` is the score statistic at the null (McNemar's for paired binary outcomes, the exact binomial one for one model).
+    ``z`` is the score statistic at the null (McNemar's for paired binary outcomes, the exact binomial one for one
+    model).
 
     Parameters
     ----------
@@ -605,9 +606,9 @@ class Threshold(StoppingRule):
     """Stop when the score is confidently above and/or below ``tau`` (score test at ``tau``).
 
     ``direction="above"``: :math:`z(\\tau) \\ge c_1`; ``"below"``: :math:`z(\\tau) \\le -c_1` (each a one-sided test
-    at level ``alpha``, reported on the ``c1`` interval). ``"both"``: :math:`|z(\\tau)| \\ge c_2` -- the two-sided ``1 - alpha``
-    repeated CI excludes ``tau``, so a wrong claim either way has probability at most ``alpha``. ``tau`` is on the
-    scale of the scores (60 points is ``0.6``; a difference of 2 points is ``0.02``).
+    at level ``alpha``, reported on the ``c1`` interval). ``"both"``: :math:`|z(\\tau)| \\ge c_2` -- the two-sided ``1 -
+    alpha`` repeated CI excludes ``tau``, so a wrong claim either way has probability at most ``alpha``. ``tau`` is on
+    the scale of the scores (60 points is ``0.6``; a difference of 2 points is ``0.02``).
 
     Parameters
     ----------

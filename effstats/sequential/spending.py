@@ -531,7 +531,8 @@ def wang_tsiatis(delta: float) -> SpendingFunction:
 
 def get_spending(spending: Any, param: float | None = None, name: str = "spending",
                  param_name: str | None = None) -> SpendingFunction:
-    """A :class:`effstats.sequential.SpendingFunction` from an instance or a family name (``"ld_pocock"``, ``"sfHSD"``, ...).
+    """A :class:`effstats.sequential.SpendingFunction` from an instance or a family name (``"ld_pocock"``,
+    ``"sfHSD"``, ...).
 
     Parameters
     ----------

@@ -20,9 +20,10 @@ Single model: exact binomial tails with an effective sample size
     dataset is all-correct; with one dataset and binary scores ``n_eff = n``. Why exact rather than Wilson: near
     the ceiling failures are rare and their count's upper tail is heavier than the normal one, so Wilson's normal
     score test claims "below tau" too often there; the exact tails keep the claim's error at most alpha and cost
-    no items at accuracies 0.5 - 0.9. Scores in [0, 1] that are not binary are treated as quasi-binomial (Wedderburn 1974): variance ``phi * mu (1 - mu)`` with the
-    dispersion ``phi`` estimated per dataset and shrunk towards its maximum 1 (Bhatia & Davis 2000) by one
-    pseudo-item, ``phi = (SS + 1) / (n p (1 - p) + 1)``; ``phi = 1`` for binary scores.
+    no items at accuracies 0.5 - 0.9. Scores in [0, 1] that are not binary are treated as quasi-binomial (Wedderburn
+    1974): variance ``phi * mu (1 - mu)`` with the dispersion ``phi`` estimated per dataset and shrunk towards its
+    maximum 1 (Bhatia & Davis 2000) by one pseudo-item, ``phi = (SS + 1) / (n p (1 - p) + 1)``; ``phi = 1`` for binary
+    scores.
 Single model on a finite benchmark: exact hypergeometric tails
     With ``fpc=True`` the items are drawn without replacement from the benchmark, whose score is the target. For
     binary scores in one dataset the number of correct items drawn is then hypergeometric, and its tails are
@@ -58,18 +59,18 @@ Hall/CRC. Wilson, E. B. (1927). Probable inference, the law of succession, and s
 American Statistical Association 22, 209-212. Agresti, A. & Caffo, B. (2000). Simple and effective confidence
 intervals for proportions and differences of proportions result from adding two successes and two failures. The
 American Statistician 54, 280-288. Agresti, A. & Min, Y. (2005). Simple improved confidence intervals for comparing
-matched proportions. Statistics in Medicine 24, 729-740. Edwards, A. L. (1948). Note on the "correction for continuity" in testing the significance of the
-difference between correlated proportions. Psychometrika 13, 185-187. Clopper, C. J. & Pearson, E. S. (1934). The use of confidence or fiducial limits illustrated in the case
-of the binomial. Biometrika 26, 404-413. Tango, T. (1998). Equivalence test and confidence interval
-for the difference in proportions for the paired-sample design. Statistics in Medicine 17, 891-908. Nam, J. (1997).
-Establishing equivalence of two treatments and sample size requirements in matched-pairs design. Biometrics 53,
-1422-1430. Buonaccorsi, J. P. (1987). A note on confidence intervals for proportions in finite populations. The
-American Statistician 41, 215-218. Newcombe, R. G. (1998). Improved confidence intervals for the difference between binomial proportions
-based on paired data. Statistics in Medicine 17, 2635-2650. Korn, E. L. & Graubard, B. I. (1998). Confidence
-intervals for proportions with small expected number of positive counts estimated from survey data. Survey
-Methodology 24, 193-201. Wedderburn, R. W. M. (1974). Quasi-likelihood functions, generalized linear models, and the
-Gauss-Newton method. Biometrika 61, 439-447. Bhatia, R. & Davis, C. (2000). A better bound on the variance. The
-American Mathematical Monthly 107, 353-357.
+matched proportions. Statistics in Medicine 24, 729-740. Edwards, A. L. (1948). Note on the "correction for continuity"
+in testing the significance of the difference between correlated proportions. Psychometrika 13, 185-187. Clopper, C. J.
+& Pearson, E. S. (1934). The use of confidence or fiducial limits illustrated in the case of the binomial. Biometrika
+26, 404-413. Tango, T. (1998). Equivalence test and confidence interval for the difference in proportions for the
+paired-sample design. Statistics in Medicine 17, 891-908. Nam, J. (1997). Establishing equivalence of two treatments and
+sample size requirements in matched-pairs design. Biometrics 53, 1422-1430. Buonaccorsi, J. P. (1987). A note on
+confidence intervals for proportions in finite populations. The American Statistician 41, 215-218. Newcombe, R. G.
+(1998). Improved confidence intervals for the difference between binomial proportions based on paired data. Statistics
+in Medicine 17, 2635-2650. Korn, E. L. & Graubard, B. I. (1998). Confidence intervals for proportions with small
+expected number of positive counts estimated from survey data. Survey Methodology 24, 193-201. Wedderburn, R. W. M.
+(1974). Quasi-likelihood functions, generalized linear models, and the Gauss-Newton method. Biometrika 61, 439-447.
+Bhatia, R. & Davis, C. (2000). A better bound on the variance. The American Mathematical Monthly 107, 353-357.
 """
 from __future__ import annotations
 

@@ -16,7 +16,8 @@ Grid
   disagreement give the same cell);
 * looks: 2 (one dataset, 2 x 500 items), 5 (5 x 200), 10 (one dataset, 10 x 200) and 73 (the seed paper's six
   datasets of 1,500 / 1,050 / 1,000 / 3,088 / 951 / 7,299 items, 100 + 100 per dataset, mean of means);
-* finite benchmarks, run through the public :meth:`effstats.sequential.SequentialEvaluator.simulate` (random orders of a fixed set of
+* finite benchmarks, run through the public :meth:`effstats.sequential.SequentialEvaluator.simulate` (random orders of a
+fixed set of
   items, sampled without replacement until the last look uses the whole benchmark): 500 items in one dataset
   (and 300 + 200 in two, full grid), binary and continuous (Beta(2, 5)) scores, with the finite-population
   correction on and off; efficacy and threshold at the benchmark's own score (P(claim)) and precision (coverage of
@@ -29,12 +30,12 @@ Grid
   of the reported interval); the two-sided repeated CI at every look (simultaneous coverage); futility (type-I
   error of efficacy with conditional-power futility, and with beta-spending futility, whose bound is also checked
   where it acts: P(futility stop) at most beta under the effect it was built for); ranking of four equally
-  accurate models (familywise error); and power: efficacy at the difference :func:`effstats.sequential.detectable_effect` gives for
-  power 0.8 with the schedule's items (one model two-sided, pair one-sided; single-dataset schedules, whose looks
-  are equally spaced in information as the planning assumes), against the planned 0.8. Power is what the planner
-  promises, not a property of the test's validity: its rows (``criterion == "power"``) are reported beside the
-  validity rows and judged by the same 3-s.e. rule in ``holds``, but ``worst_cells`` and the command's exit
-  status are about validity (type-I error, coverage, familywise error) only.
+  accurate models (familywise error); and power: efficacy at the
+  difference :func:`effstats.sequential.detectable_effect` gives for power 0.8 with the schedule's items (one model
+  two-sided, pair one-sided; single-dataset schedules, whose looks are equally spaced in information as the planning
+  assumes), against the planned 0.8. Power is what the planner promises, not a property of the test's validity: its rows
+  (``criterion == "power"``) are reported beside the validity rows and judged by the same 3-s.e. rule in ``holds``, but
+  ``worst_cells`` and the command's exit status are about validity (type-I error, coverage, familywise error) only.
 
 ``validation_grid`` (``fast=True`` for a subset that runs in seconds) returns the table;
 ``python -m effstats.sequential.validation [--fast] [--out FILE]`` writes it.
@@ -170,7 +171,8 @@ def simulate_iid(evaluator: SequentialEvaluator, probs: Any, *, sizes: Any, n_ru
 
 
 def _ranking_fwer(acc: float, looks: int, n_models: int, n_runs: int, rng, alpha: float, correction: str) -> float:
-    """Familywise error of :func:`effstats.sequential.rank_models`-style ranking of ``n_models`` independent, equally accurate models."""
+    """Familywise error of :func:`effstats.sequential.rank_models`-style ranking of ``n_models`` independent, equally
+    accurate models."""
     from .ranking import SequentialRanking
 
     sizes, initial, batch = SCHEDULES[looks]
@@ -213,7 +215,8 @@ FINITE_SIZES = {"one dataset": (500,), "two datasets": (300, 200)}  # benchmarks
 
 
 def _finite_benchmark_cells(rows: list, fast: bool, R: int, alpha: float, seeds) -> None:
-    """Cells that run :meth:`effstats.sequential.SequentialEvaluator.simulate` on a fixed benchmark whose last look is the whole of it."""
+    """Cells that run :meth:`effstats.sequential.SequentialEvaluator.simulate` on a fixed benchmark whose last look is
+    the whole of it."""
     layouts = ("one dataset",) if fast else tuple(FINITE_SIZES)
     rules = [("efficacy two-sided", Efficacy(), "efficacy"), ("threshold both", Threshold(0.5, "both"), "threshold"),
              ("precision (0.03)", Precision(0.03), None)]

@@ -22,7 +22,8 @@ from ._result import _has_missing_cells
 
 def _dense_source(responses: Any, name: str = "responses") -> np.ndarray:
     if _has_missing_cells(responses):
-        raise ValueError(f"{name}: the matrix has missing cells (NaN / not evaluated); complete responses are needed here")
+        raise ValueError(f"{name}: the matrix has missing cells (NaN / not evaluated); complete responses are needed "
+                         "here")
     a = _binary(responses, name)
     if _is_dask(a):
         a = check_binary(a.compute(), name)
@@ -138,7 +139,8 @@ class ExpandResult:
         return self.observed.shape[1] if self.missing is None else (~self.missing).sum(axis=1)
 
     def __repr__(self) -> str:
-        return (f"ExpandResult(n_models={len(self.nearest)}, budget={len(self.item_index)}, n_items={self.source.shape[1]}, "
+        return (f"ExpandResult(n_models={len(self.nearest)}, budget={len(self.item_index)}, "
+                f"n_items={self.source.shape[1]}, "
                 f"accuracy={self.statistic.min():.3f}..{self.statistic.max():.3f}); see .to_frame()")
 
     @property
@@ -178,7 +180,8 @@ class ExpandResult:
             out[:, self.item_index] = np.atleast_2d(self.observed[sel])
         else:
             cols = out[:, self.item_index]
-            out[:, self.item_index] = np.where(np.atleast_2d(self.missing[sel]), cols, np.atleast_2d(self.observed[sel]))
+            out[:, self.item_index] = np.where(np.atleast_2d(self.missing[sel]), cols,
+                                               np.atleast_2d(self.observed[sel]))
         return out
 
     def predictions(self, rows: Any = None) -> pd.DataFrame:
@@ -275,7 +278,8 @@ class ExpandResult:
         """
         from .estimate import korn_graubard_interval
 
-        return korn_graubard_interval(self.statistic, self.standard_error, self.observed.shape[1], self.source.shape[1], confidence_level)
+        return korn_graubard_interval(self.statistic, self.standard_error, self.observed.shape[1], self.source.shape[1],
+                                      confidence_level)
 
     def to_frame(self, confidence_level: float = 0.95) -> pd.DataFrame:
         """The results as a table, one row per model.
@@ -302,7 +306,8 @@ class ExpandResult:
         """
         ci = self.confidence_interval(confidence_level)
         nearest = self.nearest if self.source_ids is None else self.source_ids.to_numpy()[self.nearest]
-        return pd.DataFrame({"accuracy": self.statistic, "standard_error": self.standard_error, "low": ci.low, "high": ci.high,
+        return pd.DataFrame({"accuracy": self.statistic, "standard_error": self.standard_error, "low": ci.low,
+                             "high": ci.high,
                              "predicted_accuracy": self.predicted_accuracy, "nearest": nearest}, index=self._index())
 
     def evaluate(self, true_responses: Any) -> pd.DataFrame:
@@ -341,8 +346,10 @@ class ExpandResult:
         x = _align_full(true_responses, self.item_ids, "true_responses", self.source.shape[1])
         a = _dense_source(x, "true_responses")
         if a.shape != (len(self.nearest), self.source.shape[1]):
-            raise ValueError(f"true_responses: expected shape {(len(self.nearest), self.source.shape[1])}, got {a.shape}")
-        ev = sample_metrics(a, self.correctness()).assign(accuracy_estimate=self.statistic, standard_error=self.standard_error)
+            raise ValueError(f"true_responses: expected shape {(len(self.nearest), self.source.shape[1])}, got "
+                             f"{a.shape}")
+        ev = sample_metrics(a, self.correctness()).assign(accuracy_estimate=self.statistic,
+                                                          standard_error=self.standard_error)
         ev.index = self._index()
         return ev
 
@@ -503,8 +510,10 @@ class CopyNearestExpand(BaseEstimator):
         if miss is not None:
             _warn_missing_target(miss, items if self.item_ids_ is None else self.item_ids_.to_numpy()[items])
         dist = _distance(r, miss, self.source_[:, items], None if self._missing is None else self._missing[:, items])
-        return ExpandResult(item_index=items, observed=r, nearest=dist.argmin(axis=1), source=self.source_, model_ids=model_ids,
-                            item_ids=self.item_ids_, source_ids=self.model_ids_, missing=miss, n_missing=self.n_missing_)
+        return ExpandResult(item_index=items, observed=r, nearest=dist.argmin(axis=1), source=self.source_,
+                            model_ids=model_ids,
+                            item_ids=self.item_ids_, source_ids=self.model_ids_, missing=miss,
+                            n_missing=self.n_missing_)
 
     def simulate(self, responses: Any, budget: int) -> ExpandResult:
         """Select, read those columns of the new models' full responses, predict (experiments).
@@ -578,7 +587,8 @@ def _warn_missing_target(miss: np.ndarray, ids: np.ndarray) -> None:
     from ._inputs import _list_ids
 
     if miss.all(axis=1).any():
-        raise ValueError(f"responses: rows {_list_ids(np.flatnonzero(miss.all(axis=1)))} have no response on any of the "
+        raise ValueError(f"responses: rows {_list_ids(np.flatnonzero(miss.all(axis=1)))} have no response on any of "
+                         "the "
                          f"{miss.shape[1]} evaluated items; evaluate them on some of the selected items")
     cols = np.flatnonzero(miss.any(axis=0))
     warnings.warn(f"responses: {int(miss.sum())} cells missing on {len(cols)} of the {miss.shape[1]} evaluated items "

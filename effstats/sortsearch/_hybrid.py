@@ -169,7 +169,8 @@ class HybridResult:
         return self.search.to_frame(confidence_level).assign(predicted_accuracy=self.predicted_accuracy)
 
     def __repr__(self) -> str:
-        return (f"HybridResult(n_models={len(self.predicted)}, budget={self.search.budget}, n_items={self.search.n_items}, "
+        return (f"HybridResult(n_models={len(self.predicted)}, budget={self.search.budget}, "
+                f"n_items={self.search.n_items}, "
                 f"n_neighbors={self.n_neighbors}, weight={self.weight}); see .to_frame()")
 
     def correctness(self, rows: Any = None) -> np.ndarray:
@@ -194,7 +195,8 @@ class HybridResult:
         >>> HybridSearch(budget=20, random_state=0).fit(src).simulate(new).correctness([0]).shape
         (1, 200)
         """
-        return self.predicted if rows is None else np.atleast_2d(self.predicted[_check_rows(rows, len(self.predicted), self.search.model_ids)])
+        return self.predicted if rows is None else np.atleast_2d(self.predicted[_check_rows(rows, len(self.predicted),
+                                                                                            self.search.model_ids)])
 
     def predictions(self, rows: Any = None) -> pd.DataFrame:
         """Per-item predicted correctness as a labelled DataFrame (models × items, ids where known).
@@ -218,7 +220,8 @@ class HybridResult:
         (1, 200)
         """
         sr = self.search
-        idx = sr._index() if rows is None else sr._index()[_check_rows(rows, len(self.predicted), self.search.model_ids)]
+        idx = sr._index() if rows is None else sr._index()[_check_rows(rows, len(self.predicted),
+                                                                       self.search.model_ids)]
         cols = sr.item_ids if sr.item_ids is not None else pd.RangeIndex(sr.n_items, name="item")
         return pd.DataFrame(self.correctness(rows), index=idx, columns=cols)
 
@@ -262,7 +265,8 @@ class HybridResult:
                           "true_responses")
         if a.shape != self.predicted.shape:
             raise ValueError(f"true_responses: expected shape {self.predicted.shape}, got {a.shape}")
-        ev = sample_metrics(a, self.predicted).assign(accuracy_estimate=self.statistic, standard_error=self.standard_error)
+        ev = sample_metrics(a, self.predicted).assign(accuracy_estimate=self.statistic,
+                                                      standard_error=self.standard_error)
         ev.index = self.search._index()
         return ev
 
@@ -273,10 +277,10 @@ class HybridSearch(BaseEstimator):
 
     For per-item predictions (which items a new model gets right) prefer it to
     :class:`effstats.sortsearch.SortSearch` and :class:`effstats.sortsearch.CopyNearestExpand`: it falls back to
-    S&S where the nearest models do not help, so it matches or beats the better of the two. Per-item MAE at 100 items, mean of 3 random 20/10 model splits of CIFAR-10 (+ 10.1):
-    HybridSearch 0.071, CopyNearest&Expand 0.073, Sort & Search 0.076; on unseen NLU data (about 90 public models
-    × 83,000 items, 29 tasks) 0.137-0.154 against 0.138-0.160 and 0.172-0.181 over budgets and tasks. Its
-    ``accuracy`` is S&S's design-based estimate from the same items.
+    S&S where the nearest models do not help, so it matches or beats the better of the two. Per-item MAE at 100 items,
+    mean of 3 random 20/10 model splits of CIFAR-10 (+ 10.1): HybridSearch 0.071, CopyNearest&Expand 0.073, Sort &
+    Search 0.076; on unseen NLU data (about 90 public models × 83,000 items, 29 tasks) 0.137-0.154 against 0.138-0.160
+    and 0.172-0.181 over budgets and tasks. Its ``accuracy`` is S&S's design-based estimate from the same items.
 
     Items are selected as in Sort & Search (uniform positions on the sum order). For a new model, the S&S
     prediction ``s_i ∈ {0, 1}`` (ones then zeros) and the mean correctness ``c_i`` of its ``k`` nearest source models
@@ -298,9 +302,9 @@ class HybridSearch(BaseEstimator):
     Parameters
     ----------
     budget : int, default=100
-        Items evaluated per new model, in [1, n_items]; the setting is cross-validated at this budget at fit, and again (once, on
-        the same folds) at any other budget that :meth:`select`, :meth:`simulate` or :meth:`predict` is used at
-        (:meth:`cv_setting`), so a setting is never reused at a budget it was not chosen for.
+        Items evaluated per new model, in [1, n_items]; the setting is cross-validated at this budget at fit, and again
+        (once, on the same folds) at any other budget that :meth:`select`, :meth:`simulate` or :meth:`predict` is used
+        at (:meth:`cv_setting`), so a setting is never reused at a budget it was not chosen for.
     neighbors : sequence of int, default=(1, 3, 5, 10)
         Numbers of nearest source models to try, each at least 1.
     weights : sequence of float, default=(0.0, 0.25, 0.5, 0.75, 1.0)
@@ -376,7 +380,8 @@ class HybridSearch(BaseEstimator):
     def _check_params(self, n_source: int, n_items: int) -> tuple[list[int], list[float], int]:
         self._sort = check_option(self.sort, "sort", _SORTS, ignore_case=True)
         _check_budget(self.budget, n_items)
-        ks = [check_positive_int(k, "neighbors") for k in np.atleast_1d(np.asarray(self.neighbors, dtype=object)).tolist()]
+        ks = [check_positive_int(k, "neighbors") for k in np.atleast_1d(np.asarray(self.neighbors,
+                                                                                   dtype=object)).tolist()]
         if not ks:
             raise ValueError(f"neighbors: expected a non-empty sequence of integers >= 1, got {self.neighbors!r}")
         try:
@@ -398,7 +403,8 @@ class HybridSearch(BaseEstimator):
 
     @staticmethod
     def _predict_all(ss: SortSearch, source: np.ndarray, r: np.ndarray, items: np.ndarray, k_max: int,
-                     r_miss: np.ndarray | None = None, s_miss: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, SearchResult]:
+                     r_miss: np.ndarray | None = None,
+                     s_miss: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, SearchResult]:
         """(S&S predictions (m, n) bool, nearest source rows sorted by distance (m, k_max), SearchResult)."""
         res = ss.predict(r if r_miss is None else np.where(r_miss, np.nan, r), items)
         dist = _distance(r, r_miss, source[:, items], None if s_miss is None else s_miss[:, items])
@@ -466,7 +472,8 @@ class HybridSearch(BaseEstimator):
                 m_items = _some(m_va[:, items])
             with warnings.catch_warnings():  # the held-out models' gaps were the fit's own input
                 warnings.filterwarnings("ignore", message="responses: .*missing", category=UserWarning)
-                ss_pred, nn, _ = self._predict_all(ss, src[tr], truth[:, items], items, min(max(ks), len(tr)), m_items, m_tr)
+                ss_pred, nn, _ = self._predict_all(ss, src[tr], truth[:, items], items, min(max(ks), len(tr)), m_items,
+                                                   m_tr)
             for kk in sorted(set(ks)):
                 c = src[tr][nn[:, : min(kk, len(tr))]].mean(axis=1)  # (m, n) mean of the nearest source models
                 for w in ws:
@@ -644,7 +651,8 @@ class HybridSearch(BaseEstimator):
         return -float(self.simulate(x).evaluate(x)["mae"].mean())
 
 
-def _selected_responses_aligned(ss: SortSearch, responses: Any, items: Any, idx_sorted: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+def _selected_responses_aligned(ss: SortSearch, responses: Any, items: Any,
+                                idx_sorted: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
     """The responses as bool (n_models, budget) with columns in the order of ``idx_sorted`` (item indices), and
     their missing-cell mask (None when complete)."""
     pos = _item_indices(items, ss.selected_, ss.n_items_, ss.item_ids_)

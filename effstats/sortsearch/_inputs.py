@@ -155,7 +155,8 @@ def _confidences(x: Any, name: str) -> Any:
     if _is_dask(x):
         return x
     if isinstance(x, PackedBinaryMatrix):
-        raise ValueError(f"{name}: sort='confidence' needs true-class probabilities in [0, 1], got a packed 0/1 matrix; "
+        raise ValueError(f"{name}: sort='confidence' needs true-class probabilities in [0, 1], got a packed 0/1 "
+                         "matrix; "
                          "use sort='sum' for 0/1 correctness")
     c = check_unit_interval(x, name, ndim=2)
     if c.dtype == bool or np.isin(c, (0.0, 1.0)).all():
@@ -169,11 +170,13 @@ def _confidence_sums(x: Any, axis: int, name: str) -> np.ndarray:
     if _is_dask(c):
         import dask
 
-        s, lo, hi, nan, frac = dask.compute(c.sum(axis=axis), c.min(), c.max(), np.isnan(c).any(), ((c != 0) & (c != 1)).any())
+        s, lo, hi, nan, frac = dask.compute(c.sum(axis=axis), c.min(), c.max(), np.isnan(c).any(),
+                                            ((c != 0) & (c != 1)).any())
         if nan or lo < 0 or hi > 1:
             raise ValueError(f"{name}: expected true-class probabilities in [0, 1] without NaN")
         if not frac:
-            raise ValueError(f"{name}: sort='confidence' needs true-class probabilities; got only 0/1 values: use sort='sum'")
+            raise ValueError(f"{name}: sort='confidence' needs true-class probabilities; got only 0/1 values: use "
+                             "sort='sum'")
         return np.asarray(s, float)
     return c.sum(axis=axis)
 
@@ -191,7 +194,8 @@ def _check_budget(budget: Any, n: int, name: str = "budget") -> int:
     return _check_int_in(budget, name, 1, n)
 
 
-def _item_indices(items: Any, selected: np.ndarray | None, n_items: int, item_ids: pd.Index | None = None) -> np.ndarray:
+def _item_indices(items: Any, selected: np.ndarray | None, n_items: int,
+                  item_ids: pd.Index | None = None) -> np.ndarray:
     """Validated item positions (n_sel,): ``items`` (ids when the estimator knows ids, or positions), or the last
     selection when None."""
     if items is None:
@@ -265,8 +269,10 @@ def _selected_responses(responses: Any, positions: np.ndarray, n_items: int) -> 
     if n_sel != n_items and r.shape[1] == n_items:
         return r[:, positions], True
     if r.shape[1] != n_sel:
-        raise ValueError(f"responses: expected shape (n_models, {n_sel}) for the {n_sel} selected items (columns in the order "
-                         f"of items; select() gives them in ascending item order) or (n_models, {n_items}) for all items, "
+        raise ValueError(f"responses: expected shape (n_models, {n_sel}) for the {n_sel} selected items (columns in "
+                         "the order "
+                         f"of items; select() gives them in ascending item order) or (n_models, {n_items}) for all "
+                         "items, "
                          f"got {tuple(r.shape)}")
     return r, False
 
@@ -391,7 +397,8 @@ def _check_rows(rows: Any, n_rows: int, ids: pd.Index | None = None) -> np.ndarr
     if r.size == 0:
         return np.zeros(0, np.int64)
     if r.ndim > 1 or not np.issubdtype(r.dtype, np.integer):
-        raise ValueError(f"rows: expected integer model positions (1-D) or a boolean mask, got {r.dtype} with shape {r.shape}")
+        raise ValueError(f"rows: expected integer model positions (1-D) or a boolean mask, got {r.dtype} with shape "
+                         f"{r.shape}")
     r = np.atleast_1d(r)
     if r.min() < -n_rows or r.max() >= n_rows:
         raise ValueError(f"rows: positions must be in [{-n_rows}, {n_rows - 1}], got range [{r.min()}, {r.max()}]")

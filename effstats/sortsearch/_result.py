@@ -231,7 +231,8 @@ class SearchResult:
         >>> pred.shape, bool(pred[1].sum() == res.thresholds[1])
         ((10, 200), True)
         """
-        k = self.thresholds if rows is None else self.thresholds[_check_rows(rows, len(self.thresholds), self.model_ids)]
+        k = self.thresholds if rows is None else self.thresholds[_check_rows(rows, len(self.thresholds),
+                                                                             self.model_ids)]
         k = np.atleast_1d(k)
         out = np.empty((len(k), self.n_items), bool)
         out[:, self.order] = np.arange(self.n_items)[None, :] < k[:, None]
@@ -330,7 +331,8 @@ def _evaluate_thresholds(true_responses: Any, order: np.ndarray, K: np.ndarray) 
     shape = tuple(true_responses.shape) if hasattr(true_responses, "shape") else np.shape(true_responses)
     if len(shape) != 2 or shape[0] != n_models:
         raise ValueError(f"true_responses: expected shape ({n_models}, {n}), got {shape}")
-    parts = [_threshold_stats(blk, K[:, s : s + blk.shape[0]]) for s, blk in _sorted_row_blocks(true_responses, order, "true_responses")]
+    parts = [_threshold_stats(blk, K[:, s : s + blk.shape[0]]) for s,
+             blk in _sorted_row_blocks(true_responses, order, "true_responses")]
     ones, best, err_best = (np.concatenate([p[i] for p in parts]) for i in range(3))
     errs = np.concatenate([p[3] for p in parts], axis=1)
     pa, ps, ale = ones / n, best / n, err_best / n
@@ -371,7 +373,8 @@ def _threshold_stats(b: np.ndarray, K: np.ndarray) -> tuple[np.ndarray, ...]:
 def _refuse_missing_truth(x: Any) -> None:
     """simulate / budget_curve need every response of the new models: say what to do with partial ones."""
     if _has_missing_cells(x):
-        raise ValueError("responses: the new models' full responses have missing cells (NaN / not evaluated); simulate and "
+        raise ValueError("responses: the new models' full responses have missing cells (NaN / not evaluated); simulate "
+                         "and "
                          "budget_curve need complete responses; for models evaluated on some items only, call "
                          "predict(responses_on_those_items, items=...)")
 

@@ -87,7 +87,8 @@ class SampleInserter(SortSearch):
         if isinstance(x, pd.DataFrame):
             return x.T
         if isinstance(x, PackedBinaryMatrix):
-            raise ValueError("responses: simulate() on a PackedBinaryMatrix of new items is not supported; pass it unpacked")
+            raise ValueError("responses: simulate() on a PackedBinaryMatrix of new items is not supported; pass it "
+                             "unpacked")
         return x.T
 
     def _labelled_oriented(self, x: Any) -> Any:

@@ -131,7 +131,8 @@ def _check_budgets(budgets: Any, n: int) -> list[int]:
     """A non-empty sequence of budgets, each an int in [1, n] (bools and scalars refused)."""
     if isinstance(budgets, (str, bytes)) or np.ndim(budgets) != 1 or len(budgets) == 0:
         raise ValueError(f"budgets: expected a non-empty 1-D sequence of integers in [1, {n}], got {budgets!r}")
-    return [_check_budget(b.item() if isinstance(b, np.generic) and not isinstance(b, np.bool_) else b, n, "budgets") for b in budgets]
+    return [_check_budget(b.item() if isinstance(b, np.generic) and not isinstance(b, np.bool_) else b, n,
+                          "budgets") for b in budgets]
 
 
 _SAMPLINGS = ("uniform", "stratified", "random")
@@ -167,22 +168,22 @@ class SortSearch(BaseEstimator):
         Algorithms 1, 2 and 3 of Prabhu et al. (2024); names in any case. ``"confidence"`` needs true-class
         probabilities.
     sampling : {"uniform", "stratified", "random"}, default="uniform"
-        Names in any case. Cell centres of ``budget`` equal cells of the order (the paper's uniform sampling: deterministic, so the
-        estimate's unbiasedness and interval coverage hold over models, not for each model), one random item per
-        cell (a stratified random sample: unbiased for every model), or a simple random sample.
+        Names in any case. Cell centres of ``budget`` equal cells of the order (the paper's uniform sampling:
+        deterministic, so the estimate's unbiasedness and interval coverage hold over models, not for each model), one
+        random item per cell (a stratified random sample: unbiased for every model), or a simple random sample.
     depth : int, default=2
         Recursion depth for ``sort="recursive"``, at least 1 (2 = the paper's two-stage sort).
     estimator : {"stratified", "difference"}, default="stratified"
-        Names in any case. Accuracy estimate from the evaluated items: the stratified mean, or the cross-fitted model-assisted
-        difference estimator whose working model is calibrated to the S&S prediction of the other half of the
-        sample (:func:`effstats.sortsearch.estimate_accuracy`). Both are unbiased under the random designs; the difference
-        estimator lowers the variance only under ``sampling="random"`` (s.d. 0.066 vs 0.077 at 32 items on IRT
-        test data) and matches the stratified mean under the stratified designs.
+        Names in any case. Accuracy estimate from the evaluated items: the stratified mean, or the cross-fitted
+        model-assisted difference estimator whose working model is calibrated to the S&S prediction of the other half of
+        the sample (:func:`effstats.sortsearch.estimate_accuracy`). Both are unbiased under the random designs; the
+        difference estimator lowers the variance only under ``sampling="random"`` (s.d. 0.066 vs 0.077 at 32 items on
+        IRT test data) and matches the stratified mean under the stratified designs.
     missing : {"observed", "raise"}, default="observed"
-        Names in any case. Sort matrices with missing cells (models not evaluated on every item: a ResponseMatrix with a ``missing``
-        mask, NaN in a DataFrame or float array). ``"observed"`` orders items by the fraction of the models *that
-        answered them* answering correctly (ties: more correct answers first, then item index); items no sort
-        model answered go last and are never selected, so the estimate is of the accuracy over the answered
+        Names in any case. Sort matrices with missing cells (models not evaluated on every item: a ResponseMatrix with a
+        ``missing`` mask, NaN in a DataFrame or float array). ``"observed"`` orders items by the fraction of the
+        models *that answered them* answering correctly (ties: more correct answers first, then item index); items no
+        sort model answered go last and are never selected, so the estimate is of the accuracy over the answered
         items (``n_answered_``). Works with ``sort="sum"``; the other sorts need a complete matrix. A complete
         matrix takes the plain sum order whatever this is (identical results). ``"raise"`` refuses missing
         cells.
@@ -317,20 +318,25 @@ class SortSearch(BaseEstimator):
         n_missing, n_answered = 0, n_items
         has_missing = self._has_missing(responses)
         if missing_rule == "raise" and has_missing:
-            raise ValueError("responses: the sort models' matrix has missing cells (NaN / not evaluated); pass missing='observed' "
+            raise ValueError("responses: the sort models' matrix has missing cells (NaN / not evaluated); pass "
+                             "missing='observed' "
                              "to order items by the models that answered them (sort='sum'), or complete the matrix")
         if has_missing:
             if self._sort != "sum":
-                raise ValueError(f"responses: the sort models' matrix has missing cells (NaN / not evaluated) and sort={self._sort!r} "
-                                 "needs a complete matrix; use sort='sum' (items ordered by the fraction correct among the "
+                raise ValueError("responses: the sort models' matrix has missing cells (NaN / not evaluated) and "
+                                 f"sort={self._sort!r} "
+                                 "needs a complete matrix; use sort='sum' (items ordered by the fraction correct among "
+                                 "the "
                                  "models that answered them), or complete the matrix")
             if isinstance(responses, ResponseMatrix):
                 rm = responses
             else:
-                vals = np.asarray(responses.to_numpy(float) if isinstance(responses, pd.DataFrame) else responses, float)
+                vals = np.asarray(responses.to_numpy(float) if isinstance(responses, pd.DataFrame) else responses,
+                                  float)
                 empty = np.isnan(vals).all(axis=1 - ax)
                 if empty.any():
-                    raise ValueError(f"responses: {'models' if ax == 0 else 'items'} at positions {_list_ids(np.flatnonzero(empty))} "
+                    raise ValueError(f"responses: {'models' if ax == 0 else 'items'} at positions "
+                                     f"{_list_ids(np.flatnonzero(empty))} "
                                      "have no response (all NaN); drop them")
                 rm = ResponseMatrix(vals, nan_as_missing=True)
             if ax == 1:
@@ -368,7 +374,8 @@ class SortSearch(BaseEstimator):
         self.rank_[self.order_] = np.arange(self.n_items_)
         self.item_ids_ = _ids(responses, 1 if ax == 0 else 0)
         if self.item_ids_ is not None and self.item_ids_.has_duplicates:
-            raise ValueError(f"responses: duplicated item ids {_list_ids(self.item_ids_[self.item_ids_.duplicated()].unique())}; "
+            raise ValueError("responses: duplicated item ids "
+                             f"{_list_ids(self.item_ids_[self.item_ids_.duplicated()].unique())}; "
                              "items are matched by id, so every id must be unique")
         self.selected_ = None
         return self
@@ -422,7 +429,8 @@ class SortSearch(BaseEstimator):
             raise ValueError("items: must be distinct")
         pos = self.rank_[it]
         if (pos >= self.n_answered_).any():
-            raise ValueError(f"items: {_list_ids(self._labels(it[pos >= self.n_answered_]))} were answered by no sort model; "
+            raise ValueError(f"items: {_list_ids(self._labels(it[pos >= self.n_answered_]))} were answered by no sort "
+                             "model; "
                              "their difficulty is unknown, so they cannot stand for a part of the order")
         sel = self.selected_
         if sel is not None and len(sel) == len(it) and np.array_equal(np.sort(sel), np.sort(it)):
@@ -482,7 +490,8 @@ class SortSearch(BaseEstimator):
         if self._estimator == "difference":
             t = _by_row_chunks(dp_rows, r)
             es, nm = self._easiness_sorted(), float(np.mean(self.n_observed_))
-            est, se = _by_row_chunks(lambda x: _estimate_accuracy(x, pos, n, design, easiness_sorted=es[:n], n_models=nm), r)
+            est, se = _by_row_chunks(lambda x: _estimate_accuracy(x, pos, n, design, easiness_sorted=es[:n],
+                                                                  n_models=nm), r)
         else:
             def search_and_estimate(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
                 p = np.packbits(x, axis=1)  # packed once for the threshold and the estimate
@@ -507,10 +516,12 @@ class SortSearch(BaseEstimator):
         if empty.any():
             who = model_ids[empty] if model_ids is not None else np.flatnonzero(empty)
             raise ValueError(f"responses: {'models' if model_ids is not None else 'rows'} {_list_ids(who)} have no "
-                             f"response on any of the {len(pos)} evaluated items; evaluate them on some of the selected items")
+                             f"response on any of the {len(pos)} evaluated items; evaluate them on some of the "
+                             "selected items")
         cols = np.flatnonzero(miss.any(axis=0))
         warnings.warn(f"responses: {int(miss.sum())} cells missing on {len(cols)} of the {len(pos)} evaluated items "
-                      f"{_list_ids(self._labels(self.order_[pos[cols]]))}; each model is estimated from the items it has",
+                      f"{_list_ids(self._labels(self.order_[pos[cols]]))}; each model is estimated from the items it "
+                      "has",
                       UserWarning, stacklevel=3)
         n = self.n_answered_
         full = ~miss.any(axis=1)
@@ -565,7 +576,8 @@ class SortSearch(BaseEstimator):
         try:
             return self.predict(out, items)
         except ValueError as exc:
-            raise ValueError(f"evaluate_fn: returned correctness that does not fit the {len(items)} selected items: {exc}") from None
+            raise ValueError(f"evaluate_fn: returned correctness that does not fit the {len(items)} selected items: "
+                             f"{exc}") from None
 
     def simulate(self, responses: Any, budget: int) -> SearchResult:
         """The protocol on models whose full responses are known (experiments): select, take those columns, predict.
