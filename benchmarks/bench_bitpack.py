@@ -58,7 +58,8 @@ def main(argv: list[str] | None = None) -> int:
     prob = params.probability(np.arange(k))
     z = (rs[:k] - prob.sum(1)) / np.sqrt((prob * (1 - prob)).sum(1))
     assert rs.sum() == cs.sum(), "row and column sums disagree"
-    print(f"packed size      : {packed.nbytes / 2**30:.3f} GiB ({packed.nbytes / 1e9:.3f} GB; dense bool would be {cells / 1e9:.1f} GB)")
+    print(f"packed size      : {packed.nbytes / 2**30:.3f} GiB ({packed.nbytes / 1e9:.3f} GB; dense bool would be "
+          f"{cells / 1e9:.1f} GB)")
     print(f"build            : {t_build:.1f} s ({t_build / cells * 1e9:.2f} ns/cell)")
     print(f"row sums         : {t_rows:.2f} s")
     print(f"column sums      : {t_cols:.2f} s")

@@ -45,22 +45,26 @@ def main() -> None:
     timed("jsd (400 × 14,000 × 4)", jsd, proba)
     total = 0.0
     for sel in ("pds", "jsd"):
-        est, dt = timed(f"DISCO fit: {sel} selection + PCA 256 + RF (100 items)", DISCO(100, selection=sel, random_state=0).fit, proba, labels=labels)
+        est, dt = timed(f"DISCO fit: {sel} selection + PCA 256 + RF (100 items)",
+                        DISCO(100, selection=sel, random_state=0).fit, proba, labels=labels)
         total = max(total, dt)
         timed("  predict 40 targets", est.predict, proba[:40])
     print(f"{'worst DISCO fit (target ≤ 30 s)':<58s} {total:8.2f} s  {'OK' if total <= 30 else 'SLOW'}")
 
-    timed("DISCO refit, kNN (disagreement scores and PCA cached)", DISCO(100, predictor="knn", random_state=0).fit, proba, labels=labels)
+    timed("DISCO refit, kNN (disagreement scores and PCA cached)", DISCO(100, predictor="knn", random_state=0).fit,
+          proba, labels=labels)
     # the PCA of a variant that differs from a fitted one in the predictor alone is reused (same items, same seed)
     timed("DISCO fit, new seed: PCA 256 + RF", DISCO(100, random_state=1).fit, proba, labels=labels)
-    timed("DISCO fit, same seed, kNN (PCA reused)", DISCO(100, predictor="knn", random_state=1).fit, proba, labels=labels)
+    timed("DISCO fit, same seed, kNN (PCA reused)", DISCO(100, predictor="knn", random_state=1).fit, proba,
+          labels=labels)
     est = DISCO(100, predictor="knn", random_state=0).fit(proba[:50], labels=labels)
     timed("5-fold CV intervals, 50 sources (predict_interval)", est.predict_interval, proba[50:70])
 
     from effstats.disco import MethodChooser
 
     y50 = proba[:60].argmax(2) == labels
-    timed("MethodChooser, 7 candidates × 5 folds (50 × 14,000)", MethodChooser(n_items=100, random_state=0).fit, y50[:50])
+    timed("MethodChooser, 7 candidates × 5 folds (50 × 14,000)", MethodChooser(n_items=100, random_state=0).fit,
+          y50[:50])
 
     pred = rng.integers(0, 1000, size=(67, 50_000)).astype(np.int16)
     timed("hard-label pds (67 × 50,000 class ids)", pds_from_predictions, pred)

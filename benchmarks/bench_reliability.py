@@ -82,7 +82,8 @@ def main() -> None:
     ref = g.random(2000)
     Xr = ref[None] + g.normal(0, 0.1, (1000, 2000))
     rows.append(("kendall_tau, 1000 rankings of 2,000 models", best_of(lambda: R.kendall_tau(ref, Xr), 1), None))
-    rows.append(("  (scipy.stats.kendalltau loop, same)", best_of(lambda: [stats.kendalltau(ref, x) for x in Xr], 1), None))
+    rows.append(("  (scipy.stats.kendalltau loop, same)", best_of(lambda: [stats.kendalltau(ref, x) for x in Xr], 1),
+                 None))
     rows.append(("weighted tau, 1000 rankings of 2,000 models", best_of(lambda: _weighted_tau(ref, Xr), 1), None))
     rows.append(("  (scipy.stats.weightedtau loop, same)",
                  best_of(lambda: [stats.weightedtau(ref, x) for x in Xr[:100]], 1) * 10, None))

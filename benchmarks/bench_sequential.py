@@ -60,7 +60,8 @@ def bench_design(repeat: int, ks=(2, 3, 4, 5, 6, 8, 10)) -> list[dict]:
     except Exception as exc:  # R not available: report native only
         gs = None
         print(f"gsDesign unavailable ({type(exc).__name__}: {exc}); native times only")
-    print("design(): best of >=", repeat, "runs and >= 0.25 s of runs, ms. 'bounds' = design() (no sample-size search); "
+    print("design(): best of >=", repeat,
+          "runs and >= 0.25 s of runs, ms. 'bounds' = design() (no sample-size search); "
           "'+sizes' also reads .information; gsDesign = gsDesign::gsDesign(...) through rpy2 (always searches)")
     print(f"{'case':<30}{'k':>3}{'bounds':>9}{'+sizes':>9}{'gsDesign':>10}{'ratio':>8}{'ratio+sz':>10}")
     rows = []
@@ -70,7 +71,8 @@ def bench_design(repeat: int, ks=(2, 3, 4, 5, 6, 8, 10)) -> list[dict]:
             ts = _time(lambda: design(k, **kw).information, repeat)
             tr = np.nan
             if gs is not None:
-                rk = {key: (getattr(gs, v) if key in ("sfu", "sfl") and v.startswith("sf") else v) for key, v in rkw.items()}
+                rk = {key: (getattr(gs, v) if key in ("sfu", "sfl") and v.startswith("sf") else v) for key,
+                      v in rkw.items()}
                 tr = _time(lambda: rbridge.r_call(gs.gsDesign, k=k, **rk), repeat)
             rows.append(dict(case=name, k=k, bounds_ms=tb * 1e3, sizes_ms=ts * 1e3, gsdesign_ms=tr * 1e3,
                              ratio=tr / tb, ratio_sizes=tr / ts))

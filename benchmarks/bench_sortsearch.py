@@ -4,8 +4,8 @@ Targets: sort 6,000 sort models × 1,697,682 items within 1 s and 3 GB peak on a
 models at n' = 2,048 within 0.1 s (the memory-bandwidth limit is one pass over the 1.2 GiB packed matrix, ~0.2 s);
 recursive sort (depth 2) on the packed matrix within the same 3 GB (measured at ``--recursive-models`` rows and
 extrapolated per cell: a full run reads the matrix 1 + 2 (depth - 1) times, tens of minutes on 2 cores); every
-SearchResult shares the estimator's item order instead of copying it. The dense baseline is the App. D listing in plain numpy
-(``A.sum(axis=0)`` on a bool matrix, ``np.flip(np.argsort(...))``; ``dp_search`` one row at a time), timed on the
+SearchResult shares the estimator's item order instead of copying it. The dense baseline is the App. D listing in plain
+numpy (``A.sum(axis=0)`` on a bool matrix, ``np.flip(np.argsort(...))``; ``dp_search`` one row at a time), timed on the
 same data where it fits in memory (by default on the first ``--dense-models`` rows; ``--dense-models 6000``
 materialises the full 10 GB bool matrix).
 
@@ -28,7 +28,8 @@ from effstats.bitpack import PackedBinaryMatrix
 from effstats.sortsearch import SortSearch, dp_search, recursive_sort, sort_by_sum
 
 
-def synthetic_packed(n_models: int, n_items: int, seed: int = 0, block: int = 32) -> tuple[PackedBinaryMatrix, np.ndarray]:
+def synthetic_packed(n_models: int, n_items: int, seed: int = 0,
+                     block: int = 32) -> tuple[PackedBinaryMatrix, np.ndarray]:
     """IRT-like correctness, generated and packed in row blocks on threads (never dense in full).
 
     P(correct) = sigmoid(1.7 (theta - d)) quantised to 1/256 through a 64 × 64 level table, compared with random
@@ -103,7 +104,8 @@ def main() -> None:
     # ---- sort: packed column sums + stable argsort
     order, t_sort, peak_sort = measure(sort_by_sum, pm)
     print(f"\nSORT {args.models} × {args.items}")
-    print(f"  effstats packed : {t_sort:6.2f} s, peak {(pm.nbytes + peak_sort) / GB:.2f} GiB (data {pm.nbytes / GB:.2f} + extra {peak_sort / GB:.2f})"
+    print(f"  effstats packed : {t_sort:6.2f} s, peak {(pm.nbytes + peak_sort) / GB:.2f} GiB (data "
+          f"{pm.nbytes / GB:.2f} + extra {peak_sort / GB:.2f})"
           f"  [target 1 s, 3 GB] {'OK' if t_sort <= 1 and pm.nbytes + peak_sort <= 3e9 else 'MISSED'}"
           f"  -> time ratio to target {t_sort / 1.0:.2f}, memory ratio {(pm.nbytes + peak_sort) / 3e9:.2f}")
 
@@ -115,9 +117,11 @@ def main() -> None:
     o_d, t_d, pk_d = measure(listing_sort_by_sum, dense)
     o_p, t_p, pk_p = measure(sort_by_sum, sub)
     same = np.array_equal(np.sort(dense.sum(0)[o_d])[::-1], dense.sum(0)[o_p])
-    print(f"  same data, first {md} models: dense listing {t_d:6.2f} s (data {dense.nbytes / GB:.2f} GiB + extra {pk_d / GB:.2f})"
+    print(f"  same data, first {md} models: dense listing {t_d:6.2f} s (data {dense.nbytes / GB:.2f} GiB + extra "
+          f"{pk_d / GB:.2f})"
           f" vs packed {t_p:6.2f} s (data {sub.nbytes / GB:.2f} GiB + extra {pk_p / GB:.2f}):"
-          f" time ratio dense/packed {t_d / t_p:.2f}, memory ratio {(dense.nbytes + pk_d) / (sub.nbytes + pk_p):.1f}; same sums order: {same}")
+          f" time ratio dense/packed {t_d / t_p:.2f}, memory ratio {(dense.nbytes + pk_d) / (sub.nbytes + pk_p):.1f}; "
+          f"same sums order: {same}")
     del dense, sub
 
     # ---- search: 25,250 new models evaluated on n' = 2,048 selected items
@@ -130,7 +134,8 @@ def main() -> None:
     res, t_search, pk_search = measure(est.predict, resp, items)
     acc = res.accuracy
     print(f"\nSEARCH {args.new} new models at n' = {args.budget}")
-    print(f"  effstats vectorised: {t_search:6.3f} s, extra {pk_search / 2**20:.0f} MiB  [target 0.1 s] {'OK' if t_search <= 0.1 else 'MISSED'}"
+    print(f"  effstats vectorised: {t_search:6.3f} s, extra {pk_search / 2**20:.0f} MiB  [target 0.1 s] "
+          f"{'OK' if t_search <= 0.1 else 'MISSED'}"
           f"  -> time ratio to target {t_search / 0.1:.2f}")
     t0 = time.perf_counter()
     frac = np.array([listing_dp_search(r) for r in resp])
@@ -139,7 +144,8 @@ def main() -> None:
     exact = dp_search(resp)
     idx = np.round(frac * args.budget).astype(int)
     print(f"  listing's threshold index idx vs the exact count k: idx == k for {np.mean(idx == exact):.1%} of models,"
-          f" idx + 1 == k for {np.mean(idx + 1 == exact):.1%} (the listing counts from 0 and cannot predict 'all wrong')")
+          f" idx + 1 == k for {np.mean(idx + 1 == exact):.1%} (the listing counts from 0 and cannot predict 'all "
+          "wrong')")
     print(f"  estimated accuracies: mean {acc.mean():.3f}, range [{acc.min():.3f}, {acc.max():.3f}]")
     # ---- every SearchResult shares the order (a loop keeping per-model results used to copy it each time)
     results = [est.predict(resp[i : i + 1], items) for i in range(100)]
@@ -162,8 +168,10 @@ def main() -> None:
     peak_full = pm.nbytes + pk_r
     print(f"\nRECURSIVE SORT depth 2 on packed {mr} × {args.items}: {t_r:6.2f} s, extra {pk_r / GB:.2f} GiB "
           f"(objective {hist[0]} -> {hist[1]})")
-    print(f"  at {args.models} × {args.items}: packed {pm.nbytes / GB:.2f} GiB + extra {pk_r / GB:.2f} GiB (independent of the rows) = "
-          f"{peak_full / GB:.2f} GiB [target 3 GB] {'OK' if peak_full <= 3e9 else 'MISSED'} -> memory ratio {peak_full / 3e9:.2f}; "
+    print(f"  at {args.models} × {args.items}: packed {pm.nbytes / GB:.2f} GiB + extra {pk_r / GB:.2f} GiB "
+          "(independent of the rows) = "
+          f"{peak_full / GB:.2f} GiB [target 3 GB] {'OK' if peak_full <= 3e9 else 'MISSED'} -> memory ratio "
+          f"{peak_full / 3e9:.2f}; "
           f"the dense version needed ~14.5 bytes a cell = {14.5 * args.models * args.items / GB:.0f} GiB; "
           f"time extrapolated linearly in rows: ~{t_r * args.models / mr / 60:.1f} min")
     del subr

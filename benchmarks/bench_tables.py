@@ -76,7 +76,8 @@ def main() -> None:
         _run([py, __file__, "--write", tmp, "--models", str(args.models), "--items", str(args.items)])
         files = {"wide": folder / "wide.csv", "long": folder / "long.csv"}
         new = pd.Series(np.load(folder / "new.npy"), index=json.loads((folder / "items.json").read_text()))
-        print(f"{args.models} models x {args.items:,} items (0/1); best of {args.repeats}; wall and CPU (user + system) "
+        print(f"{args.models} models x {args.items:,} items (0/1); best of {args.repeats}; wall and CPU (user + "
+              "system) "
               "seconds, each as a ratio to read_csv's")
         print(f"{'layout':<7}{'file MB':>8}{'read_csv s':>12}{'select s':>14}{'ratio':>12}{'estimate s':>14}"
               f"{'ratio':>12}  peak MB: select / estimate / read_csv")

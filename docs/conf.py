@@ -102,7 +102,8 @@ EXTERNAL_NAMES = (
     "Any", "Literal", "Optional", "Union", "slice", "range", "iterable", "sequence", "mapping", "generator",
     "file-like", "path-like", "os.PathLike", "Enum", "NamedTuple", "namedtuple", "dataclass", "Counter",
     # numpy / pandas / scipy / scikit-learn / dask names as docstrings write them
-    "ndarray", "array", "array-like", "array_like", "ArrayLike", "boolean", "string", "numpy", "contextmanager", "DataFrame", "Series", "Index", "MultiIndex",
+    "ndarray", "array", "array-like", "array_like", "ArrayLike", "boolean", "string", "numpy", "contextmanager",
+    "DataFrame", "Series", "Index", "MultiIndex",
     "Generator", "RandomState", "SeedSequence", "BitGenerator", "dtype", "Axes", "Figure", "Client", "Future",
     "Delayed", "BaseEstimator", "RegressorMixin", "ClassifierMixin", "Executor", "RObject", "Timestamp",
     "scalar", "matrix", "random_state", "rng",

@@ -46,7 +46,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{rm}")
     print(f"domains: {rm.items['domain'].nunique()}, families: {rm.models['family'].nunique()}")
     print(f"build {t_build:.0f} s, with saving {t_total:.0f} s, load {t_load:.2f} s (n_jobs={args.n_jobs})")
-    print(f"clean accuracy: min {acc_clean.min():.3f}, median {float(sorted(acc_clean)[len(acc_clean) // 2]):.3f}, max {acc_clean.max():.3f}")
+    print(f"clean accuracy: min {acc_clean.min():.3f}, median {float(sorted(acc_clean)[len(acc_clean) // 2]):.3f}, max "
+          f"{acc_clean.max():.3f}")
     print(f"all-domain accuracy: min {acc_all.min():.3f}, max {acc_all.max():.3f}")
     print(rm.group_scores("domain").mean().sort_values().round(3).to_string())
     return 0

@@ -81,9 +81,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--module", action="append", help="only these modules (repeatable)")
     ap.add_argument("--case", help="only cases whose name contains this")
     ap.add_argument("-v", "--verbose", action="store_true", help="list every crash and garbage result")
-    ap.add_argument("--findings", type=Path, help="write <dir>/<module>.md with one line per failing (case, argument, value)")
-    ap.add_argument("--json", type=Path, help="also write every outcome (case, module, arg, label, status) as JSON lines")
-    ap.add_argument("--memory-gb", type=float, default=8.0, help="address-space limit, so a huge allocation fails instead of swapping")
+    ap.add_argument("--findings", type=Path,
+                    help="write <dir>/<module>.md with one line per failing (case, argument, value)")
+    ap.add_argument("--json", type=Path,
+                    help="also write every outcome (case, module, arg, label, status) as JSON lines")
+    ap.add_argument("--memory-gb", type=float, default=8.0,
+                    help="address-space limit, so a huge allocation fails instead of swapping")
     ap.add_argument("--cli", action="store_true", help="then run the command line's campaign (tests/cli_fuzz.py)")
     ap.add_argument("--cli-only", action="store_true", help="only the command line's campaign")
     args = ap.parse_args(argv)
@@ -104,7 +107,8 @@ def main(argv: list[str] | None = None) -> int:
 
         with open(args.json, "w") as fh:
             for o in outcomes:
-                fh.write(json.dumps({"case": o.case, "module": o.module, "arg": o.arg, "label": o.label, "status": o.status}) + "\n")
+                fh.write(json.dumps({"case": o.case, "module": o.module, "arg": o.arg, "label": o.label,
+                                     "status": o.status}) + "\n")
     counts: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     for o in outcomes:
         counts[o.module][o.status] += 1
@@ -137,11 +141,15 @@ def main(argv: list[str] | None = None) -> int:
         for mod, rows in by_mod.items():
             path = args.findings / f"{mod}.md"
             lines = [f"- `{o.case}({o.arg}={o.value})` [{o.label}]: **{o.status}** -- {o.detail}" for o in rows]
-            path.write_text(f"# Bad-input findings for {mod} (scripts/fuzz_report.py, {time.strftime('%H:%M UTC', time.gmtime())})\n\n"
-                            "Each line: the call (valid arguments from tests/fuzz_cases.py, one replaced by the bad value shown), the bad-value label, "
-                            "and what happened. Wanted: a ValueError/TypeError whose message starts with the argument's name (or a correct result).\n"
+            path.write_text(f"# Bad-input findings for {mod} (scripts/fuzz_report.py, "
+                            f"{time.strftime('%H:%M UTC', time.gmtime())})\n\n"
+                            "Each line: the call (valid arguments from tests/fuzz_cases.py, one replaced by the bad "
+                            "value shown), the bad-value label, "
+                            "and what happened. Wanted: a ValueError/TypeError whose message starts with the "
+                            "argument's name (or a correct result).\n"
                             "Reproduce one callable: `.venv/bin/python scripts/fuzz_report.py --case '<case>' -v`.\n"
-                            "For `rng`/`random_state`: `effstats._validation.check_rng(x, name)` now takes the argument name and rejects negative seeds by name.\n\n"
+                            "For `rng`/`random_state`: `effstats._validation.check_rng(x, name)` now takes the "
+                            "argument name and rejects negative seeds by name.\n\n"
                             + "\n".join(lines) + "\n")
             print(f"wrote {path} ({len(rows)} findings)")
     status = 0 if not bad else 1

@@ -139,7 +139,8 @@ def _foreign_ids(v: Any, r: np.random.Generator) -> Any:
 
     if not isinstance(v, ResponseMatrix):
         raise NotImplementedError("ids need a ResponseMatrix")
-    return ResponseMatrix(v.values_with_nan(), nan_as_missing=True, model_ids=v.model_ids, item_ids=[f"zz{j}" for j in range(v.n_items)],
+    return ResponseMatrix(v.values_with_nan(), nan_as_missing=True, model_ids=v.model_ids,
+                          item_ids=[f"zz{j}" for j in range(v.n_items)],
                           probabilities=v.probabilities, labels=v.labels)
 
 
@@ -173,7 +174,8 @@ def _missing_rm(v: Any, r: np.random.Generator) -> Any:
 # ResponseMatrix inputs where complete binary correctness is required
 NEEDS_BINARY = [("score-matrix", FAIL, _score_rm), ("missing-cells-matrix", FAIL, _missing_rm)]
 
-# labelled inputs are aligned by id: the same items in another column order give the same result; unknown ids are refused
+# labelled inputs are aligned by id: the same items in another column order give the same result; unknown ids are
+# refused
 ALIGN = [
     ("permuted-ids", SAME, _permuted_ids),
     ("foreign-ids", FAIL, _foreign_ids),
@@ -226,7 +228,8 @@ OPTION = [
     ("unknown", FAIL, lambda v, r: "no-such-option"),
     ("int", FAIL, lambda v, r: 3),
     ("list", FAIL, lambda v, r: [v]),
-    ("upper", MAY, lambda v, r: v.upper() if isinstance(v, str) and v.upper() != v else "NOPE"),  # case-insensitive is fine
+    ("upper", MAY,
+     lambda v, r: v.upper() if isinstance(v, str) and v.upper() != v else "NOPE"),  # case-insensitive is fine
 ]
 FLAG = [
     ("str", FAIL, lambda v, r: "yes"),
@@ -370,7 +373,9 @@ def _write(kind: str, rng: np.random.Generator, suffix: str) -> str:
     return str(p)
 
 
-def files(suffix: str, kinds: tuple[str, ...] = ("missing", "directory", "empty", "garbage", "pickle-npz", "truncated-npz", "wrong-npz", "text")) -> list:
+def files(suffix: str,
+          kinds: tuple[str, ...] = ("missing", "directory", "empty", "garbage", "pickle-npz", "truncated-npz",
+                                    "wrong-npz", "text")) -> list:
     return [(k, FAIL, (lambda k: lambda v, r: _write(k, r, suffix))(k)) for k in kinds]
 
 
@@ -513,7 +518,8 @@ def run_one(case: Case, arg: Arg, label: str, expectation: str, make: Callable, 
         kwargs = case.valid() if case.valid else {}
         base = baseline(case) if case.valid else None
     except Exception as exc:  # noqa: BLE001 -- the valid call itself fails: a harness or API problem, not counted
-        return Outcome(case.name, case.module, arg.name, label, "skipped", f"valid call failed: {type(exc).__name__}: {str(exc)[:200]}")
+        return Outcome(case.name, case.module, arg.name, label, "skipped",
+                       f"valid call failed: {type(exc).__name__}: {str(exc)[:200]}")
     try:
         kwargs[arg.name] = make(kwargs.get(arg.name), rng)
     except Exception as exc:  # the harness itself could not build the value
@@ -533,28 +539,35 @@ def run_one(case: Case, arg: Arg, label: str, expectation: str, make: Callable, 
             return Outcome(case.name, case.module, arg.name, label, "crash", f"numpy reprs in the message: {msg[:200]}",
                            shown)
         if expectation == SAME:
-            return Outcome(case.name, case.module, arg.name, label, "crash", f"equivalent input refused: {type(exc).__name__}: {msg[:200]}", shown)
+            return Outcome(case.name, case.module, arg.name, label, "crash",
+                           f"equivalent input refused: {type(exc).__name__}: {msg[:200]}", shown)
         if any(n in msg for n in names):
-            return Outcome(case.name, case.module, arg.name, label, "clear", f"{type(exc).__name__}: {msg[:200]}", shown)
-        return Outcome(case.name, case.module, arg.name, label, "crash", f"{type(exc).__name__} not naming {arg.name!r}: {msg[:200]}", shown)
+            return Outcome(case.name, case.module, arg.name, label, "clear", f"{type(exc).__name__}: {msg[:200]}",
+                           shown)
+        return Outcome(case.name, case.module, arg.name, label, "crash",
+                       f"{type(exc).__name__} not naming {arg.name!r}: {msg[:200]}", shown)
     except BaseException as exc:  # noqa: BLE001 -- any other exception is an unhelpful crash
         if isinstance(exc, KeyboardInterrupt):
             raise
-        return Outcome(case.name, case.module, arg.name, label, "crash", f"{type(exc).__name__}: {str(exc)[:200]}", shown)
+        return Outcome(case.name, case.module, arg.name, label, "crash", f"{type(exc).__name__}: {str(exc)[:200]}",
+                       shown)
     shows_numpy = [str(w.message) for w in said if NUMPY_REPR.search(str(w.message))]
     if shows_numpy:
         return Outcome(case.name, case.module, arg.name, label, "crash",
                        f"numpy reprs in a warning: {shows_numpy[0][:200]}", shown)
     if expectation == FAIL:
-        return Outcome(case.name, case.module, arg.name, label, "garbage", f"accepted; returned {_short_repr(out)}", shown)
+        return Outcome(case.name, case.module, arg.name, label, "garbage", f"accepted; returned {_short_repr(out)}",
+                       shown)
     if expectation == MISSING and not any(issubclass(w.category, UserWarning) and "missing" in str(w.message) for w in said) \
             and not _same(out, base):  # a NaN the estimator never reads (an item it did not select) changes nothing
         return Outcome(case.name, case.module, arg.name, label, "garbage",
                        f"accepted without a warning that cells are missing; returned {_short_repr(out)}", shown)
     if expectation == SAME and not _same(out, base):
-        return Outcome(case.name, case.module, arg.name, label, "garbage", f"differs from the baseline: {_short_repr(out)}", shown)
+        return Outcome(case.name, case.module, arg.name, label, "garbage",
+                       f"differs from the baseline: {_short_repr(out)}", shown)
     if (not _finite(out)) if base is None else _new_nonfinite(base, out):
-        return Outcome(case.name, case.module, arg.name, label, "garbage", f"NaN/inf in the output: {_short_repr(out)}", shown)
+        return Outcome(case.name, case.module, arg.name, label, "garbage", f"NaN/inf in the output: {_short_repr(out)}",
+                       shown)
     return Outcome(case.name, case.module, arg.name, label, "ok", "", shown)
 
 

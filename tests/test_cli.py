@@ -313,7 +313,8 @@ def test_openllm_results_json_reader(tmp_path):
     wide = read_openllm_json(folder)
     assert set(wide.columns) == {"ARC", "HellaSwag", "TruthfulQA", "Winogrande", "GSM8K", "MMLU"}
     for m, (arc, mmlu, tqa) in want.items():
-        assert wide.loc[m, "ARC"] == arc and wide.loc[m, "MMLU"] == pytest.approx(mmlu) and wide.loc[m, "TruthfulQA"] == tqa
+        assert wide.loc[m, "ARC"] == arc and wide.loc[m, "MMLU"] == pytest.approx(mmlu) and wide.loc[m,
+                                                                                                     "TruthfulQA"] == tqa
     out = tmp_path / "ol"
     assert main(["audit", str(folder), "--out", str(out), "--n-boot", "30", "--no-progress", "--aggregate", "mean",
                  "--exclude", "Winogrande"]) == 0

@@ -37,7 +37,8 @@ SUBSET = {
     "TinyBenchmarks": lambda: TinyBenchmarks(K, n_dims=1, random_state=0),
     # both candidates rank their items (disagreement, easy-to-hard), so the winner's order matters either way
     "MethodChooser": lambda: MethodChooser({"DISCO kNN": DISCO(K, predictor="knn", signature="correctness", pca=5),
-                                            "Sort & Search": SortSearchDirect(K)}, n_items=K, n_splits=3, reference=None,
+                                            "Sort & Search": SortSearchDirect(K)}, n_items=K, n_splits=3,
+                                            reference=None,
                                            random_state=0),
 }
 SEARCH = {
@@ -120,9 +121,11 @@ def test_subset_estimator_aligns_labelled_input_or_refuses_it(name, split):
     np.testing.assert_array_equal(by_pos.predict(pd.DataFrame(y[:, perm], columns=perm)), truth)
     as_positions = ResponseMatrix(tgt.values[:, perm], item_ids=perm)
     np.testing.assert_array_equal(by_pos.predict(as_positions), truth)
-    with pytest.raises(ValueError, match="target_outputs: the estimator was fitted on arrays .* must be integer item positions"):
+    with pytest.raises(ValueError,
+                       match="target_outputs: the estimator was fitted on arrays .* must be integer item positions"):
         by_pos.predict(tgt)
-    with pytest.raises(ValueError, match="target_outputs: the estimator was fitted on arrays .* must be integer item positions"):
+    with pytest.raises(ValueError,
+                       match="target_outputs: the estimator was fitted on arrays .* must be integer item positions"):
         by_pos.predict(pd.DataFrame(y, columns=tgt.item_ids))
 
 
@@ -131,7 +134,9 @@ def test_subset_estimator_refuses_an_array_of_another_width(name, split):
     src, tgt = split
     est = _fit(SUBSET[name], src.values.astype(float))
     y = tgt.values.astype(float)
-    with pytest.raises(ValueError, match=r"target_outputs: expected outputs on the 20 selected items \(in selected_ order: ascending"):
+    with pytest.raises(ValueError,
+                       match=r"target_outputs: expected outputs on the 20 selected items \(in selected_ order: "
+                             r"ascending"):
         est.predict(y[:, est.selected_[:-1]])
     with pytest.raises(ValueError, match="items: 19 item ids given for outputs on 20 items"):
         est.predict(y[:, est.selected_], items=est.selected_[:-1])
@@ -178,7 +183,9 @@ def test_search_estimator_aligns_labelled_input_or_refuses_it(name, split):
     one = pd.Series(y[0, perm], index=tgt.item_ids[perm])
     np.testing.assert_array_equal(est.predict(one).correctness(), ref.correctness(rows=[0]))
     missing_one = [i for i in tgt.item_ids if i != items[3]]
-    with pytest.raises(ValueError, match=rf"responses: columns must be the 20 selected items .*missing selected items \['{items[3]}'\]"):
+    with pytest.raises(ValueError,
+                       match=r"responses: columns must be the 20 selected items .*missing selected items "
+                             rf"\['{items[3]}'\]"):
         est.predict(tgt.subset(items=missing_one))
 
 
@@ -193,9 +200,11 @@ def test_simulate_after_an_array_fit_aligns_integer_columns_and_refuses_others(n
     pd.testing.assert_frame_equal(got.evaluate(frame), ref.evaluate(y), check_names=False)  # a frame's index names the models
     kw = {} if name == "HybridSearch" else {"budget": K}  # HybridSearch scores at its fitted budget
     assert b.score(frame, **kw) == a.score(y, **kw)
-    with pytest.raises(ValueError, match="responses: the estimator was fitted on arrays .* labelled columns must be integer"):
+    with pytest.raises(ValueError,
+                       match="responses: the estimator was fitted on arrays .* labelled columns must be integer"):
         b.simulate(pd.DataFrame(y, columns=[f"q{j}" for j in range(tgt.n_items)]), K)
-    with pytest.raises(ValueError, match="true_responses: the estimator was fitted on arrays .* labelled columns must be integer"):
+    with pytest.raises(ValueError,
+                       match="true_responses: the estimator was fitted on arrays .* labelled columns must be integer"):
         ref.evaluate(tgt)
     with pytest.raises(ValueError, match=r"responses: columns must be the 240 fitted items .*missing items \[0\]"):
         b.simulate(frame.drop(columns=[0]), K)

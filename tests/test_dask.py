@@ -13,7 +13,8 @@ from effstats.sortsearch import SortSearch, item_sums, recursive_sort, sort_by_s
 @pytest.fixture(scope="module")
 def client():
     # processes, not threads: the tasks are pickled and shipped as they would be to other machines
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, \
             distributed.Client(cluster) as c:
         yield c
 

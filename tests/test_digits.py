@@ -121,7 +121,8 @@ def test_artifact_rows_are_reproduced_by_the_code(bench):
         # same numpy / scipy / scikit-learn as the build: bit-for-bit
         np.testing.assert_array_equal(rebuilt.probabilities, ref_proba)
         np.testing.assert_array_equal(rebuilt.values, ref_values)
-        np.testing.assert_array_equal(rebuilt.models["release_date"].to_numpy(), bench.models["release_date"].to_numpy()[rows])
+        np.testing.assert_array_equal(rebuilt.models["release_date"].to_numpy(),
+                                      bench.models["release_date"].to_numpy()[rows])
     else:
         # other library releases may move a few near-ties; the models must still be the same models
         assert (rebuilt.values == ref_values).mean() > 0.98
@@ -135,7 +136,8 @@ def _versions():
     return {"numpy": np.__version__, "scipy": scipy.__version__, "sklearn": sklearn.__version__}
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.data_too_large, HealthCheck.filter_too_much])
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.data_too_large, HealthCheck.filter_too_much])
 @given(st.lists(st.integers(0, 6), min_size=10, max_size=10).filter(lambda v: sum(v) > 0), st.integers(0, 10_000))
 def test_quantiser_keeps_sum_and_argmax(weights, seed):
     # integer weights make exact ties common; jitter some rows to test generic values

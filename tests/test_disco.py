@@ -464,7 +464,8 @@ def test_unseen_class_in_target_signature_is_ignored_not_aliased():
     perm = rng.permutation(40)
     rm = ResponseMatrix(np.zeros((2, 40), bool), predictions=pred[:2, perm], labels=labels[perm], item_ids=perm)
     np.testing.assert_allclose(est.predict(rm), est.predict(pred[:2]))
-    with pytest.raises(ValueError, match="target_outputs: the estimator was fitted on arrays .* must be integer item positions"):
+    with pytest.raises(ValueError,
+                       match="target_outputs: the estimator was fitted on arrays .* must be integer item positions"):
         est.predict(ResponseMatrix(np.zeros((2, 40), bool), predictions=pred[:2], labels=labels))
 
 

@@ -59,7 +59,8 @@ def test_every_estimator_aligns_by_item_id(name):
     np.testing.assert_allclose(est.predict(tgt.values[:, est.selected_].astype(float)), ref)
     # missing selected items: a clear error naming them
     drop = tgt.item_ids[est.selected_[0]]
-    with pytest.raises(ValueError, match=f"target_outputs: outputs on 1 of the 20 selected items are missing: \\['{drop}'\\]"):
+    with pytest.raises(ValueError,
+                       match=f"target_outputs: outputs on 1 of the 20 selected items are missing: \\['{drop}'\\]"):
         est.predict(df.drop(columns=[drop]))
 
 
@@ -207,8 +208,10 @@ def test_bad_arguments_are_named():
             jsd(p, base=bad)
     q = p.copy()
     q[0, 0, 0] = np.nan
-    for out, msg in ((q, "outputs: contains NaN"), (p[0] * 3, r"outputs: correctness must lie in \[0, 1\]"), (None, "outputs"),
-                     ("abc", "outputs"), (p * 0.5, "outputs: probabilities must sum to 1"), ([[[0.5, 0.5]], [[1.0]]], "outputs")):
+    for out, msg in ((q, "outputs: contains NaN"), (p[0] * 3, r"outputs: correctness must lie in \[0, 1\]"),
+                     (None, "outputs"),
+                     ("abc", "outputs"), (p * 0.5, "outputs: probabilities must sum to 1"),
+                     ([[[0.5, 0.5]], [[1.0]]], "outputs")):
         with pytest.raises(ValueError, match=msg):
             disagreement(out)
     with pytest.raises(ValueError, match="name: expected one of"):
@@ -239,9 +242,12 @@ def test_bad_arguments_are_named():
     with pytest.raises(ValueError, match="split: target model positions must be integers in"):
         evaluate_split(RandomDirect(5), rm, ModelSplit(np.arange(3), np.array([50, 51])))
     for kw, msg in (({"methods": {}}, "methods: expected a non-empty dict"), ({"methods": "abc"}, "methods: expected"),
-                    ({"methods": {"r": 3}}, r"methods\['r'\]: expected a subset estimator"), ({"splits": []}, "splits: expected at least one"),
-                    ({"splits": "abc"}, "splits: expected a ModelSplit"), ({"seeds": []}, "seeds: expected a non-empty"),
-                    ({"seeds": ["a"]}, "seeds: expected"), ({"seeds": [0.5]}, "seeds: expected"), ({"seeds": [0, 0]}, "seeds: duplicated")):
+                    ({"methods": {"r": 3}}, r"methods\['r'\]: expected a subset estimator"),
+                    ({"splits": []}, "splits: expected at least one"),
+                    ({"splits": "abc"}, "splits: expected a ModelSplit"),
+                    ({"seeds": []}, "seeds: expected a non-empty"),
+                    ({"seeds": ["a"]}, "seeds: expected"), ({"seeds": [0.5]}, "seeds: expected"),
+                    ({"seeds": [0, 0]}, "seeds: duplicated")):
         args = {"methods": {"r": RandomDirect(5)}, "splits": sp, "seeds": [0], **kw}
         with pytest.raises(ValueError, match=msg):
             run_protocol(args["methods"], rm, args["splits"], seeds=args["seeds"])

@@ -40,7 +40,8 @@ def _mae(est, rm, sp):
 # ----------------------------------------------------------------------------------------------------- defaults
 def test_defaults_are_the_benchmarked_setting():
     p = DISCO().get_params()
-    assert (p["n_items"], p["selection"], p["predictor"], p["estimate"], p["pca"]) == (100, "random", "ridge", "difference", "auto")
+    assert (p["n_items"], p["selection"], p["predictor"], p["estimate"], p["pca"]) == (100, "random", "ridge",
+                                                                                       "difference", "auto")
 
 
 @needs_data
@@ -117,7 +118,8 @@ def test_pds_and_jsd_select_the_same_items_on_01_data_and_not_on_class_ids(digit
         a = DISCO(40, selection="pds", random_state=seed).fit(src)
         b = DISCO(40, selection="jsd", random_state=seed).fit(src)
         np.testing.assert_array_equal(a.selected_, b.selected_)
-        np.testing.assert_array_equal(a.predict(digits.subset(models=range(50, 60))), b.predict(digits.subset(models=range(50, 60))))
+        np.testing.assert_array_equal(a.predict(digits.subset(models=range(50, 60))),
+                                      b.predict(digits.subset(models=range(50, 60))))
         assert set(np.unique(a.scores_)) == {0.5, 1.0}
     # with class ids, PDS counts distinct classes and JSD the entropy of the votes: other items
     item0 = [0] * 8 + [1, 2]  # 3 classes, votes 8/1/1: PDS 3, entropy 0.64 nats

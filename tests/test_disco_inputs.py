@@ -20,7 +20,8 @@ def test_integer_rule():
     out = check_integer_outputs(y, "x", class_ids=False)
     assert out.dtype == float and np.array_equal(out, y)
     assert check_integer_outputs(y, "x", class_ids=True) is y  # declared class ids stay class ids
-    with pytest.raises(ValueError, match=r"^x: an integer array is 0/1 correctness .* got values \[2, 3\] and no labels$"):
+    with pytest.raises(ValueError,
+                       match=r"^x: an integer array is 0/1 correctness .* got values \[2, 3\] and no labels$"):
         check_integer_outputs(np.array([[0, 2], [3, 1]]), "x", class_ids=False)
     with pytest.raises(ValueError, match="got a 3-D integer array and no labels"):
         check_integer_outputs(np.zeros((2, 3, 2), dtype=int), "x", class_ids=False)

@@ -60,7 +60,8 @@ def test_subset_prediction_protocol_and_conformal_quantile():
     with pytest.raises(ValueError, match="confidence_level"):
         p.confidence_interval(1.5)
     d = SubsetPrediction(np.array([0.5]), np.array([0.05]), "design")
-    np.testing.assert_allclose(d.confidence_interval(0.95), ([0.5 - 1.959964 * 0.05], [0.5 + 1.959964 * 0.05]), rtol=1e-6)
+    np.testing.assert_allclose(d.confidence_interval(0.95), ([0.5 - 1.959964 * 0.05], [0.5 + 1.959964 * 0.05]),
+                               rtol=1e-6)
 
 
 def test_score_is_a_float_and_evaluate_reports_coverage():
@@ -160,7 +161,8 @@ def test_chooser_keeps_random_direct_without_structure_and_picks_signatures_with
     p = rng.uniform(0.4, 0.8, 40)
     iid = ResponseMatrix(rng.random((40, 1500)) < p[:, None])
     # (cosine kNN needs centred signatures: PCA centres them; on raw 0/1 vectors cosine ignores how many are right)
-    cands = {"random + direct": RandomDirect(50), "DISCO PDS + kNN": DISCO(50, selection="pds", predictor="knn", estimate="signature", pca=16)}
+    cands = {"random + direct": RandomDirect(50),
+             "DISCO PDS + kNN": DISCO(50, selection="pds", predictor="knn", estimate="signature", pca=16)}
     ch = MethodChooser(cands, n_items=50, random_state=0).fit(iid)
     assert ch.best_ == "random + direct"
     # tight model families: in range (extrapolation=False), signatures predict far better than a 50-item mean

@@ -12,7 +12,8 @@ def _data(seed=0, m=20, n=300):
 
 
 @pytest.mark.parametrize("est", [DISCO(20, predictor="knn", pca=8, random_state=0), RandomDirect(20, random_state=0),
-                                 AnchorCorr(20, random_state=0), TinyBenchmarks(20, estimator="weighted", random_state=0)])
+                                 AnchorCorr(20, random_state=0),
+                                 TinyBenchmarks(20, estimator="weighted", random_state=0)])
 def test_items_with_ragged_or_nan_outputs_name_the_argument(est):
     est.fit(_data())
     k = len(est.selected_)
@@ -22,7 +23,8 @@ def test_items_with_ragged_or_nan_outputs_name_the_argument(est):
     # output on any selected item is refused
     bad = np.ones((2, k))
     bad[0, 0] = np.nan
-    with pytest.warns(UserWarning, match=rf"^target_outputs: 1 cells missing on 1 of the {k} selected items \[{est.selected_[0]}\]"):
+    with pytest.warns(UserWarning,
+                      match=rf"^target_outputs: 1 cells missing on 1 of the {k} selected items \[{est.selected_[0]}\]"):
         assert np.isfinite(est.predict(bad, items=est.selected_)).all()
     bad[1] = np.nan
     with pytest.raises(ValueError, match=r"^target_outputs: targets \[1\] \(positions\) have no output"):
@@ -93,7 +95,8 @@ def test_dataframe_with_conflicting_items_is_refused():
     np.testing.assert_allclose(est.predict(df.iloc[:, ::-1]), est.predict(y))
 
 
-@pytest.mark.parametrize("make", [lambda: RandomDirect(20), lambda: DISCO(20, predictor="knn", pca=8), lambda: AnchorCorr(20),
+@pytest.mark.parametrize("make",
+                         [lambda: RandomDirect(20), lambda: DISCO(20, predictor="knn", pca=8), lambda: AnchorCorr(20),
                                   lambda: TinyBenchmarks(20, n_dims=1)])
 def test_degenerate_pools_and_misnumbered_labels_are_refused(make):
     # Class ids 0-9 with labels 10-19 (a numbering mismatch) made every correctness 0 and every estimate 0.0;

@@ -7,9 +7,9 @@ that every warning is listed and the site is still there to check), into a tempo
 * every internal link resolves: every relative href/src of every HTML page names an existing file, and every
   #anchor exists in its target page; the pages load nothing from the network;
 * Debian's headless Chromium, driven over the DevTools protocol on 127.0.0.1 (test_reports.py's launcher and
-  client), opens a sample of pages, served over HTTP on 127.0.0.1 (landing, guide, API, notebooks, performance, changelog): main content
-  rendered, every <img> decoded (naturalWidth > 0), math typeset, and no console error or warning, uncaught
-  exception or failed load.
+  client), opens a sample of pages, served over HTTP on 127.0.0.1 (landing, guide, API, notebooks, performance,
+  changelog): main content rendered, every <img> decoded (naturalWidth > 0), math typeset, and no console error or
+  warning, uncaught exception or failed load.
 
 Skipped, saying why, when Sphinx and its extensions are not installed.
 """

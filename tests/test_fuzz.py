@@ -36,13 +36,15 @@ def _params():
     for case in CASES:
         for arg in case.args:
             key = (case.name, arg.name)
-            marks = [pytest.mark.xfail(strict=True, reason=f"{KNOWN[key]} (owner fixing; see fuzz findings)")] if key in KNOWN else []
+            marks = [pytest.mark.xfail(strict=True,
+                                       reason=f"{KNOWN[key]} (owner fixing; see fuzz findings)")] if key in KNOWN else []
             out.append(pytest.param(case, arg, id=f"{case.name}-{arg.name}", marks=marks))
     return out
 
 
 @pytest.mark.parametrize("case,arg", _params())
-@settings(derandomize=True, max_examples=MAX_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+@settings(derandomize=True, max_examples=MAX_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck),
+          database=None)
 @given(data=st.data())
 def test_bad_input_gives_clear_error_or_correct_result(case, arg, data):
     failures = []
@@ -69,7 +71,8 @@ def test_valid_call_works(case):
 # ------------------------------------------------------------------------------------------- the classifier
 def _case(fn, args):
     # the valid call (an array) works; the fuzzed value (a list) goes through ``fn``
-    return H.Case("probe", "probe", lambda kw: fn(**kw) if isinstance(kw["x"], list) else kw["x"], lambda: {"x": np.ones(3)}, [H.Arg("x", args)])
+    return H.Case("probe", "probe", lambda kw: fn(**kw) if isinstance(kw["x"], list) else kw["x"],
+                  lambda: {"x": np.ones(3)}, [H.Arg("x", args)])
 
 
 @pytest.mark.parametrize(
@@ -122,18 +125,30 @@ ISSUE_EXAMPLES = [
     ("complex-dense", lambda t: fuzz_cases.pub("effstats.bitpack.PackedBinaryMatrix").from_dense(_x() + 1j), "dense"),
     ("complex-metric", lambda t: fuzz_cases.pub("effstats.metrics.mae")(_x()[:2] + 1j, _x()[:2]), "a"),
     ("complex-values", lambda t: fuzz_cases.pub("effstats.responses.ResponseMatrix")(_x() * (1 + 1j)), "values"),
-    ("take_rows-50", lambda t: fuzz_cases.pub("effstats.bitpack.PackedBinaryMatrix").from_dense(_x()).take_rows([50]), "rows"),
-    ("abilities-item-99", lambda t: fuzz_cases.fitted("effstats.irt.IRT2PL", method="jml", max_iter=20).abilities(_x()[:, :5], items=[0, 1, 2, 3, 99]), "items"),
-    ("flash_helm-no-models", lambda t: fuzz_cases.pub("effstats.reliability.flash_helm")(fuzz_cases.EX_RM(), [], sizes=(2, None), n_boot=5, rng=0), "new_models"),
-    ("sizes-with-strings", lambda t: fuzz_cases.pub("effstats.reliability.efficiency_curve")(fuzz_cases.EX_RM(), "examples", sizes=[2, "a"], n_boot=5), "sizes"),
+    ("take_rows-50", lambda t: fuzz_cases.pub("effstats.bitpack.PackedBinaryMatrix").from_dense(_x()).take_rows([50]),
+     "rows"),
+    ("abilities-item-99",
+     lambda t: fuzz_cases.fitted("effstats.irt.IRT2PL", method="jml", max_iter=20).abilities(_x()[:, :5],
+                                                                                             items=[0, 1, 2, 3, 99]),
+                                                                                             "items"),
+    ("flash_helm-no-models",
+     lambda t: fuzz_cases.pub("effstats.reliability.flash_helm")(fuzz_cases.EX_RM(), [], sizes=(2, None), n_boot=5,
+                                                                 rng=0), "new_models"),
+    ("sizes-with-strings",
+     lambda t: fuzz_cases.pub("effstats.reliability.efficiency_curve")(fuzz_cases.EX_RM(), "examples", sizes=[2, "a"],
+                                                                       n_boot=5), "sizes"),
     ("rank_models-duplicate-ids", lambda t: fuzz_cases.pub("effstats.sequential.rank_models")(
         np.tile((np.arange(300) % 3 == 0).astype(float), (3, 1)), model_ids=["a", "a", "b"], rng=0), "model_ids"),
     ("from_row_blocks-twos", lambda t: fuzz_cases.pub("effstats.bitpack.PackedBinaryMatrix").from_row_blocks(
         4, 8, lambda s, e: np.full((e - s, 8), 2)), "make_block"),
-    ("budget_curve-empty", lambda t: fuzz_cases.fitted("effstats.sortsearch.SortSearch").budget_curve(_x()[:3], []), "budgets"),
-    ("ragged-disco-fit", lambda t: fuzz_cases.pub("effstats.disco.DISCO")(n_items=5, predictor="knn", pca=None).fit([[0.1, 0.9], [0.5]]), "source_outputs"),
+    ("budget_curve-empty", lambda t: fuzz_cases.fitted("effstats.sortsearch.SortSearch").budget_curve(_x()[:3], []),
+     "budgets"),
+    ("ragged-disco-fit",
+     lambda t: fuzz_cases.pub("effstats.disco.DISCO")(n_items=5, predictor="knn", pca=None).fit([[0.1, 0.9], [0.5]]),
+     "source_outputs"),
     ("ragged-irt-fit", lambda t: fuzz_cases.pub("effstats.irt.IRT2PL")().fit([[1, 0, 1], [0, 1]]), "responses"),
-    ("corrupt-digits-file", lambda t: fuzz_cases.pub("effstats.datasets.load_lifelong_digits")(_corrupt_npz(t)), "path"),
+    ("corrupt-digits-file", lambda t: fuzz_cases.pub("effstats.datasets.load_lifelong_digits")(_corrupt_npz(t)),
+     "path"),
 ]
 
 
@@ -145,7 +160,8 @@ def test_reported_examples_give_clear_errors(call, name, tmp_path):
 
 
 # ------------------------------------------------------------------------------------------- coverage of the table
-MODULES = ["responses", "bitpack", "splits", "sortsearch", "metrics", "disco", "irt", "reliability", "cli", "sequential", "datasets",
+MODULES = ["responses", "bitpack", "splits", "sortsearch", "metrics", "disco", "irt", "reliability", "cli",
+           "sequential", "datasets",
            "distributed", "workflow"]
 # called by the package with objects it built itself (a stopping rule gets the evaluator's LookStats; a DIoR plan
 # gets its own statistic's output), so there is no user input to fuzz
@@ -178,7 +194,8 @@ def test_every_public_callable_with_input_is_in_the_table():
                     q = f"{n}.{k}"
                     # effstats' own methods: scikit-learn >= 1.3 adds set_{fit,predict,score}_request to the class
                     own = getattr(getattr(obj, k), "__module__", "effstats").startswith("effstats")
-                    if not k.startswith("_") and callable(getattr(obj, k)) and _n_params(getattr(obj, k), True) and q not in names \
+                    if not k.startswith("_") and callable(getattr(obj, k)) and _n_params(getattr(obj, k),
+                                                                                         True) and q not in names \
                             and own and not any(x in q for x in NOT_FUZZED):
                         missing.append(f"effstats.{m}.{q}")
             elif callable(obj) and _n_params(obj, False) and n not in names:

@@ -145,10 +145,13 @@ def test_lm_eval_old_format_gzip_mapping_and_recomputed_acc(tmp_path):
 
 def test_lm_eval_generation_task_filters_and_runs(tmp_path):
     def gen(doc_id, filt, em):
-        return {"doc_id": doc_id, "doc": {"question": "?"}, "target": "4", "arguments": {"gen_args_0": {"arg_0": "2+2=", "arg_1": {"until": ["\n"]}}},
-                "resps": [["4"]], "filtered_resps": ["4" if em else "5"], "filter": filt, "metrics": ["exact_match"], "exact_match": em}
+        return {"doc_id": doc_id, "doc": {"question": "?"}, "target": "4",
+                "arguments": {"gen_args_0": {"arg_0": "2+2=", "arg_1": {"until": ["\n"]}}},
+                "resps": [["4"]], "filtered_resps": ["4" if em else "5"], "filter": filt, "metrics": ["exact_match"],
+                "exact_match": em}
 
-    recs = [gen(i, f, float(i % 2 == 0 or f == "flexible-extract")) for f in ["strict-match", "flexible-extract"] for i in range(4)]
+    recs = [gen(i, f, float(i % 2 == 0 or f == "flexible-extract")) for f in ["strict-match",
+                                                                              "flexible-extract"] for i in range(4)]
     _write(tmp_path / "m" / f"samples_gsm8k_{TS}.jsonl", recs)
     with pytest.raises(ValueError, match="^filter:"):
         read_lm_eval_samples(tmp_path, metric="exact_match")
@@ -157,7 +160,8 @@ def test_lm_eval_generation_task_filters_and_runs(tmp_path):
     assert (rm.items["n_choices"] == 0).all()  # generated text "4" is not a loglikelihood
     assert read_lm_eval_samples(tmp_path, metric="exact_match", filter="flexible-extract").values.all()
     # a later run of the same task replaces the earlier one
-    _write(tmp_path / "m" / "samples_gsm8k_2025-01-01T00-00-00.000001.jsonl", [gen(i, "strict-match", 1.0) for i in range(4)])
+    _write(tmp_path / "m" / "samples_gsm8k_2025-01-01T00-00-00.000001.jsonl",
+           [gen(i, "strict-match", 1.0) for i in range(4)])
     with pytest.warns(UserWarning, match="latest"):
         rm2 = read_lm_eval_samples(tmp_path, metric="exact_match", filter="strict-match")
     assert rm2.values.all()
@@ -255,7 +259,8 @@ def test_scores_csv_round_trips_long_and_wide(data):
     vals = data.draw(hnp.arrays(float, (n_m, n_i), elements=st.floats(0, 1)))
     miss = data.draw(hnp.arrays(bool, (n_m, n_i)))
     miss[0, :] = miss[:, 0] = False  # every model and every item evaluated somewhere
-    rm = ResponseMatrix(vals, kind="score", missing=miss, model_ids=[f"m{i}" for i in range(n_m)], item_ids=[f"q{j}" for j in range(n_i)])
+    rm = ResponseMatrix(vals, kind="score", missing=miss, model_ids=[f"m{i}" for i in range(n_m)],
+                        item_ids=[f"q{j}" for j in range(n_i)])
     with tempfile.TemporaryDirectory() as d:
         long_f, wide_f = Path(d) / "long.csv", Path(d) / "wide.csv"
         rm.to_long().to_csv(long_f, index=False)
@@ -267,7 +272,8 @@ def test_scores_csv_round_trips_long_and_wide(data):
             assert list(back.model_ids) == list(rm.model_ids) and list(back.item_ids) == list(rm.item_ids)
 
 
-# ----------------------------------------------------------------------------------------------------- runs, names, damaged files
+# ----------------------------------------------------------------------------------------------------- runs, names,
+# damaged files
 def _sanitized(name):
     # the folder lm-eval's EvaluationTracker writes for a model name
     return re.sub(r"[\"<>:/|\\?*\[\]]+", "__", name)
@@ -293,7 +299,8 @@ def _write_run(out, name, task, ts, rows, *, results=True, model_args=None):
     folder = out / _sanitized(name)
     _write(folder / f"samples_{task}_{ts}.jsonl", rows)
     if results:
-        doc = {"results": {task: {"alias": task}}, "config": {"model": "hf", "model_args": model_args or f"pretrained={name},dtype=float16"},
+        doc = {"results": {task: {"alias": task}},
+               "config": {"model": "hf", "model_args": model_args or f"pretrained={name},dtype=float16"},
                "model_name": "" if model_args else name, "model_name_sanitized": _sanitized(name)}
         (folder / f"results_{ts}.json").write_text(json.dumps(doc, indent=2))
     return folder
@@ -323,9 +330,11 @@ def test_lm_eval_values_and_model_names_read_back_from_a_truth_matrix(truth, dat
 
 def test_lm_eval_model_name_sources(tmp_path):
     # model_name empty: the pretrained= entry of config.model_args names the model
-    _write_run(tmp_path, "/data/ckpt-a", "arc_easy", TS, [_mc_record(0, True, True)], model_args="pretrained=/data/ckpt-a,dtype=float16")
+    _write_run(tmp_path, "/data/ckpt-a", "arc_easy", TS, [_mc_record(0, True, True)],
+               model_args="pretrained=/data/ckpt-a,dtype=float16")
     # model_args logged as a mapping (the Python API)
-    _write_run(tmp_path, "org/b", "arc_easy", TS, [_mc_record(0, False, True)], model_args={"pretrained": "org/b", "dtype": "float16"})
+    _write_run(tmp_path, "org/b", "arc_easy", TS, [_mc_record(0, False, True)],
+               model_args={"pretrained": "org/b", "dtype": "float16"})
     # no results file: the folder name
     _write_run(tmp_path, "org/c", "arc_easy", TS, [_mc_record(0, True, True)], results=False)
     # a results file of another run (another timestamp) does not name this one
@@ -341,7 +350,9 @@ def test_lm_eval_model_name_sources(tmp_path):
     # a mapping names the models itself
     assert list(read_lm_eval_samples({"mine": tmp_path / _sanitized("/data/ckpt-a")}).model_ids) == ["mine"]
     (tmp_path / _sanitized("org/b") / f"results_{TS}.json").write_text('{"model_name": "org/b", "res')
-    with pytest.raises(ValueError, match=r"^path_or_paths: org__b/results_.*\.json \(the results file of the run\) is not valid JSON"):
+    with pytest.raises(ValueError,
+                       match=r"^path_or_paths: org__b/results_.*\.json \(the results file of the run\) is not valid "
+                             r"JSON"):
         read_lm_eval_samples(tmp_path)
 
 
@@ -363,7 +374,9 @@ def test_lm_eval_duplicate_runs_first_last_mean_error(tmp_path):
     # the probabilities of the mean are the mean of the runs' probabilities
     p_late, p_early = last.probabilities[0, 0], first.probabilities[0, 0]
     np.testing.assert_allclose(mean.probabilities[0, 0], (p_late + p_early) / 2, rtol=1e-12)
-    with pytest.raises(ValueError, match=r"^path_or_paths: model 'org/m' has 2 runs of task 'arc_easy' \(org__m/samples_arc_easy_2024-01"):
+    with pytest.raises(ValueError,
+                       match=r"^path_or_paths: model 'org/m' has 2 runs of task 'arc_easy' "
+                             r"\(org__m/samples_arc_easy_2024-01"):
         read_lm_eval_samples(tmp_path, duplicates="error")
     with pytest.raises(ValueError, match="^duplicates: expected one of 'last', 'first', 'error', 'mean'"):
         read_lm_eval_samples(tmp_path, duplicates="latest")
@@ -379,7 +392,8 @@ def test_lm_eval_lfs_pointer_and_truncated_last_line(tmp_path):
     assert str(exc.value) == f"path_or_paths: org__m/{f.name} is a Git LFS pointer, not the log; run `git lfs pull`"
     lines = good.splitlines(keepends=True)
     f.write_text("".join(lines[:2]) + lines[2][: len(lines[2]) // 2])  # a run stopped while writing its third record
-    with pytest.raises(ValueError, match=rf"^path_or_paths: org__m/{f.name} line 3 \(the last line\) is truncated, not valid JSON") as exc:
+    with pytest.raises(ValueError,
+                       match=rf"^path_or_paths: org__m/{f.name} line 3 \(the last line\) is truncated, not valid JSON") as exc:
         read_lm_eval_samples(tmp_path)
     assert "\n" not in str(exc.value)
     gz = folder / f"samples_arc_easy_{TS}.jsonl.gz"
@@ -392,7 +406,9 @@ def test_lm_eval_lfs_pointer_and_truncated_last_line(tmp_path):
 def test_scores_csv_duplicates_first_last_mean_error(tmp_path):
     long = tmp_path / "long.csv"
     long.write_text("model,item,score,benchmark\nm1,q1,0,arc\nm1,q2,1,arc\nm2,q1,1,arc\nm2,q2,0,arc\nm1,q1,0.5,arc\nm1,q2,-,arc\n")
-    with pytest.warns(UserWarning, match=r"^path: long.csv: duplicate \(model, item\) rows, e.g. \('m1', 'q1'\), \('m1', 'q2'\); using the last row"):
+    with pytest.warns(UserWarning,
+                      match=r"^path: long.csv: duplicate \(model, item\) rows, e.g. \('m1', 'q1'\), \('m1', 'q2'\); "
+                            r"using the last row"):
         last = read_scores_csv(long, groups="benchmark")
     np.testing.assert_array_equal(last.values_with_nan(), [[0.5, np.nan], [1, 0]])  # the last m1,q2 row: not evaluated
     with pytest.warns(UserWarning, match="using the first row"):
@@ -405,10 +421,12 @@ def test_scores_csv_duplicates_first_last_mean_error(tmp_path):
         read_scores_csv(long, duplicates="error")
     wide = tmp_path / "wide.csv"
     wide.write_text("model,a,b\nm1,1,-\nm2,0,0\nm1,0,1\n")
-    with pytest.warns(UserWarning, match=r"^path: wide.csv: model ids in column 'model' repeat, e.g. 'm1'; using the last row"):
+    with pytest.warns(UserWarning,
+                      match=r"^path: wide.csv: model ids in column 'model' repeat, e.g. 'm1'; using the last row"):
         assert read_scores_csv(wide).values_with_nan().tolist() == [[0, 1], [0, 0]]
     with pytest.warns(UserWarning, match="using the first row"):
-        np.testing.assert_array_equal(read_scores_csv(wide, duplicates="first").values_with_nan(), [[1, np.nan], [0, 0]])
+        np.testing.assert_array_equal(read_scores_csv(wide, duplicates="first").values_with_nan(),
+                                      [[1, np.nan], [0, 0]])
     assert read_scores_csv(wide, duplicates="mean").values_with_nan().tolist() == [[0.5, 1], [0, 0]]
     with pytest.raises(ValueError, match="^path: wide.csv: model ids in column 'model' repeat"):
         read_scores_csv(wide, duplicates="error")
@@ -419,7 +437,9 @@ def test_scores_csv_duplicates_first_last_mean_error(tmp_path):
 def test_scores_csv_read_as_wide_says_which_long_columns_are_absent(tmp_path):
     f = tmp_path / "scores.csv"
     f.write_text("llm,item,score\nm1,q1,1\nm2,q1,0\n")
-    with pytest.raises(ValueError, match=r"^path: scores.csv: column 'item' has non-numeric.*read as a wide table: the long layout's columns model='model' are absent"):
+    with pytest.raises(ValueError,
+                       match=r"^path: scores.csv: column 'item' has non-numeric.*read as a wide table: the long "
+                             r"layout's columns model='model' are absent"):
         read_scores_csv(f)
     with pytest.raises(ValueError, match=r"^path: scores.csv: column 'item' has non-numeric values, e.g. 'q1'$"):
         read_scores_csv(f, format="wide")
@@ -501,7 +521,8 @@ def test_lm_eval_metric_beyond_float_and_deep_nesting_are_refused_by_line(tmp_pa
     recs = [_mc_record(j, 1, True) for j in range(4)]
     recs[2]["acc"] = 10**400  # JSON allows any integer
     folder = _write_run(tmp_path, "org/m", "arc_easy", TS, recs)
-    with pytest.raises(ValueError, match=r"^metric: 'acc' of doc 2 in org__m/samples_arc_easy_.* is 1000.*expected a number"):
+    with pytest.raises(ValueError,
+                       match=r"^metric: 'acc' of doc 2 in org__m/samples_arc_easy_.* is 1000.*expected a number"):
         read_lm_eval_samples(tmp_path)
     recs[2]["acc"] = 1.0
     f = folder / f"samples_arc_easy_{TS}.jsonl"

@@ -117,7 +117,8 @@ def test_values_read_back_equal_the_truth(data):
 
 
 def test_model_names_and_scenarios_come_from_the_run_spec_or_the_run_name(tmp_path):
-    write_run(tmp_path, "v1", "openai/gpt2", "mmlu:subject=anatomy,method=multiple_choice_joint", truth_entries([1.0], [True]))
+    write_run(tmp_path, "v1", "openai/gpt2", "mmlu:subject=anatomy,method=multiple_choice_joint",
+              truth_entries([1.0], [True]))
     write_run(tmp_path, "v1", "org/no-model-field", "boolq", truth_entries([0.0], [True]), spec_model=False)
     write_run(tmp_path, "v1", "org/no-spec", "boolq", truth_entries([1.0], [True]), spec=False)
     rm = read_helm_runs(tmp_path / "runs" / "v1")
@@ -170,7 +171,8 @@ def test_duplicate_runs_first_last_mean_error(tmp_path):
     # the order given decides which run is last
     runs = sorted((tmp_path / "runs").glob("*/boolq*model=a_m"))
     with pytest.warns(UserWarning, match=r"using the last one, v1\.9/"):
-        assert read_helm_runs(runs[::-1] if runs[0].parent.name == "v1.9" else runs).values.tolist() == [[1.0, 0.0, 1.0]]
+        assert read_helm_runs(runs[::-1] if runs[0].parent.name == "v1.9" else runs).values.tolist() == [[1.0, 0.0,
+                                                                                                          1.0]]
     with pytest.raises(ValueError, match="^duplicates: expected one of 'last', 'first', 'error', 'mean'"):
         read_helm_runs(tmp_path / "runs", duplicates="latest")
 
@@ -190,13 +192,17 @@ def test_missing_cells_and_runs_without_the_metric(tmp_path):
 
 def test_bad_input_gives_one_line_errors_naming_the_argument(tmp_path):
     run = write_run(tmp_path, "v1", "a/m", "boolq", truth_entries([1.0, 0.0], [True, True]))
-    with pytest.raises(ValueError, match=r"^metric: 'bleu_4' is in no run's per_instance_stats.json; metrics there: \["):
+    with pytest.raises(ValueError,
+                       match=r"^metric: 'bleu_4' is in no run's per_instance_stats.json; metrics there: \["):
         read_helm_runs(tmp_path, metric="bleu_4")
     with pytest.raises(ValueError, match=r"^metric: 'num_output_tokens' values must lie in \[0, 1\]"):
         read_helm_runs(tmp_path, metric="num_output_tokens")
-    with pytest.raises(ValueError, match=r"^split: no 'exact_match' stats on split 'train'; splits there: \['test', 'valid'\]"):
+    with pytest.raises(ValueError,
+                       match=r"^split: no 'exact_match' stats on split 'train'; splits there: \['test', 'valid'\]"):
         read_helm_runs(tmp_path, split="train")
-    with pytest.raises(ValueError, match=r"^perturbation: no 'exact_match' stats match 'dialect'; perturbations there: \[None, 'typo'\]"):
+    with pytest.raises(ValueError,
+                       match=r"^perturbation: no 'exact_match' stats match 'dialect'; perturbations there: \[None, "
+                             r"'typo'\]"):
         read_helm_runs(tmp_path, perturbation="dialect")
     for bad, name in [(3.14, "path_or_paths"), ([], "path_or_paths")]:
         with pytest.raises(ValueError, match=f"^{name}:"):
@@ -219,7 +225,8 @@ def test_bad_input_gives_one_line_errors_naming_the_argument(tmp_path):
     msg = str(exc.value)
     assert msg == f"path_or_paths: {run.name}/per_instance_stats.json is a Git LFS pointer, not the log; run `git lfs pull`"
     stats.write_text(good[: len(good) // 2])
-    with pytest.raises(ValueError, match=r"^path_or_paths: boolq:model=a_m/per_instance_stats.json is truncated, not valid JSON") as exc:
+    with pytest.raises(ValueError,
+                       match=r"^path_or_paths: boolq:model=a_m/per_instance_stats.json is truncated, not valid JSON") as exc:
         read_helm_runs(tmp_path)
     assert "\n" not in str(exc.value)
     stats.write_text('[{"instance_id": "id0", "stats": [}]')

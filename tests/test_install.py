@@ -34,8 +34,10 @@ def test_console_script_from_another_folder(tmp_path):
 def test_no_pythonpath_in_tests_or_runners():
     # nothing may hide a missing install by putting the checkout on the path
     offenders = []
-    for p in [*ROOT.joinpath("tests").glob("*.py"), *ROOT.joinpath("scripts").glob("*"), ROOT / "Makefile", ROOT / ".ci" / "run"]:
-        if p.is_file() and p.name != "test_install.py" and "PYTHONPATH=" in p.read_text(errors="ignore").replace(" ", ""):
+    for p in [*ROOT.joinpath("tests").glob("*.py"), *ROOT.joinpath("scripts").glob("*"), ROOT / "Makefile",
+              ROOT / ".ci" / "run"]:
+        if p.is_file() and p.name != "test_install.py" and "PYTHONPATH=" in p.read_text(errors="ignore").replace(" ",
+                                                                                                                 ""):
             offenders.append(p.name)
     assert not offenders, offenders
 
@@ -46,7 +48,8 @@ def test_a_folder_named_effstats_in_the_working_directory_does_not_shadow_the_pa
     # import hook that runs after the path search) that folder wins as an empty namespace package and
     # `effstats.ResponseMatrix` is an AttributeError; the path-based (compat) install finds the real package.
     (tmp_path / "effstats").mkdir()
-    r = subprocess.run([sys.executable, "-c", "import effstats; print(effstats.__file__); print(effstats.ResponseMatrix)"],
+    r = subprocess.run([sys.executable, "-c",
+                        "import effstats; print(effstats.__file__); print(effstats.ResponseMatrix)"],
                        cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert r.stdout.splitlines()[0] == str(ROOT / "effstats" / "__init__.py")

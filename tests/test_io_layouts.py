@@ -194,14 +194,16 @@ def test_command_line_prints_the_layout_error_on_one_line(tmp_path, wide, capsys
     _transposed_item(wide, f)
     assert main(["select", str(f), "--budget", "10", "--out", str(tmp_path / "run")]) == 2
     err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and err.startswith("effstats select: error: REFERENCE: scores.csv looks transposed"), err
+    assert len(err.splitlines()) == 1 and err.startswith("effstats select: error: REFERENCE: scores.csv looks "
+                                                         "transposed"), err
     assert not (tmp_path / "run").exists()
 
 
 def test_warnings_about_a_table_name_the_argument(tmp_path, wide):
     f = tmp_path / "scores.csv"
     pd.concat([wide, wide.iloc[[2]]]).to_csv(f)
-    with pytest.warns(UserWarning, match=r"^new_results: scores.csv: model ids in column 'model' repeat, e.g. 'org/model-2'"):
+    with pytest.warns(UserWarning,
+                      match=r"^new_results: scores.csv: model ids in column 'model' repeat, e.g. 'org/model-2'"):
         read_results(f, name="new_results")
 
 
@@ -262,7 +264,8 @@ def test_estimate_refuses_results_in_another_layout(run, capsys, write, part):
 def test_estimate_refuses_a_transposed_table_it_cannot_tell_by_its_header(tmp_path):
     # generic ids (q0, q1, ...): only the manifest tells that the rows are items
     sim = simulate_responses(23, 60, rng=1)
-    full = pd.DataFrame(sim.values.astype(int), index=[f"m{i}" for i in range(23)], columns=[f"q{j}" for j in range(60)])
+    full = pd.DataFrame(sim.values.astype(int), index=[f"m{i}" for i in range(23)],
+                        columns=[f"q{j}" for j in range(60)])
     sel = select(read_results_frame(full.iloc[:20]), 20, seed=0)
     new = full.iloc[20:][list(sel.items)]
     f = tmp_path / "new.csv"

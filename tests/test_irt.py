@@ -39,7 +39,9 @@ def test_jml_and_multidimensional_fit():
     assert np.abs(irt.predict_proba() - p).mean() < 0.05
     # Two latent dimensions: recover P(correct) of a 2-D model better than a 1-D fit does.
     rng = np.random.default_rng(2)
-    th2, a2 = rng.normal(size=(400, 2)), np.abs(rng.normal(size=(150, 2))) * np.array([1.5, 0.2]) ** rng.integers(0, 2, (150, 1))
+    th2, a2 = rng.normal(size=(400, 2)), np.abs(rng.normal(size=(150, 2))) * np.array([1.5, 0.2]) ** rng.integers(0, 2,
+                                                                                                                  (150,
+                                                                                                                   1))
     p2 = expit(th2 @ a2.T - rng.normal(size=150))
     y2 = rng.random(p2.shape) < p2
     err2 = np.abs(IRT2PL(2, random_state=0).fit(y2).predict_proba() - p2).mean()
@@ -140,7 +142,8 @@ def test_anchor_selections(selection):
     # Spearman over 16 targets varies from 0.66 to 0.95 between splits, so average 4 splits (single-split thresholds
     # MAE < 6, Spearman > 0.9 would sit at the noise edge; means over the 4 splits: MAE 3.7-5.1 points, Spearman
     # 0.86-0.92).
-    res = [evaluate_split(TinyBenchmarks(50, selection, "gp-irt", n_dims=1, random_state=s), rm, random_split(rm, 0.2, rng=s))
+    res = [evaluate_split(TinyBenchmarks(50, selection, "gp-irt", n_dims=1, random_state=s), rm,
+                          random_split(rm, 0.2, rng=s))
            for s in range(4)]
     assert np.mean([r.mae for r in res]) < 6 and np.mean([r.spearman for r in res]) > 0.84
 

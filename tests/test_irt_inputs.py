@@ -149,7 +149,8 @@ def test_tinybenchmarks_intervals_cover_on_exchangeable_models():
     cov = np.mean(np.concatenate(hits))
     se = np.sqrt(0.9 * 0.1 / 80)
     assert cov >= 0.9 - 3 * se
-    # informative: narrower than the binomial interval of the 40 items' mean (measured 0.222 vs 0.234; conformal with 40 sources is conservative)
+    # informative: narrower than the binomial interval of the 40 items' mean (measured 0.222 vs 0.234; conformal with 40
+    # sources is conservative)
     assert np.mean(widths) < np.mean(binom)
 
 
@@ -160,5 +161,6 @@ def test_an_int_01_matrix_is_correctness():
     np.testing.assert_array_equal(fits[0].selected_, fits[1].selected_)
     np.testing.assert_array_equal(fits[0].predict(Y[24:, fits[0].selected_].astype(bool)),
                                   fits[1].predict(Y[24:, fits[1].selected_].astype(int)))
-    with pytest.raises(ValueError, match=r"^source_outputs: an integer array is 0/1 correctness .* got values \[2\] and no labels$"):
+    with pytest.raises(ValueError,
+                       match=r"^source_outputs: an integer array is 0/1 correctness .* got values \[2\] and no labels$"):
         TinyBenchmarks(20, n_dims=1).fit(np.where(Y[:24], 2, 0))

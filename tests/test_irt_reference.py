@@ -51,7 +51,9 @@ def test_ml_abilities_and_pirt_match_the_reference(n_dims):
     np.testing.assert_allclose(ours, ref, atol=2e-5)
     th = est.irt_.abilities(y, est.selected_, method="mle")
     for j in range(3):
-        np.testing.assert_allclose(th[j], reference_theta(y[j], est.irt_.a_[est.selected_].T, est.irt_.b_[est.selected_]), atol=2e-3)
+        np.testing.assert_allclose(th[j],
+                                   reference_theta(y[j], est.irt_.a_[est.selected_].T, est.irt_.b_[est.selected_]),
+                                   atol=2e-3)
     # The prior (MAP) moves the estimates: measured mean |MAP - ML| 0.0039 (1-D) and 0.0055
     # (3-D) in the score, max 0.013 / 0.018 (the kind of difference behind 0.53876 vs 0.54399 reported for one
     # model); MAE against the truth 2.37 vs 2.45 points (1-D) and 2.80 vs 2.73 (3-D): no systematic gain either way.
@@ -120,7 +122,8 @@ def test_kmeans_keeps_the_best_of_five_runs():
 def test_dimension_validation_finds_the_simulated_dimension():
     # Measured validation errors: 1-D truth {1: 0.0289, 2: 0.0288, 3: 0.0286} -> 1 (within 0.0025 of the best);
     # 2-D truth with two disjoint item groups {1: 0.087, 2: 0.030, 3: 0.031} -> 2.
-    one = TinyBenchmarks(40, "random", "p-irt", dims_grid=(1, 2, 3), random_state=0).fit(simulate_responses(60, 800, rng=8))
+    one = TinyBenchmarks(40, "random", "p-irt", dims_grid=(1, 2, 3), random_state=0).fit(simulate_responses(60, 800,
+                                                                                                            rng=8))
     assert one.n_dims_ == 1
     disc = np.zeros((800, 2))
     disc[:400, 0] = disc[400:, 1] = 1.5

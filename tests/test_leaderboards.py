@@ -40,7 +40,8 @@ def test_helm_shape_missing_and_exact_values():
     assert f.loc["Cohere Command beta (52.4B)", "MS MARCO (TREC)"] == 0.762
     assert np.isnan(f.loc["Llama 2 (70B)", "HellaSwag"])
     assert rm.models.loc["Llama 2 (70B)", "mean_win_rate"] == 0.944
-    assert rm.models.loc["Llama 2 (70B)", "size"] == 70e9 and rm.models.loc["Cohere Command beta (52.4B)", "size"] == 52.4e9
+    assert rm.models.loc["Llama 2 (70B)", "size"] == 70e9 and rm.models.loc["Cohere Command beta (52.4B)",
+                                                                            "size"] == 52.4e9
     assert np.isnan(rm.models.loc["text-davinci-002", "size"]) and rm.models["size"].notna().sum() == 60
     assert rm.items.loc["MS MARCO (TREC)", "metric"] == "NDCG@10" and rm.items.loc["XSUM", "metric"] == "ROUGE-2"
     assert list(rm.item_ids) == [h.rpartition(" - ")[0] for h in header[2:]]
@@ -53,7 +54,8 @@ def test_helm_as_frame_is_the_tidy_table_of_evaluated_cells():
     wide = long.pivot(index="model", columns="item", values="score")
     rm = ds.load_helm()
     pd.testing.assert_frame_equal(
-        wide.loc[rm.model_ids, rm.item_ids], rm.to_frame(), check_names=False, check_index_type=False, check_column_type=False
+        wide.loc[rm.model_ids, rm.item_ids], rm.to_frame(), check_names=False, check_index_type=False,
+        check_column_type=False
     )
     with pytest.raises(ValueError, match="^as_frame:"):
         ds.load_helm(as_frame="yes")
@@ -109,7 +111,8 @@ def test_imagenet_per_class():
 
 def test_registry():
     table = ds.list_leaderboards()
-    assert table.loc[["helm", "helm_lite", "openllm", "mmlu", "imagenet"], ["n_models", "n_columns"]].to_numpy().tolist() == [
+    assert table.loc[["helm", "helm_lite", "openllm", "mmlu", "imagenet"],
+                     ["n_models", "n_columns"]].to_numpy().tolist() == [
         [67, 16], [91, 10], [100, 6], [98, 57], [112, 1000]
     ]
     assert table.loc["helm", "n_missing"] == 196
@@ -123,7 +126,8 @@ def test_registry():
 def test_provenance_and_licence_ship_with_the_tables():
     prov = DATA.joinpath("PROVENANCE.md").read_text()
     assert "benchbench" in prov and DATA.joinpath("LICENSE-benchbench.txt").read_text().startswith("MIT License")
-    for rel in ["helm/accuracy.tsv", "helm_lite/leaderboard.tsv", "openllm/leaderboard.tsv", "mmlu/leaderboard.tsv.gz", "imagenet/leaderboard.tsv.gz"]:
+    for rel in ["helm/accuracy.tsv", "helm_lite/leaderboard.tsv", "openllm/leaderboard.tsv", "mmlu/leaderboard.tsv.gz",
+                "imagenet/leaderboard.tsv.gz"]:
         blob = DATA.joinpath(*rel.split("/")).read_bytes()
         if rel.endswith(".gz"):
             blob = gzip.decompress(blob)

@@ -244,6 +244,7 @@ def test_bad_input_found_by_fuzzing():
     x = np.array([8, 16, 32, 64, 128, 256.0])
     f = fit_exponential(x, 0.2 * np.exp(-0.04 * x) + 0.1)
     assert f.predict(8) == pytest.approx(f.predict([8.0])[0]) and isinstance(f.predict(8), float)
-    for bad in ([5.0, np.nan], [5.0, -np.inf], [[5.0], [500.0]], [[5.0], [5.0, 500.0]], np.array([5 + 1j]), np.array(["5.0"]), "abc"):
+    for bad in ([5.0, np.nan], [5.0, -np.inf], [[5.0], [500.0]], [[5.0], [5.0, 500.0]], np.array([5 + 1j]),
+                np.array(["5.0"]), "abc"):
         with pytest.raises(ValueError, match="^x"):
             f.predict(bad)

@@ -93,7 +93,8 @@ def test_failing_notebook_keeps_its_partial_copy(tmp_path):
     from nbclient.exceptions import CellExecutionError
 
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("import effstats, sys; print(sys.executable)"),
-                                         nbformat.v4.new_code_cell("1 / 0"), nbformat.v4.new_code_cell("print('never')")])
+                                         nbformat.v4.new_code_cell("1 / 0"),
+                                         nbformat.v4.new_code_cell("print('never')")])
     path = tmp_path / "broken.ipynb"
     nbformat.write(nb, path)
     with pytest.raises(CellExecutionError, match="ZeroDivisionError"):

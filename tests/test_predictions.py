@@ -1,4 +1,5 @@
-"""Loaders of released per-item predictions: the extracted archives beside the checkout and the original release layouts."""
+"""Loaders of released per-item predictions: the extracted archives beside the checkout and the original release
+layouts."""
 from __future__ import annotations
 
 import json
@@ -106,7 +107,8 @@ def test_imagenet_bad_arguments_name_the_argument(kw, name):
 def test_cifar10_shape_and_published_wrn():
     rm = load_cifar10_predictions()
     assert rm.shape == (30, 14_021)
-    assert rm.items["domain"].value_counts().to_dict() == {"cifar10": 10_000, "cifar10.1_v4": 2_021, "cifar10.1_v6": 2_000}
+    assert rm.items["domain"].value_counts().to_dict() == {"cifar10": 10_000, "cifar10.1_v4": 2_021,
+                                                           "cifar10.1_v6": 2_000}
     acc = rm.group_scores("domain")
     assert round(acc.loc["wrn_28_10", "cifar10"], 4) == 0.9593
     assert round(acc.loc["alexnet_tf_ben", "cifar10"], 4) == 0.8198
@@ -138,7 +140,8 @@ def test_alpacaeval_shape_missing_and_exclusions():
     assert rm.shape == (56, 805)
     assert not {"gpt4_1106_preview", "NullModel"} & set(rm.model_ids)
     assert full.models.loc["gpt4_1106_preview", "is_reference"] and full.models.loc["NullModel", "is_null_model"]
-    assert rm.models.loc["claude-2.1_concise", "variant"] == "concise" and rm.models.loc["claude-2.1", "family"] == "claude"
+    assert rm.models.loc["claude-2.1_concise", "variant"] == "concise" and rm.models.loc["claude-2.1",
+                                                                                         "family"] == "claude"
 
     win = load_alpacaeval(outcome="win", exclude=None)
     assert win.kind == "binary"
@@ -183,7 +186,8 @@ def test_default_candidates_point_beside_the_checkout():
     assert first == Path(effstats.__file__).resolve().parents[2] / "shared" / "data" / "predictions"
 
 
-# ----------------------------------------------------------------------------------------------------- original release layouts
+# ----------------------------------------------------------------------------------------------------- original release
+# layouts
 WNIDS = ["n01440764", "n01443537", "n01484850", "n01491361", "n01494475", "n01496331", "n01498041"]
 
 
@@ -214,7 +218,8 @@ def test_imagenetv2_release_layout(tmp_path):
     rng = np.random.default_rng(0)
     sets, preds = _write_imagenetv2(tmp_path, rng)
     rm = load_imagenet_predictions(root=tmp_path, domains=["imagenet_val", "imagenetv2_matched_frequency"], top5=True)
-    assert rm.shape == (4, 10) and list(rm.model_ids) == sorted(["resnet50", "inceptionv4", "inception_v4_tf", "fv_16k"])
+    assert rm.shape == (4, 10) and list(rm.model_ids) == sorted(["resnet50", "inceptionv4", "inception_v4_tf",
+                                                                 "fv_16k"])
     labels = [WNIDS.index(w) for ds in sets for _, w in sets[ds]]
     np.testing.assert_array_equal(rm.labels, labels)
     for i, m in enumerate(rm.model_ids):
@@ -263,7 +268,8 @@ def test_cifar101_release_layout(tmp_path):
     only_v = load_cifar10_predictions(root=tmp_path, domains=["cifar10.1_v4", "cifar10.1_v6"])
     assert only_v.shape == (3, 9)
     np.save(tmp_path / "c10.npy", labels["original"])
-    assert load_cifar10_predictions(root=tmp_path, domains="cifar10", cifar10_labels=tmp_path / "c10.npy").shape == (3, 8)
+    assert load_cifar10_predictions(root=tmp_path, domains="cifar10", cifar10_labels=tmp_path / "c10.npy").shape == (3,
+                                                                                                                     8)
     with pytest.raises(ValueError, match="cifar10_labels"):
         load_cifar10_predictions(root=tmp_path, cifar10_labels=[0.5] * 8)
     with pytest.raises(ValueError, match="domains"):

@@ -140,7 +140,8 @@ def test_readme_install_matches_the_package():
     pyproject = (README.parent / "pyproject.toml").read_text()
     version = re.search(r'requires-python = ">=(\d+\.\d+)"', pyproject).group(1)
     assert f"Python ≥ {version}" in install
-    extras = set(re.findall(r"^(\w+) = \[", pyproject.split("[project.optional-dependencies]")[1].split("\n[")[0], re.M))
+    extras = set(re.findall(r"^(\w+) = \[", pyproject.split("[project.optional-dependencies]")[1].split("\n[")[0],
+                            re.M))
     named = {e for group in re.findall(r"'\.\[([\w,]+)\]'", install) for e in group.split(",")}
     assert named and named <= extras, sorted(named - extras)
     assert 'backend="gsdesign"' in install and "make setup" in install and "make docs" in install

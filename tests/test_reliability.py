@@ -61,7 +61,8 @@ def brute_mwr(x: np.ndarray, groups=None, ties="strict") -> np.ndarray:
             opp = [i for i in range(M) if i != m and not np.isnan(scen[i, s])]
             if not opp:
                 continue
-            w = sum((scen[m, s] > scen[i, s]) + (0.5 if ties == "half" else 0) * (scen[m, s] == scen[i, s]) for i in opp)
+            w = sum((scen[m, s] > scen[i, s]) + (0.5 if ties == "half" else 0) * (scen[m, s] == scen[i,
+                                                                                                     s]) for i in opp)
             rates.append(w / len(opp))
         if rates:
             out[m] = np.mean(rates)

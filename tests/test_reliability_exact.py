@@ -237,7 +237,8 @@ def test_progress_bars(capsys):
 def _bad_cases():
     rng = np.random.default_rng(0)
     S = pd.DataFrame(rng.random((8, 6)), index=[f"m{i}" for i in range(8)], columns=[f"S{j}" for j in range(6)])
-    EX = ResponseMatrix(rng.random((6, 16)) < 0.5, kind="binary", items=pd.DataFrame({"scenario": np.repeat([0, 1], 8)}))
+    EX = ResponseMatrix(rng.random((6, 16)) < 0.5, kind="binary",
+                        items=pd.DataFrame({"scenario": np.repeat([0, 1], 8)}))
     return [
         (lambda: R.mean_win_rate(pd.concat([S, S.iloc[:1]])), "scores: duplicated model rows"),
         (lambda: R.mean_win_rate(S.assign(S0=np.inf)), "scores: contains infinite"),

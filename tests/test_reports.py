@@ -163,7 +163,8 @@ def report(tmp_path_factory):
     assert "tour.ipynb: ok in" in run.stdout and run.stdout.strip().splitlines()[-2].startswith("total")
     # a small notebook with inline math and no code output, rendered beside it
     math = nbformat.v4.new_notebook(cells=[
-        nbformat.v4.new_markdown_cell("# Math\n\nThe error $E = \\frac{1}{n}\\sum_i |y_i - \\hat y_i|$ and $$n' \\ll n.$$"),
+        nbformat.v4.new_markdown_cell("# Math\n\nThe error $E = \\frac{1}{n}\\sum_i |y_i - \\hat y_i|$ and $$n' \\ll "
+                                      "n.$$"),
         nbformat.v4.new_code_cell("x = 1", execution_count=1, outputs=[])])
     nbformat.write(math, tmp / "notebooks" / "math.ipynb")
     render = subprocess.run([str(VENV_PY), "scripts/render_reports.py", "--notebooks", str(tmp / "notebooks"),
@@ -212,7 +213,8 @@ def test_report_renders_in_chromium(browser, report):
 
     async def index(page):
         await page.open((report / "index.html").as_uri())
-        return page.problems(), await page.js("Array.from(document.querySelectorAll('a')).map(a => a.getAttribute('href'))")
+        return page.problems(), await page.js("Array.from(document.querySelectorAll('a')).map(a => "
+                                              "a.getAttribute('href'))")
 
     async def math(page):
         await page.open((report / "math.html").as_uri())

@@ -29,7 +29,8 @@ def _grid():
                 for _ in range(3):
                     k, a = _KA[i % len(_KA)]
                     i += 1
-                    cases.append(dict(k=k, alpha=a, sided=sided, spending=fam, spending_param=par, timing=_timing(k, unequal)))
+                    cases.append(dict(k=k, alpha=a, sided=sided, spending=fam, spending_param=par,
+                                      timing=_timing(k, unequal)))
     for tt in (3, 4, 5, 6):
         for j, (fam, par) in enumerate([("hsd", -4.0), ("ld_obf", None), ("ld_pocock", None), ("power", 2.0)]):
             k, a = _KA[(3 * tt + j) % len(_KA)]
@@ -165,7 +166,8 @@ def test_binding_beta_spending_at_observed_information_matches_gsdesign(info, ma
 def test_r_error_becomes_python_exception_with_rs_message():
     from effstats.sequential.gsdesign import gsdesign_design
 
-    spec = _Spec(k=3, test_type=2, alpha=0.025, beta=0.1, timing=np.array([1 / 3, 2 / 3, 1]), upper=get_spending("ld_pocock"),
+    spec = _Spec(k=3, test_type=2, alpha=0.025, beta=0.1, timing=np.array([1 / 3, 2 / 3, 1]),
+                 upper=get_spending("ld_pocock"),
                  lower=None, astar=0.975, n_i=None, max_info_plan=1.0, tol=1e-6, r=0)
     with pytest.raises(rbridge.RError, match="R error"):
         gsdesign_design(spec)
@@ -174,7 +176,8 @@ def test_r_error_becomes_python_exception_with_rs_message():
 # ---------------------------------------------------------------------------------------- bad input
 @pytest.mark.parametrize("kw,arg", [
     (dict(k=0), "k"), (dict(k=3, alpha=0), "alpha"), (dict(k=3, alpha=1.2), "alpha"), (dict(k=3, beta=1.0), "beta"),
-    (dict(k=3, beta=0.0), "beta"), (dict(k=3, timing=[0.5, 0.4, 1]), "timing"), (dict(k=3, timing=[0.2, 0.5, 0.9]), "timing"),
+    (dict(k=3, beta=0.0), "beta"), (dict(k=3, timing=[0.5, 0.4, 1]), "timing"),
+    (dict(k=3, timing=[0.2, 0.5, 0.9]), "timing"),
     (dict(k=3, timing=[0.2, 0.5, 0.7, 1]), "timing"), (dict(k=3, spending="nope"), "spending"),
     (dict(k=3, test_type=7), "test_type"), (dict(k=3, test_type=4, spending="pocock"), "spending"),
     (dict(k=3, backend="sas"), "backend"), (dict(information=[10, 5, 20]), "information"),

@@ -109,7 +109,8 @@ def test_online_futility_is_judged_against_the_full_design():
     assert first_futility <= 4  # offline: about 5 % of runs at the planned effect
 
 
-# ------------------------------------------------------------------------------------------ 3. futility with a guarantee
+# ------------------------------------------------------------------------------------------ 3. futility with a
+# guarantee
 def test_futility_requires_an_effect_and_costs_at_most_its_stated_power():
     with pytest.raises(ValueError, match="^effect"):
         Futility()

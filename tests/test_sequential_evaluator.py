@@ -10,7 +10,8 @@ from scipy.stats import norm
 
 from effstats import ResponseMatrix
 from effstats.sequential import (DiminishingReturns, Efficacy, Equivalence, Futility, LookStats, Precision,
-                                 SequentialEvaluator, Threshold, design, rank_models, sequential_pvalue, stratified_mean)
+                                 SequentialEvaluator, Threshold, design, rank_models, sequential_pvalue,
+                                 stratified_mean)
 
 NEVER = Precision(1e-12)  # a rule that never fires: run to the maximum sample
 
@@ -280,7 +281,8 @@ RULE_SETS = [[Efficacy()], [Efficacy(), Equivalence(0.05)], [Precision(0.05)], [
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.data_too_large, HealthCheck.too_slow])
-@given(p=st.integers(5, 95), q=st.integers(5, 95), seed=st.integers(0, 10_000), which=st.integers(0, len(RULE_SETS) - 1))
+@given(p=st.integers(5, 95), q=st.integers(5, 95), seed=st.integers(0, 10_000),
+       which=st.integers(0, len(RULE_SETS) - 1))
 def test_any_run_stops_on_the_schedule_with_a_valid_interval(p, q, seed, which):
     rules = RULE_SETS[which]
     p, q = p / 100, q / 100

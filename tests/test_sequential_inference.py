@@ -194,7 +194,8 @@ def test_pocock_ten_looks_z3_at_look2_exact():
     exact = 2 * norm.sf(c) + (norm.cdf(c) - norm.cdf(-c)) - box(-c, c, -3.0, 3.0)
     res = stagewise_inference(d, z=3.0, look=2)
     assert abs(res.pvalue - exact) < 1e-6 and abs(res.pvalue - 0.0123) < 5e-5
-    assert sequential_pvalue(3.0, 2, np.arange(1, 11) * 100.0, 1000, spending="pocock") == pytest.approx(res.pvalue, abs=1e-10)
+    assert sequential_pvalue(3.0, 2, np.arange(1, 11) * 100.0, 1000, spending="pocock") == pytest.approx(res.pvalue,
+                                                                                                         abs=1e-10)
     assert stagewise_pvalue(d, 3.0, 2) == pytest.approx(res.pvalue, abs=1e-12)
 
 
@@ -237,7 +238,8 @@ def test_result_protocol():
     df = res.to_frame()
     assert df.loc[0, "pvalue"] == res.pvalue and df.loc[0, "ci_low"] == ci.low
     assert {"estimate", "naive_estimate", "look", "z"} <= set(df.columns)
-    # rpact 3.3.4 for this case (getFinalPValue / getFinalConfidenceInterval): 0.0007145417, 0.4127471, [0.1593489, 0.6659099]
+    # rpact 3.3.4 for this case (getFinalPValue / getFinalConfidenceInterval): 0.0007145417, 0.4127471, [0.1593489,
+    # 0.6659099]
     assert abs(res.pvalue - 0.0007145417) < 1e-8 and abs(res.statistic - 0.4127471) < 1e-6
 
 
@@ -292,7 +294,8 @@ def test_tail_probability_at_the_truth_is_uniform(theta, sided, fam):
 @pytest.mark.parametrize("kw,arg", [
     (dict(z=float("nan"), look=2), "z"), (dict(z=2.0, look=0), "look"), (dict(z=2.0, look=6), "look"),
     (dict(z=2.0), "look"), (dict(z=1.0, look=2), "z"), (dict(z=[1.0, 1.1]), "z"),
-    (dict(z=3.0, look=2, information=[1.0]), "information"), (dict(z=3.0, look=2, information=[2, 1, 3]), "information"),
+    (dict(z=3.0, look=2, information=[1.0]), "information"),
+    (dict(z=3.0, look=2, information=[2, 1, 3]), "information"),
     (dict(z=True, look=2), "z"), (dict(z=[1.0, 1.0, 1.0, 1.0, 1.0, 1.0]), "z"),
 ])
 def test_bad_input_names_the_argument(kw, arg):
@@ -386,7 +389,8 @@ def test_two_sided_convention_gap_to_rpact_at_many_looks(alpha, stop, p_gap, ci_
     rd = rbridge.r_call(rp.getDesignGroupSequential, kMax=10, alpha=alpha, sided=2, typeOfDesign="asP",
                         informationRates=ro.FloatVector(n / 100))
     data = rbridge.r_call(rp.getDataset, overallSampleSizes=ro.FloatVector(n[:stop]),
-                          overallMeans=ro.FloatVector(z / np.sqrt(n[:stop])), overallStDevs=ro.FloatVector(np.ones(stop)))
+                          overallMeans=ro.FloatVector(z / np.sqrt(n[:stop])),
+                          overallStDevs=ro.FloatVector(np.ones(stop)))
     sr = rbridge.r_call(rp.getStageResults, rd, data, normalApproximation=True, directionUpper=True)
     p_r = float(rbridge.r_call(rp.getFinalPValue, sr).rx2("pFinal")[0])
     ci = rbridge.r_call(rp.getFinalConfidenceInterval, rd, data, normalApproximation=True, directionUpper=True,

@@ -23,7 +23,8 @@ def test_fixed_sample_size_is_the_normal_formula():
 
 
 def test_pocock_inflation_matches_jennison_turnbull():
-    # Jennison & Turnbull (2000), Table 2.4 (two-sided alpha 0.05, power 0.9): R_P(K=5) = 1.207; R_B (O'Brien-Fleming) 1.026
+    # Jennison & Turnbull (2000), Table 2.4 (two-sided alpha 0.05, power 0.9): R_P(K=5) = 1.207; R_B (O'Brien-Fleming)
+    # 1.026
     pp = plan(0.05, sd=1.0, looks=5, spending="pocock")
     po = plan(0.05, sd=1.0, looks=5, spending="obf")
     assert pp.design.inflation == pytest.approx(1.207, abs=1e-3)
@@ -126,7 +127,8 @@ def test_plan_conditional_power_uses_items_scale():
     (dict(effect=0.02, sd=0.3, correction="sidak"), "correction"), (dict(effect=0.02, sd=0.3, looks=0), "looks"),
     (dict(effect=0.02, sd=0.3, n_models=0), "n_models"), (dict(effect=0.02, sd=[0.3, 0.2], n_datasets=3), "sd"),
     (dict(half_width=5.0), "half_width"), (dict(effect=0.02, sd=0.3, power=1.0), "power"),
-    (dict(effect=0.02, sd=0.3, disagreement=0.1), "sd"), (dict(effect=0.02, sd=0.3, items_available=0), "items_available"),
+    (dict(effect=0.02, sd=0.3, disagreement=0.1), "sd"),
+    (dict(effect=0.02, sd=0.3, items_available=0), "items_available"),
 ])
 def test_bad_input_names_the_argument(kw, arg):
     with pytest.raises(ValueError, match=f"^{arg}"):

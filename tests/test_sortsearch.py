@@ -298,7 +298,8 @@ def test_dask_equals_numpy():
         assert np.allclose(r_np.evaluate(a[40:]).to_numpy(), r_da.evaluate(d[40:]).to_numpy())
         assert np.array_equal(dp_search(d[:, :50]), dp_search(a[:, :50]))
         items = np.sort(est_np.select(64))
-        assert np.array_equal(est_da.predict(d[40:][:, items], items).thresholds, est_np.predict(a[40:][:, items], items).thresholds)
+        assert np.array_equal(est_da.predict(d[40:][:, items], items).thresholds,
+                              est_np.predict(a[40:][:, items], items).thresholds)
         conf = np.random.default_rng(0).random((6, 40))
         assert np.array_equal(sort_by_confidence_sum(da.from_array(conf, chunks=3)), sort_by_confidence_sum(conf))
         with pytest.raises(ValueError, match="responses: expected binary"):
@@ -411,6 +412,7 @@ def test_budget_curve_equals_per_budget_evaluation():
         assert np.allclose(got.to_numpy(float), ref.to_numpy(float))
     ins = SampleInserter().fit(a[:, :300])
     c2 = ins.budget_curve(a[:, 300:], [4, 60])
-    assert np.allclose(c2[c2.budget == 60].mae.to_numpy(), ins.simulate(a[:, 300:], 60).evaluate(a[:, 300:].T).mae.to_numpy())
+    assert np.allclose(c2[c2.budget == 60].mae.to_numpy(),
+                       ins.simulate(a[:, 300:], 60).evaluate(a[:, 300:].T).mae.to_numpy())
     with pytest.raises(ValueError, match="budgets"):
         est.budget_curve(a[30:], [0, 8])

@@ -262,7 +262,9 @@ def test_all_correct_model_reads_exactly_one():
     src = np.random.default_rng(0).random((10, 200)) < 0.6
     for estimator in ("stratified", "difference"):
         for sampling in ("uniform", "random"):
-            res = SortSearch(estimator=estimator, sampling=sampling, random_state=0).fit(src).simulate(np.ones((2, 200), bool), 199)
+            res = SortSearch(estimator=estimator, sampling=sampling, random_state=0).fit(src).simulate(np.ones((2, 200),
+                                                                                                               bool),
+                                                                                                               199)
             assert (res.accuracy == 1.0).all()
 
 

@@ -100,7 +100,8 @@ def test_estimate_beats_predicted_accuracy_and_covers_by_simulation():
 
 # ------------------------------------------------------------------ ids
 def labelled(a: np.ndarray) -> ResponseMatrix:
-    return ResponseMatrix(a, model_ids=[f"m{i}" for i in range(a.shape[0])], item_ids=[f"q{j}" for j in range(a.shape[1])])
+    return ResponseMatrix(a, model_ids=[f"m{i}" for i in range(a.shape[0])],
+                          item_ids=[f"q{j}" for j in range(a.shape[1])])
 
 
 def test_items_by_id_select_predict_and_permuted_columns():
@@ -136,7 +137,8 @@ def test_id_mismatch_messages_list_the_ids():
     items = est.select(5)
     new = labelled(a[30:])
     wrong = list(items[:4]) + ["q999" if "q999" not in items else "q998"]
-    with pytest.raises(ValueError, match=r"responses: columns must be the 5 selected items.*missing selected items \['" + items[4]):
+    with pytest.raises(ValueError,
+                       match=r"responses: columns must be the 5 selected items.*missing selected items \['" + items[4]):
         est.predict(pd.DataFrame(np.ones((2, 5), bool), columns=list(items[:4]) + ["zzz"]))
     with pytest.raises(ValueError, match=r"unexpected \(not selected\) items \['zzz'\]"):
         est.predict(pd.DataFrame(np.ones((2, 5), bool), columns=list(items[:4]) + ["zzz"]))
@@ -145,7 +147,8 @@ def test_id_mismatch_messages_list_the_ids():
     with pytest.raises(ValueError, match="responses: columns must be the 120 fitted items.*missing items"):
         est.simulate(new.subset(items=np.arange(100)), 5)
     # fitted on arrays: integer columns are item positions, other labels cannot be matched
-    with pytest.raises(ValueError, match="responses: the estimator was fitted on arrays .* labelled columns must be integer"):
+    with pytest.raises(ValueError,
+                       match="responses: the estimator was fitted on arrays .* labelled columns must be integer"):
         SortSearch().fit(a[:30]).predict(pd.DataFrame(np.ones((2, 3), bool), columns=["a", "b", "c"]), items=[0, 1, 2])
     assert wrong  # keeps the list built above in use
 
@@ -318,7 +321,8 @@ def test_copynearest_result_protocol():
     assert np.allclose(res.statistic, y.mean(1))
     assert np.allclose(res.standard_error, np.sqrt((1 - 40 / 400) * y.var(1, ddof=1) / 40))
     f = res.to_frame()
-    assert ((f.low <= f.accuracy) & (f.accuracy <= f.high)).all() and np.allclose(f.predicted_accuracy, res.predicted_accuracy)
+    assert ((f.low <= f.accuracy) & (f.accuracy <= f.high)).all() and np.allclose(f.predicted_accuracy,
+                                                                                  res.predicted_accuracy)
     assert np.array_equal(res.accuracy, res.statistic)  # accuracy is the estimate, as on SearchResult
     full = cne.simulate(a[25:], 400)
     assert np.allclose(full.statistic, a[25:].mean(1)) and (full.standard_error == 0).all()

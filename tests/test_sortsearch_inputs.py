@@ -81,24 +81,31 @@ def _message(call):
 
 
 @pytest.mark.parametrize("name, make, bad, expected", [
-    ("select", lambda d, v: SortSearch().fit(d).select(v), (0, -1, 61, 2.5, True), "budget: expected an integer in [1, 60]"),
+    ("select", lambda d, v: SortSearch().fit(d).select(v), (0, -1, 61, 2.5, True),
+     "budget: expected an integer in [1, 60]"),
     ("simulate", lambda d, v: SortSearch().fit(d).simulate(d, v), (0, 61), "budget: expected an integer in [1, 60]"),
     ("budget_curve", lambda d, v: SortSearch().fit(d).budget_curve(d, [5, v]), (0, 61, 1.5),
      "budgets: expected an integer in [1, 60]"),
     ("inserter", lambda d, v: SampleInserter().fit(d).select(v), (0, 31), "budget: expected an integer in [1, 30]"),
     ("copy-nearest", lambda d, v: CopyNearestExpand(random_state=0).fit(d).select(v), (0, 61),
      "budget: expected an integer in [1, 60]"),
-    ("hybrid budget", lambda d, v: HybridSearch(budget=v).fit(d), (0, 61, 10.0), "budget: expected an integer in [1, 60]"),
-    ("hybrid cv_setting", lambda d, v: HybridSearch(budget=5, neighbors=(1,), weights=(0.0,), cv=2).fit(d).cv_setting(v),
+    ("hybrid budget", lambda d, v: HybridSearch(budget=v).fit(d), (0, 61, 10.0),
+     "budget: expected an integer in [1, 60]"),
+    ("hybrid cv_setting",
+     lambda d, v: HybridSearch(budget=5, neighbors=(1,), weights=(0.0,), cv=2).fit(d).cv_setting(v),
      (0, 61), "budget: expected an integer in [1, 60]"),
-    ("hybrid cv", lambda d, v: HybridSearch(budget=5, cv=v).fit(d), (0, 1, 31, 2.0), "cv: expected an integer in [2, 30]"),
+    ("hybrid cv", lambda d, v: HybridSearch(budget=5, cv=v).fit(d), (0, 1, 31, 2.0),
+     "cv: expected an integer in [2, 30]"),
     ("positions", lambda d, v: uniform_positions(60, v), (0, 61, 3.0), "budget: expected an integer in [1, 60]"),
     ("stratified", lambda d, v: stratified_positions(60, v, 0), (0, 61), "budget: expected an integer in [1, 60]"),
     ("random", lambda d, v: random_positions(60, v, 0), (0, 61), "budget: expected an integer in [1, 60]"),
-    ("interval", lambda d, v: korn_graubard_interval(0.5, 0.1, v, 60), (0, 61, 4.5), "budget: expected an integer in [1, 60]"),
-    ("depth", lambda d, v: SortSearch(sort="recursive", depth=v).fit(d), (0, -2, 1.5), "depth: expected an integer >= 1"),
+    ("interval", lambda d, v: korn_graubard_interval(0.5, 0.1, v, 60), (0, 61, 4.5),
+     "budget: expected an integer in [1, 60]"),
+    ("depth", lambda d, v: SortSearch(sort="recursive", depth=v).fit(d), (0, -2, 1.5),
+     "depth: expected an integer >= 1"),
     ("depth, sum sort", lambda d, v: SortSearch(depth=v).fit(d), (0,), "depth: expected an integer >= 1"),
-    ("neighbors", lambda d, v: HybridSearch(budget=5, neighbors=(v,)).fit(d), (0, -1), "neighbors: expected an integer >= 1"),
+    ("neighbors", lambda d, v: HybridSearch(budget=5, neighbors=(v,)).fit(d), (0, -1),
+     "neighbors: expected an integer >= 1"),
 ])
 def test_one_bound_per_argument(data, name, make, bad, expected):
     """Below the range, above it and off the integers: the same message, stating the same range."""

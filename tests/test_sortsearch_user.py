@@ -48,7 +48,8 @@ def test_evaluate_names_the_vector_accuracy_predicted_accuracy(frame):
 
 
 def test_expand_result_accuracy_is_the_estimate_everywhere(frame):
-    # ExpandResult.accuracy and to_frame()["accuracy"] are both the estimate; the predicted vector's is predicted_accuracy
+    # ExpandResult.accuracy and to_frame()["accuracy"] are both the estimate; the predicted vector's is
+    # predicted_accuracy
     src, new = frame.iloc[:40], frame.iloc[40:]
     res = CopyNearestExpand(random_state=0).fit(src).simulate(new, 40)
     y = new.to_numpy()[:, res.item_index]

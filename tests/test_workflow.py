@@ -180,7 +180,9 @@ def test_random_method_is_the_mean_of_the_chosen_items():
         assert est.to_frame().loc[m, "estimate"] == pytest.approx(overall)
 
 
-@pytest.mark.parametrize("method", ["aipw", "hybrid", "disco", "mrmr", "random-learn", "anchor", "stratified", "tinybenchmarks", "auto"])
+@pytest.mark.parametrize("method",
+                         ["aipw", "hybrid", "disco", "mrmr", "random-learn", "anchor", "stratified", "tinybenchmarks",
+                          "auto"])
 def test_every_method_round_trips_through_the_manifest(tmp_path, method):
     """Saved, loaded, refitted from the reference data: the same items and the same estimates."""
     truth = _truth(seed=4)
@@ -216,7 +218,8 @@ def test_target_error_picks_the_smallest_budget_meeting_it(capsys, tmp_path):
 # ----------------------------------------------------------------------------------------------- bad input
 def test_bad_inputs_exit_2_with_one_line(loop, capsys, tmp_path):
     root, truth = loop
-    code, _, err = _run(["select", root / "ref", "--budget", 90, "--method", "random", "--out", tmp_path / "sel"], capsys)
+    code, _, err = _run(["select", root / "ref", "--budget", 90, "--method", "random", "--out", tmp_path / "sel"],
+                        capsys)
     assert code == 0, err
     items = json.loads((tmp_path / "sel" / "manifest.json").read_text())["items"]
 
@@ -259,12 +262,14 @@ def test_bad_inputs_exit_2_with_one_line(loop, capsys, tmp_path):
 
 def test_duplicated_runs_latest_with_a_warning_or_refused(loop, capsys, tmp_path):
     root, truth = loop
-    code, _, err = _run(["select", root / "ref", "--budget", 60, "--method", "random", "--out", tmp_path / "sel"], capsys)
+    code, _, err = _run(["select", root / "ref", "--budget", 60, "--method", "random", "--out", tmp_path / "sel"],
+                        capsys)
     items = json.loads((tmp_path / "sel" / "manifest.json").read_text())["items"]
     model = truth.model_ids[-1]
     write_lm_eval_samples(truth, tmp_path / "new", models=[model], items=items, timestamp="2026-01-01T00-00-00.000000")
     flipped = ResponseMatrix(~truth.values, model_ids=truth.model_ids, item_ids=truth.item_ids)
-    write_lm_eval_samples(flipped, tmp_path / "new", models=[model], items=items, timestamp="2026-02-01T00-00-00.000000")
+    write_lm_eval_samples(flipped, tmp_path / "new", models=[model], items=items,
+                          timestamp="2026-02-01T00-00-00.000000")
     code, out, err = _run(["estimate", tmp_path / "sel", tmp_path / "new", "--out", tmp_path / "e"], capsys)
     assert code == 0 and "warning" in err
     est = pd.read_csv(tmp_path / "e" / "estimate.csv", index_col=0)
@@ -465,7 +470,8 @@ def test_lm_eval_filters_are_chosen_and_recorded(tmp_path, capsys):
                      + "\n".join(json.dumps(r) for r in flipped) + "\n")
     code, _, err = _run(["select", tmp_path / "ref", "--budget", 30, "--out", tmp_path / "s"], capsys)
     assert code == 2 and "filter" in err and len(err.strip().splitlines()) == 1
-    code, _, err = _run(["select", tmp_path / "ref", "--budget", 30, "--filter", "strict-match", "--out", tmp_path / "s"],
+    code, _, err = _run(["select", tmp_path / "ref", "--budget", 30, "--filter", "strict-match", "--out",
+                         tmp_path / "s"],
                         capsys)
     assert code == 0, err
     manifest = json.loads((tmp_path / "s" / "manifest.json").read_text())
