@@ -325,3 +325,42 @@ def test_accuracy_interval_covers_over_new_models():
     assert np.mean(hits) >= 0.95 - 3 * np.sqrt(0.95 * 0.05 / n_new), np.mean(hits)
     assert np.mean(n_items) < 60  # a fifth of the 300 items
     assert np.mean(err) < np.mean(err_random)
+
+
+@pytest.mark.filterwarnings("ignore:reference. 100 reference models:UserWarning")
+def test_few_reference_models_headline_and_printed_result_say_the_interval_is_not_valid(logs, tmp_path, capsys):
+    # with fewer than 200 reference models the interval leaves out the bank's estimation error: the printed look,
+    # the decision's first lines (before its interval) and the headline say it is not a valid 95 % interval
+    root, truth, _ = logs
+    model = truth.model_ids[N_REF + 3]
+    code, out, err = _run(["sequential", "start", root / "ref", "--rule", "adaptive", "--target-se", 0.3,
+                           "--batch", 5, "--initial", 5, "--out", tmp_path / "run"], capsys)
+    assert code == 0, err
+    looks = []
+    k = 0
+    while json.loads((tmp_path / "run" / "state.json").read_text())["status"] == "continue":
+        k += 1
+        items = pd.read_csv(tmp_path / "run" / f"batch_{k:03d}" / "items.csv")["item"].tolist()
+        write_lm_eval_samples(truth, tmp_path / f"out{k}", models=[model], items=items)
+        code, out, err = _run(["sequential", "update", tmp_path / "run", tmp_path / f"out{k}"], capsys)
+        assert code == 0, err
+        looks.append(out)
+    assert len(looks) > 1
+    for out in looks[:-1]:
+        (line,) = [ln for ln in out.splitlines() if ln.startswith("look ")]
+        assert "not a valid 95 % interval with 100 reference models" in line and "0.90" in line, line
+    md = (tmp_path / "run" / "decision.md").read_text()
+    assert looks[-1].startswith(md)
+    head = md.split("Accuracy on the whole benchmark")[0]
+    (decision,) = [ln for ln in head.splitlines() if ln.startswith("Decision:")]
+    assert "not a valid 95 % interval" in decision and "100 reference models" in decision, decision
+    assert "**Not a valid 95 % interval:** the item bank was fitted on 100 reference models" in head
+    assert "0.90" in head
+    # with 200 or more the headline carries no such warning
+    big = simulate_responses(200, 60, rng=1)
+    run = SequentialRun.start(big, rule="adaptive", batch=10)
+    new = simulate_responses(201, 60, rng=1).subset(models=[200])
+    while not run.stopped:
+        run.update(ResponseMatrix(new.values[:, [big.item_ids.get_loc(i) for i in run.next_items]],
+                                  model_ids=["new"], item_ids=list(run.next_items)))
+    assert "not a valid" not in run.to_markdown().lower()

@@ -285,7 +285,7 @@ def _start(args: argparse.Namespace, rule: str) -> None:
 
 
 def _update(args: argparse.Namespace) -> None:
-    from ._sequential import SequentialRun
+    from ._sequential import SequentialRun, _few_models_note
 
     run = SequentialRun.load(args.state, reference=args.reference)
     res = run.update(args.new_results, model=args.model, metric=args.metric, duplicates=args.duplicates)
@@ -299,7 +299,7 @@ def _update(args: argparse.Namespace) -> None:
             lo, hi = res.confidence_interval(1 - run.state["alpha"])
             print(f"look {len(run.state['looks'])}: {res.n_items} items, accuracy {res.accuracy:.4f} [{lo:.4f}, "
                   f"{hi:.4f}], ability {res.theta:.3f} (s.e. {res.standard_error:.3f}, target "
-                  f"{rule['target_se']:g}): continue")
+                  f"{rule['target_se']:g}): continue" + (f"; {note}" if (note := _few_models_note(run.state)) else ""))
         else:
             what = f"difference vs {rule['against']}" if rule["kind"] == "efficacy" else "score"
             print(f"look {len(run.state['looks'])}: {res.n} items, {what} {res.estimate:.4f} "
