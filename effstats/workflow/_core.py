@@ -822,6 +822,9 @@ class _TaskResult:
     estimator: np.ndarray | None = None
     out_of_range: np.ndarray | None = None
     base: str = ""  # the task's estimator for targets in range
+    # method "anchor": its heaviest anchor (item id, share of the task's items, the reference models' mean on it) and
+    # per new model whether it answers that item unlike every reference model (None: no such anchor)
+    heavy_anchor: tuple | None = None
 
     @property
     def fell_back(self) -> np.ndarray:
@@ -882,7 +885,20 @@ def _task_result(t: str, weight: float, f: _TaskFit, sub: ResponseMatrix, n_item
              else np.full(sub.n_models, base, dtype=object))
     flags = res.out_of_range if isinstance(res, SubsetPrediction) else None
     return _TaskResult(t, weight, res, f.design_based, len(f.items), sub.observed.sum(1), n_items, f.method, names,
-                       None if flags is None else np.asarray(flags, bool), base)
+                       None if flags is None else np.asarray(flags, bool), base, _heavy_anchor(f, sub))
+
+
+def _heavy_anchor(f: _TaskFit, sub: ResponseMatrix) -> tuple | None:
+    """Method "anchor": the anchor with the largest weight, its share, the reference models' mean on it, and per new
+    model whether its answer there is one no reference model gave (the references answered it alike)."""
+    est = f.est
+    if f.method != "anchor" or getattr(est, "selected_ids_", None) is None:
+        return None
+    k = int(np.argmax(est.weights_))
+    item, ref_mean = est.selected_ids_[k], float(est._fill[k])
+    y = sub.values[:, sub.item_ids.get_loc(item)].astype(float)
+    unlike = np.isin(ref_mean, (0.0, 1.0)) & ~np.isnan(y) & (y != ref_mean)
+    return str(item), float(est.weights_[k]), ref_mean, unlike
 
 
 def _combine(fits: dict[str, _TaskFit], new: ResponseMatrix, tasks: pd.Series, weights: str = "items",
@@ -1172,7 +1188,7 @@ class Estimate:
             lines += [f"The chooser picked, per task: {picks}.", ""]
         if sel.shortfall is not None:
             lines += [f"Fewer items than the budget: {md_text(sel.shortfall)}.", ""]
-        notes = self._range_notes()
+        notes = self._range_notes() + self._anchor_notes()
         if notes:
             lines += [md_text(" ".join(notes)), ""]
         f = self.to_frame(confidence_level)
@@ -1242,6 +1258,27 @@ class Estimate:
         if where:
             notes.append(f"{head}: {who(where)}; {' and '.join(sorted(bases))}'s design-based estimate and interval "
                          "hold there too.")
+        return notes
+
+    def _anchor_notes(self) -> list[str]:
+        """Method "anchor": its interval is model-based, and a heavy anchor stands for many items on its own."""
+        heavy = [p for p in self._parts if p.heavy_anchor is not None]
+        if not heavy:
+            return []
+        notes = ["Method anchor's interval is model-based (cross-validated over the reference models): it holds on "
+                 "average over models like the references, not for each model; the design-based methods (aipw, "
+                 "stratified, sortsearch, random) give intervals that hold for every model."]
+        for p in heavy:
+            item, share, ref_mean, unlike = p.heavy_anchor
+            points = 100 * share * p.weight
+            if points < 1:
+                continue
+            alike = (f"every reference model answered it {'right' if ref_mean == 1 else 'wrong'}"
+                     if ref_mean in (0.0, 1.0) else f"the reference models' mean on it is {ref_mean:.2f}")
+            who = [str(m) for m, u in zip(self.model_ids, unlike) if u]
+            notes.append(f"Task {p.task}: one anchor, item {item}, stands for {100 * share:.0f} % of the task's items "
+                         f"({alike}); a model that answers it otherwise is off by up to {points:.1f} points of the "
+                         "score" + (f", as {_name_list(who, 10, 'and {} more')} did." if who else "."))
         return notes
 
     def _repr_html_(self) -> str:
