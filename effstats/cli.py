@@ -371,6 +371,8 @@ def read_scores(path: str | Path, *, by: str = "scenario", model: str = "model",
                          "not model "
                          "names; name the column of model names with --model COLUMN, or add one")
     _refuse_empty_names(df[mcol], mcol)
+    if "--model" not in explicit:
+        _refuse_transposed_board(df, mcol, path)
     wide = df.set_index(mcol)
     hint = ""
     if wide.index.has_duplicates:
@@ -391,6 +393,40 @@ def read_scores(path: str | Path, *, by: str = "scenario", model: str = "model",
     if notes:
         wide.attrs["note"] = " ".join(filter(None, [*notes, wide.attrs.get("note", "")]))
     return wide, published
+
+
+# a table of one row per scenario and one column per model: its first column's header, its row labels (benchmark and
+# metric names) and its column headers (model names: an org/ prefix, a model family, a size or a date) say so
+_SCENARIO_HEADERS = {"scenario", "scenarios", "benchmark", "benchmarks", "task", "tasks", "dataset", "datasets",
+                     "metric", "metrics", "subset", "subsets", "eval", "evaluation"}
+_BENCHMARK_NAME = re.compile(
+    r"(?i)(\s-\s(em|f1|bleu(-\d)?|rouge(-\w+)?|acc(uracy)?|exact match|equivalent.*|pass@\d+)\b"
+    r"|\b(mmlu|gsm8k|hellaswag|arc|truthfulqa|winogrande|math|bbh|gpqa|ifeval|musr|narrativeqa|naturalquestions|"
+    r"openbookqa|legalbench|medqa|wmt|humaneval|mbpp|boolq|piqa|squad|drop|lambada|mt-bench|alpacaeval)\b)")
+_MODEL_NAME = re.compile(
+    r"(?i)(^[\w.-]+/[\w.-]+|\b(gpt|llama|claude|gemini|mistral|mixtral|qwen|palmyra|deepseek|phi|gemma|falcon|yi|"
+    r"command|olmo|jamba|nova|vicuna|pythia|bloom|opt|t5|granite|arctic|dbrx|grok)\b|\b\d+(\.\d+)?[bm]\b|"
+    r"\(\d{4}-?\d{2}-?\d{2}\)|\b\d+x\d+b\b)")
+
+
+def _refuse_transposed_board(df: pd.DataFrame, mcol: Any, path: Path) -> None:
+    """Raise when the leaderboard has one row per scenario and one column per model (as ``select`` refuses a
+    transposed table of item scores)."""
+    rows = df[mcol].dropna().astype(str)
+    cols = [str(c) for c in df.columns if c != mcol]
+    if len(rows) < 2 or len(cols) < 2:
+        return
+    model_cols = np.mean([bool(_MODEL_NAME.search(c)) for c in cols])
+    model_rows = rows.map(lambda r: bool(_MODEL_NAME.search(r))).mean()
+    bench_rows = rows.map(lambda r: bool(_BENCHMARK_NAME.search(r))).mean()
+    header = str(mcol).strip().lower() in _SCENARIO_HEADERS
+    if model_cols >= 0.5 and model_rows < 0.5 and (header or bench_rows >= 0.5):
+        found = (f"its first column is named {str(mcol)!r}" if header else
+                 f"its rows are named like benchmarks ({rows.iloc[0]!r}, {rows.iloc[1]!r})")
+        raise ValueError(f"SCORES: {path.name} looks transposed ({found} and its columns like models: "
+                         f"{cols[0]!r}, {cols[1]!r} …): expected one row per model and one column per scenario; "
+                         f"transpose it (pandas: df.set_index({str(mcol)!r}).T), or name the model column with "
+                         "--model")
 
 
 def _refuse_empty_names(ids: pd.Series, column: Any) -> None:

@@ -260,3 +260,21 @@ def test_subscenario_names_follow_the_sums_columns_in_an_unsorted_table():
     num, den = bench.sub_sums()
     means = pd.DataFrame(num[0] / den[0], index=board.index, columns=bench.subscenario_names)
     pd.testing.assert_frame_equal(means[board.columns], board, check_names=False)
+
+
+@pytest.mark.skipif(not (SHARED / "helm_lite" / "leaderboard.tsv").is_file(), reason="shared leaderboards not present")
+@pytest.mark.parametrize("header", ["Scenario", "name"])
+def test_a_transposed_leaderboard_is_refused(tmp_path, capsys, header):
+    d = pd.read_csv(SHARED / "helm_lite" / "leaderboard.tsv", sep="\t")
+    num = [c for c in d.columns[2:] if pd.api.types.is_numeric_dtype(d[c])]
+    t = d[["Model"] + num].set_index("Model").T
+    t.index.name = header
+    t.to_csv(tmp_path / "transposed.csv")
+    code, _, err = _run(["audit", tmp_path / "transposed.csv", "--out", tmp_path / "a", "--n-boot", 20,
+                         "--no-progress"], capsys)
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert "transposed.csv looks transposed" in err and "GPT-4o (2024-05-13)" in err
+    t.T.rename_axis("Model").to_csv(tmp_path / "board.csv")  # the right way round: read
+    code, _, err = _run(["audit", tmp_path / "board.csv", "--out", tmp_path / "b", "--n-boot", 20, "--no-progress"],
+                        capsys)
+    assert code == 0, err
