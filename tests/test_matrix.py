@@ -256,7 +256,7 @@ def test_cell(datasets, tmp_path, capsys, method, ref_fmt, new_fmt, option):
     if option.startswith("duplicates"):
         assert manifest["reference"]["duplicates"] == option.split("-")[1]
         if option != "duplicates-mean":
-            assert f"duplicates='{option.split('-')[1]}'" in err, err  # the rerun is named in a warning
+            assert f"--duplicates {option.split('-')[1]};" in err, err  # the rerun is named in a warning
 
     items = pd.Index(manifest["items"])
     new = data.new.subset(items=items)

@@ -672,3 +672,37 @@ def test_auto_on_models_better_than_every_reference_stays_near_the_plain_mean():
           f"worst {100 * auto_err.max():.1f}")
     assert auto_err.mean() <= 1.5 * plain_err.mean()
     assert auto_err.max() < 0.15
+
+
+def test_update_of_a_stopped_run_blames_the_run():
+    from effstats.workflow import SequentialRun
+
+    data = simulate_responses(21, 300, rng=4)
+    ref, new = data.subset(models=range(20)), data.subset(models=[20])
+    run = SequentialRun.start(ref, rule="precision", half_width=0.2, initial=100, batch=100, seed=0)
+    while not run.stopped:
+        run.update(new.subset(items=run.next_items))
+    with pytest.raises(ValueError, match=r"^directory: this run has already stopped \(.*\); start another$"):
+        run.update(new)
+
+
+def test_messages_name_options_as_typed_on_the_command_line():
+    from effstats.workflow._cli import _cli_names
+
+    cases = {
+        "new_results: no result; or score on the tasks present only with tasks=['cifar10', 'cifar10_1_v4'] "
+        "(--tasks cifar10,cifar10_1_v4; the estimate and the rank then cover those tasks only)":
+        "NEW_RESULTS: no result; or score on the tasks present only with --tasks cifar10,cifar10_1_v4 (the "
+        "estimate and the rank then cover those tasks only)",
+        "new_results: 3 others; read only those with restrict_to_manifest=True (--restrict-to-manifest)":
+        "NEW_RESULTS: 3 others; read only those with --restrict-to-manifest",
+        "new_results: model 'm' has 2 runs of task 't'; pass duplicates='last', 'first' or 'mean' to choose":
+        "NEW_RESULTS: model 'm' has 2 runs of task 't'; pass --duplicates last|first|mean to choose",
+        "method: take one trial (--trials 0, trials=0) or keep each (--trials separate, trials='separate')":
+        "--method: take one trial (--trials 0) or keep each (--trials separate)",
+        "directory: this run has already stopped (stop: 0.91); start another":
+        "DIR: this run has already stopped (stop: 0.91); start another",
+        "new_results: model='x' is a name, not an option": "NEW_RESULTS: model='x' is a name, not an option",
+    }
+    for python, typed in cases.items():
+        assert _cli_names(python, "estimate") == typed

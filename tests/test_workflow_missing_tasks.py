@@ -183,3 +183,36 @@ def test_select_unknown_task_lists_every_task_on_disk(loop, tmp_path, capsys):
                  str(tmp_path / "s")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "['arc', 'boolq', 'hellaswag']" in err[0], err
+
+
+@pytest.fixture(scope="module")
+def rerun(loop):
+    """model-40's results twice: a later rerun with some answers flipped (the files' timestamps differ)."""
+    root, truth, sel = loop
+    on = truth.subset(models=[40], items=sel.items)
+    write_lm_eval_samples(on, root / "dup" / "a")
+    flipped = on.values.copy()
+    flipped[0, :10] = ~flipped[0, :10].astype(bool)
+    write_lm_eval_samples(ResponseMatrix(flipped, model_ids=on.model_ids, item_ids=on.item_ids), root / "dup" / "b")
+    for f in (root / "dup" / "b").rglob("*.json*"):
+        f.rename(f.with_name(f.name.replace("2026-01-01", "2026-02-01")))
+    return root
+
+
+def test_averaged_0_1_reruns_say_what_happened(rerun, tmp_path, capsys):
+    root = rerun
+    with pytest.raises(ValueError, match=r"^duplicates: averaging the new results' repeated 0/1 runs gives graded "
+                                         r"scores \(e\.g\. 0\.5\), which the selection's method 'sortsearch' cannot "
+                                         r"use .*pass duplicates='last' or 'first'"):
+        estimate(root / "run", root / "dup", duplicates="mean")
+    with pytest.raises(ValueError, match=r"pass duplicates='last' or 'first' to choose one") as info:
+        estimate(root / "run", root / "dup", duplicates="error")
+    assert "'mean'" not in str(info.value)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert estimate(root / "run", root / "dup", duplicates="last").to_frame().shape[0] == 1
+    for how in ("mean", "error"):
+        assert main(["estimate", str(root / "run"), str(root / "dup"), "--duplicates", how,
+                     "--out", str(tmp_path / how)]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "--duplicates last|first" in err[0] and "mean" not in err[0].split("error:", 1)[1]

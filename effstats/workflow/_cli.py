@@ -5,8 +5,10 @@ Every bad input prints one line naming the argument and exits with status 2; war
 from __future__ import annotations
 
 import argparse
+import ast
 import contextlib
 import io
+import re
 import shlex  # the printed commands are pasted into a shell: every name from the data is quoted
 import sys
 import warnings
@@ -400,9 +402,43 @@ _CLI_VALUES = {"(None: every split)": "(--split any: every split)", "(None: unpe
                "unperturbed)"}
 
 
+# options the messages name in Python's syntax (``tasks=['a', 'b']``, ``restrict_to_manifest=True``,
+# ``duplicates='last', 'first' or 'mean'``): on the command line they read as typed
+_PY_VALUE = r"\[[^\]]*\]|'[^']*'(?:, '[^']*')*(?:,? or '[^']*')?|True|-?\d+(?:\.\d+)?"
+_PY_ASSIGN = re.compile(r"(?<![\w.-])(tasks|duplicates|restrict_to_manifest|trials|split|perturbation|metric|filter|"
+                        r"weights|method|format|budget|seed|target_error|confidence_level)=(" + _PY_VALUE + ")")
+
+
+def _typed(m: re.Match) -> str:
+    name, value = m.group(1), m.group(2)
+    option = _CLI_NAMES[name + ":"].rstrip(":")
+    if value == "True":
+        return option
+    if value.startswith("["):
+        try:
+            items = ast.literal_eval(value)
+        except (ValueError, SyntaxError):
+            return m.group(0)
+        return f"{option} {','.join(map(str, items))}"
+    if value.startswith("'"):
+        value = "|".join(re.findall(r"'([^']*)'", value))
+    return f"{option} {value}"
+
+
+def _as_typed(msg: str) -> str:
+    """``msg`` with the Python forms of options written as typed, each said once (``restrict_to_manifest=True
+    (--restrict-to-manifest)`` becomes ``--restrict-to-manifest``)."""
+    msg = _PY_ASSIGN.sub(_typed, msg)
+    opt = r"(--[a-z][\w-]*(?: [^\s();]+)?)"
+    msg = re.sub(opt + r" \(\1\)", r"\1", msg)
+    msg = re.sub(opt + r" \(\1; ", r"\1 (", msg)
+    return re.sub(r"\(" + opt + r", \1\)", r"(\1)", msg)
+
+
 def _cli_names(msg: str, command: str) -> str:
     for python, cli in _CLI_VALUES.items():
         msg = msg.replace(python, cli)
+    msg = _as_typed(msg)
     head, sep, rest = msg.partition(" ")
     # --reference is an option of these commands, the positional REFERENCE of the others
     if command in ("estimate", "sequential update") and head == "reference:":

@@ -1472,7 +1472,16 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
     fits, scored = _scored_tasks(fits, tasks)
     if not isinstance(restrict_to_manifest, (bool, np.bool_)):
         raise ValueError(f"restrict_to_manifest: expected True or False, got {restrict_to_manifest!r}")
-    new = read_new_results(new_results, selection.reference, metric=metric, duplicates=duplicates)
+    zero_one = _zero_one_method(fits, rm)
+    try:
+        new = read_new_results(new_results, selection.reference, metric=metric, duplicates=duplicates)
+    except ValueError as exc:
+        said = "pass duplicates='last', 'first' or 'mean' to choose or average them"
+        if zero_one is None or said not in str(exc):
+            raise
+        raise ValueError(str(exc).replace(said, f"pass duplicates='last' or 'first' to choose one (averaging 0/1 "
+                                          f"runs gives graded scores, which the selection's method {zero_one!r} "
+                                          "cannot use)")) from None
     info = item_tasks(rm)["task"]
     chosen = pd.Index(selection.items)
     if restrict_to_manifest:
@@ -1507,7 +1516,20 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
                       "estimated from the other items of their task", UserWarning, stacklevel=2)
     on = info.isin(list(fits)).to_numpy()
     rm, info = rm.subset(items=np.flatnonzero(on)), info[on]  # the references are scored on the same tasks
-    combined, parts = _combine(fits, new, info, weights, rm)
+    try:
+        combined, parts = _combine(fits, new, info, weights, rm)
+    except ValueError as exc:
+        if duplicates != "mean" or zero_one is None or not str(exc).startswith("new_results: graded scores"):
+            raise
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            one_run = read_new_results(new_results, selection.reference, metric=metric, duplicates="last")
+        if one_run.kind != "binary":
+            raise
+        raise ValueError(f"duplicates: averaging the new results' repeated 0/1 runs gives graded scores "
+                         f"{str(exc).split('graded scores', 1)[1].split(',', 1)[0].strip()}, which the selection's "
+                         f"method {zero_one!r} cannot use (it estimates from 0/1 correctness): pass "
+                         "duplicates='last' or 'first' to take one run") from None
     scores, se = _observed_scores(rm, info, weights)
     board = pd.DataFrame({"score": scores, "standard_error": se}, index=rm.model_ids)
     unranked = board.index[board["score"].isna()]
@@ -1519,6 +1541,19 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
     return Estimate(model_ids=new.model_ids, leaderboard=board, selection=selection,
                     n_missing=pd.Series(n_missing.to_numpy(), index=new.model_ids), weights=weights,
                     unranked=pd.Index(unranked), scored_tasks=scored, _combined=combined, _parts=parts)
+
+
+def _zero_one_method(fits: dict, rm: ResponseMatrix) -> str | None:
+    """The method of a task that estimates from 0/1 correctness only, on 0/1 reference data (None: no such
+    task): averaging a new model's repeated runs cannot serve it."""
+    if rm.kind != "binary":
+        return None
+    for f in fits.values():
+        if f.method in ("sortsearch", "hybrid", "tinybenchmarks"):
+            return f.method
+        if f.method == "auto" and f.chosen == "Sort & Search":
+            return f"auto ({f.chosen})"
+    return None
 
 
 def _scored_tasks(fits: dict, tasks: Any) -> tuple[dict, pd.Index]:

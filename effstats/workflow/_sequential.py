@@ -537,7 +537,7 @@ class SequentialRun:
         """
         st = self.state
         if self.stopped:
-            raise ValueError(f"new_results: this run has already stopped ({st['result']['decision']}); start another")
+            raise ValueError(f"directory: this run has already stopped ({st['result']['decision']}); start another")
         new = read_new_results(new_results, st["reference"], metric=metric, duplicates=duplicates)
         names = list(map(str, new.model_ids))
         if model is None:
