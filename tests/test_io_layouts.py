@@ -304,3 +304,19 @@ def test_parquet_tables_get_the_same_checks(tmp_path, monkeypatch, wide, frame, 
     else:
         with pytest.raises(ValueError, match=r"^reference: scores.parquet.*" + re.escape(expect)):
             read_results(f, name="reference")
+
+
+def test_parquet_without_an_engine_says_what_to_install(tmp_path, monkeypatch, capsys):
+    import sys
+
+    f = tmp_path / "scores.parquet"
+    f.write_bytes(b"PAR1")
+    for engine in ("pyarrow", "fastparquet"):  # as on a machine without either (importing them fails)
+        monkeypatch.setitem(sys.modules, engine, None)
+    with pytest.raises(ValueError, match=r"^reference: scores\.parquet: reading Parquet needs pyarrow "
+                                         r"\(pip install pyarrow\), or give the table as a CSV$"):
+        read_results(f, name="reference")
+    assert main(["select", str(f), "--budget", "10", "--out", str(tmp_path / "s")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].endswith("reading Parquet needs pyarrow (pip install pyarrow), or give the "
+                                             "table as a CSV"), err

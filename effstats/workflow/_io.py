@@ -264,8 +264,12 @@ def _read_parquet(path: Path, duplicates: str = "last") -> ResponseMatrix:
 
     try:
         df = pd.read_parquet(path)
-    except Exception as exc:  # the engine's errors vary (pyarrow, fastparquet, none installed)
-        raise ValueError(f"{path.name} is not a readable Parquet file ({type(exc).__name__}: {exc})") from None
+    except ImportError:  # no engine installed: the file may be fine
+        raise ValueError(f"{path.name}: reading Parquet needs pyarrow (pip install pyarrow), or give the table as "
+                         "a CSV") from None
+    except Exception as exc:  # the engine's errors vary (pyarrow, fastparquet)
+        what = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise ValueError(f"{path.name} is not a readable Parquet file ({type(exc).__name__}: {what})") from None
     if not isinstance(df.index, pd.RangeIndex):  # ids written as the index (to_parquet keeps it)
         df = df.reset_index()
     # number columns stay numbers (NaN: not evaluated); the ids and any other column as text, as a CSV holds them
