@@ -98,7 +98,10 @@ class _Outputs(NamedTuple):
             return self.correct
         if self.labels is None:
             raise ValueError(f"{name}: correctness needs labels with class probabilities or predictions")
-        top1 = self.proba.argmax(axis=2) if self.proba is not None else (self.pred if self.pred.ndim == 2 else self.pred[..., 0])
+        if self.proba is not None:
+            top1 = self.proba.argmax(axis=2)
+        else:
+            top1 = self.pred if self.pred.ndim == 2 else self.pred[..., 0]
         return (top1 == self.labels[None, :]).astype(float)
 
     @property
@@ -480,7 +483,8 @@ class SubsetPrediction:
             low, high = normal_interval(self.statistic, self.standard_error, level)
             if self.n_effective is not None:
                 n = np.asarray(self.n_effective, dtype=float)
-                ok = np.isfinite(n) & (n > 0) & (np.asarray(self.wilson, dtype=bool) if self.wilson is not None else True)
+                wilson = np.asarray(self.wilson, dtype=bool) if self.wilson is not None else True
+                ok = np.isfinite(n) & (n > 0) & wilson
                 z2 = stats.norm.ppf(0.5 + level / 2) ** 2
                 p = np.clip(np.asarray(self.statistic, dtype=float), 0.0, 1.0)
                 with np.errstate(divide="ignore", invalid="ignore"):
@@ -534,8 +538,8 @@ class _SubsetEstimator(BaseEstimator):
             warnings.warn(
                 f"source_outputs: {self.n_missing_} of {src.missing.size} cells are missing; items are chosen and "
                 "models compared on the observed cells, and a source model's full-benchmark score is its mean over the "
-                "items it has outputs "
-                f"on{'' if answered.all() else f'; {int((~answered).sum())} items no model answered are never selected'}",
+                "items it has outputs on"
+                + ("" if answered.all() else f"; {int((~answered).sum())} items no model answered are never selected"),
                 UserWarning,
                 stacklevel=3,
             )

@@ -337,8 +337,8 @@ def cohen_kappa(a: Any, y: Any, *, undefined: float = 1.0) -> Any:
     >>> cohen_kappa(np.ones(4), np.ones(4))  # constant and equal: the ``undefined`` value
     1.0
     """
-    if isinstance(undefined, (bool, np.bool_)) or not isinstance(undefined,
-                                                                 (int, float, np.integer, np.floating)) or not -1 <= undefined <= 1:
+    real = isinstance(undefined, (int, float, np.integer, np.floating)) and not isinstance(undefined, (bool, np.bool_))
+    if not real or not -1 <= undefined <= 1:
         raise ValueError(f"undefined: expected a real number in [-1, 1] (kappa's range), got {undefined!r}")
     av, yv, one = _pair(a, y, binary=True)
     err = (av != yv).mean(axis=1)

@@ -433,7 +433,8 @@ class ResponseMatrix:
             if not _hashable(col) or col not in df.columns:
                 raise ValueError(f"{nm}: column {col!r} not in the table (columns: {list(df.columns)})")
         if len({model, item, score}) < 3:
-            raise ValueError(f"model: the model, item and score columns must differ, got {model!r}, {item!r}, {score!r}")
+            raise ValueError(f"model: the model, item and score columns must differ, got {model!r}, {item!r}, "
+                             f"{score!r}")
         if df.empty:
             raise ValueError("df: expected a non-empty table")
         rows, cols = _sorted_codes(df[model]), _sorted_codes(df[item])
@@ -740,7 +741,8 @@ class ResponseMatrix:
         set_(new, "items", self.items.iloc[ii])
         for name in ("values", "missing", "probabilities", "labels", "predictions"):
             arr = getattr(new, name)
-            if arr is not None:  # fresh copies (fancy indexing) nobody else holds: read-only, so caches keyed on them stay valid
+            # fresh copies (fancy indexing) nobody else holds: read-only, so caches keyed on them stay valid
+            if arr is not None:
                 arr.flags.writeable = False
         return new
 

@@ -210,9 +210,8 @@ def _resolve_domains(domains: Any) -> list[str]:
         raise ValueError(f"domains: a domain is named twice: {sorted(d for d in set(names) if names.count(d) > 1)}")
     bad = [d for d in names if d not in DOMAINS]
     if bad or not names:
-        raise ValueError(f"domains: expected None, a count or names from DOMAINS, unknown {bad}" if bad else "domains: "
-                                                                                                             "expected "
-                                                                                                             "a non-empty selection")
+        raise ValueError(f"domains: expected None, a count or names from DOMAINS, unknown {bad}" if bad
+                         else "domains: expected a non-empty selection")
     if "clean" not in names:
         names = ["clean", *names]
     # keep the canonical order so a selection is a sub-block of the full benchmark
@@ -510,7 +509,8 @@ def _build(
         sel = np.arange(n_models)
     else:
         sel = np.asarray(models)
-        if sel.ndim != 1 or sel.size == 0 or not np.issubdtype(sel.dtype, np.integer) or sel.min() < 0 or sel.max() >= n_models:
+        if (sel.ndim != 1 or sel.size == 0 or not np.issubdtype(sel.dtype, np.integer) or sel.min() < 0
+                or sel.max() >= n_models):
             raise ValueError(f"models: expected a non-empty 1-D array of zoo positions in [0, {n_models - 1}]")
         if len(np.unique(sel)) < sel.size:
             raise ValueError("models: zoo positions must be distinct (a model would appear twice)")

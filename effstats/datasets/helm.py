@@ -76,7 +76,8 @@ def _load(d: Path, name: str, arg: str) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         body = text.rstrip()
-        if exc.pos >= len(body) or not body.endswith(("]", "}")):  # the text stops inside a value: the writer was interrupted
+        # the text stops inside a value: the writer was interrupted
+        if exc.pos >= len(body) or not body.endswith(("]", "}")):
             raise ValueError(
                 f"{arg}: {_shown(d, name)} is truncated, not valid JSON (line {exc.lineno}: {exc.msg}); "
                 "the run was probably interrupted: rerun it"
@@ -372,7 +373,8 @@ def read_helm_runs(
     ...     run = pathlib.Path(tmp.name, "runs", "v1", f"boolq:model={model.replace('/', '_')}")
     ...     run.mkdir(parents=True)
     ...     spec = {"name": run.name, "adapter_spec": {"model": model}}
-    ...     stat = lambda v, **ctx: {"name": {"name": "exact_match", "split": "test", **ctx}, "count": 1, "sum": v, "mean": v}
+    ...     stat = lambda v, **ctx: {"name": {"name": "exact_match", "split": "test", **ctx}, "count": 1, "sum": v,
+    ...                              "mean": v}
     ...     rows = [{"instance_id": f"id{i}", "train_trial_index": 0, "stats": [stat(v)]} for i, v in enumerate(values)]
     ...     rows += [{"instance_id": f"id{i}", "train_trial_index": 0, "perturbation": {"name": "typo"},
     ...               "stats": [stat(0.0, perturbation={"name": "typo"})]} for i in perturbed]
@@ -391,8 +393,7 @@ def read_helm_runs(
     metric = _check_metric(metric)
     if split is not None and (not isinstance(split, str) or not split):
         raise ValueError(f"split: expected a split name such as 'test' or 'valid', or None, got {split!r}")
-    if not (perturbation is None or isinstance(perturbation, str) and perturbation or isinstance(perturbation,
-                                                                                                 Mapping) and perturbation):
+    if not (perturbation is None or isinstance(perturbation, (str, Mapping)) and perturbation):
         raise ValueError("perturbation: expected None, a perturbation name or a non-empty mapping of its fields, got "
                          f"{perturbation!r}")
     trials = _check_trials(trials)

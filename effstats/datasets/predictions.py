@@ -264,7 +264,8 @@ def _domains(domains: Any, valid: Sequence[str], aliases: dict[str, str]) -> lis
     try:
         ds = list(domains)
     except TypeError:
-        raise ValueError(f"domains: expected a name or a sequence of names from {list(valid)}, got {domains!r}") from None
+        raise ValueError(f"domains: expected a name or a sequence of names from {list(valid)}, "
+                         f"got {domains!r}") from None
     out = []
     for d in ds:
         name = aliases.get(d, d) if isinstance(d, str) else d
@@ -306,7 +307,8 @@ def _model_meta(names: Sequence[str], ports: dict[str, str]) -> pd.DataFrame:
         {
             "family": [_family(n) for n in names],
             "framework": [
-                "fisher_vector" if n.startswith("fv_") else "tensorflow" if n.endswith("_tf") else "pytorch" for n in names
+                "fisher_vector" if n.startswith("fv_") else "tensorflow" if n.endswith("_tf") else "pytorch"
+                for n in names
             ],
             "duplicate_of": pd.array(dup, dtype=object),
             "is_duplicate": [d is not None for d in dup],

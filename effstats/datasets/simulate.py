@@ -86,7 +86,8 @@ class IRTParameters:
         (2, 200)
         """
         idx = np.arange(len(self.ability)) if models is None else check_positions(models, len(self.ability), "models")
-        return self.ability[idx].astype(float) @ self.discrimination.T.astype(float) - self.difficulty[self.cluster[idx]]
+        theta = self.ability[idx].astype(float)
+        return theta @ self.discrimination.T.astype(float) - self.difficulty[self.cluster[idx]]
 
     def probability(self, models: Any = None) -> np.ndarray:
         """Array (n_selected_models, n_items): the model's probability of a correct answer.
@@ -157,7 +158,8 @@ def _check_common(n_models: Any, n_items: Any, n_dims: Any, n_clusters: Any,
     n_items = check_positive_int(n_items, "n_items")
     n_dims = check_positive_int(n_dims, "n_dims")
     n_clusters = check_positive_int(n_clusters, "n_clusters")
-    if isinstance(cluster_spread, bool) or not isinstance(cluster_spread, Real) or not np.isfinite(cluster_spread) or cluster_spread < 0:
+    if (isinstance(cluster_spread, bool) or not isinstance(cluster_spread, Real) or not np.isfinite(cluster_spread)
+            or cluster_spread < 0):
         raise ValueError(f"cluster_spread: expected a finite number >= 0, got {cluster_spread!r}")
     return n_models, n_items, n_dims, n_clusters, float(cluster_spread)
 

@@ -309,7 +309,9 @@ class MethodChooser(_SubsetEstimator):
         n_splits = check_positive_int(self.n_splits, "n_splits", minimum=2)
         cands = self.candidates
         if cands is None:
-            binary = src.labels is not None or (src.correct is not None and bool(np.isin(src.correct, (0.0, 1.0)).all()))  # 0 at missing cells
+            # 0 at missing cells
+            binary = src.labels is not None or (src.correct is not None
+                                                and bool(np.isin(src.correct, (0.0, 1.0)).all()))
             cands = default_candidates(self.n_items, binary=binary, probabilities=src.proba is not None)
         if not isinstance(cands, Mapping) or not cands:
             raise ValueError("candidates: expected a non-empty dict of name -> subset estimator")
@@ -376,7 +378,9 @@ class MethodChooser(_SubsetEstimator):
         check_is_fitted(self, "best_estimator_")
         if self.fallback_ is not None:
             return self._interval(target_outputs, items, None, stacklevel=4).statistic
-        return self.best_estimator_.predict(target_outputs, items=items) if _takes_items(self.best_estimator_) else self.best_estimator_.predict(target_outputs)
+        if _takes_items(self.best_estimator_):
+            return self.best_estimator_.predict(target_outputs, items=items)
+        return self.best_estimator_.predict(target_outputs)
 
     def predict_interval(self, target_outputs: Any, *, items: Any = None,
                          n_splits: int | None = None) -> SubsetPrediction:

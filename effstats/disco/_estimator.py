@@ -305,7 +305,8 @@ class DISCO(_SubsetEstimator):
         m = src.n_models
         if not isinstance(self.selection, str):  # a fixed item subset chosen elsewhere
             sel = check_array(self.selection, "selection", ndim=1, dtype=None)
-            if not np.issubdtype(sel.dtype, np.integer) or sel.min() < 0 or sel.max() >= src.n_items or np.unique(sel).size != sel.size:
+            if (not np.issubdtype(sel.dtype, np.integer) or sel.min() < 0 or sel.max() >= src.n_items
+                    or np.unique(sel).size != sel.size):
                 raise ValueError(f"selection: expected distinct item positions in [0, {src.n_items - 1}]")
             if sel.size != self.n_items:
                 raise ValueError(f"selection: {sel.size} items given but n_items={self.n_items}")
@@ -449,7 +450,8 @@ class DISCO(_SubsetEstimator):
         rng = check_rng(self.random_state, "random_state")
         self._select(src, rng)
         if kind == "auto":
-            kind = "probabilities" if src.proba is not None else "predictions" if src.pred is not None else "correctness"
+            kind = ("probabilities" if src.proba is not None else "predictions" if src.pred is not None
+                    else "correctness")
         if kind in ("probabilities", "true_class") and src.proba is None:
             raise ValueError(f"signature: {kind!r} requested but the source outputs have no probabilities")
         if kind == "true_class" and src.labels is None:

@@ -430,7 +430,8 @@ def summarize_comparison(table: pd.DataFrame, reference: str = "random + direct"
     anchor-corr      7.77     NaN
     """
     if not isinstance(table, pd.DataFrame):
-        raise ValueError(f"table: expected the DataFrame of compare_methods or run_protocol, got {type(table).__name__}")
+        raise ValueError("table: expected the DataFrame of compare_methods or run_protocol, got "
+                         f"{type(table).__name__}")
     need = {"method", "mae", "spearman"}
     if table.empty or not need <= set(table.columns):
         raise ValueError(f"table: expected a non-empty table with columns {sorted(need)} (compare_methods' output), "

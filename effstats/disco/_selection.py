@@ -14,7 +14,8 @@ import pandas as pd
 from scipy.special import entr
 
 from .._validation import check_array, check_option, check_positive_int, check_probabilities, check_rng
-from .._subset import _allocate, _first_per_group, select_random  # noqa: F401  (select_random: shared with effstats.irt)
+# select_random: shared with effstats.irt
+from .._subset import _allocate, _first_per_group, select_random  # noqa: F401
 from ..responses import ResponseMatrix
 
 def _proba(probabilities: Any, name: str = "probabilities") -> np.ndarray:

@@ -384,7 +384,8 @@ class AdaptiveTest:
     def record(self, item: int, response: Any) -> "AdaptiveTest":
         """Add the answer (0 or 1) of the model to bank item ``item`` (a position) to the posterior; returns the
         test."""
-        if isinstance(item, (bool, np.bool_)) or not isinstance(item, (int, np.integer)) or not 0 <= item < len(self._a):
+        is_int = isinstance(item, (int, np.integer)) and not isinstance(item, (bool, np.bool_))
+        if not is_int or not 0 <= item < len(self._a):
             raise ValueError(f"item: expected a bank position, an integer in [0, {len(self._a) - 1}], got {item!r}")
         j = int(item)
         if not self._free[j]:

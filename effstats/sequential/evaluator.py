@@ -251,7 +251,8 @@ class SequentialEvaluator(BaseEstimator):
                 groups = _groups_by_id(groups, idx, "groups")
             scores_a = scores_a.to_numpy()
         elif isinstance(scores_b, pd.Series):
-            raise ValueError("scores_a: scores_b is a labelled Series; pass scores_a as a Series with the same item ids")
+            raise ValueError("scores_a: scores_b is a labelled Series; pass scores_a as a Series with the same item "
+                             "ids")
         if isinstance(scores_b, pd.Series):
             scores_b = scores_b.to_numpy()
         if isinstance(groups, pd.Series):

@@ -263,7 +263,8 @@ class SequentialPlan:
     def __repr__(self) -> str:
         tgt = f"effect={self.effect:g}, power={self.power:g}" if self.target == "difference" else \
             f"half_width={self.half_width:g}"
-        lim = "" if self.items_available is None else f", items_available={self.items_available}, feasible={self.feasible}"
+        lim = ("" if self.items_available is None
+               else f", items_available={self.items_available}, feasible={self.feasible}")
         return (f"SequentialPlan({tgt}, sd={self.sd:.4g}, k={self.k}, "
                 f"alpha_per_comparison={self.alpha_per_comparison:.4g}"
                 f" ({self.correction}, {self.n_comparisons} comparisons), n_fixed={self.n_fixed:.1f}, "

@@ -272,7 +272,8 @@ class SpendingFunction:
             return alpha * np.log(1 + (np.e - 1) * t)
         if self.family == "ld_obf":
             z = -ndtri(alpha / 2)
-            if t.size and t.min() > 0:  # the usual case: no t = 0, so no division by zero to silence (errstate costs ~5 us)
+            # the usual case: no t = 0, so no division by zero to silence (errstate costs ~5 us)
+            if t.size and t.min() > 0:
                 return 2 * (1 - ndtr(z / t ** (self.param / 2)))
             with np.errstate(divide="ignore"):
                 return 2 * (1 - ndtr(z / t ** (self.param / 2)))

@@ -387,7 +387,8 @@ class HybridSearch(BaseEstimator):
         try:
             ws = np.atleast_1d(np.asarray(self.weights, float))
         except (TypeError, ValueError):
-            raise ValueError(f"weights: expected a non-empty sequence of numbers in [0, 1], got {self.weights!r}") from None
+            raise ValueError(f"weights: expected a non-empty sequence of numbers in [0, 1], got "
+                             f"{self.weights!r}") from None
         if ws.ndim != 1 or ws.size == 0 or np.isnan(ws).any() or (ws < 0).any() or (ws > 1).any():
             raise ValueError(f"weights: expected a non-empty sequence of numbers in [0, 1], got {self.weights!r}")
         cv = _check_int_in(self.cv, "cv", 2, n_source)  # folds over the source models
@@ -484,7 +485,8 @@ class HybridSearch(BaseEstimator):
                         obs = ~m_va
                         err[grid.index((kk, w))] += (((pred != truth) & obs).sum(axis=1) / obs.sum(axis=1)).sum()
         err /= len(src)
-        best = int(np.argmin(err))  # ties: the first, i.e. the fewest neighbours and the smallest weight (closest to S&S)
+        # ties: the first, i.e. the fewest neighbours and the smallest weight (closest to S&S)
+        best = int(np.argmin(err))
         self._settings[budget] = grid[best]
         return pd.DataFrame({"n_neighbors": [g[0] for g in grid], "weight": [g[1] for g in grid], "mae": err})
 

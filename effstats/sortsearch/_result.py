@@ -76,7 +76,7 @@ class SearchResult:
     >>> src, new = rm.subset(models=range(30)), rm.subset(models=range(30, 40))
     >>> res = SortSearch().fit(src).simulate(new, 20)
     >>> res
-    SearchResult(n_models=10, budget=20, n_items=200, accuracy=0.100..0.650, design='systematic', estimator='stratified'); see .to_frame()
+    SearchResult(n_models=10, budget=20, n_items=200, accuracy=0.100..0.650, design='systematic', ...)
     >>> res.accuracy[:3].round(2), res.predicted_accuracy[:3].round(2)
     (array([0.1 , 0.5 , 0.45]), array([0.  , 0.65, 0.4 ]))
     """
@@ -269,7 +269,7 @@ class SearchResult:
 
         Parameters
         ----------
-        true_responses : array-like of shape (n_models, n_items), ResponseMatrix, DataFrame, PackedBinaryMatrix or Dask array
+        true_responses : array-like (n_models, n_items), ResponseMatrix, DataFrame, PackedBinaryMatrix or Dask array
             The new models' true 0/1 correctness on every item. Labelled columns are aligned to the fitted items
             by id.
 
@@ -309,7 +309,8 @@ class SearchResult:
         sim30      0.275  0.275  0.000
         sim31      0.345  0.185  0.324
         """
-        if not isinstance(true_responses, (ResponseMatrix, pd.DataFrame, PackedBinaryMatrix)) and not _is_dask(true_responses):
+        labelled = isinstance(true_responses, (ResponseMatrix, pd.DataFrame, PackedBinaryMatrix))
+        if not labelled and not _is_dask(true_responses):
             true_responses = check_binary(true_responses, "true_responses", ndim=2)
         true_responses = _align_full(true_responses, self.item_ids, "true_responses", self.n_items)
         ev = _evaluate_thresholds(true_responses, self.order, self.thresholds[None, :])[0]

@@ -530,7 +530,8 @@ class SortSearch(BaseEstimator):
         est, se = np.empty(len(r)), np.empty(len(r))
         if full.any():
             res = self.predict(r[full], self._labels(self.order_[pos]))
-            t[full], k[full], est[full], se[full] = res.sample_thresholds, res.thresholds, res.statistic, res.standard_error
+            t[full], k[full] = res.sample_thresholds, res.thresholds
+            est[full], se[full] = res.statistic, res.standard_error
         part = np.flatnonzero(~full)
         est[part], se[part] = _estimate_with_missing(r[part], miss[part], pos, n, design)
         for i in part:  # DP search over each model's own observed items
