@@ -183,3 +183,26 @@ def test_a_new_model_without_any_score_is_named(loop, capsys, tmp_path):
     assert code == 0, err
     assert "warning: NEW_RESULTS: two.csv: model(s) 'blank' have no score on any item" in err
     assert "| new |" in out and "blank" not in out
+
+
+@pytest.mark.parametrize("case", ["tasks-empty", "out-empty-select", "out-empty-estimate", "out-empty-start",
+                                  "alternative-precision"])
+def test_misleading_options_get_a_message_about_them(loop, capsys, tmp_path, case):
+    root, items, new = loop
+    new.to_csv(tmp_path / "new.csv", index=False)
+    argv, expected = {
+        "tasks-empty": (["select", root / "ref.csv", "--budget", 12, "--tasks", "", "--out", tmp_path / "o"],
+                        "--tasks: expected comma-separated task names, got ''"),
+        "out-empty-select": (["select", root / "ref.csv", "--budget", 12, "--out", ""],
+                             "--out: expected a folder, got an empty name"),
+        "out-empty-estimate": (["estimate", root / "sel", tmp_path / "new.csv", "--out", ""],
+                               "--out: expected a folder, got an empty name"),
+        "out-empty-start": (["sequential", "start", root / "ref.csv", "--half-width", 0.1, "--out", ""],
+                            "--out: expected a folder, got an empty name"),
+        "alternative-precision": (["sequential", "start", root / "ref.csv", "--half-width", 0.1, "--alternative",
+                                   "greater", "--out", tmp_path / "o"],
+                                  "--alternative: greater applies to --against MODEL (efficacy), not to the precision"),
+    }[case]
+    err = _one_error(argv, capsys)
+    assert expected in err
+    assert not (tmp_path / "o").exists() and not (root / "sel" / "estimate" / "new").exists()

@@ -172,13 +172,25 @@ def _lm_eval_hint(samples_file: Path, samples: dict) -> str:
             "--output_path <OUT>  (a new folder)")
 
 
+def _tasks(args: argparse.Namespace) -> list[str] | None:
+    """--tasks as a list of names; --out checked to name a folder (an empty one would be the current folder)."""
+    if getattr(args, "out", None) is not None and not args.out.strip():
+        raise ValueError("--out: expected a folder, got an empty name")
+    if getattr(args, "tasks", None) is None:
+        return None
+    tasks = [t.strip() for t in args.tasks.split(",") if t.strip()]
+    if not tasks:
+        raise ValueError(f"--tasks: expected comma-separated task names, got {args.tasks!r}")
+    return tasks
+
+
 def _select(args: argparse.Namespace) -> None:
     from ._core import select
     from ._files import locked, refuse_existing
 
     # checked now, but nothing is removed until the new selection is computed: a refused or killed run keeps the old
     refuse_existing(args.out, "manifest.json", args.force, remove=False)
-    tasks = None if args.tasks is None else [t.strip() for t in args.tasks.split(",") if t.strip()]
+    tasks = _tasks(args)
     sel = select(args.reference, args.budget, method=args.method, target_error=args.target_error, seed=args.seed,
                  format=args.format, metric=args.metric, duplicates=args.duplicates, filter=args.filter, tasks=tasks,
                  progress=not args.no_progress, **_helm_values(args))
@@ -217,7 +229,7 @@ def _estimate(args: argparse.Namespace) -> None:
     from ._core import estimate
 
     level = check_confidence_level(args.confidence, "--confidence")
-    tasks = None if args.tasks is None else [t.strip() for t in args.tasks.split(",") if t.strip()]
+    tasks = _tasks(args)
     est = estimate(args.manifest, args.new_results, reference=args.reference, metric=args.metric,
                    duplicates=args.duplicates, weights=args.weights, tasks=tasks,
                    restrict_to_manifest=args.restrict_to_manifest, progress=not args.no_progress)
@@ -256,6 +268,10 @@ def _sequential(args: argparse.Namespace) -> None:
         if rule is None:
             raise ValueError("rule: name the stopping rule: --against MODEL (efficacy), --half-width H (precision) "
                              "or --rule adaptive [--target-se S]")
+        if args.alternative != "two-sided" and rule != "efficacy":
+            raise ValueError(f"--alternative: {args.alternative} applies to --against MODEL (efficacy), not to the "
+                             f"{rule} rule; leave it out")
+        _tasks(args)
         _start(args, rule)
         return
     from ._files import locked
