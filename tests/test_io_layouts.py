@@ -320,3 +320,27 @@ def test_parquet_without_an_engine_says_what_to_install(tmp_path, monkeypatch, c
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].endswith("reading Parquet needs pyarrow (pip install pyarrow), or give the "
                                              "table as a CSV"), err
+
+
+@pytest.mark.parametrize("ids, tasks", [
+    ([f"{t}/ILSVRC2012_val_{i:08d}.JPEG" for t in ("imagenet_val", "imagenet_v2") for i in range(40)],
+     {"imagenet_val": 40, "imagenet_v2": 40}),
+    ([f"{t}/{i}" for t in ("arc", "boolq") for i in range(40)], {"arc": 40, "boolq": 40}),
+    ([f"suite/{t}/q{i}" for t in ("a", "b") for i in range(40)], {"suite/a": 40, "suite/b": 40}),
+    ([f"img_{i}.JPEG" for i in range(80)], {"all": 80}),
+    ([f"q{i}/text" for i in range(80)], {"all": 80}),  # a prefix per item names no task
+])
+def test_tables_split_item_ids_into_tasks_alike(tmp_path, ids, tasks):
+    from effstats.workflow._core import item_tasks
+
+    sim = simulate_responses(12, len(ids), rng=0)
+    wide = pd.DataFrame(sim.values.astype(int), index=pd.Index([f"m{i}" for i in range(12)], name="model"),
+                        columns=ids)
+    wide.to_csv(tmp_path / "wide.csv")
+    wide.stack().rename("score").rename_axis(["model", "item"]).reset_index().to_csv(tmp_path / "long.csv",
+                                                                                      index=False)
+    for f in ("wide.csv", "long.csv"):
+        got = item_tasks(read_results(tmp_path / f))["task"].value_counts().to_dict()
+        assert got == tasks, f
+    sel = select(tmp_path / "wide.csv", 20, seed=0)
+    assert sorted(sel.tasks.index) == sorted(tasks) and int(sel.tasks["budget"].sum()) == 20

@@ -41,6 +41,7 @@ LM_EVAL_SAMPLES = "lm_eval_samples.json"
 HELM_INSTANCES = "helm_instances.json"
 _FORMAT = "effstats.manifest/1"
 _DOC = re.compile(r"^(?P<task>.+)/(?P<doc>\d+)$")
+_TASK_ITEM = re.compile(r"^(?P<task>.+)/[^/]+$")  # any item id under a task: the part before the last slash
 
 
 def _version() -> str:
@@ -68,8 +69,9 @@ def check_task_keys(rm: ResponseMatrix, **options: Any) -> None:
 def item_tasks(rm: ResponseMatrix) -> pd.DataFrame:
     """Task and lm-eval document index of every item (``doc_id`` is -1 where the id names no document).
 
-    The task is the ``task`` item column (lm-eval and HELM readers write it), else the part of ids of the form
-    ``"<task>/<integer>"`` before the slash, else ``"all"``.
+    The task is the ``task`` item column (lm-eval and HELM readers write it), else, when every id holds a ``/``,
+    the part before the last one (``"<task>/<doc_id>"`` as lm-eval's, or ``"imagenet_val/ILSVRC2012_val_1.JPEG"``;
+    unless that leaves fewer than two items a task on average: then the part is no task), else ``"all"``.
     """
     ids = rm.item_ids.astype(str)
     if "task" in rm.items.columns:
@@ -82,8 +84,12 @@ def item_tasks(rm: ResponseMatrix) -> pd.DataFrame:
             doc = pd.Series(doc).fillna(-1).astype(np.int64).to_numpy()
     else:
         m = ids.str.extract(_DOC)
+        named = ids.str.extract(_TASK_ITEM)["task"]
         if m["task"].notna().all():
             task, doc = m["task"].to_numpy(), m["doc"].astype(np.int64).to_numpy()
+        elif named.notna().all() and 2 * named.nunique() <= len(ids):
+            doc = pd.to_numeric(m["doc"], errors="coerce").fillna(-1).astype(np.int64).to_numpy()
+            task = named.to_numpy()
         else:
             task, doc = np.full(len(ids), "all", dtype=object), np.full(len(ids), -1, np.int64)
     return pd.DataFrame({"task": task, "doc_id": doc}, index=rm.item_ids)
