@@ -601,11 +601,13 @@ def test_estimate_reports_out_of_range_models_and_the_estimator_of_each(tmp_path
     assert f["out_of_range"].tolist() == [False, True] and set(f["estimator"]) == {"random + ridge"}
     assert ("Outside the reference models' range on the chosen items: perfect; random + ridge extrapolates there"
             in est.to_markdown())
-    # Sort & Search does not check the range: unknown, not False
+    # Sort & Search, design-based, has no check of its own: its estimate against the references' scores flags, and
+    # the report says its interval holds there
     sel = select(ref, 60, seed=0)
     f = estimate(sel, new.subset(items=sel.items)).to_frame()
-    assert f["out_of_range"].isna().all() and set(f["estimator"]) == {"Sort & Search"}
-    assert "Outside the reference" not in estimate(sel, new.subset(items=sel.items)).to_markdown()
+    assert f["out_of_range"].tolist() == [False, True] and set(f["estimator"]) == {"Sort & Search"}
+    assert ("perfect; Sort & Search's design-based estimate and interval hold there too"
+            in estimate(sel, new.subset(items=sel.items)).to_markdown())
 
 
 def test_select_says_why_fewer_items_than_the_budget(tmp_path, capsys):

@@ -1,6 +1,7 @@
 """Choose items, write the harness's manifest, read a new model's results back, estimate its score and rank."""
 from __future__ import annotations
 
+import dataclasses
 import re
 import warnings
 from dataclasses import dataclass, field
@@ -915,8 +916,33 @@ def _combine(fits: dict[str, _TaskFit], new: ResponseMatrix, tasks: pd.Series, w
         have = new.item_ids.intersection(f.items)
         if not len(have):
             raise ValueError(f"new_results: no result on any of the {len(f.items)} items chosen in task {t!r}")
-        parts.append(_task_result(t, float(w[t]), f, _on_items(new, f.items, t, reference), int((tasks == t).sum())))
+        part = _task_result(t, float(w[t]), f, _on_items(new, f.items, t, reference), int((tasks == t).sum()))
+        parts.append(part if reference is None else _score_range_flags(part, reference, (tasks == t).to_numpy(),
+                                                                       new.model_ids))
     return _Combined(parts, new.kind == "binary"), parts
+
+
+def _score_range_flags(part: _TaskResult, reference: ResponseMatrix, on: np.ndarray, ids: pd.Index) -> _TaskResult:
+    """``part`` with every method's out-of-range flag: the estimate outside the reference models' range of scores
+    on the task (all its items), or the method's own check on the chosen items. A model-based method warns for the
+    models only the score check flags (its own check warned for the others)."""
+    vals = np.where(reference.observed[:, on], reference.values[:, on], np.nan).astype(float)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a reference model without a result on the task
+        scores = np.nanmean(vals, axis=1)
+    lo, hi = np.nanmin(scores), np.nanmax(scores)
+    est = np.asarray(part.result.statistic, float)
+    outside = (est < lo - 1e-12) | (est > hi + 1e-12)
+    own = np.zeros(len(est), bool) if part.out_of_range is None else part.out_of_range
+    newly = outside & ~own & ~part.fell_back
+    if newly.any() and not part.design_based:
+        names = [str(m) for m in ids[newly]]
+        warnings.warn(f"new_results: {len(names)} new model(s) have an estimate outside the reference models' range "
+                      f"of scores [{lo:.4f}, {hi:.4f}] on task {part.task!r} ({_name_list(names, 10, 'and {} more')}): "
+                      f"{part.base}'s model-based estimate extrapolates there and its interval may not hold; a "
+                      "design-based method (aipw, sortsearch, stratified, random) stays valid", UserWarning,
+                      stacklevel=4)
+    return dataclasses.replace(part, out_of_range=own | outside)
 
 
 @dataclass
@@ -1206,9 +1232,9 @@ class Estimate:
                          f"[{r.low:.4f}, {r.high:.4f}] | {int(r['rank'])} | [{int(r.rank_low)}, {int(r.rank_high)}] | "
                          f"{int(r.n_items)} | {oor} | "
                          f"{md_text(r.estimator)} |")
-        lines += ["", "*Out of range*: yes if the model's results on the chosen items lie outside the reference "
-                  "models' range (there a model-based estimate extrapolates), no if within it, n/a where the "
-                  "estimator does not assess it."]
+        lines += ["", "*Out of range*: yes if the model's estimate on some task lies outside the reference models' "
+                  "range of scores on it, or the method's check finds its results on the chosen items outside the "
+                  "references' range (there a model-based estimate extrapolates); no if neither."]
         if len(self._parts) > 1:
             lines += ["", "## Per task", "", "| model | task | estimate | interval | items |", "|---|---|---|---|---|"]
             for (mid, t), r in self.tasks(confidence_level).iterrows():
