@@ -1174,7 +1174,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _main(argv: Sequence[str] | None) -> int:
     parser = _Parser(prog="effstats", description="effstats command line tools")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    p = sub.add_parser("audit", help="benchmark reliability report (what to add / drop, resolved ranks, DIoR)")
+    p = sub.add_parser("audit", help="benchmark reliability report (what to add / drop, resolved ranks, DIoR)",
+                       description="Read a leaderboard's scores per model and scenario, resample the benchmark's "
+                                   "design and write OUT/report.md, report.html, figures and CSV tables: how "
+                                   "resolved the ranking is, which scenarios to add or drop, and whether the "
+                                   "published aggregate is reproduced.")
     p.add_argument("scores", metavar="SCORES", help="table (CSV/TSV), HELM groups JSON, or Open LLM results JSON / folder")
     p.add_argument("--format", default="auto", choices=list(_FORMATS), help="input layout (default: auto)")
     p.add_argument("--table", default=None, help="HELM JSON: title (or part) of the table to audit")

@@ -530,3 +530,12 @@ def test_few_resamples_warned_once_in_the_report_not_as_python_warnings(tmp_path
         assert main(["audit", str(p), "--out", str(out), "--n-boot", "30", "--no-progress"]) == 0
     md = (out / "report.md").read_text()
     assert "30 bootstrap resamples are too few" in md and "the 2.5% tail holds 0.8 draws" in md
+
+
+@pytest.mark.parametrize("command", [["audit"], ["select"], ["estimate"], ["sequential", "start"],
+                                     ["sequential", "update"]])
+def test_every_command_help_says_what_it_does(command, capsys):
+    assert main([*command, "--help"]) == 0
+    blocks = capsys.readouterr().out.split("\n\n")
+    assert blocks[0].startswith("usage:") and len(blocks) > 2
+    assert not blocks[1].lstrip().startswith(("positional arguments", "options")), blocks[1]
