@@ -216,3 +216,20 @@ def test_averaged_0_1_reruns_say_what_happened(rerun, tmp_path, capsys):
                      "--out", str(tmp_path / how)]) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and "--duplicates last|first" in err[0] and "mean" not in err[0].split("error:", 1)[1]
+
+
+@pytest.mark.parametrize("method", ["sortsearch", "aipw"])
+def test_missing_reference_cells_are_said_once_naming_the_tasks(method):
+    sim = simulate_responses(20, 300, rng=0)
+    miss = np.zeros(sim.values.shape, bool)
+    miss[0, [1, 150, 299]] = True
+    miss[1, 2] = True
+    rm = ResponseMatrix(sim.values.astype(float), missing=miss, model_ids=sim.model_ids,
+                        item_ids=[f"{'abc'[j // 100]}/{j % 100}" for j in range(300)])
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        select(rm, 60, method=method, seed=0)
+    about = [str(w.message) for w in said if "cells are missing" in str(w.message)]
+    assert len(about) == 1, about
+    assert about[0].startswith("reference: 4 of 6000 cells are missing (task 'a' 2 of 2000, 'b' 1 of 2000, "
+                               "'c' 1 of 2000); "), about

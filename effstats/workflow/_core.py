@@ -570,6 +570,29 @@ def helm_instances(rm: ResponseMatrix, items: Any) -> dict[str, list[str]] | Non
 
 def _fit_tasks(rm: ResponseMatrix, tasks: pd.Series, alloc: pd.Series, method: str, seed: int,
                chosen: pd.Series | None = None, progress: bool = False) -> dict[str, _TaskFit]:
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        fits = _fit_each_task(rm, tasks, alloc, method, seed, chosen, progress)
+    missing: dict[str, tuple[int, int, str]] = {}  # the estimators' missing-cells warning, one per task
+    for w in said:
+        m = _MISSING_CELLS.match(str(w.message))
+        if m is None or not issubclass(w.category, UserWarning):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+            continue
+        missing.setdefault(getattr(w.message, "_task", "?"), (int(m["n"]), int(m["of"]), m["what"]))
+    if missing:
+        what = next(iter(missing.values()))[2]
+        per = ", ".join(f"{t!r} {n} of {of}" for t, (n, of, _) in missing.items())
+        warnings.warn(f"reference: {sum(v[0] for v in missing.values())} of {rm.n_models * rm.n_items} cells are "
+                      f"missing (task {per}); {what}", UserWarning, stacklevel=3)
+    return fits
+
+
+_MISSING_CELLS = re.compile(r"^\w+: (?P<n>\d+) of (?P<of>\d+) cells are missing; (?P<what>.*)$", re.S)
+
+
+def _fit_each_task(rm: ResponseMatrix, tasks: pd.Series, alloc: pd.Series, method: str, seed: int,
+                   chosen: pd.Series | None, progress: bool) -> dict[str, _TaskFit]:
     fits = {}
     for t, b in _progress(progress, iterable=alloc.items(), total=len(alloc), desc=f"fitting {method}",
                           unit="task"):
@@ -583,7 +606,12 @@ def _fit_tasks(rm: ResponseMatrix, tasks: pd.Series, alloc: pd.Series, method: s
         if not answered.all():  # a model not run on this task says nothing about its items
             sub = sub.subset(models=np.flatnonzero(answered))
         pick = None if chosen is None or method != "auto" or chosen[t] == "all" else str(chosen[t])
-        fits[t] = _TaskFit.fit(method, sub, int(b), seed, pick)
+        with warnings.catch_warnings(record=True) as said:
+            warnings.simplefilter("always")
+            fits[t] = _TaskFit.fit(method, sub, int(b), seed, pick)
+        for w in said:  # tagged with the task, for the one warning _fit_tasks gives
+            w.message._task = str(t)
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     return fits
 
 
