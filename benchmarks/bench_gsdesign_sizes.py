@@ -3,11 +3,11 @@
 Target: native ``design(...).information`` (bounds and the maximum information for power ``1 - beta``) at least
 10x faster than ``gsDesign::gsDesign`` for every test type 1-6. gsDesign is timed by R's own loop
 (``system.time(for (i in 1:reps) gsDesign(...))``), so the cost of calling R from Python is not counted against
-it. Each figure is the best of ``repeat`` batches, native and gsDesign alternating per design, so that load from
-other processes hits both alike; the ratio is gsDesign's time over native's, and the geometric mean is printed per
+it. Each figure is the best of ``repeat`` batches of ~20 ms of gsDesign calls (and as many native calls),
+alternating per design, so that load from other processes hits both alike; the ratio is gsDesign's time over native's, and the geometric mean is printed per
 test type and over all designs.
 
-Run: .venv/bin/python benchmarks/bench_gsdesign_sizes.py [--repeat 2] [--reps 10]
+Run: .venv/bin/python benchmarks/bench_gsdesign_sizes.py [--repeat 6] [--batch 0.02]
 """
 from __future__ import annotations
 
@@ -36,7 +36,6 @@ def cases():
 
 
 def time_native(kw: dict, reps: int) -> float:
-    design(**kw).information  # warm-up
     t = time.perf_counter()
     for _ in range(reps):
         design(**kw).information
@@ -44,28 +43,30 @@ def time_native(kw: dict, reps: int) -> float:
 
 
 def time_r(ro, r_args: str, reps: int) -> float:
-    ro.r(f"invisible(gsDesign({r_args}))")  # warm-up
     el = ro.r(f"system.time(for (i in 1:{reps}) gsDesign({r_args}))[['elapsed']]")[0]
     return float(el) / reps
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--repeat", type=int, default=2, help="batches per design (best of)")
-    ap.add_argument("--reps", type=int, default=10, help="calls per batch")
+    ap.add_argument("--repeat", type=int, default=6, help="batches per design (best of)")
+    ap.add_argument("--batch", type=float, default=0.02, help="seconds of gsDesign calls per batch")
     args = ap.parse_args()
     from effstats import rbridge
 
     rbridge.r_package("gsDesign")
     ro = rbridge._robjects()
-    print(f"load {open('/proc/loadavg').read().split()[0]}; best of {args.repeat} batches of {args.reps} calls, ms")
+    print(f"load {open('/proc/loadavg').read().split()[0]}; best of {args.repeat} batches of ~{args.batch * 1e3:g} ms "
+          "of gsDesign calls (R's clock ticks in ms), the same number of calls for native; ms per call")
     print(f"{'design':<34}{'native':>9}{'gsDesign':>10}{'ratio':>8}")
     by_type: dict[int, list[float]] = {}
     for label, tt, kw, r_args in cases():
+        time_native(kw, 1)  # warm-up
+        reps = max(1, round(args.batch / max(time_r(ro, r_args, 3), 1e-3)))
         tn = tr = np.inf
-        for _ in range(args.repeat):
-            tn = min(tn, time_native(kw, args.reps))
-            tr = min(tr, time_r(ro, r_args, args.reps))
+        for _ in range(args.repeat):  # alternating, so that a burst of load hits both alike
+            tn = min(tn, time_native(kw, reps))
+            tr = min(tr, time_r(ro, r_args, reps))
         by_type.setdefault(tt, []).append(tr / tn)
         print(f"{label:<34}{tn * 1e3:9.3f}{tr * 1e3:10.3f}{tr / tn:8.1f}")
     print("\ntest type  geometric mean ratio  min ratio")
