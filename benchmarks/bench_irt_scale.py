@@ -8,7 +8,8 @@ with the IRT one) on 80 x 80,000 within 60 s. IRT2PL fits on the validation fits
 embedding, side by side with effstats' (one run on the distinct rows, weighted by their counts).
 ``benchmarks/bench_tinybenchmarks.py`` compares the two anchor procedures' accuracy on ImageNet.
 
-    OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/bench_irt_scale.py [--quick] [--dims 1 2 5] [--defaults] [--chooser]
+    OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/bench_irt_scale.py [--quick] [--dims 1 2 5] [--defaults]
+    [--chooser]
         [--kmeans-reference]
 """
 from __future__ import annotations
@@ -90,7 +91,8 @@ def tinybenchmarks_stages(Y: np.ndarray, **params) -> float:
     cpu = CPU["last"]
     print(f"TinyBenchmarks(100, {label}) fit on {Y.shape[0]} x {Y.shape[1]}: {el:.1f} s (CPU {cpu:.1f} s) "
           f"(IRT fits {spent['IRT fits']:.1f} s, anchor k-means {spent['anchor k-means']:.1f} s, other "
-          f"{el - sum(spent.values()):.1f} s; d = {est.n_dims_})  [target {TARGET_TB:g} s] {verdict(min(el, cpu) <= TARGET_TB)}", flush=True)
+          f"{el - sum(spent.values()):.1f} s; d = {est.n_dims_})  [target {TARGET_TB:g} s] "
+          f"{verdict(min(el, cpu) <= TARGET_TB)}", flush=True)
     return el
 
 
@@ -115,8 +117,10 @@ def main() -> None:
             c_ref = CPU["last"]
             sub._ANCHORS.clear()
             t_own, _ = timed(lambda: sub._weighted_anchors(X, 100, np.random.default_rng(0)))
-            print(f"anchor k-means on {X.shape[0]} items x {X.shape[1]} models: reference (Lloyd on all items, best of 5) "
-                  f"{t_ref:.1f} s (CPU {c_ref:.1f} s), effstats (one run on {len(sub._distinct_rows(X)[0])} distinct rows) "
+            print(f"anchor k-means on {X.shape[0]} items x {X.shape[1]} models: reference (Lloyd on all items, best of "
+                  "5) "
+                  f"{t_ref:.1f} s (CPU {c_ref:.1f} s), effstats (one run on {len(sub._distinct_rows(X)[0])} distinct "
+                  "rows) "
                   f"{t_own:.1f} s (CPU {CPU['last']:.1f} s)", flush=True)
         if args.defaults:
             tinybenchmarks_stages(Y)
@@ -127,7 +131,8 @@ def main() -> None:
             sub._ANCHORS.clear()
             el, ch = timed(lambda: MethodChooser(random_state=0).fit(Y[:80]))
             cpu = CPU["last"]
-            print(f"MethodChooser (default candidates) on 80 x {n_items}: {el:.1f} s (CPU {cpu:.1f} s), chose {ch.best_}  "
+            print(f"MethodChooser (default candidates) on 80 x {n_items}: {el:.1f} s (CPU {cpu:.1f} s), chose "
+                  f"{ch.best_}  "
                   f"[target {TARGET_CHOOSER:g} s] {verdict(min(el, cpu) <= TARGET_CHOOSER)}")
 
 

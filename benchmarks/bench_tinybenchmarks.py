@@ -11,8 +11,8 @@ difference with its standard error.
 
 With ``--steps`` it times instead one ``TinyBenchmarks(100)`` fit with its defaults (the dimension validated among
 2/5/10/15) on simulated 2PL responses of 90 models × ``--items`` items (10,000; 2,000 with ``--quick``), step by step:
-the anchor k-means, the validation IRT fits (joint ML; each with its iterations) and the final fit, in wall-clock and CPU
-seconds with one BLAS thread (on a shared machine the wall clock includes waiting for a core), once with the
+the anchor k-means, the validation IRT fits (joint ML; each with its iterations) and the final fit, in wall-clock and
+CPU seconds with one BLAS thread (on a shared machine the wall clock includes waiting for a core), once with the
 validation fits one after the other (``n_jobs=1``) and once side by side (the default, one thread per core).
 
     OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/bench_tinybenchmarks.py [--seeds 10] [--n-init 1]
@@ -40,7 +40,8 @@ from effstats.irt import TinyBenchmarks
 ESTIMATES = ("weighted", "p-irt", "gp-irt")
 
 
-def reference_anchors(X: np.ndarray, k: int, rng: np.random.Generator, n_init: int = 5) -> tuple[np.ndarray, np.ndarray]:
+def reference_anchors(X: np.ndarray, k: int, rng: np.random.Generator,
+                      n_init: int = 5) -> tuple[np.ndarray, np.ndarray]:
     """The reference procedure: scikit-learn's k-means (best of 5) on all rows, the item nearest each centroid,
     weighted by its cluster's share of the items."""
     from sklearn.cluster import KMeans
@@ -147,7 +148,8 @@ def main() -> None:
     print(f"\nMAE (points) over {args.seeds} seeds, mean ± s.d.; effstats − reference: mean ± standard error")
     for j, m in enumerate(ESTIMATES):
         d = own[:, j] - ref[:, j]
-        print(f"{m:>9}: reference {ref[:, j].mean():.2f} ± {ref[:, j].std(ddof=1):.2f}, effstats {own[:, j].mean():.2f} "
+        print(f"{m:>9}: reference {ref[:, j].mean():.2f} ± {ref[:, j].std(ddof=1):.2f}, effstats "
+              f"{own[:, j].mean():.2f} "
               f"± {own[:, j].std(ddof=1):.2f}, difference {d.mean():+.2f} ± {d.std(ddof=1) / np.sqrt(len(d)):.2f}")
     print(f"fit time (median): reference {np.median(times['reference']):.1f} s, "
           f"effstats {np.median(times['effstats']):.1f} s")

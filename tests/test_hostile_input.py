@@ -307,7 +307,8 @@ def test_printed_commands_are_shell_quoted(tmp_path, capsys):
     assert words[words.index("--tasks") + 1] == task
     assert words[words.index("--samples") + 1] == str(out_dir / "lm_eval_samples.json")
     seq = tmp_path / "seq;$(id) x"
-    code, out, err = _run(["sequential", "start", tmp_path / "ref.csv", "--half-width", 0.1, "--initial", 20, "--batch", 20,
+    code, out, err = _run(["sequential", "start", tmp_path / "ref.csv", "--half-width", 0.1, "--initial", 20, "--batch",
+                           20,
                            "--out", seq], capsys)
     assert code == 0, err
     then = shlex.split(next(ln for ln in out.splitlines() if ln.startswith("then: ")))

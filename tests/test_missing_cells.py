@@ -61,7 +61,8 @@ def test_sortsearch_order_is_the_observed_fraction_correct():
 def test_disco_selects_by_observed_disagreement():
     y = irt_matrix()
     miss = mcar(y.shape, 0.15)
-    est = fit_quiet(DISCO(20, selection="pds", signature="correctness", pca=None, random_state=0), np.where(miss, np.nan, y.astype(float)))
+    est = fit_quiet(DISCO(20, selection="pds", signature="correctness", pca=None, random_state=0),
+                    np.where(miss, np.nan, y.astype(float)))
     # brute force: each item's PDS / JSD over the models that answered it (correctness as a 2-class distribution)
     def score(j, measure):
         col = y[~miss[:, j], j:j + 1].astype(float)
@@ -149,7 +150,8 @@ def test_target_missing_selected_items_is_estimated_with_a_warning(name):
     t[0, cols[:3]] = np.nan
     t[1, cols[3]] = np.nan
     ids = est.selected_[np.sort(cols)].tolist()
-    with pytest.warns(UserWarning, match=rf"^target_outputs: 4 cells missing on 4 of the {t.shape[1]} selected items {ids}".replace("[", r"\[").replace("]", r"\]")):
+    with pytest.warns(UserWarning,
+                      match=rf"^target_outputs: 4 cells missing on 4 of the {t.shape[1]} selected items {ids}".replace("[", r"\[").replace("]", r"\]")):
         got = est.predict(t)
     assert np.isfinite(got).all()
     np.testing.assert_allclose(got[2:], ref[2:], rtol=0, atol=1e-12)  # complete targets: unchanged
@@ -196,7 +198,8 @@ def test_sortsearch_target_missing_cells():
     ref = ss.predict(r.astype(bool), items)
     by_cell = np.argsort(ss.rank_[items])  # column of each cell, easiest first (items are in ascending item order)
     r[0, by_cell[5]] = np.nan
-    with pytest.warns(UserWarning, match=rf"^responses: 1 cells missing on 1 of the 24 evaluated items \[{items[by_cell[5]]}\]"):
+    with pytest.warns(UserWarning,
+                      match=rf"^responses: 1 cells missing on 1 of the 24 evaluated items \[{items[by_cell[5]]}\]"):
         res = ss.predict(r, items)
     assert res.n_missing_target == 1 and res.n_missing == 0
     np.testing.assert_array_equal(res.accuracy[1:], ref.accuracy[1:])

@@ -73,12 +73,12 @@ class AIPW(_SubsetEstimator):
     Parameters
     ----------
     n_items : int, default=100
-        Number of items evaluated, drawn uniformly at random (the same items as :class:`effstats.disco.RandomDirect` with the
-        same ``random_state`` and ``stratify``).
+        Number of items evaluated, drawn uniformly at random (the same items as :class:`effstats.disco.RandomDirect`
+        with the same ``random_state`` and ``stratify``).
     stratify : str or array of shape (n_items_total,), default=None
         Item groups (a column of the source ``items`` table, or an array): equal numbers of items per group
-        (as :class:`effstats.disco.RandomDirect`), and the estimate weights each group by its share of the items. Every group
-        needs at least one sampled item.
+        (as :class:`effstats.disco.RandomDirect`), and the estimate weights each group by its share of the items. Every
+        group needs at least one sampled item.
     n_folds : int, default=5
         Folds of the sampled items for cross-fitting; 1 fits and corrects on the same items (Zhang et al.'s
         estimator, not exactly unbiased). In ``[1, n_items]``, and at least 3 with ``power_tuning=True``.
@@ -160,8 +160,8 @@ class AIPW(_SubsetEstimator):
 
     Missing cells. A source model's missing response is replaced by the item's mean over the models that
     answered it; items no source model answered are never drawn and are outside the estimated mean (as for
-    :class:`effstats.disco.RandomDirect`). A target without outputs on some sampled items is estimated from the others (a
-    smaller random sample when cells are missing at random) with a ``UserWarning``; a stratum where it has
+    :class:`effstats.disco.RandomDirect`). A target without outputs on some sampled items is estimated from the others
+    (a smaller random sample when cells are missing at random) with a ``UserWarning``; a stratum where it has
     none is estimated by the regression alone (no design-based correction, no variance).
 
     Why this form of the estimate. The target is the mean of all :math:`N` items,

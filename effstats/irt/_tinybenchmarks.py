@@ -291,7 +291,8 @@ class TinyBenchmarks(_SubsetEstimator):
                 stacklevel=4,
             )
 
-    def _validate_dims(self, Y: np.ndarray, grid: tuple[int, ...], ability: str, missing: np.ndarray | None = None) -> tuple[int, dict]:
+    def _validate_dims(self, Y: np.ndarray, grid: tuple[int, ...], ability: str,
+                       missing: np.ndarray | None = None) -> tuple[int, dict]:
         """The reference's dimension choice: train on all source models but every fifth, abilities of the held-out
         ones from the even-numbered items, MAE of the predicted mean over the odd-numbered items (observed cells
         only when some are missing)."""
@@ -315,7 +316,8 @@ class TinyBenchmarks(_SubsetEstimator):
         chosen = next(d for d in grid if errors[d] - best < _DIMS_TOL)
         return chosen, errors
 
-    def _validate_dims_missing(self, Y: np.ndarray, grid: tuple[int, ...], ability: str, missing: np.ndarray) -> tuple[int, dict]:
+    def _validate_dims_missing(self, Y: np.ndarray, grid: tuple[int, ...], ability: str,
+                               missing: np.ndarray) -> tuple[int, dict]:
         m, n = Y.shape
         val = np.arange(0, m, 5)
         train = np.setdiff1d(np.arange(m), val)

@@ -105,7 +105,8 @@ def wt_constant(delta: float, alpha: float, two_sided: bool, timing, tol: float 
 
 def _wt_constant_terms(delta: float, alpha: float, two_sided: bool, timing, tol: float = 1e-6,
                        r: int = 18) -> tuple[float, np.ndarray | None]:
-    """Constant ``c`` of the Wang–Tsiatis bound ``c * t**(delta - 0.5)`` with total upper error ``alpha`` (gsDesign ``WT``).
+    """Constant ``c`` of the Wang–Tsiatis bound ``c * t**(delta - 0.5)`` with total upper error ``alpha`` (gsDesign
+    ``WT``).
 
     Solved by secant steps on the probit of the crossing probability, which is nearly linear in ``c`` (exactly so
     for one look), started at the Bonferroni constant, which needs fewer recursion passes than a bracketing
@@ -130,7 +131,8 @@ def _wt_constant_terms(delta: float, alpha: float, two_sided: bool, timing, tol:
 
     if timing.size <= 60 and 0.0 < alpha < 0.5:
         with np.errstate(all="ignore"):
-            # Bonferroni constant (an upper bound on c: the union bound over looks) and the last look's alone (a lower bound)
+            # Bonferroni constant (an upper bound on c: the union bound over looks) and the last look's alone (a lower
+            # bound)
             c1 = float(ndtri(1 - alpha / timing.size) / shape.min()) if shape.size else 0.0
             c0 = float(ndtri(1 - alpha) / shape[-1])
             x0 = c1 if c1 > c0 else c0 + 0.1

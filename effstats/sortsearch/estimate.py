@@ -96,7 +96,8 @@ def design_of(positions: np.ndarray, n: int) -> str:
     return "systematic" if bool(np.all((positions >= e[:-1]) & (positions < e[1:]))) else "srs"
 
 
-def _stratified_sums(y: np.ndarray, n: int, design: str, packed: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+def _stratified_sums(y: np.ndarray, n: int, design: str,
+                     packed: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray | None]:
     """Stratified mean and the successive-difference sum ``Σ_{h>0} (c_h y_h - c_{h-1} y_{h-1})²`` (``c = b W``) of
     binary rows ``y`` (rows, b), from bit counts on the packed rows: no float copy of ``y``.
 
@@ -321,7 +322,8 @@ _WORKING_MODELS: OrderedDict = OrderedDict()  # content key -> working model (4 
 _WORKING_MODELS_LOCK = threading.Lock()
 
 
-def _working_model(easiness_sorted: np.ndarray, n_models: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _working_model(easiness_sorted: np.ndarray,
+                   n_models: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The working model's bins: (bin of every sorted position, bin sizes, mean logit easiness per bin, calibration
     table ``F(θ)`` over ``_THETA``). The model is ``x_i = expit(θ + lbar[bin(i)])``, piecewise constant on
     ``_N_BINS`` equal bins of the order, so its population mean ``F(θ)`` is tabulated once and inverted by
@@ -348,7 +350,8 @@ def _working_model(easiness_sorted: np.ndarray, n_models: float) -> tuple[np.nda
     return out
 
 
-def _build_working_model(easiness_sorted: np.ndarray, n_models: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _build_working_model(easiness_sorted: np.ndarray,
+                         n_models: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     n = len(easiness_sorted)
     nb = min(_N_BINS, n)
     # a Jeffreys-smoothed easiness keeps the logit finite for items every (or no) sort model answers
@@ -448,7 +451,8 @@ def _difference(y: np.ndarray, pos: np.ndarray, n: int, design: str, easiness_so
 
 
 def _n_eff(p: np.ndarray, v: np.ndarray, budget: int) -> np.ndarray:
-    """Effective sample size ``p̃(1 - p̃) / v`` with the shrunk ``p̃ = (b p̂ + 1/2) / (b + 1)``, design effect clipped to
+    """Effective sample size ``p̃(1 - p̃) / v`` with the shrunk ``p̃ = (b p̂ + 1/2) / (b + 1)``, design effect clipped
+    to
     [1/4, 2]; the evaluated count ``b`` where ``v = 0`` (a degenerate variance estimate)."""
     pt = (budget * p + 0.5) / (budget + 1.0)
     ne = pt * (1 - pt) / np.where(v > 0, v, 1.0)
