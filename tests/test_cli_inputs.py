@@ -206,3 +206,23 @@ def test_misleading_options_get_a_message_about_them(loop, capsys, tmp_path, cas
     err = _one_error(argv, capsys)
     assert expected in err
     assert not (tmp_path / "o").exists() and not (root / "sel" / "estimate" / "new").exists()
+
+
+def test_a_reference_model_without_a_task_and_a_new_model_named_like_a_reference_are_warned(tmp_path, capsys):
+    from effstats.workflow import Selection, write_lm_eval_samples
+
+    d = simulate_responses(12, 40, rng=3)
+    rm = ResponseMatrix(d.values, model_ids=[f"org/m{i:02d}" for i in range(12)],
+                        item_ids=[f"{t}/{k}" for t in ("arc_easy", "hellaswag") for k in range(20)])
+    write_lm_eval_samples(rm, tmp_path / "ref", models=rm.model_ids[:11])
+    for f in (tmp_path / "ref" / "org__m03").glob("samples_hellaswag_*.jsonl"):
+        f.unlink()
+    code, _, err = _run(["select", tmp_path / "ref", "--budget", 10, "--out", tmp_path / "sel"], capsys)
+    assert code == 0, err
+    assert ("warning: REFERENCE: 1 reference model/task pair(s) have no result on any item of the task: "
+            "'org/m03' (hellaswag)") in err
+    chosen = Selection.load(tmp_path / "sel").items
+    write_lm_eval_samples(rm, tmp_path / "new", models=["org/m05"], items=chosen)
+    code, out, err = _run(["estimate", tmp_path / "sel", tmp_path / "new", "--out", tmp_path / "e"], capsys)
+    assert code == 0, err
+    assert "warning: NEW_RESULTS: model(s) 'org/m05' have the name of a reference model" in err

@@ -67,6 +67,19 @@ def check_task_keys(rm: ResponseMatrix, **options: Any) -> None:
                              "of these, or give one value for every task")
 
 
+def _warn_models_missing_tasks(rm: ResponseMatrix, task: np.ndarray) -> None:
+    """Warn naming the reference models with no result on any item of some task (they are left out of the ranking
+    an estimate reports, and a method fitted on them sees none of that task)."""
+    codes, names = pd.factorize(task)
+    seen = np.zeros((rm.n_models, len(names)), bool)
+    np.logical_or.at(seen.T, codes, rm.observed.T)
+    lacking = [(rm.model_ids[i], names[j]) for i, j in zip(*np.nonzero(~seen))]
+    if lacking:
+        shown = _name_list([f"{_plain(m)!r} ({t})" for m, t in lacking], limit=5)
+        warnings.warn(f"reference: {len(lacking)} reference model/task pair(s) have no result on any item of the "
+                      f"task: {shown}; such models are left out of the ranking", UserWarning, stacklevel=3)
+
+
 def item_tasks(rm: ResponseMatrix) -> pd.DataFrame:
     """Task and lm-eval document index of every item (``doc_id`` is -1 where the id names no document).
 
@@ -784,6 +797,7 @@ def select(reference: Any, budget: int | None = None, *, method: str = "sortsear
         raise ValueError(_auto_too_few(rm.n_models))
     info = item_tasks(rm)
     sizes = info["task"].value_counts().sort_index()
+    _warn_models_missing_tasks(rm, info["task"].to_numpy())
     curve = None
     if target_error is not None:
         if isinstance(target_error, bool) or not isinstance(target_error, (int, float)) or not 0 < target_error < 100:
@@ -1542,6 +1556,11 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
         raise ValueError(str(exc).replace(said, f"pass duplicates='last' or 'first' to choose one (averaging 0/1 "
                                           f"runs gives graded scores, which the selection's method {zero_one!r} "
                                           "cannot use)")) from None
+    twins = new.model_ids.intersection(rm.model_ids)
+    if len(twins):  # a reference model's own results, or another model under its name: ranked twice either way
+        warnings.warn(f"new_results: model(s) {_name_list(map(repr, _plain(list(twins))))} have the name of a "
+                      "reference model; they are ranked as new models beside it (rename them if they are other "
+                      "models)", UserWarning, stacklevel=2)
     info = item_tasks(rm)["task"]
     chosen = pd.Index(selection.items)
     if restrict_to_manifest:
