@@ -377,7 +377,7 @@ def read_scores(path: str | Path, *, by: str = "scenario", model: str = "model",
     hint = ""
     if wide.index.has_duplicates:
         unique_text = [c for c in cols if c != mcol and df[c].notna().all() and not df[c].duplicated().any()
-                       and pd.to_numeric(df[c], errors="coerce").isna().all()]
+                       and pd.to_numeric(df[c], errors="coerce").isna().all() and not _is_timestamps(df[c])]
         hint = f"; column {unique_text[0]!r} is unique: pass --model {unique_text[0]!r}" if unique_text else ""
         n_distinct = wide.index.nunique()
         if unique_text and "--model" not in explicit and n_distinct <= len(wide) // 2:
@@ -407,6 +407,15 @@ _MODEL_NAME = re.compile(
     r"(?i)(^[\w.-]+/[\w.-]+|\b(gpt|llama|claude|gemini|mistral|mixtral|qwen|palmyra|deepseek|phi|gemma|falcon|yi|"
     r"command|olmo|jamba|nova|vicuna|pythia|bloom|opt|t5|granite|arctic|dbrx|grok)\b|\b\d+(\.\d+)?[bm]\b|"
     r"\(\d{4}-?\d{2}-?\d{2}\)|\b\d+x\d+b\b)")
+
+
+# a date or time stamp (``2023-12-10T04-42-16.291896``, ``2023-10-01 08:30:00``): a column of them names runs, not models
+_TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}([T _]\d{2}[:-]\d{2}([:-]\d{2}(\.\d+)?)?)?(Z|[+-]\d{2}:?\d{2})?$")
+
+
+def _is_timestamps(col: pd.Series) -> bool:
+    """Whether every value of ``col`` is a date or time stamp."""
+    return bool(col.astype(str).str.strip().str.match(_TIMESTAMP).all())
 
 
 def _refuse_transposed_board(df: pd.DataFrame, mcol: Any, path: Path) -> None:

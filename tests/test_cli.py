@@ -539,3 +539,21 @@ def test_every_command_help_says_what_it_does(command, capsys):
     blocks = capsys.readouterr().out.split("\n\n")
     assert blocks[0].startswith("usage:") and len(blocks) > 2
     assert not blocks[1].lstrip().startswith(("positional arguments", "options")), blocks[1]
+
+
+def test_duplicate_hint_never_suggests_a_column_of_timestamps(tmp_path, capsys):
+    # an Open LLM details export: a model evaluated twice, its runs told apart by a timestamp column, which names
+    # runs, not models
+    p = tmp_path / "mmlu.tsv"
+    p.write_text("model_name\tsplit_name\ta\tb\n"
+                 "x\t2023-12-10T04-42-16.291896\t0.4\t0.6\nx\t2024-01-02T11-05-01.000001\t0.5\t0.6\n"
+                 "y\t2023-11-01T00-00-00.5\t0.2\t0.4\nz\t2023-10-01 08:30:00\t0.5\t0.3\n")
+    assert main(["audit", str(p), "--out", str(tmp_path / "o"), "--no-progress", "--duplicates", "error"]) == 2
+    err = capsys.readouterr().err
+    assert "appear in more than one row" in err and "split_name" not in err
+    # a text column of names is still suggested
+    p2 = tmp_path / "named.tsv"
+    lines = p.read_text().splitlines()
+    p2.write_text("\n".join([lines[0] + "\trun"] + [ln + f"\trun{i}" for i, ln in enumerate(lines[1:])]) + "\n")
+    assert main(["audit", str(p2), "--out", str(tmp_path / "o2"), "--no-progress", "--duplicates", "error"]) == 2
+    _one_line_error(capsys, "column 'run' is unique: pass --model 'run'")
