@@ -526,14 +526,16 @@ def run_one(case: Case, arg: Arg, label: str, expectation: str, make: Callable, 
         return Outcome(case.name, case.module, arg.name, label, "skipped", f"(not applicable: {exc!r})")
     shown = _short_repr(kwargs[arg.name], 80)
     names = (arg.name,) + tuple(arg.aliases)
-    if label.startswith("short") or "mismatch" in label:  # a mismatch between two arguments may be reported under either name
+    # a mismatch between two arguments may be reported under either name
+    if label.startswith("short") or "mismatch" in label:
         names += tuple(a.name for a in case.args)
     try:
         with warnings.catch_warnings(record=True) as said, contextlib.redirect_stdout(io.StringIO()), \
                 contextlib.redirect_stderr(io.StringIO()), _time_limit(TIME_LIMIT):
             warnings.simplefilter("always")
             out = case.call(kwargs)
-    except (ValueError, TypeError, FileNotFoundError) as exc:  # FileNotFoundError: Python's convention for a missing path
+    # FileNotFoundError: Python's convention for a missing path
+    except (ValueError, TypeError, FileNotFoundError) as exc:
         msg = str(exc)
         if NUMPY_REPR.search(msg):
             return Outcome(case.name, case.module, arg.name, label, "crash", f"numpy reprs in the message: {msg[:200]}",

@@ -197,7 +197,8 @@ def test_simulate_after_an_array_fit_aligns_integer_columns_and_refuses_others(n
     ref = a.simulate(y, K)
     got = b.simulate(frame, K)
     _same(got, ref)
-    pd.testing.assert_frame_equal(got.evaluate(frame), ref.evaluate(y), check_names=False)  # a frame's index names the models
+    # a frame's index names the models
+    pd.testing.assert_frame_equal(got.evaluate(frame), ref.evaluate(y), check_names=False)
     kw = {} if name == "HybridSearch" else {"budget": K}  # HybridSearch scores at its fitted budget
     assert b.score(frame, **kw) == a.score(y, **kw)
     with pytest.raises(ValueError,

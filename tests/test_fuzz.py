@@ -23,7 +23,8 @@ import fuzz_cases  # noqa: E402
 import fuzz_harness as H  # noqa: E402
 
 CASES = fuzz_cases.cases()
-MAX_EXAMPLES = 1  # draws per (callable, argument), each trying every bad value once (~3,800 calls); scripts/fuzz_report.py runs more
+# draws per (callable, argument), each trying every bad value once (~3,800 calls); scripts/fuzz_report.py runs more
+MAX_EXAMPLES = 1
 
 # (case name, argument) pairs still failing in modules owned by others, each listed in that module's fuzz findings
 # The owners are fixing them; the lead removes an entry when its fix lands (strict: an unexpected pass fails).

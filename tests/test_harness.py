@@ -228,7 +228,8 @@ def test_scores_csv_wide_tsv_and_renamed_columns(tmp_path):
 def test_scores_csv_bad_input(tmp_path):
     f = tmp_path / "s.csv"
     f.write_text("model,item,score\nm1,q1,1\nm1,q1,0\n")
-    with pytest.raises(ValueError, match="^path: s.csv: duplicate"):  # repeated rows are refused under duplicates="error"
+    # repeated rows are refused under duplicates="error"
+    with pytest.raises(ValueError, match="^path: s.csv: duplicate"):
         read_scores_csv(f, duplicates="error")
     with pytest.raises(ValueError, match="^model:"):
         read_scores_csv(f, format="long", model="llm")
@@ -248,7 +249,8 @@ def test_scores_csv_bad_input(tmp_path):
         read_scores_csv(d, duplicates="error")
     r = tmp_path / "r.csv"
     r.write_text("model,a\nm1,2.5\n")
-    with pytest.raises(ValueError, match=r"^path: r.csv:.*\[0, 1\]"):  # the file's content: the message names the file argument
+    # the file's content: the message names the file argument
+    with pytest.raises(ValueError, match=r"^path: r.csv:.*\[0, 1\]"):
         read_scores_csv(r)
 
 
@@ -268,7 +270,8 @@ def test_scores_csv_round_trips_long_and_wide(data):
         for f, fmt in [(long_f, "long"), (wide_f, "wide")]:
             back = read_scores_csv(f, kind="score")
             assert read_scores_csv(f, format=fmt, kind="score").shape == rm.shape
-            np.testing.assert_array_equal(back.values_with_nan(), rm.values_with_nan())  # exact: floats are written with repr
+            # exact: floats are written with repr
+            np.testing.assert_array_equal(back.values_with_nan(), rm.values_with_nan())
             assert list(back.model_ids) == list(rm.model_ids) and list(back.item_ids) == list(rm.item_ids)
 
 

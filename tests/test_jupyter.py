@@ -167,7 +167,8 @@ def test_make_lab_runs_a_notebook_in_the_effstats_kernel(server):
 
     probe = "".join(o.get("text", "") for o in results[0]["outputs"]).splitlines()
     assert probe[0] == str(VENV_PY)                       # the venv's python ...
-    assert probe[1].startswith(str(ROOT / "effstats"))     # ... importing this checkout's effstats (installed, no PYTHONPATH)
+    # ... importing this checkout's effstats (installed, no PYTHONPATH)
+    assert probe[1].startswith(str(ROOT / "effstats"))
     assert "inline" in probe[2]                            # figures show inline
     assert "-m notebook" in probe[3]                       # the kernel is the server's child
     failed = [r for r in results if r["reply"]["status"] != "ok"]

@@ -214,7 +214,8 @@ def test_online_ranking_aligns_model_rows_and_refuses_repeated_items():
     sr.start(list("abcd"), max_n=3000)
     est = sr.update(df.iloc[[1, 0, 2, 3], :100]).pairs.set_index(["model_a", "model_b"])["estimate"]
     d = df.iloc[:, :100]
-    assert est[("a", "b")] == pytest.approx(float((d.loc["a"] - d.loc["b"]).mean()))  # a - b, in the order the pair is named
+    # a - b, in the order the pair is named
+    assert est[("a", "b")] == pytest.approx(float((d.loc["a"] - d.loc["b"]).mean()))
     with pytest.raises(ValueError, match="missing: \\['a'\\], unknown: \\['z'\\]"):
         sr.update(df.rename(index={"a": "z"}).iloc[:, 100:200])
     with pytest.raises(ValueError, match="scores: item ids already evaluated in an earlier batch"):
