@@ -153,3 +153,70 @@ def html_safe(df: pd.DataFrame) -> pd.DataFrame:
     a\u202eb
     """
     return _map_text(df, lambda x: terminal_text(x) if isinstance(x, str) else x)
+
+
+def md_to_html(md: str) -> str:
+    """The body of an HTML page saying what a report's Markdown says: ``#`` headings, paragraphs, pipe tables,
+    ``**bold**``, ``*italics*`` and code spans; backslash-escaped characters (:func:`md_text`) stay literal and
+    every text is HTML-escaped (:func:`html_text`).
+
+    Examples
+    --------
+    >>> from effstats._escape import md_text, md_to_html
+    >>> print(md_to_html("# Estimate\\n\\nRank 1 is *the best*.\\n\\n| model | rank |\\n|---|---|\\n| "
+    ...                  + md_text("<b>|x") + " | 1 |\\n"))
+    <h1>Estimate</h1>
+    <p>Rank 1 is <em>the best</em>.</p>
+    <table><tr><th>model</th><th>rank</th></tr><tr><td>&lt;b&gt;|x</td><td>1</td></tr></table>
+    """
+    out: list[str] = []
+    para: list[str] = []
+    table: list[list[str]] = []
+
+    def flush() -> None:
+        if para:
+            out.append(f"<p>{_md_inline(' '.join(para))}</p>")
+            para.clear()
+        if table:
+            head, *rows = table
+            out.append("<table><tr>" + "".join(f"<th>{_md_inline(c)}</th>" for c in head) + "</tr>"
+                       + "".join("<tr>" + "".join(f"<td>{_md_inline(c)}</td>" for c in r) + "</tr>" for r in rows)
+                       + "</table>")
+            table.clear()
+
+    for line in md.splitlines():
+        heading = re.match(r"^(#{1,6}) (.*)$", line)
+        if heading:
+            flush()
+            n = len(heading[1])
+            out.append(f"<h{n}>{_md_inline(heading[2])}</h{n}>")
+        elif line.startswith("|"):
+            if para:
+                flush()
+            if not re.fullmatch(r"\|(-+\|)+", line.strip()):
+                table.append([c.strip() for c in re.split(r"(?<!\\)\|", line.strip())[1:-1]])
+        elif not line.strip():
+            flush()
+        else:
+            if table:
+                flush()
+            para.append(line.strip())
+    flush()
+    return "\n".join(out)
+
+
+def _md_inline(text: str) -> str:
+    """One line of Markdown as HTML: escaped characters literal, then emphasis and code spans."""
+    literal: list[str] = []
+
+    def keep(m: re.Match) -> str:
+        literal.append(m[1])
+        return f"\ue000{len(literal) - 1}\ue001"  # private-use marks: html_text keeps them
+
+    # as CommonMark: a backslash escapes ASCII punctuation only (the "\\u202e" that shows a control stays)
+    t = html_text(re.sub(r"\\([!-/:-@\[-`{-~])", keep, text))
+    for mark, tag in (("**", "strong"), ("*", "em"), ("`", "code")):
+        parts = t.split(mark)
+        if len(parts) % 2 == 1:
+            t = "".join(p if i % 2 == 0 else f"<{tag}>{p}</{tag}>" for i, p in enumerate(parts))
+    return re.sub("\ue000(\\d+)\ue001", lambda m: html_text(literal[int(m[1])]), t)

@@ -92,7 +92,15 @@ def test_select_estimate_commands_end_to_end(loop, capsys, tmp_path, numbers):
     assert covered >= 5 / 6  # 6 models at 95 %: P(<= 4 covered) < 0.04
     ranks = [_true_rank(truth, m) for m in new_models]
     assert ((frame["rank_low"] <= ranks) & (np.array(ranks) <= frame["rank_high"])).mean() >= 5 / 6
-    assert (tmp_path / "est" / "estimate.html").read_text().count("<table") == 2
+    html = (tmp_path / "est" / "estimate.html").read_text()
+    assert html.count("<table") == 2
+    # the page says what the Markdown says: its headings, legends and explanations, no raw column names or <NA>
+    md = (tmp_path / "est" / "estimate.md").read_text()
+    assert f"<h1>Estimate from 150 of {truth.n_items:,} items</h1>" in html
+    assert "rank 1 is the best of" in md and "rank 1 is the best of" in html
+    assert "<em>Out of range</em>: yes if the model" in html
+    assert "<th>rank interval</th>" in html and "<th>out of range</th>" in html
+    assert "rank_low" not in html and "&lt;NA&gt;" not in html and "<NA>" not in html
     assert chosen.n_items == 150
 
 

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .._escape import csv_safe, html_safe, html_text, md_text
+from .._escape import csv_safe, html_safe, html_text, md_text, md_to_html
 from .._results import ConfidenceInterval, check_confidence_level
 from .._shared import _name_list, _plain, _progress
 from .._validation import check_positive_int
@@ -1377,19 +1377,10 @@ class Estimate:
         confidence_level = check_confidence_level(confidence_level)
         frame, tasks = self.to_frame(confidence_level), self.tasks(confidence_level)
         md = self.to_markdown(confidence_level)
+        # the page says what the Markdown says: its explanations, legends and table headings
         html = ("<!doctype html><meta charset='utf-8'><title>effstats estimate</title>"
                 "<style>body{font-family:sans-serif;max-width:60em;margin:2em auto}table{border-collapse:collapse}"
-                "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}</style>"
-                f"<h1>Estimate from {len(self.selection.items)} items</h1>"
-                + (f"<p><b>Scored on the tasks {', '.join(map(html_text, self.scored_tasks))} only</b>; left out: "
-                   f"{', '.join(map(html_text, self.omitted_tasks))}.</p>" if len(self.omitted_tasks) else "")
-                + f"<p>Method <code>{html_text(self.selection.method)}</code>, seed {self.selection.seed}; "
-                f"intervals at {int(round(100 * confidence_level))} %.</p>"
-                + (f"<p>Fewer items than the budget: {html_text(self.selection.shortfall)}.</p>"
-                   if self.selection.shortfall is not None else "")
-                + "".join(f"<p><b>{html_text(n)}</b></p>" for n in self._range_notes())
-                + html_safe(frame).to_html(float_format=lambda x: f"{x:.4f}")
-                + "<h2>Per task</h2>" + html_safe(tasks).to_html(float_format=lambda x: f"{x:.4f}"))
+                "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}</style>\n" + md_to_html(md))
         return {"csv": write_text_atomic(d / "estimate.csv", csv_safe(frame).to_csv()),
                 "tasks": write_text_atomic(d / "tasks.csv", csv_safe(tasks).to_csv()),
                 "markdown": write_text_atomic(d / "estimate.md", md),
