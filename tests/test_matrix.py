@@ -112,6 +112,7 @@ class Data:
     def reference(self, fmt: str, variant: str) -> Path:
         key = (fmt, variant)
         if key not in self._written:
+            self.root.mkdir(parents=True, exist_ok=True)  # a table's writer needs its folder; a cell may run first
             path = self.root / f"ref-{variant}-{fmt}"
             rm = _with_missing(self.ref, 0) if variant == "missing" else self.ref
             out = L.write(rm, fmt, path)
