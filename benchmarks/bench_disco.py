@@ -39,7 +39,8 @@ def main() -> None:
     logits[:, np.arange(n), labels] += rng.normal(size=m)[:, None] - rng.normal(size=n)[None, :]
     proba = softmax(logits, axis=-1)
     del logits
-    print(f"data: {m} × {n} × {c} probabilities ({proba.nbytes / 1e6:.0f} MB), built in {time.perf_counter() - t:.1f} s")
+    print(f"data: {m} × {n} × {c} probabilities ({proba.nbytes / 1e6:.0f} MB), "
+          f"built in {time.perf_counter() - t:.1f} s")
 
     timed("pds (400 × 14,000 × 4)", pds, proba)
     timed("jsd (400 × 14,000 × 4)", jsd, proba)

@@ -124,7 +124,8 @@ def main() -> None:
         index="setting", columns="dataset", values="cell").reindex(index=list(SETTINGS), columns=args.datasets)
     print(wide.to_string())
     everywhere = table.groupby("setting")["diff_mean"].max()
-    print("\nlargest mean paired difference vs random + direct over the benchmarks (negative everywhere = never loses):")
+    print("\nlargest mean paired difference vs random + direct over the benchmarks "
+          "(negative everywhere = never loses):")
     print(everywhere.reindex(list(SETTINGS)).round(2).to_string())
 
 

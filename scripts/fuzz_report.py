@@ -99,7 +99,8 @@ def main(argv: list[str] | None = None) -> int:
         pass
     if args.cli_only:
         return cli_report(args.verbose, args.case, args.json)
-    cases = [c for c in fuzz_cases.cases() if (not args.module or c.module in args.module) and (not args.case or args.case in c.name)]
+    cases = [c for c in fuzz_cases.cases()
+             if (not args.module or c.module in args.module) and (not args.case or args.case in c.name)]
     t0 = time.perf_counter()
     outcomes = fuzz_harness.campaign(cases, range(args.seeds), progress=args.verbose)
     if args.json:

@@ -115,7 +115,8 @@ def test_prop1_needs_injective_score():
 
 probabilities = st.integers(2, 7).flatmap(
     lambda m: st.integers(2, 6).flatmap(
-        lambda c: hnp.arrays(np.float64, (m, 4, c), elements=st.floats(0.0, 1.0)).filter(lambda a: (a.sum(-1) > 1e-3).all())
+        lambda c: hnp.arrays(np.float64, (m, 4, c), elements=st.floats(0.0, 1.0)).filter(
+            lambda a: (a.sum(-1) > 1e-3).all())
     )
 )
 

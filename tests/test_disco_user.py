@@ -125,13 +125,15 @@ def test_stratified_interval_is_wilson_with_the_design_effect():
     # right on every sampled item: Wald gave [1, 1]; Wilson with the simple-random-sample n = k / (1 - k/N)
     lo, hi = est.predict_interval(np.ones((1, k))).confidence_interval(0.9)
     n = k / (1 - k / 500)
-    assert hi[0] == pytest.approx(1.0) and lo[0] == pytest.approx((1 + z * z / (2 * n) - z * z / (2 * n)) / (1 + z * z / n))
+    assert hi[0] == pytest.approx(1.0)
+    assert lo[0] == pytest.approx((1 + z * z / (2 * n) - z * z / (2 * n)) / (1 + z * z / n))
     # a mixed target: Wilson with n = p(1-p)/se^2
     t = _data(4, m=3, n=500)[:, est.selected_]
     p = est.predict_interval(t)
     lo, hi = p.confidence_interval(0.9)
     q, se = p.statistic, p.standard_error
     n = q * (1 - q) / se**2
-    centre, half = (q + z * z / (2 * n)) / (1 + z * z / n), z / (1 + z * z / n) * np.sqrt(q * (1 - q) / n + z * z / (4 * n * n))
+    centre = (q + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * np.sqrt(q * (1 - q) / n + z * z / (4 * n * n))
     np.testing.assert_allclose(lo, centre - half)
     np.testing.assert_allclose(hi, centre + half)

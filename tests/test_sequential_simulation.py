@@ -11,7 +11,10 @@ def _pair(n_groups=3, size=700, seed=0, continuous=True):
     g = np.repeat(np.arange(n_groups), size)
     a = rng.random(g.size) if continuous else (rng.random(g.size) < 0.8).astype(float)
     # a modest true difference: runs stop at different looks, so the chunks' outcomes differ
-    b = np.clip(a - 0.03 + rng.normal(0, 0.2, g.size), 0, 1) if continuous else (rng.random(g.size) < 0.75).astype(float)
+    if continuous:
+        b = np.clip(a - 0.03 + rng.normal(0, 0.2, g.size), 0, 1)
+    else:
+        b = (rng.random(g.size) < 0.75).astype(float)
     return a, b, g
 
 

@@ -193,7 +193,8 @@ def test_uniform_beats_random_at_small_budget():
     a = irt(260, 2000, seed=7)
     est_u = SortSearch().fit(a[:60])
     mu = est_u.simulate(a[60:], 8).evaluate(a[60:])["mae"].mean()
-    mr = np.mean([SortSearch(sampling="random", random_state=s).fit(a[:60]).simulate(a[60:], 8).evaluate(a[60:])["mae"].mean() for s in range(10)])
+    mr = np.mean([SortSearch(sampling="random", random_state=s).fit(a[:60]).simulate(a[60:], 8).evaluate(a[60:])
+                  ["mae"].mean() for s in range(10)])
     assert mu < mr
 
 
