@@ -373,6 +373,11 @@ def read_scores(path: str | Path, *, by: str = "scenario", model: str = "model",
     _refuse_empty_names(df[mcol], mcol)
     if "--model" not in explicit:
         _refuse_transposed_board(df, mcol, path)
+    paired = [c for c in df.columns if c != mcol and _is_metric_pairs(df[c])]
+    if paired:
+        df = df.assign(**{c: _pair_means(df[c]) for c in paired})
+        notes.append(f"Cells of two numbers ('a/b', two metrics of one task) in {_plain([str(c) for c in paired])} "
+                     "are read as their mean, as GLUE's score does.")
     wide = df.set_index(mcol)
     hint = ""
     if wide.index.has_duplicates:
@@ -411,6 +416,24 @@ _MODEL_NAME = re.compile(
 
 # a date or time stamp (``2023-12-10T04-42-16.291896``, ``2023-10-01 08:30:00``): a column of them names runs, not models
 _TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}([T _]\d{2}[:-]\d{2}([:-]\d{2}(\.\d+)?)?)?(Z|[+-]\d{2}:?\d{2})?$")
+
+
+_PAIR = re.compile(r"^\s*(-?\d+(?:\.\d+)?)\s*/\s*(-?\d+(?:\.\d+)?)\s*$")
+
+
+def _is_metric_pairs(col: pd.Series) -> bool:
+    """Whether a text column holds two numbers a cell (``94.2/92.3``; GLUE's F1/accuracy), '-' or empty aside."""
+    if col.dtype != object:
+        return False
+    vals = col.dropna().astype(str).str.strip()
+    vals = vals[~vals.isin(["", "-"])]
+    return bool(len(vals)) and bool(vals.str.match(_PAIR).all())
+
+
+def _pair_means(col: pd.Series) -> pd.Series:
+    """The mean of the two numbers of each ``a/b`` cell; other cells missing."""
+    parts = col.astype(str).str.extract(_PAIR).astype(float)
+    return parts.mean(axis=1, skipna=False)
 
 
 def _is_timestamps(col: pd.Series) -> bool:

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from effstats.cli import main
+from effstats.cli import main, read_scores
 from effstats.reliability import audit
 
 
@@ -278,3 +278,28 @@ def test_a_transposed_leaderboard_is_refused(tmp_path, capsys, header):
     code, _, err = _run(["audit", tmp_path / "board.csv", "--out", tmp_path / "b", "--n-boot", 20, "--no-progress"],
                         capsys)
     assert code == 0, err
+
+
+def test_cells_of_two_metrics_are_read_as_their_mean(tmp_path):
+    # GLUE's MRPC, STS-B and QQP cells give two metrics of one task ('94.2/92.3'); its Score averages them
+    p = tmp_path / "glue.tsv"
+    rows = [("m1", 60.0, "90.0/88.0", 70.1), ("m2", 50.0, "80.5/79.5", 65.0), ("m3", 40.0, "70.0/72.0", 55.5),
+            ("m4", 45.0, "-", 45.0)]
+    p.write_text("Name\tCoLA\tMRPC\tScore\n" + "".join(f"{n}\t{a}\t{b}\t{s}\n" for n, a, b, s in rows))
+    wide, published = read_scores(p)
+    assert list(wide.columns) == ["CoLA", "MRPC"]
+    assert wide["MRPC"].tolist()[:3] == pytest.approx([89.0, 80.0, 71.0]) and np.isnan(wide.loc["m4", "MRPC"])
+    assert "read as their mean" in wide.attrs["note"]
+    assert published is not None and published.attrs["info"]["column"] == "Score"
+
+
+@pytest.mark.skipif(not (SHARED / "glue" / "leaderboard.tsv").is_file(), reason="shared leaderboards not present")
+def test_glue_score_is_reproduced_from_its_tasks():
+    wide, published = read_scores(SHARED / "glue" / "leaderboard.tsv")
+    assert {"MRPC", "STS-B", "QQP"} <= set(wide.columns)
+    info = published.attrs["info"]
+    assert info["column"] == "Score" and info["rule"] == "exact" and info["max_abs_diff"] < 0.1
+    # the nine tasks at 1/9 each, MNLI's two halves sharing one ninth, the AX diagnostic left out
+    w = info["weights"]
+    assert "AX" not in w and w["MNLI-m"] + w["MNLI-mm"] == pytest.approx(1 / 9, abs=0.01)
+    assert all(v == pytest.approx(1 / 9, abs=0.01) for k, v in w.items() if not k.startswith("MNLI"))
