@@ -121,6 +121,19 @@ def _percent(df: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
     return out, converted
 
 
+def _warn_percent_columns(num: pd.DataFrame) -> None:
+    """Warn naming the columns on a 0–100 scale among columns of fractions: a mean over them is dominated by them."""
+    hi, lo = num.max(), num.min()
+    frac = hi.le(1) & lo.ge(0)
+    pct = hi.gt(1) & hi.le(100) & lo.ge(0)
+    if frac.sum() >= 2 and 0 < pct.sum() < frac.sum():
+        cols = [str(c) for c in num.columns[pct.to_numpy()]]
+        warnings.warn(f"SCORES: column(s) {_name_list(map(repr, cols))} hold values up to {_plain(hi[pct].max()):g} "
+                      f"while {int(frac.sum())} other columns are fractions in [0, 1]: percentages? Divide them by "
+                      "100 to audit them with the others (as they are, they are left out or dominate a mean)",
+                      UserWarning, stacklevel=3)
+
+
 def _check_path(path: Any, *, directory_ok: bool = False) -> Path:
     """SCORES must be an existing file (or folder when ``directory_ok``) given as a str / Path."""
     if not isinstance(path, (str, Path)):
@@ -545,6 +558,7 @@ def _finish_wide(wide: pd.DataFrame, scenarios, exclude, *, duplicates: str = "l
     cand = [c for c in wide.columns if c not in agg and c not in meta and c not in set(exclude or [])]
     numeric = [c for c in wide.columns if c not in agg and num_all[c].notna().any() and c not in set(exclude or [])]
     rank_col = next((c for c in numeric if _is_rank(num_all[c], num_all[[o for o in cand if o != c]])), None)
+    _warn_percent_columns(num_all[[c for c in (scenarios or cand) if c != rank_col and c in num_all]])
     summary = {} if scenarios else _summary_columns(num_all, [c for c in cand if c != rank_col], decimals or {})
     if rank_col is not None:
         summary[rank_col] = "a ranking: integers 1 … n, best first (compared with the recomputed ranking)"

@@ -303,3 +303,18 @@ def test_glue_score_is_reproduced_from_its_tasks():
     w = info["weights"]
     assert "AX" not in w and w["MNLI-m"] + w["MNLI-mm"] == pytest.approx(1 / 9, abs=0.01)
     assert all(v == pytest.approx(1 / 9, abs=0.01) for k, v in w.items() if not k.startswith("MNLI"))
+
+
+def test_a_column_in_percent_among_fractions_is_warned(tmp_path, capsys):
+    board = _board()
+    board.iloc[:, 2] *= 100
+    board.to_csv(tmp_path / "mixed.csv")
+    code, _, err = _run(["audit", tmp_path / "mixed.csv", "--out", tmp_path / "a", "--n-boot", 20, "--no-progress"],
+                        capsys)
+    assert code == 0, err
+    assert f"warning: SCORES: column(s) {str(board.columns[2])!r} hold values up to" in err and "percentages?" in err
+    board.iloc[:, 2] /= 100
+    board.to_csv(tmp_path / "fractions.csv")
+    code, _, err = _run(["audit", tmp_path / "fractions.csv", "--out", tmp_path / "b", "--n-boot", 20,
+                         "--no-progress"], capsys)
+    assert code == 0 and "percentages?" not in err, err
