@@ -881,7 +881,7 @@ def cases() -> list[Case]:
         A("path", files(".csv", ("missing", "directory", "empty", "garbage", "text")) + TABLE_FILES, "SCORES", "data",
           "df", "--by",
           expect={"dup-models": MAY, "long-dup": MAY})]))  # --duplicates last (the default) reads repeated rows, with a warning
-    add(Case("cli.audit", "cli", fn("effstats.cli.audit"),
+    add(Case("cli.audit", "cli", fn("effstats.reliability.audit"),
              lambda: dict(data=Sdf(), out=_tmpdir(), n_boot=20, target=0.95, seed=0, progress=False), [
         A("data", [f for f in FRAME if f[0] not in ("dup-columns",)], "SCORES"),
         A("n_boot", INT, "--n-boot", skip=("huge",)), A("target", FRACTION, "--target"),

@@ -1,0 +1,1103 @@
+"""Score-file readers: leaderboard tables (long or wide CSV/TSV), HELM's ``groups/<group>.json`` tables, the Open
+LLM Leaderboard's per-model results JSON and its CSV export, read into a models × scenarios table (or a
+:class:`effstats.responses.ResponseMatrix`) with the published aggregate set apart.
+
+The command line (:mod:`effstats.cli`) and :func:`effstats.reliability.audit` read their SCORES here; messages
+name the command line's options (``--by``, ``--duplicates``, ...) since that is where users meet them.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+import warnings
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+
+from .._shared import _name_list, _plain
+
+__all__ = ["read_scores", "read_helm_json", "read_openllm_json", "read_openllm_csv"]
+
+_AGGREGATE = re.compile(r"^(mean win rate|win rate|mean score|average|avg|mean)\b|^(score|win|overall|total)$", re.I)
+
+
+def _is_aggregate(col: Any) -> bool:
+    """A published aggregate column: "Mean win rate", "Average ⬆️", "average_score", "Mean" ..."""
+    return bool(_AGGREGATE.match(str(col).strip().replace("_", " ")))
+# Columns of public leaderboards that are numbers but not scores (model size, likes, cost, dates, flags).
+# Anchored where a task name could contain the word (BBH's "Date Understanding", "Geometric Shapes").
+_METADATA = re.compile(r"(param|#params|size|hub|likes|❤|licen[cs]e|\bsha\b|weight type|architecture|\bdate$|flop|"
+                       r"flagged|\bmoe\b|co₂|co2|cost|available|merged|chat template|submission|upload|^generation$|"
+                       # rank columns (lower is better: scored as a scenario they invert the ranking) and
+                       # efficiency / model-shape columns (GLUE, BBH, bigcode, MTEB)
+                       r"^\s*(rank|#|position|pos\.?|no\.?)\s*$|throughput|latency|tokens|dimension)", re.I)
+_OPENLLM_V1 = ["ARC", "HellaSwag", "MMLU", "TruthfulQA", "Winogrande", "GSM8K"]
+_OPENLLM_V2 = ["IFEval", "BBH", "MATH Lvl 5", "GPQA", "MUSR", "MMLU-PRO"]
+_OPENLLM_V1_EXTRA = ["DROP"]  # in the v1 average for a while (2023)
+_MARKUP = re.compile(r"<\s*/?\s*[a-zA-Z][^>]*>")
+
+
+def _openllm_key(col: Any) -> str:
+    """A header without its decorations: "ARC (25-shot) ⬆️", "ARC(25-shot)" and "arc" are all "arc"."""
+    return re.sub(r"[^a-z0-9]", "", str(col).split("(")[0].lower())
+
+
+def _openllm_columns(cols: Sequence[Any], names: Sequence[str]) -> dict[str, Any]:
+    """The columns of ``cols`` that are the tasks ``names`` (canonical name -> header), by :func:`_openllm_key`."""
+    by_key: dict[str, Any] = {}
+    for c in cols:
+        by_key.setdefault(_openllm_key(c), c)
+    return {n: by_key[_openllm_key(n)] for n in names if _openllm_key(n) in by_key}
+
+
+def _has_markup(values: pd.Series) -> bool:
+    """Cells holding HTML tags (a leaderboard's ``<a href=…>name</a>`` link column)."""
+    return bool(values.dropna().astype(str).str.contains(_MARKUP).any())
+
+
+_LINK = re.compile(r"<a\b[^>]*>(.*?)</a\s*>", re.I | re.S)
+
+
+def _is_link_column(values: pd.Series) -> bool:
+    """Every cell an HTML link with text (``<a href="…">org/name</a>``): a leaderboard's model links."""
+    v = values.dropna().astype(str)
+    return bool(len(v)) and bool(v.map(lambda t: any(m.strip() for m in _LINK.findall(t))).all())
+
+
+def _plain_names(values: pd.Series) -> pd.Series:
+    """The text of HTML link cells (``<a href="…">org/name</a>`` -> ``org/name``), entities decoded; other cells
+    (a name that merely holds markup) as they are."""
+    import html
+
+    if not _is_link_column(values):
+        return values
+    return values.map(lambda v: html.unescape(_LINK.sub(lambda m: m.group(1), v)).strip() if isinstance(v, str)
+                      else v)
+# Open LLM Leaderboard v1 metric per harness task (their "About" page); other tasks: first metric found.
+_OPENLLM_METRIC = {"arc:challenge": "acc_norm", "hellaswag": "acc_norm", "truthfulqa:mc": "mc2", "winogrande": "acc",
+                   "gsm8k": "acc", "hendrycksTest": "acc"}
+_OPENLLM_NAME = {"arc:challenge": "ARC", "hellaswag": "HellaSwag", "truthfulqa:mc": "TruthfulQA",
+                 "winogrande": "Winogrande", "gsm8k": "GSM8K", "hendrycksTest": "MMLU"}
+_FORMATS = ("auto", "table", "helm-json", "openllm-json", "openllm-csv")
+_DUPLICATES = ("last", "first", "mean", "error")
+_METRIC_ORDER = ("acc_norm", "acc", "mc2", "exact_match", "prompt_level_strict_acc", "em", "f1")
+
+
+def _percent(df: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    """Cells written as percentages ("85.3%") → fractions; a column mixing "%" cells and plain numbers is refused."""
+    out = df.copy()
+    converted = []
+    for c in df.columns:
+        s = df[c]
+        if s.dtype != object:
+            continue
+        txt = s.astype(str).str.strip()
+        pct = txt.str.endswith("%") & s.notna()
+        if not pct.any():
+            continue
+        other = s.notna() & ~pct & ~txt.isin(["-", ""])
+        if other.any():
+            raise ValueError(f"SCORES: column {c!r} mixes percentages and plain numbers (e.g. "
+                             f"{_plain(s[other].iloc[0])!r}); "
+                             "write them one way")
+        vals = pd.to_numeric(txt.where(pct).str.rstrip("%").str.strip(), errors="coerce") / 100
+        bad = pct & vals.isna()
+        if bad.any():
+            raise ValueError(f"SCORES: column {c!r} has a malformed percentage, e.g. {_plain(s[bad].iloc[0])!r}")
+        out[c] = vals.where(pct, s)
+        converted.append(str(c))
+    return out, converted
+
+
+def _warn_percent_columns(num: pd.DataFrame) -> None:
+    """Warn naming the columns on a 0–100 scale among columns of fractions: a mean over them is dominated by them."""
+    hi, lo = num.max(), num.min()
+    frac = hi.le(1) & lo.ge(0)
+    pct = hi.gt(1) & hi.le(100) & lo.ge(0)
+    if frac.sum() >= 2 and 0 < pct.sum() < frac.sum():
+        cols = [str(c) for c in num.columns[pct.to_numpy()]]
+        warnings.warn(f"SCORES: column(s) {_name_list(map(repr, cols))} hold values up to {_plain(hi[pct].max()):g} "
+                      f"while {int(frac.sum())} other columns are fractions in [0, 1]: percentages? Divide them by "
+                      "100 to audit them with the others (as they are, they are left out or dominate a mean)",
+                      UserWarning, stacklevel=3)
+
+
+def _check_path(path: Any, *, directory_ok: bool = False) -> Path:
+    """SCORES must be an existing file (or folder when ``directory_ok``) given as a str / Path."""
+    if not isinstance(path, (str, Path)):
+        raise ValueError(f"SCORES: expected a file path, got {type(path).__name__}")
+    p = Path(path)
+    if not p.exists():
+        raise ValueError(f"SCORES: file {str(p)!r} does not exist")
+    if p.is_dir() and not directory_ok:
+        raise ValueError(f"SCORES: {str(p)!r} is a directory; give a file")
+    if not (p.is_dir() or p.is_file()):  # reading a FIFO would wait forever
+        raise ValueError(f"SCORES: {str(p)!r} is not a regular file (a FIFO or a device); give the file itself")
+    return p
+
+
+def _read_json(p: Path) -> Any:
+    try:
+        return json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"SCORES: {str(p)!r} is not valid UTF-8 JSON ({type(exc).__name__})") from None
+
+
+def _sniff(path: Path) -> str:
+    """The delimiter of a CSV/TSV file: tab for .tsv / .tab, else sniffed among "," "\\t" ";" from its first lines."""
+    if path.suffix.lower() in (".tsv", ".tab"):
+        return "\t"
+    with open(path, newline="", encoding="utf-8-sig", errors="replace") as f:
+        sample = "".join(f.readline() for _ in range(20))
+    try:
+        return csv.Sniffer().sniff(sample, delimiters=",\t;").delimiter
+    except csv.Error:
+        first = sample.splitlines()[0] if sample else ""
+        # one-column guesses fail the sniffer: the most frequent candidate in the header decides
+        counts = {d: first.count(d) for d in (",", "\t", ";")}
+        return max(counts, key=counts.get) if any(counts.values()) else ","
+
+
+def _header(path: Path, sep: str) -> list[str]:
+    with open(path, newline="", encoding="utf-8-sig") as f:
+        first = f.readline()
+    return next(csv.reader(io.StringIO(first), delimiter=sep), [])
+
+
+def _select(wide: pd.DataFrame, scenarios: Sequence[str] | None, exclude: Sequence[str] | None) -> pd.DataFrame:
+    cols = [str(c) for c in wide.columns]
+    wide = wide.set_axis(cols, axis=1)
+    for arg, names in (("--scenarios", scenarios), ("--exclude", exclude)):
+        unknown = [n for n in names or [] if n not in cols]
+        if unknown:
+            raise ValueError(f"{arg}: unknown column(s) {unknown} (columns: {cols})")
+    if scenarios:
+        wide = wide[list(scenarios)]
+    if exclude:
+        wide = wide.drop(columns=list(exclude))
+    if wide.shape[1] < 2:
+        raise ValueError(f"--scenarios: at least 2 score columns are needed, got {list(wide.columns)}")
+    return wide
+
+
+_DECIMAL_COMMA = re.compile(r"^\s*[-+]?\d+,\d+\s*%?\s*$")
+
+
+def _decimal_commas(df: pd.DataFrame) -> pd.DataFrame:
+    """In a ';'-separated file numbers may be written with a decimal comma ("0,53"): read them as "0.53"."""
+    def fix(s: pd.Series) -> pd.Series:
+        hit = s.astype(str).str.match(_DECIMAL_COMMA) & s.notna()
+        return s.where(~hit, s.astype(str).str.replace(",", ".", regex=False)) if hit.any() else s
+    return df.apply(fix)
+
+
+def _dedupe(wide: pd.DataFrame, duplicates: str, *, hint: str = "") -> pd.DataFrame:
+    """Rows sharing a model name (resubmissions): refused, or one row kept or their mean, said in a warning.
+
+    ``wide`` holds numbers (NaN = not evaluated); "mean" averages each column over the evaluated rows.
+    """
+    dup = wide.index.duplicated(keep=False)
+    if not dup.any():
+        return wide
+    names = wide.index[dup].unique()
+    n, rows = len(names), int(dup.sum())
+    eg = ", ".join(map(repr, names[:3].tolist())) + (" …" if n > 3 else "")
+    if duplicates == "error":
+        raise ValueError(f"SCORES: {n} model(s) appear in more than one row (e.g. {eg}){hint}; keep one row each or "
+                         "pass --duplicates last|first|mean")
+    if duplicates == "mean":
+        out = wide.groupby(level=0, sort=False).mean()
+        how = "averaged their rows"
+    else:
+        out = wide[~wide.index.duplicated(keep=duplicates)]
+        how = f"kept the {duplicates} row of each"
+    warnings.warn(f"--duplicates: {n} model(s) appear in more than one row ({rows} rows, e.g. {eg}); {how}"
+                  f" (--duplicates error|first|last|mean){hint}", UserWarning, stacklevel=3)
+    return out
+
+
+def _check_duplicates(duplicates: Any) -> str:
+    if duplicates not in _DUPLICATES:
+        raise ValueError(f"--duplicates: expected one of {list(_DUPLICATES)}, got {duplicates!r}")
+    return duplicates
+
+
+def _is_range_index(s: pd.Series) -> bool:
+    """A column holding 0, 1, ..., n−1 in order: an index pandas' ``to_csv()`` wrote."""
+    v = pd.to_numeric(s, errors="coerce")
+    return bool(v.notna().all() and (v.to_numpy() == np.arange(len(v))).all())
+
+
+def read_scores(path: str | Path, *, by: str = "scenario", model: str = "model", item: str = "item",
+                score: str = "score", scenarios: Sequence[str] | None = None, exclude: Sequence[str] | None = None,
+                explicit: Sequence[str] = (), duplicates: str = "last") -> tuple[Any, pd.Series | None]:
+    """Read a long or wide score table (CSV / TSV; the delimiter "," / tab / ";" is sniffed).
+
+    * **wide**: the ``model`` column (any case; else the first column) holds model names, one column per
+      scenario; ``'-'`` or empty means not evaluated; percentages ("85.3%") become fractions; wholly non-numeric
+      columns and numeric metadata (parameters, likes, rank, ...) are left out; ``scenarios`` / ``exclude``
+      choose the score columns explicitly. A leading unnamed column holding 0 … n−1 (an index written by
+      pandas' ``to_csv()``) is skipped; a model column holding numbers is refused.
+    * **long**: columns ``model``, ``by`` and ``score``, one row per (model, scenario); with an ``item`` column
+      too, one row per (model, example), returned as a :class:`effstats.ResponseMatrix` with the ``by`` column
+      as item group.
+
+    The published aggregate is set aside (returned second): a column named "Mean win rate" / "Average" /
+    "Mean" ..., a column named like the table (the file's stem or folder, e.g. ``helm_lite``), or a column equal
+    to the mean or the Mean Win Rate of the other columns within the rounding of the printed numbers. Its
+    ``attrs["kind"]`` is "mean" or "mwr" (what it reproduces) and ``attrs["info"]`` says how it was recognised.
+
+    Parameters
+    ----------
+    path : str or Path
+        The table.
+    by : str, default="scenario"
+        Scenario column of a long table.
+    model, item, score : str, default="model", "item", "score"
+        Model, example and score columns of a long table (``model`` also names the model column of a wide one).
+    scenarios, exclude : sequence of str, default=None
+        Score columns to keep / to leave out.
+    explicit : sequence of str, default=()
+        The command-line options the user gave (e.g. ``"--score"``): those must name existing columns.
+    duplicates : {"last", "first", "mean", "error"}, default="last"
+        Models listed more than once: keep the last row, the first, their mean, or refuse. Keeping one row or
+        the mean is said in a ``UserWarning``.
+
+    Returns
+    -------
+    data : DataFrame or ResponseMatrix
+        Wide scores (models × scenarios) with a ``attrs["note"]`` saying what was left out, or per-example
+        responses for a long table with an ``item`` column.
+    published : Series or None
+        The published aggregate.
+
+    Raises
+    ------
+    ValueError
+        Starting with the argument at fault (``SCORES``, ``--model``, ``--scenarios`` ...): unreadable file,
+        duplicated column names, a column with non-numeric values, fewer than 2 models or scenarios.
+
+    See Also
+    --------
+    effstats.reliability.audit : audits what this reads.
+    effstats.datasets.read_scores_csv : per-example results as a ResponseMatrix.
+    effstats.ResponseMatrix.from_wide : a wide table already in memory.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from effstats.cli import read_scores
+    >>> path = os.path.join(tempfile.mkdtemp(), "board.csv")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write('''model,Average,ARC,GSM8K,MMLU
+    ... alpha,0.7,0.8,0.6,0.7
+    ... beta,0.5,0.6,0.4,0.5
+    ... gamma,0.3,0.5,0.1,0.3
+    ... ''')
+    >>> scores, published = read_scores(path)
+    >>> scores
+           ARC  GSM8K  MMLU
+    model
+    alpha  0.8    0.6   0.7
+    beta   0.6    0.4   0.5
+    gamma  0.5    0.1   0.3
+    >>> published.attrs["kind"], published.tolist()
+    ('mean', [0.7, 0.5, 0.3])
+    """
+    _check_duplicates(duplicates)
+    path = _check_path(path)
+    try:
+        sep = _sniff(path)
+        head = _header(path, sep)
+        df = pd.read_csv(path, sep=sep, engine="python", dtype=str, keep_default_na=False, na_values=[""],
+                         encoding="utf-8-sig")
+    except Exception as exc:  # pandas' parser errors vary by version
+        raise ValueError(f"SCORES: could not parse {str(path)!r} as CSV/TSV ({exc})") from None
+    if sep == ";":
+        df = _decimal_commas(df)
+    header_note = ""
+    if not isinstance(df.index, pd.RangeIndex):
+        # The header has one name fewer than the rows hold (VTAB's table): pandas would take the first field as an
+        # index and the first *named* column (there: the mean score) as the model names.
+        df = df.reset_index().rename(columns={"index": model})
+        head = [model] + list(head)
+        header_note = (f"The header names one column fewer than the rows hold: the first column is read as the model "
+                       f"names ({model!r}).")
+    dups = sorted({h for h in head if head.count(h) > 1})
+    if dups:
+        raise ValueError(f"SCORES: duplicate column names {dups}; rename them (each scenario needs one column)")
+    if df.empty or df.shape[1] < 2:
+        raise ValueError(f"SCORES: expected a table with at least 2 columns and 1 row, got shape {df.shape}")
+    cols = list(df.columns)
+    for arg, name in (("--score", score), ("--model", model), ("--by", by), ("--item", item)):
+        if arg in explicit and name not in cols:
+            raise ValueError(f"{arg}: column {name!r} not in the table (columns: {cols})")
+    if _looks_openllm(cols) and model not in cols and "--model" not in explicit:
+        return read_openllm_csv(path, scenarios=scenarios, exclude=exclude, duplicates=duplicates)
+    if {model, score} <= set(cols):  # long format
+        return _read_long(df, by=by, model=model, item=item, score=score, scenarios=scenarios, exclude=exclude,
+                          duplicates=duplicates), None
+    # Model column: one named like --model (any case; also "model_name"), else the first named column.
+    notes = [header_note] if header_note else []
+    first = str(cols[0])
+    if first.startswith("Unnamed: ") or first.strip() == "":
+        if _is_range_index(df[cols[0]]):  # pandas' to_csv() index: row numbers, not models
+            df = df.drop(columns=cols[0])
+            cols = cols[1:]
+        elif pd.to_numeric(df[cols[0]], errors="coerce").isna().all():
+            # a text index saved without a name (``df.set_index("model").to_csv()`` after a rename): the models
+            df = df.rename(columns={cols[0]: model})
+            cols = [model] + cols[1:]
+        else:
+            eg = df[cols[0]].dropna().iloc[0]
+            df = df.drop(columns=cols[0])
+            notes.append(f"A leading unnamed column of numbers (e.g. {eg!r}) is left out: read as a saved index, "
+                         "not scores.")
+            cols = cols[1:]
+    wanted = [model.lower()] + ([] if "--model" in explicit else ["model_name", "model name", "fullname"])
+    named = [c for w in wanted for c in cols if str(c).strip().lower() == w]
+    if "--model" not in explicit:
+        # two columns name the models (Open LLM v2: "Model" holds <a href=…> links, "fullname" the ids): the plain one
+        plain = [c for c in named if not _has_markup(df[c])]
+        named = plain + [c for c in named if c not in plain]
+    mcol = named[0] if named else cols[0]
+    if _is_link_column(df[mcol]):
+        df = df.assign(**{mcol: _plain_names(df[mcol])})
+        notes.append(f"The model names in column {str(mcol)!r} are HTML links: their text is read as the name.")
+    vals = df[mcol].dropna()
+    if "--model" not in explicit and len(vals) and pd.to_numeric(vals, errors="coerce").notna().all():
+        raise ValueError(f"--model: the model column {str(mcol)!r} holds numbers (e.g. {_plain(vals.iloc[0])!r}), "
+                         "not model "
+                         "names; name the column of model names with --model COLUMN, or add one")
+    _refuse_empty_names(df[mcol], mcol)
+    if "--model" not in explicit:
+        _refuse_transposed_board(df, mcol, path)
+    paired = [c for c in df.columns if c != mcol and _is_metric_pairs(df[c])]
+    if paired:
+        df = df.assign(**{c: _pair_means(df[c]) for c in paired})
+        notes.append(f"Cells of two numbers ('a/b', two metrics of one task) in {_plain([str(c) for c in paired])} "
+                     "are read as their mean, as GLUE's score does.")
+    wide = df.set_index(mcol)
+    hint = ""
+    if wide.index.has_duplicates:
+        unique_text = [c for c in cols if c != mcol and df[c].notna().all() and not df[c].duplicated().any()
+                       and pd.to_numeric(df[c], errors="coerce").isna().all() and not _is_timestamps(df[c])]
+        hint = f"; column {unique_text[0]!r} is unique: pass --model {unique_text[0]!r}" if unique_text else ""
+        n_distinct = wide.index.nunique()
+        if unique_text and "--model" not in explicit and n_distinct <= len(wide) // 2:
+            # most rows share a "model" with another row while a text column names every row: the id column is a
+            # category (a type emoji, a family), not the model, and merging rows would collapse the leaderboard
+            raise ValueError(f"--model: column {str(mcol)!r} names {n_distinct} distinct values for {len(wide)} rows; "
+                             f"column {unique_text[0]!r} names every row: pass --model {unique_text[0]!r}")
+    from ..reliability._published import _decimals
+
+    decimals = {c: _decimals(df[c]) for c in df.columns if c != mcol}
+    wide, published = _finish_wide(wide, scenarios, exclude, duplicates=duplicates, hint=hint,
+                                   names=(path.stem, path.parent.name), decimals=decimals)
+    if notes:
+        wide.attrs["note"] = " ".join(filter(None, [*notes, wide.attrs.get("note", "")]))
+    return wide, published
+
+
+# a table of one row per scenario and one column per model: its first column's header, its row labels (benchmark and
+# metric names) and its column headers (model names: an org/ prefix, a model family, a size or a date) say so
+_SCENARIO_HEADERS = {"scenario", "scenarios", "benchmark", "benchmarks", "task", "tasks", "dataset", "datasets",
+                     "metric", "metrics", "subset", "subsets", "eval", "evaluation"}
+_BENCHMARK_NAME = re.compile(
+    r"(?i)(\s-\s(em|f1|bleu(-\d)?|rouge(-\w+)?|acc(uracy)?|exact match|equivalent.*|pass@\d+)\b"
+    r"|\b(mmlu|gsm8k|hellaswag|arc|truthfulqa|winogrande|math|bbh|gpqa|ifeval|musr|narrativeqa|naturalquestions|"
+    r"openbookqa|legalbench|medqa|wmt|humaneval|mbpp|boolq|piqa|squad|drop|lambada|mt-bench|alpacaeval)\b)")
+_MODEL_NAME = re.compile(
+    r"(?i)(^[\w.-]+/[\w.-]+|\b(gpt|llama|claude|gemini|mistral|mixtral|qwen|palmyra|deepseek|phi|gemma|falcon|yi|"
+    r"command|olmo|jamba|nova|vicuna|pythia|bloom|opt|t5|granite|arctic|dbrx|grok)\b|\b\d+(\.\d+)?[bm]\b|"
+    r"\(\d{4}-?\d{2}-?\d{2}\)|\b\d+x\d+b\b)")
+
+
+# a date or time stamp (``2023-12-10T04-42-16.291896``, ``2023-10-01 08:30:00``): a column of them names
+# runs, not models
+_TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}([T _]\d{2}[:-]\d{2}([:-]\d{2}(\.\d+)?)?)?(Z|[+-]\d{2}:?\d{2})?$")
+
+
+_PAIR = re.compile(r"^\s*(-?\d+(?:\.\d+)?)\s*/\s*(-?\d+(?:\.\d+)?)\s*$")
+
+
+def _is_metric_pairs(col: pd.Series) -> bool:
+    """Whether a text column holds two numbers a cell (``94.2/92.3``; GLUE's F1/accuracy), '-' or empty aside."""
+    if col.dtype != object:
+        return False
+    vals = col.dropna().astype(str).str.strip()
+    vals = vals[~vals.isin(["", "-"])]
+    return bool(len(vals)) and bool(vals.str.match(_PAIR).all())
+
+
+def _pair_means(col: pd.Series) -> pd.Series:
+    """The mean of the two numbers of each ``a/b`` cell; other cells missing."""
+    parts = col.astype(str).str.extract(_PAIR).astype(float)
+    return parts.mean(axis=1, skipna=False)
+
+
+def _is_timestamps(col: pd.Series) -> bool:
+    """Whether every value of ``col`` is a date or time stamp."""
+    return bool(col.astype(str).str.strip().str.match(_TIMESTAMP).all())
+
+
+def _refuse_transposed_board(df: pd.DataFrame, mcol: Any, path: Path) -> None:
+    """Raise when the leaderboard has one row per scenario and one column per model (as ``select`` refuses a
+    transposed table of item scores)."""
+    rows = df[mcol].dropna().astype(str)
+    cols = [str(c) for c in df.columns if c != mcol]
+    if len(rows) < 2 or len(cols) < 2:
+        return
+    model_cols = np.mean([bool(_MODEL_NAME.search(c)) for c in cols])
+    model_rows = rows.map(lambda r: bool(_MODEL_NAME.search(r))).mean()
+    bench_rows = rows.map(lambda r: bool(_BENCHMARK_NAME.search(r))).mean()
+    header = str(mcol).strip().lower() in _SCENARIO_HEADERS
+    if model_cols >= 0.5 and model_rows < 0.5 and (header or bench_rows >= 0.5):
+        found = (f"its first column is named {str(mcol)!r}" if header else
+                 f"its rows are named like benchmarks ({rows.iloc[0]!r}, {rows.iloc[1]!r})")
+        raise ValueError(f"SCORES: {path.name} looks transposed ({found} and its columns like models: "
+                         f"{cols[0]!r}, {cols[1]!r} …): expected one row per model and one column per scenario; "
+                         f"transpose it (pandas: df.set_index({str(mcol)!r}).T), or name the model column with "
+                         "--model")
+
+
+def _refuse_empty_names(ids: pd.Series, column: Any) -> None:
+    """Raise naming the first row (and its line in the file) whose model name is empty."""
+    blank = (ids.isna() | ids.astype(str).str.strip().eq("")).to_numpy()
+    if blank.any():
+        row = int(np.argmax(blank))
+        raise ValueError(f"SCORES: row {row + 1} (line {row + 2}) has an empty model name in column {str(column)!r}; "
+                         "name every row's model")
+
+
+def _read_long(df: pd.DataFrame, *, by: str, model: str, item: str, score: str, scenarios: Sequence[str] | None,
+               exclude: Sequence[str] | None, duplicates: str) -> Any:
+    from ..responses import ResponseMatrix
+
+    cols = list(df.columns)
+    if by not in cols:
+        raise ValueError(f"--by: column {by!r} not in the table (columns: {cols})")
+    _refuse_empty_names(df[model], model)
+    df, _ = _percent(df)
+    s = pd.to_numeric(df[score], errors="coerce")
+    if (s.isna() & df[score].notna()).any():
+        bad = df.loc[s.isna() & df[score].notna(), score].iloc[0]
+        raise ValueError(f"SCORES: column {score!r} has non-numeric values, e.g. {_plain(bad)!r}")
+    if np.isinf(s).any():
+        raise ValueError(f"SCORES: column {score!r} has infinite values; scores must be finite")
+    df = df.assign(**{score: s})
+    if scenarios or exclude:
+        keep = set(scenarios or df[by].unique()) - set(exclude or [])
+        unknown = sorted(set(scenarios or []) | set(exclude or []) - set(df[by].astype(str)))
+        if unknown:
+            raise ValueError(f"--scenarios: unknown {by} value(s) {unknown}")
+        df = df[df[by].astype(str).isin(keep)]
+    keys = [by, item] if item in cols else [by]
+    # one score per (model, cell): repeated rows are resubmissions of a model, handled like repeated rows of a
+    # wide table (the key of a row is the model; the cell is the rest of the key)
+    flat = df.set_index([model, *keys])[score]
+    if flat.index.has_duplicates:
+        if duplicates == "error":
+            first = list(flat.index[flat.index.duplicated()][0])
+            raise ValueError(f"SCORES: duplicate (model, {', '.join(keys)}) rows, e.g. {first}; keep one row each or "
+                             "pass --duplicates last|first|mean")
+        n_models = flat.index[flat.index.duplicated(keep=False)].get_level_values(0).nunique()
+        if duplicates == "mean":
+            flat = flat.groupby(level=list(range(flat.index.nlevels)), sort=False).mean()
+            how = "averaged their scores"
+        else:
+            flat = flat[~flat.index.duplicated(keep=duplicates)]
+            how = f"kept the {duplicates} row of each"
+        warnings.warn(f"--duplicates: {n_models} model(s) have repeated (model, {', '.join(keys)}) rows; {how} "
+                      "(--duplicates error|first|last|mean)", UserWarning, stacklevel=3)
+        df = flat.reset_index()
+    if item in cols:
+        return ResponseMatrix.from_long(df, model=model, item=item, score=score, groups=[by])
+    return df.pivot(index=model, columns=by, values=score)
+
+
+def _named_published(table: pd.DataFrame) -> list:
+    """Columns named like a published aggregate ("Mean win rate", "Average ⬆️", "Score", ...)."""
+    return [c for c in table.columns if _is_aggregate(c)]
+
+
+def _as_published(values: pd.Series, info: dict) -> pd.Series:
+    pub = pd.to_numeric(values, errors="coerce")
+    pub.attrs["kind"] = info["kind"]
+    pub.attrs["info"] = info
+    return pub
+
+
+def _finish_wide(wide: pd.DataFrame, scenarios, exclude, *, duplicates: str = "last", hint: str = "",
+                 names: Sequence[str] = (), decimals: dict | None = None) -> tuple[pd.DataFrame, pd.Series | None]:
+    """Score columns as numbers, the published aggregate set aside, metadata left out, repeated models resolved."""
+    from ..reliability._published import _detect_published, _weights_text
+
+    wide, _ = _percent(wide)
+    if len(wide) < 2:
+        raise ValueError(f"SCORES: expected at least 2 models (rows), got {len(wide)}")
+    if exclude:
+        _select(wide, None, exclude)  # unknown names are refused before anything is left out
+    agg = _named_published(wide)
+    num_all = wide.apply(pd.to_numeric, errors="coerce")
+    # Wholly non-numeric columns (a type emoji, a licence) and numeric metadata (parameters, likes) are not scores.
+    meta = [c for c in wide.columns if c not in agg and (num_all[c].isna().all() or _METADATA.search(str(c)))]
+    cand = [c for c in wide.columns if c not in agg and c not in meta and c not in set(exclude or [])]
+    numeric = [c for c in wide.columns if c not in agg and num_all[c].notna().any() and c not in set(exclude or [])]
+    rank_col = next((c for c in numeric if _is_rank(num_all[c], num_all[[o for o in cand if o != c]])), None)
+    _warn_percent_columns(num_all[[c for c in (scenarios or cand) if c != rank_col and c in num_all]])
+    summary = {} if scenarios else _summary_columns(num_all, [c for c in cand if c != rank_col], decimals or {})
+    if rank_col is not None:
+        summary[rank_col] = "a ranking: integers 1 … n, best first (compared with the recomputed ranking)"
+    meta += [c for c in summary if c not in meta]
+    cand = [c for c in cand if c not in summary]
+    found: list[dict] = []
+    if not scenarios:
+        # an aggregate under another name: remove the best match and look again (a table may carry two)
+        for _ in range(3):
+            hit = [f for f in _detect_published(num_all[cand], names=names, decimals=decimals)]
+            if not hit:
+                break
+            found.append(hit[0])
+            cand.remove(hit[0]["column"])
+    info = None
+    if agg:
+        # what a named aggregate is: the aggregate of the scores it reproduces, else what its name says
+        col = agg[0]
+        hit = [f for f in _detect_published(num_all[[col] + cand], decimals=decimals) if f["column"] == col]
+        info = dict(hit[0]) if hit else dict(column=col, kind="mwr" if "win" in str(col).lower() else "mean",
+                                             rule="label")
+        info["rule"] = "label" if not hit else info["rule"]
+    elif found:
+        info = found[0]
+    published = None if info is None else _as_published(num_all[info["column"]], info)
+    if scenarios:
+        sel = _select(wide, scenarios, None)
+        out = sel.apply(pd.to_numeric, errors="coerce")
+        return _dedupe_with(out, published, duplicates, hint)
+    set_aside = agg + [f["column"] for f in found]
+    wide = wide.drop(columns=set_aside)
+    wide_in, wide = wide, wide.drop(columns=meta)
+    if exclude:
+        wide = _select(wide, None, exclude)
+    num = wide.apply(pd.to_numeric, errors="coerce")
+    # A column with some non-numeric cells (other than '-' / empty = not evaluated) is refused with the way out.
+    bad = num.isna() & wide.notna() & ~wide.astype(str).apply(lambda c: c.str.strip()).isin(["-", ""])
+    if bad.to_numpy().any():
+        c = bad.any()[lambda b: b].index[0]
+        raise ValueError(f"SCORES: column {c!r} has non-numeric values, e.g. "
+                         f"{_plain(wide.loc[bad[c], c].iloc[0])!r}; leave it "
+                         f"out with --exclude {str(c)!r} or list the score columns with --scenarios")
+    # Leaderboards mark lower-is-better columns with "↓" (HEIM: NSFW fraction): negate them so higher is better.
+    lower = [c for c in num.columns if "↓" in str(c)]
+    for c in lower:
+        num[c] = -num[c]
+    # Models with no score at all (HELM efficiency: models never timed) are left out, and said so.
+    unscored = num.index[num.isna().all(axis=1)] if num.shape[1] else num.index[:0]
+    if len(unscored) and len(unscored) < len(num):
+        keep = ~num.index.isin(unscored)
+        num = num[keep]
+        if published is not None:
+            attrs = dict(published.attrs)
+            published = published[keep]
+            published.attrs.update(attrs)
+    else:
+        unscored = unscored[:0]
+    # incl. all-'-' columns: evaluated by no model
+    text = [c for c in meta if not _METADATA.search(str(c)) and c not in summary]
+    how = {"exact": "equal within rounding to the {} of the other columns",
+           "close": "following the {} of the other columns (r ≥ 0.999)",
+           "name": "named like the table; ranks as the {}", "label": "ranks as the {}"}
+    kinds = {"mean": "mean", "mwr": "Mean Win Rate", "weighted": "weighted mean"}
+    left_out = ([f"published aggregate {str(f['column'])!r} ({how[f['rule']].format(kinds[f['kind']])}"
+                 + (f": {_weights_text(f['weights'])})" if f.get("weights") else ")")
+                 for f in ([info] if agg else []) + found]) + [
+        f"published aggregate {str(c)!r}" for c in agg[1:]] + (
+        ["non-numeric columns " + ", ".join(
+            f"{str(c)!r} (e.g. {_example_text(wide_in[c])})" if wide_in[c].notna().any() else repr(str(c))
+            for c in text)] if text else []) + (
+        [f"metadata / rank columns {[str(c) for c in meta if c not in text and c not in summary]}"]
+        if len([c for c in meta if c not in text and c not in summary]) else []) + (
+        [f"summary columns {'; '.join(f'{str(c)!r} ({why})' for c, why in summary.items())}"] if summary else []) + (
+        [f"{len(unscored)} model(s) with no score "
+         f"({', '.join(map(str, unscored[:5]))}{' …' if len(unscored) > 5 else ''})"]
+        if len(unscored) else [])
+    notes = []
+    if left_out:
+        notes.append("Left out of the scores: " + "; ".join(left_out)
+                     + ". Name the score columns with --scenarios to change this.")
+    if lower:
+        notes.append(f"{len(lower)} column(s) marked lower-is-better (↓) are negated so that higher is better.")
+    inf = np.isinf(num.to_numpy(dtype=float))
+    if inf.any():
+        raise ValueError(f"SCORES: infinite score in column {_plain(num.columns[np.nonzero(inf)[1][0]])!r}; "
+                         "scores must be finite")
+    if num.shape[1] < 2:
+        raise ValueError(f"SCORES: expected at least 2 score columns, found {list(num.columns)}"
+                         + (f" after dropping metadata {meta}; name them with --scenarios" if meta else ""))
+    num, published = _dedupe_with(num, published, duplicates, hint)
+    if notes:
+        num.attrs["note"] = " ".join(notes)
+    if rank_col is not None:
+        ranks = num_all[rank_col][~num_all.index.duplicated(keep="last")].reindex(num.index)
+        num.attrs["published_rank"] = {"column": str(rank_col), "rank": ranks}
+    return num, published
+
+
+def _example_text(values: pd.Series) -> str:
+    """The first cell of a text column as the report shows it: HTML links by their text (the markup is not data)."""
+    v = str(values.dropna().iloc[0])
+    return f"{_plain_names(pd.Series([v])).iloc[0]!r}, HTML links" if _is_link_column(pd.Series([v])) else repr(v)
+
+
+_SUMMARY_NAME = re.compile(r"\b(sd|std|stdev|std\.?\s*dev\.?|standard deviation|variance|iqr|spread|median)\b", re.I)
+
+
+def _is_rank(v: pd.Series, others: pd.DataFrame) -> bool:
+    """A published ranking: integers from 1 to at most the number of rows, nearly all distinct (ties allowed), that
+    order the models as the other columns' mean does (Spearman ρ ≤ −0.5: rank 1 is the best)."""
+    r = v.to_numpy(dtype=float)
+    have = ~np.isnan(r)
+    x = r[have]
+    if x.size < 3 or not others.shape[1] or not (x == np.round(x)).all() or x.min() < 1 or x.max() > len(r):
+        return False
+    if len(np.unique(x)) < 0.8 * x.size:
+        return False
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # rows without any other score
+        # the mean of the other columns' ranks: no column (a parameter count) outweighs the others by its scale
+        mean = np.nanmean(others.rank().to_numpy(dtype=float), axis=1)[have]
+    ok = ~np.isnan(mean)
+    if ok.sum() < 3 or np.ptp(mean[ok]) == 0:
+        return False
+    from scipy.stats import spearmanr
+
+    return bool(spearmanr(x[ok], mean[ok]).statistic <= -0.5)
+
+
+def _summary_columns(num: pd.DataFrame, cand: list, decimals: dict) -> dict:
+    """Numeric columns of a wide table that are not scenarios, by content: off the scores' scale (a parameter
+    count among percentages), the row median / standard deviation / minimum / maximum of the other columns within
+    the rounding of the printed numbers, or named like a median or a dispersion (SD, Std, IQR). Returns column ->
+    why."""
+    from ..reliability._published import _decimals
+
+    out: dict = {}
+    maxima, minima = num[cand].max(), num[cand].min()
+    for c in cand:
+        # the scores' scale: fractions or percent, where at least 80% of the other columns lie
+        others = [o for o in cand if o != c]
+        top = next((t for t in (1.0, 100.0) if len(others) >= 3
+                    and ((maxima[others] <= t) & (minima[others] >= 0)).mean() >= 0.8), np.nan)
+        if np.isinf(num[c]).any():
+            continue  # an infinite score is refused, not set aside
+        if np.isfinite(top) and maxima[c] > 1.5 * top:
+            out[c] = f"values up to {maxima[c]:g}, off the scores' scale (at most {top:g})"
+        elif _SUMMARY_NAME.search(str(c)):
+            out[c] = "named like a median or a dispersion of the scores"
+    rest = [c for c in cand if c not in out]
+    dec = {c: decimals.get(c, _decimals(num[c])) for c in rest}
+    for _ in range(2):  # a median beside a standard deviation: each is found once the other is set aside
+        for c in rest:
+            if c in out:
+                continue
+            others = [o for o in rest if o != c and o not in out]
+            # also without each one other column (an aggregate not yet recognised), on tables small enough
+            trials = [others] + ([[o for o in others if o != d] for d in others] if len(others) <= 30 else [])
+            why = next((w for w in (_row_statistic(num, c, o, dec) for o in trials if len(o) >= 2) if w), None)
+            if why:
+                out[c] = why
+    return out
+
+
+def _row_statistic(num: pd.DataFrame, c: Any, others: list, dec: dict) -> str | None:
+    """Which row statistic of the columns ``others`` column ``c`` equals within the printed rounding, if any."""
+    y = num[c].to_numpy(dtype=float)
+    x = num[others].to_numpy(dtype=float)
+    ok = ~np.isnan(y) & ~np.isnan(x).any(axis=1)
+    tol = 0.51 * 10.0 ** -dec[c] + max(0.51 * 10.0 ** -dec[o] for o in others)
+    # evidence: the column varies well beyond the rounding
+    if ok.sum() < 5 or np.ptp(y[ok]) <= 20 * tol:
+        return None
+    if (np.abs(x[ok] - y[ok, None]).max(axis=0) <= 2 * tol).any():
+        return None  # it repeats another column within rounding: near-identical scenarios, not a summary
+    # the minimum and maximum are not tried: sparse columns of near-zero fractions match them by chance
+    stats = {"median": np.median(x[ok], axis=1), "standard deviation": np.std(x[ok], axis=1, ddof=1),
+             "standard deviation (n)": np.std(x[ok], axis=1)}
+    for what, ref in stats.items():
+        if np.ptp(ref) == 0 or np.corrcoef(y[ok], ref)[0, 1] < 0.999:  # near-zero columns agree by chance
+            continue
+        hit = next((k for k in (1.0, 100.0, 0.01) if np.ptp(k * ref) > 20 * tol
+                    and np.abs(y[ok] - k * ref).max() <= k * tol + tol), None)
+        if hit is not None:
+            return f"the {what.split(' (')[0]} of the other columns within rounding"
+    return None
+
+
+def _dedupe_with(num: pd.DataFrame, published: pd.Series | None, duplicates: str,
+                 hint: str) -> tuple[pd.DataFrame, pd.Series | None]:
+    """Resolve repeated models in the scores and the published aggregate alike (they share the rows)."""
+    if not num.index.has_duplicates:
+        return num, published
+    key = "\0published"  # a column name no table uses
+    both = num.assign(**{key: published.to_numpy()}) if published is not None else num
+    both = _dedupe(both, duplicates, hint=hint)
+    if published is None:
+        return both, None
+    pub = both.pop(key)
+    pub.attrs.update(published.attrs)
+    return both, pub
+
+
+def _looks_openllm(cols: Sequence[str]) -> bool:
+    c = set(cols)
+    v1 = len(_openllm_columns(cols, _OPENLLM_V1)) == len(_OPENLLM_V1)
+    v2 = len(_openllm_columns(cols, _OPENLLM_V2)) == len(_OPENLLM_V2)
+    keys = {_openllm_key(x) for x in c}
+    return ("Average ⬆️" in c) or (v1 and bool({"fullname", "evalname", "average"} & keys)) or v2
+
+
+def read_openllm_csv(path: str | Path, *, scenarios: Sequence[str] | None = None,
+                     exclude: Sequence[str] | None = None,
+                     duplicates: str = "last") -> tuple[pd.DataFrame, pd.Series | None]:
+    """Read the Open LLM Leaderboard's CSV export (v1 tasks ARC … GSM8K, or v2 IFEval … MMLU-PRO).
+
+    The model is ``fullname`` (else ``Model`` / ``eval_name``); task columns are the leaderboard's; scores in
+    percent are divided by 100; the published "Average ⬆️" is returned as the aggregate.
+
+    Parameters
+    ----------
+    path : str or Path
+        The CSV (or TSV) export.
+    scenarios, exclude : sequence of str, default=None
+        Task columns to keep / to leave out (default: the leaderboard's tasks).
+    duplicates : {"last", "first", "mean", "error"}, default="last"
+        Models listed more than once: keep the last row, the first, their mean, or refuse. Keeping one row or
+        the mean is said in a ``UserWarning``.
+
+    Returns
+    -------
+    scores : DataFrame
+        Models × tasks, fractions in [0, 1].
+    published : Series or None
+        The published average as a fraction.
+
+    See Also
+    --------
+    effstats.cli.read_openllm_json : the per-model results files.
+    effstats.datasets.load_openllm : the bundled Open LLM Leaderboard table.
+
+    References
+    ----------
+    Beeching, E., Fourrier, C., Habib, N., Han, S., Lambert, N., Rajani, N., Sanseviero, O., Tunstall, L. and
+    Wolf, T. (2023). Open LLM Leaderboard. Hugging Face.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from effstats.cli import read_openllm_csv
+    >>> path = os.path.join(tempfile.mkdtemp(), "open_llm.csv")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write('''fullname,Average ⬆️,ARC,HellaSwag,MMLU,TruthfulQA,Winogrande,GSM8K
+    ... org/big,70.0,70,85,65,50,80,70
+    ... org/small,50.0,50,70,45,40,65,30
+    ... ''')
+    >>> scores, published = read_openllm_csv(path)
+    >>> scores[["ARC", "GSM8K"]]
+               ARC  GSM8K
+    model
+    org/big    0.7    0.7
+    org/small  0.5    0.3
+    >>> published.tolist()
+    [0.7, 0.5]
+    """
+    _check_duplicates(duplicates)
+    path = _check_path(path)
+    try:
+        df = pd.read_csv(path, sep=_sniff(path), engine="python", encoding="utf-8-sig")
+    except Exception as exc:  # parser / decoding errors vary by pandas version
+        raise ValueError(f"SCORES: could not parse {str(path)!r} as CSV/TSV ({type(exc).__name__})") from None
+    if df.empty:
+        raise ValueError(f"SCORES: {str(path)!r} holds no rows")
+    names = [c for c in ("fullname", "Model", "model", "eval_name") if c in df.columns]
+    names = [c for c in names if not _has_markup(df[c])] + [c for c in names if _has_markup(df[c])]
+    if not names:
+        raise ValueError("SCORES: an Open LLM Leaderboard table needs a 'fullname', 'Model' or 'eval_name' column")
+    mcol = names[0]
+    cols = list(df.columns)
+    if scenarios:
+        found = {t: _openllm_columns(cols, [t]).get(t, t if t in cols else None) for t in scenarios}
+        missing = [t for t, c in found.items() if c is None]
+        if missing:
+            raise ValueError(f"--scenarios: unknown column(s) {missing} (columns: {cols})")
+    else:
+        found = _openllm_columns(cols, _OPENLLM_V2)
+        if len(found) < 2:
+            found = _openllm_columns(cols, _OPENLLM_V1 + _OPENLLM_V1_EXTRA)
+    excluded = {_openllm_key(x) for x in exclude or []}
+    found = {t: c for t, c in found.items() if _openllm_key(t) not in excluded and c not in set(exclude or [])}
+    tasks = list(found)
+    if len(tasks) < 2:
+        raise ValueError(f"SCORES: fewer than 2 Open LLM Leaderboard task columns found ({tasks}); expected the v1 "
+                         f"tasks {', '.join(_OPENLLM_V1)} (headers such as 'ARC (25-shot)' too) or the v2 tasks "
+                         f"{', '.join(_OPENLLM_V2)}; columns: {_name_list(cols, 12)}")
+    _refuse_empty_names(df[mcol], mcol)
+    ids = pd.Index(_plain_names(df[mcol]).astype(str), name="model")
+    wide = df[list(found.values())].apply(pd.to_numeric, errors="coerce").set_axis(ids).set_axis(tasks, axis=1) / 100
+    avg = next((c for c in df.columns if _openllm_key(c) == "average"), None)
+    pub = None
+    if avg:
+        pub = pd.Series(pd.to_numeric(df[avg], errors="coerce").to_numpy() / 100, index=ids)
+        pub = _as_published(pub, dict(column=avg, kind="mean", rule="label"))
+    wide, pub = _dedupe_with(wide, pub, duplicates, "")
+    wide.attrs["note"] = f"Open LLM Leaderboard table: tasks {', '.join(tasks)} (percent / 100)."
+    return wide, pub
+
+
+def _metric(task: str, metrics: dict) -> float | None:
+    base = task.split("-")[0] if task.startswith("hendrycksTest") else task
+    clean = {k.split(",")[0]: v for k, v in metrics.items() if isinstance(v, (int, float)) and "stderr" not in k}
+    want = _OPENLLM_METRIC.get(base)
+    if want in clean:
+        return float(clean[want])
+    for m in _METRIC_ORDER:
+        if m in clean:
+            return float(clean[m])
+    return None
+
+
+def read_openllm_json(paths: Any, *, duplicates: str = "last") -> pd.DataFrame:
+    """Read Open LLM Leaderboard / lm-evaluation-harness results files into a wide table (models × tasks).
+
+    Each file holds one model: ``config_general.model_name`` (else ``model_name`` / ``config.model_args``) and
+    ``results`` keyed ``harness|<task>|<n-shot>`` (or ``<task>``) with metrics. The leaderboard's metric is used
+    per task (ARC / HellaSwag ``acc_norm``, TruthfulQA ``mc2``, Winogrande / GSM8K / MMLU ``acc``), the 57 MMLU
+    subjects (``hendrycksTest-*``) are averaged into MMLU as the leaderboard does, and the aggregate ``all``
+    entry is skipped.
+
+    Parameters
+    ----------
+    paths : str, Path or list of them
+        A results JSON file, a folder (searched recursively for ``*.json``) or a list of files.
+    duplicates : {"last", "first", "mean", "error"}, default="last"
+        Models listed more than once: keep the last row, the first, their mean, or refuse. Keeping one row or
+        the mean is said in a ``UserWarning``.
+        "last" keeps the latest file in path order, which for the harness's ``results_<timestamp>.json`` names
+        is the latest run; "mean" averages task by task.
+
+    Returns
+    -------
+    DataFrame
+        Models × tasks, indexed by ``model``.
+
+    See Also
+    --------
+    effstats.datasets.read_lm_eval_samples : per-example results (``--log_samples``).
+    effstats.cli.read_openllm_csv : the leaderboard's CSV export.
+
+    References
+    ----------
+    Gao, L., Tow, J., Abbasi, B., Biderman, S., Black, S., DiPofi, A., Foster, C., Golding, L., Hsu, J., Le Noac'h,
+    A. et al. (2023). A framework for few-shot language model evaluation (lm-evaluation-harness). Zenodo,
+    https://doi.org/10.5281/zenodo.5371628.
+
+    Beeching, E., Fourrier, C., Habib, N., Han, S., Lambert, N., Rajani, N., Sanseviero, O., Tunstall, L. and
+    Wolf, T. (2023). Open LLM Leaderboard. Hugging Face.
+
+    Examples
+    --------
+    >>> import json, os, tempfile
+    >>> from effstats.cli import read_openllm_json
+    >>> path = os.path.join(tempfile.mkdtemp(), "results_2024-01-01.json")
+    >>> with open(path, "w") as f:
+    ...     json.dump({"config_general": {"model_name": "org/big"},
+    ...                "results": {"harness|arc:challenge|25": {"acc": 0.6, "acc_norm": 0.65},
+    ...                            "harness|gsm8k|5": {"acc": 0.4}, "all": {"acc": 0.5}}}, f)
+    >>> read_openllm_json(path)
+              ARC  GSM8K
+    model
+    org/big  0.65    0.4
+    """
+    _check_duplicates(duplicates)
+    if isinstance(paths, (str, Path)):
+        p = _check_path(paths, directory_ok=True)
+        files = sorted(f for f in p.rglob("*.json") if f.is_file()) if p.is_dir() else [p]
+    elif isinstance(paths, (list, tuple)):
+        files = [_check_path(f) for f in paths]
+    else:
+        raise ValueError(f"SCORES: expected a results file, a folder or a list of files, got {type(paths).__name__}")
+    if not files:
+        raise ValueError(f"SCORES: no .json results files in {str(paths)!r}")
+    rows = []
+    for f in files:
+        d = _read_json(f)
+        if not isinstance(d, dict) or not isinstance(d.get("results"), dict):
+            raise ValueError(f"SCORES: {str(f)!r} has no 'results' object (not an Open LLM Leaderboard results file)")
+        cfg = d.get("config_general") or {}
+        name = cfg.get("model_name") or d.get("model_name") or (d.get("config") or {}).get("model_args") or f.stem
+        row: dict[str, list[float]] = {}
+        for key, metrics in d["results"].items():
+            task = key.split("|")[1] if "|" in key else key
+            if task == "all" or not isinstance(metrics, dict):
+                continue
+            v = _metric(task, metrics)
+            if v is None:
+                continue
+            base = "hendrycksTest" if task.startswith("hendrycksTest") else task
+            row.setdefault(_OPENLLM_NAME.get(base, task), []).append(v)
+        rows.append(pd.Series({k: float(np.mean(v)) for k, v in row.items()}, name=name, dtype=float))
+    wide = pd.DataFrame(rows)
+    wide.index.name = "model"
+    return _dedupe(wide, duplicates, hint=" (several results files)")
+
+
+def read_helm_json(path: str | Path, *, table: str | None = None,
+                   duplicates: str = "last") -> tuple[pd.DataFrame, pd.Series | None]:
+    """Read a HELM leaderboard table from ``helm-summarize`` output (``groups/<group>.json``, a list of tables).
+
+    Each table has ``title``, ``header`` (cells with ``value`` and ``lower_is_better``) and ``rows`` (lists of
+    cells with ``value``; the first cell names the model). Columns marked ``lower_is_better`` are negated so that
+    higher is better everywhere (as HELM's win rate does); the "Mean win rate" column is the published aggregate.
+
+    Parameters
+    ----------
+    path : str or Path
+        The JSON file.
+    table : str, default=None
+        Pick the table whose title contains this text (case-insensitive); default the first.
+    duplicates : {"last", "first", "mean", "error"}, default="last"
+        Models listed more than once: keep the last row, the first, their mean, or refuse. Keeping one row or
+        the mean is said in a ``UserWarning``.
+
+    Returns
+    -------
+    scores : DataFrame
+        Models × scenario columns.
+    published : Series or None
+        The "Mean win rate" column.
+
+    See Also
+    --------
+    effstats.datasets.read_helm_runs : per-instance results of HELM run folders.
+    effstats.datasets.load_helm_lite : the bundled HELM Lite table.
+
+    References
+    ----------
+    Liang, P., Bommasani, R., Lee, T., Tsipras, D., Soylu, D., Yasunaga, M., Zhang, Y., Narayanan, D., Wu, Y.,
+    Kumar, A. et al. (2023). Holistic Evaluation of Language Models. *Transactions on Machine Learning Research*,
+    arXiv:2211.09110.
+
+    Examples
+    --------
+    >>> import json, os, tempfile
+    >>> from effstats.cli import read_helm_json
+    >>> head = [{"value": "Model/adapter"}, {"value": "Mean win rate"}, {"value": "MMLU - EM"},
+    ...         {"value": "Time (s)", "lower_is_better": True}]
+    >>> rows = [[{"value": "model-a"}, {"value": 0.75}, {"value": 0.6}, {"value": 1.2}],
+    ...         [{"value": "model-b"}, {"value": 0.25}, {"value": 0.65}, {"value": 0.8}]]
+    >>> path = os.path.join(tempfile.mkdtemp(), "lite.json")
+    >>> with open(path, "w") as f:
+    ...     json.dump([{"title": "Accuracy", "header": head, "rows": rows}], f)
+    >>> scores, published = read_helm_json(path)
+    >>> scores
+                   MMLU - EM  Time (s)
+    Model/adapter
+    model-a             0.60      -1.2
+    model-b             0.65      -0.8
+    >>> published.tolist()
+    [0.75, 0.25]
+    """
+    _check_duplicates(duplicates)
+    p = _check_path(path)
+    d = _read_json(p)
+    tables = d if isinstance(d, list) else d.get("tables", [d]) if isinstance(d, dict) else []
+    tables = [t for t in tables if isinstance(t, dict) and "header" in t and "rows" in t]
+    if not tables:
+        raise ValueError(f"SCORES: {str(p)!r} holds no HELM table (a list of objects with 'header' and 'rows')")
+    if table is not None:
+        hit = [t for t in tables if table.lower() in str(t.get("title", "")).lower()]
+        if not hit:
+            raise ValueError(f"--table: no table titled like {table!r} (titles: {[t.get('title') for t in tables]})")
+        t = hit[0]
+    else:
+        t = tables[0]
+    head = [h.get("value") if isinstance(h, dict) else h for h in t["header"]]
+    lower = [bool(h.get("lower_is_better")) if isinstance(h, dict) else False for h in t["header"]]
+    dups = sorted({h for h in head if head.count(h) > 1})
+    if dups:
+        raise ValueError(f"SCORES: duplicate column names {dups} in HELM table {t.get('title')!r}")
+    recs = []
+    for r in t["rows"]:
+        vals = [c.get("value") if isinstance(c, dict) else c for c in r]
+        recs.append(vals)
+    df = pd.DataFrame(recs, columns=head).set_index(head[0])
+    agg = _named_published(df)
+    pub = None
+    if agg:
+        pub = _as_published(df[agg[0]], dict(column=agg[0], kind="mwr" if "win" in str(agg[0]).lower() else "mean",
+                                             rule="label"))
+    num = df.drop(columns=agg).apply(pd.to_numeric, errors="coerce")
+    for c, lb in zip(head[1:], lower[1:]):
+        if lb and c in num.columns:
+            num[c] = -num[c]
+    num = num.loc[:, num.notna().any()]
+    return _dedupe_with(num, pub, duplicates, "")
+
+
+def _is_helm(wide: Any, published: pd.Series | None) -> bool:
+    """A HELM table: its model column is HELM's "Model/adapter", or its aggregate HELM's "Mean win rate"."""
+    col = "" if published is None else str(published.attrs.get("info", {}).get("column", ""))
+    name = str(getattr(getattr(wide, "index", None), "name", "") or "")
+    return name.strip().lower() == "model/adapter" or col.strip().lower().startswith("mean win rate")
+
+
+def _load(src: Any, *, format: str = "auto", table: str | None = None, by: str = "scenario", model: str | None = None,
+          item: str | None = None, score: str | None = None, scenarios: Any = None, exclude: Any = None,
+          duplicates: str = "last") -> tuple[Any, pd.Series | None, list[str], bool]:
+    """Read SCORES in any supported layout: (scores, published aggregate, notes for the report, is HELM)."""
+    _check_duplicates(duplicates)
+    if format not in _FORMATS:
+        raise ValueError(f"--format: expected one of {list(_FORMATS)}, got {format!r}")
+    scen = _names(scenarios) if isinstance(scenarios, str) else scenarios
+    excl = _names(exclude) if isinstance(exclude, str) else exclude
+    src = _check_path(src, directory_ok=True)
+    fmt = format
+    if fmt == "auto":
+        if src.is_dir():
+            fmt = "openllm-json"
+        elif src.suffix.lower() == ".json":
+            d = _read_json(src)
+            fmt = "openllm-json" if isinstance(d, dict) and "results" in d else "helm-json"
+        else:
+            fmt = "table"
+    if src.is_dir() and fmt != "openllm-json":
+        raise ValueError(f"SCORES: {str(src)!r} is a directory; give a file (or --format openllm-json)")
+    if fmt == "helm-json":
+        data, published = read_helm_json(src, table=table, duplicates=duplicates)
+        data = _select(data, scen, excl)
+    elif fmt == "openllm-json":
+        data, published = _select(read_openllm_json(src, duplicates=duplicates), scen, excl), None
+    elif fmt == "openllm-csv":
+        data, published = read_openllm_csv(src, scenarios=scen, exclude=excl, duplicates=duplicates)
+    else:
+        explicit = [f"--{k}" for k, v in (("by", None if by == "scenario" else by), ("model", model), ("item", item),
+                                          ("score", score)) if v is not None]
+        data, published = read_scores(src, by=by, model=model or "model", item=item or "item",
+                                      score=score or "score", scenarios=scen, exclude=excl, explicit=explicit,
+                                      duplicates=duplicates)
+    notes = []
+    if isinstance(data, pd.DataFrame):
+        if data.attrs.get("note"):
+            notes.append(data.attrs["note"])
+        cols = list(map(str, data.columns))
+        notes.append(f"Score columns: {', '.join(cols[:20])}"
+                     + (f", … ({len(cols)} in all)." if len(cols) > 20 else "."))
+    return data, published, notes, fmt == "helm-json" or (fmt == "table" and _is_helm(data, published))
+
+
+def _names(s: str | None) -> list[str] | None:
+    return None if s is None else [x.strip() for x in s.split(",") if x.strip()]
