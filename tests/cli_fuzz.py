@@ -720,7 +720,7 @@ def _option_cases() -> list[Case]:
             check=_select_whole)
     add("select --budget and --target-error", "select", sel("--target-error", 5), REFUSE)
     add("select without a budget", "select", sel_n(), REFUSE)
-    from effstats.workflow._core import METHODS
+    from effstats.workflow._tasks import METHODS
     for m in METHODS:
         add(f"select --method {m}", "select", lambda ws, d, m=m: ["select", ws.root / "ref", "--budget", 10,
                                                                    "--method", m, "--out", d / "out"],

@@ -331,7 +331,7 @@ def test_parquet_without_an_engine_says_what_to_install(tmp_path, monkeypatch, c
     ([f"q{i}/text" for i in range(80)], {"all": 80}),  # a prefix per item names no task
 ])
 def test_tables_split_item_ids_into_tasks_alike(tmp_path, ids, tasks):
-    from effstats.workflow._core import item_tasks
+    from effstats.workflow._tasks import item_tasks
 
     sim = simulate_responses(12, len(ids), rng=0)
     wide = pd.DataFrame(sim.values.astype(int), index=pd.Index([f"m{i}" for i in range(12)], name="model"),

@@ -441,12 +441,14 @@ def test_read_results_formats(tmp_path):
 def test_docstring_examples_run():
     import doctest
 
-    import effstats.workflow._core as core
+    import effstats.workflow._estimate as estimate_
     import effstats.workflow._io as io_
     import effstats.workflow._lm_eval_writer as writer
+    import effstats.workflow._select as select_
     import effstats.workflow._sequential as seq
+    import effstats.workflow._tasks as tasks_
 
-    for mod in (core, io_, writer, seq):
+    for mod in (tasks_, select_, estimate_, io_, writer, seq):
         res = doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE)
         assert res.failed == 0 and res.attempted > 0, mod.__name__
 

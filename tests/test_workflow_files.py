@@ -142,21 +142,21 @@ def test_select_force_removes_the_estimates_it_recorded_and_not_the_users_look_a
 
 
 def test_two_selects_into_one_new_folder_the_later_is_refused(logs, capsys, tmp_path, monkeypatch):
-    from effstats.workflow import _core
+    from effstats.workflow import _select
 
     root, _ = logs
     out = tmp_path / "sel"
-    real = _core.select
+    real = _select.select
     inner = {}
 
     def select_while_another_finishes(*args, **kwargs):
         sel = real(*args, **kwargs)
         if not inner:  # another select into the same folder finishes while this one computes
-            monkeypatch.setattr(_core, "select", real)
+            monkeypatch.setattr(_select, "select", real)
             inner["code"] = main(["select", str(root / "ref"), "--budget", "40", "--out", str(out)])
         return sel
 
-    monkeypatch.setattr(_core, "select", select_while_another_finishes)
+    monkeypatch.setattr(_select, "select", select_while_another_finishes)
     code, _, err = _run(["select", root / "ref", "--budget", 30, "--out", out], capsys)
     assert inner["code"] == 0
     assert code == 2 and "already holds a selection" in _one_line(err)

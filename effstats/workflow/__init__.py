@@ -13,7 +13,9 @@
 
 The command line does the same: ``effstats select``, ``effstats estimate``, ``effstats sequential start|update``.
 """
-from ._core import METHODS, Estimate, Selection, allocate_budget, estimate, select
+from ._estimate import Estimate, estimate
+from ._select import Selection, select
+from ._tasks import METHODS, allocate_budget
 from ._io import content_hash, read_results
 from ._lm_eval_writer import write_lm_eval_samples
 from ._sequential import SequentialRun

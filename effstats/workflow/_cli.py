@@ -15,7 +15,7 @@ import warnings
 from pathlib import Path
 
 from .._escape import terminal_text
-from ._core import HELM_INSTANCES, LM_EVAL_SAMPLES, METHODS
+from ._tasks import HELM_INSTANCES, LM_EVAL_SAMPLES, METHODS
 
 _READ_FORMATS = ["auto", "lm-eval", "helm", "csv", "parquet"]
 
@@ -185,7 +185,7 @@ def _tasks(args: argparse.Namespace) -> list[str] | None:
 
 
 def _select(args: argparse.Namespace) -> None:
-    from ._core import select
+    from ._select import select
     from ._files import locked, refuse_existing
 
     # checked now, but nothing is removed until the new selection is computed: a refused or killed run keeps the old
@@ -226,7 +226,7 @@ def _report_dir(manifest: str, new_results: str) -> Path:
 
 def _estimate(args: argparse.Namespace) -> None:
     from .._results import check_confidence_level
-    from ._core import estimate
+    from ._estimate import estimate
 
     level = check_confidence_level(args.confidence, "--confidence")
     tasks = _tasks(args)

@@ -101,7 +101,7 @@ def write_lm_eval_samples(responses: ResponseMatrix, directory: str | Path, *, n
     [[1, 0, 1], [0, 0, 1]]
     """
     from .._validation import check_positive_int
-    from ._core import item_tasks
+    from ._tasks import item_tasks
     from ._io import check_path
 
     if not isinstance(responses, ResponseMatrix):

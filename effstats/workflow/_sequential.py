@@ -15,10 +15,11 @@ from .._escape import csv_safe, md_text
 from .._shared import _plain
 from .._validation import check_positive, check_positive_int
 from ..responses import ResponseMatrix
-from ._core import (HELM_INSTANCES, LM_EVAL_SAMPLES, _reference_info, _version, check_task_keys, item_tasks,
-                    refuse_batch_without_tasks, samples_by_task)
+from ._estimate import refuse_batch_without_tasks
 from ._io import (content_hash, helm_options, output_dir, read_new_results, read_results, read_saved,
                   write_json_atomic, write_text_atomic)
+from ._select import _reference_info
+from ._tasks import HELM_INSTANCES, LM_EVAL_SAMPLES, _version, check_task_keys, item_tasks, samples_by_task
 
 __all__ = ["SequentialRun"]
 

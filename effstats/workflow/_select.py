@@ -1,0 +1,537 @@
+"""Choose items and write the harness's manifest: :func:`select` and its :class:`Selection`."""
+from __future__ import annotations
+
+import re
+import warnings
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._escape import html_safe, html_text
+from .._shared import _plain, _progress
+from .._validation import check_positive_int
+from ..responses import ResponseMatrix
+from ._io import (HELM_DEFAULTS, content_hash, default_metric, detect_format, helm_options, output_dir, read_results,
+                  read_saved, save_reference, write_json_atomic)
+from ._tasks import (_FORMAT, HELM_INSTANCES, LM_EVAL_SAMPLES, MANIFEST, METHODS, _TaskFit, _version,
+                     _warn_models_missing_tasks, allocate_budget, check_task_keys, item_tasks, samples_by_task)
+
+__all__ = ["Selection", "select"]
+
+# --------------------------------------------------------------------------------------------------- selection
+@dataclass
+class Selection:
+    """The items chosen for a new model, with everything needed to estimate from them later.
+
+    Made by :func:`select`; :meth:`save` writes ``manifest.json`` and lm-evaluation-harness's ``--samples`` file,
+    :meth:`load` reads them back.
+
+    Attributes
+    ----------
+    items : Index
+        Ids of the chosen items, tasks in name order.
+    tasks : DataFrame
+        One row per task: ``n_items``, ``budget`` (items allotted there), ``n_chosen`` (distinct items chosen
+        there: fewer than ``budget`` where an anchor-point method's cluster centres share a nearest item, see
+        :attr:`shortfall`) and ``method`` (the method used there; ``"all"`` where every item is chosen, the
+        chooser's pick under ``"auto"``).
+    method, budget, seed : the request
+    reference : dict
+        Where the reference data came from, how it was read, its shape and SHA-256 content hash.
+    budget_curve : DataFrame or None
+        Cross-validated error by budget, when the budget came from a target error.
+
+    See Also
+    --------
+    effstats.workflow.select : makes it.
+    effstats.workflow.estimate : estimates a new model from its results on the chosen items.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from effstats.datasets import simulate_responses
+    >>> from effstats.workflow import Selection, select
+    >>> sel = select(simulate_responses(30, 600, rng=0), 60, seed=1)
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     _ = sel.save(d)
+    ...     again = Selection.load(d)
+    >>> again, again.items.equals(sel.items)
+    (Selection(60 of 600 items, method='sortsearch', 1 task(s), seed=1), True)
+    """
+
+    items: pd.Index
+    tasks: pd.DataFrame
+    method: str
+    budget: int
+    seed: int
+    reference: dict
+    item_info: pd.DataFrame = field(repr=False)
+    budget_curve: pd.DataFrame | None = None
+    created: str = ""
+    effstats_version: str = ""
+    helm_instances: dict | None = field(default=None, repr=False)
+    _fits: dict | None = field(default=None, repr=False)
+    _reference: ResponseMatrix | None = field(default=None, repr=False)
+    _directory: Path | None = field(default=None, repr=False, compare=False)  # where it was loaded from
+
+    def __repr__(self) -> str:
+        return (f"Selection({len(self.items)} of {self.reference['n_items']} items, method={self.method!r}, "
+                f"{len(self.tasks)} task(s), seed={self.seed})")
+
+    @property
+    def shortfall(self) -> str | None:
+        """Why fewer items than the budget were chosen, naming the tasks (None when the budget was met)."""
+        got = self.item_info["task"].reindex(self.items).astype(str).value_counts()
+        short = [(str(t), int(got.get(str(t), 0)), int(b)) for t, b in self.tasks["budget"].items()
+                 if int(got.get(str(t), 0)) < int(b)]
+        if not short:
+            return None
+        methods = self.tasks["method"].astype(str)
+        anchors = all("anchor" in methods[t] for t, _, _ in short)
+        why = ("an anchor-point method takes the item nearest each of its budget's cluster centres over the items "
+               "(embedded by the reference models' results), and some centres share a nearest item: items the "
+               "reference models answer alike are one point" if anchors else
+               "the method chose fewer distinct items than allotted")
+        per = ", ".join(f"{t}: {n} of {b} ({methods[t]})" for t, n, b in short)
+        return (f"{len(self.items)} of the budget's {self.budget} items: {why} ({per}); the estimate uses the "
+                "items chosen")
+
+    @property
+    def lm_eval_samples(self) -> dict[str, list[int]] | None:
+        """``{task: [doc_id, ...]}`` for ``lm_eval --samples``, or None when the items are not lm-eval documents."""
+        info = self.item_info.reindex(self.items)
+        return samples_by_task(info["task"], info["doc_id"])
+
+    def to_frame(self) -> pd.DataFrame:
+        """The chosen items.
+
+        Returns
+        -------
+        DataFrame
+            Indexed by item id, columns ``task`` and ``doc_id`` (-1 where the id names no lm-eval document).
+        """
+        return self.item_info.reindex(self.items).copy()
+
+    def to_dict(self) -> dict:
+        """The manifest as written to ``manifest.json`` (plain JSON types)."""
+        return {
+            "format": _FORMAT,
+            "effstats_version": self.effstats_version,
+            "created": self.created,
+            "method": self.method,
+            "budget": self.budget,
+            "seed": self.seed,
+            "reference": self.reference,
+            "tasks": {t: {k: (int(v) if isinstance(v, (int, np.integer)) else v) for k, v in row.items()}
+                      for t, row in self.tasks.to_dict("index").items()},
+            "items": [str(i) for i in self.items],
+            "item_tasks": [str(t) for t in self.item_info["task"].reindex(self.items)],
+            "doc_ids": [int(d) for d in self.item_info["doc_id"].reindex(self.items)],
+            "lm_eval_samples": self.lm_eval_samples,
+            "helm_instances": self.helm_instances,
+            "budget_curve": None if self.budget_curve is None else self.budget_curve.to_dict("records"),
+            "shortfall": self.shortfall,
+        }
+
+    def save(self, directory: str | Path) -> Path:
+        """Write ``manifest.json`` and (for lm-eval documents) ``lm_eval_samples.json`` or (for HELM runs)
+        ``helm_instances.json``, ``{run spec: [instance id, ...]}``, into ``directory``.
+
+        Parameters
+        ----------
+        directory : path
+            Created if needed; each file is written to a temporary file and renamed, so an interrupted save leaves
+            the previous files whole.
+
+        Returns
+        -------
+        Path
+            The manifest's path.
+        """
+        d = output_dir(directory)
+        samples = self.lm_eval_samples
+        if samples is not None:
+            write_json_atomic(d / LM_EVAL_SAMPLES, samples)
+        if self.helm_instances is not None:
+            write_json_atomic(d / HELM_INSTANCES, self.helm_instances)
+        # the files this selection owns: replacing it (select --force) removes these and nothing else
+        files = ([LM_EVAL_SAMPLES] if samples is not None else []) + ([HELM_INSTANCES] if self.helm_instances else [])
+        if self._reference is not None:  # a refit reads this copy rather than the reference files again
+            files += [f for f in [save_reference(d, self._reference, self.reference["sha256"])] if f]
+        return write_json_atomic(d / MANIFEST, {**self.to_dict(), "files": files + [MANIFEST]})
+
+    @classmethod
+    def load(cls, directory: str | Path) -> "Selection":
+        """Read a selection saved by :meth:`save`.
+
+        Parameters
+        ----------
+        directory : path
+            The folder holding ``manifest.json``, or the file itself.
+
+        Returns
+        -------
+        Selection
+            Without the fitted estimators: :func:`estimate` refits them from the reference data, checked against the
+            manifest's content hash.
+        """
+        p, m = read_saved(directory, MANIFEST, _FORMAT, "manifest")
+        try:
+            items = pd.Index(m["items"], name="item")
+            tasks = pd.DataFrame.from_dict(m["tasks"], orient="index")
+            tasks.index.name = "task"
+            return cls(items=items, tasks=tasks, method=m["method"], budget=int(m["budget"]), seed=int(m["seed"]),
+                       reference=m["reference"],
+                       item_info=pd.DataFrame({"task": m["item_tasks"], "doc_id": np.asarray(m["doc_ids"], np.int64)},
+                                              index=items),
+                       budget_curve=None if m.get("budget_curve") is None else pd.DataFrame(m["budget_curve"]),
+                       created=m.get("created", ""), effstats_version=m.get("effstats_version", ""),
+                       helm_instances=m.get("helm_instances"), _directory=p if p.is_dir() else p.parent)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"directory: {p} is an incomplete or damaged manifest ({type(exc).__name__}: {exc})") from None
+
+    def _repr_html_(self) -> str:
+        head = (f"<p><b>{len(self.items)}</b> of {self.reference['n_items']:,} items chosen by "
+                f"<code>{html_text(self.method)}</code> (seed {self.seed}) from {self.reference['n_models']} reference "
+                "models.</p>")
+        return head + html_safe(self.tasks).to_html()
+
+
+def _on_items(new: ResponseMatrix, items: pd.Index, task: str = "", reference: ResponseMatrix | None = None
+              ) -> ResponseMatrix:
+    """``new`` on exactly ``items`` (in that order); items it has no column for are missing cells.
+
+    The class probabilities (lm-eval's log-likelihoods) come along, as wide as the reference's, for the methods whose
+    item signature uses them; an item without a column gets the reference's label and a uniform distribution.
+    """
+    have = new.item_ids.get_indexer(items)
+    vals = np.zeros((new.n_models, len(items)))
+    miss = np.ones((new.n_models, len(items)), bool)
+    ok = have >= 0
+    vals[:, ok] = new.values[:, have[ok]]
+    miss[:, ok] = ~new.observed[:, have[ok]]
+    if miss.all(1).any():
+        raise ValueError(f"new_results: model {_plain(new.model_ids[int(np.argmax(miss.all(1)))])!r} has no result "
+                         "on any of "
+                         f"the {len(items)} items chosen in task {task!r} (first: {_plain(items[0])!r})")
+    proba = labels = None
+    if new.probabilities is not None:
+        width = new.probabilities.shape[2]
+        if reference is not None and reference.probabilities is not None:
+            width = max(width, reference.probabilities.shape[2])
+        proba = np.full((new.n_models, len(items), width), 1.0 / width)
+        proba[:, ok] = 0.0
+        proba[:, ok, :new.probabilities.shape[2]] = new.probabilities[:, have[ok]]
+        labels = np.zeros(len(items), np.int64)
+        labels[ok] = new.labels[have[ok]]
+        if reference is not None and reference.labels is not None and not ok.all():
+            pos = reference.item_ids.get_indexer(items[~ok])
+            labels[~ok] = np.where(pos >= 0, reference.labels[np.maximum(pos, 0)], 0)
+    return ResponseMatrix(vals, kind=new.kind, missing=miss if miss.any() else None, probabilities=proba,
+                          labels=labels, model_ids=new.model_ids, item_ids=items)
+
+
+def _reference_info(rm: ResponseMatrix, source: Any, fmt: str, metric: Any, filter: Any = None,
+                    duplicates: str = "last", helm: dict | None = None) -> dict:
+    src = None if isinstance(source, ResponseMatrix) else str(Path(source).expanduser().resolve())
+    n_missing = 0 if rm.missing is None else int(rm.missing.sum())
+    layout = detect_format(source) if fmt == "auto" else fmt
+    out = {"source": src, "format": fmt, "layout": layout, "metric": metric or default_metric(layout),
+           "filter": filter, "duplicates": duplicates, "sha256": content_hash(rm), "n_models": rm.n_models,
+           "n_items": rm.n_items, "n_missing": n_missing, "kind": rm.kind}
+    if layout == "helm":  # how the runs were read, so that the new model's runs are read alike
+        out["helm"] = helm or dict(HELM_DEFAULTS)
+    return out
+
+
+def helm_instances(rm: ResponseMatrix, items: Any) -> dict[str, list[str]] | None:
+    """``{run spec (the run name without its model): [instance id, ...]}`` of ``items``, for HELM runs (items with
+    ``task`` and ``instance_id`` columns); None for other data. Instances are listed once (also when each train trial
+    is an item) in their order in ``items``."""
+    if not {"task", "instance_id"} <= set(rm.items.columns):
+        return None
+    info = rm.items.reindex(pd.Index(items))
+    out: dict[str, dict[str, None]] = {}
+    for t, i in zip(info["task"].astype(str), info["instance_id"].astype(str)):
+        out.setdefault(t, {})[i] = None
+    return {t: list(out[t]) for t in sorted(out)}
+
+
+def _fit_tasks(rm: ResponseMatrix, tasks: pd.Series, alloc: pd.Series, method: str, seed: int,
+               chosen: pd.Series | None = None, progress: bool = False) -> dict[str, _TaskFit]:
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        fits = _fit_each_task(rm, tasks, alloc, method, seed, chosen, progress)
+    missing: dict[str, tuple[int, int, str]] = {}  # the estimators' missing-cells warning, one per task
+    for w in said:
+        m = _MISSING_CELLS.match(str(w.message))
+        if m is None or not issubclass(w.category, UserWarning):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+            continue
+        missing.setdefault(getattr(w.message, "_task", "?"), (int(m["n"]), int(m["of"]), m["what"]))
+    if missing:
+        what = next(iter(missing.values()))[2]
+        per = ", ".join(f"{t!r} {n} of {of}" for t, (n, of, _) in missing.items())
+        warnings.warn(f"reference: {sum(v[0] for v in missing.values())} of {rm.n_models * rm.n_items} cells are "
+                      f"missing (task {per}); {what}", UserWarning, stacklevel=3)
+    return fits
+
+
+_MISSING_CELLS = re.compile(r"^\w+: (?P<n>\d+) of (?P<of>\d+) cells are missing; (?P<what>.*)$", re.S)
+
+
+def _fit_each_task(rm: ResponseMatrix, tasks: pd.Series, alloc: pd.Series, method: str, seed: int,
+                   chosen: pd.Series | None, progress: bool) -> dict[str, _TaskFit]:
+    fits = {}
+    for t, b in _progress(progress, iterable=alloc.items(), total=len(alloc), desc=f"fitting {method}",
+                          unit="task"):
+        sub = rm.subset(items=np.flatnonzero(tasks.to_numpy() == t))
+        answered = sub.observed.any(1)
+        if answered.sum() < 3:
+            raise ValueError(f"reference: only {int(answered.sum())} reference model(s) have results in task {t!r}; "
+                             "at least 3 are needed")
+        if method == "auto" and chosen is None and answered.sum() < _AUTO_MIN_MODELS:
+            raise ValueError(_auto_too_few(int(answered.sum()), f" with results in task {t!r}"))
+        if not answered.all():  # a model not run on this task says nothing about its items
+            sub = sub.subset(models=np.flatnonzero(answered))
+        pick = None if chosen is None or method != "auto" or chosen[t] == "all" else str(chosen[t])
+        with warnings.catch_warnings(record=True) as said:
+            warnings.simplefilter("always")
+            fits[t] = _TaskFit.fit(method, sub, int(b), seed, pick)
+        for w in said:  # tagged with the task, for the one warning _fit_tasks gives
+            w.message._task = str(t)
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return fits
+
+
+# "auto" compares its candidates by cross-validation over the reference models, and a candidate's ridge penalty is
+# itself chosen by cross-validation over the models of each training fold: 3 of them, hence 4 reference models
+_AUTO_MIN_MODELS = 4
+
+
+def _auto_too_few(n: int, where: str = "") -> str:
+    return (f"method: 'auto' chooses its method by cross-validation over the reference models and needs at least "
+            f"{_AUTO_MIN_MODELS} reference models{where}, got {n}: add reference models, or choose a method that "
+            "needs 3 (e.g. sortsearch)")
+
+
+def _task_weights(tasks: pd.Series, weights: str) -> pd.Series:
+    """Each task's weight in the whole-benchmark score: its share of the items, or equal shares."""
+    sizes = tasks.value_counts().sort_index()
+    w = sizes / sizes.sum() if weights == "items" else pd.Series(1.0 / len(sizes), index=sizes.index)
+    return w.astype(float)
+
+
+def _observed_scores(rm: ResponseMatrix, tasks: pd.Series, weights: str = "items") -> tuple[np.ndarray, np.ndarray]:
+    """Each model's whole-benchmark score from its observed items: the task-weighted sum of its mean in each task,
+    and the finite-population standard error of that sum (0 for a model with every item). A model with no item of
+    some task has no whole-benchmark score: NaN."""
+    v, obs = rm.values_with_nan(), rm.observed
+    w = _task_weights(tasks, weights)
+    codes = tasks.to_numpy()
+    score = np.zeros(rm.n_models)
+    var = np.zeros(rm.n_models)
+    for t, wt in w.items():
+        cols = codes == t
+        n = obs[:, cols].sum(1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            p = np.nansum(v[:, cols], axis=1) / n
+            s2 = np.nan_to_num(np.nanvar(v[:, cols], axis=1, ddof=1)) if cols.sum() > 1 else np.zeros(rm.n_models)
+            var += wt ** 2 * s2 / n * (1 - n / cols.sum())
+        score += wt * np.where(n > 0, p, np.nan)
+    return score, np.sqrt(var)
+
+
+def _cv_error(rm: ResponseMatrix, tasks: pd.Series, budget: int, method: str, seed: int, n_splits: int = 5) -> float:
+    """Cross-validated MAE (points) of the whole-benchmark estimate over the reference models."""
+    from sklearn.model_selection import KFold
+
+    from ._estimate import _combine  # estimation builds on selection, so imported on use
+
+    alloc = allocate_budget(tasks.value_counts().sort_index(), budget)
+    truth, _ = _observed_scores(rm, tasks)
+    err = []
+    for tr, va in KFold(min(n_splits, rm.n_models), shuffle=True, random_state=seed).split(np.arange(rm.n_models)):
+        fits = _fit_tasks(rm.subset(models=tr), tasks, alloc, method, seed)
+        est, _ = _combine(fits, rm.subset(models=va), tasks)
+        err.append(np.abs(est.statistic - truth[va]))
+    e = np.concatenate(err)
+    return float(100 * e[np.isfinite(e)].mean())
+
+
+def select(reference: Any, budget: int | None = None, *, method: str = "sortsearch", target_error: float | None = None,
+           seed: int = 0, format: str = "auto", metric: Any = None, duplicates: str = "last",
+           filter: str | None = None, tasks: Any = None, budgets: Any = None, progress: bool = False,
+           split: str | None = "test", perturbation: Any = None, trials: Any = "mean") -> Selection:
+    """Choose the items to evaluate a new model on, from the reference models' per-item results.
+
+    The budget is split over the benchmark's tasks in proportion to their sizes (at least 2 items each); within
+    each task ``method`` chooses the items from the reference models. :meth:`Selection.save` writes the manifest
+    and lm-evaluation-harness's ``--samples`` file; :func:`estimate` reads the new model's results back.
+
+    Parameters
+    ----------
+    reference : path or ResponseMatrix
+        The reference models' results: a folder of lm-eval ``samples_*.jsonl`` logs, HELM run folders, a long or
+        wide CSV/Parquet table of item scores (see :func:`read_results`), or a ResponseMatrix.
+    budget : int, optional
+        Items to evaluate the new model on (all tasks together). Give this or ``target_error``.
+    method : str, default="sortsearch"
+        One of :data:`effstats.workflow.METHODS`.
+        ``"sortsearch"`` (the default): Sort & Search's order with one random item per equal cell (a stratified
+        random sample: design-unbiased estimate and interval whatever the new model, also one better than every
+        reference model). ``"aipw"``: random items and a ridge regression from the reference models' outputs on
+        each item to the new model's, corrected by its cross-fitted residuals on the sampled items (augmented inverse
+        probability weighting / prediction-powered inference: design-unbiased too, and more precise where the
+        references predict the new model; :class:`~effstats.disco.AIPW`). The model-based methods fit the reference
+        models and their intervals (cross-validated over the reference models) assume the new model resembles
+        them: ``"hybrid"``: Sort & Search corrected by
+        the nearest reference models (:class:`~effstats.sortsearch.HybridSearch`); ``"disco"``: items the models
+        disagree on most and a signature regressor (:class:`~effstats.disco.DISCO`); ``"mrmr"``: items by minimum
+        redundancy and maximum relevance and a ridge regression of the score on them (:class:`~effstats.disco.MRMR`);
+        ``"random-learn"``: random items and the same regression (:class:`~effstats.disco.RandomLearn`);
+        ``"tinybenchmarks"``:
+        anchor items + gp-IRT (:class:`~effstats.irt.TinyBenchmarks`); ``"anchor"``: anchor items with weights
+        (:class:`~effstats.disco.AnchorCorr`); ``"stratified"``: confidence strata + Horvitz–Thompson
+        (:class:`~effstats.disco.StratifiedHT`); ``"random"``: random items and their mean
+        (:class:`~effstats.disco.RandomDirect`); ``"auto"``: in each task, the candidate with the smallest
+        cross-validated error on the reference models (:class:`~effstats.disco.MethodChooser`) among those that
+        draw their items at random (``default_candidates(random_items=True)``: random + direct, AIPW,
+        random + ridge, SSEPY strata, DISCO's defaults, Sort & Search), so that a new model outside the reference
+        models' range gets a design-based estimate on its items.
+    target_error : float, optional
+        Instead of ``budget``: the smallest budget (from ``budgets``) whose cross-validated mean absolute error on
+        the reference models, in percentage points, is at most this. The curve it used is kept in
+        ``budget_curve``. Under ``"auto"`` the curve is that of random items, which the chooser keeps unless
+        another candidate beats them by more than a standard error: the chosen budget meets the target for
+        ``"auto"`` too.
+    seed : int, default 0
+        Seeds every random choice; the same data and seed give the same items.
+    format, metric, duplicates, filter, split, perturbation, trials
+        How to read ``reference`` (:func:`read_results`); recorded in the manifest, and the new results are read
+        the same way. ``split``, ``perturbation`` and ``trials`` apply to HELM runs: their split (``"valid"`` for a
+        scenario such as HellaSwag that HELM evaluates on its validation split), perturbation, and several train
+        trials averaged (``"mean"``), kept as items of their own (``"separate"``) or one of them (an index). For
+        HELM runs :meth:`Selection.save` also writes ``helm_instances.json``, the chosen instance ids per run spec.
+    tasks : sequence of str, optional
+        Only these tasks of the reference data.
+    budgets : sequence of int, optional
+        Budgets tried for ``target_error`` (default 25, 50, 100, 200, ... up to the number of items).
+    progress : bool, default False
+        Show the progress of the read, the budget search and the fits on a terminal (standard error), each once
+        it has taken 2 s.
+
+    Returns
+    -------
+    Selection
+
+    See Also
+    --------
+    estimate : the new model's score, interval and rank from its results on the chosen items.
+    SequentialRun : batches of items until a stopping rule decides.
+
+    References
+    ----------
+    Prabhu, A., Udandarao, V., Torr, P., Bethge, M., Bibi, A. and Albanie, S. (2024). Efficient Lifelong Model
+    Evaluation in an Era of Rapid Progress. NeurIPS 2024.
+
+    Rubinstein, A., Raible, B., Gubri, M. and Oh, S. J. (2025). DISCO: Diversifying Sample Condensation for
+    Efficient Model Evaluation. arXiv:2510.07959.
+
+    Polo, F. M., Weber, L., Choshen, L., Sun, Y., Xu, G. and Yurochkin, M. (2024). tinyBenchmarks: evaluating
+    LLMs with fewer examples. ICML 2024.
+
+    Examples
+    --------
+    >>> from effstats.datasets import simulate_responses
+    >>> from effstats.workflow import select
+    >>> ref = simulate_responses(30, 600, rng=0)
+    >>> sel = select(ref, 60, method="sortsearch", seed=1)
+    >>> sel
+    Selection(60 of 600 items, method='sortsearch', 1 task(s), seed=1)
+    >>> [int(sel.tasks.loc["all", c]) for c in ("n_items", "budget")], sel.tasks.loc["all", "method"]
+    ([600, 60], 'sortsearch')
+    >>> len(sel.items), bool(sel.items.isin(ref.item_ids).all())  # the ids of the chosen items
+    (60, True)
+    """
+    if not isinstance(method, str) or method not in METHODS:
+        raise ValueError(f"method: expected one of {list(METHODS)}, got {method!r}")
+    if (budget is None) == (target_error is None):
+        raise ValueError("budget: give either a budget or a target_error, not both or neither")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed: expected a non-negative integer, got {seed!r}")
+    seed = int(seed)
+    wanted = None if tasks is None else [tasks] if isinstance(tasks, str) else list(tasks)
+    helm = helm_options(split, perturbation, trials)
+    # lm-eval logs of the named tasks only: another task's logs need not carry the metric
+    rm = read_results(reference, format=format, metric=metric, duplicates=duplicates, filter=filter, name="reference",
+                      tasks=None if wanted is None or not wanted else [str(t) for t in wanted], progress=progress,
+                      **helm)
+    check_task_keys(rm, metric=metric, filter=filter)
+    rm = _keep_tasks(rm, wanted)
+    if rm.n_models < 3:
+        raise ValueError(f"reference: at least 3 reference models are needed, got {rm.n_models}")
+    if method == "auto" and rm.n_models < _AUTO_MIN_MODELS:
+        raise ValueError(_auto_too_few(rm.n_models))
+    info = item_tasks(rm)
+    sizes = info["task"].value_counts().sort_index()
+    _warn_models_missing_tasks(rm, info["task"].to_numpy())
+    curve = None
+    if target_error is not None:
+        if isinstance(target_error, bool) or not isinstance(target_error, (int, float)) or not 0 < target_error < 100:
+            raise ValueError(f"target_error: expected percentage points in (0, 100), got {target_error!r}")
+        grid = _budget_grid(rm.n_items, len(sizes)) if budgets is None else sorted({int(b) for b in budgets})
+        if not grid or min(grid) < 1 or max(grid) > rm.n_items:
+            raise ValueError(f"budgets: expected budgets in [1, {rm.n_items}], got {budgets!r}")
+        rows = []
+        it = _progress(progress, iterable=grid, desc="budgets")
+        budget = grid[-1]
+        for b in it:
+            e = _cv_error(rm, info["task"], b, method if method != "auto" else "random", seed) if b < rm.n_items else 0.0
+            rows.append({"budget": b, "cv_mae_points": e})
+            if e <= target_error:
+                budget = b
+                break
+        else:
+            warnings.warn(f"target_error: no budget up to {grid[-1]} reaches {target_error} points; using {grid[-1]}",
+                          UserWarning, stacklevel=2)
+        curve = pd.DataFrame(rows)
+    budget = check_positive_int(budget, "budget", maximum=rm.n_items)
+    alloc = allocate_budget(sizes, budget)
+    fits = _fit_tasks(rm, info["task"], alloc, method, seed, progress=progress)
+    chosen = [f.chosen or f.method for f in fits.values()]
+    table = pd.DataFrame({"n_items": sizes, "budget": alloc, "n_chosen": [len(f.items) for f in fits.values()],
+                          "method": chosen})
+    table.index.name = "task"
+    items = pd.Index(np.concatenate([f.items.to_numpy(dtype=object) for f in fits.values()]), name="item")
+    return Selection(items=items, tasks=table, method=method, budget=budget, seed=seed,
+                     reference={**_reference_info(rm, reference, format, metric, filter, duplicates, helm),
+                                "tasks": sorted(sizes.index)},
+                     item_info=info.reindex(items),
+                     budget_curve=curve, created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                     effstats_version=_version(), helm_instances=helm_instances(rm, items), _fits=fits, _reference=rm)
+
+
+def _keep_tasks(rm: ResponseMatrix, tasks: Any) -> ResponseMatrix:
+    """``rm`` on the items of ``tasks`` only (None: all)."""
+    if tasks is None:
+        return rm
+    wanted = [tasks] if isinstance(tasks, str) else list(tasks)
+    have = item_tasks(rm)["task"]
+    unknown = sorted(set(map(str, wanted)) - set(have))
+    if not wanted or unknown:
+        raise ValueError(f"tasks: {unknown or 'none given'} not among the reference's tasks "
+                         f"{sorted(set(have))[:10]}{' …' if have.nunique() > 10 else ''}")
+    return rm.subset(items=np.flatnonzero(have.isin(list(map(str, wanted))).to_numpy()))
+
+
+def _budget_grid(n_items: int, n_tasks: int) -> list[int]:
+    b, out = max(25, 2 * n_tasks), []
+    while b < n_items:
+        out.append(b)
+        b *= 2
+    return out + [n_items]

@@ -1,0 +1,335 @@
+"""Shared by selection and estimation: the methods, task keys and items, budgets, and one task's fit."""
+from __future__ import annotations
+
+import re
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from .._results import ConfidenceInterval, check_confidence_level
+from .._shared import _name_list, _plain
+from .._validation import check_positive_int
+from ..responses import ResponseMatrix
+
+__all__ = ["METHODS", "allocate_budget", "item_tasks", "check_task_keys", "samples_by_task"]
+
+#: The item selection and estimation methods of :func:`effstats.workflow.select` (``effstats select --method``);
+#: its ``method`` parameter says what each does.
+#:
+#: Examples
+#: --------
+#: >>> from effstats.workflow import METHODS
+#: >>> METHODS[:3], len(METHODS)
+#: (('sortsearch', 'aipw', 'auto'), 11)
+METHODS = ("sortsearch", "aipw", "auto", "hybrid", "disco", "mrmr", "random-learn", "tinybenchmarks", "anchor", "stratified",
+           "random")
+# methods whose estimate is design-based (a random or stratified sample of the task's items): the tasks' errors
+# are independent, so their variances add; model-based errors of one model may share a sign across tasks
+_DESIGN = {"sortsearch", "aipw", "stratified", "random", "all"}
+MANIFEST = "manifest.json"
+LM_EVAL_SAMPLES = "lm_eval_samples.json"
+HELM_INSTANCES = "helm_instances.json"
+_FORMAT = "effstats.manifest/1"
+_DOC = re.compile(r"^(?P<task>.+)/(?P<doc>\d+)$")
+_TASK_ITEM = re.compile(r"^(?P<task>.+)/[^/]+$")  # any item id under a task: the part before the last slash
+
+
+def _version() -> str:
+    from .. import __version__
+
+    return __version__
+
+
+# --------------------------------------------------------------------------------------------------- tasks and items
+def check_task_keys(rm: ResponseMatrix, **options: Any) -> None:
+    """Refuse a ``task=value`` entry of a per-task option (``--metric``, ``--filter``) naming no task read:
+    a misspelt task would otherwise quietly take the value for the other tasks."""
+    from ._io import per_task
+
+    tasks = sorted(set(item_tasks(rm)["task"]))
+    known = set(tasks) | {t.partition(":")[0] for t in tasks}  # HELM: mmlu for mmlu:subject=anatomy
+    for name, value in options.items():
+        value = per_task(value, name)
+        unknown = [k for k in value if k is not None and k not in known] if isinstance(value, dict) else []
+        if unknown:
+            raise ValueError(f"{name}: no task {unknown[0]!r} among the tasks read ({_name_list(tasks)}); name one "
+                             "of these, or give one value for every task")
+
+
+def _warn_models_missing_tasks(rm: ResponseMatrix, task: np.ndarray) -> None:
+    """Warn naming the reference models with no result on any item of some task (they are left out of the ranking
+    an estimate reports, and a method fitted on them sees none of that task)."""
+    codes, names = pd.factorize(task)
+    seen = np.zeros((rm.n_models, len(names)), bool)
+    np.logical_or.at(seen.T, codes, rm.observed.T)
+    lacking = [(rm.model_ids[i], names[j]) for i, j in zip(*np.nonzero(~seen))]
+    if lacking:
+        shown = _name_list([f"{_plain(m)!r} ({t})" for m, t in lacking], limit=5)
+        warnings.warn(f"reference: {len(lacking)} reference model/task pair(s) have no result on any item of the "
+                      f"task: {shown}; such models are left out of the ranking", UserWarning, stacklevel=3)
+
+
+def item_tasks(rm: ResponseMatrix) -> pd.DataFrame:
+    """Task and lm-eval document index of every item (``doc_id`` is -1 where the id names no document).
+
+    The task is the ``task`` item column (lm-eval and HELM readers write it), else, when every id holds a ``/``,
+    the part before the last one (``"<task>/<doc_id>"`` as lm-eval's, or ``"imagenet_val/ILSVRC2012_val_1.JPEG"``;
+    unless that leaves fewer than two items a task on average: then the part is no task), else ``"all"``.
+    """
+    ids = rm.item_ids.astype(str)
+    if "task" in rm.items.columns:
+        task = rm.items["task"].astype(str).to_numpy()
+        if "doc_id" in rm.items.columns:
+            doc = pd.to_numeric(rm.items["doc_id"], errors="coerce").fillna(-1).astype(np.int64).to_numpy()
+        else:  # ids "<task>/<doc_id>" of their own task (a table with a task column) are lm-eval documents
+            m = ids.str.extract(_DOC)
+            doc = np.where(m["task"].to_numpy() == task, pd.to_numeric(m["doc"], errors="coerce"), np.nan)
+            doc = pd.Series(doc).fillna(-1).astype(np.int64).to_numpy()
+    else:
+        m = ids.str.extract(_DOC)
+        named = ids.str.extract(_TASK_ITEM)["task"]
+        if m["task"].notna().all():
+            task, doc = m["task"].to_numpy(), m["doc"].astype(np.int64).to_numpy()
+        elif named.notna().all() and 2 * named.nunique() <= len(ids):
+            doc = pd.to_numeric(m["doc"], errors="coerce").fillna(-1).astype(np.int64).to_numpy()
+            task = named.to_numpy()
+        else:
+            task, doc = np.full(len(ids), "all", dtype=object), np.full(len(ids), -1, np.int64)
+    return pd.DataFrame({"task": task, "doc_id": doc}, index=rm.item_ids)
+
+
+def samples_by_task(tasks: Any, doc_ids: Any) -> dict[str, list[int]] | None:
+    """``{task: [doc_id, ...]}`` (tasks and documents sorted), lm-eval's ``--samples`` document, for items given by
+    their tasks and document indices; None when some item names no document (``doc_id`` -1)."""
+    out: dict[str, list[int]] = {}
+    for t, d in zip(tasks, doc_ids):
+        if d < 0:
+            return None
+        out.setdefault(str(t), []).append(int(d))
+    return {t: sorted(v) for t, v in sorted(out.items())}
+
+
+def _strata(budget: int, n_strata: int = 10) -> int:
+    """Strata of at least two items: one item a stratum gives no variance estimate."""
+    return max(1, min(n_strata, budget // 2))
+
+
+def allocate_budget(sizes: pd.Series, budget: int, minimum: int = 2) -> pd.Series:
+    """Split ``budget`` items over tasks in proportion to their sizes (largest remainders), each task getting
+    at least ``min(minimum, size)`` and at most its size.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> allocate_budget(pd.Series({"arc": 1000, "hellaswag": 3000, "tiny": 3}), 100).to_dict()
+    {'arc': 25, 'hellaswag': 73, 'tiny': 2}
+    """
+    if not isinstance(sizes, pd.Series) or sizes.empty or not pd.api.types.is_integer_dtype(sizes) or (sizes < 1).any():
+        raise ValueError(f"sizes: expected a non-empty Series of positive task sizes (ints), got {sizes!r:.80}")
+    minimum = check_positive_int(minimum, "minimum")
+    sizes = sizes.astype(np.int64)
+    total = int(sizes.sum())
+    budget = check_positive_int(budget, "budget", maximum=total)
+    base = np.minimum(sizes.to_numpy(), minimum)
+    if base.sum() > budget:
+        raise ValueError(f"budget: {budget} items cannot cover {len(sizes)} tasks with at least {minimum} items each "
+                         f"(need {int(base.sum())}); raise the budget or pass fewer tasks")
+    alloc = base.copy()
+    cap = sizes.to_numpy() - alloc
+    while alloc.sum() < budget:
+        rest = budget - alloc.sum()
+        open_ = cap > 0
+        share = np.where(open_, sizes.to_numpy(), 0) / np.where(open_, sizes.to_numpy(), 0).sum() * rest
+        add = np.minimum(np.floor(share).astype(np.int64), cap)
+        if add.sum() == 0:  # hand out the remainder one item at a time, largest fractional share first
+            frac = np.where(open_, share - np.floor(share), -1.0)
+            add = np.zeros_like(alloc)
+            add[np.argsort(-frac, kind="stable")[: min(rest, int(open_.sum()))]] = 1
+            add = np.minimum(add, cap)
+        alloc += add
+        cap -= add
+    return pd.Series(alloc, index=sizes.index, name="budget")
+
+
+# --------------------------------------------------------------------------------------------------- one task's fit
+def _estimator(method: str, budget: int, seed: int, rm: ResponseMatrix):
+    from ..disco import DISCO, MRMR, AnchorCorr, MethodChooser, RandomDirect, RandomLearn, StratifiedHT
+    from ..irt import TinyBenchmarks
+    from ..sortsearch import HybridSearch, SortSearch
+
+    n_models = rm.n_models
+    folds = min(5, n_models)
+    if method == "sortsearch":
+        return SortSearch(sampling="stratified", random_state=seed)
+    if method == "hybrid":
+        return HybridSearch(budget=budget, cv=folds, random_state=seed)
+    if method == "disco":
+        return DISCO(budget, random_state=seed)
+    if method == "mrmr":
+        return MRMR(budget)
+    if method == "random-learn":
+        return RandomLearn(budget, random_state=seed)
+    if method == "tinybenchmarks":
+        return TinyBenchmarks(budget, n_dims=1, random_state=seed)
+    if method == "anchor":
+        return AnchorCorr(budget, random_state=seed)
+    if method == "stratified":
+        return StratifiedHT(budget, n_strata=_strata(budget), random_state=seed)
+    if method == "random":
+        return RandomDirect(budget, random_state=seed)
+    if method == "aipw":  # as the chooser's AIPW candidate (default_candidates), so both loops estimate alike
+        from ..disco._aipw import AIPW
+
+        return AIPW(budget, n_folds=min(5, budget), random_state=seed)
+    return MethodChooser(_auto_candidates(rm, budget), n_items=budget, n_splits=folds, random_state=seed)
+
+
+@dataclass
+class _TaskFit:
+    """One task's fitted estimator and the items it chose."""
+
+    method: str
+    budget: int
+    items: pd.Index
+    est: Any = None
+    chosen: str | None = None  # the candidate MethodChooser picked
+    reference: Any = field(default=None, repr=False)  # the task's reference data and seed, for auto's fallback
+    seed: int | None = None
+
+    @classmethod
+    def fit(cls, method: str, rm: ResponseMatrix, budget: int, seed: int, chosen: str | None = None) -> "_TaskFit":
+        """Fit ``method`` on one task. ``chosen``: the candidate ``"auto"`` picked when the selection was made; only
+        that candidate is refitted, as the chooser fitted it (same budget and derived seed), so the refit is cheap."""
+        if budget >= rm.n_items:
+            return cls("all", rm.n_items, rm.item_ids)
+        if method in ("sortsearch", "hybrid", "tinybenchmarks") and rm.kind != "binary":
+            trials = rm.models["n_trials"].max() if "n_trials" in rm.models.columns else 1
+            if trials > 1:  # HELM runs whose 0/1 results were averaged over train trials
+                raise ValueError(f"method: {method!r} needs 0/1 correctness; these scores are means over {trials} "
+                                 "train trials of HELM runs: take one trial (--trials 0, trials=0) or keep each "
+                                 "trial as a 0/1 response (--trials separate, trials='separate'), or choose a "
+                                 "method for graded scores (aipw, disco, mrmr, random-learn, anchor, stratified, "
+                                 "random or auto)")
+            raise ValueError(f"method: {method!r} needs 0/1 correctness; these scores are graded (choose aipw, "
+                             "disco, mrmr, random-learn, anchor, stratified, random or auto)")
+        est = _estimator(method, budget, seed, rm) if chosen is None else _chosen_candidate(rm, budget, seed, chosen)
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=".*components requested.*")
+            est.fit(rm)
+        if method == "sortsearch":
+            items = pd.Index(est.select(budget))
+        elif method == "hybrid":
+            items = pd.Index(est.select())
+        else:
+            items = pd.Index(est.selected_ids_)
+        if method == "auto" and chosen is None:
+            chosen = est.best_
+        return cls(method, budget, items, est, chosen, rm if method == "auto" else None, seed)
+
+    @property
+    def design_based(self) -> bool:
+        if self.method == "auto":  # the chooser's design-based candidates: random or stratified samples
+            return self.chosen in ("random + direct", "AIPW + ridge", "SSEPY strata + HT", "Sort & Search")
+        return self.method in _DESIGN
+
+    def predict(self, new: ResponseMatrix):
+        """A result with ``statistic``, ``standard_error`` and ``confidence_interval(level)`` per model."""
+        if self.method == "all":
+            return _ExactResult.of(new)
+        if self.method in ("sortsearch", "hybrid"):
+            return self.est.predict(new)
+        if self.method == "auto":  # the chooser's intervals: its candidate's, cross-validated over its folds
+            k = min(5, len(self.est._source[1]))
+            if isinstance(self.est, _chooser_class()):  # the chooser itself: it answers out-of-range targets
+                return self.est.predict_interval(new, n_splits=k)
+            return self._refit_with_fallback(new, k)
+        return self.est.predict_interval(new)
+
+    def _refit_with_fallback(self, new: ResponseMatrix, k: int):
+        """The refitted pick's predictions; targets outside the references' range get the design-unbiased
+        candidate's on the same items, as :class:`~effstats.disco.MethodChooser` gives them."""
+        from ..disco._chooser import _DESIGN_FALLBACKS, _with_fallback
+
+        if self.design_based or self.reference is None:
+            return self.est.predict_interval(new, n_splits=k)
+
+        def fallback():
+            cands = _auto_candidates(self.reference, self.budget)
+            for kind in _DESIGN_FALLBACKS:
+                for name, cand in cands.items():
+                    if type(cand).__name__ == kind:
+                        fb = _chosen_candidate(self.reference, self.budget, self.seed, name)
+                        with warnings.catch_warnings():
+                            warnings.simplefilter("ignore")
+                            fb.fit(self.reference)
+                        if np.array_equal(fb.selected_, self.est.selected_):
+                            return name, fb.predict_interval(new, n_splits=k)
+            return None
+
+        return _with_fallback(lambda: self.est.predict_interval(new, n_splits=k), fallback, self.chosen)
+
+
+def _chooser_class():
+    from ..disco import MethodChooser
+
+    return MethodChooser
+
+
+def _auto_candidates(rm: ResponseMatrix, budget: int) -> dict:
+    """``MethodChooser``'s candidates that draw their items at random (``default_candidates(random_items=True)``),
+    sized for a task's budget (strata of at least two items): a new model better than every reference model then
+    always has a design-based estimate on its items to fall back on."""
+    from ..disco import default_candidates
+
+    binary = rm.kind == "binary"  # averaged runs of lm-eval logs are graded, though they carry labels
+    cands = default_candidates(budget, binary=binary, probabilities=rm.probabilities is not None, irt=False,
+                               random_items=True)
+    for est in cands.values():
+        if "n_strata" in est.get_params():
+            est.set_params(n_strata=_strata(budget, est.get_params()["n_strata"]))
+    return cands
+
+
+def _chosen_candidate(rm: ResponseMatrix, budget: int, seed: int, chosen: str):
+    """The candidate ``MethodChooser(n_items=budget, random_state=seed)`` fits under the name ``chosen``."""
+    from sklearn.base import clone
+
+    from .._validation import check_rng
+
+    cands = _auto_candidates(rm, budget)
+    if chosen not in cands:
+        raise ValueError(f"manifest: the chooser's pick {chosen!r} is not a candidate of this effstats version "
+                         f"({list(cands)}); select again")
+    est = clone(cands[chosen])
+    params = est.get_params()
+    derived = int(check_rng(seed, "random_state").integers(2**31 - 1))  # as MethodChooser seeds its candidates
+    est.set_params(**{k: v for k, v in (("n_items", budget), ("random_state", derived)) if k in params})
+    return est
+
+
+@dataclass
+class _ExactResult:
+    """Every item of the task evaluated: the mean (finite-population SRS error where some are missing)."""
+
+    statistic: np.ndarray
+    standard_error: np.ndarray
+    n: np.ndarray
+    N: int
+
+    @classmethod
+    def of(cls, new: ResponseMatrix) -> "_ExactResult":
+        v, obs = new.values_with_nan(), new.observed
+        n = obs.sum(1)
+        p = np.nanmean(v, axis=1)
+        var = np.nanvar(v, axis=1, ddof=1) if v.shape[1] > 1 else np.zeros(len(v))
+        se = np.sqrt(np.nan_to_num(var) / np.maximum(n, 1) * (1 - n / new.n_items))
+        return cls(p, se, n, new.n_items)
+
+    def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
+        z = stats.norm.ppf(0.5 + check_confidence_level(confidence_level) / 2)
+        return ConfidenceInterval(np.clip(self.statistic - z * self.standard_error, 0, 1),
+                                  np.clip(self.statistic + z * self.standard_error, 0, 1))
