@@ -16,9 +16,11 @@ import pandas as pd
 import pytest
 
 from effstats import reliability as R
+from effstats._shared import _name_list
 from effstats.cli import main, read_helm_json, read_openllm_csv, read_openllm_json, read_scores
 from effstats.reliability import AuditResult, audit
-from effstats.reliability._report import _detect_published, _labels, _name_list
+from effstats.reliability._published import _detect_published
+from effstats.reliability._render import _labels
 
 
 def _shared() -> Path | None:

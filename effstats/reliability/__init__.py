@@ -31,7 +31,10 @@ Modules
 - ``_pathologies``: App. B counterexamples and the clone / removal detectors
 - ``_flash_helm``: Flash-HELM
 - ``_report``: :func:`~effstats.reliability.audit` and its :class:`~effstats.reliability.AuditResult` (the
-  ``effstats audit`` report: Markdown, HTML, figures)
+  ``effstats audit`` report's computation, its advice and its files)
+- ``_render``: the report's writers: Markdown and HTML blocks, figures, the report's layout
+- ``_published``: which columns of a leaderboard are a published aggregate (mean, weighted mean, Mean Win Rate)
+  of the others
 
 Data layout
 -----------
