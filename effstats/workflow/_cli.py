@@ -25,10 +25,11 @@ def _reader_args(p: argparse.ArgumentParser) -> None:
                    help="layout of REFERENCE (default: auto, from the file name or the folder's contents)")
     p.add_argument("--metric", default=None,
                    help="per-item metric: lm-eval's per-sample field (default acc) or HELM's stat (default "
-                        "exact_match); per task as TASK=METRIC pairs and one for the rest (gsm8k=exact_match,acc; HELM: "
-                        "bbq=quasi_exact_match,exact_match)")
+                        "exact_match); per task as TASK=METRIC pairs and one for the rest (gsm8k=exact_match,acc; "
+                        "HELM: bbq=quasi_exact_match,exact_match)")
     p.add_argument("--duplicates", default="last", choices=["last", "first", "mean", "error"],
-                   help="two runs of one model: keep the latest (default, with a warning), the first, average, or refuse")
+                   help="two runs of one model: keep the latest (default, with a warning), the first, average, "
+                        "or refuse")
     p.add_argument("--filter", default=None,
                    help="lm-eval logs with several filters (gsm8k: strict-match, flexible-extract): the one to read "
                         "(per task: gsm8k=strict-match)")
@@ -108,7 +109,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                    help="comma-separated tasks of the manifest to score on (default: all; a task NEW_RESULTS lacks "
                         "is refused unless left out here, and the report names the tasks left out)")
     e.add_argument("--out", default=None, metavar="DIR",
-                   help="where to write estimate.csv/.md/.html and tasks.csv (default: DIR/estimate/<NEW_RESULTS' name>)")
+                   help="where to write estimate.csv/.md/.html and tasks.csv "
+                        "(default: DIR/estimate/<NEW_RESULTS' name>)")
     e.add_argument("--force", action="store_true", help="replace a report already in the output folder")
     e.add_argument("--no-progress", action="store_true",
                    help="no progress bars (shown on a terminal for a read or a fit that takes over 2 s)")
@@ -133,7 +135,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     rule = st.add_mutually_exclusive_group()
     rule.add_argument("--against", metavar="MODEL", help="efficacy: is the new model better or worse than MODEL?")
     rule.add_argument("--half-width", type=float, metavar="H",
-                      help="precision: stop once the score's (1 - alpha) interval is at most ± H (e.g. 0.02 = 2 points)")
+                      help="precision: stop once the score's (1 - alpha) interval is at most ± H "
+                           "(e.g. 0.02 = 2 points)")
     rule.add_argument("--target-se", type=float, metavar="S",
                       help="adaptive: IRT item bank fitted on REFERENCE (0/1 results), the most informative items "
                            "next; stop once the ability's standard error is at most S (default: 0.3)")
@@ -155,7 +158,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     st.add_argument("--filter", default=None, help="lm-eval filter to read (as for effstats select)")
     _helm_args(st)
     up = ssub.add_parser("update", help="record a batch's results; write the next batch or the decision",
-                         description="Read the batch's results, record the look, and write the next batch or the decision.")
+                         description="Read the batch's results, record the look, and write the next batch or the "
+                                     "decision.")
     up.add_argument("state", metavar="DIR", help="the folder `effstats sequential start --out` wrote")
     up.add_argument("new_results", metavar="NEW_RESULTS", help="the batch's results (lm-eval output folder or CSV)")
     up.add_argument("--model", default=None, help="which model of NEW_RESULTS (when it holds several)")
@@ -260,8 +264,6 @@ def _refuse_report(out: Path, force: bool) -> None:
 
 
 def _sequential(args: argparse.Namespace) -> None:
-    from ._sequential import SequentialRun
-
     if args.action == "start":
         rule = args.rule or ("efficacy" if args.against is not None else "precision" if args.half_width is not None
                              else "adaptive" if args.target_se is not None else None)

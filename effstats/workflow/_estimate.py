@@ -414,7 +414,8 @@ class Estimate:
                       "the whole benchmark's.", ""]
         lines += [
                  f"Method `{md_text(sel.method)}` (seed {sel.seed}), {sel.reference['n_models']} reference models, "
-                 f"{len(self.scored_tasks)} task(s), the score {'the mean over all items' if self.weights == 'items' else 'the mean of the task means'}. "
+                 f"{len(self.scored_tasks)} task(s), the score "
+                 f"{'the mean over all items' if self.weights == 'items' else 'the mean of the task means'}. "
                  f"Intervals at {pct} %; rank 1 is the best of {len(self.leaderboard) + 1} models (the ranked "
                  "references and the new model).",
                  ""]
@@ -453,7 +454,7 @@ class Estimate:
             lines += ["", "Left out of the ranking (no result on some task): "
                       f"{', '.join(map(md_text, self.unranked))}."]
         if self.n_missing.sum():
-            lines += ["", f"Chosen items without a result (estimated from the others): "
+            lines += ["", "Chosen items without a result (estimated from the others): "
                       + ", ".join(f"{md_text(m)}: {int(n)}" for m, n in self.n_missing.items() if n) + "."]
         return "\n".join(lines) + "\n"
 
@@ -600,7 +601,8 @@ def _refit(sel: Selection, reference: Any, name: str = "reference",
     if h != sel.reference["sha256"]:
         raise ValueError(f"{name}: this reference data differs from the data the manifest was made from "
                          f"(content hash {h[:12]}… vs {sel.reference['sha256'][:12]}…; {rm.n_models} × {rm.n_items} vs "
-                         f"{sel.reference['n_models']} × {sel.reference['n_items']}); pass the same data or select again")
+                         f"{sel.reference['n_models']} × {sel.reference['n_items']}); pass the same data or "
+                         "select again")
     return _fits_chosen(sel, rm, name, progress), rm
 
 
@@ -692,7 +694,8 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
     """
     if not isinstance(selection, Selection):
         if isinstance(selection, bool) or not isinstance(selection, (str, Path)):
-            raise ValueError(f"selection: expected a Selection or the folder it was saved to, got {type(selection).__name__}")
+            raise ValueError("selection: expected a Selection or the folder it was saved to, "
+                             f"got {type(selection).__name__}")
         try:
             selection = Selection.load(selection)
         except ValueError as exc:
@@ -876,7 +879,8 @@ def _refuse_missing_tasks(new: ResponseMatrix, fits: dict, sel: "Selection", cho
         head = f"no result on any chosen item of the task(s) {', '.join(map(repr, absent))} ({n} items)"
     else:
         head = "no result on any chosen item of " + "; ".join(
-            f"task {t!r} for model(s) {', '.join(map(repr, m[:3]))}{' …' if len(m) > 3 else ''}" for t, m in absent.items())
+            f"task {t!r} for model(s) {', '.join(map(repr, m[:3]))}{' …' if len(m) > 3 else ''}"
+            for t, m in absent.items())
     run = ""
     if sel.lm_eval_samples is not None:
         run = f" (lm_eval --tasks {','.join(absent)} --samples <manifest dir>/{LM_EVAL_SAMPLES} ...)"

@@ -183,11 +183,13 @@ def read_results(source: Any, *, format: str = "auto", metric: Any = None, dupli
                                    or isinstance(metric, dict) and fmt in ("lm-eval", "helm")):
         raise ValueError(f"metric: expected a field name such as 'acc', got {metric!r}")
     if metric is not None and fmt in ("csv", "parquet"):
-        raise ValueError(f"metric: a table holds one score per cell; metric={metric!r} applies to lm-eval logs and HELM runs")
+        raise ValueError(f"metric: a table holds one score per cell; metric={metric!r} applies to lm-eval logs and "
+                         "HELM runs")
     from ..datasets import harness
 
     if filter is not None and (fmt != "lm-eval" or not isinstance(filter, (str, dict)) or not filter):
-        raise ValueError(f"filter: the name of an lm-eval filter such as 'strict-match' (lm-eval logs only), got {filter!r}")
+        raise ValueError("filter: the name of an lm-eval filter such as 'strict-match' (lm-eval logs only), "
+                         f"got {filter!r}")
     if tasks is not None:
         tasks = [tasks] if isinstance(tasks, str) else [str(t) for t in tasks]
     try:

@@ -70,8 +70,9 @@ def write_lm_eval_samples(responses: ResponseMatrix, directory: str | Path, *, n
     directory : path
         The ``--output_path``. Every file is written inside it: model and task names become file names as lm-eval
         makes them (``org/name`` -> ``org__name``; in a model's folder name other characters but letters, digits,
-        ``_ . -`` -> ``_``, in a task's only a backslash and control characters), a name of dots or starting with one gets a leading ``_``, and a name over 120 characters is cut and ends
-        with a hash of the whole name. Two names that would share a file name are refused.
+        ``_ . -`` -> ``_``, in a task's only a backslash and control characters), a name of dots or starting with
+        one gets a leading ``_``, and a name over 120 characters is cut and ends with a hash of the whole name.
+        Two names that would share a file name are refused.
     n_choices : int, default 4
     numbers : {"string", "numeric"}, default "string"
         How ``resps`` / ``filtered_resps`` hold the numbers: as strings (recent harness versions) or as JSON

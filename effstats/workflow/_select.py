@@ -192,7 +192,8 @@ class Selection:
                        created=m.get("created", ""), effstats_version=m.get("effstats_version", ""),
                        helm_instances=m.get("helm_instances"), _directory=p if p.is_dir() else p.parent)
         except (KeyError, TypeError, ValueError) as exc:
-            raise ValueError(f"directory: {p} is an incomplete or damaged manifest ({type(exc).__name__}: {exc})") from None
+            raise ValueError(f"directory: {p} is an incomplete or damaged manifest "
+                             f"({type(exc).__name__}: {exc})") from None
 
     def _repr_html_(self) -> str:
         head = (f"<p><b>{len(self.items)}</b> of {self.reference['n_items']:,} items chosen by "
@@ -491,7 +492,8 @@ def select(reference: Any, budget: int | None = None, *, method: str = "sortsear
         it = _progress(progress, iterable=grid, desc="budgets")
         budget = grid[-1]
         for b in it:
-            e = _cv_error(rm, info["task"], b, method if method != "auto" else "random", seed) if b < rm.n_items else 0.0
+            cv_method = method if method != "auto" else "random"
+            e = _cv_error(rm, info["task"], b, cv_method, seed) if b < rm.n_items else 0.0
             rows.append({"budget": b, "cv_mae_points": e})
             if e <= target_error:
                 budget = b

@@ -237,8 +237,8 @@ class SequentialRun:
                 raise ValueError("against: rule='efficacy' compares the new model with a reference model; name it")
             if str(against) not in set(map(str, rm.model_ids)):
                 close = [m for m in map(str, rm.model_ids) if str(against).lower() in m.lower()][:5]
-                raise ValueError(f"against: no reference model {against!r}" + (f"; did you mean {close}?" if close else
-                                                                                   f" (models: {list(map(str, rm.model_ids[:5]))}…)"))
+                hint = (f"; did you mean {close}?" if close else f" (models: {list(map(str, rm.model_ids[:5]))}…)")
+                raise ValueError(f"against: no reference model {against!r}" + hint)
             Efficacy(alternative)  # checks alternative
             eligible = rm.observed[list(map(str, rm.model_ids)).index(str(against))]
             if not eligible.all():
@@ -292,8 +292,8 @@ class SequentialRun:
         if rm.n_models < _FEW_MODELS_KNOWN_ITEMS:
             warnings.warn(f"reference: {rm.n_models} reference models; the adaptive test's accuracy interval takes "
                           "the item bank's parameters as known and is too narrow with fewer than "
-                          f"{_FEW_MODELS_KNOWN_ITEMS} (in simulations a 95 % interval covered 0.77 with 40 and 0.90 with "
-                          "100); use rule='precision' for an interval that holds", UserWarning, stacklevel=3)
+                          f"{_FEW_MODELS_KNOWN_ITEMS} (in simulations a 95 % interval covered 0.77 with 40 and "
+                          "0.90 with 100); use rule='precision' for an interval that holds", UserWarning, stacklevel=3)
         state = {
             "format": _FORMAT, "effstats_version": _version(),
             "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -545,7 +545,8 @@ class SequentialRun:
             model = st["model"] if st["model"] in names else None
             if model is None:
                 if len(names) != 1:
-                    raise ValueError(f"model: new_results hold {len(names)} models {names[:5]}; name the one to evaluate")
+                    raise ValueError(f"model: new_results hold {len(names)} models {names[:5]}; "
+                                     "name the one to evaluate")
                 model = names[0]
         elif str(model) not in names:
             raise ValueError(f"model: {model!r} is not in new_results (models: {names[:5]})")
@@ -686,7 +687,8 @@ class SequentialRun:
             return "\n".join(lines + ["No batch evaluated yet.", ""])
         pct = int(round(100 * res.confidence_level))
         what_est = "Difference (new − reference)" if rule["kind"] == "efficacy" else "Score"
-        lines += [f"Decision: **{res.decision}** after {res.n} of {st['max_n']} items ({len(st['looks'])} look{'s' if len(st['looks']) != 1 else ''}).",
+        looks = f"{len(st['looks'])} look{'s' if len(st['looks']) != 1 else ''}"
+        lines += [f"Decision: **{res.decision}** after {res.n} of {st['max_n']} items ({looks}).",
                   "", f"{what_est} {res.estimate:.4f} (s.e. {res.standard_error:.4f}); {pct} % interval "
                   f"[{res.ci_low:.4f}, {res.ci_high:.4f}] " + (
                       "(fixed-width sequential interval at the stop, Chow & Robbins)." if res.reason == "precision"
@@ -720,8 +722,9 @@ class SequentialRun:
                       "of 25 CIFAR-10 models). Use `--rule precision` (random items, a valid interval) for a "
                       "decision that must hold.", ""]
         lines += [f"Decision: **{res.stopped_by}** after {res.n_items} of at most {st['max_n']} items "
-                  f"({len(st['looks'])} look{'s' if len(st['looks']) != 1 else ''}; {st['reference']['n_items']} items in the "
-                  "bank)" + (f" — **{note}**." if note is not None else "."), "",
+                  f"({len(st['looks'])} look{'s' if len(st['looks']) != 1 else ''}; "
+                  f"{st['reference']['n_items']} items in the bank)"
+                  + (f" — **{note}**." if note is not None else "."), "",
                   f"Accuracy on the whole benchmark {res.accuracy:.4f} (s.e. {res.accuracy_se:.4f}); "
                   f"{int(round(100 * level))} % interval [{lo:.4f}, {hi:.4f}] (model-based: it assumes the new model "
                   "answers as a 2PL IRT model does" + (", and carries the estimation error of the item parameters "

@@ -25,8 +25,8 @@ __all__ = ["METHODS", "allocate_budget", "item_tasks", "check_task_keys", "sampl
 #: >>> from effstats.workflow import METHODS
 #: >>> METHODS[:3], len(METHODS)
 #: (('sortsearch', 'aipw', 'auto'), 11)
-METHODS = ("sortsearch", "aipw", "auto", "hybrid", "disco", "mrmr", "random-learn", "tinybenchmarks", "anchor", "stratified",
-           "random")
+METHODS = ("sortsearch", "aipw", "auto", "hybrid", "disco", "mrmr", "random-learn", "tinybenchmarks", "anchor",
+           "stratified", "random")
 # methods whose estimate is design-based (a random or stratified sample of the task's items): the tasks' errors
 # are independent, so their variances add; model-based errors of one model may share a sign across tasks
 _DESIGN = {"sortsearch", "aipw", "stratified", "random", "all"}
