@@ -973,7 +973,7 @@ def _read_file(path: str | Path, **kw: Any) -> tuple[Any, pd.Series | None, list
     """
     import warnings
 
-    from ..datasets._scores import _load
+    from ..datasets._score_json import _load
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", UserWarning)

@@ -1,0 +1,261 @@
+"""Score files in JSON: HELM's ``groups/<group>.json`` tables and the Open LLM Leaderboard's per-model results,
+and :func:`_load`, which reads SCORES in any layout as the command line and :func:`effstats.reliability.audit` do.
+Tables (CSV/TSV) are read in :mod:`effstats.datasets._scores`."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ._scores import (_FORMATS, _METRIC_ORDER, _OPENLLM_METRIC, _OPENLLM_NAME, _as_published, _check_duplicates,
+                      _check_path, _dedupe, _dedupe_with, _named_published, _read_json, _select, read_openllm_csv,
+                      read_scores)
+
+__all__ = ["read_helm_json", "read_openllm_json"]
+
+
+def _metric(task: str, metrics: dict) -> float | None:
+    base = task.split("-")[0] if task.startswith("hendrycksTest") else task
+    clean = {k.split(",")[0]: v for k, v in metrics.items() if isinstance(v, (int, float)) and "stderr" not in k}
+    want = _OPENLLM_METRIC.get(base)
+    if want in clean:
+        return float(clean[want])
+    for m in _METRIC_ORDER:
+        if m in clean:
+            return float(clean[m])
+    return None
+
+
+def read_openllm_json(paths: Any, *, duplicates: str = "last") -> pd.DataFrame:
+    """Read Open LLM Leaderboard / lm-evaluation-harness results files into a wide table (models × tasks).
+
+    Each file holds one model: ``config_general.model_name`` (else ``model_name`` / ``config.model_args``) and
+    ``results`` keyed ``harness|<task>|<n-shot>`` (or ``<task>``) with metrics. The leaderboard's metric is used
+    per task (ARC / HellaSwag ``acc_norm``, TruthfulQA ``mc2``, Winogrande / GSM8K / MMLU ``acc``), the 57 MMLU
+    subjects (``hendrycksTest-*``) are averaged into MMLU as the leaderboard does, and the aggregate ``all``
+    entry is skipped.
+
+    Parameters
+    ----------
+    paths : str, Path or list of them
+        A results JSON file, a folder (searched recursively for ``*.json``) or a list of files.
+    duplicates : {"last", "first", "mean", "error"}, default="last"
+        Models listed more than once: keep the last row, the first, their mean, or refuse. Keeping one row or
+        the mean is said in a ``UserWarning``.
+        "last" keeps the latest file in path order, which for the harness's ``results_<timestamp>.json`` names
+        is the latest run; "mean" averages task by task.
+
+    Returns
+    -------
+    DataFrame
+        Models × tasks, indexed by ``model``.
+
+    See Also
+    --------
+    effstats.datasets.read_lm_eval_samples : per-example results (``--log_samples``).
+    effstats.cli.read_openllm_csv : the leaderboard's CSV export.
+
+    References
+    ----------
+    Gao, L., Tow, J., Abbasi, B., Biderman, S., Black, S., DiPofi, A., Foster, C., Golding, L., Hsu, J., Le Noac'h,
+    A. et al. (2023). A framework for few-shot language model evaluation (lm-evaluation-harness). Zenodo,
+    https://doi.org/10.5281/zenodo.5371628.
+
+    Beeching, E., Fourrier, C., Habib, N., Han, S., Lambert, N., Rajani, N., Sanseviero, O., Tunstall, L. and
+    Wolf, T. (2023). Open LLM Leaderboard. Hugging Face.
+
+    Examples
+    --------
+    >>> import json, os, tempfile
+    >>> from effstats.cli import read_openllm_json
+    >>> path = os.path.join(tempfile.mkdtemp(), "results_2024-01-01.json")
+    >>> with open(path, "w") as f:
+    ...     json.dump({"config_general": {"model_name": "org/big"},
+    ...                "results": {"harness|arc:challenge|25": {"acc": 0.6, "acc_norm": 0.65},
+    ...                            "harness|gsm8k|5": {"acc": 0.4}, "all": {"acc": 0.5}}}, f)
+    >>> read_openllm_json(path)
+              ARC  GSM8K
+    model
+    org/big  0.65    0.4
+    """
+    _check_duplicates(duplicates)
+    if isinstance(paths, (str, Path)):
+        p = _check_path(paths, directory_ok=True)
+        files = sorted(f for f in p.rglob("*.json") if f.is_file()) if p.is_dir() else [p]
+    elif isinstance(paths, (list, tuple)):
+        files = [_check_path(f) for f in paths]
+    else:
+        raise ValueError(f"SCORES: expected a results file, a folder or a list of files, got {type(paths).__name__}")
+    if not files:
+        raise ValueError(f"SCORES: no .json results files in {str(paths)!r}")
+    rows = []
+    for f in files:
+        d = _read_json(f)
+        if not isinstance(d, dict) or not isinstance(d.get("results"), dict):
+            raise ValueError(f"SCORES: {str(f)!r} has no 'results' object (not an Open LLM Leaderboard results file)")
+        cfg = d.get("config_general") or {}
+        name = cfg.get("model_name") or d.get("model_name") or (d.get("config") or {}).get("model_args") or f.stem
+        row: dict[str, list[float]] = {}
+        for key, metrics in d["results"].items():
+            task = key.split("|")[1] if "|" in key else key
+            if task == "all" or not isinstance(metrics, dict):
+                continue
+            v = _metric(task, metrics)
+            if v is None:
+                continue
+            base = "hendrycksTest" if task.startswith("hendrycksTest") else task
+            row.setdefault(_OPENLLM_NAME.get(base, task), []).append(v)
+        rows.append(pd.Series({k: float(np.mean(v)) for k, v in row.items()}, name=name, dtype=float))
+    wide = pd.DataFrame(rows)
+    wide.index.name = "model"
+    return _dedupe(wide, duplicates, hint=" (several results files)")
+
+
+def read_helm_json(path: str | Path, *, table: str | None = None,
+                   duplicates: str = "last") -> tuple[pd.DataFrame, pd.Series | None]:
+    """Read a HELM leaderboard table from ``helm-summarize`` output (``groups/<group>.json``, a list of tables).
+
+    Each table has ``title``, ``header`` (cells with ``value`` and ``lower_is_better``) and ``rows`` (lists of
+    cells with ``value``; the first cell names the model). Columns marked ``lower_is_better`` are negated so that
+    higher is better everywhere (as HELM's win rate does); the "Mean win rate" column is the published aggregate.
+
+    Parameters
+    ----------
+    path : str or Path
+        The JSON file.
+    table : str, default=None
+        Pick the table whose title contains this text (case-insensitive); default the first.
+    duplicates : {"last", "first", "mean", "error"}, default="last"
+        Models listed more than once: keep the last row, the first, their mean, or refuse. Keeping one row or
+        the mean is said in a ``UserWarning``.
+
+    Returns
+    -------
+    scores : DataFrame
+        Models × scenario columns.
+    published : Series or None
+        The "Mean win rate" column.
+
+    See Also
+    --------
+    effstats.datasets.read_helm_runs : per-instance results of HELM run folders.
+    effstats.datasets.load_helm_lite : the bundled HELM Lite table.
+
+    References
+    ----------
+    Liang, P., Bommasani, R., Lee, T., Tsipras, D., Soylu, D., Yasunaga, M., Zhang, Y., Narayanan, D., Wu, Y.,
+    Kumar, A. et al. (2023). Holistic Evaluation of Language Models. *Transactions on Machine Learning Research*,
+    arXiv:2211.09110.
+
+    Examples
+    --------
+    >>> import json, os, tempfile
+    >>> from effstats.cli import read_helm_json
+    >>> head = [{"value": "Model/adapter"}, {"value": "Mean win rate"}, {"value": "MMLU - EM"},
+    ...         {"value": "Time (s)", "lower_is_better": True}]
+    >>> rows = [[{"value": "model-a"}, {"value": 0.75}, {"value": 0.6}, {"value": 1.2}],
+    ...         [{"value": "model-b"}, {"value": 0.25}, {"value": 0.65}, {"value": 0.8}]]
+    >>> path = os.path.join(tempfile.mkdtemp(), "lite.json")
+    >>> with open(path, "w") as f:
+    ...     json.dump([{"title": "Accuracy", "header": head, "rows": rows}], f)
+    >>> scores, published = read_helm_json(path)
+    >>> scores
+                   MMLU - EM  Time (s)
+    Model/adapter
+    model-a             0.60      -1.2
+    model-b             0.65      -0.8
+    >>> published.tolist()
+    [0.75, 0.25]
+    """
+    _check_duplicates(duplicates)
+    p = _check_path(path)
+    d = _read_json(p)
+    tables = d if isinstance(d, list) else d.get("tables", [d]) if isinstance(d, dict) else []
+    tables = [t for t in tables if isinstance(t, dict) and "header" in t and "rows" in t]
+    if not tables:
+        raise ValueError(f"SCORES: {str(p)!r} holds no HELM table (a list of objects with 'header' and 'rows')")
+    if table is not None:
+        hit = [t for t in tables if table.lower() in str(t.get("title", "")).lower()]
+        if not hit:
+            raise ValueError(f"--table: no table titled like {table!r} (titles: {[t.get('title') for t in tables]})")
+        t = hit[0]
+    else:
+        t = tables[0]
+    head = [h.get("value") if isinstance(h, dict) else h for h in t["header"]]
+    lower = [bool(h.get("lower_is_better")) if isinstance(h, dict) else False for h in t["header"]]
+    dups = sorted({h for h in head if head.count(h) > 1})
+    if dups:
+        raise ValueError(f"SCORES: duplicate column names {dups} in HELM table {t.get('title')!r}")
+    recs = []
+    for r in t["rows"]:
+        vals = [c.get("value") if isinstance(c, dict) else c for c in r]
+        recs.append(vals)
+    df = pd.DataFrame(recs, columns=head).set_index(head[0])
+    agg = _named_published(df)
+    pub = None
+    if agg:
+        pub = _as_published(df[agg[0]], dict(column=agg[0], kind="mwr" if "win" in str(agg[0]).lower() else "mean",
+                                             rule="label"))
+    num = df.drop(columns=agg).apply(pd.to_numeric, errors="coerce")
+    for c, lb in zip(head[1:], lower[1:]):
+        if lb and c in num.columns:
+            num[c] = -num[c]
+    num = num.loc[:, num.notna().any()]
+    return _dedupe_with(num, pub, duplicates, "")
+
+
+def _is_helm(wide: Any, published: pd.Series | None) -> bool:
+    """A HELM table: its model column is HELM's "Model/adapter", or its aggregate HELM's "Mean win rate"."""
+    col = "" if published is None else str(published.attrs.get("info", {}).get("column", ""))
+    name = str(getattr(getattr(wide, "index", None), "name", "") or "")
+    return name.strip().lower() == "model/adapter" or col.strip().lower().startswith("mean win rate")
+
+
+def _load(src: Any, *, format: str = "auto", table: str | None = None, by: str = "scenario", model: str | None = None,
+          item: str | None = None, score: str | None = None, scenarios: Any = None, exclude: Any = None,
+          duplicates: str = "last") -> tuple[Any, pd.Series | None, list[str], bool]:
+    """Read SCORES in any supported layout: (scores, published aggregate, notes for the report, is HELM)."""
+    _check_duplicates(duplicates)
+    if format not in _FORMATS:
+        raise ValueError(f"--format: expected one of {list(_FORMATS)}, got {format!r}")
+    scen = _names(scenarios) if isinstance(scenarios, str) else scenarios
+    excl = _names(exclude) if isinstance(exclude, str) else exclude
+    src = _check_path(src, directory_ok=True)
+    fmt = format
+    if fmt == "auto":
+        if src.is_dir():
+            fmt = "openllm-json"
+        elif src.suffix.lower() == ".json":
+            d = _read_json(src)
+            fmt = "openllm-json" if isinstance(d, dict) and "results" in d else "helm-json"
+        else:
+            fmt = "table"
+    if src.is_dir() and fmt != "openllm-json":
+        raise ValueError(f"SCORES: {str(src)!r} is a directory; give a file (or --format openllm-json)")
+    if fmt == "helm-json":
+        data, published = read_helm_json(src, table=table, duplicates=duplicates)
+        data = _select(data, scen, excl)
+    elif fmt == "openllm-json":
+        data, published = _select(read_openllm_json(src, duplicates=duplicates), scen, excl), None
+    elif fmt == "openllm-csv":
+        data, published = read_openllm_csv(src, scenarios=scen, exclude=excl, duplicates=duplicates)
+    else:
+        explicit = [f"--{k}" for k, v in (("by", None if by == "scenario" else by), ("model", model), ("item", item),
+                                          ("score", score)) if v is not None]
+        data, published = read_scores(src, by=by, model=model or "model", item=item or "item",
+                                      score=score or "score", scenarios=scen, exclude=excl, explicit=explicit,
+                                      duplicates=duplicates)
+    notes = []
+    if isinstance(data, pd.DataFrame):
+        if data.attrs.get("note"):
+            notes.append(data.attrs["note"])
+        cols = list(map(str, data.columns))
+        notes.append(f"Score columns: {', '.join(cols[:20])}"
+                     + (f", … ({len(cols)} in all)." if len(cols) > 20 else "."))
+    return data, published, notes, fmt == "helm-json" or (fmt == "table" and _is_helm(data, published))
+
+
+def _names(s: str | None) -> list[str] | None:
+    return None if s is None else [x.strip() for x in s.split(",") if x.strip()]
