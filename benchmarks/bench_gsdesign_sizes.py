@@ -4,8 +4,8 @@ Target: native ``design(...).information`` (bounds and the maximum information f
 10x faster than ``gsDesign::gsDesign`` for every test type 1-6. gsDesign is timed by R's own loop
 (``system.time(for (i in 1:reps) gsDesign(...))``), so the cost of calling R from Python is not counted against
 it. Each figure is the best of ``repeat`` batches of ~20 ms of gsDesign calls (and as many native calls),
-alternating per design, so that load from other processes hits both alike; the ratio is gsDesign's time over native's, and the geometric mean is printed per
-test type and over all designs.
+alternating per design, so that load from other processes hits both alike; the ratio is gsDesign's time over
+native's, and the geometric mean is printed per test type and over all designs.
 
 Run: .venv/bin/python benchmarks/bench_gsdesign_sizes.py [--repeat 6] [--batch 0.02]
 """

@@ -145,7 +145,8 @@ dt = time.perf_counter() - t
 peak = peak_kb()
 print(f"{N_RUNS:,} comparisons, 73-look 6-dataset setting, {'continuous' if CONTINUOUS else '0/1'} scores: {dt:.2f} s, "
       f"peak RSS {peak / 1024:.0f} MB (+{(peak - base) / 1024:.0f} MB during the run); type-I "
-      f"{np.mean(sim.reason == 'efficacy'):.4f} at alpha 0.05 (MC se {np.sqrt(0.05 * 0.95 / N_RUNS):.4f}; below alpha because "
+      f"{np.mean(sim.reason == 'efficacy'):.4f} at alpha 0.05 (MC se {np.sqrt(0.05 * 0.95 / N_RUNS):.4f}; "
+      f"below alpha because "
       f"the items are drawn without replacement from this fixed benchmark and fpc=False)")
 print(f"RESULT {dt:.6f} {peak / 1024:.3f}")
 """

@@ -149,8 +149,8 @@ def main() -> None:
     print(f"  estimated accuracies: mean {acc.mean():.3f}, range [{acc.min():.3f}, {acc.max():.3f}]")
     # ---- every SearchResult shares the order (a loop keeping per-model results used to copy it each time)
     results = [est.predict(resp[i : i + 1], items) for i in range(100)]
-    own = sum(r.thresholds.nbytes + r.sample_thresholds.nbytes + r.positions.nbytes + r.statistic.nbytes + r.standard_error.nbytes
-              for r in results)
+    own = sum(r.thresholds.nbytes + r.sample_thresholds.nbytes + r.positions.nbytes + r.statistic.nbytes
+              + r.standard_error.nbytes for r in results)
     shared = all(r.order is est.order_ for r in results)
     print(f"\nRESULTS 100 per-model SearchResults: order shared: {shared}; own arrays {own / 100 / 1024:.1f} KiB each "
           f"(a copied order would add {est.order_.nbytes / 2**20:.1f} MiB each)")

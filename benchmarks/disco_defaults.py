@@ -90,8 +90,8 @@ def run(name: str, n_seeds: int) -> pd.DataFrame:
         for k, kw in SETTINGS.items():
             err[k].append(mae(make(kw, split_seed), src, tgt, s[sp.source], s[sp.target]))
             if split_seed == 0:  # the first split again, under other random_state values
-                seed_err[k] = [err[k][0]] + [mae(make(kw, r), src, tgt, s[sp.source], s[sp.target]) for r in range(1,
-                                                                                                                   n_seeds)]
+                seed_err[k] = [err[k][0]] + [mae(make(kw, r), src, tgt, s[sp.source], s[sp.target])
+                                             for r in range(1, n_seeds)]
     ref = np.array(err["random + direct"])
     rows = []
     for k, kw in SETTINGS.items():

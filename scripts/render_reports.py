@@ -201,11 +201,13 @@ td.num, th.num {{ text-align: right; font-variant-numeric: tabular-nums; }}
 or with "show all code"). Rendered {rendered} UTC.</p>
 <table>
 <thead><tr><th>report</th><th>notebook</th><th>mode</th><th class="num">run time (m:s)</th><th>status</th>
-<th class="num">claims holding (of them: a paper's number does not replicate)</th><th class="num">figures</th></tr></thead>
+<th class="num">claims holding (of them: a paper's number does not replicate)</th>\
+<th class="num">figures</th></tr></thead>
 <tbody>
 {rows}
 </tbody>
-<tfoot><tr><th colspan="3">sum of the notebooks' times (less on the wall clock when two run at once, as make demo does on 2 or more cores)</th><th class="num">{total}</th><th colspan="3"></th></tr></tfoot>
+<tfoot><tr><th colspan="3">sum of the notebooks' times (less on the wall clock when two run at once, \
+as make demo does on 2 or more cores)</th><th class="num">{total}</th><th colspan="3"></th></tr></tfoot>
 </table>
 </body></html>
 """
@@ -245,7 +247,8 @@ def render_all(nb_dir: Path, out_dir: Path, figures: Path | None = None, *, name
                 f"({t.get('mode', '?')} mode, {t.get('status', '?')})" if t else f"{p.name}")
         claims = claims_of(p.stem)
         if claims is not None:
-            meta += f"; claims holding: {claims[0]} of {claims[1]} ({claims[2]} of them: a paper's number does not replicate)"
+            meta += (f"; claims holding: {claims[0]} of {claims[1]} "
+                     f"({claims[2]} of them: a paper's number does not replicate)")
         page = out_dir / f"{p.stem}.html"
         page.write_text(render_notebook(nb, p.stem, meta=meta, code_open=code == "shown"), encoding="utf-8")
         written.append(page)

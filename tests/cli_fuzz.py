@@ -663,7 +663,6 @@ def _csv_check(slot: Slot, label: str):
             n_items = want["n_items"] + (label == "an item of no task")
             return None if (got["n_items"], got["n_models"]) == (n_items, n_models) else \
                 f"read {got['n_models']} models x {got['n_items']} items, expected {n_models} x {n_items}"
-        items = ws.items_c if kind == "estimate" else ws.batch_c
         table = pd.read_csv(ws.root / slot.source)
         if label in ("a score of NaN", "a score of ''"):
             table = table.drop(index=2)

@@ -9,7 +9,8 @@ import pytest
 
 SLOW_TESTS = {
     "tests/test_aipw.py::test_unbiased_and_covers_for_a_target_beyond_every_source": "Monte-Carlo bias and coverage",
-    "tests/test_disco_defaults.py::test_defaults_beat_random_items_and_the_paper_setting_on_digits": "forests on digits",
+    "tests/test_disco_defaults.py::test_defaults_beat_random_items_and_the_paper_setting_on_digits":
+        "forests on digits",
     "tests/test_readme.py::test_readme_tour_executes": "the README tour as a script (500 digits classifiers)",
     "tests/test_readme.py::test_readme_other_python_blocks_run_as_written": "the README blocks, a Dask cluster",
     "tests/test_sequential_finite.py::test_validation_grid_has_finite_benchmark_cells_that_hold": "a validation grid",

@@ -32,7 +32,8 @@ def pub(path: str) -> Any:
             for name in parts[i:]:
                 obj = getattr(obj, name)
         except AttributeError:
-            alt = os.environ.get("EFFSTATS_FUZZ_FALLBACK", "")  # e.g. "reliability=reliability_old" while a module moves
+            # e.g. "reliability=reliability_old" while a module moves
+            alt = os.environ.get("EFFSTATS_FUZZ_FALLBACK", "")
             for pair in filter(None, alt.split(",")):
                 old, new = pair.split("=")
                 if f".{old}." in path:
@@ -608,7 +609,9 @@ def cases() -> list[Case]:
     for f in ("fit_exponential", "fit_power_law"):
         add(Case(f, "metrics", fn(MT + f), lambda: dict(x=XS(), y=YS()), [
             A("x",
-              REAL + SHORT0 + [("non-positive", FAIL, lambda v, r: v - 100)] if f == "fit_power_law" else REAL + SHORT0), A("y", REAL + SHORT0)]))
+              REAL + SHORT0 + [("non-positive", FAIL, lambda v, r: v - 100)] if f == "fit_power_law"
+              else REAL + SHORT0),
+            A("y", REAL + SHORT0)]))
     add(Case("CurveFit.predict", "metrics", lambda kw: pub(MT + "fit_power_law")(XS(), YS()).predict(**kw),
              lambda: dict(x=np.array([5.0, 500.0])), [
         A("x", REAL, skip=("ndim-", "empty"))]))
@@ -668,7 +671,8 @@ def cases() -> list[Case]:
     add(Case("DISCO.predict", "disco",
              lambda kw: fitted_once(DIS, PRM(), n_items=5, predictor="knn", pca=None).predict(**kw),
              lambda: dict(target_outputs=P()[:3]), [
-        A("target_outputs", PROBA + [("selected-only", MAY, lambda v, r: v[:, :5])])]))  # bare arrays may hold the selected items only
+        # bare arrays may hold the selected items only
+        A("target_outputs", PROBA + [("selected-only", MAY, lambda v, r: v[:, :5])])]))
     add(Case("DISCO.predict_interval", "disco",
              lambda kw: fitted_once(DIS, PRM(), n_items=5, predictor="knn", pca=None).predict_interval(**kw),
              lambda: dict(target_outputs=P()[:3], n_splits=3), [
@@ -698,7 +702,8 @@ def cases() -> list[Case]:
         A("responses", BINARY, expect={"half": MAY}), A("scores", REAL + SHORT0), A("n_neighbors", INT)]))
     for est in ("RandomDirect", "AnchorCorr", "StratifiedHT", "SortSearchDirect"):
         extra = {"n_strata": 2} if est == "StratifiedHT" else {}
-        half = {"half": MAY} if est != "SortSearchDirect" else {}  # scores in [0, 1] are valid outputs except for Sort & Search
+        # scores in [0, 1] are valid outputs except for Sort & Search
+        half = {"half": MAY} if est != "SortSearchDirect" else {}
         add(Case(f"{est}.fit", "disco", est_fit(DC + est, ("n_items", "n_strata")),
                  (lambda extra: lambda: dict(source_outputs=X(), n_items=5, **extra))(extra), [
             A("source_outputs", BINARY, expect=half), A("n_items", INT)] + ([A("n_strata", INT)] if extra else [])))
@@ -880,7 +885,8 @@ def cases() -> list[Case]:
     add(Case("cli.read_scores", "cli", fn("effstats.cli.read_scores"), lambda: dict(path=_wide_csv()), [
         A("path", files(".csv", ("missing", "directory", "empty", "garbage", "text")) + TABLE_FILES, "SCORES", "data",
           "df", "--by",
-          expect={"dup-models": MAY, "long-dup": MAY})]))  # --duplicates last (the default) reads repeated rows, with a warning
+          # --duplicates last (the default) reads repeated rows, with a warning
+          expect={"dup-models": MAY, "long-dup": MAY})]))
     add(Case("cli.audit", "cli", fn("effstats.reliability.audit"),
              lambda: dict(data=Sdf(), out=_tmpdir(), n_boot=20, target=0.95, seed=0, progress=False), [
         A("data", [f for f in FRAME if f[0] not in ("dup-columns",)], "SCORES"),
@@ -949,7 +955,9 @@ def cases() -> list[Case]:
         add(Case(f, "sequential", lambda kw, f=f: pub(SQ + "design")(k=3, spending=pub(SQ + f)(**kw)),
                  (lambda p: lambda: {p: 1.0 if p != "delta" else 0.25})(p),
                  [A(p,
-                    FINITE + ([("zero", FAIL, lambda v, r: 0.0), ("negative", FAIL, lambda v, r: -1.0)] if p == "rho" else []), skip=("none",))]))
+                    FINITE + ([("zero", FAIL, lambda v, r: 0.0), ("negative", FAIL, lambda v, r: -1.0)]
+                              if p == "rho" else []),
+                    skip=("none",))]))
     SE = SQ + "SequentialEvaluator"
     ab = lambda: dict(scores_a=(np.arange(400) % 3 == 0).astype(float),
                       scores_b=(np.arange(400) % 4 == 0).astype(float))
@@ -1006,7 +1014,8 @@ def cases() -> list[Case]:
           [("short", FAIL, lambda v, r: v[:-1]), ("2-D", FAIL, lambda v, r: v[None]),
            ("nan", FAIL, lambda v, r: np.where(np.arange(40) == 0, np.nan, v))])]))
     add(Case("rank_models", "sequential", fn(SQ + "rank_models"),
-             lambda: dict(scores=pub(RMP)((np.arange(3 * 300).reshape(3, 300) * np.array([[1], [3], [7]]) % 5 < np.array([[1], [2], [3]])).astype(float)),
+             lambda: dict(scores=pub(RMP)((np.arange(3 * 300).reshape(3, 300) * np.array([[1], [3], [7]]) % 5
+                                           < np.array([[1], [2], [3]])).astype(float)),
                                                                               correction="holm", alpha=0.05, rng=0,
                                                                               initial=100, batch=100), [
         A("scores", REAL, skip=("ndim-",)), A("correction", OPTION), A("alpha", FRACTION),
@@ -1049,7 +1058,8 @@ def _binary_required_cases() -> list[Case]:
                                   ("IRT2PL.fit", "irt", "effstats.irt.IRT2PL", dict(method="jml", max_iter=20)),
                                   ("TinyBenchmarks.fit", "irt", "effstats.irt.TinyBenchmarks",
                                    dict(n_items=6, selection="random", estimator="p-irt", n_dims=1, n_init=1))]:
-        first = "responses" if "Search" in name and "Direct" not in name or "IRT2PL" in name or "CopyNearest" in name else "source_outputs"
+        first = ("responses" if "Search" in name and "Direct" not in name or "IRT2PL" in name or "CopyNearest" in name
+                 else "source_outputs")
         C.append(Case(f"{name}(ResponseMatrix)", mod,
                       (lambda path, init, first: lambda kw: pub(path)(**init).fit(kw[first]))(path, init, first),
                       (lambda first: lambda: {first: X()})(first),
@@ -1083,7 +1093,8 @@ def _distributed_cases() -> list[Case]:
         A("path", [("int", FAIL, lambda v, r: 3), ("existing", FAIL, lambda v, r: __file__)])]))
     for f in ("open_packed", "packed_item_sums"):
         add(Case(f"distributed.{f}", "distributed",
-                 (lambda f: lambda kw: (lambda out: out.compute() if hasattr(out, "compute") else out)(pub(DS + f)(**kw)))(f),
+                 (lambda f: lambda kw: (lambda out: out.compute() if hasattr(out, "compute") else out)(
+                     pub(DS + f)(**kw)))(f),
                  lambda: dict(path=saved()),
                  [A("path",
                     files(".zarr", ("missing", "empty", "garbage", "text")) + [("int", FAIL, lambda v, r: 3)])]))
@@ -1196,13 +1207,13 @@ def _last_cases() -> list[Case]:
         A("design", OPTION)]))
     MT = "effstats.metrics."
     add(Case("CorrelationResult.confidence_interval", "metrics",
-             lambda kw: pub(MT + "accuracy_correlation")(np.linspace(0, 1, 8),
-                                                         np.linspace(0, 1, 8) ** 2 + np.sin(np.arange(8)) / 10).confidence_interval(**kw),
+             lambda kw: pub(MT + "accuracy_correlation")(
+                 np.linspace(0, 1, 8), np.linspace(0, 1, 8) ** 2 + np.sin(np.arange(8)) / 10).confidence_interval(**kw),
              lambda: dict(confidence_level=0.9, method="pearson"),
              [A("confidence_level", FRACTION), A("method", OPTION)]))
     add(Case("CorrelationResult.to_frame", "metrics",
-             lambda kw: pub(MT + "accuracy_correlation")(np.linspace(0, 1, 8),
-                                                         np.linspace(0, 1, 8) ** 2 + np.sin(np.arange(8)) / 10).to_frame(**kw),
+             lambda kw: pub(MT + "accuracy_correlation")(
+                 np.linspace(0, 1, 8), np.linspace(0, 1, 8) ** 2 + np.sin(np.arange(8)) / 10).to_frame(**kw),
              lambda: dict(confidence_level=0.9), [A("confidence_level", FRACTION)]))
     add(Case("CurveFit.to_frame", "metrics",
              lambda kw: pub(MT + "fit_power_law")(np.array([10.0, 20, 40, 80, 160, 320]),
@@ -1222,7 +1233,9 @@ def _last_cases() -> list[Case]:
              lambda kw: fitted_once(DC + "RandomDirect", None, n_items=5).predict_interval(X()[:3]).to_frame(**kw),
              lambda: dict(confidence_level=0.9), CL))
     add(Case("SimulationResult.confidence_interval", "sequential",
-             lambda kw: pub(SQ + "SequentialEvaluator")([pub(SQ + "Efficacy")()], rng=0).simulate((np.arange(400) % 3 == 0) * 1.0, (np.arange(400) % 4 == 0) * 1.0, n_runs=5, rng=0).confidence_interval(**kw),
+             lambda kw: pub(SQ + "SequentialEvaluator")([pub(SQ + "Efficacy")()], rng=0).simulate(
+                 (np.arange(400) % 3 == 0) * 1.0, (np.arange(400) % 4 == 0) * 1.0, n_runs=5,
+                 rng=0).confidence_interval(**kw),
              lambda: dict(), CL))
     add(Case("StagewiseInference.to_frame", "sequential",
              lambda kw: pub(SQ + "stagewise_inference")(pub(SQ + "design")(k=3), z=2.5, look=2).to_frame(**kw),
@@ -1268,10 +1281,14 @@ def _alignment_cases() -> list[Case]:
                   lambda: dict(responses=tgt()), [A("responses", ALIGN)]))
     C.append(Case("SortSearch.predict(ResponseMatrix)", "sortsearch",
                   lambda k: _rm_fitted("effstats.sortsearch.SortSearch", select=5).predict(**k),
-                  lambda: dict(responses=RM().subset(models=[0, 1, 2], items=_rm_fitted("effstats.sortsearch.SortSearch", select=5).selected_)), [A("responses", ALIGN, expect={"missing-cells": MISSING})]))
+                  lambda: dict(responses=RM().subset(
+                      models=[0, 1, 2], items=_rm_fitted("effstats.sortsearch.SortSearch", select=5).selected_)),
+                  [A("responses", ALIGN, expect={"missing-cells": MISSING})]))
     C.append(Case("CopyNearestExpand.predict(ResponseMatrix)", "sortsearch",
                   lambda k: _rm_fitted("effstats.sortsearch.CopyNearestExpand", select=5).predict(**k),
-                  lambda: dict(responses=RM().subset(models=[0, 1, 2], items=_rm_fitted("effstats.sortsearch.CopyNearestExpand", select=5).selected_)), [A("responses", ALIGN, expect={"missing-cells": MISSING})]))
+                  lambda: dict(responses=RM().subset(
+                      models=[0, 1, 2], items=_rm_fitted("effstats.sortsearch.CopyNearestExpand", select=5).selected_)),
+                  [A("responses", ALIGN, expect={"missing-cells": MISSING})]))
     return C
 
 
@@ -1300,12 +1317,16 @@ def _more_cases() -> list[Case]:
              lambda kw: fitted_once(SSE).simulate(X()[:4], 6).confidence_interval(**kw),
              lambda: dict(confidence_level=0.9), CL))
     add(Case("SubsetPrediction.confidence_interval", "disco",
-             lambda kw: fitted_once(DC + "RandomDirect", None, n_items=5).predict_interval(X()[:3]).confidence_interval(**kw), lambda: dict(confidence_level=0.9), CL))
+             lambda kw: fitted_once(DC + "RandomDirect", None, n_items=5).predict_interval(X()[:3]).confidence_interval(
+                 **kw),
+             lambda: dict(confidence_level=0.9), CL))
     add(Case("RandomDirect.predict_interval", "disco",
              lambda kw: fitted_once(DC + "RandomDirect", None, n_items=5).predict_interval(**kw),
              lambda: dict(target_outputs=X()[:3]), [A("target_outputs", BINARY + SHORT1, expect={"half": MAY})]))
     add(Case("StagewiseInference.confidence_interval", "sequential",
-             lambda kw: pub(SQ + "stagewise_inference")(pub(SQ + "design")(k=3), z=2.5, look=2).confidence_interval(**kw), lambda: dict(confidence_level=0.9), CL))
+             lambda kw: pub(SQ + "stagewise_inference")(pub(SQ + "design")(k=3), z=2.5,
+                                                        look=2).confidence_interval(**kw),
+             lambda: dict(confidence_level=0.9), CL))
     # ---- sortsearch
     add(Case("stratified_positions", "sortsearch", fn(SS + "stratified_positions"), lambda: dict(n=NI, budget=5, rng=0),
              [
@@ -1362,7 +1383,10 @@ def _more_cases() -> list[Case]:
         A("seeds",
           [("empty", FAIL, lambda v, r: []), ("text", FAIL, lambda v, r: ["a"]), ("dup", FAIL, lambda v, r: [0, 0])]),
         A("confidence_level", FRACTION)]))
-    add(Case("default_candidates", "disco", fn(DC + "default_candidates"), lambda: dict(n_items=5, binary=True), [A("n_items", INT, skip=("huge",), expect={k: MAY for k, _, _ in INT}), A("binary", FLAG), A("random_items", FLAG)]))  # estimators validate n_items in fit
+    # estimators validate n_items in fit
+    add(Case("default_candidates", "disco", fn(DC + "default_candidates"), lambda: dict(n_items=5, binary=True),
+             [A("n_items", INT, skip=("huge",), expect={k: MAY for k, _, _ in INT}), A("binary", FLAG),
+              A("random_items", FLAG)]))
     # ---- irt
     IRT = "effstats.irt.IRT2PL"
     add(Case("IRT2PL.score", "irt", lambda kw: fitted_once(IRT, method="jml", max_iter=20).score(**kw),
@@ -1394,9 +1418,8 @@ def _more_cases() -> list[Case]:
     for f in ("read_helm_json", "read_openllm_csv"):
         add(Case(f"cli.{f}", "cli", fn("effstats.cli." + f), None, [
             A("path",
-              files(".json" if "json" in f else ".csv", ("missing", "directory", "empty", "garbage", "text")) + [("int",
-                                                                                                                  FAIL,
-                                                                                                                  lambda v, r: 3)], "SCORES")]))
+              files(".json" if "json" in f else ".csv", ("missing", "directory", "empty", "garbage", "text"))
+              + [("int", FAIL, lambda v, r: 3)], "SCORES")]))
     add(Case("cli.read_openllm_json", "cli", fn("effstats.cli.read_openllm_json"), None, [
         A("paths",
           files(".json", ("missing", "directory", "empty", "garbage", "text")) + [("int", FAIL, lambda v, r: 3),
@@ -1424,12 +1447,12 @@ def _more_cases() -> list[Case]:
         A("max_n", INT, skip=("huge",)), A("n_groups", INT, skip=("huge",))]))
     add(Case("SequentialRanking.update", "sequential",
              lambda kw: pub(SQ + "SequentialRanking")(initial=50, batch=50).start(["a", "b", "c"], 300).update(**kw),
-             lambda: dict(scores=(np.arange(3 * 100).reshape(3, 100) * np.array([[1], [3], [7]]) % 5 < np.array([[1],
-                                                                                                                 [2],
-                                                                                                                 [3]])).astype(float)), [
+             lambda: dict(scores=(np.arange(3 * 100).reshape(3, 100) * np.array([[1], [3], [7]]) % 5
+                                  < np.array([[1], [2], [3]])).astype(float)), [
         A("scores", REAL + [("short-rows", FAIL, lambda v, r: v[:2])], skip=("ndim-",))]))
     add(Case("SequentialResult.confidence_interval", "sequential",
-             lambda kw: pub(SQ + "SequentialEvaluator")([pub(SQ + "Efficacy")()], rng=0).fit((np.arange(400) % 3 == 0) * 1.0, (np.arange(400) % 4 == 0) * 1.0).confidence_interval(**kw),
+             lambda kw: pub(SQ + "SequentialEvaluator")([pub(SQ + "Efficacy")()], rng=0).fit(
+                 (np.arange(400) % 3 == 0) * 1.0, (np.arange(400) % 4 == 0) * 1.0).confidence_interval(**kw),
              lambda: dict(), CL))
     # ---- datasets
     add(Case("load_openllm", "datasets", fn("effstats.datasets.load_openllm"), lambda: dict(duplicates="suffix"),

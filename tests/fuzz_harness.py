@@ -560,7 +560,8 @@ def run_one(case: Case, arg: Arg, label: str, expectation: str, make: Callable, 
     if expectation == FAIL:
         return Outcome(case.name, case.module, arg.name, label, "garbage", f"accepted; returned {_short_repr(out)}",
                        shown)
-    if expectation == MISSING and not any(issubclass(w.category, UserWarning) and "missing" in str(w.message) for w in said) \
+    if expectation == MISSING \
+            and not any(issubclass(w.category, UserWarning) and "missing" in str(w.message) for w in said) \
             and not _same(out, base):  # a NaN the estimator never reads (an item it did not select) changes nothing
         return Outcome(case.name, case.module, arg.name, label, "garbage",
                        f"accepted without a warning that cells are missing; returned {_short_repr(out)}", shown)

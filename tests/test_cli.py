@@ -244,7 +244,8 @@ def test_openllm_table_mean_aggregate_matches_published_average(tmp_path):
     out = tmp_path / "ol"
     assert main(["audit", str(p), "--out", str(out), "--n-boot", "60", "--no-progress", "--aggregate", "mean"]) == 0
     md = (out / "report.md").read_text()
-    assert "13 model(s) appear in more than one row" in md and "ARC, HellaSwag, MMLU, TruthfulQA, Winogrande, GSM8K" in md
+    assert "13 model(s) appear in more than one row" in md
+    assert "ARC, HellaSwag, MMLU, TruthfulQA, Winogrande, GSM8K" in md
     # the published "Average" (percent, rescaled with the tasks) is the mean of the six tasks: compared as a mean
     assert "Recomputed mean score vs the published aggregate 'Average'" in md
     tab = pd.read_csv(out / "scores.csv")
@@ -313,8 +314,8 @@ def test_openllm_results_json_reader(tmp_path):
     wide = read_openllm_json(folder)
     assert set(wide.columns) == {"ARC", "HellaSwag", "TruthfulQA", "Winogrande", "GSM8K", "MMLU"}
     for m, (arc, mmlu, tqa) in want.items():
-        assert wide.loc[m, "ARC"] == arc and wide.loc[m, "MMLU"] == pytest.approx(mmlu) and wide.loc[m,
-                                                                                                     "TruthfulQA"] == tqa
+        assert wide.loc[m, "ARC"] == arc and wide.loc[m, "MMLU"] == pytest.approx(mmlu)
+        assert wide.loc[m, "TruthfulQA"] == tqa
     out = tmp_path / "ol"
     assert main(["audit", str(folder), "--out", str(out), "--n-boot", "30", "--no-progress", "--aggregate", "mean",
                  "--exclude", "Winogrande"]) == 0
@@ -326,7 +327,8 @@ def test_real_table_layouts_saved_index_model_name_and_duplicate_hint(tmp_path, 
     """A saved pandas index (unnamed first column), a ``model_name`` column, an ``average_score`` aggregate and a text
     column are handled; duplicated model names point to a unique column."""
     p = tmp_path / "m.tsv"
-    p.write_text("\tmodel_name\trun\taverage_score\ta\tb\tc\n0\tx\tr1\t0.5\t0.4\t0.6\t0.5\n1\ty\tr2\t0.3\t0.2\t0.4\t0.3\n"
+    p.write_text("\tmodel_name\trun\taverage_score\ta\tb\tc\n0\tx\tr1\t0.5\t0.4\t0.6\t0.5\n"
+                 "1\ty\tr2\t0.3\t0.2\t0.4\t0.3\n"
                  "2\tz\tr3\t0.4\t0.5\t0.3\t0.4\n")
     wide, pub = read_scores(p)
     assert list(wide.index) == ["x", "y", "z"] and list(wide.columns) == ["a", "b", "c"]

@@ -37,8 +37,8 @@ def _params():
     for case in CASES:
         for arg in case.args:
             key = (case.name, arg.name)
-            marks = [pytest.mark.xfail(strict=True,
-                                       reason=f"{KNOWN[key]} (owner fixing; see fuzz findings)")] if key in KNOWN else []
+            marks = ([pytest.mark.xfail(strict=True, reason=f"{KNOWN[key]} (owner fixing; see fuzz findings)")]
+                     if key in KNOWN else [])
             out.append(pytest.param(case, arg, id=f"{case.name}-{arg.name}", marks=marks))
     return out
 

@@ -396,7 +396,8 @@ def test_lm_eval_lfs_pointer_and_truncated_last_line(tmp_path):
     lines = good.splitlines(keepends=True)
     f.write_text("".join(lines[:2]) + lines[2][: len(lines[2]) // 2])  # a run stopped while writing its third record
     with pytest.raises(ValueError,
-                       match=rf"^path_or_paths: org__m/{f.name} line 3 \(the last line\) is truncated, not valid JSON") as exc:
+                       match=rf"^path_or_paths: org__m/{f.name} line 3 \(the last line\) is truncated, "
+                             r"not valid JSON") as exc:
         read_lm_eval_samples(tmp_path)
     assert "\n" not in str(exc.value)
     gz = folder / f"samples_arc_easy_{TS}.jsonl.gz"
@@ -408,7 +409,8 @@ def test_lm_eval_lfs_pointer_and_truncated_last_line(tmp_path):
 
 def test_scores_csv_duplicates_first_last_mean_error(tmp_path):
     long = tmp_path / "long.csv"
-    long.write_text("model,item,score,benchmark\nm1,q1,0,arc\nm1,q2,1,arc\nm2,q1,1,arc\nm2,q2,0,arc\nm1,q1,0.5,arc\nm1,q2,-,arc\n")
+    long.write_text("model,item,score,benchmark\nm1,q1,0,arc\nm1,q2,1,arc\nm2,q1,1,arc\nm2,q2,0,arc\n"
+                    "m1,q1,0.5,arc\nm1,q2,-,arc\n")
     with pytest.warns(UserWarning,
                       match=r"^path: long.csv: duplicate \(model, item\) rows, e.g. \('m1', 'q1'\), \('m1', 'q2'\); "
                             r"using the last row"):

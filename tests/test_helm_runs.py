@@ -223,10 +223,12 @@ def test_bad_input_gives_one_line_errors_naming_the_argument(tmp_path):
     with pytest.raises(ValueError) as exc:
         read_helm_runs(tmp_path)
     msg = str(exc.value)
-    assert msg == f"path_or_paths: {run.name}/per_instance_stats.json is a Git LFS pointer, not the log; run `git lfs pull`"
+    assert msg == (f"path_or_paths: {run.name}/per_instance_stats.json is a Git LFS pointer, not the log; "
+                   "run `git lfs pull`")
     stats.write_text(good[: len(good) // 2])
     with pytest.raises(ValueError,
-                       match=r"^path_or_paths: boolq:model=a_m/per_instance_stats.json is truncated, not valid JSON") as exc:
+                       match=r"^path_or_paths: boolq:model=a_m/per_instance_stats.json is truncated, "
+                             r"not valid JSON") as exc:
         read_helm_runs(tmp_path)
     assert "\n" not in str(exc.value)
     stats.write_text('[{"instance_id": "id0", "stats": [}]')

@@ -17,9 +17,9 @@ import pytest
 
 from effstats.cli import main
 from effstats.datasets import read_helm_runs
-from effstats.workflow import estimate, read_results, select
+from effstats.workflow import estimate, read_results
 
-from helm_fixtures import Scenario, held_out_coverage, stats_json_agreement, write_run, write_suite
+from helm_fixtures import Scenario, held_out_coverage, stats_json_agreement, write_suite
 
 BBQ = "bbq:subject=all,method=multiple_choice_joint"
 MMLU = "mmlu:subject=anatomy,method=multiple_choice_joint"

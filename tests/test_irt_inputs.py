@@ -162,5 +162,6 @@ def test_an_int_01_matrix_is_correctness():
     np.testing.assert_array_equal(fits[0].predict(Y[24:, fits[0].selected_].astype(bool)),
                                   fits[1].predict(Y[24:, fits[1].selected_].astype(int)))
     with pytest.raises(ValueError,
-                       match=r"^source_outputs: an integer array is 0/1 correctness .* got values \[2\] and no labels$"):
+                       match=r"^source_outputs: an integer array is 0/1 correctness .* "
+                             r"got values \[2\] and no labels$"):
         TinyBenchmarks(20, n_dims=1).fit(np.where(Y[:24], 2, 0))

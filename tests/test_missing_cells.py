@@ -132,7 +132,8 @@ def test_mcar_sortsearch_accuracy_stays_close():
     full, part = [], []
     for src, tgt, miss in _splits():
         full.append(np.abs(SortSearch().fit(src).simulate(tgt, 20).accuracy - tgt.mean(1)).mean())
-        part.append(np.abs(fit_quiet(SortSearch(), np.where(miss, np.nan, src)).simulate(tgt, 20).accuracy - tgt.mean(1)).mean())
+        part.append(np.abs(fit_quiet(SortSearch(), np.where(miss, np.nan, src)).simulate(tgt, 20).accuracy
+                           - tgt.mean(1)).mean())
     assert np.mean(part) < np.mean(full) + 0.03
 
 
@@ -151,7 +152,8 @@ def test_target_missing_selected_items_is_estimated_with_a_warning(name):
     t[1, cols[3]] = np.nan
     ids = est.selected_[np.sort(cols)].tolist()
     with pytest.warns(UserWarning,
-                      match=rf"^target_outputs: 4 cells missing on 4 of the {t.shape[1]} selected items {ids}".replace("[", r"\[").replace("]", r"\]")):
+                      match=rf"^target_outputs: 4 cells missing on 4 of the {t.shape[1]} selected items {ids}"
+                      .replace("[", r"\[").replace("]", r"\]")):
         got = est.predict(t)
     assert np.isfinite(got).all()
     np.testing.assert_allclose(got[2:], ref[2:], rtol=0, atol=1e-12)  # complete targets: unchanged

@@ -164,7 +164,8 @@ def test_reference_scores_are_task_weighted_and_a_model_without_a_task_is_not_ra
     assert est.leaderboard.loc[m0, "score"] == pytest.approx(sum(w[t] * task_means[t] for t in TASKS))
     # only arc_easy is sampled: the finite-population error of its mean, weighted
     s2 = np.nanvar(vals[0, :300], ddof=1)
-    assert est.leaderboard.loc[m0, "standard_error"] == pytest.approx(w["arc_easy"] * np.sqrt(s2 / 150 * (1 - 150 / 300)))
+    assert est.leaderboard.loc[m0, "standard_error"] == pytest.approx(
+        w["arc_easy"] * np.sqrt(s2 / 150 * (1 - 150 / 300)))
     # each task counted once
     eq = estimate(sel, truth.subset(models=truth.model_ids[N_REF:], items=sel.items), weights="tasks")
     assert eq.leaderboard.loc[m0, "score"] == pytest.approx(np.mean(list(task_means.values())))

@@ -100,7 +100,8 @@ def test_estimate_on_the_tasks_present_says_which_are_left_out(loop, tmp_path):
 
 def test_estimate_tasks_argument_errors(loop):
     root, _, _ = loop
-    with pytest.raises(ValueError, match=r"^tasks: \['nope'\] not among the manifest's tasks \['arc', 'boolq', 'hellaswag'\]"):
+    with pytest.raises(ValueError,
+                       match=r"^tasks: \['nope'\] not among the manifest's tasks \['arc', 'boolq', 'hellaswag'\]"):
         estimate(root / "run", root / "no_boolq", tasks=["arc", "nope"])
     with pytest.raises(ValueError, match=r"^tasks: none given"):
         estimate(root / "run", root / "no_boolq", tasks=[])

@@ -4,7 +4,8 @@ lm-evaluation-harness (``lm_eval ... --output_path OUT --log_samples``) writes o
 document to ``OUT/<model_name_sanitized>/samples_<task>_<timestamp>.jsonl``::
 
     {"doc_id": 0, "doc": {...}, "target": "2",
-     "arguments": {"gen_args_0": {"arg_0": "<context>", "arg_1": " <choice 0>"}, ...},   # older: [["<ctx>", " <choice>"], ...]
+     "arguments": {"gen_args_0": {"arg_0": "<context>", "arg_1": " <choice 0>"}, ...},
+                                                       # older: [["<ctx>", " <choice>"], ...]
      "resps": [[["-7.2", "False"]], ...], "filtered_resps": [["-7.2", "False"], ...],   # per choice [loglik, is_greedy]
      "filter": "none", "metrics": ["acc", "acc_norm"], "acc": 0.0, "acc_norm": 1.0, "doc_hash": ..., ...}
 
@@ -85,7 +86,8 @@ def _expand(p: Any, arg: str) -> list[Path]:
             other = [f for f in found if f not in files]
             if other:
                 warnings.warn(f"{arg}: left out {len(other)} file(s) named like logs but neither .jsonl nor "
-                              f"{', '.join('.jsonl' + e for e in _COMPRESSED)}: {_name_list([_shown(f) for f in other])}",
+                              f"{', '.join('.jsonl' + e for e in _COMPRESSED)}: "
+                              f"{_name_list([_shown(f) for f in other])}",
                               UserWarning, stacklevel=4)
             if not files:
                 raise ValueError(f"{arg}: directory {str(path)!r} contains no samples_*.jsonl file")
@@ -150,7 +152,8 @@ def _results_file(f: Path, ts: str) -> Path | None:
     return others[0] if others else None
 
 
-_NAME_KEYS = ("pretrained", "model", "path", "engine")  # model_args keys naming the model, in the order lm-eval tries them
+# model_args keys naming the model, in the order lm-eval tries them
+_NAME_KEYS = ("pretrained", "model", "path", "engine")
 
 
 def _name_in_results(r: Path, arg: str) -> str | None:
@@ -213,7 +216,8 @@ def _arg_index(key: str) -> int:
 def _continuations(args: Any) -> list[str] | None:
     if isinstance(args, Mapping):  # {"gen_args_0": {"arg_0": ctx, "arg_1": cont}, ...}
         keys = sorted(args, key=_arg_index)
-        args = [[a.get(f"arg_{j}") for j in range(len(a))] if isinstance(a, Mapping) else a for a in (args[k] for k in keys)]
+        args = [[a.get(f"arg_{j}") for j in range(len(a))] if isinstance(a, Mapping) else a
+                for a in (args[k] for k in keys)]
     if not isinstance(args, list):
         return None
     out = []
@@ -244,7 +248,8 @@ def _gold(target: Any, conts: list[str] | None, n: int) -> int:
 
 
 def _numeric_fields(rec: Mapping) -> list[str]:
-    skip = {"doc_id", "doc", "target", "arguments", "resps", "filtered_resps", "doc_hash", "prompt_hash", "target_hash", "filter", "metrics"}
+    skip = {"doc_id", "doc", "target", "arguments", "resps", "filtered_resps", "doc_hash", "prompt_hash", "target_hash",
+            "filter", "metrics"}
     return sorted(k for k, v in rec.items() if k not in skip and isinstance(v, (int, float, bool)))
 
 
@@ -271,7 +276,8 @@ def _read_records(f: Path, metric: str, normalize: bool, want_filter: str | None
             try:
                 rec = json.loads(line)
             except RecursionError:
-                raise ValueError(f"{arg}: {_shown(f)} line {lineno} nests lists or objects too deeply to read") from None
+                raise ValueError(
+                    f"{arg}: {_shown(f)} line {lineno} nests lists or objects too deeply to read") from None
             except json.JSONDecodeError as exc:
                 if not any(rest.strip() for rest in fh):  # the last line: a run stopped while writing it
                     raise ValueError(
@@ -349,7 +355,8 @@ def _parse_record(rec: dict, f: Path, lineno: int, metric: str, normalize: bool)
         value = float(np.argmax(logits) == gold)
     else:
         raise ValueError(
-            f"metric: {metric!r} is not logged in {_shown(f)} (line {lineno}); numeric fields there: {_numeric_fields(rec)}"
+            f"metric: {metric!r} is not logged in {_shown(f)} (line {lineno}); "
+            f"numeric fields there: {_numeric_fields(rec)}"
         )
     return doc_id, value, logits, gold, n
 
@@ -525,7 +532,8 @@ def read_lm_eval_samples(
         for doc_id, _, _, g, n in recs:
             k = (task, doc_id)
             if k in n_choices and n_choices[k] != n:
-                raise ValueError(f"{arg}: {task}/{doc_id} has {n} choices for {model!r} but {n_choices[k]} for another model")
+                raise ValueError(
+                    f"{arg}: {task}/{doc_id} has {n} choices for {model!r} but {n_choices[k]} for another model")
             n_choices[k] = n
             if g >= 0:
                 if gold.get(k, g) != g:
@@ -566,7 +574,8 @@ def read_lm_eval_samples(
     items = pd.DataFrame(
         {"task": [t for t, _ in keys], "doc_id": [d for _, d in keys], "n_choices": n_arr}, index=item_ids
     )
-    mmeta = pd.DataFrame({"n_tasks": [sum(1 for (m, _) in data if m == name) for name in models]}, index=pd.Index(models, name="model"))
+    mmeta = pd.DataFrame({"n_tasks": [sum(1 for (m, _) in data if m == name) for name in models]},
+                         index=pd.Index(models, name="model"))
     return ResponseMatrix(
         vals,
         missing=~observed,
@@ -763,9 +772,9 @@ def read_scores_csv(
 
 
 # ------------------------------------------------------------------------------------------- score-table layouts
-_EXPECTED = ("expected a long table with columns 'model', 'item' and 'score' (one row per model and item) or a wide one "
-             "(one row per model: the model id first or in a 'model' column, then one column of scores in [0, 1] per "
-             "item)")
+_EXPECTED = ("expected a long table with columns 'model', 'item' and 'score' (one row per model and item) or a "
+             "wide one (one row per model: the model id first or in a 'model' column, then one column of scores in "
+             "[0, 1] per item)")
 # id-column names: a first column named like an item means one row per item (a transposed table)
 _MODEL_NAMES = {"model", "models", "model_id", "model_name", "name", "llm", "system", "checkpoint"}
 _ITEM_NAMES = {"item", "items", "item_id", "doc", "doc_id", "document", "question", "question_id", "example",
@@ -1076,7 +1085,8 @@ def _table_to_matrix(df: pd.DataFrame, p: Path, *, format: str, model: str, item
     if row_number and df.shape[1] > 2 and df[first].tolist() == [str(i) for i in range(len(df))]:
         rest = df.drop(columns=first)
         # pandas' row numbers before the real id column (to_csv without index=False): not data
-        if model in rest.columns or {model, item, score} <= set(rest.columns) or _text_example(rest.iloc[:, 0], missing):
+        if (model in rest.columns or {model, item, score} <= set(rest.columns)
+                or _text_example(rest.iloc[:, 0], missing)):
             df = rest
     guessed = format == "auto"
     if guessed:
@@ -1155,7 +1165,9 @@ def _table_to_matrix(df: pd.DataFrame, p: Path, *, format: str, model: str, item
     if values.index.has_duplicates:
         values = _one_row_per_pair(values.reset_index(), [idx_col], None, duplicates, p).set_index(idx_col)
     return _named(
-        lambda: ResponseMatrix(values.to_numpy(), kind=kind, nan_as_missing=True, model_ids=values.index, item_ids=values.columns), p
+        lambda: ResponseMatrix(values.to_numpy(), kind=kind, nan_as_missing=True, model_ids=values.index,
+                               item_ids=values.columns),
+        p
     )
 
 
