@@ -16,9 +16,9 @@ Grid
   disagreement give the same cell);
 * looks: 2 (one dataset, 2 x 500 items), 5 (5 x 200), 10 (one dataset, 10 x 200) and 73 (the seed paper's six
   datasets of 1,500 / 1,050 / 1,000 / 3,088 / 951 / 7,299 items, 100 + 100 per dataset, mean of means);
-* finite benchmarks, run through the public :meth:`effstats.sequential.SequentialEvaluator.simulate` (random orders of a
-fixed set of
-  items, sampled without replacement until the last look uses the whole benchmark): 500 items in one dataset
+* finite benchmarks, run through the public :meth:`effstats.sequential.SequentialEvaluator.simulate` (random
+  orders of a fixed set of items, sampled without replacement until the last look uses the whole benchmark): 500
+  items in one dataset
   (and 300 + 200 in two, full grid), binary and continuous (Beta(2, 5)) scores, with the finite-population
   correction on and off; efficacy and threshold at the benchmark's own score (P(claim)) and precision (coverage of
   the benchmark's score). With ``fpc=True`` the last look is exact (the estimate is the benchmark's score), so the
