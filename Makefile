@@ -14,6 +14,8 @@ NOTEBOOK_ARGS ?= $(LAB_ARGS)
 # make docs: Sphinx's output, its warnings (the build fails on any: -W, nitpicky) and its cache
 DOCS_OUT ?= build/docs
 SPHINX_ARGS ?=
+# what make lint (and make test, first) checks with flake8
+LINT_PATHS = effstats tests benchmarks scripts docs/conf.py docs/conftest.py conftest.py
 # one BLAS thread: effstats parallelises above BLAS (forests, simulate(), JOBS), and pip's numpy wheels bring a
 # threaded OpenBLAS that would oversubscribe the cores (set OPENBLAS_NUM_THREADS=... to override)
 OPENBLAS_NUM_THREADS ?= 1
@@ -25,12 +27,13 @@ ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 setup:
 	@bash scripts/setup.sh
 
-# every test but the exhaustive products (make test-all runs those too); --dist loadgroup: tests marked
-# xdist_group(name) share a worker (and their module fixtures). Then the fast tests and
+# make lint first (seconds), then every test but the exhaustive products (make test-all runs those too);
+# --dist loadgroup: tests marked xdist_group(name) share a worker (and their module fixtures). Then the fast tests and
 # doctests again on Debian 13's stack, the one pip users get (Python 3.13, numpy 2, pandas 2, zarr 3, no R):
-# make test-debian13. Both run; make test fails if either fails.
+# make test-debian13. All three run; make test fails if any fails.
 test: setup
-	@status=0; echo "$(PY) -m pytest -q -n 2 --dist loadgroup --durations=15 -m \"not exhaustive\" $(PYTEST_ARGS)"; \
+	@status=0; echo "$(PY) -m flake8 $(LINT_PATHS)"; $(PY) -m flake8 $(LINT_PATHS) || status=1; \
+	echo "$(PY) -m pytest -q -n 2 --dist loadgroup --durations=15 -m \"not exhaustive\" $(PYTEST_ARGS)"; \
 	$(PY) -m pytest -q -n 2 --dist loadgroup --durations=15 -m "not exhaustive" $(PYTEST_ARGS) || status=1; \
 	bash scripts/test_debian13.sh $(DEBIAN13_ARGS) || status=1; \
 	exit $$status
@@ -43,7 +46,7 @@ test-debian13:
 # flake8 (Debian's python3-flake8), configured in .flake8: lines of at most 120 characters, unused imports,
 # undefined names
 lint: setup
-	$(PY) -m flake8 effstats tests benchmarks scripts docs/conf.py docs/conftest.py conftest.py
+	$(PY) -m flake8 $(LINT_PATHS)
 
 # the unit tests and doctests: everything not marked slow (notebooks, the docs build, Jupyter, long simulations)
 # everything make test runs, and the exhaustive products whose covering slices it runs (the loop's whole matrix of
