@@ -10,7 +10,8 @@ Every loader also reads the *original public release layout* directly when ``roo
   first), ``data/datasets/<dataset>.json`` (``image_filenames`` = ``[[filename, wnid], ...]`` in row order) and
   ``data/metadata/class_info.json`` (``[{"cid": ..., "wnid": ...}, ...]``).
 * CIFAR-10.1 (github.com/modestyachts/CIFAR-10.1):
-  ``model_predictions/{original,v4,v6}_predictions/<model>_predictions.json`` (arg-max class per image) with ``datasets/cifar10.1_v{4,6}_labels.npy``; the CIFAR-10 test labels are not in that
+  ``model_predictions/{original,v4,v6}_predictions/<model>_predictions.json`` (arg-max class per image) with
+  ``datasets/cifar10.1_v{4,6}_labels.npy``; the CIFAR-10 test labels are not in that
   repository and are passed as ``cifar10_labels`` (or taken from the extracted archive when it is available).
 * AlpacaEval (github.com/tatsu-lab/alpaca_eval): ``results/<model>/<annotator>/annotations.json`` (records with
   ``instruction``, ``dataset``, ``generator_2`` and ``preference`` = 1 + P(judge prefers the model over the reference)).
