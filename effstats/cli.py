@@ -58,7 +58,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     See Also
     --------
-    effstats.cli.audit : the same audit from Python.
+    effstats.reliability.audit : the same audit from Python.
 
     References
     ----------
