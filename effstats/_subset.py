@@ -832,16 +832,23 @@ def select_random(n_items: int, k: int, *, groups: Any = None, rng: Any = None) 
     order = np.argsort(-u, kind="stable")
     if groups is None:
         return order[:k]
+    codes = _group_codes(groups, n_items)
+    sizes = np.bincount(codes)
+    by_group = order[np.argsort(codes[order], kind="stable")]  # by group, then by draw
+    chosen = _first_per_group(by_group, codes, sizes, _allocate(sizes, k))
+    return chosen[np.lexsort((chosen, -u[chosen]))]
+
+
+def _group_codes(groups: Any, n_items: int) -> np.ndarray:
+    """Integer codes (n_items,) of the item ``groups`` in sorted group order; ValueError for another shape or a
+    missing group."""
     g = np.asarray(groups)
     if g.shape != (n_items,):
         raise ValueError(f"groups: expected shape ({n_items},), got {g.shape}")
     codes, _ = pd.factorize(pd.Series(g), sort=True)
     if (codes < 0).any():
         raise ValueError("groups: contains missing values")
-    sizes = np.bincount(codes)
-    by_group = order[np.argsort(codes[order], kind="stable")]  # by group, then by draw
-    chosen = _first_per_group(by_group, codes, sizes, _allocate(sizes, k))
-    return chosen[np.lexsort((chosen, -u[chosen]))]
+    return codes
 
 
 def _allocate(sizes: np.ndarray, k: int) -> np.ndarray:

@@ -213,6 +213,19 @@ def test_simulate_after_an_array_fit_aligns_integer_columns_and_refuses_others(n
         pd.testing.assert_frame_equal(b.budget_curve(frame, [5, K]), a.budget_curve(y, [5, K]))
 
 
+@pytest.mark.parametrize("name", list(SEARCH))
+def test_simulate_on_integer_item_ids_reads_them_as_ids(name, split):
+    # integer ids that are not positions (100, 101, ...): the selection is read by position, never as ids
+    src, tgt, y, _ = _targets(split, bool, 6)
+    ids = np.arange(100, 100 + tgt.n_items)
+    a, b = _fit(SEARCH[name], src.values.astype(bool)), _fit(SEARCH[name], pd.DataFrame(src.values, columns=ids))
+    ref = a.simulate(y, K)
+    got = b.simulate(pd.DataFrame(y, columns=ids), K)
+    _same(got, ref)
+    np.testing.assert_array_equal(b.selected_, a.selected_)
+    assert list(got.predictions().columns) == ids.tolist()
+
+
 def test_sample_inserter_simulate_aligns_models_by_id():
     from effstats.sortsearch import SampleInserter
 

@@ -10,12 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import pandas as pd
 from scipy.special import entr
 
 from .._validation import check_array, check_option, check_positive_int, check_probabilities, check_rng
 # select_random: shared with effstats.irt
-from .._subset import _allocate, _first_per_group, select_random  # noqa: F401
+from .._subset import _allocate, _first_per_group, _group_codes, select_random  # noqa: F401
 from ..responses import ResponseMatrix
 
 def _proba(probabilities: Any, name: str = "probabilities") -> np.ndarray:
@@ -495,12 +494,7 @@ def select_top_k(scores: Any, k: int, *, groups: Any = None, rng: Any = None, ti
     if groups is None:
         order = np.lexsort((tie, -s))
         return order[:k]
-    g = np.asarray(groups)
-    if g.shape != (n,):
-        raise ValueError(f"groups: expected shape ({n},), got {g.shape}")
-    codes, _ = pd.factorize(pd.Series(g), sort=True)
-    if (codes < 0).any():
-        raise ValueError("groups: contains missing values")
+    codes = _group_codes(groups, n)
     sizes = np.bincount(codes)
     alloc = _allocate(sizes, k)
     chosen = _first_per_group(np.lexsort((tie, -s, codes)), codes, sizes, alloc)  # by group, then score

@@ -15,9 +15,9 @@ from ..bitpack import PackedBinaryMatrix
 from ..exceptions import check_is_fitted
 from ..responses import ResponseMatrix
 from ._inputs import (_align_full, _aligned_responses, _binary, _check_rows, _ids, _is_dask, _item_indices,
-                      _take_columns)
+                      _simulate_selection)
 from ._positions import random_positions
-from ._result import _has_missing_cells
+from ._result import _has_missing_cells, _predictions_frame
 
 
 def _dense_source(responses: Any, name: str = "responses") -> np.ndarray:
@@ -28,6 +28,21 @@ def _dense_source(responses: Any, name: str = "responses") -> np.ndarray:
     if _is_dask(a):
         a = check_binary(a.compute(), name)
     return a.to_dense() if isinstance(a, PackedBinaryMatrix) else np.asarray(a)
+
+
+def _evaluate_predicted(true_responses: Any, predicted: np.ndarray, item_ids: pd.Index | None, statistic: np.ndarray,
+                        standard_error: np.ndarray, index: pd.Index) -> pd.DataFrame:
+    """A result's ``evaluate``: :func:`effstats.metrics.sample_metrics` of its ``predicted`` matrix (n_models,
+    n_items) against the full true responses (labelled columns aligned to the fitted ``item_ids``), with the
+    design-based estimate and its standard error, indexed by the models' ``index``."""
+    from ..metrics import sample_metrics
+
+    a = _dense_source(_align_full(true_responses, item_ids, "true_responses", predicted.shape[1]), "true_responses")
+    if a.shape != predicted.shape:
+        raise ValueError(f"true_responses: expected shape {predicted.shape}, got {a.shape}")
+    ev = sample_metrics(a, predicted).assign(accuracy_estimate=statistic, standard_error=standard_error)
+    ev.index = index
+    return ev
 
 
 def _source_with_missing(responses: Any) -> tuple[np.ndarray, np.ndarray | None]:
@@ -206,9 +221,7 @@ class ExpandResult:
         >>> res.predictions(["sim31"]).shape
         (1, 200)
         """
-        idx = self._index() if rows is None else self._index()[_check_rows(rows, len(self.nearest), self.model_ids)]
-        cols = self.item_ids if self.item_ids is not None else pd.RangeIndex(self.source.shape[1], name="item")
-        return pd.DataFrame(self.correctness(rows), index=idx, columns=cols)
+        return _predictions_frame(self.correctness(rows), rows, self._index(), self.model_ids, self.item_ids)
 
     @property
     def predicted_accuracy(self) -> np.ndarray:
@@ -341,17 +354,8 @@ class ExpandResult:
         sim30      0.250  0.275
         sim31      0.355  0.285
         """
-        from ..metrics import sample_metrics
-
-        x = _align_full(true_responses, self.item_ids, "true_responses", self.source.shape[1])
-        a = _dense_source(x, "true_responses")
-        if a.shape != (len(self.nearest), self.source.shape[1]):
-            raise ValueError(f"true_responses: expected shape {(len(self.nearest), self.source.shape[1])}, got "
-                             f"{a.shape}")
-        ev = sample_metrics(a, self.correctness()).assign(accuracy_estimate=self.statistic,
-                                                          standard_error=self.standard_error)
-        ev.index = self._index()
-        return ev
+        return _evaluate_predicted(true_responses, self.correctness(), self.item_ids, self.statistic,
+                                   self.standard_error, self._index())
 
 
 class CopyNearestExpand(BaseEstimator):
@@ -541,14 +545,7 @@ class CopyNearestExpand(BaseEstimator):
         """
         check_is_fitted(self, "source_")
         x = _align_full(responses, self.item_ids_, "responses", self.n_items_)
-        a = _binary(x, "responses")
-        if a.shape[1] != self.n_items_:
-            raise ValueError(f"responses: expected {self.n_items_} items (columns), got {a.shape[1]}")
-        self.select(budget)
-        res = self.predict(_take_columns(a, self.selected_, "responses"), self.selected_)
-        if _ids(x, 0) is not None:
-            object.__setattr__(res, "model_ids", _ids(x, 0))
-        return res
+        return _simulate_selection(self, _binary(x, "responses"), budget, _ids(x, 0))
 
     def score(self, responses: Any, y: Any = None, *, budget: int = 100) -> float:
         """Minus the mean MAE of :meth:`effstats.sortsearch.CopyNearestExpand.simulate` (higher is better).

@@ -14,10 +14,10 @@ from .._results import ConfidenceInterval
 from .._subset import _some
 from .._validation import check_option, check_positive_int, check_rng
 from ..exceptions import check_is_fitted
-from ._copy_nearest import _dense_source, _distance, _source_with_missing
+from ._copy_nearest import _distance, _evaluate_predicted, _source_with_missing
 from ._inputs import (_align_full, _aligned_responses, _binary, _check_budget, _check_int_in, _check_rows, _ids,
-                      _item_indices, _take_columns)
-from ._result import SearchResult
+                      _item_indices, _simulate_selection)
+from ._result import SearchResult, _predictions_frame
 from .search import SortSearch
 
 _SORTS = ("sum", "recursive")  # HybridSearch's sorts: the source models' 0/1 correctness, no confidences
@@ -220,10 +220,7 @@ class HybridResult:
         (1, 200)
         """
         sr = self.search
-        idx = sr._index() if rows is None else sr._index()[_check_rows(rows, len(self.predicted),
-                                                                       self.search.model_ids)]
-        cols = sr.item_ids if sr.item_ids is not None else pd.RangeIndex(sr.n_items, name="item")
-        return pd.DataFrame(self.correctness(rows), index=idx, columns=cols)
+        return _predictions_frame(self.correctness(rows), rows, sr._index(), sr.model_ids, sr.item_ids)
 
     def evaluate(self, true_responses: Any) -> pd.DataFrame:
         """Sample-level metrics against the full true responses.
@@ -259,16 +256,8 @@ class HybridResult:
         >>> round(float(res.evaluate(new)["mae"].mean()), 3)
         0.32
         """
-        from ..metrics import sample_metrics
-
-        a = _dense_source(_align_full(true_responses, self.search.item_ids, "true_responses", self.search.n_items),
-                          "true_responses")
-        if a.shape != self.predicted.shape:
-            raise ValueError(f"true_responses: expected shape {self.predicted.shape}, got {a.shape}")
-        ev = sample_metrics(a, self.predicted).assign(accuracy_estimate=self.statistic,
-                                                      standard_error=self.standard_error)
-        ev.index = self.search._index()
-        return ev
+        return _evaluate_predicted(true_responses, self.predicted, self.search.item_ids, self.statistic,
+                                   self.standard_error, self.search._index())
 
 
 class HybridSearch(BaseEstimator):
@@ -616,14 +605,7 @@ class HybridSearch(BaseEstimator):
         """
         check_is_fitted(self, "search_")
         x = _align_full(responses, self.search_.item_ids_, "responses", self.n_items_)
-        a = _binary(x, "responses")
-        if a.shape[1] != self.n_items_:
-            raise ValueError(f"responses: expected {self.n_items_} items (columns), got {a.shape[1]}")
-        self.select(budget)
-        res = self.predict(_take_columns(a, self.search_.selected_, "responses"), self.search_.selected_)
-        if _ids(x, 0) is not None:
-            object.__setattr__(res.search, "model_ids", _ids(x, 0))
-        return res
+        return _simulate_selection(self, _binary(x, "responses"), budget, _ids(x, 0))
 
     def score(self, responses: Any, y: Any = None) -> float:
         """Minus the mean MAE of :meth:`effstats.sortsearch.HybridSearch.simulate` (higher is better).

@@ -334,6 +334,19 @@ def _take_columns(x: Any, cols: np.ndarray, name: str) -> Any:
     return a[:, cols]
 
 
+def _simulate_selection(est: Any, a: Any, budget: Any, model_ids: pd.Index | None = None) -> Any:
+    """The ``simulate`` protocol of the per-item predictors on a checked full matrix ``a`` (n_models, n_items):
+    ``est.select(budget)``, then ``est.predict`` on those columns (items: the last selection, so item ids that are
+    integers are never read as positions), with the new models' ``model_ids`` set on the result."""
+    if a.shape[1] != est.n_items_:
+        raise ValueError(f"responses: expected {est.n_items_} items (columns), got {a.shape[1]}")
+    est.select(budget)
+    res = est.predict(_take_columns(a, est.selected_, "responses"), None)
+    if model_ids is not None:  # a HybridResult's model ids are those of its Sort & Search result
+        object.__setattr__(getattr(res, "search", res), "model_ids", model_ids)
+    return res
+
+
 def _row_blocks(a: Any, name: str, max_cells: int = 2**25):
     """Yield (start, dense bool rows) of a checked ndarray / packed / Dask matrix, ``max_cells`` cells at a time."""
     n_rows, n = a.shape

@@ -260,9 +260,7 @@ class SearchResult:
         >>> res.predictions(["sim31"]).shape
         (1, 200)
         """
-        idx = self._index() if rows is None else self._index()[_check_rows(rows, len(self.thresholds), self.model_ids)]
-        cols = self.item_ids if self.item_ids is not None else pd.RangeIndex(self.n_items, name="item")
-        return pd.DataFrame(self.correctness(rows), index=idx, columns=cols)
+        return _predictions_frame(self.correctness(rows), rows, self._index(), self.model_ids, self.item_ids)
 
     def evaluate(self, true_responses: Any) -> pd.DataFrame:
         """Sample-level metrics against the full true responses, without materialising the predictions.
@@ -318,6 +316,15 @@ class SearchResult:
         if self.model_ids is not None:
             ev.index = self.model_ids
         return ev
+
+
+def _predictions_frame(correctness: np.ndarray, rows: Any, index: pd.Index, model_ids: pd.Index | None,
+                       item_ids: pd.Index | None) -> pd.DataFrame:
+    """A result's ``predictions(rows)``: its ``correctness(rows)`` labelled by the rows' entries of the models'
+    ``index`` and by the item ids (positions when unknown)."""
+    idx = index if rows is None else index[_check_rows(rows, len(index), model_ids)]
+    cols = item_ids if item_ids is not None else pd.RangeIndex(correctness.shape[1], name="item")
+    return pd.DataFrame(correctness, index=idx, columns=cols)
 
 
 def _evaluate_thresholds(true_responses: Any, order: np.ndarray, K: np.ndarray) -> list[pd.DataFrame]:

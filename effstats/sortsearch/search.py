@@ -29,7 +29,7 @@ from ._inputs import (
     _item_indices,
     _list_ids,
     _observed_sums,
-    _take_columns,
+    _simulate_selection,
 )
 from ._positions import listing_uniform_positions, random_positions, stratified_positions, uniform_positions
 from ._result import SearchResult, _evaluate_thresholds, _has_missing_cells, _refuse_missing_truth
@@ -610,18 +610,7 @@ class SortSearch(BaseEstimator):
         x = _align_full(self._oriented(responses), self.item_ids_, "responses", self.n_items_)
         model_ids = _ids(x, 0)
         _refuse_missing_truth(x)
-        return self._simulate(_binary(x, "responses"), budget, model_ids)
-
-    def _simulate(self, a: Any, budget: int, model_ids: pd.Index | None = None) -> SearchResult:
-        """:meth:`simulate` on an already checked, oriented matrix."""
-        if a.shape[1] != self.n_items_:
-            raise ValueError(f"responses: expected {self.n_items_} items (columns), got {a.shape[1]}")
-        self.select(budget)
-        idx = self.selected_
-        res = self.predict(_take_columns(a, idx, "responses"), None)
-        if model_ids is not None:
-            object.__setattr__(res, "model_ids", model_ids)
-        return res
+        return _simulate_selection(self, _binary(x, "responses"), budget, model_ids)
 
     def budget_curve(self, responses: Any, budgets: Any) -> pd.DataFrame:
         """:meth:`simulate` at every budget and its metrics, reading the full truth once (experiments).
@@ -660,7 +649,7 @@ class SortSearch(BaseEstimator):
         a = _binary(x, "responses")  # checked once, not once per budget
         ids = _ids(x, 0)
         models = np.arange(a.shape[0]) if ids is None else ids.to_numpy()
-        res = [self._simulate(a, b) for b in budgets]
+        res = [_simulate_selection(self, a, b) for b in budgets]
         K = np.stack([r.thresholds for r in res])
         frames = _evaluate_thresholds(a, self.order_, K)
         return pd.concat(
