@@ -122,7 +122,7 @@ def _corrupt_npz(tmp_path):
     return p
 
 
-ISSUE_EXAMPLES = [
+BAD_INPUT_EXAMPLES = [
     ("complex-dense", lambda t: fuzz_cases.pub("effstats.bitpack.PackedBinaryMatrix").from_dense(_x() + 1j), "dense"),
     ("complex-metric", lambda t: fuzz_cases.pub("effstats.metrics.mae")(_x()[:2] + 1j, _x()[:2]), "a"),
     ("complex-values", lambda t: fuzz_cases.pub("effstats.responses.ResponseMatrix")(_x() * (1 + 1j)), "values"),
@@ -153,7 +153,7 @@ ISSUE_EXAMPLES = [
 ]
 
 
-@pytest.mark.parametrize("call,name", [pytest.param(c, n, id=i) for i, c, n in ISSUE_EXAMPLES])
+@pytest.mark.parametrize("call,name", [pytest.param(c, n, id=i) for i, c, n in BAD_INPUT_EXAMPLES])
 def test_reported_examples_give_clear_errors(call, name, tmp_path):
     with pytest.raises((ValueError, TypeError)) as err:
         call(tmp_path)

@@ -27,7 +27,7 @@ def _se(p: float, n: int = N_RUNS) -> float:
 
 
 # ------------------------------------------------------------------------------------------ fpc at the last look
-def test_issue_reproducer_continuous_scores_with_fpc_keep_alpha_and_coverage():
+def test_continuous_scores_with_fpc_keep_alpha_and_coverage():
     # 500 continuous scores, looks at 100..500 items, the last the whole benchmark; null = its own score
     s = np.random.default_rng(9).beta(2, 5, 500)
     ev = SequentialEvaluator([Efficacy()], null=s.mean(), fpc=True, initial=100, batch=100)
@@ -205,8 +205,9 @@ def test_validation_grid_has_finite_benchmark_cells_that_hold():
 
 
 # ------------------------------------------------------------------------------------------ beta spending
-ISSUE_DESIGN = dict(k=5, alpha=0.00103, beta=0.101, test_type=4, spending="power", spending_param=2.178,
-                    timing=[0.2046, 0.4604, 0.9605, 0.9702, 1.0], lower_spending="hsd", lower_param=-2.627)
+# beta spending on uneven looks, two of them 1 % of the information apart
+UNEVEN_BETA_DESIGN = dict(k=5, alpha=0.00103, beta=0.101, test_type=4, spending="power", spending_param=2.178,
+                          timing=[0.2046, 0.4604, 0.9605, 0.9702, 1.0], lower_spending="hsd", lower_param=-2.627)
 
 
 def _beta_grid(n: int, seed: int = 2023) -> list[dict]:
@@ -229,18 +230,18 @@ def _beta_grid(n: int, seed: int = 2023) -> list[dict]:
     return out
 
 
-def test_issue_design_spends_its_beta_at_every_look():
-    d = design(**ISSUE_DESIGN)
-    target = d.lower_spending(ISSUE_DESIGN["beta"], d.timing)
+def test_uneven_beta_design_spends_its_beta_at_every_look():
+    d = design(**UNEVEN_BETA_DESIGN)
+    target = d.lower_spending(UNEVEN_BETA_DESIGN["beta"], d.timing)
     np.testing.assert_allclose(d.beta_spent, target, rtol=0, atol=1e-6)
     assert d.beta_spent[3] - d.beta_spent[2] > 0.0025  # look 4's share, 0.00253
     assert np.all(d.lower <= d.upper)
 
 
-def test_issue_design_on_the_coarse_grid_is_refused_naming_the_argument():
+def test_uneven_beta_design_on_the_coarse_grid_is_refused_naming_the_argument():
     # r=18 integrates the look after a 1 % step with a mass error of 2.5e-6 (> tol): refused, not silently off
     with pytest.raises(ValueError, match=r"^lower_spending: .*look 5.*larger r"):
-        design(**ISSUE_DESIGN, r=18)
+        design(**UNEVEN_BETA_DESIGN, r=18)
 
 
 def test_random_beta_spending_designs_spend_beta_or_are_refused():
@@ -283,11 +284,11 @@ def test_random_beta_spending_designs_match_gsdesign_where_it_gives_them():
 
 
 @pytest.mark.needs_r
-def test_gsdesign_refuses_the_issue_design():
+def test_gsdesign_refuses_the_uneven_beta_design():
     from effstats.rbridge import RError
 
     with pytest.raises(RError, match="False negative rates not achieved"):
-        design(**ISSUE_DESIGN, backend="gsdesign").beta_spent
+        design(**UNEVEN_BETA_DESIGN, backend="gsdesign").beta_spent
 
 
 # ------------------------------------------------------------------------------------------ plan

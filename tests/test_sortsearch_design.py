@@ -33,7 +33,7 @@ def cp(x: float, n: float, level: float = 0.95) -> tuple[float, float]:
 
 
 # ------------------------------------------------------------------ Korn-Graubard near 0 and 1
-def test_kg_reviewer_reproducers_continuous_at_zero():
+def test_kg_interval_is_continuous_at_zero():
     kg = korn_graubard_interval
     # se = 0 (all evaluated items alike): the Clopper-Pearson interval of the count, 0 of 8
     assert kg(0.0, 0.0, 8, 1000) == pytest.approx(cp(0, 8))
