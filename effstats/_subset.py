@@ -420,6 +420,9 @@ class SubsetPrediction:
         beyond the source models' range, or farther from every source than any source is from its nearest
         neighbour). A model-based interval (``method="conformal"``) is calibrated on the sources and
         need not hold for them; a design-based one does.
+    df : ndarray of shape (n_target,) or None
+        ``method="design"``: degrees of freedom of the standard error; the Wald interval then takes Student's t
+        quantile instead of the normal one (None: the normal quantile).
 
     See Also
     --------
@@ -455,6 +458,7 @@ class SubsetPrediction:
     n_missing: int = 0
     n_missing_target: int = 0
     out_of_range: np.ndarray | None = None
+    df: np.ndarray | None = None
 
     def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
         """Interval for each target's full-benchmark score, arrays of shape (n_target,).
@@ -480,7 +484,11 @@ class SubsetPrediction:
             q = r[rank - 1] if rank <= len(r) else np.inf
             low, high = self.statistic - q, self.statistic + q
         else:
-            low, high = normal_interval(self.statistic, self.standard_error, level)
+            if self.df is None:
+                low, high = normal_interval(self.statistic, self.standard_error, level)
+            else:
+                q = stats.t.ppf(0.5 + level / 2, np.asarray(self.df, dtype=float))
+                low, high = self.statistic - q * self.standard_error, self.statistic + q * self.standard_error
             if self.n_effective is not None:
                 n = np.asarray(self.n_effective, dtype=float)
                 wilson = np.asarray(self.wilson, dtype=bool) if self.wilson is not None else True
@@ -743,8 +751,9 @@ class _SubsetEstimator(BaseEstimator):
             if hasattr(self, "_design_n"):
                 n_eff = self._design_n(o)
                 wilson = np.isin(o.correctness("target_outputs"), (0.0, 1.0)).all(axis=1)  # graded: Wald
+            df = self._design_df(o) if hasattr(self, "_design_df") else None
             return SubsetPrediction(est, self._design_se(o), "design", None, bounds, ids, n_eff, wilson, **counts,
-                                    out_of_range=self._range_flags_quiet(o, ids))
+                                    out_of_range=self._range_flags_quiet(o, ids), df=df)
         out = self._range_flags(o, ids)
         r = self.cv_residuals(n_splits)
         se = np.full(est.shape, float(np.sqrt(np.mean(r**2))))

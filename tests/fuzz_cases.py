@@ -685,6 +685,18 @@ def cases() -> list[Case]:
     add(Case("AIPW.predict_interval", "disco",
              lambda kw: fitted_once(DC + "AIPW", None, n_items=8, n_folds=3).predict_interval(**kw),
              lambda: dict(target_outputs=X()[:3]), [A("target_outputs", BN, expect={"half": MAY})]))
+    add(Case("StratifiedAIPW.fit", "disco",
+             est_fit(DC + "StratifiedAIPW", ("n_items", "n_strata", "allocation", "n_folds", "n_components", "penalty",
+                                             "power_tuning", "random_state")),
+             lambda: dict(source_outputs=X(), n_items=8, n_strata=2, allocation="mixed", n_folds=3, n_components=1,
+                          penalty=1.0, power_tuning=False, random_state=0), [
+        A("source_outputs", BINARY, expect={"half": MAY}), A("n_items", INT), A("n_strata", INT),
+        A("allocation", OPTION), A("n_folds", INT), A("n_components", INT, skip=("zero",)), A("penalty", POSITIVE),
+        A("power_tuning", FLAG), A("random_state", RNG)]))
+    add(Case("StratifiedAIPW.predict_interval", "disco",
+             lambda kw: fitted_once(DC + "StratifiedAIPW", None, n_items=8, n_strata=2, n_folds=3).predict_interval(
+                 **kw),
+             lambda: dict(target_outputs=X()[:3]), [A("target_outputs", BN, expect={"half": MAY})]))
     add(Case("MRMR.fit", "disco", est_fit(DC + "MRMR", ("n_items", "scheme", "regressor", "degree", "n_neighbors")),
              lambda: dict(source_outputs=X(), n_items=5), [
         A("source_outputs", BINARY, expect={"half": MAY}), A("n_items", INT), A("scheme", OPTION),

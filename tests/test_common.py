@@ -113,6 +113,7 @@ ESTIMATORS = [
     _subset("DISCO", "effstats.disco", n_items=30, random_state=3),
     _subset("RandomDirect", "effstats.disco", n_items=30, random_state=3),
     _subset("AIPW", "effstats.disco", n_items=30, random_state=3),
+    _subset("StratifiedAIPW", "effstats.disco", n_items=30, random_state=3),
     _subset("AnchorCorr", "effstats.disco", n_items=30, random_state=3),
     _subset("StratifiedHT", "effstats.disco", n_items=30, random_state=3),
     _subset("SortSearchDirect", "effstats.disco", n_items=30, random_state=3),

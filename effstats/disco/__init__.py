@@ -47,6 +47,7 @@ from ._estimator import DISCO
 from ._mrmr import MRMR, RandomLearn, mutual_information_relevance, select_mrmr
 from ._predictors import PREDICTORS, make_predictor
 from ._chooser import MethodChooser, default_candidates
+from ._stratified_aipw import StratifiedAIPW
 from ._protocol import compare_methods, evaluate_split, run_protocol, summarize_comparison
 from ._selection import (
     disagreement,
@@ -74,6 +75,7 @@ __all__ = [
     "RandomDirect",
     "AIPW",
     "difficulty_regressor",
+    "StratifiedAIPW",
     "MRMR",
     "RandomLearn",
     "select_mrmr",

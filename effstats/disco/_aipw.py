@@ -273,15 +273,7 @@ class AIPW(_SubsetEstimator):
         tuned = check_flag(self.power_tuning, "power_tuning")
         if tuned and k < 3:
             raise ValueError(f"power_tuning: needs n_items >= 3 (three folds), got n_items={k}; set power_tuning=False")
-        # one bound for n_folds: every fold needs an item, and power tuning chooses lambda by cross-fitting within
-        # the training folds, so it needs three folds (two inner ones)
-        try:
-            k_folds = check_positive_int(self.n_folds, "n_folds", minimum=3 if tuned else 1, maximum=k)
-        except ValueError as exc:
-            if not tuned:
-                raise
-            raise ValueError(f"{exc} (power_tuning=True chooses lambda by cross-fitting within the training folds; "
-                             "set power_tuning=False for fewer folds)") from None
+        k_folds = _check_folds(self.n_folds, k, tuned, 1)
         self._regressor = _check_regressor(self.regressor)
         # "difficulty": its pipeline's first step (one feature per item) applied once to every item, not per fit
         self._features = _source_responses
@@ -311,11 +303,7 @@ class AIPW(_SubsetEstimator):
         self._stratum_sums = np.stack([np.bincount(strata[pop], weights=row[pop], minlength=len(sizes)) for row in y],
                                       axis=1)
         self._h_sel = h_sel
-        # folds dealt within strata in random order, so each fold holds about k/K items and n_h/K of every stratum
-        order = np.lexsort((rng.random(k), h_sel))
-        folds = np.empty(k, dtype=int)
-        folds[order] = (rng.integers(k_folds) + np.arange(k)) % k_folds
-        self.folds_ = folds
+        self.folds_ = _deal_folds(h_sel, k_folds, rng)
         self.strata_ = strata
         self.stratum_sizes_ = sizes
         self._pop_features = None  # (N, M) for other regressors, built on first use
@@ -349,9 +337,9 @@ class AIPW(_SubsetEstimator):
         ok = var > 1e-12 * max(1.0, Y.shape[1])
         return np.clip(np.where(ok, cov / np.where(ok, var, 1.0), 0.0), 0.0, 1.0)
 
-    def _aipw(self, Y: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Estimates and standard errors for targets whose responses ``Y`` (T, len(idx)) are on sampled items
-        ``idx`` (positions in ``selected_``)."""
+    def _aipw(self, Y: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Estimates, standard errors and Satterthwaite's degrees of freedom for targets whose responses ``Y``
+        (T, len(idx)) are on sampled items ``idx`` (positions in ``selected_``)."""
         X, folds, h = self._x_sel[idx], self.folds_[idx], self._h_sel[idx]
         sizes = self.stratum_sizes_.astype(float)
         n_strata = len(sizes)
@@ -388,11 +376,12 @@ class AIPW(_SubsetEstimator):
         if n_fits == 0:  # the observed items lie in one fold: nothing to cross-fit, the plain mean
             k, n = Y.shape[1], sizes.sum()
             s2 = Y.var(axis=1, ddof=1) if k > 1 else np.full(T, 0.25)
-            return Y.mean(axis=1), np.sqrt(s2 / k * (1 - k / n))
+            return Y.mean(axis=1), np.sqrt(s2 / k * (1 - k / n)), np.full(T, max(k - 1, 1.0))
         with np.errstate(invalid="ignore", divide="ignore"):
             theta_h = np.where(n_corrected > 0, corrected / n_corrected, uncorrected / n_fits)
         w = sizes / sizes.sum()
-        return theta_h @ w, np.sqrt(_stratified_variance(resid, onehot, n_h, sizes, w))
+        var, df = _stratified_variance(resid, onehot, n_h, sizes, w, with_df=True)
+        return theta_h @ w, np.sqrt(var), df
 
     def _estimate(self, o) -> tuple[np.ndarray, np.ndarray]:
         # predict_interval asks for the estimate and its standard error on the same outputs: computed once
@@ -403,12 +392,12 @@ class AIPW(_SubsetEstimator):
         if o.missing is None:
             out = self._aipw(Y, np.arange(Y.shape[1]))
         else:  # each target's observed items are its sample; targets missing the same items share the fits
-            est, se = np.empty(len(Y)), np.empty(len(Y))
+            est, se, df = np.empty(len(Y)), np.empty(len(Y)), np.empty(len(Y))
             patterns, inv = np.unique(o.missing, axis=0, return_inverse=True)
             for p, pattern in enumerate(patterns):
                 rows, idx = np.flatnonzero(inv.ravel() == p), np.flatnonzero(~pattern)
-                est[rows], se[rows] = self._aipw(Y[np.ix_(rows, idx)], idx)
-            out = (est, se)
+                est[rows], se[rows], df[rows] = self._aipw(Y[np.ix_(rows, idx)], idx)
+            out = (est, se, df)
         self._last = (o, out)
         return out
 
@@ -420,10 +409,34 @@ class AIPW(_SubsetEstimator):
         return self._estimate(o)[1]
 
 
+def _check_folds(n_folds: Any, k: int, tuned: bool, minimum: int) -> int:
+    """``n_folds`` checked: one bound, as every fold needs an item, and power tuning chooses lambda by
+    cross-fitting within the training folds, so it needs three folds (two inner ones)."""
+    try:
+        return check_positive_int(n_folds, "n_folds", minimum=3 if tuned else minimum, maximum=k)
+    except ValueError as exc:
+        if not tuned:
+            raise
+        raise ValueError(f"{exc} (power_tuning=True chooses lambda by cross-fitting within the training folds; "
+                         "set power_tuning=False for fewer folds)") from None
+
+
+def _deal_folds(h_sel: np.ndarray, k_folds: int, rng: np.random.Generator) -> np.ndarray:
+    """Folds of the sampled items (strata ``h_sel``), dealt within strata in random order, so that each fold holds
+    about k/K items and n_h/K of every stratum."""
+    k = len(h_sel)
+    order = np.lexsort((rng.random(k), h_sel))
+    folds = np.empty(k, dtype=int)
+    folds[order] = (rng.integers(k_folds) + np.arange(k)) % k_folds
+    return folds
+
+
 def _stratified_variance(resid: np.ndarray, onehot: np.ndarray, n_h: np.ndarray, sizes: np.ndarray,
-                         w: np.ndarray) -> np.ndarray:
+                         w: np.ndarray, with_df: bool = False) -> Any:
     """``sum_h W_h^2 (1 - n_h/N_h) s_h^2 / n_h`` of residuals (T, n) in strata ``onehot`` (n, H) (Cochran 1977,
-    Thm 5.3); strata with one item borrow the pooled within-stratum variance, strata without items add 0."""
+    Thm 5.3); strata with one item borrow the pooled within-stratum variance, strata without items add 0. With
+    ``with_df``, also Satterthwaite's effective degrees of freedom ``(sum_h v_h)^2 / sum_h v_h^2 / (n_h - 1)`` of the
+    terms ``v_h`` (Cochran 1977, Sect. 5.4; a borrowing stratum counts with the pooled degrees of freedom)."""
     with np.errstate(invalid="ignore", divide="ignore"):
         mean_h = (resid @ onehot) / n_h
     mean_h = np.nan_to_num(mean_h)
@@ -433,7 +446,14 @@ def _stratified_variance(resid: np.ndarray, onehot: np.ndarray, n_h: np.ndarray,
     s2_h = np.where(dof > 0, ss_h / np.maximum(dof, 1), pooled[:, None])
     with np.errstate(invalid="ignore", divide="ignore"):
         terms = np.where(n_h > 0, w**2 * s2_h / n_h * (1 - n_h / sizes), 0.0)
-    return terms.sum(axis=1)
+    var = terms.sum(axis=1)
+    if not with_df:
+        return var
+    nu_h = np.where(dof > 0, dof, max(dof.sum(), 1)).astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        # every residual 0 (no variance): the degrees of freedom of the sample, the value for equal terms
+        df = np.where(var > 0, var**2 / (terms**2 / nu_h).sum(axis=1), max(dof.sum(), 1))
+    return var, df
 
 
 def _check_regressor(regressor: Any) -> Any:

@@ -1,0 +1,133 @@
+"""Gain of the design-based estimators over the plain mean of random items, on real per-item data.
+
+For each dataset and split (in range: 20 random targets; out of range: the best 20 % of the models held out as
+targets, the rest as sources), each seed draws the items anew; every estimator is fitted on the sources and
+estimates the targets' full-benchmark scores from ``n`` items. Reported per dataset, split and estimator: the MAE
+(points, mean over seeds, ± its standard deviation over seeds), the ratio to the plain mean's MAE on random items
+of the same seeds (ratio of the seed means, ± the standard error of the per-seed ratios), and the 95 % interval
+coverage at each budget (share of target × seed intervals holding the true score).
+
+Data: ``load_imagenet_predictions`` (67 models × 80,000 items), ``load_cifar10_predictions`` (30 × 14,021),
+``load_alpacaeval`` (56 × 805, the judge's P(win): graded scores) from the shared predictions folder
+(:func:`effstats.datasets.data_root`), and the bundled ``load_lifelong_digits`` (500 × 30,400; 120 random
+models of them, so that a run stays within minutes). A dataset whose files are absent is skipped, saying so.
+
+Run: ``.venv/bin/python benchmarks/estimator_gain.py [--seeds 10] [--items 100] [--coverage 50,100,300]
+[--datasets imagenet,cifar10,alpacaeval,digits] [--markdown]``
+"""
+from __future__ import annotations
+
+import argparse
+import time
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from effstats.disco import AIPW, RandomDirect, StratifiedAIPW, StratifiedHT
+from effstats.splits import performance_split, random_split
+
+
+def _load(name: str):
+    from effstats import datasets
+
+    if name == "imagenet":
+        return datasets.load_imagenet_predictions()
+    if name == "cifar10":
+        return datasets.load_cifar10_predictions()
+    if name == "alpacaeval":
+        return datasets.load_alpacaeval(outcome="win")
+    if name == "digits":
+        rm = datasets.load_lifelong_digits(probabilities=False)
+        keep = np.sort(np.random.default_rng(0).choice(rm.n_models, 120, replace=False))
+        return rm.subset(models=keep)
+    raise ValueError(f"datasets: unknown dataset {name!r}")
+
+
+ESTIMATORS = {
+    "plain mean": lambda n, s: RandomDirect(n, random_state=s),
+    "AIPW difficulty": lambda n, s: AIPW(n, regressor="difficulty", random_state=s),
+    "StratifiedHT": lambda n, s: StratifiedHT(n, random_state=s),
+    "StratifiedAIPW": lambda n, s: StratifiedAIPW(n, random_state=s),
+}
+VARIANTS = {
+    "SA H1": lambda n, s: StratifiedAIPW(n, n_strata=1, random_state=s),
+    "SA H10": lambda n, s: StratifiedAIPW(n, n_strata=10, random_state=s),
+    "SA c0": lambda n, s: StratifiedAIPW(n, n_components=0, random_state=s),
+    "SA c3": lambda n, s: StratifiedAIPW(n, n_components=3, random_state=s),
+    "SA ney": lambda n, s: StratifiedAIPW(n, allocation="neyman", random_state=s),
+    "SA ney H10": lambda n, s: StratifiedAIPW(n, n_strata=10, allocation="neyman", random_state=s),
+}
+
+
+def _splits(rm, seed: int):
+    n_targets = min(20, rm.n_models // 3)
+    yield "in range", random_split(rm, n_targets, rng=seed).apply(rm)
+    yield "out of range", performance_split(rm, top_fraction=0.2).apply(rm)
+
+
+def run(rm, n_items: int, seeds: int, estimators: dict, coverage_only: bool = False) -> pd.DataFrame:
+    rows = []
+    for seed in range(seeds):
+        for split, (src, tgt) in _splits(rm, seed):
+            truth = tgt.values_with_nan()
+            truth = np.nanmean(truth, axis=1)
+            for name, make in estimators.items():
+                if coverage_only and name == "plain mean":
+                    continue
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    p = make(n_items, 1000 + seed).fit(src).predict_interval(tgt)
+                ci = p.confidence_interval(0.95)
+                err = np.abs(p.statistic - truth)
+                rows.append({"split": split, "estimator": name, "seed": seed, "mae": 100 * err.mean(),
+                             "covered": np.mean((ci.low <= truth) & (truth <= ci.high)), "n_targets": len(truth)})
+    return pd.DataFrame(rows)
+
+
+def summarize(df: pd.DataFrame) -> pd.DataFrame:
+    plain = df[df.estimator == "plain mean"].set_index(["split", "seed"])["mae"]
+    out = []
+    for (split, name), g in df.groupby(["split", "estimator"], sort=False):
+        base = plain.loc[split].reindex(g.seed).to_numpy()
+        ratio = g.mae.to_numpy() / base
+        out.append({"split": split, "estimator": name, "mae": g.mae.mean(), "mae_sd": g.mae.std(ddof=1),
+                    "ratio": g.mae.mean() / base.mean(), "ratio_se": ratio.std(ddof=1) / np.sqrt(len(ratio)),
+                    "coverage": g.covered.mean()})
+    return pd.DataFrame(out)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seeds", type=int, default=10)
+    ap.add_argument("--items", type=int, default=100)
+    ap.add_argument("--coverage", default="50,300", help="further budgets for the StratifiedAIPW coverage")
+    ap.add_argument("--datasets", default="imagenet,cifar10,alpacaeval,digits")
+    ap.add_argument("--estimators", default=",".join(ESTIMATORS))
+    args = ap.parse_args()
+    ests = {k: {**ESTIMATORS, **VARIANTS}[k] for k in args.estimators.split(",")}
+    budgets = [int(b) for b in args.coverage.split(",") if b]
+    tables = []
+    for name in args.datasets.split(","):
+        t0 = time.perf_counter()
+        try:
+            rm = _load(name)
+        except (FileNotFoundError, OSError, ValueError) as exc:
+            print(f"{name}: skipped ({exc})")
+            continue
+        s = summarize(run(rm, args.items, args.seeds, ests))
+        s.insert(0, "dataset", f"{name} ({rm.n_models}×{rm.n_items:,})")
+        for b in budgets:
+            if b >= rm.n_items:
+                continue
+            c = run(rm, b, args.seeds, {"StratifiedAIPW": ESTIMATORS["StratifiedAIPW"]}, coverage_only=True)
+            cov = c.groupby("split").covered.mean()
+            s[f"cov@{b}"] = np.where(s.estimator == "StratifiedAIPW", s.split.map(cov), np.nan)
+        tables.append(s)
+        print(s.round(3).to_string(index=False), f"\n{name}: {time.perf_counter() - t0:.0f} s\n", flush=True)
+    if tables:
+        print(pd.concat(tables).round(3).to_markdown(index=False))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,361 @@
+"""Stratified AIPW: stratified random items on the sources' difficulty order, corrected by an item-response model.
+
+Two design-based gains at once: the items are drawn within strata of the source models' difficulty order (the
+order Sort & Search sorts items by), and within each stratum a low-dimensional logistic model of the target's
+response on item features from the sources (logit difficulty, the items' loadings on the sources' first
+principal components) corrects the stratum's mean by cross-fitted residuals (the difference estimator of a
+stratified sample; Cochran 1977, Sect. 5 and 7; prediction-powered inference, Angelopoulos et al. 2023).
+
+References
+----------
+Cochran, W. G. (1977). *Sampling Techniques*, 3rd ed. Wiley (Ch. 5 stratified sampling, Sect. 5.4 Satterthwaite's
+degrees of freedom, Ch. 7 regression and difference estimators).
+Angelopoulos, A. N., Bates, S., Fannjiang, C., Jordan, M. I. & Zrnic, T. (2023). Prediction-powered inference.
+*Science* 382(6671), 669–674.
+Zrnic, T. & Candès, E. J. (2024). Cross-prediction-powered inference. *PNAS* 121(15), e2322083121.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from scipy import special
+
+from .._subset import _first_per_group, _impute
+from .._validation import check_flag, check_option, check_positive, check_positive_int, check_rng
+from ._aipw import AIPW, _check_folds, _deal_folds, _Fit
+
+__all__ = ["StratifiedAIPW"]
+
+
+class StratifiedAIPW(AIPW):
+    r"""Stratified prediction-powered estimate of a target's benchmark score from a stratified random subset.
+
+    Items are sorted by the source models' difficulty order and cut into ``n_strata`` strata of equal size;
+    ``n_items`` are drawn at random within strata (proportional or Neyman allocation). A logistic model of the
+    target's response on a few item features from the sources (the logit of the item's share of source models
+    right, and its loadings on the sources' first ``n_components`` principal components) is fitted on the sampled
+    items, cross-fitted over ``n_folds`` folds so that it never corrects an item it was fitted on, and predicted on
+    every item; within each stratum the sampled items' residuals correct the model's mean (Notes). The estimate
+    is design-unbiased whatever the target's distance from the sources; its interval is design-based (random
+    items), with a t quantile on Satterthwaite's degrees of freedom, and holds for a target outside the sources'
+    range too.
+
+    Parameters
+    ----------
+    n_items : int, default=100
+        Number of items evaluated, at least 2.
+    n_strata : int, default=6
+        Strata of equal size along the sources' difficulty order, at most ``n_items``; ``min(n_strata,
+        n_items // 2)`` are used, so that every stratum holds two sampled items and a variance. Cochran (1977,
+        Sect. 5A.8) finds little gain beyond six strata on one stratifying variable.
+    allocation : {"mixed", "proportional", "neyman"}, default="mixed"
+        Items per stratum. ``"proportional"``: in proportion to its size ``N_h``. ``"neyman"``: to
+        ``N_h S_h``, with :math:`S_h` the source models' mean within-stratum standard deviation of their responses
+        (a proxy: the target's is unknown before it is evaluated), which puts the items where the sources
+        disagree. ``"mixed"``: half the budget each way (``N_h (S_h + \sum_g W_g S_g)``), which keeps most of
+        Neyman's gain and at least half the proportional allocation in every stratum, for a target whose
+        uncertain items are not the sources' (a model far better than every source). At least two items per
+        stratum in every case.
+    n_folds : int, default=5
+        Folds of the sampled items for cross-fitting, in ``[2, n_items]`` (at least 3 with ``power_tuning``).
+    n_components : int, default=1
+        Principal components of the sources' responses whose item loadings join the logit difficulty as
+        features (0: the difficulty alone).
+    penalty : float, default=1.0
+        L2 penalty on the logistic model's slopes (features standardised to unit variance); the intercept gets
+        a hundredth of it, which keeps the fit finite when a training fold's responses are all 0 or all 1.
+    power_tuning : bool, default=False
+        Scale the model's predictions by ``lambda`` in [0, 1] chosen by cross-fitting within the training folds
+        (PPI++; as :class:`effstats.disco.AIPW`).
+    random_state : int, Generator or None, default=None
+        Draws the items, then the folds.
+
+    Attributes
+    ----------
+    selected_ : ndarray of shape (n_items,)
+        Sampled item positions, ascending.
+    selected_ids_ : Index or None
+        Their ids, when fitted on labelled outputs.
+    folds_ : ndarray of shape (n_items,)
+        Fold of each sampled item (in ``selected_`` order).
+    strata_ : ndarray of shape (n_items_total,)
+        Stratum of every item, 0 for the hardest items; -1 for items no source model answered.
+    stratum_sizes_ : ndarray of shape (n_strata_used,)
+        Items per stratum, ``N_h``.
+    allocation_ : ndarray of shape (n_strata_used,)
+        Sampled items per stratum, ``n_h``.
+    features_ : ndarray of shape (n_items_total, 1 + n_components)
+        Standardised item features (logit difficulty, then the loadings); 0 for unanswered items.
+    n_items_total_ : int
+        Items in the source outputs.
+
+    See Also
+    --------
+    effstats.disco.AIPW : random items with a regression correction (no strata).
+    effstats.disco.StratifiedHT : strata without a regression correction.
+    effstats.sortsearch.SortSearch : the sources' difficulty order.
+
+    Notes
+    -----
+    The design. The :math:`N` items are sorted by the smoothed logit of their share of source models right,
+    :math:`z_i = \operatorname{logit}((k_i + 1/2) / (M + 1))` (ties broken by the first loading), and cut into
+    :math:`H` strata :math:`U_h` of :math:`N_h` items; a simple random sample :math:`S_h` of :math:`n_h` items is
+    drawn in each (Cochran 1977, Ch. 5), :math:`W_h = N_h / N`. Neyman's allocation
+    :math:`n_h \propto N_h S_h` minimises the variance of the stratified mean for given within-stratum standard
+    deviations :math:`S_h` of the estimated variable (Cochran 1977, Thm 5.6); the target's :math:`S_h` are
+    unknown before it is evaluated, so the sources' stand in, and ``"mixed"`` spends half the budget
+    proportionally, which bounds the loss when they mislead. The allocation depends on the sources only, so the
+    estimate below stays design-unbiased whatever it is.
+
+    The estimate. The sampled items are dealt at random into :math:`J` folds within strata; :math:`T_j` is the
+    training set of fold :math:`j` (the other folds), :math:`S_{jh}` the held-out fold's items in stratum
+    :math:`h`, and :math:`g_j(x) = \lambda_j\,\operatorname{expit}(x^\top\beta_j)` the logistic model fitted on
+    :math:`T_j` alone (by penalised quasi-likelihood, so that graded scores in [0, 1] work too;
+    :math:`\lambda_j = 1` without power tuning). Within each stratum the difference estimator (Cochran 1977,
+    Sect. 7.1) keeps the training items' known responses and corrects the model on the others:
+
+    .. math::
+
+        \hat\theta_{jh} = \frac{1}{N_h}\Big(\sum_{T_{jh}} y + \sum_{U_h \setminus T_{jh}} g_j
+        + (N_h - t_{jh})\,\overline{(y - g_j)}_{S_{jh}}\Big), \qquad
+        \hat\theta_h = \frac{1}{J_h}\sum_{j:\,S_{jh} \neq \emptyset} \hat\theta_{jh}, \qquad
+        \hat\theta = \sum_h W_h\,\hat\theta_h .
+
+    Given :math:`T_j`, the items :math:`S_{jh}` are a simple random sample of :math:`U_h \setminus T_{jh}` and
+    :math:`g_j` does not depend on them, so :math:`E[\overline{(y - g_j)}_{S_{jh}} \mid T_j]` is the mean of
+    :math:`y - g_j` over :math:`U_h \setminus T_{jh}` and :math:`E[\hat\theta_{jh}] = \bar y_{U_h}`: the estimate
+    is exactly design-unbiased for the benchmark's mean :math:`\theta = \sum_h W_h \bar y_{U_h}` (checked by
+    enumerating every sample and fold assignment of a small benchmark in the tests). With
+    :math:`g \equiv 0` it is the stratified mean; with one stratum, :class:`effstats.disco.AIPW`.
+
+    The variance. Treating the cross-fitted residuals :math:`e_i = y_i - g_{j(i)}(x_i)` as the values of a fixed
+    variable, :math:`\hat\theta` is a stratified mean of :math:`e` plus known terms, whose variance is
+    Cochran's Thm 5.3 with the finite-population correction:
+
+    .. math::
+
+        \widehat{\mathrm{Var}}(\hat\theta) = \sum_h a_h s_{e,h}^2, \qquad
+        a_h = \frac{W_h^2}{n_h}\Big(1 - \frac{n_h}{N_h}\Big),
+
+    with :math:`s_{e,h}^2` the residuals' sample variance in stratum :math:`h` (a stratum with one observed item
+    borrows the pooled within-stratum variance: its neighbours' collapsed estimate). The interval is
+    :math:`\hat\theta \pm t_{\nu, 1 - \alpha/2}\,\widehat{\mathrm{se}}` with Satterthwaite's effective degrees of
+    freedom (Cochran 1977, Sect. 5.4)
+
+    .. math::
+
+        \nu = \frac{\big(\sum_h a_h s_{e,h}^2\big)^2}{\sum_h (a_h s_{e,h}^2)^2 / (n_h - 1)},
+
+    between :math:`\min_h (n_h - 1)` and :math:`\sum_h (n_h - 1)`; it widens the interval where a few strata
+    carry the variance, which is where the normal quantile undercovers at 50 items.
+
+    Features. :math:`z_i` above, and the item's loadings on the first ``n_components`` right singular vectors
+    of the sources' item-centred response matrix (the item's discrimination along the sources' ability axis, a
+    one-dimensional item-response model's slope, for the first); each standardised to unit variance over the
+    items. Few parameters (``2 + n_components``), so that the tens of items of a training fold fit them, also
+    for a target better than every source (its level moves the intercept).
+
+    Missing cells. A source model's missing response is replaced by the item's mean over the models that
+    answered it; items no source model answered are never drawn and are outside the estimated mean. A target
+    without outputs on some sampled items is estimated from the others with a ``UserWarning``; a stratum where
+    it has none is estimated by the model alone (no design-based correction there, no variance).
+
+    References
+    ----------
+    .. [1] Cochran, W. G. (1977). *Sampling Techniques*, 3rd ed. Wiley. Ch. 5 (stratified random sampling,
+       Thm 5.3; Sect. 5.4, effective degrees of freedom), Ch. 7 (regression and difference estimators).
+    .. [2] Angelopoulos, A. N., Bates, S., Fannjiang, C., Jordan, M. I. & Zrnic, T. (2023). Prediction-powered
+       inference. *Science* 382(6671), 669–674.
+    .. [3] Angelopoulos, A. N., Duchi, J. C. & Zrnic, T. (2023). PPI++: Efficient prediction-powered inference.
+       arXiv:2311.01453.
+    .. [4] Zrnic, T. & Candès, E. J. (2024). Cross-prediction-powered inference. *PNAS* 121(15), e2322083121.
+    .. [5] Prabhu, A., Udandarao, V., Torr, P., Bethge, M., Bibi, A. & Albanie, S. (2024). Efficient lifelong
+       model evaluation in an era of rapid progress. *NeurIPS 2024*, arXiv:2402.19472 (Sort & Search's order).
+
+    Examples
+    --------
+    >>> from effstats.datasets import simulate_responses
+    >>> from effstats.disco import StratifiedAIPW
+    >>> rm = simulate_responses(40, 2000, rng=0)
+    >>> src, tgt = rm.subset(models=range(30)), rm.subset(models=range(30, 40))  # 30 sources, 10 new models
+    >>> est = StratifiedAIPW(n_items=200, random_state=0).fit(src)
+    >>> est.stratum_sizes_, est.allocation_
+    (array([334, 333, 333, 334, 333, 333]), array([31, 34, 35, 35, 34, 31]))
+    >>> est.predict_interval(tgt).to_frame().head(3).round(3)  # their accuracy on all 2,000 items, from 200
+               estimate  standard_error    low   high  out_of_range
+    model_ids
+    sim30         0.329           0.030  0.270  0.388         False
+    sim31         0.410           0.031  0.350  0.471         False
+    sim32         0.464           0.032  0.401  0.527         False
+    >>> tgt.accuracy().head(3).round(3).tolist()  # the truth
+    [0.302, 0.466, 0.476]
+    """
+
+    _interval_kind = "design"
+
+    def __init__(self, n_items: int = 100, n_strata: int = 6, allocation: str = "mixed", n_folds: int = 5,
+                 n_components: int = 1, penalty: float = 1.0, power_tuning: bool = False,
+                 random_state: Any = None) -> None:
+        self.n_items = n_items
+        self.n_strata = n_strata
+        self.allocation = allocation
+        self.n_folds = n_folds
+        self.n_components = n_components
+        self.penalty = penalty
+        self.power_tuning = power_tuning
+        self.random_state = random_state
+
+    def fit(self, source_outputs: Any, source_scores: Any = None, *, labels: Any = None) -> "StratifiedAIPW":
+        """Build the item features and strata from the source models, and draw the stratified sample.
+
+        Parameters
+        ----------
+        source_outputs : ResponseMatrix, DataFrame or array
+            The source models' outputs on all items (probabilities, class ids with ``labels``, or
+            correctness / graded scores in [0, 1], an integer 0/1 matrix included).
+        source_scores : array of shape (n_source,), optional
+            Unused by the estimate (kept for the protocol).
+        labels : array of shape (n_items_total,), optional
+            True classes, for class ids or probabilities.
+
+        Returns
+        -------
+        self : StratifiedAIPW
+            The fitted estimator.
+
+        Examples
+        --------
+        >>> from effstats.datasets import simulate_responses
+        >>> from effstats.disco import StratifiedAIPW
+        >>> est = StratifiedAIPW(n_items=40, n_strata=4, random_state=0).fit(simulate_responses(30, 400, rng=0))
+        >>> est.allocation_.tolist(), est.features_.shape
+        ([10, 10, 10, 10], (400, 2))
+        """
+        src, _ = self._fit_source(source_outputs, source_scores, labels)
+        k = check_positive_int(self.n_items, "n_items", minimum=2)
+        n_strata = check_positive_int(self.n_strata, "n_strata", maximum=k)
+        allocation = check_option(self.allocation, "allocation", ("mixed", "proportional", "neyman"), ignore_case=True)
+        n_comp = check_positive_int(self.n_components, "n_components", minimum=0, maximum=8)
+        self._penalty = check_positive(self.penalty, "penalty")
+        tuned = check_flag(self.power_tuning, "power_tuning")
+        k_folds = _check_folds(self.n_folds, k, tuned, 2)
+        rng = check_rng(self.random_state, "random_state")
+        n = src.n_items
+        pop = np.arange(n) if self._answered is None else self._answered
+        y = _impute(src.correctness("source_outputs"), src.missing, src.item_means("source_outputs"))[:, pop]
+        feats = _item_features(y, min(n_comp, y.shape[0] - 1))
+        h_max = max(1, min(n_strata, k // 2, len(pop)))
+        # strata of equal size along the difficulty order (ties broken by the first loading, then position)
+        order = np.lexsort((np.arange(len(pop)), feats[:, -1] if n_comp else np.zeros(len(pop)), feats[:, 0]))
+        strata_pop = np.empty(len(pop), dtype=int)
+        strata_pop[order] = np.arange(len(pop)) * h_max // len(pop)
+        sizes = np.bincount(strata_pop, minlength=h_max)
+        spread = None
+        if allocation != "proportional":  # the sources' mean within-stratum sd of their responses, a proxy of S_h
+            onehot = np.eye(h_max)[strata_pop]  # (N, H)
+            sums, squares = y @ onehot, (y * y) @ onehot  # (M, H)
+            var_h = np.maximum(squares - sums**2 / sizes, 0.0) / np.maximum(sizes - 1, 1)
+            sd_h = np.sqrt(var_h).mean(axis=0)
+            # "mixed": half the budget proportional, half Neyman (n_h proportional to N_h (S_h + sum_g W_g S_g))
+            spread = sd_h if allocation == "neyman" else sd_h + sd_h @ (sizes / sizes.sum())
+        alloc = _allocate(sizes, k, spread)
+        key = rng.random(len(pop))
+        chosen = pop[_first_per_group(np.lexsort((key, strata_pop)), strata_pop, sizes, alloc)]
+        self._set_selected(chosen)
+        strata = np.full(n, -1)
+        strata[pop] = strata_pop
+        full = np.zeros((n, feats.shape[1]))
+        full[pop] = feats
+        h_sel = strata[self.selected_]
+        self.folds_ = _deal_folds(h_sel, k_folds, rng)
+        self.strata_ = strata
+        self.stratum_sizes_ = sizes
+        self.allocation_ = alloc
+        self.features_ = full
+        self._x_sel = np.ascontiguousarray(full[self.selected_])
+        self._h_sel = h_sel
+        self._pop_features = (feats, strata_pop)
+        self._last = None  # estimates of the last target outputs (a refit must not reuse them)
+        return self
+
+    def _fit_f(self, X: np.ndarray, Y: np.ndarray) -> _Fit:
+        return _LogitFit(X, Y, self._penalty, *self._pop_features, len(self.stratum_sizes_))
+
+    def _design_df(self, o) -> np.ndarray:
+        """Satterthwaite's effective degrees of freedom of the stratified residual variance (class Notes)."""
+        return self._estimate(o)[2]
+
+
+def _allocate(sizes: np.ndarray, k: int, spread: np.ndarray | None) -> np.ndarray:
+    """Items per stratum: ``k`` in proportion to ``sizes`` (times ``spread``: Neyman), by largest remainders, at
+    least two (one when a stratum holds one item) and at most the stratum's size."""
+    weight = sizes * (np.ones(len(sizes)) if spread is None else np.maximum(spread, 1e-3 * spread.max() + 1e-12))
+    raw = k * weight / weight.sum()
+    floor = np.minimum(sizes, 2)
+    alloc = np.clip(np.floor(raw).astype(int), floor, sizes)
+    while alloc.sum() < k:
+        gap = np.where(alloc < sizes, raw - alloc, -np.inf)
+        alloc[np.argmax(gap)] += 1
+    while alloc.sum() > k:
+        gap = np.where(alloc > floor, alloc - raw, -np.inf)
+        alloc[np.argmax(gap)] -= 1
+    return alloc
+
+
+def _item_features(y: np.ndarray, n_comp: int) -> np.ndarray:
+    """Standardised item features from the sources' responses ``y`` (M, N): the smoothed logit difficulty and the
+    loadings on the first ``n_comp`` principal components of the item-centred matrix; shape (N, 1 + n_comp)."""
+    m = y.shape[0]
+    p = (y.sum(axis=0) + 0.5) / (m + 1.0)
+    cols = [np.log(p / (1 - p))]
+    if n_comp:
+        yc = y - y.mean(axis=0)
+        # the (M, M) Gram matrix's eigenvectors: the thin SVD without an (N, M) factor of size N x M in float64
+        vals, vecs = np.linalg.eigh(yc @ yc.T)
+        top = np.argsort(vals)[::-1][:n_comp]
+        load = (vecs[:, top].T @ yc)  # (n_comp, N): item loadings times the singular values
+        # a sign convention: loadings correlate positively with the item's share of sources right
+        sign = np.sign(load @ (cols[0] - cols[0].mean()))
+        cols.extend(load * np.where(sign == 0, 1.0, sign)[:, None])
+    X = np.column_stack(cols)
+    sd = X.std(axis=0)
+    return (X - X.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
+
+
+class _LogitFit(_Fit):
+    """Penalised logistic (quasi-likelihood) regressions of every target's responses on the same item features,
+    by Newton's method for all targets at once; predicted on every item for the strata's sums."""
+
+    def __init__(self, X: np.ndarray, Y: np.ndarray, penalty: float, pop_x: np.ndarray, pop_h: np.ndarray,
+                 n_strata: int, n_iter: int = 50) -> None:
+        Xa = np.column_stack([np.ones(len(X)), X])  # (n, p)
+        T, p = Y.shape[0], Xa.shape[1]
+        lam = np.full(p, float(penalty))
+        lam[0] = penalty / 100.0
+        beta = np.zeros((T, p))
+        # start at the training mean's logit: one Newton step from there is usually nearly converged
+        beta[:, 0] = special.logit(np.clip(Y.mean(axis=1), 0.02, 0.98))
+        for _ in range(n_iter):
+            mu = special.expit(beta @ Xa.T)  # (T, n)
+            grad = (Y - mu) @ Xa - lam * beta  # (T, p)
+            w = mu * (1 - mu)
+            hess = np.einsum("tn,np,nq->tpq", w, Xa, Xa) + np.diag(lam)
+            step = np.linalg.solve(hess, grad[..., None])[..., 0]
+            # damped: a step of at most 5 on the logit scale keeps a separable fold from overshooting
+            step *= np.minimum(1.0, 5.0 / np.maximum(np.abs(step).max(axis=1, keepdims=True), 1e-300))
+            beta += step
+            if np.abs(step).max() < 1e-8:
+                break
+        self.beta = beta
+        self._pop_x, self._pop_h, self._n_strata = pop_x, pop_h, n_strata
+
+    def at(self, Xq: np.ndarray) -> np.ndarray:
+        return special.expit(self.beta[:, 1:] @ Xq.T + self.beta[:, :1])
+
+    def stratum_sums(self) -> np.ndarray:
+        f = self.at(self._pop_x)  # (T, N)
+        onehot_sums = np.zeros((f.shape[0], self._n_strata))
+        for h in range(self._n_strata):  # H column sums; a (T, N) @ (N, H) one-hot would allocate N x H
+            onehot_sums[:, h] = f[:, self._pop_h == h].sum(axis=1)
+        return onehot_sums

@@ -1,0 +1,160 @@
+"""StratifiedAIPW: exact design-unbiasedness by enumeration, Monte-Carlo coverage in and out of range, the design,
+and input validation."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from effstats.datasets import simulate_responses
+from effstats.disco import RandomDirect, StratifiedAIPW
+from effstats.splits import performance_split
+
+
+def _tiny(rng: int = 0):
+    """6 source models x 10 items with distinct shares of sources right, so that the strata (5 + 5 items) are
+    fixed; a target's 0/1 responses and a graded one."""
+    g = np.random.default_rng(rng)
+    right = np.array([0, 1, 1, 2, 3, 4, 4, 5, 5, 6])  # sources right on each item
+    src = np.stack([g.permutation(np.arange(6) < r) for r in right], axis=1).astype(float)
+    share = right / 6
+    y01 = (g.random(10) < 0.3 + 0.5 * share).astype(float)
+    graded = np.clip(0.2 + 0.6 * share + g.normal(0, 0.1, 10), 0, 1)
+    return src, np.vstack([y01, graded])
+
+
+def test_point_estimate_is_unbiased_over_every_sample_and_fold_assignment():
+    """N = 10 items in 2 strata of 5, n = 4 (2 a stratum), 2 folds: the design has C(5, 2)^2 = 100 samples, each
+    with 4 equally likely fold assignments (one item of each stratum in each fold). Every configuration is reached
+    by some random_state; the mean of the estimate over the distinct configurations (each equally likely) is the
+    benchmark's mean, to rounding."""
+    src, tgt = _tiny()
+    n_configs = 400
+    seen: dict = {}
+    for seed in range(40 * n_configs):
+        est = StratifiedAIPW(n_items=4, n_strata=2, n_folds=2, random_state=seed).fit(src)
+        # folds are labels: relabelled assignments are the same configuration only if they split the items alike
+        key = (tuple(est.selected_), tuple(est.folds_))
+        if key not in seen:
+            seen[key] = est.predict(tgt)
+        if len(seen) == n_configs:
+            break
+    assert len(seen) == n_configs, f"{len(seen)} of {n_configs} configurations reached"
+    assert {tuple(np.bincount(StratifiedAIPW(4, n_strata=2, n_folds=2).fit(src).strata_))} == {(5, 5)}
+    mean = np.mean(list(seen.values()), axis=0)
+    np.testing.assert_allclose(mean, tgt.mean(axis=1), rtol=0, atol=1e-12)
+    # not trivially: single estimates vary
+    assert np.ptp(np.array(list(seen.values()))[:, 0]) > 0.05
+
+
+def test_design_allocates_within_strata_and_the_proxy_moves_items():
+    rm = simulate_responses(40, 3000, rng=1)
+    src = rm.subset(models=range(30))
+    for allocation in ("proportional", "neyman", "mixed"):
+        est = StratifiedAIPW(n_items=120, allocation=allocation, random_state=0).fit(src)
+        counts = np.bincount(est.strata_[est.selected_], minlength=len(est.stratum_sizes_))
+        np.testing.assert_array_equal(counts, est.allocation_)
+        assert est.allocation_.sum() == 120 and est.allocation_.min() >= 2
+        assert np.ptp(est.stratum_sizes_) <= 1  # equal strata along the difficulty order
+        if allocation == "proportional":
+            assert np.ptp(est.allocation_) <= 1
+    # strata ordered hard to easy: mean source correctness increases with the stratum
+    p = src.values.mean(axis=0)
+    means = [p[est.strata_ == h].mean() for h in range(len(est.stratum_sizes_))]
+    assert np.all(np.diff(means) > 0)
+    # Neyman puts more items in the middle strata (where sources disagree) than at the easy and hard ends
+    ney = StratifiedAIPW(n_items=120, allocation="neyman", random_state=0).fit(src).allocation_
+    assert ney[len(ney) // 2] > max(ney[0], ney[-1])
+    # fewer strata than asked when the budget cannot give each two items
+    assert len(StratifiedAIPW(n_items=7, n_strata=6, random_state=0).fit(src).stratum_sizes_) == 3
+
+
+def _coverage(src, tgt, n_items, reps, allocation="mixed"):
+    truth = tgt.values.mean(axis=1)
+    hit, err, err_plain = [], [], []
+    for seed in range(reps):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            p = StratifiedAIPW(n_items, allocation=allocation, random_state=seed).fit(src).predict_interval(tgt)
+            plain = RandomDirect(n_items, random_state=seed).fit(src).predict(tgt)
+        ci = p.confidence_interval(0.95)
+        hit.append((ci.low <= truth) & (truth <= ci.high))
+        err.append(np.abs(p.statistic - truth))
+        err_plain.append(np.abs(plain - truth))
+    return np.mean(hit), np.mean(err), np.mean(err_plain), p
+
+
+@pytest.mark.parametrize("split", ["in range", "out of range"])
+def test_interval_covers_from_fifty_items(split):
+    """Monte Carlo: 150 draws of 50 items for 10 targets (1,500 intervals). The nominal 0.95 less 3 Monte-Carlo
+    standard errors (0.017 for 1,500 independent intervals) is 0.933; the intervals of one draw share its items,
+    so the tolerance is 0.92. Out of range: the 10 best of 40 models, estimated from the 30 others."""
+    rm = simulate_responses(40, 3000, rng=2)
+    if split == "in range":
+        src, tgt = rm.subset(models=range(30)), rm.subset(models=range(30, 40))
+    else:
+        src, tgt = performance_split(rm, top_fraction=0.25).apply(rm)
+        assert tgt.accuracy().min() > src.accuracy().max()
+    cov, mae, mae_plain, p = _coverage(src, tgt, 50, 150)
+    assert cov >= 0.92, cov
+    if split == "in range":
+        assert mae < mae_plain  # and the better estimate on the same budget
+    assert p.df is not None and np.all(p.df >= 1)
+
+
+def test_degrees_of_freedom_lie_between_the_smallest_stratum_and_the_sample():
+    rm = simulate_responses(40, 2000, rng=3)
+    src, tgt = rm.subset(models=range(30)), rm.subset(models=range(30, 40))
+    est = StratifiedAIPW(n_items=60, random_state=0).fit(src)
+    p = est.predict_interval(tgt)
+    n_h = est.allocation_
+    assert np.all(p.df >= n_h.min() - 1 - 1e-9) and np.all(p.df <= (n_h - 1).sum() + 1e-9)
+    # the t interval is wider than the normal one by the ratio of the quantiles
+    ci = p.confidence_interval(0.95)
+    q = stats.t.ppf(0.975, p.df)
+    inside = (ci.low > 0) & (ci.high < 1)
+    np.testing.assert_allclose(((ci.high - ci.low) / (2 * p.standard_error))[inside], q[inside], rtol=1e-10)
+
+
+def test_graded_scores_and_missing_target_cells():
+    g = np.random.default_rng(4)
+    rm = simulate_responses(30, 1000, rng=4)
+    scores = np.clip(rm.values * 0.7 + g.random(rm.values.shape) * 0.3, 0, 1)
+    src, tgt = scores[:25], scores[25:]
+    est = StratifiedAIPW(n_items=80, random_state=0).fit(src)
+    p = est.predict_interval(tgt)
+    assert np.all(np.abs(p.statistic - tgt.mean(axis=1)) < 4 * p.standard_error + 1e-9)
+    cut = tgt.copy()
+    cut[0, est.selected_[:5]] = np.nan
+    with pytest.warns(UserWarning, match="missing"):
+        q = est.predict_interval(cut)
+    assert np.isfinite(q.statistic).all() and np.isfinite(q.standard_error).all()
+    np.testing.assert_array_equal(q.statistic[1:], p.statistic[1:])
+
+
+@pytest.mark.parametrize("param, value, match", [
+    ("n_items", 1, "n_items"),
+    ("n_items", 101, "n_items"),
+    ("n_strata", 0, "n_strata"),
+    ("n_strata", 50, "n_strata"),
+    ("allocation", "optimal", "allocation"),
+    ("n_components", -1, "n_components"),
+    ("n_components", 2.5, "n_components"),
+    ("penalty", 0.0, "penalty"),
+    ("penalty", float("nan"), "penalty"),
+    ("n_folds", 1, "n_folds"),
+    ("power_tuning", "yes", "power_tuning"),
+    ("random_state", "seed", "random_state"),
+])
+def test_bad_parameters_name_the_argument(param, value, match):
+    src = simulate_responses(10, 100, rng=0).values
+    with pytest.raises(ValueError, match=f"^{match}"):
+        StratifiedAIPW(**{"n_items": 20, param: value}).fit(src)
+
+
+def test_power_tuning_needs_three_folds():
+    src = simulate_responses(10, 100, rng=0).values
+    with pytest.raises(ValueError, match="^n_folds.*power_tuning"):
+        StratifiedAIPW(n_items=20, n_folds=2, power_tuning=True).fit(src)
