@@ -88,7 +88,7 @@ def check_timing(timing: Any, k: int, name: str = "timing") -> np.ndarray:
 
 @dataclass(frozen=True, eq=False)
 class GroupSequentialDesign:
-    """A group-sequential design (boundaries on the z-scale), from either backend.
+    r"""A group-sequential design (boundaries on the z-scale), from either backend.
 
     Returned by :func:`effstats.sequential.design`; frozen. The bounds are computed when the design is
     made; the sizes (``information``, ``inflation``, ``expected_n_h0``, ``expected_n_h1``, ``power``,
@@ -116,8 +116,8 @@ class GroupSequentialDesign:
         non-binding lower bound for test types 4 and 6).
     delta : float
         Standardised drift of the alternative for a fixed design of information 1
-        (``z_{1-alpha} + z_{1-beta}``, one-sided alpha); ``/ sqrt(n_fixed)`` per unit of the user's information
-        when ``n_fixed`` is given.
+        (:math:`z_{1-\alpha} + z_{1-\beta}`, one-sided alpha), divided by :math:`\sqrt{n_\mathrm{fixed}}` per unit
+        of the user's information when ``n_fixed`` is given.
     spending, lower_spending : effstats.sequential.SpendingFunction
         Upper and (test types 3-6) lower spending functions; ``lower_spending`` is None otherwise.
     backend : {"native", "gsdesign"}

@@ -206,7 +206,7 @@ def _stopping_look(bd: _Bounds, z: np.ndarray) -> tuple[int, str]:
 
 @dataclass(frozen=True)
 class StagewiseInference:
-    """Inference at the stopping look of a group-sequential test under the stage-wise ordering.
+    r"""Inference at the stopping look of a group-sequential test under the stage-wise ordering.
 
     Attributes
     ----------
@@ -218,16 +218,17 @@ class StagewiseInference:
         Why the test stopped there: a crossed upper (or, two-sided, lower) bound, a binding futility bound, or the
         last look reached without crossing.
     statistic : float
-        Median-unbiased estimate of the drift ``theta`` (``Z_j ~ N(theta sqrt(I_j), 1)``).
+        Median-unbiased estimate of the drift :math:`\theta` (:math:`Z_j \sim N(\theta \sqrt{I_j}, 1)`).
     naive_estimate : float
-        ``z / sqrt(I_look)``, the fixed-sample estimate on the statistic's scale, biased away from 0 after early
-        stopping. It is the sample difference only up to the test's variance: a score test standardises by the
-        variance at the null, so for a paired comparison it differs slightly from ``SequentialResult.estimate``.
+        :math:`z / \sqrt{I_\mathrm{look}}`, the fixed-sample estimate on the statistic's scale, biased away from 0
+        after early stopping. It is the sample difference only up to the test's variance: a score test standardises
+        by the variance at the null, so for a paired comparison it differs slightly from
+        ``SequentialResult.estimate``.
     pvalue : float
         Stage-wise ordering p-value: one-sided (upper) for one-sided designs, two-sided ``2 min(p_up, p_down)``
         for symmetric two-sided designs.
     pvalue_upper : float
-        ``P_0((T, Z_T) >= (look, z))``, the one-sided upper p-value.
+        :math:`P_0((T, Z_T) \ge (\mathrm{look}, z))`, the one-sided upper p-value.
     information : numpy.ndarray of shape (look,)
         Information at looks 1..look used for the estimate.
     alternative : {"greater", "two-sided"}

@@ -62,7 +62,7 @@ def wt_constant(delta: float, alpha: float, two_sided: bool, timing, tol: float 
     alpha : float
         Total probability under H0 of crossing the upper bound (each side's, for a two-sided design).
     two_sided : bool
-        Symmetric lower bound ``-c t**(delta - 0.5)`` as well.
+        Symmetric lower bound :math:`-c\, t^{\delta - 1/2}` as well.
     timing : array of shape (k,)
         Information fractions of the looks, ending at 1.
     tol : float, default=1e-6
@@ -105,8 +105,8 @@ def wt_constant(delta: float, alpha: float, two_sided: bool, timing, tol: float 
 
 def _wt_constant_terms(delta: float, alpha: float, two_sided: bool, timing, tol: float = 1e-6,
                        r: int = 18) -> tuple[float, np.ndarray | None]:
-    """Constant ``c`` of the Wang–Tsiatis bound ``c * t**(delta - 0.5)`` with total upper error ``alpha`` (gsDesign
-    ``WT``).
+    r"""Constant :math:`c` of the Wang–Tsiatis bound :math:`c\, t^{\delta - 1/2}` with total upper error ``alpha``
+    (gsDesign ``WT``).
 
     Solved by secant steps on the probit of the crossing probability, which is nearly linear in ``c`` (exactly so
     for one look), started at the Bonferroni constant, which needs fewer recursion passes than a bracketing

@@ -692,11 +692,12 @@ def detectable_effect(items_available: Any, *, sd: Any = None, disagreement: Any
 
 def conditional_power(design: GroupSequentialDesign, look: int, z: float, theta: Any = None,
                       information: Any = None) -> np.ndarray:
-    """Probability of crossing the upper bound at a later look given ``z`` at ``look`` (gsDesign's ``gsCP``).
+    r"""Probability of crossing the upper bound at a later look given ``z`` at ``look`` (gsDesign's ``gsCP``).
 
-    Conditional on ``Z_look = z``, the score ``Z_j sqrt(I_j)`` of a later look is
-    ``z sqrt(I_look) + N(theta (I_j - I_look), I_j - I_look)``, so the remaining looks form a group-sequential
-    test on the information increments with bounds ``(b_j sqrt(t_j) - z sqrt(t_look)) / sqrt(t_j - t_look)``.
+    Conditional on :math:`Z_\mathrm{look} = z`, the score :math:`Z_j \sqrt{I_j}` of a later look is
+    :math:`z \sqrt{I_\mathrm{look}} + N(\theta (I_j - I_\mathrm{look}), I_j - I_\mathrm{look})`, so the remaining
+    looks form a group-sequential test on the information increments with bounds
+    :math:`(b_j \sqrt{t_j} - z \sqrt{t_\mathrm{look}}) / \sqrt{t_j - t_\mathrm{look}}`.
     Lower bounds (test types 2-6) stop paths, as in gsDesign.
 
     Parameters

@@ -531,7 +531,7 @@ class Equivalence(StoppingRule):
 
 @dataclass(frozen=True)
 class Precision(StoppingRule):
-    """Stop when the ``1 - alpha`` interval is at most ``half_width`` either side: a fixed-width sequential interval.
+    r"""Stop when the ``1 - alpha`` interval is at most ``half_width`` either side: a fixed-width sequential interval.
 
     Chow & Robbins's (1965) rule: at each look the fixed-sample two-sided ``1 - alpha`` interval of the statistic
     (:attr:`effstats.sequential.LookStats.fixed_interval`: the exact Clopper–Pearson interval for one model, the
@@ -550,8 +550,8 @@ class Precision(StoppingRule):
     (data-dependent) stop, ``1 - alpha`` as ``half_width`` goes to 0 (Chow & Robbins 1965). The exact intervals
     keep it there at realistic sizes: in simulations of finite benchmarks of 1,635 to 10,000 items at accuracies
     0.2-0.95, ±1 to ±3 points and looks every 100 items, the 95 % interval covered 0.93-0.97 (0.95 on average).
-    A small-sample guard is built into the exact interval: an all-correct first look gives ``[(alpha/2)^(1/n), 1]``,
-    never ``[1, 1]``.
+    A small-sample guard is built into the exact interval: an all-correct first look gives
+    :math:`[(\alpha/2)^{1/n}, 1]`, never ``[1, 1]``.
 
     ``half_width`` is on the scale of the scores: ±2 points is ``0.02``.
 

@@ -79,7 +79,7 @@ _NO_PARAM = ("ld_pocock", "pocock", "obf")
 
 @dataclass(frozen=True)
 class SpendingFunction:
-    """An error-spending function, or a classic boundary shape (``pocock``, ``obf``, ``wt``).
+    r"""An error-spending function, or a classic boundary shape (``pocock``, ``obf``, ``wt``).
 
     Calling a spending function, ``f(alpha, t)``, gives the cumulative error spent by information
     fraction(s) ``t``; :func:`effstats.sequential.design` takes one as ``spending`` or
@@ -93,8 +93,8 @@ class SpendingFunction:
     ----------
     family : {"ld_pocock", "ld_obf", "hsd", "power", "pocock", "obf", "wt"}
         ``ld_*``: Lan–DeMets spending approximating Pocock / O'Brien–Fleming; ``hsd``:
-        Hwang–Shih–DeCani with ``param`` = gamma; ``power``: Kim–DeMets ``t**rho``;
-        ``pocock`` / ``obf`` / ``wt``: classic constant / ``c/sqrt(t)`` / ``c*t**(Delta-0.5)``
+        Hwang–Shih–DeCani with ``param`` = gamma; ``power``: Kim–DeMets :math:`t^\rho`;
+        ``pocock`` / ``obf`` / ``wt``: classic constant / :math:`c / \sqrt{t}` / :math:`c\, t^{\Delta - 1/2}`
         boundaries whose constant is solved so the total error is ``alpha``. gsDesign's names
         (``"sfLDPocock"``, ``"sfLDOF"``, ``"sfHSD"``, ``"sfPower"``) and long names
         (``"hwang_shih_decani"``, ``"obrien_fleming"``, ...) are accepted, in any case.
@@ -293,7 +293,7 @@ def _with_param(family: str, value: Any, name: str) -> SpendingFunction:
 
 
 def ld_pocock() -> SpendingFunction:
-    """Lan–DeMets Pocock-type spending ``alpha * log(1 + (e - 1) t)``.
+    r"""Lan–DeMets Pocock-type spending :math:`\alpha \log(1 + (e - 1) t)`.
 
     Spends error almost evenly over the information, like Pocock's constant bound; gsDesign's
     ``sfLDPocock``.
@@ -328,9 +328,9 @@ def ld_pocock() -> SpendingFunction:
 
 
 def ld_obrien_fleming(rho: float = 1.0) -> SpendingFunction:
-    """Lan–DeMets O'Brien–Fleming-type spending ``2 - 2 Phi(z_{alpha/2} / t**(rho/2))``.
+    r"""Lan–DeMets O'Brien–Fleming-type spending :math:`2 - 2 \Phi(z_{\alpha/2} / t^{\rho/2})`.
 
-    Spends little error early and most at the end, like O'Brien–Fleming's ``c / sqrt(t)`` bound;
+    Spends little error early and most at the end, like O'Brien–Fleming's :math:`c / \sqrt{t}` bound;
     gsDesign's ``sfLDOF`` (``rho`` is its ``sfupar``, 1 for the Lan–DeMets function).
 
     Parameters
@@ -366,7 +366,7 @@ def ld_obrien_fleming(rho: float = 1.0) -> SpendingFunction:
 
 
 def hwang_shih_decani(gamma: float = -4.0) -> SpendingFunction:
-    """Hwang–Shih–DeCani spending ``alpha (1 - exp(-gamma t)) / (1 - exp(-gamma))`` (gamma = 0: linear).
+    r"""Hwang–Shih–DeCani spending :math:`\alpha (1 - e^{-\gamma t}) / (1 - e^{-\gamma})` (:math:`\gamma = 0`: linear).
 
     A one-parameter family between O'Brien–Fleming-like (gamma = -4) and Pocock-like (gamma = 1)
     spending; gsDesign's ``sfHSD``.
@@ -400,7 +400,7 @@ def hwang_shih_decani(gamma: float = -4.0) -> SpendingFunction:
 
 
 def kim_demets_power(rho: float = 3.0) -> SpendingFunction:
-    """Kim–DeMets power spending ``alpha * t**rho``.
+    r"""Kim–DeMets power spending :math:`\alpha t^\rho`.
 
     gsDesign's ``sfPower``; ``rho = 1`` spends in proportion to the information, ``rho = 3`` is
     close to O'Brien–Fleming.
@@ -465,7 +465,7 @@ def pocock() -> SpendingFunction:
 
 
 def obrien_fleming() -> SpendingFunction:
-    """Classic O'Brien–Fleming boundary ``c / sqrt(t)``.
+    r"""Classic O'Brien–Fleming boundary :math:`c / \sqrt{t}`.
 
     A boundary shape (Wang–Tsiatis Delta = 0), not a spending function: the constant is solved so
     that the total type-I error is ``alpha`` at the planned looks; gsDesign's ``sfu="OF"``. Only for
@@ -496,7 +496,7 @@ def obrien_fleming() -> SpendingFunction:
 
 
 def wang_tsiatis(delta: float) -> SpendingFunction:
-    """Classic Wang–Tsiatis boundary ``c * t**(delta - 0.5)``.
+    r"""Classic Wang–Tsiatis boundary :math:`c\, t^{\delta - 1/2}`.
 
     The family through O'Brien–Fleming (``delta = 0``) and Pocock (``delta = 0.5``); the constant is
     solved so that the total type-I error is ``alpha`` at the planned looks; gsDesign's

@@ -247,7 +247,8 @@ class ExpandResult:
 
     @property
     def standard_error(self) -> np.ndarray:
-        """Its standard error ``sqrt((1 - f) s² / b)`` (simple random sampling without replacement, ``f = b / n``)."""
+        r"""Its standard error :math:`\sqrt{(1 - f) s^2 / b}` (simple random sampling without replacement,
+        :math:`f = b / n`)."""
         b, n = self.observed.shape[1], self.source.shape[1]
         if self.missing is not None:
             b, p = self._n_observed(), self.statistic

@@ -261,7 +261,7 @@ class HybridResult:
 
 
 class HybridSearch(BaseEstimator):
-    """Sort & Search corrected by the nearest source models, with the mix chosen by cross-validation: the per-item
+    r"""Sort & Search corrected by the nearest source models, with the mix chosen by cross-validation: the per-item
     predictor effstats recommends.
 
     For per-item predictions (which items a new model gets right) prefer it to
@@ -272,12 +272,12 @@ class HybridSearch(BaseEstimator):
     and 0.172-0.181 over budgets and tasks. Its ``accuracy`` is S&S's design-based estimate from the same items.
 
     Items are selected as in Sort & Search (uniform positions on the sum order). For a new model, the S&S
-    prediction ``s_i ∈ {0, 1}`` (ones then zeros) and the mean correctness ``c_i`` of its ``k`` nearest source models
-    (Hamming distance on the evaluated items) are combined as ``w c_i + (1 - w) s_i > 1/2``; evaluated items are
-    copied as observed. ``w = 0`` is Sort & Search, ``k = 1, w = 1`` is CopyNearest&Expand on the S&S items, and
-    ``(k, w)`` is chosen by K-fold cross-validation over the *source* models alone (each fold plays the new
-    models against the others), so on benchmarks whose models come in families the nearest models take over, and
-    where they do not, S&S is kept.
+    prediction :math:`s_i \in \{0, 1\}` (ones then zeros) and the mean correctness :math:`c_i` of its :math:`k`
+    nearest source models (Hamming distance on the evaluated items) are combined as
+    :math:`w c_i + (1 - w) s_i > 1/2`; evaluated items are copied as observed. :math:`w = 0` is Sort & Search,
+    :math:`k = 1, w = 1` is CopyNearest&Expand on the S&S items, and :math:`(k, w)` is chosen by K-fold
+    cross-validation over the *source* models alone (each fold plays the new models against the others), so on
+    benchmarks whose models come in families the nearest models take over, and where they do not, S&S is kept.
 
     The weight is global, so without a guard a new model unlike every source model can be hurt: on ImageNet without
     the PyTorch ports (17 new / 50 source models, 16 items), the Fisher-vector model ``fv_16k`` (true accuracy
