@@ -540,8 +540,7 @@ class SortSearchDirect(_SubsetEstimator):
         self.random_state = random_state
 
     def fit(self, source_outputs: Any, source_scores: Any = None, *, labels: Any = None) -> "SortSearchDirect":
-        from ..sortsearch import SortSearch
-        from ..sortsearch.sort import SORTS
+        from ..sortsearch import SORTS, SortSearch
 
         sort = check_option(self.sort, "sort", SORTS, ignore_case=True)
         src, _ = self._fit_source(source_outputs, source_scores, labels)

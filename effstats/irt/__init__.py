@@ -1,8 +1,8 @@
-"""Item response theory: the 2PL / multidimensional 2PL model, the tinyBenchmarks estimators, adaptive testing.
+r"""Item response theory: the 2PL / multidimensional 2PL model, the tinyBenchmarks estimators, adaptive testing.
 
-* :class:`effstats.irt.IRT2PL` — ``P(correct_mi) = sigmoid(θ_m · a_i − b_i)``, fitted by marginal ML
+* :class:`effstats.irt.IRT2PL` — :math:`P(Y_{mi} = 1) = \sigma(\theta_m \cdot a_i - b_i)`, fitted by marginal ML
   (Bock–Aitkin EM, one dimension) or regularised joint ML (alternating Newton, any dimension); abilities of new
-  models from a few items (MAP or ML), with their covariance; what is identifiable (the module docstring).
+  models from a few items (MAP or ML), with their covariance; what is identifiable (its Notes).
 * :class:`effstats.irt.TinyBenchmarks` — anchor points (random / correctness clustering /
   IRT-embedding clustering) and the weighted, p-IRT and gp-IRT estimates, with the reference implementation's
   defaults (IRT dimension chosen among 2/5/10/15 by validation, ML abilities).

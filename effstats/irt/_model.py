@@ -1,42 +1,6 @@
-"""The (multidimensional) two-parameter logistic IRT model: fitting, abilities of new models, identifiability.
-
-``P(correct_mi) = sigmoid(θ_m · a_i − b_i)`` with abilities θ_m ∈ R^d, discriminations a_i ∈ R^d and difficulties
-b_i. DISCO writes the same model as ``sigmoid(−αᵀθ + β)``: ``a = −α``, ``b = −β``.
-
-What the data identify
-----------------------
-* d = 1: location and scale are fixed by reporting abilities standardised over the fitted models (mean 0, sd 1;
-  see below), the sign by orienting θ with accuracy, so â ≈ a · sd(θ_true). How well a is recovered is limited by
-  the number of *models* answering each item: with 50 models an item's slope is a logistic regression on 50
-  points, whose standard error (≈ 0.3–0.5) is as large as the spread of the slopes under the package simulator's
-  log-normal(0, 0.3), so corr(â, a) ≈ 0.55 even for an oracle that knows the true abilities (measured: estimator
-  0.545, oracle 0.549; with 400 models 0.898 / 0.900). Abilities, estimated from thousands of items, reach r ≈ 0.99.
-* d > 1: the likelihood and the isotropic Gaussian priors are unchanged by ``θ → θR, a → aR`` for any orthogonal R,
-  so discriminations are identified only up to a rotation (and sign flips). The fit returns the rotation whose
-  abilities have uncorrelated components in decreasing variance, each oriented so that its mean discrimination is
-  positive, standardised to θ ~ N(0, I) over the fitted models; compare with a truth after orthogonal Procrustes
-  alignment (measured, 300 models x 1,500 items, 3-D: r(â, a) 0.76 vs 0.78 for the oracle), or compare
-  rotation-invariant quantities (the logits θ aᵀ − b, the probabilities).
-* More dimensions than the models can support overfit: on 50 models x 10,000 items drawn from the package's 5-D
-  simulator (whose positive slopes make it nearly one-dimensional) the mean |P̂ − P| is 0.076 for a 1-D fit,
-  0.088 for 2-D and 0.124 for 5-D. Choose the dimension by validation (as :class:`TinyBenchmarks` does).
-* Joint ML (``method="jml"``) estimates θ and (a, b) together; the Gaussian priors fix the scale that plain JML
-  leaves free and keep all-correct / all-wrong rows and columns finite, but JML still shrinks/inflates slopes
-  somewhat compared with marginal ML.
-
-References
-----------
-Bock, R. D. & Aitkin, M. (1981). Marginal maximum likelihood estimation of item parameters: application of an EM
-algorithm. *Psychometrika* 46(4), 443–459.
-
-Reckase, M. D. (2009). *Multidimensional Item Response Theory*. Springer, New York.
-
-Varadhan, R. & Roland, C. (2008). Simple and globally convergent methods for accelerating the convergence of any
-EM algorithm. *Scandinavian Journal of Statistics* 35(2), 335–353.
-
-Polo, F. M., Weber, L., Choshen, L., Sun, Y., Xu, G. & Yurochkin, M. (2024). tinyBenchmarks: evaluating LLMs with
-fewer examples. *Proceedings of the 41st International Conference on Machine Learning (ICML)*, arXiv:2402.14992.
-"""
+"""The (multidimensional) two-parameter logistic IRT model, :class:`effstats.irt.IRT2PL`: fitting (marginal or
+joint maximum likelihood), abilities of new models, and the standardisation that fixes what the data do not identify
+(the class's Notes)."""
 from __future__ import annotations
 
 import warnings
@@ -129,11 +93,12 @@ def _newton_abilities(
 
 
 class IRT2PL(BaseEstimator):
-    """Two-parameter logistic IRT model (``n_dims`` > 1: multidimensional), fitted by regularised ML.
+    r"""Two-parameter logistic IRT model (``n_dims`` > 1: multidimensional), fitted by regularised ML.
 
-    ``P(model m answers item i correctly) = sigmoid(θ_m · a_i − b_i)``, with abilities θ_m, discriminations a_i
-    and difficulties b_i. Fitted on the 0/1 answers of many models; then estimates the abilities of new models from
-    their answers on a few items and predicts their answers on the rest.
+    Model :math:`m` answers item :math:`i` correctly with probability :math:`\sigma(\theta_m \cdot a_i - b_i)`
+    (Notes), with abilities :math:`\theta_m`, discriminations :math:`a_i` and difficulties :math:`b_i`. Fitted on
+    the 0/1 answers of many models; then estimates the abilities of new models from their answers on a few items and
+    predicts their answers on the rest.
 
     Parameters
     ----------
@@ -171,7 +136,7 @@ class IRT2PL(BaseEstimator):
     loss_curve_ : ndarray
         Objective per iteration (jml: per sweep, length ``n_iter_``; mml: per SQUAREM cycle of 2–3 EM iterations),
         per response: negative log marginal posterior (mml) or negative log joint posterior (jml) divided by
-        n_models × n_items, before the standardisation of the reported parameters (module docstring).
+        n_models × n_items, before the standardisation of the reported parameters (Notes).
     item_ids_, model_ids_ : pandas.Index or None
         Ids from a ResponseMatrix or a DataFrame (columns = items); None for bare arrays.
     n_items_ : int
@@ -185,9 +150,40 @@ class IRT2PL(BaseEstimator):
 
     Notes
     -----
-    What the data identify (the scale, sign and, for ``n_dims`` > 1, the rotation of θ and a) is set out in the
-    module docstring of ``effstats.irt._model``: abilities are reported standardised over the fitted models and
-    oriented with accuracy, multidimensional solutions in the rotation with uncorrelated ability components.
+    The model, with abilities :math:`\theta_m \in \mathbb{R}^d`, discriminations :math:`a_i \in \mathbb{R}^d` and
+    difficulties :math:`b_i`:
+
+    .. math::
+
+        P(Y_{mi} = 1) = \sigma(\theta_m \cdot a_i - b_i), \qquad \sigma(x) = \frac{1}{1 + e^{-x}}.
+
+    DISCO writes the same model as :math:`\sigma(-\alpha^\top \theta + \beta)`: :math:`a = -\alpha`,
+    :math:`b = -\beta`.
+
+    What the data identify:
+
+    * :math:`d = 1`: location and scale are fixed by reporting abilities standardised over the fitted models
+      (mean 0, sd 1), the sign by orienting :math:`\theta` with accuracy, so :math:`\hat a \approx a \cdot
+      \mathrm{sd}(\theta_\mathrm{true})`. How well :math:`a` is recovered is limited by the number of *models*
+      answering each item: with 50 models an item's slope is a logistic regression on 50 points, whose standard
+      error (about 0.3-0.5) is as large as the spread of the slopes under the package simulator's log-normal(0, 0.3),
+      so :math:`\mathrm{corr}(\hat a, a) \approx 0.55` even for an oracle that knows the true abilities (measured:
+      estimator 0.545, oracle 0.549; with 400 models 0.898 / 0.900). Abilities, estimated from thousands of items,
+      reach :math:`r \approx 0.99`.
+    * :math:`d > 1`: the likelihood and the isotropic Gaussian priors are unchanged by :math:`\theta \to \theta R`,
+      :math:`a \to a R` for any orthogonal :math:`R`, so discriminations are identified only up to a rotation (and
+      sign flips). The fit returns the rotation whose abilities have uncorrelated components in decreasing
+      variance, each oriented so that its mean discrimination is positive, standardised to
+      :math:`\theta \sim N(0, I)` over the fitted models; compare with a truth after orthogonal Procrustes alignment
+      (measured, 300 models x 1,500 items, 3-D: :math:`r(\hat a, a)` 0.76 against 0.78 for the oracle), or compare
+      rotation-invariant quantities (the logits :math:`\theta a^\top - b`, the probabilities).
+    * More dimensions than the models can support overfit: on 50 models x 10,000 items drawn from the package's
+      5-D simulator (whose positive slopes make it nearly one-dimensional) the mean :math:`|\hat P - P|` is 0.076
+      for a 1-D fit, 0.088 for 2-D and 0.124 for 5-D. Choose the dimension by validation (as
+      :class:`effstats.irt.TinyBenchmarks` does).
+    * Joint ML (``method="jml"``) estimates :math:`\theta` and :math:`(a, b)` together; the Gaussian priors fix the
+      scale that plain JML leaves free and keep all-correct / all-wrong rows and columns finite, but JML still
+      shrinks or inflates slopes somewhat compared with marginal ML.
 
     References
     ----------

@@ -72,11 +72,12 @@ from .search import (
     stratified_positions,
     uniform_positions,
 )
-from .sort import recursive_sort, sort_by_confidence_sum, sort_by_sum, sort_objective
+from .sort import SORTS, recursive_sort, sort_by_confidence_sum, sort_by_sum, sort_objective
 
 __all__ = [
     "item_sums",
     "model_sums",
+    "SORTS",
     "sort_by_sum",
     "sort_by_confidence_sum",
     "recursive_sort",

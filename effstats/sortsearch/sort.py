@@ -18,9 +18,17 @@ from .._validation import check_positive_int
 from ..bitpack import PackedBinaryMatrix
 from ._inputs import _binary, _confidence_sums, _is_dask, _row_blocks, item_sums
 
-__all__ = ["sort_by_sum", "sort_by_confidence_sum", "recursive_sort", "sort_objective"]
+__all__ = ["SORTS", "sort_by_sum", "sort_by_confidence_sum", "recursive_sort", "sort_objective"]
 
-# the item sorts SortSearch(sort=...) offers; every estimator that runs a SortSearch checks its sort against these
+#: The item orders :class:`effstats.sortsearch.SortSearch` offers (its ``sort``): the sum of the sort models'
+#: correctness, the sum of their confidences, and the recursive sort. Every estimator that runs a Sort & Search
+#: (:class:`effstats.disco.SortSearchDirect` too) accepts these names, in any case.
+#:
+#: Examples
+#: --------
+#: >>> from effstats.sortsearch import SORTS
+#: >>> SORTS
+#: ('sum', 'confidence', 'recursive')
 SORTS = ("sum", "confidence", "recursive")
 
 
