@@ -82,9 +82,9 @@ class LookStats:
     c2_final, c1_final : float, optional
         Bounds of the planned final look (default: the last of ``c2`` / ``c1``).
     information : numpy.ndarray of shape (n_looks,), optional
-        Information of each look for a unit per-item variance (``effstats.sequential.statistics.information``:
-        the inverse variance of the mean of means, ``inf`` at an exhaustive look with the finite-population
-        correction); the evaluator sets it, and :class:`effstats.sequential.Precision` bounds its items by it.
+        Information of each look for a unit per-item variance (the inverse variance of the mean of means,
+        ``inf`` at an exhaustive look with the finite-population correction); the evaluator sets it, and
+        :class:`effstats.sequential.Precision` bounds its items by it.
 
     See Also
     --------
