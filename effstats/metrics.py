@@ -577,6 +577,16 @@ class ErrorDecomposition:
         Returns
         -------
         DataFrame of shape (n_models, 6)
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from effstats.metrics import decompose_errors
+        >>> a = np.array([[1, 1, 0, 1, 0, 0, 1, 0], [1, 1, 1, 0, 1, 0, 0, 0]])  # two models' true correctness
+        >>> decompose_errors(a, a[:, ::-1], order=np.arange(8)).frame().round(3)
+           total  aleatoric  epistemic  kappa  kappa_aleatoric  kappa_epistemic
+        0    0.5      0.250      0.500    0.0             0.50             0.00
+        1    1.0      0.125      0.875   -1.0             0.75            -0.75
         """
         return pd.DataFrame({k: getattr(self, k) for k in ("total", "aleatoric", "epistemic", "kappa",
                                                            "kappa_aleatoric", "kappa_epistemic")})
@@ -589,6 +599,17 @@ class ErrorDecomposition:
         Returns
         -------
         Series
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from effstats.metrics import decompose_errors
+        >>> a = np.array([[1, 1, 0, 1, 0, 0, 1, 0], [1, 1, 1, 0, 1, 0, 0, 0]])
+        >>> decompose_errors(a, a[:, ::-1], order=np.arange(8)).mean()[["total", "aleatoric", "epistemic"]].round(3)
+        total        0.750
+        aleatoric    0.188
+        epistemic    0.688
+        dtype: float64
         """
         return self.frame().mean()
 
