@@ -229,6 +229,7 @@ class AIPW(_SubsetEstimator):
     """
 
     _interval_kind = "design"
+    _borrow = 0.0  # prior degrees of freedom of the pooled residual variance in each stratum's (none)
 
     def __init__(self, n_items: int = 100, stratify: Any = None, n_folds: int = 5, regressor: Any = "ridge",
                  alpha: float = 10.0, power_tuning: bool = False, random_state: Any = None) -> None:
@@ -380,7 +381,7 @@ class AIPW(_SubsetEstimator):
         with np.errstate(invalid="ignore", divide="ignore"):
             theta_h = np.where(n_corrected > 0, corrected / n_corrected, uncorrected / n_fits)
         w = sizes / sizes.sum()
-        var, df = _stratified_variance(resid, onehot, n_h, sizes, w, with_df=True)
+        var, df = _stratified_variance(resid, onehot, n_h, sizes, w, with_df=True, borrow=self._borrow)
         return theta_h @ w, np.sqrt(var), df
 
     def _estimate(self, o) -> tuple[np.ndarray, np.ndarray]:
@@ -432,24 +433,29 @@ def _deal_folds(h_sel: np.ndarray, k_folds: int, rng: np.random.Generator) -> np
 
 
 def _stratified_variance(resid: np.ndarray, onehot: np.ndarray, n_h: np.ndarray, sizes: np.ndarray,
-                         w: np.ndarray, with_df: bool = False) -> Any:
+                         w: np.ndarray, with_df: bool = False, borrow: float = 0.0) -> Any:
     """``sum_h W_h^2 (1 - n_h/N_h) s_h^2 / n_h`` of residuals (T, n) in strata ``onehot`` (n, H) (Cochran 1977,
     Thm 5.3); strata with one item borrow the pooled within-stratum variance, strata without items add 0. With
     ``with_df``, also Satterthwaite's effective degrees of freedom ``(sum_h v_h)^2 / sum_h v_h^2 / (n_h - 1)`` of the
-    terms ``v_h`` (Cochran 1977, Sect. 5.4; a borrowing stratum counts with the pooled degrees of freedom)."""
+    terms ``v_h`` (Cochran 1977, Sect. 5.4; a borrowing stratum counts with the pooled degrees of freedom). With
+    ``borrow > 0`` every stratum's variance is ``((n_h - 1) s_h^2 + borrow * pooled) / (n_h - 1 + borrow)``, the
+    pooled variance as ``borrow`` prior degrees of freedom (the same for a stratum with one item)."""
     with np.errstate(invalid="ignore", divide="ignore"):
         mean_h = (resid @ onehot) / n_h
     mean_h = np.nan_to_num(mean_h)
     ss_h = ((resid - mean_h @ onehot.T) ** 2) @ onehot
     dof = np.maximum(n_h - 1, 0)
     pooled = ss_h.sum(axis=1) / max(dof.sum(), 1)
-    s2_h = np.where(dof > 0, ss_h / np.maximum(dof, 1), pooled[:, None])
+    if borrow > 0:
+        s2_h = (ss_h + borrow * pooled[:, None]) / (dof + borrow)
+    else:
+        s2_h = np.where(dof > 0, ss_h / np.maximum(dof, 1), pooled[:, None])
     with np.errstate(invalid="ignore", divide="ignore"):
         terms = np.where(n_h > 0, w**2 * s2_h / n_h * (1 - n_h / sizes), 0.0)
     var = terms.sum(axis=1)
     if not with_df:
         return var
-    nu_h = np.where(dof > 0, dof, max(dof.sum(), 1)).astype(float)
+    nu_h = (dof + borrow) if borrow > 0 else np.where(dof > 0, dof, max(dof.sum(), 1)).astype(float)
     with np.errstate(invalid="ignore", divide="ignore"):
         # every residual 0 (no variance): the degrees of freedom of the sample, the value for equal terms
         df = np.where(var > 0, var**2 / (terms**2 / nu_h).sum(axis=1), max(dof.sum(), 1))

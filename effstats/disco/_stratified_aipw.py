@@ -138,17 +138,28 @@ class StratifiedAIPW(AIPW):
         \widehat{\mathrm{Var}}(\hat\theta) = \sum_h a_h s_{e,h}^2, \qquad
         a_h = \frac{W_h^2}{n_h}\Big(1 - \frac{n_h}{N_h}\Big),
 
-    with :math:`s_{e,h}^2` the residuals' sample variance in stratum :math:`h` (a stratum with one observed item
-    borrows the pooled within-stratum variance: its neighbours' collapsed estimate). The interval is
-    :math:`\hat\theta \pm t_{\nu, 1 - \alpha/2}\,\widehat{\mathrm{se}}` with Satterthwaite's effective degrees of
-    freedom (Cochran 1977, Sect. 5.4)
+    with :math:`s_{e,h}^2` the residuals' variance in stratum :math:`h`, shrunk toward the pooled within-stratum
+    variance :math:`s_{e,\mathrm{pool}}^2` by one prior degree of freedom,
 
     .. math::
 
-        \nu = \frac{\big(\sum_h a_h s_{e,h}^2\big)^2}{\sum_h (a_h s_{e,h}^2)^2 / (n_h - 1)},
+        s_{e,h}^2 = \frac{\sum_{S_h} (e_i - \bar e_h)^2 + s_{e,\mathrm{pool}}^2}{n_h}, \qquad
+        s_{e,\mathrm{pool}}^2 = \frac{\sum_h \sum_{S_h} (e_i - \bar e_h)^2}{\sum_h (n_h - 1)},
 
-    between :math:`\min_h (n_h - 1)` and :math:`\sum_h (n_h - 1)`; it widens the interval where a few strata
-    carry the variance, which is where the normal quantile undercovers at 50 items.
+    which is the pooled variance for a stratum with one observed item (the collapsed-strata idea, Cochran 1977,
+    Sect. 5A.12) and keeps a stratum whose few sampled items happen to agree (residual variance 0, on 0/1
+    responses) from claiming none: at 50 items, for the best 20 % of the CIFAR-10 and AlpacaEval models as
+    targets (40 draws), the 95 % interval covered 0.91 and 0.92 without the prior degree of freedom, 0.97 with it
+    (``benchmarks/estimator_gain.py`` measures it on more data). The interval
+    is :math:`\hat\theta \pm t_{\nu, 1 - \alpha/2}\,\widehat{\mathrm{se}}` with Satterthwaite's effective
+    degrees of freedom (Cochran 1977, Sect. 5.4)
+
+    .. math::
+
+        \nu = \frac{\big(\sum_h a_h s_{e,h}^2\big)^2}{\sum_h (a_h s_{e,h}^2)^2 / n_h},
+
+    between :math:`\min_h n_h` and :math:`\sum_h n_h`; it widens the interval where a few strata carry the
+    variance.
 
     Features. :math:`z_i` above, and the item's loadings on the first ``n_components`` right singular vectors
     of the sources' item-centred response matrix (the item's discrimination along the sources' ability axis, a
@@ -193,6 +204,8 @@ class StratifiedAIPW(AIPW):
     """
 
     _interval_kind = "design"
+    # one prior degree of freedom of the pooled residual variance in every stratum's (class Notes)
+    _borrow = 1.0
 
     def __init__(self, n_items: int = 100, n_strata: int = 6, allocation: str = "mixed", n_folds: int = 5,
                  n_components: int = 1, penalty: float = 1.0, power_tuning: bool = False,
