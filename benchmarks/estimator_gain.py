@@ -8,12 +8,12 @@ of the same seeds (ratio of the seed means, ± the standard error of the per-see
 coverage at each budget (share of target × seed intervals holding the true score).
 
 Data: ``load_imagenet_predictions`` (67 models × 80,000 items), ``load_cifar10_predictions`` (30 × 14,021),
-``load_alpacaeval`` (56 × 805, the judge's P(win): graded scores) from the shared predictions folder
+``load_alpacaeval(outcome="win")`` (56 × 805, 0/1 wins against the reference model) from the shared predictions folder
 (:func:`effstats.datasets.data_root`), and the bundled ``load_lifelong_digits`` (500 × 30,400; 120 random
 models of them, so that a run stays within minutes). A dataset whose files are absent is skipped, saying so.
 
 Run: ``.venv/bin/python benchmarks/estimator_gain.py [--seeds 10] [--items 100] [--coverage 50,100,300]
-[--datasets imagenet,cifar10,alpacaeval,digits] [--markdown]``
+[--datasets imagenet,cifar10,alpacaeval,digits]``; ends with the table as Markdown.
 """
 from __future__ import annotations
 
@@ -50,13 +50,8 @@ ESTIMATORS = {
     "StratifiedHT": lambda n, s: StratifiedHT(n, random_state=s),
     "StratifiedAIPW": lambda n, s: StratifiedAIPW(n, random_state=s),
 }
-VARIANTS = {
-    "SA H1": lambda n, s: StratifiedAIPW(n, n_strata=1, random_state=s),
-    "SA H10": lambda n, s: StratifiedAIPW(n, n_strata=10, random_state=s),
-    "SA c0": lambda n, s: StratifiedAIPW(n, n_components=0, random_state=s),
-    "SA c3": lambda n, s: StratifiedAIPW(n, n_components=3, random_state=s),
-    "SA ney": lambda n, s: StratifiedAIPW(n, allocation="neyman", random_state=s),
-    "SA ney H10": lambda n, s: StratifiedAIPW(n, n_strata=10, allocation="neyman", random_state=s),
+VARIANTS = {  # the allocation's share of the gain
+    "StratifiedAIPW proportional": lambda n, s: StratifiedAIPW(n, allocation="proportional", random_state=s),
 }
 
 
@@ -103,7 +98,7 @@ def main() -> None:
     ap.add_argument("--items", type=int, default=100)
     ap.add_argument("--coverage", default="50,300", help="further budgets for the StratifiedAIPW coverage")
     ap.add_argument("--datasets", default="imagenet,cifar10,alpacaeval,digits")
-    ap.add_argument("--estimators", default=",".join(ESTIMATORS))
+    ap.add_argument("--estimators", default=",".join([*ESTIMATORS, *VARIANTS]))
     args = ap.parse_args()
     ests = {k: {**ESTIMATORS, **VARIANTS}[k] for k in args.estimators.split(",")}
     budgets = [int(b) for b in args.coverage.split(",") if b]
@@ -122,12 +117,20 @@ def main() -> None:
                 continue
             c = run(rm, b, args.seeds, {"StratifiedAIPW": ESTIMATORS["StratifiedAIPW"]}, coverage_only=True)
             cov = c.groupby("split").covered.mean()
-            s[f"cov@{b}"] = np.where(s.estimator == "StratifiedAIPW", s.split.map(cov), np.nan)
+            s[f"cov_{b}"] = np.where(s.estimator == "StratifiedAIPW", s.split.map(cov), np.nan)
         tables.append(s)
         print(s.round(3).to_string(index=False), f"\n{name}: {time.perf_counter() - t0:.0f} s\n", flush=True)
     if tables:
-        print(pd.concat(tables).round(3).to_markdown(index=False))
-
+        t = pd.concat(tables)
+        cov = [c.replace("_", "@") for c in t.columns if c.startswith("cov_")]
+        print(f"\n| dataset | split | estimator | MAE (pts) | × plain mean | coverage@{args.items} | "
+              + " | ".join(c.replace("cov", "coverage") for c in cov) + " |")
+        print("|---" * (6 + len(cov)) + "|")
+        for r in t.itertuples(index=False):
+            extra = " | ".join("" if np.isnan(getattr(r, c.replace("@", "_"), np.nan)) else
+                               f"{getattr(r, c.replace('@', '_')):.3f}" for c in cov)
+            print(f"| {r.dataset} | {r.split} | {r.estimator} | {r.mae:.2f} ± {r.mae_sd:.2f} | "
+                  f"{r.ratio:.2f} ± {r.ratio_se:.2f} | {r.coverage:.3f} | {extra} |")
 
 if __name__ == "__main__":
     main()

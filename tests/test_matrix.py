@@ -48,7 +48,7 @@ REF_FORMATS = L.FORMATS
 NEW_FORMATS = L.FORMATS
 OPTIONS = ("plain", "duplicates-first", "duplicates-last", "duplicates-mean", "weights-tasks", "tasks",
            "target-error", "metric-acc_norm", "missing-cells", "new-missing-task")
-DESIGN = {"sortsearch", "aipw", "stratified", "random"}
+DESIGN = {"sortsearch", "aipw", "stratified", "random", "stratified-aipw"}
 BINARY_ONLY = {"sortsearch", "hybrid", "tinybenchmarks"}
 BUDGET = 30
 N_NEW = 6

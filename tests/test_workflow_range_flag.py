@@ -11,8 +11,8 @@ from effstats import ResponseMatrix
 from effstats.datasets import simulate_responses
 from effstats.workflow import estimate, select
 
-METHODS = ["sortsearch", "aipw", "random", "stratified", "hybrid", "mrmr", "random-learn", "anchor"]
-DESIGN = {"sortsearch", "aipw", "random", "stratified"}
+METHODS = ["sortsearch", "aipw", "random", "stratified", "stratified-aipw", "hybrid", "mrmr", "random-learn", "anchor"]
+DESIGN = {"sortsearch", "aipw", "random", "stratified", "stratified-aipw"}
 
 
 @pytest.fixture(scope="module")

@@ -54,7 +54,8 @@ class _TaskResult:
 _ESTIMATOR_NAMES = {"sortsearch": "Sort & Search", "aipw": "AIPW + ridge", "hybrid": "HybridSearch",
                     "disco": "DISCO", "mrmr": "mRMR + ridge", "random-learn": "random + ridge",
                     "tinybenchmarks": "anchor-corr + gp-IRT", "anchor": "anchor-corr + weighted",
-                    "stratified": "SSEPY strata + HT", "random": "random + direct", "all": "every item"}
+                    "stratified": "SSEPY strata + HT", "random": "random + direct",
+                    "stratified-aipw": "stratified AIPW", "all": "every item"}
 
 
 # the estimators' names for the results they predict from: in ``estimate`` those are NEW_RESULTS

@@ -399,7 +399,10 @@ def select(reference: Any, budget: int | None = None, *, method: str = "sortsear
         anchor items + gp-IRT (:class:`~effstats.irt.TinyBenchmarks`); ``"anchor"``: anchor items with weights
         (:class:`~effstats.disco.AnchorCorr`); ``"stratified"``: confidence strata + Horvitz–Thompson
         (:class:`~effstats.disco.StratifiedHT`); ``"random"``: random items and their mean
-        (:class:`~effstats.disco.RandomDirect`); ``"auto"``: in each task, the candidate with the smallest
+        (:class:`~effstats.disco.RandomDirect`); ``"stratified-aipw"``: random items within strata of the reference
+        models' difficulty order, corrected within strata by a logistic model on the items' difficulty and first
+        principal-component loading (:class:`~effstats.disco.StratifiedAIPW`; design-unbiased, with a t interval);
+        ``"auto"``: in each task, the candidate with the smallest
         cross-validated error on the reference models (:class:`~effstats.disco.MethodChooser`) among those that
         draw their items at random (``default_candidates(random_items=True)``: random + direct, AIPW,
         random + ridge, SSEPY strata, DISCO's defaults, Sort & Search), so that a new model outside the reference

@@ -24,12 +24,12 @@ __all__ = ["METHODS", "allocate_budget", "item_tasks", "check_task_keys", "sampl
 #: --------
 #: >>> from effstats.workflow import METHODS
 #: >>> METHODS[:3], len(METHODS)
-#: (('sortsearch', 'aipw', 'auto'), 11)
+#: (('sortsearch', 'aipw', 'auto'), 12)
 METHODS = ("sortsearch", "aipw", "auto", "hybrid", "disco", "mrmr", "random-learn", "tinybenchmarks", "anchor",
-           "stratified", "random")
+           "stratified", "random", "stratified-aipw")
 # methods whose estimate is design-based (a random or stratified sample of the task's items): the tasks' errors
 # are independent, so their variances add; model-based errors of one model may share a sign across tasks
-_DESIGN = {"sortsearch", "aipw", "stratified", "random", "all"}
+_DESIGN = {"sortsearch", "aipw", "stratified", "random", "stratified-aipw", "all"}
 MANIFEST = "manifest.json"
 LM_EVAL_SAMPLES = "lm_eval_samples.json"
 HELM_INSTANCES = "helm_instances.json"
@@ -185,6 +185,10 @@ def _estimator(method: str, budget: int, seed: int, rm: ResponseMatrix):
         from ..disco._aipw import AIPW
 
         return AIPW(budget, n_folds=min(5, budget), random_state=seed)
+    if method == "stratified-aipw":
+        from ..disco import StratifiedAIPW
+
+        return StratifiedAIPW(budget, n_folds=min(5, budget), random_state=seed)
     return MethodChooser(_auto_candidates(rm, budget), n_items=budget, n_splits=folds, random_state=seed)
 
 
@@ -212,10 +216,10 @@ class _TaskFit:
                 raise ValueError(f"method: {method!r} needs 0/1 correctness; these scores are means over {trials} "
                                  "train trials of HELM runs: take one trial (--trials 0, trials=0) or keep each "
                                  "trial as a 0/1 response (--trials separate, trials='separate'), or choose a "
-                                 "method for graded scores (aipw, disco, mrmr, random-learn, anchor, stratified, "
-                                 "random or auto)")
+                                 "method for graded scores (aipw, stratified-aipw, disco, mrmr, random-learn, "
+                                 "anchor, stratified, random or auto)")
             raise ValueError(f"method: {method!r} needs 0/1 correctness; these scores are graded (choose aipw, "
-                             "disco, mrmr, random-learn, anchor, stratified, random or auto)")
+                             "stratified-aipw, disco, mrmr, random-learn, anchor, stratified, random or auto)")
         est = _estimator(method, budget, seed, rm) if chosen is None else _chosen_candidate(rm, budget, seed, chosen)
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=".*components requested.*")
