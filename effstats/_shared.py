@@ -128,6 +128,8 @@ def _sorted_codes(col: pd.Series) -> tuple[np.ndarray, pd.Index] | None:
     if x.dtype.kind in "iu" and len(x) and 0 <= x.min() and x.max() < 2 * len(x):  # small integers: no hashing
         seen = np.zeros(int(x.max()) + 1, bool)
         seen[x] = True
+        if seen.all():  # codes already (0 .. k-1, each used): as they are
+            return x, pd.Index(np.arange(len(seen), dtype=x.dtype), name=col.name)
         return (np.cumsum(seen) - 1)[x], pd.Index(np.flatnonzero(seen).astype(x.dtype), name=col.name)
     codes, uniques = pd.factorize(col, sort=True)
     return codes, pd.Index(uniques, name=col.name)

@@ -12,6 +12,8 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from effstats.cli import main
 from effstats.datasets import simulate_responses
@@ -320,6 +322,18 @@ def test_parquet_without_an_engine_says_what_to_install(tmp_path, monkeypatch, c
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].endswith("reading Parquet needs pyarrow (pip install pyarrow), or give the "
                                              "table as a CSV"), err
+
+
+@settings(max_examples=300, deadline=None)
+@given(ids=st.lists(st.text(alphabet="a/1٣² \n", max_size=6), min_size=1, max_size=8))
+def test_item_ids_split_as_the_patterns_read_them(ids):
+    # the split without a regular expression a row gives the groups _DOC and _TASK_ITEM give
+    from effstats.workflow._tasks import _DOC, _TASK_ITEM, _split_ids
+
+    index = pd.Index(ids, dtype=object)
+    want = index.str.extract(_DOC).assign(named=index.str.extract(_TASK_ITEM)["task"]).set_axis(index)
+    got = _split_ids(index)
+    assert got.fillna("<none>").astype(str).equals(want.fillna("<none>").astype(str))
 
 
 @pytest.mark.parametrize("ids, tasks", [

@@ -212,3 +212,51 @@ def test_a_separator_of_several_characters_is_read_by_pandas_python_parser(tmp_p
         rm = read_scores_csv(f, sep="::")
     assert list(rm.model_ids) == ["m1", "m2"] and list(rm.item_ids) == ["arc/1", "arc/2"]
     assert np.array_equal(rm.values_with_nan(), [[1.0, 0.0], [np.nan, 1.0]], equal_nan=True)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 2**32 - 1), n_models=st.integers(1, 6), n_items=st.integers(1, 9),
+       repeated=st.integers(0, 2), duplicates=st.sampled_from(["last", "first", "mean", "error"]),
+       chunk=st.sampled_from([1, 5, 1000]), kind=st.sampled_from(["binary", "score"]))
+def test_long_and_wide_files_of_one_table_read_alike(tmp_path, seed, n_models, n_items, repeated, duplicates, chunk,
+                                                     kind):
+    # one table of scores with cells not evaluated and models run twice, written long (pairs not evaluated left out,
+    # except on a repeated model's runs, where "-" says so as the wide row does; each run's rows below the earlier
+    # run's, shuffled) and wide; the long file is parsed in chunks of `chunk` rows whose ids are joined
+    rng = np.random.default_rng(seed)
+    models = [f"org/m{m}" for m in rng.permutation(n_models)]
+    items = [f"task{t % 2}/{t}" for t in rng.permutation(n_items)]
+    # (a model run once among them: a wide table whose every model repeats is refused as a long one)
+    runs = models + [models[m] for m in rng.integers(1, n_models, repeated if n_models > 1 else 0)]
+    values = rng.choice([0.0, 1.0] if kind == "binary" else [0.0, 0.25, 1.0], size=(len(runs), n_items))
+    values[rng.random(values.shape) < 0.25] = np.nan
+    values[np.arange(len(runs)), rng.integers(0, n_items, len(runs))] = 1.0  # every run evaluated somewhere
+    twice = {m for m in runs if runs.count(m) > 1}
+    text = lambda v: "-" if np.isnan(v) else f"{v:g}"  # noqa: E731
+    long = ["model,item,score"] + [f"{m},{items[j]},{text(row[j])}" for m, row in zip(runs, values)
+                                   for j in rng.permutation(n_items) if m in twice or not np.isnan(row[j])]
+    (tmp_path / "long.csv").write_text("\n".join(long) + "\n")
+    wide = ["model," + ",".join(items)] + [f"{m}," + ",".join(text(v) for v in row) for m, row in zip(runs, values)]
+    (tmp_path / "wide.csv").write_text("\n".join(wide) + "\n")
+
+    def read(name):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                rm = read_scores_csv(tmp_path / name, duplicates=duplicates)
+            except ValueError as exc:
+                return "error" if "duplicate" in str(exc) or "repeat" in str(exc) else str(exc)
+        # an item no model was evaluated on has no row in a long table: its column of a wide one is left out
+        frame = rm.to_frame().sort_index().sort_index(axis=1).dropna(axis=1, how="all")
+        return rm.kind, list(frame.index), list(frame.columns), frame.to_numpy().tobytes()
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(harness, "_LONG_CHUNK_ROWS", chunk)
+        fast = read("long.csv")
+    assert fast == read("wide.csv")
+    if twice and duplicates == "error":
+        assert fast == "error"
+    with pytest.MonkeyPatch.context() as mp:
+        _plain_csv(mp)
+        _plain_pivot(mp)
+        assert read("long.csv") == fast

@@ -29,6 +29,7 @@ import re
 import warnings
 from collections import Counter
 from collections.abc import Mapping
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Iterable, Literal, Sequence
 
@@ -788,6 +789,7 @@ _TRUE_FALSE = {"true": "1", "false": "0"}
 _PANDAS_COMPRESSED = {".gz", ".bz2", ".zip", ".xz", ".zst", ".tar"}  # suffixes pandas decompresses
 _NARROW = 64  # columns of a table whose not-evaluated markers are set per column (its id columns keep theirs)
 _ONE_PASS_BYTES = 256 * 2**20
+_LONG_CHUNK_ROWS = 2**22  # rows of a long table parsed at once: ~200 MB of tokens
 
 
 class _TextColumns:
@@ -796,6 +798,7 @@ class _TextColumns:
     def __init__(self, model: str, item: str, groups: Any, missing_marker: str) -> None:
         self.named = {model, item, *([groups] if isinstance(groups, str) or groups is None else groups)} - {None}
         self.missing = missing_marker
+        self.pair = (model, item)
 
     def names(self, header: list[str]) -> list[str] | None:
         """The labels pandas gives the columns; None: read every cell as text (a missing marker that reads as a
@@ -840,12 +843,19 @@ def _read_typed(p: Path, sep: str, header: list[str], text: _TextColumns,
     na = {c: ["", text.missing] for c in names if c not in ids} if narrow else ["", text.missing]
     kw = dict(sep=sep, keep_default_na=False, float_precision="round_trip", dtype={c: str for c in ids},
               na_values=na, low_memory=narrow or p.stat().st_size > _ONE_PASS_BYTES)
+    # a long table's model and item ids as categories: the parser hashes its tokens once, without a text object
+    # a cell, and the layout checks and the matrix read the codes
+    pair = [c for c in text.pair if c in names] if narrow else []
+    if len(pair) == 2:
+        kw.update(dtype={c: "category" if c in pair else str for c in ids}, low_memory=False,
+                  chunksize=_LONG_CHUNK_ROWS)
+    read = (lambda f: _joined_chunks(pd.read_csv(f, **kw), pair)) if len(pair) == 2 else partial(pd.read_csv, **kw)
     if set(p.suffixes) & _PANDAS_COMPRESSED:
-        df = pd.read_csv(p, **kw)
+        df = read(p)
     else:  # the bytes parsed so far, on a terminal when the read takes a while
         with open(p, "rb") as raw, _progress(progress, total=p.stat().st_size, desc=f"reading {p.name}", unit="B",
                                              unit_scale=True) as bar:
-            df = pd.read_csv(_Counted(raw, bar.update), **kw)
+            df = read(_Counted(raw, bar.update))
     if not narrow and df[[c for c in df.columns if c in ids]].isna().any().any():
         return None  # an id written "" or as the marker (NaN here): read as text, where the two differ
     if (df.dtypes == bool).any():
@@ -856,6 +866,33 @@ def _read_typed(p: Path, sep: str, header: list[str], text: _TextColumns,
     blank = df[obj].isna().any() if obj else pd.Series(dtype=bool)
     filled = blank.index[blank.to_numpy()]
     return df.assign(**{c: df[c].fillna("") for c in filled}) if len(filled) else df
+
+
+def _joined_chunks(reader: Any, cats: list[str]) -> pd.DataFrame:
+    """One frame of the chunks ``reader`` yields, the ``cats`` columns categorical with the distinct values of the
+    whole file as categories, sorted (chunks read in one pass each: pandas' own chunked reader joins their
+    categories at a cost growing with their number)."""
+    seen = {c: pd.Index([], dtype=object) for c in cats}
+    codes: dict[str, list] = {c: [] for c in cats}
+    rest, columns = [], []
+    with reader:
+        for chunk in reader:
+            for c in cats:
+                at = seen[c].get_indexer(chunk[c].cat.categories)
+                new = at < 0
+                if new.any():
+                    at[new] = len(seen[c]) + np.arange(int(new.sum()))
+                    seen[c] = seen[c].append(chunk[c].cat.categories[new])
+                codes[c].append(at[chunk[c].cat.codes.to_numpy()])
+            rest.append(chunk.drop(columns=cats))
+            columns = list(chunk.columns)
+    out = pd.concat(rest, ignore_index=True, copy=False) if len(rest) > 1 else rest[0]
+    for c in cats:
+        order = np.argsort(seen[c].to_numpy(), kind="stable")
+        rank = np.empty(len(order), np.int32)
+        rank[order] = np.arange(len(order))
+        out[c] = pd.Categorical.from_codes(rank[np.concatenate(codes[c])], seen[c][order])
+    return out[columns]
 
 
 class _Counted:
@@ -1093,8 +1130,10 @@ def _table_to_matrix(df: pd.DataFrame, p: Path, *, format: str, model: str, item
         format = "long" if {model, item, score} <= set(df.columns) else "wide"
     if format == "long":
         # string ids as codes, computed once: the checks and the matrix read them instead of hashing the strings
-        codes = {c: _sorted_codes(df[c]) for c in (model, item) if c in df.columns}
+        codes = {c: _codes(df[c]) for c in (model, item) if c in df.columns}
         codes = codes if len(codes) == 2 and None not in codes.values() else None
+        if codes is None:
+            df = _as_text(df)
         _refuse_empty_ids(df, {model: "model", item: "item"}, p, codes)
         if groups is None and "task" in df.columns and "task" not in (model, item, score) and item in df.columns:
             groups = ["task"]  # the items' task, as the loop reads it (lm-eval and HELM readers write it too)
@@ -1108,7 +1147,7 @@ def _table_to_matrix(df: pd.DataFrame, p: Path, *, format: str, model: str, item
                 df = pd.DataFrame({**{c: df[c] for c in df.columns if c not in codes and c != score},
                                    **{c: k for c, (k, _) in codes.items()}, **scores})
             else:
-                df, codes = df.assign(**scores), None
+                df, codes = _as_text(df).assign(**scores), None
             _refuse_out_of_range(df[score].to_numpy(), p, f"the scores in column {score!r}")
             if model in df.columns and item in df.columns and codes is None:
                 df = _one_row_per_pair(df, [model, item], score, duplicates, p)
@@ -1125,7 +1164,7 @@ def _table_to_matrix(df: pd.DataFrame, p: Path, *, format: str, model: str, item
             if df.empty:
                 raise ValueError(f"score: every row of {p.name} is marked not evaluated")
         else:
-            codes = None
+            df, codes = _as_text(df), None
         rm = _named(lambda: ResponseMatrix.from_long(df, model=model, item=item, score=score, groups=groups,
                                                      kind=kind), p)
         if codes is None:
@@ -1135,6 +1174,7 @@ def _table_to_matrix(df: pd.DataFrame, p: Path, *, format: str, model: str, item
                               items=rm.items.set_axis(items) if len(rm.items.columns) else None)
     if groups is not None:
         raise ValueError("groups: only available for the long layout")
+    df = _as_text(df)
     idx_col = _id_column(df, model)
     _refuse_empty_ids(df, {idx_col: "model"}, p)
     cell_text = _text_examples(df, missing)
@@ -1169,6 +1209,24 @@ def _table_to_matrix(df: pd.DataFrame, p: Path, *, format: str, model: str, item
                                item_ids=values.columns),
         p
     )
+
+
+def _codes(col: pd.Series) -> tuple[np.ndarray, pd.Index] | None:
+    """:func:`~effstats._shared._sorted_codes` of an id column, read off a categorical one (:func:`_read_typed`)."""
+    if not isinstance(col.dtype, pd.CategoricalDtype):
+        return _sorted_codes(col)
+    cats = col.cat.categories
+    k = col.cat.codes.to_numpy()
+    if (not cats.is_monotonic_increasing or pd.api.types.infer_dtype(cats) != "string" or (len(k) and k.min() < 0)
+            or np.bincount(k, minlength=len(cats)).min(initial=1) == 0):
+        return _sorted_codes(_as_text(col.to_frame()).iloc[:, 0])
+    return k, pd.Index(cats, dtype=object, name=col.name)
+
+
+def _as_text(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with its categorical columns (:func:`_read_typed`'s ids) as text, as written."""
+    cat = [c for c in df.columns if isinstance(df[c].dtype, pd.CategoricalDtype)]
+    return df.assign(**{c: df[c].astype(object) for c in cat}) if cat else df
 
 
 def _refuse_empty_ids(df: pd.DataFrame, cols: dict, p: Path, codes: dict | None = None) -> None:

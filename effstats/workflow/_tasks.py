@@ -86,20 +86,35 @@ def item_tasks(rm: ResponseMatrix) -> pd.DataFrame:
         if "doc_id" in rm.items.columns:
             doc = pd.to_numeric(rm.items["doc_id"], errors="coerce").fillna(-1).astype(np.int64).to_numpy()
         else:  # ids "<task>/<doc_id>" of their own task (a table with a task column) are lm-eval documents
-            m = ids.str.extract(_DOC)
+            m = _split_ids(ids)
             doc = np.where(m["task"].to_numpy() == task, pd.to_numeric(m["doc"], errors="coerce"), np.nan)
             doc = pd.Series(doc).fillna(-1).astype(np.int64).to_numpy()
     else:
-        m = ids.str.extract(_DOC)
-        named = ids.str.extract(_TASK_ITEM)["task"]
+        m = _split_ids(ids)
         if m["task"].notna().all():
             task, doc = m["task"].to_numpy(), m["doc"].astype(np.int64).to_numpy()
-        elif named.notna().all() and 2 * named.nunique() <= len(ids):
+        elif m["named"].notna().all() and 2 * m["named"].nunique() <= len(ids):
             doc = pd.to_numeric(m["doc"], errors="coerce").fillna(-1).astype(np.int64).to_numpy()
-            task = named.to_numpy()
+            task = m["named"].to_numpy()
         else:
             task, doc = np.full(len(ids), "all", dtype=object), np.full(len(ids), -1, np.int64)
     return pd.DataFrame({"task": task, "doc_id": doc}, index=rm.item_ids)
+
+
+def _split_ids(ids: pd.Index) -> pd.DataFrame:
+    """Per id: ``task`` and ``doc`` as :data:`_DOC` reads them (NaN where it does not match), and ``named``, the task
+    :data:`_TASK_ITEM` reads."""
+    text = ids.tolist()
+    if any("\n" in s for s in text):  # the patterns' "." and "$" treat line breaks their own way
+        m = ids.str.extract(_DOC)
+        return m.assign(named=ids.str.extract(_TASK_ITEM)["task"]).set_axis(ids)
+    # the same split as the patterns' (the last "/", a non-empty part on each side; the document all digits),
+    # without a regular expression a row
+    parts = [s.rpartition("/") for s in text]
+    named = [t if t and d else None for t, _, d in parts]
+    return pd.DataFrame({"task": [t if t is not None and d.isdecimal() else None for t, (_, _, d) in zip(named, parts)],
+                         "doc": [d if t is not None and d.isdecimal() else None for t, (_, _, d) in zip(named, parts)],
+                         "named": named}, index=ids, dtype=object)
 
 
 def samples_by_task(tasks: Any, doc_ids: Any) -> dict[str, list[int]] | None:
@@ -157,24 +172,26 @@ def allocate_budget(sizes: pd.Series, budget: int, minimum: int = 2) -> pd.Serie
 
 # --------------------------------------------------------------------------------------------------- one task's fit
 def _estimator(method: str, budget: int, seed: int, rm: ResponseMatrix):
-    from ..disco import DISCO, MRMR, AnchorCorr, MethodChooser, RandomDirect, RandomLearn, StratifiedHT
-    from ..irt import TinyBenchmarks
-    from ..sortsearch import HybridSearch, SortSearch
-
+    # each method's own package only: a command pays for the imports its method needs
     n_models = rm.n_models
     folds = min(5, n_models)
-    if method == "sortsearch":
-        return SortSearch(sampling="stratified", random_state=seed)
-    if method == "hybrid":
-        return HybridSearch(budget=budget, cv=folds, random_state=seed)
+    if method in ("sortsearch", "hybrid"):
+        from ..sortsearch import HybridSearch, SortSearch
+
+        return (SortSearch(sampling="stratified", random_state=seed) if method == "sortsearch" else
+                HybridSearch(budget=budget, cv=folds, random_state=seed))
+    if method == "tinybenchmarks":
+        from ..irt import TinyBenchmarks
+
+        return TinyBenchmarks(budget, n_dims=1, random_state=seed)
+    from ..disco import DISCO, MRMR, AnchorCorr, MethodChooser, RandomDirect, RandomLearn, StratifiedHT
+
     if method == "disco":
         return DISCO(budget, random_state=seed)
     if method == "mrmr":
         return MRMR(budget)
     if method == "random-learn":
         return RandomLearn(budget, random_state=seed)
-    if method == "tinybenchmarks":
-        return TinyBenchmarks(budget, n_dims=1, random_state=seed)
     if method == "anchor":
         return AnchorCorr(budget, random_state=seed)
     if method == "stratified":
