@@ -19,7 +19,7 @@ from effstats import reliability as R
 from effstats._shared import _name_list
 from effstats.cli import main, read_helm_json, read_openllm_csv, read_openllm_json, read_scores
 from effstats.reliability import AuditResult, audit
-from effstats.reliability._published import _detect_published
+from effstats._published import _detect_published
 from effstats.reliability._render import _labels
 
 

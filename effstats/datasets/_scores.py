@@ -18,6 +18,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
+from .._published import _decimals, _detect_published, _weights_text
 from .._shared import _name_list, _plain
 
 __all__ = ["read_scores", "read_openllm_csv"]
@@ -393,8 +394,6 @@ def read_scores(path: str | Path, *, by: str = "scenario", model: str = "model",
             # category (a type emoji, a family), not the model, and merging rows would collapse the leaderboard
             raise ValueError(f"--model: column {str(mcol)!r} names {n_distinct} distinct values for {len(wide)} rows; "
                              f"column {unique_text[0]!r} names every row: pass --model {unique_text[0]!r}")
-    from ..reliability._published import _decimals
-
     decimals = {c: _decimals(df[c]) for c in df.columns if c != mcol}
     wide, published = _finish_wide(wide, scenarios, exclude, duplicates=duplicates, hint=hint,
                                    names=(path.stem, path.parent.name), decimals=decimals)
@@ -535,8 +534,6 @@ def _as_published(values: pd.Series, info: dict) -> pd.Series:
 def _finish_wide(wide: pd.DataFrame, scenarios, exclude, *, duplicates: str = "last", hint: str = "",
                  names: Sequence[str] = (), decimals: dict | None = None) -> tuple[pd.DataFrame, pd.Series | None]:
     """Score columns as numbers, the published aggregate set aside, metadata left out, repeated models resolved."""
-    from ..reliability._published import _detect_published, _weights_text
-
     wide, _ = _percent(wide)
     if len(wide) < 2:
         raise ValueError(f"SCORES: expected at least 2 models (rows), got {len(wide)}")
@@ -684,7 +681,6 @@ def _summary_columns(num: pd.DataFrame, cand: list, decimals: dict) -> dict:
     count among percentages), the row median / standard deviation / minimum / maximum of the other columns within
     the rounding of the printed numbers, or named like a median or a dispersion (SD, Std, IQR). Returns column ->
     why."""
-    from ..reliability._published import _decimals
 
     out: dict = {}
     maxima, minima = num[cand].max(), num[cand].min()

@@ -33,8 +33,6 @@ Modules
 - ``_report``: :func:`~effstats.reliability.audit` and its :class:`~effstats.reliability.AuditResult` (the
   ``effstats audit`` report's computation, its advice and its files)
 - ``_render``: the report's writers: Markdown and HTML blocks, figures, the report's layout
-- ``_published``: which columns of a leaderboard are a published aggregate (mean, weighted mean, Mean Win Rate)
-  of the others
 
 Data layout
 -----------

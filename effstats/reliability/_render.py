@@ -9,7 +9,7 @@ import pandas as pd
 
 from .._escape import html_text, md_prose, md_text, terminal_text
 from .._shared import _name_list
-from ._published import _weights_text
+from .._published import _weights_text
 
 if TYPE_CHECKING:
     from ._report import AuditResult

@@ -27,7 +27,7 @@ from ._curves import rank_switch_curve
 from ._dior import dior, efficiency_curve
 from ._metametrics import kendall_tau
 from ._pathologies import clone_flips, removal_flips
-from ._published import _detect_published
+from .._published import _detect_published
 from ._render import _SCORE_NAME, _Doc, _plot_curve, _plot_ranks, _plot_switch, _render
 from ._winrate import _score
 

@@ -1,11 +1,14 @@
 """Published aggregates: which columns of a leaderboard are the mean, weighted mean or Mean Win Rate of the
-others, within the rounding of the printed numbers."""
+others, within the rounding of the printed numbers. Shared by the score-table readers (:mod:`effstats.datasets`),
+which set such columns apart from the scenarios, and the audit (:func:`effstats.reliability.audit`), which ranks
+the models as the aggregate does."""
 from __future__ import annotations
 
 from typing import Any
 
 import numpy as np
 import pandas as pd
+from scipy.stats import rankdata
 
 # ---------------------------------------------------------------------------------------- published aggregates
 # A column is read as an aggregate of the others when it reproduces one of them (EXACT) within the rounding of
@@ -38,15 +41,20 @@ def _norm_name(s: Any) -> str:
 
 def _aggregates_of_rest(x: np.ndarray) -> dict[str, np.ndarray]:
     """For every column j of x (M, S), the mean and the Mean Win Rates of the other columns: (M, S) each."""
-    from ._winrate import _win_counts
-
     obs = ~np.isnan(x)
     tot, cnt = np.nansum(x, 1, keepdims=True), obs.sum(1, keepdims=True)
+    # per-column win counts as effstats.reliability.mean_win_rate counts them: the other models observed in the
+    # column that score strictly lower, a tie half a win under "half"; doubled to stay integers (exact rates)
+    filled = np.where(obs, x, np.inf)  # a missing cell is never lower than an observed one
+    low, high = rankdata(filled, method="min", axis=0), rankdata(filled, method="max", axis=0)
+    n_opp = obs.sum(axis=0, keepdims=True) - 1
+    valid = obs & (n_opp > 0)
     with np.errstate(invalid="ignore", divide="ignore"):
         out = {"mean": (tot - np.where(obs, x, 0)) / (cnt - obs)}
         for ties in ("strict", "half"):
-            wins2, n2, valid = _win_counts(x, ties)
-            wr = np.where(valid, wins2 / np.maximum(n2, 1), 0.0)  # per-column win rates: independent of the others
+            wins2 = 2 * (low - 1) + (high - low if ties == "half" else 0)
+            # per-column win rates: independent of the others
+            wr = np.where(valid, wins2 / np.maximum(2 * n_opp, 1), 0.0)
             w_tot, w_cnt = wr.sum(1, keepdims=True), valid.sum(1, keepdims=True)
             out[f"mwr_{ties}"] = (w_tot - wr) / (w_cnt - valid)
     return out
