@@ -796,16 +796,17 @@ def cases() -> list[Case]:
     add(Case("TinyBenchmarks.fit", "irt",
              est_fit(TB,
                      ("n_items", "selection", "estimator", "n_dims",
-                      "gp_lambda", "ability", "n_init", "n_jobs", "random_state"),
+                      "gp_lambda", "ability", "n_init", "n_jobs", "validation_items", "random_state"),
                                                  then="predict",
                                                  then_kw={"target_outputs": X()[:3]}),
              lambda: dict(source_outputs=X(), n_items=6, selection="random", estimator="p-irt", n_dims=1, n_init=1,
-                          n_jobs=1,
+                          n_jobs=1, validation_items=100,
                           random_state=0), [
         A("source_outputs", BINARY), A("n_items", INT), A("selection", OPTION), A("estimator", OPTION),
         A("n_dims", INT, skip=("huge",)),
         A("gp_lambda", FRACTION, skip=("zero", "one")), A("ability", OPTION), A("n_init", INT, skip=("huge",)),
-        A("n_jobs", INT, expect={"huge": MAY}), A("random_state", RNG)]))
+        A("n_jobs", INT, expect={"huge": MAY}), A("validation_items", INT, expect={"huge": MAY}),
+        A("random_state", RNG)]))
     add(Case("TinyBenchmarks.predict", "irt",
              lambda kw: fitted_once(TB, None, n_items=6, selection="random", estimator="p-irt", n_dims=1, n_init=1,
                                     random_state=0).predict(**kw),

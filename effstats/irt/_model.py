@@ -433,6 +433,7 @@ class IRT2PL(BaseEstimator):
         self._last_change = change
         self.n_iter_ = len(loss)
         self.loss_curve_ = np.asarray(loss)
+        self._theta_jml = th  # the abilities in the fit's own coordinates, where the priors apply (_item_map)
         self.theta_, self.a_, self.b_ = _canonical_rotation(th, a, b, Y, W)
 
     # ------------------------------------------------------------------ items and abilities
@@ -670,6 +671,33 @@ def _top_svd(L: np.ndarray, d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]
             S = np.sqrt(lam)
             return U, S, (L.T @ U).T / S[:, None]
     return np.linalg.svd(L, full_matrices=False)
+
+def _item_map(Y: np.ndarray, th: np.ndarray, prior_sd_a: float, prior_sd_b: float, W: np.ndarray | None = None,
+              max_steps: int = 50, tol: float = 1e-6) -> tuple[np.ndarray, np.ndarray]:
+    """Every item's MAP (a_i, b_i) given the abilities ``th`` (m, d) of the models answering Y (m, n): the item step
+    of the joint fit, iterated to convergence (Newton from a = b = 0, capped steps, blocks of items as in
+    :meth:`IRT2PL._fit_jml`). ``W`` (m, n): 1 at observed cells, 0 at missing ones. Returns a (n, d), b (n,)."""
+    m, d = th.shape
+    n = Y.shape[1]
+    X = np.hstack([th, -np.ones((m, 1))])
+    XX = (X[:, :, None] * X[:, None, :]).reshape(m, (d + 1) ** 2)
+    pen = np.r_[np.full(d, 1.0 / prior_sd_a**2), 1.0 / prior_sd_b**2]
+    par = np.zeros((n, d + 1))
+    blocks = _item_blocks(m, n)
+    buf = np.empty((3, m, blocks[0].stop))
+    for s in blocks:
+        k = s.stop - s.start
+        Yk, Wk, p, r, v = Y[:, s], None if W is None else W[:, s], buf[0, :, :k], buf[1, :, :k], buf[2, :, :k]
+        P = par[s]
+        for _ in range(max_steps):
+            _residuals(_sigmoid(np.matmul(X, P.T, out=p)), Yk, Wk, r, v)
+            H = (v.T @ XX).reshape(k, d + 1, d + 1) + np.diag(pen)
+            step = _capped(np.linalg.solve(H, (r.T @ X + pen * P)[..., None])[..., 0])
+            P -= step
+            if np.abs(step).max() < tol:
+                break
+    return par[:, :d], par[:, d]
+
 
 def _canonical_rotation(th: np.ndarray, a: np.ndarray, b: np.ndarray, Y: np.ndarray,
                         W: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

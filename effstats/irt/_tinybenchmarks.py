@@ -7,6 +7,7 @@ fewer examples. *Proceedings of the 41st International Conference on Machine Lea
 """
 from __future__ import annotations
 
+import copy
 import hashlib
 import os
 import warnings
@@ -19,7 +20,7 @@ import numpy as np
 from .._subset import _SubsetEstimator, _impute, _some, _weighted_anchors, select_random
 from .._validation import check_option, check_positive_int, check_rng
 from ..exceptions import ConvergenceWarning
-from ._model import IRT2PL
+from ._model import IRT2PL, _canonical_rotation, _item_map
 
 __all__ = ["TinyBenchmarks", "REFERENCE_DIMS"]
 
@@ -34,8 +35,55 @@ __all__ = ["TinyBenchmarks", "REFERENCE_DIMS"]
 REFERENCE_DIMS = (2, 5, 10, 15)
 #: The reference keeps the smallest dimension whose validation error is within this of the best one.
 _DIMS_TOL = 0.0025
+#: IRT2PL's ``tol`` for the validation fits on a sample of the items (``validation_items``).
+_VALIDATION_TOL = 1e-4
 _SELECTIONS = ("random", "anchor-corr", "anchor-irt")
 _ESTIMATORS = ("gp-irt", "p-irt", "weighted")
+
+
+def _stratified_items(p: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
+    """k of the items, one drawn at random from each of k equal strata of the items ranked by ``p`` (ties in a
+    random order): a sample that spans the difficulties as all the items do. Ascending positions."""
+    n = len(p)
+    order = np.lexsort((rng.random(n), p))
+    return np.sort(order[((np.arange(k) + rng.random(k)) * (n / k)).astype(np.int64)])
+
+
+class _Holdout:
+    """The validation's held-out models: their answers on the even-numbered items give the abilities, and
+    :meth:`error` is the MAE of the predicted mean over the odd-numbered ones (observed cells only when some are
+    missing; a model with nothing observed on either half is left out)."""
+
+    def __init__(self, Y: np.ndarray, missing: np.ndarray | None, ability: str) -> None:
+        n = Y.shape[1]
+        self.seen, self.unseen, self.ability = np.arange(0, n, 2), np.arange(1, n, 2), ability
+        if missing is None:
+            self.y, self.w = Y[:, self.seen], None
+            self.truth = Y[:, self.unseen].mean(1)
+            return
+        obs_seen, obs_unseen = ~missing[:, self.seen], ~missing[:, self.unseen]
+        ok = obs_seen.any(1) & obs_unseen.any(1)
+        if not ok.any():
+            raise ValueError(
+                f"source_outputs: the IRT validation needs at least 3 source models and 4 items, with outputs on both "
+                f"halves of the items, got {Y.shape[0]} held-out models without"
+            )
+        self.y = np.where(obs_seen, Y[:, self.seen], np.nan)[ok]
+        self.w, self.cnt = obs_unseen[ok], obs_unseen[ok].sum(1)
+        self.truth = np.where(self.w, Y[:, self.unseen][ok], 0).sum(1) / self.cnt
+
+    def error(self, irt: IRT2PL) -> float:
+        th = irt.abilities(self.y, self.seen, method=self.ability)
+        p = irt.predict_proba(th, self.unseen)
+        pred = p.mean(1) if self.w is None else (p * self.w).sum(1) / self.cnt
+        return float(np.abs(pred - self.truth).mean())
+
+
+def _with_items(irt: IRT2PL, a: np.ndarray, b: np.ndarray) -> IRT2PL:
+    """A copy of the fitted ``irt`` with other items' parameters (positions, no ids)."""
+    out = copy.copy(irt)
+    out.a_, out.b_, out.n_items_, out.item_ids_ = a, b, len(b), None
+    return out
 
 
 class TinyBenchmarks(_SubsetEstimator):
@@ -65,9 +113,17 @@ class TinyBenchmarks(_SubsetEstimator):
         best. An integer fixes the dimension (1: marginal ML, the fastest fit; the validation error is still
         computed for λ). Validation costs one IRT fit per candidate dimension besides the final one, and
         multidimensional fits are joint ML (:class:`effstats.irt.IRT2PL`), much slower than the 1-D marginal ML
-        on large matrices (``benchmarks/bench_irt_scale.py``).
+        on large matrices (``benchmarks/bench_irt_scale.py``): hence ``validation_items``.
     dims_grid : tuple of int, default=(2, 5, 10, 15)
         Candidate dimensions for ``n_dims="validate"``.
+    validation_items : int or None, default=4000
+        Items the validation fits use: a sample of this many items stratified by the items' mean correctness
+        over the source models, drawn by a generator seeded with the source outputs (the same sample whatever
+        ``random_state``); None: all items, as the reference. Which dimension fits best is a property of the
+        models-by-items structure that a few thousand items show as well as all of them, while the
+        multidimensional validation fits cost in proportion to the items. The sample's fits stop at
+        ``tol=1e-4`` (unless ``irt_params`` sets ``tol``), the chosen dimension's error, which gives λ, is
+        measured on all items (Notes), and the final IRT model is fitted on all items.
     ability : {"mle", "map"}, default="mle"
         How target abilities are estimated from the selected items: maximum likelihood (the reference, which its
         BFGS fit matches to 3e-8 in the p-IRT score) or the posterior mode under θ ~ N(0, I). On simulated 2PL
@@ -102,8 +158,11 @@ class TinyBenchmarks(_SubsetEstimator):
     n_dims_ : int or None
         The IRT dimension used.
     validation_errors_ : dict
-        Dimension → validation MAE of the IRT part (fraction, not percentage points); empty when no validation was
-        needed (fixed ``n_dims`` and no λ to estimate).
+        Dimension → validation MAE of the IRT part (fraction, not percentage points) on the validation items;
+        empty when no validation was needed (fixed ``n_dims`` and no λ to estimate).
+    validation_error_ : float
+        The chosen dimension's validation MAE on all items, λ's bias term (``validation_errors_[n_dims_]`` when
+        the validation used all items; NaN without validation).
     lambda_ : float
         The gp-IRT weight used (NaN unless ``estimator="gp-irt"``).
     n_missing_ : int
@@ -125,9 +184,19 @@ class TinyBenchmarks(_SubsetEstimator):
         \\lambda = \\frac{\\hat b^2}{\\hat b^2 + \\hat v}, \\qquad
         \\hat v = \\frac{\\langle \\operatorname{Var}_i(y_{mi}) \\rangle_m}{c K},
 
-    with :math:`\\hat b` the validation error of the chosen dimension, :math:`K` the number of items evaluated,
-    :math:`\\langle \\cdot \\rangle_m` the mean over source models, and :math:`c = 1` for random items,
-    :math:`c = 4` for anchor points (the reference's constants).
+    with :math:`\\hat b` the validation error of the chosen dimension (``validation_error_``), :math:`K` the number
+    of items evaluated, :math:`\\langle \\cdot \\rangle_m` the mean over source models, and :math:`c = 1` for random
+    items, :math:`c = 4` for anchor points (the reference's constants).
+
+    With more items than ``validation_items``, the candidate dimensions are fitted and compared on a sample of
+    the items, one from each of ``validation_items`` strata of the items ranked by mean correctness (held-out
+    abilities from the sample's even-numbered items, errors on its odd-numbered ones). The held-out means over
+    a few thousand items carry a binomial noise (s.d. up to 0.5 / √(items / 2) per model) that the comparison
+    between dimensions shares but that would inflate :math:`\\hat b`: so the chosen dimension's error is measured
+    again on all items, with every item's parameters fitted (a MAP logistic regression per item, the item step of
+    the joint fit) at the training models' abilities of the sampled fit. On CIFAR-10 and on simulated
+    multidimensional responses the sample of 4,000 items chooses the dimension that all items choose
+    (``benchmarks/bench_tinybenchmarks.py``).
 
     The anchor k-means runs on the distinct correctness vectors weighted by their counts, which has the same
     objective and the same k-means++ start distribution as k-means on all items (many items are answered alike by
@@ -179,6 +248,14 @@ class TinyBenchmarks(_SubsetEstimator):
     >>> est = tb.predict(Y[32:, tb.selected_])  # 8 new models, answers on the 30 selected items
     >>> round(float(abs(est - Y[32:].mean(axis=1)).mean()), 3)  # mean absolute error
     0.038
+
+    The dimension validated on 300 of the 500 items (a sample stratified by difficulty) and on all of them; λ
+    comes from the chosen dimension's error on all items either way:
+
+    >>> fast = TinyBenchmarks(30, dims_grid=(1, 2), validation_items=300, random_state=0).fit(Y[:32])
+    >>> full = TinyBenchmarks(30, dims_grid=(1, 2), validation_items=None, random_state=0).fit(Y[:32])
+    >>> fast.n_dims_, full.n_dims_, round(fast.validation_error_, 4), round(full.validation_error_, 4)
+    (1, 1, 0.0408, 0.0408)
     """
 
     def __init__(
@@ -189,6 +266,7 @@ class TinyBenchmarks(_SubsetEstimator):
         n_dims: int | str = "validate",
         *,
         dims_grid: tuple[int, ...] = REFERENCE_DIMS,
+        validation_items: int | None = 4000,
         ability: str = "mle",
         n_init: int = 1,
         gp_lambda: float | None = None,
@@ -201,6 +279,7 @@ class TinyBenchmarks(_SubsetEstimator):
         self.estimator = estimator
         self.n_dims = n_dims
         self.dims_grid = dims_grid
+        self.validation_items = validation_items
         self.ability = ability
         self.n_init = n_init
         self.gp_lambda = gp_lambda
@@ -227,6 +306,8 @@ class TinyBenchmarks(_SubsetEstimator):
             grid = (check_positive_int(self.n_dims, "n_dims"),)
         ability = check_option(self.ability, "ability", ("mle", "map"))
         check_positive_int(self.n_init, "n_init")
+        if self.validation_items is not None:
+            check_positive_int(self.validation_items, "validation_items", minimum=4)
         if self.n_jobs is not None:
             check_positive_int(self.n_jobs, "n_jobs")
         if self.gp_lambda is not None:
@@ -241,10 +322,11 @@ class TinyBenchmarks(_SubsetEstimator):
         return self._fit_irts(Y, (d,), what, missing)[d]
 
     def _fit_irts(self, Y: np.ndarray, dims: tuple[int, ...], what: str,
-                  missing: np.ndarray | None = None) -> dict[int, IRT2PL]:
+                  missing: np.ndarray | None = None, params: dict | None = None) -> dict[int, IRT2PL]:
         """IRT2PL(d) on Y for each d of ``dims`` (as :meth:`_fit_irt`), the fits not in the cache run side by side
         in up to ``n_jobs`` threads. Each fit is the same as alone (numpy's BLAS and ufunc loops release the GIL,
-        and the fits share nothing); the cache and the warnings are handled in the calling thread."""
+        and the fits share nothing); the cache and the warnings are handled in the calling thread. ``params``:
+        IRT2PL's arguments (default ``irt_params``)."""
         data = hashlib.sha1(np.packbits(Y, axis=None).tobytes()).hexdigest()
         if missing is not None:
             data += hashlib.sha1(np.packbits(missing, axis=None).tobytes()).hexdigest()
@@ -252,7 +334,7 @@ class TinyBenchmarks(_SubsetEstimator):
         cache = TinyBenchmarks._fit_cache
         fits, keys, todo = {}, {}, []
         for d in dims:
-            irt = IRT2PL(d, **(self.irt_params or {}))
+            irt = IRT2PL(d, **((self.irt_params or {}) if params is None else params))
             keys[d] = (Y.shape, data, d, tuple(sorted(irt.get_params().items())))
             if keys[d] in cache:
                 cache.move_to_end(keys[d])
@@ -292,12 +374,18 @@ class TinyBenchmarks(_SubsetEstimator):
             )
 
     def _validate_dims(self, Y: np.ndarray, grid: tuple[int, ...], ability: str,
-                       missing: np.ndarray | None = None) -> tuple[int, dict]:
+                       missing: np.ndarray | None = None) -> tuple[int, dict, float]:
         """The reference's dimension choice: train on all source models but every fifth, abilities of the held-out
         ones from the even-numbered items, MAE of the predicted mean over the odd-numbered items (observed cells
-        only when some are missing)."""
-        if missing is not None:
-            return self._validate_dims_missing(Y, grid, ability, missing)
+        only when some are missing). Returns the chosen dimension, the error of each, and the chosen one's error
+        on all items (λ's bias term).
+
+        With more items than ``validation_items``, the candidates are fitted and compared on a sample of them
+        (:func:`_stratified_items`, drawn by a generator seeded with the data, so that fits with other seeds on
+        the same source models share the validation fits in the cache). The chosen dimension's error is then
+        measured on all items: its fit's abilities of the training models give every item's parameters (one MAP
+        logistic regression per item), since the error on a sample's few held-out items is inflated by their
+        binomial noise (≈ 0.5 / √(items / 2))."""
         m, n = Y.shape
         val = np.arange(0, m, 5)
         train = np.setdiff1d(np.arange(m), val)
@@ -305,43 +393,36 @@ class TinyBenchmarks(_SubsetEstimator):
             raise ValueError(
                 f"source_outputs: the IRT validation needs at least 3 source models and 4 items, got shape {Y.shape}"
             )
-        seen, unseen = np.arange(0, n, 2), np.arange(1, n, 2)
-        truth = Y[np.ix_(val, unseen)].mean(1)
-        errors = {}
-        fits = self._fit_irts(Y[train], grid, "validation")
-        for d, irt in fits.items():
-            th = irt.abilities(Y[np.ix_(val, seen)], seen, method=ability)
-            errors[d] = float(np.abs(irt.predict_proba(th, unseen).mean(1) - truth).mean())
+        k = self.validation_items
+        cols = None
+        if k is not None and k < n:
+            obs = None if missing is None else ~missing
+            p = Y.mean(0) if obs is None else np.where(obs, Y, 0).sum(0) / np.maximum(obs.sum(0), 1)
+            seed = np.frombuffer(hashlib.sha1(np.packbits(Y, axis=None).tobytes()).digest(), np.uint32)
+            cols = _stratified_items(p, k, np.random.default_rng(seed))
+        full = _Holdout(Y[val], None if missing is None else missing[val], ability)
+        sub = full if cols is None else _Holdout(Y[np.ix_(val, cols)], None if missing is None
+                                                 else missing[np.ix_(val, cols)], ability)
+        Ys, Ms = (Y, missing) if cols is None else (Y[:, cols], None if missing is None else missing[:, cols])
+        # the sample's comparison is as loose as its noise: its fits stop at a looser tol (unless irt_params set one)
+        params = None if cols is None else {"tol": _VALIDATION_TOL, **(self.irt_params or {})}
+        fits = self._fit_irts(Ys[train], grid, "validation", None if Ms is None else _some(Ms[train]), params)
+        errors = {d: sub.error(irt) for d, irt in fits.items()}
         best = min(errors.values())
         chosen = next(d for d in grid if errors[d] - best < _DIMS_TOL)
-        return chosen, errors
-
-    def _validate_dims_missing(self, Y: np.ndarray, grid: tuple[int, ...], ability: str,
-                               missing: np.ndarray) -> tuple[int, dict]:
-        m, n = Y.shape
-        val = np.arange(0, m, 5)
-        train = np.setdiff1d(np.arange(m), val)
-        seen, unseen = np.arange(0, n, 2), np.arange(1, n, 2)
-        obs_seen, obs_unseen = ~missing[np.ix_(val, seen)], ~missing[np.ix_(val, unseen)]
-        # held-out models with nothing observed on one half cannot be scored: left out of the error
-        ok = obs_seen.any(1) & obs_unseen.any(1)
-        if train.size < 2 or n < 4 or not ok.any():
-            raise ValueError(
-                f"source_outputs: the IRT validation needs at least 3 source models and 4 items, with outputs on both "
-                f"halves of the items, got shape {Y.shape}"
-            )
-        val, obs_seen, obs_unseen = val[ok], obs_seen[ok], obs_unseen[ok]
-        cnt = obs_unseen.sum(1)
-        truth = np.where(obs_unseen, Y[np.ix_(val, unseen)], 0).sum(1) / cnt
-        errors = {}
-        fits = self._fit_irts(Y[train], grid, "validation", _some(missing[train]))
-        for d, irt in fits.items():
-            th = irt.abilities(np.where(obs_seen, Y[np.ix_(val, seen)], np.nan), seen, method=ability)
-            pred = (irt.predict_proba(th, unseen) * obs_unseen).sum(1) / cnt
-            errors[d] = float(np.abs(pred - truth).mean())
-        best = min(errors.values())
-        chosen = next(d for d in grid if errors[d] - best < _DIMS_TOL)
-        return chosen, errors
+        if cols is None:
+            return chosen, errors, errors[chosen]
+        irt = fits[chosen]
+        if irt.method_ != "jml":  # the 1-D marginal-ML fit: cheap enough to fit on all items
+            return chosen, errors, full.error(self._fit_irt(Y[train], chosen, "validation",
+                                                            None if missing is None else _some(missing[train])))
+        # the item step of the joint fit at its abilities, in its own coordinates (where the priors apply), then
+        # the fit's canonical rotation, which depends on the abilities alone for d > 1
+        W = None if missing is None else (~missing[train]).astype(float)
+        th = irt._theta_jml
+        a, b = _item_map(Y[train].astype(float), th, irt.prior_sd_a, irt.prior_sd_b, W)
+        _, a, b = _canonical_rotation(th, a, b, Y[train], W)
+        return chosen, errors, full.error(_with_items(irt, a, b))
 
     def fit(self, source_outputs: Any, source_scores: Any = None, *, labels: Any = None) -> "TinyBenchmarks":
         """Select the items and fit the IRT model on the source models.
@@ -378,12 +459,13 @@ class TinyBenchmarks(_SubsetEstimator):
         rng = check_rng(self.random_state, "random_state")
         k = self.n_items
         need_irt = selection == "anchor-irt" or estimator != "weighted"
-        self.irt_, self.n_dims_, self.validation_errors_ = None, None, {}
+        self.irt_, self.n_dims_, self.validation_errors_, self.validation_error_ = None, None, {}, np.nan
         if need_irt:
             # The validation fits choose the dimension and give λ's bias term; with a fixed dimension and no λ to
             # estimate they are skipped (e.g. in the cross-validation folds of predict_interval, where λ is fixed).
             if isinstance(self.n_dims, str) or (estimator == "gp-irt" and self.gp_lambda is None):
-                self.n_dims_, self.validation_errors_ = self._validate_dims(Y, grid, ability, miss)
+                self.n_dims_, self.validation_errors_, self.validation_error_ = self._validate_dims(
+                    Y, grid, ability, miss)
             else:
                 self.n_dims_ = grid[0]
             self.irt_ = self._fit_irt(Y, self.n_dims_, "the final model", miss)
@@ -410,7 +492,7 @@ class TinyBenchmarks(_SubsetEstimator):
             if self.gp_lambda is not None:
                 self.lambda_ = float(self.gp_lambda)
             else:
-                b = self.validation_errors_[self.n_dims_]
+                b = self.validation_error_
                 c = 1.0 if selection == "random" else 4.0
                 if miss is None:
                     v = Y.var(axis=1).mean() / (c * k)

@@ -1,0 +1,75 @@
+"""TinyBenchmarks validates the IRT dimension on a stratified sample of the items (``validation_items``): on
+responses with a known number of dimensions it must choose the dimension that the validation on all items chooses
+(the true one), and give the same estimates up to the gp-IRT weight's noise; with ``validation_items=None`` (or at
+least as many as there are items) it is the validation on all items, exactly."""
+import warnings
+
+import numpy as np
+import pytest
+
+from effstats.datasets.simulate import simulate_responses
+from effstats.exceptions import ConvergenceWarning
+from effstats.irt import TinyBenchmarks
+from effstats.irt._tinybenchmarks import _stratified_items
+
+
+def _three_dims(n_items=3000):
+    # gamma(0.5) slopes: each item leans on one or two of the three abilities, a clearly 3-D structure
+    disc = lambda rng, shape: rng.gamma(0.5, 3.0, shape)  # noqa: E731
+    return simulate_responses(60, n_items, n_dims=3, discrimination=disc, rng=3).values.astype(bool)
+
+
+def _fit(Y, validation_items, random_state=0):
+    TinyBenchmarks._fit_cache.clear()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return TinyBenchmarks(50, dims_grid=(1, 3, 6), validation_items=validation_items, n_jobs=1,
+                              random_state=random_state).fit(Y)
+
+
+def test_sampled_validation_chooses_the_dimension_of_the_full_one():
+    Y = _three_dims()
+    src, tgt = Y[:50], Y[50:]
+    full, fast = _fit(src, None), _fit(src, 1000)
+    assert full.n_dims_ == fast.n_dims_ == 3  # the true dimension, by both
+    assert full.validation_error_ == full.validation_errors_[3]
+    # the chosen dimension's error is measured on all items by both: the held-out means over 1,500 items have a
+    # binomial s.d. of at most 0.5 / sqrt(1500) = 0.013 per model, and the two fits differ far less
+    assert abs(fast.validation_error_ - full.validation_error_) < 0.004
+    # the error of the sample's own 500 held-out items is larger: their binomial noise
+    assert fast.validation_errors_[3] > fast.validation_error_
+    np.testing.assert_array_equal(full.selected_, fast.selected_)  # the item selection does not depend on it
+    a, b = full.predict_all(tgt[:, full.selected_]), fast.predict_all(tgt[:, fast.selected_])
+    np.testing.assert_allclose(a["p-irt"], b["p-irt"], rtol=0, atol=1e-12)  # the same final fit
+    assert abs(full.lambda_ - fast.lambda_) < 0.1
+    np.testing.assert_allclose(a["gp-irt"], b["gp-irt"], rtol=0, atol=0.005)
+
+
+def test_validation_items_at_least_the_items_is_the_full_validation():
+    Y = _three_dims(400)[:40]
+    full, same = _fit(Y, None), _fit(Y, 400)
+    assert full.validation_errors_ == same.validation_errors_ and full.lambda_ == same.lambda_
+    np.testing.assert_array_equal(full.irt_.a_, same.irt_.a_)
+
+
+def test_the_sample_depends_on_the_data_not_on_the_seed():
+    Y = _three_dims(1500)[:40]
+    one, two = _fit(Y, 500, random_state=0), _fit(Y, 500, random_state=1)
+    assert one.validation_errors_ == two.validation_errors_ and one.validation_error_ == two.validation_error_
+
+
+def test_stratified_items_span_the_difficulties():
+    p = np.random.default_rng(0).random(10_000)
+    cols = _stratified_items(p, 100, np.random.default_rng(1))
+    assert len(np.unique(cols)) == 100 and np.all(np.diff(cols) > 0)
+    # one item from each percentile of p: the sorted sample's j-th value lies in the j-th percentile
+    q = np.sort(p[cols])
+    edges = np.quantile(p, np.linspace(0, 1, 101))
+    assert np.all((q >= edges[:-1] - 1e-12) & (q <= edges[1:] + 1e-12))
+
+
+@pytest.mark.parametrize("bad", [0, 3, -1, 2.5, True, "100"])
+def test_bad_validation_items_names_the_argument(bad):
+    Y = simulate_responses(20, 60, rng=0).values.astype(bool)
+    with pytest.raises(ValueError, match="validation_items"):
+        TinyBenchmarks(10, validation_items=bad).fit(Y)
