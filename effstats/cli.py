@@ -29,7 +29,7 @@ __all__ = ["main", "read_scores", "read_helm_json", "read_openllm_json", "read_o
 
 def _run_audit(data: Any, out: str | Path | None = None, **options: Any):
     """``effstats audit``: :func:`effstats.reliability.audit` on the command line's arguments."""
-    from .reliability._report import audit
+    from .reliability import audit
 
     return audit(data, out, **options)
 
