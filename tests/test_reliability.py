@@ -241,6 +241,32 @@ def test_scenario_resample_equals_rebuilt_benchmark():
             np.testing.assert_allclose(got[i], ref(x[:, draw[i]]), atol=1e-12)
 
 
+@pytest.mark.parametrize("decision", ["scenarios", "subscenarios"])
+@pytest.mark.parametrize("objective", ["kendall", "weighted_tau", "best_model", "model_quality"])
+def test_repeated_draws_scored_once_give_each_draws_statistic(decision, objective):
+    """A batch of resamples with repeated draws (4 scenarios: 35 distinct multisets among 300 draws, in any order)
+    gives each resample the statistic and scores it gets scored alone, ties and missing cells included."""
+    rng = np.random.default_rng(3)
+    x = rng.integers(0, 5, (12, 4)) / 4  # ties in scores and ranks
+    x[2, 1] = x[5, 3] = np.nan
+    df = pd.DataFrame(x, index=[f"m{i}" for i in range(12)], columns=list("ABCD"))
+    if decision == "subscenarios":
+        df.columns = pd.MultiIndex.from_tuples([("S", c) for c in "AB"] + [("T", c) for c in "CD"])
+        rm = ResponseMatrix(np.nan_to_num(x), kind="score", missing=np.isnan(x), model_ids=df.index,
+                            item_ids=list("ABCD"), items=pd.DataFrame({"scenario": list("SSTT"),
+                                                                       "subscenario": list("ABCD")}))
+        plan = R.dior_plan(rm, decision, objective, n_top=3)
+    else:
+        plan = R.dior_plan(df, decision, objective, n_top=3)
+    draws = plan.draw(300, rng=1)
+    assert len(np.unique(np.sort(draws[0], axis=1), axis=0)) < 300
+    dist, scores = plan.statistic(draws)
+    for b in rng.choice(300, 25, replace=False):
+        one_dist, one_scores = plan.statistic([draws[0][b:b + 1]])
+        np.testing.assert_allclose(dist[b], one_dist[0], rtol=0, atol=1e-12)
+        np.testing.assert_allclose(scores[b], one_scores[0], rtol=0, atol=1e-12)
+
+
 def test_examples_reliability_grows_with_examples():
     rm = _binary_items(M=8, n=2000, n_scen=4, seed=1, spread=0.6)
     small = R.dior(rm, "examples", "kendall", size=10, n_boot=200, rng=0)
