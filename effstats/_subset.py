@@ -521,12 +521,14 @@ class _SubsetEstimator(BaseEstimator):
 
     Subclasses implement ``fit`` (ending with :meth:`_set_selected`, which sorts the selection) and
     ``_predict(outputs)`` on the target outputs restricted to ``selected_`` (ascending item order: per-item arrays
-    a subclass keeps must follow it); ``_interval_kind`` is ``"conformal"`` (default) or
+    a subclass keeps must follow it); the class attribute ``interval_kind`` is ``"conformal"`` (default) or
     ``"design"`` (then ``_design_se(outputs)`` gives the standard errors).
     """
 
     n_items: int
-    _interval_kind = "conformal"
+    # how predict_interval makes its interval, documented in each estimator's Attributes: "conformal" (cross-validated
+    # residuals of the source models) or "design" (the random draw of the items)
+    interval_kind = "conformal"
 
     def _fit_source(self, source_outputs: Any, source_scores: Any, labels: Any) -> tuple[_Outputs, np.ndarray]:
         src = _as_outputs(source_outputs, "source_outputs", labels)
@@ -746,7 +748,7 @@ class _SubsetEstimator(BaseEstimator):
             target_outputs.index if isinstance(target_outputs, pd.DataFrame) else None)
         src_scores = self._source[1]
         bounds = (0.0, 1.0) if src_scores.min() >= 0 and src_scores.max() <= 1 else (-np.inf, np.inf)
-        if self._interval_kind == "design":
+        if self.interval_kind == "design":
             n_eff = wilson = None
             if hasattr(self, "_design_n"):
                 n_eff = self._design_n(o)

@@ -620,3 +620,12 @@ def check_positions(sel: Any, n: int, name: str, allow_mask: bool = False) -> np
         raise ValueError(f"{name}: positions must be in [0, {n - 1}] (or [-{n}, -1] from the end), got range "
                          f"[{arr.min()}, {arr.max()}]")
     return arr % n
+
+
+def check_trials(trials: Any) -> str | int:
+    """HELM's ``trials`` option: ``"mean"``, ``"separate"`` or a train trial's index (an int >= 0)."""
+    if isinstance(trials, str) and trials in ("mean", "separate"):
+        return trials
+    if isinstance(trials, (Integral, np.integer)) and not isinstance(trials, bool) and trials >= 0:
+        return int(trials)
+    raise ValueError(f"trials: expected 'mean', 'separate' or a train trial's index (an integer >= 0), got {trials!r}")

@@ -1133,6 +1133,23 @@ def _distributed_cases() -> list[Case]:
     return C
 
 
+def _FALLBACK_PAIR():
+    """A chosen estimator's prediction flagging its second target out of range, and a design-based one's."""
+    sp = pub("effstats.disco.SubsetPrediction")
+    chosen = sp(np.array([0.4, 0.9]), np.array([0.05, 0.05]), "conformal", residuals=np.array([0.02, 0.05, 0.03]),
+                out_of_range=np.array([False, True]))
+    return chosen, sp(np.array([0.45, 0.85]), np.array([0.1, 0.1]), "design")
+
+
+def _FALLBACK_RESULT():
+    import warnings
+
+    chosen, fallback = _FALLBACK_PAIR()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return pub("effstats.disco.with_fallback")(lambda: chosen, lambda: ("random", fallback), "ridge")
+
+
 def _last_cases() -> list[Case]:
     C: list[Case] = []
     add = C.append
@@ -1333,6 +1350,25 @@ def _more_cases() -> list[Case]:
              lambda kw: fitted_once(DC + "RandomDirect", None, n_items=5).predict_interval(X()[:3]).confidence_interval(
                  **kw),
              lambda: dict(confidence_level=0.9), CL))
+    add(Case("with_fallback", "disco", fn(DC + "with_fallback"),
+             lambda: dict(chosen=lambda: _FALLBACK_PAIR()[0], fallback=lambda: ("random", _FALLBACK_PAIR()[1]),
+                          chosen_name="ridge"), [
+        A("chosen", [("not-callable", FAIL, lambda v, r: "abc"), ("not-a-prediction", FAIL, lambda v, r: lambda: 3)]),
+        A("fallback", [("not-callable", FAIL, lambda v, r: "abc"), ("not-a-pair", FAIL, lambda v, r: lambda: "abc"),
+                       ("other-targets", FAIL, lambda v, r: lambda: ("x", _FALLBACK_PAIR()[1].__class__(
+                           np.array([0.5]), np.array([0.1]), "design")))]),
+        A("chosen_name", [("int", FAIL, lambda v, r: 3)])]))
+    add(Case("FallbackPrediction.confidence_interval", "disco",
+             lambda kw: _FALLBACK_RESULT().confidence_interval(**kw), lambda: dict(confidence_level=0.9), CL))
+    add(Case("FallbackPrediction.to_frame", "disco",
+             lambda kw: _FALLBACK_RESULT().to_frame(**kw), lambda: dict(confidence_level=0.9), CL))
+    add(Case("fallback_candidate", "disco", fn(DC + "fallback_candidate"),
+             lambda: dict(estimators={"ridge": fitted_once(DC + "RandomLearn", None, n_items=5, random_state=1),
+                                      "aipw": fitted_once(DC + "AIPW", None, n_items=5, random_state=1)},
+                          best="ridge"), [
+        A("estimators", [("empty", FAIL, lambda v, r: {}), ("text", FAIL, lambda v, r: "abc"),
+                         ("unfitted", FAIL, lambda v, r: {"ridge": pub(DC + "RandomLearn")(5)})]),
+        A("best", [("unknown", FAIL, lambda v, r: "no-such-estimator"), ("int", FAIL, lambda v, r: 3)])]))
     add(Case("RandomDirect.predict_interval", "disco",
              lambda kw: fitted_once(DC + "RandomDirect", None, n_items=5).predict_interval(**kw),
              lambda: dict(target_outputs=X()[:3]), [A("target_outputs", BINARY + SHORT1, expect={"half": MAY})]))

@@ -265,6 +265,54 @@ PUBLIC_MODULES = [
     "effstats.distributed", "effstats.exceptions", "effstats._results", "effstats._validation", "effstats.rbridge",
 ]
 
+# what an estimator's interval rests on: the random draw of the items, the source models' cross-validated residuals,
+# items chosen deterministically, the chosen candidate's kind, or no interval for a model's score
+INTERVAL_KINDS = {"design", "conformal", "systematic", "chosen", "none"}
+
+
+def _public_estimators():
+    out = {}
+    for name in PUBLIC_MODULES:
+        mod = importlib.import_module(name)
+        for attr in getattr(mod, "__all__", []):
+            obj = getattr(mod, attr, None)
+            if inspect.isclass(obj) and issubclass(obj, BaseEstimator):
+                out[obj.__name__] = obj
+    return [out[k] for k in sorted(out)]
+
+
+@pytest.mark.parametrize("cls", _public_estimators(), ids=lambda c: c.__name__)
+def test_every_estimator_declares_and_documents_its_interval_kind(cls):
+    """``interval_kind`` is a public attribute of every estimator class (a value, or a property where it depends on
+    the parameters), defined by effstats rather than left to scikit-learn, and its docstring says what it is."""
+    owner = next((k for k in cls.__mro__ if "interval_kind" in vars(k)), None)
+    assert owner is not None and owner.__module__.startswith("effstats"), f"{cls.__name__} has no interval_kind"
+    value = inspect.getattr_static(cls, "interval_kind")
+    if isinstance(value, property):
+        assert value.fget.__doc__, f"{cls.__name__}.interval_kind: a property without a docstring"
+    else:
+        assert value in INTERVAL_KINDS, f"{cls.__name__}.interval_kind = {value!r}, not one of {INTERVAL_KINDS}"
+    assert "interval_kind : str" in cls.__doc__, f"{cls.__name__}'s Attributes do not document interval_kind"
+
+
+@pytest.mark.parametrize("make", ESTIMATORS, ids=IDS)
+def test_interval_kind_is_the_kind_of_interval_made(make, data):
+    """The declared kind is the interval the estimator makes: a subset estimator's ``predict_interval`` says it in
+    its ``method`` (the chooser's: its pick's); Sort & Search's by its sampling."""
+    src, tgt = data
+    est, _ = make()
+    assert est.interval_kind in INTERVAL_KINDS
+    if not hasattr(est, "predict_interval"):
+        if hasattr(est, "sampling"):
+            design = str(est.sampling).lower() in ("stratified", "random")
+            assert est.interval_kind == ("design" if design else "systematic")
+        return
+    _quiet(est.fit, src)
+    kind = est.best_estimator_.interval_kind if est.interval_kind == "chosen" else est.interval_kind
+    p = _quiet(est.predict_interval, tgt, n_splits=2)
+    assert p.method in (kind, "mixed") if est.interval_kind == "chosen" else p.method == kind
+
+
 
 @pytest.mark.parametrize("name", PUBLIC_MODULES)
 def test_all_names_exist(name):

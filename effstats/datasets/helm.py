@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from .._shared import _plain
+from .._validation import check_trials
 from ..responses import ResponseMatrix
 from .harness import _check_duplicates, _each_path, _refuse_lfs_pointer
 
@@ -242,14 +243,6 @@ def _metric_for(task: str, metric: str | dict[str, str]) -> str:
     return "exact_match"
 
 
-def _check_trials(trials: Any) -> str | int:
-    if isinstance(trials, str) and trials in ("mean", "separate"):
-        return trials
-    if isinstance(trials, (int, np.integer)) and not isinstance(trials, bool) and trials >= 0:
-        return int(trials)
-    raise ValueError(f"trials: expected 'mean', 'separate' or a train trial's index (an integer >= 0), got {trials!r}")
-
-
 def _by_trial(values: dict[str, dict[Any, float]], trials: str | int) -> dict[tuple[str, Any], float]:
     """(instance id, train trial or None) -> value under the ``trials`` rule."""
     if trials == "mean":
@@ -396,7 +389,7 @@ def read_helm_runs(
     if not (perturbation is None or isinstance(perturbation, (str, Mapping)) and perturbation):
         raise ValueError("perturbation: expected None, a perturbation name or a non-empty mapping of its fields, got "
                          f"{perturbation!r}")
-    trials = _check_trials(trials)
+    trials = check_trials(trials)
     _check_duplicates(duplicates)
 
     dirs = list(dict.fromkeys(d.resolve() for d in _run_dirs(path_or_paths, arg)))  # a folder named twice is one run

@@ -46,7 +46,7 @@ from ._baselines import AnchorCorr, RandomDirect, SortSearchDirect, StratifiedHT
 from ._estimator import DISCO
 from ._mrmr import MRMR, RandomLearn, mutual_information_relevance, select_mrmr
 from ._predictors import PREDICTORS, make_predictor
-from ._chooser import MethodChooser, default_candidates
+from ._chooser import FallbackPrediction, MethodChooser, default_candidates, fallback_candidate, with_fallback
 from ._stratified_aipw import StratifiedAIPW
 from ._protocol import compare_methods, evaluate_split, run_protocol, summarize_comparison
 from ._selection import (
@@ -91,5 +91,8 @@ __all__ = [
     "summarize_comparison",
     "MethodChooser",
     "default_candidates",
+    "fallback_candidate",
+    "with_fallback",
     "SubsetPrediction",
+    "FallbackPrediction",
 ]

@@ -105,6 +105,9 @@ class AIPW(_SubsetEstimator):
 
     Attributes
     ----------
+    interval_kind : str
+        ``"design"`` (class attribute): the interval comes from the random draw of the items, so it holds for every
+        model, also one outside the source models' range.
     selected_ : ndarray of shape (n_items,)
         Sampled item positions, ascending.
     selected_ids_ : Index or None
@@ -228,7 +231,7 @@ class AIPW(_SubsetEstimator):
     (5, (200,))
     """
 
-    _interval_kind = "design"
+    interval_kind = "design"
     _borrow = 0.0  # prior degrees of freedom of the pooled residual variance in each stratum's (none)
 
     def __init__(self, n_items: int = 100, stratify: Any = None, n_folds: int = 5, regressor: Any = "ridge",

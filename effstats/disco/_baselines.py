@@ -73,6 +73,9 @@ class RandomDirect(_SubsetEstimator):
 
     Attributes
     ----------
+    interval_kind : str
+        ``"design"`` (class attribute): the interval comes from the random draw of the items, so it holds for every
+        model, also one outside the source models' range.
     selected_ : ndarray of int, shape (n_items,)
         Drawn item positions, ascending.
     selected_ids_ : Index or None
@@ -126,7 +129,7 @@ class RandomDirect(_SubsetEstimator):
             lambda n, g: select_random(n, self.n_items, groups=g, rng=self.random_state), src, groups))
         return self
 
-    _interval_kind = "design"
+    interval_kind = "design"
 
     def _predict(self, o) -> np.ndarray:
         return o.model_means("target_outputs")
@@ -177,12 +180,18 @@ class AnchorCorr(_SubsetEstimator):
 
     Attributes
     ----------
+    interval_kind : str
+        ``"conformal"`` (class attribute): the interval comes from the cross-validated residuals of the source
+        models, so it holds for models like them, not necessarily for one outside their range.
     selected_ : ndarray of int
         Anchor item positions, ascending (fewer than ``n_items`` when centroids share a nearest item).
     selected_ids_ : Index or None
         Their ids, when fitted on labelled outputs.
     weights_ : ndarray
         Share of the items each anchor represents (one per selected item); they sum to 1.
+    anchor_means_ : ndarray
+        The source models' mean on each anchor (over those that answered it), in ``selected_`` order; it stands in
+        for a target's missing output there.
     n_items_total_ : int
         Items in the source outputs.
     n_missing_ : int
@@ -232,7 +241,7 @@ class AnchorCorr(_SubsetEstimator):
         rng = check_rng(self.random_state, "random_state")
         anchors = self._select_answered(lambda n, g: self._anchors(X if n == len(X) else X[self._answered], rng), src)
         self._set_selected(anchors)
-        self._fill = means[self.selected_]
+        self.anchor_means_ = means[self.selected_]
         return self
 
     def _anchors(self, X: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -240,7 +249,7 @@ class AnchorCorr(_SubsetEstimator):
         return anchors
 
     def _predict(self, o) -> np.ndarray:
-        return _impute(o.correctness("target_outputs"), o.missing, self._fill) @ self.weights_
+        return _impute(o.correctness("target_outputs"), o.missing, self.anchor_means_) @ self.weights_
 
 
 def _kmeans_1d(x: np.ndarray, k: int, n_iter: int = 100) -> np.ndarray:
@@ -301,6 +310,9 @@ class StratifiedHT(_SubsetEstimator):
 
     Attributes
     ----------
+    interval_kind : str
+        ``"design"`` (class attribute): the interval comes from the random draw of the items, so it holds for every
+        model, also one outside the source models' range.
     selected_ : ndarray of int, shape (n_items,)
         Drawn item positions, ascending.
     selected_ids_ : Index or None
@@ -397,7 +409,7 @@ class StratifiedHT(_SubsetEstimator):
         self._set_selected(chosen)
         return self
 
-    _interval_kind = "design"
+    interval_kind = "design"
 
     def _observed_strata(self, o) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(y with 0 at missing cells (T, k), one-hot strata of the selected items (k, H), observed items per target
@@ -497,6 +509,9 @@ class SortSearchDirect(_SubsetEstimator):
 
     Attributes
     ----------
+    interval_kind : str
+        ``"conformal"`` (class attribute): the interval comes from the cross-validated residuals of the source
+        models, so it holds for models like them, not necessarily for one outside their range.
     sortsearch_ : effstats.sortsearch.SortSearch
         The fitted Sort & Search.
     selected_ : ndarray of int, shape (n_items,)

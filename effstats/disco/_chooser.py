@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 import pandas as pd
@@ -12,11 +12,12 @@ from sklearn.base import clone
 
 from .._results import ConfidenceInterval
 from .._subset import SubsetPrediction, _flagged_names, _fold, _SubsetEstimator, _quiet_missing
+from .._shared import _name_list
 from .._validation import check_flag, check_positive_int, check_rng
-from ..exceptions import check_is_fitted
+from ..exceptions import InputTypeError, check_is_fitted
 from ._baselines import SortSearchDirect
 
-__all__ = ["MethodChooser", "default_candidates"]
+__all__ = ["MethodChooser", "default_candidates", "with_fallback", "fallback_candidate", "FallbackPrediction"]
 
 
 def default_candidates(n_items: int = 100, *, binary: bool = True, probabilities: bool = False, irt: bool = True,
@@ -115,7 +116,7 @@ class _SortSearchDesign(SortSearchDirect):
     the paper's figure) instead. Parameters as :class:`SortSearchDirect`; ``random_state`` draws the items.
     """
 
-    _interval_kind = "design"
+    interval_kind = "design"
 
     def fit(self, source_outputs: Any, source_scores: Any = None, *, labels: Any = None) -> "_SortSearchDesign":
         from ..sortsearch import SortSearch
@@ -214,6 +215,9 @@ class MethodChooser(_SubsetEstimator):
 
     Attributes
     ----------
+    interval_kind : str
+        ``"chosen"`` (class attribute): the interval is the chosen candidate's (``best_estimator_.interval_kind``),
+        and the design-based fallback's (``fallback_``) for targets outside the source models' range.
     best_ : str
     best_estimator_ : fitted estimator
     estimators_ : dict of name -> fitted estimator (each with its cached CV predictions)
@@ -258,6 +262,8 @@ class MethodChooser(_SubsetEstimator):
     >>> ch.best_
     'random + direct'
     """
+
+    interval_kind = "chosen"
 
     def __init__(
         self,
@@ -366,7 +372,7 @@ class MethodChooser(_SubsetEstimator):
         self.best_ = best
         self.best_estimator_ = self.estimators_[best]
         self.expected_error_ = float(res.loc[best, "cv_mae"])
-        self.fallback_ = _fallback(self.estimators_, best)
+        self.fallback_ = fallback_candidate(self.estimators_, best)
         self._set_selected(self.best_estimator_.selected_)
         self.item_ids_ = self.best_estimator_.item_ids_
         self.selected_ids_ = self.best_estimator_.selected_ids_
@@ -411,22 +417,89 @@ class MethodChooser(_SubsetEstimator):
 FALLBACK_SUFFIX = " (out-of-range fallback)"
 
 
+def with_fallback(chosen: Callable[[], SubsetPrediction],
+                  fallback: Callable[[], tuple[str, SubsetPrediction] | None], chosen_name: str) -> SubsetPrediction:
+    """One estimator's predictions, with a design-based estimator's for the targets it flags out of range.
+
+    :class:`effstats.disco.MethodChooser` answers this way for its chosen candidate (see its ``fallback_``);
+    this function does the same for any pair, for instance a model-based estimator refitted alone and the
+    design-based candidate that drew the same random items (:func:`effstats.disco.fallback_candidate`).
+
+    Parameters
+    ----------
+    chosen : callable
+        Called without arguments, returns the chosen estimator's :class:`effstats.disco.SubsetPrediction` (its
+        ``predict_interval``), whose ``out_of_range`` flags the targets outside the source models' range.
+    fallback : callable
+        Called without arguments, and only when some target is flagged (so a fit it needs is skipped otherwise):
+        returns ``(name, prediction)``, a design-based estimator's prediction for the same targets on the same
+        items, or None when there is no such estimator (the chosen one's predictions then stand).
+    chosen_name : str
+        The chosen estimator's name, for the warning and the result's ``estimator``.
+
+    Returns
+    -------
+    SubsetPrediction or FallbackPrediction
+        ``chosen()``'s prediction when no target is flagged or ``fallback()`` returns None, else a
+        :class:`effstats.disco.FallbackPrediction` holding both.
+
+    Warns
+    -----
+    UserWarning
+        Naming the targets the fallback answers; the chosen estimator's own warning that they lie out of range
+        is dropped (its estimate is not the one reported for them).
+
+    See Also
+    --------
+    effstats.disco.MethodChooser.predict_interval : the chooser's predictions, made this way.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from effstats.datasets import simulate_responses
+    >>> from effstats.disco import AIPW, RandomLearn, with_fallback
+    >>> rm = simulate_responses(60, 400, rng=0)
+    >>> best = rm.accuracy().argsort().to_numpy()  # ascending: the targets are the five best models
+    >>> src, tgt = rm.subset(models=best[:55]), rm.subset(models=best[55:])
+    >>> ridge, aipw = RandomLearn(40, random_state=1).fit(src), AIPW(40, random_state=1).fit(src)
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     p = with_fallback(lambda: ridge.predict_interval(tgt), lambda: ("AIPW", aipw.predict_interval(tgt)),
+    ...                       "random + ridge")
+    >>> p.out_of_range  # two lie outside the source models' range on the 40 items
+    array([ True,  True, False, False, False])
+    >>> p.estimator[:3]  # doctest: +NORMALIZE_WHITESPACE
+    array(['AIPW (out-of-range fallback)', 'AIPW (out-of-range fallback)', 'random + ridge'], dtype=object)
+    """
+    if not callable(chosen):
+        raise InputTypeError(f"chosen: expected a callable returning a SubsetPrediction, got {type(chosen).__name__}")
+    if not callable(fallback):
+        raise InputTypeError(f"fallback: expected a callable returning (name, SubsetPrediction) or None, got "
+                             f"{type(fallback).__name__}")
+    if not isinstance(chosen_name, str):
+        raise InputTypeError(f"chosen_name: expected a str, got {type(chosen_name).__name__}")
+    return _with_fallback(chosen, fallback, chosen_name, stacklevel=3)
+
+
 def _with_fallback(chosen: Any, fallback: Any, chosen_name: str, stacklevel: int = 3) -> SubsetPrediction:
-    """``chosen()``'s predictions, with ``fallback()``'s for the targets it flags out of range. ``fallback()`` runs
-    only when some target is flagged and returns ``(name, prediction)``, or None (no fallback on these items): then
-    ``chosen()``'s stand. A fallback is announced by one ``UserWarning`` naming the targets it answers
-    (``stacklevel`` counted from this function)."""
+    """:func:`with_fallback` without its checks; ``stacklevel`` of the fallback's warning, counted from here."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         p = chosen()
+    if not isinstance(p, SubsetPrediction):
+        raise ValueError(f"chosen: expected it to return a SubsetPrediction, got {type(p).__name__}")
     flags = p.out_of_range
     got = fallback() if flags is not None and flags.any() else None
+    if got is not None and not (isinstance(got, tuple) and len(got) == 2 and isinstance(got[1], SubsetPrediction)
+                                and len(got[1].statistic) == len(p.statistic)):
+        raise ValueError("fallback: expected it to return None or (name, SubsetPrediction) for the same targets, got "
+                         f"{type(got).__name__}")
     for w in caught:  # where the fallback answers for the flagged targets, their extrapolation warning is moot
         if got is None or "outside the source models' range" not in str(w.message):
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     if got is None:
         return p
-    name, q = got
+    name, q = str(got[0]), got[1]
     ids = p.model_ids if p.model_ids is not None else [f"target {j}" for j in range(len(flags))]
     shown = [str(m) for m, f in zip(ids, flags) if f]
     warnings.warn(
@@ -435,47 +508,160 @@ def _with_fallback(chosen: Any, fallback: Any, chosen_name: str, stacklevel: int
         f"(design-unbiased, on the same items), not {chosen_name}'s, which would extrapolate there",
         UserWarning, stacklevel=stacklevel)
     kinds = np.where(flags, q.method, p.method)
-    return _PerTarget(np.where(flags, q.statistic, p.statistic), np.where(flags, q.standard_error, p.standard_error),
-                      str(kinds[0]) if len(set(kinds)) == 1 else "mixed", p.residuals, p.bounds, p.model_ids,
-                      n_missing=p.n_missing, n_missing_target=p.n_missing_target, out_of_range=flags, chosen=p,
-                      fallback=q, estimator=np.where(flags, name + FALLBACK_SUFFIX, chosen_name).astype(object),
-                      interval_kinds=kinds.astype(object))
+    return FallbackPrediction(
+        np.where(flags, q.statistic, p.statistic), np.where(flags, q.standard_error, p.standard_error),
+        str(kinds[0]) if len(set(kinds)) == 1 else "mixed", p.residuals, p.bounds, p.model_ids,
+        n_missing=p.n_missing, n_missing_target=p.n_missing_target, out_of_range=flags, chosen=p, fallback=q,
+        estimator=np.where(flags, name + FALLBACK_SUFFIX, chosen_name).astype(object),
+        interval_kinds=kinds.astype(object), chosen_name=chosen_name, fallback_name=name)
 
 
 @dataclass(frozen=True)
-class _PerTarget(SubsetPrediction):
-    """Predictions of the chosen candidate, with the fallback's for the out-of-range targets (``out_of_range``).
+class FallbackPrediction(SubsetPrediction):
+    """Predictions of a chosen estimator, with a design-based fallback's for the targets out of range.
 
-    ``method`` is ``"mixed"`` when the targets' intervals are of both kinds; ``interval_kinds`` gives each target's
-    (``"conformal"`` or ``"design"``) and ``estimator`` the candidate that made its number.
+    What :meth:`effstats.disco.MethodChooser.predict_interval` and :func:`effstats.disco.with_fallback` return
+    when some target lies outside the source models' range on the selected items (``out_of_range``) and a
+    design-based estimator drew the same items: those targets (``fell_back``) get the fallback's estimate and
+    interval, the others keep the chosen estimator's. The attributes of
+    :class:`effstats.disco.SubsetPrediction`, and:
+
+    Attributes
+    ----------
+    chosen, fallback : SubsetPrediction
+        The two estimators' predictions for every target.
+    estimator : ndarray of object, shape (n_target,)
+        The estimator that made each target's number: ``chosen_name``, or ``fallback_name`` followed by
+        ``" (out-of-range fallback)"``.
+    interval_kinds : ndarray of object, shape (n_target,)
+        Each target's interval kind (``"conformal"`` or ``"design"``); ``method`` is their common kind, or
+        ``"mixed"``.
+    chosen_name, fallback_name : str
+        The two estimators' names.
+    fell_back : ndarray of bool, shape (n_target,)
+        The targets whose estimate and interval are the fallback's.
+
+    See Also
+    --------
+    effstats.disco.with_fallback : makes it.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import numpy as np
+    >>> from effstats.disco import SubsetPrediction, with_fallback
+    >>> ridge = SubsetPrediction(np.array([0.62, 0.97]), np.array([0.03, 0.03]), "conformal",
+    ...                          residuals=np.linspace(0.01, 0.05, 9), out_of_range=np.array([False, True]))
+    >>> aipw = SubsetPrediction(np.array([0.60, 0.91]), np.array([0.05, 0.04]), "design")
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     p = with_fallback(lambda: ridge, lambda: ("AIPW", aipw), "ridge")
+    >>> p.statistic, p.fell_back, p.method
+    (array([0.62, 0.91]), array([False,  True]), 'mixed')
+    >>> p.to_frame(0.9)[["estimate", "low", "high", "estimator"]].round(3)
+       estimate    low   high                     estimator
+    0      0.62  0.570  0.670                         ridge
+    1      0.91  0.844  0.976  AIPW (out-of-range fallback)
     """
 
     chosen: SubsetPrediction | None = field(default=None, repr=False)
     fallback: SubsetPrediction | None = field(default=None, repr=False)
     estimator: np.ndarray | None = None
     interval_kinds: np.ndarray | None = None
+    chosen_name: str = ""
+    fallback_name: str = ""
+
+    @property
+    def fell_back(self) -> np.ndarray:
+        """Bool array of shape (n_target,): the targets whose estimate and interval are the fallback's."""
+        return np.asarray(self.out_of_range, dtype=bool)
 
     def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
+        """Interval for each target's full-benchmark score: the fallback's for the targets out of range, the
+        chosen estimator's for the others.
+
+        Parameters
+        ----------
+        confidence_level : float, default=0.95
+            In (0, 1).
+
+        Returns
+        -------
+        ConfidenceInterval
+            ``low`` and ``high``, arrays of shape (n_target,).
+        """
         a = self.chosen.confidence_interval(confidence_level)
         b = self.fallback.confidence_interval(confidence_level)
-        m = self.out_of_range
+        m = self.fell_back
         return ConfidenceInterval(np.where(m, b.low, a.low), np.where(m, b.high, a.high))
 
     def to_frame(self, confidence_level: float = 0.95) -> pd.DataFrame:
-        """As :meth:`effstats.disco.SubsetPrediction.to_frame`, with the ``estimator`` of each target."""
+        """As :meth:`effstats.disco.SubsetPrediction.to_frame`, with the ``estimator`` of each target.
+
+        Parameters
+        ----------
+        confidence_level : float, default=0.95
+            Level of the ``low`` / ``high`` interval, in (0, 1).
+
+        Returns
+        -------
+        DataFrame
+            One row per target: estimate, standard_error, low, high, out_of_range and estimator.
+        """
         out = super().to_frame(confidence_level)
         out["estimator"] = self.estimator
         return out
 
 
+_PerTarget = FallbackPrediction  # the name results were pickled under
+
+# preference among the design-based candidates that drew the chosen one's items: AIPW's regression correction
+# makes its interval narrower than the plain mean's
 _DESIGN_FALLBACKS = ("AIPW", "RandomDirect")
 
 
-def _fallback(estimators: Mapping[str, Any], best: str) -> str | None:
-    """The design-unbiased candidate that drew the same items as ``best`` (AIPW first), when ``best`` is
-    model-based; else None."""
+def fallback_candidate(estimators: Mapping[str, Any], best: str) -> str | None:
+    """The design-based candidate that answers for ``best`` out of the source models' range.
+
+    A fitted :class:`effstats.disco.AIPW` that drew the same items as ``best``, else such a
+    :class:`effstats.disco.RandomDirect`; None when ``best`` is design-based itself (``interval_kind ==
+    "design"``: its interval holds out of range) or no candidate drew its items.
+
+    Parameters
+    ----------
+    estimators : dict of str to fitted subset estimator
+        Candidates by name, ``best`` among them (as :attr:`MethodChooser.estimators_`).
+    best : str
+        The chosen candidate's name.
+
+    Returns
+    -------
+    str or None
+        The fallback's name.
+
+    See Also
+    --------
+    effstats.disco.with_fallback : predictions with the fallback's for the targets out of range.
+
+    Examples
+    --------
+    >>> from effstats.datasets import simulate_responses
+    >>> from effstats.disco import AIPW, RandomLearn, fallback_candidate
+    >>> src = simulate_responses(30, 200, rng=0)
+    >>> fitted = {"ridge": RandomLearn(20, random_state=1).fit(src), "aipw": AIPW(20, random_state=1).fit(src)}
+    >>> fallback_candidate(fitted, "ridge"), fallback_candidate(fitted, "aipw")
+    ('aipw', None)
+    """
+    if not isinstance(estimators, Mapping) or not estimators:
+        raise ValueError(f"estimators: expected a non-empty dict of name -> fitted subset estimator, got "
+                         f"{type(estimators).__name__}")
+    unfitted = [str(k) for k, v in estimators.items() if getattr(v, "selected_", None) is None]
+    if unfitted:
+        raise ValueError(f"estimators: {_name_list(unfitted)} are not fitted subset estimators (no selected_)")
+    if not isinstance(best, str) or best not in estimators:
+        raise ValueError(f"best: expected one of the estimators' names {_name_list(list(estimators))}, got {best!r}")
     chosen = estimators[best]
-    if getattr(chosen, "_interval_kind", "conformal") == "design" or type(chosen).__name__ in _DESIGN_FALLBACKS:
+    if getattr(chosen, "interval_kind", "conformal") == "design":
         return None
     for kind in _DESIGN_FALLBACKS:
         for name, est in estimators.items():

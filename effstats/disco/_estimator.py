@@ -183,6 +183,9 @@ class DISCO(_SubsetEstimator):
 
     Attributes
     ----------
+    interval_kind : str
+        ``"conformal"`` (class attribute): the interval comes from the cross-validated residuals of the source
+        models, so it holds for models like them, not necessarily for one outside their range.
     selected_ : int ndarray of shape (n_items,)
         Selected item positions.
     selected_ids_ : Index or None

@@ -286,6 +286,9 @@ class MRMR(_RegressionOnItems):
 
     Attributes
     ----------
+    interval_kind : str
+        ``"conformal"`` (class attribute): the interval comes from the cross-validated residuals of the source
+        models, so it holds for models like them, not necessarily for one outside their range.
     selected_ : numpy.ndarray
         Positions of the chosen items, ascending (the order of a bare target array's columns).
     selection_order_ : numpy.ndarray
@@ -395,6 +398,9 @@ class RandomLearn(_RegressionOnItems):
 
     Attributes
     ----------
+    interval_kind : str
+        ``"conformal"`` (class attribute): the interval comes from the cross-validated residuals of the source
+        models, so it holds for models like them, not necessarily for one outside their range.
     selected_ : numpy.ndarray
         Positions of the drawn items, ascending.
     regressor_ : estimator

@@ -73,6 +73,9 @@ class StratifiedAIPW(AIPW):
 
     Attributes
     ----------
+    interval_kind : str
+        ``"design"`` (class attribute): the interval comes from the random draw of the items, so it holds for every
+        model, also one outside the source models' range.
     selected_ : ndarray of shape (n_items,)
         Sampled item positions, ascending.
     selected_ids_ : Index or None
@@ -203,7 +206,7 @@ class StratifiedAIPW(AIPW):
     [0.302, 0.466, 0.476]
     """
 
-    _interval_kind = "design"
+    interval_kind = "design"
     # one prior degree of freedom of the pooled residual variance in every stratum's (class Notes)
     _borrow = 1.0
 

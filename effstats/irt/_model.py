@@ -124,6 +124,9 @@ class IRT2PL(BaseEstimator):
 
     Attributes
     ----------
+    interval_kind : str
+        ``"none"`` (class attribute): the model fits item and ability parameters and makes no interval for a
+        model's benchmark score.
     method_ : str
         ``"mml"`` or ``"jml"``.
     theta_ : ndarray of shape (n_models, n_dims)
@@ -219,6 +222,8 @@ class IRT2PL(BaseEstimator):
     >>> np.round(predicted - Y[25:].mean(axis=1), 2)  # error against the observed accuracy
     array([-0.07, -0.02,  0.07,  0.05, -0.06])
     """
+
+    interval_kind = "none"
 
     def __init__(
         self,

@@ -146,6 +146,9 @@ class TinyBenchmarks(_SubsetEstimator):
 
     Attributes
     ----------
+    interval_kind : str
+        ``"conformal"`` (class attribute): the interval comes from the cross-validated residuals of the source
+        models, so it holds for models like them, not necessarily for one outside their range.
     selected_ : ndarray of shape (K',)
         Selected item positions (K' ≤ K: two centroids can share their nearest item), ascending.
     selected_ids_ : pandas.Index or None

@@ -125,6 +125,9 @@ class SequentialEvaluator(BaseEstimator):
 
     Attributes
     ----------
+    interval_kind : str
+        ``"design"`` (class attribute): the repeated intervals come from the random order the items are drawn in,
+        so they hold for every model.
     result_ : SequentialResult
         After :meth:`fit` or :meth:`update`.
 
@@ -163,6 +166,8 @@ class SequentialEvaluator(BaseEstimator):
     >>> res.decision, res.n, round(res.pvalue, 4)
     ('greater', 600, 0.0314)
     """
+
+    interval_kind = "design"
 
     def __init__(self, rules: Sequence[StoppingRule], *, alpha: float = 0.05, spending: Any = "ld_pocock",
                  spending_param: float | None = None, initial: int = 100, batch: int = 100, max_n: int | None = None,

@@ -379,6 +379,9 @@ class CopyNearestExpand(BaseEstimator):
 
     Attributes
     ----------
+    interval_kind : str
+        ``"design"`` (class attribute): the interval comes from the random draw of the items, so it holds for every
+        model, also one outside the source models' range.
     source_ : bool array (n_models, n_items)
     n_missing_ : int
         Missing cells of the sort models' matrix.
@@ -412,6 +415,8 @@ class CopyNearestExpand(BaseEstimator):
     >>> res.nearest[:4]  # the sort model each new model copies
     array([12, 20,  9,  7])
     """
+
+    interval_kind = "design"
 
     def __init__(self, random_state: Any = None) -> None:
         self.random_state = random_state

@@ -311,6 +311,10 @@ class HybridSearch(BaseEstimator):
 
     Attributes
     ----------
+    interval_kind : str
+        ``"systematic"`` (class attribute): the accuracy interval is Sort & Search's on the cells' centres of the
+        source models' order (``sampling="uniform"``, items chosen deterministically), so its coverage holds on
+        average over models, not for each model.
     n_neighbors_ : int
         Neighbours of the setting chosen at ``budget`` (:meth:`effstats.sortsearch.HybridSearch.cv_setting`
         gives other budgets').
@@ -355,6 +359,8 @@ class HybridSearch(BaseEstimator):
     >>> round(float(res.evaluate(new)["mae"].mean()), 3)  # Sort & Search alone: 0.332
     0.32
     """
+
+    interval_kind = "systematic"
 
     def __init__(self, budget: int = 100, neighbors: Any = (1, 3, 5, 10), weights: Any = (0.0, 0.25, 0.5, 0.75, 1.0),
                  cv: int = 5, sort: str = "sum", fallback_margin: float | None = 0.1, random_state: Any = None) -> None:

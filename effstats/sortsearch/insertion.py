@@ -40,6 +40,9 @@ class SampleInserter(SortSearch):
 
     Attributes
     ----------
+    interval_kind : str
+        As for :class:`effstats.sortsearch.SortSearch`, over models: ``"design"`` under ``sampling="stratified"``
+        or ``"random"``, ``"systematic"`` under ``"uniform"``.
     order_ : ndarray of shape (n_models,), int
         Model indices, most accurate first.
     scores_ : ndarray of shape (n_models,)

@@ -192,6 +192,9 @@ class SortSearch(BaseEstimator):
 
     Attributes
     ----------
+    interval_kind : str
+        ``"design"`` under ``sampling="stratified"`` or ``"random"`` (random items: the interval holds for every
+        model), ``"systematic"`` under ``"uniform"`` (deterministic items: it holds on average over models).
     order_ : int array (n_items,)
         Item indices easiest first (read-only; every SearchResult shares it).
     scores_ : array (n_items,)
@@ -263,6 +266,27 @@ class SortSearch(BaseEstimator):
         self.estimator = estimator
         self.missing = missing
         self.random_state = random_state
+
+    @property
+    def interval_kind(self) -> str:
+        """What the accuracy interval (``SearchResult.confidence_interval``) rests on, by ``sampling``.
+
+        ``"design"`` under ``sampling="stratified"`` or ``"random"``: the items are drawn at random, so the
+        interval holds for every model. ``"systematic"`` under ``"uniform"``: the cells' centres are chosen
+        deterministically, so its coverage holds on average over models, not for each model.
+
+        Returns
+        -------
+        str
+            ``"design"`` or ``"systematic"``.
+
+        Examples
+        --------
+        >>> from effstats.sortsearch import SortSearch
+        >>> SortSearch().interval_kind, SortSearch(sampling="stratified").interval_kind
+        ('systematic', 'design')
+        """
+        return "design" if str(self.sampling).lower() in ("stratified", "random") else "systematic"
 
     # ---------------------------------------------------------------- fit
     def _oriented(self, x: Any) -> Any:

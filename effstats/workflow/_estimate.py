@@ -45,9 +45,11 @@ class _TaskResult:
     @property
     def fell_back(self) -> np.ndarray:
         """New models whose number here is the out-of-range fallback's."""
-        from ..disco._chooser import FALLBACK_SUFFIX
+        from ..disco import FallbackPrediction
 
-        return np.array([str(e).endswith(FALLBACK_SUFFIX) for e in self.estimator], bool)
+        if isinstance(self.result, FallbackPrediction):
+            return self.result.fell_back
+        return np.zeros(len(self.estimator), bool)
 
 
 # the workflow's methods as the report names their estimators (auto: the chooser's candidate names)
@@ -93,12 +95,11 @@ def _predicted(f: _TaskFit, sub: ResponseMatrix):
 
 
 def _task_result(t: str, weight: float, f: _TaskFit, sub: ResponseMatrix, n_items: int) -> _TaskResult:
-    from .._subset import SubsetPrediction
-    from ..disco._chooser import _PerTarget
+    from ..disco import FallbackPrediction, SubsetPrediction
 
     res = _predicted(f, sub)
     base = f.chosen if f.method == "auto" and f.chosen else _ESTIMATOR_NAMES[f.method]
-    names = (np.asarray(res.estimator, dtype=object) if isinstance(res, _PerTarget)
+    names = (np.asarray(res.estimator, dtype=object) if isinstance(res, FallbackPrediction)
              else np.full(sub.n_models, base, dtype=object))
     flags = res.out_of_range if isinstance(res, SubsetPrediction) else None
     return _TaskResult(t, weight, res, f.design_based, len(f.items), sub.observed.sum(1), n_items, f.method, names,
@@ -112,7 +113,7 @@ def _heavy_anchor(f: _TaskFit, sub: ResponseMatrix) -> tuple | None:
     if f.method != "anchor" or getattr(est, "selected_ids_", None) is None:
         return None
     k = int(np.argmax(est.weights_))
-    item, ref_mean = est.selected_ids_[k], float(est._fill[k])
+    item, ref_mean = est.selected_ids_[k], float(est.anchor_means_[k])
     y = sub.values[:, sub.item_ids.get_loc(item)].astype(float)
     unlike = np.isin(ref_mean, (0.0, 1.0)) & ~np.isnan(y) & (y != ref_mean)
     return str(item), float(est.weights_[k]), ref_mean, unlike
@@ -573,9 +574,7 @@ def _estimators(per_task: list[tuple[str, str]]) -> str:
 
 
 def _fallback_name(p: _TaskResult) -> str:
-    from ..disco._chooser import FALLBACK_SUFFIX
-
-    return str(p.estimator[p.fell_back][0])[: -len(FALLBACK_SUFFIX)]
+    return p.result.fallback_name
 
 
 

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._validation import check_trials
 from ..responses import ResponseMatrix
 
 __all__ = ["read_results", "read_new_results", "per_task", "content_hash", "write_json_atomic", "read_json",
@@ -83,8 +84,6 @@ HELM_DEFAULTS = {"split": "test", "perturbation": None, "trials": "mean"}
 
 def helm_options(split: Any = "test", perturbation: Any = None, trials: Any = "mean") -> dict:
     """The HELM reader's options as plain JSON values (for the manifest and the state), checked."""
-    from ..datasets.helm import _check_trials
-
     if split is not None and (not isinstance(split, str) or not split):
         raise ValueError(f"split: expected a split name such as 'test' or 'valid', or None (every split), "
                          f"got {split!r}")
@@ -92,7 +91,7 @@ def helm_options(split: Any = "test", perturbation: Any = None, trials: Any = "m
             or isinstance(perturbation, dict) and perturbation):
         raise ValueError(f"perturbation: expected None, a perturbation name or a non-empty mapping of its fields, "
                          f"got {perturbation!r}")
-    return {"split": split, "perturbation": perturbation, "trials": _check_trials(trials)}
+    return {"split": split, "perturbation": perturbation, "trials": check_trials(trials)}
 
 
 def read_results(source: Any, *, format: str = "auto", metric: Any = None, duplicates: str = "last",

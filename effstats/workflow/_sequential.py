@@ -376,8 +376,7 @@ class SequentialRun:
     # ------------------------------------------------------------------ rule="adaptive": the item bank, replayed
     def _adaptive_test(self):
         """Fit the item bank on the reference data and start an adaptive test with no answers."""
-        from ..irt import IRT2PL
-        from ..irt._adaptive import AdaptiveTest
+        from ..irt import IRT2PL, AdaptiveTest
 
         st, rm = self.state, self._reference
         bank = IRT2PL(random_state=0).fit(rm)  # one dimension: deterministic (random_state only seeds extra ones)

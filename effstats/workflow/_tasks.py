@@ -27,9 +27,6 @@ __all__ = ["METHODS", "allocate_budget", "item_tasks", "check_task_keys", "sampl
 #: (('sortsearch', 'aipw', 'auto'), 12)
 METHODS = ("sortsearch", "aipw", "auto", "hybrid", "disco", "mrmr", "random-learn", "tinybenchmarks", "anchor",
            "stratified", "random", "stratified-aipw")
-# methods whose estimate is design-based (a random or stratified sample of the task's items): the tasks' errors
-# are independent, so their variances add; model-based errors of one model may share a sign across tasks
-_DESIGN = {"sortsearch", "aipw", "stratified", "random", "stratified-aipw", "all"}
 MANIFEST = "manifest.json"
 LM_EVAL_SAMPLES = "lm_eval_samples.json"
 HELM_INSTANCES = "helm_instances.json"
@@ -184,7 +181,7 @@ def _estimator(method: str, budget: int, seed: int, rm: ResponseMatrix):
         from ..irt import TinyBenchmarks
 
         return TinyBenchmarks(budget, n_dims=1, random_state=seed)
-    from ..disco import DISCO, MRMR, AnchorCorr, MethodChooser, RandomDirect, RandomLearn, StratifiedHT
+    from ..disco import AIPW, DISCO, MRMR, AnchorCorr, MethodChooser, RandomDirect, RandomLearn, StratifiedHT
 
     if method == "disco":
         return DISCO(budget, random_state=seed)
@@ -199,8 +196,6 @@ def _estimator(method: str, budget: int, seed: int, rm: ResponseMatrix):
     if method == "random":
         return RandomDirect(budget, random_state=seed)
     if method == "aipw":  # as the chooser's AIPW candidate (default_candidates), so both loops estimate alike
-        from ..disco._aipw import AIPW
-
         return AIPW(budget, n_folds=min(5, budget), random_state=seed)
     if method == "stratified-aipw":
         from ..disco import StratifiedAIPW
@@ -253,9 +248,13 @@ class _TaskFit:
 
     @property
     def design_based(self) -> bool:
-        if self.method == "auto":  # the chooser's design-based candidates: random or stratified samples
-            return self.chosen in ("random + direct", "AIPW + ridge", "SSEPY strata + HT", "Sort & Search")
-        return self.method in _DESIGN
+        """The task's estimate rests on the random draw of its items (the estimator's ``interval_kind`` is
+        ``"design"``; the chooser's: its pick's), or on every item: the tasks' errors are then independent, so
+        their variances add; model-based errors of one model may share a sign across tasks."""
+        if self.method == "all":
+            return True
+        est = self.est.best_estimator_ if self.est.interval_kind == "chosen" else self.est
+        return est.interval_kind == "design"
 
     def predict(self, new: ResponseMatrix):
         """A result with ``statistic``, ``standard_error`` and ``confidence_interval(level)`` per model."""
@@ -264,8 +263,8 @@ class _TaskFit:
         if self.method in ("sortsearch", "hybrid"):
             return self.est.predict(new)
         if self.method == "auto":  # the chooser's intervals: its candidate's, cross-validated over its folds
-            k = min(5, len(self.est._source[1]))
-            if isinstance(self.est, _chooser_class()):  # the chooser itself: it answers out-of-range targets
+            k = min(5, self.reference.n_models)
+            if self.est.interval_kind == "chosen":  # the chooser itself: it answers out-of-range targets
                 return self.est.predict_interval(new, n_splits=k)
             return self._refit_with_fallback(new, k)
         return self.est.predict_interval(new)
@@ -273,31 +272,24 @@ class _TaskFit:
     def _refit_with_fallback(self, new: ResponseMatrix, k: int):
         """The refitted pick's predictions; targets outside the references' range get the design-unbiased
         candidate's on the same items, as :class:`~effstats.disco.MethodChooser` gives them."""
-        from ..disco._chooser import _DESIGN_FALLBACKS, _with_fallback
+        from ..disco import fallback_candidate, with_fallback
 
         if self.design_based or self.reference is None:
             return self.est.predict_interval(new, n_splits=k)
 
         def fallback():
-            cands = _auto_candidates(self.reference, self.budget)
-            for kind in _DESIGN_FALLBACKS:
-                for name, cand in cands.items():
-                    if type(cand).__name__ == kind:
-                        fb = _chosen_candidate(self.reference, self.budget, self.seed, name)
-                        with warnings.catch_warnings():
-                            warnings.simplefilter("ignore")
-                            fb.fit(self.reference)
-                        if np.array_equal(fb.selected_, self.est.selected_):
-                            return name, fb.predict_interval(new, n_splits=k)
-            return None
+            # the chooser's design-based candidates, fitted as it fits them; the one that drew the pick's items answers
+            fitted = {self.chosen: self.est}
+            for name, cand in _auto_candidates(self.reference, self.budget).items():
+                if name != self.chosen and cand.interval_kind == "design":
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        fitted[name] = _chosen_candidate(self.reference, self.budget, self.seed, name).fit(
+                            self.reference)
+            name = fallback_candidate(fitted, self.chosen)
+            return None if name is None else (name, fitted[name].predict_interval(new, n_splits=k))
 
-        return _with_fallback(lambda: self.est.predict_interval(new, n_splits=k), fallback, self.chosen)
-
-
-def _chooser_class():
-    from ..disco import MethodChooser
-
-    return MethodChooser
+        return with_fallback(lambda: self.est.predict_interval(new, n_splits=k), fallback, self.chosen)
 
 
 def _auto_candidates(rm: ResponseMatrix, budget: int) -> dict:
