@@ -1,6 +1,6 @@
 """The score-table readers' fast paths against the plain ones they replace, on generated tables.
 
-A CSV is read with its number columns parsed by pandas' C parser (``harness._read_typed``); the plain path reads
+A CSV is read with its number columns parsed by pandas' C parser (``_score_tables._read_typed``); the plain path reads
 every cell as text and parses it with numpy. A long table becomes a matrix from sorted id codes
 (``_shared._sorted_codes``, in the reader and in ``ResponseMatrix.from_long``); the plain path is
 ``DataFrame.pivot`` on the ids. A Parquet table keeps its number columns;
@@ -18,7 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from effstats import ResponseMatrix, responses
-from effstats.datasets import harness, read_scores_csv
+from effstats.datasets import _score_tables as tables
+from effstats.datasets import read_scores_csv
 from effstats.workflow import _io, read_results
 
 # cells users write: numbers in several spellings, markers, booleans, text, values outside [0, 1]
@@ -72,12 +73,12 @@ def _outcome(read):
 
 
 def _plain_csv(monkeypatch):
-    monkeypatch.setattr(harness, "_read_typed", lambda *a, **k: None)
+    monkeypatch.setattr(tables, "_read_typed", lambda *a, **k: None)
 
 
 def _plain_pivot(monkeypatch):
     monkeypatch.setattr(responses, "_sorted_codes", lambda col: None)
-    monkeypatch.setattr(harness, "_sorted_codes", lambda col: None)
+    monkeypatch.setattr(tables, "_sorted_codes", lambda col: None)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -129,10 +130,10 @@ def _plain_parquet(path, duplicates="last"):
     if not isinstance(df.index, pd.RangeIndex):
         df = df.reset_index()
     text = pd.DataFrame({str(c): [("" if pd.isna(v) else str(v)) for v in df[c].tolist()] for c in df.columns})
-    if text.shape[1] and "model" not in text.columns and harness._text_example(text.iloc[:, 0], ("-",)) is None:
+    if text.shape[1] and "model" not in text.columns and tables._text_example(text.iloc[:, 0], ("-",)) is None:
         text.insert(0, "model", [str(i) for i in range(len(text))])
-    return harness._table_to_matrix(text, path, format="auto", model="model", item="item", score="score",
-                                    groups=None, kind=None, missing_marker="-", duplicates=duplicates)
+    return tables._table_to_matrix(text, path, format="auto", model="model", item="item", score="score",
+                                   groups=None, kind=None, missing_marker="-", duplicates=duplicates)
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -163,8 +164,8 @@ def test_a_wide_csv_of_numbers_is_read_by_columns_of_numbers(tmp_path, monkeypat
     pd.DataFrame(rng.integers(0, 2, (6, 50)), columns=[f"arc/{i}" for i in range(50)]).assign(
         model=[f"m{i}" for i in range(6)])[["model"] + [f"arc/{i}" for i in range(50)]].to_csv(f, index=False)
     typed = []
-    real = harness._read_typed
-    monkeypatch.setattr(harness, "_read_typed", lambda *a: typed.append(real(*a)) or typed[-1])
+    real = tables._read_typed
+    monkeypatch.setattr(tables, "_read_typed", lambda *a: typed.append(real(*a)) or typed[-1])
     rm = read_results(f)
     assert typed and typed[0] is not None and (typed[0].dtypes.iloc[1:] == np.int64).all()
     assert rm.shape == (6, 50) and rm.kind == "binary"
@@ -193,7 +194,7 @@ def test_the_read_progress_counts_the_file_and_the_cli_prints_no_bar_off_a_termi
             counted.append(n)
 
     plain = read_scores_csv(f)
-    monkeypatch.setattr(harness, "_progress", Bar)
+    monkeypatch.setattr(tables, "_progress", Bar)
     shown = read_scores_csv(f, progress=True)
     assert counted[0] is True and sum(counted[1:]) == f.stat().st_size
     assert shown.item_ids.equals(plain.item_ids) and np.array_equal(shown.values, plain.values)
@@ -251,7 +252,7 @@ def test_long_and_wide_files_of_one_table_read_alike(tmp_path, seed, n_models, n
         return rm.kind, list(frame.index), list(frame.columns), frame.to_numpy().tobytes()
 
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(harness, "_LONG_CHUNK_ROWS", chunk)
+        mp.setattr(tables, "_LONG_CHUNK_ROWS", chunk)
         fast = read("long.csv")
     assert fast == read("wide.csv")
     if twice and duplicates == "error":

@@ -18,7 +18,7 @@ _NAMES = {
     "list_leaderboards": "leaderboards",
     # users' own outputs (harness.py, helm.py)
     "read_lm_eval_samples": "harness",
-    "read_scores_csv": "harness",
+    "read_scores_csv": "_score_tables",
     "read_helm_runs": "helm",
     # released per-item predictions beside the checkout (predictions.py)
     "data_root": "predictions",

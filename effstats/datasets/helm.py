@@ -29,7 +29,7 @@ import pandas as pd
 from .._shared import _plain
 from .._validation import check_trials
 from ..responses import ResponseMatrix
-from .harness import _check_duplicates, _each_path, _refuse_lfs_pointer
+from ._files import _check_duplicates, _each_path, _refuse_lfs_pointer
 
 __all__ = ["read_helm_runs"]
 

@@ -261,7 +261,7 @@ def _helm_only(opts: dict, name: str, what: str) -> None:
 
 def _read_parquet(path: Path, duplicates: str = "last") -> ResponseMatrix:
     """A long or wide Parquet table, read as the CSV reader reads a table (the same layout checks)."""
-    from ..datasets import harness
+    from ..datasets import _score_tables as tables
 
     try:
         df = pd.read_parquet(path)
@@ -275,15 +275,15 @@ def _read_parquet(path: Path, duplicates: str = "last") -> ResponseMatrix:
         df = df.reset_index()
     # number columns stay numbers (NaN: not evaluated); the ids and any other column as text, as a CSV holds them
     # (str of a float round-trips), missing values as empty cells
-    ids = harness._TextColumns("model", "item", None, "-")
+    ids = tables._TextColumns("model", "item", None, "-")
     names = [str(c) for c in df.columns]
     ids = ids.of(names, names)
     text = pd.DataFrame({str(c): (df[c] if str(c) not in ids and df[c].dtype.kind in "biuf" else
                                   [("" if pd.isna(v) else str(v)) for v in df[c].tolist()]) for c in df.columns})
-    if text.shape[1] and "model" not in text.columns and harness._text_example(text.iloc[:, 0], ("-",)) is None:
+    if text.shape[1] and "model" not in text.columns and tables._text_example(text.iloc[:, 0], ("-",)) is None:
         text.insert(0, "model", [str(i) for i in range(len(text))])  # no model ids: the rows' numbers name them
-    return harness._table_to_matrix(text, path, format="auto", model="model", item="item", score="score",
-                                    groups=None, kind=None, missing_marker="-", duplicates=duplicates)
+    return tables._table_to_matrix(text, path, format="auto", model="model", item="item", score="score",
+                                   groups=None, kind=None, missing_marker="-", duplicates=duplicates)
 
 
 def check_path(path: Any, name: str) -> Path:

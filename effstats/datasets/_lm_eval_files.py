@@ -1,0 +1,159 @@
+"""lm-evaluation-harness output folders: the samples files in them, each file's task, timestamp and model (its
+folder, or the name in its run's results file), and the runs kept when a task was run more than once."""
+from __future__ import annotations
+
+import json
+import re
+import warnings
+from pathlib import Path
+from typing import Any
+
+
+from .._shared import _name_list
+from ._files import _COMPRESSED, _each_path, _refuse_lfs_pointer
+
+# A copy a browser or file manager made ("… (1).jsonl", "… - Copy.jsonl", "… copy.jsonl") is another run of the
+# same task, not a task of its own: its suffix is kept with the timestamp, so it sorts after the original.
+_SAMPLES_RE = re.compile(r"^samples_(?P<task>.+?)(?:_(?P<ts>\d{4}-\d{2}-\d{2}T[0-9\-:.]+))?"
+                         r"(?P<copy>\s*\(\d+\)|\s*-\s*copy(?:\s*\(\d+\))?|\s+copy(?:\s+\d+)?)?\.jsonl"
+                         r"(?:\.gz|\.bz2|\.xz)?$", re.I)
+
+
+def _expand(p: Any, arg: str) -> list[Path]:
+    def one(path: Path) -> list[Path]:
+        if path.is_dir():
+            found = sorted(path.rglob("samples_*.jsonl*"))
+            # only regular files are read: a FIFO would block the read forever, a folder or a symlink loop fail it
+            odd = [f for f in found if not f.is_file()]
+            if odd:
+                warnings.warn(f"{arg}: left out {len(odd)} path(s) named like logs that are not regular files (a "
+                              f"folder, a FIFO, a device or a broken link): {_name_list([_shown(f) for f in odd])}",
+                              UserWarning, stacklevel=4)
+            found = [f for f in found if f not in odd]
+            files = [f for f in found if f.name.endswith(_LOG_ENDINGS)]
+            other = [f for f in found if f not in files]
+            if other:
+                warnings.warn(f"{arg}: left out {len(other)} file(s) named like logs but neither .jsonl nor "
+                              f"{', '.join('.jsonl' + e for e in _COMPRESSED)}: "
+                              f"{_name_list([_shown(f) for f in other])}",
+                              UserWarning, stacklevel=4)
+            if not files:
+                raise ValueError(f"{arg}: directory {str(path)!r} contains no samples_*.jsonl file")
+            return files
+        if path.is_file():
+            return [path]
+        if path.exists() or path.is_symlink():
+            raise ValueError(f"{arg}: {str(path)!r} is not a regular file or a folder (a FIFO, a device or a broken "
+                             "link); give the log itself")
+        raise FileNotFoundError(f"{arg}: {str(path)!r} does not exist")
+
+    return _each_path(p, arg, one, "file or directory", "a path, a list of paths or a mapping model -> path(s)")
+
+
+_LOG_ENDINGS = (".jsonl",) + tuple(".jsonl" + e for e in _COMPRESSED)
+
+
+def _task_of(f: Path) -> tuple[str, str]:
+    """(task, timestamp) of a samples file; a copy's suffix ("(1)") stays with the timestamp."""
+    m = _SAMPLES_RE.match(f.name)
+    if m:
+        return m.group("task"), (m.group("ts") or "") + (m.group("copy") or "")
+    stem = f.name.split(".jsonl")[0]
+    return stem, ""
+
+
+def _model_of(f: Path) -> str:
+    # lm-eval sanitises "org/name" into the folder name "org__name"
+    return f.parent.name.replace("__", "/", 1)
+
+
+def _shown(f: Path) -> str:
+    # every model's samples files share names: the folder tells them apart
+    return f"{f.parent.name}/{f.name}"
+
+
+def _results_file(f: Path, ts: str) -> Path | None:
+    """The run's ``results_<ts>.json`` (or ``<stem>_<ts>.json``) beside a samples file of timestamp ``ts``."""
+    if not ts:
+        return None
+    m = re.match(r"\d{4}-\d{2}-\d{2}T[0-9\-:.]+", ts)
+    if m and m.group() != ts and (f.parent / f"results_{ts}.json").is_file():
+        return f.parent / f"results_{ts}.json"
+    ts = m.group() if m else ts  # a copy's run is the original's
+    if not ts:
+        return None
+    exact = f.parent / f"results_{ts}.json"
+    if exact.is_file():
+        return exact
+    others = sorted(p for p in f.parent.glob("*.json") if p.name.endswith(f"_{ts}.json") and p.is_file())
+    return others[0] if others else None
+
+
+# model_args keys naming the model, in the order lm-eval tries them
+_NAME_KEYS = ("pretrained", "model", "path", "engine")
+
+
+def _name_in_results(r: Path, arg: str) -> str | None:
+    """The model name recorded in a results file: ``model_name``, else the model in ``config.model_args``."""
+    _refuse_lfs_pointer(r, _shown(r), arg)
+    try:
+        with open(r, encoding="utf-8") as fh:
+            doc = json.load(fh)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ValueError(
+            f"{arg}: {_shown(r)} (the results file of the run) is not valid JSON ({exc}); repair it, delete it to name "
+            "the model by its folder, or pass a mapping model name -> path(s)"
+        ) from None
+    if not isinstance(doc, dict):
+        return None
+    name = doc.get("model_name")
+    if isinstance(name, str) and name.strip():
+        return name.strip()
+    cfg = doc.get("config")
+    margs = cfg.get("model_args") if isinstance(cfg, dict) else None
+    if isinstance(margs, str):
+        pairs = (part.partition("=") for part in margs.split(","))
+        margs = {k.strip(): v.strip() for k, eq, v in pairs if eq}
+    if isinstance(margs, dict):
+        for key in _NAME_KEYS:
+            v = margs.get(key)
+            if isinstance(v, str) and v.strip():
+                return v.strip()
+    return None
+
+
+def _model_from_logs(f: Path, arg: str, seen: dict[Path, str | None]) -> str:
+    """The model of a samples file: the name in its run's results file, else its folder name."""
+    r = _results_file(f, _task_of(f)[1])
+    if r is not None and r not in seen:  # one results file serves every task of the run
+        seen[r] = _name_in_results(r, arg)
+    name = seen[r] if r is not None else None
+    return name if name is not None else _model_of(f)
+
+
+def _choose_runs(runs: dict, duplicates: str, arg: str) -> dict[tuple[str, str], list[Path]]:
+    """The files read for each (model, task) under the ``duplicates`` rule; runs sort by (timestamp, order given)."""
+    chosen, repeated = {}, []
+    for (model, task), lst in runs.items():
+        lst = sorted(lst)
+        if len(lst) > 1:
+            repeated.append(f"model {model!r}, task {task!r} ({len(lst)} runs)")
+            if duplicates == "error":
+                names = ", ".join(_shown(f) for _, _, f in lst)
+                raise ValueError(
+                    f"{arg}: model {model!r} has {len(lst)} runs of task {task!r} ({names}); pass duplicates='last', "
+                    "'first' or 'mean' to choose or average them"
+                )
+            if duplicates in ("last", "first"):
+                lst = lst[-1:] if duplicates == "last" else lst[:1]
+        chosen[(model, task)] = [f for _, _, f in lst]
+    if repeated and duplicates in ("last", "first"):
+        which = "latest" if duplicates == "last" else "earliest"
+        warnings.warn(
+            f"{arg}: several runs of one task for {len(repeated)} (model, task) pairs: {'; '.join(repeated[:5])}"
+            f"{' ...' if len(repeated) > 5 else ''}; using the {which} run of each (duplicates={duplicates!r}; "
+            "'mean' averages the runs, 'error' refuses them)",
+            UserWarning,
+            stacklevel=3,
+        )
+    return chosen

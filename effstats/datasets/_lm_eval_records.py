@@ -1,0 +1,215 @@
+"""lm-evaluation-harness sample records: one JSON object per evaluated document, read into (document, score,
+per-choice log-likelihoods, gold choice, number of choices), and runs of one task averaged."""
+from __future__ import annotations
+
+import json
+import lzma
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from scipy.special import softmax
+
+from .._shared import _plain
+from ._files import _open, _refuse_lfs_pointer
+from ._lm_eval_files import _shown
+
+
+def _loglik(x: Any) -> float | None:
+    """The loglikelihood of a ``[loglik, is_greedy]`` response (``[-7.2, false]``, ``["-7.2", "False"]``, or that
+    pair wrapped once more as in ``resps``); None for anything else, e.g. generated text."""
+    if isinstance(x, (list, tuple)) and len(x) == 1 and isinstance(x[0], (list, tuple)):
+        x = x[0]
+    if not (isinstance(x, (list, tuple)) and len(x) == 2):
+        return None
+    ll, greedy = x
+    if not (isinstance(greedy, bool) or greedy in ("True", "False")) or isinstance(ll, bool):
+        return None
+    try:
+        v = float(ll)
+    except (TypeError, ValueError):
+        return None
+    return None if np.isnan(v) or v == np.inf else v
+
+
+def _arg_index(key: str) -> int:
+    tail = key.rpartition("_")[2]
+    return int(tail) if tail.isdigit() else 0
+
+
+def _continuations(args: Any) -> list[str] | None:
+    if isinstance(args, Mapping):  # {"gen_args_0": {"arg_0": ctx, "arg_1": cont}, ...}
+        keys = sorted(args, key=_arg_index)
+        args = [[a.get(f"arg_{j}") for j in range(len(a))] if isinstance(a, Mapping) else a
+                for a in (args[k] for k in keys)]
+    if not isinstance(args, list):
+        return None
+    out = []
+    for a in args:
+        if isinstance(a, (list, tuple)) and len(a) >= 2 and isinstance(a[1], str):
+            out.append(a[1])
+        else:
+            return None
+    return out
+
+
+def _gold(target: Any, conts: list[str] | None, n: int) -> int:
+    """Gold choice index from ``target`` (an index, or the text of a choice); -1 when unknown."""
+    if isinstance(target, list) and len(target) == 1:
+        target = target[0]
+    if isinstance(target, (int, np.integer)) and not isinstance(target, bool):
+        return int(target) if 0 <= target < n else -1
+    if isinstance(target, str):
+        t = target.strip()
+        if re.fullmatch(r"\d+", t):
+            k = int(t)
+            return k if k < n else -1
+        if conts is not None:
+            stripped = [c.strip() for c in conts]
+            if stripped.count(t) == 1:
+                return stripped.index(t)
+    return -1
+
+
+def _numeric_fields(rec: Mapping) -> list[str]:
+    skip = {"doc_id", "doc", "target", "arguments", "resps", "filtered_resps", "doc_hash", "prompt_hash", "target_hash",
+            "filter", "metrics"}
+    return sorted(k for k, v in rec.items() if k not in skip and isinstance(v, (int, float, bool)))
+
+
+def _read_file(f: Path, metric: str, normalize: bool, want_filter: str | None, arg: str):
+    """Per-document (doc_id, value, logits or None, gold, n_choices) of one samples file.
+
+    Records are reduced to these fields as they are parsed: keeping thousands of parsed records alive makes
+    Python's cyclic garbage collector rescan them over and over (a 4x slow-down on large logs).
+    """
+    _refuse_lfs_pointer(f, _shown(f), arg)
+    try:
+        return _read_records(f, metric, normalize, want_filter, arg)
+    except (UnicodeDecodeError, EOFError, OSError, lzma.LZMAError) as exc:  # binary or cut compressed files
+        raise ValueError(f"{arg}: {_shown(f)} is not UTF-8 JSON lines ({type(exc).__name__}: {exc})") from None
+
+
+def _read_records(f: Path, metric: str, normalize: bool, want_filter: str | None, arg: str):
+    by_filter: dict[str, list] = {}
+    seen: dict[str, set] = {}
+    with _open(f) as fh:
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+            except RecursionError:
+                raise ValueError(
+                    f"{arg}: {_shown(f)} line {lineno} nests lists or objects too deeply to read") from None
+            except json.JSONDecodeError as exc:
+                if not any(rest.strip() for rest in fh):  # the last line: a run stopped while writing it
+                    raise ValueError(
+                        f"{arg}: {_shown(f)} line {lineno} (the last line) is truncated, not valid JSON ({exc.msg}); "
+                        "the run was probably interrupted: rerun the task or delete that line"
+                    ) from None
+                raise ValueError(f"{arg}: {_shown(f)} line {lineno} is not valid JSON ({exc.msg})") from None
+            except ValueError as exc:  # e.g. an integer of more digits than Python converts
+                raise ValueError(f"{arg}: {_shown(f)} line {lineno} is not readable JSON ({exc})") from None
+            if not isinstance(rec, dict) or "doc_id" not in rec:
+                raise ValueError(f"{arg}: {_shown(f)} line {lineno} is not an lm-eval sample record (no 'doc_id')")
+            filt = str(rec.get("filter", "none"))
+            if want_filter is not None and filt != want_filter:
+                by_filter.setdefault(filt, [])
+                continue
+            doc_id = rec["doc_id"] = _doc_id(rec["doc_id"], f, lineno, arg)
+            ids = seen.setdefault(filt, set())
+            if doc_id in ids:
+                raise ValueError(f"{arg}: {_shown(f)} has doc_id {doc_id!r} twice (line {lineno})")
+            ids.add(doc_id)
+            by_filter.setdefault(filt, []).append(_parse_record(rec, f, lineno, metric, normalize))
+    if not by_filter:
+        raise ValueError(f"{arg}: {_shown(f)} contains no sample records")
+    if want_filter is not None:
+        if not by_filter.get(want_filter):
+            raise ValueError(f"filter: {want_filter!r} not logged in {_shown(f)}; it has {sorted(by_filter)} "
+                             "(where the tasks log different filters, name it per task)")
+        return by_filter[want_filter]
+    if len(by_filter) > 1:
+        raise ValueError(f"filter: {_shown(f)} logs several filters {sorted(by_filter)}; pass filter=<one of them>")
+    return next(iter(by_filter.values()))
+
+
+def _doc_id(v: Any, f: Path, lineno: int, arg: str) -> int:
+    """lm-eval's ``doc_id``: the document's index in its task, an integer ≥ 0 (``5.0`` is read as 5)."""
+    if isinstance(v, float) and v.is_integer() and 0 <= v < 2**53:
+        return int(v)
+    if isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 2**63:
+        return v
+    raise ValueError(f"{arg}: {_shown(f)} line {lineno} has doc_id {_plain(v)!r}; expected the document's index, an "
+                     "integer "
+                     "≥ 0")
+
+
+def _parse_record(rec: dict, f: Path, lineno: int, metric: str, normalize: bool):
+    doc_id = rec["doc_id"]
+    resps = rec.get("filtered_resps", rec.get("resps"))
+    lls = [_loglik(r) for r in resps] if isinstance(resps, list) and resps else None
+    if lls is not None and any(v is None for v in lls):
+        lls = None  # a generation task: responses are text
+    n = len(lls) if lls is not None else 0
+    target = rec.get("target")
+    # continuation texts are parsed only when needed (normalisation, or a target given as text)
+    need_conts = n and (normalize or (isinstance(target, str) and not target.strip().isdigit()))
+    conts = _continuations(rec.get("arguments")) if need_conts else None
+    gold = _gold(target, conts, n) if n else -1
+    logits = None
+    if lls is not None:
+        logits = np.asarray(lls, dtype=float)
+        if normalize:
+            if conts is None or len(conts) != n:
+                raise ValueError(f"normalize: {_shown(f)} line {lineno} has no continuation texts to normalise by")
+            # the harness's acc_norm divides by the character length of the choice (without the delimiter)
+            lengths = np.array([max(len(c[1:] if c.startswith(" ") else c), 1) for c in conts], dtype=float)
+            logits = logits / lengths
+    if metric in rec:
+        v = rec[metric]
+        if isinstance(v, (bool, int)) and abs(v) < 2**1023:  # an integer beyond float64 is not a score
+            v = float(v)
+        if not isinstance(v, float) or not np.isfinite(v):
+            shown = f"{str(v)[:20]}… ({len(str(v))} digits)" if isinstance(v, int) else repr(_plain(v))
+            raise ValueError(f"metric: {metric!r} of doc {doc_id!r} in {_shown(f)} is {shown}, expected a number")
+        value = float(v)
+    elif metric in ("acc", "acc_norm") and logits is not None and gold >= 0:
+        value = float(np.argmax(logits) == gold)
+    else:
+        raise ValueError(
+            f"metric: {metric!r} is not logged in {_shown(f)} (line {lineno}); "
+            f"numeric fields there: {_numeric_fields(rec)}"
+        )
+    return doc_id, value, logits, gold, n
+
+
+def _mean_of_runs(per_run: list[list], key: tuple[str, str], arg: str) -> list:
+    """Records averaged over runs, document by document; probabilities are averaged as probabilities (a mixture)."""
+    by_doc: dict[Any, list] = {}
+    for recs in per_run:
+        for r in recs:
+            by_doc.setdefault(r[0], []).append(r)
+    out = []
+    for doc_id, rs in by_doc.items():
+        n = {r[4] for r in rs}
+        golds = {r[3] for r in rs if r[3] >= 0}
+        if len(n) > 1 or len(golds) > 1:
+            raise ValueError(
+                f"{arg}: the runs of model {key[0]!r} on task {key[1]!r} disagree on document {doc_id!r} "
+                f"(numbers of choices {sorted(n)}, gold answers {sorted(golds)}); they cannot be averaged"
+            )
+        logits = None
+        if all(r[2] is not None for r in rs):
+            # log of the mean probability: the softmax taken later gives back that mean exactly
+            with np.errstate(divide="ignore"):
+                logits = np.log(np.mean([softmax(r[2]) for r in rs], axis=0))
+        out.append((doc_id, float(np.mean([r[1] for r in rs])), logits, max(golds, default=-1), n.pop()))
+    return out
+
+
+def _doc_sort_key(d: Any) -> tuple:
+    return (0, d, "") if isinstance(d, (int, np.integer)) and not isinstance(d, bool) else (1, 0, str(d))

@@ -1,0 +1,658 @@
+"""Score tables users have: a long or wide CSV/TSV (or Parquet frame) of per-item scores read into a
+:class:`effstats.responses.ResponseMatrix`, with the layout checks that refuse what is not such a table."""
+from __future__ import annotations
+
+import os
+import re
+import warnings
+from collections import Counter
+from functools import partial
+from pathlib import Path
+from typing import Any, Callable, Literal, Sequence
+
+import numpy as np
+import pandas as pd
+
+from .._shared import _is_float, _name_list, _plain, _progress, _repeated, _sorted_codes
+from ..responses import ResponseMatrix
+from .leaderboards import _numeric
+from ._files import _check_duplicates
+
+__all__ = ["read_scores_csv"]
+
+
+def read_scores_csv(
+    path: str | os.PathLike,
+    *,
+    format: Literal["auto", "long", "wide"] = "auto",
+    model: str = "model",
+    item: str = "item",
+    score: str = "score",
+    groups: str | Sequence[str] | None = None,
+    kind: Literal["binary", "score"] | None = None,
+    sep: str | None = None,
+    missing_marker: str = "-",
+    duplicates: Literal["last", "first", "error", "mean"] = "last",
+    progress: bool = False,
+) -> ResponseMatrix:
+    """Read per-item scores from a CSV / TSV file in long or wide layout.
+
+    Parameters
+    ----------
+    path : path
+        The file (``.csv``, ``.tsv``; ``.gz`` etc. are decompressed by pandas).
+    format : {"auto", "long", "wide"}, default="auto"
+        ``"long"``: one row per (model, item) with columns ``model``, ``item``, ``score`` (+ ``groups``);
+        ``"wide"``: one row per model, first column (or the ``model`` column) = model id, other columns = items.
+        ``"auto"`` picks long when the three named columns exist, else wide. A table ``"auto"`` would misread is
+        refused with one error saying what was found and what is expected: a transposed table (one row per
+        item: its first column named like items, or rows named ``<task>/<doc_id>`` while the columns are not), a
+        long table under other column names, a file without a header line, columns of model metadata or
+        aggregates (text, names such as ``average`` or ``params``, or columns that are not ``<task>/<doc_id>``
+        beside columns that are), and scores outside [0, 1] (percentages say so). Read as they are: a
+        semicolon- or tab-separated ``.csv``, pandas' row numbers before the model column, ``True``/``False``
+        cells, and a model id column that is not first but named ``model`` (or ``name``, ``model_name``, ...).
+    model, item, score : str
+        Column names in the long layout (``model`` also names the id column of a wide table, if present).
+    groups : str or sequence of str, optional
+        Long layout: item-level columns kept as item metadata (e.g. ``"benchmark"``, ``"scenario"``). Without
+        it a ``task`` column is kept (the items' task, as the evaluation loop reads it); an item id in several
+        tasks is refused.
+    kind : {"binary", "score"}, optional
+        Inferred when omitted (binary if every value is 0/1).
+    sep : str, optional
+        Field separator; default tab for ``.tsv`` files, else comma.
+    missing_marker : str, default="-"
+        Cell text meaning "not evaluated" (empty cells too). Long rows with it are dropped; wide cells become
+        ``missing``.
+    duplicates : {"last", "first", "error", "mean"}, default="last"
+        What to do with repeated (model, item) rows of a long table or repeated model rows of a wide one (several
+        runs of a model): ``"last"`` keeps the row lower in the file and ``"first"`` the higher one (a kept row
+        marked not evaluated leaves the cell ``missing``), both with a ``UserWarning`` naming the repeated
+        models; ``"mean"`` averages the evaluated values of the repeated rows; ``"error"`` raises.
+    progress : bool, default=False
+        Show the bytes read on a terminal (standard error) once the read has taken 2 s.
+
+    Returns
+    -------
+    ResponseMatrix
+        Shape (n_models, n_items); pairs absent from a long table are ``missing``.
+
+    See Also
+    --------
+    effstats.datasets.read_lm_eval_samples : lm-evaluation-harness per-sample logs.
+    effstats.datasets.read_helm_runs : HELM run folders.
+    effstats.ResponseMatrix.from_long : the same from a DataFrame.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> from effstats.datasets import read_scores_csv
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> f = pathlib.Path(tmp.name, "scores.csv")
+    >>> _ = f.write_text("model,item,score\\na,q1,1\\na,q2,0\\nb,q1,0.5\\nb,q1,1\\n")
+    >>> rm = read_scores_csv(f, duplicates="mean")  # b ran q1 twice; b never ran q2
+    >>> rm.values_with_nan().tolist()
+    [[1.0, 0.0], [0.75, nan]]
+    >>> tmp.cleanup()
+    """
+    if format not in ("auto", "long", "wide"):
+        raise ValueError(f"format: expected 'auto', 'long' or 'wide', got {format!r}")
+    _check_duplicates(duplicates)
+    if not isinstance(path, (str, os.PathLike)):
+        raise ValueError(f"path: expected a file path, got {type(path).__name__}")
+    p = Path(path).expanduser()
+    if not p.is_file():
+        raise FileNotFoundError(f"path: {str(p)!r} does not exist")
+    text = _TextColumns(model, item, groups, missing_marker)
+    if sep is None:
+        sep = "\t" if ".tsv" in p.suffixes else ","
+        df, header = _read_delimited(p, sep, text, progress)
+        other = _other_separator(p, df, sep)
+        if other is not None:  # a semicolon- or tab-separated file named .csv: one column at the default comma
+            sep, (df, header) = other, _read_delimited(p, other, text, progress)
+    else:
+        df, header = _read_delimited(p, sep, text, progress)
+    if df.shape[1] < 2:
+        raise ValueError(f"path: {p.name} has fewer than two columns (sep={sep!r}?); {_EXPECTED}")
+    _refuse_headerless(header, p, sep, model)
+    dup = sorted(h for h, k in Counter(header).items() if k > 1)
+    if dup:
+        raise ValueError(f"path: {p.name} repeats the column names {dup[:5]}; every column needs its own name (item "
+                         "ids unique across tasks, e.g. 'arc_easy/12' rather than '12')")
+    if df.empty:
+        raise ValueError(f"path: {p.name} has a header line but no data rows")
+    return _table_to_matrix(df, p, format=format, model=model, item=item, score=score, groups=groups, kind=kind,
+                            missing_marker=missing_marker, duplicates=duplicates, row_number=header[0] == "")
+
+
+# ------------------------------------------------------------------------------------------- score-table layouts
+_EXPECTED = ("expected a long table with columns 'model', 'item' and 'score' (one row per model and item) or a "
+             "wide one (one row per model: the model id first or in a 'model' column, then one column of scores in "
+             "[0, 1] per item)")
+# id-column names: a first column named like an item means one row per item (a transposed table)
+_MODEL_NAMES = {"model", "models", "model_id", "model_name", "name", "llm", "system", "checkpoint"}
+_ITEM_NAMES = {"item", "items", "item_id", "doc", "doc_id", "document", "question", "question_id", "example",
+               "example_id", "sample", "sample_id", "instance", "instance_id", "prompt", "prompt_id", "task"}
+# columns of leaderboard tables that describe a model or aggregate its scores, never one item
+_META_NAMES = {"average", "avg", "mean", "overall", "total", "accuracy", "acc", "score", "rank", "params",
+               "parameters", "n_params", "num_params", "size", "model_size", "date", "release", "release_date",
+               "family", "organization", "org", "license", "type", "precision", "architecture", "link", "url"}
+_ITEM_ID = re.compile(r"^.+/\d+$")  # the loop's item ids: <task>/<doc_id>
+_TRUE_FALSE = {"true": "1", "false": "0"}
+_PANDAS_COMPRESSED = {".gz", ".bz2", ".zip", ".xz", ".zst", ".tar"}  # suffixes pandas decompresses
+_NARROW = 64  # columns of a table whose not-evaluated markers are set per column (its id columns keep theirs)
+_ONE_PASS_BYTES = 256 * 2**20
+_LONG_CHUNK_ROWS = 2**22  # rows of a long table parsed at once: ~200 MB of tokens
+
+
+class _TextColumns:
+    """Which columns of a table are read as text (the ids) when the others are read as numbers."""
+
+    def __init__(self, model: str, item: str, groups: Any, missing_marker: str) -> None:
+        self.named = {model, item, *([groups] if isinstance(groups, str) or groups is None else groups)} - {None}
+        self.missing = missing_marker
+        self.pair = (model, item)
+
+    def names(self, header: list[str]) -> list[str] | None:
+        """The labels pandas gives the columns; None: read every cell as text (a missing marker that reads as a
+        number would also hide numbers equal to it, e.g. ``0.0`` for ``"0"``)."""
+        if _is_float(self.missing):
+            return None
+        return [h if h else f"Unnamed: {i}" for i, h in enumerate(header)]
+
+    def of(self, names: list[str], header: list[str]) -> set[str]:
+        """The id columns: the first, a second one after pandas' row numbers, every one named like the model or
+        items."""
+        ids = set(names[: 2 if header[0] == "" else 1])
+        return ids | {n for n in names if n in self.named or n.lower() in _MODEL_NAMES}
+
+
+def _header(p: Path, sep: str) -> list[str]:
+    """The header line's fields as written (pandas renames repeated names "a", "a.1": they are refused by name).
+
+    A plain first line (no quotes, not compressed) is split at ``sep``; pandas' parser reads any other, which
+    builds a frame of one row and one column per field (seconds at 10^5 item columns)."""
+    if len(sep) == 1 and not set(p.suffixes) & _PANDAS_COMPRESSED:
+        with open(p, encoding="utf-8-sig", newline="") as f:  # pandas drops a byte order mark too
+            line = f.readline().rstrip("\r\n")
+        if line.strip() and '"' not in line and "\r" not in line:
+            return line.split(sep)
+    return pd.read_csv(p, sep=sep, dtype=str, keep_default_na=False, header=None, nrows=1).iloc[0].tolist()
+
+
+def _read_typed(p: Path, sep: str, header: list[str], text: _TextColumns,
+                progress: bool = False) -> pd.DataFrame | None:
+    """The table with the id columns as text (as written) and the others parsed as numbers by pandas' C parser
+    (correctly rounded); a column holding anything but numbers (text, True/False, markers with spaces) stays text.
+    Cells left empty or marked not evaluated are ``""`` in the other text columns, NaN in number columns. None
+    where every cell is to be read as text (:meth:`_TextColumns.names`)."""
+    names = text.names(header)
+    if names is None or len(sep) != 1:  # a longer separator is a regular expression, for pandas' Python parser
+        return None
+    ids = text.of(names, header)
+    # pandas' chunked reader pays per column and chunk: a wide table is read in one pass unless the file is large;
+    # a long one in chunks (one pass would hold every token of the file at once)
+    narrow = len(names) <= _NARROW
+    na = {c: ["", text.missing] for c in names if c not in ids} if narrow else ["", text.missing]
+    kw = dict(sep=sep, keep_default_na=False, float_precision="round_trip", dtype={c: str for c in ids},
+              na_values=na, low_memory=narrow or p.stat().st_size > _ONE_PASS_BYTES)
+    # a long table's model and item ids as categories: the parser hashes its tokens once, without a text object
+    # a cell, and the layout checks and the matrix read the codes
+    pair = [c for c in text.pair if c in names] if narrow else []
+    if len(pair) == 2:
+        kw.update(dtype={c: "category" if c in pair else str for c in ids}, low_memory=False,
+                  chunksize=_LONG_CHUNK_ROWS)
+    read = (lambda f: _joined_chunks(pd.read_csv(f, **kw), pair)) if len(pair) == 2 else partial(pd.read_csv, **kw)
+    if set(p.suffixes) & _PANDAS_COMPRESSED:
+        df = read(p)
+    else:  # the bytes parsed so far, on a terminal when the read takes a while
+        with open(p, "rb") as raw, _progress(progress, total=p.stat().st_size, desc=f"reading {p.name}", unit="B",
+                                             unit_scale=True) as bar:
+            df = read(_Counted(raw, bar.update))
+    if not narrow and df[[c for c in df.columns if c in ids]].isna().any().any():
+        return None  # an id written "" or as the marker (NaN here): read as text, where the two differ
+    if (df.dtypes == bool).any():
+        return None  # True/False cells are text to the layout checks, as written
+    obj = [c for c in df.columns[(df.dtypes == object).to_numpy()] if c not in ids]
+    if obj and pd.api.types.infer_dtype(df[obj].to_numpy().ravel(), skipna=True) != "string":
+        return None  # the same, beside empty cells (pandas' booleans)
+    blank = df[obj].isna().any() if obj else pd.Series(dtype=bool)
+    filled = blank.index[blank.to_numpy()]
+    return df.assign(**{c: df[c].fillna("") for c in filled}) if len(filled) else df
+
+
+def _joined_chunks(reader: Any, cats: list[str]) -> pd.DataFrame:
+    """One frame of the chunks ``reader`` yields, the ``cats`` columns categorical with the distinct values of the
+    whole file as categories, sorted (chunks read in one pass each: pandas' own chunked reader joins their
+    categories at a cost growing with their number)."""
+    seen = {c: pd.Index([], dtype=object) for c in cats}
+    codes: dict[str, list] = {c: [] for c in cats}
+    rest, columns = [], []
+    with reader:
+        for chunk in reader:
+            for c in cats:
+                at = seen[c].get_indexer(chunk[c].cat.categories)
+                new = at < 0
+                if new.any():
+                    at[new] = len(seen[c]) + np.arange(int(new.sum()))
+                    seen[c] = seen[c].append(chunk[c].cat.categories[new])
+                codes[c].append(at[chunk[c].cat.codes.to_numpy()])
+            rest.append(chunk.drop(columns=cats))
+            columns = list(chunk.columns)
+    out = pd.concat(rest, ignore_index=True, copy=False) if len(rest) > 1 else rest[0]
+    for c in cats:
+        order = np.argsort(seen[c].to_numpy(), kind="stable")
+        rank = np.empty(len(order), np.int32)
+        rank[order] = np.arange(len(order))
+        out[c] = pd.Categorical.from_codes(rank[np.concatenate(codes[c])], seen[c][order])
+    return out[columns]
+
+
+class _Counted:
+    """A binary file whose reads report the bytes read. Without a ``mode`` pandas' C parser reads its blocks
+    itself, as it reads a file it opened (with ``mode="rb"`` pandas would wrap it in a text decoder)."""
+
+    def __init__(self, f: Any, update: Callable[[int], Any]) -> None:
+        self._f, self._update = f, update
+
+    def read(self, size: int = -1) -> bytes:
+        block = self._f.read(size)
+        self._update(len(block))
+        return block
+
+    def __iter__(self):
+        return iter(self._f)
+
+
+def _read_delimited(p: Path, sep: str, text: _TextColumns | None = None,
+                    progress: bool = False) -> tuple[pd.DataFrame, list[str]]:
+    """The table (every cell as text, or :func:`_read_typed`'s number columns given ``text``) and its header."""
+    try:
+        header = _header(p, sep)
+        typed = None if text is None else _read_typed(p, sep, header, text, progress)
+        return (typed if typed is not None else pd.read_csv(p, sep=sep, dtype=str, keep_default_na=False)), header
+    except pd.errors.EmptyDataError:
+        raise ValueError(f"path: {p.name} is empty; {_EXPECTED}") from None
+    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
+        raise ValueError(f"path: {p.name} is not a readable delimited table ({exc})") from None
+
+
+def _other_separator(p: Path, df: pd.DataFrame, sep: str) -> str | None:
+    """The one other common separator the header uses when it is a single column at ``sep``, else None."""
+    if df.shape[1] != 1:
+        return None
+    found = [s for s in (";", "\t", "|") if s != sep and s in str(df.columns[0])]
+    return found[0] if len(found) == 1 else None
+
+
+def _looks_like_score(h: str) -> bool:
+    try:
+        float(h)
+    except ValueError:
+        return h.strip().lower() in _TRUE_FALSE
+    return "." in h or h.strip() in ("0", "1") or "e" in h.lower()
+
+
+def _refuse_headerless(header: list, p: Path, sep: str, model: str) -> None:
+    """Raise when the first line holds scores where column names belong: a file written without a header."""
+    first, rest = str(header[0]).strip(), [str(h).strip() for h in header[1:]]
+    if not rest or first == "" or first == model or first.lower() in _MODEL_NAMES | _ITEM_NAMES:
+        return
+    if sum(map(_looks_like_score, rest)) * 2 >= len(rest):
+        shown = sep.join(map(str, header[:4])) + (sep + "…" if len(header) > 4 else "")
+        raise ValueError(f"path: {p.name} has no header line: its first line {shown!r} holds scores where column names "
+                         f"belong; add a header line ('model,item,score' for a long table, 'model,<item id>,…' for a "
+                         "wide one)")
+
+
+def _cells(frame: pd.DataFrame, missing: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """The cells of a table of strings, stripped, and which of them are written (not empty, not a missing marker).
+    One pass over the whole table: a wide table has tens of thousands of item columns."""
+    cells = np.char.strip(frame.to_numpy(dtype=str))
+    return cells, ~(np.isin(cells, list(missing)) | (cells == ""))
+
+
+def _text_columns(frame: pd.DataFrame) -> pd.Index:
+    """The columns of ``frame`` held as text; the others hold numbers already (a table read by
+    :func:`_read_typed` or a Parquet file)."""
+    return frame.columns[(frame.dtypes == object).to_numpy()]
+
+
+def _values(frame: pd.DataFrame, name: str, missing: tuple[str, ...]) -> np.ndarray:
+    """Float matrix of a table of text and number columns: :func:`~effstats.datasets.leaderboards._numeric` on the
+    text columns, NaN at the number columns' missing values."""
+    text = frame.dtypes.to_numpy() == object
+    # pandas' own missing value (nullable columns of a Parquet file) as NaN; numpy columns need no such pass
+    na = {"na_value": np.nan} if any(isinstance(t, pd.api.extensions.ExtensionDtype) for t in frame.dtypes) else {}
+    if not text.any():
+        return frame.to_numpy(dtype=float, **na)
+    if text.all():
+        return _numeric(frame, name, missing=missing)
+    out = np.empty(frame.shape)
+    out[:, ~text] = frame.iloc[:, np.flatnonzero(~text)].to_numpy(dtype=float, **na)
+    out[:, text] = _numeric(frame.iloc[:, np.flatnonzero(text)], name, missing=missing)
+    return out
+
+
+def _true_false(df: pd.DataFrame, cols: list, missing: tuple[str, ...]) -> pd.DataFrame:
+    """Columns written as True/False (pandas writes booleans so) as 1/0."""
+    held = set(_text_columns(df))
+    cols = [c for c in cols if c in held]
+    if not cols:
+        return df
+    cells, written = _cells(df[cols], missing)
+    low = np.char.lower(cells)
+    convert = written.any(axis=0) & (np.isin(low, list(_TRUE_FALSE)) | ~written).all(axis=0)
+    out = {cols[j]: pd.Series(np.where(written[:, j], np.where(low[:, j] == "true", "1", "0"), df[cols[j]]),
+                              index=df.index, dtype=object) for j in np.flatnonzero(convert)}
+    return df.assign(**out) if out else df
+
+
+def _text_examples(frame: pd.DataFrame, missing: tuple[str, ...]) -> dict:
+    """For each column with a cell that is neither a number nor a not-evaluated marker, its first such cell."""
+    frame = frame[_text_columns(frame)]
+    if not frame.size:
+        return {}
+    cells, written = _cells(frame, missing)
+    values, where = np.unique(cells, return_inverse=True)
+    text = np.array([not _is_float(x) for x in values])[where.reshape(cells.shape)] & written
+    return {frame.columns[j]: str(cells[int(np.argmax(text[:, j])), j]) for j in np.flatnonzero(text.any(axis=0))}
+
+
+def _text_example(col: pd.Series, missing: tuple[str, ...]) -> str | None:
+    """A cell of ``col`` that is neither a number nor a not-evaluated marker, else None."""
+    return next(iter(_text_examples(col.to_frame(), missing).values()), None)
+
+
+def _id_column(df: pd.DataFrame, model: str) -> str:
+    """The model id column of a wide table: ``model``, else one column named like a model id, else the first."""
+    if model in df.columns:
+        return model
+    named = [c for c in df.columns if str(c).lower() in _MODEL_NAMES]
+    return named[0] if len(named) == 1 else df.columns[0]
+
+
+def _refuse_long_as_wide(df: pd.DataFrame, p: Path, model: str, item: str, score: str, cell_text: dict) -> None:
+    """Raise when a table read as wide (the long columns are not all there) is a long table under other names;
+    ``cell_text``: :func:`_text_examples` of ``df``."""
+    cols = [str(c) for c in df.columns]
+    id_col = _id_column(df, model)
+    ids = df[id_col]
+    reason = None
+    text = [c for c in cols if c != id_col and c in cell_text]
+    if item in cols or score in cols:
+        reason = f"it has the column(s) {[c for c in (item, score) if c in cols]}"
+    else:
+        named = [c for c in cols if c.lower() in _ITEM_NAMES and c != id_col]
+        counts = ids.value_counts()
+        if named:
+            reason = f"column(s) {named} name items"
+        elif len(cols) >= 3 and len(ids) > 1 and counts.min() > 1 and (counts.max() >= 3 or text):
+            reason = (f"every id in its column {id_col!r} repeats, e.g. {_plain(counts.index[0])!r} on "
+                      f"{int(counts.iloc[0])} rows")
+    if reason is None:
+        return
+    kv = ", ".join(f"{k}={c!r}" for k, c in (("model", model), ("item", item), ("score", score)) if c not in cols)
+    lead = "read as a wide table, "
+    if text:
+        lead = f"column {text[0]!r} has non-numeric values, e.g. {_plain(cell_text[text[0]])!r} ({lead[:-2]}: "
+    raise ValueError(f"path: {p.name}: {lead}the long layout's columns {kv} are absent{')' if text else ''}; it looks "
+                     f"like a long table ({reason}), with the columns {cols[:8]}{' …' if len(cols) > 8 else ''}: name "
+                     "them 'model', 'item' and 'score' (one row per model and item; item ids unique across tasks, "
+                     "e.g. 'arc_easy/12'), or write a wide table (one row per model)")
+
+
+def _refuse_transposed(df: pd.DataFrame, id_col: str, p: Path, model: str, cell_text: dict) -> None:
+    """Raise when a wide table has one row per item and one column per model; ``cell_text``: :func:`_text_examples`
+    of ``df``."""
+    ids = df[id_col].astype(str)
+    cols = [str(c) for c in df.columns if c != id_col]
+    if (str(id_col).lower() in _ITEM_NAMES and model not in df.columns and not ids.duplicated().any()
+            and not any(c in cell_text for c in cols)):
+        found = f"its first column is named {id_col!r}"
+    elif (len(ids) > 1 and ids.str.match(_ITEM_ID).all() and not any(_ITEM_ID.match(c) for c in cols)
+          # under a model header, ids such as 'ckpt/1000' name checkpoints: items span several tasks
+          and (str(id_col).lower() not in _MODEL_NAMES | {model} or ids.str.rsplit("/", n=1).str[0].nunique() > 1)):
+        found = (f"its rows are named like items ({_plain(ids.iloc[0])!r}, {_plain(ids.iloc[1])!r}) and its "
+                 "columns are not")
+    else:
+        return
+    raise ValueError(f"path: {p.name} looks transposed ({found}): one row per item and one column per model "
+                     f"({cols[:2]} …); expected one row per model, the model id first, then one column per item: "
+                     f"transpose it (pandas: df.set_index({str(id_col)!r}).T) or write a long table with columns "
+                     "'model', 'item' and 'score'")
+
+
+def _refuse_non_items(df: pd.DataFrame, values: np.ndarray, p: Path) -> None:
+    """Raise when some columns of a wide table are model metadata or aggregates rather than items."""
+    cols = [str(c) for c in df.columns]
+    why: dict[str, str] = {}
+    for c in cols:
+        if c.lower() in _META_NAMES:
+            why[c] = "named like model metadata or an aggregate"
+    lm = [c for c in cols if _ITEM_ID.match(c)]
+    if len(lm) >= 2:
+        for c in cols:
+            if not _ITEM_ID.match(c):
+                why.setdefault(c, f"not an item id <task>/<doc_id> as the other {len(lm)} columns")
+    finite = np.isfinite(values)
+    high = np.where(finite, values, 0.0).max(axis=0, initial=0.0)
+    low = np.where(finite, values, 0.0).min(axis=0, initial=0.0)
+    out = (high > 1) | (low < 0)
+    # a few columns outside [0, 1] beside many scores are metadata (sizes, dates); most of them: percentages
+    if out.any() and out.sum() <= max(3, 0.1 * len(cols)) and 2 * out.sum() < len(cols):
+        for j in np.flatnonzero(out):
+            why.setdefault(cols[j], f"values up to {high[j]:g}" if high[j] > 1 else f"values down to {low[j]:g}")
+    if why:
+        shown = "; ".join(f"{c!r}: {w}" for c, w in list(why.items())[:5])
+        raise ValueError(f"path: {p.name}: column(s) {list(why)[:5]} are not items ({shown}); a wide table holds the "
+                         "model id column, then one column of scores in [0, 1] per item: drop the other columns")
+
+
+def _refuse_out_of_range(values: np.ndarray, p: Path, where: str) -> None:
+    """Raise, naming percentages when they are the likely cause, unless every score is in [0, 1]."""
+    finite = values[np.isfinite(values)]
+    if not finite.size or (finite.min() >= 0 and finite.max() <= 1):
+        return
+    lo, hi = float(finite.min()), float(finite.max())
+    excess = max(-lo, hi - 1)
+    if excess <= 1e-6:  # e.g. 1.0000001: a sum or mean in floating point, not another scale
+        raise ValueError(f"path: {p.name}: {where} run from {lo:.10g} to {hi:.10g}, out of [0, 1] by {excess:.2g} "
+                         "(floating-point rounding?); round or clip them to [0, 1]")
+    if finite.min() >= 0 and finite.max() <= 100:
+        raise ValueError(f"path: {p.name}: {where} run from {finite.min():g} to {finite.max():g}: percentages? "
+                         "expected scores in [0, 1] (divide them by 100)")
+    raise ValueError(f"path: {p.name}: {where} run from {finite.min():g} to {finite.max():g}; expected scores in "
+                     "[0, 1] (correctness 0/1 or a score such as a normalised metric)")
+
+
+def _table_to_matrix(df: pd.DataFrame, p: Path, *, format: str, model: str, item: str, score: str, groups: Any,
+                     kind: Any, missing_marker: str, duplicates: str, row_number: bool = False) -> ResponseMatrix:
+    """A ResponseMatrix from a table of strings (every cell as written) in long or wide layout, refusing layouts
+    it would otherwise misread; ``row_number``: the first column has no name (pandas' row numbers, or ids)."""
+    missing = (missing_marker,)
+    first = df.columns[0]
+    if row_number and df.shape[1] > 2 and df[first].tolist() == [str(i) for i in range(len(df))]:
+        rest = df.drop(columns=first)
+        # pandas' row numbers before the real id column (to_csv without index=False): not data
+        if (model in rest.columns or {model, item, score} <= set(rest.columns)
+                or _text_example(rest.iloc[:, 0], missing)):
+            df = rest
+    guessed = format == "auto"
+    if guessed:
+        format = "long" if {model, item, score} <= set(df.columns) else "wide"
+    if format == "long":
+        # string ids as codes, computed once: the checks and the matrix read them instead of hashing the strings
+        codes = {c: _codes(df[c]) for c in (model, item) if c in df.columns}
+        codes = codes if len(codes) == 2 and None not in codes.values() else None
+        if codes is None:
+            df = _as_text(df)
+        _refuse_empty_ids(df, {model: "model", item: "item"}, p, codes)
+        if groups is None and "task" in df.columns and "task" not in (model, item, score) and item in df.columns:
+            groups = ["task"]  # the items' task, as the loop reads it (lm-eval and HELM readers write it too)
+            _refuse_items_in_two_tasks(df, item, p)
+        if score in df.columns:
+            df = _true_false(df, [score], missing)
+            # numpy's parser is correctly rounded; pandas' fast to_numeric can be off by an ulp (pandas 1.5)
+            scores = {score: _values(df[[score]], f"path: {p.name}", missing=missing)[:, 0]}
+            if codes is not None and not _repeated(codes[model], codes[item]):
+                # the ids' codes (integers, ordered as the ids) in their place: a fraction of the frame to copy
+                df = pd.DataFrame({**{c: df[c] for c in df.columns if c not in codes and c != score},
+                                   **{c: k for c, (k, _) in codes.items()}, **scores})
+            else:
+                df, codes = _as_text(df).assign(**scores), None
+            _refuse_out_of_range(df[score].to_numpy(), p, f"the scores in column {score!r}")
+            if model in df.columns and item in df.columns and codes is None:
+                df = _one_row_per_pair(df, [model, item], score, duplicates, p)
+            kept = df[score].notna().to_numpy()
+            if not kept.all():
+                if model in df.columns:  # a model without any score would vanish from what is read: say so
+                    gone = pd.Index(df[model][~kept].unique()).difference(pd.Index(df[model][kept].unique()))
+                    if len(gone) and len(gone) < df[model].nunique():
+                        names = codes[model][1][gone] if codes is not None and model in codes else gone
+                        warnings.warn(f"path: {p.name}: model(s) {_name_list(map(repr, _plain(list(names))))} have "
+                                      "no score on any item (every row not evaluated) and are left out", UserWarning,
+                                      stacklevel=3)
+                df = df[kept]
+            if df.empty:
+                raise ValueError(f"score: every row of {p.name} is marked not evaluated")
+        else:
+            df, codes = _as_text(df), None
+        rm = _named(lambda: ResponseMatrix.from_long(df, model=model, item=item, score=score, groups=groups,
+                                                     kind=kind), p)
+        if codes is None:
+            return rm
+        models, items = codes[model][1][rm.model_ids], codes[item][1][rm.item_ids]
+        return ResponseMatrix(rm.values, kind=rm.kind, missing=rm.missing, model_ids=models, item_ids=items,
+                              items=rm.items.set_axis(items) if len(rm.items.columns) else None)
+    if groups is not None:
+        raise ValueError("groups: only available for the long layout")
+    df = _as_text(df)
+    idx_col = _id_column(df, model)
+    _refuse_empty_ids(df, {idx_col: "model"}, p)
+    cell_text = _text_examples(df, missing)
+    _refuse_transposed(df, idx_col, p, model, cell_text)
+    if guessed:
+        _refuse_long_as_wide(df, p, model, item, score, cell_text)
+    wide = df.set_index(idx_col)
+    wide = _true_false(wide, list(wide.columns), missing)
+    text = _text_examples(wide, missing)
+    if text:
+        c, x = next(iter(text.items()))
+        if not guessed:
+            raise ValueError(f"path: {p.name}: column {c!r} has non-numeric values, e.g. {_plain(x)!r}")
+        if idx_col not in cell_text:  # the ids are numbers while some other column holds text
+            raise ValueError(f"path: {p.name}: the first column {str(idx_col)!r} holds numbers, not model ids, and "
+                             f"column {c!r} holds text (e.g. {_plain(x)!r}); put the model ids first or name their "
+                             "column "
+                             f"{model!r}; {_EXPECTED}")
+        more = f" (and {len(text) - 1} more: {list(text)[1:4]})" if len(text) > 1 else ""
+        raise ValueError(f"path: {p.name}: column {c!r} has non-numeric values, e.g. {_plain(x)!r}{more}; a wide "
+                         "table holds "
+                         f"the model ids in column {str(idx_col)!r}, then one column of scores per item: drop "
+                         "metadata columns such as this one")
+    parsed = _values(wide, f"path: {p.name}", missing=missing)
+    _refuse_non_items(wide, parsed, p)
+    _refuse_out_of_range(parsed, p, "the scores")
+    values = pd.DataFrame(parsed, index=wide.index, columns=wide.columns)
+    if values.index.has_duplicates:
+        values = _one_row_per_pair(values.reset_index(), [idx_col], None, duplicates, p).set_index(idx_col)
+    return _named(
+        lambda: ResponseMatrix(values.to_numpy(), kind=kind, nan_as_missing=True, model_ids=values.index,
+                               item_ids=values.columns),
+        p
+    )
+
+
+def _codes(col: pd.Series) -> tuple[np.ndarray, pd.Index] | None:
+    """:func:`~effstats._shared._sorted_codes` of an id column, read off a categorical one (:func:`_read_typed`)."""
+    if not isinstance(col.dtype, pd.CategoricalDtype):
+        return _sorted_codes(col)
+    cats = col.cat.categories
+    k = col.cat.codes.to_numpy()
+    if (not cats.is_monotonic_increasing or pd.api.types.infer_dtype(cats) != "string" or (len(k) and k.min() < 0)
+            or np.bincount(k, minlength=len(cats)).min(initial=1) == 0):
+        return _sorted_codes(_as_text(col.to_frame()).iloc[:, 0])
+    return k, pd.Index(cats, dtype=object, name=col.name)
+
+
+def _as_text(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with its categorical columns (:func:`_read_typed`'s ids) as text, as written."""
+    cat = [c for c in df.columns if isinstance(df[c].dtype, pd.CategoricalDtype)]
+    return df.assign(**{c: df[c].astype(object) for c in cat}) if cat else df
+
+
+def _refuse_empty_ids(df: pd.DataFrame, cols: dict, p: Path, codes: dict | None = None) -> None:
+    """Raise naming the first row whose model or item id (``cols``: column -> what it names) is empty: read, it
+    would be a model (or item) named "". ``codes``: each column's :func:`~effstats._shared._sorted_codes`, whose
+    distinct values are checked instead of every row."""
+    for c, what in cols.items():
+        if c not in df.columns:
+            continue
+        if codes is not None:
+            k, distinct = codes[c]
+            blank = np.array([str(v).strip() == "" for v in distinct], bool)[k]
+        else:
+            ids = df[c]
+            blank = (ids.isna() | ids.astype(str).str.strip().eq("")).to_numpy()
+        if blank.any():
+            row = int(np.argmax(blank))
+            raise ValueError(f"path: {p.name}: row {row + 1} (line {row + 2}) has an empty {str(c)!r}; every row "
+                             f"names its {what}")
+
+
+def _one_row_per_pair(df: pd.DataFrame, keys: list[str], score: str | None, duplicates: str, p: Path) -> pd.DataFrame:
+    """``df`` with one row per ``keys`` under the ``duplicates`` rule; NaN marks cells not evaluated.
+
+    ``score`` is the value column of a long table; None means every non-key column is a value (a wide table).
+    """
+    rep = df.duplicated(keys, keep=False)
+    if not rep.any():
+        return df
+    what = "duplicate (model, item) rows" if len(keys) == 2 else f"model ids in column {keys[0]!r} repeat"
+    shown = df.loc[rep, keys].drop_duplicates().head(5)
+    examples = ", ".join(repr(tuple(r)) if len(keys) == 2 else repr(r[0]) for r in shown.itertuples(index=False))
+    if duplicates == "error":
+        raise ValueError(
+            f"path: {p.name}: {what}, e.g. {examples}; pass duplicates='last', 'first' or 'mean' to choose or "
+            "average them"
+        )
+    if duplicates == "mean":
+        values = [score] if score is not None else [c for c in df.columns if c not in keys]
+        # pandas' mean skips NaN: the mean of the evaluated values, NaN where none was evaluated
+        agg = {c: ("mean" if c in values else "first") for c in df.columns if c not in keys}
+        return df.groupby(keys, sort=False, as_index=False).agg(agg)[list(df.columns)]
+    warnings.warn(
+        f"path: {p.name}: {what}, e.g. {examples}; using the {duplicates} row of each (duplicates={duplicates!r}; "
+        "'mean' averages them, 'error' refuses them)",
+        UserWarning,
+        stacklevel=3,
+    )
+    kept = df.drop_duplicates(keys, keep=duplicates)
+    first_seen = df.groupby(keys, sort=False).ngroup()  # models keep the place of their first row
+    return kept.iloc[np.argsort(first_seen[kept.index].to_numpy(), kind="stable")]
+
+
+def _refuse_items_in_two_tasks(df: pd.DataFrame, item: str, p: Path) -> None:
+    """Raise, naming one, when an item id of a long table stands in several tasks: its rows would be one item."""
+    tasks = df[[item, "task"]].drop_duplicates()
+    two = tasks[item][tasks[item].duplicated()]
+    if len(two):
+        i = two.iloc[0]
+        names = sorted(map(str, tasks.loc[tasks[item] == i, "task"]))
+        raise ValueError(f"path: {p.name}: item {str(i)!r} stands in the tasks {names} (column 'task'); "
+                         f"{len(two.unique())} item id(s) are ambiguous: make item ids unique across tasks (e.g. "
+                         "'<task>/<id>')")
+
+
+def _named(build, p: Path) -> ResponseMatrix:
+    # the table came from `path`: errors about the parsed frame name that argument
+    try:
+        return build()
+    except ValueError as exc:
+        msg = str(exc)
+        for internal in ("df:", "values:", "model_ids:", "item_ids:", "missing:"):  # names the user never passed
+            if msg.startswith(internal):
+                raise ValueError(f"path: {p.name}: {msg[len(internal):].strip()}") from None
+        raise
