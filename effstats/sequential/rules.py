@@ -464,6 +464,18 @@ class Efficacy(StoppingRule):
         return "c2" if self.alternative == "two-sided" else "c1"
 
     def fires(self, s: LookStats) -> np.ndarray:
+        """Where the test rejects ``null``: ``|z| >= c2`` (two-sided), ``z >= c1`` (``"greater"``) or
+        ``z <= -c1`` (``"less"``).
+
+        Parameters
+        ----------
+        s : effstats.sequential.LookStats
+            Statistics at every look.
+
+        Returns
+        -------
+        numpy.ndarray of bool, shape (n_runs, n_looks)
+        """
         if self.alternative == "two-sided":
             return np.abs(s.z) >= s.c2
         if self.alternative == "greater":
@@ -471,6 +483,17 @@ class Efficacy(StoppingRule):
         return s.z <= -s.c1
 
     def outcome(self, s: LookStats) -> np.ndarray:
+        """The side of ``null`` the parameter lies on where the rule fires: ``"greater"`` or ``"less"``.
+
+        Parameters
+        ----------
+        s : effstats.sequential.LookStats
+            Statistics at every look.
+
+        Returns
+        -------
+        numpy.ndarray of object, shape (n_runs, n_looks)
+        """
         return np.where(s.z > 0, "greater", "less").astype(object)
 
 
@@ -525,6 +548,17 @@ class Equivalence(StoppingRule):
         _check_pos(self.margin, "margin", 1.0, "a difference of accuracies")
 
     def fires(self, s: LookStats) -> np.ndarray:
+        """Where both one-sided tests reject: the parameter is within ``null ± margin``.
+
+        Parameters
+        ----------
+        s : effstats.sequential.LookStats
+            Statistics at every look.
+
+        Returns
+        -------
+        numpy.ndarray of bool, shape (n_runs, n_looks)
+        """
         null = 0.0 if s.null is None else s.null
         return (s.z_at(null - self.margin) >= s.c1) & (s.z_at(null + self.margin) <= -s.c1)
 
@@ -595,6 +629,18 @@ class Precision(StoppingRule):
         _check_pos(self.half_width, "half_width", 1.0, "a fraction")
 
     def fires(self, s: LookStats) -> np.ndarray:
+        """Where the fixed-sample interval's half-width (or its worst case over the items left, when known) is at
+        most ``half_width``.
+
+        Parameters
+        ----------
+        s : effstats.sequential.LookStats
+            Statistics at every look.
+
+        Returns
+        -------
+        numpy.ndarray of bool, shape (n_runs, n_looks)
+        """
         low, high = s.fixed_interval
         fire = (high - low) / 2 <= self.half_width
         worst = s.worst_case_half_width
@@ -661,6 +707,13 @@ class Threshold(StoppingRule):
         return "c2" if self.direction == "both" else "c1"
 
     def check_data(self, kind: str) -> None:
+        """Raise ValueError when ``tau`` cannot be a score of ``kind``: one model's score lies in (0, 1).
+
+        Parameters
+        ----------
+        kind : {"single", "paired", "unpaired"}
+            One model, a paired comparison or two independent arms.
+        """
         if kind == "single" and not 0 < self.tau < 1:
             raise ValueError(f"tau: a single model's score lies in [0, 1]; expected tau in (0, 1), got {self.tau!r}")
 
@@ -670,6 +723,17 @@ class Threshold(StoppingRule):
         return z >= c, z <= -c
 
     def fires(self, s: LookStats) -> np.ndarray:
+        """Where the score test at ``tau`` rejects on the side(s) ``direction`` names.
+
+        Parameters
+        ----------
+        s : effstats.sequential.LookStats
+            Statistics at every look.
+
+        Returns
+        -------
+        numpy.ndarray of bool, shape (n_runs, n_looks)
+        """
         above, below = self._ab(s)
         if self.direction == "above":
             return above
@@ -678,6 +742,17 @@ class Threshold(StoppingRule):
         return above | below
 
     def outcome(self, s: LookStats) -> np.ndarray:
+        """``"above <tau>"`` or ``"below <tau>"``: the side of ``tau`` the score lies on where the rule fires.
+
+        Parameters
+        ----------
+        s : effstats.sequential.LookStats
+            Statistics at every look.
+
+        Returns
+        -------
+        numpy.ndarray of object, shape (n_runs, n_looks)
+        """
         above, _ = self._ab(s)
         return np.where(above, f"above {self.tau:g}", f"below {self.tau:g}").astype(object)
 
@@ -782,6 +857,18 @@ class Futility(StoppingRule):
         return np.where(rem > 0, np.nan_to_num(cp, nan=1.0), 1.0)
 
     def fires(self, s: LookStats) -> np.ndarray:
+        """Where the conditional power at ``effect``
+        (:meth:`effstats.sequential.Futility.conditional_power`) is below ``threshold``.
+
+        Parameters
+        ----------
+        s : effstats.sequential.LookStats
+            Statistics at every look.
+
+        Returns
+        -------
+        numpy.ndarray of bool, shape (n_runs, n_looks)
+        """
         return self.conditional_power(s) < self.threshold
 
 
@@ -925,6 +1012,18 @@ class BetaSpendingFutility(StoppingRule):
         return d.lower[at]
 
     def fires(self, s: LookStats) -> np.ndarray:
+        """Where ``z`` (``|z|`` for a two-sided test) is below the beta-spending lower bound
+        (:meth:`effstats.sequential.BetaSpendingFutility.lower_bound`).
+
+        Parameters
+        ----------
+        s : effstats.sequential.LookStats
+            Statistics at every look.
+
+        Returns
+        -------
+        numpy.ndarray of bool, shape (n_runs, n_looks)
+        """
         a = self.lower_bound(s)
         z = np.abs(s.z) if self.alternative == "two-sided" else s.z
         return z < a
@@ -989,6 +1088,18 @@ class DiminishingReturns(StoppingRule):
         _check_pos(self.epsilon, "epsilon", 1.0, "a fraction")
 
     def fires(self, s: LookStats) -> np.ndarray:
+        """Where the repeated interval's half-width shrank by less than ``epsilon`` since the previous look
+        (never at the first look).
+
+        Parameters
+        ----------
+        s : effstats.sequential.LookStats
+            Statistics at every look.
+
+        Returns
+        -------
+        numpy.ndarray of bool, shape (n_runs, n_looks)
+        """
         hw = s.half_width
         gain = np.full(hw.shape, np.inf)
         gain[..., 1:] = hw[..., :-1] - hw[..., 1:]
