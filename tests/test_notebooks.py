@@ -13,6 +13,30 @@ run_notebooks = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(run_notebooks)
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+# where the docs' build reads FAST-mode executed copies (scripts/docs_notebooks.py)
+DOCS_COPIES = ROOT / "build" / "docs-notebooks"
+
+# Each notebook runs in FAST mode once per session: test_notebook_executes checks the run, and test_docs.py's site
+# publishes the executed copy instead of running the notebook again through scripts/docs_notebooks.py. Both modules
+# are in the xdist group "notebooks", so that one worker holds the runs.
+_FAST_RUNS: dict[Path, tuple] = {}
+
+
+def fast_run(path: Path, tmp_path_factory) -> tuple[nbformat.NotebookNode, Path]:
+    """The notebook executed in FAST mode (once a session) and the folder its figures and claims went to; raises
+    what the run raised, every time it is asked."""
+    if path not in _FAST_RUNS:
+        figures = tmp_path_factory.mktemp(f"figures-{path.stem}")
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setenv("EFFSTATS_FIGURES", str(figures))
+            try:
+                _FAST_RUNS[path] = (run_notebooks.run_notebook(path, fast=True, timeout=900), figures, None)
+            except Exception as exc:  # a cell's error (nbclient's CellExecutionError), a timeout, a dead kernel
+                _FAST_RUNS[path] = (None, figures, exc)
+    nb, figures, exc = _FAST_RUNS[path]
+    if exc is not None:
+        raise exc
+    return nb, figures
 
 
 def _kernel_missing() -> bool:
@@ -58,10 +82,10 @@ def test_summary_table_and_timings_csv(tmp_path):
 
 @needs_kernel
 @pytest.mark.notebook
+@pytest.mark.xdist_group("notebooks")
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
-def test_notebook_executes(path, tmp_path, monkeypatch):
-    monkeypatch.setenv("EFFSTATS_FIGURES", str(tmp_path))
-    nb = run_notebooks.run_notebook(path, fast=True, timeout=900)
+def test_notebook_executes(path, tmp_path_factory):
+    nb, figures = fast_run(path, tmp_path_factory)
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
     errors = [o for o in outputs if o.get("output_type") == "error"]
     assert not errors
@@ -69,8 +93,8 @@ def test_notebook_executes(path, tmp_path, monkeypatch):
     inline = [o for o in outputs if "image/png" in o.get("data", {})]
     assert inline, f"{path.name} shows no inline figure (image/png output)"
     # ... and are saved for the claims
-    assert list(tmp_path.glob("*.png")), f"{path.name} saved no figure to FIGURES"
-    claims_csv = tmp_path / f"{path.stem}_claims.csv"
+    assert list(figures.glob("*.png")), f"{path.name} saved no figure to FIGURES"
+    claims_csv = figures / f"{path.stem}_claims.csv"
     assert claims_csv.exists(), f"{path.name} wrote no claims table {claims_csv.name}"
     claims = pd.read_csv(claims_csv)
     assert list(claims.columns) == ["claim", "paper", "ours", "holds"]
@@ -81,9 +105,8 @@ def test_notebook_executes(path, tmp_path, monkeypatch):
     failing = claims[holds != "True"]
     assert failing.empty, f"claims that do not hold in {path.name}:\n{failing.to_string()}"
     # a FAST run that passed is the docs' executed copy (scripts/docs_notebooks.py then need not run it again)
-    docs_copies = ROOT / "build" / "docs-notebooks"
-    docs_copies.mkdir(parents=True, exist_ok=True)
-    nbformat.write(nb, docs_copies / path.name)
+    DOCS_COPIES.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, DOCS_COPIES / path.name)
 
 
 @needs_kernel
