@@ -615,10 +615,6 @@ class FallbackPrediction(SubsetPrediction):
 
 _PerTarget = FallbackPrediction  # the name results were pickled under
 
-# preference among the design-based candidates that drew the chosen one's items: AIPW's regression correction
-# makes its interval narrower than the plain mean's
-_DESIGN_FALLBACKS = ("AIPW", "RandomDirect")
-
 
 def fallback_candidate(estimators: Mapping[str, Any], best: str) -> str | None:
     """The design-based candidate that answers for ``best`` out of the source models' range.
@@ -630,7 +626,7 @@ def fallback_candidate(estimators: Mapping[str, Any], best: str) -> str | None:
     Parameters
     ----------
     estimators : dict of str to fitted subset estimator
-        Candidates by name, ``best`` among them (as :attr:`MethodChooser.estimators_`).
+        Candidates by name, ``best`` among them (as a fitted :class:`effstats.disco.MethodChooser`'s ``estimators_``).
     best : str
         The chosen candidate's name.
 
@@ -660,12 +656,17 @@ def fallback_candidate(estimators: Mapping[str, Any], best: str) -> str | None:
         raise ValueError(f"estimators: {_name_list(unfitted)} are not fitted subset estimators (no selected_)")
     if not isinstance(best, str) or best not in estimators:
         raise ValueError(f"best: expected one of the estimators' names {_name_list(list(estimators))}, got {best!r}")
+    from ._aipw import AIPW
+    from ._baselines import RandomDirect
+
     chosen = estimators[best]
     if getattr(chosen, "interval_kind", "conformal") == "design":
         return None
-    for kind in _DESIGN_FALLBACKS:
+    # AIPW first: its regression correction makes its interval narrower than the plain mean's. Exact classes: a
+    # subclass (StratifiedAIPW) draws its items otherwise
+    for kind in (AIPW, RandomDirect):
         for name, est in estimators.items():
-            if type(est).__name__ == kind and np.array_equal(est.selected_, chosen.selected_):
+            if type(est) is kind and np.array_equal(est.selected_, chosen.selected_):
                 return name
     return None
 
