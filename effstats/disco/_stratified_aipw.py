@@ -61,7 +61,8 @@ class StratifiedAIPW(AIPW):
         Folds of the sampled items for cross-fitting, in ``[2, n_items]`` (at least 3 with ``power_tuning``).
     n_components : int, default=1
         Principal components of the sources' responses whose item loadings join the logit difficulty as
-        features (0: the difficulty alone).
+        features (0: the difficulty alone), at most 8. On the public ImageNet, CIFAR-10, AlpacaEval and digits
+        predictions two or three components gave no smaller error than one at 100 items.
     penalty : float, default=1.0
         L2 penalty on the logistic model's slopes (features standardised to unit variance); the intercept gets
         a hundredth of it, which keeps the fit finite when a training fold's responses are all 0 or all 1.
