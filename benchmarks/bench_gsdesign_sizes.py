@@ -7,7 +7,7 @@ it. Each figure is the best of ``repeat`` batches of ~20 ms of gsDesign calls (a
 alternating per design, so that load from other processes hits both alike; the ratio is gsDesign's time over
 native's, and the geometric mean is printed per test type and over all designs.
 
-Run: .venv/bin/python benchmarks/bench_gsdesign_sizes.py [--repeat 6] [--batch 0.02]
+Run: .venv/bin/python benchmarks/bench_gsdesign_sizes.py [--repeat 6] [--batch 0.02] [--types 3 4]
 """
 from __future__ import annotations
 
@@ -51,6 +51,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=6, help="batches per design (best of)")
     ap.add_argument("--batch", type=float, default=0.02, help="seconds of gsDesign calls per batch")
+    ap.add_argument("--types", type=int, nargs="+", default=list(range(1, 7)), help="test types to time")
     args = ap.parse_args()
     from effstats import rbridge
 
@@ -61,6 +62,8 @@ def main() -> None:
     print(f"{'design':<34}{'native':>9}{'gsDesign':>10}{'ratio':>8}")
     by_type: dict[int, list[float]] = {}
     for label, tt, kw, r_args in cases():
+        if tt not in args.types:
+            continue
         time_native(kw, 1)  # warm-up
         reps = max(1, round(args.batch / max(time_r(ro, r_args, 3), 1e-3)))
         tn = tr = np.inf

@@ -3,7 +3,8 @@
 The search takes secant steps and reuses recursion passes (the bounds' own pass under H0, the last search pass
 under the alternative, the mirrored bound pass for the power of beta-spending designs); here each figure is
 recomputed the straightforward way: bisection on the information to 1e-13 of the power equation at the design's
-own bounds, then one ``gsprob`` pass at (0, delta).
+own bounds, then one ``gsprob`` pass at (0, delta). Binding beta-spending designs (test type 3), whose bounds come
+out of gsDesign's iteration and its tolerance-limited roots, are compared with gsDesign itself.
 """
 from __future__ import annotations
 
@@ -69,3 +70,30 @@ def test_beta_spending_power_from_the_bound_pass(k, imax):
     x = gsbound1(-delta, tx * imax, -b, falseneg)
     want = falseneg.sum() - 1 + gsprob(delta, tx * imax, -x["b"], b)["powr"][0]
     assert _betadiff1(imax, delta, tx, falseneg, b, 1e-6, 18) == pytest.approx(want, abs=1e-12)
+
+
+# binding beta-spending (test type 3): the search inside each round of gsDesign's iteration is the library's own, the
+# rounds are gsDesign's; information, bounds and spending must agree with gsDesign's to its tolerance (tol = 1e-6)
+TYPE3 = [dict(k=k, alpha=alpha, beta=beta, spending=up, spending_param=up_par, lower_spending=lo, lower_param=lo_par,
+              timing=timing)
+         for k, timing in [(2, None), (4, None), (4, [0.2, 0.45, 0.7, 1.0]), (7, None)]
+         for alpha, beta in [(0.025, 0.1), (0.005, 0.25)]
+         for (up, up_par), (lo, lo_par) in [(("hsd", -4.0), ("hsd", -2.0)), (("ld_obf", None), ("ld_pocock", None)),
+                                            (("power", 3.0), ("hsd", 1.0))]]
+
+
+@pytest.mark.needs_r
+@pytest.mark.parametrize("kw", TYPE3, ids=lambda kw: (f"k{kw['k']}{'u' if kw['timing'] else ''}-a{kw['alpha']}-"
+                                                      f"b{kw['beta']}-{kw['spending']}-{kw['lower_spending']}"))
+def test_binding_beta_spending_matches_gsdesign(kw):
+    n = design(**kw, test_type=3)
+    g = design(**kw, test_type=3, backend="gsdesign")
+    np.testing.assert_allclose(n.information, g.information, rtol=1e-6, atol=0)
+    np.testing.assert_allclose(n.upper, g.upper, rtol=0, atol=1e-6)
+    np.testing.assert_allclose(n.lower, g.lower, rtol=0, atol=1e-6)
+    np.testing.assert_allclose(n.alpha_spent, g.alpha_spent, rtol=0, atol=1e-6)
+    np.testing.assert_allclose(n.beta_spent, g.beta_spent, rtol=0, atol=1e-6)
+    np.testing.assert_allclose([n.expected_n_h0, n.expected_n_h1], [g.expected_n_h0, g.expected_n_h1], rtol=1e-6)
+    # and the design is what its own figures say: power 1 - beta, beta spent as the lower spending function asks
+    assert n.power == pytest.approx(1 - kw["beta"], abs=1e-6)
+    np.testing.assert_allclose(n.beta_spent, n.lower_spending(kw["beta"], n.timing), rtol=0, atol=1e-6)

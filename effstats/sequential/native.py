@@ -668,25 +668,125 @@ def _beta_spending(s: _Spec, delta: float) -> dict:
             out["k"] = res["k"]
         out.update({key: val for key, val in res.items() if key != "k"})
         return out
+    return _type3_planned(s, delta, falsepos, falseneg, bracket, out)
+
+
+def _type3_root(delta, tx, falseneg, b, tol, r, u0, slope):
+    """Maximum information at which the binding beta-spending lower bound (derived for the upper bounds ``b``) leaves
+    power ``1 - sum(falseneg)``: the root of gsDesign's ``gsbetadiff1``, in ``u = sqrt(I)`` on the probit of the
+    power, which is nearly linear there. A Newton step from ``u0`` with the probit's slope guessed as ``slope``, then
+    secant steps (inverse quadratic ones where three points give the curvature), until a step moves the information
+    by less than ``0.1 * tol``; the last point evaluated is returned with its pass.
+
+    Returns ``(u, slope, pass)`` (the root, the last secant slope, the mirrored ``gsbound1`` pass at the root) or None
+    if a step fails (the caller then brackets as gsDesign).
+    """
+    target = float(ndtri(1.0 - float(falseneg.sum())))
+    evals: dict = {}
+
+    def g(u: float) -> float:
+        x = gsbound1(-delta, tx * (u * u), -b, falseneg, tol, r)
+        evals[u] = x
+        p = float(x["problo"].sum())
+        return float(ndtri(p)) - target if 0.0 < p < 1.0 else np.nan
+
+    with np.errstate(all="ignore"):
+        h0 = g(u0)
+        if not np.isfinite(h0) or not slope > 0:
+            return None
+        if abs(2 * u0 * h0 / slope) < 0.1 * tol:  # the Newton step in the information
+            return u0, slope, evals[u0]
+        u1 = u0 - h0 / slope
+        if not u1 > 0:
+            return None
+        h1 = g(u1)
+        um, hm = np.nan, np.nan  # the point before u0, once there is one
+        for _ in range(30):
+            if not (np.isfinite(h0) and np.isfinite(h1)) or h1 == h0:
+                return None
+            sl = (h1 - h0) / (u1 - u0)
+            if not sl > 0:
+                return None
+            u2 = u1 - h1 / sl
+            if np.isfinite(hm) and hm != h0 and hm != h1:
+                # inverse quadratic interpolation through the last three points: the curvature the secant misses
+                q = (um * h0 * h1 / ((hm - h0) * (hm - h1)) + u0 * hm * h1 / ((h0 - hm) * (h0 - h1))
+                     + u1 * hm * h0 / ((h1 - hm) * (h1 - h0)))
+                if np.isfinite(q) and abs(q - u2) < 0.5 * abs(u2 - u1):
+                    u2 = q
+            if not np.isfinite(u2) or u2 <= 0:
+                return None
+            if abs(u2 * u2 - u1 * u1) < 0.1 * tol:
+                return u1, sl, evals[u1]
+            um, hm, u0, h0, u1, h1 = u0, h0, u1, h1, u2, g(u2)
+    return None
+
+
+def _type3_planned(s, delta, falsepos, falseneg, bracket, out):
+    """Test type 3 planned (gsDesign's ``gsDType3ss``): rounds of upper bounds given the lower ones, then the
+    maximum information and the lower bounds given the upper ones, until the type-I error is spent as requested.
+
+    The rounds are gsDesign's (same start, same updates, same stopping rule), so the design is the same point of its
+    slowly converging iteration; only the root search inside a round differs. gsDesign brackets the information afresh
+    and runs ``uniroot`` in every round (about 12 bound passes each); here the search starts where the root is
+    predicted to be (the root moves from round to round nearly in proportion to the type-I error left over, so from
+    the third round on the start is within a fraction of a percent of the move) with the last round's slope, and
+    needs 2 passes a round after the first two. Each root is taken to ``0.1 * tol`` of the information, inside
+    gsDesign's own ``uniroot`` tolerance. The crossing probabilities under the alternative come from the lower bound's
+    own pass at the root, those under H0 from the type-I error check.
+    """
+    k, tol, r, timing = s.k, s.tol, s.r, s.timing
+    tx = timing / timing[-1]
     trueneg = np.full(k, (1 - s.alpha) / k)
-    x1 = gsbound(timing, trueneg, falsepos, tol, r)
-    passes: dict = {}  # bound passes of the current upper bounds, by information
-    ilow, ihigh = bracket(x1["b"], n_fix / 3, 1.2 * n_fix, passes)
-    info, a, b = _gsI1(delta, timing, falseneg, x1["b"], ilow, ihigh, tol, r, passes)
-    x3 = gsprob(0.0, info, a, b, 18)
-    flag = abs(float(x3["powr"][0]) - s.alpha)
-    jj = 0
+    b = gsbound(timing, trueneg, falsepos, tol, r)["b"]
+    u, slope = 1.0, float(delta)  # n.fix = 1; the probit of a fixed design's power has slope delta in sqrt(I)
+    flag, jj = np.inf, -1
+    roots: list = []
+    errs: list = []  # the type-I error spent minus alpha, by round
     while flag > tol and jj < 100:
-        x4b = gsbound1(0.0, info, np.concatenate((a[:-1], [-EXTREMEZ])), falsepos)["b"]
-        passes = {}
-        ilow, ihigh = bracket(x4b, n_fix / 3, 1.2 * n_fix, passes)
-        info, a, b = _gsI1(delta, timing, falseneg, x4b, ilow, ihigh, tol, r, passes)
+        if jj >= 0:
+            b = gsbound1(0.0, info, np.concatenate((a[:-1], [-EXTREMEZ])), falsepos)["b"]
+        if len(roots) >= 2 and errs[-2] != 0:
+            # the root moves from round to round in proportion to the type-I error left over by the round before
+            # (nearly the same factor every round): start at the root so predicted
+            i_next = roots[-1] ** 2 + (roots[-1] ** 2 - roots[-2] ** 2) / errs[-2] * errs[-1]
+            if i_next > 0:
+                u = float(np.sqrt(i_next))
+        found = _type3_root(delta, tx, falseneg, b, tol, r, u, slope)
+        if found is None:
+            passes: dict = {}
+            ilow, ihigh = bracket(b, 1.0 / 3, 1.2, passes)
+            info, a, b = _gsI1(delta, timing, falseneg, b, ilow, ihigh, tol, r, passes)
+            x = None
+            u = float(np.sqrt(info[-1]))
+            roots.append(u)
+        else:
+            u, slope, x = found
+            roots.append(u)
+            info = tx * (u * u)
+            a = -x["b"]
+            a[-1] = b[-1]
         x3 = gsprob(0.0, info, a, b, 18)
-        flag = float(np.max(np.abs(np.concatenate(([x3["powr"][0] - s.alpha], falsepos - x3["probhi"][:, 0])))))
+        p3 = x3["probhi"][:, 0]
+        if jj < 0:
+            flag = abs(float(x3["powr"][0]) - s.alpha)
+        else:
+            flag = float(np.max(np.abs(np.concatenate(([x3["powr"][0] - s.alpha], falsepos - p3)))))
+        errs.append(float(x3["powr"][0]) - s.alpha)
         jj += 1
-    y = gsprob([0.0, delta], info, a, b, r)
-    out.update(upper=b, lower=a, n_i=info, upper_prob=y["probhi"], lower_prob=y["problo"], en=y["en"],
-               falsepos=x3["probhi"][:, 0], lower_spend=falseneg)
+    if x is not None and k > 1 and np.isfinite(x["mass_last"]) and r == 18:
+        # the mirrored pass's lower crossings are the upper crossings under delta; with a_K = b_K what reaches the
+        # last look and does not cross up crosses down (gsprob's figures to rounding)
+        up1 = x["problo"].copy()
+        lo1 = x["achieved"].copy()
+        lo1[-1] = x["mass_last"] - up1[-1]
+        phi = np.column_stack((p3, up1))
+        plo = np.column_stack((x3["problo"][:, 0], lo1))
+        en = info @ (plo + phi) + info[-1] * (1 - phi.sum(0) - plo.sum(0))
+    else:
+        y = gsprob([0.0, delta], info, a, b, r)
+        phi, plo, en = y["probhi"], y["problo"], y["en"]
+    out.update(upper=b, lower=a, n_i=info, upper_prob=phi, lower_prob=plo, en=en, falsepos=p3, lower_spend=falseneg)
     return out
 
 
