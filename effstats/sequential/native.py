@@ -740,12 +740,9 @@ def _type3_planned(s, delta, falsepos, falseneg, bracket, out):
     trueneg = np.full(k, (1 - s.alpha) / k)
     b = gsbound(timing, trueneg, falsepos, tol, r)["b"]
     u, slope = 1.0, float(delta)  # n.fix = 1; the probit of a fixed design's power has slope delta in sqrt(I)
-    flag, jj = np.inf, -1
     roots: list = []
     errs: list = []  # the type-I error spent minus alpha, by round
-    while flag > tol and jj < 100:
-        if jj >= 0:
-            b = gsbound1(0.0, info, np.concatenate((a[:-1], [-EXTREMEZ])), falsepos)["b"]
+    for jj in range(101):  # gsDesign's first round and at most 100 more
         if len(roots) >= 2 and errs[-2] != 0:
             # the root moves from round to round in proportion to the type-I error left over by the round before
             # (nearly the same factor every round): start at the root so predicted
@@ -759,21 +756,21 @@ def _type3_planned(s, delta, falsepos, falseneg, bracket, out):
             info, a, b = _gsI1(delta, timing, falseneg, b, ilow, ihigh, tol, r, passes)
             x = None
             u = float(np.sqrt(info[-1]))
-            roots.append(u)
         else:
             u, slope, x = found
-            roots.append(u)
             info = tx * (u * u)
             a = -x["b"]
             a[-1] = b[-1]
+        roots.append(u)
         x3 = gsprob(0.0, info, a, b, 18)
         p3 = x3["probhi"][:, 0]
-        if jj < 0:
-            flag = abs(float(x3["powr"][0]) - s.alpha)
-        else:
-            flag = float(np.max(np.abs(np.concatenate(([x3["powr"][0] - s.alpha], falsepos - p3)))))
         errs.append(float(x3["powr"][0]) - s.alpha)
-        jj += 1
+        # gsDesign's stopping rule: the total type-I error after the first round, and each look's after the others
+        flag = abs(errs[-1]) if jj == 0 else float(max(abs(errs[-1]), np.abs(falsepos - p3).max()))
+        if not flag > tol:
+            break
+        if jj < 100:
+            b = gsbound1(0.0, info, np.concatenate((a[:-1], [-EXTREMEZ])), falsepos)["b"]
     if x is not None and k > 1 and np.isfinite(x["mass_last"]) and r == 18:
         # the mirrored pass's lower crossings are the upper crossings under delta; with a_K = b_K what reaches the
         # last look and does not cross up crosses down (gsprob's figures to rounding)
