@@ -7,7 +7,12 @@ it. Each figure is the best of ``repeat`` batches of ~20 ms of gsDesign calls (a
 alternating per design, so that load from other processes hits both alike; the ratio is gsDesign's time over
 native's, and the geometric mean is printed per test type and over all designs.
 
-Run: .venv/bin/python benchmarks/bench_gsdesign_sizes.py [--repeat 6] [--batch 0.02] [--types 3 4]
+Both sides are timed in CPU time of their process by default (R's ``user.self + sys.self``, Python's
+``time.process_time``; both run single-threaded): on a machine shared with other jobs the wall clock counts the time
+a process waits for a core, which is several times the work at a load of 10 on 2 cores and falls unevenly on
+short native calls and long gsDesign calls. ``--clock wall`` times elapsed time instead.
+
+Run: .venv/bin/python benchmarks/bench_gsdesign_sizes.py [--repeat 6] [--batch 0.02] [--types 3 4] [--clock wall]
 """
 from __future__ import annotations
 
@@ -35,15 +40,21 @@ def cases():
         yield f"tt{tt} k={k} beta={beta} {sf}", tt, kw, r_args
 
 
-def time_native(kw: dict, reps: int) -> float:
-    t = time.perf_counter()
+# (Python clock, R expression of system.time's result st) by --clock
+CLOCK = {"cpu": (time.process_time, "sum(st[c('user.self', 'sys.self')])"),
+         "wall": (time.perf_counter, "st[['elapsed']]")}
+
+
+def time_native(kw: dict, reps: int, clock: str = "cpu") -> float:
+    now = CLOCK[clock][0]
+    t = now()
     for _ in range(reps):
         design(**kw).information
-    return (time.perf_counter() - t) / reps
+    return (now() - t) / reps
 
 
-def time_r(ro, r_args: str, reps: int) -> float:
-    el = ro.r(f"system.time(for (i in 1:{reps}) gsDesign({r_args}))[['elapsed']]")[0]
+def time_r(ro, r_args: str, reps: int, clock: str = "cpu") -> float:
+    el = ro.r(f"local({{st <- system.time(for (i in 1:{reps}) gsDesign({r_args})); {CLOCK[clock][1]}}})")[0]
     return float(el) / reps
 
 
@@ -52,24 +63,26 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=6, help="batches per design (best of)")
     ap.add_argument("--batch", type=float, default=0.02, help="seconds of gsDesign calls per batch")
     ap.add_argument("--types", type=int, nargs="+", default=list(range(1, 7)), help="test types to time")
+    ap.add_argument("--clock", choices=sorted(CLOCK), default="cpu", help="CPU time of each process, or elapsed time")
     args = ap.parse_args()
     from effstats import rbridge
 
     rbridge.r_package("gsDesign")
     ro = rbridge._robjects()
-    print(f"load {open('/proc/loadavg').read().split()[0]}; best of {args.repeat} batches of ~{args.batch * 1e3:g} ms "
-          "of gsDesign calls (R's clock ticks in ms), the same number of calls for native; ms per call")
+    print(f"load {open('/proc/loadavg').read().split()[0]}; {args.clock} time, best of {args.repeat} batches of "
+          f"~{args.batch * 1e3:g} ms of gsDesign calls (R's clock ticks in ms), the same number of calls for native; "
+          "ms per call")
     print(f"{'design':<34}{'native':>9}{'gsDesign':>10}{'ratio':>8}")
     by_type: dict[int, list[float]] = {}
     for label, tt, kw, r_args in cases():
         if tt not in args.types:
             continue
         time_native(kw, 1)  # warm-up
-        reps = max(1, round(args.batch / max(time_r(ro, r_args, 3), 1e-3)))
+        reps = max(1, round(args.batch / max(time_r(ro, r_args, 3, args.clock), 1e-3)))
         tn = tr = np.inf
         for _ in range(args.repeat):  # alternating, so that a burst of load hits both alike
-            tn = min(tn, time_native(kw, reps))
-            tr = min(tr, time_r(ro, r_args, reps))
+            tn = min(tn, time_native(kw, reps, args.clock))
+            tr = min(tr, time_r(ro, r_args, reps, args.clock))
         by_type.setdefault(tt, []).append(tr / tn)
         print(f"{label:<34}{tn * 1e3:9.3f}{tr * 1e3:10.3f}{tr / tn:8.1f}")
     print("\ntest type  geometric mean ratio  min ratio")
