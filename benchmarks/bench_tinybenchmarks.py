@@ -10,13 +10,21 @@ of the weighted, p-IRT and gp-IRT estimates on the targets, then the mean ± s.d
 difference with its standard error.
 
 With ``--steps`` it times instead one ``TinyBenchmarks(100)`` fit with its defaults (the dimension validated among
-2/5/10/15) on simulated 2PL responses of 90 models × ``--items`` items (10,000; 2,000 with ``--quick``), step by step:
-the anchor k-means, the validation IRT fits (joint ML; each with its iterations) and the final fit, in wall-clock and
-CPU seconds with one BLAS thread (on a shared machine the wall clock includes waiting for a core), once with the
-validation fits one after the other (``n_jobs=1``) and once side by side (the default, one thread per core).
+2/5/10/15 on a sample of 4,000 items) on simulated 2PL responses of 90 models × ``--items`` items (10,000; 2,000 with
+``--quick``), step by step: the anchor k-means, the validation IRT fits (joint ML; each with its iterations), the
+chosen dimension's error on all items (its item step) and the final fit, in wall-clock and CPU seconds with one BLAS
+thread (on a shared machine the wall clock includes waiting for a core), once with the validation fits one after the
+other (``n_jobs=1``) and once side by side (the default, one thread per core); ``--validation-items 0`` validates on
+all items (the reference's procedure).
+
+With ``--agreement`` it runs the dimension validation alone on all items and on the default sample of 4,000, on
+CIFAR-10 (30 × 14,021), simulated 4-dimensional responses (90 × 20,000) and, with ``--imagenet``, ImageNet
+(67 × 80,000; about two CPU minutes on all items), and prints each one's errors, choice and CPU seconds.
 
     OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/bench_tinybenchmarks.py [--seeds 10] [--n-init 1]
     OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/bench_tinybenchmarks.py --steps [--quick | --items 10000]
+        [--validation-items 4000] [--n-jobs 1 0]
+    OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/bench_tinybenchmarks.py --agreement [--imagenet]
 """
 from __future__ import annotations
 
@@ -73,7 +81,7 @@ def run(Y: np.ndarray, acc: np.ndarray, seed: int, n_init: int, reference: bool)
     return el, {m: float(100 * np.abs(pred[m] - acc[tgt]).mean()) for m in ESTIMATES}
 
 
-def steps(n_items: int, n_jobs: int | None) -> None:
+def steps(n_items: int, n_jobs: int | None, validation_items: int | None) -> None:
     """One default fit on simulated 90 x n_items responses, timed step by step (wall and CPU seconds)."""
     from effstats.irt import IRT2PL
 
@@ -90,21 +98,24 @@ def steps(n_items: int, n_jobs: int | None) -> None:
             return out
         return g
 
-    irt_fit, fit_irts, anchors = IRT2PL.fit, TinyBenchmarks._fit_irts, tb._weighted_anchors
+    irt_fit, fit_irts, anchors, item_map = IRT2PL.fit, TinyBenchmarks._fit_irts, tb._weighted_anchors, tb._item_map
     # each IRT fit's CPU time is its thread's (the validation fits can run side by side)
     IRT2PL.fit = clock(lambda a, irt: f"  IRT fit d={irt.n_dims} ({a[1].shape[0]} models, {irt.n_iter_} iterations)",
                        irt_fit, time.thread_time)
     TinyBenchmarks._fit_irts = clock(lambda a, fits: f"IRT fits ({a[3]}) (d = {', '.join(map(str, fits))})",
                                      fit_irts)
     tb._weighted_anchors = clock(lambda a, out: f"anchor k-means ({a[0].shape[0]} items)", anchors)
+    tb._item_map = clock(lambda a, out: f"chosen d's error on all items: item step ({a[0].shape[1]} items)", item_map)
     try:
         t, c = time.perf_counter(), time.process_time()
-        est = TinyBenchmarks(100, n_jobs=n_jobs, random_state=0).fit(Y)
+        est = TinyBenchmarks(100, n_jobs=n_jobs, validation_items=validation_items, random_state=0).fit(Y)
         t, c = time.perf_counter() - t, time.process_time() - c
     finally:
-        IRT2PL.fit, TinyBenchmarks._fit_irts, tb._weighted_anchors = irt_fit, fit_irts, anchors
-    print(f"TinyBenchmarks(100, n_jobs={n_jobs}) with its defaults on simulated 90 x {n_items} "
-          f"(d chosen: {est.n_dims_})")
+        IRT2PL.fit, TinyBenchmarks._fit_irts, tb._weighted_anchors, tb._item_map = irt_fit, fit_irts, anchors, item_map
+    print(f"TinyBenchmarks(100, n_jobs={n_jobs}, validation_items={validation_items}) on simulated 90 x {n_items} "
+          f"(d chosen: {est.n_dims_}; validation errors "
+          + ", ".join(f"{d}: {e:.4f}" for d, e in est.validation_errors_.items())
+          + f"; chosen d's error on all items {est.validation_error_:.4f}, lambda {est.lambda_:.3f})")
     print(f"{'step':<62} {'wall s':>7} {'CPU s':>7}")
     for name, w, cpu in rows:
         print(f"{name:<62} {w:7.2f} {cpu:7.2f}")
@@ -112,6 +123,32 @@ def steps(n_items: int, n_jobs: int | None) -> None:
     print(f"{'other (abilities, predictions, checks)':<62} {t - sum(r[1] for r in top):7.2f} "
           f"{c - sum(r[2] for r in top):7.2f}")
     print(f"{'total':<62} {t:7.2f} {c:7.2f}", flush=True)
+
+
+def agreement(imagenet: bool) -> None:
+    """The dimension validation on all items and on the default sample: errors, choice, CPU seconds."""
+    from effstats.datasets.predictions import load_cifar10_predictions
+
+    def four_dims() -> np.ndarray:
+        # gamma(0.5) slopes: items lean on one or two of the four abilities
+        disc = lambda rng, shape: rng.gamma(0.5, 2.0, shape) / np.sqrt(shape[-1])  # noqa: E731
+        return simulate_responses(90, 20_000, n_dims=4, discrimination=disc, rng=4).values.astype(bool)
+
+    data = {"CIFAR-10": lambda: load_cifar10_predictions().values.astype(bool), "simulated 4-D": four_dims}
+    if imagenet:
+        data["ImageNet"] = lambda: load_imagenet_predictions().values.astype(bool)
+    default = TinyBenchmarks().validation_items
+    for name, load in data.items():
+        Y = load()
+        for items in (None, default):
+            TinyBenchmarks._fit_cache.clear()
+            c = time.process_time()
+            d, errors, err = TinyBenchmarks(100, n_jobs=1, validation_items=items)._validate_dims(
+                Y, (2, 5, 10, 15), "mle")
+            c = time.process_time() - c
+            print(f"{name} {Y.shape[0]} x {Y.shape[1]}, validation_items={items}: d = {d} ("
+                  + ", ".join(f"{k}: {e:.4f}" for k, e in errors.items())
+                  + f"), chosen d's error on all items {err:.4f}, {c:.1f} CPU s", flush=True)
 
 
 def main() -> None:
@@ -123,12 +160,22 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="--steps on 90 x 2,000")
     ap.add_argument("--n-jobs", type=int, nargs="*", default=[1, 0],
                     help="threads of the validation fits in --steps, one fit each (0: TinyBenchmarks' default)")
+    ap.add_argument("--validation-items", type=int, default=TinyBenchmarks().validation_items,
+                    help="validation_items of --steps (0: all items)")
+    ap.add_argument("--agreement", action="store_true",
+                    help="the dimension validation on all items and on the sample, on CIFAR-10 and simulated data")
+    ap.add_argument("--imagenet", action="store_true", help="--agreement also on ImageNet (slow on all items)")
     args = ap.parse_args()
+    if args.agreement:
+        with threadpool_limits(limits=1), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            agreement(args.imagenet)
+        return
     if args.steps or args.quick:
         with threadpool_limits(limits=1), warnings.catch_warnings():
             warnings.simplefilter("ignore")
             for n_jobs in args.n_jobs:
-                steps(2_000 if args.quick else args.items, n_jobs or None)
+                steps(2_000 if args.quick else args.items, n_jobs or None, args.validation_items or None)
         return
     Y = load_imagenet_predictions().values.astype(bool)
     acc = Y.mean(axis=1)
