@@ -466,6 +466,16 @@ def cases() -> list[Case]:
           expect={"one-model": MAY, "dup-rows": MAY, "dup-models": MAY, "long-dup": MAY}),
         A("format", OPTION), A("model", COLUMN[:2]), A("score", COLUMN[:2]), A("kind", OPTION),
     ]))
+    add(Case("read_scores_frame", "datasets", fn("effstats.datasets.read_scores_frame"),
+             lambda: dict(frame=pd.DataFrame({"model": ["a", "a", "b", "b"], "item": ["q1", "q2", "q1", "q2"],
+                                              "score": [1.0, 0.0, 0.5, 1.0]})), [
+        A("frame", [("text", FAIL, lambda v, r: "abc"), ("none", FAIL, lambda v, r: None),
+                    ("array", FAIL, lambda v, r: v.to_numpy()), ("no-columns", FAIL, lambda v, r: pd.DataFrame()),
+                    ("percent", FAIL, lambda v, r: v.assign(score=v["score"] * 100)),
+                    ("nan-score", MAY, lambda v, r: v.assign(score=[np.nan, 0.0, 0.5, 1.0]))]),
+        A("format", OPTION), A("kind", OPTION), A("name", [("empty", FAIL, lambda v, r: ""),
+                                                          ("int", FAIL, lambda v, r: 3)]),
+    ]))
     add(Case("read_scores_csv(wide)", "datasets", fn("effstats.datasets.read_scores_csv"),
              lambda: dict(path=_wide_csv(), format="wide"), [
         A("path", TABLE_FILES[:5], expect={"one-model": MAY, "dup-models": MAY})]))

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from effstats import ResponseMatrix, responses
 from effstats.datasets import _score_tables as tables
-from effstats.datasets import read_scores_csv
+from effstats.datasets import read_scores_csv, read_scores_frame
 from effstats.workflow import _io, read_results
 
 # cells users write: numbers in several spellings, markers, booleans, text, values outside [0, 1]
@@ -125,15 +125,12 @@ def test_from_long_by_codes_is_pivot(models, items, scores, ints, groups):
 
 
 def _plain_parquet(path, duplicates="last"):
-    """Every cell as text, as a CSV holds it, then the CSV reader's checks."""
+    """Every cell as text, as a CSV holds it, then the same checks."""
     df = pd.read_parquet(path)
     if not isinstance(df.index, pd.RangeIndex):
         df = df.reset_index()
     text = pd.DataFrame({str(c): [("" if pd.isna(v) else str(v)) for v in df[c].tolist()] for c in df.columns})
-    if text.shape[1] and "model" not in text.columns and tables._text_example(text.iloc[:, 0], ("-",)) is None:
-        text.insert(0, "model", [str(i) for i in range(len(text))])
-    return tables._table_to_matrix(text, path, format="auto", model="model", item="item", score="score",
-                                   groups=None, kind=None, missing_marker="-", duplicates=duplicates)
+    return read_scores_frame(text, name=path.name, duplicates=duplicates)
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -261,3 +258,22 @@ def test_long_and_wide_files_of_one_table_read_alike(tmp_path, seed, n_models, n
         _plain_csv(mp)
         _plain_pivot(mp)
         assert read("long.csv") == fast
+
+
+@pytest.mark.parametrize("layout", ["long", "wide"])
+def test_a_frame_reads_as_the_csv_written_from_it(tmp_path, layout):
+    rng = np.random.default_rng(0)
+    wide = pd.DataFrame(rng.integers(0, 2, (4, 5)).astype(float), columns=[f"arc/{j}" for j in range(5)])
+    wide.iloc[1, 2] = np.nan  # not evaluated: an empty cell in the CSV, NaN in the frame
+    wide.insert(0, "model", [f"m{i}" for i in range(4)])
+    frame = wide.melt(id_vars="model", var_name="item", value_name="score").dropna() if layout == "long" else wide
+    f = tmp_path / "scores.csv"
+    frame.to_csv(f, index=False)
+    a, b = read_scores_frame(frame), read_scores_csv(f)
+    assert a.kind == b.kind == "binary"
+    assert a.model_ids.equals(b.model_ids) and a.item_ids.equals(b.item_ids)
+    np.testing.assert_array_equal(a.values_with_nan(), b.values_with_nan())
+    assert np.isnan(a.values_with_nan()[1, 2])
+    with pytest.raises(ValueError, match=r"^frame: scores\.parquet: .*percentages"):
+        read_scores_frame(frame.assign(**{c: frame[c] * 100 for c in frame.columns if c not in ("model", "item")}),
+                          name="scores.parquet")

@@ -19,6 +19,7 @@ _NAMES = {
     # users' own outputs (harness.py, helm.py)
     "read_lm_eval_samples": "harness",
     "read_scores_csv": "_score_tables",
+    "read_scores_frame": "_score_tables",
     "read_helm_runs": "helm",
     # released per-item predictions beside the checkout (predictions.py)
     "data_root": "predictions",

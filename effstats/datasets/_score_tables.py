@@ -18,7 +18,7 @@ from ..responses import ResponseMatrix
 from .leaderboards import _numeric
 from ._files import _check_duplicates
 
-__all__ = ["read_scores_csv"]
+__all__ = ["read_scores_csv", "read_scores_frame"]
 
 
 def read_scores_csv(
@@ -124,6 +124,93 @@ def read_scores_csv(
         raise ValueError(f"path: {p.name} has a header line but no data rows")
     return _table_to_matrix(df, p, format=format, model=model, item=item, score=score, groups=groups, kind=kind,
                             missing_marker=missing_marker, duplicates=duplicates, row_number=header[0] == "")
+
+
+def read_scores_frame(
+    frame: pd.DataFrame,
+    *,
+    format: Literal["auto", "long", "wide"] = "auto",
+    model: str = "model",
+    item: str = "item",
+    score: str = "score",
+    groups: str | Sequence[str] | None = None,
+    kind: Literal["binary", "score"] | None = None,
+    missing_marker: str = "-",
+    duplicates: Literal["last", "first", "error", "mean"] = "last",
+    name: str = "frame",
+) -> ResponseMatrix:
+    """Read per-item scores from a DataFrame in long or wide layout, with the CSV reader's checks.
+
+    For a table read by other means (:func:`pandas.read_parquet`, a database query): its number columns stay
+    numbers, every other column is read as a CSV holds it (missing values as empty cells), ids written as the
+    index (any index but the default one) are a column, and a table whose first column holds numbers only gets
+    the rows' numbers as model ids. A table :func:`effstats.datasets.read_scores_csv` would refuse is refused
+    with its message.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        One row per (model, item) (long) or per model (wide).
+    format, model, item, score, groups, kind, missing_marker, duplicates
+        As for :func:`effstats.datasets.read_scores_csv`.
+    name : str, default="frame"
+        What the messages call the table (say, the file it was read from).
+
+    Returns
+    -------
+    ResponseMatrix
+
+    See Also
+    --------
+    effstats.datasets.read_scores_csv : the same from a CSV / TSV file.
+    effstats.ResponseMatrix.from_long : a long table without the layout checks.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from effstats.datasets import read_scores_frame
+    >>> long = pd.DataFrame({"model": ["a", "a", "b"], "item": ["q1", "q2", "q1"], "score": [1.0, 0.0, 0.5]})
+    >>> read_scores_frame(long).values_with_nan().tolist()  # b never ran q2
+    [[1.0, 0.0], [0.5, nan]]
+    >>> read_scores_frame(long.assign(score=[100.0, 0.0, 50.0]))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: frame: ...percentages...
+    """
+    if not isinstance(frame, pd.DataFrame):
+        raise ValueError(f"frame: expected a pandas DataFrame, got {type(frame).__name__}")
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"name: expected a non-empty str, got {_plain(name)!r}")
+    if format not in ("auto", "long", "wide"):
+        raise ValueError(f"format: expected 'auto', 'long' or 'wide', got {_plain(format)!r}")
+    _check_duplicates(duplicates)
+    df = frame.reset_index() if not isinstance(frame.index, pd.RangeIndex) else frame
+    names = [str(c) for c in df.columns]
+    ids = _TextColumns(model, item, groups, missing_marker).of(names, names) if names else set()
+    # number columns stay numbers (NaN: not evaluated); the ids and any other column as text, as a CSV holds them
+    # (str of a float round-trips), missing values as empty cells
+    text = pd.DataFrame({str(c): (df[c] if str(c) not in ids and df[c].dtype.kind in "biuf" else
+                                  [("" if pd.isna(v) else str(v)) for v in df[c].tolist()]) for c in df.columns})
+    if text.shape[1] and model not in text.columns and _text_example(text.iloc[:, 0], (missing_marker,)) is None:
+        text.insert(0, model, [str(i) for i in range(len(text))])  # no model ids: the rows' numbers name them
+    default = name == "frame"
+
+    def renamed(msg: str) -> str:  # the checks name the table as a file read from `path`
+        if msg.startswith("path: "):
+            rest = msg[len("path: "):]
+            return "frame: " + (rest[len(f"{name}: "):] if default and rest.startswith(f"{name}: ") else rest)
+        return msg
+
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        try:
+            out = _table_to_matrix(text, Path(name), format=format, model=model, item=item, score=score,
+                                   groups=groups, kind=kind, missing_marker=missing_marker, duplicates=duplicates)
+        except ValueError as exc:
+            raise ValueError(renamed(str(exc))) from None
+    for w in said:
+        warnings.warn(renamed(str(w.message)), w.category, stacklevel=2)
+    return out
 
 
 # ------------------------------------------------------------------------------------------- score-table layouts

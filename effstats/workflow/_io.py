@@ -4,6 +4,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import tempfile
 import warnings
 from pathlib import Path
@@ -214,11 +215,11 @@ def read_results(source: Any, *, format: str = "auto", metric: Any = None, dupli
             out = (harness.read_scores_csv(path, duplicates=duplicates, progress=progress) if fmt == "csv"
                    else _read_parquet(path, duplicates))
         for w in said:  # the reader's warnings name its own argument: say which input it was
-            warnings.warn(str(w.message).replace("path:", f"{name}:", 1), w.category, stacklevel=2)
+            warnings.warn(re.sub(r"^(path|frame):", f"{name}:", str(w.message)), w.category, stacklevel=2)
         return out
     except (ValueError, FileNotFoundError) as exc:
         msg = str(exc)
-        for internal in ("path_or_paths:", "path:"):  # the readers' own argument names: say which input it was
+        for internal in ("path_or_paths:", "path:", "frame:"):  # the readers' argument names: say which input it was
             if msg.startswith(internal):
                 msg = msg[len(internal):].strip()
         # options the caller passed under these names
@@ -261,7 +262,7 @@ def _helm_only(opts: dict, name: str, what: str) -> None:
 
 def _read_parquet(path: Path, duplicates: str = "last") -> ResponseMatrix:
     """A long or wide Parquet table, read as the CSV reader reads a table (the same layout checks)."""
-    from ..datasets import _score_tables as tables
+    from ..datasets import read_scores_frame
 
     try:
         df = pd.read_parquet(path)
@@ -271,19 +272,7 @@ def _read_parquet(path: Path, duplicates: str = "last") -> ResponseMatrix:
     except Exception as exc:  # the engine's errors vary (pyarrow, fastparquet)
         what = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise ValueError(f"{path.name} is not a readable Parquet file ({type(exc).__name__}: {what})") from None
-    if not isinstance(df.index, pd.RangeIndex):  # ids written as the index (to_parquet keeps it)
-        df = df.reset_index()
-    # number columns stay numbers (NaN: not evaluated); the ids and any other column as text, as a CSV holds them
-    # (str of a float round-trips), missing values as empty cells
-    ids = tables._TextColumns("model", "item", None, "-")
-    names = [str(c) for c in df.columns]
-    ids = ids.of(names, names)
-    text = pd.DataFrame({str(c): (df[c] if str(c) not in ids and df[c].dtype.kind in "biuf" else
-                                  [("" if pd.isna(v) else str(v)) for v in df[c].tolist()]) for c in df.columns})
-    if text.shape[1] and "model" not in text.columns and tables._text_example(text.iloc[:, 0], ("-",)) is None:
-        text.insert(0, "model", [str(i) for i in range(len(text))])  # no model ids: the rows' numbers name them
-    return tables._table_to_matrix(text, path, format="auto", model="model", item="item", score="score",
-                                   groups=None, kind=None, missing_marker="-", duplicates=duplicates)
+    return read_scores_frame(df, duplicates=duplicates, name=path.name)
 
 
 def check_path(path: Any, name: str) -> Path:
