@@ -27,9 +27,13 @@ def _fit(Y, validation_items, random_state=0):
                               random_state=random_state).fit(Y)
 
 
-def test_sampled_validation_chooses_the_dimension_of_the_full_one():
-    Y = _three_dims()
-    src, tgt = Y[:50], Y[50:]
+@pytest.mark.filterwarnings("ignore:responses:UserWarning", "ignore:source_outputs:UserWarning")
+@pytest.mark.parametrize("miss", [0.0, 0.1])
+def test_sampled_validation_chooses_the_dimension_of_the_full_one(miss):
+    Y = _three_dims().astype(float)
+    if miss:  # missing source cells: the sample, its fits and the error on all items use the observed cells
+        Y[np.random.default_rng(4).random(Y.shape) < miss] = np.nan
+    src, tgt = Y[:50], np.nan_to_num(Y[50:], nan=0.0)
     full, fast = _fit(src, None), _fit(src, 1000)
     assert full.n_dims_ == fast.n_dims_ == 3  # the true dimension, by both
     assert full.validation_error_ == full.validation_errors_[3]
