@@ -11,15 +11,14 @@ Usage: python benchmarks/bench_audit_export.py [--models 4576] [--repeats 2] [--
 from __future__ import annotations
 
 import argparse
-import os
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from bench_tables import _run  # the sibling script's: run as benchmarks/bench_audit_export.py
 
 TASKS = ["IFEval", "BBH", "MATH Lvl 5", "GPQA", "MUSR", "MMLU-PRO"]
 
@@ -65,19 +64,6 @@ def write_export(path: Path, n_models: int, seed: int = 0) -> None:
         "Base Model": [f"org{m % 50}/base-{m % 50}" for m in range(n_models)],
     })
     df.to_csv(path, index=False)
-
-
-def _run(cmd: list[str]) -> tuple[float, float, float]:
-    """Wall seconds, CPU seconds (user + system) and peak resident memory (MB) of one process."""
-    t = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - t
-    err = proc.stderr.read().decode()
-    proc.stderr.close()
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"{' '.join(cmd)} failed:\n{err}")
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
 def main() -> None:

@@ -277,3 +277,38 @@ def test_a_frame_reads_as_the_csv_written_from_it(tmp_path, layout):
     with pytest.raises(ValueError, match=r"^frame: scores\.parquet: .*percentages"):
         read_scores_frame(frame.assign(**{c: frame[c] * 100 for c in frame.columns if c not in ("model", "item")}),
                           name="scores.parquet")
+
+
+@settings(max_examples=100, deadline=None)
+@given(cells=st.lists(st.sampled_from([0.0, 1.0, 0.5, -2.0, 7.0, np.nan, np.inf, -np.inf]), min_size=1, max_size=60),
+       n_cols=st.integers(1, 6), block=st.sampled_from([1, 3, 2**20]))
+def test_column_ranges_read_in_blocks_are_the_whole_tables(cells, n_cols, block):
+    # the smallest and largest finite value per column (0 where none, and 0 taken in), block by block of rows
+    rows = max(1, len(cells) // n_cols)
+    x = np.resize(np.array(cells), rows * n_cols).reshape(rows, n_cols)
+    finite = np.isfinite(x)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(tables, "_BLOCK_CELLS", block)
+        low, high = tables._finite_range(x)
+        np.testing.assert_array_equal(low, np.where(finite, x, 0.0).min(axis=0, initial=0.0))
+        np.testing.assert_array_equal(high, np.where(finite, x, 0.0).max(axis=0, initial=0.0))
+        low, high = tables._finite_range(x, np.inf)
+    for j in range(n_cols):
+        col = x[finite[:, j], j]
+        assert (low[j], high[j]) == ((col.min(), col.max()) if col.size else (np.inf, -np.inf))
+
+
+def test_content_hash_of_a_matrix_read_in_row_blocks_is_that_of_the_whole_matrix():
+    # more items than a block of rows holds: one row a block
+    rng = np.random.default_rng(0)
+    x = rng.random((3, 2**19 + 3)) < 0.5
+    missing = rng.random(x.shape) < 0.1
+    for rm in (ResponseMatrix(x, missing=missing), ResponseMatrix(x.astype(float) / 2, kind="score")):
+        import hashlib
+        import json
+
+        h = hashlib.sha256()
+        h.update(json.dumps([str(m) for m in rm.model_ids]).encode())
+        h.update(json.dumps([str(i) for i in rm.item_ids]).encode())
+        h.update(np.ascontiguousarray(rm.values_with_nan(), dtype="<f8").tobytes())
+        assert _io.content_hash(rm) == h.hexdigest()

@@ -230,6 +230,7 @@ _TRUE_FALSE = {"true": "1", "false": "0"}
 _PANDAS_COMPRESSED = {".gz", ".bz2", ".zip", ".xz", ".zst", ".tar"}  # suffixes pandas decompresses
 _NARROW = 64  # columns of a table whose not-evaluated markers are set per column (its id columns keep theirs)
 _ONE_PASS_BYTES = 256 * 2**20
+_BLOCK_CELLS = 2**20  # cells of a table checked at once (8 MB of floats)
 _LONG_CHUNK_ROWS = 2**22  # rows of a long table parsed at once: ~200 MB of tokens
 
 
@@ -523,9 +524,7 @@ def _refuse_non_items(df: pd.DataFrame, values: np.ndarray, p: Path) -> None:
         for c in cols:
             if not _ITEM_ID.match(c):
                 why.setdefault(c, f"not an item id <task>/<doc_id> as the other {len(lm)} columns")
-    finite = np.isfinite(values)
-    high = np.where(finite, values, 0.0).max(axis=0, initial=0.0)
-    low = np.where(finite, values, 0.0).min(axis=0, initial=0.0)
+    low, high = _finite_range(values)
     out = (high > 1) | (low < 0)
     # a few columns outside [0, 1] beside many scores are metadata (sizes, dates); most of them: percentages
     if out.any() and out.sum() <= max(3, 0.1 * len(cols)) and 2 * out.sum() < len(cols):
@@ -537,20 +536,34 @@ def _refuse_non_items(df: pd.DataFrame, values: np.ndarray, p: Path) -> None:
                          "model id column, then one column of scores in [0, 1] per item: drop the other columns")
 
 
+def _finite_range(values: np.ndarray, empty: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    """Per column of the 2-D ``values``, the smallest and the largest finite value (``empty`` and ``-empty`` where
+    there is none; 0 and 0 by default), read in blocks of rows: no temporary of the whole table's size."""
+    low = np.full(values.shape[1], empty)
+    high = np.full(values.shape[1], -empty)
+    step = max(1, _BLOCK_CELLS // max(values.shape[1], 1))
+    for a in range(0, len(values), step):
+        block = values[a:a + step]
+        finite = np.isfinite(block)
+        np.minimum(low, np.where(finite, block, empty).min(axis=0, initial=empty), out=low)
+        np.maximum(high, np.where(finite, block, -empty).max(axis=0, initial=-empty), out=high)
+    return low, high
+
+
 def _refuse_out_of_range(values: np.ndarray, p: Path, where: str) -> None:
     """Raise, naming percentages when they are the likely cause, unless every score is in [0, 1]."""
-    finite = values[np.isfinite(values)]
-    if not finite.size or (finite.min() >= 0 and finite.max() <= 1):
+    low, high = _finite_range(values if values.ndim == 2 else values[:, None], np.inf)
+    lo, hi = float(low.min(initial=np.inf)), float(high.max(initial=-np.inf))
+    if lo > hi or (lo >= 0 and hi <= 1):  # no finite value, or all in [0, 1]
         return
-    lo, hi = float(finite.min()), float(finite.max())
     excess = max(-lo, hi - 1)
     if excess <= 1e-6:  # e.g. 1.0000001: a sum or mean in floating point, not another scale
         raise ValueError(f"path: {p.name}: {where} run from {lo:.10g} to {hi:.10g}, out of [0, 1] by {excess:.2g} "
                          "(floating-point rounding?); round or clip them to [0, 1]")
-    if finite.min() >= 0 and finite.max() <= 100:
-        raise ValueError(f"path: {p.name}: {where} run from {finite.min():g} to {finite.max():g}: percentages? "
+    if lo >= 0 and hi <= 100:
+        raise ValueError(f"path: {p.name}: {where} run from {lo:g} to {hi:g}: percentages? "
                          "expected scores in [0, 1] (divide them by 100)")
-    raise ValueError(f"path: {p.name}: {where} run from {finite.min():g} to {finite.max():g}; expected scores in "
+    raise ValueError(f"path: {p.name}: {where} run from {lo:g} to {hi:g}; expected scores in "
                      "[0, 1] (correctness 0/1 or a score such as a normalised metric)")
 
 
@@ -622,7 +635,8 @@ def _table_to_matrix(df: pd.DataFrame, p: Path, *, format: str, model: str, item
     _refuse_transposed(df, idx_col, p, model, cell_text)
     if guessed:
         _refuse_long_as_wide(df, p, model, item, score, cell_text)
-    wide = df.set_index(idx_col)
+    wide = df.copy(deep=False)  # the id column moved to the index without a copy of the score columns
+    wide.set_index(idx_col, inplace=True)
     wide = _true_false(wide, list(wide.columns), missing)
     text = _text_examples(wide, missing)
     if text:
@@ -666,8 +680,8 @@ def _codes(col: pd.Series) -> tuple[np.ndarray, pd.Index] | None:
 
 def _as_text(df: pd.DataFrame) -> pd.DataFrame:
     """``df`` with its categorical columns (:func:`_read_typed`'s ids) as text, as written."""
-    cat = [c for c in df.columns if isinstance(df[c].dtype, pd.CategoricalDtype)]
-    return df.assign(**{c: df[c].astype(object) for c in cat}) if cat else df
+    cat = [j for j, t in enumerate(df.dtypes) if isinstance(t, pd.CategoricalDtype)]  # one look at 10^5 columns
+    return df.assign(**{df.columns[j]: df.iloc[:, j].astype(object) for j in cat}) if cat else df
 
 
 def _refuse_empty_ids(df: pd.DataFrame, cols: dict, p: Path, codes: dict | None = None) -> None:
