@@ -312,3 +312,25 @@ def test_content_hash_of_a_matrix_read_in_row_blocks_is_that_of_the_whole_matrix
         h.update(json.dumps([str(i) for i in rm.item_ids]).encode())
         h.update(np.ascontiguousarray(rm.values_with_nan(), dtype="<f8").tobytes())
         assert _io.content_hash(rm) == h.hexdigest()
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(n_rows=st.integers(1, 6), cells=st.lists(st.sampled_from(["0", "1", "0.5", "-", "", "x", "True", "7", "nan"]),
+                                                min_size=8, max_size=8),
+       odd=st.lists(st.tuples(st.integers(0, 5), st.integers(0, 69)), max_size=3), rows=st.sampled_from([1, 2, 100]))
+def test_a_large_wide_table_read_in_chunks_of_rows_reads_as_the_text_path(tmp_path, n_rows, cells, odd, rows):
+    # a wide table (70 item columns) over the one-pass size, parsed in chunks of `rows` rows, each in one pass:
+    # chunks whose columns parse to other types (ints, floats, text, booleans) are joined as one read would
+    x = np.resize(np.array(["0", "1"]), (n_rows, 70)).astype(object)
+    for k, (r, c) in enumerate(odd):
+        x[r % n_rows, c] = cells[k]
+    f = tmp_path / "scores.csv"
+    f.write_text("\n".join(["model," + ",".join(f"arc/{j}" for j in range(70))]
+                          + [f"m{i}," + ",".join(row) for i, row in enumerate(x)]) + "\n")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(tables, "_ONE_PASS_BYTES", 0)
+        mp.setattr(tables, "_WIDE_CHUNK_CELLS", 71 * rows)
+        fast = _outcome(lambda: read_scores_csv(f))
+    with pytest.MonkeyPatch.context() as mp:
+        _plain_csv(mp)
+        assert fast == _outcome(lambda: read_scores_csv(f))
