@@ -20,8 +20,8 @@ import warnings
 from pathlib import Path
 from typing import Any, Sequence
 
-from .datasets._score_json import read_helm_json, read_openllm_json
-from .datasets._scores import _DUPLICATES, _FORMATS, read_openllm_csv, read_scores
+from .datasets import read_helm_json, read_openllm_csv, read_openllm_json, read_scores
+from .datasets._scores import _DUPLICATES, _FORMATS
 
 # the readers live in effstats.datasets; they stay importable from here, where users first met them
 __all__ = ["main", "read_scores", "read_helm_json", "read_openllm_json", "read_openllm_csv"]

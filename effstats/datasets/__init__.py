@@ -21,6 +21,11 @@ _NAMES = {
     "read_scores_csv": "_score_tables",
     "read_scores_frame": "_score_tables",
     "read_helm_runs": "helm",
+    # leaderboard score files as `effstats audit` reads them (_scores.py, _score_json.py)
+    "read_scores": "_scores",
+    "read_openllm_csv": "_scores",
+    "read_helm_json": "_score_json",
+    "read_openllm_json": "_score_json",
     # released per-item predictions beside the checkout (predictions.py)
     "data_root": "predictions",
     "load_imagenet_predictions": "predictions",
