@@ -99,7 +99,7 @@ def main() -> None:
         print(f"{args.models} models x {args.items:,} items (0/1); best of {args.repeats}; wall and CPU (user + "
               "system) "
               "seconds, each as a ratio to read_csv's")
-        print(f"{'layout':<7}{'file MB':>8}{'read_csv s':>12}{'select s':>14}{'ratio':>12}{'estimate s':>14}"
+        print(f"{'layout':<7}{'file MB':>8}{'read_csv s':>14}{'select s':>14}{'ratio':>12}{'estimate s':>14}"
               f"{'ratio':>12}  peak MB: select / estimate / read_csv")
         for layout in args.layouts:
             f = files[layout]
@@ -122,7 +122,7 @@ def main() -> None:
             peak = {k: max(r[2] for r in v) for k, v in runs.items()}
             pair = lambda k: f"{wall[k]:.1f} / {cpu[k]:.1f}"  # noqa: E731
             ratio = lambda k: f"{wall[k] / wall['pandas']:.2f} / {cpu[k] / cpu['pandas']:.2f}"  # noqa: E731
-            print(f"{layout:<7}{f.stat().st_size / 2**20:>8.0f}{pair('pandas'):>12}{pair('select'):>14}"
+            print(f"{layout:<7}{f.stat().st_size / 2**20:>8.0f}{pair('pandas'):>14}{pair('select'):>14}"
                   f"{ratio('select'):>12}{pair('estimate'):>14}{ratio('estimate'):>12}  "
                   f"{peak['select']:.0f} / {peak['estimate']:.0f} / {peak['pandas']:.0f}")
 
