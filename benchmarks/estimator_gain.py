@@ -13,7 +13,9 @@ Data: ``load_imagenet_predictions`` (67 models × 80,000 items), ``load_cifar10_
 models of them, so that a run stays within minutes). A dataset whose files are absent is skipped, saying so.
 
 Run: ``.venv/bin/python benchmarks/estimator_gain.py [--seeds 10] [--items 100] [--coverage 50,100,300]
-[--datasets imagenet,cifar10,alpacaeval,digits]``; ends with the table as Markdown.
+[--datasets imagenet,cifar10,alpacaeval,digits] [--estimators ...]``; ends with the table as Markdown.
+The loop's default, ``sortsearch`` (Sort & Search's stratified design through the chooser's estimator), is compared
+at 500 items with ``--items 500 --coverage "" --estimators "plain mean,sortsearch,StratifiedAIPW"``.
 """
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from effstats.disco import AIPW, RandomDirect, StratifiedAIPW, StratifiedHT
+from effstats.disco._chooser import _SortSearchDesign
 from effstats.disco._stratified_aipw import _LogitFit
 from effstats.splits import performance_split, random_split
 
@@ -53,6 +56,9 @@ ESTIMATORS = {
 }
 VARIANTS = {  # the allocation's share of the gain
     "StratifiedAIPW proportional": lambda n, s: StratifiedAIPW(n, allocation="proportional", random_state=s),
+    # the loop's default method, ``effstats select --method sortsearch``: SortSearch(sampling="stratified"), one
+    # random item per equal cell of the sources' easy-to-hard order, and its design-based accuracy and interval
+    "sortsearch": lambda n, s: _SortSearchDesign(n, random_state=s),
 }
 
 
@@ -143,14 +149,14 @@ def main() -> None:
         t = pd.concat(tables)
         cov = [c.replace("_", "@") for c in t.columns if c.startswith("cov_")]
         print("\n| dataset | split | estimator | MAE (pts) | × plain mean | limit, proportional | "
-              f"coverage@{args.items} | " + " | ".join(c.replace("cov", "coverage") for c in cov) + " |")
+              + " | ".join([f"coverage@{args.items}", *(c.replace("cov", "coverage") for c in cov)]) + " |")
         print("|---" * (7 + len(cov)) + "|")
         for r in t.itertuples(index=False):
-            extra = " | ".join("" if np.isnan(getattr(r, c.replace("@", "_"), np.nan)) else
-                               f"{getattr(r, c.replace('@', '_')):.3f}" for c in cov)
+            extra = ["" if np.isnan(getattr(r, c.replace("@", "_"), np.nan)) else
+                     f"{getattr(r, c.replace('@', '_')):.3f}" for c in cov]
             print(f"| {r.dataset} | {r.split} | {r.estimator} | {r.mae:.2f} ± {r.mae_sd:.2f} | "
                   f"{r.ratio:.2f} ± {r.ratio_se:.2f} | {'' if np.isnan(r.limit) else f'{r.limit:.2f}'} | "
-                  f"{r.coverage:.3f} | {extra} |")
+                  + " | ".join([f"{r.coverage:.3f}", *extra]) + " |")
 
 if __name__ == "__main__":
     main()

@@ -165,3 +165,40 @@ def test_chooser_reports_missing_cells_once():
     missing = [str(w.message) for w in rec if "cells are missing" in str(w.message)]
     assert len(missing) == 1, missing
     assert missing[0].startswith("source_outputs: 10 of 12000 cells are missing")
+
+
+def test_stratified_aipw_answers_out_of_range_targets_only_for_a_pick_on_its_own_stratified_items():
+    """The fallback's design-based interval holds for the design that drew the items: a model-based pick fitted on
+    StratifiedAIPW's stratified draw falls back to it (ahead of an AIPW on other items), a pick on uniformly random
+    items to the AIPW that drew them, never to the StratifiedAIPW."""
+    from effstats.disco import MethodChooser, StratifiedAIPW, fallback_candidate
+
+    rm = simulate_responses(120, 2000, ability=(0, 0.3), rng=5)  # similar models: a learned estimate wins in range
+    order = np.argsort(rm.values.mean(axis=1))
+    src = rm.subset(models=order[:100])
+    tgt = ResponseMatrix(np.vstack([rm.values[order[50]], np.ones(2000, bool)]), model_ids=["typical", "perfect"],
+                         item_ids=rm.item_ids)
+    derived = int(np.random.default_rng(0).integers(2**31 - 1))  # the seed MethodChooser gives its candidates
+    strat_items = StratifiedAIPW(60, random_state=derived).fit(src).selected_
+    cands = {"DISCO on strata": DISCO(60, selection=strat_items), "stratified AIPW + logistic": StratifiedAIPW(60),
+             "AIPW + ridge": AIPW(60)}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ch = MethodChooser(cands, n_items=60, reference=None, extrapolation=False, random_state=0).fit(src)
+    assert ch.best_ == "DISCO on strata", ch.cv_results_
+    assert ch.fallback_ == "stratified AIPW + logistic"
+    with pytest.warns(UserWarning, match=r"\(perfect\): their estimates and intervals are stratified AIPW"):
+        p = ch.predict_interval(tgt)
+    strat = ch.estimators_["stratified AIPW + logistic"].predict_interval(tgt)
+    assert p.out_of_range.tolist() == [False, True]
+    assert p.estimator.tolist() == ["DISCO on strata", "stratified AIPW + logistic (out-of-range fallback)"]
+    assert p.statistic[1] == strat.statistic[1] and p.interval_kinds.tolist() == ["conformal", "design"]
+    lo, hi = p.confidence_interval(0.95)
+    lo_s, hi_s = strat.confidence_interval(0.95)
+    np.testing.assert_allclose([lo[1], hi[1]], [lo_s[1], hi_s[1]])
+    assert hi[1] - lo[1] > 0 and lo[1] <= 1.0 <= hi[1] + 1e-12  # the perfect model's score, 1, inside
+    # a pick on uniformly random items: the AIPW that drew them, not the StratifiedAIPW
+    ridge = DISCO(60, random_state=derived).fit(src)
+    fitted = {**ch.estimators_, "DISCO random": ridge}
+    assert np.array_equal(ridge.selected_, ch.estimators_["AIPW + ridge"].selected_)
+    assert fallback_candidate(fitted, "DISCO random") == "AIPW + ridge"

@@ -404,9 +404,11 @@ def select(reference: Any, budget: int | None = None, *, method: str = "sortsear
         principal-component loading (:class:`~effstats.disco.StratifiedAIPW`; design-unbiased, with a t interval);
         ``"auto"``: in each task, the candidate with the smallest
         cross-validated error on the reference models (:class:`~effstats.disco.MethodChooser`) among those that
-        draw their items at random (``default_candidates(random_items=True)``: random + direct, AIPW,
-        random + ridge, SSEPY strata, DISCO's defaults, Sort & Search), so that a new model outside the reference
-        models' range gets a design-based estimate on its items.
+        draw their items at random (``default_candidates(random_items=True)``: random + direct, AIPW, stratified
+        AIPW, random + ridge, SSEPY strata, DISCO's defaults, Sort & Search), so that a new model outside the
+        reference models' range gets a design-based estimate on its items: the pick's own when it is design-based
+        (stratified AIPW, where its cross-validated error is the smallest), else AIPW's on the same random items
+        (:func:`~effstats.disco.fallback_candidate`).
     target_error : float, optional
         Instead of ``budget``: the smallest budget (from ``budgets``) whose cross-validated mean absolute error on
         the reference models, in percentage points, is at most this. The curve it used is kept in
