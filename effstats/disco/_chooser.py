@@ -183,9 +183,9 @@ class MethodChooser(_SubsetEstimator):
     Per target: a target outside the sources' range on the chosen items (``SubsetPrediction.out_of_range``) gets,
     when the chosen candidate is model-based and a design-unbiased candidate (stratified AIPW, else AIPW, else
     random + direct; :func:`fallback_candidate`) drew the same random items, that candidate's estimate and interval
-    instead (``fallback_``); the others keep the chosen candidate's. One ``UserWarning`` names the targets the fallback answers, and the result says per target which
-    candidate made its number (``estimator``, a ``to_frame`` column) and its interval kind (``interval_kinds``;
-    ``method`` is ``"mixed"`` when both kinds occur).
+    instead (``fallback_``); the others keep the chosen candidate's. One ``UserWarning`` names the targets the
+    fallback answers, and the result says per target which candidate made its number (``estimator``, a ``to_frame``
+    column) and its interval kind (``interval_kinds``; ``method`` is ``"mixed"`` when both kinds occur).
 
     One-standard-error rule: a cheaper-to-trust ``reference`` method (random + direct by default) is kept unless
     the best candidate beats it by more than one standard error of their paired difference in absolute error over
