@@ -175,6 +175,23 @@ def test_inversion_counting_brute_force():
         np.testing.assert_array_equal(_inversions(v), inv)
 
 
+@pytest.mark.parametrize("n", [1, 3, 17, 65, 129, 300, 577])
+@pytest.mark.parametrize("leaf", [1, 4, 16, 64])
+def test_inversion_counting_any_block_width(n, leaf):
+    """Lengths just past a power of two pad to a multiple of a narrower leaf; the counts must not change."""
+    from effstats.reliability._metametrics import _blocks, _inversions, _smaller_before
+
+    w, N = _blocks(n, leaf)
+    assert 1 <= w <= leaf and N >= n and N == w * 2 ** int(round(np.log2(N // w)))
+    assert N - n < N // w  # less than one element of padding per leaf block
+    rng = np.random.default_rng(n * 100 + leaf)
+    v = rng.integers(0, max(2, n // 3), (4, n))
+    before = (v[:, None, :] < v[:, :, None]) & np.tril(np.ones((n, n), bool), -1)  # [b, i, j]: j < i, v_j < v_i
+    np.testing.assert_array_equal(_smaller_before(v, leaf), before.sum(2))
+    greater_after = (v[:, :, None] > v[:, None, :]) & np.triu(np.ones((n, n), bool), 1)
+    np.testing.assert_array_equal(_inversions(v, leaf), greater_after.sum((1, 2)))
+
+
 # ------------------------------------------------------------------------------------ DIoR
 def _items(M=6, sizes=(40, 400), seed=0):
     rng = np.random.default_rng(seed)

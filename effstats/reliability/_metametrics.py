@@ -34,21 +34,31 @@ def _tie_pairs(sorted_keys: np.ndarray) -> np.ndarray:
     return (pos - start).sum(1)  # each element counts the equal elements before it
 
 
-def _inversions(v: np.ndarray, leaf: int = 16) -> np.ndarray:
+def _blocks(n: int, leaf: int) -> tuple[int, int]:
+    """Leaf width w <= ``leaf`` and padded length N = w · 2**k >= n for the merge passes.
+
+    The width is the smallest that covers n in as many doublings as width ``leaf`` needs, so the padding stays
+    under 2**k elements (4,571 models pad to 4,608, not 8,192) and every pass sorts little more than n keys.
+    """
+    k = int(np.ceil(np.log2(max(1, -(-n // leaf)))))
+    w = max(1, -(-n // (1 << k)))
+    return w, w << k
+
+
+def _inversions(v: np.ndarray, leaf: int = 64) -> np.ndarray:
     """Number of pairs i < j with v[i] > v[j] in each row of the integer array v (B, n).
 
-    Blocks of ``leaf`` elements are counted by direct comparison (one (B, n/leaf, leaf, leaf) array op)
+    Blocks of at most ``leaf`` elements are counted by direct comparison (one (B, n/leaf, leaf, leaf) array op)
     and sorted; then bottom-up merge passes, each one stable sort of (B, n) small-integer keys (radix for
     int16), count the pairs across adjacent sorted blocks: O(n log n) work in log(n / leaf) passes that
     serve all rows at once.
     """
     B, n = v.shape
-    N = max(leaf, 1 << max(0, int(np.ceil(np.log2(max(n, 1))))))
+    w, N = _blocks(n, leaf)
     big = int(v.max(initial=0)) + 1
     dt = np.int16 if 2 * big + 1 < np.iinfo(np.int16).max else np.int64
     a = np.full((B, N), big, dt)  # padding larger than everything at the end adds no inversion
     a[:, :n] = v
-    w = min(leaf, N)
     blk = a.reshape(B, N // w, w)
     upper = np.triu(np.ones((w, w), bool), 1)  # i < j
     inv = ((blk[..., :, None] > blk[..., None, :]) & upper).sum(axis=(1, 2, 3), dtype=np.int64)
@@ -152,19 +162,18 @@ def kendall_tau(reference: Any, resampled: Any) -> np.ndarray:
     return out
 
 
-def _smaller_before(v: np.ndarray, leaf: int = 16) -> np.ndarray:
+def _smaller_before(v: np.ndarray, leaf: int = 64) -> np.ndarray:
     """Per element of each row of the integer array v (B, n): how many earlier elements are strictly smaller.
 
     Same scheme as :func:`_inversions` (direct comparison in leaf blocks, then merge passes, each a stable
     sort of small-integer keys), carrying each element's position so that counts land on it.
     """
     B, n = v.shape
-    N = max(leaf, 1 << max(0, int(np.ceil(np.log2(max(n, 1))))))
+    w, N = _blocks(n, leaf)
     big = int(v.max(initial=0)) + 1
     dt = np.int16 if 2 * big + 1 < np.iinfo(np.int16).max else np.int64
-    a = np.full((B, N), big, dt)
+    a = np.full((B, N), big, dt)  # padding after the real elements is counted only for itself, then dropped
     a[:, :n] = v
-    w = min(leaf, N)
     blk = a.reshape(B, N // w, w)
     lower = np.tril(np.ones((w, w), bool), -1)  # j < i
     out = ((blk[..., None, :] < blk[..., :, None]) & lower).sum(-1, dtype=np.int32).reshape(B, N)
