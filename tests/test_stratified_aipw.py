@@ -71,6 +71,20 @@ def test_design_allocates_within_strata_and_the_proxy_moves_items():
     assert len(StratifiedAIPW(n_items=7, n_strata=6, random_state=0).fit(src).stratum_sizes_) == 3
 
 
+def test_default_strata_fit_any_budget_of_two_items():
+    """Without n_strata, a small budget gets min(6, n_items // 2) strata of at least two sampled items each (a
+    within-stratum variance); an explicit n_strata above n_items is still refused by name."""
+    src = simulate_responses(20, 200, rng=1)
+    tgt = simulate_responses(3, 200, rng=2)
+    for n_items, n_h in [(2, 1), (3, 1), (5, 2), (7, 3), (12, 6), (40, 6)]:
+        est = StratifiedAIPW(n_items, n_folds=2, random_state=0).fit(src)
+        assert len(est.stratum_sizes_) == n_h and est.allocation_.sum() == n_items
+        assert est.allocation_.min() >= 2
+        assert np.isfinite(est.predict_interval(tgt).statistic).all()
+    with pytest.raises(ValueError, match="^n_strata: expected an integer in \\[1, 3\\], got 6"):
+        StratifiedAIPW(3, n_strata=6).fit(src)
+
+
 def _coverage(src, tgt, n_items, reps, allocation="mixed"):
     truth = tgt.values.mean(axis=1)
     hit, err, err_plain = [], [], []

@@ -621,6 +621,27 @@ def test_estimate_reports_out_of_range_models_and_the_estimator_of_each(tmp_path
             in estimate(sel, new.subset(items=sel.items)).to_markdown())
 
 
+def test_select_stratified_aipw_takes_two_items_a_task(tmp_path, capsys):
+    """stratified-aipw draws strata of two items or more, so two items a task are its minimum budget, as for every
+    method: 5 items over 2 tasks select and estimate; 3 over 2 tasks name the budget, not the strata."""
+    d = simulate_responses(8, 200, rng=0)
+    ids = [f"{'arc' if j < 100 else 'boolq'}/{j % 100}" for j in range(200)]
+    truth = ResponseMatrix(d.values, model_ids=[f"m{i}" for i in range(8)], item_ids=ids)
+    ref_csv = tmp_path / "ref.csv"
+    truth.subset(models=range(7)).to_long().to_csv(ref_csv, index=False)
+    code, out, err = _run(["select", ref_csv, "--budget", 5, "--method", "stratified-aipw", "--out", tmp_path / "s"],
+                          capsys)
+    assert code == 0, err
+    m = json.loads((tmp_path / "s" / "manifest.json").read_text())
+    assert len(m["items"]) == 5 and sorted(r["budget"] for r in m["tasks"].values()) == [2, 3]
+    est = estimate(tmp_path / "s", truth.subset(models=[7], items=Selection.load(tmp_path / "s").items))
+    assert np.isfinite(est.to_frame()["estimate"].to_numpy(dtype=float)).all()
+    code, out, err = _run(["select", ref_csv, "--budget", 3, "--method", "stratified-aipw", "--out", tmp_path / "t"],
+                          capsys)
+    assert code == 2 and "n_strata" not in err
+    assert "--budget: 3 items cannot cover 2 tasks with at least 2 items each (need 4)" in err
+
+
 def test_select_says_why_fewer_items_than_the_budget(tmp_path, capsys):
     """An anchor-point method takes the item nearest each cluster centre; with 5 reference models the items have at
     most 2**5 = 32 distinct result patterns, so 40 centres per task cannot have 40 distinct nearest items. The

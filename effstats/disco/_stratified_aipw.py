@@ -45,10 +45,11 @@ class StratifiedAIPW(AIPW):
     ----------
     n_items : int, default=100
         Number of items evaluated, at least 2.
-    n_strata : int, default=6
+    n_strata : int or None, default=None
         Strata of equal size along the sources' difficulty order, at most ``n_items``; ``min(n_strata,
-        n_items // 2)`` are used, so that every stratum holds two sampled items and a variance. Cochran (1977,
-        Sect. 5A.8) finds little gain beyond six strata on one stratifying variable.
+        n_items // 2)`` are used, so that every stratum holds two sampled items and a within-stratum variance.
+        None: ``min(6, n_items // 2)``, which any ``n_items`` of at least 2 allows. Cochran (1977, Sect. 5A.8)
+        finds little gain beyond six strata on one stratifying variable.
     allocation : {"mixed", "proportional", "neyman"}, default="mixed"
         Items per stratum. ``"proportional"``: in proportion to its size ``N_h``. ``"neyman"``: to
         ``N_h S_h``, with :math:`S_h` the source models' mean within-stratum standard deviation of their responses
@@ -211,7 +212,7 @@ class StratifiedAIPW(AIPW):
     # one prior degree of freedom of the pooled residual variance in every stratum's (class Notes)
     _borrow = 1.0
 
-    def __init__(self, n_items: int = 100, n_strata: int = 6, allocation: str = "mixed", n_folds: int = 5,
+    def __init__(self, n_items: int = 100, n_strata: int | None = None, allocation: str = "mixed", n_folds: int = 5,
                  n_components: int = 1, penalty: float = 1.0, power_tuning: bool = False,
                  random_state: Any = None) -> None:
         self.n_items = n_items
@@ -251,7 +252,7 @@ class StratifiedAIPW(AIPW):
         """
         src, _ = self._fit_source(source_outputs, source_scores, labels)
         k = check_positive_int(self.n_items, "n_items", minimum=2)
-        n_strata = check_positive_int(self.n_strata, "n_strata", maximum=k)
+        n_strata = 6 if self.n_strata is None else check_positive_int(self.n_strata, "n_strata", maximum=k)
         allocation = check_option(self.allocation, "allocation", ("mixed", "proportional", "neyman"), ignore_case=True)
         n_comp = check_positive_int(self.n_components, "n_components", minimum=0, maximum=8)
         self._penalty = check_positive(self.penalty, "penalty")

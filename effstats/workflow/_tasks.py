@@ -302,7 +302,7 @@ def _auto_candidates(rm: ResponseMatrix, budget: int) -> dict:
     cands = default_candidates(budget, binary=binary, probabilities=rm.probabilities is not None, irt=False,
                                random_items=True)
     for est in cands.values():
-        if "n_strata" in est.get_params():
+        if est.get_params().get("n_strata") is not None:  # None sizes its strata from the budget itself
             est.set_params(n_strata=_strata(budget, est.get_params()["n_strata"]))
     return cands
 
