@@ -26,7 +26,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from effstats.disco import AIPW, RandomDirect, StratifiedAIPW, StratifiedHT
+from effstats.disco import AIPW, MethodChooser, RandomDirect, StratifiedAIPW, StratifiedHT, default_candidates
 from effstats.disco._chooser import _SortSearchDesign
 from effstats.disco._stratified_aipw import _LogitFit
 from effstats.splits import performance_split, random_split
@@ -59,6 +59,12 @@ VARIANTS = {  # the allocation's share of the gain
     # the loop's default method, ``effstats select --method sortsearch``: SortSearch(sampling="stratified"), one
     # random item per equal cell of the sources' easy-to-hard order, and its design-based accuracy and interval
     "sortsearch": lambda n, s: _SortSearchDesign(n, random_state=s),
+    # the loop's "auto" (the chooser over the candidates that draw random items), with and without StratifiedAIPW
+    "auto": lambda n, s: MethodChooser(default_candidates(n, irt=False, random_items=True), n_items=n,
+                                       random_state=s),
+    "auto without StratifiedAIPW": lambda n, s: MethodChooser(
+        {k: v for k, v in default_candidates(n, irt=False, random_items=True).items()
+         if k != "stratified AIPW + logistic"}, n_items=n, random_state=s),
 }
 
 
