@@ -786,7 +786,7 @@ class _SubsetEstimator(BaseEstimator):
                 f"target_outputs: {len(names)} target model(s) lie outside the source models' range on the selected "
                 f"items ({_flagged_names(names)}): {type(self).__name__}'s estimate "
                 "extrapolates there and its cross-validated interval may not hold; a design-based estimator "
-                "(effstats.disco.AIPW, Sort & Search's stratified estimate) stays valid",
+                "(effstats.disco.AIPW or StratifiedAIPW, Sort & Search's stratified estimate) stays valid",
                 UserWarning, stacklevel=3)
         return chk.out_of_range
 

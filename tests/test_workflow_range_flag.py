@@ -44,6 +44,15 @@ def test_flag_is_the_estimate_against_the_references_range_for_every_method(data
     warned = [str(w.message) for w in caught if "none_right" in str(w.message) and "range" in str(w.message)]
     if method in DESIGN:
         assert "yes" in res.to_markdown().split("| none_right |")[1].split("\n")[0]
-    else:  # a model-based method says its estimate extrapolates, naming the model
+    else:  # a model-based method says its estimate extrapolates, naming the model and every design-based method
         assert warned, [str(w.message) for w in caught]
+        assert any("StratifiedAIPW" in m or "stratified-aipw" in m for m in warned), warned
+        note = res.to_markdown()
+        assert "(a design-based method, sortsearch, aipw, stratified, random, stratified-aipw, stays valid)" in note
     assert not any("median" in m for m in warned)
+
+
+def test_design_methods_are_those_whose_estimator_interval_is_design_based():
+    from effstats.workflow._tasks import design_methods
+
+    assert set(design_methods()) == DESIGN

@@ -18,7 +18,7 @@ from .._shared import _name_list, _plain
 from ..responses import ResponseMatrix
 from ._io import content_hash, load_reference, output_dir, read_new_results, read_results, write_text_atomic
 from ._select import Selection, _fit_tasks, _keep_tasks, _observed_scores, _on_items, _task_weights
-from ._tasks import LM_EVAL_SAMPLES, _TaskFit, _version, item_tasks
+from ._tasks import LM_EVAL_SAMPLES, _TaskFit, _version, design_methods, item_tasks
 
 __all__ = ["Estimate", "estimate"]
 
@@ -151,7 +151,7 @@ def _score_range_flags(part: _TaskResult, reference: ResponseMatrix, on: np.ndar
         warnings.warn(f"new_results: {len(names)} new model(s) have an estimate outside the reference models' range "
                       f"of scores [{lo:.4f}, {hi:.4f}] on task {part.task!r} ({_name_list(names, 10, 'and {} more')}): "
                       f"{part.base}'s model-based estimate extrapolates there and its interval may not hold; a "
-                      "design-based method (aipw, sortsearch, stratified, random) stays valid", UserWarning,
+                      f"design-based method ({', '.join(design_methods())}) stays valid", UserWarning,
                       stacklevel=4)
     return dataclasses.replace(part, out_of_range=own | outside)
 
@@ -496,8 +496,8 @@ class Estimate:
         if where:
             verb = "extrapolates" if len(bases) == 1 else "extrapolate"
             notes.append(f"{head}: {who(where)}; {' and '.join(sorted(bases))} {verb} there and the interval, "
-                         "cross-validated over the reference models, may not hold (a design-based method, aipw or "
-                         "sortsearch, stays valid).")
+                         f"cross-validated over the reference models, may not hold (a design-based method, "
+                         f"{', '.join(design_methods())}, stays valid).")
         where, bases, _ = groups["design"]
         if where:
             notes.append(f"{head}: {who(where)}; {' and '.join(sorted(bases))}'s design-based estimate and interval "
@@ -510,8 +510,8 @@ class Estimate:
         if not heavy:
             return []
         notes = ["Method anchor's interval is model-based (cross-validated over the reference models): it holds on "
-                 "average over models like the references, not for each model; the design-based methods (aipw, "
-                 "stratified, sortsearch, random) give intervals that hold for every model."]
+                 f"average over models like the references, not for each model; the design-based methods "
+                 f"({', '.join(design_methods())}) give intervals that hold for every model."]
         for p in heavy:
             item, share, ref_mean, unlike = p.heavy_anchor
             points = 100 * share * p.weight

@@ -1,6 +1,7 @@
 """Shared by selection and estimation: the methods, task keys and items, budgets, and one task's fit."""
 from __future__ import annotations
 
+import functools
 import re
 import warnings
 from dataclasses import dataclass, field
@@ -168,6 +169,14 @@ def allocate_budget(sizes: pd.Series, budget: int, minimum: int = 2) -> pd.Serie
 
 
 # --------------------------------------------------------------------------------------------------- one task's fit
+@functools.cache
+def design_methods() -> tuple[str, ...]:
+    """The methods whose estimator's interval is design-based (its ``interval_kind`` is ``"design"``): it comes
+    from the random draw of the items and holds for a new model outside the reference models' range too."""
+    rm = ResponseMatrix(np.zeros((3, 4), bool))  # the estimators are only constructed, never fitted
+    return tuple(m for m in METHODS if m != "auto" and _estimator(m, 2, 0, rm).interval_kind == "design")
+
+
 def _estimator(method: str, budget: int, seed: int, rm: ResponseMatrix):
     # each method's own package only: a command pays for the imports its method needs
     n_models = rm.n_models
