@@ -128,11 +128,11 @@ def check_array(
     except (TypeError, ValueError) as exc:  # ragged nested lists
         raise ValueError(f"{name}: expected a rectangular numeric array ({exc})") from None
     if np.iscomplexobj(raw):
-        from .exceptions import InputTypeError
+        from ._plain_exceptions import InputTypeError
 
         raise InputTypeError(f"{name}: expected real numbers, got complex values")
     if raw.dtype.kind in "USV" or (raw.dtype == object and any(isinstance(v, (str, bytes)) for v in raw.flat)):
-        from .exceptions import InputTypeError
+        from ._plain_exceptions import InputTypeError
 
         raise InputTypeError(f"{name}: expected a numeric array, got "
                              f"{raw.dtype.kind in 'US' and 'strings' or 'non-numeric values'}")

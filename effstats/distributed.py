@@ -88,7 +88,7 @@ def save_packed(matrix: Any, path: str | Path, *, rows_per_chunk: int = 1024, ov
 
 def _check_path(path: Any) -> Path:
     if not isinstance(path, (str, Path)) or not str(path):
-        from .exceptions import InputTypeError
+        from ._plain_exceptions import InputTypeError
 
         raise InputTypeError(f"path: expected a folder path (str or Path), got {path!r}")
     return Path(path)

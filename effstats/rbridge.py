@@ -14,7 +14,7 @@ import functools
 import warnings
 from typing import Any
 
-from .exceptions import RWarning
+from ._plain_exceptions import RWarning
 
 __all__ = ["RError", "RPackageMissing", "RWarning", "r_package", "r_call", "versions"]
 

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ._validation import check_fraction, check_positive_int, check_rng
-from .exceptions import InputTypeError
+from ._plain_exceptions import InputTypeError
 from ._shared import _indexer, _unique_positions
 from .responses import ResponseMatrix
 

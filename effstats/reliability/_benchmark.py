@@ -10,7 +10,7 @@ import pandas as pd
 
 from .._shared import _plain
 from .._validation import check_array
-from ..exceptions import InputTypeError
+from .._plain_exceptions import InputTypeError
 from ..responses import ResponseMatrix
 
 Score = Literal["mwr", "mean", "mean_of_means"]

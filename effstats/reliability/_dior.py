@@ -16,7 +16,7 @@ import pandas as pd
 
 from .._results import ConfidenceInterval, check_confidence_level
 from .._validation import check_fraction, check_positive_int, check_rng
-from ..exceptions import DegenerateDataWarning
+from .._plain_exceptions import DegenerateDataWarning
 from ._benchmark import (_CHUNK_CELLS, _DECISIONS, _OBJECTIVES, _SCORES, _TIES, Benchmark, Decision, Objective, Score,
                          _check_sizes, _choice)
 from ._metametrics import _switch, _weighted_tau, _wilson, kendall_tau

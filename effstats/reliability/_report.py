@@ -830,7 +830,7 @@ def audit(data: Any, out: str | Path | None = None, *, format: str = "auto", tab
     """
     import warnings
 
-    from ..exceptions import DegenerateDataWarning
+    from .._plain_exceptions import DegenerateDataWarning
 
     n_boot, target, aggregate = _check_audit_args(n_boot, target, seed, out, aggregate, ties, duplicates,
                                                   published_kind)
