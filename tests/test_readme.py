@@ -145,3 +145,23 @@ def test_readme_install_matches_the_package():
     named = {e for group in re.findall(r"'\.\[([\w,]+)\]'", install) for e in group.split(",")}
     assert named and named <= extras, sorted(named - extras)
     assert 'backend="gsdesign"' in install and "make setup" in install and "make docs" in install
+
+
+def test_readme_method_table_and_cli_help_list_every_method():
+    """The README's ``select`` method table has a row for every workflow method, marks exactly the design-based ones
+    valid outside the references' range, and ``--method``'s help names every design-based method."""
+    from effstats.workflow import METHODS
+    from effstats.workflow._tasks import design_methods
+
+    text = README.read_text()
+    rows = dict(re.findall(r"^\| `([\w-]+)`(?: \(default\))? \|(.*)$", text, re.M))
+    assert set(METHODS) <= set(rows), sorted(set(METHODS) - set(rows))
+    for m in design_methods():
+        assert rows[m].split("|")[2].strip() == "yes", m
+    out = subprocess.run([sys.executable, "-m", "effstats", "select", "--help"], capture_output=True, text=True,
+                         check=True).stdout
+    help_text = " ".join(out.split())
+    method_help = help_text[help_text.index("--method"):help_text.index("--tasks")]
+    assert all(m in method_help for m in design_methods()), method_help
+    choosing = (README.parent / "docs" / "guide" / "choosing.rst").read_text()
+    assert all(f"--method {m}" in " ".join(choosing.split()) for m in ("sortsearch", "aipw", "stratified-aipw"))

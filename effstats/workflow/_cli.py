@@ -81,8 +81,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                       help="the smallest budget whose cross-validated error on the reference models is at most POINTS")
     p.add_argument("--method", default="sortsearch", choices=list(METHODS),
                    help="how items are chosen (default: sortsearch, a stratified random sample whose interval holds "
-                        "for any new model; auto: the candidate with the smallest cross-validated error on the "
-                        "reference models)")
+                        "for any new model, on 0/1 results only; aipw, stratified-aipw, stratified and random also "
+                        "draw their items at random and hold for any new model, graded scores included; auto: the "
+                        "candidate with the smallest cross-validated error on the reference models)")
     p.add_argument("--tasks", default=None, help="comma-separated tasks of REFERENCE to use (default: all)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     p.add_argument("--out", required=True, metavar="DIR", help="folder for manifest.json and lm_eval_samples.json")
