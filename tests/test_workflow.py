@@ -332,6 +332,19 @@ def test_allocate_budget_properties(sizes, data):
 
 
 # ----------------------------------------------------------------------------------------------- sequential
+def test_sequential_start_precision_prints_the_half_width(tmp_path, capsys):
+    """--rule precision without --half-width stops at ±0.02, and says so; a given half-width is printed as given."""
+    ref_csv = tmp_path / "ref.csv"
+    _truth(seed=9).subset(models=range(N_REF)).to_long().to_csv(ref_csv, index=False)
+    code, out, err = _run(["sequential", "start", ref_csv, "--rule", "precision", "--out", tmp_path / "a"], capsys)
+    assert code == 0, err
+    assert json.loads((tmp_path / "a" / "state.json").read_text())["rule"]["half_width"] == 0.02
+    assert "rule: precision, stop once the interval is at most ±0.02 (the default; set it with --half-width)" in out
+    code, out, err = _run(["sequential", "start", ref_csv, "--half-width", 0.05, "--out", tmp_path / "b"], capsys)
+    assert code == 0, err
+    assert "rule: precision, stop once the interval is at most ±0.05\n" in out
+
+
 @pytest.mark.parametrize("rule", ["efficacy", "precision"])
 def test_sequential_decisions_match_the_online_evaluator(tmp_path, capsys, rule):
     truth = _truth(seed=9)

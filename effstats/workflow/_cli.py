@@ -137,7 +137,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     rule.add_argument("--against", metavar="MODEL", help="efficacy: is the new model better or worse than MODEL?")
     rule.add_argument("--half-width", type=float, metavar="H",
                       help="precision: stop once the score's (1 - alpha) interval is at most ± H "
-                           "(e.g. 0.02 = 2 points)")
+                           "(0.02 = 2 points; default with --rule precision: 0.02)")
     rule.add_argument("--target-se", type=float, metavar="S",
                       help="adaptive: IRT item bank fitted on REFERENCE (0/1 results), the most informative items "
                            "next; stop once the ability's standard error is at most S (default: 0.3)")
@@ -297,6 +297,10 @@ def _start(args: argparse.Namespace, rule: str) -> None:
     with locked(Path(args.out)):
         refuse_existing(args.out, "state.json", args.force)
         path = run.save(args.out)
+    if rule == "precision":  # the half-width is the whole rule: show it, also when it is the default
+        h = run.state["rule"]["half_width"]
+        print(f"rule: precision, stop once the interval is at most ±{h:g}"
+              + (" (the default; set it with --half-width)" if args.half_width is None else ""))
     print(f"batch 1: {len(run.next_items)} items in {path}")
     if run.lm_eval_samples is not None:
         print(_lm_eval_hint(path / LM_EVAL_SAMPLES, run.lm_eval_samples))
