@@ -178,6 +178,7 @@ def _one_line_error(capsys, match: str) -> str:
         (["--exclude", "zzz"], "--exclude"),
         (["--aggregate", "median"], "--aggregate"),
         (["--n-boot", "x"], "--n-boot"),
+        (["--table", "x"], "--table: applies to a HELM groups JSON (the title of the table to audit), not to table"),
     ],
 )
 def test_bad_arguments_one_line_exit_2(wide_table, tmp_path, capsys, extra, match):

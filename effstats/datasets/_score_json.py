@@ -234,6 +234,9 @@ def _load(src: Any, *, format: str = "auto", table: str | None = None, by: str =
             fmt = "table"
     if src.is_dir() and fmt != "openllm-json":
         raise ValueError(f"SCORES: {str(src)!r} is a directory; give a file (or --format openllm-json)")
+    if table is not None and fmt != "helm-json":
+        raise ValueError(f"--table: applies to a HELM groups JSON (the title of the table to audit), not to {fmt} "
+                         f"input; leave it out")
     if fmt == "helm-json":
         data, published = read_helm_json(src, table=table, duplicates=duplicates)
         data = _select(data, scen, excl)
