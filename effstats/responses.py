@@ -230,7 +230,12 @@ class ResponseMatrix:
         nan_as_missing: bool = False,
     ) -> None:
         nan_as_missing = check_flag(nan_as_missing, "nan_as_missing")
-        vals = check_array(values, "values", ndim=2, allow_nan=nan_as_missing)
+        try:
+            vals = check_array(values, "values", ndim=2, allow_nan=nan_as_missing)
+        except ValueError as exc:
+            if str(exc) == "values: contains NaN; expected finite numbers":
+                raise ValueError(f"{exc}; pass nan_as_missing=True to read NaN as a missing cell") from None
+            raise
         miss = None
         if missing is not None:
             miss = check_binary(missing, "missing", shape=vals.shape)

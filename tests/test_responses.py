@@ -42,7 +42,8 @@ def test_group_scores_and_mean_of_means():
 
 def test_missing_mask_is_respected_never_zero():
     vals = np.array([[1.0, np.nan, 0.0], [0.5, 1.0, np.nan]])
-    with pytest.raises(ValueError, match="values: contains NaN"):
+    with pytest.raises(ValueError, match="^values: contains NaN; expected finite numbers; pass nan_as_missing=True "
+                                         "to read NaN as a missing cell$"):
         ResponseMatrix(vals)
     rm = ResponseMatrix(vals, nan_as_missing=True)
     assert rm.kind == "score" and rm.missing.sum() == 2
