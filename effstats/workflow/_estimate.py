@@ -353,9 +353,9 @@ class Estimate:
         DataFrame
             ``estimate``, ``standard_error``, ``low``, ``high`` (the score interval), ``rank``, ``rank_low``,
             ``rank_high`` (the rank interval, 1 = best), ``of`` (the ranked models), ``n_items`` (chosen items with a
-            result), ``n_missing`` (chosen items without one), ``out_of_range`` (the model lies outside the
-            reference models' range on the chosen items of some task; missing where the method does not check,
-            as Sort & Search and HybridSearch) and ``estimator`` (the estimator that made the number: the method's,
+            result), ``n_missing`` (chosen items without one), ``out_of_range`` (in some task the model's
+            estimate lies beyond the reference models' task scores, or its results on the chosen items beyond
+            theirs, the check of the methods fitted to the reference models) and ``estimator`` (the estimator that made the number: the method's,
             the chooser's pick, or ``"AIPW + ridge (out-of-range fallback)"`` for an out-of-range model under
             ``"auto"``; with several tasks of different estimators, each with its tasks).
         """
@@ -484,7 +484,10 @@ class Estimate:
             return _name_list([f"{m} ({', '.join(ts)})" if several else m for m, ts in where.items()], 10,
                               "and {} more")
 
-        head = "Outside the reference models' range on the chosen items" + (" (of the tasks named)" if several else "")
+        # the flag is either check: the task estimate outside the reference models' task scores, or (the subset
+        # estimators' own check) the new model's results on the chosen items outside theirs there
+        head = ("Outside the reference models' range (a task estimate beyond their task scores, or results on the "
+                "chosen items beyond theirs" + (", in the tasks named)" if several else ")"))
         notes = []
         where, bases, fbs = groups["fallback"]
         if where:
