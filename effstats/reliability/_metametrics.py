@@ -176,9 +176,12 @@ def _smaller_before(v: np.ndarray, leaf: int = 64) -> np.ndarray:
     a[:, :n] = v
     blk = a.reshape(B, N // w, w)
     lower = np.tril(np.ones((w, w), bool), -1)  # j < i
-    out = ((blk[..., None, :] < blk[..., :, None]) & lower).sum(-1, dtype=np.int32).reshape(B, N)
+    acc = ((blk[..., None, :] < blk[..., :, None]) & lower).sum(-1, dtype=np.int32)
     order0 = np.argsort(blk, axis=-1, kind="stable")
     a = np.take_along_axis(blk, order0, axis=-1).reshape(B, N)
+    # the counts travel with their elements through the merges (acc[:, q] belongs to the element at
+    # position ids[:, q]) and are scattered back to the original positions once, at the end
+    acc = np.take_along_axis(acc, order0, axis=-1).reshape(B, N)
     ids = (order0 + (np.arange(N // w) * w)[None, :, None]).reshape(B, N).astype(np.int32)
     while w < N:
         blk = a.reshape(B, N // (2 * w), 2, w)
@@ -188,13 +191,12 @@ def _smaller_before(v: np.ndarray, leaf: int = 64) -> np.ndarray:
         order = np.argsort(keys, axis=-1, kind="stable")
         is_right = order >= w
         cnt = np.cumsum(~is_right, axis=-1, dtype=np.int32) * is_right
-        idb = np.take_along_axis(ids.reshape(B, N // (2 * w), 2 * w), order, axis=-1).reshape(B, N)
-        add = np.zeros((B, N), np.int32)
-        np.put_along_axis(add, idb, cnt.reshape(B, N), axis=1)
-        out += add
+        ids = np.take_along_axis(ids.reshape(B, N // (2 * w), 2 * w), order, axis=-1).reshape(B, N)
+        acc = (np.take_along_axis(acc.reshape(B, N // (2 * w), 2 * w), order, axis=-1) + cnt).reshape(B, N)
         a = (np.take_along_axis(keys, order, axis=-1) >> 1).reshape(B, N)
-        ids = idb
         w *= 2
+    out = np.empty((B, N), np.int32)
+    np.put_along_axis(out, ids, acc, axis=1)
     return out[:, :n]
 
 
