@@ -454,10 +454,13 @@ def test_leader_group_is_not_a_chain_of_unresolved_neighbours(tmp_path):
     boots = [R.mean_win_rate(df.iloc[:, r.integers(0, 8, 8)].set_axis(range(8), axis=1)) for _ in range(300)]
     p_bf = pd.DataFrame([((b[lead] > b) + 0.5 * (b[lead] == b)) for b in boots]).mean()
     assert p_bf[tab.model.iloc[-1]] == 1.0 and tab.p_leader_ahead.iloc[-1] == 1.0
+    assert np.isnan(tab.p_leader_ahead.iloc[0]) and p_bf[lead] == 0.5  # no comparison with itself, not 0.5
     group = tab.model[tab.p_leader_ahead < 0.95].tolist()
-    assert 1 < len(group) < 10 and all(p_bf[m] < 0.99 for m in group)
+    assert 0 < len(group) < 9 and lead not in group and all(p_bf[m] < 0.99 for m in group)
+    np.testing.assert_allclose(tab.p_leader_ahead.iloc[1:], p_bf[tab.model.iloc[1:]], atol=1e-12)
     assert "statistically tied" not in md and "no resolved difference inside" not in md
-    assert f"stays ahead in fewer than 95% of the resamples of {len(group) - 1} model(s)" in md
+    assert f"stays ahead in fewer than 95% of the resamples of {len(group)} model(s)" in md
+    assert md.split(f"| {lead} |")[1].splitlines()[0].rstrip(" |").endswith("—")
 
 
 def test_lower_is_better_columns_and_unscored_models(tmp_path):

@@ -83,7 +83,8 @@ class AuditResult:
         One row per model, best first: ``rank`` under the chosen aggregate, its 95% bootstrap interval
         ``rank_low``–``rank_high`` (resampling scenarios), the three aggregates (``mwr``, ``mean``,
         ``mean_of_means``), ``published`` when there is a published aggregate, ``p_ahead_of_next`` (how often
-        the model stays ahead of the next one) and ``p_leader_ahead`` (how often the leader stays ahead of it).
+        the model stays ahead of the next one) and ``p_leader_ahead`` (how often the leader stays ahead of it; NaN
+        for the leader itself).
     reliability : DataFrame
         DIoR per granularity (``scenarios``, ``examples``) and objective (``kendall``, ``weighted_tau``,
         ``best_model``, ``model_quality``).
@@ -457,7 +458,9 @@ def _score_table(bench: Benchmark, scores: dict, aggregate: str, resampled: np.n
     tab["p_ahead_of_next"] = np.append(p_hold, np.nan)
     # the leader's group: models the leader does not stay ahead of in >= target of the resamples (a chain of
     # unresolved adjacent pairs is NOT a group of tied models: the first and the last may differ clearly)
-    tab["p_leader_ahead"] = ((R[:, :1] > R) + 0.5 * (R[:, :1] == R)).mean(0)
+    lead = ((R[:, :1] > R) + 0.5 * (R[:, :1] == R)).mean(0)
+    lead[0] = np.nan  # the leader against itself is no comparison (it would read 0.5)
+    tab["p_leader_ahead"] = lead
     return tab, p_hold
 
 
@@ -620,7 +623,7 @@ def _leader_advice(res: AuditResult) -> list[str]:
         return [f"**No single leader**: {len(first)} models tie for first with the same {score}: "
                 f"{_name_list(first)}; the top two swap in {er:.0%} of scenario resamples (best-model DIoR "
                 f"{float(bm.dior.iloc[0]):.3f})."]
-    group = tab["model"][tab["p_leader_ahead"] < target].tolist()[1:]
+    group = tab["model"][tab["p_leader_ahead"] < target].tolist()  # NaN for the leader itself: never listed
     lead = (f"the leader {tab['model'].iloc[0]} stays ahead in fewer than {target:.0%} of the resamples of "
             f"{len(group)} model(s): {_name_list(group)}" if group else
             f"the leader {tab['model'].iloc[0]} stays ahead of every other model in at least {target:.0%} of "
