@@ -655,6 +655,24 @@ def test_select_stratified_aipw_takes_two_items_a_task(tmp_path, capsys):
     assert "--budget: 3 items cannot cover 2 tasks with at least 2 items each (need 4)" in err
 
 
+def test_select_default_on_graded_scores_names_the_methods_that_take_them(tmp_path, capsys):
+    """Sort & Search (the default) needs 0/1 results: on graded scores select stops, naming every design-based
+    method that takes them, and the first one named selects from the same file."""
+    from effstats.workflow._tasks import design_methods
+
+    rng = np.random.default_rng(0)
+    graded = ResponseMatrix(rng.uniform(0, 1, (8, 120)).round(2), model_ids=[f"m{i}" for i in range(8)],
+                            item_ids=[f"t/{j}" for j in range(120)])
+    ref_csv = tmp_path / "ref.csv"
+    graded.to_long().to_csv(ref_csv, index=False)
+    code, out, err = _run(["select", ref_csv, "--budget", 20, "--out", tmp_path / "s"], capsys)
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "method: 'sortsearch' needs 0/1 correctness; these scores are graded (choose aipw, stratified-aipw" in err
+    assert all(m in err for m in design_methods() if m != "sortsearch")
+    code, out, err = _run(["select", ref_csv, "--budget", 20, "--method", "aipw", "--out", tmp_path / "s"], capsys)
+    assert code == 0, err
+
+
 def test_select_says_why_fewer_items_than_the_budget(tmp_path, capsys):
     """An anchor-point method takes the item nearest each cluster centre; with 5 reference models the items have at
     most 2**5 = 32 distinct result patterns, so 40 centres per task cannot have 40 distinct nearest items. The
