@@ -408,3 +408,26 @@ def test_n_fixed_matches_gsdesign_n_fix_beta_spending():
     np.testing.assert_allclose([n.expected_n_h0, n.expected_n_h1], [179.3234, 234.7532], atol=1e-4)
     np.testing.assert_allclose(n.lower, g.lower, atol=1e-6)
     assert n.delta == pytest.approx(0.1882548, abs=1e-7) and g.delta == pytest.approx(n.delta, rel=1e-9)
+
+
+LATE_CLUSTERED_TYPE3 = dict(k=10, alpha=0.2, beta=0.01, test_type=3, spending="hsd", spending_param=1.0,
+                            lower_spending="hsd", lower_param=-2.0, timing=[0.9 + 0.1 * j / 9 for j in range(10)])
+
+
+@pytest.mark.needs_r
+def test_binding_beta_spending_with_late_clustered_looks_matches_gsdesign():
+    # a full update of the upper bounds after the first round leaves no path past look 9; the design exists
+    n = design(**LATE_CLUSTERED_TYPE3)
+    g = design(**LATE_CLUSTERED_TYPE3, backend="gsdesign")
+    # both stop the slowly converging boundary iteration at tol = 1e-6 of the spending, at nearby points
+    np.testing.assert_allclose(n.upper, g.upper, rtol=0, atol=1e-4)
+    np.testing.assert_allclose(n.lower, g.lower, rtol=0, atol=1e-4)
+    np.testing.assert_allclose(n.information, g.information, rtol=2e-5)
+    assert abs(n.alpha_spent[-1] - 0.2) <= 1e-6 and abs(n.beta_spent[-1] - 0.01) <= 1e-6
+
+
+def test_binding_beta_spending_whose_iteration_does_not_settle_is_refused_naming_the_argument():
+    kw = dict(k=4, alpha=0.1, beta=0.1, test_type=3, spending="power", spending_param=3.0, lower_spending="ld_pocock",
+              timing=[0.6032527094166099, 0.7510008170830034, 0.9276269542494394, 1.0])
+    with pytest.raises(ValueError, match="^lower_spending: .*does not settle"):
+        design(**kw)

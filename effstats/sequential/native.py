@@ -722,6 +722,25 @@ def _type3_root(delta, tx, falseneg, b, tol, r, u0, slope):
     return None
 
 
+def _upper_given_lower(info, a, a_prev, falsepos):
+    """Upper bounds spending ``falsepos`` given the lower bounds ``a`` (gsDesign's update in ``gsDType3ss``).
+
+    Where the lower bounds of a round are so high that the upper bound of some look falls below its lower one (no
+    path continues past that look and the last upper bound is left at -20: the next round has no root), the round
+    overshot; the lower bounds are moved back towards the previous round's, halving the step, until the upper
+    bounds stay above them. gsDesign's iteration passes such rounds only where its own bound search stops short.
+    Returns ``(lower, upper)``: the lower bounds used (the next round's anchor) and the upper bounds.
+    """
+    lam = 1.0
+    for _ in range(20):
+        lo = a_prev + lam * (a - a_prev)
+        b = gsbound1(0.0, info, np.concatenate((lo[:-1], [-EXTREMEZ])), falsepos)["b"]
+        if b[-1] > -EXTREMEZ and np.all(b[:-1] > lo[:-1]):
+            break
+        lam /= 2
+    return lo, b
+
+
 def _type3_planned(s, delta, falsepos, falseneg, bracket, out):
     """Test type 3 planned (gsDesign's ``gsDType3ss``): rounds of upper bounds given the lower ones, then the
     maximum information and the lower bounds given the upper ones, until the type-I error is spent as requested.
@@ -739,6 +758,7 @@ def _type3_planned(s, delta, falsepos, falseneg, bracket, out):
     tx = timing / timing[-1]
     trueneg = np.full(k, (1 - s.alpha) / k)
     b = gsbound(timing, trueneg, falsepos, tol, r)["b"]
+    a_prev = np.full(k, -EXTREMEZ)  # the first update is damped towards no futility bound
     u, slope = 1.0, float(delta)  # n.fix = 1; the probit of a fixed design's power has slope delta in sqrt(I)
     roots: list = []
     errs: list = []  # the type-I error spent minus alpha, by round
@@ -752,8 +772,15 @@ def _type3_planned(s, delta, falsepos, falseneg, bracket, out):
         found = _type3_root(delta, tx, falseneg, b, tol, r, u, slope)
         if found is None:
             passes: dict = {}
-            ilow, ihigh = bracket(b, 1.0 / 3, 1.2, passes)
-            info, a, b = _gsI1(delta, timing, falseneg, b, ilow, ihigh, tol, r, passes)
+            try:
+                ilow, ihigh = bracket(b, 1.0 / 3, 1.2, passes)
+                info, a, b = _gsI1(delta, timing, falseneg, b, ilow, ihigh, tol, r, passes)
+            except RuntimeError as e:
+                raise ValueError(
+                    "lower_spending: no maximum information lets the binding futility bound spend the requested "
+                    f"type-II error (round {jj + 1} of the boundary iteration: {e}). Spend less beta early "
+                    "(lower_spending / lower_param), spend alpha later (spending / spending_param) or space the "
+                    "looks further apart (timing / information); gsDesign refuses most such designs too") from e
             x = None
             u = float(np.sqrt(info[-1]))
         else:
@@ -770,7 +797,14 @@ def _type3_planned(s, delta, falsepos, falseneg, bracket, out):
         if not flag > tol:
             break
         if jj < 100:
-            b = gsbound1(0.0, info, np.concatenate((a[:-1], [-EXTREMEZ])), falsepos)["b"]
+            a_prev, b = _upper_given_lower(info, a, a_prev, falsepos)
+    if flag > tol:  # gsDesign: "False positive rates not achieved"
+        raise ValueError(
+            "lower_spending: the boundary iteration of this binding beta-spending design does not settle (after 101 "
+            f"rounds the type-I error spent is {float(x3['powr'][0]):.6g} for alpha = {s.alpha:g}, look by look off "
+            f"by up to {float(np.abs(falsepos - p3).max()):.3g} > tol = {tol:g}). Spend beta and alpha more evenly "
+            "(lower_spending / lower_param, spending / spending_param) or space the looks further apart (timing / "
+            "information); gsDesign refuses such designs too")
     if x is not None and k > 1 and np.isfinite(x["mass_last"]) and r == 18:
         # the mirrored pass's lower crossings are the upper crossings under delta; with a_K = b_K what reaches the
         # last look and does not cross up crosses down (gsprob's figures to rounding)
