@@ -529,6 +529,8 @@ class _SubsetEstimator(BaseEstimator):
     # how predict_interval makes its interval, documented in each estimator's Attributes: "conformal" (cross-validated
     # residuals of the source models) or "design" (the random draw of the items)
     interval_kind = "conformal"
+    # the smallest n_items the estimator can fit, stated in the one range message for n_items
+    _min_items = 1
 
     def _fit_source(self, source_outputs: Any, source_scores: Any, labels: Any) -> tuple[_Outputs, np.ndarray]:
         src = _as_outputs(source_outputs, "source_outputs", labels)
@@ -544,7 +546,7 @@ class _SubsetEstimator(BaseEstimator):
             answered = ~src.missing.all(axis=0)
             if not answered.all():
                 self._answered = np.flatnonzero(answered)
-            check_positive_int(self.n_items, "n_items", maximum=int(answered.sum()))
+            check_positive_int(self.n_items, "n_items", minimum=self._min_items, maximum=int(answered.sum()))
             warnings.warn(
                 f"source_outputs: {self.n_missing_} of {src.missing.size} cells are missing; items are chosen and "
                 "models compared on the observed cells, and a source model's full-benchmark score is its mean over the "
@@ -554,7 +556,7 @@ class _SubsetEstimator(BaseEstimator):
                 stacklevel=3,
             )
         else:
-            check_positive_int(self.n_items, "n_items", maximum=src.n_items)
+            check_positive_int(self.n_items, "n_items", minimum=self._min_items, maximum=src.n_items)
         if source_scores is None:
             scores = src.model_means("source_outputs")
         else:
@@ -754,8 +756,17 @@ class _SubsetEstimator(BaseEstimator):
                 n_eff = self._design_n(o)
                 wilson = np.isin(o.correctness("target_outputs"), (0.0, 1.0)).all(axis=1)  # graded: Wald
             df = self._design_df(o) if hasattr(self, "_design_df") else None
+            out = self._range_flags_quiet(o, ids)
+            if self.selected_.size == self._source[0].n_items and o.missing is None:
+                # a census: the target's score is its mean over every item (the model-assisted terms cancel up to
+                # rounding), and nothing is extrapolated
+                est = o.correctness("target_outputs").astype(float).mean(axis=1)
+                out = np.zeros_like(out)
+            # in the scores' range like the interval (a target wrong on every sampled item is 0.0, not -6e-8 from the
+            # fitted model's rounding); + 0.0 turns -0.0 into 0.0
+            est = np.clip(np.asarray(est, dtype=float), *bounds) + 0.0
             return SubsetPrediction(est, self._design_se(o), "design", None, bounds, ids, n_eff, wilson, **counts,
-                                    out_of_range=self._range_flags_quiet(o, ids), df=df)
+                                    out_of_range=out, df=df)
         out = self._range_flags(o, ids)
         r = self.cv_residuals(n_splits)
         se = np.full(est.shape, float(np.sqrt(np.mean(r**2))))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import doctest
 import math
 import time
+import warnings
 
 import numpy as np
 import pytest
@@ -14,7 +15,7 @@ from sklearn.dummy import DummyRegressor
 from sklearn.linear_model import LogisticRegression, Ridge
 
 from effstats.datasets import simulate_responses
-from effstats.disco import RandomDirect
+from effstats.disco import RandomDirect, StratifiedAIPW
 from effstats.disco import _aipw
 from effstats.disco._aipw import AIPW, difficulty_regressor
 from effstats.exceptions import NotFittedError
@@ -359,3 +360,37 @@ def test_classifier_needs_binary_responses(small):
     graded = np.full((1, 40), 0.5)
     with pytest.raises(ValueError, match="regressor: a classifier needs 0/1"):
         est.predict(graded)
+
+
+def _census_data():
+    rng = np.random.default_rng(0)
+    src = (rng.random((20, 300)) < np.linspace(0.1, 0.9, 300)).astype(float)
+    tgt = np.vstack([np.zeros(300), (rng.random((2, 300)) < 0.6).astype(float)])
+    return src, tgt
+
+
+@pytest.mark.parametrize("cls", [AIPW, StratifiedAIPW])
+def test_design_estimate_of_a_census_is_the_score_and_in_range(cls):
+    src, tgt = _census_data()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        p = cls(n_items=300, random_state=0).fit(src).predict_interval(tgt)
+    np.testing.assert_array_equal(p.statistic, tgt.mean(axis=1))
+    assert not p.out_of_range.any()
+    assert not np.signbit(p.statistic).any()
+
+
+@pytest.mark.parametrize("cls", [AIPW, StratifiedAIPW])
+def test_design_estimate_of_a_target_wrong_everywhere_is_plus_zero(cls):
+    src, tgt = _census_data()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = cls(n_items=100, random_state=0).fit(src).predict_interval(tgt[:1]).statistic
+    assert est[0] == 0.0 and not np.signbit(est[0])
+
+
+@pytest.mark.parametrize("n", [0, 1])
+def test_stratified_aipw_range_message_states_its_minimum(n):
+    src, _ = _census_data()
+    with pytest.raises(ValueError, match=r"^n_items: expected an integer in \[2, 300\]"):
+        StratifiedAIPW(n_items=n).fit(src)

@@ -653,6 +653,8 @@ def test_select_stratified_aipw_takes_two_items_a_task(tmp_path, capsys):
                           capsys)
     assert code == 2 and "n_strata" not in err
     assert "--budget: 3 items cannot cover 2 tasks with at least 2 items each (need 4)" in err
+    code, out, err = _run(["select", ref_csv, "--budget", 0, "--out", tmp_path / "u"], capsys)
+    assert code == 2 and "--budget: expected an integer in [4, 200], got 0" in err  # the minimum that fits
 
 
 def test_select_default_on_graded_scores_names_the_methods_that_take_them(tmp_path, capsys):

@@ -209,6 +209,7 @@ class StratifiedAIPW(AIPW):
     """
 
     interval_kind = "design"
+    _min_items = 2  # two sampled items a stratum at the least
     # one prior degree of freedom of the pooled residual variance in every stratum's (class Notes)
     _borrow = 1.0
 

@@ -5,6 +5,7 @@ import re
 import warnings
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from numbers import Integral
 from pathlib import Path
 from typing import Any
 
@@ -507,6 +508,9 @@ def select(reference: Any, budget: int | None = None, *, method: str = "sortsear
             warnings.warn(f"target_error: no budget up to {grid[-1]} reaches {target_error} points; using {grid[-1]}",
                           UserWarning, stacklevel=2)
         curve = pd.DataFrame(rows)
+    if isinstance(budget, bool) or not isinstance(budget, Integral) or budget < 1:
+        # the range states allocate_budget's true minimum (two items a task); budgets from 1 up to it get its reason
+        check_positive_int(budget, "budget", minimum=int(np.minimum(sizes.to_numpy(), 2).sum()), maximum=rm.n_items)
     budget = check_positive_int(budget, "budget", maximum=rm.n_items)
     alloc = allocate_budget(sizes, budget)
     fits = _fit_tasks(rm, info["task"], alloc, method, seed, progress=progress)
