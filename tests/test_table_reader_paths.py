@@ -334,3 +334,18 @@ def test_a_large_wide_table_read_in_chunks_of_rows_reads_as_the_text_path(tmp_pa
     with pytest.MonkeyPatch.context() as mp:
         _plain_csv(mp)
         assert fast == _outcome(lambda: read_scores_csv(f))
+
+
+@pytest.mark.parametrize("frame", [pd.DataFrame(), pd.DataFrame(columns=["model", "item", "score"])])
+def test_an_empty_frame_is_refused_as_empty(frame):
+    with pytest.raises(ValueError, match=r"^frame: frame is empty \(0 rows"):
+        read_scores_frame(frame)
+
+
+def test_an_id_column_mixing_1_and_text_1_is_refused_naming_it():
+    mixed = pd.DataFrame({"model": ["a", "a", "b", "b"], "item": [1, "1", 2, "2"], "score": [1.0, 0.0, 1.0, 0.0]})
+    with pytest.raises(ValueError, match=r"^frame: column 'item' mixes types \(1 and '1'"):
+        read_scores_frame(mixed)
+    # distinct ids of two types are read as text, as a CSV file of the same table
+    rm = read_scores_frame(mixed.assign(item=[1, "3", 2, "4"]))
+    assert sorted(rm.item_ids) == ["1", "2", "3", "4"]

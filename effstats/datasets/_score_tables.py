@@ -184,9 +184,20 @@ def read_scores_frame(
     if format not in ("auto", "long", "wide"):
         raise ValueError(f"format: expected 'auto', 'long' or 'wide', got {_plain(format)!r}")
     _check_duplicates(duplicates)
+    if frame.empty:
+        raise ValueError(f"frame: {name} is empty ({frame.shape[0]} rows, {frame.shape[1]} columns)")
     df = frame.reset_index() if not isinstance(frame.index, pd.RangeIndex) else frame
     names = [str(c) for c in df.columns]
     ids = _TextColumns(model, item, groups, missing_marker).of(names, names) if names else set()
+    for c in df.columns:
+        if str(c) in ids and df[c].dtype == object:
+            # 1 and "1" are two values here but one id once read as text (as in a CSV file): refused, not merged
+            u = pd.Series(pd.unique(df[c].dropna()), dtype=object)
+            same = u.astype(str)
+            if same.duplicated().any():
+                v = u[same == same[same.duplicated()].iloc[0]].tolist()
+                raise ValueError(f"frame: column {str(c)!r} mixes types ({_plain(v[0])!r} and {_plain(v[1])!r} are "
+                                 "the same id as text); make its ids one type")
     # number columns stay numbers (NaN: not evaluated); the ids and any other column as text, as a CSV holds them
     # (str of a float round-trips), missing values as empty cells
     text = pd.DataFrame({str(c): (df[c] if str(c) not in ids and df[c].dtype.kind in "biuf" else
