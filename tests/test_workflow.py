@@ -610,7 +610,8 @@ def test_estimate_reports_out_of_range_models_and_the_estimator_of_each(tmp_path
     assert csv.loc["perfect", "estimator"] == "AIPW + ridge (out-of-range fallback)"
     md, html = paths["markdown"].read_text(), paths["html"].read_text()
     sentence = ("Outside the reference models' range (a task estimate beyond their task scores, or results on the "
-                "chosen items beyond theirs): perfect; their estimate and interval there are AIPW + ridge's (design-unbiased, on the same random items), not DISCO difference + ridge's")
+                "chosen items beyond theirs): perfect; their estimate and interval there are AIPW + ridge's "
+                "(design-unbiased, on the same random items), not DISCO difference + ridge's")
     assert sentence in md and sentence.replace("'", "&#x27;") in html
     assert "1 of 2 new model(s) out of range: AIPW + ridge's design-based interval" in md
     assert "| perfect |" in md and md.split("| perfect |")[1].splitlines()[0].endswith(

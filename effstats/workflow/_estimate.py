@@ -355,9 +355,10 @@ class Estimate:
             ``rank_high`` (the rank interval, 1 = best), ``of`` (the ranked models), ``n_items`` (chosen items with a
             result), ``n_missing`` (chosen items without one), ``out_of_range`` (in some task the model's
             estimate lies beyond the reference models' task scores, or its results on the chosen items beyond
-            theirs, the check of the methods fitted to the reference models) and ``estimator`` (the estimator that made the number: the method's,
-            the chooser's pick, or ``"AIPW + ridge (out-of-range fallback)"`` for an out-of-range model under
-            ``"auto"``; with several tasks of different estimators, each with its tasks).
+            theirs, the check of the methods fitted to the reference models) and ``estimator`` (the estimator
+            that made the number: the method's, the chooser's pick, or ``"AIPW + ridge (out-of-range
+            fallback)"`` for an out-of-range model under ``"auto"``; with several tasks of different estimators,
+            each with its tasks).
         """
         ci = self.confidence_interval(confidence_level)
         out = pd.DataFrame({"estimate": self.statistic, "standard_error": self.standard_error, "low": ci.low,
