@@ -226,3 +226,13 @@ def test_a_reference_model_without_a_task_and_a_new_model_named_like_a_reference
     code, out, err = _run(["estimate", tmp_path / "sel", tmp_path / "new", "--out", tmp_path / "e"], capsys)
     assert code == 0, err
     assert "warning: NEW_RESULTS: model(s) 'org/m05' have the name of a reference model" in err
+
+
+def test_sequential_start_and_update_accept_no_progress(loop, capsys, tmp_path):
+    # as select and estimate do: a script passes the flag to every command
+    root, items, new = loop
+    code, out, err = _run(["sequential", "start", root / "ref.csv", "--half-width", 0.3, "--initial", 6, "--batch", 6,
+                           "--out", tmp_path / "s", "--no-progress"], capsys)
+    assert code == 0, err
+    code, out, err = _run(["sequential", "update", tmp_path / "s", root / "nowhere.csv", "--no-progress"], capsys)
+    assert code == 2 and "unrecognized arguments" not in err and "nowhere.csv" in err

@@ -813,3 +813,20 @@ def test_auto_answers_models_better_than_every_reference_with_stratified_aipw_an
     covered = np.array(covered)
     assert covered[:, above].mean(axis=0).min() >= 0.89, covered.mean(axis=0)
     assert 0.92 <= covered.mean() <= 0.99
+
+
+def test_select_tasks_repeat_and_escape_a_comma_in_a_name(tmp_path, capsys):
+    d = simulate_responses(6, 150, rng=1)
+    names = ["arc", "mmlu,law", "boolq"]
+    ids = [f"{names[j // 50]}/{j % 50}" for j in range(150)]
+    ref_csv = tmp_path / "ref.csv"
+    ResponseMatrix(d.values, model_ids=[f"m{i}" for i in range(6)], item_ids=ids).to_long().to_csv(ref_csv,
+                                                                                                    index=False)
+    code, out, err = _run(["select", ref_csv, "--budget", 10, "--method", "random", "--tasks", "arc",
+                           "--tasks", "mmlu\\,law", "--out", tmp_path / "s"], capsys)
+    assert code == 0, err
+    m = json.loads((tmp_path / "s" / "manifest.json").read_text())
+    assert sorted(m["tasks"]) == ["arc", "mmlu,law"]
+    code, out, err = _run(["select", ref_csv, "--budget", 10, "--tasks", "arc,mmlu", "--out", tmp_path / "t"],
+                          capsys)
+    assert code == 2 and "--tasks" in err and "'mmlu'" in err  # unescaped, the comma splits

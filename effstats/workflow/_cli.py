@@ -84,7 +84,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                         "for any new model, on 0/1 results only; aipw, stratified-aipw, stratified and random also "
                         "draw their items at random and hold for any new model, graded scores included; auto: the "
                         "candidate with the smallest cross-validated error on the reference models)")
-    p.add_argument("--tasks", default=None, help="comma-separated tasks of REFERENCE to use (default: all)")
+    p.add_argument("--tasks", default=None, action="append",
+                   help="comma-separated tasks of REFERENCE to use (default: all); may be repeated, and a comma "
+                        "inside a task's name is written \\, (--tasks 'a\\,b')")
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     p.add_argument("--out", required=True, metavar="DIR", help="folder for manifest.json and lm_eval_samples.json")
     p.add_argument("--no-progress", action="store_true",
@@ -106,9 +108,10 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                    help="the whole-benchmark score: each item counts once (default) or each task counts once")
     e.add_argument("--duplicates", default="last", choices=["last", "first", "mean", "error"],
                    help="two runs of one model in NEW_RESULTS (default: the latest, with a warning)")
-    e.add_argument("--tasks", default=None,
+    e.add_argument("--tasks", default=None, action="append",
                    help="comma-separated tasks of the manifest to score on (default: all; a task NEW_RESULTS lacks "
-                        "is refused unless left out here, and the report names the tasks left out)")
+                        "is refused unless left out here, and the report names the tasks left out); may be "
+                        "repeated, and a comma inside a task's name is written \\, (--tasks 'a\\,b')")
     e.add_argument("--out", default=None, metavar="DIR",
                    help="where to write estimate.csv/.md/.html and tasks.csv "
                         "(default: DIR/estimate/<NEW_RESULTS' name>)")
@@ -157,6 +160,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     st.add_argument("--duplicates", default="last", choices=["last", "first", "mean", "error"],
                     help="two runs of one model (default: the latest, with a warning)")
     st.add_argument("--filter", default=None, help="lm-eval filter to read (as for effstats select)")
+    st.add_argument("--no-progress", action="store_true",
+                    help="no progress bar (shown on a terminal for a read of REFERENCE that takes over 2 s)")
     _helm_args(st)
     up = ssub.add_parser("update", help="record a batch's results; write the next batch or the decision",
                          description="Read the batch's results, record the look, and write the next batch or the "
@@ -169,6 +174,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                     help="two runs of the model in NEW_RESULTS (default: the latest, with a warning)")
     up.add_argument("--reference", default=None,
                     help="adaptive runs: the reference data, if not at the path the state records")
+    up.add_argument("--no-progress", action="store_true",
+                    help="accepted as on the other commands; update reads one batch and shows no progress bar")
 
 
 def _lm_eval_hint(samples_file: Path, samples: dict) -> str:
@@ -183,9 +190,10 @@ def _tasks(args: argparse.Namespace) -> list[str] | None:
         raise ValueError("--out: expected a folder, got an empty name")
     if getattr(args, "tasks", None) is None:
         return None
-    tasks = [t.strip() for t in args.tasks.split(",") if t.strip()]
+    # each value splits at its commas, except escaped ones (a task name with a comma); values add up
+    tasks = [t.strip().replace("\\,", ",") for v in args.tasks for t in re.split(r"(?<!\\),", v) if t.strip()]
     if not tasks:
-        raise ValueError(f"--tasks: expected comma-separated task names, got {args.tasks!r}")
+        raise ValueError(f"--tasks: expected comma-separated task names, got {','.join(args.tasks)!r}")
     return tasks
 
 
@@ -293,7 +301,7 @@ def _start(args: argparse.Namespace, rule: str) -> None:
                               half_width=args.half_width, target_se=args.target_se, alpha=args.alpha,
                               spending=args.spending, initial=args.initial, batch=args.batch, max_n=args.max_n,
                               seed=args.seed, format=args.format, metric=args.metric, duplicates=args.duplicates,
-                              filter=args.filter, **_helm_values(args))
+                              filter=args.filter, progress=not args.no_progress, **_helm_values(args))
     with locked(Path(args.out)):
         refuse_existing(args.out, "state.json", args.force)
         path = run.save(args.out)

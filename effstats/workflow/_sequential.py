@@ -151,7 +151,7 @@ class SequentialRun:
               alpha: float = 0.05, spending: str = "ld_pocock", initial: int | None = None,
               batch: int | None = None, max_n: int | None = None, seed: int = 0, format: str = "auto",
               metric: Any = None, duplicates: str = "last", filter: str | None = None, split: str | None = "test",
-              perturbation: Any = None, trials: Any = "mean") -> "SequentialRun":
+              perturbation: Any = None, trials: Any = "mean", progress: bool = False) -> "SequentialRun":
         """Begin a run: read the reference data, fix the item order (or fit the item bank) and the first batch.
 
         Parameters
@@ -191,6 +191,8 @@ class SequentialRun:
         format, metric, duplicates, filter, split, perturbation, trials
             How to read ``reference`` (:func:`effstats.workflow.read_results`; the last three for HELM runs); the
             batches' results are read the same way.
+        progress : bool, default=False
+            A progress bar for reading ``reference`` (a CSV read that takes over 2 s, on a terminal).
 
         Returns
         -------
@@ -222,7 +224,7 @@ class SequentialRun:
                              f"got rule={rule!r}")
         helm = helm_options(split, perturbation, trials)
         rm = read_results(reference, format=format, metric=metric, duplicates=duplicates, filter=filter,
-                          name="reference", **helm)
+                          name="reference", progress=progress, **helm)
         check_task_keys(rm, metric=metric, filter=filter)
         if rule == "adaptive":
             return cls._start_adaptive(rm, reference, target_se=TARGET_SE if target_se is None else target_se,
