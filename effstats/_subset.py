@@ -423,6 +423,9 @@ class SubsetPrediction:
     df : ndarray of shape (n_target,) or None
         ``method="design"``: degrees of freedom of the standard error; the Wald interval then takes Student's t
         quantile instead of the normal one (None: the normal quantile).
+    exact : ndarray of bool, shape (n_target,), or None
+        Targets among ``wilson`` whose interval is the Clopper–Pearson interval of ``statistic * n_effective``
+        successes in ``n_effective`` trials (Korn & Graubard 1998) instead of Wilson's; None: none.
 
     See Also
     --------
@@ -459,6 +462,7 @@ class SubsetPrediction:
     n_missing_target: int = 0
     out_of_range: np.ndarray | None = None
     df: np.ndarray | None = None
+    exact: np.ndarray | None = None
 
     def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
         """Interval for each target's full-benchmark score, arrays of shape (n_target,).
@@ -500,6 +504,15 @@ class SubsetPrediction:
                     centre = (p + z2 / (2 * n)) / d
                     half = np.sqrt(z2) / d * np.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
                 low, high = np.where(ok, centre - half, low), np.where(ok, centre + half, high)
+                if self.exact is not None:
+                    cp = ok & np.asarray(self.exact, dtype=bool)
+                    nn = np.where(cp, n, 1.0)
+                    x = p * nn
+                    a = (1 - level) / 2
+                    with np.errstate(divide="ignore", invalid="ignore"):
+                        cp_lo = np.where(x > 0, stats.beta.ppf(a, x, nn - x + 1), 0.0)
+                        cp_hi = np.where(x < nn, stats.beta.ppf(1 - a, x + 1, nn - x), 1.0)
+                    low, high = np.where(cp, cp_lo, low), np.where(cp, cp_hi, high)
         return ConfidenceInterval(np.clip(low, lo_b, hi_b), np.clip(high, lo_b, hi_b))
 
     def to_frame(self, confidence_level: float = 0.95) -> pd.DataFrame:
@@ -765,8 +778,10 @@ class _SubsetEstimator(BaseEstimator):
             # in the scores' range like the interval (a target wrong on every sampled item is 0.0, not -6e-8 from the
             # fitted model's rounding); + 0.0 turns -0.0 into 0.0
             est = np.clip(np.asarray(est, dtype=float), *bounds) + 0.0
+            # Clopper-Pearson rather than Wilson at the effective size (Korn & Graubard), where the estimator says so
+            exact = wilson if getattr(self, "_exact_interval", False) else None
             return SubsetPrediction(est, self._design_se(o), "design", None, bounds, ids, n_eff, wilson, **counts,
-                                    out_of_range=out, df=df)
+                                    out_of_range=out, df=df, exact=exact)
         out = self._range_flags(o, ids)
         r = self.cv_residuals(n_splits)
         se = np.full(est.shape, float(np.sqrt(np.mean(r**2))))

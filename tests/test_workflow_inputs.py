@@ -284,3 +284,31 @@ def test_auto_on_averaged_runs_of_logs_with_log_likelihoods(bench, tmp_path, cap
     L.write(bench.subset(models=bench.model_ids[36:], items=manifest["items"]), "lm-eval-ll", tmp_path / "new")
     code, _, err = _run(["estimate", tmp_path / "sel", tmp_path / "new", "--out", tmp_path / "est"], capsys)
     assert code == 0, err
+
+
+def test_stratified_aipw_interval_and_rank_interval_of_a_near_perfect_model_right_on_every_sampled_item():
+    """References at 0.90-0.985 and a new model right on all but 3 of 400 items (0.9925): a sample of 50 items that
+    misses those 3 gets an interval holding the truth (never a point at 1) and a rank interval that reaches the
+    best references."""
+    from effstats import ResponseMatrix
+    from effstats.workflow import estimate, select
+
+    g = np.random.default_rng(1)
+    hard = g.random(400)
+    v = (g.random((20, 400)) < np.linspace(0.90, 0.985, 20)[:, None] ** (0.5 + hard)).astype(float)
+    v = np.vstack([v, np.ones(400)])
+    v[20, np.argsort(hard)[-3:]] = 0
+    truth = v[20].mean()
+    ids = [f"t/{j}" for j in range(400)]
+    rm = ResponseMatrix(v, model_ids=[f"m{i}" for i in range(21)], item_ids=ids)
+    ref, new = rm.subset(models=range(20)), rm.subset(models=[20])
+    wrong = {ids[j] for j in np.flatnonzero(v[20] == 0)}
+    seeds = [s for s in range(20) if not wrong & set(select(ref, 50, method="stratified-aipw", seed=s).items)]
+    assert seeds, "no sample missing the new model's wrong items"
+    sel = select(ref, 50, method="stratified-aipw", seed=seeds[0])
+    res = estimate(sel, new.subset(items=sel.items))
+    low, high = (float(x[0]) for x in res.confidence_interval(0.95))
+    assert low < truth <= high and high - low > 0.02, (low, high, truth)
+    ranks = res.rank_interval(0.95)
+    best_ref = ref.accuracy().max()
+    assert low < best_ref and int(ranks["rank_high"].iloc[0]) > 1, ranks

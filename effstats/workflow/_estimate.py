@@ -184,9 +184,15 @@ class _Combined:
             # a design-based interval of zero width from fewer than all items (every sampled item alike and, for
             # AIPW, no residual variance: a normal interval of se 0) would claim the score exactly; Korn-Graubard's
             # at the items evaluated, as for several tasks
-            point = (high <= low) & (np.asarray(p.n_evaluated) < p.n_items)
+            # a width below 1e-6 of the score's range, or a standard error whose per-item variance (se^2 times the
+            # items evaluated) is below 1e-6, is a degenerate variance estimate too (a 0/1 sample that is not all
+            # alike has a per-item variance of 1/b or more; a fitted model that predicts every sampled item to
+            # within 1e-3 leaves residuals this small)
+            se2b = np.asarray(p.result.standard_error, float) ** 2 * np.asarray(p.n_evaluated, float)
+            point = (((high - low) < 1e-6) | (se2b < 1e-6)) & (np.asarray(p.n_evaluated) < p.n_items)
             if self.binary and p.design_based and p.method != "all" and point.any():
-                kg = self._korn_graubard(self.statistic, self.standard_error, level)
+                # a degenerate standard error says nothing of the spread: the count's interval (se 0: n* = b)
+                kg = self._korn_graubard(self.statistic, np.where(point, 0.0, self.standard_error), level)
                 low, high = np.where(point, kg.low, low), np.where(point, kg.high, high)
             return ConfidenceInterval(low, high)
         est, se = self.statistic, self.standard_error
