@@ -830,3 +830,24 @@ def test_select_tasks_repeat_and_escape_a_comma_in_a_name(tmp_path, capsys):
     code, out, err = _run(["select", ref_csv, "--budget", 10, "--tasks", "arc,mmlu", "--out", tmp_path / "t"],
                           capsys)
     assert code == 2 and "--tasks" in err and "'mmlu'" in err  # unescaped, the comma splits
+
+
+def test_precision_run_near_the_top_takes_batches_that_can_reach_the_width(tmp_path):
+    """At 0.98 accuracy the exact interval is wider than the normal projection: each batch is at least the items
+    with which the interval could reach ± half_width (every one right), and looks.csv carries the interval the
+    rule reports at the stop."""
+    d = simulate_responses(11, 700, rng=2)
+    ref = d.subset(models=range(10))
+    rng = np.random.default_rng(5)
+    new = ResponseMatrix((rng.random((1, 700)) < 0.98).astype(float), model_ids=["new"], item_ids=d.item_ids)
+    run = SequentialRun.start(ref, rule="precision", half_width=0.03, initial=100, batch=100, seed=0)
+    sizes = []
+    while not run.stopped:
+        sizes.append(len(run.next_items))
+        res = run.update(new.subset(items=run.next_items))
+    assert res.decision == "precision" and len(sizes) <= 4 and min(sizes) >= 5, sizes
+    run.save(tmp_path / "run")
+    looks = pd.read_csv(tmp_path / "run" / "looks.csv")
+    assert (looks["fixed_high"] - looks["fixed_low"]).iloc[-1] / 2 <= 0.03
+    np.testing.assert_allclose(looks[["fixed_low", "fixed_high"]].iloc[-1], [res.ci_low, res.ci_high])
+    assert ((looks["fixed_high"] - looks["fixed_low"]).iloc[:-1] / 2 > 0.03).all()

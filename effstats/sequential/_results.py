@@ -60,7 +60,9 @@ class SequentialResult:
     alpha : float
     trace : DataFrame
         One row per look: n, information, estimate, se, z, two- and one-sided bounds, the two-sided repeated CI
-        and the rules that fired.
+        (``ci_low``, ``ci_high``), with a :class:`~effstats.sequential.Precision` rule the fixed-sample interval it
+        checks (``fixed_low``, ``fixed_high``: at its stop the result's ``ci_low``, ``ci_high``), and the rules that
+        fired.
     pvalue : float or None
         Stage-wise ordering p-value of the efficacy test (:func:`effstats.sequential.stagewise_pvalue` on
         the bounds used) at an efficacy stop or the last look; None when no efficacy test was made or another rule

@@ -47,7 +47,7 @@ from .._validation import check_array, check_flag, check_fraction, check_positiv
 from ._results import SequentialResult, SimulationResult, _level
 from ._scores import _groups, _groups_by_id, _item_ids, _scores, stratified_mean
 from ._design import design
-from .rules import Efficacy, LookStats, StoppingRule
+from .rules import Efficacy, LookStats, Precision, StoppingRule
 from .statistics import Accumulator, information
 
 __all__ = ["SequentialEvaluator", "SequentialResult", "SimulationResult", "stratified_mean"]
@@ -636,6 +636,11 @@ class SequentialEvaluator(BaseEstimator):
             "bound": s.c2[:K], "bound_one_sided": s.c1[:K], "ci_low": s.ci_low[0, :K], "ci_high": s.ci_high[0, :K],
             "rule_fired": fired,
         }).set_index("look")
+        if any(isinstance(r, Precision) for r in rules):
+            # the interval Precision checks and reports at its stop (fixed-sample), beside the repeated one
+            f_lo, f_hi = s.fixed_interval
+            trace.insert(trace.columns.get_loc("rule_fired"), "fixed_low", np.asarray(f_lo)[0, :K])
+            trace.insert(trace.columns.get_loc("rule_fired"), "fixed_high", np.asarray(f_hi)[0, :K])
         lo, hi, (lo2, hi2), (lo1, hi1), st = self._stop_intervals(s, np.array([look]), np.array([bound]))
         # by type, not by name: a renamed Efficacy rule stops with its own name as the reason
         eff = next((r for r in rules if isinstance(r, Efficacy)), None)

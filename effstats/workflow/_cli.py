@@ -335,8 +335,12 @@ def _update(args: argparse.Namespace) -> None:
                   f"{rule['target_se']:g}): continue" + (f"; {note}" if (note := _few_models_note(run.state)) else ""))
         else:
             what = f"difference vs {rule['against']}" if rule["kind"] == "efficacy" else "score"
+            lo, hi, extra = res.ci_low, res.ci_high, ""
+            if rule["kind"] == "precision" and "fixed_low" in res.trace:  # the interval the rule checks
+                lo, hi = (float(res.trace[c].iloc[-1]) for c in ("fixed_low", "fixed_high"))
+                extra = f" (±{(hi - lo) / 2:.4f}, target ±{rule['half_width']:g})"
             print(f"look {len(run.state['looks'])}: {res.n} items, {what} {res.estimate:.4f} "
-                  f"[{res.ci_low:.4f}, {res.ci_high:.4f}]: continue")
+                  f"[{lo:.4f}, {hi:.4f}]{extra}: continue")
         print(f"batch {len(run.state['looks']) + 1}: {len(run.next_items)} items in {path}")
         print(f"then: effstats sequential update {shlex.quote(str(args.state))} <OUT>")
 

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from scipy.special import ndtri
+from scipy.stats import beta
 
 from .._escape import csv_safe, md_text
 from .._shared import _plain
@@ -788,7 +789,23 @@ def _projected_batch(st: dict, n: int, total: float) -> int:
     p = (total + 0.5) / (n + 1.0)
     c = ndtri(1 - st["alpha"] / 2) ** 2 * p * (1 - p)
     need = int(np.ceil(c * N / (h * h * (N - 1) + c)))
-    return int(np.clip(need - n, max(1, int(np.ceil(0.01 * n))), st["batch"]))
+    return int(np.clip(max(need - n, _fewest_to_reach(st, n, total)), max(1, int(np.ceil(0.01 * n))), st["batch"]))
+
+
+def _fewest_to_reach(st: dict, n: int, total: float) -> int:
+    """The fewest further items with which the interval could reach ``± half_width`` at all: every one of them right
+    (or every one wrong, whichever narrows it), Clopper-Pearson's interval with the finite-population factor. Near 0
+    or 1 the normal projection is short of the exact interval, and batches smaller than this cannot stop the run."""
+    N, h, a = st["n_eligible"], st["rule"]["half_width"], st["alpha"]
+    m = np.arange(1, max(1, min(st["batch"], N - n)) + 1)
+    nn = n + m
+    best = np.inf
+    for x in (total + m, np.full(m.shape, float(total))):
+        lo = np.where(x > 0, beta.ppf(a / 2, np.maximum(x, 1e-12), nn - x + 1), 0.0)
+        hi = np.where(x < nn, beta.ppf(1 - a / 2, x + 1, np.maximum(nn - x, 1e-12)), 1.0)
+        best = np.minimum(best, (hi - lo) / 2 * np.sqrt(np.maximum(N - nn, 0) / max(N - 1, 1)))
+    ok = np.flatnonzero(best <= h)
+    return int(m[ok[0]] if ok.size else m[-1])
 
 
 def _result_dict(res) -> dict:
