@@ -552,7 +552,9 @@ def design(
     ValueError
         For bad input; the message starts with the argument's name. For a planned beta-spending design (test
         types 3 / 4) whose futility bound cannot spend the requested beta by some look to ``tol`` (as gsDesign's
-        "False negative rates not achieved"), the message starts with ``lower_spending``. Validated against
+        "False negative rates not achieved"), or for a binding one (test type 3) whose boundary iteration has no
+        root or does not settle in 101 rounds (gsDesign's "False positive rates not achieved"), the message starts
+        with ``lower_spending``. Validated against
         gsDesign on a seeded random grid of such designs (``tests/test_sequential_finite.py``).
     RuntimeError
         If the numerical boundary iteration fails (the bounds would not spend the requested alpha).
