@@ -431,3 +431,21 @@ def test_binding_beta_spending_whose_iteration_does_not_settle_is_refused_naming
               timing=[0.6032527094166099, 0.7510008170830034, 0.9276269542494394, 1.0])
     with pytest.raises(ValueError, match="^lower_spending: .*does not settle"):
         design(**kw)
+
+
+@pytest.mark.parametrize("kw", [
+    dict(k=7, alpha=0.001, beta=0.2, spending="power", spending_param=3.0, lower_spending="ld_obf",
+         timing=[0.12534527744642887, 0.21511188232390072, 0.29245422938636584, 0.32052594446714017,
+                 0.32156853977821015, 0.37299158690240636, 1.0]),
+    dict(k=10, alpha=0.4, beta=0.5, spending="power", spending_param=3.0, lower_spending="hsd", lower_param=-2.0,
+         timing=[0.9 + 0.1 * j / 9 for j in range(10)]),
+    dict(k=9, alpha=0.025, beta=0.8, spending="hsd", spending_param=-10.0, lower_spending="hsd", lower_param=-2.0,
+         timing=[0.9 + 0.0125 * j for j in range(9)]),
+], ids=["close-looks", "late-looks-power", "late-looks-hsd"])
+def test_binding_beta_spending_on_a_finer_grid_spends_alpha_and_beta_on_it(kw):
+    # designs whose futility bound needs a grid finer than gsDesign's 18 (gsDesign refuses them): every pass of the
+    # boundary iteration is on that grid, so the design spends what it reports
+    d = design(**kw, test_type=3)
+    assert d.r > 18
+    np.testing.assert_allclose(d.alpha_spent, d.spending(kw["alpha"], d.timing), rtol=0, atol=1e-6)
+    np.testing.assert_allclose(d.beta_spent, d.lower_spending(kw["beta"], d.timing), rtol=0, atol=1e-6)

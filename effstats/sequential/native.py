@@ -722,7 +722,7 @@ def _type3_root(delta, tx, falseneg, b, tol, r, u0, slope):
     return None
 
 
-def _upper_given_lower(info, a, a_prev, falsepos):
+def _upper_given_lower(info, a, a_prev, falsepos, r):
     """Upper bounds spending ``falsepos`` given the lower bounds ``a`` (gsDesign's update in ``gsDType3ss``).
 
     Where the lower bounds of a round are so high that the upper bound of some look falls below its lower one (no
@@ -734,7 +734,7 @@ def _upper_given_lower(info, a, a_prev, falsepos):
     lam = 1.0
     for _ in range(20):
         lo = a_prev + lam * (a - a_prev)
-        b = gsbound1(0.0, info, np.concatenate((lo[:-1], [-EXTREMEZ])), falsepos)["b"]
+        b = gsbound1(0.0, info, np.concatenate((lo[:-1], [-EXTREMEZ])), falsepos, r=r)["b"]
         if b[-1] > -EXTREMEZ and np.all(b[:-1] > lo[:-1]):
             break
         lam /= 2
@@ -789,7 +789,7 @@ def _type3_planned(s, delta, falsepos, falseneg, bracket, out):
             a = -x["b"]
             a[-1] = b[-1]
         roots.append(u)
-        x3 = gsprob(0.0, info, a, b, 18)
+        x3 = gsprob(0.0, info, a, b, r)  # gsDesign: r = 18; a finer grid (after BetaNotSpent) on every pass
         p3 = x3["probhi"][:, 0]
         errs.append(float(x3["powr"][0]) - s.alpha)
         # gsDesign's stopping rule: the total type-I error after the first round, and each look's after the others
@@ -797,7 +797,7 @@ def _type3_planned(s, delta, falsepos, falseneg, bracket, out):
         if not flag > tol:
             break
         if jj < 100:
-            a_prev, b = _upper_given_lower(info, a, a_prev, falsepos)
+            a_prev, b = _upper_given_lower(info, a, a_prev, falsepos, r)
     if flag > tol:  # gsDesign: "False positive rates not achieved"
         raise ValueError(
             "lower_spending: the boundary iteration of this binding beta-spending design does not settle (after 101 "
