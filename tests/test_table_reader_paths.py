@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from effstats import ResponseMatrix, responses
@@ -318,6 +318,8 @@ def test_content_hash_of_a_matrix_read_in_row_blocks_is_that_of_the_whole_matrix
 @given(n_rows=st.integers(1, 6), cells=st.lists(st.sampled_from(["0", "1", "0.5", "-", "", "x", "True", "7", "nan"]),
                                                 min_size=8, max_size=8),
        odd=st.lists(st.tuples(st.integers(0, 5), st.integers(0, 69)), max_size=3), rows=st.sampled_from([1, 2, 100]))
+# a True in one chunk's column and numbers in the next: pandas joins them as numbers, one read as text
+@example(n_rows=2, cells=["True"] + ["0"] * 7, odd=[(0, 0)], rows=1)
 def test_a_large_wide_table_read_in_chunks_of_rows_reads_as_the_text_path(tmp_path, n_rows, cells, odd, rows):
     # a wide table (70 item columns) over the one-pass size, parsed in chunks of `rows` rows, each in one pass:
     # chunks whose columns parse to other types (ints, floats, text, booleans) are joined as one read would

@@ -332,7 +332,14 @@ def _stacked_chunks(reader: Any) -> pd.DataFrame:
     """One frame of the chunks of rows ``reader`` yields."""
     with reader:
         chunks = list(reader)
-    return pd.concat(chunks, ignore_index=True) if len(chunks) > 1 else chunks[0]
+    if len(chunks) == 1:
+        return chunks[0]
+    # pandas joins a chunk's True/False column with another's numbers as numbers (True as 1): such columns are
+    # joined as objects, so that they stay text to the layout checks as in one read
+    flags = {c for chunk in chunks for c in chunk.columns[(chunk.dtypes == bool).to_numpy()]}
+    if flags:
+        chunks = [chunk.astype({c: object for c in flags}) for chunk in chunks]
+    return pd.concat(chunks, ignore_index=True)
 
 
 def _joined_chunks(reader: Any, cats: list[str]) -> pd.DataFrame:
