@@ -11,8 +11,11 @@ import contextlib
 import os
 import re
 import time
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any, Iterator
+
+from ._io import output_dir, read_json, write_json_atomic
+from ._schema import safe_relative
 
 __all__ = ["KINDS", "owned_files", "remove_run", "refuse_existing", "locked", "safe_relative", "record_report",
            "run_folder"]
@@ -21,14 +24,6 @@ __all__ = ["KINDS", "owned_files", "remove_run", "refuse_existing", "locked", "s
 KINDS = {"manifest.json": "a selection", "state.json": "a sequential run"}
 # the files of an estimate's report (effstats estimate writes them into DIR/estimate/<results>/)
 REPORT_FILES = ("estimate.csv", "tasks.csv", "estimate.md", "estimate.html")
-
-
-def safe_relative(rel: Any) -> bool:
-    """``rel`` is a relative path inside its folder (no root, no ``..``, no empty part): safe to remove."""
-    if not isinstance(rel, str) or not rel or "\0" in rel or "\\" in rel:
-        return False
-    p = PurePosixPath(rel)
-    return not p.is_absolute() and all(part not in ("", ".", "..") for part in p.parts)
 
 
 def owned_files(d: Path, record: str, doc: Any) -> list[str]:
@@ -55,8 +50,6 @@ def record_report(d: Path, paths: list[Path]) -> None:
     """Add the report files ``paths`` an estimate wrote inside the selection's folder ``d`` to its manifest's
     ``files`` (replacing the selection removes them, and no file of the user's that merely shares their names).
     The caller holds the selection's lock."""
-    from ._io import read_json, write_json_atomic
-
     if not (d / "manifest.json").is_file():
         return
     root = d.resolve()
@@ -74,8 +67,6 @@ def record_report(d: Path, paths: list[Path]) -> None:
 
 def remove_run(d: Path, record: str) -> list[Path]:
     """Remove the files of the run whose record is ``d/record``, and the folders they leave empty."""
-    from ._io import read_json
-
     try:
         doc = read_json(d / record, "directory")
     except ValueError:  # a damaged record: the names such a run writes
@@ -129,8 +120,6 @@ def locked(d: Path, name: str = "state.json", wait: float = 60.0, create: bool =
         if not create:
             yield
             return
-        from ._io import output_dir
-
         output_dir(d).mkdir(parents=True, exist_ok=True)  # a folder under a file: one line saying so
     try:
         fd = os.open(d / f".{name}.lock", os.O_RDWR | os.O_CREAT, 0o666)

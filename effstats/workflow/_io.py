@@ -15,6 +15,7 @@ import pandas as pd
 
 from .._validation import check_trials
 from ..responses import ResponseMatrix
+from ._schema import check
 
 __all__ = ["read_results", "read_new_results", "per_task", "content_hash", "write_json_atomic", "read_json",
            "check_path", "output_dir", "read_saved"]
@@ -296,8 +297,6 @@ def output_dir(directory: Any) -> Path:
 def read_saved(directory: Any, filename: str, fmt: str, what: str) -> tuple[Path, dict]:
     """The JSON document ``filename`` in ``directory`` (or ``directory`` itself as that file), checked to be of
     format ``fmt``; errors name ``directory``."""
-    from ._schema import check
-
     p = check_path(directory, "directory")
     f = p / filename if p.is_dir() else p
     remove_stale_tmp(f)

@@ -9,9 +9,19 @@ the looks of a run are its items in order.
 from __future__ import annotations
 
 import math
+from pathlib import PurePosixPath
 from typing import Any
 
-__all__ = ["check"]
+__all__ = ["check", "safe_relative"]
+
+
+def safe_relative(rel: Any) -> bool:
+    """``rel`` is a relative path inside its folder (no root, no ``..``, no empty part): safe to remove."""
+    if not isinstance(rel, str) or not rel or "\0" in rel or "\\" in rel:
+        return False
+    p = PurePosixPath(rel)
+    return not p.is_absolute() and all(part not in ("", ".", "..") for part in p.parts)
+
 
 _STR = {"type": "string"}
 _STR_OR_NULL = {"type": ["string", "null"]}
@@ -159,8 +169,6 @@ def _same_length(doc: dict, keys: tuple[str, ...], shown: str) -> None:
 
 
 def _check_files(doc: dict, shown: str) -> None:
-    from ._files import safe_relative
-
     for k, f in enumerate(doc.get("files", [])):
         if not safe_relative(f):
             raise ValueError(f"{shown}: files[{k}]: {_short(f)} is not a path inside the run's folder")

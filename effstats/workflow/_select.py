@@ -13,9 +13,10 @@ import numpy as np
 import pandas as pd
 
 from .._escape import html_safe, html_text
-from .._shared import _plain, _progress
+from .._shared import _progress
 from .._validation import check_positive_int
 from ..responses import ResponseMatrix
+from ._combine import _combine, _task_weights
 from ._io import (HELM_DEFAULTS, content_hash, default_metric, detect_format, helm_options, output_dir, read_results,
                   read_saved, save_reference, write_json_atomic)
 from ._tasks import (_FORMAT, HELM_INSTANCES, LM_EVAL_SAMPLES, MANIFEST, METHODS, _TaskFit, _version,
@@ -203,40 +204,6 @@ class Selection:
         return head + html_safe(self.tasks).to_html()
 
 
-def _on_items(new: ResponseMatrix, items: pd.Index, task: str = "", reference: ResponseMatrix | None = None
-              ) -> ResponseMatrix:
-    """``new`` on exactly ``items`` (in that order); items it has no column for are missing cells.
-
-    The class probabilities (lm-eval's log-likelihoods) come along, as wide as the reference's, for the methods whose
-    item signature uses them; an item without a column gets the reference's label and a uniform distribution.
-    """
-    have = new.item_ids.get_indexer(items)
-    vals = np.zeros((new.n_models, len(items)))
-    miss = np.ones((new.n_models, len(items)), bool)
-    ok = have >= 0
-    vals[:, ok] = new.values[:, have[ok]]
-    miss[:, ok] = ~new.observed[:, have[ok]]
-    if miss.all(1).any():
-        raise ValueError(f"new_results: model {_plain(new.model_ids[int(np.argmax(miss.all(1)))])!r} has no result "
-                         "on any of "
-                         f"the {len(items)} items chosen in task {task!r} (first: {_plain(items[0])!r})")
-    proba = labels = None
-    if new.probabilities is not None:
-        width = new.probabilities.shape[2]
-        if reference is not None and reference.probabilities is not None:
-            width = max(width, reference.probabilities.shape[2])
-        proba = np.full((new.n_models, len(items), width), 1.0 / width)
-        proba[:, ok] = 0.0
-        proba[:, ok, :new.probabilities.shape[2]] = new.probabilities[:, have[ok]]
-        labels = np.zeros(len(items), np.int64)
-        labels[ok] = new.labels[have[ok]]
-        if reference is not None and reference.labels is not None and not ok.all():
-            pos = reference.item_ids.get_indexer(items[~ok])
-            labels[~ok] = np.where(pos >= 0, reference.labels[np.maximum(pos, 0)], 0)
-    return ResponseMatrix(vals, kind=new.kind, missing=miss if miss.any() else None, probabilities=proba,
-                          labels=labels, model_ids=new.model_ids, item_ids=items)
-
-
 def _reference_info(rm: ResponseMatrix, source: Any, fmt: str, metric: Any, filter: Any = None,
                     duplicates: str = "last", helm: dict | None = None) -> dict:
     src = None if isinstance(source, ResponseMatrix) else str(Path(source).expanduser().resolve())
@@ -321,13 +288,6 @@ def _auto_too_few(n: int, where: str = "") -> str:
             "needs 3 (e.g. sortsearch)")
 
 
-def _task_weights(tasks: pd.Series, weights: str) -> pd.Series:
-    """Each task's weight in the whole-benchmark score: its share of the items, or equal shares."""
-    sizes = tasks.value_counts().sort_index()
-    w = sizes / sizes.sum() if weights == "items" else pd.Series(1.0 / len(sizes), index=sizes.index)
-    return w.astype(float)
-
-
 def _observed_scores(rm: ResponseMatrix, tasks: pd.Series, weights: str = "items") -> tuple[np.ndarray, np.ndarray]:
     """Each model's whole-benchmark score from its observed items: the task-weighted sum of its mean in each task,
     and the finite-population standard error of that sum (0 for a model with every item). A model with no item of
@@ -351,8 +311,6 @@ def _observed_scores(rm: ResponseMatrix, tasks: pd.Series, weights: str = "items
 def _cv_error(rm: ResponseMatrix, tasks: pd.Series, budget: int, method: str, seed: int, n_splits: int = 5) -> float:
     """Cross-validated MAE (points) of the whole-benchmark estimate over the reference models."""
     from sklearn.model_selection import KFold
-
-    from ._estimate import _combine  # estimation builds on selection, so imported on use
 
     alloc = allocate_budget(tasks.value_counts().sort_index(), budget)
     truth, _ = _observed_scores(rm, tasks)

@@ -1,0 +1,260 @@
+"""The per-task estimates of new models and their weighted combination into the benchmark's score.
+
+Both :func:`select` (its cross-validated error for a target error) and :func:`estimate` combine the tasks' estimates
+this way, so the combination lives below them both.
+"""
+from __future__ import annotations
+
+import dataclasses
+import re
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from .._results import ConfidenceInterval, check_confidence_level
+from .._shared import _name_list, _plain
+from ..responses import ResponseMatrix
+from ._tasks import _TaskFit, design_methods
+
+
+def _on_items(new: ResponseMatrix, items: pd.Index, task: str = "", reference: ResponseMatrix | None = None
+              ) -> ResponseMatrix:
+    """``new`` on exactly ``items`` (in that order); items it has no column for are missing cells.
+
+    The class probabilities (lm-eval's log-likelihoods) come along, as wide as the reference's, for the methods whose
+    item signature uses them; an item without a column gets the reference's label and a uniform distribution.
+    """
+    have = new.item_ids.get_indexer(items)
+    vals = np.zeros((new.n_models, len(items)))
+    miss = np.ones((new.n_models, len(items)), bool)
+    ok = have >= 0
+    vals[:, ok] = new.values[:, have[ok]]
+    miss[:, ok] = ~new.observed[:, have[ok]]
+    if miss.all(1).any():
+        raise ValueError(f"new_results: model {_plain(new.model_ids[int(np.argmax(miss.all(1)))])!r} has no result "
+                         "on any of "
+                         f"the {len(items)} items chosen in task {task!r} (first: {_plain(items[0])!r})")
+    proba = labels = None
+    if new.probabilities is not None:
+        width = new.probabilities.shape[2]
+        if reference is not None and reference.probabilities is not None:
+            width = max(width, reference.probabilities.shape[2])
+        proba = np.full((new.n_models, len(items), width), 1.0 / width)
+        proba[:, ok] = 0.0
+        proba[:, ok, :new.probabilities.shape[2]] = new.probabilities[:, have[ok]]
+        labels = np.zeros(len(items), np.int64)
+        labels[ok] = new.labels[have[ok]]
+        if reference is not None and reference.labels is not None and not ok.all():
+            pos = reference.item_ids.get_indexer(items[~ok])
+            labels[~ok] = np.where(pos >= 0, reference.labels[np.maximum(pos, 0)], 0)
+    return ResponseMatrix(vals, kind=new.kind, missing=miss if miss.any() else None, probabilities=proba,
+                          labels=labels, model_ids=new.model_ids, item_ids=items)
+
+
+def _task_weights(tasks: pd.Series, weights: str) -> pd.Series:
+    """Each task's weight in the whole-benchmark score: its share of the items, or equal shares."""
+    sizes = tasks.value_counts().sort_index()
+    w = sizes / sizes.sum() if weights == "items" else pd.Series(1.0 / len(sizes), index=sizes.index)
+    return w.astype(float)
+
+
+@dataclass
+class _TaskResult:
+    task: str
+    weight: float
+    result: Any
+    design_based: bool
+    n_selected: int
+    n_evaluated: np.ndarray
+    n_items: int = 0
+    method: str = ""
+    # per new model: the estimator that made its number, and whether it lies outside the reference models' range
+    # on the task's chosen items (None: the method does not check)
+    estimator: np.ndarray | None = None
+    out_of_range: np.ndarray | None = None
+    base: str = ""  # the task's estimator for targets in range
+    # method "anchor": its heaviest anchor (item id, share of the task's items, the reference models' mean on it) and
+    # per new model whether it answers that item unlike every reference model (None: no such anchor)
+    heavy_anchor: tuple | None = None
+
+    @property
+    def fell_back(self) -> np.ndarray:
+        """New models whose number here is the out-of-range fallback's."""
+        from ..disco import FallbackPrediction
+
+        if isinstance(self.result, FallbackPrediction):
+            return self.result.fell_back
+        return np.zeros(len(self.estimator), bool)
+
+
+# the workflow's methods as the report names their estimators (auto: the chooser's candidate names)
+_ESTIMATOR_NAMES = {"sortsearch": "Sort & Search", "aipw": "AIPW + ridge", "hybrid": "HybridSearch",
+                    "disco": "DISCO", "mrmr": "mRMR + ridge", "random-learn": "random + ridge",
+                    "tinybenchmarks": "anchor-corr + gp-IRT", "anchor": "anchor-corr + weighted",
+                    "stratified": "SSEPY strata + HT", "random": "random + direct",
+                    "stratified-aipw": "stratified AIPW", "all": "every item"}
+
+
+# the estimators' names for the results they predict from: in ``estimate`` those are NEW_RESULTS
+_PREDICT_ARGS = re.compile(r"^(responses|target_outputs|target_responses|new): ")
+
+
+def _predicted(f: _TaskFit, sub: ResponseMatrix):
+    """``f.predict(sub)``, its messages naming the new results (not the reference the estimator was fitted on)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            res = f.predict(sub)
+        except ValueError as exc:
+            msg = str(exc)
+            if "binary correctness is required" in msg:
+                vals = sub.values_with_nan()
+                odd = np.flatnonzero(np.isfinite(vals) & (vals != 0) & (vals != 1))
+                eg = f" (e.g. {vals.flat[odd[0]]:g})" if odd.size else ""
+                msg = (f"new_results: graded scores{eg}, not 0/1 correctness; the selection's method {f.method!r} "
+                       "estimates from 0/1 results like the reference models': give the new results with the "
+                       "reference's metric")
+            elif re.search(r"the signature uses (class|true-class) probabilities", msg):
+                what = f.chosen if f.method == "auto" and f.chosen else _ESTIMATOR_NAMES.get(f.method, f.method)
+                msg = (f"new_results: {what} compares the models' class probabilities on the chosen items (from the "
+                       "per-choice log-likelihoods of the reference's lm-eval logs), and these results carry none: "
+                       "give the new model's lm-eval logs of the --samples run, or select with a method that uses "
+                       "0/1 results only (e.g. --method sortsearch or aipw)")
+            raise ValueError(_PREDICT_ARGS.sub("new_results: ", msg, count=1)) from None
+    for w in caught:
+        msg = str(w.message)
+        if _PREDICT_ARGS.match(msg) and "cells missing" in msg:
+            continue  # estimate warns once, naming the chosen items without a result
+        warnings.warn(_PREDICT_ARGS.sub("new_results: ", msg, count=1), w.category, stacklevel=3)
+    return res
+
+
+def _task_result(t: str, weight: float, f: _TaskFit, sub: ResponseMatrix, n_items: int) -> _TaskResult:
+    from ..disco import FallbackPrediction, SubsetPrediction
+
+    res = _predicted(f, sub)
+    base = f.chosen if f.method == "auto" and f.chosen else _ESTIMATOR_NAMES[f.method]
+    names = (np.asarray(res.estimator, dtype=object) if isinstance(res, FallbackPrediction)
+             else np.full(sub.n_models, base, dtype=object))
+    flags = res.out_of_range if isinstance(res, SubsetPrediction) else None
+    return _TaskResult(t, weight, res, f.design_based, len(f.items), sub.observed.sum(1), n_items, f.method, names,
+                       None if flags is None else np.asarray(flags, bool), base, _heavy_anchor(f, sub))
+
+
+def _heavy_anchor(f: _TaskFit, sub: ResponseMatrix) -> tuple | None:
+    """Method "anchor": the anchor with the largest weight, its share, the reference models' mean on it, and per new
+    model whether its answer there is one no reference model gave (the references answered it alike)."""
+    est = f.est
+    if f.method != "anchor" or getattr(est, "selected_ids_", None) is None:
+        return None
+    k = int(np.argmax(est.weights_))
+    item, ref_mean = est.selected_ids_[k], float(est.anchor_means_[k])
+    y = sub.values[:, sub.item_ids.get_loc(item)].astype(float)
+    unlike = np.isin(ref_mean, (0.0, 1.0)) & ~np.isnan(y) & (y != ref_mean)
+    return str(item), float(est.weights_[k]), ref_mean, unlike
+
+
+def _combine(fits: dict[str, _TaskFit], new: ResponseMatrix, tasks: pd.Series, weights: str = "items",
+             reference: ResponseMatrix | None = None) -> tuple["_Combined", list[_TaskResult]]:
+    w = _task_weights(tasks, weights)
+    parts = []
+    for t, f in fits.items():
+        have = new.item_ids.intersection(f.items)
+        if not len(have):
+            raise ValueError(f"new_results: no result on any of the {len(f.items)} items chosen in task {t!r}")
+        part = _task_result(t, float(w[t]), f, _on_items(new, f.items, t, reference), int((tasks == t).sum()))
+        parts.append(part if reference is None else _score_range_flags(part, reference, (tasks == t).to_numpy(),
+                                                                       new.model_ids))
+    return _Combined(parts, new.kind == "binary"), parts
+
+
+def _score_range_flags(part: _TaskResult, reference: ResponseMatrix, on: np.ndarray, ids: pd.Index) -> _TaskResult:
+    """``part`` with every method's out-of-range flag: the estimate outside the reference models' range of scores
+    on the task (all its items), or the method's own check on the chosen items. A model-based method warns for the
+    models only the score check flags (its own check warned for the others)."""
+    vals = np.where(reference.observed[:, on], reference.values[:, on], np.nan).astype(float)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a reference model without a result on the task
+        scores = np.nanmean(vals, axis=1)
+    lo, hi = np.nanmin(scores), np.nanmax(scores)
+    est = np.asarray(part.result.statistic, float)
+    outside = (est < lo - 1e-12) | (est > hi + 1e-12)
+    own = np.zeros(len(est), bool) if part.out_of_range is None else part.out_of_range
+    newly = outside & ~own & ~part.fell_back
+    if newly.any() and not part.design_based:
+        names = [str(m) for m in ids[newly]]
+        warnings.warn(f"new_results: {len(names)} new model(s) have an estimate outside the reference models' range "
+                      f"of scores [{lo:.4f}, {hi:.4f}] on task {part.task!r} ({_name_list(names, 10, 'and {} more')}): "
+                      f"{part.base}'s model-based estimate extrapolates there and its interval may not hold; a "
+                      f"design-based method ({', '.join(design_methods())}) stays valid", UserWarning,
+                      stacklevel=4)
+    return dataclasses.replace(part, out_of_range=own | outside)
+
+
+@dataclass
+class _Combined:
+    """The whole benchmark's estimate: the tasks' estimates weighted by their sizes."""
+
+    parts: list
+    binary: bool = True
+
+    @property
+    def statistic(self) -> np.ndarray:
+        # the weights sum to one up to rounding: scores in [0, 1] stay there
+        return np.clip(sum(p.weight * np.asarray(p.result.statistic, float) for p in self.parts), 0.0, 1.0)
+
+    @property
+    def standard_error(self) -> np.ndarray:
+        se = [p.weight * np.asarray(p.result.standard_error, float) for p in self.parts]
+        if all(p.design_based for p in self.parts):
+            return np.sqrt(sum(s ** 2 for s in se))
+        return sum(se)  # model-based errors of one model may agree in sign across tasks: the conservative sum
+
+    def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
+        level = check_confidence_level(confidence_level)
+        if len(self.parts) == 1:
+            p = self.parts[0]
+            ci = p.result.confidence_interval(level)
+            low, high = np.asarray(ci.low, float), np.asarray(ci.high, float)
+            # a design-based interval of zero width from fewer than all items (every sampled item alike and, for
+            # AIPW, no residual variance: a normal interval of se 0) would claim the score exactly; Korn-Graubard's
+            # at the items evaluated, as for several tasks
+            # a width below 1e-6 of the score's range, or a standard error whose per-item variance (se^2 times the
+            # items evaluated) is below 1e-6, is a degenerate variance estimate too (a 0/1 sample that is not all
+            # alike has a per-item variance of 1/b or more; a fitted model that predicts every sampled item to
+            # within 1e-3 leaves residuals this small)
+            se2b = np.asarray(p.result.standard_error, float) ** 2 * np.asarray(p.n_evaluated, float)
+            point = (((high - low) < 1e-6) | (se2b < 1e-6)) & (np.asarray(p.n_evaluated) < p.n_items)
+            if self.binary and p.design_based and p.method != "all" and point.any():
+                # a degenerate standard error says nothing of the spread: the count's interval (se 0: n* = b)
+                kg = self._korn_graubard(self.statistic, np.where(point, 0.0, self.standard_error), level)
+                low, high = np.where(point, kg.low, low), np.where(point, kg.high, high)
+            return ConfidenceInterval(low, high)
+        est, se = self.statistic, self.standard_error
+        if self.binary and all(p.design_based for p in self.parts):
+            return self._korn_graubard(est, se, level)
+        z = stats.norm.ppf(0.5 + level / 2)
+        return ConfidenceInterval(np.clip(est - z * se, 0, 1), np.clip(est + z * se, 0, 1))
+
+    def _korn_graubard(self, est: np.ndarray, se: np.ndarray, level: float) -> ConfidenceInterval:
+        """Clopper-Pearson at the design's effective sample size, as Sort & Search's own interval: a task whose
+        sampled items all agree (a zero variance estimate) cannot make the interval a point."""
+        from ..sortsearch import korn_graubard_interval
+
+        n_items = sum(p.n_items for p in self.parts)
+        low, high = np.empty(len(est)), np.empty(len(est))
+        for j in range(len(est)):
+            b = int(sum(p.n_evaluated[j] for p in self.parts))
+            # Sort & Search's one item per cell pairs neighbouring cells: about half the items' degrees of freedom
+            df = sum(p.n_evaluated[j] // 2 if p.method == "sortsearch" else max(p.n_evaluated[j] - 1, 1)
+                     for p in self.parts if p.method != "all")
+            if b >= n_items:
+                low[j] = high[j] = est[j]
+                continue
+            ci = korn_graubard_interval(float(est[j]), float(se[j]), b, n_items, level, df=max(float(df), 1.0))
+            low[j], high[j] = float(ci.low), float(ci.high)
+        return ConfidenceInterval(low, high)
