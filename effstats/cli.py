@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from .datasets import read_helm_json, read_openllm_csv, read_openllm_json, read_scores
-from .datasets._scores import _DUPLICATES, _FORMATS
+from .datasets import DUPLICATE_POLICIES, SCORE_FORMATS
 
 # the readers live in effstats.datasets; they stay importable from here, where users first met them
 __all__ = ["main", "read_scores", "read_helm_json", "read_openllm_json", "read_openllm_csv"]
@@ -112,7 +112,7 @@ def _main(argv: Sequence[str] | None) -> int:
                                    "published aggregate is reproduced.")
     p.add_argument("scores", metavar="SCORES",
                    help="table (CSV/TSV), HELM groups JSON, or Open LLM results JSON / folder")
-    p.add_argument("--format", default="auto", choices=list(_FORMATS), help="input layout (default: auto)")
+    p.add_argument("--format", default="auto", choices=list(SCORE_FORMATS), help="input layout (default: auto)")
     p.add_argument("--table", default=None, help="HELM JSON: title (or part) of the table to audit")
     p.add_argument("--by", default=None, help="scenario column of a long table (default: scenario)")
     p.add_argument("--model", default=None, help="model column (default: model)")
@@ -124,7 +124,7 @@ def _main(argv: Sequence[str] | None) -> int:
                         "win rate of the others, rank and metadata columns such as 'Rank', 'Parameters', "
                         "'Throughput'; the report lists what was left out)")
     p.add_argument("--exclude", default=None, help="comma-separated columns to leave out")
-    p.add_argument("--duplicates", default="last", choices=list(_DUPLICATES),
+    p.add_argument("--duplicates", default="last", choices=list(DUPLICATE_POLICIES),
                    help="models listed more than once: keep the last row, the first, average them, or refuse "
                         "(default: last, with a warning)")
     p.add_argument("--aggregate", default="auto", choices=["auto", "mwr", "mean", "mean-of-means"],

@@ -24,6 +24,8 @@ _NAMES = {
     # leaderboard score files as `effstats audit` reads them (_scores.py, _score_json.py)
     "read_scores": "_scores",
     "read_openllm_csv": "_scores",
+    "SCORE_FORMATS": "_scores",
+    "DUPLICATE_POLICIES": "_scores",
     "read_helm_json": "_score_json",
     "read_openllm_json": "_score_json",
     # released per-item predictions beside the checkout (predictions.py)

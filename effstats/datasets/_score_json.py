@@ -9,9 +9,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._scores import (_FORMATS, _METRIC_ORDER, _OPENLLM_METRIC, _OPENLLM_NAME, _as_published, _check_duplicates,
-                      _check_path, _dedupe, _dedupe_with, _named_published, _read_json, _select, read_openllm_csv,
-                      read_scores)
+from ._scores import (SCORE_FORMATS, _METRIC_ORDER, _OPENLLM_METRIC, _OPENLLM_NAME, _as_published,
+                      _check_duplicates, _check_path, _dedupe, _dedupe_with, _named_published, _read_json, _select,
+                      read_openllm_csv, read_scores)
 
 __all__ = ["read_helm_json", "read_openllm_json"]
 
@@ -218,8 +218,8 @@ def _load(src: Any, *, format: str = "auto", table: str | None = None, by: str =
           duplicates: str = "last") -> tuple[Any, pd.Series | None, list[str], bool]:
     """Read SCORES in any supported layout: (scores, published aggregate, notes for the report, is HELM)."""
     _check_duplicates(duplicates)
-    if format not in _FORMATS:
-        raise ValueError(f"--format: expected one of {list(_FORMATS)}, got {format!r}")
+    if format not in SCORE_FORMATS:
+        raise ValueError(f"--format: expected one of {list(SCORE_FORMATS)}, got {format!r}")
     scen = _names(scenarios) if isinstance(scenarios, str) else scenarios
     excl = _names(exclude) if isinstance(exclude, str) else exclude
     src = _check_path(src, directory_ok=True)
