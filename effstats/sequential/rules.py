@@ -318,6 +318,14 @@ class Precision(StoppingRule):
 
     ``half_width`` is on the scale of the scores: ±2 points is ``0.02``.
 
+    With reference models' outputs on the benchmark, stratified batches need fewer items: the strata of the
+    reference models' difficulty order (``StratifiedAIPW(n_strata=5, allocation="proportional").fit(reference)
+    .strata_``), passed as the evaluator's ``groups``, draw ``batch`` items from every stratum at each look, so every
+    look is a stratified random sample and its interval the stratified one. With strata of equal size (their number
+    dividing the benchmark's) the mean of the stratum means is the benchmark's score; on the CIFAR-10 and ImageNet
+    predictions, at ±1 and ±2 points, the final 95 % interval covered 0.935-0.98 with 0.40-0.90 times the items of
+    random batches (``benchmarks/sequential_strata.py``).
+
     Parameters
     ----------
     half_width : float, default=0.02
@@ -330,6 +338,7 @@ class Precision(StoppingRule):
     effstats.sequential.SequentialEvaluator : Runs an evaluation with these rules.
     effstats.sequential.plan : Items needed for a half-width (``half_width=``).
     effstats.sequential.DiminishingReturns : Stops when the interval no longer narrows.
+    effstats.disco.StratifiedAIPW : The reference models' difficulty strata (``strata_``).
 
     References
     ----------
