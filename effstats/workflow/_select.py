@@ -365,9 +365,11 @@ def select(reference: Any, budget: int | None = None, *, method: str = "sortsear
         cross-validated error on the reference models (:class:`~effstats.disco.MethodChooser`) among those that
         draw their items at random (``default_candidates(random_items=True)``: random + direct, AIPW, stratified
         AIPW, random + ridge, SSEPY strata, DISCO's defaults, Sort & Search), so that a new model outside the
-        reference models' range gets a design-based estimate on its items: the pick's own when it is design-based
-        (stratified AIPW, where its cross-validated error is the smallest), else AIPW's on the same random items
-        (:func:`~effstats.disco.fallback_candidate`).
+        reference models' range on the chosen items gets a design-based estimate on its items: the pick's own when
+        it is design-based (stratified AIPW, where its cross-validated error is the smallest), else AIPW's on the
+        same random items (:func:`~effstats.disco.fallback_candidate`). A model flagged only because its estimate
+        lies beyond the reference models' task scores keeps a model-based pick's estimate, with a warning naming
+        the design-based methods.
     target_error : float, optional
         Instead of ``budget``: the smallest budget (from ``budgets``) whose cross-validated mean absolute error on
         the reference models, in percentage points, is at most this. The curve it used is kept in
