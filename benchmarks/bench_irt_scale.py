@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-import effstats._subset as sub
+import effstats._items as sub
 from effstats.datasets.simulate import simulate_responses
 from effstats.irt import IRT2PL, TinyBenchmarks
 

@@ -2,7 +2,7 @@
 
 The reference (the tinyBenchmarks authors' code) runs scikit-learn's k-means (Lloyd, k-means++ starts, best of 5)
 on all items' correctness vectors. effstats runs one k-means on the distinct correctness vectors weighted by their
-counts (the same objective and start distribution; ``effstats._subset._weighted_anchors``). For each seed, the
+counts (the same objective and start distribution; ``effstats._items._weighted_anchors``). For each seed, the
 67 ImageNet models (80,000 items: ImageNet val and the three ImageNetV2 sets) are split at random into 50 sources
 and 17 targets, and ``TinyBenchmarks(100, "anchor-corr", "gp-irt", n_dims=1)`` is fitted with either anchor
 procedure (the IRT fits are shared); the script prints each seed's fit time and the mean absolute error (points)
@@ -39,7 +39,7 @@ import warnings
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-import effstats._subset as sub
+import effstats._items as sub
 import effstats.irt._tinybenchmarks as tb
 from effstats.datasets.predictions import load_imagenet_predictions
 from effstats.datasets.simulate import simulate_responses

@@ -18,7 +18,8 @@ each target model's full-benchmark score from its outputs on those items. This m
   prediction ± a quantile of K-fold CV residuals, the plain "K-fold CV" interval of Barber, Candès, Ramdas &
   Tibshirani 2021, Sect. 2 -- not their CV+, so without its finite-sample guarantee; coverage is checked by
   simulation), or a design-based interval for random subsets;
-* holds the item-weighting helper shared by anchor-point methods (:func:`_weighted_anchors`).
+* re-exports the item selection the estimators share (`effstats._items`: random and stratified draws, the
+  anchor-point methods' weighted k-means, :func:`_weighted_anchors`).
 
 References
 ----------
@@ -31,7 +32,6 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -40,10 +40,13 @@ import pandas as pd
 from scipy import stats
 from sklearn.base import BaseEstimator, clone
 
+# the item-selection helpers live in _items; the estimators' modules import them from here too
+from ._items import (_allocate, _distinct_rows, _first_per_group, _group_codes, _kmeans_plusplus,  # noqa: F401
+                     _weighted_anchors, _weighted_kmeans, select_random)
 from ._results import ConfidenceInterval, check_confidence_level, normal_interval
 from ._shared import _name_list
 from ._shared import _value_list as _show
-from ._validation import check_array, check_integer_outputs, check_positive_int, check_probabilities, check_rng
+from ._validation import check_array, check_integer_outputs, check_positive_int, check_probabilities
 from .exceptions import NotFittedError, check_is_fitted
 from .responses import ResponseMatrix
 
@@ -826,183 +829,6 @@ class _SubsetEstimator(BaseEstimator):
         """Negative mean absolute error in percentage points (higher is better, as scikit-learn's
         ``neg_mean_absolute_error``); :meth:`evaluate` gives MAE, Spearman and interval coverage."""
         return -prediction_metrics(target_scores, self.predict(target_outputs, items=items)).mae
-
-
-# ----------------------------------------------------------------------------- item selection
-def select_random(n_items: int, k: int, *, groups: Any = None, rng: Any = None) -> np.ndarray:
-    """Draw ``k`` items uniformly at random, without replacement (stratified: equal numbers per group).
-
-    Parameters
-    ----------
-    n_items : int
-        Number of items to draw from (positions ``0 .. n_items - 1``).
-    k : int
-        Number of items drawn, ``1 <= k <= n_items``.
-    groups : array-like of shape (n_items,), default=None
-        Item groups (e.g. MMLU tasks); each group gets ``k // n_groups`` items, and the share a small group
-        cannot fill passes to the others.
-    rng : int, numpy.random.Generator or None, default=None
-        Seed or generator of the draw.
-
-    Returns
-    -------
-    ndarray of shape (k,)
-        Item positions in the order drawn (not sorted).
-
-    See Also
-    --------
-    effstats.disco.select_top_k : The ``k`` items with the highest scores; this draw is ``select_top_k`` of
-        uniform random scores.
-    effstats.disco.RandomDirect : The plain mean over a random subset.
-
-    Examples
-    --------
-    >>> from effstats.disco import select_random
-    >>> sorted(select_random(10, 3, rng=0).tolist())
-    [4, 5, 9]
-    >>> sorted(select_random(6, 4, groups=["a", "a", "a", "a", "b", "b"], rng=1).tolist())  # 2 items per group
-    [1, 3, 4, 5]
-    """
-    n_items = check_positive_int(n_items, "n_items")
-    u = check_rng(rng).random(n_items)
-    k = check_positive_int(k, "k", maximum=n_items)
-    order = np.argsort(-u, kind="stable")
-    if groups is None:
-        return order[:k]
-    codes = _group_codes(groups, n_items)
-    sizes = np.bincount(codes)
-    by_group = order[np.argsort(codes[order], kind="stable")]  # by group, then by draw
-    chosen = _first_per_group(by_group, codes, sizes, _allocate(sizes, k))
-    return chosen[np.lexsort((chosen, -u[chosen]))]
-
-
-def _group_codes(groups: Any, n_items: int) -> np.ndarray:
-    """Integer codes (n_items,) of the item ``groups`` in sorted group order; ValueError for another shape or a
-    missing group."""
-    g = np.asarray(groups)
-    if g.shape != (n_items,):
-        raise ValueError(f"groups: expected shape ({n_items},), got {g.shape}")
-    codes, _ = pd.factorize(pd.Series(g), sort=True)
-    if (codes < 0).any():
-        raise ValueError("groups: contains missing values")
-    return codes
-
-
-def _allocate(sizes: np.ndarray, k: int) -> np.ndarray:
-    """Equal share of k per group, capped at the group size; the surplus goes to the other groups."""
-    alloc = np.zeros(len(sizes), dtype=int)
-    remaining = k
-    while remaining > 0:
-        open_ = alloc < sizes
-        share = remaining // open_.sum()
-        if share == 0:  # fewer items left than open groups: one more each to the first groups
-            idx = np.flatnonzero(open_)[:remaining]
-            alloc[idx] += 1
-            break
-        add = np.where(open_, np.minimum(share, sizes - alloc), 0)
-        alloc += add
-        remaining -= int(add.sum())
-    return alloc
-
-
-def _first_per_group(order: np.ndarray, codes: np.ndarray, sizes: np.ndarray, alloc: np.ndarray) -> np.ndarray:
-    """The first ``alloc[g]`` items of every group g from ``order`` (all items, sorted by group first)."""
-    start = np.r_[0, np.cumsum(sizes)[:-1]]
-    rank_in_group = np.arange(len(order)) - start[codes[order]]
-    return order[rank_in_group < alloc[codes[order]]]
-
-
-def _weighted_anchors(X: np.ndarray, k: int, rng: np.random.Generator,
-                      n_init: int = 1) -> tuple[np.ndarray, np.ndarray]:
-    """Anchor items of ``k`` clusters of the item embeddings X (n_items, d) and the share of items each represents.
-
-    k-means (k-means++ starts, best of ``n_init`` runs by inertia) runs on the distinct rows of X weighted by their
-    counts: the weighted objective equals the objective on all rows, and the weighted k-means++ draws each start in
-    proportion to count × squared distance, which is the distribution of k-means++ on all rows. Benchmarks have
-    many items every source model answers alike (right, or wrong): they collapse to one weighted row. Each
-    centroid's anchor is an item nearest it; the anchors are returned sorted and distinct, with the summed share
-    of the clusters each one represents (two centroids can share their nearest item).
-    """
-    import hashlib
-
-    from sklearn.metrics import pairwise_distances_argmin
-    from threadpoolctl import threadpool_limits
-
-    X = np.ascontiguousarray(X, dtype=float)
-    seed = int(rng.integers(2**31 - 1))
-    # Estimators that cluster the same embedding with the same seed (AnchorCorr and TinyBenchmarks' anchor-corr
-    # among the method chooser's candidates, on the same folds) share one k-means.
-    key = (X.shape, hashlib.sha1(X).hexdigest(), k, seed, n_init)
-    if key in _ANCHORS:
-        _ANCHORS.move_to_end(key)
-        return tuple(a.copy() for a in _ANCHORS[key])
-    U, first, w = _distinct_rows(X)
-    km = _weighted_kmeans(U, w, min(k, len(U)), seed, n_init)
-    # one OpenMP thread, as in the k-means: with several, the nearest-item search can break ties differently from
-    # run to run on a loaded machine
-    with threadpool_limits(limits=1, user_api="openmp"):
-        anchors = first[pairwise_distances_argmin(km.cluster_centers_, U)]
-    shares = np.bincount(km.labels_, weights=w, minlength=km.n_clusters) / w.sum()
-    uniq, where = np.unique(anchors, return_inverse=True)
-    _ANCHORS[key] = (uniq, np.bincount(where, weights=shares))
-    if len(_ANCHORS) > 32:
-        _ANCHORS.popitem(last=False)
-    return tuple(a.copy() for a in _ANCHORS[key])
-
-
-#: Anchors and weights of recent k-means runs, keyed by (shape, data digest, k, seed, n_init); results are small.
-_ANCHORS: "OrderedDict[tuple, tuple[np.ndarray, np.ndarray]]" = OrderedDict()
-
-
-def _distinct_rows(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The distinct rows of X (in the order of their bytes), the first row of X holding each, and their counts
-    (as floats, the k-means weights)."""
-    X = np.ascontiguousarray(X, dtype=float)
-    rows = X.view(np.dtype((np.void, X.dtype.itemsize * X.shape[1]))).ravel()
-    _, first, counts = np.unique(rows, return_index=True, return_counts=True)
-    return X[first], first, counts.astype(float)
-
-
-def _weighted_kmeans(U: np.ndarray, w: np.ndarray, k: int, seed: int, n_init: int) -> Any:
-    """The fitted scikit-learn ``KMeans`` of the rows U weighted by w with the lowest inertia over ``n_init`` runs
-    from weighted k-means++ starts (drawn in turn from one ``RandomState(seed)``, so the first run does not depend
-    on ``n_init``). Elkan's algorithm gives Lloyd's iterations with fewer distance computations."""
-    from sklearn.cluster import KMeans
-    from threadpoolctl import threadpool_limits
-
-    starts = np.random.RandomState(seed)
-    best = None
-    # one OpenMP thread: with several, scikit-learn's k-means can give other clusters from run to run on a loaded
-    # machine for a fixed seed
-    with threadpool_limits(limits=1, user_api="openmp"):
-        for _ in range(n_init):
-            km = KMeans(k, init=_kmeans_plusplus(U, w, k, starts), n_init=1, algorithm="elkan").fit(U, sample_weight=w)
-            if best is None or km.inertia_ < best.inertia_:
-                best = km
-    return best
-
-
-def _kmeans_plusplus(U: np.ndarray, w: np.ndarray, k: int, rs: np.random.RandomState) -> np.ndarray:
-    """k-means++ starts (Arthur & Vassilvitskii 2007, with scikit-learn's 2 + log k greedy trials per centre) for the
-    rows U weighted by w: each centre is drawn with probability proportional to w × squared distance to the nearest
-    centre so far, as k-means++ on the rows repeated w times."""
-    sq = np.einsum("ij,ij->i", U, U)
-
-    def dist2(C: np.ndarray) -> np.ndarray:
-        return np.maximum(sq[None, :] - 2.0 * C @ U.T + np.einsum("ij,ij->i", C, C)[:, None], 0.0)
-
-    trials = 2 + int(np.log(k))
-    centres = np.empty((k, U.shape[1]))
-    centres[0] = U[np.searchsorted(np.cumsum(w), rs.uniform() * w.sum(), side="right").clip(max=len(w) - 1)]
-    closest = dist2(centres[:1])[0]
-    for c in range(1, k):
-        pot = np.cumsum(w * closest)
-        cand = np.searchsorted(pot, rs.uniform(size=trials) * pot[-1], side="right").clip(max=len(w) - 1)
-        d = np.minimum(closest, dist2(U[cand]))
-        best = int(np.argmin(d @ w))
-        closest = d[best]
-        centres[c] = U[cand[best]]
-    return centres
 
 
 _ = NotFittedError  # re-exported for subclasses' docs

@@ -1,4 +1,4 @@
-"""Anchor points: k-means on item embeddings (``effstats._subset._weighted_anchors``).
+"""Anchor points: k-means on item embeddings (``effstats._items._weighted_anchors``).
 
 The k-means runs on the distinct embedding rows weighted by their counts. Checked against k-means on all rows
 (scikit-learn, unweighted, from the same starts), against brute-force nearest items and cluster shares, for
@@ -107,7 +107,7 @@ def test_tinybenchmarks_anchor_weights_are_cluster_shares():
 
 
 def test_the_same_embedding_and_seed_share_one_kmeans():
-    from effstats._subset import _ANCHORS
+    from effstats._items import _ANCHORS
     from effstats.disco import AnchorCorr
 
     X = simulate_responses(20, 300, rng=5).values.T.astype(float)

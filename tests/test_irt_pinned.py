@@ -4,7 +4,7 @@ these numbers to 1e-6 (the same iterations, the same estimates). Values computed
 steps by the cases below; each array is summarised by ``digest`` (a fixed random projection, the sum of
 absolute values and the first three entries), which moves with any entry. The anchor-corr cases' selections, and
 the estimates that use them, come from the anchor k-means on distinct correctness vectors
-(``effstats._subset._weighted_anchors``, one run); their dimension, validation errors and λ do not depend on the
+(``effstats._items._weighted_anchors``, one run); their dimension, validation errors and λ do not depend on the
 anchors and keep the whole-matrix steps' values.
 
 TinyBenchmarks' ``selection="anchor-irt"`` is not pinned: its k-means on the fitted (a, b) picks other anchors
