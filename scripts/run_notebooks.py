@@ -2,8 +2,9 @@
 """Execute the notebooks in notebooks/ with nbclient (in full unless --fast) in the "effstats" Jupyter kernel.
 
 Figures go to figures/ (or $EFFSTATS_FIGURES) and show inline in the executed copies: nothing sets a matplotlib
-backend, so the kernel uses its inline backend as in Jupyter. Prints each notebook's elapsed time and a summary
-table; with --out DIR writes the executed copies and DIR/timings.csv (read by render_reports.py for the index).
+backend, so the kernel uses its inline backend as in Jupyter. Prints each notebook's elapsed time and the CPU time
+of its kernel (with the kernel's children: what the notebook costs, however busy the machine) and a summary table;
+with --out DIR writes the executed copies and DIR/timings.csv (read by render_reports.py for the index).
 A failing notebook does not stop the others: its partly executed copy is written and the exit status is 1.
 
 Usage: run_notebooks.py [--fast] [--out DIR] [--jobs N] [NAME ...]
@@ -13,6 +14,7 @@ from __future__ import annotations
 import argparse
 import csv
 import os
+import resource
 import sys
 import time
 from datetime import datetime, timezone
@@ -26,7 +28,8 @@ ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
 KERNEL = "effstats"  # the .venv registered by scripts/setup.sh (.venv/share/jupyter/kernels/effstats)
 # figures: where this run wrote its figures and claims table (render_reports.py reads the claims from there)
-TIMINGS_FIELDS = ["notebook", "mode", "seconds", "status", "finished_utc", "figures"]
+# cpu_seconds: user + system time of the kernel and the children it waited for (empty where not measured)
+TIMINGS_FIELDS = ["notebook", "mode", "seconds", "cpu_seconds", "status", "finished_utc", "figures"]
 
 
 def kernel_env(fast: bool) -> dict[str, str]:
@@ -100,23 +103,39 @@ def write_timings(out_dir: Path, rows: list[dict]) -> Path:
 
 
 def summary_table(rows: list[dict]) -> str:
-    """A plain-text table of the run: notebook, mode, minutes:seconds, status, and the total."""
+    """A plain-text table of the run: notebook, mode, wall and CPU time (minutes:seconds), status, and the totals."""
     def mmss(s: float) -> str:
         return f"{int(s // 60)}:{s % 60:04.1f}"
 
+    def cpu(r: dict) -> str:
+        return mmss(float(r["cpu_seconds"])) if r.get("cpu_seconds") not in (None, "") else "?"
+
     width = max([len("notebook")] + [len(r["notebook"]) for r in rows])
-    lines = [f"{'notebook':<{width}}  mode  {'time':>7}  status", "-" * (width + 25)]
-    lines += [f"{r['notebook']:<{width}}  {r['mode']:<4}  {mmss(float(r['seconds'])):>7}  {r['status']}" for r in rows]
-    total = sum(float(r["seconds"]) for r in rows)
-    lines += ["-" * (width + 25), f"{'total':<{width}}        {mmss(total):>7}"]
+    lines = [f"{'notebook':<{width}}  mode  {'time':>7}  {'CPU':>7}  status", "-" * (width + 34)]
+    lines += [f"{r['notebook']:<{width}}  {r['mode']:<4}  {mmss(float(r['seconds'])):>7}  {cpu(r):>7}  {r['status']}"
+              for r in rows]
+    total = mmss(sum(float(r["seconds"]) for r in rows))
+    known = [r for r in rows if r.get("cpu_seconds") not in (None, "")]
+    total_cpu = mmss(sum(float(r["cpu_seconds"]) for r in known)) + ("" if len(known) == len(rows) else "+?")
+    lines += ["-" * (width + 34), f"{'total':<{width}}        {total:>7}  {total_cpu:>7}"]
     return "\n".join(lines)
+
+
+def children_cpu_seconds() -> float:
+    """User + system CPU seconds of this process's children that have ended and been waited for (with theirs).
+
+    nbclient shuts a notebook's kernel down and waits for it before ``execute`` returns, so the difference of two
+    readings around one notebook is the CPU time of its kernel and of what the kernel started and waited for.
+    """
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
 
 
 def run_one(path: Path, fast: bool, out_dir: Path | None, progress: bool) -> dict:
     """Execute one notebook, print its outcome and time, and return its timings row (never raises)."""
     mode = "fast" if fast else "full"
     print(f"executing {path.name} ({mode}) ...", flush=True)
-    t = time.perf_counter()
+    t, cpu = time.perf_counter(), children_cpu_seconds()
     status = "ok"
     try:
         run_notebook(path, fast=fast, out_dir=out_dir, progress=progress)
@@ -126,9 +145,10 @@ def run_one(path: Path, fast: bool, out_dir: Path | None, progress: bool) -> dic
     except Exception as exc:  # a timeout, a dead kernel, ...: report it and go on with the other notebooks
         status = f"error ({type(exc).__name__})"
         print(f"  ERROR in {path.name}: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
-    elapsed = time.perf_counter() - t
-    print(f"  {path.name}: {status} in {elapsed:.1f} s", flush=True)
-    return {"notebook": path.stem, "mode": mode, "seconds": f"{elapsed:.1f}", "status": status,
+    elapsed, cpu = time.perf_counter() - t, children_cpu_seconds() - cpu
+    print(f"  {path.name}: {status} in {elapsed:.1f} s ({cpu:.1f} s CPU)", flush=True)
+    return {"notebook": path.stem, "mode": mode, "seconds": f"{elapsed:.1f}", "cpu_seconds": f"{cpu:.1f}",
+            "status": status,
             "finished_utc": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S"),
             # as the kernel sees it: a relative EFFSTATS_FIGURES is relative to the notebook's folder (its cwd)
             "figures": str((path.parent / kernel_env(fast)["EFFSTATS_FIGURES"]).resolve())}
@@ -162,7 +182,8 @@ def main(argv: list[str] | None = None) -> int:
         last = {}
         if args.out is not None and (args.out / "timings.csv").exists():
             with (args.out / "timings.csv").open(newline="") as fh:
-                last = {r["notebook"]: float(r["seconds"]) for r in csv.DictReader(fh)}
+                # CPU time where recorded: wall time depends on how busy the machine was
+                last = {r["notebook"]: float(r.get("cpu_seconds") or r["seconds"]) for r in csv.DictReader(fh)}
         # longest first, so that a long notebook does not start last and run alone
         paths.sort(key=lambda p: -last.get(p.stem, float("inf")))
         with cf.ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("spawn")) as pool:

@@ -67,17 +67,23 @@ def test_runner_sets_no_matplotlib_backend(monkeypatch):
 
 
 def test_summary_table_and_timings_csv(tmp_path):
-    rows = [{"notebook": "a", "mode": "fast", "seconds": "61.5", "status": "ok", "finished_utc": "x"},
-            {"notebook": "bb", "mode": "fast", "seconds": "2.0", "status": "error", "finished_utc": "y"}]
+    rows = [{"notebook": "a", "mode": "fast", "seconds": "61.5", "cpu_seconds": "40.0", "status": "ok",
+             "finished_utc": "x"},
+            {"notebook": "bb", "mode": "fast", "seconds": "2.0", "cpu_seconds": "1.5", "status": "error",
+             "finished_utc": "y"}]
     table = run_notebooks.summary_table(rows)
-    assert "1:01.5" in table and "0:02.0" in table and "error" in table
-    assert table.splitlines()[-1].split() == ["total", "1:03.5"]
+    assert "1:01.5" in table and "0:02.0" in table and "0:40.0" in table and "error" in table
+    assert table.splitlines()[-1].split() == ["total", "1:03.5", "0:41.5"]
+    # a row of an older timings.csv has no CPU time: the table says it is unknown rather than count it as 0
+    older = run_notebooks.summary_table([rows[0], {**rows[1], "cpu_seconds": ""}])
+    assert older.splitlines()[-1].split() == ["total", "1:03.5", "0:40.0+?"]
     run_notebooks.write_timings(tmp_path, rows)
     # a later run of one notebook replaces its row and keeps the others
     run_notebooks.write_timings(tmp_path, [{**rows[0], "seconds": "5.0"}])
     t = pd.read_csv(tmp_path / "timings.csv")
     assert list(t.columns) == run_notebooks.TIMINGS_FIELDS
     assert dict(zip(t["notebook"], t["seconds"])) == {"a": 5.0, "bb": 2.0}
+    assert dict(zip(t["notebook"], t["cpu_seconds"])) == {"a": 40.0, "bb": 1.5}
 
 
 @needs_kernel
@@ -137,3 +143,25 @@ def test_timings_record_where_the_run_wrote_its_claims(tmp_path, monkeypatch):
     row = run_notebooks.run_one(tmp_path / "tiny.ipynb", fast=True, out_dir=None, progress=False)
     assert row["status"] == "ok" and row["figures"] == str(tmp_path.parent / "figs")
     assert list(row) == run_notebooks.TIMINGS_FIELDS
+
+
+@needs_kernel
+def test_timings_record_the_kernels_cpu_time(tmp_path):
+    # CPU seconds of the kernel and of the processes it starts, whatever else the machine runs meanwhile
+    import nbformat
+
+    burn = ("import time\n"
+            "def burn(s):\n"
+            "    t = time.process_time()\n"
+            "    while time.process_time() - t < s:\n"
+            "        pass\n")
+    child = f"import subprocess, sys; subprocess.run([sys.executable, '-c', {burn + 'burn(1.0)'!r}], check=True)"
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(burn + "burn(1.0)"),
+                                                   nbformat.v4.new_code_cell(child)]), tmp_path / "busy.ipynb")
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1")]), tmp_path / "idle.ipynb")
+    busy = run_notebooks.run_one(tmp_path / "busy.ipynb", fast=True, out_dir=None, progress=False)
+    idle = run_notebooks.run_one(tmp_path / "idle.ipynb", fast=True, out_dir=None, progress=False)
+    assert busy["status"] == idle["status"] == "ok"
+    # 1 s in the kernel and 1 s in its child, on top of the kernel's start-up that the idle notebook also pays
+    assert float(busy["cpu_seconds"]) >= 2.0
+    assert float(idle["cpu_seconds"]) <= float(busy["cpu_seconds"]) - 1.5
