@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import html
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+if TYPE_CHECKING:  # pandas loads in the functions that take frames: the command line's parser imports this module
+    import pandas as pd
 
 __all__ = ["html_text", "md_text", "md_prose", "csv_cell", "csv_safe", "html_safe", "terminal_text"]
 
@@ -105,6 +106,8 @@ def csv_cell(x: Any) -> Any:
 
 
 def _safe_index(index: pd.Index, cell: Any = None) -> pd.Index:
+    import pandas as pd
+
     cell = cell or csv_cell
     if isinstance(index, pd.MultiIndex):
         return pd.MultiIndex.from_tuples([tuple(cell(v) for v in t) for t in index], names=index.names)
@@ -114,6 +117,8 @@ def _safe_index(index: pd.Index, cell: Any = None) -> pd.Index:
 
 
 def _map_text(df: pd.DataFrame, cell: Any) -> pd.DataFrame:
+    import pandas as pd
+
     out = df.copy()
     for j in range(out.shape[1]):
         col = out.iloc[:, j]

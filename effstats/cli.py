@@ -15,16 +15,27 @@ once) is one line on stderr and a note in the report. The command is a thin laye
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 import warnings
 from pathlib import Path
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
-from .datasets import read_helm_json, read_openllm_csv, read_openllm_json, read_scores
-from .datasets import DUPLICATE_POLICIES, SCORE_FORMATS
+from .datasets._score_options import DUPLICATE_POLICIES, SCORE_FORMATS
+
+if TYPE_CHECKING:  # for type checkers and IDEs; at run time these load on first use (see __getattr__)
+    from .datasets import read_helm_json, read_openllm_csv, read_openllm_json, read_scores
 
 # the readers live in effstats.datasets; they stay importable from here, where users first met them
 __all__ = ["main", "read_scores", "read_helm_json", "read_openllm_json", "read_openllm_csv"]
+_READERS = {"read_scores", "read_helm_json", "read_openllm_json", "read_openllm_csv"}
+
+
+def __getattr__(name: str):
+    # the readers import pandas: `effstats --help` and the workflow commands do not load them
+    if name in _READERS:
+        return getattr(importlib.import_module(".datasets", __package__), name)
+    raise AttributeError(f"module 'effstats.cli' has no attribute {name!r}")
 
 
 def _run_audit(data: Any, out: str | Path | None = None, **options: Any):

@@ -20,6 +20,7 @@ import pandas as pd
 
 from .._published import _decimals, _detect_published, _weights_text
 from .._shared import _name_list, _plain
+from ._score_options import DUPLICATE_POLICIES, SCORE_FORMATS
 
 __all__ = ["read_scores", "read_openllm_csv", "SCORE_FORMATS", "DUPLICATE_POLICIES"]
 
@@ -83,23 +84,6 @@ _OPENLLM_METRIC = {"arc:challenge": "acc_norm", "hellaswag": "acc_norm", "truthf
                    "gsm8k": "acc", "hendrycksTest": "acc"}
 _OPENLLM_NAME = {"arc:challenge": "ARC", "hellaswag": "HellaSwag", "truthfulqa:mc": "TruthfulQA",
                  "winogrande": "Winogrande", "gsm8k": "GSM8K", "hendrycksTest": "MMLU"}
-#: The layouts :func:`effstats.datasets.read_scores` reads (its ``format``; ``effstats audit --format``).
-#:
-#: Examples
-#: --------
-#: >>> from effstats.datasets import SCORE_FORMATS
-#: >>> SCORE_FORMATS[:2]
-#: ('auto', 'table')
-SCORE_FORMATS = ("auto", "table", "helm-json", "openllm-json", "openllm-csv")
-#: What :func:`effstats.datasets.read_scores` does with a (model, item) given twice (its ``duplicates``;
-#: ``effstats audit --duplicates``).
-#:
-#: Examples
-#: --------
-#: >>> from effstats.datasets import DUPLICATE_POLICIES
-#: >>> DUPLICATE_POLICIES
-#: ('last', 'first', 'mean', 'error')
-DUPLICATE_POLICIES = ("last", "first", "mean", "error")
 _METRIC_ORDER = ("acc_norm", "acc", "mc2", "exact_match", "prompt_level_strict_acc", "em", "f1")
 
 

@@ -13,12 +13,36 @@
 
 The command line does the same: ``effstats select``, ``effstats estimate``, ``effstats sequential start|update``.
 """
-from ._estimate import Estimate, estimate
-from ._select import Selection, select
-from ._tasks import METHODS, allocate_budget
-from ._io import content_hash, read_results
-from ._lm_eval_writer import write_lm_eval_samples
-from ._sequential import SequentialRun
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+from ._names import METHODS
+
+if TYPE_CHECKING:  # for type checkers and IDEs; at run time these load on first use (see __getattr__)
+    from ._estimate import Estimate, estimate
+    from ._io import content_hash, read_results
+    from ._lm_eval_writer import write_lm_eval_samples
+    from ._select import Selection, select
+    from ._sequential import SequentialRun
+    from ._tasks import allocate_budget
 
 __all__ = ["select", "estimate", "Selection", "Estimate", "SequentialRun", "read_results", "content_hash",
            "allocate_budget", "write_lm_eval_samples", "METHODS"]
+# the names above and the submodule that defines each
+_EXPORTS = {"select": "_select", "Selection": "_select", "estimate": "_estimate", "Estimate": "_estimate",
+            "SequentialRun": "_sequential", "read_results": "_io", "content_hash": "_io",
+            "allocate_budget": "_tasks", "write_lm_eval_samples": "_lm_eval_writer"}
+
+
+def __getattr__(name: str):
+    # The command line imports this package for its subcommands' parsers (_cli): the fits, with pandas,
+    # SciPy and scikit-learn, load on first use, so that `effstats --help` and `effstats audit` do not pay for them.
+    if name in _EXPORTS:
+        return getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
+    raise AttributeError(f"module 'effstats.workflow' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))

@@ -15,7 +15,7 @@ import warnings
 from pathlib import Path
 
 from .._escape import terminal_text
-from ._tasks import HELM_INSTANCES, LM_EVAL_SAMPLES, METHODS
+from ._names import HELM_INSTANCES, LM_EVAL_SAMPLES, METHODS
 
 _READ_FORMATS = ["auto", "lm-eval", "helm", "csv", "parquet"]
 

@@ -17,7 +17,8 @@ from ..responses import ResponseMatrix
 from ._io import content_hash, load_reference, output_dir, read_new_results, read_results, write_text_atomic
 from ._combine import _combine, _Combined, _TaskResult
 from ._select import Selection, _fit_tasks, _keep_tasks, _observed_scores
-from ._tasks import LM_EVAL_SAMPLES, _version, design_methods, item_tasks
+from ._names import LM_EVAL_SAMPLES
+from ._tasks import _version, design_methods, item_tasks
 
 __all__ = ["Estimate", "estimate"]
 

@@ -19,8 +19,9 @@ from ..responses import ResponseMatrix
 from ._combine import _combine, _task_weights
 from ._io import (HELM_DEFAULTS, content_hash, default_metric, detect_format, helm_options, output_dir, read_results,
                   read_saved, save_reference, write_json_atomic)
-from ._tasks import (_FORMAT, HELM_INSTANCES, LM_EVAL_SAMPLES, MANIFEST, METHODS, _TaskFit, _version,
-                     _warn_models_missing_tasks, allocate_budget, check_task_keys, item_tasks, samples_by_task)
+from ._names import HELM_INSTANCES, LM_EVAL_SAMPLES, MANIFEST, METHODS
+from ._tasks import (_FORMAT, _TaskFit, _version, _warn_models_missing_tasks, allocate_budget, check_task_keys,
+                     item_tasks, samples_by_task)
 
 __all__ = ["Selection", "select"]
 

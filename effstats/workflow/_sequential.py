@@ -20,7 +20,8 @@ from ._estimate import refuse_batch_without_tasks
 from ._io import (content_hash, helm_options, output_dir, read_new_results, read_results, read_saved,
                   write_json_atomic, write_text_atomic)
 from ._select import _reference_info
-from ._tasks import HELM_INSTANCES, LM_EVAL_SAMPLES, _version, check_task_keys, item_tasks, samples_by_task
+from ._names import HELM_INSTANCES, LM_EVAL_SAMPLES
+from ._tasks import _version, check_task_keys, item_tasks, samples_by_task
 
 __all__ = ["SequentialRun"]
 

@@ -15,22 +15,10 @@ from .._results import ConfidenceInterval, check_confidence_level
 from .._shared import _name_list, _plain
 from .._validation import check_positive_int
 from ..responses import ResponseMatrix
+from ._names import METHODS
 
 __all__ = ["METHODS", "allocate_budget", "item_tasks", "check_task_keys", "samples_by_task"]
 
-#: The item selection and estimation methods of :func:`effstats.workflow.select` (``effstats select --method``);
-#: its ``method`` parameter says what each does.
-#:
-#: Examples
-#: --------
-#: >>> from effstats.workflow import METHODS
-#: >>> METHODS[:3], len(METHODS)
-#: (('sortsearch', 'aipw', 'auto'), 12)
-METHODS = ("sortsearch", "aipw", "auto", "hybrid", "disco", "mrmr", "random-learn", "tinybenchmarks", "anchor",
-           "stratified", "random", "stratified-aipw")
-MANIFEST = "manifest.json"
-LM_EVAL_SAMPLES = "lm_eval_samples.json"
-HELM_INSTANCES = "helm_instances.json"
 _FORMAT = "effstats.manifest/1"
 _DOC = re.compile(r"^(?P<task>.+)/(?P<doc>\d+)$")
 _TASK_ITEM = re.compile(r"^(?P<task>.+)/[^/]+$")  # any item id under a task: the part before the last slash
