@@ -253,7 +253,8 @@ class LookStats:
         # an exhaustive look (worst 0) keeps the exact interval, the score +- the rounding tolerance
         wider = ((high - low) / 2 > worst) & (worst > 0)
         lo_lim, hi_lim = self.statistic._limits
-        est = np.asarray(self.estimate, float)
+        # a corrected estimate's worst case is that of the stratified mean it corrects (per-item variance <= 1/4)
+        est = np.asarray(getattr(self.statistic, "design_estimate", self.estimate), float)
         return (np.where(wider, np.maximum(est - worst, lo_lim), low),
                 np.where(wider, np.minimum(est + worst, hi_lim), high))
 

@@ -444,7 +444,11 @@ class SequentialEvaluator(BaseEstimator):
         else:
             for (s1, s2, sa, cnt), nd in zip(streams[0], sizes_list[0]):
                 acc.add(s1, s2, sa, cnt, nd)
-        stat = acc.finish()
+        return self._attach(acc.finish(), n_tot, info, max_info, null, planned_info)
+
+    def _attach(self, stat, n_tot: np.ndarray, info: np.ndarray, max_info: float, null: float | None,
+                planned_info: np.ndarray | None = None) -> LookStats:
+        """The looks' statistics with the boundaries at their information."""
         full = info if planned_info is None else np.concatenate([info, planned_info])
         c2, c1 = _bounds(tuple(float(x) for x in full), float(max_info), float(self.alpha), self.spending,
                          self.spending_param, self.backend)
@@ -488,20 +492,73 @@ class SequentialEvaluator(BaseEstimator):
             lo, hi = np.where(fixed, lof, lo), np.where(fixed, hif, hi)
         return (lo, hi, (lo2, hi2), (lo1, hi1), st)
 
-    def _run(self, arms, kind: str, n_runs: int, rng, null):
+    def _run(self, arms, kind: str, n_runs: int, rng, null, features: np.ndarray | None = None, rules=()):
         """Schedule, ``n_runs`` orders, statistics: (stats, n per look, max_n)."""
         sizes = np.minimum.reduce([a.sizes for a in arms])
         sched = self._schedule(sizes)
         tot = sched.sum(1)
         max_n = int(tot[-1])
         info = self._information(kind, self._expected_counts(sched, sizes), sizes)
+        if features is not None:
+            return self._run_corrected(arms[0], features, sched, info, n_runs, rng, rules), tot, max_n
         streams = [self._sums(a, sched, n_runs, rng) for a in arms]
         s = self._look_stats(kind, streams, [a.sizes for a in arms], tot, info, float(info[-1]), null)
         return s, tot, max_n
 
+    def _run_corrected(self, arm: _Arm, features: np.ndarray, sched: np.ndarray, info: np.ndarray, n_runs: int,
+                       rng, rules) -> LookStats:
+        """The looks of Precision(correction="logistic"): the corrected estimate and its residuals' standard error,
+        computed look by look up to each run's stop (later looks NaN)."""
+        from scipy.special import ndtri
+
+        from ._correction import _Looks
+
+        z = float(ndtri(1 - self.alpha / 2))
+        h = max(r.half_width for r in rules)
+        with np.errstate(divide="ignore"):
+            worst = z * np.sqrt(0.25 / info)
+        looks = _Looks(arm.values, arm.codes, arm.sizes, features, bool(self.fpc), z)
+        stat = looks.run(sched, n_runs, rng, lambda k, hw: (hw <= h) | (worst[k] <= h))
+        return self._attach(stat, sched.sum(1), info, float(info[-1]), None)
+
+    def _features(self, rules, features: Any, scores_a: Any, scores_b: Any) -> np.ndarray | None:
+        """The items' features for Precision(correction="logistic"), aligned with the scores; None without it."""
+        corrected = [r for r in rules if isinstance(r, Precision) and r.correction is not None]
+        if not corrected:
+            if features is not None:
+                raise ValueError("features: only Precision(correction='logistic') uses the items' features; add "
+                                 "correction='logistic' to the Precision rule, or leave features unset")
+            return None
+        others = [type(r).__name__ for r in rules if not isinstance(r, Precision)]
+        if others or len(corrected) < len(rules):
+            raise ValueError("rules: Precision(correction='logistic') goes with other Precision(correction="
+                             f"'logistic') rules only, got {', '.join(others) or 'an uncorrected Precision'}")
+        if scores_b is not None:
+            raise ValueError("correction: the logistic correction estimates one model's score; pass scores_b=None")
+        if not self.stratified:
+            raise ValueError("stratified: the logistic correction draws its items within the groups; set "
+                             "stratified=True")
+        if features is None:
+            raise ValueError("features: Precision(correction='logistic') needs the items' features from the "
+                             "reference models (n_items, n_features), e.g. StratifiedAIPW(...).fit(reference)"
+                             ".features_")
+        if isinstance(features, pd.DataFrame) and isinstance(scores_a, pd.Series):
+            missing = scores_a.index.difference(features.index)
+            if len(missing):
+                raise ValueError(f"features: no row for item ids {_plain(missing[:5])}"
+                                 f"{'...' if len(missing) > 5 else ''}")
+            features = features.reindex(scores_a.index)
+        n = len(scores_a) if hasattr(scores_a, "__len__") else -1
+        x = check_array(features, "features", ndim=2, dtype=float)
+        if x.shape[0] != n:
+            raise ValueError(f"features: expected one row per item ({n}), got {x.shape[0]} rows")
+        if x.shape[1] < 1:
+            raise ValueError("features: expected at least one feature column, got none")
+        return x
+
     # ------------------------------------------------------------------ public API
     def simulate(self, scores_a: Any, scores_b: Any = None, *, paired: bool = True, groups: Any = None,
-                 groups_b: Any = None, n_runs: int = 1000, rng: Any = None) -> SimulationResult:
+                 groups_b: Any = None, n_runs: int = 1000, rng: Any = None, features: Any = None) -> SimulationResult:
         """Run ``n_runs`` adaptive evaluations over independent random orders of the same items (vectorised).
 
         Parameters
@@ -514,6 +571,10 @@ class SequentialEvaluator(BaseEstimator):
         n_runs : int, default=1000
         rng : int or Generator, optional
             Default: the evaluator's ``rng``.
+        features : array (n_items, n_features) or DataFrame, optional
+            Item features from the reference models, for ``Precision(correction="logistic")`` (required by it,
+            refused without it; a DataFrame is aligned with a Series' item ids), e.g.
+            ``StratifiedAIPW(...).fit(reference).features_``.
 
         Returns
         -------
@@ -539,6 +600,7 @@ class SequentialEvaluator(BaseEstimator):
         rules = self._validate_params()
         n_runs = check_positive_int(n_runs, "n_runs")
         rng = check_rng(self.rng if rng is None else rng)
+        x = self._features(rules, features, scores_a, scores_b)
         kind, arms = self._arms(scores_a, scores_b, paired, groups, groups_b)
         null = self._null_for(kind, rules)
         n_looks = self._schedule(np.minimum.reduce([a.sizes for a in arms])).shape[0]
@@ -555,7 +617,7 @@ class SequentialEvaluator(BaseEstimator):
 
         def one(m_g):
             m, g = m_g
-            s, tot, max_n = self._run(arms, kind, m, g, null)
+            s, tot, max_n = self._run(arms, kind, m, g, null, x, rules)
             _, look, reason, decision, bound = self._judge(rules, s)
             lo, hi, (lo2, hi2), _, st = self._stop_intervals(s, look, bound)
             return max_n, dict(stop_look=look + 1, n=tot[look], fraction=tot[look] / max_n, reason=reason,
@@ -578,7 +640,7 @@ class SequentialEvaluator(BaseEstimator):
         return SimulationResult(max_n=max_n, alpha=float(self.alpha), **out)
 
     def fit(self, scores_a: Any, scores_b: Any = None, *, paired: bool = True, groups: Any = None,
-            groups_b: Any = None, shuffle: bool = True) -> SequentialResult:
+            groups_b: Any = None, shuffle: bool = True, features: Any = None) -> SequentialResult:
         """One adaptive evaluation; ``trace`` shows every look up to the stop.
 
         Parameters
@@ -591,6 +653,8 @@ class SequentialEvaluator(BaseEstimator):
         shuffle : bool, default=True
             Evaluate the items in a random order fixed by ``rng`` (True) or in the order given, the first items of
             each dataset first (False; e.g. to replay an online evaluation).
+        features : array (n_items, n_features) or DataFrame, optional
+            As :meth:`simulate`: for ``Precision(correction="logistic")``.
 
         Returns
         -------
@@ -618,9 +682,10 @@ class SequentialEvaluator(BaseEstimator):
         rules = self._validate_params()
         shuffle = check_flag(shuffle, "shuffle")
         rng = check_rng(self.rng) if shuffle else None
+        x = self._features(rules, features, scores_a, scores_b)
         kind, arms = self._arms(scores_a, scores_b, paired, groups, groups_b)
         null = self._null_for(kind, rules)
-        s, _, max_n = self._run(arms, kind, 1, rng, null)
+        s, _, max_n = self._run(arms, kind, 1, rng, null, x, rules)
         fires, look, reason, decision, bound = self._judge(rules, s)
         self.result_ = self._result(rules, s, fires, int(look[0]), str(reason[0]), str(decision[0]), str(bound[0]),
                                     max_n)
@@ -720,6 +785,9 @@ class SequentialEvaluator(BaseEstimator):
         ('continue', 100)
         """
         rules = self._validate_params()
+        if any(isinstance(r, Precision) and r.correction is not None for r in rules):
+            raise ValueError("correction: Precision(correction='logistic') refits on every look's items; it runs "
+                             "offline (fit, simulate), not online")
         max_n = check_positive_int(max_n, "max_n", minimum=2)
         n_groups = check_positive_int(n_groups, "n_groups")
         from .spending import get_spending
