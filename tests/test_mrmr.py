@@ -37,6 +37,36 @@ def test_relevance_matches_scikit_learn_ross_estimator(seed):
     assert np.corrcoef(ours, ref)[0, 1] > 0.999
 
 
+def _ross_loop(x, y, k):
+    """Ross's estimator item by item and model by model, as the paper states it (the vectorised one's reference)."""
+    from scipy.special import digamma
+
+    m, n = x.shape
+    out = np.zeros(n)
+    for j in range(n):
+        c = x[:, j].astype(bool)
+        if min(c.sum(), m - c.sum()) < k + 1:
+            continue
+        n_class, within = np.empty(m), np.empty(m)
+        for i in range(m):
+            dist = np.abs(y[i] - y)
+            d = np.sort(dist[c == c[i]])[k]  # k-th nearest of its class (itself is the 0-th)
+            n_class[i] = (c == c[i]).sum()
+            within[i] = max((dist <= d - 1e-15).sum(), 1)
+        out[j] = max(digamma(m) - digamma(n_class).mean() + digamma(k) - digamma(within).mean(), 0.0)
+    return out
+
+
+@pytest.mark.parametrize("seed, m, ties", [(0, 40, False), (1, 23, True), (2, 70, True)])
+def test_relevance_matches_the_estimator_item_by_item(seed, m, ties):
+    x, y = _binary(seed, m=m, n=700)  # more items than one vectorised block
+    if ties:  # tied scores: distances tie, and the k-th neighbour's distance must not depend on their order
+        y = np.round(y, 1)
+    for k in (1, 3):
+        np.testing.assert_allclose(mutual_information_relevance(x, y, n_neighbors=k), _ross_loop(x, y, k),
+                                   rtol=1e-12, atol=1e-12)
+
+
 def test_binary_redundancy_is_plug_in_mutual_information():
     x, _ = _binary(3)
     v = x[:, 0]

@@ -45,11 +45,13 @@ def _ross_mi(x: np.ndarray, y: np.ndarray, n_neighbors: int) -> np.ndarray:
     n0 = m - n1
     ok = (n0 >= k + 1) & (n1 >= k + 1)
     cols = np.flatnonzero(ok)
+    count = np.int16 if m < 2**15 else np.int64  # counts up to m: 2-byte counters move a quarter of int64's bytes
     for start in range(0, len(cols), _CHUNK):
         j = cols[start:start + _CHUNK]
         xj = xb[:, j]                                   # (M, J)
         same = xj[order] == xj[:, None, :]              # (M, M, J): neighbour r of model i in model i's class
-        rank = np.argmax(np.cumsum(same, axis=1) == k + 1, axis=1)  # (M, J): position of the k-th same-class one
+        # (M, J): position of the k-th same-class one (the first where the running count, itself included, passes k)
+        rank = np.argmax(np.cumsum(same, axis=1, dtype=count) > k, axis=1)
         d = np.take_along_axis(dsorted, rank, axis=1)   # distance to it
         # models of either class within that distance (itself included); at least itself
         within = np.empty_like(rank)
