@@ -202,3 +202,32 @@ def test_stratified_aipw_answers_out_of_range_targets_only_for_a_pick_on_its_own
     fitted = {**ch.estimators_, "DISCO random": ridge}
     assert np.array_equal(ridge.selected_, ch.estimators_["AIPW + ridge"].selected_)
     assert fallback_candidate(fitted, "DISCO random") == "AIPW + ridge"
+
+
+def test_with_fallback_score_range_flags_estimates_beyond_the_source_scores():
+    """``score_range``: a target in range on the selected items whose estimate lies beyond the source models' scores
+    falls back as a flagged one does; one within both keeps the chosen estimate; the warning says which range; an
+    estimate exactly at a bound stays; bad bounds are one error naming the argument."""
+    from effstats.disco import SubsetPrediction, with_fallback
+
+    ridge = SubsetPrediction(np.array([0.62, 0.97, 0.85, 0.30, 0.80]), np.full(5, 0.03), "conformal",
+                             model_ids=np.array(list("abcde")),
+                             out_of_range=np.array([False, True, False, False, False]))
+    aipw = SubsetPrediction(np.array([0.60, 0.91, 0.79, 0.36, 0.77]), np.full(5, 0.05), "design")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        p = with_fallback(lambda: ridge, lambda: ("AIPW", aipw), "ridge", score_range=(0.35, 0.80))
+    assert p.out_of_range.tolist() == [False, True, True, True, False]
+    np.testing.assert_array_equal(p.statistic, [0.62, 0.91, 0.79, 0.36, 0.80])
+    assert p.estimator.tolist()[:3] == ["ridge", "AIPW (out-of-range fallback)", "AIPW (out-of-range fallback)"]
+    said = [str(w.message) for w in caught]
+    assert len(said) == 1 and "range on the selected items or of scores [0.3500, 0.8000]" in said[0]
+    assert "(b, c, d)" in said[0]
+    # without it, only the chosen estimator's own flag counts
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert with_fallback(lambda: ridge, lambda: ("AIPW", aipw), "ridge").out_of_range.tolist() == [
+            False, True, False, False, False]
+    for bad, what in [((0.9, 0.1), "0 <= low <= high <= 1"), ((0.1,), "shape"), ((0.2, 1.5), "0 <= low")]:
+        with pytest.raises(ValueError, match=f"^score_range: .*{what}"):
+            with_fallback(lambda: ridge, lambda: ("AIPW", aipw), "ridge", score_range=bad)

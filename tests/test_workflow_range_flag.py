@@ -5,6 +5,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from effstats import ResponseMatrix
@@ -56,3 +57,46 @@ def test_design_methods_are_those_whose_estimator_interval_is_design_based():
     from effstats.workflow._tasks import design_methods
 
     assert set(design_methods()) == DESIGN
+
+
+def test_auto_falls_back_for_a_model_whose_estimate_lies_beyond_the_references_scores(tmp_path):
+    """The eight best of 100 simulated models as new models, the 92 others as references: auto picks DISCO's ridge,
+    and two new models lie within the references' range on the 60 chosen items (the pick's own check passes) while
+    DISCO's estimate puts them above the best reference's score. Like the models its own check flags, they get the
+    AIPW candidate's design-unbiased estimate on the same items, with one warning naming them; the models with an
+    estimate within the references' scores keep DISCO's; the saved selection refitted from disk agrees."""
+    d = simulate_responses(100, 2000, ability=(0, 0.3), rng=1)
+    order = np.argsort(d.accuracy().to_numpy())
+    ref, new = d.subset(models=order[:92]), d.subset(models=order[92:])
+    sel = select(ref, 60, method="auto", seed=0)
+    chooser = sel._fits["all"].est
+    assert chooser.best_ == "DISCO difference + ridge" and chooser.fallback_ == "AIPW + ridge"
+    sub = new.subset(items=sel.items)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        disco = chooser.best_estimator_.predict_interval(sub)
+    aipw = chooser.estimators_["AIPW + ridge"].predict_interval(sub)
+    best = ref.accuracy().max()
+    beyond = disco.statistic > best
+    score_only = beyond & ~disco.out_of_range
+    assert score_only.sum() == 2 and (~beyond & ~disco.out_of_range).sum() >= 4
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = estimate(sel, sub)
+    f = res.to_frame()
+    fell = beyond | disco.out_of_range
+    assert f["out_of_range"].to_numpy(bool)[fell].all()
+    assert (f["estimator"][fell] == "AIPW + ridge (out-of-range fallback)").all()
+    assert (f["estimator"][~fell] == "DISCO difference + ridge").all()
+    np.testing.assert_allclose(f["estimate"].to_numpy()[fell], aipw.statistic[fell])
+    np.testing.assert_allclose(f["estimate"].to_numpy()[~fell], disco.statistic[~fell])
+    said = [str(w.message) for w in caught if "AIPW + ridge's" in str(w.message)]
+    assert len(said) == 1 and f"of scores [{ref.accuracy().min():.4f}, {best:.4f}]" in said[0]
+    assert all(str(m) in said[0] for m in new.model_ids[fell])
+    # no second warning that DISCO's estimate extrapolates: no model keeps it beyond the scores
+    assert not any("DISCO difference + ridge's model-based estimate" in str(w.message) for w in caught)
+    sel.save(tmp_path / "sel")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        again = estimate(tmp_path / "sel", sub, reference=ref).to_frame()
+    pd.testing.assert_frame_equal(f, again)

@@ -12,8 +12,8 @@ from sklearn.base import clone
 
 from .._results import ConfidenceInterval
 from .._subset import SubsetPrediction, _flagged_names, _fold, _SubsetEstimator, _quiet_missing
-from .._shared import _name_list
-from .._validation import check_flag, check_positive_int, check_rng
+from .._shared import _name_list, _plain
+from .._validation import check_array, check_flag, check_positive_int, check_rng
 from ..exceptions import InputTypeError, check_is_fitted
 from ._baselines import SortSearchDirect
 
@@ -424,7 +424,8 @@ FALLBACK_SUFFIX = " (out-of-range fallback)"
 
 
 def with_fallback(chosen: Callable[[], SubsetPrediction],
-                  fallback: Callable[[], tuple[str, SubsetPrediction] | None], chosen_name: str) -> SubsetPrediction:
+                  fallback: Callable[[], tuple[str, SubsetPrediction] | None], chosen_name: str, *,
+                  score_range: tuple[float, float] | None = None) -> SubsetPrediction:
     """One estimator's predictions, with a design-based estimator's for the targets it flags out of range.
 
     :class:`effstats.disco.MethodChooser` answers this way for its chosen candidate (see its ``fallback_``);
@@ -442,12 +443,18 @@ def with_fallback(chosen: Callable[[], SubsetPrediction],
         items, or None when there is no such estimator (the chosen one's predictions then stand).
     chosen_name : str
         The chosen estimator's name, for the warning and the result's ``estimator``.
+    score_range : (float, float), optional
+        The source models' lowest and highest full-benchmark scores. A target whose chosen estimate lies outside
+        them is flagged too, though its results on the selected items lie within the source models': the chosen
+        estimator extrapolates there as well (its estimate says the target is unlike every source model). None
+        (default): only the chosen estimator's own flags count.
 
     Returns
     -------
     SubsetPrediction or FallbackPrediction
         ``chosen()``'s prediction when no target is flagged or ``fallback()`` returns None, else a
-        :class:`effstats.disco.FallbackPrediction` holding both.
+        :class:`effstats.disco.FallbackPrediction` holding both; its ``out_of_range`` flags the targets of either
+        check.
 
     Warns
     -----
@@ -476,6 +483,20 @@ def with_fallback(chosen: Callable[[], SubsetPrediction],
     array([ True,  True, False, False, False])
     >>> p.estimator[:3]  # doctest: +NORMALIZE_WHITESPACE
     array(['AIPW (out-of-range fallback)', 'AIPW (out-of-range fallback)', 'random + ridge'], dtype=object)
+
+    With ``score_range``, a target in range on the selected items whose estimate lies beyond the source models'
+    scores falls back too:
+
+    >>> import numpy as np
+    >>> from effstats.disco import SubsetPrediction
+    >>> ridge = SubsetPrediction(np.array([0.62, 0.83]), np.array([0.03, 0.03]), "conformal",
+    ...                          out_of_range=np.array([False, False]))
+    >>> aipw = SubsetPrediction(np.array([0.60, 0.78]), np.array([0.05, 0.04]), "design")
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     p = with_fallback(lambda: ridge, lambda: ("AIPW", aipw), "ridge", score_range=(0.35, 0.80))
+    >>> p.statistic, p.out_of_range
+    (array([0.62, 0.78]), array([False,  True]))
     """
     if not callable(chosen):
         raise InputTypeError(f"chosen: expected a callable returning a SubsetPrediction, got {type(chosen).__name__}")
@@ -484,18 +505,30 @@ def with_fallback(chosen: Callable[[], SubsetPrediction],
                              f"{type(fallback).__name__}")
     if not isinstance(chosen_name, str):
         raise InputTypeError(f"chosen_name: expected a str, got {type(chosen_name).__name__}")
-    return _with_fallback(chosen, fallback, chosen_name, stacklevel=3)
+    if score_range is not None:
+        bounds = check_array(score_range, "score_range", ndim=1, shape=(2,))
+        if not (0 <= bounds[0] <= bounds[1] <= 1):
+            raise ValueError(f"score_range: expected (low, high) with 0 <= low <= high <= 1, got "
+                             f"{_plain(list(bounds))}")
+        score_range = (float(bounds[0]), float(bounds[1]))
+    return _with_fallback(chosen, fallback, chosen_name, stacklevel=3, score_range=score_range)
 
 
-def _with_fallback(chosen: Any, fallback: Any, chosen_name: str, stacklevel: int = 3) -> SubsetPrediction:
+def _with_fallback(chosen: Any, fallback: Any, chosen_name: str, stacklevel: int = 3,
+                   score_range: tuple[float, float] | None = None) -> SubsetPrediction:
     """:func:`with_fallback` without its checks; ``stacklevel`` of the fallback's warning, counted from here."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         p = chosen()
     if not isinstance(p, SubsetPrediction):
         raise ValueError(f"chosen: expected it to return a SubsetPrediction, got {type(p).__name__}")
-    flags = p.out_of_range
-    got = fallback() if flags is not None and flags.any() else None
+    own = np.zeros(len(p.statistic), bool) if p.out_of_range is None else np.asarray(p.out_of_range, bool)
+    beyond = np.zeros_like(own)
+    if score_range is not None:  # the same tolerance as the workflow's flag of an estimate beyond the scores
+        est = np.asarray(p.statistic, float)
+        beyond = (est < score_range[0] - 1e-12) | (est > score_range[1] + 1e-12)
+    flags = own | beyond
+    got = fallback() if flags.any() else None
     if got is not None and not (isinstance(got, tuple) and len(got) == 2 and isinstance(got[1], SubsetPrediction)
                                 and len(got[1].statistic) == len(p.statistic)):
         raise ValueError("fallback: expected it to return None or (name, SubsetPrediction) for the same targets, got "
@@ -508,8 +541,12 @@ def _with_fallback(chosen: Any, fallback: Any, chosen_name: str, stacklevel: int
     name, q = str(got[0]), got[1]
     ids = p.model_ids if p.model_ids is not None else [f"target {j}" for j in range(len(flags))]
     shown = [str(m) for m, f in zip(ids, flags) if f]
+    where = "on the selected items"
+    if (beyond & ~own).any():  # flagged by the score check alone
+        where = (f"{'on the selected items or ' if own.any() else ''}of scores "
+                 f"[{score_range[0]:.4f}, {score_range[1]:.4f}] (by their estimates)")
     warnings.warn(
-        f"target_outputs: {len(shown)} target model(s) lie outside the source models' range on the selected items "
+        f"target_outputs: {len(shown)} target model(s) lie outside the source models' range {where} "
         f"({_flagged_names(shown)}): their estimates and intervals are {name}'s "
         f"(design-unbiased, on the same items), not {chosen_name}'s, which would extrapolate there",
         UserWarning, stacklevel=stacklevel)

@@ -366,11 +366,11 @@ def select(reference: Any, budget: int | None = None, *, method: str = "sortsear
         cross-validated error on the reference models (:class:`~effstats.disco.MethodChooser`) among those that
         draw their items at random (``default_candidates(random_items=True)``: random + direct, AIPW, stratified
         AIPW, random + ridge, SSEPY strata, DISCO's defaults, Sort & Search), so that a new model outside the
-        reference models' range on the chosen items gets a design-based estimate on its items: the pick's own when
-        it is design-based (stratified AIPW, where its cross-validated error is the smallest), else AIPW's on the
-        same random items (:func:`~effstats.disco.fallback_candidate`). A model flagged only because its estimate
-        lies beyond the reference models' task scores keeps a model-based pick's estimate, with a warning naming
-        the design-based methods.
+        reference models' range gets a design-based estimate on its items: the pick's own when it is design-based
+        (stratified AIPW, where its cross-validated error is the smallest), else AIPW's on the same random items
+        (:func:`~effstats.disco.fallback_candidate`). Outside the range means outside the reference models' results
+        on the chosen items, or with a model-based pick's estimate beyond their scores on the task (the pick
+        extrapolates there as much; :func:`~effstats.disco.with_fallback`'s ``score_range``).
     target_error : float, optional
         Instead of ``budget``: the smallest budget (from ``budgets``) whose cross-validated mean absolute error on
         the reference models, in percentage points, is at most this. The curve it used is kept in

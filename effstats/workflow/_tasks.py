@@ -260,22 +260,26 @@ class _TaskFit:
         if self.method in ("sortsearch", "hybrid"):
             return self.est.predict(new)
         if self.method == "auto":  # the chooser's intervals: its candidate's, cross-validated over its folds
-            k = min(5, self.reference.n_models)
-            if self.est.interval_kind == "chosen":  # the chooser itself: it answers out-of-range targets
-                return self.est.predict_interval(new, n_splits=k)
-            return self._refit_with_fallback(new, k)
+            return self._with_fallback(new, min(5, self.reference.n_models))
         return self.est.predict_interval(new)
 
-    def _refit_with_fallback(self, new: ResponseMatrix, k: int):
-        """The refitted pick's predictions; targets outside the references' range get the design-unbiased
-        candidate's on the same items, as :class:`~effstats.disco.MethodChooser` gives them."""
+    def _with_fallback(self, new: ResponseMatrix, k: int):
+        """The pick's predictions; a target outside the references' range gets the design-unbiased candidate's on
+        the same items, as :class:`~effstats.disco.MethodChooser` gives them: outside their range on the chosen
+        items (the pick's own check), or with an estimate beyond their scores on the task (the check every method's
+        estimate gets, ``_score_range_flags``), where a model-based pick extrapolates as much."""
         from ..disco import fallback_candidate, with_fallback
 
-        if self.design_based or self.reference is None:
-            return self.est.predict_interval(new, n_splits=k)
+        chooser = self.est.interval_kind == "chosen"  # fitted by select; estimate refits the pick alone
+        pick = self.est.best_estimator_ if chooser else self.est
+        if pick.interval_kind == "design":
+            return pick.predict_interval(new, n_splits=k)
 
         def fallback():
-            # the chooser's design-based candidates, fitted as it fits them; the one that drew the pick's items answers
+            if chooser:  # its candidates are fitted: the one that drew the pick's items answers
+                name = self.est.fallback_
+                return None if name is None else (name, self.est.estimators_[name].predict_interval(new, n_splits=k))
+            # the chooser's design-based candidates, fitted as it fits them
             fitted = {self.chosen: self.est}
             for name, cand in _auto_candidates(self.reference, self.budget).items():
                 if name != self.chosen and cand.interval_kind == "design":
@@ -286,7 +290,11 @@ class _TaskFit:
             name = fallback_candidate(fitted, self.chosen)
             return None if name is None else (name, fitted[name].predict_interval(new, n_splits=k))
 
-        return with_fallback(lambda: self.est.predict_interval(new, n_splits=k), fallback, self.chosen)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # a reference model without a result on the task
+            scores = np.nanmean(self.reference.values_with_nan().astype(float), axis=1)
+        return with_fallback(lambda: pick.predict_interval(new, n_splits=k), fallback, self.chosen,
+                             score_range=(float(np.nanmin(scores)), float(np.nanmax(scores))))
 
 
 def _auto_candidates(rm: ResponseMatrix, budget: int) -> dict:
