@@ -23,7 +23,7 @@ __all__ = ["MRMR", "RandomLearn", "select_mrmr", "mutual_information_relevance"]
 
 _SCHEMES = ("quotient", "difference")
 _REGRESSORS = ("kernel_ridge", "ridge")
-_CHUNK = 512  # items per block of the vectorised k-nearest-neighbour estimator: (n_models² × 512) booleans
+_CHUNK = 2048  # items per block of the nearest-neighbour estimator: (n_models × 2048 × 2 n_neighbors) floats
 
 
 def _is_binary(x: np.ndarray) -> bool:
@@ -33,32 +33,45 @@ def _is_binary(x: np.ndarray) -> bool:
 def _ross_mi(x: np.ndarray, y: np.ndarray, n_neighbors: int) -> np.ndarray:
     """Ross (2014) nearest-neighbour estimate of the mutual information between each binary column of ``x`` (M, N)
     and the continuous ``y`` (M,), in nats, shape (N,); 0 for an item with fewer than ``n_neighbors + 1`` models
-    in one of its two classes (the estimator needs that many neighbours within a class)."""
+    in one of its two classes (the estimator needs that many neighbours within a class).
+
+    ``y`` is one-dimensional, so a model's k nearest models of its class are among the k before it and the k after
+    it when its class is sorted by ``y``: the distance to the k-th is the k-th smallest of those 2k distances
+    (M × N × 2k values, not the M × M × N of a search over all pairs).
+    """
     m, n = x.shape
     k = n_neighbors
     dist = np.abs(y[:, None] - y[None, :])
-    order = np.argsort(dist, axis=1, kind="stable")  # row i: models by distance from model i (itself first)
-    dsorted = np.take_along_axis(dist, order, axis=1)
+    dsorted = np.sort(dist, axis=1)  # row i: every model's distance from model i, ascending
     out = np.zeros(n)
     xb = x.astype(bool)
     n1 = xb.sum(axis=0)
     n0 = m - n1
     ok = (n0 >= k + 1) & (n1 >= k + 1)
     cols = np.flatnonzero(ok)
-    count = np.int16 if m < 2**15 else np.int64  # counts up to m: 2-byte counters move a quarter of int64's bytes
+    by_y = np.argsort(y, kind="stable")
+    ys = y[by_y]
+    rows = np.arange(m)[:, None]
     for start in range(0, len(cols), _CHUNK):
         j = cols[start:start + _CHUNK]
-        xj = xb[:, j]                                   # (M, J)
-        same = xj[order] == xj[:, None, :]              # (M, M, J): neighbour r of model i in model i's class
-        # (M, J): position of the k-th same-class one (the first where the running count, itself included, passes k)
-        rank = np.argmax(np.cumsum(same, axis=1, dtype=count) > k, axis=1)
-        d = np.take_along_axis(dsorted, rank, axis=1)   # distance to it
+        at = np.arange(len(j))
+        # per item: the models of class 0, then those of class 1, each sorted by y; a row's class is rows lo:hi
+        pos = np.argsort(xb[by_y][:, j], axis=0, kind="stable")  # (M, J) positions in by_y
+        yp = ys[pos]
+        first = rows >= n0[j]
+        lo, hi = np.where(first, n0[j], 0), np.where(first, m, n0[j])
+        near = np.full((m, len(j), 2 * k), np.inf)  # distances to the k before and the k after in the class
+        for o in range(1, k + 1):
+            near[:, :, o - 1] = np.where(rows - o >= lo, np.abs(yp[np.maximum(rows - o, 0), at] - yp), np.inf)
+            near[:, :, k + o - 1] = np.where(rows + o < hi, np.abs(yp[np.minimum(rows + o, m - 1), at] - yp), np.inf)
+        d = np.empty((m, len(j)))
+        d[by_y[pos], at] = np.partition(near, k - 1, axis=2)[:, :, k - 1]  # (M, J): distance to the k-th, by model
         # models of either class within that distance (itself included); at least itself
-        within = np.empty_like(rank)
+        within = np.empty((m, len(j)), dtype=np.int64)
         for i in range(m):
             within[i] = np.searchsorted(dsorted[i], d[i] - 1e-15, side="right")
         within = np.maximum(within, 1)
-        n_class = np.where(xj, n1[j], n0[j])
+        n_class = np.where(xb[:, j], n1[j], n0[j])
         mi = digamma(m) - digamma(n_class).mean(axis=0) + digamma(k) - digamma(within).mean(axis=0)
         out[j] = np.maximum(mi, 0.0)
     return out
