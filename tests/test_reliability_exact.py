@@ -192,6 +192,21 @@ def test_inversion_counting_any_block_width(n, leaf):
     np.testing.assert_array_equal(_inversions(v, leaf), greater_after.sum((1, 2)))
 
 
+@pytest.mark.parametrize("n_models", [1, 2, 7, 2**18 + 1])  # the last ranks its rows in several chunks
+def test_audit_ranks_are_scipys_competition_ranks(n_models):
+    from effstats.reliability._report import _ranks
+
+    rng = np.random.default_rng(n_models)
+    for levels in (2, 5, 10 * n_models):
+        x = rng.integers(0, levels, (7, n_models)).astype(float)
+        x[rng.random(x.shape) < 0.2] = np.nan  # unscorable: ranked last, tied among themselves
+        want = stats.rankdata(-np.where(np.isnan(x), -np.inf, x), method="min", axis=-1)
+        got = _ranks(x)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(_ranks(x[0]), want[0])
+
+
 # ------------------------------------------------------------------------------------ DIoR
 def _items(M=6, sizes=(40, 400), seed=0):
     rng = np.random.default_rng(seed)

@@ -48,10 +48,27 @@ def _percent_table(wide: pd.DataFrame) -> bool:
         return False
     return bool(((x.min() >= 0) & (x.max() <= 100) & (x.max() > 1)).all())
 def _ranks(scores: np.ndarray) -> np.ndarray:
-    """Competition ranks (1 = best) along the last axis; NaN ranks last."""
-    from scipy import stats
+    """Competition ranks (1 = best) along the last axis, integers; NaN ranks last.
 
-    return stats.rankdata(-np.where(np.isnan(scores), -np.inf, scores), method="min", axis=-1)
+    ``scipy.stats.rankdata(-scores, method="min", axis=-1)``, in one sort of the whole array: with ``axis`` scipy
+    ranks row by row in Python (0.17 s for 1,000 resamples of 4,571 models).
+    """
+    scores = np.asarray(scores, dtype=float)
+    if scores.ndim != 2:
+        return _ranks(scores.reshape(-1, scores.shape[-1])).reshape(scores.shape)
+    out = np.empty(scores.shape, np.int64)
+    pos = np.arange(scores.shape[1])
+    step = max(1, 2**20 // max(1, scores.shape[1]))  # rows at a time: the temporaries stay a few MB
+    for a in range(0, scores.shape[0], step):
+        key = -np.where(np.isnan(scores[a:a + step]), -np.inf, scores[a:a + step])
+        order = np.argsort(key, axis=1, kind="stable")
+        srt = np.take_along_axis(key, order, axis=1)
+        first = np.ones(key.shape, bool)
+        first[:, 1:] = srt[:, 1:] != srt[:, :-1]
+        # a run of equal scores takes the rank of its first place
+        start = np.maximum.accumulate(np.where(first, pos, 0), axis=1)
+        np.put_along_axis(out[a:a + step], order, start + 1, axis=1)
+    return out
 
 
 def _check_out(out: Path) -> Path:
