@@ -101,6 +101,38 @@ def test_selection_matches_greedy_loop_from_scratch(scheme):
     np.testing.assert_array_equal(select_mrmr(x, 8, scheme=scheme), chosen)
 
 
+@pytest.mark.parametrize("scheme", ["quotient", "difference"])
+def test_selection_is_the_same_whatever_was_selected_before(scheme):
+    # select_mrmr keeps recent greedy runs: a shorter order is a longer one's start, a longer one continues it, and
+    # changed responses or scores start afresh; each must equal a run on a fresh copy of the data
+    from effstats.disco import _mrmr
+
+    x, y = _binary(6, m=30, n=120)
+    fresh = {}
+    for k in (5, 25):  # each computed from the start
+        _mrmr._MRMR_CACHE.clear()
+        fresh[k] = select_mrmr(x, k, scores=y, scheme=scheme)
+    _mrmr._MRMR_CACHE.clear()
+    np.testing.assert_array_equal(select_mrmr(x, 5, scores=y, scheme=scheme), fresh[5])
+    np.testing.assert_array_equal(select_mrmr(x, 25, scores=y, scheme=scheme), fresh[25])  # continued
+    np.testing.assert_array_equal(select_mrmr(x, 5, scores=y, scheme=scheme), fresh[5])  # served
+    assert np.array_equal(fresh[25][:5], fresh[5])
+    other = x.copy()
+    other[:, fresh[5][0]] = 1 - other[:, fresh[5][0]]
+    _mrmr._MRMR_CACHE.clear()
+    expected = select_mrmr(other.copy(), 25, scores=y, scheme=scheme)
+    select_mrmr(x, 25, scores=y, scheme=scheme)
+    np.testing.assert_array_equal(select_mrmr(other, 25, scores=y, scheme=scheme), expected)
+    np.testing.assert_array_equal(select_mrmr(x, 25, scores=y[::-1].copy(), scheme=scheme),
+                                  select_mrmr(x.copy(), 25, scores=y[::-1].copy(), scheme=scheme))
+
+
+def test_binary_redundancy_with_column_means_given_is_the_same():
+    x, _ = _binary(7)
+    for j in (0, 5):
+        np.testing.assert_array_equal(_binary_mi(x, x[:, j], x.mean(axis=0)), _binary_mi(x, x[:, j]))
+
+
 def test_mrmr_regression_is_ridge_on_the_chosen_items():
     rm = simulate_responses(50, 300, rng=1)
     est = MRMR(15).fit(rm)

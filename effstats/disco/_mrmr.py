@@ -10,6 +10,8 @@ Zhang, Dorner & Hardt (2025) call the same regression on uniformly random items 
 """
 from __future__ import annotations
 
+import hashlib
+from collections import OrderedDict
 from typing import Any
 
 import numpy as np
@@ -77,18 +79,25 @@ def _ross_mi(x: np.ndarray, y: np.ndarray, n_neighbors: int) -> np.ndarray:
     return out
 
 
-def _binary_mi(x: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """Plug-in mutual information (nats) between each binary column of ``x`` (M, N) and the binary ``v`` (M,)."""
+def _binary_mi(x: np.ndarray, v: np.ndarray, p1: np.ndarray | None = None) -> np.ndarray:
+    """Plug-in mutual information (nats) between each binary column of ``x`` (M, N) and the binary ``v`` (M,);
+    ``p1``: the column means of ``x``, when the caller has them."""
     m = x.shape[0]
-    p1 = x.mean(axis=0)
+    p1 = x.mean(axis=0) if p1 is None else p1
     q1 = v.mean()
     p11 = (x.T @ v) / m
     cells = ((p11, p1 * q1), (p1 - p11, p1 * (1 - q1)), (q1 - p11, (1 - p1) * q1),
              (1 - p1 - q1 + p11, (1 - p1) * (1 - q1)))
     mi = np.zeros(x.shape[1])
+    term = np.empty(x.shape[1])
     for joint, prod in cells:
         pos = joint > 1e-15
-        mi[pos] += joint[pos] * np.log(joint[pos] / prod[pos])
+        # joint log(joint / prod) where the cell has mass, 0 elsewhere (no masked copies: this runs once per
+        # chosen item over all items)
+        np.divide(joint, prod, out=term, where=pos)
+        np.log(term, out=term, where=pos)
+        np.multiply(joint, term, out=term, where=pos)
+        mi += np.where(pos, term, 0.0)
     return np.maximum(mi, 0.0)
 
 
@@ -212,22 +221,44 @@ def select_mrmr(responses: Any, n_items: int, *, scores: Any = None, scheme: str
     k = check_positive_int(n_items, "n_items", maximum=n)
     y = x.mean(axis=1) if scores is None else check_array(scores, "scores", ndim=1, shape=(m,))
     scheme = check_option(str(scheme).lower(), "scheme", _SCHEMES)
+    n_neighbors = check_positive_int(n_neighbors, "n_neighbors")
+    # Protocols select on the same source matrix many times (seeds on a fixed split, mRMR with several regressors,
+    # budgets): the greedy order of k items is the first k of a longer one, so a cached order is served or extended.
+    data = (x.shape, *(hashlib.sha1(np.ascontiguousarray(a, dtype=float)).hexdigest() for a in (x, y)))
+    state = _MRMR_CACHE.get(data + (scheme, n_neighbors))
+    if state is None:
+        relevance = _MRMR_CACHE.get(data + (n_neighbors,))
+        if relevance is None:
+            relevance = mutual_information_relevance(x, y, n_neighbors=n_neighbors)
+            _cache_put(data + (n_neighbors,), relevance)
+        first = int(np.argmax(relevance))
+        free = np.ones(n, dtype=bool)
+        free[first] = False
+        state = {"relevance": relevance, "chosen": [first], "total": np.zeros(n), "free": free}
+    _cache_put(data + (scheme, n_neighbors), state)
+    relevance, chosen, total, free = state["relevance"], state["chosen"], state["total"], state["free"]
     binary = _is_binary(x)
-    relevance = mutual_information_relevance(x, y, n_neighbors=n_neighbors)
-    redundancy = _binary_mi if binary else _gaussian_mi
-    chosen = [int(np.argmax(relevance))]
-    total = np.zeros(n)
-    free = np.ones(n, dtype=bool)
-    free[chosen[0]] = False
-    for step in range(1, k):
-        total += redundancy(x, x[:, chosen[-1]])
+    p1 = x.mean(axis=0) if binary and len(chosen) < k else None
+    for step in range(len(chosen), k):
+        total += _binary_mi(x, x[:, chosen[-1]], p1) if binary else _gaussian_mi(x, x[:, chosen[-1]])
         mean_red = total / step
         crit = relevance / (mean_red + 1e-10) if scheme == "quotient" else relevance - mean_red
         crit[~free] = -np.inf
         nxt = int(np.argmax(crit))
         chosen.append(nxt)
         free[nxt] = False
-    return np.asarray(chosen)
+    return np.asarray(chosen[:k])
+
+
+# Recent relevances and greedy states of select_mrmr, keyed by the data's digest and the settings.
+_MRMR_CACHE: "OrderedDict[tuple, Any]" = OrderedDict()
+
+
+def _cache_put(key: tuple, value: Any) -> None:
+    _MRMR_CACHE[key] = value
+    _MRMR_CACHE.move_to_end(key)
+    if len(_MRMR_CACHE) > 32:  # each entry holds a few arrays of n_items values
+        _MRMR_CACHE.popitem(last=False)
 
 
 def _alphas(binary: bool) -> np.ndarray:
