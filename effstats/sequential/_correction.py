@@ -4,7 +4,9 @@ At every look the items evaluated so far are split into folds by their position 
 logistic model of the target's response on item features from the reference models is fitted on all folds but
 one and corrects, within every stratum, the held-out fold's mean by its residuals (the cross-fitted difference
 estimator of :class:`effstats.disco.StratifiedAIPW`, Notes, applied to every look's stratified sample). The
-variance is the stratified variance of the cross-fitted residuals, with the finite-population correction.
+variance is the stratified variance of the cross-fitted residuals, with the finite-population correction; the
+interval is the Clopper-Pearson one at Korn & Graubard's effective sample size with Satterthwaite's degrees of
+freedom.
 
 The work is done on cells of items with equal features (exact for the items' distinct feature rows; above
 ``_MAX_CELLS`` of them, the features are quantised to quantile bins and every item takes its cell's mean
@@ -17,12 +19,14 @@ References
 Angelopoulos, A. N., Bates, S., Fannjiang, C., Jordan, M. I. & Zrnic, T. (2023). Prediction-powered inference.
 *Science* 382(6671), 669-674.
 Zrnic, T. & Candes, E. J. (2024). Cross-prediction-powered inference. *PNAS* 121(15), e2322083121.
-Cochran, W. G. (1977). *Sampling Techniques*, 3rd ed. Wiley (Ch. 5, Ch. 7).
+Cochran, W. G. (1977). *Sampling Techniques*, 3rd ed. Wiley (Ch. 5, Sect. 5.4; Ch. 7).
+Korn, E. L. & Graubard, B. I. (1998). Confidence intervals for proportions with small expected number of positive
+counts estimated from survey data. *Survey Methodology* 24(2), 193-201.
 """
 from __future__ import annotations
 
 import numpy as np
-from scipy import special
+from scipy import special, stats
 
 from .statistics import BinomialStatistic
 
@@ -48,13 +52,16 @@ class CorrectedStatistic(BinomialStatistic):
         self.design_estimate = np.asarray(design_estimate, float)
 
 
-def _effective_n(est: np.ndarray, se: np.ndarray, n: float, srs: float, alike: np.ndarray) -> np.ndarray:
-    """Korn & Graubard's effective sample size ``p (1 - p) / se^2`` at ``p`` shrunk toward 1/2 by half an item, the
-    design effect bounded to [1/4, 2] of a simple random sample's ``srs`` items; ``srs`` where every sampled
-    response is alike (no residual variance to go by)."""
+def _effective_n(est: np.ndarray, se: np.ndarray, n: float, srs: float, alike: np.ndarray, df: np.ndarray,
+                 z: float) -> np.ndarray:
+    """Korn & Graubard's effective sample size ``p (1 - p) / se^2 (z / t_df)^2`` at ``p`` shrunk toward 1/2 by half
+    an item, with ``df`` the variance's degrees of freedom, the design effect bounded to [1/4, 2] of a simple random
+    sample's ``srs`` items; ``srs`` where every sampled response is alike (no residual variance to go by)."""
     p = (n * est + 0.5) / (n + 1)
+    level = special.ndtr(z)
     with np.errstate(divide="ignore", invalid="ignore"):
-        kish = np.clip(p * (1 - p) / se ** 2, srs / 2, 4 * srs)
+        t = stats.t.ppf(level, np.maximum(df, 1.0))
+        kish = np.clip(p * (1 - p) / se ** 2 * (z / t) ** 2, srs / 2, 4 * srs)
     return np.where(alike | ~(se > 0), srs, kish)
 
 
@@ -189,7 +196,12 @@ class _Looks:
             pool = ss.sum(1, keepdims=True) / np.maximum((n_h - 1).sum(1, keepdims=True), 1.0)
             var_h = (ss + pool) / n_h
             f = np.clip(1 - n_h / N_h, 0.0, 1.0) if self.fpc else 1.0
-            v = (f * var_h / n_h).sum(1) / D ** 2
+            v_h = f * var_h / n_h / D ** 2
+            v = v_h.sum(1)
+            # Satterthwaite's degrees of freedom of the stratified variance (Cochran 1977, Sect. 5.4): few when a
+            # stratum of few sampled items carries it, as at the first looks
+            with np.errstate(divide="ignore", invalid="ignore"):
+                df = v ** 2 / (v_h ** 2 / np.maximum(n_h - 1, 1)).sum(1)
             plain = ((tot_y @ self.onehot) / n_h).mean(1)
             n = float(sched[k].sum())
             if self.fpc and np.all(sched[k] >= N_h):  # every item evaluated: the benchmark's score
@@ -199,7 +211,7 @@ class _Looks:
                 srs = n / (1 - n / N_h.sum()) if self.fpc else n
                 hits = y_a.sum((1, 2))
                 alike = (hits == 0) | (hits == n)
-                n_k = _effective_n(e_k, se_k, n, srs, alike)
+                n_k = _effective_n(e_k, se_k, n, srs, alike, df, self.z)
             est[active, k], se[active, k], n_eff[active, k], design[active, k] = e_k, se_k, n_k, plain
             lo, hi = BinomialStatistic(e_k, se_k, n_k).interval(self.z)
             active = active[~stop(k, (hi - lo) / 2)]

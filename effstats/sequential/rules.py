@@ -331,19 +331,23 @@ class Precision(StoppingRule):
     from the reference models, e.g. ``StratifiedAIPW(...).fit(reference).features_``: logit difficulty and first
     principal component's loading) feed a penalised logistic model of the target's responses, fitted at every look
     on the items evaluated so far, cross-fitted over two folds of them (their positions in the random order), so
-    that it never corrects an item it was fitted on; within every stratum the held-out fold's residuals correct
-    the model's mean over the stratum, as :class:`effstats.disco.StratifiedAIPW` does for a fixed sample. At a
-    fixed look the estimate is design-unbiased whatever the predictions' quality. Its variance is the stratified
-    variance of the cross-fitted residuals (finite-population correction within strata, one prior degree of
-    freedom of the pooled within-stratum variance in every stratum), and the interval is the Clopper–Pearson one
-    at the effective sample size (Korn & Graubard 1998: ``p (1 - p) / se^2``, the design effect bounded to [1/4,
-    2]), which keeps the stop from trusting a small residual variance near accuracy 0 or 1. The stop at the
-    worst-case fixed design and the exact score with a zero-width interval once every item is evaluated hold as
-    without the correction. One model only, with ``stratified=True`` and Precision rules only (the repeated
-    intervals of the other rules are not corrected), offline (:meth:`~effstats.sequential.SequentialEvaluator.fit`
-    and :meth:`~effstats.sequential.SequentialEvaluator.simulate`). Features are used as given up to 4,096
-    distinct rows per stratum and quantised to quantile bins beyond (every item then takes its cell's mean
-    features, so the estimate stays unbiased).
+    that it never corrects an item it was fitted on; within every stratum the held-out fold's residuals correct the
+    model's mean over the stratum, as :class:`effstats.disco.StratifiedAIPW` does for a fixed sample. At a fixed
+    look the estimate is design-unbiased whatever the predictions' quality. Its variance is the stratified variance
+    of the cross-fitted residuals (finite-population correction within strata, one prior degree of freedom of the
+    pooled within-stratum variance in every stratum), and the interval is the Clopper–Pearson one at the effective
+    sample size (Korn & Graubard 1998: ``p (1 - p) / se^2`` times ``(z / t)^2``, ``t`` the quantile on
+    Satterthwaite's degrees of freedom, the design effect bounded to [1/4, 2]), which keeps the stop from trusting a
+    small residual variance near accuracy 0 or 1 or from a few items of one stratum. The stop at the worst-case
+    fixed design and the exact score with a zero-width interval once every item is evaluated hold as without the
+    correction. On the CIFAR-10 and ImageNet predictions at ±1 and ±2 points it used 0.68-0.94 times the items of
+    the uncorrected stratified batches (0.82 on average; 0.34-0.79 times random batches'), and the final 95 %
+    interval covered 0.920-0.995 of 200 orders per cell (0.958 on average; the two cells below 0.94 covered 0.945
+    and 0.960 of 1,000 orders; ``benchmarks/sequential_strata.py``). One model only, with ``stratified=True`` and
+    Precision rules only (the repeated intervals of the other rules are not corrected), offline (``fit`` and
+    ``simulate`` of :class:`~effstats.sequential.SequentialEvaluator`). Up to 4,096 distinct feature rows (within
+    strata) the features are used as given; beyond, they are quantised to quantile bins and every item takes its
+    cell's mean features, so the estimate stays unbiased.
 
     Parameters
     ----------
