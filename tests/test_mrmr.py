@@ -142,6 +142,29 @@ def test_mrmr_regression_is_ridge_on_the_chosen_items():
     assert sorted(est.selection_order_.tolist()) == est.selected_.tolist()
 
 
+def test_kernel_ridge_penalty_is_the_grid_search_leave_one_out_choice():
+    # the closed-form leave-one-out errors choose the penalty a grid search over one-row-out refits chooses
+    from sklearn.kernel_ridge import KernelRidge
+    from sklearn.model_selection import GridSearchCV, LeaveOneOut
+
+    chosen = set()
+    for seed, degree in [(0, 2), (1, 2), (2, 3), (3, 1), (4, 2), (5, 2)]:
+        rm = simulate_responses(25 + 5 * seed, 200, rng=seed)
+        src, tgt = rm.subset(models=range(20 + 5 * seed)), rm.subset(models=range(20 + 5 * seed, 25 + 5 * seed))
+        for est in (MRMR(12, regressor="kernel_ridge", degree=degree),
+                    RandomLearn(12, regressor="kernel_ridge", degree=degree, random_state=seed)):
+            est.fit(src)
+            x = src.values.astype(float)[:, est.selected_]
+            ref = GridSearchCV(KernelRidge(kernel="poly", degree=degree, coef0=1),
+                               {"alpha": np.logspace(-1, 1, 5)}, cv=LeaveOneOut(),
+                               scoring="neg_mean_squared_error").fit(x, src.accuracy())
+            assert est.alpha_ == ref.best_params_["alpha"]
+            np.testing.assert_allclose(est.predict(tgt), np.clip(ref.predict(tgt.values[:, est.selected_]), 0, 1),
+                                       rtol=0, atol=1e-12)
+            chosen.add(est.alpha_)
+    assert len(chosen) > 1  # the penalties differ between the cases: the choice is tested, not a grid end
+
+
 def test_random_learn_uses_random_direct_items():
     rm = simulate_responses(40, 300, rng=2)
     a = RandomLearn(20, random_state=7).fit(rm)

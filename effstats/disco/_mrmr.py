@@ -266,16 +266,25 @@ def _alphas(binary: bool) -> np.ndarray:
     return np.logspace(-1, 1, 5) if binary else np.logspace(-2, 2, 9)
 
 
-def _regression(kind: str, degree: int, binary: bool) -> Any:
-    from sklearn.linear_model import RidgeCV
-
-    if kind == "ridge":
-        return RidgeCV(alphas=_alphas(binary))
+def _regression(kind: str, degree: int, binary: bool, x: np.ndarray, y: np.ndarray) -> Any:
+    """The fitted ridge (efficient leave-one-out over the penalties) or polynomial kernel ridge regression (the
+    penalty with the smallest leave-one-out squared error, the first of equals, then refitted on all rows)."""
     from sklearn.kernel_ridge import KernelRidge
-    from sklearn.model_selection import GridSearchCV, LeaveOneOut
+    from sklearn.linear_model import RidgeCV
+    from sklearn.metrics.pairwise import polynomial_kernel
 
-    return GridSearchCV(KernelRidge(kernel="poly", degree=degree, coef0=1), {"alpha": _alphas(binary)},
-                        cv=LeaveOneOut(), scoring="neg_mean_squared_error")
+    alphas = _alphas(binary)
+    if kind == "ridge":
+        return RidgeCV(alphas=alphas).fit(x, y)
+    # Kernel ridge is a linear smoother, ŷ = K (K + αI)⁻¹ y, so its leave-one-out residuals are exact in closed
+    # form, c_i / [(K + αI)⁻¹]_ii with c = (K + αI)⁻¹ y (the fits a grid search would make one row out at a time):
+    # one eigendecomposition of K serves every α. K is KernelRidge's own (gamma = 1 / n_features).
+    lam, q = np.linalg.eigh(polynomial_kernel(x, degree=degree, coef0=1))
+    inv = 1.0 / (lam[None, :] + alphas[:, None])  # (alphas, rows)
+    coef = (inv * (q.T @ y)) @ q.T  # (alphas, rows): (K + αI)⁻¹ y
+    loo = np.mean((coef / (inv @ (q**2).T)) ** 2, axis=1)
+    best = float(alphas[int(np.argmin(loo))])
+    return KernelRidge(alpha=best, kernel="poly", degree=degree, coef0=1).fit(x, y)
 
 
 class _RegressionOnItems(_SubsetEstimator):
@@ -289,9 +298,8 @@ class _RegressionOnItems(_SubsetEstimator):
         if src.n_models < 3:
             raise ValueError(f"source_outputs: the regression's penalty is chosen by cross-validation over the "
                              f"source models and needs at least 3, got {src.n_models}")
-        self.regressor_ = _regression(kind, degree, binary).fit(x[:, self.selected_], scores)
-        best = getattr(self.regressor_, "best_params_", None)
-        self.alpha_ = float(best["alpha"] if best is not None else self.regressor_.alpha_)
+        self.regressor_ = _regression(kind, degree, binary, x[:, self.selected_], scores)
+        self.alpha_ = float(self.regressor_.alpha_ if kind == "ridge" else self.regressor_.alpha)
         self._bounds = (0.0, 1.0) if scores.min() >= 0 and scores.max() <= 1 else (-np.inf, np.inf)
 
     def _predict(self, o: Any) -> np.ndarray:
