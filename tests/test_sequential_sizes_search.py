@@ -97,3 +97,63 @@ def test_binding_beta_spending_matches_gsdesign(kw):
     # and the design is what its own figures say: power 1 - beta, beta spent as the lower spending function asks
     assert n.power == pytest.approx(1 - kw["beta"], abs=1e-6)
     np.testing.assert_allclose(n.beta_spent, n.lower_spending(kw["beta"], n.timing), rtol=0, atol=1e-6)
+
+
+# the search for test types 1, 2, 5 and 6 takes Newton steps on the power tilted from one recursion pass (a change of
+# measure to a nearby drift) instead of a pass per step; it must land where the scalar secant search on gsprob's passes
+# lands, with the crossing probabilities of a pass of its own at the root
+SPREAD = [dict(k=k, test_type=tt, alpha=alpha, beta=beta, spending=sf, spending_param=par, timing=timing)
+          for tt, k, alpha, beta, (sf, par), timing in [
+              (1, 2, 0.025, 0.1, ("ld_obf", None), None), (1, 5, 0.005, 0.05, ("hsd", -4.0), None),
+              (1, 8, 0.025, 0.2, ("ld_pocock", None), [0.1, 0.2, 0.35, 0.5, 0.6, 0.7, 0.85, 1.0]),
+              (1, 12, 0.025, 0.1, ("hsd", 1.0), None), (1, 4, 0.025, 0.1, ("obf", None), None),
+              (1, 6, 0.01, 0.3, ("pocock", None), [0.3, 0.4, 0.5, 0.7, 0.9, 1.0]),
+              (2, 3, 0.05, 0.1, ("hsd", -4.0), [0.5, 0.8, 1.0]), (2, 5, 0.01, 0.2, ("ld_obf", None), None),
+              (2, 12, 0.05, 0.1, ("ld_pocock", None), None), (2, 4, 0.05, 0.05, ("pocock", None), None),
+              (5, 3, 0.025, 0.1, ("hsd", -4.0), None), (5, 5, 0.005, 0.2, ("ld_pocock", None), None),
+              (5, 8, 0.025, 0.1, ("hsd", 1.0), [0.1, 0.2, 0.35, 0.5, 0.6, 0.7, 0.85, 1.0]),
+              (6, 3, 0.025, 0.2, ("ld_obf", None), None), (6, 5, 0.025, 0.05, ("hsd", -4.0), [0.2, 0.3, 0.5, 0.8, 1]),
+              (6, 12, 0.01, 0.1, ("ld_pocock", None), None)]]
+
+
+@pytest.mark.parametrize("kw", SPREAD, ids=lambda kw: f"tt{kw['test_type']}-k{kw['k']}-{kw['spending']}-b{kw['beta']}")
+def test_tilted_search_matches_the_secant_search(kw):
+    from effstats.sequential.native import _max_info_secant, _max_info_tilt
+
+    d = design(**kw, lower_spending="hsd" if kw["test_type"] > 2 else None)
+    s, bnd = d._spec, d._bnd
+    a = d.lower if d.lower is not None else np.full(d.k, -20.0)
+    lower = kw["test_type"] != 1
+    got = _max_info_tilt(d.delta, kw["beta"], d.timing, a, d.upper, d.r, 1.0, lower, bnd.get("dens0"))
+    assert got is not None  # the tilted search ran (the secant search is its fallback)
+    ref = _max_info_secant(d.delta, kw["beta"], d.timing, a, d.upper, d.r, 1.0, s.tol, lower)
+    assert got[0] == pytest.approx(ref[0], rel=1e-8)
+    np.testing.assert_allclose(d.information, d.timing * got[0], rtol=1e-14)
+    # the crossing probabilities read from the tilted pass are a pass's own at the root
+    y = gsprob(d.delta, d.timing * got[0], a, d.upper, d.r)
+    np.testing.assert_allclose(got[1], y["probhi"][:, 0], rtol=0, atol=1e-10)
+    if lower:
+        np.testing.assert_allclose(got[2], y["problo"][:, 0], rtol=0, atol=1e-10)
+    assert got[1].sum() == pytest.approx(1 - kw["beta"], abs=1e-10)
+
+
+@pytest.mark.parametrize("k", [2, 5, 12])
+def test_tilted_power_is_a_pass_moved_by_a_change_of_measure(k):
+    """At its own drift the tilted power is the pass's; at a nearby drift it is a pass there to the quadrature's
+    dependence on the grid's centre (~1e-6 per unit of relative distance), and its derivative is the pass's."""
+    from effstats.sequential.native import _tilt_pass, _tilted, _upper_power
+
+    d = design(k, 0.025, 0.1, sided=1, spending="hsd", spending_param=-4.0)
+    t, b, a = d.timing, d.upper, np.full(k, -20.0)
+    eta = d.delta * np.sqrt(d.information[-1])
+    p = _tilt_pass(eta, t, a, b, 18)
+    assert _tilted(p, eta)[0] == pytest.approx(_upper_power(eta, t, a, b, 18), abs=1e-14)
+    for rel in (-1e-3, 1e-3, 1e-2):
+        assert abs(_tilted(p, eta * (1 + rel))[0] - _upper_power(eta * (1 + rel), t, a, b, 18)) < 2e-5 * abs(rel)
+    h = 1e-5 * eta
+    slope = (_upper_power(eta + h, t, a, b, 18) - _upper_power(eta - h, t, a, b, 18)) / (2 * h)
+    assert _tilted(p, eta)[1] == pytest.approx(slope, rel=1e-5)
+    up, lo = _tilted(p, eta, looks=True)
+    y = gsprob(eta, t, a, b, 18)
+    np.testing.assert_allclose(up, y["probhi"][:, 0], rtol=0, atol=1e-14)
+    np.testing.assert_allclose(lo, y["problo"][:, 0], rtol=0, atol=1e-14)

@@ -355,7 +355,9 @@ def gsbound1(theta: float, info, a, probhi, tol: float = 1e-6, r: int = 18, lowe
     -------
     dict
         ``b`` (k,), ``problo`` (k,), ``probhi`` (k,, the targets, as gsDesign), ``achieved`` (k,, the
-        upper-crossing probabilities at the returned bounds) and ``error`` (0 when converged).
+        upper-crossing probabilities at the returned bounds), ``error`` (0 when converged) and ``dens`` (for each
+        look after the first, the sub-density entering it and its grid, ``(h, z)``; None where the bounds were
+        lifted).
 
     See Also
     --------
@@ -386,11 +388,13 @@ def gsbound1(theta: float, info, a, probhi, tol: float = 1e-6, r: int = 18, lowe
     mass = np.nan
     last = None
     conserve = r > 18
+    dens = []
     if k > 1:
         infol = info.tolist()
         z1, w1 = gridpts(r, mu, al[0], float(b[0]))
         h = _h1(theta, z1, w1, infol[0])
         for i in range(1, k):
+            dens.append((h, z1))
             rtik = rt[i]
             mu = rtik * theta
             dk = infol[i] - infol[i - 1]
@@ -416,7 +420,7 @@ def gsbound1(theta: float, info, a, probhi, tol: float = 1e-6, r: int = 18, lowe
                 h = _hupdate(theta, w2, infol[i - 1], z1, h, infol[i], z2, conserve)
                 z1 = z2
     out = {"b": b, "problo": problo, "probhi": probhi.copy(), "achieved": achieved, "error": err,
-           "mass_last": mass if k > 1 else 1.0}
+           "mass_last": mass if k > 1 else 1.0, "dens": dens}
     if err == 0 and np.min(b - a) < 0:
         bb = np.where(b < a, a, b)
         if k > 1 and lower and not (b[:-1] < a[:-1]).any():
@@ -431,7 +435,7 @@ def gsbound1(theta: float, info, a, probhi, tol: float = 1e-6, r: int = 18, lowe
             return out
         pr = gsprob(theta, info, a, bb, r)
         out.update(b=bb, probhi=pr["probhi"][:, 0], problo=pr["problo"][:, 0], achieved=pr["probhi"][:, 0],
-                   mass_last=np.nan)
+                   mass_last=np.nan, dens=None)
     return out
 
 
@@ -459,8 +463,9 @@ def gsbound(info, trueneg, falsepos, tol: float = 1e-6, r: int = 18):
     -------
     dict
         ``a``, ``b`` (k,), ``problo``, ``probhi`` (k,, the crossing probabilities under H0 at the returned
-        bounds), ``error`` (0 when converged; the look that failed otherwise) and ``mass_last`` (the probability
-        of reaching the last look).
+        bounds), ``error`` (0 when converged; the look that failed otherwise), ``mass_last`` (the probability
+        of reaching the last look) and ``dens`` (for each look after the first, the sub-density entering it and its
+        grid, ``(h, z)``; None when not converged).
 
     See Also
     --------
@@ -496,7 +501,9 @@ def gsbound(info, trueneg, falsepos, tol: float = 1e-6, r: int = 18):
     err = 0
     conserve = r > 18
     mass = 1.0 if k == 1 else float("nan")
+    dens = []
     for i in range(1, k):
+        dens.append((h, z1))
         rtik = rt[i]
         rtd = (info[i] - info[i - 1]) ** 0.5
         scale = rtik / rtd
@@ -513,23 +520,30 @@ def gsbound(info, trueneg, falsepos, tol: float = 1e-6, r: int = 18):
             j = 0
             atem, btem = atem2, btem2
             plo = phi = 0.0
+            # rows: -x_lo and x_hi, then their normal densities (unscaled): one ndtr, one exp and one
+            # matrix-vector product per Newton step for both bounds
+            four = np.empty((4, zr.size))
+            xs, phis = four[:2], four[2:]
+            c = scale / _RT2PI_B
             while (adelta > tol or bdelta > tol) and j < EXTREMEZ:
                 j += 1
                 atem, btem = atem2, btem2
-                xlo = zr - atem * scale
-                xhi = zr - btem * scale
-                plo = float(_dot(h, ndtr(-xlo)))
-                phi = float(_dot(h, ndtr(xhi)))
-                dplo = float(_dot(h, _exp(-xlo * xlo / 2))) / _RT2PI_B * scale
-                dphi = -float(_dot(h, _exp(-xhi * xhi / 2))) / _RT2PI_B * scale
+                np.subtract(atem * scale, zr, out=four[0])
+                np.subtract(zr, btem * scale, out=four[1])
+                np.multiply(xs, xs, out=phis)
+                phis *= -0.5
+                _exp(phis, out=phis)
+                ndtr(xs, out=xs)
+                plo, phi, dplo, dphi = four.dot(h).tolist()
+                dplo *= c
+                dphi = -dphi * c
                 ad = tn[i] - plo
                 if ad > dplo:
                     atem2 = atem + 1.0
                 elif ad < -dplo:
                     atem2 = atem - 1.0
-                else:
-                    with np.errstate(divide="ignore", invalid="ignore"):
-                        atem2 = float(np.float64(atem) + np.float64(ad) / np.float64(dplo))
+                else:  # (0 / 0 and NaN give NaN, as in C)
+                    atem2 = atem + ad / dplo if dplo != 0 else float("nan")
                 atem2 = min(max(atem2, -EXTREMEZ), EXTREMEZ)
                 bd = fp[i] - phi
                 if bd < dphi:
@@ -537,8 +551,7 @@ def gsbound(info, trueneg, falsepos, tol: float = 1e-6, r: int = 18):
                 elif bd > -dphi:
                     btem2 = btem - 1.0
                 else:
-                    with np.errstate(divide="ignore", invalid="ignore"):
-                        btem2 = float(np.float64(btem) + np.float64(bd) / np.float64(dphi))
+                    btem2 = btem + bd / dphi if dphi != 0 else float("nan")
                 btem2 = min(max(btem2, -EXTREMEZ), EXTREMEZ)
                 if atem2 > btem2:
                     atem2 = btem2
@@ -554,4 +567,5 @@ def gsbound(info, trueneg, falsepos, tol: float = 1e-6, r: int = 18):
             z2, w2 = gridpts(r, 0.0, a[i], b[i])
             h = _hupdate(0.0, w2, info[i - 1], z1, h, info[i], z2, conserve, sym)
             z1 = z2
-    return {"a": a, "b": b, "problo": plo_out, "probhi": phi_out, "error": err, "mass_last": mass}
+    return {"a": a, "b": b, "problo": plo_out, "probhi": phi_out, "error": err, "mass_last": mass,
+            "dens": None if err else dens}

@@ -412,6 +412,7 @@ def native_bounds(s: _Spec) -> dict:
             x = gsbound1(0.0, scale, low20, falsepos, tol, r, lower=False)
             b, got = x["b"], x["achieved"]
             _check_falsepos(falsepos, got, tol)
+            out["dens0"] = x["dens"]  # the H0 sub-densities at the final bounds: the size search starts from them
         out.update(upper=b, lower=None, upper_prob0=got, lower_prob0=None, falsepos=got, lower_spend=None)
         return out
 
@@ -436,6 +437,7 @@ def native_bounds(s: _Spec) -> dict:
                               "Newton scheme, 20 steps)", ConvergenceWarning, stacklevel=3)
             a, b = x["a"].copy(), x["b"]
             got, plo = x["probhi"], x["problo"]
+            out["dens0"] = x["dens"]  # a_K = b_K below changes no density entering a look
             if not given and not (tt == 2 or s.astar < 1 - s.alpha):
                 a[-1] = b[-1]
                 # with a_K = b_K every path reaching the last look stops there: what does not cross up crosses down
@@ -474,14 +476,19 @@ def native_bounds(s: _Spec) -> dict:
                 flag = float(np.max(np.abs(lo0 - trueneg)))
                 it += 1
             a = a_try
+            dens = xx["dens"]
         else:
             trueneg = _incr(s.lower(s.astar, timing))
             xx = gsbound1(0.0, timing, -b, trueneg, tol, r)
             a = -xx["b"]
             if np.isfinite(xx["mass_last"]):
                 up0, lo0 = xx["problo"].copy(), xx["achieved"].copy()
+            dens = xx["dens"]
         if given:
             up0 = lo0 = None
+        elif dens is not None:
+            # the mirrored pass's sub-densities are those of -Z on the mirrored grids, at the final bounds
+            out["dens0"] = [(h, -z) for h, z in dens]
         out.update(upper=b, lower=a, upper_prob0=up0, lower_prob0=lo0, falsepos=fpnb, lower_spend=trueneg)
         return out
 
@@ -553,6 +560,140 @@ def _max_info_secant(delta, beta, tx, a, b, r, i0, tol, lower: bool = True) -> t
     return None
 
 
+# A tilted root is accepted, with its crossing probabilities, when it lies within this relative distance of the drift of
+# the pass it tilts: the tilted sums differ from a pass of its own by about 1e-6 times that distance (the grids are
+# centred at the pass's drift), here ~2e-11, inside the rounding of gsDesign's own figures
+_TILT_REACH = 1e-5
+_RT2PI = float(np.sqrt(2 * np.pi))
+
+
+def _tilt_pass(eta: float, t: np.ndarray, a: np.ndarray, b: np.ndarray, r: int) -> dict:
+    """One recursion pass at drift ``eta`` per unit of the maximum information, at information ``t`` (fractions of
+    the maximum): the sub-densities entering each look after the first, flattened for :func:`_tilted`."""
+    rtl = np.sqrt(t).tolist()
+    al, bl = a.tolist(), b.tolist()
+    z1, w1 = gridpts(r, eta * rtl[0], al[0], bl[0])
+    h = _h1(eta, z1, w1, t[0])
+    dens = []
+    for i in range(1, t.size):
+        dens.append((h, z1))
+        if i < t.size - 1:
+            z2, w2 = gridpts(r, eta * rtl[i], al[i], bl[i])
+            h = _hupdate(eta, w2, t[i - 1], z1, h, t[i], z2)
+            z1 = z2
+    return _tilt_arrays(eta, t, a, b, dens)
+
+
+def _tilt_arrays(eta: float, t: np.ndarray, a: np.ndarray, b: np.ndarray, dens: list) -> dict:
+    """The sub-densities ``dens`` (``(h, z)`` entering each look after the first) of a pass at drift ``eta`` per unit
+    of the maximum information, at information ``t`` (fractions of the maximum), flattened for :func:`_tilted`.
+
+    The statistic depends on the drift and the maximum information through ``eta = theta sqrt(I_max)`` only, and the
+    sub-density at another drift is this one times the likelihood ratio of the path, which depends on its current
+    value only: ``exp((eta' - eta) S - (eta'^2 - eta^2) t / 2)`` with ``S = z sqrt(t)`` (a change of measure).
+    """
+    sizes = [z.size for _, z in dens]
+    rt = np.sqrt(t)
+    rdt = np.repeat(np.sqrt(np.diff(t)), sizes)
+    s = np.concatenate([z for _, z in dens])
+    s *= np.repeat(rt[:-1], sizes)
+    return {"eta": eta, "h": np.concatenate([h for h, _ in dens]), "s": s, "t": np.repeat(t[:-1], sizes),
+            "rdt": rdt, "up": (s - np.repeat(b[1:] * rt[1:], sizes)) / rdt,
+            "lo": (np.repeat(a[1:] * rt[1:], sizes) - s) / rdt, "starts": np.cumsum([0] + sizes[:-1]),
+            "first": (float(rt[0]), float(a[0]), float(b[0]))}
+
+
+def _tilted(p: dict, eta: float, looks: bool = False):
+    """Power at drift ``eta`` from the pass ``p`` of :func:`_tilt_pass` (the same quadrature, tilted) and its
+    derivative in ``eta``; with ``looks``, the upper- and lower-crossing probabilities at each look instead."""
+    rt1, a1, b1 = p["first"]
+    d = eta - p["eta"]
+    lr = p["s"] * d
+    lr -= p["t"] * (d * (eta + p["eta"]) * 0.5)
+    np.exp(lr, out=lr)
+    lr *= p["h"]
+    x = p["rdt"] * eta
+    x += p["up"]
+    cdf = ndtr(x)
+    x0 = eta * rt1 - b1
+    if looks:
+        up = [float(ndtr(x0))] + np.add.reduceat(lr * cdf, p["starts"]).tolist()
+        y = p["rdt"] * -eta
+        y += p["lo"]
+        lo = [float(ndtr(a1 - eta * rt1))] + np.add.reduceat(lr * ndtr(y), p["starts"]).tolist()
+        return up, lo
+    power = float(ndtr(x0)) + float(lr.dot(cdf))
+    # d/d eta: the likelihood ratio's (S - eta t) times the crossing, and the crossing's density times sqrt(dt)
+    dlr = p["s"] - p["t"] * eta
+    dlr *= cdf
+    x *= x
+    x *= -0.5
+    np.exp(x, out=x)
+    x *= p["rdt"] / _RT2PI
+    dlr += x
+    dpower = float(np.exp(-0.5 * x0 * x0)) * rt1 / _RT2PI + float(lr.dot(dlr))
+    return power, dpower
+
+
+def _tilt_root(p: dict, eta: float, target: float, rel: float = 1e-5) -> float | None:
+    """Root of the probit of the tilted power of the pass ``p`` minus ``target``, by Newton steps from ``eta``.
+
+    The probit is nearly linear in the drift, so a step of relative size ``rel`` leaves an error of the order of its
+    square (~1e-10 for the default): the steps stop there. None if a step fails.
+    """
+    new = eta
+    for _ in range(30):
+        pw, dpw = _tilted(p, new)
+        if not (0.0 < pw < 1.0 and dpw > 0):
+            return None
+        q = float(ndtri(pw))
+        step = (q - target) * float(np.exp(-0.5 * q * q)) / (_RT2PI * dpw)  # g / g' for g = probit(power)
+        if not np.isfinite(step):
+            return None
+        new -= step
+        if not new > 0:
+            return None
+        if abs(step) <= rel * new:
+            return new
+    return None
+
+
+def _max_info_tilt(delta, beta, tx, a, b, r, i0, lower: bool = True, dens0: list | None = None) -> tuple | None:
+    """Maximum information giving power ``1 - beta`` for fixed bounds, by Newton steps on the tilted power of a pass.
+
+    A recursion pass at a drift gives the power at nearby drifts without another pass (:func:`_tilt_pass`), and its
+    derivative: Newton steps on the probit of that power, which is nearly linear in the drift, find its root. The root
+    of the tilted power is off the pass's own (gsprob's) root by about 1e-6 times the relative distance between the
+    two drifts, so a pass is run at the root until the root lies within ``_TILT_REACH`` of the pass's drift; its
+    crossing probabilities are then read from the tilted pass. The search starts at the root tilted from the bounds'
+    own pass under H0 where it is given (``dens0``, the sub-densities entering each look on the design's grid), which
+    lies within ~2e-6 of the root: one pass then suffices. Otherwise it starts at the root of a pass on a coarser grid
+    (r = 10), within ~1e-5 of the root.
+
+    Returns ``(information, upper, lower)`` as :func:`_max_info_secant`, or None if a step fails (the caller then
+    runs that search).
+    """
+    if not (delta > 0 and 0.0 < beta < 0.5) or tx.size < 2 or r > 18:
+        return None
+    target = float(ndtri(1 - beta))
+    eta = delta * float(np.sqrt(i0))
+    with np.errstate(all="ignore"):
+        if dens0 is not None and len(dens0) == tx.size - 1:
+            eta = _tilt_root(_tilt_arrays(0.0, tx, a, b, dens0), eta, target, 1e-3) or eta
+        elif r > 10:
+            eta = _tilt_root(_tilt_pass(eta, tx, a, b, 10), eta, target, 1e-3) or eta
+        for _ in range(6):
+            p = _tilt_pass(eta, tx, a, b, r)
+            new = _tilt_root(p, eta, target)
+            if new is None:
+                return None
+            if abs(new - eta) <= _TILT_REACH * eta:
+                up, lo = _tilted(p, new, looks=True)
+                return (new / delta) ** 2, np.array(up), np.array(lo) if lower else None
+            eta = new
+    return None
+
+
 def native_sizes(s: _Spec, bounds: dict) -> dict:
     """Information and operating characteristics for bounds from ``native_bounds``.
 
@@ -577,7 +718,9 @@ def native_sizes(s: _Spec, bounds: dict) -> dict:
         else:
             i0 = 1.0  # n.fix
         tx = timing / timing[-1]
-        found = _max_info_secant(delta, s.beta, tx, a, b, r, i0, tol, lower=s.test_type != 1)
+        found = _max_info_tilt(delta, s.beta, tx, a, b, r, i0, lower=s.test_type != 1, dens0=bounds.get("dens0"))
+        if found is None:
+            found = _max_info_secant(delta, s.beta, tx, a, b, r, i0, tol, lower=s.test_type != 1)
         if found is not None:
             root, up1, lo1 = found
             n_i = root * tx
