@@ -175,6 +175,19 @@ def test_inversion_counting_brute_force():
         np.testing.assert_array_equal(_inversions(v), inv)
 
 
+@pytest.mark.parametrize("high", [2, 40_000, 2**19])  # values past int16 take the wide comparison and keys
+def test_inversion_counting_wide_values(high):
+    from effstats.reliability._metametrics import _inversions, _smaller_before
+
+    rng = np.random.default_rng(high)
+    v = rng.integers(0, high, (6, 150))
+    v[0] = high - 1  # a constant row: no pair is smaller or inverted
+    before = (v[:, None, :] < v[:, :, None]) & np.tril(np.ones((150, 150), bool), -1)
+    np.testing.assert_array_equal(_smaller_before(v), before.sum(2))
+    greater_after = (v[:, :, None] > v[:, None, :]) & np.triu(np.ones((150, 150), bool), 1)
+    np.testing.assert_array_equal(_inversions(v), greater_after.sum((1, 2)))
+
+
 @pytest.mark.parametrize("n", [1, 3, 17, 65, 129, 300, 577])
 @pytest.mark.parametrize("leaf", [1, 4, 16, 64])
 def test_inversion_counting_any_block_width(n, leaf):

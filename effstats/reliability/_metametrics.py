@@ -49,9 +49,9 @@ def _inversions(v: np.ndarray, leaf: int = 64) -> np.ndarray:
     """Number of pairs i < j with v[i] > v[j] in each row of the integer array v (B, n).
 
     Blocks of at most ``leaf`` elements are counted by direct comparison (one (B, n/leaf, leaf, leaf) array op)
-    and sorted; then bottom-up merge passes, each one stable sort of (B, n) small-integer keys (radix for
-    int16), count the pairs across adjacent sorted blocks: O(n log n) work in log(n / leaf) passes that
-    serve all rows at once.
+    and sorted; then bottom-up merge passes, each one sort of (B, n) small-integer keys (radix for int16) that
+    say which half each element came from, count the pairs across adjacent sorted blocks: O(n log n) work in
+    log(n / leaf) passes that serve all rows at once.
     """
     B, n = v.shape
     w, N = _blocks(n, leaf)
@@ -66,12 +66,13 @@ def _inversions(v: np.ndarray, leaf: int = 64) -> np.ndarray:
     while w < N:
         blk = a.reshape(B, N // (2 * w), 2, w)
         # key 2v for the left half, 2v+1 for the right: an equal right value sorts after the left one
+        # (the lowest bit tells the halves apart after the sort: no argsort, no gather)
         keys = np.concatenate([2 * blk[:, :, 0], 2 * blk[:, :, 1] + 1], axis=-1)
-        order = np.argsort(keys, axis=-1, kind="stable")
-        is_right = order >= w
+        keys.sort(axis=-1, kind="stable")
+        is_right = (keys & 1).astype(bool)
         # a left element preceded by r right elements forms r inversions (those right values are smaller)
         inv += (np.cumsum(is_right, axis=-1, dtype=np.int32) * ~is_right).sum(axis=(1, 2), dtype=np.int64)
-        a = (np.take_along_axis(keys, order, axis=-1) >> 1).reshape(B, N)
+        a = (keys >> 1).reshape(B, N)
         w *= 2
     return inv
 
@@ -165,39 +166,46 @@ def kendall_tau(reference: Any, resampled: Any) -> np.ndarray:
 def _smaller_before(v: np.ndarray, leaf: int = 64) -> np.ndarray:
     """Per element of each row of the integer array v (B, n): how many earlier elements are strictly smaller.
 
-    Same scheme as :func:`_inversions` (direct comparison in leaf blocks, then merge passes, each a stable
-    sort of small-integer keys), carrying each element's position so that counts land on it.
+    Same scheme as :func:`_inversions` (direct comparison in leaf blocks, then merge passes), each element
+    carrying its position inside one int64 key (block | value | half | position), so that a pass is one sort of
+    the keys of a row and the counts are added at the positions the keys hold. Values must be non-negative and
+    below 2**20 (dense ranks of fewer than a million models).
     """
     B, n = v.shape
     w, N = _blocks(n, leaf)
     big = int(v.max(initial=0)) + 1
-    dt = np.int16 if 2 * big + 1 < np.iinfo(np.int16).max else np.int64
+    pos_bits = max(1, (N - 1).bit_length())
+    val_bits = big.bit_length()
+    blk_shift = pos_bits + 1 + val_bits  # the keys' fields from the lowest bit: position, half, value, block
+    if blk_shift + max(1, (N // w).bit_length()) > 62:
+        raise ValueError(f"v: values below 2**20 expected in rows of fewer than 2**20, got {big - 1} and {n}")
+    dt = np.int16 if big < np.iinfo(np.int16).max else np.int64  # the direct comparison on the narrowest type
     a = np.full((B, N), big, dt)  # padding after the real elements is counted only for itself, then dropped
     a[:, :n] = v
     blk = a.reshape(B, N // w, w)
     lower = np.tril(np.ones((w, w), bool), -1)  # j < i
-    acc = ((blk[..., None, :] < blk[..., :, None]) & lower).sum(-1, dtype=np.int32)
-    order0 = np.argsort(blk, axis=-1, kind="stable")
-    a = np.take_along_axis(blk, order0, axis=-1).reshape(B, N)
-    # the counts travel with their elements through the merges (acc[:, q] belongs to the element at
-    # position ids[:, q]) and are scattered back to the original positions once, at the end
-    acc = np.take_along_axis(acc, order0, axis=-1).reshape(B, N)
-    ids = (order0 + (np.arange(N // w) * w)[None, :, None]).reshape(B, N).astype(np.int32)
+    acc = ((blk[..., None, :] < blk[..., :, None]) & lower).sum(-1, dtype=np.int32).reshape(B, N)
+    pos = np.arange(N, dtype=np.int64)
+    keys = (a.astype(np.int64) << (pos_bits + 1)) | pos
+    keys.reshape(B, N // w, w).sort(axis=-1)  # the leaf blocks sorted by (value, position)
+    half = np.int64(1) << pos_bits
+    low = (np.int64(1) << blk_shift) - 1
+    rows = (np.arange(B) * N)[:, None, None]
     while w < N:
-        blk = a.reshape(B, N // (2 * w), 2, w)
-        # key 2v+1 for the left half, 2v for the right: an equal left value sorts after the right one, so
-        # the left elements before a right element are exactly the strictly smaller ones
-        keys = np.concatenate([2 * blk[:, :, 0] + 1, 2 * blk[:, :, 1]], axis=-1)
-        order = np.argsort(keys, axis=-1, kind="stable")
-        is_right = order >= w
-        cnt = np.cumsum(~is_right, axis=-1, dtype=np.int32) * is_right
-        ids = np.take_along_axis(ids.reshape(B, N // (2 * w), 2 * w), order, axis=-1).reshape(B, N)
-        acc = (np.take_along_axis(acc.reshape(B, N // (2 * w), 2 * w), order, axis=-1) + cnt).reshape(B, N)
-        a = (np.take_along_axis(keys, order, axis=-1) >> 1).reshape(B, N)
+        blk = keys.reshape(B, N // (2 * w), 2, w) & (low ^ half)  # value and position, the old block dropped
+        # the half bit is set on the left: an equal left value sorts after the right one, so the left elements
+        # before a right element are exactly its strictly smaller ones
+        pair = (np.arange(N // (2 * w), dtype=np.int64) << blk_shift)[None, :, None]
+        keys = np.concatenate([blk[:, :, 0] | half | pair, blk[:, :, 1] | pair], axis=-1).reshape(B, N)
+        # keys are distinct (positions); timsort ("stable") merges the two sorted runs of each block pair in
+        # linear time
+        keys.sort(axis=-1, kind="stable")
+        m = keys.reshape(B, N // (2 * w), 2 * w)
+        is_left = ((m >> pos_bits) & 1).astype(np.int32)
+        cnt = np.cumsum(is_left, axis=-1, dtype=np.int32) * (1 - is_left)
+        acc.reshape(-1)[((m & (half - 1)) + rows).reshape(-1)] += cnt.reshape(-1)  # positions are distinct
         w *= 2
-    out = np.empty((B, N), np.int32)
-    np.put_along_axis(out, ids, acc, axis=1)
-    return out[:, :n]
+    return acc[:, :n]
 
 
 def _run_lengths(first: np.ndarray) -> np.ndarray:
