@@ -1,4 +1,6 @@
 """Precision(correction="logistic"): the prediction-powered correction of the stratified sequential estimate."""
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -116,3 +118,52 @@ def test_bad_input_names_the_argument(make, match):
     ev = SequentialEvaluator([Precision(0.02, correction="logistic")], fpc=True)
     with pytest.raises(ValueError, match=match):
         make(y, feats, strata, ev)
+
+
+def test_cli_run_with_the_correction_matches_the_evaluator(tmp_path, capsys):
+    # effstats sequential start --correction logistic: batches of equal numbers from the 5 strata of the reference
+    # models' difficulty order; the decision is the evaluator's on the same items in the same order
+    from effstats.cli import main
+    from effstats.datasets import simulate_responses
+    from effstats.workflow._sequential import _correction_inputs
+
+    truth = simulate_responses(31, 2000, rng=3)
+    ref, new_id = truth.subset(models=range(30)), str(truth.model_ids[30])
+    ref.to_long().to_csv(tmp_path / "ref.csv", index=False)
+    start = ["sequential", "start", tmp_path / "ref.csv", "--half-width", 0.04, "--correction", "logistic",
+             "--initial", 50, "--batch", 50, "--seed", 1, "--out", tmp_path / "run"]
+    assert main([str(a) for a in start]) == 0, capsys.readouterr().err
+    assert "logistic correction" in capsys.readouterr().out
+    strata, features = _correction_inputs(ref)
+    pos = {str(i): j for j, i in enumerate(truth.item_ids)}
+    looks = []
+    while json.loads((tmp_path / "run" / "state.json").read_text())["status"] == "continue":
+        k = len(looks) + 1
+        batch = pd.read_csv(tmp_path / "run" / f"batch_{k:03d}" / "items.csv")["item"].astype(str).tolist()
+        assert np.bincount(strata[[pos[i] for i in batch]], minlength=5).tolist() == [10] * 5
+        pd.DataFrame({"model": new_id, "item": batch,
+                      "score": truth.subset(models=[new_id], items=batch).values[0].astype(int)}).to_csv(
+            tmp_path / f"b{k}.csv", index=False)
+        assert main([str(a) for a in ["sequential", "update", tmp_path / "run", tmp_path / f"b{k}.csv"]]) == 0
+        looks.append(batch)
+    decision = json.loads((tmp_path / "run" / "decision.json").read_text())
+    seen = np.array([pos[i] for b in looks for i in b])
+    at = np.concatenate([seen, np.setdiff1d(np.arange(truth.n_items), seen)])
+    y = truth.subset(models=[new_id]).values[0].astype(float)[at]
+    res = SequentialEvaluator([Precision(0.04, correction="logistic")], initial=10, batch=10, fpc=True).fit(
+        y, groups=strata[at], features=features[at], shuffle=False)
+    assert decision["decision"] == res.decision == "precision"
+    assert decision["n"] == res.n == seen.size
+    assert (decision["ci_low"], decision["ci_high"]) == pytest.approx((res.ci_low, res.ci_high), rel=1e-12)
+
+
+def test_cli_correction_needs_the_precision_rule(tmp_path, capsys):
+    from effstats.cli import main
+    from effstats.datasets import simulate_responses
+
+    ref = simulate_responses(10, 300, rng=0)
+    ref.to_long().to_csv(tmp_path / "ref.csv", index=False)
+    code = main([str(a) for a in ["sequential", "start", tmp_path / "ref.csv", "--against", ref.model_ids[0],
+                                  "--correction", "logistic", "--out", tmp_path / "run"]])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "--correction: " in err and "rule='precision'" in err

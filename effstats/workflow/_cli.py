@@ -144,6 +144,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     rule.add_argument("--target-se", type=float, metavar="S",
                       help="adaptive: IRT item bank fitted on REFERENCE (0/1 results), the most informative items "
                            "next; stop once the ability's standard error is at most S (default: 0.3)")
+    st.add_argument("--correction", default=None, choices=["logistic"],
+                    help="precision: batches drawn within 5 strata of REFERENCE's difficulty order, every look's "
+                         "estimate corrected by a logistic model on the items' features from REFERENCE")
     st.add_argument("--alternative", default="two-sided", choices=["two-sided", "greater", "less"],
                     help="with --against: the claim to test (greater: the new model is better) (default: two-sided)")
     st.add_argument("--alpha", type=float, default=0.05, help="error level (default: 0.05)")
@@ -301,14 +304,16 @@ def _start(args: argparse.Namespace, rule: str) -> None:
                               half_width=args.half_width, target_se=args.target_se, alpha=args.alpha,
                               spending=args.spending, initial=args.initial, batch=args.batch, max_n=args.max_n,
                               seed=args.seed, format=args.format, metric=args.metric, duplicates=args.duplicates,
-                              filter=args.filter, progress=not args.no_progress, **_helm_values(args))
+                              filter=args.filter, progress=not args.no_progress, correction=args.correction,
+                              **_helm_values(args))
     with locked(Path(args.out)):
         refuse_existing(args.out, "state.json", args.force)
         path = run.save(args.out)
     if rule == "precision":  # the half-width is the whole rule: show it, also when it is the default
         h = run.state["rule"]["half_width"]
         print(f"rule: precision, stop once the interval is at most ±{h:g}"
-              + (" (the default; set it with --half-width)" if args.half_width is None else ""))
+              + (" (the default; set it with --half-width)" if args.half_width is None else "")
+              + (", logistic correction" if args.correction else ""))
     print(f"batch 1: {len(run.next_items)} items in {path}")
     if run.lm_eval_samples is not None:
         print(_lm_eval_hint(path / LM_EVAL_SAMPLES, run.lm_eval_samples))
@@ -429,7 +434,8 @@ _CLI_NAMES = {"reference:": "REFERENCE:", "new_results:": "NEW_RESULTS:", "selec
               "target_se:": "--target-se:", "spending:": "--spending:", "alternative:": "--alternative:",
               "split:": "--split:", "perturbation:": "--perturbation:", "trials:": "--trials:",
               "restrict_to_manifest:": "--restrict-to-manifest:", "target_outputs:": "NEW_RESULTS:",
-              "duplicates:": "--duplicates:", "weights:": "--weights:", "format:": "--format:"}
+              "duplicates:": "--duplicates:", "weights:": "--weights:", "format:": "--format:",
+              "correction:": "--correction:"}
 
 
 # values of the Python API as the command line spells them
