@@ -71,6 +71,51 @@ def test_design_allocates_within_strata_and_the_proxy_moves_items():
     assert len(StratifiedAIPW(n_items=7, n_strata=6, random_state=0).fit(src).stratum_sizes_) == 3
 
 
+def test_mixed_allocation_keeps_three_quarters_of_the_proportional_one_in_every_stratum():
+    """``"mixed"``: n_h proportional to N_h (S_h + 3 sum_g W_g S_g), so every stratum gets at least three quarters
+    of its proportional share (less one item of rounding), and each stratum's count lies between the proportional
+    and the Neyman allocation's (up to rounding); the weights, recomputed from the sources by brute force, give
+    the allocation to within one item a stratum."""
+    for rng in range(3):
+        rm = simulate_responses(30, 1200, rng=rng)
+        for k in (24, 60, 150):
+            est = {a: StratifiedAIPW(k, allocation=a, random_state=0).fit(rm) for a in ("proportional", "neyman",
+                                                                                     "mixed")}
+            mixed, prop, ney = (est[a].allocation_ for a in ("mixed", "proportional", "neyman"))
+            share = est["mixed"].stratum_sizes_ / est["mixed"].stratum_sizes_.sum()
+            assert np.all(mixed >= np.floor(0.75 * k * share) - 1), (k, mixed, share)
+            assert np.all(mixed >= np.minimum(prop, ney) - 1) and np.all(mixed <= np.maximum(prop, ney) + 1)
+            y = rm.values.astype(float)
+            h = est["mixed"].strata_
+            sd = np.array([y[:, h == j].std(axis=1, ddof=1).mean() for j in range(len(share))])
+            w = est["mixed"].stratum_sizes_ * (sd + 3 * sd @ share)
+            np.testing.assert_allclose(mixed, k * w / w.sum(), atol=1.0)
+
+
+def test_beats_random_items_on_the_best_fifth_of_alpacaeval():
+    """The public AlpacaEval 2.0 wins (56 models x 805 instructions): the best fifth of the models as targets, the
+    others as sources, 200 draws of 100 items. StratifiedAIPW's mean absolute error is below the plain mean's of
+    random items (0.93 of it; with half the budget by Neyman's rule, the sources' spread misled it to 1.06)."""
+    from effstats.datasets import data_root, load_alpacaeval
+
+    try:
+        data_root()
+    except FileNotFoundError:
+        pytest.skip("shared/data/predictions not found beside the checkout")
+    rm = load_alpacaeval(outcome="win")
+    src, tgt = performance_split(rm, top_fraction=0.2).apply(rm)
+    truth = np.nanmean(tgt.values_with_nan(), axis=1)  # a few cells are missing: the mean of the others
+    err, err_plain = [], []
+    for seed in range(1000, 1200):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            est = StratifiedAIPW(100, random_state=seed).fit(src).predict(tgt)
+            plain = RandomDirect(100, random_state=seed).fit(src).predict(tgt)
+        err.append(np.abs(est - truth).mean())
+        err_plain.append(np.abs(plain - truth).mean())
+    assert np.mean(err) < 0.97 * np.mean(err_plain), (np.mean(err), np.mean(err_plain))
+
+
 def test_default_strata_fit_any_budget_of_two_items():
     """Without n_strata, a small budget gets min(6, n_items // 2) strata of at least two sampled items each (a
     within-stratum variance); an explicit n_strata above n_items is still refused by name."""
