@@ -594,12 +594,14 @@ def _tilt_arrays(eta: float, t: np.ndarray, a: np.ndarray, b: np.ndarray, dens: 
     """
     sizes = [z.size for _, z in dens]
     rt = np.sqrt(t)
-    rdt = np.repeat(np.sqrt(np.diff(t)), sizes)
+    # per look after the first: sqrt(t) and t of the look before, sqrt(dt), the bounds on the scale of S / sqrt(dt)
+    rdt = np.sqrt(np.diff(t))
+    per = np.repeat(np.stack((rt[:-1], t[:-1], rdt, b[1:] * rt[1:] / rdt, a[1:] * rt[1:] / rdt)), sizes, axis=1)
     s = np.concatenate([z for _, z in dens])
-    s *= np.repeat(rt[:-1], sizes)
-    return {"eta": eta, "h": np.concatenate([h for h, _ in dens]), "s": s, "t": np.repeat(t[:-1], sizes),
-            "rdt": rdt, "up": (s - np.repeat(b[1:] * rt[1:], sizes)) / rdt,
-            "lo": (np.repeat(a[1:] * rt[1:], sizes) - s) / rdt, "starts": np.cumsum([0] + sizes[:-1]),
+    s *= per[0]
+    sd = s / per[2]
+    return {"eta": eta, "h": np.concatenate([h for h, _ in dens]), "s": s, "t": per[1], "rdt": per[2],
+            "up": sd - per[3], "lo": per[4] - sd, "starts": np.cumsum([0] + sizes[:-1]),
             "first": (float(rt[0]), float(a[0]), float(b[0]))}
 
 
@@ -608,10 +610,13 @@ def _tilted(p: dict, eta: float, looks: bool = False):
     derivative in ``eta``; with ``looks``, the upper- and lower-crossing probabilities at each look instead."""
     rt1, a1, b1 = p["first"]
     d = eta - p["eta"]
-    lr = p["s"] * d
-    lr -= p["t"] * (d * (eta + p["eta"]) * 0.5)
-    np.exp(lr, out=lr)
-    lr *= p["h"]
+    if d:
+        lr = p["s"] * d
+        lr -= p["t"] * (d * (eta + p["eta"]) * 0.5)
+        np.exp(lr, out=lr)
+        lr *= p["h"]
+    else:  # the pass's own drift: likelihood ratio 1
+        lr = p["h"]
     x = p["rdt"] * eta
     x += p["up"]
     cdf = ndtr(x)
