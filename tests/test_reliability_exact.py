@@ -205,19 +205,33 @@ def test_inversion_counting_any_block_width(n, leaf):
     np.testing.assert_array_equal(_inversions(v, leaf), greater_after.sum((1, 2)))
 
 
-@pytest.mark.parametrize("n_models", [1, 2, 7, 2**18 + 1])  # the last ranks its rows in several chunks
-def test_audit_ranks_are_scipys_competition_ranks(n_models):
-    from effstats.reliability._report import _ranks
+def test_audit_rank_table_from_distinct_resamples_is_every_resamples():
+    """The rank table ranks and compares each distinct resampled row once, weighted by how often it was drawn: the
+    same rank bounds and shares, bit for bit, as ranking and comparing every resample."""
+    from effstats.reliability._benchmark import Benchmark
+    from effstats.reliability._report import _score_table
 
-    rng = np.random.default_rng(n_models)
-    for levels in (2, 5, 10 * n_models):
-        x = rng.integers(0, levels, (7, n_models)).astype(float)
-        x[rng.random(x.shape) < 0.2] = np.nan  # unscorable: ranked last, tied among themselves
-        want = stats.rankdata(-np.where(np.isnan(x), -np.inf, x), method="min", axis=-1)
-        got = _ranks(x)
-        assert got.dtype == want.dtype
-        np.testing.assert_array_equal(got, want)
-        np.testing.assert_array_equal(_ranks(x[0]), want[0])
+    rng = np.random.default_rng(4)
+    M, B = 9, 203
+    x = rng.integers(0, 4, (M, 5)) / 4
+    bench = Benchmark.from_data(pd.DataFrame(x, index=[f"m{i}" for i in range(M)], columns=list("ABCDE")))
+    base = rng.integers(0, 3, (6, M)) / 2  # few distinct rows, ties within them
+    base[0, 3] = np.nan  # an unscorable model ranks last
+    resampled = base[rng.integers(0, 6, B)]
+    tab, p_hold = _score_table(bench, {"mean": x.mean(1)}, "mean", resampled, None)
+
+    ranks = np.array([stats.rankdata(-np.where(np.isnan(r), -np.inf, r), method="min") for r in resampled])
+    order = [int(m[1:]) for m in tab["model"]]
+    for col, q, method in (("rank_low", 0.025, "lower"), ("rank_high", 0.975, "higher")):
+        want = np.quantile(ranks, q, axis=0, method=method)
+        np.testing.assert_array_equal(tab[col].to_numpy(), want[order])
+    ahead = [[1.0 if r[a] > r[b] else 0.5 if r[a] == r[b] else 0.0 for r in resampled[:, order]]
+             for a, b in zip(range(M - 1), range(1, M))]
+    np.testing.assert_array_equal(p_hold, np.mean(ahead, axis=1))
+    lead = [np.mean([1.0 if r[0] > r[j] else 0.5 if r[0] == r[j] else 0.0 for r in resampled[:, order]])
+            for j in range(1, M)]
+    np.testing.assert_array_equal(tab["p_leader_ahead"].to_numpy()[1:], lead)
+    assert np.isnan(tab["p_leader_ahead"].iloc[0])
 
 
 # ------------------------------------------------------------------------------------ DIoR
