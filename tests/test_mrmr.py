@@ -133,6 +133,37 @@ def test_binary_redundancy_with_column_means_given_is_the_same():
         np.testing.assert_array_equal(_binary_mi(x, x[:, j], x.mean(axis=0)), _binary_mi(x, x[:, j]))
 
 
+def test_redundancy_table_is_the_plug_in_mutual_information():
+    # the greedy loop looks the binary redundancy up by counts of ones: the same numbers as item by item
+    from effstats.disco._mrmr import _redundancy_table
+
+    for m in (5, 17, 40):
+        x, _ = _binary(m, m=m, n=300)
+        x[:, 0], x[:, 1], x[:, 2] = 1.0, 0.0, 1.0  # all ones, all zeros, and half ones below: cells without mass
+        x[: m // 2, 2] = 0
+        ones = x.sum(axis=0).astype(int)
+        for j in (0, 1, 2, 7, 11):
+            v = x[:, j]
+            looked_up = _redundancy_table(m)[ones[j]][ones, (x.T @ v).astype(int)]
+            np.testing.assert_array_equal(looked_up, _binary_mi(x, v))
+
+
+@pytest.mark.parametrize("scheme", ["quotient", "difference"])
+def test_selection_with_the_table_is_the_item_by_item_greedy_loop(scheme):
+    from effstats.disco import _mrmr
+
+    x, y = _binary(8, m=12, n=900)  # 13³ count triples < items × steps: the loop uses the table
+    rel = mutual_information_relevance(x, y)
+    chosen, total = [int(np.argmax(rel))], np.zeros(x.shape[1])
+    for step in range(1, 20):
+        total += _binary_mi(x, x[:, chosen[-1]])
+        crit = rel / (total / step + 1e-10) if scheme == "quotient" else rel - total / step
+        crit[chosen] = -np.inf
+        chosen.append(int(np.argmax(crit)))
+    _mrmr._MRMR_CACHE.clear()
+    np.testing.assert_array_equal(select_mrmr(x, 20, scores=y, scheme=scheme), chosen)
+
+
 def test_mrmr_regression_is_ridge_on_the_chosen_items():
     rm = simulate_responses(50, 300, rng=1)
     est = MRMR(15).fit(rm)

@@ -10,6 +10,7 @@ Zhang, Dorner & Hardt (2025) call the same regression on uniformly random items 
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections import OrderedDict
 from typing import Any
@@ -84,21 +85,37 @@ def _binary_mi(x: np.ndarray, v: np.ndarray, p1: np.ndarray | None = None) -> np
     ``p1``: the column means of ``x``, when the caller has them."""
     m = x.shape[0]
     p1 = x.mean(axis=0) if p1 is None else p1
-    q1 = v.mean()
-    p11 = (x.T @ v) / m
+    return np.maximum(_mi_cells(p1, v.mean(), (x.T @ v) / m), 0.0)
+
+
+def _mi_cells(p1: np.ndarray, q1: Any, p11: np.ndarray) -> np.ndarray:
+    """Σ joint log(joint / product) over the four cells of two binary variables with P(first) = p1, P(second) = q1
+    and P(both) = p11 (arrays broadcast together); cells without mass add nothing."""
     cells = ((p11, p1 * q1), (p1 - p11, p1 * (1 - q1)), (q1 - p11, (1 - p1) * q1),
              (1 - p1 - q1 + p11, (1 - p1) * (1 - q1)))
-    mi = np.zeros(x.shape[1])
-    term = np.empty(x.shape[1])
+    shape = np.broadcast(p1, q1, p11).shape
+    mi = np.zeros(shape)
+    term = np.empty(shape)
     for joint, prod in cells:
+        joint, prod = np.broadcast_to(joint, shape), np.broadcast_to(prod, shape)
         pos = joint > 1e-15
-        # joint log(joint / prod) where the cell has mass, 0 elsewhere (no masked copies: this runs once per
-        # chosen item over all items)
+        # only where the cell has mass (no masked copies: this runs once per chosen item over all items)
         np.divide(joint, prod, out=term, where=pos)
         np.log(term, out=term, where=pos)
         np.multiply(joint, term, out=term, where=pos)
         mi += np.where(pos, term, 0.0)
-    return np.maximum(mi, 0.0)
+    return mi
+
+
+@functools.lru_cache(maxsize=8)
+def _redundancy_table(m: int) -> np.ndarray:
+    """``_binary_mi`` of two binary columns of M = ``m`` models, for every count of ones of the chosen column, of
+    the other and of both: (M + 1, M + 1, M + 1), from the same numbers as per item (counts / M), read-only."""
+    share = np.arange(m + 1) / m
+    with np.errstate(divide="ignore", invalid="ignore"):  # counts no pair of columns has (more shared ones than ones)
+        table = np.maximum(_mi_cells(share[None, :, None], share[:, None, None], share[None, None, :]), 0.0)
+    table.flags.writeable = False
+    return table
 
 
 def _gaussian_mi(x: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -238,9 +255,17 @@ def select_mrmr(responses: Any, n_items: int, *, scores: Any = None, scheme: str
     _cache_put(data + (scheme, n_neighbors), state)
     relevance, chosen, total, free = state["relevance"], state["chosen"], state["total"], state["free"]
     binary = _is_binary(x)
-    p1 = x.mean(axis=0) if binary and len(chosen) < k else None
+    # Between binary columns the redundancy depends on the counts of ones (of each, and shared) alone: with fewer
+    # count triples than the item × step values of the loop, it is looked up in a table of every triple.
+    table = _redundancy_table(m) if binary and (m + 1) ** 3 < min(4_000_000, (k - len(chosen)) * n) else None
+    if binary:
+        p1, ones = x.mean(axis=0), x.sum(axis=0).astype(np.intp)
     for step in range(len(chosen), k):
-        total += _binary_mi(x, x[:, chosen[-1]], p1) if binary else _gaussian_mi(x, x[:, chosen[-1]])
+        v = x[:, chosen[-1]]
+        if table is not None:
+            total += table[ones[chosen[-1]]][ones, (x.T @ v).astype(np.intp)]  # sums of ones: exact
+        else:
+            total += _binary_mi(x, v, p1) if binary else _gaussian_mi(x, v)
         mean_red = total / step
         crit = relevance / (mean_red + 1e-10) if scheme == "quotient" else relevance - mean_red
         crit[~free] = -np.inf
