@@ -1,7 +1,8 @@
 """The sample-size search of native design() against a brute-force bisection on the maximum information.
 
-The search takes secant steps and reuses recursion passes (the bounds' own pass under H0, the last search pass
-under the alternative, the mirrored bound pass for the power of beta-spending designs); here each figure is
+The search takes Newton steps on the power tilted from a recursion pass and reuses passes (the bounds' own pass under
+H0, for the crossing probabilities and the search's start; the pass at the root, tilted, under the alternative; the
+mirrored bound pass for the power of beta-spending designs); here each figure is
 recomputed the straightforward way: bisection on the information to 1e-13 of the power equation at the design's
 own bounds, then one ``gsprob`` pass at (0, delta). Binding beta-spending designs (test type 3), whose bounds come
 out of gsDesign's iteration and its tolerance-limited roots, are compared with gsDesign itself.
