@@ -9,6 +9,9 @@ import numpy as np
 import pytest
 from sklearn.cluster import KMeans
 
+from threadpoolctl import threadpool_limits
+
+from effstats._items import _KMEANS_ITER
 from effstats._subset import _distinct_rows, _kmeans_plusplus, _weighted_anchors, _weighted_kmeans
 from effstats.datasets.simulate import simulate_responses
 from effstats.irt import TinyBenchmarks
@@ -29,8 +32,6 @@ def test_weighted_kmeans_is_kmeans_on_all_rows():
     w = counts.astype(float)
     C = _kmeans_plusplus(U, w, 8, np.random.RandomState(3))
     mine = _weighted_kmeans(U, w, 8, 3, n_init=1)
-    from threadpoolctl import threadpool_limits
-
     # one OpenMP thread, as effstats runs k-means: with several, scikit-learn's distance sums are split by thread
     # and a point equidistant from two centres (0/1 rows tie often) can go either way from run to run
     with threadpool_limits(limits=1, user_api="openmp"):
@@ -127,3 +128,17 @@ def test_the_same_embedding_and_seed_share_one_kmeans():
     t = TinyBenchmarks(15, "anchor-corr", "weighted", random_state=0).fit(Y)
     np.testing.assert_array_equal(a.selected_, t.selected_)
     np.testing.assert_array_equal(a.weights_, t.weights_)
+
+
+def test_capped_kmeans_ends_within_a_tenth_of_a_percent_of_the_converged_run():
+    # 60 models x 10,000 simulated items: the run from the same start converges after more iterations than the cap
+    Y = simulate_responses(60, 10_000, rng=0).values.astype(float)
+    U, _, w = _distinct_rows(Y.T)
+    fast = _weighted_kmeans(U, w, 50, 5, 1)
+    with threadpool_limits(limits=1, user_api="openmp"):
+        full = KMeans(50, init=_kmeans_plusplus(U, w, 50, np.random.RandomState(5)), n_init=1, algorithm="elkan",
+                      max_iter=1000).fit(U, sample_weight=w)
+    assert fast.n_iter_ == _KMEANS_ITER < full.n_iter_
+    # Lloyd's iterations never raise the inertia: the converged run passes through the capped one's state
+    assert full.inertia_ <= fast.inertia_ * (1 + 1e-12)
+    assert fast.inertia_ <= full.inertia_ * (1 + 1e-3)
