@@ -561,10 +561,11 @@ def _max_info_secant(delta, beta, tx, a, b, r, i0, tol, lower: bool = True) -> t
     return None
 
 
-# A tilted root is accepted, with its crossing probabilities, when it lies within this relative distance of the drift of
-# the pass it tilts: the tilted sums differ from a pass of its own by about 1e-6 times that distance (the grids are
-# centred at the pass's drift), here ~2e-11, inside the rounding of gsDesign's own figures
-_TILT_REACH = 1e-5
+# A tilted root is accepted, with its crossing probabilities, when it lies within _TILT_REACH / q (relative) of the
+# drift of the pass it tilts, q the largest ratio I_j / (I_j - I_{j-1}) of the looks (k for equal spacing): the tilted
+# sums differ from a pass of its own there by up to ~1e-6 q / 2 times that distance (the grids are centred at the
+# pass's drift, and a look adding little information has a narrow kernel), so by less than ~5e-11
+_TILT_REACH = 5e-5
 _RT2PI = float(np.sqrt(2 * np.pi))
 
 
@@ -670,7 +671,8 @@ def _max_info_tilt(delta, beta, tx, a, b, r, i0, lower: bool = True, dens0: list
     A recursion pass at a drift gives the power at nearby drifts without another pass (:func:`_tilt_pass`), and its
     derivative: Newton steps on the probit of that power, which is nearly linear in the drift, find its root. The root
     of the tilted power is off the pass's own (gsprob's) root by about 1e-6 times the relative distance between the
-    two drifts, so a pass is run at the root until the root lies within ``_TILT_REACH`` of the pass's drift; its
+    two drifts (more after a look that adds little information), so a pass is run at the root until the root lies
+    within ``_TILT_REACH / q`` of the pass's drift (``q`` the largest ``I_j / (I_j - I_{j-1})``); its
     crossing probabilities are then read from the tilted pass. The search starts at the root tilted from the bounds'
     own pass under H0 where it is given (``dens0``, the sub-densities entering each look on the design's grid), which
     lies within ~2e-6 of the root: one pass then suffices. Otherwise it starts at the root of a pass on a coarser grid
@@ -683,6 +685,7 @@ def _max_info_tilt(delta, beta, tx, a, b, r, i0, lower: bool = True, dens0: list
         return None
     target = float(ndtri(1 - beta))
     eta = delta * float(np.sqrt(i0))
+    reach = _TILT_REACH / float(np.max(tx[1:] / np.diff(tx)))
     with np.errstate(all="ignore"):
         if dens0 is not None and len(dens0) == tx.size - 1:
             eta = _tilt_root(_tilt_arrays(0.0, tx, a, b, dens0), eta, target, 1e-3) or eta
@@ -693,7 +696,7 @@ def _max_info_tilt(delta, beta, tx, a, b, r, i0, lower: bool = True, dens0: list
             new = _tilt_root(p, eta, target)
             if new is None:
                 return None
-            if abs(new - eta) <= _TILT_REACH * eta:
+            if abs(new - eta) <= reach * eta:
                 up, lo = _tilted(p, new, looks=True)
                 return (new / delta) ** 2, np.array(up), np.array(lo) if lower else None
             eta = new
