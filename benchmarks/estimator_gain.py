@@ -14,7 +14,7 @@ models of them, so that a run stays within minutes). A dataset whose files are a
 
 Run: ``.venv/bin/python benchmarks/estimator_gain.py [--seeds 10] [--items 100] [--coverage 50,100,300]
 [--datasets imagenet,cifar10,alpacaeval,digits] [--estimators ...]``; ends with the table as Markdown.
-The loop's default, ``sortsearch`` (Sort & Search's stratified design through the chooser's estimator), is compared
+The loop's ``sortsearch`` method (Sort & Search's stratified design through the chooser's estimator) is compared
 at 500 items with ``--items 500 --coverage "" --estimators "plain mean,sortsearch,StratifiedAIPW"``.
 """
 from __future__ import annotations
@@ -56,7 +56,7 @@ ESTIMATORS = {
 }
 VARIANTS = {  # the allocation's share of the gain
     "StratifiedAIPW proportional": lambda n, s: StratifiedAIPW(n, allocation="proportional", random_state=s),
-    # the loop's default method, ``effstats select --method sortsearch``: SortSearch(sampling="stratified"), one
+    # the loop's Sort & Search method, ``effstats select --method sortsearch``: SortSearch(sampling="stratified"), one
     # random item per equal cell of the sources' easy-to-hard order, and its design-based accuracy and interval
     "sortsearch": lambda n, s: _SortSearchDesign(n, random_state=s),
     # the loop's "auto" (the chooser over the candidates that draw random items), with and without StratifiedAIPW

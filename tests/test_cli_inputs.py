@@ -26,7 +26,8 @@ def loop(tmp_path_factory):
     truth.subset(models=range(16)).to_long()[["model", "item", "score"]].to_csv(root / "ref.csv", index=False)
     assert main(["select", str(root / "ref.csv"), "--budget", "12", "--method", "random", "--out",
                  str(root / "sel")]) == 0
-    assert main(["select", str(root / "ref.csv"), "--budget", "12", "--out", str(root / "sorted")]) == 0
+    assert main(["select", str(root / "ref.csv"), "--budget", "12", "--method", "sortsearch", "--out",
+                 str(root / "sorted")]) == 0
     items = json.loads((root / "sel" / "manifest.json").read_text())["items"]
     scores = truth.subset(models=[16], items=items).values[0].astype(float)
     new = pd.DataFrame({"model": "new", "item": items, "score": scores})

@@ -74,8 +74,12 @@ def test_a_valid_only_scenario_needs_split_valid(tmp_path, capsys):
 def test_several_train_trials_one_trial_or_separate_responses(tmp_path, capsys):
     truth = write_suite(tmp_path, [Scenario(MMLU, n=60, trials=3)], 9)
     new = _split_off(tmp_path, "org2_model-08")
-    code, _, err = _run(["select", tmp_path / "runs", "--budget", "30", "--out", tmp_path / "s"], capsys)
+    # a method of 0/1 results refuses the trials' means, saying how to keep 0/1 responses; the default takes them
+    code, _, err = _run(["select", tmp_path / "runs", "--budget", "30", "--method", "sortsearch", "--out",
+                         tmp_path / "s"], capsys)
     _one_line_error(code, err, "means over 3 train trials", "--trials 0", "--trials separate")
+    code, _, err = _run(["select", tmp_path / "runs", "--budget", "30", "--out", tmp_path / "mean"], capsys)
+    assert code == 0, err
     ref = read_helm_runs(tmp_path / "runs")
     assert ref.kind == "score" and (ref.models["n_trials"] == 3).all()
 

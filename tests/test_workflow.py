@@ -628,7 +628,7 @@ def test_estimate_reports_out_of_range_models_and_the_estimator_of_each(tmp_path
             "items beyond theirs): perfect; random + ridge extrapolates there" in est.to_markdown())
     # Sort & Search, design-based, has no check of its own: its estimate against the references' scores flags, and
     # the report says its interval holds there
-    sel = select(ref, 60, seed=0)
+    sel = select(ref, 60, method="sortsearch", seed=0)
     f = estimate(sel, new.subset(items=sel.items)).to_frame()
     assert f["out_of_range"].tolist() == [False, True] and set(f["estimator"]) == {"Sort & Search"}
     assert ("perfect; Sort & Search's design-based estimate and interval hold there too"
@@ -658,17 +658,26 @@ def test_select_stratified_aipw_takes_two_items_a_task(tmp_path, capsys):
     assert code == 2 and "--budget: expected an integer in [4, 200], got 0" in err  # the minimum that fits
 
 
-def test_select_default_on_graded_scores_names_the_methods_that_take_them(tmp_path, capsys):
-    """Sort & Search (the default) needs 0/1 results: on graded scores select stops, naming every design-based
-    method that takes them, and the first one named selects from the same file."""
+def test_select_on_graded_scores_default_takes_them_and_sortsearch_names_the_methods_that_do(tmp_path, capsys):
+    """The default method (stratified AIPW) selects from graded scores and estimates a new model's from them;
+    Sort & Search needs 0/1 results: on graded scores select stops, naming every design-based method that takes
+    them, and the first one named selects from the same file."""
     from effstats.workflow._tasks import design_methods
 
     rng = np.random.default_rng(0)
-    graded = ResponseMatrix(rng.uniform(0, 1, (8, 120)).round(2), model_ids=[f"m{i}" for i in range(8)],
+    graded = ResponseMatrix(rng.uniform(0, 1, (9, 120)).round(2), model_ids=[f"m{i}" for i in range(9)],
                             item_ids=[f"t/{j}" for j in range(120)])
     ref_csv = tmp_path / "ref.csv"
-    graded.to_long().to_csv(ref_csv, index=False)
-    code, out, err = _run(["select", ref_csv, "--budget", 20, "--out", tmp_path / "s"], capsys)
+    graded.subset(models=range(8)).to_long().to_csv(ref_csv, index=False)
+    code, out, err = _run(["select", ref_csv, "--budget", 20, "--out", tmp_path / "d"], capsys)
+    assert code == 0, err
+    sel = Selection.load(tmp_path / "d")
+    assert sel.method == "stratified-aipw" and len(sel.items) == 20
+    est = estimate(tmp_path / "d", graded.subset(models=[8], items=sel.items), reference=ref_csv).to_frame()
+    ci = est[["low", "high"]].to_numpy()[0]
+    assert ci[0] <= graded.values[8].mean() <= ci[1] and 0 < ci[0] < ci[1] < 1
+    code, out, err = _run(["select", ref_csv, "--budget", 20, "--method", "sortsearch", "--out", tmp_path / "s"],
+                          capsys)
     assert code == 2 and len(err.strip().splitlines()) == 1
     assert "method: 'sortsearch' needs 0/1 correctness; these scores are graded (choose aipw, stratified-aipw" in err
     assert all(m in err for m in design_methods() if m != "sortsearch")

@@ -79,11 +79,12 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     size.add_argument("--budget", type=int, help="items to evaluate the new model on")
     size.add_argument("--target-error", type=float, metavar="POINTS",
                       help="the smallest budget whose cross-validated error on the reference models is at most POINTS")
-    p.add_argument("--method", default="sortsearch", choices=list(METHODS),
-                   help="how items are chosen (default: sortsearch, a stratified random sample whose interval holds "
-                        "for any new model, on 0/1 results only; aipw, stratified-aipw, stratified and random also "
-                        "draw their items at random and hold for any new model, graded scores included; auto: the "
-                        "candidate with the smallest cross-validated error on the reference models)")
+    p.add_argument("--method", default="stratified-aipw", choices=list(METHODS),
+                   help="how items are chosen (default: stratified-aipw, a stratified random sample with a "
+                        "regression correction whose interval holds for any new model, graded scores included; "
+                        "sortsearch (0/1 results only), aipw, stratified and random also draw their items at random "
+                        "and hold for any new model; auto: the candidate with the smallest cross-validated error on "
+                        "the reference models)")
     p.add_argument("--tasks", default=None, action="append",
                    help="comma-separated tasks of REFERENCE to use (default: all); may be repeated, and a comma "
                         "inside a task's name is written \\, (--tasks 'a\\,b')")

@@ -63,7 +63,7 @@ class Selection:
     ...     _ = sel.save(d)
     ...     again = Selection.load(d)
     >>> again, again.items.equals(sel.items)
-    (Selection(60 of 600 items, method='sortsearch', 1 task(s), seed=1), True)
+    (Selection(60 of 600 items, method='stratified-aipw', 1 task(s), seed=1), True)
     """
 
     items: pd.Index
@@ -324,10 +324,11 @@ def _cv_error(rm: ResponseMatrix, tasks: pd.Series, budget: int, method: str, se
     return float(100 * e[np.isfinite(e)].mean())
 
 
-def select(reference: Any, budget: int | None = None, *, method: str = "sortsearch", target_error: float | None = None,
-           seed: int = 0, format: str = "auto", metric: Any = None, duplicates: str = "last",
-           filter: str | None = None, tasks: Any = None, budgets: Any = None, progress: bool = False,
-           split: str | None = "test", perturbation: Any = None, trials: Any = "mean") -> Selection:
+def select(reference: Any, budget: int | None = None, *, method: str = "stratified-aipw",
+           target_error: float | None = None, seed: int = 0, format: str = "auto", metric: Any = None,
+           duplicates: str = "last", filter: str | None = None, tasks: Any = None, budgets: Any = None,
+           progress: bool = False, split: str | None = "test", perturbation: Any = None,
+           trials: Any = "mean") -> Selection:
     """Choose the items to evaluate a new model on, from the reference models' per-item results.
 
     The budget is split over the benchmark's tasks in proportion to their sizes (at least 2 items each); within
@@ -341,14 +342,20 @@ def select(reference: Any, budget: int | None = None, *, method: str = "sortsear
         wide CSV/Parquet table of item scores (see :func:`read_results`), or a ResponseMatrix.
     budget : int, optional
         Items to evaluate the new model on (all tasks together). Give this or ``target_error``.
-    method : str, default="sortsearch"
+    method : str, default="stratified-aipw"
         One of :data:`effstats.workflow.METHODS`.
-        ``"sortsearch"`` (the default): Sort & Search's order with one random item per equal cell (a stratified
-        random sample: design-unbiased estimate and interval whatever the new model, also one better than every
-        reference model). ``"aipw"``: random items and a ridge regression from the reference models' outputs on
-        each item to the new model's, corrected by its cross-fitted residuals on the sampled items (augmented inverse
-        probability weighting / prediction-powered inference: design-unbiased too, and more precise where the
-        references predict the new model; :class:`~effstats.disco.AIPW`). The model-based methods fit the reference
+        ``"stratified-aipw"`` (the default): random items within strata of the reference models' difficulty order,
+        corrected within strata by a logistic model on the items' difficulty and first principal-component loading
+        (:class:`~effstats.disco.StratifiedAIPW`: a design-unbiased estimate and interval whatever the new model,
+        also one better than every reference model; 0/1 results or graded scores; at 100 items its error was
+        0.47–0.98 times the plain mean's of random items on ImageNet, CIFAR-10, digits and AlpacaEval, in and out
+        of the references' range, and below ``"sortsearch"``'s at 100 and 500 items on ImageNet and CIFAR-10).
+        ``"sortsearch"``: Sort & Search's order with one random item per equal cell (a stratified random sample:
+        design-unbiased estimate and interval whatever the new model; 0/1 results only). ``"aipw"``: random items
+        and a ridge regression from the reference models' outputs on each item to the new model's, corrected by its
+        cross-fitted residuals on the sampled items (augmented inverse probability weighting / prediction-powered
+        inference: design-unbiased too, and more precise where the references predict the new model;
+        :class:`~effstats.disco.AIPW`). The model-based methods fit the reference
         models and their intervals (cross-validated over the reference models) assume the new model resembles
         them: ``"hybrid"``: Sort & Search corrected by
         the nearest reference models (:class:`~effstats.sortsearch.HybridSearch`); ``"disco"``: items the models
@@ -359,10 +366,7 @@ def select(reference: Any, budget: int | None = None, *, method: str = "sortsear
         anchor items + gp-IRT (:class:`~effstats.irt.TinyBenchmarks`); ``"anchor"``: anchor items with weights
         (:class:`~effstats.disco.AnchorCorr`); ``"stratified"``: confidence strata + Horvitz–Thompson
         (:class:`~effstats.disco.StratifiedHT`); ``"random"``: random items and their mean
-        (:class:`~effstats.disco.RandomDirect`); ``"stratified-aipw"``: random items within strata of the reference
-        models' difficulty order, corrected within strata by a logistic model on the items' difficulty and first
-        principal-component loading (:class:`~effstats.disco.StratifiedAIPW`; design-unbiased, with a t interval);
-        ``"auto"``: in each task, the candidate with the smallest
+        (:class:`~effstats.disco.RandomDirect`); ``"auto"``: in each task, the candidate with the smallest
         cross-validated error on the reference models (:class:`~effstats.disco.MethodChooser`) among those that
         draw their items at random (``default_candidates(random_items=True)``: random + direct, AIPW, stratified
         AIPW, random + ridge, SSEPY strata, DISCO's defaults, Sort & Search), so that a new model outside the
