@@ -1367,7 +1367,10 @@ def _more_cases() -> list[Case]:
         A("fallback", [("not-callable", FAIL, lambda v, r: "abc"), ("not-a-pair", FAIL, lambda v, r: lambda: "abc"),
                        ("other-targets", FAIL, lambda v, r: lambda: ("x", _FALLBACK_PAIR()[1].__class__(
                            np.array([0.5]), np.array([0.1]), "design")))]),
-        A("chosen_name", [("int", FAIL, lambda v, r: 3)])]))
+        A("chosen_name", [("int", FAIL, lambda v, r: 3)]),
+        A("score_range", [("reversed", FAIL, lambda v, r: (0.9, 0.1)), ("one-bound", FAIL, lambda v, r: (0.5,)),
+                          ("above-one", FAIL, lambda v, r: (0.2, 1.5)), ("strings", FAIL, lambda v, r: ("a", "b")),
+                          ("nan", FAIL, lambda v, r: (np.nan, 0.9))])]))
     add(Case("FallbackPrediction.confidence_interval", "disco",
              lambda kw: _FALLBACK_RESULT().confidence_interval(**kw), lambda: dict(confidence_level=0.9), CL))
     add(Case("FallbackPrediction.to_frame", "disco",
