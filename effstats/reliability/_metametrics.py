@@ -166,17 +166,19 @@ def kendall_tau(reference: Any, resampled: Any) -> np.ndarray:
 def _smaller_before(v: np.ndarray, leaf: int = 64) -> np.ndarray:
     """Per element of each row of the integer array v (B, n): how many earlier elements are strictly smaller.
 
-    Same scheme as :func:`_inversions` (direct comparison in leaf blocks, then merge passes), each element
-    carrying its position inside one int64 key (block | value | half | position), so that a pass is one sort of
-    the keys of a row and the counts are added at the positions the keys hold. Values must be non-negative and
-    below 2**20 (dense ranks of fewer than a million models).
+    Same scheme as :func:`_inversions` (direct comparison in leaf blocks, then merge passes). Each element is one
+    int64 key holding, from the highest bits, its block, value, half, position and its count so far: a pass is one
+    sort of a row's keys (the count bits below the distinct positions never change the order) and an addition, and
+    the counts are read back at their positions once, at the end. Values must be non-negative and below 2**20
+    (dense ranks of fewer than a million models).
     """
     B, n = v.shape
     w, N = _blocks(n, leaf)
     big = int(v.max(initial=0)) + 1
-    pos_bits = max(1, (N - 1).bit_length())
-    val_bits = big.bit_length()
-    blk_shift = pos_bits + 1 + val_bits  # the keys' fields from the lowest bit: position, half, value, block
+    pos_bits = max(1, (N - 1).bit_length())  # also holds a count: at most N - 1 smaller elements
+    half_shift = 2 * pos_bits
+    val_shift = half_shift + 1
+    blk_shift = val_shift + big.bit_length()
     if blk_shift + max(1, (N // w).bit_length()) > 62:
         raise ValueError(f"v: values below 2**20 expected in rows of fewer than 2**20, got {big - 1} and {n}")
     dt = np.int16 if big < np.iinfo(np.int16).max else np.int64  # the direct comparison on the narrowest type
@@ -184,28 +186,26 @@ def _smaller_before(v: np.ndarray, leaf: int = 64) -> np.ndarray:
     a[:, :n] = v
     blk = a.reshape(B, N // w, w)
     lower = np.tril(np.ones((w, w), bool), -1)  # j < i
-    acc = ((blk[..., None, :] < blk[..., :, None]) & lower).sum(-1, dtype=np.int32).reshape(B, N)
     pos = np.arange(N, dtype=np.int64)
-    keys = (a.astype(np.int64) << (pos_bits + 1)) | pos
+    keys = (a.astype(np.int64) << val_shift) | (pos << pos_bits)
+    keys += ((blk[..., None, :] < blk[..., :, None]) & lower).sum(-1).reshape(B, N)
     keys.reshape(B, N // w, w).sort(axis=-1)  # the leaf blocks sorted by (value, position)
-    half = np.int64(1) << pos_bits
-    low = (np.int64(1) << blk_shift) - 1
-    rows = (np.arange(B) * N)[:, None, None]
+    keep = (np.int64(1) << blk_shift) - 1 - (np.int64(1) << half_shift)  # value, position and count
     while w < N:
-        blk = keys.reshape(B, N // (2 * w), 2, w) & (low ^ half)  # value and position, the old block dropped
-        # the half bit is set on the left: an equal left value sorts after the right one, so the left elements
-        # before a right element are exactly its strictly smaller ones
-        pair = (np.arange(N // (2 * w), dtype=np.int64) << blk_shift)[None, :, None]
-        keys = np.concatenate([blk[:, :, 0] | half | pair, blk[:, :, 1] | pair], axis=-1).reshape(B, N)
-        # keys are distinct (positions); timsort ("stable") merges the two sorted runs of each block pair in
-        # linear time
+        # the pair of blocks each key merges in, and the half bit set on the left: an equal left value sorts after
+        # the right one, so the left elements before a right element are exactly its strictly smaller ones
+        keys &= keep
+        keys |= ((pos // (2 * w)) << blk_shift) | (((pos // w) % 2 == 0).astype(np.int64) << half_shift)
+        # keys are distinct (positions); timsort ("stable") merges the two sorted runs of each pair in linear time
         keys.sort(axis=-1, kind="stable")
         m = keys.reshape(B, N // (2 * w), 2 * w)
-        is_left = ((m >> pos_bits) & 1).astype(np.int32)
-        cnt = np.cumsum(is_left, axis=-1, dtype=np.int32) * (1 - is_left)
-        acc.reshape(-1)[((m & (half - 1)) + rows).reshape(-1)] += cnt.reshape(-1)  # positions are distinct
+        is_left = (m >> half_shift) & 1
+        m += np.cumsum(is_left, axis=-1) * (1 - is_left)
         w *= 2
-    return acc[:, :n]
+    out = np.empty((B, N), np.int32)
+    low = (np.int64(1) << pos_bits) - 1
+    np.put_along_axis(out, (keys >> pos_bits) & low, keys & low, axis=1)
+    return out[:, :n]
 
 
 def _run_lengths(first: np.ndarray) -> np.ndarray:
