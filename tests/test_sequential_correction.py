@@ -167,3 +167,24 @@ def test_cli_correction_needs_the_precision_rule(tmp_path, capsys):
                                   "--correction", "logistic", "--out", tmp_path / "run"]])
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and "--correction: " in err and "rule='precision'" in err
+
+
+@pytest.mark.parametrize("v0", [0.0, 1.0])
+def test_interval_is_continuous_as_the_responses_become_alike(v0):
+    # responses all alike have no residual variance to go by: Clopper-Pearson at the items evaluated, as without the
+    # correction; graded responses a hair away from alike give (nearly) that interval, not one from four times the
+    # items
+    g = np.random.default_rng(0)
+    feats, strata = g.normal(size=(1000, 2)), np.repeat(np.arange(5), 200)
+
+    def interval(v, correction="logistic"):
+        r = SequentialEvaluator([Precision(0.03, correction=correction)], rng=0, initial=20, batch=20).fit(
+            np.full(1000, v), groups=strata, features=feats if correction else None)
+        return r.n, r.ci_low, r.ci_high
+
+    exact = interval(v0)
+    assert exact == pytest.approx(interval(v0, correction=None), abs=1e-12)
+    assert exact[2] - exact[1] > 0.036
+    step = 1e-9 if v0 == 0 else -1e-9
+    for d in (step, 1e3 * step):
+        assert interval(v0 + d) == pytest.approx(exact, abs=1e-5)

@@ -52,17 +52,26 @@ class CorrectedStatistic(BinomialStatistic):
         self.design_estimate = np.asarray(design_estimate, float)
 
 
-def _effective_n(est: np.ndarray, se: np.ndarray, n: float, srs: float, alike: np.ndarray, df: np.ndarray,
+def _effective_n(est: np.ndarray, se: np.ndarray, n: float, srs: float, minority: np.ndarray, df: np.ndarray,
                  z: float) -> np.ndarray:
     """Korn & Graubard's effective sample size ``p (1 - p) / se^2 (z / t_df)^2`` at ``p`` shrunk toward 1/2 by half
     an item, with ``df`` the variance's degrees of freedom, the design effect bounded to [1/4, 2] of a simple random
-    sample's ``srs`` items; ``srs`` where every sampled response is alike (no residual variance to go by)."""
+    sample's ``srs`` items.
+
+    ``minority`` is the sampled responses' smaller total, ``min(sum y, sum (1 - y))``: 0 when every response is
+    alike, where the residuals' variance is 0 whatever the predictions and says nothing of them, so the effective
+    size is ``srs`` (Clopper-Pearson at the items evaluated). Between 0 and one item's worth (graded scores all
+    near 0 or 1) it moves linearly from ``srs`` to Korn & Graubard's, so that the interval is continuous in the
+    responses: scores of 1e-9 give the interval of scores of 0, not that of the floor's four times the items. For 0/1
+    responses ``minority`` is a whole number and the ramp is a switch at the first item of the minority kind."""
     p = (n * est + 0.5) / (n + 1)
     level = special.ndtr(z)
     with np.errstate(divide="ignore", invalid="ignore"):
         t = stats.t.ppf(level, np.maximum(df, 1.0))
-        kish = np.clip(p * (1 - p) / se ** 2 * (z / t) ** 2, srs / 2, 4 * srs)
-    return np.where(alike | ~(se > 0), srs, kish)
+        # a zero residual variance (graded responses fitted exactly) takes its limit, the floor of the design effect
+        kish = np.where(se > 0, np.clip(p * (1 - p) / se ** 2 * (z / t) ** 2, srs / 2, 4 * srs), 4 * srs)
+    w = np.clip(minority, 0.0, 1.0)
+    return np.where(np.isnan(se), srs, srs + w * (kish - srs))
 
 
 def _cells(features: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -210,8 +219,7 @@ class _Looks:
                 e_k, se_k = np.clip(theta.mean(1), 0.0, 1.0), np.sqrt(v)
                 srs = n / (1 - n / N_h.sum()) if self.fpc else n
                 hits = y_a.sum((1, 2))
-                alike = (hits == 0) | (hits == n)
-                n_k = _effective_n(e_k, se_k, n, srs, alike, df, self.z)
+                n_k = _effective_n(e_k, se_k, n, srs, np.minimum(hits, n - hits), df, self.z)
             est[active, k], se[active, k], n_eff[active, k], design[active, k] = e_k, se_k, n_k, plain
             lo, hi = BinomialStatistic(e_k, se_k, n_k).interval(self.z)
             active = active[~stop(k, (hi - lo) / 2)]

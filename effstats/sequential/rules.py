@@ -338,7 +338,9 @@ class Precision(StoppingRule):
     pooled within-stratum variance in every stratum), and the interval is the Clopper–Pearson one at the effective
     sample size (Korn & Graubard 1998: ``p (1 - p) / se^2`` times ``(z / t)^2``, ``t`` the quantile on
     Satterthwaite's degrees of freedom, the design effect bounded to [1/4, 2]), which keeps the stop from trusting a
-    small residual variance near accuracy 0 or 1 or from a few items of one stratum. The stop at the worst-case
+    small residual variance near accuracy 0 or 1 or from a few items of one stratum; responses all alike (or graded
+    ones less than an item's worth from it) leave no residual variance to go by and take the Clopper–Pearson
+    interval at the items evaluated, as without the correction. The stop at the worst-case
     fixed design and the exact score with a zero-width interval once every item is evaluated hold as without the
     correction. On the CIFAR-10 and ImageNet predictions at ±1 and ±2 points it used 0.68-0.94 times the items of
     the uncorrected stratified batches (0.82 on average; 0.34-0.79 times random batches'), and the final 95 %
