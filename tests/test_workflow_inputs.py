@@ -312,3 +312,31 @@ def test_stratified_aipw_interval_and_rank_interval_of_a_near_perfect_model_righ
     ranks = res.rank_interval(0.95)
     best_ref = ref.accuracy().max()
     assert low < best_ref and int(ranks["rank_high"].iloc[0]) > 1, ranks
+
+
+@pytest.mark.parametrize("sizes", [(199, 199), (398, 2), (150, 120, 128)])
+def test_stratified_aipw_over_several_tasks_of_a_model_right_on_every_chosen_item_is_no_narrower_than_its_count(
+        sizes):
+    """A model right on every chosen item and wrong on 12 others: the benchmark's interval holds its score, and its
+    lower limit is at most the Clopper-Pearson limit of every chosen item right in a simple random sample of the
+    same size (finite-population-corrected), as each task's own interval is for its items."""
+    from effstats import ResponseMatrix
+    from effstats.workflow import estimate, select
+
+    g = np.random.default_rng(2)
+    n_items = sum(sizes)
+    diff = g.normal(size=n_items)
+    v = (g.random((30, n_items)) < 1 / (1 + np.exp(-(np.linspace(-1, 0.5, 30)[:, None] - diff)))).astype(float)
+    items = [f"task{t}/{j}" for t, n in enumerate(sizes) for j in range(n)]
+    ref = ResponseMatrix(v, model_ids=[f"r{i}" for i in range(30)], item_ids=items)
+    sel = select(ref, 60, method="stratified-aipw", seed=0)
+    chosen = set(sel.items)
+    y = np.ones(n_items)
+    y[[j for j, it in enumerate(items) if it not in chosen][::15][:12]] = 0
+    new = ResponseMatrix(np.vstack([y, np.ones(n_items)]), model_ids=["near", "ones"], item_ids=items)
+    low, high = estimate(sel, new.subset(items=list(sel.items))).confidence_interval(0.95)
+    b = len(sel.items)
+    count_low = 0.025 ** ((1 - b / n_items) / b)
+    assert b < n_items and np.all(high == 1.0)
+    assert float(low[0]) <= y.mean() and float(low[0]) <= count_low + 1e-3
+    assert float(low[1]) <= count_low + 1e-3

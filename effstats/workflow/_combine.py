@@ -236,9 +236,34 @@ class _Combined:
             return ConfidenceInterval(low, high)
         est, se = self.statistic, self.standard_error
         if self.binary and all(p.design_based for p in self.parts):
-            return self._korn_graubard(est, se, level)
+            return self._korn_graubard(est, self._count_se(), level)
         z = stats.norm.ppf(0.5 + level / 2)
         return ConfidenceInterval(np.clip(est - z * se, 0, 1), np.clip(est + z * se, 0, 1))
+
+    def _count_se(self) -> np.ndarray:
+        """The combined standard error with each task's degenerate one replaced by its count's.
+
+        A task sampled in part whose standard error has a per-item variance (se^2 times the items evaluated) below
+        1e-6 (every sampled item alike, or a fitted model that predicts each within 1e-3) says nothing of its
+        spread; as zero it would leave the other tasks' variance alone to set the effective size, and a
+        near-zero one lifts it to the design effect's floor of 1/4 (four times the items evaluated). It counts
+        instead as a simple random sample of its items evaluated (finite-population-corrected) at the combined
+        proportion shrunk towards 1/2 by half an item: every task degenerate gives Kish's effective size of the
+        allocation, at most the items evaluated (before the correction) and so never a narrower interval than
+        the count of the sampled items.
+        """
+        b = sum(np.asarray(p.n_evaluated, float) for p in self.parts)
+        var = np.zeros(len(b))
+        for p in self.parts:
+            se = np.asarray(p.result.standard_error, float)
+            k = np.asarray(p.n_evaluated, float)
+            if p.method != "all":
+                degenerate = (se ** 2 * k < 1e-6) & (k < p.n_items)
+                q = (b * np.clip(np.asarray(p.result.statistic, float), 0.0, 1.0) + 0.5) / (b + 1)
+                count = q * (1 - q) / np.maximum(k, 1.0) * np.clip(1 - k / max(p.n_items, 1), 0.0, 1.0)
+                se = np.where(degenerate, np.sqrt(count), se)
+            var += (p.weight * se) ** 2
+        return np.sqrt(var)
 
     def _korn_graubard(self, est: np.ndarray, se: np.ndarray, level: float) -> ConfidenceInterval:
         """Clopper-Pearson at the design's effective sample size, as Sort & Search's own interval: a task whose
