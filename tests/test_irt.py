@@ -5,6 +5,7 @@ from scipy.optimize import minimize
 from scipy.special import expit
 
 from effstats import ResponseMatrix, random_split
+from effstats.datasets.simulate import simulate_responses
 from effstats.disco import evaluate_split
 from effstats.exceptions import NotFittedError
 from effstats.irt import IRT2PL, REFERENCE_DIMS, TinyBenchmarks
@@ -47,6 +48,22 @@ def test_jml_and_multidimensional_fit():
     err2 = np.abs(IRT2PL(2, random_state=0).fit(y2).predict_proba() - p2).mean()
     err1 = np.abs(IRT2PL(1).fit(y2).predict_proba() - p2).mean()
     assert err2 < err1
+
+
+@pytest.mark.filterwarnings("ignore:responses.*cells are missing")
+@pytest.mark.parametrize("d, miss", [(2, 0.0), (3, 0.1)])
+def test_float32_sweeps_reach_the_float64_fit(d, miss):
+    # TinyBenchmarks fits with float32 passes over the cells: the same sweeps, objective and probabilities
+    Y = simulate_responses(60, 2_000, n_dims=d, rng=d).values.astype(float)
+    Y[np.random.default_rng(d).random(Y.shape) < miss] = np.nan
+    plain = IRT2PL(d, method="jml").fit(Y)
+    fast = IRT2PL(d, method="jml")
+    fast._sweep_dtype = np.float32
+    fast.fit(Y)
+    assert fast.n_iter_ == plain.n_iter_ and fast.converged_
+    assert fast.loss_curve_[-1] != plain.loss_curve_[-1]  # the passes did run in float32
+    assert abs(fast.loss_curve_[-1] - plain.loss_curve_[-1]) < 1e-8
+    assert np.abs(fast.predict_proba() - plain.predict_proba()).max() < 1e-4
 
 
 def test_abilities_match_brute_force_map():
