@@ -471,3 +471,20 @@ def test_audit_of_a_dataframe_with_a_model_column_names_a_missing_published_colu
     pd.testing.assert_frame_equal(got.scores, audit(_table(), n_boot=40, progress=False).scores)
     with pytest.raises(ValueError, match="^published: column 'nope' not in the table"):
         audit(t, published="nope", n_boot=40, progress=False)
+
+
+# ---------------------------------------------------------------------------- tables that cannot be audited
+@pytest.mark.parametrize("scale", [1.5e308, 1e308, 7e307])
+def test_scores_whose_sum_overflows_are_refused_naming_the_column(tmp_path, capsys, scale):
+    t = _table(10, 3) * 0.5 + 0.5
+    t["T1"] *= scale
+    p = tmp_path / "huge.csv"
+    t.to_csv(p)
+    out = tmp_path / "report"
+    assert main(["audit", str(p), "--out", str(out), *FAST]) == 2
+    err = _err_lines(capsys)
+    assert len(err) == 1 and "column 'T1'" in err[0] and "too large" in err[0] and "inf" not in err[0]
+    t["T1"] /= scale / 5e307  # a sum of three stays finite: audited, every aggregate finite
+    res = audit(t, n_boot=20, progress=False)
+    assert np.isfinite(res.scores[["mean", "mean_of_means"]].to_numpy()).all()
+

@@ -236,6 +236,15 @@ class Benchmark:
             raise ValueError(f"{name}: expected at least 2 models, got {n_models}")
         if n_items < 2:
             raise ValueError(f"{name}: expected at least 2 scenarios / items, got {n_items}")
+        # every aggregate sums a model's scores (a resample repeats some): a finite score whose sum overflows would
+        # rank as inf, silently
+        limit = np.finfo(float).max / n_items
+        huge = obs & ~(np.abs(vals) <= limit)
+        if huge.any():
+            i, j = np.argwhere(huge)[0]
+            raise ValueError(f"{name}: score {vals[i, j]:.3g} in column {_plain(iids[j])!r} (model "
+                             f"{_plain(mids[i])!r}) is too large to aggregate: a sum of {n_items} such scores "
+                             f"overflows (|score| must stay below {limit:.3g}); rescale or leave out the column")
         if (~obs).all(axis=1).any():
             bad = mids[(~obs).all(axis=1)][:5].tolist()
             raise ValueError(f"{name}: models {bad} have no evaluated score; drop them first")
