@@ -484,7 +484,51 @@ def test_scores_whose_sum_overflows_are_refused_naming_the_column(tmp_path, caps
     assert main(["audit", str(p), "--out", str(out), *FAST]) == 2
     err = _err_lines(capsys)
     assert len(err) == 1 and "column 'T1'" in err[0] and "too large" in err[0] and "inf" not in err[0]
+    assert not out.exists()
     t["T1"] /= scale / 5e307  # a sum of three stays finite: audited, every aggregate finite
     res = audit(t, n_boot=20, progress=False)
     assert np.isfinite(res.scores[["mean", "mean_of_means"]].to_numpy()).all()
 
+
+@pytest.mark.parametrize("text", ["model,a,b\n", "model,a,b\n\n"])
+def test_a_table_without_rows_is_said_to_have_none(tmp_path, capsys, text):
+    p = tmp_path / "empty.csv"
+    p.write_text(text)
+    assert main(["audit", str(p), "--out", str(tmp_path / "report"), *FAST]) == 2
+    err = _err_lines(capsys)
+    assert len(err) == 1 and "no rows" in err[0] and "duplicate" not in err[0]
+    assert not (tmp_path / "report").exists()
+
+
+def test_a_column_without_values_is_said_to_have_none(tmp_path):
+    t = _table(10, 4).reset_index()
+    t["empty"] = np.nan
+    t["kind"] = "chat"
+    p = tmp_path / "board.csv"
+    t.to_csv(p, index=False)
+    note = " ".join(audit(p, n_boot=20, progress=False).notes)
+    assert "columns with no values 'empty'" in note and "non-numeric columns 'kind'" in note
+    assert "non-numeric columns 'empty'" not in note
+
+
+@pytest.mark.parametrize("bad", [["--scenarios", "zz"], ["--model", "nosuch"], ["--exclude", "zz"]])
+def test_a_refused_run_leaves_no_out_directory_behind(tmp_path, capsys, bad):
+    p = tmp_path / "board.csv"
+    _table(8, 3).to_csv(p)
+    (tmp_path / "kept").mkdir()
+    for out in (tmp_path / "new" / "deeper", tmp_path / "kept"):
+        assert main(["audit", str(p), "--out", str(out), *bad, *FAST]) == 2
+        assert len(_err_lines(capsys)) == 1
+    assert not (tmp_path / "new").exists() and (tmp_path / "kept").is_dir()
+    assert main(["audit", str(p), "--out", str(tmp_path / "new" / "deeper"), *FAST]) == 0
+    assert (tmp_path / "new" / "deeper" / "report.md").exists()
+
+
+def test_plot_labels_of_names_with_tabs_and_line_breaks_draw_without_missing_glyphs(tmp_path):
+    t = _table(8, 3)
+    t.index = ["tab\tname", "new\nline", "cr\rname", "esc\x1b[31m", *t.index[4:]]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        audit(t, tmp_path / "report", n_boot=20, progress=False)
+    assert not [w for w in caught if "Glyph" in str(w.message)]
+    assert _labels(["tab\tname", "new\nline"]) == [r"tab\tname", r"new\nline"]

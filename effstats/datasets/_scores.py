@@ -317,6 +317,9 @@ def read_scores(path: str | Path, *, by: str = "scenario", model: str = "model",
                          encoding="utf-8-sig")
     except Exception as exc:  # pandas' parser errors vary by version
         raise ValueError(f"SCORES: could not parse {str(path)!r} as CSV/TSV ({exc})") from None
+    if df.empty and len(df.columns):
+        raise ValueError(f"SCORES: {str(path)!r} has a header ({_name_list([repr(str(c)) for c in df.columns], 5)}) but no "
+                         "rows: give one row of scores per model")
     if sep == ";":
         df = _decimal_commas(df)
     header_note = ""
@@ -613,9 +616,11 @@ def _finish_wide(wide: pd.DataFrame, scenarios, exclude, *, duplicates: str = "l
                  + (f": {_weights_text(f['weights'])})" if f.get("weights") else ")")
                  for f in ([info] if agg else []) + found]) + [
         f"published aggregate {str(c)!r}" for c in agg[1:]] + (
-        ["non-numeric columns " + ", ".join(
-            f"{str(c)!r} (e.g. {_example_text(wide_in[c])})" if wide_in[c].notna().any() else repr(str(c))
-            for c in text)] if text else []) + (
+        ["non-numeric columns " + ", ".join(f"{str(c)!r} (e.g. {_example_text(wide_in[c])})" for c in text
+                                             if wide_in[c].notna().any())]
+        if any(wide_in[c].notna().any() for c in text) else []) + (
+        ["columns with no values " + ", ".join(repr(str(c)) for c in text if not wide_in[c].notna().any())]
+        if any(not wide_in[c].notna().any() for c in text) else []) + (
         [f"metadata / rank columns {[str(c) for c in meta if c not in text and c not in summary]}"]
         if len([c for c in meta if c not in text and c not in summary]) else []) + (
         [f"summary columns {'; '.join(f'{str(c)!r} ({why})' for c, why in summary.items())}"] if summary else []) + (

@@ -135,8 +135,9 @@ def _labels(names: Any, width: int = 40) -> list[str]:
     Long names are cut with "…"; names that would share a label keep their distinct tail instead
     ("org/very-long-model…-chat" and "…-base"), and an occurrence number is the last resort.
     """
-    # control characters as escapes (the font has no glyph for them), "$" literal (not mathtext)
-    names = [terminal_text(str(n)).replace("$", r"\$") for n in names]
+    # control characters, tabs and line breaks as escapes (the font has no glyph for them, and a line break would
+    # make a tick label of two lines), "$" literal (not mathtext)
+    names = [terminal_text(str(n)).replace("\t", r"\t").replace("\n", r"\n").replace("$", r"\$") for n in names]
     short = [n if len(n) <= width else n[: width - 1] + "…" for n in names]
     clash = pd.Series(short).duplicated(keep=False).to_numpy() & pd.Series(names).ne("").to_numpy()
     for i in np.flatnonzero(clash):

@@ -54,9 +54,12 @@ def _ranks(scores: np.ndarray) -> np.ndarray:
     return stats.rankdata(-np.where(np.isnan(scores), -np.inf, scores), method="min", axis=-1)
 
 
-def _check_out(out: Path) -> Path:
+def _check_out(out: Path, keep: bool = True) -> Path:
+    """``out`` as a writable directory (created); ``keep=False`` removes again the directories it created, so that
+    a run refused later (a bad column name, bad scores) leaves nothing behind."""
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out: {str(out)!r} exists and is not a directory; give a directory for the report")
+    made = [p for p in (out, *out.parents) if not p.exists()]
     try:
         out.mkdir(parents=True, exist_ok=True)
         probe = out / ".effstats_write_test"
@@ -64,6 +67,13 @@ def _check_out(out: Path) -> Path:
         probe.unlink()
     except OSError as exc:
         raise ValueError(f"--out: cannot write to {str(out)!r} ({exc.strerror or exc})") from None
+    finally:
+        if not keep:
+            for p in made:  # deepest first; one another run filled meanwhile stays
+                try:
+                    p.rmdir()
+                except OSError:
+                    break
     return out
 
 
@@ -951,7 +961,7 @@ def _check_audit_args(n_boot: Any, target: Any, seed: Any, out: Any, aggregate: 
     if published_kind not in (None, "mwr", "mean"):
         raise ValueError(f"published_kind: expected 'mwr', 'mean' or None, got {published_kind!r}")
     if out is not None:
-        _check_out(Path(out))
+        _check_out(Path(out), keep=False)
     return n_boot, target, aggregate
 
 
