@@ -86,19 +86,55 @@ def run_notebook(
     return nb
 
 
+def _seconds(value: str | None, empty_ok: bool) -> bool:
+    if value in (None, ""):
+        return empty_ok
+    try:
+        return float(value) >= 0
+    except ValueError:
+        return False
+
+
+def read_timings(out_dir: Path | None) -> dict[str, dict]:
+    """The rows of out_dir/timings.csv by notebook, in its columns ({} without one); rows it cannot use (no
+    notebook name, seconds that are no number) are left out with one warning line on stderr."""
+    path = None if out_dir is None else out_dir / "timings.csv"
+    if path is None or not path.is_file():
+        return {}
+    try:
+        with path.open(newline="", encoding="utf-8") as fh:
+            raw = list(csv.DictReader(fh))
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        print(f"warning: {path} is unreadable ({exc}); its timings are ignored", file=sys.stderr, flush=True)
+        return {}
+    good = {r["notebook"]: {k: r.get(k) or "" for k in TIMINGS_FIELDS} for r in raw
+            if r.get("notebook") and _seconds(r.get("seconds"), False) and _seconds(r.get("cpu_seconds"), True)}
+    if len(good) < len(raw):
+        print(f"warning: {path}: {len(raw) - len(good)} of {len(raw)} rows without a notebook name or with seconds "
+              "that are no number are ignored (they are dropped when the file is rewritten)", file=sys.stderr,
+              flush=True)
+    return good
+
+
 def write_timings(out_dir: Path, rows: list[dict]) -> Path:
-    """Merge this run's rows into out_dir/timings.csv (one row per notebook, the latest run wins)."""
+    """Merge this run's rows into out_dir/timings.csv (one row per notebook, the latest run wins), atomically: a
+    temporary file beside it replaces it."""
+    import tempfile
+
     path = out_dir / "timings.csv"
-    merged: dict[str, dict] = {}
-    if path.exists():
-        with path.open(newline="") as fh:
-            merged = {r["notebook"]: r for r in csv.DictReader(fh)}
+    merged = read_timings(out_dir)
     merged.update({r["notebook"]: r for r in rows})
     out_dir.mkdir(parents=True, exist_ok=True)
-    with path.open("w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=TIMINGS_FIELDS)
-        w.writeheader()
-        w.writerows(merged[k] for k in sorted(merged))
+    fd, tmp = tempfile.mkstemp(prefix=".timings-", suffix=".csv", dir=out_dir)
+    try:
+        with os.fdopen(fd, "w", newline="", encoding="utf-8") as fh:
+            w = csv.DictWriter(fh, fieldnames=TIMINGS_FIELDS, extrasaction="ignore")
+            w.writeheader()
+            w.writerows(merged[k] for k in sorted(merged))
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
     return path
 
 
@@ -170,6 +206,16 @@ def main(argv: list[str] | None = None) -> int:
         if unknown:
             ap.error(f"names: no notebook {unknown} in {NOTEBOOKS} (have {[p.stem for p in paths]})")
         paths = [p for p in paths if p.stem in args.names or p.name in args.names]
+    if args.out is not None:
+        # before any notebook runs (a long one would run for nothing): a directory that can be made
+        try:
+            if args.out.exists() and not args.out.is_dir():
+                raise NotADirectoryError(0, "it exists and is not a directory")
+            args.out.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            print(f"{ap.prog}: error: --out: cannot use {str(args.out)!r} ({exc.strerror or exc}); give a directory "
+                  "for the executed copies and timings.csv", file=sys.stderr)
+            return 2
     (ROOT / "figures").mkdir(exist_ok=True)
     jobs = min(args.jobs, len(paths)) or 1
     wall = time.perf_counter()
@@ -179,11 +225,8 @@ def main(argv: list[str] | None = None) -> int:
         import concurrent.futures as cf
         import multiprocessing as mp
 
-        last = {}
-        if args.out is not None and (args.out / "timings.csv").exists():
-            with (args.out / "timings.csv").open(newline="") as fh:
-                # CPU time where recorded: wall time depends on how busy the machine was
-                last = {r["notebook"]: float(r.get("cpu_seconds") or r["seconds"]) for r in csv.DictReader(fh)}
+        # CPU time where recorded: wall time depends on how busy the machine was
+        last = {k: float(r["cpu_seconds"] or r["seconds"]) for k, r in read_timings(args.out).items()}
         # longest first, so that a long notebook does not start last and run alone
         paths.sort(key=lambda p: -last.get(p.stem, float("inf")))
         with cf.ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("spawn")) as pool:

@@ -86,6 +86,37 @@ def test_summary_table_and_timings_csv(tmp_path):
     assert dict(zip(t["notebook"], t["cpu_seconds"])) == {"a": 40.0, "bb": 1.5}
 
 
+
+@pytest.mark.parametrize("damaged", ["notebook,seconds\ntour,abc\n", "a,b\n1,2\n", "notebook,seconds\ntour\n",
+                                     "notebook,seconds,cpu_seconds\ntour,3.0,-\n", "\x00\xff\xfe,\n"])
+def test_damaged_timings_are_ignored_with_one_warning_and_rewritten(tmp_path, capsys, damaged):
+    (tmp_path / "timings.csv").write_bytes(damaged.encode("latin-1"))
+    assert run_notebooks.read_timings(tmp_path) == {}
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1
+    row = {"notebook": "tour", "mode": "fast", "seconds": "2.5", "cpu_seconds": "1.0", "status": "ok"}
+    run_notebooks.write_timings(tmp_path, [row])
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1
+    t = pd.read_csv(tmp_path / "timings.csv")
+    assert list(t.columns) == run_notebooks.TIMINGS_FIELDS and t["notebook"].tolist() == ["tour"]
+    assert t["seconds"].tolist() == [2.5] and sorted(p.name for p in tmp_path.iterdir()) == ["timings.csv"]
+    assert run_notebooks.read_timings(tmp_path)["tour"]["cpu_seconds"] == "1.0"
+    assert capsys.readouterr().err == ""
+
+
+def test_timings_of_other_columns_keep_their_usable_rows(tmp_path, capsys):
+    (tmp_path / "timings.csv").write_text("notebook,seconds,extra\ntour,3.5,x\ndisco,n/a,y\n")
+    got = run_notebooks.read_timings(tmp_path)
+    assert list(got) == ["tour"] and got["tour"]["seconds"] == "3.5" and got["tour"]["cpu_seconds"] == ""
+    assert "1 of 2 rows" in capsys.readouterr().err
+
+
+def test_out_that_is_no_directory_is_refused_before_any_notebook_runs(tmp_path, capsys):
+    (tmp_path / "file").write_text("")
+    for out in (tmp_path / "file", tmp_path / "file" / "below"):
+        assert run_notebooks.main(["--fast", "--out", str(out), NOTEBOOKS[0].stem]) == 2
+        out_, err = capsys.readouterr()
+        assert out_ == "" and len(err.strip().splitlines()) == 1 and "--out" in err and str(out) in err
+
 @needs_kernel
 @pytest.mark.notebook
 @pytest.mark.xdist_group("notebooks")
