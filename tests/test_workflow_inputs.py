@@ -7,6 +7,8 @@ import json
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from effstats.cli import main
 from effstats.workflow import read_results
@@ -340,3 +342,29 @@ def test_stratified_aipw_over_several_tasks_of_a_model_right_on_every_chosen_ite
     assert b < n_items and np.all(high == 1.0)
     assert float(low[0]) <= y.mean() and float(low[0]) <= count_low + 1e-3
     assert float(low[1]) <= count_low + 1e-3
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.integers(3, 400), st.floats(0.02, 0.9), st.sampled_from([0.0, 1e-9, 2e-7, 1e-5])),
+                min_size=2, max_size=5),
+       st.sampled_from([0.0, 1.0]))
+def test_tasks_whose_every_chosen_item_is_alike_combine_no_narrower_than_the_count_at_kishs_size(tasks, alike):
+    """Design-based tasks each with a degenerate standard error (0 or near it): the benchmark's 95 % interval is at
+    least as wide as Clopper-Pearson's for every chosen item alike at Kish's effective size of the allocation
+    (finite-population-corrected), or at half the items chosen where the Korn-Graubard clip takes it there."""
+    from effstats._subset import SubsetPrediction
+    from effstats.workflow._combine import _Combined, _TaskResult
+
+    n = np.array([t[0] for t in tasks])
+    b = np.maximum(1, np.minimum(n - 1, np.round(n * np.array([t[1] for t in tasks])))).astype(int)
+    w = n / n.sum()
+    parts = [_TaskResult(f"t{j}", float(w[j]), SubsetPrediction(np.array([alike]), np.array([tasks[j][2]]), "design"),
+                         True, int(b[j]), np.array([b[j]]), int(n[j]), "stratified-aipw") for j in range(len(n))]
+    low, high = _Combined(parts).confidence_interval(0.95)
+    kish = 1 / np.sum(w ** 2 * (1 - b / n) / b)
+    size = max(kish, b.sum() / 2)
+    bound = 0.025 ** (1 / size)  # Clopper-Pearson's limit for every one of `size` trials alike
+    if alike == 1.0:
+        assert high[0] == 1.0 and low[0] <= bound + 1e-9
+    else:
+        assert low[0] == 0.0 and high[0] >= 1 - bound - 1e-9
