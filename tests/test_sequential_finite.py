@@ -17,6 +17,7 @@ import pytest
 
 from effstats.sequential import (Efficacy, Precision, SequentialEvaluator, Threshold, design, plan,
                                  stagewise_inference)
+from effstats.sequential.native import gsprob
 from effstats.sequential.validation import simulate_iid
 
 N_RUNS = 4000
@@ -202,6 +203,25 @@ def test_validation_grid_has_finite_benchmark_cells_that_hold():
     assert len(fin) == 12 and set(fin["rule"]) == {"efficacy two-sided", "threshold both", "precision (0.03)"}
     assert {"fpc=True", "fpc=False"} == {d.rsplit(", ", 1)[1] for d in fin["data"]}
     assert fin["holds"].all(), fin.to_string()
+
+
+def test_hundreds_of_looks_with_fpc_spend_alpha_stop_and_cover():
+    # a look every 100 of 50,000 items: with fpc the information n / (1 - n / N) gives 499 finite looks that each
+    # add a similar share of it, and the grid's mass error must not compound over them
+    N = 50_000
+    n = np.arange(100, N, 100.0)
+    info = n / (1 - n / N)
+    d = design(alpha=0.05, sided=1, information=info, max_information=info[-1], spending="ld_pocock")
+    assert np.isfinite(d.upper).all() and (np.diff(d.upper[-50:]) < 0).all()
+    spent = float(gsprob(0.0, info, np.full(info.size, -20.0), d.upper, 80)["powr"][0])  # on the finest grid
+    assert abs(spent - 0.05) < 1e-6, spent
+    x = (np.random.default_rng(12).random(N) < 0.8).astype(float)
+    sim = SequentialEvaluator([Precision(0.02)], fpc=True).simulate(x, n_runs=40, rng=3)
+    assert (sim.reason == "precision").all() and sim.n.max() <= 2500
+    assert np.mean((sim.ci_low <= x.mean()) & (sim.ci_high >= x.mean())) >= 0.95 - 3 * _se(0.05, 40)
+    sim = SequentialEvaluator([Efficacy()], null=0.79, fpc=True).simulate(x, n_runs=400, rng=4)
+    assert (sim.decision == "greater").all()
+    assert np.mean((sim.rci_low <= x.mean()) & (sim.rci_high >= x.mean())) >= 0.95 - 3 * _se(0.05, 400)
 
 
 # ------------------------------------------------------------------------------------------ beta spending

@@ -533,11 +533,11 @@ def design(
     tol : float, default=1e-6
         gsDesign's tolerance.
     r : int, optional
-        Grid size. ``None`` uses gsDesign's 18 unless a look adds less than 1/144 of the information so far
-        (hundreds of looks): the grid must resolve the increment's density (Notes; at most 80). A beta-spending design
-        (test types 3 /
-        4) whose futility bound misses its beta by more than ``tol`` on that grid is derived again on grids twice
-        as fine, up to 80, before it is refused.
+        Grid size. ``None`` uses gsDesign's 18 unless there are more than 144 looks or a look adds less than 1/144
+        of the information so far: the grid must resolve the increment's density, and its mass error must not
+        compound over the looks (Notes; at most 80). A beta-spending design (test types 3 / 4) whose futility
+        bound misses its beta by more than ``tol`` on that grid is derived again on grids twice as fine, up to 80,
+        before it is refused.
 
     Returns
     -------
@@ -578,9 +578,10 @@ def design(
 
     .. math::
 
-        r = \\min\\Big(80,\\ \\Big\\lceil 1.5 \\sqrt{\\max_k \\frac{I_k}{I_k - I_{k-1}}} \\Big\\rceil\\Big)
+        r = \\min\\Big(80,\\ \\Big\\lceil 1.5 \\sqrt{\\max\\Big(K,\\ \\max_k \\frac{I_k}{I_k - I_{k-1}}\\Big)}
+        \\Big\\rceil\\Big)
 
-    when that exceeds gsDesign's 18.
+    (``K`` looks) when that exceeds gsDesign's 18.
 
     References
     ----------
@@ -740,7 +741,10 @@ def _grid_size(r: Any, k: int, t: np.ndarray, equal_spacing: bool) -> int:
             ratio = float(k)  # equal spacing: max t_j / (t_j - t_{j-1}) = k
         else:
             ratio = float((t[1:] / (t[1:] - t[:-1])).max()) if t.size > 1 else 1.0
-        r = int(min(80, max(18, np.ceil(1.5 * np.sqrt(ratio)))))
+        # at least k: the grid's mass error compounds look by look, and past 144 looks only the finer grid's
+        # mass-conserving kernel keeps it bounded (looks that each add a similar share of the information, e.g.
+        # the finite-population correction's n / (1 - n / N), have a small ratio but can number hundreds)
+        r = int(min(80, max(18, np.ceil(1.5 * np.sqrt(max(ratio, float(k)))))))
     return check_positive_int(r, "r", maximum=80)
 
 

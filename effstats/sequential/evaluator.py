@@ -83,8 +83,14 @@ def _bounds(info: tuple, max_info: float, alpha: float, family: Any, param: floa
         # a single look spends f(I / I_max); gsDesign needs two looks, the closed form is native
         kw = dict(information=x, max_information=mx, spending=family, spending_param=param,
                   backend=backend if x.size > 1 else "native")
-        c2[fin] = design(alpha=alpha, sided=2, **kw).upper
-        c1[fin] = design(alpha=alpha, sided=1, **kw).upper
+        try:
+            c2[fin] = design(alpha=alpha, sided=2, **kw).upper
+            c1[fin] = design(alpha=alpha, sided=1, **kw).upper
+        except RuntimeError as e:
+            # design()'s advice names its grid size r, which the evaluator chooses itself: name what the user sets
+            raise RuntimeError(f"the boundaries at the evaluator's {x.size} planned looks could not be computed "
+                               f"({str(e).split('; ')[0]}); use fewer looks: a larger batch or initial, or a "
+                               "smaller max_n") from e
     return c2, c1
 
 
