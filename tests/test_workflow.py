@@ -860,3 +860,24 @@ def test_precision_run_near_the_top_takes_batches_that_can_reach_the_width(tmp_p
     assert (looks["fixed_high"] - looks["fixed_low"]).iloc[-1] / 2 <= 0.03
     np.testing.assert_allclose(looks[["fixed_low", "fixed_high"]].iloc[-1], [res.ci_low, res.ci_high])
     assert ((looks["fixed_high"] - looks["fixed_low"]).iloc[:-1] / 2 > 0.03).all()
+
+
+@pytest.mark.parametrize("correction", [None, "logistic"])
+def test_sequential_decision_names_the_cap_and_the_benchmark_size_apart(correction):
+    """The precision rule's cap (the worst-case fixed design) is not the benchmark's size: the decision says both."""
+    from effstats.workflow import SequentialRun
+
+    data = simulate_responses(41, 3000, rng=5)
+    ref, new = data.subset(models=range(40)), data.subset(models=[40])
+    run = SequentialRun.start(ref, rule="precision", half_width=0.04, seed=0, correction=correction)
+    while not run.stopped:
+        res = run.update(new.subset(items=run.next_items))
+    st = run.state
+    assert st["max_n"] < st["n_eligible"] <= 3000 and res.n <= st["max_n"]
+    md = run.to_markdown()
+    looks = len(st["looks"])
+    of = ("the benchmark's 3,000 items" if st["n_eligible"] == 3000
+          else f"the {st['n_eligible']:,} eligible items of the benchmark's 3,000")
+    assert f"after {res.n:,} items ({looks} look{'s' if looks > 1 else ''}; cap {st['max_n']:,} of {of})." in md
+    assert f"of {st['max_n']} items" not in md
+    assert ("stratified batches" in md and "logistic model" in md) == (correction is not None)

@@ -759,8 +759,18 @@ class SequentialRun:
         pct = int(round(100 * res.confidence_level))
         what_est = "Difference (new − reference)" if rule["kind"] == "efficacy" else "Score"
         looks = f"{len(st['looks'])} look{'s' if len(st['looks']) != 1 else ''}"
-        lines += [f"Decision: **{res.decision}** after {res.n} of {st['max_n']} items ({looks}).",
-                  "", f"{what_est} {res.estimate:.4f} (s.e. {res.standard_error:.4f}); {pct} % interval "
+        # max_n is the run's cap (for the precision rule the worst-case fixed design), not the benchmark's size
+        n_elig, n_all = st.get("n_eligible", st["max_n"]), st["reference"]["n_items"]
+        of = (f"the benchmark's {n_all:,} items" if n_elig >= n_all
+              else f"the {n_elig:,} eligible items of the benchmark's {n_all:,}")
+        size = (f"{res.n:,} of {of} ({looks})" if st["max_n"] >= n_elig
+                else f"{res.n:,} items ({looks}; cap {st['max_n']:,} of {of})")
+        lines += [f"Decision: **{res.decision}** after {size}.", ""]
+        if rule.get("correction"):
+            lines += [f"Items drawn in stratified batches ({_CORRECTION_STRATA} strata of the reference models' "
+                      "difficulty order), each look's estimate corrected by a logistic model on the items' features "
+                      f"from the reference models (correction {rule['correction']!r}).", ""]
+        lines += [f"{what_est} {res.estimate:.4f} (s.e. {res.standard_error:.4f}); {pct} % interval "
                   f"[{res.ci_low:.4f}, {res.ci_high:.4f}] " + (
                       "(fixed-width sequential interval at the stop, Chow & Robbins)." if res.reason == "precision"
                       else "(repeated confidence interval: valid at any look).")]
