@@ -318,8 +318,8 @@ def read_scores(path: str | Path, *, by: str = "scenario", model: str = "model",
     except Exception as exc:  # pandas' parser errors vary by version
         raise ValueError(f"SCORES: could not parse {str(path)!r} as CSV/TSV ({exc})") from None
     if df.empty and len(df.columns):
-        raise ValueError(f"SCORES: {str(path)!r} has a header ({_name_list([repr(str(c)) for c in df.columns], 5)}) but no "
-                         "rows: give one row of scores per model")
+        header = _name_list([repr(str(c)) for c in df.columns], 5)
+        raise ValueError(f"SCORES: {str(path)!r} has a header ({header}) but no rows: give one row of scores per model")
     if sep == ";":
         df = _decimal_commas(df)
     header_note = ""
