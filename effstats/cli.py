@@ -149,7 +149,7 @@ def _main(argv: Sequence[str] | None) -> int:
     p.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples (default: 1000)")
     p.add_argument("--target", type=float, default=0.95, help="target DIoR for the recommendations (default: 0.95)")
     p.add_argument("--seed", type=int, default=0, help="random seed, a non-negative integer (default: 0)")
-    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar (shown on a terminal)")
     from .workflow import _cli as workflow_cli
 
     workflow_cli.add_commands(sub)
@@ -171,7 +171,7 @@ def _main(argv: Sequence[str] | None) -> int:
             _run_audit(args.scores, args.out, format=args.format, table=args.table, by=args.by or "scenario",
                   model=args.model, item=args.item, score=args.score, scenarios=args.scenarios, exclude=args.exclude,
                   duplicates=args.duplicates, aggregate=args.aggregate, ties=args.ties, n_boot=args.n_boot,
-                  target=args.target, seed=args.seed, progress=not args.no_progress)
+                  target=args.target, seed=args.seed, progress=False if args.no_progress else None)
     except ValueError as exc:
         msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         print(f"effstats audit: error: {msg}", file=sys.stderr)

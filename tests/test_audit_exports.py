@@ -318,3 +318,41 @@ def test_a_column_in_percent_among_fractions_is_warned(tmp_path, capsys):
     code, _, err = _run(["audit", tmp_path / "fractions.csv", "--out", tmp_path / "b", "--n-boot", 20,
                          "--no-progress"], capsys)
     assert code == 0 and "percentages?" not in err, err
+
+
+def test_the_progress_bar_shows_by_default_only_on_a_terminal(tmp_path, capsys, monkeypatch):
+    import os
+    import sys
+
+    board = _board(6, 3)
+    audit(board, n_boot=20)
+    assert "effstats audit" not in capsys.readouterr().err  # captured: no terminal
+    audit(board, n_boot=20, progress=True)
+    assert "effstats audit" in capsys.readouterr().err
+    board.to_csv(tmp_path / "b.csv")
+    code, _, err = _run(["audit", tmp_path / "b.csv", "--n-boot", 20, "--out", tmp_path / "o"], capsys)
+    assert code == 0 and "effstats audit" not in err, err
+    primary, secondary = os.openpty()  # a real terminal as stderr
+    os.set_blocking(primary, False)
+
+    def drain() -> str:
+        got = b""
+        while True:
+            try:
+                chunk = os.read(primary, 1 << 16)
+            except BlockingIOError:
+                return got.decode(errors="replace")
+            if not chunk:
+                return got.decode(errors="replace")
+            got += chunk
+
+    with os.fdopen(secondary, "w") as tty:
+        monkeypatch.setattr(sys, "stderr", tty)
+        audit(board, n_boot=20)
+        tty.flush()
+        shown = drain()
+        audit(board, n_boot=20, progress=False)
+        tty.flush()
+        hidden = drain()
+    os.close(primary)
+    assert "effstats audit" in shown and "effstats audit" not in hidden

@@ -358,7 +358,7 @@ class AuditResult:
 
 # ---------------------------------------------------------------------------------------- computing
 def _compute(data: Any, *, by: str, published: pd.Series | None, pub_info: dict | None, aggregate: str, ties: str,
-             n_boot: int, target: float, seed: int | None, progress: bool, source: str,
+             n_boot: int, target: float, seed: int | None, progress: bool | None, source: str,
              notes: list[str]) -> AuditResult:
     """Every table of the audit, step by step (a text progress bar on stderr), and the advice drawn from them."""
     from tqdm import tqdm  # text bars: widget bars break with Debian's ipywidgets 6 and nbclient
@@ -373,7 +373,9 @@ def _compute(data: Any, *, by: str, published: pd.Series | None, pub_info: dict 
     boot = dict(score=aggregate, ties=ties, n_top=n_top, rng=rng, **kw)
     steps = ["scores", "scenario DIoR", "scenario curve", "scenarios", "MWR sensitivity"] + (
         ["example DIoR", "example curve", "rank switches"] if per_item else [])
-    bar = tqdm(total=len(steps), desc="effstats audit", disable=not progress, file=sys.stderr)
+    # disable=None: tqdm shows the bar only when stderr is a terminal (not in a log file or a pipe)
+    bar = tqdm(total=len(steps), desc="effstats audit", disable=None if progress is None else not progress,
+               file=sys.stderr)
     notes = list(notes)
 
     def step(name: str) -> None:
@@ -750,7 +752,7 @@ def audit(data: Any, out: str | Path | None = None, *, format: str = "auto", tab
           by: str = "scenario", model: str | None = None, item: str | None = None, score: str | None = None,
           scenarios: Any = None, exclude: Any = None, duplicates: str = "last", published: Any = None,
           published_kind: str | None = None, aggregate: str = "auto", ties: str = "auto", n_boot: int = 1000,
-          target: float = 0.95, seed: int | None = 0, progress: bool = True, source: str = "",
+          target: float = 0.95, seed: int | None = 0, progress: bool | None = None, source: str = "",
           notes: list[str] | None = None) -> AuditResult:
     """Audit a benchmark's reliability: what to add or drop, which rank differences are resolved, DIoR.
 
@@ -801,8 +803,8 @@ def audit(data: Any, out: str | Path | None = None, *, format: str = "auto", tab
         DIoR the recommendations aim for.
     seed : int or None, default=0
         Seed of the resampling.
-    progress : bool, default=True
-        Show a progress bar on stderr.
+    progress : bool or None, default=None
+        Show a progress bar on stderr: always (True), never (False) or only when stderr is a terminal (None).
     source : str, default=""
         Name of the data, shown in the title.
     notes : list of str, optional
