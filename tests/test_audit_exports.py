@@ -7,6 +7,7 @@ summary columns, a weighted domain average).
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -356,3 +357,25 @@ def test_the_progress_bar_shows_by_default_only_on_a_terminal(tmp_path, capsys, 
         hidden = drain()
     os.close(primary)
     assert "effstats audit" in shown and "effstats audit" not in hidden
+
+
+def test_the_leader_sentence_names_the_top_two_swap_rate_and_the_best_model_error_rate_apart():
+    # a clear leader over a close pack: the top two rarely swap, the next rankings' top pairs often do
+    rng = np.random.default_rng(7)
+    board = _board(8, 6)
+    board.iloc[:, :] = np.clip(0.6 + rng.normal(0, 0.05, board.shape), 0, 1).round(3)
+    board.iloc[0] = 0.9
+    res = audit(board, n_boot=400)
+    line = next(x for x in res.recommendations if x.startswith("**The leader**"))
+    p = float(res.scores["p_ahead_of_next"].iloc[0])
+    bm = res.reliability.query("granularity == 'scenarios' and objective == 'best_model'").iloc[0]
+    top = re.search(r"the top two, (.+) and (.+), swap in (\d+)% of scenario resamples \(`p_ahead_of_next` "
+                    r"([0-9.]+)\)", line)
+    avg = re.search(r"over the top pairs of (\d) rankings, each without the previous one's leader, a pair swaps in "
+                    r"(\d+)% of scenario resamples on average \(best-model DIoR ([0-9.]+)\)", line)
+    assert top and avg, line
+    assert list(top.group(1, 2)) == res.scores["model"].iloc[:2].tolist()
+    assert int(top.group(3)) == round(100 * (1 - p)) and float(top.group(4)) == round(p, 3)
+    assert int(avg.group(1)) == res.settings["n_top"] == 5
+    assert int(avg.group(2)) == round(100 * bm.error_rate) and float(avg.group(3)) == round(bm.dior, 3)
+    assert bm.error_rate - (1 - p) > 0.1  # the two rates differ here: the sentence must not give one for the other

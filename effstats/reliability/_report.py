@@ -627,7 +627,7 @@ def _scenario_count_advice(res: AuditResult) -> list[str]:
 
 
 def _leader_advice(res: AuditResult) -> list[str]:
-    """How often the top two swap, and which models the leader does not stay ahead of."""
+    """How often the top two swap, the best-model error rate, and which models the leader does not stay ahead of."""
     rel, tab, target = res.reliability, res.scores, res.settings["target"]
     first = tab["model"][tab["rank"] == 1].tolist()
     score = _SCORE_NAME.get(res.settings["aggregate"], res.settings["aggregate"])
@@ -637,18 +637,27 @@ def _leader_advice(res: AuditResult) -> list[str]:
     bm = rel[(rel.granularity == "scenarios") & (rel.objective == "best_model")]
     if not len(bm):
         return []
-    er = float(bm.error_rate.iloc[0])
+    er, n_top = float(bm.error_rate.iloc[0]), int(res.settings["n_top"])
+    # the best-model error rate is the mean over n_top pairs (the top two, then the top two once the leader is
+    # removed, ...), not the top two's own swap rate: both are named
+    pairs = (f"over the top pairs of {n_top} rankings, each without the previous one's leader, a pair swaps in "
+             f"{er:.0%} of scenario resamples on average (best-model DIoR {float(bm.dior.iloc[0]):.3f})")
     if len(first) > 1:
         return [f"**No single leader**: {len(first)} models tie for first with the same {score}: "
-                f"{_name_list(first)}; the top two swap in {er:.0%} of scenario resamples (best-model DIoR "
-                f"{float(bm.dior.iloc[0]):.3f})."]
+                f"{_name_list(first)}; {pairs}."]
+    p = float(tab["p_ahead_of_next"].iloc[0])
+    top = (f"the top two, {tab['model'].iloc[0]} and {tab['model'].iloc[1]}, swap in {1 - p:.0%} of scenario "
+           f"resamples (`p_ahead_of_next` {p:.3f})")
+    if n_top > 1:
+        top += f"; {pairs}"
+    else:
+        top += f" (best-model DIoR {float(bm.dior.iloc[0]):.3f})"
     group = tab["model"][tab["p_leader_ahead"] < target].tolist()  # NaN for the leader itself: never listed
     lead = (f"the leader {tab['model'].iloc[0]} stays ahead in fewer than {target:.0%} of the resamples of "
             f"{len(group)} model(s): {_name_list(group)}" if group else
             f"the leader {tab['model'].iloc[0]} stays ahead of every other model in at least {target:.0%} of "
             "the resamples")
-    return [f"**The leader**: the top two swap in {er:.0%} of scenario resamples (best-model DIoR "
-            f"{float(bm.dior.iloc[0]):.3f}); {lead} (`scores.csv`, column `p_leader_ahead`)."]
+    return [f"**The leader**: {top}; {lead} (`scores.csv`, columns `p_ahead_of_next`, `p_leader_ahead`)."]
 
 
 def _scenario_advice(per_scen: pd.DataFrame, n_scen: int) -> list[str]:
