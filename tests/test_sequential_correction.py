@@ -188,3 +188,90 @@ def test_interval_is_continuous_as_the_responses_become_alike(v0):
     step = 1e-9 if v0 == 0 else -1e-9
     for d in (step, 1e3 * step):
         assert interval(v0 + d) == pytest.approx(exact, abs=1e-5)
+
+
+def _cli_run(tmp_path, name, args, truth, new_id):
+    """Run ``effstats sequential start`` with ``args`` on the reference models' results in ``tmp_path/ref.csv`` and
+    ``update`` with the new model's results until it stops; the decision and the items evaluated in order."""
+    from effstats.cli import main
+
+    run = tmp_path / name
+    assert main([str(a) for a in ["sequential", "start", tmp_path / "ref.csv", *args, "--out", run]]) == 0
+    seen = []
+    while json.loads((run / "state.json").read_text())["status"] == "continue":
+        k = len(seen) + 1
+        batch = pd.read_csv(run / f"batch_{k:03d}" / "items.csv")["item"].astype(str).tolist()
+        pd.DataFrame({"model": new_id, "item": batch,
+                      "score": truth.subset(models=[new_id], items=batch).values[0].astype(int)}).to_csv(
+            tmp_path / f"{name}{k}.csv", index=False)
+        assert main([str(a) for a in ["sequential", "update", run, tmp_path / f"{name}{k}.csv"]]) == 0
+        seen.append(batch)
+    return json.loads((run / "decision.json").read_text()), [i for b in seen for i in b]
+
+
+@pytest.fixture(scope="module")
+def cli_data(tmp_path_factory):
+    from effstats.datasets import simulate_responses
+    from effstats.workflow._sequential import _correction_inputs
+
+    tmp = tmp_path_factory.mktemp("cli")
+    truth = simulate_responses(31, 2000, rng=3)
+    ref = truth.subset(models=range(30))
+    ref.to_long().to_csv(tmp / "ref.csv", index=False)
+    return tmp, truth, str(truth.model_ids[30]), _correction_inputs(ref)
+
+
+def test_cli_spending_is_the_evaluators(cli_data, capsys):
+    # a run that ends at --max-n without reaching its half-width reports the repeated interval, whose bound comes
+    # from the spending family: --spending gives the evaluator's interval with that family, and the two differ
+    tmp, truth, new_id, (strata, features) = cli_data
+    pos = {str(i): j for j, i in enumerate(truth.item_ids)}
+    out = {}
+    for sp in ("ld_obf", "ld_pocock"):
+        decision, seen = _cli_run(tmp, sp, ["--half-width", 0.005, "--correction", "logistic", "--initial", 50,
+                                            "--batch", 50, "--max-n", 150, "--spending", sp], truth, new_id)
+        at = np.array([pos[i] for i in seen] + [j for j in range(truth.n_items) if str(truth.item_ids[j]) not in
+                                                set(seen)])
+        y = truth.subset(models=[new_id]).values[0].astype(float)[at]
+        res = SequentialEvaluator([Precision(0.005, correction="logistic")], spending=sp, initial=10, batch=10,
+                                  max_n=150, fpc=True).fit(y, groups=strata[at], features=features[at], shuffle=False)
+        assert decision["n"] == res.n == 150 and decision["decision"] == res.decision
+        assert (decision["ci_low"], decision["ci_high"]) == pytest.approx((res.ci_low, res.ci_high), rel=1e-12)
+        out[sp] = decision["ci_high"] - decision["ci_low"]
+    assert abs(out["ld_obf"] - out["ld_pocock"]) > 1e-3
+
+
+@pytest.mark.parametrize("edit, field", [
+    ("del s['strata']", "strata: missing"),
+    ("del s['look_sizes']", "look_sizes: missing"),
+    ("s['rule']['correction'] = None", "rule.correction: null"),
+    ("s['initial'] = 7", "initial: 7"),
+    ("s['batch'] = 30", "batch: 30"),
+    ("s['n_eligible'] = 500", "n_eligible: 500"),
+    ("s['look_sizes'][1] = 77", "look_sizes"),
+    ("s['look_sizes'][1:3] = [40, 60]", "look_sizes[1]: 40"),
+    ("s['looks'][0]['scores'][0] = 7", "looks[0].scores[0]"),
+    ("s['strata'][3] = (s['strata'][3] + 1) % 5", "strata[3]"),
+    ("s['order'][60], s['order'][61] = s['order'][61], s['order'][60]", "order[60]"),
+    ("s['spending'] = 'bogus'", "spending: unknown"),
+])
+def test_cli_tampered_corrected_state_names_the_field(cli_data, capsys, edit, field):
+    from effstats.cli import main
+
+    tmp, truth, new_id, _ = cli_data
+    run = tmp / "tamper"
+    args = ["sequential", "start", tmp / "ref.csv", "--half-width", 0.02, "--correction", "logistic", "--initial", 50,
+            "--batch", 50, "--out", run, "--force"]
+    assert main([str(a) for a in args]) == 0
+    batch = pd.read_csv(run / "batch_001" / "items.csv")["item"].astype(str).tolist()
+    pd.DataFrame({"model": new_id, "item": batch, "score": 1}).to_csv(tmp / "t1.csv", index=False)
+    assert main([str(a) for a in ["sequential", "update", run, tmp / "t1.csv"]]) == 0
+    s = json.loads((run / "state.json").read_text())
+    exec(edit)
+    (run / "state.json").write_text(json.dumps(s))
+    batch = pd.read_csv(run / "batch_002" / "items.csv")["item"].astype(str).tolist()
+    pd.DataFrame({"model": new_id, "item": batch, "score": 1}).to_csv(tmp / "t2.csv", index=False)
+    capsys.readouterr()
+    assert main([str(a) for a in ["sequential", "update", run, tmp / "t2.csv"]]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"state.json: {field}" in err, err

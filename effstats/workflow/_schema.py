@@ -88,7 +88,7 @@ STATE = {
         "looks": {"type": "array", "items": {
             "type": "object", "required": ["items", "scores"],
             "properties": {"items": {"type": "array", "minItems": 1, "items": _STR},
-                           "scores": {"type": "array", "items": _FINITE},
+                           "scores": {"type": "array", "items": {"type": "number", "minimum": 0, "maximum": 1}},
                            "theta": _FINITE, "theta_se": _FINITE, "accuracy": _FINITE, "accuracy_se": _FINITE}}},
         "status": {"enum": ["continue", "stopped"]},
         "result": {"type": ["object", "null"]},
@@ -198,6 +198,12 @@ def _check_state(st: dict, shown: str) -> None:
         for k in ("target_se", "prior_sd"):
             if k not in rule:
                 raise ValueError(f"{shown}: rule.{k}: missing key {k!r} (rule 'adaptive' needs it)")
+    if rule["kind"] != "adaptive":
+        _check_spending(st, shown)
+        _check_corrected(st, shown)
+    if rule["kind"] != "adaptive" and st.get("n_eligible", len(st["order"])) < len(st["order"]):
+        raise ValueError(f"{shown}: n_eligible: {st['n_eligible']} is fewer than the {len(st['order'])} items of the "
+                         "order")
     if rule["kind"] != "adaptive" and st["max_n"] > len(st["order"]):
         raise ValueError(f"{shown}: max_n: {st['max_n']} is more than the {len(st['order'])} items of the order")
     if st["initial"] > st["max_n"]:
@@ -217,3 +223,50 @@ def _check_state(st: dict, shown: str) -> None:
         raise ValueError(f"{shown}: result: a stopped run needs its decision")
     if st["status"] == "continue" and st["result"] is not None:
         raise ValueError(f"{shown}: status: 'continue', but the run holds a decision")
+
+
+def _check_spending(st: dict, shown: str) -> None:
+    """The spending family of a group-sequential run: one that online updates can use (as its start checked)."""
+    from ..sequential.spending import get_spending
+
+    if "spending" not in st:
+        raise ValueError(f"{shown}: spending: missing")
+    try:
+        sf = get_spending(st["spending"])
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"{shown}: spending: {str(e).split(': ', 1)[-1]}") from None
+    if sf.is_classic:
+        raise ValueError(f"{shown}: spending: expected a spending function (ld_pocock, ld_obf, hsd, power), got "
+                         f"{_short(st['spending'])}")
+
+
+def _check_corrected(st: dict, shown: str) -> None:
+    """A run with the logistic correction carries the strata of its order and its looks' sizes, which fix its
+    batches; a run without it carries neither (``look_sizes`` would make its batches whole looks)."""
+    rule, order = st["rule"], st["order"]
+    if rule.get("correction") is None:
+        held = [k for k in ("strata", "look_sizes") if k in st]
+        if held:
+            raise ValueError(f"{shown}: rule.correction: null, but the state holds the {held[0]} of a run with the "
+                             "logistic correction")
+        return
+    if rule["kind"] != "precision":
+        raise ValueError(f"{shown}: rule.correction: the logistic correction is an option of rule 'precision', got "
+                         f"rule {_short(rule['kind'])}")
+    for k in ("strata", "look_sizes"):
+        if k not in st:
+            raise ValueError(f"{shown}: {k}: missing (a run with the logistic correction needs it)")
+    _same_length(st, ("order", "strata"), shown)
+    sizes = st["look_sizes"]
+    if sum(sizes) != len(order):
+        raise ValueError(f"{shown}: look_sizes: {sum(sizes)} items in all, but the order has {len(order)}")
+    if st["max_n"] != len(order):
+        raise ValueError(f"{shown}: max_n: {st['max_n']}, but the order of a run with the logistic correction has "
+                         f"{len(order)} items")
+    if not sizes or sizes[0] != st["initial"]:
+        raise ValueError(f"{shown}: initial: {st['initial']}, but the first look (look_sizes[0]) has "
+                         f"{sizes[0] if sizes else 0} items")
+    for j, look in enumerate(st["looks"]):
+        if j >= len(sizes) or len(look["items"]) != sizes[j]:
+            want = f"look_sizes[{j}] is {sizes[j]}" if j < len(sizes) else f"look_sizes has {len(sizes)} looks"
+            raise ValueError(f"{shown}: looks[{j}].items: {len(look['items'])} items, but {want}")

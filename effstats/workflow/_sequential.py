@@ -372,6 +372,7 @@ class SequentialRun:
             run._replay_adaptive()
         elif st["rule"].get("correction"):
             run._reference = _reread_reference(st, reference)
+            _check_stratified_state(st, run._reference, f"directory: {STATE}")
             if st["looks"]:
                 run.result = run._corrected_look([], [])
         elif st["looks"]:
@@ -430,7 +431,7 @@ class SequentialRun:
         y = np.concatenate([y_seen, np.zeros(rest.size)])
         n_strata = int(strata.max()) + 1
         ev = SequentialEvaluator([Precision(st["rule"]["half_width"], correction="logistic")], alpha=st["alpha"],
-                                 initial=st["initial"] // n_strata, batch=st["batch"] // n_strata,
+                                 spending=st["spending"], initial=st["initial"] // n_strata, batch=st["batch"] // n_strata,
                                  max_n=len(ids), fpc=True)
         res = ev.fit(y, groups=strata[at], features=features[at], shuffle=False)
         if res.reason == "max_n" and len(ids) < st["max_n"]:
@@ -887,6 +888,41 @@ def _stratified_order(strata: np.ndarray, initial: int, batch: int, max_n: int, 
         look_sizes.append(int((row - prev).sum()))
         prev = row
     return np.asarray(order, int), look_sizes, per_initial * n_strata, per_batch * n_strata
+
+
+def _check_stratified_state(st: dict, rm: ResponseMatrix, shown: str) -> None:
+    """The saved order, strata and batch sizes of a run with the logistic correction are those its start made from
+    the reference data ``rm`` (its strata, ``initial``, ``batch``, ``max_n`` and ``seed``); else one error naming
+    the field of the state file that differs."""
+    strata, _ = _correction_inputs(rm)
+    n_elig = int((strata >= 0).sum())
+    if st.get("n_eligible") != n_elig:
+        raise ValueError(f"{shown}: n_eligible: {_plain(st.get('n_eligible'))}, but the reference data have {n_elig} "
+                         "items in the strata")
+    order, sizes, initial, batch = _stratified_order(strata, st["initial"], st["batch"], st["max_n"], st["seed"])
+    for k, v in (("initial", initial), ("batch", batch)):
+        if st[k] != v:
+            raise ValueError(f"{shown}: {k}: {st[k]}, but a run with the logistic correction has a multiple of its "
+                             f"{int(strata.max()) + 1} strata ({v} from these settings)")
+    saved = st["look_sizes"]
+    if len(saved) > 2 and len(set(saved[1:-1])) == 1 and saved[1] != st["batch"]:
+        raise ValueError(f"{shown}: batch: {st['batch']}, but the looks after the first have {saved[1]} items "
+                         "(look_sizes)")
+    if sizes != st["look_sizes"]:
+        j = next((j for j, (a, b) in enumerate(zip(sizes, st["look_sizes"])) if a != b), min(len(sizes),
+                                                                                               len(st["look_sizes"])))
+        got = st["look_sizes"][j] if j < len(st["look_sizes"]) else "no entry"
+        raise ValueError(f"{shown}: look_sizes[{j}]: {got}, but the run's schedule has "
+                         f"{sizes[j] if j < len(sizes) else 'no such look'}")
+    ids = [str(i) for i in rm.item_ids[order]]
+    j = next((j for j, (a, b) in enumerate(zip(ids, st["order"])) if a != b), None)
+    if j is not None:
+        raise ValueError(f"{shown}: order[{j}]: {_plain(st['order'][j])!r}, but the run's seed and strata give "
+                         f"{ids[j]!r}")
+    j = next((j for j, (a, b) in enumerate(zip(strata[order].tolist(), st["strata"])) if a != b), None)
+    if j is not None:
+        raise ValueError(f"{shown}: strata[{j}]: {st['strata'][j]}, but item {ids[j]!r} is in stratum "
+                         f"{int(strata[order[j]])} of the reference data")
 
 
 def _worst_case_items(half_width: float, alpha: float, n_items: int) -> int:
