@@ -275,3 +275,22 @@ def test_cli_tampered_corrected_state_names_the_field(cli_data, capsys, edit, fi
     assert main([str(a) for a in ["sequential", "update", run, tmp / "t2.csv"]]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"state.json: {field}" in err, err
+
+
+def test_precision_docstring_states_the_measured_gain_with_its_conditions():
+    """The corrected rule's items relative to random batches: the range of the strata benchmark's table, for its
+    targets and half-widths, and not claimed beyond them."""
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "benchmarks" / "README.md").read_text(encoding="utf-8")
+    head = "| benchmark | targets | accuracy | ± points |"
+    rows = [r.split("|")[1:-1] for r in readme[readme.index(head):].split("\n\n")[0].splitlines()[2:]]
+    bench, acc, pts = ([r[i].strip() for r in rows] for i in (0, 2, 3))
+    names = [b.split(" (")[0] for b in bench]
+    ratio = np.array([float(r[-1]) for r in rows])
+    assert sorted(set(names)) == ["CIFAR-10", "ImageNet"] and sorted(set(pts)) == ["1", "2"]
+    assert len(set(zip(names, acc))) == 10
+    doc = " ".join(Precision.__doc__.split())
+    assert f"{ratio.min():.2f}-{ratio.max():.2f} times random batches'" in doc
+    assert "CIFAR-10 and ImageNet" in doc and "for the ten targets of ``benchmarks/sequential_strata.py``" in doc
+    assert "at ±1 and ±2 points" in doc and "the gain can be smaller" in doc

@@ -342,11 +342,14 @@ class Precision(StoppingRule):
     ones less than an item's worth from it) leave no residual variance to go by and take the Clopper–Pearson
     interval at the items evaluated, as without the correction. The stop at the worst-case
     fixed design and the exact score with a zero-width interval once every item is evaluated hold as without the
-    correction. On the CIFAR-10 and ImageNet predictions at ±1 and ±2 points it used 0.68-0.94 times the items of
-    the uncorrected stratified batches (0.82 on average; 0.34-0.79 times random batches'), and the final 95 %
-    interval covered 0.920-0.995 of 200 orders per cell (0.958 on average; the two cells below 0.94 covered 0.945
-    and 0.960 of 1,000 orders; ``benchmarks/sequential_strata.py``). One model only, with ``stratified=True`` and
-    Precision rules only (the repeated intervals of the other rules are not corrected), offline (``fit`` and
+    correction. On the CIFAR-10 and ImageNet predictions, for the ten targets of ``benchmarks/sequential_strata.py``
+    (per benchmark three models held out at random and the best and the weakest of its best 20 % held out) at ±1 and
+    ±2 points, it used 0.68-0.94 times the items of the uncorrected stratified batches (0.82 on average; 0.34-0.79 times
+    random batches'), and the final 95 % interval covered 0.920-0.995 of 200 orders per cell (0.958 on average; the two
+    cells below 0.94 covered 0.945 and 0.960 of 1,000 orders). Those are measured ranges, not bounds: for other models
+    and benchmarks the gain can be smaller (it shrinks as the references predict the target's errors less well), and a
+    single run's count varies with its random order. One model only, with ``stratified=True`` and Precision rules only
+    (the repeated intervals of the other rules are not corrected), offline (``fit`` and
     ``simulate`` of :class:`~effstats.sequential.SequentialEvaluator`). Up to 4,096 distinct feature rows (within
     strata) the features are used as given; beyond, they are quantised to quantile bins and every item takes its
     cell's mean features, so the estimate stays unbiased.

@@ -68,7 +68,8 @@ class SequentialRun:
       95 % interval covered 0.94-0.98. With ``correction="logistic"`` the batches are drawn within 5 strata of the
       reference models' difficulty order and every look's estimate is corrected by a logistic model on the items'
       features from the reference models (:class:`~effstats.sequential.Precision`'s ``correction``): on the
-      CIFAR-10 and ImageNet predictions 0.34-0.79 times the items of random batches at ±1 and ±2 points.
+      CIFAR-10 and ImageNet predictions 0.34-0.79 times the items of random batches at ±1 and ±2 points for the
+      ten targets of ``benchmarks/sequential_strata.py``; the gain can be smaller for other models and benchmarks.
     * ``rule="adaptive"``: adaptive IRT testing. A one-dimensional :class:`~effstats.irt.IRT2PL` fitted on the
       reference models is the item bank; each batch is the ``batch`` unused items with the largest Fisher
       information at the new model's current ability estimate (the posterior mean), and the run stops once the
