@@ -6,6 +6,7 @@ import pandas as pd
 import pytest
 from scipy import special
 
+from effstats import ResponseMatrix
 from effstats.sequential import Efficacy, Precision, SequentialEvaluator
 
 N, N_STRATA = 2000, 4
@@ -294,3 +295,24 @@ def test_precision_docstring_states_the_measured_gain_with_its_conditions():
     assert f"{ratio.min():.2f}-{ratio.max():.2f} times random batches'" in doc
     assert "CIFAR-10 and ImageNet" in doc and "for the ten targets of ``benchmarks/sequential_strata.py``" in doc
     assert "at ±1 and ±2 points" in doc and "the gain can be smaller" in doc
+
+
+@pytest.mark.parametrize("max_n", [None, 300])
+def test_cli_run_with_uninformative_references_stops_at_the_worst_case_design(tmp_path, max_n):
+    # two reference models answering at random: their features say nothing of the new model, the corrected interval
+    # is no narrower than the plain one, and the run must still end with ± half_width at the stratified schedule's
+    # worst-case design (a few items past the unstratified one's 169 of 300), whatever --max-n allows; the new
+    # model is near accuracy 1/2, where the worst case is the actual one
+    from effstats.workflow._sequential import _worst_case_items
+
+    g = np.random.default_rng(1)
+    items = [f"t/{j}" for j in range(300)]
+    pd.DataFrame([(m, i, int(g.random() < 0.6)) for m in ("a", "b") for i in items],
+                 columns=["model", "item", "score"]).to_csv(tmp_path / "ref.csv", index=False)
+    truth = ResponseMatrix([(g.random(300) < 0.5).astype(int)], model_ids=["new"], item_ids=items)
+    args = ["--half-width", 0.05, "--correction", "logistic"] + ([] if max_n is None else ["--max-n", max_n])
+    decision, seen = _cli_run(tmp_path, "run", args, truth, "new")
+    assert decision["decision"] == "precision"
+    assert (decision["ci_high"] - decision["ci_low"]) / 2 <= 0.05
+    assert _worst_case_items(0.05, 0.05, 300) == 169 and 169 <= decision["n"] <= 175
+

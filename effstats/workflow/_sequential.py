@@ -193,7 +193,8 @@ class SequentialRun:
             time would choose, and a test to ``target_se=0.3`` takes a handful of batches.
         max_n : int, optional
             At most this many items (default: all items the rule can use; ``rule="precision"``: the worst-case
-            fixed design's items, which is also the most it uses with a larger ``max_n``).
+            fixed design's items, which is also the most it uses with a larger ``max_n``; with ``correction``, that of
+            the stratified schedule, a few items more).
         seed : int, default=0
             Fixes the random order of the items (``rule="adaptive"`` is deterministic and does not use it).
         format, metric, duplicates, filter, split, perturbation, trials
@@ -274,7 +275,9 @@ class SequentialRun:
         batch = check_positive_int(batch, "batch", maximum=n_elig)
         max_n = n_elig if max_n is None else check_positive_int(max_n, "max_n", minimum=initial, maximum=n_elig)
         if rule == "precision":  # the worst-case fixed design is enough whatever the accuracy
-            max_n = max(initial, min(max_n, _worst_case_items(half_width, alpha, n_elig)))
+            cap = (_worst_case_items(half_width, alpha, n_elig) if strata is None else
+                   _stratified_worst_case_items(strata, half_width, alpha, initial, batch))
+            max_n = max(initial, min(max_n, cap))
         order = np.random.default_rng(int(seed)).permutation(np.flatnonzero(eligible))[:max_n]
         look_sizes = None
         if strata is not None:
@@ -874,9 +877,7 @@ def _stratified_order(strata: np.ndarray, initial: int, batch: int, max_n: int, 
     initial and batch sizes used (multiples of the strata's number ``D``)."""
     from ..sequential import Precision, SequentialEvaluator
 
-    n_strata = int(strata.max()) + 1
-    per_initial, per_batch = max(2, initial // n_strata), max(1, batch // n_strata)
-    sizes = np.bincount(strata[strata >= 0], minlength=n_strata)
+    n_strata, per_initial, per_batch, sizes = _per_stratum(strata, initial, batch)
     sched = SequentialEvaluator([Precision()], initial=per_initial, batch=per_batch,
                                 max_n=max(max_n, per_initial * n_strata))._schedule(sizes)
     rng = np.random.default_rng(seed)
@@ -924,6 +925,43 @@ def _check_stratified_state(st: dict, rm: ResponseMatrix, shown: str) -> None:
     if j is not None:
         raise ValueError(f"{shown}: strata[{j}]: {st['strata'][j]}, but item {ids[j]!r} is in stratum "
                          f"{int(strata[order[j]])} of the reference data")
+
+
+def _per_stratum(strata: np.ndarray, initial: int, batch: int) -> tuple[int, int, int, np.ndarray]:
+    """Strata, items a stratum of the first and of every later look, and the strata's sizes of a stratified run."""
+    n_strata = int(strata.max()) + 1
+    sizes = np.bincount(strata[strata >= 0], minlength=n_strata)
+    return n_strata, max(2, initial // n_strata), max(1, batch // n_strata), sizes
+
+
+def _stratified_worst_case_items(strata: np.ndarray, half_width: float, alpha: float, initial: int,
+                                 batch: int) -> int:
+    """The fewest items of a stratified run (the evaluator's schedule cut at them) whose last look's worst-case
+    interval, per-item variance 1/4 in every stratum with the finite-population correction, is at most
+    ``± half_width``: where :class:`~effstats.sequential.Precision` stops whatever the responses.
+
+    The stratified schedule's information is not a simple random sample's (the strata's sizes and the rounding of
+    their shares differ), so the unstratified worst-case design (:func:`_worst_case_items`) can stop a stratified
+    run a few items short of ``± half_width`` with no decision."""
+    from ..sequential import Precision, SequentialEvaluator
+    from ..sequential.statistics import information
+
+    n_strata, per_initial, per_batch, sizes = _per_stratum(strata, initial, batch)
+    z = ndtri(1 - alpha / 2)
+
+    def worst(m: int) -> float:
+        ev = SequentialEvaluator([Precision()], initial=per_initial, batch=per_batch, max_n=m, fpc=True)
+        sched = ev._schedule(sizes)
+        with np.errstate(divide="ignore"):
+            return float(z * np.sqrt(0.25 / information(sched, sizes)[-1]))
+
+    lo, hi = per_initial * n_strata, int(sizes.sum())
+    if worst(lo) <= half_width:
+        return lo
+    while hi - lo > 1:  # worst(lo) > half_width >= worst(hi): every item evaluated gives a zero-width interval
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if worst(mid) > half_width else (lo, mid)
+    return hi
 
 
 def _worst_case_items(half_width: float, alpha: float, n_items: int) -> int:
