@@ -316,3 +316,18 @@ def test_cli_run_with_uninformative_references_stops_at_the_worst_case_design(tm
     assert (decision["ci_high"] - decision["ci_low"]) / 2 <= 0.05
     assert _worst_case_items(0.05, 0.05, 300) == 169 and 169 <= decision["n"] <= 175
 
+
+def test_cli_correction_needs_ten_reference_items_and_says_how_it_splits_the_batches(tmp_path, capsys):
+    from effstats.cli import main
+    from effstats.datasets import simulate_responses
+    from effstats.workflow import SequentialRun
+
+    simulate_responses(10, 5, rng=0).to_long().to_csv(tmp_path / "tiny.csv", index=False)
+    code = main([str(a) for a in ["sequential", "start", tmp_path / "tiny.csv", "--half-width", 0.05,
+                                  "--correction", "logistic", "--out", tmp_path / "run"]])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "--correction: " in err and "at least 10 items" in err, err
+    ref = simulate_responses(10, 300, rng=0)
+    with pytest.warns(UserWarning, match="initial, batch: .* 10 and 5 items, not 3 and 4"):
+        run = SequentialRun.start(ref, half_width=0.05, correction="logistic", initial=3, batch=4)
+    assert (run.state["initial"], run.state["batch"]) == (10, 5) and len(run.next_items) == 10

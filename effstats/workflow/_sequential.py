@@ -268,6 +268,10 @@ class SequentialRun:
             Precision(half_width, correction=correction)  # checks half_width and correction
         strata = None
         if correction is not None:
+            if rm.n_items < 2 * _CORRECTION_STRATA:
+                raise ValueError(f"correction: the logistic correction needs reference data on at least "
+                                 f"{2 * _CORRECTION_STRATA} items (its {_CORRECTION_STRATA} strata of 2 or more), got "
+                                 f"{rm.n_items}")
             strata, _ = _correction_inputs(rm)
             eligible = strata >= 0  # items no reference model answered are outside the strata
         n_elig = int(eligible.sum())
@@ -281,8 +285,14 @@ class SequentialRun:
         order = np.random.default_rng(int(seed)).permutation(np.flatnonzero(eligible))[:max_n]
         look_sizes = None
         if strata is not None:
+            asked = (initial, batch)
             order, look_sizes, initial, batch = _stratified_order(strata, initial, batch, max_n, int(seed))
             max_n = len(order)
+            if (initial, batch) != asked:
+                n_strata = int(strata.max()) + 1
+                warnings.warn(f"initial, batch: the logistic correction draws equal numbers from its {n_strata} "
+                              f"strata (at least 2 each at the first look): {initial} and {batch} items, not "
+                              f"{asked[0]} and {asked[1]}", UserWarning, stacklevel=2)
         info = item_tasks(rm)
         state = {
             "format": _FORMAT, "effstats_version": _version(),
