@@ -113,6 +113,11 @@ def test_features_are_aligned_by_item_ids():
     (lambda y, f, s, ev: SequentialEvaluator([Precision(0.02, correction="logistic")], stratified=False)
      .fit(y, groups=s, features=f), "stratified: "),
     (lambda y, f, s, ev: ev.start(N), "correction: "),
+    (lambda y, f, s, ev: ev.fit(pd.Series(y, index=[f"i{j}" for j in range(N)]), groups=s,
+                                features=pd.DataFrame(f, index=[f"i{j % (N - 1)}" for j in range(N)])),
+     "features: item ids \\['i0'\\] have more than one row"),
+    (lambda y, f, s, ev: ev.fit(y, groups=s, features=pd.DataFrame(f, index=[f"i{j}" for j in range(N)])),
+     "features: a DataFrame's rows are matched to the items by its index"),
 ])
 def test_bad_input_names_the_argument(make, match):
     y, feats, strata = _benchmark()
@@ -331,3 +336,19 @@ def test_cli_correction_needs_ten_reference_items_and_says_how_it_splits_the_bat
     with pytest.warns(UserWarning, match="initial, batch: .* 10 and 5 items, not 3 and 4"):
         run = SequentialRun.start(ref, half_width=0.05, correction="logistic", initial=3, batch=4)
     assert (run.state["initial"], run.state["batch"]) == (10, 5) and len(run.next_items) == 10
+
+
+def test_features_near_the_float_range_give_the_interval_of_the_same_features_scaled():
+    # standardising the features is scale-free: features times 1e300 (whose squares overflow) give the same
+    # interval, without a warning; a DataFrame with the default index is taken in the scores' order, as an array
+    import warnings
+
+    y, feats, strata = _benchmark(seed=7)
+    ev = SequentialEvaluator([Precision(0.03, correction="logistic")], fpc=True, initial=25, batch=25, rng=0)
+    a = ev.fit(y, groups=strata, features=feats)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        b = ev.fit(y, groups=strata, features=feats * 1e300)
+    c = ev.fit(y, groups=strata, features=pd.DataFrame(feats))
+    assert a.n == b.n == c.n and (b.ci_low, b.ci_high) == pytest.approx((a.ci_low, a.ci_high), rel=1e-9)
+    assert (c.ci_low, c.ci_high) == (a.ci_low, a.ci_high)

@@ -77,6 +77,10 @@ def _effective_n(est: np.ndarray, se: np.ndarray, n: float, srs: float, minority
 def _cells(features: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Cell of every item (within its stratum), the cells' standardised features with an intercept column, and the
     cells' strata."""
+    # scaled by each column's largest magnitude first: features near the float range (1e300) would overflow the
+    # squares of the standard deviation; standardising is scale-free, so this changes nothing else
+    scale = np.abs(features).max(axis=0)
+    features = features / np.where(scale > 0, scale, 1.0)
     sd = features.std(axis=0)
     x = (features - features.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
     key = np.column_stack([codes, x])

@@ -548,6 +548,14 @@ class SequentialEvaluator(BaseEstimator):
             raise ValueError("features: Precision(correction='logistic') needs the items' features from the "
                              "reference models (n_items, n_features), e.g. StratifiedAIPW(...).fit(reference)"
                              ".features_")
+        if isinstance(features, pd.DataFrame) and features.index.has_duplicates:
+            dup = features.index[features.index.duplicated()].unique()
+            raise ValueError(f"features: item ids {_plain(list(dup[:5]))} have more than one row")
+        if isinstance(features, pd.DataFrame) and not isinstance(scores_a, pd.Series) \
+                and not features.index.equals(pd.RangeIndex(len(features))):
+            raise ValueError("features: a DataFrame's rows are matched to the items by its index (item ids), but "
+                             "scores_a has none; pass scores_a as a Series indexed by the item ids, or features as "
+                             "an array in the scores' order")
         if isinstance(features, pd.DataFrame) and isinstance(scores_a, pd.Series):
             missing = scores_a.index.difference(features.index)
             if len(missing):
@@ -579,8 +587,9 @@ class SequentialEvaluator(BaseEstimator):
             Default: the evaluator's ``rng``.
         features : array (n_items, n_features) or DataFrame, optional
             Item features from the reference models, for ``Precision(correction="logistic")`` (required by it,
-            refused without it; a DataFrame is aligned with a Series' item ids), e.g.
-            ``StratifiedAIPW(...).fit(reference).features_``.
+            refused without it), e.g. ``StratifiedAIPW(...).fit(reference).features_``. A DataFrame's rows are
+            matched to the items by its index, one row per item id, so ``scores_a`` must then be a Series of those
+            ids (a DataFrame with the default index, 0 to n - 1, is taken in the scores' order, as an array is).
 
         Returns
         -------
