@@ -445,8 +445,8 @@ class SequentialRun:
         y = np.concatenate([y_seen, np.zeros(rest.size)])
         n_strata = int(strata.max()) + 1
         ev = SequentialEvaluator([Precision(st["rule"]["half_width"], correction="logistic")], alpha=st["alpha"],
-                                 spending=st["spending"], initial=st["initial"] // n_strata, batch=st["batch"] // n_strata,
-                                 max_n=len(ids), fpc=True)
+                                 spending=st["spending"], initial=st["initial"] // n_strata,
+                                 batch=st["batch"] // n_strata, max_n=len(ids), fpc=True)
         res = ev.fit(y, groups=strata[at], features=features[at], shuffle=False)
         if res.reason == "max_n" and len(ids) < st["max_n"]:
             res = dataclasses.replace(res, decision="continue", reason="continue")
