@@ -498,23 +498,29 @@ class SequentialEvaluator(BaseEstimator):
             lo, hi = np.where(fixed, lof, lo), np.where(fixed, hif, hi)
         return (lo, hi, (lo2, hi2), (lo1, hi1), st)
 
-    def _run(self, arms, kind: str, n_runs: int, rng, null, features: np.ndarray | None = None, rules=()):
-        """Schedule, ``n_runs`` orders, statistics: (stats, n per look, max_n)."""
+    def _run(self, arms, kind: str, n_runs: int, rng, null, features: np.ndarray | None = None, rules=(),
+             seen: int | None = None):
+        """Schedule, ``n_runs`` orders, statistics: (stats, n per look, max_n); with ``seen``, the corrected looks
+        stop at the last one of at most ``seen`` items, the later ones planned."""
         sizes = np.minimum.reduce([a.sizes for a in arms])
         sched = self._schedule(sizes)
         tot = sched.sum(1)
         max_n = int(tot[-1])
         info = self._information(kind, self._expected_counts(sched, sizes), sizes)
         if features is not None:
-            return self._run_corrected(arms[0], features, sched, info, n_runs, rng, rules), tot, max_n
+            return self._run_corrected(arms[0], features, sched, info, n_runs, rng, rules, seen), tot, max_n
         streams = [self._sums(a, sched, n_runs, rng) for a in arms]
         s = self._look_stats(kind, streams, [a.sizes for a in arms], tot, info, float(info[-1]), null)
         return s, tot, max_n
 
     def _run_corrected(self, arm: _Arm, features: np.ndarray, sched: np.ndarray, info: np.ndarray, n_runs: int,
-                       rng, rules) -> LookStats:
+                       rng, rules, seen: int | None = None) -> LookStats:
         """The looks of Precision(correction="logistic"): the corrected estimate and its residuals' standard error,
-        computed look by look up to each run's stop (later looks NaN)."""
+        computed look by look up to each run's stop (later looks NaN).
+
+        With ``seen`` (a run under way), only the looks of at most ``seen`` items are computed and the schedule's
+        later looks are planned: the repeated intervals spend alpha up to the current look as the whole schedule
+        would, not all of it there."""
         from scipy.special import ndtri
 
         from ._correction import _Looks
@@ -523,9 +529,10 @@ class SequentialEvaluator(BaseEstimator):
         h = max(r.half_width for r in rules)
         with np.errstate(divide="ignore"):
             worst = z * np.sqrt(0.25 / info)
+        K = sched.shape[0] if seen is None else max(1, int(np.searchsorted(sched.sum(1), seen, side="right")))
         looks = _Looks(arm.values, arm.codes, arm.sizes, features, bool(self.fpc), z)
-        stat = looks.run(sched, n_runs, rng, lambda k, hw: (hw <= h) | (worst[k] <= h))
-        return self._attach(stat, sched.sum(1), info, float(info[-1]), None)
+        stat = looks.run(sched[:K], n_runs, rng, lambda k, hw: (hw <= h) | (worst[k] <= h))
+        return self._attach(stat, sched[:K].sum(1), info[:K], float(info[-1]), None, planned_info=info[K:])
 
     def _features(self, rules, features: Any, scores_a: Any, scores_b: Any) -> np.ndarray | None:
         """The items' features for Precision(correction="logistic"), aligned with the scores; None without it."""
@@ -694,13 +701,21 @@ class SequentialEvaluator(BaseEstimator):
         5     500  2.41   2.54
         6     600  2.99   2.52
         """
+        return self._fit(scores_a, scores_b, paired=paired, groups=groups, groups_b=groups_b, shuffle=shuffle,
+                         features=features)
+
+    def _fit(self, scores_a: Any, scores_b: Any = None, *, paired: bool = True, groups: Any = None,
+             groups_b: Any = None, shuffle: bool = True, features: Any = None,
+             seen: int | None = None) -> SequentialResult:
+        """:meth:`fit`; with ``seen`` (``Precision(correction="logistic")``, ``shuffle=False``), a run under way:
+        the looks up to ``seen`` items of the planned schedule (``max_n``), the later ones planned."""
         rules = self._validate_params()
         shuffle = check_flag(shuffle, "shuffle")
         rng = check_rng(self.rng) if shuffle else None
         x = self._features(rules, features, scores_a, scores_b)
         kind, arms = self._arms(scores_a, scores_b, paired, groups, groups_b)
         null = self._null_for(kind, rules)
-        s, _, max_n = self._run(arms, kind, 1, rng, null, x, rules)
+        s, _, max_n = self._run(arms, kind, 1, rng, null, x, rules, seen)
         fires, look, reason, decision, bound = self._judge(rules, s)
         self.result_ = self._result(rules, s, fires, int(look[0]), str(reason[0]), str(decision[0]), str(bound[0]),
                                     max_n)

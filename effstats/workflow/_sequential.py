@@ -426,7 +426,8 @@ class SequentialRun:
     def _corrected_look(self, items: list[str], scores: list[float]):
         """The corrected precision rule on every look so far and the batch ``items`` (``scores``): the evaluator run
         offline on the items in their evaluation order (each stratum's evaluated items first, the others never
-        read), up to the items evaluated; "continue" until the rule fires or the planned items are used."""
+        read), the run's planned schedule cut at the items evaluated; "continue" until the rule fires or the planned
+        items are used."""
         from ..sequential import Precision, SequentialEvaluator
 
         st = self.state
@@ -446,8 +447,10 @@ class SequentialRun:
         n_strata = int(strata.max()) + 1
         ev = SequentialEvaluator([Precision(st["rule"]["half_width"], correction="logistic")], alpha=st["alpha"],
                                  spending=st["spending"], initial=st["initial"] // n_strata,
-                                 batch=st["batch"] // n_strata, max_n=len(ids), fpc=True)
-        res = ev.fit(y, groups=strata[at], features=features[at], shuffle=False)
+                                 batch=st["batch"] // n_strata, max_n=st["max_n"], fpc=True)
+        # the planned schedule up to the run's cap, cut at the items evaluated: the repeated interval mid-run spends
+        # alpha as planned (a schedule ending here would spend all of it at this look)
+        res = ev._fit(y, groups=strata[at], features=features[at], shuffle=False, seen=len(ids))
         if res.reason == "max_n" and len(ids) < st["max_n"]:
             res = dataclasses.replace(res, decision="continue", reason="continue")
         return res
