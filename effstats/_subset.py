@@ -429,6 +429,11 @@ class SubsetPrediction:
     exact : ndarray of bool, shape (n_target,), or None
         Targets among ``wilson`` whose interval is the Clopper–Pearson interval of ``statistic * n_effective``
         successes in ``n_effective`` trials (Korn & Graubard 1998) instead of Wilson's; None: none.
+    alike : ndarray of shape (n_target,), or None
+        Graded targets (not ``wilson``): the smaller of their sampled scores' totals ``sum y`` and
+        ``sum (1 - y)``, clipped to [0, 1]. Below 1 (scores within an item's worth of all 0 or all 1, whose
+        residual variance says nothing), the interval moves linearly from the Clopper–Pearson one at
+        ``n_effective`` (0: the interval of scores all 0 or all 1) to the t interval (1); None: the t interval.
 
     See Also
     --------
@@ -466,6 +471,7 @@ class SubsetPrediction:
     out_of_range: np.ndarray | None = None
     df: np.ndarray | None = None
     exact: np.ndarray | None = None
+    alike: np.ndarray | None = None
 
     def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
         """Interval for each target's full-benchmark score, arrays of shape (n_target,).
@@ -507,15 +513,19 @@ class SubsetPrediction:
                     centre = (p + z2 / (2 * n)) / d
                     half = np.sqrt(z2) / d * np.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
                 low, high = np.where(ok, centre - half, low), np.where(ok, centre + half, high)
-                if self.exact is not None:
-                    cp = ok & np.asarray(self.exact, dtype=bool)
-                    nn = np.where(cp, n, 1.0)
+                if self.exact is not None or self.alike is not None:
+                    cp = ok & (False if self.exact is None else np.asarray(self.exact, dtype=bool))
+                    w = np.ones_like(p) if self.alike is None else np.asarray(self.alike, dtype=float)
+                    # graded scores near 0 or 1: toward the interval of scores all alike, continuously
+                    near = ~ok & (w < 1) & np.isfinite(n) & (n > 0)
+                    nn = np.where(cp | near, n, 1.0)
                     x = p * nn
                     a = (1 - level) / 2
                     with np.errstate(divide="ignore", invalid="ignore"):
                         cp_lo = np.where(x > 0, stats.beta.ppf(a, x, nn - x + 1), 0.0)
                         cp_hi = np.where(x < nn, stats.beta.ppf(1 - a, x + 1, nn - x), 1.0)
-                    low, high = np.where(cp, cp_lo, low), np.where(cp, cp_hi, high)
+                    low = np.where(cp, cp_lo, np.where(near, w * low + (1 - w) * cp_lo, low))
+                    high = np.where(cp, cp_hi, np.where(near, w * high + (1 - w) * cp_hi, high))
         return ConfidenceInterval(np.clip(low, lo_b, hi_b), np.clip(high, lo_b, hi_b))
 
     def to_frame(self, confidence_level: float = 0.95) -> pd.DataFrame:
@@ -783,8 +793,9 @@ class _SubsetEstimator(BaseEstimator):
             est = np.clip(np.asarray(est, dtype=float), *bounds) + 0.0
             # Clopper-Pearson rather than Wilson at the effective size (Korn & Graubard), where the estimator says so
             exact = wilson if getattr(self, "_exact_interval", False) else None
+            alike = self._alike(o) if hasattr(self, "_alike") else None
             return SubsetPrediction(est, self._design_se(o), "design", None, bounds, ids, n_eff, wilson, **counts,
-                                    out_of_range=out, df=df, exact=exact)
+                                    out_of_range=out, df=df, exact=exact, alike=alike)
         out = self._range_flags(o, ids)
         r = self.cv_residuals(n_splits)
         se = np.full(est.shape, float(np.sqrt(np.mean(r**2))))

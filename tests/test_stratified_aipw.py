@@ -264,3 +264,26 @@ def test_power_tuning_needs_three_folds():
     src = simulate_responses(10, 100, rng=0).values
     with pytest.raises(ValueError, match="^n_folds.*power_tuning"):
         StratifiedAIPW(n_items=20, n_folds=2, power_tuning=True).fit(src)
+
+
+def test_graded_scores_near_all_alike_get_the_interval_of_scores_all_alike():
+    # constant graded scores of 1e-9 (1 - 1e-9) get the Clopper-Pearson interval of scores all 0 (all 1), not the
+    # zero-width t interval of a residual variance near 0; and the interval moves continuously as the scores grow
+    # to an item's worth over the 100 sampled items (0.01), where the t interval takes over: steps of 1e-4 in the
+    # score move the upper end by at most 0.005 (the Clopper-Pearson end at 100 items is 0.034)
+    src = simulate_responses(20, 2000, rng=0).values.astype(float)
+    est = StratifiedAIPW(n_items=100, random_state=0).fit(src)
+
+    def ci(v):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            c = est.predict_interval(np.full((1, 2000), v)).confidence_interval(0.95)
+        return float(c.low[0]), float(c.high[0])
+
+    zero, one = ci(0.0), ci(1.0)
+    assert zero[0] == 0 and 0.03 < zero[1] < 0.04 and one[1] == 1 and 0.96 < one[0] < 0.97
+    assert ci(1e-9) == pytest.approx(zero, abs=1e-6) and ci(1 - 1e-9) == pytest.approx(one, abs=1e-6)
+    grid = np.arange(0, 0.0201, 1e-4)
+    high = np.array([ci(v)[1] for v in grid])
+    assert np.abs(np.diff(high)).max() < 0.005
+    assert high[-1] - grid[-1] < 1e-3  # past an item's worth: the t interval of a residual variance near 0
