@@ -401,3 +401,4 @@ def test_repeated_intervals_of_a_run_under_way_cover_together():
             ok &= res.rci_low <= y.mean() <= res.rci_high
         covered += ok
     assert covered / reps >= 0.95 - 3 * np.sqrt(0.95 * 0.05 / reps)
+

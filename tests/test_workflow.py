@@ -881,3 +881,26 @@ def test_sequential_decision_names_the_cap_and_the_benchmark_size_apart(correcti
     assert f"after {res.n:,} items ({looks} look{'s' if looks > 1 else ''}; cap {st['max_n']:,} of {of})." in md
     assert f"of {st['max_n']} items" not in md
     assert ("stratified batches" in md and "logistic model" in md) == (correction is not None)
+
+
+@pytest.mark.parametrize("rule, extra", [("precision", []), ("precision", ["--correction", "logistic"]),
+                                         ("efficacy", ["--against", "sim0"]), ("adaptive", [])])
+@pytest.mark.parametrize("n_items", [6, 10, 12])
+def test_cli_small_benchmark_without_initial_starts_with_every_item(tmp_path, capsys, rule, extra, n_items):
+    # the default batch sizes (100; adaptive 10) are capped at the benchmark's items, not refused as if the user
+    # had passed them; the logistic correction needs 10 items and is refused below that, naming --correction
+    from effstats.cli import main
+    from effstats.datasets import simulate_responses
+
+    simulate_responses(30, n_items, rng=0).to_long().to_csv(tmp_path / "ref.csv", index=False)
+    code = main([str(a) for a in ["sequential", "start", tmp_path / "ref.csv", "--rule", rule, *extra,
+                                  "--out", tmp_path / "run"]])
+    err = capsys.readouterr().err
+    if "--correction" in extra and n_items < 10:
+        assert code == 2 and "--correction: " in err, err
+        return
+    assert code == 0 and "initial" not in err and "batch" not in err, err
+    st = json.loads((tmp_path / "run" / "state.json").read_text())
+    assert 2 <= st["initial"] <= n_items
+    items = pd.read_csv(tmp_path / "run" / "batch_001" / "items.csv")["item"]
+    assert len(items) == st["initial"] and items.is_unique

@@ -154,8 +154,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     st.add_argument("--spending", default="ld_pocock", choices=["ld_pocock", "ld_obf", "hsd", "power"],
                     help="error-spending family (default: ld_pocock)")
     st.add_argument("--initial", type=int, default=None,
-                    help="items in the first batch (default: 100; adaptive: --batch)")
-    st.add_argument("--batch", type=int, default=None, help="items in each later batch (default: 100; adaptive: 10)")
+                    help="items in the first batch (default: 100, at most the benchmark's items; adaptive: --batch)")
+    st.add_argument("--batch", type=int, default=None,
+                    help="items in each later batch (default: 100, at most the benchmark's items; adaptive: 10)")
     st.add_argument("--max-n", type=int, default=None, help="at most this many items (default: all)")
     st.add_argument("--seed", type=int, default=0,
                     help="random seed of the item order (default: 0; adaptive runs are deterministic)")

@@ -183,14 +183,16 @@ class SequentialRun:
             Lan–DeMets spending family (``"ld_pocock"``, ``"ld_obf"``, ``"hsd"``, ``"power"``); not used by
             ``rule="adaptive"``.
         initial : int, optional
-            Items in the first batch (default: 100; ``rule="adaptive"``: ``batch``).
+            Items in the first batch (default: 100, or every item of a smaller benchmark; ``rule="adaptive"``:
+            ``batch``).
         batch : int, optional
-            Items in each later batch (default: 100; ``rule="adaptive"``: 10). An adaptive batch is the ``batch``
-            most informative items at the current estimate: ``batch=1`` is classic item-by-item adaptive testing,
-            and larger batches trade a few extra items for fewer runs of the harness. Each batch is one harness
-            run, whose start-up (loading the model, building the tasks) usually costs far more than ten items;
-            within ten items the ability estimate moves little, so the items chosen are nearly those that one at a
-            time would choose, and a test to ``target_se=0.3`` takes a handful of batches.
+            Items in each later batch (default: 100, or every item of a smaller benchmark; ``rule="adaptive"``: 10
+            or every item). An adaptive batch is the ``batch`` most informative items at the current estimate:
+            ``batch=1`` is classic item-by-item adaptive testing, and larger batches trade a few extra items for
+            fewer runs of the harness. Each batch is one harness run, whose start-up (loading the model, building
+            the tasks) usually costs far more than ten items; within ten items the ability estimate moves little,
+            so the items chosen are nearly those that one at a time would choose, and a test to
+            ``target_se=0.3`` takes a handful of batches.
         max_n : int, optional
             At most this many items (default: all items the rule can use; ``rule="precision"``: the worst-case
             fixed design's items, which is also the most it uses with a larger ``max_n``; with ``correction``, that of
@@ -249,8 +251,7 @@ class SequentialRun:
                                        alpha=alpha, initial=initial, batch=batch, max_n=max_n, seed=seed,
                                        format=format, metric=metric, duplicates=duplicates, filter=filter, helm=helm)
         half_width = 0.02 if half_width is None else half_width
-        initial = 100 if initial is None else initial
-        batch = 100 if batch is None else batch
+        given = {"initial": initial, "batch": batch}
         eligible = np.ones(rm.n_items, bool)
         if rule == "efficacy":
             if against is None:
@@ -275,8 +276,10 @@ class SequentialRun:
             strata, _ = _correction_inputs(rm)
             eligible = strata >= 0  # items no reference model answered are outside the strata
         n_elig = int(eligible.sum())
-        initial = check_positive_int(initial, "initial", minimum=2, maximum=n_elig)
-        batch = check_positive_int(batch, "batch", maximum=n_elig)
+        # the defaults (100 items) are capped at the benchmark's items: a value the user never passed is not refused
+        initial = check_positive_int(min(100, n_elig) if initial is None else initial, "initial", minimum=2,
+                                     maximum=n_elig)
+        batch = check_positive_int(min(100, n_elig) if batch is None else batch, "batch", maximum=n_elig)
         max_n = n_elig if max_n is None else check_positive_int(max_n, "max_n", minimum=initial, maximum=n_elig)
         if rule == "precision":  # the worst-case fixed design is enough whatever the accuracy
             cap = (_worst_case_items(half_width, alpha, n_elig) if strata is None else
@@ -288,7 +291,8 @@ class SequentialRun:
             asked = (initial, batch)
             order, look_sizes, initial, batch = _stratified_order(strata, initial, batch, max_n, int(seed))
             max_n = len(order)
-            if (initial, batch) != asked:
+            # only the sizes the user passed are worth a warning (the capped defaults are rounded silently)
+            if any(given[k] is not None and v != a for k, v, a in zip(given, (initial, batch), asked)):
                 n_strata = int(strata.max()) + 1
                 warnings.warn(f"initial, batch: the logistic correction draws equal numbers from its {n_strata} "
                               f"strata (at least 2 each at the first look): {initial} and {batch} items, not "
@@ -330,7 +334,7 @@ class SequentialRun:
                              f"results are graded scores{used}; use the precision or efficacy rule, or a 0/1 metric")
         target_se = check_positive(target_se, "target_se")
         n = rm.n_items
-        batch = check_positive_int(ADAPTIVE_BATCH if batch is None else batch, "batch", maximum=n)
+        batch = check_positive_int(min(ADAPTIVE_BATCH, n) if batch is None else batch, "batch", maximum=n)
         initial = check_positive_int(batch if initial is None else initial, "initial", maximum=n)
         max_n = n if max_n is None else check_positive_int(max_n, "max_n", maximum=n)
         if rm.n_models < _FEW_MODELS_KNOWN_ITEMS:
