@@ -635,6 +635,30 @@ def test_estimate_reports_out_of_range_models_and_the_estimator_of_each(tmp_path
             in estimate(sel, new.subset(items=sel.items)).to_markdown())
 
 
+def test_estimate_passes_the_new_models_predicted_classes_to_a_disco_pick():
+    """Results with predicted classes (as CIFAR-10 / ImageNet predictions carry): DISCO's signature compares them, so
+    ``estimate`` gives the fitted estimator's prediction from the new results as they are, in any item order, for
+    ``method="disco"`` and for ``auto``'s DISCO pick; a chosen item without a result is a missing cell."""
+    d = simulate_responses(103, 2000, ability=(0, 0.3), rng=0)  # similar models: auto picks DISCO
+    rng = np.random.default_rng(0)
+    labels = rng.integers(0, 10, 2000)
+    pred = np.where(d.values, labels, (labels + rng.integers(1, 10, d.values.shape)) % 10)
+    rm = ResponseMatrix(d.values, predictions=pred, labels=labels, model_ids=d.model_ids, item_ids=d.item_ids)
+    ref, new = rm.subset(models=range(100)), rm.subset(models=[100, 101, 102])
+    truth = new.values.mean(1)
+    for method in ("disco", "auto"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            sel = select(ref, 60, method=method, seed=0)
+            assert sel.tasks["method"].iloc[0] in ("disco", "DISCO difference + ridge")
+            got = estimate(sel, new.subset(items=sel.items[::-1])).to_frame()
+            direct = sel._fits["all"].est.predict(new.subset(items=sel.items))
+            np.testing.assert_allclose(got["estimate"], np.asarray(getattr(direct, "statistic", direct), float))
+            assert np.all(np.abs(got["estimate"] - truth) < 4 * got["standard_error"])
+            part = estimate(sel, new.subset(items=sel.items[1:])).to_frame()
+        assert part["n_missing"].tolist() == [1, 1, 1] and np.isfinite(part["estimate"]).all()
+
+
 def test_select_stratified_aipw_takes_two_items_a_task(tmp_path, capsys):
     """stratified-aipw draws strata of two items or more, so two items a task are its minimum budget, as for every
     method: 5 items over 2 tasks select and estimate; 3 over 2 tasks name the budget, not the strata."""

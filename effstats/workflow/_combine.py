@@ -25,8 +25,10 @@ def _on_items(new: ResponseMatrix, items: pd.Index, task: str = "", reference: R
               ) -> ResponseMatrix:
     """``new`` on exactly ``items`` (in that order); items it has no column for are missing cells.
 
-    The class probabilities (lm-eval's log-likelihoods) come along, as wide as the reference's, for the methods whose
-    item signature uses them; an item without a column gets the reference's label and a uniform distribution.
+    Every per-cell array comes along for the methods whose item signature uses it: the class probabilities
+    (lm-eval's log-likelihoods, as wide as the reference's; an item without a column gets a uniform distribution),
+    the predicted classes (class 0 there: the cell is missing) and the labels (the reference's where ``new`` has
+    none); the model and item metadata too.
     """
     have = new.item_ids.get_indexer(items)
     vals = np.zeros((new.n_models, len(items)))
@@ -38,7 +40,7 @@ def _on_items(new: ResponseMatrix, items: pd.Index, task: str = "", reference: R
         raise ValueError(f"new_results: model {_plain(new.model_ids[int(np.argmax(miss.all(1)))])!r} has no result "
                          "on any of "
                          f"the {len(items)} items chosen in task {task!r} (first: {_plain(items[0])!r})")
-    proba = labels = None
+    proba = labels = pred = None
     if new.probabilities is not None:
         width = new.probabilities.shape[2]
         if reference is not None and reference.probabilities is not None:
@@ -46,13 +48,18 @@ def _on_items(new: ResponseMatrix, items: pd.Index, task: str = "", reference: R
         proba = np.full((new.n_models, len(items), width), 1.0 / width)
         proba[:, ok] = 0.0
         proba[:, ok, :new.probabilities.shape[2]] = new.probabilities[:, have[ok]]
+    if new.predictions is not None:
+        pred = np.zeros((new.n_models, len(items)) + new.predictions.shape[2:], new.predictions.dtype)
+        pred[:, ok] = new.predictions[:, have[ok]]
+    if new.labels is not None:
         labels = np.zeros(len(items), np.int64)
         labels[ok] = new.labels[have[ok]]
         if reference is not None and reference.labels is not None and not ok.all():
             pos = reference.item_ids.get_indexer(items[~ok])
             labels[~ok] = np.where(pos >= 0, reference.labels[np.maximum(pos, 0)], 0)
     return ResponseMatrix(vals, kind=new.kind, missing=miss if miss.any() else None, probabilities=proba,
-                          labels=labels, model_ids=new.model_ids, item_ids=items)
+                          labels=labels, predictions=pred, model_ids=new.model_ids, item_ids=items,
+                          models=new.models, items=new.items.reindex(items))
 
 
 def _task_weights(tasks: pd.Series, weights: str) -> pd.Series:
