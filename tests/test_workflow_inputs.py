@@ -368,3 +368,29 @@ def test_tasks_whose_every_chosen_item_is_alike_combine_no_narrower_than_the_cou
         assert high[0] == 1.0 and low[0] <= bound + 1e-9
     else:
         assert low[0] == 0.0 and high[0] >= 1 - bound - 1e-9
+
+
+def test_aipw_tasks_of_a_model_with_every_chosen_item_alike_get_the_count_interval_of_each_task():
+    """Two tasks of 200 items, 60 chosen by AIPW: a new model with every chosen item right (wrong, or graded 1e-9
+    or 1 - 1e-9 from it) gets on each task the Clopper-Pearson interval of its count at the items chosen there,
+    finite-population-corrected (as a random sample's), never a point."""
+    from effstats import ResponseMatrix
+    from effstats.workflow import estimate, select
+
+    g = np.random.default_rng(3)
+    diff = g.normal(size=400)
+    v = (g.random((29, 400)) < 1 / (1 + np.exp(-(np.linspace(-1, 2, 29)[:, None] - diff)))).astype(float)
+    items = [f"t{t}/{j}" for t in range(2) for j in range(200)]
+    sel = select(ResponseMatrix(v, model_ids=[f"r{i}" for i in range(29)], item_ids=items), 60, method="aipw", seed=0)
+    rows = {"ones": 1.0, "zeros": 0.0, "near_one": 1 - 1e-9, "near_zero": 1e-9}
+    new = ResponseMatrix(np.repeat(list(rows.values()), len(sel.items)).reshape(len(rows), -1),
+                         model_ids=list(rows), item_ids=list(sel.items), kind="score")
+    tab = estimate(sel, new).tasks(0.95)
+    for task in ("t0", "t1"):
+        k = int(sum(str(i).startswith(task + "/") for i in sel.items))
+        edge = 0.025 ** ((1 - k / 200) / k)  # Clopper-Pearson's limit for all k' = k / (1 - k/200) alike
+        for model, y in rows.items():
+            row = tab.loc[(model, task)]
+            want = (edge, 1.0) if y > 0.5 else (0.0, 1 - edge)
+            assert 0 < k < 200 and row["high"] - row["low"] > 0.02
+            np.testing.assert_allclose([row["low"], row["high"]], want, atol=1e-6, err_msg=f"{model} on {task}")

@@ -159,7 +159,13 @@ class AIPW(_SubsetEstimator):
         \\frac{s_{e,h}^2}{n_h}}, \\qquad W_h = \\frac{N_h}{N}.
 
     Like every Wald interval it is too narrow for a score near 0 or 1 with few items, when the sample's residuals
-    are mostly zero.
+    are mostly zero. A target whose sampled responses are all alike (every one right, or every one wrong) has
+    residuals of 0 and a standard error of 0, which say nothing of its spread: its interval is the Clopper-Pearson
+    interval of its count at the finite-population-corrected items evaluated, :math:`n' = n / (1 - n/N)`, as a
+    random sample's (Korn & Graubard 1998; at 30 of 200 items every one right, [0.901, 1]); the standard error
+    stays 0. Graded scores less than an item's worth from all alike (the smaller of :math:`\\sum y` and
+    :math:`\\sum (1 - y)`, :math:`m`, below 1) get :math:`(1 - m)` times that interval plus :math:`m` times the
+    normal one, so that scores of 1e-9 get the interval of scores of 0.
 
     Missing cells. A source model's missing response is replaced by the item's mean over the models that
     answered it; items no source model answered are never drawn and are outside the estimated mean (as for
@@ -208,6 +214,8 @@ class AIPW(_SubsetEstimator):
     .. [3] Angelopoulos, A. N., Duchi, J. C. & Zrnic, T. (2023). PPI++: Efficient prediction-powered inference.
        arXiv:2311.01453.
     .. [4] Cochran, W. G. (1977). *Sampling Techniques*, 3rd ed. Wiley.
+    .. [5] Korn, E. L. & Graubard, B. I. (1998). Confidence intervals for proportions with small expected number
+       of positive counts estimated from survey data. *Survey Methodology* 24(2), 193–201.
 
     Examples
     --------
@@ -233,6 +241,8 @@ class AIPW(_SubsetEstimator):
 
     interval_kind = "design"
     _borrow = 0.0  # prior degrees of freedom of the pooled residual variance in each stratum's (none)
+    # responses all alike (0/1, or graded within an item's worth of it): the count's Clopper-Pearson interval
+    _exact_interval = True
 
     def __init__(self, n_items: int = 100, stratify: Any = None, n_folds: int = 5, regressor: Any = "ridge",
                  alpha: float = 10.0, power_tuning: bool = False, random_state: Any = None) -> None:
@@ -411,6 +421,30 @@ class AIPW(_SubsetEstimator):
     def _design_se(self, o) -> np.ndarray:
         """Stratified design-based standard error of the cross-fitted residuals (module docstring)."""
         return self._estimate(o)[1]
+
+    def _minority(self, o) -> np.ndarray:
+        """The smaller of the target's observed sampled responses' totals, ``min(sum y, sum (1 - y))``: 0 when
+        they are all alike."""
+        y = o.correctness("target_outputs")
+        seen = np.ones(y.shape, bool) if o.missing is None else ~o.missing
+        hits = np.where(seen, y, 0.0).sum(axis=1)
+        return np.minimum(hits, seen.sum(axis=1) - hits)
+
+    def _alike(self, o) -> np.ndarray:
+        """Graded targets' weight of the symmetric interval (normal; StratifiedAIPW's t) against the Clopper-Pearson
+        one of responses all alike (class Notes)."""
+        return np.clip(self._minority(o), 0.0, 1.0)
+
+    def _design_n(self, o) -> np.ndarray:
+        """The finite-population-corrected count of items evaluated, ``k / (1 - k/N)``, for targets whose sampled
+        responses are all alike or graded within an item's worth of it (their Clopper-Pearson interval, class
+        Notes); NaN for the others (the normal interval)."""
+        y = o.correctness("target_outputs")
+        n = self.n_items_total_
+        k = np.full(len(y), float(y.shape[1])) if o.missing is None else (~o.missing).sum(axis=1).astype(float)
+        with np.errstate(divide="ignore"):
+            srs = np.where(k < n, k / (1 - k / n), np.inf)
+        return np.where(self._minority(o) < 1, srs, np.nan)
 
 
 def _check_folds(n_folds: Any, k: int, tuned: bool, minimum: int) -> int:

@@ -343,19 +343,6 @@ class StratifiedAIPW(AIPW):
         """Satterthwaite's effective degrees of freedom of the stratified residual variance (class Notes)."""
         return self._estimate(o)[2]
 
-    def _minority(self, o) -> np.ndarray:
-        """The smaller of the target's observed sampled responses' totals, ``min(sum y, sum (1 - y))``: 0 when
-        they are all alike."""
-        y = o.correctness("target_outputs")
-        seen = np.ones(y.shape, bool) if o.missing is None else ~o.missing
-        hits = np.where(seen, y, 0.0).sum(axis=1)
-        return np.minimum(hits, seen.sum(axis=1) - hits)
-
-    def _alike(self, o) -> np.ndarray:
-        """Graded targets' weight of the t interval against the Clopper-Pearson one of responses all alike (class
-        Notes, "Near 0 and 1")."""
-        return np.clip(self._minority(o), 0.0, 1.0)
-
     def _design_n(self, o) -> np.ndarray:
         """Effective sample size of the Clopper-Pearson interval on 0/1 responses (class Notes, "Near 0 and 1");
         for graded responses within an item's worth of all alike, the items evaluated."""

@@ -102,7 +102,10 @@ class Estimate:
 
     @property
     def standard_error(self) -> np.ndarray:
-        """Standard error of each new model's whole-benchmark score, shape (n_new_models,)."""
+        """Standard error of each new model's whole-benchmark score, shape (n_new_models,): the estimators' own
+        (design-based, or cross-validated over the reference models). It is 0 where a task's evaluated items are all
+        alike (a degenerate variance estimate); the interval then comes from the count of those items
+        (Clopper-Pearson, Korn-Graubard), not from the standard error, and is not a point."""
         return self._combined.standard_error
 
     def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
@@ -159,11 +162,12 @@ class Estimate:
         Returns
         -------
         DataFrame
-            ``estimate``, ``standard_error``, ``low``, ``high`` (the score interval), ``rank``, ``rank_low``,
-            ``rank_high`` (the rank interval, 1 = best), ``of`` (the ranked models), ``n_items`` (chosen items with a
-            result), ``n_missing`` (chosen items without one), ``out_of_range`` (in some task the model's
-            estimate lies beyond the reference models' task scores, or its results on the chosen items beyond
-            theirs, the check of the methods fitted to the reference models) and ``estimator`` (the estimator
+            ``estimate``, ``standard_error`` (:attr:`standard_error`: 0 where the evaluated items of a task are
+            all alike, whose interval comes from their count), ``low``, ``high`` (the score interval), ``rank``,
+            ``rank_low``, ``rank_high`` (the rank interval, 1 = best), ``of`` (the ranked models), ``n_items``
+            (chosen items with a result), ``n_missing`` (chosen items without one), ``out_of_range`` (in some task
+            the model's estimate lies beyond the reference models' task scores, or its results on the chosen items
+            beyond theirs, the check of the methods fitted to the reference models) and ``estimator`` (the estimator
             that made the number: the method's, the chooser's pick, or ``"AIPW + ridge (out-of-range
             fallback)"`` for an out-of-range model under ``"auto"``; with several tasks of different estimators,
             each with its tasks).
@@ -192,7 +196,9 @@ class Estimate:
         -------
         DataFrame
             Indexed by (model, task): ``weight`` (the task's weight in the whole-benchmark score), ``estimate``,
-            ``standard_error``, ``low``, ``high``, ``n_items`` (chosen items with a result), ``n_chosen``,
+            ``standard_error`` (the task estimator's own: 0 when the task's evaluated items are all alike, whose
+            interval is then the Clopper-Pearson one of their count, finite-population-corrected), ``low``,
+            ``high``, ``n_items`` (chosen items with a result), ``n_chosen``,
             ``out_of_range`` and ``estimator`` (as in :meth:`to_frame`, for the task).
         """
         rows = []
