@@ -657,6 +657,15 @@ def test_estimate_passes_the_new_models_predicted_classes_to_a_disco_pick():
             assert np.all(np.abs(got["estimate"] - truth) < 4 * got["standard_error"])
             part = estimate(sel, new.subset(items=sel.items[1:])).to_frame()
         assert part["n_missing"].tolist() == [1, 1, 1] and np.isfinite(part["estimate"]).all()
+        pick = sel.tasks["method"].iloc[0]
+        assert sel.new_results_note.startswith(f"task(s) all ({pick}) compare the new model's predicted classes on "
+                                               "the chosen items: estimate needs results carrying them")
+        no_pred = ResponseMatrix(new.values, model_ids=new.model_ids, item_ids=new.item_ids).subset(items=sel.items)
+        with pytest.raises(ValueError, match=r"^new_results: .* compares the models' predicted classes on the "
+                                             r"chosen items, and these results carry none: .*\(e\.g\. --method "
+                                             r"stratified-aipw, the default, or sortsearch or aipw\)$"):
+            estimate(sel, no_pred)
+    assert select(ref, 60, method="sortsearch", seed=0).new_results_note is None
 
 
 def test_select_stratified_aipw_takes_two_items_a_task(tmp_path, capsys):

@@ -230,13 +230,28 @@ def test_a_malformed_metric_per_task_is_one_line(bench, logs, tmp_path, capsys, 
 
 
 def test_disco_given_a_table_of_results_says_to_give_the_logs(bench, logs, tmp_path, capsys):
-    code, _, err = _run(["select", logs, "--budget", 40, "--method", "disco", "--out", tmp_path / "sel"], capsys)
+    """select says, before the new model is run, which tasks need its log-likelihoods (and records it in the
+    manifest); estimate given a table of 0/1 results there refuses, the default method first among the others."""
+    code, out, err = _run(["select", logs, "--budget", 40, "--method", "disco", "--out", tmp_path / "sel"], capsys)
     assert code == 0, err
-    items = json.loads((tmp_path / "sel" / "manifest.json").read_text())["items"]
+    manifest = json.loads((tmp_path / "sel" / "manifest.json").read_text())
+    note = ("task(s) clean (disco), gauss_0.35 (disco) compare the new model's class probabilities on the chosen "
+            "items: estimate needs its lm-eval logs of the --samples run (the per-choice log-likelihoods) there, not "
+            "a table of 0/1 results; method stratified-aipw (the default), sortsearch or aipw estimates from 0/1 "
+            "results")
+    assert manifest["new_results_note"] == note
+    assert [line for line in out.splitlines() if line.startswith("new results:")] == [f"new results: {note}"]
+    items = manifest["items"]
     table = L.write(bench.subset(models=bench.model_ids[36:], items=items), "long-csv", tmp_path / "new")
     code, _, err = _run(["estimate", tmp_path / "sel", table, "--out", tmp_path / "est"], capsys)
     assert code == 2 and err.count("\n") == 1
-    assert "NEW_RESULTS:" in err and "lm-eval logs" in err and "--method" in err
+    assert "NEW_RESULTS:" in err and "lm-eval logs" in err
+    assert err.rstrip().endswith("(e.g. --method stratified-aipw, the default, or sortsearch or aipw)"), err
+    # the default method estimates from the same table, and select says nothing of the new results
+    code, out, err = _run(["select", logs, "--budget", 40, "--out", tmp_path / "sel2"], capsys)
+    assert code == 0, err
+    assert "new results:" not in out
+    assert json.loads((tmp_path / "sel2" / "manifest.json").read_text())["new_results_note"] is None
 
 
 @pytest.mark.parametrize("seed", range(30))

@@ -222,6 +222,8 @@ def _select(args: argparse.Namespace) -> None:
     print(sel.tasks.to_string())
     if sel.shortfall is not None:
         print(f"fewer items than the budget: {sel.shortfall}")
+    if sel.new_results_note is not None:
+        print(f"new results: {sel.new_results_note}")
     print(f"manifest: {manifest}")
     if sel.lm_eval_samples is not None:
         print(_lm_eval_hint(Path(args.out) / LM_EVAL_SAMPLES, sel.lm_eval_samples))

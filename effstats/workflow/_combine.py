@@ -125,12 +125,16 @@ def _predicted(f: _TaskFit, sub: ResponseMatrix):
                 msg = (f"new_results: graded scores{eg}, not 0/1 correctness; the selection's method {f.method!r} "
                        "estimates from 0/1 results like the reference models': give the new results with the "
                        "reference's metric")
-            elif re.search(r"the signature uses (class|true-class) probabilities", msg):
+            elif re.search(r"the signature uses (class|true-class) probabilities|predicted classes", msg):
                 what = f.chosen if f.method == "auto" and f.chosen else _ESTIMATOR_NAMES.get(f.method, f.method)
-                msg = (f"new_results: {what} compares the models' class probabilities on the chosen items (from the "
-                       "per-choice log-likelihoods of the reference's lm-eval logs), and these results carry none: "
-                       "give the new model's lm-eval logs of the --samples run, or select with a method that uses "
-                       "0/1 results only (e.g. --method sortsearch or aipw)")
+                give = ("the models' predicted classes on the chosen items, and these results carry none: give "
+                        "results with the new model's predicted classes or class probabilities (its lm-eval logs "
+                        "of the --samples run)" if "predicted classes" in msg else
+                        "the models' class probabilities on the chosen items (from the per-choice log-likelihoods "
+                        "of the reference's lm-eval logs), and these results carry none: give the new model's "
+                        "lm-eval logs of the --samples run")
+                msg = (f"new_results: {what} compares {give}, or select with a method that uses 0/1 results only "
+                       "(e.g. --method stratified-aipw, the default, or sortsearch or aipw)")
             raise ValueError(_PREDICT_ARGS.sub("new_results: ", msg, count=1)) from None
     for w in caught:
         msg = str(w.message)

@@ -57,7 +57,7 @@ MANIFEST = {
         "lm_eval_samples": {"type": ["object", "null"],
                             "additionalProperties": {"type": "array", "items": {"type": "integer", "minimum": 0}}},
         "budget_curve": {"type": ["array", "null"], "items": {"type": "object"}},
-        "shortfall": _STR_OR_NULL,
+        "shortfall": _STR_OR_NULL, "new_results_note": _STR_OR_NULL,
         "files": {"type": "array", "items": _STR},
     },
 }

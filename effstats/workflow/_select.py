@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from .._escape import html_safe, html_text
-from .._shared import _progress
+from .._shared import _name_list, _progress
 from .._validation import check_positive_int
 from ..responses import ResponseMatrix
 from ._combine import _combine, _task_weights
@@ -47,6 +47,10 @@ class Selection:
         Where the reference data came from, how it was read, its shape and SHA-256 content hash.
     budget_curve : DataFrame or None
         Cross-validated error by budget, when the budget came from a target error.
+    new_results_note : str or None
+        The tasks whose pick compares the new model's class probabilities or predicted classes on the chosen items
+        (DISCO's signature, e.g. ``"auto"``'s pick): :func:`estimate` needs the new model's lm-eval logs (or a
+        ResponseMatrix carrying them) there, not 0/1 results. None when 0/1 results do everywhere.
 
     See Also
     --------
@@ -77,6 +81,8 @@ class Selection:
     created: str = ""
     effstats_version: str = ""
     helm_instances: dict | None = field(default=None, repr=False)
+    # which tasks' estimates need the new model's class probabilities or predicted classes (None: 0/1 results do)
+    new_results_note: str | None = field(default=None, repr=False)
     _fits: dict | None = field(default=None, repr=False)
     _reference: ResponseMatrix | None = field(default=None, repr=False)
     _directory: Path | None = field(default=None, repr=False, compare=False)  # where it was loaded from
@@ -138,6 +144,7 @@ class Selection:
             "helm_instances": self.helm_instances,
             "budget_curve": None if self.budget_curve is None else self.budget_curve.to_dict("records"),
             "shortfall": self.shortfall,
+            "new_results_note": self.new_results_note,
         }
 
     def save(self, directory: str | Path) -> Path:
@@ -193,7 +200,8 @@ class Selection:
                                               index=items),
                        budget_curve=None if m.get("budget_curve") is None else pd.DataFrame(m["budget_curve"]),
                        created=m.get("created", ""), effstats_version=m.get("effstats_version", ""),
-                       helm_instances=m.get("helm_instances"), _directory=p if p.is_dir() else p.parent)
+                       helm_instances=m.get("helm_instances"), new_results_note=m.get("new_results_note"),
+                       _directory=p if p.is_dir() else p.parent)
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"directory: {p} is an incomplete or damaged manifest "
                              f"({type(exc).__name__}: {exc})") from None
@@ -202,7 +210,8 @@ class Selection:
         head = (f"<p><b>{len(self.items)}</b> of {self.reference['n_items']:,} items chosen by "
                 f"<code>{html_text(self.method)}</code> (seed {self.seed}) from {self.reference['n_models']} reference "
                 "models.</p>")
-        return head + html_safe(self.tasks).to_html()
+        note = "" if self.new_results_note is None else f"<p>{html_text(self.new_results_note)}</p>"
+        return head + html_safe(self.tasks).to_html() + note
 
 
 def _reference_info(rm: ResponseMatrix, source: Any, fmt: str, metric: Any, filter: Any = None,
@@ -489,7 +498,26 @@ def select(reference: Any, budget: int | None = None, *, method: str = "stratifi
                                 "tasks": sorted(sizes.index)},
                      item_info=info.reindex(items),
                      budget_curve=curve, created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                     effstats_version=_version(), helm_instances=helm_instances(rm, items), _fits=fits, _reference=rm)
+                     effstats_version=_version(), helm_instances=helm_instances(rm, items),
+                     new_results_note=_new_results_note(fits), _fits=fits, _reference=rm)
+
+
+def _new_results_note(fits: dict[str, _TaskFit]) -> str | None:
+    """One sentence naming the tasks whose pick compares the new model's class probabilities or predicted classes
+    (DISCO's signature): a table of 0/1 results will not do there, and the time to say so is before the model is
+    run."""
+    by_need: dict[str, list[str]] = {}
+    for t, f in fits.items():
+        if f.method != "all" and f.new_outputs is not None:
+            by_need.setdefault(f.new_outputs, []).append(f"{t} ({f.chosen or f.method})")
+    if not by_need:
+        return None
+    give = {"class probabilities": "its lm-eval logs of the --samples run (the per-choice log-likelihoods)",
+            "predicted classes": "results carrying them or class probabilities (lm-eval logs of the --samples run)"}
+    parts = [f"task(s) {_name_list(tasks, 10, 'and {} more')} compare the new model's {need} on the chosen items: "
+             f"estimate needs {give[need]} there, not a table of 0/1 results" for need, tasks in by_need.items()]
+    return "; ".join(parts) + ("; method stratified-aipw (the default), sortsearch or aipw estimates from 0/1 "
+                               "results")
 
 
 def _keep_tasks(rm: ResponseMatrix, tasks: Any) -> ResponseMatrix:

@@ -244,6 +244,15 @@ class _TaskFit:
         return cls(method, budget, items, est, chosen, rm if method == "auto" else None, seed)
 
     @property
+    def new_outputs(self) -> str | None:
+        """What the task's estimate needs of the new results beyond their 0/1 results or scores: ``"class
+        probabilities"`` or ``"predicted classes"`` where the estimator's item signature compares them (DISCO's, in
+        its own right or as ``"auto"``'s pick), else None."""
+        est = self.est.best_estimator_ if self.method == "auto" else self.est
+        return {"probabilities": "class probabilities", "true_class": "class probabilities",
+                "predictions": "predicted classes"}.get(getattr(est, "signature_kind_", None))
+
+    @property
     def design_based(self) -> bool:
         """The task's estimate rests on the random draw of its items (the estimator's ``interval_kind`` is
         ``"design"``; the chooser's: its pick's), or on every item: the tasks' errors are then independent, so
