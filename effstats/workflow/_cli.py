@@ -152,7 +152,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                     help="with --against: the claim to test (greater: the new model is better) (default: two-sided)")
     st.add_argument("--alpha", type=float, default=0.05, help="error level (default: 0.05)")
     st.add_argument("--spending", default="ld_pocock", choices=["ld_pocock", "ld_obf", "hsd", "power"],
-                    help="error-spending family (default: ld_pocock)")
+                    help="error-spending family (default: ld_pocock); with --half-width it sets only the repeated "
+                         "intervals shown while the run continues and at a stop at the cap short of the half-width: a "
+                         "run stopping on its half-width reports the Chow-Robbins fixed-width interval")
     st.add_argument("--initial", type=int, default=None,
                     help="items in the first batch (default: 100, at most the benchmark's items; adaptive: --batch)")
     st.add_argument("--batch", type=int, default=None,
