@@ -911,9 +911,29 @@ def test_sequential_decision_names_the_cap_and_the_benchmark_size_apart(correcti
     looks = len(st["looks"])
     of = ("the benchmark's 3,000 items" if st["n_eligible"] == 3000
           else f"the {st['n_eligible']:,} eligible items of the benchmark's 3,000")
-    assert f"after {res.n:,} items ({looks} look{'s' if looks > 1 else ''}; cap {st['max_n']:,} of {of})." in md
+    why = "the worst-case fixed design's for ±0.04, automatic unless --max-n (max_n) is smaller"
+    assert (f"after {res.n:,} items ({looks} look{'s' if looks > 1 else ''}; cap {st['max_n']:,} of {of}, {why})."
+            in md)
     assert f"of {st['max_n']} items" not in md
     assert ("stratified batches" in md and "logistic model" in md) == (correction is not None)
+
+
+def test_sequential_decision_says_the_cap_is_max_n_and_that_it_cut_the_last_batch():
+    """A run capped by max_n (below the worst-case fixed design) says so, and that its last batch was cut short to
+    end there; a batch ending at the cap at its full size is not called cut."""
+    from effstats.workflow import SequentialRun
+
+    data = simulate_responses(41, 3000, rng=5)
+    ref, new = data.subset(models=range(40)), data.subset(models=[40])
+    for max_n, cut in ((250, "; the last batch cut to 50 of its 100 items to end at the cap"), (300, "")):
+        run = SequentialRun.start(ref, rule="precision", half_width=0.04, seed=0, correction="logistic", batch=100,
+                                  max_n=max_n)
+        while not run.stopped:
+            res = run.update(new.subset(items=run.next_items))
+        sizes = [len(lk["items"]) for lk in run.state["looks"]]
+        assert res.n == max_n and sizes[-1] == (50 if cut else 100), sizes
+        assert (f"after {max_n} items ({len(sizes)} looks; cap {max_n} of the benchmark's 3,000 items, set by "
+                f"--max-n (max_n){cut})." in run.to_markdown())
 
 
 @pytest.mark.parametrize("rule, extra", [("precision", []), ("precision", ["--correction", "logistic"]),

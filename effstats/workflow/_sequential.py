@@ -281,9 +281,12 @@ class SequentialRun:
                                      maximum=n_elig)
         batch = check_positive_int(min(100, n_elig) if batch is None else batch, "batch", maximum=n_elig)
         max_n = n_elig if max_n is None else check_positive_int(max_n, "max_n", minimum=initial, maximum=n_elig)
+        capped_by = "max_n" if max_n < n_elig else None  # what sets the cap, for the decision's wording
         if rule == "precision":  # the worst-case fixed design is enough whatever the accuracy
             cap = (_worst_case_items(half_width, alpha, n_elig) if strata is None else
                    _stratified_worst_case_items(strata, half_width, alpha, initial, batch))
+            if initial <= cap < max_n:
+                capped_by = "worst-case"
             max_n = max(initial, min(max_n, cap))
         order = np.random.default_rng(int(seed)).permutation(np.flatnonzero(eligible))[:max_n]
         look_sizes = None
@@ -305,7 +308,7 @@ class SequentialRun:
             "rule": {"kind": rule, "against": None if against is None else str(against), "alternative": alternative,
                      "half_width": float(half_width)},
             "alpha": float(alpha), "spending": spending, "initial": int(initial), "batch": int(batch),
-            "max_n": int(max_n), "seed": int(seed),
+            "max_n": int(max_n), "capped_by": capped_by, "seed": int(seed),
             "n_eligible": int(n_elig), "fpc": rule == "precision",
             "order": [str(i) for i in rm.item_ids[order]],
             "tasks": [str(t) for t in info["task"].to_numpy()[order]],
@@ -786,7 +789,7 @@ class SequentialRun:
         of = (f"the benchmark's {n_all:,} items" if n_elig >= n_all
               else f"the {n_elig:,} eligible items of the benchmark's {n_all:,}")
         size = (f"{res.n:,} of {of} ({looks})" if st["max_n"] >= n_elig
-                else f"{res.n:,} items ({looks}; cap {st['max_n']:,} of {of})")
+                else f"{res.n:,} items ({looks}; cap {st['max_n']:,} of {of}{_cap_reason(st)})")
         lines += [f"Decision: **{res.decision}** after {size}.", ""]
         if rule.get("correction"):
             lines += [f"Items drawn in stratified batches ({_CORRECTION_STRATA} strata of the reference models' "
@@ -986,6 +989,23 @@ def _worst_case_items(half_width: float, alpha: float, n_items: int) -> int:
     the finite-population correction ``(N - n) / (N - 1)`` on ``n_items`` items."""
     n0 = ndtri(1 - alpha / 2) ** 2 * 0.25 / half_width**2
     return int(min(n_items, np.ceil(n0 * n_items / (n_items - 1 + n0))))
+
+
+def _cap_reason(st: dict) -> str:
+    """What set a run's cap on its items, and whether the last batch was cut short to end there, as a clause of the
+    decision ("" for a state that does not record it)."""
+    why = {"worst-case": f", the worst-case fixed design's for ±{st['rule']['half_width']:g}, automatic unless "
+                         "--max-n (max_n) is smaller",
+           "max_n": ", set by --max-n (max_n)"}.get(st.get("capped_by"), "")
+    looks = st["looks"]
+    if not looks or sum(len(lk["items"]) for lk in looks) < st["max_n"]:
+        return why
+    # the size the last batch was handed out at: the first batch's, a stratified look's, or the projected one
+    planned = st["initial"] if len(looks) == 1 else (st["batch"] if st.get("look_sizes") else
+                                                     st.get("next_batch") or st["batch"])
+    last = len(looks[-1]["items"])
+    return why + (f"; the last batch cut to {last:,} of its {planned:,} items to end at the cap" if last < planned
+                  else "")
 
 
 def _projected_batch(st: dict, n: int, total: float) -> int:
