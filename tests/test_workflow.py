@@ -957,3 +957,26 @@ def test_cli_small_benchmark_without_initial_starts_with_every_item(tmp_path, ca
     assert 2 <= st["initial"] <= n_items
     items = pd.read_csv(tmp_path / "run" / "batch_001" / "items.csv")["item"]
     assert len(items) == st["initial"] and items.is_unique
+
+
+def test_sequential_precision_run_of_random_batches_stops_at_max_n_with_the_offline_evaluators_result():
+    """Random batches (the finite-population correction over the whole benchmark) capped by max_n below the
+    worst-case fixed design: the run stops at max_n with no decision and the repeated interval of the offline
+    evaluator on the same order, not with a next batch of no items."""
+    from effstats.sequential import Precision, SequentialEvaluator
+    from effstats.workflow import SequentialRun
+
+    data = simulate_responses(41, 3000, rng=5)
+    ref, new = data.subset(models=range(40)), data.subset(models=[40])
+    run = SequentialRun.start(ref, rule="precision", half_width=0.04, seed=0, batch=100, max_n=250)
+    while not run.stopped:
+        assert len(run.next_items) > 0
+        res = run.update(new.subset(items=run.next_items))
+    order = run.state["order"]
+    y = new.values[0].astype(float)
+    taken = new.item_ids.get_indexer(order)
+    x = np.concatenate([y[taken], np.delete(y, taken)])  # the run's items first, the rest of the population after
+    off = SequentialEvaluator([Precision(0.04)], initial=100, batch=100, max_n=250, fpc=True).fit(x, shuffle=False)
+    assert (res.reason, res.decision, res.n) == ("max_n", "no decision", 250) == (off.reason, off.decision, off.n)
+    np.testing.assert_allclose([res.ci_low, res.ci_high], [off.ci_low, off.ci_high], rtol=1e-12)
+    assert "set by --max-n (max_n); the last batch cut to 50 of its 100 items" in run.to_markdown()

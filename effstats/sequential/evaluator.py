@@ -946,7 +946,9 @@ class SequentialEvaluator(BaseEstimator):
             j = int(np.argmax(fired_now))
             reason, decision, bound = rules[j].name, str(rules[j].outcome(s)[0, last]), rules[j].bound
             st["done"] = True
-        elif tots[-1] >= st["max_n"]:
+        elif tots[-1] >= min(st["max_n"], int(plan.sum(1)[-1])):
+            # the planned schedule ends at the evaluator's max_n, which may be below start's (with fpc=True, start's
+            # is the benchmark's size, the population of the correction)
             reason, decision, bound = "max_n", "no decision", "c2"
             st["done"] = True
         else:
