@@ -521,11 +521,12 @@ class SubsetPrediction:
                     nn = np.where(cp | near, n, 1.0)
                     x = p * nn
                     a = (1 - level) / 2
-                    # a count within 1e-9 of 0 (or n) has a bound of a**(1/x) or less: 0 in floating point, which
-                    # SciPy's beta quantile returns as 0 or as the smallest normal number depending on its version
                     with np.errstate(divide="ignore", invalid="ignore"):
-                        cp_lo = np.where(x > 1e-9, stats.beta.ppf(a, x, nn - x + 1), 0.0)
-                        cp_hi = np.where(x < nn - 1e-9, stats.beta.ppf(1 - a, x + 1, nn - x), 1.0)
+                        cp_lo = np.where(x > 0, stats.beta.ppf(a, x, nn - x + 1), 0.0)
+                        cp_hi = np.where(x < nn, stats.beta.ppf(1 - a, x + 1, nn - x), 1.0)
+                    # a count near 0 has a lower bound of about a**(1/x), which underflows; SciPy's beta quantile
+                    # returns that as 0 or as the smallest normal number depending on its version: both are 0
+                    cp_lo = np.where(cp_lo <= np.finfo(float).tiny, 0.0, cp_lo)
                     low = np.where(cp, cp_lo, np.where(near, w * low + (1 - w) * cp_lo, low))
                     high = np.where(cp, cp_hi, np.where(near, w * high + (1 - w) * cp_hi, high))
         return ConfidenceInterval(np.clip(low, lo_b, hi_b), np.clip(high, lo_b, hi_b))
