@@ -114,10 +114,9 @@ class StratifiedAIPW(AIPW):
     unknown before it is evaluated, so the sources' stand in, and ``"mixed"`` spends three quarters of the budget
     proportionally, which bounds the loss when they mislead: :math:`n_h \geq \tfrac34\, n W_h` (up to rounding),
     so a stratum's variance term is at most 4/3 of its value under proportional allocation (while the sample
-    is a small part of the stratum). With half
-    the budget proportional, StratifiedAIPW's error at 100 items on the best fifth of AlpacaEval's models was
-    1.06 times the plain mean's of random items (200 draws); with a quarter Neyman, 0.93
-    (``benchmarks/estimator_gain.py``). The allocation depends on the sources only, so the
+    is a small part of the stratum). At 100 items on the best fifth of AlpacaEval's models, StratifiedAIPW's error
+    is 1.06 times the plain mean's of random items with half the budget proportional and 0.93 times with three
+    quarters (200 draws, ``benchmarks/estimator_gain.py``). The allocation depends on the sources only, so the
     estimate below stays design-unbiased whatever it is.
 
     The estimate. The sampled items are dealt at random into :math:`J` folds within strata; :math:`T_j` is the
