@@ -15,7 +15,8 @@ are precomputed per ``r``. The crossing probabilities at the solved bounds fall 
 step, so the type-I error spent is known without a second pass. The sample-size search (maximum
 information for the requested power) is separate (``native_sizes``) and only run when sizes are
 asked for; for fixed bounds it takes Newton steps on the power at nearby drifts, which one pass gives
-by a change of measure (the sub-densities times the path's likelihood ratio), usually with one pass.
+by a change of measure (the sub-densities times the path's likelihood ratio), usually with one pass
+(:mod:`effstats.sequential._size_search`; its secant fallback is here).
 
 With hundreds of looks (a batch adds less than 1/144 of the information so far) the r = 18 grid
 does not resolve the density of one increment; :func:`effstats.sequential.design` then raises
@@ -45,6 +46,7 @@ from scipy.special import ndtr, ndtri
 
 from ..exceptions import ConvergenceWarning
 from ._recursion import EXTREMEZ, _h1, _hupdate, gridpts, gsbound, gsbound1, gsprob
+from ._size_search import _max_info_tilt, _tilt_pass, _tilted  # noqa: F401 (_tilt_pass, _tilted: re-exported)
 from ._zeroin import _increasing_root, zeroin
 
 # gsDesign's computations, one function each; gridpts and zeroin (the recursion's and R's numerical building blocks)
@@ -558,160 +560,6 @@ def _max_info_secant(delta, beta, tx, a, b, r, i0, tol, lower: bool = True) -> t
                 up, lo = evals[u1]
                 return u1 * u1, np.array(up), None if lo is None else np.array(lo)
             u0, h0, u1, h1 = u1, h1, u2, h(u2)
-    return None
-
-
-# A tilted root is accepted, with its crossing probabilities, when it lies within _TILT_REACH / q (relative) of the
-# drift of the pass it tilts, q the largest ratio I_j / (I_j - I_{j-1}) of the looks (k for equal spacing): the tilted
-# sums differ from a pass of its own there by up to ~1e-6 q / 2 times that distance (the grids are centred at the
-# pass's drift, and a look adding little information has a narrow kernel), so by less than ~5e-11
-_TILT_REACH = 5e-5
-_RT2PI = float(np.sqrt(2 * np.pi))
-
-
-def _tilt_pass(eta: float, t: np.ndarray, a: np.ndarray, b: np.ndarray, r: int, per: np.ndarray | None = None) -> dict:
-    """One recursion pass at drift ``eta`` per unit of the maximum information, at information ``t`` (fractions of
-    the maximum): the sub-densities entering each look after the first, flattened for :func:`_tilted` (``per``: the
-    design's constants from :func:`_tilt_constants`, when already computed)."""
-    rtl = np.sqrt(t).tolist()
-    al, bl = a.tolist(), b.tolist()
-    z1, w1 = gridpts(r, eta * rtl[0], al[0], bl[0])
-    h = _h1(eta, z1, w1, t[0])
-    dens = []
-    for i in range(1, t.size):
-        dens.append((h, z1))
-        if i < t.size - 1:
-            z2, w2 = gridpts(r, eta * rtl[i], al[i], bl[i])
-            h = _hupdate(eta, w2, t[i - 1], z1, h, t[i], z2)
-            z1 = z2
-    return _tilt_arrays(eta, t, a, b, dens, per)
-
-
-def _tilt_constants(t: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Per look after the first (columns): sqrt(t) and t of the look before, sqrt(dt), and the upper and lower bounds
-    on the scale of ``S / sqrt(dt)``."""
-    rt = np.sqrt(t)
-    rdt = np.sqrt(np.diff(t))
-    return np.stack((rt[:-1], t[:-1], rdt, b[1:] * rt[1:] / rdt, a[1:] * rt[1:] / rdt))
-
-
-def _tilt_arrays(eta: float, t: np.ndarray, a: np.ndarray, b: np.ndarray, dens: list,
-                 per: np.ndarray | None = None) -> dict:
-    """The sub-densities ``dens`` (``(h, z)`` entering each look after the first) of a pass at drift ``eta`` per unit
-    of the maximum information, at information ``t`` (fractions of the maximum), flattened for :func:`_tilted`.
-
-    The statistic depends on the drift and the maximum information through ``eta = theta sqrt(I_max)`` only, and the
-    sub-density at another drift is this one times the likelihood ratio of the path, which depends on its current
-    value only: ``exp((eta' - eta) S - (eta'^2 - eta^2) t / 2)`` with ``S = z sqrt(t)`` (a change of measure).
-    """
-    sizes = [z.size for _, z in dens]
-    per = np.repeat(_tilt_constants(t, a, b) if per is None else per, sizes, axis=1)
-    s = np.concatenate([z for _, z in dens])
-    s *= per[0]
-    sd = s / per[2]
-    return {"eta": eta, "h": np.concatenate([h for h, _ in dens]), "s": s, "t": per[1], "rdt": per[2],
-            "up": sd - per[3], "lo": per[4] - sd, "starts": np.cumsum([0] + sizes[:-1]),
-            "first": (float(t[0]) ** 0.5, float(a[0]), float(b[0]))}
-
-
-def _tilted(p: dict, eta: float, looks: bool = False):
-    """Power at drift ``eta`` from the pass ``p`` of :func:`_tilt_pass` (the same quadrature, tilted) and its
-    derivative in ``eta``; with ``looks``, the upper- and lower-crossing probabilities at each look instead."""
-    rt1, a1, b1 = p["first"]
-    d = eta - p["eta"]
-    if d:
-        lr = p["s"] * d
-        lr -= p["t"] * (d * (eta + p["eta"]) * 0.5)
-        np.exp(lr, out=lr)
-        lr *= p["h"]
-    else:  # the pass's own drift: likelihood ratio 1
-        lr = p["h"]
-    x = p["rdt"] * eta
-    x += p["up"]
-    cdf = ndtr(x)
-    x0 = eta * rt1 - b1
-    if looks:
-        up = [float(ndtr(x0))] + np.add.reduceat(lr * cdf, p["starts"]).tolist()
-        y = p["rdt"] * -eta
-        y += p["lo"]
-        lo = [float(ndtr(a1 - eta * rt1))] + np.add.reduceat(lr * ndtr(y), p["starts"]).tolist()
-        return up, lo
-    power = float(ndtr(x0)) + float(lr.dot(cdf))
-    # d/d eta: the likelihood ratio's (S - eta t) times the crossing, and the crossing's density times sqrt(dt)
-    dlr = p["s"] - p["t"] * eta
-    dlr *= cdf
-    x *= x
-    x *= -0.5
-    np.exp(x, out=x)
-    x *= p["rdt"] / _RT2PI
-    dlr += x
-    dpower = float(np.exp(-0.5 * x0 * x0)) * rt1 / _RT2PI + float(lr.dot(dlr))
-    return power, dpower
-
-
-def _tilt_root(p: dict, eta: float, target: float, rel: float = 1e-5) -> float | None:
-    """Root of the probit of the tilted power of the pass ``p`` minus ``target``, by Newton steps from ``eta``.
-
-    The probit is nearly linear in the drift, so a step of relative size ``rel`` leaves an error of the order of its
-    square (~1e-10 for the default): the steps stop there. None if a step fails.
-    """
-    new = eta
-    for _ in range(30):
-        pw, dpw = _tilted(p, new)
-        if not (0.0 < pw < 1.0 and dpw > 0):
-            return None
-        q = float(ndtri(pw))
-        step = (q - target) * float(np.exp(-0.5 * q * q)) / (_RT2PI * dpw)  # g / g' for g = probit(power)
-        if not np.isfinite(step):
-            return None
-        new -= step
-        if not new > 0:
-            return None
-        if abs(step) <= rel * new:
-            return new
-    return None
-
-
-def _max_info_tilt(delta, beta, tx, a, b, r, i0, lower: bool = True, dens0: list | None = None) -> tuple | None:
-    """Maximum information giving power ``1 - beta`` for fixed bounds, by Newton steps on the tilted power of a pass.
-
-    A recursion pass at a drift gives the power at nearby drifts without another pass (:func:`_tilt_pass`), and its
-    derivative: Newton steps on the probit of that power, which is nearly linear in the drift, find its root. The root
-    of the tilted power is off the pass's own (gsprob's) root by about 1e-6 times the relative distance between the
-    two drifts (more after a look that adds little information), so a pass is run at the root until the root lies
-    within ``_TILT_REACH / q`` of the pass's drift (``q`` the largest ``I_j / (I_j - I_{j-1})``); its
-    crossing probabilities are then read from the tilted pass. The search starts at the root tilted from the bounds'
-    own pass under H0 where it is given (``dens0``, the sub-densities entering each look on the design's grid), which
-    lies within ~2e-6 of the root: one pass then suffices. Otherwise it starts at the root of a pass on a coarser grid
-    (r = 10), within ~1e-5 of the root.
-
-    Returns ``(information, upper, lower)`` as :func:`_max_info_secant`, or None if a step fails (the caller then
-    runs that search).
-    """
-    if not (delta > 0 and 0.0 < beta < 0.5) or tx.size < 2 or r > 18:
-        return None
-    target = float(ndtri(1 - beta))
-    eta = delta * float(np.sqrt(i0))
-    tl = tx.tolist()
-    reach = _TILT_REACH / max(tl[i] / (tl[i] - tl[i - 1]) for i in range(1, len(tl)))
-    per = _tilt_constants(tx, a, b)
-    with np.errstate(all="ignore"):
-        if dens0 is not None and len(dens0) == tx.size - 1:
-            # the probit of the power is so nearly linear in the drift that a Newton step of 1 % leaves the start
-            # within the reach of the root (over 1,600 designs, none needed a second pass); a start off by more
-            # costs a pass, not accuracy
-            eta = _tilt_root(_tilt_arrays(0.0, tx, a, b, dens0, per), eta, target, 1e-2) or eta
-        elif r > 10:
-            eta = _tilt_root(_tilt_pass(eta, tx, a, b, 10, per), eta, target, 1e-3) or eta
-        for _ in range(6):
-            p = _tilt_pass(eta, tx, a, b, r, per)
-            new = _tilt_root(p, eta, target)
-            if new is None:
-                return None
-            if abs(new - eta) <= reach * eta:
-                up, lo = _tilted(p, new, looks=True)
-                return (new / delta) ** 2, np.array(up), np.array(lo) if lower else None
-            eta = new
     return None
 
 
