@@ -69,6 +69,14 @@ def _task_weights(tasks: pd.Series, weights: str) -> pd.Series:
     return w.astype(float)
 
 
+def _degenerate(p: "_TaskResult") -> np.ndarray:
+    """Per new model: whether task ``p``, sampled in part, has a degenerate standard error, one whose per-item
+    variance (se^2 times the items evaluated) is below 1e-6 (every sampled item alike, or a fitted model that
+    predicts each within 1e-3; a 0/1 sample that is not all alike has a per-item variance of 1/b or more)."""
+    k = np.asarray(p.n_evaluated, float)
+    return (np.asarray(p.result.standard_error, float) ** 2 * k < 1e-6) & (k < p.n_items)
+
+
 @dataclass
 class _TaskResult:
     task: str
@@ -233,13 +241,9 @@ class _Combined:
             low, high = np.asarray(ci.low, float), np.asarray(ci.high, float)
             # a design-based interval of zero width from fewer than all items (every sampled item alike and, for
             # AIPW, no residual variance: a normal interval of se 0) would claim the score exactly; Korn-Graubard's
-            # at the items evaluated, as for several tasks
-            # a width below 1e-6 of the score's range, or a standard error whose per-item variance (se^2 times the
-            # items evaluated) is below 1e-6, is a degenerate variance estimate too (a 0/1 sample that is not all
-            # alike has a per-item variance of 1/b or more; a fitted model that predicts every sampled item to
-            # within 1e-3 leaves residuals this small)
-            se2b = np.asarray(p.result.standard_error, float) ** 2 * np.asarray(p.n_evaluated, float)
-            point = (((high - low) < 1e-6) | (se2b < 1e-6)) & (np.asarray(p.n_evaluated) < p.n_items)
+            # at the items evaluated, as for several tasks; so for a width below 1e-6 of the score's range or a
+            # degenerate standard error
+            point = (((high - low) < 1e-6) & (np.asarray(p.n_evaluated) < p.n_items)) | _degenerate(p)
             if self.binary and p.design_based and p.method != "all" and point.any():
                 # a degenerate standard error says nothing of the spread: the count's interval (se 0: n* = b)
                 kg = self._korn_graubard(self.statistic, np.where(point, 0.0, self.standard_error), level)
@@ -269,10 +273,9 @@ class _Combined:
             se = np.asarray(p.result.standard_error, float)
             k = np.asarray(p.n_evaluated, float)
             if p.method != "all":
-                degenerate = (se ** 2 * k < 1e-6) & (k < p.n_items)
                 q = (b * np.clip(np.asarray(p.result.statistic, float), 0.0, 1.0) + 0.5) / (b + 1)
                 count = q * (1 - q) / np.maximum(k, 1.0) * np.clip(1 - k / max(p.n_items, 1), 0.0, 1.0)
-                se = np.where(degenerate, np.sqrt(count), se)
+                se = np.where(_degenerate(p), np.sqrt(count), se)
             var += (p.weight * se) ** 2
         return np.sqrt(var)
 
