@@ -16,7 +16,7 @@ step, so the type-I error spent is known without a second pass. The sample-size 
 information for the requested power) is separate (``native_sizes``) and only run when sizes are
 asked for; for fixed bounds it takes Newton steps on the power at nearby drifts, which one pass gives
 by a change of measure (the sub-densities times the path's likelihood ratio), usually with one pass
-(:mod:`effstats.sequential._size_search`; its secant fallback is here).
+(``effstats.sequential._size_search``; its secant fallback is here).
 
 With hundreds of looks (a batch adds less than 1/144 of the information so far) the r = 18 grid
 does not resolve the density of one increment; :func:`effstats.sequential.design` then raises
