@@ -3,6 +3,7 @@ parameters' posterior against the simulation's truth, and the accuracy interval'
 simulated 2PL population, in range and beyond every source, with 250 and with 40 reference models."""
 from __future__ import annotations
 
+import copy
 import warnings
 
 import numpy as np
@@ -15,6 +16,14 @@ from effstats.irt import IRT2PL, AdaptiveTest
 
 # the coverage simulations include models beyond every reference on purpose; the warning has its own test
 pytestmark = pytest.mark.filterwarnings("ignore:answers. the model's ability estimate:UserWarning")
+
+
+def _fresh_tests(bank, **kw):
+    """A new test on ``bank`` each call, as ``AdaptiveTest(bank, **kw)`` makes it: the item parameters' posterior
+    and its response tables (most of a new test's cost with ``calibration_error``) are computed once and copied,
+    with the bank shared."""
+    template = AdaptiveTest(bank, **kw)
+    return lambda: copy.deepcopy(template, {id(bank): bank})
 
 
 @pytest.fixture(scope="module")
@@ -108,15 +117,28 @@ def test_stops_at_the_target_precision_or_the_item_limit(population):
 def _coverage(rm, bank, models, **kw):
     hits, err, err_random = [], [], []
     rng = np.random.default_rng(0)
+    fresh = _fresh_tests(bank, **kw)
     for m in models:
         y = rm.values[m].astype(int)
-        res = AdaptiveTest(bank, **kw).run(y)
+        res = fresh().run(y)
         lo, hi = res.confidence_interval(0.95)
         truth = y.mean()
         hits.append(lo <= truth <= hi)
         err.append(abs(res.accuracy - truth))
         err_random.append(abs(y[rng.choice(len(y), res.n_items, replace=False)].mean() - truth))
     return np.mean(hits), np.mean(err), np.mean(err_random)
+
+
+def test_a_copied_new_test_runs_as_a_new_one(population):
+    # the coverage simulations below copy one new test per model instead of making each from the bank
+    rm, _, bank = population
+    fresh = _fresh_tests(bank, target_se=0.3, calibration_error=True)
+    for m in (250, 251, 399):
+        y = rm.values[m].astype(int)
+        copied, new = fresh().run(y), AdaptiveTest(bank, target_se=0.3, calibration_error=True).run(y)
+        assert copied.n_items == new.n_items and copied.accuracy == new.accuracy
+        assert copied.confidence_interval(0.95) == new.confidence_interval(0.95)
+    assert fresh().bank is bank
 
 
 def test_accuracy_interval_covers_and_beats_random_items_in_range(population):
@@ -135,10 +157,11 @@ def test_beyond_every_source_the_default_prior_keeps_coverage(population):
     rng = np.random.default_rng(3)
     p = 1 / (1 + np.exp(-(np.outer(theta, par.discrimination[:, 0]) - par.difficulty[0])))
     hits = []
+    fresh = _fresh_tests(bank, target_se=0.3, calibration_error=True)
     for rep in range(20):
         y = (rng.uniform(size=p.shape) < p).astype(int)
         for row in y:
-            res = AdaptiveTest(bank, target_se=0.3, calibration_error=True).run(row)
+            res = fresh().run(row)
             lo, hi = res.confidence_interval(0.95)
             hits.append(lo <= row.mean() <= hi)
     assert np.mean(hits) >= 0.95 - 3 * np.sqrt(0.95 * 0.05 / len(hits))
@@ -192,8 +215,9 @@ def test_interval_covers_with_40_reference_models():
         theta = np.r_[rng.normal(size=10), top + rng.uniform(0.3, 1.0, 5)]
         p = 1 / (1 + np.exp(-(np.outer(theta, par.discrimination[:, 0]) - par.difficulty[0])))
         y = (rng.uniform(size=p.shape) < p).astype(int)
+        fresh = _fresh_tests(bank, target_se=0.3, calibration_error=True)
         for k, row in enumerate(y):
-            lo, hi = AdaptiveTest(bank, target_se=0.3, calibration_error=True).run(row).confidence_interval(0.95)
+            lo, hi = fresh().run(row).confidence_interval(0.95)
             hits[k >= 10].append(lo <= row.mean() <= hi)
     for beyond, h in hits.items():
         # within 3 Monte-Carlo standard errors of 0.95 (400 models in range: 0.033; 200 beyond: 0.046)
