@@ -4,7 +4,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 from .._validation import check_array
 from ._benchmark import _CHUNK_CELLS
@@ -77,7 +76,10 @@ def _inversions(v: np.ndarray, leaf: int = 64) -> np.ndarray:
     return inv
 
 
-_SCIPY_ABOVE = 700
+# Up to this many models τ-b divides by one root of the product of the two pair counts, above it by the two roots in
+# turn as scipy.stats.kendalltau does: the two forms differ by an ulp at most, and each size range keeps the form
+# its audits' tables were computed with, so that they reproduce bit for bit.
+_ONE_ROOT_UP_TO = 700
 
 
 def kendall_tau(reference: Any, resampled: Any) -> np.ndarray:
@@ -107,8 +109,8 @@ def kendall_tau(reference: Any, resampled: Any) -> np.ndarray:
     -----
     Knight's algorithm vectorised across rows: sort by (reference, resampled), count the discordant pairs as
     the inversions of the resampled ranks (merge sort, log n passes over all rows at once) and correct for
-    ties as ``scipy.stats.kendalltau`` does. Rows with NaN are computed on their complete pairs one by one,
-    and above 700 models each row goes to ``scipy.stats.kendalltau`` (also O(n log n), in compiled code).
+    ties as ``scipy.stats.kendalltau`` does. The rows are read in the reference's order, sorted once. Rows with
+    NaN are computed on their complete pairs one by one, by ``scipy.stats.kendalltau``.
 
     References
     ----------
@@ -134,32 +136,42 @@ def kendall_tau(reference: Any, resampled: Any) -> np.ndarray:
     n = ref.shape[0]
     if n < 2 or X.shape[0] == 0:
         return out
-    # The vectorised merge sort pays log n numpy passes over all rows at once, cheap for benchmark-sized n; for
-    # very many models scipy's compiled O(n log n) routine, one row at a time, costs less (see _SCIPY_ABOVE).
-    nan_rows = np.isnan(X).any(1) | (n > _SCIPY_ABOVE)
-    for b in np.flatnonzero(nan_rows):  # rare: undefined scores in a resample (or very many models)
+    nan_rows = np.isnan(X).any(1)
+    if nan_rows.any():  # rare: undefined scores in a resample
+        from scipy import stats
+    for b in np.flatnonzero(nan_rows):
         ok = ~np.isnan(X[b])
         t = stats.kendalltau(ref[ok], X[b, ok]).statistic if ok.sum() >= 2 else np.nan
         out[b] = 0.0 if np.isnan(t) else t
     rows = np.flatnonzero(~nan_rows)
     xr = _dense_ranks(ref[None])[0]
+    o_x = np.argsort(xr, kind="stable")
+    xs = xr[o_x]  # the reference's ranks ascending: the rows are read in this order
+    x_ties = bool((xs[1:] == xs[:-1]).any())
     n0 = n * (n - 1) // 2
-    xs = np.sort(xr)
     n1 = int(_tie_pairs(xs[None])[0])
     step = max(1, _CHUNK_CELLS // (4 * n))
     for a in range(0, rows.size, step):
         r = rows[a:a + step]
         yr = _dense_ranks(X[r])
-        key = xr[None, :] * n + yr  # sort by (reference, resampled)
-        order = np.argsort(key, axis=1, kind="stable")
-        ksort = np.take_along_axis(key, order, axis=1)
-        n3 = _tie_pairs(ksort)
-        n2 = _tie_pairs(np.sort(yr, axis=1))
-        dis = _inversions(np.take_along_axis(yr, order, axis=1))
-        num = (n0 - n1 - n2 + n3 - 2 * dis).astype(float)
-        den = np.sqrt(float(n0 - n1) * (n0 - n2).astype(float))
+        B = len(r)
+        Q = yr[:, o_x]
+        key = xs[None, :] * n + Q
+        if x_ties:  # equal reference ranks: ascending resampled ranks among them, the (reference, resampled) order
+            order = np.argsort(key, axis=1, kind="stable")
+            key, Q = np.take_along_axis(key, order, axis=1), np.take_along_axis(Q, order, axis=1)
+        n3 = _tie_pairs(key)
+        cnt = np.bincount((yr + n * np.arange(B)[:, None]).ravel(), minlength=B * n).reshape(B, n)
+        n2 = (cnt * (cnt - 1) // 2).sum(1)
+        dis = _inversions(Q)
+        num = n0 - n1 - n2 + n3 - 2 * dis
+        ok = (n0 - n1 > 0) & (n0 - n2 > 0)
         with np.errstate(invalid="ignore", divide="ignore"):
-            out[r] = np.where(den > 0, num / np.where(den > 0, den, 1), 0.0)
+            if n > _ONE_ROOT_UP_TO:  # as scipy.stats.kendalltau divides: the same floating-point operations
+                tau = num / np.sqrt(n0 - n1) / np.sqrt(n0 - n2)
+            else:
+                tau = num / np.sqrt(float(n0 - n1) * (n0 - n2).astype(float))
+        out[r] = np.where(ok, np.clip(tau, -1.0, 1.0), 0.0)
     return out
 
 
@@ -228,45 +240,59 @@ def _first_flags(*sorted_rows: np.ndarray) -> np.ndarray:
     return f
 
 
-def _lex_order(P: np.ndarray, Q: np.ndarray) -> np.ndarray:
-    """Per row, the stable order by (P, Q): two stable passes (LSD), radix sorts for int16 keys."""
-    o1 = np.argsort(Q, axis=1, kind="stable")
-    return np.take_along_axis(o1, np.argsort(np.take_along_axis(P, o1, axis=1), axis=1, kind="stable"), axis=1)
+def _wtau_from_counts(u: np.ndarray, t: np.ndarray, v: np.ndarray, D: np.ndarray, tot: float) -> np.ndarray:
+    """Vigna's additive weighted τ from the weighted tie sums u (first key), v (second key), t (both) and the
+    weighted discordance D, as ``scipy.stats._stats._weightedrankedtau`` forms it."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        tau = ((tot - (v + u - t)) - 2.0 * D) / np.sqrt(tot - u) / np.sqrt(tot - v)
+    tau = np.where((u >= tot * (1 - 1e-12)) | (v >= tot * (1 - 1e-12)), np.nan, tau)
+    return np.clip(tau, -1.0, 1.0)
 
 
-def _wtau_ranked(P: np.ndarray, Q: np.ndarray) -> np.ndarray:
-    """Additive hyperbolic weighted τ of (P, Q) per row, with weights 1/(r+1) on the rank r of each element in
-    decreasing lexicographic (P, Q) order — ``scipy.stats._stats._weightedrankedtau(P, Q, None, None, True)``
-    vectorised: the weighted discordance Σ_pairs (w_i + w_j) = Σ_i w_i · (discordant partners of i) from
-    per-element dominance counts. P, Q: dense integer ranks (B, n), int16 when n < 2**15."""
-    B, n = P.shape
-    order = _lex_order(P, Q)  # = np.lexsort((Q, P)) per row
-    Ps, Qs = np.take_along_axis(P, order, axis=1), np.take_along_axis(Q, order, axis=1)
+def _wtau_both(xs: np.ndarray, o_x: np.ndarray, x_ties: bool, yr: np.ndarray) -> np.ndarray:
+    """Mean of the additive hyperbolic weighted τ of (x, y) and of (y, x) per row, weights 1/(r+1) on the rank r
+    of each element in decreasing lexicographic order — ``scipy.stats.weightedtau(x, y)`` with its defaults.
+
+    xs: the reference's dense ranks sorted ascending, ``o_x`` their stable order (``xs = xr[o_x]``), ``x_ties``
+    whether any two are equal; yr: dense integer ranks of the resamples (B, n), int16 when n < 2**15.
+
+    Both directions weigh the same pairs: the discordant partners of an element (pairs with (x_i − x_j)(y_i − y_j)
+    < 0) do not depend on which key ranks first, only the weight of its position does. So each element's count is
+    computed once, in the (x, y) order, and read in the (y, x) order too.
+    """
+    B, n = yr.shape
+    Q = yr[:, o_x]  # the resampled ranks in the (x, y) order: x ascending, then (below) y within equal x
+    if x_ties:
+        Q = np.take_along_axis(Q, np.argsort(xs.astype(np.int64) * n + Q, axis=1, kind="stable"), axis=1)
     w = 1.0 / (n - np.arange(n))  # position q in ascending order has rank n - 1 - q
     tot = w.sum() * (n - 1)
-    u = ((_run_lengths(_first_flags(Ps)) - 1) @ w)
-    t = ((_run_lengths(_first_flags(Ps, Qs)) - 1) @ w)
-    # ties in Q and, for each position, the number of strictly smaller Q values and of equal ones before it
-    qo = np.argsort(Qs, axis=1, kind="stable")
-    qsorted = np.take_along_axis(Qs, qo, axis=1)
-    qf = _first_flags(qsorted)
     pos = np.arange(n, dtype=np.int32)
+    # the (y, x) order: a stable sort of Q keeps equal y in ascending x
+    qo = np.argsort(Q, axis=1, kind="stable")
+    qsorted = np.take_along_axis(Q, qo, axis=1)
+    qf = _first_flags(qsorted)
     q_start = np.maximum.accumulate(np.where(qf, pos, 0), axis=1)
     q_len = _run_lengths(qf)
-    # scatter back to sequence positions: b = smaller values, eb = equal values before, ln = tie-run length
+    # per position of the (x, y) order: b = smaller y values, eb = equal y values before, ln = y tie-run length
     b = np.empty((B, n), np.int32)
     eb = np.empty((B, n), np.int32)
     ln = np.empty((B, n), np.int32)
     np.put_along_axis(b, qo, q_start, axis=1)
     np.put_along_axis(eb, qo, pos[None, :] - q_start, axis=1)
     np.put_along_axis(ln, qo, q_len, axis=1)
-    v = (ln - 1) @ w
-    sb = _smaller_before(Qs)
-    D = (pos[None, :] - 2 * sb - eb + b) @ w  # greater before (pos − sb − eb) + smaller after (b − sb)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        tau = ((tot - (v + u - t)) - 2.0 * D) / np.sqrt(tot - u) / np.sqrt(tot - v)
-    tau = np.where((u >= tot * (1 - 1e-12)) | (v >= tot * (1 - 1e-12)), np.nan, tau)
-    return np.clip(tau, -1.0, 1.0)
+    sb = _smaller_before(Q)
+    d = pos[None, :] - 2 * sb - eb + b  # greater y before (pos − sb − eb) + smaller y after (b − sb): discordant
+    xb = np.broadcast_to(xs, (B, n))
+    x_len = _run_lengths(_first_flags(xb))
+    # (x, y) order: x ties u, joint ties t, y ties v, weighted discordance D
+    tau_xy = _wtau_from_counts((x_len - 1) @ w, (_run_lengths(_first_flags(xb, Q)) - 1) @ w, (ln - 1) @ w, d @ w,
+                               tot)
+    # (y, x) order: the same per-element quantities read in the order qo
+    xq = xs[qo]
+    x_len_q = np.bincount(xs, minlength=n).astype(np.int32)[xq]
+    tau_yx = _wtau_from_counts((q_len - 1) @ w, (_run_lengths(_first_flags(qsorted, xq)) - 1) @ w,
+                               (x_len_q - 1) @ w, np.take_along_axis(d, qo, axis=1) @ w, tot)
+    return (tau_xy + tau_yx) / 2
 
 
 def _weighted_tau(ref: np.ndarray, X: np.ndarray) -> np.ndarray:
@@ -283,6 +309,8 @@ def _weighted_tau(ref: np.ndarray, X: np.ndarray) -> np.ndarray:
     if n < 2 or X.shape[0] == 0:
         return out
     nan_rows = np.isnan(X).any(1)
+    if nan_rows.any():
+        from scipy import stats
     for b in np.flatnonzero(nan_rows):
         ok = ~np.isnan(X[b])
         t = stats.weightedtau(ref[ok], X[b, ok]).statistic if ok.sum() >= 2 else np.nan
@@ -290,12 +318,13 @@ def _weighted_tau(ref: np.ndarray, X: np.ndarray) -> np.ndarray:
     rows = np.flatnonzero(~nan_rows)
     dt = np.int16 if n < np.iinfo(np.int16).max // 2 else np.int64
     xr = _dense_ranks(ref[None])[0].astype(dt)
+    o_x = np.argsort(xr, kind="stable")
+    xs = xr[o_x]
+    x_ties = bool((xs[1:] == xs[:-1]).any())
     step = max(1, _CHUNK_CELLS // (8 * n))
     for a in range(0, rows.size, step):
         r = rows[a:a + step]
-        yr = _dense_ranks(X[r]).astype(dt)
-        xb = np.broadcast_to(xr, yr.shape)
-        t = (_wtau_ranked(xb, yr) + _wtau_ranked(yr, xb)) / 2
+        t = _wtau_both(xs, o_x, x_ties, _dense_ranks(X[r]).astype(dt))
         out[r] = np.where(np.isnan(t), 0.0, t)
     return out
 
