@@ -394,3 +394,45 @@ def test_stratified_aipw_range_message_states_its_minimum(n):
     src, _ = _census_data()
     with pytest.raises(ValueError, match=r"^n_items: expected an integer in \[2, 300\]"):
         StratifiedAIPW(n_items=n).fit(src)
+
+
+def _exact_count_limits(x, n, N, level=0.95):
+    """Brute force with scipy: the fewest and most right items K of N that neither one-sided exact hypergeometric
+    test of x right of n rejects, as shares."""
+    from scipy.stats import hypergeom
+
+    a, k = (1 - level) / 2, np.arange(N + 1)
+    kept = k[(hypergeom.sf(x - 1, N, k, n) > a) & (hypergeom.cdf(x, N, k, n) > a)]
+    return kept.min() / N, kept.max() / N
+
+
+@pytest.mark.parametrize("level", [0.9, 0.95])
+def test_targets_alike_on_a_simple_random_sample_get_the_exact_interval_of_their_count(level):
+    """120 of 400 items drawn at random, targets right (wrong) on every one, also with a missing cell (119 seen):
+    the exact hypergeometric interval of the count, none of the binomial Clopper-Pearson one at 120 / (1 - 0.3)
+    items (whose 95 % lower limit, 0.9787, is above the exact 0.975); with strata, that one stays."""
+    from effstats import ResponseMatrix
+
+    src = simulate_responses(30, 400, rng=0)
+    v = np.zeros((3, 400))
+    v[[0, 2]] = 1.0
+    est = AIPW(n_items=120, random_state=0).fit(src)
+    missing = np.zeros((3, 400), bool)
+    missing[2, est.selected_[0]] = True
+    tgt = ResponseMatrix(v.astype(bool), missing=missing)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the targets lie outside the sources' range, and a cell is missing
+        p = est.predict_interval(tgt)
+    low, high = p.confidence_interval(level)
+    want = np.array([_exact_count_limits(120, 120, 400, level), _exact_count_limits(0, 120, 400, level),
+                     _exact_count_limits(119, 119, 400, level)])
+    np.testing.assert_allclose(np.column_stack([low, high]), want, atol=1e-12)
+    if level == 0.95:
+        assert low[0] == 0.975
+    groups = np.repeat(["a", "b"], 200)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        strat = AIPW(n_items=120, stratify=groups, random_state=0).fit(src).predict_interval(tgt.subset(models=[0, 1]))
+    n_eff = 120 / (1 - 120 / 400)
+    a = (1 - level) / 2
+    np.testing.assert_allclose(strat.confidence_interval(level).low[0], a ** (1 / n_eff), rtol=1e-9)

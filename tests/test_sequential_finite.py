@@ -183,7 +183,7 @@ def test_hypergeometric_tails_match_scipy(size):
     # the tails summed from x outwards against scipy's, at random (K, n, x) including x outside the support
     from scipy.stats import hypergeom
 
-    from effstats.sequential._hypergeometric import _hyp_tail
+    from effstats._hypergeometric import _hyp_tail
 
     g = np.random.default_rng(size)
     K, n = g.integers(0, size + 1, 500).astype(float), g.integers(1, size + 1, 500).astype(float)

@@ -387,8 +387,11 @@ def test_tasks_whose_every_chosen_item_is_alike_combine_no_narrower_than_the_cou
 
 def test_aipw_tasks_of_a_model_with_every_chosen_item_alike_get_the_count_interval_of_each_task():
     """Two tasks of 200 items, 60 chosen by AIPW: a new model with every chosen item right (wrong, or graded 1e-9
-    or 1 - 1e-9 from it) gets on each task the Clopper-Pearson interval of its count at the items chosen there,
-    finite-population-corrected (as a random sample's), never a point."""
+    or 1 - 1e-9 from it) gets on each task the exact (hypergeometric) interval of its count at the items chosen
+    there, drawn without replacement from the task's 200 (scipy's hypergeometric law, every population count
+    tried), never a point."""
+    from scipy.stats import hypergeom
+
     from effstats import ResponseMatrix
     from effstats.workflow import estimate, select
 
@@ -403,9 +406,33 @@ def test_aipw_tasks_of_a_model_with_every_chosen_item_alike_get_the_count_interv
     tab = estimate(sel, new).tasks(0.95)
     for task in ("t0", "t1"):
         k = int(sum(str(i).startswith(task + "/") for i in sel.items))
-        edge = 0.025 ** ((1 - k / 200) / k)  # Clopper-Pearson's limit for all k' = k / (1 - k/200) alike
+        # the fewest right items K of the 200 with P(all k sampled right | K) above 0.025
+        edge = np.flatnonzero(hypergeom.pmf(k, 200, np.arange(201), k) > 0.025)[0] / 200
         for model, y in rows.items():
             row = tab.loc[(model, task)]
             want = (edge, 1.0) if y > 0.5 else (0.0, 1 - edge)
             assert 0 < k < 200 and row["high"] - row["low"] > 0.02
             np.testing.assert_allclose([row["low"], row["high"]], want, atol=1e-6, err_msg=f"{model} on {task}")
+
+
+@pytest.mark.parametrize("method", ["random", "aipw"])
+def test_one_task_drawn_at_random_gives_a_model_alike_on_every_chosen_item_the_exact_interval_of_its_count(method):
+    """One task of 400 items, 120 drawn at random: a new model right (wrong) on every chosen item gets the exact
+    hypergeometric interval of its count (scipy's law, every population count tried), 0.975 to 1 when all right,
+    narrower than the binomial Clopper-Pearson interval at the 120 items (0.9697) and wider than the one at the
+    finite-population-corrected 171 (0.9787)."""
+    from scipy.stats import hypergeom
+
+    from effstats import ResponseMatrix
+    from effstats.workflow import estimate, select
+
+    g = np.random.default_rng(4)
+    diff = g.normal(size=400)
+    v = (g.random((29, 400)) < 1 / (1 + np.exp(-(np.linspace(-1, 2, 29)[:, None] - diff)))).astype(float)
+    sel = select(ResponseMatrix(v, model_ids=[f"r{i}" for i in range(29)]), 120, method=method, seed=0)
+    new = ResponseMatrix(np.repeat([[1.0], [0.0]], len(sel.items), axis=1), model_ids=["ones", "zeros"],
+                         item_ids=list(sel.items))
+    low, high = estimate(sel, new).confidence_interval(0.95)
+    edge = np.flatnonzero(hypergeom.pmf(120, 400, np.arange(401), 120) > 0.025)[0] / 400
+    assert len(sel.items) == 120 and edge == 0.975
+    np.testing.assert_allclose([low[0], high[0], low[1], high[1]], [edge, 1.0, 0.0, 1 - edge], atol=1e-12)

@@ -160,12 +160,15 @@ class AIPW(_SubsetEstimator):
 
     Like every Wald interval it is too narrow for a score near 0 or 1 with few items, when the sample's residuals
     are mostly zero. A target whose sampled responses are all alike (every one right, or every one wrong) has
-    residuals of 0 and a standard error of 0, which say nothing of its spread: its interval is the Clopper-Pearson
-    interval of its count at the finite-population-corrected items evaluated, :math:`n' = n / (1 - n/N)`, as a
-    random sample's (Korn & Graubard 1998; at 30 of 200 items every one right, [0.901, 1]); the standard error
-    stays 0. Graded scores less than an item's worth from all alike (the smaller of :math:`\\sum y` and
-    :math:`\\sum (1 - y)`, :math:`m`, below 1) get :math:`(1 - m)` times that interval plus :math:`m` times the
-    normal one, so that scores of 1e-9 get the interval of scores of 0.
+    residuals of 0 and a standard error of 0, which say nothing of its spread: its interval is the exact
+    (hypergeometric) interval of its count, none or all of the :math:`n` items drawn without replacement from
+    the :math:`N` right (Buonaccorsi 1987; at 30 of 200 items every one right, [0.895, 1]); the standard error
+    stays 0. The Clopper-Pearson interval at the finite-population-corrected size :math:`n / (1 - n/N)` would be
+    narrower ([0.901, 1] there) and cover less than it claims. With ``stratify`` the items are not one simple
+    random sample, whose count the hypergeometric law describes: a stratified draw's interval of responses all
+    alike is that Clopper-Pearson one (Korn & Graubard 1998). Graded scores less than an item's worth from all
+    alike (the smaller of :math:`\\sum y` and :math:`\\sum (1 - y)`, :math:`m`, below 1) get :math:`(1 - m)` times
+    that interval plus :math:`m` times the normal one, so that scores of 1e-9 get the interval of scores of 0.
 
     Missing cells. A source model's missing response is replaced by the item's mean over the models that
     answered it; items no source model answered are never drawn and are outside the estimated mean (as for
@@ -216,6 +219,8 @@ class AIPW(_SubsetEstimator):
     .. [4] Cochran, W. G. (1977). *Sampling Techniques*, 3rd ed. Wiley.
     .. [5] Korn, E. L. & Graubard, B. I. (1998). Confidence intervals for proportions with small expected number
        of positive counts estimated from survey data. *Survey Methodology* 24(2), 193–201.
+    .. [6] Buonaccorsi, J. P. (1987). A note on confidence intervals for proportions in finite populations. *The
+       American Statistician* 41(3), 215–218.
 
     Examples
     --------
@@ -434,6 +439,17 @@ class AIPW(_SubsetEstimator):
         """Graded targets' weight of the symmetric interval (normal; StratifiedAIPW's t) against the Clopper-Pearson
         one of responses all alike (class Notes)."""
         return np.clip(self._minority(o), 0.0, 1.0)
+
+    def _design_srs(self, o) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """Observed sampled items and the number of items they were drawn from, where the draw is one simple random
+        sample (one stratum): a target's responses all alike then get the exact hypergeometric interval of their
+        count. A stratified draw keeps the Clopper-Pearson interval at ``k / (1 - k/N)`` (the hypergeometric law
+        is that of one simple random sample's count)."""
+        if len(self.stratum_sizes_) > 1:
+            return None, None
+        y = o.correctness("target_outputs")
+        k = np.full(len(y), float(y.shape[1])) if o.missing is None else (~o.missing).sum(axis=1).astype(float)
+        return k, np.full(len(y), float(self.stratum_sizes_.sum()))
 
     def _design_n(self, o) -> np.ndarray:
         """The finite-population-corrected count of items evaluated, ``k / (1 - k/N)``, for targets whose sampled

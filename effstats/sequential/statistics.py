@@ -79,7 +79,7 @@ from typing import Any
 import numpy as np
 from scipy.special import betainc, betaincinv, ndtr, ndtri
 
-from ._hypergeometric import _hyp_limits, _hyp_low, _hyp_up
+from .._hypergeometric import _hyp_limits, _hyp_low, _hyp_up
 from ._root_search import _boundary
 
 __all__ = ["BinomialStatistic", "TangoStatistic", "AgrestiCaffoStatistic", "WaldStatistic", "Accumulator",

@@ -69,6 +69,11 @@ def _task_weights(tasks: pd.Series, weights: str) -> pd.Series:
     return w.astype(float)
 
 
+# the workflow's methods that draw one simple random sample of a task's items (``_tasks._estimator``: RandomDirect,
+# AIPW without strata), whose count of right items is hypergeometric
+_SRS_METHODS = ("random", "aipw")
+
+
 def _degenerate(p: "_TaskResult") -> np.ndarray:
     """Per new model: whether task ``p``, sampled in part, has a degenerate standard error, one whose per-item
     variance (se^2 times the items evaluated) is below 1e-6 (every sampled item alike, or a fitted model that
@@ -248,12 +253,31 @@ class _Combined:
                 # a degenerate standard error says nothing of the spread: the count's interval (se 0: n* = b)
                 kg = self._korn_graubard(self.statistic, np.where(point, 0.0, self.standard_error), level)
                 low, high = np.where(point, kg.low, low), np.where(point, kg.high, high)
+                if p.method in _SRS_METHODS:
+                    low, high = self._srs_count(p, point, low, high, level)
             return ConfidenceInterval(low, high)
         est, se = self.statistic, self.standard_error
         if self.binary and all(p.design_based for p in self.parts):
             return self._korn_graubard(est, self._count_se(), level)
         z = stats.norm.ppf(0.5 + level / 2)
         return ConfidenceInterval(np.clip(est - z * se, 0, 1), np.clip(est + z * se, 0, 1))
+
+    def _srs_count(self, p: "_TaskResult", point: np.ndarray, low: np.ndarray, high: np.ndarray,
+                   level: float) -> tuple[np.ndarray, np.ndarray]:
+        """``low``/``high`` with the ``point`` models of a task drawn as one simple random sample given the exact
+        (hypergeometric) interval of their count: the count of 0/1 items drawn without replacement is
+        hypergeometric, and its interval is contained in the Clopper-Pearson one at the items evaluated. The
+        estimate of such a model (every sampled item alike, or predicted each within 1e-3) is its count's share."""
+        from .._hypergeometric import hypergeometric_interval
+
+        k = np.asarray(p.n_evaluated, float)
+        srs = point & (k >= 1) & (k < p.n_items)
+        if srs.any():
+            x = np.clip(np.round(self.statistic[srs] * k[srs]), 0.0, k[srs])
+            ci = hypergeometric_interval(x, k[srs], p.n_items, level)
+            low, high = np.array(low, float), np.array(high, float)
+            low[srs], high[srs] = ci.low, ci.high
+        return low, high
 
     def _count_se(self) -> np.ndarray:
         """The combined standard error with each task's degenerate one replaced by its count's.
@@ -281,7 +305,9 @@ class _Combined:
 
     def _korn_graubard(self, est: np.ndarray, se: np.ndarray, level: float) -> ConfidenceInterval:
         """Clopper-Pearson at the design's effective sample size, as Sort & Search's own interval: a task whose
-        sampled items all agree (a zero variance estimate) cannot make the interval a point."""
+        sampled items all agree (a zero variance estimate) cannot make the interval a point. Several tasks make a
+        stratified sample (each task a stratum, weighted, sampled at its own rate), whose count follows no
+        hypergeometric law: the effective size stands in for the exact interval of one simple random sample."""
         from ..sortsearch import korn_graubard_interval
 
         n_items = sum(p.n_items for p in self.parts)

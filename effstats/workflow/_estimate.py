@@ -197,7 +197,8 @@ class Estimate:
         DataFrame
             Indexed by (model, task): ``weight`` (the task's weight in the whole-benchmark score), ``estimate``,
             ``standard_error`` (the task estimator's own: 0 when the task's evaluated items are all alike, whose
-            interval is then the Clopper-Pearson one of their count, finite-population-corrected), ``low``,
+            interval is then its estimator's interval of their count: for AIPW the exact hypergeometric one),
+            ``low``,
             ``high``, ``n_items`` (chosen items with a result), ``n_chosen``,
             ``out_of_range`` and ``estimator`` (as in :meth:`to_frame`, for the task).
         """
