@@ -221,6 +221,9 @@ class _Looks:
                 e_k, se_k, n_k = plain, np.zeros(A), np.full(A, np.inf)
             else:
                 e_k, se_k = np.clip(theta.mean(1), 0.0, 1.0), np.sqrt(v)
+                # a look of several strata (each sampled at its own rate) has a count of right items that follows
+                # no hypergeometric law: Korn & Graubard's corrected size stands in for the exact interval of one
+                # simple random sample's count (BinomialStatistic with a population), also for a single stratum
                 srs = n / (1 - n / N_h.sum()) if self.fpc else n
                 hits = y_a.sum((1, 2))
                 n_k = _effective_n(e_k, se_k, n, srs, np.minimum(hits, n - hits), df, self.z)
