@@ -231,3 +231,73 @@ def test_with_fallback_score_range_flags_estimates_beyond_the_source_scores():
     for bad, what in [((0.9, 0.1), "0 <= low <= high <= 1"), ((0.1,), "shape"), ((0.2, 1.5), "0 <= low")]:
         with pytest.raises(ValueError, match=f"^score_range: .*{what}"):
             with_fallback(lambda: ridge, lambda: ("AIPW", aipw), "ridge", score_range=bad)
+
+
+def test_chooser_used_directly_falls_back_for_an_estimate_beyond_the_source_scores_as_the_loop_does():
+    """The eight best of 100 simulated models as targets, the 92 others as sources: the chooser over the loop's
+    candidates picks DISCO's ridge; two targets lie within the sources' range on the 60 chosen items while DISCO puts
+    them above the best source's score. ``MethodChooser.predict_interval`` gives them, like the targets its own check
+    flags, the AIPW candidate's estimate on the same items (``score_range_``), and equals the loop's estimate."""
+    from effstats.disco import MethodChooser, default_candidates
+    from effstats.workflow import estimate, select
+
+    d = simulate_responses(100, 2000, ability=(0, 0.3), rng=1)
+    order = np.argsort(d.accuracy().to_numpy())
+    src, tgt = d.subset(models=order[:92]), d.subset(models=order[92:])
+    ch = MethodChooser(default_candidates(60, irt=False, random_items=True), n_items=60, random_state=0).fit(src)
+    assert ch.best_ == "DISCO difference + ridge" and ch.fallback_ == "AIPW + ridge"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        disco = ch.best_estimator_.predict_interval(tgt)
+        aipw = ch.estimators_["AIPW + ridge"].predict_interval(tgt)
+    beyond = disco.statistic > src.accuracy().max()
+    score_only = beyond & ~disco.out_of_range
+    assert score_only.sum() == 2
+    with pytest.warns(UserWarning, match="AIPW \\+ ridge's") as caught:
+        p = ch.predict_interval(tgt)
+    fell = beyond | disco.out_of_range
+    np.testing.assert_array_equal(p.out_of_range, fell)
+    np.testing.assert_allclose(p.statistic[fell], aipw.statistic[fell])
+    np.testing.assert_allclose(p.statistic[~fell], disco.statistic[~fell])
+    assert all(str(m) in str(caught[0].message) for m in tgt.model_ids[fell])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        np.testing.assert_allclose(ch.predict(tgt), p.statistic)
+        sel = select(src, 60, method="auto", seed=0)
+        loop = estimate(sel, tgt.subset(items=sel.items)).to_frame()
+    np.testing.assert_array_equal(np.sort(ch.selected_ids_), np.sort(sel.items))
+    np.testing.assert_allclose(loop["estimate"].to_numpy(), p.statistic)
+    assert ch.score_range_ == (src.accuracy().min(), src.accuracy().max())
+
+
+def test_chooser_keeps_the_reference_unless_beaten_beyond_the_bonferroni_threshold():
+    """The rule recomputed from the candidates' cached out-of-fold predictions: the best challenger replaces the
+    reference only when their paired difference in absolute error exceeds z standard errors, with
+    z = Phi^-1(1 - Phi(-1) / (K - 1)) for K candidates; the default reference is stratified AIPW when a candidate."""
+    from scipy import stats
+
+    from effstats.disco import MethodChooser, RandomDirect, RandomLearn, StratifiedAIPW
+
+    d = simulate_responses(60, 600, rng=4)
+    seen = set()
+    for seed in range(6):
+        cands = {"random + direct": RandomDirect(20), "random + ridge": RandomLearn(20),
+                 "AIPW + ridge": AIPW(20), "stratified AIPW + logistic": StratifiedAIPW(20)}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ch = MethodChooser(cands, n_items=20, extrapolation=False, random_state=seed).fit(d)
+        assert ch.reference_ == "stratified AIPW + logistic"
+        s = d.accuracy().to_numpy()
+        res = ch.cv_results_
+        best = str(res["criterion"].idxmin())
+        diff = 100 * (np.abs(ch.estimators_[ch.reference_]._cross_validated(5, 0) - s)
+                      - np.abs(ch.estimators_[best]._cross_validated(5, 0) - s))
+        z = stats.norm.isf(stats.norm.sf(1) / 3)
+        assert z == pytest.approx(1.6175, abs=1e-4)
+        beaten = best != ch.reference_ and diff.mean() > z * diff.std(ddof=1) / np.sqrt(len(diff))
+        assert ch.best_ == (best if beaten else ch.reference_)
+        seen.add((best != ch.reference_, beaten))
+    assert (True, False) in seen  # a challenger with the smallest error was kept out at least once
+    two = MethodChooser({"random + direct": RandomDirect(20), "random + ridge": RandomLearn(20)}, n_items=20)
+    assert two.fit(d).reference_ == "random + direct"
+    assert MethodChooser({"random + ridge": RandomLearn(20)}, n_items=20).fit(d).reference_ is None

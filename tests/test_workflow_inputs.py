@@ -65,7 +65,7 @@ def test_disco_estimates_from_the_log_likelihoods_the_new_models_logs_carry(benc
 
 
 def test_auto_picking_disco_estimates_from_the_new_models_log_likelihoods(bench, logs, tmp_path, capsys):
-    for seed in range(6):  # the chooser's pick depends on the seed's folds
+    for seed in range(40):  # the chooser's pick depends on the seed's items and folds
         out_dir = tmp_path / f"sel{seed}"
         code, _, err = _run(["select", logs, "--budget", 40, "--method", "auto", "--seed", seed, "--out", out_dir],
                             capsys)

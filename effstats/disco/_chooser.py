@@ -180,17 +180,24 @@ class MethodChooser(_SubsetEstimator):
     minimises the worse of the two errors, ``max(cv_mae, top_mae)``, so a candidate that is accurate in range
     but breaks on better models is not picked.
 
-    Per target: a target outside the sources' range on the chosen items (``SubsetPrediction.out_of_range``) gets,
-    when the chosen candidate is model-based and a design-unbiased candidate (stratified AIPW, else AIPW, else
-    random + direct; :func:`fallback_candidate`) drew the same random items, that candidate's estimate and interval
-    instead (``fallback_``); the others keep the chosen candidate's. One ``UserWarning`` names the targets the
+    Per target: a target outside the sources' range on the chosen items (``SubsetPrediction.out_of_range``), or
+    whose estimate lies beyond the source models' scores (``score_range_``, the check ``effstats select --method
+    auto`` applies, :func:`with_fallback`'s ``score_range``), gets, when the chosen candidate is model-based and a
+    design-unbiased candidate (stratified AIPW, else AIPW, else random + direct; :func:`fallback_candidate`) drew
+    the same random items, that candidate's estimate and interval instead (``fallback_``); the others keep the
+    chosen candidate's. One ``UserWarning`` names the targets the
     fallback answers, and the result says per target which candidate made its number (``estimator``, a ``to_frame``
     column) and its interval kind (``interval_kinds``; ``method`` is ``"mixed"`` when both kinds occur).
 
-    One-standard-error rule: a cheaper-to-trust ``reference`` method (random + direct by default) is kept unless
-    the best candidate beats it by more than one standard error of their paired difference in absolute error over
-    the held-out sources (Hastie, Tibshirani & Friedman, *The Elements of Statistical Learning*, 2nd ed., Springer
-    2009, Sect. 7.10), so the choice is never worse than the reference by more than CV noise.
+    One-standard-error rule: a trusted ``reference`` method (by default stratified AIPW, the design-based estimator
+    with the narrowest intervals, else random + direct) is kept unless the best candidate beats it by more than
+    :math:`z` standard errors of their paired difference in absolute error over the held-out sources (Hastie,
+    Tibshirani & Friedman, *The Elements of Statistical Learning*, 2nd ed., Springer 2009, Sect. 7.10), so the
+    choice is never worse than the reference by more than CV noise. The best of :math:`K - 1` challengers is the
+    smallest of :math:`K - 1` noisy errors (the winner's curse): :math:`z = \\Phi^{-1}(1 - \\Phi(-1) / (K - 1))`
+    (Bonferroni) keeps the one-standard-error rule's chance of leaving an equally good reference, 16 %, whatever
+    the number of candidates; one challenger gets :math:`z = 1`, the six of ``default_candidates(random_items=True)``
+    :math:`z = 1.94`.
 
     Parameters
     ----------
@@ -200,8 +207,10 @@ class MethodChooser(_SubsetEstimator):
         Budget; set on every candidate that has an ``n_items`` parameter.
     n_splits : int, default=5
         Folds of source models.
-    reference : str or None, default="random + direct"
-        Candidate kept unless beaten by more than one standard error (``None``: plain argmin).
+    reference : str or None, default="default"
+        Candidate kept unless beaten by more than :math:`z` standard errors (``None``: plain argmin);
+        ``"default"``: ``"stratified AIPW + logistic"`` when among the candidates, else ``"random + direct"`` when
+        among them, else None.
     extrapolation : bool, default=True
         Also score every candidate on the best sources held out (``top_mae``) and choose by the worse of the two
         errors.
@@ -225,6 +234,8 @@ class MethodChooser(_SubsetEstimator):
         ``"chosen"`` (class attribute): the interval is the chosen candidate's (``best_estimator_.interval_kind``),
         and the design-based fallback's (``fallback_``) for targets outside the source models' range.
     best_ : str
+    reference_ : str or None
+        The candidate kept unless clearly beaten (``reference`` resolved).
     best_estimator_ : fitted estimator
     estimators_ : dict of name -> fitted estimator (each with its cached CV predictions)
     cv_results_ : DataFrame
@@ -238,6 +249,8 @@ class MethodChooser(_SubsetEstimator):
         items, or the chosen one is design-based).
     candidate_random_state_ : int or None
         The ``random_state`` every candidate was fitted with.
+    score_range_ : (float, float)
+        The smallest and largest source score: a target whose chosen estimate lies beyond them gets the fallback's.
     selected_ : the winner's selected items
 
     See Also
@@ -276,7 +289,7 @@ class MethodChooser(_SubsetEstimator):
         candidates: Mapping[str, Any] | None = None,
         n_items: int = 100,
         n_splits: int = 5,
-        reference: str | None = "random + direct",
+        reference: str | None = "default",
         extrapolation: bool = True,
         random_state: Any = None,
     ) -> None:
@@ -327,8 +340,15 @@ class MethodChooser(_SubsetEstimator):
             cands = default_candidates(self.n_items, binary=binary, probabilities=src.proba is not None)
         if not isinstance(cands, Mapping) or not cands:
             raise ValueError("candidates: expected a non-empty dict of name -> subset estimator")
-        if self.reference is not None and self.reference not in cands:
-            raise ValueError(f"reference: {self.reference!r} is not among the candidates {list(cands)}")
+        bad = [str(k) for k, v in cands.items() if not (hasattr(v, "get_params") and hasattr(v, "fit"))]
+        if bad:
+            raise InputTypeError(f"candidates: expected subset estimators as values, got "
+                                 f"{type(cands[bad[0]]).__name__} for {_name_list(bad)}")
+        reference = self.reference
+        if isinstance(reference, str) and reference == "default":
+            reference = next((r for r in ("stratified AIPW + logistic", "random + direct") if r in cands), None)
+        elif reference is not None and reference not in cands:
+            raise ValueError(f"reference: {reference!r} is not among the candidates {list(cands)}")
         seed = None if self.random_state is None else int(check_rng(self.random_state,
                                                                     "random_state").integers(2**31 - 1))
         self.candidate_random_state_ = seed
@@ -366,27 +386,30 @@ class MethodChooser(_SubsetEstimator):
         res = pd.DataFrame(rows).set_index("method")
         res["criterion"] = res[["cv_mae", "top_mae"]].max(axis=1) if top is not None else res["cv_mae"]
         best = str(res["criterion"].idxmin())
-        if self.reference is not None and best != self.reference:
-            d = 100 * (np.abs(oof[self.reference] - scores) - np.abs(oof[best] - scores))
+        if reference is not None and best != reference:
+            d = 100 * (np.abs(oof[reference] - scores) - np.abs(oof[best] - scores))
             if top is not None:
-                d = np.concatenate([d, 100 * (np.abs(top_pred[self.reference] - scores[top])
+                d = np.concatenate([d, 100 * (np.abs(top_pred[reference] - scores[top])
                                               - np.abs(top_pred[best] - scores[top]))])
-            if d.mean() <= d.std(ddof=1) / np.sqrt(len(d)):
-                best = self.reference
+            z = stats.norm.isf(stats.norm.sf(1.0) / (len(cands) - 1))  # Bonferroni over the challengers
+            if d.mean() <= z * d.std(ddof=1) / np.sqrt(len(d)):
+                best = reference
         res["chosen"] = res.index == best
         self.cv_results_ = res
         self.best_ = best
+        self.reference_ = reference
         self.best_estimator_ = self.estimators_[best]
         self.expected_error_ = float(res.loc[best, "cv_mae"])
         self.fallback_ = fallback_candidate(self.estimators_, best)
+        self.score_range_ = (float(np.min(scores)), float(np.max(scores)))
         self._set_selected(self.best_estimator_.selected_)
         self.item_ids_ = self.best_estimator_.item_ids_
         self.selected_ids_ = self.best_estimator_.selected_ids_
         return self
 
     def predict(self, target_outputs: Any, *, items: Any = None) -> np.ndarray:
-        """The chosen estimator's predictions (its selected items; see its ``predict``); for out-of-range targets
-        the fallback's when there is one."""
+        """The chosen estimator's predictions (its selected items; see its ``predict``); for targets out of range
+        (as in :meth:`predict_interval`) the fallback's when there is one."""
         check_is_fitted(self, "best_estimator_")
         if self.fallback_ is not None:
             return self._interval(target_outputs, items, None, stacklevel=4).statistic
@@ -396,8 +419,9 @@ class MethodChooser(_SubsetEstimator):
 
     def predict_interval(self, target_outputs: Any, *, items: Any = None,
                          n_splits: int | None = None) -> SubsetPrediction:
-        """The chosen estimator's predictions with intervals; out-of-range targets get the fallback's (see
-        ``fallback_``).
+        """The chosen estimator's predictions with intervals; targets out of range get the fallback's (see
+        ``fallback_``): outside the source models' range on the selected items, or with an estimate beyond their
+        scores (``score_range_``).
 
         When some target falls back, one ``UserWarning`` names those targets and the result says per target which
         candidate made its number: ``estimator`` (``best_``, or ``fallback_`` followed by
@@ -417,7 +441,7 @@ class MethodChooser(_SubsetEstimator):
             lambda: self.best_estimator_.predict_interval(target_outputs, items=items, n_splits=k),
             lambda: (self.fallback_, self.estimators_[self.fallback_].predict_interval(target_outputs, items=items,
                                                                                        n_splits=k)),
-            self.best_, stacklevel)
+            self.best_, stacklevel, score_range=self.score_range_)
 
 
 FALLBACK_SUFFIX = " (out-of-range fallback)"

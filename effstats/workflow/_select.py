@@ -379,16 +379,19 @@ def select(reference: Any, budget: int | None = None, *, method: str = "stratifi
         cross-validated error on the reference models (:class:`~effstats.disco.MethodChooser`) among those that
         draw their items at random (``default_candidates(random_items=True)``: random + direct, AIPW, stratified
         AIPW, random + ridge, SSEPY strata, DISCO's defaults, Sort & Search), so that a new model outside the
-        reference models' range gets a design-based estimate on its items: the pick's own when it is design-based
-        (stratified AIPW, where its cross-validated error is the smallest), else AIPW's on the same random items
+        reference models' range gets a design-based estimate on its items. The chooser keeps stratified AIPW (the
+        default ``"stratified-aipw"``) unless another candidate beats it by more than its cross-validation noise
+        (:class:`~effstats.disco.MethodChooser`'s ``reference``), so that ``"auto"`` is never worse than the default
+        by more than that noise. The design-based estimate is the pick's own when it is design-based, else AIPW's on
+        the same random items
         (:func:`~effstats.disco.fallback_candidate`). Outside the range means outside the reference models' results
         on the chosen items, or with a model-based pick's estimate beyond their scores on the task (the pick
         extrapolates there as much; :func:`~effstats.disco.with_fallback`'s ``score_range``).
     target_error : float, optional
         Instead of ``budget``: the smallest budget (from ``budgets``) whose cross-validated mean absolute error on
         the reference models, in percentage points, is at most this. The curve it used is kept in
-        ``budget_curve``. Under ``"auto"`` the curve is that of random items, which the chooser keeps unless
-        another candidate beats them by more than a standard error: the chosen budget meets the target for
+        ``budget_curve``. Under ``"auto"`` the curve is that of stratified AIPW, which the chooser keeps unless
+        another candidate beats it by more than its cross-validation noise: the chosen budget meets the target for
         ``"auto"`` too.
     seed : int, default 0
         Seeds every random choice; the same data and seed give the same items.
@@ -472,7 +475,7 @@ def select(reference: Any, budget: int | None = None, *, method: str = "stratifi
         it = _progress(progress, iterable=grid, desc="budgets")
         budget = grid[-1]
         for b in it:
-            cv_method = method if method != "auto" else "random"
+            cv_method = method if method != "auto" else "stratified-aipw"
             e = _cv_error(rm, info["task"], b, cv_method, seed) if b < rm.n_items else 0.0
             rows.append({"budget": b, "cv_mae_points": e})
             if e <= target_error:

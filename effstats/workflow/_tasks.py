@@ -279,15 +279,13 @@ class _TaskFit:
         estimate gets, ``_score_range_flags``), where a model-based pick extrapolates as much."""
         from ..disco import fallback_candidate, with_fallback
 
-        chooser = self.est.interval_kind == "chosen"  # fitted by select; estimate refits the pick alone
-        pick = self.est.best_estimator_ if chooser else self.est
+        if self.est.interval_kind == "chosen":  # fitted by select: the chooser applies both checks itself
+            return self.est.predict_interval(new, n_splits=k)
+        pick = self.est  # estimate refits the pick alone
         if pick.interval_kind == "design":
             return pick.predict_interval(new, n_splits=k)
 
         def fallback():
-            if chooser:  # its candidates are fitted: the one that drew the pick's items answers
-                name = self.est.fallback_
-                return None if name is None else (name, self.est.estimators_[name].predict_interval(new, n_splits=k))
             # the chooser's design-based candidates, fitted as it fits them
             fitted = {self.chosen: self.est}
             for name, cand in _auto_candidates(self.reference, self.budget).items():
