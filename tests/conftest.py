@@ -4,6 +4,9 @@ A module whose every test is long says so itself (``pytestmark = pytest.mark.slo
 is slow; and the long tests of otherwise quick modules are listed in ``SLOW_TESTS`` below, with what makes each
 long (the longest in ``make test-fast --durations``). A listed test that is renamed drops out of the list: prefer
 ``@pytest.mark.slow`` in the test's own file.
+
+The tests of an xdist group (``@pytest.mark.xdist_group``: one worker runs them all, in order) are collected first,
+the longest groups (``LONG_GROUPS``) first of all, so that the other worker fills the time they take.
 """
 import pytest
 
@@ -29,3 +32,36 @@ def pytest_collection_modifyitems(config, items):
         test_id = item.nodeid.split("[", 1)[0]
         if item.get_closest_marker("notebook") is not None or test_id in SLOW_TESTS:
             item.add_marker(pytest.mark.slow)
+
+
+# The xdist groups (one worker runs a group whole), longest first: the notebooks' FAST runs and the docs site built
+# on them take minutes, the matrix of command-line cells about a minute.
+LONG_GROUPS = ("notebooks", "matrix")
+
+
+def _group(item) -> str | None:
+    mark = item.get_closest_marker("xdist_group")
+    if mark is None:
+        return None
+    return mark.args[0] if mark.args else mark.kwargs.get("name")
+
+
+class _GroupsFirst:
+    """`--dist loadgroup` hands out work in the order of collection, a group where its first test is collected: a
+    long group found late (test_docs.py sits mid-way) runs on one worker after the other has run out of work. The
+    groups go first, longest first; the other tests, handed out one by one, then even out the two workers."""
+
+    @pytest.hookimpl(trylast=True)  # after pytest's own reordering (by higher-scoped parameters) and deselection
+    def pytest_collection_modifyitems(self, items):
+        def rank(item):
+            group = _group(item)
+            if group is None:
+                return len(LONG_GROUPS) + 1
+            return LONG_GROUPS.index(group) if group in LONG_GROUPS else len(LONG_GROUPS)
+
+        # stable: tests keep their order within a group and among the others (both workers sort alike)
+        items.sort(key=rank)
+
+
+def pytest_configure(config):
+    config.pluginmanager.register(_GroupsFirst(), "effstats-xdist-groups-first")
