@@ -438,8 +438,9 @@ class SubsetPrediction:
         Targets whose observed sampled items are a simple random sample of ``population`` items (NaN elsewhere):
         ``n_sampled`` of them. Their interval of responses all alike (``exact``, and the end of ``alike``'s ramp)
         is the exact hypergeometric one of none or all of the ``n_sampled`` items right (Buonaccorsi 1987), not
-        the Clopper–Pearson one at ``n_effective``, which is narrower for a sample all alike and covers less than
-        it claims (at 120 of 400 items every one right, a 95 % lower limit of 0.9787 against the exact 0.975).
+        the Clopper–Pearson or Wilson one at ``n_effective``, which are narrower near a census and cover less
+        than they claim (at 120 of 400 items every one right, 95 % lower limits of 0.9787 and 0.9781 against the
+        exact 0.975).
         None: none.
 
     See Also
@@ -786,6 +787,14 @@ class _SubsetEstimator(BaseEstimator):
     def _design_se(self, outputs: _Outputs) -> np.ndarray:
         raise NotImplementedError
 
+    def _minority(self, o: _Outputs) -> np.ndarray:
+        """The smaller of the target's observed sampled responses' totals, ``min(sum y, sum (1 - y))``: 0 when
+        they are all alike."""
+        y = o.correctness("target_outputs")
+        seen = np.ones(y.shape, bool) if o.missing is None else ~o.missing
+        hits = np.where(seen, y, 0.0).sum(axis=1)
+        return np.minimum(hits, seen.sum(axis=1) - hits)
+
     def predict_interval(self, target_outputs: Any, *, items: Any = None, n_splits: int = 5) -> SubsetPrediction:
         """Predictions with their uncertainty, as a :class:`effstats.disco.SubsetPrediction`
         (``confidence_interval(level)``).
@@ -823,6 +832,11 @@ class _SubsetEstimator(BaseEstimator):
             exact = wilson if getattr(self, "_exact_interval", False) else None
             alike = self._alike(o) if hasattr(self, "_alike") else None
             sampled, population = self._design_srs(o) if hasattr(self, "_design_srs") else (None, None)
+            if population is not None and wilson is not None:
+                # 0/1 responses all alike in one simple random sample: the exact interval of their count, whatever
+                # the estimator's interval elsewhere (Wilson's at the corrected size is narrower near a census)
+                alike01 = wilson & (self._minority(o) == 0)
+                exact = alike01 if exact is None else exact | alike01
             return SubsetPrediction(est, self._design_se(o), "design", None, bounds, ids, n_eff, wilson, **counts,
                                     out_of_range=out, df=df, exact=exact, alike=alike, n_sampled=sampled,
                                     population=population)

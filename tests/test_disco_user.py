@@ -34,17 +34,35 @@ def test_items_with_ragged_or_nan_outputs_name_the_argument(est):
     np.testing.assert_allclose(est.predict(y[:, ::-1], items=est.selected_[::-1]), est.predict(y))
 
 
+def _wilson(p, n, z):
+    """Wilson's score interval of a proportion ``p`` at sample size ``n``."""
+    d = 1 + z * z / n
+    centre, half = (p + z * z / (2 * n)) / d, z / d * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return centre - half, centre + half
+
+
 def test_random_direct_interval_is_wilson_on_binary_correctness():
-    # A target right on every sampled item: the Wald interval collapses to [1, 1]; Wilson's score interval with the
-    # finite-population-corrected sample size n = k / (1 - k/N) does not.
+    # A mixed 0/1 target: Wilson's score interval with the finite-population-corrected sample size
+    # n = k / (1 - k/N). A target right on every sampled item: the Wald interval would collapse to [1, 1]; it gets
+    # the exact hypergeometric interval of its count (scipy's law, every population count tried), wider than
+    # Wilson's here (Wilson's lower limit at 40 / (1 - 0.1) items, 0.9426, misses 377 right items of 400, which
+    # leave P(all 40 sampled right) = 0.082, above the one-sided 0.05).
+    from scipy.stats import hypergeom
+
     y = _data(2, m=10, n=400)
     est = RandomDirect(40, random_state=0).fit(y)
     tgt = np.ones((1, 40))
-    ci = est.predict_interval(tgt).confidence_interval(0.9)
-    n, z2 = 40 / (1 - 40 / 400), 1.6448536269514722**2
-    assert ci.high[0] == pytest.approx(1.0)
-    assert ci.low[0] == pytest.approx((1 + z2 / (2 * n) - np.sqrt(z2) * np.sqrt(z2 / (4 * n * n))) / (1 + z2 / n))
-    assert ci.low[0] < 0.95
+    mixed = np.ones((1, 40))
+    mixed[0, :10] = 0
+    z = 1.6448536269514722
+    n = 40 / (1 - 40 / 400)
+    p = est.predict_interval(np.vstack([tgt, mixed]))
+    lo, hi = p.confidence_interval(0.9)
+    np.testing.assert_allclose([lo[1], hi[1]], _wilson(0.75, n, z), rtol=1e-12)
+    edge = np.flatnonzero(hypergeom.pmf(40, 400, np.arange(401), 40) > 0.05)[0] / 400
+    assert (lo[0], hi[0]) == (edge, 1.0) and edge < 377 / 400 < _wilson(1.0, n, z)[0]
+    assert hypergeom.pmf(40, 400, 377, 40) > 0.05
+    ci = p.confidence_interval(0.9)
     # graded (non-binary) scores keep the Wald interval
     g = np.full((1, 40), 0.5)
     g[0, :20] = 0.7
@@ -55,11 +73,15 @@ def test_random_direct_interval_is_wilson_on_binary_correctness():
     both = est.predict_interval(np.vstack([tgt, g]))
     np.testing.assert_allclose(both.n_effective, n)
     np.testing.assert_array_equal(both.wilson, [True, False])
-    # a SubsetPrediction built by hand with an effective size and no mask keeps Wilson's interval
+    # a SubsetPrediction built by hand with an effective size and no mask or population keeps Wilson's interval
     from effstats.disco import SubsetPrediction
 
     hand = SubsetPrediction(np.array([1.0]), np.array([0.0]), "design", None, (0.0, 1.0), None, np.array([n]))
-    assert hand.confidence_interval(0.9).low[0] == pytest.approx(ci.low[0])
+    assert hand.confidence_interval(0.9).low[0] == pytest.approx(_wilson(1.0, n, z)[0])
+    # with stratify (not one simple random sample) a target right on every item keeps Wilson's interval too
+    strat = RandomDirect(40, stratify=np.repeat([0, 1], 200), random_state=0).fit(y).predict_interval(tgt)
+    assert strat.confidence_interval(0.9).low[0] == pytest.approx(_wilson(1.0, n, z)[0])
+    assert ci.low[0] < 0.95
 
 
 def test_random_direct_interval_covers_on_cifar10():

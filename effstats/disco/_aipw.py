@@ -427,14 +427,6 @@ class AIPW(_SubsetEstimator):
         """Stratified design-based standard error of the cross-fitted residuals (module docstring)."""
         return self._estimate(o)[1]
 
-    def _minority(self, o) -> np.ndarray:
-        """The smaller of the target's observed sampled responses' totals, ``min(sum y, sum (1 - y))``: 0 when
-        they are all alike."""
-        y = o.correctness("target_outputs")
-        seen = np.ones(y.shape, bool) if o.missing is None else ~o.missing
-        hits = np.where(seen, y, 0.0).sum(axis=1)
-        return np.minimum(hits, seen.sum(axis=1) - hits)
-
     def _alike(self, o) -> np.ndarray:
         """Graded targets' weight of the symmetric interval (normal; StratifiedAIPW's t) against the Clopper-Pearson
         one of responses all alike (class Notes)."""
