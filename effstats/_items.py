@@ -107,19 +107,62 @@ def _weighted_anchors(X: np.ndarray, k: int, rng: np.random.Generator,
     centroid's anchor is an item nearest it; the anchors are returned sorted and distinct, with the summed share
     of the clusters each one represents (two centroids can share their nearest item).
     """
-    import hashlib
+    return _started_anchors(X, k, rng, n_init, in_process=True).result()
 
-    from sklearn.metrics import pairwise_distances_argmin
-    from threadpoolctl import threadpool_limits
+
+def _started_anchors(X: np.ndarray, k: int, rng: np.random.Generator, n_init: int = 1,
+                     in_process: bool = False) -> Any:
+    """:func:`_weighted_anchors` started: an object whose ``result()`` returns its result (``cancel()`` stops
+    it). The k-means of a large X
+    runs meanwhile in a process of its own (``python`` importing this module), unless ``in_process``; the
+    caller's process goes on with other work (TinyBenchmarks' IRT fits). The seed is drawn from ``rng`` now, so
+    the result is the same either way (the same code with the same seed on the same rows; the process's answer
+    is read back exactly); if the process cannot start or fails, the k-means runs in the caller's process."""
+    import hashlib
 
     X = np.ascontiguousarray(X, dtype=float)
     seed = int(rng.integers(2**31 - 1))
     # Estimators that cluster the same embedding with the same seed (AnchorCorr and TinyBenchmarks' anchor-corr
     # among the method chooser's candidates, on the same folds) share one k-means.
     key = (X.shape, hashlib.sha1(X).hexdigest(), k, seed, n_init)
+
+    def done(result: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        _ANCHORS[key] = result
+        if len(_ANCHORS) > 32:
+            _ANCHORS.popitem(last=False)
+        return tuple(a.copy() for a in result)
+
     if key in _ANCHORS:
         _ANCHORS.move_to_end(key)
-        return tuple(a.copy() for a in _ANCHORS[key])
+        return _Ready(tuple(a.copy() for a in _ANCHORS[key]))
+    if in_process or X.size < _PROCESS_SIZE:
+        return _Ready(done(_anchors_of(X, k, seed, n_init)))
+    return _AnchorProcess(X, k, seed, n_init, done)
+
+
+class _Ready:
+    """A result at hand (the interface of :class:`_AnchorProcess`)."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def result(self) -> Any:
+        return self.value
+
+    def cancel(self) -> None:
+        pass
+
+
+#: Cells of the item embedding from which TinyBenchmarks runs its anchor k-means in a process of its own, beside
+#: its IRT fits: the process's start (about 1 CPU second, mostly imports) is then a third of the k-means or less.
+_PROCESS_SIZE = 1 << 21
+
+
+def _anchors_of(X: np.ndarray, k: int, seed: int, n_init: int) -> tuple[np.ndarray, np.ndarray]:
+    """The anchors (sorted, distinct) and the summed shares of :func:`_weighted_anchors`, for a drawn seed."""
+    from sklearn.metrics import pairwise_distances_argmin
+    from threadpoolctl import threadpool_limits
+
     U, first, w = _distinct_rows(X)
     km = _weighted_kmeans(U, w, min(k, len(U)), seed, n_init)
     # one OpenMP thread, as in the k-means: with several, the nearest-item search can break ties differently from
@@ -128,10 +171,69 @@ def _weighted_anchors(X: np.ndarray, k: int, rng: np.random.Generator,
         anchors = first[pairwise_distances_argmin(km.cluster_centers_, U)]
     shares = np.bincount(km.labels_, weights=w, minlength=km.n_clusters) / w.sum()
     uniq, where = np.unique(anchors, return_inverse=True)
-    _ANCHORS[key] = (uniq, np.bincount(where, weights=shares))
-    if len(_ANCHORS) > 32:
-        _ANCHORS.popitem(last=False)
-    return tuple(a.copy() for a in _ANCHORS[key])
+    return uniq, np.bincount(where, weights=shares)
+
+
+class _AnchorProcess:
+    """:func:`_anchors_of` in a child process (``python -c``, which imports this module and no user code): X goes
+    to it through a file (in memory where the system has /dev/shm), the result comes back as an ``.npy`` pair."""
+
+    def __init__(self, X: np.ndarray, k: int, seed: int, n_init: int, done: Any) -> None:
+        import json
+        import os
+        import subprocess
+        import sys
+        import tempfile
+
+        self.X, self.k, self.seed, self.n_init, self.done = X, k, seed, n_init, done
+        self.dir = tempfile.mkdtemp(prefix="effstats-anchors-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
+        self.proc = None
+        try:
+            np.save(os.path.join(self.dir, "X.npy"), X)
+            root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # this effstats, wherever it is
+            code = (f"import sys; sys.path.insert(0, {root!r}); from effstats._items import _anchor_worker; "
+                    "_anchor_worker()")
+            # one core: the caller's process has the others
+            env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+            self.proc = subprocess.Popen([sys.executable, "-I", "-c", code], stdin=subprocess.PIPE,
+                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+            self.proc.stdin.write(json.dumps({"dir": self.dir, "k": k, "seed": seed, "n_init": n_init}).encode())
+            self.proc.stdin.close()
+        except Exception:  # no process: the k-means runs in result()
+            self.cancel()
+
+    def cancel(self) -> None:
+        import shutil
+
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def result(self) -> tuple[np.ndarray, np.ndarray]:
+        import os
+
+        out = None
+        try:
+            if self.proc is not None and self.proc.stdout.read() == b"ok" and self.proc.wait() == 0:
+                out = tuple(np.load(os.path.join(self.dir, f"{name}.npy")) for name in ("anchors", "shares"))
+        finally:
+            self.cancel()
+        return self.done(_anchors_of(self.X, self.k, self.seed, self.n_init) if out is None else out)
+
+
+def _anchor_worker() -> None:
+    """The child process of :class:`_AnchorProcess`: reads its task on standard input, writes the result."""
+    import json
+    import os
+    import sys
+
+    task = json.loads(sys.stdin.buffer.read())
+    X = np.load(os.path.join(task["dir"], "X.npy"))
+    anchors, shares = _anchors_of(X, task["k"], task["seed"], task["n_init"])
+    np.save(os.path.join(task["dir"], "anchors.npy"), anchors)
+    np.save(os.path.join(task["dir"], "shares.npy"), shares)
+    sys.stdout.buffer.write(b"ok")
 
 
 #: Elkan iterations of each anchor k-means run. On 80,000 simulated correctness vectors over 90 models the runs take

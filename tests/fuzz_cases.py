@@ -759,14 +759,14 @@ def cases() -> list[Case]:
     # ---------------------------------------------------------------- irt
     IRT = "effstats.irt.IRT2PL"
     add(Case("IRT2PL.fit", "irt",
-             est_fit(IRT, ("n_dims", "method", "prior_sd_a", "prior_sd_b", "max_iter", "tol", "random_state")),
+             est_fit(IRT, ("n_dims", "method", "prior_sd_a", "prior_sd_b", "max_iter", "tol", "n_jobs", "random_state")),
              lambda: dict(responses=X(), method="jml", max_iter=20, random_state=0), [
         A("responses",
           BINARY + [("missing-rm", MAY,
                      lambda v, r: pub(RMP)(np.where(np.eye(NM, NI) > 0, np.nan, X()), nan_as_missing=True))]),
         A("n_dims", INT, skip=("huge",)), A("method", OPTION), A("prior_sd_a", POSITIVE), A("prior_sd_b", POSITIVE),
         A("max_iter", INT, skip=("huge",)),
-        A("tol", POSITIVE), A("random_state", RNG)]))
+        A("tol", POSITIVE), A("n_jobs", INT, expect={"huge": MAY}), A("random_state", RNG)]))
     add(Case("IRT2PL.abilities", "irt", lambda kw: fitted_once(IRT, method="jml", max_iter=20).abilities(**kw),
              lambda: dict(responses=X()[:3, :5], items=np.arange(5), max_iter=20, method="map"), [
         A("responses", BN), A("items", _positions(NI) + [("shape-mismatch", FAIL, lambda v, r: np.arange(6))]),

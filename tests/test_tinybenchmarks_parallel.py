@@ -1,39 +1,91 @@
-"""TinyBenchmarks fits its candidate dimensions' validation models side by side in threads: the estimates must be
-those of the fits one after the other, exactly (the fits share nothing and each is deterministic)."""
+"""The joint IRT fit shares its passes over the items among worker processes (``n_jobs``): the fit must be the one
+of a single process, exactly (each block of items is computed by the same code, and the blocks' sums are added up
+in the same order), for IRT2PL and for TinyBenchmarks' estimates."""
+import os
 import warnings
 
 import numpy as np
 import pytest
 
+import effstats._items as items
+import effstats.irt._jml_blocks as jml_blocks
 from effstats.datasets.simulate import simulate_responses
 from effstats.exceptions import ConvergenceWarning
-from effstats.irt import TinyBenchmarks
+from effstats.irt import IRT2PL, TinyBenchmarks
+
+
+@pytest.fixture
+def processes_for_small_fits(monkeypatch):
+    # the workers and the k-means process start from 2M cells; the test matrices are smaller
+    monkeypatch.setattr(jml_blocks, "_PROCESS_CELLS", 0)
+    monkeypatch.setattr(items, "_PROCESS_SIZE", 0)
+
+
+@pytest.fixture
+def workers(monkeypatch):
+    """The _Workers of the fits run in the test."""
+    started = []
+    real = jml_blocks._Workers.__init__
+
+    def spy(self, *args):
+        started.append(self)
+        real(self, *args)
+    monkeypatch.setattr(jml_blocks._Workers, "__init__", spy)
+    return started
 
 
 @pytest.mark.filterwarnings("ignore:responses:UserWarning")
+@pytest.mark.filterwarnings("ignore::effstats.exceptions.ConvergenceWarning")  # max_iter=40: a short fit suffices
+@pytest.mark.parametrize("d, miss, dtype", [(2, 0.0, np.float32), (3, 0.1, np.float64), (5, 0.0, np.float64)])
+def test_worker_processes_give_the_single_process_fit(processes_for_small_fits, workers, d, miss, dtype):
+    Y = simulate_responses(40, 10_000, n_dims=min(d, 3), rng=d).values.astype(float)  # 7 blocks of items
+    if miss:
+        Y[np.random.default_rng(d).random(Y.shape) < miss] = np.nan
+    fits = {}
+    for n_jobs in (1, 2, 3):
+        irt = IRT2PL(d, method="jml", tol=1e-5, max_iter=40, n_jobs=n_jobs)
+        irt._sweep_dtype = dtype
+        fits[n_jobs] = irt.fit(Y)
+    assert fits[1].n_iter_ > 20
+    for n_jobs in (2, 3):
+        assert fits[n_jobs].n_iter_ == fits[1].n_iter_
+        np.testing.assert_array_equal(fits[n_jobs].loss_curve_, fits[1].loss_curve_)
+        for name in ("a_", "b_", "theta_"):
+            np.testing.assert_array_equal(getattr(fits[n_jobs], name), getattr(fits[1], name))
+    assert [len(w.ranges) for w in workers] == [2, 3]  # the caller's blocks and one range per worker
+    assert not any(os.path.exists(w.path) for w in workers)  # the shared file is removed
+
+
+@pytest.mark.filterwarnings("ignore:source_outputs:UserWarning")
+@pytest.mark.filterwarnings("ignore:responses:UserWarning")
 @pytest.mark.parametrize("miss", [0.0, 0.1])
-def test_threaded_validation_fits_give_the_sequential_estimates(miss):
-    Y = simulate_responses(45, 400, n_dims=2, rng=3).values.astype(float)
+def test_tinybenchmarks_estimates_do_not_depend_on_n_jobs(processes_for_small_fits, workers, monkeypatch, miss):
+    kmeans = []
+    monkeypatch.setattr(items._AnchorProcess, "result", lambda self, f=items._AnchorProcess.result: kmeans.append(
+        self.proc is not None) or f(self))
+    Y = simulate_responses(45, 8_000, n_dims=2, rng=3).values.astype(float)  # the final fit: 6 blocks
     if miss:
         Y[np.random.default_rng(4).random(Y.shape) < miss] = np.nan
     out = {}
-    for n_jobs in (1, 3):
-        TinyBenchmarks._fit_cache.clear()  # each run fits its own IRT models
-        tb = TinyBenchmarks(30, dims_grid=(1, 2, 3), n_jobs=n_jobs, random_state=0).fit(Y[:37])
-        out[n_jobs] = tb
-    seq, thr = out[1], out[3]
-    assert seq.validation_errors_ == thr.validation_errors_ and len(seq.validation_errors_) == 3
-    assert seq.n_dims_ == thr.n_dims_ and seq.lambda_ == thr.lambda_
-    np.testing.assert_array_equal(seq.selected_, thr.selected_)
+    for n_jobs in (1, 2):
+        TinyBenchmarks._fit_cache.clear()  # each run fits its own IRT models and k-means
+        items._ANCHORS.clear()
+        out[n_jobs] = TinyBenchmarks(30, dims_grid=(2, 3), n_jobs=n_jobs, random_state=0).fit(Y[:37])
+    seq, par = out[1], out[2]
+    assert seq.validation_errors_ == par.validation_errors_ and len(seq.validation_errors_) == 2
+    assert seq.n_dims_ == par.n_dims_ and seq.lambda_ == par.lambda_
+    assert kmeans == [True] and len(workers) == 1  # the k-means in its process, the final fit with a worker
+    np.testing.assert_array_equal(seq.selected_, par.selected_)
+    np.testing.assert_array_equal(seq.weights_, par.weights_)
     for name in ("a_", "b_", "theta_"):
-        np.testing.assert_array_equal(getattr(seq.irt_, name), getattr(thr.irt_, name))
+        np.testing.assert_array_equal(getattr(seq.irt_, name), getattr(par.irt_, name))
     tgt = np.nan_to_num(Y[37:], nan=0.0)
-    a, b = seq.predict_all(tgt[:, seq.selected_]), thr.predict_all(tgt[:, thr.selected_])
+    a, b = seq.predict_all(tgt[:, seq.selected_]), par.predict_all(tgt[:, par.selected_])
     for name in a:
         np.testing.assert_array_equal(a[name], b[name])
 
 
-def test_threaded_fits_warn_for_each_unconverged_dimension():
+def test_fits_warn_for_each_unconverged_dimension():
     Y = simulate_responses(30, 200, rng=5).values.astype(bool)
     TinyBenchmarks._fit_cache.clear()
     with warnings.catch_warnings(record=True) as caught:
@@ -49,3 +101,14 @@ def test_bad_n_jobs_names_the_argument(bad):
     Y = simulate_responses(20, 60, rng=0).values.astype(bool)
     with pytest.raises(ValueError, match="n_jobs"):
         TinyBenchmarks(10, n_jobs=bad).fit(Y)
+    with pytest.raises(ValueError, match="n_jobs"):
+        IRT2PL(2, n_jobs=bad).fit(Y)
+
+
+def test_workers_start_where_they_pay(workers):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        IRT2PL(2, method="jml", n_jobs=2, max_iter=3).fit(simulate_responses(40, 500, rng=0).values)  # 20,000 cells
+        assert workers == []
+        IRT2PL(2, method="jml", n_jobs=2, max_iter=3).fit(simulate_responses(40, 60_000, rng=0).values)
+    assert len(workers) == 1 and len(workers[0].procs) == 0  # one worker beside the calling process, stopped

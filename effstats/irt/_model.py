@@ -3,6 +3,7 @@ joint maximum likelihood), abilities of new models, and the standardisation that
 (the class's Notes)."""
 from __future__ import annotations
 
+import os
 import warnings
 from typing import Any
 
@@ -15,6 +16,8 @@ from .._validation import (check_array, check_binary, check_flag, check_option, 
                            check_rng,
                            warn_missing_cells)
 from ..exceptions import ConvergenceWarning, check_is_fitted
+from . import _jml_blocks
+from ._jml_blocks import _capped, _InProcess, _item_blocks, _Pass, _residuals, _sigmoid, _Workers
 
 __all__ = ["IRT2PL"]
 
@@ -119,6 +122,11 @@ class IRT2PL(BaseEstimator):
         EM iterations (mml, SQUAREM-accelerated) or alternating Newton sweeps (jml).
     tol : float, default=1e-6
         Convergence when the relative change of the objective (``loss_curve_``) between iterations is below ``tol``.
+    n_jobs : int or None, default=None
+        Processes sharing the joint fit's passes over the items (``method="jml"``, from 2M cells: below, starting
+        a worker costs more than it saves); None: one per core the process may use. Each process takes a range
+        of the blocks of about 65,000 cells, and each block's sums are added up in the same order whichever
+        process computed them, so the estimates do not depend on ``n_jobs``.
     random_state : int, Generator or None, default=None
         Seeds the start of latent dimensions beyond the rank of the data (otherwise the fit is deterministic).
 
@@ -237,6 +245,7 @@ class IRT2PL(BaseEstimator):
         prior_sd_b: float = 3.0,
         max_iter: int = 500,
         tol: float = 1e-6,
+        n_jobs: int | None = None,
         random_state: Any = None,
     ) -> None:
         self.n_dims = n_dims
@@ -245,6 +254,7 @@ class IRT2PL(BaseEstimator):
         self.prior_sd_b = prior_sd_b
         self.max_iter = max_iter
         self.tol = tol
+        self.n_jobs = n_jobs
         self.random_state = random_state
 
     # ------------------------------------------------------------------ fitting
@@ -257,6 +267,8 @@ class IRT2PL(BaseEstimator):
         check_positive(self.prior_sd_b, "prior_sd_b")
         check_positive_int(self.max_iter, "max_iter")
         check_positive(self.tol, "tol")
+        if self.n_jobs is not None:
+            check_positive_int(self.n_jobs, "n_jobs")
         return d, ("mml" if d == 1 else "jml") if method == "auto" else method
 
     def fit(self, responses: Any, y: Any = None) -> "IRT2PL":
@@ -383,67 +395,49 @@ class IRT2PL(BaseEstimator):
         m, n = Y.shape
         la, lb = 1.0 / self.prior_sd_a**2, 1.0 / self.prior_sd_b**2
         eye_d = np.eye(d)
-        pen_items = np.r_[np.full(d, la), lb]
-        pen_diag = np.diag(pen_items)
-        blocks = _item_blocks(m, n)
+        n_blocks = len(_item_blocks(m, n))
         # The passes over the (models × items) cells and the sums within a block of items run in ``_sweep_dtype``;
         # the sums over blocks, the Newton solves and the parameters stay in float64.
-        ft = self._sweep_dtype
-        floor = max(float(np.finfo(ft).tiny), 1e-300)
-        buf = np.empty((3, m, blocks[0].stop), ft)
-        Yf = Y.astype(ft, copy=False)
-        Wf = None if W is None else W.astype(ft, copy=False)
-
-        def item_pass(th: np.ndarray, a: np.ndarray, b: np.ndarray,
-                      newton: bool) -> tuple[float, np.ndarray, np.ndarray]:
-            """One pass over blocks of items at abilities ``th``: with ``newton``, one exact Newton step of every
-            item's (d + 1)-dimensional MAP logistic regression (a and b updated in place); then, at the resulting
-            parameters, −Σ log P(observed answer) and the sums the next ability step needs, Σ_i (p − y) a_i and
-            Σ_i p (1 − p) a_i a_iᵀ per model. Blocks keep each (models × items) intermediate in cache, and the
-            probabilities at the updated items serve both the objective and the next ability step."""
-            X = np.hstack([th, -np.ones((m, 1))])
-            XX = (X[:, :, None] * X[:, None, :]).reshape(m, (d + 1) ** 2)
-            Xf, XXf = X.astype(ft, copy=False), XX.astype(ft, copy=False)
-            nll, g, h = 0.0, np.zeros((m, d)), np.zeros((m, d * d))
-            for s in blocks:
-                k = s.stop - s.start
-                Yk, Wk, p, r, v = Yf[:, s], None if W is None else Wf[:, s], buf[0, :, :k], buf[1, :, :k], buf[2, :, :k]
-                par = np.hstack([a[s], b[s, None]])
-                if newton:
-                    _residuals(_sigmoid(np.matmul(Xf, par.T.astype(ft, copy=False), out=p)), Yk, Wk, r, v)
-                    G = r.T @ Xf + pen_items * par
-                    H = (v.T @ XXf).reshape(k, d + 1, d + 1) + pen_diag
-                    par -= _capped(np.linalg.solve(H, G[..., None])[..., 0])
-                    a[s], b[s] = par[:, :d], par[:, d]
-                _sigmoid(np.matmul(Xf, par.T.astype(ft, copy=False), out=p))
-                # P(observed answer) = p where y = 1 and 1 − p where y = 0: |1 − y − p|
-                np.subtract(1.0, Yk, out=r)
-                r -= p
-                np.log(np.maximum(np.abs(r, out=r), floor, out=r), out=r)
-                nll -= np.sum(r if Wk is None else np.multiply(r, Wk, out=r), dtype=np.float64)
-                _residuals(p, Yk, Wk, r, v)
-                ak = par[:, :d].astype(ft, copy=False)
-                g += r @ ak
-                h += v @ (ak[:, :, None] * ak[:, None, :]).reshape(k, d * d)
-            return nll, g, h
-
-        def objective(nll: float, th: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
-            return (nll + 0.5 * (np.sum(th**2) + la * np.sum(a**2) + lb * np.sum(b**2))) / (m * n)
-
+        layout = _Pass.layout(m, n, d, n_blocks, self._sweep_dtype, W is not None)
         th, a, b = _svd_start(Y, d, check_rng(self.random_state, "random_state"), W)
-        nll, g, h = item_pass(th, a, b, newton=False)
-        loss, change, f = [], np.inf, objective(nll, th, a, b)
-        for _ in range(self.max_iter):
-            # Abilities: one exact Newton step of every model's d-dimensional MAP logistic regression; then the items
-            # (alternating exact Newton steps, as a sweep).
-            H = h.reshape(m, d, d) + eye_d
-            th = th - _capped(np.linalg.solve(H, (g + th)[..., None])[..., 0])
-            nll, g, h = item_pass(th, a, b, newton=True)
-            f_prev, f = f, objective(nll, th, a, b)
-            loss.append(f)
-            change = abs(f_prev - f) / max(1.0, abs(f))
-            if change < self.tol:
-                break
+        fill = {"Y": Y, "a": a, "b": b, **({} if W is None else {"W": W})}
+        procs = min(self.n_jobs or _cpus(), n_blocks // 2) if m * n >= _jml_blocks._PROCESS_CELLS else 1
+        with (_Workers(layout, fill, self.prior_sd_a, self.prior_sd_b, procs - 1) if procs > 1
+              else _InProcess(layout, fill, self.prior_sd_a, self.prior_sd_b)) as work:
+            P = work.pass_
+
+            def item_pass(th: np.ndarray, newton: bool) -> tuple[float, np.ndarray, np.ndarray]:
+                """One pass over the items at abilities ``th`` (:meth:`_Pass.run`, with ``newton`` a Newton step
+                of every item first): −Σ log P(observed answer), and per model Σ_i (p − y) a_i and
+                Σ_i p (1 − p) a_i a_iᵀ, summed over the blocks in their order."""
+                X = np.hstack([th, -np.ones((m, 1))])
+                P.X[...] = X
+                P.XX[...] = (X[:, :, None] * X[:, None, :]).reshape(m, (d + 1) ** 2)
+                work.run(newton)
+                nll, g, h = 0.0, np.zeros((m, d)), np.zeros((m, d * d))
+                for j in range(n_blocks):
+                    nll -= P.nll[j]
+                    g += P.g[j]
+                    h += P.h[j]
+                return nll, g, h
+
+            def objective(nll: float, th: np.ndarray) -> float:
+                return (nll + 0.5 * (np.sum(th**2) + la * np.sum(P.a**2) + lb * np.sum(P.b**2))) / (m * n)
+
+            nll, g, h = item_pass(th, False)
+            loss, change, f = [], np.inf, objective(nll, th)
+            for _ in range(self.max_iter):
+                # Abilities: one exact Newton step of every model's d-dimensional MAP logistic regression; then the
+                # items (alternating exact Newton steps, as a sweep).
+                H = h.reshape(m, d, d) + eye_d
+                th = th - _capped(np.linalg.solve(H, (g + th)[..., None])[..., 0])
+                nll, g, h = item_pass(th, True)
+                f_prev, f = f, objective(nll, th)
+                loss.append(f)
+                change = abs(f_prev - f) / max(1.0, abs(f))
+                if change < self.tol:
+                    break
+            a, b = np.array(P.a), np.array(P.b)
         self.converged_ = bool(change < self.tol)
         self._last_change = change
         self.n_iter_ = len(loss)
@@ -610,38 +604,9 @@ def _weights(obs: np.ndarray | None) -> np.ndarray | None:
     return None if obs is None or obs.all() else obs.astype(float)
 
 
-def _item_blocks(m: int, n: int, cells: int = 1 << 16) -> list[slice]:
-    """Slices of about ``cells`` / m items: (models × block) intermediates of 512 KiB stay in cache, where
-    whole-matrix temporaries (tens of MB at 90 × 80,000) make every elementwise step a pass over memory."""
-    step = max(1, cells // max(m, 1))
-    return [slice(s, min(n, s + step)) for s in range(0, n, step)]
-
-
-def _sigmoid(z: np.ndarray) -> np.ndarray:
-    """``expit(z) = 1 / (1 + exp(−z))`` in place, the same formula through numpy's vectorised exp (scipy's expit
-    is several times slower on large arrays); agrees with expit to 1 ulp."""
-    np.negative(z, out=z)
-    with np.errstate(over="ignore"):
-        np.exp(z, out=z)
-    z += 1.0
-    return np.divide(1.0, z, out=z)
-
-
-def _residuals(p: np.ndarray, y: np.ndarray, w: np.ndarray | None, r: np.ndarray, v: np.ndarray) -> None:
-    """``r = (p − y) w``, ``v = p (1 − p) w`` (w: observed-cell weights, None for all ones), into r and v."""
-    np.subtract(p, y, out=r)
-    np.subtract(1.0, p, out=v)
-    v *= p
-    if w is not None:
-        r *= w
-        v *= w
-
-
-def _capped(step: np.ndarray, cap: float = 1.0) -> np.ndarray:
-    """Scale each row's Newton step so that its largest component is at most ``cap`` (Newton overshoots where p
-    saturates; a damped step keeps the objective decreasing)."""
-    big = np.abs(step).max(axis=-1, keepdims=True)
-    return step * np.minimum(1.0, cap / np.maximum(big, 1e-300))
+def _cpus() -> int:
+    """Cores this process may run on."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def _svd_start(Y: np.ndarray, d: int, rng: np.random.Generator,

@@ -9,18 +9,17 @@ from __future__ import annotations
 
 import copy
 import hashlib
-import os
 import warnings
 from collections import OrderedDict
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
 
+from .._items import _started_anchors
 from .._subset import _SubsetEstimator, _impute, _some, _weighted_anchors, select_random
 from .._validation import check_option, check_positive_int, check_rng
 from ..exceptions import ConvergenceWarning
-from ._model import IRT2PL, _canonical_rotation, _item_map
+from ._model import IRT2PL, _canonical_rotation, _cpus, _item_map
 
 __all__ = ["TinyBenchmarks", "REFERENCE_DIMS"]
 
@@ -136,8 +135,8 @@ class TinyBenchmarks(_SubsetEstimator):
     irt_params : dict, default=None
         Extra arguments of :class:`effstats.irt.IRT2PL` (priors, ``max_iter``, ``tol``).
     n_jobs : int or None, default=None
-        Threads fitting the candidate dimensions' validation models side by side; None: as many as the process
-        has cores (at most one per candidate). The estimates do not depend on it.
+        Processes sharing each joint IRT fit's passes over the items (:class:`effstats.irt.IRT2PL`'s ``n_jobs``,
+        which this one sets); None: one per core. The estimates do not depend on it.
     random_state : int, numpy.random.Generator or None, default=None
         Seeds the random items / k-means.
 
@@ -330,9 +329,8 @@ class TinyBenchmarks(_SubsetEstimator):
 
     def _fit_irts(self, Y: np.ndarray, dims: tuple[int, ...], what: str,
                   missing: np.ndarray | None = None) -> dict[int, IRT2PL]:
-        """IRT2PL(d) on Y for each d of ``dims`` (as :meth:`_fit_irt`), the fits not in the cache run side by side
-        in up to ``n_jobs`` threads. Each fit is the same as alone (numpy's BLAS and ufunc loops release the GIL,
-        and the fits share nothing); the cache and the warnings are handled in the calling thread."""
+        """IRT2PL(d) on Y for each d of ``dims`` (as :meth:`_fit_irt`), each with ``n_jobs`` processes (a joint fit
+        of a large matrix shares its passes over the items among them)."""
         data = hashlib.sha1(np.packbits(Y, axis=None).tobytes()).hexdigest()
         if missing is not None:
             data += hashlib.sha1(np.packbits(missing, axis=None).tobytes()).hexdigest()
@@ -340,32 +338,29 @@ class TinyBenchmarks(_SubsetEstimator):
         cache = TinyBenchmarks._fit_cache
         fits, keys, todo = {}, {}, []
         for d in dims:
-            irt = IRT2PL(d, **(self.irt_params or {}))
+            irt = IRT2PL(d, **{**(self.irt_params or {}), "n_jobs": self.n_jobs})
             irt._sweep_dtype = np.float32  # the same sweeps and estimates to about 1e-6, in 70 % of the time
-            keys[d] = (Y.shape, data, d, tuple(sorted(irt.get_params().items())))
+            # n_jobs is left out of the key: the estimates do not depend on it
+            keys[d] = (Y.shape, data, d, tuple(sorted((k, v) for k, v in irt.get_params().items() if k != "n_jobs")))
             if keys[d] in cache:
                 cache.move_to_end(keys[d])
                 fits[d] = cache[keys[d]]
             else:
                 fits[d] = irt
                 todo.append(irt)
-        if todo:
-            cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-            n_jobs = min(len(todo), self.n_jobs or cpus)
-            # the filter is set once, here: warnings.catch_warnings is not thread-safe inside the workers
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", ConvergenceWarning)
-                if n_jobs == 1:
-                    for irt in todo:
-                        irt.fit(Y)
-                else:
-                    with ThreadPoolExecutor(n_jobs) as pool:
-                        list(pool.map(lambda irt: irt.fit(Y), todo))
-            for d in dims:
-                if keys[d] not in cache:
-                    cache[keys[d]] = fits[d]
-                    if len(cache) > self._CACHE_SIZE:
-                        cache.popitem(last=False)
+        # One fit after the other: side by side in threads, the validation fits of 90 x 80,000 took other
+        # iterations than alone in about one run in three (numpy 1.24 with Debian's serial OpenBLAS 0.3.21; its
+        # BLAS and LAPACK called from two threads at once are the likely cause). A large fit shares its passes
+        # over the items among processes instead.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            for irt in todo:
+                irt.fit(Y)
+        for d in dims:
+            if keys[d] not in cache:
+                cache[keys[d]] = fits[d]
+                if len(cache) > self._CACHE_SIZE:
+                    cache.popitem(last=False)
         for d in dims:
             self._warn_unconverged(fits[d], d, what)
         return fits
@@ -467,15 +462,27 @@ class TinyBenchmarks(_SubsetEstimator):
         k = self.n_items
         need_irt = selection == "anchor-irt" or estimator != "weighted"
         self.irt_, self.n_dims_, self.validation_errors_, self.validation_error_ = None, None, {}, np.nan
-        if need_irt:
-            # The validation fits choose the dimension and give λ's bias term; with a fixed dimension and no λ to
-            # estimate they are skipped (e.g. in the cross-validation folds of predict_interval, where λ is fixed).
-            if isinstance(self.n_dims, str) or (estimator == "gp-irt" and self.gp_lambda is None):
-                self.n_dims_, self.validation_errors_, self.validation_error_ = self._validate_dims(
-                    Y, grid, ability, miss)
-            else:
-                self.n_dims_ = grid[0]
-            self.irt_ = self._fit_irt(Y, self.n_dims_, "the final model", miss)
+        started = None
+        if selection == "anchor-corr" and need_irt and (self.n_jobs or _cpus()) > 1:
+            # the k-means needs no IRT fit (and the fits draw nothing from rng): a large one runs meanwhile in a
+            # process of its own
+            X = _impute(Y.astype(float), miss, self._fill).T
+            started = _started_anchors(X if self._answered is None else X[self._answered], k, rng, self.n_init)
+        try:
+            if need_irt:
+                # The validation fits choose the dimension and give λ's bias term; with a fixed dimension and no λ
+                # to estimate they are skipped (e.g. in the cross-validation folds of predict_interval, where λ is
+                # fixed).
+                if isinstance(self.n_dims, str) or (estimator == "gp-irt" and self.gp_lambda is None):
+                    self.n_dims_, self.validation_errors_, self.validation_error_ = self._validate_dims(
+                        Y, grid, ability, miss)
+                else:
+                    self.n_dims_ = grid[0]
+                self.irt_ = self._fit_irt(Y, self.n_dims_, "the final model", miss)
+        except BaseException:
+            if started is not None:
+                started.cancel()
+            raise
         weights = []
         if selection == "random":
             def pick(n: int, _: Any) -> np.ndarray:
@@ -486,7 +493,10 @@ class TinyBenchmarks(_SubsetEstimator):
                  else np.column_stack([self.irt_.a_, self.irt_.b_]))
 
             def pick(n: int, _: Any) -> np.ndarray:
-                sel, w = _weighted_anchors(X if n == len(X) else X[self._answered], k, rng, self.n_init)
+                if started is not None:
+                    sel, w = started.result()
+                else:
+                    sel, w = _weighted_anchors(X if n == len(X) else X[self._answered], k, rng, self.n_init)
                 weights.append(w)
                 return sel
         sel = self._select_answered(pick, src)  # items no source model answered are never chosen
