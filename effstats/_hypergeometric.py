@@ -4,7 +4,9 @@ The number of correct items in a simple random sample of ``n`` of a benchmark's 
 its exact tails and limits (Buonaccorsi 1987) are the finite-population Clopper-Pearson interval. Used by
 :class:`effstats.sequential.statistics.BinomialStatistic` (one model on one finite benchmark, computed once per
 distinct (count, sample size) pair of a simulation), by the random-sample subset estimators for a target whose
-sampled responses are all alike, and by the workflow's one-task interval of such a count.
+sampled responses are all alike, and by the workflow's one-task interval of such a count. A stratified simple
+random sample whose responses are all alike gets the exact interval of the worst placement of the wrong items
+among its strata (:func:`stratified_alike_interval`; the stratified AIPW estimators).
 
 References
 ----------
@@ -217,3 +219,130 @@ def hypergeometric_interval(successes: Any, n: Any, population: Any,
 def _first(values: np.ndarray) -> int:
     """The first of ``values`` as a plain int, for a message."""
     return int(values.ravel()[0])
+
+
+def _stratified_wrong_max(n_h: np.ndarray, N_h: np.ndarray, a: float) -> float:
+    """The most wrong items a stratified population of ``N_h`` items can hold (one design, arrays of shape (H,))
+    while some placement of them among the strata leaves a sample of ``n_h`` a stratum all right with probability
+    above ``a``.
+
+    With :math:`W_h` wrong items in stratum :math:`h`, :math:`\\log P(\\text{all right}) = \\sum_h \\sum_{i < W_h}
+    \\log(1 - n_h / (N_h - i))`; each stratum's steps fall with :math:`i` (its factor is log-concave in
+    :math:`W_h`), so the largest sum for a total :math:`W` takes the :math:`W` largest steps of all strata: the
+    greedy placement is optimal. A stratum's steps beyond its cap (where its own sum alone is below
+    :math:`\\log a`) are never among them; a stratum without sampled items holds wrong items at no cost.
+    """
+    la = np.log(a)
+    steps = [np.zeros(0)]
+    for n, N in zip(n_h, N_h):
+        n, N = int(n), int(N)
+        if n == 0:
+            steps.append(np.zeros(N))
+            continue
+        if n == N:  # a census of the stratum: it holds no wrong item
+            continue
+        first = np.log1p(-n / N)
+        cap = min(N - n, int(np.ceil(la / first)) + 1)
+        steps.append(np.log1p(-n / (N - np.arange(cap))))
+    s = np.sort(np.concatenate(steps))[::-1]
+    # a probability equal to a (as 10/400 at a = 0.025) is kept whatever the rounding of the sum: the wider limit
+    return float(np.count_nonzero(np.cumsum(s) > la - 1e-12))
+
+
+def stratified_alike_interval(n_sampled: Any, population: Any, all_right: Any,
+                              confidence_level: float = 0.95) -> ConfidenceInterval:
+    """Exact interval for the share of 1s among a stratified population whose stratified simple random sample
+    holds 0/1 responses all alike: all 1 (``all_right``) or all 0.
+
+    Stratum :math:`h` holds :math:`N_h` items of which :math:`n_h` are drawn without replacement. The lower limit
+    of a sample all right is the smallest score :math:`1 - W/N` for which some placement of the :math:`W` wrong
+    items among the strata gives a sample all right a probability above :math:`a = (1 - \\text{level}) / 2`; the
+    upper limit is 1 (and for a sample all wrong, symmetrically, ``[0, W/N]``). A true score below the lower limit
+    gives a sample all right a probability of at most :math:`a` wherever its wrong items lie, so the interval of
+    such a sample misses the score at most that often. With one stratum it is
+    :func:`hypergeometric_interval` of a count of none or all. The Clopper-Pearson interval at the
+    finite-population-corrected size :math:`n / (1 - n/N)` is narrower, since the wrong items may gather in
+    the strata sampled least (50 of CIFAR-10's 10,000 test items in StratifiedAIPW's six strata, all right: a
+    95 % lower limit of 0.929 against the exact 0.907).
+
+    Parameters
+    ----------
+    n_sampled : array-like of shape (H,) or (m, H)
+        Items sampled per stratum, whole numbers in [0, population]; a stratum with none adds its items freely.
+    population : array-like of shape (H,) or (m, H)
+        Items per stratum, whole numbers >= 0 (0: no stratum); broadcast against ``n_sampled``.
+    all_right : bool or array-like of bool, shape (m,)
+        True: the sample is all 1; False: all 0.
+    confidence_level : float, default=0.95
+        In (0, 1).
+
+    Returns
+    -------
+    ConfidenceInterval
+        ``low`` and ``high``, multiples of ``1 / sum(population)``: floats for one design, else ndarrays of shape
+        (m,).
+
+    Notes
+    -----
+    .. math::
+
+        W_{\\max} = \\max\\Big\\{W : \\max_{\\sum_h W_h = W}\\ \\prod_h
+        \\binom{N_h - W_h}{n_h} \\Big/ \\binom{N_h}{n_h} > a\\Big\\},
+
+    the lower limit :math:`1 - W_{\\max}/N`. Each factor is log-concave in :math:`W_h` (the ratio of successive
+    factors, :math:`1 - n_h/(N_h - W_h)`, falls with :math:`W_h`), so the largest product for a total :math:`W`
+    takes the :math:`W` largest of all strata's log-ratios: the greedy placement, one wrong item at a time where
+    it lowers the probability least, is optimal (checked against every placement of small designs in the tests).
+
+    References
+    ----------
+    Buonaccorsi, J. P. (1987). A note on confidence intervals for proportions in finite populations. *The
+    American Statistician* 41(3), 215-218.
+
+    Cochran, W. G. (1977). *Sampling Techniques*, 3rd ed. Wiley (Ch. 5, stratified random sampling).
+
+    Examples
+    --------
+    Six strata of 400 items, 20 drawn from each and all right; then one stratum of 400, 120 drawn:
+
+    >>> from effstats._hypergeometric import stratified_alike_interval
+    >>> ci = stratified_alike_interval([20] * 6, [400] * 6, True)
+    >>> round(ci.low, 4), ci.high
+    (0.9708, 1.0)
+    >>> ci = stratified_alike_interval([[120], [120]], [[400], [400]], [True, False])
+    >>> ci.low, ci.high
+    (array([0.975, 0.   ]), array([1.   , 0.025]))
+    """
+    level = check_confidence_level(confidence_level)
+    k = _whole(n_sampled, "n_sampled", 0) if np.ndim(n_sampled) < 2 else _whole_2d(n_sampled, "n_sampled")
+    size = _whole(population, "population", 0) if np.ndim(population) < 2 else _whole_2d(population, "population")
+    scalar = k.ndim < 2 and size.ndim < 2
+    try:
+        k, size = np.broadcast_arrays(np.atleast_2d(k), np.atleast_2d(size))
+    except ValueError:
+        raise ValueError(f"population: expected a shape broadcastable to n_sampled's {np.shape(k)}, got "
+                         f"{np.shape(size)}") from None
+    if (k > size).any():
+        raise ValueError(f"n_sampled: expected at most population ({_first(size[k > size])}), got "
+                         f"{_first(k[k > size])}")
+    if (size.sum(axis=1) == 0).any():
+        raise ValueError("population: expected at least one item in every design, got none")
+    right = np.broadcast_to(np.asarray(all_right, dtype=bool), (len(k),))
+    rows, inv = np.unique(np.concatenate([k, size], axis=1), axis=0, return_inverse=True)
+    h = k.shape[1]
+    a = (1 - level) / 2
+    w = np.array([_stratified_wrong_max(r[:h], r[h:], a) for r in rows])[inv.ravel()]
+    share = 1.0 - w / size.sum(axis=1)
+    low, high = np.where(right, share, 0.0), np.where(right, 1.0, 1.0 - share)
+    if scalar:
+        return ConfidenceInterval(float(low[0]), float(high[0]))
+    return ConfidenceInterval(low, high)
+
+
+def _whole_2d(x: Any, name: str) -> np.ndarray:
+    """``x`` as a 2-d float array of whole numbers >= 0, or one ValueError naming ``name``."""
+    arr = check_array(x, name, ndim=2)
+    bad = (arr != np.round(arr)) | (arr < 0)
+    if bad.any():
+        raise ValueError(f"{name}: expected whole numbers >= 0, got {_value_list(arr[bad])}")
+    return arr

@@ -434,14 +434,16 @@ class SubsetPrediction:
         ``sum (1 - y)``, clipped to [0, 1]. Below 1 (scores within an item's worth of all 0 or all 1, whose
         residual variance says nothing), the interval moves linearly from the Clopper–Pearson one at
         ``n_effective`` (0: the interval of scores all 0 or all 1) to the t interval (1); None: the t interval.
-    n_sampled, population : ndarray of shape (n_target,), or None
+    n_sampled, population : ndarray of shape (n_target,) or (n_target, n_strata), or None
         Targets whose observed sampled items are a simple random sample of ``population`` items (NaN elsewhere):
         ``n_sampled`` of them. Their interval of responses all alike (``exact``, and the end of ``alike``'s ramp)
         is the exact hypergeometric one of none or all of the ``n_sampled`` items right (Buonaccorsi 1987), not
         the Clopper–Pearson or Wilson one at ``n_effective``, which are narrower near a census and cover less
         than they claim (at 120 of 400 items every one right, 95 % lower limits of 0.9787 and 0.9781 against the
-        exact 0.975).
-        None: none.
+        exact 0.975). Two-dimensional: a stratified simple random sample, ``n_sampled[:, h]`` of the
+        ``population[:, h]`` items of stratum ``h``, whose interval of responses all alike is the exact stratified
+        one (the worst placement of the wrong items among the strata; :func:`stratified_alike_interval` in
+        ``effstats._hypergeometric``). None: none.
 
     See Also
     --------
@@ -538,7 +540,10 @@ class SubsetPrediction:
                     # returns that as 0 or as the smallest normal number depending on its version: both are 0
                     cp_lo = np.where(cp_lo <= np.finfo(float).tiny, 0.0, cp_lo)
                     if self.population is not None:
-                        cp_lo, cp_hi = self._finite_alike(cp | near, p, cp_lo, cp_hi, level)
+                        # only responses all alike (a 0/1 target's Clopper-Pearson interval may be Korn-Graubard's
+                        # of a sample that is not: ``alike`` is 0 for all alike, 1 otherwise)
+                        all_alike = cp if self.alike is None else cp & (w == 0)
+                        cp_lo, cp_hi = self._finite_alike(all_alike | near, p, cp_lo, cp_hi, level)
                     low = np.where(cp, cp_lo, np.where(near, w * low + (1 - w) * cp_lo, low))
                     high = np.where(cp, cp_hi, np.where(near, w * high + (1 - w) * cp_hi, high))
         return ConfidenceInterval(np.clip(low, lo_b, hi_b), np.clip(high, lo_b, hi_b))
@@ -546,13 +551,20 @@ class SubsetPrediction:
     def _finite_alike(self, alike: np.ndarray, p: np.ndarray, low: np.ndarray, high: np.ndarray,
                       level: float) -> tuple[np.ndarray, np.ndarray]:
         """``low``/``high`` with the ``alike`` targets of a simple random sample (finite ``population``) given the
-        exact hypergeometric interval of none (estimate below 1/2) or all of their ``n_sampled`` items right."""
-        from ._hypergeometric import hypergeometric_interval
+        exact hypergeometric interval of none (estimate below 1/2) or all of their ``n_sampled`` items right; of a
+        stratified one (2-d ``population``), the exact stratified interval of a sample all alike."""
+        from ._hypergeometric import hypergeometric_interval, stratified_alike_interval
 
         N, k = np.asarray(self.population, float), np.asarray(self.n_sampled, float)
-        srs = alike & np.isfinite(N) & (k < N)
+        if N.ndim == 2:
+            srs = alike & np.isfinite(N).all(axis=1) & (k.sum(axis=1) < N.sum(axis=1))
+        else:
+            srs = alike & np.isfinite(N) & (k < N)
         if srs.any():
-            ci = hypergeometric_interval(np.where(p[srs] >= 0.5, k[srs], 0.0), k[srs], N[srs], level)
+            if N.ndim == 2:
+                ci = stratified_alike_interval(k[srs], N[srs], p[srs] >= 0.5, level)
+            else:
+                ci = hypergeometric_interval(np.where(p[srs] >= 0.5, k[srs], 0.0), k[srs], N[srs], level)
             low, high = np.array(low, float), np.array(high, float)
             low[srs], high[srs] = ci.low, ci.high
         return low, high

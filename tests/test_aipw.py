@@ -410,7 +410,8 @@ def _exact_count_limits(x, n, N, level=0.95):
 def test_targets_alike_on_a_simple_random_sample_get_the_exact_interval_of_their_count(level):
     """120 of 400 items drawn at random, targets right (wrong) on every one, also with a missing cell (119 seen):
     the exact hypergeometric interval of the count, none of the binomial Clopper-Pearson one at 120 / (1 - 0.3)
-    items (whose 95 % lower limit, 0.9787, is above the exact 0.975); with strata, that one stays."""
+    items (whose 95 % lower limit, 0.9787, is above the exact 0.975); with two strata, the exact stratified
+    interval: the worst split of the wrong items between the strata, by enumeration of every split."""
     from effstats import ResponseMatrix
 
     src = simulate_responses(30, 400, rng=0)
@@ -432,7 +433,31 @@ def test_targets_alike_on_a_simple_random_sample_get_the_exact_interval_of_their
     groups = np.repeat(["a", "b"], 200)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        strat = AIPW(n_items=120, stratify=groups, random_state=0).fit(src).predict_interval(tgt.subset(models=[0, 1]))
-    n_eff = 120 / (1 - 120 / 400)
+        strat_est = AIPW(n_items=120, stratify=groups, random_state=0).fit(src)
+        strat = strat_est.predict_interval(tgt.subset(models=[0, 1]))
+    strat_sel = strat_est.selected_
     a = (1 - level) / 2
-    np.testing.assert_allclose(strat.confidence_interval(level).low[0], a ** (1 / n_eff), rtol=1e-9)
+    k_a = int((strat_sel < 200).sum())  # stratum a: the first 200 items
+    k_b = 120 - k_a
+    assert 0 < k_a < 120
+    # P(all right) with w_a wrong items of stratum a's 200 and w - w_a of b's, the best split for each total w
+    w_a = np.arange(201)[:, None]
+    w_b = np.arange(201)[None, :]
+    p_right = np.exp(_log_all_right(k_a, 200, w_a) + _log_all_right(k_b, 200, w_b))
+    best = np.zeros(401)
+    np.maximum.at(best, (w_a + w_b).ravel(), p_right.ravel())
+    w_max = int(np.flatnonzero(best > a).max())
+    ci = strat.confidence_interval(level)
+    np.testing.assert_allclose([ci.low[0], ci.high[0], ci.low[1], ci.high[1]],
+                               [1 - w_max / 400, 1.0, 0.0, w_max / 400], atol=1e-12)
+    assert ci.low[0] < a ** ((1 - 120 / 400) / 120)  # wider than Clopper-Pearson at n / (1 - f)
+
+
+def _log_all_right(k: int, size: int, wrong: np.ndarray) -> np.ndarray:
+    """log P(a simple random sample of k of size items, wrong of them wrong, is all right)."""
+    from scipy.special import gammaln
+
+    right = size - wrong
+    with np.errstate(invalid="ignore"):
+        out = (gammaln(right + 1) - gammaln(right - k + 1) - gammaln(size + 1) + gammaln(size - k + 1))
+    return np.where(right >= k, out, -np.inf)

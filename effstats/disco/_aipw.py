@@ -164,11 +164,13 @@ class AIPW(_SubsetEstimator):
     (hypergeometric) interval of its count, none or all of the :math:`n` items drawn without replacement from
     the :math:`N` right (Buonaccorsi 1987; at 30 of 200 items every one right, [0.895, 1]); the standard error
     stays 0. The Clopper-Pearson interval at the finite-population-corrected size :math:`n / (1 - n/N)` would be
-    narrower ([0.901, 1] there) and cover less than it claims. With ``stratify`` the items are not one simple
-    random sample, whose count the hypergeometric law describes: a stratified draw's interval of responses all
-    alike is that Clopper-Pearson one (Korn & Graubard 1998). Graded scores less than an item's worth from all
-    alike (the smaller of :math:`\\sum y` and :math:`\\sum (1 - y)`, :math:`m`, below 1) get :math:`(1 - m)` times
-    that interval plus :math:`m` times the normal one, so that scores of 1e-9 get the interval of scores of 0.
+    narrower ([0.901, 1] there) and cover less than it claims. With ``stratify`` the items are a stratified
+    simple random sample, whose count follows no hypergeometric law: its interval of responses all alike is the
+    exact one of such a sample (the worst placement of the wrong items among the strata, as
+    :class:`effstats.disco.StratifiedAIPW`'s), which with one stratum is the hypergeometric one. Graded scores
+    less than an item's worth from all alike (the smaller of :math:`\\sum y` and :math:`\\sum (1 - y)`,
+    :math:`m`, below 1) get :math:`(1 - m)` times that interval plus :math:`m` times the normal one, so that
+    scores of 1e-9 get the interval of scores of 0.
 
     Missing cells. A source model's missing response is replaced by the item's mean over the models that
     answered it; items no source model answered are never drawn and are outside the estimated mean (as for
@@ -246,7 +248,7 @@ class AIPW(_SubsetEstimator):
 
     interval_kind = "design"
     _borrow = 0.0  # prior degrees of freedom of the pooled residual variance in each stratum's (none)
-    # responses all alike (0/1, or graded within an item's worth of it): the count's Clopper-Pearson interval
+    # responses all alike (0/1, or graded within an item's worth of it): the count's exact interval
     _exact_interval = True
 
     def __init__(self, n_items: int = 100, stratify: Any = None, n_folds: int = 5, regressor: Any = "ridge",
@@ -432,16 +434,14 @@ class AIPW(_SubsetEstimator):
         one of responses all alike (class Notes)."""
         return np.clip(self._minority(o), 0.0, 1.0)
 
-    def _design_srs(self, o) -> tuple[np.ndarray | None, np.ndarray | None]:
-        """Observed sampled items and the number of items they were drawn from, where the draw is one simple random
-        sample (one stratum): a target's responses all alike then get the exact hypergeometric interval of their
-        count. A stratified draw keeps the Clopper-Pearson interval at ``k / (1 - k/N)`` (the hypergeometric law
-        is that of one simple random sample's count)."""
-        if len(self.stratum_sizes_) > 1:
-            return None, None
-        y = o.correctness("target_outputs")
-        k = np.full(len(y), float(y.shape[1])) if o.missing is None else (~o.missing).sum(axis=1).astype(float)
-        return k, np.full(len(y), float(self.stratum_sizes_.sum()))
+    def _design_srs(self, o) -> tuple[np.ndarray, np.ndarray]:
+        """Observed sampled items per target and stratum, and the strata's sizes, shape (n_target, n_strata): a
+        target's responses all alike get the exact interval of a stratified simple random sample all alike (class
+        Notes; with one stratum the hypergeometric one of its count)."""
+        onehot = np.eye(len(self.stratum_sizes_))[self._h_sel]  # (k, H)
+        seen = np.ones((o.n_models, o.n_items), bool) if o.missing is None else ~o.missing
+        k_h = seen.astype(float) @ onehot
+        return k_h, np.broadcast_to(self.stratum_sizes_.astype(float), k_h.shape)
 
     def _design_n(self, o) -> np.ndarray:
         """The finite-population-corrected count of items evaluated, ``k / (1 - k/N)``, for targets whose sampled
