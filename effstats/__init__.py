@@ -11,6 +11,7 @@ sortsearch   Sort & Search (Lifelong Benchmarks)
 metrics      sample-level metrics (MAE, E_agg, Cohen's kappa) and error decomposition
 disco        DISCO sample selection and model-signature predictors; irt: IRT baselines
 reliability  DIoR, Mean Win Rate, rank-switch curves and Flash-HELM
+workflow     the loop: harness logs → items to run → manifest → score, interval and rank (``effstats select``)
 """
 from __future__ import annotations
 
@@ -35,7 +36,7 @@ __all__ = [
 ]
 
 _SUBMODULES = {"datasets", "sequential", "sortsearch", "metrics", "disco", "irt", "reliability", "rbridge", "bitpack",
-               "splits", "responses", "cli"}
+               "splits", "responses", "cli", "workflow"}
 # the top-level names and the submodule that defines each
 _EXPORTS = {
     "ResponseMatrix": "responses",

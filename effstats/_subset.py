@@ -809,7 +809,7 @@ class _SubsetEstimator(BaseEstimator):
 
     def predict_interval(self, target_outputs: Any, *, items: Any = None, n_splits: int = 5) -> SubsetPrediction:
         """Predictions with their uncertainty, as a :class:`effstats.disco.SubsetPrediction`
-        (``confidence_interval(level)``).
+        (``confidence_interval(confidence_level=0.95)``).
 
         Model-based estimators (DISCO, anchors, IRT, Sort & Search) use ``n_splits``-fold cross-validated
         residuals of the source models (conformal style, approximately valid for targets exchangeable with the

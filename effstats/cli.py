@@ -114,7 +114,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
+    from . import __version__
+
     parser = _Parser(prog="effstats", description="effstats command line tools")
+    parser.add_argument("--version", action="version", version=f"effstats {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     p = sub.add_parser("audit", help="benchmark reliability report (what to add / drop, resolved ranks, DIoR)",
                        description="Read a leaderboard's scores per model and scenario, resample the benchmark's "

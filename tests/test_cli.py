@@ -549,6 +549,13 @@ def test_every_command_help_says_what_it_does(command, capsys):
     assert not blocks[1].lstrip().startswith(("positional arguments", "options")), blocks[1]
 
 
+def test_version_is_the_package_version_and_workflow_loads_on_first_use(capsys):
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == f"effstats {effstats.__version__}"
+    assert "workflow" in dir(effstats)
+    assert effstats.workflow.select is __import__("effstats.workflow", fromlist=["select"]).select
+
+
 def test_duplicate_hint_never_suggests_a_column_of_timestamps(tmp_path, capsys):
     # an Open LLM details export: a model evaluated twice, its runs told apart by a timestamp column, which names
     # runs, not models

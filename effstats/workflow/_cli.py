@@ -74,7 +74,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                                    "(lm_eval --samples).")
     p.add_argument("reference", metavar="REFERENCE",
                    help="reference results: a folder of lm-eval samples_*.jsonl logs, HELM run folders, or a "
-                        "long/wide CSV or Parquet table of item scores")
+                        "long/wide CSV, TSV or Parquet table of item scores")
     size = p.add_mutually_exclusive_group(required=True)
     size.add_argument("--budget", type=int, help="items to evaluate the new model on")
     size.add_argument("--target-error", type=float, metavar="POINTS",
@@ -101,7 +101,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                                    "data, and report the score, its interval and the rank among the reference models.")
     e.add_argument("manifest", metavar="DIR", help="the folder `effstats select --out` wrote (or its manifest.json)")
     e.add_argument("new_results", metavar="NEW_RESULTS",
-                   help="the new model's results: lm-eval's --output_path folder of the --samples run, or a CSV")
+                   help="the new model's results: lm-eval's --output_path folder of the --samples run, HELM run "
+                        "folders, or a long/wide CSV, TSV or Parquet table of item scores")
     e.add_argument("--reference", default=None, help="the reference data, if not at the path the manifest records")
     e.add_argument("--metric", default=None, help="per-item metric of NEW_RESULTS (default: the reference's)")
     e.add_argument("--confidence", type=float, default=0.95, help="confidence level (default: 0.95)")
@@ -174,7 +175,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                          description="Read the batch's results, record the look, and write the next batch or the "
                                      "decision.")
     up.add_argument("state", metavar="DIR", help="the folder `effstats sequential start --out` wrote")
-    up.add_argument("new_results", metavar="NEW_RESULTS", help="the batch's results (lm-eval output folder or CSV)")
+    up.add_argument("new_results", metavar="NEW_RESULTS", help="the batch's results (as for effstats estimate)")
     up.add_argument("--model", default=None, help="which model of NEW_RESULTS (when it holds several)")
     up.add_argument("--metric", default=None, help="per-item metric (default: the reference's)")
     up.add_argument("--duplicates", default="last", choices=["last", "first", "mean", "error"],
