@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._shared import _child_python, _scratch_dir
 from ._validation import check_positive_int, check_rng
 
 
@@ -182,20 +183,18 @@ class _AnchorProcess:
         import json
         import os
         import subprocess
-        import sys
         import tempfile
 
         self.X, self.k, self.seed, self.n_init, self.done = X, k, seed, n_init, done
-        self.dir = tempfile.mkdtemp(prefix="effstats-anchors-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
+        self.dir = tempfile.mkdtemp(prefix="effstats-anchors-", dir=_scratch_dir(X.nbytes))
         self.proc = None
         try:
             np.save(os.path.join(self.dir, "X.npy"), X)
             root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # this effstats, wherever it is
-            code = (f"import sys; sys.path.insert(0, {root!r}); from effstats._items import _anchor_worker; "
-                    "_anchor_worker()")
+            code = "sys.path.insert(0, sys.argv[2]); from effstats._items import _anchor_worker; _anchor_worker()"
             # one core: the caller's process has the others
             env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-            self.proc = subprocess.Popen([sys.executable, "-I", "-c", code], stdin=subprocess.PIPE,
+            self.proc = subprocess.Popen(_child_python(code, root), stdin=subprocess.PIPE,
                                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
             self.proc.stdin.write(json.dumps({"dir": self.dir, "k": k, "seed": seed, "n_init": n_init}).encode())
             self.proc.stdin.close()

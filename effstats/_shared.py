@@ -6,7 +6,8 @@ names: selecting models or items by id, position or mask (:mod:`effstats.respons
 Cohen's kappa from agreement rates (:mod:`effstats.metrics`, :mod:`effstats.sortsearch`), and names listed in a
 message (:mod:`effstats.reliability`, the subset estimators, :mod:`effstats.workflow`), values listed in a message
 as plain Python values (every module's errors and warnings), and whether a table's cell
-reads as a number (:mod:`effstats.datasets`). The package's other internal
+reads as a number (:mod:`effstats.datasets`), and where child processes find their data and their Python
+(:mod:`effstats.irt`, :mod:`effstats.disco`). The package's other internal
 modules: ``effstats._validation`` (argument checks), ``effstats._results`` (result classes), ``effstats._subset``
 (the subset estimators' shared base) and ``effstats._range`` (out-of-range flags).
 """
@@ -164,3 +165,27 @@ def _id_list(ids: Any, k: int = 5) -> str:
     """The first ``k`` ids as a list, then how many more there are: ``"['a', 'b'] and 3 more"``."""
     more = f" and {len(ids) - k} more" if len(ids) > k else ""
     return f"{np.asarray(ids[:k]).tolist()}{more}"  # plain values, not numpy reprs
+
+
+def _scratch_dir(nbytes: int) -> str | None:
+    """The directory for a scratch file of ``nbytes`` that child processes read: /dev/shm (memory) when it has room
+    for twice that, else None (the system's temporary directory). A tmpfs too small for its files (containers often
+    give /dev/shm 64 MB) kills the writing process with SIGBUS instead of raising."""
+    import os
+
+    try:
+        st = os.statvfs("/dev/shm")
+    except (OSError, AttributeError):  # no /dev/shm, or no statvfs (Windows)
+        return None
+    return "/dev/shm" if st.f_bavail * st.f_frsize >= 2 * nbytes else None
+
+
+def _child_python(code: str, *args: str) -> list[str]:
+    """The command line of a child Python that runs ``code`` (which may use ``sys.argv[2:]``, i.e. ``args``) with this
+    process's ``sys.path``: the same packages, wherever they were found (user site, PYTHONPATH, a path added at run
+    time), and no user script imported again."""
+    import json
+    import sys
+
+    return [sys.executable, "-c", f"import sys, json; sys.path[:] = json.loads(sys.argv[1]); {code}",
+            json.dumps(sys.path), *args]

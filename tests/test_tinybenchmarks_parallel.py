@@ -10,6 +10,7 @@ import pytest
 import effstats._items as items
 import effstats.irt._jml_blocks as jml_blocks
 from effstats.datasets.simulate import simulate_responses
+from effstats._shared import _scratch_dir
 from effstats.exceptions import ConvergenceWarning
 from effstats.irt import IRT2PL, TinyBenchmarks
 
@@ -112,3 +113,21 @@ def test_workers_start_where_they_pay(workers):
         assert workers == []
         IRT2PL(2, method="jml", n_jobs=2, max_iter=3).fit(simulate_responses(40, 60_000, rng=0).values)
     assert len(workers) == 1 and len(workers[0].procs) == 0  # one worker beside the calling process, stopped
+
+
+def test_without_a_worker_the_caller_takes_every_block(processes_for_small_fits, workers, monkeypatch):
+    Y = simulate_responses(40, 10_000, rng=1).values
+    want = IRT2PL(2, method="jml", tol=1e-4, n_jobs=1).fit(Y)
+
+    def no_python(*args, **kwargs):
+        raise OSError("no Python at sys.executable")
+    monkeypatch.setattr(jml_blocks.subprocess, "Popen", no_python)
+    got = IRT2PL(2, method="jml", tol=1e-4, n_jobs=2).fit(Y)
+    assert len(workers) == 1 and workers[0].ranges == [(0, 7)] and workers[0].procs == []
+    np.testing.assert_array_equal(got.theta_, want.theta_)
+    np.testing.assert_array_equal(got.a_, want.a_)
+
+
+def test_scratch_files_go_to_memory_only_where_it_has_room():
+    assert _scratch_dir(1 << 60) is None  # more than any /dev/shm: the system's temporary directory
+    assert _scratch_dir(1) in (None, "/dev/shm")

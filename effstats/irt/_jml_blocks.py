@@ -10,8 +10,8 @@ GIL over at every call run a 90 × 80,000 fit 1.1 times as fast as one, two proc
 go to its own row and are added up in block order by the calling process, so the fit is the same for any
 ``n_jobs``.
 
-The file imports numpy alone: a worker is ``python <this file>``, which starts in about 0.1 s and runs no user code
-(a ``multiprocessing`` start would import the user's main script again).
+The file imports numpy alone: a worker runs it as a script (with the caller's ``sys.path``), which starts in about
+0.1 s and runs no user code (a ``multiprocessing`` start would import the user's main script again).
 """
 from __future__ import annotations
 
@@ -138,9 +138,10 @@ class _Workers:
     :class:`_Pass` in the caller. A context manager: on exit the workers stop and the file is removed."""
 
     def __init__(self, layout: dict[str, tuple], fill: dict[str, np.ndarray], prior_sd_a: float, prior_sd_b: float,
-                 n_workers: int) -> None:
-        tmp = "/dev/shm" if os.path.isdir("/dev/shm") else None  # memory, not disk, where the system has it
-        fd, self.path = tempfile.mkstemp(prefix="effstats-irt-", suffix=".bin", dir=tmp)
+                 n_workers: int, scratch: str | None, command: list[str]) -> None:
+        """``scratch``: the file's directory (None: the system's temporary one); ``command``: a worker's command
+        line, to which the path of this file is added."""
+        fd, self.path = tempfile.mkstemp(prefix="effstats-irt-", suffix=".bin", dir=scratch)
         os.close(fd)
         self.procs: list[subprocess.Popen] = []
         self._mm, arrays = _mapped(self.path, layout, "w+")
@@ -155,11 +156,14 @@ class _Workers:
                 "prior_sd_a": prior_sd_a, "prior_sd_b": prior_sd_b}
         try:
             for lo, hi in self.ranges[1:]:
-                proc = subprocess.Popen([sys.executable, "-I", os.path.abspath(__file__)], stdin=subprocess.PIPE,
+                proc = subprocess.Popen(command + [os.path.abspath(__file__)], stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, env=env)
                 self.procs.append(proc)
                 proc.stdin.write((json.dumps({**spec, "lo": lo, "hi": hi}) + "\n").encode())
                 proc.stdin.flush()
+        except OSError:  # no worker can start (no Python at sys.executable): the caller takes every block
+            self._stop()
+            self.ranges = [(0, nb)]
         except BaseException:
             self.close()
             raise
@@ -184,6 +188,15 @@ class _Workers:
                                    "process alone")
 
     def close(self) -> None:
+        self._stop()
+        self.pass_ = None
+        self._mm = None
+        try:
+            os.unlink(self.path)
+        except OSError:
+            pass
+
+    def _stop(self) -> None:
         for proc in self.procs:
             try:
                 proc.stdin.close()
@@ -191,12 +204,6 @@ class _Workers:
             except Exception:
                 proc.kill()
         self.procs = []
-        self.pass_ = None
-        self._mm = None
-        try:
-            os.unlink(self.path)
-        except OSError:
-            pass
 
 
 class _InProcess:

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
 
-from .._shared import _plain
+from .._shared import _child_python, _plain, _scratch_dir
 from .._validation import (check_array, check_binary, check_flag, check_option, check_positive, check_positive_int,
                            check_rng,
                            warn_missing_cells)
@@ -402,8 +402,10 @@ class IRT2PL(BaseEstimator):
         th, a, b = _svd_start(Y, d, check_rng(self.random_state, "random_state"), W)
         fill = {"Y": Y, "a": a, "b": b, **({} if W is None else {"W": W})}
         procs = min(self.n_jobs or _cpus(), n_blocks // 2) if m * n >= _jml_blocks._PROCESS_CELLS else 1
-        with (_Workers(layout, fill, self.prior_sd_a, self.prior_sd_b, procs - 1) if procs > 1
-              else _InProcess(layout, fill, self.prior_sd_a, self.prior_sd_b)) as work:
+        size = sum(int(np.prod(shape)) * np.dtype(t).itemsize for shape, t in layout.values())
+        worker = _child_python("import runpy; runpy.run_path(sys.argv[2], run_name='__main__')")
+        with (_Workers(layout, fill, self.prior_sd_a, self.prior_sd_b, procs - 1, _scratch_dir(size), worker)
+              if procs > 1 else _InProcess(layout, fill, self.prior_sd_a, self.prior_sd_b)) as work:
             P = work.pass_
 
             def item_pass(th: np.ndarray, newton: bool) -> tuple[float, np.ndarray, np.ndarray]:

@@ -136,7 +136,9 @@ class TinyBenchmarks(_SubsetEstimator):
         Extra arguments of :class:`effstats.irt.IRT2PL` (priors, ``max_iter``, ``tol``).
     n_jobs : int or None, default=None
         Processes sharing each joint IRT fit's passes over the items (:class:`effstats.irt.IRT2PL`'s ``n_jobs``,
-        which this one sets); None: one per core. The estimates do not depend on it.
+        which this one sets); None: one per core. With more than one, the anchor k-means of ``"anchor-corr"`` on a
+        large matrix runs in a process of its own while the IRT models are fitted. The estimates do not depend on
+        it.
     random_state : int, numpy.random.Generator or None, default=None
         Seeds the random items / k-means.
 
@@ -489,8 +491,10 @@ class TinyBenchmarks(_SubsetEstimator):
                 weights.append(np.full(k, 1.0 / k))
                 return select_random(n, k, rng=rng)
         else:
-            X = (_impute(Y.astype(float), miss, self._fill).T if selection == "anchor-corr"
-                 else np.column_stack([self.irt_.a_, self.irt_.b_]))
+            X = None  # the k-means started has its own
+            if started is None:
+                X = (_impute(Y.astype(float), miss, self._fill).T if selection == "anchor-corr"
+                     else np.column_stack([self.irt_.a_, self.irt_.b_]))
 
             def pick(n: int, _: Any) -> np.ndarray:
                 if started is not None:
