@@ -436,3 +436,30 @@ def test_one_task_drawn_at_random_gives_a_model_alike_on_every_chosen_item_the_e
     edge = np.flatnonzero(hypergeom.pmf(120, 400, np.arange(401), 120) > 0.025)[0] / 400
     assert len(sel.items) == 120 and edge == 0.975
     np.testing.assert_allclose([low[0], high[0], low[1], high[1]], [edge, 1.0, 0.0, 1 - edge], atol=1e-12)
+
+
+@pytest.mark.parametrize("n_tasks", [1, 2])
+def test_stratified_aipw_tasks_alike_on_every_chosen_item_give_the_exact_stratified_interval(n_tasks):
+    """Tasks of 200 items, 60 chosen by the default stratified AIPW in all: a new model right (wrong) on every
+    chosen item gets the exact interval of a stratified sample all alike, the tasks' strata one stratified sample
+    (the worst placement of the wrong items, by a dynamic programme over every task's strata), never a point."""
+    from test_stratified_alike_interval import _dp_lower_limit
+
+    from effstats import ResponseMatrix
+    from effstats.workflow import estimate, select
+
+    g = np.random.default_rng(5)
+    n_items = 200 * n_tasks
+    diff = g.normal(size=n_items)
+    v = (g.random((29, n_items)) < 1 / (1 + np.exp(-(np.linspace(-1, 2, 29)[:, None] - diff)))).astype(float)
+    items = [f"t{t}/{j}" for t in range(n_tasks) for j in range(200)]
+    sel = select(ResponseMatrix(v, model_ids=[f"r{i}" for i in range(29)], item_ids=items), 60, seed=0)
+    assert sel.method == "stratified-aipw"
+    new = ResponseMatrix(np.repeat([[1.0], [0.0]], len(sel.items), axis=1), model_ids=["ones", "zeros"],
+                         item_ids=list(sel.items))
+    low, high = estimate(sel, new).confidence_interval(0.95)
+    fits = [sel._fits[f"t{t}"].est for t in range(n_tasks)]
+    exact = _dp_lower_limit(np.concatenate([f.allocation_ for f in fits]),
+                            np.concatenate([f.stratum_sizes_ for f in fits]), 0.95)
+    assert sum(f.allocation_.sum() for f in fits) == 60 and exact < 1 - 0.02
+    np.testing.assert_allclose([low[0], high[0], low[1], high[1]], [exact, 1.0, 0.0, 1 - exact], atol=1e-12)

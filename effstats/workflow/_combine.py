@@ -255,10 +255,14 @@ class _Combined:
                 low, high = np.where(point, kg.low, low), np.where(point, kg.high, high)
                 if p.method in _SRS_METHODS:
                     low, high = self._srs_count(p, point, low, high, level)
+                low, high = self._alike_exact(point, low, high, level)
             return ConfidenceInterval(low, high)
         est, se = self.statistic, self.standard_error
         if self.binary and all(p.design_based for p in self.parts):
-            return self._korn_graubard(est, self._count_se(), level)
+            kg = self._korn_graubard(est, self._count_se(), level)
+            point = np.logical_and.reduce([_degenerate(p) | (np.asarray(p.n_evaluated) >= p.n_items)
+                                           for p in self.parts])
+            return ConfidenceInterval(*self._alike_exact(point, kg.low, kg.high, level))
         z = stats.norm.ppf(0.5 + level / 2)
         return ConfidenceInterval(np.clip(est - z * se, 0, 1), np.clip(est + z * se, 0, 1))
 
@@ -277,6 +281,46 @@ class _Combined:
             ci = hypergeometric_interval(x, k[srs], p.n_items, level)
             low, high = np.array(low, float), np.array(high, float)
             low[srs], high[srs] = ci.low, ci.high
+        return low, high
+
+    def _alike_exact(self, point: np.ndarray, low: np.ndarray, high: np.ndarray,
+                     level: float) -> tuple[np.ndarray, np.ndarray]:
+        """``low``/``high`` with the ``point`` models whose every task's sampled items are all right (or all
+        wrong) given the exact interval of a stratified simple random sample all alike: the tasks' strata (a
+        task drawn as one simple random sample is one stratum; a census, one sampled whole) are the strata of one
+        stratified sample, and the worst placement of the wrong items among them bounds the score
+        (:func:`stratified_alike_interval`). The score is the share of all items right only when the tasks weigh
+        by their items; tasks weighed alike, or a task whose design is not a stratified simple random sample
+        (Sort & Search's cells, model-based methods), keep the interval they have."""
+        from .._hypergeometric import stratified_alike_interval
+
+        sizes = np.array([p.n_items for p in self.parts], float)
+        if not self.binary or not np.allclose([p.weight for p in self.parts], sizes / sizes.sum(), atol=1e-9):
+            return low, high
+        designs, right, wrong = [], np.array(point, bool), np.array(point, bool)
+        for p in self.parts:
+            k, n_items = np.asarray(p.n_evaluated, float), float(p.n_items)
+            est = np.asarray(p.result.statistic, float)
+            census = (k >= n_items) | (p.method == "all")
+            pop = getattr(p.result, "population", None) if p.design_based else None
+            if census.all() and p.method == "all":
+                designs.append((np.full((len(k), 1), n_items), np.full((len(k), 1), n_items)))
+            elif pop is not None and np.ndim(pop) == 2:
+                designs.append((np.asarray(p.result.n_sampled, float), np.asarray(pop, float)))
+            elif p.method in _SRS_METHODS or pop is not None:
+                designs.append((np.minimum(k, n_items)[:, None], np.full((len(k), 1), n_items)))
+            else:
+                return low, high
+            # a census is all right (all wrong) only at a score of exactly 1 (0)
+            right &= np.where(census, est >= 1 - 1e-12, est >= 0.5)
+            wrong &= np.where(census, est <= 1e-12, est < 0.5)
+        alike = (right | wrong) & (sum(np.asarray(p.n_evaluated, float) for p in self.parts) < sizes.sum())
+        if alike.any():
+            k_h = np.concatenate([d[0] for d in designs], axis=1)[alike]
+            n_h = np.concatenate([d[1] for d in designs], axis=1)[alike]
+            ci = stratified_alike_interval(k_h, n_h, right[alike], level)
+            low, high = np.array(low, float), np.array(high, float)
+            low[alike], high[alike] = ci.low, ci.high
         return low, high
 
     def _count_se(self) -> np.ndarray:
