@@ -1690,7 +1690,8 @@ def _workflow_cases() -> list[Case]:
                                      ("two-models", FAIL,
                                       lambda v, r: _workflow_reference().subset(models=[10, 11],
                                                                                 items=_sequential_run().next_items))]),
-        A("model", [("unknown", FAIL, lambda v, r: "nobody"), ("int", FAIL, lambda v, r: 3)])]))
+        A("model", [("unknown", FAIL, lambda v, r: "nobody"), ("int", FAIL, lambda v, r: 3)]),
+        A("restrict_to_manifest", [("text", FAIL, lambda v, r: "yes"), ("int", FAIL, lambda v, r: 3)])]))
     add(Case("SequentialRun.save", "workflow", lambda kw: _sequential_run().save(**kw),
              lambda: dict(directory=_tmpdir()), [
         A("directory",

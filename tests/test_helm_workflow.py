@@ -322,3 +322,69 @@ def test_train_trials_are_counted_per_model_also_without_run_spec(tmp_path):
         rm = read_helm_runs(tmp_path / "runs")
     assert rm.models["n_trials"].tolist() == [3, 3, 3] and rm.models["n_tasks"].tolist() == [2, 2, 2]
     assert read_helm_runs(tmp_path / "runs" / "v1" / f"{MMLU},model=org0_model-00").models["n_trials"].tolist() == [1]
+
+
+def _cut_to(runs: Path, dest: Path, items: list[str]) -> Path:
+    """Copies of HELM run folders holding only the instances of ``items`` (``<run spec>/<instance id>``)."""
+    keep = set(items)
+    for run in runs.iterdir():
+        shutil.copytree(run, dest / run.name)
+        spec = json.loads((run / "run_spec.json").read_text())["name"].rsplit(",model=", 1)[0].rsplit(":model=", 1)[0]
+        f = dest / run.name / "per_instance_stats.json"
+        f.write_text(json.dumps([e for e in json.loads(f.read_text()) if f"{spec}/{e['instance_id']}" in keep]))
+    return dest
+
+
+def test_sequential_update_reads_a_batch_from_whole_helm_runs(tmp_path, capsys):
+    write_suite(tmp_path, [Scenario("boolq", n=60), Scenario(MMLU, n=60)], 7)
+    new = _split_off(tmp_path, "org0_model-06")
+    code, out, err = _run(["sequential", "start", tmp_path / "runs", "--half-width", "0.04", "--initial", "30",
+                           "--batch", "30", "--out", tmp_path / "whole"], capsys)
+    assert code == 0, err
+    assert "--restrict-to-manifest" in out and "helm-run" in out
+    shutil.copytree(tmp_path / "whole", tmp_path / "cut")
+    # the new model's whole runs hold every instance: refused as they are, with the way out
+    code, _, err = _run(["sequential", "update", tmp_path / "whole", new], capsys)
+    _one_line_error(code, err, "NEW_RESULTS: 90 item(s) were never handed out in this run",
+                    "HELM runs hold whole run specs: read only this batch's items with --restrict-to-manifest")
+    looks = 0
+    while not (tmp_path / "whole" / "decision.md").exists():
+        looks += 1
+        batch = pd.read_csv(tmp_path / "whole" / f"batch_{looks:03d}" / "items.csv")["item"].tolist()
+        code, out, err = _run(["sequential", "update", tmp_path / "whole", new, "--restrict-to-manifest"], capsys)
+        assert code == 0, err
+        left = 120 - len(batch)
+        assert f"read the {len(batch)} items of batch {looks:03d} from NEW_RESULTS; left out its {left} other " \
+               "item(s) (--restrict-to-manifest)" in out
+        # the same look from runs of the batch's instances only
+        cut = _cut_to(new / "v1", tmp_path / f"cut{looks}" / "v1", batch)
+        code, _, err = _run(["sequential", "update", tmp_path / "cut", cut.parent], capsys)
+        assert code == 0, err
+        assert looks < 5
+    a = json.loads((tmp_path / "whole" / "state.json").read_text())
+    b = json.loads((tmp_path / "cut" / "state.json").read_text())
+    assert a["looks"] == b["looks"] and a["result"] == b["result"] and len(a["looks"]) == looks
+    truth = read_helm_runs(new).subset(items=a["looks"][0]["items"]).values_with_nan()[0]
+    np.testing.assert_array_equal(a["looks"][0]["scores"], truth)
+
+
+def test_sequential_update_restricted_names_what_the_batch_lacks(tmp_path, capsys):
+    write_suite(tmp_path, [Scenario("boolq", n=40), Scenario(MMLU, n=40)], 5)
+    new = _split_off(tmp_path, "org1_model-04")
+    code, _, err = _run(["sequential", "start", tmp_path / "runs", "--half-width", "0.05", "--initial", "20",
+                         "--out", tmp_path / "seq"], capsys)
+    assert code == 0, err
+    batch = pd.read_csv(tmp_path / "seq" / "batch_001" / "items.csv")["item"].tolist()
+    spec, missing = batch[0].rsplit("/", 1)
+    run = next((new / "v1").glob(f"{spec.split(':')[0]}*"))
+    f = run / "per_instance_stats.json"
+    f.write_text(json.dumps([e for e in json.loads(f.read_text()) if e["instance_id"] != missing]))
+    code, _, err = _run(["sequential", "update", tmp_path / "seq", new, "--restrict-to-manifest"], capsys)
+    _one_line_error(code, err, "NEW_RESULTS: 1 of the batch's 20 items have no result", batch[0],
+                    "run the batch's run specs whole (batch_001/helm_instances.json lists them)")
+    # another run's results: none of the batch's items
+    other = _cut_to(new / "v1", tmp_path / "other" / "v1", [i for i in read_helm_runs(new).item_ids
+                                                            if i not in set(batch)])
+    code, _, err = _run(["sequential", "update", tmp_path / "seq", other.parent, "--restrict-to-manifest"], capsys)
+    _one_line_error(code, err, "NEW_RESULTS: none of its 60 items is in batch 001", "batch_001/items.csv")
+    assert json.loads((tmp_path / "seq" / "state.json").read_text())["looks"] == []

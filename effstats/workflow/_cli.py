@@ -184,6 +184,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                     help="adaptive runs: the reference data, if not at the path the state records")
     up.add_argument("--no-progress", action="store_true",
                     help="accepted as on the other commands; update reads one batch and shows no progress bar")
+    up.add_argument("--restrict-to-manifest", action="store_true",
+                    help="read only this batch's items of NEW_RESULTS (a whole run of the benchmark, e.g. HELM runs: "
+                         "helm-run runs whole run specs) and leave out the others, saying how many")
 
 
 def _lm_eval_hint(samples_file: Path, samples: dict) -> str:
@@ -324,17 +327,31 @@ def _start(args: argparse.Namespace, rule: str) -> None:
     print(f"batch 1: {len(run.next_items)} items in {path}")
     if run.lm_eval_samples is not None:
         print(_lm_eval_hint(path / LM_EVAL_SAMPLES, run.lm_eval_samples))
-    elif run.helm_instances is not None:
-        print(f"the batch's instance ids per run spec: {path / HELM_INSTANCES}")
-    print(f"then: effstats sequential update {shlex.quote(str(args.out))} <OUT>")
+    _next_step(run, path, args.out)
+
+
+def _next_step(run, path: Path, directory: str) -> None:
+    """How to run the next batch and record it."""
+    if run.helm_instances is not None:
+        print(f"the batch's instance ids per run spec: {path / HELM_INSTANCES}\n"
+              "run the new model on these run specs as the reference models were run (helm-run --run-entries "
+              "<run entry>,model=<new model> ...; HELM runs whole run specs), then read the batch's instances:\n"
+              f"  effstats sequential update {shlex.quote(str(directory))} <benchmark_output/runs/SUITE> "
+              "--restrict-to-manifest")
+    else:
+        print(f"then: effstats sequential update {shlex.quote(str(directory))} <OUT>")
 
 
 def _update(args: argparse.Namespace) -> None:
     from ._sequential import SequentialRun, _few_models_note
 
     run = SequentialRun.load(args.state, reference=args.reference)
-    res = run.update(args.new_results, model=args.model, metric=args.metric, duplicates=args.duplicates)
+    res = run.update(args.new_results, model=args.model, metric=args.metric, duplicates=args.duplicates,
+                     restrict_to_manifest=args.restrict_to_manifest)
     path = run.save(args.state)
+    if args.restrict_to_manifest:
+        print(f"read the {len(run.state['looks'][-1]['items'])} items of batch {len(run.state['looks']):03d} from "
+              f"NEW_RESULTS; left out its {run.n_left_out} other item(s) (--restrict-to-manifest)")
     if run.stopped:
         print(run.to_markdown(), end="")
         print(f"written: {path}")
@@ -354,7 +371,7 @@ def _update(args: argparse.Namespace) -> None:
             print(f"look {len(run.state['looks'])}: {res.n} items, {what} {res.estimate:.4f} "
                   f"[{lo:.4f}, {hi:.4f}]{extra}: continue")
         print(f"batch {len(run.state['looks']) + 1}: {len(run.next_items)} items in {path}")
-        print(f"then: effstats sequential update {shlex.quote(str(args.state))} <OUT>")
+        _next_step(run, path, args.state)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -97,6 +97,9 @@ class SequentialRun:
         The JSON state (settings, item order, the looks so far, the decision).
     result : SequentialResult or None
         After the first :meth:`update`.
+    n_left_out : int
+        Items of the last :meth:`update`'s results outside its batch that ``restrict_to_manifest=True`` left out
+        (0 without it).
 
     See Also
     --------
@@ -151,6 +154,7 @@ class SequentialRun:
         self._ev = None  # the online evaluator after the recorded looks (rebuilt from the state when loaded)
         self._test = None  # rule="adaptive": the adaptive test after the recorded looks (likewise)
         self._bank_pos = None  # rule="adaptive": bank position of each item id
+        self.n_left_out = 0
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -596,7 +600,7 @@ class SequentialRun:
         return {t: list(out[t]) for t in sorted(out)}
 
     def update(self, new_results: Any, *, model: str | None = None, metric: str | None = None,
-               duplicates: str = "last"):
+               duplicates: str = "last", restrict_to_manifest: bool = False):
         """Record the next batch's results and apply the stopping rule.
 
         Parameters
@@ -612,6 +616,12 @@ class SequentialRun:
             Per-item metric (default, and the only one accepted: the reference's).
         duplicates : {"last", "first", "mean", "error"}, default "last"
             Two runs of the model in ``new_results``.
+        restrict_to_manifest : bool, default False
+            Read only the items of this batch from ``new_results`` and leave out the others (a whole run of the
+            benchmark: HELM runs, which ``helm-run`` runs whole run specs for, or a full lm-eval run), as
+            :func:`~effstats.workflow.estimate` does with a manifest's items; :attr:`n_left_out` counts the items
+            left out. Every item of the batch still needs a result. The items of a batch do not depend on the
+            new model's results on other items, so its look is the look of a run on the batch's items alone.
 
         Returns
         -------
@@ -627,11 +637,13 @@ class SequentialRun:
         ValueError
             Naming the argument, and the state unchanged: among others, results lacking a whole task of the batch
             (``"no result of 'm' on the task(s) 'boolq' (12 items) of this batch of 60 items: ..."``), items of
-            the batch without a result, or items never handed out.
+            the batch without a result, or items never handed out (unless ``restrict_to_manifest``).
         """
         st = self.state
         if self.stopped:
             raise ValueError(f"directory: this run has already stopped ({st['result']['decision']}); start another")
+        if not isinstance(restrict_to_manifest, (bool, np.bool_)):
+            raise ValueError(f"restrict_to_manifest: expected True or False, got {restrict_to_manifest!r}")
         new = read_new_results(new_results, st["reference"], metric=metric, duplicates=duplicates)
         names = list(map(str, new.model_ids))
         if model is None:
@@ -648,23 +660,43 @@ class SequentialRun:
         batch = self.next_items
         row = new.subset(models=[names.index(str(model))])
         ids = row.item_ids.astype(str)
+        k = len(st["looks"]) + 1
+        earlier = set(i for lk in st["looks"] for i in lk["items"])
+        helm = st["reference"].get("layout") == "helm"
+        left_out = 0
+        if restrict_to_manifest:
+            on = ids.isin(batch)
+            if not on.any() and set(ids) <= earlier:
+                raise ValueError(f"new_results: these results were recorded at an earlier look (look {k - 1} is the "
+                                 f"last); the next batch is batch {k:03d}")
+            if not on.any():
+                raise ValueError(f"new_results: none of its {len(ids)} items is in batch {k:03d} (its {len(batch)} "
+                                 f"items are listed in batch_{k:03d}/items.csv), e.g. {_plain(list(ids[:3]))}")
+            left_out = int((~on).sum())
+            row, ids = row.subset(items=np.flatnonzero(on)), ids[on]
         handed_out = set(st["order"][: self.n_evaluated + len(batch)])
         outside = [i for i in ids if i not in handed_out]
         if outside:
+            whole = ""
+            if pd.Index(batch).isin(ids).all():  # e.g. a whole run of the benchmark: the batch's items are there
+                whole = ("; HELM runs hold whole run specs: " if helm else "; if they are a whole run, ")
+                whole += "read only this batch's items with restrict_to_manifest=True (--restrict-to-manifest)"
             raise ValueError(f"new_results: {len(outside)} item(s) were never handed out in this run, "
-                             f"e.g. {_plain(outside[:3])}")
+                             f"e.g. {_plain(outside[:3])}{whole}")
         have = pd.Series(row.values_with_nan()[0], index=ids)
         have = have[~have.index.duplicated()].dropna()
         n0 = self.n_evaluated
         refuse_batch_without_tasks(str(model), batch, st["tasks"][n0:n0 + len(batch)], have.index)
         lacking = [i for i in batch if i not in have.index]
-        earlier = set(i for lk in st["looks"] for i in lk["items"])
         if lacking and set(have.index) <= earlier:
             raise ValueError(f"new_results: these results were recorded at an earlier look (look "
                              f"{len(st['looks'])} is the last); the next batch is batch {len(st['looks']) + 1:03d}")
         if lacking:
+            run = ("run the batch's run specs whole (batch_{k:03d}/helm_instances.json lists them)" if helm
+                   else "run the batch's whole --samples file").format(k=k)
             raise ValueError(f"new_results: {len(lacking)} of the batch's {len(batch)} items have no result, e.g. "
-                             f"{_plain(lacking[:3])}; run the batch's whole --samples file")
+                             f"{_plain(lacking[:3])}; {run}")
+        self.n_left_out = left_out
         scores = have.reindex(batch).tolist()
         if st["rule"]["kind"] == "adaptive":
             res = self._look_adaptive(list(batch), scores)
