@@ -132,10 +132,18 @@ def _mapped(path: str, layout: dict[str, tuple], mode: str) -> tuple[Any, dict[s
     return mm, {name: np.ndarray(shape, dtype, mm, offsets[name]) for name, (shape, dtype) in layout.items()}
 
 
+#: Most blocks of a pass handed out one at a time through a pipe (4 bytes each): the pipe holds them all at once
+#: (16 KiB, the smallest pipe buffer of the usual systems), so writing them never waits for a reader.
+_MAX_TOKENS = 4096
+
+
 class _Workers:
-    """The passes of one fit, shared by the calling process and ``n_workers`` worker processes (contiguous ranges
-    of blocks, the caller's first), over ``arrays`` copied into a memory-mapped file; ``pass_`` is their
-    :class:`_Pass` in the caller. A context manager: on exit the workers stop and the file is removed."""
+    """The passes of one fit, shared by the calling process and ``n_workers`` worker processes, over ``arrays``
+    copied into a memory-mapped file; ``pass_`` is their :class:`_Pass` in the caller. On POSIX systems the
+    blocks of a pass go one at a time to whichever process is free (their numbers written to a pipe that every
+    process reads, 4 bytes at a time), so a process slowed by other jobs takes fewer; elsewhere (or with more
+    than ``_MAX_TOKENS`` blocks) each process takes a contiguous range, the caller's first. A context manager: on
+    exit the workers stop and the file is removed."""
 
     def __init__(self, layout: dict[str, tuple], fill: dict[str, np.ndarray], prior_sd_a: float, prior_sd_b: float,
                  n_workers: int, scratch: str | None, command: list[str]) -> None:
@@ -152,18 +160,21 @@ class _Workers:
         edges = [round(i * nb / (n_workers + 1)) for i in range(n_workers + 2)]
         self.ranges = list(zip(edges[:-1], edges[1:]))
         env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+        self.tokens = os.pipe() if os.name == "posix" and nb + n_workers + 1 <= _MAX_TOKENS else None
         spec = {"path": self.path, "layout": {k: [list(s), t] for k, (s, t) in layout.items()},
-                "prior_sd_a": prior_sd_a, "prior_sd_b": prior_sd_b}
+                "prior_sd_a": prior_sd_a, "prior_sd_b": prior_sd_b, "tokens": self.tokens[0] if self.tokens else None}
         try:
             for lo, hi in self.ranges[1:]:
                 proc = subprocess.Popen(command + [os.path.abspath(__file__)], stdin=subprocess.PIPE,
-                                        stdout=subprocess.PIPE, env=env)
+                                        stdout=subprocess.PIPE, env=env,
+                                        pass_fds=self.tokens[:1] if self.tokens else ())
                 self.procs.append(proc)
                 proc.stdin.write((json.dumps({**spec, "lo": lo, "hi": hi}) + "\n").encode())
                 proc.stdin.flush()
         except OSError:  # no worker can start (no Python at sys.executable): the caller takes every block
             self._stop()
             self.ranges = [(0, nb)]
+            self._close_tokens()
         except BaseException:
             self.close()
             raise
@@ -175,11 +186,20 @@ class _Workers:
         self.close()
 
     def run(self, newton: bool) -> None:
-        """One pass: the workers' ranges and, meanwhile, the caller's."""
+        """One pass: the workers' blocks and, meanwhile, the caller's."""
         for proc in self.procs:
             proc.stdin.write(b"n\n" if newton else b"o\n")
             proc.stdin.flush()
-        self.pass_.run(*self.ranges[0], newton)
+        if self.tokens is None:
+            self.pass_.run(*self.ranges[0], newton)
+        else:
+            # every block's number, then a stop (−1) for each process; each write fits the pipe's atomic size and
+            # holds whole numbers, so every 4-byte read takes one
+            nb = len(self.pass_.blocks)
+            order = np.r_[np.arange(nb), np.full(len(self.procs) + 1, -1)].astype("<i4").tobytes()
+            for i in range(0, len(order), 512):
+                os.write(self.tokens[1], order[i:i + 512])
+            _take_blocks(self.pass_, self.tokens[0], newton)
         for proc in self.procs:
             answer = proc.stdout.readline()
             if answer != b"ok\n":
@@ -188,6 +208,7 @@ class _Workers:
                                    "process alone")
 
     def close(self) -> None:
+        self._close_tokens()  # first: a worker waiting for a block number reads the end of the pipe and stops
         self._stop()
         self.pass_ = None
         self._mm = None
@@ -204,6 +225,22 @@ class _Workers:
             except Exception:
                 proc.kill()
         self.procs = []
+
+    def _close_tokens(self) -> None:
+        for fd in self.tokens or ():
+            os.close(fd)
+        self.tokens = None
+
+
+def _take_blocks(work: _Pass, tokens: int, newton: bool) -> None:
+    """Run the blocks whose numbers this process reads from the pipe ``tokens``, until it reads a stop (−1) or the
+    pipe's end (the caller stopped the fit)."""
+    while True:
+        token = os.read(tokens, 4)
+        j = int.from_bytes(token, "little", signed=True) if len(token) == 4 else -1
+        if j < 0:
+            return
+        work.run(j, j + 1, newton)
 
 
 class _InProcess:
@@ -229,15 +266,19 @@ class _InProcess:
 
 
 def _worker() -> None:
-    """A worker process: the first line of standard input says where the arrays are and which blocks are its;
-    each following line ("n": with the Newton step, "o": without) asks for one pass; it answers "ok" when done."""
+    """A worker process: the first line of standard input says where the arrays are and which blocks are its (a
+    range, or those it reads from the pipe of block numbers); each following line ("n": with the Newton step, "o":
+    without) asks for one pass; it answers "ok" when done."""
     spec = json.loads(sys.stdin.buffer.readline())
     layout = {k: (tuple(s), t) for k, (s, t) in spec["layout"].items()}
     _, arrays = _mapped(spec["path"], layout, "r+")
     work = _Pass(arrays, spec["prior_sd_a"], spec["prior_sd_b"])
     for line in sys.stdin.buffer:
         try:
-            work.run(spec["lo"], spec["hi"], line.strip() == b"n")
+            if spec["tokens"] is None:
+                work.run(spec["lo"], spec["hi"], line.strip() == b"n")
+            else:
+                _take_blocks(work, spec["tokens"], line.strip() == b"n")
         except Exception as e:  # reported to the fit, which raises it
             sys.stdout.buffer.write(f"{type(e).__name__}: {e}".replace("\n", " ").encode() + b"\n")
             sys.stdout.buffer.flush()
