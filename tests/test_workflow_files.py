@@ -198,6 +198,100 @@ def test_force_never_removes_outside_the_run_folder(logs, capsys, tmp_path):
     assert outside.read_text() == "keep"
 
 
+def test_force_refuses_another_tools_record_and_removes_it_nothing(logs, capsys, tmp_path):
+    root, _ = logs
+    start = ["sequential", "start", root / "ref", "--half-width", 0.05]
+    select = ["select", root / "ref", "--budget", 30]
+    cases = {  # a file of another tool under a record's name, and the user's files it names
+        "state": (start, "state.json", json.dumps({"app": "othertool", "files": ["data.csv", "notes.md"]})),
+        "manifest": (select, "manifest.json", json.dumps({"format": "othertool/2", "files": ["data.csv"]})),
+        "notes": (select, "manifest.json", "my notes"),  # not JSON: not the names an effstats run writes either
+        "stub": (select, "manifest.json", json.dumps({"format": "effstats.manifest/1", "files": ["data.csv"]})),
+    }
+    for name, (argv, record, text) in cases.items():
+        d = tmp_path / name
+        d.mkdir()
+        (d / record).write_text(text)
+        for f, body in {"data.csv": "1,2\n", "notes.md": "hi\n", "helm_instances.json": '{"my": 1}',
+                        "looks.csv": "mine\n", "decision.md": "mine\n"}.items():
+            (d / f).write_text(body)
+        before = {p.name: p.read_text() for p in d.iterdir()}
+        for force in ([], ["--force"]):
+            code, _, err = _run(argv + ["--out", d] + force, capsys)
+            line = _one_line(err)
+            assert code == 2 and f"{record}, which is not an effstats file" in line, (name, err)
+            assert "already holds" not in line
+            assert {p.name: p.read_text() for p in d.iterdir()} == before, name
+
+
+def test_force_removes_only_the_files_a_run_writes_among_those_its_record_lists(logs, capsys, tmp_path):
+    root, _ = logs
+    outside = tmp_path / "precious.csv"
+    outside.write_text("keep")
+    for argv, record in ((["select", root / "ref", "--budget", 30], "manifest.json"),
+                         (["sequential", "start", root / "ref", "--half-width", 0.05], "state.json")):
+        d = tmp_path / record.split(".")[0]
+        assert _run(argv + ["--out", d], capsys)[0] == 0
+        (d / "data.csv").write_text("mine")
+        (d / "sub").mkdir()
+        (d / "sub" / "notes.md").write_text("mine too")
+        doc = json.loads((d / record).read_text())
+        doc["files"] += ["data.csv", "sub/notes.md", str(outside)]  # a record edited by hand, or another version's
+        (d / record).write_text(json.dumps(doc))
+        code, _, err = _run(argv + ["--out", d, "--force"], capsys)
+        assert code == 0, err
+        assert (d / "data.csv").read_text() == "mine" and (d / "sub" / "notes.md").read_text() == "mine too"
+        assert outside.read_text() == "keep"
+        assert "data.csv" not in json.loads((d / record).read_text())["files"]
+
+
+def test_a_run_refuses_to_write_over_files_no_run_there_owns(logs, capsys, tmp_path):
+    root, _ = logs
+    for argv, mine in ((["select", root / "ref", "--budget", 30], "lm_eval_samples.json"),
+                       (["sequential", "start", root / "ref", "--half-width", 0.05], "batch_001/items.csv"),
+                       (["sequential", "start", root / "ref", "--half-width", 0.05], "looks.csv")):
+        d = tmp_path / mine.replace("/", "_")
+        (d / mine).parent.mkdir(parents=True)
+        (d / mine).write_text("mine")
+        for force in ([], ["--force"]):
+            code, _, err = _run(argv + ["--out", d] + force, capsys)
+            assert code == 2 and f"holds {mine}, which no effstats run there wrote" in _one_line(err)
+            assert (d / mine).read_text() == "mine"
+            assert not (d / "manifest.json").exists() and not (d / "state.json").exists()
+
+
+def test_an_interrupted_replacement_leaves_one_whole_run(logs, capsys, tmp_path, monkeypatch):
+    from effstats.workflow import _files
+
+    root, sel = logs[0], _selection_with_an_estimate(logs, capsys, tmp_path)
+    old = {p: p.read_bytes() for p in sel.rglob("*") if p.is_file()}
+
+    def killed(*args, **kwargs):
+        raise KeyboardInterrupt  # stands for the process being stopped at this point
+    argv = ["select", str(root / "ref"), "--budget", "60", "--out", str(sel), "--force", "--no-progress"]
+
+    # stopped while the new selection is written: the old one is whole, its estimate included
+    monkeypatch.setattr(Selection, "save", killed)
+    assert main(argv) != 0
+    assert {p: p.read_bytes() for p in sel.rglob("*") if p.is_file() and p.suffix != ".lock"} == {
+        p: b for p, b in old.items() if p.suffix != ".lock"}
+    assert len(Selection.load(sel).items) == 30
+    monkeypatch.undo()
+
+    # stopped once it is written, before the old one's files are removed: the new selection is whole
+    monkeypatch.setattr(_files, "remove_files", killed)
+    assert main(argv) != 0
+    new = Selection.load(sel)
+    assert len(new.items) == 60
+    samples = json.loads((sel / "lm_eval_samples.json").read_text())
+    assert sum(map(len, samples.values())) == 60
+    monkeypatch.undo()
+    capsys.readouterr()
+    code, _, err = _run(["select", root / "ref", "--budget", 40, "--out", sel, "--force"], capsys)
+    assert code == 0, err
+    assert len(Selection.load(sel).items) == 40
+
+
 # ---------------------------------------------------------------------------------------------------- report folders
 def test_default_report_folders_are_named_by_the_whole_results_name(logs, capsys, tmp_path, monkeypatch):
     root, truth = logs

@@ -210,17 +210,19 @@ def _tasks(args: argparse.Namespace) -> list[str] | None:
 
 def _select(args: argparse.Namespace) -> None:
     from ._select import select
-    from ._files import locked, refuse_existing
+    from ._files import locked, refuse_existing, remove_files
+    from ._io import read_json
 
-    # checked now, but nothing is removed until the new selection is computed: a refused or killed run keeps the old
-    refuse_existing(args.out, "manifest.json", args.force, remove=False)
+    # checked now, but nothing is removed until the new selection is written: a refused or killed run keeps a whole one
+    refuse_existing(args.out, "manifest.json", args.force)
     tasks = _tasks(args)
     sel = select(args.reference, args.budget, method=args.method, target_error=args.target_error, seed=args.seed,
                  format=args.format, metric=args.metric, duplicates=args.duplicates, filter=args.filter, tasks=tasks,
                  progress=not args.no_progress, **_helm_values(args))
     with locked(Path(args.out), "manifest.json"):  # a second select into the same folder is refused, not mixed in
-        refuse_existing(args.out, "manifest.json", args.force)
-        manifest = sel.save(args.out)
+        old = refuse_existing(args.out, "manifest.json", args.force)
+        manifest = sel.save(args.out)  # each file replaced atomically, the manifest last
+        remove_files(Path(args.out).expanduser(), old, keep=set(read_json(manifest, "--out")["files"]))
     if sel.budget_curve is not None:
         print("cross-validated error by budget (points):")
         print(sel.budget_curve.to_string(index=False))
@@ -306,10 +308,10 @@ def _sequential(args: argparse.Namespace) -> None:
 
 
 def _start(args: argparse.Namespace, rule: str) -> None:
-    from ._files import locked, refuse_existing
+    from ._files import locked, refuse_existing, remove_files
     from ._sequential import SequentialRun
 
-    refuse_existing(args.out, "state.json", args.force, remove=False)  # before reading the reference data
+    refuse_existing(args.out, "state.json", args.force)  # before reading the reference data
     run = SequentialRun.start(args.reference, rule=rule, against=args.against, alternative=args.alternative,
                               half_width=args.half_width, target_se=args.target_se, alpha=args.alpha,
                               spending=args.spending, initial=args.initial, batch=args.batch, max_n=args.max_n,
@@ -317,8 +319,9 @@ def _start(args: argparse.Namespace, rule: str) -> None:
                               filter=args.filter, progress=not args.no_progress, correction=args.correction,
                               **_helm_values(args))
     with locked(Path(args.out)):
-        refuse_existing(args.out, "state.json", args.force)
-        path = run.save(args.out)
+        old = refuse_existing(args.out, "state.json", args.force)
+        path = run.save(args.out)  # the new run first (its state last), then what of the old one it did not replace
+        remove_files(Path(args.out).expanduser(), old, keep=set(run.state["files"]))
     if rule == "precision":  # the half-width is the whole rule: show it, also when it is the default
         h = run.state["rule"]["half_width"]
         print(f"rule: precision, stop once the interval is at most ±{h:g}"

@@ -1,9 +1,12 @@
 """The files a run owns: which to remove when it is replaced, and a lock while it is being updated.
 
 A selection records the files it wrote in ``manifest.json``, a sequential run in ``state.json`` (``"files"``,
-paths relative to the run's folder). Replacing a run (``--force``) removes those files and nothing else: a
-folder the user keeps beside them (the harness's output, a spreadsheet) stays, and so does a folder the run made
-once it holds anything else.
+paths relative to the run's folder). Replacing a run (``--force``) removes those of them that are names such a run
+writes, and nothing else: a folder the user keeps beside them (the harness's output, a spreadsheet) stays, and so
+does a folder the run made once it holds anything else. A record is recognised by its content (its ``format``),
+not its name: a folder holding another tool's ``state.json`` or ``manifest.json``, or a file a run would write over
+that no run there owns, is refused, with or without ``--force``. The new run is written before the replaced one's
+files are removed, so an interrupted replacement leaves one whole run.
 """
 from __future__ import annotations
 
@@ -11,27 +14,47 @@ import contextlib
 import os
 import re
 import time
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, Iterator
 
-from ._io import output_dir, read_json, write_json_atomic
-from ._schema import safe_relative
+from ._io import REFERENCE_CACHE, output_dir, read_json, write_json_atomic
+from ._names import HELM_INSTANCES, LM_EVAL_SAMPLES
+from ._schema import MANIFEST as MANIFEST_SCHEMA, STATE as STATE_SCHEMA, safe_relative
 
-__all__ = ["KINDS", "owned_files", "remove_run", "refuse_existing", "locked", "safe_relative", "record_report",
+__all__ = ["KINDS", "owned_files", "remove_files", "refuse_existing", "locked", "safe_relative", "record_report",
            "run_folder"]
 
 # the record file of each kind of run, and what the messages call it
 KINDS = {"manifest.json": "a selection", "state.json": "a sequential run"}
+# the format field that makes a file a record of effstats' (a file of another tool may share the name)
+_FORMATS = {"manifest.json": "effstats.manifest/1", "state.json": "effstats.sequential/1"}
 # the files of an estimate's report (effstats estimate writes them into DIR/estimate/<results>/)
 REPORT_FILES = ("estimate.csv", "tasks.csv", "estimate.md", "estimate.html")
+# the files each kind of run writes at the top of its folder (a sequential run also writes batch_NNN/...)
+_TOP = {"manifest.json": ("manifest.json", LM_EVAL_SAMPLES, HELM_INSTANCES, REFERENCE_CACHE),
+        "state.json": ("state.json", "decision.json", "decision.md", "looks.csv")}
+_BATCH_FILES = (LM_EVAL_SAMPLES, HELM_INSTANCES, "items.csv")
+
+
+def _ours(record: str, rel: Any) -> bool:
+    """``rel`` is a path inside the run's folder with a name a run of kind ``record`` writes there: the only
+    files a record may hand over for removal (a record edited by hand cannot make ``--force`` remove others)."""
+    if not safe_relative(rel):
+        return False
+    parts = PurePosixPath(rel).parts
+    if len(parts) == 1 and parts[0] in _TOP[record]:
+        return True
+    if record == "manifest.json":  # an estimate's report, in DIR/estimate/<results>/ or wherever --out put it
+        return parts[-1] in REPORT_FILES
+    return len(parts) == 2 and re.fullmatch(r"batch_\d{3,}", parts[0]) is not None and parts[1] in _BATCH_FILES
 
 
 def owned_files(d: Path, record: str, doc: Any) -> list[str]:
-    """The files (relative to ``d``) the run recorded in ``record`` owns: those it lists, else (a file written
-    without the list) the names such a run writes."""
+    """The files (relative to ``d``) the run recorded in ``record`` owns: those it lists that a run of its kind
+    writes, else (a file written without the list) the names such a run writes."""
     listed = doc.get("files") if isinstance(doc, dict) else None
     if isinstance(listed, list) and listed:
-        names = [f for f in listed if safe_relative(f)]
+        names = [f for f in listed if _ours(record, f)]
     elif record == "manifest.json":
         names = ["manifest.json", "lm_eval_samples.json", "helm_instances.json"]
     else:
@@ -65,15 +88,67 @@ def record_report(d: Path, paths: list[Path]) -> None:
         write_json_atomic(d / "manifest.json", {**doc, "files": files + new})
 
 
-def remove_run(d: Path, record: str) -> list[Path]:
-    """Remove the files of the run whose record is ``d/record``, and the folders they leave empty."""
+def _record(d: Path, record: str) -> dict | None:
+    """The effstats record ``d/record``, None when there is none; a ValueError when a file of that name is not
+    one (another tool's, the user's notes, a damaged file): effstats neither replaces nor removes it."""
+    f = d / record
+    if not f.exists() and not f.is_symlink():
+        return None
+    fmt = _FORMATS[record]
     try:
-        doc = read_json(d / record, "directory")
-    except ValueError:  # a damaged record: the names such a run writes
+        doc = None if f.is_symlink() else read_json(f, "--out")
+    except ValueError:
         doc = None
+    required = (MANIFEST_SCHEMA if record == "manifest.json" else STATE_SCHEMA)["required"]
+    if not isinstance(doc, dict) or doc.get("format") != fmt or any(k not in doc for k in required):
+        raise ValueError(f"--out: {d} holds {record}, which is not an effstats file (format {fmt!r}); effstats "
+                         "replaces only its own files: choose another folder")
+    return doc
+
+
+def _clashes(d: Path, record: str, owned: list[str]) -> list[str]:
+    """The files of ``d`` a run of kind ``record`` would write over although no effstats run there owns them."""
+    names = list(_TOP[record])
+    if record == "state.json":
+        names += [f"{b.name}/{f}" for b in d.glob("batch_*") if re.fullmatch(r"batch_\d{3,}", b.name)
+                  for f in _BATCH_FILES]
+    return [n for n in names if n not in owned and ((d / n).exists() or (d / n).is_symlink())]
+
+
+def refuse_existing(out: Any, record: str, force: bool) -> list[str]:
+    """Refuse to write a run of kind ``record`` into ``out`` when it holds another run (of another kind always, of
+    the same kind unless ``force``), a file of another tool under a record's name, or a file a run would write
+    over that no run there owns. Returns the files of the run ``force`` replaces (relative to ``out``): the caller
+    removes them with :func:`remove_files` once the new run is written, so that an interrupted replacement leaves
+    one whole run."""
+    d = Path(out).expanduser()
+    for other, what in KINDS.items():
+        try:
+            theirs = other != record and _record(d, other) is not None
+        except ValueError:  # another tool's file of that name: not a run, and this run leaves it alone
+            theirs = False
+        if theirs:
+            raise ValueError(f"--out: {d} holds {what} ({other}); choose another folder")
+    doc = _record(d, record)
+    owned = [] if doc is None else owned_files(d, record, doc)
+    clash = _clashes(d, record, owned)
+    if clash:
+        raise ValueError(f"--out: {d} holds {clash[0]}, which no effstats run there wrote; effstats replaces only "
+                         "its own files: choose another folder")
+    if doc is not None and not force:
+        raise ValueError(f"--out: {d} already holds {KINDS[record]} ({record}); choose another folder, or pass "
+                         "--force to replace it")
+    return owned
+
+
+def remove_files(d: Path, rels: list[str], keep: Any = ()) -> list[Path]:
+    """Remove the files ``rels`` (relative to ``d``, a replaced run's) except those in ``keep`` (the new run's),
+    and the folders they leave empty; a path leading outside ``d`` is left alone."""
     root = d.resolve()
     removed, parents = [], set()
-    for rel in owned_files(d, record, doc):
+    for rel in rels:
+        if rel in keep or not safe_relative(rel):
+            continue
         f = d / rel
         try:
             if not f.resolve().is_relative_to(root) and not f.is_symlink():
@@ -88,22 +163,6 @@ def remove_run(d: Path, record: str) -> list[Path]:
         with contextlib.suppress(OSError):
             p.rmdir()  # only when empty
     return removed
-
-
-def refuse_existing(out: Any, record: str, force: bool, remove: bool = True) -> None:
-    """Refuse to write a run of kind ``record`` into ``out`` when it holds another run: of another kind always,
-    of the same kind unless ``force`` (then, with ``remove``, remove that run's own files)."""
-    d = Path(out).expanduser()
-    for other, what in KINDS.items():
-        if other != record and (d / other).exists():
-            raise ValueError(f"--out: {d} holds {what} ({other}); choose another folder")
-    if not (d / record).exists():
-        return
-    if not force:
-        raise ValueError(f"--out: {d} already holds {KINDS[record]} ({record}); choose another folder, or pass "
-                         "--force to replace it")
-    if remove:
-        remove_run(d, record)
 
 
 @contextlib.contextmanager

@@ -321,6 +321,7 @@ class SequentialRun:
             "against_scores": None if rule != "efficacy" else
             rm.values_with_nan()[list(map(str, rm.model_ids)).index(str(against)), order].tolist(),
             "model": None, "looks": [], "status": "continue", "result": None,
+            "files": [STATE],  # its save lists what it writes, never files it finds in the folder
         }
         if strata is not None:
             state["rule"]["correction"] = correction
@@ -361,6 +362,7 @@ class SequentialRun:
             # the items handed out so far, the pending batch last (the bank chooses them one batch at a time)
             "order": [], "tasks": [], "doc_ids": [],
             "against_scores": None, "model": None, "looks": [], "status": "continue", "result": None,
+            "files": [STATE],
         }
         run = cls(state, rm)
         run._adaptive_test()
