@@ -56,19 +56,7 @@ def _hyp_tail(x, N, K, n, lower):
         logp = (gammaln(K + 1) - gammaln(start + 1) - gammaln(K - start + 1) + gammaln(N - K + 1)
                 - gammaln(n - start + 1) - gammaln(N - K - n + start + 1) - gammaln(N + 1) + gammaln(n + 1)
                 + gammaln(N - n + 1))
-    term = np.exp(logp)
-    acc = term.copy()
-    j = start.copy()
-    live = np.ones(x.shape, bool)
-    while live.any():
-        with np.errstate(all="ignore"):
-            ratio = np.where(down, j * (N - K - n + j) / ((K - j + 1) * (n - j + 1)),
-                             (K - j) * (n - j) / ((j + 1) * (N - K - n + j + 1)))
-        j = np.where(down, j - 1, j + 1)
-        live &= (j >= lo) & (j <= hi)
-        term = np.where(live, term * np.nan_to_num(ratio), 0.0)
-        acc += term
-        live &= term > 1e-17 * acc
+    acc = _sum_outwards(np.exp(logp), start, down, N, K, n, lo, hi)
     side = np.clip(acc, 0.0, 1.0)  # the short side's sum: from start outwards
     tail = np.where(down == lower, side, 1.0 - side)  # ... or the complement of the requested tail
     # outside the support the tails are 0 or 1
@@ -77,6 +65,41 @@ def _hyp_tail(x, N, K, n, lower):
     else:
         tail = np.where(x <= lo, 1.0, np.where(x > hi, 0.0, tail))
     return tail
+
+
+def _sum_outwards(term, j, down, N, K, n, lo, hi, block=32):
+    """The hypergeometric terms from position ``j`` (probability ``term``) outwards (down or up), summed until a
+    term is below 1e-17 of the sum (that term included) or the support ends.
+
+    Term ``t`` is the previous one times the ratio of neighbouring probabilities; ``block`` terms of every row
+    still summing are formed at once (running products and sums, in the order a term-by-term loop takes them, so
+    the sum is the same to the last bit) and a row stops at its first term past the threshold.
+    """
+    shape = np.shape(term)
+    term, j, down, N, K, n, lo, hi = (np.ravel(v).copy() for v in (term, j, down, N, K, n, lo, hi))
+    acc = term.copy()
+    live = np.arange(acc.size)
+    steps = np.arange(block + 1)
+    while live.size:
+        sign = np.where(down[live], -1.0, 1.0)[:, None]
+        jj = j[live, None] + sign * steps  # jj[:, 0]: the last term taken; jj[:, s]: the s-th next one
+        Nl, Kl, nl = N[live, None], K[live, None], n[live, None]
+        prev = jj[:, :-1]
+        with np.errstate(all="ignore"):
+            ratio = np.where(sign < 0, prev * (Nl - Kl - nl + prev) / ((Kl - prev + 1) * (nl - prev + 1)),
+                             (Kl - prev) * (nl - prev) / ((prev + 1) * (Nl - Kl - nl + prev + 1)))
+            terms = np.cumprod(np.concatenate([term[live, None], np.nan_to_num(ratio)], axis=1), axis=1)[:, 1:]
+            inside = np.logical_and.accumulate((jj[:, 1:] >= lo[live, None]) & (jj[:, 1:] <= hi[live, None]), 1)
+            terms = np.where(inside, terms, 0.0)
+            sums = np.cumsum(np.concatenate([acc[live, None], terms], axis=1), axis=1)[:, 1:]
+            going = inside & (terms > 1e-17 * sums)
+        stop = np.where(going.all(axis=1), block - 1, np.argmin(going, axis=1))  # the last term taken
+        rows = np.arange(live.size)
+        acc[live] = sums[rows, stop]
+        term[live] = terms[rows, stop]
+        j[live] = jj[rows, stop + 1]
+        live = live[going.all(axis=1)]
+    return acc.reshape(shape)
 
 
 def _hyp_up(x, size, good, n):

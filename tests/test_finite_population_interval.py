@@ -68,6 +68,48 @@ def test_all_right_on_120_of_400_items():
     assert ci.low >= stats.beta.ppf(0.025, 120, 1)  # and narrower than the binomial one at 120 items (0.9697)
 
 
+def _tail_term_by_term(x, N, K, n, lower):
+    """The exact tail as effstats sums it, one term at a time: the short side's terms from x outwards, each the
+    previous times the ratio of neighbouring probabilities, until a term is below 1e-17 of the sum."""
+    from scipy.special import gammaln
+
+    lo, hi = max(0.0, n - (N - K)), min(n, K)
+    if lower and (x < lo or x >= hi) or not lower and (x <= lo or x > hi):
+        return float(x >= hi) if lower else float(x <= lo)  # outside the support
+    mode = np.floor((n + 1) * (K + 1) / (N + 2))
+    down = x <= mode if lower else x < mode
+    j = min(max((x if down else x + 1) if lower else (x - 1 if down else x), lo), hi)
+    term = np.exp(gammaln(K + 1) - gammaln(j + 1) - gammaln(K - j + 1) + gammaln(N - K + 1) - gammaln(n - j + 1)
+                  - gammaln(N - K - n + j + 1) - gammaln(N + 1) + gammaln(n + 1) + gammaln(N - n + 1))
+    acc = term
+    while True:
+        with np.errstate(all="ignore"):
+            ratio = (j * (N - K - n + j) / ((K - j + 1) * (n - j + 1)) if down
+                     else (K - j) * (n - j) / ((j + 1) * (N - K - n + j + 1)))
+        j = j - 1 if down else j + 1
+        if not lo <= j <= hi:
+            break
+        term = term * np.nan_to_num(ratio)
+        acc = acc + term
+        if not term > 1e-17 * acc:
+            break
+    side = min(max(acc, 0.0), 1.0)
+    return side if down == lower else 1.0 - side
+
+
+def test_tails_summed_in_blocks_equal_the_term_by_term_sum():
+    from effstats._hypergeometric import _hyp_tail
+
+    rng = np.random.default_rng(5)
+    for N in (1.0, 7.0, 60.0, 1635.0, 5000.0):
+        K, n = rng.integers(0, N + 1, 40).astype(float), rng.integers(0, N + 1, 40).astype(float)
+        x = np.floor(rng.random(40) * (n + 3)) - 1
+        for lower in (True, False):
+            got = _hyp_tail(x, np.full(40, N), K, n, lower)
+            want = [_tail_term_by_term(*v, lower) for v in zip(x, np.full(40, N), K, n)]
+            np.testing.assert_array_equal(got, want)  # to the last bit
+
+
 @pytest.mark.parametrize("x", [0, 7, 20])
 def test_a_census_gives_the_exact_score(x):
     ci = hypergeometric_interval(x, 20, 20, 0.99)
