@@ -10,6 +10,7 @@ import warnings
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from .._subset import _SubsetEstimator, _impute, _item_groups, _merge_empty_strata, _weighted_anchors
 from .._validation import check_option, check_positive_int, check_rng
@@ -96,8 +97,9 @@ class RandomDirect(_SubsetEstimator):
     A target whose drawn 0/1 responses are all alike (every one right, or every one wrong) gets the exact
     (hypergeometric) interval of its count instead of Wilson's, which is narrower than exact near a census and
     there covers less than it claims: at 120 of 400 items every one right, [0.975, 1] against Wilson's
-    [0.978, 1] (Buonaccorsi 1987). With ``stratify`` (equal numbers per group, not one simple random sample)
-    Wilson's interval stays.
+    [0.978, 1] (Buonaccorsi 1987). With ``stratify`` (equal numbers per group, a stratified simple random
+    sample) it is the exact interval of such a sample all alike: the worst placement of the wrong items among
+    the groups (as :class:`effstats.disco.StratifiedAIPW`'s).
 
     Missing cells: items no source model answered are never drawn; a target without outputs on some drawn items
     is estimated by its mean over the others (a smaller simple random sample when the cells are missing at
@@ -135,6 +137,13 @@ class RandomDirect(_SubsetEstimator):
         groups = _item_groups(self.stratify, src)
         self._set_selected(self._select_answered(
             lambda n, g: select_random(n, self.n_items, groups=g, rng=self.random_state), src, groups))
+        # the groups of the items some source model answered (the population drawn from): their sizes and the
+        # drawn items' groups, for the exact interval of a stratified draw all alike
+        pop = np.arange(src.n_items) if self._answered is None else self._answered
+        codes = np.zeros(src.n_items, dtype=int)
+        if groups is not None:
+            codes[pop] = pd.factorize(pd.Series(groups[pop]), sort=True)[0]
+        self._strata = (np.bincount(codes[pop]), codes[self.selected_])
         return self
 
     interval_kind = "design"
@@ -158,15 +167,14 @@ class RandomDirect(_SubsetEstimator):
         s2 = y.var(axis=1, ddof=1) if k > 1 else np.full(len(y), 0.25)
         return np.sqrt(s2 / k * (1 - k / n))
 
-    def _design_srs(self, o) -> tuple[np.ndarray | None, np.ndarray | None]:
-        """Observed drawn items and the number of items they were drawn from, without ``stratify`` (one simple
-        random sample): a target's 0/1 responses all alike then get the exact hypergeometric interval of their
-        count (class Notes)."""
-        if self.stratify is not None:
-            return None, None
-        y = o.correctness("target_outputs")
-        k = np.full(len(y), float(y.shape[1])) if o.missing is None else (~o.missing).sum(axis=1).astype(float)
-        return k, np.full(len(y), float(self.n_items_total_))
+    def _design_srs(self, o) -> tuple[np.ndarray, np.ndarray]:
+        """Observed drawn items per target and group, and the groups' sizes, shape (n_target, n_groups) (one group
+        without ``stratify``): a target's 0/1 responses all alike get the exact interval of a stratified simple
+        random sample all alike, the hypergeometric one of its count without ``stratify`` (class Notes)."""
+        sizes, h_sel = self._strata
+        seen = np.ones((o.n_models, o.n_items), bool) if o.missing is None else ~o.missing
+        k_h = seen.astype(float) @ np.eye(len(sizes))[h_sel]
+        return k_h, np.broadcast_to(sizes.astype(float), k_h.shape)
 
     def _design_n(self, o) -> np.ndarray:
         """Finite-population-corrected sample size ``k / (1 − k/N)`` per target, for Wilson's interval on 0/1
