@@ -6,14 +6,18 @@ names: selecting models or items by id, position or mask (:mod:`effstats.respons
 Cohen's kappa from agreement rates (:mod:`effstats.metrics`, :mod:`effstats.sortsearch`), and names listed in a
 message (:mod:`effstats.reliability`, the subset estimators, :mod:`effstats.workflow`), values listed in a message
 as plain Python values (every module's errors and warnings), and whether a table's cell
-reads as a number (:mod:`effstats.datasets`), and where child processes find their data and their Python
-(:mod:`effstats.irt`, :mod:`effstats.disco`). The package's other internal
+reads as a number (:mod:`effstats.datasets`), where child processes find their data and their Python
+(:mod:`effstats.irt`, :mod:`effstats.disco`), and writing a file atomically (:mod:`effstats.workflow`,
+:mod:`effstats.reliability`). The package's other internal
 modules: ``effstats._validation`` (argument checks), ``effstats._results`` (result classes), ``effstats._subset``
 (the subset estimators' shared base) and ``effstats._range`` (out-of-range flags).
 """
 from __future__ import annotations
 
+import os
+import tempfile
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -189,3 +193,89 @@ def _child_python(code: str, *args: str) -> list[str]:
 
     return [sys.executable, "-c", f"import sys, json; sys.path[:] = json.loads(sys.argv[1]); {code}",
             json.dumps(sys.path), *args]
+
+
+def _umask() -> int:
+    """The process's umask: from /proc on Linux, else read by setting it and putting it back (which, for that
+    instant, changes it for every thread)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _tmp_prefix(name: str) -> str:
+    return f".{name}."
+
+
+def remove_stale_tmp(path: str | os.PathLike) -> list[Path]:
+    """Remove the temporary files an interrupted :func:`write_text_atomic` of ``path`` left beside it.
+
+    A temporary file is ``.<name>.<pid>.<random>.tmp``; it is stale when the process ``<pid>`` no longer runs (a
+    write in progress in a live process is left alone). Files of another form (``.<name>.<random>.tmp``) are
+    stale when more than a minute old. Returns the files removed.
+    """
+    import time
+
+    path = Path(path)
+    gone = []
+    if not path.parent.is_dir():
+        return gone
+    prefix = _tmp_prefix(path.name)
+    for f in path.parent.iterdir():
+        if not (f.name.startswith(prefix) and f.name.endswith(".tmp")):
+            continue
+        pid = f.name[len(prefix):].split(".", 1)[0]
+        try:
+            if pid.isdigit():
+                if int(pid) != os.getpid() and _alive(int(pid)):
+                    continue
+            elif time.time() - f.lstat().st_mtime < 60:
+                continue
+            if f.is_file() or f.is_symlink():
+                f.unlink()
+                gone.append(f)
+        except OSError:  # removed meanwhile, or not ours to remove: leave it
+            continue
+    return gone
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, OSError):  # another user's process, or no such pid on this system
+        return True
+    return True
+
+
+def write_text_atomic(path: str | os.PathLike, text: str | bytes) -> Path:
+    """Write ``text`` (or bytes) to a temporary file beside ``path``, flush it to disk, then rename it over ``path``.
+
+    An interrupted run leaves either the previous file or the new one, never a half-written file; the temporary
+    files an interrupted write left are removed by the next write of ``path``. The file gets the permissions a
+    plain ``open(path, "w")`` gives (``0o666`` less the umask).
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    remove_stale_tmp(path)
+    fd, tmp = tempfile.mkstemp(prefix=f"{_tmp_prefix(path.name)}{os.getpid()}.", suffix=".tmp", dir=path.parent)
+    try:
+        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes the file 0600: give it the user's usual permissions
+        binary = isinstance(text, bytes)
+        with os.fdopen(fd, "wb" if binary else "w", encoding=None if binary else "utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path

@@ -328,6 +328,24 @@ def test_cli_writes_what_the_api_computes(tmp_path):
         assert (out / f).exists(), f
 
 
+def test_save_replaces_links_in_out_and_never_writes_through_them(tmp_path):
+    res = audit(_table(10, 5, seed=12), n_boot=40, progress=False)
+    out = tmp_path / "out"
+    out.mkdir()
+    victims = {}
+    for name in ("report.md", "report.html", "scores.csv", "rank_intervals.png"):
+        victims[name] = tmp_path / f"victim_{name}"
+        victims[name].write_text("keep")
+        (out / name).symlink_to(victims[name])
+    res.save(out)
+    for name, victim in victims.items():
+        assert victim.read_text() == "keep", name
+        assert not (out / name).is_symlink()
+    assert (out / "report.md").read_text() == res.to_markdown()
+    assert (out / "rank_intervals.png").read_bytes()[:4] == b"\x89PNG"
+    assert sorted(p.name for p in out.iterdir() if p.name.endswith(".tmp")) == []
+
+
 def test_api_bad_arguments_name_the_option(tmp_path):
     t = _table(6, 3)
     for kw, match in [(dict(ties="third"), "--ties"), (dict(duplicates="x"), "--duplicates"),

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from .._escape import csv_safe
-from .._shared import _name_list
+from .._shared import _name_list, write_text_atomic
 from .._validation import check_fraction, check_positive_int
 from ._advice import _recommendations
 from ._benchmark import Benchmark
@@ -336,22 +336,24 @@ class AuditResult:
         """
         if not isinstance(out, (str, Path)):
             raise ValueError(f"--out: expected a directory path, got {type(out).__name__}")
+        import io
+
         out = _check_out(Path(out))
-        csv_safe(self.scores).to_csv(out / "scores.csv", index=False)
-        csv_safe(self.reliability).to_csv(out / "reliability.csv", index=False)
-        csv_safe(self.scenarios).to_csv(out / "scenarios.csv", index=False)
-        tables = {"efficiency_scenarios.csv": self.efficiency_scenarios, "efficiency_examples.csv":
-                  self.efficiency_examples, "rank_switch.csv": self.rank_switch}
+        # every file goes to a temporary file in ``out`` renamed over its name: a link of that name is replaced,
+        # never written through (to a file outside ``out``), and an interrupted save leaves no half-written file
+        tables = {"scores.csv": self.scores, "reliability.csv": self.reliability, "scenarios.csv": self.scenarios,
+                  "efficiency_scenarios.csv": self.efficiency_scenarios,
+                  "efficiency_examples.csv": self.efficiency_examples, "rank_switch.csv": self.rank_switch}
         for name, t in tables.items():
-            if t is not None and len(t):
-                csv_safe(t).to_csv(out / name, index=False)
+            if t is not None and (len(t) or name in ("scores.csv", "reliability.csv", "scenarios.csv")):
+                write_text_atomic(out / name, csv_safe(t).to_csv(index=False))
         for name, fig in self.figures.items():
-            fig.savefig(out / name, dpi=110)
+            buf = io.BytesIO()
+            fig.savefig(buf, format="png", dpi=110)
+            write_text_atomic(out / name, buf.getvalue())
         doc = self._doc()
-        path = out / "report.md"
-        path.write_text(doc.markdown(), encoding="utf-8")
-        (out / "report.html").write_text(doc.html(self._title()), encoding="utf-8")
-        return path
+        write_text_atomic(out / "report.html", doc.html(self._title()))
+        return write_text_atomic(out / "report.md", doc.markdown())
 
 
 # ---------------------------------------------------------------------------------------- computing

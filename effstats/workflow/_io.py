@@ -5,7 +5,6 @@ import hashlib
 import json
 import os
 import re
-import tempfile
 import warnings
 from pathlib import Path
 from typing import Any
@@ -13,6 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._shared import remove_stale_tmp, write_text_atomic
 from .._validation import check_trials
 from ..responses import ResponseMatrix
 from ._schema import check
@@ -409,92 +409,6 @@ def load_reference(directory: Path, sha256: str) -> ResponseMatrix | None:
                       "reference data instead", UserWarning, stacklevel=3)
         return None
     return rm
-
-
-def _umask() -> int:
-    """The process's umask: from /proc on Linux, else read by setting it and putting it back (which, for that
-    instant, changes it for every thread)."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as f:
-            for line in f:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError, IndexError):
-        pass
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-def _tmp_prefix(name: str) -> str:
-    return f".{name}."
-
-
-def remove_stale_tmp(path: str | os.PathLike) -> list[Path]:
-    """Remove the temporary files an interrupted :func:`write_text_atomic` of ``path`` left beside it.
-
-    A temporary file is ``.<name>.<pid>.<random>.tmp``; it is stale when the process ``<pid>`` no longer runs (a
-    write in progress in a live process is left alone). Files of another form (``.<name>.<random>.tmp``) are
-    stale when more than a minute old. Returns the files removed.
-    """
-    import time
-
-    path = Path(path)
-    gone = []
-    if not path.parent.is_dir():
-        return gone
-    prefix = _tmp_prefix(path.name)
-    for f in path.parent.iterdir():
-        if not (f.name.startswith(prefix) and f.name.endswith(".tmp")):
-            continue
-        pid = f.name[len(prefix):].split(".", 1)[0]
-        try:
-            if pid.isdigit():
-                if int(pid) != os.getpid() and _alive(int(pid)):
-                    continue
-            elif time.time() - f.lstat().st_mtime < 60:
-                continue
-            if f.is_file() or f.is_symlink():
-                f.unlink()
-                gone.append(f)
-        except OSError:  # removed meanwhile, or not ours to remove: leave it
-            continue
-    return gone
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OverflowError, OSError):  # another user's process, or no such pid on this system
-        return True
-    return True
-
-
-def write_text_atomic(path: str | os.PathLike, text: str | bytes) -> Path:
-    """Write ``text`` (or bytes) to a temporary file beside ``path``, flush it to disk, then rename it over ``path``.
-
-    An interrupted run leaves either the previous file or the new one, never a half-written file; the temporary
-    files an interrupted write left are removed by the next write of ``path``. The file gets the permissions a
-    plain ``open(path, "w")`` gives (``0o666`` less the umask).
-    """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    remove_stale_tmp(path)
-    fd, tmp = tempfile.mkstemp(prefix=f"{_tmp_prefix(path.name)}{os.getpid()}.", suffix=".tmp", dir=path.parent)
-    try:
-        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes the file 0600: give it the user's usual permissions
-        binary = isinstance(text, bytes)
-        with os.fdopen(fd, "wb" if binary else "w", encoding=None if binary else "utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
 
 
 def write_json_atomic(path: str | os.PathLike, obj: Any) -> Path:
