@@ -1,9 +1,12 @@
 """Precision(correction="logistic"): the prediction-powered correction of the stratified sequential estimate."""
 import json
+import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, assume, example, given, settings
+from hypothesis import strategies as st
 from scipy import special
 
 from effstats import ResponseMatrix
@@ -402,3 +405,55 @@ def test_repeated_intervals_of_a_run_under_way_cover_together():
         covered += ok
     assert covered / reps >= 0.95 - 3 * np.sqrt(0.95 * 0.05 / reps)
 
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n_items=st.integers(10, 2500), unanswered=st.integers(0, 40), initial=st.integers(2, 150),
+       batch=st.integers(1, 150), max_n=st.one_of(st.none(), st.integers(2, 2500)),
+       half_width=st.sampled_from([0.005, 0.01, 0.02, 0.05]), seed=st.integers(0, 3))
+@example(n_items=2000, unanswered=0, initial=100, batch=100, max_n=1502, half_width=0.005, seed=0)
+def test_started_state_is_what_its_loader_accepts(n_items, unanswered, initial, batch, max_n, half_width, seed):
+    # whatever cap the worst-case design or max_n sets, the stratified batches' sizes add up to the order, each
+    # stratum's items come in running counts that never decrease, and the saved run loads back as it was
+    import tempfile
+
+    from effstats.datasets import simulate_responses
+    from effstats.workflow import SequentialRun
+    from effstats.workflow._sequential import _correction_inputs
+
+    values = simulate_responses(8, n_items, rng=seed).values.astype(float)
+    values[:, : min(unanswered, n_items - 10)] = np.nan  # items no reference model answered are outside the strata
+    ref = ResponseMatrix(values, item_ids=[f"t/{j}" for j in range(n_items)], nan_as_missing=True)
+    n_elig = int((_correction_inputs(ref)[0] >= 0).sum())
+    assume(initial <= n_elig and batch <= n_elig and (max_n is None or initial <= max_n <= n_elig))
+    with warnings.catch_warnings():  # the rounding of initial and batch to the strata is warned about
+        warnings.simplefilter("ignore", UserWarning)
+        run = SequentialRun.start(ref, half_width=half_width, correction="logistic", initial=initial, batch=batch,
+                                  max_n=max_n, seed=seed)
+    s = run.state
+    assert sum(s["look_sizes"]) == len(s["order"]) == len(set(s["order"])) == s["max_n"]
+    assert min(s["look_sizes"]) > 0 and (max_n is None or s["max_n"] <= max(max_n, s["initial"]))
+    ends = np.cumsum(s["look_sizes"])
+    strata = np.array(s["strata"])
+    counts = np.array([np.bincount(strata[:e], minlength=5) for e in ends])
+    assert (np.diff(counts, axis=0) >= 0).all() and (counts[1:] - counts[:-1] <= s["batch"] // 5).all()
+    with tempfile.TemporaryDirectory() as d:
+        run.save(d)
+        back = SequentialRun.load(d, reference=ref)
+    assert back.state["look_sizes"] == s["look_sizes"] and list(back.next_items) == list(run.next_items)
+
+
+def test_cli_run_capped_off_the_strata_schedule_updates(tmp_path, capsys):
+    # --max-n 1502 on 2,000 items in 5 strata of 400: looks of 20 a stratum reach 1,500, and the last look's 2 items
+    # come from 2 strata; the run's state is one its update reads
+    from effstats.datasets import simulate_responses
+
+    truth = simulate_responses(31, 2000, rng=3)
+    truth.subset(models=range(30)).to_long().to_csv(tmp_path / "ref.csv", index=False)
+    new_id = str(truth.model_ids[30])
+    decision, seen = _cli_run(tmp_path, "run", ["--half-width", 0.005, "--correction", "logistic", "--max-n", 1502],
+                              truth, new_id)
+    state = json.loads((tmp_path / "run" / "state.json").read_text())
+    assert state["look_sizes"][-1] == 2 and sum(state["look_sizes"]) == 1502 == len(seen)
+    assert decision["n"] == 1502 and decision["decision"] == "no decision"
+    assert capsys.readouterr().err == ""

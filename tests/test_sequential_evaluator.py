@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 from scipy.stats import norm
 
@@ -163,6 +163,25 @@ def test_schedule_with_max_n_trims_the_last_look():
     ev = SequentialEvaluator([NEVER], initial=100, batch=100, max_n=550)
     sched = ev._schedule(np.array([1000, 1000]))
     assert sched.sum(1).tolist() == [200, 400, 550]
+
+
+@settings(max_examples=300, deadline=None)
+@given(sizes=st.lists(st.integers(0, 400), min_size=1, max_size=7), initial=st.integers(2, 60),
+       batch=st.integers(1, 60), max_n=st.integers(2, 3000))
+@example(sizes=[2400] * 5, initial=20, batch=20, max_n=2001)  # the cut's rounding left over on one stratum
+@example(sizes=[0, 3], initial=3, batch=1, max_n=2)
+def test_schedule_counts_never_decrease_and_end_at_max_n(sizes, initial, batch, max_n):
+    # each stratum's items are handed out as the first n of a fixed order: its running count never goes down, never
+    # exceeds the stratum, and the looks end at max_n items exactly (or every item, when there are fewer)
+    sizes = np.array(sizes)
+    assume(sizes.sum() > 0 and max_n >= (sizes > 0).sum())
+    sched = SequentialEvaluator([NEVER], initial=initial, batch=batch, max_n=max_n)._schedule(sizes)
+    assert (np.diff(sched, axis=0) >= 0).all() and (np.diff(sched.sum(1)) > 0).all()
+    assert (sched <= sizes).all() and (sched[0] >= np.minimum(sizes, 1)).all()
+    assert sched[-1].sum() == min(max_n, sizes.sum())
+    full = SequentialEvaluator([NEVER], initial=initial, batch=batch)._schedule(sizes)
+    k = len(sched) - 1  # the looks before the last are the uncapped schedule's
+    assert (sched[:k] == full[:k]).all() and (sched[-1] <= (full[k] if k < len(full) else sizes)).all()
 
 
 @pytest.mark.parametrize("binary", [True, False])

@@ -324,10 +324,23 @@ class SequentialEvaluator(BaseEstimator):
                 if over > 0 and first_over > 0:
                     add = n[-1] - n[-2]
                     cut = np.floor(add * over / add.sum()).astype(int)
-                    cut[np.argmax(add - cut)] += over - cut.sum()
+                    # the rounding's remainder comes off the strata with the most of their batch left, each at
+                    # most down to its previous look: a stratum's running count never decreases (the items handed
+                    # out are its first n of a fixed order) and the last look has max_n items
+                    room = add - cut
+                    by_room = np.argsort(-room, kind="stable")
+                    before = np.cumsum(room[by_room]) - room[by_room]
+                    cut[by_room] += np.clip(over - cut.sum() - before, 0, room[by_room])
                     n[-1] = n[-1] - cut
                 elif over > 0:
-                    n[-1] = np.maximum(np.floor(n[-1] * self.max_n / n[-1].sum()), 1).astype(int)
+                    # max_n below the first look: one item a stratum, the rest shared as the strata's first looks
+                    # are, the rounding's remainder to the largest fractions (Hamilton's method)
+                    first = np.minimum(n[-1], 1)
+                    more = n[-1] - first
+                    share = more * max(self.max_n - int(first.sum()), 0) / max(int(more.sum()), 1)
+                    extra = np.floor(share).astype(int)
+                    extra[np.argsort(extra - share, kind="stable")[: int(round(share.sum())) - extra.sum()]] += 1
+                    n[-1] = first + extra
         # drop repeated looks (nothing new)
         tot = n.sum(1)
         keep = np.concatenate(([True], np.diff(tot) > 0))
