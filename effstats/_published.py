@@ -8,7 +8,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.stats import rankdata
+
+from ._shared import _tie_ranks
 
 # ---------------------------------------------------------------------------------------- published aggregates
 # A column is read as an aggregate of the others when it reproduces one of them (EXACT) within the rounding of
@@ -46,7 +47,7 @@ def _aggregates_of_rest(x: np.ndarray) -> dict[str, np.ndarray]:
     # per-column win counts as effstats.reliability.mean_win_rate counts them: the other models observed in the
     # column that score strictly lower, a tie half a win under "half"; doubled to stay integers (exact rates)
     filled = np.where(obs, x, np.inf)  # a missing cell is never lower than an observed one
-    low, high = rankdata(filled, method="min", axis=0), rankdata(filled, method="max", axis=0)
+    low, high = _tie_ranks(filled, axis=0)
     n_opp = obs.sum(axis=0, keepdims=True) - 1
     valid = obs & (n_opp > 0)
     with np.errstate(invalid="ignore", divide="ignore"):

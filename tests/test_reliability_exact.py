@@ -417,3 +417,32 @@ def test_few_resamples_warning_comes_after_input_errors():
         warnings.simplefilter("error", DegenerateDataWarning)
         with pytest.raises(ValueError, match="^size"):
             R.dior(rm, "examples", size=10_000, n_boot=5)
+
+
+@settings(max_examples=40, deadline=None)
+@given(shape=st.tuples(st.integers(1, 6), st.integers(1, 40)), levels=st.integers(1, 8), axis=st.sampled_from([0, 1]),
+       seed=st.integers(0, 2**32 - 1))
+def test_tie_ranks_equal_rankdata(shape, levels, axis, seed):
+    from effstats._shared import _tie_ranks
+
+    rng = np.random.default_rng(seed)
+    x = rng.integers(0, levels, shape).astype(float)
+    x[rng.random(shape) < 0.1] = -np.inf  # the audit ranks an unscorable model below every other
+    x[rng.random(shape) < 0.1] = -0.0  # equal to 0.0, as rankdata compares them
+    low, high = _tie_ranks(x, axis=axis)
+    want_low, want_high = stats.rankdata(x, method="min", axis=axis), stats.rankdata(x, method="max", axis=axis)
+    np.testing.assert_array_equal(low, want_low)
+    np.testing.assert_array_equal(high, want_high)
+    assert low.dtype == want_low.dtype and high.dtype == want_high.dtype
+
+
+@pytest.mark.parametrize("ci", [0.5, 0.9, 0.95, 0.99])
+def test_wilson_interval_is_statsmodels_bit_for_bit(ci):
+    from statsmodels.stats.proportion import proportion_confint
+
+    from effstats.reliability._metametrics import _wilson
+
+    for n in (1, 2, 5, 37, 1000, 5000):
+        for successes in sorted({0.0, 0.5, 1.0, n / 3, n - 0.5, float(n)}):
+            lo, hi = proportion_confint(successes, n, alpha=1 - ci, method="wilson")
+            assert _wilson(successes, n, ci) == (float(lo), float(hi))

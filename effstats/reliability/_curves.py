@@ -5,7 +5,6 @@ from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from .._validation import check_fraction, check_positive_int, check_rng
 from ..responses import ResponseMatrix
@@ -342,6 +341,8 @@ def rank_trajectories(
     if bench.is_table:
         raise ValueError("data: rank trajectories resample examples and need per-example data")
     num, den = bench.sub_sums()
+    from scipy import stats  # here, not at import: the audit never needs scipy.stats
+
     r_full = stats.rankdata(-_score(bench, num, den, score, ties)[0], method="min")
     out = []
     for s in _check_sizes(sizes, "sizes"):
@@ -423,6 +424,8 @@ def rank_resolution(
     bench = Benchmark.from_data(data, **kw)
     num, den = bench.sub_sums()
     full = _score(bench, num, den, score, ties)[0]
+    from scipy import stats
+
     r_full = stats.rankdata(-full, method="min")
     rows = []
     for s in _check_sizes(sizes, "sizes"):

@@ -778,7 +778,8 @@ def dior(
         d, s = plan.statistic(plan.draw(min(step, n_boot - a), rng))
         dists.append(d)
         scores.append(s)
-    return plan.result(np.concatenate(dists), np.concatenate(scores, axis=0))
+    # one batch (every decision but examples) is used as it is: a copy of a (n_boot, n_models) table costs its pages
+    return plan.result(np.concatenate(dists), scores[0] if len(scores) == 1 else np.concatenate(scores, axis=0))
 
 
 def efficiency_curve(data: Any, decision: Decision = "examples", objective: Objective = "kendall",

@@ -6,7 +6,6 @@ from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from .._validation import check_fraction, check_positive_int, check_rng
 from .._shared import _indexer, _plain
@@ -373,6 +372,8 @@ def _flash_setup(data, sizes, tiers, resolution, quantile, rule, top_k, level, g
 
     # The newcomer's own bound: every stage's interval holds at once with probability >= level (union bound over
     # the stages, two-sided so the same event also gives the reported rank range; MWR also splits over subscenarios).
+    from scipy import stats  # here, not at import: the audit and most of the package never need scipy.stats
+
     z = None if lev is None else float(stats.norm.ppf(1 - (1 - lev) / (2 * max(len(finite), 1))))
     ref_rows = np.ones(bench.n_models, bool)
     if new_models is not None:
@@ -423,6 +424,8 @@ def _own_interval(st: dict, total: np.ndarray, count: np.ndarray, sumsq: np.ndar
     score range (Laplace / Agresti–Coull style), so a sample of identical scores still has a positive standard
     error. A subscenario none of whose sampled items the model was evaluated on is bounded by the range itself.
     """
+    from scipy import stats
+
     z, lo, hi, score, bench = st["z"], st["lo"], st["hi"], st["score"], st["bench"]
     part = n_full > 0
     seen = part & (count > 0)

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from .._escape import csv_safe
-from .._shared import _name_list, write_text_atomic
+from .._shared import _name_list, _tie_ranks, write_text_atomic
 from .._validation import check_fraction, check_positive_int
 from ._advice import _recommendations
 from ._benchmark import Benchmark
@@ -50,9 +50,7 @@ def _percent_table(wide: pd.DataFrame) -> bool:
     return bool(((x.min() >= 0) & (x.max() <= 100) & (x.max() > 1)).all())
 def _ranks(scores: np.ndarray) -> np.ndarray:
     """Competition ranks (1 = best) along the last axis; NaN ranks last."""
-    from scipy import stats
-
-    return stats.rankdata(-np.where(np.isnan(scores), -np.inf, scores), method="min", axis=-1)
+    return _tie_ranks(-np.where(np.isnan(scores), -np.inf, scores), methods=("min",))[0]
 
 
 def _check_out(out: Path, keep: bool = True) -> Path:
