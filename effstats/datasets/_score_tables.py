@@ -2,6 +2,7 @@
 :class:`effstats.responses.ResponseMatrix`, with the layout checks that refuse what is not such a table."""
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import warnings
@@ -202,6 +203,13 @@ def read_scores_frame(
     # (str of a float round-trips), missing values as empty cells
     text = pd.DataFrame({str(c): (df[c] if str(c) not in ids and df[c].dtype.kind in "biuf" else
                                   [("" if pd.isna(v) else str(v)) for v in df[c].tolist()]) for c in df.columns})
+    for c in text.columns[(text.dtypes == object).to_numpy()]:
+        nul = text[c].str.contains("\0", regex=False).to_numpy(dtype=bool, na_value=False)
+        if nul.any():  # a CSV written from it would cut the value there: refused as the CSV reader refuses it
+            row = int(np.argmax(nul))
+            where = "" if name == "frame" else f"{name}: "
+            raise ValueError(f"frame: {where}row {row + 1}, column {c!r} holds a NUL character "
+                             f"({text[c].iloc[row]!r}); remove the NUL characters from its values")
     if text.shape[1] and model not in text.columns and _text_example(text.iloc[:, 0], (missing_marker,)) is None:
         text.insert(0, model, [str(i) for i in range(len(text))])  # no model ids: the rows' numbers name them
     default = name == "frame"
@@ -238,7 +246,12 @@ _META_NAMES = {"average", "avg", "mean", "overall", "total", "accuracy", "acc", 
                "family", "organization", "org", "license", "type", "precision", "architecture", "link", "url"}
 _ITEM_ID = re.compile(r"^.+/\d+$")  # the loop's item ids: <task>/<doc_id>
 _TRUE_FALSE = {"true": "1", "false": "0"}
-_PANDAS_COMPRESSED = {".gz", ".bz2", ".zip", ".xz", ".zst", ".tar"}  # suffixes pandas decompresses
+# what a compressed file starts with, by pandas' names of the compressions it reads: a file is read by what it
+# holds, whatever its name says (a gzip file named .csv, a plain one named .gz)
+_MAGIC = (("gzip", b"\x1f\x8b"), ("bz2", b"BZh"), ("xz", b"\xfd7zXZ\x00"), ("zip", b"PK\x03\x04"),
+          ("zstd", b"\x28\xb5\x2f\xfd"))
+_UTF16 = (b"\xff\xfe", b"\xfe\xff")
+_NUL_BLOCK = 2**24  # bytes searched for a NUL character at once
 _NARROW = 64  # columns of a table whose not-evaluated markers are set per column (its id columns keep theirs)
 _ONE_PASS_BYTES = 256 * 2**20
 _BLOCK_CELLS = 2**20  # cells of a table checked at once (8 MB of floats)
@@ -268,21 +281,76 @@ class _TextColumns:
         return ids | {n for n in names if n in self.named or n.lower() in _MODEL_NAMES}
 
 
-def _header(p: Path, sep: str) -> list[str]:
+def _compression(p: Path) -> str | None:
+    """The compression pandas reads ``p`` with, from the file's first bytes (None: not compressed); a tar archive
+    is left to pandas, by its name."""
+    if ".tar" in p.suffixes:
+        return "infer"
+    with open(p, "rb") as f:
+        head = f.read(8)
+    name = next((c for c, magic in _MAGIC if head.startswith(magic)), None)
+    if name == "zstd" and importlib.util.find_spec("zstandard") is None:
+        raise ValueError(f"path: {p.name} is compressed with Zstandard; reading it needs the zstandard package (pip "
+                         "install zstandard), or decompress it first (zstd -d)")
+    return name
+
+
+def _open_bytes(p: Path, compression: str | None) -> Any:
+    """``p`` opened for reading its (decompressed) bytes."""
+    if compression is None:
+        return open(p, "rb")
+    return pd.io.common.get_handle(p, "rb", compression=compression, is_text=False)
+
+
+def _refuse_nul(p: Path, sep: str, compression: str | None) -> None:
+    """Raise naming the line and the column of the first NUL character: pandas' parser ends a field there, which
+    would read ``"a\\0b"`` as ``"a"``, another row's id, without a word."""
+    with _open_bytes(p, compression) as handle:
+        f = getattr(handle, "handle", handle)
+        head = f.read(_NUL_BLOCK)
+        if head.startswith(_UTF16):
+            raise ValueError(f"path: {p.name} is UTF-16 text; save it as UTF-8 (a CSV file's usual encoding)")
+        seen, block, at = 0, head, head.find(b"\0")
+        while at < 0 and block:
+            seen += len(block)
+            block = f.read(_NUL_BLOCK)
+            at = block.find(b"\0")
+    if at < 0:
+        return
+    at += seen
+    with _open_bytes(p, compression) as handle:  # the NUL's line: rare, so the file is read again to find it
+        text = getattr(handle, "handle", handle).read(at + 4096)
+    start = text.rfind(b"\n", 0, at) + 1
+    end = text.find(b"\n", at)
+    line = text[start:end if end >= 0 else len(text)].rstrip(b"\r").decode("utf-8", "replace")
+    first = text[:text.find(b"\n") if b"\n" in text else len(text)].decode("utf-8", "replace").lstrip("\ufeff")
+    field = text[start:at].count(sep.encode()) if len(sep) == 1 else 0
+    names = first.rstrip("\r").split(sep)
+    col = f"column {names[field]!r}" if start and field < len(names) else f"field {field + 1}"
+    cells = line.split(sep)
+    cell = cells[field] if field < len(cells) else line
+    number, cut = text.count(b"\n", 0, at) + 1, cell.split("\0")[0]
+    raise ValueError(f"path: {p.name}: line {number}, {col} holds a NUL character ({cell!r}); pandas would cut "
+                     f"the value there (read as {cut!r}): remove the NUL bytes from the file (a corrupted or binary "
+                     "export?)")
+
+
+def _header(p: Path, sep: str, compression: str | None = None) -> list[str]:
     """The header line's fields as written (pandas renames repeated names "a", "a.1": they are refused by name).
 
     A plain first line (no quotes, not compressed) is split at ``sep``; pandas' parser reads any other, which
     builds a frame of one row and one column per field (seconds at 10^5 item columns)."""
-    if len(sep) == 1 and not set(p.suffixes) & _PANDAS_COMPRESSED:
+    if len(sep) == 1 and compression is None:
         with open(p, encoding="utf-8-sig", newline="") as f:  # pandas drops a byte order mark too
             line = f.readline().rstrip("\r\n")
         if line.strip() and '"' not in line and "\r" not in line:
             return line.split(sep)
-    return pd.read_csv(p, sep=sep, dtype=str, keep_default_na=False, header=None, nrows=1).iloc[0].tolist()
+    return pd.read_csv(p, sep=sep, dtype=str, keep_default_na=False, header=None, nrows=1,
+                       compression=compression).iloc[0].tolist()
 
 
-def _read_typed(p: Path, sep: str, header: list[str], text: _TextColumns,
-                progress: bool = False) -> pd.DataFrame | None:
+def _read_typed(p: Path, sep: str, header: list[str], text: _TextColumns, progress: bool = False,
+                compression: str | None = None) -> pd.DataFrame | None:
     """The table with the id columns as text (as written) and the others parsed as numbers by pandas' C parser
     (correctly rounded); a column holding anything but numbers (text, True/False, markers with spaces) stays text.
     Cells left empty or marked not evaluated are ``""`` in the other text columns, NaN in number columns. None
@@ -296,7 +364,7 @@ def _read_typed(p: Path, sep: str, header: list[str], text: _TextColumns,
     narrow = len(names) <= _NARROW
     na = {c: ["", text.missing] for c in names if c not in ids} if narrow else ["", text.missing]
     kw = dict(sep=sep, keep_default_na=False, float_precision="round_trip", dtype={c: str for c in ids},
-              na_values=na, low_memory=narrow or p.stat().st_size > _ONE_PASS_BYTES)
+              na_values=na, low_memory=narrow or p.stat().st_size > _ONE_PASS_BYTES, compression=compression)
     # a long table's model and item ids as categories: the parser hashes its tokens once, without a text object
     # a cell, and the layout checks and the matrix read the codes
     pair = [c for c in text.pair if c in names] if narrow else []
@@ -310,7 +378,7 @@ def _read_typed(p: Path, sep: str, header: list[str], text: _TextColumns,
         # 30,000 columns
         kw.update(low_memory=False, chunksize=max(1, _WIDE_CHUNK_CELLS // len(names)))
         read = lambda f: _stacked_chunks(pd.read_csv(f, **kw))  # noqa: E731
-    if set(p.suffixes) & _PANDAS_COMPRESSED:
+    if compression is not None:
         df = read(p)
     else:  # the bytes parsed so far, on a terminal when the read takes a while
         with open(p, "rb") as raw, _progress(progress, total=p.stat().st_size, desc=f"reading {p.name}", unit="B",
@@ -389,9 +457,12 @@ def _read_delimited(p: Path, sep: str, text: _TextColumns | None = None,
                     progress: bool = False) -> tuple[pd.DataFrame, list[str]]:
     """The table (every cell as text, or :func:`_read_typed`'s number columns given ``text``) and its header."""
     try:
-        header = _header(p, sep)
-        typed = None if text is None else _read_typed(p, sep, header, text, progress)
-        return (typed if typed is not None else pd.read_csv(p, sep=sep, dtype=str, keep_default_na=False)), header
+        compression = _compression(p)
+        _refuse_nul(p, sep, compression)
+        header = _header(p, sep, compression)
+        typed = None if text is None else _read_typed(p, sep, header, text, progress, compression)
+        return (typed if typed is not None else pd.read_csv(p, sep=sep, dtype=str, keep_default_na=False,
+                                                            compression=compression)), header
     except pd.errors.EmptyDataError:
         raise ValueError(f"path: {p.name} is empty; {_EXPECTED}") from None
     except (pd.errors.ParserError, UnicodeDecodeError) as exc:

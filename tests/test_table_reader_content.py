@@ -1,0 +1,79 @@
+"""The score-table readers decide by what a file holds, not by its name: compression by the first bytes, NUL
+characters refused where pandas' parser would cut a value, numbers as a CSV writes them, a wide table's missing
+model column."""
+from __future__ import annotations
+
+import bz2
+import gzip
+import lzma
+import zipfile
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from effstats.datasets import read_scores_csv, read_scores_frame
+from effstats.workflow import read_results
+
+
+def _long(n_models: int = 3, n_items: int = 4) -> pd.DataFrame:
+    rng = np.random.default_rng(0)
+    return pd.DataFrame([(f"m{m}", f"t0/{i}", float(rng.integers(2))) for m in range(n_models)
+                         for i in range(n_items)], columns=["model", "item", "score"])
+
+
+@pytest.mark.parametrize("field, value", [("item", "t0/1\0x"), ("model", "m1\0evil")])
+def test_nul_in_an_id_is_refused_naming_its_line_and_column(tmp_path, field, value):
+    # pandas' parser ends a field at a NUL: 't0/1\0x' would be read as 't0/1', another row's id
+    df = _long()
+    row = 9  # m2's second item: line 11 of the file
+    df.loc[row, field] = value
+    f = tmp_path / "scores.csv"
+    f.write_bytes(df.to_csv(index=False).encode())
+    with pytest.raises(ValueError, match=rf"^path: scores\.csv: line 11, column '{field}' holds a NUL character"):
+        read_scores_csv(f)
+    with pytest.raises(ValueError, match=r"^source: scores\.csv: line 11, column .* NUL"):
+        read_results(f)
+    gz = tmp_path / "scores.csv.gz"  # the same inside a compressed file
+    gz.write_bytes(gzip.compress(f.read_bytes()))
+    with pytest.raises(ValueError, match=rf"line 11, column '{field}' holds a NUL"):
+        read_scores_csv(gz)
+
+
+def test_nul_in_a_wide_table_and_a_frame(tmp_path):
+    f = tmp_path / "wide.csv"
+    f.write_bytes(b"model,t0/0,t0/1\na,0,1\nb,1\x000,1\n")
+    with pytest.raises(ValueError, match=r"line 3, column 't0/0' holds a NUL character \('1\\x000'\)"):
+        read_scores_csv(f)
+    frame = pd.DataFrame({"model": ["a", "b\0x"], "t0/0": [0.0, 1.0], "t0/1": [1.0, 1.0]})
+    with pytest.raises(ValueError, match=r"^frame: row 2, column 'model' holds a NUL character"):
+        read_scores_frame(frame)
+    pytest.importorskip("pyarrow")
+    frame.to_parquet(tmp_path / "wide.parquet")
+    with pytest.raises(ValueError, match=r"^source: wide\.parquet: row 2, column 'model' holds a NUL"):
+        read_results(tmp_path / "wide.parquet")
+
+
+def test_utf16_is_named(tmp_path):
+    f = tmp_path / "scores.csv"
+    f.write_bytes(_long().to_csv(index=False).encode("utf-16"))
+    with pytest.raises(ValueError, match=r"^path: scores\.csv is UTF-16 text; save it as UTF-8"):
+        read_scores_csv(f)
+
+
+@pytest.mark.parametrize("compress", [gzip.compress, bz2.compress, lzma.compress, "zip", None])
+@pytest.mark.parametrize("name", ["scores.csv", "scores.csv.gz"])
+def test_compression_is_read_from_the_first_bytes(tmp_path, compress, name):
+    df = _long()
+    text = df.to_csv(index=False).encode()
+    f = tmp_path / name
+    if compress == "zip":
+        with zipfile.ZipFile(f, "w") as z:
+            z.writestr("scores.csv", text)
+    else:
+        f.write_bytes(text if compress is None else compress(text))
+    rm = read_scores_csv(f)
+    want = df.pivot(index="model", columns="item", values="score")
+    assert rm.model_ids.tolist() == want.index.tolist() and rm.item_ids.tolist() == want.columns.tolist()
+    np.testing.assert_array_equal(rm.values_with_nan(), want.to_numpy())
+    np.testing.assert_array_equal(read_results(f).values_with_nan(), want.to_numpy())
