@@ -598,6 +598,9 @@ class _SubsetEstimator(BaseEstimator):
     interval_kind = "conformal"
     # the smallest n_items the estimator can fit, stated in the one range message for n_items
     _min_items = 1
+    # whether the estimator chooses items by, or learns from, differences between the source models (a pool in
+    # which every model is right, or wrong, on every item is then refused)
+    _needs_contrast = True
 
     def _fit_source(self, source_outputs: Any, source_scores: Any, labels: Any) -> tuple[_Outputs, np.ndarray]:
         src = _as_outputs(source_outputs, "source_outputs", labels)
@@ -638,7 +641,7 @@ class _SubsetEstimator(BaseEstimator):
                     "labels: no source model predicts the true class of any item (correctness is 0 everywhere); "
                     "check that labels and the class ids/probabilities use the same class numbering"
                 )
-            if acc.min() == acc.max() and acc[0] in (0.0, 1.0):
+            if self._needs_contrast and acc.min() == acc.max() and acc[0] in (0.0, 1.0):
                 raise ValueError(
                     f"source_outputs: every source model has the same signature: {'right' if acc[0] else 'wrong'} on "
                     "every item, so there is nothing to select items by or to learn from"

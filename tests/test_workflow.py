@@ -983,3 +983,32 @@ def test_sequential_precision_run_of_random_batches_stops_at_max_n_with_the_offl
     assert (res.reason, res.decision, res.n) == ("max_n", "no decision", 250) == (off.reason, off.decision, off.n)
     np.testing.assert_allclose([res.ci_low, res.ci_high], [off.ci_low, off.ci_high], rtol=1e-12)
     assert "set by --max-n (max_n); the last batch cut to 50 of its 100 items" in run.to_markdown()
+
+
+@pytest.mark.parametrize("method", ["stratified-aipw", "aipw", "disco", "auto"])
+def test_a_task_every_reference_gets_right_is_drawn_at_random_and_the_rest_keeps_its_method(method, tmp_path):
+    """An easy task on which every reference model is right on every item leaves nothing to choose items by or learn
+    from; the selection draws that task's items at random (plain mean, design-unbiased), says so naming the task,
+    keeps the method on the other task, and estimate's refit from the saved selection decides the same way."""
+    d = simulate_responses(31, 400, rng=2)
+    values = d.values.copy()
+    values[:, :200] = 1.0
+    ids = [f"{'easy' if j < 200 else 'hard'}/{j % 200}" for j in range(400)]
+    truth = ResponseMatrix(values, model_ids=[f"m{i}" for i in range(31)], item_ids=ids)
+    truth.values[30, :200] = np.arange(200) % 10 != 0  # the new model misses a tenth of the easy task
+    ref = truth.subset(models=range(30))
+    with pytest.warns(UserWarning, match="every reference model scores 1 on every item of task 'easy'"):
+        sel = select(ref, 60, method=method, seed=0)
+    assert sel.tasks.loc["easy", "method"] == "random"
+    assert method == "auto" or sel.tasks.loc["hard", "method"] == method
+    sel.save(tmp_path / "s")
+    new = truth.subset(models=[30], items=sel.items)
+    with pytest.warns(UserWarning, match="task 'easy'"):
+        est = estimate(tmp_path / "s", new, reference=ref)
+    easy = [i for i in sel.items if i.startswith("easy/")]
+    per_task = est.tasks().loc["m30"]
+    assert per_task.loc["easy", "estimate"] == pytest.approx(truth.subset(models=[30], items=easy).values.mean())
+    assert "random" in per_task.loc["easy", "estimator"].lower()
+    row = est.to_frame().iloc[0]
+    assert row["low"] <= row["estimate"] <= row["high"]
+    assert row["low"] <= truth.values[30].mean() <= row["high"]

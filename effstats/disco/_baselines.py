@@ -147,6 +147,9 @@ class RandomDirect(_SubsetEstimator):
         return self
 
     interval_kind = "design"
+    # random items need no differences between the source models: it stays usable on a task every source model
+    # gets right (or wrong) throughout
+    _needs_contrast = False
 
     def _predict(self, o) -> np.ndarray:
         return o.model_means("target_outputs")

@@ -278,9 +278,19 @@ def _fit_each_task(rm: ResponseMatrix, tasks: pd.Series, alloc: pd.Series, metho
         if not answered.all():  # a model not run on this task says nothing about its items
             sub = sub.subset(models=np.flatnonzero(answered))
         pick = None if chosen is None or method != "auto" or chosen[t] == "all" else str(chosen[t])
+        how = method
+        seen = sub.values[sub.observed]
+        if method not in ("sortsearch", "random") and b < sub.n_items and seen.size and (seen == seen[0]).all():
+            # a saturated task (every reference model right, or wrong, on every item) gives the methods that choose
+            # or learn by differences between the references nothing to work with; random items and their plain
+            # mean stay design-unbiased, and the refit of estimate decides the same way from the same data
+            warnings.warn(f"reference: every reference model scores {float(seen[0]):g} on every item of task {t!r}; "
+                          f"its {int(b)} items are drawn at random and scored by their plain mean ('random') there",
+                          UserWarning, stacklevel=3)
+            how, pick = "random", None
         with warnings.catch_warnings(record=True) as said:
             warnings.simplefilter("always")
-            fits[t] = _TaskFit.fit(method, sub, int(b), seed, pick)
+            fits[t] = _TaskFit.fit(how, sub, int(b), seed, pick)
         for w in said:  # tagged with the task, for the one warning _fit_tasks gives
             w.message._task = str(t)
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
