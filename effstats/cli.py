@@ -149,6 +149,8 @@ def _main(argv: Sequence[str] | None) -> int:
                    help="win-rate ties: strict (App. A) or half credit (HELM's code); auto = half for HELM inputs, "
                         "strict otherwise (default: auto)")
     p.add_argument("--out", default="reliability_report", help="output directory (default: reliability_report)")
+    p.add_argument("--force", action="store_true",
+                   help="replace report files in --out that no earlier audit wrote there (never SCORES itself)")
     p.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples (default: 1000)")
     p.add_argument("--target", type=float, default=0.95, help="target DIoR for the recommendations (default: 0.95)")
     p.add_argument("--seed", type=int, default=0, help="random seed, a non-negative integer (default: 0)")
@@ -174,7 +176,8 @@ def _main(argv: Sequence[str] | None) -> int:
             _run_audit(args.scores, args.out, format=args.format, table=args.table, by=args.by or "scenario",
                   model=args.model, item=args.item, score=args.score, scenarios=args.scenarios, exclude=args.exclude,
                   duplicates=args.duplicates, aggregate=args.aggregate, ties=args.ties, n_boot=args.n_boot,
-                  target=args.target, seed=args.seed, progress=False if args.no_progress else None)
+                  target=args.target, seed=args.seed, progress=False if args.no_progress else None,
+                  force=args.force)
     except ValueError as exc:
         msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         print(f"effstats audit: error: {msg}", file=sys.stderr)

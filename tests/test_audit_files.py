@@ -337,13 +337,54 @@ def test_save_replaces_links_in_out_and_never_writes_through_them(tmp_path):
         victims[name] = tmp_path / f"victim_{name}"
         victims[name].write_text("keep")
         (out / name).symlink_to(victims[name])
-    res.save(out)
+    with pytest.raises(ValueError, match="which no earlier audit wrote there"):
+        res.save(out)  # links no audit made: refused without force
+    res.save(out, force=True)
     for name, victim in victims.items():
         assert victim.read_text() == "keep", name
         assert not (out / name).is_symlink()
     assert (out / "report.md").read_text() == res.to_markdown()
     assert (out / "rank_intervals.png").read_bytes()[:4] == b"\x89PNG"
     assert sorted(p.name for p in out.iterdir() if p.name.endswith(".tmp")) == []
+
+
+def test_audit_never_writes_over_its_input_or_files_it_did_not_write(tmp_path, capsys):
+    t = _table(10, 5, seed=13)
+    out = tmp_path / "out"
+    out.mkdir()
+    t.to_csv(out / "scores.csv")  # the input, under a name the report writes
+    before = (out / "scores.csv").read_bytes()
+    for force in ([], ["--force"]):
+        assert main(["audit", str(out / "scores.csv"), "--out", str(out), *FAST, *force]) == 2
+        assert "is the audited file" in _err_lines(capsys)[0]
+        assert (out / "scores.csv").read_bytes() == before and not (out / "report.md").exists()
+
+    board = tmp_path / "board.csv"
+    t.to_csv(board)
+    mine = {"report.md": "my notes", "report.html": "<p>mine</p>", "reliability.csv": "mine", "keep.txt": "mine"}
+    for name, text in mine.items():
+        (tmp_path / "o2").mkdir(exist_ok=True)
+        (tmp_path / "o2" / name).write_text(text)
+    assert main(["audit", str(board), "--out", str(tmp_path / "o2"), *FAST]) == 2
+    err = _err_lines(capsys)
+    assert len(err) == 1 and "which no earlier audit wrote there" in err[0] and "--force" in err[0]
+    assert {n: (tmp_path / "o2" / n).read_text() for n in mine} == mine
+    assert not (tmp_path / "o2" / "scores.csv").exists()
+    assert main(["audit", str(board), "--out", str(tmp_path / "o2"), *FAST, "--force"]) == 0
+    assert (tmp_path / "o2" / "keep.txt").read_text() == "mine"  # a file of another name is never touched
+    assert (tmp_path / "o2" / "report.md").read_text().startswith("# Benchmark reliability audit")
+
+    # what an audit wrote, a later audit replaces without --force; its files not written again are removed
+    o3 = tmp_path / "o3"
+    assert main(["audit", str(board), "--out", str(o3), *FAST]) == 0
+    (o3 / "rank_switch.png").write_bytes(b"mine")  # the user's file, named like an output of per-example audits
+    stale = o3 / "efficiency_examples.csv"
+    stale.write_text("an earlier audit's")
+    record = json.loads((o3 / ".effstats_audit.json").read_text())
+    (o3 / ".effstats_audit.json").write_text(json.dumps({**record, "files": record["files"] + [stale.name]}))
+    assert main(["audit", str(board), "--out", str(o3), *FAST, "--seed", "4"]) == 0
+    assert not stale.exists() and (o3 / "rank_switch.png").read_bytes() == b"mine"
+    assert "efficiency_examples.csv" not in json.loads((o3 / ".effstats_audit.json").read_text())["files"]
 
 
 def test_api_bad_arguments_name_the_option(tmp_path):

@@ -11,7 +11,10 @@ and the Mean Win Rate's sensitivity to clones and removals.
 """
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,7 +24,7 @@ import pandas as pd
 
 from .._escape import csv_safe
 from .._shared import _name_list, _tie_ranks, write_text_atomic
-from .._validation import check_fraction, check_positive_int
+from .._validation import check_flag, check_fraction, check_positive_int
 from ._advice import _recommendations
 from ._benchmark import Benchmark
 from ._curves import rank_switch_curve
@@ -53,6 +56,49 @@ def _ranks(scores: np.ndarray) -> np.ndarray:
     return _tie_ranks(-np.where(np.isnan(scores), -np.inf, scores), methods=("min",))[0]
 
 
+# the files an audit writes into its folder, and the record of those it wrote (only these are ever replaced
+# without force=True: a user's report.md or score table in the folder is refused, not overwritten)
+_OUTPUTS = ("report.md", "report.html", "scores.csv", "reliability.csv", "scenarios.csv", "efficiency_scenarios.csv",
+            "efficiency_examples.csv", "rank_switch.csv", "rank_intervals.png", "efficiency_scenarios.png",
+            "efficiency_examples.png", "rank_switch.png")
+_RECORD = ".effstats_audit.json"
+_RECORD_FORMAT = "effstats.audit/1"
+
+
+def _there(p: Path) -> bool:
+    return p.exists() or p.is_symlink()
+
+
+def _owned(out: Path) -> list[str]:
+    """The files an earlier audit recorded writing into ``out`` (none when the record is missing or not one)."""
+    import json
+
+    try:
+        doc = json.loads((out / _RECORD).read_text(encoding="utf-8")) if (out / _RECORD).is_file() else None
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+        doc = None
+    if not isinstance(doc, dict) or doc.get("format") != _RECORD_FORMAT or not isinstance(doc.get("files"), list):
+        return []
+    return [f for f in doc["files"] if f in _OUTPUTS] + [_RECORD]
+
+
+def _refuse_foreign(out: Path, names: Any, force: bool, source: Any = None) -> list[str]:
+    """Refuse to write ``names`` into ``out`` over the audited file ``source`` (always) or over a file no earlier
+    audit wrote there (unless ``force``); returns the files the earlier audit owns."""
+    owned = _owned(out) if out.is_dir() else []
+    if isinstance(source, (str, Path)) and Path(source).is_file():
+        for n in names:
+            f = out / n
+            if f.exists() and not f.is_symlink() and f.samefile(source):  # a link is replaced, never written through
+                raise ValueError(f"--out: {str(f)!r} is the audited file {str(source)!r}; name another folder with "
+                                 "--out")
+    foreign = [n for n in [*names, _RECORD] if _there(out / n) and n not in owned]
+    if foreign and not force:
+        raise ValueError(f"--out: {str(out)!r} holds {foreign[0]}, which no earlier audit wrote there; name another "
+                         "folder with --out, or pass --force to replace it")
+    return owned
+
+
 def _check_out(out: Path, keep: bool = True) -> Path:
     """``out`` as a writable directory (created); ``keep=False`` removes again the directories it created, so that
     a run refused later (a bad column name, bad scores) leaves nothing behind."""
@@ -61,9 +107,9 @@ def _check_out(out: Path, keep: bool = True) -> Path:
     made = [p for p in (out, *out.parents) if not p.exists()]
     try:
         out.mkdir(parents=True, exist_ok=True)
-        probe = out / ".effstats_write_test"
-        probe.write_text("")
-        probe.unlink()
+        fd, probe = tempfile.mkstemp(prefix=".effstats_write_test.", dir=out)  # never a file of the user's
+        os.close(fd)
+        os.unlink(probe)
     except OSError as exc:
         raise ValueError(f"--out: cannot write to {str(out)!r} ({exc.strerror or exc})") from None
     finally:
@@ -298,13 +344,17 @@ class AuditResult:
         src = self.settings.get("source") or ""
         return f"Benchmark reliability audit {src}".strip()
 
-    def save(self, out: str | Path) -> Path:
+    def save(self, out: str | Path, force: bool = False) -> Path:
         """Write ``report.md`` and ``report.html`` (figures as PNG files beside them) and the CSV tables to ``out``.
 
         Parameters
         ----------
         out : str or pathlib.Path
-            Directory, created if needed.
+            Directory, created if needed. The files written are recorded in ``out/.effstats_audit.json``: a later
+            save replaces them (and removes those it does not write again), and refuses a file of those names
+            that no audit wrote there.
+        force : bool, default=False
+            Replace such files too. A link is replaced, never written through.
 
         Returns
         -------
@@ -314,7 +364,8 @@ class AuditResult:
         Raises
         ------
         ValueError
-            ``out`` is not a writable directory.
+            ``out`` is not a writable directory, or holds a file of the report's names that no audit wrote there
+            (without ``force``).
 
         See Also
         --------
@@ -330,28 +381,47 @@ class AuditResult:
         ...     path = res.save(tmp)
         ...     files = sorted(p.name for p in pathlib.Path(tmp).iterdir())
         >>> path.name, files[:3]
-        ('report.md', ['efficiency_scenarios.csv', 'efficiency_scenarios.png', 'rank_intervals.png'])
+        ('report.md', ['.effstats_audit.json', 'efficiency_scenarios.csv', 'efficiency_scenarios.png'])
         """
+        return self._save(out, force)
+
+    def _save(self, out: str | Path, force: bool, source: Any = None) -> Path:
+        """:meth:`save`, refusing also to write over the audited file ``source``."""
+        import io
+        import json
+
         if not isinstance(out, (str, Path)):
             raise ValueError(f"--out: expected a directory path, got {type(out).__name__}")
-        import io
-
         out = _check_out(Path(out))
+        force = check_flag(force, "force")
         # every file goes to a temporary file in ``out`` renamed over its name: a link of that name is replaced,
         # never written through (to a file outside ``out``), and an interrupted save leaves no half-written file
         tables = {"scores.csv": self.scores, "reliability.csv": self.reliability, "scenarios.csv": self.scenarios,
                   "efficiency_scenarios.csv": self.efficiency_scenarios,
                   "efficiency_examples.csv": self.efficiency_examples, "rank_switch.csv": self.rank_switch}
+        tables = {k: t for k, t in tables.items()
+                  if t is not None and (len(t) or k in ("scores.csv", "reliability.csv", "scenarios.csv"))}
+        figures = self.figures
+        names = [*tables, *figures, "report.html", "report.md"]
+        owned = _refuse_foreign(out, names, force, source)
+        # recorded before they are written (an interrupted save leaves them listed), and the earlier audit's
+        # files this one does not write again are removed after it
+        record = {"format": _RECORD_FORMAT, "files": [f for f in dict.fromkeys([*owned, *names]) if f != _RECORD]}
+        write_text_atomic(out / _RECORD, json.dumps(record, indent=1) + "\n")
         for name, t in tables.items():
-            if t is not None and (len(t) or name in ("scores.csv", "reliability.csv", "scenarios.csv")):
-                write_text_atomic(out / name, csv_safe(t).to_csv(index=False))
-        for name, fig in self.figures.items():
+            write_text_atomic(out / name, csv_safe(t).to_csv(index=False))
+        for name, fig in figures.items():
             buf = io.BytesIO()
             fig.savefig(buf, format="png", dpi=110)
             write_text_atomic(out / name, buf.getvalue())
         doc = self._doc()
         write_text_atomic(out / "report.html", doc.html(self._title()))
-        return write_text_atomic(out / "report.md", doc.markdown())
+        path = write_text_atomic(out / "report.md", doc.markdown())
+        for name in set(owned) - set(names) - {_RECORD}:
+            with contextlib.suppress(OSError):
+                (out / name).unlink()
+        write_text_atomic(out / _RECORD, json.dumps({"format": _RECORD_FORMAT, "files": names}, indent=1) + "\n")
+        return path
 
 
 # ---------------------------------------------------------------------------------------- computing
@@ -607,7 +677,7 @@ def audit(data: Any, out: str | Path | None = None, *, format: str = "auto", tab
           scenarios: Any = None, exclude: Any = None, duplicates: str = "last", published: Any = None,
           published_kind: str | None = None, aggregate: str = "auto", ties: str = "auto", n_boot: int = 1000,
           target: float = 0.95, seed: int | None = 0, progress: bool | None = None, source: str = "",
-          notes: list[str] | None = None) -> AuditResult:
+          notes: list[str] | None = None, force: bool = False) -> AuditResult:
     """Audit a benchmark's reliability: what to add or drop, which rank differences are resolved, DIoR.
 
     Ranks the models as the leaderboard does, bootstraps the decisions of the benchmark's design (which
@@ -663,6 +733,9 @@ def audit(data: Any, out: str | Path | None = None, *, format: str = "auto", tab
         Name of the data, shown in the title.
     notes : list of str, optional
         Extra paragraphs for the report.
+    force : bool, default=False
+        Let ``out`` replace files of the report's names that no earlier audit wrote there (never the audited
+        file itself); see :meth:`effstats.reliability.AuditResult.save`.
 
     Returns
     -------
@@ -710,6 +783,11 @@ def audit(data: Any, out: str | Path | None = None, *, format: str = "auto", tab
 
     n_boot, target, aggregate = _check_audit_args(n_boot, target, seed, out, aggregate, ties, duplicates,
                                                   published_kind)
+    if out is not None:  # before the bootstrap: a refused folder costs no waiting
+        force = check_flag(force, "force")
+        _refuse_foreign(Path(out), _OUTPUTS, True, data)
+        _refuse_foreign(Path(out), _OUTPUTS[:5] + ("rank_intervals.png",), force)
+    given = data
     notes = list(notes or [])
     rank_info = None
     if isinstance(data, (str, Path)):
@@ -766,7 +844,7 @@ def audit(data: Any, out: str | Path | None = None, *, format: str = "auto", tab
         res.notes.append(_rank_note(agreement))
         res = dataclasses.replace(res, published_rank=agreement)
     if out is not None:
-        res.save(out)
+        res._save(out, force, source=given)
     return res
 
 
