@@ -181,7 +181,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     up.add_argument("--duplicates", default="last", choices=["last", "first", "mean", "error"],
                     help="two runs of the model in NEW_RESULTS (default: the latest, with a warning)")
     up.add_argument("--reference", default=None,
-                    help="adaptive runs: the reference data, if not at the path the state records")
+                    help="adaptive runs and --correction: the reference data, read instead of the run's copy "
+                         "(DIR/reference.npz) and of the path the state records")
     up.add_argument("--no-progress", action="store_true",
                     help="accepted as on the other commands; update reads one batch and shows no progress bar")
     up.add_argument("--restrict-to-manifest", action="store_true",

@@ -390,9 +390,10 @@ def _reference_from(z: Any) -> ResponseMatrix:
                           models=meta("models", model_ids), items=meta("items", item_ids))
 
 
-def load_reference(directory: Path, sha256: str) -> ResponseMatrix | None:
-    """The reference data :func:`save_reference` wrote beside a manifest, or None where there is none; a copy whose
-    content hash is not ``sha256`` (another selection's, or damaged) is refused with a warning, and None."""
+def load_reference(directory: Path, sha256: str, owner: str = "this manifest's") -> ResponseMatrix | None:
+    """The reference data :func:`save_reference` wrote beside a manifest (or a sequential run's state: ``owner``
+    names it in the warning), or None where there is none; a copy whose content hash is not ``sha256`` (another
+    selection's, or damaged) is refused with a warning, and None."""
     path = Path(directory) / REFERENCE_CACHE
     if not path.is_file():
         return None
@@ -405,7 +406,7 @@ def load_reference(directory: Path, sha256: str) -> ResponseMatrix | None:
     except Exception as exc:  # a damaged file: numpy's, zipfile's and json's errors vary
         got, why = None, f"unreadable ({type(exc).__name__})"
     if got != sha256:
-        warnings.warn(f"reference: {path} is not a copy of this manifest's reference data ({why}); reading the "
+        warnings.warn(f"reference: {path} is not a copy of {owner} reference data ({why}); reading the "
                       "reference data instead", UserWarning, stacklevel=3)
         return None
     return rm

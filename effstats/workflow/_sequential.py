@@ -17,8 +17,8 @@ from .._shared import _plain
 from .._validation import check_positive, check_positive_int
 from ..responses import ResponseMatrix
 from ._estimate import refuse_batch_without_tasks
-from ._io import (content_hash, helm_options, output_dir, read_new_results, read_results, read_saved,
-                  write_json_atomic, write_text_atomic)
+from ._io import (REFERENCE_CACHE, content_hash, helm_options, load_reference, output_dir, read_new_results,
+                  read_results, read_saved, save_reference, write_json_atomic, write_text_atomic)
 from ._select import _reference_info
 from ._strata import (_CORRECTION_STRATA, _check_stratified_state, _correction_inputs, _stratified_order,
                       _stratified_worst_case_items)
@@ -28,6 +28,7 @@ from ._tasks import _version, check_task_keys, item_tasks, samples_by_task
 __all__ = ["SequentialRun"]
 
 STATE = "state.json"
+BANK = "bank.npz"  # rule="adaptive": the item bank fitted on the reference data, so that a loaded run need not refit
 _FORMAT = "effstats.sequential/1"
 _RULES = ("precision", "efficacy", "adaptive")
 # rule="adaptive": items per batch, and the ability's target standard error (see SequentialRun.start)
@@ -85,9 +86,10 @@ class SequentialRun:
     interval is model-based: it holds when the new model answers as a 2PL model does, and it takes the item
     parameters fitted on the reference models as known (:class:`~effstats.irt.AdaptiveTest`'s default), so it is
     too narrow with few reference models: in simulations the 95 % interval covered 0.77 with 40 reference models,
-    0.90 with 100 and 0.93 with 250; a warning and the decision say so below 200. A loaded adaptive run refits the
-    bank from the reference data (checked by its content hash) and replays the recorded answers, so it continues
-    exactly as an uninterrupted run would.
+    0.90 with 100 and 0.93 with 250; a warning and the decision say so below 200. A loaded adaptive run takes the
+    bank :meth:`save` kept beside the state (``bank.npz``, fitted on the reference data of the same content hash),
+    or refits it from the reference data, and replays the recorded answers, so it continues exactly as an
+    uninterrupted run would.
 
     Use :meth:`start` to begin and :meth:`load` to continue from a saved state.
 
@@ -155,6 +157,8 @@ class SequentialRun:
         self._test = None  # rule="adaptive": the adaptive test after the recorded looks (likewise)
         self._bank_pos = None  # rule="adaptive": bank position of each item id
         self.n_left_out = 0
+        self._directory = None  # the folder a loaded run was read from (its copies of the reference and the bank)
+        self._bank_saved = False  # rule="adaptive": the bank was read from, or written to, BANK in that folder
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -215,7 +219,7 @@ class SequentialRun:
             every look's estimate by a logistic model on the items' features from the reference models
             (``Precision(correction="logistic")``; ``StratifiedAIPW(n_strata=5, allocation="proportional")``'s
             strata and features). Each batch is then a whole look (no projected batch sizes), and a saved run
-            reads the reference data again when loaded.
+            reads the reference data again when loaded (the copy :meth:`save` keeps beside the state).
 
         Returns
         -------
@@ -378,9 +382,10 @@ class SequentialRun:
         directory : path
             The folder :meth:`save` wrote, or its ``state.json``.
         reference : path or ResponseMatrix, optional
-            ``rule="adaptive"`` and ``correction="logistic"``: the reference data, when not at the path the state
-            records (or when the run was started from data in memory). It must be the data the run was started
-            from (same content hash).
+            ``rule="adaptive"`` and ``correction="logistic"``: the reference data, read instead of the copy
+            :meth:`save` keeps beside the state (``reference.npz``, bit-packed) and of the path the state records
+            (needed where the run has no copy and was started from data in memory). It must be the data the run
+            was started from (same content hash).
 
         Returns
         -------
@@ -393,13 +398,14 @@ class SequentialRun:
             ``directory`` is not a sequential state; ``reference`` is other data than the run was started from, or
             refitting the item bank chooses other items than the run did.
         """
-        _, st = read_saved(directory, STATE, _FORMAT, "sequential state file")
+        p, st = read_saved(directory, STATE, _FORMAT, "sequential state file")
         run = cls(st)
+        run._directory = p if p.is_dir() else p.parent
         if st["rule"]["kind"] == "adaptive":
-            run._reference = _reread_reference(st, reference)
+            run._reference = _reread_reference(st, reference, run._directory)
             run._replay_adaptive()
         elif st["rule"].get("correction"):
-            run._reference = _reread_reference(st, reference)
+            run._reference = _reread_reference(st, reference, run._directory)
             _check_stratified_state(st, run._reference, f"directory: {STATE}")
             if st["looks"]:
                 run.result = run._corrected_look([], [])
@@ -475,7 +481,11 @@ class SequentialRun:
         from ..irt import IRT2PL, AdaptiveTest
 
         st, rm = self.state, self._reference
-        bank = IRT2PL(random_state=0).fit(rm)  # one dimension: deterministic (random_state only seeds extra ones)
+        bank = IRT2PL(random_state=0)  # one dimension: deterministic (random_state only seeds extra ones)
+        key = _bank_key(st, bank)
+        fitted = None if self._directory is None else _load_bank(self._directory / BANK, key, bank, rm)
+        self._bank_saved = fitted is not None
+        bank = fitted if fitted is not None else bank.fit(rm)
         self._test = AdaptiveTest(bank, target_se=st["rule"]["target_se"], max_items=st["max_n"],
                                   prior_sd=st["rule"]["prior_sd"],
                                   calibration_error=st["rule"].get("calibration_error", False))
@@ -757,7 +767,10 @@ class SequentialRun:
         ``helm_instances.json``, and ``items.csv``) or
         the decision (``decision.json``, ``decision.md``, ``looks.csv``) into ``directory``; returns the path
         of the next batch's folder, or of ``decision.md``. ``directory`` may also be the run's ``state.json``,
-        as :meth:`load` takes it."""
+        as :meth:`load` takes it. Runs that need the reference data when loaded (``rule="adaptive"``,
+        ``correction="logistic"``) also keep a bit-packed copy of it, ``reference.npz`` (where its ids and
+        metadata can be written as JSON), and adaptive runs their item bank, ``bank.npz``; both are keyed by
+        the reference data's content hash, so a copy of other data is not used."""
         if isinstance(directory, (str, Path)) and Path(directory).name == STATE and Path(directory).is_file():
             directory = Path(directory).parent
         d = output_dir(directory)
@@ -774,6 +787,19 @@ class SequentialRun:
                 files.append(rel)
             return d / rel
 
+        # copies of what a loaded run would otherwise read and fit again: the reference data (bit-packed) and the
+        # adaptive rule's item bank, each checked against the reference data's content hash when read
+        needs_reference = self.state["rule"]["kind"] == "adaptive" or self.state["rule"].get("correction")
+        if needs_reference and self._reference is not None and (REFERENCE_CACHE not in files
+                                                                  or not (d / REFERENCE_CACHE).is_file()):
+            d.mkdir(parents=True, exist_ok=True)
+            if save_reference(d, self._reference, self.state["reference"]["sha256"]):
+                owned(REFERENCE_CACHE)
+        if self._test is not None and not (self._bank_saved and self._directory is not None
+                                           and d.resolve() == self._directory.resolve()):
+            d.mkdir(parents=True, exist_ok=True)
+            _save_bank(owned(BANK), _bank_key(self.state, self._test.bank), self._test.bank)
+            self._bank_saved, self._directory = True, d
         # the state is written last: it says which batch is next, so that batch's files must exist first
         if not self.stopped:
             k = len(self.state["looks"]) + 1
@@ -894,9 +920,14 @@ def _few_models_note(state: dict) -> str | None:
             f"simulations a 95 % interval covered {cov:.2f} with {k}; --rule precision gives a valid one)")
 
 
-def _reread_reference(state: dict, reference: Any) -> ResponseMatrix:
-    """The reference data a saved run was started from, read as it was read then and checked by its content hash."""
+def _reread_reference(state: dict, reference: Any, directory: Path | None = None) -> ResponseMatrix:
+    """The reference data a saved run was started from: its copy in the run's ``directory`` (unless ``reference`` is
+    given), else read as it was read then; checked by its content hash either way."""
     info = state["reference"]
+    if reference is None and directory is not None:
+        saved = load_reference(directory, info["sha256"], owner="this run's")
+        if saved is not None:
+            return saved
     ref = reference if reference is not None else info.get("source")
     if ref is None:
         raise ValueError("reference: the run was started from data in memory; pass reference= (the same data)")
@@ -910,6 +941,57 @@ def _reread_reference(state: dict, reference: Any) -> ResponseMatrix:
                          f"hash {h[:12]}… vs {info['sha256'][:12]}…; {rm.n_models} × {rm.n_items} vs "
                          f"{info['n_models']} × {info['n_items']}); pass the same data or start again")
     return rm
+
+
+def _bank_key(state: dict, bank: Any) -> str:
+    """What an item bank is fitted from: the reference data's content hash and the model's settings."""
+    import hashlib
+    import json
+
+    return hashlib.sha256(json.dumps([state["reference"]["sha256"], bank.get_params()], sort_keys=True,
+                                     default=str).encode()).hexdigest()
+
+
+_BANK_ARRAYS = ("a_", "b_", "theta_", "loss_curve_")
+_BANK_VALUES = ("method_", "n_items_", "n_missing_", "converged_", "n_iter_")
+
+
+def _save_bank(path: Path, key: str, bank: Any) -> None:
+    """Write the fitted item bank (its fitted arrays, and the key it was fitted under) atomically, without pickles."""
+    import io
+    import json
+
+    meta = {"key": key, "item_ids": [str(i) for i in bank.item_ids_], "model_ids": [str(m) for m in bank.model_ids_],
+            "_last_change": float(bank._last_change), **{k: _plain(getattr(bank, k)) for k in _BANK_VALUES}}
+    buf = io.BytesIO()
+    np.savez(buf, meta=np.frombuffer(json.dumps(meta).encode(), np.uint8),
+             **{k: np.asarray(getattr(bank, k), np.float64) for k in _BANK_ARRAYS})
+    write_text_atomic(path, buf.getvalue())
+
+
+def _load_bank(path: Path, key: str, bank: Any, rm: ResponseMatrix) -> Any:
+    """``bank`` (unfitted) with the fitted attributes :func:`_save_bank` wrote to ``path``, or None where the file is
+    missing, damaged, or fitted under another key or on other items (the bank is then fitted again)."""
+    import json
+
+    if not path.is_file():
+        return None
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            meta = json.loads(z["meta"].tobytes().decode())
+            arrays = {k: z[k] for k in _BANK_ARRAYS}
+    except Exception:  # a damaged copy: numpy's, zipfile's and json's errors vary; it is only a copy
+        return None
+    if meta.get("key") != key or meta.get("item_ids") != [str(i) for i in rm.item_ids] \
+            or meta.get("model_ids") != [str(m) for m in rm.model_ids]:
+        return None
+    for k, v in arrays.items():
+        setattr(bank, k, v)
+    for k in _BANK_VALUES:
+        setattr(bank, k, meta[k])
+    bank._last_change = np.float64(meta["_last_change"])
+    bank.item_ids_, bank.model_ids_ = rm.item_ids, rm.model_ids
+    return bank
 
 
 def _worst_case_items(half_width: float, alpha: float, n_items: int) -> int:
