@@ -188,12 +188,13 @@ def _progress(enabled: bool, **kw: Any) -> Any:
 
 
 def _is_float(v: str) -> bool:
-    """Whether ``float`` reads the text ``v``."""
+    """Whether the text ``v`` is a number as tables write them: what ``float`` reads, without its digit
+    separators (``float("1_0")`` is 10; a table's cell ``1_0`` is text, as pandas' parser reads it)."""
     try:
         float(v)
     except ValueError:
         return False
-    return True
+    return "_" not in v
 
 
 def _id_list(ids: Any, k: int = 5) -> str:

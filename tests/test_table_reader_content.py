@@ -77,3 +77,21 @@ def test_compression_is_read_from_the_first_bytes(tmp_path, compress, name):
     assert rm.model_ids.tolist() == want.index.tolist() and rm.item_ids.tolist() == want.columns.tolist()
     np.testing.assert_array_equal(rm.values_with_nan(), want.to_numpy())
     np.testing.assert_array_equal(read_results(f).values_with_nan(), want.to_numpy())
+
+
+@pytest.mark.parametrize("marker", ["-", "0"])  # "0": every cell read as text, then parsed
+def test_a_number_written_with_an_underscore_is_refused(tmp_path, marker):
+    # float("1_0") is 10 (then "percentages?"); pandas' parser reads the cell as text, as a table means it
+    long = tmp_path / "long.csv"
+    long.write_text("model,item,score\na,t0/0,1\na,t0/1,-\nb,t0/0,1_0\nb,t0/1,0\n")
+    with pytest.raises(ValueError, match=r"^path: long\.csv: column 'score' has non-numeric values, e\.g\. '1_0' "
+                                         r"\(row 3"):
+        read_scores_csv(long, missing_marker=marker)
+    wide = tmp_path / "wide.csv"
+    wide.write_text("model,t0/0,t0/1,t0/2\na,1,0,1\nb,1_0,0,1\nc,0,1,0.5\n")
+    with pytest.raises(ValueError, match=r"^path: wide\.csv: column 't0/0' has non-numeric values, e\.g\. '1_0' "
+                                         r"\(model 'b', line 3"):
+        read_scores_csv(wide, missing_marker=marker)
+    frame = pd.DataFrame({"model": ["a", "b"], "t0/0": ["1", "0_5"], "t0/1": [0.0, 1.0]})
+    with pytest.raises(ValueError, match=r"^frame: column 't0/0' has non-numeric values, e\.g\. '0_5'"):
+        read_scores_frame(frame)

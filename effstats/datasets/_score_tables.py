@@ -744,6 +744,12 @@ def _table_to_matrix(df: pd.DataFrame, p: Path, *, format: str, model: str, item
     text = _text_examples(wide, missing)
     if text:
         c, x = next(iter(text.items()))
+        under = next(((c, x) for c, x in text.items() if "_" in x and _is_float(x.replace("_", ""))), None)
+        if under is not None:  # float("1_0") is 10: a cell such as this one is text to a table
+            c, x = under
+            row = int(np.argmax(wide[c].astype(str).str.strip().eq(x).to_numpy()))
+            raise ValueError(f"path: {p.name}: column {c!r} has non-numeric values, e.g. {_plain(x)!r} (model "
+                             f"{_plain(wide.index[row])!r}, line {row + 2}: numbers are written without '_')")
         if not guessed:
             raise ValueError(f"path: {p.name}: column {c!r} has non-numeric values, e.g. {_plain(x)!r}")
         if idx_col not in cell_text:  # the ids are numbers while some other column holds text

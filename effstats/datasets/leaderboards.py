@@ -73,6 +73,14 @@ def _numeric(df: pd.DataFrame, name: str, scale: float = 1.0, missing: tuple[str
     blank = np.char.strip(arr) == ""
     miss = blank | np.isin(arr, list(missing))
     out = np.full(arr.shape, np.nan)
+    width = arr.dtype.itemsize // 4
+    if width and arr.size:  # numpy reads "1_0" as 10 (as float does); a table's cell "1_0" is not a number
+        under = (np.ascontiguousarray(arr).view(np.uint32).reshape(*arr.shape, width) == ord("_")).any(axis=-1)
+        under &= ~miss
+        if under.any():
+            i, j = (int(k) for k in np.argwhere(under)[0])
+            raise ValueError(f"{name}: column {df.columns[j]!r} has non-numeric values, e.g. {str(arr[i, j])!r} (row "
+                             f"{i + 1}: numbers are written without '_')")
     for j, col in enumerate(df.columns):  # one vectorised conversion per column (few columns)
         ok = ~miss[:, j]
         try:
