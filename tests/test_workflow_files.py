@@ -551,3 +551,42 @@ def test_deeply_nested_files_are_refused_in_one_line(tmp_path, capsys, name):
             else ["estimate", tmp_path, tmp_path / name])
     code, _, err = _run(argv, capsys)
     assert code == 2 and "nested too deeply" in _one_line(err)
+
+
+LONG_LIST_CASES = [
+    ("order", 7, 3, "order[7]: expected a string"),
+    ("order", 7, "@dup", "order: holds the same entry twice"),
+    ("tasks", 30, None, "tasks[30]: expected a string"),
+    ("doc_ids", 12, True, "doc_ids[12]: expected an integer"),
+    ("doc_ids", 12, 3.0, None),  # an integral float is an integer to JSON Schema
+    ("doc_ids", 12, "x", "doc_ids[12]: expected an integer"),
+    ("against_scores", 9, "x", "against_scores[9]: expected a number"),
+    ("against_scores", 9, None, None),
+    ("strata", 4, -1, "strata[4]: expected a number >= 0"),
+    ("strata", 4, False, "strata[4]: expected an integer"),
+]
+
+
+@pytest.mark.parametrize("key,at,value,message", LONG_LIST_CASES)
+def test_a_bad_entry_of_a_long_list_is_named_as_when_every_entry_is_checked(saved, tmp_path, monkeypatch, key, at,
+                                                                            value, message):
+    from effstats.workflow import _schema
+
+    st = copy.deepcopy(saved[0])
+    n = len(st["order"])
+    st.setdefault("against_scores", None)
+    if key in ("against_scores", "strata"):
+        st[key] = [0.5 if key == "against_scores" else 1] * n
+    st[key][at] = st["order"][at + 1] if value == "@dup" else value
+
+    def verdict():
+        try:
+            _schema.check(st, "effstats.sequential/1", "state.json")
+        except ValueError as e:
+            return str(e)
+        return None
+
+    got = verdict()
+    monkeypatch.setattr(_schema, "_short_lists", lambda doc, schema: doc)  # every entry checked by jsonschema
+    assert got == verdict()
+    assert got is None if message is None else message in got
