@@ -95,3 +95,32 @@ def test_a_number_written_with_an_underscore_is_refused(tmp_path, marker):
     frame = pd.DataFrame({"model": ["a", "b"], "t0/0": ["1", "0_5"], "t0/1": [0.0, 1.0]})
     with pytest.raises(ValueError, match=r"^frame: column 't0/0' has non-numeric values, e\.g\. '0_5'"):
         read_scores_frame(frame)
+
+
+@pytest.mark.parametrize("cells", [["0.637", "0.27", "0.041"], ["0", "1", "1"]])
+def test_a_wide_table_without_a_model_column_is_refused(tmp_path, cells):
+    # its first item column would be read as the model ids: one item lost, models named by their scores
+    f = tmp_path / "wide.csv"
+    rows = [",".join(cells), ",".join(reversed(cells)), ",".join(cells[1:] + cells[:1])]
+    f.write_text("t0/0,t0/1,t1/0\n" + "\n".join(rows) + "\n")
+    msg = r"wide\.csv: the table has no model column: its first column 't0/0' is named like the item columns"
+    with pytest.raises(ValueError, match="^path: " + msg):
+        read_scores_csv(f)
+    with pytest.raises(ValueError, match="^path: " + msg):
+        read_scores_csv(f, format="wide")
+    with pytest.raises(ValueError, match="^source: " + msg):
+        read_results(f)
+    q = tmp_path / "q.csv"  # items without a task: the same name up to the digits
+    q.write_text("q1,q2,q3\n" + "\n".join(rows) + "\n")
+    with pytest.raises(ValueError, match=r"its first column 'q1' is named like the item columns"):
+        read_scores_csv(q)
+
+
+@pytest.mark.parametrize("header, ids", [("run", ["0", "1", "2"]), ("model", ["0", "1", "0.5"]),
+                                         ("step", ["1000", "2000", "3000"]), ("", ["0.1", "0.2", "0.3"])])
+def test_numeric_model_ids_are_still_read(tmp_path, header, ids):
+    f = tmp_path / "wide.csv"
+    f.write_text(f"{header},t0/0,t0/1\n" + "".join(f"{m},1,0\n" for m in ids))
+    rm = read_scores_csv(f)
+    assert rm.model_ids.tolist() == ids and rm.item_ids.tolist() == ["t0/0", "t0/1"]
+    np.testing.assert_array_equal(rm.values_with_nan(), [[1.0, 0.0]] * 3)

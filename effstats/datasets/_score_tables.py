@@ -564,6 +564,33 @@ def _id_column(df: pd.DataFrame, model: str) -> str:
     return named[0] if len(named) == 1 else df.columns[0]
 
 
+def _header_shape(h: str) -> str:
+    """A column name with its runs of digits as ``#``: items of one benchmark share it ('t0/#', 'q#')."""
+    return re.sub(r"\d+", "#", h.strip())
+
+
+def _refuse_scores_as_ids(df: pd.DataFrame, id_col: Any, p: Path, model: str, missing: tuple[str, ...]) -> None:
+    """Raise when a wide table has no model column: its first column, taken for the model ids, is an item's.
+
+    Two signals together, since model ids may be numbers (run numbers, checkpoints' steps): the column is named
+    like the other columns (the same name up to its digits, e.g. 't0/0' beside 't0/1'), and every value in it is
+    a number in [0, 1]."""
+    first = str(id_col)
+    if id_col != df.columns[0] or first == model or first.lower() in _MODEL_NAMES or not re.search(r"\d", first):
+        return
+    others = [str(c) for c in df.columns[1:]]
+    if _header_shape(first) not in {_header_shape(c) for c in others}:
+        return
+    values = pd.unique(df[id_col].astype(str).str.strip())
+    written = [v for v in values if v not in missing and v != ""]
+    if not written or not all(_is_float(v) and 0 <= float(v) <= 1 for v in written):
+        return
+    raise ValueError(f"path: {p.name}: the table has no model column: its first column {first!r} is named like the "
+                     f"item columns ({others[:2]} …) and holds scores (every value a number in [0, 1], e.g. "
+                     f"{_plain(written[0])!r}), not model ids; add the model ids as the first column, named {model!r} "
+                     f"(a header line '{model},{first},…', then one line per model: '<model id>,<score>,…')")
+
+
 def _refuse_long_as_wide(df: pd.DataFrame, p: Path, model: str, item: str, score: str, cell_text: dict) -> None:
     """Raise when a table read as wide (the long columns are not all there) is a long table under other names;
     ``cell_text``: :func:`_text_examples` of ``df``."""
@@ -733,6 +760,7 @@ def _table_to_matrix(df: pd.DataFrame, p: Path, *, format: str, model: str, item
         raise ValueError("groups: only available for the long layout")
     df = _as_text(df)
     idx_col = _id_column(df, model)
+    _refuse_scores_as_ids(df, idx_col, p, model, missing)
     _refuse_empty_ids(df, {idx_col: "model"}, p)
     cell_text = _text_examples(df, missing)
     _refuse_transposed(df, idx_col, p, model, cell_text)
