@@ -154,6 +154,24 @@ def test_perturbations_splits_and_trials(tmp_path):
         read_helm_runs(tmp_path, perturbation="typo")  # two typo variants of id1: the name alone is ambiguous
 
 
+def test_a_repeated_instance_record_is_named_not_blamed_on_an_option(tmp_path):
+    # two records alike (a file written twice): no option picks one, so the message names the record, not an option
+    entries = [_entry("id0", 0, [_stat("exact_match", 1.0)]), _entry("id1", 0, [_stat("exact_match", 0.0)]),
+               _entry("id0", 0, [_stat("exact_match", 0.0)])]
+    write_run(tmp_path / "dup", "v1", "a/m", "boolq", entries)
+    with pytest.raises(ValueError, match=r"^path_or_paths: boolq:model=a_m/per_instance_stats\.json repeats instance "
+                                         r"'id0' \(train trial 0, split 'test', perturbation None\): records 0 and 2 "
+                                         r"both give 'exact_match'; a run holds each instance once, so no option"):
+        read_helm_runs(tmp_path / "dup")
+    # the same instance in two splits, read with split=None: the split picks one
+    entries = [_entry("id0", 0, [_stat("exact_match", 1.0), _stat("exact_match", 0.0, split="valid")])]
+    write_run(tmp_path / "splits", "v1", "a/m", "boolq", entries)
+    with pytest.raises(ValueError, match=r"^split: id0 \(train trial 0\) has 'exact_match' stats in the splits "
+                                         r"'test' and 'valid' .*pass split= one of them"):
+        read_helm_runs(tmp_path / "splits", split=None)
+    assert read_helm_runs(tmp_path / "splits", split="valid").values.tolist() == [[0.0]]
+
+
 def test_duplicate_runs_first_last_mean_error(tmp_path):
     write_run(tmp_path, "v1.9", "a/m", "boolq", truth_entries([1.0, 0.0, 1.0], [True, True, True]))
     write_run(tmp_path, "v1.10", "a/m", "boolq", truth_entries([0.0, 0.0], [True, True]))

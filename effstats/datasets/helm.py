@@ -158,6 +158,7 @@ def _run_values(d: Path, metric: str, split: str | None, perturbation: Any, arg:
     if not isinstance(entries, list):
         raise ValueError(f"{arg}: {_shown(d, _STATS)} is not a list of per-instance records")
     trials: dict[str, dict[Any, float]] = {}
+    origin: dict[tuple, tuple] = {}  # (instance, trial) -> the entry, split and perturbation its value came from
     for k, e in enumerate(entries):
         if not isinstance(e, dict) or "instance_id" not in e or not isinstance(e.get("stats"), list):
             raise ValueError(f"{arg}: {_shown(d, _STATS)} entry {k} is not a HELM per-instance record (instance_id, "
@@ -191,13 +192,30 @@ def _run_values(d: Path, metric: str, split: str | None, perturbation: Any, arg:
                 )
             got = trials.setdefault(iid, {})
             if trial in got:
-                raise ValueError(
-                    f"perturbation: {iid} (train trial {trial}) in {_shown(d, _STATS)} has several {metric!r} stats "
-                    f"matching perturbation={perturbation!r}; pass a dict of the perturbation's fields that picks one"
-                )
+                raise _repeated_stat(iid, trial, (k, nm.get("split"), pert), origin[iid, trial], metric, split,
+                                     perturbation, f"{arg}: {_shown(d, _STATS)}")
+            origin[iid, trial] = (k, nm.get("split"), pert)
             got[trial] = float(v)
             seen["trial"].add(trial)
     return trials
+
+
+def _repeated_stat(iid: str, trial: Any, now: tuple, before: tuple, metric: str, split: str | None,
+                   perturbation: Any, where: str) -> ValueError:
+    """The error for two values of ``metric`` for one instance and train trial: which option picks one, or, when
+    they come from two records alike, the repeated record (no option picks one)."""
+    (k, sp, pert), (k0, sp0, pert0) = now, before
+    if sp != sp0:
+        return ValueError(f"split: {iid} (train trial {trial}) has {metric!r} stats in the splits {sp0!r} and {sp!r} "
+                          f"({where}); pass split= one of them")
+    if pert != pert0:
+        return ValueError(f"perturbation: {iid} (train trial {trial}) in {where} has several {metric!r} stats "
+                          f"matching perturbation={perturbation!r} ({pert0!r} and {pert!r}); pass a dict of the "
+                          "perturbation's fields that picks one")
+    twice = f"records {k0} and {k}" if k != k0 else f"record {k} (its stat listed twice)"
+    return ValueError(f"{where} repeats instance {iid!r} (train trial {trial}, split {sp!r}, perturbation "
+                      f"{pert!r}): {twice} both give {metric!r}; a run holds each instance once, so no option "
+                      "picks one: remove the repeated record (a file written twice or concatenated?)")
 
 
 def _nothing_matched(metric: Any, split: str | None, perturbation: Any, trials: Any,
