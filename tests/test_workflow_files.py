@@ -278,6 +278,15 @@ def test_an_interrupted_replacement_leaves_one_whole_run(logs, capsys, tmp_path,
     assert len(Selection.load(sel).items) == 30
     monkeypatch.undo()
 
+    # stopped while the reference's copy (the slowest file) is written: the harness's file still is the old one's
+    from effstats.workflow import _select
+
+    monkeypatch.setattr(_select, "save_reference", killed)
+    assert main(argv) != 0
+    samples = json.loads((sel / "lm_eval_samples.json").read_text())
+    assert sum(map(len, samples.values())) == len(Selection.load(sel).items) == 30
+    monkeypatch.undo()
+
     # stopped once it is written, before the old one's files are removed: the new selection is whole
     monkeypatch.setattr(_files, "remove_files", killed)
     assert main(argv) != 0

@@ -164,14 +164,19 @@ class Selection:
         """
         d = output_dir(directory)
         samples = self.lm_eval_samples
+        # the files this selection owns: replacing it (select --force) removes these and nothing else
+        files = []
+        if self._reference is not None:  # a refit reads this copy rather than the reference files again
+            # first, as the slowest to write: a copy another manifest's hash does not match is not read
+            files += [f for f in [save_reference(d, self._reference, self.reference["sha256"])] if f]
+        # then the files the harness reads, and the manifest last, moments apart: a save stopped on the way leaves
+        # the previous manifest, or the new one with all its files
         if samples is not None:
             write_json_atomic(d / LM_EVAL_SAMPLES, samples)
+            files.append(LM_EVAL_SAMPLES)
         if self.helm_instances is not None:
             write_json_atomic(d / HELM_INSTANCES, self.helm_instances)
-        # the files this selection owns: replacing it (select --force) removes these and nothing else
-        files = ([LM_EVAL_SAMPLES] if samples is not None else []) + ([HELM_INSTANCES] if self.helm_instances else [])
-        if self._reference is not None:  # a refit reads this copy rather than the reference files again
-            files += [f for f in [save_reference(d, self._reference, self.reference["sha256"])] if f]
+            files.append(HELM_INSTANCES)
         return write_json_atomic(d / MANIFEST, {**self.to_dict(), "files": files + [MANIFEST]})
 
     @classmethod
