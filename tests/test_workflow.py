@@ -396,6 +396,61 @@ def test_sequential_decisions_match_the_online_evaluator(tmp_path, capsys, rule)
         assert decision["ci_low"] <= diff <= decision["ci_high"]
 
 
+
+def test_sequential_precision_update_prints_the_repeated_interval_and_at_the_stop_the_fixed_sample_one(tmp_path,
+                                                                                                        capsys):
+    """While a precision run continues, each look prints the repeated interval (--spending sets it; the state's
+    looks.csv ci_low, ci_high) labelled as such, and the fixed-sample interval the rule checks by its half-width;
+    the stop prints the fixed-sample interval (fixed_low, fixed_high), the same whatever --spending."""
+    import re
+
+    truth = _truth(seed=9)
+    new_id = truth.model_ids[-1]
+    ref_csv = tmp_path / "ref.csv"
+    truth.subset(models=range(N_REF)).to_long().to_csv(ref_csv, index=False)
+    printed, stops, traces = {}, {}, {}
+    for sp in ("ld_pocock", "ld_obf"):
+        run = tmp_path / sp
+        code, out, err = _run(["sequential", "start", ref_csv, "--half-width", 0.04, "--initial", 60, "--batch", 60,
+                               "--spending", sp, "--out", run], capsys)
+        assert code == 0, err
+        lines = []
+        while json.loads((run / "state.json").read_text())["status"] == "continue":
+            k = len(lines) + 1
+            batch = pd.read_csv(run / f"batch_{k:03d}" / "items.csv")["item"].tolist()
+            pd.DataFrame({"model": new_id, "item": batch,
+                          "score": truth.subset(models=[new_id], items=batch).values[0].astype(int)}).to_csv(
+                tmp_path / f"{sp}{k}.csv", index=False)
+            code, out, err = _run(["sequential", "update", run, tmp_path / f"{sp}{k}.csv"], capsys)
+            assert code == 0, err
+            lines.append(out)
+        traces[sp] = pd.read_csv(run / "looks.csv", index_col="look")
+        printed[sp], stops[sp] = lines[:-1], lines[-1]
+        assert len(printed[sp]) >= 2
+    number = r"(\d\.\d{4})"
+    for sp, lines in printed.items():
+        tr = traces[sp]
+        for k, out in enumerate(lines, start=1):
+            m = re.search(rf"^look {k}: ([\d,]+) items, score {number}, 95 % repeated interval \[{number}, {number}\] "
+                          rf"\(valid at any look\); fixed-sample interval ±{number}, the rule stops at ±0.04: "
+                          "continue$", out, re.M)
+            assert m, out
+            n, est, lo, hi, fixed = int(m[1].replace(",", "")), *map(float, m.groups()[1:])
+            assert n == tr.loc[k, "n"] and est == pytest.approx(tr.loc[k, "estimate"], abs=5e-5)
+            assert (lo, hi) == pytest.approx((tr.loc[k, "ci_low"], tr.loc[k, "ci_high"]), abs=5e-5)
+            assert fixed == pytest.approx((tr.loc[k, "fixed_high"] - tr.loc[k, "fixed_low"]) / 2, abs=5e-5)
+            assert hi - lo > 2 * fixed  # the repeated interval is the wider one
+        m = re.search(rf"95 % interval \[{number}, {number}\] \(fixed-sample interval at the stop, at most ±0.04",
+                      stops[sp])
+        assert m, stops[sp]
+        last = tr.iloc[-1]
+        assert tuple(map(float, m.groups())) == pytest.approx((last["fixed_low"], last["fixed_high"]), abs=5e-5)
+    # the spending family moves the repeated intervals printed on the way, not the stop's interval
+    first = [traces[sp].loc[1, "ci_high"] - traces[sp].loc[1, "ci_low"] for sp in printed]
+    assert abs(first[0] - first[1]) > 1e-3
+    assert traces["ld_pocock"].iloc[-1]["fixed_low"] == traces["ld_obf"].iloc[-1]["fixed_low"]
+
+
 def test_sequential_state_survives_an_interrupted_write(tmp_path, monkeypatch):
     truth = _truth(seed=10)
     ref = truth.subset(models=range(N_REF))

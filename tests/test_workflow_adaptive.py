@@ -163,6 +163,23 @@ def test_stop_reasons(logs):
     assert res.accuracy_se == pytest.approx(0, abs=1e-12)
 
 
+
+def test_decision_says_why_it_stopped_with_thousands_separated_counts():
+    # a bank of 1,200 items: the decision line names the reason in words and prints counts as the other rules'
+    # decisions do (1,200, not 1200)
+    data = simulate_responses(N_REF + 1, 1200, rng=2)
+    ref = data.subset(models=range(N_REF))
+    for kw, why in ((dict(target_se=0.5), "the ability's standard error reached target_se=0.5"),
+                    (dict(target_se=0.01, max_n=1100, batch=1000), "max_n: 1,100 items given")):
+        run = SequentialRun.start(ref, rule="adaptive", **kw)
+        res, _ = _until_stopped(run, data, data.model_ids[N_REF])
+        (line,) = [ln for ln in run.to_markdown().splitlines() if ln.startswith("Decision:")]
+        assert line.startswith(f"Decision: **{res.stopped_by}** ({why}) after {res.n_items:,} of at most "
+                               f"{run.state['max_n']:,} items ("), line
+        assert "1,200 items in the bank" in line and "1200" not in line, line
+        assert run.state["result"]["reason"] == why
+
+
 # ----------------------------------------------------------------------------------------------- the commands
 def test_commands_on_lm_eval_logs_match_the_api(logs, tmp_path, capsys):
     root, truth, _ = logs

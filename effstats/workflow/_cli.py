@@ -328,7 +328,7 @@ def _start(args: argparse.Namespace, rule: str) -> None:
         print(f"rule: precision, stop once the interval is at most ±{h:g}"
               + (" (the default; set it with --half-width)" if args.half_width is None else "")
               + (", logistic correction" if args.correction else ""))
-    print(f"batch 1: {len(run.next_items)} items in {path}")
+    print(f"batch 1: {len(run.next_items):,} items in {path}")
     if run.lm_eval_samples is not None:
         print(_lm_eval_hint(path / LM_EVAL_SAMPLES, run.lm_eval_samples))
     _next_step(run, path, args.out)
@@ -363,18 +363,21 @@ def _update(args: argparse.Namespace) -> None:
         rule = run.state["rule"]
         if rule["kind"] == "adaptive":
             lo, hi = res.confidence_interval(1 - run.state["alpha"])
-            print(f"look {len(run.state['looks'])}: {res.n_items} items, accuracy {res.accuracy:.4f} [{lo:.4f}, "
+            print(f"look {len(run.state['looks'])}: {res.n_items:,} items, accuracy {res.accuracy:.4f} [{lo:.4f}, "
                   f"{hi:.4f}], ability {res.theta:.3f} (s.e. {res.standard_error:.3f}, target "
                   f"{rule['target_se']:g}): continue" + (f"; {note}" if (note := _few_models_note(run.state)) else ""))
         else:
             what = f"difference vs {rule['against']}" if rule["kind"] == "efficacy" else "score"
-            lo, hi, extra = res.ci_low, res.ci_high, ""
-            if rule["kind"] == "precision" and "fixed_low" in res.trace:  # the interval the rule checks
+            # while the run continues the interval shown is the repeated one (its level holds at any look, whenever
+            # the run stops); the precision rule stops on the fixed-sample interval, shown by its half-width only
+            extra = ""
+            if rule["kind"] == "precision" and "fixed_low" in res.trace:
                 lo, hi = (float(res.trace[c].iloc[-1]) for c in ("fixed_low", "fixed_high"))
-                extra = f" (±{(hi - lo) / 2:.4f}, target ±{rule['half_width']:g})"
-            print(f"look {len(run.state['looks'])}: {res.n} items, {what} {res.estimate:.4f} "
-                  f"[{lo:.4f}, {hi:.4f}]{extra}: continue")
-        print(f"batch {len(run.state['looks']) + 1}: {len(run.next_items)} items in {path}")
+                extra = f"; fixed-sample interval ±{(hi - lo) / 2:.4f}, the rule stops at ±{rule['half_width']:g}"
+            print(f"look {len(run.state['looks'])}: {res.n:,} items, {what} {res.estimate:.4f}, "
+                  f"{100 * res.confidence_level:.3g} % repeated interval [{res.ci_low:.4f}, {res.ci_high:.4f}] "
+                  f"(valid at any look){extra}: continue")
+        print(f"batch {len(run.state['looks']) + 1}: {len(run.next_items):,} items in {path}")
         _next_step(run, path, args.state)
 
 

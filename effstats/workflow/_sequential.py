@@ -754,8 +754,7 @@ class SequentialRun:
         st = self.state
         level = 1 - st["alpha"]
         lo, hi = res.confidence_interval(level)
-        reason = {"precision": f"the ability's standard error reached target_se={st['rule']['target_se']:g}",
-                  "max_n": f"max_n={st['max_n']} items given", "bank": "every item of the bank given"}[res.stopped_by]
+        reason = _adaptive_reason(st, res.stopped_by)
         return {"decision": res.stopped_by, "reason": reason, "n": res.n_items, "theta": res.theta,
                 "theta_se": res.standard_error, "target_se": st["rule"]["target_se"], "estimate": res.accuracy,
                 "standard_error": res.accuracy_se, "ci_low": lo, "ci_high": hi, "confidence_level": level,
@@ -858,7 +857,8 @@ class SequentialRun:
                       f"from the reference models (correction {rule['correction']!r}).", ""]
         lines += [f"{what_est} {res.estimate:.4f} (s.e. {res.standard_error:.4f}); {pct} % interval "
                   f"[{res.ci_low:.4f}, {res.ci_high:.4f}] " + (
-                      "(fixed-width sequential interval at the stop, Chow & Robbins)." if res.reason == "precision"
+                      f"(fixed-sample interval at the stop, at most ±{rule['half_width']:g}: Chow & Robbins's "
+                      "fixed-width rule)." if res.reason == "precision"
                       else "(repeated confidence interval: valid at any look).")]
         if res.pvalue is not None and res.decision != "continue":
             lines.append(f"Stage-wise p-value {res.pvalue:.4g}.")
@@ -888,9 +888,9 @@ class SequentialRun:
                       "in simulations with so few (0.77 with 40 reference models, 0.90 with 100; 0.77 in hold-outs "
                       "of 25 CIFAR-10 models). Use `--rule precision` (random items, a valid interval) for a "
                       "decision that must hold.", ""]
-        lines += [f"Decision: **{res.stopped_by}** after {res.n_items} of at most {st['max_n']} items "
-                  f"({len(st['looks'])} look{'s' if len(st['looks']) != 1 else ''}; "
-                  f"{st['reference']['n_items']} items in the bank)"
+        lines += [f"Decision: **{res.stopped_by}** ({_adaptive_reason(st, res.stopped_by)}) after {res.n_items:,} "
+                  f"of at most {st['max_n']:,} items ({len(st['looks'])} look{'s' if len(st['looks']) != 1 else ''}; "
+                  f"{st['reference']['n_items']:,} items in the bank)"
                   + (f" — **{note}**." if note is not None else "."), "",
                   f"Accuracy on the whole benchmark {res.accuracy:.4f} (s.e. {res.accuracy_se:.4f}); "
                   f"{int(round(100 * level))} % interval [{lo:.4f}, {hi:.4f}] (model-based: it assumes the new model "
@@ -906,6 +906,13 @@ class SequentialRun:
                       "like the references and 0.91 of models better than all of them. Use `--rule precision` "
                       "(random items, a valid interval) for a decision that must hold."]
         return "\n".join(lines) + "\n"
+
+
+def _adaptive_reason(state: dict, stopped_by: str) -> str:
+    """Why an adaptive run stopped, in words (its decision is the rule that stopped it: ``"precision"``,
+    ``"max_n"`` or ``"bank"``)."""
+    return {"precision": f"the ability's standard error reached target_se={state['rule']['target_se']:g}",
+            "max_n": f"max_n: {state['max_n']:,} items given", "bank": "every item of the bank given"}[stopped_by]
 
 
 def _few_models_note(state: dict) -> str | None:
