@@ -267,3 +267,10 @@ def test_the_package_exports_the_reader_and_its_examples_run():
     assert "read_helm_runs" in ds.__all__ and ds.read_helm_runs is read_helm_runs
     result = doctest.testmod(helm, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_a_nul_in_an_instance_id_is_refused(tmp_path):
+    entries = [_entry("id0", 0, [_stat("exact_match", 1.0)]), _entry("id0\0x", 0, [_stat("exact_match", 0.0)])]
+    write_run(tmp_path, "v1", "a/m", "boolq", entries)
+    with pytest.raises(ValueError, match=r"^path_or_paths: the item id 'boolq/id0\\x00x' holds a NUL character"):
+        read_helm_runs(tmp_path)

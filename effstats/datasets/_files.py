@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
+import pandas as pd
 
 from .._validation import check_option
 
@@ -41,10 +42,39 @@ def _refuse_lfs_pointer(f: Path, shown: str, arg: str) -> None:
             raise ValueError(f"{arg}: {shown} is a Git LFS pointer, not the log; run `git lfs pull`")
 
 
+def _refuse_nul_ids(ids: Any, what: str, arg: str) -> None:
+    """Raise naming the first of ``ids`` (model or item ids read from logs) that holds a NUL character: a table
+    written from them would have the id cut there, another model's or item's."""
+    nul = pd.Index(ids).astype(str).str.contains("\0", regex=False)
+    if nul.any():
+        bad = str(pd.Index(ids)[nul][0])
+        raise ValueError(f"{arg}: the {what} id {bad!r} holds a NUL character (a corrupted log?); ids are text "
+                         "without NUL characters")
+
+
 def _check_duplicates(duplicates: Any) -> str:
     return check_option(duplicates, "duplicates", _DUPLICATES)
 
 
+def _compression_of(head: bytes) -> str | None:
+    """The compression of a file whose first 10 bytes are ``head``, by pandas' names; None: not compressed. A file
+    is read by what it holds, whatever its name says (a gzip file named .csv, a plain one named .gz)."""
+    if head.startswith(b"\x1f\x8b"):
+        return "gzip"
+    if head[:3] == b"BZh" and head[3:4].isdigit() and head[4:10] in (b"1AY&SY", b"\x17rE8P\x90"):
+        return "bz2"
+    if head.startswith(b"\xfd7zXZ\x00"):
+        return "xz"
+    if head.startswith(b"PK\x03\x04"):
+        return "zip"
+    if head.startswith(b"\x28\xb5\x2f\xfd"):
+        return "zstd"
+    return None
+
+
 def _open(f: Path):
-    opener = _COMPRESSED.get(f.suffix.lower())
+    with open(f, "rb") as fh:
+        found = _compression_of(fh.read(10))
+    # by the content, else by the name (whose opener then says what the file is not)
+    opener = {"gzip": gzip.open, "bz2": bz2.open, "xz": lzma.open}.get(found or "") or _COMPRESSED.get(f.suffix.lower())
     return opener(f, "rt", encoding="utf-8") if opener else open(f, encoding="utf-8")

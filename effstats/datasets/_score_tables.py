@@ -17,7 +17,7 @@ import pandas as pd
 from .._shared import _is_float, _name_list, _plain, _progress, _repeated, _sorted_codes
 from ..responses import ResponseMatrix
 from .leaderboards import _numeric
-from ._files import _check_duplicates
+from ._files import _check_duplicates, _compression_of
 
 __all__ = ["read_scores_csv", "read_scores_frame"]
 
@@ -246,10 +246,6 @@ _META_NAMES = {"average", "avg", "mean", "overall", "total", "accuracy", "acc", 
                "family", "organization", "org", "license", "type", "precision", "architecture", "link", "url"}
 _ITEM_ID = re.compile(r"^.+/\d+$")  # the loop's item ids: <task>/<doc_id>
 _TRUE_FALSE = {"true": "1", "false": "0"}
-# what a compressed file starts with, by pandas' names of the compressions it reads: a file is read by what it
-# holds, whatever its name says (a gzip file named .csv, a plain one named .gz)
-_MAGIC = (("gzip", b"\x1f\x8b"), ("bz2", b"BZh"), ("xz", b"\xfd7zXZ\x00"), ("zip", b"PK\x03\x04"),
-          ("zstd", b"\x28\xb5\x2f\xfd"))
 _UTF16 = (b"\xff\xfe", b"\xfe\xff")
 _NUL_BLOCK = 2**24  # bytes searched for a NUL character at once
 _NARROW = 64  # columns of a table whose not-evaluated markers are set per column (its id columns keep theirs)
@@ -287,8 +283,7 @@ def _compression(p: Path) -> str | None:
     if ".tar" in p.suffixes:
         return "infer"
     with open(p, "rb") as f:
-        head = f.read(8)
-    name = next((c for c, magic in _MAGIC if head.startswith(magic)), None)
+        name = _compression_of(f.read(10))
     if name == "zstd" and importlib.util.find_spec("zstandard") is None:
         raise ValueError(f"path: {p.name} is compressed with Zstandard; reading it needs the zstandard package (pip "
                          "install zstandard), or decompress it first (zstd -d)")
