@@ -490,7 +490,7 @@ class SequentialRun:
                                   prior_sd=st["rule"]["prior_sd"],
                                   calibration_error=st["rule"].get("calibration_error", False))
         self._bank_pos = {str(i): j for j, i in enumerate(rm.item_ids)}
-        self._item_info = item_tasks(rm)
+        self._item_info = None  # the bank's tasks and doc ids: read from the item ids when a batch is handed out
         return self._test
 
     def _choose(self, size: int) -> np.ndarray:
@@ -506,6 +506,8 @@ class SequentialRun:
     def _hand_out(self, size: int) -> None:
         st, pos = self.state, self._choose(size)
         st["order"] += [str(i) for i in self._reference.item_ids[pos]]
+        if self._item_info is None:
+            self._item_info = item_tasks(self._reference)
         st["tasks"] += [str(t) for t in self._item_info["task"].to_numpy()[pos]]
         st["doc_ids"] += [int(d) for d in self._item_info["doc_id"].to_numpy()[pos]]
 
