@@ -351,7 +351,8 @@ class _Combined:
         """Clopper-Pearson at the design's effective sample size, as Sort & Search's own interval: a task whose
         sampled items all agree (a zero variance estimate) cannot make the interval a point. Several tasks make a
         stratified sample (each task a stratum, weighted, sampled at its own rate), whose count follows no
-        hypergeometric law: the effective size stands in for the exact interval of one simple random sample."""
+        hypergeometric law: the effective size stands in for the exact interval of one simple random sample (where
+        every sampled item is alike, ``_alike_exact`` gives the exact interval of the stratified sample)."""
         from ..sortsearch import korn_graubard_interval
 
         n_items = sum(p.n_items for p in self.parts)

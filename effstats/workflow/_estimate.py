@@ -113,11 +113,14 @@ class Estimate:
 
         One task: the method's own interval (Wilson / Korn–Graubard for random designs, cross-validated
         conformal for model-based predictors; the exact hypergeometric interval of the count where every chosen
-        item of a simple random sample is alike). Several tasks: the size-weighted sum of the tasks' estimates,
-        whose standard errors add in quadrature for design-based methods (independent samples per task) and
-        linearly otherwise (errors of one model may share a sign across tasks). With 0/1 scores and a design-based
-        method on every task the interval is Korn–Graubard's (Clopper–Pearson at the design's effective sample
-        size, so not symmetric about the estimate); otherwise it is the normal interval ``estimate ± z·se``.
+        item of a simple random sample is alike, and of a stratified one, such as stratified AIPW's, the exact
+        interval of the worst placement of the wrong items among its strata). Several tasks: the size-weighted sum
+        of the tasks' estimates, whose standard errors add in quadrature for design-based methods (independent
+        samples per task) and linearly otherwise (errors of one model may share a sign across tasks). With 0/1
+        scores and a design-based method on every task the interval is Korn–Graubard's (Clopper–Pearson at the
+        design's effective sample size, so not symmetric about the estimate), or, where every chosen item of every
+        task is alike and the tasks weigh by their items, the exact interval of the tasks' strata as one stratified
+        sample; otherwise it is the normal interval ``estimate ± z·se``.
         """
         return self._combined.confidence_interval(confidence_level)
 
