@@ -244,12 +244,21 @@ def test_force_removes_only_the_files_a_run_writes_among_those_its_record_lists(
         assert outside.read_text() == "keep"
         assert "data.csv" not in json.loads((d / record).read_text())["files"]
 
+    # an adaptive run's copies go with it when another run replaces it
+    d = tmp_path / "adaptive"
+    assert _run(["sequential", "start", root / "ref", "--rule", "adaptive", "--out", d], capsys)[0] == 0
+    assert (d / "bank.npz").is_file()
+    code, _, err = _run(["sequential", "start", root / "ref", "--half-width", 0.05, "--out", d, "--force"], capsys)
+    assert code == 0, err
+    assert not (d / "bank.npz").exists()
+
 
 def test_a_run_refuses_to_write_over_files_no_run_there_owns(logs, capsys, tmp_path):
     root, _ = logs
     for argv, mine in ((["select", root / "ref", "--budget", 30], "lm_eval_samples.json"),
                        (["sequential", "start", root / "ref", "--half-width", 0.05], "batch_001/items.csv"),
-                       (["sequential", "start", root / "ref", "--half-width", 0.05], "looks.csv")):
+                       (["sequential", "start", root / "ref", "--half-width", 0.05], "looks.csv"),
+                       (["sequential", "start", root / "ref", "--rule", "adaptive"], "bank.npz")):
         d = tmp_path / mine.replace("/", "_")
         (d / mine).parent.mkdir(parents=True)
         (d / mine).write_text("mine")

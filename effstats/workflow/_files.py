@@ -32,7 +32,8 @@ _FORMATS = {"manifest.json": "effstats.manifest/1", "state.json": "effstats.sequ
 REPORT_FILES = ("estimate.csv", "tasks.csv", "estimate.md", "estimate.html")
 # the files each kind of run writes at the top of its folder (a sequential run also writes batch_NNN/...)
 _TOP = {"manifest.json": ("manifest.json", LM_EVAL_SAMPLES, HELM_INSTANCES, REFERENCE_CACHE),
-        "state.json": ("state.json", "decision.json", "decision.md", "looks.csv")}
+        "state.json": ("state.json", "decision.json", "decision.md", "looks.csv", REFERENCE_CACHE,
+                       "bank.npz")}  # bank.npz: an adaptive run's item bank (_sequential.BANK)
 _BATCH_FILES = (LM_EVAL_SAMPLES, HELM_INSTANCES, "items.csv")
 
 
