@@ -124,3 +124,27 @@ def test_numeric_model_ids_are_still_read(tmp_path, header, ids):
     rm = read_scores_csv(f)
     assert rm.model_ids.tolist() == ids and rm.item_ids.tolist() == ["t0/0", "t0/1"]
     np.testing.assert_array_equal(rm.values_with_nan(), [[1.0, 0.0]] * 3)
+
+
+def test_read_results_detects_a_table_by_its_content(tmp_path):
+    df = _long()
+    text = df.to_csv(index=False).encode()
+    want = df.pivot(index="model", columns="item", values="score").to_numpy()
+    for name, data in [("scores", text), ("scores.csv.bz2", bz2.compress(text)), ("export", gzip.compress(text)),
+                       ("scores.dat", text.replace(b",", b"\t"))]:
+        (tmp_path / name).write_bytes(data)
+        np.testing.assert_array_equal(read_results(tmp_path / name).values_with_nan(), want)
+    (tmp_path / "book.xlsx").write_bytes(b"PK\x03\x04")
+    with pytest.raises(ValueError, match=r"^source: .*book\.xlsx: a spreadsheet file; save its sheet as a CSV"):
+        read_results(tmp_path / "book.xlsx")
+
+
+def test_damaged_or_foreign_encodings_are_named(tmp_path):
+    cut = tmp_path / "cut.csv"
+    cut.write_bytes(gzip.compress(_long().to_csv(index=False).encode())[:30])
+    with pytest.raises(ValueError, match=r"^path: cut\.csv holds gzip data that does not decompress \(EOFError"):
+        read_scores_csv(cut)
+    latin = tmp_path / "latin.csv"
+    latin.write_bytes("model,item,score\nmodèle,t0/0,1\nb,t0/0,0\n".encode("latin-1"))
+    with pytest.raises(ValueError, match=r"^path: latin\.csv is not UTF-8 text \(byte 0xe8 .*save it as UTF-8"):
+        read_scores_csv(latin)

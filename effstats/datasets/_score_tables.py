@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import importlib.util
+import lzma
 import os
 import re
 import warnings
+import zipfile
 from collections import Counter
 from functools import partial
 from pathlib import Path
@@ -451,6 +453,7 @@ class _Counted:
 def _read_delimited(p: Path, sep: str, text: _TextColumns | None = None,
                     progress: bool = False) -> tuple[pd.DataFrame, list[str]]:
     """The table (every cell as text, or :func:`_read_typed`'s number columns given ``text``) and its header."""
+    compression = None
     try:
         compression = _compression(p)
         _refuse_nul(p, sep, compression)
@@ -460,7 +463,14 @@ def _read_delimited(p: Path, sep: str, text: _TextColumns | None = None,
                                                             compression=compression)), header
     except pd.errors.EmptyDataError:
         raise ValueError(f"path: {p.name} is empty; {_EXPECTED}") from None
-    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError as exc:
+        byte = exc.object[exc.start:exc.start + 1].hex() if isinstance(exc.object, bytes) else "?"
+        raise ValueError(f"path: {p.name} is not UTF-8 text (byte 0x{byte} is not UTF-8: {exc.reason}); save it as "
+                         "UTF-8 (e.g. iconv -f latin1 -t utf-8, or a spreadsheet's 'CSV UTF-8')") from None
+    except (EOFError, OSError, lzma.LZMAError, zipfile.BadZipFile) as exc:  # a cut or damaged compressed file
+        what = f"holds {compression} data that does not decompress" if compression else "cannot be read"
+        raise ValueError(f"path: {p.name} {what} ({type(exc).__name__}: {exc})") from None
+    except pd.errors.ParserError as exc:
         raise ValueError(f"path: {p.name} is not a readable delimited table ({exc})") from None
 
 

@@ -21,6 +21,8 @@ __all__ = ["read_results", "read_new_results", "per_task", "content_hash", "writ
            "check_path", "output_dir", "read_saved"]
 
 FORMATS = ("auto", "lm-eval", "helm", "csv", "parquet")
+_TABLE_NAME = re.compile(r"\.(csv|tsv|txt)(\.(gz|bz2|xz|zip|zst))?$")
+_COMPRESSED_MAGIC = (b"\x1f\x8b", b"BZh", b"\xfd7zXZ\x00", b"PK\x03\x04", b"\x28\xb5\x2f\xfd")  # gzip ... zstd
 
 
 def _detect(path: Path) -> str:
@@ -32,11 +34,29 @@ def _detect(path: Path) -> str:
         raise ValueError(f"{path}: a folder with neither lm-evaluation-harness samples_*.jsonl logs nor HELM run "
                          "folders (per_instance_stats.json)")
     name = path.name.lower()
-    if name.endswith((".parquet", ".pq")):
+    head = b""
+    if path.is_file():  # a FIFO would wait forever
+        try:
+            with open(path, "rb") as f:
+                head = f.read(4096)
+        except OSError:
+            pass
+    if head.startswith(b"PAR1") or name.endswith((".parquet", ".pq")):  # Parquet's magic bytes, whatever the name
         return "parquet"
     if ".jsonl" in name:
         return "lm-eval"
-    if name.endswith((".csv", ".tsv", ".txt", ".csv.gz", ".tsv.gz")):
+    if _TABLE_NAME.search(name):
+        return "csv"
+    if name.endswith((".xlsx", ".xls", ".xlsm", ".ods")):
+        raise ValueError(f"{path}: a spreadsheet file; save its sheet as a CSV file (one table per file) and give "
+                         "that")
+    # another name: what the file holds decides (a compressed file is a table: its reader decompresses it)
+    if head.startswith(_COMPRESSED_MAGIC):
+        return "csv"
+    line = head.split(b"\n", 1)[0].lstrip(b"\xef\xbb\xbf")
+    if line.lstrip().startswith(b"{"):
+        return "lm-eval"
+    if b"\0" not in line and any(sep in line for sep in (b",", b"\t", b";")):
         return "csv"
     raise ValueError(f"{path}: unknown file type; expected a CSV/TSV or Parquet table, an lm-eval samples_*.jsonl "
                      "log or a folder of them, or HELM run folders")
