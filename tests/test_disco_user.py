@@ -155,11 +155,15 @@ def test_stratified_interval_is_wilson_with_the_design_effect():
     y = _data(3, m=12, n=500)
     est = StratifiedHT(50, n_strata=5, random_state=0).fit(y)
     k, z = len(est.selected_), 1.6448536269514722
-    # right on every sampled item: Wald gave [1, 1]; Wilson with the simple-random-sample n = k / (1 - k/N)
+    # right on every sampled item: Wald gave [1, 1]; the exact interval of the worst placement of the wrong items
+    # among the strata (a dynamic programme over them), below Wilson's at n = k / (1 - k/N)
+    from test_stratified_alike_interval import _dp_lower_limit
+
     lo, hi = est.predict_interval(np.ones((1, k))).confidence_interval(0.9)
     n = k / (1 - k / 500)
-    assert hi[0] == pytest.approx(1.0)
-    assert lo[0] == pytest.approx((1 + z * z / (2 * n) - z * z / (2 * n)) / (1 + z * z / n))
+    assert hi[0] == 1.0
+    assert lo[0] == _dp_lower_limit(np.bincount(est.strata_[est.selected_]), est.stratum_sizes_, 0.9)
+    assert lo[0] < (1 + z * z / (2 * n) - z * z / (2 * n)) / (1 + z * z / n)
     # a mixed target: Wilson with n = p(1-p)/se^2
     t = _data(4, m=3, n=500)[:, est.selected_]
     p = est.predict_interval(t)

@@ -130,6 +130,29 @@ def test_default_estimator_on_cifar10_takes_the_worst_placement():
         assert exact < 0.025 ** ((1 - n / n_total) / n) - 0.01
 
 
+def test_stratified_ht_and_random_groups_take_the_worst_placement():
+    # SSEPY's strata (StratifiedHT) and RandomDirect's groups: a target right (wrong) on every drawn item gets the
+    # exact interval of its strata's allocation, by the dynamic programme over the strata
+    from effstats.datasets import simulate_responses
+    from effstats.disco import RandomDirect, StratifiedHT
+
+    src = simulate_responses(30, 400, rng=0)
+    groups = np.repeat([0, 1, 2], [50, 150, 200])
+    for est in (StratifiedHT(n_items=40, n_strata=5, random_state=0).fit(src),
+                RandomDirect(n_items=40, stratify=groups, random_state=0).fit(src)):
+        if isinstance(est, StratifiedHT):
+            alloc, sizes = np.bincount(est.strata_[est.selected_]), est.stratum_sizes_
+        else:
+            alloc, sizes = np.bincount(groups[est.selected_]), np.bincount(groups)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # targets beyond the sources' range
+            ci = est.predict_interval(np.array([np.ones(400), np.zeros(400)])).confidence_interval(0.9)
+        exact = _dp_lower_limit(alloc, sizes, 0.9)
+        assert len(sizes) > 2 and exact < 1 - 0.04
+        np.testing.assert_allclose([ci.low[0], ci.high[0], ci.low[1], ci.high[1]], [exact, 1, 0, 1 - exact],
+                                   atol=1e-12)
+
+
 @pytest.mark.parametrize("args, match", [
     (([2.5, 1], [5, 5], True), "n_sampled"),
     (([2, -1], [5, 5], True), "n_sampled"),

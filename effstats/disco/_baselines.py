@@ -370,12 +370,19 @@ class StratifiedHT(_SubsetEstimator):
     near): strata are merged, not dropped, so a target missing the hardest items is not credited with the
     easier strata's accuracy. Within a stratum the mean is over its observed items.
 
+    Interval: Wilson's on 0/1 responses at Korn & Graubard's (1998) effective size, the design effect's
+    :math:`\\hat p (1 - \\hat p) / \\widehat{\\mathrm{se}}^2`; a target whose drawn responses are all alike gets the
+    exact interval of a stratified simple random sample all alike, the worst placement of its wrong items among
+    the strata (as :class:`effstats.disco.StratifiedAIPW`'s), wider than Wilson's at :math:`n / (1 - n/N)`.
+
     References
     ----------
     .. [1] Fogliato, R., Patil, P., Monfort, M. & Perona, P. (2024). A framework for efficient model evaluation
        through stratification, sampling, and estimation. *European Conference on Computer Vision (ECCV)*,
        140–158. Springer.
     .. [2] Cochran, W. G. (1977). *Sampling Techniques*, 3rd ed. Wiley, Thm 5.3.
+    .. [3] Korn, E. L. & Graubard, B. I. (1998). Confidence intervals for proportions with small expected number
+       of positive counts estimated from survey data. *Survey Methodology* 24(2), 193–201.
 
     Examples
     --------
@@ -495,6 +502,16 @@ class StratifiedHT(_SubsetEstimator):
         with np.errstate(invalid="ignore", divide="ignore"):
             fpc = np.where(n_h > 0, 1 - n_h / big_n, 0.0)
         return np.sqrt((w**2 * s2_h / np.maximum(n_h, 1) * fpc).sum(axis=1))
+
+    def _design_srs(self, o) -> tuple[np.ndarray, np.ndarray]:
+        """Observed drawn items per target and stratum, and the strata's sizes, shape (n_target, n_strata): a
+        target's 0/1 responses all alike get the exact interval of a stratified simple random sample all alike (the
+        worst placement of its wrong items among the strata; a stratum it has no output in may hold any number),
+        not Wilson's at ``k / (1 - k/N)``, which is narrower."""
+        sizes = self.stratum_sizes_
+        seen = np.ones((o.n_models, o.n_items), bool) if o.missing is None else ~o.missing
+        k_h = seen.astype(float) @ np.eye(len(sizes))[self.strata_[self.selected_]]
+        return k_h, np.broadcast_to(sizes.astype(float), k_h.shape)
 
     def _design_n(self, o) -> np.ndarray:
         """Effective sample size for Wilson's interval on 0/1 correctness: ``p̂(1 − p̂) / se²`` (the design effect
