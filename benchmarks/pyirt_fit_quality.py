@@ -20,15 +20,18 @@ then give, for each target (abilities by maximum likelihood on its anchor answer
 py-irt's difficulty is one per dimension, ``Σ_d a_d (θ_d − b_d)``: effstats' model with ``b = Σ_d a_d b_d``.
 
 ``--remedies`` adds effstats fits with other ``IRT2PL`` settings (``prior_sd_a``, ``tol`` / ``max_iter``) on the
-same splits and anchors; these cost seconds.
+same splits and anchors; these cost seconds. A py-irt fit whose variational parameters turn NaN (pyro then stops) is
+run again with seed 43, then 44, and the rows say how often (``restarts``). ``--summary rows.json ...`` prints the
+tables from the rows of earlier ``--json`` runs without fitting.
 
 py-irt is not a dependency of effstats. The script runs where ``py_irt`` (with pyro and torch) imports, optionally
 from the folder given by ``--pyirt-path`` (put first on ``sys.path``); elsewhere it says so and exits. It was run
 with Debian's python3-torch (1.13), pyro 1.8.6 and py-irt 0.4 (the pydantic-1 releases tinyBenchmarks used); one
-py-irt fit of 54 models × 2,376 items takes about a CPU minute per 1,000 epochs.
+py-irt fit of 54 models × 2,376 items (2,000 epochs) takes about 30 CPU seconds.
 
     .venv/bin/python benchmarks/pyirt_fit_quality.py --pyirt-path DIR [--datasets imagenet cifar10 alpacaeval]
-        [--seeds 3] [--dims 2 5] [--epochs 2000] [--remedies] [--json out.json]
+        [--seeds 3] [--first-seed 0] [--dims 2 5] [--epochs 2000] [--remedies] [--json rows.json]
+    .venv/bin/python benchmarks/pyirt_fit_quality.py --summary rows.json [more.json ...]
 """
 from __future__ import annotations
 
@@ -202,43 +205,41 @@ def chosen(errors: dict[int, float]) -> int:
 
 
 def summary(rows: list[dict]) -> None:
-    """Per dataset and fit: mean ± s.d. over seeds of the MAEs (points), and effstats / py-irt ratios, at each
-    dimension and at the dimension each fit chooses."""
+    """Per dataset and fit: mean (s.d.) over seeds of the errors (points), and effstats / py-irt ratios, at each
+    dimension and at the dimension each fit chooses by its own validation error."""
     import pandas as pd
 
+    cols = ["val", "p-irt", "gp-irt"]
     df = pd.DataFrame(rows)
-    df[["val", "p-irt", "gp-irt"]] *= 100
-    print("\nmean (s.d.) over seeds, points")
-    print(df.groupby(["dataset", "dims", "fit"])[["val", "p-irt", "gp-irt", "cpu"]]
-          .agg(lambda x: f"{x.mean():.3f} ({x.std():.3f})").to_string())
+    df[cols] *= 100
+    df["dims"] = df["dims"].astype(str)
+    # each fit at the dimension its own validation error chooses (seeds where every dimension was fitted)
+    picked = []
+    for _, g in df.groupby(["dataset", "seed", "fit"]):
+        if len(g) == df.query("dataset == @g.dataset.iloc[0]")["dims"].nunique() > 1:
+            d = str(chosen(dict(zip(g["dims"].astype(int), g["val"] / 100))))
+            picked.append(g[g["dims"] == d].assign(dims="chosen", picked=int(d)))
+    df = pd.concat([df, *picked], ignore_index=True)
+    fmt = {c: lambda x: f"{x.mean():.3f} ({x.std():.3f})" for c in cols + ["cpu"]}
+    print("\nmean (s.d.) over seeds, points; 'chosen': at the dimension the fit's validation error chooses")
+    table = df.groupby(["dataset", "dims", "fit"]).agg({**fmt, "picked": lambda x: "/".join(
+        str(int(v)) for v in x if v == v)})
+    print(table.to_string())
     if "py-irt" not in set(df["fit"]):
         return
     keys = ["dataset", "seed", "dims"]
-    ref = df[df["fit"] == "py-irt"].set_index(keys)
+    ref = df[df["fit"] == "py-irt"].set_index(keys)[cols]
     out = []
     for fit, g in df[df["fit"] != "py-irt"].groupby("fit"):
-        g = g.set_index(keys)
-        r = (g[["val", "p-irt", "gp-irt"]] / ref[["val", "p-irt", "gp-irt"]]).dropna().reset_index()
-        r["fit"] = fit
-        out.append(r)
-        # at the dimension each fit chooses by its own validation error
-        for (ds, seed), h in g.reset_index().groupby(["dataset", "seed"]):
-            rh = ref.reset_index().query("dataset == @ds and seed == @seed")
-            if len(rh) < 2:
-                continue
-            d_ours, d_ref = chosen(dict(zip(h["dims"], h["val"] / 100))), chosen(dict(zip(rh["dims"], rh["val"] / 100)))
-            a = h.set_index("dims").loc[d_ours]
-            b = rh.set_index("dims").loc[d_ref]
-            out.append(pd.DataFrame([{"dataset": ds, "seed": seed, "dims": f"chosen {d_ours}/{d_ref}", "fit": fit,
-                                      "val": a["val"] / b["val"], "p-irt": a["p-irt"] / b["p-irt"],
-                                      "gp-irt": a["gp-irt"] / b["gp-irt"]}]))
-    ratios = pd.concat(out)
-    print("\neffstats / py-irt MAE ratio, mean (s.d.) over seeds; 'chosen a/b': each at the dimension its own "
-          "validation error chooses (effstats a, py-irt b)")
-    ratios["dims"] = ratios["dims"].astype(str)
-    ratios["dims"] = ratios["dims"].where(~ratios["dims"].str.startswith("chosen"), "chosen")
-    print(ratios.groupby(["dataset", "dims", "fit"])[["val", "p-irt", "gp-irt"]]
-          .agg(lambda x: f"{x.mean():.3f} ({x.std():.3f})").to_string())
+        g = g.set_index(keys)[cols]
+        both = g.index.intersection(ref.index)
+        r = (g.loc[both] / ref.loc[both]).groupby(level=[0, 2]).agg(lambda x: f"{x.mean():.3f} ({x.std():.3f})")
+        pooled = g.loc[both].groupby(level=[0, 2]).mean() / ref.loc[both].groupby(level=[0, 2]).mean()
+        r = r.join(pooled.round(3).add_suffix(" pooled"))
+        r["fit"], r["seeds"] = fit, g.loc[both].groupby(level=[0, 2]).size()
+        out.append(r.reset_index())
+    print("\neffstats / py-irt error ratio: per seed, mean (s.d.); 'pooled': ratio of the means over seeds")
+    print(pd.concat(out).set_index(["dataset", "dims", "fit"]).sort_index().to_string())
 
 
 def main() -> None:
