@@ -196,6 +196,12 @@ def _file_table(kind: str):
             p.write_text("model,a,b\nm0,0.5,0.4\n")
         elif kind == "long-dup":
             p.write_text("model,item,scenario,score\nm0,i0,s0,1\nm0,i0,s0,0\nm1,i0,s0,1\nm1,i1,s0,0\nm0,i1,s0,1\n")
+        elif kind == "nul-id":  # pandas' parser would cut 'i0\0x' to 'i0', the other row's item
+            p.write_bytes(b"model,item,score\nm0,i0,1\nm0,i0\x00x,0\nm1,i0,1\n")
+        elif kind == "underscore":  # float() reads '1_0' as 10
+            p.write_text("model,item,score\nm0,i0,1\nm0,i1,1_0\nm1,i0,1\n")
+        elif kind == "no-model-column":  # the first item column would be read as the model ids
+            p.write_text("t/0,t/1,t/2\n0.5,0.4,0.1\n0.2,0.3,0.9\n")
         return str(p)
 
     return make
@@ -203,6 +209,8 @@ def _file_table(kind: str):
 
 TABLE_FILES = [(k, FAIL, _file_table(k)) for k in ("dup-columns", "dup-models", "text-cells", "inf-cells", "one-model",
                                                    "long-dup")]
+# cells and layouts only the score tables' reader meets: pandas would cut a value at a NUL, float() reads '1_0'
+CONTENT_FILES = [(k, FAIL, _file_table(k)) for k in ("nul-id", "underscore", "no-model-column")]
 
 
 def _tmp_csv(df: pd.DataFrame, name: str = "scores.csv", index: bool = False) -> str:
@@ -461,7 +469,8 @@ def cases() -> list[Case]:
     ]))
     add(Case("read_scores_csv", "datasets", fn("effstats.datasets.read_scores_csv"), lambda: dict(path=_long_csv()), [
         A("path",
-          files(".csv", ("missing", "directory", "empty", "garbage", "text", "dup-columns", "dup-rows")) + TABLE_FILES,
+          files(".csv", ("missing", "directory", "empty", "garbage", "text", "dup-columns", "dup-rows")) + TABLE_FILES
+          + CONTENT_FILES,
           # one model is a valid ResponseMatrix; repeated rows are read as the last one, with a warning (duplicates=)
           expect={"one-model": MAY, "dup-rows": MAY, "dup-models": MAY, "long-dup": MAY}),
         A("format", OPTION), A("model", COLUMN[:2]), A("score", COLUMN[:2]), A("kind", OPTION),
