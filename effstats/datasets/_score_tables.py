@@ -43,7 +43,8 @@ def read_scores_csv(
     Parameters
     ----------
     path : path
-        The file (``.csv``, ``.tsv``; ``.gz`` etc. are decompressed by pandas).
+        The file (``.csv``, ``.tsv``), UTF-8 text; compressed with gzip, bz2, xz, zip or Zstandard, it is
+        decompressed whatever its name (the compression is read from its first bytes).
     format : {"auto", "long", "wide"}, default="auto"
         ``"long"``: one row per (model, item) with columns ``model``, ``item``, ``score`` (+ ``groups``);
         ``"wide"``: one row per model, first column (or the ``model`` column) = model id, other columns = items.
@@ -52,7 +53,9 @@ def read_scores_csv(
         item: its first column named like items, or rows named ``<task>/<doc_id>`` while the columns are not), a
         long table under other column names, a file without a header line, columns of model metadata or
         aggregates (text, names such as ``average`` or ``params``, or columns that are not ``<task>/<doc_id>``
-        beside columns that are), and scores outside [0, 1] (percentages say so). Read as they are: a
+        beside columns that are), a wide table without its model column (its first column named like the items
+        and holding scores), scores outside [0, 1] (percentages say so), numbers written with ``_`` (``1_0``), and
+        cells holding a NUL character (the line and column are named). Read as they are: a
         semicolon- or tab-separated ``.csv``, pandas' row numbers before the model column, ``True``/``False``
         cells, and a model id column that is not first but named ``model`` (or ``name``, ``model_name``, ...).
     model, item, score : str

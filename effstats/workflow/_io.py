@@ -132,7 +132,8 @@ def read_results(source: Any, *, format: str = "auto", metric: Any = None, dupli
         long under other column names, without a header line, with metadata columns, in percent) is refused with
         one error naming ``name`` and the file (:func:`effstats.datasets.read_scores_csv` lists the checks).
     format : {"auto", "lm-eval", "helm", "csv", "parquet"}, default "auto"
-        The layout; ``"auto"`` looks at the file name or the folder's contents.
+        The layout; ``"auto"`` looks at the folder's contents, or at the file's first bytes (Parquet's magic
+        bytes, a compressed or delimited table) and its name.
     metric : str, optional
         The per-item metric to read: lm-eval's per-sample field (default ``"acc"``), HELM's stat name (default
         ``"exact_match"``). Tables hold one score per cell and take none. lm-eval logs and HELM runs take a metric
