@@ -263,6 +263,12 @@ def test_cli_spending_is_the_evaluators(cli_data, capsys):
     ("s['strata'][3] = (s['strata'][3] + 1) % 5", "strata[3]"),
     ("s['order'][60], s['order'][61] = s['order'][61], s['order'][60]", "order[60]"),
     ("s['spending'] = 'bogus'", "spending: unknown"),
+    ("s['next_batch'] = 'x'", "next_batch: expected an integer"),
+    ("s['next_batch'] = 50.0", "next_batch: expected an integer"),
+    ("s['next_batch'] = True", "next_batch: expected an integer"),
+    ("s['batch'] = 50.0", "batch: expected an integer"),
+    ("s['fpc'] = 'x'", "fpc: expected true or false"),
+    ("s['n_eligible'] = 10 ** 9", "n_eligible: 1000000000 is more than the reference's 2000 items"),
 ])
 def test_cli_tampered_corrected_state_names_the_field(cli_data, capsys, edit, field):
     from effstats.cli import main

@@ -78,7 +78,8 @@ STATE = {
             "calibration_error": {"type": "boolean"}, "correction": {"enum": ["logistic", None]}}},
         "alpha": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 0.5},
         "spending": _STR_OR_NULL, "initial": _SIZE, "batch": _SIZE, "max_n": _SIZE, "seed": _COUNT,
-        "n_eligible": _SIZE, "duplicates": {"enum": ["last", "first", "mean", "error"]},
+        "n_eligible": _SIZE, "next_batch": {"type": ["integer", "null"], "minimum": 1}, "fpc": {"type": "boolean"},
+        "duplicates": {"enum": ["last", "first", "mean", "error"]},
         "order": {"type": "array", "items": _STR, "uniqueItems": True},
         "strata": {"type": "array", "items": _COUNT}, "look_sizes": {"type": "array", "items": _SIZE},
         "tasks": {"type": "array", "items": _STR},
@@ -142,6 +143,14 @@ def _say(err: Any) -> str:
     return f"not valid ({v})"
 
 
+def _validator(jsonschema: Any) -> Any:
+    """Draft 7 with JSON integers only: the schema's ``integer`` also matches 10.0, which the loop would use as a
+    count or a slice bound (a float there fails in numpy and in slicing)."""
+    strict = jsonschema.Draft7Validator.TYPE_CHECKER.redefine(
+        "integer", lambda checker, x: isinstance(x, int) and not isinstance(x, bool))
+    return jsonschema.validators.extend(jsonschema.Draft7Validator, type_checker=strict)
+
+
 def check(doc: Any, fmt: str, shown: str) -> None:
     """Raise one ValueError naming ``shown`` and the field when ``doc`` is not a valid file of format ``fmt``."""
     import jsonschema
@@ -150,7 +159,7 @@ def check(doc: Any, fmt: str, shown: str) -> None:
     if schema is None:
         return
     try:
-        errors = jsonschema.Draft7Validator(schema).iter_errors(_short_lists(doc, schema))
+        errors = _validator(jsonschema)(schema).iter_errors(_short_lists(doc, schema))
         err = jsonschema.exceptions.best_match(errors)
     except RecursionError:
         raise ValueError(f"{shown}: nested too deeply to be an effstats file") from None
@@ -234,6 +243,9 @@ def _check_state(st: dict, shown: str) -> None:
     if rule["kind"] != "adaptive" and st.get("n_eligible", len(st["order"])) < len(st["order"]):
         raise ValueError(f"{shown}: n_eligible: {st['n_eligible']} is fewer than the {len(st['order'])} items of the "
                          "order")
+    if st.get("n_eligible", 0) > st["reference"]["n_items"]:
+        raise ValueError(f"{shown}: n_eligible: {_short(st['n_eligible'])} is more than the reference's "
+                         f"{st['reference']['n_items']} items")
     if rule["kind"] != "adaptive" and st["max_n"] > len(st["order"]):
         raise ValueError(f"{shown}: max_n: {st['max_n']} is more than the {len(st['order'])} items of the order")
     if st["initial"] > st["max_n"]:
