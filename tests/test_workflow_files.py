@@ -576,7 +576,7 @@ LONG_LIST_CASES = [
     ("order", 7, "@dup", "order: holds the same entry twice"),
     ("tasks", 30, None, "tasks[30]: expected a string"),
     ("doc_ids", 12, True, "doc_ids[12]: expected an integer"),
-    ("doc_ids", 12, 3.0, None),  # an integral float is an integer to JSON Schema
+    ("doc_ids", 12, 3.0, "doc_ids[12]: expected an integer"),  # the loop's integers are JSON integers, not 3.0
     ("doc_ids", 12, "x", "doc_ids[12]: expected an integer"),
     ("against_scores", 9, "x", "against_scores[9]: expected a number"),
     ("against_scores", 9, None, None),
