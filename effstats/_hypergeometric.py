@@ -67,20 +67,26 @@ def _hyp_tail(x, N, K, n, lower):
     return tail
 
 
+_BLOCK_ROWS = 64  # up to this many rows, _sum_outwards sums in blocks of terms
+
+
 def _sum_outwards(term, j, down, N, K, n, lo, hi, block=32):
     """The hypergeometric terms from position ``j`` (probability ``term``) outwards (down or up), summed until a
     term is below 1e-17 of the sum (that term included) or the support ends.
 
-    Term ``t`` is the previous one times the ratio of neighbouring probabilities; ``block`` terms of every row
-    still summing are formed at once (running products and sums, in the order a term-by-term loop takes them, so
-    the sum is the same to the last bit) and a row stops at its first term past the threshold.
+    Term ``t`` is the previous one times the ratio of neighbouring probabilities. Over many rows, one pass per
+    term over them all; over a few (a sequential run's look: numpy's per-call cost dominates), ``block`` terms of
+    every row still summing at once (running products and sums, in the order the passes take them, so the sum is
+    the same to the last bit), a row stopping at its first term past the threshold.
     """
+    if np.size(term) > _BLOCK_ROWS:
+        return _sum_term_by_term(term, j, down, N, K, n, lo, hi)
     shape = np.shape(term)
     term, j, down, N, K, n, lo, hi = (np.ravel(v).copy() for v in (term, j, down, N, K, n, lo, hi))
     acc = term.copy()
     live = np.arange(acc.size)
-    steps = np.arange(block + 1)
     while live.size:
+        steps = np.arange(block + 1)
         sign = np.where(down[live], -1.0, 1.0)[:, None]
         jj = j[live, None] + sign * steps  # jj[:, 0]: the last term taken; jj[:, s]: the s-th next one
         Nl, Kl, nl = N[live, None], K[live, None], n[live, None]
@@ -100,6 +106,22 @@ def _sum_outwards(term, j, down, N, K, n, lo, hi, block=32):
         j[live] = jj[rows, stop + 1]
         live = live[going.all(axis=1)]
     return acc.reshape(shape)
+
+
+def _sum_term_by_term(term, j, down, N, K, n, lo, hi):
+    """:func:`_sum_outwards` one term at a time over every row."""
+    acc = term.copy()
+    live = np.ones(np.shape(term), bool)
+    while live.any():
+        with np.errstate(all="ignore"):
+            ratio = np.where(down, j * (N - K - n + j) / ((K - j + 1) * (n - j + 1)),
+                             (K - j) * (n - j) / ((j + 1) * (N - K - n + j + 1)))
+        j = np.where(down, j - 1, j + 1)
+        live &= (j >= lo) & (j <= hi)
+        term = np.where(live, term * np.nan_to_num(ratio), 0.0)
+        acc += term
+        live &= term > 1e-17 * acc
+    return acc
 
 
 def _hyp_up(x, size, good, n):

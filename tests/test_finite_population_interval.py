@@ -101,12 +101,13 @@ def test_tails_summed_in_blocks_equal_the_term_by_term_sum():
     from effstats._hypergeometric import _hyp_tail
 
     rng = np.random.default_rng(5)
-    for N in (1.0, 7.0, 60.0, 1635.0, 5000.0):
-        K, n = rng.integers(0, N + 1, 40).astype(float), rng.integers(0, N + 1, 40).astype(float)
-        x = np.floor(rng.random(40) * (n + 3)) - 1
+    # a few rows are summed in blocks of terms, many one term at a time over them all
+    for N, rows in [(1.0, 40), (7.0, 40), (60.0, 40), (1635.0, 40), (5000.0, 40), (60.0, 100), (5000.0, 100)]:
+        K, n = rng.integers(0, N + 1, rows).astype(float), rng.integers(0, N + 1, rows).astype(float)
+        x = np.floor(rng.random(rows) * (n + 3)) - 1
         for lower in (True, False):
-            got = _hyp_tail(x, np.full(40, N), K, n, lower)
-            want = [_tail_term_by_term(*v, lower) for v in zip(x, np.full(40, N), K, n)]
+            got = _hyp_tail(x, np.full(rows, N), K, n, lower)
+            want = [_tail_term_by_term(*v, lower) for v in zip(x, np.full(rows, N), K, n)]
             np.testing.assert_array_equal(got, want)  # to the last bit
 
 
