@@ -10,7 +10,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-import pandas as pd
 
 from .._validation import check_option
 
@@ -40,16 +39,6 @@ def _refuse_lfs_pointer(f: Path, shown: str, arg: str) -> None:
     with open(f, "rb") as fh:
         if fh.read(len(_LFS_HEADER)) == _LFS_HEADER:
             raise ValueError(f"{arg}: {shown} is a Git LFS pointer, not the log; run `git lfs pull`")
-
-
-def _refuse_nul_ids(ids: Any, what: str, arg: str) -> None:
-    """Raise naming the first of ``ids`` (model or item ids read from logs) that holds a NUL character: a table
-    written from them would have the id cut there, another model's or item's."""
-    nul = pd.Index(ids).astype(str).str.contains("\0", regex=False)
-    if nul.any():
-        bad = str(pd.Index(ids)[nul][0])
-        raise ValueError(f"{arg}: the {what} id {bad!r} holds a NUL character (a corrupted log?); ids are text "
-                         "without NUL characters")
 
 
 def _check_duplicates(duplicates: Any) -> str:

@@ -34,7 +34,7 @@ from scipy.special import softmax
 from .._shared import _plain
 from .._validation import check_flag
 from ..responses import ResponseMatrix
-from ._files import _check_duplicates, _refuse_nul_ids
+from ._files import _check_duplicates
 from ._lm_eval_files import _choose_runs, _expand, _model_from_logs, _task_of
 from ._lm_eval_records import _doc_sort_key, _mean_of_runs, _read_file
 from ._score_tables import read_scores_csv
@@ -256,8 +256,6 @@ def read_lm_eval_samples(
     )
     mmeta = pd.DataFrame({"n_tasks": [sum(1 for (m, _) in data if m == name) for name in models]},
                          index=pd.Index(models, name="model"))
-    _refuse_nul_ids(mmeta.index, "model", arg)
-    _refuse_nul_ids(item_ids, "item", arg)
     return ResponseMatrix(
         vals,
         missing=~observed,

@@ -29,7 +29,7 @@ import pandas as pd
 from .._shared import _plain
 from .._validation import check_trials
 from ..responses import ResponseMatrix
-from ._files import _check_duplicates, _each_path, _refuse_lfs_pointer, _refuse_nul_ids
+from ._files import _check_duplicates, _each_path, _refuse_lfs_pointer
 
 __all__ = ["read_helm_runs"]
 
@@ -469,8 +469,6 @@ def read_helm_runs(
         items["train_trial"] = [k[2] for k in keys]
     mmeta = pd.DataFrame({"n_tasks": [sum(1 for (m, _) in data if m == name) for name in models],
                           "n_trials": [n_trials.get(name, 1) for name in models]}, index=pd.Index(models, name="model"))
-    _refuse_nul_ids(mmeta.index, "model", arg)
-    _refuse_nul_ids(item_ids, "item", arg)
     return ResponseMatrix(vals, nan_as_missing=True, model_ids=mmeta.index, item_ids=item_ids, models=mmeta,
                           items=items)
 
