@@ -478,7 +478,7 @@ _CLI_VALUES = {"(None: every split)": "(--split any: every split)", "(None: unpe
 # ``duplicates='last', 'first' or 'mean'``): on the command line they read as typed
 _PY_VALUE = r"\[[^\]]*\]|'[^']*'(?:, '[^']*')*(?:,? or '[^']*')?|True|-?\d+(?:\.\d+)?"
 _PY_ASSIGN = re.compile(r"(?<![\w.-])(tasks|duplicates|restrict_to_manifest|trials|split|perturbation|metric|filter|"
-                        r"weights|method|format|budget|seed|target_error|confidence_level)=(" + _PY_VALUE + ")")
+                        r"weights|method|format|budget|seed|target_error|confidence_level|initial)=(" + _PY_VALUE + ")")
 
 
 def _typed(m: re.Match) -> str:

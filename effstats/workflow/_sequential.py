@@ -286,10 +286,21 @@ class SequentialRun:
             eligible = strata >= 0  # items no reference model answered are outside the strata
         n_elig = int(eligible.sum())
         # the defaults (100 items) are capped at the benchmark's items: a value the user never passed is not refused
+        initial_given = initial is not None
         initial = check_positive_int(min(100, n_elig) if initial is None else initial, "initial", minimum=2,
                                      maximum=n_elig)
         batch = check_positive_int(min(100, n_elig) if batch is None else batch, "batch", maximum=n_elig)
-        max_n = n_elig if max_n is None else check_positive_int(max_n, "max_n", minimum=initial, maximum=n_elig)
+        if max_n is None:
+            max_n = n_elig
+        else:
+            # the first look takes initial items, so fewer in all leaves no design: the message says where the bounds
+            # come from, the default initial (100 items, capped at the benchmark's) included
+            given = "initial" if initial_given else "the default initial"
+            why = f" (at least {given}={initial}, the first look's items; at most the {n_elig} eligible items)"
+            try:
+                max_n = check_positive_int(max_n, "max_n", minimum=initial, maximum=n_elig)
+            except ValueError as e:
+                raise ValueError(f"{e}{why}") from None
         capped_by = "max_n" if max_n < n_elig else None  # what sets the cap, for the decision's wording
         if rule == "precision":  # the worst-case fixed design is enough whatever the accuracy
             cap = (_worst_case_items(half_width, alpha, n_elig) if strata is None else
