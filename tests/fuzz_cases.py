@@ -768,7 +768,8 @@ def cases() -> list[Case]:
     # ---------------------------------------------------------------- irt
     IRT = "effstats.irt.IRT2PL"
     add(Case("IRT2PL.fit", "irt",
-             est_fit(IRT, ("n_dims", "method", "prior_sd_a", "prior_sd_b", "max_iter", "tol", "n_jobs", "random_state")),
+             est_fit(IRT, ("n_dims", "method", "prior_sd_a", "prior_sd_b", "max_iter", "tol", "n_jobs",
+                           "random_state")),
              lambda: dict(responses=X(), method="jml", max_iter=20, random_state=0), [
         A("responses",
           BINARY + [("missing-rm", MAY,
