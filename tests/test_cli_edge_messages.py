@@ -33,3 +33,10 @@ def test_max_n_below_initial_says_initial_sets_the_minimum(ref, capsys, tmp_path
     assert f"--max-n: expected an integer in [{low}, 60], got 40" in err
     assert f"{'the default ' if initial is None else ''}--initial {low}, the first look's items" in err
     assert "at most the 60 eligible items" in err
+
+
+@pytest.mark.parametrize("budget", [0, 61])
+def test_select_budget_out_of_range_gives_one_range_with_its_reason(ref, capsys, tmp_path, budget):
+    err = _one_error(["select", ref, "--budget", budget, "--out", tmp_path / "b"], capsys)
+    assert err == (f"effstats select: error: --budget: expected an integer in [4, 60], got {budget} (at least 2 items "
+                   "in each of the 2 tasks; at most the reference's 60 items)")

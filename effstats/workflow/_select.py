@@ -500,9 +500,16 @@ def select(reference: Any, budget: int | None = None, *, method: str = "stratifi
             warnings.warn(f"target_error: no budget up to {grid[-1]} reaches {target_error} points; using {grid[-1]}",
                           UserWarning, stacklevel=2)
         curve = pd.DataFrame(rows)
-    if isinstance(budget, bool) or not isinstance(budget, Integral) or budget < 1:
-        # the range states allocate_budget's true minimum (two items a task); budgets from 1 up to it get its reason
-        check_positive_int(budget, "budget", minimum=int(np.minimum(sizes.to_numpy(), 2).sum()), maximum=rm.n_items)
+    if isinstance(budget, bool) or not isinstance(budget, Integral) or not 1 <= budget <= rm.n_items:
+        # the range states allocate_budget's true minimum (two items a task) on either side, with its reason;
+        # budgets from 1 up to that minimum get allocate_budget's own message
+        low = int(np.minimum(sizes.to_numpy(), 2).sum())
+        smaller = ", all of a smaller task's" if (sizes < 2).any() else ""
+        try:
+            check_positive_int(budget, "budget", minimum=low, maximum=rm.n_items)
+        except ValueError as e:
+            raise ValueError(f"{e} (at least 2 items in each of the {len(sizes)} task{'s' if len(sizes) > 1 else ''}"
+                             f"{smaller}; at most the reference's {rm.n_items} items)") from None
     budget = check_positive_int(budget, "budget", maximum=rm.n_items)
     alloc = allocate_budget(sizes, budget)
     fits = _fit_tasks(rm, info["task"], alloc, method, seed, progress=progress)
