@@ -122,6 +122,7 @@ def _started_anchors(X: np.ndarray, k: int, rng: np.random.Generator, n_init: in
     import hashlib
 
     X = np.ascontiguousarray(X, dtype=float)
+    k = int(k)  # a numpy integer (or 0-d array) n_items: the cache key must hash
     seed = int(rng.integers(2**31 - 1))
     # Estimators that cluster the same embedding with the same seed (AnchorCorr and TinyBenchmarks' anchor-corr
     # among the method chooser's candidates, on the same folds) share one k-means.

@@ -136,7 +136,7 @@ def _plain(values: Any) -> Any:
     """Values as plain Python objects, for messages: numpy scalars become ``int``/``float``/``str``/``bool`` (numpy 2
     prints ``np.int64(26)`` where numpy 1 printed ``26``); arrays, Index and Series become lists of them, tuples stay
     tuples, mappings (e.g. an option given per task) become dicts; anything else is returned as it is."""
-    if isinstance(values, np.generic):
+    if isinstance(values, np.generic) or (isinstance(values, np.ndarray) and values.ndim == 0):
         return values.item()
     if isinstance(values, Mapping):
         return {_plain(k): _plain(v) for k, v in values.items()}

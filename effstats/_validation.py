@@ -382,6 +382,8 @@ def check_positive_int(x: Any, name: str, *, minimum: int = 1, maximum: int | No
     ValueError: n_items: expected an integer in [1, 200], got 500
     """
     rng = f">= {minimum}" if maximum is None else f"in [{minimum}, {maximum}]"
+    if isinstance(x, np.ndarray) and x.ndim == 0:  # np.array(10) is the integer numpy reductions give
+        x = x[()]
     if isinstance(x, bool) or not isinstance(x, Integral):
         raise ValueError(f"{name}: expected an integer {rng}, got {_plain(x)!r}")
     if x < minimum or (maximum is not None and x > maximum):

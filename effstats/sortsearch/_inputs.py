@@ -184,6 +184,8 @@ def _confidence_sums(x: Any, axis: int, name: str) -> np.ndarray:
 def _check_int_in(x: Any, name: str, low: int, high: int) -> int:
     """``x`` as an int in [low, high]: one message, stating that range, whatever is wrong with the value (a float or
     a bool included, which ``check_positive_int`` reports with its lower bound only)."""
+    if isinstance(x, np.ndarray) and x.ndim == 0:  # np.array(10), as check_positive_int takes it
+        x = x[()]
     if isinstance(x, bool) or not isinstance(x, (int, np.integer)):
         raise ValueError(f"{name}: expected an integer in [{low}, {high}], got {_plain(x)!r}")
     return check_positive_int(x, name, minimum=low, maximum=high)

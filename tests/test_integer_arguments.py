@@ -1,0 +1,50 @@
+"""A numpy integer (a 0-d array such as ``np.array(10)``, or a scalar such as ``np.int32(10)``) is an integer to the
+estimators' ``n_items``: the same fit as the Python int; a 0-d array of a non-integer is refused naming n_items."""
+from __future__ import annotations
+
+import importlib
+import warnings
+
+import numpy as np
+import pytest
+
+from effstats._validation import check_positive_int
+
+CLASSES = [("effstats.disco", n) for n in ("DISCO", "RandomDirect", "AIPW", "StratifiedAIPW", "AnchorCorr",
+                                            "StratifiedHT", "SortSearchDirect", "MRMR", "RandomLearn")]
+CLASSES += [("effstats.irt", "TinyBenchmarks")]
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(0)
+    X = (rng.random((24, 60)) < np.linspace(0.2, 0.9, 24)[:, None]).astype(float)
+    return X[:20], X[20:]
+
+
+def _fit(cls, n, data):
+    src, tgt = data
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        seed = {"random_state": 0} if "random_state" in cls().get_params() else {}
+        est = cls(n_items=n, **seed).fit(src)
+        return est, np.asarray(est.predict(tgt[:, est.selected_]), float)
+
+
+@pytest.mark.parametrize("module, name", CLASSES, ids=[c[1] for c in CLASSES])
+def test_a_numpy_integer_n_items_fits_as_the_int(data, module, name):
+    cls = getattr(importlib.import_module(module), name)
+    ref, ref_pred = _fit(cls, 10, data)
+    for n in (np.array(10), np.int32(10)):
+        est, pred = _fit(cls, n, data)
+        assert np.array_equal(est.selected_, ref.selected_) and np.allclose(pred, ref_pred), (name, repr(n))
+    with pytest.raises(ValueError, match=r"^n_items: expected an integer in \[\d, 60\], got 10\.5$"):
+        _fit(cls, np.array(10.5), data)
+
+
+def test_check_positive_int_takes_a_0d_integer_array_and_names_the_argument_otherwise():
+    assert check_positive_int(np.array(7), "n_items") == 7 and type(check_positive_int(np.array(7), "k")) is int
+    with pytest.raises(ValueError, match=r"^n_items: expected an integer >= 1, got 0$"):
+        check_positive_int(np.array(0), "n_items")
+    with pytest.raises(ValueError, match=r"^n_items: expected an integer >= 1, got \[1, 2\]$"):
+        check_positive_int(np.array([1, 2]), "n_items")
