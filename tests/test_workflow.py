@@ -1067,3 +1067,45 @@ def test_a_task_every_reference_gets_right_is_drawn_at_random_and_the_rest_keeps
     row = est.to_frame().iloc[0]
     assert row["low"] <= row["estimate"] <= row["high"]
     assert row["low"] <= truth.values[30].mean() <= row["high"]
+
+
+_THREE = {"m0": "00000000001101011000", "m1": "01110010010001010000", "m9": "00101111101111000101"}
+
+
+def _three_models() -> ResponseMatrix:
+    items = [f"t{t}/{i}" for t in range(2) for i in range(10)]
+    vals = np.array([[c == "1" for c in row] for row in _THREE.values()])
+    return ResponseMatrix(vals, model_ids=list(_THREE), item_ids=items)
+
+
+@pytest.mark.parametrize("method, enough", [("random-learn", 4), ("mrmr", 7)])
+def test_select_refuses_too_few_models_for_the_estimate_at_the_boundary(method, enough):
+    """A selection select accepts is one estimate can use: one model fewer than the method's fit needs on each
+    training fold of its interval's cross-validation is refused by select, naming the method and what to do;
+    with that many models the estimate runs."""
+    data = simulate_responses(enough + 1, 60, rng=1)
+    with pytest.raises(ValueError, match=rf"^method: '{method}' needs at least {enough} reference models, "
+                                         rf"got {enough - 1} .*add reference models, or choose another method"):
+        select(data.subset(models=range(enough - 1)), 10, method=method)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sel = select(data.subset(models=range(enough)), 10, method=method)
+        est = estimate(sel, data.subset(models=[enough], items=sel.items))
+    assert np.isfinite(est.statistic).all()
+
+
+def test_select_refuses_disco_whose_cross_validation_folds_cannot_learn(tmp_path, capsys):
+    """DISCO on three reference models whose folds of two answer its chosen items alike: select refuses in one line
+    naming --method and the way out, rather than writing a manifest estimate cannot use."""
+    csv = tmp_path / "three.csv"
+    _three_models().to_long().to_csv(csv, index=False)
+    code = main(["select", str(csv), "--budget", "4", "--method", "disco", "--out", str(tmp_path / "o")])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert "--method: 'disco' could not estimate a new model from these reference models" in err
+    assert "same signature" in err and "add reference models, raise the budget, or choose another method" in err
+    assert not (tmp_path / "o" / "manifest.json").exists()
+    for method in ("mrmr", "random-learn"):  # the CLI names its options, never an estimator's parameter
+        assert main(["select", str(csv), "--budget", "4", "--method", method, "--out", str(tmp_path / method)]) == 2
+        err = capsys.readouterr().err
+        assert "n_neighbors" not in err and f"--method: '{method}' needs at least" in err, err

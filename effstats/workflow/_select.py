@@ -1,6 +1,7 @@
 """Choose items and write the harness's manifest: :func:`select` and its :class:`Selection`."""
 from __future__ import annotations
 
+import math
 import re
 import warnings
 from dataclasses import dataclass, field
@@ -313,6 +314,65 @@ def _auto_too_few(n: int, where: str = "") -> str:
             "needs 3 (e.g. sortsearch)")
 
 
+def _fold_min_models(need: int, n_splits: int = 5) -> int:
+    """The fewest models whose every training fold, in ``min(n_splits, models)``-fold cross-validation, holds
+    ``need`` of them."""
+    m = need
+    while m - math.ceil(m / min(n_splits, m)) < need:
+        m += 1
+    return m
+
+
+def _method_needs(method: str) -> tuple[int, str] | None:
+    """The reference models a method's fit needs, and why (None: the 3 every method needs)."""
+    if method == "mrmr":
+        from ..disco import MRMR
+
+        k = MRMR(1).get_params()["n_neighbors"]
+        return k + 2, f"its relevance estimate compares each model with its {k} nearest neighbours among them"
+    if method == "random-learn":
+        return 3, "its regression's penalty is chosen by cross-validation over them"
+    return None
+
+
+def _refuse_too_few_for_method(rm: ResponseMatrix, tasks: pd.Series, method: str) -> None:
+    """Refuse, before fitting, a method whose fit needs more reference models with results in a task than there
+    are, counting the training folds of the cross-validation its interval runs over them (``_TaskFit.predict``'s,
+    5-fold): the fit would pass and :func:`estimate` fail."""
+    needs = _method_needs(method)
+    if needs is None:
+        return
+    fit, why = needs
+    need = _fold_min_models(fit)
+    codes = tasks.to_numpy()
+    for t in pd.unique(codes):
+        n = int(rm.observed[:, codes == t].any(1).sum())
+        if n < need:
+            where = f" with results in task {t!r}" if len(pd.unique(codes)) > 1 else ""
+            raise ValueError(f"method: {method!r} needs at least {need} reference models{where}, got {n} (its fit "
+                             f"needs {fit}: {why}; its interval refits it on each cross-validation fold of the "
+                             "reference models): add reference models, or choose another method (e.g. "
+                             "stratified-aipw, the default)")
+
+
+def _refuse_unestimable(fits: dict[str, _TaskFit], method: str) -> None:
+    """Run now the cross-validation over the reference models that a model-based interval needs (cached: an
+    estimate from this selection reuses it), and refuse the selection when it fails: :func:`estimate` would."""
+    for t, f in fits.items():
+        est = f.est
+        if f.method in ("all", "auto") or not hasattr(est, "cv_residuals") or est.interval_kind == "design":
+            continue
+        try:
+            est.cv_residuals(5)  # the folds of _TaskFit.predict's predict_interval
+        except ValueError as exc:
+            why = str(exc).split(": ", 1)[-1].replace("source model", "reference model")
+            where = f" in task {t!r}" if len(fits) > 1 else ""
+            raise ValueError(f"method: {method!r} could not estimate a new model from these reference models{where}: "
+                             "its interval refits it on cross-validation folds of them, and on one fold "
+                             f"{why}: add reference models, raise the budget, or choose another method (e.g. "
+                             "stratified-aipw, the default)") from None
+
+
 def _observed_scores(rm: ResponseMatrix, tasks: pd.Series, weights: str = "items") -> tuple[np.ndarray, np.ndarray]:
     """Each model's whole-benchmark score from its observed items: the task-weighted sum of its mean in each task,
     and the finite-population standard error of that sum (0 for a model with every item). A model with no item of
@@ -477,6 +537,7 @@ def select(reference: Any, budget: int | None = None, *, method: str = "stratifi
     if method == "auto" and rm.n_models < _AUTO_MIN_MODELS:
         raise ValueError(_auto_too_few(rm.n_models))
     info = item_tasks(rm)
+    _refuse_too_few_for_method(rm, info["task"], method)
     sizes = info["task"].value_counts().sort_index()
     _warn_models_missing_tasks(rm, info["task"].to_numpy())
     curve = None
@@ -513,6 +574,7 @@ def select(reference: Any, budget: int | None = None, *, method: str = "stratifi
     budget = check_positive_int(budget, "budget", maximum=rm.n_items)
     alloc = allocate_budget(sizes, budget)
     fits = _fit_tasks(rm, info["task"], alloc, method, seed, progress=progress)
+    _refuse_unestimable(fits, method)
     chosen = [f.chosen or f.method for f in fits.values()]
     table = pd.DataFrame({"n_items": sizes, "budget": alloc, "n_chosen": [len(f.items) for f in fits.values()],
                           "method": chosen})
