@@ -1,6 +1,9 @@
 """Messages at the edges of the command line's ranges: each says where its bounds come from."""
 from __future__ import annotations
 
+import json
+import shlex
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -40,3 +43,34 @@ def test_select_budget_out_of_range_gives_one_range_with_its_reason(ref, capsys,
     err = _one_error(["select", ref, "--budget", budget, "--out", tmp_path / "b"], capsys)
     assert err == (f"effstats select: error: --budget: expected an integer in [4, 60], got {budget} (at least 2 items "
                    "in each of the 2 tasks; at most the reference's 60 items)")
+
+
+@pytest.fixture(scope="module")
+def comma(tmp_path_factory, ref):
+    """The reference with task t0 renamed 'a,b', and a selection of 10 items from it."""
+    root = tmp_path_factory.mktemp("comma")
+    d = pd.read_csv(ref)
+    d.assign(item=d["item"].str.replace("t0/", "a,b/")).to_csv(root / "ref.csv", index=False)
+    assert main(["select", str(root / "ref.csv"), "--budget", "10", "--out", str(root / "sel")]) == 0
+    items = json.loads((root / "sel" / "manifest.json").read_text())["items"]
+    return root, items
+
+
+def test_a_task_name_with_a_comma_is_said_to_be_out_of_lm_evals_reach(comma, capsys):
+    root, _ = comma
+    assert main(["select", str(root / "ref.csv"), "--budget", "10", "--out", str(root / "sel2")]) == 0
+    out = capsys.readouterr().out
+    assert "lm_eval --model ... --tasks a,b,t1 " in out
+    assert "note: lm_eval splits --tasks at commas and cannot take the task name 'a,b'" in out
+
+
+def test_the_tasks_option_suggested_for_a_comma_name_is_escaped_and_works(comma, capsys, tmp_path):
+    root, items = comma
+    pd.DataFrame({"model": "new", "item": [i for i in items if i.startswith("a,b/")], "score": 1.0}).to_csv(
+        tmp_path / "new.csv", index=False)
+    err = _one_error(["estimate", root / "sel", tmp_path / "new.csv", "--out", tmp_path / "e"], capsys)
+    assert "or score on the tasks present only with --tasks 'a\\,b' (the estimate" in err
+    # the suggestion, as a shell reads it, is what --tasks takes
+    assert main(["estimate", str(root / "sel"), str(tmp_path / "new.csv"), "--out", str(tmp_path / "e2"),
+                 "--tasks", shlex.split("'a\\,b'")[0]]) == 0
+    assert "Scored on 1 of the manifest's 2 tasks only" in capsys.readouterr().out

@@ -15,7 +15,7 @@ import warnings
 from pathlib import Path
 
 from .._escape import terminal_text
-from ._names import HELM_INSTANCES, LM_EVAL_SAMPLES, METHODS
+from ._names import HELM_INSTANCES, LM_EVAL_SAMPLES, METHODS, _lm_eval_comma_note, _tasks_option
 
 _READ_FORMATS = ["auto", "lm-eval", "helm", "csv", "parquet"]
 
@@ -191,9 +191,10 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
 
 
 def _lm_eval_hint(samples_file: Path, samples: dict) -> str:
+    note = _lm_eval_comma_note(samples)
     return (f"run the new model on them (an lm-eval with --samples):\n  lm_eval --model ... --tasks "
             f"{shlex.quote(','.join(samples))} --samples {shlex.quote(str(samples_file))} --log_samples "
-            "--output_path <OUT>  (a new folder)")
+            "--output_path <OUT>  (a new folder)" + (f"\n  note: {note}" if note else ""))
 
 
 def _tasks(args: argparse.Namespace) -> list[str] | None:
@@ -491,7 +492,7 @@ def _typed(m: re.Match) -> str:
             items = ast.literal_eval(value)
         except (ValueError, SyntaxError):
             return m.group(0)
-        return f"{option} {','.join(map(str, items))}"
+        return f"{option} {_tasks_option(items) if name == 'tasks' else ','.join(map(str, items))}"
     if value.startswith("'"):
         value = "|".join(re.findall(r"'([^']*)'", value))
     return f"{option} {value}"

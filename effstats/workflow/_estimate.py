@@ -17,7 +17,7 @@ from ..responses import ResponseMatrix
 from ._io import content_hash, load_reference, output_dir, read_new_results, read_results, write_text_atomic
 from ._combine import _combine, _Combined, _TaskResult
 from ._select import Selection, _fit_tasks, _keep_tasks, _observed_scores
-from ._names import LM_EVAL_SAMPLES
+from ._names import LM_EVAL_SAMPLES, _lm_eval_comma_note, _tasks_option
 from ._tasks import _version, design_methods, item_tasks
 
 __all__ = ["Estimate", "estimate"]
@@ -708,8 +708,10 @@ def _refuse_missing_tasks(new: ResponseMatrix, fits: dict, sel: "Selection", cho
             for t, m in absent.items())
     run = ""
     if sel.lm_eval_samples is not None:
-        run = f" (lm_eval --tasks {','.join(absent)} --samples <manifest dir>/{LM_EVAL_SAMPLES} ...)"
-    instead = (f", or score on the tasks present only with tasks={present} (--tasks {','.join(present)}; the "
+        note = _lm_eval_comma_note(absent)
+        run = (f" (lm_eval --tasks {','.join(absent)} --samples <manifest dir>/{LM_EVAL_SAMPLES} ..."
+               + (f"; {note}" if note else "") + ")")
+    instead = (f", or score on the tasks present only with tasks={present} (--tasks {_tasks_option(present)}; the "
                "estimate and the rank then cover those tasks only)" if present and not chose else "")
     raise ValueError(f"new_results: {head}: the task was not run or its output file is missing, and the score needs "
                      f"every task it covers: run the missing task(s){run}{instead}")

@@ -16,3 +16,21 @@ METHODS = ("sortsearch", "aipw", "auto", "hybrid", "disco", "mrmr", "random-lear
 MANIFEST = "manifest.json"
 LM_EVAL_SAMPLES = "lm_eval_samples.json"
 HELM_INSTANCES = "helm_instances.json"
+
+
+def _lm_eval_comma_note(tasks) -> str:
+    """What an ``lm_eval --tasks a,b`` suggestion must add when a task's name holds a comma: lm_eval splits --tasks
+    at every comma (no escape), so no quoting passes such a name; '' when none does."""
+    bad = [str(t) for t in tasks if "," in str(t)]
+    if not bad:
+        return ""
+    return (f"lm_eval splits --tasks at commas and cannot take the task name{'s' if len(bad) > 1 else ''} "
+            f"{', '.join(map(repr, bad))}: rename {'them' if len(bad) > 1 else 'it'} in the reference and in lm_eval")
+
+
+def _tasks_option(tasks) -> str:
+    """The value of effstats' own ``--tasks`` for these names, as typed in a shell: a comma inside a name written
+    ``\\,`` (how --tasks reads it), the whole quoted when it needs to be."""
+    import shlex
+
+    return shlex.quote(",".join(str(t).replace(",", "\\,") for t in tasks))
