@@ -551,6 +551,8 @@ def test_damaged_state_is_refused_naming_the_field(saved, tmp_path, capsys, edit
     ("items", '["t0/0", "t0/0"]', "items: holds the same entry twice"),
     ("tasks", '{"t0": {"n_items": -1, "budget": 1, "method": "x"}}', "tasks.t0.n_items: expected a number >= 1"),
     ("item_tasks", '["t0"]', "item_tasks: 1 entries, but items has 30"),
+    ("method", '"bogus"', "method: expected one of ['sortsearch', 'aipw', 'auto',"),
+    ("doc_ids", "[-3]", "doc_ids[0]: expected a number >= -1, got -3"),
 ])
 def test_damaged_manifest_is_refused_naming_the_field(saved, tmp_path, capsys, key, raw, message):
     (tmp_path / "manifest.json").write_text(json.dumps({**saved[1], key: "@@"}).replace('"@@"', raw))
@@ -608,3 +610,46 @@ def test_a_bad_entry_of_a_long_list_is_named_as_when_every_entry_is_checked(save
     monkeypatch.setattr(_schema, "_short_lists", lambda doc, schema: doc)  # every entry checked by jsonschema
     assert got == verdict()
     assert got is None if message is None else message in got
+
+
+def _edited(saved, tmp_path: Path, edit) -> Path:
+    m = copy.deepcopy(saved[1])
+    edit(m)
+    tmp_path.mkdir(exist_ok=True)
+    (tmp_path / "manifest.json").write_text(json.dumps(m))
+    return tmp_path
+
+
+def test_a_manifest_naming_one_document_of_a_task_twice_is_refused(saved, tmp_path):
+    def twice(m):
+        k = next(j for j in range(1, len(m["items"])) if m["item_tasks"][j] == m["item_tasks"][0])
+        m["doc_ids"][k] = m["doc_ids"][0]
+    with pytest.raises(ValueError, match=r"^directory: manifest.json: doc_ids\[\d+\]: document \d+ of task 't\d' "
+                                         r"is doc_ids\[0\] too$"):
+        Selection.load(_edited(saved, tmp_path, twice))
+
+
+def test_a_manifest_listing_its_items_in_another_order_estimates_as_the_original(saved, tmp_path):
+    """The items are a set: the manifest's entries (item, task, document) in another order give the same estimate;
+    items moved without their tasks and documents are refused naming the field that disagrees with the reference."""
+    from effstats.workflow import estimate
+
+    truth = _truth()
+    ref, new = truth.subset(models=range(24)), truth.subset(models=[24])
+    same = estimate(_edited(saved, tmp_path / "a", lambda m: None), new.subset(items=saved[1]["items"]), reference=ref)
+
+    def reverse(*keys):
+        return lambda m: m.update({k: m[k][::-1] for k in keys})
+    again = estimate(_edited(saved, tmp_path / "b", reverse("items", "item_tasks", "doc_ids")),
+                     new.subset(items=saved[1]["items"]), reference=ref)
+    assert again.statistic == pytest.approx(same.statistic)
+    assert again.confidence_interval().low == pytest.approx(same.confidence_interval().low)
+    with pytest.raises(ValueError, match=r"^selection: manifest item_tasks\[0\]: 't\d', but items\[0\], 't\d/\d+', "
+                                         r"is in task 't\d' in the reference data; select again$"):
+        estimate(_edited(saved, tmp_path / "c", reverse("items")), new.subset(items=saved[1]["items"]), reference=ref)
+
+    def other_document(m):
+        m["doc_ids"][0] = 10**6  # no item of the reference
+    with pytest.raises(ValueError, match=r"^selection: manifest doc_ids\[0\]: 1000000, but items\[0\], .* is "
+                                         r"document \d+ in "):
+        estimate(_edited(saved, tmp_path / "d", other_document), new.subset(items=saved[1]["items"]), reference=ref)

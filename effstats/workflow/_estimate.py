@@ -437,11 +437,28 @@ def _fits_chosen(sel: Selection, rm: ResponseMatrix, name: str, progress: bool =
     fits = _fit_tasks(rm, info["task"], sel.tasks["budget"], sel.method, sel.seed, chosen=sel.tasks["method"],
                       progress=progress)
     items = pd.Index(np.concatenate([f.items.to_numpy(dtype=object) for f in fits.values()]))
-    if not items.equals(pd.Index(sel.items, dtype=object)):
+    listed = pd.Index(sel.items, dtype=object)
+    if set(items) != set(listed):  # a set of items: the manifest's order of them does not matter
         raise ValueError(f"{name}: refitting {sel.method!r} chose other items than the manifest "
-                         f"({len(items.difference(sel.items))} differ; manifest made with effstats "
-                         f"{sel.effstats_version}, this is {_version()}); select again")
+                         f"({len(items.difference(listed))} chosen by the refit only, {len(listed.difference(items))} "
+                         f"listed by the manifest only; manifest made with effstats {sel.effstats_version}, this is "
+                         f"{_version()}); select again")
+    _check_item_info(sel, info)
     return fits
+
+
+def _check_item_info(sel: Selection, info: pd.DataFrame) -> None:
+    """Refuse a manifest whose ``item_tasks`` or ``doc_ids`` entry says other than the reference data of its item
+    (the harness's ``--samples`` file and the report are made from them)."""
+    mine, theirs = sel.item_info.reindex(sel.items), info.reindex(sel.items)
+    for field_, col in (("item_tasks", "task"), ("doc_ids", "doc_id")):
+        a, b = mine[col].to_numpy(), theirs[col].to_numpy()
+        bad = np.flatnonzero(a.astype(str) != b.astype(str))
+        if len(bad):
+            k = int(bad[0])
+            what = "is in task" if col == "task" else "is document"
+            raise ValueError(f"selection: manifest {field_}[{k}]: {_plain(a[k])!r}, but items[{k}], "
+                             f"{_plain(sel.items[k])!r}, {what} {_plain(b[k])!r} in the reference data; select again")
 
 
 def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric: Any = None,

@@ -12,6 +12,8 @@ import math
 from pathlib import PurePosixPath
 from typing import Any
 
+from ._names import METHODS
+
 __all__ = ["check", "safe_relative"]
 
 
@@ -47,13 +49,13 @@ MANIFEST = {
     "properties": {
         "format": {"const": "effstats.manifest/1"},
         "effstats_version": _STR, "created": _STR,
-        "method": _STR, "budget": _SIZE, "seed": _COUNT, "reference": _REFERENCE,
+        "method": {"enum": list(METHODS)}, "budget": _SIZE, "seed": _COUNT, "reference": _REFERENCE,
         "tasks": {"type": "object", "minProperties": 1, "additionalProperties": {
             "type": "object", "required": ["n_items", "budget", "method"],
             "properties": {"n_items": _SIZE, "budget": _COUNT, "n_chosen": _COUNT, "method": _STR}}},
         "items": {"type": "array", "minItems": 1, "items": _STR, "uniqueItems": True},
         "item_tasks": {"type": "array", "items": _STR},
-        "doc_ids": {"type": "array", "items": {"type": "integer"}},
+        "doc_ids": {"type": "array", "items": {"type": "integer", "minimum": -1}},  # -1: the item is no document
         "lm_eval_samples": {"type": ["object", "null"],
                             "additionalProperties": {"type": "array", "items": {"type": "integer", "minimum": 0}}},
         "budget_curve": {"type": ["array", "null"], "items": {"type": "object"}},
@@ -220,6 +222,11 @@ def _check_manifest(m: dict, shown: str) -> None:
     unknown = sorted(set(m["item_tasks"]) - set(m["tasks"]))
     if unknown:
         raise ValueError(f"{shown}: item_tasks: task {_short(unknown[0])} is not among the manifest's tasks")
+    first: dict = {}  # (task, document) -> its first entry: one document of a task is one item
+    for k, (t, d) in enumerate(zip(m["item_tasks"], m["doc_ids"])):
+        if d >= 0 and first.setdefault((t, d), k) != k:
+            raise ValueError(f"{shown}: doc_ids[{k}]: document {d} of task {_short(t)} is doc_ids[{first[(t, d)]}] "
+                             "too")
 
 
 def _check_state(st: dict, shown: str) -> None:
