@@ -15,7 +15,7 @@ import warnings
 from pathlib import Path
 
 from .._escape import terminal_text
-from ._names import HELM_INSTANCES, LM_EVAL_SAMPLES, METHODS, _lm_eval_comma_note, _tasks_option
+from ._names import _SEEDLESS, HELM_INSTANCES, LM_EVAL_SAMPLES, METHODS, _lm_eval_comma_note, _tasks_option
 
 _READ_FORMATS = ["auto", "lm-eval", "helm", "csv", "parquet"]
 
@@ -88,7 +88,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--tasks", default=None, action="append",
                    help="comma-separated tasks of REFERENCE to use (default: all); may be repeated, and a comma "
                         "inside a task's name is written \\, (--tasks 'a\\,b')")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    p.add_argument("--seed", type=int, default=None,
+                   help=f"random seed (default: 0); methods {' and '.join(_SEEDLESS)} choose the same items at a "
+                        "--budget whatever the seed")
     p.add_argument("--out", required=True, metavar="DIR", help="folder for manifest.json and lm_eval_samples.json")
     p.add_argument("--no-progress", action="store_true",
                    help="no progress bars (shown on a terminal for a read or a fit that takes over 2 s)")
@@ -218,9 +220,13 @@ def _select(args: argparse.Namespace) -> None:
     # checked now, but nothing is removed until the new selection is written: a refused or killed run keeps a whole one
     refuse_existing(args.out, "manifest.json", args.force)
     tasks = _tasks(args)
-    sel = select(args.reference, args.budget, method=args.method, target_error=args.target_error, seed=args.seed,
+    seed = 0 if args.seed is None else args.seed
+    sel = select(args.reference, args.budget, method=args.method, target_error=args.target_error, seed=seed,
                  format=args.format, metric=args.metric, duplicates=args.duplicates, filter=args.filter, tasks=tasks,
                  progress=not args.no_progress, **_helm_values(args))
+    if args.seed is not None and args.method in _SEEDLESS and args.target_error is None:
+        print(f"effstats select: note: --seed {args.seed} changes nothing: method {args.method} chooses its items "
+              "deterministically", file=sys.stderr)
     with locked(Path(args.out), "manifest.json"):  # a second select into the same folder is refused, not mixed in
         old = refuse_existing(args.out, "manifest.json", args.force)
         manifest = sel.save(args.out)  # each file replaced atomically, the manifest last

@@ -233,6 +233,13 @@ class _Combined:
 
     @property
     def standard_error(self) -> np.ndarray:
+        """The standard error the interval implies: with 0/1 scores and design-based tasks, a degenerate task's
+        (every sampled item alike) is its count's (:meth:`_count_se`), as the interval's; else the tasks' own."""
+        if self.binary and all(p.design_based for p in self.parts):
+            return self._count_se()
+        return self._own_se()
+
+    def _own_se(self) -> np.ndarray:
         se = [p.weight * np.asarray(p.result.standard_error, float) for p in self.parts]
         if all(p.design_based for p in self.parts):
             return np.sqrt(sum(s ** 2 for s in se))
@@ -251,13 +258,13 @@ class _Combined:
             point = (((high - low) < 1e-6) & (np.asarray(p.n_evaluated) < p.n_items)) | _degenerate(p)
             if self.binary and p.design_based and p.method != "all" and point.any():
                 # a degenerate standard error says nothing of the spread: the count's interval (se 0: n* = b)
-                kg = self._korn_graubard(self.statistic, np.where(point, 0.0, self.standard_error), level)
+                kg = self._korn_graubard(self.statistic, np.where(point, 0.0, self._own_se()), level)
                 low, high = np.where(point, kg.low, low), np.where(point, kg.high, high)
                 if p.method in _SRS_METHODS:
                     low, high = self._srs_count(p, point, low, high, level)
                 low, high = self._alike_exact(point, low, high, level)
             return ConfidenceInterval(low, high)
-        est, se = self.statistic, self.standard_error
+        est, se = self.statistic, self._own_se()
         if self.binary and all(p.design_based for p in self.parts):
             kg = self._korn_graubard(est, self._count_se(), level)
             point = np.logical_and.reduce([_degenerate(p) | (np.asarray(p.n_evaluated) >= p.n_items)

@@ -103,9 +103,12 @@ class Estimate:
     @property
     def standard_error(self) -> np.ndarray:
         """Standard error of each new model's whole-benchmark score, shape (n_new_models,): the estimators' own
-        (design-based, or cross-validated over the reference models). It is 0 where a task's evaluated items are all
-        alike (a degenerate variance estimate); the interval then comes from the count of those items
-        (Clopper-Pearson, Korn-Graubard), not from the standard error, and is not a point."""
+        (design-based, or cross-validated over the reference models), except where a task's evaluated items are
+        all alike with 0/1 scores and design-based methods. There the estimator's own is 0 (a degenerate variance
+        estimate) and the interval comes from the count of those items (Clopper-Pearson, Korn-Graubard), so that
+        task counts with its count's standard error, a simple random sample of its evaluated items at the
+        proportion shrunk towards 1/2 by half an item: the standard error the interval implies, never 0 beside an
+        interval that is not a point."""
         return self._combined.standard_error
 
     def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
@@ -168,8 +171,8 @@ class Estimate:
         Returns
         -------
         DataFrame
-            ``estimate``, ``standard_error`` (:attr:`standard_error`: 0 where the evaluated items of a task are
-            all alike, whose interval comes from their count), ``low``, ``high`` (the score interval), ``rank``,
+            ``estimate``, ``standard_error`` (:attr:`standard_error`: where the evaluated items of a task are
+            all alike, their count's, as the interval), ``low``, ``high`` (the score interval), ``rank``,
             ``rank_low``, ``rank_high`` (the rank interval, 1 = best), ``of`` (the ranked models), ``n_items``
             (chosen items with a result), ``n_missing`` (chosen items without one), ``out_of_range`` (in some task
             the model's estimate lies beyond the reference models' task scores, or its results on the chosen items
@@ -311,21 +314,25 @@ class Estimate:
         head = ("Outside the reference models' range (a task estimate beyond their task scores, or results on the "
                 "chosen items beyond theirs" + (", in the tasks named)" if several else ")"))
         notes = []
+
+        def lead() -> str:  # the range is said once: a model in several groups is not told it twice
+            return head if not notes else "Also outside it"
+
         where, bases, fbs = groups["fallback"]
         if where:
-            notes.append(f"{head}: {who(where)}; their estimate and interval there are {' or '.join(sorted(fbs))}'s "
+            notes.append(f"{lead()}: {who(where)}; their estimate and interval there are {' or '.join(sorted(fbs))}'s "
                          f"(design-unbiased, on the same random items), not {' or '.join(sorted(bases))}'s, whose "
                          "model-based interval is calibrated on the reference models and need not hold beyond their "
                          "range.")
         where, bases, _ = groups["model"]
         if where:
             verb = "extrapolates" if len(bases) == 1 else "extrapolate"
-            notes.append(f"{head}: {who(where)}; {' and '.join(sorted(bases))} {verb} there and the interval, "
+            notes.append(f"{lead()}: {who(where)}; {' and '.join(sorted(bases))} {verb} there and the interval, "
                          f"cross-validated over the reference models, may not hold (a design-based method, "
                          f"{', '.join(design_methods())}, stays valid).")
         where, bases, _ = groups["design"]
         if where:
-            notes.append(f"{head}: {who(where)}; {' and '.join(sorted(bases))}'s design-based estimate and interval "
+            notes.append(f"{lead()}: {who(where)}; {' and '.join(sorted(bases))}'s design-based estimate and interval "
                          "hold there too.")
         return notes
 

@@ -13,6 +13,11 @@ __all__ = ["METHODS", "MANIFEST", "LM_EVAL_SAMPLES", "HELM_INSTANCES"]
 #: (('sortsearch', 'aipw', 'auto'), 12)
 METHODS = ("sortsearch", "aipw", "auto", "hybrid", "disco", "mrmr", "random-learn", "tinybenchmarks", "anchor",
            "stratified", "random", "stratified-aipw")
+# The methods whose items at a given budget do not depend on the seed: "hybrid" takes Sort & Search's uniform
+# positions on the reference models' order (Prabhu et al. 2024's deterministic sampling; its seed only sets the
+# cross-validation folds of its per-item predictions, which the estimate does not use), "mrmr" its greedy
+# relevance-redundancy order. A budget searched for by a target error still depends on the seed (its folds).
+_SEEDLESS = ("hybrid", "mrmr")
 MANIFEST = "manifest.json"
 LM_EVAL_SAMPLES = "lm_eval_samples.json"
 HELM_INSTANCES = "helm_instances.json"

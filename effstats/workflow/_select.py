@@ -469,7 +469,9 @@ def select(reference: Any, budget: int | None = None, *, method: str = "stratifi
         another candidate beats it by more than its cross-validation noise: the chosen budget meets the target for
         ``"auto"`` too.
     seed : int, default 0
-        Seeds every random choice; the same data and seed give the same items.
+        Seeds every random choice; the same data and seed give the same items. ``"hybrid"`` (Sort & Search's
+        uniform positions on the reference models' order) and ``"mrmr"`` (a greedy order) choose their items
+        deterministically: at a given ``budget`` the seed changes nothing for them.
     format, metric, duplicates, filter, split, perturbation, trials
         How to read ``reference`` (:func:`read_results`); recorded in the manifest, and the new results are read
         the same way. ``split``, ``perturbation`` and ``trials`` apply to HELM runs: their split (``"valid"`` for a
@@ -573,6 +575,7 @@ def select(reference: Any, budget: int | None = None, *, method: str = "stratifi
                              f"{smaller}; at most the reference's {rm.n_items} items)") from None
     budget = check_positive_int(budget, "budget", maximum=rm.n_items)
     alloc = allocate_budget(sizes, budget)
+    _warn_small_tasks(alloc, sizes)
     fits = _fit_tasks(rm, info["task"], alloc, method, seed, progress=progress)
     _refuse_unestimable(fits, method)
     chosen = [f.chosen or f.method for f in fits.values()]
@@ -587,6 +590,23 @@ def select(reference: Any, budget: int | None = None, *, method: str = "stratifi
                      budget_curve=curve, created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
                      effstats_version=_version(), helm_instances=helm_instances(rm, items),
                      new_results_note=_new_results_note(fits), _fits=fits, _reference=rm)
+
+
+# Fewest items a task sampled in part needs for an interval that says something, whatever its method. With b items
+# all right the 95 % Clopper-Pearson interval is [0.025^(1/b), 1]: 0.31 wide at b = 10, 0.52 at b = 5; and a variance
+# estimate from fewer than 10 items has under 9 degrees of freedom (t quantile above 2.26 against the normal 1.96).
+# The stratified designs keep at least 2 items a stratum (``_strata``), so 10 items a task bounds them as well.
+_MIN_TASK_ITEMS = 10
+
+
+def _warn_small_tasks(alloc: pd.Series, sizes: pd.Series) -> None:
+    """Warn, naming them, of the tasks given fewer than :data:`_MIN_TASK_ITEMS` items and not all of theirs."""
+    small = alloc[(alloc < _MIN_TASK_ITEMS) & (alloc < sizes)]
+    if len(small):
+        shown = _name_list([f"{t}: {int(b)}" for t, b in small.items()], 10, "and {} more")
+        warnings.warn(f"budget: {len(small)} task(s) get fewer than {_MIN_TASK_ITEMS} items ({shown}): too few for "
+                      f"a meaningful interval (all {_MIN_TASK_ITEMS} items right still leave a 95 % interval of "
+                      f"[0.69, 1]); raise the budget or pass fewer tasks", UserWarning, stacklevel=3)
 
 
 def _new_results_note(fits: dict[str, _TaskFit]) -> str | None:
