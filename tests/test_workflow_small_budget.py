@@ -110,3 +110,26 @@ def test_several_tasks_with_one_alike_report_the_standard_error_of_their_interva
     se1 = float(per.iloc[1]["standard_error"])
     assert float(per.iloc[0]["standard_error"]) == 0.0 and se1 > 0
     np.testing.assert_allclose(res.standard_error, [np.hypot(w0 * se0, w1 * se1)], rtol=1e-12)
+
+
+def test_auto_names_the_references_range_once_for_models_outside_it_in_tasks_of_different_kinds():
+    """Under auto, new models outside the references' range on a task whose pick falls back (DISCO's ridge, to AIPW)
+    and on a task read whole (a design-based census): one paragraph that names the range once, then each kind."""
+    d = simulate_responses(100, 2000, ability=(0, 0.3), rng=1)
+    order = np.argsort(d.accuracy().to_numpy())
+    census = np.zeros((100, 2), bool)
+    census[order[92:]] = True  # the new models alone answer the second task's two items right
+    ids = [f"a/{k}" for k in range(2000)] + ["b/0", "b/1"]
+    both = ResponseMatrix(np.hstack([d.values, census]), model_ids=d.model_ids, item_ids=ids)
+    ref, new = both.subset(models=order[:92]), both.subset(models=order[92:])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sel = select(ref, 62, method="auto", seed=0)
+        res = estimate(sel, new.subset(items=sel.items))
+    assert sel.tasks["method"].to_dict() == {"a": "DISCO difference + ridge", "b": "all"}
+    text = res.to_markdown()
+    assert text.count("Outside the reference models' range") == 1
+    para = next(p for p in text.split("\n\n") if p.startswith("Outside the reference models' range"))
+    fallback, census_part = para.split(" Also outside it: ")
+    assert "AIPW + ridge's (design-unbiased" in fallback and "design-based estimate and interval hold" in census_part
+    assert all(f"{m} (b)" in census_part for m in new.model_ids)
