@@ -311,3 +311,11 @@ def write_text_atomic(path: str | os.PathLike, text: str | bytes) -> Path:
         Path(tmp).unlink(missing_ok=True)
         raise
     return path
+
+
+def _level_percent(level: float) -> str:
+    """A confidence level as a percentage for text, ``0.95`` → ``'95'``: as many digits as the level has (up to 12
+    significant ones, more where fewer would round a level below 1 up to ``'100'``), never a level it is not."""
+    pct = 100 * float(level)
+    text = f"{pct:.12g}"
+    return f"{pct:.17g}" if text == "100" and pct < 100 else text

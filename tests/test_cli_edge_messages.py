@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from effstats._shared import _level_percent
 from effstats.cli import main
 
 
@@ -74,3 +75,29 @@ def test_the_tasks_option_suggested_for_a_comma_name_is_escaped_and_works(comma,
     assert main(["estimate", str(root / "sel"), str(tmp_path / "new.csv"), "--out", str(tmp_path / "e2"),
                  "--tasks", shlex.split("'a\\,b'")[0]]) == 0
     assert "Scored on 1 of the manifest's 2 tasks only" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("level, shown", [(0.95, "95"), (0.975, "97.5"), (0.999999999999, "99.9999999999"),
+                                          (0.07, "7"), (1 - 1e-15, "99.999999999999901")])
+def test_a_confidence_level_is_shown_with_its_digits_never_as_100(level, shown):
+    assert _level_percent(level) == shown
+
+
+def test_the_estimate_report_shows_a_level_close_to_1_as_it_is(ref, capsys, tmp_path):
+    assert main(["select", str(ref), "--budget", "10", "--out", str(tmp_path / "s")]) == 0
+    items = json.loads((tmp_path / "s" / "manifest.json").read_text())["items"]
+    pd.DataFrame({"model": "new", "item": items, "score": np.arange(len(items)) % 2.0}).to_csv(
+        tmp_path / "new.csv", index=False)
+    capsys.readouterr()
+    assert main(["estimate", str(tmp_path / "s"), str(tmp_path / "new.csv"), "--out", str(tmp_path / "e"),
+                 "--confidence", "0.999999999999"]) == 0
+    out = capsys.readouterr().out
+    assert "Intervals at 99.9999999999 %" in out and "100 %" not in out
+
+
+def test_max_n_with_the_logistic_correction_starts_and_rounds_initial_with_a_warning(ref, capsys, tmp_path):
+    code = main([str(a) for a in ["sequential", "start", ref, "--out", tmp_path / "s", "--half-width", "0.1",
+                                  "--correction", "logistic", "--initial", "12", "--batch", "12", "--max-n", "40"]])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert "the logistic correction draws equal numbers from its 5 strata" in err

@@ -381,8 +381,10 @@ def _update(args: argparse.Namespace) -> None:
             if rule["kind"] == "precision" and "fixed_low" in res.trace:
                 lo, hi = (float(res.trace[c].iloc[-1]) for c in ("fixed_low", "fixed_high"))
                 extra = f"; fixed-sample interval ±{(hi - lo) / 2:.4f}, the rule stops at ±{rule['half_width']:g}"
+            from .._shared import _level_percent
+
             print(f"look {len(run.state['looks'])}: {res.n:,} items, {what} {res.estimate:.4f}, "
-                  f"{100 * res.confidence_level:.3g} % repeated interval [{res.ci_low:.4f}, {res.ci_high:.4f}] "
+                  f"{_level_percent(res.confidence_level)} % repeated interval [{res.ci_low:.4f}, {res.ci_high:.4f}] "
                   f"(valid at any look){extra}: continue")
         print(f"batch {len(run.state['looks']) + 1}: {len(run.next_items):,} items in {path}")
         _next_step(run, path, args.state)

@@ -12,7 +12,7 @@ from scipy import stats
 
 from .._escape import csv_safe, html_safe, md_text, md_to_html
 from .._results import ConfidenceInterval, check_confidence_level
-from .._shared import _name_list, _plain
+from .._shared import _level_percent, _name_list, _plain
 from ..responses import ResponseMatrix
 from ._io import content_hash, load_reference, output_dir, read_new_results, read_results, write_text_atomic
 from ._combine import _combine, _Combined, _TaskResult
@@ -230,7 +230,7 @@ class Estimate:
         """The report as Markdown: the estimate table, per-task estimates, chosen items without a result."""
         confidence_level = check_confidence_level(confidence_level)
         sel = self.selection
-        pct = int(round(100 * confidence_level))
+        pct = _level_percent(confidence_level)
         lines = [f"# Estimate from {len(sel.items)} of {sel.reference['n_items']:,} items",
                  ""]
         if len(self.omitted_tasks):

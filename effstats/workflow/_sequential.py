@@ -13,7 +13,7 @@ from scipy.special import ndtri
 from scipy.stats import beta
 
 from .._escape import csv_safe, md_text
-from .._shared import _plain
+from .._shared import _level_percent, _plain
 from .._validation import check_positive, check_positive_int
 from ..responses import ResponseMatrix
 from ._estimate import refuse_batch_without_tasks
@@ -286,7 +286,6 @@ class SequentialRun:
             eligible = strata >= 0  # items no reference model answered are outside the strata
         n_elig = int(eligible.sum())
         # the defaults (100 items) are capped at the benchmark's items: a value the user never passed is not refused
-        initial_given = initial is not None
         initial = check_positive_int(min(100, n_elig) if initial is None else initial, "initial", minimum=2,
                                      maximum=n_elig)
         batch = check_positive_int(min(100, n_elig) if batch is None else batch, "batch", maximum=n_elig)
@@ -295,8 +294,8 @@ class SequentialRun:
         else:
             # the first look takes initial items, so fewer in all leaves no design: the message says where the bounds
             # come from, the default initial (100 items, capped at the benchmark's) included
-            given = "initial" if initial_given else "the default initial"
-            why = f" (at least {given}={initial}, the first look's items; at most the {n_elig} eligible items)"
+            lead = "initial" if given["initial"] is not None else "the default initial"
+            why = f" (at least {lead}={initial}, the first look's items; at most the {n_elig} eligible items)"
             try:
                 max_n = check_positive_int(max_n, "max_n", minimum=initial, maximum=n_elig)
             except ValueError as e:
@@ -854,7 +853,7 @@ class SequentialRun:
         lines = [f"# Sequential evaluation: {what}", ""]
         if res is None:
             return "\n".join(lines + ["No batch evaluated yet.", ""])
-        pct = int(round(100 * res.confidence_level))
+        pct = _level_percent(res.confidence_level)
         what_est = "Difference (new − reference)" if rule["kind"] == "efficacy" else "Score"
         looks = f"{len(st['looks'])} look{'s' if len(st['looks']) != 1 else ''}"
         # max_n is the run's cap (for the precision rule the worst-case fixed design), not the benchmark's size
@@ -895,7 +894,7 @@ class SequentialRun:
         n_ref = st["reference"].get("n_models")
         few = _FEW_MODELS if carried else _FEW_MODELS_KNOWN_ITEMS
         if note is not None:  # first, before any number: the interval below does not hold at its level
-            lines += [f"**Not a valid {int(round(100 * level))} % interval:** the item bank was fitted on {n_ref} "
+            lines += [f"**Not a valid {_level_percent(level)} % interval:** the item bank was fitted on {n_ref} "
                       f"reference models (fewer than {few}) and the adaptive test takes its item parameters as "
                       "known; the interval leaves out the bank's own estimation error and covered below its level "
                       "in simulations with so few (0.77 with 40 reference models, 0.90 with 100; 0.77 in hold-outs "
@@ -906,7 +905,7 @@ class SequentialRun:
                   f"{st['reference']['n_items']:,} items in the bank)"
                   + (f" — **{note}**." if note is not None else "."), "",
                   f"Accuracy on the whole benchmark {res.accuracy:.4f} (s.e. {res.accuracy_se:.4f}); "
-                  f"{int(round(100 * level))} % interval [{lo:.4f}, {hi:.4f}] (model-based: it assumes the new model "
+                  f"{_level_percent(level)} % interval [{lo:.4f}, {hi:.4f}] (model-based: it assumes the new model "
                   "answers as a 2PL IRT model does" + (", and carries the estimation error of the item parameters "
                   "fitted on the reference models)." if carried else ", with the item parameters fitted on the "
                   "reference models taken as known)."), "",
@@ -936,7 +935,7 @@ def _few_models_note(state: dict) -> str | None:
             or n_ref >= _FEW_MODELS_KNOWN_ITEMS:
         return None
     k, cov = min(_KNOWN_ITEMS_COVERAGE, key=lambda kc: abs(np.log(kc[0] / max(n_ref, 1))))
-    return (f"not a valid {int(round(100 * (1 - state['alpha'])))} % interval with {n_ref} reference models (in "
+    return (f"not a valid {_level_percent(1 - state['alpha'])} % interval with {n_ref} reference models (in "
             f"simulations a 95 % interval covered {cov:.2f} with {k}; --rule precision gives a valid one)")
 
 
