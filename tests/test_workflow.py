@@ -1109,3 +1109,18 @@ def test_select_refuses_disco_whose_cross_validation_folds_cannot_learn(tmp_path
         assert main(["select", str(csv), "--budget", "4", "--method", method, "--out", str(tmp_path / method)]) == 2
         err = capsys.readouterr().err
         assert "n_neighbors" not in err and f"--method: '{method}' needs at least" in err, err
+
+
+@pytest.mark.parametrize("method, enough", [("sortsearch", 4), ("mrmr", 9)])
+def test_select_refuses_a_target_error_search_its_cross_validation_cannot_run(method, enough):
+    """The budget search cross-validates the estimate over the reference models: each training fold needs what the
+    method's estimate needs, so one model fewer than that is refused up front, naming target_error."""
+    data = simulate_responses(enough, 200, rng=1)
+    with pytest.raises(ValueError, match=rf"^target_error: the budget search cross-validates the estimate of method "
+                                         rf"'{method}' .* needs at least {enough} of them .*got {enough - 1}: add "
+                                         "reference models, give a budget instead"):
+        select(data.subset(models=range(enough - 1)), method=method, target_error=5, budgets=[20, 40])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sel = select(data, method=method, target_error=5, budgets=[20, 40])
+    assert sel.budget in (20, 40) and len(sel.budget_curve) >= 1

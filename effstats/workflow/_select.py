@@ -335,24 +335,29 @@ def _method_needs(method: str) -> tuple[int, str] | None:
     return None
 
 
-def _refuse_too_few_for_method(rm: ResponseMatrix, tasks: pd.Series, method: str) -> None:
+def _refuse_too_few_for_method(rm: ResponseMatrix, tasks: pd.Series, method: str, search: bool = False) -> None:
     """Refuse, before fitting, a method whose fit needs more reference models with results in a task than there
     are, counting the training folds of the cross-validation its interval runs over them (``_TaskFit.predict``'s,
-    5-fold): the fit would pass and :func:`estimate` fail."""
-    needs = _method_needs(method)
-    if needs is None:
-        return
-    fit, why = needs
-    need = _fold_min_models(fit)
+    5-fold): the fit would pass and :func:`estimate` fail. ``search``: the budget search for a target error, which
+    cross-validates the estimate over them (``_cv_error``, 5-fold), so that each training fold needs as many."""
+    needs = _method_needs("stratified-aipw" if method == "auto" else method)
+    fit, why = needs if needs is not None else (3, "")
+    need = _fold_min_models(fit) if needs is not None else fit
     codes = tasks.to_numpy()
+    several = len(pd.unique(codes)) > 1
     for t in pd.unique(codes):
         n = int(rm.observed[:, codes == t].any(1).sum())
+        where = f" with results in task {t!r}" if several else ""
         if n < need:
-            where = f" with results in task {t!r}" if len(pd.unique(codes)) > 1 else ""
             raise ValueError(f"method: {method!r} needs at least {need} reference models{where}, got {n} (its fit "
                              f"needs {fit}: {why}; its interval refits it on each cross-validation fold of the "
                              "reference models): add reference models, or choose another method (e.g. "
                              "stratified-aipw, the default)")
+        if search and n < _fold_min_models(need):
+            raise ValueError(f"target_error: the budget search cross-validates the estimate of method {method!r} over "
+                             f"the reference models and needs at least {_fold_min_models(need)} of them{where} (each "
+                             f"training fold needs {need}), got {n}: add reference models, give a budget instead, or "
+                             "choose another method")
 
 
 def _refuse_unestimable(fits: dict[str, _TaskFit], method: str) -> None:
@@ -539,7 +544,7 @@ def select(reference: Any, budget: int | None = None, *, method: str = "stratifi
     if method == "auto" and rm.n_models < _AUTO_MIN_MODELS:
         raise ValueError(_auto_too_few(rm.n_models))
     info = item_tasks(rm)
-    _refuse_too_few_for_method(rm, info["task"], method)
+    _refuse_too_few_for_method(rm, info["task"], method, search=target_error is not None)
     sizes = info["task"].value_counts().sort_index()
     _warn_models_missing_tasks(rm, info["task"].to_numpy())
     curve = None
