@@ -449,8 +449,9 @@ def select(reference: Any, budget: int | None = None, *, method: str = "stratifi
         them: ``"hybrid"``: Sort & Search corrected by
         the nearest reference models (:class:`~effstats.sortsearch.HybridSearch`); ``"disco"``: items the models
         disagree on most and a signature regressor (:class:`~effstats.disco.DISCO`); ``"mrmr"``: items by minimum
-        redundancy and maximum relevance and a ridge regression of the score on them (:class:`~effstats.disco.MRMR`);
-        ``"random-learn"``: random items and the same regression (:class:`~effstats.disco.RandomLearn`);
+        redundancy and maximum relevance and a ridge regression of the score on them (:class:`~effstats.disco.MRMR`;
+        at least 7 reference models a task, as its interval refits it on folds of them);
+        ``"random-learn"``: random items and the same regression (:class:`~effstats.disco.RandomLearn`; at least 4);
         ``"tinybenchmarks"``:
         anchor items + gp-IRT (:class:`~effstats.irt.TinyBenchmarks`); ``"anchor"``: anchor items with weights
         (:class:`~effstats.disco.AnchorCorr`); ``"stratified"``: confidence strata + Horvitz–Thompson
@@ -472,7 +473,8 @@ def select(reference: Any, budget: int | None = None, *, method: str = "stratifi
         the reference models, in percentage points, is at most this. The curve it used is kept in
         ``budget_curve``. Under ``"auto"`` the curve is that of stratified AIPW, which the chooser keeps unless
         another candidate beats it by more than its cross-validation noise: the chosen budget meets the target for
-        ``"auto"`` too.
+        ``"auto"`` too. Each training fold of that cross-validation (5-fold over the reference models) needs as many
+        reference models as the method does: 4 in all (``"mrmr"`` 9, ``"random-learn"`` 5).
     seed : int, default 0
         Seeds every random choice; the same data and seed give the same items. ``"hybrid"`` (Sort & Search's
         uniform positions on the reference models' order) and ``"mrmr"`` (a greedy order) choose their items
