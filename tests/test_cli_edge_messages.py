@@ -101,3 +101,14 @@ def test_max_n_with_the_logistic_correction_starts_and_rounds_initial_with_a_war
     err = capsys.readouterr().err
     assert code == 0, err
     assert "the logistic correction draws equal numbers from its 5 strata" in err
+
+
+@pytest.mark.parametrize("option, value", [("--scenarios", ",,"), ("--scenarios", "s1,,s2"), ("--exclude", "s1,")])
+def test_audit_refuses_an_empty_column_name(capsys, tmp_path, option, value):
+    rng = np.random.default_rng(0)
+    pd.DataFrame(rng.random((6, 4)), columns=["s1", "s2", "s3", "s4"]).assign(
+        model=[f"m{i}" for i in range(6)]).to_csv(tmp_path / "lb.csv", index=False)
+    err = _one_error(["audit", tmp_path / "lb.csv", option, value, "--out", tmp_path / "a"], capsys)
+    assert err == (f"effstats audit: error: {option}: expected comma-separated column names, got {value!r} "
+                   "(an empty name)")
+    assert not (tmp_path / "a").exists()

@@ -220,8 +220,8 @@ def _load(src: Any, *, format: str = "auto", table: str | None = None, by: str =
     _check_duplicates(duplicates)
     if format not in SCORE_FORMATS:
         raise ValueError(f"--format: expected one of {list(SCORE_FORMATS)}, got {format!r}")
-    scen = _names(scenarios) if isinstance(scenarios, str) else scenarios
-    excl = _names(exclude) if isinstance(exclude, str) else exclude
+    scen = _names(scenarios, "--scenarios") if isinstance(scenarios, str) else scenarios
+    excl = _names(exclude, "--exclude") if isinstance(exclude, str) else exclude
     src = _check_path(src, directory_ok=True)
     fmt = format
     if fmt == "auto":
@@ -260,5 +260,12 @@ def _load(src: Any, *, format: str = "auto", table: str | None = None, by: str =
     return data, published, notes, fmt == "helm-json" or (fmt == "table" and _is_helm(data, published))
 
 
-def _names(s: str | None) -> list[str] | None:
-    return None if s is None else [x.strip() for x in s.split(",") if x.strip()]
+def _names(s: str | None, arg: str) -> list[str] | None:
+    """Comma-separated column names; an empty one (``,,``, a stray comma) is refused rather than dropped, since no
+    name left would silently mean every column."""
+    if s is None:
+        return None
+    names = [x.strip() for x in s.split(",")]
+    if not all(names):
+        raise ValueError(f"{arg}: expected comma-separated column names, got {s!r} (an empty name)")
+    return names
