@@ -37,6 +37,24 @@ def _escapes(m: re.Match) -> str:
     return m.group().encode("unicode_escape").decode("ascii")
 
 
+# a backslash (with the backslashes before it) that starts what reads as an escape (\x1b, \u202e, \U0001f600): in
+# a name it is doubled, so that a name holding the text "\u202e" never shows as one holding the character
+_ESCAPE_LIKE = re.compile(r"\\(?=\\*(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}))")
+
+
+def _name_text(text: str) -> str:
+    r"""A name's text with its controls as escapes (:func:`terminal_text`), unambiguously: a backslash that would
+    read as the start of an escape is doubled first.
+
+    Examples
+    --------
+    >>> from effstats._escape import _name_text
+    >>> print(_name_text("a\u202eb"), _name_text("a\\u202eb"), _name_text("C:\\users"))
+    a\u202eb a\\u202eb C:\users
+    """
+    return terminal_text(_ESCAPE_LIKE.sub(r"\\\\", text))
+
+
 def terminal_text(text: str) -> str:
     r"""``text`` with control characters (but line feeds and tabs) and bidirectional overrides written as escapes
     (``\x1b``), so that a name printed to a terminal cannot move the cursor, recolour or hide what follows.
@@ -74,7 +92,7 @@ def md_text(x: Any) -> str:
     >>> print(md_text("<script>x</script> | [a](b)\\nnext"))
     \\<script\\>x\\</script\\> \\| \\[a\\](b) next
     """
-    return terminal_text(_MD_SPECIAL.sub(r"\\\1", _LINE_BREAKS.sub(" ", str(x))))
+    return terminal_text(_MD_SPECIAL.sub(r"\\\1", _ESCAPE_LIKE.sub(r"\\\\", _LINE_BREAKS.sub(" ", str(x)))))
 
 
 def md_prose(text: str) -> str:
@@ -99,7 +117,7 @@ def csv_cell(x: Any) -> Any:
         return x
     if x[:1] in ("=", "+", "-", "@", "\t", "\r") and not _NUMBER.fullmatch(x):
         x = "'" + x
-    x = _CSV_CONTROL.sub(_escapes, x)
+    x = _CSV_CONTROL.sub(_escapes, _ESCAPE_LIKE.sub(r"\\\\", x))
     # a carriage return as a line feed: the CSV writer quotes a field holding a line feed, not one holding a lone
     # carriage return, which readers then take for the end of the row
     return x.replace("\r\n", "\n").replace("\r", "\n")
@@ -157,7 +175,7 @@ def html_safe(df: pd.DataFrame) -> pd.DataFrame:
     >>> print(html_safe(pd.DataFrame({"model": ["a\u202eb"]})).iloc[0, 0])
     a\u202eb
     """
-    return _map_text(df, lambda x: terminal_text(x) if isinstance(x, str) else x)
+    return _map_text(df, lambda x: _name_text(x) if isinstance(x, str) else x)
 
 
 def md_to_html(md: str) -> str:

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from effstats._escape import csv_cell, html_safe, md_text, md_to_html
 from effstats._shared import _level_percent
 from effstats.cli import main
 
@@ -112,3 +113,21 @@ def test_audit_refuses_an_empty_column_name(capsys, tmp_path, option, value):
     assert err == (f"effstats audit: error: {option}: expected comma-separated column names, got {value!r} "
                    "(an empty name)")
     assert not (tmp_path / "a").exists()
+
+
+@pytest.mark.parametrize("escape", ["\\u202e", "\\x1b", "\\u2066"])
+def test_a_name_holding_the_text_of_an_escape_is_not_shown_as_the_control_it_names(escape):
+    """A bidi override is written as its escape; a name holding that escape's text shows differently, in Markdown
+    (its source and as rendered), HTML tables and CSV cells."""
+    control = escape.encode("ascii").decode("unicode_escape")
+    real, lookalike = f"a{control}b", f"a{escape}b"
+    assert md_text(real) != md_text(lookalike)
+    assert md_to_html(md_text(real)) != md_to_html(md_text(lookalike))
+    assert csv_cell(real) != csv_cell(lookalike)
+    frame = pd.DataFrame({"model": [real, lookalike]})
+    cells = html_safe(frame)["model"].tolist()
+    assert cells[0] != cells[1]
+    # still inert: no raw control, and markup stays escaped
+    for out in (md_text(real), csv_cell(real), cells[0], md_to_html(md_text("<b>" + real))):
+        assert control not in out and "<b>" not in out
+    assert md_to_html(md_text(real)) == f"<p>a{escape}b</p>"
