@@ -131,3 +131,33 @@ def test_a_name_holding_the_text_of_an_escape_is_not_shown_as_the_control_it_nam
     for out in (md_text(real), csv_cell(real), cells[0], md_to_html(md_text("<b>" + real))):
         assert control not in out and "<b>" not in out
     assert md_to_html(md_text(real)) == f"<p>a{escape}b</p>"
+
+
+def test_an_empty_helm_run_folder_is_named_in_a_warning(tmp_path):
+    from helm_fixtures import Scenario, write_suite
+
+    from effstats.datasets import read_helm_runs
+
+    write_suite(tmp_path, [Scenario("boolq", n=6)], 3)
+    runs = tmp_path / "runs" / "v1"
+    (runs / "boolq:model=partial").mkdir()
+    (runs / "groups").mkdir()  # not a run: HELM's summaries sit beside the runs
+    with pytest.warns(UserWarning, match=r"^path_or_paths: 1 run folder\(s\) without per_instance_stats\.json left out "
+                      r"\(an empty or interrupted run\): 'boolq:model=partial'$"):
+        rm = read_helm_runs(runs)
+    assert rm.n_models == 3
+
+
+@pytest.mark.parametrize("inside", [False, True])
+def test_out_in_the_reference_or_new_results_folder_is_warned(tmp_path, capsys, inside):
+    from helm_fixtures import Scenario, write_suite
+
+    write_suite(tmp_path / "ref", [Scenario("boolq", n=20), Scenario("mmlu:subject=a", n=20)], 6)
+    ref = tmp_path / "ref" / "runs" / "v1"
+    out = ref / "sel" if inside else ref
+    assert main(["select", str(ref), "--budget", "10", "--out", str(out), "--force"]) == 0
+    err = capsys.readouterr().err
+    assert (f"warning: --out: {out} {'is inside' if inside else 'is'} the REFERENCE folder {ref}: the output files "
+            "lie among the input files") in err
+    assert main(["select", str(ref), "--budget", "10", "--out", str(tmp_path / "apart")]) == 0
+    assert "--out:" not in capsys.readouterr().err

@@ -57,9 +57,24 @@ def _run_dirs(p: Any, arg: str) -> list[Path]:
         found = sorted((f.parent for f in path.rglob(_STATS) if f.is_file()), key=lambda d: _natural(str(d)))
         if not found:
             raise ValueError(f"{arg}: directory {str(path)!r} contains no HELM run folder (no {_STATS})")
+        _warn_runs_without_stats(found, arg)
         return found
 
     return _each_path(p, arg, one, "HELM run folder", "a path or a list of paths to HELM run folders")
+
+
+def _warn_runs_without_stats(found: list[Path], arg: str) -> None:
+    """A warning naming the folders beside the run folders that look like runs (a ``model=`` in the name, as in
+    every HELM run name) but hold no per-instance stats (an interrupted or empty run): they are left out."""
+    runs = set(found)
+    skipped = sorted((d for parent in {f.parent for f in found} for d in parent.iterdir()
+                      if d.is_dir() and "model=" in d.name and d not in runs and not (d / _STATS).is_file()),
+                     key=lambda d: _natural(str(d)))
+    if skipped:
+        names = ", ".join(repr(d.name) for d in skipped[:3]) + (f" and {len(skipped) - 3} more" if len(skipped) > 3
+                                                                 else "")
+        warnings.warn(f"{arg}: {len(skipped)} run folder(s) without {_STATS} left out (an empty or interrupted run): "
+                      f"{names}", UserWarning, stacklevel=4)
 
 
 def _shown(d: Path, name: str | None = None) -> str:

@@ -199,10 +199,27 @@ def _lm_eval_hint(samples_file: Path, samples: dict) -> str:
             "--output_path <OUT>  (a new folder)" + (f"\n  note: {note}" if note else ""))
 
 
+def _warn_out_among_inputs(args: argparse.Namespace) -> None:
+    """A warning when --out is an input folder (REFERENCE, NEW_RESULTS) or inside one: the outputs then lie among
+    the inputs, where a later read of that folder can take them for results."""
+    import warnings
+
+    out = Path(args.out).expanduser().resolve()
+    for attr, shown in (("reference", "REFERENCE"), ("new_results", "NEW_RESULTS")):
+        given = getattr(args, attr, None)
+        src = None if given is None else Path(given).expanduser()
+        if src is not None and src.is_dir() and (out == src.resolve() or src.resolve() in out.parents):
+            where = "is" if out == src.resolve() else "is inside"
+            warnings.warn(f"--out: {args.out} {where} the {shown} folder {given}: the output files lie among the "
+                          "input files; a folder of its own keeps them apart", UserWarning, stacklevel=2)
+
+
 def _tasks(args: argparse.Namespace) -> list[str] | None:
     """--tasks as a list of names; --out checked to name a folder (an empty one would be the current folder)."""
     if getattr(args, "out", None) is not None and not args.out.strip():
         raise ValueError("--out: expected a folder, got an empty name")
+    if getattr(args, "out", None) is not None:
+        _warn_out_among_inputs(args)
     if getattr(args, "tasks", None) is None:
         return None
     # each value splits at its commas, except escaped ones (a task name with a comma); values add up
