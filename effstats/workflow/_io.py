@@ -415,9 +415,19 @@ def load_reference(directory: Path, sha256: str, owner: str = "this manifest's")
     """The reference data :func:`save_reference` wrote beside a manifest (or a sequential run's state: ``owner``
     names it in the warning), or None where there is none; a copy whose content hash is not ``sha256`` (another
     selection's, or damaged) is refused with a warning, and None."""
+    rm, refused = reference_copy(directory, sha256, owner)
+    if refused is not None:
+        warnings.warn(f"reference: {refused}; reading the reference data instead", UserWarning, stacklevel=3)
+    return rm
+
+
+def reference_copy(directory: Path, sha256: str, owner: str = "this manifest's") -> tuple[ResponseMatrix | None,
+                                                                                           str | None]:
+    """:func:`load_reference` without its warning: ``(the copy, None)``, ``(None, None)`` where there is no copy,
+    or ``(None, why)`` where the copy is refused (``why``: "DIR/reference.npz is not a copy of …")."""
     path = Path(directory) / REFERENCE_CACHE
     if not path.is_file():
-        return None
+        return None, None
     try:
         with np.load(path, allow_pickle=False) as z:
             saved = json.loads(z["sha256"].tobytes().decode())
@@ -427,10 +437,8 @@ def load_reference(directory: Path, sha256: str, owner: str = "this manifest's")
     except Exception as exc:  # a damaged file: numpy's, zipfile's and json's errors vary
         got, why = None, f"unreadable ({type(exc).__name__})"
     if got != sha256:
-        warnings.warn(f"reference: {path} is not a copy of {owner} reference data ({why}); reading the "
-                      "reference data instead", UserWarning, stacklevel=3)
-        return None
-    return rm
+        return None, f"{path} is not a copy of {owner} reference data ({why})"
+    return rm, None
 
 
 def write_json_atomic(path: str | os.PathLike, obj: Any) -> Path:

@@ -17,7 +17,7 @@ from .._shared import _level_percent, _plain
 from .._validation import check_positive, check_positive_int
 from ..responses import ResponseMatrix
 from ._estimate import refuse_batch_without_tasks
-from ._io import (REFERENCE_CACHE, content_hash, helm_options, load_reference, output_dir, read_new_results,
+from ._io import (REFERENCE_CACHE, content_hash, helm_options, output_dir, read_new_results, reference_copy,
                   read_results, read_saved, save_reference, write_json_atomic, write_text_atomic)
 from ._select import _reference_info
 from ._strata import (_CORRECTION_STRATA, _check_stratified_state, _correction_inputs, _stratified_order,
@@ -159,6 +159,7 @@ class SequentialRun:
         self.n_left_out = 0
         self._directory = None  # the folder a loaded run was read from (its copies of the reference and the bank)
         self._bank_saved = False  # rule="adaptive": the bank was read from, or written to, BANK in that folder
+        self._reference_given = False  # a loaded run: its reference data was passed, not read from the state
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -411,6 +412,7 @@ class SequentialRun:
         p, st = read_saved(directory, STATE, _FORMAT, "sequential state file")
         run = cls(st)
         run._directory = p if p.is_dir() else p.parent
+        run._reference_given = reference is not None
         if st["rule"]["kind"] == "adaptive":
             run._reference = _reread_reference(st, reference, run._directory)
             run._replay_adaptive()
@@ -486,16 +488,20 @@ class SequentialRun:
         return res
 
     # ------------------------------------------------------------------ rule="adaptive": the item bank, replayed
-    def _adaptive_test(self):
-        """Fit the item bank on the reference data and start an adaptive test with no answers."""
+    def _adaptive_test(self, refit: bool = False):
+        """Fit the item bank on the reference data (or read the run's copy of it, unless ``refit``) and start an
+        adaptive test with no answers."""
         from ..irt import IRT2PL, AdaptiveTest
 
         st, rm = self.state, self._reference
-        bank = IRT2PL(random_state=0)  # one dimension: deterministic (random_state only seeds extra ones)
-        key = _bank_key(st, bank)
-        fitted = None if self._directory is None else _load_bank(self._directory / BANK, key, bank, rm)
-        self._bank_saved = fitted is not None
-        bank = fitted if fitted is not None else bank.fit(rm)
+        if self._test is not None and not refit:
+            bank = self._test.bank  # read or fitted already (a replay after a refused look): the test only reads it
+        else:
+            bank = IRT2PL(random_state=0)  # one dimension: deterministic (random_state only seeds extra ones)
+            key = _bank_key(st, bank)
+            fitted = None if self._directory is None or refit else _load_bank(self._directory / BANK, key, bank, rm)
+            self._bank_saved = fitted is not None
+            bank = fitted if fitted is not None else bank.fit(rm)
         self._test = AdaptiveTest(bank, target_se=st["rule"]["target_se"], max_items=st["max_n"],
                                   prior_sd=st["rule"]["prior_sd"],
                                   calibration_error=st["rule"].get("calibration_error", False))
@@ -538,10 +544,11 @@ class SequentialRun:
         for i, y in zip(items, scores):
             self._test.record(self._bank_pos[i], int(y))
 
-    def _replay_adaptive(self):
-        """Refit the bank and replay the recorded answers, checking that every batch is the one the bank chooses."""
+    def _replay_adaptive(self, refit: bool = False):
+        """Refit the bank (or read its copy, unless ``refit``) and replay the recorded answers, checking that every
+        batch is the one the bank chooses."""
         st = self.state
-        self._adaptive_test()
+        self._adaptive_test(refit)
         looks = st["looks"]
         for k, look in enumerate(looks + [None]):
             if look is None and self.stopped:
@@ -550,9 +557,15 @@ class SequentialRun:
             chosen = [str(i) for i in self._reference.item_ids[self._choose(size)]]
             expected = look["items"] if look is not None else st["order"][self.n_evaluated:]
             if chosen != expected:
-                raise ValueError(f"reference: refitting the item bank chose other items than this run at batch "
-                                 f"{k + 1} (run made with effstats {st['effstats_version']}, this is {_version()}); "
-                                 "start the run again")
+                if self._bank_saved and not refit and self._directory is not None:
+                    # a copy that passed its checks yet is not the bank the run used: fitted again, as if damaged
+                    _refuse_bank(self._directory / BANK, f"it chooses other items than this run at batch {k + 1}")
+                    return self._replay_adaptive(refit=True)
+                # the reference data is the run's (its content hash is checked): the fit itself differs
+                name = "reference" if self._reference_given else "directory"
+                raise ValueError(f"{name}: refitting the item bank on the reference data chose other items than this "
+                                 f"run at batch {k + 1} (run made with effstats {st['effstats_version']}, this is "
+                                 f"{_version()}); start the run again")
             if look is not None:
                 self._record_adaptive(look["items"], look["scores"])
         if looks:
@@ -712,6 +725,9 @@ class SequentialRun:
         n0 = self.n_evaluated
         refuse_batch_without_tasks(str(model), batch, st["tasks"][n0:n0 + len(batch)], have.index)
         lacking = [i for i in batch if i not in have.index]
+        if len(lacking) == len(batch) and have.empty:
+            raise ValueError(f"new_results: {str(model)!r} has none of batch {k:03d}'s {len(batch)} items (they are "
+                             f"listed in batch_{k:03d}/items.csv), e.g. {_plain(batch[:3])}")
         if lacking and set(have.index) <= earlier:
             raise ValueError(f"new_results: these results were recorded at an earlier look (look "
                              f"{len(st['looks'])} is the last); the next batch is batch {len(st['looks']) + 1:03d}")
@@ -943,17 +959,29 @@ def _reread_reference(state: dict, reference: Any, directory: Path | None = None
     """The reference data a saved run was started from: its copy in the run's ``directory`` (unless ``reference`` is
     given), else read as it was read then; checked by its content hash either way."""
     info = state["reference"]
+    refused = None
     if reference is None and directory is not None:
-        saved = load_reference(directory, info["sha256"], owner="this run's")
+        saved, refused = reference_copy(directory, info["sha256"], owner="this run's")
         if saved is not None:
             return saved
     ref = reference if reference is not None else info.get("source")
+    # a refused copy and an unreadable source: one error saying both, as either alone would mislead
+    also = "" if refused is None else f" and {refused}"
     if ref is None:
-        raise ValueError("reference: the run was started from data in memory; pass reference= (the same data)")
+        raise ValueError(f"reference: the run was started from data in memory{also}; pass reference= (the same data)")
     layout = info.get("layout")
-    rm = read_results(ref, format=info.get("format", "auto"), name="reference", filter=info.get("filter"),
-                      metric=info.get("metric") if layout in ("lm-eval", "helm") else None,
-                      duplicates=state.get("duplicates", "last"), **(info.get("helm") or {}))
+    try:
+        rm = read_results(ref, format=info.get("format", "auto"), name="reference", filter=info.get("filter"),
+                          metric=info.get("metric") if layout in ("lm-eval", "helm") else None,
+                          duplicates=state.get("duplicates", "last"), **(info.get("helm") or {}))
+    except ValueError as exc:
+        if refused is None:
+            raise
+        msg = str(exc).removeprefix("reference: ")  # the source the state records, not an argument given
+        raise ValueError(f"directory: {msg}{also}; pass reference= (--reference) with the data the run was started "
+                         "from") from None
+    if refused is not None:
+        warnings.warn(f"directory: {refused}; reading the reference data instead", UserWarning, stacklevel=4)
     h = content_hash(rm)
     if h != info["sha256"]:
         raise ValueError(f"reference: this reference data differs from the data the run was started from (content "
@@ -989,8 +1017,10 @@ def _save_bank(path: Path, key: str, bank: Any) -> None:
 
 
 def _load_bank(path: Path, key: str, bank: Any, rm: ResponseMatrix) -> Any:
-    """``bank`` (unfitted) with the fitted attributes :func:`_save_bank` wrote to ``path``, or None where the file is
-    missing, damaged, or fitted under another key or on other items (the bank is then fitted again)."""
+    """``bank`` (unfitted) with the fitted attributes :func:`_save_bank` wrote to ``path``, or None where there is
+    no such file; a copy that is damaged (unreadable, or not the values and arrays a bank fitted on ``rm`` with
+    ``bank``'s settings has) or fitted under another key is refused with a warning, and None (the bank is then
+    fitted again)."""
     import json
 
     if not path.is_file():
@@ -999,10 +1029,11 @@ def _load_bank(path: Path, key: str, bank: Any, rm: ResponseMatrix) -> Any:
         with np.load(path, allow_pickle=False) as z:
             meta = json.loads(z["meta"].tobytes().decode())
             arrays = {k: z[k] for k in _BANK_ARRAYS}
-    except Exception:  # a damaged copy: numpy's, zipfile's and json's errors vary; it is only a copy
-        return None
-    if meta.get("key") != key or meta.get("item_ids") != [str(i) for i in rm.item_ids] \
-            or meta.get("model_ids") != [str(m) for m in rm.model_ids]:
+        why = _bank_damage(meta, arrays, key, bank, rm)
+    except Exception as exc:  # a damaged copy: numpy's, zipfile's and json's errors vary; it is only a copy
+        why = f"unreadable ({type(exc).__name__})"
+    if why is not None:
+        _refuse_bank(path, why)
         return None
     for k, v in arrays.items():
         setattr(bank, k, v)
@@ -1011,6 +1042,39 @@ def _load_bank(path: Path, key: str, bank: Any, rm: ResponseMatrix) -> Any:
     bank._last_change = np.float64(meta["_last_change"])
     bank.item_ids_, bank.model_ids_ = rm.item_ids, rm.model_ids
     return bank
+
+
+def _refuse_bank(path: Path, why: str) -> None:
+    warnings.warn(f"directory: {path} is not a usable copy of this run's item bank ({why}); fitting the bank again "
+                  "from the reference data", UserWarning, stacklevel=5)
+
+
+def _bank_damage(meta: Any, arrays: dict, key: str, bank: Any, rm: ResponseMatrix) -> str | None:
+    """What makes a saved item bank unusable for ``bank`` (unfitted) on ``rm``, in words, or None: every value and
+    array of a fitted bank must be there, of its type and shape, and finite; anything else is a damaged copy."""
+    if not isinstance(meta, dict):
+        return f"its meta is a JSON {type(meta).__name__}, not an object"
+    lacking = [k for k in ("key", "item_ids", "model_ids", "_last_change", *_BANK_VALUES) if k not in meta]
+    if lacking:
+        return f"no {', '.join(lacking)}"
+    if meta["key"] != key:
+        return "fitted under another key: other reference data or other settings"
+    if meta["item_ids"] != [str(i) for i in rm.item_ids] or meta["model_ids"] != [str(m) for m in rm.model_ids]:
+        return "fitted on other items or models"
+    m, n, d = rm.n_models, rm.n_items, bank._check_params()
+    missing = 0 if rm.missing is None else int(rm.missing.sum())
+    ints = all(type(meta[k]) is int for k in ("n_items_", "n_missing_", "n_iter_"))  # JSON's: not bool, not float
+    if not (ints and meta["method_"] == d[1] and meta["n_items_"] == n and meta["n_missing_"] == missing
+            and meta["n_iter_"] >= 1 and isinstance(meta["converged_"], bool)
+            and type(meta["_last_change"]) in (int, float) and np.isfinite(meta["_last_change"])):
+        return "its fitted values are not a fit's on this reference data"
+    shapes = {"a_": (n, d[0]), "b_": (n,), "theta_": (m, d[0])}
+    for k, v in arrays.items():
+        if v.dtype != np.float64 or v.shape != shapes.get(k, (v.size,)):
+            return f"{k} of dtype {v.dtype} and shape {v.shape}"
+        if not np.isfinite(v).all():
+            return f"{k} not finite"
+    return None
 
 
 def _worst_case_items(half_width: float, alpha: float, n_items: int) -> int:
