@@ -253,6 +253,99 @@ def test_force_removes_only_the_files_a_run_writes_among_those_its_record_lists(
     assert not (d / "bank.npz").exists()
 
 
+def test_a_hand_edited_manifest_hands_over_only_the_report_files_of_the_default_folders(logs, capsys, tmp_path):
+    """A listed file goes only where an estimate writes its report by default, DIR/estimate/<results>/<report
+    file>: the user's files named like a report at any other depth stay."""
+    root, sel = logs[0], _selection_with_an_estimate(logs, capsys, tmp_path)
+    mine = ["analysis/estimate.md", "estimate.csv", "estimate/tasks.csv", "estimate/a/b/estimate.html",
+            "notes/estimate/x/estimate.csv", "estimate/new/notes.md"]
+    for rel in mine:
+        (sel / rel).parent.mkdir(parents=True, exist_ok=True)
+        (sel / rel).write_text("mine")
+    doc = json.loads((sel / "manifest.json").read_text())
+    doc["files"] += mine
+    (sel / "manifest.json").write_text(json.dumps(doc))
+    code, _, err = _run(["select", root / "ref", "--budget", 60, "--out", sel, "--force"], capsys)
+    assert code == 0, err
+    assert not (sel / "estimate" / "new" / "estimate.csv").exists()  # the report the estimate wrote goes
+    assert {rel: (sel / rel).read_text() for rel in mine} == dict.fromkeys(mine, "mine")
+
+
+def test_force_never_removes_through_a_linked_folder(logs, capsys, tmp_path):
+    """A folder of the run replaced by a link to a folder elsewhere: the files listed under it are left alone,
+    links and files alike."""
+    root, _ = logs
+    victim = tmp_path / "victim"
+    (victim / "new").mkdir(parents=True)
+    (victim / "real.csv").write_text("keep")
+    (victim / "new" / "estimate.csv").symlink_to(victim / "real.csv")
+    (victim / "new" / "tasks.csv").write_text("keep too")
+    (victim / "items.csv").write_text("keep three")
+    cases = ((["select", root / "ref", "--budget", 30], "manifest.json", "estimate",
+              ["estimate/new/estimate.csv", "estimate/new/tasks.csv"]),
+             (["sequential", "start", root / "ref", "--half-width", 0.05], "state.json", "batch_002",
+              ["batch_002/items.csv"]))
+    for argv, record, linked, listed in cases:
+        d = tmp_path / record.split(".")[0]
+        assert _run(argv + ["--out", d], capsys)[0] == 0
+        (d / linked).symlink_to(victim, target_is_directory=True)
+        doc = json.loads((d / record).read_text())
+        doc["files"] += listed
+        (d / record).write_text(json.dumps(doc))
+        code, _, err = _run(argv + ["--out", d, "--force"], capsys)
+        assert code == 0, err
+        assert (victim / "new" / "estimate.csv").is_symlink() and (victim / "real.csv").read_text() == "keep"
+        assert (victim / "new" / "tasks.csv").read_text() == "keep too"
+        assert (victim / "items.csv").read_text() == "keep three"
+
+
+def test_a_run_never_writes_through_a_linked_folder(logs, capsys, tmp_path):
+    """A batch folder or the default report folder that is a link is refused in one line, and nothing is
+    written where it leads."""
+    root, truth = logs
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "items.csv").write_text("USER DATA")
+    start = ["sequential", "start", root / "ref", "--half-width", 0.01, "--initial", 40, "--batch", 40]
+    d = tmp_path / "seq"
+    assert _run(start + ["--out", d], capsys)[0] == 0
+    for f in (d / "batch_001").iterdir():
+        f.unlink()
+    (d / "batch_001").rmdir()
+    (d / "batch_001").symlink_to(outside, target_is_directory=True)
+    code, _, err = _run(start + ["--out", d, "--seed", 2, "--force"], capsys)
+    assert code == 2 and _one_line(err).endswith(f"--out: {d / 'batch_001'} is a link, not a folder; effstats "
+                                                 f"writes only into real folders inside {d}: remove it, or choose "
+                                                 "another folder")
+    assert [p.name for p in outside.iterdir()] == ["items.csv"]
+    assert (outside / "items.csv").read_text() == "USER DATA"
+
+    # the next batch's folder of a run being updated
+    (d / "batch_001").unlink()
+    assert _run(start + ["--out", d, "--force"], capsys)[0] == 0
+    order = json.loads((d / "state.json").read_text())["order"]
+    (d / "batch_002").symlink_to(outside, target_is_directory=True)
+    new = _batch(truth, order[:40], tmp_path / "new", truth.model_ids[24])
+    before = (d / "state.json").read_text()
+    code, _, err = _run(["sequential", "update", d, new], capsys)
+    assert code == 2 and "DIR: " in err and f"{d / 'batch_002'} is a link, not a folder" in _one_line(err)
+    assert [p.name for p in outside.iterdir()] == ["items.csv"]
+    assert (outside / "items.csv").read_text() == "USER DATA"
+    assert (d / "state.json").read_text() == before  # the look is not recorded: the update can be run again
+    (d / "batch_002").unlink()
+    assert _run(["sequential", "update", d, new], capsys)[0] == 0
+    assert (d / "batch_002" / "items.csv").is_file()
+
+    # the default report folder of a selection
+    sel = tmp_path / "sel"
+    assert _run(["select", root / "ref", "--budget", 30, "--out", sel], capsys)[0] == 0
+    (sel / "estimate").symlink_to(outside, target_is_directory=True)
+    new = _batch(truth, Selection.load(sel).items, tmp_path / "new_sel", truth.model_ids[25])
+    code, _, err = _run(["estimate", sel, new], capsys)
+    assert code == 2 and f"--out: {sel / 'estimate'} is a link, not a folder" in _one_line(err)
+    assert [p.name for p in outside.iterdir()] == ["items.csv"]
+
+
 def test_a_run_refuses_to_write_over_files_no_run_there_owns(logs, capsys, tmp_path):
     root, _ = logs
     for argv, mine in ((["select", root / "ref", "--budget", 30], "lm_eval_samples.json"),
@@ -515,6 +608,8 @@ STATE_CASES = [
     (_set("looks", None), "looks: expected an array, got None"),
     (_set("max_n", "BIG"), "max_n: expected an integer"),
     (_set("alpha", 0.7), "alpha: expected a number < 0.5"),
+    (_set("alpha", float("nan")), "alpha: expected a finite number, got nan"),  # JSON's NaN reads as a float
+    (_set("rule.half_width", float("nan")), "rule.half_width: expected a finite number, got nan"),
     (_set("batch", float("inf")), "batch: expected an integer, got inf"),
     (_set("order", KeyError), "order: missing"),
     (_set("rule.kind", KeyError), "rule.kind: missing"),

@@ -272,9 +272,11 @@ def _select(args: argparse.Namespace) -> None:
 def _report_dir(manifest: str, new_results: str) -> Path:
     """The default folder of an estimate's report: DIR/estimate/<the results' whole name> (``new.v1`` and
     ``new.v2`` get folders of their own; ``.`` is named by the folder it stands for)."""
+    from ._files import REPORTS
+
     base = Path(manifest).expanduser()
     name = Path(new_results).expanduser().resolve().name or "results"
-    return (base if base.is_dir() else base.parent) / "estimate" / name
+    return (base if base.is_dir() else base.parent) / REPORTS / name
 
 
 def _estimate(args: argparse.Namespace) -> None:
@@ -287,8 +289,10 @@ def _estimate(args: argparse.Namespace) -> None:
                    duplicates=args.duplicates, weights=args.weights, tasks=tasks,
                    restrict_to_manifest=args.restrict_to_manifest, progress=not args.no_progress)
     out = Path(args.out) if args.out else _report_dir(args.manifest, args.new_results)
-    from ._files import locked, record_report, run_folder
+    from ._files import locked, real_folder, record_report, run_folder
 
+    if not args.out:  # the default folder, DIR/estimate/<results>: never written (nor locked) through a link
+        real_folder(out.parent.parent, f"{out.parent.name}/{out.name}", "--out", make=False)
     _refuse_report(out, args.force)
     # two estimates into one folder: the second is refused, not mixed in; a report inside the selection's folder is
     # written under the selection's lock (a select --force waits) and recorded in its manifest

@@ -22,7 +22,7 @@ from ._names import HELM_INSTANCES, LM_EVAL_SAMPLES
 from ._schema import MANIFEST as MANIFEST_SCHEMA, STATE as STATE_SCHEMA, safe_relative
 
 __all__ = ["KINDS", "owned_files", "remove_files", "refuse_existing", "locked", "safe_relative", "record_report",
-           "run_folder"]
+           "run_folder", "real_folder"]
 
 # the record file of each kind of run, and what the messages call it
 KINDS = {"manifest.json": "a selection", "state.json": "a sequential run"}
@@ -30,6 +30,8 @@ KINDS = {"manifest.json": "a selection", "state.json": "a sequential run"}
 _FORMATS = {"manifest.json": "effstats.manifest/1", "state.json": "effstats.sequential/1"}
 # the files of an estimate's report (effstats estimate writes them into DIR/estimate/<results>/)
 REPORT_FILES = ("estimate.csv", "tasks.csv", "estimate.md", "estimate.html")
+# the folder of a selection's estimates (effstats estimate's default report folder is REPORTS/<results>/)
+REPORTS = "estimate"
 # the files each kind of run writes at the top of its folder (a sequential run also writes batch_NNN/...)
 _TOP = {"manifest.json": ("manifest.json", LM_EVAL_SAMPLES, HELM_INSTANCES, REFERENCE_CACHE),
         "state.json": ("state.json", "decision.json", "decision.md", "looks.csv", REFERENCE_CACHE,
@@ -45,8 +47,8 @@ def _ours(record: str, rel: Any) -> bool:
     parts = PurePosixPath(rel).parts
     if len(parts) == 1 and parts[0] in _TOP[record]:
         return True
-    if record == "manifest.json":  # an estimate's report, in DIR/estimate/<results>/ or wherever --out put it
-        return parts[-1] in REPORT_FILES
+    if record == "manifest.json":  # an estimate's report in its default folder, DIR/estimate/<results>/
+        return len(parts) == 3 and parts[0] == REPORTS and parts[2] in REPORT_FILES
     return len(parts) == 2 and re.fullmatch(r"batch_\d{3,}", parts[0]) is not None and parts[1] in _BATCH_FILES
 
 
@@ -71,9 +73,10 @@ def run_folder(path: Path, record: str) -> Path:
 
 
 def record_report(d: Path, paths: list[Path]) -> None:
-    """Add the report files ``paths`` an estimate wrote inside the selection's folder ``d`` to its manifest's
-    ``files`` (replacing the selection removes them, and no file of the user's that merely shares their names).
-    The caller holds the selection's lock."""
+    """Add the report files ``paths`` an estimate wrote into its default folder in the selection's folder ``d``
+    (``estimate/<results>/``) to its manifest's ``files``: replacing the selection removes them, and no file of the
+    user's that merely shares their names (a report written elsewhere with ``--out`` stays). The caller holds the
+    selection's lock."""
     if not (d / "manifest.json").is_file():
         return
     root = d.resolve()
@@ -84,7 +87,7 @@ def record_report(d: Path, paths: list[Path]) -> None:
     files = doc.get("files")
     if not isinstance(files, list) or not files:  # a manifest written without the list: what such a run writes
         files = owned_files(d, "manifest.json", None)
-    new = [r for r in rels if r not in files and safe_relative(r)]
+    new = [r for r in rels if r not in files and _ours("manifest.json", r)]
     if new:
         write_json_atomic(d / "manifest.json", {**doc, "files": files + new})
 
@@ -131,6 +134,8 @@ def refuse_existing(out: Any, record: str, force: bool) -> list[str]:
         if theirs:
             raise ValueError(f"--out: {d} holds {what} ({other}); choose another folder")
     doc = _record(d, record)
+    if record == "state.json":  # the new run's first batch goes there
+        real_folder(d, "batch_001", "--out", make=False)
     owned = [] if doc is None else owned_files(d, record, doc)
     clash = _clashes(d, record, owned)
     if clash:
@@ -144,15 +149,16 @@ def refuse_existing(out: Any, record: str, force: bool) -> list[str]:
 
 def remove_files(d: Path, rels: list[str], keep: Any = ()) -> list[Path]:
     """Remove the files ``rels`` (relative to ``d``, a replaced run's) except those in ``keep`` (the new run's),
-    and the folders they leave empty; a path leading outside ``d`` is left alone."""
-    root = d.resolve()
+    and the folders they leave empty. Only a file in a real folder inside ``d`` goes: a path whose folders
+    include a link (which may lead anywhere) or lead outside ``d`` is left alone; a file that is itself a link is
+    removed as the link, never its target."""
     removed, parents = [], set()
     for rel in rels:
         if rel in keep or not safe_relative(rel):
             continue
         f = d / rel
         try:
-            if not f.resolve().is_relative_to(root) and not f.is_symlink():
+            if _not_real(d, PurePosixPath(rel).parts[:-1]) is not None:
                 continue
             if f.is_symlink() or f.is_file():
                 f.unlink()
@@ -164,6 +170,30 @@ def remove_files(d: Path, rels: list[str], keep: Any = ()) -> list[Path]:
         with contextlib.suppress(OSError):
             p.rmdir()  # only when empty
     return removed
+
+
+def _not_real(d: Path, folders: Any) -> Path | None:
+    """The first of ``d/folders[0]``, ``d/folders[0]/folders[1]``, ... that is a link or a file (not a real
+    folder), None when each is a real folder or absent."""
+    p = d
+    for part in folders:
+        p = p / part
+        if p.is_symlink() or (p.exists() and not p.is_dir()):
+            return p
+    return None
+
+
+def real_folder(d: Path, rel: str, name: str, make: bool = True) -> Path:
+    """The folder ``d/rel`` a run writes into (made where missing, with ``make``); a ValueError naming ``name``
+    when it or a folder on the way is a link or a file: a run writes only into real folders inside its own, never
+    through a link to a folder elsewhere."""
+    bad = _not_real(d, PurePosixPath(rel).parts)
+    if bad is not None:
+        raise ValueError(f"{name}: {bad} is {'a link' if bad.is_symlink() else 'a file'}, not a folder; effstats "
+                         f"writes only into real folders inside {d}: remove it, or choose another folder")
+    if make:
+        (d / rel).mkdir(parents=True, exist_ok=True)
+    return d / rel
 
 
 @contextlib.contextmanager

@@ -150,7 +150,20 @@ def _validator(jsonschema: Any) -> Any:
     count or a slice bound (a float there fails in numpy and in slicing)."""
     strict = jsonschema.Draft7Validator.TYPE_CHECKER.redefine(
         "integer", lambda checker, x: isinstance(x, int) and not isinstance(x, bool))
-    return jsonschema.validators.extend(jsonschema.Draft7Validator, type_checker=strict)
+    return jsonschema.validators.extend(jsonschema.Draft7Validator, type_checker=strict, validators={
+        k: _bounded(jsonschema, jsonschema.Draft7Validator.VALIDATORS[k])
+        for k in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum")})
+
+
+def _bounded(jsonschema: Any, check_bound: Any) -> Any:
+    """A bound that NaN fails (JSON's ``NaN`` reads as a float, and every comparison with it is false, so
+    jsonschema's own bounds let it through)."""
+    def validate(validator: Any, bound: Any, instance: Any, schema: Any) -> Any:
+        if isinstance(instance, float) and math.isnan(instance):
+            yield jsonschema.ValidationError(f"{instance!r} is not a number within {bound!r}")
+            return
+        yield from check_bound(validator, bound, instance, schema)
+    return validate
 
 
 def check(doc: Any, fmt: str, shown: str) -> None:

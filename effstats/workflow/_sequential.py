@@ -830,7 +830,9 @@ class SequentialRun:
         # the state is written last: it says which batch is next, so that batch's files must exist first
         if not self.stopped:
             k = len(self.state["looks"]) + 1
-            bdir = d / f"batch_{k:03d}"
+            from ._files import real_folder
+
+            bdir = real_folder(d, f"batch_{k:03d}", "directory")  # never written through a link to elsewhere
             samples = self.lm_eval_samples
             if samples is not None:
                 write_json_atomic(owned(f"{bdir.name}/{LM_EVAL_SAMPLES}"), samples)
