@@ -99,3 +99,31 @@ def test_no_copy_where_it_would_not_give_the_data_back(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert _io.load_reference(tmp_path, content_hash(rm)) is None  # no copy: nothing said
+
+
+def test_an_unusable_copy_and_a_moved_source_are_one_error_saying_both(data, tmp_path, capsys):
+    from effstats.cli import main
+
+    src = _csv(data.subset(models=range(30)), tmp_path / "ref.csv")
+    select(src, 40, seed=0).save(tmp_path / "sel")
+    chosen = data.subset(models=[30], items=Selection.load(tmp_path / "sel").items)
+    new = tmp_path / "new.csv"
+    chosen.to_long().to_csv(new, index=False)
+    path = tmp_path / "sel" / "reference.npz"
+    with open(path, "r+b") as f:
+        f.truncate(path.stat().st_size // 2)
+    src.rename(tmp_path / "away.csv")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the copy's refusal is in the error, not a warning before it
+        with pytest.raises(ValueError, match=r"^selection: '.*ref\.csv' does not exist and .*reference\.npz is not a "
+                                             r"copy of this manifest's reference data \(unreadable \(BadZipFile\)\); "
+                                             r"pass reference="):
+            estimate(tmp_path / "sel", chosen)
+    capsys.readouterr()
+    assert main(["estimate", str(tmp_path / "sel"), str(new), "--out", str(tmp_path / "est")]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and err.startswith("effstats estimate: error: DIR: "), err
+    (tmp_path / "away.csv").rename(src)
+    with pytest.warns(UserWarning, match=r"reference: .*reference\.npz is not a copy .*\(unreadable \(BadZipFile\)\)"):
+        est = estimate(tmp_path / "sel", chosen)
+    pd.testing.assert_frame_equal(_frame(est), _frame(estimate(tmp_path / "sel", chosen, reference=src)))

@@ -429,7 +429,7 @@ def reference_copy(directory: Path, sha256: str, owner: str = "this manifest's")
     if not path.is_file():
         return None, None
     try:
-        with np.load(path, allow_pickle=False) as z:
+        with open(path, "rb") as fh, np.load(fh, allow_pickle=False) as z:  # closed even where np.load fails
             saved = json.loads(z["sha256"].tobytes().decode())
             rm = _reference_from(z) if saved == sha256 else None
         got = saved if rm is None else content_hash(rm)

@@ -88,8 +88,8 @@ class SequentialRun:
     too narrow with few reference models: in simulations the 95 % interval covered 0.77 with 40 reference models,
     0.90 with 100 and 0.93 with 250; a warning and the decision say so below 200. A loaded adaptive run takes the
     bank :meth:`save` kept beside the state (``bank.npz``, fitted on the reference data of the same content hash),
-    or refits it from the reference data, and replays the recorded answers, so it continues exactly as an
-    uninterrupted run would.
+    or refits it from the reference data (where that copy is missing, or damaged: a warning says so), and replays
+    the recorded answers, so it continues exactly as an uninterrupted run would.
 
     Use :meth:`start` to begin and :meth:`load` to continue from a saved state.
 
@@ -1028,7 +1028,7 @@ def _load_bank(path: Path, key: str, bank: Any, rm: ResponseMatrix) -> Any:
     if not path.is_file():
         return None
     try:
-        with np.load(path, allow_pickle=False) as z:
+        with open(path, "rb") as fh, np.load(fh, allow_pickle=False) as z:  # closed even where np.load fails
             meta = json.loads(z["meta"].tobytes().decode())
             arrays = {k: z[k] for k in _BANK_ARRAYS}
         why = _bank_damage(meta, arrays, key, bank, rm)
