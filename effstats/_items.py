@@ -4,13 +4,14 @@ anchor-point methods."""
 
 from __future__ import annotations
 
+import os
 from collections import OrderedDict
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ._shared import _child_python, _scratch_dir
+from ._shared import _child_python, _scratch_file
 from ._validation import check_positive_int, check_rng
 
 
@@ -137,7 +138,7 @@ def _started_anchors(X: np.ndarray, k: int, rng: np.random.Generator, n_init: in
     if key in _ANCHORS:
         _ANCHORS.move_to_end(key)
         return _Ready(tuple(a.copy() for a in _ANCHORS[key]))
-    if in_process or X.size < _PROCESS_SIZE:
+    if in_process or X.size < _PROCESS_SIZE or os.name != "posix":  # the child inherits a descriptor: POSIX
         return _Ready(done(_anchors_of(X, k, seed, n_init)))
     return _AnchorProcess(X, k, seed, n_init, done)
 
@@ -178,62 +179,93 @@ def _anchors_of(X: np.ndarray, k: int, seed: int, n_init: int) -> tuple[np.ndarr
 
 class _AnchorProcess:
     """:func:`_anchors_of` in a child process (``python -c``, which imports this module and no user code): X goes
-    to it through a file (in memory where the system has /dev/shm), the result comes back as an ``.npy`` pair."""
+    to it through a file without a name (in memory where the system has /dev/shm room) whose descriptor it
+    inherits, the result comes back on its standard output as an ``.npy`` pair. Nothing outlives the calling
+    process: the system frees the file with the last process that has it open, and the child stops when its
+    parent is gone (:func:`_exit_with_parent`)."""
 
     def __init__(self, X: np.ndarray, k: int, seed: int, n_init: int, done: Any) -> None:
         import json
-        import os
         import subprocess
-        import tempfile
 
         self.X, self.k, self.seed, self.n_init, self.done = X, k, seed, n_init, done
-        self.dir = tempfile.mkdtemp(prefix="effstats-anchors-", dir=_scratch_dir(X.nbytes))
         self.proc = None
         try:
-            np.save(os.path.join(self.dir, "X.npy"), X)
-            root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # this effstats, wherever it is
-            code = "sys.path.insert(0, sys.argv[2]); from effstats._items import _anchor_worker; _anchor_worker()"
-            # one core: the caller's process has the others
-            env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-            self.proc = subprocess.Popen(_child_python(code, root), stdin=subprocess.PIPE,
-                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
-            self.proc.stdin.write(json.dumps({"dir": self.dir, "k": k, "seed": seed, "n_init": n_init}).encode())
+            with _scratch_file(X.nbytes + 4096) as f:  # the .npy header: 128 bytes, or a multiple of 64 more
+                np.save(f, X)
+                f.flush()
+                f.seek(0)  # the child reads from the shared offset
+                root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # this effstats, wherever it is
+                code = "sys.path.insert(0, sys.argv[2]); from effstats._items import _anchor_worker; _anchor_worker()"
+                # one core: the caller's process has the others
+                env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+                self.proc = subprocess.Popen(_child_python(code, root), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                             stderr=subprocess.DEVNULL, env=env, pass_fds=(f.fileno(),))
+                fd = f.fileno()
+            task = {"fd": fd, "parent": os.getpid(), "k": k, "seed": seed, "n_init": n_init}
+            self.proc.stdin.write(json.dumps(task).encode())
             self.proc.stdin.close()
-        except Exception:  # no process: the k-means runs in result()
+        except Exception:  # no file or no process: the k-means runs in result()
             self.cancel()
+            self.proc = None
 
     def cancel(self) -> None:
-        import shutil
-
         if self.proc is not None and self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait()
-        shutil.rmtree(self.dir, ignore_errors=True)
 
     def result(self) -> tuple[np.ndarray, np.ndarray]:
-        import os
+        import io
 
         out = None
         try:
-            if self.proc is not None and self.proc.stdout.read() == b"ok" and self.proc.wait() == 0:
-                out = tuple(np.load(os.path.join(self.dir, f"{name}.npy")) for name in ("anchors", "shares"))
+            if self.proc is not None:
+                answer = io.BytesIO(self.proc.stdout.read())
+                if self.proc.wait() == 0:
+                    out = (np.load(answer), np.load(answer))
+        except (OSError, ValueError):  # an answer cut short: the k-means runs here
+            out = None
         finally:
             self.cancel()
         return self.done(_anchors_of(self.X, self.k, self.seed, self.n_init) if out is None else out)
 
 
+def _exit_with_parent(parent: int) -> None:
+    """End this process once its parent process ``parent`` is gone: on Linux the kernel kills it (PR_SET_PDEATHSIG;
+    the parent's thread that started it waits for its result), elsewhere too a thread that looks every 0.2 s
+    whether its parent id changed (the orphan is adopted) ends it."""
+    import ctypes
+    import signal
+    import threading
+    import time
+
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # 1: PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # no prctl: not Linux
+        pass
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.2)
+        os._exit(1)
+    threading.Thread(target=watch, daemon=True).start()
+
+
 def _anchor_worker() -> None:
     """The child process of :class:`_AnchorProcess`: reads its task on standard input, writes the result."""
+    import io
     import json
-    import os
     import sys
 
     task = json.loads(sys.stdin.buffer.read())
-    X = np.load(os.path.join(task["dir"], "X.npy"))
+    _exit_with_parent(task["parent"])
+    with open(task["fd"], "rb") as f:
+        X = np.load(f)
     anchors, shares = _anchors_of(X, task["k"], task["seed"], task["n_init"])
-    np.save(os.path.join(task["dir"], "anchors.npy"), anchors)
-    np.save(os.path.join(task["dir"], "shares.npy"), shares)
-    sys.stdout.buffer.write(b"ok")
+    answer = io.BytesIO()
+    np.save(answer, anchors)
+    np.save(answer, shares)
+    sys.stdout.buffer.write(answer.getvalue())
 
 
 #: Elkan iterations of each anchor k-means run. On 80,000 simulated correctness vectors over 90 models the runs take

@@ -203,17 +203,44 @@ def _id_list(ids: Any, k: int = 5) -> str:
     return f"{np.asarray(ids[:k]).tolist()}{more}"  # plain values, not numpy reprs
 
 
-def _scratch_dir(nbytes: int) -> str | None:
-    """The directory for a scratch file of ``nbytes`` that child processes read: /dev/shm (memory) when it has room
-    for twice that, else None (the system's temporary directory). A tmpfs too small for its files (containers often
-    give /dev/shm 64 MB) kills the writing process with SIGBUS instead of raising."""
-    import os
+#: Memory as a file system, where Linux has it.
+_SHM = "/dev/shm"
 
+
+def _scratch_dir(nbytes: int) -> str:
+    """The directory for a scratch file of ``nbytes`` that child processes share: /dev/shm (memory) when it has
+    room for twice that, else the system's temporary directory when it has. A file system too small for a mapped
+    file kills the process that writes it with SIGBUS instead of raising (containers often give /dev/shm 64 MB).
+    Raises OSError when neither has room or no temporary directory is writable (the caller then works alone)."""
+    import shutil
+
+    if os.path.isdir(_SHM) and os.access(_SHM, os.W_OK | os.X_OK):
+        try:
+            if shutil.disk_usage(_SHM).free >= 2 * nbytes:
+                return _SHM
+        except OSError:
+            pass
+    tmp = tempfile.gettempdir()  # FileNotFoundError (an OSError) when no directory is writable
+    if shutil.disk_usage(tmp).free < 2 * nbytes:
+        raise OSError(f"no room for a scratch file of {nbytes} bytes in {tmp}")
+    return tmp
+
+
+def _scratch_file(nbytes: int) -> Any:
+    """An open binary file of ``nbytes`` (zeros) for child processes to share, in :func:`_scratch_dir`; on POSIX
+    systems it has no name (removed as soon as it is open: the children inherit its descriptor), so no process
+    killed at any moment leaves it behind. Its blocks are allocated now, so a full file system raises OSError here
+    rather than SIGBUS at a write through a mapping."""
+    f = tempfile.TemporaryFile(prefix="effstats-", dir=_scratch_dir(nbytes))
     try:
-        st = os.statvfs("/dev/shm")
-    except (OSError, AttributeError):  # no /dev/shm, or no statvfs (Windows)
-        return None
-    return "/dev/shm" if st.f_bavail * st.f_frsize >= 2 * nbytes else None
+        if hasattr(os, "posix_fallocate"):
+            os.posix_fallocate(f.fileno(), 0, max(nbytes, 1))
+        else:
+            f.truncate(max(nbytes, 1))
+    except BaseException:
+        f.close()
+        raise
+    return f
 
 
 def _child_python(code: str, *args: str) -> list[str]:

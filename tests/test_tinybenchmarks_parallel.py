@@ -1,13 +1,21 @@
 """The joint IRT fit shares its passes over the items among worker processes (``n_jobs``): the fit must be the one
 of a single process, exactly (each block of items is computed by the same code, and the blocks' sums are added up
 in the same order), for IRT2PL and for TinyBenchmarks' estimates."""
+import errno
 import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
 import warnings
 
 import numpy as np
 import pytest
 
 import effstats._items as items
+import effstats._shared as shared
 import effstats.irt._jml_blocks as jml_blocks
 from effstats.datasets.simulate import simulate_responses
 from effstats._shared import _scratch_dir
@@ -54,7 +62,7 @@ def test_worker_processes_give_the_single_process_fit(processes_for_small_fits, 
         for name in ("a_", "b_", "theta_"):
             np.testing.assert_array_equal(getattr(fits[n_jobs], name), getattr(fits[1], name))
     assert [len(w.ranges) for w in workers] == [2, 3]  # the caller's blocks and one range per worker
-    assert not any(os.path.exists(w.path) for w in workers)  # the shared file is removed
+    assert all(w.file.closed for w in workers)  # the shared file (without a name) is closed
 
 
 @pytest.mark.filterwarnings("ignore:source_outputs:UserWarning")
@@ -129,5 +137,117 @@ def test_without_a_worker_the_caller_takes_every_block(processes_for_small_fits,
 
 
 def test_scratch_files_go_to_memory_only_where_it_has_room():
-    assert _scratch_dir(1 << 60) is None  # more than any /dev/shm: the system's temporary directory
-    assert _scratch_dir(1) in (None, "/dev/shm")
+    with pytest.raises(OSError, match="no room"):
+        _scratch_dir(1 << 60)  # more than any /dev/shm or disk
+    assert _scratch_dir(1) in (tempfile.gettempdir(), "/dev/shm")
+
+
+def _fits_alone_as_with_one_job(workers, monkeypatch):
+    """TinyBenchmarks and IRT2PL with n_jobs=2 give the n_jobs=1 fits, in this process (no worker, no k-means
+    process)."""
+    kmeans = []
+    monkeypatch.setattr(items._AnchorProcess, "result", lambda self, f=items._AnchorProcess.result: kmeans.append(
+        self.proc is not None) or f(self))
+    Y = simulate_responses(45, 8_000, n_dims=2, rng=3).values.astype(float)
+    out = {}
+    for n_jobs in (1, 2):
+        TinyBenchmarks._fit_cache.clear()
+        items._ANCHORS.clear()
+        out[n_jobs] = TinyBenchmarks(30, dims_grid=(2,), n_jobs=n_jobs, random_state=0).fit(Y[:37])
+    assert kmeans == [False] and not any(hasattr(w, "file") for w in workers)
+    np.testing.assert_array_equal(out[1].selected_, out[2].selected_)
+    np.testing.assert_array_equal(out[1].weights_, out[2].weights_)
+    for name in ("a_", "b_", "theta_"):
+        np.testing.assert_array_equal(getattr(out[1].irt_, name), getattr(out[2].irt_, name))
+
+
+@pytest.mark.filterwarnings("ignore:source_outputs:UserWarning")
+def test_without_a_writable_temporary_directory_the_fit_runs_alone(processes_for_small_fits, workers, monkeypatch,
+                                                                   tmp_path):
+    monkeypatch.setattr(shared, "_SHM", str(tmp_path / "no-shm"))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "missing"))
+    _fits_alone_as_with_one_job(workers, monkeypatch)
+
+
+@pytest.mark.filterwarnings("ignore:source_outputs:UserWarning")
+@pytest.mark.parametrize("short", ["free space", "allocation"])
+def test_without_room_for_the_shared_file_the_fit_runs_alone(processes_for_small_fits, workers, monkeypatch, short):
+    # a mapped file that outgrows its file system kills the process (SIGBUS): the room is checked, and the file's
+    # blocks allocated, before anything is written through a mapping
+    if short == "free space":
+        monkeypatch.setattr(shutil, "disk_usage", lambda path: shutil._ntuple_diskusage(1 << 30, 1 << 30, 4096))
+    elif hasattr(os, "posix_fallocate"):
+        def full(fd, offset, length):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        monkeypatch.setattr(os, "posix_fallocate", full)
+    else:
+        pytest.skip("no posix_fallocate")
+    _fits_alone_as_with_one_job(workers, monkeypatch)
+
+
+_KILLED_FIT = """
+import sys, time, warnings
+warnings.simplefilter("ignore")
+import numpy as np
+import effstats._items as items
+import effstats._shared as shared
+import effstats.irt._jml_blocks as jml_blocks
+from effstats.irt import IRT2PL
+jml_blocks._PROCESS_CELLS = 0
+X = np.random.default_rng(0).random((20_000, 40))
+kmeans = items._AnchorProcess(X, 500, 0, 50, lambda r: r)  # minutes of work
+Y = np.random.default_rng(1).random((40, 10_000)) < 0.5
+print("ready", flush=True)
+while True:
+    IRT2PL(2, method="jml", tol=1e-12, max_iter=50, n_jobs=2).fit(Y)
+"""
+
+
+def _children(pid):
+    out = []
+    for task in os.listdir(f"/proc/{pid}/task"):
+        with open(f"/proc/{pid}/task/{task}/children") as f:
+            out += [int(c) for c in f.read().split()]
+    return out
+
+
+def _alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def _scratch_entries(dirs):
+    return {os.path.join(d, e) for d in dirs if os.path.isdir(d) for e in os.listdir(d) if e.startswith("effstats-")}
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_a_fit_killed_by_sigterm_leaves_no_file_and_no_process(tmp_path):
+    dirs = [str(tmp_path), "/dev/shm"]
+    before = _scratch_entries(dirs)
+    fit = subprocess.Popen([sys.executable, "-c", _KILLED_FIT], stdout=subprocess.PIPE,
+                           env={**os.environ, "TMPDIR": str(tmp_path)})
+    try:
+        assert fit.stdout.readline() == b"ready\n"
+        seen, deadline = set(), time.monotonic() + 60
+        while len(seen) < 2 and time.monotonic() < deadline:  # the k-means process and a worker
+            seen.update(_children(fit.pid))
+            time.sleep(0.02)
+        assert len(seen) >= 2
+        # the files the processes share have no name, from the start
+        scratch = [os.readlink(f"/proc/{fit.pid}/fd/{fd}") for fd in os.listdir(f"/proc/{fit.pid}/fd")]
+        scratch = [f for f in scratch if f.startswith(tuple(dirs))]
+        assert scratch and all(f.endswith("(deleted)") for f in scratch)
+        fit.send_signal(signal.SIGTERM)
+        assert fit.wait(30) == -signal.SIGTERM
+    finally:
+        if fit.poll() is None:
+            fit.kill()
+            fit.wait()
+    deadline = time.monotonic() + 10
+    while any(map(_alive, seen)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(map(_alive, seen))
+    assert _scratch_entries(dirs) <= before

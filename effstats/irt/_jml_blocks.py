@@ -19,7 +19,6 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 from typing import Any
 
 import numpy as np
@@ -122,13 +121,20 @@ class _Pass:
             self.h[j] = v @ (ak[:, :, None] * ak[:, None, :]).reshape(k, d * d)
 
 
-def _mapped(path: str, layout: dict[str, tuple], mode: str) -> tuple[Any, dict[str, np.ndarray]]:
-    """The arrays of ``layout`` in the file ``path`` (each at a 64-byte aligned offset), mapped in memory."""
+def _offsets(layout: dict[str, tuple]) -> tuple[dict[str, int], int]:
+    """Where each array of ``layout`` starts in the shared file (64-byte aligned), and the file's size."""
     offsets, end = {}, 0
     for name, (shape, dtype) in layout.items():
         offsets[name] = end
         end += -(-int(np.prod(shape)) * np.dtype(dtype).itemsize // 64) * 64
-    mm = np.memmap(path, np.uint8, mode, shape=(max(end, 64),))
+    return offsets, max(end, 64)
+
+
+def _mapped(file: Any, layout: dict[str, tuple]) -> tuple[Any, dict[str, np.ndarray]]:
+    """The arrays of ``layout`` in the open binary ``file`` (of the size :func:`_offsets` gives), mapped in
+    memory."""
+    offsets, size = _offsets(layout)
+    mm = np.memmap(file, np.uint8, "r+", shape=(size,))
     return mm, {name: np.ndarray(shape, dtype, mm, offsets[name]) for name, (shape, dtype) in layout.items()}
 
 
@@ -143,31 +149,42 @@ class _Workers:
     blocks of a pass go one at a time to whichever process is free (their numbers written to a pipe that every
     process reads, 4 bytes at a time), so a process slowed by other jobs takes fewer; elsewhere (or with more
     than ``_MAX_TOKENS`` blocks) each process takes a contiguous range, the caller's first. A context manager: on
-    exit the workers stop and the file is removed."""
+    exit the workers stop and the file is closed.
+
+    The file has no name (POSIX systems only): the workers inherit its descriptor, so the system frees it when the
+    last of the processes ends, however it ends. A worker stops at the end of its standard input or of the pipe of
+    block numbers, which is where it is when the calling process dies, killed or not."""
 
     def __init__(self, layout: dict[str, tuple], fill: dict[str, np.ndarray], prior_sd_a: float, prior_sd_b: float,
-                 n_workers: int, scratch: str | None, command: list[str]) -> None:
-        """``scratch``: the file's directory (None: the system's temporary one); ``command``: a worker's command
-        line, to which the path of this file is added."""
-        fd, self.path = tempfile.mkstemp(prefix="effstats-irt-", suffix=".bin", dir=scratch)
-        os.close(fd)
+                 n_workers: int, scratch: Any, command: list[str]) -> None:
+        """``scratch``: a function of a size in bytes returning an open binary file of that size, without a name,
+        for the arrays (OSError where it cannot, as here on systems other than POSIX: the caller then fits
+        alone); ``command``: a worker's command line, to which the path of this file is added."""
+        if os.name != "posix":
+            raise OSError("worker processes inherit the shared file's descriptor, which needs a POSIX system")
+        self.file = scratch(_offsets(layout)[1])
         self.procs: list[subprocess.Popen] = []
-        self._mm, arrays = _mapped(self.path, layout, "w+")
-        for name, x in fill.items():
-            arrays[name][...] = x
-        self.pass_ = _Pass(arrays, prior_sd_a, prior_sd_b)
+        self.tokens = None
+        try:
+            self._mm, arrays = _mapped(self.file, layout)
+            for name, x in fill.items():
+                arrays[name][...] = x
+            self.pass_ = _Pass(arrays, prior_sd_a, prior_sd_b)
+        except BaseException:
+            self.file.close()
+            raise
         nb = len(self.pass_.blocks)
         edges = [round(i * nb / (n_workers + 1)) for i in range(n_workers + 2)]
         self.ranges = list(zip(edges[:-1], edges[1:]))
         env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
         self.tokens = os.pipe() if os.name == "posix" and nb + n_workers + 1 <= _MAX_TOKENS else None
-        spec = {"path": self.path, "layout": {k: [list(s), t] for k, (s, t) in layout.items()},
+        spec = {"fd": self.file.fileno(), "layout": {k: [list(s), t] for k, (s, t) in layout.items()},
                 "prior_sd_a": prior_sd_a, "prior_sd_b": prior_sd_b, "tokens": self.tokens[0] if self.tokens else None}
         try:
             for lo, hi in self.ranges[1:]:
                 proc = subprocess.Popen(command + [os.path.abspath(__file__)], stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, env=env,
-                                        pass_fds=self.tokens[:1] if self.tokens else ())
+                                        pass_fds=(self.file.fileno(), *(self.tokens or ())[:1]))
                 self.procs.append(proc)
                 proc.stdin.write((json.dumps({**spec, "lo": lo, "hi": hi}) + "\n").encode())
                 proc.stdin.flush()
@@ -212,10 +229,7 @@ class _Workers:
         self._stop()
         self.pass_ = None
         self._mm = None
-        try:
-            os.unlink(self.path)
-        except OSError:
-            pass
+        self.file.close()
 
     def _stop(self) -> None:
         for proc in self.procs:
@@ -271,7 +285,7 @@ def _worker() -> None:
     without) asks for one pass; it answers "ok" when done."""
     spec = json.loads(sys.stdin.buffer.readline())
     layout = {k: (tuple(s), t) for k, (s, t) in spec["layout"].items()}
-    _, arrays = _mapped(spec["path"], layout, "r+")
+    _, arrays = _mapped(open(spec["fd"], "r+b"), layout)
     work = _Pass(arrays, spec["prior_sd_a"], spec["prior_sd_b"])
     for line in sys.stdin.buffer:
         try:

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
 
-from .._shared import _child_python, _plain, _scratch_dir
+from .._shared import _child_python, _plain, _scratch_file
 from .._validation import (check_array, check_binary, check_flag, check_option, check_positive, check_positive_int,
                            check_rng,
                            warn_missing_cells)
@@ -126,7 +126,10 @@ class IRT2PL(BaseEstimator):
         Processes sharing the joint fit's passes over the items (``method="jml"``, from 2M cells: below, starting
         a worker costs more than it saves); None: one per core the process may use. Each process takes a range
         of the blocks of about 65,000 cells, and each block's sums are added up in the same order whichever
-        process computed them, so the estimates do not depend on ``n_jobs``.
+        process computed them, so the estimates do not depend on ``n_jobs``. The processes share the data in a
+        file without a name (in /dev/shm where it has room, else the temporary directory), freed however the fit
+        ends; without room for it, without a writable temporary directory, or on systems other than POSIX, the fit
+        runs in this process alone.
     random_state : int, Generator or None, default=None
         Seeds the start of latent dimensions beyond the rank of the data (otherwise the fit is deterministic).
 
@@ -402,10 +405,14 @@ class IRT2PL(BaseEstimator):
         th, a, b = _svd_start(Y, d, check_rng(self.random_state, "random_state"), W)
         fill = {"Y": Y, "a": a, "b": b, **({} if W is None else {"W": W})}
         procs = min(self.n_jobs or _cpus(), n_blocks // 2) if m * n >= _jml_blocks._PROCESS_CELLS else 1
-        size = sum(int(np.prod(shape)) * np.dtype(t).itemsize for shape, t in layout.values())
-        worker = _child_python("import runpy; runpy.run_path(sys.argv[2], run_name='__main__')")
-        with (_Workers(layout, fill, self.prior_sd_a, self.prior_sd_b, procs - 1, _scratch_dir(size), worker)
-              if procs > 1 else _InProcess(layout, fill, self.prior_sd_a, self.prior_sd_b)) as work:
+        work = None
+        if procs > 1:
+            worker = _child_python("import runpy; runpy.run_path(sys.argv[2], run_name='__main__')")
+            try:
+                work = _Workers(layout, fill, self.prior_sd_a, self.prior_sd_b, procs - 1, _scratch_file, worker)
+            except OSError:  # no room, or no writable directory, for the shared file: this process fits alone
+                pass
+        with work or _InProcess(layout, fill, self.prior_sd_a, self.prior_sd_b) as work:
             P = work.pass_
 
             def item_pass(th: np.ndarray, newton: bool) -> tuple[float, np.ndarray, np.ndarray]:
