@@ -9,16 +9,16 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.special import ndtri
-from scipy.stats import beta
 
 from .._escape import csv_safe, md_text
 from .._shared import _level_percent, _plain
 from .._validation import check_positive, check_positive_int
 from ..responses import ResponseMatrix
 from ._estimate import refuse_batch_without_tasks
-from ._io import (REFERENCE_CACHE, content_hash, helm_options, output_dir, read_new_results, reference_copy,
-                  read_results, read_saved, save_reference, write_json_atomic, write_text_atomic)
+from ._copies import _bank_key, _load_bank, _refuse_bank, _reread_reference, _save_bank
+from ._sizes import _cap_reason, _projected_batch, _worst_case_items
+from ._io import (REFERENCE_CACHE, helm_options, output_dir, read_new_results, read_results, read_saved, save_reference,
+                  write_json_atomic, write_text_atomic)
 from ._select import _reference_info
 from ._strata import (_CORRECTION_STRATA, _check_stratified_state, _correction_inputs, _stratified_order,
                       _stratified_worst_case_items)
@@ -955,180 +955,6 @@ def _few_models_note(state: dict) -> str | None:
     k, cov = min(_KNOWN_ITEMS_COVERAGE, key=lambda kc: abs(np.log(kc[0] / max(n_ref, 1))))
     return (f"not a valid {_level_percent(1 - state['alpha'])} % interval with {n_ref} reference models (in "
             f"simulations a 95 % interval covered {cov:.2f} with {k}; --rule precision gives a valid one)")
-
-
-def _reread_reference(state: dict, reference: Any, directory: Path | None = None) -> ResponseMatrix:
-    """The reference data a saved run was started from: its copy in the run's ``directory`` (unless ``reference`` is
-    given), else read as it was read then; checked by its content hash either way."""
-    info = state["reference"]
-    refused = None
-    if reference is None and directory is not None:
-        saved, refused = reference_copy(directory, info["sha256"], owner="this run's")
-        if saved is not None:
-            return saved
-    ref = reference if reference is not None else info.get("source")
-    # a refused copy and an unreadable source: one error saying both, as either alone would mislead
-    also = "" if refused is None else f" and {refused}"
-    if ref is None:
-        raise ValueError(f"reference: the run was started from data in memory{also}; pass reference= (the same data)")
-    layout = info.get("layout")
-    try:
-        rm = read_results(ref, format=info.get("format", "auto"), name="reference", filter=info.get("filter"),
-                          metric=info.get("metric") if layout in ("lm-eval", "helm") else None,
-                          duplicates=state.get("duplicates", "last"), **(info.get("helm") or {}))
-    except ValueError as exc:
-        if refused is None:
-            raise
-        msg = str(exc).removeprefix("reference: ")  # the source the state records, not an argument given
-        raise ValueError(f"directory: {msg}{also}; pass reference= (--reference) with the data the run was started "
-                         "from") from None
-    if refused is not None:
-        warnings.warn(f"directory: {refused}; reading the reference data instead", UserWarning, stacklevel=4)
-    h = content_hash(rm)
-    if h != info["sha256"]:
-        raise ValueError(f"reference: this reference data differs from the data the run was started from (content "
-                         f"hash {h[:12]}… vs {info['sha256'][:12]}…; {rm.n_models} × {rm.n_items} vs "
-                         f"{info['n_models']} × {info['n_items']}); pass the same data or start again")
-    return rm
-
-
-def _bank_key(state: dict, bank: Any) -> str:
-    """What an item bank is fitted from: the reference data's content hash and the model's settings."""
-    import hashlib
-    import json
-
-    return hashlib.sha256(json.dumps([state["reference"]["sha256"], bank.get_params()], sort_keys=True,
-                                     default=str).encode()).hexdigest()
-
-
-_BANK_ARRAYS = ("a_", "b_", "theta_", "loss_curve_")
-_BANK_VALUES = ("method_", "n_items_", "n_missing_", "converged_", "n_iter_")
-
-
-def _save_bank(path: Path, key: str, bank: Any) -> None:
-    """Write the fitted item bank (its fitted arrays, and the key it was fitted under) atomically, without pickles."""
-    import io
-    import json
-
-    meta = {"key": key, "item_ids": [str(i) for i in bank.item_ids_], "model_ids": [str(m) for m in bank.model_ids_],
-            "_last_change": float(bank._last_change), **{k: _plain(getattr(bank, k)) for k in _BANK_VALUES}}
-    buf = io.BytesIO()
-    np.savez(buf, meta=np.frombuffer(json.dumps(meta).encode(), np.uint8),
-             **{k: np.asarray(getattr(bank, k), np.float64) for k in _BANK_ARRAYS})
-    write_text_atomic(path, buf.getvalue())
-
-
-def _load_bank(path: Path, key: str, bank: Any, rm: ResponseMatrix) -> Any:
-    """``bank`` (unfitted) with the fitted attributes :func:`_save_bank` wrote to ``path``, or None where there is
-    no such file; a copy that is damaged (unreadable, or not the values and arrays a bank fitted on ``rm`` with
-    ``bank``'s settings has) or fitted under another key is refused with a warning, and None (the bank is then
-    fitted again)."""
-    import json
-
-    if not path.is_file():
-        return None
-    try:
-        with open(path, "rb") as fh, np.load(fh, allow_pickle=False) as z:  # closed even where np.load fails
-            meta = json.loads(z["meta"].tobytes().decode())
-            arrays = {k: z[k] for k in _BANK_ARRAYS}
-        why = _bank_damage(meta, arrays, key, bank, rm)
-    except Exception as exc:  # a damaged copy: numpy's, zipfile's and json's errors vary; it is only a copy
-        why = f"unreadable ({type(exc).__name__})"
-    if why is not None:
-        _refuse_bank(path, why)
-        return None
-    for k, v in arrays.items():
-        setattr(bank, k, v)
-    for k in _BANK_VALUES:
-        setattr(bank, k, meta[k])
-    bank._last_change = np.float64(meta["_last_change"])
-    bank.item_ids_, bank.model_ids_ = rm.item_ids, rm.model_ids
-    return bank
-
-
-def _refuse_bank(path: Path, why: str) -> None:
-    warnings.warn(f"directory: {path} is not a usable copy of this run's item bank ({why}); fitting the bank again "
-                  "from the reference data", UserWarning, stacklevel=5)
-
-
-def _bank_damage(meta: Any, arrays: dict, key: str, bank: Any, rm: ResponseMatrix) -> str | None:
-    """What makes a saved item bank unusable for ``bank`` (unfitted) on ``rm``, in words, or None: every value and
-    array of a fitted bank must be there, of its type and shape, and finite; anything else is a damaged copy."""
-    if not isinstance(meta, dict):
-        return f"its meta is a JSON {type(meta).__name__}, not an object"
-    lacking = [k for k in ("key", "item_ids", "model_ids", "_last_change", *_BANK_VALUES) if k not in meta]
-    if lacking:
-        return f"no {', '.join(lacking)}"
-    if meta["key"] != key:
-        return "fitted under another key: other reference data or other settings"
-    if meta["item_ids"] != [str(i) for i in rm.item_ids] or meta["model_ids"] != [str(m) for m in rm.model_ids]:
-        return "fitted on other items or models"
-    m, n, d = rm.n_models, rm.n_items, bank._check_params()
-    missing = 0 if rm.missing is None else int(rm.missing.sum())
-    ints = all(type(meta[k]) is int for k in ("n_items_", "n_missing_", "n_iter_"))  # JSON's: not bool, not float
-    if not (ints and meta["method_"] == d[1] and meta["n_items_"] == n and meta["n_missing_"] == missing
-            and meta["n_iter_"] >= 1 and isinstance(meta["converged_"], bool)
-            and type(meta["_last_change"]) in (int, float) and np.isfinite(meta["_last_change"])):
-        return "its fitted values are not a fit's on this reference data"
-    shapes = {"a_": (n, d[0]), "b_": (n,), "theta_": (m, d[0])}
-    for k, v in arrays.items():
-        if v.dtype != np.float64 or v.shape != shapes.get(k, (v.size,)):
-            return f"{k} of dtype {v.dtype} and shape {v.shape}"
-        if not np.isfinite(v).all():
-            return f"{k} not finite"
-    return None
-
-
-def _worst_case_items(half_width: float, alpha: float, n_items: int) -> int:
-    """Items of the fixed design for ``± half_width`` at accuracy 1/2 (per-item variance 1/4, the largest), with
-    the finite-population correction ``(N - n) / (N - 1)`` on ``n_items`` items."""
-    n0 = ndtri(1 - alpha / 2) ** 2 * 0.25 / half_width**2
-    return int(min(n_items, np.ceil(n0 * n_items / (n_items - 1 + n0))))
-
-
-def _cap_reason(st: dict) -> str:
-    """What set a run's cap on its items, and whether the last batch was cut short to end there, as a clause of the
-    decision ("" for a state that does not record it)."""
-    why = {"worst-case": f", the worst-case fixed design's for ±{st['rule']['half_width']:g}, automatic unless "
-                         "--max-n (max_n) is smaller",
-           "max_n": ", set by --max-n (max_n)"}.get(st.get("capped_by"), "")
-    looks = st["looks"]
-    if not looks or sum(len(lk["items"]) for lk in looks) < st["max_n"]:
-        return why
-    # the size the last batch was handed out at: the first batch's, a stratified look's, or the projected one
-    planned = st["initial"] if len(looks) == 1 else (st["batch"] if st.get("look_sizes") else
-                                                     st.get("next_batch") or st["batch"])
-    last = len(looks[-1]["items"])
-    return why + (f"; the last batch cut to {last:,} of its {planned:,} items to end at the cap" if last < planned
-                  else "")
-
-
-def _projected_batch(st: dict, n: int, total: float) -> int:
-    """Size of the next batch of a precision run: the fixed design's items at the current estimate smoothed by half
-    an item, ``(total + 1/2) / (n + 1)`` (never 0 or 1), with the finite-population correction, less the items
-    evaluated; at least 1 % of them (the exact interval is a little wider than the normal one the projection
-    uses) and at most ``batch``."""
-    N, h = st["n_eligible"], st["rule"]["half_width"]
-    p = (total + 0.5) / (n + 1.0)
-    c = ndtri(1 - st["alpha"] / 2) ** 2 * p * (1 - p)
-    need = int(np.ceil(c * N / (h * h * (N - 1) + c)))
-    return int(np.clip(max(need - n, _fewest_to_reach(st, n, total)), max(1, int(np.ceil(0.01 * n))), st["batch"]))
-
-
-def _fewest_to_reach(st: dict, n: int, total: float) -> int:
-    """The fewest further items with which the interval could reach ``± half_width`` at all: every one of them right
-    (or every one wrong, whichever narrows it), Clopper-Pearson's interval with the finite-population factor. Near 0
-    or 1 the normal projection is short of the exact interval, and batches smaller than this cannot stop the run."""
-    N, h, a = st["n_eligible"], st["rule"]["half_width"], st["alpha"]
-    m = np.arange(1, max(1, min(st["batch"], N - n)) + 1)
-    nn = n + m
-    best = np.inf
-    for x in (total + m, np.full(m.shape, float(total))):
-        lo = np.where(x > 0, beta.ppf(a / 2, np.maximum(x, 1e-12), nn - x + 1), 0.0)
-        hi = np.where(x < nn, beta.ppf(1 - a / 2, x + 1, np.maximum(nn - x, 1e-12)), 1.0)
-        best = np.minimum(best, (hi - lo) / 2 * np.sqrt(np.maximum(N - nn, 0) / max(N - 1, 1)))
-    ok = np.flatnonzero(best <= h)
-    return int(m[ok[0]] if ok.size else m[-1])
 
 
 def _result_dict(res) -> dict:

@@ -98,7 +98,7 @@ def _stratified_worst_case_items(strata: np.ndarray, half_width: float, alpha: f
     ``± half_width``: where :class:`~effstats.sequential.Precision` stops whatever the responses.
 
     The stratified schedule's information is not a simple random sample's (the strata's sizes and the rounding of
-    their shares differ), so the unstratified worst-case design (``_sequential._worst_case_items``) can stop a
+    their shares differ), so the unstratified worst-case design (``_sizes._worst_case_items``) can stop a
     stratified run a few items short of ``± half_width`` with no decision."""
     from ..sequential import Precision, SequentialEvaluator
     from ..sequential.statistics import information

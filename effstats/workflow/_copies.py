@@ -1,0 +1,136 @@
+"""The copies a sequential run keeps beside its state: the reference data (``reference.npz``, read instead of the
+original files) and, for rule "adaptive", the fitted item bank (``bank.npz``, used instead of a refit); each checked
+against the state and refused, with a warning, when it is not a usable copy."""
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .._shared import _plain
+from ..responses import ResponseMatrix
+from ._io import content_hash, read_results, reference_copy, write_text_atomic
+
+
+def _reread_reference(state: dict, reference: Any, directory: Path | None = None) -> ResponseMatrix:
+    """The reference data a saved run was started from: its copy in the run's ``directory`` (unless ``reference`` is
+    given), else read as it was read then; checked by its content hash either way."""
+    info = state["reference"]
+    refused = None
+    if reference is None and directory is not None:
+        saved, refused = reference_copy(directory, info["sha256"], owner="this run's")
+        if saved is not None:
+            return saved
+    ref = reference if reference is not None else info.get("source")
+    # a refused copy and an unreadable source: one error saying both, as either alone would mislead
+    also = "" if refused is None else f" and {refused}"
+    if ref is None:
+        raise ValueError(f"reference: the run was started from data in memory{also}; pass reference= (the same data)")
+    layout = info.get("layout")
+    try:
+        rm = read_results(ref, format=info.get("format", "auto"), name="reference", filter=info.get("filter"),
+                          metric=info.get("metric") if layout in ("lm-eval", "helm") else None,
+                          duplicates=state.get("duplicates", "last"), **(info.get("helm") or {}))
+    except ValueError as exc:
+        if refused is None:
+            raise
+        msg = str(exc).removeprefix("reference: ")  # the source the state records, not an argument given
+        raise ValueError(f"directory: {msg}{also}; pass reference= (--reference) with the data the run was started "
+                         "from") from None
+    if refused is not None:
+        warnings.warn(f"directory: {refused}; reading the reference data instead", UserWarning, stacklevel=4)
+    h = content_hash(rm)
+    if h != info["sha256"]:
+        raise ValueError(f"reference: this reference data differs from the data the run was started from (content "
+                         f"hash {h[:12]}… vs {info['sha256'][:12]}…; {rm.n_models} × {rm.n_items} vs "
+                         f"{info['n_models']} × {info['n_items']}); pass the same data or start again")
+    return rm
+
+
+def _bank_key(state: dict, bank: Any) -> str:
+    """What an item bank is fitted from: the reference data's content hash and the model's settings."""
+    import hashlib
+    import json
+
+    return hashlib.sha256(json.dumps([state["reference"]["sha256"], bank.get_params()], sort_keys=True,
+                                     default=str).encode()).hexdigest()
+
+
+_BANK_ARRAYS = ("a_", "b_", "theta_", "loss_curve_")
+_BANK_VALUES = ("method_", "n_items_", "n_missing_", "converged_", "n_iter_")
+
+
+def _save_bank(path: Path, key: str, bank: Any) -> None:
+    """Write the fitted item bank (its fitted arrays, and the key it was fitted under) atomically, without pickles."""
+    import io
+    import json
+
+    meta = {"key": key, "item_ids": [str(i) for i in bank.item_ids_], "model_ids": [str(m) for m in bank.model_ids_],
+            "_last_change": float(bank._last_change), **{k: _plain(getattr(bank, k)) for k in _BANK_VALUES}}
+    buf = io.BytesIO()
+    np.savez(buf, meta=np.frombuffer(json.dumps(meta).encode(), np.uint8),
+             **{k: np.asarray(getattr(bank, k), np.float64) for k in _BANK_ARRAYS})
+    write_text_atomic(path, buf.getvalue())
+
+
+def _load_bank(path: Path, key: str, bank: Any, rm: ResponseMatrix) -> Any:
+    """``bank`` (unfitted) with the fitted attributes :func:`_save_bank` wrote to ``path``, or None where there is
+    no such file; a copy that is damaged (unreadable, or not the values and arrays a bank fitted on ``rm`` with
+    ``bank``'s settings has) or fitted under another key is refused with a warning, and None (the bank is then
+    fitted again)."""
+    import json
+
+    if not path.is_file():
+        return None
+    try:
+        with open(path, "rb") as fh, np.load(fh, allow_pickle=False) as z:  # closed even where np.load fails
+            meta = json.loads(z["meta"].tobytes().decode())
+            arrays = {k: z[k] for k in _BANK_ARRAYS}
+        why = _bank_damage(meta, arrays, key, bank, rm)
+    except Exception as exc:  # a damaged copy: numpy's, zipfile's and json's errors vary; it is only a copy
+        why = f"unreadable ({type(exc).__name__})"
+    if why is not None:
+        _refuse_bank(path, why)
+        return None
+    for k, v in arrays.items():
+        setattr(bank, k, v)
+    for k in _BANK_VALUES:
+        setattr(bank, k, meta[k])
+    bank._last_change = np.float64(meta["_last_change"])
+    bank.item_ids_, bank.model_ids_ = rm.item_ids, rm.model_ids
+    return bank
+
+
+def _refuse_bank(path: Path, why: str) -> None:
+    warnings.warn(f"directory: {path} is not a usable copy of this run's item bank ({why}); fitting the bank again "
+                  "from the reference data", UserWarning, stacklevel=5)
+
+
+def _bank_damage(meta: Any, arrays: dict, key: str, bank: Any, rm: ResponseMatrix) -> str | None:
+    """What makes a saved item bank unusable for ``bank`` (unfitted) on ``rm``, in words, or None: every value and
+    array of a fitted bank must be there, of its type and shape, and finite; anything else is a damaged copy."""
+    if not isinstance(meta, dict):
+        return f"its meta is a JSON {type(meta).__name__}, not an object"
+    lacking = [k for k in ("key", "item_ids", "model_ids", "_last_change", *_BANK_VALUES) if k not in meta]
+    if lacking:
+        return f"no {', '.join(lacking)}"
+    if meta["key"] != key:
+        return "fitted under another key: other reference data or other settings"
+    if meta["item_ids"] != [str(i) for i in rm.item_ids] or meta["model_ids"] != [str(m) for m in rm.model_ids]:
+        return "fitted on other items or models"
+    m, n, d = rm.n_models, rm.n_items, bank._check_params()
+    missing = 0 if rm.missing is None else int(rm.missing.sum())
+    ints = all(type(meta[k]) is int for k in ("n_items_", "n_missing_", "n_iter_"))  # JSON's: not bool, not float
+    if not (ints and meta["method_"] == d[1] and meta["n_items_"] == n and meta["n_missing_"] == missing
+            and meta["n_iter_"] >= 1 and isinstance(meta["converged_"], bool)
+            and type(meta["_last_change"]) in (int, float) and np.isfinite(meta["_last_change"])):
+        return "its fitted values are not a fit's on this reference data"
+    shapes = {"a_": (n, d[0]), "b_": (n,), "theta_": (m, d[0])}
+    for k, v in arrays.items():
+        if v.dtype != np.float64 or v.shape != shapes.get(k, (v.size,)):
+            return f"{k} of dtype {v.dtype} and shape {v.shape}"
+        if not np.isfinite(v).all():
+            return f"{k} not finite"
+    return None
