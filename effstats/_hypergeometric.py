@@ -6,7 +6,7 @@ its exact tails and limits (Buonaccorsi 1987) are the finite-population Clopper-
 distinct (count, sample size) pair of a simulation), by the random-sample subset estimators for a target whose
 sampled responses are all alike, and by the workflow's one-task interval of such a count. A stratified simple
 random sample whose responses are all alike gets the exact interval of the worst placement of the wrong items
-among its strata (:func:`stratified_alike_interval`; the stratified AIPW estimators).
+among its strata (``stratified_alike_interval``; the stratified AIPW estimators).
 
 References
 ----------

@@ -442,7 +442,7 @@ class SubsetPrediction:
         than they claim (at 120 of 400 items every one right, 95 % lower limits of 0.9787 and 0.9781 against the
         exact 0.975). Two-dimensional: a stratified simple random sample, ``n_sampled[:, h]`` of the
         ``population[:, h]`` items of stratum ``h``, whose interval of responses all alike is the exact stratified
-        one (the worst placement of the wrong items among the strata; :func:`stratified_alike_interval` in
+        one (the worst placement of the wrong items among the strata; ``stratified_alike_interval`` in
         ``effstats._hypergeometric``). None: none.
 
     See Also

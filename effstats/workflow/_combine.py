@@ -296,7 +296,7 @@ class _Combined:
         wrong) given the exact interval of a stratified simple random sample all alike: the tasks' strata (a
         task drawn as one simple random sample is one stratum; a census, one sampled whole) are the strata of one
         stratified sample, and the worst placement of the wrong items among them bounds the score
-        (:func:`stratified_alike_interval`). The score is the share of all items right only when the tasks weigh
+        (``stratified_alike_interval``). The score is the share of all items right only when the tasks weigh
         by their items; tasks weighed alike, or a task whose design is not a stratified simple random sample
         (Sort & Search's cells, model-based methods), keep the interval they have."""
         from .._hypergeometric import stratified_alike_interval

@@ -656,7 +656,7 @@ class SequentialRun:
         restrict_to_manifest : bool, default False
             Read only the items of this batch from ``new_results`` and leave out the others (a whole run of the
             benchmark: HELM runs, which ``helm-run`` runs whole run specs for, or a full lm-eval run), as
-            :func:`~effstats.workflow.estimate` does with a manifest's items; :attr:`n_left_out` counts the items
+            :func:`~effstats.workflow.estimate` does with a manifest's items; ``n_left_out`` counts the items
             left out. Every item of the batch still needs a result. The items of a batch do not depend on the
             new model's results on other items, so its look is the look of a run on the batch's items alone.
 
