@@ -100,6 +100,9 @@ class _TaskResult:
     # method "anchor": its heaviest anchor (item id, share of the task's items, the reference models' mean on it) and
     # per new model whether it answers that item unlike every reference model (None: no such anchor)
     heavy_anchor: tuple | None = None
+    # per new model: 1 where every chosen item it has a result on scored 1, -1 where every one scored 0, else 0 (a
+    # degenerate standard error is no sign of that: strata alike within themselves give one too)
+    alike: np.ndarray | None = None
 
     @property
     def fell_back(self) -> np.ndarray:
@@ -165,8 +168,11 @@ def _task_result(t: str, weight: float, f: _TaskFit, sub: ResponseMatrix, n_item
     names = (np.asarray(res.estimator, dtype=object) if isinstance(res, FallbackPrediction)
              else np.full(sub.n_models, base, dtype=object))
     flags = res.out_of_range if isinstance(res, SubsetPrediction) else None
-    return _TaskResult(t, weight, res, f.design_based, len(f.items), sub.observed.sum(1), n_items, f.method, names,
-                       None if flags is None else np.asarray(flags, bool), base, _heavy_anchor(f, sub))
+    obs, vals = sub.observed, np.asarray(sub.values, float)
+    seen = obs.any(1)
+    alike = (seen & np.where(obs, vals == 1, True).all(1)).astype(int) - (seen & np.where(obs, vals == 0, True).all(1))
+    return _TaskResult(t, weight, res, f.design_based, len(f.items), obs.sum(1), n_items, f.method, names,
+                       None if flags is None else np.asarray(flags, bool), base, _heavy_anchor(f, sub), alike)
 
 
 def _heavy_anchor(f: _TaskFit, sub: ResponseMatrix) -> tuple | None:
@@ -318,9 +324,10 @@ class _Combined:
                 designs.append((np.minimum(k, n_items)[:, None], np.full((len(k), 1), n_items)))
             else:
                 return low, high
-            # a census is all right (all wrong) only at a score of exactly 1 (0)
-            right &= np.where(census, est >= 1 - 1e-12, est >= 0.5)
-            wrong &= np.where(census, est <= 1e-12, est < 0.5)
+            # a census is all right (all wrong) only at a score of exactly 1 (0); a sample, where its responses are
+            sign = np.zeros(len(k), int) if p.alike is None else np.asarray(p.alike, int)
+            right &= np.where(census, est >= 1 - 1e-12, sign == 1)
+            wrong &= np.where(census, est <= 1e-12, sign == -1)
         alike = (right | wrong) & (sum(np.asarray(p.n_evaluated, float) for p in self.parts) < sizes.sum())
         if alike.any():
             k_h = np.concatenate([d[0] for d in designs], axis=1)[alike]
