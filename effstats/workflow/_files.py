@@ -37,6 +37,12 @@ _TOP = {"manifest.json": ("manifest.json", LM_EVAL_SAMPLES, HELM_INSTANCES, REFE
         "state.json": ("state.json", "decision.json", "decision.md", "looks.csv", REFERENCE_CACHE,
                        "bank.npz")}  # bank.npz: an adaptive run's item bank (_sequential.BANK)
 _BATCH_FILES = (LM_EVAL_SAMPLES, HELM_INSTANCES, "items.csv")
+_BATCH = re.compile(r"batch_\d{3,}")  # a sequential run's batch folder: batch_001, batch_002, ...
+
+
+def _batch_files(d: Path, names: tuple[str, ...]) -> list[str]:
+    """``names`` in each batch folder of ``d``, as paths relative to ``d``."""
+    return [f"{b.name}/{f}" for b in d.glob("batch_*") if _BATCH.fullmatch(b.name) for f in names]
 
 
 def _ours(record: str, rel: Any) -> bool:
@@ -49,7 +55,7 @@ def _ours(record: str, rel: Any) -> bool:
         return True
     if record == "manifest.json":  # an estimate's report in its default folder, DIR/estimate/<results>/
         return len(parts) == 3 and parts[0] == REPORTS and parts[2] in REPORT_FILES
-    return len(parts) == 2 and re.fullmatch(r"batch_\d{3,}", parts[0]) is not None and parts[1] in _BATCH_FILES
+    return len(parts) == 2 and _BATCH.fullmatch(parts[0]) is not None and parts[1] in _BATCH_FILES
 
 
 def owned_files(d: Path, record: str, doc: Any) -> list[str]:
@@ -59,11 +65,10 @@ def owned_files(d: Path, record: str, doc: Any) -> list[str]:
     if isinstance(listed, list) and listed:
         names = [f for f in listed if _ours(record, f)]
     elif record == "manifest.json":
-        names = ["manifest.json", "lm_eval_samples.json", "helm_instances.json"]
+        names = ["manifest.json", LM_EVAL_SAMPLES, HELM_INSTANCES]
     else:
         names = ["state.json", "decision.json", "decision.md", "looks.csv"]
-        names += [f"{b.name}/{f}" for b in d.glob("batch_*") if re.fullmatch(r"batch_\d{3,}", b.name)
-                  for f in ("lm_eval_samples.json", "items.csv")]
+        names += _batch_files(d, (LM_EVAL_SAMPLES, "items.csv"))
     return list(dict.fromkeys(names + [record]))
 
 
@@ -114,8 +119,7 @@ def _clashes(d: Path, record: str, owned: list[str]) -> list[str]:
     """The files of ``d`` a run of kind ``record`` would write over although no effstats run there owns them."""
     names = list(_TOP[record])
     if record == "state.json":
-        names += [f"{b.name}/{f}" for b in d.glob("batch_*") if re.fullmatch(r"batch_\d{3,}", b.name)
-                  for f in _BATCH_FILES]
+        names += _batch_files(d, _BATCH_FILES)
     return [n for n in names if n not in owned and ((d / n).exists() or (d / n).is_symlink())]
 
 
