@@ -24,6 +24,7 @@ from ._results import ConfidenceInterval, check_confidence_level
 from ._shared import _value_list
 from ._validation import check_array
 
+
 def _unique_apply(f, *arrays):
     """``f`` over the distinct rows of the broadcast ``arrays`` only, spread back to their shape.
 
@@ -169,9 +170,10 @@ def _hyp_limits(x, size, n, a):
     return res[0].reshape(b[0].shape), res[1].reshape(b[0].shape)
 
 
-def _whole(x: Any, name: str, minimum: float) -> np.ndarray:
-    """``x`` as a float array of whole numbers >= ``minimum``, or one ValueError naming ``name``."""
-    arr = check_array(x, name, ndim=(0, 1))
+def _whole(x: Any, name: str, minimum: float, ndim: Any = (0, 1)) -> np.ndarray:
+    """``x`` as a float array (of ``ndim`` dimensions) of whole numbers >= ``minimum``, or one ValueError naming
+    ``name``."""
+    arr = check_array(x, name, ndim=ndim)
     bad = (arr != np.round(arr)) | (arr < minimum)
     if bad.any():
         raise ValueError(f"{name}: expected whole numbers >= {minimum:g}, got {_value_list(arr[bad])}")
@@ -359,8 +361,8 @@ def stratified_alike_interval(n_sampled: Any, population: Any, all_right: Any,
     (array([0.975, 0.   ]), array([1.   , 0.025]))
     """
     level = check_confidence_level(confidence_level)
-    k = _whole(n_sampled, "n_sampled", 0) if np.ndim(n_sampled) < 2 else _whole_2d(n_sampled, "n_sampled")
-    size = _whole(population, "population", 0) if np.ndim(population) < 2 else _whole_2d(population, "population")
+    k = _whole(n_sampled, "n_sampled", 0, ndim=(0, 1, 2))
+    size = _whole(population, "population", 0, ndim=(0, 1, 2))
     scalar = k.ndim < 2 and size.ndim < 2
     try:
         k, size = np.broadcast_arrays(np.atleast_2d(k), np.atleast_2d(size))
@@ -382,12 +384,3 @@ def stratified_alike_interval(n_sampled: Any, population: Any, all_right: Any,
     if scalar:
         return ConfidenceInterval(float(low[0]), float(high[0]))
     return ConfidenceInterval(low, high)
-
-
-def _whole_2d(x: Any, name: str) -> np.ndarray:
-    """``x`` as a 2-d float array of whole numbers >= 0, or one ValueError naming ``name``."""
-    arr = check_array(x, name, ndim=2)
-    bad = (arr != np.round(arr)) | (arr < 0)
-    if bad.any():
-        raise ValueError(f"{name}: expected whole numbers >= 0, got {_value_list(arr[bad])}")
-    return arr
