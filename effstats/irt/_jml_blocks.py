@@ -145,10 +145,10 @@ _MAX_TOKENS = 4096
 
 class _Workers:
     """The passes of one fit, shared by the calling process and ``n_workers`` worker processes, over ``arrays``
-    copied into a memory-mapped file; ``pass_`` is their :class:`_Pass` in the caller. On POSIX systems the
-    blocks of a pass go one at a time to whichever process is free (their numbers written to a pipe that every
-    process reads, 4 bytes at a time), so a process slowed by other jobs takes fewer; elsewhere (or with more
-    than ``_MAX_TOKENS`` blocks) each process takes a contiguous range, the caller's first. A context manager: on
+    copied into a memory-mapped file; ``pass_`` is their :class:`_Pass` in the caller. The blocks of a pass go
+    one at a time to whichever process is free (their numbers written to a pipe that every process reads, 4
+    bytes at a time), so a process slowed by other jobs takes fewer; with more than ``_MAX_TOKENS`` blocks each
+    process takes a contiguous range, the caller's first. A context manager: on
     exit the workers stop and the file is closed.
 
     The file has no name (POSIX systems only): the workers inherit its descriptor, so the system frees it when the
@@ -177,7 +177,7 @@ class _Workers:
         edges = [round(i * nb / (n_workers + 1)) for i in range(n_workers + 2)]
         self.ranges = list(zip(edges[:-1], edges[1:]))
         env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-        self.tokens = os.pipe() if os.name == "posix" and nb + n_workers + 1 <= _MAX_TOKENS else None
+        self.tokens = os.pipe() if nb + n_workers + 1 <= _MAX_TOKENS else None
         spec = {"fd": self.file.fileno(), "layout": {k: [list(s), t] for k, (s, t) in layout.items()},
                 "prior_sd_a": prior_sd_a, "prior_sd_b": prior_sd_b, "tokens": self.tokens[0] if self.tokens else None}
         try:
