@@ -14,38 +14,47 @@ from ..responses import ResponseMatrix
 from ._io import content_hash, read_results, reference_copy, write_text_atomic
 
 
-def _reread_reference(state: dict, reference: Any, directory: Path | None = None) -> ResponseMatrix:
-    """The reference data a saved run was started from: its copy in the run's ``directory`` (unless ``reference`` is
-    given), else read as it was read then; checked by its content hash either way."""
-    info = state["reference"]
+def reread_reference(info: dict, reference: Any, directory: Path | None, *, made: str, where: str, again: str,
+                     owner: str, warned_as: str, duplicates: str, progress: bool = False) -> ResponseMatrix:
+    """The reference data a saved selection or run (its record ``info``) was made from: its copy in ``directory``
+    (unless ``reference`` is given), else read as it was read then, on the record's tasks; checked by its content
+    hash either way.
+
+    The messages say what the data was for (``made``: "the manifest was made from", "the run was started from"),
+    name the saved folder ``where`` and the copy's ``owner``, and end a hash mismatch with ``again`` ("select
+    again"); a refused copy warns as ``warned_as``, at the user's call of ``estimate`` or ``SequentialRun.load``
+    (their callers' caller)."""
+    from ._select import _keep_tasks
+
     refused = None
     if reference is None and directory is not None:
-        saved, refused = reference_copy(directory, info["sha256"], owner="this run's")
+        saved, refused = reference_copy(directory, info["sha256"], owner=owner)
         if saved is not None:
             return saved
     ref = reference if reference is not None else info.get("source")
     # a refused copy and an unreadable source: one error saying both, as either alone would mislead
     also = "" if refused is None else f" and {refused}"
     if ref is None:
-        raise ValueError(f"reference: the run was started from data in memory{also}; pass reference= (the same data)")
+        raise ValueError(f"reference: {made} data in memory{also}; pass reference= (the same data)")
     layout = info.get("layout")
     try:
         rm = read_results(ref, format=info.get("format", "auto"), name="reference", filter=info.get("filter"),
                           metric=info.get("metric") if layout in ("lm-eval", "helm") else None,
-                          duplicates=state.get("duplicates", "last"), **(info.get("helm") or {}))
+                          duplicates=duplicates, tasks=info.get("tasks"), progress=progress,
+                          **(info.get("helm") or {}))
     except ValueError as exc:
         if refused is None:
             raise
-        msg = str(exc).removeprefix("reference: ")  # the source the state records, not an argument given
-        raise ValueError(f"directory: {msg}{also}; pass reference= (--reference) with the data the run was started "
-                         "from") from None
+        msg = str(exc).removeprefix("reference: ")  # the source the record names, not an argument given
+        raise ValueError(f"{where}: {msg}{also}; pass reference= (--reference) with the data {made}") from None
     if refused is not None:
-        warnings.warn(f"directory: {refused}; reading the reference data instead", UserWarning, stacklevel=4)
+        warnings.warn(f"{warned_as}: {refused}; reading the reference data instead", UserWarning, stacklevel=4)
+    rm = _keep_tasks(rm, info.get("tasks"))
     h = content_hash(rm)
     if h != info["sha256"]:
-        raise ValueError(f"reference: this reference data differs from the data the run was started from (content "
-                         f"hash {h[:12]}… vs {info['sha256'][:12]}…; {rm.n_models} × {rm.n_items} vs "
-                         f"{info['n_models']} × {info['n_items']}); pass the same data or start again")
+        raise ValueError(f"reference: this reference data differs from the data {made} (content hash {h[:12]}… vs "
+                         f"{info['sha256'][:12]}…; {rm.n_models} × {rm.n_items} vs {info['n_models']} × "
+                         f"{info['n_items']}); pass the same data or {again}")
     return rm
 
 

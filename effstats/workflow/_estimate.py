@@ -14,9 +14,10 @@ from .._escape import csv_safe, html_safe, md_text, md_to_html
 from .._results import ConfidenceInterval, check_confidence_level
 from .._shared import _level_percent, _name_list, _plain
 from ..responses import ResponseMatrix
-from ._io import content_hash, output_dir, read_new_results, read_results, reference_copy, write_text_atomic
+from ._copies import reread_reference
+from ._io import output_dir, read_new_results, write_text_atomic
 from ._combine import _combine, _Combined, _TaskResult
-from ._select import Selection, _fit_tasks, _keep_tasks, _observed_scores
+from ._select import Selection, _fit_tasks, _observed_scores
 from ._names import LM_EVAL_SAMPLES, _lm_eval_comma_note, _tasks_option
 from ._tasks import _version, design_methods, item_tasks
 
@@ -415,38 +416,9 @@ def _refit(sel: Selection, reference: Any, name: str = "reference",
            progress: bool = False) -> tuple[dict, ResponseMatrix]:
     if sel._fits is not None and reference is None:
         return sel._fits, sel._reference
-    ref = reference if reference is not None else sel.reference.get("source")
-    saved, refused = (None, None) if reference is not None or sel._directory is None else \
-        reference_copy(sel._directory, sel.reference["sha256"])
-    if saved is not None:
-        return _fits_chosen(sel, saved, name, progress), saved
-    # a refused copy and an unreadable source: one error saying both, as either alone would mislead
-    also = "" if refused is None else f" and {refused}"
-    if ref is None:
-        raise ValueError(f"{name}: the manifest was made from data in memory{also}; pass reference= (the same data)")
-    layout = sel.reference.get("layout")
-    try:
-        rm = read_results(ref, format=sel.reference.get("format", "auto"), name=name,
-                          filter=sel.reference.get("filter"),
-                          metric=sel.reference.get("metric") if layout in ("lm-eval", "helm") else None,
-                          duplicates=sel.reference.get("duplicates", "last"), tasks=sel.reference.get("tasks"),
-                          progress=progress, **(sel.reference.get("helm") or {}))
-    except ValueError as exc:
-        if refused is None:
-            raise
-        msg = str(exc).removeprefix(f"{name}: ")  # the source the manifest records, not an argument given
-        raise ValueError(f"selection: {msg}{also}; pass reference= (--reference) with the data the manifest was "
-                         "made from") from None
-    if refused is not None:
-        warnings.warn(f"reference: {refused}; reading the reference data instead", UserWarning, stacklevel=3)
-    if sel.reference.get("tasks") is not None:
-        rm = _keep_tasks(rm, sel.reference["tasks"])
-    h = content_hash(rm)
-    if h != sel.reference["sha256"]:
-        raise ValueError(f"{name}: this reference data differs from the data the manifest was made from "
-                         f"(content hash {h[:12]}… vs {sel.reference['sha256'][:12]}…; {rm.n_models} × {rm.n_items} vs "
-                         f"{sel.reference['n_models']} × {sel.reference['n_items']}); pass the same data or "
-                         "select again")
+    rm = reread_reference(sel.reference, reference, sel._directory, made="the manifest was made from",
+                          where="selection", again="select again", owner="this manifest's", warned_as="reference",
+                          duplicates=sel.reference.get("duplicates", "last"), progress=progress)
     return _fits_chosen(sel, rm, name, progress), rm
 
 

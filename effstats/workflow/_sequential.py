@@ -15,7 +15,7 @@ from .._shared import _level_percent, _plain
 from .._validation import check_positive, check_positive_int
 from ..responses import ResponseMatrix
 from ._estimate import refuse_batch_without_tasks
-from ._copies import _bank_key, _load_bank, _refuse_bank, _reread_reference, _save_bank
+from ._copies import _bank_key, _load_bank, _refuse_bank, _save_bank, reread_reference
 from ._sizes import _cap_reason, _projected_batch, _worst_case_items
 from ._io import (REFERENCE_CACHE, helm_options, output_dir, read_new_results, read_results, read_saved, save_reference,
                   write_json_atomic, write_text_atomic)
@@ -414,10 +414,10 @@ class SequentialRun:
         run._directory = p if p.is_dir() else p.parent
         run._reference_given = reference is not None
         if st["rule"]["kind"] == "adaptive":
-            run._reference = _reread_reference(st, reference, run._directory)
+            run._reference = reread_reference(st["reference"], reference, run._directory, **_reread_args(st))
             run._replay_adaptive()
         elif st["rule"].get("correction"):
-            run._reference = _reread_reference(st, reference, run._directory)
+            run._reference = reread_reference(st["reference"], reference, run._directory, **_reread_args(st))
             _check_stratified_state(st, run._reference, f"directory: {STATE}")
             if st["looks"]:
                 run.result = run._corrected_look([], [])
@@ -943,6 +943,12 @@ def _adaptive_reason(state: dict, stopped_by: str) -> str:
     ``"max_n"`` or ``"bank"``)."""
     return {"precision": f"the ability's standard error reached target_se={state['rule']['target_se']:g}",
             "max_n": f"max_n: {state['max_n']:,} items given", "bank": "every item of the bank given"}[stopped_by]
+
+
+def _reread_args(state: dict) -> dict:
+    """How :func:`reread_reference` reads a run's reference data and words its messages."""
+    return {"made": "the run was started from", "where": "directory", "again": "start again",
+            "owner": "this run's", "warned_as": "directory", "duplicates": state.get("duplicates", "last")}
 
 
 def _few_models_note(state: dict) -> str | None:
