@@ -25,7 +25,7 @@ run again with seed 43, then 44, and the rows say how often (``restarts``). ``--
 tables from the rows of earlier ``--json`` runs without fitting.
 
 py-irt is not a dependency of effstats. The script runs where ``py_irt`` (with pyro and torch) imports, optionally
-from the folder given by ``--pyirt-path`` (put first on ``sys.path``); elsewhere it says so and exits. It was run
+from the folder given by ``--pyirt-path`` (put first on ``sys.path``); elsewhere it says so and exits. It runs
 with Debian's python3-torch (1.13), pyro 1.8.6 and py-irt 0.4 (the pydantic-1 releases tinyBenchmarks used); one
 py-irt fit of 54 models × 2,376 items (2,000 epochs) takes about 30 CPU seconds.
 

@@ -807,9 +807,9 @@ def test_select_says_why_fewer_items_than_the_budget(tmp_path, capsys):
 def test_auto_on_models_better_than_every_reference_stays_near_the_plain_mean():
     """AlpacaEval wins, the best tenth of the models held out as new ones (win rates 0.16-0.71 against at most 0.16
     for the references): auto chooses among random-item candidates only, so every new model has a design-based
-    estimate to fall back on. A candidate choosing its items from the references (anchor points + gp-IRT) was picked
-    here on some seeds and was about 24 points off, 3.7 standard errors of 50 random items at the model's score;
-    every error stays within 3.5 of them (a design-based error exceeds that for one of these 30 model × seed
+    estimate to fall back on. A candidate choosing its items from the references (anchor points + gp-IRT) can be
+    picked here on some seeds and is then about 24 points off, 3.7 standard errors of 50 random items at the model's
+    score; every error stays within 3.5 of them (a design-based error exceeds that for one of these 30 model × seed
     estimates with probability about 0.014)."""
     from effstats import performance_split
     from effstats.datasets import load_alpacaeval

@@ -1,6 +1,7 @@
-"""The copies a sequential run keeps beside its state: the reference data (``reference.npz``, read instead of the
-original files) and, for rule "adaptive", the fitted item bank (``bank.npz``, used instead of a refit); each checked
-against the state and refused, with a warning, when it is not a usable copy."""
+"""The copies kept beside a saved selection or sequential run: the reference data (``reference.npz``, read instead
+of the original files, which :func:`reread_reference` reads where there is no usable copy) and, for a run of rule
+"adaptive", the fitted item bank (``bank.npz``, used instead of a refit); each checked against its record and
+refused, with a warning, when it is not a usable copy."""
 from __future__ import annotations
 
 import warnings
