@@ -266,16 +266,16 @@ class _Combined:
                 # a degenerate standard error says nothing of the spread: the count's interval (se 0: n* = b)
                 kg = self._korn_graubard(self.statistic, np.where(point, 0.0, self._own_se()), level)
                 low, high = np.where(point, kg.low, low), np.where(point, kg.high, high)
+                low, high, alike = self._alike_exact(point, low, high, level)
                 if p.method in _SRS_METHODS:
-                    low, high = self._srs_count(p, point, low, high, level)
-                low, high = self._alike_exact(point, low, high, level)
+                    low, high = self._srs_count(p, point & ~alike, low, high, level)
             return ConfidenceInterval(low, high)
         est, se = self.statistic, self._own_se()
         if self.binary and all(p.design_based for p in self.parts):
             kg = self._korn_graubard(est, self._count_se(), level)
             point = np.logical_and.reduce([_degenerate(p) | (np.asarray(p.n_evaluated) >= p.n_items)
                                            for p in self.parts])
-            return ConfidenceInterval(*self._alike_exact(point, kg.low, kg.high, level))
+            return ConfidenceInterval(*self._alike_exact(point, kg.low, kg.high, level)[:2])
         z = stats.norm.ppf(0.5 + level / 2)
         return ConfidenceInterval(np.clip(est - z * se, 0, 1), np.clip(est + z * se, 0, 1))
 
@@ -284,7 +284,8 @@ class _Combined:
         """``low``/``high`` with the ``point`` models of a task drawn as one simple random sample given the exact
         (hypergeometric) interval of their count: the count of 0/1 items drawn without replacement is
         hypergeometric, and its interval is contained in the Clopper-Pearson one at the items evaluated. The
-        estimate of such a model (every sampled item alike, or predicted each within 1e-3) is its count's share."""
+        estimate of such a model (AIPW's fitted model predicting each sampled item within 1e-3) is its count's
+        share; a model whose sampled items are all alike has the exact interval of ``_alike_exact`` instead."""
         from .._hypergeometric import hypergeometric_interval
 
         k = np.asarray(p.n_evaluated, float)
@@ -297,19 +298,22 @@ class _Combined:
         return low, high
 
     def _alike_exact(self, point: np.ndarray, low: np.ndarray, high: np.ndarray,
-                     level: float) -> tuple[np.ndarray, np.ndarray]:
+                     level: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``low``/``high`` with the ``point`` models whose every task's sampled items are all right (or all
         wrong) given the exact interval of a stratified simple random sample all alike: the tasks' strata (a
         task drawn as one simple random sample is one stratum; a census, one sampled whole) are the strata of one
         stratified sample, and the worst placement of the wrong items among them bounds the score
         (``stratified_alike_interval``). The score is the share of all items right only when the tasks weigh
         by their items; tasks weighed alike, or a task whose design is not a stratified simple random sample
-        (Sort & Search's cells, model-based methods), keep the interval they have."""
+        (Sort & Search's cells, model-based methods), keep the interval they have. The third array marks the
+        models given the exact interval (one task drawn as one simple random sample: :func:`hypergeometric_interval`
+        of a count of none or all)."""
         from .._hypergeometric import stratified_alike_interval
 
+        none = np.zeros(np.shape(point), bool)
         sizes = np.array([p.n_items for p in self.parts], float)
         if not self.binary or not np.allclose([p.weight for p in self.parts], sizes / sizes.sum(), atol=1e-9):
-            return low, high
+            return low, high, none
         designs, right, wrong = [], np.array(point, bool), np.array(point, bool)
         for p in self.parts:
             k, n_items = np.asarray(p.n_evaluated, float), float(p.n_items)
@@ -323,7 +327,7 @@ class _Combined:
             elif p.method in _SRS_METHODS or pop is not None:
                 designs.append((np.minimum(k, n_items)[:, None], np.full((len(k), 1), n_items)))
             else:
-                return low, high
+                return low, high, none
             # a census is all right (all wrong) only at a score of exactly 1 (0); a sample, where its responses are
             sign = np.zeros(len(k), int) if p.alike is None else np.asarray(p.alike, int)
             right &= np.where(census, est >= 1 - 1e-12, sign == 1)
@@ -335,7 +339,7 @@ class _Combined:
             ci = stratified_alike_interval(k_h, n_h, right[alike], level)
             low, high = np.array(low, float), np.array(high, float)
             low[alike], high[alike] = ci.low, ci.high
-        return low, high
+        return low, high, alike
 
     def _count_se(self) -> np.ndarray:
         """The combined standard error with each task's degenerate one replaced by its count's.
