@@ -12,6 +12,7 @@ import pytest
 from effstats import ResponseMatrix
 from effstats.datasets import simulate_responses
 from effstats.workflow import Selection, _io, content_hash, estimate, select
+from effstats.workflow._estimate import _refit
 
 
 @pytest.fixture(scope="module")
@@ -57,7 +58,7 @@ def test_estimate_from_the_copy_equals_estimate_from_the_reference_files(data, t
     src.unlink()  # the refit now reads the copy: the original files are not needed
     from_copy = estimate(Selection.load(tmp_path / "sel"), chosen)
     pd.testing.assert_frame_equal(_frame(from_copy), _frame(from_files))
-    back = _io.load_reference(tmp_path / "sel", saved["reference"]["sha256"])
+    _, back = _refit(Selection.load(tmp_path / "sel"), None)  # estimate's reading of the reference data
     assert content_hash(back) == saved["reference"]["sha256"] and back.kind == sel._reference.kind
     assert back.item_ids.equals(sel._reference.item_ids) and back.model_ids.equals(sel._reference.model_ids)
 
@@ -84,11 +85,13 @@ def test_a_copy_whose_values_were_changed_is_refused(data, tmp_path):
     arrays["values"][0, 0] ^= 0b10000000  # one answer flipped; the recorded hash kept
     np.savez(path, **arrays)
     sha = json.loads((tmp_path / "sel" / "manifest.json").read_text())["reference"]["sha256"]
-    with pytest.warns(UserWarning, match="is not a copy"):
-        assert _io.load_reference(tmp_path / "sel", sha) is None
+    with pytest.warns(UserWarning, match=r"reference: .*reference.npz is not a copy .*; reading the reference data"):
+        _, back = _refit(Selection.load(tmp_path / "sel"), None)
+    assert content_hash(back) == sha  # the source as it was read, not the changed copy
     path.write_bytes(b"not a zip file")
-    with pytest.warns(UserWarning, match=r"\(unreadable \(ValueError\)\)"):
-        assert _io.load_reference(tmp_path / "sel", sha) is None
+    with pytest.warns(UserWarning, match=r"\(unreadable \(ValueError\)\); reading the reference data"):
+        _, back = _refit(Selection.load(tmp_path / "sel"), None)
+    assert content_hash(back) == sha
 
 
 def test_no_copy_where_it_would_not_give_the_data_back(tmp_path):
@@ -96,9 +99,7 @@ def test_no_copy_where_it_would_not_give_the_data_back(tmp_path):
     rm = ResponseMatrix.from_probabilities(p, labels=[0, 1, 2, 0, 1, 2])
     assert _io.save_reference(tmp_path, rm, content_hash(rm)) is None
     assert not (tmp_path / "reference.npz").exists()
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        assert _io.load_reference(tmp_path, content_hash(rm)) is None  # no copy: nothing said
+    assert _io.reference_copy(tmp_path, content_hash(rm)) == (None, None)  # no copy, and none refused
 
 
 def test_an_unusable_copy_and_a_moved_source_are_one_error_saying_both(data, tmp_path, capsys):

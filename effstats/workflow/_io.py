@@ -369,7 +369,7 @@ def save_reference(directory: Path, rm: ResponseMatrix, sha256: str) -> str | No
 
     The ``.npz`` holds no pickled object: the ids and metadata as JSON text, the 0/1 values and the missing cells
     eight a byte, scores as float64, and ``sha256`` (:func:`content_hash` of ``rm``), which
-    :func:`load_reference` checks.
+    :func:`reference_copy` checks.
     """
     import io
 
@@ -411,20 +411,12 @@ def _reference_from(z: Any) -> ResponseMatrix:
                           models=meta("models", model_ids), items=meta("items", item_ids))
 
 
-def load_reference(directory: Path, sha256: str, owner: str = "this manifest's") -> ResponseMatrix | None:
-    """The reference data :func:`save_reference` wrote beside a manifest (or a sequential run's state: ``owner``
-    names it in the warning), or None where there is none; a copy whose content hash is not ``sha256`` (another
-    selection's, or damaged) is refused with a warning, and None."""
-    rm, refused = reference_copy(directory, sha256, owner)
-    if refused is not None:
-        warnings.warn(f"reference: {refused}; reading the reference data instead", UserWarning, stacklevel=3)
-    return rm
-
-
 def reference_copy(directory: Path, sha256: str, owner: str = "this manifest's") -> tuple[ResponseMatrix | None,
                                                                                            str | None]:
-    """:func:`load_reference` without its warning: ``(the copy, None)``, ``(None, None)`` where there is no copy,
-    or ``(None, why)`` where the copy is refused (``why``: "DIR/reference.npz is not a copy of …")."""
+    """The reference data :func:`save_reference` wrote in ``directory`` beside a manifest (or a sequential run's
+    state: ``owner`` names it in ``why``), checked against its content hash ``sha256``: ``(the copy, None)``,
+    ``(None, None)`` where there is no copy, or ``(None, why)`` where the copy is refused (another selection's, or
+    damaged; ``why``: "DIR/reference.npz is not a copy of …")."""
     path = Path(directory) / REFERENCE_CACHE
     if not path.is_file():
         return None, None
