@@ -459,13 +459,13 @@ class SubsetPrediction:
     >>> p.method, p.statistic.round(3), p.out_of_range
     ('design', array([0.604, 0.408, 0.469]), array([False, False, False]))
     >>> p.confidence_interval(0.9).low.round(3)
-    array([0.477, 0.298, 0.339])
+    array([0.458, 0.291, 0.327])
     >>> p.to_frame(0.9).round(3)
                estimate  standard_error    low   high  out_of_range
     model_ids
-    sim50         0.604           0.077  0.477  0.731         False
-    sim51         0.408           0.067  0.298  0.519         False
-    sim52         0.469           0.079  0.339  0.599         False
+    sim50         0.604           0.077  0.458  0.738         False
+    sim51         0.408           0.067  0.291  0.534         False
+    sim52         0.469           0.079  0.327  0.615         False
     """
 
     statistic: np.ndarray

@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
 from .._subset import _first_per_group, _impute
 from .._validation import check_flag, check_option, check_positive, check_positive_int, check_rng
@@ -258,9 +258,6 @@ class StratifiedAIPW(AIPW):
     _min_items = 2  # two sampled items a stratum at the least
     # one prior degree of freedom of the pooled residual variance in every stratum's (class Notes)
     _borrow = 1.0
-    # on 0/1 responses: Clopper-Pearson at the effective size, at most 4 times the sample's (class Notes)
-    _max_deff_inv = 4.0
-    _exact_interval = True
 
     def __init__(self, n_items: int = 100, n_strata: int | None = None, allocation: str = "mixed", n_folds: int = 5,
                  n_components: int = 1, penalty: float = 1.0, power_tuning: bool = False,
@@ -350,28 +347,6 @@ class StratifiedAIPW(AIPW):
 
     def _fit_f(self, X: np.ndarray, Y: np.ndarray) -> _Fit:
         return _LogitFit(X, Y, self._penalty, *self._pop_features, len(self.stratum_sizes_))
-
-    def _design_df(self, o) -> np.ndarray:
-        """Satterthwaite's effective degrees of freedom of the stratified residual variance (class Notes)."""
-        return self._estimate(o)[2]
-
-    def _design_n(self, o) -> np.ndarray:
-        """Effective sample size of the Clopper-Pearson interval on 0/1 responses (class Notes, "Near 0 and 1");
-        for graded responses within an item's worth of all alike, the items evaluated."""
-        est, se, df = self._estimate(o)
-        y = o.correctness("target_outputs")
-        n = self.n_items_total_
-        k = np.full(len(y), float(y.shape[1])) if o.missing is None else (~o.missing).sum(axis=1).astype(float)
-        with np.errstate(divide="ignore"):
-            srs = np.where(k < n, k / (1 - k / n), np.inf)
-        p = (k * np.clip(est, 0.0, 1.0) + 0.5) / (k + 1)
-        z = special.ndtri(0.975)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            kish = p * (1 - p) / se**2 * (z / stats.t.ppf(0.975, np.maximum(df, 1.0))) ** 2
-        kish = np.clip(kish, srs / 2, self._max_deff_inv * srs)
-        minority = self._minority(o)
-        graded = ~np.isin(y, (0.0, 1.0)).all(axis=1)
-        return np.where((minority > 0) & (se > 0) & ~(graded & (minority < 1)), kish, srs)
 
 
 def _allocate(sizes: np.ndarray, k: int, spread: np.ndarray | None) -> np.ndarray:
