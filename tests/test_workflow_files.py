@@ -639,6 +639,70 @@ def test_damaged_state_is_refused_naming_the_field(saved, tmp_path, capsys, edit
     assert code == 2 and _one_line(err).startswith("effstats sequential update: error: DIR: state.json: ")
 
 
+def _pending_swapped(st):
+    n = sum(len(look["items"]) for look in st["looks"])
+    st["order"][n], st["order"][n + 1] = st["order"][n + 1], st["order"][n]
+
+
+def _pending_replaced(st):
+    """The last item of the order (not yet handed out) replaced by a reference item the run never drew."""
+    drawn = set(st["order"])
+    st["order"][-1] = next(f"t{k % 3}/{k}" for k in range(300) if f"t{k % 3}/{k}" not in drawn)
+
+
+def _other_task(st):
+    st["tasks"][-1] = "t1" if st["tasks"][-1] == "t0" else "t0"
+
+
+def _other_score(st):
+    st["against_scores"][-1] = 1.0 - st["against_scores"][-1]
+
+
+@pytest.mark.parametrize("rule, edit, field", [
+    ("precision", _pending_swapped, "order"),
+    ("precision", _pending_replaced, "order"),
+    ("precision", _set("seed", 5), "order"),
+    ("precision", _other_task, "tasks"),
+    ("efficacy", _pending_replaced, "order"),
+    ("efficacy", _other_score, "against_scores"),
+])
+def test_a_state_whose_fixed_order_was_edited_is_refused(tmp_path, capsys, rule, edit, field):
+    """The items not yet handed out are drawn at the start with the seed from reference data the state does not
+    hold: another order (or the tasks, or the compared model's scores) is refused on load, as the update that would
+    hand it out, in one line naming the file and the field; the unedited state goes on."""
+    truth = _truth()
+    ref, new = truth.subset(models=range(24)), truth.subset(models=[24])
+    opts = {"half_width": 0.01} if rule == "precision" else {"against": "org/m03"}
+    run = SequentialRun.start(ref, rule=rule, initial=40, batch=40, max_n=200, **opts)
+    run.update(new.subset(items=run.next_items))
+    run.save(tmp_path / "seq")
+    st = json.loads((tmp_path / "seq" / "state.json").read_text())
+    assert SequentialRun.load(tmp_path / "seq").next_items.equals(run.next_items)
+    edit(st)
+    (tmp_path / "seq" / "state.json").write_text(json.dumps(st))
+    with pytest.raises(ValueError, match=rf"^directory: state.json: {field}: not the .* seed {st['seed']}"):
+        SequentialRun.load(tmp_path / "seq")
+    write_lm_eval_samples(new.subset(items=run.next_items), tmp_path / "b2")
+    code, _, err = _run(["sequential", "update", tmp_path / "seq", tmp_path / "b2"], capsys)
+    assert code == 2 and _one_line(err).startswith(f"effstats sequential update: error: DIR: state.json: {field}: ")
+    assert json.loads((tmp_path / "seq" / "state.json").read_text()) == st  # nothing recorded
+
+
+def test_a_state_without_checksums_goes_on(tmp_path, capsys):
+    """A state written before the fixed lists' checksums were recorded loads and updates as before."""
+    truth = _truth()
+    ref, new = truth.subset(models=range(24)), truth.subset(models=[24])
+    run = SequentialRun.start(ref, rule="precision", half_width=0.01, initial=40, batch=40, max_n=200)
+    run.save(tmp_path / "seq")
+    st = json.loads((tmp_path / "seq" / "state.json").read_text())
+    del st["checksums"]
+    (tmp_path / "seq" / "state.json").write_text(json.dumps(st))
+    write_lm_eval_samples(new.subset(items=run.next_items), tmp_path / "b1")
+    code, out, err = _run(["sequential", "update", tmp_path / "seq", tmp_path / "b1"], capsys)
+    assert code == 0 and out.startswith("look 1: 40 items"), err
+    assert "checksums" not in json.loads((tmp_path / "seq" / "state.json").read_text())
+
+
 @pytest.mark.parametrize("key,raw,message", [
     ("budget", "1e400", "budget: expected an integer, got inf"),
     ("doc_ids", "1e400", "doc_ids: expected an array, got inf"),

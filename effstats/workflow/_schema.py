@@ -14,7 +14,7 @@ from typing import Any
 
 from ._names import METHODS
 
-__all__ = ["check", "safe_relative"]
+__all__ = ["check", "check_checksums", "checksums", "safe_relative"]
 
 
 def safe_relative(rel: Any) -> bool:
@@ -96,6 +96,7 @@ STATE = {
         "status": {"enum": ["continue", "stopped"]},
         "result": {"type": ["object", "null"]},
         "files": {"type": "array", "items": _STR},
+        "checksums": {"type": "object", "additionalProperties": {"type": "string", "pattern": "^[0-9a-f]{64}$"}},
     },
 }
 
@@ -285,6 +286,45 @@ def _check_state(st: dict, shown: str) -> None:
         raise ValueError(f"{shown}: result: a stopped run needs its decision")
     if st["status"] == "continue" and st["result"] is not None:
         raise ValueError(f"{shown}: status: 'continue', but the run holds a decision")
+
+
+# the lists a run of rule "precision" or "efficacy" fixes at its start (its item order drawn with its seed, and what
+# goes with each item), each read as the type its schema gives: another tool's rewrite of the file as JSON (1.0 as
+# 1) keeps the checksum
+_FIXED = {"order": str, "tasks": str, "doc_ids": int, "against_scores": float}
+
+
+def checksums(st: dict) -> dict[str, str]:
+    """SHA-256 of each list a random-order run fixes at its start, keyed by the reference data's content hash and
+    the seed; a run of rule "adaptive" hands out its items one batch at a time and has none."""
+    import hashlib
+    import json
+
+    if st["rule"]["kind"] == "adaptive":
+        return {}
+    out = {}
+    for k, kind in _FIXED.items():
+        if st.get(k) is not None:
+            values = [None if v is None else kind(v) for v in st[k]]
+            text = json.dumps([st["reference"]["sha256"], st.get("seed"), values])
+            out[k] = hashlib.sha256(text.encode()).hexdigest()
+    return out
+
+
+def check_checksums(st: dict, shown: str) -> None:
+    """Refuse a state whose fixed lists (the item order, its tasks, documents and the compared model's scores) are
+    not those its start recorded: the order is a random draw with the state's seed from reference data the state
+    does not hold, so an edit (its items not yet handed out replaced, say) can only be told from its checksum. A
+    state without checksums (written before they were recorded) is not checked."""
+    saved = st.get("checksums")
+    if not saved:
+        return
+    now = checksums(st)
+    for k in _FIXED:
+        if k in saved and now.get(k) != saved[k]:
+            what = "item order the run's start drew with" if k == "order" else f"{k} the run's start recorded with"
+            raise ValueError(f"{shown}: {k}: not the {what} seed {st.get('seed')} (checksums.{k}); the file was "
+                             "edited: start the run again")
 
 
 def _check_spending(st: dict, shown: str) -> None:

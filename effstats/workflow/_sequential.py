@@ -23,6 +23,7 @@ from ._select import _reference_info
 from ._strata import (_CORRECTION_STRATA, _check_stratified_state, _correction_inputs, _stratified_order,
                       _stratified_worst_case_items)
 from ._names import HELM_INSTANCES, LM_EVAL_SAMPLES
+from ._schema import check_checksums, checksums
 from ._tasks import _version, check_task_keys, item_tasks, samples_by_task
 
 __all__ = ["SequentialRun"]
@@ -342,6 +343,7 @@ class SequentialRun:
             state["rule"]["correction"] = correction
             state["strata"] = [int(v) for v in strata[order]]
             state["look_sizes"] = look_sizes
+        state["checksums"] = checksums(state)
         run = cls(state, rm)
         run._evaluator()  # checks alpha and spending now, not at the first update
         return run
@@ -423,6 +425,7 @@ class SequentialRun:
                 run.result = run._corrected_look([], [])
         elif st["looks"]:
             run._replay()
+        check_checksums(st, f"directory: {STATE}")  # after the corrected run's own check, which names the entry
         return run
 
     # ------------------------------------------------------------------ the evaluator, replayed
