@@ -428,6 +428,47 @@ def test_default_report_folders_are_named_by_the_whole_results_name(logs, capsys
     assert "m25" in (run1 / "estimate" / "new.v2" / "estimate.csv").read_text()
 
 
+def test_estimate_force_replaces_only_the_report_files_an_estimate_wrote(logs, capsys, tmp_path):
+    """``estimate --force --out DIR`` replaces a report an estimate wrote there (its record,
+    ``.effstats_estimate.json``, lists the files); a file of a report's name no estimate wrote (the user's table, a
+    report written before its files were recorded, a link to a file elsewhere, another tool's file under the
+    record's name) is refused in one line naming it, with or without --force, and left as it is."""
+    sel = _selection_with_an_estimate(logs, capsys, tmp_path)
+    est = ["estimate", sel, tmp_path / "new"]
+    ours = tmp_path / "ours"
+    assert _run(est + ["--out", ours], capsys)[0] == 0
+    assert json.loads((ours / ".effstats_estimate.json").read_text()) == {
+        "format": "effstats.estimate/1", "files": ["estimate.csv", "tasks.csv", "estimate.md", "estimate.html"]}
+    code, _, err = _run(est + ["--out", ours], capsys)
+    assert code == 2 and "already holds a report (estimate.csv)" in _one_line(err)
+    (ours / "estimate.md").write_text("stale")
+    code, _, err = _run(est + ["--out", ours, "--force"], capsys)
+    assert code == 0, err
+    assert (ours / "estimate.md").read_text().startswith("#")
+
+    outside = tmp_path / "elsewhere.csv"
+    outside.write_text("the user's")
+    cases = {"estimate.csv": lambda f: f.write_text("mine"), "tasks.csv": lambda f: f.symlink_to(outside),
+             ".effstats_estimate.json": lambda f: f.write_text('{"format": "another.tool/1", "files": []}')}
+    for name, make in cases.items():
+        d = tmp_path / f"user_{name.strip('.')}"
+        d.mkdir()
+        make(d / name)
+        before = {p.name: (p.is_symlink(), p.read_bytes()) for p in d.iterdir()}
+        for force in ([], ["--force"]):
+            code, _, err = _run(est + ["--out", d] + force, capsys)
+            line = _one_line(err)
+            assert code == 2 and line.startswith("effstats estimate: error: --out: "), err
+            if force or name.startswith("."):
+                assert f"holds {name}, which no effstats estimate wrote there" in line, line
+        assert {p.name: (p.is_symlink(), p.read_bytes()) for p in d.iterdir()} == before
+    assert outside.read_text() == "the user's"
+    # the same rule in the default folder: a report there is the selection's (its manifest lists the files)
+    (sel / "estimate" / "new" / ".effstats_estimate.json").unlink()
+    code, _, err = _run(est + ["--force"], capsys)
+    assert code == 0, err
+
+
 # ---------------------------------------------------------------------------------------------------- the lock
 def _batch(truth: ResponseMatrix, items, path: Path, model: str) -> Path:
     """The harness's output of ``model`` on ``items``."""

@@ -119,7 +119,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     e.add_argument("--out", default=None, metavar="DIR",
                    help="where to write estimate.csv/.md/.html and tasks.csv "
                         "(default: DIR/estimate/<NEW_RESULTS' name>)")
-    e.add_argument("--force", action="store_true", help="replace a report already in the output folder")
+    e.add_argument("--force", action="store_true",
+                   help="replace a report an earlier estimate wrote in the output folder (its record, "
+                        ".effstats_estimate.json, lists the files; a file of that name it did not write is refused)")
     e.add_argument("--no-progress", action="store_true",
                    help="no progress bars (shown on a terminal for a read or a fit that takes over 2 s)")
     e.add_argument("--restrict-to-manifest", action="store_true",
@@ -289,31 +291,22 @@ def _estimate(args: argparse.Namespace) -> None:
                    duplicates=args.duplicates, weights=args.weights, tasks=tasks,
                    restrict_to_manifest=args.restrict_to_manifest, progress=not args.no_progress)
     out = Path(args.out) if args.out else _report_dir(args.manifest, args.new_results)
-    from ._files import locked, real_folder, record_report, run_folder
+    from ._files import REPORT_RECORD, locked, real_folder, record_report, refuse_report, run_folder
 
     if not args.out:  # the default folder, DIR/estimate/<results>: never written (nor locked) through a link
         real_folder(out.parent.parent, f"{out.parent.name}/{out.name}", "--out", make=False)
-    _refuse_report(out, args.force)
     # two estimates into one folder: the second is refused, not mixed in; a report inside the selection's folder is
     # written under the selection's lock (a select --force waits) and recorded in its manifest
     sel_dir = run_folder(Path(args.manifest).expanduser(), "manifest.json")
     inside = out.expanduser().resolve().is_relative_to(sel_dir.resolve())
+    refuse_report(out, args.force, sel_dir if inside else None)
     with locked(sel_dir if inside else out, "manifest.json" if inside else "estimate"):
-        _refuse_report(out, args.force)
+        refuse_report(out, args.force, sel_dir if inside else None)
         paths = est.save(out, confidence_level=level)
         if inside:
-            record_report(sel_dir, list(paths.values()))
+            record_report(sel_dir, list(paths.values()) + [out / REPORT_RECORD])
     print(est.to_markdown(level), end="")
     print(f"written: {paths['markdown']}, {paths['html']}, {paths['csv']}, {paths['tasks']}")
-
-
-def _refuse_report(out: Path, force: bool) -> None:
-    from ._files import REPORT_FILES
-
-    there = [f for f in REPORT_FILES if (out / f).exists()]
-    if there and not force:
-        raise ValueError(f"--out: {out} already holds a report ({there[0]}); name another folder with --out, or pass "
-                         "--force to replace it")
 
 
 def _sequential(args: argparse.Namespace) -> None:

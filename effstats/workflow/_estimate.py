@@ -17,6 +17,7 @@ from ..responses import ResponseMatrix
 from ._copies import reread_reference
 from ._io import output_dir, read_new_results, write_text_atomic
 from ._combine import _combine, _Combined, _TaskResult
+from ._files import REPORT_FILES, record_report_files
 from ._select import Selection, _fit_tasks, _observed_scores
 from ._names import LM_EVAL_SAMPLES, _lm_eval_comma_note, _tasks_option
 from ._tasks import _version, design_methods, item_tasks
@@ -363,7 +364,8 @@ class Estimate:
 
     def save(self, directory: str | Path, confidence_level: float = 0.95) -> dict[str, Path]:
         """Write the report: ``estimate.csv`` (:meth:`to_frame`), ``tasks.csv`` (:meth:`tasks`), ``estimate.md``
-        (:meth:`to_markdown`) and ``estimate.html``, each atomically.
+        (:meth:`to_markdown`) and ``estimate.html``, each atomically, and ``.effstats_estimate.json``, the record of
+        the files written (``effstats estimate --force`` replaces only the files a record lists).
 
         Parameters
         ----------
@@ -384,6 +386,7 @@ class Estimate:
         html = ("<!doctype html><meta charset='utf-8'><title>effstats estimate</title>"
                 "<style>body{font-family:sans-serif;max-width:60em;margin:2em auto}table{border-collapse:collapse}"
                 "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}</style>\n" + md_to_html(md))
+        record_report_files(d, REPORT_FILES)  # before the files: an interrupted save leaves them listed
         return {"csv": write_text_atomic(d / "estimate.csv", csv_safe(frame).to_csv()),
                 "tasks": write_text_atomic(d / "tasks.csv", csv_safe(tasks).to_csv()),
                 "markdown": write_text_atomic(d / "estimate.md", md),

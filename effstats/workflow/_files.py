@@ -22,7 +22,7 @@ from ._names import HELM_INSTANCES, LM_EVAL_SAMPLES
 from ._schema import MANIFEST as MANIFEST_SCHEMA, STATE as STATE_SCHEMA, safe_relative
 
 __all__ = ["KINDS", "owned_files", "remove_files", "refuse_existing", "locked", "safe_relative", "record_report",
-           "run_folder", "real_folder"]
+           "run_folder", "real_folder", "refuse_report", "record_report_files", "report_files"]
 
 # the record file of each kind of run, and what the messages call it
 KINDS = {"manifest.json": "a selection", "state.json": "a sequential run"}
@@ -30,6 +30,9 @@ KINDS = {"manifest.json": "a selection", "state.json": "a sequential run"}
 _FORMATS = {"manifest.json": "effstats.manifest/1", "state.json": "effstats.sequential/1"}
 # the files of an estimate's report (effstats estimate writes them into DIR/estimate/<results>/)
 REPORT_FILES = ("estimate.csv", "tasks.csv", "estimate.md", "estimate.html")
+# the record of the report files an estimate wrote into a folder, and its format: --force replaces only those
+REPORT_RECORD = ".effstats_estimate.json"
+_REPORT_FORMAT = "effstats.estimate/1"
 # the folder of a selection's estimates (effstats estimate's default report folder is REPORTS/<results>/)
 REPORTS = "estimate"
 # the files each kind of run writes at the top of its folder (a sequential run also writes batch_NNN/...)
@@ -54,7 +57,7 @@ def _ours(record: str, rel: Any) -> bool:
     if len(parts) == 1 and parts[0] in _TOP[record]:
         return True
     if record == "manifest.json":  # an estimate's report in its default folder, DIR/estimate/<results>/
-        return len(parts) == 3 and parts[0] == REPORTS and parts[2] in REPORT_FILES
+        return len(parts) == 3 and parts[0] == REPORTS and parts[2] in (*REPORT_FILES, REPORT_RECORD)
     return len(parts) == 2 and _BATCH.fullmatch(parts[0]) is not None and parts[1] in _BATCH_FILES
 
 
@@ -95,6 +98,51 @@ def record_report(d: Path, paths: list[Path]) -> None:
     new = [r for r in rels if r not in files and _ours("manifest.json", r)]
     if new:
         write_json_atomic(d / "manifest.json", {**doc, "files": files + new})
+
+
+def _there(p: Path) -> bool:
+    return p.exists() or p.is_symlink()
+
+
+def report_files(out: Path) -> list[str]:
+    """The report files an estimate recorded writing into ``out`` (its ``REPORT_RECORD``, read only where it is a
+    file of that format and not a link), the record included; none where there is no such record."""
+    f = out / REPORT_RECORD
+    try:
+        doc = read_json(f, "--out") if f.is_file() and not f.is_symlink() else None
+    except ValueError:
+        doc = None
+    if not isinstance(doc, dict) or doc.get("format") != _REPORT_FORMAT or not isinstance(doc.get("files"), list):
+        return []
+    return [n for n in REPORT_FILES if n in doc["files"]] + [REPORT_RECORD]
+
+
+def record_report_files(out: Path, names: list[str]) -> None:
+    """Write the record of the report files ``names`` an estimate writes into ``out``."""
+    write_json_atomic(out / REPORT_RECORD, {"format": _REPORT_FORMAT, "files": list(names)})
+
+
+def refuse_report(out: Path, force: bool, selection: Path | None = None) -> None:
+    """Refuse to write an estimate's report into ``out`` over a file of a report's name that no estimate wrote
+    there (one the folder's record does not list, nor the manifest of the ``selection`` whose folder holds
+    ``out``), with or without ``force``, and over a report an estimate wrote unless ``force``."""
+    ours = set(report_files(out))
+    if selection is not None:
+        rel = out.expanduser().resolve().relative_to(selection.resolve()).as_posix()
+        try:
+            doc = _record(selection, "manifest.json")
+        except ValueError:  # another tool's manifest.json: it lists no report of effstats'
+            doc = None
+        ours |= {PurePosixPath(f).name for f in owned_files(selection, "manifest.json", doc) if doc is not None
+                 and str(PurePosixPath(f).parent) == rel}
+    foreign = [n for n in (*REPORT_FILES, REPORT_RECORD) if _there(out / n) and n not in ours]
+    there = [n for n in REPORT_FILES if _there(out / n)]
+    if foreign:
+        raise ValueError(f"--out: {out} holds {foreign[0]}, which no effstats estimate wrote there; effstats "
+                         "replaces only its own files: remove it, or choose another folder")
+    if there and not force:
+        raise ValueError(f"--out: {out} already holds a report ({there[0]}); name another folder with --out, or pass "
+                         "--force to replace it")
 
 
 def _record(d: Path, record: str) -> dict | None:
