@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # pandas loads in the functions that take frames: the command line's parser imports this module
     import pandas as pd
 
-__all__ = ["html_text", "md_text", "md_prose", "csv_cell", "csv_safe", "html_safe", "terminal_text"]
+__all__ = ["html_text", "md_text", "md_prose", "csv_cell", "csv_safe", "html_safe", "terminal_text", "control_text"]
 
 # CommonMark's backslash escapes for the characters that start markup in inline text: HTML tags and entities
 # (< >, and & where it starts a character reference), links and images ([ ]), code (`), emphasis (*), tables (|)
@@ -37,46 +37,55 @@ def _escapes(m: re.Match) -> str:
     return m.group().encode("unicode_escape").decode("ascii")
 
 
-# a backslash (with the backslashes before it) that starts what reads as an escape (\x1b, \u202e, \U0001f600): in
-# a name it is doubled, so that a name holding the text "\u202e" never shows as one holding the character
-_ESCAPE_LIKE = re.compile(r"\\(?=\\*(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}))")
-
-
-def _name_text(text: str) -> str:
-    r"""A name's text with its controls as escapes (:func:`terminal_text`), unambiguously: a backslash that would
-    read as the start of an escape is doubled first.
-
-    Examples
-    --------
-    >>> from effstats._escape import _name_text
-    >>> print(_name_text("a\u202eb"), _name_text("a\\u202eb"), _name_text("C:\\users"))
-    a\u202eb a\\u202eb C:\users
-    """
-    return terminal_text(_ESCAPE_LIKE.sub(r"\\\\", text))
+# a backslash (with the backslashes before it) that starts what reads as an escape (\x1b, \u202e, \U0001f600) or
+# stands before a control character (which becomes one): in a name it is doubled, so that a name holding the text
+# "\u202e" never shows as one holding the character, nor a backslash before the character as that text
+_ESCAPE_LIKE = re.compile(r"\\(?=\\*(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|"
+                          "[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]))")
 
 
 def terminal_text(text: str) -> str:
-    r"""``text`` with control characters (but line feeds and tabs) and bidirectional overrides written as escapes
-    (``\x1b``), so that a name printed to a terminal cannot move the cursor, recolour or hide what follows.
+    r"""A name's ``text`` with control characters (but line feeds and tabs) and bidirectional overrides written as
+    escapes (``\x1b``), so that a name printed to a terminal cannot move the cursor, recolour or hide what follows;
+    unambiguously: a backslash that would read as the start of an escape is doubled first, so that a name holding
+    the text ``\u202e`` shows as ``\\u202e``. Other text (``C:\users``, plain names) is unchanged.
 
     Examples
     --------
     >>> from effstats._escape import terminal_text
     >>> print(terminal_text("model\x1b[2J\u202eevil"))
     model\x1b[2J\u202eevil
+    >>> print(terminal_text("a\u202eb"), terminal_text("a\\u202eb"), terminal_text("C:\\users"))
+    a\u202eb a\\u202eb C:\users
+    """
+    return control_text(_ESCAPE_LIKE.sub(r"\\\\", text))
+
+
+def control_text(text: str) -> str:
+    r"""``text`` that already shows its names unambiguously (a report's Markdown, a message naming values by their
+    ``repr``, a shell command) with any control character (but line feeds and tabs) and bidirectional override
+    left in it written as an escape: the last filter before a terminal, which must not escape twice.
+
+    Examples
+    --------
+    >>> from effstats._escape import control_text
+    >>> print(control_text(repr("a\u202eb") + " \x1b[2J"))
+    'a\u202eb' \x1b[2J
     """
     return _CONTROL.sub(_escapes, text)
 
 
 def html_text(x: Any) -> str:
-    """``x`` as HTML text (``<``, ``>``, ``&`` and quotes escaped; control characters and bidirectional
-    overrides shown as escapes, as by :func:`terminal_text`).
+    r"""A name ``x`` as HTML text (``<``, ``>``, ``&`` and quotes escaped; control characters and bidirectional
+    overrides shown as escapes, unambiguously, as by :func:`terminal_text`).
 
     Examples
     --------
     >>> from effstats._escape import html_text
     >>> html_text("<img src=x onerror=alert(1)>")
     '&lt;img src=x onerror=alert(1)&gt;'
+    >>> print(html_text("a\u202eb"), html_text("a\\u202eb"))
+    a\u202eb a\\u202eb
     """
     return html.escape(terminal_text(str(x)), quote=True)
 
@@ -92,13 +101,13 @@ def md_text(x: Any) -> str:
     >>> print(md_text("<script>x</script> | [a](b)\\nnext"))
     \\<script\\>x\\</script\\> \\| \\[a\\](b) next
     """
-    return terminal_text(_MD_SPECIAL.sub(r"\\\1", _ESCAPE_LIKE.sub(r"\\\\", _LINE_BREAKS.sub(" ", str(x)))))
+    return control_text(_MD_SPECIAL.sub(r"\\\1", _ESCAPE_LIKE.sub(r"\\\\", _LINE_BREAKS.sub(" ", str(x)))))
 
 
 def md_prose(text: str) -> str:
     """Report prose that already holds its own emphasis (``**``, ``*``) and code spans: the characters that start
     HTML, links, images and tables are escaped, line breaks become spaces; ``*`` and backticks are kept."""
-    return terminal_text(_MD_PROSE.sub(r"\\\1", _LINE_BREAKS.sub(" ", str(text))))
+    return control_text(_MD_PROSE.sub(r"\\\1", _ESCAPE_LIKE.sub(r"\\\\", _LINE_BREAKS.sub(" ", str(text)))))
 
 
 def csv_cell(x: Any) -> Any:
@@ -175,13 +184,13 @@ def html_safe(df: pd.DataFrame) -> pd.DataFrame:
     >>> print(html_safe(pd.DataFrame({"model": ["a\u202eb"]})).iloc[0, 0])
     a\u202eb
     """
-    return _map_text(df, lambda x: _name_text(x) if isinstance(x, str) else x)
+    return _map_text(df, lambda x: terminal_text(x) if isinstance(x, str) else x)
 
 
 def md_to_html(md: str) -> str:
     """The body of an HTML page saying what a report's Markdown says: ``#`` headings, paragraphs, pipe tables,
     ``**bold**``, ``*italics*`` and code spans; backslash-escaped characters (:func:`md_text`) stay literal and
-    every text is HTML-escaped (:func:`html_text`).
+    every text is HTML-escaped, its escapes kept (its names are escaped already).
 
     Examples
     --------
@@ -234,12 +243,17 @@ def _md_inline(text: str) -> str:
 
     def keep(m: re.Match) -> str:
         literal.append(m[1])
-        return f"\ue000{len(literal) - 1}\ue001"  # private-use marks: html_text keeps them
+        return f"\ue000{len(literal) - 1}\ue001"  # private-use marks: the HTML escape keeps them
 
     # as CommonMark: a backslash escapes ASCII punctuation only (the "\\u202e" that shows a control stays)
-    t = html_text(re.sub(r"\\([!-/:-@\[-`{-~])", keep, text))
+    t = _html_escaped(re.sub(r"\\([!-/:-@\[-`{-~])", keep, text))
     for mark, tag in (("**", "strong"), ("*", "em"), ("`", "code")):
         parts = t.split(mark)
         if len(parts) % 2 == 1:
             t = "".join(p if i % 2 == 0 else f"<{tag}>{p}</{tag}>" for i, p in enumerate(parts))
-    return re.sub("\ue000(\\d+)\ue001", lambda m: html_text(literal[int(m[1])]), t)
+    return re.sub("\ue000(\\d+)\ue001", lambda m: _html_escaped(literal[int(m[1])]), t)
+
+
+def _html_escaped(text: str) -> str:
+    """Markdown text whose names are escaped already (:func:`md_text`) as HTML text: its escapes kept as they are."""
+    return html.escape(control_text(text), quote=True)

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from effstats._escape import csv_cell, html_safe, md_text, md_to_html
+from effstats._escape import csv_cell, html_safe, html_text, md_text, md_to_html, terminal_text
 from effstats._shared import _level_percent
 from effstats.cli import main
 
@@ -131,6 +131,46 @@ def test_a_name_holding_the_text_of_an_escape_is_not_shown_as_the_control_it_nam
     for out in (md_text(real), csv_cell(real), cells[0], md_to_html(md_text("<b>" + real))):
         assert control not in out and "<b>" not in out
     assert md_to_html(md_text(real)) == f"<p>a{escape}b</p>"
+
+
+@pytest.mark.parametrize("escape", ["\\u202e", "\\x1b", "\\u2066", "\\x85"])
+def test_terminal_and_html_text_show_a_control_and_the_text_of_its_escape_apart(escape):
+    """Both directions: a name holding the control shows its escape, a name holding the escape's text shows that
+    text with its backslash doubled; plain names (and backslashes that start no escape) are unchanged."""
+    control = escape.encode("ascii").decode("unicode_escape")
+    assert terminal_text(f"a{control}b") == f"a{escape}b"
+    assert terminal_text(f"a{escape}b") == f"a\\{escape}b"
+    assert terminal_text(f"a\\{control}b") == f"a\\\\{escape}b"  # a backslash before the control: doubled too
+    assert html_text(f"<{control}>") == f"&lt;{escape}&gt;" and html_text(f"<{escape}>") == f"&lt;\\{escape}&gt;"
+    for plain in ("org/model-7b", "C:\\users\\me", "a\\b", "x\\u20", "arc_easy/17", "naïve 名前"):
+        assert terminal_text(plain) == plain and html_text(plain) == plain
+
+
+def test_terminal_and_html_text_never_show_two_names_alike():
+    """Every name of up to five characters from backslashes, escape-shaped letters and controls: distinct names
+    show distinctly, and no control is left in what is shown."""
+    import itertools
+
+    alphabet = ["\\", "x", "1", "b", "\x1b", "\u202e", "a"]
+    names = ["".join(t) for n in range(6) for t in itertools.product(alphabet, repeat=n)]
+    for show in (terminal_text, html_text):
+        shown = [show(n) for n in names]
+        assert len(set(shown)) == len(names)
+        assert not any("\x1b" in t or "\u202e" in t for t in shown)
+
+
+def test_select_lists_a_task_named_by_an_escapes_text_apart_from_one_holding_the_control(tmp_path, capsys):
+    from effstats import ResponseMatrix
+    from effstats.datasets import simulate_responses
+
+    tasks = ["rtl\u202eevil", "rtl\\u202eevil"]
+    d = simulate_responses(12, 60, rng=3)
+    rm = ResponseMatrix(d.values, model_ids=[f"m{i}" for i in range(12)],
+                        item_ids=[f"{tasks[k % 2]}/{k}" for k in range(60)])
+    rm.to_long().to_csv(tmp_path / "ref.csv", index=False)
+    assert main(["select", str(tmp_path / "ref.csv"), "--budget", "20", "--out", str(tmp_path / "sel")]) == 0
+    rows = [ln.split()[0] for ln in capsys.readouterr().out.splitlines() if ln.startswith("rtl")]
+    assert sorted(rows) == ["rtl\\\\u202eevil", "rtl\\u202eevil"]
 
 
 def test_an_empty_helm_run_folder_is_named_in_a_warning(tmp_path):

@@ -14,7 +14,7 @@ import sys
 import warnings
 from pathlib import Path
 
-from .._escape import terminal_text
+from .._escape import control_text, terminal_text
 from ._names import _SEEDLESS, HELM_INSTANCES, LM_EVAL_SAMPLES, METHODS, _lm_eval_comma_note, _tasks_option
 
 _READ_FORMATS = ["auto", "lm-eval", "helm", "csv", "parquet"]
@@ -254,7 +254,7 @@ def _select(args: argparse.Namespace) -> None:
         print("cross-validated error by budget (points):")
         print(sel.budget_curve.to_string(index=False))
     print(f"{len(sel.items)} of {sel.reference['n_items']} items in {len(sel.tasks)} task(s), method {sel.method}:")
-    print(sel.tasks.to_string())
+    print(sel.tasks.rename(index=terminal_text).to_string())  # task names from the data
     if sel.shortfall is not None:
         print(f"fewer items than the budget: {sel.shortfall}")
     if sel.new_results_note is not None:
@@ -418,12 +418,12 @@ def run(args: argparse.Namespace) -> int:
         except (ValueError, FileNotFoundError) as exc:
             command = args.command + (f" {args.action}" if args.command == "sequential" else "")
             msg = _cli_names(str(exc).splitlines()[0] if str(exc) else type(exc).__name__, command)
-            print(f"{prog}: error: {terminal_text(msg)}", file=sys.stderr)
+            print(f"{prog}: error: {control_text(msg)}", file=sys.stderr)
             status = 2
         except BrokenPipeError:  # the reader stopped early (| head): effstats.cli.main ends quietly
             raise
         except OSError as exc:  # an output folder or file that cannot be written (read-only, full, name too long)
-            print(f"{prog}: error: {terminal_text(os_error_line(exc))}", file=sys.stderr)
+            print(f"{prog}: error: {control_text(os_error_line(exc))}", file=sys.stderr)
             _quiet_stdout()
             status = 2
         except KeyboardInterrupt:  # the files written so far are whole (atomic writes): nothing to clean up
@@ -433,7 +433,7 @@ def run(args: argparse.Namespace) -> int:
     for w in caught if status == 0 else ():  # a refusal is one line: its message says what to do
         if issubclass(w.category, UserWarning) and str(w.message) not in seen:
             seen.add(str(w.message))
-            print(f"{prog}: warning: {terminal_text(_cli_names(str(w.message).splitlines()[0], args.command))}",
+            print(f"{prog}: warning: {control_text(_cli_names(str(w.message).splitlines()[0], args.command))}",
                   file=sys.stderr)
     return status
 
@@ -465,13 +465,14 @@ def _quiet_stdout() -> None:
 
 
 class _TerminalText(io.TextIOBase):
-    """A text stream writing through :func:`effstats._escape.terminal_text` to another."""
+    """A text stream writing through :func:`effstats._escape.control_text` to another: what is printed shows its
+    names escaped already (:func:`effstats._escape.terminal_text`, Markdown, reprs), and nothing is escaped twice."""
 
     def __init__(self, stream) -> None:
         self._stream = stream
 
     def write(self, s: str) -> int:
-        self._stream.write(terminal_text(s))
+        self._stream.write(control_text(s))
         return len(s)
 
     def flush(self) -> None:
