@@ -295,31 +295,38 @@ def _type4_search(delta, tx, falseneg, b, tol, r, n_fix):
     For information ``I`` the lower bounds spend ``falseneg`` under the drift ``delta`` given the upper bounds
     ``b``: one ``gsbound1`` pass on the mirrored problem, whose lower-crossing probabilities are the upper
     crossings of the design, i.e. the terms of the power (gsDesign runs a second ``gsprob`` pass for them).
-    The bracket and R's ``uniroot`` steps are gsDesign's own (the root must be gsDesign's, which is only
-    ``tol``-accurate), and the pass at the root is kept: it gives the bounds and the crossing probabilities
-    under ``delta`` without further passes.
+    The root is searched as test type 3's (:func:`_type3_root`: Newton, secant and inverse quadratic steps in
+    ``sqrt(I)`` on the probit of the power, to ``0.1 * tol`` of the information, so within gsDesign's own
+    ``tol``-accurate ``uniroot`` root), with gsDesign's bracket and ``uniroot`` steps as the fallback; the pass at
+    the root is kept: it gives the bounds and the crossing probabilities under ``delta`` without further passes.
 
     Returns ``(n_i, a, upper1, lower1)``: information, lower bounds (the last one set to the upper, as gsDesign)
     and the crossing probabilities under ``delta`` (k,).
     """
-    passes: dict = {}
-    target = float(falseneg.sum()) - 1.0
+    # from the fixed design's information, with its probit slope in sqrt(I) (the secant steps correct it)
+    found = _type3_root(delta, tx, falseneg, b, tol, r, float(np.sqrt(n_fix)), float(delta))
+    if found is not None:
+        u, _, x = found
+        root = u * u
+    else:
+        passes: dict = {}
+        target = float(falseneg.sum()) - 1.0
 
-    def f(v: float) -> float:
-        if v not in passes:
-            x = gsbound1(-delta, tx * v, -b, falseneg, tol, r)
-            passes[v] = (target + float(x["problo"].sum()), x)
-        return passes[v][0]
+        def f(v: float) -> float:
+            if v not in passes:
+                x = gsbound1(-delta, tx * v, -b, falseneg, tol, r)
+                passes[v] = (target + float(x["problo"].sum()), x)
+            return passes[v][0]
 
-    ilow, ihigh = 0.98 * n_fix, 1.2 * n_fix
-    while 0 > f(ihigh):
-        if ihigh > 5 * n_fix:
-            raise RuntimeError("design: unable to derive the sample size (gsDesign's bracket search exceeded "
-                               "5 times the fixed-design information)")
-        ilow, ihigh = ihigh, ihigh * 1.2
-    root = _increasing_root(f, ilow, ihigh, tol, "information")
-    f(root)
-    x = passes[root][1]
+        ilow, ihigh = 0.98 * n_fix, 1.2 * n_fix
+        while 0 > f(ihigh):
+            if ihigh > 5 * n_fix:
+                raise RuntimeError("design: unable to derive the sample size (gsDesign's bracket search exceeded "
+                                   "5 times the fixed-design information)")
+            ilow, ihigh = ihigh, ihigh * 1.2
+        root = _increasing_root(f, ilow, ihigh, tol, "information")
+        f(root)
+        x = passes[root][1]
     n_i = tx * root
     a = -x["b"]
     a[-1] = b[-1]
