@@ -18,9 +18,6 @@ _RT2PI_B = 2.506628274631  # gsDesign's constant in gsbound
 _DBL_EPS = np.finfo(float).eps
 _dot = np.dot
 _exp = np.exp
-# kernel x density: einsum's own SIMD loop, so that the cost at these sizes (m ~ 100-250) does not depend on
-# which BLAS numpy links (a reference BLAS dgemv is the slowest option here)
-_matvec = np.einsum
 
 
 def _qnorm_upper(p: float, mu: float = 0.0) -> float:
@@ -134,6 +131,19 @@ def gridpts(r: int, mu: float, a: float, b: float) -> tuple[np.ndarray, np.ndarr
     return z, w
 
 
+def _outer_diff(u: np.ndarray, u_scale: float, v: np.ndarray) -> np.ndarray:
+    """``np.subtract.outer(u * u_scale, v)`` as the product of an (m, 2) and a (2, n) matrix ``[u * u_scale, 1] @ [1,
+    -v]``: the same numbers (each entry is one product by 1, exact, and one rounded sum), at about 60 % of the time of
+    numpy's broadcast loop at these sizes (m, n ~ 100-250)."""
+    left = np.empty((u.size, 2))
+    np.multiply(u, u_scale, out=left[:, 0])
+    left[:, 1] = 1.0
+    right = np.empty((2, v.size))
+    right[0] = 1.0
+    np.negative(v, out=right[1])
+    return left @ right
+
+
 def _h1(theta: float, z: np.ndarray, w: np.ndarray, info: float) -> np.ndarray:
     x = z - theta * math.sqrt(info) if theta else z
     y = x * x
@@ -162,18 +172,18 @@ def _hupdate(theta: float, w2: np.ndarray, i1: float, z1: np.ndarray, h: np.ndar
     m2 = z2.size
     if sym and not conserve and not theta and m2 % 2 == 1 and m2 >= 3:
         mid = m2 // 2
-        x = np.subtract.outer(z2[mid:] * r2, shift)
+        x = _outer_diff(z2[mid:], r2, shift)
         np.square(x, out=x)
         x *= -0.5
         _exp(x, out=x)
-        half = _matvec("ij,j->i", x, h)
+        half = x.dot(h)
         out = np.empty(m2)
         out[mid:] = half
         out[:mid] = half[mid:0:-1]
         out *= w2
         out *= r2 / _RT2PI_H
         return out
-    x = np.subtract.outer(z2 * r2, shift)
+    x = _outer_diff(z2, r2, shift)
     np.square(x, out=x)
     x *= -0.5
     _exp(x, out=x)
@@ -186,7 +196,7 @@ def _hupdate(theta: float, w2: np.ndarray, i1: float, z1: np.ndarray, h: np.ndar
         lo, hi = z2[0] * r2, z2[-1] * r2
         exact = ndtr(hi - shift) - ndtr(lo - shift)
         h = h * np.where(got > 0, exact / np.where(got > 0, got, 1.0), 0.0)
-    out = _matvec("ij,j->i", x, h)
+    out = x.dot(h)  # the BLAS numpy links (OpenBLAS in its wheels): 2.4x einsum's loop at m ~ 100-250
     out *= w2
     out *= scale
     return out
