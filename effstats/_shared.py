@@ -15,7 +15,9 @@ modules: ``effstats._validation`` (argument checks), ``effstats._results`` (resu
 """
 from __future__ import annotations
 
+import contextlib
 import os
+import sys
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -252,6 +254,86 @@ def _child_python(code: str, *args: str) -> list[str]:
 
     return [sys.executable, "-c", f"import sys, json; sys.path[:] = json.loads(sys.argv[1]); {code}",
             json.dumps(sys.path), *args]
+
+
+def _cpus() -> int:
+    """Cores this process may run on."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+class _Forked:
+    """``fn()`` computed in a child process forked on entry, while this process goes on with other work; calling
+    the object returns the result.
+
+    With ``fork`` false, on systems without ``fork`` and on macOS (whose system libraries may not work in a forked
+    child), ``fn()`` runs in this process when the result is asked for. The child inherits this process's memory
+    (nothing is copied or pickled on the way in) and sends its result back pickled through a pipe. A child that
+    raised, or showed a warning (what the caller's filters let through), or sent nothing (killed, a result that does
+    not pickle) is not trusted: ``fn()`` then runs here, with what it raises and warns, so that the caller sees the
+    same results, errors and warnings in either case. ``fn`` must leave alone the state the caller reads: its
+    result is all that comes back. Leaving the ``with`` block ends a child still running.
+    """
+
+    def __init__(self, fn: Any, fork: bool = True) -> None:
+        self.fn = fn
+        self.fork = fork and hasattr(os, "fork") and sys.platform != "darwin"
+        self.pid = self.fd = None
+
+    def __enter__(self) -> "_Forked":
+        if not self.fork:
+            return self
+        import warnings
+
+        r, w = os.pipe()
+        with warnings.catch_warnings():
+            # Python 3.12+ warns of fork() in a process with threads (the BLAS library's count): the child runs this
+            # package's numpy code and leaves by os._exit, without the caller's exit handlers or buffered output
+            warnings.filterwarnings("ignore", "This process .* is multi-threaded", DeprecationWarning)
+            pid = os.fork()
+        if pid == 0:  # the child
+            code = 1
+            try:
+                os.close(r)
+                import pickle
+
+                with warnings.catch_warnings(record=True) as caught:
+                    value = self.fn()
+                if not caught:
+                    data = memoryview(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+                    while data:
+                        data = data[os.write(w, data):]
+                    code = 0
+            finally:
+                os._exit(code)
+        os.close(w)
+        self.pid, self.fd = pid, r
+        return self
+
+    def __call__(self) -> Any:
+        if self.pid is None:
+            return self.fn()
+        import pickle
+
+        with open(self.fd, "rb", closefd=True) as f:
+            self.fd = None
+            data = f.read()
+        _, status = os.waitpid(self.pid, 0)
+        self.pid = None
+        if status != 0 or not data:
+            return self.fn()
+        return pickle.loads(data)
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+        if self.pid is not None:
+            import signal
+
+            with contextlib.suppress(OSError):
+                os.kill(self.pid, signal.SIGKILL)
+                os.waitpid(self.pid, 0)
+            self.pid = None
 
 
 def _umask() -> int:

@@ -155,6 +155,9 @@ def _main(argv: Sequence[str] | None) -> int:
     p.add_argument("--target", type=float, default=0.95, help="target DIoR for the recommendations (default: 0.95)")
     p.add_argument("--seed", type=int, default=0, help="random seed, a non-negative integer (default: 0)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar (shown on a terminal)")
+    p.add_argument("--jobs", type=int, default=None,
+                   help="processes sharing the resampling; the report is the same for any number (default: one per "
+                        "core)")
     from .workflow import _cli as workflow_cli
 
     workflow_cli.add_commands(sub)
@@ -171,13 +174,15 @@ def _main(argv: Sequence[str] | None) -> int:
             raise ValueError(f"--n-boot: expected a positive integer, got {args.n_boot}")
         if not 0 < args.target < 1:
             raise ValueError(f"--target: expected a number in (0, 1), got {args.target}")
+        if args.jobs is not None and args.jobs < 1:
+            raise ValueError(f"--jobs: expected a positive integer, got {args.jobs}")
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", UserWarning)
             _run_audit(args.scores, args.out, format=args.format, table=args.table, by=args.by or "scenario",
                   model=args.model, item=args.item, score=args.score, scenarios=args.scenarios, exclude=args.exclude,
                   duplicates=args.duplicates, aggregate=args.aggregate, ties=args.ties, n_boot=args.n_boot,
                   target=args.target, seed=args.seed, progress=False if args.no_progress else None,
-                  force=args.force)
+                  force=args.force, n_jobs=args.jobs)
     except ValueError as exc:
         msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         print(f"effstats audit: error: {msg}", file=sys.stderr)

@@ -3,7 +3,6 @@ joint maximum likelihood), abilities of new models, and the standardisation that
 (the class's Notes)."""
 from __future__ import annotations
 
-import os
 import warnings
 from typing import Any
 
@@ -11,7 +10,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
 
-from .._shared import _child_python, _plain, _scratch_file
+from .._shared import _child_python, _cpus, _plain, _scratch_file
 from .._validation import (check_array, check_binary, check_flag, check_option, check_positive, check_positive_int,
                            check_rng,
                            warn_missing_cells)
@@ -611,11 +610,6 @@ class IRT2PL(BaseEstimator):
 
 def _weights(obs: np.ndarray | None) -> np.ndarray | None:
     return None if obs is None or obs.all() else obs.astype(float)
-
-
-def _cpus() -> int:
-    """Cores this process may run on."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def _svd_start(Y: np.ndarray, d: int, rng: np.random.Generator,

@@ -485,17 +485,40 @@ class DIoRPlan:
         >>> distribution.round(3).tolist(), resampled.shape
         ([0.882, 0.728, 0.897], (3, 91))
         """
-        indices = self._check_indices(indices)
-        if self.decision != "examples":
-            # a resample's scores depend only on how often it drew each unit: each distinct draw is scored once
-            # (few scenarios allow few distinct draws: 462 for 6 of 6, against 1,000 resamples)
-            drawn = np.sort(indices[0], axis=1)
-            distinct, where = np.unique(drawn, axis=0, return_inverse=True)
-            if len(distinct) < len(drawn):
-                dist, resampled = self._statistic([distinct])
-                where = where.reshape(-1)
-                return dist[where], resampled[where]
-        return self._statistic(indices)
+        return self._distinct_statistic(self._check_indices(indices))
+
+    def _distinct_statistic(self, indices: list[np.ndarray],
+                            known: dict | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`statistic` of checked ``indices``; ``known`` maps a sorted draw's bytes to its statistic and scores
+        under a plan of the same benchmark, objective and original scores, which are taken rather than computed
+        again (each draw's values do not depend on the other draws of its batch)."""
+        if self.decision == "examples":
+            return self._statistic(indices)
+        # a resample's scores depend only on how often it drew each unit: each distinct draw is scored once
+        # (few scenarios allow few distinct draws: 462 for 6 of 6, against 1,000 resamples)
+        drawn = np.sort(indices[0], axis=1)
+        distinct, where = np.unique(drawn, axis=0, return_inverse=True)
+        if len(distinct) == len(drawn) and not known:
+            return self._statistic(indices)
+        have = [known.get(row.tobytes()) for row in distinct] if known else [None] * len(distinct)
+        new = [i for i, h in enumerate(have) if h is None]
+        dist = np.empty(len(distinct))
+        resampled = np.empty((len(distinct), self.bench.n_models))
+        if new:
+            dist[new], resampled[new] = self._statistic([distinct[new]])
+        for i, h in enumerate(have):
+            if h is not None:
+                dist[i], resampled[i] = h
+        where = where.reshape(-1)
+        return dist[where], resampled[where]
+
+    def _known(self, batches: Sequence[list[np.ndarray]], res: DIoRResult) -> dict:
+        """The statistic and scores of each distinct draw of ``batches`` (index arrays of a decision other than
+        examples) whose DIoR is ``res``, as :meth:`_distinct_statistic` takes them."""
+        drawn = np.sort(np.concatenate([b[0] for b in batches]), axis=1)
+        distribution, resampled = res.distribution, res.resampled
+        _, first = np.unique(drawn, axis=0, return_index=True)
+        return {drawn[i].tobytes(): (distribution[i], resampled[i]) for i in first}
 
     def _statistic(self, indices: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
         res = _scores_from_counts(self.bench, _counts(self.bench, self.decision, indices), self.score, self.ties,
@@ -757,9 +780,7 @@ def dior(
     >>> round(best.dior, 3), round(best.error_rate, 3), best.n_trials
     (0.885, 0.084, 400)
     """
-    n_boot = check_positive_int(n_boot, "n_boot")
-    if n_boot < 2:
-        raise ValueError(f"n_boot: at least 2 resamples are needed for a standard error and an interval, got {n_boot}")
+    n_boot = _check_n_boot(n_boot)
     rng = check_rng(rng)
     plan = dior_plan(data, decision, objective, size=size, score=score, ci=ci, n_top=n_top, ties=ties,
                      scenario=scenario, subscenario=subscenario, prompt=prompt)
@@ -767,19 +788,48 @@ def dior(
         warnings.warn(f"n_boot: with {n_boot} resamples the {(1 - plan.ci) / 2:.1%} quantile (DIoR) rests on the two "
                       f"smallest draws; use at least {int(np.ceil(20 / (1 - plan.ci)))}",
                       DegenerateDataWarning, stacklevel=2)
-    step = plan.chunk_size
-    starts = range(0, n_boot, step)
+    batches = _drawn(plan, n_boot, rng)
     if progress:
         from tqdm import tqdm  # text bars: widget bars break with Debian's ipywidgets 6 and nbclient
 
-        starts = tqdm(starts, desc=f"DIoR {decision}/{objective}", leave=False)
+        batches = tqdm(batches, desc=f"DIoR {decision}/{objective}", leave=False,
+                       total=-(-n_boot // plan.chunk_size))
+    return _scored(plan, batches)
+
+
+def _check_n_boot(n_boot: Any) -> int:
+    n_boot = check_positive_int(n_boot, "n_boot")
+    if n_boot < 2:
+        raise ValueError(f"n_boot: at least 2 resamples are needed for a standard error and an interval, got {n_boot}")
+    return n_boot
+
+
+def _drawn(plan: DIoRPlan, n_boot: int, rng: np.random.Generator) -> Iterator[list[np.ndarray]]:
+    """The index arrays of ``n_boot`` resamples, batch by batch (one batch but for examples): drawn as they are
+    scored, so that the draws of many examples are never all held at once."""
+    step = plan.chunk_size
+    for a in range(0, n_boot, step):
+        yield plan.draw(min(step, n_boot - a), rng)
+
+
+def _scored(plan: DIoRPlan, batches: Iterator[list[np.ndarray]], known: dict | None = None) -> DIoRResult:
+    """The DIoR of the resamples ``batches`` holds (index arrays as :meth:`DIoRPlan.draw` gives them); ``known`` as
+    :meth:`DIoRPlan._distinct_statistic` takes it."""
     dists, scores = [], []
-    for a in starts:
-        d, s = plan.statistic(plan.draw(min(step, n_boot - a), rng))
+    for indices in batches:
+        d, s = plan._distinct_statistic(indices, known)
         dists.append(d)
         scores.append(s)
     # one batch (every decision but examples) is used as it is: a copy of a (n_boot, n_models) table costs its pages
     return plan.result(np.concatenate(dists), scores[0] if len(scores) == 1 else np.concatenate(scores, axis=0))
+
+
+def _curve_row(r: DIoRResult) -> dict:
+    """The row of :func:`efficiency_curve` for one size's DIoR."""
+    lo, hi = r.confidence_interval(r.ci)
+    return dict(decision=r.decision, objective=r.objective, size=r.size, compute_fraction=r.compute_fraction,
+                dior=r.dior, statistic=r.statistic, standard_error=r.standard_error, ci_low=lo, ci_high=hi,
+                error_rate=r.error_rate)
 
 
 def efficiency_curve(data: Any, decision: Decision = "examples", objective: Objective = "kendall",
@@ -849,11 +899,6 @@ def efficiency_curve(data: Any, decision: Decision = "examples", objective: Obje
 
         it = tqdm(sizes, desc=f"DIoR {decision}/{objective}", leave=False)
     rng = check_rng(kw.pop("rng", None))
-    ci = kw.get("ci", 0.95)
     for s in it:
-        r = dior(bench, decision, objective, size=int(s), rng=rng, **kw)
-        lo, hi = r.confidence_interval(ci)
-        rows.append(dict(decision=decision, objective=objective, size=int(s), compute_fraction=r.compute_fraction,
-                         dior=r.dior, statistic=r.statistic, standard_error=r.standard_error, ci_low=lo, ci_high=hi,
-                         error_rate=r.error_rate))
+        rows.append(_curve_row(dior(bench, decision, objective, size=int(s), rng=rng, **kw)))
     return pd.DataFrame(rows)

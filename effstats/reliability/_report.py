@@ -23,12 +23,12 @@ import numpy as np
 import pandas as pd
 
 from .._escape import csv_safe
-from .._shared import _name_list, _tie_ranks, write_text_atomic
+from .._shared import _cpus, _Forked, _name_list, _tie_ranks, write_text_atomic
 from .._validation import check_flag, check_fraction, check_positive_int
 from ._advice import _recommendations
 from ._benchmark import Benchmark
 from ._curves import rank_switch_curve
-from ._dior import dior, efficiency_curve
+from ._dior import _check_n_boot, _curve_row, _drawn, _scored, dior, dior_plan, efficiency_curve
 from ._metametrics import kendall_tau
 from ._pathologies import clone_flips, removal_flips
 from .._published import _detect_published
@@ -427,7 +427,7 @@ class AuditResult:
 # ---------------------------------------------------------------------------------------- computing
 def _compute(data: Any, *, by: str, published: pd.Series | None, pub_info: dict | None, aggregate: str, ties: str,
              n_boot: int, target: float, seed: int | None, progress: bool | None, source: str,
-             notes: list[str]) -> AuditResult:
+             notes: list[str], n_jobs: int | None = None) -> AuditResult:
     """Every table of the audit, step by step (a text progress bar on stderr), and the advice drawn from them."""
     from tqdm import tqdm  # text bars: widget bars break with Debian's ipywidgets 6 and nbclient
 
@@ -455,19 +455,37 @@ def _compute(data: Any, *, by: str, published: pd.Series | None, pub_info: dict 
     main = scores[aggregate]
     bar.update()
     step("scenario DIoR")
-    rows, kendall_res = _dior_rows(bench, "scenarios", n_boot, boot, main, notes)
-    bar.update()
-    tab, p_hold = _score_table(bench, scores, aggregate, kendall_res.resampled, published)
-    step("scenario curve")
-    curve_s = _scenario_curve(bench, n_boot, boot)
-    bar.update()
-    step("scenarios")
-    per_scen = _scenario_agreement(bench, num, den, main, aggregate, ties)
-    bar.update()
-    step("MWR sensitivity")
-    clones = clone_flips(bench, top_k=k_top, ties=ties, **kw)
-    removals = removal_flips(bench, top_k=2, ties=ties, **kw) if bench.n_models > 2 else pd.DataFrame()
-    bar.update()
+    # every scenario resample is drawn first, in the order in which the steps, one after the other, would draw them
+    # (the objectives', then the curve sizes'): the steps need no generator then, and two processes sharing them
+    # compute the same numbers as one
+    _check_n_boot(n_boot)
+    objectives = _objectives(bench, "scenarios", aggregate, main, notes)
+    opts = {k: v for k, v in boot.items() if k != "rng"}
+    plans = {o: dior_plan(bench, "scenarios", o, **opts) for o in objectives}
+    drawn = {o: list(_drawn(p, n_boot, rng)) for o, p in plans.items()}
+    curve_plans = [dior_plan(bench, "scenarios", "kendall", size=s, **opts) for s in _curve_sizes(bench.n_scen)]
+    curve_drawn = [list(_drawn(p, max(n_boot // 4, 50), rng)) for p in curve_plans]
+
+    def other() -> tuple:
+        """The DIoR objectives but Kendall's τ, the per-scenario agreement and the MWR's sensitivity: about half
+        the work, independent of the rest (the rank table and the curve need Kendall's τ)."""
+        rows = [_dior_row("scenarios", _scored(plans[o], drawn[o])) for o in objectives[1:]]
+        per_scen = _scenario_agreement(bench, num, den, main, aggregate, ties)
+        clones = clone_flips(bench, top_k=k_top, ties=ties, **kw)
+        removals = removal_flips(bench, top_k=2, ties=ties, **kw) if bench.n_models > 2 else pd.DataFrame()
+        return rows, per_scen, clones, removals
+
+    with _Forked(other, (n_jobs or _cpus()) > 1) as others:
+        kendall_res = _scored(plans["kendall"], drawn["kendall"])
+        tab, p_hold = _score_table(bench, scores, aggregate, kendall_res.resampled, published)
+        step("scenario curve")
+        # the curve's draws of every scenario mostly repeat the Kendall DIoR's: their τ is taken from it
+        known = plans["kendall"]._known(drawn["kendall"], kendall_res)
+        curve_s = pd.DataFrame([_curve_row(_scored(p, d, known if p.size == bench.n_scen else None))
+                                for p, d in zip(curve_plans, curve_drawn)])
+        rest, per_scen, clones, removals = others()
+    rows = [_dior_row("scenarios", kendall_res), *rest]
+    bar.update(4)
     curve_e = sw = None
     if per_item:
         step("example DIoR")
@@ -499,19 +517,26 @@ def _dior_rows(bench: Benchmark, granularity: str, n_boot: int, boot: dict, main
     [0, 1]: the difference of two such scores is not a quality loss on a common scale.
     """
     rows, kendall_res = [], None
-    aggregate = boot["score"]
-    for obj in _DIOR_OBJECTIVES:
-        if (granularity == "scenarios" and obj == "model_quality" and aggregate != "mwr"
-                and np.nanmax(np.abs(main)) > 1):
-            notes.append(f"The *model_quality* DIoR (1 − mean |Δ score|) is left out: it is meant for scores in "
-                         f"[0, 1] and the {_SCORE_NAME[aggregate]} reaches {np.nanmax(np.abs(main)):.3g}.")
-            continue
+    for obj in _objectives(bench, granularity, boot["score"], main, notes):
         r = dior(bench, granularity, obj, n_boot=n_boot, **boot)
         if obj == "kendall":
             kendall_res = r
-        rows.append(dict(granularity=granularity, objective=obj, dior=r.dior, mean=r.statistic,
-                         standard_error=r.standard_error, error_rate=np.nan if r.error_rate is None else r.error_rate))
+        rows.append(_dior_row(granularity, r))
     return rows, kendall_res
+
+
+def _objectives(bench: Benchmark, granularity: str, aggregate: str, main: np.ndarray, notes: list[str]) -> list[str]:
+    """The DIoR objectives of ``granularity``, Kendall's τ first (see :func:`_dior_rows` for the one left out)."""
+    if (granularity == "scenarios" and aggregate != "mwr" and np.nanmax(np.abs(main)) > 1):
+        notes.append(f"The *model_quality* DIoR (1 − mean |Δ score|) is left out: it is meant for scores in "
+                     f"[0, 1] and the {_SCORE_NAME[aggregate]} reaches {np.nanmax(np.abs(main)):.3g}.")
+        return [o for o in _DIOR_OBJECTIVES if o != "model_quality"]
+    return list(_DIOR_OBJECTIVES)
+
+
+def _dior_row(granularity: str, r: Any) -> dict:
+    return dict(granularity=granularity, objective=r.objective, dior=r.dior, mean=r.statistic,
+                standard_error=r.standard_error, error_rate=np.nan if r.error_rate is None else r.error_rate)
 
 
 def _score_table(bench: Benchmark, scores: dict, aggregate: str, resampled: np.ndarray,
@@ -551,13 +576,11 @@ def _score_table(bench: Benchmark, scores: dict, aggregate: str, resampled: np.n
     return tab, p_hold
 
 
-def _scenario_curve(bench: Benchmark, n_boot: int, boot: dict) -> pd.DataFrame:
-    """Ranking DIoR against the number of scenarios drawn (up to six sizes from 2 to all)."""
-    n = bench.n_scen
+def _curve_sizes(n: int) -> list[int]:
+    """Sizes of the ranking DIoR curve against the number of scenarios drawn: up to six from 2 to all ``n``."""
     if n < 2:
-        return pd.DataFrame()
-    sizes = sorted({int(s) for s in np.unique(np.linspace(2, n, min(n - 1, 6)).round()) if 2 <= s <= n})
-    return efficiency_curve(bench, "scenarios", "kendall", sizes, n_boot=max(n_boot // 4, 50), **boot)
+        return []
+    return sorted({int(s) for s in np.unique(np.linspace(2, n, min(n - 1, 6)).round()) if 2 <= s <= n})
 
 
 def _scenario_agreement(bench: Benchmark, num: np.ndarray, den: np.ndarray, main: np.ndarray, aggregate: str,
@@ -677,7 +700,7 @@ def audit(data: Any, out: str | Path | None = None, *, format: str = "auto", tab
           scenarios: Any = None, exclude: Any = None, duplicates: str = "last", published: Any = None,
           published_kind: str | None = None, aggregate: str = "auto", ties: str = "auto", n_boot: int = 1000,
           target: float = 0.95, seed: int | None = 0, progress: bool | None = None, source: str = "",
-          notes: list[str] | None = None, force: bool = False) -> AuditResult:
+          notes: list[str] | None = None, force: bool = False, n_jobs: int | None = None) -> AuditResult:
     """Audit a benchmark's reliability: what to add or drop, which rank differences are resolved, DIoR.
 
     Ranks the models as the leaderboard does, bootstraps the decisions of the benchmark's design (which
@@ -736,6 +759,12 @@ def audit(data: Any, out: str | Path | None = None, *, format: str = "auto", tab
     force : bool, default=False
         Let ``out`` replace files of the report's names that no earlier audit wrote there (never the audited
         file itself); see :meth:`effstats.reliability.AuditResult.save`.
+    n_jobs : int or None, default=None
+        Processes computing the resampling of scenarios: with more than one, half the work (every DIoR objective
+        but Kendall's τ, the per-scenario agreement, the clone and removal checks) runs in a forked process beside
+        the rest (on POSIX systems but macOS; elsewhere in this process). None: one per core the process may use.
+        Each step computes the same numbers in either process (the resamples are drawn first, in one order), so
+        the report does not depend on ``n_jobs``.
 
     Returns
     -------
@@ -783,6 +812,8 @@ def audit(data: Any, out: str | Path | None = None, *, format: str = "auto", tab
 
     n_boot, target, aggregate = _check_audit_args(n_boot, target, seed, out, aggregate, ties, duplicates,
                                                   published_kind)
+    if n_jobs is not None:
+        n_jobs = check_positive_int(n_jobs, "n_jobs")
     if out is not None:  # before the bootstrap: a refused folder costs no waiting
         force = check_flag(force, "force")
         _refuse_foreign(Path(out), _OUTPUTS, True, data)
@@ -836,7 +867,8 @@ def audit(data: Any, out: str | Path | None = None, *, format: str = "auto", tab
     with warnings.catch_warnings():  # too few resamples: said once, in the report itself
         warnings.simplefilter("ignore", DegenerateDataWarning)
         res = _compute(data, by=by, published=published, pub_info=info, aggregate=aggregate, ties=ties,
-                       n_boot=n_boot, target=target, seed=seed, progress=progress, source=source, notes=notes)
+                       n_boot=n_boot, target=target, seed=seed, progress=progress, source=source, notes=notes,
+                       n_jobs=n_jobs)
     agreement = None if rank_info is None else _rank_agreement(res, rank_info)
     if agreement is not None:
         import dataclasses

@@ -1,0 +1,118 @@
+"""The audit computed by two processes equals the audit computed by one, file for file; the forked child's result is
+used only when the child ran to its end without a warning, else the work is done again in the calling process."""
+from __future__ import annotations
+
+import os
+import resource
+import signal
+import sys
+import time
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from effstats._shared import _Forked
+from effstats.datasets import load_helm, load_helm_lite
+from effstats.reliability import audit
+
+forks = pytest.mark.skipif(not hasattr(os, "fork") or sys.platform == "darwin",
+                           reason="the audit forks on POSIX systems but macOS only")
+
+
+def _children_faults() -> int:
+    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_minflt
+
+
+@forks
+@pytest.mark.parametrize("load", [load_helm, load_helm_lite])
+def test_audit_in_two_processes_writes_the_same_report_as_in_one(load, tmp_path):
+    """HELM (16 scenarios, 196 missing cells: weighted τ of incomplete resamples through scipy in the child) and
+    HELM Lite: every table and every file of the report (CSV, Markdown, HTML, PNG) byte for byte."""
+    one = audit(load(), tmp_path / "one", n_boot=400, progress=False, n_jobs=1)
+    before = _children_faults()
+    two = audit(load(), tmp_path / "two", n_boot=400, progress=False, n_jobs=2)
+    assert _children_faults() > before  # a child process ran (and was waited for)
+    for name in ("scores", "reliability", "scenarios", "efficiency_scenarios", "clones", "removals"):
+        pd.testing.assert_frame_equal(getattr(one, name), getattr(two, name), check_exact=True)
+    assert list(one.reliability.objective) == ["kendall", "weighted_tau", "best_model", "model_quality"]
+    assert one.recommendations == two.recommendations and one.notes == two.notes
+    files = sorted(p.name for p in (tmp_path / "one").iterdir())
+    assert files == sorted(p.name for p in (tmp_path / "two").iterdir())
+    assert {"report.md", "report.html", "rank_intervals.png", "efficiency_scenarios.png"} <= set(files)
+    for f in files:
+        assert (tmp_path / "one" / f).read_bytes() == (tmp_path / "two" / f).read_bytes(), f
+
+
+def test_audit_n_jobs_is_checked():
+    with pytest.raises(ValueError, match="n_jobs"):
+        audit(load_helm_lite(), n_boot=50, progress=False, n_jobs=0)
+
+
+@forks
+def test_forked_result_comes_from_the_child():
+    here = os.getpid()
+    with _Forked(os.getpid) as pending:
+        pid = pending()
+    assert pid != here
+    with _Forked(os.getpid, fork=False) as pending:
+        assert pending() == here
+
+
+@forks
+def test_a_child_that_fails_or_warns_is_not_trusted():
+    """An exception, a warning shown or a killed child: the work runs again here, with what it raises and warns."""
+    here = os.getpid()
+
+    def fails_there():
+        if os.getpid() != here:
+            raise ZeroDivisionError
+        return "here"
+
+    def killed_there():
+        if os.getpid() != here:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return "here"
+
+    for fn in (fails_there, killed_there):
+        with _Forked(fn) as pending:
+            assert pending() == "here"
+
+    def warns():
+        warnings.warn(f"from {os.getpid()}", UserWarning)
+        return os.getpid()
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with _Forked(warns) as pending:
+            assert pending() == here
+    assert [str(w.message) for w in caught] == [f"from {here}"]  # the child's own warning is not passed on
+
+    with warnings.catch_warnings():  # a warning the caller's filters hide does not count
+        warnings.simplefilter("ignore")
+        with _Forked(warns) as pending:
+            assert pending() != here
+
+    with pytest.raises(ValueError, match="bad"):
+        with _Forked(lambda: int("bad")) as pending:
+            pending()
+
+
+@forks
+def test_leaving_the_block_ends_a_running_child():
+    t = time.perf_counter()
+    with pytest.raises(KeyError):
+        with _Forked(lambda: time.sleep(60)) as pending:
+            pid = pending.pid
+            raise KeyError  # the caller's own work fails before asking for the result
+    assert time.perf_counter() - t < 30
+    with pytest.raises(ChildProcessError):  # killed and waited for: no process left behind
+        os.waitpid(pid, os.WNOHANG)
+
+
+@forks
+def test_a_large_result_comes_back_whole():
+    """More than a pipe's buffer: the child writes while the caller reads."""
+    with _Forked(lambda: np.arange(3_000_000, dtype=float)) as pending:
+        np.testing.assert_array_equal(pending(), np.arange(3_000_000, dtype=float))
