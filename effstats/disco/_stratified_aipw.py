@@ -188,10 +188,17 @@ class StratifiedAIPW(AIPW):
     (:math:`n` the target's observed sampled items, :math:`n'` the finite-population-corrected size of a simple
     random sample), the design effect bounded to :math:`[1/4, 2]` and taken at :math:`\tilde p`, shrunk toward
     1/2 by half an item, so that a near-zero residual variance cannot make the interval a point; the degrees-of-
-    freedom factor is at the 95 % level, whatever level the interval is asked at. A target whose observed
-    responses are all alike (every sampled item right, or every one wrong) has no residual variance to size
-    that interval, and its count follows no hypergeometric law (the strata are sampled at different rates): its
-    interval is the exact one of a stratified simple random sample all alike. For a sample all right, the lower limit
+    freedom factor is at the 95 % level, whatever level the interval is asked at. A sample with one or two
+    minority responses (a model near 1 wrong on one or two sampled items) gets at most :math:`n^* = n'` (a design
+    effect of at least 1): its one or two nonzero residuals weigh little in a stratum sampled more densely than
+    the average, while the minority items the sample missed may lie in the strata sampled least, so their variance
+    says little of the design's (at 100 of the first 400 CIFAR-10 test items, the three best models, 0.9675 to
+    0.97, as targets of the other 27, the samples with one wrong item, 0.5 % of 1,000 draws, would be covered
+    none of the time without the bound and those with two, 2.2 %, 0.58 of the time; with it, every one, for
+    1.5 % more mean width). A target whose observed responses are all alike (every sampled item right, or every
+    one wrong) has no residual variance to size that interval, and its count follows no hypergeometric law (the
+    strata are sampled at different rates): its interval is the exact one of a stratified simple random sample
+    all alike. For a sample all right, the lower limit
     is the smallest score :math:`1 - W/N` for which some placement of the :math:`W` wrong items among the strata
     leaves the sample all right with probability above :math:`\alpha/2`,
 
