@@ -469,6 +469,82 @@ def test_estimate_force_replaces_only_the_report_files_an_estimate_wrote(logs, c
     assert code == 0, err
 
 
+# ---------------------------------------------------------------------------------------------------- status
+def _snapshot(d: Path) -> dict:
+    return {str(p.relative_to(d)): (p.read_bytes(), p.stat().st_mtime_ns) for p in d.rglob("*") if p.is_file()}
+
+
+def test_sequential_status_shows_the_run_as_it_stands_and_writes_nothing(logs, capsys, tmp_path):
+    """Before a look, after one (the numbers the update printed) and once stopped (the decision saved): text and
+    one JSON line; the run's folder is byte for byte and time for time as it was, a stale temporary file of an
+    interrupted write included (the next update removes it)."""
+    root, truth = logs
+    seq = tmp_path / "seq"
+    order = _seq_run(root, seq)
+    capsys.readouterr()
+    stale = seq / ".state.json.999999999.x.tmp"  # a write of a process that no longer runs
+    stale.write_text("{")
+    before = _snapshot(seq)
+    max_n = json.loads((seq / "state.json").read_text())["max_n"]  # the precision rule's worst-case cap
+    code, out, err = _run(["sequential", "status", seq], capsys)
+    assert code == 0, err
+    assert out.splitlines() == [f"{seq}: rule precision ±0.01; no results yet",
+                                f"looks: 0; items used: 0 of at most {max_n}",
+                                "estimate: none yet (no batch evaluated)",
+                                f"decision: continue; next batch: 40 items in {seq / 'batch_001'}"]
+    code, out, _ = _run(["sequential", "status", seq / "state.json", "--json"], capsys)
+    doc = json.loads(out)
+    assert code == 0 and len(out.splitlines()) == 1
+    assert (doc["looks"], doc["items_used"], doc["estimate"], doc["decision"]) == (0, 0, None, "continue")
+    assert _snapshot(seq) == before
+
+    new = truth.model_ids[24]
+    code, out, err = _run(["sequential", "update", seq, _batch(truth, order[:40], tmp_path / "b1", new)], capsys)
+    assert code == 0, err
+    printed = next(ln for ln in out.splitlines() if ln.startswith("look 1: "))
+    before = _snapshot(seq)
+    code, out, err = _run(["sequential", "status", seq], capsys)
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0] == f"{seq}: rule precision ±0.01; model {new}"
+    assert lines[1] == f"looks: 1; items used: 40 of at most {max_n}"
+    score, interval = printed.split(", ")[1], printed.split("interval ")[1].split("]")[0] + "]"
+    assert lines[2].startswith(f"{score.replace(' ', ': ')} (s.e. ")
+    assert lines[2].endswith(f"repeated interval {interval}")
+    assert lines[3] == f"decision: continue; next batch: 40 items in {seq / 'batch_002'}"
+    run = SequentialRun.load(seq)
+    code, out, _ = _run(["sequential", "status", seq, "--json"], capsys)
+    doc = json.loads(out)
+    assert (doc["estimate"], doc["standard_error"], doc["ci_low"], doc["ci_high"]) == (
+        run.result.estimate, run.result.standard_error, run.result.ci_low, run.result.ci_high)
+    assert doc["model"] == new and doc["next_items"] == 40 and doc["max_n"] == max_n
+    assert {k: v for k, v in _snapshot(seq).items() if k != stale.name} == {
+        k: v for k, v in before.items() if k != stale.name}  # load removed the stale file; status wrote nothing
+
+    run = SequentialRun.start(truth.subset(models=range(24)), rule="precision", half_width=0.2, initial=40)
+    while not run.stopped:
+        run.update(truth.subset(models=[24], items=run.next_items))
+    run.save(tmp_path / "done")
+    code, out, _ = _run(["sequential", "status", tmp_path / "done", "--json"], capsys)
+    decision = json.loads((tmp_path / "done" / "decision.json").read_text())
+    doc = json.loads(out)
+    assert code == 0 and doc["decision"] == decision["decision"] != "continue" and doc["next_items"] == 0
+    assert (doc["estimate"], doc["ci_low"], doc["ci_high"]) == (decision["estimate"], decision["ci_low"],
+                                                                decision["ci_high"])
+    code, out, _ = _run(["sequential", "status", tmp_path / "done"], capsys)
+    assert out.splitlines()[-1] == f"decision: {decision['decision']} ({decision['reason']})"
+
+
+def test_sequential_status_of_a_folder_without_a_run_is_one_line(logs, capsys, tmp_path):
+    root, _ = logs
+    assert _run(["select", root / "ref", "--budget", 30, "--out", tmp_path / "sel"], capsys)[0] == 0
+    for d, says in ((tmp_path / "nowhere", "does not exist"), (tmp_path / "sel", "does not exist"),
+                    (tmp_path / "sel" / "manifest.json", "is not an effstats sequential state file")):
+        code, _, err = _run(["sequential", "status", d], capsys)
+        assert code == 2 and _one_line(err).startswith("effstats sequential status: error: DIR: ") and says in err
+    assert not (tmp_path / "nowhere").exists()
+
+
 # ---------------------------------------------------------------------------------------------------- the lock
 def _batch(truth: ResponseMatrix, items, path: Path, model: str) -> Path:
     """The harness's output of ``model`` on ``items``."""

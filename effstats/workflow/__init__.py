@@ -11,7 +11,7 @@
 4. Or :class:`SequentialRun` hands out batches of items until a group-sequential stopping rule decides
    (efficacy against a reference model, or a precision target), with repeated confidence intervals.
 
-The command line does the same: ``effstats select``, ``effstats estimate``, ``effstats sequential start|update``.
+The command line does the same: ``effstats select``, ``effstats estimate``, ``effstats sequential start|update|status``.
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``effstats select``, ``effstats estimate`` and ``effstats sequential start|update``: the harness loop.
+"""``effstats select``, ``effstats estimate`` and ``effstats sequential start|update|status``: the harness loop.
 
 Every bad input prints one line naming the argument and exits with status 2; warnings print one line each.
 """
@@ -192,6 +192,16 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     up.add_argument("--restrict-to-manifest", action="store_true",
                     help="read only this batch's items of NEW_RESULTS (a whole run of the benchmark, e.g. HELM runs: "
                          "helm-run runs whole run specs) and leave out the others, saying how many")
+    stat = ssub.add_parser("status", help="show a run's looks, items used, estimate, interval and decision",
+                           description="Print where a sequential run stands: its looks, the items used, the current "
+                                       "estimate with its interval, and the decision (continue while it goes on). "
+                                       "Reads the run and writes nothing.")
+    stat.add_argument("state", metavar="DIR", help="the folder `effstats sequential start --out` wrote")
+    stat.add_argument("--json", action="store_true",
+                      help="print one JSON object on one line instead (null where there is no value yet)")
+    stat.add_argument("--reference", default=None,
+                      help="adaptive runs and --correction: the reference data, read instead of the run's copy "
+                           "(DIR/reference.npz) and of the path the state records")
 
 
 def _lm_eval_hint(samples_file: Path, samples: dict) -> str:
@@ -322,11 +332,50 @@ def _sequential(args: argparse.Namespace) -> None:
         _tasks(args)
         _start(args, rule)
         return
+    if args.action == "status":
+        _status(args)
+        return
     from ._files import locked
 
     d = Path(args.state)
     with locked(d.parent if d.name == "state.json" and d.is_file() else d, create=False):
         _update(args)
+
+
+def _status(args: argparse.Namespace) -> None:
+    """``effstats sequential status``: the run as it stands, read without writing (no lock, no clean-up)."""
+    import json
+
+    from .._shared import _level_percent
+    from ._sequential import SequentialRun
+
+    run = SequentialRun._read(args.state, reference=args.reference, clean=False)
+    s = run._status()
+    if args.json:
+        print(json.dumps({"directory": str(run._directory), **s}))
+        return
+    if s["rule"] == "efficacy":
+        rule = f"efficacy against {terminal_text(str(s['against']))}"
+    elif s["rule"] == "precision":
+        rule = f"precision ±{s['half_width']:g}"
+    else:
+        rule = f"adaptive, ability standard error ≤ {s['target_se']:g}"
+    model = "no results yet" if s["model"] is None else f"model {terminal_text(s['model'])}"
+    print(f"{run._directory}: rule {rule}; {model}")
+    print(f"looks: {s['looks']}; items used: {s['items_used']:,} of at most {s['max_n']:,}")
+    if s["estimate"] is None:
+        print("estimate: none yet (no batch evaluated)")
+    else:
+        what = {"efficacy": "difference (new - reference)", "precision": "score", "adaptive": "accuracy"}[s["rule"]]
+        kind = ("model-based " if s["rule"] == "adaptive" else
+                "repeated " if s["decision"] == "continue" else "")
+        print(f"{what}: {s['estimate']:.4f} (s.e. {s['standard_error']:.4f}); "
+              f"{_level_percent(s['confidence_level'])} % {kind}interval [{s['ci_low']:.4f}, {s['ci_high']:.4f}]"
+              + ("" if s["theta"] is None else f"; ability {s['theta']:.3f} (s.e. {s['theta_se']:.3f})"))
+    batch = run._directory / f"batch_{s['looks'] + 1:03d}"
+    nxt = (f"; next batch: {s['next_items']:,} items in {batch}" if s["decision"] == "continue" else
+           "" if s["reason"] is None else f" ({s['reason']})")
+    print(f"decision: {s['decision']}{nxt}")
 
 
 def _start(args: argparse.Namespace, rule: str) -> None:
@@ -537,6 +586,6 @@ def _cli_names(msg: str, command: str) -> str:
     msg = _as_typed(msg)
     head, sep, rest = msg.partition(" ")
     # --reference is an option of these commands, the positional REFERENCE of the others
-    if command in ("estimate", "sequential update") and head == "reference:":
+    if command in ("estimate", "sequential update", "sequential status") and head == "reference:":
         return "--reference:" + sep + rest
     return _CLI_NAMES.get(head, head) + sep + rest

@@ -315,12 +315,14 @@ def output_dir(directory: Any) -> Path:
     return d
 
 
-def read_saved(directory: Any, filename: str, fmt: str, what: str) -> tuple[Path, dict]:
+def read_saved(directory: Any, filename: str, fmt: str, what: str, clean: bool = True) -> tuple[Path, dict]:
     """The JSON document ``filename`` in ``directory`` (or ``directory`` itself as that file), checked to be of
-    format ``fmt``; errors name ``directory``."""
+    format ``fmt``; errors name ``directory``. With ``clean``, the temporary files an interrupted write of it left
+    are removed first (a read that must write nothing passes False)."""
     p = check_path(directory, "directory")
     f = p / filename if p.is_dir() else p
-    remove_stale_tmp(f)
+    if clean:
+        remove_stale_tmp(f)
     doc = read_json(f, "directory")
     if not isinstance(doc, dict) or doc.get("format") != fmt:
         raise ValueError(f"directory: {p} is not an effstats {what} (format {fmt!r})")

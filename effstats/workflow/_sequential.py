@@ -411,7 +411,13 @@ class SequentialRun:
             ``directory`` is not a sequential state; ``reference`` is other data than the run was started from, or
             refitting the item bank chooses other items than the run did.
         """
-        p, st = read_saved(directory, STATE, _FORMAT, "sequential state file")
+        return cls._read(directory, reference)
+
+    @classmethod
+    def _read(cls, directory: str | Path, reference: Any = None, clean: bool = True) -> "SequentialRun":
+        """:meth:`load`; without ``clean`` it writes nothing (``effstats sequential status``): the temporary files
+        of an interrupted write stay for the next update to remove."""
+        p, st = read_saved(directory, STATE, _FORMAT, "sequential state file", clean=clean)
         run = cls(st)
         run._directory = p if p.is_dir() else p.parent
         run._reference_given = reference is not None
@@ -790,6 +796,30 @@ class SequentialRun:
                 "theta_se": res.standard_error, "target_se": st["rule"]["target_se"], "estimate": res.accuracy,
                 "standard_error": res.accuracy_se, "ci_low": lo, "ci_high": hi, "confidence_level": level,
                 "alpha": st["alpha"]}
+
+    def _status(self) -> dict:
+        """The run so far in plain values: its rule, model, looks, items used (of at most ``max_n``), the estimate
+        with its standard error and interval after the last look (None before the first), the decision
+        (``"continue"`` while it goes on) and why a stopped run stopped, and the items of the next batch."""
+        st, res = self.state, self.result
+        rule = st["rule"]
+        out = {"rule": rule["kind"], "against": rule.get("against"), "half_width": rule.get("half_width"),
+               "target_se": rule.get("target_se"), "model": st["model"], "looks": len(st["looks"]),
+               "items_used": self.n_evaluated, "max_n": st["max_n"],
+               "decision": st["result"]["decision"] if self.stopped else "continue",
+               "reason": st["result"].get("reason") if self.stopped else None, "next_items": len(self.next_items)}
+        est = st["result"] if self.stopped else None
+        if est is None and res is not None:
+            if rule["kind"] == "adaptive":
+                lo, hi = res.confidence_interval(1 - st["alpha"])
+                est = {"estimate": res.accuracy, "standard_error": res.accuracy_se, "ci_low": lo, "ci_high": hi,
+                       "confidence_level": 1 - st["alpha"], "theta": res.theta, "theta_se": res.standard_error}
+            else:
+                est = _result_dict(res)
+        for k in ("estimate", "standard_error", "ci_low", "ci_high", "confidence_level", "theta", "theta_se"):
+            v = None if est is None else est.get(k)
+            out[k] = None if v is None or not np.isfinite(v) else float(v)
+        return out
 
     # ------------------------------------------------------------------ files
     def save(self, directory: str | Path) -> Path:
