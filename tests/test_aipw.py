@@ -308,7 +308,7 @@ def test_cifar10_top_models_covered_at_100_of_400_items(cifar10):
 def test_cifar10_difficulty_regressor_against_ridge_in_and_out_of_range(cifar10):
     # 100 items, 10 seeds; in range: 8 random targets of 30 models, out of range: the best 20 % (6 models) as
     # targets. Measured: MAE in range 1.39 (difficulty) vs 1.60 (ridge) vs 2.21 points (plain mean), out of range
-    # 1.22 vs 1.30 vs 1.63; coverage of the 95 % interval 0.99 / 0.90 (ridge 0.93 / 0.87). Bounds with room for
+    # 1.22 vs 1.30 vs 1.63; coverage of the 95 % interval 0.975 / 0.967. Bounds with room for
     # the seeds' spread (about 0.1-0.2 points of the mean MAE)
     from effstats.splits import performance_split, random_split
 
@@ -329,7 +329,7 @@ def test_cifar10_difficulty_regressor_against_ridge_in_and_out_of_range(cifar10)
         mae = {k: 100 * np.mean(np.concatenate(v)) for k, v in err.items()}
         print(f"\nCIFAR-10 {split}, 100 items: MAE {mae}, coverage {np.mean(np.concatenate(covered)):.3f}")
         assert mae["difficulty"] <= bound * mae["plain"] and mae["difficulty"] <= mae["ridge"]
-        assert np.mean(np.concatenate(covered)) >= 0.85
+        assert np.mean(np.concatenate(covered)) >= 0.93
 
 
 # ----------------------------------------------------------------------------- protocol and arguments

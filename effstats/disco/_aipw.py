@@ -177,20 +177,22 @@ class AIPW(_SubsetEstimator):
         \\Big(\\frac{z_{0.975}}{t_{\\nu,\\,0.975}}\\Big)^2,\\ \\frac{n'}{2},\\ 4 n'\\Big), \\qquad
         \\tilde p = \\frac{n \\hat\\theta + 1/2}{n + 1}, \\qquad n' = \\frac{n}{1 - n/N},
 
-    which covers 0.935 to 0.967 there, 0.4 points wider on average. With ``stratify``, a sample with one or two
-    minority responses gets at most :math:`n^* = n'`, as :class:`effstats.disco.StratifiedAIPW`'s. A target whose
-    sampled responses are all alike (every one right, or every one wrong) has residuals of 0 and a standard error
-    of 0, which say nothing of its spread: its interval is the exact (hypergeometric) interval of its count,
-    none or all of the :math:`n` items drawn without replacement from the :math:`N` right (Buonaccorsi 1987; at
-    30 of 200 items every one right, [0.895, 1]); the standard error stays 0. The Clopper-Pearson interval at
-    the finite-population-corrected size :math:`n / (1 - n/N)` would be narrower ([0.901, 1] there) and cover
-    less than it claims. With ``stratify`` the items are a stratified
-    simple random sample, whose count follows no hypergeometric law: its interval of responses all alike is the
-    exact one of such a sample (the worst placement of the wrong items among the strata, as
-    :class:`effstats.disco.StratifiedAIPW`'s), which with one stratum is the hypergeometric one. Graded scores
-    less than an item's worth from all alike (the smaller of :math:`\\sum y` and :math:`\\sum (1 - y)`,
-    :math:`m`, below 1) get :math:`(1 - m)` times that interval plus :math:`m` times the t one, so that
-    scores of 1e-9 get the interval of scores of 0.
+    which covers 0.935 to 0.967 there, 0.4 points wider on average. Away from 0 and 1 it costs a little width and
+    over-covers a little, as Clopper-Pearson does: on ImageNet's 80,000 items, 20 random targets at 0.33 to 0.79, it
+    is 8, 5 and 2.5 % wider than the normal interval at 50, 100 and 300 items, and the worst target's coverage is
+    0.955, 0.947 and 0.943 of 1,000 draws against 0.930, 0.929 and 0.934. With ``stratify``, a sample with one or
+    two minority responses gets at most :math:`n^* = n'`, as :class:`effstats.disco.StratifiedAIPW`'s. A target
+    whose sampled responses are all alike (every one right, or every one wrong) has residuals of 0 and a standard
+    error of 0, which say nothing of its spread: its interval is the exact (hypergeometric) interval of its count,
+    none or all of the :math:`n` items drawn without replacement from the :math:`N` right (Buonaccorsi 1987; at 30
+    of 200 items every one right, [0.895, 1]); the standard error stays 0. The Clopper-Pearson interval at the
+    finite-population-corrected size :math:`n / (1 - n/N)` would be narrower ([0.901, 1] there) and cover less than
+    it claims. With ``stratify`` the items are a stratified simple random sample, whose count follows no
+    hypergeometric law: its interval of responses all alike is the exact one of such a sample (the worst placement
+    of the wrong items among the strata, as :class:`effstats.disco.StratifiedAIPW`'s), which with one stratum is the
+    hypergeometric one. Graded scores less than an item's worth from all alike (the smaller of :math:`\\sum y` and
+    :math:`\\sum (1 - y)`, :math:`m`, below 1) get :math:`(1 - m)` times that interval plus :math:`m` times the t
+    one, so that scores of 1e-9 get the interval of scores of 0.
 
     Missing cells. A source model's missing response is replaced by the item's mean over the models that
     answered it; items no source model answered are never drawn and are outside the estimated mean (as for
