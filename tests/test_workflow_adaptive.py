@@ -197,8 +197,18 @@ def test_commands_on_lm_eval_logs_match_the_api(logs, tmp_path, capsys):
         write_lm_eval_samples(truth, tmp_path / f"out{k}", models=[model], items=items)
         code, out, err = _run(["sequential", "update", tmp_path / "run", tmp_path / f"out{k}"], capsys)
         assert code == 0, err
+        # status: the look just recorded (a continuing run's model-based interval, from the bank's copy)
+        code, shown, err = _run(["sequential", "status", tmp_path / "run", "--json"], capsys)
+        look = json.loads((tmp_path / "run" / "state.json").read_text())["looks"][-1]
+        st = json.loads(shown)
+        assert code == 0 and (st["looks"], st["items_used"], st["model"]) == (k, 7 * k, model), err
+        assert (st["estimate"], st["standard_error"], st["theta"], st["theta_se"]) == pytest.approx(
+            (look["accuracy"], look["accuracy_se"], look["theta"], look["theta_se"]), abs=1e-12)
+        assert st["ci_low"] < st["estimate"] < st["ci_high"]
     assert "Decision: **precision**" in out and "Accuracy on the whole benchmark" in out
     decision = json.loads((tmp_path / "run" / "decision.json").read_text())
+    assert (st["decision"], st["ci_low"], st["ci_high"], st["next_items"]) == (
+        "precision", decision["ci_low"], decision["ci_high"], 0)
     api = SequentialRun.start(root / "ref", rule="adaptive", target_se=0.3, batch=7)
     res, batches = _until_stopped(api, truth, model)
     assert decision["decision"] == "precision" and decision["n"] == res.n_items == 7 * k
