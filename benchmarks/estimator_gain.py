@@ -5,7 +5,11 @@ targets, the rest as sources), each seed draws the items anew; every estimator i
 estimates the targets' full-benchmark scores from ``n`` items. Reported per dataset, split and estimator: the MAE
 (points, mean over seeds, ± its standard deviation over seeds), the ratio to the plain mean's MAE on random items
 of the same seeds (ratio of the seed means, ± the standard error of the per-seed ratios), and the 95 % interval
-coverage at each budget (share of target × seed intervals holding the true score).
+coverage at each budget (share of target × seed intervals holding the true score). Two limits beside
+StratifiedAIPW: the ratio its item features allow with every label (``_limit``), and the ratio a ridge regression on
+every source model's responses reaches, cross-fitted on all of the target's labels (``_ridge_limit``).
+"StratifiedAIPW by group" stratifies on the dataset's item groups as well (``GROUPS``: the true class, AlpacaEval's
+source dataset).
 
 Data: ``load_imagenet_predictions`` (67 models × 80,000 items), ``load_cifar10_predictions`` (30 × 14,021),
 ``load_alpacaeval(outcome="win")`` (56 × 805, 0/1 wins against the reference model) from the shared predictions folder
@@ -25,6 +29,8 @@ import warnings
 
 import numpy as np
 import pandas as pd
+from sklearn.linear_model import Ridge
+from sklearn.model_selection import KFold, cross_val_predict
 
 from effstats.disco import AIPW, MethodChooser, RandomDirect, StratifiedAIPW, StratifiedHT, default_candidates
 from effstats.disco._chooser import _SortSearchDesign
@@ -54,8 +60,13 @@ ESTIMATORS = {
     "StratifiedHT": lambda n, s: StratifiedHT(n, random_state=s),
     "StratifiedAIPW": lambda n, s: StratifiedAIPW(n, random_state=s),
 }
+# the item groups StratifiedAIPW(stratify=...) is run with: the true class, AlpacaEval's source dataset (ImageNet's
+# 1,000 classes are more groups than 100 items can stratify on)
+GROUPS = {"digits": "label", "cifar10": "label", "alpacaeval": "dataset"}
 VARIANTS = {  # the allocation's share of the gain
     "StratifiedAIPW proportional": lambda n, s: StratifiedAIPW(n, allocation="proportional", random_state=s),
+    # filled per dataset with its GROUPS column (main)
+    "StratifiedAIPW by group": None,
     # the loop's Sort & Search method, ``effstats select --method sortsearch``: SortSearch(sampling="stratified"), one
     # random item per equal cell of the sources' easy-to-hard order, and its design-based accuracy and interval
     "sortsearch": lambda n, s: _SortSearchDesign(n, random_state=s),
@@ -89,10 +100,11 @@ def run(rm, n_items: int, seeds: int, estimators: dict, coverage_only: bool = Fa
                     p = est.predict_interval(tgt)
                 ci = p.confidence_interval(0.95)
                 err = np.abs(p.statistic - truth)
-                limit = _limit(est, tgt) if name == "StratifiedAIPW" and not coverage_only else np.nan
+                first = name == "StratifiedAIPW" and not coverage_only
                 rows.append({"split": split, "estimator": name, "seed": seed, "mae": 100 * err.mean(),
                              "covered": np.mean((ci.low <= truth) & (truth <= ci.high)), "n_targets": len(truth),
-                             "limit": limit})
+                             "limit": _limit(est, tgt) if first else np.nan,
+                             "limit_all": _ridge_limit(src, tgt) if first else np.nan})
     return pd.DataFrame(rows)
 
 
@@ -111,6 +123,20 @@ def _limit(est, tgt) -> float:
     return float(np.mean(np.sqrt(within[total > 0] / total[total > 0])))
 
 
+def _ridge_limit(src, tgt, folds: int = 5) -> float:
+    """The MAE ratio to the plain mean of a difference estimator whose predictor is a ridge regression (penalty 1)
+    on every source model's responses, fitted on all of the target's labels but the held-out fold's (cross-fitted
+    over ``folds`` folds of all items, equal probabilities): what a predictor linear in the sources reaches without
+    a budget. Root of the residual over the response variance, mean over targets."""
+    S, Y = src.values_with_nan(), tgt.values_with_nan()
+    S = np.where(np.isnan(S), np.nanmean(S, axis=0), S)
+    ok = ~np.isnan(Y).any(axis=0) & ~np.isnan(S).any(axis=0)
+    X, Yo = S[:, ok].T, Y[:, ok].T
+    F = cross_val_predict(Ridge(alpha=1.0), X, Yo, cv=KFold(folds, shuffle=True, random_state=0))
+    resid, total = ((Yo - F) ** 2).mean(axis=0), Yo.var(axis=0)
+    return float(np.mean(np.sqrt(resid[total > 0] / total[total > 0])))
+
+
 def summarize(df: pd.DataFrame) -> pd.DataFrame:
     plain = df[df.estimator == "plain mean"].set_index(["split", "seed"])["mae"]
     out = []
@@ -119,7 +145,7 @@ def summarize(df: pd.DataFrame) -> pd.DataFrame:
         ratio = g.mae.to_numpy() / base
         out.append({"split": split, "estimator": name, "mae": g.mae.mean(), "mae_sd": g.mae.std(ddof=1),
                     "ratio": g.mae.mean() / base.mean(), "ratio_se": ratio.std(ddof=1) / np.sqrt(len(ratio)),
-                    "coverage": g.covered.mean(), "limit": g.limit.mean()})
+                    "coverage": g.covered.mean(), "limit": g.limit.mean(), "limit_all": g.limit_all.mean()})
     return pd.DataFrame(out)
 
 
@@ -141,27 +167,35 @@ def main() -> None:
         except (FileNotFoundError, OSError, ValueError) as exc:
             print(f"{name}: skipped ({exc})")
             continue
-        s = summarize(run(rm, args.items, args.seeds, ests))
+        here = {k: v for k, v in ests.items() if v is not None}
+        if "StratifiedAIPW by group" in ests and name in GROUPS:
+            col = GROUPS[name]
+            here["StratifiedAIPW by group"] = lambda n, s: StratifiedAIPW(n, stratify=col, random_state=s)
+        s = summarize(run(rm, args.items, args.seeds, here))
         s.insert(0, "dataset", f"{name} ({rm.n_models}×{rm.n_items:,})")
         for b in budgets:
             if b >= rm.n_items:
                 continue
-            c = run(rm, b, args.seeds, {"StratifiedAIPW": ESTIMATORS["StratifiedAIPW"]}, coverage_only=True)
-            cov = c.groupby("split").covered.mean()
-            s[f"cov_{b}"] = np.where(s.estimator == "StratifiedAIPW", s.split.map(cov), np.nan)
+            for e in ("StratifiedAIPW", "StratifiedAIPW by group"):
+                if e not in here:
+                    continue
+                c = run(rm, b, args.seeds, {"StratifiedAIPW": here[e]}, coverage_only=True)
+                cov = c.groupby("split").covered.mean()
+                s.loc[s.estimator == e, f"cov_{b}"] = s.split[s.estimator == e].map(cov)
         tables.append(s)
         print(s.round(3).to_string(index=False), f"\n{name}: {time.perf_counter() - t0:.0f} s\n", flush=True)
     if tables:
         t = pd.concat(tables)
         cov = [c.replace("_", "@") for c in t.columns if c.startswith("cov_")]
-        print("\n| dataset | split | estimator | MAE (pts) | × plain mean | limit, proportional | "
+        print("\n| dataset | split | estimator | MAE (pts) | × plain mean | limit, proportional | limit, all labels | "
               + " | ".join([f"coverage@{args.items}", *(c.replace("cov", "coverage") for c in cov)]) + " |")
-        print("|---" * (7 + len(cov)) + "|")
+        print("|---" * (8 + len(cov)) + "|")
         for r in t.itertuples(index=False):
             extra = ["" if np.isnan(getattr(r, c.replace("@", "_"), np.nan)) else
                      f"{getattr(r, c.replace('@', '_')):.3f}" for c in cov]
             print(f"| {r.dataset} | {r.split} | {r.estimator} | {r.mae:.2f} ± {r.mae_sd:.2f} | "
                   f"{r.ratio:.2f} ± {r.ratio_se:.2f} | {'' if np.isnan(r.limit) else f'{r.limit:.2f}'} | "
+                  f"{'' if np.isnan(r.limit_all) else f'{r.limit_all:.2f}'} | "
                   + " | ".join([f"{r.coverage:.3f}", *extra]) + " |")
 
 if __name__ == "__main__":
