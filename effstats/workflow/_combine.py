@@ -306,7 +306,7 @@ class _Combined:
         (``stratified_alike_interval``). The score is the share of all items right only when the tasks weigh
         by their items; tasks weighed alike, or a task whose design is not a stratified simple random sample
         (Sort & Search's cells, model-based methods), keep the interval they have. The third array marks the
-        models given the exact interval (one task drawn as one simple random sample: :func:`hypergeometric_interval`
+        models given the exact interval (one task drawn as one simple random sample: ``hypergeometric_interval``
         of a count of none or all)."""
         from .._hypergeometric import stratified_alike_interval
 
