@@ -446,3 +446,49 @@ def test_wilson_interval_is_statsmodels_bit_for_bit(ci):
         for successes in sorted({0.0, 0.5, 1.0, n / 3, n - 0.5, float(n)}):
             lo, hi = proportion_confint(successes, n, alpha=1 - ci, method="wilson")
             assert _wilson(successes, n, ci) == (float(lo), float(hi))
+
+
+def _graph_components(obs: np.ndarray) -> np.ndarray:
+    """The model-scenario graph's components by scipy's graph search, labelled by decreasing size (equal sizes in
+    the order of their first model)."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    M, S = obs.shape
+    r, c = np.nonzero(obs)
+    lab = connected_components(coo_matrix((np.ones(r.size), (r, M + c)), shape=(M + S, M + S)), directed=False)[1][:M]
+    _, inv, cnt = np.unique(lab, return_inverse=True, return_counts=True)
+    rank = np.empty(len(cnt), np.intp)
+    rank[np.argsort(-cnt, kind="stable")] = np.arange(len(cnt))
+    return rank[inv]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(1, 30), st.integers(1, 9), st.floats(0.0, 0.6), st.integers(0, 2**32 - 1),
+       st.sampled_from([1, 2, 16]))
+def test_components_equal_the_graph_search(M, S, density, seed, rounds):
+    """Label propagation and, when it needs more rounds, scipy's graph search: the same components and labels."""
+    from effstats.reliability import _benchmark
+
+    obs = np.random.default_rng(seed).random((M, S)) < density
+    old = _benchmark._COMPONENT_ROUNDS
+    _benchmark._COMPONENT_ROUNDS = rounds
+    try:
+        got = _benchmark._components(obs)
+    finally:
+        _benchmark._COMPONENT_ROUNDS = old
+    np.testing.assert_array_equal(got, _graph_components(obs))
+    assert got.dtype == np.intp
+
+
+def test_components_of_a_long_chain_and_of_models_without_scores():
+    """A chain of 41 scenarios linked model to model (more rounds than the propagation takes) and two models without
+    a score (each its own group, after the larger one, in the order of the models)."""
+    from effstats.reliability._benchmark import _components
+
+    obs = np.zeros((43, 41), bool)
+    for m in range(40):
+        obs[m, m] = obs[m, m + 1] = True
+    obs[41, 40] = True  # model 41 joins the chain's end; models 40 and 42 have no score
+    assert _components(obs).tolist() == [0] * 40 + [1, 0, 2]
+    np.testing.assert_array_equal(_components(obs), _graph_components(obs))
