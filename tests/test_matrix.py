@@ -56,16 +56,22 @@ N_NEW = 6
 
 def _pairwise(factors: list[tuple]) -> list[tuple]:
     """A covering array of strength 2: cells such that every pair of values of any two factors is in one (greedy,
-    deterministic)."""
-    uncovered = {(i, a, j, b) for i, j in itertools.combinations(range(len(factors)), 2)
-                 for a in factors[i] for b in factors[j]}
-    cells = list(itertools.product(*factors))
+    deterministic: each step takes the first cell, in the product's order, that covers the most uncovered pairs).
+
+    Vectorised over the product (about 7,000 cells, scored at each of about 120 steps), as every xdist worker
+    collects this module."""
+    sizes = [len(f) for f in factors]
+    codes = np.indices(sizes).reshape(len(factors), -1).T  # the product's cells as value positions, in its order
+    pairs = list(itertools.combinations(range(len(factors)), 2))
+    offsets = np.cumsum([0] + [sizes[i] * sizes[j] for i, j in pairs])
+    # each cell's pairs of values, one number per pair of factors
+    keys = np.stack([offsets[k] + codes[:, i] * sizes[j] + codes[:, j] for k, (i, j) in enumerate(pairs)], axis=1)
+    uncovered = np.ones(offsets[-1], dtype=bool)
     out = []
-    while uncovered:
-        best = max(cells, key=lambda c: sum((i, c[i], j, c[j]) in uncovered
-                                            for i, j in itertools.combinations(range(len(c)), 2)))
-        out.append(best)
-        uncovered -= {(i, best[i], j, best[j]) for i, j in itertools.combinations(range(len(best)), 2)}
+    while uncovered.any():
+        best = int(np.argmax(uncovered[keys].sum(axis=1)))  # the first of the cells that cover the most
+        out.append(tuple(f[c] for f, c in zip(factors, codes[best])))
+        uncovered[keys[best]] = False
     return out
 
 

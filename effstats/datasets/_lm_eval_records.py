@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import lzma
+import math
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -31,7 +32,8 @@ def _loglik(x: Any) -> float | None:
         v = float(ll)
     except (TypeError, ValueError):
         return None
-    return None if np.isnan(v) or v == np.inf else v
+    # a Python float: math's tests, not numpy's (called for every choice of every record of a log)
+    return None if math.isnan(v) or v == math.inf else v
 
 
 def _arg_index(key: str) -> int:

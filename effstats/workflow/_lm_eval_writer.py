@@ -142,13 +142,13 @@ def write_lm_eval_samples(responses: ResponseMatrix, directory: str | Path, *, n
                 ll = gen.normal(-3.0, 0.5, n_choices)
                 top = gold if vals[mi, j] else (gold + 1 + int(gen.integers(n_choices - 1))) % n_choices
                 ll[top] = ll.max() + 0.5 + gen.random()
-                greedy = [bool(k == top) for k in range(n_choices)]
+                greedy = [k == top for k in range(n_choices)]
+                lls = ll.tolist()  # Python floats: their str is numpy's, and they cost less to print
                 if numbers == "string":
-                    resps = [[[str(v), str(g)]] for v, g in zip(ll, greedy)]
-                    filtered = [[str(v), str(g)] for v, g in zip(ll, greedy)]
+                    filtered = [[str(v), str(g)] for v, g in zip(lls, greedy)]
                 else:
-                    resps = [[[float(v), g]] for v, g in zip(ll, greedy)]
-                    filtered = [[float(v), g] for v, g in zip(ll, greedy)]
+                    filtered = [[v, g] for v, g in zip(lls, greedy)]
+                resps = [[pair] for pair in filtered]
                 rec = {"doc_id": doc, "doc": {"question": f"{task} question {doc}", "gold": gold},
                        "target": str(gold),
                        "arguments": {f"gen_args_{k}": {"arg_0": f"Question {doc}:", "arg_1": f" choice {k}"}
