@@ -161,3 +161,36 @@ def test_tilted_power_is_a_pass_moved_by_a_change_of_measure(k):
     y = gsprob(eta, t, a, b, 18)
     np.testing.assert_allclose(up, y["probhi"][:, 0], rtol=0, atol=1e-14)
     np.testing.assert_allclose(lo, y["problo"][:, 0], rtol=0, atol=1e-14)
+
+
+# non-binding beta-spending (test type 4): the information is the root of gsDesign's equation (the beta-spending lower
+# bound derived at that information leaves power 1 - beta), searched in Newton, secant and inverse quadratic steps to
+# 0.1 tol; here by bisection to 1e-13
+TYPE4 = [dict(k=k, alpha=alpha, beta=beta, spending=up, spending_param=up_par, lower_spending=lo, lower_param=lo_par,
+              timing=timing)
+         for k, timing in [(2, None), (3, [0.2, 0.55, 1.0]), (5, None), (8, None)]
+         for alpha, beta in [(0.025, 0.1), (0.005, 0.25)]
+         for (up, up_par), (lo, lo_par) in [(("hsd", -4.0), ("hsd", -2.0)), (("ld_obf", None), ("hsd", 1.0))]]
+
+
+@pytest.mark.parametrize("kw", TYPE4, ids=lambda kw: (f"k{kw['k']}{'u' if kw['timing'] else ''}-a{kw['alpha']}-"
+                                                      f"b{kw['beta']}-{kw['spending']}-{kw['lower_param']}"))
+def test_nonbinding_beta_spending_size_is_the_root_of_its_equation(kw):
+    d = design(**kw, test_type=4)
+    falseneg = np.diff(np.concatenate(([0.0], d.lower_spending(kw["beta"], d.timing))))
+    lo, hi = 0.5, 4.0
+
+    def excess(imax: float) -> float:
+        return _betadiff1(imax, d.delta, d.timing, falseneg, d.upper, d.tol, d.r)
+
+    assert excess(lo) < 0 < excess(hi)
+    while hi - lo > 1e-13:
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if excess(mid) < 0 else (lo, mid)
+    np.testing.assert_allclose(d.information[-1], 0.5 * (lo + hi), rtol=2e-7)
+    assert d.power == pytest.approx(1 - kw["beta"], abs=1e-7)
+    np.testing.assert_allclose(d.beta_spent, d.lower_spending(kw["beta"], d.timing), rtol=0, atol=1e-6)
+    # the bounds and crossing probabilities are the mirrored pass's at that information: a gsprob pass there
+    y = gsprob([0.0, d.delta], d.information, d.lower, d.upper, d.r)
+    np.testing.assert_allclose(d.upper_prob, y["probhi"], rtol=0, atol=1e-10)
+    np.testing.assert_allclose(d.lower_prob, y["problo"], rtol=0, atol=1e-10)
