@@ -144,7 +144,8 @@ def _main(argv: Sequence[str] | None) -> int:
     p.add_argument("--aggregate", default="auto", choices=["auto", "mwr", "mean", "mean-of-means"],
                    help="how the leaderboard ranks models; auto = as its published aggregate column does (a mean "
                         "for 'Average' / 'Score', the Mean Win Rate for 'Mean win rate' or when there is none) "
-                        "(default: auto)")
+                        "(default: auto); a mean of columns in 0-100 beside columns in [0, 1] is refused, naming "
+                        "them, unless the published mean averages them as they are")
     p.add_argument("--ties", default="auto", choices=["auto", "strict", "half"],
                    help="win-rate ties: strict (App. A) or half credit (HELM's code); auto = half for HELM inputs, "
                         "strict otherwise (default: auto)")

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._shared import _name_list
 from ._scores import (SCORE_FORMATS, _METRIC_ORDER, _OPENLLM_METRIC, _OPENLLM_NAME, _as_published,
                       _check_duplicates, _check_path, _dedupe, _dedupe_with, _named_published, _read_json, _select,
                       read_openllm_csv, read_scores)
@@ -35,7 +36,8 @@ def read_openllm_json(paths: Any, *, duplicates: str = "last") -> pd.DataFrame:
     ``results`` keyed ``harness|<task>|<n-shot>`` (or ``<task>``) with metrics. The leaderboard's metric is used
     per task (ARC / HellaSwag ``acc_norm``, TruthfulQA ``mc2``, Winogrande / GSM8K / MMLU ``acc``), the 57 MMLU
     subjects (``hendrycksTest-*``) are averaged into MMLU as the leaderboard does, and the aggregate ``all``
-    entry is skipped.
+    entry is skipped, as are lm-evaluation-harness groups (named under ``groups`` or ``group_subtasks``): their
+    subtasks are scored on their own.
 
     Parameters
     ----------
@@ -90,7 +92,7 @@ def read_openllm_json(paths: Any, *, duplicates: str = "last") -> pd.DataFrame:
         raise ValueError(f"SCORES: expected a results file, a folder or a list of files, got {type(paths).__name__}")
     if not files:
         raise ValueError(f"SCORES: no .json results files in {str(paths)!r}")
-    rows = []
+    rows, left_out = [], set()
     for f in files:
         d = _read_json(f)
         if not isinstance(d, dict) or not isinstance(d.get("results"), dict):
@@ -98,9 +100,11 @@ def read_openllm_json(paths: Any, *, duplicates: str = "last") -> pd.DataFrame:
         cfg = d.get("config_general") or {}
         name = cfg.get("model_name") or d.get("model_name") or (d.get("config") or {}).get("model_args") or f.stem
         row: dict[str, list[float]] = {}
+        groups = _groups(d)
+        left_out.update(g for g in groups if g in d["results"])
         for key, metrics in d["results"].items():
             task = key.split("|")[1] if "|" in key else key
-            if task == "all" or not isinstance(metrics, dict):
+            if task == "all" or key in groups or not isinstance(metrics, dict):
                 continue
             v = _metric(task, metrics)
             if v is None:
@@ -110,7 +114,22 @@ def read_openllm_json(paths: Any, *, duplicates: str = "last") -> pd.DataFrame:
         rows.append(pd.Series({k: float(np.mean(v)) for k, v in row.items()}, name=name, dtype=float))
     wide = pd.DataFrame(rows)
     wide.index.name = "model"
-    return _dedupe(wide, duplicates, hint=" (several results files)")
+    wide = _dedupe(wide, duplicates, hint=" (several results files)")
+    if left_out:
+        wide.attrs["note"] = (f"Left out of the scores: the group(s) {_name_list(map(repr, sorted(left_out)))}, "
+                              "each an aggregate of tasks audited on their own (lm-eval's 'groups').")
+    return wide
+
+
+def _groups(d: dict) -> set:
+    """The groups of an lm-evaluation-harness results file: the keys of its ``groups`` and those of its
+    ``group_subtasks`` that list subtasks (a plain task there lists none) of which ``results`` holds one. Their
+    entries in ``results`` aggregate their subtasks' (which are there too), so scoring them beside the subtasks
+    would count those twice."""
+    groups = d.get("groups") if isinstance(d.get("groups"), dict) else {}
+    subtasks = d.get("group_subtasks") if isinstance(d.get("group_subtasks"), dict) else {}
+    listed = {g: sub for g, sub in subtasks.items() if isinstance(sub, list) and sub}
+    return {g for g in {*groups, *listed} if g not in listed or any(t in d["results"] for t in listed[g])}
 
 
 def read_helm_json(path: str | Path, *, table: str | None = None,

@@ -45,12 +45,31 @@ def _real(df: pd.DataFrame) -> pd.DataFrame | None:
     return None if any(t.kind == "c" for t in x.dtypes) else x.astype(float)
 
 
-def _percent_table(wide: pd.DataFrame) -> bool:
-    """Every score column lies within [0, 100] and exceeds 1 somewhere: the table is written in percent."""
-    x = _real(wide)
-    if x is None or x.shape[1] == 0 or x.isna().all().any():
-        return False
-    return bool(((x.min() >= 0) & (x.max() <= 100) & (x.max() > 1)).all())
+def _scales(x: pd.DataFrame) -> tuple[list, list]:
+    """The score columns by their content: (fractions, within [0, 1]; percentages, within [0, 100] and above 1
+    somewhere). A column with negative values or values above 100 (a rating, a count) is neither."""
+    lo, hi = x.min(), x.max()
+    return ([c for c in x.columns if lo[c] >= 0 and hi[c] <= 1],
+            [c for c in x.columns if lo[c] >= 0 and 1 < hi[c] <= 100])
+
+
+def _refuse_mixed_rows(x: pd.DataFrame) -> None:
+    """Refuse a table whose models are written on two scales: some rows above 1 in every column within [0, 100]
+    (percentages) while others lie within [0, 1] there (fractions; a row of 0s and 1s only says nothing). Read as one
+    scale, one of the two groups would be ranked on numbers 100 times too large or too small."""
+    sub = x[[c for c in x.columns if x[c].min() >= 0 and x[c].max() <= 100]]
+    n = sub.notna().sum(axis=1)
+    above = ((sub > 1) | sub.isna()).all(axis=1) & (n >= 2)
+    below = ((sub <= 1) | sub.isna()).all(axis=1) & ((sub > 0) & (sub < 1)).any(axis=1) & (n >= 2)
+    if above.any() and below.any():
+        few, many = (above, below) if above.sum() <= below.sum() else (below, above)
+        what = {id(above): "above 1 (percentages?)", id(below): "within [0, 1] (fractions?)"}
+        eg = ", ".join(repr(str(m)) for m in x.index[many][:2])
+        raise ValueError(f"SCORES: the rows mix two scales: {_name_list(map(repr, map(str, x.index[few])), 5)} "
+                         f"score {what[id(few)]} in every score column, {int(many.sum())} other row(s) (e.g. {eg}) "
+                         f"{what[id(many)]}; write every model's scores on one scale")
+
+
 def _ranks(scores: np.ndarray) -> np.ndarray:
     """Competition ranks (1 = best) along the last axis; NaN ranks last."""
     return _tie_ranks(-np.where(np.isnan(scores), -np.inf, scores), methods=("min",))[0]
@@ -682,17 +701,50 @@ def _prepare_frame(data: pd.DataFrame, published: Any,
     return data, published, info
 
 
-def _rescale_percent(data: Any, published: pd.Series | None, notes: list[str]) -> tuple[Any, pd.Series | None]:
-    """A wide table written in percent, divided by 100 (a published mean too), so every score reads in [0, 1]."""
-    if not isinstance(data, pd.DataFrame) or not _percent_table(data):
-        return data, published
-    data = data.apply(pd.to_numeric, errors="coerce") / 100
+def _rescale_percent(data: Any, published: pd.Series | None,
+                     notes: list[str]) -> tuple[Any, pd.Series | None, tuple[list, list]]:
+    """A wide table written in percent, divided by 100 (a published mean too), so every score reads in [0, 1].
+
+    The scale is judged by content, column by column: a table whose rows mix percentages and fractions is refused
+    (:func:`_refuse_mixed_rows`); columns in percent beside columns of fractions are returned (fractions, percent)
+    for the aggregate to judge; only a table whose every column is in percent is divided."""
+    x = _real(data) if isinstance(data, pd.DataFrame) else None
+    if x is None or x.shape[1] == 0 or x.isna().all().any():
+        return data, published, ([], [])
+    _refuse_mixed_rows(x)
+    frac, pct = _scales(x)
+    if len(pct) < x.shape[1]:
+        return data, published, (frac, pct) if frac and pct else ([], [])
+    data = x / 100
     notes.append("Scores are in percent (every score column lies in 0–100 and exceeds 1): divided by 100.")
     if published is not None and published.attrs.get("kind") != "mwr" and published.max() > 1.5:
         attrs = dict(published.attrs)
         published = published / 100
         published.attrs.update(attrs)
-    return data, published
+    return data, published, ([], [])
+
+
+def _mixed_scales(mixed: tuple[list, list], aggregate: str, info: dict | None, notes: list[str]) -> None:
+    """Columns in percent beside columns of fractions: the Mean Win Rate compares models within a column, so it is
+    audited with a note; a mean would weigh the percent columns 100 times more, so it is refused naming them,
+    unless the published mean is that mean of the columns as they are (the leaderboard's own ranking)."""
+    frac, pct = mixed
+    if not pct:
+        return
+    cols = (f"column(s) {_name_list(map(repr, map(str, pct)), 5)} lie in 0–100 while "
+            f"{_name_list(map(repr, map(str, frac)), 5)} lie in [0, 1]")
+    if aggregate == "mwr":
+        notes.append(f"Score {cols}: the Mean Win Rate compares models within each column, so the scales do not "
+                     "mix (a mean of them would).")
+        return
+    given = info is not None and info.get("kind") == "mean" and info.get("rule") in ("exact", "close")
+    if given:
+        notes.append(f"**Warning**: score {cols}; the published mean averages them as they are, and so does this "
+                     "audit (the percent columns weigh 100 times more).")
+        return
+    raise ValueError(f"--aggregate: {cols} (percentages beside fractions?): a {_SCORE_NAME[aggregate].lower()} "
+                     "would weigh the first 100 times more; divide them by 100 (or leave them out with --exclude), "
+                     "or rank by the Mean Win Rate (--aggregate mwr), which compares models within each column")
 
 
 def audit(data: Any, out: str | Path | None = None, *, format: str = "auto", table: str | None = None,
@@ -849,7 +901,7 @@ def audit(data: Any, out: str | Path | None = None, *, format: str = "auto", tab
         helm = bool(info) and "mean win rate" in str(info.get("column", "")).lower()
     else:
         info, helm = None, False
-    data, published = _rescale_percent(data, published, notes)
+    data, published, mixed = _rescale_percent(data, published, notes)
     if published is not None and not isinstance(published, pd.Series):
         raise ValueError(f"published: expected a Series indexed by model, got {type(published).__name__}")
     kind = published_kind or (None if published is None else published.attrs.get("kind"))
@@ -859,6 +911,7 @@ def audit(data: Any, out: str | Path | None = None, *, format: str = "auto", tab
         # audit the ranking the leaderboard publishes: Open LLM / GLUE / BBH rank by a mean, HELM by win rate; a
         # weighted mean is resampled as the mean (its weights are reported and it is compared as published)
         aggregate = "mean" if kind == "weighted" else kind or "mwr"
+    _mixed_scales(mixed, aggregate, info, notes)
     if ties == "auto":
         # HELM's rule for HELM tables; for a published win rate recognised by its values (under another name),
         # the tie rule it was reproduced with
