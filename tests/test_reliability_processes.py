@@ -116,3 +116,17 @@ def test_a_large_result_comes_back_whole():
     """More than a pipe's buffer: the child writes while the caller reads."""
     with _Forked(lambda: np.arange(3_000_000, dtype=float)) as pending:
         np.testing.assert_array_equal(pending(), np.arange(3_000_000, dtype=float))
+
+
+def test_main_with_arguments_leaves_the_callers_garbage_collector_alone(tmp_path):
+    """Only the command's own process (main() reading sys.argv) skips the collection at exit."""
+    import gc
+
+    from effstats.cli import main
+
+    table = tmp_path / "board.csv"
+    table.write_text("model,A,B,C\nx,0.9,0.8,0.7\ny,0.5,0.6,0.4\nz,0.1,0.3,0.2\n")
+    frozen = gc.get_freeze_count()
+    assert main(["audit", str(table), "--out", str(tmp_path / "report"), "--n-boot", "20", "--no-progress"]) == 0
+    assert gc.get_freeze_count() == frozen
+    assert (tmp_path / "report" / "report.md").is_file()
