@@ -760,7 +760,17 @@ class _SubsetEstimator(BaseEstimator):
             Item ids of the columns of an array ``target_outputs`` (positions when the estimator was fitted on
             arrays); the array is then aligned by them.
         """
-        return self._predict(self._target(target_outputs, items))
+        est = self._predict(self._target(target_outputs, items))
+        if self.interval_kind == "design":
+            # a design-based estimate lies in the scores' range, as predict_interval's does (the fitted model's
+            # correction can overshoot 1 by rounding); + 0.0 turns -0.0 into 0.0
+            est = np.clip(np.asarray(est, dtype=float), *self._score_bounds()) + 0.0
+        return est
+
+    def _score_bounds(self) -> tuple[float, float]:
+        """The range of the score: [0, 1] when every source model's score lies in it, else unbounded."""
+        src_scores = self._source[1]
+        return (0.0, 1.0) if src_scores.min() >= 0 and src_scores.max() <= 1 else (-np.inf, np.inf)
 
     # -- uncertainty
     def _cross_validated(self, n_splits: int = 5, random_state: int = 0) -> np.ndarray:
@@ -826,8 +836,7 @@ class _SubsetEstimator(BaseEstimator):
         est = self.predict(o) if type(self)._predict is _SubsetEstimator._predict else self._predict(o)
         ids = target_outputs.model_ids if isinstance(target_outputs, ResponseMatrix) else (
             target_outputs.index if isinstance(target_outputs, pd.DataFrame) else None)
-        src_scores = self._source[1]
-        bounds = (0.0, 1.0) if src_scores.min() >= 0 and src_scores.max() <= 1 else (-np.inf, np.inf)
+        bounds = self._score_bounds()
         if self.interval_kind == "design":
             n_eff = wilson = None
             if hasattr(self, "_design_n"):

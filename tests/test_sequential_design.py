@@ -280,6 +280,8 @@ def test_alpha_spent_from_newton_equals_full_recursion():
     (dict(k=3, spending="obf", spending_param=1.0), "spending_param"),
     (dict(k=3, test_type=4, lower_spending="ld_pocock", lower_param=-2.0), "lower_param"),
     (dict(k=3, sided=2, lower_param=-2.0), "lower_param"),
+    (dict(k=3, test_type=1, lower_spending="ld_obf"), "lower_spending"),
+    (dict(k=3, sided=2, lower_spending="ld_pocock"), "lower_spending"),
     (dict(k=3, max_information=10.0), "max_information"),
     (dict(information=[1, 2, 3], timing=[0.2, 0.5, 1]), "timing"),
     (dict(information=[1.0, float("nan"), 3.0]), "information"),
@@ -287,6 +289,15 @@ def test_alpha_spent_from_newton_equals_full_recursion():
 def test_silent_garbage_is_now_an_error(kw, arg):
     with pytest.raises(ValueError, match=f"^{arg}"):
         design(**kw)
+
+
+def test_lower_spending_default_and_recompute_of_a_design_without_a_lower_bound_are_accepted():
+    # the default lower_spending is gsDesign's and goes unused by test types 1 and 2; a design recomputed at observed
+    # information passes its own lower_spending, None
+    for tt in (1, 2):
+        d = design(3, test_type=tt, lower_spending="hsd")
+        assert d.lower_spending is None
+        np.testing.assert_allclose(d.recompute([1.0, 2.0, 3.0]).upper, d.upper, rtol=1e-9)
 
 
 def test_final_look_may_overrun_the_planned_maximum():

@@ -264,6 +264,8 @@ def test_bad_input_names_the_argument():
         SequentialEvaluator([Efficacy()], initial=1).fit(a, b)
     with pytest.raises(ValueError, match="^alpha"):
         SequentialEvaluator([Efficacy()], alpha=1.5).fit(a, b)
+    with pytest.raises(ValueError, match=r"^max_n: 5 items is below initial=10"):
+        SequentialEvaluator([Precision(0.05)], max_n=5, initial=10).fit(a)
     with pytest.raises(ValueError, match="^margin"):
         Equivalence(-0.1)
     with pytest.raises(ValueError, match="^alternative"):

@@ -6,6 +6,8 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 from effstats.datasets import simulate_responses
@@ -393,3 +395,51 @@ def test_stratify_on_groups_that_split_the_targets_removes_their_share_of_the_er
     assert (e1**2).mean() < 0.6 * (e0**2).mean(), ((e1**2).mean(), (e0**2).mean())
     # unbiased: the mean error over draws within four standard errors of 0, per target
     assert np.all(np.abs(e1.mean(axis=0)) < 4 * e1.std(axis=0, ddof=1) / np.sqrt(len(e1)))
+
+
+def _logistic_responses(seed: int, n_models: int, n_items: int) -> np.ndarray:
+    g = np.random.default_rng(seed)
+    ability, difficulty = g.normal(size=n_models), g.normal(size=n_items)
+    return (g.random((n_models, n_items)) < 1 / (1 + np.exp(-(ability[:, None] - difficulty[None])))).astype(float)
+
+
+def test_estimate_of_a_target_right_on_every_item_it_ran_on_is_at_most_one():
+    # every sampled item the target ran on right, half of them not run: the fitted model's correction overshoots 1
+    # by rounding (1 + 1.7e-6 here), and an accuracy above 1 is no accuracy
+    src = _logistic_responses(1, 30, 400)[1:]
+    est = StratifiedAIPW(n_items=50, random_state=0).fit(src)
+    y = np.where(np.arange(50) % 2, np.nan, 1.0)[None]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        p = est.predict(y)
+        res = est.predict_interval(y)
+    assert p[0] == 1.0 and res.statistic[0] == 1.0
+    ci = res.confidence_interval(0.95)
+    assert 0.0 <= ci.low[0] < 1.0 == ci.high[0]
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10**6), n_items=st.integers(6, 24), level=st.sampled_from([0.5, 0.9, 0.99]),
+       p_right=st.sampled_from([0.0, 0.05, 0.5, 0.95, 1.0]), p_missing=st.sampled_from([0.0, 0.3]))
+def test_design_based_estimates_and_intervals_lie_in_zero_one_for_zero_one_responses(seed, n_items, level,
+                                                                                     p_right, p_missing):
+    from effstats.disco import AIPW, StratifiedHT
+
+    src = _logistic_responses(seed, 12, 60)
+    g = np.random.default_rng(seed + 1)
+    for est in (StratifiedAIPW(n_items=n_items, random_state=seed), AIPW(n_items=n_items, random_state=seed),
+                StratifiedHT(n_items=n_items, n_strata=3, random_state=seed), RandomDirect(n_items=n_items, random_state=seed)):
+        est.fit(src)
+        y = (g.random((3, n_items)) < p_right).astype(float)
+        y[g.random(y.shape) < p_missing] = np.nan
+        y[:, :2] = np.where(np.isnan(y[:, :2]), 1.0, y[:, :2])  # at least two items observed a target
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            p = est.predict(y)
+            res = est.predict_interval(y)
+        ci = res.confidence_interval(level)
+        name = type(est).__name__
+        assert ((0 <= p) & (p <= 1)).all(), (name, p)
+        assert ((0 <= res.statistic) & (res.statistic <= 1)).all(), (name, res.statistic)
+        assert ((0 <= ci.low) & (ci.low <= res.statistic + 1e-12) & (res.statistic <= ci.high + 1e-12)
+                & (ci.high <= 1)).all(), (name, ci, res.statistic)

@@ -929,3 +929,76 @@ def test_a_manifest_listing_its_items_in_another_order_estimates_as_the_original
     with pytest.raises(ValueError, match=r"^selection: manifest doc_ids\[0\]: 1000000, but items\[0\], .* is "
                                          r"document \d+ in "):
         estimate(_edited(saved, tmp_path / "d", other_document), new.subset(items=saved[1]["items"]), reference=ref)
+
+
+# ---------------------------------------------------------------------------------------------------- what a look read
+def _csv_run(tmp_path: Path, capsys) -> tuple[Path, ResponseMatrix]:
+    """A precision run started from a CSV reference of 20 models x 300 items; the truth of a 21st model."""
+    d = simulate_responses(21, 300, rng=7)
+    ids = [f"q{j:03d}" for j in range(300)]
+    ref = ResponseMatrix(d.values[:20], model_ids=[f"model_{i}" for i in range(20)], item_ids=ids)
+    ref.to_long().to_csv(tmp_path / "ref.csv", index=False)
+    assert _run(["sequential", "start", tmp_path / "ref.csv", "--half-width", "0.01", "--initial", 20, "--batch", 20,
+                 "--out", tmp_path / "run"], capsys)[0] == 0
+    return tmp_path / "run", ResponseMatrix(d.values[20:], model_ids=["new"], item_ids=ids)
+
+
+def _results(new: ResponseMatrix, items, path: Path, flip: bool = False, model: str = "new") -> Path:
+    rows = new.subset(items=list(items)).to_long()
+    rows["model"] = model
+    if flip:
+        rows["score"] = 1 - rows["score"]
+    rows.to_csv(path, index=False)
+    return path
+
+
+def test_update_refuses_cumulative_results_that_change_an_earlier_look(tmp_path, capsys):
+    run, new = _csv_run(tmp_path, capsys)
+    order = json.loads((run / "state.json").read_text())["order"]
+    assert _run(["sequential", "update", run, _results(new, order[:20], tmp_path / "b1.csv")], capsys)[0] == 0
+    import pandas as pd
+
+    same = pd.concat([pd.read_csv(tmp_path / "b1.csv"), pd.read_csv(_results(new, order[20:40], tmp_path / "b2.csv"))])
+    flipped = pd.concat([pd.read_csv(_results(new, order[:20], tmp_path / "f1.csv", flip=True)),
+                         pd.read_csv(tmp_path / "b2.csv")])
+    flipped.to_csv(tmp_path / "cum_flipped.csv", index=False)
+    before = (run / "state.json").read_text()
+    code, _, err = _run(["sequential", "update", run, tmp_path / "cum_flipped.csv"], capsys)
+    first = order[0]
+    was = int(new.values[0, new.item_ids.get_loc(first)])
+    assert code == 2 and f"item {first!r} has score {1 - was} here but {was} at look 1 (20 of the earlier looks' " \
+        "items differ)" in _one_line(err)
+    assert (run / "state.json").read_text() == before  # nothing recorded
+    same.to_csv(tmp_path / "cum_same.csv", index=False)  # re-reporting the earlier items as they were is fine
+    code, out, _ = _run(["sequential", "update", run, tmp_path / "cum_same.csv"], capsys)
+    assert code == 0 and "look 2" in out
+
+
+def test_update_of_results_named_like_a_reference_model_warns_as_estimate_does(tmp_path, capsys):
+    run, new = _csv_run(tmp_path, capsys)
+    order = json.loads((run / "state.json").read_text())["order"]
+    code, _, err = _run(["sequential", "update", run, _results(new, order[:20], tmp_path / "b1.csv",
+                                                                    model="model_3")], capsys)
+    assert code == 0 and _one_line(err) == ("effstats sequential update: warning: NEW_RESULTS: model 'model_3' has the "
+                                            "name of a reference model; it is evaluated as the new model (rename it "
+                                            "if it is another model)")
+    code, _, err = _run(["sequential", "update", run, _results(new, order[20:40], tmp_path / "b2.csv",
+                                                                    model="model_3")], capsys)
+    assert code == 0 and err == ""  # once, at the look that named the run's model
+
+
+def test_state_of_a_newer_format_says_it_was_written_by_a_newer_effstats(tmp_path, capsys):
+    run, new = _csv_run(tmp_path, capsys)
+    st = json.loads((run / "state.json").read_text())
+    order = st["order"]
+    st["format"] = "effstats.sequential/2"
+    (run / "state.json").write_text(json.dumps(st))
+    code, _, err = _run(["sequential", "update", run, _results(new, order[:20], tmp_path / "b1.csv")], capsys)
+    assert code == 2 and _one_line(err) == (f"effstats sequential update: error: DIR: {run} holds an effstats "
+                                            "sequential state file written by a newer effstats (format "
+                                            "'effstats.sequential/2'; this effstats reads 'effstats.sequential/1'): "
+                                            "update effstats to read it")
+    st["format"] = "effstats.sequential/x"
+    (run / "state.json").write_text(json.dumps(st))
+    code, _, err = _run(["sequential", "update", run, tmp_path / "b1.csv"], capsys)
+    assert code == 2 and "is not an effstats sequential state file (format 'effstats.sequential/1')" in _one_line(err)

@@ -508,7 +508,8 @@ def design(
         (``ld_pocock``, ``pocock``, ``obf``). ``lower_param`` defaults to gsDesign's ``sflpar = -2``
         for the Hwang–Shih–DeCani lower bound and to the family default otherwise.
     lower_spending : str or effstats.sequential.SpendingFunction, default="hsd"
-        Lower-bound spending for test types 3-6 (default Hwang–Shih–DeCani gamma = -2, as gsDesign).
+        Lower-bound spending for test types 3-6 (default Hwang–Shih–DeCani gamma = -2, as gsDesign); another
+        value with test type 1 or 2 is a ValueError, as ``lower_param`` is.
     timing : array-like of shape (k,) or (k - 1,), optional
         Planned information fractions, increasing, ending at 1 (default equal spacing; a last fraction within
         1e-9 of 1, the rounding error of computed fractions, is taken as 1).
@@ -672,6 +673,10 @@ def _check_spending(test_type: int, spending: Any, spending_param: Any, lower_sp
     elif lower_param is not None:
         raise ValueError(f"lower_param: a lower bound needs test_type 3-6, got test_type={test_type} and "
                          f"lower_param={lower_param!r}")
+    elif lower_spending is not None and not (isinstance(lower_spending, str) and lower_spending == "hsd"):
+        # refused like lower_param rather than ignored as gsDesign's sfl is (None: a design's own lower_spending)
+        raise ValueError(f"lower_spending: a lower bound needs test_type 3-6, got test_type={test_type} and "
+                         f"lower_spending={lower_spending!r}")
     return up, lo
 
 

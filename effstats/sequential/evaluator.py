@@ -112,7 +112,7 @@ class SequentialEvaluator(BaseEstimator):
     initial, batch : int, default=100
         Items per dataset at the first look and added per dataset at each later look.
     max_n : int, optional
-        Cap on the total number of items per model (default: all).
+        Cap on the total number of items per model (default: all), at least ``initial``.
     stratified : bool, default=True
         Draw items per dataset (True) or from the pooled benchmark in one random order.
     null : float, optional
@@ -208,6 +208,9 @@ class SequentialEvaluator(BaseEstimator):
         check_positive_int(self.batch, "batch")
         if self.max_n is not None:
             check_positive_int(self.max_n, "max_n", minimum=2)
+            if self.max_n < self.initial:
+                raise ValueError(f"max_n: {int(self.max_n)} items is below initial={int(self.initial)}, the items a "
+                                 "dataset gets at the first look; lower initial or raise max_n")
         if self.null is not None and (isinstance(self.null, bool) or not isinstance(self.null, Real)
                                       or not np.isfinite(self.null) or not -1 < self.null < 1):
             raise ValueError(f"null: expected a number in (-1, 1) on the scale of the scores, got {self.null!r}")

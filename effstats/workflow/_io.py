@@ -325,6 +325,12 @@ def read_saved(directory: Any, filename: str, fmt: str, what: str, clean: bool =
         remove_stale_tmp(f)
     doc = read_json(f, "directory")
     if not isinstance(doc, dict) or doc.get("format") != fmt:
+        found = doc.get("format") if isinstance(doc, dict) else None
+        family, _, version = fmt.rpartition("/")
+        if isinstance(found, str) and found.rpartition("/")[0] == family and found.rpartition("/")[2].isdigit() \
+                and int(found.rpartition("/")[2]) > int(version):
+            raise ValueError(f"directory: {p} holds an effstats {what} written by a newer effstats (format "
+                             f"{found!r}; this effstats reads {fmt!r}): update effstats to read it")
         raise ValueError(f"directory: {p} is not an effstats {what} (format {fmt!r})")
     check(doc, fmt, f"directory: {f.name}")
     return p, doc

@@ -40,6 +40,7 @@ _REFERENCE = {
         "source": _STR_OR_NULL, "format": _STR, "layout": _STR, "metric": _PER_TASK, "filter": _PER_TASK,
         "sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"}, "n_models": _SIZE, "n_items": _SIZE,
         "n_missing": _COUNT, "kind": _STR, "tasks": {"type": ["array", "null"], "items": _STR},
+        "model_ids": {"type": "array", "items": _STR},
     },
 }
 

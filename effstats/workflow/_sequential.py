@@ -325,7 +325,8 @@ class SequentialRun:
         state = {
             "format": _FORMAT, "effstats_version": _version(),
             "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            "reference": _reference_info(rm, reference, format, metric, filter, duplicates, helm),
+            "reference": {**_reference_info(rm, reference, format, metric, filter, duplicates, helm),
+                          "model_ids": [str(m) for m in rm.model_ids]},
             "rule": {"kind": rule, "against": None if against is None else str(against), "alternative": alternative,
                      "half_width": float(half_width)},
             "alpha": float(alpha), "spending": spending, "initial": int(initial), "batch": int(batch),
@@ -353,7 +354,8 @@ class SequentialRun:
                         initial: int | None, batch: int | None, max_n: int | None, seed: int, format: str,
                         metric: Any, duplicates: str, filter: str | None,
                         helm: dict | None = None) -> "SequentialRun":
-        ref_info = _reference_info(rm, reference, format, metric, filter, duplicates, helm)
+        ref_info = {**_reference_info(rm, reference, format, metric, filter, duplicates, helm),
+                    "model_ids": [str(m) for m in rm.model_ids]}
         if rm.kind != "binary":
             used = f" (metric {ref_info['metric']!r})" if ref_info["metric"] else ""
             raise ValueError(f"rule: 'adaptive' needs 0/1 correctness per item (an IRT item bank), but the reference "
@@ -703,6 +705,10 @@ class SequentialRun:
             raise ValueError(f"model: {model!r} is not in new_results (models: {names[:5]})")
         if st["model"] is not None and str(model) != st["model"]:
             raise ValueError(f"model: this run evaluates {st['model']!r}, got results of {model!r}")
+        if st["model"] is None and str(model) in st["reference"].get("model_ids", ()):
+            # a reference model's own results, or another model under its name: as estimate says
+            warnings.warn(f"new_results: model {str(model)!r} has the name of a reference model; it is evaluated as "
+                          "the new model (rename it if it is another model)", UserWarning, stacklevel=2)
         batch = self.next_items
         row = new.subset(models=[names.index(str(model))])
         ids = row.item_ids.astype(str)
@@ -731,6 +737,7 @@ class SequentialRun:
                              f"e.g. {_plain(outside[:3])}{whole}")
         have = pd.Series(row.values_with_nan()[0], index=ids)
         have = have[~have.index.duplicated()].dropna()
+        _refuse_changed_results(st["looks"], have)
         n0 = self.n_evaluated
         refuse_batch_without_tasks(str(model), batch, st["tasks"][n0:n0 + len(batch)], have.index)
         lacking = [i for i in batch if i not in have.index]
@@ -1000,3 +1007,22 @@ def _result_dict(res) -> dict:
     out = {k: getattr(res, k) for k in ("decision", "reason", "n", "estimate", "standard_error", "z", "ci_low",
                                          "ci_high", "confidence_level", "alpha", "pvalue")}
     return {k: (float(v) if isinstance(v, (np.floating, float)) else v) for k, v in out.items()}
+
+
+def _refuse_changed_results(looks: list[dict], have: pd.Series) -> None:
+    """Raise when ``have`` (item -> score) gives an item recorded at an earlier look another score: a cumulative
+    results file may re-report earlier items, but a look's results, once recorded, are what the rule decided on."""
+    recorded = {i: (k, y) for k, lk in enumerate(looks, 1) for i, y in zip(lk["items"], lk["scores"])}
+    if not recorded:
+        return
+    earlier = pd.Index(list(recorded))
+    again = have.loc[earlier[earlier.isin(have.index)]]  # in the looks' order: the message names the first
+    old = np.array([recorded[i][1] for i in again.index], float)
+    changed = np.flatnonzero(~np.isclose(again.to_numpy(float), old, rtol=0.0, atol=1e-9))
+    if changed.size:
+        j = changed[0]
+        item = again.index[j]
+        more = f" ({changed.size} of the earlier looks' items differ)" if changed.size > 1 else ""
+        raise ValueError(f"new_results: item {_plain(item)!r} has score {float(again.iloc[j]):g} here but "
+                         f"{old[j]:g} at look {recorded[item][0]}{more}; a recorded look's results cannot "
+                         "change: give results that agree with the earlier looks, or start a new run")
