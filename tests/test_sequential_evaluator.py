@@ -319,3 +319,61 @@ def test_any_run_stops_on_the_schedule_with_a_valid_interval(p, q, seed, which):
     assert (r.reason == "max_n") == (r.n == sched[-1] and r.trace["rule_fired"].iloc[-1] == "")
     sim = ev.simulate(a, b, groups=g, n_runs=20)
     assert np.isin(sim.n, sched).all() and (sim.ci_low <= sim.ci_high).all()
+
+
+_RULES = {
+    "precision": (lambda: [Precision(0.03)], False),
+    "efficacy two-sided": (lambda: [Efficacy()], True),
+    "efficacy greater": (lambda: [Efficacy("greater")], True),
+    "equivalence": (lambda: [Equivalence(0.1)], True),
+    "threshold": (lambda: [Threshold(0.7, "above")], False),
+    "futility": (lambda: [Efficacy("greater"), Futility(0.5, effect=0.05)], True),
+    "diminishing returns": (lambda: [DiminishingReturns(0.03)], False),
+}
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rule=st.sampled_from(sorted(_RULES)), seed=st.integers(0, 10_000), pa=st.floats(0.55, 0.95),
+       gap=st.floats(-0.1, 0.1), kind=st.sampled_from(["deciding", "repeated"]))
+def test_confidence_interval_nested_in_level(rule, seed, pa, gap, kind):
+    """For every rule's result and each kind, a lower level never gives a wider interval."""
+    make, two = _RULES[rule]
+    g = np.random.default_rng(seed)
+    a = (g.random(1500) < pa).astype(float)
+    b = (g.random(1500) < np.clip(pa - gap, 0.01, 0.99)).astype(float)
+    res = SequentialEvaluator(make(), rng=seed).fit(a, b if two else None)
+    cis = {}
+    for level in (1 - 2 * res.alpha, 1 - res.alpha):
+        try:
+            cis[level] = res.confidence_interval(level, kind=kind)
+        except ValueError as e:  # a level the result has no interval of this kind at
+            assert "confidence_level" in str(e)
+    assert cis, "the result's own level has an interval"
+    levels = sorted(cis)
+    for lo_level, hi_level in zip(levels, levels[1:]):
+        inner, outer = cis[lo_level], cis[hi_level]
+        assert outer.low <= inner.low + 1e-12 and inner.high <= outer.high + 1e-12, (rule, kind, cis)
+    assert res.confidence_interval(kind=kind) == cis[res.confidence_level]  # default: the deciding level
+
+
+def test_precision_stop_deciding_and_repeated_intervals():
+    """A precision stop: the deciding interval is the rule's fixed-sample one, the repeated CI contains it."""
+    a = (np.random.default_rng(3).random(3000) < 0.93).astype(float)
+    res = SequentialEvaluator([Precision(0.02)], rng=0).fit(a)
+    assert res.reason == "precision"
+    fixed = res.trace[["fixed_low", "fixed_high"]].iloc[-1].to_numpy()
+    rep = res.trace[["ci_low", "ci_high"]].iloc[-1].to_numpy()
+    assert np.allclose(tuple(res.confidence_interval()), fixed)
+    assert np.allclose(tuple(res.confidence_interval(0.95)), fixed)
+    assert np.allclose(tuple(res.confidence_interval(0.95, kind="repeated")), rep)
+    assert rep[0] < fixed[0] and fixed[1] < rep[1]
+    r90 = res.confidence_interval(0.9, kind="repeated")
+    assert rep[0] <= r90.low and r90.high <= rep[1] and r90.low > fixed[0] - 0.05
+    with pytest.raises(ValueError, match="confidence_level.*precision rule's interval.*kind='repeated'"):
+        res.confidence_interval(0.9)
+    with pytest.raises(ValueError, match="kind"):
+        res.confidence_interval(kind="fixed")
+    sim = SequentialEvaluator([Precision(0.02)], rng=0).simulate(a, n_runs=20, rng=1)
+    assert np.all(sim.confidence_interval(kind="repeated").low == sim.rci_low)
+    stop = sim.reason == "precision"
+    assert stop.any() and np.all(sim.confidence_interval(0.95).low[stop] >= sim.rci_low[stop])

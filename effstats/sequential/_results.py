@@ -55,7 +55,9 @@ class SequentialResult:
     ci_low, ci_high : float
         The interval that made the decision, at ``confidence_level``: the two-sided ``1 - alpha`` repeated CI, or
         for one-sided rules (one-sided efficacy and threshold, equivalence) the interval whose ends are one-sided
-        ``1 - alpha`` bounds (level ``1 - 2 alpha``). Valid whatever made the evaluation stop.
+        ``1 - alpha`` bounds (level ``1 - 2 alpha``), valid whatever made the evaluation stop; at a
+        :class:`~effstats.sequential.Precision` stop, the fixed-sample interval the rule checks (its validity is
+        the rule's). ``confidence_interval(kind="repeated")`` gives the repeated CI at any stop.
     confidence_level : float
     alpha : float
     trace : DataFrame
@@ -113,6 +115,8 @@ class SequentialResult:
     efficacy_alternative: str | None = field(repr=False, default=None)
     efficacy_name: str = field(repr=False, default="efficacy")  # the Efficacy rule's name: the reason it stops with
     null: float | None = field(repr=False, default=None)
+    # the deciding interval is the Precision rule's fixed-sample interval (not a repeated CI)
+    fixed_sample: bool = field(repr=False, default=False)
 
     @property
     def statistic(self) -> float:
@@ -144,7 +148,7 @@ class SequentialResult:
         Defined where the stage-wise ordering is: at an efficacy stop or at the last look of the evaluation
         (``reason`` "efficacy" or "max_n") with an :class:`~effstats.sequential.Efficacy` rule. A stop by another
         rule inside the efficacy continuation region (futility, precision, ...) has no stage-wise ordering; use
-        :meth:`confidence_interval` (the repeated CI, valid at any stop) there.
+        ``confidence_interval(kind="repeated")`` (the repeated CI, valid at any stop) there.
 
         Returns
         -------
@@ -160,7 +164,8 @@ class SequentialResult:
         See Also
         --------
         effstats.sequential.stagewise_inference : The computation, on any design.
-        effstats.sequential.SequentialResult.confidence_interval : The repeated CI, valid at any stop.
+        effstats.sequential.SequentialResult.confidence_interval : The repeated CI (``kind="repeated"``), valid
+            at any stop.
 
         References
         ----------
@@ -181,11 +186,11 @@ class SequentialResult:
 
         if self.efficacy_alternative is None or self.null is None:
             raise ValueError("final_inference: needs an Efficacy rule testing a null value (stage-wise ordering "
-                             "is defined for a group-sequential test); use confidence_interval() instead")
+                             "is defined for a group-sequential test); use confidence_interval(kind='repeated') instead")
         if self.reason not in (self.efficacy_name, "max_n"):
             raise ValueError(f"final_inference: the evaluation stopped by {self.reason!r} inside the efficacy "
                              "continuation region, where the stage-wise ordering is not defined; use "
-                             "confidence_interval() (the repeated CI, valid at any stop)")
+                             "confidence_interval(kind='repeated') (the repeated CI, valid at any stop)")
         tr = self.trace
         two = self.efficacy_alternative == "two-sided"
         sign = -1.0 if self.efficacy_alternative == "less" else 1.0
@@ -209,21 +214,37 @@ class SequentialResult:
             object.__setattr__(res, "z", -res.z)
         return res
 
-    def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
-        """The repeated CI at ``confidence_level`` (default: the one that made the decision).
+    def confidence_interval(self, confidence_level: float | None = None, *,
+                            kind: str = "deciding") -> ConfidenceInterval:
+        """The interval that made the decision (``kind="deciding"``) or the repeated CI (``kind="repeated"``).
 
-        Only ``1 - alpha`` (two-sided repeated CI) and ``1 - 2 alpha`` (ends at the one-sided bounds) exist: the
-        group-sequential design fixes them; any other level raises ValueError.
+        ``kind="deciding"`` (default) is the rule's own final interval. At a stop by
+        :class:`~effstats.sequential.Precision` it is the fixed-sample interval the rule checks (Chow & Robbins
+        1965), whose coverage is the rule's (asymptotic in the half-width) and which exists only at the rule's
+        level ``1 - alpha``. At any other stop (efficacy, futility, equivalence, threshold, the last look) the
+        deciding interval is a repeated CI, so the two kinds coincide. ``kind="repeated"`` is the repeated CI of
+        the group-sequential design, valid whatever made the evaluation stop (Jennison & Turnbull 2000, ch. 9):
+        the two-sided ``1 - alpha`` one (``rci_low``, ``rci_high``) or the one whose ends are the one-sided
+        ``1 - alpha`` bounds (level ``1 - 2 alpha``; ``low1``, ``high1``). The design fixes these levels; any
+        other level raises ValueError. Within one kind, a lower level never gives a wider interval.
 
         Parameters
         ----------
         confidence_level : float, optional
-            ``1 - alpha`` or ``1 - 2 alpha``; default: the level of the interval that made the decision.
+            ``1 - alpha`` or ``1 - 2 alpha`` (``1 - alpha`` only for the deciding interval of a precision stop);
+            default: the level of the interval that made the decision.
+        kind : {"deciding", "repeated"}, default="deciding"
+            Which interval (see above).
 
         Returns
         -------
         ConfidenceInterval
             ``low`` and ``high``.
+
+        Raises
+        ------
+        ValueError
+            A level the design does not have, or another ``kind``.
 
         See Also
         --------
@@ -232,6 +253,9 @@ class SequentialResult:
 
         References
         ----------
+        Chow, Y. S. & Robbins, H. (1965). On the asymptotic theory of fixed-width sequential confidence intervals
+        for the mean. *The Annals of Mathematical Statistics*, 36(2), 457-462.
+
         Jennison, C. & Turnbull, B. W. (2000). *Group Sequential Methods with Applications to Clinical Trials*.
         Chapman & Hall/CRC, Boca Raton (ch. 7, information-based monitoring; ch. 9, repeated confidence intervals).
 
@@ -240,14 +264,29 @@ class SequentialResult:
         >>> import numpy as np
         >>> from effstats.sequential import Precision, SequentialEvaluator
         >>> scores = (np.random.default_rng(1).random(400) < 0.7).astype(float)
-        >>> ci = SequentialEvaluator([Precision(0.07)], rng=0).fit(scores).confidence_interval(0.95)
+        >>> res = SequentialEvaluator([Precision(0.07)], rng=0).fit(scores)
+        >>> ci = res.confidence_interval(0.95)
         >>> round(ci.low, 3), round(ci.high, 3)
         (0.673, 0.799)
+        >>> rci = res.confidence_interval(0.95, kind="repeated")
+        >>> bool(rci.low <= ci.low and ci.high <= rci.high)
+        True
         """
-        # the deciding interval at its own level (a precision stop's fixed-sample interval included)
-        if confidence_level is None or abs(check_confidence_level(confidence_level) - self.confidence_level) < 1e-9:
+        if kind not in ("deciding", "repeated"):
+            raise ValueError(f"kind: 'deciding' or 'repeated', got {kind!r}")
+        levels = {"c2": 1 - self.alpha, "c1": 1 - 2 * self.alpha}
+        own = confidence_level is None or abs(check_confidence_level(confidence_level) - self.confidence_level) < 1e-9
+        if kind == "deciding" and self.fixed_sample:
+            if not own:
+                raise ValueError(f"confidence_level: the precision rule's interval exists at its level "
+                                 f"{self.confidence_level:g} only; the repeated CIs are at "
+                                 f"{' and '.join(f'{v:g}' for v in sorted(levels.values()))} "
+                                 f"(kind='repeated'), got {confidence_level!r}")
             return ConfidenceInterval(self.ci_low, self.ci_high)
-        b = _check_level(confidence_level, {"c2": 1 - self.alpha, "c1": 1 - 2 * self.alpha}, "evaluation")
+        if kind == "deciding" and own:
+            return ConfidenceInterval(self.ci_low, self.ci_high)
+        b = _check_level(self.confidence_level if confidence_level is None else confidence_level, levels,
+                         "evaluation")
         return ConfidenceInterval(*((self.rci_low, self.rci_high) if b == "c2" else (self.low1, self.high1)))
 
     def to_frame(self) -> pd.DataFrame:
@@ -351,13 +390,20 @@ class SimulationResult:
         """
         return self.estimate
 
-    def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval:
+    def confidence_interval(self, confidence_level: float | None = None, *,
+                            kind: str = "deciding") -> ConfidenceInterval:
         """Per-run intervals: the deciding ones (default) or the two-sided ``1 - alpha`` repeated CIs.
+
+        As :meth:`effstats.sequential.SequentialResult.confidence_interval`: ``kind="deciding"`` is each run's
+        own final interval (the fixed-sample one at a :class:`~effstats.sequential.Precision` stop, else a
+        repeated CI), ``kind="repeated"`` the two-sided ``1 - alpha`` repeated CI of every run.
 
         Parameters
         ----------
         confidence_level : float, optional
-            ``1 - alpha`` for the two-sided repeated CIs; default: each run's deciding interval.
+            ``1 - alpha``; default: each run's deciding interval at its own level (``kind="deciding"``) or
+            ``1 - alpha`` (``kind="repeated"``).
+        kind : {"deciding", "repeated"}, default="deciding"
 
         Returns
         -------
@@ -379,10 +425,14 @@ class SimulationResult:
         >>> float(np.mean((ci.low <= truth) & (truth <= ci.high))) >= 0.95
         True
         """
-        if confidence_level is None:
+        if kind not in ("deciding", "repeated"):
+            raise ValueError(f"kind: 'deciding' or 'repeated', got {kind!r}")
+        if confidence_level is None and kind == "deciding":
             return ConfidenceInterval(self.ci_low, self.ci_high)
-        level = check_confidence_level(confidence_level)
+        level = 1 - self.alpha if confidence_level is None else check_confidence_level(confidence_level)
         _check_level(level, {"c2": 1 - self.alpha}, "simulation (two-sided repeated CIs)")
+        if kind == "repeated":
+            return ConfidenceInterval(self.rci_low, self.rci_high)
         # each run's deciding interval where it has this level (a precision stop's fixed-sample interval), else
         # its repeated CI
         own = np.abs(np.asarray(self.confidence_level, float) - level) < 1e-9

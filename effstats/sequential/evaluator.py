@@ -764,7 +764,8 @@ class SequentialEvaluator(BaseEstimator):
                                 rci_low=float(lo2[0]), rci_high=float(hi2[0]), low1=float(lo1[0]),
                                 high1=float(hi1[0]), trace=trace, pvalue=pvalue,
                                 efficacy_alternative=None if eff is None else eff.alternative,
-                                efficacy_name="efficacy" if eff is None else eff.name, null=s.null)
+                                efficacy_name="efficacy" if eff is None else eff.name, null=s.null,
+                                fixed_sample=bound == "fixed")
 
     @staticmethod
     def _pvalue(eff: Efficacy | None, s: LookStats, look: int, reason: str) -> float | None:
