@@ -265,13 +265,13 @@ class _Forked:
     """``fn()`` computed in a child process forked on entry, while this process goes on with other work; calling
     the object returns the result.
 
-    With ``fork`` false, on systems without ``fork`` and on macOS (whose system libraries may not work in a forked
-    child), ``fn()`` runs in this process when the result is asked for. The child inherits this process's memory
-    (nothing is copied or pickled on the way in) and sends its result back pickled through a pipe. A child that
-    raised, or showed a warning (what the caller's filters let through), or sent nothing (killed, a result that does
-    not pickle) is not trusted: ``fn()`` then runs here, with what it raises and warns, so that the caller sees the
-    same results, errors and warnings in either case. ``fn`` must leave alone the state the caller reads: its
-    result is all that comes back. Leaving the ``with`` block ends a child still running.
+    With ``fork`` false, on systems without ``fork``, on macOS (whose system libraries may not work in a forked
+    child) and when no child can be started, ``fn()`` runs in this process when the result is asked for. The child
+    inherits this process's memory (nothing is copied or pickled on the way in) and sends its result back pickled
+    through a pipe. A child that raised, or showed a warning (what the caller's filters let through), or sent nothing
+    (killed, a result that does not pickle) is not trusted: ``fn()`` then runs here, with what it raises and warns,
+    so that the caller sees the same results, errors and warnings in either case. ``fn`` must leave alone the state
+    the caller reads: its result is all that comes back. Leaving the ``with`` block ends a child still running.
     """
 
     def __init__(self, fn: Any, fork: bool = True) -> None:
@@ -284,12 +284,20 @@ class _Forked:
             return self
         import warnings
 
-        r, w = os.pipe()
-        with warnings.catch_warnings():
-            # Python 3.12+ warns of fork() in a process with threads (the BLAS library's count): the child runs this
-            # package's numpy code and leaves by os._exit, without the caller's exit handlers or buffered output
-            warnings.filterwarnings("ignore", "This process .* is multi-threaded", DeprecationWarning)
-            pid = os.fork()
+        try:
+            r, w = os.pipe()
+        except OSError:  # no file descriptors left: computed here
+            return self
+        try:
+            with warnings.catch_warnings():
+                # Python 3.12+ warns of fork() in a process with threads (the BLAS library's count): the child runs
+                # this package's numpy code and leaves by os._exit, without the caller's exit handlers or output
+                warnings.filterwarnings("ignore", "This process .* is multi-threaded", DeprecationWarning)
+                pid = os.fork()
+        except OSError:  # no memory or process left for a child: computed here
+            os.close(r)
+            os.close(w)
+            return self
         if pid == 0:  # the child
             code = 1
             try:

@@ -130,3 +130,20 @@ def test_main_with_arguments_leaves_the_callers_garbage_collector_alone(tmp_path
     assert main(["audit", str(table), "--out", str(tmp_path / "report"), "--n-boot", "20", "--no-progress"]) == 0
     assert gc.get_freeze_count() == frozen
     assert (tmp_path / "report" / "report.md").is_file()
+
+
+@forks
+def test_no_child_to_be_had_computes_here(monkeypatch):
+    """fork() failing (no memory or process left for a child): the work runs in this process, no descriptor leaks."""
+    import errno
+
+    def no_fork():
+        raise OSError(errno.ENOMEM, "Cannot allocate memory")
+
+    monkeypatch.setattr(os, "fork", no_fork)
+    before = len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else None
+    with _Forked(os.getpid) as pending:
+        assert pending.pid is None
+        assert pending() == os.getpid()
+    if before is not None:
+        assert len(os.listdir("/proc/self/fd")) == before
