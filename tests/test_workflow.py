@@ -664,8 +664,10 @@ def test_estimate_reports_out_of_range_models_and_the_estimator_of_each(tmp_path
     assert csv["out_of_range"].tolist() == [False, True]
     assert csv.loc["perfect", "estimator"] == "AIPW + ridge (out-of-range fallback)"
     md, html = paths["markdown"].read_text(), paths["html"].read_text()
-    sentence = ("Outside the reference models' range (a task estimate beyond their task scores, or results on the "
-                "chosen items beyond theirs): perfect; their estimate and interval there are AIPW + ridge's "
+    assert ("Outside the reference models' range (the check that fired, per model): perfect (task estimate 1.000 "
+            "outside the references' task scores \\[0.344, 0.632\\]; mean 1.000 on the chosen items outside the "
+            "references' ") in md
+    sentence = ("there); their estimate and interval there are AIPW + ridge's "
                 "(design-unbiased, on the same random items), not DISCO difference + ridge's")
     assert sentence in md and sentence.replace("'", "&#x27;") in html
     assert "1 of 2 new model(s) out of range: AIPW + ridge's design-based interval" in md
@@ -679,14 +681,16 @@ def test_estimate_reports_out_of_range_models_and_the_estimator_of_each(tmp_path
         est = estimate(sel, new.subset(items=sel.items))
     f = est.to_frame()
     assert f["out_of_range"].tolist() == [False, True] and set(f["estimator"]) == {"random + ridge"}
-    assert ("Outside the reference models' range (a task estimate beyond their task scores, or results on the chosen "
-            "items beyond theirs): perfect; random + ridge extrapolates there" in est.to_markdown())
+    assert ("Outside the reference models' range (the check that fired, per model): perfect (task estimate "
+            in est.to_markdown())
+    assert "random + ridge extrapolates there" in est.to_markdown()
     # Sort & Search, design-based, has no check of its own: its estimate against the references' scores flags, and
     # the report says its interval holds there
     sel = select(ref, 60, method="sortsearch", seed=0)
     f = estimate(sel, new.subset(items=sel.items)).to_frame()
     assert f["out_of_range"].tolist() == [False, True] and set(f["estimator"]) == {"Sort & Search"}
-    assert ("perfect; Sort & Search's design-based estimate and interval hold there too"
+    assert ("perfect (task estimate 1.000 outside the references' task scores \\[0.344, 0.632\\]); Sort & Search's "
+            "design-based estimate and interval hold there too"
             in estimate(sel, new.subset(items=sel.items)).to_markdown())
 
 
@@ -1124,3 +1128,33 @@ def test_select_refuses_a_target_error_search_its_cross_validation_cannot_run(me
         warnings.simplefilter("ignore")
         sel = select(data, method=method, target_error=5, budgets=[20, 40])
     assert sel.budget in (20, 40) and len(sel.budget_curve) >= 1
+
+
+def test_estimate_names_the_range_check_that_fired_with_its_numbers():
+    """A new model whose mean on the chosen items lies amid the references' but whose answers follow no reference's
+    (random items right): only the distance to the nearest reference flags it, and the report says so with the
+    distance and its limit, not a score range; a model better than every reference is named by its scores."""
+    from effstats import ResponseMatrix
+    from effstats._range import range_check
+
+    d = simulate_responses(101, 2000, ability=(0, 0.3), rng=1)
+    ref = d.subset(models=range(100))
+    odd = np.random.default_rng(5).random(2000) < float(np.median(ref.accuracy()))
+    new = ResponseMatrix(np.vstack([odd, np.ones(2000, bool)]), model_ids=["odd", "perfect"], item_ids=d.item_ids)
+    sel = select(ref, 60, method="random-learn", seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = estimate(sel, new.subset(items=sel.items))
+    assert est.to_frame()["out_of_range"].tolist() == [True, True]
+    chk = range_check(ref.subset(items=sel.items).values.astype(float), new.subset(items=sel.items).values.astype(float))
+    assert chk.far.tolist()[0] and not (chk.above[0] or chk.below[0])
+    text = est.to_markdown()
+    para = next(p for p in text.split("\n\n") if p.startswith("Outside the reference models' range"))
+    para = para.replace("\\[", "[").replace("\\]", "]")  # Markdown's escapes
+    odd_part = para.split("odd (", 1)[1].split("), perfect", 1)[0]
+    assert odd_part == (f"distance {chk.distance[0]:.3f} to the nearest reference on the chosen items above "
+                        f"{chk.distance_limit:.3f}, the largest of a reference to its nearest other one")
+    lo, hi = ref.accuracy().min(), ref.accuracy().max()
+    assert f"perfect (task estimate {est.to_frame()['estimate'].iloc[1]:.3f} outside the references' task scores " \
+           f"[{lo:.3f}, {hi:.3f}]; mean 1.000 on the chosen items outside the references' [{chk.source_range[0]:.3f}, " in para
+    assert "distance to the nearest reference" in text.split("*Out of range*", 1)[1]

@@ -132,4 +132,4 @@ def test_auto_names_the_references_range_once_for_models_outside_it_in_tasks_of_
     para = next(p for p in text.split("\n\n") if p.startswith("Outside the reference models' range"))
     fallback, census_part = para.split(" Also outside it: ")
     assert "AIPW + ridge's (design-unbiased" in fallback and "design-based estimate and interval hold" in census_part
-    assert all(f"{m} (b)" in census_part for m in new.model_ids)
+    assert all(f"{m} (b: task estimate " in census_part for m in new.model_ids)

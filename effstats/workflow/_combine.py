@@ -103,6 +103,8 @@ class _TaskResult:
     # per new model: 1 where every chosen item it has a result on scored 1, -1 where every one scored 0, else 0 (a
     # degenerate standard error is no sign of that: strata alike within themselves give one too)
     alike: np.ndarray | None = None
+    # per new model: which check put it out of range, with the numbers ("" where none did), for the report
+    range_reason: np.ndarray | None = None
 
     @property
     def fell_back(self) -> np.ndarray:
@@ -196,16 +198,19 @@ def _combine(fits: dict[str, _TaskFit], new: ResponseMatrix, tasks: pd.Series, w
         have = new.item_ids.intersection(f.items)
         if not len(have):
             raise ValueError(f"new_results: no result on any of the {len(f.items)} items chosen in task {t!r}")
-        part = _task_result(t, float(w[t]), f, _on_items(new, f.items, t, reference), int((tasks == t).sum()))
+        sub = _on_items(new, f.items, t, reference)
+        part = _task_result(t, float(w[t]), f, sub, int((tasks == t).sum()))
         parts.append(part if reference is None else _score_range_flags(part, reference, (tasks == t).to_numpy(),
-                                                                       new.model_ids))
+                                                                       new.model_ids, sub))
     return _Combined(parts, new.kind == "binary"), parts
 
 
-def _score_range_flags(part: _TaskResult, reference: ResponseMatrix, on: np.ndarray, ids: pd.Index) -> _TaskResult:
+def _score_range_flags(part: _TaskResult, reference: ResponseMatrix, on: np.ndarray, ids: pd.Index,
+                       sub: ResponseMatrix | None = None) -> _TaskResult:
     """``part`` with every method's out-of-range flag: the estimate outside the reference models' range of scores
-    on the task (all its items), or the method's own check on the chosen items. A model-based method warns for the
-    models only the score check flags (its own check warned for the others)."""
+    on the task (all its items), or the method's own check on the chosen items (``sub``: the new models there),
+    and the check that fired per model (``range_reason``). A model-based method warns for the models only the score
+    check flags (its own check warned for the others)."""
     vals = np.where(reference.observed[:, on], reference.values[:, on], np.nan).astype(float)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # a reference model without a result on the task
@@ -222,7 +227,44 @@ def _score_range_flags(part: _TaskResult, reference: ResponseMatrix, on: np.ndar
                       f"{part.base}'s model-based estimate extrapolates there and its interval may not hold; a "
                       f"design-based method ({', '.join(design_methods())}) stays valid", UserWarning,
                       stacklevel=4)
-    return dataclasses.replace(part, out_of_range=own | outside)
+    why = [[f"task estimate {e:.3f} outside the references' task scores [{lo:.3f}, {hi:.3f}]"] if o else []
+           for e, o in zip(est, outside)]
+    if own.any():
+        for j, reason in _chosen_item_reasons(reference, sub, own).items():
+            why[j].append(reason)
+    return dataclasses.replace(part, out_of_range=own | outside,
+                               range_reason=np.array(["; ".join(w) for w in why], dtype=object))
+
+
+def _chosen_item_reasons(reference: ResponseMatrix, sub: ResponseMatrix | None, flagged: np.ndarray) -> dict:
+    """Per flagged new model (position), the check of :func:`effstats._range.range_check` that fired on the chosen
+    items, with its numbers: the mean there beyond the references' means there, or the distance to the nearest
+    reference beyond the largest distance of a reference to its nearest other one."""
+    from .._range import range_check
+
+    if sub is None:
+        return {int(j): "results on the chosen items outside the references' (the method's own check)"
+                for j in np.flatnonzero(flagged)}
+    at = reference.item_ids.get_indexer(sub.item_ids)
+    ok = at >= 0
+    src = np.full((reference.n_models, len(sub.item_ids)), np.nan)
+    src[:, ok] = np.where(reference.observed[:, at[ok]], reference.values[:, at[ok]], np.nan)
+    tgt = np.where(sub.observed, np.asarray(sub.values, float), np.nan)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a model without a result on every chosen item
+        chk = range_check(src, tgt)
+    lo, hi = chk.source_range
+    out = {}
+    for j in np.flatnonzero(flagged):
+        parts = []
+        if chk.above[j] or chk.below[j]:
+            parts.append(f"mean {chk.subset_score[j]:.3f} on the chosen items outside the references' "
+                         f"[{lo:.3f}, {hi:.3f}] there")
+        if chk.far[j]:
+            parts.append(f"distance {chk.distance[j]:.3f} to the nearest reference on the chosen items above "
+                         f"{chk.distance_limit:.3f}, the largest of a reference to its nearest other one")
+        out[int(j)] = "; ".join(parts) or "results on the chosen items outside the references' (the method's check)"
+    return out
 
 
 @dataclass

@@ -272,8 +272,10 @@ class Estimate:
                          f"{int(r.n_items)} | {oor} | "
                          f"{md_text(r.estimator)} |")
         lines += ["", "*Out of range*: yes if the model's estimate on some task lies outside the reference models' "
-                  "range of scores on it, or the method's check finds its results on the chosen items outside the "
-                  "references' range (there a model-based estimate extrapolates); no if neither."]
+                  "range of scores on it, or the method's checks on the chosen items fire: its mean there lies "
+                  "outside the references' means there, or its distance to the nearest reference (root mean squared "
+                  "difference) exceeds the largest distance of a reference to its nearest other one (there a "
+                  "model-based estimate extrapolates); no if none. The note above names the check per model."]
         if len(self._parts) > 1:
             lines += ["", "## Per task", "", "| model | task | estimate | interval | items |", "|---|---|---|---|---|"]
             for (mid, t), r in self.tasks(confidence_level).iterrows():
@@ -301,20 +303,25 @@ class Estimate:
                     continue
                 kind = "fallback" if fell[j] else "design" if p.design_based else "model"
                 where, bases, fbs = groups[kind]
-                where.setdefault(str(mid), []).append(str(p.task))
+                reason = "" if p.range_reason is None else str(p.range_reason[j])
+                where.setdefault(str(mid), []).append((str(p.task), reason))
                 bases.add(p.base)
                 if fell[j]:
                     fbs.add(_fallback_name(p))
         several = len(self._parts) > 1
 
-        def who(where: dict) -> str:
-            return _name_list([f"{m} ({', '.join(ts)})" if several else m for m, ts in where.items()], 10,
-                              "and {} more")
+        def one(task: str, reason: str) -> str:
+            return ": ".join(x for x in ((task if several else ""), reason) if x)
 
-        # the flag is either check: the task estimate outside the reference models' task scores, or (the subset
-        # estimators' own check) the new model's results on the chosen items outside theirs there
-        head = ("Outside the reference models' range (a task estimate beyond their task scores, or results on the "
-                "chosen items beyond theirs" + (", in the tasks named)" if several else ")"))
+        def who(where: dict) -> str:
+            return _name_list([f"{m} ({'; '.join(one(*tr) for tr in ts)})" if several or any(r for _, r in ts)
+                               else m for m, ts in where.items()], 10, "and {} more")
+
+        # the flag is any of three checks, named per model with its numbers: the task estimate outside the
+        # reference models' task scores, or (the subset estimators' own checks on the chosen items) the new model's
+        # mean there outside theirs, or its distance to the nearest reference beyond any reference's to its nearest
+        head = "Outside the reference models' range (the check that fired, per model" + (
+            " and task)" if several else ")")
         notes = []
 
         def lead() -> str:  # the range is said once: a model in several groups is not told it twice
