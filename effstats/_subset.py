@@ -430,10 +430,16 @@ class SubsetPrediction:
         Targets among ``wilson`` whose interval is the Clopper–Pearson interval of ``statistic * n_effective``
         successes in ``n_effective`` trials (Korn & Graubard 1998) instead of Wilson's; None: none.
     alike : ndarray of shape (n_target,), or None
-        Graded targets (not ``wilson``): the smaller of their sampled scores' totals ``sum y`` and
-        ``sum (1 - y)``, clipped to [0, 1]. Below 1 (scores within an item's worth of all 0 or all 1, whose
-        residual variance says nothing), the interval moves linearly from the Clopper–Pearson one at
-        ``n_effective`` (0: the interval of scores all 0 or all 1) to the t interval (1); None: the t interval.
+        Graded targets (not ``wilson``): how far their sampled scores are from all alike, ``sum |y - c|`` with
+        ``c`` their median (``alike_at``; for scores near 0 or 1 the smaller of the totals ``sum y`` and
+        ``sum (1 - y)``), clipped to [0, 1]. Below 1 (scores within an item's worth of all alike, whose residual
+        variance says nothing), the interval moves linearly from the interval of scores all alike (0) to the t
+        interval (1); None: the t interval. Scores all alike at 0 or 1 get the Clopper–Pearson interval at
+        ``n_effective``; all alike at ``c`` inside (0, 1), ``[c L, c + (1 - c)(1 - L)]`` with ``[L, 1]`` the
+        interval of scores all 1: the sample says nothing of the items it missed, which may score 0 or 1, so a
+        constant sample of 0.5 gets no interval of zero width.
+    alike_at : ndarray of shape (n_target,), or None
+        The median ``c`` of each target's sampled scores (above); None: 0 or 1 as the statistic lies.
     n_sampled, population : ndarray of shape (n_target,) or (n_target, n_strata), or None
         Targets whose observed sampled items are a simple random sample of ``population`` items (NaN elsewhere):
         ``n_sampled`` of them. Their interval of responses all alike (``exact``, and the end of ``alike``'s ramp)
@@ -484,6 +490,7 @@ class SubsetPrediction:
     alike: np.ndarray | None = None
     n_sampled: np.ndarray | None = None
     population: np.ndarray | None = None
+    alike_at: np.ndarray | None = None
 
     def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
         """Interval for each target's full-benchmark score, arrays of shape (n_target,).
@@ -531,7 +538,12 @@ class SubsetPrediction:
                     # graded scores near 0 or 1: toward the interval of scores all alike, continuously
                     near = ~ok & (w < 1) & np.isfinite(n) & (n > 0)
                     nn = np.where(cp | near, n, 1.0)
-                    x = p * nn
+                    # graded scores near one value c inside (0, 1): unsampled items may lie anywhere in [0, 1], so
+                    # the interval of scores all alike at c is c's share of the all-right interval's width below c
+                    # and (1 - c)'s above (the items the sample missed at 0 or at 1)
+                    c = np.full_like(p, np.nan) if self.alike_at is None else np.asarray(self.alike_at, float)
+                    inner = near & (c > 0) & (c < 1)
+                    x = np.where(inner, nn, p * nn)
                     a = (1 - level) / 2
                     with np.errstate(divide="ignore", invalid="ignore"):
                         cp_lo = np.where(x > 0, stats.beta.ppf(a, x, nn - x + 1), 0.0)
@@ -543,7 +555,10 @@ class SubsetPrediction:
                         # only responses all alike (a 0/1 target's Clopper-Pearson interval may be Korn-Graubard's
                         # of a sample that is not: ``alike`` is 0 for all alike, 1 otherwise)
                         all_alike = cp if self.alike is None else cp & (w == 0)
-                        cp_lo, cp_hi = self._finite_alike(all_alike | near, p, cp_lo, cp_hi, level)
+                        cp_lo, cp_hi = self._finite_alike(all_alike | near, np.where(inner, 1.0, p), cp_lo, cp_hi,
+                                                          level)
+                    cp_lo, cp_hi = (np.where(inner, c * cp_lo, cp_lo),
+                                    np.where(inner, c + (1 - c) * (1 - cp_lo), cp_hi))
                     low = np.where(cp, cp_lo, np.where(near, w * low + (1 - w) * cp_lo, low))
                     high = np.where(cp, cp_hi, np.where(near, w * high + (1 - w) * cp_hi, high))
         return ConfidenceInterval(np.clip(low, lo_b, hi_b), np.clip(high, lo_b, hi_b))
@@ -813,12 +828,28 @@ class _SubsetEstimator(BaseEstimator):
         raise NotImplementedError
 
     def _minority(self, o: _Outputs) -> np.ndarray:
-        """The smaller of the target's observed sampled responses' totals, ``min(sum y, sum (1 - y))``: 0 when
-        they are all alike."""
+        """How far the target's observed sampled responses are from all alike, in items: ``sum |y - c|`` with
+        ``c`` their median (:meth:`_alike_at`), which for 0/1 responses is ``min(sum y, sum (1 - y))``; 0 when they
+        are all alike."""
         y = o.correctness("target_outputs")
         seen = np.ones(y.shape, bool) if o.missing is None else ~o.missing
-        hits = np.where(seen, y, 0.0).sum(axis=1)
-        return np.minimum(hits, seen.sum(axis=1) - hits)
+        return np.where(seen, np.abs(y - self._alike_at(o)[:, None]), 0.0).sum(axis=1)
+
+    def _alike_at(self, o: _Outputs) -> np.ndarray:
+        """The median of each target's observed sampled responses (0 without any): the value they would all have
+        if alike."""
+        y = np.asarray(o.correctness("target_outputs"), float)
+        if o.missing is not None:
+            y = np.where(o.missing, np.nan, y)
+        seen = ~np.isnan(y)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # a target without a sampled output: 0, unused
+            return np.where(seen.any(axis=1), np.nanmedian(y, axis=1), 0.0)
+
+    def _alike(self, o: _Outputs) -> np.ndarray:
+        """Graded targets' weight of the symmetric (t or Wald) interval against the exact one of responses all
+        alike (:class:`SubsetPrediction`'s ``alike``)."""
+        return np.clip(self._minority(o), 0.0, 1.0)
 
     def predict_interval(self, target_outputs: Any, *, items: Any = None, n_splits: int = 5) -> SubsetPrediction:
         """Predictions with their uncertainty, as a :class:`effstats.disco.SubsetPrediction`
@@ -854,7 +885,7 @@ class _SubsetEstimator(BaseEstimator):
             est = np.clip(np.asarray(est, dtype=float), *bounds) + 0.0
             # Clopper-Pearson rather than Wilson at the effective size (Korn & Graubard), where the estimator says so
             exact = wilson if getattr(self, "_exact_interval", False) else None
-            alike = self._alike(o) if hasattr(self, "_alike") else None
+            alike = self._alike(o)
             sampled, population = self._design_srs(o) if hasattr(self, "_design_srs") else (None, None)
             if population is not None and wilson is not None:
                 # 0/1 responses all alike in one simple random sample: the exact interval of their count, whatever
@@ -863,7 +894,7 @@ class _SubsetEstimator(BaseEstimator):
                 exact = alike01 if exact is None else exact | alike01
             return SubsetPrediction(est, self._design_se(o), "design", None, bounds, ids, n_eff, wilson, **counts,
                                     out_of_range=out, df=df, exact=exact, alike=alike, n_sampled=sampled,
-                                    population=population)
+                                    population=population, alike_at=self._alike_at(o))
         out = self._range_flags(o, ids)
         r = self.cv_residuals(n_splits)
         se = np.full(est.shape, float(np.sqrt(np.mean(r**2))))

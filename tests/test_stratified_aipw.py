@@ -292,7 +292,30 @@ def test_graded_scores_near_all_alike_get_the_interval_of_scores_all_alike():
     grid = np.arange(0, 0.0201, 1e-4)
     high = np.array([ci(v)[1] for v in grid])
     assert np.abs(np.diff(high)).max() < 0.005
-    assert high[-1] - grid[-1] < 1e-3  # past an item's worth: the t interval of a residual variance near 0
+    # scores all alike at c, past an item's worth from 0 too, say nothing of the items the sample missed (each may
+    # score 0 or 1): the interval of scores all 1, [L, 1], moved to [c L, c + (1 - c)(1 - L)], never of width 0
+    low_one = one[0]
+    for c in (grid[-1], 0.5, 0.9):
+        assert ci(c) == pytest.approx((c * low_one, c + (1 - c) * (1 - low_one)), abs=1e-9)
+
+
+def test_constant_graded_scores_get_the_exact_interval_of_a_sample_all_alike():
+    # 30 of 300 items all scored 0.5 by a target: the score lies in [0.5 (1 - d), 0.5 + 0.5 d] where d is the largest
+    # share of items that the sample misses with probability above alpha / 2 (brute force over the one stratum's
+    # hypergeometric law below); the residual variance of 0 would give the point 0.5
+    from scipy.stats import hypergeom
+
+    src = simulate_responses(20, 300, rng=0).values.astype(float)
+    for est in (StratifiedAIPW(n_items=30, n_strata=1, random_state=0), RandomDirect(30, random_state=0)):
+        est.fit(src)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            p = est.predict_interval(np.full((1, 300), 0.5))
+        ci = p.confidence_interval(0.95)
+        missed = max(w for w in range(271) if hypergeom(300, w, 30).pmf(0) > 0.025)
+        d = missed / 300
+        assert p.statistic[0] == pytest.approx(0.5, abs=1e-9)
+        assert (ci.low[0], ci.high[0]) == pytest.approx((0.5 * (1 - d), 0.5 + 0.5 * d), abs=1e-9), type(est)
 
 
 def test_one_or_two_minority_responses_get_at_most_the_simple_random_samples_size():
@@ -428,7 +451,8 @@ def test_design_based_estimates_and_intervals_lie_in_zero_one_for_zero_one_respo
     src = _logistic_responses(seed, 12, 60)
     g = np.random.default_rng(seed + 1)
     for est in (StratifiedAIPW(n_items=n_items, random_state=seed), AIPW(n_items=n_items, random_state=seed),
-                StratifiedHT(n_items=n_items, n_strata=3, random_state=seed), RandomDirect(n_items=n_items, random_state=seed)):
+                StratifiedHT(n_items=n_items, n_strata=3, random_state=seed),
+                RandomDirect(n_items=n_items, random_state=seed)):
         est.fit(src)
         y = (g.random((3, n_items)) < p_right).astype(float)
         y[g.random(y.shape) < p_missing] = np.nan

@@ -1002,3 +1002,22 @@ def test_state_of_a_newer_format_says_it_was_written_by_a_newer_effstats(tmp_pat
     (run / "state.json").write_text(json.dumps(st))
     code, _, err = _run(["sequential", "update", run, tmp_path / "b1.csv"], capsys)
     assert code == 2 and "is not an effstats sequential state file (format 'effstats.sequential/1')" in _one_line(err)
+
+
+def test_update_with_graded_results_against_a_zero_one_reference_warns_once(tmp_path, capsys):
+    import pandas as pd
+
+    run, new = _csv_run(tmp_path, capsys)
+    order = json.loads((run / "state.json").read_text())["order"]
+    for k, name in enumerate(("b1.csv", "b2.csv")):
+        rows = pd.read_csv(_results(new, order[20 * k: 20 * k + 20], tmp_path / name)).assign(score=0.5)
+        rows.to_csv(tmp_path / name, index=False)
+        code, _, err = _run(["sequential", "update", run, tmp_path / name], capsys)
+        if k == 0:
+            assert code == 0 and _one_line(err) == (
+                f"effstats sequential update: warning: NEW_RESULTS: model 'new' has graded scores (e.g. 0.5 on item "
+                f"{order[0]!r}) while the reference's results are 0/1: they are estimated as graded scores and "
+                "compared with the reference models' accuracies; give 0/1 results with the reference's metric unless "
+                "the scores are meant as graded")
+        else:
+            assert code == 0 and err == ""  # said once, at the first look with graded scores

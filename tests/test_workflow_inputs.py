@@ -440,6 +440,19 @@ def test_one_task_drawn_at_random_gives_a_model_alike_on_every_chosen_item_the_e
     np.testing.assert_allclose([low[0], high[0], low[1], high[1]], [edge, 1.0, 0.0, 1 - edge], atol=1e-12)
 
 
+def _tasks_selection(n_tasks: int):
+    """The default selection of 60 items from 29 reference models' 0/1 results on tasks of 200 items."""
+    from effstats import ResponseMatrix
+    from effstats.workflow import select
+
+    g = np.random.default_rng(5)
+    n_items = 200 * n_tasks
+    diff = g.normal(size=n_items)
+    v = (g.random((29, n_items)) < 1 / (1 + np.exp(-(np.linspace(-1, 2, 29)[:, None] - diff)))).astype(float)
+    items = [f"t{t}/{j}" for t in range(n_tasks) for j in range(200)]
+    return select(ResponseMatrix(v, model_ids=[f"r{i}" for i in range(29)], item_ids=items), 60, seed=0)
+
+
 @pytest.mark.parametrize("n_tasks", [1, 2])
 def test_stratified_aipw_tasks_alike_on_every_chosen_item_give_the_exact_stratified_interval(n_tasks):
     """Tasks of 200 items, 60 chosen by the default stratified AIPW in all: a new model right (wrong) on every
@@ -448,14 +461,9 @@ def test_stratified_aipw_tasks_alike_on_every_chosen_item_give_the_exact_stratif
     from test_stratified_alike_interval import _dp_lower_limit
 
     from effstats import ResponseMatrix
-    from effstats.workflow import estimate, select
+    from effstats.workflow import estimate
 
-    g = np.random.default_rng(5)
-    n_items = 200 * n_tasks
-    diff = g.normal(size=n_items)
-    v = (g.random((29, n_items)) < 1 / (1 + np.exp(-(np.linspace(-1, 2, 29)[:, None] - diff)))).astype(float)
-    items = [f"t{t}/{j}" for t in range(n_tasks) for j in range(200)]
-    sel = select(ResponseMatrix(v, model_ids=[f"r{i}" for i in range(29)], item_ids=items), 60, seed=0)
+    sel = _tasks_selection(n_tasks)
     assert sel.method == "stratified-aipw"
     new = ResponseMatrix(np.repeat([[1.0], [0.0]], len(sel.items), axis=1), model_ids=["ones", "zeros"],
                          item_ids=list(sel.items))
@@ -465,3 +473,52 @@ def test_stratified_aipw_tasks_alike_on_every_chosen_item_give_the_exact_stratif
                             np.concatenate([f.stratum_sizes_ for f in fits]), 0.95)
     assert sum(f.allocation_.sum() for f in fits) == 60 and exact < 1 - 0.02
     np.testing.assert_allclose([low[0], high[0], low[1], high[1]], [exact, 1.0, 0.0, 1 - exact], atol=1e-12)
+
+
+@pytest.mark.parametrize("n_tasks", [1, 2])
+def test_constant_graded_results_against_a_zero_one_reference_are_announced_and_get_no_point_interval(n_tasks):
+    """A new model scoring 0.5 on every chosen item of a 0/1 benchmark: one warning naming the model and a score,
+    and never a point: the items the sample missed may score 0 or 1. On one task the interval is the exact one of a
+    stratified sample all alike at 0.5, ``[0.5 L, 0.5 + 0.5 (1 - L)]`` with ``[L, 1]`` that of a model right on
+    every chosen item; over two tasks each task's standard error is at least its own interval's."""
+    import warnings
+
+    from effstats import ResponseMatrix
+    from effstats.workflow import estimate
+
+    sel = _tasks_selection(n_tasks)
+    chosen = list(sel.items)
+    ones = ResponseMatrix(np.ones((1, len(chosen))), model_ids=["ones"], item_ids=chosen)
+    half = ResponseMatrix(np.full((1, len(chosen)), 0.5), model_ids=["half"], item_ids=chosen)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        est = estimate(sel, half)
+    said = [str(w.message) for w in caught if "graded" in str(w.message)]
+    assert len(said) == 1 and said[0].startswith("new_results: model 'half' has graded scores (e.g. 0.5 on item ")
+    low, high = (float(x[0]) for x in est.confidence_interval(0.95))
+    lone = float(estimate(sel, ones).confidence_interval(0.95).low[0])
+    assert float(est.statistic[0]) == pytest.approx(0.5, abs=1e-9) and lone < 0.98
+    if n_tasks == 1:
+        assert (low, high) == pytest.approx((0.5 * lone, 0.5 + 0.5 * (1 - lone)), abs=1e-9)
+    else:
+        assert low < 0.5 < high and high - low > (1 - lone) / 2
+    assert float(est.standard_error[0]) > 0
+    frame = est.to_frame()
+    assert frame["rank_high"].iloc[0] > frame["rank_low"].iloc[0]
+
+
+def test_lm_eval_logs_of_one_task_with_graded_values_warn_naming_the_task(bench, tmp_path, capsys):
+    """One task of one model logging ``acc`` 0.5 on a document turns the whole matrix graded: said, naming the task."""
+    root = L.write(bench.subset(models=range(6)), "lm-eval-ll", tmp_path / "ref")
+    (model_dir,) = [d for d in sorted(root.iterdir()) if d.is_dir()][:1]
+    (log,) = sorted(model_dir.rglob("samples_clean_*.jsonl"))[:1]
+    lines = log.read_text().splitlines()
+    doc = json.loads(lines[0])
+    doc["acc"] = 0.5
+    log.write_text("\n".join([json.dumps(doc)] + lines[1:]) + "\n")
+    with pytest.warns(UserWarning, match=r"^metric: task\(s\) 'clean' \(acc 0\.5 for .* on document "
+                                         r"[^)]*\) log graded scores while the other tasks' are 0/1") as rec:
+        rm = read_results(root)
+    assert rm.kind == "score" and "gauss_0.35" not in str(rec[0].message)
+    code, _, err = _run(["select", root, "--budget", 20, "--out", tmp_path / "sel"], capsys)
+    assert code == 0 and "warning: --metric: task(s) 'clean'" in err

@@ -23,6 +23,7 @@ ends in ``.json``). It holds the model's name as given (``"model_name"``, and ``
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Callable, Literal, Sequence
@@ -234,6 +235,9 @@ def read_lm_eval_samples(
         raise ValueError(f"metric: {_plain(metric)!r} values must lie in [0, 1] to form a response matrix, got range "
                          f"[{obs_vals.min():g}, {obs_vals.max():g}]")
 
+    if duplicates != "mean":  # averaged 0/1 runs are graded by the user's choice
+        _warn_mixed_kinds(vals, observed, keys, models, metric_of)
+
     proba = labels = None
     n_arr = np.array([n_choices[k] for k in keys])
     if probabilities and (n_arr >= 2).all() and len(gold) == n_items:
@@ -266,6 +270,28 @@ def read_lm_eval_samples(
         models=mmeta,
         items=items,
     )
+
+
+def _warn_mixed_kinds(vals: np.ndarray, observed: np.ndarray, keys: list, models: list,
+                      metric_of: Callable[[str], str | None]) -> None:
+    """Warn, naming the tasks, when some tasks log graded values and the others 0/1 ones: one graded value makes
+    the whole matrix graded (``kind="score"``), which changes the intervals of every task."""
+    graded = observed & (vals != 0) & (vals != 1)
+    if not graded.any():
+        return
+    tasks = np.array([t for t, _ in keys], dtype=object)
+    names, codes = np.unique(tasks, return_inverse=True)
+    per_task = np.bincount(codes, weights=graded.sum(axis=0), minlength=len(names)) > 0
+    if per_task.all():
+        return
+    shown = []
+    for t in names[per_task][:3]:
+        i, j = np.argwhere(graded & (tasks == t)[None, :])[0]
+        shown.append(f"{t!r} ({metric_of(t)} {vals[i, j]:g} for {models[i]!r} on document {_plain(keys[j][1])!r})")
+    more = f" and {int(per_task.sum()) - 3} more" if per_task.sum() > 3 else ""
+    warnings.warn(f"metric: task(s) {', '.join(shown)}{more} log graded scores while the other tasks' are 0/1: "
+                  "every task is read as graded scores (kind='score', with the intervals of graded scores); pass "
+                  "a 0/1 metric for those tasks if the graded values are not meant", UserWarning, stacklevel=3)
 
 
 def _per_task(value: Any, name: str, default: str | None, what: str) -> Callable[[str], str | None]:

@@ -190,9 +190,12 @@ class AIPW(_SubsetEstimator):
     it claims. With ``stratify`` the items are a stratified simple random sample, whose count follows no
     hypergeometric law: its interval of responses all alike is the exact one of such a sample (the worst placement
     of the wrong items among the strata, as :class:`effstats.disco.StratifiedAIPW`'s), which with one stratum is the
-    hypergeometric one. Graded scores less than an item's worth from all alike (the smaller of :math:`\\sum y` and
-    :math:`\\sum (1 - y)`, :math:`m`, below 1) get :math:`(1 - m)` times that interval plus :math:`m` times the t
-    one, so that scores of 1e-9 get the interval of scores of 0.
+    hypergeometric one. Graded scores less than an item's worth from all alike at their median :math:`c`
+    (:math:`m = \\sum |y - c|` below 1; near 0 or 1 the smaller of :math:`\\sum y` and :math:`\\sum (1 - y)`) get
+    :math:`(1 - m)` times the interval of scores all alike at :math:`c` plus :math:`m` times the t one, so that scores
+    of 1e-9 get the interval of scores of 0. Scores all alike at :math:`c` inside (0, 1) say nothing of the items the
+    sample missed, which may score 0 or 1: their interval is :math:`[c L, c + (1 - c)(1 - L)]`, with :math:`[L, 1]`
+    the exact interval of a sample all right (a sample all at 0.5 gets no interval of zero width).
 
     Missing cells. A source model's missing response is replaced by the item's mean over the models that
     answered it; items no source model answered are never drawn and are outside the estimated mean (as for

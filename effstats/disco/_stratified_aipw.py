@@ -219,10 +219,14 @@ class StratifiedAIPW(AIPW):
     :math:`W_h`; with one stratum it is the hypergeometric interval of :class:`effstats.disco.AIPW`. The wrong
     items may gather in the strata sampled least, so it is wider than the Clopper-Pearson interval at
     :math:`n'`: at 50 of CIFAR-10's 10,000 test items every one right, [0.907, 1] against [0.929, 1] (at 120 of
-    400, [0.965, 1] against [0.979, 1]). Graded scores less than an item's worth from all alike (the smaller
-    of :math:`\sum y` and :math:`\sum (1 - y)` over the sampled items, :math:`m`, below 1) have a residual
-    variance near 0 that says as little: their interval is :math:`(1 - m)` times that exact interval plus
-    :math:`m` times the t interval, so that scores of 1e-9 get the interval of scores of 0. With it, the targets
+    400, [0.965, 1] against [0.979, 1]). Graded scores less than an item's worth from all alike at their median
+    :math:`c` (:math:`m = \sum |y - c|` over the sampled items below 1; near 0 or 1 the smaller of :math:`\sum y`
+    and :math:`\sum (1 - y)`) have a residual variance near 0 that says as little: their interval is
+    :math:`(1 - m)` times the exact interval of scores all alike at :math:`c` plus :math:`m` times the t interval,
+    so that scores of 1e-9 get the interval of scores of 0. Scores all alike at :math:`c` inside (0, 1) say nothing
+    of the items the sample missed, which may score 0 or 1: their interval is :math:`[c L, c + (1 - c)(1 - L)]`,
+    with :math:`[L, 1]` the exact interval above of a sample all right (a sample all at 0.5 gets no interval of
+    zero width). With it, the targets
     above (300 draws of 50 and of 100 items) were covered 0.937 (the guesser at 100 items) to 1.
 
     Features. :math:`z_i` above, and the item's loadings on the first ``n_components`` right singular vectors

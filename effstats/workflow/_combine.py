@@ -288,10 +288,24 @@ class _Combined:
         return self._own_se()
 
     def _own_se(self) -> np.ndarray:
-        se = [p.weight * np.asarray(p.result.standard_error, float) for p in self.parts]
+        se = [p.weight * self._task_se(p) for p in self.parts]
         if all(p.design_based for p in self.parts):
             return np.sqrt(sum(s ** 2 for s in se))
         return sum(se)  # model-based errors of one model may agree in sign across tasks: the conservative sum
+
+    def _task_se(self, p: "_TaskResult") -> np.ndarray:
+        """A task's standard error; for graded scores of a design-based task whose standard error is degenerate
+        (sampled scores all alike, whose residual variance says nothing of the items the sample missed), the
+        half-width of its own interval (the exact one of a sample all alike) over the normal 97.5 % quantile."""
+        se = np.asarray(p.result.standard_error, float)
+        if self.binary or not p.design_based or p.method == "all":
+            return se
+        deg = _degenerate(p)
+        if deg.any():
+            ci = p.result.confidence_interval(0.95)
+            se = np.where(deg, (np.asarray(ci.high, float) - np.asarray(ci.low, float)) / (2 * stats.norm.ppf(0.975)),
+                          se)
+        return se
 
     def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
         level = check_confidence_level(confidence_level)

@@ -613,6 +613,8 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
                          f"{str(exc).split('graded scores', 1)[1].split(',', 1)[0].strip()}, which the selection's "
                          f"method {zero_one!r} cannot use (it estimates from 0/1 correctness): pass "
                          "duplicates='last' or 'first' to take one run") from None
+    if rm.kind == "binary" and new.kind != "binary" and duplicates != "mean":  # averaged 0/1 runs are graded
+        warn_graded_against_binary(new.model_ids, new.item_ids, new.values_with_nan())
     scores, se = _observed_scores(rm, info, weights)
     board = pd.DataFrame({"score": scores, "standard_error": se}, index=rm.model_ids)
     unranked = board.index[board["score"].isna()]
@@ -685,6 +687,26 @@ def tasks_without_results(items: Any, tasks: Any, answered: Any) -> dict[str, in
         if i in got:
             seen.add(t)
     return {t: n for t, n in size.items() if t not in seen}
+
+
+def warn_graded_against_binary(models: Any, items: Any, values: np.ndarray, stacklevel: int = 3) -> bool:
+    """Warn, naming the first model and one of its scores, when ``values`` (models x items, NaN where missing) hold
+    graded scores while the reference's results are 0/1; whether it warned. They are estimated as graded scores
+    (a mean score), ranked beside accuracies, which is right for the mean of repeated 0/1 runs and wrong for another
+    metric."""
+    vals = np.asarray(values, float)
+    graded = np.isfinite(vals) & (vals != 0) & (vals != 1)
+    if not graded.any():
+        return False
+    i, j = np.argwhere(graded)[0]
+    who = [str(m) for m in np.asarray(models, dtype=object)[graded.any(axis=1)]]
+    also = f" (and {len(who) - 1} other model(s))" if len(who) > 1 else ""
+    warnings.warn(f"new_results: model {who[0]!r}{also} has graded scores (e.g. {vals[i, j]:g} on item "
+                  f"{_plain(np.asarray(items, dtype=object)[j])!r}) while the reference's results are 0/1: they are "
+                  "estimated as graded scores and compared with the reference models' accuracies; give 0/1 results "
+                  "with the reference's metric unless the scores are meant as graded", UserWarning,
+                  stacklevel=stacklevel)
+    return True
 
 
 def refuse_batch_without_tasks(model: str, batch: Any, tasks: Any, answered: Any) -> None:

@@ -14,7 +14,7 @@ from .._escape import csv_safe, md_text
 from .._shared import _level_percent, _plain
 from .._validation import check_positive, check_positive_int
 from ..responses import ResponseMatrix
-from ._estimate import refuse_batch_without_tasks
+from ._estimate import refuse_batch_without_tasks, warn_graded_against_binary
 from ._copies import _bank_key, _load_bank, _refuse_bank, _save_bank, reread_reference
 from ._sizes import _cap_reason, _projected_batch, _worst_case_items
 from ._io import (REFERENCE_CACHE, helm_options, output_dir, read_new_results, read_results, read_saved, save_reference,
@@ -754,6 +754,10 @@ class SequentialRun:
                              f"{_plain(lacking[:3])}; {run}")
         self.n_left_out = left_out
         scores = have.reindex(batch).tolist()
+        if st["reference"].get("kind") == "binary" and duplicates != "mean" \
+                and all(y in (0.0, 1.0) for lk in st["looks"] for y in lk["scores"]):
+            # once, at the first look with graded scores (the adaptive rule refuses them)
+            warn_graded_against_binary([str(model)], list(batch), np.asarray(scores, float)[None])
         if st["rule"]["kind"] == "adaptive":
             res = self._look_adaptive(list(batch), scores)
             st["model"] = str(model)
