@@ -234,3 +234,47 @@ def test_missing_reference_cells_are_said_once_naming_the_tasks(method):
     assert len(about) == 1, about
     assert about[0].startswith("reference: 4 of 6000 cells are missing (task 'a' 2 of 2000, 'b' 1 of 2000, "
                                "'c' 1 of 2000); "), about
+
+
+def test_sequential_update_skip_failed_drops_failed_documents_and_the_run_ends(tmp_path, capsys):
+    """Failed documents of a batch: refused by default, the message naming the way out; with ``skip_failed`` the look
+    is recorded on the items that returned, the failed ones are dropped from the run with a warning naming them
+    (never handed out again), the state reloads (its checksums still verify the start's order) and the run still
+    reaches its cap instead of stalling; the decision says how many items were dropped."""
+    from effstats.workflow import SequentialRun
+
+    truth = _truth()
+    run = SequentialRun.start(truth.subset(models=range(40)), rule="precision", half_width=0.001, initial=60,
+                              batch=30, max_n=120)
+    batch = list(run.next_items)
+    failed = batch[3:5]
+    returned = [i for i in batch if i not in failed]
+    with pytest.raises(ValueError, match=r"2 of the batch's 60 items have no result.*skip_failed=True"):
+        run.update(truth.subset(models=[40], items=returned))
+    assert not run.state["looks"]
+    with pytest.warns(UserWarning, match=r"2 item\(s\) of the batch have no result and are dropped from the run "
+                                         rf"\(\['{failed[0]}', '{failed[1]}'\]\); the look is recorded on the other 58"):
+        res = run.update(truth.subset(models=[40], items=returned), skip_failed=True)
+    assert run.state["looks"][0]["items"] == returned and run.n_evaluated == 58
+    row = truth.subset(models=[40], items=returned).values[0].astype(float)
+    assert res.estimate == pytest.approx(row.mean(), abs=1e-12) and res.decision == "continue"
+    assert run.state["max_n"] == 118 and [d["order"] for d in run.state["dropped"]] == failed
+    run.save(tmp_path / "seq")
+    run = SequentialRun.load(tmp_path / "seq")
+    for _ in range(2):
+        nxt = list(run.next_items)
+        assert not set(nxt) & set(failed) and len(nxt) == 30
+        run.update(truth.subset(models=[40], items=nxt))
+    assert run.stopped and run.state["result"]["n"] == 118 and run.state["result"]["decision"] == "no decision"
+    assert "2 item(s) dropped after returning no result" in run.to_markdown()
+    # the command line: the refusal names --skip-failed, the flag records the look
+    run = SequentialRun.start(truth.subset(models=range(40)), rule="precision", half_width=0.05, initial=60,
+                              batch=30)
+    run.save(tmp_path / "cli")
+    batch = list(run.next_items)
+    write_lm_eval_samples(truth.subset(models=[40], items=batch[1:]), tmp_path / "b1")
+    assert main(["sequential", "update", str(tmp_path / "cli"), str(tmp_path / "b1")]) == 2
+    assert "--skip-failed" in capsys.readouterr().err
+    assert main(["sequential", "update", str(tmp_path / "cli"), str(tmp_path / "b1"), "--skip-failed"]) == 0
+    assert f"dropped from the run (['{batch[0]}'])" in capsys.readouterr().err
+    assert len(json.loads((tmp_path / "cli" / "state.json").read_text())["looks"][0]["items"]) == 59

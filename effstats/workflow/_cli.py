@@ -192,6 +192,11 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     up.add_argument("--restrict-to-manifest", action="store_true",
                     help="read only this batch's items of NEW_RESULTS (a whole run of the benchmark, e.g. HELM runs: "
                          "helm-run runs whole run specs) and leave out the others, saying how many")
+    up.add_argument("--skip-failed", action="store_true",
+                    help="record the look on the batch's items that have a result and drop the others (failed "
+                         "documents) from the run, with a warning naming them: the run is then about the benchmark "
+                         "without them (random-order --half-width and --against runs; without it every item of the "
+                         "batch needs a result)")
     stat = ssub.add_parser("status", help="show a run's looks, items used, estimate, interval and decision",
                            description="Print where a sequential run stands: its looks, the items used, the current "
                                        "estimate with its interval, and the decision (continue while it goes on). "
@@ -421,7 +426,7 @@ def _update(args: argparse.Namespace) -> None:
 
     run = SequentialRun.load(args.state, reference=args.reference)
     res = run.update(args.new_results, model=args.model, metric=args.metric, duplicates=args.duplicates,
-                     restrict_to_manifest=args.restrict_to_manifest)
+                     restrict_to_manifest=args.restrict_to_manifest, skip_failed=args.skip_failed)
     path = run.save(args.state)
     if args.restrict_to_manifest:
         print(f"read the {len(run.state['looks'][-1]['items'])} items of batch {len(run.state['looks']):03d} from "
@@ -537,7 +542,8 @@ _CLI_NAMES = {"reference:": "REFERENCE:", "new_results:": "NEW_RESULTS:", "selec
               "source_outputs:": "REFERENCE:", "responses:": "REFERENCE:", "rule:": "--rule:",
               "target_se:": "--target-se:", "spending:": "--spending:", "alternative:": "--alternative:",
               "split:": "--split:", "perturbation:": "--perturbation:", "trials:": "--trials:",
-              "restrict_to_manifest:": "--restrict-to-manifest:", "target_outputs:": "NEW_RESULTS:",
+              "restrict_to_manifest:": "--restrict-to-manifest:", "skip_failed:": "--skip-failed:",
+              "target_outputs:": "NEW_RESULTS:",
               "duplicates:": "--duplicates:", "weights:": "--weights:", "format:": "--format:",
               "correction:": "--correction:"}
 
@@ -550,7 +556,7 @@ _CLI_VALUES = {"(None: every split)": "(--split any: every split)", "(None: unpe
 # options the messages name in Python's syntax (``tasks=['a', 'b']``, ``restrict_to_manifest=True``,
 # ``duplicates='last', 'first' or 'mean'``): on the command line they read as typed
 _PY_VALUE = r"\[[^\]]*\]|'[^']*'(?:, '[^']*')*(?:,? or '[^']*')?|True|-?\d+(?:\.\d+)?"
-_PY_ASSIGN = re.compile(r"(?<![\w.-])(tasks|duplicates|restrict_to_manifest|trials|split|perturbation|metric|filter|"
+_PY_ASSIGN = re.compile(r"(?<![\w.-])(tasks|duplicates|restrict_to_manifest|skip_failed|trials|split|perturbation|metric|filter|"
                         r"weights|method|format|budget|seed|target_error|confidence_level|initial)=(" + _PY_VALUE + ")")
 
 

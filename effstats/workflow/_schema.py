@@ -306,7 +306,10 @@ def checksums(st: dict) -> dict[str, str]:
     out = {}
     for k, kind in _FIXED.items():
         if st.get(k) is not None:
-            values = [None if v is None else kind(v) for v in st[k]]
+            values = list(st[k])
+            for d in st.get("dropped") or ():  # items dropped after failing, back at the start's positions
+                values.insert(int(d["position"]), d.get(k))
+            values = [None if v is None else kind(v) for v in values]
             text = json.dumps([st["reference"]["sha256"], st.get("seed"), values])
             out[k] = hashlib.sha256(text.encode()).hexdigest()
     return out

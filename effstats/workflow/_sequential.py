@@ -648,7 +648,7 @@ class SequentialRun:
         return {t: list(out[t]) for t in sorted(out)}
 
     def update(self, new_results: Any, *, model: str | None = None, metric: str | None = None,
-               duplicates: str = "last", restrict_to_manifest: bool = False):
+               duplicates: str = "last", restrict_to_manifest: bool = False, skip_failed: bool = False):
         """Record the next batch's results and apply the stopping rule.
 
         Parameters
@@ -670,6 +670,14 @@ class SequentialRun:
             :func:`~effstats.workflow.estimate` does with a manifest's items; ``n_left_out`` counts the items
             left out. Every item of the batch still needs a result. The items of a batch do not depend on the
             new model's results on other items, so its look is the look of a run on the batch's items alone.
+        skip_failed : bool, default False
+            Record the look on the batch's items that have a result and drop the others (failed documents: a
+            context overflow, a refusal) from the run, with a warning naming them (random-order ``"precision"``
+            and ``"efficacy"`` runs). A dropped item is never handed out again: the run is then about the
+            benchmark without its dropped items, whose number the decision states (``dropped`` in the state); the
+            remaining items stay in their random order, so the estimate and interval hold for that benchmark. A
+            document that fails every time stalls the run without this. Without it, every item of the batch needs
+            a result.
 
         Returns
         -------
@@ -692,6 +700,12 @@ class SequentialRun:
             raise ValueError(f"directory: this run has already stopped ({st['result']['decision']}); start another")
         if not isinstance(restrict_to_manifest, (bool, np.bool_)):
             raise ValueError(f"restrict_to_manifest: expected True or False, got {restrict_to_manifest!r}")
+        if not isinstance(skip_failed, (bool, np.bool_)):
+            raise ValueError(f"skip_failed: expected True or False, got {skip_failed!r}")
+        if skip_failed and (st["rule"]["kind"] == "adaptive" or st.get("look_sizes")):
+            raise ValueError("skip_failed: only random-order precision and efficacy runs can drop items (an adaptive "
+                             "run chooses its items by the answers, a corrected run draws equal numbers per stratum); "
+                             "run the batch's failed items again")
         new = read_new_results(new_results, st["reference"], metric=metric, duplicates=duplicates)
         names = list(map(str, new.model_ids))
         if model is None:
@@ -747,11 +761,16 @@ class SequentialRun:
         if lacking and set(have.index) <= earlier:
             raise ValueError(f"new_results: these results were recorded at an earlier look (look "
                              f"{len(st['looks'])} is the last); the next batch is batch {len(st['looks']) + 1:03d}")
-        if lacking:
+        if lacking and not skip_failed:
             run = ("run the batch's run specs whole (batch_{k:03d}/helm_instances.json lists them)" if helm
                    else "run the batch's whole --samples file").format(k=k)
+            drop = ("" if st["rule"]["kind"] == "adaptive" or st.get("look_sizes") else
+                    "; or, for documents that fail every time, record the look without them and drop them from "
+                    "the run with skip_failed=True (--skip-failed)")
             raise ValueError(f"new_results: {len(lacking)} of the batch's {len(batch)} items have no result, e.g. "
-                             f"{_plain(lacking[:3])}; {run}")
+                             f"{_plain(lacking[:3])}; {run}{drop}")
+        if lacking:
+            batch = self._drop(lacking)
         self.n_left_out = left_out
         scores = have.reindex(batch).tolist()
         if st["reference"].get("kind") == "binary" and duplicates != "mean" \
@@ -797,6 +816,33 @@ class SequentialRun:
                 else:
                     st["result"]["exact"] = float(new_all.mean())
         return res
+
+    def _drop(self, items: list[str]) -> pd.Index:
+        """Drop ``items`` (failed documents of the pending batch) from the run's order and its cap, with a warning
+        naming them; the batch without them. Each is kept in ``dropped`` with its position in the order the start
+        drew and what went with it, so the start's checksums still verify that order. The online evaluator is
+        rebuilt from the state at the next look (the finite-population correction's population shrinks too)."""
+        st = self.state
+        n0, gone = self.n_evaluated, set(items)
+        batch = pd.Index([i for i in self.next_items if i not in gone], name="item")
+        dropped = st.setdefault("dropped", [])
+        # earlier drops were all in earlier batches, before this one: a position now + their number is the start's
+        at = [j for j in range(n0, n0 + len(self.next_items)) if st["order"][j] in gone]
+        dropped += [{"position": j + len(dropped), **{k: st[k][j] for k in ("order", "tasks", "doc_ids",
+                                                                              "against_scores")
+                                                      if st.get(k) is not None}} for j in at]
+        keep = sorted(set(range(len(st["order"]))) - set(at))
+        for key in ("order", "tasks", "doc_ids", "against_scores"):
+            if st.get(key) is not None:
+                st[key] = [st[key][j] for j in keep]
+        st["max_n"] = int(st["max_n"]) - len(at)
+        st["n_eligible"] = int(st.get("n_eligible", st["max_n"] + len(at))) - len(at)
+        self._ev = None
+        warnings.warn(f"new_results: {len(items)} item(s) of the batch have no result and are dropped from the run "
+                      f"({_plain(list(items[:10]))}{' ...' if len(items) > 10 else ''}); the look is recorded on the "
+                      f"other {len(batch)}, and the run is now about the benchmark without its {len(dropped)} dropped "
+                      "item(s)", UserWarning, stacklevel=3)
+        return batch
 
     def _adaptive_dict(self, res) -> dict:
         st = self.state
@@ -925,6 +971,11 @@ class SequentialRun:
         size = (f"{res.n:,} of {of} ({looks})" if st["max_n"] >= n_elig
                 else f"{res.n:,} items ({looks}; cap {st['max_n']:,} of {of}{_cap_reason(st)})")
         lines += [f"Decision: **{res.decision}** after {size}.", ""]
+        if st.get("dropped"):
+            gone = [d["order"] for d in st["dropped"]]
+            lines += [f"{len(gone)} item(s) dropped after returning no result (skip_failed, --skip-failed), e.g. "
+                      f"{md_text(', '.join(gone[:5]))}: the estimate and interval are about the benchmark without "
+                      "them.", ""]
         if rule.get("correction"):
             lines += [f"Items drawn in stratified batches ({_CORRECTION_STRATA} strata of the reference models' "
                       "difficulty order), each look's estimate corrected by a logistic model on the items' features "
