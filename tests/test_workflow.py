@@ -222,6 +222,11 @@ def test_target_error_picks_the_smallest_budget_meeting_it(capsys, tmp_path):
     assert curve["cv_mae_points"].iloc[-1] <= 4 and chosen == curve["budget"].iloc[-1]
     assert (curve["cv_mae_points"].iloc[:-1] > 4).all()
     assert "cross-validated error by budget" in out
+    tried = ", ".join(str(b) for b in curve["budget"])
+    assert tried.startswith("25, 50") and len(curve) > 1
+    between = f"; a budget between {curve['budget'].iloc[-2]} and {chosen} may reach it too"
+    assert (f"--target-error 4: cross-validated error {curve['cv_mae_points'].iloc[-1]:.2f} points at {chosen} items "
+            f"(the smallest budget tried that reaches 4{between}); budgets tried: {tried}") in out.splitlines()
 
 
 # ----------------------------------------------------------------------------------------------- bad input
@@ -1158,3 +1163,14 @@ def test_estimate_names_the_range_check_that_fired_with_its_numbers():
     assert f"perfect (task estimate {est.to_frame()['estimate'].iloc[1]:.3f} outside the references' task scores " \
            f"[{lo:.3f}, {hi:.3f}]; mean 1.000 on the chosen items outside the references' [{chk.source_range[0]:.3f}, " in para
     assert "distance to the nearest reference" in text.split("*Out of range*", 1)[1]
+
+
+def test_select_help_names_the_file_of_each_reference_layout(capsys):
+    """``select --help`` names what it writes for lm-eval logs and for HELM run folders."""
+    from effstats.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["select", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "for lm-eval references, DIR/lm_eval_samples.json (lm_eval --samples)" in out
+    assert "for HELM run folders, DIR/helm_instances.json" in out

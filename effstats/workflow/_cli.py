@@ -70,8 +70,10 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     """Register the workflow subcommands on the ``effstats`` parser."""
     p = sub.add_parser("select", help="choose the items to evaluate a new model on; write the lm-eval --samples file",
                        description="Read the reference models' per-item results, choose the items to evaluate a new "
-                                   "model on, and write DIR/manifest.json and DIR/lm_eval_samples.json "
-                                   "(lm_eval --samples).")
+                                   "model on, and write DIR/manifest.json and, for lm-eval references, "
+                                   "DIR/lm_eval_samples.json (lm_eval --samples) or, for HELM run folders, "
+                                   "DIR/helm_instances.json (the chosen instance ids per run spec); items of a "
+                                   "CSV/TSV/Parquet table are listed in the manifest.")
     p.add_argument("reference", metavar="REFERENCE",
                    help="reference results: a folder of lm-eval samples_*.jsonl logs, HELM run folders, or a "
                         "long/wide CSV, TSV or Parquet table of item scores")
@@ -91,7 +93,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=None,
                    help=f"random seed (default: 0); methods {' and '.join(_SEEDLESS)} choose the same items at a "
                         "--budget whatever the seed")
-    p.add_argument("--out", required=True, metavar="DIR", help="folder for manifest.json and lm_eval_samples.json")
+    p.add_argument("--out", required=True, metavar="DIR",
+                   help="folder for manifest.json and lm_eval_samples.json (lm-eval references) or "
+                        "helm_instances.json (HELM)")
     p.add_argument("--no-progress", action="store_true",
                    help="no progress bars (shown on a terminal for a read or a fit that takes over 2 s)")
     p.add_argument("--force", action="store_true",
@@ -268,6 +272,7 @@ def _select(args: argparse.Namespace) -> None:
     if sel.budget_curve is not None:
         print("cross-validated error by budget (points):")
         print(sel.budget_curve.to_string(index=False))
+        print(_target_error_line(sel.budget_curve, args.target_error))
     print(f"{len(sel.items)} of {sel.reference['n_items']} items in {len(sel.tasks)} task(s), method {sel.method}:")
     print(sel.tasks.rename(index=terminal_text).to_string())  # task names from the data
     if sel.shortfall is not None:
@@ -284,6 +289,20 @@ def _select(args: argparse.Namespace) -> None:
               f"  effstats estimate {shlex.quote(str(args.out))} <benchmark_output/runs/SUITE> --restrict-to-manifest")
     else:
         print("the items are not lm-eval documents (<task>/<doc_id>): their ids are listed in the manifest")
+
+
+def _target_error_line(curve, target: float) -> str:
+    """One line: the cross-validated error at the budget ``--target-error`` picked, and the budgets tried (a
+    doubling grid: the pick can be up to twice a budget that would just reach the target)."""
+    b, e = int(curve["budget"].iloc[-1]), float(curve["cv_mae_points"].iloc[-1])
+    tried = ", ".join(str(int(v)) for v in curve["budget"])
+    if e <= target:
+        between = (f"; a budget between {int(curve['budget'].iloc[-2])} and {b} may reach it too"
+                   if len(curve) > 1 else "")
+        how = f"the smallest budget tried that reaches {target:g}{between}"
+    else:
+        how = f"no budget tried reaches {target:g}"
+    return f"--target-error {target:g}: cross-validated error {e:.2f} points at {b} items ({how}); budgets tried: {tried}"
 
 
 def _report_dir(manifest: str, new_results: str) -> Path:
