@@ -316,12 +316,35 @@ def test_parquet_without_an_engine_says_what_to_install(tmp_path, monkeypatch, c
     for engine in ("pyarrow", "fastparquet"):  # as on a machine without either (importing them fails)
         monkeypatch.setitem(sys.modules, engine, None)
     with pytest.raises(ValueError, match=r"^reference: scores\.parquet: reading Parquet needs pyarrow "
-                                         r"\(pip install pyarrow\), or give the table as a CSV$"):
+                                         r"\(pip install pyarrow, or the extra effstats\[parquet\]\), or give "
+                                         r"the table as a CSV$"):
         read_results(f, name="reference")
     assert main(["select", str(f), "--budget", "10", "--out", str(tmp_path / "s")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and err[0].endswith("reading Parquet needs pyarrow (pip install pyarrow), or give the "
-                                             "table as a CSV"), err
+    assert len(err) == 1 and err[0].endswith("reading Parquet needs pyarrow (pip install pyarrow, or the extra "
+                                             "effstats[parquet]), or give the table as a CSV"), err
+
+
+def test_parquet_extra_installs_the_engine_the_reader_names():
+    """pyproject's ``parquet`` extra holds pyarrow, the engine the missing-engine message names."""
+    import tomllib
+    from pathlib import Path
+
+    project = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())["project"]
+    assert any(r.startswith("pyarrow") for r in project["optional-dependencies"]["parquet"])
+
+
+def test_a_csv_read_as_parquet_is_said_not_to_be_parquet(tmp_path, capsys):
+    """``--format parquet`` on a CSV: "not a Parquet file", whether or not a Parquet engine is installed."""
+    f = tmp_path / "scores.csv"
+    f.write_text("model,item,score\nm1,i1,1\nm2,i1,0\n")
+    with pytest.raises(ValueError, match=r"^reference: scores\.csv is not a Parquet file \(it does not begin with "
+                                         r"PAR1\); for a CSV or TSV table, format='csv'$"):
+        read_results(f, name="reference", format="parquet")
+    assert main(["select", str(f), "--format", "parquet", "--budget", "1", "--out", str(tmp_path / "s")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].endswith("is not a Parquet file (it does not begin with PAR1); for a CSV or TSV "
+                                             "table, --format csv"), err
 
 
 @settings(max_examples=300, deadline=None)

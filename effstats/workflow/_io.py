@@ -286,11 +286,16 @@ def _read_parquet(path: Path, duplicates: str = "last") -> ResponseMatrix:
     """A long or wide Parquet table, read as the CSV reader reads a table (the same layout checks)."""
     from ..datasets import read_scores_frame
 
+    with open(path, "rb") as fh:
+        head = fh.read(4)
+    if head != b"PAR1":  # every Parquet file begins (and ends) with these bytes: a CSV named so, say, is not one
+        raise ValueError(f"{path.name} is not a Parquet file (it does not begin with PAR1); for a CSV or TSV table, "
+                         "format='csv'")
     try:
         df = pd.read_parquet(path)
     except ImportError:  # no engine installed: the file may be fine
-        raise ValueError(f"{path.name}: reading Parquet needs pyarrow (pip install pyarrow), or give the table as "
-                         "a CSV") from None
+        raise ValueError(f"{path.name}: reading Parquet needs pyarrow (pip install pyarrow, or the extra "
+                         "effstats[parquet]), or give the table as a CSV") from None
     except Exception as exc:  # the engine's errors vary (pyarrow, fastparquet)
         what = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise ValueError(f"{path.name} is not a readable Parquet file ({type(exc).__name__}: {what})") from None
