@@ -139,8 +139,9 @@ def _main(argv: Sequence[str] | None) -> int:
                         "'Throughput'; the report lists what was left out)")
     p.add_argument("--exclude", default=None, help="comma-separated columns to leave out")
     p.add_argument("--duplicates", default="last", choices=list(DUPLICATE_POLICIES),
-                   help="models listed more than once: keep the last row, the first, average them, or refuse "
-                        "(default: last, with a warning)")
+                   help="models listed more than once: keep the last row in file order, the first, average them, "
+                        "or refuse (default: last, with a warning); no date column is read: sort the rows to keep "
+                        "the latest run")
     p.add_argument("--aggregate", default="auto", choices=["auto", "mwr", "mean", "mean-of-means"],
                    help="how the leaderboard ranks models; auto = as its published aggregate column does (a mean "
                         "for 'Average' / 'Score', the Mean Win Rate for 'Mean win rate' or when there is none) "

@@ -206,6 +206,11 @@ def test_duplicates_cli_default_warns_and_error_refuses(tmp_path, capsys):
     assert main(["audit", str(p), "--out", str(out), *FAST]) == 0
     err = [e for e in _err_lines(capsys) if "warning" in e]
     assert len(err) == 1 and "2 model(s) appear in more than one row" in err[0] and "kept the last" in err[0]
+    # "last" is the file's order, whatever a date column says: the warning and --help say so
+    assert "kept the last row of each in file order (no date column is read: sort the rows to keep the latest)" \
+        in err[0]
+    assert main(["audit", "--help"]) == 0
+    assert "keep the last row in file order" in " ".join(capsys.readouterr().out.split())
     assert "2 model(s) appear in more than one row" in (out / "report.md").read_text()
     assert main(["audit", str(p), "--out", str(out), "--duplicates", "error", *FAST]) == 2
     err = _err_lines(capsys)

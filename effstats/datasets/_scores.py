@@ -214,7 +214,8 @@ def _dedupe(wide: pd.DataFrame, duplicates: str, *, hint: str = "") -> pd.DataFr
         how = "averaged their rows"
     else:
         out = wide[~wide.index.duplicated(keep=duplicates)]
-        how = f"kept the {duplicates} row of each"
+        how = (f"kept the {duplicates} row of each in file order (no date column is read: sort the rows to keep "
+               "the latest)")
     warnings.warn(f"--duplicates: {n} model(s) appear in more than one row ({rows} rows, e.g. {eg}); {how}"
                   f" (--duplicates error|first|last|mean){hint}", UserWarning, stacklevel=3)
     return out
@@ -264,8 +265,9 @@ def read_scores(path: str | Path, *, by: str = "scenario", model: str = "model",
     explicit : sequence of str, default=()
         The command-line options the user gave (e.g. ``"--score"``): those must name existing columns.
     duplicates : {"last", "first", "mean", "error"}, default="last"
-        Models listed more than once: keep the last row, the first, their mean, or refuse. Keeping one row or
-        the mean is said in a ``UserWarning``.
+        Models listed more than once: keep the last row in file order, the first, their mean, or refuse (no date
+        column is read: sort the rows to keep the latest run). Keeping one row or the mean is said in a
+        ``UserWarning``.
 
     Returns
     -------
@@ -512,7 +514,7 @@ def _read_long(df: pd.DataFrame, *, by: str, model: str, item: str, score: str, 
             how = "averaged their scores"
         else:
             flat = flat[~flat.index.duplicated(keep=duplicates)]
-            how = f"kept the {duplicates} row of each"
+            how = f"kept the {duplicates} row of each in file order (no date column is read)"
         warnings.warn(f"--duplicates: {n_models} model(s) have repeated (model, {', '.join(keys)}) rows; {how} "
                       "(--duplicates error|first|last|mean)", UserWarning, stacklevel=3)
         df = flat.reset_index()
@@ -776,8 +778,9 @@ def read_openllm_csv(path: str | Path, *, scenarios: Sequence[str] | None = None
     scenarios, exclude : sequence of str, default=None
         Task columns to keep / to leave out (default: the leaderboard's tasks).
     duplicates : {"last", "first", "mean", "error"}, default="last"
-        Models listed more than once: keep the last row, the first, their mean, or refuse. Keeping one row or
-        the mean is said in a ``UserWarning``.
+        Models listed more than once: keep the last row in file order, the first, their mean, or refuse (no date
+        column is read: sort the rows to keep the latest run). Keeping one row or the mean is said in a
+        ``UserWarning``.
 
     Returns
     -------

@@ -782,7 +782,8 @@ def audit(data: Any, out: str | Path | None = None, *, format: str = "auto", tab
     scenarios, exclude : list of str, optional
         Score columns to audit / to leave out.
     duplicates : {"last", "first", "mean", "error"}, default="last"
-        Models listed more than once (resubmissions): keep the last row, the first, average them, or refuse.
+        Models listed more than once (resubmissions): keep the last row in file order (no date column is read),
+        the first, average them, or refuse.
         Keeping one row is said in a warning and in the report.
     published : Series or str, optional
         The published aggregate (Series indexed by model) or, for a DataFrame ``data``, the name of its column.
