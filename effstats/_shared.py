@@ -71,10 +71,23 @@ def _unique_positions(pos: np.ndarray, ids: pd.Index, name: str) -> np.ndarray:
 
 def _group_means(values: np.ndarray, weights: np.ndarray, codes: np.ndarray, n_groups: int) -> np.ndarray:
     """Weighted means of the columns within each group: (..., n_cols) → (..., n_groups), NaN where a group has
-    no weight. ``values`` must be 0 (not NaN) where ``weights`` is 0; ``codes`` (n_cols,) are group ids."""
-    onehot = np.zeros((len(codes), n_groups))
-    onehot[np.arange(len(codes)), codes] = 1.0
-    num, den = (values * weights) @ onehot, weights @ onehot
+    no weight. ``values`` must be 0 (not NaN) where ``weights`` is 0; ``codes`` (n_cols,) are group ids.
+
+    Linear in the columns: each group's sum runs over its own columns (sorted by group, in their order), where a
+    product with a one-hot (n_cols, n_groups) matrix would cost n_cols × n_groups. A table of one column a group
+    (scenario scores) is its own sum; ``+ 0.0`` turns its -0.0 into the 0.0 a sum starting from 0 gives."""
+    codes = np.asarray(codes)
+    wv = values * weights
+    if n_groups == len(codes) and np.array_equal(codes, np.arange(n_groups)):
+        num, den = wv + 0.0, weights + 0.0
+    else:
+        order = np.argsort(codes, kind="stable")
+        srt = codes[order]
+        starts = np.flatnonzero(np.r_[True, srt[1:] != srt[:-1]])
+        num = np.zeros(wv.shape[:-1] + (n_groups,))
+        den = np.zeros(np.shape(weights)[:-1] + (n_groups,))
+        num[..., srt[starts]] = np.add.reduceat(wv[..., order], starts, axis=-1) + 0.0
+        den[..., srt[starts]] = np.add.reduceat(np.asarray(weights)[..., order], starts, axis=-1) + 0.0
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
 

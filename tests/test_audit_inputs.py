@@ -131,3 +131,16 @@ def test_lm_eval_groups_are_left_out_beside_their_subtasks(tmp_path):
         del doc["groups"]
         f.write_text(json.dumps(doc))
     assert "mmlu" in read_openllm_json(folder).columns
+
+
+# ---------------------------------------------------------------------------- odd cells and files
+@pytest.mark.parametrize("extra", [[], ["--scenarios", "s0,s1,s2"], ["--aggregate", "mean"]])
+def test_an_infinite_score_is_refused_naming_its_column_and_row(tmp_path, capsys, extra):
+    board = _board()
+    board.insert(0, "Average", board.mean(axis=1).round(3))
+    board.loc["m2", "s1"] = np.inf
+    board.to_csv(tmp_path / "inf.csv")
+    code, err = _run([tmp_path / "inf.csv", "--out", tmp_path / "o", *extra], capsys)
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 1, err
+    assert "infinite score in column 's1', row 'm2'" in lines[0]

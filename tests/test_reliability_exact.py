@@ -492,3 +492,60 @@ def test_components_of_a_long_chain_and_of_models_without_scores():
     obs[41, 40] = True  # model 41 joins the chain's end; models 40 and 42 have no score
     assert _components(obs).tolist() == [0] * 40 + [1, 0, 2]
     np.testing.assert_array_equal(_components(obs), _graph_components(obs))
+
+
+# ---------------------------------------------------------------------------- group means in linear memory
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 40), st.integers(1, 40), st.integers(0, 2**32 - 1))
+def test_group_means_are_the_weighted_means_of_each_groups_columns(n_cols, n_groups, seed):
+    from effstats._shared import _group_means
+
+    rng = np.random.default_rng(seed)
+    codes = rng.integers(0, n_groups, n_cols)
+    w = (rng.random((3, 4, n_cols)) < 0.7) * rng.integers(1, 4, (3, 4, n_cols)).astype(float)
+    v = np.where(w > 0, rng.random((3, 4, n_cols)).round(3), 0.0)
+    got = _group_means(v, w, codes, n_groups)
+    for g in range(n_groups):  # brute force, group by group, with exact fractions
+        cols = np.flatnonzero(codes == g)
+        for i, j in np.ndindex(3, 4):
+            den = sum(Fraction(w[i, j, c]) for c in cols)
+            want = float(sum(Fraction(v[i, j, c]) * Fraction(w[i, j, c]) for c in cols) / den) if den else np.nan
+            if np.isnan(want):
+                assert np.isnan(got[i, j, g])
+            else:  # the sums run in floating point: a few ulps of the mean
+                assert got[i, j, g] == pytest.approx(want, rel=8 * np.finfo(float).eps, abs=0)
+
+
+def test_group_means_of_one_column_a_group_are_the_columns_and_need_no_square_matrix():
+    import tracemalloc
+
+    from effstats._shared import _group_means
+
+    n = 4000  # scenarios of a wide leaderboard: one column a group
+    rng = np.random.default_rng(0)
+    v = -rng.random((2, 12, n)).round(3)
+    v[0, 0, :5] = -0.0
+    w = np.ones_like(v)
+    tracemalloc.start()
+    got = _group_means(v, w, np.arange(n), n)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert got.tobytes() == (v + 0.0).tobytes()  # exactly the scores, -0.0 read as 0.0
+    assert peak < 20 * v.nbytes  # a (columns × groups) one-hot matrix would take 8 n² = 128 MB
+
+
+@pytest.mark.parametrize("score", ["mwr", "mean", "mean_of_means"])
+@pytest.mark.parametrize("ties", ["strict", "half"])
+def test_scorer_gives_the_scores_of_every_weighting_bit_for_bit(score, ties):
+    from effstats.reliability._benchmark import Benchmark
+    from effstats.reliability._winrate import _score, _scorer
+
+    rng = np.random.default_rng(5)
+    x = rng.random((9, 7)).round(1)  # ties within scenarios
+    x[rng.random(x.shape) < 0.15] = np.nan
+    bench = Benchmark.from_data(pd.DataFrame(x, index=[f"m{i}" for i in range(9)], columns=list("abcdefg")))
+    num, den = bench.sub_sums()
+    scorer = _scorer(bench, num, den, score, ties)
+    for w in (rng.integers(0, 3, (2, 7)).astype(float), np.repeat(np.eye(7)[[3]], 2, axis=0)):
+        want = _score(bench, num, den, score, ties, scen_w=w)
+        assert scorer(w).tobytes() == want.tobytes()

@@ -549,7 +549,11 @@ def _finish_wide(wide: pd.DataFrame, scenarios, exclude, *, duplicates: str = "l
     meta = [c for c in wide.columns if c not in agg and (num_all[c].isna().all() or _METADATA.search(str(c)))]
     cand = [c for c in wide.columns if c not in agg and c not in meta and c not in set(exclude or [])]
     numeric = [c for c in wide.columns if c not in agg and num_all[c].notna().any() and c not in set(exclude or [])]
-    rank_col = next((c for c in numeric if _is_rank(num_all[c], num_all[[o for o in cand if o != c]])), None)
+    _refuse_infinite(num_all[[c for c in dict.fromkeys([*agg, *(scenarios or cand)]) if c in num_all]])
+    # only a column of integers 1 … n is compared with the others (a selection of them per column costs much on
+    # a table of thousands of columns)
+    rank_col = next((c for c in numeric if _rank_like(num_all[c])
+                     and _is_rank(num_all[c], num_all[[o for o in cand if o != c]])), None)
     _warn_percent_columns(num_all[[c for c in (scenarios or cand) if c != rank_col and c in num_all]])
     summary = {} if scenarios else _summary_columns(num_all, [c for c in cand if c != rank_col], decimals or {})
     if rank_col is not None:
@@ -635,10 +639,7 @@ def _finish_wide(wide: pd.DataFrame, scenarios, exclude, *, duplicates: str = "l
                      + ". Name the score columns with --scenarios to change this.")
     if lower:
         notes.append(f"{len(lower)} column(s) marked lower-is-better (↓) are negated so that higher is better.")
-    inf = np.isinf(num.to_numpy(dtype=float))
-    if inf.any():
-        raise ValueError(f"SCORES: infinite score in column {_plain(num.columns[np.nonzero(inf)[1][0]])!r}; "
-                         "scores must be finite")
+    _refuse_infinite(num)
     if num.shape[1] < 2:
         raise ValueError(f"SCORES: expected at least 2 score columns, found {list(num.columns)}"
                          + (f" after dropping metadata {meta}; name them with --scenarios" if meta else ""))
@@ -651,6 +652,15 @@ def _finish_wide(wide: pd.DataFrame, scenarios, exclude, *, duplicates: str = "l
     return num, published
 
 
+def _refuse_infinite(num: pd.DataFrame) -> None:
+    """Raise naming the first infinite cell's column and row (before anything compares or fits the columns)."""
+    inf = np.isinf(num.to_numpy(dtype=float))
+    if inf.any():
+        row, col = (int(i[0]) for i in np.nonzero(inf))
+        raise ValueError(f"SCORES: infinite score in column {str(num.columns[col])!r}, row {str(num.index[row])!r}"
+                         f"{f' ({int(inf.sum())} in all)' if inf.sum() > 1 else ''}; scores must be finite")
+
+
 def _example_text(values: pd.Series) -> str:
     """The first cell of a text column as the report shows it: HTML links by their text (the markup is not data)."""
     v = str(values.dropna().iloc[0])
@@ -660,16 +670,23 @@ def _example_text(values: pd.Series) -> str:
 _SUMMARY_NAME = re.compile(r"\b(sd|std|stdev|std\.?\s*dev\.?|standard deviation|variance|iqr|spread|median)\b", re.I)
 
 
+def _rank_like(v: pd.Series) -> bool:
+    """Integers from 1 to at most the number of rows, nearly all distinct (ties allowed), at least 3 of them."""
+    r = v.to_numpy(dtype=float)
+    x = r[~np.isnan(r)]
+    if x.size < 3 or not (x == np.round(x)).all() or x.min() < 1 or x.max() > len(r):
+        return False
+    return len(np.unique(x)) >= 0.8 * x.size
+
+
 def _is_rank(v: pd.Series, others: pd.DataFrame) -> bool:
     """A published ranking: integers from 1 to at most the number of rows, nearly all distinct (ties allowed), that
     order the models as the other columns' mean does (Spearman ρ ≤ −0.5: rank 1 is the best)."""
+    if not others.shape[1] or not _rank_like(v):
+        return False
     r = v.to_numpy(dtype=float)
     have = ~np.isnan(r)
     x = r[have]
-    if x.size < 3 or not others.shape[1] or not (x == np.round(x)).all() or x.min() < 1 or x.max() > len(r):
-        return False
-    if len(np.unique(x)) < 0.8 * x.size:
-        return False
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # rows without any other score
         # the mean of the other columns' ranks: no column (a parameter count) outweighs the others by its scale
@@ -686,42 +703,57 @@ def _summary_columns(num: pd.DataFrame, cand: list, decimals: dict) -> dict:
     """Numeric columns of a wide table that are not scenarios, by content: off the scores' scale (a parameter
     count among percentages), the row median / standard deviation / minimum / maximum of the other columns within
     the rounding of the printed numbers, or named like a median or a dispersion (SD, Std, IQR). Returns column ->
-    why."""
+    why.
+
+    The table is read into one array and each column compared with a mask of the others: a leaderboard of
+    thousands of columns costs a pass over the others per column, not a pandas selection of them."""
 
     out: dict = {}
-    maxima, minima = num[cand].max(), num[cand].min()
-    for c in cand:
-        # the scores' scale: fractions or percent, where at least 80% of the other columns lie
-        others = [o for o in cand if o != c]
-        top = next((t for t in (1.0, 100.0) if len(others) >= 3
-                    and ((maxima[others] <= t) & (minima[others] >= 0)).mean() >= 0.8), np.nan)
-        if np.isinf(num[c]).any():
+    if not cand:
+        return out
+    x_all = num[cand].to_numpy(dtype=float)
+    with np.errstate(invalid="ignore"):
+        maxima, minima = num[cand].max().to_numpy(dtype=float), num[cand].min().to_numpy(dtype=float)
+    # the scores' scale: fractions or percent, where at least 80% of the other columns lie
+    share = {t: ((maxima <= t) & (minima >= 0)).astype(float) for t in (1.0, 100.0)}
+    share = {t: (v.sum() - v) / max(len(cand) - 1, 1) for t, v in share.items()}
+    infinite = np.isinf(x_all).any(axis=0)
+    for i, c in enumerate(cand):
+        top = next((t for t in (1.0, 100.0) if len(cand) - 1 >= 3 and share[t][i] >= 0.8), np.nan)
+        if infinite[i]:
             continue  # an infinite score is refused, not set aside
-        if np.isfinite(top) and maxima[c] > 1.5 * top:
-            out[c] = f"values up to {maxima[c]:g}, off the scores' scale (at most {top:g})"
+        if np.isfinite(top) and maxima[i] > 1.5 * top:
+            out[c] = f"values up to {maxima[i]:g}, off the scores' scale (at most {top:g})"
         elif _SUMMARY_NAME.search(str(c)):
             out[c] = "named like a median or a dispersion of the scores"
     rest = [c for c in cand if c not in out]
-    dec = {c: decimals.get(c, _decimals(num[c])) for c in rest}
+    x = num[rest].to_numpy(dtype=float)
+    tols = np.array([0.51 * 10.0 ** -decimals.get(c, _decimals(num[c])) for c in rest])
+    taken = np.zeros(len(rest), bool)
     for _ in range(2):  # a median beside a standard deviation: each is found once the other is set aside
-        for c in rest:
-            if c in out:
+        for i, c in enumerate(rest):
+            if taken[i]:
                 continue
-            others = [o for o in rest if o != c and o not in out]
+            others = ~taken
+            others[i] = False
             # also without each one other column (an aggregate not yet recognised), on tables small enough
-            trials = [others] + ([[o for o in others if o != d] for d in others] if len(others) <= 30 else [])
-            why = next((w for w in (_row_statistic(num, c, o, dec) for o in trials if len(o) >= 2) if w), None)
+            trials = [others]
+            if others.sum() <= 30:
+                for d in np.flatnonzero(others):
+                    trials.append(others.copy())
+                    trials[-1][d] = False
+            why = next((w for w in (_row_statistic(x[:, i], x[:, o], tols[i] + tols[o].max()) for o in trials
+                                    if o.sum() >= 2) if w), None)
             if why:
                 out[c] = why
+                taken[i] = True
     return out
 
 
-def _row_statistic(num: pd.DataFrame, c: Any, others: list, dec: dict) -> str | None:
-    """Which row statistic of the columns ``others`` column ``c`` equals within the printed rounding, if any."""
-    y = num[c].to_numpy(dtype=float)
-    x = num[others].to_numpy(dtype=float)
+def _row_statistic(y: np.ndarray, x: np.ndarray, tol: float) -> str | None:
+    """Which row statistic of the columns ``x`` the column ``y`` equals within the printed rounding ``tol`` (the
+    rounding of ``y`` plus the coarsest of ``x``'s), if any."""
     ok = ~np.isnan(y) & ~np.isnan(x).any(axis=1)
-    tol = 0.51 * 10.0 ** -dec[c] + max(0.51 * 10.0 ** -dec[o] for o in others)
     # evidence: the column varies well beyond the rounding
     if ok.sum() < 5 or np.ptp(y[ok]) <= 20 * tol:
         return None

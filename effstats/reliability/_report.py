@@ -33,7 +33,7 @@ from ._metametrics import kendall_tau
 from ._pathologies import clone_flips, removal_flips
 from .._published import _detect_published
 from ._render import _SCORE_NAME, _Doc, _plot_curve, _plot_ranks, _plot_switch, _render
-from ._winrate import _score
+from ._winrate import _score, _scorer
 
 _DUPLICATES = ("last", "first", "mean", "error")
 
@@ -608,14 +608,15 @@ def _scenario_agreement(bench: Benchmark, num: np.ndarray, den: np.ndarray, main
     models it alone scores (dropping it leaves them unranked); the least agreeing scenario first."""
     scen_obs = bench.scenario_observed()
     per_scen = []
-    ones = np.eye(bench.n_scen)
+    score = _scorer(bench, num, den, aggregate, ties)  # the scenario table and win counts once, not once a scenario
     for s in range(bench.n_scen):
-        w = 1.0 - ones[s][None]  # leave scenario s out
+        one = np.zeros((1, bench.n_scen))
+        one[0, s] = 1.0
         try:
-            without = _score(bench, num, den, aggregate, ties, scen_w=np.repeat(w, 2, axis=0))[0]
+            without = score(np.repeat(1.0 - one, 2, axis=0))[0]  # leave scenario s out
         except Exception:  # pragma: no cover - degenerate tables
             without = np.full(bench.n_models, np.nan)
-        alone = _score(bench, num, den, aggregate, ties, scen_w=np.repeat(ones[s][None], 2, axis=0))[0]
+        alone = score(np.repeat(one, 2, axis=0))[0]
         others = scen_obs.sum(1) - scen_obs[:, s]
         per_scen.append(dict(scenario=bench.scenario_names[s], models=int(scen_obs[:, s].sum()),
                              only_scenario_of=int((others == 0).sum()),  # models left unscored without it

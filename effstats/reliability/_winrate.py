@@ -162,6 +162,19 @@ def _score(bench: Benchmark, num: np.ndarray, den: np.ndarray, score: str, ties:
     return _score_from_scenarios(_scenario_table(num, den, bench.scen_of_sub, bench.n_scen, sub_w), score, ties, scen_w)
 
 
+def _scorer(bench: Benchmark, num: np.ndarray, den: np.ndarray, score: str, ties: str) -> Any:
+    """``scen_w -> _score(bench, num, den, score, ties, scen_w=scen_w)`` for many weightings of one table, with
+    what does not depend on the weights (the scenario table, the MWR's win counts) computed once: the same
+    numbers, without sorting every scenario again for each weighting."""
+    if score == "mean":
+        return lambda scen_w: _score(bench, num, den, score, ties, scen_w=scen_w)
+    scen = _scenario_table(num, den, bench.scen_of_sub, bench.n_scen)
+    if score == "mwr":
+        counts = _win_counts(scen, ties)
+        return lambda scen_w: _mwr_from_counts(*counts, scen_w)
+    return lambda scen_w: _score_from_scenarios(scen, score, ties, scen_w)
+
+
 def _score_from_scenarios(scen: np.ndarray, score: str, ties: str, scen_w: np.ndarray | None = None) -> np.ndarray:
     """Mean of means or MWR (B, M) from scenario scores (B, M, n_scen) of the models that compete."""
     sw = None if scen_w is None else scen_w[:, None, :]
