@@ -502,6 +502,7 @@ def _compute(data: Any, *, by: str, published: pd.Series | None, pub_info: dict 
         known = plans["kendall"]._known(drawn["kendall"], kendall_res)
         curve_s = pd.DataFrame([_curve_row(_scored(p, d, known if p.size == bench.n_scen else None))
                                 for p, d in zip(curve_plans, curve_drawn)])
+        step("scenarios, MWR sensitivity")
         rest, per_scen, clones, removals = others()
     rows = [_dior_row("scenarios", kendall_res), *rest]
     bar.update(4)
@@ -568,14 +569,21 @@ def _score_table(bench: Benchmark, scores: dict, aggregate: str, resampled: np.n
     # resamples that drew the same scenarios have the same scores (about 320 distinct rows in 1,000 resamples of
     # six scenarios): each distinct row is ranked and compared once, and counts as often as it was drawn
     rows = np.ascontiguousarray(resampled, dtype=float)
-    _, first, where, counts = np.unique(rows.view(np.dtype((np.void, 8 * rows.shape[1]))).reshape(-1),
-                                        return_index=True, return_inverse=True, return_counts=True)
+    _, first, counts = np.unique(rows.view(np.dtype((np.void, 8 * rows.shape[1]))).reshape(-1), return_index=True,
+                                 return_counts=True)
     distinct = rows[first]
-    rk_boot = _ranks(distinct)[where.reshape(-1)]  # (B, M)
     rank = _ranks(main)
-    # ranks are integers: take order statistics, not interpolated quantiles (a rank of 8.025 means nothing)
-    lo = np.quantile(rk_boot, 0.025, axis=0, method="lower")
-    hi = np.quantile(rk_boot, 0.975, axis=0, method="higher")
+    # ranks are integers: take order statistics, not interpolated quantiles (a rank of 8.025 means nothing), those
+    # numpy's quantile methods "lower" and "higher" take from the B resampled rows: per model, the distinct rows'
+    # ranks sorted (each key a rank and, in its low bits, its row), each counted as often as it was drawn
+    rk = _ranks(distinct)
+    D, M = rk.shape
+    bits = max(1, (D - 1).bit_length())
+    keys = np.sort((rk.T.astype(np.int64) << bits) | np.arange(D), axis=1)  # (M, D)
+    drawn = np.cumsum(counts[keys & ((1 << bits) - 1)], axis=1)  # resamples up to each sorted position
+    B = len(rows)
+    lo, hi = (keys[np.arange(M), (drawn <= k).sum(1)] >> bits
+              for k in (np.floor((B - 1) * 0.025), np.ceil((B - 1) * 0.975)))
     tab = pd.DataFrame({"model": bench.model_ids, "rank": rank, "rank_low": lo, "rank_high": hi,
                         aggregate: main, **{k: v for k, v in scores.items() if k != aggregate}})
     if published is not None:
