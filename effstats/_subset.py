@@ -617,6 +617,14 @@ class _SubsetEstimator(BaseEstimator):
     # which every model is right, or wrong, on every item is then refused)
     _needs_contrast = True
 
+    def _check_n_items(self, available: int, what: str) -> None:
+        """``n_items`` in [_min_items, available]; too few items is said of the source outputs, not as an empty
+        range of ``n_items``."""
+        if available < self._min_items:
+            raise ValueError(f"source_outputs: {type(self).__name__} needs at least {self._min_items}{what} items, "
+                             f"got {available}")
+        check_positive_int(self.n_items, "n_items", minimum=self._min_items, maximum=available)
+
     def _fit_source(self, source_outputs: Any, source_scores: Any, labels: Any) -> tuple[_Outputs, np.ndarray]:
         src = _as_outputs(source_outputs, "source_outputs", labels)
         if src.n_models < 2:
@@ -631,7 +639,7 @@ class _SubsetEstimator(BaseEstimator):
             answered = ~src.missing.all(axis=0)
             if not answered.all():
                 self._answered = np.flatnonzero(answered)
-            check_positive_int(self.n_items, "n_items", minimum=self._min_items, maximum=int(answered.sum()))
+            self._check_n_items(int(answered.sum()), " answered")
             warnings.warn(
                 f"source_outputs: {self.n_missing_} of {src.missing.size} cells are missing; items are chosen and "
                 "models compared on the observed cells, and a source model's full-benchmark score is its mean over the "
@@ -641,7 +649,7 @@ class _SubsetEstimator(BaseEstimator):
                 stacklevel=3,
             )
         else:
-            check_positive_int(self.n_items, "n_items", minimum=self._min_items, maximum=src.n_items)
+            self._check_n_items(src.n_items, "")
         if source_scores is None:
             scores = src.model_means("source_outputs")
         else:

@@ -9,6 +9,7 @@ from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from ._shared import _plain
 
@@ -29,12 +30,14 @@ __all__ = [
 
 
 def check_rng(rng: Any = None, name: str = "rng") -> np.random.Generator:
-    """Return a ``numpy.random.Generator`` from ``None``, a non-negative int seed or a Generator.
+    """Return a ``numpy.random.Generator`` from ``None``, a non-negative int seed, a RandomState or a Generator.
 
     Parameters
     ----------
-    rng : None, int, numpy.random.SeedSequence or numpy.random.Generator, default=None
-        The seed; a Generator is returned as it is (shared, not copied).
+    rng : None, int, numpy.random.SeedSequence, numpy.random.RandomState or numpy.random.Generator, default=None
+        The seed; a Generator is returned as it is (shared, not copied). A RandomState (scikit-learn's
+        ``random_state`` convention) seeds a new Generator with one draw, so it advances, and the same state
+        gives the same Generator.
     name : str, default="rng"
         The argument's name in messages (e.g. ``"random_state"`` for estimators).
 
@@ -60,12 +63,14 @@ def check_rng(rng: Any = None, name: str = "rng") -> np.random.Generator:
         return rng
     if rng is None or isinstance(rng, np.random.SeedSequence):
         return np.random.default_rng(rng)
+    if isinstance(rng, np.random.RandomState):
+        return np.random.default_rng(int(rng.randint(np.iinfo(np.int64).max, dtype=np.int64)))
     if isinstance(rng, Integral) and not isinstance(rng, bool):
         if rng < 0:  # numpy's own message ("expected non-negative integer") does not say which argument
             raise ValueError(f"{name}: expected a non-negative int seed, got {rng}")
         return np.random.default_rng(int(rng))
-    raise ValueError(f"{name}: expected None, a non-negative int seed or a numpy Generator, got {type(rng).__name__} "
-                     f"{rng!r}")
+    raise ValueError(f"{name}: expected None, a non-negative int seed, a numpy RandomState or Generator, got "
+                     f"{type(rng).__name__} {_plain(rng)!r}")
 
 
 def check_array(
@@ -131,6 +136,14 @@ def check_array(
         from ._plain_exceptions import InputTypeError
 
         raise InputTypeError(f"{name}: expected real numbers, got complex values")
+    if raw.dtype.kind in "mM":  # durations and dates cast to numbers silently (1 s reads as correct)
+        from ._plain_exceptions import InputTypeError
+
+        raise InputTypeError(f"{name}: expected numbers, got {raw.dtype} values (durations or dates)")
+    if raw.dtype == object and raw.size:  # pandas' nullable columns (Int64, boolean, Float64) hold pd.NA
+        na = _is_pd_na(raw)
+        if na.any():
+            raw = np.where(na, np.nan, raw)
     if raw.dtype.kind in "USV" or (raw.dtype == object and any(isinstance(v, (str, bytes)) for v in raw.flat)):
         from ._plain_exceptions import InputTypeError
 
@@ -158,6 +171,11 @@ def check_array(
         if np.isinf(arr).any():
             raise ValueError(f"{name}: contains infinite values")
     return arr
+
+
+def _is_pd_na(raw: np.ndarray) -> np.ndarray:
+    """Where an object array holds pandas' missing value ``pd.NA`` (read as NaN, like numpy reads None)."""
+    return np.frompyfunc(lambda v: v is pd.NA, 1, 1)(raw).astype(bool)
 
 
 def check_flag(x: Any, name: str) -> bool:

@@ -11,6 +11,8 @@ prompt ...) and model metadata (name, release date, size, family ...).
 """
 from __future__ import annotations
 
+import unicodedata
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Literal, Sequence
 
@@ -38,7 +40,29 @@ def _ids(ids: Any, n: int, name: str, prefix: str) -> pd.Index:
     if idx.has_duplicates:
         dup = idx[idx.duplicated()].unique()[:5].tolist()
         raise ValueError(f"{name}: ids must be unique, duplicated: {dup}")
+    _warn_unicode_twins(idx, name)
     return idx
+
+
+def _warn_unicode_twins(idx: pd.Index, name: str) -> None:
+    """Warn when two ids differ only by Unicode normalisation (``'café'`` composed, NFC, or decomposed, NFD): they
+    print alike but are two ids, as a file written on macOS and one written elsewhere may spell the same name.
+    Ids differing by case stay apart without a word (``GPT`` and ``gpt`` may be two models)."""
+    if idx.dtype != object:
+        return
+    odd = [i for i in idx if isinstance(i, str) and not unicodedata.is_normalized("NFC", i)]
+    if not odd:  # the common case: every id is NFC already, so none can have an NFC twin
+        return
+    nfc = pd.Index([unicodedata.normalize("NFC", i) if isinstance(i, str) else i for i in idx])
+    twins = nfc.duplicated(keep=False)
+    if twins.any():
+        first = nfc[twins][0]
+        a, b = idx[twins & (nfc == first)][:2]
+        n = int(nfc[twins].nunique())
+        warnings.warn(f"{name}: {n} pair(s) of ids differ only by Unicode normalisation (NFC/NFD) and are kept "
+                      f"apart, e.g. {_plain(a)!r} and {_plain(b)!r} (written {ascii(a)} and {ascii(b)}); normalise "
+                      "them with unicodedata.normalize('NFC', id) if they name the same thing", UserWarning,
+                      stacklevel=3)
 
 
 def _hashable(x: Any) -> bool:
@@ -81,9 +105,18 @@ def _meta(meta: Any, ids: pd.Index, name: str) -> pd.DataFrame:
     return out
 
 
+def _refuse_times(frame: pd.DataFrame, name: str) -> None:
+    """Refuse duration and date columns: they cast to numbers silently (a duration of 1 s would read as correct)."""
+    for col, dt in frame.dtypes.items():
+        if dt.kind in "mM":
+            raise ValueError(f"{name}: column {_plain(col)!r} holds {dt} values (durations or dates); expected 0/1 "
+                             "correctness or scores in [0, 1]")
+
+
 def _as_float(frame: pd.DataFrame, name: str) -> pd.DataFrame:
     """Exact float conversion (``astype`` parses text with Python's correctly rounded ``float``;
     ``pd.to_numeric`` is not correctly rounded on pandas 1.5); the first bad value is named."""
+    _refuse_times(frame, name)
     for col, dt in frame.dtypes.items():
         if dt.kind == "c" or (dt == object and frame[col].map(lambda v: isinstance(v, complex)).any()):
             raise ValueError(f"{name}: column {col!r} has complex values; expected real numbers")
@@ -142,7 +175,7 @@ class ResponseMatrix:
     ----------
     values : array-like of shape (n_models, n_items)
         Correctness (``kind="binary"``) or scores in [0, 1] (``kind="score"``). Cells flagged in ``missing`` may
-        hold anything (they are stored as 0).
+        hold anything (they are stored as 0); the masked cells of a :class:`numpy.ma.MaskedArray` are missing.
     kind : {"binary", "score"}, default=None
         Inferred from ``values`` when None: binary when every observed value is 0 or 1.
     missing : array-like of bool of shape (n_models, n_items), default=None
@@ -161,7 +194,7 @@ class ResponseMatrix:
     items : DataFrame or dict of columns, default=None
         Item metadata and groups (e.g. ``benchmark``, ``scenario``), indexed by item id or in row order.
     nan_as_missing : bool, default=False
-        Read NaN in ``values`` as "not evaluated".
+        Read NaN in ``values`` (and pandas' ``pd.NA``, in nullable columns such as ``Int64``) as "not evaluated".
 
     Attributes
     ----------
@@ -230,6 +263,12 @@ class ResponseMatrix:
         nan_as_missing: bool = False,
     ) -> None:
         nan_as_missing = check_flag(nan_as_missing, "nan_as_missing")
+        masked = None
+        if isinstance(values, np.ma.MaskedArray):  # its mask marks the cells not evaluated, as ``missing`` does
+            masked = np.ma.getmaskarray(values)
+            values = values.filled(0)
+        elif isinstance(values, pd.DataFrame):
+            _refuse_times(values, "values")
         try:
             vals = check_array(values, "values", ndim=2, allow_nan=nan_as_missing)
         except ValueError as exc:
@@ -243,6 +282,8 @@ class ResponseMatrix:
             nan = np.isnan(vals)
             if nan.any():
                 miss = nan if miss is None else (miss | nan)
+        if masked is not None and masked.any():
+            miss = masked if miss is None else (miss | masked)
         if miss is not None:
             if miss.all(axis=1).any():
                 raise ValueError("missing: a model has no evaluated item; drop it first")
@@ -442,6 +483,11 @@ class ResponseMatrix:
                              f"{score!r}")
         if df.empty:
             raise ValueError("df: expected a non-empty table")
+        for col, nm in [(model, "model"), (item, "item")]:
+            absent = df[col].isna().to_numpy()
+            if absent.any():  # pivot would make a model or item called nan (or drop the rows)
+                raise ValueError(f"{nm}: column {_plain(col)!r} has {int(absent.sum())} row(s) with no id (None or "
+                                 f"NaN), the first at row {_plain(df.index[absent.argmax()])!r}; drop or name them")
         rows, cols = _sorted_codes(df[model]), _sorted_codes(df[item])
         if rows is not None and cols is not None:
             repeated = _repeated(rows, cols)
@@ -479,7 +525,7 @@ class ResponseMatrix:
 
     @classmethod
     def from_wide(cls, df: pd.DataFrame, *, kind: Kind | None = None, missing_marker: Any = "-",
-                  **kw: Any) -> "ResponseMatrix":
+                  nan_as_missing: bool = True, **kw: Any) -> "ResponseMatrix":
         """Build a response matrix from a wide table: rows are models (the index), columns are items.
 
         Parameters
@@ -491,6 +537,8 @@ class ResponseMatrix:
             Inferred when None: binary when every observed value is 0 or 1.
         missing_marker : object, default="-"
             A cell value meaning "not evaluated" (compared as text); None disables it.
+        nan_as_missing : bool, default=True
+            Read NaN (and ``pd.NA``) cells as "not evaluated"; False refuses them, and ``missing_marker`` cells.
         **kw
             Further arguments of :class:`effstats.ResponseMatrix` (``models``, ``items``, ...).
 
@@ -547,9 +595,10 @@ class ResponseMatrix:
         num = _as_float(raw, "df")
         if np.isinf(num.to_numpy()).any():
             raise ValueError("df: contains infinite values")
+        nan_as_missing = check_flag(nan_as_missing, "nan_as_missing")
         return _renamed({"values": "df", "missing": "df"},
-                        lambda: cls(num.to_numpy(dtype=float), kind=kind, nan_as_missing=True, model_ids=df.index,
-                                    item_ids=df.columns, **kw))
+                        lambda: cls(num.to_numpy(dtype=float), kind=kind, nan_as_missing=nan_as_missing,
+                                    model_ids=df.index, item_ids=df.columns, **kw))
 
     def to_frame(self) -> pd.DataFrame:
         """Wide table (models × items); missing cells are NaN.

@@ -219,6 +219,22 @@ def test_fit_returns_self_does_not_mutate_and_is_reproducible(make, data):
 
 
 @pytest.mark.parametrize("make", ESTIMATORS, ids=IDS)
+def test_random_state_takes_a_numpy_random_state(make, data):
+    """scikit-learn's convention: a numpy RandomState is a ``random_state`` too; the same state gives the same fit."""
+    src, tgt = data
+    if "random_state" not in make()[0].get_params():
+        pytest.skip("no random_state parameter")
+    out = []
+    for _ in range(2):
+        est, predict = make()
+        est.set_params(random_state=np.random.RandomState(7))
+        assert _quiet(est.fit, src) is est
+        out.append(np.asarray(_quiet(predict, est, src, tgt), float))
+    np.testing.assert_allclose(out[0], out[1], rtol=1e-12, atol=1e-12, err_msg="same RandomState, different fits")
+    assert np.isfinite(out[0]).all()
+
+
+@pytest.mark.parametrize("make", ESTIMATORS, ids=IDS)
 def test_fit_and_predict_leave_array_inputs_alone(make, data):
     """Read-only arrays in, the same values out: no estimator writes into what it is given."""
     src, tgt = (x.values.astype(float) for x in data)

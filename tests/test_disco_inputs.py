@@ -6,7 +6,7 @@ import pytest
 
 from effstats._validation import check_integer_outputs, check_option
 from effstats.datasets import simulate_responses
-from effstats.disco import AIPW, DISCO, RandomDirect, SortSearchDirect, disagreement, make_predictor
+from effstats.disco import AIPW, DISCO, RandomDirect, SortSearchDirect, StratifiedAIPW, disagreement, make_predictor
 
 
 @pytest.fixture(scope="module")
@@ -99,3 +99,17 @@ def test_top_k_bound_is_the_ranks_held(rm):
         with pytest.raises(ValueError, match=r"^top_k: expected an integer in \[1, 3\]"):
             disagreement(ids, top_k=bad)
     DISCO(10, selection="pds", top_k=3, random_state=0).fit(ids, labels=labels)
+
+
+def test_messages_name_the_argument_the_user_set(rm):
+    """A bound that comes from another argument or from the data names it; no empty range is stated."""
+    src = rm.subset(models=range(24))
+    with pytest.raises(ValueError, match=r"^n_folds: expected an integer in \[1, 1\], got 5 \(at most n_items=1, "):
+        AIPW(n_items=1).fit(src)
+    with pytest.raises(ValueError, match=r"^source_outputs: StratifiedAIPW needs at least 2 items, got 1$"):
+        StratifiedAIPW(n_items=50).fit(src.subset(items=[0]))
+    with pytest.raises(ValueError, match=r"^random_state: expected None, a non-negative int seed, a numpy "
+                                         r"RandomState or Generator, got str 'abc'$"):
+        RandomDirect(n_items=5, random_state="abc").fit(src)
+    state = [RandomDirect(n_items=5, random_state=np.random.RandomState(4)).fit(src).selected_ for _ in range(2)]
+    np.testing.assert_array_equal(*state)

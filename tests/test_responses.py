@@ -1,4 +1,6 @@
 """The evaluation-data model: construction, validation, conversions, selections, aggregates."""
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -142,3 +144,71 @@ def test_pack_round_trip_and_sums(a):
     assert (p.to_dense() == rm.values).all()
     np.testing.assert_array_equal(p.row_sums(), a.sum(1))
     np.testing.assert_array_equal(p.col_sums(block_bytes=1), a.sum(0))
+
+
+def test_masked_array_cells_are_missing():
+    values = np.ma.masked_array([[1.0, 0.0, 1.0], [1.0, 1.0, 0.0]], mask=[[0, 1, 0], [0, 0, 1]])
+    rm = ResponseMatrix(values)
+    np.testing.assert_array_equal(rm.missing, values.mask)
+    assert rm.accuracy().tolist() == [1.0, 1.0]
+    both = ResponseMatrix(values, missing=[[0, 0, 0], [1, 0, 0]])  # the mask and ``missing`` add up
+    assert both.missing.sum() == 3 and both.accuracy().tolist() == [1.0, 1.0]
+    assert ResponseMatrix(np.ma.masked_array([[1, 0]])).missing is None  # nothing masked
+
+
+@pytest.mark.parametrize("col", ["model", "item"])
+@pytest.mark.parametrize("absent", [None, np.nan])
+def test_from_long_refuses_rows_without_an_id(col, absent):
+    df = pd.DataFrame({"model": ["a", "a", "b", "b"], "item": [1.0, 2.0, 1.0, 2.0], "score": [1, 0, 0, 1]})
+    df.loc[[1, 3], col] = absent
+    with pytest.raises(ValueError, match=rf"^{col}: column '{col}' has 2 row\(s\) with no id .* row 1;"):
+        ResponseMatrix.from_long(df)
+
+
+@pytest.mark.parametrize("dtype", ["timedelta64[s]", "datetime64[s]"])
+def test_durations_and_dates_are_not_correctness(dtype):
+    with pytest.raises(ValueError, match=f"^values: expected numbers, got {dtype.replace('[', '.').replace(']', '.')}"):
+        ResponseMatrix(np.array([[1, 0]], dtype=dtype))
+    frame = pd.DataFrame({"q1": [1, 0], "q2": np.array([1, 0], dtype=dtype)}, index=["a", "b"])
+    with pytest.raises(ValueError, match="^values: column 'q2' holds"):
+        ResponseMatrix(frame)
+    with pytest.raises(ValueError, match="^df: column 'q2' holds"):
+        ResponseMatrix.from_wide(frame)
+    long = pd.DataFrame({"model": ["a"], "item": ["q"], "score": np.array([1], dtype=dtype)})
+    with pytest.raises(ValueError, match="^score: column 'score' holds"):
+        ResponseMatrix.from_long(long)
+
+
+@pytest.mark.parametrize("dtype, cells", [("Int64", [1, pd.NA, 1]), ("boolean", [True, pd.NA, True]),
+                                          ("Float64", [1.0, pd.NA, 1.0])])
+def test_nullable_columns_hold_missing_cells(dtype, cells):
+    df = pd.DataFrame({"a": pd.array(cells, dtype=dtype), "b": [0, 1, 1]})
+    rm = ResponseMatrix(df, nan_as_missing=True)
+    np.testing.assert_array_equal(rm.missing, [[False, False], [True, False], [False, False]])
+    assert rm.accuracy().tolist() == [0.5, 1.0, 1.0]
+    with pytest.raises(ValueError, match="^values: contains NaN.*pass nan_as_missing=True"):
+        ResponseMatrix(df)
+    wide = ResponseMatrix.from_wide(df)
+    np.testing.assert_array_equal(wide.missing, rm.missing)
+
+
+def test_from_wide_nan_as_missing_keyword():
+    df = pd.DataFrame({"a": [1, np.nan], "b": [0, 1]})
+    assert ResponseMatrix.from_wide(df, nan_as_missing=True).missing.sum() == 1
+    with pytest.raises(ValueError, match="^df: contains NaN"):
+        ResponseMatrix.from_wide(df, nan_as_missing=False)
+    with pytest.raises(ValueError, match="^nan_as_missing: expected True or False"):
+        ResponseMatrix.from_wide(df, nan_as_missing="yes")
+
+
+def test_ids_equal_after_unicode_normalisation_warn():
+    long = pd.DataFrame({"model": ["a", "a", "a"], "item": ["caf\u00e9", "cafe\u0301", "CAF\u00c9"],
+                         "score": [1, 0, 1]})
+    with pytest.warns(UserWarning, match=r"^item_ids: 1 pair\(s\) of ids differ only by Unicode normalisation "
+                      r"\(NFC/NFD\).*'cafe\\u0301' and 'caf\\xe9'"):
+        rm = ResponseMatrix.from_long(long)
+    assert rm.n_items == 3  # kept apart: the warning does not merge them
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ResponseMatrix([[1, 0]], model_ids=["GPT"], item_ids=["caf\u00e9", "CAF\u00c9"])  # case: other ids
+        ResponseMatrix([[1, 0]], item_ids=["cafe\u0301", "x"])  # NFD alone has no twin

@@ -122,3 +122,12 @@ def test_one_bound_per_argument(data, name, make, bad, expected):
 def test_real_valued_bounds_are_stated_once(data, make, bad):
     msgs = {_message(lambda: make(data, v)) for v in bad}
     assert len(msgs) == 1, msgs
+
+
+def test_hybrid_cv_bound_names_the_source_models(data):
+    """cv's bound is the number of source models: the message says so, and too few models is no empty range."""
+    with pytest.raises(ValueError, match=r"^cv: expected an integer in \[2, 3\], got 5 \(its cross-validation folds "
+                                         r"are over the 3 source models\)$"):
+        HybridSearch(budget=5).fit(data[:3])
+    with pytest.raises(ValueError, match=r"^source_outputs: HybridSearch needs at least 2 source models"):
+        HybridSearch(budget=5).fit(data[:1])

@@ -51,6 +51,7 @@ counts estimated from survey data. *Survey Methodology* 24(2), 193–201.
 """
 from __future__ import annotations
 
+from numbers import Integral
 from typing import Any
 
 import numpy as np
@@ -506,10 +507,15 @@ def _check_folds(n_folds: Any, k: int, tuned: bool, minimum: int) -> int:
     try:
         return check_positive_int(n_folds, "n_folds", minimum=3 if tuned else minimum, maximum=k)
     except ValueError as exc:
-        if not tuned:
+        why = []
+        if tuned:
+            why.append("power_tuning=True chooses lambda by cross-fitting within the training folds; set "
+                       "power_tuning=False for fewer folds")
+        if isinstance(n_folds, Integral) and n_folds > k:  # the user may have set n_items and left n_folds alone
+            why.append(f"at most n_items={k}, as every fold needs a selected item")
+        if not why:
             raise
-        raise ValueError(f"{exc} (power_tuning=True chooses lambda by cross-fitting within the training folds; "
-                         "set power_tuning=False for fewer folds)") from None
+        raise ValueError(f"{exc} ({'; '.join(why)})") from None
 
 
 def _deal_folds(h_sel: np.ndarray, k_folds: int, rng: np.random.Generator) -> np.ndarray:

@@ -135,8 +135,9 @@ class RandomDirect(_SubsetEstimator):
     def fit(self, source_outputs: Any, source_scores: Any = None, *, labels: Any = None) -> "RandomDirect":
         src, _ = self._fit_source(source_outputs, source_scores, labels)
         groups = _item_groups(self.stratify, src)
+        rng = check_rng(self.random_state, "random_state")
         self._set_selected(self._select_answered(
-            lambda n, g: select_random(n, self.n_items, groups=g, rng=self.random_state), src, groups))
+            lambda n, g: select_random(n, self.n_items, groups=g, rng=rng), src, groups))
         # the groups of the items some source model answered (the population drawn from): their sizes and the
         # drawn items' groups, for the exact interval of a stratified draw all alike
         pop = np.arange(src.n_items) if self._answered is None else self._answered

@@ -386,7 +386,13 @@ class HybridSearch(BaseEstimator):
                              f"{self.weights!r}") from None
         if ws.ndim != 1 or ws.size == 0 or np.isnan(ws).any() or (ws < 0).any() or (ws > 1).any():
             raise ValueError(f"weights: expected a non-empty sequence of numbers in [0, 1], got {self.weights!r}")
-        cv = _check_int_in(self.cv, "cv", 2, n_source)  # folds over the source models
+        if n_source < 2:  # cv's range [2, n_source] would be empty
+            raise ValueError(f"source_outputs: HybridSearch needs at least 2 source models (its cross-validation "
+                             f"folds are over them), got {n_source}")
+        try:
+            cv = _check_int_in(self.cv, "cv", 2, n_source)
+        except ValueError as exc:  # the bound comes from the source models: say so, as cv may be at its default
+            raise ValueError(f"{exc} (its cross-validation folds are over the {n_source} source models)") from None
         return ks, ws.tolist(), cv
 
     def _margin(self) -> float:
