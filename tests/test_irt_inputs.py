@@ -165,3 +165,15 @@ def test_an_int_01_matrix_is_correctness():
                        match=r"^source_outputs: an integer array is 0/1 correctness .* "
                              r"got values \[2\] and no labels$"):
         TinyBenchmarks(20, n_dims=1).fit(np.where(Y[:24], 2, 0))
+
+
+@pytest.mark.parametrize("fill, word", [(1.0, "correct"), (0.0, "wrong")])
+def test_responses_without_a_right_or_a_wrong_answer_are_refused(fill, word):
+    """Nothing places models or items on a scale: refused, as LogisticRegression refuses a target of one class."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # refused before numpy divides by zero
+        with pytest.raises(ValueError, match=rf"^responses: every observed response is {int(fill)} \(all {word}\)"):
+            IRT2PL().fit(np.full((15, 40), fill))
+    some = (np.random.default_rng(0).random((15, 40)) < 0.6).astype(float)
+    with pytest.raises(ValueError, match=rf"^responses: every observed response is {int(fill)}"):
+        IRT2PL().fit(np.where(some == 1 - fill, np.nan, fill))  # the observed cells alike, the others missing

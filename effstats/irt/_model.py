@@ -293,7 +293,8 @@ class IRT2PL(BaseEstimator):
         Raises
         ------
         ValueError
-            Non-binary responses, fewer than 2 models or items, or a model without any observed response.
+            Non-binary responses, fewer than 2 models or items, a model without any observed response, or
+            responses all correct or all wrong.
         """
         d, method = self._check_params()
         Y, obs, item_ids, model_ids = _binary_with_mask(responses, "responses")
@@ -305,6 +306,11 @@ class IRT2PL(BaseEstimator):
             raise ValueError(f"responses: models at positions {np.flatnonzero(W.sum(axis=1) == 0)[:5].tolist()} have "
                              "no "
                              "observed response; drop them")
+        seen = Y if obs is None else Y[obs]
+        if seen.all() or not seen.any():  # as LogisticRegression refuses a target of one class
+            raise ValueError(f"responses: every observed response is {int(seen.flat[0])} (all "
+                             f"{'correct' if seen.flat[0] else 'wrong'}); a 2PL model needs right and wrong answers "
+                             "to place models and items on a scale")
         self.method_ = method
         self.item_ids_, self.model_ids_, self.n_items_ = item_ids, model_ids, n
         self.n_missing_ = 0 if W is None else int(m * n - W.sum())
