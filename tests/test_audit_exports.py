@@ -226,6 +226,11 @@ def test_a_weighted_domain_average_is_recognised_with_its_weights(tmp_path):
     assert res.settings["aggregate"] == "mean"
     report = (tmp_path / "out" / "report.md").read_text()
     assert "0.5 × MMLU-PRO + 0.3 × BBH + 0.2 × GPQA" in report
+    # a weighted mean of 3 of the 6 columns: the ranking is the unweighted mean of all 6, and the report says why
+    assert res.settings["weights"] is None
+    np.testing.assert_allclose(res.scores.set_index("model")["mean"],
+                               t.set_index("model")[tasks].mean(axis=1).reindex(res.scores["model"]) / 100, atol=1e-9)
+    assert "use the unweighted mean: the weighted mean leaves out some of the score columns" in report
 
 
 def test_a_mean_is_not_mistaken_for_a_weighted_one_and_scenarios_are_not_aggregates(tmp_path):
@@ -382,3 +387,48 @@ def test_the_leader_sentence_names_the_top_two_swap_rate_and_the_best_model_erro
     assert int(avg.group(1)) == res.settings["n_top"] == 5
     assert int(avg.group(2)) == round(100 * bm.error_rate) and float(avg.group(3)) == round(bm.dior, 3)
     assert bm.error_rate - (1 - p) > 0.1  # the two rates differ here: the sentence must not give one for the other
+
+
+def test_a_weighted_published_average_ranks_the_models_as_published(tmp_path):
+    """MTEB's Average is a weighted mean of its 7 category averages: the audit ranks by that weighted mean with the
+    recovered weights (said in the report), so the published 'Rank' is reproduced except between models whose
+    published Average is equal as printed; the unweighted mean placed most models differently."""
+    res = audit(SHARED / "mteb" / "leaderboard.tsv", tmp_path / "out", n_boot=20, progress=False)
+    w = res.settings["weights"]
+    assert len(w) == 7 and sum(w.values()) == pytest.approx(1.0, abs=2e-3) and res.published["kind"] == "weighted"
+    table = pd.read_csv(SHARED / "mteb" / "leaderboard.tsv", sep="\t").set_index("Model")
+    brute = sum(v * table[c] for c, v in w.items()) / sum(w.values()) / 100
+    tab = res.scores.set_index("model")
+    np.testing.assert_allclose(tab["mean"].to_numpy(), brute.reindex(tab.index).to_numpy(), atol=1e-12)
+    r = res.published_rank
+    assert r["n_compared"] == 83 and r["kendall_tau"] > 0.998
+    printed = table["Average (56 datasets)"]
+    for m, (pub_rank, got) in r["moved"].items():  # only ties of the printed Average move
+        other = table.index[table["Rank"] == got][0]
+        assert printed[m] == printed[other], (m, pub_rank, got)
+    report = (tmp_path / "out" / "report.md").read_text()
+    assert ("Models ranked by the **weighted mean** of the scenarios with the published aggregate's weights "
+            "(0.2679 × Retrieval Average (15 datasets)") in report
+    assert "the ranking and the resampling above use these weights" in report
+
+
+def test_benchmark_item_weight_weights_the_mean_only():
+    """``item_weight``: the mean score is the weighted mean (and under scenario resampling the weighted mean of the
+    drawn scenarios), by brute force; the Mean Win Rate and the mean of means do not change."""
+    import dataclasses
+
+    from effstats.reliability import Benchmark
+    from effstats.reliability._winrate import _score
+
+    x = np.random.default_rng(0).random((6, 4))
+    w = np.array([0.5, 0.3, 0.15, 0.05])
+    plain = Benchmark.from_data(x)
+    bench = dataclasses.replace(plain, item_weight=w)
+    num, den = bench.sub_sums()
+    np.testing.assert_allclose(_score(bench, num, den, "mean", "strict")[0], x @ w / w.sum(), rtol=1e-12)
+    c = np.array([[2.0, 0.0, 1.0, 1.0]])  # scenario 0 drawn twice, scenario 1 not
+    np.testing.assert_allclose(_score(bench, num, den, "mean", "strict", scen_w=c)[0], x @ (c[0] * w) / (c[0] @ w),
+                               rtol=1e-12)
+    n0, d0 = plain.sub_sums()
+    for s in ("mwr", "mean_of_means"):
+        np.testing.assert_array_equal(_score(bench, num, den, s, "strict"), _score(plain, n0, d0, s, "strict"))

@@ -81,6 +81,10 @@ class Benchmark:
         Names of the scenarios and subscenarios.
     item_ids : pandas.Index
         Item names.
+    item_weight : ndarray of shape (n_items,) or None
+        Weight of each item in the sums of :meth:`sub_sums` (None: 1 each): the ``"mean"`` score is then the
+        weighted mean, a published weighted aggregate (MTEB's average), while a subscenario's mean, whose items
+        share one weight, is unchanged, and so are the Mean Win Rate and the mean of means.
 
     See Also
     --------
@@ -115,6 +119,7 @@ class Benchmark:
     scenario_names: pd.Index
     subscenario_names: pd.Index
     item_ids: pd.Index = field(default=None)  # type: ignore[assignment]
+    item_weight: np.ndarray | None = field(default=None)
 
     @property
     def n_models(self) -> int:
@@ -321,7 +326,8 @@ class Benchmark:
         elif k.min() < -self.n_models or k.max() >= self.n_models:
             raise ValueError(f"keep: positions out of range for {self.n_models} models")
         return Benchmark(self.values[k], self.observed[k], self.sub_of_item, self.scen_of_sub, self.prompt_of_item,
-                         self.model_ids[k], self.scenario_names, self.subscenario_names, self.item_ids)
+                         self.model_ids[k], self.scenario_names, self.subscenario_names, self.item_ids,
+                         self.item_weight)
 
     def items_of_sub(self) -> list[np.ndarray]:
         """Item positions of every subscenario.
@@ -362,8 +368,12 @@ class Benchmark:
 
     @cached_property
     def masked(self) -> tuple[np.ndarray, np.ndarray]:
-        """(values · observed, observed as float), both (n_models, n_items): computed once per benchmark."""
-        return self.values * self.observed, self.observed.astype(float)
+        """(values · observed, observed as float), both (n_models, n_items), times ``item_weight`` when given:
+        computed once per benchmark."""
+        if self.item_weight is None:
+            return self.values * self.observed, self.observed.astype(float)
+        w = np.asarray(self.item_weight, float)[None, :]
+        return self.values * self.observed * w, self.observed * w
 
     @cached_property
     def _full_sums(self) -> tuple[np.ndarray, np.ndarray]:

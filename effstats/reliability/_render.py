@@ -195,7 +195,9 @@ def _render(res: AuditResult) -> _Doc:
     doc.p(f"{st['n_models']} models, {st['n_scenarios']} scenarios"
           + (f", {st['n_items']} examples" if per_item else "")
           + f", {st['n_missing']} missing cells (omitted per model, never counted as 0). "
-          f"Models ranked by the **{_SCORE_NAME[aggregate]}**" + (f" (ties: {ties})" if aggregate == "mwr" else "")
+          + (f"Models ranked by the **weighted mean** of the scenarios with the published aggregate's weights "
+             f"({_weights_text(st['weights'])}; resampled scenarios keep their weights)" if st.get("weights") else
+             f"Models ranked by the **{_SCORE_NAME[aggregate]}**" + (f" (ties: {ties})" if aggregate == "mwr" else ""))
           + f". Bootstrap: {st['n_boot']} resamples, seed {st['seed']}. DIoR = lower end of the 95% interval of a "
           f"meta-metric (Perlitz et al. 2024); target {target:g}.")
     for n in res.notes:
@@ -217,7 +219,10 @@ def _render(res: AuditResult) -> _Doc:
                "name": " (recognised by its name, the table's name)"}.get(pub.get("rule"), "")
         if pub["kind"] == "weighted":
             how = (f" (recognised: a weighted mean of the scenarios, {_weights_text(pub['weights'])}, fitted by "
-                   "non-negative least squares within rounding; the resampling above uses the unweighted mean)")
+                   "non-negative least squares within rounding; " + (
+                       "the ranking and the resampling above use these weights)" if st.get("weights") else
+                       "the ranking and the resampling above use the unweighted mean: the weighted mean leaves "
+                       "out some of the score columns)"))
         doc.p(f"Recomputed {_SCORE_NAME.get(pub['kind'], 'weighted mean')} vs the published aggregate{col}{how}"
               f"{' (in percent)' if pub['scale'] == 100 else ''}: max |Δ| = {pub['max_abs_diff']:.4f}, median "
               f"{pub['median_abs_diff']:.4f}; Kendall τ of the two rankings {pub['kendall_tau']:.3f}.")

@@ -12,6 +12,7 @@ and the Mean Win Rate's sensitivity to clones and removals.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import sys
 import tempfile
@@ -446,13 +447,20 @@ class AuditResult:
 # ---------------------------------------------------------------------------------------- computing
 def _compute(data: Any, *, by: str, published: pd.Series | None, pub_info: dict | None, aggregate: str, ties: str,
              n_boot: int, target: float, seed: int | None, progress: bool | None, source: str,
-             notes: list[str], n_jobs: int | None = None) -> AuditResult:
-    """Every table of the audit, step by step (a text progress bar on stderr), and the advice drawn from them."""
+             notes: list[str], n_jobs: int | None = None, weights: dict | None = None) -> AuditResult:
+    """Every table of the audit, step by step (a text progress bar on stderr), and the advice drawn from them.
+
+    ``weights`` (scenario name: weight, a published weighted mean's) weight the scenarios in the ``"mean"``
+    score and its resamples: the weighted mean, ``sum(c_s w_s x_s) / sum(c_s w_s)`` over scenarios drawn ``c_s``
+    times."""
     from tqdm import tqdm  # text bars: widget bars break with Debian's ipywidgets 6 and nbclient
 
     kw = dict(scenario=by, subscenario=None)
     bench = Benchmark.from_data(data, name="SCORES", **kw)
     bench.check_connected("SCORES")
+    if weights:
+        w_scen = np.array([float(weights.get(str(c), 0.0)) for c in bench.scenario_names])
+        bench = dataclasses.replace(bench, item_weight=w_scen[bench.scen_of_sub[bench.sub_of_item]])
     per_item = not bench.is_table
     n_top = min(5, bench.n_models - 1)
     k_top = min(5, bench.n_models)
@@ -515,7 +523,8 @@ def _compute(data: Any, *, by: str, published: pd.Series | None, pub_info: dict 
     bar.close()
 
     pub = _published_agreement(bench, published, pub_info, aggregate, scores)
-    settings = dict(aggregate=aggregate, ties=ties, n_boot=n_boot, seed=seed, target=target, source=source,
+    settings = dict(aggregate=aggregate, weights=weights or None, ties=ties, n_boot=n_boot, seed=seed, target=target,
+                    source=source,
                     n_models=bench.n_models, n_scenarios=bench.n_scen, n_items=bench.n_items if per_item else None,
                     n_missing=int((~bench.scenario_observed()).sum()), n_top=n_top, k_top=k_top,
                     n_resolved=int((p_hold >= target).sum()), n_pairs=len(p_hold))
@@ -918,9 +927,12 @@ def audit(data: Any, out: str | Path | None = None, *, format: str = "auto", tab
     if info is not None and kind:
         info = dict(info, kind=kind)
     if aggregate == "auto":
-        # audit the ranking the leaderboard publishes: Open LLM / GLUE / BBH rank by a mean, HELM by win rate; a
-        # weighted mean is resampled as the mean (its weights are reported and it is compared as published)
+        # audit the ranking the leaderboard publishes: Open LLM / GLUE / BBH rank by a mean, HELM by win rate,
+        # MTEB by a weighted mean (the mean with the weights recovered from the published column)
         aggregate = "mean" if kind == "weighted" else kind or "mwr"
+        weights = _published_weights(data, info) if kind == "weighted" else None
+    else:
+        weights = None
     _mixed_scales(mixed, aggregate, info, notes)
     if ties == "auto":
         # HELM's rule for HELM tables; for a published win rate recognised by its values (under another name),
@@ -931,7 +943,7 @@ def audit(data: Any, out: str | Path | None = None, *, format: str = "auto", tab
         warnings.simplefilter("ignore", DegenerateDataWarning)
         res = _compute(data, by=by, published=published, pub_info=info, aggregate=aggregate, ties=ties,
                        n_boot=n_boot, target=target, seed=seed, progress=progress, source=source, notes=notes,
-                       n_jobs=n_jobs)
+                       n_jobs=n_jobs, weights=weights)
     agreement = None if rank_info is None else _rank_agreement(res, rank_info)
     if agreement is not None:
         import dataclasses
@@ -941,6 +953,19 @@ def audit(data: Any, out: str | Path | None = None, *, format: str = "auto", tab
     if out is not None:
         res._save(out, force, source=given)
     return res
+
+
+def _published_weights(data: Any, info: dict | None) -> dict | None:
+    """The weights of a published weighted mean, by scenario, where they give every score column of a wide table a
+    positive weight; None otherwise (per-item data, or a weighted mean of some of the columns: a scenario of weight
+    0 would count as missing for the Mean Win Rate and the scenario tables), and the ranking is then the unweighted
+    mean's."""
+    w = (info or {}).get("weights")
+    if not w or not isinstance(data, pd.DataFrame):
+        return None
+    if {str(c) for c in data.columns} != set(map(str, w)) or min(map(float, w.values())) <= 0:
+        return None
+    return {str(c): float(v) for c, v in w.items()}
 
 
 def _rank_agreement(res: "AuditResult", rank_info: dict) -> dict | None:
