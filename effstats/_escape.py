@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # pandas loads in the functions that take frames: the command line's parser imports this module
     import pandas as pd
 
-__all__ = ["html_text", "md_text", "md_prose", "csv_cell", "csv_safe", "html_safe", "terminal_text", "control_text"]
+__all__ = ["html_text", "md_text", "md_prose", "csv_cell", "csv_safe", "html_safe", "terminal_text", "control_text",
+           "line_text"]
 
 # CommonMark's backslash escapes for the characters that start markup in inline text: HTML tags and entities
 # (< >, and & where it starts a character reference), links and images ([ ]), code (`), emphasis (*), tables (|)
@@ -59,6 +60,28 @@ def terminal_text(text: str) -> str:
     a\u202eb a\\u202eb C:\users
     """
     return control_text(_ESCAPE_LIKE.sub(r"\\\\", text))
+
+
+# the same for text kept on one line (a figure's tick label): also before an escape of a tab or a line break (\t,
+# \n, \r) and before those characters themselves
+_BREAK_ESCAPE_LIKE = re.compile(r"\\(?=\\*(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[tnr]|"
+                                "[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]))")
+_BREAKS = re.compile("[\t\n\u2028\u2029]")
+
+
+def line_text(text: str) -> str:
+    r"""A name's ``text`` on one line, every character a terminal or a font would not show as itself written as an
+    escape: control characters and bidirectional overrides as :func:`terminal_text` writes them, and tabs and line
+    breaks too (``\t``, ``\n``), unambiguously: a backslash that would read as the start of an escape is doubled
+    first, so that a name holding a tab shows as ``\t`` and one holding the text ``\t`` as ``\\t``.
+
+    Examples
+    --------
+    >>> from effstats._escape import line_text
+    >>> print(line_text("a\tb"), line_text("a\\tb"), line_text("new\nline"), line_text("C:\\users"))
+    a\tb a\\tb new\nline C:\users
+    """
+    return _BREAKS.sub(_escapes, control_text(_BREAK_ESCAPE_LIKE.sub(r"\\\\", text)))
 
 
 def control_text(text: str) -> str:

@@ -342,9 +342,18 @@ def test_save_replaces_links_in_out_and_never_writes_through_them(tmp_path):
         victims[name] = tmp_path / f"victim_{name}"
         victims[name].write_text("keep")
         (out / name).symlink_to(victims[name])
-    with pytest.raises(ValueError, match="which no earlier audit wrote there"):
-        res.save(out)  # links no audit made: refused without force
-    res.save(out, force=True)
+    for force in (False, True):  # links no audit made: refused, with or without force, and left as they are
+        with pytest.raises(ValueError, match="which no earlier audit wrote there"):
+            res.save(out, force=force)
+        assert all((out / name).is_symlink() for name in victims)
+    # links put in place of the files an audit recorded writing: replaced, never written through
+    for name in victims:
+        (out / name).unlink()
+    res.save(out)
+    for name in victims:
+        (out / name).unlink()
+        (out / name).symlink_to(victims[name])
+    res.save(out)
     for name, victim in victims.items():
         assert victim.read_text() == "keep", name
         assert not (out / name).is_symlink()
@@ -370,14 +379,26 @@ def test_audit_never_writes_over_its_input_or_files_it_did_not_write(tmp_path, c
     for name, text in mine.items():
         (tmp_path / "o2").mkdir(exist_ok=True)
         (tmp_path / "o2" / name).write_text(text)
-    assert main(["audit", str(board), "--out", str(tmp_path / "o2"), *FAST]) == 2
-    err = _err_lines(capsys)
-    assert len(err) == 1 and "which no earlier audit wrote there" in err[0] and "--force" in err[0]
-    assert {n: (tmp_path / "o2" / n).read_text() for n in mine} == mine
-    assert not (tmp_path / "o2" / "scores.csv").exists()
-    assert main(["audit", str(board), "--out", str(tmp_path / "o2"), *FAST, "--force"]) == 0
+    for force in ([], ["--force"]):  # refused with or without --force, naming the file, and left as it is
+        assert main(["audit", str(board), "--out", str(tmp_path / "o2"), *FAST, *force]) == 2
+        err = _err_lines(capsys)
+        assert len(err) == 1 and "holds report.md, which no earlier audit wrote there" in err[0], err
+        assert {n: (tmp_path / "o2" / n).read_text() for n in mine} == mine
+        assert not (tmp_path / "o2" / "scores.csv").exists()
+    for n in ("report.md", "report.html", "reliability.csv"):
+        (tmp_path / "o2" / n).unlink()
+    assert main(["audit", str(board), "--out", str(tmp_path / "o2"), *FAST]) == 0
     assert (tmp_path / "o2" / "keep.txt").read_text() == "mine"  # a file of another name is never touched
     assert (tmp_path / "o2" / "report.md").read_text().startswith("# Benchmark reliability audit")
+    # a record that is a link names no file an audit wrote
+    o4 = tmp_path / "o4"
+    o4.mkdir()
+    (tmp_path / "fake.json").write_text(json.dumps({"format": "effstats.audit/1", "files": ["report.md"]}))
+    (o4 / ".effstats_audit.json").symlink_to(tmp_path / "fake.json")
+    (o4 / "report.md").write_text("my notes")
+    assert main(["audit", str(board), "--out", str(o4), *FAST, "--force"]) == 2
+    assert "which no earlier audit wrote there" in _err_lines(capsys)[0]
+    assert (o4 / "report.md").read_text() == "my notes"
 
     # what an audit wrote, a later audit replaces without --force; its files not written again are removed
     o3 = tmp_path / "o3"

@@ -144,3 +144,108 @@ def test_an_infinite_score_is_refused_naming_its_column_and_row(tmp_path, capsys
     lines = err.strip().splitlines()
     assert code == 2 and len(lines) == 1, err
     assert "infinite score in column 's1', row 'm2'" in lines[0]
+
+
+def test_trailing_empty_columns_of_a_spreadsheet_export_are_dropped(tmp_path):
+    board = _board(8, 3)
+    lines = ["model,s0,s1,s2,,"] + [f"{m},{a},{b},{c},," for m, (a, b, c) in zip(board.index, board.to_numpy())]
+    (tmp_path / "excel.csv").write_bytes(("\r\n".join(lines) + "\r\n").encode())
+    res = audit(tmp_path / "excel.csv", n_boot=20, progress=False)
+    assert res.settings["n_scenarios"] == 3
+    pd.testing.assert_frame_equal(res.scores, audit(board, n_boot=20, progress=False).scores)
+    # unnamed columns that hold values are data: still refused as columns of one (empty) name
+    (tmp_path / "two.csv").write_text("model,s0,s1,,,\n" + "".join(f"m{i},0.{i},0.{i},0.5,0.6,\n"
+                                                                    for i in range(1, 8)))
+    with pytest.raises(ValueError, match="duplicate column names"):
+        audit(tmp_path / "two.csv", n_boot=20, progress=False)
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-8-sig"])
+def test_unicode_encodings_are_read_by_their_bytes(tmp_path, encoding):
+    board = _board(8, 4)
+    board.index = [f"modèle-{i}" for i in range(8)]
+    board.index.name = "model"
+    text = board.to_csv(sep="\t")
+    (tmp_path / "board.tsv").write_bytes(text.encode(encoding))
+    (tmp_path / "plain.tsv").write_text(text, encoding="utf-8")
+    want = audit(tmp_path / "plain.tsv", n_boot=20, progress=False)
+    got = audit(tmp_path / "board.tsv", n_boot=20, progress=False)
+    pd.testing.assert_frame_equal(got.scores, want.scores)
+    assert got.leader == "modèle-0"
+
+
+def test_a_latin1_file_is_refused_naming_the_file_the_byte_and_its_line(tmp_path, capsys):
+    board = _board(8, 3)
+    board.index = [f"modèle-{i}" for i in range(8)]
+    (tmp_path / "latin1.csv").write_bytes(board.to_csv().encode("latin-1"))
+    code, err = _run([tmp_path / "latin1.csv", "--out", tmp_path / "o"], capsys)
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 1, err
+    assert "latin1.csv' is not UTF-8 text (byte 0xe8 on line 2, which reads 'modèle-0," in lines[0]
+    assert "save it as UTF-8" in lines[0]
+
+
+def test_a_csv_named_parquet_is_read_by_its_bytes(tmp_path):
+    from effstats.workflow import read_results
+
+    text = "model,item,score\n" + "".join(f"m{m},i{i},{(m + i) % 2}\n" for m in range(3) for i in range(4))
+    (tmp_path / "scores.parquet").write_text(text)
+    (tmp_path / "scores.csv").write_text(text)
+    got, want = read_results(tmp_path / "scores.parquet"), read_results(tmp_path / "scores.csv")
+    assert got.model_ids.tolist() == want.model_ids.tolist() and np.array_equal(got.values, want.values)
+    # bytes of neither: read as Parquet, whose reader says it is not one
+    (tmp_path / "junk.parquet").write_bytes(b"\x00\x01junk")
+    with pytest.raises(ValueError, match="not a Parquet file"):
+        read_results(tmp_path / "junk.parquet")
+
+
+def test_lm_eval_samples_with_a_byte_order_mark_are_read(tmp_path):
+    from effstats import ResponseMatrix
+    from effstats.datasets import read_lm_eval_samples
+    from effstats.workflow import write_lm_eval_samples
+
+    values = (np.random.default_rng(1).random((3, 20)) < 0.6).astype(float)
+    truth = ResponseMatrix(values, model_ids=["a", "b", "c"], item_ids=[f"arc/{i}" for i in range(20)])
+    write_lm_eval_samples(truth, tmp_path / "runs")
+    want = read_lm_eval_samples(tmp_path / "runs")
+    for f in (tmp_path / "runs").rglob("samples_*.jsonl"):
+        f.write_bytes(b"\xef\xbb\xbf" + f.read_bytes())
+    got = read_lm_eval_samples(tmp_path / "runs")
+    assert got.item_ids.tolist() == want.item_ids.tolist() and np.array_equal(got.values, want.values)
+
+
+# ---------------------------------------------------------------------------- what the report says
+def test_all_equal_scores_get_no_advice_to_add_scenarios(tmp_path):
+    board = _board() * 0 + 0.5
+    res = audit(board, n_boot=20, progress=False)
+    todo = " ".join(res.recommendations)
+    assert "the scores do not separate the models" in todo
+    assert "Add scenarios" not in todo and "Resolved rank differences" not in todo and "disagree" not in todo
+    # one model apart: the advice is back
+    board.loc["m0"] = [0.9, 0.8, 0.7, 0.9, 0.6, 0.8]
+    assert any("Resolved rank differences" in r for r in audit(board, n_boot=20, progress=False).recommendations)
+
+
+def test_names_equal_but_for_unicode_normalisation_or_case_are_warned_naming_both(tmp_path, capsys):
+    board = _board()
+    board.index = ["caf\u00e9", "cafe\u0301", "GPT", "gpt", *board.index[4:]]
+    board.index.name = "model"
+    board.to_csv(tmp_path / "names.csv")
+    code, err = _run([tmp_path / "names.csv", "--out", tmp_path / "o"], capsys)
+    warned = [line for line in err.splitlines() if "differ only in Unicode normalisation or case" in line]
+    assert code == 0 and len(warned) == 1, err
+    assert "'caf\u00e9' and 'cafe\u0301' (the same letters, composed and decomposed" in warned[0]
+    assert "'GPT' and 'gpt' (in case)" in warned[0]
+    assert "differ only in Unicode normalisation or case" in (tmp_path / "o" / "report.md").read_text()
+    res = audit(_board(), n_boot=20, progress=False)
+    assert not any("Unicode" in n for n in res.notes)
+
+
+def test_figure_labels_tell_a_tab_from_the_text_backslash_t():
+    from effstats.reliability._render import _labels
+
+    names = ["a\tb", "a\\tb", "new\nline", "new\\nline", "cr\rx", "cr\\rx", "plain"]
+    labels = _labels(names)
+    assert len(set(labels)) == len(names)
+    assert labels[0] == "a\\tb" and labels[1] == "a\\\\tb" and labels[6] == "plain"
+    assert all("\t" not in s and "\n" not in s and "\r" not in s for s in labels)

@@ -66,4 +66,5 @@ def _open(f: Path):
         found = _compression_of(fh.read(10))
     # by the content, else by the name (whose opener then says what the file is not)
     opener = {"gzip": gzip.open, "bz2": bz2.open, "xz": lzma.open}.get(found or "") or _COMPRESSED.get(f.suffix.lower())
-    return opener(f, "rt", encoding="utf-8") if opener else open(f, encoding="utf-8")
+    # utf-8-sig: a byte order mark at the head (a log saved by a Windows editor) is not part of the first record
+    return opener(f, "rt", encoding="utf-8-sig") if opener else open(f, encoding="utf-8-sig")

@@ -147,11 +147,49 @@ def _read_json(p: Path) -> Any:
         raise ValueError(f"SCORES: {str(p)!r} is not valid UTF-8 JSON ({type(exc).__name__})") from None
 
 
-def _sniff(path: Path) -> str:
+# byte order marks, longest first (UTF-32's little-endian mark begins with UTF-16's)
+_BOMS = ((b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"), (b"\xef\xbb\xbf", "utf-8-sig"),
+         (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16"))
+
+
+def _encoding(path: Path) -> str:
+    """The text encoding of a table, judged by its bytes: the one its byte order mark names (UTF-8; UTF-16 as
+    Excel's "Unicode text" writes it; UTF-32), UTF-16 without one (every other byte of its text 0), else UTF-8. A
+    file that is none of them (Latin-1, Windows-1252) is refused, naming the first byte that is not UTF-8 and what
+    its line reads as Windows-1252: a guessed encoding would misread names silently. A compressed file is left to
+    pandas, which decompresses it by its name."""
+    with open(path, "rb") as f:
+        head = f.read(4096)
+    if head.startswith((b"\x1f\x8b", b"BZh", b"\xfd7zXZ\x00", b"PK\x03\x04", b"\x28\xb5\x2f\xfd")):
+        return "utf-8-sig"
+    enc = next((e for bom, e in _BOMS if head.startswith(bom)), None)
+    if enc:
+        return enc
+    pairs = len(head) // 2
+    if pairs >= 2 and b"\0" in head:
+        even, odd = head[0:2 * pairs:2].count(0), head[1:2 * pairs:2].count(0)
+        if odd >= pairs / 2 and even == 0:
+            return "utf-16-le"
+        if even >= pairs / 2 and odd == 0:
+            return "utf-16-be"
+    raw = path.read_bytes()
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        n = raw.count(b"\n", 0, exc.start)
+        line = raw.split(b"\n")[n].rstrip(b"\r").decode("cp1252", errors="replace")
+        line = line if len(line) <= 60 else line[:57] + "..."
+        raise ValueError(f"SCORES: {str(path)!r} is not UTF-8 text (byte 0x{raw[exc.start]:02x} on line {n + 1}, "
+                         f"which reads {line!r} as Windows-1252 / Latin-1); save it as UTF-8 (Excel: CSV UTF-8) "
+                         "or as UTF-16 text") from None
+    return "utf-8-sig"
+
+
+def _sniff(path: Path, encoding: str = "utf-8-sig") -> str:
     """The delimiter of a CSV/TSV file: tab for .tsv / .tab, else sniffed among "," "\\t" ";" from its first lines."""
     if path.suffix.lower() in (".tsv", ".tab"):
         return "\t"
-    with open(path, newline="", encoding="utf-8-sig", errors="replace") as f:
+    with open(path, newline="", encoding=encoding, errors="replace") as f:
         sample = "".join(f.readline() for _ in range(20))
     try:
         return csv.Sniffer().sniff(sample, delimiters=",\t;").delimiter
@@ -162,10 +200,19 @@ def _sniff(path: Path) -> str:
         return max(counts, key=counts.get) if any(counts.values()) else ","
 
 
-def _header(path: Path, sep: str) -> list[str]:
-    with open(path, newline="", encoding="utf-8-sig") as f:
+def _header(path: Path, sep: str, encoding: str = "utf-8-sig") -> list[str]:
+    with open(path, newline="", encoding=encoding) as f:
         first = f.readline()
     return next(csv.reader(io.StringIO(first), delimiter=sep), [])
+
+
+def _drop_empty_trailing(df: pd.DataFrame, head: list[str]) -> tuple[pd.DataFrame, list[str]]:
+    """The table without the columns a spreadsheet leaves at the end of each line (``,,``): unnamed, and empty in
+    every row (they hold nothing; kept, they would be columns with the same empty name)."""
+    n = 0
+    while n < min(len(head), df.shape[1]) - 1 and not str(head[-1 - n]).strip() and df.iloc[:, -1 - n].isna().all():
+        n += 1
+    return (df.iloc[:, :df.shape[1] - n], head[:len(head) - n]) if n else (df, head)
 
 
 def _select(wide: pd.DataFrame, scenarios: Sequence[str] | None, exclude: Sequence[str] | None) -> pd.DataFrame:
@@ -312,13 +359,15 @@ def read_scores(path: str | Path, *, by: str = "scenario", model: str = "model",
     """
     _check_duplicates(duplicates)
     path = _check_path(path)
+    encoding = _encoding(path)
     try:
-        sep = _sniff(path)
-        head = _header(path, sep)
+        sep = _sniff(path, encoding)
+        head = _header(path, sep, encoding)
         df = pd.read_csv(path, sep=sep, engine="python", dtype=str, keep_default_na=False, na_values=[""],
-                         encoding="utf-8-sig")
+                         encoding=encoding)
     except Exception as exc:  # pandas' parser errors vary by version
         raise ValueError(f"SCORES: could not parse {str(path)!r} as CSV/TSV ({exc})") from None
+    df, head = _drop_empty_trailing(df, head)
     if df.empty and len(df.columns):
         header = _name_list([repr(str(c)) for c in df.columns], 5)
         raise ValueError(f"SCORES: {str(path)!r} has a header ({header}) but no rows: give one row of scores per model")
@@ -852,8 +901,9 @@ def read_openllm_csv(path: str | Path, *, scenarios: Sequence[str] | None = None
     """
     _check_duplicates(duplicates)
     path = _check_path(path)
+    encoding = _encoding(path)
     try:
-        df = pd.read_csv(path, sep=_sniff(path), engine="python", encoding="utf-8-sig")
+        df = pd.read_csv(path, sep=_sniff(path, encoding), engine="python", encoding=encoding)
     except Exception as exc:  # parser / decoding errors vary by pandas version
         raise ValueError(f"SCORES: could not parse {str(path)!r} as CSV/TSV ({type(exc).__name__})") from None
     if df.empty:

@@ -32,6 +32,9 @@ def _recommendations(res: AuditResult, bench: Benchmark, num: np.ndarray, den: n
                     "τ = ±1 is no evidence that a scenario is redundant or odd; no scenario is recommended for "
                     f"dropping or review, and the DIoR values below are coarse. Audit at least {_MIN_MODELS_FOR_TAU} "
                     "models.")
+    if (res.scores["rank"] == 1).all():
+        # nothing separates the models: more scenarios like these, fewer, or resolved pairs are no advice
+        return todo + _leader_advice(res)
     if st["aggregate"] != "mwr":
         todo += _scale_advice(bench, num, den, st["aggregate"])
     todo += _scenario_count_advice(res)
@@ -98,8 +101,9 @@ def _leader_advice(res: AuditResult) -> list[str]:
     first = tab["model"][tab["rank"] == 1].tolist()
     score = _SCORE_NAME.get(res.settings["aggregate"], res.settings["aggregate"])
     if len(first) == len(tab):
-        return [f"**No leader**: every model ties, with the same {score} for all {len(tab)} models; the scenarios "
-                "do not separate them, so no model leads and the advice below on resampling is moot."]
+        return [f"**No leader**: every model ties, with the same {score} for all {len(tab)} models: the scores do "
+                "not separate the models, so no model leads, and adding or dropping scenarios like these would not "
+                "change that (no resampling advice follows). Check that the table holds each model's own scores."]
     bm = rel[(rel.granularity == "scenarios") & (rel.objective == "best_model")]
     if not len(bm):
         return []

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from .._escape import html_text, md_prose, md_text, terminal_text
+from .._escape import html_text, line_text, md_prose, md_text
 from .._shared import _name_list
 from .._published import _weights_text
 
@@ -137,7 +137,7 @@ def _labels(names: Any, width: int = 40) -> list[str]:
     """
     # control characters, tabs and line breaks as escapes (the font has no glyph for them, and a line break would
     # make a tick label of two lines), "$" literal (not mathtext)
-    names = [terminal_text(str(n)).replace("\t", r"\t").replace("\n", r"\n").replace("$", r"\$") for n in names]
+    names = [line_text(str(n)).replace("$", r"\$") for n in names]
     short = [n if len(n) <= width else n[: width - 1] + "…" for n in names]
     clash = pd.Series(short).duplicated(keep=False).to_numpy() & pd.Series(names).ne("").to_numpy()
     for i in np.flatnonzero(clash):

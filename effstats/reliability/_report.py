@@ -77,7 +77,8 @@ def _ranks(scores: np.ndarray) -> np.ndarray:
 
 
 # the files an audit writes into its folder, and the record of those it wrote (only these are ever replaced
-# without force=True: a user's report.md or score table in the folder is refused, not overwritten)
+# by a later audit: a user's report.md or score table in the folder is refused, with or without force=True, and
+# left as it is)
 _OUTPUTS = ("report.md", "report.html", "scores.csv", "reliability.csv", "scenarios.csv", "efficiency_scenarios.csv",
             "efficiency_examples.csv", "rank_switch.csv", "rank_intervals.png", "efficiency_scenarios.png",
             "efficiency_examples.png", "rank_switch.png")
@@ -94,7 +95,8 @@ def _owned(out: Path) -> list[str]:
     import json
 
     try:
-        doc = json.loads((out / _RECORD).read_text(encoding="utf-8")) if (out / _RECORD).is_file() else None
+        rec = out / _RECORD  # a link is no record of an audit's (it may name any file)
+        doc = json.loads(rec.read_text(encoding="utf-8")) if rec.is_file() and not rec.is_symlink() else None
     except (OSError, UnicodeDecodeError, ValueError, RecursionError):
         doc = None
     if not isinstance(doc, dict) or doc.get("format") != _RECORD_FORMAT or not isinstance(doc.get("files"), list):
@@ -102,9 +104,10 @@ def _owned(out: Path) -> list[str]:
     return [f for f in doc["files"] if f in _OUTPUTS] + [_RECORD]
 
 
-def _refuse_foreign(out: Path, names: Any, force: bool, source: Any = None) -> list[str]:
-    """Refuse to write ``names`` into ``out`` over the audited file ``source`` (always) or over a file no earlier
-    audit wrote there (unless ``force``); returns the files the earlier audit owns."""
+def _refuse_foreign(out: Path, names: Any, source: Any = None, foreign: bool = True) -> list[str]:
+    """Refuse to write ``names`` into ``out`` over the audited file ``source`` and (``foreign``) over a file that no
+    earlier audit recorded writing there (the user's table, a link, another tool's file); returns the files the
+    earlier audit owns, which a later audit replaces."""
     owned = _owned(out) if out.is_dir() else []
     if isinstance(source, (str, Path)) and Path(source).is_file():
         for n in names:
@@ -112,10 +115,10 @@ def _refuse_foreign(out: Path, names: Any, force: bool, source: Any = None) -> l
             if f.exists() and not f.is_symlink() and f.samefile(source):  # a link is replaced, never written through
                 raise ValueError(f"--out: {str(f)!r} is the audited file {str(source)!r}; name another folder with "
                                  "--out")
-    foreign = [n for n in [*names, _RECORD] if _there(out / n) and n not in owned]
-    if foreign and not force:
-        raise ValueError(f"--out: {str(out)!r} holds {foreign[0]}, which no earlier audit wrote there; name another "
-                         "folder with --out, or pass --force to replace it")
+    found = [n for n in [*names, _RECORD] if _there(out / n) and n not in owned] if foreign else []
+    if found:
+        raise ValueError(f"--out: {str(out)!r} holds {found[0]}, which no earlier audit wrote there (its "
+                         f"{_RECORD} does not list it); name another folder with --out, or move the file away")
     return owned
 
 
@@ -371,10 +374,11 @@ class AuditResult:
         ----------
         out : str or pathlib.Path
             Directory, created if needed. The files written are recorded in ``out/.effstats_audit.json``: a later
-            save replaces them (and removes those it does not write again), and refuses a file of those names
-            that no audit wrote there.
+            save replaces them (and removes those it does not write again; a link is replaced, never written
+            through), and refuses a file of those names that no audit wrote there, with or without ``force``.
         force : bool, default=False
-            Replace such files too. A link is replaced, never written through.
+            Accepted for the scripts that pass it: an earlier audit's files are replaced without it, and a file no
+            audit wrote is never replaced.
 
         Returns
         -------
@@ -384,8 +388,8 @@ class AuditResult:
         Raises
         ------
         ValueError
-            ``out`` is not a writable directory, or holds a file of the report's names that no audit wrote there
-            (without ``force``).
+            ``out`` is not a writable directory, or holds a file of the report's names that no audit wrote
+            there.
 
         See Also
         --------
@@ -423,7 +427,7 @@ class AuditResult:
                   if t is not None and (len(t) or k in ("scores.csv", "reliability.csv", "scenarios.csv"))}
         figures = self.figures
         names = [*tables, *figures, "report.html", "report.md"]
-        owned = _refuse_foreign(out, names, force, source)
+        owned = _refuse_foreign(out, names, source)
         # recorded before they are written (an interrupted save leaves them listed), and the earlier audit's
         # files this one does not write again are removed after it
         record = {"format": _RECORD_FORMAT, "files": [f for f in dict.fromkeys([*owned, *names]) if f != _RECORD]}
@@ -765,6 +769,39 @@ def _mixed_scales(mixed: tuple[list, list], aggregate: str, info: dict | None, n
                      "or rank by the Mean Win Rate (--aggregate mwr), which compares models within each column")
 
 
+def _warn_lookalikes(data: Any, notes: list[str]) -> None:
+    """Warn (and note in the report) about model or score-column names that differ only by Unicode normalisation
+    (``café`` composed and decomposed print alike) or by case: they are audited as two, which may be one."""
+    import unicodedata
+    import warnings
+
+    if isinstance(data, pd.DataFrame):
+        groups = (("model", data.index), ("score column", data.columns))
+    else:
+        groups = (("model", getattr(data, "model_ids", [])),)
+    for what, names in groups:
+        first: dict[str, str] = {}
+        pairs = []
+        for n in dict.fromkeys(map(str, names)):
+            key = unicodedata.normalize("NFKC", n).casefold()
+            if key in first:
+                pairs.append((first[key], n))
+            first.setdefault(key, n)
+        if not pairs:
+            continue
+
+        def how(a: str, b: str) -> str:
+            if unicodedata.normalize("NFC", a) == unicodedata.normalize("NFC", b):
+                return "the same letters, composed and decomposed: Unicode NFC vs NFD"
+            return "in case" if a.casefold() == b.casefold() else "in case or Unicode compatibility forms"
+
+        eg = "; ".join(f"{a!r} and {b!r} ({how(a, b)})" for a, b in pairs[:3])
+        msg = (f"SCORES: {len(pairs)} pair(s) of {what} names differ only in Unicode normalisation or case, e.g. "
+               f"{eg}; they are audited as different {what}s: write each name one way if they are one")
+        warnings.warn(msg, UserWarning, stacklevel=3)
+        notes.append(f"**Warning**: {msg}")
+
+
 def audit(data: Any, out: str | Path | None = None, *, format: str = "auto", table: str | None = None,
           by: str = "scenario", model: str | None = None, item: str | None = None, score: str | None = None,
           scenarios: Any = None, exclude: Any = None, duplicates: str = "last", published: Any = None,
@@ -828,8 +865,9 @@ def audit(data: Any, out: str | Path | None = None, *, format: str = "auto", tab
     notes : list of str, optional
         Extra paragraphs for the report.
     force : bool, default=False
-        Let ``out`` replace files of the report's names that no earlier audit wrote there (never the audited
-        file itself); see :meth:`effstats.reliability.AuditResult.save`.
+        Accepted for the scripts that pass it: ``out`` replaces the files an earlier audit recorded writing there
+        without it, and refuses a file of the report's names that no audit wrote there (and the audited file
+        itself) with or without it; see :meth:`effstats.reliability.AuditResult.save`.
     n_jobs : int or None, default=None
         Processes computing the resampling of scenarios: with more than one, half the work (every DIoR objective
         but Kendall's τ, the per-scenario agreement, the clone and removal checks) runs in a forked process beside
@@ -887,8 +925,8 @@ def audit(data: Any, out: str | Path | None = None, *, format: str = "auto", tab
         n_jobs = check_positive_int(n_jobs, "n_jobs")
     if out is not None:  # before the bootstrap: a refused folder costs no waiting
         force = check_flag(force, "force")
-        _refuse_foreign(Path(out), _OUTPUTS, True, data)
-        _refuse_foreign(Path(out), _OUTPUTS[:5] + ("rank_intervals.png",), force)
+        _refuse_foreign(Path(out), _OUTPUTS, data, foreign=False)
+        _refuse_foreign(Path(out), _OUTPUTS[:5] + ("rank_intervals.png",))
     given = data
     notes = list(notes or [])
     rank_info = None
@@ -921,6 +959,7 @@ def audit(data: Any, out: str | Path | None = None, *, format: str = "auto", tab
     else:
         info, helm = None, False
     data, published, mixed = _rescale_percent(data, published, notes)
+    _warn_lookalikes(data, notes)
     if published is not None and not isinstance(published, pd.Series):
         raise ValueError(f"published: expected a Series indexed by model, got {type(published).__name__}")
     kind = published_kind or (None if published is None else published.attrs.get("kind"))

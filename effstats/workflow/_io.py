@@ -41,7 +41,12 @@ def _detect(path: Path) -> str:
                 head = f.read(4096)
         except OSError:
             pass
-    if head.startswith(b"PAR1") or name.endswith((".parquet", ".pq")):  # Parquet's magic bytes, whatever the name
+    line = head.split(b"\n", 1)[0].lstrip(b"\xef\xbb\xbf")
+    text = b"\0" not in line and any(sep in line for sep in (b",", b"\t", b";"))
+    # Parquet's magic bytes, whatever the name; a file named .parquet that holds a text or compressed table is read
+    # as what it holds (any other, as Parquet: its reader says it is not one)
+    if head.startswith(b"PAR1") or (name.endswith((".parquet", ".pq")) and not text
+                                    and not head.startswith(_COMPRESSED_MAGIC)):
         return "parquet"
     if ".jsonl" in name:
         return "lm-eval"
@@ -53,10 +58,9 @@ def _detect(path: Path) -> str:
     # another name: what the file holds decides (a compressed file is a table: its reader decompresses it)
     if head.startswith(_COMPRESSED_MAGIC):
         return "csv"
-    line = head.split(b"\n", 1)[0].lstrip(b"\xef\xbb\xbf")
     if line.lstrip().startswith(b"{"):
         return "lm-eval"
-    if b"\0" not in line and any(sep in line for sep in (b",", b"\t", b";")):
+    if text:
         return "csv"
     raise ValueError(f"{path}: unknown file type; expected a CSV/TSV or Parquet table, an lm-eval samples_*.jsonl "
                      "log or a folder of them, or HELM run folders")
