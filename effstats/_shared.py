@@ -55,9 +55,9 @@ def _indexer(sel: Any, ids: pd.Index, name: str) -> np.ndarray:
     try:
         pos = ids.get_indexer(arr)
     except (TypeError, ValueError):
-        raise ValueError(f"{name}: unknown ids {arr[:5].tolist()}") from None
+        raise ValueError(f"{name}: unknown ids {_plain(arr[:5])}") from None
     if (pos < 0).any():
-        raise ValueError(f"{name}: unknown ids {arr[pos < 0][:5].tolist()}")
+        raise ValueError(f"{name}: unknown ids {_plain(arr[pos < 0][:5])}")
     return pos
 
 
@@ -65,7 +65,7 @@ def _unique_positions(pos: np.ndarray, ids: pd.Index, name: str) -> np.ndarray:
     """Refuse a selection naming an entry twice (the result would carry duplicated ids)."""
     if len(pos) != len(np.unique(pos)):
         u, c = np.unique(pos, return_counts=True)
-        raise ValueError(f"{name}: selected more than once: {ids[u[c > 1]][:5].tolist()}")
+        raise ValueError(f"{name}: selected more than once: {_plain(ids[u[c > 1]][:5])}")
     return pos
 
 
@@ -140,9 +140,19 @@ def _kappa_from_rates(err: Any, pa: Any, py: Any, undefined: float = 1.0) -> np.
     return np.where(den > 0, ((1.0 - err) - er) / safe, undefined)
 
 
+# Names longer than this are cut in messages: a 5,000-character item id would make an error line unreadable.
+_LONGEST = 80
+_KEEP = 60
+
+
+def _short(text: str) -> str:
+    """``text`` as it is, or, longer than ``_LONGEST`` characters, its first ``_KEEP`` ones, "…" and its length."""
+    return text if len(text) <= _LONGEST else f"{text[:_KEEP]}…({len(text)} characters)"
+
+
 def _name_list(names: Any, limit: int = 8, more: str = "… and {} more") -> str:
     """Comma-separated names, at most ``limit`` of them, then ``more`` with the number left out."""
-    names = [str(n) for n in names]
+    names = [_short(str(n)) for n in names]
     rest = len(names) - limit
     return ", ".join(names[:limit]) + (" " + more.format(rest) if rest > 0 else "")
 
@@ -150,9 +160,13 @@ def _name_list(names: Any, limit: int = 8, more: str = "… and {} more") -> str
 def _plain(values: Any) -> Any:
     """Values as plain Python objects, for messages: numpy scalars become ``int``/``float``/``str``/``bool`` (numpy 2
     prints ``np.int64(26)`` where numpy 1 printed ``26``); arrays, Index and Series become lists of them, tuples stay
-    tuples, mappings (e.g. an option given per task) become dicts; anything else is returned as it is."""
+    tuples, mappings (e.g. an option given per task) become dicts; strings longer than 80 characters are cut
+    (:func:`_short`); anything else is returned as it is."""
     if isinstance(values, np.generic) or (isinstance(values, np.ndarray) and values.ndim == 0):
-        return values.item()
+        values = values.item()
+        return _short(values) if isinstance(values, str) else values
+    if isinstance(values, str):
+        return _short(values)
     if isinstance(values, Mapping):
         return {_plain(k): _plain(v) for k, v in values.items()}
     if isinstance(values, tuple):
@@ -215,7 +229,7 @@ def _is_float(v: str) -> bool:
 def _id_list(ids: Any, k: int = 5) -> str:
     """The first ``k`` ids as a list, then how many more there are: ``"['a', 'b'] and 3 more"``."""
     more = f" and {len(ids) - k} more" if len(ids) > k else ""
-    return f"{np.asarray(ids[:k]).tolist()}{more}"  # plain values, not numpy reprs
+    return f"{_plain(np.asarray(ids[:k]).tolist())}{more}"  # plain values, not numpy reprs
 
 
 #: Memory as a file system, where Linux has it.

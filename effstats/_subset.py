@@ -44,7 +44,7 @@ from sklearn.base import BaseEstimator, clone
 from ._items import (_allocate, _distinct_rows, _first_per_group, _group_codes, _kmeans_plusplus,  # noqa: F401
                      _weighted_anchors, _weighted_kmeans, select_random)
 from ._results import ConfidenceInterval, check_confidence_level, normal_interval
-from ._shared import _name_list
+from ._shared import _name_list, _plain
 from ._shared import _value_list as _show
 from ._validation import check_array, check_integer_outputs, check_positive_int, check_probabilities
 from .exceptions import NotFittedError, check_is_fitted
@@ -203,7 +203,7 @@ def _as_outputs(x: Any, name: str, labels: Any = None) -> _Outputs:
         ids = pd.Index(x.columns)
         if ids.has_duplicates:
             raise ValueError(f"{name}: DataFrame columns (item ids) must be unique, duplicated: "
-                             f"{ids[ids.duplicated()].unique()[:5].tolist()}")
+                             f"{_plain(ids[ids.duplicated()].unique()[:5])}")
         x = x.to_numpy()
     arr = check_array(x, name, ndim=(2, 3), dtype=None, allow_nan=True)
     if arr.dtype == object:

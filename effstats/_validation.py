@@ -175,7 +175,7 @@ def check_array(
 
 def _is_pd_na(raw: np.ndarray) -> np.ndarray:
     """Where an object array holds pandas' missing value ``pd.NA`` (read as NaN, like numpy reads None)."""
-    return np.frompyfunc(lambda v: v is pd.NA, 1, 1)(raw).astype(bool)
+    return np.asarray(np.frompyfunc(lambda v: v is pd.NA, 1, 1)(raw), dtype=bool)  # a 0-d input gives a bool
 
 
 def check_flag(x: Any, name: str) -> bool:

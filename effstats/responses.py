@@ -38,7 +38,7 @@ def _ids(ids: Any, n: int, name: str, prefix: str) -> pd.Index:
     if isinstance(idx, pd.MultiIndex) or any(not _hashable(i) for i in idx[:1000]):
         raise ValueError(f"{name}: expected hashable scalar ids (str or int), got e.g. {_plain(idx[0])!r}")
     if idx.has_duplicates:
-        dup = idx[idx.duplicated()].unique()[:5].tolist()
+        dup = _plain(idx[idx.duplicated()].unique()[:5])
         raise ValueError(f"{name}: ids must be unique, duplicated: {dup}")
     _warn_unicode_twins(idx, name)
     return idx
@@ -86,7 +86,7 @@ def _meta(meta: Any, ids: pd.Index, name: str) -> pd.DataFrame:
     if len(meta) != len(ids):
         raise ValueError(f"{name}: expected {len(ids)} rows, got {len(meta)}")
     if meta.columns.has_duplicates:
-        raise ValueError(f"{name}: duplicated columns {meta.columns[meta.columns.duplicated()].unique()[:5].tolist()}")
+        raise ValueError(f"{name}: duplicated columns {_plain(meta.columns[meta.columns.duplicated()].unique()[:5])}")
     if meta.index.has_duplicates:
         dup = meta.index[meta.index.duplicated()].unique()[:5].tolist()
         raise ValueError(f"{name}: the index must hold unique ids, duplicated: {dup}")
@@ -99,7 +99,7 @@ def _meta(meta: Any, ids: pd.Index, name: str) -> pd.DataFrame:
     else:  # labelled by other ids: refuse rather than align by position
         unknown = [i for i in meta.index if i not in set(ids)][:5]
         missing = [i for i in ids if i not in set(meta.index)][:5]
-        raise ValueError(f"{name}: index does not match the ids; unknown {unknown}, missing {missing} "
+        raise ValueError(f"{name}: index does not match the ids; unknown {_plain(unknown)}, missing {_plain(missing)} "
                          "(index by id, or use a default 0..n-1 index for row order)")
     out.index.name = ids.name
     return out
@@ -149,10 +149,10 @@ def _subset_meta(meta: Any, ids: pd.Index, name: str) -> pd.DataFrame | None:
         raise ValueError(f"{name}: expected a DataFrame indexed by id, got {type(meta).__name__}")
     if meta.index.has_duplicates:
         raise ValueError(f"{name}: the index must hold unique ids, duplicated: "
-                         f"{meta.index[meta.index.duplicated()].unique()[:5].tolist()}")
+                         f"{_plain(meta.index[meta.index.duplicated()].unique()[:5])}")
     missing = ids.difference(meta.index)
     if len(missing):
-        raise ValueError(f"{name}: no rows for ids {missing[:5].tolist()}")
+        raise ValueError(f"{name}: no rows for ids {_plain(missing[:5])}")
     return meta.loc[ids]
 
 
@@ -470,7 +470,7 @@ class ResponseMatrix:
         if not isinstance(df, pd.DataFrame):
             raise ValueError(f"df: expected a pandas DataFrame, got {type(df).__name__}")
         if df.columns.has_duplicates:
-            raise ValueError(f"df: duplicated columns {df.columns[df.columns.duplicated()].unique()[:5].tolist()}")
+            raise ValueError(f"df: duplicated columns {_plain(df.columns[df.columns.duplicated()].unique()[:5])}")
         if groups is None or isinstance(groups, str) or _hashable(groups) and not isinstance(groups, tuple):
             groups = [] if groups is None else [groups]
         else:
@@ -589,7 +589,7 @@ class ResponseMatrix:
             raise ValueError("df: expected a non-empty table")
         for axis, what in ((df.columns, "columns (item ids)"), (df.index, "rows (model ids)")):
             if axis.has_duplicates:
-                raise ValueError(f"df: duplicated {what}: {axis[axis.duplicated()].unique()[:5].tolist()}")
+                raise ValueError(f"df: duplicated {what}: {_plain(axis[axis.duplicated()].unique()[:5])}")
         # mask (not replace): replacing into an all-missing column warns on pandas >= 2.2
         raw = df.mask(df.astype(str) == str(missing_marker)) if missing_marker is not None else df
         num = _as_float(raw, "df")

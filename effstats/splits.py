@@ -12,7 +12,7 @@ import pandas as pd
 
 from ._validation import check_fraction, check_positive_int, check_rng
 from ._plain_exceptions import InputTypeError
-from ._shared import _indexer, _unique_positions
+from ._shared import _indexer, _plain, _unique_positions
 from .responses import ResponseMatrix
 
 __all__ = ["ModelSplit", "random_split", "chronological_split", "performance_split", "binned_split"]
@@ -78,7 +78,7 @@ class ModelSplit(NamedTuple):
                 raise ValueError(f"{nm}: the split has no {nm} model")
         both = np.intersect1d(src, tgt)
         if both.size:  # a model on both sides leaks the target into the fit
-            raise ValueError(f"source: models {ids[both][:5].tolist()} are also targets; a split must keep them apart")
+            raise ValueError(f"source: models {_plain(ids[both][:5])} are also targets; a split must keep them apart")
         return responses.subset(models=src), responses.subset(models=tgt)
 
 

@@ -7,6 +7,7 @@ line prints that error on one line and exits with status 2. No layout may be rea
 from __future__ import annotations
 
 import re
+import unicodedata
 import warnings
 
 import numpy as np
@@ -274,6 +275,25 @@ def test_estimate_refuses_a_transposed_table_it_cannot_tell_by_its_header(tmp_pa
     new.T.to_csv(f, index_label="")
     with pytest.raises(ValueError, match=r"^new_results: looks transposed \(its models include the manifest's items"):
         estimate(sel, f)
+
+
+@pytest.mark.parametrize("name, theirs, part", [
+    (lambda j: f"caf\u00e9-{j:02d}", lambda i: unicodedata.normalize("NFD", i),
+     ("differ from the manifest's only by Unicode normalisation (NFC/NFD)", r"is written 'cafe\u0301-",
+      r"the manifest's 'caf\xe9-")),
+    (lambda j: "x" * 5000 + f"{j:02d}", lambda i: i + "!", ("'" + "x" * 60 + "…(5003 characters)'",)),
+])
+def test_estimate_message_on_ids_that_print_alike_or_run_long(tmp_path, capsys, name, theirs, part):
+    """Ids that print alike are told apart, and a 5,000-character id is cut: the error stays one short line."""
+    sim = simulate_responses(23, 60, rng=1)
+    items = [name(j) for j in range(60)]
+    full = pd.DataFrame(sim.values.astype(int), index=[f"m{i}" for i in range(23)], columns=items)
+    full.iloc[:20].to_csv(tmp_path / "ref.csv", index_label="model")
+    select(tmp_path / "ref.csv", 20, seed=0).save(tmp_path / "run")
+    full.iloc[20:].set_axis([theirs(i) for i in items], axis=1).to_csv(tmp_path / "new.csv", index_label="model")
+    assert main(["estimate", str(tmp_path / "run"), str(tmp_path / "new.csv"), "--out", str(tmp_path / "e")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and len(err) < 1000 and all(p in err for p in part), err
 
 
 def read_results_frame(df: pd.DataFrame):

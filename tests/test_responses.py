@@ -212,3 +212,15 @@ def test_ids_equal_after_unicode_normalisation_warn():
         warnings.simplefilter("error")
         ResponseMatrix([[1, 0]], model_ids=["GPT"], item_ids=["caf\u00e9", "CAF\u00c9"])  # case: other ids
         ResponseMatrix([[1, 0]], item_ids=["cafe\u0301", "x"])  # NFD alone has no twin
+
+
+def test_long_ids_are_cut_in_messages():
+    long = "x" * 5000
+    with pytest.raises(ValueError,
+                       match=r"^item_ids: ids must be unique, duplicated: \['x{60}…\(5000 characters\)'\]$"):
+        ResponseMatrix([[1, 0]], item_ids=[long, long])
+    with pytest.raises(ValueError, match=r"^items: unknown ids \['x{60}…\(5001 characters\)'\]$"):
+        ResponseMatrix([[1, 0]], item_ids=["a", "b"]).subset(items=[long + "y"])
+    ok = "y" * 80  # up to 80 characters, an id is shown whole
+    with pytest.raises(ValueError, match=rf"^items: unknown ids \['{ok}'\]$"):
+        ResponseMatrix([[1, 0]], item_ids=["a", "b"]).subset(items=[ok])

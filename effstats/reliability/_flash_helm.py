@@ -475,7 +475,7 @@ def _tournament(st: dict, new_models: Any, rng: np.random.Generator, progress: b
         if new_pos.size == 0:
             raise ValueError("new_models: expected at least one model")
         if np.unique(new_pos).size != new_pos.size:
-            raise ValueError(f"new_models: duplicated models {bench.model_ids[new_pos].tolist()}")
+            raise ValueError(f"new_models: duplicated models {_plain(bench.model_ids[new_pos])}")
         if new_pos.size == bench.n_models:
             raise ValueError("new_models: leave at least one reference model (or pass None to rank every model)")
     # Nested subsample: a random order of the items of each subscenario; stage S takes the first S.

@@ -1,6 +1,7 @@
 """Read a new model's results back, estimate its score and rank: :func:`estimate` and its :class:`Estimate`."""
 from __future__ import annotations
 
+import unicodedata
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -670,6 +671,13 @@ def _id_hint(new_ids: pd.Index, chosen: pd.Index) -> str:
     """When no result id is a manifest id, how the manifest names its items."""
     if len(new_ids.intersection(chosen)) or not len(chosen) or not len(new_ids):
         return ""
+    nfc = {unicodedata.normalize("NFC", i): i for i in chosen if isinstance(i, str)}
+    twin = next((i for i in new_ids if isinstance(i, str) and unicodedata.normalize("NFC", i) in nfc), None)
+    if twin is not None:  # they print alike: say how they differ
+        ours = nfc[unicodedata.normalize("NFC", twin)]
+        return (f" (the results' ids differ from the manifest's only by Unicode normalisation (NFC/NFD): "
+                f"{_plain(twin)!r} is written {ascii(_plain(twin))}, the manifest's {ascii(_plain(ours))}; normalise "
+                "them with unicodedata.normalize('NFC', id))")
     return f" (the manifest names its items like {_plain(chosen[0])!r}; the results like {_plain(new_ids[0])!r})"
 
 
