@@ -858,9 +858,10 @@ def cases() -> list[Case]:
         A("reference", REAL + SHORT0, expect={"nan": MAY}),
         A("resampled", REAL + [("short-cols", FAIL, lambda v, r: np.asarray(v)[..., :-1])], expect={"nan": MAY})]))
     add(Case("dior", "reliability", fn(RL + "dior"),
-             lambda: dict(data=S(), decision="scenarios", objective="kendall", n_boot=20, ci=0.9, rng=0), [
+             lambda: dict(data=S(), decision="scenarios", objective="kendall", n_boot=20, confidence_level=0.9,
+                          rng=0), [
         A("data", DATA), A("decision", OPTION), A("objective", OPTION), A("score", OPTION),
-        A("n_boot", INT, skip=("huge",)), A("ci", FRACTION),
+        A("n_boot", INT, skip=("huge",)), A("confidence_level", FRACTION),
         A("ties", OPTION), A("rng", RNG)]))
     add(Case("dior(examples)", "reliability", fn(RL + "dior"),
              lambda: dict(data=EX_RM(), decision="examples", size=4, n_boot=20, n_top=2, rng=0), [
@@ -883,8 +884,8 @@ def cases() -> list[Case]:
              lambda: dict(data=EX_RM(), sizes=[2, 4], n_boot=10, rng=0), [
         A("sizes", _sizes(8)), A("quantile", FRACTION, skip=("none",)), A("n_boot", INT, skip=("huge",))]))
     add(Case("rank_trajectories", "reliability", fn(RL + "rank_trajectories"),
-             lambda: dict(data=EX_RM(), sizes=[2, 4], n_boot=10, ci=0.9, rng=0), [
-        A("sizes", _sizes(8)), A("ci", FRACTION), A("n_boot", INT, skip=("huge",))]))
+             lambda: dict(data=EX_RM(), sizes=[2, 4], n_boot=10, confidence_level=0.9, rng=0), [
+        A("sizes", _sizes(8)), A("confidence_level", FRACTION), A("n_boot", INT, skip=("huge",))]))
     add(Case("subscenario_correlations", "reliability", fn(RL + "subscenario_correlations"), lambda: dict(data=EX_RM()),
              [
         A("data", [("array", FAIL, lambda v, r: "abc"), ("none", FAIL, lambda v, r: None)])]))
@@ -1470,8 +1471,9 @@ def _more_cases() -> list[Case]:
     # ---- reliability
     Sdf = lambda: pd.DataFrame(S(), index=[f"m{i}" for i in range(8)], columns=[f"S{j}" for j in range(6)])
     add(Case("dior_plan", "reliability", fn(RL + "dior_plan"),
-             lambda: dict(data=S(), decision="scenarios", objective="kendall", ci=0.9), [
-        A("decision", OPTION), A("objective", OPTION), A("ci", FRACTION), A("n_top", INT), A("ties", OPTION)]))
+             lambda: dict(data=S(), decision="scenarios", objective="kendall", confidence_level=0.9), [
+        A("decision", OPTION), A("objective", OPTION), A("confidence_level", FRACTION), A("n_top", INT),
+        A("ties", OPTION)]))
     add(Case("DIoRPlan.draw", "reliability", lambda kw: pub(RL + "dior_plan")(S()).draw(**kw), lambda: dict(n=5, rng=0),
              [A("n", INT, skip=("huge",)), A("rng", RNG)]))
     add(Case("comparison_components", "reliability", fn(RL + "comparison_components"), lambda: dict(scores=S()), [

@@ -9,7 +9,7 @@ import pandas as pd
 from .._validation import check_fraction, check_positive_int, check_rng
 from ..responses import ResponseMatrix
 from ._benchmark import Benchmark, Score, _check_sizes
-from ._dior import _check_common, _check_example_size, _compute_fraction, _multiplicity, _resampled_scores
+from ._dior import _check_common, _check_example_size, _level, _compute_fraction, _multiplicity, _resampled_scores
 from ._metametrics import _switch, _wilson
 from ._winrate import _score
 
@@ -24,7 +24,8 @@ def rank_switch_curve(
     n_top: int = 5,
     score: Score = "mwr",
     n_boot: int = 1000,
-    ci: float = 0.95,
+    confidence_level: float = 0.95,
+    ci: float | None = None,
     ties: str = "strict",
     rng: Any = None,
     progress: bool = False,
@@ -51,8 +52,10 @@ def rank_switch_curve(
         Benchmark scoring function.
     n_boot : int, default=1000
         Resamples per size.
-    ci : float in (0, 1), default=0.95
+    confidence_level : float in (0, 1), default=0.95
         Level of the Wilson interval.
+    ci : float, optional
+        Former name of ``confidence_level``, kept for a while (it warns with a FutureWarning).
     ties : {"strict", "half"}, default="strict"
         Ties in the win rate.
     rng : int or numpy.random.Generator, optional
@@ -94,7 +97,8 @@ def rank_switch_curve(
     2    40             2     0.348
     3    40             5     0.005
     """
-    n_boot, ci = _check_common(n_boot, ci, score, ties)
+    level, name = _level(confidence_level, ci, 0.95)
+    n_boot, ci = _check_common(n_boot, level, score, ties, name)
     rng = check_rng(rng)
     bench = Benchmark.from_data(data, **kw)
     if bench.is_table:
@@ -139,7 +143,8 @@ def prompt_strategies(
     score: Score = "mean_of_means",
     replace: bool = False,
     n_boot: int = 300,
-    ci: float = 0.95,
+    confidence_level: float = 0.95,
+    ci: float | None = None,
     ties: str = "strict",
     rng: Any = None,
     scenario: str = "scenario",
@@ -165,8 +170,10 @@ def prompt_strategies(
         Bootstrap (``True``, *Boot*) or sub-sample (``False``, *Sub*).
     n_boot : int, default=300
         Resamples per size.
-    ci : float in (0, 1), default=0.95
+    confidence_level : float in (0, 1), default=0.95
         Level of the percentile interval.
+    ci : float, optional
+        Former name of ``confidence_level``, kept for a while (it warns with a FutureWarning).
     ties : {"strict", "half"}, default="strict"
         Ties in the win rate.
     rng : int or numpy.random.Generator, optional
@@ -209,7 +216,8 @@ def prompt_strategies(
     2  all_prompts           5      10          0.069
     3      uniform           5      10          0.067
     """
-    n_boot, ci = _check_common(n_boot, ci, score, ties)
+    level, name = _level(confidence_level, ci, 0.95)
+    n_boot, ci = _check_common(n_boot, level, score, ties, name)
     rng = check_rng(rng)
     if not isinstance(data, ResponseMatrix):
         raise ValueError("data: expected a ResponseMatrix with example and prompt item columns")
@@ -278,7 +286,8 @@ def rank_trajectories(
     *,
     score: Score = "mwr",
     n_boot: int = 200,
-    ci: float = 0.9,
+    confidence_level: float = 0.9,
+    ci: float | None = None,
     ties: str = "strict",
     rng: Any = None,
     **kw: Any,
@@ -295,8 +304,10 @@ def rank_trajectories(
         Benchmark scoring function.
     n_boot : int, default=200
         Resamples per size.
-    ci : float in (0, 1), default=0.9
+    confidence_level : float in (0, 1), default=0.9
         Level of the rank band.
+    ci : float, optional
+        Former name of ``confidence_level``, kept for a while (it warns with a FutureWarning).
     ties : {"strict", "half"}, default="strict"
         Ties in the win rate.
     rng : int or numpy.random.Generator, optional
@@ -335,7 +346,8 @@ def rank_trajectories(
     1  sim1          8          8.0
     2  sim2          3          3.0
     """
-    n_boot, ci = _check_common(n_boot, ci, score, ties)
+    level, name = _level(confidence_level, ci, 0.9)
+    n_boot, ci = _check_common(n_boot, level, score, ties, name)
     rng = check_rng(rng)
     bench = Benchmark.from_data(data, **kw)
     if bench.is_table:

@@ -291,9 +291,20 @@ def _compute_fraction(bench: Benchmark, decision: str, size: int | None) -> floa
     return float(np.minimum(bench.group_sizes(), size).sum() / bench.n_items) if decision == "examples" else 1.0
 
 
-def _check_common(n_boot: Any, ci: Any, score: Any, ties: Any) -> tuple[int, float]:
+def _level(confidence_level: Any, ci: Any, default: float) -> tuple[Any, str]:
+    """The interval's level, and the name it was given by: ``ci`` is the former name of ``confidence_level``."""
+    if ci is None:
+        return confidence_level, "confidence_level"
+    if not (isinstance(confidence_level, float) and confidence_level == default):
+        raise ValueError("ci: the former name of confidence_level; give confidence_level only")
+    warnings.warn("ci: renamed confidence_level (the name of every interval level in effstats, as in scipy.stats); "
+                  "ci will be removed in a future version", FutureWarning, stacklevel=3)
+    return ci, "ci"
+
+
+def _check_common(n_boot: Any, ci: Any, score: Any, ties: Any, name: str = "confidence_level") -> tuple[int, float]:
     n_boot = check_positive_int(n_boot, "n_boot")
-    ci = check_fraction(ci, "ci")
+    ci = check_fraction(ci, name)
     _choice(score, "score", _SCORES)
     _choice(ties, "ties", _TIES)
     return n_boot, ci
@@ -578,7 +589,8 @@ def dior_plan(
     *,
     size: int | None = None,
     score: Score = "mwr",
-    ci: float = 0.95,
+    confidence_level: float = 0.95,
+    ci: float | None = None,
     n_top: int = 5,
     ties: str = "strict",
     scenario: str = "scenario",
@@ -599,8 +611,10 @@ def dior_plan(
         Instantiation size (default: the original size).
     score : {"mwr", "mean", "mean_of_means"}, default="mwr"
         Benchmark scoring function.
-    ci : float in (0, 1), default=0.95
+    confidence_level : float in (0, 1), default=0.95
         Level of the interval whose lower end is the DIoR.
+    ci : float, optional
+        Former name of ``confidence_level``, kept for a while (it warns with a FutureWarning).
     n_top : int, default=5
         Repeats of the best-model objective.
     ties : {"strict", "half"}, default="strict"
@@ -641,7 +655,8 @@ def dior_plan(
     >>> distribution.shape, resampled.shape
     ((50,), (50, 8))
     """
-    _, ci = _check_common(1, ci, score, ties)
+    level, name = _level(confidence_level, ci, 0.95)
+    _, ci = _check_common(1, level, score, ties, name)
     _choice(decision, "decision", _DECISIONS)
     _choice(objective, "objective", _OBJECTIVES)
     bench = Benchmark.from_data(data, scenario=scenario, subscenario=subscenario, prompt=prompt)
@@ -695,7 +710,8 @@ def dior(
     size: int | None = None,
     score: Score = "mwr",
     n_boot: int = 1000,
-    ci: float = 0.95,
+    confidence_level: float = 0.95,
+    ci: float | None = None,
     n_top: int = 5,
     ties: str = "strict",
     rng: Any = None,
@@ -733,7 +749,9 @@ def dior(
         At least 2 (a standard error and an interval need two draws). Fewer than ``2 / (1 − ci)``
         draws (40 at 95%) put the percentile DIoR between the two smallest draws: a DegenerateDataWarning
         says so.
-    ci : float in (0, 1), default=0.95
+    confidence_level : float in (0, 1), default=0.95
+    ci : float, optional
+        Former name of ``confidence_level``, kept for a while (it warns with a FutureWarning).
     n_top : int, default=5
         Repeats of the best-model objective.
     ties : {"strict", "half"}, default="strict"
@@ -782,7 +800,8 @@ def dior(
     """
     n_boot = _check_n_boot(n_boot)
     rng = check_rng(rng)
-    plan = dior_plan(data, decision, objective, size=size, score=score, ci=ci, n_top=n_top, ties=ties,
+    plan = dior_plan(data, decision, objective, size=size, score=score, confidence_level=confidence_level, ci=ci,
+                     n_top=n_top, ties=ties,
                      scenario=scenario, subscenario=subscenario, prompt=prompt)
     if n_boot * (1 - plan.ci) / 2 < 1 and objective != "best_model":  # after validation: bad input raises first
         warnings.warn(f"n_boot: with {n_boot} resamples the {(1 - plan.ci) / 2:.1%} quantile (DIoR) rests on the two "
