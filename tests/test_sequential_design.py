@@ -460,3 +460,22 @@ def test_binding_beta_spending_on_a_finer_grid_spends_alpha_and_beta_on_it(kw):
     assert d.r > 18
     np.testing.assert_allclose(d.alpha_spent, d.spending(kw["alpha"], d.timing), rtol=0, atol=1e-6)
     np.testing.assert_allclose(d.beta_spent, d.lower_spending(kw["beta"], d.timing), rtol=0, atol=1e-6)
+
+
+@pytest.mark.parametrize("k, alpha, kw", [(3, 1e-300, {}), (3, 1e-100, dict(sided=1)),
+                                          (3, 1e-20, dict(sided=1, spending="ld_obf"))])
+def test_alpha_too_small_to_spend_is_refused(k, alpha, kw):
+    """Bounds capped at z = 20 spend about 1e-89 whatever alpha asked: refused, with no warning first."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match=rf"^alpha: {alpha:g} is too small to spend: every bound reaches "
+                                             r"the z cap of 20"):
+            design(k, alpha=alpha, **kw)
+
+
+def test_tiny_alpha_below_the_cap_is_kept():
+    """Above the floor a tiny alpha gives bounds below the cap: its one-look design is the normal quantile."""
+    assert design(1, alpha=1e-80, sided=1).upper[0] == pytest.approx(-norm.ppf(1e-80), rel=1e-6)
+    assert design(3, alpha=1e-60, sided=1).upper[-1] < 20

@@ -494,8 +494,9 @@ def design(
         Type-I error: two-sided total in (0, 1) for a symmetric two-sided design (``sided=2`` /
         ``test_type=2``; each tail gets ``alpha / 2``), one-sided in (0, 0.5) otherwise (gsDesign's
         convention for test types 1 and 3-6).
-    beta : float in (0, 1 - alpha), default=0.1
-        Type-II error (power ``1 - beta``); sets the information and expected sample sizes.
+    beta : float, default=0.1
+        Type-II error (power ``1 - beta``); sets the information and expected sample sizes. Below 1 minus the
+        one-sided alpha, as in gsDesign: ``1 - alpha / 2`` for a two-sided design, ``1 - alpha`` otherwise.
     sided : {1, 2}, default=2
         Shorthand for ``test_type`` 1 or 2 when ``test_type`` is None.
     test_type : {1, 2, 3, 4, 5, 6}, optional
@@ -551,11 +552,14 @@ def design(
     Raises
     ------
     ValueError
-        For bad input; the message starts with the argument's name. For a planned beta-spending design (test
-        types 3 / 4) whose futility bound cannot spend the requested beta by some look to ``tol`` (as gsDesign's
-        "False negative rates not achieved"), or for a binding one (test type 3) whose boundary iteration has no
-        root or does not settle in 101 rounds (gsDesign's "False positive rates not achieved"), the message starts
-        with ``lower_spending``. Validated against
+        For bad input; the message starts with the argument's name. An ``alpha`` so small that every bound
+        reaches the z cap of 20 (gsDesign's ``EXTREMEZ``: a one-sided alpha below about 1e-88, or below about
+        1e-16 with LD O'Brien-Fleming spending, whose :math:`2 - 2\\Phi(\\cdot)` rounds to 0) is refused naming
+        ``alpha``: gsDesign returns such a design, crossing with probability about 1e-89, or fails. For a planned
+        beta-spending design (test types 3 / 4) whose futility bound cannot spend the requested beta by some look
+        to ``tol`` (as gsDesign's "False negative rates not achieved"), or for a binding one (test type 3) whose
+        boundary iteration has no root or does not settle in 101 rounds (gsDesign's "False positive rates not
+        achieved"), the message starts with ``lower_spending``. Validated against
         gsDesign on a seeded random grid of such designs (``tests/test_sequential_finite.py``).
     RuntimeError
         If the numerical boundary iteration fails (the bounds would not spend the requested alpha).
@@ -632,9 +636,18 @@ def design(
     spec = _Spec(k=k, test_type=test_type, alpha=a1, beta=beta, timing=t, upper=up, lower=lo,
                  astar=astar if astar else 1 - a1, n_i=n_i, max_info_plan=max_info if max_info is not None else 1.0,
                  tol=tol, r=r, n_fix=n_fixed if n_fixed is not None else 1.0)
-    spec, res = _derive_bounds(spec, backend, auto_r)
-    return _design_from_bounds(spec, res, alpha=alpha, backend=backend, astar=astar, max_info=max_info,
-                               n_fixed=n_fixed)
+    with warnings.catch_warnings(record=True) as said:  # shown unless the design is refused below
+        warnings.simplefilter("always")
+        spec, res = _derive_bounds(spec, backend, auto_r)
+        out = _design_from_bounds(spec, res, alpha=alpha, backend=backend, astar=astar, max_info=max_info,
+                                  n_fixed=n_fixed)
+    if (out.upper >= EXTREMEZ).all():  # every bound capped: the design spends next to none of alpha (gsDesign's too)
+        raise ValueError(f"alpha: {alpha:g} is too small to spend: every bound reaches the z cap of "
+                         f"{EXTREMEZ:g} (gsDesign's), so the design would cross with a probability far below alpha; "
+                         "use a larger alpha")
+    for w in said:
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return out
 
 
 def _check_error_rates(sided: Any, test_type: Any, alpha: Any, beta: Any) -> tuple[int, float, float, float]:
