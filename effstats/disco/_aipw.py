@@ -105,7 +105,7 @@ class AIPW(_SubsetEstimator):
         ``lambda`` is estimated from the few sampled items of the training folds, and with a budget of tens to
         hundreds of items that noise costs more accuracy than the shrinkage saves (Zhang et al.'s estimator uses
         ``lambda = 1``).
-    random_state : int, Generator or None, default=None
+    random_state : int, RandomState, Generator or None, default=None
         Draws the items, then the folds.
 
     Attributes

@@ -69,7 +69,7 @@ class RandomDirect(_SubsetEstimator):
         Items drawn, at most the number of items.
     stratify : str, array of shape (n_items_total,), or None, default=None
         Item groups (a column of the source ``items`` table, or an array): equal numbers of items per group.
-    random_state : int, Generator or None, default=None
+    random_state : int, RandomState, Generator or None, default=None
         Seeds the draw.
 
     Attributes
@@ -205,7 +205,7 @@ class AnchorCorr(_SubsetEstimator):
     ----------
     n_items : int, default=100
         Clusters (anchors), at most the number of items.
-    random_state : int, Generator or None, default=None
+    random_state : int, RandomState, Generator or None, default=None
         Seeds k-means.
 
     Attributes
@@ -335,7 +335,7 @@ class StratifiedHT(_SubsetEstimator):
         Items drawn, at most the number of items.
     n_strata : int, default=10
         Strata (k-means clusters of the difficulty proxy), at most ``n_items``; empty clusters are dropped.
-    random_state : int, Generator or None, default=None
+    random_state : int, RandomState, Generator or None, default=None
         Seeds the draws within strata.
 
     Attributes
@@ -551,7 +551,7 @@ class SortSearchDirect(_SubsetEstimator):
         Items evaluated, at most the number of items.
     sort : {"sum", "confidence", "recursive"}, default="sum"
         The order of the items (see :class:`effstats.sortsearch.SortSearch`), in any case.
-    random_state : int, Generator or None, default=None
+    random_state : int, RandomState, Generator or None, default=None
         Passed to :class:`effstats.sortsearch.SortSearch`.
 
     Attributes

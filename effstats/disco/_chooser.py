@@ -214,7 +214,7 @@ class MethodChooser(_SubsetEstimator):
     extrapolation : bool, default=True
         Also score every candidate on the best sources held out (``top_mae``) and choose by the worse of the two
         errors.
-    random_state : int, Generator or None
+    random_state : int, RandomState, Generator or None
         Seeds the candidates. Every candidate with a ``random_state`` parameter gets the same derived integer,
         ``candidate_random_state_`` = ``np.random.default_rng(random_state).integers(2**31 - 1)`` (None stays None),
         not ``random_state`` itself: the chooser's DISCO equals ``DISCO(..., random_state=ch.candidate_random_state_)``,

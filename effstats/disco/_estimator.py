@@ -174,7 +174,7 @@ class DISCO(_SubsetEstimator):
         Distance of the kNN predictor; the authors' code uses cosine distance. Cosine needs centred signatures
         (PCA centres them): on raw 0/1 correctness signatures (``pca=None``) it compares only the direction of
         the correct sets, not how many items are right, and predicts poorly; use ``"euclidean"`` there.
-    random_state : int, Generator or None, default=None
+    random_state : int, RandomState, Generator or None, default=None
         Seeds the random selection, the model subset, tie-breaking and the predictor. Items tied in
         disagreement (``"pds"``: then in the JSD) are ordered by a random permutation drawn from this stream, or
         seeded with 0 when ``random_state`` is None, so the selection is reproducible: with 0/1 correctness or

@@ -472,7 +472,7 @@ class RandomLearn(_RegressionOnItems):
         The regression from responses to score.
     degree : int, default=2
         Degree of the polynomial kernel.
-    random_state : int, numpy.random.Generator or None, default=None
+    random_state : int, numpy.random.RandomState, numpy.random.Generator or None, default=None
         Seed of the item draw.
 
     Attributes

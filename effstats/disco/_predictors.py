@@ -34,7 +34,7 @@ def make_predictor(
     ----------
     name : str or object
         One of :data:`effstats.disco.PREDICTORS`, in any case, or a scikit-learn regressor (returned as a clone).
-    random_state : int, Generator or None, default=None
+    random_state : int, RandomState, Generator or None, default=None
         Seeds the forest, boosting and MLP regressors.
     n_neighbors : int, default=1
         k of ``knn``, at least 1.

@@ -79,7 +79,7 @@ class StratifiedAIPW(AIPW):
     power_tuning : bool, default=False
         Scale the model's predictions by ``lambda`` in [0, 1] chosen by cross-fitting within the training folds
         (PPI++; as :class:`effstats.disco.AIPW`).
-    random_state : int, Generator or None, default=None
+    random_state : int, RandomState, Generator or None, default=None
         Draws the items, then the folds.
 
     Attributes

@@ -129,7 +129,7 @@ class IRT2PL(BaseEstimator):
         file without a name (in /dev/shm where it has room, else the temporary directory), freed however the fit
         ends; without room for it, without a writable temporary directory, or on systems other than POSIX, the fit
         runs in this process alone.
-    random_state : int, Generator or None, default=None
+    random_state : int, RandomState, Generator or None, default=None
         Seeds the start of latent dimensions beyond the rank of the data (otherwise the fit is deterministic).
 
     Attributes

@@ -139,7 +139,7 @@ class TinyBenchmarks(_SubsetEstimator):
         which this one sets); None: one per core. With more than one, the anchor k-means of ``"anchor-corr"`` on a
         large matrix runs in a process of its own while the IRT models are fitted. The estimates do not depend on
         it.
-    random_state : int, numpy.random.Generator or None, default=None
+    random_state : int, numpy.random.RandomState, numpy.random.Generator or None, default=None
         Seeds the random items / k-means.
 
     Attributes

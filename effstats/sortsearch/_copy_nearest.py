@@ -374,7 +374,7 @@ class CopyNearestExpand(BaseEstimator):
 
     Parameters
     ----------
-    random_state : None, int or numpy.random.Generator, default=None
+    random_state : None, int, numpy.random.RandomState or numpy.random.Generator, default=None
         The random item selection.
 
     Attributes

@@ -306,7 +306,7 @@ class HybridSearch(BaseEstimator):
         Per-model guard: a new model whose nearest source models' vote misclassifies more than this fraction more
         of its evaluated items than the S&S prediction does gets the S&S prediction (it resembles no source
         model). Applied in the cross-validation too. ``None`` disables it.
-    random_state : None, int or numpy.random.Generator, default=None
+    random_state : None, int, numpy.random.RandomState or numpy.random.Generator, default=None
         Fold assignment.
 
     Attributes

@@ -35,7 +35,7 @@ class SampleInserter(SortSearch):
         The easiness estimate from the evaluated models.
     missing : {"observed", "raise"}, default="observed"
         Cache matrices with missing cells, as for :class:`effstats.sortsearch.SortSearch`.
-    random_state : None, int or numpy.random.Generator, default=None
+    random_state : None, int, numpy.random.RandomState or numpy.random.Generator, default=None
         For ``sampling="stratified"`` / ``"random"``.
 
     Attributes

@@ -187,7 +187,7 @@ class SortSearch(BaseEstimator):
         items (``n_answered_``). Works with ``sort="sum"``; the other sorts need a complete matrix. A complete
         matrix takes the plain sum order whatever this is (identical results). ``"raise"`` refuses missing
         cells.
-    random_state : None, int or Generator, default=None
+    random_state : None, int, RandomState or Generator, default=None
         For ``sampling="stratified"`` / ``"random"``.
 
     Attributes
