@@ -475,6 +475,12 @@ def test_alpha_too_small_to_spend_is_refused(k, alpha, kw):
             design(k, alpha=alpha, **kw)
 
 
+def test_looks_with_a_sliver_of_the_information_are_refused():
+    with pytest.raises(ValueError, match=r"^max_information: the last look reaches 3e-299 of the planned information, "
+                                         r"so little that every bound reaches the z cap of 20"):
+        design(information=[10, 20, 30], max_information=1e300)
+
+
 def test_tiny_alpha_below_the_cap_is_kept():
     """Above the floor a tiny alpha gives bounds below the cap: its one-look design is the normal quantile."""
     assert design(1, alpha=1e-80, sided=1).upper[0] == pytest.approx(-norm.ppf(1e-80), rel=1e-6)

@@ -555,7 +555,8 @@ def design(
         For bad input; the message starts with the argument's name. An ``alpha`` so small that every bound
         reaches the z cap of 20 (gsDesign's ``EXTREMEZ``: a one-sided alpha below about 1e-88, or below about
         1e-16 with LD O'Brien-Fleming spending, whose :math:`2 - 2\\Phi(\\cdot)` rounds to 0) is refused naming
-        ``alpha``: gsDesign returns such a design, crossing with probability about 1e-89, or fails. For a planned
+        ``alpha`` (``max_information`` or ``timing`` when the last look holds a sliver of the planned information):
+        gsDesign returns such a design, crossing with probability about 1e-89, or fails. For a planned
         beta-spending design (test types 3 / 4) whose futility bound cannot spend the requested beta by some look
         to ``tol`` (as gsDesign's "False negative rates not achieved"), or for a binding one (test type 3) whose
         boundary iteration has no root or does not settle in 101 rounds (gsDesign's "False positive rates not
@@ -642,9 +643,13 @@ def design(
         out = _design_from_bounds(spec, res, alpha=alpha, backend=backend, astar=astar, max_info=max_info,
                                   n_fixed=n_fixed)
     if (out.upper >= EXTREMEZ).all():  # every bound capped: the design spends next to none of alpha (gsDesign's too)
-        raise ValueError(f"alpha: {alpha:g} is too small to spend: every bound reaches the z cap of "
-                         f"{EXTREMEZ:g} (gsDesign's), so the design would cross with a probability far below alpha; "
-                         "use a larger alpha")
+        capped = (f"every bound reaches the z cap of {EXTREMEZ:g} (gsDesign's), so the design would cross with a "
+                  "probability far below alpha")
+        if t[-1] < 1:  # the looks hold a sliver of the planned information, whatever alpha is
+            name = "max_information" if information is not None else "timing"
+            raise ValueError(f"{name}: the last look reaches {t[-1]:.3g} of the planned information, so little that "
+                             f"{capped}")
+        raise ValueError(f"alpha: {alpha:g} is too small to spend: {capped}; use a larger alpha")
     for w in said:
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     return out
