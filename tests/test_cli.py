@@ -515,11 +515,12 @@ def test_default_aggregate_follows_the_published_column(tmp_path):
     assert "Models ranked by the **Mean Win Rate**" in (out / "report.md").read_text()
 
 
-def test_report_flags_mixed_scales_under_a_mean(tmp_path):
-    """One column in percent among fractions: the mean follows that column alone (A first although it is last or
-    third on the other two); the report says so, and suggests the scale-free win rate. No warning under MWR."""
+def test_report_flags_mixed_scales_under_a_mean(tmp_path, capsys):
+    """One column on a wider scale among fractions: the mean follows that column alone (A first although it is last
+    or third on the other two); the report says so, and suggests the scale-free win rate. No warning under MWR. A
+    column in percent among fractions is refused for a mean, naming the columns."""
     p = tmp_path / "scale.csv"
-    p.write_text("model,Average,a,b,c\nA,0.5,80,0.2,0.3\nB,0.4,70,0.9,0.8\nC,0.3,60,0.5,0.5\nD,0.2,50,0.1,0.2\n")
+    p.write_text("model,Average,a,b,c\nA,0.5,800,0.2,0.3\nB,0.4,700,0.9,0.8\nC,0.3,600,0.5,0.5\nD,0.2,500,0.1,0.2\n")
     out = tmp_path / "o"
     assert main(["audit", str(p), "--out", str(out), "--n-boot", "200", "--no-progress"]) == 0
     md = (out / "report.md").read_text()
@@ -528,6 +529,11 @@ def test_report_flags_mixed_scales_under_a_mean(tmp_path):
     out = tmp_path / "m"
     assert main(["audit", str(p), "--out", str(out), "--n-boot", "200", "--no-progress", "--aggregate", "mwr"]) == 0
     assert "Scales differ" not in (out / "report.md").read_text()
+    capsys.readouterr()
+    p.write_text("model,Average,a,b,c\nA,0.5,80,0.2,0.3\nB,0.4,70,0.9,0.8\nC,0.3,60,0.5,0.5\nD,0.2,50,0.1,0.2\n")
+    assert main(["audit", str(p), "--out", str(tmp_path / "p"), "--n-boot", "200", "--no-progress"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "column(s) 'a' lie in 0–100 while 'b', 'c' lie in [0, 1]" in err[0], err
 
 
 def test_few_resamples_warned_once_in_the_report_not_as_python_warnings(tmp_path, capsys):
