@@ -61,11 +61,10 @@ def _warn_unicode_twins(idx: pd.Index, name: str) -> None:
     if twins.any():
         first = nfc[twins][0]
         a, b = idx[twins & (nfc == first)][:2]
-        n = int(nfc[twins].nunique())
-        warnings.warn(f"{name}: {n} pair(s) of ids differ only by Unicode normalisation (NFC/NFD) and are kept "
-                      f"apart, e.g. {_plain(a)!r} and {_plain(b)!r} (written {ascii(a)} and {ascii(b)}); normalise "
-                      "them with unicodedata.normalize('NFC', id) if they name the same thing", UserWarning,
-                      stacklevel=3)
+        # no count: a matrix rebuilt from this one, or a part of it, says the same words (the CLI shows them once)
+        warnings.warn(f"{name}: ids that differ only by Unicode normalisation (NFC/NFD) are kept apart, e.g. "
+                      f"{_plain(a)!r} and {_plain(b)!r} (written {ascii(a)} and {ascii(b)}); normalise them with "
+                      "unicodedata.normalize('NFC', id) if they name the same thing", UserWarning, stacklevel=3)
 
 
 def _hashable(x: Any) -> bool:

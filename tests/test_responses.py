@@ -204,8 +204,8 @@ def test_from_wide_nan_as_missing_keyword():
 def test_ids_equal_after_unicode_normalisation_warn():
     long = pd.DataFrame({"model": ["a", "a", "a"], "item": ["caf\u00e9", "cafe\u0301", "CAF\u00c9"],
                          "score": [1, 0, 1]})
-    with pytest.warns(UserWarning, match=r"^item_ids: 1 pair\(s\) of ids differ only by Unicode normalisation "
-                      r"\(NFC/NFD\).*'cafe\\u0301' and 'caf\\xe9'"):
+    with pytest.warns(UserWarning, match=r"^item_ids: ids that differ only by Unicode normalisation "
+                      r"\(NFC/NFD\) are kept apart.*'cafe\\u0301' and 'caf\\xe9'"):
         rm = ResponseMatrix.from_long(long)
     assert rm.n_items == 3  # kept apart: the warning does not merge them
     with warnings.catch_warnings():
