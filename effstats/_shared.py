@@ -152,7 +152,7 @@ def _short(text: str) -> str:
 
 def _name_list(names: Any, limit: int = 8, more: str = "… and {} more") -> str:
     """Comma-separated names, at most ``limit`` of them, then ``more`` with the number left out."""
-    names = [_short(str(n)) for n in names]
+    names = [str(n) for n in names]  # whole: an entry may be a sentence; ids come cut by _plain
     rest = len(names) - limit
     return ", ".join(names[:limit]) + (" " + more.format(rest) if rest > 0 else "")
 

@@ -296,6 +296,20 @@ def test_estimate_message_on_ids_that_print_alike_or_run_long(tmp_path, capsys, 
     assert len(err.splitlines()) == 1 and len(err) < 1000 and all(p in err for p in part), err
 
 
+def test_ids_equal_after_normalisation_are_warned_once_a_command(tmp_path, capsys):
+    sim = simulate_responses(21, 40, rng=2)
+    items = [f"caf\u00e9-{j}" for j in range(38)] + [unicodedata.normalize("NFD", f"caf\u00e9-{j}") for j in range(2)]
+    full = pd.DataFrame(sim.values.astype(int), index=[f"m{i}" for i in range(21)], columns=items)
+    full.iloc[:20].to_csv(tmp_path / "ref.csv", index_label="model")
+    full.iloc[20:].to_csv(tmp_path / "new.csv", index_label="model")
+    assert main(["select", str(tmp_path / "ref.csv"), "--budget", "20", "--out", str(tmp_path / "run")]) == 0
+    assert main(["estimate", str(tmp_path / "run"), str(tmp_path / "new.csv"), "--out", str(tmp_path / "e"),
+                 "--restrict-to-manifest"]) == 0
+    err = capsys.readouterr().err
+    said = [line for line in err.splitlines() if "Unicode normalisation (NFC/NFD)" in line]
+    assert [line.split(":")[0] for line in said] == ["effstats select", "effstats estimate"], err
+
+
 def read_results_frame(df: pd.DataFrame):
     from effstats import ResponseMatrix
 

@@ -18,6 +18,7 @@ from scipy import stats
 from .._results import ConfidenceInterval, check_confidence_level
 from .._shared import _name_list, _plain
 from ..responses import ResponseMatrix
+from ._io import known_ids
 from ._tasks import _TaskFit, design_methods
 
 
@@ -57,9 +58,10 @@ def _on_items(new: ResponseMatrix, items: pd.Index, task: str = "", reference: R
         if reference is not None and reference.labels is not None and not ok.all():
             pos = reference.item_ids.get_indexer(items[~ok])
             labels[~ok] = np.where(pos >= 0, reference.labels[np.maximum(pos, 0)], 0)
-    return ResponseMatrix(vals, kind=new.kind, missing=miss if miss.any() else None, probabilities=proba,
-                          labels=labels, predictions=pred, model_ids=new.model_ids, item_ids=items,
-                          models=new.models, items=new.items.reindex(items))
+    with known_ids():  # the manifest's items, and the results' ids, were warned about when read
+        return ResponseMatrix(vals, kind=new.kind, missing=miss if miss.any() else None, probabilities=proba,
+                              labels=labels, predictions=pred, model_ids=new.model_ids, item_ids=items,
+                              models=new.models, items=new.items.reindex(items))
 
 
 def _task_weights(tasks: pd.Series, weights: str) -> pd.Series:

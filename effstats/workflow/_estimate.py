@@ -595,7 +595,7 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
     n_missing = (~obs).sum(1)
     if n_missing.any():
         lacking = kept[~obs.all(0).to_numpy()]
-        shown = _name_list(lacking, 5, "and {} more")
+        shown = _name_list(_plain(list(lacking)), 5, "and {} more")
         warnings.warn(f"new_results: {len(lacking)} chosen item(s) have no result for some model ({shown}); "
                       "estimated from the other items of their task", UserWarning, stacklevel=2)
     on = info.isin(list(fits)).to_numpy()

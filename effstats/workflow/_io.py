@@ -1,6 +1,7 @@
 """Files of the evaluation loop: reading results in any supported layout, content hashes, atomic JSON."""
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -424,8 +425,19 @@ def _reference_from(z: Any) -> ResponseMatrix:
         values = PackedBinaryMatrix(values, len(item_ids)).to_dense()
     missing = PackedBinaryMatrix(z["missing"], len(item_ids)).to_dense() if "missing" in z.files else None
     meta = lambda k, ids: pd.DataFrame(text(k), index=ids) if text(k) else None  # noqa: E731
-    return ResponseMatrix(values, kind=text("kind"), missing=missing, model_ids=model_ids, item_ids=item_ids,
-                          models=meta("models", model_ids), items=meta("items", item_ids))
+    with known_ids():
+        return ResponseMatrix(values, kind=text("kind"), missing=missing, model_ids=model_ids, item_ids=item_ids,
+                              models=meta("models", model_ids), items=meta("items", item_ids))
+
+
+@contextlib.contextmanager
+def known_ids() -> Any:
+    """Quiet ResponseMatrix's warning about ids equal after Unicode normalisation, for a matrix rebuilt from ids
+    that were read, and warned about, before (the saved reference, the manifest's items)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r"(item|model)_ids: ids that differ only by Unicode normalisation",
+                                category=UserWarning)
+        yield
 
 
 def reference_copy(directory: Path, sha256: str, owner: str = "this manifest's") -> tuple[ResponseMatrix | None,
