@@ -1021,3 +1021,25 @@ def test_update_with_graded_results_against_a_zero_one_reference_warns_once(tmp_
                 "the scores are meant as graded")
         else:
             assert code == 0 and err == ""  # said once, at the first look with graded scores
+
+
+def test_sequential_status_and_update_show_a_name_with_line_breaks_on_its_line(logs, capsys, tmp_path):
+    """A model name holding a line feed or a tab is shown with them as escapes (\\n, \\t): the name cannot add a
+    line to what status or update print, and a name holding the text of such an escape shows apart."""
+    root, truth = logs
+    seq = tmp_path / "seq"
+    order = _seq_run(root, seq)
+    capsys.readouterr()
+    name = "new\ndecision: stopped (precision reached);\tinterval [0.70, 0.75]"
+    right = truth.subset(models=[truth.model_ids[24]], items=order[:40]).to_long()
+    right.assign(model=name).to_csv(tmp_path / "b1.csv", index=False)
+    code, out, err = _run(["sequential", "update", seq, tmp_path / "b1.csv"], capsys)
+    assert code == 0, err
+    assert [ln.split(" ")[0] for ln in out.splitlines()] == ["look", "batch", "then:"], out
+    code, out, err = _run(["sequential", "status", seq], capsys)
+    lines = out.splitlines()
+    assert code == 0 and len(lines) == 4, out
+    assert lines[0] == (f"{seq}: rule precision ±0.01; model new\\ndecision: stopped (precision reached);"
+                        "\\tinterval [0.70, 0.75]")
+    assert [ln.split(":")[0] for ln in lines[1:]] == ["looks", "score", "decision"]
+    assert lines[3].startswith("decision: continue; ")

@@ -14,7 +14,7 @@ import sys
 import warnings
 from pathlib import Path
 
-from .._escape import control_text, terminal_text
+from .._escape import control_text, line_text
 from ._names import _SEEDLESS, HELM_INSTANCES, LM_EVAL_SAMPLES, METHODS, _lm_eval_comma_note, _tasks_option
 
 _READ_FORMATS = ["auto", "lm-eval", "helm", "csv", "parquet"]
@@ -274,7 +274,7 @@ def _select(args: argparse.Namespace) -> None:
         print(sel.budget_curve.to_string(index=False))
         print(_target_error_line(sel.budget_curve, args.target_error))
     print(f"{len(sel.items)} of {sel.reference['n_items']} items in {len(sel.tasks)} task(s), method {sel.method}:")
-    print(sel.tasks.rename(index=terminal_text).to_string())  # task names from the data
+    print(sel.tasks.rename(index=line_text).to_string())  # task names from the data, one row each
     if sel.shortfall is not None:
         print(f"fewer items than the budget: {sel.shortfall}")
     if sel.new_results_note is not None:
@@ -379,12 +379,12 @@ def _status(args: argparse.Namespace) -> None:
         print(json.dumps({"directory": str(run._directory), **s}))
         return
     if s["rule"] == "efficacy":
-        rule = f"efficacy against {terminal_text(str(s['against']))}"
+        rule = f"efficacy against {line_text(str(s['against']))}"
     elif s["rule"] == "precision":
         rule = f"precision ±{s['half_width']:g}"
     else:
         rule = f"adaptive, ability standard error ≤ {s['target_se']:g}"
-    model = "no results yet" if s["model"] is None else f"model {terminal_text(s['model'])}"
+    model = "no results yet" if s["model"] is None else f"model {line_text(s['model'])}"
     print(f"{run._directory}: rule {rule}; {model}")
     print(f"looks: {s['looks']}; items used: {s['items_used']:,} of at most {s['max_n']:,}")
     if s["estimate"] is None:
@@ -461,7 +461,7 @@ def _update(args: argparse.Namespace) -> None:
                   f"{hi:.4f}], ability {res.theta:.3f} (s.e. {res.standard_error:.3f}, target "
                   f"{rule['target_se']:g}): continue" + (f"; {note}" if (note := _few_models_note(run.state)) else ""))
         else:
-            what = f"difference vs {rule['against']}" if rule["kind"] == "efficacy" else "score"
+            what = f"difference vs {line_text(str(rule['against']))}" if rule["kind"] == "efficacy" else "score"
             # while the run continues the interval shown is the repeated one (its level holds at any look, whenever
             # the run stops); the precision rule stops on the fixed-sample interval, shown by its half-width only
             extra = ""
@@ -539,7 +539,7 @@ def _quiet_stdout() -> None:
 
 class _TerminalText(io.TextIOBase):
     """A text stream writing through :func:`effstats._escape.control_text` to another: what is printed shows its
-    names escaped already (:func:`effstats._escape.terminal_text`, Markdown, reprs), and nothing is escaped twice."""
+    names escaped already (:func:`effstats._escape.line_text`, Markdown, reprs), and nothing is escaped twice."""
 
     def __init__(self, stream) -> None:
         self._stream = stream
