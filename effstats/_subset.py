@@ -46,7 +46,8 @@ from ._items import (_allocate, _distinct_rows, _first_per_group, _group_codes, 
 from ._results import ConfidenceInterval, check_confidence_level, normal_interval
 from ._shared import _name_list, _plain
 from ._shared import _value_list as _show
-from ._validation import check_array, check_integer_outputs, check_positive_int, check_probabilities
+from ._validation import (check_array, check_integer_outputs, check_positive_int, check_probabilities, is_zero_one,
+                          snap_zero_one)
 from .exceptions import NotFittedError, check_is_fitted
 from .responses import ResponseMatrix
 
@@ -229,7 +230,7 @@ def _as_outputs(x: Any, name: str, labels: Any = None) -> _Outputs:
         lab = _check_labels(labels, arr.shape[1], None)
         return _Outputs(None, arr, None, lab, ids, None)
     if arr.ndim == 2:
-        c = check_array(arr, name, ndim=2)
+        c = snap_zero_one(check_array(arr, name, ndim=2))  # 0/1 off by floating-point noise is 0/1
         if c.min() < 0 or c.max() > 1:
             raise ValueError(f"{name}: correctness/scores must lie in [0, 1], got values in [{c.min():g}, {c.max():g}]")
         lab = None if labels is None else _check_labels(labels, c.shape[1], None)
@@ -880,7 +881,7 @@ class _SubsetEstimator(BaseEstimator):
             n_eff = wilson = None
             if hasattr(self, "_design_n"):
                 n_eff = self._design_n(o)
-                wilson = np.isin(o.correctness("target_outputs"), (0.0, 1.0)).all(axis=1)  # graded: Wald
+                wilson = is_zero_one(o.correctness("target_outputs"), axis=1)  # graded: Wald
             df = self._design_df(o) if hasattr(self, "_design_df") else None
             out = self._range_flags_quiet(o, ids)
             if self.selected_.size == self._source[0].n_items and o.missing is None:

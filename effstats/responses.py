@@ -20,7 +20,8 @@ import numpy as np
 import pandas as pd
 
 from ._shared import _group_means, _indexer, _plain, _repeated, _sorted_codes, _unique_positions
-from ._validation import check_array, check_binary, check_flag, check_probabilities, check_unit_interval
+from ._validation import (check_array, check_binary, check_flag, check_probabilities, check_unit_interval, is_zero_one,
+                          snap_zero_one)
 
 __all__ = ["ResponseMatrix"]
 
@@ -292,9 +293,10 @@ class ResponseMatrix:
             vals = np.where(miss, 0.0, vals)
             if not miss.any():
                 miss = None
+        vals = snap_zero_one(vals)  # 0/1 results off by floating-point noise are 0/1
         if kind != "score":  # the 0/1 scan decides or checks the kind; kind="score" skips it
             observed = vals if miss is None else vals[~miss]
-            is01 = bool(np.isin(observed, (0.0, 1.0)).all())
+            is01 = is_zero_one(observed)
             if kind is None:
                 kind = "binary" if is01 else "score"
         if kind == "binary":

@@ -484,3 +484,32 @@ def _log_all_right(k: int, size: int, wrong: np.ndarray) -> np.ndarray:
     with np.errstate(invalid="ignore"):
         out = (gammaln(right + 1) - gammaln(right - k + 1) - gammaln(size + 1) + gammaln(size - k + 1))
     return np.where(right >= k, out, -np.inf)
+
+
+@pytest.mark.parametrize("make", [lambda: AIPW(n_items=30, random_state=0),
+                                  lambda: StratifiedAIPW(n_items=30, random_state=0)], ids=["aipw", "stratified"])
+def test_zero_one_results_off_by_floating_point_noise_get_the_interval_of_exact_ones(make):
+    """Targets right on few of the chosen items (where the count interval and the t interval of graded scores differ
+    most): the same 0/1 results moved by 1e-12 toward the inside (or past 0 by 1e-13) are 0/1 results, with the
+    estimate, standard error and interval of the exact ones, as arrays and as a ResponseMatrix."""
+    from effstats import ResponseMatrix
+
+    Y = simulate_responses(60, 300, rng=4).values.astype(float)
+    src, tgt = Y[:50], Y[50:].copy()
+    est = make().fit(src)
+    tgt[:, est.selected_] = 0.0
+    tgt[np.arange(10), est.selected_[np.arange(10) % 30]] = 1.0  # one or two chosen items right per target
+    tgt[5:, est.selected_[29]] = 1.0
+    noisy = np.where(tgt == 1, 1 - 1e-12, 1e-12)
+    noisy[0, tgt[0] == 0] = -1e-13
+    exact = est.predict_interval(tgt)
+    for moved in (noisy, ResponseMatrix(noisy, item_ids=range(300))):
+        res = est.predict_interval(moved)
+        np.testing.assert_array_equal(res.statistic, exact.statistic)
+        np.testing.assert_array_equal(res.standard_error, exact.standard_error)
+        for a, b in zip(res.confidence_interval(0.95), exact.confidence_interval(0.95)):
+            np.testing.assert_array_equal(a, b)
+    assert ResponseMatrix(noisy).kind == "binary" and ResponseMatrix(np.abs(noisy - 1e-6)).kind == "score"
+    # the count interval of 0/1 results, not the t interval of graded scores: different enough to tell apart
+    graded = est.predict_interval(np.where(tgt == 1, 1 - 1e-6, 1e-6))
+    assert np.abs(graded.confidence_interval(0.95).high - exact.confidence_interval(0.95).high).max() > 0.01

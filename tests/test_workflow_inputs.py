@@ -522,3 +522,41 @@ def test_lm_eval_logs_of_one_task_with_graded_values_warn_naming_the_task(bench,
     assert rm.kind == "score" and "gauss_0.35" not in str(rec[0].message)
     code, _, err = _run(["select", root, "--budget", 20, "--out", tmp_path / "sel"], capsys)
     assert code == 0 and "warning: --metric: task(s) 'clean'" in err
+
+
+def test_zero_one_results_off_by_floating_point_noise_get_the_interval_of_exact_ones(tmp_path, capsys):
+    """0/1 results a harness averaged to 1e-12 and 1 - 1e-12: the stratified AIPW selection's estimate, interval
+    and rank interval of exact 0/1 results, with no graded-score warning, by the API and the command line."""
+    import warnings
+
+    import pandas as pd
+
+    from effstats import ResponseMatrix
+    from effstats.workflow import estimate
+
+    sel = _tasks_selection(1)
+    chosen = list(sel.items)
+    right = np.zeros((2, len(chosen)))
+    right[0, [3, 17, 40]] = right[1, :50] = 1.0
+    noisy = np.where(right == 1, 1 - 1e-12, 1e-12)
+    frames = {}
+    for name, v in (("exact", right), ("noisy", noisy)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            res = estimate(sel, ResponseMatrix(v, model_ids=["few", "many"], item_ids=chosen))
+        frames[name] = res.to_frame()
+    pd.testing.assert_frame_equal(frames["noisy"], frames["exact"])
+    low = frames["exact"]["low"].iloc[0]
+    sel.save(tmp_path / "sel")
+    reports = {}
+    for name, v in (("exact", right), ("noisy", noisy)):
+        long = pd.DataFrame({"model": np.repeat(["few", "many"], len(chosen)), "item": chosen * 2,
+                             "score": v.ravel()})
+        long.to_csv(tmp_path / f"{name}.csv", index=False, float_format="%.17g")
+        code, out, err = _run(["estimate", tmp_path / "sel", tmp_path / f"{name}.csv", "--out", tmp_path / name],
+                              capsys)
+        assert code == 0 and "graded" not in err + out, err
+        reports[name] = _frame(tmp_path / name)
+    assert (pd.read_csv(tmp_path / "noisy.csv")["score"] % 1 != 0).all()  # the file holds the moved values
+    pd.testing.assert_frame_equal(reports["noisy"], reports["exact"])
+    assert reports["exact"].loc["few", "low"] == pytest.approx(low, abs=1e-4) and low > 0

@@ -60,7 +60,7 @@ from scipy import linalg, special, stats
 from sklearn.base import clone, is_classifier
 
 from .._subset import _impute, _item_groups, _SubsetEstimator
-from .._validation import check_flag, check_option, check_positive, check_positive_int, check_rng
+from .._validation import check_flag, check_option, check_positive, check_positive_int, check_rng, is_zero_one
 from ._selection import select_random
 
 __all__ = ["AIPW", "difficulty_regressor"]
@@ -492,7 +492,7 @@ class AIPW(_SubsetEstimator):
             kish = p * (1 - p) / se**2 * (z / stats.t.ppf(0.975, np.maximum(df, 1.0))) ** 2
         kish = np.clip(kish, srs / 2, self._max_deff_inv * srs)
         minority = self._minority(o)
-        graded = ~np.isin(y, (0.0, 1.0)).all(axis=1)
+        graded = ~is_zero_one(y, axis=1)
         if len(self.stratum_sizes_) > 1:
             # one or two minority responses of a stratified sample: their residuals' variance depends on the strata
             # that hold them, small in a stratum sampled densely, while the minority items the sample missed may lie
@@ -668,7 +668,7 @@ class _EstimatorFit(_Fit):
         self._models = []
         classify = is_classifier(regressor)
         for y in Y:
-            if classify and not np.isin(y, (0.0, 1.0)).all():
+            if classify and not is_zero_one(y):
                 raise ValueError("regressor: a classifier needs 0/1 target responses; use 'ridge' or a regressor "
                                  "for graded scores")
             # a training set with one response value: the constant (a classifier cannot be fitted on one class)

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from .._subset import _SubsetEstimator, _impute, _item_groups, _merge_empty_strata, _weighted_anchors
-from .._validation import check_option, check_positive_int, check_rng
+from .._validation import check_option, check_positive_int, check_rng, is_zero_one
 from .._subset import _first_per_group
 from ._selection import select_random
 
@@ -607,7 +607,7 @@ class SortSearchDirect(_SubsetEstimator):
         sort = check_option(self.sort, "sort", SORTS, ignore_case=True)
         src, _ = self._fit_source(source_outputs, source_scores, labels)
         y = src.correctness("source_outputs")
-        if not np.isin(y, (0.0, 1.0)).all():
+        if not is_zero_one(y):
             raise ValueError("source_outputs: Sort & Search needs binary correctness")
         # missing cells as NaN: the order is by the fraction correct among the models that answered
         y = y.astype(bool) if src.missing is None else np.where(src.missing, np.nan, y)
@@ -617,7 +617,7 @@ class SortSearchDirect(_SubsetEstimator):
 
     def _predict(self, o) -> np.ndarray:
         y = o.correctness("target_outputs")
-        if not np.isin(y, (0.0, 1.0)).all():
+        if not is_zero_one(y):
             raise ValueError("target_outputs: Sort & Search needs binary correctness on the selected items")
         if o.missing is not None:  # DP search over each target's observed selected items
             y = np.where(o.missing, np.nan, y)

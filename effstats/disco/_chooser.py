@@ -13,7 +13,7 @@ from sklearn.base import clone
 from .._results import ConfidenceInterval
 from .._subset import SubsetPrediction, _flagged_names, _fold, _SubsetEstimator, _quiet_missing
 from .._shared import _name_list, _plain
-from .._validation import check_array, check_flag, check_positive_int, check_rng
+from .._validation import check_array, check_flag, check_positive_int, check_rng, is_zero_one
 from ..exceptions import InputTypeError, check_is_fitted
 from ._baselines import SortSearchDirect
 
@@ -129,7 +129,7 @@ class _SortSearchDesign(SortSearchDirect):
 
         src, _ = self._fit_source(source_outputs, source_scores, labels)
         y = src.correctness("source_outputs")
-        if not np.isin(y, (0.0, 1.0)).all():
+        if not is_zero_one(y):
             raise ValueError("source_outputs: Sort & Search needs binary correctness")
         y = y.astype(bool) if src.missing is None else np.where(src.missing, np.nan, y)
         self.sortsearch_ = SortSearch(sort=self.sort, sampling="stratified", random_state=self.random_state).fit(y)
@@ -138,7 +138,7 @@ class _SortSearchDesign(SortSearchDirect):
 
     def _result(self, o):
         y = o.correctness("target_outputs")
-        if not np.isin(y, (0.0, 1.0)).all():
+        if not is_zero_one(y):
             raise ValueError("target_outputs: Sort & Search needs binary correctness on the selected items")
         y = y.astype(bool) if o.missing is None else np.where(o.missing, np.nan, y)
         with warnings.catch_warnings():  # missing target cells were reported by _target
@@ -336,7 +336,7 @@ class MethodChooser(_SubsetEstimator):
         if cands is None:
             # 0 at missing cells
             binary = src.labels is not None or (src.correct is not None
-                                                and bool(np.isin(src.correct, (0.0, 1.0)).all()))
+                                                and is_zero_one(src.correct))
             cands = default_candidates(self.n_items, binary=binary, probabilities=src.proba is not None)
         if not isinstance(cands, Mapping) or not cands:
             raise ValueError("candidates: expected a non-empty dict of name -> subset estimator")

@@ -19,7 +19,7 @@ import numpy as np
 from scipy.special import digamma
 
 from .._subset import _impute, _SubsetEstimator
-from .._validation import check_array, check_option, check_positive_int, check_rng, check_unit_interval
+from .._validation import check_array, check_option, check_positive_int, check_rng, check_unit_interval, is_zero_one
 from ._selection import select_random
 
 __all__ = ["MRMR", "RandomLearn", "select_mrmr", "mutual_information_relevance"]
@@ -30,7 +30,7 @@ _CHUNK = 2048  # items per block of the nearest-neighbour estimator: (n_models Ã
 
 
 def _is_binary(x: np.ndarray) -> bool:
-    return bool(np.isin(x, (0.0, 1.0)).all())
+    return is_zero_one(x)
 
 
 def _ross_mi(x: np.ndarray, y: np.ndarray, n_neighbors: int) -> np.ndarray:

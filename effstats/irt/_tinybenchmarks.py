@@ -17,7 +17,7 @@ import numpy as np
 
 from .._items import _started_anchors
 from .._subset import _SubsetEstimator, _impute, _some, _weighted_anchors, select_random
-from .._validation import check_option, check_positive_int, check_rng
+from .._validation import check_option, check_positive_int, check_rng, is_zero_one
 from ..exceptions import ConvergenceWarning
 from ._model import IRT2PL, _canonical_rotation, _cpus, _item_map
 
@@ -457,7 +457,7 @@ class TinyBenchmarks(_SubsetEstimator):
         selection, estimator, grid, ability = self._check_params()
         src, _ = self._fit_source(source_outputs, source_scores, labels)
         Y = src.correctness("source_outputs")
-        if not np.isin(Y, (0.0, 1.0)).all():
+        if not is_zero_one(Y):
             raise ValueError("source_outputs: IRT needs binary correctness (0/1), got other values")
         Y = Y.astype(bool)
         miss = src.missing
@@ -527,7 +527,7 @@ class TinyBenchmarks(_SubsetEstimator):
 
     def _all(self, outputs: Any) -> dict[str, np.ndarray]:
         y = outputs.correctness("target_outputs")
-        if not np.isin(y, (0.0, 1.0)).all():
+        if not is_zero_one(y):
             raise ValueError("target_outputs: IRT needs binary correctness (0/1) on the selected items")
         if outputs.missing is not None:
             return self._all_missing(y, outputs.missing)

@@ -10,7 +10,7 @@ import pandas as pd
 from .._shared import _plain
 from .._shared import _value_list as _list_ids
 from .._subset import _check_position_ids, _some
-from .._validation import check_array, check_binary, check_positive_int, check_unit_interval
+from .._validation import check_array, check_binary, check_positive_int, check_unit_interval, is_zero_one
 from ..bitpack import PackedBinaryMatrix
 from ..responses import ResponseMatrix
 
@@ -159,7 +159,7 @@ def _confidences(x: Any, name: str) -> Any:
                          "matrix; "
                          "use sort='sum' for 0/1 correctness")
     c = check_unit_interval(x, name, ndim=2)
-    if c.dtype == bool or np.isin(c, (0.0, 1.0)).all():
+    if c.dtype == bool or is_zero_one(c):
         raise ValueError(f"{name}: sort='confidence' needs true-class probabilities in [0, 1]; got only 0/1 values "
                          "(correctness, not confidences): use sort='sum', or pass a ResponseMatrix with probabilities")
     return c
