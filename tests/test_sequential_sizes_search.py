@@ -177,8 +177,20 @@ TYPE4 = [dict(k=k, alpha=alpha, beta=beta, spending=up, spending_param=up_par, l
                                                       f"b{kw['beta']}-{kw['spending']}-{kw['lower_param']}"))
 def test_nonbinding_beta_spending_size_is_the_root_of_its_equation(kw):
     d = design(**kw, test_type=4)
-    falseneg = np.diff(np.concatenate(([0.0], d.lower_spending(kw["beta"], d.timing))))
-    lo, hi = 0.5, 4.0
+    _check_nonbinding_root(d, kw["beta"])
+    assert d.power == pytest.approx(1 - kw["beta"], abs=1e-7)
+    np.testing.assert_allclose(d.beta_spent, d.lower_spending(kw["beta"], d.timing), rtol=0, atol=1e-6)
+    # the bounds and crossing probabilities are the mirrored pass's at that information: a gsprob pass there
+    y = gsprob([0.0, d.delta], d.information, d.lower, d.upper, d.r)
+    np.testing.assert_allclose(d.upper_prob, y["probhi"], rtol=0, atol=1e-10)
+    np.testing.assert_allclose(d.lower_prob, y["problo"], rtol=0, atol=1e-10)
+
+
+def _check_nonbinding_root(d, beta: float, hi: float = 4.0) -> None:
+    """A test type 4 design's maximum information against the bisection root of its equation in ``[0.5, hi]``, at its
+    own bounds and grid."""
+    falseneg = np.diff(np.concatenate(([0.0], d.lower_spending(beta, d.timing))))
+    lo = 0.5
 
     def excess(imax: float) -> float:
         return _betadiff1(imax, d.delta, d.timing, falseneg, d.upper, d.tol, d.r)
@@ -188,9 +200,33 @@ def test_nonbinding_beta_spending_size_is_the_root_of_its_equation(kw):
         mid = 0.5 * (lo + hi)
         lo, hi = (mid, hi) if excess(mid) < 0 else (lo, mid)
     np.testing.assert_allclose(d.information[-1], 0.5 * (lo + hi), rtol=2e-7)
+
+
+# looks that add 1/186 (0.185 -> 0.186) and 1/1000 (0.999 -> 1) of the information, one at alpha = 1e-6: the kernel
+# between them is narrower than the grid's spacing, so the bounds move with the grid; the search must still land on
+# its equation's root at every grid, and at the finest one on gsDesign's design at that grid
+NEAR = [dict(k=8, alpha=1e-6, beta=0.01, spending="hsd", spending_param=-4.0, lower_spending="hsd", lower_param=2.0,
+             timing=[0.185, 0.186, 0.225, 0.647, 0.666, 0.703, 0.778]),
+        dict(k=10, alpha=0.025, beta=0.001, spending="hsd", spending_param=-1.0, lower_spending="ld_obf",
+             timing=[0.137, 0.241, 0.291, 0.381, 0.53, 0.769, 0.828, 0.885, 0.999])]
+
+
+@pytest.mark.parametrize("r", [None, 18, 80])
+@pytest.mark.parametrize("kw", NEAR, ids=["k8-alpha1e-6", "k10-last0.999"])
+def test_nonbinding_beta_spending_size_on_looks_close_together_is_the_root_of_its_equation(kw, r):
+    d = design(**kw, test_type=4, r=r)
+    # (on the coarsest grid the equation turns negative again past 3 times the fixed design's information)
+    _check_nonbinding_root(d, kw["beta"], hi=2.0)
     assert d.power == pytest.approx(1 - kw["beta"], abs=1e-7)
-    np.testing.assert_allclose(d.beta_spent, d.lower_spending(kw["beta"], d.timing), rtol=0, atol=1e-6)
-    # the bounds and crossing probabilities are the mirrored pass's at that information: a gsprob pass there
-    y = gsprob([0.0, d.delta], d.information, d.lower, d.upper, d.r)
-    np.testing.assert_allclose(d.upper_prob, y["probhi"], rtol=0, atol=1e-10)
-    np.testing.assert_allclose(d.lower_prob, y["problo"], rtol=0, atol=1e-10)
+    np.testing.assert_allclose(d.alpha_spent, d.spending(kw["alpha"], d.timing), rtol=1e-5, atol=0)
+
+
+@pytest.mark.needs_r
+@pytest.mark.parametrize("kw", NEAR, ids=["k8-alpha1e-6", "k10-last0.999"])
+def test_nonbinding_beta_spending_on_looks_close_together_matches_gsdesign_on_the_finest_grid(kw):
+    n = design(**kw, test_type=4, r=80)
+    g = design(**kw, test_type=4, r=80, backend="gsdesign")
+    np.testing.assert_allclose(n.information, g.information, rtol=1e-6, atol=0)
+    np.testing.assert_allclose(n.upper, g.upper, rtol=1e-6, atol=0)
+    np.testing.assert_allclose(n.lower, g.lower, rtol=0, atol=1e-6)
+    np.testing.assert_allclose(n.alpha_spent, g.alpha_spent, rtol=1e-9, atol=0)
