@@ -242,6 +242,8 @@ def check_binary(x: Any, name: str, **kw: Any) -> np.ndarray:
     >>> check_binary([[1, 0], [0, 1]], "responses")
     array([[ True, False],
            [False,  True]])
+    >>> check_binary([1 - 1e-12, 1e-12], "responses")
+    array([ True, False])
     >>> check_binary([0, 2], "responses")
     Traceback (most recent call last):
     ...
@@ -252,6 +254,7 @@ def check_binary(x: Any, name: str, **kw: Any) -> np.ndarray:
         return arr
     if not (np.issubdtype(arr.dtype, np.number)):
         raise ValueError(f"{name}: expected binary 0/1 values, got dtype {arr.dtype}")
+    arr = snap_zero_one(arr)  # 0/1 off by floating-point noise is 0/1, as everywhere results are read
     ok = (arr == 0) | (arr == 1)
     if kw.get("allow_nan"):
         ok |= np.isnan(arr) if np.issubdtype(arr.dtype, np.floating) else False
