@@ -147,6 +147,11 @@ def _main(argv: Sequence[str] | None) -> int:
                         "for 'Average' / 'Score', the Mean Win Rate for 'Mean win rate' or when there is none) "
                         "(default: auto); a mean of columns in 0-100 beside columns in [0, 1] is refused, naming "
                         "them, unless the published mean averages them as they are")
+    p.add_argument("--scale", default="auto", choices=["auto", "fraction", "percent", "as-is"],
+                   help="the scores' scale: auto = judged per column by content (within [0, 1] a fraction, within "
+                        "0-100 and above 10 percent, divided by 100 when every column is; within 0-10 read as it "
+                        "is); percent divides every column by 100; fraction and as-is read the scores as they are, "
+                        "skipping the check for rows on two scales (default: auto)")
     p.add_argument("--ties", default="auto", choices=["auto", "strict", "half"],
                    help="win-rate ties: strict (App. A) or half credit (HELM's code); auto = half for HELM inputs, "
                         "strict otherwise (default: auto)")
@@ -186,7 +191,7 @@ def _main(argv: Sequence[str] | None) -> int:
                   model=args.model, item=args.item, score=args.score, scenarios=args.scenarios, exclude=args.exclude,
                   duplicates=args.duplicates, aggregate=args.aggregate, ties=args.ties, n_boot=args.n_boot,
                   target=args.target, seed=args.seed, progress=False if args.no_progress else None,
-                  force=args.force, n_jobs=args.jobs)
+                  force=args.force, n_jobs=args.jobs, scale=args.scale)
     except ValueError as exc:
         msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         print(f"effstats audit: error: {msg}", file=sys.stderr)

@@ -249,3 +249,57 @@ def test_figure_labels_tell_a_tab_from_the_text_backslash_t():
     assert len(set(labels)) == len(names)
     assert labels[0] == "a\\tb" and labels[1] == "a\\\\tb" and labels[6] == "plain"
     assert all("\t" not in s and "\n" not in s and "\r" not in s for s in labels)
+
+
+# ---------------------------------------------------------------------------- what the scale says and cannot say
+def test_a_rating_out_of_10_is_not_read_as_percent(tmp_path, capsys):
+    board = (_board() * 10).round(2)  # a 0–10 rating (MT-Bench style): every column above 1, none above 10
+    board.to_csv(tmp_path / "rating.csv")
+    res = audit(tmp_path / "rating.csv", aggregate="mean", n_boot=20, progress=False)
+    np.testing.assert_allclose(res.scores.set_index("model")["mean"].reindex(board.index), board.mean(axis=1))
+    assert not any("in percent" in n for n in res.notes)
+    assert any("lie within 0–10" in n and "read as they are" in n for n in res.notes)
+    # a mean of 0–10 columns beside fractions weighs the ratings more: refused naming both groups
+    board[["s3", "s4", "s5"]] = _board()[["s3", "s4", "s5"]]
+    board.to_csv(tmp_path / "mixed.csv")
+    code, err = _run([tmp_path / "mixed.csv", "--out", tmp_path / "o", "--aggregate", "mean"], capsys)
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 1, err
+    assert "'s0', 's1', 's2' lie in 0–10" in lines[0] and "'s3', 's4', 's5' lie in [0, 1]" in lines[0], err
+    assert main(["audit", str(tmp_path / "mixed.csv"), "--out", str(tmp_path / "o2"), "--aggregate", "mean",
+                 "--scale", "as-is", "--n-boot", "30", "--no-progress"]) == 0
+
+
+def test_a_baseline_below_1_percent_everywhere_is_read_as_percent(tmp_path, capsys):
+    board = (_board() * 100).round(1)
+    board = board.sample(frac=1, random_state=4)  # not sorted by score: the order says nothing of the scale
+    board.loc["random"] = [0.37, 0.34, 0.41, 0.38, 0.41, 0.35]  # a random baseline on a hard benchmark, in percent
+    board = board.loc[["random", *board.index[:-1]]]
+    board.to_csv(tmp_path / "pct.csv")
+    code, err = _run([tmp_path / "pct.csv", "--out", tmp_path / "o"], capsys)
+    assert code == 0, err
+    res = audit(tmp_path / "pct.csv", aggregate="mean", n_boot=20, progress=False)
+    means = res.scores.set_index("model")["mean"]
+    np.testing.assert_allclose(means.reindex(board.index), board.mean(axis=1) / 100)
+    assert means.idxmin() == "random" and any("'random' score below 1" in n for n in res.notes)
+    # the scale stated: the same numbers whatever the rows look like
+    stated = audit(tmp_path / "pct.csv", aggregate="mean", scale="percent", n_boot=20, progress=False)
+    pd.testing.assert_series_equal(stated.scores.set_index("model")["mean"], means)
+    with pytest.raises(ValueError, match="--scale fraction: column 's0' holds"):
+        audit(tmp_path / "pct.csv", scale="fraction", n_boot=20, progress=False)
+
+
+@pytest.mark.parametrize("typo", [100.0, 1.2])
+def test_a_typo_cell_among_fractions_is_named_by_model_column_and_value(tmp_path, capsys, typo):
+    board = _board()
+    board.loc["m3", "s2"] = typo
+    board.to_csv(tmp_path / "typo.csv")
+    for aggregate in ("auto", "mean"):
+        code, err = _run([tmp_path / "typo.csv", "--out", tmp_path / "o", "--aggregate", aggregate], capsys)
+        lines = err.strip().splitlines()
+        assert code == 2 and len(lines) == 1, err
+        assert f"'m3' in 's2' = {typo:g}" in lines[0] and "--exclude" in lines[0], err
+    with pytest.raises(ValueError, match=f"'m3' in 's2' = {typo:g}"):
+        audit(board, n_boot=20, progress=False)
+    res = audit(tmp_path / "typo.csv", exclude=["s2"], n_boot=20, progress=False)
+    assert res.settings["n_scenarios"] == 5

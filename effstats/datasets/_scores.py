@@ -113,6 +113,29 @@ def _percent(df: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
     return out, converted
 
 
+def _refuse_stray_cells(num: pd.DataFrame) -> None:
+    """Refuse a few cells above 1 in a table of fractions (a typo such as 100 or 1.2 among scores in [0, 1]),
+    naming each by model, column and value: read as they are, such a column would be taken for percent or for a
+    summary column, and a mean would be dominated by the cell. Only a table whose every column is within [0, 1] but
+    for at most one cell in ten is judged; rows above 1 in half their columns or more are left for the check of rows
+    on two scales."""
+    x = num.apply(pd.to_numeric, errors="coerce").astype(float)
+    if x.shape[1] == 0 or len(x) < 5 or (x < 0).any().any():
+        return
+    above = x > 1
+    rows = (above.sum(axis=1) < 0.5 * x.notna().sum(axis=1)).to_numpy()
+    if rows.sum() < max(5, len(x) / 2):
+        return
+    over = above.to_numpy() & rows[:, None]
+    k, n = over.sum(axis=0), x[rows].notna().sum().to_numpy()
+    if not over.any() or (k > np.maximum(1, n // 10)).any():
+        return
+    cells = [f"{str(x.index[i])!r} in {str(x.columns[j])!r} = {_plain(x.iat[i, j]):g}"
+             for i, j in zip(*np.nonzero(over))]
+    raise ValueError(f"SCORES: cell(s) above 1 among fractions: {_name_list(cells, 5)}; correct them (a typo?) or "
+                     "leave the column(s) out with --exclude")
+
+
 def _warn_percent_columns(num: pd.DataFrame) -> None:
     """Warn naming the columns on a 0–100 scale among columns of fractions: a mean over them is dominated by them."""
     hi, lo = num.max(), num.min()
@@ -603,6 +626,7 @@ def _finish_wide(wide: pd.DataFrame, scenarios, exclude, *, duplicates: str = "l
     # a table of thousands of columns)
     rank_col = next((c for c in numeric if _rank_like(num_all[c])
                      and _is_rank(num_all[c], num_all[[o for o in cand if o != c]])), None)
+    _refuse_stray_cells(num_all[[c for c in (scenarios or cand) if c != rank_col and c in num_all]])
     _warn_percent_columns(num_all[[c for c in (scenarios or cand) if c != rank_col and c in num_all]])
     summary = {} if scenarios else _summary_columns(num_all, [c for c in cand if c != rank_col], decimals or {})
     if rank_col is not None:

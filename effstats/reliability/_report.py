@@ -33,6 +33,7 @@ from ._dior import _check_n_boot, _curve_row, _drawn, _scored, dior, dior_plan, 
 from ._metametrics import kendall_tau
 from ._pathologies import clone_flips, removal_flips
 from .._published import _detect_published
+from ..datasets._scores import _refuse_stray_cells
 from ._render import _SCORE_NAME, _Doc, _plot_curve, _plot_ranks, _plot_switch, _render
 from ._winrate import _score, _scorer
 
@@ -46,29 +47,65 @@ def _real(df: pd.DataFrame) -> pd.DataFrame | None:
     return None if any(t.kind == "c" for t in x.dtypes) else x.astype(float)
 
 
-def _scales(x: pd.DataFrame) -> tuple[list, list]:
-    """The score columns by their content: (fractions, within [0, 1]; percentages, within [0, 100] and above 1
-    somewhere). A column with negative values or values above 100 (a rating, a count) is neither."""
+def _scales(x: pd.DataFrame) -> tuple[list, list, list]:
+    """The score columns by their content: (fractions, within [0, 1]; percentages, within [0, 100] and above 10
+    somewhere, or within [0, 100] and above 1 under a header naming %; columns within [0, 10] and above 1, whose
+    scale cannot be told: a 0–10 rating is no percentage). A column with negative values or values above 100 (a
+    rating, a count) is none of these."""
     lo, hi = x.min(), x.max()
-    return ([c for c in x.columns if lo[c] >= 0 and hi[c] <= 1],
-            [c for c in x.columns if lo[c] >= 0 and 1 < hi[c] <= 100])
+    named = {c: "%" in str(c) or "percent" in str(c).lower() for c in x.columns}
+    pct = [c for c in x.columns if lo[c] >= 0 and 1 < hi[c] <= 100 and (hi[c] > 10 or named[c])]
+    return ([c for c in x.columns if lo[c] >= 0 and hi[c] <= 1], pct,
+            [c for c in x.columns if lo[c] >= 0 and 1 < hi[c] <= 10 and c not in pct])
 
 
-def _refuse_mixed_rows(x: pd.DataFrame) -> None:
+def _refuse_mixed_rows(x: pd.DataFrame, notes: list[str]) -> None:
     """Refuse a table whose models are written on two scales: some rows above 1 in every column within [0, 100]
     (percentages) while others lie within [0, 1] there (fractions; a row of 0s and 1s only says nothing). Read as one
-    scale, one of the two groups would be ranked on numbers 100 times too large or too small."""
+    scale, one of the two groups would be ranked on numbers 100 times too large or too small.
+
+    A few rows above 1 among fractions cannot be fractions. A few rows below 1 among percentages can be percent (a
+    model near 0 on every column, a random baseline): they are refused only where the file's order of the other
+    rows (a leaderboard sorted by score) puts them where their values read in percent fit; otherwise noted."""
     sub = x[[c for c in x.columns if x[c].min() >= 0 and x[c].max() <= 100]]
     n = sub.notna().sum(axis=1)
     above = ((sub > 1) | sub.isna()).all(axis=1) & (n >= 2)
     below = ((sub <= 1) | sub.isna()).all(axis=1) & ((sub > 0) & (sub < 1)).any(axis=1) & (n >= 2)
-    if above.any() and below.any():
-        few, many = (above, below) if above.sum() <= below.sum() else (below, above)
-        what = {id(above): "above 1 (percentages?)", id(below): "within [0, 1] (fractions?)"}
-        eg = ", ".join(repr(str(m)) for m in x.index[many][:2])
-        raise ValueError(f"SCORES: the rows mix two scales: {_name_list(map(repr, map(str, x.index[few])), 5)} "
-                         f"score {what[id(few)]} in every score column, {int(many.sum())} other row(s) (e.g. {eg}) "
-                         f"{what[id(many)]}; write every model's scores on one scale")
+    if not (above.any() and below.any()):
+        return
+    few, many = (above, below) if above.sum() <= below.sum() else (below, above)
+    what = {id(above): "above 1 (percentages?)", id(below): "within [0, 1] (fractions?)"}
+    rows = _name_list(map(repr, map(str, x.index[few])), 5)
+    if few is below and not _placed_by_order(sub.mean(axis=1), few, many):
+        notes.append(f"Model(s) {rows} score below 1 in every column while the others are in percent: read as "
+                     "percent (models near 0, such as a random baseline); if they are fractions, write them in "
+                     "percent.")
+        return
+    eg = ", ".join(repr(str(m)) for m in x.index[many][:2])
+    raise ValueError(f"SCORES: the rows mix two scales: {rows} score {what[id(few)]} in every score column, "
+                     f"{int(many.sum())} other row(s) (e.g. {eg}) {what[id(many)]}; write every model's scores on "
+                     "one scale (or state it with --scale percent, fraction or as-is)")
+
+
+def _placed_by_order(means: pd.Series, few: pd.Series, many: pd.Series) -> bool:
+    """Whether the rows ``many`` are sorted by their mean in the file (either way) and some row of ``few``, its
+    mean times 100, falls where its place in that order says (between its neighbours' means, within one typical
+    step of them): the evidence that a row below 1 among percentages is a row of fractions."""
+    m = means.to_numpy(dtype=float)
+    pos = np.flatnonzero(many.to_numpy())
+    if len(pos) < 4 or np.isnan(m[pos]).any():
+        return False
+    steps = np.diff(m[pos])
+    sign = np.sign(np.median(steps))
+    if sign == 0 or (np.sign(steps) == -sign).mean() > 0.25:
+        return False
+    tol = np.median(np.abs(steps))
+    for i in np.flatnonzero(few.to_numpy()):
+        before, after = pos[pos < i], pos[pos > i]
+        near = m[[j for j in (before[-1:].tolist() + after[:1].tolist())]]
+        if near.min() - tol <= 100 * m[i] <= near.max() + tol:
+            return True
+    return False
 
 
 def _ranks(scores: np.ndarray) -> np.ndarray:
@@ -723,38 +760,64 @@ def _prepare_frame(data: pd.DataFrame, published: Any,
     return data, published, info
 
 
-def _rescale_percent(data: Any, published: pd.Series | None,
-                     notes: list[str]) -> tuple[Any, pd.Series | None, tuple[list, list]]:
+def _rescale_percent(data: Any, published: pd.Series | None, notes: list[str],
+                     scale: str = "auto") -> tuple[Any, pd.Series | None, dict]:
     """A wide table written in percent, divided by 100 (a published mean too), so every score reads in [0, 1].
 
-    The scale is judged by content, column by column: a table whose rows mix percentages and fractions is refused
-    (:func:`_refuse_mixed_rows`); columns in percent beside columns of fractions are returned (fractions, percent)
-    for the aggregate to judge; only a table whose every column is in percent is divided."""
+    The scale is judged by content, column by column (``scale="auto"``): a table whose rows mix percentages and
+    fractions is refused (:func:`_refuse_mixed_rows`); columns on different scales are returned by scale for the
+    aggregate to judge; only a table whose every column is in percent is divided. ``scale`` stated as "percent"
+    divides every column, "fraction" and "as-is" read the scores as they are, without judging them."""
     x = _real(data) if isinstance(data, pd.DataFrame) else None
     if x is None or x.shape[1] == 0 or x.isna().all().any():
-        return data, published, ([], [])
-    _refuse_mixed_rows(x)
-    frac, pct = _scales(x)
-    if len(pct) < x.shape[1]:
-        return data, published, (frac, pct) if frac and pct else ([], [])
+        return data, published, {}
+    if scale in ("fraction", "percent"):
+        top = 1 if scale == "fraction" else 100
+        bad = [c for c in x.columns if x[c].min() < 0 or x[c].max() > top]
+        if bad:
+            c = bad[0]
+            v = x[c].max() if x[c].max() > top else x[c].min()
+            raise ValueError(f"--scale {scale}: column {str(c)!r} holds {float(v):g}, outside [0, {top}]")
+    if scale == "fraction" or scale == "as-is":
+        return data, published, {}
+    if scale == "auto":
+        _refuse_stray_cells(x)
+        _refuse_mixed_rows(x, notes)
+        frac, pct, other = _scales(x)
+        if other and not (frac or pct):  # beside other scales, the note on mixed scales names them
+            notes.append(f"Score column(s) {_name_list(map(repr, map(str, other)), 5)} lie within 0–10: neither "
+                         "fractions nor clearly percent, so read as they are (rankings, win rates and DIoR do not "
+                         "depend on the scale).")
+        if len(pct) < x.shape[1]:
+            groups = {"in [0, 1]": frac, "in 0–100": pct, "in 0–10": other}
+            return data, published, {k: v for k, v in groups.items() if v}
     data = x / 100
-    notes.append("Scores are in percent (every score column lies in 0–100 and exceeds 1): divided by 100.")
+    notes.append("Scores are in percent (every score column lies in 0–100 and exceeds 1): divided by 100."
+                 if scale == "auto" else "Scores are in percent (--scale percent): divided by 100.")
     if published is not None and published.attrs.get("kind") != "mwr" and published.max() > 1.5:
         attrs = dict(published.attrs)
         published = published / 100
         published.attrs.update(attrs)
-    return data, published, ([], [])
+    return data, published, {}
 
 
-def _mixed_scales(mixed: tuple[list, list], aggregate: str, info: dict | None, notes: list[str]) -> None:
-    """Columns in percent beside columns of fractions: the Mean Win Rate compares models within a column, so it is
-    audited with a note; a mean would weigh the percent columns 100 times more, so it is refused naming them,
-    unless the published mean is that mean of the columns as they are (the leaderboard's own ranking)."""
-    frac, pct = mixed
-    if not pct:
+def _mixed_scales(groups: dict, aggregate: str, info: dict | None, notes: list[str]) -> None:
+    """Columns on different scales (percent beside fractions, 0–10 beside either): the Mean Win Rate compares
+    models within a column, so it is audited with a note; a mean would weigh the wider columns more, so it is
+    refused naming them, unless the published mean is that mean of the columns as they are (the leaderboard's own
+    ranking)."""
+    if len(groups) < 2:
         return
-    cols = (f"column(s) {_name_list(map(repr, map(str, pct)), 5)} lie in 0–100 while "
-            f"{_name_list(map(repr, map(str, frac)), 5)} lie in [0, 1]")
+    if set(groups) == {"in [0, 1]", "in 0–100"}:
+        frac, pct = groups["in [0, 1]"], groups["in 0–100"]
+        cols = (f"column(s) {_name_list(map(repr, map(str, pct)), 5)} lie in 0–100 while "
+                f"{_name_list(map(repr, map(str, frac)), 5)} lie in [0, 1]")
+        why, weigh = "percentages beside fractions?", "the first 100 times more"
+        heavy = "the percent columns weigh 100 times"
+    else:
+        cols = " while ".join(f"column(s) {_name_list(map(repr, map(str, v)), 5)} lie {k}"
+                              for k, v in sorted(groups.items(), key=lambda kv: -len(kv[0])))
+        why, weigh, heavy = "scores on different scales", "the wider columns more", "the wider columns weigh"
     if aggregate == "mwr":
         notes.append(f"Score {cols}: the Mean Win Rate compares models within each column, so the scales do not "
                      "mix (a mean of them would).")
@@ -762,10 +825,10 @@ def _mixed_scales(mixed: tuple[list, list], aggregate: str, info: dict | None, n
     given = info is not None and info.get("kind") == "mean" and info.get("rule") in ("exact", "close")
     if given:
         notes.append(f"**Warning**: score {cols}; the published mean averages them as they are, and so does this "
-                     "audit (the percent columns weigh 100 times more).")
+                     f"audit ({heavy} more).")
         return
-    raise ValueError(f"--aggregate: {cols} (percentages beside fractions?): a {_SCORE_NAME[aggregate].lower()} "
-                     "would weigh the first 100 times more; divide them by 100 (or leave them out with --exclude), "
+    raise ValueError(f"--aggregate: {cols} ({why}): a {_SCORE_NAME[aggregate].lower()} would weigh {weigh}; "
+                     "put them on one scale (or leave some out with --exclude, or state --scale as-is), "
                      "or rank by the Mean Win Rate (--aggregate mwr), which compares models within each column")
 
 
@@ -807,7 +870,8 @@ def audit(data: Any, out: str | Path | None = None, *, format: str = "auto", tab
           scenarios: Any = None, exclude: Any = None, duplicates: str = "last", published: Any = None,
           published_kind: str | None = None, aggregate: str = "auto", ties: str = "auto", n_boot: int = 1000,
           target: float = 0.95, seed: int | None = 0, progress: bool | None = None, source: str = "",
-          notes: list[str] | None = None, force: bool = False, n_jobs: int | None = None) -> AuditResult:
+          notes: list[str] | None = None, force: bool = False, n_jobs: int | None = None,
+          scale: str = "auto") -> AuditResult:
     """Audit a benchmark's reliability: what to add or drop, which rank differences are resolved, DIoR.
 
     Ranks the models as the leaderboard does, bootstraps the decisions of the benchmark's design (which
@@ -874,6 +938,15 @@ def audit(data: Any, out: str | Path | None = None, *, format: str = "auto", tab
         the rest (on POSIX systems but macOS; elsewhere in this process). None: one per core the process may use.
         Each step computes the same numbers in either process (the resamples are drawn first, in one order), so
         the report does not depend on ``n_jobs``.
+    scale : {"auto", "fraction", "percent", "as-is"}, default="auto"
+        The scale of a wide table's scores. "auto" judges it by content, column by column: within [0, 1] is a
+        fraction; within 0–100 and above 10 somewhere (above 1 under a header naming %) is percent, divided by 100
+        when every column is; within 0–10 and above 1 (a 0–10 rating) cannot be told and is read as it is. Rows
+        above 1 everywhere among fractions are refused, as are rows below 1 everywhere among percentages where the
+        file's order (sorted by score) places them as fractions; other such rows are noted (a baseline near 0).
+        "percent" divides every column by 100, "fraction" and "as-is" read the scores as they are; a stated scale
+        skips those checks (values outside [0, 1] / [0, 100] are refused). Rankings, win rates and DIoR do not
+        depend on the scale; a mean across columns on different scales is refused naming them.
 
     Returns
     -------
@@ -923,6 +996,8 @@ def audit(data: Any, out: str | Path | None = None, *, format: str = "auto", tab
                                                   published_kind)
     if n_jobs is not None:
         n_jobs = check_positive_int(n_jobs, "n_jobs")
+    if scale not in ("auto", "fraction", "percent", "as-is"):
+        raise ValueError(f"--scale: expected 'auto', 'fraction', 'percent' or 'as-is', got {scale!r}")
     if out is not None:  # before the bootstrap: a refused folder costs no waiting
         force = check_flag(force, "force")
         _refuse_foreign(Path(out), _OUTPUTS, data, foreign=False)
@@ -958,7 +1033,7 @@ def audit(data: Any, out: str | Path | None = None, *, format: str = "auto", tab
         helm = bool(info) and "mean win rate" in str(info.get("column", "")).lower()
     else:
         info, helm = None, False
-    data, published, mixed = _rescale_percent(data, published, notes)
+    data, published, mixed = _rescale_percent(data, published, notes, scale)
     _warn_lookalikes(data, notes)
     if published is not None and not isinstance(published, pd.Series):
         raise ValueError(f"published: expected a Series indexed by model, got {type(published).__name__}")
