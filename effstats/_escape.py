@@ -27,11 +27,19 @@ _LINE_BREAKS = re.compile(r"[\r\n\t\v\f\x85\u2028\u2029]+")
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|[+-]?(?:inf|nan)", re.I)
 
 
-# control characters but line feed and tab (terminal escape sequences start with ESC), and the bidirectional
-# overrides that make a terminal or an editor show text in another order than it is
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-# the same but the carriage return, which a CSV cell keeps (as a line feed, see csv_cell)
-_CSV_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# Unicode's format characters (category Cf): invisible, they make two names look alike ("ab", "a\u200bb") and the
+# bidirectional ones among them make a terminal or an editor show text in another order than it is
+_FORMAT = ("\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064"
+           "\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U00013438\U0001bca0-\U0001bca3"
+           "\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f")
+# control characters but line feed and tab (terminal escape sequences start with ESC), format characters and the
+# line and paragraph separators, which terminals show in different ways
+_SHOWN = "\x00-\x08\x0b-\x1f\x7f-\x9f" + _FORMAT + "\u2028\u2029"
+_CONTROL = re.compile(f"[{_SHOWN}]")
+# the same but the carriage return, which a CSV cell keeps before a line feed (see csv_cell)
+_CSV_CONTROL = re.compile(f"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f{_FORMAT}\u2028\u2029]")
+# the same and tabs and line feeds too: text kept on one line (a table cell, a line of a terminal, a figure label)
+_LINE_CONTROL = re.compile(f"[\t\n{_SHOWN}]")
 
 
 def _escapes(m: re.Match) -> str:
@@ -39,15 +47,19 @@ def _escapes(m: re.Match) -> str:
 
 
 # a backslash (with the backslashes before it) that starts what reads as an escape (\x1b, \u202e, \U0001f600) or
-# stands before a control character (which becomes one): in a name it is doubled, so that a name holding the text
-# "\u202e" never shows as one holding the character, nor a backslash before the character as that text
-_ESCAPE_LIKE = re.compile(r"\\(?=\\*(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|"
-                          "[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]))")
+# stands before a character shown as an escape (which becomes one): in a name it is doubled, so that a name holding
+# the text "\u202e" never shows as one holding the character, nor a backslash before the character as that text
+_ESCAPE_LIKE = re.compile(rf"\\(?=\\*(?:x[0-9a-fA-F]{{2}}|u[0-9a-fA-F]{{4}}|U[0-9a-fA-F]{{8}}|[{_SHOWN}]))")
+
+# and before the text of a carriage return's escape (\r), which a terminal line shows
+_TERMINAL_ESCAPE_LIKE = re.compile(rf"\\(?=\\*(?:x[0-9a-fA-F]{{2}}|u[0-9a-fA-F]{{4}}|U[0-9a-fA-F]{{8}}|r|[{_SHOWN}]))")
+
 
 
 def terminal_text(text: str) -> str:
-    r"""A name's ``text`` with control characters (but line feeds and tabs) and bidirectional overrides written as
-    escapes (``\x1b``), so that a name printed to a terminal cannot move the cursor, recolour or hide what follows;
+    r"""A name's ``text`` with control characters (but line feeds and tabs), format characters (bidirectional
+    overrides, zero-width spaces: Unicode category Cf) and line separators written as escapes (``\x1b``,
+    ``\u200b``), so that a name printed to a terminal cannot move the cursor, recolour or hide what follows;
     unambiguously: a backslash that would read as the start of an escape is doubled first, so that a name holding
     the text ``\u202e`` shows as ``\\u202e``. Other text (``C:\users``, plain names) is unchanged.
 
@@ -58,21 +70,23 @@ def terminal_text(text: str) -> str:
     model\x1b[2J\u202eevil
     >>> print(terminal_text("a\u202eb"), terminal_text("a\\u202eb"), terminal_text("C:\\users"))
     a\u202eb a\\u202eb C:\users
+    >>> print(terminal_text("a\u200bb"), terminal_text("a\ufeffb"))
+    a\u200bb a\ufeffb
     """
-    return control_text(_ESCAPE_LIKE.sub(r"\\\\", text))
+    return control_text(_TERMINAL_ESCAPE_LIKE.sub(r"\\\\", text))
 
 
-# the same for text kept on one line (a figure's tick label): also before an escape of a tab or a line break (\t,
-# \n, \r) and before those characters themselves
-_BREAK_ESCAPE_LIKE = re.compile(r"\\(?=\\*(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[tnr]|"
-                                "[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]))")
-_BREAKS = re.compile("[\t\n\u2028\u2029]")
+# the same for text kept on one line: also before an escape of a tab or a line break (\t, \n, \r) and before
+# those characters themselves
+_BREAK_ESCAPE_LIKE = re.compile(rf"\\(?=\\*(?:x[0-9a-fA-F]{{2}}|u[0-9a-fA-F]{{4}}|U[0-9a-fA-F]{{8}}|[tnr]|"
+                                rf"[\t\n{_SHOWN}]))")
 
 
 def line_text(text: str) -> str:
     r"""A name's ``text`` on one line, every character a terminal or a font would not show as itself written as an
     escape: control characters and bidirectional overrides as :func:`terminal_text` writes them, and tabs and line
-    breaks too (``\t``, ``\n``), unambiguously: a backslash that would read as the start of an escape is doubled
+    breaks too (``\t``, ``\n``, ``\r``; other line separators by their code, ``\x85``, ``\u2028``),
+    unambiguously: a backslash that would read as the start of an escape is doubled
     first, so that a name holding a tab shows as ``\t`` and one holding the text ``\t`` as ``\\t``.
 
     Examples
@@ -81,7 +95,7 @@ def line_text(text: str) -> str:
     >>> print(line_text("a\tb"), line_text("a\\tb"), line_text("new\nline"), line_text("C:\\users"))
     a\tb a\\tb new\nline C:\users
     """
-    return _BREAKS.sub(_escapes, control_text(_BREAK_ESCAPE_LIKE.sub(r"\\\\", text)))
+    return _LINE_CONTROL.sub(_escapes, _BREAK_ESCAPE_LIKE.sub(r"\\\\", text))
 
 
 def control_text(text: str) -> str:
@@ -99,32 +113,33 @@ def control_text(text: str) -> str:
 
 
 def html_text(x: Any) -> str:
-    r"""A name ``x`` as HTML text (``<``, ``>``, ``&`` and quotes escaped; control characters and bidirectional
-    overrides shown as escapes, unambiguously, as by :func:`terminal_text`).
+    r"""A name ``x`` as HTML text on one line (``<``, ``>``, ``&`` and quotes escaped; control and format
+    characters, tabs and line breaks shown as escapes, unambiguously, as by :func:`line_text`): a browser shows a
+    tab or a line feed as a space.
 
     Examples
     --------
     >>> from effstats._escape import html_text
     >>> html_text("<img src=x onerror=alert(1)>")
     '&lt;img src=x onerror=alert(1)&gt;'
-    >>> print(html_text("a\u202eb"), html_text("a\\u202eb"))
-    a\u202eb a\\u202eb
+    >>> print(html_text("a\u202eb"), html_text("a\\u202eb"), html_text("a\tb"))
+    a\u202eb a\\u202eb a\tb
     """
-    return html.escape(terminal_text(str(x)), quote=True)
+    return html.escape(line_text(str(x)), quote=True)
 
 
 def md_text(x: Any) -> str:
-    """``x`` as literal Markdown text, fit for a table cell: markup characters backslash-escaped, line breaks and
-    tabs as spaces (a name stays on its line and in its cell), other control characters and bidirectional
-    overrides as escapes (:func:`terminal_text`).
+    r"""``x`` as literal Markdown text, fit for a table cell: markup characters backslash-escaped; line breaks,
+    tabs, control and format characters as escapes, unambiguously (:func:`line_text`), so that a name stays on its
+    line and in its cell and two names never show alike (``a\nb`` is not ``a b``).
 
     Examples
     --------
     >>> from effstats._escape import md_text
-    >>> print(md_text("<script>x</script> | [a](b)\\nnext"))
-    \\<script\\>x\\</script\\> \\| \\[a\\](b) next
+    >>> print(md_text("<script>x</script> | [a](b)\nnext"), md_text("a\tb"), md_text("a b"))
+    \<script\>x\</script\> \| \[a\](b)\nnext a\tb a b
     """
-    return control_text(_MD_SPECIAL.sub(r"\\\1", _ESCAPE_LIKE.sub(r"\\\\", _LINE_BREAKS.sub(" ", str(x)))))
+    return _LINE_CONTROL.sub(_escapes, _MD_SPECIAL.sub(r"\\\1", _BREAK_ESCAPE_LIKE.sub(r"\\\\", str(x))))
 
 
 def md_prose(text: str) -> str:
@@ -133,26 +148,33 @@ def md_prose(text: str) -> str:
     return control_text(_MD_PROSE.sub(r"\\\1", _ESCAPE_LIKE.sub(r"\\\\", _LINE_BREAKS.sub(" ", str(text)))))
 
 
+def _formula(x: str) -> bool:
+    return x[:1] in ("=", "+", "-", "@", "\t", "\r") and not _NUMBER.fullmatch(x)
+
+
 def csv_cell(x: Any) -> Any:
     """A text cell that a spreadsheet would read as a formula (starting with ``=``, ``+``, ``-``, ``@``, a tab or
     a carriage return) with a ``'`` put before it, as OWASP's guidance on CSV injection says; numbers, and text
-    that is a number (``-0.5``), are kept as they are. A carriage return in the text becomes a line feed; other
-    control characters (but tabs) and bidirectional overrides are shown as escapes (``\\x1b``).
+    that is a number (``-0.5``), are kept as they are. Text that already starts with quotes before such a formula
+    (``'=x``) gets one more, so that it never reads as a quoted formula (``'=x`` is written ``''=x``, ``=x`` as
+    ``'=x``). Control and format characters (but tabs and line feeds) are shown as escapes (``\\x1b``,
+    ``\\u200b``), a carriage return alone as ``\\x0d`` (a CSV writer quotes a field holding a line feed, not
+    one holding a lone carriage return, which readers then take for the end of the row).
 
     Examples
     --------
     >>> from effstats._escape import csv_cell
     >>> csv_cell("=HYPERLINK(\\"http://x\\")"), csv_cell("-0.5"), csv_cell(-0.5), csv_cell("org/model")
     ('\\'=HYPERLINK("http://x")', '-0.5', -0.5, 'org/model')
+    >>> csv_cell("=x"), csv_cell("'=x"), csv_cell("'quoted"), csv_cell("a\\rb"), csv_cell("a\\r\\nb")
+    ("'=x", "''=x", "'quoted", 'a\\\\x0db', 'a\\r\\nb')
     """
     if not isinstance(x, str):
         return x
-    if x[:1] in ("=", "+", "-", "@", "\t", "\r") and not _NUMBER.fullmatch(x):
+    if _formula(x) or (x[:1] == "'" and _formula(x.lstrip("'"))):
         x = "'" + x
     x = _CSV_CONTROL.sub(_escapes, _ESCAPE_LIKE.sub(r"\\\\", x))
-    # a carriage return as a line feed: the CSV writer quotes a field holding a line feed, not one holding a lone
-    # carriage return, which readers then take for the end of the row
-    return x.replace("\r\n", "\n").replace("\r", "\n")
+    return re.sub("\r(?!\n)", r"\\x0d", x)
 
 
 def _safe_index(index: pd.Index, cell: Any = None) -> pd.Index:
@@ -207,7 +229,7 @@ def html_safe(df: pd.DataFrame) -> pd.DataFrame:
     >>> print(html_safe(pd.DataFrame({"model": ["a\u202eb"]})).iloc[0, 0])
     a\u202eb
     """
-    return _map_text(df, lambda x: terminal_text(x) if isinstance(x, str) else x)
+    return _map_text(df, lambda x: line_text(x) if isinstance(x, str) else x)
 
 
 def md_to_html(md: str) -> str:

@@ -159,6 +159,39 @@ def test_terminal_and_html_text_never_show_two_names_alike():
         assert not any("\x1b" in t or "\u202e" in t for t in shown)
 
 
+def test_no_two_names_show_alike_in_a_terminal_a_report_or_a_csv_cell():
+    """Every name of up to four characters from backslashes, escape-shaped letters, line breaks, tabs, controls,
+    format characters, quotes and formula signs: distinct names give distinct text in a terminal, an HTML or a
+    Markdown cell (its source and as rendered) and a CSV cell; in the one-line forms no line break, tab, control
+    or format character is left."""
+    import itertools
+
+    alphabet = ["\\", "x", "n", "t", "r", "\n", "\t", "\r", "\x1b", "\u202e", "\u200b", "'", "=", "a"]
+    names = ["".join(t) for n in range(5) for t in itertools.product(alphabet, repeat=n)]
+    raw = ("\n", "\t", "\r", "\x1b", "\u202e", "\u200b")
+    for show in (terminal_text, html_text, md_text, csv_cell, lambda n: md_to_html(md_text(n))):
+        shown = [show(n) for n in names]
+        assert len(set(shown)) == len(names)
+        if show is terminal_text:
+            assert not any(c in t for t in shown for c in raw[2:])
+        elif show is not csv_cell:
+            assert not any(c in t for t in shown for c in raw)
+    for plain in ("a b", "org/model-7b", "C:\\users", "naïve 名前", "'quoted", "-0.5"):
+        assert terminal_text(plain) == html_text(plain).replace("&#x27;", "'") == csv_cell(plain) == plain
+        assert md_text(plain) == plain.replace("\\", "\\\\")  # Markdown's own escape of the backslash
+
+
+@pytest.mark.parametrize("shown", [terminal_text, html_text, md_text, csv_cell])
+def test_every_format_character_is_shown_as_an_escape(shown):
+    """Unicode's format characters (category Cf: zero-width spaces and joiners, the byte-order mark, the soft
+    hyphen, bidirectional marks) are invisible; each is shown as its escape."""
+    import unicodedata
+
+    for c in map(chr, range(0x110000)):
+        if unicodedata.category(c) == "Cf":
+            assert shown(f"a{c}b") == "a" + c.encode("unicode_escape").decode("ascii") + "b", hex(ord(c))
+
+
 def test_select_lists_a_task_named_by_an_escapes_text_apart_from_one_holding_the_control(tmp_path, capsys):
     from effstats import ResponseMatrix
     from effstats.datasets import simulate_responses

@@ -174,13 +174,13 @@ def test_csv_cells_neutralised_and_numbers_kept():
     back = pd.read_csv(io.StringIO(text), index_col=0, keep_default_na=False)
     assert back["x"].tolist() == pytest.approx(df["x"].tolist())  # numbers stay numbers, negative ones too
     assert back.index[0] == "'=a"
-    assert back["name"].tolist()[: len(FORMULAS)] == ["'" + f.replace("\r", "\n") for f in FORMULAS]
+    assert back["name"].tolist()[: len(FORMULAS)] == ["'" + f.replace("\r", "\\x0d") for f in FORMULAS]
     assert back["name"].tolist()[len(FORMULAS):] == ["-0.5", "plain", "1e-3"]
     assert csv_cell(-3) == -3 and csv_cell("-3.5e2") == "-3.5e2" and csv_cell("-x") == "'-x"
 
 
 def test_markdown_and_html_helpers():
-    assert md_text("a|b\nc") == "a\\|b c"
+    assert md_text("a|b\nc") == "a\\|b\\nc"
     assert md_text(SCRIPT) == "\\<script\\>alert(1)\\</script\\>"
     assert md_text(MD_LINK) == "\\[click\\](javascript:alert(1))"
     assert md_text("Sort & Search, arc_easy") == "Sort & Search, arc_easy"  # plain names stay readable
