@@ -820,6 +820,31 @@ def test_a_state_without_checksums_goes_on(tmp_path, capsys):
     assert "checksums" not in json.loads((tmp_path / "seq" / "state.json").read_text())
 
 
+@pytest.mark.parametrize("drop", [["order", "tasks", "doc_ids"], ["order"], ["doc_ids"]])
+def test_a_state_with_checksums_missing_some_is_refused(tmp_path, capsys, drop):
+    """A state that has the checksums field but not the checksum of every list its run fixes (emptied, or a key
+    removed beside an edited order) is refused naming the first one missing; an adaptive run's empty field loads."""
+    truth = _truth()
+    ref = truth.subset(models=range(24))
+    run = SequentialRun.start(ref, rule="precision", half_width=0.01, initial=40, batch=40, max_n=200)
+    run.save(tmp_path / "seq")
+    st = json.loads((tmp_path / "seq" / "state.json").read_text())
+    assert sorted(st["checksums"]) == ["doc_ids", "order", "tasks"]
+    st["order"][100:] = st["order"][100:][::-1]
+    for k in drop:
+        del st["checksums"][k]
+    (tmp_path / "seq" / "state.json").write_text(json.dumps(st))
+    code, _, err = _run(["sequential", "status", tmp_path / "seq"], capsys)
+    assert code == 2 and _one_line(err).startswith(
+        f"effstats sequential status: error: DIR: state.json: checksums.{drop[0]}: missing (a run of rule "
+        "'precision' records the checksums of order, tasks, doc_ids); the file was edited"), err
+    with pytest.warns(UserWarning, match="reference models"):
+        SequentialRun.start(ref, rule="adaptive", target_se=0.3, initial=20, batch=10).save(tmp_path / "ad")
+    st = json.loads((tmp_path / "ad" / "state.json").read_text())
+    (tmp_path / "ad" / "state.json").write_text(json.dumps({**st, "checksums": {}}))
+    assert SequentialRun.load(tmp_path / "ad").state["rule"]["kind"] == "adaptive"
+
+
 @pytest.mark.parametrize("key,raw,message", [
     ("budget", "1e400", "budget: expected an integer, got inf"),
     ("doc_ids", "1e400", "doc_ids: expected an array, got inf"),

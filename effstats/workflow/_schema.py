@@ -319,11 +319,16 @@ def check_checksums(st: dict, shown: str) -> None:
     """Refuse a state whose fixed lists (the item order, its tasks, documents and the compared model's scores) are
     not those its start recorded: the order is a random draw with the state's seed from reference data the state
     does not hold, so an edit (its items not yet handed out replaced, say) can only be told from its checksum. A
-    state without checksums (written before they were recorded) is not checked."""
-    saved = st.get("checksums")
-    if not saved:
+    state without the field (written before checksums were recorded) is not checked; one with it must hold the
+    checksum of every list its run fixes (an adaptive run fixes none)."""
+    if "checksums" not in st:
         return
+    saved = st["checksums"]
     now = checksums(st)
+    missing = [k for k in now if k not in saved]
+    if missing:
+        raise ValueError(f"{shown}: checksums.{missing[0]}: missing (a run of rule {st['rule']['kind']!r} records "
+                         f"the checksums of {', '.join(now)}); the file was edited: start the run again")
     for k in _FIXED:
         if k in saved and now.get(k) != saved[k]:
             what = "item order the run's start drew with" if k == "order" else f"{k} the run's start recorded with"
