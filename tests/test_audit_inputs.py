@@ -303,3 +303,6 @@ def test_a_typo_cell_among_fractions_is_named_by_model_column_and_value(tmp_path
         audit(board, n_boot=20, progress=False)
     res = audit(tmp_path / "typo.csv", exclude=["s2"], n_boot=20, progress=False)
     assert res.settings["n_scenarios"] == 5
+    board.loc["m3", "s2"] = 1 + 1e-12  # floating-point noise above 1 is a fraction: no cell named, no scale note
+    res = audit(board, aggregate="mean", n_boot=20, progress=False)
+    assert res.settings["n_scenarios"] == 6 and not any("0–10" in n or "percent" in n for n in res.notes)

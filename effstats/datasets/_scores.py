@@ -122,7 +122,7 @@ def _refuse_stray_cells(num: pd.DataFrame) -> None:
     x = num.apply(pd.to_numeric, errors="coerce").astype(float)
     if x.shape[1] == 0 or len(x) < 5 or (x < 0).any().any():
         return
-    above = x > 1
+    above = x > 1 + 1e-9  # floating-point noise above 1 is a fraction
     rows = (above.sum(axis=1) < 0.5 * x.notna().sum(axis=1)).to_numpy()
     if rows.sum() < max(5, len(x) / 2):
         return

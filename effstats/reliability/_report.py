@@ -55,8 +55,8 @@ def _scales(x: pd.DataFrame) -> tuple[list, list, list]:
     lo, hi = x.min(), x.max()
     named = {c: "%" in str(c) or "percent" in str(c).lower() for c in x.columns}
     pct = [c for c in x.columns if lo[c] >= 0 and 1 < hi[c] <= 100 and (hi[c] > 10 or named[c])]
-    return ([c for c in x.columns if lo[c] >= 0 and hi[c] <= 1], pct,
-            [c for c in x.columns if lo[c] >= 0 and 1 < hi[c] <= 10 and c not in pct])
+    return ([c for c in x.columns if lo[c] >= 0 and hi[c] <= 1 + 1e-9], pct,
+            [c for c in x.columns if lo[c] >= 0 and 1 + 1e-9 < hi[c] <= 10 and c not in pct])
 
 
 def _refuse_mixed_rows(x: pd.DataFrame, notes: list[str]) -> None:
