@@ -510,7 +510,7 @@ def _file_spoilers() -> dict[str, tuple[Callable[[Path], Any], str]]:
         "xz": (compress(".xz", lzma), SAME),
         "corrupt gzip": (lambda f: (Path(str(f) + ".gz").write_bytes(gzip.compress(f.read_bytes())[:-30]),
                                     f.unlink()), REFUSE),
-        "gzip without the .gz ending": (lambda f: f.write_bytes(gzip.compress(f.read_bytes())), REFUSE),
+        "gzip without the .gz ending": (lambda f: f.write_bytes(gzip.compress(f.read_bytes())), SAME),
         "Git LFS pointer": (lambda f: f.write_text("version https://git-lfs.github.com/spec/v1\noid sha256:"
                                                     + "0" * 64 + "\nsize 1234\n"), REFUSE),
         "a copy named ' (1)'": (renamed(" (1)"), SAME),
