@@ -271,6 +271,30 @@ def test_a_hand_edited_manifest_hands_over_only_the_report_files_of_the_default_
     assert {rel: (sel / rel).read_text() for rel in mine} == dict.fromkeys(mine, "mine")
 
 
+def test_select_force_removes_a_report_an_estimate_wrote_into_the_selection_folder(logs, capsys, tmp_path):
+    """An estimate written with --out the selection's own folder records its files there; replacing the selection
+    removes exactly those (and the record), never a user's file beside them nor the target of a link."""
+    root, sel = logs[0], _selection_with_an_estimate(logs, capsys, tmp_path)
+    assert _run(["estimate", sel, tmp_path / "new", "--out", sel], capsys)[0] == 0
+    assert json.loads((sel / ".effstats_estimate.json").read_text())["files"] == [
+        "estimate.csv", "tasks.csv", "estimate.md", "estimate.html"]
+    (sel / "notes.txt").write_text("mine")
+    code, _, err = _run(["select", root / "ref", "--budget", 40, "--out", sel, "--force"], capsys)
+    assert code == 0, err
+    assert sorted(p.name for p in sel.iterdir() if p.is_file()) == [
+        ".manifest.json.lock", "lm_eval_samples.json", "manifest.json", "notes.txt"]
+    assert (sel / "notes.txt").read_text() == "mine"
+    # a record listing a report file that is a link: the link goes, its target stays
+    assert _run(["estimate", sel, tmp_path / "new", "--out", sel, "--restrict-to-manifest"], capsys)[0] == 0
+    (tmp_path / "outside.md").write_text("the user's")
+    (sel / "estimate.md").unlink()
+    (sel / "estimate.md").symlink_to(tmp_path / "outside.md")
+    assert _run(["select", root / "ref", "--budget", 30, "--out", sel, "--force"], capsys)[0] == 0
+    assert not any((sel / n).exists() or (sel / n).is_symlink() for n in (
+        "estimate.csv", "tasks.csv", "estimate.md", "estimate.html", ".effstats_estimate.json"))
+    assert (tmp_path / "outside.md").read_text() == "the user's"
+
+
 def test_force_never_removes_through_a_linked_folder(logs, capsys, tmp_path):
     """A folder of the run replaced by a link to a folder elsewhere: the files listed under it are left alone,
     links and files alike."""

@@ -189,6 +189,8 @@ def refuse_existing(out: Any, record: str, force: bool) -> list[str]:
     if record == "state.json":  # the new run's first batch goes there
         real_folder(d, "batch_001", "--out", make=False)
     owned = [] if doc is None else owned_files(d, record, doc)
+    if doc is not None and record == "manifest.json":  # an estimate's report written into the selection's folder
+        owned += [n for n in report_files(d) if n not in owned]
     clash = _clashes(d, record, owned)
     if clash:
         raise ValueError(f"--out: {d} holds {clash[0]}, which no effstats run there wrote; effstats replaces only "
