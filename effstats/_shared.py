@@ -450,7 +450,10 @@ def write_text_atomic(path: str | os.PathLike, text: str | bytes) -> Path:
             f.write(text)
             f.flush()
             os.fsync(f.fileno())
-        os.replace(tmp, path)
+        try:
+            os.replace(tmp, path)
+        except OSError as exc:  # name the file written, not the temporary one (a folder of that name, say)
+            raise OSError(exc.errno, exc.strerror, str(path)) from exc
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

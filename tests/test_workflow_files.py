@@ -271,6 +271,37 @@ def test_a_hand_edited_manifest_hands_over_only_the_report_files_of_the_default_
     assert {rel: (sel / rel).read_text() for rel in mine} == dict.fromkeys(mine, "mine")
 
 
+@pytest.mark.parametrize("record,said", [
+    ("{not json", "which is not an effstats estimate's record (format 'effstats.estimate/1', a list of files)"),
+    ('{"format": "effstats.manifest/1", "files": ["estimate.csv"]}', "which is not an effstats estimate's record"),
+    ('{"format": "effstats.estimate/2", "files": ["estimate.csv"]}',
+     "the record of an estimate written by a newer effstats (format 'effstats.estimate/2'; this effstats reads "
+     "'effstats.estimate/1'): update effstats"),
+    (None, "which is not a file, not an effstats estimate's record")])
+def test_an_unreadable_report_record_is_named_in_the_refusal(logs, capsys, tmp_path, record, said):
+    """A report folder whose record is damaged, a folder, of another format or of a newer effstats: the refusal
+    names the record and what is wrong with it; a report file that is a folder is named, not a temporary file."""
+    sel = _selection_with_an_estimate(logs, capsys, tmp_path)
+    est = ["estimate", sel, tmp_path / "new", "--out", tmp_path / "o", "--force"]
+    assert _run(est, capsys)[0] == 0
+    f = tmp_path / "o" / ".effstats_estimate.json"
+    if record is None:
+        f.unlink()
+        f.mkdir()
+    else:
+        f.write_text(record)
+    code, _, err = _run(est, capsys)
+    assert code == 2 and _one_line(err).startswith(
+        f"effstats estimate: error: --out: {tmp_path / 'o'} holds .effstats_estimate.json, {said}"), err
+    est[-2] = tmp_path / "p"
+    assert _run(est, capsys)[0] == 0
+    (tmp_path / "p" / "estimate.csv").unlink()
+    (tmp_path / "p" / "estimate.csv").mkdir()  # a report's file the user replaced with a folder
+    code, _, err = _run(est, capsys)
+    assert code == 2 and _one_line(err) == (f"effstats estimate: error: cannot write to "
+                                            f"{tmp_path / 'p' / 'estimate.csv'} (Is a directory)"), err
+
+
 def test_select_force_removes_a_report_an_estimate_wrote_into_the_selection_folder(logs, capsys, tmp_path):
     """An estimate written with --out the selection's own folder records its files there; replacing the selection
     removes exactly those (and the record), never a user's file beside them nor the target of a link."""
@@ -483,7 +514,9 @@ def test_estimate_force_replaces_only_the_report_files_an_estimate_wrote(logs, c
             code, _, err = _run(est + ["--out", d] + force, capsys)
             line = _one_line(err)
             assert code == 2 and line.startswith("effstats estimate: error: --out: "), err
-            if force or name.startswith("."):
+            if name.startswith("."):
+                assert f"holds {name}, which is not an effstats estimate's record" in line, line
+            elif force:
                 assert f"holds {name}, which no effstats estimate wrote there" in line, line
         assert {p.name: (p.is_symlink(), p.read_bytes()) for p in d.iterdir()} == before
     assert outside.read_text() == "the user's"

@@ -137,12 +137,34 @@ def refuse_report(out: Path, force: bool, selection: Path | None = None) -> None
                  and str(PurePosixPath(f).parent) == rel}
     foreign = [n for n in (*REPORT_FILES, REPORT_RECORD) if _there(out / n) and n not in ours]
     there = [n for n in REPORT_FILES if _there(out / n)]
+    if REPORT_RECORD in foreign:  # the record is what is wrong: say so, not that the report's files are foreign
+        raise ValueError(f"--out: {out} holds {REPORT_RECORD}, {_record_problem(out / REPORT_RECORD)}")
     if foreign:
         raise ValueError(f"--out: {out} holds {foreign[0]}, which no effstats estimate wrote there; effstats "
                          "replaces only its own files: remove it, or choose another folder")
     if there and not force:
         raise ValueError(f"--out: {out} already holds a report ({there[0]}); name another folder with --out, or pass "
                          "--force to replace it")
+
+
+def _record_problem(f: Path) -> str:
+    """What makes ``f`` not an estimate's record of its report files (a link, a folder, a file of another format
+    or of a newer effstats), and what to do."""
+    if f.is_symlink() or not f.is_file():
+        return (f"which is {'a link' if f.is_symlink() else 'not a file'}, not an effstats estimate's record; "
+                f"effstats replaces only its own files: remove it, or choose another folder")
+    try:
+        doc = read_json(f, "--out")
+    except ValueError:
+        doc = None
+    found = doc.get("format") if isinstance(doc, dict) else None
+    family, _, version = _REPORT_FORMAT.rpartition("/")
+    if isinstance(found, str) and found.rpartition("/")[0] == family and found.rpartition("/")[2].isdigit() \
+            and int(found.rpartition("/")[2]) > int(version):
+        return (f"the record of an estimate written by a newer effstats (format {found!r}; this effstats reads "
+                f"{_REPORT_FORMAT!r}): update effstats to replace its report, or choose another folder")
+    return (f"which is not an effstats estimate's record (format {_REPORT_FORMAT!r}, a list of files); effstats "
+            "replaces only its own files: remove it, or choose another folder")
 
 
 def _record(d: Path, record: str) -> dict | None:
