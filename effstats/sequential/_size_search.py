@@ -8,10 +8,12 @@ these names.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from scipy.special import ndtr, ndtri
 
-from ._recursion import _h1, _hupdate, gridpts
+from ._recursion import _MHALF, _h1, _hupdate, gridpts
 
 
 # A tilted root is accepted, with its crossing probabilities, when it lies within _TILT_REACH / q (relative) of the
@@ -94,11 +96,11 @@ def _tilted(p: dict, eta: float, looks: bool = False):
     dlr = p["s"] - p["t"] * eta
     dlr *= cdf
     x *= x
-    x *= -0.5
+    x *= _MHALF
     np.exp(x, out=x)
     x *= p["rdt"] / _RT2PI
     dlr += x
-    dpower = float(np.exp(-0.5 * x0 * x0)) * rt1 / _RT2PI + float(lr.dot(dlr))
+    dpower = math.exp(-0.5 * x0 * x0) * rt1 / _RT2PI + float(lr.dot(dlr))
     return power, dpower
 
 
@@ -114,7 +116,7 @@ def _tilt_root(p: dict, eta: float, target: float, rel: float = 1e-5) -> float |
         if not (0.0 < pw < 1.0 and dpw > 0):
             return None
         q = float(ndtri(pw))
-        step = (q - target) * float(np.exp(-0.5 * q * q)) / (_RT2PI * dpw)  # g / g' for g = probit(power)
+        step = (q - target) * math.exp(-0.5 * q * q) / (_RT2PI * dpw)  # g / g' for g = probit(power)
         if not np.isfinite(step):
             return None
         new -= step
@@ -144,7 +146,7 @@ def _max_info_tilt(delta, beta, tx, a, b, r, i0, lower: bool = True, dens0: list
     if not (delta > 0 and 0.0 < beta < 0.5) or tx.size < 2 or r > 18:
         return None
     target = float(ndtri(1 - beta))
-    eta = delta * float(np.sqrt(i0))
+    eta = float(delta) * float(np.sqrt(i0))  # Python floats: the Newton steps' scalar arithmetic is faster on them
     tl = tx.tolist()
     reach = _TILT_REACH / max(tl[i] / (tl[i] - tl[i - 1]) for i in range(1, len(tl)))
     per = _tilt_constants(tx, a, b)
