@@ -306,3 +306,36 @@ def test_a_typo_cell_among_fractions_is_named_by_model_column_and_value(tmp_path
     board.loc["m3", "s2"] = 1 + 1e-12  # floating-point noise above 1 is a fraction: no cell named, no scale note
     res = audit(board, aggregate="mean", n_boot=20, progress=False)
     assert res.settings["n_scenarios"] == 6 and not any("0–10" in n or "percent" in n for n in res.notes)
+
+
+def test_noise_above_1_is_a_fraction_for_the_percent_warning_too(tmp_path, capsys):
+    board = _board()
+    board.loc["m0", "s2"] = 1.0000000001
+    board.to_csv(tmp_path / "noise.csv")
+    code, err = _run([tmp_path / "noise.csv", "--out", tmp_path / "o", "--aggregate", "mean"], capsys)
+    assert code == 0 and "percentages?" not in err, err
+    assert "percentages?" not in (tmp_path / "o" / "report.md").read_text(encoding="utf-8")
+
+
+def test_a_stated_scale_gets_no_percent_warning_and_the_judged_one_says_what_happens(tmp_path, capsys):
+    board = _board()
+    board["s0"] = (board["s0"] * 100).round(1)
+    board.to_csv(tmp_path / "mix.csv")
+    code, err = _run([tmp_path / "mix.csv", "--out", tmp_path / "o"], capsys)
+    assert code == 0 and "column(s) 's0' hold values up to" in err, err
+    assert ("The Mean Win Rate compares models within each column; a mean across them is refused until they are on "
+            "one scale (divide them by 100, leave them out with --exclude, or state --scale as-is)") in err
+    code, err = _run([tmp_path / "mix.csv", "--out", tmp_path / "o2", "--aggregate", "mean", "--scale", "as-is"],
+                     capsys)
+    assert code == 0 and "percentages?" not in err, err
+    assert "percentages?" not in (tmp_path / "o2" / "report.md").read_text(encoding="utf-8")
+
+
+def test_a_column_that_fits_no_scale_is_named_in_the_report(tmp_path, capsys):
+    board = (_board() * 100).round(1)
+    board.loc["m0", "s1"] = 120.0
+    board.to_csv(tmp_path / "pct120.csv")
+    code, err = _run([tmp_path / "pct120.csv", "--out", tmp_path / "o"], capsys)
+    assert code == 0, err
+    assert "Score column 's1' exceeds 100 (120): read as it is." in (tmp_path / "o" / "report.md").read_text(
+        encoding="utf-8")

@@ -20,6 +20,7 @@ import pandas as pd
 
 from .._published import _decimals, _detect_published, _weights_text
 from .._shared import _name_list, _plain
+from .._validation import ZERO_ONE_ATOL
 from ._score_options import DUPLICATE_POLICIES, SCORE_FORMATS
 
 __all__ = ["read_scores", "read_openllm_csv", "SCORE_FORMATS", "DUPLICATE_POLICIES"]
@@ -41,6 +42,8 @@ _OPENLLM_V1 = ["ARC", "HellaSwag", "MMLU", "TruthfulQA", "Winogrande", "GSM8K"]
 _OPENLLM_V2 = ["IFEval", "BBH", "MATH Lvl 5", "GPQA", "MUSR", "MMLU-PRO"]
 _OPENLLM_V1_EXTRA = ["DROP"]  # in the v1 average for a while (2023)
 _MARKUP = re.compile(r"<\s*/?\s*[a-zA-Z][^>]*>")
+# the largest score read as a fraction: floating-point noise above 1 (1 + 1e-12 from a sum of shares) is a fraction
+FRACTION_MAX = 1 + ZERO_ONE_ATOL
 
 
 def _openllm_key(col: Any) -> str:
@@ -122,7 +125,7 @@ def _refuse_stray_cells(num: pd.DataFrame) -> None:
     x = num.apply(pd.to_numeric, errors="coerce").astype(float)
     if x.shape[1] == 0 or len(x) < 5 or (x < 0).any().any():
         return
-    above = x > 1 + 1e-9  # floating-point noise above 1 is a fraction
+    above = x > FRACTION_MAX
     rows = (above.sum(axis=1) < 0.5 * x.notna().sum(axis=1)).to_numpy()
     if rows.sum() < max(5, len(x) / 2):
         return
@@ -136,17 +139,22 @@ def _refuse_stray_cells(num: pd.DataFrame) -> None:
                      "leave the column(s) out with --exclude")
 
 
+class PercentColumnsWarning(UserWarning):
+    """Columns on a 0–100 scale among columns of fractions, as read (a stated scale leaves them unjudged)."""
+
+
 def _warn_percent_columns(num: pd.DataFrame) -> None:
     """Warn naming the columns on a 0–100 scale among columns of fractions: a mean over them is dominated by them."""
     hi, lo = num.max(), num.min()
-    frac = hi.le(1) & lo.ge(0)
-    pct = hi.gt(1) & hi.le(100) & lo.ge(0)
+    frac = hi.le(FRACTION_MAX) & lo.ge(0)
+    pct = hi.gt(FRACTION_MAX) & hi.le(100) & lo.ge(0)
     if frac.sum() >= 2 and 0 < pct.sum() < frac.sum():
         cols = [str(c) for c in num.columns[pct.to_numpy()]]
         warnings.warn(f"SCORES: column(s) {_name_list(map(repr, cols))} hold values up to {_plain(hi[pct].max()):g} "
-                      f"while {int(frac.sum())} other columns are fractions in [0, 1]: percentages? Divide them by "
-                      "100 to audit them with the others (as they are, they are left out or dominate a mean)",
-                      UserWarning, stacklevel=3)
+                      f"while {int(frac.sum())} other columns are fractions in [0, 1]: percentages? The Mean Win "
+                      "Rate compares models within each column; a mean across them is refused until they are on "
+                      "one scale (divide them by 100, leave them out with --exclude, or state --scale as-is)",
+                      PercentColumnsWarning, stacklevel=3)
 
 
 def _check_path(path: Any, *, directory_ok: bool = False) -> Path:

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from .._escape import csv_safe
-from .._shared import _cpus, _Forked, _name_list, _tie_ranks, write_text_atomic
+from .._shared import _cpus, _Forked, _name_list, _plain, _tie_ranks, write_text_atomic
 from .._validation import check_flag, check_fraction, check_positive_int
 from ._advice import _recommendations
 from ._benchmark import Benchmark
@@ -33,7 +33,7 @@ from ._dior import _check_n_boot, _curve_row, _drawn, _scored, dior, dior_plan, 
 from ._metametrics import kendall_tau
 from ._pathologies import clone_flips, removal_flips
 from .._published import _detect_published
-from ..datasets._scores import _refuse_stray_cells
+from ..datasets._scores import FRACTION_MAX, PercentColumnsWarning, _refuse_stray_cells
 from ._render import _SCORE_NAME, _Doc, _plot_curve, _plot_ranks, _plot_switch, _render
 from ._winrate import _score, _scorer
 
@@ -54,9 +54,9 @@ def _scales(x: pd.DataFrame) -> tuple[list, list, list]:
     rating, a count) is none of these."""
     lo, hi = x.min(), x.max()
     named = {c: "%" in str(c) or "percent" in str(c).lower() for c in x.columns}
-    pct = [c for c in x.columns if lo[c] >= 0 and 1 < hi[c] <= 100 and (hi[c] > 10 or named[c])]
-    return ([c for c in x.columns if lo[c] >= 0 and hi[c] <= 1 + 1e-9], pct,
-            [c for c in x.columns if lo[c] >= 0 and 1 + 1e-9 < hi[c] <= 10 and c not in pct])
+    pct = [c for c in x.columns if lo[c] >= 0 and FRACTION_MAX < hi[c] <= 100 and (hi[c] > 10 or named[c])]
+    return ([c for c in x.columns if lo[c] >= 0 and hi[c] <= FRACTION_MAX], pct,
+            [c for c in x.columns if lo[c] >= 0 and FRACTION_MAX < hi[c] <= 10 and c not in pct])
 
 
 def _refuse_mixed_rows(x: pd.DataFrame, notes: list[str]) -> None:
@@ -788,6 +788,12 @@ def _rescale_percent(data: Any, published: pd.Series | None, notes: list[str],
             notes.append(f"Score column(s) {_name_list(map(repr, map(str, other)), 5)} lie within 0–10: neither "
                          "fractions nor clearly percent, so read as they are (rankings, win rates and DIoR do not "
                          "depend on the scale).")
+        placed = {*frac, *pct, *other}
+        if placed:  # a column beside them that fits no scale is read as it is, and the report says so
+            for c in (c for c in x.columns if c not in placed):
+                notes.append(f"Score column {str(c)!r} " + (f"exceeds 100 ({_plain(x[c].max()):g}): read as it is."
+                             if x[c].max() > 100 else f"holds negative values ({_plain(x[c].min()):g}): read as "
+                             "it is."))
         if len(pct) < x.shape[1]:
             groups = {"in [0, 1]": frac, "in 0–100": pct, "in 0–10": other}
             return data, published, {k: v for k, v in groups.items() if v}
@@ -1009,7 +1015,7 @@ def audit(data: Any, out: str | Path | None = None, *, format: str = "auto", tab
         source = source or Path(data).name
         data, pub, read_notes, helm = _read_file(data, format=format, table=table, by=by, model=model, item=item,
                                                  score=score, scenarios=scenarios, exclude=exclude,
-                                                 duplicates=duplicates)
+                                                 duplicates=duplicates, judge_scale=scale == "auto")
         rank_info = data.attrs.get("published_rank") if isinstance(data, pd.DataFrame) else None
         notes = read_notes + notes
         published = pub if published is None else published
@@ -1017,7 +1023,7 @@ def audit(data: Any, out: str | Path | None = None, *, format: str = "auto", tab
     elif isinstance(data, pd.DataFrame) and _raw_table(data, model):
         data, pub, read_notes, helm = _read_frame(data, format=format, table=table, by=by, model=model, item=item,
                                                   score=score, scenarios=scenarios, exclude=exclude,
-                                                  duplicates=duplicates)
+                                                  duplicates=duplicates, judge_scale=scale == "auto")
         rank_info = data.attrs.get("published_rank") if isinstance(data, pd.DataFrame) else None
         notes = read_notes + notes
         if isinstance(published, str) and isinstance(data, pd.DataFrame) and published in data.columns:
@@ -1153,11 +1159,13 @@ def _read_frame(data: pd.DataFrame, **kw: Any) -> tuple[Any, pd.Series | None, l
         return _read_file(path, **kw)
 
 
-def _read_file(path: str | Path, **kw: Any) -> tuple[Any, pd.Series | None, list[str], bool]:
+def _read_file(path: str | Path, judge_scale: bool = True,
+               **kw: Any) -> tuple[Any, pd.Series | None, list[str], bool]:
     """A score file read as the command line reads it: (data, published aggregate, notes, is HELM).
 
     The reader's warnings (duplicated models, ...) are raised again for the caller and written at the top of the
-    report's notes, whole.
+    report's notes, whole; its judgement of the columns' scale only when ``judge_scale`` (a stated scale is not
+    judged).
     """
     import warnings
 
@@ -1166,7 +1174,8 @@ def _read_file(path: str | Path, **kw: Any) -> tuple[Any, pd.Series | None, list
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", UserWarning)
         data, pub, read_notes, helm = _load(path, **kw)
-    said = [str(w.message) for w in caught if issubclass(w.category, UserWarning)]
+    said = [str(w.message) for w in caught if issubclass(w.category, UserWarning)
+            and (judge_scale or not issubclass(w.category, PercentColumnsWarning))]
     for msg in said:
         warnings.warn(msg, UserWarning, stacklevel=3)
     return data, pub, read_notes + [f"**Warning**: {m}" for m in said], helm
