@@ -150,8 +150,9 @@ def _main(argv: Sequence[str] | None) -> int:
     p.add_argument("--scale", default="auto", choices=["auto", "fraction", "percent", "as-is"],
                    help="the scores' scale: auto = judged per column by content (within [0, 1] a fraction, within "
                         "0-100 and above 10 percent, divided by 100 when every column is; within 0-10 read as it "
-                        "is); percent divides every column by 100; fraction and as-is read the scores as they are, "
-                        "skipping the check for rows on two scales (default: auto)")
+                        "is); percent divides every column by 100 (values outside [0, 100] refused); fraction reads "
+                        "them as they are (values outside [0, 1] refused); as-is reads them as they are; a stated "
+                        "scale skips the check for rows on two scales (default: auto)")
     p.add_argument("--ties", default="auto", choices=["auto", "strict", "half"],
                    help="win-rate ties: strict (App. A) or half credit (HELM's code); auto = half for HELM inputs, "
                         "strict otherwise (default: auto)")
@@ -165,8 +166,8 @@ def _main(argv: Sequence[str] | None) -> int:
     p.add_argument("--seed", type=int, default=0, help="random seed, a non-negative integer (default: 0)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar (shown on a terminal)")
     p.add_argument("--jobs", type=int, default=None,
-                   help="processes sharing the resampling; the report is the same for any number (default: one per "
-                        "core)")
+                   help="1: compute in this process; more than 1: one forked process shares the work (POSIX but "
+                        "macOS); the report is the same (default: forked when more than one core is usable)")
     from .workflow import _cli as workflow_cli
 
     workflow_cli.add_commands(sub)

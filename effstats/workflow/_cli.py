@@ -167,8 +167,12 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     st.add_argument("--initial", type=int, default=None,
                     help="items in the first batch (default: 100, at most the benchmark's items; adaptive: --batch)")
     st.add_argument("--batch", type=int, default=None,
-                    help="items in each later batch (default: 100, at most the benchmark's items; adaptive: 10)")
-    st.add_argument("--max-n", type=int, default=None, help="at most this many items (default: all)")
+                    help="items in each later batch (default: 100, at most the benchmark's items; adaptive: 10); "
+                         "later batches shrink near the cap, and with --half-width to the items the interval is "
+                         "projected to still need")
+    st.add_argument("--max-n", type=int, default=None,
+                    help="at most this many items (default: all items; with --half-width the worst-case fixed "
+                         "design's size, at accuracy 1/2)")
     st.add_argument("--seed", type=int, default=0,
                     help="random seed of the item order (default: 0; adaptive runs are deterministic)")
     st.add_argument("--format", default="auto", choices=_READ_FORMATS, help="layout of REFERENCE (default: auto)")
