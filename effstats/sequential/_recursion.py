@@ -278,7 +278,7 @@ def _newton_upper(h, base, scale, target, b0, tol, rt2pi):
     Returns ``(b, achieved, converged)`` where ``achieved`` is the crossing probability at the returned ``b``
     (gsDesign returns the last point evaluated, not the last Newton proposal).
     """
-    x = np.empty_like(base)
+    x = np.empty(base.size)
     two = np.empty((2, base.size))  # Phi(x) and exp(-x^2 / 2) side by side: one matrix-vector product for both
     cdf, dens = two
     twodot = two.dot
@@ -410,6 +410,7 @@ def gsbound1(theta: float, info, a, probhi, tol: float = 1e-6, r: int = 18, lowe
     dens = []
     if k > 1:
         infol = info.tolist()
+        qs = ndtri(probhi).tolist()  # the unconditional quantiles that start each look's Newton iteration, at once
         z1, w1 = gridpts(r, mu, al[0], float(b[0]))
         h = _h1(theta, z1, w1, infol[0])
         for i in range(1, k):
@@ -418,13 +419,13 @@ def gsbound1(theta: float, info, a, probhi, tol: float = 1e-6, r: int = 18, lowe
             mu = rtik * theta
             dk = infol[i] - infol[i - 1]
             rtd = dk ** 0.5
-            btem2 = EXTREMEZ if pl[i] <= 0 else _qnorm_upper(pl[i], mu)
+            btem2 = EXTREMEZ if pl[i] <= 0 else mu - qs[i]
             base = z1 * (rt[i - 1] / rtd)
             if theta:
                 base += theta * dk / rtd
             scale = rtik / rtd
             if lower:
-                problo[i] = float(_dot(h, ndtr(al[i] * scale - base)))
+                problo[i] = float(h.dot(ndtr(al[i] * scale - base)))
             if i == k - 1:
                 mass = float(h.sum())  # the (Simpson) mass entering the last look
                 last = (h, base, scale)
