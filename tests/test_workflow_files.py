@@ -589,7 +589,9 @@ def test_sequential_status_shows_the_run_as_it_stands_and_writes_nothing(logs, c
     assert (doc["estimate"], doc["ci_low"], doc["ci_high"]) == (decision["estimate"], decision["ci_low"],
                                                                 decision["ci_high"])
     code, out, _ = _run(["sequential", "status", tmp_path / "done"], capsys)
-    assert out.splitlines()[-1] == f"decision: {decision['decision']} ({decision['reason']})"
+    assert out.splitlines()[-1] == f"decision: stopped: the interval is within ±0.2 ({decision['decision']})"
+    md = (tmp_path / "done" / "decision.md").read_text(encoding="utf-8")
+    assert "Decision: **precision** (the interval is within ±0.2) after" in md
 
 
 def test_sequential_status_of_a_folder_without_a_run_is_one_line(logs, capsys, tmp_path):

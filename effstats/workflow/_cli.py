@@ -401,9 +401,8 @@ def _status(args: argparse.Namespace) -> None:
               f"{_level_percent(s['confidence_level'])} % {kind}interval [{s['ci_low']:.4f}, {s['ci_high']:.4f}]"
               + ("" if s["theta"] is None else f"; ability {s['theta']:.3f} (s.e. {s['theta_se']:.3f})"))
     batch = run._directory / f"batch_{s['looks'] + 1:03d}"
-    nxt = (f"; next batch: {s['next_items']:,} items in {batch}" if s["decision"] == "continue" else
-           "" if s["reason"] is None else f" ({s['reason']})")
-    print(f"decision: {s['decision']}{nxt}")
+    print(f"decision: continue; next batch: {s['next_items']:,} items in {batch}" if s["decision"] == "continue"
+          else f"decision: stopped: {s['why']} ({s['decision']})")
 
 
 def _start(args: argparse.Namespace, rule: str) -> None:

@@ -865,6 +865,9 @@ class SequentialRun:
                "items_used": self.n_evaluated, "max_n": st["max_n"],
                "decision": st["result"]["decision"] if self.stopped else "continue",
                "reason": st["result"].get("reason") if self.stopped else None, "next_items": len(self.next_items)}
+        # an adaptive run records its reason in words already
+        out["why"] = (None if not self.stopped else out["reason"] if rule["kind"] == "adaptive"
+                      else _stop_reason(st, out["reason"]))
         est = st["result"] if self.stopped else None
         if est is None and res is not None:
             if rule["kind"] == "adaptive":
@@ -970,7 +973,8 @@ class SequentialRun:
               else f"the {n_elig:,} eligible items of the benchmark's {n_all:,}")
         size = (f"{res.n:,} of {of} ({looks})" if st["max_n"] >= n_elig
                 else f"{res.n:,} items ({looks}; cap {st['max_n']:,} of {of}{_cap_reason(st)})")
-        lines += [f"Decision: **{res.decision}** after {size}.", ""]
+        why = "" if res.decision == "continue" else f" ({_stop_reason(st, res.reason)})"
+        lines += [f"Decision: **{res.decision}**{why} after {size}.", ""]
         if st.get("dropped"):
             gone = [d["order"] for d in st["dropped"]]
             lines += [f"{len(gone)} item(s) dropped after returning no result (skip_failed, --skip-failed), e.g. "
@@ -1031,6 +1035,18 @@ class SequentialRun:
                       "like the references and 0.91 of models better than all of them. Use `--rule precision` "
                       "(random items, a valid interval) for a decision that must hold."]
         return "\n".join(lines) + "\n"
+
+
+def _stop_reason(state: dict, reason: str) -> str:
+    """Why a run stopped, in words, from its rule and the reason it stopped with (``"precision"``, ``"efficacy"``,
+    ``"max_n"``; an adaptive run's ``"precision"``, ``"max_n"`` or ``"bank"``): decision.md and ``sequential
+    status`` both say it."""
+    rule = state["rule"]
+    if rule["kind"] == "adaptive":
+        return _adaptive_reason(state, reason)
+    return {"precision": f"the interval is within ±{rule.get('half_width', 0):g}",
+            "efficacy": "the difference crossed the efficacy bound",
+            "max_n": f"every item allowed was used, {state['max_n']:,}"}.get(reason, f"the rule {reason!r} fired")
 
 
 def _adaptive_reason(state: dict, stopped_by: str) -> str:
