@@ -455,6 +455,19 @@ def test_ci_is_the_former_name_of_confidence_level():
         R.dior_plan(x, confidence_level=0.9, ci=0.9)
     with pytest.warns(FutureWarning, match="^ci: renamed"):
         R.dior_plan(x, ci=0.9)
+    assert (new.confidence_level, new.ci, old.confidence_level) == (0.8, 0.8, 0.8)
+
+
+@pytest.mark.parametrize("call", [lambda x: R.dior(x, n_boot=50, ci=0.8, rng=0), lambda x: R.dior_plan(x, ci=0.8)])
+def test_the_ci_warning_points_at_the_callers_line(call):
+    import warnings
+
+    x = np.linspace(0.9, 0.3, 8)[:, None] + np.random.default_rng(0).normal(0, 0.08, (8, 6))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        call(x)
+    said = [w for w in caught if issubclass(w.category, FutureWarning)]
+    assert len(said) == 1 and said[0].filename == __file__, [(w.filename, w.lineno) for w in said]
 
 
 def test_bad_tables():

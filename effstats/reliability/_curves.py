@@ -55,7 +55,7 @@ def rank_switch_curve(
     confidence_level : float in (0, 1), default=0.95
         Level of the Wilson interval.
     ci : float, optional
-        Former name of ``confidence_level``, kept for a while (it warns with a FutureWarning).
+        Deprecated alias of ``confidence_level`` (FutureWarning).
     ties : {"strict", "half"}, default="strict"
         Ties in the win rate.
     rng : int or numpy.random.Generator, optional
@@ -173,7 +173,7 @@ def prompt_strategies(
     confidence_level : float in (0, 1), default=0.95
         Level of the percentile interval.
     ci : float, optional
-        Former name of ``confidence_level``, kept for a while (it warns with a FutureWarning).
+        Deprecated alias of ``confidence_level`` (FutureWarning).
     ties : {"strict", "half"}, default="strict"
         Ties in the win rate.
     rng : int or numpy.random.Generator, optional
@@ -307,7 +307,7 @@ def rank_trajectories(
     confidence_level : float in (0, 1), default=0.9
         Level of the rank band.
     ci : float, optional
-        Former name of ``confidence_level``, kept for a while (it warns with a FutureWarning).
+        Deprecated alias of ``confidence_level`` (FutureWarning).
     ties : {"strict", "half"}, default="strict"
         Ties in the win rate.
     rng : int or numpy.random.Generator, optional

@@ -33,7 +33,7 @@ class DIoRResult:
     Attributes
     ----------
     dior : float
-        Lower bound of the ``ci`` confidence interval of the meta-metric (Sect. 2.1).
+        Lower bound of the ``confidence_level`` interval of the meta-metric (Sect. 2.1).
     statistic : float
         Mean meta-metric (τ, weighted τ, 1 − error rate, 1 − mean ``|Δ score|``).
     distribution : array (n_boot,)
@@ -45,6 +45,9 @@ class DIoRResult:
     compute_fraction : float
         Items evaluated per model under the decision relative to the full benchmark (never above 1).
     ci : float
+        The confidence level of ``dior`` (the argument ``confidence_level``).
+    confidence_level : float
+        The same level under the name of the argument (a read-only alias of ``ci``).
     n_trials : int
         Bernoulli trials behind ``best_model`` (n_boot × n_top); 0 for the other objectives.
     original : Series (n_models,)
@@ -89,6 +92,11 @@ class DIoRResult:
     original: pd.Series = field(default=None, repr=False)  # type: ignore[assignment]
     resampled: np.ndarray = field(default=None, repr=False)  # type: ignore[assignment]
     error_rate: float | None = None
+
+    @property
+    def confidence_level(self) -> float:
+        """The confidence level of ``dior``: ``ci`` under the name of the argument that sets it."""
+        return self.ci
 
     @property
     def standard_error(self) -> float:
@@ -614,7 +622,7 @@ def dior_plan(
     confidence_level : float in (0, 1), default=0.95
         Level of the interval whose lower end is the DIoR.
     ci : float, optional
-        Former name of ``confidence_level``, kept for a while (it warns with a FutureWarning).
+        Deprecated alias of ``confidence_level`` (FutureWarning).
     n_top : int, default=5
         Repeats of the best-model objective.
     ties : {"strict", "half"}, default="strict"
@@ -751,7 +759,7 @@ def dior(
         says so.
     confidence_level : float in (0, 1), default=0.95
     ci : float, optional
-        Former name of ``confidence_level``, kept for a while (it warns with a FutureWarning).
+        Deprecated alias of ``confidence_level`` (FutureWarning).
     n_top : int, default=5
         Repeats of the best-model objective.
     ties : {"strict", "half"}, default="strict"
@@ -800,7 +808,10 @@ def dior(
     """
     n_boot = _check_n_boot(n_boot)
     rng = check_rng(rng)
-    plan = dior_plan(data, decision, objective, size=size, score=score, confidence_level=confidence_level, ci=ci,
+    # the alias resolved here, so that its warning points at the caller's line and its error names it
+    level, name = _level(confidence_level, ci, 0.95)
+    check_fraction(level, name)
+    plan = dior_plan(data, decision, objective, size=size, score=score, confidence_level=level,
                      n_top=n_top, ties=ties,
                      scenario=scenario, subscenario=subscenario, prompt=prompt)
     if n_boot * (1 - plan.ci) / 2 < 1 and objective != "best_model":  # after validation: bad input raises first
