@@ -1151,7 +1151,8 @@ def test_estimate_names_the_range_check_that_fired_with_its_numbers():
         warnings.simplefilter("ignore")
         est = estimate(sel, new.subset(items=sel.items))
     assert est.to_frame()["out_of_range"].tolist() == [True, True]
-    chk = range_check(ref.subset(items=sel.items).values.astype(float), new.subset(items=sel.items).values.astype(float))
+    chk = range_check(ref.subset(items=sel.items).values.astype(float),
+                      new.subset(items=sel.items).values.astype(float))
     assert chk.far.tolist()[0] and not (chk.above[0] or chk.below[0])
     text = est.to_markdown()
     para = next(p for p in text.split("\n\n") if p.startswith("Outside the reference models' range"))
@@ -1161,7 +1162,8 @@ def test_estimate_names_the_range_check_that_fired_with_its_numbers():
                         f"{chk.distance_limit:.3f}, the largest of a reference to its nearest other one")
     lo, hi = ref.accuracy().min(), ref.accuracy().max()
     assert f"perfect (task estimate {est.to_frame()['estimate'].iloc[1]:.3f} outside the references' task scores " \
-           f"[{lo:.3f}, {hi:.3f}]; mean 1.000 on the chosen items outside the references' [{chk.source_range[0]:.3f}, " in para
+           f"[{lo:.3f}, {hi:.3f}]; mean 1.000 on the chosen items outside the references' " \
+           f"[{chk.source_range[0]:.3f}, " in para
     assert "distance to the nearest reference" in text.split("*Out of range*", 1)[1]
 
 

@@ -252,8 +252,9 @@ def test_sequential_update_skip_failed_drops_failed_documents_and_the_run_ends(t
     with pytest.raises(ValueError, match=r"2 of the batch's 60 items have no result.*skip_failed=True"):
         run.update(truth.subset(models=[40], items=returned))
     assert not run.state["looks"]
-    with pytest.warns(UserWarning, match=r"2 item\(s\) of the batch have no result and are dropped from the run "
-                                         rf"\(\['{failed[0]}', '{failed[1]}'\]\); the look is recorded on the other 58"):
+    dropped = (r"2 item\(s\) of the batch have no result and are dropped from the run "
+               rf"\(\['{failed[0]}', '{failed[1]}'\]\); the look is recorded on the other 58")
+    with pytest.warns(UserWarning, match=dropped):
         res = run.update(truth.subset(models=[40], items=returned), skip_failed=True)
     assert run.state["looks"][0]["items"] == returned and run.n_evaluated == 58
     row = truth.subset(models=[40], items=returned).values[0].astype(float)

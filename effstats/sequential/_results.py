@@ -186,7 +186,8 @@ class SequentialResult:
 
         if self.efficacy_alternative is None or self.null is None:
             raise ValueError("final_inference: needs an Efficacy rule testing a null value (stage-wise ordering "
-                             "is defined for a group-sequential test); use confidence_interval(kind='repeated') instead")
+                             "is defined for a group-sequential test); use confidence_interval(kind='repeated') "
+                             "instead")
         if self.reason not in (self.efficacy_name, "max_n"):
             raise ValueError(f"final_inference: the evaluation stopped by {self.reason!r} inside the efficacy "
                              "continuation region, where the stage-wise ordering is not defined; use "

@@ -306,7 +306,8 @@ def _target_error_line(curve, target: float) -> str:
         how = f"the smallest budget tried that reaches {target:g}{between}"
     else:
         how = f"no budget tried reaches {target:g}"
-    return f"--target-error {target:g}: cross-validated error {e:.2f} points at {b} items ({how}); budgets tried: {tried}"
+    return (f"--target-error {target:g}: cross-validated error {e:.2f} points at {b} items ({how}); "
+            f"budgets tried: {tried}")
 
 
 def _report_dir(manifest: str, new_results: str) -> Path:
@@ -578,8 +579,9 @@ _CLI_VALUES = {"(None: every split)": "(--split any: every split)", "(None: unpe
 # options the messages name in Python's syntax (``tasks=['a', 'b']``, ``restrict_to_manifest=True``,
 # ``duplicates='last', 'first' or 'mean'``): on the command line they read as typed
 _PY_VALUE = r"\[[^\]]*\]|'[^']*'(?:, '[^']*')*(?:,? or '[^']*')?|True|-?\d+(?:\.\d+)?"
-_PY_ASSIGN = re.compile(r"(?<![\w.-])(tasks|duplicates|restrict_to_manifest|skip_failed|trials|split|perturbation|metric|filter|"
-                        r"weights|method|format|budget|seed|target_error|confidence_level|initial)=(" + _PY_VALUE + ")")
+_PY_ASSIGN = re.compile(r"(?<![\w.-])(tasks|duplicates|restrict_to_manifest|skip_failed|trials|split|perturbation|"
+                        r"metric|filter|weights|method|format|budget|seed|target_error|confidence_level|initial)=("
+                        + _PY_VALUE + ")")
 
 
 def _typed(m: re.Match) -> str:
