@@ -485,3 +485,16 @@ def test_tiny_alpha_below_the_cap_is_kept():
     """Above the floor a tiny alpha gives bounds below the cap: its one-look design is the normal quantile."""
     assert design(1, alpha=1e-80, sided=1).upper[0] == pytest.approx(-norm.ppf(1e-80), rel=1e-6)
     assert design(3, alpha=1e-60, sided=1).upper[-1] < 20
+
+
+@pytest.mark.parametrize("spending, kept, refused", [("ld_pocock", 1e-90, 1e-91), ("pocock", 1e-88, 1e-89),
+                                                     ("obf", 1e-91, 1e-92)])
+def test_the_alpha_floor_is_where_every_bound_reaches_the_cap(spending, kept, refused):
+    """Three equal looks: refused only once every bound is capped at z = 20; just above, a bound may exceed 20."""
+    d = design(3, alpha=kept, sided=1, spending=spending)
+    assert d.upper[-1] < 20 and (d.upper.max() > 20) == (spending != "pocock")  # Pocock's bounds are all alike
+    if spending == "ld_pocock":  # the first look's bound is the exact normal quantile of its share
+        share = kept * np.log(1 + (np.e - 1) / 3)
+        assert norm.sf(d.upper[0]) == pytest.approx(share, rel=1e-3) and d.upper[0] > 20.1
+    with pytest.raises(ValueError, match=rf"^alpha: {refused:g} is too small to spend: every bound reaches"):
+        design(3, alpha=refused, sided=1, spending=spending)

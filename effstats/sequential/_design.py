@@ -553,10 +553,14 @@ def design(
     ------
     ValueError
         For bad input; the message starts with the argument's name. An ``alpha`` so small that every bound
-        reaches the z cap of 20 (gsDesign's ``EXTREMEZ``: a one-sided alpha below about 1e-88, or below about
-        1e-16 with LD O'Brien-Fleming spending, whose :math:`2 - 2\\Phi(\\cdot)` rounds to 0) is refused naming
-        ``alpha`` (``max_information`` or ``timing`` when the last look holds a sliver of the planned information):
-        gsDesign returns such a design, crossing with probability about 1e-89, or fails. For a planned
+        reaches the z cap of 20 (gsDesign's ``EXTREMEZ``, where its integration ends) is refused naming ``alpha``
+        (``max_information`` or ``timing`` when the last look holds a sliver of the planned information): gsDesign
+        returns such a design, crossing with probability about 1e-89, or fails. For three equally spaced looks
+        that is a one-sided alpha below about 1e-88 with Pocock's bounds, 1e-90 with LD Pocock spending and 1e-91
+        with O'Brien-Fleming's, and below about 1e-16 with LD O'Brien-Fleming spending, whose
+        :math:`2 - 2\\Phi(\\cdot)` rounds to 0. Only when every bound is capped: just above that floor some bounds
+        lie above 20 (the first look's is the exact normal quantile of its share, 20.2 with LD Pocock at 1e-90),
+        and O'Brien-Fleming's first bound exceeds 20 below about 1e-31. For a planned
         beta-spending design (test types 3 / 4) whose futility bound cannot spend the requested beta by some look
         to ``tol`` (as gsDesign's "False negative rates not achieved"), or for a binding one (test type 3) whose
         boundary iteration has no root or does not settle in 101 rounds (gsDesign's "False positive rates not
