@@ -659,6 +659,7 @@ def test_estimate_reports_out_of_range_models_and_the_estimator_of_each(tmp_path
         est = estimate(sel, new.subset(items=sel.items))
     fell = [str(w.message) for w in said if "AIPW + ridge's" in str(w.message)]
     assert len(fell) == 1 and "(perfect)" in fell[0] and issubclass(said[0].category, UserWarning)
+    assert "1 new model(s) lie outside the reference models' range on the chosen items" in fell[0], fell
     f = est.to_frame()
     assert f["out_of_range"].tolist() == [False, True]
     assert f["estimator"].tolist() == ["DISCO difference + ridge", "AIPW + ridge (out-of-range fallback)"]
@@ -681,9 +682,14 @@ def test_estimate_reports_out_of_range_models_and_the_estimator_of_each(tmp_path
     assert "AIPW + ridge (out-of-range fallback)" in html
     # a model-based method without a fallback: flagged, its own estimator, and a sentence that it extrapolates
     sel = select(ref, 60, method="random-learn", seed=0)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
         est = estimate(sel, new.subset(items=sel.items))
+    said = [str(w.message) for w in said if "outside" in str(w.message)]
+    assert said[0].startswith("new_results: 1 new model(s) lie outside the reference models' range on the chosen "
+                              "items (perfect): random + ridge extrapolates there"), said
+    assert "a design-based method (stratified-aipw, aipw or sortsearch) stays valid" in said[0]
+    assert not any(w in m for m in said for w in ("target", "source", "selected", "RandomLearn", "effstats.disco"))
     f = est.to_frame()
     assert f["out_of_range"].tolist() == [False, True] and set(f["estimator"]) == {"random + ridge"}
     assert ("Outside the reference models' range (the check that fired, per model): perfect (task estimate "

@@ -130,6 +130,25 @@ _ESTIMATOR_NAMES = {"sortsearch": "Sort & Search", "aipw": "AIPW + ridge", "hybr
 _PREDICT_ARGS = re.compile(r"^(responses|target_outputs|target_responses|new): ")
 
 
+# the estimators' out-of-range warning in the words of the workflow's report (new and reference models, chosen
+# items, the method's name from _ESTIMATOR_NAMES, the workflow's design-based methods)
+_RANGE_WORDS = ((re.compile(r"\btarget model\(s\)"), "new model(s)"),
+                (re.compile(r"\bthe source models' range"), "the reference models' range"),
+                (re.compile(r"\bon the selected items"), "on the chosen items"),
+                (re.compile(r"\ba design-based estimator \(effstats\.disco\.AIPW[^)]*\)"),
+                 "a design-based method (stratified-aipw, aipw or sortsearch)"))
+
+
+def _range_words(msg: str, name: str) -> str:
+    """The out-of-range warning of an estimator named ``name`` in the report's words (other messages unchanged)."""
+    if "outside the source models' range" not in msg:
+        return msg
+    msg = re.sub(r"\b\w+'s estimate extrapolates there", lambda _: f"{name} extrapolates there", msg)
+    for pat, words in _RANGE_WORDS:
+        msg = pat.sub(words, msg)
+    return msg
+
+
 def _predicted(f: _TaskFit, sub: ResponseMatrix):
     """``f.predict(sub)``, its messages naming the new results (not the reference the estimator was fitted on)."""
     with warnings.catch_warnings(record=True) as caught:
@@ -160,7 +179,8 @@ def _predicted(f: _TaskFit, sub: ResponseMatrix):
         msg = str(w.message)
         if _PREDICT_ARGS.match(msg) and "cells missing" in msg:
             continue  # estimate warns once, naming the chosen items without a result
-        warnings.warn(_PREDICT_ARGS.sub("new_results: ", msg, count=1), w.category, stacklevel=3)
+        name = f.chosen if f.method == "auto" and f.chosen else _ESTIMATOR_NAMES.get(f.method, f.method)
+        warnings.warn(_range_words(_PREDICT_ARGS.sub("new_results: ", msg, count=1), name), w.category, stacklevel=3)
     return res
 
 
