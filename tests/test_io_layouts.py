@@ -349,14 +349,15 @@ def test_parquet_without_an_engine_says_what_to_install(tmp_path, monkeypatch, c
     f.write_bytes(b"PAR1")
     for engine in ("pyarrow", "fastparquet"):  # as on a machine without either (importing them fails)
         monkeypatch.setitem(sys.modules, engine, None)
-    with pytest.raises(ValueError, match=r"^reference: scores\.parquet: reading Parquet needs pyarrow "
-                                         r"\(pip install pyarrow, or the extra effstats\[parquet\]\), or give "
-                                         r"the table as a CSV$"):
+    import shlex
+
+    said = (f"reading Parquet needs pyarrow ({shlex.quote(sys.executable)} -m pip install pyarrow; effstats installed "
+            "from PyPI: its extra effstats[parquet]), or give the table as a CSV")
+    with pytest.raises(ValueError, match=r"^reference: scores\.parquet: " + re.escape(said) + "$"):
         read_results(f, name="reference")
     assert main(["select", str(f), "--budget", "10", "--out", str(tmp_path / "s")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and err[0].endswith("reading Parquet needs pyarrow (pip install pyarrow, or the extra "
-                                             "effstats[parquet]), or give the table as a CSV"), err
+    assert len(err) == 1 and err[0].endswith(said), err
 
 
 def test_parquet_extra_installs_the_engine_the_reader_names():

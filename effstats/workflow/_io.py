@@ -299,8 +299,13 @@ def _read_parquet(path: Path, duplicates: str = "last") -> ResponseMatrix:
     try:
         df = pd.read_parquet(path)
     except ImportError:  # no engine installed: the file may be fine
-        raise ValueError(f"{path.name}: reading Parquet needs pyarrow (pip install pyarrow, or the extra "
-                         "effstats[parquet]), or give the table as a CSV") from None
+        import shlex
+        import sys
+
+        # the running interpreter's pip: a plain ``pip`` first on PATH may install into another Python
+        raise ValueError(f"{path.name}: reading Parquet needs pyarrow ({shlex.quote(sys.executable)} -m pip install "
+                         "pyarrow; effstats installed from PyPI: its extra effstats[parquet]), or give the table as "
+                         "a CSV") from None
     except Exception as exc:  # the engine's errors vary (pyarrow, fastparquet)
         what = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise ValueError(f"{path.name} is not a readable Parquet file ({type(exc).__name__}: {what})") from None
