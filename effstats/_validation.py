@@ -31,7 +31,8 @@ __all__ = [
 ]
 
 ZERO_ONE_ATOL = 1e-9  # harness averaging leaves 0/1 results off by a few ulps (1 - 1e-16, 3e-17); 1e-9 is far above
-# that noise and far below any real graded score, so within it a result is 0/1 wherever the kind is decided
+# that noise. Graded scores can be as small (sequence probabilities of 1e-12), so an array is 0/1 data only when every
+# value lies within it of 0 or 1; one value farther from both makes the whole array graded (see snap_zero_one)
 
 
 def check_rng(rng: Any = None, name: str = "rng") -> np.random.Generator:
@@ -265,20 +266,23 @@ def check_binary(x: Any, name: str, **kw: Any) -> np.ndarray:
 
 
 def snap_zero_one(x: Any) -> np.ndarray:
-    """Values within ``ZERO_ONE_ATOL`` (1e-9) of 0 or 1 set to exactly 0 or 1; the rest (and NaN) as they are.
+    """0/1 results off by floating-point noise set to exactly 0 or 1; graded scores (and NaN) as they are.
 
     Every reading of results in [0, 1] goes through it before deciding "0/1 correctness or graded scores", so
     0/1 results that floating-point noise moved by 1e-12 get the same kind, estimate and interval as exact ones.
+    The array is snapped only when every value (NaN aside) lies within ``ZERO_ONE_ATOL`` (1e-9) of 0 or 1: then it
+    is 0/1 data with noise. One value farther from both makes it graded data, and then no value moves, so graded
+    scores of 1e-10 and 1e-12 (sequence probabilities, say) stay 100 times apart instead of both becoming 0.
 
     Parameters
     ----------
     x : array-like
-        Numbers; an array of bool or integers is returned as it is.
+        Numbers, the whole of the results being read; an array of bool or integers is returned as it is.
 
     Returns
     -------
     ndarray
-        ``x`` as an array, floats near 0 or 1 snapped (a new array only when some value moved).
+        ``x`` as an array, snapped when it holds 0/1 data (a new array only when some value moved).
 
     See Also
     --------
@@ -287,8 +291,13 @@ def snap_zero_one(x: Any) -> np.ndarray:
     Examples
     --------
     >>> from effstats._validation import snap_zero_one
-    >>> snap_zero_one([1e-12, 1 - 1e-12, 0.5, -1e-13, 1 + 1e-12]).tolist()
-    [0.0, 1.0, 0.5, 0.0, 1.0]
+    >>> snap_zero_one([1e-12, 1 - 1e-12, 0.0, -1e-13, 1 + 1e-12]).tolist()
+    [0.0, 1.0, 0.0, 0.0, 1.0]
+
+    Graded scores, however close to 0 some of them are, are kept:
+
+    >>> snap_zero_one([1e-10, 1e-12, 0.5]).tolist()
+    [1e-10, 1e-12, 0.5]
     >>> snap_zero_one([1e-6, 0.999]).tolist()
     [1e-06, 0.999]
     """
@@ -297,14 +306,17 @@ def snap_zero_one(x: Any) -> np.ndarray:
         return arr
     r = np.rint(arr)
     with np.errstate(invalid="ignore"):
-        near = ((r == 0) | (r == 1)) & (np.abs(arr - r) <= ZERO_ONE_ATOL) & (arr != r)
-    if not near.any():
-        return arr
+        near = ((r == 0) | (r == 1)) & (np.abs(arr - r) <= ZERO_ONE_ATOL)
+    if not (near | np.isnan(arr)).all() or not (near & (arr != r)).any():
+        return arr  # graded data (some value away from 0 and 1), or 0/1 already exact
     return np.where(near, r + 0.0, arr)  # + 0.0: -0.0 becomes 0.0
 
 
 def is_zero_one(x: Any, axis: int | None = None) -> Any:
     """Whether all values (along ``axis``) are 0 or 1 after :func:`snap_zero_one`: the one binary-or-graded test.
+
+    The snapping looks at the whole array, so along an axis a row of 0/1 results off by noise counts as 0/1 when
+    the whole array is 0/1 data, and a row of tiny scores (1e-10) in an array of graded scores counts as graded.
 
     Parameters
     ----------
@@ -328,6 +340,8 @@ def is_zero_one(x: Any, axis: int | None = None) -> Any:
     True
     >>> is_zero_one([[0.0, 1.0], [0.5, 1.0]], axis=1).tolist()
     [True, False]
+    >>> is_zero_one([[1e-10, 1e-12], [0.5, 1.0]], axis=1).tolist()
+    [False, False]
     """
     ok = np.isin(snap_zero_one(x), (0.0, 1.0)).all(axis=axis)
     return bool(ok) if axis is None else ok

@@ -513,3 +513,14 @@ def test_zero_one_results_off_by_floating_point_noise_get_the_interval_of_exact_
     # the count interval of 0/1 results, not the t interval of graded scores: different enough to tell apart
     graded = est.predict_interval(np.where(tgt == 1, 1 - 1e-6, 1e-6))
     assert np.abs(graded.confidence_interval(0.95).high - exact.confidence_interval(0.95).high).max() > 0.01
+
+
+def test_tiny_graded_scores_are_not_read_as_zero_one_noise():
+    """Graded targets of about 1e-10 and 1e-12 beside graded targets in [0, 1], as an array: estimates as far apart
+    as the scores (100-fold), not both 0."""
+    Y = simulate_responses(60, 300, rng=4).values.astype(float)
+    est = AIPW(n_items=30, random_state=0).fit(Y[:50])
+    rng = np.random.default_rng(1)
+    tgt = np.vstack([rng.uniform(0.5e-10, 1.5e-10, 300), rng.uniform(0.5e-12, 1.5e-12, 300), rng.uniform(0, 1, 300)])
+    pred = est.predict(tgt)
+    assert pred[0] > 0 and pred[1] > 0 and 20 < pred[0] / pred[1] < 500

@@ -31,6 +31,30 @@ def test_kind_inference_and_accuracy():
     np.testing.assert_allclose(s.accuracy(), [0.75, 0.125])
 
 
+
+def test_tiny_graded_scores_are_kept_and_only_zero_one_data_is_snapped():
+    """Graded scores of about 1e-10 and 1e-12 (sequence probabilities) beside graded scores in [0, 1] stay as they
+    are: the two models' means differ 100-fold; 0/1 results off by 1e-12 (the whole matrix near 0 or 1) are 0/1."""
+    from effstats._validation import check_binary, is_zero_one, snap_zero_one
+
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.uniform(0.5e-10, 1.5e-10, 200), rng.uniform(0.5e-12, 1.5e-12, 200), rng.uniform(0, 1, 200)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        rm = ResponseMatrix(X, model_ids=["good", "bad", "other"])
+    assert rm.kind == "score"
+    np.testing.assert_array_equal(rm.values, X)
+    means = rm.accuracy()
+    assert means[0] / means[1] == pytest.approx(X[0].mean() / X[1].mean()) and 50 < means[0] / means[1] < 200
+    assert not is_zero_one(X) and not is_zero_one(X, axis=1).any()
+    np.testing.assert_array_equal(snap_zero_one(X), X)
+    with pytest.raises(ValueError, match="expected binary 0/1 values"):
+        check_binary(np.where(X > 0.5, 1.0, X), "responses")
+    noisy = np.where(X > 0.5, 1 - 1e-12, 1e-12)
+    noisy[0, 0] = np.nan  # a missing cell does not make 0/1 data graded
+    assert ResponseMatrix(noisy, nan_as_missing=True).kind == "binary"
+    np.testing.assert_array_equal(snap_zero_one(noisy), np.where(np.isnan(noisy), np.nan, X > 0.5))
+
 def test_group_scores_and_mean_of_means():
     rm = small()
     gs = rm.group_scores("scenario")
