@@ -339,3 +339,42 @@ def test_a_column_that_fits_no_scale_is_named_in_the_report(tmp_path, capsys):
     assert code == 0, err
     assert "Score column 's1' exceeds 100 (120): read as it is." in (tmp_path / "o" / "report.md").read_text(
         encoding="utf-8")
+
+
+# ---------------------------------------------------------------------------- counts and one-column tables
+def _arena(n: int = 12, seed: int = 5) -> pd.DataFrame:
+    """An Elo leaderboard (Chatbot Arena's layout): Elo per category, the published Overall, a vote count."""
+    rng = np.random.default_rng(seed)
+    elo = np.linspace(1300, 1050, n)[:, None] + rng.normal(0, 12, (n, 3))
+    board = pd.DataFrame(elo.round(), columns=["Coding", "Math", "Creative Writing"]).astype(int)
+    board.insert(0, "Overall", board.mean(axis=1).round().astype(int))
+    board.insert(0, "Model", [f"model-{i}" for i in range(n)])
+    # more votes for some weaker models: ranked by a mean over it, the order would follow the votes
+    board["Votes"] = rng.permutation(np.linspace(4000, 52000, n).round().astype(int))
+    board["Organization"] = [f"Org{i}" for i in range(n)]
+    return board
+
+
+def test_a_vote_count_among_elo_ratings_is_left_out_and_named(tmp_path):
+    path = tmp_path / "arena.csv"
+    _arena().to_csv(path, index=False)
+    res = audit(path, n_boot=30, progress=False)
+    assert res.settings["n_scenarios"] == 3, res.notes
+    assert any("'Votes' (whole numbers up to 52000, over 10 times every other column's largest value" in n
+               and "a count" in n for n in res.notes), res.notes
+    assert res.published["kendall_tau"] > 0.9
+    # named as a score column, it is audited as one
+    res = audit(path, scenarios=["Coding", "Math", "Creative Writing", "Votes"], n_boot=30, progress=False,
+                aggregate="mwr")
+    assert res.settings["n_scenarios"] == 4 and not any("a count" in n for n in res.notes)
+
+
+def test_whole_percentages_among_elo_scale_columns_stay_scores(tmp_path):
+    # a column of whole numbers up to 100 is a score on a scale of its own, not a count
+    board = _arena().drop(columns="Votes")
+    board["Pass rate"] = np.linspace(90, 40, len(board)).round().astype(int)
+    board[["Coding", "Math", "Creative Writing"]] = (board[["Coding", "Math", "Creative Writing"]] / 200).round(2)
+    board = board.drop(columns="Overall")
+    board.to_csv(tmp_path / "b.csv", index=False)
+    res = audit(tmp_path / "b.csv", n_boot=30, progress=False, aggregate="mwr")
+    assert res.settings["n_scenarios"] == 4, res.notes

@@ -799,12 +799,23 @@ def _summary_columns(num: pd.DataFrame, cand: list, decimals: dict) -> dict:
     share = {t: ((maxima <= t) & (minima >= 0)).astype(float) for t in (1.0, 100.0)}
     share = {t: (v.sum() - v) / max(len(cand) - 1, 1) for t, v in share.items()}
     infinite = np.isinf(x_all).any(axis=0)
+    # a count (votes, battles, samples) among scores: whole numbers beyond 100 and over 10 times every other
+    # column's largest magnitude, beside at least 2 other columns (Elo ratings beside a vote count)
+    with np.errstate(invalid="ignore"):
+        absmax = np.nanmax(np.abs(x_all), axis=0, initial=0.0)
+    whole = np.all(np.isnan(x_all) | (x_all == np.round(x_all)), axis=0)
     for i, c in enumerate(cand):
+        other = np.delete(absmax, i)
+        count = (len(cand) >= 3 and whole[i] and minima[i] >= 0 and maxima[i] > 100 and other.max() > 0
+                 and maxima[i] > 10 * other.max())
         top = next((t for t in (1.0, 100.0) if len(cand) - 1 >= 3 and share[t][i] >= 0.8), np.nan)
         if infinite[i]:
             continue  # an infinite score is refused, not set aside
         if np.isfinite(top) and maxima[i] > 1.5 * top:
             out[c] = f"values up to {maxima[i]:g}, off the scores' scale (at most {top:g})"
+        elif count:
+            out[c] = (f"whole numbers up to {maxima[i]:g}, over 10 times every other column's largest value "
+                      f"({other.max():g}): a count (votes, battles), not a score")
         elif _SUMMARY_NAME.search(str(c)):
             out[c] = "named like a median or a dispersion of the scores"
     rest = [c for c in cand if c not in out]
