@@ -378,3 +378,20 @@ def test_whole_percentages_among_elo_scale_columns_stay_scores(tmp_path):
     board.to_csv(tmp_path / "b.csv", index=False)
     res = audit(tmp_path / "b.csv", n_boot=30, progress=False, aggregate="mwr")
     assert res.settings["n_scenarios"] == 4, res.notes
+
+
+def test_a_column_of_weight_0_in_the_published_weighted_mean_is_left_out_of_the_ranking(tmp_path):
+    rng = np.random.default_rng(7)
+    t1, t2 = np.linspace(0.93, 0.4, 12) + rng.normal(0, 0.03, 12), rng.uniform(0.3, 0.85, 12)
+    board = pd.DataFrame({"t1": t1.round(4), "t2": t2.round(4), "t3": rng.uniform(0.1, 0.9, 12).round(4)},
+                         index=pd.Index([f"model-{i}" for i in range(12)], name="model"))
+    board.insert(0, "Average", (0.7 * board["t1"] + 0.3 * board["t2"]).round(6))
+    board.to_csv(tmp_path / "wz.csv")
+    res = audit(tmp_path / "wz.csv", out=tmp_path / "o", n_boot=30, progress=False)
+    assert res.settings["weights"] == {"t1": 0.7, "t2": 0.3} and res.settings["n_scenarios"] == 2
+    top = board["Average"].idxmax()
+    assert res.scores["model"].iloc[0] == top and res.published["kendall_tau_ranked"] == pytest.approx(1.0)
+    assert any("'t3', of weight 0 in the published weighted mean 'Average'" in n for n in res.notes), res.notes
+    # named with --scenarios, the column is kept
+    res = audit(tmp_path / "wz.csv", scenarios=["t1", "t2", "t3"], n_boot=30, progress=False)
+    assert res.settings["n_scenarios"] == 3 and not any("of weight 0" in n for n in res.notes)

@@ -800,13 +800,14 @@ def _summary_columns(num: pd.DataFrame, cand: list, decimals: dict) -> dict:
     share = {t: (v.sum() - v) / max(len(cand) - 1, 1) for t, v in share.items()}
     infinite = np.isinf(x_all).any(axis=0)
     # a count (votes, battles, samples) among scores: whole numbers beyond 100 and over 10 times every other
-    # column's largest magnitude, beside at least 2 other columns (Elo ratings beside a vote count)
+    # column's largest magnitude, beside at least 2 other columns (Elo ratings beside a vote count); below 2**53,
+    # where floats still tell whole numbers from others (1e308 is "whole" only for want of digits)
     with np.errstate(invalid="ignore"):
         absmax = np.nanmax(np.abs(x_all), axis=0, initial=0.0)
     whole = np.all(np.isnan(x_all) | (x_all == np.round(x_all)), axis=0)
     for i, c in enumerate(cand):
         other = np.delete(absmax, i)
-        count = (len(cand) >= 3 and whole[i] and minima[i] >= 0 and maxima[i] > 100 and other.max() > 0
+        count = (len(cand) >= 3 and whole[i] and minima[i] >= 0 and 100 < maxima[i] < 2.0 ** 53 and other.max() > 0
                  and maxima[i] > 10 * other.max())
         top = next((t for t in (1.0, 100.0) if len(cand) - 1 >= 3 and share[t][i] >= 0.8), np.nan)
         if infinite[i]:

@@ -225,7 +225,10 @@ def _render(res: AuditResult) -> _Doc:
                        "out some of the score columns)"))
         doc.p(f"Recomputed {_SCORE_NAME.get(pub['kind'], 'weighted mean')} vs the published aggregate{col}{how}"
               f"{' (in percent)' if pub['scale'] == 100 else ''}: max |Δ| = {pub['max_abs_diff']:.4f}, median "
-              f"{pub['median_abs_diff']:.4f}; Kendall τ of the two rankings {pub['kendall_tau']:.3f}.")
+              f"{pub['median_abs_diff']:.4f}; Kendall τ of the two rankings {pub['kendall_tau']:.3f}"
+              + (f" (the published ranking against the ranking shown above: {pub['kendall_tau_ranked']:.3f})"
+                 if pub["kind"] == "weighted" and not st.get("weights") and "kendall_tau_ranked" in pub else "")
+              + ".")
     doc.img("rank_intervals.png", _FIGURES["rank_intervals.png"])
     doc.h(2, "Reliability (DIoR)")
     doc.table(res.reliability)

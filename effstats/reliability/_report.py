@@ -1050,6 +1050,8 @@ def audit(data: Any, out: str | Path | None = None, *, format: str = "auto", tab
         # audit the ranking the leaderboard publishes: Open LLM / GLUE / BBH rank by a mean, HELM by win rate,
         # MTEB by a weighted mean (the mean with the weights recovered from the published column)
         aggregate = "mean" if kind == "weighted" else kind or "mwr"
+        if kind == "weighted" and not scenarios:  # score columns the user names are kept
+            data = _drop_unweighted(data, info, notes)
         weights = _published_weights(data, info) if kind == "weighted" else None
     else:
         weights = None
@@ -1073,6 +1075,24 @@ def audit(data: Any, out: str | Path | None = None, *, format: str = "auto", tab
     if out is not None:
         res._save(out, force, source=given)
     return res
+
+
+def _drop_unweighted(data: Any, info: dict | None, notes: list[str]) -> Any:
+    """A wide table without the score columns a published weighted mean gives no weight, said in a note: the
+    audit ranks as the leaderboard does, and a column of weight 0 is no part of that ranking. Only where the
+    weighted columns are most of the columns: a weighted mean of fewer (a domain average beside other tasks) is
+    a partial aggregate, and the ranking stays the unweighted mean of every column."""
+    w = (info or {}).get("weights")
+    if not w or not isinstance(data, pd.DataFrame):
+        return data
+    zero = [c for c in data.columns if str(c) not in set(map(str, w))]
+    if not zero or 2 * len(zero) >= data.shape[1] or not set(map(str, w)) <= set(map(str, data.columns)):
+        return data
+    notes.append(f"Left out of the scores: {_name_list(repr(str(c)) for c in zero)}, of weight 0 in the published "
+                 f"weighted mean {str(info.get('column', ''))!r} (not part of the published aggregate); the ranking "
+                 "uses the published weights. Name the score columns with --scenarios (or rank by --aggregate "
+                 "mean) to keep them.")
+    return data.drop(columns=zero)
 
 
 def _published_weights(data: Any, info: dict | None) -> dict | None:
