@@ -395,3 +395,20 @@ def test_a_column_of_weight_0_in_the_published_weighted_mean_is_left_out_of_the_
     # named with --scenarios, the column is kept
     res = audit(tmp_path / "wz.csv", scenarios=["t1", "t2", "t3"], n_boot=30, progress=False)
     assert res.settings["n_scenarios"] == 3 and not any("of weight 0" in n for n in res.notes)
+
+
+def test_a_published_plain_mean_of_two_columns_on_two_scales_is_accepted_as_with_three(tmp_path, capsys):
+    mt = np.linspace(8.9, 4.5, 12).round(1)
+    mmlu = np.linspace(85, 52, 12).round() - np.arange(12) % 3
+    board = pd.DataFrame({"model": [f"model-{i}" for i in range(12)], "MT-Bench": mt, "MMLU": mmlu})
+    board.insert(1, "Average", ((mt + mmlu) / 2).round(2))
+    board.to_csv(tmp_path / "mt2.csv", index=False)
+    code, err = _run([tmp_path / "mt2.csv", "--out", tmp_path / "o"], capsys)
+    assert code == 0, err
+    report = (tmp_path / "o" / "report.md").read_text(encoding="utf-8")
+    assert "the published mean averages them as they are, and so does this audit" in report
+    # an Average of the columns on one scale (MT-Bench × 10) is not their mean as they are: still refused
+    board["Average"] = ((10 * mt + mmlu) / 2).round(2)
+    board.to_csv(tmp_path / "mt2b.csv", index=False)
+    code, err = _run([tmp_path / "mt2b.csv", "--out", tmp_path / "o2"], capsys)
+    assert code == 2 and "'MMLU' lie in 0–100 while column(s) 'MT-Bench' lie in 0–10" in err, err

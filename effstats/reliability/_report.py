@@ -32,7 +32,7 @@ from ._curves import rank_switch_curve
 from ._dior import _check_n_boot, _curve_row, _drawn, _scored, dior, dior_plan, efficiency_curve
 from ._metametrics import kendall_tau
 from ._pathologies import clone_flips, removal_flips
-from .._published import _detect_published
+from .._published import _decimals, _detect_published
 from ..datasets._scores import FRACTION_MAX, PercentColumnsWarning, _refuse_stray_cells
 from ._render import _SCORE_NAME, _Doc, _plot_curve, _plot_ranks, _plot_switch, _render
 from ._winrate import _score, _scorer
@@ -807,7 +807,27 @@ def _rescale_percent(data: Any, published: pd.Series | None, notes: list[str],
     return data, published, {}
 
 
-def _mixed_scales(groups: dict, aggregate: str, info: dict | None, notes: list[str]) -> None:
+def _is_raw_mean(data: Any, published: pd.Series | None, info: dict | None) -> bool:
+    """Whether a published aggregate taken for a mean by its name equals, within the rounding of the printed
+    numbers, the mean of the score columns as they are. With 2 score columns it is not recognised by its values
+    (a column equals the mean of two others by chance), so its name is checked here against them."""
+    if (published is None or not isinstance(data, pd.DataFrame) or (info or {}).get("kind") != "mean"
+            or (info or {}).get("rule") != "label"):
+        return False
+    x = _real(data)
+    if x is None:
+        return False
+    p = pd.to_numeric(published, errors="coerce").reindex(x.index).to_numpy(dtype=float)
+    m = x.to_numpy(dtype=float).mean(axis=1)
+    ok = ~np.isnan(p) & ~np.isnan(m)
+    if ok.sum() < 5:
+        return False
+    # the aggregate's own rounding plus the inputs' (a mean of values each off by half a unit)
+    tol = 0.51 * 10.0 ** -_decimals(pd.Series(p[ok])) + max(0.51 * 10.0 ** -_decimals(x[c]) for c in x.columns)
+    return bool(np.ptp(p[ok]) > 20 * tol and np.abs(p[ok] - m[ok]).max() <= tol)
+
+
+def _mixed_scales(groups: dict, aggregate: str, info: dict | None, notes: list[str], raw_mean: bool = False) -> None:
     """Columns on different scales (percent beside fractions, 0–10 beside either): the Mean Win Rate compares
     models within a column, so it is audited with a note; a mean would weigh the wider columns more, so it is
     refused naming them, unless the published mean is that mean of the columns as they are (the leaderboard's own
@@ -829,7 +849,7 @@ def _mixed_scales(groups: dict, aggregate: str, info: dict | None, notes: list[s
                      "mix (a mean of them would).")
         return
     given = info is not None and info.get("kind") == "mean" and info.get("rule") in ("exact", "close")
-    if given:
+    if given or raw_mean:
         notes.append(f"**Warning**: score {cols}; the published mean averages them as they are, and so does this "
                      f"audit ({heavy} more).")
         return
@@ -1055,7 +1075,7 @@ def audit(data: Any, out: str | Path | None = None, *, format: str = "auto", tab
         weights = _published_weights(data, info) if kind == "weighted" else None
     else:
         weights = None
-    _mixed_scales(mixed, aggregate, info, notes)
+    _mixed_scales(mixed, aggregate, info, notes, raw_mean=bool(mixed) and _is_raw_mean(data, published, info))
     if ties == "auto":
         # HELM's rule for HELM tables; for a published win rate recognised by its values (under another name),
         # the tie rule it was reproduced with
