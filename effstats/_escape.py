@@ -18,10 +18,12 @@ __all__ = ["html_text", "md_text", "md_prose", "csv_cell", "csv_safe", "html_saf
            "line_text"]
 
 # CommonMark's backslash escapes for the characters that start markup in inline text: HTML tags and entities
-# (< >, and & where it starts a character reference), links and images ([ ]), code (`), emphasis (*), tables (|)
-# and the escape itself. Underscores are left alone: names are full of them (arc_easy) and inside a word they
-# start no emphasis.
-_MD_SPECIAL = re.compile(r"([\\`*\[\]<>|]|&(?=#?\w+;))")
+# (< >, and & where it starts a character reference), links and images ([ ]), code (`), emphasis (*), strike-through
+# (~, GitHub's tables), tables (|) and the escape itself; an underscore too, but between two letters or digits:
+# names are full of those (arc_easy), and there an underscore starts no emphasis, while "__x__" would show bold.
+_MD_SPECIAL = re.compile(r"([\\`*~\[\]<>|]|(?<![^\W_])_|_(?![^\W_])|&(?=#?\w+;))")
+# the spaces that Markdown and HTML collapse or trim: at the start, at the end, and after another space
+_HIDDEN_SPACES = re.compile(r"^ | (?= *\Z)|(?<= ) ")
 _MD_PROSE = re.compile(r"([\\\[\]<>|]|&(?=#?\w+;))")  # the same but emphasis and code spans
 _LINE_BREAKS = re.compile(r"[\r\n\t\v\f\x85\u2028\u2029]+")
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|[+-]?(?:inf|nan)", re.I)
@@ -32,12 +34,20 @@ _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|[+-]?(?:inf|nan
 _FORMAT = ("\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064"
            "\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U00013438\U0001bca0-\U0001bca3"
            "\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f")
-# control characters but line feed and tab (terminal escape sequences start with ESC), format characters and the
-# line and paragraph separators, which terminals show in different ways
-_SHOWN = "\x00-\x08\x0b-\x1f\x7f-\x9f" + _FORMAT + "\u2028\u2029"
+# the rest of Unicode's default-ignorable code points (DerivedCoreProperties.txt), outside category Cf: the combining
+# grapheme joiner, the Hangul fillers, Khmer's inherent vowels, the Mongolian and the other variation selectors and
+# the unassigned ones, all drawn as nothing ("cd" and "c\u3164d" look alike)
+_IGNORABLE = ("\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180d\u180f\u2065\u3164\ufe00-\ufe0f\uffa0\ufff0-\ufff8"
+              "\U000e0000-\U000e0fff")
+# spaces other than U+0020 (category Zs) and the blank Braille pattern: drawn as (or nearly as) a space, so that
+# "a b" and "a\u3000b" look alike
+_SPACES = "\xa0\u1680\u2000-\u200a\u202f\u205f\u3000\u2800"
+# control characters but line feed and tab (terminal escape sequences start with ESC), format and other invisible
+# characters, look-alike spaces, and the line and paragraph separators, which terminals show in different ways
+_SHOWN = "\x00-\x08\x0b-\x1f\x7f-\x9f" + _FORMAT + _IGNORABLE + _SPACES + "\u2028\u2029"
 _CONTROL = re.compile(f"[{_SHOWN}]")
 # the same but the carriage return, which a CSV cell keeps before a line feed (see csv_cell)
-_CSV_CONTROL = re.compile(f"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f{_FORMAT}\u2028\u2029]")
+_CSV_CONTROL = re.compile(f"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f{_FORMAT}{_IGNORABLE}{_SPACES}\u2028\u2029]")
 # the same and tabs and line feeds too: text kept on one line (a table cell, a line of a terminal, a figure label)
 _LINE_CONTROL = re.compile(f"[\t\n{_SHOWN}]")
 
@@ -58,8 +68,10 @@ _TERMINAL_ESCAPE_LIKE = re.compile(rf"\\(?=\\*(?:x[0-9a-fA-F]{{2}}|u[0-9a-fA-F]{
 
 def terminal_text(text: str) -> str:
     r"""A name's ``text`` with control characters (but line feeds and tabs), format characters (bidirectional
-    overrides, zero-width spaces: Unicode category Cf) and line separators written as escapes (``\x1b``,
-    ``\u200b``), so that a name printed to a terminal cannot move the cursor, recolour or hide what follows;
+    overrides, zero-width spaces: Unicode category Cf), the other characters Unicode draws as nothing (default
+    ignorable: Hangul fillers, variation selectors), spaces other than U+0020 (no-break, ideographic) and line
+    separators written as escapes (``\x1b``, ``\u200b``, ``\u3164``, ``\xa0``), so that a name printed to a
+    terminal cannot move the cursor, recolour or hide what follows, nor look like another name;
     unambiguously: a backslash that would read as the start of an escape is doubled first, so that a name holding
     the text ``\u202e`` shows as ``\\u202e``. Other text (``C:\users``, plain names) is unchanged.
 
@@ -70,8 +82,8 @@ def terminal_text(text: str) -> str:
     model\x1b[2J\u202eevil
     >>> print(terminal_text("a\u202eb"), terminal_text("a\\u202eb"), terminal_text("C:\\users"))
     a\u202eb a\\u202eb C:\users
-    >>> print(terminal_text("a\u200bb"), terminal_text("a\ufeffb"))
-    a\u200bb a\ufeffb
+    >>> print(terminal_text("a\u200bb"), terminal_text("a\ufeffb"), terminal_text("c\u3164d"), terminal_text("a\xa0b"))
+    a\u200bb a\ufeffb c\u3164d a\xa0b
     """
     return control_text(_TERMINAL_ESCAPE_LIKE.sub(r"\\\\", text))
 
@@ -113,9 +125,11 @@ def control_text(text: str) -> str:
 
 
 def html_text(x: Any) -> str:
-    r"""A name ``x`` as HTML text on one line (``<``, ``>``, ``&`` and quotes escaped; control and format
-    characters, tabs and line breaks shown as escapes, unambiguously, as by :func:`line_text`): a browser shows a
-    tab or a line feed as a space.
+    r"""A name ``x`` as HTML text on one line (``<``, ``>``, ``&`` and quotes escaped; control, format and other
+    invisible characters, look-alike spaces, tabs and line breaks shown as escapes, unambiguously, as by
+    :func:`line_text`): a browser shows a tab or a line feed as a space. The spaces a browser collapses or trims
+    (at the start, at the end, and each after another space) are written ``\x20``, so that ``"a  b"`` does not
+    show as ``"a b"`` nor ``" a"`` as ``"a"``; a single space between words stays a space.
 
     Examples
     --------
@@ -124,22 +138,35 @@ def html_text(x: Any) -> str:
     '&lt;img src=x onerror=alert(1)&gt;'
     >>> print(html_text("a\u202eb"), html_text("a\\u202eb"), html_text("a\tb"))
     a\u202eb a\\u202eb a\tb
+    >>> print(html_text("a  b"), html_text(" a "), html_text("a b"), html_text("a\u3000b"), html_text("c\u3164d"))
+    a \x20b \x20a\x20 a b a\u3000b c\u3164d
     """
-    return html.escape(line_text(str(x)), quote=True)
+    return html.escape(_spaces_shown(line_text(str(x))), quote=True)
+
+
+def _spaces_shown(text: str) -> str:
+    """``text`` (with its backslashes escaped already) with the spaces that HTML and Markdown collapse or trim
+    written as ``\x20``."""
+    return _HIDDEN_SPACES.sub(r"\\x20", text)
 
 
 def md_text(x: Any) -> str:
-    r"""``x`` as literal Markdown text, fit for a table cell: markup characters backslash-escaped; line breaks,
-    tabs, control and format characters as escapes, unambiguously (:func:`line_text`), so that a name stays on its
-    line and in its cell and two names never show alike (``a\nb`` is not ``a b``).
+    r"""``x`` as literal Markdown text, fit for a table cell: markup characters backslash-escaped (``_`` only where
+    it could start or end emphasis, not between two letters or digits: ``arc_easy`` stays as it is, ``__x__`` does
+    not show bold); line breaks, tabs, control, format and other invisible characters and look-alike spaces as
+    escapes, unambiguously (:func:`line_text`), so that a name stays on its line and in its cell and two names
+    never show alike (``a\nb`` is not ``a b``). The spaces Markdown collapses or trims (at the start, at the end,
+    and each after another space) are written ``\x20``, as :func:`html_text` writes them.
 
     Examples
     --------
     >>> from effstats._escape import md_text
     >>> print(md_text("<script>x</script> | [a](b)\nnext"), md_text("a\tb"), md_text("a b"))
     \<script\>x\</script\> \| \[a\](b)\nnext a\tb a b
+    >>> print(md_text("__x__"), md_text("~~x~~"), md_text("arc_easy"), md_text("a  b"), md_text(" a"))
+    \_\_x\_\_ \~\~x\~\~ arc_easy a \x20b \x20a
     """
-    return _LINE_CONTROL.sub(_escapes, _MD_SPECIAL.sub(r"\\\1", _BREAK_ESCAPE_LIKE.sub(r"\\\\", str(x))))
+    return _spaces_shown(_LINE_CONTROL.sub(_escapes, _MD_SPECIAL.sub(r"\\\1", _BREAK_ESCAPE_LIKE.sub(r"\\\\", str(x)))))
 
 
 def md_prose(text: str) -> str:
@@ -157,9 +184,10 @@ def csv_cell(x: Any) -> Any:
     a carriage return) with a ``'`` put before it, as OWASP's guidance on CSV injection says; numbers, and text
     that is a number (``-0.5``), are kept as they are. Text that already starts with quotes before such a formula
     (``'=x``) gets one more, so that it never reads as a quoted formula (``'=x`` is written ``''=x``, ``=x`` as
-    ``'=x``). Control and format characters (but tabs and line feeds) are shown as escapes (``\\x1b``,
-    ``\\u200b``), a carriage return alone as ``\\x0d`` (a CSV writer quotes a field holding a line feed, not
-    one holding a lone carriage return, which readers then take for the end of the row).
+    ``'=x``). Control, format and other invisible characters and look-alike spaces (but tabs and line feeds) are
+    shown as escapes (``\\x1b``, ``\\u200b``, ``\\u3164``, ``\\xa0``), as by :func:`terminal_text`; a
+    carriage return alone as ``\\x0d`` (a CSV writer quotes a field holding a line feed, not one holding a lone
+    carriage return, which readers then take for the end of the row).
 
     Examples
     --------
@@ -229,7 +257,7 @@ def html_safe(df: pd.DataFrame) -> pd.DataFrame:
     >>> print(html_safe(pd.DataFrame({"model": ["a\u202eb"]})).iloc[0, 0])
     a\u202eb
     """
-    return _map_text(df, lambda x: line_text(x) if isinstance(x, str) else x)
+    return _map_text(df, lambda x: _spaces_shown(line_text(x)) if isinstance(x, str) else x)
 
 
 def md_to_html(md: str) -> str:

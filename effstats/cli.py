@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import re
 import sys
 import warnings
 from pathlib import Path
@@ -48,6 +49,31 @@ def _run_audit(data: Any, out: str | Path | None = None, **options: Any):
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # one line, exit status 2
         self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+# matplotlib's warning that the figures' font lacks a character of a name: "Glyph 21517 (\N{CJK UNIFIED
+# IDEOGRAPH-540D}) missing from current font." (or "from font(s) DejaVu Sans.")
+_GLYPH = re.compile(r"Glyph (\d+) \(.*\) missing from (?:current font|font\(s\) .*)")
+
+
+def _audit_warnings(caught: list) -> list[str]:
+    """The lines to print for the audit's warnings: each user warning once (each also stands in the report), and
+    matplotlib's warnings of glyphs missing from the figures' font, repeated for every glyph and every figure, as
+    one line naming the characters."""
+    lines: list[str] = []
+    glyphs: list[int] = []
+    for w in caught:
+        line = str(w.message).splitlines()[0] if str(w.message) else ""
+        glyph = _GLYPH.match(line)
+        if glyph:
+            glyphs += [] if int(glyph[1]) in glyphs else [int(glyph[1])]
+        elif issubclass(w.category, UserWarning) and line not in lines:
+            lines.append(line)
+    if glyphs:
+        shown = ", ".join(f"U+{g:04X}" for g in glyphs[:5]) + (f", {len(glyphs) - 5} more" if len(glyphs) > 5 else "")
+        lines.append(f"the figures' font has no glyph for {len(glyphs)} character(s) of the names ({shown}): they show "
+                     "as empty boxes in the figures; the report's tables show them")
+    return lines
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -200,9 +226,8 @@ def _main(argv: Sequence[str] | None) -> int:
     except OSError as exc:  # a report file that cannot be written (the folder was checked; a file in it was not)
         print(f"effstats audit: error: {workflow_cli.os_error_line(exc)}", file=sys.stderr)
         return 2
-    for w in caught:
-        if issubclass(w.category, UserWarning):  # each also stands in the report
-            print(f"effstats audit: warning: {str(w.message).splitlines()[0]}", file=sys.stderr)
+    for line in _audit_warnings(caught):
+        print(f"effstats audit: warning: {line}", file=sys.stderr)
     print(Path(args.out) / "report.md")
     try:
         sys.stdout.flush()

@@ -161,14 +161,17 @@ def test_terminal_and_html_text_never_show_two_names_alike():
 
 def test_no_two_names_show_alike_in_a_terminal_a_report_or_a_csv_cell():
     """Every name of up to four characters from backslashes, escape-shaped letters, line breaks, tabs, controls,
-    format characters, quotes and formula signs: distinct names give distinct text in a terminal, an HTML or a
-    Markdown cell (its source and as rendered) and a CSV cell; in the one-line forms no line break, tab, control
-    or format character is left."""
+    format characters, a Hangul filler (drawn as nothing), a no-break space, spaces, underscores, quotes and formula
+    signs: distinct names give distinct text in a terminal, an HTML or a Markdown cell (its source and as rendered)
+    and a CSV cell; in the one-line forms no line break, tab, control, format or invisible character is left, and
+    in HTML and Markdown no space that they collapse or trim (leading, trailing, or after another space)."""
     import itertools
+    import re
 
-    alphabet = ["\\", "x", "n", "t", "r", "\n", "\t", "\r", "\x1b", "\u202e", "\u200b", "'", "=", "a"]
+    alphabet = ["\\", "x", "n", "t", "r", "\n", "\t", "\r", "\x1b", "\u202e", "\u200b", "\u3164", "\xa0", " ", "_",
+                "'", "=", "a"]
     names = ["".join(t) for n in range(5) for t in itertools.product(alphabet, repeat=n)]
-    raw = ("\n", "\t", "\r", "\x1b", "\u202e", "\u200b")
+    raw = ("\n", "\t", "\r", "\x1b", "\u202e", "\u200b", "\u3164", "\xa0")
     for show in (terminal_text, html_text, md_text, csv_cell, lambda n: md_to_html(md_text(n))):
         shown = [show(n) for n in names]
         assert len(set(shown)) == len(names)
@@ -176,6 +179,8 @@ def test_no_two_names_show_alike_in_a_terminal_a_report_or_a_csv_cell():
             assert not any(c in t for t in shown for c in raw[2:])
         elif show is not csv_cell:
             assert not any(c in t for t in shown for c in raw)
+        if show in (html_text, md_text):
+            assert not any(re.search(r"^ | $|  ", t) for t in shown)
     for plain in ("a b", "org/model-7b", "C:\\users", "naïve 名前", "'quoted", "-0.5"):
         assert terminal_text(plain) == html_text(plain).replace("&#x27;", "'") == csv_cell(plain) == plain
         assert md_text(plain) == plain.replace("\\", "\\\\")  # Markdown's own escape of the backslash
@@ -190,6 +195,71 @@ def test_every_format_character_is_shown_as_an_escape(shown):
     for c in map(chr, range(0x110000)):
         if unicodedata.category(c) == "Cf":
             assert shown(f"a{c}b") == "a" + c.encode("unicode_escape").decode("ascii") + "b", hex(ord(c))
+
+
+# Unicode's default-ignorable code points outside category Cf (DerivedCoreProperties.txt, Unicode 15) and its
+# spaces other than U+0020 (category Zs), with the blank Braille pattern: each drawn as nothing or as a space
+_INVISIBLE = [0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, *range(0x180B, 0x180E), 0x180F, 0x2065, 0x3164,
+              *range(0xFE00, 0xFE10), 0xFFA0, *range(0xFFF0, 0xFFF9), 0xE0000, *range(0xE0002, 0xE0020),
+              *range(0xE0080, 0xE1000), 0x00A0, 0x1680, *range(0x2000, 0x200B), 0x202F, 0x205F, 0x3000, 0x2800]
+
+
+@pytest.mark.parametrize("shown", [terminal_text, html_text, md_text, csv_cell])
+def test_every_invisible_character_and_look_alike_space_is_shown_as_an_escape(shown):
+    """Characters Unicode draws as nothing though not format characters (the combining grapheme joiner, Hangul
+    fillers, variation selectors) and spaces other than U+0020 (no-break, figure, ideographic): "cd" and
+    "c\u3164d", "a b" and "a\u3000b" look alike, so each is shown as its escape; so are all the Zs spaces."""
+    import unicodedata
+
+    zs = [c for c in range(0x110000) if unicodedata.category(chr(c)) == "Zs" and c != 0x20]
+    assert set(zs) <= set(_INVISIBLE)
+    for c in map(chr, _INVISIBLE):
+        assert shown(f"a{c}b") == "a" + c.encode("unicode_escape").decode("ascii") + "b", hex(ord(c))
+
+
+def test_markdown_and_html_show_emphasis_marks_and_collapsed_spaces_literally():
+    """A name "__x__" or "~~x~~" is not bold or struck through in Markdown; "a  b", " a" and "a " do not show as
+    "a b" and "a" in Markdown or HTML; names with an underscore inside a word stay as they are."""
+    for name in ("__x__", "_x_", "~~x~~", "~x~", "x_", "a  b", " a", "a ", "  ", " "):
+        for show in (md_text, lambda n: md_to_html(md_text(n)), html_text):
+            out = show(name)
+            assert "<strong>" not in out and "<em>" not in out
+            assert not out.startswith(" ") and not out.endswith(" ") and "  " not in out
+    assert md_text("__x__") == "\\_\\_x\\_\\_" and md_text("~~x~~") == "\\~\\~x\\~\\~"
+    assert md_text("a  b") == html_text("a  b") == "a \\x20b" and md_to_html(md_text(" a ")) == "<p>\\x20a\\x20</p>"
+    assert md_text("a\\x20b") == "a\\\\\\\\x20b" and html_text("a\\x20b") == "a\\\\x20b"  # the text of the escape
+    for plain in ("arc_easy", "mmlu_pro_math", "a b", "org/model-7b"):
+        assert md_text(plain) == html_text(plain) == md_to_html(md_text(plain))[3:-4] == plain
+
+
+def test_audit_prints_each_warning_once_and_missing_glyphs_in_one_line(tmp_path, capsys):
+    """matplotlib warns of every glyph its font lacks, once per figure: one line names the characters; the audit's
+    own warnings are each printed once; names drawn as nothing are shown as escapes and so warn of no glyph."""
+    import warnings
+
+    from effstats.cli import _audit_warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for _ in range(3):
+            for g, name in ((21517, "CJK UNIFIED IDEOGRAPH-540D"), (12644, "HANGUL FILLER")):
+                warnings.warn(f"Glyph {g} (\\N{{{name}}}) missing from current font.", UserWarning)
+            warnings.warn("SCORES: a note\nits second line", UserWarning)
+            warnings.warn("Glyph 12487 (\\N{KATAKANA LETTER DE}) missing from font(s) DejaVu Sans.", UserWarning)
+    assert _audit_warnings(caught) == [
+        "SCORES: a note", "the figures' font has no glyph for 3 character(s) of the names (U+540D, U+3164, U+30C7): "
+        "they show as empty boxes in the figures; the report's tables show them"]
+    names = ["ab", "a\u034fb", "cd", "c\u3164d", "a b", "a\u3000b", "__x__", "x"]
+    rows = [f"{n},{0.9 - 0.05 * i:.3f},{0.8 - 0.04 * i + 0.01 * (i % 2):.3f},{0.7 - 0.03 * i:.3f}"
+            for i, n in enumerate(names)]
+    (tmp_path / "lb.csv").write_text("model,t1,t2,t3\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    assert main([str(a) for a in ["audit", tmp_path / "lb.csv", "--out", tmp_path / "a", "--n-boot", "20",
+                                  "--no-progress"]]) == 0
+    err = capsys.readouterr().err
+    assert "Glyph" not in err and "glyph" not in err, err
+    md = (tmp_path / "a" / "report.md").read_text(encoding="utf-8")
+    for n in ("a\\u034fb", "c\\u3164d", "a\\u3000b", "\\_\\_x\\_\\_"):
+        assert f"| {n} |" in md
 
 
 def test_select_lists_a_task_named_by_an_escapes_text_apart_from_one_holding_the_control(tmp_path, capsys):

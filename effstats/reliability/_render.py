@@ -2,6 +2,7 @@
 laid out from an :class:`effstats.reliability.AuditResult`."""
 from __future__ import annotations
 
+import html
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -74,7 +75,7 @@ class _Doc:
     def html(self, title: str, *, images: dict[str, str] | None = None, full: bool = True) -> str:
         """HTML text; ``images`` maps a figure's file name to the ``src`` to use (a data URI when self-contained)."""
         def inline(t: str) -> str:
-            t = html_text(t)
+            t = html.escape(line_text(t), quote=True)  # prose: its spaces are the report's, as in md_prose
             for mark, tag in (("**", "strong"), ("*", "em"), ("`", "code")):
                 parts = t.split(mark)
                 t = "".join(p if i % 2 == 0 else f"<{tag}>{p}</{tag}>" for i, p in enumerate(parts)) \
