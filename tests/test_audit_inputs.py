@@ -412,3 +412,23 @@ def test_a_published_plain_mean_of_two_columns_on_two_scales_is_accepted_as_with
     board.to_csv(tmp_path / "mt2b.csv", index=False)
     code, err = _run([tmp_path / "mt2b.csv", "--out", tmp_path / "o2"], capsys)
     assert code == 2 and "'MMLU' lie in 0–100 while column(s) 'MT-Bench' lie in 0–10" in err, err
+
+
+def test_a_wide_table_with_one_score_column_named_score_says_so(tmp_path, capsys):
+    pd.DataFrame({"model": [f"m{i}" for i in range(6)], "score": np.linspace(0.9, 0.4, 6)}).to_csv(
+        tmp_path / "one.csv", index=False)
+    code, err = _run([tmp_path / "one.csv", "--out", tmp_path / "o"], capsys)
+    lines = [x for x in err.splitlines() if x.strip()]
+    assert code == 2 and len(lines) == 1 and "expected at least 2 score columns" in err and "'score'" in err, err
+    assert "--by" not in err
+    # models repeated: a long table missing its scenario column, named
+    pd.DataFrame({"model": ["a", "a", "b", "b"], "score": [0.9, 0.8, 0.7, 0.6]}).to_csv(tmp_path / "long.csv",
+                                                                                      index=False)
+    code, err = _run([tmp_path / "long.csv", "--out", tmp_path / "o2"], capsys)
+    assert code == 2 and "--by: column 'scenario' not in the table" in err, err
+    # one row per model with more score columns beside "score": a wide table, audited
+    board = _board(8, 3)
+    board.columns = ["score", "t2", "t3"]
+    board.to_csv(tmp_path / "wide.csv")
+    code, err = _run([tmp_path / "wide.csv", "--out", tmp_path / "o3", "--aggregate", "mwr"], capsys)
+    assert code == 0, err

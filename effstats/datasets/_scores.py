@@ -323,7 +323,7 @@ def read_scores(path: str | Path, *, by: str = "scenario", model: str = "model",
       pandas' ``to_csv()``) is skipped; a model column holding numbers is refused.
     * **long**: columns ``model``, ``by`` and ``score``, one row per (model, scenario); with an ``item`` column
       too, one row per (model, example), returned as a :class:`effstats.ResponseMatrix` with the ``by`` column
-      as item group.
+      as item group. A table of ``model`` and ``score`` with one row per model and no ``by`` column is wide.
 
     The published aggregate is set aside (returned second): a column named "Mean win rate" / "Average" /
     "Mean" ..., a column named like the table (the file's stem or folder, e.g. ``helm_lite``), or a column equal
@@ -423,7 +423,13 @@ def read_scores(path: str | Path, *, by: str = "scenario", model: str = "model",
             raise ValueError(f"{arg}: column {name!r} not in the table (columns: {cols})")
     if _looks_openllm(cols) and model not in cols and "--model" not in explicit:
         return read_openllm_csv(path, scenarios=scenarios, exclude=exclude, duplicates=duplicates)
-    if {model, score} <= set(cols):  # long format
+    # long: model and score columns, the model repeated or a scenario column; one row per model, no scenario
+    # column and no text column that could name the scenarios under another name is a wide table whose score
+    # column is named "score"
+    wide_one_row = (by not in cols and "--by" not in explicit and model in cols
+                    and not df[model].duplicated().any()
+                    and not any(pd.to_numeric(df[c], errors="coerce").isna().all() for c in cols if c != model))
+    if {model, score} <= set(cols) and not wide_one_row:  # long format
         return _read_long(df, by=by, model=model, item=item, score=score, scenarios=scenarios, exclude=exclude,
                           duplicates=duplicates), None
     # Model column: one named like --model (any case; also "model_name"), else the first named column.
@@ -636,7 +642,8 @@ def _finish_wide(wide: pd.DataFrame, scenarios, exclude, *, duplicates: str = "l
                      and _is_rank(num_all[c], num_all[[o for o in cand if o != c]])), None)
     _refuse_stray_cells(num_all[[c for c in (scenarios or cand) if c != rank_col and c in num_all]])
     _warn_percent_columns(num_all[[c for c in (scenarios or cand) if c != rank_col and c in num_all]])
-    summary = {} if scenarios else _summary_columns(num_all, [c for c in cand if c != rank_col], decimals or {})
+    summary = {} if scenarios else _summary_columns(num_all, [c for c in cand if c != rank_col], decimals or {},
+                                                    ref=num_all[agg[0]] if agg else None)
     if rank_col is not None:
         summary[rank_col] = "a ranking: integers 1 … n, best first (compared with the recomputed ranking)"
     meta += [c for c in summary if c not in meta]
@@ -723,7 +730,9 @@ def _finish_wide(wide: pd.DataFrame, scenarios, exclude, *, duplicates: str = "l
     _refuse_infinite(num)
     if num.shape[1] < 2:
         raise ValueError(f"SCORES: expected at least 2 score columns, found {list(num.columns)}"
-                         + (f" after dropping metadata {meta}; name them with --scenarios" if meta else ""))
+                         + (f" after dropping metadata {meta}; name them with --scenarios" if meta else "")
+                         + (f" ({_name_list(repr(str(c)) for c in set_aside)} read as the published aggregate)"
+                            if set_aside else ""))
     num, published = _dedupe_with(num, published, duplicates, hint)
     if notes:
         num.attrs["note"] = " ".join(notes)
@@ -780,11 +789,27 @@ def _is_rank(v: pd.Series, others: pd.DataFrame) -> bool:
     return bool(spearmanr(x[ok], mean[ok]).statistic <= -0.5)
 
 
-def _summary_columns(num: pd.DataFrame, cand: list, decimals: dict) -> dict:
+def _tracks(v: pd.Series, ref: pd.Series | None, others: pd.DataFrame) -> bool:
+    """Whether ``v`` orders the models as the published aggregate ``ref`` does (else as the mean rank of the
+    ``others``): Spearman ρ ≥ 0.5 over the rows holding both."""
+    from scipy.stats import spearmanr
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # rows without any other score
+        r = ref.to_numpy(dtype=float) if ref is not None else np.nanmean(others.rank().to_numpy(dtype=float), axis=1)
+    x = v.to_numpy(dtype=float)
+    ok = ~np.isnan(x) & ~np.isnan(r)
+    if ok.sum() < 3 or np.ptp(x[ok]) == 0 or np.ptp(r[ok]) == 0:
+        return False
+    return bool(spearmanr(x[ok], r[ok]).statistic >= 0.5)
+
+
+def _summary_columns(num: pd.DataFrame, cand: list, decimals: dict, ref: pd.Series | None = None) -> dict:
     """Numeric columns of a wide table that are not scenarios, by content: off the scores' scale (a parameter
-    count among percentages), the row median / standard deviation / minimum / maximum of the other columns within
-    the rounding of the printed numbers, or named like a median or a dispersion (SD, Std, IQR). Returns column ->
-    why.
+    count among percentages; whole numbers over 10 times every other column, not ordering the models as the
+    published aggregate ``ref`` does: a vote count among Elo ratings), the row median / standard deviation /
+    minimum / maximum of the other columns within the rounding of the printed numbers, or named like a median or a
+    dispersion (SD, Std, IQR). Returns column -> why.
 
     The table is read into one array and each column compared with a mask of the others: a leaderboard of
     thousands of columns costs a pass over the others per column, not a pandas selection of them."""
@@ -801,7 +826,8 @@ def _summary_columns(num: pd.DataFrame, cand: list, decimals: dict) -> dict:
     infinite = np.isinf(x_all).any(axis=0)
     # a count (votes, battles, samples) among scores: whole numbers beyond 100 and over 10 times every other
     # column's largest magnitude, beside at least 2 other columns (Elo ratings beside a vote count); below 2**53,
-    # where floats still tell whole numbers from others (1e308 is "whole" only for want of digits)
+    # where floats still tell whole numbers from others (1e308 is "whole" only for want of digits); and not ordering
+    # the models as the published aggregate (else the other columns) does: a score on a wide scale does
     with np.errstate(invalid="ignore"):
         absmax = np.nanmax(np.abs(x_all), axis=0, initial=0.0)
     whole = np.all(np.isnan(x_all) | (x_all == np.round(x_all)), axis=0)
@@ -814,7 +840,7 @@ def _summary_columns(num: pd.DataFrame, cand: list, decimals: dict) -> dict:
             continue  # an infinite score is refused, not set aside
         if np.isfinite(top) and maxima[i] > 1.5 * top:
             out[c] = f"values up to {maxima[i]:g}, off the scores' scale (at most {top:g})"
-        elif count:
+        elif count and not _tracks(num[c], ref, num[[o for o in cand if o != c]]):
             out[c] = (f"whole numbers up to {maxima[i]:g}, over 10 times every other column's largest value "
                       f"({other.max():g}): a count (votes, battles), not a score")
         elif _SUMMARY_NAME.search(str(c)):
