@@ -432,3 +432,17 @@ def test_a_wide_table_with_one_score_column_named_score_says_so(tmp_path, capsys
     board.to_csv(tmp_path / "wide.csv")
     code, err = _run([tmp_path / "wide.csv", "--out", tmp_path / "o3", "--aggregate", "mwr"], capsys)
     assert code == 0, err
+
+
+def test_scenarios_leaving_out_a_weighted_column_compare_the_audited_mean(tmp_path):
+    rng = np.random.default_rng(8)
+    board = pd.DataFrame(rng.uniform(0.3, 0.9, (12, 3)).round(4), columns=["t1", "t2", "t3"],
+                         index=pd.Index([f"model-{i}" for i in range(12)], name="model"))
+    board.insert(0, "Average", (0.5 * board["t1"] + 0.3 * board["t2"] + 0.2 * board["t3"]).round(6))
+    board.to_csv(tmp_path / "w.csv")
+    res = audit(tmp_path / "w.csv", out=tmp_path / "o", scenarios=["t1", "t3"], n_boot=30, progress=False)
+    assert res.published["not_audited"] == ["t2"] and res.settings["n_scenarios"] == 2
+    mean = board[["t1", "t3"]].mean(axis=1)
+    assert res.published["max_abs_diff"] == pytest.approx((mean - board["Average"]).abs().max(), abs=1e-6)
+    report = (tmp_path / "o" / "report.md").read_text(encoding="utf-8")
+    assert "its column(s) 't2' are not among the score columns audited" in report

@@ -218,17 +218,23 @@ def _render(res: AuditResult) -> _Doc:
         how = {"exact": " (recognised: it equals that aggregate of the other columns within rounding)",
                "close": " (recognised: it follows that aggregate of the other columns, r ≥ 0.999)",
                "name": " (recognised by its name, the table's name)"}.get(pub.get("rule"), "")
-        if pub["kind"] == "weighted":
+        if pub["kind"] == "weighted" and pub.get("not_audited"):
+            how = (f" (recognised: a weighted mean, {_weights_text(pub['weights'])}; its column(s) "
+                   f"{_name_list(map(repr, pub['not_audited']), 5)} are not among the score columns audited, so the "
+                   "mean score of the audited columns is compared)")
+        elif pub["kind"] == "weighted":
             how = (f" (recognised: a weighted mean of the scenarios, {_weights_text(pub['weights'])}, fitted by "
                    "non-negative least squares within rounding; " + (
                        "the ranking and the resampling above use these weights)" if st.get("weights") else
                        "the ranking and the resampling above use the unweighted mean: the weighted mean leaves "
                        "out some of the score columns)"))
-        doc.p(f"Recomputed {_SCORE_NAME.get(pub['kind'], 'weighted mean')} vs the published aggregate{col}{how}"
+        what = _SCORE_NAME["mean"] if pub.get("not_audited") else _SCORE_NAME.get(pub["kind"], "weighted mean")
+        doc.p(f"Recomputed {what} vs the published aggregate{col}{how}"
               f"{' (in percent)' if pub['scale'] == 100 else ''}: max |Δ| = {pub['max_abs_diff']:.4f}, median "
               f"{pub['median_abs_diff']:.4f}; Kendall τ of the two rankings {pub['kendall_tau']:.3f}"
               + (f" (the published ranking against the ranking shown above: {pub['kendall_tau_ranked']:.3f})"
-                 if pub["kind"] == "weighted" and not st.get("weights") and "kendall_tau_ranked" in pub else "")
+                 if pub["kind"] == "weighted" and not st.get("weights") and not pub.get("not_audited")
+                 and "kendall_tau_ranked" in pub else "")
               + ".")
     doc.img("rank_intervals.png", _FIGURES["rank_intervals.png"])
     doc.h(2, "Reliability (DIoR)")

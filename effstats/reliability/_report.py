@@ -707,8 +707,12 @@ def _published_agreement(bench: Benchmark, published: pd.Series | None, pub_info
         return None
     kind = (pub_info or {}).get("kind") or published.attrs.get("kind") or ("mwr" if aggregate == "mwr" else "mean")
     main = scores[aggregate]
-    if kind == "weighted":  # the published weights applied to the scenario scores as read
-        weights = (pub_info or {}).get("weights") or published.attrs.get("info", {}).get("weights", {})
+    weights = (pub_info or {}).get("weights") or (published.attrs.get("info") or {}).get("weights") or {}
+    names = {str(c) for c in bench.subscenario_names}
+    missing = [str(c) for c in weights if str(c) not in names] if kind == "weighted" else []
+    if missing:  # weighted columns not audited (--scenarios): the mean of the audited ones is what can be compared
+        ref = scores["mean"]
+    elif kind == "weighted":  # the published weights applied to the scenario scores as read
         num, den = bench.sub_sums()
         with np.errstate(invalid="ignore", divide="ignore"):
             sub = pd.DataFrame(num[0] / den[0], columns=[str(c) for c in bench.subscenario_names])
@@ -719,7 +723,7 @@ def _published_agreement(bench: Benchmark, published: pd.Series | None, pub_info
     ok = ~np.isnan(p)
     scale = 100.0 if np.nanmax(np.abs(p)) > 1.5 and np.nanmax(np.abs(ref)) <= 1.5 else 1.0
     dd = np.abs(ref[ok] * scale - p[ok])
-    return dict(pub_info or {}, kind=kind, scale=scale, max_abs_diff=float(dd.max()),
+    return dict(pub_info or {}, kind=kind, scale=scale, max_abs_diff=float(dd.max()), not_audited=missing,
                 median_abs_diff=float(np.median(dd)), kendall_tau=float(kendall_tau(p[ok], ref[ok][None])[0]),
                 kendall_tau_ranked=float(kendall_tau(p[ok], main[ok][None])[0]))
 
