@@ -32,6 +32,7 @@ Modules
 - ``_flash_helm``: Flash-HELM
 - ``_report``: :func:`~effstats.reliability.audit` and its :class:`~effstats.reliability.AuditResult` (the
   ``effstats audit`` report's computation, its advice and its files)
+- ``_inputs``: the audit's reading of score files and frames, published aggregates and score scales
 - ``_render``: the report's writers: Markdown and HTML blocks, figures, the report's layout
 
 Data layout
