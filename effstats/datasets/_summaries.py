@@ -1,0 +1,143 @@
+"""Summary-column detection for wide score tables: rankings, counts and row summaries that are not scenarios."""
+from __future__ import annotations
+
+import re
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from .._published import _decimals
+
+_SUMMARY_NAME = re.compile(r"\b(sd|std|stdev|std\.?\s*dev\.?|standard deviation|variance|iqr|spread|median)\b", re.I)
+
+
+def _rank_like(v: pd.Series) -> bool:
+    """Integers from 1 to at most the number of rows, nearly all distinct (ties allowed), at least 3 of them."""
+    r = v.to_numpy(dtype=float)
+    x = r[~np.isnan(r)]
+    if x.size < 3 or not (x == np.round(x)).all() or x.min() < 1 or x.max() > len(r):
+        return False
+    return len(np.unique(x)) >= 0.8 * x.size
+
+
+def _is_rank(v: pd.Series, others: pd.DataFrame) -> bool:
+    """A published ranking: integers from 1 to at most the number of rows, nearly all distinct (ties allowed), that
+    order the models as the other columns' mean does (Spearman ρ ≤ −0.5: rank 1 is the best)."""
+    if not others.shape[1] or not _rank_like(v):
+        return False
+    r = v.to_numpy(dtype=float)
+    have = ~np.isnan(r)
+    x = r[have]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # rows without any other score
+        # the mean of the other columns' ranks: no column (a parameter count) outweighs the others by its scale
+        mean = np.nanmean(others.rank().to_numpy(dtype=float), axis=1)[have]
+    ok = ~np.isnan(mean)
+    if ok.sum() < 3 or np.ptp(mean[ok]) == 0:
+        return False
+    from scipy.stats import spearmanr
+
+    return bool(spearmanr(x[ok], mean[ok]).statistic <= -0.5)
+
+
+def _tracks(v: pd.Series, ref: pd.Series | None, others: pd.DataFrame) -> bool:
+    """Whether ``v`` orders the models as the published aggregate ``ref`` does (else as the mean rank of the
+    ``others``): Spearman ρ ≥ 0.5 over the rows holding both."""
+    from scipy.stats import spearmanr
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # rows without any other score
+        r = ref.to_numpy(dtype=float) if ref is not None else np.nanmean(others.rank().to_numpy(dtype=float), axis=1)
+    x = v.to_numpy(dtype=float)
+    ok = ~np.isnan(x) & ~np.isnan(r)
+    if ok.sum() < 3 or np.ptp(x[ok]) == 0 or np.ptp(r[ok]) == 0:
+        return False
+    return bool(spearmanr(x[ok], r[ok]).statistic >= 0.5)
+
+
+def _summary_columns(num: pd.DataFrame, cand: list, decimals: dict, ref: pd.Series | None = None) -> dict:
+    """Numeric columns of a wide table that are not scenarios, by content: off the scores' scale (a parameter
+    count among percentages; whole numbers over 10 times every other column, not ordering the models as the
+    published aggregate ``ref`` does: a vote count among Elo ratings), the row median / standard deviation /
+    minimum / maximum of the other columns within the rounding of the printed numbers, or named like a median or a
+    dispersion (SD, Std, IQR). Returns column -> why.
+
+    The table is read into one array and each column compared with a mask of the others: a leaderboard of
+    thousands of columns costs a pass over the others per column, not a pandas selection of them."""
+
+    out: dict = {}
+    if not cand:
+        return out
+    x_all = num[cand].to_numpy(dtype=float)
+    with np.errstate(invalid="ignore"):
+        maxima, minima = num[cand].max().to_numpy(dtype=float), num[cand].min().to_numpy(dtype=float)
+    # the scores' scale: fractions or percent, where at least 80% of the other columns lie
+    share = {t: ((maxima <= t) & (minima >= 0)).astype(float) for t in (1.0, 100.0)}
+    share = {t: (v.sum() - v) / max(len(cand) - 1, 1) for t, v in share.items()}
+    infinite = np.isinf(x_all).any(axis=0)
+    # a count (votes, battles, samples) among scores: whole numbers beyond 100 and over 10 times every other
+    # column's largest magnitude, beside at least 2 other columns (Elo ratings beside a vote count); below 2**53,
+    # where floats still tell whole numbers from others (1e308 is "whole" only for want of digits); and not ordering
+    # the models as the published aggregate (else the other columns) does: a score on a wide scale does
+    with np.errstate(invalid="ignore"):
+        absmax = np.nanmax(np.abs(x_all), axis=0, initial=0.0)
+    whole = np.all(np.isnan(x_all) | (x_all == np.round(x_all)), axis=0)
+    for i, c in enumerate(cand):
+        other = np.delete(absmax, i)
+        count = (len(cand) >= 3 and whole[i] and minima[i] >= 0 and 100 < maxima[i] < 2.0 ** 53 and other.max() > 0
+                 and maxima[i] > 10 * other.max())
+        top = next((t for t in (1.0, 100.0) if len(cand) - 1 >= 3 and share[t][i] >= 0.8), np.nan)
+        if infinite[i]:
+            continue  # an infinite score is refused, not set aside
+        if np.isfinite(top) and maxima[i] > 1.5 * top:
+            out[c] = f"values up to {maxima[i]:g}, off the scores' scale (at most {top:g})"
+        elif count and not _tracks(num[c], ref, num[[o for o in cand if o != c]]):
+            out[c] = (f"whole numbers up to {maxima[i]:g}, over 10 times every other column's largest value "
+                      f"({other.max():g}): a count (votes, battles), not a score")
+        elif _SUMMARY_NAME.search(str(c)):
+            out[c] = "named like a median or a dispersion of the scores"
+    rest = [c for c in cand if c not in out]
+    x = num[rest].to_numpy(dtype=float)
+    tols = np.array([0.51 * 10.0 ** -decimals.get(c, _decimals(num[c])) for c in rest])
+    taken = np.zeros(len(rest), bool)
+    for _ in range(2):  # a median beside a standard deviation: each is found once the other is set aside
+        for i, c in enumerate(rest):
+            if taken[i]:
+                continue
+            others = ~taken
+            others[i] = False
+            # also without each one other column (an aggregate not yet recognised), on tables small enough
+            trials = [others]
+            if others.sum() <= 30:
+                for d in np.flatnonzero(others):
+                    trials.append(others.copy())
+                    trials[-1][d] = False
+            why = next((w for w in (_row_statistic(x[:, i], x[:, o], tols[i] + tols[o].max()) for o in trials
+                                    if o.sum() >= 2) if w), None)
+            if why:
+                out[c] = why
+                taken[i] = True
+    return out
+
+
+def _row_statistic(y: np.ndarray, x: np.ndarray, tol: float) -> str | None:
+    """Which row statistic of the columns ``x`` the column ``y`` equals within the printed rounding ``tol`` (the
+    rounding of ``y`` plus the coarsest of ``x``'s), if any."""
+    ok = ~np.isnan(y) & ~np.isnan(x).any(axis=1)
+    # evidence: the column varies well beyond the rounding
+    if ok.sum() < 5 or np.ptp(y[ok]) <= 20 * tol:
+        return None
+    if (np.abs(x[ok] - y[ok, None]).max(axis=0) <= 2 * tol).any():
+        return None  # it repeats another column within rounding: near-identical scenarios, not a summary
+    # the minimum and maximum are not tried: sparse columns of near-zero fractions match them by chance
+    stats = {"median": np.median(x[ok], axis=1), "standard deviation": np.std(x[ok], axis=1, ddof=1),
+             "standard deviation (n)": np.std(x[ok], axis=1)}
+    for what, ref in stats.items():
+        if np.ptp(ref) == 0 or np.corrcoef(y[ok], ref)[0, 1] < 0.999:  # near-zero columns agree by chance
+            continue
+        hit = next((k for k in (1.0, 100.0, 0.01) if np.ptp(k * ref) > 20 * tol
+                    and np.abs(y[ok] - k * ref).max() <= k * tol + tol), None)
+        if hit is not None:
+            return f"the {what.split(' (')[0]} of the other columns within rounding"
+    return None
