@@ -445,7 +445,8 @@ def _next_step(run, path: Path, directory: str) -> None:
 
 
 def _update(args: argparse.Namespace) -> None:
-    from ._sequential import SequentialRun, _few_models_note
+    from ._report import _few_models_note
+    from ._sequential import SequentialRun
 
     run = SequentialRun.load(args.state, reference=args.reference)
     res = run.update(args.new_results, model=args.model, metric=args.metric, duplicates=args.duplicates,
