@@ -29,10 +29,11 @@ _LINE_BREAKS = re.compile(r"[\r\n\t\v\f\x85\u2028\u2029]+")
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|[+-]?(?:inf|nan)", re.I)
 
 
-# Unicode's format characters (category Cf): invisible, they make two names look alike ("ab", "a\u200bb") and the
-# bidirectional ones among them make a terminal or an editor show text in another order than it is
+# Unicode's format characters (category Cf, as of Unicode 15.1, whatever the running Python's unicodedata knows):
+# invisible, they make two names look alike ("ab", "a\u200bb") and the bidirectional ones among them make a terminal
+# or an editor show text in another order than it is
 _FORMAT = ("\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064"
-           "\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U00013438\U0001bca0-\U0001bca3"
+           "\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3"
            "\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f")
 # the rest of Unicode's default-ignorable code points (DerivedCoreProperties.txt), outside category Cf: the combining
 # grapheme joiner, the Hangul fillers, Khmer's inherent vowels, the Mongolian and the other variation selectors and

@@ -192,8 +192,10 @@ def test_every_format_character_is_shown_as_an_escape(shown):
     hyphen, bidirectional marks) are invisible; each is shown as its escape."""
     import unicodedata
 
+    # Unicode 15's Egyptian hieroglyph format controls, unassigned in the Unicode 14 of Python 3.11's unicodedata
+    later = set(map(chr, range(0x13439, 0x13440)))
     for c in map(chr, range(0x110000)):
-        if unicodedata.category(c) == "Cf":
+        if unicodedata.category(c) == "Cf" or c in later:
             assert shown(f"a{c}b") == "a" + c.encode("unicode_escape").decode("ascii") + "b", hex(ord(c))
 
 
@@ -304,3 +306,20 @@ def test_out_in_the_reference_or_new_results_folder_is_warned(tmp_path, capsys, 
             "lie among the input files") in err
     assert main(["select", str(ref), "--budget", "10", "--out", str(tmp_path / "apart")]) == 0
     assert "--out:" not in capsys.readouterr().err
+
+
+def test_terminal_text_stream_outlives_the_stream_it_writes_to():
+    """The command line's escaping stream is flushed by its finaliser after the stream it writes to (a caller's,
+    pytest's capture) was closed: no "Exception ignored ... I/O operation on closed file" at exit."""
+    import io
+
+    from effstats.workflow._cli import _TerminalText
+
+    inner = io.StringIO()
+    out = _TerminalText(inner)
+    out.write("a\u202eb\n")
+    assert inner.getvalue() == "a\\u202eb\n"
+    inner.close()
+    out.flush()
+    out.close()
+    assert out.closed

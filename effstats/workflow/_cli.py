@@ -554,7 +554,9 @@ class _TerminalText(io.TextIOBase):
         return len(s)
 
     def flush(self) -> None:
-        self._stream.flush()
+        # IOBase's finaliser flushes: by then the stream written to (a caller's, pytest's capture) may be closed
+        if not getattr(self._stream, "closed", False):
+            self._stream.flush()
 
 
 # the Python API's argument names, as the command line spells them
