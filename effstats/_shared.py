@@ -432,6 +432,27 @@ def _alive(pid: int) -> bool:
     return True
 
 
+def exists_or_link(p: Path) -> bool:
+    """Whether ``p`` names something: a file, a folder or a link (a dangling one too)."""
+    return p.exists() or p.is_symlink()
+
+
+def recorded_files(folder: Path, record: str, fmt: str, known: Any) -> list[str]:
+    """The files a record ``folder/record`` of format ``fmt`` lists among the ``known`` names a run writes (in the
+    record's order, each once), the record itself last; none where the record is missing, a link (it may name any
+    file), unreadable or not of that format: a run replaces or removes only what such a record says it wrote."""
+    import json
+
+    f = folder / record
+    try:
+        doc = json.loads(f.read_text(encoding="utf-8")) if f.is_file() and not f.is_symlink() else None
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+        doc = None
+    if not isinstance(doc, dict) or doc.get("format") != fmt or not isinstance(doc.get("files"), list):
+        return []
+    return list(dict.fromkeys(n for n in doc["files"] if n in known)) + [record]
+
+
 def write_text_atomic(path: str | os.PathLike, text: str | bytes) -> Path:
     """Write ``text`` (or bytes) to a temporary file beside ``path``, flush it to disk, then rename it over ``path``.
 

@@ -300,7 +300,7 @@ def _compute_fraction(bench: Benchmark, decision: str, size: int | None) -> floa
 
 
 def _level(confidence_level: Any, ci: Any, default: float) -> tuple[Any, str]:
-    """The interval's level, and the name it was given by: ``ci`` is the former name of ``confidence_level``."""
+    """The interval's level, and the name it was given by: ``ci`` is a deprecated alias of ``confidence_level``."""
     if ci is None:
         return confidence_level, "confidence_level"
     if not (isinstance(confidence_level, float) and confidence_level == default):

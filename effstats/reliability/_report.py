@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from .._escape import csv_safe
-from .._shared import _cpus, _Forked, _tie_ranks, write_text_atomic
+from .._shared import _cpus, _Forked, _tie_ranks, exists_or_link, recorded_files, write_text_atomic
 from .._validation import check_flag, check_fraction, check_positive_int
 from ._advice import _recommendations
 from ._benchmark import Benchmark
@@ -55,36 +55,18 @@ _RECORD = ".effstats_audit.json"
 _RECORD_FORMAT = "effstats.audit/1"
 
 
-def _there(p: Path) -> bool:
-    return p.exists() or p.is_symlink()
-
-
-def _owned(out: Path) -> list[str]:
-    """The files an earlier audit recorded writing into ``out`` (none when the record is missing or not one)."""
-    import json
-
-    try:
-        rec = out / _RECORD  # a link is no record of an audit's (it may name any file)
-        doc = json.loads(rec.read_text(encoding="utf-8")) if rec.is_file() and not rec.is_symlink() else None
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
-        doc = None
-    if not isinstance(doc, dict) or doc.get("format") != _RECORD_FORMAT or not isinstance(doc.get("files"), list):
-        return []
-    return [f for f in doc["files"] if f in _OUTPUTS] + [_RECORD]
-
-
 def _refuse_foreign(out: Path, names: Any, source: Any = None, foreign: bool = True) -> list[str]:
     """Refuse to write ``names`` into ``out`` over the audited file ``source`` and (``foreign``) over a file that no
     earlier audit recorded writing there (the user's table, a link, another tool's file); returns the files the
     earlier audit owns, which a later audit replaces."""
-    owned = _owned(out) if out.is_dir() else []
+    owned = recorded_files(out, _RECORD, _RECORD_FORMAT, _OUTPUTS) if out.is_dir() else []
     if isinstance(source, (str, Path)) and Path(source).is_file():
         for n in names:
             f = out / n
             if f.exists() and not f.is_symlink() and f.samefile(source):  # a link is replaced, never written through
                 raise ValueError(f"--out: {str(f)!r} is the audited file {str(source)!r}; name another folder with "
                                  "--out")
-    found = [n for n in [*names, _RECORD] if _there(out / n) and n not in owned] if foreign else []
+    found = [n for n in [*names, _RECORD] if exists_or_link(out / n) and n not in owned] if foreign else []
     if found:
         raise ValueError(f"--out: {str(out)!r} holds {found[0]}, which no earlier audit wrote there (its "
                          f"{_RECORD} does not list it); name another folder with --out, or move the file away")

@@ -17,6 +17,7 @@ import time
 from pathlib import Path, PurePosixPath
 from typing import Any, Iterator
 
+from .._shared import exists_or_link, recorded_files
 from ._io import REFERENCE_CACHE, output_dir, read_json, write_json_atomic
 from ._names import HELM_INSTANCES, LM_EVAL_SAMPLES
 from ._schema import MANIFEST as MANIFEST_SCHEMA, STATE as STATE_SCHEMA, safe_relative
@@ -100,21 +101,10 @@ def record_report(d: Path, paths: list[Path]) -> None:
         write_json_atomic(d / "manifest.json", {**doc, "files": files + new})
 
 
-def _there(p: Path) -> bool:
-    return p.exists() or p.is_symlink()
-
-
 def report_files(out: Path) -> list[str]:
     """The report files an estimate recorded writing into ``out`` (its ``REPORT_RECORD``, read only where it is a
     file of that format and not a link), the record included; none where there is no such record."""
-    f = out / REPORT_RECORD
-    try:
-        doc = read_json(f, "--out") if f.is_file() and not f.is_symlink() else None
-    except ValueError:
-        doc = None
-    if not isinstance(doc, dict) or doc.get("format") != _REPORT_FORMAT or not isinstance(doc.get("files"), list):
-        return []
-    return [n for n in REPORT_FILES if n in doc["files"]] + [REPORT_RECORD]
+    return recorded_files(out, REPORT_RECORD, _REPORT_FORMAT, REPORT_FILES)
 
 
 def record_report_files(out: Path, names: list[str]) -> None:
@@ -135,8 +125,8 @@ def refuse_report(out: Path, force: bool, selection: Path | None = None) -> None
             doc = None
         ours |= {PurePosixPath(f).name for f in owned_files(selection, "manifest.json", doc) if doc is not None
                  and str(PurePosixPath(f).parent) == rel}
-    foreign = [n for n in (*REPORT_FILES, REPORT_RECORD) if _there(out / n) and n not in ours]
-    there = [n for n in REPORT_FILES if _there(out / n)]
+    foreign = [n for n in (*REPORT_FILES, REPORT_RECORD) if exists_or_link(out / n) and n not in ours]
+    there = [n for n in REPORT_FILES if exists_or_link(out / n)]
     if REPORT_RECORD in foreign:  # the record is what is wrong: say so, not that the report's files are foreign
         raise ValueError(f"--out: {out} holds {REPORT_RECORD}, {_record_problem(out / REPORT_RECORD)}")
     if foreign:
