@@ -7,13 +7,15 @@ input must give one line naming what is wrong (the rows, the columns, the file).
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from effstats.cli import main, read_openllm_json
+from effstats.cli import main, read_openllm_json, read_scores
+from effstats.datasets._scores import PercentColumnsWarning
 from effstats.reliability import audit
 
 
@@ -268,6 +270,54 @@ def test_a_rating_out_of_10_is_not_read_as_percent(tmp_path, capsys):
     assert "'s0', 's1', 's2' lie in 0–10" in lines[0] and "'s3', 's4', 's5' lie in [0, 1]" in lines[0], err
     assert main(["audit", str(tmp_path / "mixed.csv"), "--out", str(tmp_path / "o2"), "--aggregate", "mean",
                  "--scale", "as-is", "--n-boot", "30", "--no-progress"]) == 0
+
+
+def _columns_on_another_scale(case: str) -> pd.DataFrame:
+    """Seven columns of fractions, three of them (or one model) rewritten: fewer than the fractions, so the reader
+    judges them, and too many to be set aside as summary columns off the scores' scale."""
+    board = _board(n_scen=7)
+    odd = ["s0", "s1", "s2"]
+    if case == "a 0–10 rating":
+        board[odd] = (board[odd] * 10).round(2)
+    elif case == "a 1–5 scale":
+        board[odd] = (1 + 4 * board[odd]).round(2)
+    elif case == "a % header":  # percentages of a hard task: below 10, in percent by their header
+        board[odd] = (board[odd] * 9).round(1)
+        board = board.rename(columns={c: f"{c} %" for c in odd})
+    else:  # one model in percent: each column holds a percent cell, so none reads as fractions
+        board.loc["m3"] = (board.loc["m3"] * 100).round(1)
+    return board
+
+
+@pytest.mark.parametrize("case, percent, audit_says", [
+    ("a 0–10 rating", [], "column(s) 's0', 's1', 's2' lie in 0–10"),
+    ("a 1–5 scale", [], "column(s) 's0', 's1', 's2' lie in 0–10"),
+    ("a % header", ["s0 %", "s1 %", "s2 %"], "column(s) 's0 %', 's1 %', 's2 %' lie in 0–100"),
+    ("one model in percent", [], "mix two scales: 'm3' score above 1"),
+])
+def test_the_reader_and_the_audit_judge_a_column_s_scale_alike(tmp_path, case, percent, audit_says):
+    path = tmp_path / "board.csv"
+    _columns_on_another_scale(case).to_csv(path)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        read_scores(path)
+    said = [str(w.message) for w in caught if issubclass(w.category, PercentColumnsWarning)]
+    # the reader calls percent exactly the columns the audit puts in 0–100, and nothing else
+    if percent:
+        names = ", ".join(map(repr, percent))
+        assert len(said) == 1 and said[0].startswith(f"SCORES: column(s) {names} hold values up to"), said
+    else:
+        assert said == [], said
+    if case == "one model in percent":
+        with pytest.raises(ValueError, match=audit_says):
+            audit(path, n_boot=20, progress=False)
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = audit(path, n_boot=20, progress=False)
+    assert res.settings["aggregate"] == "mwr"
+    assert any(audit_says in n and "within each column" in n for n in res.notes), res.notes
+    assert any("percentages?" in n for n in res.notes) == bool(percent), res.notes
 
 
 def test_a_baseline_below_1_percent_everywhere_is_read_as_percent(tmp_path, capsys):

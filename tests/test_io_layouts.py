@@ -146,6 +146,14 @@ def _percent_long(wide, f):
     _long(wide).assign(score=lambda d: d.score * 87.5).to_csv(f, index=False)
 
 
+def _rating_wide(wide, f):
+    (wide * 10).to_csv(f)  # a 0–10 rating is no percentage: dividing it by 100 would misread it
+
+
+def _rating_long(wide, f):
+    _long(wide).assign(score=lambda d: 1 + 4 * d.score).to_csv(f, index=False)  # a 1–5 scale
+
+
 def _doc_ids_repeat(wide, f):
     w = wide.copy()
     w.columns = [c.split("/")[1] for c in w.columns]  # 'arc/3' and 'boolq/3' both written '3'
@@ -173,6 +181,9 @@ REFUSED = [
     (_headerless_long, ["has no header line", "'org/model-0,arc/0,", "'model,item,score'"]),
     (_percent_wide, ["the scores run from 0 to 100: percentages?", "expected scores in [0, 1] (divide them by 100)"]),
     (_percent_long, ["the scores in column 'score' run from 0 to 87.5: percentages?", "expected scores in [0, 1]"]),
+    (_rating_wide, ["the scores run from 0 to 10: a rating (0–10, 1–5)?", "(rescale them to [0, 1])"]),
+    (_rating_long, ["the scores in column 'score' run from 1 to 5: a rating (0–10, 1–5)?",
+                    "expected scores in [0, 1]"]),
     (_doc_ids_repeat, ["repeats the column names", "item ids unique across tasks"]),
 ]
 
@@ -190,6 +201,17 @@ def test_layouts_refused_with_one_clear_error(tmp_path, wide, write, parts):
     # the command line: the same message, on one line, exit status 2
     code = main(["select", str(f), "--budget", "10", "--out", str(tmp_path / "run")])
     assert code == 2
+
+
+def test_scores_below_10_are_percentages_only_under_a_percent_header(tmp_path, wide):
+    from effstats.datasets import read_scores_csv
+
+    f = tmp_path / "scores.csv"
+    for header, says in (("acc %", "percentages? expected scores in [0, 1] (divide them by 100)"),
+                         ("acc", "a rating (0–10, 1–5)? expected scores in [0, 1] (rescale them to [0, 1])")):
+        _long(wide).assign(score=lambda d: 8 * d.score).rename(columns={"score": header}).to_csv(f, index=False)
+        with pytest.raises(ValueError, match=re.escape(f"in column {header!r} run from 0 to 8: {says}")):
+            read_scores_csv(f, score=header)
 
 
 def test_command_line_prints_the_layout_error_on_one_line(tmp_path, wide, capsys):

@@ -16,6 +16,7 @@ from typing import Any, Callable, Literal, Sequence
 import numpy as np
 import pandas as pd
 
+from .._scales import RATING_MAX, in_percent, names_percent
 from .._shared import _is_float, _name_list, _plain, _progress, _repeated, _sorted_codes
 from ..responses import ResponseMatrix
 from .leaderboards import _numeric
@@ -688,8 +689,10 @@ def _finite_range(values: np.ndarray, empty: float = 0.0) -> tuple[np.ndarray, n
     return low, high
 
 
-def _refuse_out_of_range(values: np.ndarray, p: Path, where: str) -> None:
-    """Raise, naming percentages when they are the likely cause, unless every score is in [0, 1]."""
+def _refuse_out_of_range(values: np.ndarray, p: Path, where: str, header: Any = None) -> None:
+    """Raise, naming percentages when they are the likely cause (the audit's judgement of a scale,
+    ``effstats._scales.in_percent``, under the scores' ``header`` if they have one), unless every score is in
+    [0, 1]."""
     low, high = _finite_range(values if values.ndim == 2 else values[:, None], np.inf)
     lo, hi = float(low.min(initial=np.inf)), float(high.max(initial=-np.inf))
     if lo > hi or (lo >= 0 and hi <= 1):  # no finite value, or all in [0, 1]
@@ -698,9 +701,12 @@ def _refuse_out_of_range(values: np.ndarray, p: Path, where: str) -> None:
     if excess <= 1e-6:  # e.g. 1.0000001: a sum or mean in floating point, not another scale
         raise ValueError(f"path: {p.name}: {where} run from {lo:.10g} to {hi:.10g}, out of [0, 1] by {excess:.2g} "
                          "(floating-point rounding?); round or clip them to [0, 1]")
-    if lo >= 0 and hi <= 100:
+    if in_percent(lo, hi, header is not None and names_percent(header)):
         raise ValueError(f"path: {p.name}: {where} run from {lo:g} to {hi:g}: percentages? "
                          "expected scores in [0, 1] (divide them by 100)")
+    if lo >= 0 and hi <= RATING_MAX:
+        raise ValueError(f"path: {p.name}: {where} run from {lo:g} to {hi:g}: a rating (0–10, 1–5)? expected "
+                         "scores in [0, 1] (rescale them to [0, 1])")
     raise ValueError(f"path: {p.name}: {where} run from {lo:g} to {hi:g}; expected scores in "
                      "[0, 1] (correctness 0/1 or a score such as a normalised metric)")
 
@@ -740,7 +746,7 @@ def _table_to_matrix(df: pd.DataFrame, p: Path, *, format: str, model: str, item
                                    **{c: k for c, (k, _) in codes.items()}, **scores})
             else:
                 df, codes = _as_text(df).assign(**scores), None
-            _refuse_out_of_range(df[score].to_numpy(), p, f"the scores in column {score!r}")
+            _refuse_out_of_range(df[score].to_numpy(), p, f"the scores in column {score!r}", score)
             if model in df.columns and item in df.columns and codes is None:
                 df = _one_row_per_pair(df, [model, item], score, duplicates, p)
             kept = df[score].notna().to_numpy()

@@ -20,7 +20,7 @@ import pandas as pd
 
 from .._published import _decimals, _detect_published, _weights_text
 from .._shared import _name_list, _plain
-from .._validation import ZERO_ONE_ATOL
+from .._scales import FRACTION_MAX, score_scales
 from ._score_options import DUPLICATE_POLICIES, SCORE_FORMATS
 from ._summaries import _is_rank, _rank_like, _summary_columns
 
@@ -43,8 +43,6 @@ _OPENLLM_V1 = ["ARC", "HellaSwag", "MMLU", "TruthfulQA", "Winogrande", "GSM8K"]
 _OPENLLM_V2 = ["IFEval", "BBH", "MATH Lvl 5", "GPQA", "MUSR", "MMLU-PRO"]
 _OPENLLM_V1_EXTRA = ["DROP"]  # in the v1 average for a while (2023)
 _MARKUP = re.compile(r"<\s*/?\s*[a-zA-Z][^>]*>")
-# the largest score read as a fraction: floating-point noise above 1 (1 + 1e-12 from a sum of shares) is a fraction
-FRACTION_MAX = 1 + ZERO_ONE_ATOL
 
 
 def _openllm_key(col: Any) -> str:
@@ -145,14 +143,13 @@ class PercentColumnsWarning(UserWarning):
 
 
 def _warn_percent_columns(num: pd.DataFrame) -> None:
-    """Warn naming the columns on a 0–100 scale among columns of fractions: a mean over them is dominated by them."""
-    hi, lo = num.max(), num.min()
-    frac = hi.le(FRACTION_MAX) & lo.ge(0)
-    pct = hi.gt(FRACTION_MAX) & hi.le(100) & lo.ge(0)
-    if frac.sum() >= 2 and 0 < pct.sum() < frac.sum():
-        cols = [str(c) for c in num.columns[pct.to_numpy()]]
-        warnings.warn(f"SCORES: column(s) {_name_list(map(repr, cols))} hold values up to {_plain(hi[pct].max()):g} "
-                      f"while {int(frac.sum())} other columns are fractions in [0, 1]: percentages? The Mean Win "
+    """Warn naming the columns in percent (``effstats._scales.score_scales``, the audit's judgement) among more
+    columns of fractions: a mean over them is dominated by them."""
+    frac, pct, _ = score_scales(num)
+    if len(frac) >= 2 and 0 < len(pct) < len(frac):
+        top = num[pct].max().max()
+        warnings.warn(f"SCORES: column(s) {_name_list(map(repr, map(str, pct)))} hold values up to {_plain(top):g} "
+                      f"while {len(frac)} other columns are fractions in [0, 1]: percentages? The Mean Win "
                       "Rate compares models within each column; a mean across them is refused until they are on "
                       "one scale (divide them by 100, leave them out with --exclude, or state --scale as-is)",
                       PercentColumnsWarning, stacklevel=3)

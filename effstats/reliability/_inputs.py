@@ -9,7 +9,8 @@ import pandas as pd
 
 from .._published import _decimals, _detect_published
 from .._shared import _name_list, _plain
-from ..datasets._scores import FRACTION_MAX, PercentColumnsWarning, _refuse_stray_cells
+from .._scales import score_scales
+from ..datasets._scores import PercentColumnsWarning, _refuse_stray_cells
 from ._render import _SCORE_NAME
 
 
@@ -18,18 +19,6 @@ def _real(df: pd.DataFrame) -> pd.DataFrame | None:
     is left for :class:`effstats.reliability.Benchmark` to refuse with its message."""
     x = df.apply(pd.to_numeric, errors="coerce")
     return None if any(t.kind == "c" for t in x.dtypes) else x.astype(float)
-
-
-def _scales(x: pd.DataFrame) -> tuple[list, list, list]:
-    """The score columns by their content: (fractions, within [0, 1]; percentages, within [0, 100] and above 10
-    somewhere, or within [0, 100] and above 1 under a header naming %; columns within [0, 10] and above 1, whose
-    scale cannot be told: a 0–10 rating is no percentage). A column with negative values or values above 100 (a
-    rating, a count) is none of these."""
-    lo, hi = x.min(), x.max()
-    named = {c: "%" in str(c) or "percent" in str(c).lower() for c in x.columns}
-    pct = [c for c in x.columns if lo[c] >= 0 and FRACTION_MAX < hi[c] <= 100 and (hi[c] > 10 or named[c])]
-    return ([c for c in x.columns if lo[c] >= 0 and hi[c] <= FRACTION_MAX], pct,
-            [c for c in x.columns if lo[c] >= 0 and FRACTION_MAX < hi[c] <= 10 and c not in pct])
 
 
 def _refuse_mixed_rows(x: pd.DataFrame, notes: list[str]) -> None:
@@ -139,7 +128,7 @@ def _rescale_percent(data: Any, published: pd.Series | None, notes: list[str],
     if scale == "auto":
         _refuse_stray_cells(x)
         _refuse_mixed_rows(x, notes)
-        frac, pct, other = _scales(x)
+        frac, pct, other = score_scales(x)
         if other and not (frac or pct):  # beside other scales, the note on mixed scales names them
             notes.append(f"Score column(s) {_name_list(map(repr, map(str, other)), 5)} lie within 0–10: neither "
                          "fractions nor clearly percent, so read as they are (rankings, win rates and DIoR do not "
