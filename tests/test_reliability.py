@@ -442,18 +442,20 @@ def test_bad_arguments(kwargs, match):
         R.dior(x, **kwargs)
 
 
-def test_ci_is_the_former_name_of_confidence_level():
+def test_ci_is_a_deprecated_alias_of_confidence_level():
     x = np.linspace(0.9, 0.3, 8)[:, None] + np.random.default_rng(0).normal(0, 0.08, (8, 6))
     new = R.dior(x, n_boot=50, confidence_level=0.8, rng=0)
-    with pytest.warns(FutureWarning, match="^ci: renamed confidence_level"):
+    with pytest.warns(FutureWarning, match="^`ci` is deprecated and will be removed in a future version; use "
+                                           "`confidence_level`"):
         old = R.dior(x, n_boot=50, ci=0.8, rng=0)
     assert (old.dior, old.confidence_interval(0.8)) == (new.dior, new.confidence_interval(0.8))
     assert new.dior != R.dior(x, n_boot=50, rng=0).dior  # the level is used
     with pytest.warns(FutureWarning), pytest.raises(ValueError, match="^ci: expected"):
         R.dior(x, ci=1.5)
-    with pytest.raises(ValueError, match="^ci: the former name of confidence_level; give confidence_level only"):
+    with pytest.raises(ValueError, match="^`ci` is deprecated and `confidence_level` was also given; set "
+                                         "`confidence_level` only"):
         R.dior_plan(x, confidence_level=0.9, ci=0.9)
-    with pytest.warns(FutureWarning, match="^ci: renamed"):
+    with pytest.warns(FutureWarning, match="^`ci` is deprecated.*use `confidence_level`"):
         R.dior_plan(x, ci=0.9)
     assert (new.confidence_level, new.ci, old.confidence_level) == (0.8, 0.8, 0.8)
 

@@ -304,9 +304,9 @@ def _level(confidence_level: Any, ci: Any, default: float) -> tuple[Any, str]:
     if ci is None:
         return confidence_level, "confidence_level"
     if not (isinstance(confidence_level, float) and confidence_level == default):
-        raise ValueError("ci: the former name of confidence_level; give confidence_level only")
-    warnings.warn("ci: renamed confidence_level (the name of every interval level in effstats, as in scipy.stats); "
-                  "ci will be removed in a future version", FutureWarning, stacklevel=3)
+        raise ValueError("`ci` is deprecated and `confidence_level` was also given; set `confidence_level` only")
+    warnings.warn("`ci` is deprecated and will be removed in a future version; use `confidence_level` (the name of "
+                  "every interval level in effstats, as in scipy.stats)", FutureWarning, stacklevel=3)
     return ci, "ci"
 
 
