@@ -15,9 +15,16 @@ Data: ``load_imagenet_predictions`` (67 models × 80,000 items), ``load_cifar10_
 ``load_alpacaeval(outcome="win")`` (56 × 805, 0/1 wins against the reference model) from the shared predictions folder
 (:func:`effstats.datasets.data_root`), and the bundled ``load_lifelong_digits`` (500 × 30,400; 120 random
 models of them, so that a run stays within minutes). A dataset whose files are absent is skipped, saying so.
+``imagenet-classes`` is a family of tasks, each a set of ImageNet classes (as MMLU's subjects are tasks): the
+images of ImageNet val (50 a class) whose true class is in the set, for the 67 models of ``imagenet``
+(``CLASS_GROUPS``: the 118 dog breeds, class ids 151–268 in the sorted-wnid order, and ten blocks of 100
+consecutive class ids, ``0-99`` to ``900-999``, which partition the 1,000 classes; ``--tasks`` runs some of
+them); rows "pooled" over the tasks run follow them. Their images keep the release's true class, also the 2,384
+of the 50,000 that no model gets right (305 not in any model's top five).
 
 Run: ``.venv/bin/python benchmarks/estimator_gain.py [--seeds 10] [--items 100] [--coverage 50,100,300]
-[--datasets imagenet,cifar10,alpacaeval,digits] [--estimators ...]``; ends with the table as Markdown.
+[--datasets imagenet,cifar10,alpacaeval,digits,imagenet-classes] [--tasks dogs,0-99,...] [--estimators ...]``;
+ends with the table as Markdown.
 The loop's ``sortsearch`` method (Sort & Search's stratified design through the chooser's estimator) is compared
 at 500 items with ``--items 500 --coverage "" --estimators "plain mean,sortsearch,StratifiedAIPW"``.
 """
@@ -54,6 +61,26 @@ def _load(name: str):
     raise ValueError(f"datasets: unknown dataset {name!r}")
 
 
+# ImageNet's class ids follow the sorted WordNet ids, so that related classes are neighbours: 151-268 are the dog
+# breeds (86 % of the 67 models' wrong answers on their images name another class of that range; 20 % for the
+# classes 500-617)
+CLASS_GROUPS = {"dogs": range(151, 269), **{f"{a}-{a + 99}": range(a, a + 100) for a in range(0, 1000, 100)}}
+
+
+def _tasks(name: str, tasks: list[str] | None = None):
+    """The (task, responses) pairs of a dataset: one for most, one per class group for ``imagenet-classes``."""
+    if name != "imagenet-classes":
+        yield name, _load(name)
+        return
+    from effstats import datasets
+
+    rm = datasets.load_imagenet_predictions(domains="imagenet_val")
+    for group in tasks or CLASS_GROUPS:
+        if group not in CLASS_GROUPS:
+            raise ValueError(f"tasks: unknown class group {group!r}; expected some of {', '.join(CLASS_GROUPS)}")
+        yield f"imagenet classes {group}", rm.subset(items=np.isin(rm.labels, CLASS_GROUPS[group]))
+
+
 ESTIMATORS = {
     "plain mean": lambda n, s: RandomDirect(n, random_state=s),
     "AIPW difficulty": lambda n, s: AIPW(n, regressor="difficulty", random_state=s),
@@ -61,8 +88,9 @@ ESTIMATORS = {
     "StratifiedAIPW": lambda n, s: StratifiedAIPW(n, random_state=s),
 }
 # the item groups StratifiedAIPW(stratify=...) is run with: the true class, AlpacaEval's source dataset (ImageNet's
-# 1,000 classes are more groups than 100 items can stratify on)
-GROUPS = {"digits": "label", "cifar10": "label", "alpacaeval": "dataset"}
+# 1,000 classes are more groups than 100 items can stratify on; a class group's 100-118 classes need 200-236 items,
+# two a class, and are left out, saying so, at fewer)
+GROUPS = {"digits": "label", "cifar10": "label", "alpacaeval": "dataset", "imagenet-classes": "label"}
 VARIANTS = {  # the allocation's share of the gain
     "StratifiedAIPW proportional": lambda n, s: StratifiedAIPW(n, allocation="proportional", random_state=s),
     # filled per dataset with its GROUPS column (main)
@@ -149,41 +177,68 @@ def summarize(df: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
+def _pooled(raws: list[pd.DataFrame], covs: list[pd.DataFrame]) -> pd.DataFrame:
+    """A family's tasks as one row per split and estimator: each seed's MAE averaged over the tasks (which share
+    the seeds), then summarised as one task's; coverages averaged over the tasks (equal numbers of targets)."""
+    raw = pd.concat(raws)
+    pooled = raw.groupby(["split", "estimator", "seed"], sort=False).agg(
+        mae=("mae", "mean"), covered=("covered", "mean"), limit=("limit", "mean"),
+        limit_all=("limit_all", "mean")).reset_index()
+    s = summarize(pooled)
+    cov = pd.concat(covs).groupby(["split", "estimator"], sort=False).mean(numeric_only=True)
+    return s.join(cov, on=["split", "estimator"])
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=10)
     ap.add_argument("--items", type=int, default=100)
     ap.add_argument("--coverage", default="50,300", help="further budgets for the StratifiedAIPW coverage")
     ap.add_argument("--datasets", default="imagenet,cifar10,alpacaeval,digits")
+    ap.add_argument("--tasks", default="", help="imagenet-classes: the class groups to run (default all)")
     ap.add_argument("--estimators", default=",".join([*ESTIMATORS, *VARIANTS]))
     args = ap.parse_args()
     ests = {k: {**ESTIMATORS, **VARIANTS}[k] for k in args.estimators.split(",")}
     budgets = [int(b) for b in args.coverage.split(",") if b]
     tables = []
     for name in args.datasets.split(","):
-        t0 = time.perf_counter()
+        raws, covs = [], []
         try:
-            rm = _load(name)
-        except (FileNotFoundError, OSError, ValueError) as exc:
+            tasks = _tasks(name, [t for t in args.tasks.split(",") if t] or None)
+            for task, rm in tasks:
+                t0 = time.perf_counter()
+                here = {k: v for k, v in ests.items() if v is not None}
+                if "StratifiedAIPW by group" in ests and name in GROUPS:
+                    col = GROUPS[name]
+                    n_groups = rm.items[col].nunique()
+                    if n_groups <= args.items // 2:
+                        here["StratifiedAIPW by group"] = lambda n, s: StratifiedAIPW(n, stratify=col, random_state=s)
+                    else:  # two sampled items a group
+                        print(f"{task}: no StratifiedAIPW by group ({n_groups} groups need {2 * n_groups} items)")
+                raw = run(rm, args.items, args.seeds, here)
+                s = summarize(raw)
+                s.insert(0, "dataset", f"{task} ({rm.n_models}×{rm.n_items:,})")
+                for b in budgets:
+                    if b >= rm.n_items:
+                        continue
+                    for e in ("StratifiedAIPW", "StratifiedAIPW by group"):
+                        if e not in here or (e != "StratifiedAIPW" and n_groups > b // 2):
+                            continue
+                        c = run(rm, b, args.seeds, {"StratifiedAIPW": here[e]}, coverage_only=True)
+                        cov = c.groupby("split").covered.mean()
+                        s.loc[s.estimator == e, f"cov_{b}"] = s.split[s.estimator == e].map(cov)
+                tables.append(s)
+                raws.append(raw)
+                covs.append(s[["split", "estimator", *(c for c in s.columns if c.startswith("cov_"))]])
+                print(s.round(3).to_string(index=False), f"\n{task}: {time.perf_counter() - t0:.0f} s\n", flush=True)
+        except (FileNotFoundError, OSError) as exc:
             print(f"{name}: skipped ({exc})")
             continue
-        here = {k: v for k, v in ests.items() if v is not None}
-        if "StratifiedAIPW by group" in ests and name in GROUPS:
-            col = GROUPS[name]
-            here["StratifiedAIPW by group"] = lambda n, s: StratifiedAIPW(n, stratify=col, random_state=s)
-        s = summarize(run(rm, args.items, args.seeds, here))
-        s.insert(0, "dataset", f"{name} ({rm.n_models}×{rm.n_items:,})")
-        for b in budgets:
-            if b >= rm.n_items:
-                continue
-            for e in ("StratifiedAIPW", "StratifiedAIPW by group"):
-                if e not in here:
-                    continue
-                c = run(rm, b, args.seeds, {"StratifiedAIPW": here[e]}, coverage_only=True)
-                cov = c.groupby("split").covered.mean()
-                s.loc[s.estimator == e, f"cov_{b}"] = s.split[s.estimator == e].map(cov)
-        tables.append(s)
-        print(s.round(3).to_string(index=False), f"\n{name}: {time.perf_counter() - t0:.0f} s\n", flush=True)
+        if len(raws) > 1:
+            s = _pooled(raws, covs)
+            s.insert(0, "dataset", f"{name}, pooled over {len(raws)} tasks")
+            tables.append(s)
+            print(s.round(3).to_string(index=False), "\n", flush=True)
     if tables:
         t = pd.concat(tables)
         cov = [c.replace("_", "@") for c in t.columns if c.startswith("cov_")]
