@@ -27,6 +27,7 @@ __all__ = [
     "check_integer_outputs",
     "check_positions",
     "snap_zero_one",
+    "snap_zero_one_scan",
     "is_zero_one",
 ]
 
@@ -255,11 +256,12 @@ def check_binary(x: Any, name: str, **kw: Any) -> np.ndarray:
         return arr
     if not (np.issubdtype(arr.dtype, np.number)):
         raise ValueError(f"{name}: expected binary 0/1 values, got dtype {arr.dtype}")
-    arr = snap_zero_one(arr)  # 0/1 off by floating-point noise is 0/1, as everywhere results are read
-    ok = (arr == 0) | (arr == 1)
-    if kw.get("allow_nan"):
-        ok |= np.isnan(arr) if np.issubdtype(arr.dtype, np.floating) else False
-    if not ok.all():
+    # 0/1 off by floating-point noise is 0/1, as everywhere results are read: one scan snaps and tells
+    arr, binary = snap_zero_one_scan(arr, allow_nan=bool(kw.get("allow_nan")))
+    if not binary:
+        ok = (arr == 0) | (arr == 1)
+        if kw.get("allow_nan") and np.issubdtype(arr.dtype, np.floating):
+            ok |= np.isnan(arr)
         bad = np.unique(arr[~ok])[:5]
         raise ValueError(f"{name}: expected binary 0/1 values, found {bad.tolist()}")
     return arr == 1
@@ -301,15 +303,64 @@ def snap_zero_one(x: Any) -> np.ndarray:
     >>> snap_zero_one([1e-6, 0.999]).tolist()
     [1e-06, 0.999]
     """
+    return snap_zero_one_scan(x)[0]
+
+
+def snap_zero_one_scan(x: Any, allow_nan: bool = False) -> tuple[np.ndarray, bool]:
+    """:func:`snap_zero_one` and whether every value is then 0 or 1, from one scan of the data.
+
+    Readers that snap results and then decide "0/1 correctness or graded scores" (:class:`effstats.ResponseMatrix`,
+    :func:`check_binary`) take both from here instead of scanning the snapped array again.
+
+    Parameters
+    ----------
+    x : array-like
+        Numbers or booleans, the whole of the results being read.
+    allow_nan : bool, default=False
+        Whether NaN (a missing cell) counts as 0/1 in the answer; it is never snapped.
+
+    Returns
+    -------
+    snapped : ndarray
+        As :func:`snap_zero_one` returns it.
+    binary : bool
+        Whether every value of ``snapped`` is 0 or 1 (or NaN, with ``allow_nan``).
+
+    See Also
+    --------
+    effstats._validation.is_zero_one : the same answer, along an axis.
+
+    Examples
+    --------
+    >>> from effstats._validation import snap_zero_one_scan
+    >>> a, binary = snap_zero_one_scan([1 - 1e-12, 1e-12, 0.0])
+    >>> a.tolist(), binary
+    ([1.0, 0.0, 0.0], True)
+    >>> snap_zero_one_scan([1e-12, 0.5])[1]
+    False
+    >>> snap_zero_one_scan([1.0, float("nan")], allow_nan=True)[1]
+    True
+    """
     arr = np.asarray(x)
+    if arr.dtype == bool:
+        return arr, True
+    if arr.dtype.kind in "iu":
+        return arr, bool(((arr == 0) | (arr == 1)).all())
     if arr.dtype.kind != "f":
-        return arr
-    r = np.rint(arr)
-    with np.errstate(invalid="ignore"):
-        near = ((r == 0) | (r == 1)) & (np.abs(arr - r) <= ZERO_ONE_ATOL)
-    if not (near | np.isnan(arr)).all() or not (near & (arr != r)).any():
-        return arr  # graded data (some value away from 0 and 1), or 0/1 already exact
-    return np.where(near, r + 0.0, arr)  # + 0.0: -0.0 becomes 0.0
+        return arr, bool(np.isin(arr, (0.0, 1.0)).all())
+    exact = (arr == 0) | (arr == 1)
+    if exact.all():  # 0/1 data as it is: no value moves, nothing more to look at
+        return arr, True
+    # within the tolerance of 0 or of 1: |x - 0| and |x - 1| are exact in floating point near 0 and 1
+    one = np.abs(arr - 1) <= ZERO_ONE_ATOL
+    near = one | (np.abs(arr) <= ZERO_ONE_ATOL)
+    nan = np.isnan(arr)
+    if not (near | nan).all():
+        return arr, False  # graded data: some value away from 0 and 1, and then no value moves
+    binary = allow_nan or not nan.any()
+    if not (near & ~exact).any():
+        return arr, binary  # 0/1 already exact, beside NaN
+    return np.where(near, one, arr), binary  # -0.0 becomes 0.0
 
 
 def is_zero_one(x: Any, axis: int | None = None) -> Any:
@@ -343,8 +394,12 @@ def is_zero_one(x: Any, axis: int | None = None) -> Any:
     >>> is_zero_one([[1e-10, 1e-12], [0.5, 1.0]], axis=1).tolist()
     [False, False]
     """
-    ok = np.isin(snap_zero_one(x), (0.0, 1.0)).all(axis=axis)
-    return bool(ok) if axis is None else ok
+    arr, binary = snap_zero_one_scan(x)
+    if axis is None:
+        return binary
+    if binary:
+        return np.ones(np.delete(arr.shape, axis), dtype=bool)
+    return np.isin(arr, (0.0, 1.0)).all(axis=axis)
 
 
 def check_unit_interval(x: Any, name: str, **kw: Any) -> np.ndarray:

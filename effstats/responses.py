@@ -20,8 +20,8 @@ import numpy as np
 import pandas as pd
 
 from ._shared import _group_means, _indexer, _plain, _repeated, _sorted_codes, _unique_positions
-from ._validation import (check_array, check_binary, check_flag, check_probabilities, check_unit_interval, is_zero_one,
-                          snap_zero_one)
+from ._validation import (check_array, check_binary, check_flag, check_probabilities, check_unit_interval,
+                          snap_zero_one_scan)
 
 __all__ = ["ResponseMatrix"]
 
@@ -293,14 +293,14 @@ class ResponseMatrix:
             vals = np.where(miss, 0.0, vals)
             if not miss.any():
                 miss = None
-        vals = snap_zero_one(vals)  # 0/1 results off by floating-point noise are 0/1
-        if kind != "score":  # the 0/1 scan decides or checks the kind; kind="score" skips it
-            observed = vals if miss is None else vals[~miss]
-            is01 = is_zero_one(observed)
-            if kind is None:
-                kind = "binary" if is01 else "score"
+        # 0/1 results off by floating-point noise are 0/1; the same scan tells whether all are (missing cells hold
+        # 0.0 here, so the observed cells are 0/1 exactly when the whole array is)
+        vals, is01 = snap_zero_one_scan(vals)
+        if kind is None:
+            kind = "binary" if is01 else "score"
         if kind == "binary":
             if not is01:
+                observed = vals if miss is None else vals[~miss]
                 bad = np.unique(observed[~np.isin(observed, (0.0, 1.0))])[:5]
                 raise ValueError(f"values: kind='binary' requires 0/1 values, found {bad.tolist()}")
             vals = vals.astype(bool)

@@ -55,6 +55,93 @@ def test_tiny_graded_scores_are_kept_and_only_zero_one_data_is_snapped():
     assert ResponseMatrix(noisy, nan_as_missing=True).kind == "binary"
     np.testing.assert_array_equal(snap_zero_one(noisy), np.where(np.isnan(noisy), np.nan, X > 0.5))
 
+def _snapped_by_the_rule(a: np.ndarray) -> np.ndarray:
+    """The 0/1 rule written out on its own: round each value; when every value (NaN aside) lies within 1e-9 of a
+    0 or 1 it rounds to, those values become exactly that 0 or 1."""
+    r = np.rint(a)
+    with np.errstate(invalid="ignore"):
+        near = ((r == 0) | (r == 1)) & (np.abs(a - r) <= 1e-9)
+    if not (near | np.isnan(a)).all() or not (near & (a != r)).any():
+        return a
+    return np.where(near, r + 0.0, a)
+
+
+_NEAR = [0.0, -0.0, 1.0, 1e-9, -1e-9, 1 + 1e-9, 1 - 1e-9, np.nextafter(1e-9, 1), np.nextafter(-1e-9, -1),
+         np.nextafter(1 - 1e-9, 0), np.nextafter(1 + 1e-9, 2), 1e-12, -1e-13, 1 - 1e-12, 1 + 1e-12, np.nan]
+_CELLS = st.one_of(st.sampled_from(_NEAR), st.floats(-1e-8, 1e-8), st.floats(1 - 1e-8, 1 + 1e-8),
+                   st.sampled_from([0.5, 1e-6, 2.0, -np.inf, np.inf]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(a=arrays(np.float64, st.tuples(st.integers(1, 4), st.integers(1, 6)), elements=_CELLS),
+       single=st.booleans())
+def test_one_scan_snaps_and_judges_0_1_as_the_rule_says(a, single):
+    from effstats._validation import check_binary, is_zero_one, snap_zero_one, snap_zero_one_scan
+
+    if single:
+        a = a.astype(np.float32)
+    want = _snapped_by_the_rule(a)
+    for allow_nan in (False, True):
+        got, binary = snap_zero_one_scan(a, allow_nan=allow_nan)
+        assert got.dtype == a.dtype and np.array_equal(got, want, equal_nan=True)
+        assert (np.signbit(got) == np.signbit(want)).all()  # -0.0 snapped is 0.0, as the rule's r + 0.0
+        ok = (want == 0) | (want == 1) | (allow_nan & np.isnan(want))
+        assert binary == bool(ok.all())
+    assert np.array_equal(snap_zero_one(a), want, equal_nan=True)
+    assert is_zero_one(a) == bool(np.isin(want, (0, 1)).all())
+    np.testing.assert_array_equal(is_zero_one(a, axis=1), np.isin(want, (0, 1)).all(axis=1))
+    np.testing.assert_array_equal(is_zero_one(a, axis=0), np.isin(want, (0, 1)).all(axis=0))
+    if np.isfinite(a[~np.isnan(a)]).all():
+        if ((want == 0) | (want == 1) | np.isnan(want)).all():
+            np.testing.assert_array_equal(check_binary(a, "y", allow_nan=True), want == 1)
+        else:
+            with pytest.raises(ValueError, match="^y: expected binary 0/1 values, found"):
+                check_binary(a, "y", allow_nan=True)
+    if np.isfinite(a).all():
+        # a ResponseMatrix reads the cells it is given as the rule says, in one scan
+        _reads_as_the_rule_says(a, None)
+        miss = np.zeros(a.shape, bool)
+        miss[:, 0] = True
+        if a.shape[1] > 1:  # a missing cell's value is not read: the rest decide
+            _reads_as_the_rule_says(a, miss)
+
+
+def _reads_as_the_rule_says(a: np.ndarray, miss: np.ndarray | None) -> None:
+    """A ResponseMatrix of ``a``: binary when the observed cells are 0/1 by the rule, else graded scores as they are
+    (refused outside [0, 1]: values of -1e-13 beside graded scores are not moved)."""
+    want = _snapped_by_the_rule(a if miss is None else np.where(miss, 0.0, a).astype(a.dtype))
+    if np.isin(want, (0, 1)).all():
+        rm = ResponseMatrix(a, missing=miss)
+        assert rm.kind == "binary"
+        np.testing.assert_array_equal(rm.values, want == 1)
+    elif want.min() < 0 or want.max() > 1:
+        with pytest.raises(ValueError, match=r"^values: expected values in \[0, 1\]"):
+            ResponseMatrix(a, missing=miss)
+    else:
+        rm = ResponseMatrix(a, missing=miss)
+        assert rm.kind == "score"
+        np.testing.assert_array_equal(rm.values, want)
+
+
+def test_one_scan_reads_a_90_by_80000_matrix_as_the_rule_says():
+    from effstats._validation import check_binary
+
+    rng = np.random.default_rng(0)
+    exact = (rng.random((90, 80_000)) < 0.6).astype(float)
+    noisy = exact + rng.normal(0, 1e-13, exact.shape)
+    graded, noisy_graded = exact.copy(), noisy.copy()
+    graded[45, 40_000] = noisy_graded[45, 40_000] = 0.5  # one graded score: nothing moves
+    for a in (exact, noisy, graded, noisy_graded):
+        _reads_as_the_rule_says(a, None)
+        _reads_as_the_rule_says(a, np.broadcast_to(np.arange(a.shape[1]) % 7 == 0, a.shape))
+        want = _snapped_by_the_rule(a)
+        if np.isin(want, (0, 1)).all():
+            np.testing.assert_array_equal(check_binary(a, "y"), want == 1)
+        else:
+            with pytest.raises(ValueError, match=r"^y: expected binary 0/1 values, found \["):
+                check_binary(a, "y")
+
+
 def test_group_scores_and_mean_of_means():
     rm = small()
     gs = rm.group_scores("scenario")
