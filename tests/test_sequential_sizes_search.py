@@ -73,6 +73,33 @@ def test_beta_spending_power_from_the_bound_pass(k, imax):
     assert _betadiff1(imax, delta, tx, falseneg, b, 1e-6, 18) == pytest.approx(want, abs=1e-12)
 
 
+
+@pytest.mark.parametrize("falseneg", [[0.05, 0.03, 0.02, 0.01], [0.4, 0.3, 0.2, 0.05]], ids=["small", "large"])
+@pytest.mark.parametrize("imax", [0.05, 0.4, 1.0, 2.0, 4.0])
+@pytest.mark.parametrize("theta", [0.0, 1.0])
+def test_mirrored_pass_without_its_last_bound_keeps_every_other_figure(theta, imax, falseneg):
+    """A bound pass that leaves the last bound unsolved gives the same lower crossings, mass entering the last look,
+    sub-densities and earlier bounds as the full pass; where an earlier bound falls below the lower one, it solves
+    the last bound too and is the full pass."""
+    tx = np.arange(1, 5) / 4
+    delta = float(ndtri(0.975) + ndtri(0.9))
+    b = gsbound1(0.0, tx, np.full(4, -20.0), np.diff(np.concatenate(([0.0], 0.025 * tx ** 3))))["b"]
+    full = gsbound1(-theta * delta, tx * imax, -b, np.array(falseneg))
+    part = gsbound1(-theta * delta, tx * imax, -b, np.array(falseneg), last=False)
+    if np.isnan(part["b"][-1]):
+        assert np.isnan(part["achieved"][-1]) and not (full["b"][:-1] < -b[:-1]).any()
+        np.testing.assert_array_equal(part["b"][:-1], full["b"][:-1])
+        np.testing.assert_array_equal(part["achieved"][:-1], full["achieved"][:-1])
+        for (h1, z1), (h2, z2) in zip(part["dens"], full["dens"], strict=True):
+            np.testing.assert_array_equal(h1, h2)
+            np.testing.assert_array_equal(z1, z2)
+    else:  # an earlier bound below the lower one (gsDesign then recomputes the pass on the lifted bounds)
+        assert (full["b"][:-1] <= -b[:-1]).any()
+        np.testing.assert_array_equal(part["b"], full["b"])
+        np.testing.assert_array_equal(part["achieved"], full["achieved"])
+    np.testing.assert_array_equal(part["problo"], full["problo"])
+    np.testing.assert_array_equal(part["mass_last"], full["mass_last"])
+
 # binding beta-spending (test type 3): the search inside each round of gsDesign's iteration is the library's own, the
 # rounds are gsDesign's; information, bounds and spending must agree with gsDesign's to its tolerance (tol = 1e-6)
 TYPE3 = [dict(k=k, alpha=alpha, beta=beta, spending=up, spending_param=up_par, lower_spending=lo, lower_param=lo_par,

@@ -344,7 +344,8 @@ def _bracketed_upper(h, base, scale, target, tol):
     return hi, excess(hi) + target, True
 
 
-def gsbound1(theta: float, info, a, probhi, tol: float = 1e-6, r: int = 18, lower: bool = True):
+def gsbound1(theta: float, info, a, probhi, tol: float = 1e-6, r: int = 18, lower: bool = True,
+             last: bool = True):
     """Upper bound with the given upper-crossing probabilities for drift ``theta`` and a fixed lower bound.
 
     A transcription of gsDesign's C ``gsbound1`` plus the R wrapper ``gsBound1`` (which lifts an
@@ -366,6 +367,12 @@ def gsbound1(theta: float, info, a, probhi, tol: float = 1e-6, r: int = 18, lowe
         Grid size.
     lower : bool, default=True
         Also compute the lower-crossing probabilities (not needed when ``a`` is -20 everywhere).
+    last : bool, default=True
+        Solve the last look's bound. ``False`` leaves it and its upper-crossing probability NaN, for callers that
+        replace them (gsDesign sets the last lower bound of a beta-spending or non-binding design to the upper one,
+        and these passes solve the mirrored problem): the lower crossings, ``mass_last`` and ``dens`` are those of
+        ``last=True``. Where an earlier bound falls below ``a`` the bound is solved all the same (gsDesign then
+        recomputes the pass on the lifted bounds, which include it).
 
     Returns
     -------
@@ -405,7 +412,7 @@ def gsbound1(theta: float, info, a, probhi, tol: float = 1e-6, r: int = 18, lowe
     achieved[0] = ndtr(mu - b[0])
     err = 0
     mass = np.nan
-    last = None
+    at_last = None
     conserve = r > 18
     dens = []
     if k > 1:
@@ -428,7 +435,10 @@ def gsbound1(theta: float, info, a, probhi, tol: float = 1e-6, r: int = 18, lowe
                 problo[i] = float(h.dot(ndtr(al[i] * scale - base)))
             if i == k - 1:
                 mass = float(h.sum())  # the (Simpson) mass entering the last look
-                last = (h, base, scale)
+                at_last = (h, base, scale)
+                if not last and not (err == 0 and (b[:i] < a[:i]).any()):
+                    b[i] = achieved[i] = np.nan  # the caller's to set; a NaN lifts nothing below
+                    break
             bi, achieved[i], ok = _newton_upper(h, base, scale, pl[i], btem2, tol, _RT2PI_H)
             if not ok and abs(achieved[i] - pl[i]) > tol:
                 bi, achieved[i], ok = _bracketed_upper(h, base, scale, pl[i], tol)
@@ -448,7 +458,7 @@ def gsbound1(theta: float, info, a, probhi, tol: float = 1e-6, r: int = 18, lowe
             # and the lower crossings never depend on the upper bound at their look, so gsDesign's gsprob pass on the
             # lifted bounds equals this pass's figures except the last upper crossing, computed here from the density
             # entering the last look (to rounding; saves a recursion pass)
-            hk, basek, scalek = last
+            hk, basek, scalek = at_last
             ach = achieved.copy()
             ach[-1] = float(_dot(hk, ndtr(basek - a[-1] * scalek)))
             out.update(b=bb, probhi=ach, achieved=ach.copy())

@@ -281,7 +281,7 @@ def _betadiff1(imax, theta, tx, problo, b, tol, r, passes: dict | None = None):
     """
     if passes is not None and imax in passes:
         return passes[imax][0]
-    x = gsbound1(-theta, tx * imax, -b, problo, tol, r)
+    x = gsbound1(-theta, tx * imax, -b, problo, tol, r, last=False)  # the caller sets the last bound
     val = float(problo.sum() - 1 + x["problo"].sum())
     if passes is not None:
         passes[imax] = (val, x)
@@ -316,7 +316,7 @@ def _type4_search(delta, tx, falseneg, b, tol, r, n_fix):
 
         def f(v: float) -> float:
             if v not in passes:
-                x = gsbound1(-delta, tx * v, -b, falseneg, tol, r)
+                x = gsbound1(-delta, tx * v, -b, falseneg, tol, r, last=False)
                 passes[v] = (target + float(x["problo"].sum()), x)
             return passes[v][0]
 
@@ -349,7 +349,7 @@ def _gsI1(theta, info, beta, b, ilow, ihigh, tol, r, passes: dict | None = None)
     passes = {} if passes is None else passes
     root = _increasing_root(lambda v: _betadiff1(v, theta, tx, beta, b, tol, r, passes), ilow, ihigh, tol,
                             "information")
-    x = passes[root][1] if root in passes else gsbound1(-theta, root * tx, -b, beta, tol, r)
+    x = passes[root][1] if root in passes else gsbound1(-theta, root * tx, -b, beta, tol, r, last=False)
     bb = x["b"].copy()
     bb[-1] = -b[-1]
     return root * tx, -bb, b
@@ -471,7 +471,8 @@ def native_bounds(s: _Spec) -> dict:
             trueneg = tn
             flag, it = 1.0, 0
             while flag > tol and it < 10:
-                xx = gsbound1(0.0, timing, -b, trueneg, tol, r)
+                # the last lower bound is set to the upper one: that look's bound is not solved
+                xx = gsbound1(0.0, timing, -b, trueneg, tol, r, last=False)
                 alpha = xx["problo"].sum()
                 trueneg = (1 - alpha) * tn / s.astar
                 a_try = np.concatenate((-xx["b"][:-1], b[-1:]))
@@ -706,7 +707,8 @@ def _type3_root(delta, tx, falseneg, b, tol, r, u0, slope):
     evals: dict = {}
 
     def g(u: float) -> float:
-        x = gsbound1(-delta, tx * (u * u), -b, falseneg, tol, r)
+        # the callers set the last lower bound to the upper one: that look's bound is not solved
+        x = gsbound1(-delta, tx * (u * u), -b, falseneg, tol, r, last=False)
         evals[u] = x
         p = float(x["problo"].sum())
         return float(ndtri(p)) - target if 0.0 < p < 1.0 else np.nan
