@@ -522,11 +522,13 @@ def gsbound(info, trueneg, falsepos, tol: float = 1e-6, r: int = 18):
     plo_out = np.zeros(k)
     phi_out = np.zeros(k)
     tn, fp = trueneg.tolist(), falsepos.tolist()
+    # the unconditional quantiles that start each look's Newton iteration, at once
+    qtn, qfp = ndtri(trueneg).tolist(), ndtri(falsepos).tolist()
     # scalars as Python floats: the Newton loops below do a few dozen scalar operations a step, several times
     # faster on floats than on numpy scalars
     infol = info.tolist()
-    a0 = -EXTREMEZ if tn[0] <= 0 else float(ndtri(tn[0]))
-    b0 = EXTREMEZ if fp[0] <= 0 else _qnorm_upper(fp[0])
+    a0 = -EXTREMEZ if tn[0] <= 0 else qtn[0]
+    b0 = EXTREMEZ if fp[0] <= 0 else 0.0 - qfp[0]
     a[0], b[0] = a0, b0
     plo_out[0], phi_out[0] = ndtr(a0), ndtr(-b0)
     z1, w1 = gridpts(r, 0.0, a0, b0)
@@ -544,12 +546,12 @@ def gsbound(info, trueneg, falsepos, tol: float = 1e-6, r: int = 18):
         if i == k - 1:
             mass = float(h.sum())  # the (Simpson) mass entering the last look
         zr = z1 * (rt[i - 1] / rtd)
-        btem2 = EXTREMEZ if fp[i] <= 0 else _qnorm_upper(fp[i])
+        btem2 = EXTREMEZ if fp[i] <= 0 else 0.0 - qfp[i]
         if sym:
             btem, phi, ok = _newton_upper(h, zr, scale, fp[i], btem2, tol, _RT2PI_B)
             atem, plo = -btem, phi
         else:
-            atem2 = -EXTREMEZ if tn[i] <= 0 else float(ndtri(tn[i]))
+            atem2 = -EXTREMEZ if tn[i] <= 0 else qtn[i]
             adelta = bdelta = 1.0
             j = 0
             atem, btem = atem2, btem2

@@ -65,6 +65,7 @@ def _tilt_arrays(eta: float, t: np.ndarray, a: np.ndarray, b: np.ndarray, dens: 
     s *= per[0]
     sd = s / per[2]
     return {"eta": eta, "h": np.concatenate([h for h, _ in dens]), "s": s, "t": per[1], "rdt": per[2],
+            "rdt_c": per[2] / _RT2PI,
             "up": sd - per[3], "lo": per[4] - sd, "starts": np.cumsum([0] + sizes[:-1]),
             "first": (float(t[0]) ** 0.5, float(a[0]), float(b[0]))}
 
@@ -83,7 +84,10 @@ def _tilted(p: dict, eta: float, looks: bool = False):
         lr = p["h"]
     x = p["rdt"] * eta
     x += p["up"]
-    cdf = ndtr(x)
+    # the crossing probabilities and the derivative's terms side by side: one matrix-vector product for both sums
+    two = np.empty((2, x.size))
+    cdf, dlr = two
+    ndtr(x, out=cdf)
     x0 = eta * rt1 - b1
     if looks:
         up = [float(ndtr(x0))] + np.add.reduceat(lr * cdf, p["starts"]).tolist()
@@ -91,16 +95,18 @@ def _tilted(p: dict, eta: float, looks: bool = False):
         y += p["lo"]
         lo = [float(ndtr(a1 - eta * rt1))] + np.add.reduceat(lr * ndtr(y), p["starts"]).tolist()
         return up, lo
-    power = float(ndtr(x0)) + float(lr.dot(cdf))
     # d/d eta: the likelihood ratio's (S - eta t) times the crossing, and the crossing's density times sqrt(dt)
-    dlr = p["s"] - p["t"] * eta
+    np.multiply(p["t"], eta, out=dlr)
+    np.subtract(p["s"], dlr, out=dlr)
     dlr *= cdf
     x *= x
     x *= _MHALF
     np.exp(x, out=x)
-    x *= p["rdt"] / _RT2PI
+    x *= p["rdt_c"]
     dlr += x
-    dpower = math.exp(-0.5 * x0 * x0) * rt1 / _RT2PI + float(lr.dot(dlr))
+    inner, dinner = two.dot(lr).tolist()
+    power = float(ndtr(x0)) + inner
+    dpower = math.exp(-0.5 * x0 * x0) * rt1 / _RT2PI + dinner
     return power, dpower
 
 

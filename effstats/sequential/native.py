@@ -442,6 +442,7 @@ def native_bounds(s: _Spec) -> dict:
                 plo = p["problo"][:, 0]
         else:
             falsepos = _incr(up(s.alpha, timing))
+            out["alpha_total"] = float(np.sum(falsepos))  # the size search starts from it
             trueneg = _incr(s.lower(s.astar, timing)) if tt == 5 else falsepos
             x = gsbound(scale, trueneg, falsepos, tol, r)
             if x["error"]:
@@ -592,7 +593,9 @@ def native_sizes(s: _Spec, bounds: dict) -> dict:
     if n_i is None:
         timing = s.timing
         if s.test_type in (2, 5) and not s.upper.is_classic:
-            alpha = float(np.sum(_incr(s.upper(s.alpha, timing))))
+            alpha = bounds.get("alpha_total")
+            if alpha is None:  # bounds from before the key existed (a pickled design)
+                alpha = float(np.sum(_incr(s.upper(s.alpha, timing))))
             i0 = ((ndtri(alpha) + ndtri(s.beta)) / delta) ** 2
         else:
             i0 = 1.0  # n.fix
