@@ -556,21 +556,20 @@ def gsbound(info, trueneg, falsepos, tol: float = 1e-6, r: int = 18):
             j = 0
             atem, btem = atem2, btem2
             plo = phi = 0.0
-            # rows: -x_lo and x_hi, then their normal densities (unscaled): one ndtr, one exp and one
-            # matrix-vector product per Newton step for both bounds
+            # rows: -x_lo and x_hi, then their normal densities (unscaled): one subtraction, one ndtr, one exp and
+            # one matrix-vector product per Newton step for both bounds
             four = np.empty((4, zr.size))
             xs, phis = four[:2], four[2:]
-            x_lo, x_hi = four[0], four[1]
+            pm = np.stack((zr, -zr))  # x_lo = a s - zr and x_hi = -(b s) - (-zr) in one subtraction
             sub, mul, ex, fourdot = np.subtract, np.multiply, _exp, four.dot
             c = scale / _RT2PI_B
-            sa, sb = np.empty(()), np.empty(())  # the bounds' shifts, written in place (see _MHALF)
+            shifts = np.empty((2, 1))  # the bounds' shifts, written in place (see _MHALF)
             while (adelta > tol or bdelta > tol) and j < EXTREMEZ:
                 j += 1
                 atem, btem = atem2, btem2
-                sa[()] = atem * scale
-                sb[()] = btem * scale
-                sub(sa, zr, out=x_lo)
-                sub(zr, sb, out=x_hi)
+                shifts[0, 0] = atem * scale
+                shifts[1, 0] = -(btem * scale)
+                sub(shifts, pm, out=xs)
                 mul(xs, xs, out=phis)
                 mul(phis, _MHALF, out=phis)
                 ex(phis, out=phis)
