@@ -306,3 +306,24 @@ def test_method_chooser_with_missing_cells():
     assert mc.n_missing_ == miss[:30].sum()
     assert np.isfinite(mc.cv_results_["cv_mae"]).all()
     assert np.isfinite(predict_quiet(mc, y[30:][:, mc.selected_])).all()
+
+
+def test_a_binary_response_matrix_with_missing_cells_is_read_as_its_values_with_nan_are():
+    """The IRT model and copy-nearest take a ResponseMatrix read as 0/1 as it is, and a plain array of its values
+    with NaN through the 0/1 check: the same matrix and mask either way; graded scores are refused either way."""
+    from effstats.irt._model import _binary_with_mask
+    from effstats.sortsearch._copy_nearest import _source_with_missing
+
+    y = irt_matrix(30, 200)
+    miss = mcar(y.shape, 0.1)
+    rm = ResponseMatrix(np.where(miss, 0.5, y + np.where(y, -1e-13, 1e-13)), missing=miss)
+    assert rm.kind == "binary"
+    for got, want in ((_binary_with_mask(rm, "Y"), _binary_with_mask(rm.to_frame(), "Y")),
+                      (_source_with_missing(rm), _source_with_missing(rm.to_frame()))):
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g, w)
+    np.testing.assert_array_equal(_binary_with_mask(rm, "Y")[0], y & ~miss)
+    graded = ResponseMatrix(np.where(y, 0.75, 0.0), missing=miss)
+    for read in (lambda: _binary_with_mask(graded, "Y"), lambda: _source_with_missing(graded)):
+        with pytest.raises(ValueError, match=r"expected binary 0/1 values, found \[0\.75\]"):
+            read()

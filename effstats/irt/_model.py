@@ -43,6 +43,9 @@ def _binary_with_mask(x: Any, name: str) -> tuple[np.ndarray, np.ndarray | None,
     if isinstance(x, ResponseMatrix):
         if x.missing is None or not x.missing.any():
             return _as_binary_matrix(x, name)[0], None, x.item_ids, x.model_ids
+        if x.kind == "binary":  # read as 0/1 when it was made: no second scan of its values
+            obs = ~x.missing
+            return x.values & obs, obs, x.item_ids, x.model_ids
         raw, items, models = x.values_with_nan(), x.item_ids, x.model_ids
     elif isinstance(x, pd.DataFrame):
         raw, items, models = x.to_numpy(dtype=float), pd.Index(x.columns), pd.Index(x.index)

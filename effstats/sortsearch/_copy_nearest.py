@@ -51,13 +51,15 @@ def _source_with_missing(responses: Any) -> tuple[np.ndarray, np.ndarray | None]
     item's observed majority there; distances use the observed cells only (:func:`_distance`)."""
     if not _has_missing_cells(responses):
         return _dense_source(responses), None
-    if isinstance(responses, ResponseMatrix):
+    if isinstance(responses, ResponseMatrix) and responses.kind == "binary":
+        miss, vals = responses.missing, None  # read as 0/1 when it was made: no second scan of its values
+    elif isinstance(responses, ResponseMatrix):
         miss, vals = responses.missing, responses.values_with_nan()
     else:
         vals = responses.to_numpy(float) if isinstance(responses, pd.DataFrame) else np.asarray(responses, float)
         miss = np.isnan(vals)
     obs = ~miss
-    filled = check_binary(np.where(obs, vals, 0.0), "responses", ndim=2)
+    filled = responses.values & obs if vals is None else check_binary(np.where(obs, vals, 0.0), "responses", ndim=2)
     with np.errstate(invalid="ignore", divide="ignore"):
         majority = filled.sum(axis=0) / obs.sum(axis=0) > 0.5
     return np.where(obs, filled, majority[None, :]), miss
