@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import warnings
 
@@ -11,7 +12,7 @@ import pytest
 
 from effstats import ResponseMatrix
 from effstats.datasets import simulate_responses
-from effstats.workflow import Selection, _io, content_hash, estimate, select
+from effstats.workflow import Selection, _io, content_hash, estimate, read_results, select, write_lm_eval_samples
 from effstats.workflow._estimate import _refit
 
 
@@ -94,12 +95,72 @@ def test_a_copy_whose_values_were_changed_is_refused(data, tmp_path):
     assert content_hash(back) == sha
 
 
-def test_no_copy_where_it_would_not_give_the_data_back(tmp_path):
-    p = np.random.default_rng(0).dirichlet(np.ones(3), size=(4, 6))
-    rm = ResponseMatrix.from_probabilities(p, labels=[0, 1, 2, 0, 1, 2])
-    assert _io.save_reference(tmp_path, rm, content_hash(rm)) is None
+def test_the_copy_gives_back_class_probabilities_labels_and_predictions_exactly(tmp_path):
+    rng = np.random.default_rng(0)
+    p = rng.dirichlet(np.ones(3), size=(4, 6))
+    rm = ResponseMatrix.from_probabilities(p, labels=[0, 1, 2, 0, 1, 2], model_ids=list("abcd"),
+                                           item_ids=[f"t/{k}" for k in range(6)])
+    pred = ResponseMatrix(rm.values, predictions=rng.integers(0, 3, (4, 6, 2)), model_ids=list("abcd"))
+    for data in (rm, pred):
+        assert _io.save_reference(tmp_path, data, content_hash(data)) == "reference.npz"
+        back, why = _io.reference_copy(tmp_path, content_hash(data))
+        assert why is None
+        for field in ("values", "probabilities", "labels", "predictions"):
+            a, b = getattr(data, field), getattr(back, field)
+            assert (a is None and b is None) or (a.dtype == b.dtype and np.array_equal(a, b)), field
+    stamped = rm.with_metadata(items=pd.DataFrame({"t": pd.Timestamp("2026-01-01")}, index=rm.item_ids))
+    (tmp_path / "reference.npz").unlink()
+    assert _io.save_reference(tmp_path, stamped, content_hash(stamped)) is None  # metadata JSON does not carry
     assert not (tmp_path / "reference.npz").exists()
     assert _io.reference_copy(tmp_path, content_hash(rm)) == (None, None)  # no copy, and none refused
+
+
+def test_a_copy_whose_probabilities_were_changed_is_refused(tmp_path):
+    p = np.random.default_rng(1).dirichlet(np.ones(3), size=(4, 6))
+    rm = ResponseMatrix.from_probabilities(p, labels=[0, 1, 2, 0, 1, 2])
+    _io.save_reference(tmp_path, rm, content_hash(rm))
+    path = tmp_path / "reference.npz"
+    with np.load(path, allow_pickle=False) as z:
+        arrays = {k: z[k] for k in z.files}
+    arrays["probabilities"] = arrays["probabilities"].copy()
+    arrays["probabilities"][0, 0, :2] = arrays["probabilities"][0, 0, 1::-1]  # two choices swapped: same 0/1 values
+    np.savez(path, **arrays)
+    back, why = _io.reference_copy(tmp_path, content_hash(rm))
+    assert back is None and re.search(r"reference\.npz is not a copy of this manifest's reference data "
+                                      r"\(its class probabilities, labels or predictions changed\)", why), why
+
+
+@pytest.fixture(scope="module")
+def lm_logs(tmp_path_factory):
+    """lm-evaluation-harness logs of 32 reference models (per-choice loglikelihoods, some documents not run) and
+    the responses of two new models."""
+    d = simulate_responses(34, 200, rng=4)
+    missing = np.zeros(d.values.shape, bool)
+    missing[3:32:9, 5::37] = True
+    bench = ResponseMatrix(d.values, missing=missing, model_ids=[f"org/m{i:02d}" for i in range(34)],
+                           item_ids=[f"{'arc' if k < 120 else 'boolq'}/{k}" for k in range(200)])
+    return bench, write_lm_eval_samples(bench.subset(models=range(32)), tmp_path_factory.mktemp("lm") / "ref")
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize("method", ["stratified-aipw", "disco", "mrmr", "random-learn", "anchor", "auto"])
+def test_estimate_from_the_copy_of_harness_logs_equals_estimate_from_the_logs(lm_logs, tmp_path, method):
+    bench, logs = lm_logs
+    src = shutil.copytree(logs, tmp_path / "ref")
+    read = read_results(src)
+    assert read.probabilities is not None and read.labels is not None and read.missing is not None
+    sel = select(src, 30, method=method, seed=0)
+    sel.save(tmp_path / "sel")
+    assert "reference.npz" in json.loads((tmp_path / "sel" / "manifest.json").read_text())["files"]
+    back, why = _io.reference_copy(tmp_path / "sel", content_hash(read))
+    assert why is None and back.items.equals(read.items) and back.models.equals(read.models)
+    for field in ("values", "missing", "probabilities", "labels"):
+        assert np.array_equal(getattr(back, field), getattr(read, field)), field
+    new = write_lm_eval_samples(bench.subset(models=[32, 33], items=sel.items), tmp_path / "new")
+    from_logs = estimate(tmp_path / "sel", new, reference=src)
+    shutil.rmtree(src)  # the refit now reads the copy: the logs are not needed
+    from_copy = estimate(tmp_path / "sel", new)
+    pd.testing.assert_frame_equal(from_copy.to_frame(), from_logs.to_frame(), check_exact=True)
 
 
 def test_an_unusable_copy_and_a_moved_source_are_one_error_saying_both(data, tmp_path, capsys):

@@ -214,3 +214,34 @@ def test_results_without_any_of_the_batch_say_so(data, tmp_path, capsys):
     assert code == 2 and len(err.strip().splitlines()) == 1, err
     assert "'org/new' has none of batch 001's 20 items" in err and "earlier look" not in err, err
     assert _state(run)["looks"] == []
+
+
+@pytest.mark.filterwarnings("ignore:reference. 40 reference models")
+@pytest.mark.parametrize("rule", [["--rule", "adaptive", "--target-se", "0.2"],
+                                  ["--half-width", "0.05", "--correction", "logistic", "--initial", "50",
+                                   "--batch", "50"]], ids=["adaptive", "logistic"])
+def test_a_run_from_harness_logs_keeps_a_copy_and_updates_after_the_logs_moved(data, tmp_path, capsys, rule):
+    from effstats.workflow import write_lm_eval_samples
+
+    src = write_lm_eval_samples(data.subset(models=range(40)), tmp_path / "lm_eval_out")
+    a, b = tmp_path / "a", tmp_path / "b"
+    _cli(["sequential", "start", src, *rule, "--out", a], capsys)
+    assert "reference.npz" in _state(a)["files"] and (a / "reference.npz").is_file()
+    size = sum(f.stat().st_size for f in src.rglob("*") if f.is_file())
+    assert (a / "reference.npz").stat().st_size < size / 4
+    shutil.copytree(a, b)
+    for k in (1, 2):
+        new = {}
+        for run in (a, b):
+            items = pd.read_csv(run / f"batch_{k:03d}" / "items.csv")["item"]
+            new[run] = write_lm_eval_samples(data.subset(models=[40], items=items), tmp_path / f"{run.name}_b{k}")
+        (b / "reference.npz").unlink()  # b reads the logs at every update
+        (b / "bank.npz").unlink(missing_ok=True)
+        out_b = _cli(["sequential", "update", b, new[b]], capsys)
+        src.rename(tmp_path / "away")  # a reads its copy: the logs are not needed
+        out_a = _cli(["sequential", "update", a, new[a]], capsys)
+        (tmp_path / "away").rename(src)
+        assert out_a.replace(str(a), "").replace(str(new[a]), "") == out_b.replace(str(b), "").replace(str(new[b]), "")
+        sa, sb = _state(a), _state(b)
+        assert sa["looks"] == sb["looks"] and sa["order"] == sb["order"] and sa["result"] == sb["result"]
+    assert len(sa["looks"]) == 2

@@ -385,20 +385,37 @@ def content_hash(rm: ResponseMatrix) -> str:
 REFERENCE_CACHE = "reference.npz"
 
 
-def save_reference(directory: Path, rm: ResponseMatrix, sha256: str) -> str | None:
-    """Write a bit-packed copy of the reference data beside a manifest, so that a refit reads megabytes instead of
-    the original files; returns its file name, or None where it would not give back ``rm`` exactly (class
-    probabilities, labels or predictions, metadata JSON does not carry).
+# the per-cell arrays a reader may attach beside the values; the content hash covers the values only, so the copy
+# keeps its own digest of these (``arrays_sha256``), which :func:`reference_copy` checks
+_CELL_ARRAYS = ("probabilities", "labels", "predictions")
 
-    The ``.npz`` holds no pickled object: the ids and metadata as JSON text, the 0/1 values and the missing cells
-    eight a byte, scores as float64, and ``sha256`` (:func:`content_hash` of ``rm``), which
-    :func:`reference_copy` checks.
+
+def _arrays_digest(arrays: dict) -> str:
+    """SHA-256 of the per-cell arrays present in ``arrays`` (name, dtype, shape and bytes of each, in order)."""
+    h = hashlib.sha256()
+    for k in _CELL_ARRAYS:
+        if arrays.get(k) is not None:
+            a = np.ascontiguousarray(arrays[k])
+            h.update(json.dumps([k, a.dtype.str, list(a.shape)]).encode())
+            h.update(a.tobytes())
+    return h.hexdigest()
+
+
+def save_reference(directory: Path, rm: ResponseMatrix, sha256: str) -> str | None:
+    """Write a compact copy of the reference data beside a manifest, so that a refit reads megabytes instead of
+    the original files; returns its file name, or None where it would not give back ``rm`` exactly (ids or
+    metadata JSON does not carry).
+
+    The ``.npz`` (compressed) holds no pickled object: the ids and metadata as JSON text, the 0/1 values and the
+    missing cells eight a byte, scores as float64, the class probabilities, labels and predicted classes where
+    ``rm`` has them in their own dtypes (lm-eval logs' per-choice probabilities: float64, exactly as read) with
+    their digest, and ``sha256`` (:func:`content_hash` of ``rm``); :func:`reference_copy` checks both.
     """
     import io
 
     from ..bitpack import PackedBinaryMatrix
 
-    if rm.probabilities is not None or rm.labels is not None or rm.predictions is not None or not rm.n_items:
+    if not rm.n_items:
         return None
     text = lambda x: np.frombuffer(json.dumps(x, ensure_ascii=False).encode(), np.uint8)  # noqa: E731
     try:
@@ -410,11 +427,15 @@ def save_reference(directory: Path, rm: ResponseMatrix, sha256: str) -> str | No
     arrays["values"] = PackedBinaryMatrix.from_dense(rm.values).packed if rm.kind == "binary" else rm.values
     if rm.missing is not None:
         arrays["missing"] = PackedBinaryMatrix.from_dense(rm.missing).packed
+    cells = {k: getattr(rm, k) for k in _CELL_ARRAYS if getattr(rm, k) is not None}
+    if cells:
+        arrays.update(cells, arrays_sha256=text(_arrays_digest(cells)))
     buf = io.BytesIO()
     np.savez_compressed(buf, **arrays)
     back = _reference_from(np.load(io.BytesIO(buf.getvalue()), allow_pickle=False))
     if (content_hash(back) != sha256 or not back.items.equals(rm.items) or not back.models.equals(rm.models)
-            or not back.model_ids.equals(rm.model_ids) or not back.item_ids.equals(rm.item_ids)):
+            or not back.model_ids.equals(rm.model_ids) or not back.item_ids.equals(rm.item_ids)
+            or _arrays_digest({k: getattr(back, k) for k in _CELL_ARRAYS}) != _arrays_digest(cells)):
         return None
     write_text_atomic(Path(directory) / REFERENCE_CACHE, buf.getvalue())
     return REFERENCE_CACHE
@@ -430,9 +451,16 @@ def _reference_from(z: Any) -> ResponseMatrix:
         values = PackedBinaryMatrix(values, len(item_ids)).to_dense()
     missing = PackedBinaryMatrix(z["missing"], len(item_ids)).to_dense() if "missing" in z.files else None
     meta = lambda k, ids: pd.DataFrame(text(k), index=ids) if text(k) else None  # noqa: E731
+    cells = {k: z[k] for k in _CELL_ARRAYS if k in z.files}
+    if cells and text("arrays_sha256") != _arrays_digest(cells):
+        raise _ChangedCells("its class probabilities, labels or predictions changed")
     with known_ids():
         return ResponseMatrix(values, kind=text("kind"), missing=missing, model_ids=model_ids, item_ids=item_ids,
-                              models=meta("models", model_ids), items=meta("items", item_ids))
+                              models=meta("models", model_ids), items=meta("items", item_ids), **cells)
+
+
+class _ChangedCells(ValueError):
+    """A copy whose per-cell arrays are not those it was written with."""
 
 
 @contextlib.contextmanager
@@ -460,6 +488,8 @@ def reference_copy(directory: Path, sha256: str, owner: str = "this manifest's")
             rm = _reference_from(z) if saved == sha256 else None
         got = saved if rm is None else content_hash(rm)
         why = f"content hash {str(got)[:12]}… vs {sha256[:12]}…"
+    except _ChangedCells as exc:
+        got, why = None, str(exc)
     except Exception as exc:  # a damaged file: numpy's, zipfile's and json's errors vary
         got, why = None, f"unreadable ({type(exc).__name__})"
     if got != sha256:

@@ -390,7 +390,7 @@ class SequentialRun(_Report):
             The folder :meth:`save` wrote, or its ``state.json``.
         reference : path or ResponseMatrix, optional
             ``rule="adaptive"`` and ``correction="logistic"``: the reference data, read instead of the copy
-            :meth:`save` keeps beside the state (``reference.npz``, bit-packed) and of the path the state records
+            :meth:`save` keeps beside the state (``reference.npz``) and of the path the state records
             (needed where the run has no copy and was started from data in memory). It must be the data the run
             was started from (same content hash).
 
@@ -853,9 +853,10 @@ class SequentialRun(_Report):
         the decision (``decision.json``, ``decision.md``, ``looks.csv``) into ``directory``; returns the path
         of the next batch's folder, or of ``decision.md``. ``directory`` may also be the run's ``state.json``,
         as :meth:`load` takes it. Runs that need the reference data when loaded (``rule="adaptive"``,
-        ``correction="logistic"``) also keep a bit-packed copy of it, ``reference.npz`` (where its ids and
-        metadata can be written as JSON), and adaptive runs their item bank, ``bank.npz``; both are keyed by
-        the reference data's content hash, so a copy of other data is not used."""
+        ``correction="logistic"``) also keep a compressed copy of it, ``reference.npz`` (0/1 values bit-packed,
+        with the class probabilities and labels lm-eval logs carry; where its ids and metadata can be written as
+        JSON), and adaptive runs their item bank, ``bank.npz``; both are keyed by the reference data's content
+        hash, so a copy of other data is not used."""
         if isinstance(directory, (str, Path)) and Path(directory).name == STATE and Path(directory).is_file():
             directory = Path(directory).parent
         d = output_dir(directory)
