@@ -229,6 +229,22 @@ def test_target_error_picks_the_smallest_budget_meeting_it(capsys, tmp_path):
             f"(the smallest budget tried that reaches 4{between}); budgets tried: {tried}") in out.splitlines()
 
 
+@pytest.mark.parametrize("method", ["disco", "mrmr", "random-learn"])
+def test_the_budget_search_says_nothing_of_new_results(capsys, tmp_path, method):
+    # reference models held out of the search's folds lie outside the other models' range on the chosen items:
+    # what estimate says of such new models is no warning for select, which has no new results
+    d = simulate_responses(40, 300, rng=2)
+    ref = ResponseMatrix(d.values, model_ids=[f"m{i}" for i in range(40)],
+                         item_ids=[f"{'a' if k < 150 else 'b'}/{k}" for k in range(300)])
+    ref_csv = tmp_path / "ref.csv"
+    ref.to_long().to_csv(ref_csv, index=False)
+    code, out, err = _run(["select", ref_csv, "--target-error", 5, "--method", method, "--out", tmp_path / "s"],
+                          capsys)
+    assert code == 0, err
+    assert "cross-validated error by budget" in out
+    assert "NEW_RESULTS" not in err and "new model" not in err and "outside the reference models' range" not in err, err
+
+
 # ----------------------------------------------------------------------------------------------- bad input
 def test_bad_inputs_exit_2_with_one_line(loop, capsys, tmp_path):
     root, truth = loop
