@@ -487,14 +487,53 @@ def test_tiny_alpha_below_the_cap_is_kept():
     assert design(3, alpha=1e-60, sided=1).upper[-1] < 20
 
 
-@pytest.mark.parametrize("spending, kept, refused", [("ld_pocock", 1e-90, 1e-91), ("pocock", 1e-88, 1e-89),
-                                                     ("obf", 1e-91, 1e-92)])
+@pytest.mark.parametrize("spending, kept, refused", [("pocock", 1e-88, 1e-89), ("obf", 1e-91, 1e-92)])
 def test_the_alpha_floor_is_where_every_bound_reaches_the_cap(spending, kept, refused):
-    """Three equal looks: refused only once every bound is capped at z = 20; just above, a bound may exceed 20."""
+    """Three equal looks of a classic shape: refused only once every bound is capped at z = 20; just above, a bound
+    may exceed 20 (O'Brien-Fleming's early ones), and the design spends alpha."""
     d = design(3, alpha=kept, sided=1, spending=spending)
     assert d.upper[-1] < 20 and (d.upper.max() > 20) == (spending != "pocock")  # Pocock's bounds are all alike
-    if spending == "ld_pocock":  # the first look's bound is the exact normal quantile of its share
-        share = kept * np.log(1 + (np.e - 1) / 3)
-        assert norm.sf(d.upper[0]) == pytest.approx(share, rel=1e-3) and d.upper[0] > 20.1
+    assert d.alpha_spent[-1] == pytest.approx(kept, rel=1e-6)
     with pytest.raises(ValueError, match=rf"^alpha: {refused:g} is too small to spend: every bound reaches"):
         design(3, alpha=refused, sided=1, spending=spending)
+
+
+@pytest.mark.parametrize("sided, times, kept, tol", [(1, "17.5", 1e-88, 1e-94), (2, "34.2", 1e-80, 1e-6)])
+def test_a_spending_bound_held_at_the_cap_is_refused_not_overspent(sided, times, kept, tol):
+    """LD Pocock spending, three equal looks: at alpha = 1e-90 the first bound is the normal quantile of its share
+    (above 20) and the second would lie above 20 too, but is held at the cap, where it crosses with probability
+    about 1e-89: the bounds would spend many times alpha. Refused, with no warning first, naming the look; the
+    floor where every bound is capped stays where it was."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match=rf"^alpha: the bounds spend \S+, {times} times alpha = 1e-90: the bound "
+                                             r"at look 2 would lie above the z cap of 20 \(gsDesign's\), where it is "
+                                             r"held, spending more than its share; use a larger alpha$"):
+            design(3, alpha=1e-90, sided=sided, spending="ld_pocock")
+    with pytest.raises(ValueError, match=r"^alpha: 1e-91 is too small to spend: every bound reaches"):
+        design(3, alpha=1e-91, sided=1, spending="ld_pocock")
+    # below the cap, with a tolerance fit for the alpha: the alpha asked, the first bound its share's quantile
+    d = design(3, alpha=kept, sided=sided, spending="ld_pocock", tol=tol)
+    share = kept / sided * np.log(1 + (np.e - 1) / 3)
+    assert d.upper.max() < 20 and norm.sf(d.upper[0]) == pytest.approx(share, rel=1e-6)
+    assert d.alpha_spent[-1] == pytest.approx(kept, rel=1e-5)
+
+
+def test_an_alpha_far_below_the_tolerance_is_refused_unless_tol_is_smaller():
+    """gsDesign's tol bounds each look's share absolutely: beside alpha = 1e-86 it allows the bounds to spend 4 %
+    more than alpha (the iteration's first guess is within 1e-6 of every share). Refused, saying to pass a smaller
+    tol, with which the design spends alpha; a spending function that cannot reach alpha (LD O'Brien-Fleming's
+    1 - Phi far below 1e-10) is refused naming it."""
+    with pytest.raises(ValueError, match=r"^alpha: the bounds spend 1.04e-86, 1.04 times alpha = 1e-86: the boundary "
+                                         r"iteration stops within tol = 1e-06 of each look's share, coarse beside "
+                                         r"alpha; pass a smaller tol \(such as 1e-92\) or use a larger alpha$"):
+        design(3, alpha=1e-86, sided=1, spending="ld_pocock")
+    d = design(3, alpha=1e-86, sided=1, spending="ld_pocock", tol=1e-92)
+    assert d.alpha_spent[-1] == pytest.approx(1e-86, rel=1e-6)
+    with pytest.raises(ValueError, match=r"^alpha: the bounds spend 1.02e-14, 1.02 times alpha = 1e-14: the spending "
+                                         r"function itself reaches 1.02e-14 by the last look"):
+        design(3, alpha=1e-14, sided=2, spending="ld_obf")
+    # at a usual alpha nothing changes: spent to within gsDesign's tol
+    assert design(3, alpha=0.025, sided=1, spending="ld_pocock").alpha_spent[-1] == pytest.approx(0.025, abs=1e-6)

@@ -558,9 +558,14 @@ def design(
         returns such a design, crossing with probability about 1e-89, or fails. For three equally spaced looks
         that is a one-sided alpha below about 1e-88 with Pocock's bounds, 1e-90 with LD Pocock spending and 1e-91
         with O'Brien-Fleming's, and below about 1e-16 with LD O'Brien-Fleming spending, whose
-        :math:`2 - 2\\Phi(\\cdot)` rounds to 0. Only when every bound is capped: just above that floor some bounds
-        lie above 20 (the first look's is the exact normal quantile of its share, 20.2 with LD Pocock at 1e-90),
-        and O'Brien-Fleming's first bound exceeds 20 below about 1e-31. For a planned
+        :math:`2 - 2\\Phi(\\cdot)` rounds to 0. Just above that floor O'Brien-Fleming's early bounds lie above 20
+        (its first one below about 1e-31), as does the first bound of a spending design (the exact normal quantile
+        of its share); a later spending bound that would lie above 20 is held at the cap and spends more than its
+        share. So a design whose bounds would spend more than alpha by over 1 % of it is refused naming ``alpha``
+        and the cause: a bound held at the cap (LD Pocock spending, three equal looks, alpha = 1e-90: 17 times
+        alpha), the boundary iteration's ``tol``, absolute as gsDesign's and so no constraint beside an alpha far
+        below it (pass a smaller ``tol``), or a spending function that falls short of digits (LD O'Brien-Fleming's
+        at 1e-14). For a planned
         beta-spending design (test types 3 / 4) whose futility bound cannot spend the requested beta by some look
         to ``tol`` (as gsDesign's "False negative rates not achieved"), or for a binding one (test type 3) whose
         boundary iteration has no root or does not settle in 101 rounds (gsDesign's "False positive rates not
@@ -654,9 +659,38 @@ def design(
             raise ValueError(f"{name}: the last look reaches {t[-1]:.3g} of the planned information, so little that "
                              f"{capped}")
         raise ValueError(f"alpha: {alpha:g} is too small to spend: {capped}; use a larger alpha")
+    _refuse_overspent(out, alpha)
     for w in said:
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     return out
+
+
+# A design may spend more than alpha: gsDesign's tolerance is absolute (tol = 1e-6 on each look's share), no
+# constraint beside an alpha far below it; a bound held at the z cap spends more than its share; and a spending
+# function written 1 - Phi(.) (LD O'Brien-Fleming) loses its last digits far below 1e-10. Over 1 % of alpha is refused.
+_OVERSPENT_RTOL = 0.01
+
+
+def _refuse_overspent(d: GroupSequentialDesign, alpha: float) -> None:
+    """Refuse a design whose bounds spend more than alpha by over 1 % of it, naming the cause."""
+    spent = float(d.alpha_spent[-1])
+    if not spent > alpha * (1 + _OVERSPENT_RTOL):
+        return
+    what = f"the bounds spend {spent:.3g}, {spent / alpha:.3g} times alpha = {alpha:g}"
+    step = np.diff(d.alpha_spent, prepend=0.0)
+    capped = np.flatnonzero((d.upper == EXTREMEZ) & (step > alpha * _OVERSPENT_RTOL))  # held there, not above
+    if capped.size:
+        raise ValueError(f"alpha: {what}: the bound at look {int(capped[0]) + 1} would lie above the z cap of "
+                         f"{EXTREMEZ:g} (gsDesign's), where it is held, spending more than its share; use a larger "
+                         "alpha")
+    up = d.spending
+    if not getattr(up, "is_classic", True):
+        end = float(up(d._spec.alpha, np.array([1.0]))[-1]) * (2 if d.test_type == 2 else 1)
+        if end > alpha * (1 + _OVERSPENT_RTOL):
+            raise ValueError(f"alpha: {what}: the spending function itself reaches {end:.3g} by the last look "
+                             "(its 1 - Phi(.) keeps too few digits at so small an alpha); use a larger alpha")
+    raise ValueError(f"alpha: {what}: the boundary iteration stops within tol = {d.tol:g} of each look's share, "
+                     f"coarse beside alpha; pass a smaller tol (such as {alpha * 1e-6:.0e}) or use a larger alpha")
 
 
 def _check_error_rates(sided: Any, test_type: Any, alpha: Any, beta: Any) -> tuple[int, float, float, float]:
