@@ -7,6 +7,7 @@ spent at each look (:func:`gsbound1`, :func:`gsbound`). Public path: :mod:`effst
 from __future__ import annotations
 
 import math
+from bisect import bisect_left, bisect_right
 from functools import lru_cache
 
 import numpy as np
@@ -82,19 +83,21 @@ def gridpts(r: int, mu: float, a: float, b: float) -> tuple[np.ndarray, np.ndarr
     (51, 2.0)
     """
     off = _grid_offsets(r)
-    n = off.size
-    first = mu + off[0]
+    fz, fw, offl = _grid_full(r)
+    n = len(offl)
+    first = mu + offl[0]
     if first >= b:
         return np.array([b]), np.array([0.0])
     z0 = a if first <= a else first
-    lo = int(off.searchsorted(a - mu, side="right")) or 1  # first candidate > a (after the first point)
-    hi = int(off.searchsorted(b - mu, side="left"))  # first candidate >= b
+    # bisection on the offsets as a list (a fraction of searchsorted's call on a scalar); NaN sorts last, as there
+    al, bl = a - mu, b - mu
+    lo = (bisect_right(offl, al) if al == al else n) or 1  # first candidate > a (after the first point)
+    hi = bisect_left(offl, bl) if bl == bl else n  # first candidate >= b
     if hi < lo:
         hi = lo
     if lo + 2 <= hi < n:
         # the usual case, >= 2 candidates strictly inside: the interior is a slice of the precomputed full grid
         # (a few array operations); only the two end intervals are built here
-        fz, fw, offl = _grid_full(r)
         m2 = 2 * (hi - lo + 2) - 1
         z = np.empty(m2)
         w = np.empty(m2)
@@ -556,20 +559,21 @@ def gsbound(info, trueneg, falsepos, tol: float = 1e-6, r: int = 18):
             j = 0
             atem, btem = atem2, btem2
             plo = phi = 0.0
-            # rows: -x_lo and x_hi, then their normal densities (unscaled): one subtraction, one ndtr, one exp and
-            # one matrix-vector product per Newton step for both bounds
+            # rows: -x_lo and x_hi, then their normal densities (unscaled): one ndtr, one exp and one
+            # matrix-vector product per Newton step for both bounds
             four = np.empty((4, zr.size))
             xs, phis = four[:2], four[2:]
-            pm = np.stack((zr, -zr))  # x_lo = a s - zr and x_hi = -(b s) - (-zr) in one subtraction
+            x_lo, x_hi = four[0], four[1]
             sub, mul, ex, fourdot = np.subtract, np.multiply, _exp, four.dot
             c = scale / _RT2PI_B
-            shifts = np.empty((2, 1))  # the bounds' shifts, written in place (see _MHALF)
+            sa, sb = np.empty(()), np.empty(())  # the bounds' shifts, written in place (see _MHALF)
             while (adelta > tol or bdelta > tol) and j < EXTREMEZ:
                 j += 1
                 atem, btem = atem2, btem2
-                shifts[0, 0] = atem * scale
-                shifts[1, 0] = -(btem * scale)
-                sub(shifts, pm, out=xs)
+                sa[()] = atem * scale
+                sb[()] = btem * scale
+                sub(sa, zr, out=x_lo)
+                sub(zr, sb, out=x_hi)
                 mul(xs, xs, out=phis)
                 mul(phis, _MHALF, out=phis)
                 ex(phis, out=phis)

@@ -9,6 +9,7 @@ these names.
 from __future__ import annotations
 
 import math
+from itertools import accumulate
 
 import numpy as np
 from scipy.special import ndtr, ndtri
@@ -45,9 +46,18 @@ def _tilt_pass(eta: float, t: np.ndarray, a: np.ndarray, b: np.ndarray, r: int, 
 def _tilt_constants(t: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Per look after the first (columns): sqrt(t) and t of the look before, sqrt(dt), and the upper and lower bounds
     on the scale of ``S / sqrt(dt)``."""
+    out = np.empty((5, t.size - 1))
     rt = np.sqrt(t)
-    rdt = np.sqrt(np.diff(t))
-    return np.stack((rt[:-1], t[:-1], rdt, b[1:] * rt[1:] / rdt, a[1:] * rt[1:] / rdt))
+    out[0] = rt[:-1]
+    out[1] = t[:-1]
+    rdt = out[2]
+    np.subtract(t[1:], t[:-1], out=rdt)
+    np.sqrt(rdt, out=rdt)
+    np.multiply(b[1:], rt[1:], out=out[3])
+    out[3] /= rdt
+    np.multiply(a[1:], rt[1:], out=out[4])
+    out[4] /= rdt
+    return out
 
 
 def _tilt_arrays(eta: float, t: np.ndarray, a: np.ndarray, b: np.ndarray, dens: list,
@@ -60,51 +70,52 @@ def _tilt_arrays(eta: float, t: np.ndarray, a: np.ndarray, b: np.ndarray, dens: 
     value only: ``exp((eta' - eta) S - (eta'^2 - eta^2) t / 2)`` with ``S = z sqrt(t)`` (a change of measure).
     """
     sizes = [z.size for _, z in dens]
-    per = np.repeat(_tilt_constants(t, a, b) if per is None else per, sizes, axis=1)
-    s = np.concatenate([z for _, z in dens])
-    s *= per[0]
-    sd = s / per[2]
-    return {"eta": eta, "h": np.concatenate([h for h, _ in dens]), "s": s, "t": per[1], "rdt": per[2],
-            "rdt_c": per[2] / _RT2PI,
-            "up": sd - per[3], "lo": per[4] - sd, "starts": np.cumsum([0] + sizes[:-1]),
-            "first": (float(t[0]) ** 0.5, float(a[0]), float(b[0]))}
+    # rows: S = z sqrt(t), t and sqrt(dt) of the look before, the upper and the lower bound's terms; the first four
+    # are what _tilted combines linearly
+    cols = np.repeat(_tilt_constants(t, a, b) if per is None else per, sizes, axis=1)
+    s = cols[0]
+    s *= np.concatenate([z for _, z in dens])
+    sd = s / cols[2]
+    np.subtract(sd, cols[3], out=cols[3])
+    np.subtract(cols[4], sd, out=cols[4])
+    return {"eta": eta, "h": np.concatenate([h for h, _ in dens]), "v": cols[:4], "s": s, "t": cols[1],
+            "rdt": cols[2], "rdt_c": cols[2] / _RT2PI, "up": cols[3], "lo": cols[4],
+            "starts": list(accumulate(sizes[:-1], initial=0)), "first": (float(t[0]) ** 0.5, float(a[0]), float(b[0]))}
 
 
 def _tilted(p: dict, eta: float, looks: bool = False):
     """Power at drift ``eta`` from the pass ``p`` of :func:`_tilt_pass` (the same quadrature, tilted) and its
     derivative in ``eta``; with ``looks``, the upper- and lower-crossing probabilities at each look instead."""
     rt1, a1, b1 = p["first"]
-    d = eta - p["eta"]
+    pe = p["eta"]
+    d = eta - pe
+    # the likelihood ratio's exponent, the crossing's argument and the derivative's factor S - eta t: linear in the
+    # pass's rows S, t, sqrt(dt) and the upper bound's term, so one matrix product gives all three
+    rows = np.array([[d, -(d * (eta + pe) * 0.5), 0.0, 0.0], [0.0, 0.0, eta, 1.0], [1.0, -eta, 0.0, 0.0]]) @ p["v"]
+    lr, x, dlr = rows
     if d:
-        lr = p["s"] * d
-        lr -= p["t"] * (d * (eta + p["eta"]) * 0.5)
         np.exp(lr, out=lr)
         lr *= p["h"]
     else:  # the pass's own drift: likelihood ratio 1
         lr = p["h"]
-    x = p["rdt"] * eta
-    x += p["up"]
-    # the crossing probabilities and the derivative's terms side by side: one matrix-vector product for both sums
-    two = np.empty((2, x.size))
-    cdf, dlr = two
-    ndtr(x, out=cdf)
     x0 = eta * rt1 - b1
     if looks:
+        cdf = ndtr(x)
         up = [float(ndtr(x0))] + np.add.reduceat(lr * cdf, p["starts"]).tolist()
         y = p["rdt"] * -eta
         y += p["lo"]
         lo = [float(ndtr(a1 - eta * rt1))] + np.add.reduceat(lr * ndtr(y), p["starts"]).tolist()
         return up, lo
     # d/d eta: the likelihood ratio's (S - eta t) times the crossing, and the crossing's density times sqrt(dt)
-    np.multiply(p["t"], eta, out=dlr)
-    np.subtract(p["s"], dlr, out=dlr)
+    dens = x * x
+    dens *= _MHALF
+    np.exp(dens, out=dens)
+    dens *= p["rdt_c"]
+    cdf = ndtr(x, out=x)
     dlr *= cdf
-    x *= x
-    x *= _MHALF
-    np.exp(x, out=x)
-    x *= p["rdt_c"]
-    dlr += x
-    inner, dinner = two.dot(lr).tolist()
+    dlr += dens
+    # the crossing probabilities and the derivative's terms are adjacent rows: one matrix-vector product for both
+    inner, dinner = rows[1:].dot(lr).tolist()
     power = float(ndtr(x0)) + inner
     dpower = math.exp(-0.5 * x0 * x0) * rt1 / _RT2PI + dinner
     return power, dpower
