@@ -172,7 +172,22 @@ def _stage_katex(app) -> None:
         shutil.copytree(KATEX, DOCS / "_static" / "katex", dirs_exist_ok=True)
 
 
+def _write_cli_page(app) -> None:
+    """``generated/cli.rst``, the command-line reference, from the ``effstats`` parsers (``docs/cli_page.py``)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("cli_page", DOCS / "cli_page.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    page = DOCS / "generated" / "cli.rst"
+    page.parent.mkdir(exist_ok=True)
+    text = module.cli_rst()
+    if not page.is_file() or page.read_text() != text:  # unchanged: Sphinx need not read it again
+        page.write_text(text)
+
+
 def setup(app):
+    app.connect("builder-inited", _write_cli_page)
     # after Sphinx's type checks of the config values (the last when the theme loads), before numpydoc reads it
     app.connect("builder-inited", _xref_ignore_all)
     app.connect("builder-inited", _check_notebooks)

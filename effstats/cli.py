@@ -139,7 +139,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 141
 
 
-def _main(argv: Sequence[str] | None) -> int:
+def build_parser() -> argparse.ArgumentParser:
+    """The ``effstats`` command's parser with every subcommand (the documentation's command-line page is written
+    from it)."""
     from . import __version__
 
     parser = _Parser(prog="effstats", description="effstats command line tools")
@@ -197,6 +199,13 @@ def _main(argv: Sequence[str] | None) -> int:
     from .workflow import _cli as workflow_cli
 
     workflow_cli.add_commands(sub)
+    return parser
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    from .workflow import _cli as workflow_cli
+
+    parser = build_parser()
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # usage errors (exit 2, one line) and --help (exit 0)

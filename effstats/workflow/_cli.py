@@ -85,8 +85,13 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                    help="how items are chosen (default: stratified-aipw, a stratified random sample with a "
                         "regression correction whose interval holds for any new model, graded scores included; "
                         "sortsearch (0/1 results only), aipw, stratified and random also draw their items at random "
-                        "and hold for any new model; auto: the candidate with the smallest cross-validated error on "
-                        "the reference models)")
+                        "and hold for any new model; auto: in each task, among the candidates that draw their items at "
+                        "random, the one with the smallest error on the reference models, the worse of its "
+                        "cross-validated error and its error on their best tenth held out, but stratified-aipw is "
+                        "kept unless another beats it by more than the cross-validation noise (the one-standard-error "
+                        "rule, Bonferroni-corrected over the challengers); a new model outside the references' range "
+                        "gets the pick's design-based estimate, or AIPW's on the same items when the pick is fitted "
+                        "to the references)")
     p.add_argument("--tasks", default=None, action="append",
                    help="comma-separated tasks of REFERENCE to use (default: all); may be repeated, and a comma "
                         "inside a task's name is written \\, (--tasks 'a\\,b')")
@@ -137,7 +142,10 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                                    "adaptive IRT testing (the most informative items) decides.")
     ssub = s.add_subparsers(dest="action", required=True, parser_class=type(s))
     st = ssub.add_parser("start", help="fix the item order and write the first batch",
-                         description="Write DIR/state.json and DIR/batch_001/lm_eval_samples.json.")
+                         description="Fix the item order and write DIR/state.json and the first batch, DIR/batch_001/: "
+                                     "items.csv (the batch's item ids) and, for lm-eval references, "
+                                     "lm_eval_samples.json (lm_eval --samples) or, for HELM run folders, "
+                                     "helm_instances.json; each update writes the next batch_NNN/ alike.")
     st.add_argument("reference", metavar="REFERENCE", help="reference results (as for effstats select)")
     st.add_argument("--out", required=True, metavar="DIR", help="folder for the state and the batches")
     st.add_argument("--force", action="store_true",
