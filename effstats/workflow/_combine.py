@@ -84,6 +84,21 @@ def _degenerate(p: "_TaskResult") -> np.ndarray:
     return (np.asarray(p.result.standard_error, float) ** 2 * k < 1e-6) & (k < p.n_items)
 
 
+def _design_rows(p: "_TaskResult") -> np.ndarray:
+    """Per new model: whether task ``p``'s number rests on the random draw of its items, the task's method being
+    design-based or the model having the out-of-range fallback's design-based estimate there."""
+    n = len(np.atleast_1d(p.result.statistic))
+    if p.design_based:
+        return np.ones(n, bool)
+    kinds = getattr(p.result, "interval_kinds", None)
+    return np.zeros(n, bool) if kinds is None else np.asarray(kinds, dtype=object) == "design"
+
+
+def _design_result(p: "_TaskResult") -> Any:
+    """The design-based prediction behind task ``p``'s design-based rows: its own, or its fallback's."""
+    return p.result if p.design_based else getattr(p.result, "fallback", None)
+
+
 @dataclass
 class _TaskResult:
     task: str
@@ -301,30 +316,47 @@ class _Combined:
         # the weights sum to one up to rounding: scores in [0, 1] stay there
         return np.clip(sum(p.weight * np.asarray(p.result.statistic, float) for p in self.parts), 0.0, 1.0)
 
+    def _design(self) -> np.ndarray:
+        """Bool array of shape (n_parts, n_new_models): which task estimates of each model are design-based."""
+        return np.array([_design_rows(p) for p in self.parts], bool)
+
+    def _all_design(self) -> np.ndarray:
+        """Per new model: with 0/1 scores, every task's estimate design-based, so the count-based combination
+        (Korn-Graubard, the exact interval of samples all alike) applies to it."""
+        return self._design().all(0) & self.binary
+
     @property
     def standard_error(self) -> np.ndarray:
-        """The standard error the interval implies: with 0/1 scores and design-based tasks, a degenerate task's
-        (every sampled item alike) is its count's (:meth:`_count_se`), as the interval's; else the tasks' own."""
-        if self.binary and all(p.design_based for p in self.parts):
-            return self._count_se()
+        """The standard error the interval implies: for a model with 0/1 scores and every task design-based, a
+        degenerate task's (every sampled item alike) is its count's (:meth:`_count_se`), as the interval's; else
+        the tasks' own (:meth:`_own_se`)."""
+        every = self._all_design()
+        if every.any():
+            return np.where(every, self._count_se(), self._own_se())
         return self._own_se()
 
     def _own_se(self) -> np.ndarray:
-        se = [p.weight * self._task_se(p) for p in self.parts]
-        if all(p.design_based for p in self.parts):
-            return np.sqrt(sum(s ** 2 for s in se))
-        return sum(se)  # model-based errors of one model may agree in sign across tasks: the conservative sum
+        """Per new model, :math:`\\sqrt{\\sum_{t \\in D} (w_t s_t)^2 + (\\sum_{t \\in M} w_t s_t)^2}`, with
+        :math:`D` its tasks whose estimate is design-based and :math:`M` the model-based ones. Tasks' items are
+        drawn independently, so a design-based task's error has mean zero whatever the other tasks' draws: it is
+        uncorrelated with every other task's error and the variances add. A model-based error is the fitted
+        model's bias for that new model, which may share its sign across tasks (a model better than every reference
+        is predicted low on each): their standard errors add linearly, the bound for any correlation
+        (Cauchy-Schwarz)."""
+        se = np.array([p.weight * self._task_se(p) for p in self.parts], float)
+        design = self._design()
+        return np.sqrt(np.sum(np.where(design, se, 0.0) ** 2, axis=0) + np.sum(np.where(design, 0.0, se), axis=0) ** 2)
 
     def _task_se(self, p: "_TaskResult") -> np.ndarray:
         """A task's standard error; for graded scores of a design-based task whose standard error is degenerate
         (sampled scores all alike, whose residual variance says nothing of the items the sample missed), the
         half-width of its own interval (the exact one of a sample all alike) over the normal 97.5 % quantile."""
         se = np.asarray(p.result.standard_error, float)
-        if self.binary or not p.design_based or p.method == "all":
+        if self.binary or p.method == "all":
             return se
-        deg = _degenerate(p)
+        deg = _degenerate(p) & _design_rows(p)
         if deg.any():
-            ci = p.result.confidence_interval(0.95)
+            ci = _design_result(p).confidence_interval(0.95)
             se = np.where(deg, (np.asarray(ci.high, float) - np.asarray(ci.low, float)) / (2 * stats.norm.ppf(0.975)),
                           se)
         return se
@@ -349,13 +381,16 @@ class _Combined:
                     low, high = self._srs_count(p, point & ~alike, low, high, level)
             return ConfidenceInterval(low, high)
         est, se = self.statistic, self._own_se()
-        if self.binary and all(p.design_based for p in self.parts):
-            kg = self._korn_graubard(est, self._count_se(), level)
-            point = np.logical_and.reduce([_degenerate(p) | (np.asarray(p.n_evaluated) >= p.n_items)
-                                           for p in self.parts])
-            return ConfidenceInterval(*self._alike_exact(point, kg.low, kg.high, level)[:2])
         z = stats.norm.ppf(0.5 + level / 2)
-        return ConfidenceInterval(np.clip(est - z * se, 0, 1), np.clip(est + z * se, 0, 1))
+        low, high = np.clip(est - z * se, 0, 1), np.clip(est + z * se, 0, 1)
+        every = self._all_design()
+        if every.any():  # models whose every task is design-based: the count-based interval
+            kg = self._korn_graubard(est, self._count_se(), level)
+            point = every & np.logical_and.reduce([_degenerate(p) | (np.asarray(p.n_evaluated) >= p.n_items)
+                                                   for p in self.parts])
+            kl, kh = self._alike_exact(point, kg.low, kg.high, level)[:2]
+            low, high = np.where(every, kl, low), np.where(every, kh, high)
+        return ConfidenceInterval(low, high)
 
     def _srs_count(self, p: "_TaskResult", point: np.ndarray, low: np.ndarray, high: np.ndarray,
                    level: float) -> tuple[np.ndarray, np.ndarray]:
@@ -397,11 +432,12 @@ class _Combined:
             k, n_items = np.asarray(p.n_evaluated, float), float(p.n_items)
             est = np.asarray(p.result.statistic, float)
             census = (k >= n_items) | (p.method == "all")
-            pop = getattr(p.result, "population", None) if p.design_based else None
+            design = _design_result(p)  # the ``point`` models' rows are design-based (their own or the fallback's)
+            pop = getattr(design, "population", None)
             if census.all() and p.method == "all":
                 designs.append((np.full((len(k), 1), n_items), np.full((len(k), 1), n_items)))
             elif pop is not None and np.ndim(pop) == 2:
-                designs.append((np.asarray(p.result.n_sampled, float), np.asarray(pop, float)))
+                designs.append((np.asarray(design.n_sampled, float), np.asarray(pop, float)))
             elif p.method in _SRS_METHODS or pop is not None:
                 designs.append((np.minimum(k, n_items)[:, None], np.full((len(k), 1), n_items)))
             else:

@@ -121,9 +121,12 @@ class Estimate:
         conformal for model-based predictors; the exact hypergeometric interval of the count where every chosen
         item of a simple random sample is alike, and of a stratified one, such as stratified AIPW's, the exact
         interval of the worst placement of the wrong items among its strata). Several tasks: the size-weighted sum
-        of the tasks' estimates, whose standard errors add in quadrature for design-based methods (independent
-        samples per task) and linearly otherwise (errors of one model may share a sign across tasks). With 0/1
-        scores and a design-based method on every task the interval is Korn–Graubard's (Clopper–Pearson at the
+        of the tasks' estimates. Per model, the weighted standard errors of its design-based task estimates (the
+        method's own, or the out-of-range fallback's) add in quadrature (independent samples per task, so their
+        errors are uncorrelated with every other task's), those of its model-based ones linearly (the errors of one
+        model may share a sign across tasks: the bound for any correlation), and the two parts in quadrature:
+        :math:`\\mathrm{se}^2 = \\sum_{t \\in D} (w_t s_t)^2 + (\\sum_{t \\in M} w_t s_t)^2`. With 0/1
+        scores and every task estimate of a model design-based its interval is Korn–Graubard's (Clopper–Pearson at the
         design's effective sample size, so not symmetric about the estimate), or, where every chosen item of every
         task is alike and the tasks weigh by their items, the exact interval of the tasks' strata as one stratified
         sample; otherwise it is the normal interval ``estimate ± z·se``.
