@@ -80,8 +80,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``effstats`` command.
 
     ``effstats audit SCORES --out DIR`` writes the reliability report (``report.md``, ``report.html``, figures,
-    CSV tables) for a score file; the workflow commands (``effstats select``, ``effstats evaluate`` ...) are
-    added by :mod:`effstats.workflow`. Every failure prints one line naming the argument on stderr.
+    CSV tables) for a score file; the workflow commands (``effstats select``, ``effstats estimate``,
+    ``effstats sequential``) are added by :mod:`effstats.workflow`. Every failure prints one line naming the
+    argument on stderr.
 
     Parameters
     ----------

@@ -223,10 +223,11 @@ class MethodChooser(_SubsetEstimator):
 
     Notes
     -----
-    Intervals (:meth:`predict_interval`) are the chosen candidate's own: design-based for random + direct, the
-    SSEPY strata and Sort & Search; normalised conformal for DISCO's defaults (scaled per model by the standard
-    error of its mean on the selected items); plain conformal (one cross-validated residual quantile for every
-    target) for the others.
+    Intervals (:meth:`predict_interval`) are the chosen candidate's own: design-based for random + direct, AIPW,
+    stratified AIPW, the SSEPY strata and Sort & Search (the candidates whose ``interval_kind`` is ``"design"``);
+    normalised conformal for DISCO's defaults (scaled per model by the standard error of its mean on the selected
+    items); plain conformal (one cross-validated residual quantile for every target) for the others (random +
+    ridge, anchor points, DISCO's PDS configurations, tinyBenchmarks).
 
     Attributes
     ----------

@@ -448,10 +448,13 @@ def select(reference: Any, budget: int | None = None, *, method: str = "stratifi
         and a ridge regression from the reference models' outputs on each item to the new model's, corrected by its
         cross-fitted residuals on the sampled items (augmented inverse probability weighting / prediction-powered
         inference: design-unbiased too, and more precise where the references predict the new model;
-        :class:`~effstats.disco.AIPW`). The model-based methods fit the reference
+        :class:`~effstats.disco.AIPW`). ``"hybrid"``: the cells' centres of Sort & Search's order (the paper's
+        items, chosen deterministically), each item's prediction corrected by the nearest reference models
+        (:class:`~effstats.sortsearch.HybridSearch`); :func:`estimate` reports Sort & Search's stratified mean of the
+        chosen items and its Korn–Graubard interval, systematic (coverage on average over models, not for each
+        model): the correction changes only the per-item predictions. The model-based methods fit the reference
         models and their intervals (cross-validated over the reference models) assume the new model resembles
-        them: ``"hybrid"``: Sort & Search corrected by
-        the nearest reference models (:class:`~effstats.sortsearch.HybridSearch`); ``"disco"``: items the models
+        them: ``"disco"``: items the models
         disagree on most and a signature regressor (:class:`~effstats.disco.DISCO`); ``"mrmr"``: items by minimum
         redundancy and maximum relevance and a ridge regression of the score on them (:class:`~effstats.disco.MRMR`;
         at least 7 reference models a task, as its interval refits it on folds of them);
@@ -463,12 +466,12 @@ def select(reference: Any, budget: int | None = None, *, method: str = "stratifi
         (:class:`~effstats.disco.RandomDirect`); ``"auto"``: in each task, the candidate with the smallest
         cross-validated error on the reference models (:class:`~effstats.disco.MethodChooser`) among those that
         draw their items at random (``default_candidates(random_items=True)``: random + direct, AIPW, stratified
-        AIPW, random + ridge, SSEPY strata, DISCO's defaults, Sort & Search), so that a new model outside the
-        reference models' range gets a design-based estimate on its items. The chooser keeps stratified AIPW (the
-        default ``"stratified-aipw"``) unless another candidate beats it by more than its cross-validation noise
-        (:class:`~effstats.disco.MethodChooser`'s ``reference``), so that ``"auto"`` is never worse than the default
-        by more than that noise. The design-based estimate is the pick's own when it is design-based, else AIPW's on
-        the same random items
+        AIPW, random + ridge, SSEPY strata, DISCO's defaults, and Sort & Search on 0/1 results), so that a new model
+        outside the reference models' range gets a design-based estimate on its items. The chooser keeps stratified AIPW
+        (the default ``"stratified-aipw"``) unless another candidate beats it by more than its cross-validation noise
+        (:class:`~effstats.disco.MethodChooser`'s ``reference``), so that ``"auto"`` is never worse than the default by
+        more than that noise. The design-based estimate is the pick's own when it is design-based, else AIPW's on the
+        same random items
         (:func:`~effstats.disco.fallback_candidate`). Outside the range means outside the reference models' results
         on the chosen items, or with a model-based pick's estimate beyond their scores on the task (the pick
         extrapolates there as much; :func:`~effstats.disco.with_fallback`'s ``score_range``).
