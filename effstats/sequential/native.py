@@ -614,9 +614,10 @@ def native_sizes(s: _Spec, bounds: dict) -> dict:
             else:
                 y0 = gsprob(0.0, n_i, a, b, r)
                 up0, lo0 = y0["probhi"][:, 0], y0["problo"][:, 0]
-            if lo1 is None:
-                lo1 = np.zeros(k)
-            phi, plo = np.column_stack((up0, up1)), np.column_stack((lo0, lo1))
+            phi, plo = np.empty((k, 2)), np.zeros((k, 2))  # columns: theta = 0 and delta (cheaper than column_stack)
+            phi[:, 0], phi[:, 1], plo[:, 0] = up0, up1, lo0
+            if lo1 is not None:
+                plo[:, 1] = lo1
             en = n_i @ (plo + phi) + n_i[-1] * (1 - phi.sum(0) - plo.sum(0))
             return {"n_i": n_i, "upper_prob": phi, "lower_prob": None if s.test_type == 1 else plo, "en": en}
         root = _increasing_root(lambda v: _betadiff(v, delta, s.beta, tx, a, b, r), i0, 10 * i0, tol,
