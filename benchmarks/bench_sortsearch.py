@@ -147,7 +147,7 @@ def main() -> None:
           f" idx + 1 == k for {np.mean(idx + 1 == exact):.1%} (the listing counts from 0 and cannot predict 'all "
           "wrong')")
     print(f"  estimated accuracies: mean {acc.mean():.3f}, range [{acc.min():.3f}, {acc.max():.3f}]")
-    # ---- every SearchResult shares the order (a loop keeping per-model results used to copy it each time)
+    # ---- every SearchResult shares the order, so a loop keeping per-model results holds one copy of it
     results = [est.predict(resp[i : i + 1], items) for i in range(100)]
     own = sum(r.thresholds.nbytes + r.sample_thresholds.nbytes + r.positions.nbytes + r.statistic.nbytes
               + r.standard_error.nbytes for r in results)

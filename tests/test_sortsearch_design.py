@@ -44,7 +44,8 @@ def test_kg_interval_is_continuous_at_zero():
     # however large se is, never wider than Clopper-Pearson at b/2 items times the df factor
     r = (stats.t.ppf(0.025, 7) / stats.t.ppf(0.025, 4)) ** 2
     assert kg(1e-9, 0.4, 8, 1000, df=4).high <= cp(1e-9 * 4 * r, 4 * r)[1] + 1e-9
-    # the difference estimator on a model wrong on all 5 evaluated items: no longer [0, 0.975]
+    # the difference estimator on a model wrong on all 5 evaluated items: an interval no wider than
+    # Clopper-Pearson's for 0 of 5, not [0, 0.975]
     a = np.zeros((5, 50), bool)
     res = SortSearch(estimator="difference").fit(a).simulate(np.zeros((2, 50), bool), 5)
     assert (res.accuracy == 0).all() and (res.confidence_interval().high <= cp(0, 5)[1] + 1e-9).all()

@@ -172,7 +172,7 @@ class Estimate:
 
         Parameters
         ----------
-        confidence_level : float, default 0.95
+        confidence_level : float, default=0.95
 
         Returns
         -------
@@ -205,7 +205,7 @@ class Estimate:
 
         Parameters
         ----------
-        confidence_level : float, default 0.95
+        confidence_level : float, default=0.95
 
         Returns
         -------
@@ -382,7 +382,7 @@ class Estimate:
         ----------
         directory : path
             Created if needed.
-        confidence_level : float, default 0.95
+        confidence_level : float, default=0.95
 
         Returns
         -------
@@ -489,9 +489,9 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
         The reference data, when not at the path the manifest records.
     metric : str, optional
         Per-item metric to read from ``new_results`` (default: the reference's).
-    duplicates : {"last", "first", "mean", "error"}, default "last"
+    duplicates : {"last", "first", "mean", "error"}, default="last"
         Two runs of one model in ``new_results``.
-    weights : {"items", "tasks"}, default "items"
+    weights : {"items", "tasks"}, default="items"
         The whole-benchmark score: each item counts once (the mean over all items, lm-eval's micro average), or each
         task counts once (the mean of the task means, as leaderboards that average tasks). Reference models and new
         models are scored the same way.
@@ -499,14 +499,14 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
         Score on these tasks of the manifest only (default: every task). The estimate, its interval, the
         reference models' scores and hence the rank then cover these tasks only, and the report names the tasks
         left out; results on the other tasks are not read.
-    restrict_to_manifest : bool, default False
+    restrict_to_manifest : bool, default=False
         Read only the manifest's items of ``new_results`` and ignore the others (e.g. a full HELM run or lm-eval
         run of the new model). Items are matched by their whole id, which names the task (HELM: the run spec
         without the model, and the train trial where trials are separate items), with the split, perturbation
         and trials the manifest records, so that one instance id in two scenarios is two items. An estimate from
         the chosen items of a full run is the estimate from a run on the chosen items: the selection does not
         depend on the new model's results.
-    progress : bool, default False
+    progress : bool, default=False
         Show the progress of reading the reference data and of the refit on a terminal (standard error), each once
         it has taken 2 s.
 

@@ -136,7 +136,7 @@ def read_results(source: Any, *, format: str = "auto", metric: Any = None, dupli
         :class:`~effstats.responses.ResponseMatrix` (returned as it is). A table in another layout (transposed,
         long under other column names, without a header line, with metadata columns, in percent) is refused with
         one error naming ``name`` and the file (:func:`effstats.datasets.read_scores_csv` lists the checks).
-    format : {"auto", "lm-eval", "helm", "csv", "parquet"}, default "auto"
+    format : {"auto", "lm-eval", "helm", "csv", "parquet"}, default="auto"
         The layout; ``"auto"`` looks at the folder's contents, or at the file's first bytes (Parquet's magic
         bytes, a compressed or delimited table) and its name.
     metric : str, optional
@@ -145,7 +145,7 @@ def read_results(source: Any, *, format: str = "auto", metric: Any = None, dupli
         per task too: ``"gsm8k=exact_match,acc"`` (exact_match for gsm8k, acc for the other tasks; for HELM the task
         is a run spec's scenario, ``"bbq"`` or its whole name) or a mapping
         (:func:`~effstats.datasets.read_lm_eval_samples`, :func:`~effstats.datasets.read_helm_runs`).
-    duplicates : {"last", "first", "mean", "error"}, default "last"
+    duplicates : {"last", "first", "mean", "error"}, default="last"
         Two runs of one model (on one task): keep the latest, the first, average them, or refuse.
     split, perturbation, trials
         HELM runs: the split (``"test"``; ``"valid"`` for a scenario evaluated on its validation split only, None
@@ -159,7 +159,7 @@ def read_results(source: Any, *, format: str = "auto", metric: Any = None, dupli
         The argument name used in error messages.
     tasks : sequence of str, optional
         lm-eval logs: read these tasks' files only (the others are not opened: their metric does not matter).
-    progress : bool, default False
+    progress : bool, default=False
         CSV/TSV tables: show the bytes read on a terminal once the read has taken 2 s.
 
     Returns

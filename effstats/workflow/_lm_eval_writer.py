@@ -73,8 +73,8 @@ def write_lm_eval_samples(responses: ResponseMatrix, directory: str | Path, *, n
         ``_ . -`` -> ``_``, in a task's only a backslash and control characters), a name of dots or starting with
         one gets a leading ``_``, and a name over 120 characters is cut and ends with a hash of the whole name.
         Two names that would share a file name are refused.
-    n_choices : int, default 4
-    numbers : {"string", "numeric"}, default "string"
+    n_choices : int, default=4
+    numbers : {"string", "numeric"}, default="string"
         How ``resps`` / ``filtered_resps`` hold the numbers: as strings (recent harness versions) or as JSON
         numbers and booleans (older ones).
     timestamp : str

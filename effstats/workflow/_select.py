@@ -440,7 +440,7 @@ def select(reference: Any, budget: int | None = None, *, method: str = "stratifi
         ``"stratified-aipw"`` (the default): random items within strata of the reference models' difficulty order,
         corrected within strata by a logistic model on the items' difficulty and first principal-component loading
         (:class:`~effstats.disco.StratifiedAIPW`: a design-unbiased estimate and interval whatever the new model,
-        also one better than every reference model; 0/1 results or graded scores; at 100 items its error was
+        also one better than every reference model; 0/1 results or graded scores; at 100 items its error is
         0.47–0.98 times the plain mean's of random items on ImageNet, CIFAR-10, digits and AlpacaEval, in and out
         of the references' range, and below ``"sortsearch"``'s at 100 and 500 items on ImageNet and CIFAR-10).
         ``"sortsearch"``: Sort & Search's order with one random item per equal cell (a stratified random sample:
@@ -482,7 +482,7 @@ def select(reference: Any, budget: int | None = None, *, method: str = "stratifi
         another candidate beats it by more than its cross-validation noise: the chosen budget meets the target for
         ``"auto"`` too. Each training fold of that cross-validation (5-fold over the reference models) needs as many
         reference models as the method does: 4 in all (``"mrmr"`` 9, ``"random-learn"`` 5).
-    seed : int, default 0
+    seed : int, default=0
         Seeds every random choice; the same data and seed give the same items. ``"hybrid"`` (Sort & Search's
         uniform positions on the reference models' order) and ``"mrmr"`` (a greedy order) choose their items
         deterministically: at a given ``budget`` the seed changes nothing for them.
@@ -496,7 +496,7 @@ def select(reference: Any, budget: int | None = None, *, method: str = "stratifi
         Only these tasks of the reference data.
     budgets : sequence of int, optional
         Budgets tried for ``target_error`` (default 25, 50, 100, 200, ... up to the number of items).
-    progress : bool, default False
+    progress : bool, default=False
         Show the progress of the read, the budget search and the fits on a terminal (standard error), each once
         it has taken 2 s.
 

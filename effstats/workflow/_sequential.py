@@ -654,15 +654,15 @@ class SequentialRun(_Report):
             Which model of ``new_results`` (needed when it holds several).
         metric : str, optional
             Per-item metric (default, and the only one accepted: the reference's).
-        duplicates : {"last", "first", "mean", "error"}, default "last"
+        duplicates : {"last", "first", "mean", "error"}, default="last"
             Two runs of the model in ``new_results``.
-        restrict_to_manifest : bool, default False
+        restrict_to_manifest : bool, default=False
             Read only the items of this batch from ``new_results`` and leave out the others (a whole run of the
             benchmark: HELM runs, which ``helm-run`` runs whole run specs for, or a full lm-eval run), as
             :func:`~effstats.workflow.estimate` does with a manifest's items; ``n_left_out`` counts the items
             left out. Every item of the batch still needs a result. The items of a batch do not depend on the
             new model's results on other items, so its look is the look of a run on the batch's items alone.
-        skip_failed : bool, default False
+        skip_failed : bool, default=False
             Record the look on the batch's items that have a result and drop the others (failed documents: a
             context overflow, a refusal) from the run, with a warning naming them (random-order ``"precision"``
             and ``"efficacy"`` runs). A dropped item is never handed out again: the run is then about the
