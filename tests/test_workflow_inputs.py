@@ -168,6 +168,32 @@ def test_the_manifest_records_how_duplicate_runs_were_read(bench, tmp_path, caps
     assert "differs" not in err
 
 
+def test_select_says_when_averaging_duplicate_runs_makes_0_1_references_graded(bench, tmp_path, capsys):
+    ref = L.write(bench.subset(models=range(36)), "lm-eval-acc", tmp_path / "ref")
+    rerun = [m.name for m in list(ref.iterdir())[:3]]
+    for name in rerun:
+        _rerun(ref / name, flip_docs=set(range(0, 150, 3)))
+    # a method for graded scores: one warning naming the averaged models and the way back to 0/1 results
+    code, _, err = _run(["select", ref, "--budget", 40, "--duplicates", "mean", "--method", "aipw", "--out",
+                         tmp_path / "sel"], capsys)
+    assert code == 0, err
+    said = [ln for ln in err.splitlines() if "averaging the reference's repeated 0/1 runs" in ln]
+    assert len(said) == 1 and said[0].startswith("effstats select: warning: --duplicates:"), err
+    assert "3 model(s)" in said[0] and "--duplicates last|first" in said[0]
+    assert all(name.replace("__", "/") in said[0] for name in rerun), said
+    assert json.loads((tmp_path / "sel" / "manifest.json").read_text())["reference"]["kind"] == "score"
+    # a method that needs 0/1 correctness: refused, naming --duplicates as the cause, in one line
+    code, _, err = _run(["select", ref, "--budget", 40, "--duplicates", "mean", "--method", "sortsearch", "--out",
+                         tmp_path / "sel2"], capsys)
+    lines = [ln for ln in err.splitlines() if "error" in ln]
+    assert code == 2 and len(lines) == 1 and lines[0].startswith("effstats select: error: --duplicates:"), err
+    assert "'sortsearch' cannot use" in lines[0] and not (tmp_path / "sel2" / "manifest.json").exists()
+    # one run per model: 0/1 results, nothing said about averaging
+    code, _, err = _run(["select", ref, "--budget", 40, "--duplicates", "last", "--method", "sortsearch", "--out",
+                         tmp_path / "sel3"], capsys)
+    assert code == 0 and "averaging" not in err, err
+
+
 def _suite(bench, tmp_path):
     """Multiple-choice logs of two tasks and a gsm8k log (exact_match under two filters) per reference model."""
     ref = L.write(bench.subset(models=range(36)), "lm-eval-ll", tmp_path / "ref")

@@ -417,6 +417,24 @@ def _cv_error(rm: ResponseMatrix, tasks: pd.Series, budget: int, method: str, se
     return float(100 * e[np.isfinite(e)].mean())
 
 
+def _say_averaged_runs_graded(rm: ResponseMatrix, one_run: ResponseMatrix, method: str) -> None:
+    """Under ``duplicates="mean"``: where one run per model gives 0/1 results, averaging the repeated runs is what
+    made the reference graded. A method that needs 0/1 correctness is refused naming ``duplicates`` as the cause;
+    any other method is told, with a warning naming the models, that it estimates graded scores."""
+    if one_run.kind != "binary":
+        return
+    vals = rm.values_with_nan()
+    graded = rm.model_ids[((vals > 0) & (vals < 1)).any(axis=1)]
+    names = _name_list([str(m) for m in graded], 5, "and {} more")
+    said = (f"averaging the reference's repeated 0/1 runs gives graded scores for {len(graded)} model(s) "
+            f"({names})")
+    if method in ("sortsearch", "hybrid", "tinybenchmarks"):
+        raise ValueError(f"duplicates: {said}, which method {method!r} cannot use (it needs 0/1 correctness): pass "
+                         "duplicates='last' or 'first' to take one run")
+    warnings.warn(f"duplicates: {said}: the reference is read as graded scores; pass duplicates='last' or 'first' "
+                  "to keep 0/1 results", UserWarning, stacklevel=3)
+
+
 def select(reference: Any, budget: int | None = None, *, method: str = "stratified-aipw",
            target_error: float | None = None, seed: int = 0, format: str = "auto", metric: Any = None,
            duplicates: str = "last", filter: str | None = None, tasks: Any = None, budgets: Any = None,
@@ -546,6 +564,12 @@ def select(reference: Any, budget: int | None = None, *, method: str = "stratifi
     rm = read_results(reference, format=format, metric=metric, duplicates=duplicates, filter=filter, name="reference",
                       tasks=None if wanted is None or not wanted else [str(t) for t in wanted], progress=progress,
                       **helm)
+    if duplicates == "mean" and rm.kind != "binary":
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            one_run = read_results(reference, format=format, metric=metric, duplicates="last", filter=filter,
+                                   name="reference", tasks=None if not wanted else [str(t) for t in wanted], **helm)
+        _say_averaged_runs_graded(rm, one_run, method)
     check_task_keys(rm, metric=metric, filter=filter)
     rm = _keep_tasks(rm, wanted)
     if rm.n_models < 3:
