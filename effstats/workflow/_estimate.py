@@ -35,24 +35,31 @@ class Estimate:
     per new model; :meth:`rank_interval` places each new model in the leaderboard of the reference models;
     :meth:`to_frame`, :meth:`tasks` and :meth:`save` (CSV, Markdown, HTML) report it.
 
-    Attributes
+    Parameters
     ----------
     model_ids : Index
         The new models.
     leaderboard : DataFrame
         The reference models' scores on the whole benchmark (``score``: the task-weighted mean of their observed
         items, ``standard_error``: 0 for a model with every item, else the finite-population error of that mean).
-    weights : {"items", "tasks"}
-        How tasks are weighted in the whole-benchmark score.
-    unranked : Index
-        Reference models left out of the ranking: they have no result on some task.
     selection : Selection
+        The selection whose items were scored.
     n_missing : Series
         Chosen items each new model has no result on (estimated from the others).
-    scored_tasks : Index
-        The tasks the score covers: every task of the manifest unless :func:`estimate` was given ``tasks``.
+    weights : {"items", "tasks"}, default="items"
+        How tasks are weighted in the whole-benchmark score.
+    unranked : Index, default=empty
+        Reference models left out of the ranking: they have no result on some task.
+    scored_tasks : Index, default=None
+        The tasks the score covers: every task of the manifest (the default, None) unless :func:`estimate` was
+        given ``tasks``.
+
+    Attributes
+    ----------
     omitted_tasks : Index
         The manifest's tasks left out of the score (empty unless ``tasks`` was given).
+    statistic, standard_error : ndarray of shape (n_new_models,)
+        The whole-benchmark score per new model and its standard error.
 
     See Also
     --------
@@ -143,10 +150,39 @@ class Estimate:
         the interval covers the true rank whenever the simultaneous intervals cover the scores. With complete
         reference data only the new model's interval matters and it is used at level ``1 - alpha``.
 
+        Parameters
+        ----------
+        confidence_level : float, default=0.95
+            The rank interval's level, in (0, 1).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per new model, indexed by ``model_ids``: ``rank``, ``rank_low`` and ``rank_high`` (1 = best)
+            and ``of``, the number of places (the ranked reference models and the new model).
+
+        See Also
+        --------
+        effstats.workflow.Estimate.confidence_interval : the score interval the rank interval comes from.
+
         References
         ----------
         Klein, M., Wright, T. and Wieczorek, J. (2020). A joint confidence region for an overall ranking of
         populations. *Journal of the Royal Statistical Society C* 69(3), 589–606.
+
+        Examples
+        --------
+        >>> from effstats.datasets import simulate_responses
+        >>> from effstats.workflow import estimate, select
+        >>> data = simulate_responses(33, 600, rng=1)   # 30 reference models and 3 new ones
+        >>> sel = select(data.subset(models=range(30)), 80, seed=1)
+        >>> est = estimate(sel, data.subset(models=[30, 31, 32], items=sel.items))
+        >>> est.rank_interval(0.9)   # 1 = best of 31 places: the reference models and the new model
+                   rank  rank_low  rank_high  of
+        model_ids
+        sim30         1         1          3  31
+        sim31        28        26         29  31
+        sim32        26        20         28  31
         """
         level = check_confidence_level(confidence_level)
         alpha = 1 - level
@@ -523,6 +559,25 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
     See Also
     --------
     select : chooses the items and writes the manifest.
+    effstats.workflow.Estimate.rank_interval : the rank among the reference models and its interval.
+
+    References
+    ----------
+    Korn, E. L. and Graubard, B. I. (1998). Confidence intervals for proportions with small expected number of
+    positive counts estimated from survey data. *Survey Methodology* 24(2), 193–201 (the intervals of the
+    design-based estimates on 0/1 results).
+
+    Cochran, W. G. (1977). *Sampling Techniques*, 3rd ed. Wiley (stratified sampling, Ch. 5; regression and
+    difference estimators, Ch. 7: stratified AIPW).
+
+    Angelopoulos, A. N., Bates, S., Fannjiang, C., Jordan, M. I. and Zrnic, T. (2023). Prediction-powered
+    inference. *Science* 382(6671), 669–674.
+
+    Zhang, G., Dorner, F. E. and Hardt, M. (2025). How benchmark prediction from fewer data misses the mark.
+    arXiv:2506.07673 (AIPW on benchmarks).
+
+    Klein, M., Wright, T. and Wieczorek, J. (2020). A joint confidence region for an overall ranking of
+    populations. *Journal of the Royal Statistical Society C* 69(3), 589–606 (the rank interval).
 
     Examples
     --------

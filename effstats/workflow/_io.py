@@ -167,6 +167,13 @@ def read_results(source: Any, *, format: str = "auto", metric: Any = None, dupli
     ResponseMatrix
         Models × items; cells a model was not run on are ``missing``.
 
+    See Also
+    --------
+    select : reads the reference models' results with it.
+    estimate : reads the new model's results with it, as the manifest recorded.
+    effstats.ResponseMatrix.from_long : a long table already in memory.
+    write_lm_eval_samples : writes 0/1 results as the lm-eval logs this reads.
+
     Examples
     --------
     >>> import pandas as pd, tempfile, os
@@ -356,6 +363,21 @@ def content_hash(rm: ResponseMatrix) -> str:
 
     The same data gives the same hash on any machine (ids as UTF-8 JSON, values as little-endian float64 with NaN
     at missing cells), so a manifest can say whether the reference data it was made from has changed.
+
+    Parameters
+    ----------
+    rm : ResponseMatrix
+        The data to hash; class probabilities, labels and metadata are not part of the hash.
+
+    Returns
+    -------
+    str
+        The SHA-256 digest, 64 hexadecimal characters.
+
+    See Also
+    --------
+    select : records the reference data's hash in the manifest.
+    estimate : refuses reference data whose hash differs from the manifest's.
 
     Examples
     --------

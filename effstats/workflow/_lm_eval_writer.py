@@ -74,20 +74,26 @@ def write_lm_eval_samples(responses: ResponseMatrix, directory: str | Path, *, n
         one gets a leading ``_``, and a name over 120 characters is cut and ends with a hash of the whole name.
         Two names that would share a file name are refused.
     n_choices : int, default=4
+        Choices per document.
     numbers : {"string", "numeric"}, default="string"
         How ``resps`` / ``filtered_resps`` hold the numbers: as strings (recent harness versions) or as JSON
         numbers and booleans (older ones).
-    timestamp : str
+    timestamp : str, default="2026-01-01T00-00-00.000000"
         The run's timestamp in the file names.
-    models, items : optional
+    models, items : sequence of ids, default=None
         Write only these models / items (ids).
-    rng : int or Generator
+    rng : int or Generator, default=0
         The loglikelihoods' noise.
 
     Returns
     -------
     Path
         ``directory``.
+
+    See Also
+    --------
+    read_results : reads the logs back (``format="lm-eval"``).
+    select : writes the chosen items as the harness's ``--samples`` file.
 
     Examples
     --------

@@ -34,7 +34,7 @@ class Selection:
     Made by :func:`select`; :meth:`save` writes ``manifest.json`` and lm-evaluation-harness's ``--samples`` file,
     :meth:`load` reads them back.
 
-    Attributes
+    Parameters
     ----------
     items : Index
         Ids of the chosen items, tasks in name order.
@@ -43,15 +43,33 @@ class Selection:
         there: fewer than ``budget`` where an anchor-point method's cluster centres share a nearest item, see
         :attr:`shortfall`) and ``method`` (the method used there; ``"all"`` where every item is chosen, the
         chooser's pick under ``"auto"``).
-    method, budget, seed : the request
+    method : str
+        The method asked for (one of :data:`effstats.workflow.METHODS`).
+    budget : int
+        Items asked for, all tasks together.
+    seed : int
+        The seed of the random choices.
     reference : dict
         Where the reference data came from, how it was read, its shape and SHA-256 content hash.
-    budget_curve : DataFrame or None
+    item_info : DataFrame
+        Per item, indexed by item id: its ``task`` and ``doc_id`` (the document number the harness's files use).
+    budget_curve : DataFrame or None, default=None
         Cross-validated error by budget, when the budget came from a target error.
-    new_results_note : str or None
+    created : str, default=""
+        When the selection was made (ISO 8601, UTC).
+    effstats_version : str, default=""
+        The effstats that made it.
+    helm_instances : dict or None, default=None
+        For HELM runs, the chosen instance ids per run spec (``helm_instances.json``).
+    new_results_note : str or None, default=None
         The tasks whose pick compares the new model's class probabilities or predicted classes on the chosen items
         (DISCO's signature, e.g. ``"auto"``'s pick): :func:`estimate` needs the new model's lm-eval logs (or a
         ResponseMatrix carrying them) there, not 0/1 results. None when 0/1 results do everywhere.
+
+    Attributes
+    ----------
+    shortfall : str or None
+        Why fewer items than the budget were chosen, naming the tasks (None when the budget was met).
 
     See Also
     --------

@@ -111,6 +111,12 @@ class SequentialRun(_Report):
     Lan, K. K. G. and DeMets, D. L. (1983). Discrete sequential boundaries for clinical trials. *Biometrika* 70(3),
     659–663.
 
+    Chow, Y. S. and Robbins, H. (1965). On the asymptotic theory of fixed-width sequential confidence intervals for
+    the mean. *The Annals of Mathematical Statistics* 36(2), 457–462 (the precision rule).
+
+    McNemar, Q. (1947). Note on the sampling error of the difference between correlated proportions or
+    percentages. *Psychometrika* 12(2), 153–157 (the efficacy rule's paired statistic).
+
     van der Linden, W. J. and Glas, C. A. W. (Eds.) (2010). *Elements of Adaptive Testing*. Springer, New York.
 
     Li, P., Tang, X., Chen, S., Cheng, Y., Metoyer, R., Hua, T. and Chawla, N. V. (2025). Adaptive Testing for

@@ -123,6 +123,25 @@ def allocate_budget(sizes: pd.Series, budget: int, minimum: int = 2) -> pd.Serie
     """Split ``budget`` items over tasks in proportion to their sizes (largest remainders), each task getting
     at least ``min(minimum, size)`` and at most its size.
 
+    Parameters
+    ----------
+    sizes : pandas.Series of int
+        Items per task, indexed by task name; every size positive.
+    budget : int
+        Items to hand out, at most ``sizes.sum()``.
+    minimum : int, default=2
+        Items every task gets at least (all of a task's items where it has fewer): two give a task's estimate a
+        variance. A budget below the sum of these minimums is refused.
+
+    Returns
+    -------
+    pandas.Series of int
+        Items per task, named ``"budget"``, indexed as ``sizes``; it sums to ``budget``.
+
+    See Also
+    --------
+    select : splits its budget over the tasks so.
+
     Examples
     --------
     >>> import pandas as pd
