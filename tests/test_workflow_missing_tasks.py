@@ -94,8 +94,11 @@ def test_estimate_on_the_tasks_present_says_which_are_left_out(loop, tmp_path):
     assert parts["weight"].sum() == pytest.approx(1.0)
     md = est.to_markdown()
     assert "**Scored on 2 of the manifest's 3 tasks only** (arc, hellaswag); left out: boolq." in md
+    # the title counts the scored tasks' chosen items out of their items, as the score does
+    chosen = int(sel.tasks.loc[["arc", "hellaswag"], "n_chosen"].sum())
+    assert chosen == 60 and md.startswith("# Estimate from 60 of 600 items\n"), md[:80]
     html = est.save(tmp_path / "e")["html"].read_text()
-    assert "left out: boolq" in html
+    assert "left out: boolq" in html and "<h1>Estimate from 60 of 600 items</h1>" in html
 
 
 def test_estimate_tasks_argument_errors(loop):

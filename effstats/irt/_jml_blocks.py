@@ -2,11 +2,14 @@
 processes that share it.
 
 A pass updates every item's parameters by one Newton step and sums, per block of items, what the next ability step
-needs. The blocks are independent, so ``n_jobs`` processes can each take a range of them: the matrix, the item
-parameters and each block's sums live in a file mapped into memory by every process, and a worker runs its range
-when told to (a line on its standard input) and answers when done. Processes rather than threads: numpy releases
-the GIL in each call on a block's cells, but a block takes about 30 calls of 10–30 µs, and two threads handing the
-GIL over at every call run a 90 × 80,000 fit 1.1 times as fast as one, two processes 1.85 times. Each block's sums
+needs. The blocks are independent, so ``n_jobs`` processes share them: the matrix, the item parameters and each
+block's sums live in a file mapped into memory by every process. At each pass (a line on a worker's standard
+input) the calling process writes every block's number into a pipe, and each process, itself included, reads the
+next free number and runs that block until it reads a stop; a worker then answers. A pass of more blocks than the
+pipe holds at once (``_MAX_TOKENS``) gives each process an equal range of the blocks instead. Processes rather than
+threads: numpy releases the GIL in each call on a block's cells, but a block takes about 30 calls of 10–30 µs, and
+two threads handing the GIL over at every call run a 90 × 80,000 fit 1.1 times as fast as one, two processes 1.85
+times. Each block's sums
 go to its own row and are added up in block order by the calling process, so the fit is the same for any
 ``n_jobs``.
 

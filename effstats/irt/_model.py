@@ -125,13 +125,14 @@ class IRT2PL(BaseEstimator):
     tol : float, default=1e-6
         Convergence when the relative change of the objective (``loss_curve_``) between iterations is below ``tol``.
     n_jobs : int or None, default=None
-        Processes sharing the joint fit's passes over the items (``method="jml"``, from 2M cells: below, starting
-        a worker costs more than it saves); None: one per core the process may use. Each process takes a range
-        of the blocks of about 65,000 cells, and each block's sums are added up in the same order whichever
-        process computed them, so the estimates do not depend on ``n_jobs``. The processes share the data in a
-        file without a name (in /dev/shm where it has room, else the temporary directory), freed however the fit
-        ends; without room for it, without a writable temporary directory, or on systems other than POSIX, the fit
-        runs in this process alone.
+        Processes sharing the joint fit's passes over the items (``method="jml"``, from 2M cells: below, starting a
+        worker costs more than it saves); None: one per core the process may use. The items are cut into blocks of about
+        65,000 cells, handed out one at a time: each process, the calling one included, takes the next free block as it
+        finishes one (from about 4,090 blocks, some 265 million cells, each takes an equal range of them instead). Each
+        block's sums are added up in the same order whichever process computed them, so the estimates do not depend on
+        ``n_jobs``. The processes share the data in a file without a name (in /dev/shm where it has room, else the
+        temporary directory), freed however the fit ends; without room for it, without a writable temporary directory,
+        or on systems other than POSIX, the fit runs in this process alone.
     random_state : int, RandomState, Generator or None, default=None
         Seeds the start of latent dimensions beyond the rank of the data (otherwise the fit is deterministic).
 

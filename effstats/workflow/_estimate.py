@@ -273,8 +273,12 @@ class Estimate:
         confidence_level = check_confidence_level(confidence_level)
         sel = self.selection
         pct = _level_percent(confidence_level)
-        lines = [f"# Estimate from {len(sel.items)} of {sel.reference['n_items']:,} items",
-                 ""]
+        if len(self.omitted_tasks):  # the score covers the scored tasks' items, and so does the title
+            scored = sel.tasks.loc[list(self.scored_tasks)]
+            chosen, of = int(scored["n_chosen"].sum()), int(scored["n_items"].sum())
+        else:
+            chosen, of = len(sel.items), int(sel.reference["n_items"])
+        lines = [f"# Estimate from {chosen} of {of:,} items", ""]
         if len(self.omitted_tasks):
             lines += [f"**Scored on {len(self.scored_tasks)} of the manifest's {len(sel.tasks)} tasks only** "
                       f"({', '.join(map(md_text, self.scored_tasks))}); left out: "
