@@ -183,8 +183,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "them as they are (values outside [0, 1] refused); as-is reads them as they are; a stated "
                         "scale skips the check for rows on two scales (default: auto)")
     p.add_argument("--ties", default="auto", choices=["auto", "strict", "half"],
-                   help="win-rate ties: strict (App. A) or half credit (HELM's code); auto = half for HELM inputs, "
-                        "strict otherwise (default: auto)")
+                   help="win-rate ties: strict (App. A) or half credit (HELM's code); auto = half for HELM inputs and "
+                        "for a published win rate that half credit reproduces better, strict otherwise (default: auto)")
     p.add_argument("--out", default="reliability_report", help="output directory (default: reliability_report)")
     p.add_argument("--force", action="store_true",
                    help="accepted for scripts: report files an earlier audit wrote in --out (listed in its "

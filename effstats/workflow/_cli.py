@@ -180,7 +180,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                          "projected to still need")
     st.add_argument("--max-n", type=int, default=None,
                     help="at most this many items (default: all items; with --half-width the worst-case fixed "
-                         "design's size, at accuracy 1/2)")
+                         "design's size, at accuracy 1/2 with the finite-population correction: 185 of 600 items "
+                         "for ±0.06)")
     st.add_argument("--seed", type=int, default=0,
                     help="random seed of the item order (default: 0; adaptive runs are deterministic)")
     st.add_argument("--format", default="auto", choices=_READ_FORMATS, help="layout of REFERENCE (default: auto)")
