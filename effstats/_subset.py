@@ -420,9 +420,10 @@ class SubsetPrediction:
     n_missing_target : int
         Cells missing in the targets' outputs on the selected items (estimated from the observed ones).
     out_of_range : ndarray of bool, shape (n_target,), or None
-        Targets outside the range the estimator was fitted on (checked on the selected items: mean response
-        beyond the source models' range, or farther from every source than any source is from its nearest
-        neighbour). A model-based interval (``method="conformal"``) is calibrated on the sources and
+        Targets outside the range the estimator was fitted on: on the selected items (mean response beyond the
+        source models' range, or farther from every source than any source is from its nearest neighbour), or with
+        an estimate beyond the source models' scores over every item (the check ``effstats estimate`` applies to
+        every method). A model-based interval (``method="conformal"``) is calibrated on the sources and
         need not hold for them; a design-based one does.
     df : ndarray of shape (n_target,) or None
         ``method="design"``: degrees of freedom of the standard error; the Wald interval then takes Student's t
@@ -883,15 +884,17 @@ class _SubsetEstimator(BaseEstimator):
                 n_eff = self._design_n(o)
                 wilson = is_zero_one(o.correctness("target_outputs"), axis=1)  # graded: Wald
             df = self._design_df(o) if hasattr(self, "_design_df") else None
-            out = self._range_flags_quiet(o, ids)
-            if self.selected_.size == self._source[0].n_items and o.missing is None:
+            census = self.selected_.size == self._source[0].n_items and o.missing is None
+            if census:
                 # a census: the target's score is its mean over every item (the model-assisted terms cancel up to
                 # rounding), and nothing is extrapolated
                 est = o.correctness("target_outputs").astype(float).mean(axis=1)
-                out = np.zeros_like(out)
             # in the scores' range like the interval (a target wrong on every sampled item is 0.0, not -6e-8 from the
             # fitted model's rounding); + 0.0 turns -0.0 into 0.0
             est = np.clip(np.asarray(est, dtype=float), *bounds) + 0.0
+            out = self._range_flags_quiet(o, ids, est)
+            if census:
+                out = np.zeros_like(out)
             # Clopper-Pearson rather than Wilson at the effective size (Korn & Graubard), where the estimator says so
             exact = wilson if getattr(self, "_exact_interval", False) else None
             alike = self._alike(o)
@@ -904,20 +907,32 @@ class _SubsetEstimator(BaseEstimator):
             return SubsetPrediction(est, self._design_se(o), "design", None, bounds, ids, n_eff, wilson, **counts,
                                     out_of_range=out, df=df, exact=exact, alike=alike, n_sampled=sampled,
                                     population=population, alike_at=self._alike_at(o))
-        out = self._range_flags(o, ids)
+        out = self._range_flags(o, ids, est)
         r = self.cv_residuals(n_splits)
         se = np.full(est.shape, float(np.sqrt(np.mean(r**2))))
         return SubsetPrediction(est, se, "conformal", np.abs(r), bounds, ids, **counts, out_of_range=out)
 
-    def _range_flags_quiet(self, o: _Outputs, ids: Any) -> np.ndarray:
+    def _range_flags_quiet(self, o: _Outputs, ids: Any, est: np.ndarray) -> np.ndarray:
         """The flags without the warning: a design-based interval holds out of range too."""
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message="target_outputs: .* outside the source models' range")
-            return self._range_flags(o, ids)
+            return self._range_flags(o, ids, est)
 
-    def _range_flags(self, o: _Outputs, ids: Any) -> np.ndarray:
-        """Per-target out-of-range flags on the selected items, with one ``UserWarning`` naming the flagged targets
-        (their model-based estimate extrapolates from the source models)."""
+    def _source_score_range(self) -> tuple[float, float]:
+        """The source models' lowest and highest scores over every item (a missing cell left out)."""
+        full = self._source[0]
+        s = full.correctness("source_outputs").astype(float)
+        if full.missing is not None:
+            s = np.where(full.missing, np.nan, s)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # a source model without any result
+            scores = np.nanmean(s, axis=1)
+        return float(np.nanmin(scores)), float(np.nanmax(scores))
+
+    def _range_flags(self, o: _Outputs, ids: Any, est: np.ndarray) -> np.ndarray:
+        """Per-target out-of-range flags: outside the source models' range on the selected items, or an estimate
+        ``est`` beyond the source models' scores (the workflow's check of every method), with one ``UserWarning``
+        naming the flagged targets (their model-based estimate extrapolates from the source models)."""
         from ._range import range_check
 
         src = self._source[0].take(self.selected_)
@@ -928,15 +943,24 @@ class _SubsetEstimator(BaseEstimator):
         if o.missing is not None:
             t = np.where(o.missing, np.nan, t)
         chk = range_check(s, t, model_ids=ids)
-        if chk.out_of_range.any():
-            names = chk.names()
+        lo, hi = self._source_score_range()
+        e = np.asarray(est, float)
+        # the same tolerance as with_fallback's and the workflow's score check
+        beyond = (e < lo - 1e-12) | (e > hi + 1e-12)
+        flags = chk.out_of_range | beyond
+        if flags.any():
+            names = [str(ids[i]) if ids is not None else str(i) for i in np.flatnonzero(flags)]
+            where = "on the selected items"
+            if (beyond & ~chk.out_of_range).any():
+                where = (f"{'on the selected items or ' if chk.out_of_range.any() else ''}of scores "
+                         f"[{lo:.4f}, {hi:.4f}] (by their estimates)")
             warnings.warn(
-                f"target_outputs: {len(names)} target model(s) lie outside the source models' range on the selected "
-                f"items ({_flagged_names(names)}): {type(self).__name__}'s estimate "
+                f"target_outputs: {len(names)} target model(s) lie outside the source models' range {where} "
+                f"({_flagged_names(names)}): {type(self).__name__}'s estimate "
                 "extrapolates there and its cross-validated interval may not hold; a design-based estimator "
                 "(effstats.disco.AIPW or StratifiedAIPW, Sort & Search's stratified estimate) stays valid",
                 UserWarning, stacklevel=3)
-        return chk.out_of_range
+        return flags
 
     def evaluate(self, target_outputs: Any, target_scores: Any, *, items: Any = None,
                  confidence_level: float = 0.9) -> PredictionMetrics:

@@ -251,7 +251,10 @@ def test_chooser_used_directly_falls_back_for_an_estimate_beyond_the_source_scor
         disco = ch.best_estimator_.predict_interval(tgt)
         aipw = ch.estimators_["AIPW + ridge"].predict_interval(tgt)
     beyond = disco.statistic > src.accuracy().max()
-    score_only = beyond & ~disco.out_of_range
+    cols = ch.best_estimator_.selected_
+    on_items = range_check(src.values[:, cols].astype(float), tgt.values[:, cols].astype(float))
+    score_only = beyond & ~on_items.out_of_range
+    assert disco.out_of_range[score_only].all()  # the estimator's own flag includes the score check
     assert score_only.sum() == 2
     with pytest.warns(UserWarning, match="AIPW \\+ ridge's") as caught:
         p = ch.predict_interval(tgt)
@@ -301,3 +304,24 @@ def test_chooser_keeps_the_reference_unless_beaten_beyond_the_bonferroni_thresho
     two = MethodChooser({"random + direct": RandomDirect(20), "random + ridge": RandomLearn(20)}, n_items=20)
     assert two.fit(d).reference_ == "random + direct"
     assert MethodChooser({"random + ridge": RandomLearn(20)}, n_items=20).fit(d).reference_ is None
+
+
+def test_an_estimate_beyond_every_source_score_is_out_of_range_for_every_estimator():
+    """The three best of 40 simulated models as targets: StratifiedAIPW's flag is the check on the selected items
+    or the estimate beyond the source models' scores, the check ``effstats estimate`` applies to every method; one
+    target passes the first check (within the sources on the 200 items) with an estimate above the best source,
+    and is flagged."""
+    from effstats.disco import StratifiedAIPW
+
+    d = simulate_responses(40, 2000, rng=4)
+    order = np.argsort(d.accuracy().to_numpy())
+    ref, new = d.subset(models=order[:37]), d.subset(models=order[37:])
+    scores = ref.accuracy().to_numpy()
+    est = StratifiedAIPW(200, random_state=0).fit(ref)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # design-based: flagged quietly
+        p = est.predict_interval(new)
+    on_items = range_check(ref.values[:, est.selected_].astype(float), new.values[:, est.selected_].astype(float))
+    beyond = (p.statistic > scores.max()) | (p.statistic < scores.min())
+    np.testing.assert_array_equal(p.out_of_range, on_items.out_of_range | beyond)
+    assert (beyond & ~on_items.out_of_range).sum() == 1

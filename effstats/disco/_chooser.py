@@ -567,7 +567,7 @@ def _with_fallback(chosen: Any, fallback: Any, chosen_name: str, stacklevel: int
     ids = p.model_ids if p.model_ids is not None else [f"target {j}" for j in range(len(flags))]
     shown = [str(m) for m, f in zip(ids, flags) if f]
     where = "on the selected items"
-    if (beyond & ~own).any():  # flagged by the score check alone
+    if beyond.any():  # flagged by the score check (the chosen estimator's own flag may include it)
         where = (f"{'on the selected items or ' if own.any() else ''}of scores "
                  f"[{score_range[0]:.4f}, {score_range[1]:.4f}] (by their estimates)")
     warnings.warn(

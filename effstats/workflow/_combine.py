@@ -268,7 +268,8 @@ def _score_range_flags(part: _TaskResult, reference: ResponseMatrix, on: np.ndar
            for e, o in zip(est, outside)]
     if own.any():
         for j, reason in _chosen_item_reasons(reference, sub, own).items():
-            why[j].append(reason)
+            if reason or not outside[j]:  # the estimator's own flag includes the score check above
+                why[j].append(reason or "results on the chosen items outside the references' (the method's check)")
     return dataclasses.replace(part, out_of_range=own | outside,
                                range_reason=np.array(["; ".join(w) for w in why], dtype=object))
 
@@ -276,7 +277,7 @@ def _score_range_flags(part: _TaskResult, reference: ResponseMatrix, on: np.ndar
 def _chosen_item_reasons(reference: ResponseMatrix, sub: ResponseMatrix | None, flagged: np.ndarray) -> dict:
     """Per flagged new model (position), the check of :func:`effstats._range.range_check` that fired on the chosen
     items, with its numbers: the mean there beyond the references' means there, or the distance to the nearest
-    reference beyond the largest distance of a reference to its nearest other one."""
+    reference beyond the largest distance of a reference to its nearest other one; "" where neither fired."""
     from .._range import range_check
 
     if sub is None:
@@ -300,7 +301,7 @@ def _chosen_item_reasons(reference: ResponseMatrix, sub: ResponseMatrix | None, 
         if chk.far[j]:
             parts.append(f"distance {chk.distance[j]:.3f} to the nearest reference on the chosen items above "
                          f"{chk.distance_limit:.3f}, the largest of a reference to its nearest other one")
-        out[int(j)] = "; ".join(parts) or "results on the chosen items outside the references' (the method's check)"
+        out[int(j)] = "; ".join(parts)
     return out
 
 
