@@ -297,9 +297,11 @@ class Precision(StoppingRule):
     r"""Stop when the ``1 - alpha`` interval is at most ``half_width`` either side: a fixed-width sequential interval.
 
     Chow & Robbins's (1965) rule: at each look the fixed-sample two-sided ``1 - alpha`` interval of the statistic
-    (:attr:`effstats.sequential.LookStats.fixed_interval`: the exact Clopper–Pearson interval for one model, the
-    exact hypergeometric one with the finite-population correction) is computed, and the evaluation stops at the
-    first look where half its width is at most ``half_width``; that interval is reported. It estimates rather
+    (:attr:`effstats.sequential.LookStats.fixed_interval`: for one model the exact Clopper–Pearson interval, or the
+    exact hypergeometric one with the finite-population correction; where that is wider than the worst-case normal
+    interval, estimate ± :attr:`~effstats.sequential.LookStats.worst_case_half_width`, the latter, clipped to the
+    scores' range) is computed, and the evaluation stops at the first look where half its width is at most
+    ``half_width``; that interval is reported. It estimates rather
     than tests, so no alpha is spent over the looks: the items used are those of a fixed design planned at the
     true accuracy (first-order efficient), where the repeated confidence interval of a group-sequential design
     needs its larger bound (about 2.4 instead of 1.96 for Pocock spending) and so about 1.5 times the items,
@@ -311,8 +313,9 @@ class Precision(StoppingRule):
 
     The interval is not a repeated confidence interval: its coverage is that of the fixed-sample interval at the
     (data-dependent) stop, ``1 - alpha`` as ``half_width`` goes to 0 (Chow & Robbins 1965). The exact intervals
-    keep it there at realistic sizes: in simulations of finite benchmarks of 1,635 to 10,000 items at accuracies
-    0.2-0.95, ±1 to ±3 points and looks every 100 items, the 95 % interval covered 0.93-0.97 (0.95 on average).
+    keep it there at realistic sizes: in simulations of finite benchmarks (1,635 items at ±3 points, 5,000 and
+    10,000 items at ±2 points; accuracies 0.2, 0.5, 0.8 and 0.95; looks every 100 items, 1,000 runs each), the 95 %
+    interval covered 0.945-0.972 (0.957 on average).
     A small-sample guard is built into the exact interval: an all-correct first look gives
     :math:`[(\alpha/2)^{1/n}, 1]`, never ``[1, 1]``.
 
