@@ -428,8 +428,14 @@ def _start(args: argparse.Namespace, rule: str) -> None:
                               **_helm_values(args))
     with locked(Path(args.out)):
         old = refuse_existing(args.out, "state.json", args.force)
-        path = run.save(args.out)  # the new run first (its state last), then what of the old one it did not replace
-        remove_files(Path(args.out).expanduser(), old, keep=set(run.state["files"]))
+        d = Path(args.out).expanduser()
+        # the new run first, then what of the old one it did not replace. Where the old run owns batch files the
+        # new one writes (batch_001/...), those go first and the new state is written before its batch files: an
+        # interruption leaves one run's state with none of the other's batch files, never a mix
+        mine = [f for f in old if f.startswith("batch_001/")]
+        remove_files(d, mine)
+        path = run._save(args.out, state_first=bool(mine))
+        remove_files(d, old, keep=set(run.state["files"]))
     if rule == "precision":  # the half-width is the whole rule: show it, also when it is the default
         h = run.state["rule"]["half_width"]
         print(f"rule: precision, stop once the interval is at most ±{h:g}"

@@ -863,6 +863,12 @@ class SequentialRun(_Report):
         with the class probabilities and labels lm-eval logs carry; where its ids and metadata can be written as
         JSON), and adaptive runs their item bank, ``bank.npz``; both are keyed by the reference data's content
         hash, so a copy of other data is not used."""
+        return self._save(directory)
+
+    def _save(self, directory: str | Path, state_first: bool = False) -> Path:
+        """:meth:`save`; with ``state_first`` the state is written before the next batch's files (a replaced run's
+        batch files of those names are removed first: the folder then never pairs one run's state with the other
+        run's batch files)."""
         if isinstance(directory, (str, Path)) and Path(directory).name == STATE and Path(directory).is_file():
             directory = Path(directory).parent
         d = output_dir(directory)
@@ -898,15 +904,17 @@ class SequentialRun(_Report):
             from ._files import real_folder
 
             bdir = real_folder(d, f"batch_{k:03d}", "directory")  # never written through a link to elsewhere
-            samples = self.lm_eval_samples
-            if samples is not None:
-                write_json_atomic(owned(f"{bdir.name}/{LM_EVAL_SAMPLES}"), samples)
-            helm = self.helm_instances
-            if helm is not None:
-                write_json_atomic(owned(f"{bdir.name}/{HELM_INSTANCES}"), helm)
-            write_text_atomic(owned(f"{bdir.name}/items.csv"),
-                              csv_safe(pd.DataFrame({"item": self.next_items})).to_csv(index=False))
-            write_json_atomic(d / STATE, self.state)
+            items = csv_safe(pd.DataFrame({"item": self.next_items})).to_csv(index=False)
+            batch = [(owned(f"{bdir.name}/{name}"), text, write) for name, text, write in (
+                (LM_EVAL_SAMPLES, self.lm_eval_samples, write_json_atomic),
+                (HELM_INSTANCES, self.helm_instances, write_json_atomic),
+                ("items.csv", items, write_text_atomic)) if text is not None]
+            if state_first:
+                write_json_atomic(d / STATE, self.state)
+            for path, text, write in batch:
+                write(path, text)
+            if not state_first:
+                write_json_atomic(d / STATE, self.state)
             return bdir
         if self.result is None:
             self._replay()
