@@ -99,8 +99,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                    help=f"random seed (default: 0); methods {' and '.join(_SEEDLESS)} choose the same items at a "
                         "--budget whatever the seed")
     p.add_argument("--out", required=True, metavar="DIR",
-                   help="folder for manifest.json and lm_eval_samples.json (lm-eval references) or "
-                        "helm_instances.json (HELM)")
+                   help="folder for manifest.json and lm_eval_samples.json (lm-eval references, and tables whose item "
+                        "ids read <task>/<doc_id>) or helm_instances.json (HELM), and a compact copy of the "
+                        "reference data, reference.npz, where one gives the data back exactly")
     p.add_argument("--no-progress", action="store_true",
                    help="no progress bars (shown on a terminal for a read or a fit that takes over 2 s)")
     p.add_argument("--force", action="store_true",

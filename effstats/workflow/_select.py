@@ -170,6 +170,11 @@ class Selection:
         """Write ``manifest.json`` and (for lm-eval documents) ``lm_eval_samples.json`` or (for HELM runs)
         ``helm_instances.json``, ``{run spec: [instance id, ...]}``, into ``directory``.
 
+        Items are lm-eval documents when read from lm-eval logs, or from a table whose item ids read
+        ``<task>/<doc_id>``. Where the selection holds the reference data, a compact copy of it,
+        ``reference.npz``, is written too when it gives the data back exactly: a refit reads it instead of the
+        reference files.
+
         Parameters
         ----------
         directory : path
