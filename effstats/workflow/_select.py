@@ -527,12 +527,24 @@ def select(reference: Any, budget: int | None = None, *, method: str = "stratifi
         Seeds every random choice; the same data and seed give the same items. ``"hybrid"`` (Sort & Search's
         uniform positions on the reference models' order) and ``"mrmr"`` (a greedy order) choose their items
         deterministically: at a given ``budget`` the seed changes nothing for them.
-    format, metric, duplicates, filter, split, perturbation, trials
-        How to read ``reference`` (:func:`read_results`); recorded in the manifest, and the new results are read
-        the same way. ``split``, ``perturbation`` and ``trials`` apply to HELM runs: their split (``"valid"`` for a
-        scenario such as HellaSwag that HELM evaluates on its validation split), perturbation, and several train
-        trials averaged (``"mean"``), kept as items of their own (``"separate"``) or one of them (an index). For
-        HELM runs :meth:`Selection.save` also writes ``helm_instances.json``, the chosen instance ids per run spec.
+    format : {"auto", "lm-eval", "helm", "csv", "parquet"}, default="auto"
+        The layout of ``reference``, as :func:`read_results` takes it. This and the next six parameters say how to
+        read ``reference``; they are recorded in the manifest, and the new results are read the same way.
+    metric : str or dict, default=None
+        The per-item metric of lm-eval logs (``acc``) or HELM runs (``exact_match``), or per task.
+    duplicates : {"last", "first", "mean", "error"}, default="last"
+        Two runs of one model: keep the latest (with a warning), the first, average them, or refuse.
+    filter : str or dict, default=None
+        lm-eval logs with several filters: the one to read (or per task).
+    split : str or None, default="test"
+        HELM runs: the split to read (``"valid"`` for a scenario such as HellaSwag that HELM evaluates on its
+        validation split; None: every split).
+    perturbation : str or dict, default=None
+        HELM runs: read the instances with this perturbation instead of the unperturbed ones.
+    trials : {"mean", "separate"} or int, default="mean"
+        HELM runs with several train trials: averaged (``"mean"``), kept as items of their own (``"separate"``) or
+        one of them (an index). For HELM runs :meth:`Selection.save` also writes ``helm_instances.json``, the
+        chosen instance ids per run spec.
     tasks : sequence of str, optional
         Only these tasks of the reference data.
     budgets : sequence of int, optional
