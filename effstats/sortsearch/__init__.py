@@ -11,7 +11,8 @@ ones as the "ones then zeros" vector ``y = [1_k, 0_(n-k)]`` in that order (Sect.
   which sorted positions to evaluate (:func:`effstats.sortsearch.uniform_positions`,
   :func:`effstats.sortsearch.stratified_positions`, :func:`effstats.sortsearch.random_positions`), the
   :class:`effstats.sortsearch.SortSearch` estimator (``insert_M``) and its :class:`effstats.sortsearch.SearchResult`;
-* estimating (``effstats.sortsearch.estimate``) — the design-based accuracy estimate from the evaluated items,
+* estimating (``effstats.sortsearch.estimate``) — the accuracy estimate from the evaluated items (design-based
+  when they are drawn at random, ``sampling="stratified"`` or ``"random"``),
   with a standard error and a confidence interval (:func:`effstats.sortsearch.estimate_accuracy`,
   :func:`effstats.sortsearch.korn_graubard_interval`);
 * new items (``effstats.sortsearch.insertion``) — :class:`effstats.sortsearch.SampleInserter` (``insert_D``);
@@ -22,7 +23,9 @@ ones as the "ones then zeros" vector ``y = [1_k, 0_(n-k)]`` in that order (Sect.
 Which to use: for per-item predictions (which items a new model gets right),
 :class:`effstats.sortsearch.HybridSearch`, the per-item predictor effstats recommends: in the comparisons of its
 docstring it matches or beats CopyNearest&Expand and beats plain Sort & Search at every budget tried. For a
-model's accuracy, ``SearchResult.accuracy`` (the design-based estimate; ``HybridResult.accuracy`` is the same one).
+model's accuracy, ``SearchResult.accuracy`` (the estimate from the evaluated items, with an interval that holds
+for every model under ``SortSearch(sampling="stratified")``; ``HybridResult.accuracy`` is that of the default,
+``sampling="uniform"``, whose interval holds on average over models).
 
 Inputs may be numpy arrays, :class:`effstats.responses.ResponseMatrix`, DataFrames (models × item columns),
 bit-packed :class:`effstats.bitpack.PackedBinaryMatrix` (column sums computed on the packed bytes) or Dask

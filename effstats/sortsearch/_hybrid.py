@@ -48,9 +48,9 @@ def _hybrid_scores(ss_pred: np.ndarray, nn_mean: np.ndarray, weight: float, item
 class HybridResult:
     """:class:`effstats.sortsearch.HybridSearch` predictions, with the Sort & Search result they started from.
 
-    ``accuracy`` / ``statistic``, ``standard_error`` and ``confidence_interval`` are the design-based estimate
-    from the evaluated items (as in :class:`effstats.sortsearch.SearchResult`); ``predicted`` holds the per-item
-    predictions.
+    ``accuracy`` / ``statistic``, ``standard_error`` and ``confidence_interval`` are Sort & Search's estimate
+    from the evaluated items (as in :class:`effstats.sortsearch.SearchResult`; the items are the cells' centres, so
+    the interval is systematic: it holds on average over models); ``predicted`` holds the per-item predictions.
 
     Attributes
     ----------
@@ -97,7 +97,7 @@ class HybridResult:
 
     @property
     def statistic(self) -> np.ndarray:
-        """Design-based accuracy estimate per model (Sort & Search's, from the evaluated items)."""
+        """Accuracy estimate per model (Sort & Search's stratified mean of the evaluated items)."""
         return self.search.statistic
 
     accuracy = statistic
@@ -269,7 +269,7 @@ class HybridSearch(BaseEstimator):
     S&S where the nearest models do not help, so it matches or beats the better of the two. Per-item MAE at 100 items,
     mean of 3 random 20/10 model splits of CIFAR-10 (+ 10.1): HybridSearch 0.071, CopyNearest&Expand 0.073, Sort &
     Search 0.076; on unseen NLU data (about 90 public models × 83,000 items, 29 tasks) 0.137-0.154 against 0.138-0.160
-    and 0.172-0.181 over budgets and tasks. Its ``accuracy`` is S&S's design-based estimate from the same items.
+    and 0.172-0.181 over budgets and tasks. Its ``accuracy`` is S&S's estimate from the same items.
 
     Items are selected as in Sort & Search (uniform positions on the sum order). For a new model, the S&S
     prediction :math:`s_i \in \{0, 1\}` (ones then zeros) and the mean correctness :math:`c_i` of its :math:`k`
@@ -285,7 +285,7 @@ class HybridSearch(BaseEstimator):
     splits holding it. ``fallback_margin`` gives such models the S&S prediction: in those six splits the mean MAE
     over the 17 models is 0.116 with it (0.131 without, S&S 0.127), and on the notebook's splits (ImageNet with /
     without ports, CIFAR-10, digits; 16-1,024 items) the mean hybrid MAE per benchmark with and without it differs
-    by -0.0031 to +0.0002 (per split and budget -0.0097 to +0.0025). The design-based ``accuracy`` (from the
+    by -0.0031 to +0.0002 (per split and budget -0.0097 to +0.0025). The ``accuracy`` (S&S's, from the
     evaluated items) is never affected.
 
     Parameters

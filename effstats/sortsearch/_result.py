@@ -21,7 +21,7 @@ from .estimate import design_df, korn_graubard_interval
 class SearchResult:
     """Sort & Search predictions for ``n_models`` new models (or new items, for ``insert_D``).
 
-    The result protocol: ``statistic`` (= ``accuracy``, the design-based estimate), ``standard_error``,
+    The result protocol: ``statistic`` (= ``accuracy``, the estimate from the evaluated items), ``standard_error``,
     ``confidence_interval(confidence_level)`` and ``to_frame()``.
 
     Attributes
@@ -36,8 +36,9 @@ class SearchResult:
     positions : int array (budget,)
         Sorted positions of the evaluated items.
     statistic : float array (n_models,)
-        Design-based accuracy estimate from the evaluated items (see :func:`effstats.sortsearch.estimate_accuracy`);
-        exact when every item is evaluated.
+        Accuracy estimate from the evaluated items (see :func:`effstats.sortsearch.estimate_accuracy`): design-based
+        when they were drawn at random (``sampling="stratified"`` or ``"random"``), systematic on the cells' centres
+        (``"uniform"``); exact when every item is evaluated.
     standard_error : float array (n_models,)
         Its standard error (successive-difference or SRS formula; not conservative, see
         :func:`effstats.sortsearch.estimate_accuracy`).
@@ -119,7 +120,7 @@ class SearchResult:
 
     @property
     def accuracy(self) -> np.ndarray:
-        """Design-based accuracy estimate per model (= ``statistic``), float array (n_models,)."""
+        """Accuracy estimate per model from the evaluated items (= ``statistic``), float array (n_models,)."""
         return self.statistic
 
     @property
@@ -177,7 +178,7 @@ class SearchResult:
         Returns
         -------
         DataFrame
-            Columns ``accuracy`` (the design-based estimate), ``standard_error``, ``low``, ``high``,
+            Columns ``accuracy`` (the estimate from the evaluated items), ``standard_error``, ``low``, ``high``,
             ``predicted_accuracy`` (``k / n``) and ``threshold``; indexed by model id when known.
 
         Examples
@@ -277,7 +278,7 @@ class SearchResult:
             One row per model: ``mae`` (E, Eq. 2), ``e_agg``, ``kappa`` (Cohen's kappa, Eq. 4), ``aleatoric``
             (E(a, y*), y* = DP-search on all n items), ``epistemic`` (||y* - y|| / n), ``kappa_aleatoric``,
             ``kappa_epistemic``, ``predicted_accuracy`` (of the predicted vector, k / n), ``accuracy_true``,
-            ``best_threshold`` (k*), ``accuracy_estimate`` (the design-based estimate, this result's
+            ``best_threshold`` (k*), ``accuracy_estimate`` (the estimate from the evaluated items, this result's
             ``accuracy``) and ``standard_error``. Indexed by model id when the new models' ids are known.
 
         See Also
