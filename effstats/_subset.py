@@ -199,6 +199,10 @@ def _as_outputs(x: Any, name: str, labels: Any = None) -> _Outputs:
                         _some(x.missing))
     if isinstance(x, _Outputs):
         return x
+    if labels is not None and isinstance(x, np.ma.MaskedArray) and np.ma.getdata(x).dtype.kind in "iu" \
+            and np.ma.getmaskarray(x).any():  # NaN cannot mark a class id: a masked cell would turn them into scores
+        raise ValueError(f"{name}: class ids with masked cells; give correctness (0/1 with NaN or a mask where a "
+                         "model has no output) or a ResponseMatrix with missing=")
     ids = None
     if isinstance(x, pd.DataFrame):
         ids = pd.Index(x.columns)

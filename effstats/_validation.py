@@ -29,6 +29,7 @@ __all__ = [
     "snap_zero_one",
     "snap_zero_one_scan",
     "is_zero_one",
+    "masked_as_nan",
 ]
 
 ZERO_ONE_ATOL = 1e-9  # harness averaging leaves 0/1 results off by a few ulps (1 - 1e-16, 3e-17); 1e-9 is far above
@@ -135,6 +136,10 @@ def check_array(
     ...
     ValueError: scores: contains NaN; expected finite numbers
     """
+    n_masked = int(np.ma.getmaskarray(x).sum()) if isinstance(x, np.ma.MaskedArray) else 0
+    if n_masked and not allow_nan:
+        raise ValueError(f"{name}: {n_masked} masked cell(s); expected complete data")
+    x = masked_as_nan(x)
     try:
         raw = x if isinstance(x, np.ndarray) else np.asarray(x)
     except (TypeError, ValueError) as exc:  # ragged nested lists
@@ -178,6 +183,43 @@ def check_array(
         if np.isinf(arr).any():
             raise ValueError(f"{name}: contains infinite values")
     return arr
+
+
+def masked_as_nan(x: Any) -> Any:
+    """A numpy masked array as a plain array whose masked cells are NaN (missing, as
+    :class:`effstats.responses.ResponseMatrix` reads them); any other input unchanged.
+
+    The values under the mask are never read (placeholders there may be anything); 0/1 or integer data with a
+    masked cell become floats, so that NaN can mark it.
+
+    Parameters
+    ----------
+    x : object
+        The input.
+
+    Returns
+    -------
+    object
+        ``x`` itself unless it is a :class:`numpy.ma.MaskedArray`; then a plain ndarray.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from effstats._validation import masked_as_nan
+    >>> masked_as_nan(np.ma.masked_array([[1, 0], [7, 1]], mask=[[False, False], [True, False]]))
+    array([[ 1.,  0.],
+           [nan,  1.]])
+    """
+    if not isinstance(x, np.ma.MaskedArray):
+        return x
+    mask, data = np.ma.getmaskarray(x), np.ma.getdata(x)
+    if not mask.any():
+        return data
+    if data.dtype.kind in "biuf":
+        return np.where(mask, np.nan, data.astype(np.result_type(data.dtype, np.float16), copy=False))
+    out = data.astype(object)  # strings and other objects: check_array names what they are
+    out[mask] = np.nan
+    return out
 
 
 def _is_pd_na(raw: np.ndarray) -> np.ndarray:

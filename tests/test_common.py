@@ -260,6 +260,56 @@ def test_int_01_matrix_is_binary_correctness(make, data):
     np.testing.assert_array_equal(out[int], out[float])
 
 
+def _fit_predict_recorded(make, s, t):
+    """An estimator's predictions after ``fit(s)`` on ``t``, and the warnings it gave on the way."""
+    est, predict = make()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        est.fit(s)
+        p = np.asarray(predict(est, s, t), float)
+    return p, sorted({(w.category.__name__, str(w.message)) for w in caught})
+
+
+@pytest.mark.parametrize("make", ESTIMATORS, ids=IDS)
+def test_masked_cells_are_missing_as_nan_cells_are(make, data):
+    """A numpy masked array's masked cells are missing cells, as ``ResponseMatrix`` reads them: fit and predict give
+    what NaN there gives, with the same warnings, and the values under the mask are never read (7.0 is not
+    refused)."""
+    src, tgt = (x.values.astype(float) for x in data)
+    rng = np.random.default_rng(1)
+    ms, mt = rng.random(src.shape) < 0.03, rng.random(tgt.shape) < 0.03
+    masked = _fit_predict_recorded(make, np.ma.masked_array(np.where(ms, 7.0, src), ms),
+                                   np.ma.masked_array(np.where(mt, 7.0, tgt), mt))
+    # twice, in the order masked, NaN, masked: caches of fits (IRT) skip a refit and its warnings the second time
+    nan = _fit_predict_recorded(make, np.where(ms, np.nan, src), np.where(mt, np.nan, tgt))
+    masked = _fit_predict_recorded(make, np.ma.masked_array(np.where(ms, 7.0, src), ms),
+                                   np.ma.masked_array(np.where(mt, 7.0, tgt), mt))
+    np.testing.assert_array_equal(masked[0], nan[0])
+    assert masked[1] == nan[1]
+    assert np.isfinite(nan[0]).all()
+    # an empty mask is complete data
+    full = _fit_predict_recorded(make, src, tgt)
+    np.testing.assert_array_equal(_fit_predict_recorded(make, np.ma.masked_array(src), np.ma.masked_array(tgt))[0],
+                                  full[0])
+
+
+def test_check_array_reads_masked_cells_as_nan_or_refuses_them():
+    from effstats._validation import check_array
+
+    x = np.ma.masked_array([[1.0, 7.0]], mask=[[False, True]])
+    np.testing.assert_array_equal(check_array(x, "scores", allow_nan=True), [[1.0, np.nan]])
+    with pytest.raises(ValueError, match=r"^scores: 1 masked cell\(s\); expected complete data$"):
+        check_array(x, "scores")
+
+
+def test_masked_class_ids_with_labels_are_refused():
+    from effstats.disco import AIPW
+
+    ids = np.ma.masked_array(np.zeros((6, 20), int), mask=np.eye(6, 20, dtype=bool))
+    with pytest.raises(ValueError, match="source_outputs: class ids with masked cells"):
+        AIPW(n_items=5, random_state=0).fit(ids, labels=np.zeros(20, int))
+
+
 @pytest.mark.parametrize("make", ESTIMATORS, ids=IDS)
 def test_score_returns_a_float(make, data):
     src, tgt = data

@@ -10,7 +10,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator
 
 from .._results import ConfidenceInterval
-from .._validation import check_binary, check_rng, warn_missing_cells
+from .._validation import check_binary, check_rng, masked_as_nan, warn_missing_cells
 from ..bitpack import PackedBinaryMatrix
 from ..exceptions import check_is_fitted
 from ..responses import ResponseMatrix
@@ -56,7 +56,8 @@ def _source_with_missing(responses: Any) -> tuple[np.ndarray, np.ndarray | None]
     elif isinstance(responses, ResponseMatrix):
         miss, vals = responses.missing, responses.values_with_nan()
     else:
-        vals = responses.to_numpy(float) if isinstance(responses, pd.DataFrame) else np.asarray(responses, float)
+        vals = (responses.to_numpy(float) if isinstance(responses, pd.DataFrame)
+                else np.asarray(masked_as_nan(responses), float))
         miss = np.isnan(vals)
     obs = ~miss
     filled = responses.values & obs if vals is None else check_binary(np.where(obs, vals, 0.0), "responses", ndim=2)

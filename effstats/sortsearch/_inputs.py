@@ -10,7 +10,8 @@ import pandas as pd
 from .._shared import _plain
 from .._shared import _value_list as _list_ids
 from .._subset import _check_position_ids, _some
-from .._validation import check_array, check_binary, check_positive_int, check_unit_interval, is_zero_one
+from .._validation import (check_array, check_binary, check_positive_int, check_unit_interval, is_zero_one,
+                           masked_as_nan)
 from ..bitpack import PackedBinaryMatrix
 from ..responses import ResponseMatrix
 
@@ -226,7 +227,9 @@ def _item_indices(items: Any, selected: np.ndarray | None, n_items: int,
 
 
 def _split_missing(responses: Any) -> tuple[Any, np.ndarray | None]:
-    """(responses with missing cells (a ResponseMatrix's mask, NaN) set to 0, their mask or None when complete)."""
+    """(responses with missing cells (a ResponseMatrix's mask, NaN, masked) set to 0, their mask or None when
+    complete)."""
+    responses = masked_as_nan(responses)
     if isinstance(responses, ResponseMatrix):
         if responses.missing is None or not responses.missing.any():
             return responses, None

@@ -10,7 +10,7 @@ import pandas as pd
 
 from .._ordering import padded_prefix
 from .._results import ConfidenceInterval
-from .._validation import check_binary
+from .._validation import check_binary, masked_as_nan
 from ..bitpack import PackedBinaryMatrix
 from ..responses import ResponseMatrix
 from ._inputs import _align_full, _check_rows, _is_dask, _sorted_row_blocks
@@ -389,7 +389,8 @@ def _refuse_missing_truth(x: Any) -> None:
 
 
 def _has_missing_cells(responses: Any) -> bool:
-    """Whether a ResponseMatrix (missing mask), DataFrame or float array has missing (NaN) cells."""
+    """Whether a ResponseMatrix (missing mask), DataFrame, float array (NaN) or masked array has missing cells."""
+    responses = masked_as_nan(responses)
     if isinstance(responses, ResponseMatrix):
         return responses.missing is not None and bool(responses.missing.any())
     if isinstance(responses, pd.DataFrame):

@@ -13,7 +13,8 @@ import pandas as pd
 from sklearn.base import BaseEstimator
 
 from .._ordering import dp_packed, dp_rows
-from .._validation import check_array, check_binary, check_option, check_positive_int, check_rng, warn_missing_cells
+from .._validation import (check_array, check_binary, check_option, check_positive_int, check_rng,
+                           masked_as_nan, warn_missing_cells)
 from ..bitpack import PackedBinaryMatrix
 from ..exceptions import check_is_fitted
 from ..responses import ResponseMatrix
@@ -355,8 +356,8 @@ class SortSearch(BaseEstimator):
             if isinstance(responses, ResponseMatrix):
                 rm = responses
             else:
-                vals = np.asarray(responses.to_numpy(float) if isinstance(responses, pd.DataFrame) else responses,
-                                  float)
+                vals = np.asarray(responses.to_numpy(float) if isinstance(responses, pd.DataFrame)
+                                  else masked_as_nan(responses), float)
                 empty = np.isnan(vals).all(axis=1 - ax)
                 if empty.any():
                     raise ValueError(f"responses: {'models' if ax == 0 else 'items'} at positions "
