@@ -391,3 +391,42 @@ def test_few_reference_models_headline_and_printed_result_say_the_interval_is_no
         run.update(ResponseMatrix(new.values[:, [big.item_ids.get_loc(i) for i in run.next_items]],
                                   model_ids=["new"], item_ids=list(run.next_items)))
     assert "not a valid" not in run.to_markdown().lower()
+
+
+def test_a_model_outside_the_references_range_is_flagged_in_status_and_decision(tmp_path, capsys):
+    """40 simulated reference models; the best of 42 (0.893, the best reference 0.813) answers the 70 items given
+    with a mean of 0.814, above every reference model's mean there (0.786): ``status`` flags it out of range with
+    the numbers, and the decision says its interval does not hold (here it misses the truth); a median model is
+    not flagged. The quoted simulated coverage says it was measured within the references' range."""
+    d = simulate_responses(42, 300, rng=1)
+    order = np.argsort(d.accuracy().to_numpy())
+    ref = d.subset(models=order[:40])
+    ref.to_long().to_csv(tmp_path / "ref.csv", index=False)
+    flags = {}
+    for j in (41, 20):
+        new = d.subset(models=[order[j]])
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            run = SequentialRun.start(tmp_path / "ref.csv", rule="adaptive", target_se=0.3, batch=10)
+        assert any("0.77 of new models within the reference models' range" in str(w.message) for w in caught)
+        while not run.stopped:
+            run.update(new.subset(items=run.next_items))
+        s = run._status()
+        flags[j] = s["out_of_range"]
+        truth = float(new.accuracy().iloc[0])
+        md = run.to_markdown()
+        if j == 41:
+            assert not s["ci_low"] <= truth <= s["ci_high"] and truth > ref.accuracy().max()
+            n = s["items_used"]
+            assert s["out_of_range_reason"] == (f"mean 0.814 outside [0.000, 0.786] on the {n} items given, the "
+                                                "reference models' means there")
+            assert f"**Outside the reference models' range:** {s['out_of_range_reason']}." in md
+            assert "does not hold for this model" in md
+            run.save(tmp_path / "run")
+            code, out, err = _run(["sequential", "status", tmp_path / "run"], capsys)
+            assert code == 0, err
+            assert f"out of range: {s['out_of_range_reason']}: the model-based interval does not hold" in out
+        else:
+            assert s["out_of_range_reason"] is None and "Outside the reference" not in md
+        assert "for new models within the reference models' range (0.77 with 40" in md
+    assert flags == {41: True, 20: False}

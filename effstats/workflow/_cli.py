@@ -411,6 +411,9 @@ def _status(args: argparse.Namespace) -> None:
         print(f"{what}: {s['estimate']:.4f} (s.e. {s['standard_error']:.4f}); "
               f"{_level_percent(s['confidence_level'])} % {kind}interval [{s['ci_low']:.4f}, {s['ci_high']:.4f}]"
               + ("" if s["theta"] is None else f"; ability {s['theta']:.3f} (s.e. {s['theta_se']:.3f})"))
+        if s.get("out_of_range"):
+            print(f"out of range: {s['out_of_range_reason']}: the model-based interval does not hold for this model "
+                  "(--rule precision gives one that does)")
     batch = run._directory / f"batch_{s['looks'] + 1:03d}"
     print(f"decision: continue; next batch: {s['next_items']:,} items in {batch}" if s["decision"] == "continue"
           else f"decision: stopped: {s['why']} ({s['decision']})")
@@ -480,7 +483,9 @@ def _update(args: argparse.Namespace) -> None:
             lo, hi = res.confidence_interval(1 - run.state["alpha"])
             print(f"look {len(run.state['looks'])}: {res.n_items:,} items, accuracy {res.accuracy:.4f} [{lo:.4f}, "
                   f"{hi:.4f}], ability {res.theta:.3f} (s.e. {res.standard_error:.3f}, target "
-                  f"{rule['target_se']:g}): continue" + (f"; {note}" if (note := _few_models_note(run.state)) else ""))
+                  f"{rule['target_se']:g}): continue" + (f"; {note}" if (note := _few_models_note(run.state)) else "")
+                  + (f"; out of range: {why}: the interval does not hold for this model"
+                     if (why := run._adaptive_range_reason(res.accuracy)) else ""))
         else:
             what = f"difference vs {line_text(str(rule['against']))}" if rule["kind"] == "efficacy" else "score"
             # while the run continues the interval shown is the repeated one (its level holds at any look, whenever

@@ -1,11 +1,13 @@
 """The words of a sequential run: its status, its looks and decision as Markdown, and why it stopped."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 
 from .._escape import md_text
-from .._shared import _level_percent
+from .._shared import _level_percent, _outside
 from ._sizes import _cap_reason
 from ._strata import _CORRECTION_STRATA
 
@@ -48,7 +50,42 @@ class _Report:
         for k in ("estimate", "standard_error", "ci_low", "ci_high", "confidence_level", "theta", "theta_se"):
             v = None if est is None else est.get(k)
             out[k] = None if v is None or not np.isfinite(v) else float(v)
+        if rule["kind"] == "adaptive":
+            why = self._adaptive_range_reason(out["estimate"])
+            out["out_of_range"] = None if out["estimate"] is None else bool(why)
+            out["out_of_range_reason"] = why or None
         return out
+
+    def _adaptive_range_reason(self, estimate: float | None) -> str:
+        """Why an adaptive run's model lies outside the reference models' range ("" where it does not): its
+        accuracy estimate beyond their scores (the check ``effstats estimate`` applies to every method), or its
+        answers on the items given beyond theirs there (the check of the estimators fitted to the reference
+        models, :func:`effstats._range.range_check`). The IRT estimate extrapolates there and its interval does
+        not hold."""
+        from .._range import range_check
+
+        ref = self._reference
+        if estimate is None or ref is None or not self.state["looks"]:
+            return ""
+        vals = np.where(ref.observed, ref.values, np.nan).astype(float)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # a reference model without any result
+            scores = np.nanmean(vals, axis=1)
+            lo, hi = float(np.nanmin(scores)), float(np.nanmax(scores))
+            items = [i for look in self.state["looks"] for i in look["items"]]
+            answers = np.array([[y for look in self.state["looks"] for y in look["scores"]]], float)
+            chk = range_check(vals[:, ref.item_ids.get_indexer(items)], answers)
+        why = []
+        if estimate < lo - 1e-12 or estimate > hi + 1e-12:
+            why.append(f"accuracy estimate {_outside(estimate, lo, hi)}, the reference models' scores")
+        if chk.above[0] or chk.below[0]:
+            s_lo, s_hi = chk.source_range
+            why.append(f"mean {_outside(float(chk.subset_score[0]), s_lo, s_hi)} on the {len(items)} items given, "
+                       "the reference models' means there")
+        if chk.far[0]:
+            why.append(f"answers on the items given farther from every reference model ({chk.distance[0]:.3f}) than "
+                       f"any reference model is from its nearest other one ({chk.distance_limit:.3f})")
+        return "; ".join(why)
 
     def _trace(self) -> pd.DataFrame:
         """One row per look: the estimates after it."""
@@ -120,9 +157,16 @@ class _Report:
             lines += [f"**Not a valid {_level_percent(level)} % interval:** the item bank was fitted on {n_ref} "
                       f"reference models (fewer than {few}) and the adaptive test takes its item parameters as "
                       "known; the interval leaves out the bank's own estimation error and covered below its level "
-                      "in simulations with so few (0.77 with 40 reference models, 0.90 with 100; 0.77 in hold-outs "
-                      "of 25 CIFAR-10 models). Use `--rule precision` (random items, a valid interval) for a "
-                      "decision that must hold.", ""]
+                      "in simulations with so few, for new models within the reference models' range (0.77 with 40 "
+                      "reference models, 0.90 with 100; 0.77 in hold-outs of 25 CIFAR-10 models). A new model better "
+                      "(or worse) than every reference model is estimated towards them, and its interval holds less "
+                      "often still. Use `--rule precision` (random items, a valid interval) for a decision that must "
+                      "hold.", ""]
+        outside = self._adaptive_range_reason(res.accuracy)
+        if outside:  # as estimate's out-of-range flag: the model-based interval does not hold there
+            lines += [f"**Outside the reference models' range:** {outside}. The IRT estimate extrapolates there "
+                      f"and its {_level_percent(level)} % interval does not hold for this model. Use `--rule "
+                      "precision` (random items, an interval valid for any model).", ""]
         lines += [f"Decision: **{res.stopped_by}** ({_adaptive_reason(st, res.stopped_by)}) after {res.n_items:,} "
                   f"of at most {st['max_n']:,} items ({len(st['looks'])} look{'s' if len(st['looks']) != 1 else ''}; "
                   f"{st['reference']['n_items']:,} items in the bank)"
@@ -171,7 +215,8 @@ def _few_models_note(state: dict) -> str | None:
         return None
     k, cov = min(_KNOWN_ITEMS_COVERAGE, key=lambda kc: abs(np.log(kc[0] / max(n_ref, 1))))
     return (f"not a valid {_level_percent(1 - state['alpha'])} % interval with {n_ref} reference models (in "
-            f"simulations a 95 % interval covered {cov:.2f} with {k}; --rule precision gives a valid one)")
+            f"simulations a 95 % interval covered {cov:.2f} of new models within the reference models' range with "
+            f"{k}, less often beyond it; --rule precision gives a valid one)")
 
 
 def _result_dict(res) -> dict:
