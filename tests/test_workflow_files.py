@@ -104,7 +104,7 @@ def test_select_force_keeps_a_sequential_run_and_the_users_files(logs, capsys, t
     assert code == 0, err
     # the replaced selection's files and its estimate are gone, the user's stay
     assert _tree(sel) == [".manifest.json.lock", "budget.xlsx", "estimate", "estimate/new", "estimate/new/my_notes.md",
-                          "lm_eval_samples.json", "manifest.json"]
+                          "lm_eval_samples.json", "manifest.json", "reference.npz"]
     assert json.loads((sel / "manifest.json").read_text())["budget"] == 60
 
 
@@ -313,7 +313,7 @@ def test_select_force_removes_a_report_an_estimate_wrote_into_the_selection_fold
     code, _, err = _run(["select", root / "ref", "--budget", 40, "--out", sel, "--force"], capsys)
     assert code == 0, err
     assert sorted(p.name for p in sel.iterdir() if p.is_file()) == [
-        ".manifest.json.lock", "lm_eval_samples.json", "manifest.json", "notes.txt"]
+        ".manifest.json.lock", "lm_eval_samples.json", "manifest.json", "notes.txt", "reference.npz"]
     assert (sel / "notes.txt").read_text() == "mine"
     # a record listing a report file that is a link: the link goes, its target stays
     assert _run(["estimate", sel, tmp_path / "new", "--out", sel, "--restrict-to-manifest"], capsys)[0] == 0
