@@ -269,6 +269,15 @@ def test_bad_inputs_exit_2_with_one_line(loop, capsys, tmp_path):
     write_lm_eval_samples(truth, other, models=truth.model_ids[1:N_REF + 1])
     one_line_error(["estimate", tmp_path / "sel", tmp_path / "full", "--reference", other], "--reference",
                    "differs from the data the manifest was made from")
+    # the same reference data as a table: its hash matches, but it lacks the logs' class probabilities and ids
+    same = read_results(root / "ref")
+    table = tmp_path / "ref_wide.csv"
+    pd.DataFrame(same.values.astype(int), index=pd.Index(same.model_ids, name="model"),
+                 columns=same.item_ids).to_csv(table)
+    assert content_hash(read_results(table)) == content_hash(same)
+    one_line_error(["estimate", tmp_path / "sel", tmp_path / "full", "--reference", table],
+                   "--reference: ", "is a table (csv)", "the manifest was made from lm-eval logs (metric 'acc')")
+    assert "--metric" not in capsys.readouterr().err
     # a half-written last line of a samples file
     write_lm_eval_samples(truth, tmp_path / "new", models=[truth.model_ids[-1]], items=items)
     f = next((tmp_path / "new").rglob("samples_arc_easy_*.jsonl"))

@@ -115,7 +115,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     e.add_argument("new_results", metavar="NEW_RESULTS",
                    help="the new model's results: lm-eval's --output_path folder of the --samples run, HELM run "
                         "folders, or a long/wide CSV, TSV or Parquet table of item scores")
-    e.add_argument("--reference", default=None, help="the reference data, if not at the path the manifest records")
+    e.add_argument("--reference", default=None,
+                   help="the reference data, in the layout the manifest was made from (the same logs, moved or "
+                        "copied), read instead of its copy DIR/reference.npz and of the path it records")
     e.add_argument("--metric", default=None, help="per-item metric of NEW_RESULTS (default: the reference's)")
     e.add_argument("--confidence", type=float, default=0.95, help="confidence level (default: 0.95)")
     e.add_argument("--weights", default="items", choices=["items", "tasks"],
@@ -203,8 +205,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     up.add_argument("--duplicates", default="last", choices=["last", "first", "mean", "error"],
                     help="two runs of the model in NEW_RESULTS (default: the latest, with a warning)")
     up.add_argument("--reference", default=None,
-                    help="adaptive runs and --correction: the reference data, read instead of the run's copy "
-                         "(DIR/reference.npz) and of the path the state records")
+                    help="adaptive runs and --correction: the reference data in the layout the run was started "
+                         "from, read instead of the run's copy (DIR/reference.npz) and of the path the state records")
     up.add_argument("--no-progress", action="store_true",
                     help="accepted as on the other commands; update reads one batch and shows no progress bar")
     up.add_argument("--restrict-to-manifest", action="store_true",
@@ -223,8 +225,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     stat.add_argument("--json", action="store_true",
                       help="print one JSON object on one line instead (null where there is no value yet)")
     stat.add_argument("--reference", default=None,
-                      help="adaptive runs and --correction: the reference data, read instead of the run's copy "
-                           "(DIR/reference.npz) and of the path the state records")
+                      help="adaptive runs and --correction: the reference data in the layout the run was started "
+                           "from, read instead of the run's copy (DIR/reference.npz) and of the path the state "
+                           "records")
 
 
 def _lm_eval_hint(samples_file: Path, samples: dict) -> str:

@@ -38,6 +38,7 @@ def reread_reference(info: dict, reference: Any, directory: Path | None, *, made
     if ref is None:
         raise ValueError(f"reference: {made} data in memory{also}; pass reference= (the same data)")
     layout = info.get("layout")
+    _refuse_other_layout(reference, layout, info.get("metric"), made)
     try:
         rm = read_results(ref, format=info.get("format", "auto"), name="reference", filter=info.get("filter"),
                           metric=info.get("metric") if layout in ("lm-eval", "helm") else None,
@@ -57,6 +58,27 @@ def reread_reference(info: dict, reference: Any, directory: Path | None, *, made
                          f"{info['sha256'][:12]}…; {rm.n_models} × {rm.n_items} vs {info['n_models']} × "
                          f"{info['n_items']}); pass the same data or {again}")
     return rm
+
+
+_LAYOUTS = {"lm-eval": "lm-eval logs", "helm": "HELM runs", "csv": "a table (csv)", "parquet": "a table (parquet)"}
+
+
+def _refuse_other_layout(reference: Any, layout: Any, metric: Any, made: str) -> None:
+    """Refuse a ``reference`` given in another layout than the record's (a table for lm-eval logs, ...): the
+    content hash covers the ids and the scores only, not what else the logs or runs carry and a refit reads (the
+    class probabilities, the document ids), so equal hashes do not make it the same data; tables of either kind
+    hold the same."""
+    from ._io import detect_format
+
+    given = None if reference is None else detect_format(reference)
+    family = {"parquet": "csv"}
+    if given not in _LAYOUTS or layout not in _LAYOUTS or family.get(given, given) == family.get(layout, layout):
+        return
+    used = f" (metric {metric!r})" if isinstance(metric, str) and layout in ("lm-eval", "helm") else ""
+    raise ValueError(f"reference: {str(reference)!r} is {_LAYOUTS[given]}, but {made} {_LAYOUTS[layout]}{used}: "
+                     "pass those, moved or copied anywhere (the content hash covers the ids and scores only, not "
+                     "what else a layout carries and the refit reads, such as lm-eval logs' class probabilities and "
+                     "document ids)")
 
 
 def _bank_key(state: dict, bank: Any) -> str:

@@ -526,7 +526,10 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
         otherwise silently leave it out, or count it as 0. HELM runs are read with the manifest's split,
         perturbation and train-trial choice.
     reference : path or ResponseMatrix, optional
-        The reference data, when not at the path the manifest records.
+        The reference data, read instead of the manifest's copy (``reference.npz``) and of the path it records:
+        a ResponseMatrix, or files in the layout the manifest was made from (its lm-eval logs moved or copied;
+        the same scores as a table are refused, as its content hash covers the ids and scores only, not the
+        logs' class probabilities and document ids).
     metric : str, optional
         Per-item metric to read from ``new_results`` (default: the reference's).
     duplicates : {"last", "first", "mean", "error"}, default="last"
