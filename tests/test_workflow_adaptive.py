@@ -136,6 +136,8 @@ def test_load_refuses_other_reference_data_and_needs_data_kept_in_memory(logs, t
     run = SequentialRun.start(ref, rule="adaptive", batch=5)
     run.update(_answers(truth, truth.model_ids[N_REF], run.next_items))
     run.save(tmp_path / "mem")
+    assert list(SequentialRun.load(tmp_path / "mem").next_items) == list(run.next_items)  # from its copy
+    (tmp_path / "mem" / "reference.npz").unlink()  # without the copy, data kept in memory must be given again
     with pytest.raises(ValueError, match="reference: the run was started from data in memory"):
         SequentialRun.load(tmp_path / "mem")
     again = SequentialRun.load(tmp_path / "mem", reference=ref)
@@ -255,6 +257,7 @@ def test_bad_inputs_name_the_argument(logs, tmp_path, capsys):
     new = truth.model_ids[N_REF + 2]
     write_lm_eval_samples(truth, tmp_path / "out1", models=[new], items=batch)
     write_lm_eval_samples(truth, moved, models=[truth.model_ids[N_REF]])  # another model joins the reference folder
+    (tmp_path / "run" / "reference.npz").unlink()  # the run's copy of the data it started from: read the folder
     one_line_error(["sequential", "update", tmp_path / "run", tmp_path / "out1"], "--reference", "differs")
     code, _, err = _run(["sequential", "update", tmp_path / "run", tmp_path / "out1", "--reference", root / "ref"],
                         capsys)
