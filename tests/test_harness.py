@@ -527,7 +527,8 @@ def test_lm_eval_metric_beyond_float_and_deep_nesting_are_refused_by_line(tmp_pa
     recs[2]["acc"] = 10**400  # JSON allows any integer
     folder = _write_run(tmp_path, "org/m", "arc_easy", TS, recs)
     with pytest.raises(ValueError,
-                       match=r"^metric: 'acc' of doc 2 in org__m/samples_arc_easy_.* is 1000.*expected a number"):
+                       match=r"^path_or_paths: org__m/samples_arc_easy_\S* line 3: 'acc' of doc 2 is 1000.*expected a "
+                             r"number"):
         read_lm_eval_samples(tmp_path)
     recs[2]["acc"] = 1.0
     f = folder / f"samples_arc_easy_{TS}.jsonl"
@@ -561,3 +562,25 @@ def test_lm_eval_log_compressed_under_a_plain_name_is_read(tmp_path):
     assert list(b.item_ids) == list(a.item_ids) and list(b.model_ids) == ["org/m"]
     np.testing.assert_array_equal(a.values, b.values)
     assert plain.is_dir()
+
+
+def test_lm_eval_metric_logged_as_nan_is_a_missing_cell_counted_in_one_warning(tmp_path):
+    """A failed document logs its metric as NaN: it reads as a missing cell, as a document without a record does,
+    with one warning counting them and naming the first; infinity is refused naming the file, line and value (not
+    the metric argument, which the logs' field is not)."""
+    recs = [_mc_record(j, 1, True) for j in range(5)]
+    for j in (1, 3):
+        recs[j]["acc"] = float("nan")
+    _write_run(tmp_path, "org/m", "arc_easy", TS, recs)
+    _write_run(tmp_path, "org/n", "arc_easy", TS, [_mc_record(j, 1, True) for j in range(5)])
+    with pytest.warns(UserWarning) as caught:
+        rm = read_lm_eval_samples(tmp_path)
+    said = [str(w.message) for w in caught if "NaN" in str(w.message)]
+    assert len(said) == 1 and said[0].startswith("path_or_paths: 2 document(s) log their metric as NaN")
+    assert "doc 1, org__m/samples_arc_easy_" in said[0] and "line 2)" in said[0]
+    assert rm.missing[list(rm.model_ids).index("org/m")].tolist() == [False, True, False, True, False]
+    assert not rm.missing[list(rm.model_ids).index("org/n")].any()
+    recs[3]["acc"] = float("inf")
+    _write_run(tmp_path, "org/m", "arc_easy", TS, recs)
+    with pytest.raises(ValueError, match=r"^path_or_paths: org__m/samples_arc_easy_\S* line 4: 'acc' of doc 3 is inf"):
+        read_lm_eval_samples(tmp_path)

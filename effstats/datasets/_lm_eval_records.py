@@ -81,20 +81,22 @@ def _numeric_fields(rec: Mapping) -> list[str]:
     return sorted(k for k, v in rec.items() if k not in skip and isinstance(v, (int, float, bool)))
 
 
-def _read_file(f: Path, metric: str, normalize: bool, want_filter: str | None, arg: str):
-    """Per-document (doc_id, value, logits or None, gold, n_choices) of one samples file.
+def _read_file(f: Path, metric: str, normalize: bool, want_filter: str | None, arg: str, failed: list | None = None):
+    """Per-document (doc_id, value, logits or None, gold, n_choices) of one samples file; a document whose
+    ``metric`` is NaN (a failed document) is left out, as one without a record, and ``(file, line, doc_id)``
+    appended to ``failed``.
 
     Records are reduced to these fields as they are parsed: keeping thousands of parsed records alive makes
     Python's cyclic garbage collector rescan them over and over (a 4x slow-down on large logs).
     """
     _refuse_lfs_pointer(f, _shown(f), arg)
     try:
-        return _read_records(f, metric, normalize, want_filter, arg)
+        return _read_records(f, metric, normalize, want_filter, arg, [] if failed is None else failed)
     except (UnicodeDecodeError, EOFError, OSError, lzma.LZMAError) as exc:  # binary or cut compressed files
         raise ValueError(f"{arg}: {_shown(f)} is not UTF-8 JSON lines ({type(exc).__name__}: {exc})") from None
 
 
-def _read_records(f: Path, metric: str, normalize: bool, want_filter: str | None, arg: str):
+def _read_records(f: Path, metric: str, normalize: bool, want_filter: str | None, arg: str, failed: list):
     by_filter: dict[str, list] = {}
     seen: dict[str, set] = {}
     with _open(f) as fh:
@@ -126,7 +128,13 @@ def _read_records(f: Path, metric: str, normalize: bool, want_filter: str | None
             if doc_id in ids:
                 raise ValueError(f"{arg}: {_shown(f)} has doc_id {doc_id!r} twice (line {lineno})")
             ids.add(doc_id)
-            by_filter.setdefault(filt, []).append(_parse_record(rec, f, lineno, metric, normalize))
+            parsed = _parse_record(rec, f, lineno, metric, normalize, arg)
+            if parsed is None:
+                if want_filter is None or filt == want_filter:
+                    failed.append((_shown(f), lineno, doc_id))
+                by_filter.setdefault(filt, [])
+                continue
+            by_filter.setdefault(filt, []).append(parsed)
     if not by_filter:
         raise ValueError(f"{arg}: {_shown(f)} contains no sample records")
     if want_filter is not None:
@@ -150,7 +158,8 @@ def _doc_id(v: Any, f: Path, lineno: int, arg: str) -> int:
                      "≥ 0")
 
 
-def _parse_record(rec: dict, f: Path, lineno: int, metric: str, normalize: bool):
+def _parse_record(rec: dict, f: Path, lineno: int, metric: str, normalize: bool, arg: str):
+    """The record's (doc_id, value, logits, gold, n_choices); None where ``metric`` is NaN (a failed document)."""
     doc_id = rec["doc_id"]
     resps = rec.get("filtered_resps", rec.get("resps"))
     lls = [_loglik(r) for r in resps] if isinstance(resps, list) and resps else None
@@ -175,9 +184,12 @@ def _parse_record(rec: dict, f: Path, lineno: int, metric: str, normalize: bool)
         v = rec[metric]
         if isinstance(v, (bool, int)) and abs(v) < 2**1023:  # an integer beyond float64 is not a score
             v = float(v)
+        if isinstance(v, float) and math.isnan(v):
+            return None
         if not isinstance(v, float) or not np.isfinite(v):
             shown = f"{str(v)[:20]}… ({len(str(v))} digits)" if isinstance(v, int) else repr(_plain(v))
-            raise ValueError(f"metric: {metric!r} of doc {doc_id!r} in {_shown(f)} is {shown}, expected a number")
+            raise ValueError(f"{arg}: {_shown(f)} line {lineno}: {metric!r} of doc {doc_id!r} is {shown}, expected a "
+                             "number (a failed document logged as NaN is read as missing)")
         value = float(v)
     elif metric in ("acc", "acc_norm") and logits is not None and gold >= 0:
         value = float(np.argmax(logits) == gold)

@@ -94,7 +94,8 @@ def read_lm_eval_samples(
         Shape (n_models, n_items), binary if every value is 0/1 else ``kind="score"`` (values must lie in
         [0, 1]); item ids ``"<task>/<doc_id>"``; ``items`` columns ``task``, ``doc_id`` (an int where the log
         has one), ``n_choices`` (0 for generation tasks); ``models`` column ``n_tasks``. Pairs (model,
-        document) absent from the logs are ``missing``.
+        document) absent from the logs are ``missing``, and so are documents whose metric is logged as NaN
+        (failed documents; one ``UserWarning`` counts them and names the first).
 
     Raises
     ------
@@ -200,11 +201,16 @@ def read_lm_eval_samples(
 
     models = sorted({m for m, _ in chosen})
     data = {}
+    failed: list = []  # (file, line, doc_id) of documents whose metric is NaN
     for key, files in sorted(chosen.items()):
         m = metric_of(key[1])
         norm = m == "acc_norm" if normalize is None else bool(normalize)
-        per_run = [_read_file(f, m, norm, filter_of(key[1]), arg) for f in files]
+        per_run = [_read_file(f, m, norm, filter_of(key[1]), arg, failed) for f in files]
         data[key] = per_run[0] if len(per_run) == 1 else _mean_of_runs(per_run, key, arg)
+    if failed:
+        f0, line0, doc0 = failed[0]
+        warnings.warn(f"{arg}: {len(failed)} document(s) log their metric as NaN (failed documents), read as missing "
+                      f"cells (e.g. doc {doc0!r}, {f0} line {line0})", UserWarning, stacklevel=2)
 
     # item index: tasks in name order, documents in doc_id order
     n_choices: dict[tuple[str, Any], int] = {}
