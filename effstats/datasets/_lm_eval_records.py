@@ -18,21 +18,28 @@ from ._files import _open, _refuse_lfs_pointer
 from ._lm_eval_files import _shown
 
 
+_GREEDY = ("True", "False")
+_DIGITS = re.compile(r"\d+")
+
+
 def _loglik(x: Any) -> float | None:
     """The loglikelihood of a ``[loglik, is_greedy]`` response (``[-7.2, false]``, ``["-7.2", "False"]``, or that
     pair wrapped once more as in ``resps``); None for anything else, e.g. generated text."""
-    if isinstance(x, (list, tuple)) and len(x) == 1 and isinstance(x[0], (list, tuple)):
-        x = x[0]
-    if not (isinstance(x, (list, tuple)) and len(x) == 2):
-        return None
+    # called for every choice of every record of a log: a pair as JSON gives it (a list of two) skips the unwrapping
+    if type(x) is not list or len(x) != 2:
+        if isinstance(x, (list, tuple)) and len(x) == 1 and isinstance(x[0], (list, tuple)):
+            x = x[0]
+        if not (isinstance(x, (list, tuple)) and len(x) == 2):
+            return None
     ll, greedy = x
-    if not (isinstance(greedy, bool) or greedy in ("True", "False")) or isinstance(ll, bool):
+    # `is` for the two bools (bool has no subclasses), then the strings lm-eval writes
+    if not (greedy is True or greedy is False or greedy in _GREEDY) or ll is True or ll is False:
         return None
     try:
         v = float(ll)
     except (TypeError, ValueError):
         return None
-    # a Python float: math's tests, not numpy's (called for every choice of every record of a log)
+    # a Python float: math's tests, not numpy's
     return None if math.isnan(v) or v == math.inf else v
 
 
@@ -65,7 +72,7 @@ def _gold(target: Any, conts: list[str] | None, n: int) -> int:
         return int(target) if 0 <= target < n else -1
     if isinstance(target, str):
         t = target.strip()
-        if re.fullmatch(r"\d+", t):
+        if _DIGITS.fullmatch(t):
             k = int(t)
             return k if k < n else -1
         if conts is not None:
@@ -163,7 +170,7 @@ def _parse_record(rec: dict, f: Path, lineno: int, metric: str, normalize: bool,
     doc_id = rec["doc_id"]
     resps = rec.get("filtered_resps", rec.get("resps"))
     lls = [_loglik(r) for r in resps] if isinstance(resps, list) and resps else None
-    if lls is not None and any(v is None for v in lls):
+    if lls is not None and None in lls:  # (floats and None only: `in` compares by identity first)
         lls = None  # a generation task: responses are text
     n = len(lls) if lls is not None else 0
     target = rec.get("target")
@@ -186,7 +193,7 @@ def _parse_record(rec: dict, f: Path, lineno: int, metric: str, normalize: bool,
             v = float(v)
         if isinstance(v, float) and math.isnan(v):
             return None
-        if not isinstance(v, float) or not np.isfinite(v):
+        if not isinstance(v, float) or not math.isfinite(v):  # math's test: numpy's is slow on one float
             shown = f"{str(v)[:20]}… ({len(str(v))} digits)" if isinstance(v, int) else repr(_plain(v))
             raise ValueError(f"{arg}: {_shown(f)} line {lineno}: {metric!r} of doc {doc_id!r} is {shown}, expected a "
                              "number (a failed document logged as NaN is read as missing)")
