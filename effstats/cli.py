@@ -10,7 +10,9 @@ Open LLM Leaderboard's per-model results JSON (lm-evaluation-harness layout: ``{
 {"model_name": ...}, "results": {"harness|arc:challenge|25": {"acc_norm": ...}, ...}}``) and its CSV export.
 Every failure prints one line naming the argument and exits with status 2; a warning (models listed more than
 once) is one line on stderr and a note in the report. The command is a thin layer over
-:func:`effstats.reliability.audit` which returns an ``AuditResult``.
+:func:`effstats.reliability.audit` which returns an ``AuditResult``. The documentation's *Command-line reference*
+page lists every command (``audit``, ``select``, ``estimate``, ``sequential start|update|status``) and option, written
+from the parsers ``build_parser()`` builds.
 """
 from __future__ import annotations
 

@@ -45,7 +45,8 @@ SPHINX_MODULES = {"sphinx": "python3-sphinx", "numpydoc": "python3-numpydoc",
                   "pydata_sphinx_theme": "python3-pydata-sphinx-theme", "nbsphinx": "python3-nbsphinx",
                   "myst_parser": "python3-myst-parser"}
 # pages opened in the browser: one of each kind
-SAMPLE = ["index.html", "guide/loop.html", "guide/sortsearch.html", "guide/choosing.html", "api.html",
+SAMPLE = ["index.html", "generated/cli.html", "guide/loop.html", "guide/sortsearch.html", "guide/choosing.html",
+          "api.html",
           "generated/effstats.sortsearch.html", "generated/effstats.sortsearch.SortSearch.html",
           "generated/effstats.ResponseMatrix.html", "notebooks/tour.html", "notebooks/sortsearch.html",
           "performance.html", "changelog.html"]
