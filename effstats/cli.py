@@ -189,9 +189,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "for a published win rate that half credit reproduces better, strict otherwise (default: auto)")
     p.add_argument("--out", default="reliability_report", help="output directory (default: reliability_report)")
     p.add_argument("--force", action="store_true",
-                   help="accepted for scripts: report files an earlier audit wrote in --out (listed in its "
-                        ".effstats_audit.json) are replaced without it; a file of those names no audit wrote is "
-                        "refused with or without it")
+                   help="replace the report an earlier audit wrote in --out (the files its .effstats_audit.json "
+                        "lists; refused without it); a file of those names no audit wrote is refused with or without "
+                        "it")
     p.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples (default: 1000)")
     p.add_argument("--target", type=float, default=0.95, help="target DIoR for the recommendations (default: 0.95)")
     p.add_argument("--seed", type=int, default=0, help="random seed, a non-negative integer (default: 0)")

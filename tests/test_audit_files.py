@@ -212,7 +212,7 @@ def test_duplicates_cli_default_warns_and_error_refuses(tmp_path, capsys):
     assert main(["audit", "--help"]) == 0
     assert "keep the last row in file order" in " ".join(capsys.readouterr().out.split())
     assert "2 model(s) appear in more than one row" in (out / "report.md").read_text()
-    assert main(["audit", str(p), "--out", str(out), "--duplicates", "error", *FAST]) == 2
+    assert main(["audit", str(p), "--out", str(out), "--duplicates", "error", *FAST, "--force"]) == 2
     err = _err_lines(capsys)
     assert len(err) == 1 and err[0].startswith("effstats audit: error: SCORES: 2 model(s)")
     assert main(["audit", str(p), "--out", str(out), "--duplicates", "latest", *FAST]) == 2
@@ -353,7 +353,7 @@ def test_save_replaces_links_in_out_and_never_writes_through_them(tmp_path):
     for name in victims:
         (out / name).unlink()
         (out / name).symlink_to(victims[name])
-    res.save(out)
+    res.save(out, force=True)
     for name, victim in victims.items():
         assert victim.read_text() == "keep", name
         assert not (out / name).is_symlink()
@@ -400,15 +400,26 @@ def test_audit_never_writes_over_its_input_or_files_it_did_not_write(tmp_path, c
     assert "which no earlier audit wrote there" in _err_lines(capsys)[0]
     assert (o4 / "report.md").read_text() == "my notes"
 
-    # what an audit wrote, a later audit replaces without --force; its files not written again are removed
+    # what an audit wrote, a later audit replaces with --force, and only with it; its files not written again are
+    # removed
     o3 = tmp_path / "o3"
     assert main(["audit", str(board), "--out", str(o3), *FAST]) == 0
+    with open(o3 / "report.md", "a") as f:
+        f.write("my notes\n")  # an edit by hand
+    edited = {p.name: p.read_bytes() for p in o3.iterdir()}
+    assert main(["audit", str(board), "--out", str(o3), *FAST, "--seed", "4"]) == 2
+    assert _err_lines(capsys) == [f"effstats audit: error: --out: {str(o3)!r} already holds an earlier audit's report "
+                                  "(report.md); name another folder with --out, or pass --force to replace it"]
+    assert {p.name: p.read_bytes() for p in o3.iterdir()} == edited
+    with pytest.raises(ValueError, match="already holds an earlier audit's report"):
+        audit(board, out=o3, n_boot=20, progress=False)
+    assert {p.name: p.read_bytes() for p in o3.iterdir()} == edited
     (o3 / "rank_switch.png").write_bytes(b"mine")  # the user's file, named like an output of per-example audits
     stale = o3 / "efficiency_examples.csv"
     stale.write_text("an earlier audit's")
     record = json.loads((o3 / ".effstats_audit.json").read_text())
     (o3 / ".effstats_audit.json").write_text(json.dumps({**record, "files": record["files"] + [stale.name]}))
-    assert main(["audit", str(board), "--out", str(o3), *FAST, "--seed", "4"]) == 0
+    assert main(["audit", str(board), "--out", str(o3), *FAST, "--seed", "4", "--force"]) == 0
     assert not stale.exists() and (o3 / "rank_switch.png").read_bytes() == b"mine"
     assert "efficiency_examples.csv" not in json.loads((o3 / ".effstats_audit.json").read_text())["files"]
 

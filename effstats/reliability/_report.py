@@ -55,10 +55,10 @@ _RECORD = ".effstats_audit.json"
 _RECORD_FORMAT = "effstats.audit/1"
 
 
-def _refuse_foreign(out: Path, names: Any, source: Any = None, foreign: bool = True) -> list[str]:
-    """Refuse to write ``names`` into ``out`` over the audited file ``source`` and (``foreign``) over a file that no
-    earlier audit recorded writing there (the user's table, a link, another tool's file); returns the files the
-    earlier audit owns, which a later audit replaces."""
+def _refuse_foreign(out: Path, names: Any, source: Any = None, foreign: bool = True, force: bool = True) -> list[str]:
+    """Refuse to write ``names`` into ``out`` over the audited file ``source``, (``foreign``) over a file that no
+    earlier audit recorded writing there (the user's table, a link, another tool's file) and (without ``force``)
+    over an earlier audit's report; returns the files the earlier audit owns, which a later audit replaces."""
     owned = recorded_files(out, _RECORD, _RECORD_FORMAT, _OUTPUTS) if out.is_dir() else []
     if isinstance(source, (str, Path)) and Path(source).is_file():
         for n in names:
@@ -70,6 +70,11 @@ def _refuse_foreign(out: Path, names: Any, source: Any = None, foreign: bool = T
     if found:
         raise ValueError(f"--out: {str(out)!r} holds {found[0]}, which no earlier audit wrote there (its "
                          f"{_RECORD} does not list it); name another folder with --out, or move the file away")
+    there = [n for n in owned if n in _OUTPUTS and exists_or_link(out / n)]
+    if there and not force:  # as select, estimate and sequential start: a report is replaced only when asked
+        first = "report.md" if "report.md" in there else there[0]
+        raise ValueError(f"--out: {str(out)!r} already holds an earlier audit's report ({first}); name another "
+                         "folder with --out, or pass --force to replace it")
     return owned
 
 
@@ -325,11 +330,12 @@ class AuditResult:
         ----------
         out : str or pathlib.Path
             Directory, created if needed. The files written are recorded in ``out/.effstats_audit.json``: a later
-            save replaces them (and removes those it does not write again; a link is replaced, never written
-            through), and refuses a file of those names that no audit wrote there, with or without ``force``.
+            save with ``force`` replaces them (and removes those it does not write again; a link is replaced, never
+            written through), and refuses a file of those names that no audit wrote there, with or without
+            ``force``.
         force : bool, default=False
-            Accepted for the scripts that pass it: an earlier audit's files are replaced without it, and a file no
-            audit wrote is never replaced.
+            Replace the report an earlier audit wrote into ``out`` (refused without it); a file no audit wrote is
+            never replaced.
 
         Returns
         -------
@@ -339,8 +345,8 @@ class AuditResult:
         Raises
         ------
         ValueError
-            ``out`` is not a writable directory, or holds a file of the report's names that no audit wrote
-            there.
+            ``out`` is not a writable directory, holds a file of the report's names that no audit wrote
+            there, or (without ``force``) holds an earlier audit's report.
 
         See Also
         --------
@@ -378,7 +384,7 @@ class AuditResult:
                   if t is not None and (len(t) or k in ("scores.csv", "reliability.csv", "scenarios.csv"))}
         figures = self.figures
         names = [*tables, *figures, "report.html", "report.md"]
-        owned = _refuse_foreign(out, names, source)
+        owned = _refuse_foreign(out, names, source, force=force)
         # recorded before they are written (an interrupted save leaves them listed), and the earlier audit's
         # files this one does not write again are removed after it
         record = {"format": _RECORD_FORMAT, "files": [f for f in dict.fromkeys([*owned, *names]) if f != _RECORD]}
@@ -707,9 +713,9 @@ def audit(data: Any, out: str | Path | None = None, *, format: str = "auto", tab
     notes : list of str, optional
         Extra paragraphs for the report.
     force : bool, default=False
-        Accepted for the scripts that pass it: ``out`` replaces the files an earlier audit recorded writing there
-        without it, and refuses a file of the report's names that no audit wrote there (and the audited file
-        itself) with or without it; see :meth:`effstats.reliability.AuditResult.save`.
+        Replace the report an earlier audit wrote into ``out`` (the files its record lists; refused without it). A
+        file of the report's names that no audit wrote there (and the audited file itself) is refused with or
+        without it; see :meth:`effstats.reliability.AuditResult.save`.
     n_jobs : int or None, default=None
         Processes computing the resampling of scenarios: with more than one, half the work (every DIoR objective
         but Kendall's τ, the per-scenario agreement, the clone and removal checks) runs in a forked process beside
@@ -779,7 +785,7 @@ def audit(data: Any, out: str | Path | None = None, *, format: str = "auto", tab
     if out is not None:  # before the bootstrap: a refused folder costs no waiting
         force = check_flag(force, "force")
         _refuse_foreign(Path(out), _OUTPUTS, data, foreign=False)
-        _refuse_foreign(Path(out), _OUTPUTS[:5] + ("rank_intervals.png",))
+        _refuse_foreign(Path(out), _OUTPUTS[:5] + ("rank_intervals.png",), force=force)
     given = data
     notes = list(notes or [])
     rank_info = None
