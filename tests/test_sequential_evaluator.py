@@ -369,8 +369,13 @@ def test_precision_stop_deciding_and_repeated_intervals():
     assert rep[0] < fixed[0] and fixed[1] < rep[1]
     r90 = res.confidence_interval(0.9, kind="repeated")
     assert rep[0] <= r90.low and r90.high <= rep[1] and r90.low > fixed[0] - 0.05
-    with pytest.raises(ValueError, match="confidence_level.*precision rule's interval.*kind='repeated'"):
+    with pytest.raises(ValueError, match=r"^confidence_level: 0\.9 is not a level of the deciding interval "
+                                         r"\(kind='deciding', the default\).* exists at the rule's level 0\.95 "
+                                         r"\(1 - alpha\) only; pass kind='repeated' for the repeated CI at 0\.9 "):
         res.confidence_interval(0.9)
+    with pytest.raises(ValueError, match=r"^confidence_level: 0\.8 is not a level .* the repeated CIs "
+                                         r"\(kind='repeated'\) exist at 0\.9 and 0\.95 only"):
+        res.confidence_interval(0.8)
     with pytest.raises(ValueError, match="kind"):
         res.confidence_interval(kind="fixed")
     sim = SequentialEvaluator([Precision(0.02)], rng=0).simulate(a, n_runs=20, rng=1)

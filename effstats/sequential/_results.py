@@ -279,10 +279,17 @@ class SequentialResult:
         own = confidence_level is None or abs(check_confidence_level(confidence_level) - self.confidence_level) < 1e-9
         if kind == "deciding" and self.fixed_sample:
             if not own:
-                raise ValueError(f"confidence_level: the precision rule's interval exists at its level "
-                                 f"{self.confidence_level:g} only; the repeated CIs are at "
-                                 f"{' and '.join(f'{v:g}' for v in sorted(levels.values()))} "
-                                 f"(kind='repeated'), got {confidence_level!r}")
+                level = check_confidence_level(confidence_level)
+                rep = " and ".join(f"{v:g}" for v in sorted(levels.values()))
+                fix = (f"pass kind='repeated' for the repeated CI at {level:g} (it can be wider than the deciding "
+                       f"{self.confidence_level:g} one: it holds at every look, not only at the stop)"
+                       if any(abs(level - v) < 1e-9 for v in levels.values()) else
+                       f"the repeated CIs (kind='repeated') exist at {rep} only, fixed by the group-sequential "
+                       "design; another level needs another alpha")
+                raise ValueError(f"confidence_level: {confidence_level!r} is not a level of the deciding interval "
+                                 f"(kind='deciding', the default): the precision rule stopped on its fixed-sample "
+                                 f"interval, which exists at the rule's level {self.confidence_level:g} "
+                                 f"(1 - alpha) only; {fix}")
             return ConfidenceInterval(self.ci_low, self.ci_high)
         if kind == "deciding" and own:
             return ConfidenceInterval(self.ci_low, self.ci_high)
