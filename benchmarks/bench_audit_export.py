@@ -75,7 +75,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="effstats-bench-audit-") as tmp:
         f = Path(tmp) / "open-llm-leaderboard.csv"
         write_export(f, args.models)
-        cmd = [sys.executable, "-m", "effstats", "audit", str(f), "--out", str(Path(tmp) / "report")]
+        # --force: every repeat after the first replaces the report the one before wrote
+        cmd = [sys.executable, "-m", "effstats", "audit", str(f), "--out", str(Path(tmp) / "report"), "--force"]
         if args.profile:
             cmd[1:3] = ["-m", "cProfile", "-s", "cumulative", "-m", "effstats"]
             out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout

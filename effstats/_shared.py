@@ -334,6 +334,13 @@ class _Forked:
             r, w = os.pipe()
         except OSError:  # no file descriptors left: computed here
             return self
+        import signal
+
+        # Ctrl-C is the caller's to handle (it ends the child on leaving the block): the child ignores SIGINT, which
+        # stays blocked from before the fork until then, so that no traceback of the child's is printed
+        interrupt = {signal.SIGINT} if hasattr(signal, "pthread_sigmask") else None
+        if interrupt:
+            signal.pthread_sigmask(signal.SIG_BLOCK, interrupt)
         try:
             with warnings.catch_warnings():
                 # Python 3.12+ warns of fork() in a process with threads (the BLAS library's count): the child runs
@@ -343,10 +350,15 @@ class _Forked:
         except OSError:  # no memory or process left for a child: computed here
             os.close(r)
             os.close(w)
+            if interrupt:
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, interrupt)
             return self
         if pid == 0:  # the child
             code = 1
             try:
+                signal.signal(signal.SIGINT, signal.SIG_IGN)
+                if interrupt:
+                    signal.pthread_sigmask(signal.SIG_UNBLOCK, interrupt)
                 os.close(r)
                 import pickle
 
@@ -361,6 +373,8 @@ class _Forked:
                 os._exit(code)
         os.close(w)
         self.pid, self.fd = pid, r
+        if interrupt:  # a Ctrl-C pressed meanwhile is raised here, with the child known to __exit__
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, interrupt)
         return self
 
     def __call__(self) -> Any:

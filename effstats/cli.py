@@ -17,12 +17,13 @@ from the parsers ``build_parser()`` builds.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import re
 import sys
 import warnings
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 from .datasets._score_options import DUPLICATE_POLICIES, SCORE_FORMATS
 
@@ -41,11 +42,37 @@ def __getattr__(name: str):
     raise AttributeError(f"module 'effstats.cli' has no attribute {name!r}")
 
 
+@contextlib.contextmanager
+def _interrupt_after() -> Iterator[None]:
+    """Hold a Ctrl-C back until the block ends, then raise it: numpy's C extensions, interrupted while they are
+    imported, raise an ImportError with a page of advice instead of the KeyboardInterrupt."""
+    import signal
+
+    pressed: list[int] = []
+    try:
+        old = signal.signal(signal.SIGINT, lambda *_: pressed.append(1))
+    except ValueError:  # not the main thread: no handler can be set, nor is Ctrl-C delivered here
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+    if pressed:
+        raise KeyboardInterrupt
+
+
 def _run_audit(data: Any, out: str | Path | None = None, **options: Any):
     """``effstats audit``: :func:`effstats.reliability.audit` on the command line's arguments."""
-    from .reliability import audit
+    with _interrupt_after():
+        from .reliability import audit
 
     return audit(data, out, **options)
+
+
+# what an interrupted command (Ctrl-C) prints after its name, and the commands named so
+_INTERRUPTED = "interrupted; files already written are complete, nothing half-written"
+_COMMANDS = ("audit", "select", "estimate", "sequential start", "sequential update", "sequential status")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -128,6 +155,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         status = _main(argv)
         sys.stdout.flush()  # here, not at exit, so that a closed pipe is caught below
         return status
+    except KeyboardInterrupt:  # before a command runs (its modules being imported): nothing is written yet
+        words = [a for a in (sys.argv[1:] if argv is None else argv) if not str(a).startswith("-")][:2]
+        command = " ".join(words if words[:1] == ["sequential"] else words[:1])
+        print(f"effstats{' ' + command if command in _COMMANDS else ''}: {_INTERRUPTED}", file=sys.stderr)
+        return 130
     except BrokenPipeError:
         # The reader of the output stopped early (``effstats ... | head``): the files are written, only the printout
         # is cut. Stop quietly with the status of a tool ended by SIGPIPE; stdout goes to devnull so that Python's
@@ -235,6 +267,9 @@ def _main(argv: Sequence[str] | None) -> int:
         msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         print(f"effstats audit: error: {msg}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # every file is written to a temporary file and renamed: none is half-written
+        print(f"effstats audit: {_INTERRUPTED}", file=sys.stderr)
+        return 130
     except OSError as exc:  # a report file that cannot be written (the folder was checked; a file in it was not)
         print(f"effstats audit: error: {workflow_cli.os_error_line(exc)}", file=sys.stderr)
         return 2

@@ -424,6 +424,30 @@ def test_audit_never_writes_over_its_input_or_files_it_did_not_write(tmp_path, c
     assert "efficiency_examples.csv" not in json.loads((o3 / ".effstats_audit.json").read_text())["files"]
 
 
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_ctrl_c_prints_one_line_and_no_traceback(tmp_path, jobs):
+    """SIGINT while the audit imports its modules, and while it resamples (with --jobs 2 also in the forked
+    process): one line, exit status 130, no file half-written."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    board = tmp_path / "board.csv"
+    _table(30, 8, seed=0).to_csv(board)
+    for delay in (0.3, 3.0):
+        out = tmp_path / f"out{delay}"
+        p = subprocess.Popen([sys.executable, "-m", "effstats", "audit", str(board), "--out", str(out), "--n-boot",
+                              "20000", "--no-progress", "--jobs", jobs], stderr=subprocess.PIPE, text=True)
+        time.sleep(delay)
+        p.send_signal(signal.SIGINT)
+        _, err = p.communicate(timeout=120)
+        assert p.returncode == 130, err
+        assert err.splitlines() == ["effstats audit: interrupted; files already written are complete, nothing "
+                                    "half-written"], err
+        assert not out.exists() or not [f for f in out.iterdir() if f.name.endswith(".tmp")]
+
+
 def test_api_bad_arguments_name_the_option(tmp_path):
     t = _table(6, 3)
     for kw, match in [(dict(ties="third"), "--ties"), (dict(duplicates="x"), "--duplicates"),
