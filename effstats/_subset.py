@@ -46,8 +46,8 @@ from ._items import (_allocate, _distinct_rows, _first_per_group, _group_codes, 
 from ._results import ConfidenceInterval, check_confidence_level, normal_interval
 from ._shared import _name_list, _plain
 from ._shared import _value_list as _show
-from ._validation import (check_array, check_integer_outputs, check_positive_int, check_probabilities, is_zero_one,
-                          snap_zero_one)
+from ._validation import (check_array, check_integer_outputs, check_positive_int, check_probabilities, frame_values,
+                          is_zero_one, snap_zero_one)
 from .exceptions import NotFittedError, check_is_fitted
 from .responses import ResponseMatrix
 
@@ -209,7 +209,7 @@ def _as_outputs(x: Any, name: str, labels: Any = None) -> _Outputs:
         if ids.has_duplicates:
             raise ValueError(f"{name}: DataFrame columns (item ids) must be unique, duplicated: "
                              f"{_plain(ids[ids.duplicated()].unique()[:5])}")
-        x = x.to_numpy()
+        x = frame_values(x)
     arr = check_array(x, name, ndim=(2, 3), dtype=None, allow_nan=True)
     if arr.dtype == object:
         arr = check_array(arr, name, ndim=(2, 3), allow_nan=True)
@@ -747,8 +747,8 @@ class _SubsetEstimator(BaseEstimator):
                     "pass items= with arrays only, or drop it to align by the columns"
                 )
             # checked first: a ragged list or NaN gives a ValueError naming target_outputs, not numpy's
-            arr = check_array(target_outputs.to_numpy() if isinstance(target_outputs, pd.DataFrame) else target_outputs,
-                              "target_outputs", ndim=(2, 3), dtype=None, allow_nan=True)
+            raw = frame_values(target_outputs) if isinstance(target_outputs, pd.DataFrame) else target_outputs
+            arr = check_array(raw, "target_outputs", ndim=(2, 3), dtype=None, allow_nan=True)
             if arr.shape[1] != len(given):
                 raise ValueError(f"items: {len(given)} item ids given for outputs on {arr.shape[1]} items (axis 1)")
             pos = align_items(given, wanted)
@@ -760,7 +760,7 @@ class _SubsetEstimator(BaseEstimator):
         if isinstance(target_outputs, pd.DataFrame):
             _check_position_ids(target_outputs.columns, self.item_ids_, "DataFrame columns")
             pos = align_items(pd.Index(target_outputs.columns), wanted)
-            return _as_outputs(target_outputs.to_numpy()[:, pos], "target_outputs", lab_sel)
+            return _as_outputs(frame_values(target_outputs)[:, pos], "target_outputs", lab_sel)
         arr = check_array(target_outputs, "target_outputs", ndim=(2, 3), dtype=None, allow_nan=True)
         if arr.shape[1] not in (k, n):
             raise ValueError(

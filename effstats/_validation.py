@@ -30,6 +30,7 @@ __all__ = [
     "snap_zero_one_scan",
     "is_zero_one",
     "masked_as_nan",
+    "frame_values",
 ]
 
 ZERO_ONE_ATOL = 1e-9  # harness averaging leaves 0/1 results off by a few ulps (1 - 1e-16, 3e-17); 1e-9 is far above
@@ -156,6 +157,8 @@ def check_array(
         na = _is_pd_na(raw)
         if na.any():
             raw = np.where(na, np.nan, raw)
+        if dtype is None:  # numbers kept as objects (pandas' nullable columns) read as the numbers they are
+            raw = _object_numbers(raw, bool(na.any()))
     if raw.dtype.kind in "USV" or (raw.dtype == object and any(isinstance(v, (str, bytes)) for v in raw.flat)):
         from ._plain_exceptions import InputTypeError
 
@@ -220,6 +223,48 @@ def masked_as_nan(x: Any) -> Any:
     out = data.astype(object)  # strings and other objects: check_array names what they are
     out[mask] = np.nan
     return out
+
+
+def _object_numbers(raw: np.ndarray, has_na: bool) -> np.ndarray:
+    """An object array of bools, integers or floats (NaN where pd.NA was) as a bool, int64 or float array; any other
+    object array unchanged."""
+    kind = pd.api.types.infer_dtype(raw.ravel(), skipna=True)
+    if kind in ("boolean", "integer") and not has_na:
+        return raw.astype(bool if kind == "boolean" else np.int64)
+    if kind in ("boolean", "integer", "floating", "mixed-integer-float"):
+        return raw.astype(float)
+    return raw
+
+
+def frame_values(df: pd.DataFrame) -> np.ndarray:
+    """A DataFrame's values as an ndarray, pandas' nullable columns (``Int64``, ``Float64``, ``boolean``) as floats
+    with NaN where they hold ``pd.NA`` (a missing cell, as :class:`effstats.responses.ResponseMatrix` reads it).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The input.
+
+    Returns
+    -------
+    ndarray
+        ``df.to_numpy()`` unless a column has a nullable numeric or boolean dtype.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from effstats._validation import frame_values
+    >>> frame_values(pd.DataFrame({"q1": [1, None], "q2": [0, 1]}, dtype="Int64"))
+    array([[ 1.,  0.],
+           [nan,  1.]])
+    """
+    types = df.dtypes
+    nullable = [isinstance(t, pd.api.extensions.ExtensionDtype)
+                and (pd.api.types.is_numeric_dtype(t) or pd.api.types.is_bool_dtype(t)) for t in types]
+    if any(nullable) and all(n or pd.api.types.is_numeric_dtype(t) or pd.api.types.is_bool_dtype(t)
+                             for n, t in zip(nullable, types)):
+        return df.to_numpy(dtype=float, na_value=np.nan)
+    return df.to_numpy()
 
 
 def _is_pd_na(raw: np.ndarray) -> np.ndarray:

@@ -293,6 +293,41 @@ def test_masked_cells_are_missing_as_nan_cells_are(make, data):
                                   full[0])
 
 
+def _frame_predictions(make, s, t):
+    """``_fit_predict_recorded``'s predictions for DataFrames (item ids as columns): the Sort & Search family is
+    given the target's selected columns by id."""
+    est, predict = make()
+    _quiet(est.fit, s)
+    name = type(est).__name__
+    if name == "SampleInserter":
+        return np.asarray(_quiet(est.predict, s.loc[est.select(10)]).thresholds, float)  # by model id
+    if hasattr(est, "select"):
+        res = _quiet(est.predict, t[est.select(40)])
+        return np.asarray(getattr(res, {"SortSearch": "thresholds", "CopyNearestExpand": "accuracy"}.get(
+            name, "predicted_accuracy")), float)
+    return np.asarray(_quiet(predict, est, s, t), float)
+
+
+@pytest.mark.parametrize("make", ESTIMATORS, ids=IDS)
+def test_nullable_pandas_columns_read_as_numbers_with_pd_na_missing(make, data):
+    """pandas' nullable dtypes (what ``read_csv(dtype_backend="numpy_nullable")`` and Parquet give) are numbers:
+    the same predictions as float64 columns, with ``pd.NA`` read as NaN, a missing cell."""
+    import pandas as pd
+
+    src, tgt = (pd.DataFrame(x.values.astype(float), index=x.model_ids, columns=x.item_ids) for x in data)
+    rng = np.random.default_rng(1)
+    src, tgt = src.mask(rng.random(src.shape) < 0.03), tgt.mask(rng.random(tgt.shape) < 0.03)
+    # with pd.NA in every nullable dtype; without, the integer and boolean ones (read as int and bool)
+    for (s, t), dtypes in (((src, tgt), ("Int64", "Float64", "boolean")),
+                           ((src.fillna(1.0), tgt.fillna(1.0)), ("Int64", "boolean"))):
+        want = _frame_predictions(make, s, t)
+        assert np.isfinite(want).all()
+        for dtype in dtypes:
+            # IRT's fits agree to the last few bits only (threaded sums)
+            np.testing.assert_allclose(_frame_predictions(make, s.astype(dtype), t.astype(dtype)), want,
+                                       rtol=1e-10, atol=1e-12, err_msg=dtype)
+
+
 def test_check_array_reads_masked_cells_as_nan_or_refuses_them():
     from effstats._validation import check_array
 

@@ -12,7 +12,7 @@ from sklearn.base import BaseEstimator
 
 from .._shared import _child_python, _cpus, _plain, _scratch_file
 from .._validation import (check_array, check_binary, check_flag, check_option, check_positive, check_positive_int,
-                           check_rng,
+                           check_rng, frame_values,
                            warn_missing_cells)
 from ..exceptions import ConvergenceWarning, check_is_fitted
 from . import _jml_blocks
@@ -31,7 +31,7 @@ def _as_binary_matrix(x: Any, name: str) -> tuple[np.ndarray, pd.Index | None, p
     if isinstance(x, ResponseMatrix):
         return x.require_binary(name), x.item_ids, x.model_ids
     if isinstance(x, pd.DataFrame):
-        return check_binary(x.to_numpy(), name, ndim=2), pd.Index(x.columns), pd.Index(x.index)
+        return check_binary(frame_values(x), name, ndim=2), pd.Index(x.columns), pd.Index(x.index)
     return check_binary(x, name, ndim=2), None, None
 
 
@@ -48,7 +48,7 @@ def _binary_with_mask(x: Any, name: str) -> tuple[np.ndarray, np.ndarray | None,
             return x.values & obs, obs, x.item_ids, x.model_ids
         raw, items, models = x.values_with_nan(), x.item_ids, x.model_ids
     elif isinstance(x, pd.DataFrame):
-        raw, items, models = x.to_numpy(dtype=float), pd.Index(x.columns), pd.Index(x.index)
+        raw, items, models = np.asarray(frame_values(x), float), pd.Index(x.columns), pd.Index(x.index)
     else:
         raw, items, models = x, None, None
     arr = check_array(raw, name, ndim=2, dtype=None, allow_nan=True)

@@ -10,7 +10,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator
 
 from .._results import ConfidenceInterval
-from .._validation import check_binary, check_rng, masked_as_nan, warn_missing_cells
+from .._validation import check_binary, check_rng, frame_values, masked_as_nan, warn_missing_cells
 from ..bitpack import PackedBinaryMatrix
 from ..exceptions import check_is_fitted
 from ..responses import ResponseMatrix
@@ -56,7 +56,7 @@ def _source_with_missing(responses: Any) -> tuple[np.ndarray, np.ndarray | None]
     elif isinstance(responses, ResponseMatrix):
         miss, vals = responses.missing, responses.values_with_nan()
     else:
-        vals = (responses.to_numpy(float) if isinstance(responses, pd.DataFrame)
+        vals = (np.asarray(frame_values(responses), float) if isinstance(responses, pd.DataFrame)
                 else np.asarray(masked_as_nan(responses), float))
         miss = np.isnan(vals)
     obs = ~miss

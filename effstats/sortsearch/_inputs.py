@@ -10,8 +10,8 @@ import pandas as pd
 from .._shared import _plain
 from .._shared import _value_list as _list_ids
 from .._subset import _check_position_ids, _some
-from .._validation import (check_array, check_binary, check_positive_int, check_unit_interval, is_zero_one,
-                           masked_as_nan)
+from .._validation import (check_array, check_binary, check_positive_int, check_unit_interval, frame_values,
+                           is_zero_one, masked_as_nan)
 from ..bitpack import PackedBinaryMatrix
 from ..responses import ResponseMatrix
 
@@ -23,7 +23,7 @@ def _is_dask(x: Any) -> bool:
 def _frame_values(df: pd.DataFrame, name: str) -> np.ndarray:
     """0/1 values of a DataFrame (models × item columns) as a bool array; NaN or other values are refused by name."""
     try:
-        v = df.to_numpy(dtype=float)
+        v = np.asarray(frame_values(df), dtype=float)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{name}: expected a DataFrame of 0/1 values (models × item columns): {exc}") from None
     return check_binary(v, name, ndim=2)
@@ -236,7 +236,17 @@ def _split_missing(responses: Any) -> tuple[Any, np.ndarray | None]:
         miss = responses.missing
         vals = np.where(miss, 0.0, responses.values)
         return pd.DataFrame(vals, index=responses.model_ids, columns=responses.item_ids), miss
-    if isinstance(responses, (pd.DataFrame, pd.Series)):
+    if isinstance(responses, pd.DataFrame):
+        miss = responses.isna().to_numpy()
+        if not miss.any():
+            return responses, None
+        # through floats: a nullable boolean column takes no 0 (and a placeholder must not keep its dtype's NA)
+        try:
+            filled = np.where(miss, 0.0, np.asarray(frame_values(responses), dtype=float))
+        except (TypeError, ValueError):  # not numbers: _frame_values names them
+            return responses.fillna(0), miss
+        return pd.DataFrame(filled, index=responses.index, columns=responses.columns), miss
+    if isinstance(responses, pd.Series):
         miss = responses.isna().to_numpy()
         return (responses.fillna(0), miss) if miss.any() else (responses, None)
     if _is_dask(responses) or isinstance(responses, PackedBinaryMatrix):

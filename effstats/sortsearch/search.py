@@ -14,7 +14,7 @@ from sklearn.base import BaseEstimator
 
 from .._ordering import dp_packed, dp_rows
 from .._validation import (check_array, check_binary, check_option, check_positive_int, check_rng,
-                           masked_as_nan, warn_missing_cells)
+                           frame_values, masked_as_nan, warn_missing_cells)
 from ..bitpack import PackedBinaryMatrix
 from ..exceptions import check_is_fitted
 from ..responses import ResponseMatrix
@@ -356,7 +356,7 @@ class SortSearch(BaseEstimator):
             if isinstance(responses, ResponseMatrix):
                 rm = responses
             else:
-                vals = np.asarray(responses.to_numpy(float) if isinstance(responses, pd.DataFrame)
+                vals = np.asarray(frame_values(responses) if isinstance(responses, pd.DataFrame)
                                   else masked_as_nan(responses), float)
                 empty = np.isnan(vals).all(axis=1 - ax)
                 if empty.any():
