@@ -886,6 +886,46 @@ def test_damaged_state_is_refused_naming_the_field(saved, tmp_path, capsys, edit
     assert code == 2 and _one_line(err).startswith("effstats sequential update: error: DIR: state.json: ")
 
 
+@pytest.fixture(scope="module")
+def with_dropped(tmp_path_factory):
+    """A run whose first look dropped two items that returned no result (skip_failed), saved."""
+    truth = _truth()
+    run = SequentialRun.start(truth.subset(models=range(24)), rule="precision", half_width=0.01, initial=40, batch=40)
+    batch = list(run.next_items)
+    with pytest.warns(UserWarning, match="dropped from the run"):
+        run.update(truth.subset(models=[24], items=batch[2:]), skip_failed=True)
+    d = tmp_path_factory.mktemp("dropped") / "seq"
+    run.save(d)
+    return json.loads((d / "state.json").read_text())
+
+
+@pytest.mark.parametrize("edit,message", [
+    (_set("dropped", ["zzz"]), "dropped[0]: expected an object, got 'zzz'"),
+    (_set("dropped", "zzz"), "dropped: expected an array, got 'zzz'"),
+    (_set("dropped.0.position", KeyError), "dropped[0].position: missing"),
+    (_set("dropped.0.position", "x"), "dropped[0].position: expected an integer, got 'x'"),
+    (_set("dropped.0.position", -1), "dropped[0].position: expected a number >= 0, got -1"),
+    (_set("dropped.0.position", 10**6), "dropped[0].position: 1000000 is past the 291 items of the start's order"),
+    (_set("dropped.1.position", 0), "dropped[1].position: 0 is another dropped item's"),
+    (_set("dropped.0.doc_ids", "zz"), "dropped[0].doc_ids: expected an integer, got 'zz'"),
+    (_set("dropped.0.doc_ids", KeyError), "dropped[0].doc_ids: missing (the run's doc_ids has an entry per item)"),
+    (_set("dropped.0.order", None), "dropped[0].order: expected a string, got None"),
+])
+def test_a_damaged_dropped_list_is_refused_naming_the_field(with_dropped, tmp_path, capsys, edit, message):
+    st = copy.deepcopy(with_dropped)
+    assert [d["position"] for d in st["dropped"]] == [0, 1]
+    edit(st)
+    (tmp_path / "state.json").write_text(json.dumps(st))
+    with pytest.raises(ValueError) as e:
+        SequentialRun.load(tmp_path)
+    assert str(e.value) == f"directory: state.json: {message}"
+    for action in (["status"], ["update"]):
+        code, _, err = _run(["sequential", *action, tmp_path, *([tmp_path / "state.json"] if action == ["update"]
+                                                                else [])], capsys)
+        assert code == 2 and _one_line(err) == (f"effstats sequential {action[0]}: error: DIR: state.json: "
+                                                f"{message}"), err
+
+
 def _pending_swapped(st):
     n = sum(len(look["items"]) for look in st["looks"])
     st["order"][n], st["order"][n + 1] = st["order"][n + 1], st["order"][n]

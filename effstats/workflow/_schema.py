@@ -94,6 +94,12 @@ STATE = {
             "properties": {"items": {"type": "array", "minItems": 1, "items": _STR},
                            "scores": {"type": "array", "items": {"type": "number", "minimum": 0, "maximum": 1}},
                            "theta": _FINITE, "theta_se": _FINITE, "accuracy": _FINITE, "accuracy_se": _FINITE}}},
+        # items dropped after returning no result (skip_failed): each with its position in the start's order and
+        # what went with it there
+        "dropped": {"type": "array", "items": {
+            "type": "object", "required": ["position", "order"],
+            "properties": {"position": _COUNT, "order": _STR, "tasks": _STR, "doc_ids": {"type": "integer"},
+                           "against_scores": {"type": ["number", "null"]}}}},
         "status": {"enum": ["continue", "stopped"]},
         "result": {"type": ["object", "null"]},
         "files": {"type": "array", "items": _STR},
@@ -272,6 +278,7 @@ def _check_state(st: dict, shown: str) -> None:
         raise ValueError(f"{shown}: max_n: {st['max_n']} is more than the {len(st['order'])} items of the order")
     if st["initial"] > st["max_n"]:
         raise ValueError(f"{shown}: initial: {st['initial']} is more than max_n={st['max_n']}")
+    _check_dropped(st, shown)
     k = 0
     order = st["order"]
     for j, look in enumerate(st["looks"]):
@@ -287,6 +294,24 @@ def _check_state(st: dict, shown: str) -> None:
         raise ValueError(f"{shown}: result: a stopped run needs its decision")
     if st["status"] == "continue" and st["result"] is not None:
         raise ValueError(f"{shown}: status: 'continue', but the run holds a decision")
+
+
+def _check_dropped(st: dict, shown: str) -> None:
+    """The dropped items go back to distinct places of the start's order, are no longer in the order, and carry an
+    entry for each list of the order that goes with them."""
+    dropped = st.get("dropped") or []
+    total, seen, order = len(st["order"]) + len(dropped), set(), set(st["order"])
+    for j, d in enumerate(dropped):
+        if d["position"] >= total or d["position"] in seen:
+            raise ValueError(f"{shown}: dropped[{j}].position: {d['position']} is "
+                             + ("another dropped item's" if d["position"] in seen else
+                                f"past the {total} items of the start's order"))
+        seen.add(d["position"])
+        if d["order"] in order:
+            raise ValueError(f"{shown}: dropped[{j}].order: {_short(d['order'])} is still in the run's order")
+        for k in ("tasks", "doc_ids", "against_scores"):
+            if st.get(k) is not None and k not in d:
+                raise ValueError(f"{shown}: dropped[{j}].{k}: missing (the run's {k} has an entry per item)")
 
 
 # the lists a run of rule "precision" or "efficacy" fixes at its start (its item order drawn with its seed, and what
