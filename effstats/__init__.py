@@ -15,10 +15,12 @@ workflow     the loop: harness logs → items to run → manifest → score, int
 """
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING
+import importlib as _importlib
+import typing as _typing
 
-if TYPE_CHECKING:  # for type checkers and IDEs; at run time these load on first use (see __getattr__)
+del annotations  # the __future__ import's binding, not a name of the package (dir(effstats) lists its API)
+
+if _typing.TYPE_CHECKING:  # for type checkers and IDEs; at run time these load on first use (see __getattr__)
     from .bitpack import PackedBinaryMatrix
     from .responses import ResponseMatrix
     from .splits import ModelSplit, binned_split, chronological_split, performance_split, random_split
@@ -53,14 +55,15 @@ def __getattr__(name: str):
     # Submodules and the names above load on first use: `import effstats` does not import pandas, scikit-learn
     # or R, so it stays fast, and R is only touched when needed.
     if name in _SUBMODULES:
-        return importlib.import_module(f".{name}", __name__)
+        return _importlib.import_module(f".{name}", __name__)
     if name in _EXPORTS:
-        return getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
+        return getattr(_importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
     raise AttributeError(f"module 'effstats' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | _SUBMODULES | set(_EXPORTS))
+    # the API, the submodules and the module's dunders; not its private helpers
+    return sorted({n for n in globals() if n.startswith("__")} | set(__all__) | _SUBMODULES | set(_EXPORTS))
 
 
 def show_versions() -> dict[str, str]:

@@ -183,15 +183,15 @@ def _value_list(values: Any, limit: int = 5) -> str:
     return f"{values[:limit]}{more}"
 
 
-def _outside(value: float, low: float, high: float, digits: int = 3) -> str:
-    """``"value outside [low, high]"`` with at least ``digits`` decimals, and as many more (up to 12) as it takes
-    for a value beyond a bound to read differently from that bound (0.8199996 against 0.82 is not "0.820 outside
-    [0.820, ...]").
+def _apart(value: float, low: float, high: float, digits: int = 3) -> tuple[str, str, str]:
+    """``value``, ``low`` and ``high`` as decimals with at least ``digits`` places, and as many more (up to 12) as
+    it takes for a value beyond a bound to read differently from that bound (0.8199996 against 0.82 must not read
+    "0.820 outside [0.820, ...]").
 
-    >>> _outside(0.8199996, 0.82, 0.97)
-    '0.8199996 outside [0.8200000, 0.9700000]'
-    >>> _outside(0.5, 0.6, 0.9)
-    '0.500 outside [0.600, 0.900]'
+    >>> _apart(0.8199996, 0.82, 0.97)
+    ('0.8199996', '0.8200000', '0.9700000')
+    >>> _apart(0.5, 0.6, 0.9)
+    ('0.500', '0.600', '0.900')
     """
     d = digits
     while d < 12:
@@ -199,7 +199,7 @@ def _outside(value: float, low: float, high: float, digits: int = 3) -> str:
         if not ((value < low and v == lo) or (value > high and v == hi)):
             break
         d += 1
-    return f"{value:.{d}f} outside [{low:.{d}f}, {high:.{d}f}]"
+    return f"{value:.{d}f}", f"{low:.{d}f}", f"{high:.{d}f}"
 
 
 def _sorted_codes(col: pd.Series) -> tuple[np.ndarray, pd.Index] | None:

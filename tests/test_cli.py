@@ -578,3 +578,14 @@ def test_duplicate_hint_never_suggests_a_column_of_timestamps(tmp_path, capsys):
     p2.write_text("\n".join([lines[0] + "\trun"] + [ln + f"\trun{i}" for i, ln in enumerate(lines[1:])]) + "\n")
     assert main(["audit", str(p2), "--out", str(tmp_path / "o2"), "--no-progress", "--duplicates", "error"]) == 2
     _one_line_error(capsys, "column 'run' is unique: pass --model 'run'")
+
+
+def test_top_level_namespace_lists_the_api_and_submodules_only():
+    """``dir(effstats)``: the public names (``__all__``), the submodules and the dunders; none of the module's own
+    imports (``annotations``, ``TYPE_CHECKING``, ``importlib``), which are not attributes either."""
+    public = {n for n in dir(effstats) if not n.startswith("_")}
+    assert public == set(effstats.__all__) | {"datasets", "sequential", "sortsearch", "metrics", "disco", "irt",
+                                              "reliability", "rbridge", "bitpack", "splits", "responses", "cli",
+                                              "workflow"}
+    for name in ("annotations", "TYPE_CHECKING", "importlib"):
+        assert not hasattr(effstats, name)

@@ -1206,3 +1206,39 @@ def test_select_help_names_the_file_of_each_reference_layout(capsys):
     out = " ".join(capsys.readouterr().out.split())
     assert "for lm-eval references, DIR/lm_eval_samples.json (lm_eval --samples)" in out
     assert "for HELM run folders, DIR/helm_instances.json" in out
+
+
+def test_target_error_reached_only_by_the_whole_benchmark_says_so_in_one_line(capsys, tmp_path):
+    """--target-error 0.01 points: no subset of 300 items cross-validates to it, only the census (error 0): select
+    chooses every item and says so on one stderr line, naming the smallest error a subset reached."""
+    d = simulate_responses(30, 300, rng=2)
+    ref_csv = tmp_path / "ref.csv"
+    ResponseMatrix(d.values, model_ids=[f"m{i}" for i in range(30)],
+                   item_ids=[f"t/{k}" for k in range(300)]).to_long().to_csv(ref_csv, index=False)
+    code, out, err = _run(["select", ref_csv, "--target-error", 0.01, "--method", "random", "--out", tmp_path / "s"],
+                          capsys)
+    assert code == 0, err
+    m = json.loads((tmp_path / "s" / "manifest.json").read_text())
+    curve = pd.DataFrame(m["budget_curve"])
+    assert m["budget"] == 300 and curve["budget"].tolist() == [25, 50, 100, 200, 300]
+    best = curve.iloc[:-1].loc[curve["cv_mae_points"].iloc[:-1].idxmin()]
+    said = [ln for ln in err.splitlines() if "whole benchmark" in ln]
+    assert said == [f"effstats select: warning: --target-error: no budget below the whole benchmark reaches 0.01 "
+                    f"points (the smallest cross-validated error, {best['cv_mae_points']:.2f} points, at "
+                    f"{int(best['budget'])} items); selecting every one of the 300 items"], err
+
+
+def test_out_of_range_note_shows_the_digits_that_tell_the_estimate_from_the_bound():
+    """A task estimate 4e-7 below the lowest reference score is flagged (beyond 1e-12) and the note prints enough
+    decimals to show it lies outside, not "0.820 outside [0.820, ...]"."""
+    from effstats.workflow._combine import _score_range_flags, _TaskResult
+    from effstats.disco import SubsetPrediction
+
+    ref = ResponseMatrix(np.array([[1.0] * 41 + [0.0] * 9] + [[1.0] * 48 + [0.0] * 2]), item_ids=[f"t/{k}"
+                                                                                                   for k in range(50)])
+    part = _TaskResult("t", 1.0, SubsetPrediction(np.array([0.82 - 4e-7]), np.array([0.02]), "design"), True, 10,
+                       np.array([10]), 50, "random", np.array(["random + direct"], dtype=object))
+    flagged = _score_range_flags(part, ref, np.ones(50, bool), pd.Index(["new"]))
+    assert flagged.out_of_range.tolist() == [True]
+    assert flagged.range_reason[0] == ("task estimate 0.8199996 outside the references' task scores "
+                                       "[0.8200000, 0.9600000]")

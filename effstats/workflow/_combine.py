@@ -16,7 +16,7 @@ import pandas as pd
 from scipy import stats
 
 from .._results import ConfidenceInterval, check_confidence_level
-from .._shared import _name_list, _plain
+from .._shared import _apart, _name_list, _plain
 from ..responses import ResponseMatrix
 from ._io import known_ids
 from ._tasks import _TaskFit, design_methods
@@ -264,7 +264,7 @@ def _score_range_flags(part: _TaskResult, reference: ResponseMatrix, on: np.ndar
                       f"{part.base}'s model-based estimate extrapolates there and its interval may not hold; a "
                       f"design-based method ({', '.join(design_methods())}) stays valid", UserWarning,
                       stacklevel=4)
-    why = [[f"task estimate {e:.3f} outside the references' task scores [{lo:.3f}, {hi:.3f}]"] if o else []
+    why = [["task estimate {} outside the references' task scores [{}, {}]".format(*_apart(e, lo, hi))] if o else []
            for e, o in zip(est, outside)]
     if own.any():
         for j, reason in _chosen_item_reasons(reference, sub, own).items():
@@ -296,8 +296,8 @@ def _chosen_item_reasons(reference: ResponseMatrix, sub: ResponseMatrix | None, 
     for j in np.flatnonzero(flagged):
         parts = []
         if chk.above[j] or chk.below[j]:
-            parts.append(f"mean {chk.subset_score[j]:.3f} on the chosen items outside the references' "
-                         f"[{lo:.3f}, {hi:.3f}] there")
+            parts.append("mean {} on the chosen items outside the references' [{}, {}] there".format(
+                *_apart(float(chk.subset_score[j]), lo, hi)))
         if chk.far[j]:
             parts.append(f"distance {chk.distance[j]:.3f} to the nearest reference on the chosen items above "
                          f"{chk.distance_limit:.3f}, the largest of a reference to its nearest other one")

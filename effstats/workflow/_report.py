@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 
 from .._escape import md_text
-from .._shared import _level_percent, _outside
+from .._shared import _apart, _level_percent
 from ._sizes import _cap_reason
 from ._strata import _CORRECTION_STRATA
 
@@ -77,11 +77,12 @@ class _Report:
             chk = range_check(vals[:, ref.item_ids.get_indexer(items)], answers)
         why = []
         if estimate < lo - 1e-12 or estimate > hi + 1e-12:
-            why.append(f"accuracy estimate {_outside(estimate, lo, hi)}, the reference models' scores")
+            why.append("accuracy estimate {} outside [{}, {}], the reference models' scores".format(
+                *_apart(estimate, lo, hi)))
         if chk.above[0] or chk.below[0]:
-            s_lo, s_hi = chk.source_range
-            why.append(f"mean {_outside(float(chk.subset_score[0]), s_lo, s_hi)} on the {len(items)} items given, "
-                       "the reference models' means there")
+            v, a, b = _apart(float(chk.subset_score[0]), *chk.source_range)
+            why.append(f"mean {v} outside [{a}, {b}] on the {len(items)} items given, the reference models' means "
+                       "there")
         if chk.far[0]:
             why.append(f"answers on the items given farther from every reference model ({chk.distance[0]:.3f}) than "
                        f"any reference model is from its nearest other one ({chk.distance_limit:.3f})")

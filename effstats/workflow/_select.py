@@ -631,6 +631,12 @@ def select(reference: Any, budget: int | None = None, *, method: str = "stratifi
             rows.append({"budget": b, "cv_mae_points": e})
             if e <= target_error:
                 budget = b
+                if b >= rm.n_items and len(rows) > 1:  # only the census reaches it: say so, it is no subset
+                    best = min(rows[:-1], key=lambda r: r["cv_mae_points"])
+                    warnings.warn(f"target_error: no budget below the whole benchmark reaches {target_error:g} points "
+                                  f"(the smallest cross-validated error, {best['cv_mae_points']:.2f} points, at "
+                                  f"{best['budget']} items); selecting every one of the {rm.n_items} items",
+                                  UserWarning, stacklevel=2)
                 break
         else:
             warnings.warn(f"target_error: no budget up to {grid[-1]} reaches {target_error} points; using {grid[-1]}",
