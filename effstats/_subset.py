@@ -47,7 +47,7 @@ from ._results import ConfidenceInterval, check_confidence_level, normal_interva
 from ._shared import _name_list, _plain
 from ._shared import _value_list as _show
 from ._validation import (check_array, check_integer_outputs, check_positive_int, check_probabilities, frame_values,
-                          is_zero_one, snap_zero_one)
+                          is_zero_one, snap_zero_one, value_range)
 from .exceptions import NotFittedError, check_is_fitted
 from .responses import ResponseMatrix
 
@@ -236,7 +236,7 @@ def _as_outputs(x: Any, name: str, labels: Any = None) -> _Outputs:
     if arr.ndim == 2:
         c = snap_zero_one(check_array(arr, name, ndim=2))  # 0/1 off by floating-point noise is 0/1
         if c.min() < 0 or c.max() > 1:
-            raise ValueError(f"{name}: correctness/scores must lie in [0, 1], got values in [{c.min():g}, {c.max():g}]")
+            raise ValueError(f"{name}: correctness/scores must lie in [0, 1], got values in {value_range(c)}")
         lab = None if labels is None else _check_labels(labels, c.shape[1], None)
         return _Outputs(None, None, c.astype(float), lab, ids, None, miss)
     raise ValueError(

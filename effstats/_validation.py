@@ -31,6 +31,7 @@ __all__ = [
     "is_zero_one",
     "masked_as_nan",
     "frame_values",
+    "value_range",
 ]
 
 ZERO_ONE_ATOL = 1e-9  # harness averaging leaves 0/1 results off by a few ulps (1 - 1e-16, 3e-17); 1e-9 is far above
@@ -517,12 +518,12 @@ def check_unit_interval(x: Any, name: str, **kw: Any) -> np.ndarray:
     >>> check_unit_interval([20, 90], "scores_a")
     Traceback (most recent call last):
     ...
-    ValueError: scores_a: expected values in [0, 1], got range [20, 90]
+    ValueError: scores_a: expected values in [0, 1], got range [20.0, 90.0]
     """
     arr = check_array(x, name, **kw)
     finite = arr[~np.isnan(arr)] if kw.get("allow_nan") else arr
     if finite.size and (finite.min() < 0 or finite.max() > 1):
-        raise ValueError(f"{name}: expected values in [0, 1], got range [{finite.min():g}, {finite.max():g}]")
+        raise ValueError(f"{name}: expected values in [0, 1], got range {value_range(finite)}")
     return arr
 
 
@@ -567,6 +568,28 @@ def check_probabilities(x: Any, name: str, *, axis: int = -1, atol: float = 1e-4
     return arr
 
 
+def value_range(arr: np.ndarray) -> str:
+    """``[min, max]`` of a non-empty array for messages, each bound as Python prints the float (every digit that
+    tells it apart), so a value just outside a range shows as outside: ``[0.0, 1.0000001]``, never ``[0, 1]``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from effstats._validation import value_range
+    >>> value_range(np.array([0.5, 1.0000001, 0.0]))
+    '[0.0, 1.0000001]'
+    """
+    return f"[{float(np.min(arr))!r}, {float(np.max(arr))!r}]"
+
+
+def _number(x: Any) -> Any:
+    """A 0-d numeric array (what numpy's reductions and ``np.array(0.9)`` give) as its numpy scalar, which is a
+    number; anything else unchanged (a 0-d bool array stays refused, as ``True`` is)."""
+    if isinstance(x, np.ndarray) and x.ndim == 0 and x.dtype.kind in "iuf":
+        return x[()]
+    return x
+
+
 def check_fraction(x: Any, name: str, *, closed: bool = False) -> float:
     """Check a scalar in the open interval (0, 1) (closed [0, 1] if ``closed``).
 
@@ -593,6 +616,7 @@ def check_fraction(x: Any, name: str, *, closed: bool = False) -> float:
     ...
     ValueError: alpha: expected a number in (0, 1), got 1.0
     """
+    x = _number(x)
     if isinstance(x, bool) or not isinstance(x, Real) or np.isnan(x):
         raise ValueError(f"{name}: expected a number in {'[0, 1]' if closed else '(0, 1)'}, got {_plain(x)!r}")
     ok = 0 <= x <= 1 if closed else 0 < x < 1
@@ -670,6 +694,7 @@ def check_positive(x: Any, name: str, *, allow_zero: bool = False, maximum: floa
     ...
     ValueError: alpha: expected a number > 0, got -1.0
     """
+    x = _number(x)
     if isinstance(x, bool) or not isinstance(x, Real) or not np.isfinite(x):
         raise ValueError(f"{name}: expected a finite number {'>= 0' if allow_zero else '> 0'}, got {_plain(x)!r}")
     if x < 0 or (x == 0 and not allow_zero) or (maximum is not None and x > maximum):

@@ -345,6 +345,40 @@ def test_masked_class_ids_with_labels_are_refused():
         AIPW(n_items=5, random_state=0).fit(ids, labels=np.zeros(20, int))
 
 
+def test_a_number_given_as_a_0d_array_or_numpy_scalar_is_that_number(data):
+    """What ``np.mean`` and ``np.array(0.9)`` return is a number: ``confidence_level`` takes it as the float."""
+    from effstats._validation import check_positive
+    from effstats.disco import StratifiedAIPW
+
+    src, tgt = data
+    res = _quiet(StratifiedAIPW(n_items=30, random_state=0).fit(src).predict_interval, tgt)
+    want = res.confidence_interval(confidence_level=0.9)
+    for level in (np.array(0.9), np.float64(0.9), np.mean([0.85, 0.95])):
+        got = res.confidence_interval(confidence_level=level)
+        np.testing.assert_allclose(np.asarray(got.low), np.asarray(want.low), rtol=1e-12)
+        np.testing.assert_allclose(np.asarray(got.high), np.asarray(want.high), rtol=1e-12)
+    assert check_positive(np.array(2.5), "x") == 2.5
+    for bad in (np.array(True), np.array([0.9]), np.array(1.0)):
+        with pytest.raises(ValueError, match=r"^confidence_level: expected a number in \(0, 1\)"):
+            res.confidence_interval(confidence_level=bad)
+
+
+def test_out_of_range_scores_are_shown_with_every_digit(data):
+    """A score of 1.0000001 is refused with a range that shows it, never a rounded ``[0, 1]``."""
+    from effstats.disco import AIPW
+
+    src, tgt = (x.values.astype(float) for x in data)
+    bad = src.copy()
+    bad[3, 7] = 1.0000001
+    with pytest.raises(ValueError, match=r"^source_outputs: .*got values in \[0\.0, 1\.0000001\]$"):
+        AIPW(n_items=30, random_state=0).fit(bad)
+    est = _quiet(AIPW(n_items=30, random_state=0).fit, src)
+    bad = tgt.copy()
+    bad[0, :] = 1.0000001
+    with pytest.raises(ValueError, match=r"^target_outputs: .*got values in \[0\.0, 1\.0000001\]$"):
+        est.predict_interval(bad)
+
+
 @pytest.mark.parametrize("make", ESTIMATORS, ids=IDS)
 def test_score_returns_a_float(make, data):
     src, tgt = data

@@ -33,7 +33,7 @@ import pandas as pd
 from scipy.special import softmax
 
 from .._shared import _plain
-from .._validation import check_flag
+from .._validation import check_flag, value_range
 from ..responses import ResponseMatrix
 from ._files import _check_duplicates
 from ._lm_eval_files import _choose_runs, _expand, _model_from_logs, _task_of
@@ -239,7 +239,7 @@ def read_lm_eval_samples(
     obs_vals = vals[observed]
     if obs_vals.min() < 0 or obs_vals.max() > 1:
         raise ValueError(f"metric: {_plain(metric)!r} values must lie in [0, 1] to form a response matrix, got range "
-                         f"[{obs_vals.min():g}, {obs_vals.max():g}]")
+                         f"{value_range(obs_vals)}")
 
     if duplicates != "mean":  # averaged 0/1 runs are graded by the user's choice
         _warn_mixed_kinds(vals, observed, keys, models, metric_of)

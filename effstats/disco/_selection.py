@@ -12,7 +12,8 @@ from typing import Any
 import numpy as np
 from scipy.special import entr
 
-from .._validation import check_array, check_option, check_positive_int, check_probabilities, check_rng
+from .._validation import (check_array, check_option, check_positive_int, check_probabilities, check_rng,
+                            value_range)
 # select_random: shared with effstats.irt
 from .._subset import _allocate, _first_per_group, _group_codes, select_random  # noqa: F401
 from ..responses import ResponseMatrix
@@ -369,7 +370,7 @@ def disagreement(outputs: Any, measure: str = "pds", *, top_k: int = 1, n_classe
         # a matrix of 0/1 (or graded) correctness, as every estimator reads it: a 2-class distribution per cell
         v = check_array(arr, "outputs", ndim=2)
         if v.min() < 0 or v.max() > 1:
-            raise ValueError(f"outputs: correctness must lie in [0, 1], got values in [{v.min():g}, {v.max():g}]")
+            raise ValueError(f"outputs: correctness must lie in [0, 1], got values in {value_range(v)}")
         arr = np.stack([1.0 - v, v], axis=-1)
     ids = np.issubdtype(arr.dtype, np.integer)
     if not ids:
