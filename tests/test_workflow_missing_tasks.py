@@ -282,3 +282,13 @@ def test_sequential_update_skip_failed_drops_failed_documents_and_the_run_ends(t
     assert main(["sequential", "update", str(tmp_path / "cli"), str(tmp_path / "b1"), "--skip-failed"]) == 0
     assert f"dropped from the run (['{batch[0]}'])" in capsys.readouterr().err
     assert len(json.loads((tmp_path / "cli" / "state.json").read_text())["looks"][0]["items"]) == 59
+    # the dropped item given again with the next batch: said to be dropped at look 1, not "never handed out"
+    nxt = list(SequentialRun.load(tmp_path / "cli").next_items)
+    write_lm_eval_samples(truth.subset(models=[40], items=nxt + batch[:1]), tmp_path / "b2")
+    assert main(["sequential", "update", str(tmp_path / "cli"), str(tmp_path / "b2")]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "effstats sequential update: error: NEW_RESULTS: 1 item(s) were dropped from the run at look 1 after "
+        f"returning no result (--skip-failed) and are not handed out again, e.g. ['{batch[0]}']; leave them out, or "
+        "read only this batch's items with --restrict-to-manifest")
+    assert main(["sequential", "update", str(tmp_path / "cli"), str(tmp_path / "b2"), "--restrict-to-manifest"]) == 0
+    assert len(json.loads((tmp_path / "cli" / "state.json").read_text())["looks"]) == 2

@@ -94,11 +94,12 @@ STATE = {
             "properties": {"items": {"type": "array", "minItems": 1, "items": _STR},
                            "scores": {"type": "array", "items": {"type": "number", "minimum": 0, "maximum": 1}},
                            "theta": _FINITE, "theta_se": _FINITE, "accuracy": _FINITE, "accuracy_se": _FINITE}}},
-        # items dropped after returning no result (skip_failed): each with its position in the start's order and
-        # what went with it there
+        # items dropped after returning no result (skip_failed): each with its position in the start's order, what
+        # went with it there, and the look that dropped it
         "dropped": {"type": "array", "items": {
             "type": "object", "required": ["position", "order"],
-            "properties": {"position": _COUNT, "order": _STR, "tasks": _STR, "doc_ids": {"type": "integer"},
+            "properties": {"position": _COUNT, "look": _SIZE, "order": _STR, "tasks": _STR,
+                           "doc_ids": {"type": "integer"},
                            "against_scores": {"type": ["number", "null"]}}}},
         "status": {"enum": ["continue", "stopped"]},
         "result": {"type": ["object", "null"]},

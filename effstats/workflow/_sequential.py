@@ -744,6 +744,15 @@ class SequentialRun(_Report):
             row, ids = row.subset(items=np.flatnonzero(on)), ids[on]
         handed_out = set(st["order"][: self.n_evaluated + len(batch)])
         outside = [i for i in ids if i not in handed_out]
+        gone = {d["order"]: d.get("look") for d in st.get("dropped") or ()}
+        if any(i in gone for i in outside):  # handed out once, then dropped: never again in this run
+            back = [i for i in outside if i in gone]
+            looks = sorted({gone[i] for i in back if gone[i] is not None})
+            at = f" at look {', '.join(map(str, looks))}" if looks else ""
+            raise ValueError(f"new_results: {len(back)} item(s) were dropped from the run{at} after returning no "
+                             f"result (skip_failed=True, --skip-failed) and are not handed out again, e.g. "
+                             f"{_plain(back[:3])}; leave them out, or read only this batch's items with "
+                             "restrict_to_manifest=True (--restrict-to-manifest)")
         if outside:
             whole = ""
             if pd.Index(batch).isin(ids).all():  # e.g. a whole run of the benchmark: the batch's items are there
@@ -830,9 +839,9 @@ class SequentialRun(_Report):
         dropped = st.setdefault("dropped", [])
         # earlier drops were all in earlier batches, before this one: a position now + their number is the start's
         at = [j for j in range(n0, n0 + len(self.next_items)) if st["order"][j] in gone]
-        dropped += [{"position": j + len(dropped), **{k: st[k][j] for k in ("order", "tasks", "doc_ids",
-                                                                              "against_scores")
-                                                      if st.get(k) is not None}} for j in at]
+        dropped += [{"position": j + len(dropped), "look": len(st["looks"]) + 1,
+                     **{k: st[k][j] for k in ("order", "tasks", "doc_ids", "against_scores") if st.get(k) is not None}}
+                    for j in at]
         keep = sorted(set(range(len(st["order"]))) - set(at))
         for key in ("order", "tasks", "doc_ids", "against_scores"):
             if st.get(key) is not None:
