@@ -132,11 +132,12 @@ class Estimate:
         method's own, or the out-of-range fallback's) add in quadrature (independent samples per task, so their
         errors are uncorrelated with every other task's), those of its model-based ones linearly (the errors of one
         model may share a sign across tasks: the bound for any correlation), and the two parts in quadrature:
-        :math:`\\mathrm{se}^2 = \\sum_{t \\in D} (w_t s_t)^2 + (\\sum_{t \\in M} w_t s_t)^2`. With 0/1
-        scores and every task estimate of a model design-based its interval is Korn–Graubard's (Clopper–Pearson at the
-        design's effective sample size, so not symmetric about the estimate), or, where every chosen item of every
-        task is alike and the tasks weigh by their items, the exact interval of the tasks' strata as one stratified
-        sample; otherwise it is the normal interval ``estimate ± z·se``.
+        :math:`\\mathrm{se}^2 = \\sum_{t \\in D} (w_t s_t)^2 + (\\sum_{t \\in M} w_t s_t)^2` (:math:`D`, :math:`M`:
+        its design-based and model-based task estimates; :math:`w_t`, :math:`s_t`: a task's weight and standard
+        error). With 0/1 scores and every task estimate of a model design-based its interval is Korn–Graubard's
+        (Clopper–Pearson at the design's effective sample size, so not symmetric about the estimate), or, where every
+        chosen item of every task is alike and the tasks weigh by their items, the exact interval of the tasks'
+        strata as one stratified sample; otherwise it is the normal interval ``estimate ± z·se``.
         """
         return self._combined.confidence_interval(confidence_level)
 
