@@ -272,8 +272,10 @@ class ResponseMatrix:
             values = values.filled(0)
         elif isinstance(values, pd.DataFrame):
             _refuse_times(values, "values")
+        # booleans are 0/1 by their type: read as they are, without a float copy of the matrix to snap and scan
+        flags = isinstance(values, np.ndarray) and values.dtype == bool and kind in (None, "binary")
         try:
-            vals = check_array(values, "values", ndim=2, allow_nan=nan_as_missing)
+            vals = check_array(values, "values", ndim=2, allow_nan=nan_as_missing, dtype=None if flags else float)
         except ValueError as exc:
             if str(exc) == "values: contains NaN; expected finite numbers":
                 raise ValueError(f"{exc}; pass nan_as_missing=True to read NaN as a missing cell") from None
@@ -281,7 +283,7 @@ class ResponseMatrix:
         miss = None
         if missing is not None:
             miss = check_binary(missing, "missing", shape=vals.shape)
-        if nan_as_missing:
+        if nan_as_missing and not flags:
             nan = np.isnan(vals)
             if nan.any():
                 miss = nan if miss is None else (miss | nan)
@@ -290,14 +292,17 @@ class ResponseMatrix:
         if miss is not None:
             if miss.all(axis=1).any():
                 raise ValueError("missing: a model has no evaluated item; drop it first")
-            vals = np.where(miss, 0.0, vals)
+            vals = np.where(miss, vals.dtype.type(0), vals)
             if not miss.any():
                 miss = None
-        # 0/1 results off by floating-point noise are 0/1; the same scan tells whether all are (missing cells hold
-        # 0.0 here, so the observed cells are 0/1 exactly when the whole array is)
-        vals, is01 = snap_zero_one_scan(vals)
-        if kind is None:
-            kind = "binary" if is01 else "score"
+        if flags:
+            kind, is01 = "binary", True
+        else:
+            # 0/1 results off by floating-point noise are 0/1; the same scan tells whether all are (missing cells
+            # hold 0.0 here, so the observed cells are 0/1 exactly when the whole array is)
+            vals, is01 = snap_zero_one_scan(vals)
+            if kind is None:
+                kind = "binary" if is01 else "score"
         if kind == "binary":
             if not is01:
                 observed = vals if miss is None else vals[~miss]

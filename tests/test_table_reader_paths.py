@@ -1,7 +1,8 @@
 """The score-table readers' fast paths against the plain ones they replace, on generated tables.
 
-A CSV is read with its number columns parsed by pandas' C parser (``_score_tables._read_typed``); the plain path reads
-every cell as text and parses it with numpy. A long table becomes a matrix from sorted id codes
+A CSV is read with its number columns parsed by pandas' C parser (``_score_tables._read_typed``), a long one of the
+three columns model, item and score chunk by chunk straight into the matrix (``_long_scores.long_matrix``); the plain
+path reads every cell as text and parses it with numpy. A long table becomes a matrix from sorted id codes
 (``_shared._sorted_codes``, in the reader and in ``ResponseMatrix.from_long``); the plain path is
 ``DataFrame.pivot`` on the ids. A Parquet table keeps its number columns;
 the plain path turns every cell into text first. Each pair must give the same matrix (ids, values, missing
@@ -74,6 +75,7 @@ def _outcome(read):
 
 def _plain_csv(monkeypatch):
     monkeypatch.setattr(tables, "_read_typed", lambda *a, **k: None)
+    monkeypatch.setattr(tables, "_read_long", lambda *a, **k: None)
 
 
 def _plain_pivot(monkeypatch):
@@ -258,6 +260,60 @@ def test_long_and_wide_files_of_one_table_read_alike(tmp_path, seed, n_models, n
         _plain_csv(mp)
         _plain_pivot(mp)
         assert read("long.csv") == fast
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 2**32 - 1), n_models=st.integers(1, 5), n_items=st.integers(1, 6),
+       cells=st.lists(st.sampled_from(["0", "1", "1.0", "0.5", "0.999999999999", "1e-13", "-", "", "-0", "2", "inf"]),
+                      min_size=1, max_size=4),
+       share=st.sampled_from([0.0, 0.1, 0.5]), repeat=st.booleans(), chunk=st.sampled_from([1, 3, 1000]),
+       header=st.sampled_from(["model,item,score", "item,score,model"]))
+def test_a_long_table_read_chunk_by_chunk_into_the_matrix_reads_as_the_text_path(
+        tmp_path, seed, n_models, n_items, cells, share, repeat, chunk, header):
+    # mostly exact 0/1 rows (their chunks kept as booleans) with a share of other cells: graded scores, 0/1 off by
+    # noise, markers of rows not evaluated, values outside [0, 1]; pairs left out, a pair written twice
+    rng = np.random.default_rng(seed)
+    pairs = [(f"m{m}", f"arc/{i}") for m in rng.permutation(n_models) for i in rng.permutation(n_items)
+             if rng.random() < 0.8]
+    pairs = pairs or [("m0", "arc/0")]
+    if repeat:
+        pairs.append(pairs[int(rng.integers(len(pairs)))])
+    rows = []
+    for m, i in pairs:
+        v = str(rng.choice(cells)) if rng.random() < share else str(rng.integers(0, 2))
+        row = {"model": m, "item": i, "score": v}
+        rows.append(",".join(row[c] for c in header.split(",")))
+    f = tmp_path / "scores.csv"
+    f.write_text(header + "\n" + "\n".join(rows) + "\n")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(tables, "_LONG_CHUNK_ROWS", chunk)
+        fast = _outcome(lambda: read_scores_csv(f))
+    with pytest.MonkeyPatch.context() as mp:
+        _plain_csv(mp)
+        _plain_pivot(mp)
+        assert fast == _outcome(lambda: read_scores_csv(f))
+
+
+@pytest.mark.parametrize("cells", [["0", "1"], ["0", "1", "-"], ["0", "0.25", "1"], ["0", "1 ", "0.999999999999"]])
+def test_a_long_table_of_numbers_is_read_into_the_matrix_without_a_frame(tmp_path, monkeypatch, cells):
+    # the chunked path gives the matrix (no fall back to the general reader) on tables of numbers: 0/1, with rows
+    # not evaluated, graded, 0/1 off by noise; the general reader is not called
+    from effstats.datasets import _long_scores
+
+    rng = np.random.default_rng(0)
+    rows = [f"m{m},arc/{i},{cells[(m * 7 + i) % len(cells)] if i else rng.integers(0, 2)}"
+            for m in rng.permutation(6) for i in rng.permutation(40)]
+    f = tmp_path / "scores.csv"
+    f.write_text("model,item,score\n" + "\n".join(rows) + "\n")
+    made = []
+    real = _long_scores.long_matrix
+    monkeypatch.setattr(_long_scores, "long_matrix", lambda *a: made.append(real(*a)) or made[-1])
+    monkeypatch.setattr(tables, "_LONG_CHUNK_ROWS", 50)
+    monkeypatch.setattr(tables, "_table_to_matrix", None)
+    rm = read_results(f)
+    assert made[0] is rm and rm.shape == (6, 40) and list(rm.model_ids) == [f"m{m}" for m in range(6)]
+    assert rm.kind == ("score" if "0.25" in cells else "binary")
+    assert (rm.missing is not None) == ("-" in cells)
 
 
 @pytest.mark.parametrize("layout", ["long", "wide"])

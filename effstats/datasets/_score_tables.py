@@ -112,6 +112,10 @@ def read_scores_csv(
     if not p.is_file():
         raise FileNotFoundError(f"path: {str(p)!r} does not exist")
     text = _TextColumns(model, item, groups, missing_marker)
+    if format != "wide" and groups is None and kind is None:
+        rm = _read_long(p, sep or ("\t" if ".tsv" in p.suffixes else ","), text, score, progress)
+        if rm is not None:
+            return rm
     if sep is None:
         sep = "\t" if ".tsv" in p.suffixes else ","
         df, header = _read_delimited(p, sep, text, progress)
@@ -395,6 +399,33 @@ def _read_typed(p: Path, sep: str, header: list[str], text: _TextColumns, progre
     blank = df[obj].isna().any() if obj else pd.Series(dtype=bool)
     filled = blank.index[blank.to_numpy()]
     return df.assign(**{c: df[c].fillna("") for c in filled}) if len(filled) else df
+
+
+def _read_long(p: Path, sep: str, text: _TextColumns, score: str, progress: bool) -> ResponseMatrix | None:
+    """A long table of the three columns model, item and score (in any order) read by
+    :func:`~effstats.datasets._long_scores.long_matrix`, chunk by chunk into the matrix; None where the table is
+    another or that reader leaves it to the general one (which also words every error)."""
+    from ._long_scores import long_matrix
+
+    model, item = text.pair
+    if len(sep) != 1 or _is_float(text.missing) or len({model, item, score}) < 3:
+        return None
+    try:
+        compression = _compression(p)
+        _refuse_nul(p, sep, compression)
+        if sorted(_header(p, sep, compression)) != sorted([model, item, score]):
+            return None
+        kw = dict(sep=sep, keep_default_na=False, float_precision="round_trip", na_values={score: ["", text.missing]},
+                  dtype={model: "category", item: "category"}, low_memory=False, chunksize=_LONG_CHUNK_ROWS,
+                  compression=compression)
+        if compression is not None:
+            return long_matrix(pd.read_csv(p, **kw), model, item, score)
+        with open(p, "rb") as raw, _progress(progress, total=p.stat().st_size, desc=f"reading {p.name}", unit="B",
+                                             unit_scale=True) as bar:
+            return long_matrix(pd.read_csv(_Counted(raw, bar.update), **kw), model, item, score)
+    except (ValueError, UnicodeDecodeError, EOFError, OSError, lzma.LZMAError, zipfile.BadZipFile,
+            pd.errors.ParserError, pd.errors.EmptyDataError):
+        return None  # read again by the general reader, whose message names what is wrong
 
 
 def _stacked_chunks(reader: Any) -> pd.DataFrame:

@@ -49,9 +49,13 @@ def check_task_keys(rm: ResponseMatrix, **options: Any) -> None:
 def _warn_models_missing_tasks(rm: ResponseMatrix, task: np.ndarray) -> None:
     """Warn naming the reference models with no result on any item of some task (they are left out of the ranking
     an estimate reports, and a method fitted on them sees none of that task)."""
+    if rm.missing is None:
+        return
     codes, names = pd.factorize(task)
-    seen = np.zeros((rm.n_models, len(names)), bool)
-    np.logical_or.at(seen.T, codes, rm.observed.T)
+    # the items a task at a time (sorted by task: a run of columns each): whether a model has a result in each run
+    order = np.argsort(codes, kind="stable")
+    starts = np.flatnonzero(np.r_[True, np.diff(codes[order]) != 0])
+    seen = np.logical_or.reduceat(rm.observed[:, order], starts, axis=1)
     lacking = [(rm.model_ids[i], names[j]) for i, j in zip(*np.nonzero(~seen))]
     if lacking:
         shown = _name_list([f"{_plain(m)!r} ({t})" for m, t in lacking], limit=5)

@@ -1,0 +1,91 @@
+"""A long score table of three columns (model, item, score) read into a matrix chunk by chunk of rows: the ids kept
+as the codes pandas' parser gives each chunk, the scores of a chunk of exact 0/1 as booleans, then the cells placed
+by code. No frame of the whole table, no text object per cell, no float copy of the matrix: at the Open LLM
+Leaderboard's scale (135 M rows) the general reader holds the table several times over."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._validation import ZERO_ONE_ATOL
+from ..responses import ResponseMatrix
+
+
+def long_matrix(reader: Any, model: str, item: str, score: str) -> ResponseMatrix | None:
+    """The matrix of the chunks ``reader`` yields (frames with ``model`` and ``item`` categorical, ``score``
+    parsed as numbers, rows not evaluated as NaN), models and items in sorted id order as
+    :meth:`effstats.ResponseMatrix.from_long` orders them; None where the general reader has more to say: scores
+    that are not numbers, outside [0, 1] or infinite, blank ids, repeated (model, item) pairs, a model or an item
+    whose every row is not evaluated (its errors and warnings name these).
+
+    Scores within 1e-9 of 0 or 1 make a binary matrix when every score does (as ``ResponseMatrix`` snaps them);
+    else the scores are kept as read."""
+    ids = (model, item)
+    seen = {c: pd.Index([], dtype=object) for c in ids}
+    # per chunk: (each id column's codes in the chunk and where its categories stand in `seen`), the scores
+    chunks: list[tuple[list[tuple[np.ndarray, np.ndarray]], np.ndarray]] = []
+    near = True  # every score within ZERO_ONE_ATOL of 0 or 1 so far (NaN aside)
+    n = 0
+    with reader:
+        for chunk in reader:
+            s = chunk[score]
+            if s.dtype.kind not in "fiu" or any(not isinstance(chunk[c].dtype, pd.CategoricalDtype) for c in ids):
+                return None
+            x = s.to_numpy(dtype=float)
+            nan = np.isnan(x)
+            with np.errstate(invalid="ignore"):
+                if ((x < 0) | (x > 1)).any():  # infinite values too
+                    return None
+            r = np.rint(x)
+            exact = not nan.any() and bool((x == r).all())
+            near = near and (exact or bool((nan | (np.abs(x - r) <= ZERO_ONE_ATOL)).all()))
+            codes = []
+            for c in ids:
+                cats, k = chunk[c].cat.categories, chunk[c].cat.codes.to_numpy()
+                if len(k) and k.min() < 0:
+                    return None
+                at = seen[c].get_indexer(cats)
+                new = at < 0
+                if new.any():
+                    at[new] = len(seen[c]) + np.arange(int(new.sum()))
+                    seen[c] = seen[c].append(cats[new])
+                codes.append((k, at))
+            chunks.append((codes, x == 1 if exact else x))  # exact 0/1: a byte a row, not eight
+            n += len(x)
+    if not n:
+        return None
+    order, rank = {}, {}
+    for c in ids:
+        v = seen[c].to_numpy()
+        if pd.api.types.infer_dtype(v) != "string" or any(not str(u).strip() for u in v):
+            return None
+        order[c] = np.argsort(v, kind="stable")
+        rank[c] = np.empty(len(v), np.int64)
+        rank[c][order[c]] = np.arange(len(v))
+    n_models, n_items = len(seen[model]), len(seen[item])
+    # 1: evaluated, 2: a row marked not evaluated; fewer cells marked than rows: some pair is repeated
+    state = np.zeros(n_models * n_items, np.uint8)
+    values = np.zeros(n_models * n_items, bool if near else float)
+    chunks.reverse()
+    while chunks:  # chunk by chunk, each freed once placed
+        ((km, am), (ki, ai)), x = chunks.pop()
+        cell = rank[model][am][km] * n_items + rank[item][ai][ki]
+        if x.dtype == bool:
+            values[cell], state[cell] = x, 1
+            continue
+        ok = ~np.isnan(x)
+        values[cell[ok]] = (np.rint(x[ok]) == 1) if near else x[ok]
+        state[cell[ok]], state[cell[~ok]] = 1, 2
+    if np.count_nonzero(state) < n:
+        return None
+    observed = (state == 1).reshape(n_models, n_items)
+    del state
+    if not observed.any(axis=1).all() or not observed.any(axis=0).all():
+        return None
+    missing = None if observed.all() else ~observed
+    del observed
+    return ResponseMatrix(values.reshape(n_models, n_items), missing=missing,
+                          model_ids=pd.Index(seen[model][order[model]], dtype=object, name=model),
+                          item_ids=pd.Index(seen[item][order[item]], dtype=object, name=item))
