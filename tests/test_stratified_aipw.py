@@ -467,3 +467,21 @@ def test_design_based_estimates_and_intervals_lie_in_zero_one_for_zero_one_respo
         assert ((0 <= res.statistic) & (res.statistic <= 1)).all(), (name, res.statistic)
         assert ((0 <= ci.low) & (ci.low <= res.statistic + 1e-12) & (res.statistic <= ci.high + 1e-12)
                 & (ci.high <= 1)).all(), (name, ci, res.statistic)
+
+
+@pytest.mark.parametrize("m, n, k", [(1200, 800, 1), (1100, 300, 3), (1500, 2000, 2)])
+def test_many_sources_features_by_lanczos_are_the_full_decompositions(monkeypatch, m, n, k):
+    # above _LANCZOS_SOURCES sources the leading components come from Lanczos iterations: the same item features
+    # (difficulty, loadings) as the full eigendecomposition of the sources' Gram matrix, to rounding
+    from effstats.disco import _stratified_aipw
+
+    rng = np.random.default_rng(m + n + k)
+    theta, b = rng.normal(size=(m, 2)), rng.normal(size=(2, n))
+    y = (rng.random((m, n)) < 1 / (1 + np.exp(-theta @ b))).astype(float)
+    assert m > _stratified_aipw._LANCZOS_SOURCES
+    fast = _stratified_aipw._item_features(y, k)
+    assert np.array_equal(fast, _stratified_aipw._item_features(y, k))  # a fixed start: reproducible
+    monkeypatch.setattr(_stratified_aipw, "_LANCZOS_SOURCES", m)
+    full = _stratified_aipw._item_features(y, k)
+    assert fast.shape == full.shape == (n, 1 + k)
+    np.testing.assert_allclose(fast, full, rtol=0, atol=1e-9)
