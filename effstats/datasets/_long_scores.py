@@ -39,7 +39,7 @@ def long_matrix(reader: Any, model: str, item: str, score: str) -> ResponseMatri
                 if ((x < 0) | (x > 1)).any():  # infinite values too
                     return None
             r = np.rint(x)
-            exact = not nan.any() and bool((x == r).all())
+            exact = not nan.any() and bool((x == r).all()) and not np.signbit(x).any()  # -0.0 kept as written
             near = near and (exact or bool((nan | (np.abs(x - r) <= ZERO_ONE_ATOL)).all()))
             codes = []
             for c in ids:

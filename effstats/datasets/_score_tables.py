@@ -415,9 +415,11 @@ def _read_long(p: Path, sep: str, text: _TextColumns, score: str, progress: bool
         _refuse_nul(p, sep, compression)
         if sorted(_header(p, sep, compression)) != sorted([model, item, score]):
             return None
+        # the scores as floats in every chunk: a chunk of integers would read "-0" as 0; a cell that is not a
+        # number (text, True/False) raises, and the general reader reads the table
         kw = dict(sep=sep, keep_default_na=False, float_precision="round_trip", na_values={score: ["", text.missing]},
-                  dtype={model: "category", item: "category"}, low_memory=False, chunksize=_LONG_CHUNK_ROWS,
-                  compression=compression)
+                  dtype={model: "category", item: "category", score: float}, low_memory=False,
+                  chunksize=_LONG_CHUNK_ROWS, compression=compression)
         if compression is not None:
             return long_matrix(pd.read_csv(p, **kw), model, item, score)
         with open(p, "rb") as raw, _progress(progress, total=p.stat().st_size, desc=f"reading {p.name}", unit="B",
