@@ -213,9 +213,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--scale", default="auto", choices=["auto", "fraction", "percent", "as-is"],
                    help="the scores' scale: auto = judged per column by content (within [0, 1] a fraction, within "
                         "0-100 and above 10 percent, divided by 100 when every column is; within 0-10 read as it "
-                        "is); percent divides every column by 100 (values outside [0, 100] refused); fraction reads "
-                        "them as they are (values outside [0, 1] refused); as-is reads them as they are; a stated "
-                        "scale skips the check for rows on two scales (default: auto)")
+                        "is); percent divides every column by 100 (values outside [0, 100] refused; a warning when "
+                        "every value lies in [0, 1]); fraction reads them as they are (values outside [0, 1] "
+                        "refused); as-is reads them as they are; a stated scale skips the check for rows on two "
+                        "scales (default: auto)")
     p.add_argument("--ties", default="auto", choices=["auto", "strict", "half"],
                    help="win-rate ties: strict (App. A) or half credit (HELM's code); auto = half for HELM inputs and "
                         "for a published win rate that half credit reproduces better, strict otherwise (default: auto)")

@@ -381,6 +381,24 @@ def test_a_stated_scale_gets_no_percent_warning_and_the_judged_one_says_what_hap
     assert "percentages?" not in (tmp_path / "o2" / "report.md").read_text(encoding="utf-8")
 
 
+def test_percent_stated_for_fractions_is_read_as_stated_with_one_warning_line(tmp_path, capsys):
+    board = _board()
+    board.to_csv(tmp_path / "frac.csv")
+    code, err = _run([tmp_path / "frac.csv", "--out", tmp_path / "o", "--scale", "percent"], capsys)
+    lines = [line for line in err.splitlines() if "--scale percent" in line]
+    assert code == 0 and len(lines) == 1, err
+    top = board.to_numpy().max()
+    assert lines[0] == (f"effstats audit: warning: --scale percent: every score lies in [0, 1] (largest {top!r}), as "
+                        f"fractions do; divided by 100 they read as [0, {top / 100!r}]: drop --scale percent (or "
+                        "state --scale fraction) unless these are percentages below 1"), err
+    assert "**Warning**: --scale percent: every score" in (tmp_path / "o" / "report.md").read_text(encoding="utf-8")
+    with pytest.warns(UserWarning, match="every score lies in"):
+        res = audit(board, aggregate="mean", scale="percent", n_boot=20, progress=False)
+    np.testing.assert_allclose(res.scores.set_index("model")["mean"].reindex(board.index), board.mean(axis=1) / 100)
+    code, err = _run([tmp_path / "frac.csv", "--out", tmp_path / "o2"], capsys)  # judged: fractions, no warning
+    assert code == 0 and "--scale percent" not in err, err
+
+
 def test_a_column_that_fits_no_scale_is_named_in_the_report(tmp_path, capsys):
     board = (_board() * 100).round(1)
     board.loc["m0", "s1"] = 120.0

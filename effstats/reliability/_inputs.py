@@ -142,6 +142,16 @@ def _rescale_percent(data: Any, published: pd.Series | None, notes: list[str],
         if len(pct) < x.shape[1]:
             groups = {"in [0, 1]": frac, "in 0–100": pct, "in 0–10": other}
             return data, published, {k: v for k, v in groups.items() if v}
+    if scale == "percent" and x.max().max() <= 1:
+        import warnings
+
+        # stated, so read as stated (a very hard benchmark's percentages can all be below 1), but said loudly:
+        # fractions divided by 100 give means 100 times too small and nothing else would show it
+        msg = (f"--scale percent: every score lies in [0, 1] (largest {_plain(x.max().max())!r}), as fractions do; "
+               f"divided by 100 they read as [0, {_plain(x.max().max() / 100)!r}]: drop --scale percent (or state "
+               "--scale fraction) unless these are percentages below 1")
+        warnings.warn(msg, UserWarning, stacklevel=3)
+        notes.append(f"**Warning**: {msg}")
     data = x / 100
     notes.append("Scores are in percent (every score column lies in 0–100 and exceeds 1): divided by 100."
                  if scale == "auto" else "Scores are in percent (--scale percent): divided by 100.")

@@ -729,7 +729,8 @@ def audit(data: Any, out: str | Path | None = None, *, format: str = "auto", tab
         above 1 everywhere among fractions are refused, as are rows below 1 everywhere among percentages where the
         file's order (sorted by score) places them as fractions; other such rows are noted (a baseline near 0).
         "percent" divides every column by 100, "fraction" and "as-is" read the scores as they are; a stated scale
-        skips those checks (values outside [0, 1] / [0, 100] are refused). Rankings, win rates and DIoR do not
+        skips those checks (values outside [0, 1] / [0, 100] are refused; "percent" on a table whose every
+        score lies in [0, 1] is read as stated, with a warning). Rankings, win rates and DIoR do not
         depend on the scale; a mean across columns on different scales is refused naming them.
 
     Returns
