@@ -675,6 +675,36 @@ def test_sequential_status_of_a_folder_without_a_run_is_one_line(logs, capsys, t
     assert not (tmp_path / "nowhere").exists()
 
 
+def test_the_runs_own_files_given_as_results_are_named(logs, capsys, tmp_path):
+    """A state, a manifest or the documents handed to the harness given as NEW_RESULTS: said what the file is and
+    what is expected, not that valid JSON is broken."""
+    root = logs[0]
+    seq, sel = tmp_path / "seq", tmp_path / "sel"
+    _seq_run(root, seq)
+    assert main(["select", str(root / "ref"), "--budget", "30", "--out", str(sel), "--no-progress"]) == 0
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({"a": [1, 2]}, indent=1))
+    capsys.readouterr()
+    expected = ("not results; give the new model's results: the harness's output (lm_eval's --output_path folder of "
+                "the run, with its samples_*.jsonl files; HELM's benchmark_output/runs/SUITE) or a table of scores")
+    for argv, what in [
+        (["sequential", "update", seq, seq / "state.json"], f"{seq / 'state.json'} is a sequential run's state file"),
+        (["sequential", "update", seq, seq / "batch_001" / "lm_eval_samples.json"],
+         f"{seq / 'batch_001' / 'lm_eval_samples.json'} is the list of documents handed to the harness "
+         "(lm_eval_samples.json: lm_eval --samples)"),
+        (["estimate", sel, sel / "manifest.json"], f"{sel / 'manifest.json'} is a selection's manifest"),
+        (["estimate", sel, sel / "lm_eval_samples.json"], f"{sel / 'lm_eval_samples.json'} is the list of documents "
+         "handed to the harness (lm_eval_samples.json: lm_eval --samples)"),
+    ]:
+        code, _, err = _run(argv, capsys)
+        command = " ".join(map(str, argv[:2])) if argv[0] == "sequential" else "estimate"
+        assert code == 2 and _one_line(err) == f"effstats {command}: error: NEW_RESULTS: {what}, {expected}", err
+    code, _, err = _run(["estimate", sel, other], capsys)
+    assert code == 2 and _one_line(err) == (f"effstats estimate: error: NEW_RESULTS: {tmp_path.name}/other.json is one "
+                                            "JSON document over several lines, not lm-eval's samples (samples_*.jsonl:"
+                                            " one JSON record per line)"), err
+
+
 # ---------------------------------------------------------------------------------------------------- the lock
 def _batch(truth: ResponseMatrix, items, path: Path, model: str) -> Path:
     """The harness's output of ``model`` on ``items``."""

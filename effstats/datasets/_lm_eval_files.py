@@ -69,7 +69,7 @@ def _model_of(f: Path) -> str:
 
 def _shown(f: Path) -> str:
     # every model's samples files share names: the folder tells them apart
-    return f"{f.parent.name}/{f.name}"
+    return f"{f.parent.name}/{f.name}" if f.parent.name else f.name
 
 
 def _results_file(f: Path, ts: str) -> Path | None:

@@ -121,6 +121,9 @@ def _read_records(f: Path, metric: str, normalize: bool, want_filter: str | None
                         f"{arg}: {_shown(f)} line {lineno} (the last line) is truncated, not valid JSON ({exc.msg}); "
                         "the run was probably interrupted: rerun the task or delete that line"
                     ) from None
+                if lineno == 1 and line.strip() in ("{", "["):  # a JSON document written over several lines
+                    raise ValueError(f"{arg}: {_shown(f)} is one JSON document over several lines, not lm-eval's "
+                                     "samples (samples_*.jsonl: one JSON record per line)") from None
                 raise ValueError(f"{arg}: {_shown(f)} line {lineno} is not valid JSON ({exc.msg})") from None
             except ValueError as exc:  # e.g. an integer of more digits than Python converts
                 raise ValueError(f"{arg}: {_shown(f)} line {lineno} is not readable JSON ({exc})") from None

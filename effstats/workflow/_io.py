@@ -271,6 +271,7 @@ def read_new_results(source: Any, reference: dict, *, metric: str | None = None,
     """
     if isinstance(source, ResponseMatrix):  # as it is, once the options are checked
         return read_results(source, duplicates=duplicates, name=name)
+    _refuse_own_file(source, name)
     used, layout = reference.get("metric"), detect_format(source)
     if metric is not None and used is not None and metric != used:
         raise ValueError(f"metric: the reference models were read with metric {used!r}; the new results must be "
@@ -284,6 +285,38 @@ def read_new_results(source: Any, reference: dict, *, metric: str | None = None,
     helm = reference.get("helm") if layout == "helm" and same else None
     return read_results(source, format="auto", metric=metric, duplicates=duplicates, filter=filter, name=name,
                         **(helm or {}))
+
+
+# effstats' own JSON files, by their format field: what a user gives as results by a slip (both kinds of paths come
+# up in the printed instructions)
+_OWN_FORMATS = {"effstats.sequential/1": "a sequential run's state file", "effstats.manifest/1": "a selection's "
+                "manifest", "effstats.estimate/1": "an estimate's record of its report files",
+                "effstats.audit/1": "an audit's record of its report files"}
+
+
+def _refuse_own_file(source: Any, name: str) -> None:
+    """Raise when ``source`` is one of effstats' own JSON files (a state, a manifest, a batch's or a selection's
+    documents for the harness), not results: each is valid JSON that the results readers would call broken."""
+    from ._names import HELM_INSTANCES, LM_EVAL_SAMPLES
+
+    if not isinstance(source, (str, os.PathLike)):
+        return
+    p = Path(source).expanduser()
+    if not p.is_file() or p.stat().st_size > 2**28:
+        return
+    try:
+        doc = json.loads(p.read_bytes())
+    except (ValueError, OSError):  # not one JSON document (JSON lines, a table): the readers say what it is
+        return
+    what = _OWN_FORMATS.get(doc.get("format")) if isinstance(doc, dict) and isinstance(doc.get("format"), str) else None
+    if what is None and p.name in (LM_EVAL_SAMPLES, HELM_INSTANCES) and isinstance(doc, dict) \
+            and all(isinstance(v, list) for v in doc.values()):
+        what = (f"the list of documents handed to the harness ({p.name}: " +
+                ("lm_eval --samples" if p.name == LM_EVAL_SAMPLES else "HELM instance ids") + ")")
+    if what is not None:
+        raise ValueError(f"{name}: {p} is {what}, not results; give the new model's results: the harness's output "
+                         "(lm_eval's --output_path folder of the run, with its samples_*.jsonl files; HELM's "
+                         "benchmark_output/runs/SUITE) or a table of scores")
 
 
 def _helm_only(opts: dict, name: str, what: str) -> None:
