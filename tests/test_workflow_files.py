@@ -663,6 +663,15 @@ def test_sequential_status_shows_the_run_as_it_stands_and_writes_nothing(logs, c
     assert out.splitlines()[-1] == f"decision: stopped: the interval is within ±0.2 ({decision['decision']})"
     md = (tmp_path / "done" / "decision.md").read_text(encoding="utf-8")
     assert "Decision: **precision** (the interval is within ±0.2) after" in md
+    assert (doc["rule"], doc["half_width"], doc["target_se"]) == ("precision", 0.2, None)
+    # each rule's target only: an efficacy run has no half-width
+    against = truth.model_ids[0]
+    assert main(["sequential", "start", str(root / "ref"), "--against", against, "--out", str(tmp_path / "ef")]) == 0
+    capsys.readouterr()
+    code, out, _ = _run(["sequential", "status", tmp_path / "ef", "--json"], capsys)
+    doc = json.loads(out)
+    assert code == 0 and (doc["rule"], doc["against"], doc["half_width"], doc["target_se"]) == (
+        "efficacy", against, None, None)
 
 
 def test_sequential_status_of_a_folder_without_a_run_is_one_line(logs, capsys, tmp_path):

@@ -31,8 +31,11 @@ class _Report:
         (``"continue"`` while it goes on) and why a stopped run stopped, and the items of the next batch."""
         st, res = self.state, self.result
         rule = st["rule"]
-        out = {"rule": rule["kind"], "against": rule.get("against"), "half_width": rule.get("half_width"),
-               "target_se": rule.get("target_se"), "model": st["model"], "looks": len(st["looks"]),
+        # each rule's own target only: an efficacy run's state keeps the precision rule's default half-width too
+        out = {"rule": rule["kind"], "against": rule.get("against"),
+               "half_width": rule.get("half_width") if rule["kind"] == "precision" else None,
+               "target_se": rule.get("target_se") if rule["kind"] == "adaptive" else None,
+               "model": st["model"], "looks": len(st["looks"]),
                "items_used": self.n_evaluated, "max_n": st["max_n"],
                "decision": st["result"]["decision"] if self.stopped else "continue",
                "reason": st["result"].get("reason") if self.stopped else None, "next_items": len(self.next_items)}
