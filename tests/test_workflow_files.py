@@ -748,6 +748,35 @@ def test_concurrent_updates_never_lose_a_look(logs, tmp_path, capsys):
     capsys.readouterr()
 
 
+def test_a_start_force_refuses_when_another_run_was_written_meanwhile(logs, tmp_path, capsys, monkeypatch):
+    """Two ``sequential start --force`` into one folder at once: the one that takes the folder's lock later finds
+    another run than the one it set out to replace, and is refused (the other's run stays whole)."""
+    root = logs[0]
+    d = tmp_path / "seq"
+    base = ["sequential", "start", str(root / "ref"), "--half-width", "0.05", "--out", str(d), "--force",
+            "--no-progress"]
+    assert main(base + ["--initial", "40"]) == 0
+    real = SequentialRun.start.__func__
+
+    def start_while_another_starts(cls, *args, **kwargs):
+        run = real(cls, *args, **kwargs)
+        monkeypatch.undo()  # the other command's start, made while this one reads the reference data
+        assert main(base + ["--initial", "25"]) == 0
+        return run
+    monkeypatch.setattr(SequentialRun, "start", classmethod(start_while_another_starts))
+    capsys.readouterr()
+    code, out, err = _run(base + ["--initial", "30"], capsys)
+    assert code == 2 and _one_line(err) == (
+        f"effstats sequential start: error: --out: another effstats command wrote a sequential run into {d} while "
+        "this one read the reference data; this one wrote nothing: run it again to replace that run"), err
+    assert "batch 1: 25 items" in out and "batch 1: 30" not in out  # only the other command's lines
+    run = SequentialRun.load(d)
+    assert len(run.next_items) == 25
+    assert len((d / "batch_001" / "items.csv").read_text().splitlines()) == 26
+    code, out, err = _run(base + ["--initial", "30"], capsys)  # run again: it replaces that run
+    assert code == 0 and len(SequentialRun.load(d).next_items) == 30, err
+
+
 def test_update_waits_for_the_lock(logs, tmp_path, capsys):
     root, truth = logs
     d = tmp_path / "seq"

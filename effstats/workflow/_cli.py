@@ -427,6 +427,7 @@ def _start(args: argparse.Namespace, rule: str) -> None:
     from ._sequential import SequentialRun
 
     refuse_existing(args.out, "state.json", args.force)  # before reading the reference data
+    seen = _state_bytes(Path(args.out).expanduser())
     run = SequentialRun.start(args.reference, rule=rule, against=args.against, alternative=args.alternative,
                               half_width=args.half_width, target_se=args.target_se, alpha=args.alpha,
                               spending=args.spending, initial=args.initial, batch=args.batch, max_n=args.max_n,
@@ -436,6 +437,9 @@ def _start(args: argparse.Namespace, rule: str) -> None:
     with locked(Path(args.out)):
         old = refuse_existing(args.out, "state.json", args.force)
         d = Path(args.out).expanduser()
+        if _state_bytes(d) != seen:  # --force replaces the run the command found, not one written since
+            raise ValueError(f"--out: another effstats command wrote a sequential run into {d} while this one read "
+                             "the reference data; this one wrote nothing: run it again to replace that run")
         # the new run first, then what of the old one it did not replace. Where the old run owns batch files the
         # new one writes (batch_001/...), those go first and the new state is written before its batch files: an
         # interruption leaves one run's state with none of the other's batch files, never a mix
@@ -452,6 +456,14 @@ def _start(args: argparse.Namespace, rule: str) -> None:
     if run.lm_eval_samples is not None:
         print(_lm_eval_hint(path / LM_EVAL_SAMPLES, run.lm_eval_samples))
     _next_step(run, path, args.out)
+
+
+def _state_bytes(d: Path) -> bytes | None:
+    """The content of ``d``'s state file as it is now (None where there is none)."""
+    try:
+        return (d / "state.json").read_bytes()
+    except OSError:
+        return None
 
 
 def _next_step(run, path: Path, directory: str) -> None:
