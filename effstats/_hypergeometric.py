@@ -39,7 +39,8 @@ def _unique_apply(f, *arrays):
 
 
 def _hyp_tail(x, N, K, n, lower):
-    """``P(X <= x)`` (``lower``) or ``P(X >= x)`` for ``X ~ Hypergeometric(N, K, n)``: 1-d float arrays.
+    """``P(X <= x)`` (``lower``) or ``P(X >= x)`` for ``X ~ Hypergeometric(N, K, n)``: 1-d float arrays (``lower``
+    a bool, or one a row).
 
     The tail away from the mode is summed term by term from ``x`` outwards with the ratio of neighbouring
     probabilities, until a term is below 1e-17 of the sum (beyond the mode the terms fall faster than
@@ -50,7 +51,7 @@ def _hyp_tail(x, N, K, n, lower):
     lo, hi = np.maximum(0.0, n - (N - K)), np.minimum(n, K)
     mode = np.floor((n + 1) * (K + 1) / (N + 2))
     # the short side: below x for a lower tail left of the mode, else from x + 1 (complement) and likewise above
-    down = (x <= mode) if lower else (x < mode)
+    down = np.where(lower, x <= mode, x < mode)
     start = np.where(lower, np.where(down, x, x + 1), np.where(down, x - 1, x))
     start = np.clip(start, lo, hi)
     with np.errstate(all="ignore"):
@@ -61,11 +62,8 @@ def _hyp_tail(x, N, K, n, lower):
     side = np.clip(acc, 0.0, 1.0)  # the short side's sum: from start outwards
     tail = np.where(down == lower, side, 1.0 - side)  # ... or the complement of the requested tail
     # outside the support the tails are 0 or 1
-    if lower:
-        tail = np.where(x < lo, 0.0, np.where(x >= hi, 1.0, tail))
-    else:
-        tail = np.where(x <= lo, 1.0, np.where(x > hi, 0.0, tail))
-    return tail
+    return np.where(lower, np.where(x < lo, 0.0, np.where(x >= hi, 1.0, tail)),
+                    np.where(x <= lo, 1.0, np.where(x > hi, 0.0, tail)))
 
 
 _BLOCK_ROWS = 64  # up to this many rows, _sum_outwards sums in blocks of terms
@@ -146,23 +144,23 @@ def _hyp_limits(x, size, n, a):
 
     def search(x, N, m, a):
         lo_k, hi_k = x.copy(), N - m + x
-        out = []
-        for tail in (lambda k: _hyp_tail(x, N, k, m, lower=False), lambda k: _hyp_tail(x, N, k, m, lower=True)):
-            # kept: the end where the tail exceeds a (not rejected); other: where it does not, or the range's end
-            kept = hi_k.copy() if len(out) == 0 else lo_k.copy()
-            other = lo_k.copy() if len(out) == 0 else hi_k.copy()
-            done = tail(other) > a  # the range's far end itself is not rejected
-            kept = np.where(done, other, kept)
-            while True:
-                gap = np.abs(kept - other) > 1
-                if not gap.any():
-                    break
-                mid = np.floor((kept + other) / 2)
-                ok = tail(mid) > a
-                kept = np.where(gap & ok, mid, kept)
-                other = np.where(gap & ~ok, mid, other)
-            out.append(kept)
-        return np.stack(out)
+        # both limits in one bisection (a look's interval has one or two distinct rows, where numpy's per-call cost
+        # dominates): the first half of the rows searches K_low on the upper tail, the second K_high on the lower
+        lower = np.repeat([False, True], x.size)
+        x, N, m, a = (np.concatenate([v, v]) for v in (x, N, m, a))
+        # kept: the end where the tail exceeds a (not rejected); other: where it does not, or the range's end
+        kept, other = np.concatenate([hi_k, lo_k]), np.concatenate([lo_k, hi_k])
+        done = _hyp_tail(x, N, other, m, lower) > a  # the range's far end itself is not rejected
+        kept = np.where(done, other, kept)
+        while True:
+            gap = np.abs(kept - other) > 1
+            if not gap.any():
+                break
+            mid = np.floor((kept + other) / 2)
+            ok = _hyp_tail(x, N, mid, m, lower) > a
+            kept = np.where(gap & ok, mid, kept)
+            other = np.where(gap & ~ok, mid, other)
+        return kept.reshape(2, -1)
 
     b = np.broadcast_arrays(*(np.asarray(v, float) for v in (x, size, n, a)))
     rows, inv = np.unique(np.stack([v.ravel() for v in b], 1), axis=0, return_inverse=True)
