@@ -7,11 +7,13 @@ pandas and ``read_csv`` the same file, wide or long, with at most 1 GB peak memo
 ``estimate`` reads. Each command runs ``--repeats`` times, alternating with its peer; the fastest run of each
 counts (the machine may be shared). Peak memory is the process's maximum resident set.
 
-``--leaderboard``: the Open LLM Leaderboard's per-item scale, 4,500 models x 30,000 items written wide (270 MB; long
-it would be 135 M rows), ``select`` once beside ``read_csv``; targets ``select`` <= 30 s and <= 4 GB.
+``--leaderboard``: the Open LLM Leaderboard's per-item scale, 4,500 models x 30,000 items, written wide (258 MB) or
+with ``--layouts long`` long (135 M rows, 4.8 GB: give ``--dir`` a folder with room), each command once beside
+``read_csv``; targets ``select`` <= 30 s and <= 4 GB. ``--peer typed`` also times ``read_csv`` of the long file with
+the ids as categories and int8 scores (with its defaults the ids are Python strings: 7.5 GB at that scale).
 
 Usage: python benchmarks/bench_tables.py [--models 80] [--items 82756] [--budget 200] [--repeats 2]
-       [--layouts wide long] [--leaderboard]
+       [--layouts wide long] [--leaderboard] [--peer default typed] [--dir DIR]
 """
 from __future__ import annotations
 
