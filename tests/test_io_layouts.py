@@ -438,3 +438,25 @@ def test_tables_split_item_ids_into_tasks_alike(tmp_path, ids, tasks):
         assert got == tasks, f
     sel = select(tmp_path / "wide.csv", 20, seed=0)
     assert sorted(sel.tasks.index) == sorted(tasks) and int(sel.tasks["budget"].sum()) == 20
+
+
+@settings(max_examples=100, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n_models=st.integers(1, 5), n_items=st.integers(1, 9),
+       share=st.sampled_from([0.0, 0.3, 0.7]))
+def test_models_lacking_a_task_are_the_brute_force_pairs(seed, n_models, n_items, share):
+    # the reference model/task pairs without a result on any of the task's items, counted pair by pair
+    from effstats import ResponseMatrix
+    from effstats.workflow._tasks import _warn_models_missing_tasks
+
+    rng = np.random.default_rng(seed)
+    missing = rng.random((n_models, n_items)) < share
+    missing[np.arange(n_models), rng.integers(0, n_items, n_models)] = False  # every model evaluated somewhere
+    rm = ResponseMatrix(rng.random((n_models, n_items)) < 0.5, missing=missing)
+    task = rng.choice(["b", "a", "c"], n_items)
+    lacking = sum(not any(not missing[m, j] for j in range(n_items) if task[j] == t)
+                  for m in range(n_models) for t in set(task))
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        _warn_models_missing_tasks(rm, task)
+    assert [str(w.message).split(" reference model/task")[0] for w in said] == (
+        [f"reference: {lacking}"] if lacking else [])
