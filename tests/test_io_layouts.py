@@ -301,8 +301,9 @@ def test_estimate_refuses_a_transposed_table_it_cannot_tell_by_its_header(tmp_pa
 
 @pytest.mark.parametrize("name, theirs, part", [
     (lambda j: f"caf\u00e9-{j:02d}", lambda i: unicodedata.normalize("NFD", i),
-     ("differ from the manifest's only by Unicode normalisation (NFC/NFD)", r"is written 'cafe\u0301-",
-      r"the manifest's 'caf\xe9-")),
+     ("differ from the reference data's only by Unicode normalisation", r"written 'cafe\u0301-", "(NFD), is 'café-",
+      r"in the reference data, written 'caf\xe9-", "(NFC); normalise the results' ids with "
+      "unicodedata.normalize('NFC', id)")),
     (lambda j: "x" * 5000 + f"{j:02d}", lambda i: i + "!", ("'" + "x" * 60 + "…(5003 characters)'",)),
 ])
 def test_estimate_message_on_ids_that_print_alike_or_run_long(tmp_path, capsys, name, theirs, part):
@@ -316,6 +317,39 @@ def test_estimate_message_on_ids_that_print_alike_or_run_long(tmp_path, capsys, 
     assert main(["estimate", str(tmp_path / "run"), str(tmp_path / "new.csv"), "--out", str(tmp_path / "e")]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and len(err) < 1000 and all(p in err for p in part), err
+
+
+def test_one_task_in_another_normalisation_is_told_apart_in_estimate_and_update(tmp_path, capsys):
+    """One task's ids composed (NFC) in the reference and decomposed (NFD) in the results, the others alike: every
+    command says the ids differ only by Unicode normalisation, showing both as escapes, not that the task was not
+    run or that its items are not in the manifest."""
+    sim = simulate_responses(21, 80, rng=3)
+    items = [f"caf\u00e9/{j}" for j in range(40)] + [f"plain/{j}" for j in range(40)]
+    full = pd.DataFrame(sim.values.astype(int), index=[f"m{i}" for i in range(21)], columns=items)
+    full.iloc[:20].to_csv(tmp_path / "ref.csv", index_label="model")
+    full.iloc[20:].set_axis([unicodedata.normalize("NFD", i) for i in items], axis=1).to_csv(
+        tmp_path / "new.csv", index_label="model")
+    said = ("error: NEW_RESULTS: {n} item id(s) differ from {where}'s only by Unicode normalisation, e.g. "
+            "'{nfd}/{j}', written 'cafe\\u0301/{j}' (NFD), is 'café/{j}' in {where}, written 'caf\\xe9/{j}' (NFC); "
+            "normalise the results' ids with unicodedata.normalize('NFC', id)")
+    assert main(["select", str(tmp_path / "ref.csv"), "--budget", "20", "--out", str(tmp_path / "sel"),
+                 "--no-progress"]) == 0
+    capsys.readouterr()
+    for restrict in ([], ["--restrict-to-manifest"]):
+        assert main(["estimate", str(tmp_path / "sel"), str(tmp_path / "new.csv"), "--out", str(tmp_path / "e"),
+                     *restrict]) == 2
+        err = capsys.readouterr().err.strip()
+        assert err == "effstats estimate: " + said.format(n=40, where="the reference data", j=0,
+                                                            nfd=unicodedata.normalize("NFD", "caf\u00e9")), err
+    assert main(["sequential", "start", str(tmp_path / "ref.csv"), "--half-width", "0.1", "--initial", "20",
+                 "--out", str(tmp_path / "seq"), "--no-progress"]) == 0
+    capsys.readouterr()
+    for restrict in ([], ["--restrict-to-manifest"]):
+        assert main(["sequential", "update", str(tmp_path / "seq"), str(tmp_path / "new.csv"), *restrict]) == 2
+        err = capsys.readouterr().err.strip()
+        assert re.match(r"effstats sequential update: error: NEW_RESULTS: \d+ item id\(s\) differ from the run's "
+                        "only by Unicode normalisation, e.g. 'cafe\u0301/", err), err
+        assert "written 'cafe\\u0301/" in err and "(NFD), is 'café/" in err and "in the run, written 'caf\\xe9/" in err
 
 
 def test_ids_equal_after_normalisation_are_warned_once_a_command(tmp_path, capsys):

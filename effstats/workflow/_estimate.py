@@ -634,6 +634,7 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
                       "models)", UserWarning, stacklevel=2)
     info = item_tasks(rm)["task"]
     chosen = pd.Index(selection.items)
+    refuse_unicode_twins(new.item_ids, rm.item_ids, "the reference data")
     if restrict_to_manifest:
         on = new.item_ids.isin(chosen)
         if not on.any():
@@ -737,14 +738,32 @@ def _id_hint(new_ids: pd.Index, chosen: pd.Index) -> str:
     """When no result id is a manifest id, how the manifest names its items."""
     if len(new_ids.intersection(chosen)) or not len(chosen) or not len(new_ids):
         return ""
-    nfc = {unicodedata.normalize("NFC", i): i for i in chosen if isinstance(i, str)}
-    twin = next((i for i in new_ids if isinstance(i, str) and unicodedata.normalize("NFC", i) in nfc), None)
-    if twin is not None:  # they print alike: say how they differ
-        ours = nfc[unicodedata.normalize("NFC", twin)]
-        return (f" (the results' ids differ from the manifest's only by Unicode normalisation (NFC/NFD): "
-                f"{_plain(twin)!r} is written {ascii(_plain(twin))}, the manifest's {ascii(_plain(ours))}; normalise "
-                "them with unicodedata.normalize('NFC', id))")
     return f" (the manifest names its items like {_plain(chosen[0])!r}; the results like {_plain(new_ids[0])!r})"
+
+
+def _form(text: str) -> str:
+    """The Unicode normalisation form ``text`` is in (NFC where it is in both, as plain ASCII is)."""
+    return next((f for f in ("NFC", "NFD") if unicodedata.is_normalized(f, text)), "neither NFC nor NFD")
+
+
+def refuse_unicode_twins(ids: Any, known: Any, where: str) -> None:
+    """Raise when ids of the results that are not among ``known`` (the ids of ``where``: the manifest, the run) equal
+    one of them but for Unicode normalisation (``'café'`` composed, NFC, or decomposed, NFD, as macOS file names
+    and some tokenisers write it): they print alike, so the message shows both as escapes and names the forms."""
+    known = [i for i in known if isinstance(i, str)]
+    seen = set(known)
+    strange = [i for i in dict.fromkeys(ids) if isinstance(i, str) and i not in seen]
+    if not strange or not known or (unicodedata.is_normalized("NFC", "\n".join(strange))
+                                    and unicodedata.is_normalized("NFC", "\n".join(known))):
+        return  # distinct ids in NFC stay distinct in NFC: no twin (the common case, checked without a loop)
+    nfc = {unicodedata.normalize("NFC", i): i for i in known}
+    twins = [(i, nfc[unicodedata.normalize("NFC", i)]) for i in strange if unicodedata.normalize("NFC", i) in nfc]
+    if twins:
+        theirs, ours = twins[0]
+        raise ValueError(f"new_results: {len(twins)} item id(s) differ from {where}'s only by Unicode normalisation, "
+                         f"e.g. {_plain(theirs)!r}, written {ascii(_plain(theirs))} ({_form(theirs)}), is "
+                         f"{_plain(ours)!r} in {where}, written {ascii(_plain(ours))} ({_form(ours)}); normalise "
+                         f"the results' ids with unicodedata.normalize({_form(ours)!r}, id)")
 
 
 def tasks_without_results(items: Any, tasks: Any, answered: Any) -> dict[str, int]:

@@ -14,7 +14,7 @@ from .._escape import csv_safe
 from .._shared import _plain
 from .._validation import check_positive, check_positive_int
 from ..responses import ResponseMatrix
-from ._estimate import refuse_batch_without_tasks, warn_graded_against_binary
+from ._estimate import refuse_batch_without_tasks, refuse_unicode_twins, warn_graded_against_binary
 from ._copies import _bank_key, _load_bank, _refuse_bank, _save_bank, reread_reference
 from ._sizes import _projected_batch, _worst_case_items
 from ._io import (REFERENCE_CACHE, helm_options, output_dir, read_new_results, read_results, read_saved, save_reference,
@@ -732,6 +732,7 @@ class SequentialRun(_Report):
         earlier = set(i for lk in st["looks"] for i in lk["items"])
         helm = st["reference"].get("layout") == "helm"
         left_out = 0
+        refuse_unicode_twins(ids, st["order"] + [d["order"] for d in st.get("dropped") or ()], "the run")
         if restrict_to_manifest:
             on = ids.isin(batch)
             if not on.any() and set(ids) <= earlier:
