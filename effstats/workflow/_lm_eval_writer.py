@@ -136,11 +136,18 @@ def write_lm_eval_samples(responses: ResponseMatrix, directory: str | Path, *, n
     vals, obs = rm.values, rm.observed
     folders = _distinct(rm.model_ids, "model")
     files = _distinct(task_names, "task", _TASK_UNSAFE)
+    # each record printed as json.dumps prints its dict (the same keys, order, separators and escapes), from parts
+    # fixed per task and per number of choices: json.dumps of a nested dict costs more than the draws a record needs
+    args = "{" + ", ".join(f'"gen_args_{k}": {{"arg_0": "Question \x00:", "arg_1": " choice {k}"}}'
+                           for k in range(n_choices)) + "}"
+    args_parts = args.split("\x00")  # the document's index goes where the placeholder was
+    flag = ('"False"', '"True"') if numbers == "string" else ("false", "true")
     for mi, model in enumerate(rm.model_ids):
         folder = out / folders[str(model)]
         folder.mkdir(parents=True, exist_ok=True)
         for code, task in enumerate(task_names):
             cols = np.flatnonzero((task_code == code) & obs[mi])
+            question = json.dumps(f"{task} question ")[:-1]  # escaped, without its closing quote: the index follows
             lines = []
             for j in cols:
                 doc = int(docs[j])
@@ -148,20 +155,17 @@ def write_lm_eval_samples(responses: ResponseMatrix, directory: str | Path, *, n
                 ll = gen.normal(-3.0, 0.5, n_choices)
                 top = gold if vals[mi, j] else (gold + 1 + int(gen.integers(n_choices - 1))) % n_choices
                 ll[top] = ll.max() + 0.5 + gen.random()
-                greedy = [k == top for k in range(n_choices)]
-                lls = ll.tolist()  # Python floats: their str is numpy's, and they cost less to print
+                lls = ll.tolist()  # Python floats: their repr is json's and numpy's str
                 if numbers == "string":
-                    filtered = [[str(v), str(g)] for v, g in zip(lls, greedy)]
+                    pairs = [f'["{v!r}", {flag[k == top]}]' for k, v in enumerate(lls)]
                 else:
-                    filtered = [[v, g] for v, g in zip(lls, greedy)]
-                resps = [[pair] for pair in filtered]
-                rec = {"doc_id": doc, "doc": {"question": f"{task} question {doc}", "gold": gold},
-                       "target": str(gold),
-                       "arguments": {f"gen_args_{k}": {"arg_0": f"Question {doc}:", "arg_1": f" choice {k}"}
-                                     for k in range(n_choices)},
-                       "resps": resps, "filtered_resps": filtered, "filter": "none", "metrics": ["acc"],
-                       "acc": float(vals[mi, j])}
-                lines.append(json.dumps(rec))
+                    pairs = [f"[{v!r}, {flag[k == top]}]" for k, v in enumerate(lls)]
+                d = str(doc)
+                resps = ", ".join(f"[{p}]" for p in pairs)
+                lines.append(f'{{"doc_id": {d}, "doc": {{"question": {question}{d}", "gold": {gold}}}, '
+                             f'"target": "{gold}", "arguments": {d.join(args_parts)}, "resps": [{resps}], '
+                             f'"filtered_resps": [{", ".join(pairs)}], "filter": "none", "metrics": ["acc"], '
+                             f'"acc": {float(vals[mi, j])!r}}}')
             if lines:
                 (folder / f"samples_{files[str(task)]}_{timestamp}.jsonl").write_text("\n".join(lines) + "\n",
                                                                                   encoding="utf-8")
