@@ -434,11 +434,11 @@ def test_ctrl_c_prints_one_line_and_no_traceback(tmp_path, jobs):
     import time
 
     board = tmp_path / "board.csv"
-    _table(30, 8, seed=0).to_csv(board)
-    for delay in (0.3, 3.0):
+    _table(80, 40, seed=0).to_csv(board)  # 100,000 resamples: many seconds, stopped after 3
+    for delay in (1.0, 3.0):  # the first while the modules are imported, after Python has started
         out = tmp_path / f"out{delay}"
         p = subprocess.Popen([sys.executable, "-m", "effstats", "audit", str(board), "--out", str(out), "--n-boot",
-                              "20000", "--no-progress", "--jobs", jobs], stderr=subprocess.PIPE, text=True)
+                              "100000", "--no-progress", "--jobs", jobs], stderr=subprocess.PIPE, text=True)
         time.sleep(delay)
         p.send_signal(signal.SIGINT)
         _, err = p.communicate(timeout=120)
