@@ -189,3 +189,36 @@ def test_an_unusable_copy_and_a_moved_source_are_one_error_saying_both(data, tmp
     with pytest.warns(UserWarning, match=r"reference: .*reference\.npz is not a copy .*\(unreadable \(BadZipFile\)\)"):
         est = estimate(tmp_path / "sel", chosen)
     pd.testing.assert_frame_equal(_frame(est), _frame(estimate(tmp_path / "sel", chosen, reference=src)))
+
+
+def _scale_loglikelihoods(src, dst, factor):
+    """A copy of lm-eval logs with every per-choice log-likelihood times ``factor``: the argmax, and so every 0/1
+    value, is the same, the class probabilities are not."""
+    shutil.copytree(src, dst)
+    for path in dst.rglob("samples_*.jsonl"):
+        rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        for r in rows:
+            r["resps"] = [[[str(float(v) * factor), t] for v, t in choice] for choice in r["resps"]]
+            r["filtered_resps"] = [[str(float(v) * factor), t] for v, t in r["filtered_resps"]]
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return dst
+
+
+@pytest.mark.parametrize("recorded", ["manifest", "copy only"])
+def test_a_reference_with_other_class_probabilities_is_refused(lm_logs, tmp_path, recorded):
+    bench, logs = lm_logs
+    changed = _scale_loglikelihoods(logs, tmp_path / "changed", 3.0)
+    assert content_hash(read_results(changed)) == content_hash(read_results(logs))
+    sel = select(logs, 30, method="disco", seed=0)
+    sel.save(tmp_path / "sel")
+    manifest = tmp_path / "sel" / "manifest.json"
+    if recorded == "copy only":  # a manifest written before the record held the digest
+        m = json.loads(manifest.read_text())
+        del m["reference"]["arrays_sha256"]
+        manifest.write_text(json.dumps(m))
+    new = write_lm_eval_samples(bench.subset(models=[32, 33], items=sel.items), tmp_path / "new")
+    with pytest.raises(ValueError, match=r"^reference: this reference data differs from the data the manifest was "
+                                         r"made from: the same scores, but other class probabilities"):
+        estimate(tmp_path / "sel", new, reference=changed)
+    pd.testing.assert_frame_equal(estimate(tmp_path / "sel", new, reference=logs).to_frame(),
+                                  estimate(tmp_path / "sel", new).to_frame(), check_exact=True)

@@ -12,7 +12,7 @@ import numpy as np
 
 from .._shared import _plain
 from ..responses import ResponseMatrix
-from ._io import content_hash, read_results, reference_copy, write_text_atomic
+from ._io import cells_digest, content_hash, copy_cells_digest, read_results, reference_copy, write_text_atomic
 
 
 def reread_reference(info: dict, reference: Any, directory: Path | None, *, made: str, where: str, again: str,
@@ -57,6 +57,17 @@ def reread_reference(info: dict, reference: Any, directory: Path | None, *, made
         raise ValueError(f"reference: this reference data differs from the data {made} (content hash {h[:12]}… vs "
                          f"{info['sha256'][:12]}…; {rm.n_models} × {rm.n_items} vs {info['n_models']} × "
                          f"{info['n_items']}); pass the same data or {again}")
+    # the content hash covers the ids and scores only: the class probabilities a refit reads are checked by their
+    # digest, recorded in the record (or, for records written without it, in the copy beside it)
+    want = info.get("arrays_sha256")
+    if want is None and directory is not None:
+        want = copy_cells_digest(directory, info["sha256"])
+    got = cells_digest(rm)
+    if want is not None and got != want:
+        raise ValueError(f"reference: this reference data differs from the data {made}: the same scores, but other "
+                         f"class probabilities, labels or predicted classes (digest "
+                         f"{'none' if got is None else got[:12] + '…'} vs {want[:12]}…); pass the same data or "
+                         f"{again}")
     return rm
 
 

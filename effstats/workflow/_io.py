@@ -456,6 +456,25 @@ def _arrays_digest(arrays: dict) -> str:
     return h.hexdigest()
 
 
+def cells_digest(rm: ResponseMatrix) -> str | None:
+    """The digest of ``rm``'s class probabilities, labels and predicted classes (those :func:`content_hash` does not
+    cover), or None where it has none of them."""
+    cells = {k: getattr(rm, k) for k in _CELL_ARRAYS if getattr(rm, k) is not None}
+    return _arrays_digest(cells) if cells else None
+
+
+def copy_cells_digest(directory: Path, sha256: str) -> str | None:
+    """The digest of the per-cell arrays that ``directory``'s copy of the reference data (content hash ``sha256``)
+    was written with, or None where there is no such copy (records written without it fall back on this)."""
+    try:
+        with open(Path(directory) / REFERENCE_CACHE, "rb") as fh, np.load(fh, allow_pickle=False) as z:
+            if json.loads(z["sha256"].tobytes().decode()) != sha256 or "arrays_sha256" not in z.files:
+                return None
+            return json.loads(z["arrays_sha256"].tobytes().decode())
+    except Exception:  # no copy, or a damaged one (reported where the copy is read)
+        return None
+
+
 def save_reference(directory: Path, rm: ResponseMatrix, sha256: str) -> str | None:
     """Write a compact copy of the reference data beside a manifest, so that a refit reads megabytes instead of
     the original files; returns its file name, or None where it would not give back ``rm`` exactly (ids or

@@ -41,6 +41,7 @@ _REFERENCE = {
         "sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"}, "n_models": _SIZE, "n_items": _SIZE,
         "n_missing": _COUNT, "kind": _STR, "tasks": {"type": ["array", "null"], "items": _STR},
         "model_ids": {"type": "array", "items": _STR},
+        "arrays_sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
     },
 }
 

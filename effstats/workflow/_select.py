@@ -18,8 +18,8 @@ from .._shared import _name_list, _progress
 from .._validation import check_positive_int
 from ..responses import ResponseMatrix
 from ._combine import _combine, _task_weights
-from ._io import (HELM_DEFAULTS, content_hash, default_metric, detect_format, helm_options, output_dir, read_results,
-                  read_saved, save_reference, write_json_atomic)
+from ._io import (HELM_DEFAULTS, cells_digest, content_hash, default_metric, detect_format, helm_options, output_dir,
+                  read_results, read_saved, save_reference, write_json_atomic)
 from ._names import HELM_INSTANCES, LM_EVAL_SAMPLES, MANIFEST, METHODS
 from ._tasks import (_FORMAT, _TaskFit, _version, _warn_models_missing_tasks, allocate_budget, check_task_keys,
                      item_tasks, samples_by_task)
@@ -253,6 +253,9 @@ def _reference_info(rm: ResponseMatrix, source: Any, fmt: str, metric: Any, filt
            "n_items": rm.n_items, "n_missing": n_missing, "kind": rm.kind}
     if layout == "helm":  # how the runs were read, so that the new model's runs are read alike
         out["helm"] = helm or dict(HELM_DEFAULTS)
+    cells = cells_digest(rm)
+    if cells is not None:  # the class probabilities a refit reads, which the content hash does not cover
+        out["arrays_sha256"] = cells
     return out
 
 
