@@ -159,6 +159,18 @@ def _subset_meta(meta: Any, ids: pd.Index, name: str) -> pd.DataFrame | None:
     return meta.loc[ids]
 
 
+
+def _empty_rows(miss: np.ndarray, model_ids: Any, values: Any) -> str:
+    """Name the rows of ``miss`` that are missing in every cell: by their model ids where given, else by row."""
+    rows = np.flatnonzero(miss.all(axis=1))
+    ids = model_ids if model_ids is not None else values.index if isinstance(values, pd.DataFrame) else None
+    try:
+        names = [repr(_plain(list(ids)[r])) for r in rows[:5]] if ids is not None and len(ids) == len(miss) else None
+    except TypeError:
+        names = None
+    shown = ", ".join(names or map(str, rows[:5].tolist())) + (" …" if len(rows) > 5 else "")
+    return f"model{'s' if len(rows) > 1 else ''} {shown}" if names else f"row{'s' if len(rows) > 1 else ''} {shown}"
+
 @dataclass(frozen=True, eq=False, repr=False)
 class ResponseMatrix:
     """Models × items responses with metadata: the input of every effstats method.
@@ -291,7 +303,8 @@ class ResponseMatrix:
             miss = masked if miss is None else (miss | masked)
         if miss is not None:
             if miss.all(axis=1).any():
-                raise ValueError("missing: a model has no evaluated item; drop it first")
+                raise ValueError(f"missing: a model has no evaluated item ({_empty_rows(miss, model_ids, values)}); "
+                                 "drop it first")
             vals = np.where(miss, vals.dtype.type(0), vals)
             if not miss.any():
                 miss = None

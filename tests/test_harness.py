@@ -584,3 +584,22 @@ def test_lm_eval_metric_logged_as_nan_is_a_missing_cell_counted_in_one_warning(t
     _write_run(tmp_path, "org/m", "arc_easy", TS, recs)
     with pytest.raises(ValueError, match=r"^path_or_paths: org__m/samples_arc_easy_\S* line 4: 'acc' of doc 3 is inf"):
         read_lm_eval_samples(tmp_path)
+
+
+@pytest.mark.parametrize("failed", [["org/m"], ["org/m", "org/n"]])
+def test_lm_eval_a_model_whose_every_document_is_nan_is_named(tmp_path, failed):
+    for name in ("org/m", "org/n", "org/o"):
+        recs = [_mc_record(j, 1, True) for j in range(5)]
+        if name in failed:
+            for r in recs:
+                r["acc"] = float("nan")
+        _write_run(tmp_path, name, "arc_easy", TS, recs)
+    shown = "model 'org/m' has" if len(failed) == 1 else r"2 of 3 models \('org/m', 'org/n'\) have"
+    n = 5 * len(failed)
+    with pytest.warns(UserWarning, match="NaN"):
+        with pytest.raises(ValueError, match=rf"^path_or_paths: {shown} no result: every one of (its|their) {n} "
+                                             r"document\(s\) logs its metric as NaN \(a failed run\?\); leave"):
+            read_lm_eval_samples(tmp_path)
+    with pytest.warns(UserWarning, match="NaN"):
+        with pytest.raises(ValueError, match=r"^path_or_paths: model 'org/m' has no result: .*; run it again$"):
+            read_lm_eval_samples({"org/m": tmp_path / "org__m"})

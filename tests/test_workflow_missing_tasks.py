@@ -63,6 +63,35 @@ def test_estimate_refuses_a_missing_task_naming_it(loop):
     assert not [w for w in said if "estimated from" in str(w.message)]
 
 
+def _fail_task(folder, model: str, task: str) -> None:
+    """Every document of ``task`` logged as NaN: a run that failed, not one left out."""
+    files = list((folder / model).glob(f"samples_{task}_*.jsonl"))
+    assert len(files) == 1
+    rows = [json.loads(line) for line in files[0].read_text().splitlines() if line.strip()]
+    for r in rows:
+        r["acc"] = float("nan")
+    files[0].write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+def test_estimate_says_a_task_was_run_and_failed(loop, tmp_path):
+    root, truth, sel = loop
+    on = truth.subset(models=[40], items=sel.items)
+    write_lm_eval_samples(on, tmp_path / "failed")
+    _fail_task(tmp_path / "failed", "model-40", "boolq")
+    with pytest.warns(UserWarning, match="log their metric as NaN"):
+        with pytest.raises(ValueError) as info:
+            estimate(root / "run", tmp_path / "failed")
+    msg = str(info.value)
+    assert msg.startswith("new_results: no result on any chosen item of the task(s) 'boolq' (30 items): the task was "
+                          "run, but every chosen document failed (logged its metric as NaN)"), msg
+    assert "not run" not in msg and "run the failed task(s) (lm_eval --tasks boolq" in msg
+    for task in TASKS:
+        _fail_task(tmp_path / "failed", "model-40", task)
+    with pytest.raises(ValueError, match=r"^new_results: model 'model-40' has no result: every one of its 90 "
+                                         r"document\(s\) logs its metric as NaN \(a failed run\?\); run it again$"):
+        estimate(root / "run", tmp_path / "failed")
+
+
 def test_estimate_names_every_missing_task(loop):
     root, _, _ = loop
     with pytest.raises(ValueError, match=r"task\(s\) 'boolq', 'hellaswag' \(60 items\).*tasks=\['arc'\]"):

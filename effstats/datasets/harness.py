@@ -43,6 +43,23 @@ from ._score_tables import read_scores_csv
 __all__ = ["read_lm_eval_samples", "read_scores_csv"]
 
 
+def _refuse_models_without_result(models: list, has_result: np.ndarray, n_failed: dict, arg: str) -> None:
+    """One line naming the models whose every document failed (logged its metric as NaN), or held none."""
+    empty = [m for m, ok in zip(models, has_result) if not ok]
+    if not empty:
+        return
+    n = sum(n_failed.get(m, 0) for m in empty)
+    one = len(empty) == 1
+    who = (f"model {_plain(empty[0])!r} has" if one else
+           f"{len(empty)} of {len(models)} models ({', '.join(repr(_plain(m)) for m in empty[:10])}"
+           f"{' …' if len(empty) > 10 else ''}) have")
+    its, it = ("its", "it") if one else ("their", "them")
+    why = (f"every one of {its} {n} document(s) logs its metric as NaN (a failed run?)" if n
+           else f"{its} samples files hold no document")
+    raise ValueError(f"{arg}: {who} no result: {why}; " + ("run it again" if len(empty) == len(models) else
+                                                             f"leave {it} out or run {it} again"))
+
+
 def read_lm_eval_samples(
     path_or_paths: str | os.PathLike | Sequence[str | os.PathLike] | Mapping[str, Any],
     *,
@@ -202,10 +219,16 @@ def read_lm_eval_samples(
     models = sorted({m for m, _ in chosen})
     data = {}
     failed: list = []  # (file, line, doc_id) of documents whose metric is NaN
+    n_failed: dict[str, int] = {}  # per model
+    failed_in: dict[tuple[str, str], int] = {}  # per (model, task)
     for key, files in sorted(chosen.items()):
         m = metric_of(key[1])
         norm = m == "acc_norm" if normalize is None else bool(normalize)
+        before = len(failed)
         per_run = [_read_file(f, m, norm, filter_of(key[1]), arg, failed) for f in files]
+        n_failed[key[0]] = n_failed.get(key[0], 0) + len(failed) - before
+        if len(failed) > before:
+            failed_in[key] = len(failed) - before
         data[key] = per_run[0] if len(per_run) == 1 else _mean_of_runs(per_run, key, arg)
     if failed:
         f0, line0, doc0 = failed[0]
@@ -236,6 +259,7 @@ def read_lm_eval_samples(
         cols = np.fromiter((pos[(task, r[0])] for r in recs), dtype=np.int64, count=len(recs))
         vals[mpos[model], cols] = [r[1] for r in recs]
         observed[mpos[model], cols] = True
+    _refuse_models_without_result(models, observed.any(axis=1), n_failed, arg)
     obs_vals = vals[observed]
     if obs_vals.min() < 0 or obs_vals.max() > 1:
         raise ValueError(f"metric: {_plain(metric)!r} values must lie in [0, 1] to form a response matrix, got range "
@@ -266,7 +290,7 @@ def read_lm_eval_samples(
     )
     mmeta = pd.DataFrame({"n_tasks": [sum(1 for (m, _) in data if m == name) for name in models]},
                          index=pd.Index(models, name="model"))
-    return ResponseMatrix(
+    out = ResponseMatrix(
         vals,
         missing=~observed,
         probabilities=proba,
@@ -276,6 +300,10 @@ def read_lm_eval_samples(
         models=mmeta,
         items=items,
     )
+    # documents logged as NaN are not items of the matrix where no model has a result on them: kept aside, so that
+    # a task missing from a model's results can be told apart from a task it ran and failed
+    object.__setattr__(out, "_failed_documents", failed_in)  # not a field: not compared, copied or saved
+    return out
 
 
 def _warn_mixed_kinds(vals: np.ndarray, observed: np.ndarray, keys: list, models: list,

@@ -627,6 +627,7 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
         raise ValueError(str(exc).replace(said, f"pass duplicates='last' or 'first' to choose one (averaging 0/1 "
                                           f"runs gives graded scores, which the selection's method {zero_one!r} "
                                           "cannot use)")) from None
+    failed = getattr(new, "_failed_documents", {})
     twins = new.model_ids.intersection(rm.model_ids)
     if len(twins):  # a reference model's own results, or another model under its name: ranked twice either way
         warnings.warn(f"new_results: model(s) {_name_list(map(repr, _plain(list(twins))))} have the name of a "
@@ -656,7 +657,7 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
         raise ValueError(f"new_results: {len(outside)} item(s) are not in the manifest, e.g. {_plain(outside[:3])}: "
                          f"results of another selection or another benchmark?{_id_hint(new_ids, chosen)}{whole}")
     kept = pd.Index(np.concatenate([f.items.to_numpy(dtype=object) for f in fits.values()]))
-    _refuse_missing_tasks(new, fits, selection, tasks is not None)
+    _refuse_missing_tasks(new, fits, selection, tasks is not None, failed)
     new = new.subset(items=np.flatnonzero(new_ids.isin(kept)))  # results on the tasks left out are not read
     obs = pd.DataFrame(new.observed, index=new.model_ids, columns=new.item_ids).reindex(columns=kept, fill_value=False)
     n_missing = (~obs).sum(1)
@@ -820,8 +821,11 @@ def refuse_batch_without_tasks(model: str, batch: Any, tasks: Any, answered: Any
                      "task in it")
 
 
-def _refuse_missing_tasks(new: ResponseMatrix, fits: dict, sel: "Selection", chose: bool) -> None:
-    """Raise, naming them, when a new model has no result on any chosen item of a whole task of the manifest."""
+def _refuse_missing_tasks(new: ResponseMatrix, fits: dict, sel: "Selection", chose: bool,
+                          failed: dict | None = None) -> None:
+    """Raise, naming them, when a new model has no result on any chosen item of a whole task of the manifest
+    (``failed``: the number of documents each (model, task) logged as NaN, which tells a failed task from one not
+    run)."""
     have = pd.DataFrame(new.observed, index=new.model_ids, columns=new.item_ids)
     absent = {}  # task -> the new models without any result on it
     for t, f in fits.items():
@@ -846,5 +850,13 @@ def _refuse_missing_tasks(new: ResponseMatrix, fits: dict, sel: "Selection", cho
                + (f"; {note}" if note else "") + ")")
     instead = (f", or score on the tasks present only with tasks={present} (--tasks {_tasks_option(present)}; the "
                "estimate and the rank then cover those tasks only)" if present and not chose else "")
-    raise ValueError(f"new_results: {head}: the task was not run or its output file is missing, and the score needs "
-                     f"every task it covers: run the missing task(s){run}{instead}")
+    ran = [t for t, m in absent.items() if all((failed or {}).get((str(x), t)) for x in m)]
+    if not ran:
+        why = "the task was not run or its output file is missing"
+    elif len(ran) == len(absent):
+        why = "the task was run, but every chosen document failed (logged its metric as NaN)"
+    else:
+        why = (f"{', '.join(map(repr, ran))} ran, but every chosen document failed (logged its metric as NaN); the "
+               "other task(s) were not run or their output file is missing")
+    raise ValueError(f"new_results: {head}: {why}, and the score needs every task it covers: run the "
+                     f"{'failed' if len(ran) == len(absent) else 'missing'} task(s){run}{instead}")
