@@ -31,6 +31,22 @@ def names_percent(col: Any) -> bool:
     return "%" in str(col) or "percent" in str(col).lower()
 
 
+# a header naming a rating scale: a 0–10 or 1–5 column under it stays a rating beside percent columns
+_RATING_WORDS = ("rating", "likert", "mt-bench", "mt bench", "mtbench", "judge", "stars", "/10", "/5", "out of")
+
+
+def names_rating(col: Any) -> bool:
+    """Whether a header names a rating ("MT-Bench", "rating (1-5)", "score /10")."""
+    return any(w in str(col).lower() for w in _RATING_WORDS)
+
+
+def _rating_like(v: pd.Series, col: Any) -> bool:
+    """Whether a column within [0, 10] reads as a rating rather than as percentages of a hard task: a header
+    naming a rating, every value within 1–5 (a Likert scale) or on a half-point grid (whole or half points)."""
+    v = v.dropna()
+    return bool(names_rating(col) or (v.min() >= 1 and v.max() <= 5) or ((v * 2) % 1 == 0).all())
+
+
 def in_percent(lo: Any, hi: Any, named: Any = False) -> Any:
     """Whether scores running from ``lo`` to ``hi`` are in percent: within [0, 100] and above 10 somewhere, or
     above 1 under a header naming percent (``named``). Scalars, or Series of columns' minima and maxima."""
@@ -41,11 +57,19 @@ def score_scales(x: pd.DataFrame) -> Scales:
     """The score columns of the numeric table ``x`` by their content: fractions, within [0, 1]; percentages,
     within [0, 100] and above 10 somewhere, or within [0, 100] and above 1 under a header naming % or percent;
     other, within [0, 10] and above 1 elsewhere, whose scale cannot be told (a 0–10 rating, a 1–5 scale). A column
-    with negative values, values above 100 (a rating, a count) or no value is in none of the three."""
+    with negative values, values above 100 (a rating, a count) or no value is in none of the three.
+
+    Beside columns in percent and no column of fractions, a column within [0, 10] that does not read as a rating
+    (no header naming one, values neither within 1–5 nor on whole or half points) is in percent: a hard task's
+    percentages (every model below 10 %) beside easier ones."""
     lo, hi = x.min(), x.max()
     named = pd.Series([names_percent(c) for c in x.columns], index=x.columns, dtype=bool)
     inside = lo.ge(0) & hi.le(100)
     frac = inside & hi.le(FRACTION_MAX)
     pct = in_percent(lo, hi, named)
     other = inside & hi.gt(FRACTION_MAX) & ~pct
+    if pct.any() and not frac.any():
+        hard = pd.Series([bool(o) and not _rating_like(x[c], c) for c, o in other.items()], index=x.columns,
+                         dtype=bool)
+        pct, other = pct | hard, other & ~hard
     return Scales(*(list(x.columns[m.to_numpy()]) for m in (frac, pct, other)))

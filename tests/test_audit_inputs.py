@@ -272,6 +272,50 @@ def test_a_rating_out_of_10_is_not_read_as_percent(tmp_path, capsys):
                  "--scale", "as-is", "--n-boot", "30", "--no-progress"]) == 0
 
 
+def _hard_task(header: str, values: np.ndarray) -> pd.DataFrame:
+    """Two columns in percent and a third, ``header``, within 0–10: a hard task's percentages or a rating."""
+    board = (_board(n_scen=2) * 100).round(1)
+    board[header] = values
+    return board
+
+
+@pytest.mark.parametrize("header, values", [
+    ("HLE", np.linspace(9.47, 0.38, 12).round(2)),  # a hard task's percentages, arbitrary decimals
+    ("HLE", np.linspace(9.5, 2.1, 12).round(1) + 0.05 * (np.arange(12) % 2 == 0)),  # none below 1
+    ("HLE", np.r_[10.0, np.linspace(9.3, 2.2, 11)].round(1)),  # one model at exactly 10 %
+])
+def test_a_hard_task_s_percentages_beside_percent_columns_are_percent(tmp_path, capsys, header, values):
+    board = _hard_task(header, values)
+    board.to_csv(tmp_path / "hard.csv")
+    res = audit(tmp_path / "hard.csv", aggregate="mean", n_boot=20, progress=False)
+    # every column divided by 100, the hard one too: the mean is the table's mean in percent / 100
+    np.testing.assert_allclose(res.scores.set_index("model")["mean"].reindex(board.index),
+                               board.mean(axis=1) / 100)
+    assert any(f"'{header}' lie within 0–10 and read as percent" in n and "--scale as-is" in n
+               for n in res.notes), res.notes
+
+
+@pytest.mark.parametrize("header, values", [
+    ("MT-Bench", np.linspace(8.9, 4.5, 12).round(2)),  # a header naming the rating
+    ("Quality", np.linspace(4.7, 1.3, 12).round(2)),  # within 1–5: a Likert scale
+    ("Quality", np.linspace(9, 1, 12).round() / 1),  # whole points: a 0–10 rating
+    ("Quality", (np.linspace(9, 1, 12) * 2).round() / 2),  # half points
+])
+def test_a_rating_beside_percent_columns_stays_a_rating_and_the_refusal_names_scale_percent(tmp_path, capsys,
+                                                                                             header, values):
+    board = _hard_task(header, values)
+    board.to_csv(tmp_path / "rating.csv")
+    code, err = _run([tmp_path / "rating.csv", "--out", tmp_path / "o", "--aggregate", "mean"], capsys)
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 1, err
+    assert f"column(s) '{header}' lie in 0–10" in err and "state --scale percent if the columns within 0–10 are " \
+           "percentages too" in err, err
+    # stated as percent, every column is divided by 100
+    res = audit(tmp_path / "rating.csv", aggregate="mean", scale="percent", n_boot=20, progress=False)
+    np.testing.assert_allclose(res.scores.set_index("model")["mean"].reindex(board.index),
+                               board.mean(axis=1) / 100)
+
+
 def _columns_on_another_scale(case: str) -> pd.DataFrame:
     """Seven columns of fractions, three of them (or one model) rewritten: fewer than the fractions, so the reader
     judges them, and too many to be set aside as summary columns off the scores' scale."""

@@ -214,6 +214,23 @@ def test_scores_below_10_are_percentages_only_under_a_percent_header(tmp_path, w
             read_scores_csv(f, score=header)
 
 
+@pytest.mark.parametrize("layout", ["wide", "long"])
+def test_scores_in_percent_in_some_models_rows_name_those_models(tmp_path, wide, layout):
+    f = tmp_path / "scores.csv"
+    odd = wide.copy()
+    odd.loc[[MODELS[3], MODELS[7]]] *= 100
+    (odd.to_csv(f) if layout == "wide" else _long(odd).to_csv(f, index=False))
+    with pytest.raises(ValueError) as info:
+        read_results(f, name="reference")
+    msg = str(info.value)
+    assert f"(model(s) {MODELS[3]!r}, {MODELS[7]!r} score above 1, the other models within [0, 1]: divide those " \
+           "models' scores by 100)" in msg, msg
+    # every row in percent: the whole table is divided
+    (wide * 100).to_csv(f) if layout == "wide" else _long(wide * 100).to_csv(f, index=False)
+    with pytest.raises(ValueError, match=re.escape("expected scores in [0, 1] (divide them by 100)")):
+        read_results(f, name="reference")
+
+
 def test_command_line_prints_the_layout_error_on_one_line(tmp_path, wide, capsys):
     f = tmp_path / "scores.csv"
     _transposed_item(wide, f)

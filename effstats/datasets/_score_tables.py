@@ -722,10 +722,20 @@ def _finite_range(values: np.ndarray, empty: float = 0.0) -> tuple[np.ndarray, n
     return low, high
 
 
-def _refuse_out_of_range(values: np.ndarray, p: Path, where: str, header: Any = None) -> None:
+def _row_models(df: pd.DataFrame, model: str, codes: Any) -> Any:
+    """The model of each row of a long table (its ids where ``codes`` holds them as codes), None without one."""
+    if model not in df.columns:
+        return None
+    if codes is not None and model in codes:
+        return np.asarray(codes[model][1])[np.asarray(df[model])]
+    return df[model].to_numpy()
+
+
+def _refuse_out_of_range(values: np.ndarray, p: Path, where: str, header: Any = None, rows: Any = None) -> None:
     """Raise, naming percentages when they are the likely cause (the audit's judgement of a scale,
     ``effstats._scales.in_percent``, under the scores' ``header`` if they have one), unless every score is in
-    [0, 1]."""
+    [0, 1]. ``rows``, the model of each row (or a function giving them, called only then): percentages in some
+    models' rows only name those models."""
     low, high = _finite_range(values if values.ndim == 2 else values[:, None], np.inf)
     lo, hi = float(low.min(initial=np.inf)), float(high.max(initial=-np.inf))
     if lo > hi or (lo >= 0 and hi <= 1):  # no finite value, or all in [0, 1]
@@ -735,8 +745,16 @@ def _refuse_out_of_range(values: np.ndarray, p: Path, where: str, header: Any = 
         raise ValueError(f"path: {p.name}: {where} run from {lo:.10g} to {hi:.10g}, out of [0, 1] by {excess:.2g} "
                          "(floating-point rounding?); round or clip them to [0, 1]")
     if in_percent(lo, hi, header is not None and names_percent(header)):
+        fix = "divide them by 100"
+        rows = rows() if callable(rows) else rows
+        if rows is not None:
+            over = np.asarray(values > 1 + 1e-6).reshape(len(values), -1).any(axis=1)
+            odd = pd.unique(np.asarray(rows, dtype=object)[over])
+            if len(odd) < len(pd.unique(np.asarray(rows, dtype=object))):  # other models' rows are fractions
+                fix = (f"model(s) {_name_list(map(repr, map(_plain, odd)), 5)} score above 1, the other models "
+                       "within [0, 1]: divide those models' scores by 100")
         raise ValueError(f"path: {p.name}: {where} run from {lo:g} to {hi:g}: percentages? "
-                         "expected scores in [0, 1] (divide them by 100)")
+                         f"expected scores in [0, 1] ({fix})")
     if lo >= 0 and hi <= RATING_MAX:
         raise ValueError(f"path: {p.name}: {where} run from {lo:g} to {hi:g}: a rating (0–10, 1–5)? expected "
                          "scores in [0, 1] (rescale them to [0, 1])")
@@ -779,7 +797,8 @@ def _table_to_matrix(df: pd.DataFrame, p: Path, *, format: str, model: str, item
                                    **{c: k for c, (k, _) in codes.items()}, **scores})
             else:
                 df, codes = _as_text(df).assign(**scores), None
-            _refuse_out_of_range(df[score].to_numpy(), p, f"the scores in column {score!r}", score)
+            _refuse_out_of_range(df[score].to_numpy(), p, f"the scores in column {score!r}", score,
+                                 partial(_row_models, df, model, codes))
             if model in df.columns and item in df.columns and codes is None:
                 df = _one_row_per_pair(df, [model, item], score, duplicates, p)
             kept = df[score].notna().to_numpy()
@@ -839,7 +858,7 @@ def _table_to_matrix(df: pd.DataFrame, p: Path, *, format: str, model: str, item
                          "metadata columns such as this one")
     parsed = _values(wide, f"path: {p.name}", missing=missing)
     _refuse_non_items(wide, parsed, p)
-    _refuse_out_of_range(parsed, p, "the scores")
+    _refuse_out_of_range(parsed, p, "the scores", rows=wide.index)
     values = pd.DataFrame(parsed, index=wide.index, columns=wide.columns)
     if values.index.has_duplicates:
         values = _one_row_per_pair(values.reset_index(), [idx_col], None, duplicates, p).set_index(idx_col)

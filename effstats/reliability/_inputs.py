@@ -9,7 +9,7 @@ import pandas as pd
 
 from .._published import _decimals, _detect_published
 from .._shared import _name_list, _plain
-from .._scales import score_scales
+from .._scales import RATING_MAX, names_percent, score_scales
 from ..datasets._scores import PercentColumnsWarning, _refuse_stray_cells
 from ._render import _SCORE_NAME
 
@@ -155,6 +155,11 @@ def _rescale_percent(data: Any, published: pd.Series | None, notes: list[str],
     data = x / 100
     notes.append("Scores are in percent (every score column lies in 0–100 and exceeds 1): divided by 100."
                  if scale == "auto" else "Scores are in percent (--scale percent): divided by 100.")
+    hard = [c for c in x.columns if x[c].max() <= RATING_MAX and not names_percent(c)] if scale == "auto" else []
+    if hard:
+        notes.append(f"Score column(s) {_name_list(map(repr, map(str, hard)), 5)} lie within 0–10 and read as "
+                     "percent, as the other columns are (a hard task's percentages; no header names a rating and "
+                     "the values are not whole or half points): state --scale as-is if they are ratings.")
     if published is not None and published.attrs.get("kind") != "mwr" and published.max() > 1.5:
         attrs = dict(published.attrs)
         published = published / 100
@@ -180,6 +185,14 @@ def _is_raw_mean(data: Any, published: pd.Series | None, info: dict | None) -> b
     # the aggregate's own rounding plus the inputs' (a mean of values each off by half a unit)
     tol = 0.51 * 10.0 ** -_decimals(pd.Series(p[ok])) + max(0.51 * 10.0 ** -_decimals(x[c]) for c in x.columns)
     return bool(np.ptp(p[ok]) > 20 * tol and np.abs(p[ok] - m[ok]).max() <= tol)
+
+
+def _state_scale(groups: dict) -> str:
+    """The --scale that reads columns on two scales as one, as far as it can be told from which scales they are:
+    percent where the columns within 0–10 may be a hard task's percentages beside percent columns."""
+    if "in 0–100" in groups and "in [0, 1]" not in groups:
+        return "state --scale percent if the columns within 0–10 are percentages too"
+    return "e.g. divide the columns in percent by 100" if "in 0–100" in groups else "e.g. rescale the ratings"
 
 
 def _mixed_scales(groups: dict, aggregate: str, info: dict | None, notes: list[str], raw_mean: bool = False) -> None:
@@ -209,7 +222,8 @@ def _mixed_scales(groups: dict, aggregate: str, info: dict | None, notes: list[s
                      f"audit ({heavy} more).")
         return
     raise ValueError(f"--aggregate: {cols} ({why}): a {_SCORE_NAME[aggregate].lower()} would weigh {weigh}; "
-                     "put them on one scale (or leave some out with --exclude, or state --scale as-is), "
+                     f"put them on one scale ({_state_scale(groups)}, or leave some out with --exclude, or state "
+                     "--scale as-is), "
                      "or rank by the Mean Win Rate (--aggregate mwr), which compares models within each column")
 
 
