@@ -603,3 +603,35 @@ def test_lm_eval_a_model_whose_every_document_is_nan_is_named(tmp_path, failed):
     with pytest.warns(UserWarning, match="NaN"):
         with pytest.raises(ValueError, match=r"^path_or_paths: model 'org/m' has no result: .*; run it again$"):
             read_lm_eval_samples({"org/m": tmp_path / "org__m"})
+
+
+def test_lm_eval_documents_failed_by_every_model_are_named_as_left_out(tmp_path):
+    for name in ("org/m", "org/n", "org/o"):
+        recs = [_mc_record(j, j % 2, True) for j in range(6)]
+        for j in (2, 4):  # every model fails these
+            recs[j]["acc"] = float("nan")
+        _write_run(tmp_path, name, "arc_easy", TS, recs)
+        failed = [_mc_record(j, 1, True) for j in range(4)]
+        for r in failed:
+            r["acc"] = float("nan")
+        _write_run(tmp_path, name, "boolq", TS, failed)
+    with pytest.warns(UserWarning) as caught:
+        rm = read_lm_eval_samples(tmp_path)
+    said = [str(w.message) for w in caught if "left out" in str(w.message)]
+    assert said == ["path_or_paths: 6 document(s) (e.g. arc_easy/2), every document of task(s) 'boolq', have no "
+                    "result from any model (every model logs their metric as NaN) and are left out"], said
+    assert rm.item_ids.tolist() == [f"arc_easy/{j}" for j in (0, 1, 3, 5)]
+
+
+def test_scores_csv_long_items_and_tasks_without_any_score_are_named_as_left_out(tmp_path):
+    rows = [(m, f"{t}/{k}", float((k + i) % 2), t) for i, m in enumerate("abcd") for t in "xy" for k in range(3)]
+    df = pd.DataFrame(rows, columns=["model", "item", "score", "task"])
+    df.loc[df["task"].eq("y") | df["item"].eq("x/1"), "score"] = np.nan
+    df.to_csv(tmp_path / "long.csv", index=False)
+    with pytest.warns(UserWarning) as caught:
+        rm = read_scores_csv(tmp_path / "long.csv")
+    said = [str(w.message) for w in caught if "left out" in str(w.message)]
+    assert len(said) == 1 and said[0].startswith("path: long.csv: 4 item(s) (e.g. "), said
+    assert said[0].endswith(", every item of task(s) 'y', have no score from any model (every row not evaluated) "
+                            "and are left out"), said
+    assert rm.item_ids.tolist() == ["x/0", "x/2"]

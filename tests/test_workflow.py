@@ -1242,3 +1242,24 @@ def test_out_of_range_note_shows_the_digits_that_tell_the_estimate_from_the_boun
     assert flagged.out_of_range.tolist() == [True]
     assert flagged.range_reason[0] == ("task estimate 0.8199996 outside the references' task scores "
                                        "[0.8200000, 0.9600000]")
+
+
+def test_select_refuses_a_task_without_any_reference_result_naming_it(tmp_path, capsys):
+    sim = simulate_responses(12, 60, rng=5)
+    ids = [f"{t}/{k}" for t in "abc" for k in range(20)]
+    wide = pd.DataFrame(sim.values.astype(float), index=pd.Index([f"m{i}" for i in range(12)], name="model"),
+                        columns=ids)
+    wide.loc[:, [i for i in ids if i.startswith("c/")]] = np.nan
+    wide.to_csv(tmp_path / "wide.csv")
+    with pytest.raises(ValueError, match=r"^reference: no reference model has a result in task 'c' \(every score of "
+                                         r"its 20 items is missing\): leave it out with tasks=\['a', 'b'\] "
+                                         r"\(--tasks a,b\) or give its results$"):
+        select(tmp_path / "wide.csv", 12, seed=0)
+    assert main(["select", str(tmp_path / "wide.csv"), "--budget", "12", "--out", str(tmp_path / "s")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "needs 3: ;" not in err and "--tasks a,b" in err, err
+    wide.loc[["m0", "m1"], [i for i in ids if i.startswith("c/")]] = 1.0
+    wide.to_csv(tmp_path / "wide.csv")
+    with pytest.raises(ValueError, match=r"^method: 'stratified-aipw' needs at least 3 reference models with results "
+                                         r"in task 'c', got 2, as every method does: add reference models$"):
+        select(tmp_path / "wide.csv", 12, seed=0)

@@ -810,6 +810,8 @@ def _table_to_matrix(df: pd.DataFrame, p: Path, *, format: str, model: str, item
                         warnings.warn(f"path: {p.name}: model(s) {_name_list(map(repr, _plain(list(names))))} have "
                                       "no score on any item (every row not evaluated) and are left out", UserWarning,
                                       stacklevel=3)
+                if item in df.columns:
+                    _warn_items_without_score(df, kept, item, codes, p)
                 df = df[kept]
             if df.empty:
                 raise ValueError(f"score: every row of {p.name} is marked not evaluated")
@@ -960,3 +962,20 @@ def _named(build, p: Path) -> ResponseMatrix:
             if msg.startswith(internal):
                 raise ValueError(f"path: {p.name}: {msg[len(internal):].strip()}") from None
         raise
+
+
+def _warn_items_without_score(df: pd.DataFrame, kept: np.ndarray, item: str, codes: dict | None, p: Path) -> None:
+    """Warn, in one line, of the items (and whole tasks) that vanish from what is read because no model has a score
+    on them (``kept``: the rows with a score)."""
+    gone = pd.Index(df[item][~kept].unique()).difference(pd.Index(df[item][kept].unique()))
+    if not len(gone) or len(gone) == df[item].nunique():  # none, or all (refused as such)
+        return
+    names = codes[item][1][gone] if codes is not None and item in codes else gone
+    what = f"{len(gone)} item(s) (e.g. {_name_list(map(repr, _plain(list(names[:3]))))})"
+    if "task" in df.columns:
+        has = df["task"][kept].unique()
+        lost = [t for t in pd.unique(df["task"][~kept]) if t not in set(has)]
+        if lost:
+            what += f", every item of task(s) {_name_list(map(repr, _plain(lost)))},"
+    warnings.warn(f"path: {p.name}: {what} have no score from any model (every row not evaluated) and are left out",
+                  UserWarning, stacklevel=4)

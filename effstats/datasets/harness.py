@@ -43,6 +43,18 @@ from ._score_tables import read_scores_csv
 __all__ = ["read_lm_eval_samples", "read_scores_csv"]
 
 
+def _warn_documents_failed_everywhere(gone: set, tasks_kept: set, arg: str) -> None:
+    """Warn, in one line, of the documents (and whole tasks) that no model has a result on, every model logging
+    their metric as NaN: they are not items of what is read."""
+    if not gone:
+        return
+    lost = sorted({t for t, _ in gone} - tasks_kept)
+    whole = f", every document of task(s) {', '.join(map(repr, lost))}," if lost else ""
+    t, d = min(gone, key=lambda k: (k[0], _doc_sort_key(k[1])))
+    warnings.warn(f"{arg}: {len(gone)} document(s) (e.g. {t}/{d}){whole} have no result from any model (every model "
+                  "logs their metric as NaN) and are left out", UserWarning, stacklevel=3)
+
+
 def _refuse_models_without_result(models: list, has_result: np.ndarray, n_failed: dict, arg: str) -> None:
     """One line naming the models whose every document failed (logged its metric as NaN), or held none."""
     empty = [m for m, ok in zip(models, has_result) if not ok]
@@ -221,6 +233,7 @@ def read_lm_eval_samples(
     failed: list = []  # (file, line, doc_id) of documents whose metric is NaN
     n_failed: dict[str, int] = {}  # per model
     failed_in: dict[tuple[str, str], int] = {}  # per (model, task)
+    failed_docs: set = set()  # (task, doc_id)
     for key, files in sorted(chosen.items()):
         m = metric_of(key[1])
         norm = m == "acc_norm" if normalize is None else bool(normalize)
@@ -229,6 +242,7 @@ def read_lm_eval_samples(
         n_failed[key[0]] = n_failed.get(key[0], 0) + len(failed) - before
         if len(failed) > before:
             failed_in[key] = len(failed) - before
+            failed_docs.update((key[1], d) for _, _, d in failed[before:])
         data[key] = per_run[0] if len(per_run) == 1 else _mean_of_runs(per_run, key, arg)
     if failed:
         f0, line0, doc0 = failed[0]
@@ -250,6 +264,7 @@ def read_lm_eval_samples(
                     raise ValueError(f"{arg}: {task}/{doc_id} has different gold answers across models")
                 gold[k] = g
     keys = sorted(n_choices, key=lambda k: (k[0], _doc_sort_key(k[1])))
+    _warn_documents_failed_everywhere(failed_docs.difference(n_choices), {t for t, _ in keys}, arg)
     pos = {k: i for i, k in enumerate(keys)}
     n_models, n_items = len(models), len(keys)
     mpos = {m: i for i, m in enumerate(models)}

@@ -20,7 +20,7 @@ from ..responses import ResponseMatrix
 from ._combine import _combine, _task_weights
 from ._io import (HELM_DEFAULTS, cells_digest, content_hash, default_metric, detect_format, helm_options, output_dir,
                   read_results, read_saved, save_reference, write_json_atomic)
-from ._names import HELM_INSTANCES, LM_EVAL_SAMPLES, MANIFEST, METHODS
+from ._names import HELM_INSTANCES, LM_EVAL_SAMPLES, MANIFEST, METHODS, _tasks_option
 from ._tasks import (_FORMAT, _TaskFit, _version, _warn_models_missing_tasks, allocate_budget, check_task_keys,
                      item_tasks, samples_by_task)
 
@@ -374,6 +374,14 @@ def _refuse_too_few_for_method(rm: ResponseMatrix, tasks: pd.Series, method: str
     for t in pd.unique(codes):
         n = int(rm.observed[:, codes == t].any(1).sum())
         where = f" with results in task {t!r}" if several else ""
+        if n == 0 and several:  # no method helps: the task has no data
+            others = [str(u) for u in pd.unique(codes) if u != t]
+            raise ValueError(f"reference: no reference model has a result in task {t!r} (every score of its "
+                             f"{int((codes == t).sum())} items is missing): leave it out with tasks={others} "
+                             f"(--tasks {_tasks_option(others)}) or give its results")
+        if n < need and needs is None:  # every method needs as many
+            raise ValueError(f"method: {method!r} needs at least {need} reference models{where}, got {n}, as every "
+                             "method does: add reference models")
         if n < need:
             raise ValueError(f"method: {method!r} needs at least {need} reference models{where}, got {n} (its fit "
                              f"needs {fit}: {why}; its interval refits it on each cross-validation fold of the "
