@@ -129,3 +129,27 @@ def range_check(source: Any, target: Any, *, model_ids: Any = None) -> RangeChec
     eps = 1e-12
     return RangeCheck(t_mean, (lo, hi), d_ts, limit, t_mean > hi + eps, t_mean < lo - eps, d_ts > limit + eps,
                       None if model_ids is None else np.asarray(model_ids))
+
+
+# a design-based estimate beyond the source models' scores by less than this many standard errors is within its
+# sampling error: a two-sided 95 % interval that still reaches the range
+_DESIGN_Z = 1.959963984540054
+
+
+def beyond_scores(est: Any, lo: float, hi: float, se: Any = None) -> np.ndarray:
+    """Whether each estimate lies beyond the source models' scores ``[lo, hi]``: by more than floating-point noise,
+    or, for a design-based estimate with standard error ``se``, by more than its sampling error explains (its
+    two-sided 95 % interval, est ± 1.96 se, clear of the range). A design-based estimate of a model as good as the
+    best source lies above that source's score about half the time by sampling noise alone; a model-based one is
+    pulled towards the sources, so any excess flags it.
+
+    Examples
+    --------
+    >>> beyond_scores([0.86, 0.95, 0.5], 0.2, 0.81).tolist()
+    [True, True, False]
+    >>> beyond_scores([0.86, 0.95, 0.5], 0.2, 0.81, se=[0.05, 0.05, 0.05]).tolist()
+    [False, True, False]
+    """
+    e = np.asarray(est, dtype=float)
+    margin = 1e-12 if se is None else 1e-12 + _DESIGN_Z * np.nan_to_num(np.asarray(se, dtype=float))
+    return (e < lo - margin) | (e > hi + margin)

@@ -427,7 +427,8 @@ class SubsetPrediction:
         Targets outside the range the estimator was fitted on: on the selected items (mean response beyond the
         source models' range, or farther from every source than any source is from its nearest neighbour), or with
         an estimate beyond the source models' scores over every item (the check ``effstats estimate`` applies to
-        every method). A model-based interval (``method="conformal"``) is calibrated on the sources and
+        every method; a design-based estimate only beyond them by more than its sampling error, its 95 % interval
+        clear of them). A model-based interval (``method="conformal"``) is calibrated on the sources and
         need not hold for them; a design-based one does.
     df : ndarray of shape (n_target,) or None
         ``method="design"``: degrees of freedom of the standard error; the Wald interval then takes Student's t
@@ -896,7 +897,8 @@ class _SubsetEstimator(BaseEstimator):
             # in the scores' range like the interval (a target wrong on every sampled item is 0.0, not -6e-8 from the
             # fitted model's rounding); + 0.0 turns -0.0 into 0.0
             est = np.clip(np.asarray(est, dtype=float), *bounds) + 0.0
-            out = self._range_flags_quiet(o, ids, est)
+            se = self._design_se(o)
+            out = self._range_flags_quiet(o, ids, est, se)
             if census:
                 out = np.zeros_like(out)
             # Clopper-Pearson rather than Wilson at the effective size (Korn & Graubard), where the estimator says so
@@ -908,7 +910,7 @@ class _SubsetEstimator(BaseEstimator):
                 # the estimator's interval elsewhere (Wilson's at the corrected size is narrower near a census)
                 alike01 = wilson & (self._minority(o) == 0)
                 exact = alike01 if exact is None else exact | alike01
-            return SubsetPrediction(est, self._design_se(o), "design", None, bounds, ids, n_eff, wilson, **counts,
+            return SubsetPrediction(est, se, "design", None, bounds, ids, n_eff, wilson, **counts,
                                     out_of_range=out, df=df, exact=exact, alike=alike, n_sampled=sampled,
                                     population=population, alike_at=self._alike_at(o))
         out = self._range_flags(o, ids, est)
@@ -916,11 +918,12 @@ class _SubsetEstimator(BaseEstimator):
         se = np.full(est.shape, float(np.sqrt(np.mean(r**2))))
         return SubsetPrediction(est, se, "conformal", np.abs(r), bounds, ids, **counts, out_of_range=out)
 
-    def _range_flags_quiet(self, o: _Outputs, ids: Any, est: np.ndarray) -> np.ndarray:
-        """The flags without the warning: a design-based interval holds out of range too."""
+    def _range_flags_quiet(self, o: _Outputs, ids: Any, est: np.ndarray, se: Any = None) -> np.ndarray:
+        """The flags without the warning: a design-based interval holds out of range too. ``se``, the design-based
+        standard errors: an estimate beyond the source models' scores within its sampling error is not flagged."""
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message="target_outputs: .* outside the source models' range")
-            return self._range_flags(o, ids, est)
+            return self._range_flags(o, ids, est, se)
 
     def _source_score_range(self) -> tuple[float, float]:
         """The source models' lowest and highest scores over every item (a missing cell left out)."""
@@ -933,11 +936,13 @@ class _SubsetEstimator(BaseEstimator):
             scores = np.nanmean(s, axis=1)
         return float(np.nanmin(scores)), float(np.nanmax(scores))
 
-    def _range_flags(self, o: _Outputs, ids: Any, est: np.ndarray) -> np.ndarray:
+    def _range_flags(self, o: _Outputs, ids: Any, est: np.ndarray, se: Any = None) -> np.ndarray:
         """Per-target out-of-range flags: outside the source models' range on the selected items, or an estimate
-        ``est`` beyond the source models' scores (the workflow's check of every method), with one ``UserWarning``
-        naming the flagged targets (their model-based estimate extrapolates from the source models)."""
-        from ._range import range_check
+        ``est`` beyond the source models' scores (the workflow's check of every method; with design-based standard
+        errors ``se``, beyond them by more than its sampling error, :func:`effstats._range.beyond_scores`), with
+        one ``UserWarning`` naming the flagged targets (their model-based estimate extrapolates from the source
+        models)."""
+        from ._range import beyond_scores, range_check
 
         src = self._source[0].take(self.selected_)
         s = src.correctness("source_outputs").astype(float)
@@ -948,9 +953,8 @@ class _SubsetEstimator(BaseEstimator):
             t = np.where(o.missing, np.nan, t)
         chk = range_check(s, t, model_ids=ids)
         lo, hi = self._source_score_range()
-        e = np.asarray(est, float)
-        # the same tolerance as with_fallback's and the workflow's score check
-        beyond = (e < lo - 1e-12) | (e > hi + 1e-12)
+        # the same rule as the workflow's score check
+        beyond = beyond_scores(est, lo, hi, se)
         flags = chk.out_of_range | beyond
         if flags.any():
             names = [str(ids[i]) if ids is not None else str(i) for i in np.flatnonzero(flags)]

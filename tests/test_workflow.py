@@ -7,6 +7,7 @@ gets one line and exit status 2.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import warnings
 import os
@@ -1229,19 +1230,25 @@ def test_target_error_reached_only_by_the_whole_benchmark_says_so_in_one_line(ca
 
 
 def test_out_of_range_note_shows_the_digits_that_tell_the_estimate_from_the_bound():
-    """A task estimate 4e-7 below the lowest reference score is flagged (beyond 1e-12) and the note prints enough
-    decimals to show it lies outside, not "0.820 outside [0.820, ...]"."""
+    """A model-based task estimate 4e-7 below the lowest reference score is flagged (beyond 1e-12) and the note
+    prints enough decimals to show it lies outside, not "0.820 outside [0.820, ...]"."""
     from effstats.workflow._combine import _score_range_flags, _TaskResult
     from effstats.disco import SubsetPrediction
 
     ref = ResponseMatrix(np.array([[1.0] * 41 + [0.0] * 9] + [[1.0] * 48 + [0.0] * 2]), item_ids=[f"t/{k}"
                                                                                                    for k in range(50)])
-    part = _TaskResult("t", 1.0, SubsetPrediction(np.array([0.82 - 4e-7]), np.array([0.02]), "design"), True, 10,
-                       np.array([10]), 50, "random", np.array(["random + direct"], dtype=object))
-    flagged = _score_range_flags(part, ref, np.ones(50, bool), pd.Index(["new"]))
+    part = _TaskResult("t", 1.0, SubsetPrediction(np.array([0.82 - 4e-7]), np.array([0.02]), "conformal"), False,
+                       10, np.array([10]), 50, "disco", np.array(["DISCO"], dtype=object), base="DISCO")
+    with pytest.warns(UserWarning, match="an estimate outside the reference models' range of scores"):
+        flagged = _score_range_flags(part, ref, np.ones(50, bool), pd.Index(["new"]))
     assert flagged.out_of_range.tolist() == [True]
     assert flagged.range_reason[0] == ("task estimate 0.8199996 outside the references' task scores "
                                        "[0.8200000, 0.9600000]")
+    # design-based, the same estimate is within its sampling error (s.e. 0.02), and beyond it with s.e. 0
+    for se, out in ((0.02, False), (0.0, True)):
+        design = dataclasses.replace(part, result=SubsetPrediction(np.array([0.82 - 4e-7]), np.array([se]),
+                                                                   "design"), design_based=True)
+        assert _score_range_flags(design, ref, np.ones(50, bool), pd.Index(["new"])).out_of_range.tolist() == [out]
 
 
 def test_select_refuses_a_task_without_any_reference_result_naming_it(tmp_path, capsys):

@@ -104,3 +104,24 @@ def test_auto_falls_back_for_a_model_whose_estimate_lies_beyond_the_references_s
         warnings.simplefilter("ignore")
         again = estimate(tmp_path / "sel", sub, reference=ref).to_frame()
     pd.testing.assert_frame_equal(f, again)
+
+
+@pytest.mark.parametrize("method", ["random", "aipw"])
+def test_a_copy_of_the_best_reference_is_flagged_only_beyond_its_sampling_error_as_the_estimator_flags_it(data,
+                                                                                                         method):
+    ref, _ = data
+    scores = ref.values.mean(1)
+    best = int(np.argmax(scores))
+    above = 0
+    for seed in range(12):
+        sel = select(ref, 40, method=method, seed=seed)
+        cols = [ref.item_ids.get_loc(i) for i in sel.items]
+        new = ResponseMatrix(ref.values[[best]][:, cols], model_ids=["copy"], item_ids=list(sel.items))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            f = estimate(sel, new).to_frame()
+        est, se = float(f.loc["copy", "estimate"]), float(f.loc["copy", "standard_error"])
+        above += est > scores.max()
+        # the workflow's score check and the estimator's agree: beyond the best score by more than 1.96 s.e.
+        assert bool(f.loc["copy", "out_of_range"]) == (est - 1.959963984540054 * se > scores.max()), (seed, est, se)
+    assert above >= 2  # the estimate lay above the best reference's score in some draws, unflagged

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from .._range import beyond_scores
 from .._results import ConfidenceInterval, check_confidence_level
 from .._shared import _apart, _name_list, _plain
 from ..responses import ResponseMatrix
@@ -254,7 +255,8 @@ def _score_range_flags(part: _TaskResult, reference: ResponseMatrix, on: np.ndar
         scores = np.nanmean(vals, axis=1)
     lo, hi = np.nanmin(scores), np.nanmax(scores)
     est = np.asarray(part.result.statistic, float)
-    outside = (est < lo - 1e-12) | (est > hi + 1e-12)
+    # a design-based estimate beyond them within its sampling error is no sign of a model out of range
+    outside = beyond_scores(est, lo, hi, part.result.standard_error if part.design_based else None)
     own = np.zeros(len(est), bool) if part.out_of_range is None else part.out_of_range
     newly = outside & ~own & ~part.fell_back
     if newly.any() and not part.design_based:

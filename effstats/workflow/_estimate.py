@@ -218,7 +218,8 @@ class Estimate:
             all alike, their count's, as the interval), ``low``, ``high`` (the score interval), ``rank``,
             ``rank_low``, ``rank_high`` (the rank interval, 1 = best), ``of`` (the ranked models), ``n_items``
             (chosen items with a result), ``n_missing`` (chosen items without one), ``out_of_range`` (in some task
-            the model's estimate lies beyond the reference models' task scores, or its results on the chosen items
+            the model's estimate lies beyond the reference models' task scores (a design-based one by more than
+            its sampling error), or its results on the chosen items
             beyond theirs, the check of the methods fitted to the reference models) and ``estimator`` (the estimator
             that made the number: the method's, the chooser's pick, or ``"AIPW + ridge (out-of-range
             fallback)"`` for an out-of-range model under ``"auto"``; with several tasks of different estimators,
@@ -317,7 +318,8 @@ class Estimate:
                          f"{int(r.n_items)} | {oor} | "
                          f"{md_text(r.estimator)} |")
         lines += ["", "*Out of range*: yes if the model's estimate on some task lies outside the reference models' "
-                  "range of scores on it, or the method's checks on the chosen items fire: its mean there lies "
+                  "range of scores on it (a design-based one by more than its sampling error: its 95 % interval "
+                  "clear of the range), or the method's checks on the chosen items fire: its mean there lies "
                   "outside the references' means there, or its distance to the nearest reference (root mean squared "
                   "difference) exceeds the largest distance of a reference to its nearest other one (there a "
                   "model-based estimate extrapolates); no if none. The note above names the check per model."]
