@@ -589,3 +589,17 @@ def test_top_level_namespace_lists_the_api_and_submodules_only():
                                               "workflow"}
     for name in ("annotations", "TYPE_CHECKING", "importlib"):
         assert not hasattr(effstats, name)
+
+
+@pytest.mark.parametrize("package", ["workflow", "datasets", "sequential", "sortsearch", "disco", "irt", "reliability"])
+def test_subpackage_namespace_lists_no_module_level_imports(package):
+    """``dir()`` of each subpackage: its public names and submodules; none of its own imports (``annotations``,
+    ``TYPE_CHECKING``, ``importlib``)."""
+    import importlib
+
+    mod = importlib.import_module(f"effstats.{package}")
+    public = {n for n in dir(mod) if not n.startswith("_")}
+    assert set(mod.__all__) <= public
+    assert not public & {"annotations", "TYPE_CHECKING", "importlib", "typing"}, public
+    for name in public - set(mod.__all__):  # anything else listed is a submodule
+        assert type(getattr(mod, name)).__name__ == "module", name

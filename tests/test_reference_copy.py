@@ -71,7 +71,8 @@ def test_a_copy_of_other_data_is_refused_and_the_files_are_read(data, tmp_path):
     select(other, 40, seed=0).save(tmp_path / "sel_other")
     shutil.copy(tmp_path / "sel_other" / "reference.npz", tmp_path / "sel" / "reference.npz")
     chosen = data.subset(models=[30], items=Selection.load(tmp_path / "sel").items)
-    with pytest.warns(UserWarning, match=r"reference: .*reference.npz is not a copy of this manifest's reference data"):
+    with pytest.warns(UserWarning, match=r"^selection: .*reference.npz is not a copy of this manifest's reference "
+                                         r"data"):
         est = estimate(tmp_path / "sel", chosen)
     pd.testing.assert_frame_equal(_frame(est), _frame(estimate(tmp_path / "sel", chosen, reference=src)))
 
@@ -86,7 +87,7 @@ def test_a_copy_whose_values_were_changed_is_refused(data, tmp_path):
     arrays["values"][0, 0] ^= 0b10000000  # one answer flipped; the recorded hash kept
     np.savez(path, **arrays)
     sha = json.loads((tmp_path / "sel" / "manifest.json").read_text())["reference"]["sha256"]
-    with pytest.warns(UserWarning, match=r"reference: .*reference.npz is not a copy .*; reading the reference data"):
+    with pytest.warns(UserWarning, match=r"^selection: .*reference.npz is not a copy .*; reading the reference data"):
         _, back = _refit(Selection.load(tmp_path / "sel"), None)
     assert content_hash(back) == sha  # the source as it was read, not the changed copy
     path.write_bytes(b"not a zip file")
@@ -186,9 +187,23 @@ def test_an_unusable_copy_and_a_moved_source_are_one_error_saying_both(data, tmp
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and err.startswith("effstats estimate: error: DIR: "), err
     (tmp_path / "away.csv").rename(src)
-    with pytest.warns(UserWarning, match=r"reference: .*reference\.npz is not a copy .*\(unreadable \(BadZipFile\)\)"):
+    # no reference was given: the messages name the saved selection, not the argument
+    with pytest.warns(UserWarning, match=r"^selection: .*reference\.npz is not a copy .*\(unreadable \(BadZipFile\)\)"):
         est = estimate(tmp_path / "sel", chosen)
     pd.testing.assert_frame_equal(_frame(est), _frame(estimate(tmp_path / "sel", chosen, reference=src)))
+    path.unlink()
+    path.mkdir()
+    src.rename(tmp_path / "away.csv")
+    with pytest.raises(ValueError, match=r"^selection: '.*ref\.csv' does not exist and .*reference\.npz is not a "
+                                         r"copy of this manifest's reference data \(not a file\); pass reference="):
+        estimate(tmp_path / "sel", chosen)
+    path.rmdir()
+    with pytest.raises(ValueError, match=r"^selection: '.*ref\.csv' does not exist; pass reference="):
+        estimate(tmp_path / "sel", chosen)
+    capsys.readouterr()
+    assert main(["estimate", str(tmp_path / "sel"), str(new), "--out", str(tmp_path / "est2")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("effstats estimate: error: DIR: ") and "--reference:" not in err, err
 
 
 def _scale_loglikelihoods(src, dst, factor):

@@ -15,12 +15,14 @@ The command line does the same: ``effstats select``, ``effstats estimate``, ``ef
 """
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING
+import importlib as _importlib
+import typing as _typing
 
 from ._names import METHODS
 
-if TYPE_CHECKING:  # for type checkers and IDEs; at run time these load on first use (see __getattr__)
+del annotations  # the __future__ import's binding, not a name of the package (dir() lists its API)
+
+if _typing.TYPE_CHECKING:  # for type checkers and IDEs; at run time these load on first use (see __getattr__)
     from ._estimate import Estimate, estimate
     from ._io import content_hash, read_results
     from ._lm_eval_writer import write_lm_eval_samples
@@ -40,9 +42,10 @@ def __getattr__(name: str):
     # The command line imports this package for its subcommands' parsers (_cli): the fits, with pandas,
     # SciPy and scikit-learn, load on first use, so that `effstats --help` and `effstats audit` do not pay for them.
     if name in _EXPORTS:
-        return getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
+        return getattr(_importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
     raise AttributeError(f"module 'effstats.workflow' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_EXPORTS))
+    # the API and the module's dunders; not its private helpers nor the submodules loaded so far
+    return sorted({n for n in globals() if n.startswith("__")} | set(__all__) | set(_EXPORTS))

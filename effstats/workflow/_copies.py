@@ -45,16 +45,18 @@ def reread_reference(info: dict, reference: Any, directory: Path | None, *, made
                           duplicates=duplicates, tasks=info.get("tasks"), progress=progress,
                           **(info.get("helm") or {}))
     except ValueError as exc:
-        if refused is None:
+        if refused is None and reference is not None:
             raise
         msg = str(exc).removeprefix("reference: ")  # the source the record names, not an argument given
         raise ValueError(f"{where}: {msg}{also}; pass reference= (--reference) with the data {made}") from None
     if refused is not None:
         warnings.warn(f"{warned_as}: {refused}; reading the reference data instead", UserWarning, stacklevel=4)
     rm = _keep_tasks(rm, info.get("tasks"))
+    # the data given, or else the source the record names (no argument of the user's)
+    this = "reference: this reference data" if reference is not None else f"{where}: the reference data at {ref!r}"
     h = content_hash(rm)
     if h != info["sha256"]:
-        raise ValueError(f"reference: this reference data differs from the data {made} (content hash {h[:12]}… vs "
+        raise ValueError(f"{this} differs from the data {made} (content hash {h[:12]}… vs "
                          f"{info['sha256'][:12]}…; {rm.n_models} × {rm.n_items} vs {info['n_models']} × "
                          f"{info['n_items']}); pass the same data or {again}")
     # the content hash covers the ids and scores only: the class probabilities a refit reads are checked by their
@@ -64,7 +66,7 @@ def reread_reference(info: dict, reference: Any, directory: Path | None, *, made
         want = copy_cells_digest(directory, info["sha256"])
     got = cells_digest(rm)
     if want is not None and got != want:
-        raise ValueError(f"reference: this reference data differs from the data {made}: the same scores, but other "
+        raise ValueError(f"{this} differs from the data {made}: the same scores, but other "
                          f"class probabilities, labels or predicted classes (digest "
                          f"{'none' if got is None else got[:12] + '…'} vs {want[:12]}…); pass the same data or "
                          f"{again}")

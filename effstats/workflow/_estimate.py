@@ -474,7 +474,7 @@ def _refit(sel: Selection, reference: Any, name: str = "reference",
     if sel._fits is not None and reference is None:
         return sel._fits, sel._reference
     rm = reread_reference(sel.reference, reference, sel._directory, made="the manifest was made from",
-                          where="selection", again="select again", owner="this manifest's", warned_as="reference",
+                          where="selection", again="select again", owner="this manifest's", warned_as="selection",
                           duplicates=sel.reference.get("duplicates", "last"), progress=progress)
     return _fits_chosen(sel, rm, name, progress), rm
 

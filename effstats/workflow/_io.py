@@ -554,8 +554,10 @@ def reference_copy(directory: Path, sha256: str, owner: str = "this manifest's")
     ``(None, None)`` where there is no copy, or ``(None, why)`` where the copy is refused (another selection's, or
     damaged; ``why``: "DIR/reference.npz is not a copy of …")."""
     path = Path(directory) / REFERENCE_CACHE
-    if not path.is_file():
+    if not path.exists():
         return None, None
+    if not path.is_file():
+        return None, f"{path} is not a copy of {owner} reference data (not a file)"
     try:
         with open(path, "rb") as fh, np.load(fh, allow_pickle=False) as z:  # closed even where np.load fails
             saved = json.loads(z["sha256"].tobytes().decode())
