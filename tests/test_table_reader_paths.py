@@ -262,6 +262,46 @@ def test_long_and_wide_files_of_one_table_read_alike(tmp_path, seed, n_models, n
         assert read("long.csv") == fast
 
 
+@pytest.mark.parametrize("chunk", [1, 7, 100_000])
+def test_one_table_long_and_wide_reads_with_one_item_order_and_one_selection(tmp_path, chunk):
+    # items numbered within tasks, so that their file order (clean/7, clean/8, ..., clean/73) is not their order as
+    # text (clean/7, clean/73, clean/8); the long file written model by model (the first evaluated on every item)
+    # and item by item (as a melt writes it), with cells not evaluated left out
+    rng = np.random.default_rng(0)
+    items = [f"{t}/{i}" for t in ("clean", "noisy") for i in range(80)]
+    models = [f"org/m{m:02d}" for m in range(12)]
+    values = (rng.random((len(models), len(items))) < np.linspace(0.2, 0.9, len(models))[:, None]).astype(float)
+    values[1:][rng.random(values[1:].shape) < 0.05] = np.nan
+    pd.DataFrame(values, index=pd.Index(models, name="model"), columns=items).to_csv(tmp_path / "wide.csv",
+                                                                                   na_rep="-")
+    cells = pd.DataFrame({"model": np.repeat(models, len(items)), "item": np.tile(items, len(models)),
+                          "score": values.ravel()}).dropna()
+    cells.to_csv(tmp_path / "by_model.csv", index=False)
+    cells.sort_values("item", key=lambda c: c.map(items.index), kind="stable").to_csv(tmp_path / "by_item.csv",
+                                                                                        index=False)
+    wide = read_scores_csv(tmp_path / "wide.csv")
+    assert list(wide.item_ids) == items
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(tables, "_LONG_CHUNK_ROWS", chunk)
+        longs = [read_scores_csv(tmp_path / f) for f in ("by_model.csv", "by_item.csv")]
+        longs.append(read_scores_frame(cells.assign(task=cells["item"].str.split("/").str[0])))  # the general path
+    with pytest.MonkeyPatch.context() as mp:
+        _plain_csv(mp)
+        _plain_pivot(mp)
+        longs.append(read_scores_csv(tmp_path / "by_item.csv"))
+    for rm in longs:
+        assert list(rm.item_ids) == items
+        frame = rm.to_frame()[items]
+        pd.testing.assert_frame_equal(frame.reindex(wide.model_ids), wide.to_frame(), check_names=False)
+    from effstats.workflow import select
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the cells not evaluated
+        chosen = [list(select(f, budget=30, method="aipw", seed=0).items)
+                  for f in (tmp_path / "wide.csv", tmp_path / "by_model.csv", tmp_path / "by_item.csv")]
+    assert chosen[1] == chosen[0] and chosen[2] == chosen[0]
+
+
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(0, 2**32 - 1), n_models=st.integers(1, 5), n_items=st.integers(1, 6),
        cells=st.lists(st.sampled_from(["0", "1", "1.0", "0.5", "0.999999999999", "1e-13", "-", "", "2", "inf"]),

@@ -15,8 +15,9 @@ from ..responses import ResponseMatrix
 
 def long_matrix(reader: Any, model: str, item: str, score: str) -> ResponseMatrix | None:
     """The matrix of the chunks ``reader`` yields (frames with ``model`` and ``item`` categorical, ``score``
-    parsed as numbers, rows not evaluated as NaN), models and items in sorted id order as
-    :meth:`effstats.ResponseMatrix.from_long` orders them; None where the general reader has more to say: scores
+    parsed as numbers, rows not evaluated as NaN), models in sorted id order as
+    :meth:`effstats.ResponseMatrix.from_long` orders them and items in the order they first appear, as the general
+    reader orders them (a wide file keeps its columns' order); None where the general reader has more to say: scores
     that are not numbers, outside [0, 1] or infinite, blank ids, repeated (model, item) pairs, a model or an item
     whose every row is not evaluated (its errors and warnings name these).
 
@@ -47,9 +48,13 @@ def long_matrix(reader: Any, model: str, item: str, score: str) -> ResponseMatri
                 if len(k) and k.min() < 0:
                     return None
                 at = seen[c].get_indexer(cats)
-                new = at < 0
-                if new.any():
-                    at[new] = len(seen[c]) + np.arange(int(new.sum()))
+                new = np.flatnonzero(at < 0)
+                if len(new):
+                    if c == item:  # the parser's categories are sorted: the new ones in their first row's order
+                        first = np.full(len(cats), len(k), np.int64)
+                        first[k[::-1]] = np.arange(len(k) - 1, -1, -1)  # the last write, the first row, wins
+                        new = new[np.argsort(first[new], kind="stable")]
+                    at[new] = len(seen[c]) + np.arange(len(new))
                     seen[c] = seen[c].append(cats[new])
                 codes.append((k, at))
             chunks.append((codes, x == 1 if exact else x))  # exact 0/1: a byte a row, not eight
@@ -61,7 +66,7 @@ def long_matrix(reader: Any, model: str, item: str, score: str) -> ResponseMatri
         v = seen[c].to_numpy()
         if pd.api.types.infer_dtype(v) != "string" or any(not str(u).strip() for u in v):
             return None
-        order[c] = np.argsort(v, kind="stable")
+        order[c] = np.argsort(v, kind="stable") if c == model else np.arange(len(v))
         rank[c] = np.empty(len(v), np.int64)
         rank[c][order[c]] = np.arange(len(v))
     n_models, n_items = len(seen[model]), len(seen[item])

@@ -778,6 +778,9 @@ def _table_to_matrix(df: pd.DataFrame, p: Path, *, format: str, model: str, item
     if guessed:
         format = "long" if {model, item, score} <= set(df.columns) else "wide"
     if format == "long":
+        # items in the order they first appear (rows not evaluated and repeated rows too), as a wide file keeps its
+        # columns' order and the chunked reader orders them: one table in either layout is one matrix
+        appearance = pd.Index(np.asarray(pd.unique(df[item]), dtype=object)) if item in df.columns else None
         # string ids as codes, computed once: the checks and the matrix read them instead of hashing the strings
         codes = {c: _codes(df[c]) for c in (model, item) if c in df.columns}
         codes = codes if len(codes) == 2 and None not in codes.values() else None
@@ -819,11 +822,11 @@ def _table_to_matrix(df: pd.DataFrame, p: Path, *, format: str, model: str, item
             df, codes = _as_text(df), None
         rm = _named(lambda: ResponseMatrix.from_long(df, model=model, item=item, score=score, groups=groups,
                                                      kind=kind), p)
-        if codes is None:
-            return rm
-        models, items = codes[model][1][rm.model_ids], codes[item][1][rm.item_ids]
-        return ResponseMatrix(rm.values, kind=rm.kind, missing=rm.missing, model_ids=models, item_ids=items,
-                              items=rm.items.set_axis(items) if len(rm.items.columns) else None)
+        if codes is not None:
+            models, items = codes[model][1][rm.model_ids], codes[item][1][rm.item_ids]
+            rm = ResponseMatrix(rm.values, kind=rm.kind, missing=rm.missing, model_ids=models, item_ids=items,
+                                items=rm.items.set_axis(items) if len(rm.items.columns) else None)
+        return _in_order_of_appearance(rm, appearance)
     if groups is not None:
         raise ValueError("groups: only available for the long layout")
     df = _as_text(df)
@@ -869,6 +872,20 @@ def _table_to_matrix(df: pd.DataFrame, p: Path, *, format: str, model: str, item
                                item_ids=values.columns),
         p
     )
+
+
+def _in_order_of_appearance(rm: ResponseMatrix, appearance: pd.Index | None) -> ResponseMatrix:
+    """``rm`` (items in :meth:`effstats.ResponseMatrix.from_long`'s sorted order) with its items in the order of
+    ``appearance``, their ids in the order they first appear in the table."""
+    if appearance is None:
+        return rm
+    pos = rm.item_ids.get_indexer(appearance)
+    pos = pos[pos >= 0]
+    if len(pos) != len(rm.item_ids) or (pos == np.arange(len(pos))).all():
+        return rm
+    return ResponseMatrix(rm.values[:, pos], kind=rm.kind, missing=None if rm.missing is None else rm.missing[:, pos],
+                          model_ids=rm.model_ids, item_ids=rm.item_ids[pos],
+                          items=rm.items.iloc[pos] if len(rm.items.columns) else None)
 
 
 def _codes(col: pd.Series) -> tuple[np.ndarray, pd.Index] | None:
