@@ -74,11 +74,11 @@ class Estimate:
     >>> sel = select(ref, 100, seed=0)
     >>> est = estimate(sel, new.subset(items=sel.items))
     >>> est.statistic.round(3), est.confidence_interval(0.95).low.round(3)   # its accuracy on all 800: 0.238
-    (array([0.268]), array([0.198]))
+    (array([0.188]), array([0.117]))
     >>> est.rank_interval()   # 1 = best of the 40 reference models and the new one
                rank  rank_low  rank_high  of
     model_ids
-    sim40        39        35         40  41
+    sim40        40        39         41  41
     """
 
     model_ids: pd.Index
@@ -181,9 +181,9 @@ class Estimate:
         >>> est.rank_interval(0.9)   # 1 = best of 31 places: the reference models and the new model
                    rank  rank_low  rank_high  of
         model_ids
-        sim30         1         1          3  31
+        sim30         1         1          1  31
         sim31        28        26         29  31
-        sim32        26        20         28  31
+        sim32        16         8         23  31
         """
         level = check_confidence_level(confidence_level)
         alpha = 1 - level

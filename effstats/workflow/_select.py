@@ -21,8 +21,8 @@ from ._combine import _combine, _task_weights
 from ._io import (HELM_DEFAULTS, cells_digest, content_hash, default_metric, detect_format, helm_options, output_dir,
                   read_results, read_saved, save_reference, write_json_atomic)
 from ._names import HELM_INSTANCES, LM_EVAL_SAMPLES, MANIFEST, METHODS, _tasks_option
-from ._tasks import (_FORMAT, _TaskFit, _version, _warn_models_missing_tasks, allocate_budget, check_task_keys,
-                     item_tasks, samples_by_task)
+from ._tasks import (_FORMAT, _TaskFit, _task_seed, _version, _warn_models_missing_tasks, allocate_budget,
+                     check_task_keys, item_tasks, samples_by_task)
 
 __all__ = ["Selection", "select"]
 
@@ -322,7 +322,7 @@ def _fit_each_task(rm: ResponseMatrix, tasks: pd.Series, alloc: pd.Series, metho
             how, pick = "random", None
         with warnings.catch_warnings(record=True) as said:
             warnings.simplefilter("always")
-            fits[t] = _TaskFit.fit(how, sub, int(b), seed, pick)
+            fits[t] = _TaskFit.fit(how, sub, int(b), _task_seed(seed, t), pick)
         for w in said:  # tagged with the task, for the one warning _fit_tasks gives
             w.message._task = str(t)
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
@@ -535,9 +535,12 @@ def select(reference: Any, budget: int | None = None, *, method: str = "stratifi
         ``"auto"`` too. Each training fold of that cross-validation (5-fold over the reference models) needs as many
         reference models as the method does: 4 in all (``"mrmr"`` 9, ``"random-learn"`` 5).
     seed : int, default=0
-        Seeds every random choice; the same data and seed give the same items. ``"hybrid"`` (Sort & Search's
-        uniform positions on the reference models' order) and ``"mrmr"`` (a greedy order) choose their items
-        deterministically: at a given ``budget`` the seed changes nothing for them.
+        Seeds every random choice; the same data and seed give the same items. Each task draws from its own stream,
+        derived from ``seed`` and the task's name: tasks that share documents (translations, prompt variants) draw
+        independently, as the combined interval assumes, and a task keeps its items when other tasks are added or
+        reordered. ``"hybrid"`` (Sort & Search's uniform positions on the reference models' order) and ``"mrmr"``
+        (a greedy order) choose their items deterministically: at a given ``budget`` the seed changes nothing for
+        them.
     format : {"auto", "lm-eval", "helm", "csv", "parquet"}, default="auto"
         The layout of ``reference``, as :func:`read_results` takes it. This and the next six parameters say how to
         read ``reference``; they are recorded in the manifest, and the new results are read the same way.

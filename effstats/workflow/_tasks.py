@@ -4,6 +4,7 @@ from __future__ import annotations
 import functools
 import re
 import warnings
+import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -195,6 +196,14 @@ def design_methods() -> tuple[str, ...]:
     from the random draw of the items and holds for a new model outside the reference models' range too."""
     rm = ResponseMatrix(np.zeros((3, 4), bool))  # the estimators are only constructed, never fitted
     return tuple(m for m in METHODS if m != "auto" and _estimator(m, 2, 0, rm).interval_kind == "design")
+
+
+def _task_seed(seed: int, task: str) -> int:
+    """The seed of task ``task``'s draw: its own stream, from the user's ``seed`` and the task's name. Tasks often
+    share documents at the same positions (translations, prompt variants); one seed for all would draw the same
+    positions in each, and their design-based errors, combined as independent, would be perfectly correlated. The
+    name, not the task's place, keeps a task's items when other tasks are added or reordered."""
+    return int(np.random.SeedSequence([int(seed), zlib.crc32(str(task).encode("utf-8"))]).generate_state(1)[0])
 
 
 def _estimator(method: str, budget: int, seed: int, rm: ResponseMatrix):
