@@ -207,6 +207,23 @@ def test_sequential_update_in_python_names_the_missing_task(tmp_path):
     assert run.n_evaluated == 60
 
 
+def test_sequential_update_says_a_task_was_run_and_failed(tmp_path):
+    from effstats.workflow import SequentialRun
+
+    truth = _truth()
+    write_lm_eval_samples(truth.subset(models=range(40)), tmp_path / "ref")
+    run = SequentialRun.start(tmp_path / "ref", rule="precision", half_width=0.05, initial=60, batch=30)
+    batch = list(run.next_items)
+    write_lm_eval_samples(truth.subset(models=[40], items=batch), tmp_path / "b1")
+    _fail_task(tmp_path / "b1", "model-40", "boolq")
+    with pytest.warns(UserWarning, match="log their metric as NaN"):
+        with pytest.raises(ValueError, match=r"^new_results: no result of 'model-40' on the task\(s\) 'boolq' .* of "
+                                             r"this batch of 60 items: the task was run, but every document of the "
+                                             r"batch failed \(logged its metric as NaN\); a look needs"):
+            run.update(tmp_path / "b1")
+    assert run.n_evaluated == 0
+
+
 def test_select_unknown_task_lists_every_task_on_disk(loop, tmp_path, capsys):
     root, _, _ = loop
     with pytest.raises(ValueError, match=r"^tasks: \['nope'\] not among the tasks of the sample files "

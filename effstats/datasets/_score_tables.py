@@ -813,7 +813,8 @@ def _table_to_matrix(df: pd.DataFrame, p: Path, *, format: str, model: str, item
                         warnings.warn(f"path: {p.name}: model(s) {_name_list(map(repr, _plain(list(names))))} have "
                                       "no score on any item (every row not evaluated) and are left out", UserWarning,
                                       stacklevel=3)
-                if item in df.columns:
+                if item in df.columns and model in df.columns and df[model].nunique() > 1:
+                    # (one model's table: its missing cells are its own, which its reader's caller words)
                     _warn_items_without_score(df, kept, item, codes, p)
                 df = df[kept]
             if df.empty:

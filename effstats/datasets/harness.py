@@ -264,7 +264,8 @@ def read_lm_eval_samples(
                     raise ValueError(f"{arg}: {task}/{doc_id} has different gold answers across models")
                 gold[k] = g
     keys = sorted(n_choices, key=lambda k: (k[0], _doc_sort_key(k[1])))
-    _warn_documents_failed_everywhere(failed_docs.difference(n_choices), {t for t, _ in keys}, arg)
+    if len(models) > 1:  # one model's failed documents are its own, counted in the warning above
+        _warn_documents_failed_everywhere(failed_docs.difference(n_choices), {t for t, _ in keys}, arg)
     pos = {k: i for i, k in enumerate(keys)}
     n_models, n_items = len(models), len(keys)
     mpos = {m: i for i, m in enumerate(models)}

@@ -54,11 +54,13 @@ def reread_reference(info: dict, reference: Any, directory: Path | None, *, made
     rm = _keep_tasks(rm, info.get("tasks"))
     # the data given, or else the source the record names (no argument of the user's)
     this = "reference: this reference data" if reference is not None else f"{where}: the reference data at {ref!r}"
+    fix = (f"pass the same data or {again}" if reference is not None else
+           f"pass the data {made} with reference= (--reference), or {again}")
     h = content_hash(rm)
     if h != info["sha256"]:
         raise ValueError(f"{this} differs from the data {made} (content hash {h[:12]}… vs "
                          f"{info['sha256'][:12]}…; {rm.n_models} × {rm.n_items} vs {info['n_models']} × "
-                         f"{info['n_items']}); pass the same data or {again}")
+                         f"{info['n_items']}); {fix}")
     # the content hash covers the ids and scores only: the class probabilities a refit reads are checked by their
     # digest, recorded in the record (or, for records written without it, in the copy beside it)
     want = info.get("arrays_sha256")
@@ -68,8 +70,7 @@ def reread_reference(info: dict, reference: Any, directory: Path | None, *, made
     if want is not None and got != want:
         raise ValueError(f"{this} differs from the data {made}: the same scores, but other "
                          f"class probabilities, labels or predicted classes (digest "
-                         f"{'none' if got is None else got[:12] + '…'} vs {want[:12]}…); pass the same data or "
-                         f"{again}")
+                         f"{'none' if got is None else got[:12] + '…'} vs {want[:12]}…); {fix}")
     return rm
 
 

@@ -805,20 +805,23 @@ def warn_graded_against_binary(models: Any, items: Any, values: np.ndarray, stac
     return True
 
 
-def refuse_batch_without_tasks(model: str, batch: Any, tasks: Any, answered: Any) -> None:
+def refuse_batch_without_tasks(model: str, batch: Any, tasks: Any, answered: Any, failed: Any = ()) -> None:
     """Raise, naming the tasks, when ``model``'s results (``answered``: the item ids it has a result on) lack a whole
     task of a sequential run's ``batch`` (item ids, with their parallel ``tasks``).
 
     A look needs every item handed out (the batch is a random sample of the whole benchmark; leaving a task out
     would change what the test is about), and the task, not its items, is what the user left out. When no task of
     the batch is answered at all the results are another batch's or another run's, which the caller says.
+    ``failed``: the tasks whose documents ``model`` logged as NaN (run, but failed).
     """
     absent = tasks_without_results(batch, tasks, answered)
     if not absent or len(absent) == len(set(map(str, tasks))):
         return
     shown = ", ".join(f"{t!r} ({k} item{'s' if k > 1 else ''})" for t, k in absent.items())
+    why = ("the task was run, but every document of the batch failed (logged its metric as NaN)"
+           if set(absent) <= set(map(str, failed)) else "the task was not run or its output file is missing")
     raise ValueError(f"new_results: no result of {model!r} on the task(s) {shown} of this batch of {len(batch)} "
-                     "items: the task was not run or its output file is missing; a look needs every item of the "
+                     f"items: {why}; a look needs every item of the "
                      "batch (a random sample of the whole benchmark): run the batch's whole --samples file, every "
                      "task in it")
 

@@ -765,7 +765,8 @@ class SequentialRun(_Report):
         have = have[~have.index.duplicated()].dropna()
         _refuse_changed_results(st["looks"], have)
         n0 = self.n_evaluated
-        refuse_batch_without_tasks(str(model), batch, st["tasks"][n0:n0 + len(batch)], have.index)
+        refuse_batch_without_tasks(str(model), batch, st["tasks"][n0:n0 + len(batch)], have.index,
+                                   {t for (m, t) in getattr(new, "_failed_documents", {}) if m == str(model)})
         lacking = [i for i in batch if i not in have.index]
         if len(lacking) == len(batch) and have.empty:
             raise ValueError(f"new_results: {str(model)!r} has none of batch {k:03d}'s {len(batch)} items (they are "
