@@ -483,7 +483,7 @@ def _fits_chosen(sel: Selection, rm: ResponseMatrix, name: str, progress: bool =
     """The selection's fits on its reference data ``rm``, which must choose the manifest's items."""
     info = item_tasks(rm)
     fits = _fit_tasks(rm, info["task"], sel.tasks["budget"], sel.method, sel.seed, chosen=sel.tasks["method"],
-                      progress=progress)
+                      progress=progress, task_seeds=sel.task_seeds)
     items = pd.Index(np.concatenate([f.items.to_numpy(dtype=object) for f in fits.values()]))
     listed = pd.Index(sel.items, dtype=object)
     if set(items) != set(listed):  # a set of items: the manifest's order of them does not matter

@@ -65,6 +65,10 @@ class Selection:
         The tasks whose pick compares the new model's class probabilities or predicted classes on the chosen items
         (DISCO's signature, e.g. ``"auto"``'s pick): :func:`estimate` needs the new model's lm-eval logs (or a
         ResponseMatrix carrying them) there, not 0/1 results. None when 0/1 results do everywhere.
+    task_seeds : {"by-name", "shared"}, default="by-name"
+        How the tasks' random choices were seeded: ``"by-name"``, each task from its own stream derived from
+        ``seed`` and its name (what :func:`select` does); ``"shared"``, every task with ``seed`` itself, as
+        manifests without this field were made, so that :func:`estimate` refits them as they were chosen.
 
     Attributes
     ----------
@@ -102,6 +106,7 @@ class Selection:
     helm_instances: dict | None = field(default=None, repr=False)
     # which tasks' estimates need the new model's class probabilities or predicted classes (None: 0/1 results do)
     new_results_note: str | None = field(default=None, repr=False)
+    task_seeds: str = field(default="by-name", repr=False)
     _fits: dict | None = field(default=None, repr=False)
     _reference: ResponseMatrix | None = field(default=None, repr=False)
     _directory: Path | None = field(default=None, repr=False, compare=False)  # where it was loaded from
@@ -164,6 +169,7 @@ class Selection:
             "budget_curve": None if self.budget_curve is None else self.budget_curve.to_dict("records"),
             "shortfall": self.shortfall,
             "new_results_note": self.new_results_note,
+            "task_seeds": self.task_seeds,
         }
 
     def save(self, directory: str | Path) -> Path:
@@ -219,6 +225,10 @@ class Selection:
             manifest's content hash.
         """
         p, m = read_saved(directory, MANIFEST, _FORMAT, "manifest")
+        task_seeds = m.get("task_seeds", "shared")  # manifests without the field seeded every task alike
+        if task_seeds not in _TASK_SEEDS:
+            raise ValueError(f"directory: {p} is a damaged manifest (task_seeds {task_seeds!r}, expected one of "
+                             f"{', '.join(map(repr, _TASK_SEEDS))})")
         try:
             items = pd.Index(m["items"], name="item")
             tasks = pd.DataFrame.from_dict(m["tasks"], orient="index")
@@ -230,7 +240,7 @@ class Selection:
                        budget_curve=None if m.get("budget_curve") is None else pd.DataFrame(m["budget_curve"]),
                        created=m.get("created", ""), effstats_version=m.get("effstats_version", ""),
                        helm_instances=m.get("helm_instances"), new_results_note=m.get("new_results_note"),
-                       _directory=p if p.is_dir() else p.parent)
+                       task_seeds=task_seeds, _directory=p if p.is_dir() else p.parent)
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"directory: {p} is an incomplete or damaged manifest "
                              f"({type(exc).__name__}: {exc})") from None
@@ -273,10 +283,11 @@ def helm_instances(rm: ResponseMatrix, items: Any) -> dict[str, list[str]] | Non
 
 
 def _fit_tasks(rm: ResponseMatrix, tasks: pd.Series, alloc: pd.Series, method: str, seed: int,
-               chosen: pd.Series | None = None, progress: bool = False) -> dict[str, _TaskFit]:
+               chosen: pd.Series | None = None, progress: bool = False, task_seeds: str = "by-name"
+               ) -> dict[str, _TaskFit]:
     with warnings.catch_warnings(record=True) as said:
         warnings.simplefilter("always")
-        fits = _fit_each_task(rm, tasks, alloc, method, seed, chosen, progress)
+        fits = _fit_each_task(rm, tasks, alloc, method, seed, chosen, progress, task_seeds)
     missing: dict[str, tuple[int, int, str]] = {}  # the estimators' missing-cells warning, one per task
     for w in said:
         m = _MISSING_CELLS.match(str(w.message))
@@ -292,11 +303,12 @@ def _fit_tasks(rm: ResponseMatrix, tasks: pd.Series, alloc: pd.Series, method: s
     return fits
 
 
+_TASK_SEEDS = ("by-name", "shared")
 _MISSING_CELLS = re.compile(r"^\w+: (?P<n>\d+) of (?P<of>\d+) cells are missing; (?P<what>.*)$", re.S)
 
 
 def _fit_each_task(rm: ResponseMatrix, tasks: pd.Series, alloc: pd.Series, method: str, seed: int,
-                   chosen: pd.Series | None, progress: bool) -> dict[str, _TaskFit]:
+                   chosen: pd.Series | None, progress: bool, task_seeds: str = "by-name") -> dict[str, _TaskFit]:
     fits = {}
     for t, b in _progress(progress, iterable=alloc.items(), total=len(alloc), desc=f"fitting {method}",
                           unit="task"):
@@ -322,7 +334,7 @@ def _fit_each_task(rm: ResponseMatrix, tasks: pd.Series, alloc: pd.Series, metho
             how, pick = "random", None
         with warnings.catch_warnings(record=True) as said:
             warnings.simplefilter("always")
-            fits[t] = _TaskFit.fit(how, sub, int(b), _task_seed(seed, t), pick)
+            fits[t] = _TaskFit.fit(how, sub, int(b), _task_seed(seed, t) if task_seeds == "by-name" else seed, pick)
         for w in said:  # tagged with the task, for the one warning _fit_tasks gives
             w.message._task = str(t)
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
