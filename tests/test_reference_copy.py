@@ -237,3 +237,17 @@ def test_a_reference_with_other_class_probabilities_is_refused(lm_logs, tmp_path
         estimate(tmp_path / "sel", new, reference=changed)
     pd.testing.assert_frame_equal(estimate(tmp_path / "sel", new, reference=logs).to_frame(),
                                   estimate(tmp_path / "sel", new).to_frame(), check_exact=True)
+
+
+def test_a_sequential_run_refuses_a_reference_with_other_class_probabilities(lm_logs, tmp_path):
+    from effstats.workflow import SequentialRun
+
+    _, logs = lm_logs
+    changed = _scale_loglikelihoods(logs, tmp_path / "changed", 3.0)
+    run = SequentialRun.start(logs, rule="precision", half_width=0.05, correction="logistic")
+    run.save(tmp_path / "run")
+    assert "arrays_sha256" in json.loads((tmp_path / "run" / "state.json").read_text())["reference"]
+    with pytest.raises(ValueError, match=r"^reference: this reference data differs from the data the run was started "
+                                         r"from: the same scores, but other class probabilities"):
+        SequentialRun.load(tmp_path / "run", reference=changed)
+    assert list(SequentialRun.load(tmp_path / "run", reference=logs).next_items) == list(run.next_items)
