@@ -378,6 +378,7 @@ FIELDS["doc_id"]["zero"] = REFUSE  # a second document 0 in the file, or one not
 FIELDS["doc_id"]["one"] = EITHER  # the spoilt record is document 1 in the reference: no change there
 FIELDS["acc"].update({"zero": EITHER, "one": EITHER, "true": EITHER, "false": EITHER, "half": EITHER,
                       "tiny": EITHER})
+FIELDS["acc"]["nan"] = EITHER  # a failed document (NaN metric): a missing cell, checked as the mean without it
 
 
 LINE = 1  # the record spoilt: never document 0, so that doc_id=0 repeats a document or names another
@@ -590,9 +591,10 @@ def _csv_spoilers(slot_key: str) -> dict[str, tuple[Callable[[Path], Any], str]]
         t.loc[row, col] = value
         t.to_csv(p, index=False)
 
-    def wide(p):
+    def wide(p):  # the same table: its items in the long file's order (pivot sorts them as text)
         t = df(p)
-        t.pivot(index="model", columns="item", values="score").reset_index().to_csv(p, index=False)
+        w = t.pivot(index="model", columns="item", values="score")[t["item"].unique()]
+        w.reset_index().to_csv(p, index=False)
 
     def transposed(p):
         t = df(p)
@@ -829,7 +831,12 @@ def _option_cases() -> list[Case]:
     add("estimate NEW_RESULTS the selection folder", "estimate", est(new="sel"), REFUSE)
     add("estimate NEW_RESULTS missing", "estimate",
         lambda ws, d: ["estimate", ws.root / "sel", d / "nowhere", "--out", d / "out"], REFUSE)
-    add("estimate NEW_RESULTS of the other selection", "estimate", est(new="new.csv"), REFUSE)
+    def other_items(ws, d):  # results on as many items, none of them chosen
+        chosen = set(ws.items)
+        ws.scores_of([i for i in ws.long["item"].unique() if i not in chosen][:len(ws.items)]).to_csv(
+            d / "other.csv", index=False)
+        return ["estimate", ws.root / "sel", d / "other.csv", "--out", d / "out"]
+    add("estimate NEW_RESULTS of other items", "estimate", other_items, REFUSE)
     add("estimate a table against logs", "estimate",
         lambda ws, d: ws.scores_of(ws.items).to_csv(d / "new.csv", index=False) or
         ["estimate", ws.root / "sel", d / "new.csv", "--out", d / "out"], SAME, base="estimate",
