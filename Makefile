@@ -28,19 +28,14 @@ setup:
 	@bash scripts/setup.sh
 
 # make lint first (seconds), then every test but the exhaustive products (make test-all runs those too);
-# --dist loadgroup: tests marked xdist_group(name) share a worker (and their module fixtures). Beside it, the fast
-# tests and doctests again on Debian 13's stack, the one pip users get (Python 3.13, numpy 2, pandas 2, zarr 3, no R):
-# make test-debian13, in its own copy of the tree, its output shown when the main run ends. The two runs share the
-# cores, so each fills the other's idle moments (collection, the last worker's tail, waits on subprocesses). All three
-# run; make test fails if any fails.
+# --dist loadgroup: tests marked xdist_group(name) share a worker (and their module fixtures). Then the fast tests and
+# doctests again on Debian 13's stack, the one pip users get (Python 3.13, numpy 2, pandas 2, zarr 3, no R):
+# make test-debian13. All three run; make test fails if any fails.
 test: setup
 	@status=0; echo "$(PY) -m flake8 $(LINT_PATHS)"; $(PY) -m flake8 $(LINT_PATHS) || status=1; \
-	log=$$(mktemp); trap 'rm -f "$$log"' EXIT; \
-	bash scripts/test_debian13.sh $(DEBIAN13_ARGS) >"$$log" 2>&1 & d13=$$!; \
 	echo "$(PY) -m pytest -q -n 2 --dist loadgroup --durations=15 -m \"not exhaustive\" $(PYTEST_ARGS)"; \
-	echo "(the Debian 13 run goes on beside it; its output follows this run's)"; \
 	$(PY) -m pytest -q -n 2 --dist loadgroup --durations=15 -m "not exhaustive" $(PYTEST_ARGS) || status=1; \
-	wait $$d13 || status=1; cat "$$log"; \
+	bash scripts/test_debian13.sh $(DEBIAN13_ARGS) || status=1; \
 	exit $$status
 
 # the fast tests and doctests in a Debian 13 chroot (../shared/tools/debian13-test: as root on Debian, the chroot

@@ -431,7 +431,7 @@ def test_percent_stated_for_fractions_is_read_as_stated_with_one_warning_line(tm
     code, err = _run([tmp_path / "frac.csv", "--out", tmp_path / "o", "--scale", "percent"], capsys)
     lines = [line for line in err.splitlines() if "--scale percent" in line]
     assert code == 0 and len(lines) == 1, err
-    top = board.to_numpy().max()
+    top = float(board.to_numpy().max())
     assert lines[0] == (f"effstats audit: warning: --scale percent: every score lies in [0, 1] (largest {top!r}), as "
                         f"fractions do; divided by 100 they read as [0, {top / 100!r}]: drop --scale percent (or "
                         "state --scale fraction) unless these are percentages below 1"), err

@@ -69,7 +69,7 @@ def test_auto_falls_back_for_a_model_whose_estimate_lies_beyond_the_references_s
     d = simulate_responses(100, 2000, ability=(0, 0.3), rng=1)
     order = np.argsort(d.accuracy().to_numpy())
     ref, new = d.subset(models=order[:92]), d.subset(models=order[92:])
-    sel = select(ref, 60, method="auto", seed=3)
+    sel = select(ref, 60, method="auto", seed=5)  # a DISCO pick on numpy 1 and 2 alike
     chooser = sel._fits["all"].est
     assert chooser.best_ == "DISCO difference + ridge" and chooser.fallback_ == "AIPW + ridge"
     sub = new.subset(items=sel.items)

@@ -408,8 +408,9 @@ def _read_long(p: Path, sep: str, text: _TextColumns, score: str, progress: bool
     from ._long_scores import long_matrix
 
     model, item = text.pair
-    if len(sep) != 1 or _is_float(text.missing) or len({model, item, score}) < 3:
-        return None
+    names = (model, item, score)
+    if len(sep) != 1 or _is_float(text.missing) or not all(isinstance(c, str) for c in names) or len(set(names)) < 3:
+        return None  # column names that are not text: the general reader names the argument
     try:
         compression = _compression(p)
         _refuse_nul(p, sep, compression)
