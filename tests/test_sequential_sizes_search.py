@@ -229,9 +229,9 @@ def _check_nonbinding_root(d, beta: float, hi: float = 4.0) -> None:
     np.testing.assert_allclose(d.information[-1], 0.5 * (lo + hi), rtol=2e-7)
 
 
-# looks that add 1/186 (0.185 -> 0.186) and 1/1000 (0.999 -> 1) of the information, one at alpha = 1e-6: the kernel
-# between them is narrower than the grid's spacing, so the bounds move with the grid; the search must still land on
-# its equation's root at every grid, and at the finest one on gsDesign's design at that grid
+# looks that add 1/186 (from 0.185 to 0.186) and 1/1000 (from 0.999 to 1) of the information, one at alpha = 1e-6:
+# the kernel between them is narrower than the grid's spacing, so the bounds move with the grid; the search must still
+# land on its equation's root at every grid, and at the finest one on gsDesign's design at that grid
 NEAR = [dict(k=8, alpha=1e-6, beta=0.01, spending="hsd", spending_param=-4.0, lower_spending="hsd", lower_param=2.0,
              timing=[0.185, 0.186, 0.225, 0.647, 0.666, 0.703, 0.778]),
         dict(k=10, alpha=0.025, beta=0.001, spending="hsd", spending_param=-1.0, lower_spending="ld_obf",
