@@ -1,0 +1,156 @@
+"""The checks and conversions of a :class:`~effstats.ResponseMatrix`'s ids and metadata: model and item ids,
+their look-alikes, the per-model and per-item metadata frames and their subsets, and the naming of empty rows."""
+from __future__ import annotations
+
+import unicodedata
+import warnings
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ._shared import _plain
+
+
+def _ids(ids: Any, n: int, name: str, prefix: str) -> pd.Index:
+    if ids is None:
+        return pd.Index([f"{prefix}{i}" for i in range(n)], name=name)
+    if isinstance(ids, (str, bytes)) or not np.iterable(ids):
+        raise ValueError(f"{name}: expected a sequence of {n} ids, got {type(ids).__name__} {ids!r:.60}")
+    idx = pd.Index(list(ids) if not isinstance(ids, pd.Index) else ids, name=name)
+    if len(idx) != n:
+        raise ValueError(f"{name}: expected {n} ids, got {len(idx)}")
+    if isinstance(idx, pd.MultiIndex) or any(not _hashable(i) for i in idx[:1000]):
+        raise ValueError(f"{name}: expected hashable scalar ids (str or int), got e.g. {_plain(idx[0])!r}")
+    if idx.has_duplicates:
+        dup = _plain(idx[idx.duplicated()].unique()[:5])
+        raise ValueError(f"{name}: ids must be unique, duplicated: {dup}")
+    _warn_unicode_twins(idx, name)
+    return idx
+
+
+def _warn_unicode_twins(idx: pd.Index, name: str) -> None:
+    """Warn when two ids differ only by Unicode normalisation (``'café'`` composed, NFC, or decomposed, NFD): they
+    print alike but are two ids, as a file written on macOS and one written elsewhere may spell the same name.
+    Ids differing by case stay apart without a word (``GPT`` and ``gpt`` may be two models)."""
+    if idx.dtype != object:
+        return
+    try:  # one check for all the ids (a newline composes with nothing); join refuses ids that are not text
+        if unicodedata.is_normalized("NFC", "\n".join(idx)):  # the common case: no id can have an NFC twin
+            return
+    except TypeError:
+        if all(unicodedata.is_normalized("NFC", i) for i in idx if isinstance(i, str)):
+            return
+    nfc = pd.Index([unicodedata.normalize("NFC", i) if isinstance(i, str) else i for i in idx])
+    twins = nfc.duplicated(keep=False)
+    if twins.any():
+        first = nfc[twins][0]
+        a, b = idx[twins & (nfc == first)][:2]
+        # no count: a matrix rebuilt from this one, or a part of it, says the same words (the CLI shows them once)
+        warnings.warn(f"{name}: ids that differ only by Unicode normalisation (NFC/NFD) are kept apart, e.g. "
+                      f"{_plain(a)!r} and {_plain(b)!r} (written {ascii(a)} and {ascii(b)}); normalise them with "
+                      "unicodedata.normalize('NFC', id) if they name the same thing", UserWarning, stacklevel=3)
+
+
+def _hashable(x: Any) -> bool:
+    try:
+        hash(x)
+    except TypeError:
+        return False
+    return True
+
+
+def _meta(meta: Any, ids: pd.Index, name: str) -> pd.DataFrame:
+    """Metadata aligned to ``ids``: reindexed by id, or taken in row order when it has the default 0..n-1 index."""
+    if meta is None:
+        return pd.DataFrame(index=ids)
+    if isinstance(meta, pd.Series):
+        meta = meta.to_frame()
+    if isinstance(meta, dict):
+        meta = pd.DataFrame(meta)
+    if not isinstance(meta, pd.DataFrame):
+        raise ValueError(f"{name}: expected a DataFrame, a dict of columns or None, got {type(meta).__name__}")
+    if len(meta) != len(ids):
+        raise ValueError(f"{name}: expected {len(ids)} rows, got {len(meta)}")
+    if meta.columns.has_duplicates:
+        raise ValueError(f"{name}: duplicated columns {_plain(meta.columns[meta.columns.duplicated()].unique()[:5])}")
+    if meta.index.has_duplicates:
+        dup = meta.index[meta.index.duplicated()].unique()[:5].tolist()
+        raise ValueError(f"{name}: the index must hold unique ids, duplicated: {dup}")
+    if meta.index.equals(ids):
+        out = meta.copy()
+    elif set(meta.index) == set(ids):
+        out = meta.loc[ids].copy()
+    elif meta.index.equals(pd.RangeIndex(len(ids))):
+        out = meta.set_axis(ids)  # no ids given: documented as row order
+    else:  # labelled by other ids: refuse rather than align by position
+        unknown = [i for i in meta.index if i not in set(ids)][:5]
+        missing = [i for i in ids if i not in set(meta.index)][:5]
+        raise ValueError(f"{name}: index does not match the ids; unknown {_plain(unknown)}, missing {_plain(missing)} "
+                         "(index by id, or use a default 0..n-1 index for row order)")
+    out.index.name = ids.name
+    return out
+
+
+def _refuse_times(frame: pd.DataFrame, name: str) -> None:
+    """Refuse duration and date columns: they cast to numbers silently (a duration of 1 s would read as correct)."""
+    for col, dt in frame.dtypes.items():
+        if dt.kind in "mM":
+            raise ValueError(f"{name}: column {_plain(col)!r} holds {dt} values (durations or dates); expected 0/1 "
+                             "correctness or scores in [0, 1]")
+
+
+def _as_float(frame: pd.DataFrame, name: str) -> pd.DataFrame:
+    """Exact float conversion (``astype`` parses text with Python's correctly rounded ``float``;
+    ``pd.to_numeric`` is not correctly rounded on pandas 1.5); the first bad value is named."""
+    _refuse_times(frame, name)
+    for col, dt in frame.dtypes.items():
+        if dt.kind == "c" or (dt == object and frame[col].map(lambda v: isinstance(v, complex)).any()):
+            raise ValueError(f"{name}: column {col!r} has complex values; expected real numbers")
+    try:
+        return frame.astype(float)
+    except (TypeError, ValueError):
+        bad = frame.apply(pd.to_numeric, errors="coerce").isna() & frame.notna()
+        col = bad.any().idxmax()
+        raise ValueError(f"{name}: column {col!r} has non-numeric values, e.g. "
+                         f"{_plain(frame.loc[bad[col], col].iloc[0])!r}") from None
+
+
+def _renamed(names: dict[str, str], build: Any) -> Any:
+    """Run ``build``; a ValueError about an internal argument is re-worded with the caller's argument name."""
+    try:
+        return build()
+    except ValueError as exc:
+        msg = str(exc)
+        for old, new in names.items():
+            if msg.startswith(f"{old}:"):
+                raise ValueError(f"{new}:{msg[len(old) + 1:]}") from None
+        raise
+
+
+def _subset_meta(meta: Any, ids: pd.Index, name: str) -> pd.DataFrame | None:
+    """Rows of a metadata table (which may list more ids than needed) for ``ids``, refusing missing ones."""
+    if meta is None:
+        return None
+    if not isinstance(meta, pd.DataFrame):
+        raise ValueError(f"{name}: expected a DataFrame indexed by id, got {type(meta).__name__}")
+    if meta.index.has_duplicates:
+        raise ValueError(f"{name}: the index must hold unique ids, duplicated: "
+                         f"{_plain(meta.index[meta.index.duplicated()].unique()[:5])}")
+    missing = ids.difference(meta.index)
+    if len(missing):
+        raise ValueError(f"{name}: no rows for ids {_plain(missing[:5])}")
+    return meta.loc[ids]
+
+
+
+def _empty_rows(miss: np.ndarray, model_ids: Any, values: Any) -> str:
+    """Name the rows of ``miss`` that are missing in every cell: by their model ids where given, else by row."""
+    rows = np.flatnonzero(miss.all(axis=1))
+    ids = model_ids if model_ids is not None else values.index if isinstance(values, pd.DataFrame) else None
+    try:
+        names = [repr(_plain(list(ids)[r])) for r in rows[:5]] if ids is not None and len(ids) == len(miss) else None
+    except TypeError:
+        names = None
+    shown = ", ".join(names or map(str, rows[:5].tolist())) + (" …" if len(rows) > 5 else "")
+    return f"model{'s' if len(rows) > 1 else ''} {shown}" if names else f"row{'s' if len(rows) > 1 else ''} {shown}"
