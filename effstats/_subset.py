@@ -898,7 +898,7 @@ class _SubsetEstimator(BaseEstimator):
             # fitted model's rounding); + 0.0 turns -0.0 into 0.0
             est = np.clip(np.asarray(est, dtype=float), *bounds) + 0.0
             se = self._design_se(o)
-            out = self._range_flags_quiet(o, ids, est, se)
+            out = self._range_flags(o, ids, est, se, warn=False)  # a design-based interval holds out of range too
             if census:
                 out = np.zeros_like(out)
             # Clopper-Pearson rather than Wilson at the effective size (Korn & Graubard), where the estimator says so
@@ -918,13 +918,6 @@ class _SubsetEstimator(BaseEstimator):
         se = np.full(est.shape, float(np.sqrt(np.mean(r**2))))
         return SubsetPrediction(est, se, "conformal", np.abs(r), bounds, ids, **counts, out_of_range=out)
 
-    def _range_flags_quiet(self, o: _Outputs, ids: Any, est: np.ndarray, se: Any = None) -> np.ndarray:
-        """The flags without the warning: a design-based interval holds out of range too. ``se``, the design-based
-        standard errors: an estimate beyond the source models' scores within its sampling error is not flagged."""
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", message="target_outputs: .* outside the source models' range")
-            return self._range_flags(o, ids, est, se)
-
     def _source_score_range(self) -> tuple[float, float]:
         """The source models' lowest and highest scores over every item (a missing cell left out)."""
         full = self._source[0]
@@ -936,12 +929,12 @@ class _SubsetEstimator(BaseEstimator):
             scores = np.nanmean(s, axis=1)
         return float(np.nanmin(scores)), float(np.nanmax(scores))
 
-    def _range_flags(self, o: _Outputs, ids: Any, est: np.ndarray, se: Any = None) -> np.ndarray:
+    def _range_flags(self, o: _Outputs, ids: Any, est: np.ndarray, se: Any = None, warn: bool = True) -> np.ndarray:
         """Per-target out-of-range flags: outside the source models' range on the selected items, or an estimate
         ``est`` beyond the source models' scores (the workflow's check of every method; with design-based standard
         errors ``se``, beyond them by more than its sampling error, :func:`effstats._range.beyond_scores`), with
         one ``UserWarning`` naming the flagged targets (their model-based estimate extrapolates from the source
-        models)."""
+        models) unless ``warn`` is false."""
         from ._range import beyond_scores, range_check
 
         src = self._source[0].take(self.selected_)
@@ -956,7 +949,7 @@ class _SubsetEstimator(BaseEstimator):
         # the same rule as the workflow's score check
         beyond = beyond_scores(est, lo, hi, se)
         flags = chk.out_of_range | beyond
-        if flags.any():
+        if warn and flags.any():
             names = [str(ids[i]) if ids is not None else str(i) for i in np.flatnonzero(flags)]
             where = "on the selected items"
             if (beyond & ~chk.out_of_range).any():
