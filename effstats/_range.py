@@ -12,6 +12,7 @@ error (Zhang, Dorner & Hardt 2025). Two per-target checks on the selected items:
 """
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -129,6 +130,21 @@ def range_check(source: Any, target: Any, *, model_ids: Any = None) -> RangeChec
     eps = 1e-12
     return RangeCheck(t_mean, (lo, hi), d_ts, limit, t_mean > hi + eps, t_mean < lo - eps, d_ts > limit + eps,
                       None if model_ids is None else np.asarray(model_ids))
+
+
+def score_range(values: np.ndarray) -> tuple[float, float]:
+    """The lowest and highest of the rows' means of ``values`` (models × items, NaN where a cell is missing; a row
+    without any value is left out): the source models' range of scores.
+
+    Examples
+    --------
+    >>> score_range(np.array([[1.0, 0.0], [1.0, np.nan], [np.nan, np.nan]]))
+    (0.5, 1.0)
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a model without any result
+        scores = np.nanmean(values, axis=1)
+    return float(np.nanmin(scores)), float(np.nanmax(scores))
 
 
 # a design-based estimate beyond the source models' scores by less than this many standard errors is within its

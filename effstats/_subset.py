@@ -920,14 +920,11 @@ class _SubsetEstimator(BaseEstimator):
 
     def _source_score_range(self) -> tuple[float, float]:
         """The source models' lowest and highest scores over every item (a missing cell left out)."""
+        from ._range import score_range
+
         full = self._source[0]
         s = full.correctness("source_outputs").astype(float)
-        if full.missing is not None:
-            s = np.where(full.missing, np.nan, s)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # a source model without any result
-            scores = np.nanmean(s, axis=1)
-        return float(np.nanmin(scores)), float(np.nanmax(scores))
+        return score_range(s if full.missing is None else np.where(full.missing, np.nan, s))
 
     def _range_flags(self, o: _Outputs, ids: Any, est: np.ndarray, se: Any = None, warn: bool = True) -> np.ndarray:
         """Per-target out-of-range flags: outside the source models' range on the selected items, or an estimate

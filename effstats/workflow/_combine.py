@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .._range import beyond_scores
+from .._range import beyond_scores, score_range
 from .._results import ConfidenceInterval, check_confidence_level
 from .._shared import _apart, _name_list, _plain
 from ..responses import ResponseMatrix
@@ -249,11 +249,7 @@ def _score_range_flags(part: _TaskResult, reference: ResponseMatrix, on: np.ndar
     on the task (all its items), or the method's own check on the chosen items (``sub``: the new models there),
     and the check that fired per model (``range_reason``). A model-based method warns for the models only the score
     check flags (its own check warned for the others)."""
-    vals = np.where(reference.observed[:, on], reference.values[:, on], np.nan).astype(float)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # a reference model without a result on the task
-        scores = np.nanmean(vals, axis=1)
-    lo, hi = np.nanmin(scores), np.nanmax(scores)
+    lo, hi = score_range(np.where(reference.observed[:, on], reference.values[:, on], np.nan).astype(float))
     est = np.asarray(part.result.statistic, float)
     # a design-based estimate beyond them within its sampling error is no sign of a model out of range
     outside = beyond_scores(est, lo, hi, part.result.standard_error if part.design_based else None)
