@@ -302,6 +302,30 @@ def test_one_table_long_and_wide_reads_with_one_item_order_and_one_selection(tmp
     assert chosen[1] == chosen[0] and chosen[2] == chosen[0]
 
 
+@pytest.mark.parametrize("chunk", [1, 3, 100_000])
+def test_a_long_table_keeps_its_models_in_the_order_they_first_appear(tmp_path, chunk):
+    # models whose order in the file (a, m10, m9, b) is not their order as text (a, b, m10, m9); a's first row not
+    # evaluated ("-"), m9 and b new in one chunk of 3 rows: the order of the rows, evaluated or not, is the order of
+    # the models, as a wide file keeps its rows' order
+    rows = [("a", "q1", "-"), ("m10", "q2", "1"), ("m10", "q1", "0"), ("m9", "q1", "1"), ("b", "q2", "0"),
+            ("m9", "q2", "0"), ("a", "q2", "1"), ("b", "q1", "1")]
+    (tmp_path / "long.csv").write_text("model,item,score\n" + "\n".join(map(",".join, rows)) + "\n")
+    wide = pd.DataFrame([[np.nan, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]],
+                        index=pd.Index(["a", "m10", "m9", "b"], name="model"), columns=["q1", "q2"])
+    wide.to_csv(tmp_path / "wide.csv", na_rep="-")
+    frame = pd.DataFrame(rows, columns=["model", "item", "score"]).replace("-", np.nan).astype({"score": float})
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(tables, "_LONG_CHUNK_ROWS", chunk)
+        read = [read_scores_csv(tmp_path / "long.csv"), read_scores_csv(tmp_path / "wide.csv"),
+                read_scores_frame(frame)]  # chunked, wide, the general path
+    with pytest.MonkeyPatch.context() as mp:
+        _plain_csv(mp)
+        _plain_pivot(mp)
+        read.append(read_scores_csv(tmp_path / "long.csv"))
+    for rm in read:
+        pd.testing.assert_frame_equal(rm.to_frame(), wide, check_names=False)
+
+
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(0, 2**32 - 1), n_models=st.integers(1, 5), n_items=st.integers(1, 6),
        cells=st.lists(st.sampled_from(["0", "1", "1.0", "0.5", "0.999999999999", "1e-13", "-", "", "2", "inf"]),
@@ -342,8 +366,9 @@ def test_a_long_table_of_numbers_is_read_into_the_matrix_without_a_frame(tmp_pat
     from effstats.datasets import _long_scores
 
     rng = np.random.default_rng(0)
+    models = rng.permutation(6)
     rows = [f"m{m},arc/{i},{cells[(m * 7 + i) % len(cells)] if i else rng.integers(0, 2)}"
-            for m in rng.permutation(6) for i in rng.permutation(40)]
+            for m in models for i in rng.permutation(40)]
     f = tmp_path / "scores.csv"
     f.write_text("model,item,score\n" + "\n".join(rows) + "\n")
     made = []
@@ -352,7 +377,7 @@ def test_a_long_table_of_numbers_is_read_into_the_matrix_without_a_frame(tmp_pat
     monkeypatch.setattr(tables, "_LONG_CHUNK_ROWS", 50)
     monkeypatch.setattr(tables, "_table_to_matrix", None)
     rm = read_results(f)
-    assert made[0] is rm and rm.shape == (6, 40) and list(rm.model_ids) == [f"m{m}" for m in range(6)]
+    assert made[0] is rm and rm.shape == (6, 40) and list(rm.model_ids) == [f"m{m}" for m in models]
     assert rm.kind == ("score" if {"0.25", "0.5"} & set(cells) else "binary")
     assert (rm.missing is not None) == ("-" in cells)
     # -0 of a graded table is read as written (-0.0) in whatever chunk it stands, as one read of the file reads it

@@ -15,9 +15,9 @@ from ..responses import ResponseMatrix
 
 def long_matrix(reader: Any, model: str, item: str, score: str) -> ResponseMatrix | None:
     """The matrix of the chunks ``reader`` yields (frames with ``model`` and ``item`` categorical, ``score``
-    parsed as numbers, rows not evaluated as NaN), models in sorted id order as
-    :meth:`effstats.ResponseMatrix.from_long` orders them and items in the order they first appear, as the general
-    reader orders them (a wide file keeps its columns' order); None where the general reader has more to say: scores
+    parsed as numbers, rows not evaluated as NaN), models and items in the order they first appear, as the general
+    reader orders them (a wide file keeps its rows' and columns' order); None where the general reader has more to
+    say: scores
     that are not numbers, outside [0, 1] or infinite, blank ids, repeated (model, item) pairs, a model or an item
     whose every row is not evaluated (its errors and warnings name these).
 
@@ -50,10 +50,10 @@ def long_matrix(reader: Any, model: str, item: str, score: str) -> ResponseMatri
                 at = seen[c].get_indexer(cats)
                 new = np.flatnonzero(at < 0)
                 if len(new):
-                    if c == item:  # the parser's categories are sorted: the new ones in their first row's order
-                        first = np.full(len(cats), len(k), np.int64)
-                        first[k[::-1]] = np.arange(len(k) - 1, -1, -1)  # the last write, the first row, wins
-                        new = new[np.argsort(first[new], kind="stable")]
+                    # the parser's categories are sorted: the new ones in their first row's order
+                    first = np.full(len(cats), len(k), np.int64)
+                    first[k[::-1]] = np.arange(len(k) - 1, -1, -1)  # the last write, the first row, wins
+                    new = new[np.argsort(first[new], kind="stable")]
                     at[new] = len(seen[c]) + np.arange(len(new))
                     seen[c] = seen[c].append(cats[new])
                 codes.append((k, at))
@@ -61,14 +61,10 @@ def long_matrix(reader: Any, model: str, item: str, score: str) -> ResponseMatri
             n += len(x)
     if not n:
         return None
-    order, rank = {}, {}
     for c in ids:
         v = seen[c].to_numpy()
         if pd.api.types.infer_dtype(v) != "string" or any(not str(u).strip() for u in v):
             return None
-        order[c] = np.argsort(v, kind="stable") if c == model else np.arange(len(v))
-        rank[c] = np.empty(len(v), np.int64)
-        rank[c][order[c]] = np.arange(len(v))
     n_models, n_items = len(seen[model]), len(seen[item])
     # 1: evaluated, 2: a row marked not evaluated; fewer cells marked than rows: some pair is repeated
     state = np.zeros(n_models * n_items, np.uint8)
@@ -76,7 +72,7 @@ def long_matrix(reader: Any, model: str, item: str, score: str) -> ResponseMatri
     chunks.reverse()
     while chunks:  # chunk by chunk, each freed once placed
         ((km, am), (ki, ai)), x = chunks.pop()
-        cell = rank[model][am][km] * n_items + rank[item][ai][ki]
+        cell = am[km] * n_items + ai[ki]
         if x.dtype == bool:
             values[cell], state[cell] = x, 1
             continue
@@ -92,5 +88,5 @@ def long_matrix(reader: Any, model: str, item: str, score: str) -> ResponseMatri
     missing = None if observed.all() else ~observed
     del observed
     return ResponseMatrix(values.reshape(n_models, n_items), missing=missing,
-                          model_ids=pd.Index(seen[model][order[model]], dtype=object, name=model),
-                          item_ids=pd.Index(seen[item][order[item]], dtype=object, name=item))
+                          model_ids=pd.Index(seen[model], dtype=object, name=model),
+                          item_ids=pd.Index(seen[item], dtype=object, name=item))

@@ -779,9 +779,11 @@ def _table_to_matrix(df: pd.DataFrame, p: Path, *, format: str, model: str, item
     if guessed:
         format = "long" if {model, item, score} <= set(df.columns) else "wide"
     if format == "long":
-        # items in the order they first appear (rows not evaluated and repeated rows too), as a wide file keeps its
-        # columns' order and the chunked reader orders them: one table in either layout is one matrix
-        appearance = pd.Index(np.asarray(pd.unique(df[item]), dtype=object)) if item in df.columns else None
+        # models and items in the order they first appear (rows not evaluated and repeated rows too), as a wide file
+        # keeps its rows' and columns' order and the chunked reader orders them: one table in either layout is one
+        # matrix
+        appearance = {c: pd.Index(np.asarray(pd.unique(df[c]), dtype=object)) for c in (model, item)
+                      if c in df.columns}
         # string ids as codes, computed once: the checks and the matrix read them instead of hashing the strings
         codes = {c: _codes(df[c]) for c in (model, item) if c in df.columns}
         codes = codes if len(codes) == 2 and None not in codes.values() else None
@@ -828,7 +830,7 @@ def _table_to_matrix(df: pd.DataFrame, p: Path, *, format: str, model: str, item
             models, items = codes[model][1][rm.model_ids], codes[item][1][rm.item_ids]
             rm = ResponseMatrix(rm.values, kind=rm.kind, missing=rm.missing, model_ids=models, item_ids=items,
                                 items=rm.items.set_axis(items) if len(rm.items.columns) else None)
-        return _in_order_of_appearance(rm, appearance)
+        return _in_order_of_appearance(rm, appearance.get(model), appearance.get(item))
     if groups is not None:
         raise ValueError("groups: only available for the long layout")
     df = _as_text(df)
@@ -876,18 +878,22 @@ def _table_to_matrix(df: pd.DataFrame, p: Path, *, format: str, model: str, item
     )
 
 
-def _in_order_of_appearance(rm: ResponseMatrix, appearance: pd.Index | None) -> ResponseMatrix:
-    """``rm`` (items in :meth:`effstats.ResponseMatrix.from_long`'s sorted order) with its items in the order of
-    ``appearance``, their ids in the order they first appear in the table."""
-    if appearance is None:
+def _in_order_of_appearance(rm: ResponseMatrix, models: pd.Index | None, items: pd.Index | None) -> ResponseMatrix:
+    """``rm`` (models and items in :meth:`effstats.ResponseMatrix.from_long`'s sorted order) with its models and
+    items in the order of ``models`` and ``items``, their ids in the order they first appear in the table."""
+    pos = []
+    for ids, appearance in ((rm.model_ids, models), (rm.item_ids, items)):
+        at = np.arange(len(ids)) if appearance is None else ids.get_indexer(appearance)
+        at = at[at >= 0]
+        pos.append(at if len(at) == len(ids) else np.arange(len(ids)))
+    rows, cols = pos
+    if (rows == np.arange(len(rows))).all() and (cols == np.arange(len(cols))).all():
         return rm
-    pos = rm.item_ids.get_indexer(appearance)
-    pos = pos[pos >= 0]
-    if len(pos) != len(rm.item_ids) or (pos == np.arange(len(pos))).all():
-        return rm
-    return ResponseMatrix(rm.values[:, pos], kind=rm.kind, missing=None if rm.missing is None else rm.missing[:, pos],
-                          model_ids=rm.model_ids, item_ids=rm.item_ids[pos],
-                          items=rm.items.iloc[pos] if len(rm.items.columns) else None)
+    return ResponseMatrix(rm.values[np.ix_(rows, cols)], kind=rm.kind,
+                          missing=None if rm.missing is None else rm.missing[np.ix_(rows, cols)],
+                          model_ids=rm.model_ids[rows], item_ids=rm.item_ids[cols],
+                          models=rm.models.iloc[rows] if len(rm.models.columns) else None,
+                          items=rm.items.iloc[cols] if len(rm.items.columns) else None)
 
 
 def _codes(col: pd.Series) -> tuple[np.ndarray, pd.Index] | None:
