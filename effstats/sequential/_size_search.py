@@ -14,7 +14,7 @@ from itertools import accumulate
 import numpy as np
 from scipy.special import ndtr, ndtri
 
-from ._recursion import _MHALF, _h1, _hupdate, gridpts
+from ._recursion import _h1, _hupdate, _mhalf, gridpts
 
 
 # A tilted root is accepted, with its crossing probabilities, when it lies within _TILT_REACH / q (relative) of the
@@ -108,7 +108,7 @@ def _tilted(p: dict, eta: float, looks: bool = False):
         return up, lo
     # d/d eta: the likelihood ratio's (S - eta t) times the crossing, and the crossing's density times sqrt(dt)
     dens = x * x
-    dens *= _MHALF
+    dens *= _mhalf(dens.size)
     np.exp(dens, out=dens)
     dens *= p["rdt_c"]
     cdf = ndtr(x, out=x)

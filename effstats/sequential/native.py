@@ -618,7 +618,7 @@ def native_sizes(s: _Spec, bounds: dict) -> dict:
             phi[:, 0], phi[:, 1], plo[:, 0] = up0, up1, lo0
             if lo1 is not None:
                 plo[:, 1] = lo1
-            en = n_i @ (plo + phi) + n_i[-1] * (1 - phi.sum(0) - plo.sum(0))
+            en = n_i.dot(plo + phi) + n_i[-1] * (1 - phi.sum(0) - plo.sum(0))  # (dot: 1/3 of @'s time here)
             return {"n_i": n_i, "upper_prob": phi, "lower_prob": None if s.test_type == 1 else plo, "en": en}
         root = _increasing_root(lambda v: _betadiff(v, delta, s.beta, tx, a, b, r), i0, 10 * i0, tol,
                                 "information")
