@@ -16,14 +16,17 @@ workflow     the loop: harness logs → items to run → manifest → score, int
 from __future__ import annotations
 
 import importlib as _importlib
-import typing as _typing
 
 del annotations  # the __future__ import's binding, not a name of the package (dir(effstats) lists its API)
 
-if _typing.TYPE_CHECKING:  # for type checkers and IDEs; at run time these load on first use (see __getattr__)
+# typing.TYPE_CHECKING without importing typing: the `effstats` command imports this package before it can catch a
+# Ctrl-C (effstats._entry), so the package imports nothing that takes time
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for type checkers and IDEs; at run time these load on first use (see __getattr__)
     from .bitpack import PackedBinaryMatrix
     from .responses import ResponseMatrix
     from .splits import ModelSplit, binned_split, chronological_split, performance_split, random_split
+del TYPE_CHECKING
 
 __version__ = "0.1.0"
 __all__ = [

@@ -1,6 +1,6 @@
 """``python -m effstats audit SCORES.csv ...`` — same as the ``effstats`` console script."""
 import sys
 
-from .cli import main
+from ._entry import main
 
 sys.exit(main())

@@ -25,6 +25,8 @@ import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
+from ._entry import INTERRUPTED as _INTERRUPTED
+from ._entry import interrupted
 from .datasets._score_options import DUPLICATE_POLICIES, SCORE_FORMATS
 
 if TYPE_CHECKING:  # for type checkers and IDEs; at run time these load on first use (see __getattr__)
@@ -68,11 +70,6 @@ def _run_audit(data: Any, out: str | Path | None = None, **options: Any):
         from .reliability import audit
 
     return audit(data, out, **options)
-
-
-# what an interrupted command (Ctrl-C) prints after its name, and the commands named so
-_INTERRUPTED = "interrupted; files already written are complete, nothing half-written"
-_COMMANDS = ("audit", "select", "estimate", "sequential start", "sequential update", "sequential status")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -156,10 +153,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()  # here, not at exit, so that a closed pipe is caught below
         return status
     except KeyboardInterrupt:  # before a command runs (its modules being imported): nothing is written yet
-        words = [a for a in (sys.argv[1:] if argv is None else argv) if not str(a).startswith("-")][:2]
-        command = " ".join(words if words[:1] == ["sequential"] else words[:1])
-        print(f"effstats{' ' + command if command in _COMMANDS else ''}: {_INTERRUPTED}", file=sys.stderr)
-        return 130
+        return interrupted(sys.argv[1:] if argv is None else argv)
     except BrokenPipeError:
         # The reader of the output stopped early (``effstats ... | head``): the files are written, only the printout
         # is cut. Stop quietly with the status of a tool ended by SIGPIPE; stdout goes to devnull so that Python's

@@ -81,14 +81,15 @@ if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv --system-site-packages .venv
 fi
 # (re)install editable unless the venv, run from outside the checkout with no PYTHONPATH, imports this
-# checkout's effstats and has the `effstats` command (from the root the checkout itself would be imported).
+# checkout's effstats and has the `effstats` command calling its entry point, effstats._entry (from the root the
+# checkout itself would be imported).
 # editable_mode=compat: a .pth puts the checkout on sys.path, so a folder named effstats in the working directory
 # (the clone itself, seen from its parent, where users often start Jupyter) cannot shadow the package as an empty
 # namespace package, as it does with setuptools' default import-hook install ('no attribute ResponseMatrix').
 VENV_PY="$ROOT/.venv/bin/python"
 if ! (cd / && env -u PYTHONPATH "$VENV_PY" -c "import effstats, sys; sys.exit(not effstats.__file__.startswith('$ROOT/'))" 2>/dev/null) \
    || ! grep -qxF "$ROOT" .venv/lib/python3*/site-packages/__editable__.effstats-*.pth 2>/dev/null \
-   || [ ! -x .venv/bin/effstats ]; then
+   || ! grep -qF "from effstats._entry import main" .venv/bin/effstats 2>/dev/null; then
   echo "effstats setup: installing effstats (editable) into .venv"
   "$VENV_PY" -m pip install -q --no-deps --no-build-isolation --no-index -e . --config-settings editable_mode=compat >/dev/null
   (cd / && env -u PYTHONPATH "$VENV_PY" -c "import effstats") || { echo "effstats setup: effstats is not importable from outside the checkout" >&2; exit 1; }

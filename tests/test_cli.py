@@ -1,4 +1,4 @@
-"""Tests of the ``effstats audit`` command (effstats/cli.py, effstats/__main__.py)."""
+"""Tests of the ``effstats audit`` command (effstats/cli.py, effstats/_entry.py, effstats/__main__.py)."""
 from __future__ import annotations
 
 import os
@@ -150,6 +150,71 @@ def test_python_dash_m(wide_table, tmp_path):
                         "--n-boot", "30", "--no-progress"], capture_output=True, text=True, env=env, timeout=120)
     assert r.returncode == 0, r.stderr
     assert (tmp_path / "m" / "report.md").exists()
+
+
+INTERRUPTED_LINE = "effstats audit: interrupted; files already written are complete, nothing half-written"
+
+
+def _entry_points() -> dict[str, str]:
+    """Python code running the ``effstats`` command as the console script does (pyproject's ``[project.scripts]``
+    target, imported and called as the installer's wrapper calls it) and as ``python -m effstats`` does."""
+    import tomllib
+
+    module, function = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]["effstats"].split(":")
+    return {"console script": f"import sys; from {module} import {function}; sys.exit({function}())",
+            "python -m": "import runpy; runpy.run_module('effstats', run_name='__main__', alter_sys=True)"}
+
+
+@pytest.mark.parametrize("module", ["effstats.cli", "argparse"])
+@pytest.mark.parametrize("entry", ["console script", "python -m"])
+def test_ctrl_c_while_the_command_line_loads_prints_one_line(tmp_path, entry, module):
+    # a Ctrl-C the moment the command line's modules start to load (effstats.cli, or argparse within it), raised by
+    # an import hook so that it lands there on every run
+    hook = ("import sys\n"
+            "class Interrupt:\n"
+            "    def find_spec(self, name, path=None, target=None):\n"
+            f"        if name == {module!r}:\n"
+            "            raise KeyboardInterrupt\n"
+            "sys.meta_path.insert(0, Interrupt())\n")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    r = subprocess.run([sys.executable, "-c", hook + _entry_points()[entry], "audit", "board.csv", "--out",
+                        str(tmp_path / "o")], capture_output=True, text=True, env=env, timeout=120, cwd=tmp_path)
+    assert (r.returncode, r.stderr.splitlines()) == (130, [INTERRUPTED_LINE]), r.stderr
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("entry", ["console script", "python -m"])
+def test_ctrl_c_early_in_the_start_up_prints_no_traceback_of_the_command(tmp_path, entry):
+    """SIGINT at delays from Python's start-up to the audit's resampling: the command's line and exit status 130
+    once its entry point runs. Before that, Python's own start-up (its site, its runner, the package's light
+    ``__init__`` and entry module) ends as Python ends it: killed by the signal, or a traceback through those files
+    only."""
+    import re
+    import signal
+    import time
+
+    board = tmp_path / "board.csv"
+    rng = np.random.default_rng(0)
+    x = np.clip(np.linspace(0.85, 0.3, 80)[:, None] + rng.normal(0, 0.05, (80, 40)), 0, 1).round(3)
+    pd.DataFrame(x, index=pd.Index([f"m{i}" for i in range(80)], name="model")).add_prefix("T").to_csv(board)
+    package = Path(effstats.__file__).parent
+    loading = {str(package / f) for f in ("__init__.py", "__main__.py", "_entry.py")}
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    lines = 0
+    for k, delay in enumerate((0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.08, 0.1, 0.15, 0.2, 0.3, 1.0)):
+        p = subprocess.Popen([sys.executable, "-c", _entry_points()[entry], "audit", str(board), "--out",
+                              str(tmp_path / f"o{k}"), "--n-boot", "100000", "--no-progress"], stderr=subprocess.PIPE,
+                             stdout=subprocess.DEVNULL, text=True, env=env)
+        time.sleep(delay)
+        p.send_signal(signal.SIGINT)
+        _, err = p.communicate(timeout=120)
+        if p.returncode == 130 and err.splitlines() == [INTERRUPTED_LINE]:
+            lines += 1
+            continue
+        files = re.findall(r'^  File "([^"]+)"', err, re.M)
+        assert p.returncode in (1, -signal.SIGINT), (delay, err)
+        assert all(not f.startswith(str(package)) or f in loading for f in files), (delay, err)
+    assert lines and p.returncode == 130  # the last, a second in: the command's line
 
 
 def test_wide_table_model_column_and_metadata(tmp_path):
