@@ -44,9 +44,9 @@ def _tilt_pass(eta: float, t: np.ndarray, a: np.ndarray, b: np.ndarray, r: int, 
 
 
 def _tilt_constants(t: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Per look after the first (columns): sqrt(t) and t of the look before, sqrt(dt), and the upper and lower bounds
-    on the scale of ``S / sqrt(dt)``."""
-    out = np.empty((5, t.size - 1))
+    """Per look after the first (columns): sqrt(t) and t of the look before, sqrt(dt), the upper and lower bounds
+    on the scale of ``S / sqrt(dt)``, and sqrt(dt / (2 pi))."""
+    out = np.empty((6, t.size - 1))
     rt = np.sqrt(t)
     out[0] = rt[:-1]
     out[1] = t[:-1]
@@ -57,6 +57,7 @@ def _tilt_constants(t: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     out[3] /= rdt
     np.multiply(a[1:], rt[1:], out=out[4])
     out[4] /= rdt
+    np.divide(rdt, _RT2PI, out=out[5])
     return out
 
 
@@ -70,16 +71,18 @@ def _tilt_arrays(eta: float, t: np.ndarray, a: np.ndarray, b: np.ndarray, dens: 
     value only: ``exp((eta' - eta) S - (eta'^2 - eta^2) t / 2)`` with ``S = z sqrt(t)`` (a change of measure).
     """
     sizes = [z.size for _, z in dens]
-    # rows: S = z sqrt(t), t and sqrt(dt) of the look before, the upper and the lower bound's terms; the first four
-    # are what _tilted combines linearly
-    cols = np.repeat(_tilt_constants(t, a, b) if per is None else per, sizes, axis=1)
+    # rows: S = z sqrt(t), t and sqrt(dt) of the look before, the upper and the lower bound's terms, sqrt(dt / 2 pi);
+    # the first four are what _tilted combines linearly. (take with the looks' indices: a third of repeat's time on
+    # the columns of so small an array)
+    looks = np.arange(len(sizes)).repeat(sizes)
+    cols = (_tilt_constants(t, a, b) if per is None else per).take(looks, axis=1)
     s = cols[0]
     s *= np.concatenate([z for _, z in dens])
     sd = s / cols[2]
     np.subtract(sd, cols[3], out=cols[3])
     np.subtract(cols[4], sd, out=cols[4])
     return {"eta": eta, "h": np.concatenate([h for h, _ in dens]), "v": cols[:4], "s": s, "t": cols[1],
-            "rdt": cols[2], "rdt_c": cols[2] / _RT2PI, "up": cols[3], "lo": cols[4],
+            "rdt": cols[2], "rdt_c": cols[5], "up": cols[3], "lo": cols[4],
             "starts": list(accumulate(sizes[:-1], initial=0)), "first": (float(t[0]) ** 0.5, float(a[0]), float(b[0]))}
 
 
