@@ -1,10 +1,12 @@
 """A long score table of three columns (model, item, score) read into a matrix chunk by chunk of rows: the ids kept
 as the codes pandas' parser gives each chunk, the scores of a chunk of exact 0/1 as booleans, then the cells placed
 by code. No frame of the whole table, no text object per cell, no float copy of the matrix: at the Open LLM
-Leaderboard's scale (135 M rows) the general reader holds the table several times over."""
+Leaderboard's scale (135 M rows) the general reader holds the table several times over. A large file is parsed in
+ranges of lines, each by a process of its own (:func:`chunk_parts` of each range, joined in file order by
+:func:`long_matrix`)."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -12,25 +14,21 @@ import pandas as pd
 from .._validation import ZERO_ONE_ATOL
 from ..responses import ResponseMatrix
 
+#: one chunk of rows: each id column's (categories, codes), the scores (booleans where exact 0/1) and whether every
+#: score is within ZERO_ONE_ATOL of 0 or 1 (NaN aside)
+Part = tuple[tuple[tuple[pd.Index, np.ndarray], tuple[pd.Index, np.ndarray]], np.ndarray, bool]
 
-def long_matrix(reader: Any, model: str, item: str, score: str) -> ResponseMatrix | None:
-    """The matrix of the chunks ``reader`` yields (frames with ``model`` and ``item`` categorical, ``score``
-    parsed as numbers, rows not evaluated as NaN), models and items in the order they first appear, as the general
-    reader orders them (a wide file keeps its rows' and columns' order); None where the general reader has more to
-    say: scores
-    that are not numbers, outside [0, 1] or infinite, blank ids, repeated (model, item) pairs, a model or an item
-    whose every row is not evaluated (its errors and warnings name these).
 
-    Scores within 1e-9 of 0 or 1 make a binary matrix when every score does (as ``ResponseMatrix`` snaps them);
-    else the scores are kept as read."""
+def chunk_parts(reader: Any, model: str, item: str, score: str) -> list[Part] | None:
+    """The parts of the chunks ``reader`` yields (frames with ``model`` and ``item`` categorical, ``score`` parsed
+    as numbers, rows not evaluated as NaN), in order; None where a chunk holds what the general reader has more to
+    say about: scores that are not numbers, outside [0, 1] or infinite, a missing id."""
     ids = (model, item)
-    seen = {c: pd.Index([], dtype=object) for c in ids}
-    # per chunk: (each id column's codes in the chunk and where its categories stand in `seen`), the scores
-    chunks: list[tuple[list[tuple[np.ndarray, np.ndarray]], np.ndarray]] = []
-    near = True  # every score within ZERO_ONE_ATOL of 0 or 1 so far (NaN aside)
-    n = 0
+    parts: list[Part] = []
     with reader:
         for chunk in reader:
+            if not isinstance(chunk.index, pd.RangeIndex):
+                return None  # a first line of one field more than the header: pandas took a column for row labels
             s = chunk[score]
             if s.dtype.kind not in "fiu" or any(not isinstance(chunk[c].dtype, pd.CategoricalDtype) for c in ids):
                 return None
@@ -41,31 +39,66 @@ def long_matrix(reader: Any, model: str, item: str, score: str) -> ResponseMatri
                     return None
             r = np.rint(x)
             exact = not nan.any() and bool((x == r).all()) and not np.signbit(x).any()  # -0.0 kept as written
-            near = near and (exact or bool((nan | (np.abs(x - r) <= ZERO_ONE_ATOL)).all()))
+            near = exact or bool((nan | (np.abs(x - r) <= ZERO_ONE_ATOL)).all())
             codes = []
             for c in ids:
-                cats, k = chunk[c].cat.categories, chunk[c].cat.codes.to_numpy()
+                k = chunk[c].cat.codes.to_numpy()
                 if len(k) and k.min() < 0:
                     return None
-                at = seen[c].get_indexer(cats)
-                new = np.flatnonzero(at < 0)
-                if len(new):
-                    # the parser's categories are sorted: the new ones in their first row's order
-                    first = np.full(len(cats), len(k), np.int64)
-                    first[k[::-1]] = np.arange(len(k) - 1, -1, -1)  # the last write, the first row, wins
-                    new = new[np.argsort(first[new], kind="stable")]
-                    at[new] = len(seen[c]) + np.arange(len(new))
-                    seen[c] = seen[c].append(cats[new])
-                codes.append((k, at))
-            chunks.append((codes, x == 1 if exact else x))  # exact 0/1: a byte a row, not eight
-            n += len(x)
+                codes.append((chunk[c].cat.categories, k))
+            parts.append(((codes[0], codes[1]), x == 1 if exact else x, near))  # exact 0/1: a byte a row, not eight
+    return parts
+
+
+def long_matrix(ranges: Sequence[Callable[[], list[Part] | None]], model: str, item: str) -> ResponseMatrix | None:
+    """The matrix of the chunks' parts each of ``ranges`` returns (:func:`chunk_parts` of the file's ranges of
+    lines, in order: one range, or the ranges parsed by processes of their own), models and items in the order they
+    first appear, as the general reader orders them (a wide file keeps its rows' and columns' order); None where the
+    general reader has more to say: scores that are not numbers, outside [0, 1] or infinite, blank ids, repeated
+    (model, item) pairs, a model or an item whose every row is not evaluated (its errors and warnings name these).
+
+    Scores within 1e-9 of 0 or 1 make a binary matrix when every score does (as ``ResponseMatrix`` snaps them);
+    else the scores are kept as read."""
+    parts: list[Part] = []
+    for get in ranges:
+        more = get()
+        if more is None:
+            return None
+        parts += more
+    return _placed(parts, model, item)
+
+
+def _placed(parts: list[Part], model: str, item: str) -> ResponseMatrix | None:
+    """The matrix of the chunks' parts, in file order (each part freed once placed)."""
+    seen = [pd.Index([], dtype=object), pd.Index([], dtype=object)]
+    # per chunk: each id column's codes in the chunk and where its categories stand in `seen`; the scores
+    chunks: list[tuple[list[tuple[np.ndarray, np.ndarray]], np.ndarray]] = []
+    near, n = True, 0
+    parts.reverse()
+    while parts:
+        pairs, x, near_chunk = parts.pop()
+        near = near and near_chunk
+        codes = []
+        for j, (cats, k) in enumerate(pairs):
+            at = seen[j].get_indexer(cats)
+            new = np.flatnonzero(at < 0)
+            if len(new):
+                # the parser's categories are sorted: the new ones in their first row's order
+                first = np.full(len(cats), len(k), np.int64)
+                first[k[::-1]] = np.arange(len(k) - 1, -1, -1)  # the last write, the first row, wins
+                new = new[np.argsort(first[new], kind="stable")]
+                at[new] = len(seen[j]) + np.arange(len(new))
+                seen[j] = seen[j].append(cats[new])
+            codes.append((k, at))
+        chunks.append((codes, x))
+        n += len(x)
     if not n:
         return None
-    for c in ids:
-        v = seen[c].to_numpy()
+    for ids in seen:
+        v = ids.to_numpy()
         if pd.api.types.infer_dtype(v) != "string" or any(not str(u).strip() for u in v):
             return None
-    n_models, n_items = len(seen[model]), len(seen[item])
+    n_models, n_items = len(seen[0]), len(seen[1])
     # 1: evaluated, 2: a row marked not evaluated; fewer cells marked than rows: some pair is repeated
     state = np.zeros(n_models * n_items, np.uint8)
     values = np.zeros(n_models * n_items, bool if near else float)
@@ -88,5 +121,5 @@ def long_matrix(reader: Any, model: str, item: str, score: str) -> ResponseMatri
     missing = None if observed.all() else ~observed
     del observed
     return ResponseMatrix(values.reshape(n_models, n_items), missing=missing,
-                          model_ids=pd.Index(seen[model], dtype=object, name=model),
-                          item_ids=pd.Index(seen[item], dtype=object, name=item))
+                          model_ids=pd.Index(seen[0], dtype=object, name=model),
+                          item_ids=pd.Index(seen[1], dtype=object, name=item))

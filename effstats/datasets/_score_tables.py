@@ -2,6 +2,7 @@
 :class:`effstats.responses.ResponseMatrix`, with the layout checks that refuse what is not such a table."""
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import lzma
 import os
@@ -17,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from .._scales import RATING_MAX, in_percent, names_percent
-from .._shared import _is_float, _name_list, _plain, _progress, _repeated, _sorted_codes
+from .._shared import _cpus, _Forked, _is_float, _name_list, _plain, _progress, _repeated, _sorted_codes
 from ..responses import ResponseMatrix
 from .leaderboards import _numeric
 from ._files import _check_duplicates, _compression_of
@@ -263,6 +264,7 @@ _ONE_PASS_BYTES = 256 * 2**20
 _BLOCK_CELLS = 2**20  # cells of a table checked at once (8 MB of floats)
 _WIDE_CHUNK_CELLS = 2**24  # cells of a large wide table parsed at once: ~200 MB of tokens
 _LONG_CHUNK_ROWS = 2**22  # rows of a long table parsed at once: ~200 MB of tokens
+_RANGE_BYTES = 2**27  # the least bytes of a long table parsed by a process of its own
 
 
 class _TextColumns:
@@ -404,8 +406,14 @@ def _read_typed(p: Path, sep: str, header: list[str], text: _TextColumns, progre
 def _read_long(p: Path, sep: str, text: _TextColumns, score: str, progress: bool) -> ResponseMatrix | None:
     """A long table of the three columns model, item and score (in any order) read by
     :func:`~effstats.datasets._long_scores.long_matrix`, chunk by chunk into the matrix; None where the table is
-    another or that reader leaves it to the general one (which also words every error)."""
-    from ._long_scores import long_matrix
+    another or that reader leaves it to the general one (which also words every error).
+
+    An uncompressed file of more than ``2 * _RANGE_BYTES`` is cut into ranges of whole lines, one a core (as many as
+    the process may run on: ``taskset -c 0`` reads in one process), each parsed by a forked process of its own but
+    the first; the ranges' chunks are joined in file order, so that the matrix, its id order and the hand-over to the
+    general reader are those of one pass. A file holding a quote character (a quoted field may hold a line end) or
+    a NUL character is read in one pass."""
+    from ._long_scores import chunk_parts, long_matrix
 
     model, item = text.pair
     names = (model, item, score)
@@ -413,22 +421,127 @@ def _read_long(p: Path, sep: str, text: _TextColumns, score: str, progress: bool
         return None  # column names that are not text: the general reader names the argument
     try:
         compression = _compression(p)
-        _refuse_nul(p, sep, compression)
-        if sorted(_header(p, sep, compression)) != sorted([model, item, score]):
-            return None
         # the scores as floats in every chunk: a chunk of integers would read "-0" as 0; a cell that is not a
         # number (text, True/False) raises, and the general reader reads the table
         kw = dict(sep=sep, keep_default_na=False, float_precision="round_trip", na_values={score: ["", text.missing]},
                   dtype={model: "category", item: "category", score: float}, low_memory=False,
                   chunksize=_LONG_CHUNK_ROWS, compression=compression)
+        ranges = _line_ranges(p) if compression is None else []
+        if len(ranges) > 1:
+            header = _header(p, sep)
+            if sorted(header) != sorted(names):
+                return None
+            with contextlib.suppress(_Odd):
+                return _read_long_ranges(p, ranges, header, kw, names, progress)
+        _refuse_nul(p, sep, compression)
+        if sorted(_header(p, sep, compression)) != sorted(names):
+            return None
         if compression is not None:
-            return long_matrix(pd.read_csv(p, **kw), model, item, score)
+            return long_matrix([partial(chunk_parts, pd.read_csv(p, **kw), *names)], model, item)
         with open(p, "rb") as raw, _progress(progress, total=p.stat().st_size, desc=f"reading {p.name}", unit="B",
                                              unit_scale=True) as bar:
-            return long_matrix(pd.read_csv(_Counted(raw, bar.update), **kw), model, item, score)
-    except (ValueError, UnicodeDecodeError, EOFError, OSError, lzma.LZMAError, zipfile.BadZipFile,
-            pd.errors.ParserError, pd.errors.EmptyDataError):
+            return long_matrix([partial(chunk_parts, pd.read_csv(_Counted(raw, bar.update), **kw), *names)],
+                               model, item)
+    except _READ_ERRORS:
         return None  # read again by the general reader, whose message names what is wrong
+
+
+_READ_ERRORS = (ValueError, UnicodeDecodeError, EOFError, OSError, lzma.LZMAError, zipfile.BadZipFile,
+                pd.errors.ParserError, pd.errors.EmptyDataError)
+
+
+def _line_ranges(p: Path) -> list[tuple[int, int]]:
+    """Byte ranges of whole lines (cut after a line feed) that split the file into one range a usable core, each of
+    at least ``_RANGE_BYTES`` (one range: a smaller file, or one core)."""
+    size = p.stat().st_size
+    n = min(_cpus(), size // _RANGE_BYTES)
+    if n < 2:
+        return [(0, size)]
+    cuts = [0]
+    with open(p, "rb") as f:
+        for k in range(1, n):
+            f.seek(max(size * k // n, cuts[-1]))
+            f.readline()  # the rest of the line the cut falls in
+            if f.tell() >= size:
+                break
+            if f.tell() > cuts[-1]:
+                cuts.append(f.tell())
+    return list(zip(cuts, cuts[1:] + [size]))
+
+
+class _Odd(Exception):
+    """A range of a long file holds a quote or a NUL character: the file is read in one pass."""
+
+
+class _Range:
+    """The bytes ``start`` to ``end`` of a file, read by pandas' parser; a quote character (in a quoted field a line
+    end is text, so that a cut after it need not fall between lines) or a NUL character ends the read and sets
+    ``odd``."""
+
+    def __init__(self, p: Path, start: int, end: int, update: Callable[[int], Any] | None = None) -> None:
+        self._f = open(p, "rb")
+        self._f.seek(start)
+        self._left, self._update, self.odd = end - start, update, False
+
+    def read(self, size: int = -1) -> bytes:
+        block = self._f.read(self._left if size < 0 else min(size, self._left))
+        if b'"' in block or b"\0" in block:
+            self.odd = True
+            block = b""
+        self._left -= len(block)
+        if self._update is not None:
+            self._update(len(block))
+        return block
+
+    def __iter__(self):
+        return iter(self.read, b"")
+
+    def close(self) -> None:
+        self._f.close()
+
+
+def _range_parts(p: Path, start: int, end: int, kw: dict, names: tuple[str, str, str],
+                 update: Callable[[int], Any] | None = None) -> Any:
+    """:func:`~effstats.datasets._long_scores.chunk_parts` of the lines from byte ``start`` to ``end`` (the first
+    range holds the header), or ``_Odd`` where the range holds a quote or a NUL character."""
+    from ._long_scores import chunk_parts
+
+    src = _Range(p, start, end, update)
+    try:
+        parts = chunk_parts(pd.read_csv(src, **kw), *names)
+    except _READ_ERRORS:
+        if not src.odd:
+            raise
+    finally:
+        src.close()
+    return _Odd if src.odd else parts
+
+
+def _read_long_ranges(p: Path, ranges: list[tuple[int, int]], header: list[str], kw: dict,
+                      names: tuple[str, str, str], progress: bool) -> ResponseMatrix | None:
+    """The long file read by ranges of lines (see :func:`_read_long`), the first in this process; raises ``_Odd``
+    where a range holds a quote or a NUL character."""
+    from ._long_scores import long_matrix
+
+    def got(value: Any) -> Any:
+        if value is _Odd:
+            raise _Odd
+        return value
+
+    rest = {**kw, "header": None, "names": header}  # the ranges after the first have no header
+    with contextlib.ExitStack() as stack:
+        bar = stack.enter_context(_progress(progress, total=p.stat().st_size, desc=f"reading {p.name}", unit="B",
+                                            unit_scale=True))
+        forked = [stack.enter_context(_Forked(partial(_range_parts, p, a, b, rest, names))) for a, b in ranges[1:]]
+
+        def later(f: _Forked, size: int) -> Any:
+            value = got(f())
+            bar.update(size)
+            return value
+
+        first = partial(_range_parts, p, *ranges[0], kw, names, bar.update)
+        return long_matrix([lambda: got(first()), *(partial(later, f, b - a) for f, (a, b) in zip(forked, ranges[1:]))],
+                           names[0], names[1])
 
 
 def _stacked_chunks(reader: Any) -> pd.DataFrame:

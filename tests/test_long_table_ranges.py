@@ -1,0 +1,114 @@
+"""A large long score table is parsed in ranges of lines, each by a process of its own
+(``_score_tables._read_long_ranges``); small files forced into several ranges must read as in one range: the same
+matrix (ids, their order, values, missing cells, kind), the same warnings, the same error message, wherever a
+range cuts the file."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from effstats.datasets import _score_tables as tables
+from effstats.datasets import read_scores_csv
+
+from test_table_reader_paths import _outcome
+
+RANGES = [1, 2, 3, 5, 9]
+
+
+def _rows(seed=0, models=6, items=40, cells=("0", "1")):
+    """Rows of a long table written model by model, items in a shuffled order per model (an item first seen in a
+    later range), every model's rows spread over several ranges."""
+    rng = np.random.default_rng(seed)
+    names = [f"arc/{i}" for i in range(items)]
+    return [f"org/m{m},{names[i]},{rng.choice(cells)}" for m in rng.permutation(models) for i in rng.permutation(items)]
+
+
+QUOTED = '"org/x' + "\n," * 300 + 'y"'  # line ends in a quoted field over a tenth of the file: a range's cut in it
+TABLES = {
+    "0/1": _rows(),
+    "graded, rows not evaluated": _rows(1, cells=("0", "0.25", "1", "-")),
+    "0/1 off by noise": _rows(2, cells=("0", "1", "0.999999999999")),
+    "a pair repeated across ranges": (lambda r: r + [r[0]])(_rows(3)),
+    "a score out of range in the last range": (lambda r: r[:-1] + [r[-1].rsplit(",", 1)[0] + ",2"])(_rows(4)),
+    "a text score in the last range": (lambda r: r[:-1] + [r[-1].rsplit(",", 1)[0] + ",x"])(_rows(5)),
+    "a blank model id in a later range": (lambda r: r[:150] + [",arc/0,1"] + r[150:])(_rows(6)),
+    "a row of four fields in a later range": (lambda r: r[:100] + ["org/m9,arc/1,1,0"] + r[100:])(_rows(7)),
+    "a quoted id holding a comma": (lambda r: r[:120] + ['"org/x,y",arc/0,1'] + r[120:])(_rows(8)),
+    "a quoted id holding line ends": (lambda r: r[:120] + [QUOTED + ",arc/0,1"] + r[120:])(_rows(12)),
+    "a NUL character in a later range": (lambda r: r[:130] + ["org/m\0,arc/0,1"] + r[130:])(_rows(13)),
+    "a model evaluated on no item": (lambda r: r + ["org/late,arc/0,-"])(_rows(9)),
+    "header only": [],
+}
+
+MATRICES = ["0/1", "graded, rows not evaluated", "0/1 off by noise", "a pair repeated across ranges",
+            "a quoted id holding a comma", "a quoted id holding line ends", "a model evaluated on no item"]
+
+
+def _read_in(f, n, monkeypatch):
+    """The outcome of reading ``f`` cut into (at most) ``n`` ranges."""
+    with monkeypatch.context() as mp:
+        mp.setattr(tables, "_RANGE_BYTES", 1)
+        mp.setattr(tables, "_cpus", lambda: n)
+        return _outcome(lambda: read_scores_csv(f))
+
+
+@pytest.mark.parametrize("name", list(TABLES))
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_a_long_table_read_in_ranges_reads_as_in_one(tmp_path, monkeypatch, name, newline):
+    f = tmp_path / "scores.csv"
+    f.write_bytes(newline.join(["model,item,score", *TABLES[name]]).encode() + newline.encode())
+    one = _read_in(f, 1, monkeypatch)
+    assert one[0] == ("matrix" if name in MATRICES else "error")
+    assert bool(one[2]) == (name in ("a pair repeated across ranges", "a model evaluated on no item"))  # warned
+    for n in RANGES[1:]:
+        with monkeypatch.context() as mp:
+            mp.setattr(tables, "_RANGE_BYTES", 1)
+            mp.setattr(tables, "_cpus", lambda: n)
+            assert len(tables._line_ranges(f)) == n or name == "header only"
+        assert _read_in(f, n, monkeypatch) == one, n
+
+
+@pytest.mark.parametrize("n", RANGES[1:])
+def test_the_ranges_give_the_matrix_without_the_general_reader(tmp_path, monkeypatch, n):
+    # the ranges' chunks joined in file order: models and items in the order they first appear, the cells as
+    # written; the general reader is not called
+    rows = _rows(10, models=5, items=30, cells=("0", "1", "-"))
+    f = tmp_path / "scores.csv"
+    f.write_text("\n".join(["model,item,score", *rows]) + "\n")
+    monkeypatch.setattr(tables, "_RANGE_BYTES", 1)
+    monkeypatch.setattr(tables, "_cpus", lambda: n)
+    monkeypatch.setattr(tables, "_table_to_matrix", None)
+    rm = read_scores_csv(f)
+    cells = [r.split(",") for r in rows]
+    items = list(dict.fromkeys(c[1] for c in cells))
+    assert list(rm.item_ids) == items and list(rm.model_ids) == list(dict.fromkeys(c[0] for c in cells))
+    values = rm.values_with_nan()
+    for m, i, s in cells:
+        v = values[list(rm.model_ids).index(m), items.index(i)]
+        assert (np.isnan(v) if s == "-" else v == float(s)), (m, i, s)
+
+
+def test_the_ranges_cut_after_line_ends_and_cover_the_file(tmp_path, monkeypatch):
+    f = tmp_path / "scores.csv"
+    text = "model,item,score\r\n" + "\r\n".join(_rows(11)) + "\r\n"
+    f.write_text(text, newline="")
+    data = f.read_bytes()
+    assert tables._line_ranges(f) == [(0, len(data))]  # a small file: one range, no process started
+    monkeypatch.setattr(tables, "_RANGE_BYTES", 1)
+    for n in RANGES:
+        monkeypatch.setattr(tables, "_cpus", lambda: n)
+        ranges = tables._line_ranges(f)
+        assert len(ranges) == n and ranges[0][0] == 0 and ranges[-1][1] == len(data)
+        assert all(a == b for (_, a), (b, _) in zip(ranges, ranges[1:]))
+        assert all(data[a - 1:a] == b"\n" for a, _ in ranges[1:])
+
+
+def test_a_file_with_quotes_is_read_in_one_pass_not_by_the_general_reader(tmp_path, monkeypatch):
+    # a quoted field may hold line ends, where a range's cut may fall: the file is parsed in one range
+    f = tmp_path / "scores.csv"
+    f.write_text("\n".join(["model,item,score", *TABLES["a quoted id holding line ends"]]) + "\n")
+    monkeypatch.setattr(tables, "_RANGE_BYTES", 1)
+    monkeypatch.setattr(tables, "_cpus", lambda: 9)
+    monkeypatch.setattr(tables, "_table_to_matrix", None)
+    rm = read_scores_csv(f)
+    assert rm.shape == (7, 40) and QUOTED[1:-1] in list(rm.model_ids)
