@@ -9,6 +9,8 @@ out of gsDesign's iteration and its tolerance-limited roots, are compared with g
 """
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 from scipy.special import ndtri
@@ -257,3 +259,52 @@ def test_nonbinding_beta_spending_on_looks_close_together_matches_gsdesign_on_th
     np.testing.assert_allclose(n.upper, g.upper, rtol=1e-6, atol=0)
     np.testing.assert_allclose(n.lower, g.lower, rtol=0, atol=1e-6)
     np.testing.assert_allclose(n.alpha_spent, g.alpha_spent, rtol=1e-9, atol=0)
+
+
+def _asymmetric_designs():
+    """Test types 5 and 6 over k = 2-8, four upper and two lower spending functions, beta 0.1 and 0.2, equal and
+    uneven looks, and ``astar`` below 1 - alpha: 224 designs."""
+    uppers = [("hsd", -4.0), ("ld_obf", None), ("ld_pocock", None), ("hsd", 1.0)]
+    for tt, k, (sf, par), beta, uneven in itertools.product((5, 6), range(2, 9), uppers, (0.1, 0.2), (False, True)):
+        kw = dict(k=k, test_type=tt, alpha=0.025, beta=beta, spending=sf, spending_param=par,
+                  lower_spending="hsd", lower_param=-2.0 if (k + (sf == "hsd")) % 2 else 0.5)
+        if uneven:
+            t = np.cumsum(np.arange(1, k + 1) ** 1.3)
+            kw["timing"] = t / t[-1]
+        if uneven and sf == "ld_obf" and k in (3, 6):
+            kw["astar"] = 0.4
+        yield kw
+
+
+@pytest.mark.parametrize("tt", [5, 6])
+def test_asymmetric_designs_report_the_figures_of_a_fresh_recursion(tt):
+    """Every figure of a test type 5 or 6 design is that of a plain ``gsprob`` pass at its bounds and information:
+    crossing probabilities under H0 and the alternative (read from the bound passes and the tilted size search) to
+    1e-10, expected information, power 1 - beta, and the spending asked for, to gsDesign's tolerance."""
+    n = 0
+    for kw in _asymmetric_designs():
+        if kw["test_type"] != tt:
+            continue
+        n += 1
+        d = design(**kw)
+        t = d.timing
+        y = gsprob([0.0, d.delta], d.information, d.lower, d.upper, d.r)
+        np.testing.assert_allclose(d.upper_prob, y["probhi"], rtol=0, atol=1e-10, err_msg=str(kw))
+        np.testing.assert_allclose(d.lower_prob, y["problo"], rtol=0, atol=1e-10, err_msg=str(kw))
+        np.testing.assert_allclose([d.expected_n_h0, d.expected_n_h1], y["en"], rtol=1e-10, err_msg=str(kw))
+        assert d.power == pytest.approx(1 - kw["beta"], abs=1e-10)
+        astar = kw.get("astar", 1 - kw["alpha"])
+        lower_share = np.diff(d.lower_spending(astar, t), prepend=0.0)
+        if tt == 5:  # binding: both bounds spend their functions' increments under H0
+            np.testing.assert_allclose(np.cumsum(y["probhi"][:, 0]), d.spending(kw["alpha"], t), atol=1e-6)
+            np.testing.assert_allclose(y["problo"][:-1, 0], lower_share[:-1], atol=1e-6, err_msg=str(kw))
+        else:  # the upper bounds spend alpha ignoring the lower one, which spends 1 - alpha's share of astar's
+            free = gsprob(0.0, d.information, np.full(d.k, -20.0), d.upper, d.r)["probhi"][:, 0]
+            np.testing.assert_allclose(d.alpha_spent, np.cumsum(free), rtol=0, atol=1e-12)
+            np.testing.assert_allclose(d.alpha_spent, d.spending(kw["alpha"], t), atol=1e-6)
+            if "astar" in kw:
+                want = lower_share
+            else:
+                want = (1 - y["probhi"][:, 0].sum()) * lower_share / astar
+            np.testing.assert_allclose(y["problo"][:-1, 0], want[:-1], atol=1e-6, err_msg=str(kw))
+    assert n == 112
