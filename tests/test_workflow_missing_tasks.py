@@ -92,6 +92,30 @@ def test_estimate_says_a_task_was_run_and_failed(loop, tmp_path):
         estimate(root / "run", tmp_path / "failed")
 
 
+def test_the_reader_counts_failed_documents_beside_the_matrix_not_on_it(tmp_path):
+    # the counts per (model, task) that tell a failed task from a missing one come beside the matrix, which holds its
+    # declared fields only (compared, copied, subset and saved as any other matrix)
+    from dataclasses import fields
+
+    from effstats.datasets import harness, read_lm_eval_samples
+    from effstats.workflow import content_hash
+
+    write_lm_eval_samples(_truth().subset(models=[40, 41], items=range(0, 900, 10)), tmp_path / "new")
+    _fail_task(tmp_path / "new", "model-40", "boolq")
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        rm = read_lm_eval_samples(tmp_path / "new")
+    (nan,) = [w for w in said if "log their metric as NaN" in str(w.message)]
+    assert nan.filename == __file__  # the warning names the caller's line
+    assert set(vars(rm)) == {f.name for f in fields(rm)}
+    assert rm.missing[0].sum() == 30 and not rm.missing[1].any()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        same, failed = harness._read_lm_eval_samples(tmp_path / "new", metric="acc", normalize=None,
+                                                     probabilities=True, tasks=None, filter=None, duplicates="last")
+    assert failed == {("model-40", "boolq"): 30} and content_hash(same) == content_hash(rm)
+
+
 def test_estimate_names_every_missing_task(loop):
     root, _, _ = loop
     with pytest.raises(ValueError, match=r"task\(s\) 'boolq', 'hellaswag' \(60 items\).*tasks=\['arc'\]"):

@@ -28,7 +28,7 @@ def _expand(p: Any, arg: str) -> list[Path]:
             if odd:
                 warnings.warn(f"{arg}: left out {len(odd)} path(s) named like logs that are not regular files (a "
                               f"folder, a FIFO, a device or a broken link): {_name_list([_shown(f) for f in odd])}",
-                              UserWarning, stacklevel=4)
+                              UserWarning, stacklevel=5)
             found = [f for f in found if f not in odd]
             files = [f for f in found if f.name.endswith(_LOG_ENDINGS)]
             other = [f for f in found if f not in files]
@@ -36,7 +36,7 @@ def _expand(p: Any, arg: str) -> list[Path]:
                 warnings.warn(f"{arg}: left out {len(other)} file(s) named like logs but neither .jsonl nor "
                               f"{', '.join('.jsonl' + e for e in _COMPRESSED)}: "
                               f"{_name_list([_shown(f) for f in other])}",
-                              UserWarning, stacklevel=4)
+                              UserWarning, stacklevel=5)
             if not files:
                 raise ValueError(f"{arg}: directory {str(path)!r} contains no samples_*.jsonl file")
             return files
@@ -154,6 +154,6 @@ def _choose_runs(runs: dict, duplicates: str, arg: str) -> dict[tuple[str, str],
             f"{' ...' if len(repeated) > 5 else ''}; using the {which} run of each (duplicates={duplicates!r}; "
             "'mean' averages the runs, 'error' refuses them)",
             UserWarning,
-            stacklevel=3,
+            stacklevel=4,
         )
     return chosen

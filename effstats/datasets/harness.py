@@ -52,7 +52,7 @@ def _warn_documents_failed_everywhere(gone: set, tasks_kept: set, arg: str) -> N
     whole = f", every document of task(s) {', '.join(map(repr, lost))}," if lost else ""
     t, d = min(gone, key=lambda k: (k[0], _doc_sort_key(k[1])))
     warnings.warn(f"{arg}: {len(gone)} document(s) (e.g. {t}/{d}){whole} have no result from any model (every model "
-                  "logs their metric as NaN) and are left out", UserWarning, stacklevel=3)
+                  "logs their metric as NaN) and are left out", UserWarning, stacklevel=4)
 
 
 def _refuse_models_without_result(models: list, has_result: np.ndarray, n_failed: dict, arg: str) -> None:
@@ -196,6 +196,16 @@ def read_lm_eval_samples(
     [[0, 1, 0]]
     >>> tmp.cleanup()
     """
+    return _read_lm_eval_samples(path_or_paths, metric=metric, normalize=normalize, probabilities=probabilities,
+                                 tasks=tasks, filter=filter, duplicates=duplicates)[0]
+
+
+def _read_lm_eval_samples(path_or_paths: Any, *, metric: Any, normalize: bool | None, probabilities: bool,
+                          tasks: Sequence[str] | None, filter: Any,
+                          duplicates: str) -> tuple[ResponseMatrix, dict[tuple[str, str], int]]:
+    """:func:`read_lm_eval_samples`'s matrix, and the number of documents each (model, task) logs as NaN (failed
+    documents; only the pairs with some). Those documents are not items of the matrix where no model has a result
+    on them: the counts tell a task a model ran and failed from a task missing from its results."""
     arg = "path_or_paths"
     metric_of = _per_task(metric, "metric", "acc", "a field name such as 'acc' or 'acc_norm'")
     filter_of = _per_task(filter, "filter", None, "a filter name such as 'strict-match'")
@@ -247,7 +257,7 @@ def read_lm_eval_samples(
     if failed:
         f0, line0, doc0 = failed[0]
         warnings.warn(f"{arg}: {len(failed)} document(s) log their metric as NaN (failed documents), read as missing "
-                      f"cells (e.g. doc {doc0!r}, {f0} line {line0})", UserWarning, stacklevel=2)
+                      f"cells (e.g. doc {doc0!r}, {f0} line {line0})", UserWarning, stacklevel=3)
 
     # item index: tasks in name order, documents in doc_id order
     n_choices: dict[tuple[str, Any], int] = {}
@@ -316,10 +326,7 @@ def read_lm_eval_samples(
         models=mmeta,
         items=items,
     )
-    # documents logged as NaN are not items of the matrix where no model has a result on them: kept aside, so that
-    # a task missing from a model's results can be told apart from a task it ran and failed
-    object.__setattr__(out, "_failed_documents", failed_in)  # not a field: not compared, copied or saved
-    return out
+    return out, failed_in
 
 
 def _warn_mixed_kinds(vals: np.ndarray, observed: np.ndarray, keys: list, models: list,
@@ -341,7 +348,7 @@ def _warn_mixed_kinds(vals: np.ndarray, observed: np.ndarray, keys: list, models
     more = f" and {int(per_task.sum()) - 3} more" if per_task.sum() > 3 else ""
     warnings.warn(f"metric: task(s) {', '.join(shown)}{more} log graded scores while the other tasks' are 0/1: "
                   "every task is read as graded scores (kind='score', with the intervals of graded scores); pass "
-                  "a 0/1 metric for those tasks if the graded values are not meant", UserWarning, stacklevel=3)
+                  "a 0/1 metric for those tasks if the graded values are not meant", UserWarning, stacklevel=4)
 
 
 def _per_task(value: Any, name: str, default: str | None, what: str) -> Callable[[str], str | None]:

@@ -621,7 +621,7 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
         raise ValueError(f"restrict_to_manifest: expected True or False, got {restrict_to_manifest!r}")
     zero_one = _zero_one_method(fits, rm)
     try:
-        new = read_new_results(new_results, selection.reference, metric=metric, duplicates=duplicates)
+        new, failed = read_new_results(new_results, selection.reference, metric=metric, duplicates=duplicates)
     except ValueError as exc:
         said = "pass duplicates='last', 'first' or 'mean' to choose or average them"
         if zero_one is None or said not in str(exc):
@@ -629,7 +629,6 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
         raise ValueError(str(exc).replace(said, f"pass duplicates='last' or 'first' to choose one (averaging 0/1 "
                                           f"runs gives graded scores, which the selection's method {zero_one!r} "
                                           "cannot use)")) from None
-    failed = getattr(new, "_failed_documents", {})
     twins = new.model_ids.intersection(rm.model_ids)
     if len(twins):  # a reference model's own results, or another model under its name: ranked twice either way
         warnings.warn(f"new_results: model(s) {_name_list(map(repr, _plain(list(twins))))} have the name of a "
@@ -677,7 +676,7 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
             raise
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            one_run = read_new_results(new_results, selection.reference, metric=metric, duplicates="last")
+            one_run = read_new_results(new_results, selection.reference, metric=metric, duplicates="last")[0]
         if one_run.kind != "binary":
             raise
         raise ValueError(f"duplicates: averaging the new results' repeated 0/1 runs gives graded scores "

@@ -184,6 +184,17 @@ def read_results(source: Any, *, format: str = "auto", metric: Any = None, dupli
     >>> read_results(os.path.join(d, "scores.csv"))
     ResponseMatrix(2 models × 2 items, kind='binary')
     """
+    return _read_results(source, format=format, metric=metric, duplicates=duplicates, filter=filter, name=name,
+                         tasks=tasks, split=split, perturbation=perturbation, trials=trials, progress=progress)[0]
+
+
+def _read_results(source: Any, *, format: str = "auto", metric: Any = None, duplicates: str = "last",
+                  filter: Any = None, name: str = "source", tasks: Any = None, split: Any = "test",
+                  perturbation: Any = None, trials: Any = "mean",
+                  progress: bool = False) -> tuple[ResponseMatrix, dict[tuple[str, str], int]]:
+    """:func:`read_results`'s matrix, and the number of documents each (model, task) of lm-eval logs logs as NaN
+    (failed documents, ``{}`` from the other layouts): they tell a task a model ran and failed from one missing from
+    its results."""
     if not isinstance(format, str) or format not in FORMATS:
         raise ValueError(f"format: expected one of {list(FORMATS)}, got {format!r}")
     if not isinstance(duplicates, str) or duplicates not in ("last", "first", "mean", "error"):
@@ -191,7 +202,7 @@ def read_results(source: Any, *, format: str = "auto", metric: Any = None, dupli
     opts = helm_options(split, perturbation, trials)
     if isinstance(source, ResponseMatrix):
         _helm_only(opts, name, "a ResponseMatrix")
-        return source
+        return source, {}
     if isinstance(source, bool) or not isinstance(source, (str, os.PathLike)):
         raise ValueError(f"{name}: expected a path or a ResponseMatrix, got {type(source).__name__}")
     path = Path(source).expanduser()
@@ -230,11 +241,12 @@ def read_results(source: Any, *, format: str = "auto", metric: Any = None, dupli
         if fmt == "lm-eval":
             with warnings.catch_warnings(record=True) as said:
                 warnings.simplefilter("always")
-                out = harness.read_lm_eval_samples(path, metric=metric or default_metric(fmt), filter=filter,
-                                                   duplicates=duplicates, tasks=tasks)
+                out, failed = harness._read_lm_eval_samples(path, metric=metric or default_metric(fmt), filter=filter,
+                                                            duplicates=duplicates, tasks=tasks, normalize=None,
+                                                            probabilities=True)
             for w in said:  # the reader's warnings name its own argument: say which input it was
-                warnings.warn(str(w.message).replace("path_or_paths:", f"{name}:", 1), w.category, stacklevel=2)
-            return out
+                warnings.warn(str(w.message).replace("path_or_paths:", f"{name}:", 1), w.category, stacklevel=3)
+            return out, failed
         if fmt == "helm":
             from ..datasets import helm
 
@@ -242,15 +254,15 @@ def read_results(source: Any, *, format: str = "auto", metric: Any = None, dupli
                 warnings.simplefilter("always")
                 out = helm.read_helm_runs(path, metric=metric or default_metric(fmt), duplicates=duplicates, **opts)
             for w in said:  # the reader's warnings name its own argument: say which input it was
-                warnings.warn(str(w.message).replace("path_or_paths:", f"{name}:", 1), w.category, stacklevel=2)
-            return out
+                warnings.warn(str(w.message).replace("path_or_paths:", f"{name}:", 1), w.category, stacklevel=3)
+            return out, {}
         with warnings.catch_warnings(record=True) as said:
             warnings.simplefilter("always")
             out = (harness.read_scores_csv(path, duplicates=duplicates, progress=progress) if fmt == "csv"
                    else _read_parquet(path, duplicates))
         for w in said:  # the reader's warnings name its own argument: say which input it was
-            warnings.warn(re.sub(r"^(path|frame):", f"{name}:", str(w.message)), w.category, stacklevel=2)
-        return out
+            warnings.warn(re.sub(r"^(path|frame):", f"{name}:", str(w.message)), w.category, stacklevel=3)
+        return out, {}
     except (ValueError, FileNotFoundError) as exc:
         msg = str(exc)
         for internal in ("path_or_paths:", "path:", "frame:"):  # the readers' argument names: say which input it was
@@ -263,14 +275,15 @@ def read_results(source: Any, *, format: str = "auto", metric: Any = None, dupli
 
 
 def read_new_results(source: Any, reference: dict, *, metric: str | None = None, duplicates: str = "last",
-                     name: str = "new_results") -> ResponseMatrix:
-    """A new model's results, read as the reference data was (``reference``: a manifest's or a state's record of it).
+                     name: str = "new_results") -> tuple[ResponseMatrix, dict[tuple[str, str], int]]:
+    """A new model's results, read as the reference data was (``reference``: a manifest's or a state's record of it),
+    and the documents each (model, task) logs as NaN (:func:`_read_results`).
 
     Logs in the reference's layout are read with its metric and filter (``metric``, if given, must be the same);
     a table holds one score per cell, taken as that metric; logs of another harness are read with their default.
     """
     if isinstance(source, ResponseMatrix):  # as it is, once the options are checked
-        return read_results(source, duplicates=duplicates, name=name)
+        return _read_results(source, duplicates=duplicates, name=name)
     _refuse_own_file(source, name)
     used, layout = reference.get("metric"), detect_format(source)
     if metric is not None and used is not None and metric != used:
@@ -283,8 +296,8 @@ def read_new_results(source: Any, reference: dict, *, metric: str | None = None,
         metric, filter = metric or (used if same else None), reference.get("filter") if same else None
     # HELM runs: the split, perturbation and train trials the reference runs were read with
     helm = reference.get("helm") if layout == "helm" and same else None
-    return read_results(source, format="auto", metric=metric, duplicates=duplicates, filter=filter, name=name,
-                        **(helm or {}))
+    return _read_results(source, format="auto", metric=metric, duplicates=duplicates, filter=filter, name=name,
+                         **(helm or {}))
 
 
 # effstats' own JSON files, by their format field: what a user gives as results by a slip (both kinds of paths come

@@ -708,7 +708,7 @@ class SequentialRun(_Report):
             raise ValueError("skip_failed: only random-order precision and efficacy runs can drop items (an adaptive "
                              "run chooses its items by the answers, a corrected run draws equal numbers per stratum); "
                              "run the batch's failed items again")
-        new = read_new_results(new_results, st["reference"], metric=metric, duplicates=duplicates)
+        new, failed = read_new_results(new_results, st["reference"], metric=metric, duplicates=duplicates)
         names = list(map(str, new.model_ids))
         if model is None:
             model = st["model"] if st["model"] in names else None
@@ -766,7 +766,7 @@ class SequentialRun(_Report):
         _refuse_changed_results(st["looks"], have)
         n0 = self.n_evaluated
         refuse_batch_without_tasks(str(model), batch, st["tasks"][n0:n0 + len(batch)], have.index,
-                                   {t for (m, t) in getattr(new, "_failed_documents", {}) if m == str(model)})
+                                   {t for (m, t) in failed if m == str(model)})
         lacking = [i for i in batch if i not in have.index]
         if len(lacking) == len(batch) and have.empty:
             raise ValueError(f"new_results: {str(model)!r} has none of batch {k:03d}'s {len(batch)} items (they are "
