@@ -19,34 +19,38 @@ from ..responses import ResponseMatrix
 Part = tuple[tuple[tuple[pd.Index, np.ndarray], tuple[pd.Index, np.ndarray]], np.ndarray, bool]
 
 
-def chunk_parts(reader: Any, model: str, item: str, score: str) -> list[Part] | None:
-    """The parts of the chunks ``reader`` yields (frames with ``model`` and ``item`` categorical, ``score`` parsed
-    as numbers, rows not evaluated as NaN), in order; None where a chunk holds what the general reader has more to
-    say about: scores that are not numbers, outside [0, 1] or infinite, a missing id."""
+def chunk_parts(reader: Any, model: str, item: str, score: str,
+                numbers: Callable[[pd.Index], np.ndarray]) -> list[Part] | None:
+    """The parts of the chunks ``reader`` yields (frames with the three columns categorical, rows not evaluated
+    missing), in order, the scores' distinct cells read as numbers by ``numbers``; None where a chunk holds what the
+    general reader has more to say about: scores outside [0, 1] or infinite, a missing id (``numbers`` raises on
+    cells that are not numbers)."""
     ids = (model, item)
     parts: list[Part] = []
     with reader:
         for chunk in reader:
             if not isinstance(chunk.index, pd.RangeIndex):
                 return None  # a first line of one field more than the header: pandas took a column for row labels
-            s = chunk[score]
-            if s.dtype.kind not in "fiu" or any(not isinstance(chunk[c].dtype, pd.CategoricalDtype) for c in ids):
+            if any(not isinstance(chunk[c].dtype, pd.CategoricalDtype) for c in (*ids, score)):
                 return None
-            x = s.to_numpy(dtype=float)
-            nan = np.isnan(x)
+            # each cell's text is a category of the chunk: the checks run on the distinct scores
+            v, k = numbers(chunk[score].cat.categories), chunk[score].cat.codes.to_numpy()
             with np.errstate(invalid="ignore"):
-                if ((x < 0) | (x > 1)).any():  # infinite values too
+                if ((v < 0) | (v > 1)).any():  # infinite values too
                     return None
-            r = np.rint(x)
-            exact = not nan.any() and bool((x == r).all()) and not np.signbit(x).any()  # -0.0 kept as written
-            near = exact or bool((nan | (np.abs(x - r) <= ZERO_ONE_ATOL)).all())
+            nan, r = np.isnan(v), np.rint(v)
+            exact = not nan.any() and not (len(k) and k.min() < 0) and bool((v == r).all()) \
+                and not np.signbit(v).any()  # -0.0 kept as written
+            near = exact or bool((nan | (np.abs(v - r) <= ZERO_ONE_ATOL)).all())
             codes = []
             for c in ids:
-                k = chunk[c].cat.codes.to_numpy()
-                if len(k) and k.min() < 0:
+                kc = chunk[c].cat.codes.to_numpy()
+                if len(kc) and kc.min() < 0:
                     return None
-                codes.append((chunk[c].cat.categories, k))
-            parts.append(((codes[0], codes[1]), x == 1 if exact else x, near))  # exact 0/1: a byte a row, not eight
+                codes.append((chunk[c].cat.categories, kc))
+            # exact 0/1: a byte a row, not eight
+            x = (v == 1)[k] if exact else np.append(v, np.nan)[k]
+            parts.append(((codes[0], codes[1]), x, near))
     return parts
 
 

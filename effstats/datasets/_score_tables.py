@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
+import io
 import lzma
 import os
 import re
@@ -421,26 +422,27 @@ def _read_long(p: Path, sep: str, text: _TextColumns, score: str, progress: bool
         return None  # column names that are not text: the general reader names the argument
     try:
         compression = _compression(p)
-        # the scores as floats in every chunk: a chunk of integers would read "-0" as 0; a cell that is not a
-        # number (text, True/False) raises, and the general reader reads the table
-        kw = dict(sep=sep, keep_default_na=False, float_precision="round_trip", na_values={score: ["", text.missing]},
-                  dtype={model: "category", item: "category", score: float}, low_memory=False,
+        # the scores' cells as categories: their distinct texts are read as numbers once each (a cell that is not
+        # a number, text or True/False, raises, and the general reader reads the table)
+        kw = dict(sep=sep, keep_default_na=False, na_values={score: ["", text.missing]},
+                  dtype={model: "category", item: "category", score: "category"}, low_memory=False,
                   chunksize=_LONG_CHUNK_ROWS, compression=compression)
+        parse = (*names, partial(_cell_numbers, sep=sep, missing=["", text.missing]))  # chunk_parts' arguments
         ranges = _line_ranges(p) if compression is None else []
         if len(ranges) > 1:
             header = _header(p, sep)
             if sorted(header) != sorted(names):
                 return None
             with contextlib.suppress(_Odd):
-                return _read_long_ranges(p, ranges, header, kw, names, progress)
+                return _read_long_ranges(p, ranges, header, kw, parse, progress)
         _refuse_nul(p, sep, compression)
         if sorted(_header(p, sep, compression)) != sorted(names):
             return None
         if compression is not None:
-            return long_matrix([partial(chunk_parts, pd.read_csv(p, **kw), *names)], model, item)
+            return long_matrix([partial(chunk_parts, pd.read_csv(p, **kw), *parse)], model, item)
         with open(p, "rb") as raw, _progress(progress, total=p.stat().st_size, desc=f"reading {p.name}", unit="B",
                                              unit_scale=True) as bar:
-            return long_matrix([partial(chunk_parts, pd.read_csv(_Counted(raw, bar.update), **kw), *names)],
+            return long_matrix([partial(chunk_parts, pd.read_csv(_Counted(raw, bar.update), **kw), *parse)],
                                model, item)
     except _READ_ERRORS:
         return None  # read again by the general reader, whose message names what is wrong
@@ -448,6 +450,18 @@ def _read_long(p: Path, sep: str, text: _TextColumns, score: str, progress: bool
 
 _READ_ERRORS = (ValueError, UnicodeDecodeError, EOFError, OSError, lzma.LZMAError, zipfile.BadZipFile,
                 pd.errors.ParserError, pd.errors.EmptyDataError)
+
+
+def _cell_numbers(cells: pd.Index, sep: str, missing: list[str]) -> np.ndarray:
+    """The numbers pandas' parser reads from the texts ``cells`` in a column of floats (round-trip precision, as
+    ``float(text)`` reads them, ``missing`` as NaN); raises ValueError where a text is not a number. Each text is
+    written quoted on a line of its own, so that the parser's field is the text whatever it holds."""
+    if not len(cells):
+        return np.empty(0)
+    lines = "".join(f'"{c}"\n' for c in cells.str.replace('"', '""', regex=False))
+    return pd.read_csv(io.StringIO(lines), sep=sep, header=None, names=["s"], dtype={"s": float},
+                       float_precision="round_trip", keep_default_na=False, na_values={"s": missing},
+                       skip_blank_lines=False)["s"].to_numpy()
 
 
 def _line_ranges(p: Path) -> list[tuple[int, int]]:
@@ -500,7 +514,7 @@ class _Range:
         self._f.close()
 
 
-def _range_parts(p: Path, start: int, end: int, kw: dict, names: tuple[str, str, str],
+def _range_parts(p: Path, start: int, end: int, kw: dict, parse: tuple,
                  update: Callable[[int], Any] | None = None) -> Any:
     """:func:`~effstats.datasets._long_scores.chunk_parts` of the lines from byte ``start`` to ``end`` (the first
     range holds the header), or ``_Odd`` where the range holds a quote or a NUL character."""
@@ -508,7 +522,7 @@ def _range_parts(p: Path, start: int, end: int, kw: dict, names: tuple[str, str,
 
     src = _Range(p, start, end, update)
     try:
-        parts = chunk_parts(pd.read_csv(src, **kw), *names)
+        parts = chunk_parts(pd.read_csv(src, **kw), *parse)
     except _READ_ERRORS:
         if not src.odd:
             raise
@@ -518,7 +532,7 @@ def _range_parts(p: Path, start: int, end: int, kw: dict, names: tuple[str, str,
 
 
 def _read_long_ranges(p: Path, ranges: list[tuple[int, int]], header: list[str], kw: dict,
-                      names: tuple[str, str, str], progress: bool) -> ResponseMatrix | None:
+                      parse: tuple, progress: bool) -> ResponseMatrix | None:
     """The long file read by ranges of lines (see :func:`_read_long`), the first in this process; raises ``_Odd``
     where a range holds a quote or a NUL character."""
     from ._long_scores import long_matrix
@@ -532,16 +546,16 @@ def _read_long_ranges(p: Path, ranges: list[tuple[int, int]], header: list[str],
     with contextlib.ExitStack() as stack:
         bar = stack.enter_context(_progress(progress, total=p.stat().st_size, desc=f"reading {p.name}", unit="B",
                                             unit_scale=True))
-        forked = [stack.enter_context(_Forked(partial(_range_parts, p, a, b, rest, names))) for a, b in ranges[1:]]
+        forked = [stack.enter_context(_Forked(partial(_range_parts, p, a, b, rest, parse))) for a, b in ranges[1:]]
 
         def later(f: _Forked, size: int) -> Any:
             value = got(f())
             bar.update(size)
             return value
 
-        first = partial(_range_parts, p, *ranges[0], kw, names, bar.update)
+        first = partial(_range_parts, p, *ranges[0], kw, parse, bar.update)
         return long_matrix([lambda: got(first()), *(partial(later, f, b - a) for f, (a, b) in zip(forked, ranges[1:]))],
-                           names[0], names[1])
+                           parse[0], parse[1])
 
 
 def _stacked_chunks(reader: Any) -> pd.DataFrame:
