@@ -75,8 +75,46 @@ def test_precision_plan():
     assert q.n_fixed == pytest.approx((norm.isf(0.025) * 0.3 / 0.02) ** 2, rel=1e-12)
     r = plan(half_width=0.02, disagreement=0.1, looks=4)
     assert norm.isf(0.025) * r.sd / np.sqrt(r.n_fixed) + 1 / r.n_fixed == pytest.approx(0.02, rel=1e-12)
-    worst = plan(half_width=0.02, looks=4)  # no sd: the binomial worst case 0.5
+    worst = plan(half_width=0.02, looks=4, n_models=1)  # no sd: the binomial worst case, accuracy 1/2
     assert worst.sd == 0.5 and worst.max_n > p.max_n
+
+
+def test_precision_plan_without_variance_is_the_worst_case_of_its_number_of_models():
+    """Without sd / disagreement / accuracy a precision plan assumes the largest per-item variance of 0/1 scores:
+    1/4 for one model, 1 for a paired difference (the models disagree on every item); the fixed-design formula with
+    the exact interval's extra item solves for its size, and no information about the models plans more items."""
+    c = norm.isf(0.025)
+    one, pair = plan(half_width=0.02, looks=3, n_models=1), plan(half_width=0.02, looks=3)
+    assert one.sd == 0.5 and pair.sd == 1.0
+    assert c * 0.5 / np.sqrt(one.n_fixed) + 0.5 / one.n_fixed == pytest.approx(0.02, rel=1e-12)
+    assert c / np.sqrt(pair.n_fixed) + 1 / pair.n_fixed == pytest.approx(0.02, rel=1e-12)
+    assert pair.max_n == int(np.ceil(pair.n_fixed))
+    three = plan(half_width=0.02, looks=3, n_models=3)  # three pairs, Bonferroni
+    c3 = norm.isf(0.05 / 6)
+    assert three.sd == 1.0 and c3 / np.sqrt(three.n_fixed) + 1 / three.n_fixed == pytest.approx(0.02, rel=1e-12)
+    for acc in np.linspace(0.01, 0.99, 99):
+        assert plan(half_width=0.02, looks=3, accuracy=acc).max_n <= pair.max_n
+        assert plan(half_width=0.02, looks=3, accuracy=acc, n_models=1).max_n <= one.max_n
+    for q in np.linspace(0.01, 1.0, 100):
+        assert plan(half_width=0.02, looks=3, disagreement=q).max_n <= pair.max_n
+
+
+def test_precision_plan_for_a_pair_covers_the_items_the_precision_rule_uses():
+    """Monte Carlo (200 random orders of 20,000 items, looks every 100 items): the Precision rule's stopping size for
+    a pair that disagrees on every item, and for two independent models of accuracy 1/2, is the pair's plan (the
+    default, and disagreement=0.5) to within one batch."""
+    from effstats.sequential import Precision, SequentialEvaluator
+
+    g = np.random.default_rng(0)
+    a = (g.random(20_000) < 0.5).astype(float)
+    ev = SequentialEvaluator([Precision(0.02)], initial=100, batch=100)
+    worst = ev.simulate(a, 1 - a, n_runs=200, rng=1).n
+    planned = plan(half_width=0.02, looks=3).max_n
+    assert worst.max() <= planned < worst.min() + 100
+    indep = ev.simulate(a, (g.random(20_000) < 0.5).astype(float), n_runs=200, rng=1).n
+    planned = plan(half_width=0.02, looks=3, disagreement=0.5).max_n
+    assert abs(indep.mean() - planned) < 100 + 3 * indep.std() / np.sqrt(200)
+    assert plan(half_width=0.02, looks=3).max_n >= indep.max()
 
 
 # ---------------------------------------------------------------------------------------- Monte Carlo

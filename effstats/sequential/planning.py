@@ -309,9 +309,14 @@ def plan(effect: float | None = None, *, half_width: float | None = None, sd: An
         (or one model against a fixed value with ``n_models=1``). Give exactly one of ``effect`` and
         ``half_width``.
     half_width : float, optional
-        Precision target: the half-width of the final (repeated) confidence interval. For binary scores
-        (``accuracy`` / ``disagreement``) the exact intervals' extra width (about half an item for one model, one
-        for a pair) is planned for.
+        Precision target: the half-width of the final (repeated) confidence interval, of one model's score
+        (``n_models=1``) or of each pair's difference. For binary scores (``accuracy`` / ``disagreement``) the exact
+        intervals' extra width (about half an item for one model, one for a pair) is planned for. Without ``sd``,
+        ``disagreement`` or ``accuracy`` the plan assumes the worst case of 0/1 scores, the one
+        :class:`effstats.sequential.Precision` stops at: per-item variance 1/4 for one model (accuracy 1/2) and 1
+        for a pair (a paired difference in {-1, 0, 1} whose models disagree on every item). Any of the three
+        plans no more items than that; two independent models of accuracy about 1/2 disagree on half the items
+        (``disagreement=0.5``, about half the worst case's items).
     sd : float or array-like of shape (n_datasets,), optional
         Standard deviation of the per-item statistic. Alternatively:
     disagreement : float or array-like of shape (n_datasets,), optional
@@ -325,8 +330,8 @@ def plan(effect: float | None = None, *, half_width: float | None = None, sd: An
         and :class:`effstats.sequential.SequentialEvaluator` on them has power 0.98 (Monte Carlo, 20,000 runs; 0.90 at
         ``disagreement=0.01``).
     accuracy : float, optional
-        Accuracy of the model(s). With ``n_models=1`` the variance is ``p (1 - p)`` (default for ``half_width``
-        without ``sd``: the worst case 0.5); a difference plan uses it under the null and, at the alternative
+        Accuracy of the model(s). With ``n_models=1`` the variance is ``p (1 - p)`` (at most 1/4, the
+        ``half_width`` plan's default); a difference plan uses it under the null and, at the alternative
         ``p -/+ effect`` of larger variance, under the alternative, with Fleiss' continuity correction for the
         exact binomial test. Monte Carlo at the detectable effect for power 0.8: 0.79 - 0.80 with 2 looks at
         accuracies 0.5 - 0.995, but 0.75 - 0.78 with 10 looks at 0.9 - 0.995 (each look's exact test is discrete;
@@ -334,8 +339,8 @@ def plan(effect: float | None = None, *, half_width: float | None = None, sd: An
         more models the variance of a paired difference depends
         on how often the models disagree, not on their accuracy alone; ``accuracy`` then plans for the largest
         disagreement two models of about that accuracy can have, ``2 min(p, 1 - p)`` (no shared errors; models
-        with independent errors disagree on ``2 p (1 - p)``, correlated ones on less). Pass ``disagreement``
-        when you know it: the plan shrinks in proportion.
+        with independent errors disagree on ``2 p (1 - p)``, correlated ones on less; at most 1, the
+        ``half_width`` plan's default). Pass ``disagreement`` when you know it: the plan shrinks in proportion.
     power : float in (0, 1), default=0.9
         Target power (difference plans).
     alpha : float in (0, 1), default=0.05
@@ -407,6 +412,8 @@ def plan(effect: float | None = None, *, half_width: float | None = None, sd: An
     16078
     >>> plan(half_width=0.02, accuracy=0.8, n_models=1, looks=3).max_n  # one model's accuracy to +-2 points
     1587
+    >>> plan(half_width=0.02, n_models=1, looks=3).max_n, plan(half_width=0.02, looks=3).max_n  # worst cases
+    (2451, 9704)
     """
     target_diff = effect is not None
     alpha, looks, n_models, n_datasets, effect, half_width, power = _check_plan_args(
@@ -523,7 +530,9 @@ def _per_item_variance(e: float, sd: Any, disagreement: Any, accuracy: Any, n_mo
                              f"which cannot produce a difference of {e:g}")
         return np.array([q - e**2]), p
     if not target_diff:
-        return np.array([0.25]), None  # worst case for a proportion
+        # the worst case of 0/1 scores, as in the Precision rule's stop: accuracy 1/2 for one model, a pair that
+        # disagrees on every item (differences of +-1) for a paired difference
+        return np.array([0.25 if n_models == 1 else 1.0]), None
     raise ValueError("sd: a difference plan needs the per-item variability: sd, disagreement (paired binary "
                      "scores) or accuracy (one model)")
 
