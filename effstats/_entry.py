@@ -1,11 +1,14 @@
-"""The ``effstats`` command's entry point (the console script and ``python -m effstats``).
+"""The ``effstats`` command's entry point (the console script and ``python -m effstats``), and what its commands do
+with a Ctrl-C.
 
-It imports nothing itself, so that a Ctrl-C while the command's modules load (argparse, numpy, pandas) ends as a
-later one does: one line on stderr and exit status 130, not a traceback.
+It imports nothing Python has not loaded at start-up, so that a Ctrl-C while the command's modules load (argparse,
+numpy, pandas) ends as a later one does: one line on stderr and exit status 130, not a traceback.
 """
 from __future__ import annotations
 
+import contextlib
 import sys
+from collections.abc import Iterator
 
 # what an interrupted command (Ctrl-C) prints after its name, and the commands named so
 INTERRUPTED = "interrupted; files already written are complete, nothing half-written"
@@ -28,3 +31,24 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         return interrupted(sys.argv[1:] if argv is None else argv)
     return run(argv)
+
+
+@contextlib.contextmanager
+def interrupt_after() -> Iterator[None]:
+    """Hold a Ctrl-C back until the block ends, then raise it: numpy's C extensions, interrupted while they are
+    imported, raise an ImportError with a page of advice instead of the KeyboardInterrupt, and files renamed into
+    place together are renamed all or none."""
+    import signal
+
+    pressed: list[int] = []
+    try:
+        old = signal.signal(signal.SIGINT, lambda *_: pressed.append(1))
+    except ValueError:  # not the main thread: no handler can be set, nor is Ctrl-C delivered here
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+    if pressed:
+        raise KeyboardInterrupt

@@ -494,6 +494,22 @@ def write_text_atomic(path: str | os.PathLike, text: str | bytes) -> Path:
     plain ``open(path, "w")`` gives (``0o666`` less the umask).
     """
     path = Path(path)
+    tmp = temporary_copy(path, text)
+    try:
+        os.replace(tmp, path)
+    except BaseException as exc:
+        tmp.unlink(missing_ok=True)
+        if isinstance(exc, OSError):  # name the file written, not the temporary one (a folder of that name, say)
+            raise OSError(exc.errno, exc.strerror, str(path)) from exc
+        raise
+    return path
+
+
+def temporary_copy(path: str | os.PathLike, text: str | bytes) -> Path:
+    """Write ``text`` (or bytes) to a temporary file beside ``path``, flushed to disk, and return its name: the
+    first half of :func:`write_text_atomic`, for a caller that renames several files into place at one moment.
+    A temporary file its process left behind is removed by the next write of ``path``."""
+    path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     remove_stale_tmp(path)
     fd, tmp = tempfile.mkstemp(prefix=f"{_tmp_prefix(path.name)}{os.getpid()}.", suffix=".tmp", dir=path.parent)
@@ -504,14 +520,10 @@ def write_text_atomic(path: str | os.PathLike, text: str | bytes) -> Path:
             f.write(text)
             f.flush()
             os.fsync(f.fileno())
-        try:
-            os.replace(tmp, path)
-        except OSError as exc:  # name the file written, not the temporary one (a folder of that name, say)
-            raise OSError(exc.errno, exc.strerror, str(path)) from exc
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    return path
+    return Path(tmp)
 
 
 def _level_percent(level: float) -> str:

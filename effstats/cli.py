@@ -17,16 +17,16 @@ from the parsers ``build_parser()`` builds.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import importlib
 import re
 import sys
 import warnings
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from ._entry import INTERRUPTED as _INTERRUPTED
 from ._entry import interrupted
+from ._entry import interrupt_after as _interrupt_after
 from .datasets._score_options import DUPLICATE_POLICIES, SCORE_FORMATS
 
 if TYPE_CHECKING:  # for type checkers and IDEs; at run time these load on first use (see __getattr__)
@@ -42,26 +42,6 @@ def __getattr__(name: str):
     if name in _READERS:
         return getattr(importlib.import_module(".datasets", __package__), name)
     raise AttributeError(f"module 'effstats.cli' has no attribute {name!r}")
-
-
-@contextlib.contextmanager
-def _interrupt_after() -> Iterator[None]:
-    """Hold a Ctrl-C back until the block ends, then raise it: numpy's C extensions, interrupted while they are
-    imported, raise an ImportError with a page of advice instead of the KeyboardInterrupt."""
-    import signal
-
-    pressed: list[int] = []
-    try:
-        old = signal.signal(signal.SIGINT, lambda *_: pressed.append(1))
-    except ValueError:  # not the main thread: no handler can be set, nor is Ctrl-C delivered here
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, old)
-    if pressed:
-        raise KeyboardInterrupt
 
 
 def _run_audit(data: Any, out: str | Path | None = None, **options: Any):

@@ -440,12 +440,9 @@ def _start(args: argparse.Namespace, rule: str) -> None:
         if _state_bytes(d) != seen:  # --force replaces the run the command found, not one written since
             raise ValueError(f"--out: another effstats command wrote a sequential run into {d} while this one read "
                              "the reference data; this one wrote nothing: run it again to replace that run")
-        # the new run first, then what of the old one it did not replace. Where the old run owns batch files the
-        # new one writes (batch_001/...), those go first and the new state is written before its batch files: an
-        # interruption leaves one run's state with none of the other's batch files, never a mix
-        mine = [f for f in old if f.startswith("batch_001/")]
-        remove_files(d, mine)
-        path = run._save(args.out, state_first=bool(mine))
+        # the old run's files give way to the new run's as its state is written: an interruption leaves the old
+        # run whole or the new one complete, never a mix (remove_files: what of the old run is left, if any)
+        path = run._save(args.out, replaced=old)
         remove_files(d, old, keep=set(run.state["files"]))
     if rule == "precision":  # the half-width is the whole rule: show it, also when it is the default
         h = run.state["rule"]["half_width"]

@@ -6,10 +6,9 @@ writes, and nothing else: a folder the user keeps beside them (the harness's out
 does a folder the run made once it holds anything else. A record is recognised by its content (its ``format``),
 not its name: a folder holding another tool's ``state.json`` or ``manifest.json``, or a file a run would write over
 that no run there owns, is refused, with or without ``--force``. The new run is written before the replaced one's
-files are removed, so an interrupted replacement leaves one run, never a mix: a sequential run's first batch files,
-which the new run writes under the same names, are removed before the new state is written and written after it,
-so an interruption there leaves the old or the new state with its batch files whole or missing (``sequential start
---force`` again writes them), never with the other run's.
+files are removed, so an interrupted replacement leaves one run, never a mix: a sequential run's files give way to
+the new run's at the moment its state is written (``SequentialRun._commit``), so an interruption leaves the old run
+whole or the new one complete.
 """
 from __future__ import annotations
 

@@ -588,7 +588,12 @@ def reference_copy(directory: Path, sha256: str, owner: str = "this manifest's")
 
 def write_json_atomic(path: str | os.PathLike, obj: Any) -> Path:
     """JSON version of :func:`write_text_atomic`."""
-    return write_text_atomic(path, json.dumps(obj, indent=1, ensure_ascii=False, default=_jsonable) + "\n")
+    return write_text_atomic(path, json_text(obj))
+
+
+def json_text(obj: Any) -> str:
+    """``obj`` as the text of the JSON files effstats writes (numpy numbers and arrays as plain ones)."""
+    return json.dumps(obj, indent=1, ensure_ascii=False, default=_jsonable) + "\n"
 
 
 def _jsonable(x: Any) -> Any:

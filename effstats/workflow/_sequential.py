@@ -1,7 +1,9 @@
 """An adaptive evaluation run through the harness in batches: a JSON state file between the batches."""
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import os
 import warnings
 from datetime import datetime, timezone
 from pathlib import Path
@@ -17,8 +19,8 @@ from ..responses import ResponseMatrix
 from ._estimate import refuse_batch_without_tasks, refuse_unicode_twins, warn_graded_against_binary
 from ._copies import _bank_key, _load_bank, _refuse_bank, _save_bank, reread_reference
 from ._sizes import _projected_batch, _worst_case_items
-from ._io import (REFERENCE_CACHE, helm_options, output_dir, read_new_results, read_results, read_saved, save_reference,
-                  write_json_atomic, write_text_atomic)
+from ._io import (REFERENCE_CACHE, helm_options, json_text, output_dir, read_new_results, read_results, read_saved,
+                  save_reference, write_json_atomic, write_text_atomic)
 from ._select import _reference_info
 from ._strata import (_CORRECTION_STRATA, _check_stratified_state, _correction_inputs, _stratified_order,
                       _stratified_worst_case_items)
@@ -880,10 +882,10 @@ class SequentialRun(_Report):
         hash, so a copy of other data is not used."""
         return self._save(directory)
 
-    def _save(self, directory: str | Path, state_first: bool = False) -> Path:
-        """:meth:`save`; with ``state_first`` the state is written before the next batch's files (a replaced run's
-        batch files of those names are removed first: the folder then never pairs one run's state with the other
-        run's batch files)."""
+    def _save(self, directory: str | Path, replaced: list[str] | None = None) -> Path:
+        """:meth:`save`; ``replaced``: the files (relative to the folder) of the run this one replaces (``sequential
+        start --force``), which give way to this run's at the moment its state is written: the folder holds the
+        old run whole or this one complete (:meth:`_commit`)."""
         if isinstance(directory, (str, Path)) and Path(directory).name == STATE and Path(directory).is_file():
             directory = Path(directory).parent
         d = output_dir(directory)
@@ -920,16 +922,19 @@ class SequentialRun(_Report):
 
             bdir = real_folder(d, f"batch_{k:03d}", "directory")  # never written through a link to elsewhere
             items = csv_safe(pd.DataFrame({"item": self.next_items})).to_csv(index=False)
-            batch = [(owned(f"{bdir.name}/{name}"), text, write) for name, text, write in (
-                (LM_EVAL_SAMPLES, self.lm_eval_samples, write_json_atomic),
-                (HELM_INSTANCES, self.helm_instances, write_json_atomic),
-                ("items.csv", items, write_text_atomic)) if text is not None]
-            if state_first:
-                write_json_atomic(d / STATE, self.state)
-            for path, text, write in batch:
-                write(path, text)
-            if not state_first:
-                write_json_atomic(d / STATE, self.state)
+            batch = [(owned(f"{bdir.name}/{name}"), text) for name, text in (
+                (LM_EVAL_SAMPLES, None if self.lm_eval_samples is None else json_text(self.lm_eval_samples)),
+                (HELM_INSTANCES, None if self.helm_instances is None else json_text(self.helm_instances)),
+                ("items.csv", items)) if text is not None]
+            if replaced:
+                mine = {str(path.relative_to(d)) for path, _ in batch}
+                # what of the old run this one does not take over (its reference copy and item bank, where they
+                # are this run's too, are rewritten in place already), and its files of this run's batch's names
+                self._commit(d, batch, [f for f in replaced if f not in self.state["files"] or f in mine])
+                return bdir
+            for path, text in batch:
+                write_text_atomic(path, text)
+            write_json_atomic(d / STATE, self.state)
             return bdir
         if self.result is None:
             self._replay()
@@ -938,6 +943,60 @@ class SequentialRun(_Report):
         out = write_text_atomic(owned("decision.md"), self.to_markdown())
         write_json_atomic(d / STATE, self.state)
         return out
+
+    def _commit(self, d: Path, batch: list[tuple[Path, str]], old: list[str]) -> None:
+        """Write the state and the first batch's files (``batch``: path, text) over a replaced run whose files to
+        remove are ``old`` (relative to ``d``), so that an interruption leaves the old run whole or this one
+        complete.
+
+        The new files are written in full beside their names first; then, a Ctrl-C held back, the old files are
+        moved aside and the state is written. Once the new state is in place (whatever was raised after), the new
+        files are renamed into place and the old ones removed; else the old files go back and the new ones are
+        removed. Only a kill in the moment between the state and the last rename leaves this state with some of
+        its batch files missing, never the old run's files in their place (``sequential start --force`` again
+        writes them)."""
+        from .._entry import interrupt_after
+        from .._shared import temporary_copy
+        from ._files import _not_real, safe_relative
+
+        staged: list[tuple[Path, Path]] = []
+        try:
+            for path, text in batch:
+                staged.append((temporary_copy(path, text), path))
+        except BaseException:
+            for tmp, _ in staged:
+                tmp.unlink(missing_ok=True)
+            raise
+        aside: list[tuple[Path, Path]] = []
+        with interrupt_after():
+            try:
+                # aside under the name of a temporary file of this run's items.csv, which the next write of it (a
+                # start again) removes once this process has ended; only files in real folders inside d, as
+                # remove_files removes them: never through a link
+                items = next(path for path, _ in batch if path.name == "items.csv")
+                for k, rel in enumerate(old):
+                    f = d / rel
+                    if safe_relative(rel) and _not_real(d, Path(rel).parts[:-1]) is None and (f.is_file()
+                                                                                             or f.is_symlink()):
+                        aside.append((items.with_name(f".items.csv.{os.getpid()}.replaced-{k}.tmp"), f))
+                        os.replace(f, aside[-1][0])
+                write_json_atomic(d / STATE, self.state)
+            finally:
+                try:
+                    new = (d / STATE).read_text(encoding="utf-8") == json_text(self.state)
+                except (OSError, UnicodeDecodeError):
+                    new = False
+                for tmp, path in staged + aside:
+                    with contextlib.suppress(OSError):
+                        if new == ((tmp, path) in staged):  # the new run's files in place, or the old run's back
+                            os.replace(tmp, path)
+                        else:
+                            tmp.unlink(missing_ok=True)
+                for path in sorted({p for _, f in aside for p in f.parents if d in p.parents}, key=str,
+                                   reverse=True) if new else ():
+                    with contextlib.suppress(OSError):
+                        path.rmdir()  # a folder of the old run's batch, left empty
+
 
 def _reread_args(state: dict) -> dict:
     """How :func:`reread_reference` reads a run's reference data and words its messages."""
