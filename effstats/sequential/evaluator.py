@@ -110,7 +110,8 @@ class SequentialEvaluator(BaseEstimator):
         Spending family for the boundaries (Lan–DeMets Pocock as the seed paper).
     spending_param : float, optional
     initial, batch : int, default=100
-        Items per dataset at the first look and added per dataset at each later look.
+        Items per dataset at the first look and added per dataset at each later look: with ``D`` groups (datasets
+        or strata, ``groups=``) a look adds ``D * batch`` items. For looks of ``m`` items pass ``m // D``.
     max_n : int, optional
         Cap on the total number of items per model (default: all), at least ``initial``.
     stratified : bool, default=True

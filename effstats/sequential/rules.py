@@ -327,7 +327,10 @@ class Precision(StoppingRule):
     look is a stratified random sample and its interval the stratified one. With strata of equal size (their number
     dividing the benchmark's) the mean of the stratum means is the benchmark's score; on the CIFAR-10 and ImageNet
     predictions, at ±1 and ±2 points, the final 95 % interval covered 0.935-0.98 with 0.40-0.90 times the items of
-    random batches (``benchmarks/sequential_strata.py``).
+    random batches of 100 (``benchmarks/sequential_strata.py``, ``fpc=True``). Those looks have 100 items too:
+    ``initial`` and ``batch`` count items per stratum, so pass ``initial=batch=100 // n_strata``. The defaults (100
+    per stratum, 500-item looks with five strata) overshoot on models near the ceiling: on CIFAR-10's best model at
+    ±2 points 500 items (680 with the logistic correction) against 340 for random batches of 100.
 
     ``correction="logistic"`` also corrects every look's stratified estimate by the reference models' predictions
     (prediction-powered inference, Angelopoulos et al. 2023): the evaluator's ``features=`` (the items' features
