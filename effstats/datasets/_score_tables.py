@@ -439,11 +439,11 @@ def _read_long(p: Path, sep: str, text: _TextColumns, score: str, progress: bool
         if sorted(_header(p, sep, compression)) != sorted(names):
             return None
         if compression is not None:
-            return long_matrix([partial(_heap_kept, chunk_parts, pd.read_csv(p, **kw), *parse)], model, item)
+            return long_matrix([partial(_heap_kept, lambda: chunk_parts(pd.read_csv(p, **kw), *parse))], model, item)
         with open(p, "rb") as raw, _progress(progress, total=p.stat().st_size, desc=f"reading {p.name}", unit="B",
                                              unit_scale=True) as bar:
-            return long_matrix([partial(_heap_kept, chunk_parts, pd.read_csv(_Counted(raw, bar.update), **kw),
-                                        *parse)],
+            return long_matrix([partial(_heap_kept, lambda: chunk_parts(pd.read_csv(_Counted(raw, bar.update), **kw),
+                                                                        *parse))],
                                model, item)
     except _READ_ERRORS:
         return None  # read again by the general reader, whose message names what is wrong
@@ -465,24 +465,25 @@ def _cell_numbers(cells: pd.Index, sep: str, missing: list[str]) -> np.ndarray:
                        skip_blank_lines=False)["s"].to_numpy()
 
 
-def _heap_kept(fn: Callable[..., Any], *args: Any) -> Any:
-    """``fn(*args)`` with glibc's malloc taking large blocks from the heap and keeping them once freed: pandas'
-    parser allocates and frees buffers of hundreds of MB chunk after chunk, each a fresh mapping of the system's
-    otherwise (a page fault per 4 KB touched: a third of a long file's parse). The settings are put back and the
-    free memory returned to the system after; elsewhere than glibc, ``fn(*args)``."""
+def _heap_kept(fn: Callable[[], Any]) -> Any:
+    """``fn()`` with glibc's malloc taking large blocks from the heap and keeping them once freed: pandas' parser
+    grows and shrinks buffers of hundreds of MB chunk after chunk, each a fresh mapping of the system's otherwise (a
+    page fault per 4 KB touched: a third of a long file's parse). ``fn`` makes the parser: a block mapped when it is
+    made stays mapped as it grows. The settings are put back and the free memory returned to the system after;
+    elsewhere than glibc, ``fn()``."""
     import ctypes
 
     try:
         libc = ctypes.CDLL(None)
         mallopt, trim = libc.mallopt, libc.malloc_trim
     except (OSError, AttributeError):
-        return fn(*args)
+        return fn()
     # M_TRIM_THRESHOLD (-1), M_MMAP_MAX (-4) and their defaults; mallopt returns 1 where it took the value
     if not mallopt(-4, 0):
-        return fn(*args)
+        return fn()
     mallopt(-1, 2**30)
     try:
-        return fn(*args)
+        return fn()
     finally:
         mallopt(-4, 65536)
         mallopt(-1, 128 * 1024)
@@ -547,7 +548,7 @@ def _range_parts(p: Path, start: int, end: int, kw: dict, parse: tuple,
 
     src = _Range(p, start, end, update)
     try:
-        parts = _heap_kept(chunk_parts, pd.read_csv(src, **kw), *parse)
+        parts = _heap_kept(lambda: chunk_parts(pd.read_csv(src, **kw), *parse))
     except _READ_ERRORS:
         if not src.odd:
             raise
