@@ -172,6 +172,18 @@ def _impute(x: np.ndarray, missing: np.ndarray | None, fill: np.ndarray) -> np.n
     return x if missing is None else np.where(missing, fill[None, :], x)
 
 
+def _one_model_as_row(x: Any) -> Any:
+    """One model's outputs as a one-row table: a Series (index = item ids, name = model id) as a one-row DataFrame,
+    a 1-D array or list of numbers as a one-row array, as Sort & Search and the sequential evaluator read them;
+    anything else unchanged."""
+    if isinstance(x, pd.Series):
+        return x.to_frame().T
+    if isinstance(x, np.ndarray) and x.ndim == 1 or isinstance(x, (list, tuple)) and len(x) and all(
+            np.ndim(v) == 0 and not isinstance(v, (str, bytes)) for v in x):
+        return np.asarray(x)[None]
+    return x
+
+
 def _check_labels(labels: Any, n_items: int, n_classes: int | None) -> np.ndarray:
     lab = check_array(labels, "labels", ndim=1, dtype=None)
     if not np.issubdtype(lab.dtype, np.integer):
@@ -732,6 +744,7 @@ class _SubsetEstimator(BaseEstimator):
 
     def _target_outputs(self, target_outputs: Any, items: Any = None) -> _Outputs:
         check_is_fitted(self, "selected_")
+        target_outputs = _one_model_as_row(target_outputs)
         k, n = len(self.selected_), self.n_items_total_
         lab_sel = None if self.labels_ is None else self.labels_[self.selected_]
         if isinstance(target_outputs, _Outputs):  # internal: all fitted items, or already on the selection
@@ -781,11 +794,12 @@ class _SubsetEstimator(BaseEstimator):
 
         Parameters
         ----------
-        target_outputs : ResponseMatrix, DataFrame or array
+        target_outputs : ResponseMatrix, DataFrame, Series or array
             The targets' outputs on the selected items. A ResponseMatrix or DataFrame (columns = item ids) is
             aligned by item id, and may hold more items (only the selected ones are read); fitted on arrays, its
             ids must be integer item positions. A bare array holds the selected items in ``selected_`` order,
-            which is ascending item order, or all fitted items in the fitted order, in axis 1.
+            which is ascending item order, or all fitted items in the fitted order, in axis 1. One model's outputs
+            may come as a Series (index = item ids, name = model id) or a 1-D array.
         items : sequence, optional
             Item ids of the columns of an array ``target_outputs`` (positions when the estimator was fitted on
             arrays); the array is then aligned by them.
@@ -882,6 +896,8 @@ class _SubsetEstimator(BaseEstimator):
         est = self.predict(o) if type(self)._predict is _SubsetEstimator._predict else self._predict(o)
         ids = target_outputs.model_ids if isinstance(target_outputs, ResponseMatrix) else (
             target_outputs.index if isinstance(target_outputs, pd.DataFrame) else None)
+        if isinstance(target_outputs, pd.Series) and target_outputs.name is not None:
+            ids = pd.Index([target_outputs.name])
         bounds = self._score_bounds()
         if self.interval_kind == "design":
             n_eff = wilson = None

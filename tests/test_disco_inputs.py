@@ -113,3 +113,28 @@ def test_messages_name_the_argument_the_user_set(rm):
         RandomDirect(n_items=5, random_state="abc").fit(src)
     state = [RandomDirect(n_items=5, random_state=np.random.RandomState(4)).fit(src).selected_ for _ in range(2)]
     np.testing.assert_array_equal(*state)
+
+
+@pytest.mark.parametrize("make", [lambda: AIPW(n_items=30, random_state=0), lambda: DISCO(n_items=30, random_state=0),
+                                  lambda: RandomDirect(30, random_state=0), lambda: SortSearchDirect(30),
+                                  lambda: StratifiedAIPW(30, random_state=0)])
+def test_one_model_as_a_series_or_1d_array(rm, make):
+    """One model's outputs as a labelled Series or a 1-D array are that model's row, as in Sort & Search's predict
+    and the sequential evaluator: the same estimate and interval as the one-row table, the Series' name as model id."""
+    src, tgt = rm.subset(models=range(25)), rm.subset(models=range(25, 30))
+    est = make().fit(src)
+    row = tgt.to_frame().iloc[[2]]
+    series = tgt.to_frame().iloc[2]
+    ref = est.predict(row)
+    sel = est.selected_
+    values = tgt.values[2].astype(float)
+    for one, kw in [(series, {}), (series.iloc[sel], {}), (values, {}), (values[sel], {}), (values[sel].tolist(), {}),
+                    (values[sel][::-1], dict(items=est.selected_ids_[::-1]))]:
+        np.testing.assert_allclose(est.predict(one, **kw), ref, rtol=0, atol=1e-12)
+    p, q = est.predict_interval(series), est.predict_interval(row)
+    assert p.model_ids.tolist() == [series.name] == q.model_ids.tolist()
+    np.testing.assert_allclose(p.statistic, q.statistic, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(p.confidence_interval(0.9), q.confidence_interval(0.9), rtol=0, atol=1e-12)
+    assert est.predict_interval(values).model_ids is None
+    with pytest.raises(ValueError, match=r"^target_outputs: expected outputs on the 30 selected items"):
+        est.predict(values[:7])
