@@ -154,7 +154,8 @@ class _SortSearchDesign(SortSearchDirect):
     def _design_n(self, o) -> np.ndarray:
         """Effective sample size ``p̂(1 − p̂) / se²`` for Wilson's interval (Korn & Graubard 1998, as
         ``SearchResult.confidence_interval``); where undefined (p̂ ∈ {0, 1} or se = 0) the simple-random-sample
-        size ``k / (1 − k/N)``."""
+        size ``k / (1 − k/N)``, which also bounds it where one or two evaluated items differ from the rest (as
+        :func:`~effstats.sortsearch.korn_graubard_interval` with ``minority``)."""
         r = self._result(o)
         p, se = np.asarray(r.accuracy, float), np.asarray(r.standard_error, float)
         k = (~o.missing).sum(axis=1) if o.missing is not None else np.full(len(p), len(self.selected_))
@@ -162,6 +163,7 @@ class _SortSearchDesign(SortSearchDirect):
         with np.errstate(divide="ignore", invalid="ignore"):
             srs = np.where(k < n, k / (1 - k / n), np.inf)
             kish = p * (1 - p) / se**2
+            kish = np.where(r.minority <= 2, np.minimum(kish, srs), kish)
         return np.where((se > 0) & (p > 0) & (p < 1), kish, srs)
 
 

@@ -139,7 +139,7 @@ class HybridResult:
         >>> src, new = rm.subset(models=range(30)), rm.subset(models=range(30, 40))
         >>> ci = HybridSearch(budget=20, random_state=0).fit(src).simulate(new).confidence_interval()
         >>> ci.low[:2].round(3), ci.high[:2].round(3)
-        (array([0.027, 0.35 ]), array([0.239, 0.65 ]))
+        (array([0.014, 0.35 ]), array([0.302, 0.65 ]))
         """
         return self.search.confidence_interval(confidence_level)
 

@@ -53,6 +53,9 @@ class SearchResult:
     n_missing_target : int
         Missing cells in the new models' responses on the evaluated items (each model is estimated from the
         items it has; see :meth:`effstats.sortsearch.SortSearch.predict`).
+    minority : int array (n_models,) or None
+        The fewer of each model's right and wrong responses among its evaluated items; with one item per cell, at
+        most 2 bound the interval's effective size (see :func:`effstats.sortsearch.korn_graubard_interval`).
 
     See Also
     --------
@@ -94,6 +97,7 @@ class SearchResult:
     item_ids: pd.Index | None = field(default=None, repr=False)
     n_missing: int = 0
     n_missing_target: int = 0
+    minority: np.ndarray | None = field(default=None, repr=False)
 
     def __repr__(self) -> str:
         acc = self.statistic
@@ -159,10 +163,11 @@ class SearchResult:
         >>> src, new = rm.subset(models=range(30)), rm.subset(models=range(30, 40))
         >>> ci = SortSearch().fit(src).simulate(new, 20).confidence_interval(0.95)
         >>> ci.low[:3].round(3), ci.high[:3].round(3)
-        (array([0.027, 0.35 , 0.257]), array([0.239, 0.65 , 0.654]))
+        (array([0.014, 0.35 , 0.257]), array([0.302, 0.65 , 0.654]))
         """
         return korn_graubard_interval(self.statistic, self.standard_error, self.budget, self.n_items, confidence_level,
-                                      df=design_df(self.design, self.budget))
+                                      df=design_df(self.design, self.budget),
+                                      minority=self.minority if self.design == "systematic" else None)
 
     def _index(self) -> pd.Index:
         return self.model_ids if self.model_ids is not None else pd.RangeIndex(len(self.thresholds), name="model")
@@ -191,7 +196,7 @@ class SearchResult:
         >>> frame[["accuracy", "low", "high", "threshold"]].head(2).round(3)
                    accuracy    low   high  threshold
         model_ids
-        sim30           0.1  0.027  0.239          0
+        sim30           0.1  0.014  0.302          0
         sim31           0.5  0.350  0.650        130
         """
         ci = self.confidence_interval(confidence_level)

@@ -465,7 +465,7 @@ _DEFF_MAX, _DEFF_MIN = 2.0, 0.25
 
 def korn_graubard_interval(
     estimate: Any, standard_error: Any, budget: int, n_items: int, confidence_level: float = 0.95, *,
-    df: float | None = None,
+    df: float | None = None, minority: Any = None,
 ) -> ConfidenceInterval:
     """Clopper-Pearson interval at an effective sample size (Korn & Graubard 1998).
 
@@ -499,6 +499,11 @@ def korn_graubard_interval(
     df : float, optional
         Degrees of freedom of the variance estimate, > 0 (default ``b - 1``: no adjustment); Sort & Search passes
         ``b // 2`` for one item per cell (the successive-difference estimator pairs neighbouring cells).
+    minority : array-like of shape (n_models,), optional
+        Minority responses among each model's evaluated items (the fewer of its right and wrong ones) in a
+        stratified sample (one item per cell); where at most 2, the effective size is at most the
+        finite-population-corrected count ``b / (1 - b / n_items)`` (a design effect of at least 1, Notes).
+        Default: no such bound (a simple random sample, whose variance estimate is not stratified).
 
     Returns
     -------
@@ -523,7 +528,12 @@ def korn_graubard_interval(
 
     with :math:`t` the Student quantiles at the interval's tail probability, and the interval is the
     Clopper-Pearson interval of :math:`n^* \\hat p` successes in :math:`n^*` trials; :math:`\\mathrm{se} = 0` uses
-    :math:`n^* = b`.
+    :math:`n^* = b`. A stratified sample with one or two minority responses (``minority``) gets at most
+    :math:`n^* = b / (1 - b/N)`: the successive-difference variance of a lone wrong item counts its cell's one or
+    two neighbours only, half as much in the first or last cell as in a middle one, so it says little of where the
+    wrong items the sample missed lie (at 100 of CIFAR-10's 10,000 test items, 99 right with the wrong item in
+    the hardest cell gave [0.9704, 0.998] without the bound, a 95 % interval that covered the 3rd-best model, 0.9699,
+    0.90 of the time; the bound gives the Clopper-Pearson interval of 99 of 101, [0.946, 0.9997]).
 
     References
     ----------
@@ -555,6 +565,12 @@ def korn_graubard_interval(
     ne = _n_eff(p, se**2, budget)
     if budget > 1 and df is not None and df < budget - 1:  # not where se = 0: n* = b is then the count itself
         ne = np.where(se > 0, ne * (stats.t.ppf(a, budget - 1) / stats.t.ppf(a, df)) ** 2, ne)
+    if minority is not None:
+        few = check_array(minority, "minority", ndim=(0, 1))
+        if few.shape != p.shape:
+            raise ValueError(f"minority: expected the shape of estimate {p.shape}, got {few.shape}")
+        srs = budget / (1 - budget / n_items) if budget < n_items else np.inf
+        ne = np.where((few <= 2) & (se > 0), np.minimum(ne, srs), ne)
     ne = np.maximum(ne, 1.0)
     x = p * ne
     with np.errstate(invalid="ignore", divide="ignore"):

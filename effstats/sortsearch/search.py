@@ -245,7 +245,7 @@ class SortSearch(BaseEstimator):
     >>> res.to_frame()[["accuracy", "low", "high"]].head(3).round(3)
                accuracy    low   high
     model_ids
-    sim30          0.10  0.027  0.239
+    sim30          0.10  0.014  0.302
     sim31          0.50  0.350  0.650
     sim32          0.45  0.257  0.654
     """
@@ -524,9 +524,11 @@ class SortSearch(BaseEstimator):
 
             t, est, se = _by_row_chunks(search_and_estimate, r)
         k = cell_boundaries(pos, n)[t]
+        right = _by_row_chunks(lambda x: np.count_nonzero(x, axis=1), r)
         return SearchResult(thresholds=k, sample_thresholds=t, order=self.order_, positions=pos, statistic=est,
                             standard_error=se, design=design, estimator=self._estimator, model_ids=model_ids,
-                            item_ids=self.item_ids_, n_missing=self.n_missing_)
+                            item_ids=self.item_ids_, n_missing=self.n_missing_,
+                            minority=np.minimum(right, len(pos) - right))
 
     def _predict_missing(self, r: np.ndarray, miss: np.ndarray, pos: np.ndarray, design: str,
                          model_ids: pd.Index | None) -> SearchResult:
@@ -563,9 +565,11 @@ class SortSearch(BaseEstimator):
             o = ~miss[i]
             t[i] = int(dp_rows(r[i, o][None])[0])
             k[i] = cell_boundaries(pos[o], n)[t[i]]
+        right = np.count_nonzero(r.astype(bool) & ~miss, axis=1)
         return SearchResult(thresholds=k, sample_thresholds=t, order=self.order_, positions=pos, statistic=est,
                             standard_error=se, design=design, estimator=self._estimator, model_ids=model_ids,
-                            item_ids=self.item_ids_, n_missing=self.n_missing_, n_missing_target=int(miss.sum()))
+                            item_ids=self.item_ids_, n_missing=self.n_missing_, n_missing_target=int(miss.sum()),
+                            minority=np.minimum(right, (~miss).sum(axis=1)))
 
     def evaluate(self, evaluate_fn: Callable[[np.ndarray], Any], budget: int) -> SearchResult:
         """Select ``budget`` items, call ``evaluate_fn(items)`` once, and predict.
