@@ -48,6 +48,7 @@ def _read_in(f, n, monkeypatch):
     """The outcome of reading ``f`` cut into (at most) ``n`` ranges."""
     with monkeypatch.context() as mp:
         mp.setattr(tables, "_RANGE_BYTES", 1)
+        mp.setattr(tables, "_MAX_RANGES", 16)
         mp.setattr(tables, "_cpus", lambda: n)
         return _outcome(lambda: read_scores_csv(f))
 
@@ -63,6 +64,7 @@ def test_a_long_table_read_in_ranges_reads_as_in_one(tmp_path, monkeypatch, name
     for n in RANGES[1:]:
         with monkeypatch.context() as mp:
             mp.setattr(tables, "_RANGE_BYTES", 1)
+            mp.setattr(tables, "_MAX_RANGES", 16)
             mp.setattr(tables, "_cpus", lambda: n)
             assert len(tables._line_ranges(f)) == n or name == "header only"
         assert _read_in(f, n, monkeypatch) == one, n
@@ -76,6 +78,7 @@ def test_the_ranges_give_the_matrix_without_the_general_reader(tmp_path, monkeyp
     f = tmp_path / "scores.csv"
     f.write_text("\n".join(["model,item,score", *rows]) + "\n")
     monkeypatch.setattr(tables, "_RANGE_BYTES", 1)
+    monkeypatch.setattr(tables, "_MAX_RANGES", 16)
     monkeypatch.setattr(tables, "_cpus", lambda: n)
     monkeypatch.setattr(tables, "_table_to_matrix", None)
     rm = read_scores_csv(f)
@@ -98,7 +101,7 @@ def test_the_ranges_cut_after_line_ends_and_cover_the_file(tmp_path, monkeypatch
     for n in RANGES:
         monkeypatch.setattr(tables, "_cpus", lambda: n)
         ranges = tables._line_ranges(f)
-        assert len(ranges) == n and ranges[0][0] == 0 and ranges[-1][1] == len(data)
+        assert len(ranges) == min(n, tables._MAX_RANGES) and ranges[0][0] == 0 and ranges[-1][1] == len(data)
         assert all(a == b for (_, a), (b, _) in zip(ranges, ranges[1:]))
         assert all(data[a - 1:a] == b"\n" for a, _ in ranges[1:])
 

@@ -93,6 +93,13 @@ def read_scores_csv(
     effstats.datasets.read_helm_runs : HELM run folders.
     effstats.ResponseMatrix.from_long : the same from a DataFrame.
 
+    Notes
+    -----
+    An uncompressed long file of the three columns of 256 MB or more is parsed in ranges of lines, one for each core
+    the process may use (at most 8), each by a process forked for it (POSIX systems but macOS); the matrix, its order
+    and the errors are those of one pass over the file. Run on one core (``taskset -c 0`` on Linux) to read it in
+    one process.
+
     Examples
     --------
     >>> import pathlib, tempfile
@@ -266,6 +273,7 @@ _BLOCK_CELLS = 2**20  # cells of a table checked at once (8 MB of floats)
 _WIDE_CHUNK_CELLS = 2**24  # cells of a large wide table parsed at once: ~200 MB of tokens
 _LONG_CHUNK_ROWS = 2**22  # rows of a long table parsed at once: ~200 MB of tokens
 _RANGE_BYTES = 2**27  # the least bytes of a long table parsed by a process of its own
+_MAX_RANGES = 8  # processes parsing a long table at most: each holds its parser's buffers (~300 MB a chunk)
 
 
 class _TextColumns:
@@ -491,10 +499,10 @@ def _heap_kept(fn: Callable[[], Any]) -> Any:
 
 
 def _line_ranges(p: Path) -> list[tuple[int, int]]:
-    """Byte ranges of whole lines (cut after a line feed) that split the file into one range a usable core, each of
-    at least ``_RANGE_BYTES`` (one range: a smaller file, or one core)."""
+    """Byte ranges of whole lines (cut after a line feed) that split the file into one range a usable core (at most
+    ``_MAX_RANGES``), each of at least ``_RANGE_BYTES`` (one range: a smaller file, or one core)."""
     size = p.stat().st_size
-    n = min(_cpus(), size // _RANGE_BYTES)
+    n = min(_cpus(), _MAX_RANGES, size // _RANGE_BYTES)
     if n < 2:
         return [(0, size)]
     cuts = [0]
