@@ -131,3 +131,19 @@ def test_hybrid_cv_bound_names_the_source_models(data):
         HybridSearch(budget=5).fit(data[:3])
     with pytest.raises(ValueError, match=r"^source_outputs: HybridSearch needs at least 2 source models"):
         HybridSearch(budget=5).fit(data[:1])
+
+
+# ----------------------------------------------------------------------------------------------- graded scores
+@pytest.mark.parametrize("kw", [dict(), dict(missing="raise"), dict(missing="observed"), dict(sort="recursive")])
+def test_graded_scores_are_refused_for_what_they_are(kw):
+    """Graded scores (AlpacaEval's P(win), with 10 missing cells) get one error naming their kind and the way to 0/1
+    results, whatever the missing= rule; the 0/1 outcome of the same data fits."""
+    from effstats.datasets import load_alpacaeval
+
+    graded = load_alpacaeval()
+    assert graded.kind == "score" and graded.missing is not None and graded.missing.any()
+    with pytest.raises(ValueError, match=r"^responses: Sort & Search needs 0/1 results \(kind='binary'\), got graded "
+                                         r"scores \(kind='score'\); .*load_alpacaeval\(outcome='win'\)"):
+        SortSearch(**kw).fit(graded)
+    with pytest.warns(UserWarning, match="missing"):
+        assert SortSearch().fit(load_alpacaeval(outcome="win")).n_items_ == graded.shape[1]

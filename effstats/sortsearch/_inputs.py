@@ -137,10 +137,17 @@ def _binary_sums(responses: Any, axis: int, name: str) -> np.ndarray:
     return a.sum(axis=axis, dtype=np.int64)
 
 
+def _refuse_graded(rm: ResponseMatrix, name: str) -> None:
+    """Sort & Search orders items by who answers them: graded scores (kind="score") get one error naming the cause."""
+    if rm.kind != "binary":
+        raise ValueError(f"{name}: Sort & Search needs 0/1 results (kind='binary'), got graded scores "
+                         f"(kind={rm.kind!r}); binarise them first (AlpacaEval: load_alpacaeval(outcome='win')), or "
+                         "estimate graded scores with effstats.disco.StratifiedAIPW")
+
+
 def _observed_sums(rm: ResponseMatrix, axis: int, name: str) -> tuple[np.ndarray, np.ndarray]:
     """(correct counts, observed counts) along ``axis`` of a binary ResponseMatrix with missing cells."""
-    if rm.kind != "binary":
-        raise ValueError(f"{name}: missing='observed' needs binary 0/1 responses, got kind={rm.kind!r}")
+    _refuse_graded(rm, name)
     obs = rm.observed
     vals = np.asarray(rm.values, bool) & obs
     return vals.sum(axis=axis, dtype=np.int64), obs.sum(axis=axis, dtype=np.int64)

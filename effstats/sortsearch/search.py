@@ -30,6 +30,7 @@ from ._inputs import (
     _item_indices,
     _list_ids,
     _observed_sums,
+    _refuse_graded,
     _simulate_selection,
 )
 from ._positions import listing_uniform_positions, random_positions, stratified_positions, uniform_positions
@@ -334,6 +335,8 @@ class SortSearch(BaseEstimator):
         check_positive_int(self.depth, "depth")
         self.rng_ = check_rng(self.random_state, "random_state")
         ax = self._axis
+        if isinstance(responses, ResponseMatrix) and self._sort != "confidence":
+            _refuse_graded(responses, "responses")
         if not isinstance(responses, (ResponseMatrix, pd.DataFrame, PackedBinaryMatrix)) and not _is_dask(responses):
             # plain arrays / lists: shape and type checked here, values by the sort below
             responses = check_array(responses, "responses", ndim=2, dtype=None, allow_nan=True)
