@@ -191,7 +191,9 @@ class AIPW(_SubsetEstimator):
     it claims. With ``stratify`` the items are a stratified simple random sample, whose count follows no
     hypergeometric law: its interval of responses all alike is the exact one of such a sample (the worst placement
     of the wrong items among the strata, as :class:`effstats.disco.StratifiedAIPW`'s), which with one stratum is the
-    hypergeometric one. Graded scores less than an item's worth from all alike at their median :math:`c`
+    hypergeometric one; one to five minority responses get at least the limit of their worst placement on the side
+    towards all alike, as :class:`effstats.disco.StratifiedAIPW`'s. Graded scores less than an item's worth from
+    all alike at their median :math:`c`
     (:math:`m = \\sum |y - c|` below 1; near 0 or 1 the smaller of :math:`\\sum y` and :math:`\\sum (1 - y)`) get
     :math:`(1 - m)` times the interval of scores all alike at :math:`c` plus :math:`m` times the t one, so that scores
     of 1e-9 get the interval of scores of 0. Scores all alike at :math:`c` inside (0, 1) say nothing of the items the

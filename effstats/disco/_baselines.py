@@ -99,7 +99,8 @@ class RandomDirect(_SubsetEstimator):
     there covers less than it claims: at 120 of 400 items every one right, [0.975, 1] against Wilson's
     [0.978, 1] (Buonaccorsi 1987). With ``stratify`` (equal numbers per group, a stratified simple random
     sample) it is the exact interval of such a sample all alike: the worst placement of the wrong items among
-    the groups (as :class:`effstats.disco.StratifiedAIPW`'s).
+    the groups (as :class:`effstats.disco.StratifiedAIPW`'s); one to five minority responses (wrong items of a
+    target mostly right) get at least the limit of their worst placement on the side towards all alike.
 
     Missing cells: items no source model answered are never drawn; a target without outputs on some drawn items
     is estimated by its mean over the others (a smaller simple random sample when the cells are missing at
@@ -374,7 +375,9 @@ class StratifiedHT(_SubsetEstimator):
     Interval: Wilson's on 0/1 responses at Korn & Graubard's (1998) effective size, the design effect's
     :math:`\\hat p (1 - \\hat p) / \\widehat{\\mathrm{se}}^2`; a target whose drawn responses are all alike gets the
     exact interval of a stratified simple random sample all alike, the worst placement of its wrong items among
-    the strata (as :class:`effstats.disco.StratifiedAIPW`'s), wider than Wilson's at :math:`n / (1 - n/N)`.
+    the strata (as :class:`effstats.disco.StratifiedAIPW`'s), wider than Wilson's at :math:`n / (1 - n/N)`, and
+    one with one to five minority responses at least the limit of their worst placement on the side towards all
+    alike (as :class:`effstats.disco.StratifiedAIPW`'s).
 
     References
     ----------
