@@ -773,6 +773,7 @@ class _SubsetEstimator(BaseEstimator):
             raise ValueError(f"target_outputs: targets {_show(np.flatnonzero(empty))} (positions) have no output on "
                              "any "
                              f"of the {o.n_items} selected items; evaluate them on some of the selected items")
+        self._refuse_unobserved_stratum(o)
         cols = np.flatnonzero(o.missing.any(axis=0))
         ids = self.selected_[cols] if self.selected_ids_ is None else self.selected_ids_[cols]
         warnings.warn(
@@ -782,6 +783,39 @@ class _SubsetEstimator(BaseEstimator):
             stacklevel=4,
         )
         return o
+
+    def _selected_strata(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """The strata's sizes (H,) and the stratum of each selected item (k,) of a stratified design, else None."""
+        return None
+
+    def _refuse_unobserved_stratum(self, o: _Outputs) -> None:
+        """One ValueError for targets without an output on any sampled item of a stratum.
+
+        Such a stratum's mean rests on no observed response: a model-assisted estimator would fill it from its
+        model alone (with no variance), a stratified mean from another stratum's items, and either interval would
+        claim a precision the sample does not have; a valid one (the stratum's mean anywhere in the score's range)
+        would be at least its weight wide. The user decides: evaluate one of its items, or use coarser strata.
+        """
+        design = self._selected_strata()
+        if design is None or o.missing is None:
+            return
+        sizes, h_sel = design
+        onehot = np.eye(len(sizes))[h_sel]
+        unseen = (((~o.missing).astype(float) @ onehot) == 0) & (onehot.sum(axis=0) > 0)
+        if not unseen.any():
+            return
+        rows, strata = np.nonzero(unseen)
+        h = int(strata[0])
+        in_h = np.flatnonzero(h_sel == h)
+        ids = self.selected_[in_h] if self.selected_ids_ is None else self.selected_ids_[in_h]
+        who = np.unique(rows[strata == h])
+        more = len(np.unique(strata)) - 1
+        raise ValueError(
+            f"target_outputs: targets {_show(who)} (positions) have no output on any of the {len(in_h)} selected "
+            f"items of stratum {h} ({int(sizes[h])} of {int(sizes.sum())} items, {sizes[h] / sizes.sum():.0%} of "
+            f"the score's weight){f' (and {more} other strata)' if more else ''}, {_show(ids)}; that stratum's mean "
+            "would rest on no observed response, so no valid interval is narrower than its weight. Evaluate each "
+            "target on at least one of those items, or fit with coarser strata")
 
     def _target_outputs(self, target_outputs: Any, items: Any = None) -> _Outputs:
         check_is_fitted(self, "selected_")

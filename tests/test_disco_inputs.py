@@ -6,7 +6,8 @@ import pytest
 
 from effstats._validation import check_integer_outputs, check_option
 from effstats.datasets import simulate_responses
-from effstats.disco import AIPW, DISCO, RandomDirect, SortSearchDirect, StratifiedAIPW, disagreement, make_predictor
+from effstats.disco import (AIPW, DISCO, RandomDirect, SortSearchDirect, StratifiedAIPW, StratifiedHT, disagreement,
+                            make_predictor)
 
 
 @pytest.fixture(scope="module")
@@ -138,3 +139,27 @@ def test_one_model_as_a_series_or_1d_array(rm, make):
     assert est.predict_interval(values).model_ids is None
     with pytest.raises(ValueError, match=r"^target_outputs: expected outputs on the 30 selected items"):
         est.predict(values[:7])
+
+
+@pytest.mark.parametrize("make", [
+    lambda: StratifiedAIPW(60, n_strata=4, random_state=0),
+    lambda: AIPW(60, stratify=np.arange(400) % 3, random_state=0),
+    lambda: StratifiedHT(60, n_strata=4, random_state=0),
+    lambda: RandomDirect(60, stratify=np.arange(400) % 3, random_state=0),
+], ids=["StratifiedAIPW", "AIPW-stratify", "StratifiedHT", "RandomDirect-stratify"])
+def test_target_without_output_in_a_whole_stratum_is_refused(make):
+    """A target none of whose sampled items of one stratum has an output: one ValueError naming target_outputs,
+    the stratum and its items, from predict and predict_interval; missing all but one of them is estimated."""
+    rm = simulate_responses(30, 400, rng=0)
+    est = make().fit(rm.subset(models=range(25)))
+    sizes, h_sel = est._selected_strata()
+    y = rm.values[25:, est.selected_].astype(float)
+    y[1, h_sel == 0] = np.nan
+    for call in (est.predict, est.predict_interval):
+        with pytest.raises(ValueError, match=rf"^target_outputs: targets \[1\] .* items of stratum 0 "
+                                             rf"\({int(sizes[0])} of {int(sizes.sum())} items"):
+            call(y)
+    y[1, np.flatnonzero(h_sel == 0)[0]] = 1.0
+    with pytest.warns(UserWarning, match="cells missing"):
+        p = est.predict_interval(y)
+    assert np.isfinite(p.standard_error).all() and (p.standard_error > 0).all()

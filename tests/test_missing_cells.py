@@ -180,16 +180,18 @@ def test_random_direct_uses_the_observed_items():
     assert got[0] == pytest.approx(np.nanmean(t[0]))
 
 
-def test_stratified_merges_an_empty_stratum_into_its_neighbour():
+def test_stratified_refuses_an_empty_stratum_and_means_each_observed_one():
     y = irt_matrix(40, 300).astype(float)
     est = StratifiedHT(30, n_strata=5, random_state=0).fit(y[:30])
     t = y[30:31][:, est.selected_].copy()
     h = est.strata_[est.selected_]
-    t[0, h == 4] = np.nan  # the whole of stratum 4 (the last in difficulty order)
+    t[0, h == 4] = np.nan  # the whole of stratum 4 (the last in difficulty order): its mean rests on nothing
+    with pytest.raises(ValueError, match=r"^target_outputs: targets \[0\] .* items of stratum 4 "):
+        predict_quiet(est, t)
+    t[0, np.flatnonzero(h == 4)[0]] = y[30, est.selected_[np.flatnonzero(h == 4)[0]]]  # one of them observed
     w = est.stratum_sizes_ / est.stratum_sizes_.sum()
-    means = np.array([np.nanmean(t[0, h == g]) for g in range(4)])
-    expect = (w[:4] * means).sum() + w[4] * means[3]  # stratum 4's weight goes to stratum 3
-    assert predict_quiet(est, t)[0] == pytest.approx(expect)
+    means = np.array([np.nanmean(t[0, h == g]) for g in range(5)])
+    assert predict_quiet(est, t)[0] == pytest.approx((w * means).sum())
 
 
 def test_sortsearch_target_missing_cells():

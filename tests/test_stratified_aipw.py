@@ -457,6 +457,10 @@ def test_design_based_estimates_and_intervals_lie_in_zero_one_for_zero_one_respo
         y = (g.random((3, n_items)) < p_right).astype(float)
         y[g.random(y.shape) < p_missing] = np.nan
         y[:, :2] = np.where(np.isnan(y[:, :2]), 1.0, y[:, :2])  # at least two items observed a target
+        strata = est._selected_strata()
+        if strata is not None:  # and one in each stratum (a stratum without any is refused)
+            first = [np.flatnonzero(strata[1] == h)[0] for h in np.unique(strata[1])]
+            y[:, first] = np.where(np.isnan(y[:, first]), 1.0, y[:, first])
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             p = est.predict(y)

@@ -203,8 +203,10 @@ class AIPW(_SubsetEstimator):
     Missing cells. A source model's missing response is replaced by the item's mean over the models that
     answered it; items no source model answered are never drawn and are outside the estimated mean (as for
     :class:`effstats.disco.RandomDirect`). A target without outputs on some sampled items is estimated from the others
-    (a smaller random sample when cells are missing at random) with a ``UserWarning``; a stratum where it has
-    none is estimated by the regression alone (no design-based correction, no variance).
+    (a smaller random sample when cells are missing at random) with a ``UserWarning``. With ``stratify``, a
+    target without an output on any sampled item of a stratum is refused (one ``ValueError`` naming the stratum
+    and its items): the regression alone would fill that stratum, with no design-based correction and no
+    variance, and no valid interval is narrower than the stratum's weight.
 
     Why this form of the estimate. The target is the mean of all :math:`N` items,
     :math:`\\theta = \\frac{1}{N} \\sum_U y`; the :math:`n` sampled items :math:`S` (simple random sampling without
@@ -433,6 +435,9 @@ class AIPW(_SubsetEstimator):
         w = sizes / sizes.sum()
         var, df = _stratified_variance(resid, onehot, n_h, sizes, w, with_df=True, borrow=self._borrow)
         return theta_h @ w, np.sqrt(var), df
+
+    def _selected_strata(self) -> tuple[np.ndarray, np.ndarray] | None:
+        return (self.stratum_sizes_, self._h_sel) if len(self.stratum_sizes_) > 1 else None
 
     def _estimate(self, o) -> tuple[np.ndarray, np.ndarray]:
         # predict_interval asks for the estimate and its standard error on the same outputs: computed once

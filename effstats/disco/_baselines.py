@@ -104,7 +104,9 @@ class RandomDirect(_SubsetEstimator):
 
     Missing cells: items no source model answered are never drawn; a target without outputs on some drawn items
     is estimated by its mean over the others (a smaller simple random sample when the cells are missing at
-    random), with the standard error and Wilson interval at that smaller size.
+    random), with the standard error and Wilson interval at that smaller size; with ``stratify``, a target
+    without an output on any drawn item of a group is refused (one ``ValueError`` naming the group and its items),
+    as its mean would leave that group out.
 
     References
     ----------
@@ -152,6 +154,9 @@ class RandomDirect(_SubsetEstimator):
     # random items need no differences between the source models: it stays usable on a task every source model
     # gets right (or wrong) throughout
     _needs_contrast = False
+
+    def _selected_strata(self) -> tuple[np.ndarray, np.ndarray] | None:
+        return self._strata if len(self._strata[0]) > 1 else None
 
     def _predict(self, o) -> np.ndarray:
         return o.model_means("target_outputs")
@@ -367,10 +372,9 @@ class StratifiedHT(_SubsetEstimator):
     -----
     Missing cells: the difficulty proxy of an item is the mean over the source models that answered it; items no
     source model answered belong to no stratum and are never drawn (the estimate is then of the mean over the
-    answered items). A target without outputs on all items of a stratum gets that stratum's weight ``N_h / N``
-    added to the nearest stratum in the difficulty order where it has outputs (half to each when two are equally
-    near): strata are merged, not dropped, so a target missing the hardest items is not credited with the
-    easier strata's accuracy. Within a stratum the mean is over its observed items.
+    answered items). A target without outputs on all drawn items of a stratum is refused (one ``ValueError``
+    naming the stratum and its items): that stratum's mean would rest on no observed response, and no valid
+    interval is narrower than its weight. Within a stratum the mean is over its observed items.
 
     Interval: Wilson's on 0/1 responses at Korn & Graubard's (1998) effective size, the design effect's
     :math:`\\hat p (1 - \\hat p) / \\widehat{\\mathrm{se}}^2`; a target whose drawn responses are all alike gets the
@@ -450,6 +454,9 @@ class StratifiedHT(_SubsetEstimator):
         return self
 
     interval_kind = "design"
+
+    def _selected_strata(self) -> tuple[np.ndarray, np.ndarray] | None:
+        return (self.stratum_sizes_, self.strata_[self.selected_]) if len(self.stratum_sizes_) > 1 else None
 
     def _observed_strata(self, o) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(y with 0 at missing cells (T, k), one-hot strata of the selected items (k, H), observed items per target

@@ -258,8 +258,11 @@ class StratifiedAIPW(AIPW):
 
     Missing cells. A source model's missing response is replaced by the item's mean over the models that
     answered it; items no source model answered are never drawn and are outside the estimated mean. A target
-    without outputs on some sampled items is estimated from the others with a ``UserWarning``; a stratum where
-    it has none is estimated by the model alone (no design-based correction there, no variance).
+    without outputs on some sampled items is estimated from the others with a ``UserWarning``; a target without
+    an output on any sampled item of a stratum is refused (one ``ValueError`` naming the stratum and its items):
+    the model alone would fill that stratum, with no design-based correction and no variance (at 100 CIFAR-10
+    items, the best model's hardest stratum unobserved gave 0.9998 with a standard error of 0 for an accuracy of
+    0.9711), and no valid interval is narrower than the stratum's weight.
 
     References
     ----------
