@@ -106,12 +106,20 @@ def test_the_ranges_cut_after_line_ends_and_cover_the_file(tmp_path, monkeypatch
         assert all(data[a - 1:a] == b"\n" for a, _ in ranges[1:])
 
 
-def test_a_file_with_quotes_is_read_in_one_pass_not_by_the_general_reader(tmp_path, monkeypatch):
-    # a quoted field may hold line ends, where a range's cut may fall: the file is parsed in one range
+@pytest.mark.parametrize("name", ["a quoted id holding line ends", "a quoted id holding a comma"])
+def test_a_file_with_quotes_is_read_without_the_general_reader(tmp_path, monkeypatch, name):
+    # a quoted field holding line ends where a range's cut falls: the range before it does not parse, and the file
+    # is read in one pass; quoted fields on one line each: read in ranges
     f = tmp_path / "scores.csv"
-    f.write_text("\n".join(["model,item,score", *TABLES["a quoted id holding line ends"]]) + "\n")
+    f.write_text("\n".join(["model,item,score", *TABLES[name]]) + "\n")
     monkeypatch.setattr(tables, "_RANGE_BYTES", 1)
-    monkeypatch.setattr(tables, "_cpus", lambda: 9)
+    monkeypatch.setattr(tables, "_cpus", lambda: 8)
     monkeypatch.setattr(tables, "_table_to_matrix", None)
+    passes = []
+    real = tables._read_long_ranges
+    monkeypatch.setattr(tables, "_read_long_ranges", lambda *a: passes.append("ranges") or real(*a))
+    monkeypatch.setattr(tables, "_refuse_nul", lambda *a: passes.append("one"))
     rm = read_scores_csv(f)
-    assert rm.shape == (7, 40) and QUOTED[1:-1] in list(rm.model_ids)
+    assert rm.shape == (7, 40)
+    assert (QUOTED[1:-1] if "line" in name else "org/x,y") in list(rm.model_ids)
+    assert passes == (["ranges", "one"] if "line" in name else ["ranges"])

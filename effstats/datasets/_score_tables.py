@@ -420,8 +420,10 @@ def _read_long(p: Path, sep: str, text: _TextColumns, score: str, progress: bool
     An uncompressed file of more than ``2 * _RANGE_BYTES`` is cut into ranges of whole lines, one a core (as many as
     the process may run on: ``taskset -c 0`` reads in one process), each parsed by a forked process of its own but
     the first; the ranges' chunks are joined in file order, so that the matrix, its id order and the hand-over to the
-    general reader are those of one pass. A file holding a quote character (a quoted field may hold a line end) or
-    a NUL character is read in one pass."""
+    general reader are those of one pass. A range holding a NUL character, or whose parse fails, sends the file to
+    the one pass, which words the error or hands over: a cut after a line end in a quoted field leaves the range
+    before it ending inside the field, an error of pandas' parser (the first range starts at a record, so, range by
+    range, a range that parses starts at one too)."""
     from ._long_scores import chunk_parts, long_matrix
 
     model, item = text.pair
@@ -518,13 +520,12 @@ def _line_ranges(p: Path) -> list[tuple[int, int]]:
 
 
 class _Odd(Exception):
-    """A range of a long file holds a quote or a NUL character: the file is read in one pass."""
+    """A range of a long file holds a NUL character or does not parse: the file is read in one pass."""
 
 
 class _Range:
-    """The bytes ``start`` to ``end`` of a file, read by pandas' parser; a quote character (in a quoted field a line
-    end is text, so that a cut after it need not fall between lines) or a NUL character ends the read and sets
-    ``odd``."""
+    """The bytes ``start`` to ``end`` of a file, read by pandas' parser; a NUL character (where pandas' parser would
+    cut a field) ends the read and sets ``odd``."""
 
     def __init__(self, p: Path, start: int, end: int, update: Callable[[int], Any] | None = None) -> None:
         self._f = open(p, "rb")
@@ -533,7 +534,7 @@ class _Range:
 
     def read(self, size: int = -1) -> bytes:
         block = self._f.read(self._left if size < 0 else min(size, self._left))
-        if b'"' in block or b"\0" in block:
+        if b"\0" in block:
             self.odd = True
             block = b""
         self._left -= len(block)
@@ -551,15 +552,14 @@ class _Range:
 def _range_parts(p: Path, start: int, end: int, kw: dict, parse: tuple,
                  update: Callable[[int], Any] | None = None) -> Any:
     """:func:`~effstats.datasets._long_scores.chunk_parts` of the lines from byte ``start`` to ``end`` (the first
-    range holds the header), or ``_Odd`` where the range holds a quote or a NUL character."""
+    range holds the header), or ``_Odd`` where the range holds a NUL character or does not parse."""
     from ._long_scores import chunk_parts
 
     src = _Range(p, start, end, update)
     try:
         parts = _heap_kept(lambda: chunk_parts(pd.read_csv(src, **kw), *parse))
-    except _READ_ERRORS:
-        if not src.odd:
-            raise
+    except _READ_ERRORS:  # returned, not raised: a forked process that raised would be run again here
+        return _Odd
     finally:
         src.close()
     return _Odd if src.odd else parts
@@ -568,7 +568,7 @@ def _range_parts(p: Path, start: int, end: int, kw: dict, parse: tuple,
 def _read_long_ranges(p: Path, ranges: list[tuple[int, int]], header: list[str], kw: dict,
                       parse: tuple, progress: bool) -> ResponseMatrix | None:
     """The long file read by ranges of lines (see :func:`_read_long`), the first in this process; raises ``_Odd``
-    where a range holds a quote or a NUL character."""
+    where a range holds a NUL character or does not parse."""
     from ._long_scores import long_matrix
 
     def got(value: Any) -> Any:
