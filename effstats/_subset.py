@@ -331,7 +331,8 @@ def _fold(src: _Outputs, idx: np.ndarray) -> _Outputs:
 @dataclass(frozen=True)
 class PredictionMetrics:
     """Accuracy of estimated benchmark scores: MAE in percentage points, Spearman's rank correlation, and (when
-    intervals were made) the share of targets whose true score lies in its interval and the mean width (points).
+    intervals were made) the share of targets whose true score lies in its interval and the mean width (points),
+    with the intervals' ``confidence_level`` (NaN when not given).
 
     See Also
     --------
@@ -351,6 +352,7 @@ class PredictionMetrics:
     n_models: int
     coverage: float = float("nan")
     width: float = float("nan")
+    confidence_level: float = float("nan")
 
     def as_dict(self) -> dict[str, float]:
         """The metrics as a plain dict (``mae``, ``spearman``, ``n_models``, ``coverage``, ``width``).
@@ -369,11 +371,13 @@ class PredictionMetrics:
                 "width": self.width}
 
 
-def prediction_metrics(true_scores: Any, estimates: Any, interval: Any = None) -> PredictionMetrics:
+def prediction_metrics(true_scores: Any, estimates: Any, interval: Any = None, *,
+                       confidence_level: float | None = None) -> PredictionMetrics:
     """MAE (×100, percentage points) and Spearman ρ between true and estimated scores, shape (n_models,).
 
     ρ is reported as 0 when the estimates (or the truths) are all equal: a constant prediction ranks nothing.
-    ``interval`` (low, high), each of shape (n_models,), adds the coverage and mean width.
+    ``interval`` (low, high), each of shape (n_models,), adds the coverage and mean width (points);
+    ``confidence_level``, the level the interval was made at, is kept in the result beside them.
 
     See Also
     --------
@@ -398,7 +402,8 @@ def prediction_metrics(true_scores: Any, estimates: Any, interval: Any = None) -
         lo = check_array(interval[0], "interval", ndim=1, shape=t.shape, allow_nan=True)
         hi = check_array(interval[1], "interval", ndim=1, shape=t.shape, allow_nan=True)
         cov, width = float(np.mean((lo <= t) & (t <= hi))), float(100 * np.mean(hi - lo))
-    return PredictionMetrics(float(100 * np.abs(t - e).mean()), float(rho), int(t.size), cov, width)
+    level = float("nan") if confidence_level is None else check_confidence_level(confidence_level)
+    return PredictionMetrics(float(100 * np.abs(t - e).mean()), float(rho), int(t.size), cov, width, level)
 
 
 def _flagged_names(names: list[str]) -> str:
@@ -1056,9 +1061,46 @@ class _SubsetEstimator(BaseEstimator):
 
     def evaluate(self, target_outputs: Any, target_scores: Any, *, items: Any = None,
                  confidence_level: float = 0.9) -> PredictionMetrics:
-        """MAE (percentage points), Spearman correlation, interval coverage and width against the true scores."""
+        """MAE, Spearman correlation, and the coverage and width of the intervals at ``confidence_level``
+        (default 0.9, not the 0.95 of :meth:`predict_interval`'s intervals) against the true scores.
+
+        Parameters
+        ----------
+        target_outputs : array-like, DataFrame or ResponseMatrix
+            The targets' outputs, as for :meth:`predict_interval`.
+        target_scores : array-like of shape (n_target,)
+            Their true full-benchmark scores.
+        items : array-like, optional
+            As for :meth:`predict_interval`.
+        confidence_level : float, default=0.9
+            Level of the intervals whose coverage and width are reported, in (0, 1); kept in the result.
+
+        Returns
+        -------
+        PredictionMetrics
+            ``mae`` and ``width`` in percentage points (100 times the score scale), ``spearman``, ``coverage``
+            (the share of targets whose true score lies in its interval) and ``confidence_level``.
+
+        See Also
+        --------
+        effstats.disco.prediction_metrics : the metrics of any estimates and intervals.
+
+        Examples
+        --------
+        >>> from effstats.datasets import simulate_responses
+        >>> from effstats.disco import StratifiedAIPW
+        >>> rm = simulate_responses(60, 2000, rng=0)
+        >>> src, tgt = rm.subset(models=range(50)), rm.subset(models=range(50, 60))
+        >>> est = StratifiedAIPW(100, random_state=0).fit(src)
+        >>> m = est.evaluate(tgt, tgt.accuracy())  # 90 % intervals
+        >>> m.confidence_level, m.coverage, round(m.width, 1)
+        (0.9, 1.0, 15.6)
+        >>> round(est.evaluate(tgt, tgt.accuracy(), confidence_level=0.95).width, 1)
+        18.3
+        """
+        level = check_confidence_level(confidence_level)
         p = self.predict_interval(target_outputs, items=items)
-        return prediction_metrics(target_scores, p.statistic, p.confidence_interval(confidence_level))
+        return prediction_metrics(target_scores, p.statistic, p.confidence_interval(level), confidence_level=level)
 
     def score(self, target_outputs: Any, target_scores: Any, *, items: Any = None) -> float:
         """Negative mean absolute error in percentage points (higher is better, as scikit-learn's

@@ -163,3 +163,20 @@ def test_target_without_output_in_a_whole_stratum_is_refused(make):
     with pytest.warns(UserWarning, match="cells missing"):
         p = est.predict_interval(y)
     assert np.isfinite(p.standard_error).all() and (p.standard_error > 0).all()
+
+
+def test_evaluate_reports_the_level_of_its_intervals():
+    """evaluate's coverage and width (points) are those of the intervals at its confidence_level (default 0.9),
+    and the result says which level that is."""
+    rm = simulate_responses(40, 400, rng=0)
+    src, tgt = rm.subset(models=range(30)), rm.subset(models=range(30, 40))
+    truth = tgt.accuracy().to_numpy()
+    est = RandomDirect(60, random_state=0).fit(src)
+    for kw, level in (({}, 0.9), ({"confidence_level": 0.95}, 0.95), ({"confidence_level": 0.5}, 0.5)):
+        m = est.evaluate(tgt, truth, **kw)
+        lo, hi = est.predict_interval(tgt).confidence_interval(level)
+        assert m.confidence_level == level
+        assert m.width == pytest.approx(100 * np.mean(hi - lo))
+        assert m.coverage == pytest.approx(np.mean((lo <= truth) & (truth <= hi)))
+    with pytest.raises(ValueError, match="confidence_level"):
+        est.evaluate(tgt, truth, confidence_level=95)
