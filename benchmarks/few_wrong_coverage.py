@@ -2,7 +2,8 @@
 
 A target right on nearly every item gets, on most draws, a sample with none or a handful of wrong items; its interval
 is then the exact stratified interval (none wrong) or Korn & Graubard's Clopper-Pearson interval at an effective
-sample size estimated from those few wrong items. Overall coverage hides how each of these cases fares, so this
+sample size estimated from those few wrong items, with one to five of them at least the limit of their worst
+placement among the strata (``stratified_minority_limit``). Overall coverage hides how each case fares, so this
 reports, per target set and budget, the coverage conditional on the number ``c`` of wrong items in the sample
 (0, 1, 2, 3, 4, 5+), the share of draws with that ``c``, the share missed from below (true score above the interval)
 and the mean width.
