@@ -537,18 +537,69 @@ class SubsetPrediction:
     def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
         """Interval for each target's full-benchmark score, arrays of shape (n_target,).
 
-        ``conformal``: prediction ± the ⌈(n+1)·level⌉-th smallest absolute cross-validated source residual
-        (n source models; unbounded, i.e. the whole score range, when that rank exceeds n). Approximately valid
-        when targets are exchangeable with the sources (random model splits; the residuals come from models fitted
-        on (K−1)/K of the sources, so there is no finite-sample guarantee), not under a chronological or
-        performance shift. ``design``: Wald interval from the design-based standard error (random items); on 0/1
-        correctness (``wilson``) Wilson's score interval with the finite-population-corrected sample
-        size instead. The Wald interval has zero width when a target gets every sampled item right; at 100 of the
-        10,000 CIFAR-10 test images (1,000 random subsets) its 90 % interval covered 0.77–0.80 for the five most
-        accurate models (≥ 96.6 %) and 0.852 pooled over the 30 models, Wilson's 0.84–0.87 and 0.890.
+        ``method="conformal"`` (model-based estimators: DISCO, anchors, IRT, Sort & Search's threshold): the
+        prediction ± the ⌈(n+1)·level⌉-th smallest absolute cross-validated source residual (n source models; the
+        whole score range when that rank exceeds n). Approximately valid when targets are exchangeable with the
+        sources (random model splits; the residuals come from models fitted on (K−1)/K of the sources, so there
+        is no finite-sample guarantee), not under a chronological or performance shift.
 
-        References: Wilson, E. B. (1927). Probable inference, the law of succession, and statistical inference.
-        *Journal of the American Statistical Association* 22(158), 209–212.
+        ``method="design"`` (random items: AIPW, StratifiedAIPW, RandomDirect, StratifiedHT, the chooser's Sort &
+        Search), per target, the first branch that applies:
+
+        1. 0/1 responses (``wilson``) all alike (every sampled item right, or every one wrong) where the sample's
+           ``population`` is recorded (AIPW, StratifiedAIPW, RandomDirect, StratifiedHT): the exact interval of
+           that count, hypergeometric for one simple random sample (Buonaccorsi 1987), the worst
+           placement of the wrong items among the strata for a stratified one (``population``, ``n_sampled``).
+        2. Other 0/1 responses with ``exact`` (AIPW and StratifiedAIPW): Korn & Graubard's (1998) interval, the
+           Clopper–Pearson interval of ``statistic × n_effective`` successes in ``n_effective`` trials, the
+           effective sample size from the design-based standard error (its bounds and degrees-of-freedom factor
+           are in the estimator's Notes).
+        3. Other 0/1 responses: Wilson's score interval at ``n_effective`` (the finite-population-corrected
+           number of sampled items for RandomDirect; the design effect's size for StratifiedHT and Sort & Search).
+        4. Graded scores: ``statistic ± t × standard_error``, with Student's t at ``df`` (AIPW and StratifiedAIPW:
+           n − 1, or Satterthwaite's with strata) or the normal quantile without ``df``; scores within an item's
+           worth of all alike (``alike`` below 1) move linearly towards the exact interval of scores all alike (at
+           ``alike_at``).
+
+        With a stratified sample (2-d ``population``), a 0/1 target with one to five minority responses
+        (``n_minority``) is then widened, on the side towards all alike, to the limit that holds wherever the
+        population's minority items lie among the strata. Finally every interval is clipped to ``bounds``.
+
+        Parameters
+        ----------
+        confidence_level : float, default=0.95
+            In (0, 1).
+
+        Returns
+        -------
+        ConfidenceInterval
+            ``low`` and ``high``, ndarrays of shape (n_target,).
+
+        References
+        ----------
+        Buonaccorsi, J. P. (1987). A note on confidence intervals for proportions in finite populations. *The
+        American Statistician* 41(3), 215–218.
+
+        Korn, E. L. and Graubard, B. I. (1998). Confidence intervals for proportions with small expected number of
+        positive counts estimated from survey data. *Survey Methodology* 24(2), 193–201.
+
+        Wilson, E. B. (1927). Probable inference, the law of succession, and statistical inference. *Journal of the
+        American Statistical Association* 22(158), 209–212.
+
+        Examples
+        --------
+        >>> from effstats.datasets import simulate_responses
+        >>> from effstats.disco import RandomDirect, StratifiedAIPW
+        >>> rm = simulate_responses(60, 2000, rng=0)
+        >>> src, tgt = rm.subset(models=range(50)), rm.subset(models=range(50, 53))
+        >>> p = StratifiedAIPW(100, random_state=0).fit(src).predict_interval(tgt)
+        >>> p.exact, p.df.round(1)  # Korn-Graubard at n_effective, its df factor from Satterthwaite's df
+        (array([ True,  True,  True]), array([98.1, 80.3, 98.6]))
+        >>> p.confidence_interval(0.95).low.round(3)
+        array([0.453, 0.164, 0.45 ])
+        >>> q = RandomDirect(100, random_state=0).fit(src).predict_interval(tgt)  # Wilson at k / (1 - k/N)
+        >>> q.exact, q.n_effective.round(1)
+        (array([False, False, False]), array([105.3, 105.3, 105.3]))
         """
         level = check_confidence_level(confidence_level)
         lo_b, hi_b = self.bounds

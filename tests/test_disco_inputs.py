@@ -180,3 +180,37 @@ def test_evaluate_reports_the_level_of_its_intervals():
         assert m.coverage == pytest.approx(np.mean((lo <= truth) & (truth <= hi)))
     with pytest.raises(ValueError, match="confidence_level"):
         est.evaluate(tgt, truth, confidence_level=95)
+
+
+def test_confidence_interval_is_the_branch_its_docstring_names():
+    """SubsetPrediction.confidence_interval's docstring names each branch, and they are what it computes:
+    Korn-Graubard (Clopper-Pearson at n_effective) for AIPW-family 0/1 targets, Wilson's at n_effective for
+    RandomDirect's, t at df on graded scores."""
+    from scipy import stats
+
+    from effstats.disco import SubsetPrediction
+
+    doc = SubsetPrediction.confidence_interval.__doc__
+    for words in ("Korn & Graubard", "Clopper–Pearson", "Wilson's score interval", "hypergeometric",
+                  "Student's t", "worst", "n_minority"):
+        assert words in doc, words
+    rm = simulate_responses(60, 2000, rng=0)
+    src, tgt = rm.subset(models=range(50)), rm.subset(models=range(50, 53))
+    a = (1 - 0.9) / 2
+    p = StratifiedAIPW(100, random_state=0).fit(src).predict_interval(tgt)
+    assert p.exact.all() and (p.n_minority > 5).all()
+    x, n = p.statistic * p.n_effective, p.n_effective
+    lo, hi = p.confidence_interval(0.9)
+    np.testing.assert_allclose(lo, stats.beta.ppf(a, x, n - x + 1), rtol=1e-9)
+    np.testing.assert_allclose(hi, stats.beta.ppf(1 - a, x + 1, n - x), rtol=1e-9)
+    q = RandomDirect(100, random_state=0).fit(src).predict_interval(tgt)
+    assert not q.exact.any() and (q.n_minority > 5).all()
+    z, n, e = stats.norm.ppf(1 - a), q.n_effective, q.statistic
+    centre = (e + z**2 / (2 * n)) / (1 + z**2 / n)
+    half = z / (1 + z**2 / n) * np.sqrt(e * (1 - e) / n + z**2 / (4 * n**2))
+    np.testing.assert_allclose(q.confidence_interval(0.9), (centre - half, centre + half), rtol=1e-9)
+    graded = rm.values[50:53].astype(float) * 0.6 + 0.2  # scores in {0.2, 0.8}
+    g = AIPW(100, random_state=0).fit(src).predict_interval(graded)
+    t = stats.t.ppf(1 - a, g.df)
+    np.testing.assert_allclose(g.confidence_interval(0.9), (g.statistic - t * g.standard_error,
+                                                            g.statistic + t * g.standard_error), rtol=1e-9)
