@@ -568,12 +568,12 @@ class SubsetPrediction:
         Parameters
         ----------
         confidence_level : float, default=0.95
-            In (0, 1).
+            Level of every target's interval, in (0, 1) (0.9, not 95).
 
         Returns
         -------
         ConfidenceInterval
-            ``low`` and ``high``, ndarrays of shape (n_target,).
+            ``low`` and ``high`` per target, within ``bounds``.
 
         References
         ----------
