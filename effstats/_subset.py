@@ -672,8 +672,14 @@ class SubsetPrediction:
                & np.isfinite(k).all(axis=1) & (k.sum(axis=1) < N.sum(axis=1)))
         if not few.any():
             return low, high
+        # the minority is what the sampled responses' median is not: wrong items for a median of 1; an even split
+        # (median 0.5) has no minority side
+        mid = np.asarray(self.statistic if self.alike_at is None else self.alike_at, float)
+        few &= mid != 0.5
+        if not few.any():
+            return low, high
         share = stratified_minority_limit(k[few], N[few], c[few], level)
-        right = np.asarray(self.statistic, float)[few] >= 0.5
+        right = mid[few] > 0.5
         low, high = np.array(low, float), np.array(high, float)
         high[few] = np.where(right, np.maximum(high[few], 1.0 - share), high[few])
         low[few] = np.where(right, low[few], np.minimum(low[few], share))

@@ -109,7 +109,7 @@ def test_stratified_estimators_take_the_limit_for_a_few_wrong_items():
             np.testing.assert_array_equal(p.n_minority, c)
             lim = stratified_minority_limit(p.n_sampled, p.population, c)
             few = (c >= 1) & (c <= 5)
-            right = p.statistic >= 0.5
+            right = np.median(tgt[:, est.selected_], axis=1) > 0.5
             np.testing.assert_allclose(ci.high, np.where(few & right, np.maximum(plain.high, 1 - lim), plain.high))
             np.testing.assert_allclose(ci.low, np.where(few & ~right, np.minimum(plain.low, lim), plain.low))
             seen["few"] += few.sum()
@@ -140,6 +140,28 @@ def test_stratified_aipw_covers_samples_with_two_to_five_wrong_items():
     few = (counts >= 2) & (counts <= 5)
     assert few.sum() > 40 and hits[few].mean() >= 0.93, (few.sum(), hits[few].mean())
     assert np.all(hits.mean(axis=0) >= 0.95 - 3 * np.sqrt(0.95 * 0.05 / 200)), hits.mean(axis=0)
+
+
+def test_an_even_split_has_no_minority_side():
+    # five wrong of ten sampled items: no side is towards all alike, the interval is Korn & Graubard's; four wrong
+    # of ten: a minority, whose limit the interval reaches at least
+    import dataclasses
+
+    from effstats.datasets import simulate_responses
+    from effstats.disco import StratifiedAIPW
+
+    est = StratifiedAIPW(10, random_state=0).fit(simulate_responses(30, 400, rng=0))
+    tgt = np.ones((2, 400))
+    tgt[0, est.selected_[:5]] = 0
+    tgt[1, est.selected_[:4]] = 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # targets beyond the sources' range
+        p = est.predict_interval(tgt)
+    ci, plain = p.confidence_interval(0.9), dataclasses.replace(p, n_minority=None).confidence_interval(0.9)
+    np.testing.assert_array_equal(p.n_minority, [5, 4])
+    assert ci.low[0] == plain.low[0] and ci.high[0] == plain.high[0]
+    lim = stratified_minority_limit(p.n_sampled[1], p.population[1], 4, 0.9)
+    assert ci.high[1] == max(plain.high[1], 1 - lim) and ci.low[1] == plain.low[1]
 
 
 @pytest.mark.parametrize("args, match", [
