@@ -563,7 +563,8 @@ class SubsetPrediction:
 
         With a stratified sample (2-d ``population``), a 0/1 target with one to five minority responses
         (``n_minority``) is then widened, on the side towards all alike, to the limit that holds wherever the
-        population's minority items lie among the strata. Finally every interval is clipped to ``bounds``.
+        population's minority items lie among the strata (``stratified_minority_limit``, by Hoeffding's 1956
+        binomial bound). Finally every interval is clipped to ``bounds``.
 
         Parameters
         ----------
@@ -579,6 +580,9 @@ class SubsetPrediction:
         ----------
         Buonaccorsi, J. P. (1987). A note on confidence intervals for proportions in finite populations. *The
         American Statistician* 41(3), 215–218.
+
+        Hoeffding, W. (1956). On the distribution of the number of successes in independent trials. *The Annals of
+        Mathematical Statistics* 27(3), 713–721.
 
         Korn, E. L. and Graubard, B. I. (1998). Confidence intervals for proportions with small expected number of
         positive counts estimated from survey data. *Survey Methodology* 24(2), 193–201.
