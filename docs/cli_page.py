@@ -68,7 +68,9 @@ def cli_rst() -> str:
     lines = [TITLE, "=" * len(TITLE), "",
              "Every command and option of ``effstats``, written from the command's own parsers when the site is "
              "built (``effstats COMMAND --help`` prints the same). Every failure prints one line naming the argument "
-             "on stderr and exits with status 2. The files the commands write and their columns are described in "
+             "on stderr and exits with status 2. A Ctrl-C, also while the command starts, prints one line "
+             "(``effstats select: interrupted; files already written are complete, nothing half-written``) and exits "
+             "with status 130. The files the commands write and their columns are described in "
              ":doc:`../guide/reports`.", ""]
     for action in parser._actions:
         if action.option_strings and not isinstance(action, argparse._HelpAction):

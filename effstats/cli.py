@@ -98,7 +98,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     Returns
     -------
     int
-        The exit status: 0 on success, 2 on bad input or usage.
+        The exit status: 0 on success, 2 on bad input or usage, 130 after a Ctrl-C (one line on stderr; the
+        files already written are complete).
 
     See Also
     --------

@@ -85,7 +85,8 @@ def read_scores_csv(
     Returns
     -------
     ResponseMatrix
-        Shape (n_models, n_items); pairs absent from a long table are ``missing``.
+        Shape (n_models, n_items); pairs absent from a long table are ``missing``. Models and items in the order
+        they first appear in the file (a long table's rows not evaluated too).
 
     See Also
     --------
@@ -95,10 +96,10 @@ def read_scores_csv(
 
     Notes
     -----
-    An uncompressed long file of the three columns of 256 MB or more is parsed in ranges of lines, one for each core
-    the process may use (at most 8), each by a process forked for it (POSIX systems but macOS); the matrix, its order
-    and the errors are those of one pass over the file. Run on one core (``taskset -c 0`` on Linux) to read it in
-    one process.
+    An uncompressed long file of the three columns of 256 MB or more is parsed in ranges of lines of at least 128 MB,
+    one for each core the process may use (at most 8), each by a process forked for it but the first (POSIX systems
+    but macOS); the matrix, its order and the errors are those of one pass over the file. Each process holds its
+    parser's buffers (about 300 MB). Run on one core (``taskset -c 0`` on Linux) to read it in one process.
 
     Examples
     --------
