@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
-from scipy.stats import norm
+from scipy.stats import binomtest, norm
 
 from effstats import ResponseMatrix
 from effstats.sequential import (DiminishingReturns, Efficacy, Equivalence, Futility, LookStats, Precision,
@@ -356,6 +356,28 @@ def test_confidence_interval_nested_in_level(rule, seed, pa, gap, kind):
     assert res.confidence_interval(kind=kind) == cis[res.confidence_level]  # default: the deciding level
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("p, pair", [(0.5, False), (0.95, False), (0.3, True)])
+def test_precision_stop_interval_at_the_one_sided_level_covers(p, pair):
+    """Monte Carlo, 1,000 evaluations of fresh 0/1 scores (a pair: models of accuracy 0.7 and 0.75 with independent
+    errors) stopped by Precision(0.03): the deciding interval at 0.9 (1 - 2 alpha) covers the true score at least
+    0.9 - 3 Monte-Carlo standard errors, as the 0.95 one covers 0.95 - 3 s.e."""
+    g = np.random.default_rng(11)
+    ev = SequentialEvaluator([Precision(0.03)], initial=50, batch=50)
+    n_runs, hit90, hit95 = 1000, 0, 0
+    truth = -0.05 if pair else p
+    for _ in range(n_runs):
+        a = (g.random(4000) < (0.7 if pair else p)).astype(float)
+        res = ev.fit(a, (g.random(4000) < 0.75).astype(float) if pair else None, shuffle=False)
+        assert res.reason == "precision"
+        lo, hi = res.confidence_interval(0.9)
+        hit90 += lo <= truth <= hi
+        lo, hi = res.confidence_interval(0.95)
+        hit95 += lo <= truth <= hi
+    assert hit90 / n_runs >= 0.9 - 3 * np.sqrt(0.9 * 0.1 / n_runs), hit90
+    assert hit95 / n_runs >= 0.95 - 3 * np.sqrt(0.95 * 0.05 / n_runs), hit95
+
+
 def test_precision_stop_deciding_and_repeated_intervals():
     """A precision stop: the deciding interval is the rule's fixed-sample one, the repeated CI contains it."""
     a = (np.random.default_rng(3).random(3000) < 0.93).astype(float)
@@ -369,12 +391,14 @@ def test_precision_stop_deciding_and_repeated_intervals():
     assert rep[0] < fixed[0] and fixed[1] < rep[1]
     r90 = res.confidence_interval(0.9, kind="repeated")
     assert rep[0] <= r90.low and r90.high <= rep[1] and r90.low > fixed[0] - 0.05
-    with pytest.raises(ValueError, match=r"^confidence_level: 0\.9 is not a level of the deciding interval "
-                                         r"\(kind='deciding', the default\).* exists at the rule's level 0\.95 "
-                                         r"\(1 - alpha\) only; pass kind='repeated' for the repeated CI at 0\.9 "):
-        res.confidence_interval(0.9)
-    with pytest.raises(ValueError, match=r"^confidence_level: 0\.8 is not a level .* the repeated CIs "
-                                         r"\(kind='repeated'\) exist at 0\.9 and 0\.95 only"):
+    # at 1 - 2 alpha: the same fixed-sample interval (Clopper-Pearson for one model) at the stop, inside the 95 % one
+    k = int(round(res.estimate * res.n))
+    f90 = res.confidence_interval(0.9)
+    assert tuple(f90) == pytest.approx(tuple(binomtest(k, res.n).proportion_ci(0.9, method="exact")), abs=1e-10)
+    assert fixed[0] < f90.low and f90.high < fixed[1]
+    with pytest.raises(ValueError, match=r"^confidence_level: 0\.8 is not a level of the deciding interval "
+                                         r"\(kind='deciding', the default\).* fixed-sample interval, which is given "
+                                         r"at 0\.9 and 0\.95 .* only; another level needs another alpha"):
         res.confidence_interval(0.8)
     with pytest.raises(ValueError, match="kind"):
         res.confidence_interval(kind="fixed")

@@ -117,6 +117,9 @@ class SequentialResult:
     null: float | None = field(repr=False, default=None)
     # the deciding interval is the Precision rule's fixed-sample interval (not a repeated CI)
     fixed_sample: bool = field(repr=False, default=False)
+    # at a precision stop, the rule's fixed-sample interval at 1 - 2 alpha
+    fixed_low1: float = field(repr=False, default=float("nan"))
+    fixed_high1: float = field(repr=False, default=float("nan"))
 
     @property
     def statistic(self) -> float:
@@ -221,19 +224,20 @@ class SequentialResult:
 
         ``kind="deciding"`` (default) is the rule's own final interval. At a stop by
         :class:`~effstats.sequential.Precision` it is the fixed-sample interval the rule checks (Chow & Robbins
-        1965), whose coverage is the rule's (asymptotic in the half-width) and which exists only at the rule's
-        level ``1 - alpha``. At any other stop (efficacy, futility, equivalence, threshold, the last look) the
-        deciding interval is a repeated CI, so the two kinds coincide. ``kind="repeated"`` is the repeated CI of
-        the group-sequential design, valid whatever made the evaluation stop (Jennison & Turnbull 2000, ch. 9):
-        the two-sided ``1 - alpha`` one (``rci_low``, ``rci_high``) or the one whose ends are the one-sided
-        ``1 - alpha`` bounds (level ``1 - 2 alpha``; ``low1``, ``high1``). The design fixes these levels; any
-        other level raises ValueError. Within one kind, a lower level never gives a wider interval.
+        1965), whose coverage is the rule's (asymptotic in the half-width), at the rule's level ``1 - alpha`` or at
+        ``1 - 2 alpha`` (the same fixed-sample interval at the stop, asymptotically of that level as well: the
+        stopping size over the fixed design's tends to 1 at any level). At any other stop (efficacy, futility,
+        equivalence, threshold, the last look) the deciding interval is a repeated CI, so the two kinds coincide.
+        ``kind="repeated"`` is the repeated CI of the group-sequential design, valid whatever made the evaluation
+        stop (Jennison & Turnbull 2000, ch. 9): the two-sided ``1 - alpha`` one (``rci_low``, ``rci_high``) or the
+        one whose ends are the one-sided ``1 - alpha`` bounds (level ``1 - 2 alpha``; ``low1``, ``high1``). The
+        design fixes these levels; any other level raises ValueError. Within one kind, a lower level never gives a
+        wider interval.
 
         Parameters
         ----------
         confidence_level : float, optional
-            ``1 - alpha`` or ``1 - 2 alpha`` (``1 - alpha`` only for the deciding interval of a precision stop);
-            default: the level of the interval that made the decision.
+            ``1 - alpha`` or ``1 - 2 alpha``; default: the level of the interval that made the decision.
         kind : {"deciding", "repeated"}, default="deciding"
             Which interval (see above).
 
@@ -269,6 +273,8 @@ class SequentialResult:
         >>> ci = res.confidence_interval(0.95)
         >>> round(ci.low, 3), round(ci.high, 3)
         (0.673, 0.799)
+        >>> [round(x, 3) for x in res.confidence_interval(0.9)]  # the same interval at 1 - 2 alpha
+        [0.684, 0.791]
         >>> rci = res.confidence_interval(0.95, kind="repeated")
         >>> bool(rci.low <= ci.low and ci.high <= rci.high)
         True
@@ -278,18 +284,16 @@ class SequentialResult:
         levels = {"c2": 1 - self.alpha, "c1": 1 - 2 * self.alpha}
         own = confidence_level is None or abs(check_confidence_level(confidence_level) - self.confidence_level) < 1e-9
         if kind == "deciding" and self.fixed_sample:
+            if not own and abs(check_confidence_level(confidence_level) - levels["c1"]) < 1e-9 \
+                    and np.isfinite(self.fixed_low1):
+                return ConfidenceInterval(self.fixed_low1, self.fixed_high1)
             if not own:
-                level = check_confidence_level(confidence_level)
                 rep = " and ".join(f"{v:g}" for v in sorted(levels.values()))
-                fix = (f"pass kind='repeated' for the repeated CI at {level:g} (it can be wider than the deciding "
-                       f"{self.confidence_level:g} one: it holds at every look, not only at the stop)"
-                       if any(abs(level - v) < 1e-9 for v in levels.values()) else
-                       f"the repeated CIs (kind='repeated') exist at {rep} only, fixed by the group-sequential "
-                       "design; another level needs another alpha")
                 raise ValueError(f"confidence_level: {confidence_level!r} is not a level of the deciding interval "
                                  f"(kind='deciding', the default): the precision rule stopped on its fixed-sample "
-                                 f"interval, which exists at the rule's level {self.confidence_level:g} "
-                                 f"(1 - alpha) only; {fix}")
+                                 f"interval, which is given at {rep} (1 - alpha and 1 - 2 alpha, the levels of the "
+                                 "design's repeated CIs, kind='repeated') only; another level needs another alpha "
+                                 "(SequentialEvaluator(alpha=...))")
             return ConfidenceInterval(self.ci_low, self.ci_high)
         if kind == "deciding" and own:
             return ConfidenceInterval(self.ci_low, self.ci_high)

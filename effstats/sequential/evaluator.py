@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from numbers import Real
 from typing import Any, Sequence
@@ -754,6 +754,13 @@ class SequentialEvaluator(BaseEstimator):
             trace.insert(trace.columns.get_loc("rule_fired"), "fixed_low", np.asarray(f_lo)[0, :K])
             trace.insert(trace.columns.get_loc("rule_fired"), "fixed_high", np.asarray(f_hi)[0, :K])
         lo, hi, (lo2, hi2), (lo1, hi1), st = self._stop_intervals(s, np.array([look]), np.array([bound]))
+        fixed1 = (np.nan, np.nan)
+        if bound == "fixed":
+            # the precision rule's fixed-sample interval at 1 - 2 alpha too, the level of the one-sided repeated
+            # bounds: Chow & Robbins's asymptotics hold at any level at the stop (the stopping size over the fixed
+            # design's tends to 1), so it is the stop's interval at that level as the 1 - alpha one is at its own
+            f1 = replace(s, alpha=2 * s.alpha).fixed_interval
+            fixed1 = tuple(float(np.broadcast_to(v, np.shape(s.estimate))[0, look]) for v in f1)
         # by type, not by name: a renamed Efficacy rule stops with its own name as the reason
         eff = next((r for r in rules if isinstance(r, Efficacy)), None)
         pvalue = self._pvalue(eff, s, look, reason)
@@ -766,7 +773,7 @@ class SequentialEvaluator(BaseEstimator):
                                 high1=float(hi1[0]), trace=trace, pvalue=pvalue,
                                 efficacy_alternative=None if eff is None else eff.alternative,
                                 efficacy_name="efficacy" if eff is None else eff.name, null=s.null,
-                                fixed_sample=bound == "fixed")
+                                fixed_sample=bound == "fixed", fixed_low1=fixed1[0], fixed_high1=fixed1[1])
 
     @staticmethod
     def _pvalue(eff: Efficacy | None, s: LookStats, look: int, reason: str) -> float | None:
