@@ -330,7 +330,7 @@ class Precision(StoppingRule):
     random batches of 100 (``benchmarks/sequential_strata.py``, ``fpc=True``). Those looks have 100 items too:
     ``initial`` and ``batch`` count items per stratum, so pass ``initial=batch=100 // n_strata``. The defaults (100
     per stratum, 500-item looks with five strata) overshoot on models near the ceiling: on CIFAR-10's best model at
-    ±2 points 500 items (680 with the logistic correction) against 340 for random batches of 100.
+    ±2 points (``fpc=True``) 500 items (680 with the logistic correction) against 340 for random batches of 100.
 
     ``correction="logistic"`` also corrects every look's stratified estimate by the reference models' predictions
     (prediction-powered inference, Angelopoulos et al. 2023): the evaluator's ``features=`` (the items' features
