@@ -95,3 +95,30 @@ def test_mixed_interval_covers_when_the_model_based_errors_share_their_sign():
 def _model(stat, se, n):
     return SubsetPrediction(np.asarray(stat, float), np.asarray(se, float), "conformal",
                             residuals=np.linspace(0.01, 0.05, 9))
+
+
+def test_sortsearch_tasks_with_one_wrong_item_in_all_bound_the_effective_size_by_the_sample():
+    """Two Sort & Search tasks of 5,000 items, 50 evaluated each, one wrong item in all (in the first task's hardest
+    cell): the benchmark's 95 % interval is at least as wide below as Clopper-Pearson's at the
+    finite-population-corrected 100 items, as one task's is; with two wrong in each task (4 in all) it is not."""
+    from effstats.sortsearch import SortSearch
+
+    g = np.random.default_rng(0)
+    fits = [SortSearch(sampling="stratified", random_state=s).fit(g.random((30, 5000)) < np.linspace(0.999, 0.5, 5000))
+            for s in (0, 1)]
+    items = [f.select(50) for f in fits]
+    lows = []
+    for wrong in ((1, 0), (2, 2)):
+        parts = []
+        for f, it, n_wrong in zip(fits, items, wrong):
+            y = np.ones((1, 50), bool)
+            y[0, np.argsort(f.rank_[it])[50 - n_wrong:]] = False  # the hardest cells
+            parts.append(_TaskResult(f"t{len(parts)}", 0.5, f.predict(y, items=it), True, 50, np.array([50]), 5000,
+                                     "sortsearch"))
+        combined = _Combined(parts)
+        lows.append(combined.confidence_interval(0.95).low[0])
+        n_prime = 100 / (1 - 100 / 10_000)
+        x = combined.statistic[0] * n_prime
+        if sum(wrong) == 1:
+            assert lows[-1] <= stats.beta.ppf(0.025, x, n_prime - x + 1) + 1e-9
+    assert lows[1] < lows[0]

@@ -487,6 +487,7 @@ class _Combined:
         from ..sortsearch import korn_graubard_interval
 
         n_items = sum(p.n_items for p in self.parts)
+        few = self._sortsearch_minority()
         low, high = np.empty(len(est)), np.empty(len(est))
         for j in range(len(est)):
             b = int(sum(p.n_evaluated[j] for p in self.parts))
@@ -496,6 +497,20 @@ class _Combined:
             if b >= n_items:
                 low[j] = high[j] = est[j]
                 continue
-            ci = korn_graubard_interval(float(est[j]), float(se[j]), b, n_items, level, df=max(float(df), 1.0))
+            ci = korn_graubard_interval(float(est[j]), float(se[j]), b, n_items, level, df=max(float(df), 1.0),
+                                        minority=None if few is None else float(few[j]))
             low[j], high[j] = float(ci.low), float(ci.high)
         return ConfidenceInterval(low, high)
+
+    def _sortsearch_minority(self) -> np.ndarray | None:
+        """Per new model, the fewer of its right and wrong evaluated items over the tasks when every task is Sort &
+        Search's (one item per cell: one or two of them bound Korn-Graubard's effective size, as in a task alone);
+        None otherwise."""
+        if not all(p.method == "sortsearch" and getattr(p.result, "minority", None) is not None for p in self.parts):
+            return None
+        wrong = right = 0.0
+        for p in self.parts:
+            m, k = np.asarray(p.result.minority, float), np.asarray(p.n_evaluated, float)
+            w = np.where(np.asarray(p.result.statistic, float) >= 0.5, m, k - m)
+            wrong, right = wrong + w, right + k - w
+        return np.minimum(wrong, right)
