@@ -294,7 +294,8 @@ class ResponseMatrix:
         Returns
         -------
         ResponseMatrix
-            Models and items in sorted id order.
+            Models and items in sorted id order (a file read by :func:`effstats.datasets.read_scores_csv` or
+            :func:`effstats.workflow.read_results` keeps the order in which they first appear in it).
 
         Raises
         ------
