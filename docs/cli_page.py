@@ -68,7 +68,7 @@ def cli_rst() -> str:
     lines = [TITLE, "=" * len(TITLE), "",
              "Every command and option of ``effstats``, written from the command's own parsers when the site is "
              "built (``effstats COMMAND --help`` prints the same). Every failure prints one line naming the argument "
-             "on stderr and exits with status 2. A Ctrl-C, also while the command starts, prints one line "
+             "on stderr and exits with status 2. A Ctrl-C, also while the command's modules load, prints one line "
              "(``effstats select: interrupted; files already written are complete, nothing half-written``) and exits "
              "with status 130. The files the commands write and their columns are described in "
              ":doc:`../guide/reports`.", ""]
