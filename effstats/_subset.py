@@ -483,8 +483,8 @@ class SubsetPrediction:
         one (the worst placement of the wrong items among the strata; ``stratified_alike_interval`` in
         ``effstats._hypergeometric``). None: none.
     n_minority : ndarray of shape (n_target,), or None
-        With a two-dimensional ``population``: the 0/1 targets' minority responses among their sampled items
-        (the wrong ones of a target mostly right; NaN for graded targets). A 0/1 target with one to five gets, on
+        With a ``population``: the 0/1 targets' minority responses among their sampled items (the wrong ones of a
+        target mostly right; NaN for graded targets). With a two-dimensional one, a 0/1 target with one to five gets, on
         the side towards all alike, at least the limit that holds wherever the population's minority items lie among
         the strata (``stratified_minority_limit`` in ``effstats._hypergeometric``; Hoeffding 1956): Korn &
         Graubard's effective size, estimated from a handful of minority responses, is too large when they come from
@@ -1068,8 +1068,7 @@ class _SubsetEstimator(BaseEstimator):
                 # the estimator's interval elsewhere (Wilson's at the corrected size is narrower near a census)
                 alike01 = wilson & (self._minority(o) == 0)
                 exact = alike01 if exact is None else exact | alike01
-                if np.ndim(population) == 2:
-                    minority = np.where(wilson, self._minority(o), np.nan)
+                minority = np.where(wilson, self._minority(o), np.nan)
             return SubsetPrediction(est, se, "design", None, bounds, ids, n_eff, wilson, **counts,
                                     out_of_range=out, df=df, exact=exact, alike=alike, n_sampled=sampled,
                                     population=population, alike_at=self._alike_at(o), n_minority=minority)

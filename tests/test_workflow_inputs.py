@@ -466,17 +466,18 @@ def test_one_task_drawn_at_random_gives_a_model_alike_on_every_chosen_item_the_e
     np.testing.assert_allclose([low[0], high[0], low[1], high[1]], [edge, 1.0, 0.0, 1 - edge], atol=1e-12)
 
 
-def _tasks_selection(n_tasks: int):
-    """The default selection of 60 items from 29 reference models' 0/1 results on tasks of 200 items."""
+def _tasks_selection(n_tasks: int, task_items: int = 200, budget: int = 60):
+    """The default selection of ``budget`` items from 29 reference models' 0/1 results on tasks of ``task_items``
+    items."""
     from effstats import ResponseMatrix
     from effstats.workflow import select
 
     g = np.random.default_rng(5)
-    n_items = 200 * n_tasks
+    n_items = task_items * n_tasks
     diff = g.normal(size=n_items)
     v = (g.random((29, n_items)) < 1 / (1 + np.exp(-(np.linspace(-1, 2, 29)[:, None] - diff)))).astype(float)
-    items = [f"t{t}/{j}" for t in range(n_tasks) for j in range(200)]
-    return select(ResponseMatrix(v, model_ids=[f"r{i}" for i in range(29)], item_ids=items), 60, seed=0)
+    items = [f"t{t}/{j}" for t in range(n_tasks) for j in range(task_items)]
+    return select(ResponseMatrix(v, model_ids=[f"r{i}" for i in range(29)], item_ids=items), budget, seed=0)
 
 
 @pytest.mark.parametrize("n_tasks", [1, 2])
@@ -499,6 +500,35 @@ def test_stratified_aipw_tasks_alike_on_every_chosen_item_give_the_exact_stratif
                             np.concatenate([f.stratum_sizes_ for f in fits]), 0.95)
     assert sum(f.allocation_.sum() for f in fits) == 60 and exact < 1 - 0.02
     np.testing.assert_allclose([low[0], high[0], low[1], high[1]], [exact, 1.0, 0.0, 1 - exact], atol=1e-12)
+
+
+@pytest.mark.parametrize("n_tasks", [1, 2])
+def test_stratified_aipw_tasks_with_a_few_wrong_chosen_items_reach_the_worst_placement_limit(n_tasks):
+    """Tasks of 2,000 items, 60 chosen by the default stratified AIPW in all: a new model wrong on two, and one
+    right on three, of the chosen items (in the most densely sampled stratum) gets at least the limit of the
+    worst placement of its minority items among every task's strata on the side towards all alike."""
+    from effstats import ResponseMatrix
+    from effstats._hypergeometric import stratified_minority_limit
+    from effstats.workflow import estimate
+
+    sel = _tasks_selection(n_tasks, 2000)
+    fits = [sel._fits[f"t{t}"].est for t in range(n_tasks)]
+    alloc = np.concatenate([f.allocation_ for f in fits])
+    sizes = np.concatenate([f.stratum_sizes_ for f in fits])
+    chosen = list(sel.items)
+    # the first task's densest stratum: its chosen items in the selection's order
+    dense = int(np.argmax(fits[0].allocation_ / fits[0].stratum_sizes_))
+    first = [i for i, item in enumerate(chosen) if item.startswith("t0/")]
+    picks = [first[j] for j in np.flatnonzero(fits[0].strata_[fits[0].selected_] == dense)[:3]]
+    v = np.repeat([[1.0], [0.0]], len(chosen), axis=1)
+    v[0, picks[:2]], v[1, picks] = 0.0, 1.0
+    low, high = estimate(sel, ResponseMatrix(v, model_ids=["two wrong", "three right"], item_ids=chosen)
+                         ).confidence_interval(0.95)
+    lim = stratified_minority_limit(alloc, sizes, [2, 3])
+    assert high[0] >= 1 - lim[0] - 1e-12 and low[1] <= lim[1] + 1e-12
+    assert low[0] < 1 - lim[0] and high[1] > lim[1] and lim[0] > 2 / sizes.sum()
+    # one of them at the limit exactly: Korn & Graubard's interval alone would have been narrower there
+    assert np.isclose(high[0], 1 - lim[0]) or np.isclose(low[1], lim[1]), (low, high, lim)
 
 
 @pytest.mark.parametrize("n_tasks", [1, 2])

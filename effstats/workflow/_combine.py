@@ -388,8 +388,55 @@ class _Combined:
             point = every & np.logical_and.reduce([_degenerate(p) | (np.asarray(p.n_evaluated) >= p.n_items)
                                                    for p in self.parts])
             kl, kh = self._alike_exact(point, kg.low, kg.high, level)[:2]
+            kl, kh = self._few_minority(every & ~point, kl, kh, level)
             low, high = np.where(every, kl, low), np.where(every, kh, high)
         return ConfidenceInterval(low, high)
+
+    def _few_minority(self, rows: np.ndarray, low: np.ndarray, high: np.ndarray,
+                      level: float) -> tuple[np.ndarray, np.ndarray]:
+        """``low``/``high`` with the ``rows`` models whose sampled items over every task hold one to five minority
+        responses (wrong items of a model mostly right) widened, on the side towards all alike, to the limit that
+        holds wherever the population's minority items lie among the tasks' strata (``stratified_minority_limit``;
+        as each task's own interval). As for ``_alike_exact``, only when the tasks weigh by their items and every
+        task's design is a stratified simple random sample (or a census, whose minority items are all seen)."""
+        from .._hypergeometric import stratified_minority_limit
+        from .._subset import _FEW_MINORITY
+
+        sizes = np.array([p.n_items for p in self.parts], float)
+        if (not rows.any() or not self.binary
+                or not np.allclose([p.weight for p in self.parts], sizes / sizes.sum(), atol=1e-9)):
+            return low, high
+        k_parts, n_parts, wrong, right = [], [], 0.0, 0.0
+        for p in self.parts:
+            n_items = float(p.n_items)
+            est = np.asarray(p.result.statistic, float)
+            design = _design_result(p)
+            pop, seen = getattr(design, "population", None), getattr(design, "n_minority", None)
+            if p.method == "all":
+                k_parts.append(np.full((len(est), 1), n_items))
+                n_parts.append(np.full((len(est), 1), n_items))
+                wrong, right = wrong + np.round((1 - est) * n_items), right + np.round(est * n_items)
+                continue
+            if pop is None or seen is None:
+                return low, high
+            k_h = np.asarray(design.n_sampled, float).reshape(len(est), -1)
+            k_parts.append(k_h)
+            n_parts.append(np.asarray(pop, float).reshape(len(est), -1))
+            m, at = np.asarray(seen, float), np.asarray(design.alike_at, float)
+            k = k_h.sum(axis=1)
+            wrong, right = wrong + np.where(at > 0.5, m, k - m), right + np.where(at > 0.5, k - m, m)
+        k_h, n_h = np.concatenate(k_parts, axis=1), np.concatenate(n_parts, axis=1)
+        c = np.minimum(wrong, right)
+        few = (rows & np.isfinite(c) & (c > 0) & (c <= _FEW_MINORITY) & (wrong != right)
+               & (k_h.sum(axis=1) < n_h.sum(axis=1)))
+        if not few.any():
+            return low, high
+        share = stratified_minority_limit(k_h[few], n_h[few], c[few], level)
+        mostly_right = (wrong < right)[few]
+        low, high = np.array(low, float), np.array(high, float)
+        high[few] = np.where(mostly_right, np.maximum(high[few], 1.0 - share), high[few])
+        low[few] = np.where(mostly_right, low[few], np.minimum(low[few], share))
+        return low, high
 
     def _srs_count(self, p: "_TaskResult", point: np.ndarray, low: np.ndarray, high: np.ndarray,
                    level: float) -> tuple[np.ndarray, np.ndarray]:
