@@ -127,7 +127,9 @@ class Estimate:
         One task: the method's own interval (Wilson / Korn–Graubard for random designs, cross-validated
         conformal for model-based predictors; the exact hypergeometric interval of the count where every chosen
         item of a simple random sample is alike, and of a stratified one, such as stratified AIPW's, the exact
-        interval of the worst placement of the wrong items among its strata). Several tasks: the size-weighted sum
+        interval of the worst placement of the wrong items among its strata; one to five wrong items, or right ones
+        of a model mostly wrong, at least the limit of their worst placement on the side towards all alike,
+        ``stratified_minority_limit``). Several tasks: the size-weighted sum
         of the tasks' estimates. Per model, the weighted standard errors of its design-based task estimates (the
         method's own, or the out-of-range fallback's) add in quadrature (independent samples per task, so their
         errors are uncorrelated with every other task's), those of its model-based ones linearly (the errors of one
@@ -137,7 +139,8 @@ class Estimate:
         error). With 0/1 scores and every task estimate of a model design-based its interval is Korn–Graubard's
         (Clopper–Pearson at the design's effective sample size, so not symmetric about the estimate), or, where every
         chosen item of every task is alike and the tasks weigh by their items, the exact interval of the tasks'
-        strata as one stratified sample; otherwise it is the normal interval ``estimate ± z·se``.
+        strata as one stratified sample (one to five minority items over the tasks: at least their worst
+        placement's limit, as for one task); otherwise it is the normal interval ``estimate ± z·se``.
         """
         return self._combined.confidence_interval(confidence_level)
 
