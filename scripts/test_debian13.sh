@@ -20,11 +20,13 @@ if [ ! -x "$tool" ]; then
 fi
 [ $# -gt 0 ] || set -- -q -m "not slow"
 # two workers, as on this machine: pytest-xdist into the chroot (once; the tool makes the chroot on its first run,
-# which then runs on one worker)
+# which then runs on one worker); where it imports already, apt is not asked
 workers=()
 if [ -x "$root/usr/bin/apt-get" ]; then
-  DEBIAN_FRONTEND=noninteractive chroot "$root" sh -c 'dpkg -s python3-pytest-xdist >/dev/null 2>&1 ||
-    { apt-get update -q && apt-get install -y -q --no-install-recommends python3-pytest-xdist; } >/dev/null 2>&1'
+  if ! chroot "$root" python3 -c "import xdist" 2>/dev/null; then
+    DEBIAN_FRONTEND=noninteractive chroot "$root" sh -c 'dpkg -s python3-pytest-xdist >/dev/null 2>&1 ||
+      { apt-get update -q && apt-get install -y -q --no-install-recommends python3-pytest-xdist; } >/dev/null 2>&1'
+  fi
   if chroot "$root" python3 -c "import xdist" 2>/dev/null; then
     workers=(-n 2 --dist loadgroup)
   fi
