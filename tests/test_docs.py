@@ -80,7 +80,9 @@ def site(tmp_path_factory):
     staged = subprocess.run([str(VENV_PY), "scripts/docs_notebooks.py"], cwd=ROOT, capture_output=True, text=True,
                             timeout=1800)
     assert staged.returncode == 0, f"scripts/docs_notebooks.py failed:\n{staged.stdout[-2000:]}{staged.stderr[-4000:]}"
-    cmd = [str(VENV_PY), "-m", "sphinx", "-b", "html", "-n", "--keep-going", "-q", "-j", "2",
+    # one process, as make docs builds it: the suite's other xdist worker has the other core, and parallel reading
+    # (-j 2: forked readers whose environments are pickled back) costs more CPU time for the same site
+    cmd = [str(VENV_PY), "-m", "sphinx", "-b", "html", "-n", "--keep-going", "-q",
            "-d", str(out / "doctrees"), "-w", str(out / "warnings.txt"), "docs", str(out / "html")]
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=900)
     assert (out / "html" / "index.html").is_file(), f"sphinx-build failed:\n{proc.stderr[-4000:]}"
