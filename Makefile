@@ -20,6 +20,10 @@ LINT_PATHS = effstats tests benchmarks scripts docs/conf.py docs/conftest.py doc
 # threaded OpenBLAS that would oversubscribe the cores (set OPENBLAS_NUM_THREADS=... to override)
 OPENBLAS_NUM_THREADS ?= 1
 export OPENBLAS_NUM_THREADS
+# the tests' Python processes write bytecode whatever PYTHONDONTWRITEBYTECODE says in the caller's environment: the
+# processes that the tests start (the command line, notebook kernels, Dask and forked workers) each import effstats
+# again, and without __pycache__/ (which git ignores) each compiles it again
+TEST_ENV = env -u PYTHONDONTWRITEBYTECODE
 # Jupyter refuses to run as root unless told to
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 
@@ -34,14 +38,14 @@ setup:
 test: setup
 	@status=0; echo "$(PY) -m flake8 $(LINT_PATHS)"; $(PY) -m flake8 $(LINT_PATHS) || status=1; \
 	echo "$(PY) -m pytest -q -n 2 --dist loadgroup --durations=15 -m \"not exhaustive\" $(PYTEST_ARGS)"; \
-	$(PY) -m pytest -q -n 2 --dist loadgroup --durations=15 -m "not exhaustive" $(PYTEST_ARGS) || status=1; \
-	bash scripts/test_debian13.sh $(DEBIAN13_ARGS) || status=1; \
+	$(TEST_ENV) $(PY) -m pytest -q -n 2 --dist loadgroup --durations=15 -m "not exhaustive" $(PYTEST_ARGS) || status=1; \
+	$(TEST_ENV) bash scripts/test_debian13.sh $(DEBIAN13_ARGS) || status=1; \
 	exit $$status
 
 # the fast tests and doctests in a Debian 13 chroot (../shared/tools/debian13-test: as root on Debian, the chroot
 # made once; elsewhere it says it is skipped), e.g. make test-debian13 DEBIAN13_ARGS="-q -x tests/test_irt.py"
 test-debian13:
-	@bash scripts/test_debian13.sh $(DEBIAN13_ARGS)
+	@$(TEST_ENV) bash scripts/test_debian13.sh $(DEBIAN13_ARGS)
 
 # flake8 (Debian's python3-flake8), configured in .flake8: lines of at most 120 characters, unused imports,
 # undefined names
@@ -52,10 +56,10 @@ lint: setup
 # everything make test runs, and the exhaustive products whose covering slices it runs (the loop's whole matrix of
 # methods x inputs x options and the whole command-line bad-input campaign: about an hour on two cores)
 test-all: setup
-	$(PY) -m pytest -q -n 2 --dist loadgroup --durations=15 $(PYTEST_ARGS)
+	$(TEST_ENV) $(PY) -m pytest -q -n 2 --dist loadgroup --durations=15 $(PYTEST_ARGS)
 
 test-fast: setup
-	$(PY) -m pytest -q -n 2 --dist loadgroup --durations=10 -m "not slow" $(PYTEST_ARGS)
+	$(TEST_ENV) $(PY) -m pytest -q -n 2 --dist loadgroup --durations=10 -m "not slow" $(PYTEST_ARGS)
 
 # the documentation site (Sphinx from Debian's packages; elsewhere pip install -e '.[docs]'): user guide, API
 # reference from the docstrings, the notebooks as pages with their outputs (make demo's full runs in build/notebooks
