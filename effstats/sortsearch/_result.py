@@ -136,6 +136,10 @@ class SearchResult:
     def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
         """Korn-Graubard (Clopper-Pearson at the effective sample size) interval for each model's accuracy.
 
+        With one item per cell (``design="systematic"``), a model with one or two wrong (or right) evaluated items
+        gets an effective size of at most a simple random sample's, ``budget / (1 - budget / n_items)``
+        (``minority``).
+
         Parameters
         ----------
         confidence_level : float, default=0.95
