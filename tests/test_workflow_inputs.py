@@ -65,9 +65,9 @@ def test_disco_estimates_from_the_log_likelihoods_the_new_models_logs_carry(benc
 
 
 def test_auto_picking_disco_estimates_from_the_new_models_log_likelihoods(bench, logs, tmp_path, capsys):
-    # the chooser's pick depends on the seed's items and folds: seed 29 is the first of 0-39 under which it picks
+    # the chooser's pick depends on the seed's items and folds: seed 27 is the first of 0-39 under which it picks
     # DISCO on this benchmark, so it goes first (a select is 0.3 CPU s); the others follow if it no longer does
-    for seed in dict.fromkeys([29, *range(40)]):
+    for seed in dict.fromkeys([27, *range(40)]):
         out_dir = tmp_path / f"sel{seed}"
         code, _, err = _run(["select", logs, "--budget", 40, "--method", "auto", "--seed", seed, "--out", out_dir],
                             capsys)
