@@ -406,6 +406,24 @@ def prediction_metrics(true_scores: Any, estimates: Any, interval: Any = None, *
     return PredictionMetrics(float(100 * np.abs(t - e).mean()), float(rho), int(t.size), cov, width, level)
 
 
+def _target_ids(target_outputs: Any) -> pd.Index | None:
+    """The target models' ids: a ResponseMatrix's, a DataFrame's index, a named Series' name; None for arrays."""
+    if isinstance(target_outputs, ResponseMatrix):
+        return target_outputs.model_ids
+    if isinstance(target_outputs, pd.DataFrame):
+        return target_outputs.index
+    if isinstance(target_outputs, pd.Series) and target_outputs.name is not None:
+        return pd.Index([target_outputs.name])
+    return None
+
+
+def _targets(rows: np.ndarray, model_ids: pd.Index | None) -> str:
+    """Targets ``rows`` for a message: by id when the input has ids, else by position."""
+    if model_ids is None:
+        return f"targets {_show(rows)} (positions)"
+    return f"target model(s) {_name_list(map(repr, _plain(list(model_ids[rows]))), 10, 'and {} more')}"
+
+
 def _flagged_names(names: list[str]) -> str:
     """Up to 20 flagged targets for a message; the full list is in the result's ``out_of_range``."""
     return _name_list(names, 20, "and {} more (see out_of_range)")
@@ -834,12 +852,12 @@ class _SubsetEstimator(BaseEstimator):
         o = self._target_outputs(target_outputs, items)
         if o.missing is None or isinstance(target_outputs, _Outputs):  # internal calls: checked and reported once
             return o
+        ids = _target_ids(target_outputs)
         empty = o.missing.all(axis=1)
         if empty.any():
-            raise ValueError(f"target_outputs: targets {_show(np.flatnonzero(empty))} (positions) have no output on "
-                             "any "
+            raise ValueError(f"target_outputs: {_targets(np.flatnonzero(empty), ids)} have no output on any "
                              f"of the {o.n_items} selected items; evaluate them on some of the selected items")
-        self._refuse_unobserved_stratum(o)
+        self._refuse_unobserved_stratum(o, ids)
         cols = np.flatnonzero(o.missing.any(axis=0))
         ids = self.selected_[cols] if self.selected_ids_ is None else self.selected_ids_[cols]
         warnings.warn(
@@ -854,13 +872,14 @@ class _SubsetEstimator(BaseEstimator):
         """The strata's sizes (H,) and the stratum of each selected item (k,) of a stratified design, else None."""
         return None
 
-    def _refuse_unobserved_stratum(self, o: _Outputs) -> None:
+    def _refuse_unobserved_stratum(self, o: _Outputs, model_ids: pd.Index | None = None) -> None:
         """One ValueError for targets without an output on any sampled item of a stratum.
 
         Such a stratum's mean rests on no observed response: a model-assisted estimator would fill it from its
         model alone (with no variance), a stratified mean from another stratum's items, and either interval would
         claim a precision the sample does not have; a valid one (the stratum's mean anywhere in the score's range)
         would be at least its weight wide. The user decides: evaluate one of its items, or use coarser strata.
+        ``model_ids``: the targets' ids, named in the message (their positions when None).
         """
         design = self._selected_strata()
         if design is None or o.missing is None:
@@ -877,7 +896,7 @@ class _SubsetEstimator(BaseEstimator):
         who = np.unique(rows[strata == h])
         more = len(np.unique(strata)) - 1
         raise ValueError(
-            f"target_outputs: targets {_show(who)} (positions) have no output on any of the {len(in_h)} selected "
+            f"target_outputs: {_targets(who, model_ids)} have no output on any of the {len(in_h)} selected "
             f"items of stratum {h} ({int(sizes[h])} of {int(sizes.sum())} items, {sizes[h] / sizes.sum():.0%} of "
             f"the score's weight){f' (and {more} other strata)' if more else ''}, {_show(ids)}; that stratum's mean "
             "would rest on no observed response, so no valid interval is narrower than its weight. Evaluate each "
@@ -1035,10 +1054,7 @@ class _SubsetEstimator(BaseEstimator):
         o = self._target(target_outputs, items)
         counts = {"n_missing": getattr(self, "n_missing_", 0), "n_missing_target": o.n_missing}
         est = self.predict(o) if type(self)._predict is _SubsetEstimator._predict else self._predict(o)
-        ids = target_outputs.model_ids if isinstance(target_outputs, ResponseMatrix) else (
-            target_outputs.index if isinstance(target_outputs, pd.DataFrame) else None)
-        if isinstance(target_outputs, pd.Series) and target_outputs.name is not None:
-            ids = pd.Index([target_outputs.name])
+        ids = _target_ids(target_outputs)
         bounds = self._score_bounds()
         if self.interval_kind == "design":
             n_eff = wilson = None

@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from effstats._validation import check_integer_outputs, check_option
+from effstats import ResponseMatrix
 from effstats.datasets import simulate_responses
 from effstats.disco import (AIPW, DISCO, RandomDirect, SortSearchDirect, StratifiedAIPW, StratifiedHT, disagreement,
                             make_predictor)
@@ -163,6 +165,29 @@ def test_target_without_output_in_a_whole_stratum_is_refused(make):
     with pytest.warns(UserWarning, match="cells missing"):
         p = est.predict_interval(y)
     assert np.isfinite(p.standard_error).all() and (p.standard_error > 0).all()
+
+
+@pytest.mark.parametrize("make", [lambda: StratifiedAIPW(40, n_strata=4, random_state=0),
+                                  lambda: StratifiedHT(40, n_strata=4, random_state=0)])
+def test_unobserved_stratum_names_target_models_by_id(make):
+    """Targets given with ids (a ResponseMatrix, a DataFrame) are named by id in the refusal of a stratum without an
+    output, and by position as bare arrays."""
+    rm = simulate_responses(30, 400, rng=0)
+    est = make().fit(rm.subset(models=range(25)))
+    _, h_sel = est._selected_strata()
+    tgt = rm.subset(models=range(25, 30), items=est.selected_)
+    mask = tgt.observed.copy()
+    mask[np.ix_([1, 3], np.flatnonzero(h_sel == 0))] = False
+    y = np.where(mask, tgt.values, np.nan)
+    names = [str(m) for m in tgt.model_ids[[1, 3]]]
+    with_ids = (ResponseMatrix(y, model_ids=tgt.model_ids, item_ids=tgt.item_ids, nan_as_missing=True),
+                pd.DataFrame(y, index=tgt.model_ids, columns=tgt.item_ids))
+    for given in with_ids:
+        with pytest.raises(ValueError, match=rf"^target_outputs: target model\(s\) '{names[0]}', '{names[1]}' have "
+                                             "no output on any of the .* items of stratum 0"):
+            est.predict_interval(given)
+    with pytest.raises(ValueError, match=r"^target_outputs: targets \[1, 3\] \(positions\) have no output"):
+        est.predict_interval(y)
 
 
 def test_evaluate_reports_the_level_of_its_intervals():
