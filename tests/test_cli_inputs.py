@@ -244,3 +244,46 @@ def test_sequential_start_and_update_accept_no_progress(loop, capsys, tmp_path):
     assert code == 0, err
     code, out, err = _run(["sequential", "update", tmp_path / "s", root / "nowhere.csv", "--no-progress"], capsys)
     assert code == 2 and "unrecognized arguments" not in err and "nowhere.csv" in err
+
+
+@pytest.fixture(scope="module")
+def strata_loop(tmp_path_factory):
+    """Stratified-aipw selections (its default) of 24 items per task from 40 reference models on one task and on
+    two, saved; the 41st model's results on the chosen items; each task's chosen items per stratum."""
+    from effstats.workflow import select
+
+    root = tmp_path_factory.mktemp("cli_strata")
+    d = simulate_responses(41, 240, rng=5)
+    ids = [f"{t}/{k}" for t in ("arc", "hs") for k in range(120)]
+    truth = ResponseMatrix(d.values, model_ids=[f"m{i:02d}" for i in range(40)] + ["new"], item_ids=ids)
+    out = {}
+    for name, cols in (("one", range(120)), ("two", range(240))):
+        sel = select(truth.subset(models=range(40), items=list(cols)), 24 * (len(cols) // 120), seed=0)
+        sel.save(root / name)
+        strata = {}
+        for t, f in sel._fits.items():
+            _, h_sel = f.est._selected_strata()
+            strata[t] = [list(f.est.selected_ids_[h_sel == h]) for h in np.unique(h_sel)]
+        new = truth.subset(models=[40], items=list(sel.items)).to_long()[["model", "item", "score"]]
+        out[name] = (root / name, new, strata)
+    return out
+
+
+@pytest.mark.parametrize("name", ["one", "two"])
+def test_estimate_refuses_a_stratum_without_result_naming_model_task_and_items(strata_loop, name, capsys, tmp_path):
+    """A new model without a result on any chosen item of a stratum: one line naming the model, the task, the
+    stratum's items and the remedies (no warning that they are estimated from the others before it); with one of
+    those items answered the task is estimated."""
+    sel, new, strata = strata_loop[name]
+    gap = strata["arc"][0]
+    new[~new["item"].isin(gap)].to_csv(tmp_path / "gap.csv", index=False)
+    err = _one_error(["estimate", sel, tmp_path / "gap.csv", "--out", tmp_path / "e"], capsys)
+    assert err.startswith(f"effstats estimate: error: NEW_RESULTS: model 'new' has no result on any chosen item of "
+                          f"one of the {len(strata['arc'])} strata of task 'arc' (")
+    assert f"{len(gap)} chosen items: {gap[0]}" in err and f"(e.g. {gap[0]})" in err
+    assert "Evaluate model 'new' again on at least one chosen item of each such stratum" in err
+    assert err.endswith("or score the other tasks only (--tasks hs)" if name == "two" else "to the new results")
+    new[~new["item"].isin(gap[1:])].to_csv(tmp_path / "one.csv", index=False)
+    code, _, err = _run(["estimate", sel, tmp_path / "one.csv", "--out", tmp_path / "e1"], capsys)
+    assert code == 0 and "NEW_RESULTS: " + f"{len(gap) - 1} chosen item(s) have no result" in err, err
+    assert np.isfinite(pd.read_csv(tmp_path / "e1" / "estimate.csv")[["low", "high"]].to_numpy()).all()

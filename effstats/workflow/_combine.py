@@ -228,6 +228,61 @@ def _heavy_anchor(f: _TaskFit, sub: ResponseMatrix) -> tuple | None:
     return str(item), float(est.weights_[k]), ref_mean, unlike
 
 
+def refuse_unobserved_strata(fits: dict[str, _TaskFit], new: ResponseMatrix) -> None:
+    """One ValueError for new models without a result on any chosen item of a stratum of a stratified task.
+
+    The task's stratified estimate (stratified-aipw, stratified; auto when it picks either) weighs each stratum by
+    its share of the task and estimates its mean from its own chosen items; with none of them answered that mean
+    rests on no result, and the results the model has are not a sample of that stratum (the missing items are not
+    missing at random: they are the ones not run). Filling it from the model, from another stratum, or leaving it
+    out is biased by up to the stratum's weight, and an interval honest about it (the stratum's mean anywhere in
+    the score's range) is at least that weight wide; one result there restores the design's estimate. So the
+    message names the models, the task, the stratum's chosen items, and the remedies the workflow has.
+    """
+    gaps = {}  # task: (its models without a result in some stratum, the strata's items per stratum, their weight)
+    for t, f in fits.items():
+        est = getattr(f.est, "best_estimator_", f.est)  # auto fitted by select: its pick
+        design = est._selected_strata() if hasattr(est, "_selected_strata") else None
+        if design is None:
+            continue
+        sizes, h_sel = design
+        ids = pd.Index(est.selected_ids_)
+        have = new.item_ids.get_indexer(ids)
+        seen = np.zeros((new.n_models, len(ids)), bool)
+        seen[:, have >= 0] = new.observed[:, have[have >= 0]]
+        onehot = np.eye(len(sizes), dtype=int)[h_sel]
+        # a model without any result on the task is named by _on_items
+        unseen = ((seen.astype(int) @ onehot) == 0) & (onehot.sum(axis=0) > 0) & seen.any(axis=1)[:, None]
+        strata = np.flatnonzero(unseen.any(axis=0))
+        if len(strata):
+            gaps[t] = (new.model_ids[unseen.any(axis=1)], [ids[h_sel == h] for h in strata],
+                       float(sizes[strata].sum() / sizes.sum()), len(sizes))
+    if not gaps:
+        return
+    t, (who, per_stratum, weight, n_strata) = next(iter(gaps.items()))
+    f = fits[t]
+    method = f.chosen if f.method == "auto" and f.chosen else f.method
+    names = _models(who)
+    items = [i for part in per_stratum for i in part]
+    one_each = _name_list(_plain([part[0] for part in per_stratum]), 5, "and {} more")
+    where = f"{'one' if len(per_stratum) == 1 else len(per_stratum)} of the {n_strata}"
+    also = "".join(f"; also task {u!r}: {_models(g[0])} in {len(g[1])} stratum(s)" for u, g in list(gaps.items())[1:])
+    left = [u for u in fits if u not in gaps]
+    drop = f", or score the other tasks only (tasks={_plain(left)})" if left else ""
+    raise ValueError(
+        f"new_results: {names} {'has' if len(who) == 1 else 'have'} no result on any chosen item of {where} strata of "
+        f"task {t!r} ({weight:.0%} of the task's score; {len(items)} chosen items: "
+        f"{_name_list(_plain(items), 5, 'and {} more')}){also}; {method} estimates each stratum from its own chosen "
+        "items, so no valid interval is narrower than that weight. Evaluate "
+        f"{names} again on at least one chosen item of each such stratum (e.g. {one_each}) and add the results to the "
+        f"new results{drop}")
+
+
+def _models(ids: pd.Index) -> str:
+    """``model 'a'`` or ``models 'a', 'b'``: new models for a message."""
+    return f"model{'' if len(ids) == 1 else 's'} {_name_list(map(repr, _plain(list(ids))), 5, 'and {} more')}"
+
+
 def _combine(fits: dict[str, _TaskFit], new: ResponseMatrix, tasks: pd.Series, weights: str = "items",
              reference: ResponseMatrix | None = None) -> tuple["_Combined", list[_TaskResult]]:
     w = _task_weights(tasks, weights)
