@@ -248,8 +248,9 @@ def test_sequential_start_and_update_accept_no_progress(loop, capsys, tmp_path):
 
 @pytest.fixture(scope="module")
 def strata_loop(tmp_path_factory):
-    """Stratified-aipw selections (its default) of 24 items per task from 40 reference models on one task and on
-    two, saved; the 41st model's results on the chosen items; each task's chosen items per stratum."""
+    """Stratified-aipw selections of 24 items per task from 40 reference models on one task and on two, and auto's
+    (which picks stratified AIPW there) on two, saved; the 41st model's results on the chosen items; each task's
+    chosen items per stratum."""
     from effstats.workflow import select
 
     root = tmp_path_factory.mktemp("cli_strata")
@@ -257,19 +258,22 @@ def strata_loop(tmp_path_factory):
     ids = [f"{t}/{k}" for t in ("arc", "hs") for k in range(120)]
     truth = ResponseMatrix(d.values, model_ids=[f"m{i:02d}" for i in range(40)] + ["new"], item_ids=ids)
     out = {}
-    for name, cols in (("one", range(120)), ("two", range(240))):
-        sel = select(truth.subset(models=range(40), items=list(cols)), 24 * (len(cols) // 120), seed=0)
+    for name, cols, method in (("one", range(120), "stratified-aipw"), ("two", range(240), "stratified-aipw"),
+                               ("auto", range(240), "auto")):
+        sel = select(truth.subset(models=range(40), items=list(cols)), 24 * (len(cols) // 120), method=method, seed=0)
         sel.save(root / name)
         strata = {}
         for t, f in sel._fits.items():
-            _, h_sel = f.est._selected_strata()
-            strata[t] = [list(f.est.selected_ids_[h_sel == h]) for h in np.unique(h_sel)]
+            est = getattr(f.est, "best_estimator_", f.est)  # auto's pick
+            assert type(est).__name__ == "StratifiedAIPW"
+            _, h_sel = est._selected_strata()
+            strata[t] = [list(est.selected_ids_[h_sel == h]) for h in np.unique(h_sel)]
         new = truth.subset(models=[40], items=list(sel.items)).to_long()[["model", "item", "score"]]
         out[name] = (root / name, new, strata)
     return out
 
 
-@pytest.mark.parametrize("name", ["one", "two"])
+@pytest.mark.parametrize("name", ["one", "two", "auto"])
 def test_estimate_refuses_a_stratum_without_result_naming_model_task_and_items(strata_loop, name, capsys, tmp_path):
     """A new model without a result on any chosen item of a stratum: one line naming the model, the task, the
     stratum's items and the remedies (no warning that they are estimated from the others before it); with one of
@@ -282,8 +286,30 @@ def test_estimate_refuses_a_stratum_without_result_naming_model_task_and_items(s
                           f"one of the {len(strata['arc'])} strata of task 'arc' (")
     assert f"{len(gap)} chosen items: {gap[0]}" in err and f"(e.g. {gap[0]})" in err
     assert "Evaluate model 'new' again on at least one chosen item of each such stratum" in err
-    assert err.endswith("or score the other tasks only (--tasks hs)" if name == "two" else "to the new results")
+    assert err.endswith("to the new results" if name == "one" else "or score the other tasks only (--tasks hs)")
+    assert ("auto's pick (stratified AIPW" in err) == (name == "auto")
     new[~new["item"].isin(gap[1:])].to_csv(tmp_path / "one.csv", index=False)
     code, _, err = _run(["estimate", sel, tmp_path / "one.csv", "--out", tmp_path / "e1"], capsys)
     assert code == 0 and "NEW_RESULTS: " + f"{len(gap) - 1} chosen item(s) have no result" in err, err
     assert np.isfinite(pd.read_csv(tmp_path / "e1" / "estimate.csv")[["low", "high"]].to_numpy()).all()
+
+
+@pytest.mark.filterwarnings("ignore:reference. 40 reference models")
+def test_sequential_update_refuses_a_batch_item_without_result_naming_model_and_task(capsys, tmp_path):
+    """A stratified sequential run (the logistic correction's batches) given a batch with an item missing: one
+    line naming the model, the item's task and the item, and nothing recorded."""
+    d = simulate_responses(41, 240, rng=5)
+    ids = [f"{t}/{k}" for t in ("arc", "hs") for k in range(120)]
+    truth = ResponseMatrix(d.values, model_ids=[f"m{i:02d}" for i in range(40)] + ["new"], item_ids=ids)
+    truth.subset(models=range(40)).to_long()[["model", "item", "score"]].to_csv(tmp_path / "ref.csv", index=False)
+    code, _, err = _run(["sequential", "start", tmp_path / "ref.csv", "--half-width", "0.05", "--correction",
+                         "logistic", "--initial", "50", "--batch", "50", "--out", tmp_path / "run"], capsys)
+    assert code == 0, err
+    batch = pd.read_csv(tmp_path / "run" / "batch_001" / "items.csv")["item"].tolist()
+    new = truth.subset(models=[40], items=batch[1:]).to_long()[["model", "item", "score"]]
+    new.to_csv(tmp_path / "b1.csv", index=False)
+    err = _one_error(["sequential", "update", tmp_path / "run", tmp_path / "b1.csv"], capsys)
+    assert err.startswith(f"effstats sequential update: error: NEW_RESULTS: model 'new' has no result on 1 of batch "
+                          f"001's 50 items (task {batch[0].split('/')[0]!r}: {batch[0]}); evaluate it on them again"), \
+        err
+    assert not json.loads((tmp_path / "run" / "state.json").read_text())["looks"]

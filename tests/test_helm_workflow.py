@@ -381,7 +381,7 @@ def test_sequential_update_restricted_names_what_the_batch_lacks(tmp_path, capsy
     f = run / "per_instance_stats.json"
     f.write_text(json.dumps([e for e in json.loads(f.read_text()) if e["instance_id"] != missing]))
     code, _, err = _run(["sequential", "update", tmp_path / "seq", new, "--restrict-to-manifest"], capsys)
-    _one_line_error(code, err, "NEW_RESULTS: 1 of the batch's 20 items have no result", batch[0],
+    _one_line_error(code, err, "NEW_RESULTS: model ", "has no result on 1 of batch 001's 20 items (task ", batch[0],
                     "run the batch's run specs whole (batch_001/helm_instances.json lists them)")
     # another run's results: none of the batch's items
     other = _cut_to(new / "v1", tmp_path / "other" / "v1", [i for i in read_helm_runs(new).item_ids

@@ -225,7 +225,9 @@ def test_sequential_update_in_python_names_the_missing_task(tmp_path):
     assert str(info.value).startswith(f"new_results: no result of 'model-40' on the task(s) 'boolq' ({len(boolq)} "
                                       "items) of this batch of 60 items: the task was not run"), str(info.value)
     assert run.n_evaluated == 0 and not run.state["looks"]
-    with pytest.raises(ValueError, match=r"^new_results: 1 of the batch's 60 items have no result"):
+    first_task = batch[0].split("/")[0]
+    with pytest.raises(ValueError, match=rf"^new_results: model 'model-40' has no result on 1 of batch 001's 60 items "
+                                         rf"\(task '{first_task}': {batch[0]}\); evaluate it on them again"):
         run.update(truth.subset(models=[40], items=batch[1:]))
     run.update(truth.subset(models=[40], items=batch))
     assert run.n_evaluated == 60
@@ -322,7 +324,7 @@ def test_sequential_update_skip_failed_drops_failed_documents_and_the_run_ends(t
     batch = list(run.next_items)
     failed = batch[3:5]
     returned = [i for i in batch if i not in failed]
-    with pytest.raises(ValueError, match=r"2 of the batch's 60 items have no result.*skip_failed=True"):
+    with pytest.raises(ValueError, match=r"no result on 2 of batch 001's 60 items.*skip_failed=True"):
         run.update(truth.subset(models=[40], items=returned))
     assert not run.state["looks"]
     dropped = (r"2 item\(s\) of the batch have no result and are dropped from the run "

@@ -261,7 +261,7 @@ def refuse_unobserved_strata(fits: dict[str, _TaskFit], new: ResponseMatrix) -> 
         return
     t, (who, per_stratum, weight, n_strata) = next(iter(gaps.items()))
     f = fits[t]
-    method = f.chosen if f.method == "auto" and f.chosen else f.method
+    method = f"auto's pick ({f.chosen})" if f.method == "auto" and f.chosen else f.method
     names = _models(who)
     items = [i for part in per_stratum for i in part]
     one_each = _name_list(_plain([part[0] for part in per_stratum]), 5, "and {} more")

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from .._escape import csv_safe
-from .._shared import _plain
+from .._shared import _name_list, _plain
 from .._validation import check_positive, check_positive_int
 from ..responses import ResponseMatrix
 from ._estimate import refuse_batch_without_tasks, refuse_unicode_twins, warn_graded_against_binary
@@ -782,8 +782,11 @@ class SequentialRun(_Report):
             drop = ("" if st["rule"]["kind"] == "adaptive" or st.get("look_sizes") else
                     "; or, for documents that fail every time, record the look without them and drop them from "
                     "the run with skip_failed=True (--skip-failed)")
-            raise ValueError(f"new_results: {len(lacking)} of the batch's {len(batch)} items have no result, e.g. "
-                             f"{_plain(lacking[:3])}; {run}{drop}")
+            task_of = dict(zip(batch, st["tasks"][n0:n0 + len(batch)]))
+            by_task = pd.Series(lacking).groupby(pd.Series([task_of[i] for i in lacking]), sort=False)
+            where = "; ".join(f"task {t!r}: {_name_list(_plain(list(g)), 3, 'and {} more')}" for t, g in by_task)
+            raise ValueError(f"new_results: model {str(model)!r} has no result on {len(lacking)} of batch {k:03d}'s "
+                             f"{len(batch)} items ({where}); evaluate it on them again: {run}{drop}")
         if lacking:
             batch = self._drop(lacking)
         self.n_left_out = left_out
