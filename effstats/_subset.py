@@ -355,7 +355,8 @@ class PredictionMetrics:
     confidence_level: float = float("nan")
 
     def as_dict(self) -> dict[str, float]:
-        """The metrics as a plain dict (``mae``, ``spearman``, ``n_models``, ``coverage``, ``width``).
+        """The metrics as a plain dict (``mae``, ``spearman``, ``n_models``, ``coverage``, ``width``,
+        ``confidence_level``: the level of the intervals behind ``coverage`` and ``width``).
 
         Returns
         -------
@@ -366,9 +367,12 @@ class PredictionMetrics:
         >>> from effstats.disco import prediction_metrics
         >>> prediction_metrics([0.5, 0.6, 0.7], [0.52, 0.58, 0.71]).as_dict()["n_models"]
         3
+        >>> ci = ([0.45, 0.55, 0.65], [0.55, 0.65, 0.75])
+        >>> prediction_metrics([0.5, 0.6, 0.7], [0.5, 0.6, 0.7], ci, confidence_level=0.9).as_dict()["confidence_level"]
+        0.9
         """
         return {"mae": self.mae, "spearman": self.spearman, "n_models": self.n_models, "coverage": self.coverage,
-                "width": self.width}
+                "width": self.width, "confidence_level": self.confidence_level}
 
 
 def prediction_metrics(true_scores: Any, estimates: Any, interval: Any = None, *,

@@ -200,6 +200,25 @@ def test_compare_methods_one_protocol_and_regret():
     # per-model table: the chooser's rows repeat its pick's predictions
     mae_from_pred = pred.assign(e=100 * (pred.estimate - pred.truth).abs()).groupby("method")["e"].mean()
     assert mae_from_pred["chooser"] == pytest.approx(s.loc["chooser", "mae"])
+    # the rows say the level of the intervals their coverage is of (compare_methods' default, 0.9)
+    assert (tab["confidence_level"] == 0.9).all()
+    cov_from_pred = pred.assign(c=(pred.low <= pred.truth) & (pred.truth <= pred.high)).groupby("method")["c"].mean()
+    assert cov_from_pred["chooser"] == pytest.approx(ch["coverage"].mean())
+
+
+def test_run_protocol_rows_carry_the_level_of_their_intervals():
+    """With a level, each row's coverage and width are those of evaluate at that level, which the row names."""
+    from effstats.disco import run_protocol
+
+    rm = families(m=40, n=400, seed=1)
+    sp = random_split(rm, 10, rng=0)
+    truth = rm.accuracy().to_numpy()[sp.target]
+    tab = run_protocol({"random": RandomDirect(40)}, rm, {"r": sp}, seeds=[0], confidence_level=0.8)
+    assert {"coverage", "width", "confidence_level"} <= set(tab.columns) and (tab["confidence_level"] == 0.8).all()
+    m = RandomDirect(40, random_state=0).fit(rm.subset(models=sp.source)).evaluate(
+        rm.subset(models=sp.target), truth, confidence_level=0.8)
+    assert tab["coverage"].iloc[0] == pytest.approx(m.coverage) and tab["width"].iloc[0] == pytest.approx(m.width)
+    assert "confidence_level" not in run_protocol({"random": RandomDirect(40)}, rm, {"r": sp}, seeds=[0]).columns
 
 
 # ----------------------------------------------------------------------------- splits

@@ -167,7 +167,8 @@ def run_protocol(
         Show a text progress bar.
     confidence_level : float, optional
         With a level, each method also makes prediction intervals (``predict_interval``: 5-fold CV over the
-        source models, or design-based) and the table gains ``coverage`` and ``width`` (points).
+        source models, or design-based) and the table gains ``n_models``, ``coverage``, ``width`` (points) and
+        ``confidence_level`` (this level).
 
     Returns
     -------
@@ -229,7 +230,7 @@ def _run_one(est: Any, src: ResponseMatrix, tgt: ResponseMatrix, s_src: np.ndarr
         r = _fit_and_score(est, src, tgt, s_src, s_tgt)
         return {"mae": r.mae, "spearman": r.spearman}
     p = est.fit(src, s_src).predict_interval(tgt)
-    return prediction_metrics(s_tgt, p.statistic, p.confidence_interval(level)).as_dict()
+    return prediction_metrics(s_tgt, p.statistic, p.confidence_interval(level), confidence_level=level).as_dict()
 
 
 # Protocol memo, per responses object (weak reference): the source/target halves of a split (so estimators see
@@ -287,7 +288,8 @@ def compare_methods(
     For each split and seed a :class:`effstats.disco.MethodChooser` is fitted on the source models (which fits and
     cross-validates every candidate there); each candidate then predicts the target models with intervals,
     and the chooser's pick is scored as the row ``method="chooser"``. Columns: split, seed, method, mae,
-    spearman, coverage, width (points), cv_mae (the source-only CV estimate of the MAE), chosen; on the chooser's
+    spearman, n_models, coverage, width (points), confidence_level (the intervals'), cv_mae (the source-only CV
+    estimate of the MAE), chosen; on the chooser's
     rows also picked, best (the candidate with the smallest MAE on the targets of that split and seed) and regret
     (the pick's MAE minus the best's, points: 0 when the chooser found the best).
     With ``return_predictions`` a second table holds one row per split × method × target model (truth,
@@ -362,7 +364,7 @@ def compare_methods(
         for name, est in ch.estimators_.items():
             p = est.predict_interval(tgt, n_splits=n_splits)
             ci = p.confidence_interval(confidence_level)
-            r = prediction_metrics(s[sp.target], p.statistic, ci)
+            r = prediction_metrics(s[sp.target], p.statistic, ci, confidence_level=confidence_level)
             if return_predictions:
                 for meth in [name, "chooser"] if name == ch.best_ else [name]:
                     flags = p.out_of_range if p.out_of_range is not None else np.full(len(p.statistic), np.nan)
