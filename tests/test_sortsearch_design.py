@@ -369,3 +369,25 @@ def test_one_or_two_wrong_items_bound_the_effective_size_by_the_sample():
     assert korn_graubard_interval(0.97, 0.01, 100, 10_000, df=50.0, minority=2).low < kg.low
     with pytest.raises(ValueError, match="minority: expected the shape"):
         korn_graubard_interval([0.97], [0.01], 100, 10_000, minority=[1, 2])
+
+
+def test_one_wrong_item_bounds_the_interval_with_missing_cells():
+    """99 of 100 stratified items right, 3 of the right ones without a result: the minority is still the one wrong
+    item, and the interval is at least as wide as Clopper-Pearson's at the finite-population-corrected count of the
+    evaluated items, and as the interval with those 3 answered right."""
+    ss, _ = _near_perfect_setup()
+    items = ss.select(100)
+    n_prime = 100 / (1 - 100 / 10_000)
+    for wrong in (np.argmax(ss.rank_[items]), np.argsort(ss.rank_[items])[50]):
+        y = np.ones((1, 100))
+        y[0, wrong] = 0
+        full = ss.predict(y, items=items)
+        y[0, [i for i in range(100) if i != wrong][:3]] = np.nan
+        with pytest.warns(UserWarning, match="3 cells missing"):
+            res = ss.predict(y, items=items)
+        assert res.minority.tolist() == [1] == full.minority.tolist()
+        lo, hi = res.confidence_interval(0.95)
+        p = res.accuracy[0]
+        assert lo[0] <= cp(p * n_prime, n_prime)[0] + 1e-9 and hi[0] >= cp(p * n_prime, n_prime)[1] - 1e-9
+        full_lo, full_hi = full.confidence_interval(0.95)
+        assert lo[0] <= full_lo[0] and hi[0] - lo[0] >= full_hi[0] - full_lo[0]

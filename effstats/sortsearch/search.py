@@ -569,10 +569,11 @@ class SortSearch(BaseEstimator):
             t[i] = int(dp_rows(r[i, o][None])[0])
             k[i] = cell_boundaries(pos[o], n)[t[i]]
         right = np.count_nonzero(r.astype(bool) & ~miss, axis=1)
+        seen = np.count_nonzero(~miss, axis=1)
         return SearchResult(thresholds=k, sample_thresholds=t, order=self.order_, positions=pos, statistic=est,
                             standard_error=se, design=design, estimator=self._estimator, model_ids=model_ids,
                             item_ids=self.item_ids_, n_missing=self.n_missing_, n_missing_target=int(miss.sum()),
-                            minority=np.minimum(right, (~miss).sum(axis=1)))
+                            minority=np.minimum(right, seen - right))
 
     def evaluate(self, evaluate_fn: Callable[[np.ndarray], Any], budget: int) -> SearchResult:
         """Select ``budget`` items, call ``evaluate_fn(items)`` once, and predict.
