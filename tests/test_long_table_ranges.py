@@ -37,11 +37,13 @@ TABLES = {
     "a quoted id holding line ends": (lambda r: r[:120] + [QUOTED + ",arc/0,1"] + r[120:])(_rows(12)),
     "a NUL character in a later range": (lambda r: r[:130] + ["org/m\0,arc/0,1"] + r[130:])(_rows(13)),
     "a model evaluated on no item": (lambda r: r + ["org/late,arc/0,-"])(_rows(9)),
+    "a separator ending every row": [r + "," for r in _rows(14)],
     "header only": [],
 }
 
 MATRICES = ["0/1", "graded, rows not evaluated", "0/1 off by noise", "a pair repeated across ranges",
-            "a quoted id holding a comma", "a quoted id holding line ends", "a model evaluated on no item"]
+            "a quoted id holding a comma", "a quoted id holding line ends", "a model evaluated on no item",
+            "a separator ending every row"]
 
 
 def _read_in(f, n, monkeypatch):

@@ -475,3 +475,41 @@ def test_an_id_column_mixing_1_and_text_1_is_refused_naming_it():
     # distinct ids of two types are read as text, as a CSV file of the same table
     rm = read_scores_frame(mixed.assign(item=[1, "3", 2, "4"]))
     assert sorted(rm.item_ids) == ["1", "2", "3", "4"]
+
+
+@pytest.mark.parametrize("layout", ["long", "wide", "wide of 300 items"])
+@pytest.mark.parametrize("path", ["fast", "plain"])
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_a_separator_ending_every_row_reads_as_the_table_without_it(tmp_path, monkeypatch, layout, path, newline):
+    rng = np.random.default_rng(1)
+    models, items = [f"m{i}" for i in range(5)], [f"arc/{i}" for i in range(300 if "300" in layout else 4)]
+    cells = rng.choice(["0", "1", "0.5", ""], (5, len(items)))
+    if layout == "long":
+        rows = ["model,item,score"] + [f"{m},{q},{cells[i, j] or '-'}" for i, m in enumerate(models)
+                                       for j, q in enumerate(items)]
+    else:
+        rows = [",".join(["model"] + items)] + [",".join([m, *cells[i]]) for i, m in enumerate(models)]
+    clean, ending = tmp_path / "clean.csv", tmp_path / "ending.csv"
+    clean.write_text(newline.join(rows) + newline, newline="")
+    ending.write_text(newline.join(rows[:1] + [r + "," for r in rows[1:]]) + newline, newline="")
+    if path == "plain":
+        _plain_csv(monkeypatch)
+    want = _outcome(lambda: read_scores_csv(clean, missing_marker="-"))
+    assert want[0] == "matrix"
+    assert _outcome(lambda: read_scores_csv(ending, missing_marker="-")) == want
+
+
+@pytest.mark.parametrize("extra", ["every row", "one row"])
+@pytest.mark.parametrize("path", ["fast", "plain"])
+def test_a_field_more_than_the_header_names_is_refused_naming_the_file(tmp_path, monkeypatch, extra, path):
+    # a field other than an empty last one: the first field would be taken for row labels and the columns shifted
+    rows = ["model,item,score", "m0,q0,1,7", "m0,q1,0,", "m1,q0,1,", "m1,q1,0,"]
+    if extra == "every row":
+        rows = ["model,A,B", "m0,1,0,1", "m1,0,1,1", "m2,1,1,0"]
+    f = tmp_path / "shifted.csv"
+    f.write_text("\n".join(rows) + "\n")
+    if path == "plain":
+        _plain_csv(monkeypatch)
+    outcome = _outcome(lambda: read_scores_csv(f))
+    assert outcome[0] == "error"
+    assert outcome[1].startswith("path: shifted.csv's rows hold 4 fields but its header names 3: name every column")

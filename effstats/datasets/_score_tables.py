@@ -367,7 +367,7 @@ def _header(p: Path, sep: str, compression: str | None = None) -> list[str]:
 
 
 def _read_typed(p: Path, sep: str, header: list[str], text: _TextColumns, progress: bool = False,
-                compression: str | None = None) -> pd.DataFrame | None:
+                compression: str | None = None, index_col: Any = None) -> pd.DataFrame | None:
     """The table with the id columns as text (as written) and the others parsed as numbers by pandas' C parser
     (correctly rounded); a column holding anything but numbers (text, True/False, markers with spaces) stays text.
     Cells left empty or marked not evaluated are ``""`` in the other text columns, NaN in number columns. None
@@ -381,7 +381,8 @@ def _read_typed(p: Path, sep: str, header: list[str], text: _TextColumns, progre
     narrow = len(names) <= _NARROW
     na = {c: ["", text.missing] for c in names if c not in ids} if narrow else ["", text.missing]
     kw = dict(sep=sep, keep_default_na=False, float_precision="round_trip", dtype={c: str for c in ids},
-              na_values=na, low_memory=narrow or p.stat().st_size > _ONE_PASS_BYTES, compression=compression)
+              na_values=na, low_memory=narrow or p.stat().st_size > _ONE_PASS_BYTES, compression=compression,
+              index_col=index_col)
     # a long table's model and item ids as categories: the parser hashes its tokens once, without a text object
     # a cell, and the layout checks and the matrix read the codes
     pair = [c for c in text.pair if c in names] if narrow else []
@@ -658,9 +659,16 @@ def _read_delimited(p: Path, sep: str, text: _TextColumns | None = None,
         compression = _compression(p)
         _refuse_nul(p, sep, compression)
         header = _header(p, sep, compression)
-        typed = None if text is None else _read_typed(p, sep, header, text, progress, compression)
-        return (typed if typed is not None else pd.read_csv(p, sep=sep, dtype=str, keep_default_na=False,
-                                                            compression=compression)), header
+        for index_col in (None, False):
+            typed = None if text is None else _read_typed(p, sep, header, text, progress, compression, index_col)
+            df = typed if typed is not None else pd.read_csv(p, sep=sep, dtype=str, keep_default_na=False,
+                                                             compression=compression, index_col=index_col)
+            # every row holding one field more than the header, pandas takes the first as the row labels: read again
+            # without them where that field is a separator ending every line ("m0,q0,1,"), as pandas' index_col=False
+            # does, which would drop any other last field
+            if isinstance(df.index, pd.RangeIndex) or not _trailing_separator(df, p, header):
+                return df, header
+        return df, header
     except pd.errors.EmptyDataError:
         raise ValueError(f"path: {p.name} is empty; {_EXPECTED}") from None
     except UnicodeDecodeError as exc:
@@ -672,6 +680,16 @@ def _read_delimited(p: Path, sep: str, text: _TextColumns | None = None,
         raise ValueError(f"path: {p.name} {what} ({type(exc).__name__}: {exc})") from None
     except pd.errors.ParserError as exc:
         raise ValueError(f"path: {p.name} is not a readable delimited table ({exc})") from None
+
+
+def _trailing_separator(df: pd.DataFrame, p: Path, header: list[str]) -> bool:
+    """True where every row of ``df`` (read with its first field as row labels: every row holds one field more than
+    the ``header`` names) ends in an empty field; raises ValueError otherwise."""
+    last = df.iloc[:, -1]
+    if bool((last.isna() | (last.astype(object) == "")).all()):
+        return True
+    raise ValueError(f"path: {p.name}'s rows hold {len(header) + 1} fields but its header names {len(header)}: name "
+                     f"every column in the header (the first one, e.g. 'model') or drop the extra field; {_EXPECTED}")
 
 
 def _other_separator(p: Path, df: pd.DataFrame, sep: str) -> str | None:
