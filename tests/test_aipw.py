@@ -15,7 +15,7 @@ from sklearn.dummy import DummyRegressor
 from sklearn.linear_model import LogisticRegression, Ridge
 
 from effstats.datasets import simulate_responses
-from effstats.disco import RandomDirect, StratifiedAIPW
+from effstats.disco import RandomDirect, StratifiedAIPW, StratifiedHT
 from effstats.disco import _aipw
 from effstats.disco._aipw import AIPW, difficulty_regressor
 from effstats.exceptions import NotFittedError
@@ -401,6 +401,20 @@ def test_design_estimate_of_a_census_is_the_score_and_in_range(cls):
     np.testing.assert_array_equal(p.statistic, tgt.mean(axis=1))
     assert not p.out_of_range.any()
     assert not np.signbit(p.statistic).any()
+
+
+@pytest.mark.parametrize("n_strata", [1, 4, 30, 300])
+def test_stratified_ht_census_gives_the_score_with_a_zero_width_interval(n_strata):
+    src, tgt = _census_data()
+    tgt = np.vstack([tgt, np.ones(300)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        p = StratifiedHT(300, n_strata=n_strata, random_state=0).fit(src).predict_interval(tgt)
+    np.testing.assert_allclose(p.statistic, tgt.mean(axis=1), atol=1e-12)
+    for level in (0.5, 0.95):
+        ci = p.confidence_interval(level)
+        np.testing.assert_allclose(ci.low, tgt.mean(axis=1), atol=1e-12)
+        np.testing.assert_allclose(ci.high, tgt.mean(axis=1), atol=1e-12)
 
 
 @pytest.mark.parametrize("cls", [AIPW, StratifiedAIPW])

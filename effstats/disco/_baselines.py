@@ -534,11 +534,10 @@ class StratifiedHT(_SubsetEstimator):
         positive counts estimated from survey data. *Survey Methodology* 24(2), 193–201.
         """
         y = o.correctness("target_outputs")
-        k, n = y.shape[1], self.n_items_total_
+        n = self.n_items_total_
         p = self._predict(o)
         se = self._design_se(o)
-        if o.missing is not None:
-            k = (~o.missing).sum(axis=1)
+        k = np.full(len(p), y.shape[1]) if o.missing is None else (~o.missing).sum(axis=1)
         with np.errstate(divide="ignore"):
             srs = np.where(k < n, k / (1 - k / n), np.inf)
         with np.errstate(divide="ignore", invalid="ignore"):
