@@ -391,3 +391,24 @@ def test_one_wrong_item_bounds_the_interval_with_missing_cells():
         assert lo[0] <= cp(p * n_prime, n_prime)[0] + 1e-9 and hi[0] >= cp(p * n_prime, n_prime)[1] - 1e-9
         full_lo, full_hi = full.confidence_interval(0.95)
         assert lo[0] <= full_lo[0] and hi[0] - lo[0] >= full_hi[0] - full_lo[0]
+
+
+@pytest.mark.parametrize("sampling", ["stratified", "uniform"])
+def test_census_with_missing_cells_is_a_sample_of_the_observed_items(sampling):
+    """Every item evaluated, one model answered on all, the other on 251 of 500 (one wrong): the first gets its
+    exact score, the second the interval of a sample of its 251 observed items, which has a width."""
+    g = np.random.default_rng(1)
+    ss = SortSearch(sampling=sampling, random_state=0).fit(g.random((30, 500)) < np.linspace(0.95, 0.3, 500))
+    items = ss.select(500)
+    y = np.ones((2, 500))
+    y[:, 0] = 0
+    y[1, 1:250] = np.nan
+    with pytest.warns(UserWarning, match="249 cells missing"):
+        res = ss.predict(y, items=items)
+    assert res.n_observed.tolist() == [500, 251]
+    lo, hi = res.confidence_interval(0.95)
+    assert lo[0] == hi[0] == res.accuracy[0] == 499 / 500
+    assert lo[1] < res.accuracy[1] < hi[1] and hi[1] - lo[1] > 0.01
+    alone = korn_graubard_interval(res.accuracy[1], res.standard_error[1], 251, 500, df=design_df(res.design, 251),
+                                   minority=1 if res.design == "systematic" else None)
+    assert (lo[1], hi[1]) == pytest.approx((alone.low, alone.high), abs=1e-12)

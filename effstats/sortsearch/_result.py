@@ -56,6 +56,9 @@ class SearchResult:
     minority : int array (n_models,) or None
         The fewer of each model's right and wrong responses among its evaluated items; with one item per cell, at
         most 2 bound the interval's effective size (see :func:`effstats.sortsearch.korn_graubard_interval`).
+    n_observed : int array (n_models,) or None
+        Each model's evaluated items with a response, the sample size of its interval (None: all ``budget`` of
+        them); a model missing some of them has no exact interval even when every item was evaluated.
 
     See Also
     --------
@@ -98,6 +101,7 @@ class SearchResult:
     n_missing: int = 0
     n_missing_target: int = 0
     minority: np.ndarray | None = field(default=None, repr=False)
+    n_observed: np.ndarray | None = field(default=None, repr=False)
 
     def __repr__(self) -> str:
         acc = self.statistic
@@ -148,7 +152,8 @@ class SearchResult:
         Returns
         -------
         ConfidenceInterval
-            ``low`` and ``high``, ndarrays of shape (n_models,); a point interval when every item is evaluated.
+            ``low`` and ``high``, ndarrays of shape (n_models,); a point interval when every item is evaluated and
+            answered.
 
         See Also
         --------
@@ -169,9 +174,17 @@ class SearchResult:
         >>> ci.low[:3].round(3), ci.high[:3].round(3)
         (array([0.014, 0.35 , 0.257]), array([0.302, 0.65 , 0.654]))
         """
-        return korn_graubard_interval(self.statistic, self.standard_error, self.budget, self.n_items, confidence_level,
-                                      df=design_df(self.design, self.budget),
-                                      minority=self.minority if self.design == "systematic" else None)
+        few = self.minority if self.design == "systematic" else None
+        if self.n_observed is None:
+            return korn_graubard_interval(self.statistic, self.standard_error, self.budget, self.n_items,
+                                          confidence_level, df=design_df(self.design, self.budget), minority=few)
+        low, high = np.empty(len(self.statistic)), np.empty(len(self.statistic))
+        for b in np.unique(self.n_observed):  # one call per sample size: the models with missing cells are few
+            rows = self.n_observed == b
+            low[rows], high[rows] = korn_graubard_interval(
+                self.statistic[rows], self.standard_error[rows], int(b), self.n_items, confidence_level,
+                df=design_df(self.design, int(b)), minority=None if few is None else few[rows])
+        return ConfidenceInterval(low, high)
 
     def _index(self) -> pd.Index:
         return self.model_ids if self.model_ids is not None else pd.RangeIndex(len(self.thresholds), name="model")

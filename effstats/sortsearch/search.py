@@ -573,7 +573,7 @@ class SortSearch(BaseEstimator):
         return SearchResult(thresholds=k, sample_thresholds=t, order=self.order_, positions=pos, statistic=est,
                             standard_error=se, design=design, estimator=self._estimator, model_ids=model_ids,
                             item_ids=self.item_ids_, n_missing=self.n_missing_, n_missing_target=int(miss.sum()),
-                            minority=np.minimum(right, seen - right))
+                            minority=np.minimum(right, seen - right), n_observed=seen)
 
     def evaluate(self, evaluate_fn: Callable[[np.ndarray], Any], budget: int) -> SearchResult:
         """Select ``budget`` items, call ``evaluate_fn(items)`` once, and predict.
