@@ -40,6 +40,10 @@ def interrupt_after() -> Iterator[None]:
     place together are renamed all or none."""
     import signal
 
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        # started with Ctrl-C ignored (a background job of a shell, nohup): it stays ignored throughout
+        yield
+        return
     pressed: list[int] = []
     try:
         old = signal.signal(signal.SIGINT, lambda *_: pressed.append(1))
