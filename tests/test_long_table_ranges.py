@@ -4,10 +4,13 @@ matrix (ids, their order, values, missing cells, kind), the same warnings, the s
 range cuts the file."""
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
 from effstats.datasets import _score_tables as tables
+from effstats._shared import _Forked
 from effstats.datasets import read_scores_csv
 
 from test_table_reader_paths import _outcome
@@ -125,3 +128,41 @@ def test_a_file_with_quotes_is_read_without_the_general_reader(tmp_path, monkeyp
     assert rm.shape == (7, 40)
     assert (QUOTED[1:-1] if "line" in name else "org/x,y") in list(rm.model_ids)
     assert passes == (["ranges", "one"] if "line" in name else ["ranges"])
+
+
+def _long_file(tmp_path, cells=("0", "1"), items=40):
+    f = tmp_path / "scores.csv"
+    f.write_text("\n".join(["model,item,score", *_rows(0, items=items, cells=cells)]) + "\n")
+    return f
+
+
+def _in_ranges(monkeypatch, n=3, fork=True):
+    monkeypatch.setattr(tables, "_RANGE_BYTES", 1)
+    monkeypatch.setattr(tables, "_cpus", lambda: n)
+    if not fork:  # the ranges parsed in this process, as where no child can be started
+        monkeypatch.setattr(tables, "_Forked", lambda fn: _Forked(fn, fork=False))
+
+
+@pytest.mark.parametrize("ranges", [False, True])
+def test_a_long_table_read_leaves_this_process_malloc_settings_alone(tmp_path, monkeypatch, ranges):
+    # glibc's mallopt cannot be undone: setting its thresholds turns off the dynamic mmap threshold for good, which
+    # makes every large numpy temporary of the rest of the process a fresh mapping
+    import ctypes
+
+    f = _long_file(tmp_path)
+    if ranges:
+        _in_ranges(monkeypatch)
+    here, calls, real = os.getpid(), [], ctypes.CDLL
+
+    class Spied:
+        def __init__(self, *a, **kw):
+            self._lib = real(*a, **kw)
+
+        def __getattr__(self, name):
+            if os.getpid() == here:
+                calls.append(name)
+            return getattr(self._lib, name)
+
+    monkeypatch.setattr(ctypes, "CDLL", Spied)
+    assert read_scores_csv(f).shape == (6, 40)
+    assert "mallopt" not in calls

@@ -420,8 +420,8 @@ def _read_long(p: Path, sep: str, text: _TextColumns, score: str, progress: bool
     another or that reader leaves it to the general one (which also words every error).
 
     An uncompressed file of more than ``2 * _RANGE_BYTES`` is cut into ranges of whole lines, one a core (as many as
-    the process may run on: ``taskset -c 0`` reads in one process), each parsed by a forked process of its own but
-    the first; the ranges' chunks are joined in file order, so that the matrix, its id order and the hand-over to the
+    the process may run on: ``taskset -c 0`` reads in one process), each parsed by a forked process of its own; the
+    ranges' chunks are joined in file order, so that the matrix, its id order and the hand-over to the
     general reader are those of one pass. A range holding a NUL character, or whose parse fails, sends the file to
     the one pass, which words the error or hands over: a cut after a line end in a quoted field leaves the range
     before it ending inside the field, an error of pandas' parser (the first range starts at a record, so, range by
@@ -451,11 +451,10 @@ def _read_long(p: Path, sep: str, text: _TextColumns, score: str, progress: bool
         if sorted(_header(p, sep, compression)) != sorted(names):
             return None
         if compression is not None:
-            return long_matrix([partial(_heap_kept, lambda: chunk_parts(pd.read_csv(p, **kw), *parse))], model, item)
+            return long_matrix([lambda: chunk_parts(pd.read_csv(p, **kw), *parse)], model, item)
         with open(p, "rb") as raw, _progress(progress, total=p.stat().st_size, desc=f"reading {p.name}", unit="B",
                                              unit_scale=True) as bar:
-            return long_matrix([partial(_heap_kept, lambda: chunk_parts(pd.read_csv(_Counted(raw, bar.update), **kw),
-                                                                        *parse))],
+            return long_matrix([lambda: chunk_parts(pd.read_csv(_Counted(raw, bar.update), **kw), *parse)],
                                model, item)
     except _READ_ERRORS:
         return None  # read again by the general reader, whose message names what is wrong
@@ -481,25 +480,19 @@ def _heap_kept(fn: Callable[[], Any]) -> Any:
     """``fn()`` with glibc's malloc taking large blocks from the heap and keeping them once freed: pandas' parser
     grows and shrinks buffers of hundreds of MB chunk after chunk, each a fresh mapping of the system's otherwise (a
     page fault per 4 KB touched: a third of a long file's parse). ``fn`` makes the parser: a block mapped when it is
-    made stays mapped as it grows. The settings are put back and the free memory returned to the system after;
-    elsewhere than glibc, ``fn()``."""
+    made stays mapped as it grows. Only for a forked process that exits after: the settings cannot be put back
+    (setting them turns off glibc's dynamic mmap threshold for the rest of the process, which would make every
+    large numpy temporary a fresh mapping). Elsewhere than glibc, ``fn()``."""
     import ctypes
 
     try:
-        libc = ctypes.CDLL(None)
-        mallopt, trim = libc.mallopt, libc.malloc_trim
+        mallopt = ctypes.CDLL(None).mallopt
     except (OSError, AttributeError):
         return fn()
-    # M_TRIM_THRESHOLD (-1), M_MMAP_MAX (-4) and their defaults; mallopt returns 1 where it took the value
-    if not mallopt(-4, 0):
-        return fn()
-    mallopt(-1, 2**30)
-    try:
-        return fn()
-    finally:
-        mallopt(-4, 65536)
-        mallopt(-1, 128 * 1024)
-        trim(0)
+    # M_MMAP_MAX (-4), M_TRIM_THRESHOLD (-1); mallopt returns 1 where it took the value
+    if mallopt(-4, 0):
+        mallopt(-1, 2**30)
+    return fn()
 
 
 def _line_ranges(p: Path) -> list[tuple[int, int]]:
@@ -551,15 +544,16 @@ class _Range:
         self._f.close()
 
 
-def _range_parts(p: Path, start: int, end: int, kw: dict, parse: tuple,
-                 update: Callable[[int], Any] | None = None) -> Any:
+def _range_parts(p: Path, start: int, end: int, kw: dict, parse: tuple, caller: int) -> Any:
     """:func:`~effstats.datasets._long_scores.chunk_parts` of the lines from byte ``start`` to ``end`` (the first
-    range holds the header), or ``_Odd`` where the range holds a NUL character or does not parse."""
+    range holds the header), or ``_Odd`` where the range holds a NUL character or does not parse; malloc tuned by
+    :func:`_heap_kept` in a forked process (another than ``caller``'s)."""
     from ._long_scores import chunk_parts
 
-    src = _Range(p, start, end, update)
+    src = _Range(p, start, end)
+    parse_range = lambda: chunk_parts(pd.read_csv(src, **kw), *parse)  # noqa: E731
     try:
-        parts = _heap_kept(lambda: chunk_parts(pd.read_csv(src, **kw), *parse))
+        parts = parse_range() if os.getpid() == caller else _heap_kept(parse_range)
     except _READ_ERRORS:  # returned, not raised: a forked process that raised would be run again here
         return _Odd
     finally:
@@ -569,7 +563,7 @@ def _range_parts(p: Path, start: int, end: int, kw: dict, parse: tuple,
 
 def _read_long_ranges(p: Path, ranges: list[tuple[int, int]], header: list[str], kw: dict,
                       parse: tuple, progress: bool) -> ResponseMatrix | None:
-    """The long file read by ranges of lines (see :func:`_read_long`), the first in this process; raises ``_Odd``
+    """The long file read by ranges of lines (see :func:`_read_long`), each by a forked process; raises ``_Odd``
     where a range holds a NUL character or does not parse."""
     from ._long_scores import long_matrix
 
@@ -582,16 +576,16 @@ def _read_long_ranges(p: Path, ranges: list[tuple[int, int]], header: list[str],
     with contextlib.ExitStack() as stack:
         bar = stack.enter_context(_progress(progress, total=p.stat().st_size, desc=f"reading {p.name}", unit="B",
                                             unit_scale=True))
-        forked = [stack.enter_context(_Forked(partial(_range_parts, p, a, b, rest, parse))) for a, b in ranges[1:]]
+        # every range in a process of its own, this one's malloc settings left alone (see _heap_kept)
+        forked = [stack.enter_context(_Forked(partial(_range_parts, p, a, b, rest if a else kw, parse, os.getpid())))
+                  for a, b in ranges]
 
         def later(f: _Forked, size: int) -> Any:
             value = got(f())
             bar.update(size)
             return value
 
-        first = partial(_range_parts, p, *ranges[0], kw, parse, bar.update)
-        return long_matrix([lambda: got(first()), *(partial(later, f, b - a) for f, (a, b) in zip(forked, ranges[1:]))],
-                           parse[0], parse[1])
+        return long_matrix([partial(later, f, b - a) for f, (a, b) in zip(forked, ranges)], parse[0], parse[1])
 
 
 def _stacked_chunks(reader: Any) -> pd.DataFrame:
