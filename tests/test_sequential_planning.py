@@ -236,6 +236,14 @@ def test_detectable_effect_bad_input():
         detectable_effect(1000, disagreement=1.5)
 
 
+@pytest.mark.parametrize("call", [lambda: plan(half_width=0.02, disagreement=1.0, n_models=1, looks=3),
+                                  lambda: plan(0.02, disagreement=0.1, n_models=1),
+                                  lambda: detectable_effect(2000, disagreement=0.1, n_models=1)])
+def test_disagreement_of_one_model_is_refused(call):
+    with pytest.raises(ValueError, match=r"^disagreement: .* needs n_models >= 2; for one model pass accuracy= or sd="):
+        call()
+
+
 def test_accuracy_of_two_models_plans_the_paired_difference():
     """"2 models at ~90 % accuracy, detect 1 point with power 0.8, at most 5 looks": the paired difference's variance
     is disagreement - effect**2, at most 2 min(p, 1 - p) - effect**2 = 0.1999, not one model's p (1 - p) = 0.09.

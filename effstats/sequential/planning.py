@@ -320,15 +320,14 @@ def plan(effect: float | None = None, *, half_width: float | None = None, sd: An
     sd : float or array-like of shape (n_datasets,), optional
         Standard deviation of the per-item statistic. Alternatively:
     disagreement : float or array-like of shape (n_datasets,), optional
-        Fraction of items on which two binary-scored models differ (paired difference: variance
-        ``disagreement - effect**2``; ``disagreement >= |effect|``). ``disagreement == |effect|`` is a pair whose
-        every disagreement favours one model (e.g. 0.5 % of the items, all one way). The plan takes the test
-        statistic as normal with that per-item variance under both hypotheses. McNemar's statistic standardises
-        by the observed disagreement, which moves with the difference: when most disagreements go one way it
-        varies less than assumed (``sqrt(n10)``, variance 1/4, when all do), so such plans are conservative:
-        ``plan(0.005, disagreement=0.005)`` asks for 2,140 items for power 0.9,
-        and :class:`effstats.sequential.SequentialEvaluator` on them has power 0.98 (Monte Carlo, 20,000 runs; 0.90 at
-        ``disagreement=0.01``).
+        Fraction of items on which two binary-scored models differ (paired difference: variance ``disagreement -
+        effect**2``; ``disagreement >= |effect|``); refused with ``n_models=1``. ``disagreement == |effect|`` is a pair
+        whose every disagreement favours one model (e.g. 0.5 % of the items, all one way). The plan takes the test
+        statistic as normal with that per-item variance under both hypotheses. McNemar's statistic standardises by the
+        observed disagreement, which moves with the difference: when most disagreements go one way it varies less than
+        assumed (``sqrt(n10)``, variance 1/4, when all do), so such plans are conservative: ``plan(0.005,
+        disagreement=0.005)`` asks for 2,140 items for power 0.9, and :class:`effstats.sequential.SequentialEvaluator`
+        on them has power 0.98 (Monte Carlo, 20,000 runs; 0.90 at ``disagreement=0.01``).
     accuracy : float, optional
         Accuracy of the model(s). With ``n_models=1`` the variance is ``p (1 - p)`` (at most 1/4, the
         ``half_width`` plan's default); a difference plan uses it under the null and, at the alternative
@@ -499,10 +498,18 @@ def _per_comparison(alpha: float, n_models: int, correction: str) -> tuple[int, 
     return n_comp, alpha / n_comp if correction != "none" else alpha
 
 
+def _check_pair_disagreement(disagreement: Any, n_models: int) -> None:
+    """Refuse ``disagreement`` (a rate between two models) for one model, which it would silently plan as a pair."""
+    if disagreement is not None and n_models == 1:
+        raise ValueError("disagreement: the fraction of items on which two models differ needs n_models >= 2; for "
+                         "one model pass accuracy= or sd=")
+
+
 def _per_item_variance(e: float, sd: Any, disagreement: Any, accuracy: Any, n_models: int,
                        target_diff: bool) -> tuple[np.ndarray, float | None]:
     """Variance per item of the statistic (one value or one per dataset) at the difference ``e``, and the
     accuracy when one was given."""
+    _check_pair_disagreement(disagreement, n_models)
     if sum(x is not None for x in (sd, disagreement, accuracy)) > 1:
         raise ValueError("sd: give at most one of sd, disagreement and accuracy")
     if sd is not None:
@@ -668,6 +675,7 @@ def detectable_effect(items_available: Any, *, sd: Any = None, disagreement: Any
     0.0302
     """
     alpha, looks, n_models, n_datasets = _check_layout(alpha, sided, looks, n_models, n_datasets, correction)
+    _check_pair_disagreement(disagreement, n_models)
     n = float(_usable_items(items_available, n_datasets))
     if sum(x is not None for x in (sd, disagreement, accuracy)) != 1:
         raise ValueError("sd: give exactly one of sd, disagreement and accuracy")
