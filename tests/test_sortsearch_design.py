@@ -371,6 +371,14 @@ def test_one_or_two_wrong_items_bound_the_effective_size_by_the_sample():
         korn_graubard_interval([0.97], [0.01], 100, 10_000, minority=[1, 2])
 
 
+@pytest.mark.parametrize("bad, match", [(-1, "whole numbers >= 0"), (1.5, "whole numbers >= 0"),
+                                        (200, "at most the 100 evaluated items, got")])
+def test_minority_must_count_evaluated_items(bad, match):
+    with pytest.raises(ValueError, match=f"^minority: expected {match}"):
+        korn_graubard_interval(0.97, 0.01, 100, 10_000, minority=bad)
+    unbounded = korn_graubard_interval(0.97, 0.01, 100, 10_000)
+    assert korn_graubard_interval(0.97, 0.01, 100, 10_000, minority=100) == unbounded
+
 def test_one_wrong_item_bounds_the_interval_with_missing_cells():
     """99 of 100 stratified items right, 3 of the right ones without a result: the minority is still the one wrong
     item, and the interval is at least as wide as Clopper-Pearson's at the finite-population-corrected count of the

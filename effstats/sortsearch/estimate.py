@@ -73,7 +73,9 @@ from scipy import sparse, stats
 from scipy.special import expit, logit
 
 from .._ordering import dp_rows
+from .._hypergeometric import _whole
 from .._results import ConfidenceInterval, check_confidence_level
+from .._shared import _value_list
 from .._validation import check_array, check_binary, check_option, check_positive_int, check_unit_interval
 from ..bitpack import PackedBinaryMatrix
 from ._inputs import _check_budget
@@ -500,9 +502,9 @@ def korn_graubard_interval(
         Degrees of freedom of the variance estimate, > 0 (default ``b - 1``: no adjustment); Sort & Search passes
         ``b // 2`` for one item per cell (the successive-difference estimator pairs neighbouring cells).
     minority : array-like of shape (n_models,), optional
-        Minority responses among each model's evaluated items (the fewer of its right and wrong ones) in a
-        stratified sample (one item per cell); where at most 2, the effective size is at most the
-        finite-population-corrected count ``b / (1 - b / n_items)`` (a design effect of at least 1, Notes).
+        Minority responses among each model's evaluated items (whole numbers in [0, ``budget``]: the fewer of its
+        right and wrong ones) in a stratified sample (one item per cell); where at most 2, the effective size is at
+        most the finite-population-corrected count ``b / (1 - b / n_items)`` (a design effect of at least 1, Notes).
         Default: no such bound (a simple random sample, whose variance estimate is not stratified).
 
     Returns
@@ -566,9 +568,12 @@ def korn_graubard_interval(
     if budget > 1 and df is not None and df < budget - 1:  # not where se = 0: n* = b is then the count itself
         ne = np.where(se > 0, ne * (stats.t.ppf(a, budget - 1) / stats.t.ppf(a, df)) ** 2, ne)
     if minority is not None:
-        few = check_array(minority, "minority", ndim=(0, 1))
+        few = _whole(minority, "minority", 0)
         if few.shape != p.shape:
             raise ValueError(f"minority: expected the shape of estimate {p.shape}, got {few.shape}")
+        if (few > budget).any():
+            raise ValueError(f"minority: expected at most the {budget} evaluated items, got "
+                             f"{_value_list(few[few > budget])}")
         srs = budget / (1 - budget / n_items) if budget < n_items else np.inf
         ne = np.where((few <= 2) & (se > 0), np.minimum(ne, srs), ne)
     ne = np.maximum(ne, 1.0)
