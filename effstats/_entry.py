@@ -15,11 +15,17 @@ INTERRUPTED = "interrupted; files already written are complete, nothing half-wri
 COMMANDS = ("audit", "select", "estimate", "sequential start", "sequential update", "sequential status")
 
 
-def interrupted(argv: list[str]) -> int:
-    """Print the line of a command interrupted before it ran (``argv``: its arguments); return its exit status."""
+def command_name(argv: list[str]) -> str:
+    """What a line about the command of the arguments ``argv`` starts with: ``effstats`` and the command, if named
+    (``effstats select``, ``effstats sequential start``)."""
     words = [a for a in argv if not str(a).startswith("-")][:2]
     command = " ".join(words if words[:1] == ["sequential"] else words[:1])
-    print(f"effstats{' ' + command if command in COMMANDS else ''}: {INTERRUPTED}", file=sys.stderr)
+    return f"effstats{' ' + command if command in COMMANDS else ''}"
+
+
+def interrupted(argv: list[str]) -> int:
+    """Print the line of a command interrupted before it ran (``argv``: its arguments); return its exit status."""
+    print(f"{command_name(argv)}: {INTERRUPTED}", file=sys.stderr)
     return 130
 
 

@@ -17,7 +17,10 @@ from the parsers ``build_parser()`` builds.
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
+import io
+import os
 import re
 import sys
 import warnings
@@ -25,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
 from ._entry import INTERRUPTED as _INTERRUPTED
-from ._entry import interrupted
+from ._entry import command_name, interrupted
 from ._entry import interrupt_after as _interrupt_after
 from .datasets._score_options import DUPLICATE_POLICIES, SCORE_FORMATS
 
@@ -50,6 +53,22 @@ def _run_audit(data: Any, out: str | Path | None = None, **options: Any):
         from .reliability import audit
 
     return audit(data, out, **options)
+
+
+class _ClosedStdout(io.TextIOBase):
+    """Python's stdout when the command starts with none (``effstats ... >&-``): what the command prints is dropped,
+    and the flush after it raises the write error of a closed stdout once, where a full stdout's is reported."""
+
+    written = False
+
+    def write(self, s: str) -> int:
+        self.written = self.written or bool(s)
+        return len(s)
+
+    def flush(self) -> None:
+        if self.written:
+            self.written = False
+            raise OSError(errno.EBADF, os.strerror(errno.EBADF))
 
 
 class _Parser(argparse.ArgumentParser):
@@ -129,24 +148,36 @@ def main(argv: Sequence[str] | None = None) -> int:
     >>> main(["audit", os.path.join(folder, "nope.csv"), "--out", os.path.join(folder, "report")])
     2
     """
+    args = sys.argv[1:] if argv is None else list(argv)
+    closed = sys.stdout is None
+    if closed:
+        sys.stdout = _ClosedStdout()
     try:
         status = _main(argv)
-        sys.stdout.flush()  # here, not at exit, so that a closed pipe is caught below
+        sys.stdout.flush()  # here, not at exit, so that a closed pipe or a full or closed stdout is caught below
         return status
     except KeyboardInterrupt:  # before a command runs (its modules being imported): nothing is written yet
-        return interrupted(sys.argv[1:] if argv is None else argv)
+        return interrupted(args)
     except BrokenPipeError:
         # The reader of the output stopped early (``effstats ... | head``): the files are written, only the printout
         # is cut. Stop quietly with the status of a tool ended by SIGPIPE; stdout goes to devnull so that Python's
         # final flush does not raise again.
-        import os
-
         try:
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())
         except (OSError, ValueError):  # no file descriptor (stdout replaced by an object in memory)
             pass
         return 141
+    except OSError as exc:  # a full or closed stdout (--help, --version, what a command printed last)
+        from .workflow._cli import _quiet_stdout, os_error_line
+
+        print(f"{command_name(args)}: error: {os_error_line(exc)}", file=sys.stderr)
+        _quiet_stdout()
+        return 2
+    finally:
+        if closed:
+            sys.stdout.written = False  # nothing left for its finaliser's flush to raise
+            sys.stdout = None
 
 
 def build_parser() -> argparse.ArgumentParser:

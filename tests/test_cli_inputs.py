@@ -168,6 +168,31 @@ def test_a_full_stdout_is_one_line(loop, tmp_path):
     assert err.strip() == "effstats select: error: cannot write to stdout (No space left on device)"
 
 
+
+@pytest.mark.parametrize("stdout", ["closed", "full"])
+@pytest.mark.parametrize("argv", [["--version"], ["--help"], ["select"], ["audit"]])
+def test_a_closed_or_full_stdout_is_one_line_and_status_2(loop, tmp_path, stdout, argv):
+    import os
+
+    if stdout == "full" and not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full")
+    root, items, new = loop
+    out = tmp_path / "out"
+    (tmp_path / "board.csv").write_text("model,A,B,C\nx,0.9,0.8,0.7\ny,0.5,0.6,0.4\nz,0.1,0.3,0.2\n")
+    command = {"select": ["select", str(root / "ref.csv"), "--budget", "12", "--method", "random"],
+               "audit": ["audit", str(tmp_path / "board.csv"), "--n-boot", "20", "--no-progress"]}.get(argv[0], argv)
+    with open("/dev/full" if stdout == "full" else os.devnull, "w") as sink:
+        p = subprocess.run([sys.executable, "-m", "effstats", *command] + (["--out", str(out)] if len(command) > 1
+                                                                            else []),
+                           stdout=sink, stderr=subprocess.PIPE, timeout=120,
+                           preexec_fn=(lambda: os.close(1)) if stdout == "closed" else None)
+    err = p.stderr.decode()
+    reason = "Bad file descriptor" if stdout == "closed" else "No space left on device"
+    name = "effstats" + (f" {command[0]}" if len(command) > 1 else "")
+    assert (p.returncode, err) == (2, f"{name}: error: cannot write to stdout ({reason})\n")
+    assert len(command) == 1 or out.is_dir()  # the command's files are written; only its printout is lost
+
+
 @pytest.mark.parametrize("option", ["--metric", "--filter"])
 @pytest.mark.parametrize("command", ["select", "sequential start"])
 def test_a_per_task_option_naming_no_task_is_refused(tmp_path, capsys, option, command):
