@@ -30,6 +30,7 @@ QUOTED = '"org/x' + "\n," * 300 + 'y"'  # line ends in a quoted field over a ten
 TABLES = {
     "0/1": _rows(),
     "graded, rows not evaluated": _rows(1, cells=("0", "0.25", "1", "-")),
+    "graded, a score a row": _rows(14, cells=tuple(repr(v) for v in np.random.default_rng(14).random(1000))),
     "0/1 off by noise": _rows(2, cells=("0", "1", "0.999999999999")),
     "a pair repeated across ranges": (lambda r: r + [r[0]])(_rows(3)),
     "a score out of range in the last range": (lambda r: r[:-1] + [r[-1].rsplit(",", 1)[0] + ",2"])(_rows(4)),
@@ -44,9 +45,9 @@ TABLES = {
     "header only": [],
 }
 
-MATRICES = ["0/1", "graded, rows not evaluated", "0/1 off by noise", "a pair repeated across ranges",
-            "a quoted id holding a comma", "a quoted id holding line ends", "a model evaluated on no item",
-            "a separator ending every row"]
+MATRICES = ["0/1", "graded, rows not evaluated", "graded, a score a row", "0/1 off by noise",
+            "a pair repeated across ranges", "a quoted id holding a comma", "a quoted id holding line ends",
+            "a model evaluated on no item", "a separator ending every row"]
 
 
 def _read_in(f, n, monkeypatch):
@@ -166,3 +167,21 @@ def test_a_long_table_read_leaves_this_process_malloc_settings_alone(tmp_path, m
     monkeypatch.setattr(ctypes, "CDLL", Spied)
     assert read_scores_csv(f).shape == (6, 40)
     assert "mallopt" not in calls
+
+
+def test_graded_scores_are_parsed_as_numbers_not_texts(tmp_path, monkeypatch):
+    cells = tuple(repr(v) for v in np.random.default_rng(3).random(5000))
+    f = _long_file(tmp_path, cells=cells, items=400)
+    texts = []
+    real = tables._cell_numbers
+    monkeypatch.setattr(tables, "_cell_numbers", lambda c, **kw: texts.append(len(c)) or real(c, **kw))
+    rm = read_scores_csv(f)
+    assert sum(texts) < 100  # not one text per cell
+    rows = [r.split(",") for r in _rows(0, items=400, cells=cells)]
+    want = {(m, i): float(v) for m, i, v in rows}
+    models, items = list(rm.models.index), list(rm.items.index)
+    assert all(rm.values[models.index(m), items.index(i)] == v for (m, i), v in want.items())  # as float(text)
+    texts.clear()
+    _long_file(tmp_path, items=400)
+    read_scores_csv(f)
+    assert 0 < sum(texts) <= 4  # 0/1 scores: their few texts parsed once per chunk

@@ -21,25 +21,31 @@ Part = tuple[tuple[tuple[pd.Index, np.ndarray], tuple[pd.Index, np.ndarray]], np
 
 def chunk_parts(reader: Any, model: str, item: str, score: str,
                 numbers: Callable[[pd.Index], np.ndarray]) -> list[Part] | None:
-    """The parts of the chunks ``reader`` yields (frames with the three columns categorical, rows not evaluated
-    missing), in order, the scores' distinct cells read as numbers by ``numbers``; None where a chunk holds what the
-    general reader has more to say about: scores outside [0, 1] or infinite, a missing id (``numbers`` raises on
-    cells that are not numbers)."""
+    """The parts of the chunks ``reader`` yields (frames with the ids categorical, the scores categorical or floats,
+    rows not evaluated missing), in order, categorical scores' distinct cells read as numbers by ``numbers``; None
+    where a chunk holds what the general reader has more to say about: scores outside [0, 1] or infinite, a missing
+    id (``numbers`` raises on cells that are not numbers)."""
     ids = (model, item)
     parts: list[Part] = []
     with reader:
         for chunk in reader:
             if not isinstance(chunk.index, pd.RangeIndex):
                 return None  # a first line of one field more than the header: pandas took a column for row labels
-            if any(not isinstance(chunk[c].dtype, pd.CategoricalDtype) for c in (*ids, score)):
+            if any(not isinstance(chunk[c].dtype, pd.CategoricalDtype) for c in ids):
                 return None
-            # each cell's text is a category of the chunk: the checks run on the distinct scores
-            v, k = numbers(chunk[score].cat.categories), chunk[score].cat.codes.to_numpy()
+            s = chunk[score]
+            if isinstance(s.dtype, pd.CategoricalDtype):
+                # each cell's text is a category of the chunk: the checks run on the distinct scores
+                v, k = numbers(s.cat.categories), s.cat.codes.to_numpy()
+            elif s.dtype.kind == "f":
+                v, k = s.to_numpy(), None  # a score a cell
+            else:
+                return None
             with np.errstate(invalid="ignore"):
                 if ((v < 0) | (v > 1)).any():  # infinite values too
                     return None
             nan, r = np.isnan(v), np.rint(v)
-            exact = not nan.any() and not (len(k) and k.min() < 0) and bool((v == r).all()) \
+            exact = not nan.any() and not (k is not None and len(k) and k.min() < 0) and bool((v == r).all()) \
                 and not np.signbit(v).any()  # -0.0 kept as written
             near = exact or bool((nan | (np.abs(v - r) <= ZERO_ONE_ATOL)).all())
             codes = []
@@ -49,7 +55,10 @@ def chunk_parts(reader: Any, model: str, item: str, score: str,
                     return None
                 codes.append((chunk[c].cat.categories, kc))
             # exact 0/1: a byte a row, not eight
-            x = (v == 1)[k] if exact else np.append(v, np.nan)[k]
+            if k is None:
+                x = v == 1 if exact else v
+            else:
+                x = (v == 1)[k] if exact else np.append(v, np.nan)[k]
             parts.append(((codes[0], codes[1]), x, near))
     return parts
 

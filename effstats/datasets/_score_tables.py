@@ -434,11 +434,14 @@ def _read_long(p: Path, sep: str, text: _TextColumns, score: str, progress: bool
         return None  # column names that are not text: the general reader names the argument
     try:
         compression = _compression(p)
-        # the scores' cells as categories: their distinct texts are read as numbers once each (a cell that is not
-        # a number, text or True/False, raises, and the general reader reads the table)
+        # scores of few distinct texts (0/1) as categories: their distinct texts are read as numbers once each;
+        # graded scores (about one text a row) as round-trip floats, which a category a cell would slow many times
+        # over (a cell that is not a number, text or True/False, raises, and the general reader reads the table)
         kw = dict(sep=sep, keep_default_na=False, na_values={score: ["", text.missing]},
                   dtype={model: "category", item: "category", score: "category"}, low_memory=False,
                   chunksize=_LONG_CHUNK_ROWS, compression=compression)
+        if not _few_scores(p, sep, score, compression):
+            kw.update(dtype={**kw["dtype"], score: float}, float_precision="round_trip")
         parse = (*names, partial(_cell_numbers, sep=sep, missing=["", text.missing]))  # chunk_parts' arguments
         ranges = _line_ranges(p) if compression is None else []
         if len(ranges) > 1:
@@ -458,6 +461,17 @@ def _read_long(p: Path, sep: str, text: _TextColumns, score: str, progress: bool
                                model, item)
     except _READ_ERRORS:
         return None  # read again by the general reader, whose message names what is wrong
+
+
+def _few_scores(p: Path, sep: str, score: str, compression: str | None, rows: int = 2**16) -> bool:
+    """Whether the first ``rows`` rows of a long table hold few distinct score texts (at most one in 16 rows, as
+    0/1 scores do), which makes the scores' categories cheaper to parse than numbers."""
+    try:
+        cells = pd.read_csv(p, sep=sep, usecols=[score], dtype=str, keep_default_na=False, nrows=rows,
+                            compression=compression)[score]
+    except _READ_ERRORS:
+        return True  # the chunked parse words or hands over whatever is wrong
+    return cells.nunique() * 16 <= max(len(cells), 16)
 
 
 _READ_ERRORS = (ValueError, UnicodeDecodeError, EOFError, OSError, lzma.LZMAError, zipfile.BadZipFile,
