@@ -161,6 +161,30 @@ def _merge_empty_strata(weights: np.ndarray, present: np.ndarray) -> np.ndarray:
     return out
 
 
+def _collapsed_strata(present: np.ndarray) -> np.ndarray:
+    """The stratum whose observed items estimate each stratum, per target: (T, H) from ``present`` (T, H).
+
+    A stratum holding an observed item of target t stands for itself; an empty one is collapsed with the nearest
+    present stratum in the strata's order (the difficulty order, hardest first), the lower index (the harder
+    side) when two are equally near (Cochran 1977, Sect. 5A.12, collapsed strata). A row with no present stratum
+    maps every stratum to itself.
+    """
+    idx = np.arange(present.shape[1])
+    dist = np.abs(idx[:, None] - idx[None, :]).astype(float)
+    to = np.where(present[:, None, :], dist[None], np.inf).argmin(axis=2)  # argmin: the first (lower) at a tie
+    return np.where(present.any(axis=1, keepdims=True), to, idx)
+
+
+def _collapsed_weights(weights: np.ndarray, present: np.ndarray) -> np.ndarray:
+    """Stratum weights (H,) per target (T, H), every empty stratum's weight added to the stratum it is collapsed
+    with (``_collapsed_strata``); they still sum to the weights' sum."""
+    to = _collapsed_strata(present)
+    out = np.zeros(present.shape)
+    np.add.at(out, (np.broadcast_to(np.arange(len(to))[:, None], to.shape), to),
+              np.broadcast_to(weights, to.shape))
+    return out
+
+
 def _some(mask: np.ndarray | None) -> np.ndarray | None:
     """The mask, or None when it marks no cell (complete outputs take the unchanged code paths)."""
     return mask if mask is not None and mask.any() else None
@@ -506,12 +530,13 @@ class SubsetPrediction:
         ``effstats._hypergeometric``). None: none.
     n_minority : ndarray of shape (n_target,), or None
         With a ``population``: the 0/1 targets' minority responses among their sampled items (the wrong ones of a
-        target mostly right; NaN for graded targets). With a two-dimensional one, a 0/1 target with one to five gets, on
-        the side towards all alike, at least the limit that holds wherever the population's minority items lie among
-        the strata (``stratified_minority_limit`` in ``effstats._hypergeometric``; Hoeffding 1956): Korn &
-        Graubard's effective size, estimated from a handful of minority responses, is too large when they come from
-        the strata sampled most densely (targets at 0.98-0.996, 50 of 2,000 items: of the samples with two and
-        three wrong items its interval covers 0.91 and 0.68, with the limit 0.98 and 0.86;
+        target mostly right; 0 for graded targets, whose interval does not read it). With a two-dimensional one, a
+        0/1 target with one to five gets, on the side towards all alike, at least the limit that holds wherever the
+        population's minority items lie among the strata (``stratified_minority_limit`` in
+        ``effstats._hypergeometric``; Hoeffding 1956): Korn & Graubard's effective size, estimated from a handful of
+        minority responses, is too large when they come from the strata sampled most densely (targets at
+        0.98-0.996, 50 of 2,000 items: of the samples with two and three wrong items its interval covers 0.91 and
+        0.68, with the limit 0.98 and 0.86;
         ``benchmarks/few_wrong_coverage.py``). None: none.
 
     See Also
@@ -861,7 +886,7 @@ class _SubsetEstimator(BaseEstimator):
         if empty.any():
             raise ValueError(f"target_outputs: {_targets(np.flatnonzero(empty), ids)} have no output on any "
                              f"of the {o.n_items} selected items; evaluate them on some of the selected items")
-        self._refuse_unobserved_stratum(o, ids)
+        self._warn_unobserved_stratum(o, ids)
         cols = np.flatnonzero(o.missing.any(axis=0))
         ids = self.selected_[cols] if self.selected_ids_ is None else self.selected_ids_[cols]
         warnings.warn(
@@ -876,35 +901,41 @@ class _SubsetEstimator(BaseEstimator):
         """The strata's sizes (H,) and the stratum of each selected item (k,) of a stratified design, else None."""
         return None
 
-    def _refuse_unobserved_stratum(self, o: _Outputs, model_ids: pd.Index | None = None) -> None:
-        """One ValueError for targets without an output on any sampled item of a stratum.
+    def _warn_unobserved_stratum(self, o: _Outputs, model_ids: pd.Index | None = None) -> None:
+        """One UserWarning for targets without an output on any sampled item of a stratum.
 
-        Such a stratum's mean rests on no observed response: a model-assisted estimator would fill it from its
-        model alone (with no variance), a stratified mean from another stratum's items, and either interval would
-        claim a precision the sample does not have; a valid one (the stratum's mean anywhere in the score's range)
-        would be at least its weight wide. The user decides: evaluate one of its items, or use coarser strata.
-        ``model_ids``: the targets' ids, named in the message (their positions when None).
+        Such a stratum is collapsed, for those targets, with its nearest stratum holding an observed item (see
+        ``_collapsed_strata``): the estimators assume its missing results are like the answered ones of the merged
+        stratum, as they assume the missing cells of a stratum like its answered ones. ``model_ids``: the targets'
+        ids, named in the message (their positions when None).
         """
         design = self._selected_strata()
         if design is None or o.missing is None:
             return
         sizes, h_sel = design
         onehot = np.eye(len(sizes))[h_sel]
-        unseen = (((~o.missing).astype(float) @ onehot) == 0) & (onehot.sum(axis=0) > 0)
+        drawn = onehot.sum(axis=0) > 0
+        seen = ((~o.missing).astype(float) @ onehot) > 0
+        unseen = ~seen & drawn
         if not unseen.any():
             return
+        to = _collapsed_strata(seen | ~drawn)
         rows, strata = np.nonzero(unseen)
         h = int(strata[0])
+        who = np.unique(rows[strata == h])
+        with_ = _plain(sorted(set(to[who, h])))
         in_h = np.flatnonzero(h_sel == h)
         ids = self.selected_[in_h] if self.selected_ids_ is None else self.selected_ids_[in_h]
-        who = np.unique(rows[strata == h])
         more = len(np.unique(strata)) - 1
-        raise ValueError(
-            f"target_outputs: {_targets(who, model_ids)} have no output on any of the {len(in_h)} selected "
-            f"items of stratum {h} ({int(sizes[h])} of {int(sizes.sum())} items, {sizes[h] / sizes.sum():.0%} of "
-            f"the score's weight){f' (and {more} other strata)' if more else ''}, {_show(ids)}; that stratum's mean "
-            "would rest on no observed response, so no valid interval is narrower than its weight. Evaluate each "
-            "target on at least one of those items, or fit with coarser strata")
+        warnings.warn(
+            f"target_outputs: {_targets(who, model_ids)} have no output on any of the {len(in_h)} selected items of "
+            f"stratum {h} ({int(sizes[h])} of {int(sizes.sum())} items, {sizes[h] / sizes.sum():.0%} of the score's "
+            f"weight){f' (and {more} other strata)' if more else ''}: it is estimated with the observed items of "
+            f"its neighbour, stratum {_name_list(map(str, with_), 3, 'and {} more')}, its missing results assumed "
+            f"like the answered ones; evaluate one of items {_show(ids)} to estimate it from its own items",
+            UserWarning,
+            stacklevel=5,
+        )
 
     def _target_outputs(self, target_outputs: Any, items: Any = None) -> _Outputs:
         check_is_fitted(self, "selected_")
@@ -1088,7 +1119,7 @@ class _SubsetEstimator(BaseEstimator):
                 # the estimator's interval elsewhere (Wilson's at the corrected size is narrower near a census)
                 alike01 = wilson & (self._minority(o) == 0)
                 exact = alike01 if exact is None else exact | alike01
-                minority = np.where(wilson, self._minority(o), np.nan)
+                minority = np.where(wilson, self._minority(o), 0.0)  # graded targets: their interval reads none
             return SubsetPrediction(est, se, "design", None, bounds, ids, n_eff, wilson, **counts,
                                     out_of_range=out, df=df, exact=exact, alike=alike, n_sampled=sampled,
                                     population=population, alike_at=self._alike_at(o), n_minority=minority)

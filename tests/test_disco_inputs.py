@@ -1,6 +1,8 @@
 """One array means one thing, names in any case, one bound per argument (DISCO and its baselines)."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -149,29 +151,57 @@ def test_one_model_as_a_series_or_1d_array(rm, make):
     lambda: StratifiedHT(60, n_strata=4, random_state=0),
     lambda: RandomDirect(60, stratify=np.arange(400) % 3, random_state=0),
 ], ids=["StratifiedAIPW", "AIPW-stratify", "StratifiedHT", "RandomDirect-stratify"])
-def test_target_without_output_in_a_whole_stratum_is_refused(make):
-    """A target none of whose sampled items of one stratum has an output: one ValueError naming target_outputs,
-    the stratum and its items, from predict and predict_interval; missing all but one of them is estimated."""
+def test_target_without_output_in_a_whole_stratum_is_collapsed_with_its_neighbour(make):
+    """A target none of whose sampled items of one stratum has an output: one UserWarning naming target_outputs,
+    the stratum, its neighbour and its items, and an estimate with a positive standard error, from predict and
+    predict_interval; the other targets' estimates are unchanged."""
     rm = simulate_responses(30, 400, rng=0)
     est = make().fit(rm.subset(models=range(25)))
     sizes, h_sel = est._selected_strata()
     y = rm.values[25:, est.selected_].astype(float)
+    full = est.predict_interval(y)
     y[1, h_sel == 0] = np.nan
-    for call in (est.predict, est.predict_interval):
-        with pytest.raises(ValueError, match=rf"^target_outputs: targets \[1\] .* items of stratum 0 "
-                                             rf"\({int(sizes[0])} of {int(sizes.sum())} items"):
-            call(y)
-    y[1, np.flatnonzero(h_sel == 0)[0]] = 1.0
-    with pytest.warns(UserWarning, match="cells missing"):
+    said = rf"^target_outputs: targets \[1\] .* items of stratum 0 \({int(sizes[0])} of {int(sizes.sum())} items.*" \
+           r"its neighbour, stratum 1, its missing results assumed like the answered ones; evaluate one of items"
+    with pytest.warns(UserWarning, match=said):
+        est.predict(y)
+    with pytest.warns(UserWarning, match=said):
         p = est.predict_interval(y)
     assert np.isfinite(p.standard_error).all() and (p.standard_error > 0).all()
+    keep = np.arange(5) != 1
+    np.testing.assert_allclose(p.statistic[keep], full.statistic[keep], rtol=0, atol=1e-12)
+    assert abs(p.statistic[1] - rm.values[26].mean()) < 3 * p.standard_error[1]
+
+
+def test_collapsed_stratum_keeps_coverage_when_its_missingness_is_at_random():
+    """Monte Carlo: for half the targets, chosen at random, every sampled item of one random stratum is dropped; the
+    collapsed StratifiedAIPW's 95 % intervals still cover their accuracy over all 600 items at least 93 % of the time
+    (300 draws, 20 targets; measured about 0.97, the binomial standard error of the rate about 0.01 counting each
+    draw's targets as one)."""
+    rm = simulate_responses(60, 600, rng=1)
+    src, tgt = rm.subset(models=range(40)), rm.subset(models=range(40, 60))
+    truth = tgt.values.mean(axis=1)
+    hits, cases = 0, 0
+    for r in range(300):
+        rng = np.random.default_rng(r)
+        est = StratifiedAIPW(60, n_strata=6, random_state=r).fit(src)
+        _, h_sel = est._selected_strata()
+        y = tgt.values[:, est.selected_].astype(float)
+        who = rng.random(len(y)) < 0.5
+        y[np.ix_(who, h_sel == rng.integers(h_sel.max() + 1))] = np.nan
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ci = est.predict_interval(y).confidence_interval(0.95)
+        hits += ((ci.low <= truth) & (truth <= ci.high))[who].sum()
+        cases += who.sum()
+    assert cases > 2500 and hits / cases >= 0.93
 
 
 @pytest.mark.parametrize("make", [lambda: StratifiedAIPW(40, n_strata=4, random_state=0),
                                   lambda: StratifiedHT(40, n_strata=4, random_state=0)])
 def test_unobserved_stratum_names_target_models_by_id(make):
-    """Targets given with ids (a ResponseMatrix, a DataFrame) are named by id in the refusal of a stratum without an
-    output, and by position as bare arrays."""
+    """Targets given with ids (a ResponseMatrix, a DataFrame) are named by id in the warning of a stratum without
+    an output, and by position as bare arrays."""
     rm = simulate_responses(30, 400, rng=0)
     est = make().fit(rm.subset(models=range(25)))
     _, h_sel = est._selected_strata()
@@ -183,10 +213,10 @@ def test_unobserved_stratum_names_target_models_by_id(make):
     with_ids = (ResponseMatrix(y, model_ids=tgt.model_ids, item_ids=tgt.item_ids, nan_as_missing=True),
                 pd.DataFrame(y, index=tgt.model_ids, columns=tgt.item_ids))
     for given in with_ids:
-        with pytest.raises(ValueError, match=rf"^target_outputs: target model\(s\) '{names[0]}', '{names[1]}' have "
-                                             "no output on any of the .* items of stratum 0"):
+        with pytest.warns(UserWarning, match=rf"^target_outputs: target model\(s\) '{names[0]}', '{names[1]}' have "
+                                             "no output on any of the .* items of stratum 0 .* stratum 1"):
             est.predict_interval(given)
-    with pytest.raises(ValueError, match=r"^target_outputs: targets \[1, 3\] \(positions\) have no output"):
+    with pytest.warns(UserWarning, match=r"^target_outputs: targets \[1, 3\] \(positions\) have no output"):
         est.predict_interval(y)
 
 

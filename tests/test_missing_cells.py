@@ -180,18 +180,33 @@ def test_random_direct_uses_the_observed_items():
     assert got[0] == pytest.approx(np.nanmean(t[0]))
 
 
-def test_stratified_refuses_an_empty_stratum_and_means_each_observed_one():
+@pytest.mark.parametrize("empty, into", [(4, 3), (2, 1)])  # the last stratum; a tie goes to the harder side
+def test_stratified_collapses_an_empty_stratum_into_its_neighbour(empty, into):
+    """A stratum without an observed item of the target is collapsed with its nearest neighbour in the difficulty
+    order: the neighbour's mean with both weights, and its variance term (W_h + W_h')^2 s^2/n (1 - n/(N_h + N_h'))
+    (Cochran 1977, Sect. 5A.12), by hand."""
     y = irt_matrix(40, 300).astype(float)
     est = StratifiedHT(30, n_strata=5, random_state=0).fit(y[:30])
     t = y[30:31][:, est.selected_].copy()
     h = est.strata_[est.selected_]
-    t[0, h == 4] = np.nan  # the whole of stratum 4 (the last in difficulty order): its mean rests on nothing
-    with pytest.raises(ValueError, match=r"^target_outputs: targets \[0\] .* items of stratum 4 "):
-        predict_quiet(est, t)
-    t[0, np.flatnonzero(h == 4)[0]] = y[30, est.selected_[np.flatnonzero(h == 4)[0]]]  # one of them observed
-    w = est.stratum_sizes_ / est.stratum_sizes_.sum()
-    means = np.array([np.nanmean(t[0, h == g]) for g in range(5)])
-    assert predict_quiet(est, t)[0] == pytest.approx((w * means).sum())
+    t[0, h == empty] = np.nan
+    with pytest.warns(UserWarning, match=rf"stratum {empty} .* its neighbour, stratum {into}, its missing results "
+                                         "assumed like the answered ones"):
+        p = est.predict_interval(t)
+    sizes = est.stratum_sizes_.astype(float)
+    merged = sizes.copy()
+    merged[into] += merged[empty]
+    merged[empty] = 0
+    w = merged / sizes.sum()
+    keep = np.arange(5) != empty
+    obs = [t[0, h == g] for g in range(5)]
+    means = np.array([np.nanmean(v) if g != empty else 0.0 for g, v in enumerate(obs)])
+    n = np.array([np.isfinite(v).sum() for v in obs], float)
+    s2 = np.array([np.nanvar(v, ddof=1) if g != empty else 0.0 for g, v in enumerate(obs)])
+    assert (n[keep] > 1).all()  # no stratum borrows the pooled variance here
+    se = np.sqrt((w[keep] ** 2 * s2[keep] / n[keep] * (1 - n[keep] / merged[keep])).sum())
+    assert p.statistic[0] == pytest.approx((w * means).sum(), abs=1e-12)
+    assert p.standard_error[0] == pytest.approx(se, rel=1e-12) and se > 0
 
 
 def test_sortsearch_target_missing_cells():

@@ -59,7 +59,7 @@ import pandas as pd
 from scipy import linalg, special, stats
 from sklearn.base import clone, is_classifier
 
-from .._subset import _impute, _item_groups, _SubsetEstimator
+from .._subset import _collapsed_strata, _impute, _item_groups, _SubsetEstimator
 from .._validation import check_flag, check_option, check_positive, check_positive_int, check_rng, is_zero_one
 from ._selection import select_random
 
@@ -204,9 +204,13 @@ class AIPW(_SubsetEstimator):
     answered it; items no source model answered are never drawn and are outside the estimated mean (as for
     :class:`effstats.disco.RandomDirect`). A target without outputs on some sampled items is estimated from the others
     (a smaller random sample when cells are missing at random) with a ``UserWarning``. With ``stratify``, a
-    target without an output on any sampled item of a stratum is refused (one ``ValueError`` naming the stratum
-    and its items): the regression alone would fill that stratum, with no design-based correction and no
-    variance, and no valid interval is narrower than the stratum's weight.
+    stratum where a target has no output on any sampled item is collapsed with its nearest stratum in the strata's
+    order that has one (the lower, when two are equally near; Cochran 1977, Sect. 5A.12), with a ``UserWarning``
+    naming the targets, the stratum, its neighbour and its items: the regression's mean over the stratum's items
+    stays, its residual correction is the neighbour's, and the neighbour's variance term counts with both weights,
+    :math:`(W_h + W_{h'})^2 s_{h'}^2 / n_{h'} (1 - n_{h'} / (N_h + N_{h'}))`. This assumes the stratum's missing
+    results like the neighbour's answered ones, as missing cells are assumed like the answered ones of their
+    stratum; never a standard error of 0 from an empty stratum.
 
     Why this form of the estimate. The target is the mean of all :math:`N` items,
     :math:`\\theta = \\frac{1}{N} \\sum_U y`; the :math:`n` sampled items :math:`S` (simple random sampling without
@@ -398,6 +402,10 @@ class AIPW(_SubsetEstimator):
         n_strata = len(sizes)
         onehot = np.eye(n_strata)[h]  # (n, H)
         T = Y.shape[0]
+        # a stratum drawn from but without an observed item here: its residual correction comes from the nearest
+        # one with items (collapsed strata, class Notes); its model predictions over its items stay
+        drawn = np.bincount(self._h_sel, minlength=n_strata) > 0
+        to = _collapsed_strata(((onehot.sum(axis=0) > 0) | ~drawn)[None])[0]
         corrected = np.zeros((T, n_strata))
         n_corrected = np.zeros(n_strata)
         uncorrected = np.zeros((T, n_strata))
@@ -419,6 +427,7 @@ class AIPW(_SubsetEstimator):
             f_rest = fit.stratum_sums() - fit.at(X[train]) @ onehot[train]  # sum of f over U_h \ T_jh
             with np.errstate(invalid="ignore", divide="ignore"):
                 corr = ((Y[:, test] - lam[:, None] * f_test) @ onehot[test]) / m_h
+            corr, m_h = corr[:, to], m_h[to]
             theta = (y_known + (sizes - t_h) * corr + lam[:, None] * f_rest) / sizes
             corrected += np.where(m_h > 0, theta, 0.0)
             n_corrected += m_h > 0
@@ -433,7 +442,10 @@ class AIPW(_SubsetEstimator):
         with np.errstate(invalid="ignore", divide="ignore"):
             theta_h = np.where(n_corrected > 0, corrected / n_corrected, uncorrected / n_fits)
         w = sizes / sizes.sum()
-        var, df = _stratified_variance(resid, onehot, n_h, sizes, w, with_df=True, borrow=self._borrow)
+        # a collapsed stratum's items and weight join its neighbour's: (W_h + W_h')^2 s_h'^2 / n_h' (1 - f)
+        merged = np.bincount(to, weights=sizes, minlength=n_strata)
+        var, df = _stratified_variance(resid, onehot, n_h, merged, merged / sizes.sum(), with_df=True,
+                                       borrow=self._borrow)
         return theta_h @ w, np.sqrt(var), df
 
     def _selected_strata(self) -> tuple[np.ndarray, np.ndarray] | None:

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._subset import _SubsetEstimator, _impute, _item_groups, _merge_empty_strata, _weighted_anchors
+from .._subset import _collapsed_weights, _impute, _item_groups, _SubsetEstimator, _weighted_anchors
 from .._validation import check_option, check_positive_int, check_rng, is_zero_one
 from .._subset import _first_per_group
 from ._selection import select_random
@@ -104,9 +104,11 @@ class RandomDirect(_SubsetEstimator):
 
     Missing cells: items no source model answered are never drawn; a target without outputs on some drawn items
     is estimated by its mean over the others (a smaller simple random sample when the cells are missing at
-    random), with the standard error and Wilson interval at that smaller size; with ``stratify``, a target
-    without an output on any drawn item of a group is refused (one ``ValueError`` naming the group and its items),
-    as its mean would leave that group out.
+    random), with the standard error and Wilson interval at that smaller size; with ``stratify``, a group where a
+    target has no output on any drawn item is collapsed with its nearest group in the groups' sorted order that has
+    one (the lower, when two are equally near): that group's mean counts with both groups' shares of the drawn
+    items, with a ``UserWarning`` naming the targets, the group, its neighbour and its items (its missing results
+    are assumed like the neighbour's answered ones).
 
     References
     ----------
@@ -159,7 +161,25 @@ class RandomDirect(_SubsetEstimator):
         return self._strata if len(self._strata[0]) > 1 else None
 
     def _predict(self, o) -> np.ndarray:
-        return o.model_means("target_outputs")
+        mean = o.model_means("target_outputs")
+        design = self._selected_strata()
+        if o.missing is None or design is None:
+            return mean
+        # a group without an observed item: its drawn share of the mean goes to its nearest group's (collapsed
+        # strata, class Notes)
+        h_sel = design[1]
+        onehot = np.eye(len(design[0]))[h_sel]
+        obs = ~o.missing
+        n_h = obs.astype(float) @ onehot
+        drawn = onehot.sum(axis=0)
+        empty = ((n_h == 0) & (drawn > 0)).any(axis=1)
+        if not empty.any():
+            return mean
+        w = _collapsed_weights(drawn / drawn.sum(), (n_h > 0) | (drawn == 0))
+        y = np.where(obs, o.correctness("target_outputs"), 0.0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            collapsed = (w * np.nan_to_num((y @ onehot) / n_h)).sum(axis=1)
+        return np.where(empty, collapsed, mean)
 
     def _design_se(self, o) -> np.ndarray:
         """Standard error of a k-item simple random sample mean from N items: ``sqrt(s²/k · (1 − k/N))``
@@ -372,9 +392,12 @@ class StratifiedHT(_SubsetEstimator):
     -----
     Missing cells: the difficulty proxy of an item is the mean over the source models that answered it; items no
     source model answered belong to no stratum and are never drawn (the estimate is then of the mean over the
-    answered items). A target without outputs on all drawn items of a stratum is refused (one ``ValueError``
-    naming the stratum and its items): that stratum's mean would rest on no observed response, and no valid
-    interval is narrower than its weight. Within a stratum the mean is over its observed items.
+    answered items). Within a stratum the mean is over its observed items. A stratum where a target has no output
+    on any drawn item is collapsed, for that target, with its nearest stratum in the difficulty order that has one
+    (the harder, when two are equally near; Cochran 1977, Sect. 5A.12 collapsed strata): that stratum's mean counts
+    with both weights, and its variance term is :math:`(W_h + W_{h'})^2 s_{h'}^2 / n_{h'} (1 - n_{h'} / (N_h +
+    N_{h'}))`, with a ``UserWarning`` naming the targets, the stratum, its neighbour and its items (its missing
+    results are assumed like the neighbour's answered ones).
 
     Interval: Wilson's on 0/1 responses at Korn & Graubard's (1998) effective size, the design effect's
     :math:`\\hat p (1 - \\hat p) / \\widehat{\\mathrm{se}}^2`; a target whose drawn responses are all alike gets the
@@ -460,13 +483,13 @@ class StratifiedHT(_SubsetEstimator):
 
     def _observed_strata(self, o) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(y with 0 at missing cells (T, k), one-hot strata of the selected items (k, H), observed items per target
-        and stratum n_h (T, H), stratum weights per target (T, H): empty strata merged into the nearest one)."""
+        and stratum n_h (T, H), stratum weights per target (T, H): empty strata collapsed into the nearest one)."""
         y = o.correctness("target_outputs")
         obs = ~o.missing
         sizes = self.stratum_sizes_
         onehot = np.eye(len(sizes))[self.strata_[self.selected_]]
         n_h = obs.astype(float) @ onehot
-        w = _merge_empty_strata(sizes / sizes.sum(), n_h > 0)
+        w = _collapsed_weights(sizes / sizes.sum(), (n_h > 0) | (onehot.sum(axis=0) == 0))
         return np.where(obs, y, 0.0), onehot, n_h, w
 
     def _predict(self, o) -> np.ndarray:

@@ -258,11 +258,15 @@ class StratifiedAIPW(AIPW):
 
     Missing cells. A source model's missing response is replaced by the item's mean over the models that
     answered it; items no source model answered are never drawn and are outside the estimated mean. A target
-    without outputs on some sampled items is estimated from the others with a ``UserWarning``; a target without
-    an output on any sampled item of a stratum is refused (one ``ValueError`` naming the stratum and its items):
-    the model alone would fill that stratum, with no design-based correction and no variance (at 100 CIFAR-10
-    items, the best model's hardest stratum unobserved gave 0.9998 with a standard error of 0 for an accuracy of
-    0.9711), and no valid interval is narrower than the stratum's weight.
+    without outputs on some sampled items is estimated from the others with a ``UserWarning``. A stratum where a
+    target has no output on any sampled item is collapsed, for that target, with its nearest stratum in the
+    difficulty order that has one (the harder, when two are equally near; Cochran 1977, Sect. 5A.12 collapsed
+    strata), with a ``UserWarning`` naming the targets, the stratum, its neighbour and its items: the model's mean
+    over the stratum's items stays, the residual correction is the neighbour's, and the neighbour's variance term
+    counts with both weights, :math:`(W_h + W_{h'})^2 s_{h'}^2 / n_{h'} (1 - n_{h'} / (N_h + N_{h'}))`. This
+    assumes the stratum's missing results like the neighbour's answered ones, as missing cells are assumed like the
+    answered ones of their stratum; the model alone would give that stratum no variance (at 100 CIFAR-10 items, the
+    best model's hardest stratum unobserved: 0.9998 with a standard error of 0 for an accuracy of 0.9711).
 
     References
     ----------
