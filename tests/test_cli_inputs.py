@@ -299,23 +299,30 @@ def strata_loop(tmp_path_factory):
 
 
 @pytest.mark.parametrize("name", ["one", "two", "auto"])
-def test_estimate_refuses_a_stratum_without_result_naming_model_task_and_items(strata_loop, name, capsys, tmp_path):
-    """A new model without a result on any chosen item of a stratum: one line naming the model, the task, the
-    stratum's items and the remedies (no warning that they are estimated from the others before it); with one of
-    those items answered the task is estimated."""
+def test_estimate_collapses_a_stratum_without_result_naming_model_task_and_items(strata_loop, name, capsys, tmp_path):
+    """A new model without a result on any chosen item of a stratum: estimated (exit 0, finite intervals) with one
+    warning line naming the model, the task, the stratum's items, the assumption and the remedy; with one of those
+    items answered that warning is gone."""
     sel, new, strata = strata_loop[name]
     gap = strata["arc"][0]
     new[~new["item"].isin(gap)].to_csv(tmp_path / "gap.csv", index=False)
-    err = _one_error(["estimate", sel, tmp_path / "gap.csv", "--out", tmp_path / "e"], capsys)
-    assert err.startswith(f"effstats estimate: error: NEW_RESULTS: model 'new' has no result on any chosen item of "
-                          f"one of the {len(strata['arc'])} strata of task 'arc' (")
-    assert f"{len(gap)} chosen items: {gap[0]}" in err and f"(e.g. {gap[0]})" in err
-    assert "Evaluate model 'new' again on at least one chosen item of each such stratum" in err
-    assert err.endswith("to the new results" if name == "one" else "or score the other tasks only (--tasks hs)")
-    assert ("auto's pick (stratified AIPW" in err) == (name == "auto")
+    code, _, err = _run(["estimate", sel, tmp_path / "gap.csv", "--out", tmp_path / "e"], capsys)
+    assert code == 0 and "Traceback" not in err, err
+    said = [line for line in err.splitlines() if "strata of task" in line]
+    assert len(said) == 1, err
+    assert (f"NEW_RESULTS: model 'new' has no result on any chosen item of one of the {len(strata['arc'])} strata of "
+            "task 'arc' (") in said[0]
+    assert f"{len(gap)} chosen items: {gap[0]}" in said[0] and f"(e.g. {gap[0]})" in said[0]
+    assert "from its nearest stratum's chosen items, its missing results assumed like the answered ones" in said[0]
+    assert said[0].endswith("to estimate it from its own items")
+    assert ("auto's pick (stratified AIPW" in said[0]) == (name == "auto")
+    assert "target_outputs" not in err and "TARGET_OUTPUTS" not in err
+    est = pd.read_csv(tmp_path / "e" / "estimate.csv")
+    assert np.isfinite(est[["low", "high"]].to_numpy()).all()
     new[~new["item"].isin(gap[1:])].to_csv(tmp_path / "one.csv", index=False)
     code, _, err = _run(["estimate", sel, tmp_path / "one.csv", "--out", tmp_path / "e1"], capsys)
     assert code == 0 and "NEW_RESULTS: " + f"{len(gap) - 1} chosen item(s) have no result" in err, err
+    assert "strata of task" not in err
     assert np.isfinite(pd.read_csv(tmp_path / "e1" / "estimate.csv")[["low", "high"]].to_numpy()).all()
 
 

@@ -193,8 +193,8 @@ def _predicted(f: _TaskFit, sub: ResponseMatrix):
             raise ValueError(_PREDICT_ARGS.sub("new_results: ", msg, count=1)) from None
     for w in caught:
         msg = str(w.message)
-        if _PREDICT_ARGS.match(msg) and "cells missing" in msg:
-            continue  # estimate warns once, naming the chosen items without a result
+        if _PREDICT_ARGS.match(msg) and ("cells missing" in msg or "selected items of stratum" in msg):
+            continue  # estimate warns once, naming the chosen items without a result and the strata without any
         name = f.chosen if f.method == "auto" and f.chosen else _ESTIMATOR_NAMES.get(f.method, f.method)
         warnings.warn(_range_words(_PREDICT_ARGS.sub("new_results: ", msg, count=1), name), w.category, stacklevel=3)
     return res
@@ -228,16 +228,16 @@ def _heavy_anchor(f: _TaskFit, sub: ResponseMatrix) -> tuple | None:
     return str(item), float(est.weights_[k]), ref_mean, unlike
 
 
-def refuse_unobserved_strata(fits: dict[str, _TaskFit], new: ResponseMatrix) -> None:
-    """One ValueError for new models without a result on any chosen item of a stratum of a stratified task.
+def warn_unobserved_strata(fits: dict[str, _TaskFit], new: ResponseMatrix) -> None:
+    """One UserWarning for new models without a result on any chosen item of a stratum of a stratified task.
 
     The task's stratified estimate (stratified-aipw, stratified; auto when it picks either) weighs each stratum by
-    its share of the task and estimates its mean from its own chosen items; with none of them answered that mean
-    rests on no result, and the results the model has are not a sample of that stratum (the missing items are not
-    missing at random: they are the ones not run). Filling it from the model, from another stratum, or leaving it
-    out is biased by up to the stratum's weight, and an interval honest about it (the stratum's mean anywhere in
-    the score's range) is at least that weight wide; one result there restores the design's estimate. So the
-    message names the models, the task, the stratum's chosen items, and the remedies the workflow has.
+    its share of the task and estimates its mean from its own chosen items; with none of them answered the stratum
+    is collapsed with its nearest one in the difficulty order that has a result (Cochran 1977, Sect. 5A.12), its
+    missing results assumed like that stratum's answered ones, as a chosen item without a result is assumed like
+    the answered ones of its stratum. The results a model lacks are often the ones not run rather than a random
+    part of the stratum, so the message names the models, the task, the stratum's chosen items, and one item per
+    stratum that restores the design's own estimate.
     """
     gaps = {}  # task: (its models without a result in some stratum, the strata's items per stratum, their weight)
     for t, f in fits.items():
@@ -267,15 +267,13 @@ def refuse_unobserved_strata(fits: dict[str, _TaskFit], new: ResponseMatrix) -> 
     one_each = _name_list(_plain([part[0] for part in per_stratum]), 5, "and {} more")
     where = f"{'one' if len(per_stratum) == 1 else len(per_stratum)} of the {n_strata}"
     also = "".join(f"; also task {u!r}: {_models(g[0])} in {len(g[1])} stratum(s)" for u, g in list(gaps.items())[1:])
-    left = [u for u in fits if u not in gaps]
-    drop = f", or score the other tasks only (tasks={_plain(left)})" if left else ""
-    raise ValueError(
+    warnings.warn(
         f"new_results: {names} {'has' if len(who) == 1 else 'have'} no result on any chosen item of {where} strata of "
         f"task {t!r} ({weight:.0%} of the task's score; {len(items)} chosen items: "
-        f"{_name_list(_plain(items), 5, 'and {} more')}){also}; {method} estimates each stratum from its own chosen "
-        "items, so no valid interval is narrower than that weight. Evaluate "
-        f"{names} again on at least one chosen item of each such stratum (e.g. {one_each}) and add the results to the "
-        f"new results{drop}")
+        f"{_name_list(_plain(items), 5, 'and {} more')}){also}; {method} estimates such a stratum from its nearest "
+        "stratum's chosen items, its missing results assumed like the answered ones. Evaluate "
+        f"{names} on at least one chosen item of each such stratum (e.g. {one_each}) and add the results to the new "
+        "results to estimate it from its own items", UserWarning, stacklevel=3)
 
 
 def _models(ids: pd.Index) -> str:

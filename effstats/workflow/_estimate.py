@@ -17,7 +17,7 @@ from .._shared import _level_percent, _name_list, _plain
 from ..responses import ResponseMatrix
 from ._copies import reread_reference
 from ._io import output_dir, read_new_results, write_text_atomic
-from ._combine import _combine, _Combined, _TaskResult, refuse_unobserved_strata
+from ._combine import _combine, _Combined, _TaskResult, warn_unobserved_strata
 from ._files import REPORT_FILES, record_report_files
 from ._select import Selection, _fit_tasks, _observed_scores
 from ._names import LM_EVAL_SAMPLES, _lm_eval_comma_note, _tasks_option
@@ -527,12 +527,12 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
         The new models' results on the chosen items: lm-eval's output folder of the ``--samples`` run, a CSV of
         item scores, ... (see :func:`read_results`). Items are matched by id. Results on items outside the
         selection are refused; chosen items without a result are estimated from the other items of their task,
-        with a warning naming them, except that a task of the methods stratified-aipw and stratified needs a
-        result on at least one chosen item of each stratum: a model with none in some stratum is refused, naming
-        the model, the task and the stratum's items. A task of the manifest with no result at all for some model
-        (the task was not run, or its output file is missing) is refused, naming the task: the whole-benchmark
-        score would otherwise silently leave it out, or count it as 0. HELM runs are read with the manifest's
-        split, perturbation and train-trial choice.
+        with a warning naming them; under the methods stratified-aipw and stratified, a stratum where a model has
+        no result on any chosen item is estimated from its nearest stratum's chosen items (collapsed strata), with
+        a warning naming the model, the task and the stratum's items. A task of the manifest with no result at
+        all for some model (the task was not run, or its output file is missing) is refused, naming the task: the
+        whole-benchmark score would otherwise silently leave it out, or count it as 0. HELM runs are read with the
+        manifest's split, perturbation and train-trial choice.
     reference : path or ResponseMatrix, optional
         The reference data, read instead of the manifest's copy (``reference.npz``) and of the path it records:
         a ResponseMatrix, or files in the layout the manifest was made from (its lm-eval logs moved or copied;
@@ -569,8 +569,7 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
     ------
     ValueError
         Naming the argument: among others, a new model without any result on a task to score (the message names
-        the task and how to proceed), or on any chosen item of a stratum of a stratified task, results on items
-        outside the manifest, or a transposed results table.
+        the task and how to proceed), results on items outside the manifest, or a transposed results table.
 
     See Also
     --------
@@ -666,7 +665,7 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
     kept = pd.Index(np.concatenate([f.items.to_numpy(dtype=object) for f in fits.values()]))
     _refuse_missing_tasks(new, fits, selection, tasks is not None, failed)
     new = new.subset(items=np.flatnonzero(new_ids.isin(kept)))  # results on the tasks left out are not read
-    refuse_unobserved_strata(fits, new)  # before the warning below says such items are estimated from the others
+    warn_unobserved_strata(fits, new)  # before the warning below says such items are estimated from the others
     obs = pd.DataFrame(new.observed, index=new.model_ids, columns=new.item_ids).reindex(columns=kept, fill_value=False)
     n_missing = (~obs).sum(1)
     if n_missing.any():
