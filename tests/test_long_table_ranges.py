@@ -5,6 +5,8 @@ range cuts the file."""
 from __future__ import annotations
 
 import os
+import signal
+import time
 
 import numpy as np
 import pytest
@@ -185,3 +187,25 @@ def test_graded_scores_are_parsed_as_numbers_not_texts(tmp_path, monkeypatch):
     _long_file(tmp_path, items=400)
     read_scores_csv(f)
     assert 0 < sum(texts) <= 4  # 0/1 scores: their few texts parsed once per chunk
+
+
+@pytest.mark.parametrize("ranges", [False, True])
+def test_ctrl_c_while_the_parser_reads_the_file_interrupts_the_read(tmp_path, monkeypatch, ranges):
+    f = _long_file(tmp_path, items=2000)
+    if ranges:
+        _in_ranges(monkeypatch, fork=False)
+    source = tables._Range if ranges else tables._Counted
+    real, calls = source.read, []
+
+    def read(self, *a):
+        calls.append(1)
+        if len(calls) == 2:
+            os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C pressed while pandas' parser asks for bytes
+            time.sleep(0.01)
+        return real(self, *a)
+
+    monkeypatch.setattr(source, "read", read)
+    monkeypatch.setattr(tables, "_table_to_matrix", None)  # no second read by the general reader
+    with pytest.raises(KeyboardInterrupt):
+        read_scores_csv(f)
+    assert len(calls) >= 2

@@ -454,11 +454,13 @@ def _read_long(p: Path, sep: str, text: _TextColumns, score: str, progress: bool
         if sorted(_header(p, sep, compression)) != sorted(names):
             return None
         if compression is not None:
-            return long_matrix([lambda: chunk_parts(pd.read_csv(p, **kw), *parse)], model, item)
+            with _interrupt_kept():
+                return long_matrix([lambda: chunk_parts(pd.read_csv(p, **kw), *parse)], model, item)
         with open(p, "rb") as raw, _progress(progress, total=p.stat().st_size, desc=f"reading {p.name}", unit="B",
                                              unit_scale=True) as bar:
-            return long_matrix([lambda: chunk_parts(pd.read_csv(_Counted(raw, bar.update), **kw), *parse)],
-                               model, item)
+            with _interrupt_kept():
+                return long_matrix([lambda: chunk_parts(pd.read_csv(_Counted(raw, bar.update), **kw), *parse)],
+                                   model, item)
     except _READ_ERRORS:
         return None  # read again by the general reader, whose message names what is wrong
 
@@ -467,8 +469,9 @@ def _few_scores(p: Path, sep: str, score: str, compression: str | None, rows: in
     """Whether the first ``rows`` rows of a long table hold few distinct score texts (at most one in 16 rows, as
     0/1 scores do), which makes the scores' categories cheaper to parse than numbers."""
     try:
-        cells = pd.read_csv(p, sep=sep, usecols=[score], dtype=str, keep_default_na=False, nrows=rows,
-                            compression=compression)[score]
+        with _interrupt_kept():
+            cells = pd.read_csv(p, sep=sep, usecols=[score], dtype=str, keep_default_na=False, nrows=rows,
+                                compression=compression)[score]
     except _READ_ERRORS:
         return True  # the chunked parse words or hands over whatever is wrong
     return cells.nunique() * 16 <= max(len(cells), 16)
@@ -528,6 +531,40 @@ def _line_ranges(p: Path) -> list[tuple[int, int]]:
     return list(zip(cuts, cuts[1:] + [size]))
 
 
+@contextlib.contextmanager
+def _interrupt_kept() -> Any:
+    """A block that raises again what the SIGINT handler raised (Ctrl-C's KeyboardInterrupt) where the block fails
+    after it: pandas' C parser turns an exception raised while it calls its source's ``read`` into a ParserError,
+    else taken for a table to hand to the general reader."""
+    import signal
+
+    raised: list[BaseException] = []
+    old = signal.getsignal(signal.SIGINT)
+
+    def noted(signum: int, frame: Any) -> Any:
+        try:
+            return old(signum, frame)
+        except BaseException as exc:
+            raised.append(exc)
+            raise
+
+    try:
+        if not callable(old):
+            raise ValueError("SIGINT ignored or default")
+        signal.signal(signal.SIGINT, noted)
+    except ValueError:  # not the main thread (whose handlers Python runs), or no Python handler
+        yield
+        return
+    try:
+        yield
+    except Exception:
+        if raised:
+            raise raised[0] from None
+        raise
+    finally:
+        signal.signal(signal.SIGINT, old)
+
+
 class _Odd(Exception):
     """A range of a long file holds a NUL character or does not parse: the file is read in one pass."""
 
@@ -567,7 +604,8 @@ def _range_parts(p: Path, start: int, end: int, kw: dict, parse: tuple, caller: 
     src = _Range(p, start, end)
     parse_range = lambda: chunk_parts(pd.read_csv(src, **kw), *parse)  # noqa: E731
     try:
-        parts = parse_range() if os.getpid() == caller else _heap_kept(parse_range)
+        with _interrupt_kept():
+            parts = parse_range() if os.getpid() == caller else _heap_kept(parse_range)
     except _READ_ERRORS:  # returned, not raised: a forked process that raised would be run again here
         return _Odd
     finally:
