@@ -488,6 +488,19 @@ def test_header_one_name_short_reads_model_names(tmp_path):
     assert "one column fewer" in wide.attrs["note"]
 
 
+
+@pytest.mark.parametrize("name, layout", [("model", "wide"), ("Model", "wide"), ("model", "long")])
+def test_a_separator_ending_every_row_reads_as_the_table_without_it(tmp_path, name, layout):
+    rows = {"wide": [f"{name},A,B,C", "netX,0.9,0.8,1.0", "netY,0.5,0.4,0.6", "netZ,0.7,0.7,0.2"],
+            "long": [f"{name},scenario,score", "netX,A,0.9", "netX,B,0.8", "netY,A,0.5", "netY,B,0.4", "netZ,A,0.7",
+                     "netZ,B,0.2"]}[layout]
+    (tmp_path / "clean.csv").write_text("\n".join(rows) + "\n")
+    (tmp_path / "ending.csv").write_text("\n".join(rows[:1] + [r + "," for r in rows[1:]]) + "\n")
+    (want, _), (got, _) = read_scores(tmp_path / "clean.csv"), read_scores(tmp_path / "ending.csv")
+    assert list(got.index) == ["netX", "netY", "netZ"] and got.shape == (3, 3 if layout == "wide" else 2)
+    pd.testing.assert_frame_equal(got, want)
+
+
 def test_partly_non_numeric_column_names_the_way_out(tmp_path, capsys):
     p, _ = _leaderboard(tmp_path, {"Extra": lambda n: ["N/A"] + [0.5] * (n - 1)})
     assert main(["audit", str(p), "--out", str(tmp_path / "o"), "--no-progress"]) == 2

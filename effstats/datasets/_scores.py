@@ -403,6 +403,11 @@ def read_scores(path: str | Path, *, by: str = "scenario", model: str = "model",
     if sep == ";":
         df = _decimal_commas(df)
     header_note = ""
+    if (not isinstance(df.index, pd.RangeIndex) and df.index.nlevels == 1 and df.iloc[:, -1].isna().all()
+            and model.lower() in {str(h).strip().lower() for h in head}):
+        # A separator ending every row ("x,0.9,0.8,") beside a header naming the model column: pandas took the first
+        # field as an index and shifted the columns one to the left
+        df = df.reset_index().iloc[:, :-1].set_axis(list(df.columns), axis=1)
     if not isinstance(df.index, pd.RangeIndex):
         # The header has one name fewer than the rows hold (VTAB's table): pandas would take the first field as an
         # index and the first *named* column (there: the mean score) as the model names.
