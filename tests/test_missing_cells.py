@@ -209,6 +209,27 @@ def test_stratified_collapses_an_empty_stratum_into_its_neighbour(empty, into):
     assert p.standard_error[0] == pytest.approx(se, rel=1e-12) and se > 0
 
 
+def test_random_direct_collapses_an_empty_group_into_its_neighbour():
+    """With ``stratify``, a group without an observed item of the target: the next group's mean (the lower one at a
+    tie) counts with both groups' shares of the drawn items, by hand; a target missing a few items of each group keeps
+    the mean over its observed items."""
+    y = irt_matrix(40, 300).astype(float)
+    groups = np.arange(300) % 4
+    est = RandomDirect(40, stratify=groups, random_state=0).fit(y[:30])
+    g = groups[est.selected_]
+    t = y[30:32][:, est.selected_].copy()
+    t[0, g == 2] = np.nan  # equally near groups 1 and 3: group 1
+    t[1, np.flatnonzero(g == 2)[:3]] = np.nan
+    with pytest.warns(UserWarning, match=r"stratum 2 .* its neighbour, stratum 1, its missing results assumed"):
+        got = est.predict(t)
+    share = np.bincount(g, minlength=4) / len(g)
+    means = np.array([np.nanmean(t[0, g == k]) if k != 2 else 0.0 for k in range(4)])
+    share[1] += share[2]
+    share[2] = 0
+    assert got[0] == pytest.approx((share * means).sum(), abs=1e-12)
+    assert got[1] == pytest.approx(np.nanmean(t[1]), abs=1e-12)
+
+
 def test_sortsearch_target_missing_cells():
     y = irt_matrix(60, 240)
     ss = SortSearch().fit(y[:40])
