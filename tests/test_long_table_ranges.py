@@ -209,3 +209,27 @@ def test_ctrl_c_while_the_parser_reads_the_file_interrupts_the_read(tmp_path, mo
     with pytest.raises(KeyboardInterrupt):
         read_scores_csv(f)
     assert len(calls) >= 2
+
+
+@pytest.mark.parametrize("fork", [True, False])
+def test_a_file_replaced_during_the_read_is_read_in_one_version(tmp_path, monkeypatch, fork):
+    # publishing a new score file by renaming it over the old one while the ranges are read
+    f = _long_file(tmp_path)
+    old = f.read_text()
+    new = tmp_path / "new.csv"
+    new.write_text(old.replace(",1\n", ",x\n").replace(",0\n", ",1\n").replace(",x\n", ",0\n"))  # same line lengths
+    want_old, want_new = read_scores_csv(f), read_scores_csv(new)
+    _in_ranges(monkeypatch, n=3, fork=fork)
+    started = []
+
+    def forked(fn):
+        started.append(fn)
+        if len(started) == 2:
+            os.replace(new, f)
+        return _Forked(fn, fork=fork)
+
+    monkeypatch.setattr(tables, "_Forked", forked)
+    rm = read_scores_csv(f)
+    assert len(started) == 3
+    np.testing.assert_array_equal(rm.values, want_old.values)
+    assert not np.array_equal(want_old.values, want_new.values)

@@ -443,13 +443,15 @@ def _read_long(p: Path, sep: str, text: _TextColumns, score: str, progress: bool
         if not _few_scores(p, sep, score, compression):
             kw.update(dtype={**kw["dtype"], score: float}, float_precision="round_trip")
         parse = (*names, partial(_cell_numbers, sep=sep, missing=["", text.missing]))  # chunk_parts' arguments
-        ranges = _line_ranges(p) if compression is None else []
-        if len(ranges) > 1:
-            header = _header(p, sep)
-            if sorted(header) != sorted(names):
-                return None
-            with contextlib.suppress(_Odd):
-                return _read_long_ranges(p, ranges, header, kw, parse, progress)
+        # the ranges cut and read from one descriptor: a file replaced meanwhile is read whole in the version opened
+        with open(p, "rb") if compression is None else contextlib.nullcontext() as whole:
+            ranges = [] if whole is None else _line_ranges(whole)
+            if len(ranges) > 1:
+                header = _header(p, sep)
+                if sorted(header) != sorted(names):
+                    return None
+                with contextlib.suppress(_Odd):
+                    return _read_long_ranges(p, whole.fileno(), ranges, header, kw, parse, progress)
         _refuse_nul(p, sep, compression)
         if sorted(_header(p, sep, compression)) != sorted(names):
             return None
@@ -512,22 +514,25 @@ def _heap_kept(fn: Callable[[], Any]) -> Any:
     return fn()
 
 
-def _line_ranges(p: Path) -> list[tuple[int, int]]:
-    """Byte ranges of whole lines (cut after a line feed) that split the file into one range a usable core (at most
-    ``_MAX_RANGES``), each of at least ``_RANGE_BYTES`` (one range: a smaller file, or one core)."""
-    size = p.stat().st_size
+def _line_ranges(f: Any) -> list[tuple[int, int]]:
+    """Byte ranges of whole lines (cut after a line feed) that split the file ``f`` (open for binary reading, or its
+    path) into one range a usable core (at most ``_MAX_RANGES``), each of at least ``_RANGE_BYTES`` (one range: a
+    smaller file, or one core)."""
+    if isinstance(f, (str, os.PathLike)):
+        with open(f, "rb") as opened:
+            return _line_ranges(opened)
+    size = os.fstat(f.fileno()).st_size
     n = min(_cpus(), _MAX_RANGES, size // _RANGE_BYTES)
     if n < 2:
         return [(0, size)]
     cuts = [0]
-    with open(p, "rb") as f:
-        for k in range(1, n):
-            f.seek(max(size * k // n, cuts[-1]))
-            f.readline()  # the rest of the line the cut falls in
-            if f.tell() >= size:
-                break
-            if f.tell() > cuts[-1]:
-                cuts.append(f.tell())
+    for k in range(1, n):
+        f.seek(max(size * k // n, cuts[-1]))
+        f.readline()  # the rest of the line the cut falls in
+        if f.tell() >= size:
+            break
+        if f.tell() > cuts[-1]:
+            cuts.append(f.tell())
     return list(zip(cuts, cuts[1:] + [size]))
 
 
@@ -570,53 +575,46 @@ class _Odd(Exception):
 
 
 class _Range:
-    """The bytes ``start`` to ``end`` of a file, read by pandas' parser; a NUL character (where pandas' parser would
-    cut a field) ends the read and sets ``odd``."""
+    """The bytes ``start`` to ``end`` of the file open as descriptor ``fd`` (shared with other processes: read at
+    their offset, the descriptor's own left alone), read by pandas' parser; a NUL character (where pandas' parser
+    would cut a field) ends the read and sets ``odd``."""
 
-    def __init__(self, p: Path, start: int, end: int, update: Callable[[int], Any] | None = None) -> None:
-        self._f = open(p, "rb")
-        self._f.seek(start)
-        self._left, self._update, self.odd = end - start, update, False
+    def __init__(self, fd: int, start: int, end: int) -> None:
+        self._fd, self._at, self._end, self.odd = fd, start, end, False
 
     def read(self, size: int = -1) -> bytes:
-        block = self._f.read(self._left if size < 0 else min(size, self._left))
+        left = self._end - self._at
+        block = os.pread(self._fd, left if size < 0 else min(size, left), self._at) if left > 0 else b""
         if b"\0" in block:
             self.odd = True
             block = b""
-        self._left -= len(block)
-        if self._update is not None:
-            self._update(len(block))
+        self._at += len(block)
         return block
 
     def __iter__(self):
         return iter(self.read, b"")
 
-    def close(self) -> None:
-        self._f.close()
 
-
-def _range_parts(p: Path, start: int, end: int, kw: dict, parse: tuple, caller: int) -> Any:
+def _range_parts(fd: int, start: int, end: int, kw: dict, parse: tuple, caller: int) -> Any:
     """:func:`~effstats.datasets._long_scores.chunk_parts` of the lines from byte ``start`` to ``end`` (the first
     range holds the header), or ``_Odd`` where the range holds a NUL character or does not parse; malloc tuned by
     :func:`_heap_kept` in a forked process (another than ``caller``'s)."""
     from ._long_scores import chunk_parts
 
-    src = _Range(p, start, end)
+    src = _Range(fd, start, end)
     parse_range = lambda: chunk_parts(pd.read_csv(src, **kw), *parse)  # noqa: E731
     try:
         with _interrupt_kept():
             parts = parse_range() if os.getpid() == caller else _heap_kept(parse_range)
     except _READ_ERRORS:  # returned, not raised: a forked process that raised would be run again here
         return _Odd
-    finally:
-        src.close()
     return _Odd if src.odd else parts
 
 
-def _read_long_ranges(p: Path, ranges: list[tuple[int, int]], header: list[str], kw: dict,
+def _read_long_ranges(p: Path, fd: int, ranges: list[tuple[int, int]], header: list[str], kw: dict,
                       parse: tuple, progress: bool) -> ResponseMatrix | None:
-    """The long file read by ranges of lines (see :func:`_read_long`), each by a forked process; raises ``_Odd``
-    where a range holds a NUL character or does not parse."""
+    """The long file ``p``, open as descriptor ``fd``, read by ranges of lines (see :func:`_read_long`), each by a
+    forked process; raises ``_Odd`` where a range holds a NUL character or does not parse."""
     from ._long_scores import long_matrix
 
     def got(value: Any) -> Any:
@@ -629,7 +627,7 @@ def _read_long_ranges(p: Path, ranges: list[tuple[int, int]], header: list[str],
         bar = stack.enter_context(_progress(progress, total=p.stat().st_size, desc=f"reading {p.name}", unit="B",
                                             unit_scale=True))
         # every range in a process of its own, this one's malloc settings left alone (see _heap_kept)
-        forked = [stack.enter_context(_Forked(partial(_range_parts, p, a, b, rest if a else kw, parse, os.getpid())))
+        forked = [stack.enter_context(_Forked(partial(_range_parts, fd, a, b, rest if a else kw, parse, os.getpid())))
                   for a, b in ranges]
 
         def later(f: _Forked, size: int) -> Any:
