@@ -273,9 +273,13 @@ def test_sortsearch_standard_error_with_missing_cells_matches_monte_carlo_spread
     ratio = np.sqrt((np.array(se) ** 2).mean(axis=0)) / np.array(est).std(axis=0, ddof=1)
     assert 0.85 < ratio.mean() < 1.15, ratio
     assert ((ratio > 0.7) & (ratio < 1.35)).all(), ratio
-    # and the interval's width agrees with it (Korn-Graubard's near-normal interval at these accuracies)
+    # and the interval's width agrees with it (Korn-Graubard's near-normal interval at these accuracies), except
+    # where one or two wrong items bound the effective size by the sample's, which only widens the interval
     ci = res.confidence_interval(0.95)
-    np.testing.assert_allclose((ci.high - ci.low) / (2 * 1.96), res.standard_error, rtol=0.35)
+    half, many = (ci.high - ci.low) / (2 * 1.96), res.minority > 2
+    assert many.sum() >= 8
+    np.testing.assert_allclose(half[many], res.standard_error[many], rtol=0.35)
+    assert (half[~many] > res.standard_error[~many]).all()
 
 
 # ------------------------------------------------------------------ (d) an item nobody answered
