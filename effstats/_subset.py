@@ -208,6 +208,20 @@ def _one_model_as_row(x: Any) -> Any:
     return x
 
 
+def _one_model_hint(x: Any, items: Any) -> str | None:
+    """What a near-miss one-model input (a Series with a positional index, or a one-column DataFrame) was read as,
+    for the error it caused; None for other inputs."""
+    if isinstance(x, pd.Series):
+        if items is None and isinstance(x.index, pd.RangeIndex):
+            return ("a Series' index is read as item ids, and this one is positional (0, 1, ...): give the Series "
+                    "the item ids as its index, or pass its values as an array (.to_numpy())")
+        return None
+    if isinstance(x, pd.DataFrame) and x.shape[1] == 1 and x.shape[0] > 1:
+        return (f"a one-column DataFrame is read as {x.shape[0]} models on one item; for one model with items as "
+                "rows pass its column (a Series indexed by item id) or the transposed frame (.T)")
+    return None
+
+
 def _check_labels(labels: Any, n_items: int, n_classes: int | None) -> np.ndarray:
     lab = check_array(labels, "labels", ndim=1, dtype=None)
     if not np.issubdtype(lab.dtype, np.integer):
@@ -939,7 +953,19 @@ class _SubsetEstimator(BaseEstimator):
 
     def _target_outputs(self, target_outputs: Any, items: Any = None) -> _Outputs:
         check_is_fitted(self, "selected_")
-        target_outputs = _one_model_as_row(target_outputs)
+        if np.isscalar(target_outputs) or isinstance(target_outputs, np.ndarray) and target_outputs.ndim == 0:
+            raise ValueError("target_outputs: expected one model's outputs (a 1-D array, list or Series over the "
+                             "items) or several models' (n_models, n_items[, n_classes]), got a scalar")
+        try:
+            return self._aligned_targets(_one_model_as_row(target_outputs), items,
+                                         "Series" if isinstance(target_outputs, pd.Series) else "DataFrame")
+        except ValueError as exc:
+            hint = _one_model_hint(target_outputs, items)
+            if hint is None:
+                raise
+            raise ValueError(f"{exc}; {hint}") from None
+
+    def _aligned_targets(self, target_outputs: Any, items: Any, source: str) -> _Outputs:
         k, n = len(self.selected_), self.n_items_total_
         lab_sel = None if self.labels_ is None else self.labels_[self.selected_]
         if isinstance(target_outputs, _Outputs):  # internal: all fitted items, or already on the selection
@@ -951,10 +977,9 @@ class _SubsetEstimator(BaseEstimator):
                 raise ValueError("items: a ResponseMatrix carries its own item ids; pass items= with arrays only")
             given = pd.Index(np.asarray(items).tolist() if not isinstance(items, pd.Index) else items)
             if isinstance(target_outputs, pd.DataFrame) and not pd.Index(target_outputs.columns).equals(given):
-                raise ValueError(
-                    "items: a DataFrame carries its own item ids (its columns) and they differ from items=; "
-                    "pass items= with arrays only, or drop it to align by the columns"
-                )
+                ids, values = ("its index", " (the Series' .to_numpy())") if source == "Series" else ("its columns", "")
+                raise ValueError(f"items: a {source} carries its own item ids ({ids}) and they differ from items=; "
+                                 f"pass items= with arrays only{values}, or drop it to align by {ids}")
             # checked first: a ragged list or NaN gives a ValueError naming target_outputs, not numpy's
             raw = frame_values(target_outputs) if isinstance(target_outputs, pd.DataFrame) else target_outputs
             arr = check_array(raw, "target_outputs", ndim=(2, 3), dtype=None, allow_nan=True)
@@ -967,7 +992,8 @@ class _SubsetEstimator(BaseEstimator):
             t = _as_outputs(target_outputs, "target_outputs")
             return t.take(align_items(target_outputs.item_ids, wanted))
         if isinstance(target_outputs, pd.DataFrame):
-            _check_position_ids(target_outputs.columns, self.item_ids_, "DataFrame columns")
+            _check_position_ids(target_outputs.columns, self.item_ids_,
+                                "a Series' index" if source == "Series" else "DataFrame columns")
             pos = align_items(pd.Index(target_outputs.columns), wanted)
             return _as_outputs(frame_values(target_outputs)[:, pos], "target_outputs", lab_sel)
         arr = check_array(target_outputs, "target_outputs", ndim=(2, 3), dtype=None, allow_nan=True)

@@ -145,6 +145,33 @@ def test_one_model_as_a_series_or_1d_array(rm, make):
         est.predict(values[:7])
 
 
+def test_one_model_near_misses_say_how_they_were_read(rm):
+    """A one-column frame, a Series with a positional index, a Series with items= and a scalar are refused with
+    what they were read as and the one-model input that works."""
+    src, tgt = rm.subset(models=range(25)), rm.subset(models=range(25, 30))
+    series = tgt.to_frame().iloc[2]
+    for fitted in (src, src.values):
+        est = StratifiedAIPW(30, random_state=0).fit(fitted)
+        with pytest.raises(ValueError, match=r"; a one-column DataFrame is read as 120 models on one item; for one "
+                                             r"model .* the transposed frame \(\.T\)$"):
+            est.predict(series.to_frame())
+        positional = pd.Series(series.to_numpy()[est.selected_])
+        with pytest.raises(ValueError, match=r"selected items are missing: .*; a Series' index is read as item ids, "
+                                             r"and this one is positional .* pass its values as an array"):
+            est.predict(positional)
+        with pytest.raises(ValueError, match=r"^items: a Series carries its own item ids \(its index\) and they "
+                                             r"differ from items=; pass items= with arrays only"):
+            est.predict(positional, items=est.selected_ if est.selected_ids_ is None else est.selected_ids_)
+        for scalar in (1.0, np.array(1.0)):
+            with pytest.raises(ValueError, match=r"^target_outputs: expected one model's outputs \(a 1-D array, "
+                                                 r"list or Series over the items\) .*, got a scalar$"):
+                est.predict(scalar)
+        # what the hints advise works: the values as an array
+        np.testing.assert_allclose(est.predict(positional.to_numpy()), est.predict(series.to_numpy()), atol=1e-12)
+    with pytest.raises(ValueError, match=r"so a Series' index must be integer item positions"):
+        est.predict(pd.Series(series.to_numpy(), index=[f"q{i}" for i in range(120)]))
+
+
 @pytest.mark.parametrize("make", [
     lambda: StratifiedAIPW(60, n_strata=4, random_state=0),
     lambda: AIPW(60, stratify=np.arange(400) % 3, random_state=0),
