@@ -307,6 +307,19 @@ def _cpus() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
+def _die_with(parent: int) -> None:
+    """In a process just forked by ``parent``: asks Linux to kill it when the parent ends (killed by SIGTERM,
+    say), so that no child goes on computing for nobody, and leaves at once where the parent has ended already."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+        import signal
+
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None).prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
+    if os.getppid() != parent:
+        os._exit(1)
+
+
 class _Forked:
     """``fn()`` computed in a child process forked on entry, while this process goes on with other work; calling
     the object returns the result.
@@ -341,21 +354,40 @@ class _Forked:
         interrupt = {signal.SIGINT} if hasattr(signal, "pthread_sigmask") else None
         if interrupt:
             signal.pthread_sigmask(signal.SIG_BLOCK, interrupt)
+        # another thread may take the signal: Python's handler is deferred too until the child is known to __exit__
+        handler, deferred = signal.getsignal(signal.SIGINT), []
+        try:
+            if callable(handler):
+                signal.signal(signal.SIGINT, lambda signum, frame: deferred.append(frame))
+        except ValueError:  # not the main thread: its handler runs in the main thread only
+            handler = None
+        parent, pid = os.getpid(), -1
         try:
             with warnings.catch_warnings():
                 # Python 3.12+ warns of fork() in a process with threads (the BLAS library's count): the child runs
                 # this package's numpy code and leaves by os._exit, without the caller's exit handlers or output
                 warnings.filterwarnings("ignore", "This process .* is multi-threaded", DeprecationWarning)
                 pid = os.fork()
-        except OSError:  # no memory or process left for a child: computed here
+        except BaseException as exc:
+            # a Ctrl-C taken by another thread of the process is raised at the next Python call: here too
+            if pid == 0:
+                os._exit(1)  # the child never runs the caller's code
+            if pid > 0:
+                self.pid = pid
+                self.__exit__(None, None, None)
             os.close(r)
             os.close(w)
+            if callable(handler):
+                signal.signal(signal.SIGINT, handler)
             if interrupt:
                 signal.pthread_sigmask(signal.SIG_UNBLOCK, interrupt)
-            return self
+            if isinstance(exc, OSError):  # no memory or process left for a child: computed here
+                return self
+            raise
         if pid == 0:  # the child
             code = 1
             try:
+                _die_with(parent)
                 signal.signal(signal.SIGINT, signal.SIG_IGN)
                 if interrupt:
                     signal.pthread_sigmask(signal.SIG_UNBLOCK, interrupt)
@@ -371,10 +403,18 @@ class _Forked:
                     code = 0
             finally:
                 os._exit(code)
-        os.close(w)
         self.pid, self.fd = pid, r
-        if interrupt:  # a Ctrl-C pressed meanwhile is raised here, with the child known to __exit__
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, interrupt)
+        try:
+            os.close(w)
+            if callable(handler):
+                signal.signal(signal.SIGINT, handler)
+            if interrupt:
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, interrupt)
+            if deferred and callable(handler):
+                handler(signal.SIGINT, deferred[0])
+        except BaseException:  # a Ctrl-C pressed meanwhile, raised here: no `with` calls __exit__ for it
+            self.__exit__(None, None, None)
+            raise
         return self
 
     def __call__(self) -> Any:

@@ -2,9 +2,11 @@
 used only when the child ran to its end without a warning, else the work is done again in the calling process."""
 from __future__ import annotations
 
+import contextlib
 import os
 import resource
 import signal
+import subprocess
 import sys
 import time
 import warnings
@@ -13,7 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from effstats._shared import _Forked
+from effstats._shared import _child_python, _Forked
 from effstats.datasets import load_helm, load_helm_lite
 from effstats.reliability import audit
 
@@ -109,6 +111,61 @@ def test_leaving_the_block_ends_a_running_child():
     assert time.perf_counter() - t < 30
     with pytest.raises(ChildProcessError):  # killed and waited for: no process left behind
         os.waitpid(pid, os.WNOHANG)
+
+
+def _ended(pid: int) -> bool:
+    """The process ``pid`` is gone or a zombie (left to whichever process adopted it to wait for)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
+@forks
+def test_a_ctrl_c_during_the_fork_ends_the_child(monkeypatch):
+    real, pids = os.fork, []
+
+    def fork():
+        pid = real()
+        if pid:  # Ctrl-C pressed during the fork: pending while SIGINT is blocked, raised as it is unblocked
+            pids.append(pid)
+            os.kill(os.getpid(), signal.SIGINT)
+        return pid
+
+    monkeypatch.setattr(os, "fork", fork)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            with _Forked(lambda: time.sleep(60)):
+                pass
+        with pytest.raises(ChildProcessError):  # killed and waited for by _Forked itself
+            os.waitpid(pids[0], os.WNOHANG)
+    finally:
+        with contextlib.suppress(OSError):
+            os.kill(pids[0], signal.SIGKILL)
+            os.waitpid(pids[0], 0)
+
+
+@forks
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the kernel ends the child with its parent on Linux")
+def test_a_child_ends_with_its_parent_killed():
+    code = ("import time; from effstats._shared import _Forked\n"
+            "with _Forked(lambda: time.sleep(60)) as pending:\n"
+            "    print(pending.pid, flush=True); time.sleep(60)")
+    parent = subprocess.Popen(_child_python(code), stdout=subprocess.PIPE, text=True)
+    child = int(parent.stdout.readline())
+    try:
+        parent.terminate()  # SIGTERM: no Python code of the parent's runs
+        parent.wait(30)
+        t = time.perf_counter()
+        while not _ended(child) and time.perf_counter() - t < 10:
+            time.sleep(0.05)
+        assert _ended(child)
+    finally:
+        parent.kill()
+        parent.stdout.close()
+        with contextlib.suppress(OSError):
+            os.kill(child, signal.SIGKILL)
 
 
 @forks
