@@ -16,6 +16,7 @@ modules: ``effstats._validation`` (argument checks), ``effstats._results`` (resu
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import sys
 import tempfile
@@ -303,8 +304,29 @@ def _child_python(code: str, *args: str) -> list[str]:
 
 
 def _cpus() -> int:
-    """Cores this process may run on."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    """Cores this process may run on: those of its affinity, at most its cgroup's CPU quota (a container's
+    ``--cpus``) rounded up."""
+    n = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    quota = _cgroup_cpus()
+    return max(1, min(n, math.ceil(quota))) if quota else n
+
+
+def _cgroup_cpus(root: str = "/sys/fs/cgroup") -> float | None:
+    """The CPU time per second the process's cgroup allows (cgroup v2 ``cpu.max``, v1 ``cpu.cfs_quota_us``), or None
+    where there is no quota or no such file."""
+    for quota, period in ((f"{root}/cpu.max", None), (f"{root}/cpu/cpu.cfs_quota_us", f"{root}/cpu/cpu.cfs_period_us")):
+        try:
+            with open(quota) as f:
+                fields = f.read().split()
+            if period is not None:
+                with open(period) as f:
+                    fields += f.read().split()
+            if fields[0] in ("max", "-1"):
+                return None
+            return int(fields[0]) / int(fields[1])
+        except (OSError, ValueError, IndexError, ZeroDivisionError):
+            continue
+    return None
 
 
 def _die_with(parent: int) -> None:

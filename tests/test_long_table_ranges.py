@@ -233,3 +233,24 @@ def test_a_file_replaced_during_the_read_is_read_in_one_version(tmp_path, monkey
     assert len(started) == 3
     np.testing.assert_array_equal(rm.values, want_old.values)
     assert not np.array_equal(want_old.values, want_new.values)
+
+
+def test_the_ranges_are_as_many_as_the_cgroup_cpu_quota_allows(tmp_path, monkeypatch):
+    from effstats import _shared
+
+    (tmp_path / "cpu.max").write_text("150000 100000\n")  # a container started with --cpus=1.5
+    assert _shared._cgroup_cpus(str(tmp_path)) == 1.5
+    (tmp_path / "cpu.max").write_text("max 100000\n")
+    assert _shared._cgroup_cpus(str(tmp_path)) is None
+    (tmp_path / "cpu.max").unlink()
+    (tmp_path / "cpu").mkdir()
+    (tmp_path / "cpu" / "cpu.cfs_quota_us").write_text("300000\n")  # cgroup v1
+    (tmp_path / "cpu" / "cpu.cfs_period_us").write_text("100000\n")
+    assert _shared._cgroup_cpus(str(tmp_path)) == 3.0
+    assert _shared._cgroup_cpus(str(tmp_path / "none")) is None
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(64)), raising=False)
+    monkeypatch.setattr(_shared, "_cgroup_cpus", lambda: 1.5)
+    assert _shared._cpus() == 2
+    monkeypatch.setattr(_shared, "_cgroup_cpus", lambda: None)
+    assert _shared._cpus() == 64
