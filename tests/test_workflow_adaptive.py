@@ -318,7 +318,7 @@ def test_bad_inputs_api(logs):
     run = SequentialRun.start(ref, rule="adaptive", batch=5)
     batch = list(run.next_items)
     model = truth.model_ids[N_REF]
-    with pytest.raises(ValueError, match="have no result"):
+    with pytest.raises(ValueError, match=r"new_results: model .* has no result on 1 of batch 001.s 5 items"):
         run.update(_answers(truth, model, batch[:-1]))
     half = ResponseMatrix(truth.subset(models=[model], items=batch).values * 0.5, model_ids=[model], item_ids=batch,
                           kind="score")
