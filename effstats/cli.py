@@ -75,6 +75,11 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # one line, exit status 2
         self.exit(2, f"{self.prog}: error: {message}\n")
 
+    def _print_message(self, message: str, file: Any = None) -> None:
+        # argparse 3.13 drops the error of a failed write (--help or --version into a full stdout): main reports it
+        if message:
+            (file or sys.stderr).write(message)
+
 
 # matplotlib's warning that the figures' font lacks a character of a name: "Glyph 21517 (\N{CJK UNIFIED
 # IDEOGRAPH-540D}) missing from current font." (or "from font(s) DejaVu Sans.")

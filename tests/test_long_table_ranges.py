@@ -32,7 +32,7 @@ QUOTED = '"org/x' + "\n," * 300 + 'y"'  # line ends in a quoted field over a ten
 TABLES = {
     "0/1": _rows(),
     "graded, rows not evaluated": _rows(1, cells=("0", "0.25", "1", "-")),
-    "graded, a score a row": _rows(14, cells=tuple(repr(v) for v in np.random.default_rng(14).random(1000))),
+    "graded, a score a row": _rows(14, cells=tuple(repr(float(v)) for v in np.random.default_rng(14).random(1000))),
     "0/1 off by noise": _rows(2, cells=("0", "1", "0.999999999999")),
     "a pair repeated across ranges": (lambda r: r + [r[0]])(_rows(3)),
     "a score out of range in the last range": (lambda r: r[:-1] + [r[-1].rsplit(",", 1)[0] + ",2"])(_rows(4)),
@@ -172,7 +172,7 @@ def test_a_long_table_read_leaves_this_process_malloc_settings_alone(tmp_path, m
 
 
 def test_graded_scores_are_parsed_as_numbers_not_texts(tmp_path, monkeypatch):
-    cells = tuple(repr(v) for v in np.random.default_rng(3).random(5000))
+    cells = tuple(repr(float(v)) for v in np.random.default_rng(3).random(5000))
     f = _long_file(tmp_path, cells=cells, items=400)
     texts = []
     real = tables._cell_numbers
