@@ -295,6 +295,16 @@ def _stratified_wrong_max(n_h: np.ndarray, N_h: np.ndarray, a: float) -> float:
     return float(np.count_nonzero(np.cumsum(s) > la - 1e-12))
 
 
+def _refuse_bad_designs(k: np.ndarray, size: np.ndarray) -> None:
+    """One ValueError for designs (rows of stratum sample sizes and sizes) that sample more than a stratum holds or
+    hold no item."""
+    if (k > size).any():
+        raise ValueError(f"n_sampled: expected at most population ({_first(size[k > size])}), got "
+                         f"{_first(k[k > size])}")
+    if (size.sum(axis=1) == 0).any():
+        raise ValueError("population: expected at least one item in every design, got none")
+
+
 def stratified_alike_interval(n_sampled: Any, population: Any, all_right: Any,
                               confidence_level: float = 0.95) -> ConfidenceInterval:
     """Exact interval for the share of 1s among a stratified population whose stratified simple random sample
@@ -368,11 +378,7 @@ def stratified_alike_interval(n_sampled: Any, population: Any, all_right: Any,
     except ValueError:
         raise ValueError(f"population: expected a shape broadcastable to n_sampled's {np.shape(k)}, got "
                          f"{np.shape(size)}") from None
-    if (k > size).any():
-        raise ValueError(f"n_sampled: expected at most population ({_first(size[k > size])}), got "
-                         f"{_first(k[k > size])}")
-    if (size.sum(axis=1) == 0).any():
-        raise ValueError("population: expected at least one item in every design, got none")
+    _refuse_bad_designs(k, size)
     right = np.broadcast_to(np.asarray(all_right, dtype=bool), (len(k),))
     rows, inv = np.unique(np.concatenate([k, size], axis=1), axis=0, return_inverse=True)
     h = k.shape[1]
@@ -497,11 +503,7 @@ def stratified_minority_limit(n_sampled: Any, population: Any, n_minority: Any,
     except ValueError:
         raise ValueError(f"population, n_minority: expected shapes broadcastable to n_sampled's {np.shape(k)}, got "
                          f"{np.shape(size)} and {np.shape(c)}") from None
-    if (k > size).any():
-        raise ValueError(f"n_sampled: expected at most population ({_first(size[k > size])}), got "
-                         f"{_first(k[k > size])}")
-    if (size.sum(axis=1) == 0).any():
-        raise ValueError("population: expected at least one item in every design, got none")
+    _refuse_bad_designs(k, size)
     if (c > k.sum(axis=1)).any():
         bad = c > k.sum(axis=1)
         raise ValueError(f"n_minority: expected at most the items sampled ({_first(k.sum(axis=1)[bad])}), got "
