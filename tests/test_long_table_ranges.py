@@ -25,6 +25,7 @@ def _rows(seed=0, models=6, items=40, cells=("0", "1")):
     later range), every model's rows spread over several ranges."""
     rng = np.random.default_rng(seed)
     names = [f"arc/{i}" for i in range(items)]
+    cells = np.asarray(cells)  # choice would convert a sequence of thousands of texts to an array at every draw
     return [f"org/m{m},{names[i]},{rng.choice(cells)}" for m in rng.permutation(models) for i in rng.permutation(items)]
 
 
