@@ -257,9 +257,10 @@ def _main(argv: Sequence[str] | None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # usage errors (exit 2, one line) and --help (exit 0)
         return int(exc.code or 0)
-    with _interrupt_after():  # every command reads its data with them
+    with _interrupt_after():  # every command reads its data with them and computes with scipy.stats
         import numpy  # noqa: F401
         import pandas  # noqa: F401
+        import scipy.stats  # noqa: F401  (scipy prints its generated code when interrupted while it is imported)
     if args.command != "audit":
         return workflow_cli.run(args)
     try:
