@@ -18,7 +18,7 @@ import pandas as pd
 from sklearn.ensemble import RandomForestRegressor
 
 from effstats import chronological_split
-from effstats._subset import prediction_metrics
+from effstats._subset_results import prediction_metrics
 from effstats.datasets import load_lifelong_digits
 from effstats.disco import DISCO
 

@@ -11,7 +11,8 @@ reads as a number (:mod:`effstats.datasets`), where child processes find their d
 :mod:`effstats.reliability`), and competition ranks along an axis (:mod:`effstats.reliability`, the
 published-aggregate detection). The package's other internal
 modules: ``effstats._validation`` (argument checks), ``effstats._results`` (result classes), ``effstats._subset``
-(the subset estimators' shared base) and ``effstats._range`` (out-of-range flags).
+(the subset estimators' shared base), ``effstats._subset_results`` (their result and its intervals) and
+``effstats._range`` (out-of-range flags).
 """
 from __future__ import annotations
 

@@ -128,7 +128,7 @@ def test_chooser_fallback_warns_naming_the_targets_and_reports_the_estimator_per
 
 
 def test_subset_prediction_frame_has_out_of_range_when_known():
-    from effstats._subset import SubsetPrediction
+    from effstats._subset_results import SubsetPrediction
 
     rm = simulate_responses(60, 500, rng=0)
     src, tgt = rm.subset(models=range(50)), rm.subset(models=range(50, 53))

@@ -395,7 +395,7 @@ def test_tasks_whose_every_chosen_item_is_alike_combine_no_narrower_than_the_cou
     """Design-based tasks each with a degenerate standard error (0 or near it): the benchmark's 95 % interval is at
     least as wide as Clopper-Pearson's for every chosen item alike at Kish's effective size of the allocation
     (finite-population-corrected), or at half the items chosen where the Korn-Graubard clip takes it there."""
-    from effstats._subset import SubsetPrediction
+    from effstats._subset_results import SubsetPrediction
     from effstats.workflow._combine import _Combined, _TaskResult
 
     n = np.array([t[0] for t in tasks])

@@ -36,7 +36,7 @@ Spearman and coverage; ``score`` is the negative MAE. :func:`effstats.disco.eval
 :func:`effstats.disco.run_protocol` score any of them on model splits from :mod:`effstats.splits`;
 :func:`effstats.disco.compare_methods` runs every candidate and the chooser under one protocol.
 """
-from .._subset import (
+from .._subset_results import (
     PredictionMetrics,
     SubsetPrediction,
     prediction_metrics,

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._results import ConfidenceInterval, check_confidence_level
-from .._subset import SubsetPrediction, _Outputs, _SubsetEstimator, _item_groups, _quiet_missing
+from .._subset import _Outputs, _SubsetEstimator, _item_groups, _quiet_missing
+from .._subset_results import SubsetPrediction
 from .._validation import check_array, check_option, check_positive_int, check_rng
 from ..exceptions import check_is_fitted
 from ._predictors import make_predictor

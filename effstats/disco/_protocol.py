@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
-from .._subset import PredictionMetrics, prediction_metrics
+from .._subset_results import PredictionMetrics, prediction_metrics
 from .._validation import check_array
 from ..responses import ResponseMatrix
 from ..splits import ModelSplit

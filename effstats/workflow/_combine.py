@@ -453,7 +453,7 @@ class _Combined:
         as each task's own interval). As for ``_alike_exact``, only when the tasks weigh by their items and every
         task's design is a stratified simple random sample (or a census, whose minority items are all seen)."""
         from .._hypergeometric import stratified_minority_limit
-        from .._subset import _FEW_MINORITY
+        from .._subset_results import _FEW_MINORITY
 
         sizes = np.array([p.n_items for p in self.parts], float)
         if (not rows.any() or not self.binary
