@@ -18,6 +18,7 @@ Anderson, K. M. (2026). *gsDesign: Group Sequential Design*. R package version 3
 """
 from __future__ import annotations
 
+import math
 import warnings
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -234,7 +235,7 @@ class GroupSequentialDesign:
                           f"information 1 (gsDesign's n.fix = 1); information up to {self._observed[-1]:g} looks like "
                           "sample sizes: pass n_fixed, the fixed-sample size for power 1 - beta, on the same scale",
                           UserWarning, stacklevel=3)
-        if not np.all(np.isfinite(res["upper_prob"])):
+        if not np.isfinite(res["upper_prob"]).all():
             raise ValueError(f"r: the integration grid (r={self.r}) is too coarse for these looks; pass a larger r "
                              "(<= 80)")
         return {"n_i": n_i[: self.k], "upper_prob": np.asarray(res["upper_prob"], float)[: self.k],
@@ -805,7 +806,7 @@ def _grid_size(r: Any, k: int, t: np.ndarray, equal_spacing: bool) -> int:
         # at least k: the grid's mass error compounds look by look, and past 144 looks only the finer grid's
         # mass-conserving kernel keeps it bounded (looks that each add a similar share of the information, e.g.
         # the finite-population correction's n / (1 - n / N), have a small ratio but can number hundreds)
-        r = int(min(80, max(18, np.ceil(1.5 * np.sqrt(max(ratio, float(k)))))))
+        r = int(min(80, max(18, math.ceil(1.5 * math.sqrt(max(ratio, float(k)))))))
     return check_positive_int(r, "r", maximum=80)
 
 
@@ -839,12 +840,13 @@ def _design_from_bounds(spec: _Spec, res: dict, *, alpha: float, backend: str, a
     if not np.isfinite(upper).all():
         raise ValueError(f"r: the integration grid (r={r}) is too coarse for these looks; pass a larger r (<= 80)")
     lower = None if res["lower"] is None else np.asarray(res["lower"], float)
+    # (the cumsum method: np.cumsum's dispatch costs as much as the sum of a few looks)
     if test_type == 2:
-        alpha_spent = 2 * np.cumsum(res["upper_prob0"])
+        alpha_spent = 2 * np.asarray(res["upper_prob0"], float).cumsum()
     elif test_type in (4, 6):
-        alpha_spent = np.cumsum(res["falsepos"])
+        alpha_spent = np.asarray(res["falsepos"], float).cumsum()
     else:
-        alpha_spent = np.cumsum(res["upper_prob0"])
+        alpha_spent = np.asarray(res["upper_prob0"], float).cumsum()
     if not np.isfinite(alpha_spent).all():
         raise ValueError(f"r: the integration grid (r={r}) is too coarse for these looks; pass a larger r (<= 80)")
     out = GroupSequentialDesign(

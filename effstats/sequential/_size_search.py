@@ -114,8 +114,11 @@ def _tilt_arrays(eta: float, t: np.ndarray, a: np.ndarray, b: np.ndarray, dens: 
     # fifth of the time of building the (3, 4) array from nested lists)
     coef = np.zeros((3, 4))
     coef[1, 3] = coef[2, 0] = 1.0
+    coef_looks = np.zeros((3, 5))  # (with the looks: the likelihood ratio's exponent and both crossings' arguments)
+    coef_looks[1, 3] = coef_looks[2, 4] = 1.0
     return {"eta": eta, "h": np.concatenate([h for h, _ in dens]), "v": cols[:4], "s": s, "t": cols[1], "coef": coef,
-            "rdt": cols[2], "rdt_c": cols[5], "up": cols[3], "lo": cols[4],
+            "v_looks": cols[:5], "coef_looks": coef_looks, "rdt": cols[2], "rdt_c": cols[5], "up": cols[3],
+            "lo": cols[4],
             "starts": list(accumulate(sizes[:-1], initial=0)), "first": (float(t[0]) ** 0.5, float(a[0]), float(b[0]))}
 
 
@@ -125,14 +128,21 @@ def _tilted(p: dict, eta: float, looks: bool = False):
     rt1, a1, b1 = p["first"]
     pe = p["eta"]
     d = eta - pe
-    # the likelihood ratio's exponent, the crossing's argument and the derivative's factor S - eta t: linear in the
-    # pass's rows S, t, sqrt(dt) and the upper bound's term, so one matrix product gives all three
-    coef = p["coef"]  # [[d, -d (eta + pe) / 2, 0, 0], [0, 0, eta, 1], [1, -eta, 0, 0]]
+    # the likelihood ratio's exponent, the crossing's argument and the derivative's factor S - eta t (with the looks:
+    # the lower crossing's argument instead): linear in the pass's rows S, t, sqrt(dt) and the bounds' terms, so one
+    # matrix product gives all three
+    if looks:
+        coef = p["coef_looks"]  # [[d, -d (eta + pe) / 2, 0, 0, 0], [0, 0, eta, 1, 0], [0, 0, -eta, 0, 1]]
+        coef[2, 2] = -eta
+        v = p["v_looks"]
+    else:
+        coef = p["coef"]  # [[d, -d (eta + pe) / 2, 0, 0], [0, 0, eta, 1], [1, -eta, 0, 0]]
+        coef[2, 1] = -eta
+        v = p["v"]
     coef[0, 0] = d
     coef[0, 1] = -(d * (eta + pe) * 0.5)
     coef[1, 2] = eta
-    coef[2, 1] = -eta
-    rows = coef @ p["v"]
+    rows = coef @ v
     lr, x, dlr = rows
     if d:
         np.exp(lr, out=lr)
@@ -141,12 +151,11 @@ def _tilted(p: dict, eta: float, looks: bool = False):
         lr = p["h"]
     x0 = eta * rt1 - b1
     if looks:
-        cdf = ndtr(x)
-        up = [_ndtr1(x0)] + np.add.reduceat(lr * cdf, p["starts"]).tolist()
-        y = p["rdt"] * -eta
-        y += p["lo"]
-        lo = [_ndtr1(a1 - eta * rt1)] + np.add.reduceat(lr * ndtr(y), p["starts"]).tolist()
-        return up, lo
+        both = rows[1:]  # the upper and the lower crossings at once
+        ndtr(both, out=both)
+        both *= lr
+        up, lo = np.add.reduceat(both, p["starts"], axis=1).tolist()
+        return [_ndtr1(x0)] + up, [_ndtr1(a1 - eta * rt1)] + lo
     # d/d eta: the likelihood ratio's (S - eta t) times the crossing, and the crossing's density times sqrt(dt)
     dens = x * x
     dens *= _mhalf(dens.size)

@@ -38,6 +38,7 @@ Anderson, K. M. (2026). *gsDesign: Group Sequential Design*. R package version 3
 """
 from __future__ import annotations
 
+import math
 import warnings
 from dataclasses import dataclass
 
@@ -471,25 +472,26 @@ def native_bounds(s: _Spec) -> dict:
             tn = _incr(s.lower(s.astar, timing))
             trueneg = tn
             flag, it = 1.0, 0
+            # (scalars as Python floats and array methods: this loop's bookkeeping was a tenth of its passes' time)
             while flag > tol and it < 10:
                 # the last lower bound is set to the upper one: that look's bound is not solved
                 xx = gsbound1(0.0, timing, -b, trueneg, tol, r, last=False)
-                alpha = xx["problo"].sum()
+                alpha = float(xx["problo"].sum())
                 trueneg = (1 - alpha) * tn / s.astar
-                a_try = np.concatenate((-xx["b"][:-1], b[-1:]))
-                if k > 1 and np.isfinite(xx["mass_last"]):
+                if k > 1 and math.isfinite(xx["mass_last"]):
                     # the mirrored pass integrates on the mirrored grids: its upper crossings are the lower crossings
-                    # at a_try before the last look, its lower ones the upper crossings at b; at the last look
-                    # a_K = b_K, so what does not cross up crosses down (gsDesign's gsprob pass, to rounding)
+                    # at the lower bounds (-b of this pass) before the last look, its lower ones the upper crossings
+                    # at b; at the last look a_K = b_K, so what does not cross up crosses down (gsDesign's gsprob
+                    # pass, to rounding)
                     up0 = xx["problo"].copy()
                     lo0 = xx["achieved"].copy()
                     lo0[-1] = xx["mass_last"] - up0[-1]
                 else:
-                    xx2 = gsprob(0.0, timing, a_try, b, r)
+                    xx2 = gsprob(0.0, timing, np.concatenate((-xx["b"][:-1], b[-1:])), b, r)
                     up0, lo0 = xx2["probhi"][:, 0], xx2["problo"][:, 0]
-                flag = float(np.max(np.abs(lo0 - trueneg)))
+                flag = float(abs(lo0 - trueneg).max())
                 it += 1
-            a = a_try
+            a = np.concatenate((-xx["b"][:-1], b[-1:]))
             dens = xx["dens"]
         else:
             trueneg = _incr(s.lower(s.astar, timing))
