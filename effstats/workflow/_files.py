@@ -7,7 +7,7 @@ does a folder the run made once it holds anything else. A record is recognised b
 not its name: a folder holding another tool's ``state.json`` or ``manifest.json``, or a file a run would write over
 that no run there owns, is refused, with or without ``--force``. The new run is written before the replaced one's
 files are removed, so an interrupted replacement leaves one run, never a mix: a sequential run's files give way to
-the new run's at the moment its state is written (``SequentialRun._commit``), so an interruption leaves the old run
+the new run's at the moment its state is written (:func:`replace_run`), so an interruption leaves the old run
 whole or the new one complete.
 """
 from __future__ import annotations
@@ -20,12 +20,12 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Iterator
 
 from .._shared import exists_or_link, recorded_files
-from ._io import REFERENCE_CACHE, output_dir, read_json, write_json_atomic
+from ._io import REFERENCE_CACHE, json_text, output_dir, read_json, write_json_atomic
 from ._names import HELM_INSTANCES, LM_EVAL_SAMPLES
 from ._schema import MANIFEST as MANIFEST_SCHEMA, STATE as STATE_SCHEMA, safe_relative
 
 __all__ = ["KINDS", "owned_files", "remove_files", "refuse_existing", "locked", "safe_relative", "record_report",
-           "run_folder", "real_folder", "refuse_report", "record_report_files", "report_files"]
+           "run_folder", "real_folder", "refuse_report", "record_report_files", "report_files", "replace_run"]
 
 # the record file of each kind of run, and what the messages call it
 KINDS = {"manifest.json": "a selection", "state.json": "a sequential run"}
@@ -41,7 +41,7 @@ REPORTS = "estimate"
 # the files each kind of run writes at the top of its folder (a sequential run also writes batch_NNN/...)
 _TOP = {"manifest.json": ("manifest.json", LM_EVAL_SAMPLES, HELM_INSTANCES, REFERENCE_CACHE),
         "state.json": ("state.json", "decision.json", "decision.md", "looks.csv", REFERENCE_CACHE,
-                       "bank.npz")}  # bank.npz: an adaptive run's item bank (_sequential.BANK)
+                       "bank.npz")}  # bank.npz: an adaptive run's item bank (_sequential_adaptive.BANK)
 _BATCH_FILES = (LM_EVAL_SAMPLES, HELM_INSTANCES, "items.csv")
 _BATCH = re.compile(r"batch_\d{3,}")  # a sequential run's batch folder: batch_001, batch_002, ...
 
@@ -297,3 +297,56 @@ def locked(d: Path, name: str = "state.json", wait: float = 60.0, create: bool =
         yield
     finally:
         os.close(fd)  # closing the file releases the lock
+
+
+def replace_run(d: Path, record: str, state: dict, batch: list[tuple[Path, str]], old: list[str]) -> None:
+    """Write a sequential run's ``state`` (as ``d/record``) and its first batch's files (``batch``: path, text)
+    over a replaced run whose files to remove are ``old`` (relative to ``d``), so that an interruption leaves
+    the old run whole or this one complete.
+
+    The new files are written in full beside their names first; then, a Ctrl-C held back, the old files are
+    moved aside and the state is written. Once the new state is in place (whatever was raised after), the new
+    files are renamed into place and the old ones removed; else the old files go back and the new ones are
+    removed. Only a kill in the moment between the state and the last rename leaves this state with some of
+    its batch files missing, never the old run's files in their place (``sequential start --force`` again
+    writes them)."""
+    from .._entry import interrupt_after
+    from .._shared import temporary_copy
+
+    staged: list[tuple[Path, Path]] = []
+    try:
+        for path, text in batch:
+            staged.append((temporary_copy(path, text), path))
+    except BaseException:
+        for tmp, _ in staged:
+            tmp.unlink(missing_ok=True)
+        raise
+    aside: list[tuple[Path, Path]] = []
+    with interrupt_after():
+        try:
+            # aside under the name of a temporary file of this run's items.csv, which the next write of it (a
+            # start again) removes once this process has ended; only files in real folders inside d, as
+            # remove_files removes them: never through a link
+            items = next(path for path, _ in batch if path.name == "items.csv")
+            for k, rel in enumerate(old):
+                f = d / rel
+                if safe_relative(rel) and _not_real(d, Path(rel).parts[:-1]) is None and (f.is_file()
+                                                                                         or f.is_symlink()):
+                    aside.append((items.with_name(f".items.csv.{os.getpid()}.replaced-{k}.tmp"), f))
+                    os.replace(f, aside[-1][0])
+            write_json_atomic(d / record, state)
+        finally:
+            try:
+                new = (d / record).read_text(encoding="utf-8") == json_text(state)
+            except (OSError, UnicodeDecodeError):
+                new = False
+            for tmp, path in staged + aside:
+                with contextlib.suppress(OSError):
+                    if new == ((tmp, path) in staged):  # the new run's files in place, or the old run's back
+                        os.replace(tmp, path)
+                    else:
+                        tmp.unlink(missing_ok=True)
+            for path in sorted({p for _, f in aside for p in f.parents if d in p.parents}, key=str,
+                               reverse=True) if new else ():
+                with contextlib.suppress(OSError):
+                    path.rmdir()  # a folder of the old run's batch, left empty

@@ -1,9 +1,7 @@
 """An adaptive evaluation run through the harness in batches: a JSON state file between the batches."""
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import os
 import warnings
 from datetime import datetime, timezone
 from pathlib import Path
@@ -17,7 +15,7 @@ from .._shared import _name_list, _plain
 from .._validation import check_positive, check_positive_int
 from ..responses import ResponseMatrix
 from ._estimate import refuse_batch_without_tasks, refuse_unicode_twins, warn_graded_against_binary
-from ._copies import _bank_key, _load_bank, _refuse_bank, _save_bank, reread_reference
+from ._copies import _bank_key, _save_bank, reread_reference
 from ._sizes import _projected_batch, _worst_case_items
 from ._io import (REFERENCE_CACHE, helm_options, json_text, output_dir, read_new_results, read_results, read_saved,
                   save_reference, write_json_atomic, write_text_atomic)
@@ -25,14 +23,14 @@ from ._select import _reference_info
 from ._strata import (_CORRECTION_STRATA, _check_stratified_state, _correction_inputs, _stratified_order,
                       _stratified_worst_case_items)
 from ._names import HELM_INSTANCES, LM_EVAL_SAMPLES
-from ._report import _FEW_MODELS_KNOWN_ITEMS, _Report, _adaptive_reason, _result_dict
+from ._report import _FEW_MODELS_KNOWN_ITEMS, _Report, _result_dict
 from ._schema import check_checksums, checksums
+from ._sequential_adaptive import BANK, _AdaptiveRule
 from ._tasks import _version, check_task_keys, item_tasks, samples_by_task
 
 __all__ = ["SequentialRun"]
 
 STATE = "state.json"
-BANK = "bank.npz"  # rule="adaptive": the item bank fitted on the reference data, so that a loaded run need not refit
 _FORMAT = "effstats.sequential/1"
 _RULES = ("precision", "efficacy", "adaptive")
 # rule="adaptive": items per batch, and the ability's target standard error (see SequentialRun.start)
@@ -41,7 +39,7 @@ TARGET_SE = 0.3
 _PRIOR_SD = 3.0  # the ability prior of effstats.irt._adaptive.AdaptiveTest (see its prior_sd)
 
 
-class SequentialRun(_Report):
+class SequentialRun(_AdaptiveRule, _Report):
     """Evaluate a new model in batches of items until a group-sequential or an adaptive-testing rule decides.
 
     Each batch is handed to the harness as its own ``--samples`` file; after each batch :meth:`update` records the
@@ -502,107 +500,6 @@ class SequentialRun(_Report):
             res = dataclasses.replace(res, decision="continue", reason="continue")
         return res
 
-    # ------------------------------------------------------------------ rule="adaptive": the item bank, replayed
-    def _adaptive_test(self, refit: bool = False):
-        """Fit the item bank on the reference data (or read the run's copy of it, unless ``refit``) and start an
-        adaptive test with no answers."""
-        from ..irt import IRT2PL, AdaptiveTest
-
-        st, rm = self.state, self._reference
-        if self._test is not None and not refit:
-            bank = self._test.bank  # read or fitted already (a replay after a refused look): the test only reads it
-        else:
-            bank = IRT2PL(random_state=0)  # one dimension: deterministic (random_state only seeds extra ones)
-            key = _bank_key(st, bank)
-            fitted = None if self._directory is None or refit else _load_bank(self._directory / BANK, key, bank, rm)
-            self._bank_saved = fitted is not None
-            bank = fitted if fitted is not None else bank.fit(rm)
-        self._test = AdaptiveTest(bank, target_se=st["rule"]["target_se"], max_items=st["max_n"],
-                                  prior_sd=st["rule"]["prior_sd"],
-                                  calibration_error=st["rule"].get("calibration_error", False))
-        self._bank_pos = {str(i): j for j, i in enumerate(rm.item_ids)}
-        self._item_info = None  # the bank's tasks and doc ids: read from the item ids when a batch is handed out
-        return self._test
-
-    def _choose(self, size: int) -> np.ndarray:
-        """Bank positions of the next batch: the ``size`` unused items with the largest Fisher information at the
-        current ability estimate (ties: the earlier position), at most ``max_n`` items in all."""
-        t = self._test
-        free = np.ones(len(self._bank_pos), bool)
-        free[t.given] = False
-        k = min(int(size), int(free.sum()), self.state["max_n"] - len(t.given))
-        info = np.where(free, t.information(), -np.inf)
-        return np.argsort(-info, kind="stable")[:k]
-
-    def _hand_out(self, size: int) -> None:
-        st, pos = self.state, self._choose(size)
-        st["order"] += [str(i) for i in self._reference.item_ids[pos]]
-        if self._item_info is None:
-            self._item_info = item_tasks(self._reference)
-        st["tasks"] += [str(t) for t in self._item_info["task"].to_numpy()[pos]]
-        st["doc_ids"] += [int(d) for d in self._item_info["doc_id"].to_numpy()[pos]]
-
-    def _adaptive_decision(self) -> str | None:
-        t, st = self._test, self.state
-        if t.given and t.standard_error <= st["rule"]["target_se"]:
-            return "precision"
-        if len(t.given) == len(self._bank_pos):
-            return "bank"
-        if len(t.given) >= st["max_n"]:
-            return "max_n"
-        return None
-
-    def _adaptive_result(self):
-        return dataclasses.replace(self._test.result(), stopped_by=self._adaptive_decision() or "continue")
-
-    def _record_adaptive(self, items: list[str], scores: list[float]) -> None:
-        for i, y in zip(items, scores):
-            self._test.record(self._bank_pos[i], int(y))
-
-    def _replay_adaptive(self, refit: bool = False):
-        """Refit the bank (or read its copy, unless ``refit``) and replay the recorded answers, checking that every
-        batch is the one the bank chooses."""
-        st = self.state
-        self._adaptive_test(refit)
-        looks = st["looks"]
-        for k, look in enumerate(looks + [None]):
-            if look is None and self.stopped:
-                break
-            size = st["initial"] if k == 0 else st["batch"]
-            chosen = [str(i) for i in self._reference.item_ids[self._choose(size)]]
-            expected = look["items"] if look is not None else st["order"][self.n_evaluated:]
-            if chosen != expected:
-                if self._bank_saved and not refit and self._directory is not None:
-                    # a copy that passed its checks yet is not the bank the run used: fitted again, as if damaged
-                    _refuse_bank(self._directory / BANK, f"it chooses other items than this run at batch {k + 1}")
-                    return self._replay_adaptive(refit=True)
-                # the reference data is the run's (its content hash is checked): the fit itself differs
-                name = "reference" if self._reference_given else "directory"
-                raise ValueError(f"{name}: refitting the item bank on the reference data chose other items than this "
-                                 f"run at batch {k + 1} (run made with effstats {st['effstats_version']}, this is "
-                                 f"{_version()}); start the run again")
-            if look is not None:
-                self._record_adaptive(look["items"], look["scores"])
-        if looks:
-            self.result = self._adaptive_result()
-        return self._test
-
-    def _look_adaptive(self, batch: list[str], scores: list[float]):
-        bad = [(i, y) for i, y in zip(batch, scores) if y not in (0.0, 1.0)]
-        if bad:
-            raise ValueError(f"new_results: rule='adaptive' needs 0/1 results; {len(bad)} item(s) have graded "
-                             f"scores, e.g. {_plain(bad[0][0])!r}: {_plain(bad[0][1])!r}")
-        try:
-            self._record_adaptive(batch, scores)
-        except BaseException:
-            self._replay_adaptive()  # the test may hold part of a refused look: rebuild it from the state
-            raise
-        res = self._adaptive_result()
-        self.state["looks"].append({"items": batch, "scores": scores, "theta": res.theta,
-                                    "theta_se": res.standard_error, "accuracy": res.accuracy,
-                                    "accuracy_se": res.accuracy_se})
-        return res
-
     # ------------------------------------------------------------------ batches
     @property
     def stopped(self) -> bool:
@@ -862,16 +759,6 @@ class SequentialRun(_Report):
                       "item(s)", UserWarning, stacklevel=3)
         return batch
 
-    def _adaptive_dict(self, res) -> dict:
-        st = self.state
-        level = 1 - st["alpha"]
-        lo, hi = res.confidence_interval(level)
-        reason = _adaptive_reason(st, res.stopped_by)
-        return {"decision": res.stopped_by, "reason": reason, "n": res.n_items, "theta": res.theta,
-                "theta_se": res.standard_error, "target_se": st["rule"]["target_se"], "estimate": res.accuracy,
-                "standard_error": res.accuracy_se, "ci_low": lo, "ci_high": hi, "confidence_level": level,
-                "alpha": st["alpha"]}
-
     # ------------------------------------------------------------------ files
     def save(self, directory: str | Path) -> Path:
         """Write ``state.json`` and either the next batch (``batch_NNN/lm_eval_samples.json`` or, for HELM runs,
@@ -888,7 +775,7 @@ class SequentialRun(_Report):
     def _save(self, directory: str | Path, replaced: list[str] | None = None) -> Path:
         """:meth:`save`; ``replaced``: the files (relative to the folder) of the run this one replaces (``sequential
         start --force``), which give way to this run's at the moment its state is written: the folder holds the
-        old run whole or this one complete (:meth:`_commit`)."""
+        old run whole or this one complete (:func:`effstats.workflow._files.replace_run`)."""
         if isinstance(directory, (str, Path)) and Path(directory).name == STATE and Path(directory).is_file():
             directory = Path(directory).parent
         d = output_dir(directory)
@@ -921,7 +808,7 @@ class SequentialRun(_Report):
         # the state is written last: it says which batch is next, so that batch's files must exist first
         if not self.stopped:
             k = len(self.state["looks"]) + 1
-            from ._files import real_folder
+            from ._files import real_folder, replace_run
 
             bdir = real_folder(d, f"batch_{k:03d}", "directory")  # never written through a link to elsewhere
             items = csv_safe(pd.DataFrame({"item": self.next_items})).to_csv(index=False)
@@ -933,7 +820,8 @@ class SequentialRun(_Report):
                 mine = {str(path.relative_to(d)) for path, _ in batch}
                 # what of the old run this one does not take over (its reference copy and item bank, where they
                 # are this run's too, are rewritten in place already), and its files of this run's batch's names
-                self._commit(d, batch, [f for f in replaced if f not in self.state["files"] or f in mine])
+                replace_run(d, STATE, self.state, batch,
+                            [f for f in replaced if f not in self.state["files"] or f in mine])
                 return bdir
             for path, text in batch:
                 write_text_atomic(path, text)
@@ -946,59 +834,6 @@ class SequentialRun(_Report):
         out = write_text_atomic(owned("decision.md"), self.to_markdown())
         write_json_atomic(d / STATE, self.state)
         return out
-
-    def _commit(self, d: Path, batch: list[tuple[Path, str]], old: list[str]) -> None:
-        """Write the state and the first batch's files (``batch``: path, text) over a replaced run whose files to
-        remove are ``old`` (relative to ``d``), so that an interruption leaves the old run whole or this one
-        complete.
-
-        The new files are written in full beside their names first; then, a Ctrl-C held back, the old files are
-        moved aside and the state is written. Once the new state is in place (whatever was raised after), the new
-        files are renamed into place and the old ones removed; else the old files go back and the new ones are
-        removed. Only a kill in the moment between the state and the last rename leaves this state with some of
-        its batch files missing, never the old run's files in their place (``sequential start --force`` again
-        writes them)."""
-        from .._entry import interrupt_after
-        from .._shared import temporary_copy
-        from ._files import _not_real, safe_relative
-
-        staged: list[tuple[Path, Path]] = []
-        try:
-            for path, text in batch:
-                staged.append((temporary_copy(path, text), path))
-        except BaseException:
-            for tmp, _ in staged:
-                tmp.unlink(missing_ok=True)
-            raise
-        aside: list[tuple[Path, Path]] = []
-        with interrupt_after():
-            try:
-                # aside under the name of a temporary file of this run's items.csv, which the next write of it (a
-                # start again) removes once this process has ended; only files in real folders inside d, as
-                # remove_files removes them: never through a link
-                items = next(path for path, _ in batch if path.name == "items.csv")
-                for k, rel in enumerate(old):
-                    f = d / rel
-                    if safe_relative(rel) and _not_real(d, Path(rel).parts[:-1]) is None and (f.is_file()
-                                                                                             or f.is_symlink()):
-                        aside.append((items.with_name(f".items.csv.{os.getpid()}.replaced-{k}.tmp"), f))
-                        os.replace(f, aside[-1][0])
-                write_json_atomic(d / STATE, self.state)
-            finally:
-                try:
-                    new = (d / STATE).read_text(encoding="utf-8") == json_text(self.state)
-                except (OSError, UnicodeDecodeError):
-                    new = False
-                for tmp, path in staged + aside:
-                    with contextlib.suppress(OSError):
-                        if new == ((tmp, path) in staged):  # the new run's files in place, or the old run's back
-                            os.replace(tmp, path)
-                        else:
-                            tmp.unlink(missing_ok=True)
-                for path in sorted({p for _, f in aside for p in f.parents if d in p.parents}, key=str,
-                                   reverse=True) if new else ():
-                    with contextlib.suppress(OSError):
-                        path.rmdir()  # a folder of the old run's batch, left empty
 
 
 def _reread_args(state: dict) -> dict:
