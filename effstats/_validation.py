@@ -8,6 +8,7 @@ from __future__ import annotations
 from numbers import Integral, Real
 from typing import Any
 
+import math
 import numpy as np
 import pandas as pd
 
@@ -617,7 +618,7 @@ def check_fraction(x: Any, name: str, *, closed: bool = False) -> float:
     ValueError: alpha: expected a number in (0, 1), got 1.0
     """
     x = _number(x)
-    if isinstance(x, bool) or not isinstance(x, Real) or np.isnan(x):
+    if isinstance(x, bool) or not isinstance(x, Real) or math.isnan(x):
         raise ValueError(f"{name}: expected a number in {'[0, 1]' if closed else '(0, 1)'}, got {_plain(x)!r}")
     ok = 0 <= x <= 1 if closed else 0 < x < 1
     if not ok:

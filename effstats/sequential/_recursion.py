@@ -340,12 +340,23 @@ def _newton_upper(h, base, scale, target, b0, tol, rt2pi):
     shift = np.empty(base.size)
     fill = shift.fill
     mhalf = _mhalf(base.size)
+    s1 = s2 = dphi = 0.0  # the last two steps' sizes (0: none) and the last derivative
     while bdelta > tol and j < 20:
         j += 1
         btem = btem2
         fill(btem * scale)
         sub(base, shift, out=x)
         ndtr(x, out=cdf)
+        if s2 and s1 <= 1e-3 and s1 * s1 * s1 < 0.0625 * tol * s2 * s2 and dphi:
+            # Newton's error squares each step: the next step, ~s1^3 / s2^2, is predicted well inside tol, so this is
+            # likely the last evaluation, where only the crossing probability is used. The step from it with the
+            # last derivative is that step to within exp(scale |x| s1) - 1 (a few % at most here): under tol / 4,
+            # the step with this point's own derivative is under tol, so the iteration stops at this point
+            # (gsDesign's answer and its crossing probability, as the full step gives them; the density row left
+            # from the step before enters only the unused sum)
+            phi = twodot(h).tolist()[0]
+            if abs(target - phi) <= -0.25 * tol * dphi:
+                return btem, phi, True
         mul(x, x, out=x)
         mul(x, mhalf, out=x)
         ex(x, out=dens)
@@ -363,6 +374,7 @@ def _newton_upper(h, base, scale, target, b0, tol, rt2pi):
         if btem2 == btem2:
             btem2 = EXTREMEZ if btem2 > EXTREMEZ else (-EXTREMEZ if btem2 < -EXTREMEZ else btem2)
         bdelta = abs(btem2 - btem)
+        s2, s1 = s1, bdelta
     return btem, phi, not (bdelta > tol)
 
 
@@ -620,28 +632,38 @@ def gsbound(info, trueneg, falsepos, tol: float = 1e-6, r: int = 18):
             j = 0
             atem, btem = atem2, btem2
             plo = phi = 0.0
-            # rows: -x_lo and x_hi, then their normal densities (unscaled): one ndtr, one exp and one
-            # matrix-vector product per Newton step for both bounds
+            # rows: the crossing probabilities' terms at -x_lo and x_hi, then their normal densities (unscaled): one
+            # ndtr, one exp and one matrix-vector product per Newton step for both bounds
             four = np.empty((4, zr.size))
             xs, phis = four[:2], four[2:]
-            x_lo, x_hi = four[0], four[1]
             sub, mul, ex, fourdot = np.subtract, np.multiply, _exp, four.dot
             c = scale / _RT2PI_B
             # the bounds' shifts and -1/2 as arrays of the rows' shape (see _MHALF_ROW)
             sa, sb = np.empty(zr.size), np.empty(zr.size)
             fa, fb = sa.fill, sb.fill
             mhalf = _mhalf((2, zr.size))
+            xb = np.empty((2, zr.size))  # -x_lo and x_hi, kept for the densities while xs holds their ndtr
+            xb_lo, xb_hi = xb
+            sa1 = sa2 = sb1 = sb2 = dplo = dphi = 0.0  # the last two steps' sizes of each bound, the last derivatives
             while (adelta > tol or bdelta > tol) and j < EXTREMEZ:
                 j += 1
                 atem, btem = atem2, btem2
                 fa(atem * scale)
                 fb(btem * scale)
-                sub(sa, zr, out=x_lo)
-                sub(zr, sb, out=x_hi)
-                mul(xs, xs, out=phis)
+                sub(sa, zr, out=xb_lo)
+                sub(zr, sb, out=xb_hi)
+                ndtr(xb, out=xs)
+                if (sa2 and sb2 and sa1 <= 1e-3 and sb1 <= 1e-3 and sa1 * sa1 * sa1 < 0.0625 * tol * sa2 * sa2
+                        and sb1 * sb1 * sb1 < 0.0625 * tol * sb2 * sb2 and dplo and dphi and btem - atem > 2 * tol):
+                    # likely the last evaluation of both bounds: as in _newton_upper, the steps with the last
+                    # derivatives under tol / 4 put both steps under tol (and apart, so that atem2 <= btem2 holds)
+                    plo, phi = fourdot(h).tolist()[:2]
+                    if abs(tn[i] - plo) <= 0.25 * tol * dplo and abs(fp[i] - phi) <= -0.25 * tol * dphi:
+                        adelta = bdelta = 0.0
+                        break
+                mul(xb, xb, out=phis)
                 mul(phis, mhalf, out=phis)
                 ex(phis, out=phis)
-                ndtr(xs, out=xs)
                 plo, phi, dplo, dphi = fourdot(h).tolist()
                 dplo *= c
                 dphi = -dphi * c
@@ -671,6 +693,7 @@ def gsbound(info, trueneg, falsepos, tol: float = 1e-6, r: int = 18):
                     atem2 = btem2
                 adelta = abs(atem2 - atem)
                 bdelta = abs(btem2 - btem)
+                sa2, sa1, sb2, sb1 = sa1, adelta, sb1, bdelta
             ok = not (adelta > tol or bdelta > tol)
         a[i], b[i] = atem, btem
         plo_out[i], phi_out[i] = plo, phi
