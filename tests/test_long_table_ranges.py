@@ -1,5 +1,5 @@
 """A large long score table is parsed in ranges of lines, each by a process of its own
-(``_score_tables._read_long_ranges``); small files forced into several ranges must read as in one range: the same
+(``_long_read._read_long_ranges``); small files forced into several ranges must read as in one range: the same
 matrix (ids, their order, values, missing cells, kind), the same warnings, the same error message, wherever a
 range cuts the file."""
 from __future__ import annotations
@@ -11,6 +11,7 @@ import time
 import numpy as np
 import pytest
 
+from effstats.datasets import _long_read as long_read
 from effstats.datasets import _score_tables as tables
 from effstats._shared import _Forked
 from effstats.datasets import read_scores_csv
@@ -56,9 +57,9 @@ MATRICES = ["0/1", "graded, rows not evaluated", "graded, a score a row", "0/1 o
 def _read_in(f, n, monkeypatch):
     """The outcome of reading ``f`` cut into (at most) ``n`` ranges."""
     with monkeypatch.context() as mp:
-        mp.setattr(tables, "_RANGE_BYTES", 1)
-        mp.setattr(tables, "_MAX_RANGES", 16)
-        mp.setattr(tables, "_cpus", lambda: n)
+        mp.setattr(long_read, "_RANGE_BYTES", 1)
+        mp.setattr(long_read, "_MAX_RANGES", 16)
+        mp.setattr(long_read, "_cpus", lambda: n)
         return _outcome(lambda: read_scores_csv(f))
 
 
@@ -72,10 +73,10 @@ def test_a_long_table_read_in_ranges_reads_as_in_one(tmp_path, monkeypatch, name
     assert bool(one[2]) == (name in ("a pair repeated across ranges", "a model evaluated on no item"))  # warned
     for n in RANGES[1:]:
         with monkeypatch.context() as mp:
-            mp.setattr(tables, "_RANGE_BYTES", 1)
-            mp.setattr(tables, "_MAX_RANGES", 16)
-            mp.setattr(tables, "_cpus", lambda: n)
-            assert len(tables._line_ranges(f)) == n or name == "header only"
+            mp.setattr(long_read, "_RANGE_BYTES", 1)
+            mp.setattr(long_read, "_MAX_RANGES", 16)
+            mp.setattr(long_read, "_cpus", lambda: n)
+            assert len(long_read._line_ranges(f)) == n or name == "header only"
         assert _read_in(f, n, monkeypatch) == one, n
 
 
@@ -86,9 +87,9 @@ def test_the_ranges_give_the_matrix_without_the_general_reader(tmp_path, monkeyp
     rows = _rows(10, models=5, items=30, cells=("0", "1", "-"))
     f = tmp_path / "scores.csv"
     f.write_text("\n".join(["model,item,score", *rows]) + "\n")
-    monkeypatch.setattr(tables, "_RANGE_BYTES", 1)
-    monkeypatch.setattr(tables, "_MAX_RANGES", 16)
-    monkeypatch.setattr(tables, "_cpus", lambda: n)
+    monkeypatch.setattr(long_read, "_RANGE_BYTES", 1)
+    monkeypatch.setattr(long_read, "_MAX_RANGES", 16)
+    monkeypatch.setattr(long_read, "_cpus", lambda: n)
     monkeypatch.setattr(tables, "_table_to_matrix", None)
     rm = read_scores_csv(f)
     cells = [r.split(",") for r in rows]
@@ -105,12 +106,12 @@ def test_the_ranges_cut_after_line_ends_and_cover_the_file(tmp_path, monkeypatch
     text = "model,item,score\r\n" + "\r\n".join(_rows(11)) + "\r\n"
     f.write_text(text, newline="")
     data = f.read_bytes()
-    assert tables._line_ranges(f) == [(0, len(data))]  # a small file: one range, no process started
-    monkeypatch.setattr(tables, "_RANGE_BYTES", 1)
+    assert long_read._line_ranges(f) == [(0, len(data))]  # a small file: one range, no process started
+    monkeypatch.setattr(long_read, "_RANGE_BYTES", 1)
     for n in RANGES:
-        monkeypatch.setattr(tables, "_cpus", lambda: n)
-        ranges = tables._line_ranges(f)
-        assert len(ranges) == min(n, tables._MAX_RANGES) and ranges[0][0] == 0 and ranges[-1][1] == len(data)
+        monkeypatch.setattr(long_read, "_cpus", lambda: n)
+        ranges = long_read._line_ranges(f)
+        assert len(ranges) == min(n, long_read._MAX_RANGES) and ranges[0][0] == 0 and ranges[-1][1] == len(data)
         assert all(a == b for (_, a), (b, _) in zip(ranges, ranges[1:]))
         assert all(data[a - 1:a] == b"\n" for a, _ in ranges[1:])
 
@@ -121,13 +122,13 @@ def test_a_file_with_quotes_is_read_without_the_general_reader(tmp_path, monkeyp
     # is read in one pass; quoted fields on one line each: read in ranges
     f = tmp_path / "scores.csv"
     f.write_text("\n".join(["model,item,score", *TABLES[name]]) + "\n")
-    monkeypatch.setattr(tables, "_RANGE_BYTES", 1)
-    monkeypatch.setattr(tables, "_cpus", lambda: 8)
+    monkeypatch.setattr(long_read, "_RANGE_BYTES", 1)
+    monkeypatch.setattr(long_read, "_cpus", lambda: 8)
     monkeypatch.setattr(tables, "_table_to_matrix", None)
     passes = []
-    real = tables._read_long_ranges
-    monkeypatch.setattr(tables, "_read_long_ranges", lambda *a: passes.append("ranges") or real(*a))
-    monkeypatch.setattr(tables, "_refuse_nul", lambda *a: passes.append("one"))
+    real = long_read._read_long_ranges
+    monkeypatch.setattr(long_read, "_read_long_ranges", lambda *a: passes.append("ranges") or real(*a))
+    monkeypatch.setattr(long_read, "_refuse_nul", lambda *a: passes.append("one"))
     rm = read_scores_csv(f)
     assert rm.shape == (7, 40)
     assert (QUOTED[1:-1] if "line" in name else "org/x,y") in list(rm.model_ids)
@@ -141,10 +142,10 @@ def _long_file(tmp_path, cells=("0", "1"), items=40):
 
 
 def _in_ranges(monkeypatch, n=3, fork=True):
-    monkeypatch.setattr(tables, "_RANGE_BYTES", 1)
-    monkeypatch.setattr(tables, "_cpus", lambda: n)
+    monkeypatch.setattr(long_read, "_RANGE_BYTES", 1)
+    monkeypatch.setattr(long_read, "_cpus", lambda: n)
     if not fork:  # the ranges parsed in this process, as where no child can be started
-        monkeypatch.setattr(tables, "_Forked", lambda fn: _Forked(fn, fork=False))
+        monkeypatch.setattr(long_read, "_Forked", lambda fn: _Forked(fn, fork=False))
 
 
 @pytest.mark.parametrize("ranges", [False, True])
@@ -176,8 +177,8 @@ def test_graded_scores_are_parsed_as_numbers_not_texts(tmp_path, monkeypatch):
     cells = tuple(repr(float(v)) for v in np.random.default_rng(3).random(5000))
     f = _long_file(tmp_path, cells=cells, items=400)
     texts = []
-    real = tables._cell_numbers
-    monkeypatch.setattr(tables, "_cell_numbers", lambda c, **kw: texts.append(len(c)) or real(c, **kw))
+    real = long_read._cell_numbers
+    monkeypatch.setattr(long_read, "_cell_numbers", lambda c, **kw: texts.append(len(c)) or real(c, **kw))
     rm = read_scores_csv(f)
     assert sum(texts) < 100  # not one text per cell
     rows = [r.split(",") for r in _rows(0, items=400, cells=cells)]
@@ -195,7 +196,7 @@ def test_ctrl_c_while_the_parser_reads_the_file_interrupts_the_read(tmp_path, mo
     f = _long_file(tmp_path, items=2000)
     if ranges:
         _in_ranges(monkeypatch, fork=False)
-    source = tables._Range if ranges else tables._Counted
+    source = long_read._Range if ranges else long_read._Counted
     real, calls = source.read, []
 
     def read(self, *a):
@@ -229,7 +230,7 @@ def test_a_file_replaced_during_the_read_is_read_in_one_version(tmp_path, monkey
             os.replace(new, f)
         return _Forked(fn, fork=fork)
 
-    monkeypatch.setattr(tables, "_Forked", forked)
+    monkeypatch.setattr(long_read, "_Forked", forked)
     rm = read_scores_csv(f)
     assert len(started) == 3
     np.testing.assert_array_equal(rm.values, want_old.values)

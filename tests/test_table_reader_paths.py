@@ -1,6 +1,6 @@
 """The score-table readers' fast paths against the plain ones they replace, on generated tables.
 
-A CSV is read with its number columns parsed by pandas' C parser (``_score_tables._read_typed``), a long one of the
+A CSV is read with its number columns parsed by pandas' C parser (``_delimited._read_typed``), a long one of the
 three columns model, item and score chunk by chunk straight into the matrix (``_long_scores.long_matrix``); the plain
 path reads every cell as text and parses it with numpy. A long table becomes a matrix from sorted id codes
 (``_shared._sorted_codes``, in the reader and in ``ResponseMatrix.from_long``); the plain path is
@@ -19,7 +19,10 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from effstats import ResponseMatrix, responses
+from effstats.datasets import _delimited as delimited
+from effstats.datasets import _long_read as long_read
 from effstats.datasets import _score_tables as tables
+from effstats.datasets import _table_layouts as layouts
 from effstats.datasets import read_scores_csv, read_scores_frame
 from effstats.workflow import _io, read_results
 
@@ -74,8 +77,14 @@ def _outcome(read):
 
 
 def _plain_csv(monkeypatch):
-    monkeypatch.setattr(tables, "_read_typed", lambda *a, **k: None)
+    monkeypatch.setattr(delimited, "_read_typed", lambda *a, **k: None)
     monkeypatch.setattr(tables, "_read_long", lambda *a, **k: None)
+
+
+def _long_chunk_rows(monkeypatch, rows):
+    """Long tables parsed in chunks of ``rows`` rows, by the chunked reader and by the general one."""
+    monkeypatch.setattr(long_read, "_LONG_CHUNK_ROWS", rows)
+    monkeypatch.setattr(delimited, "_LONG_CHUNK_ROWS", rows)
 
 
 def _plain_pivot(monkeypatch):
@@ -163,8 +172,8 @@ def test_a_wide_csv_of_numbers_is_read_by_columns_of_numbers(tmp_path, monkeypat
     pd.DataFrame(rng.integers(0, 2, (6, 50)), columns=[f"arc/{i}" for i in range(50)]).assign(
         model=[f"m{i}" for i in range(6)])[["model"] + [f"arc/{i}" for i in range(50)]].to_csv(f, index=False)
     typed = []
-    real = tables._read_typed
-    monkeypatch.setattr(tables, "_read_typed", lambda *a: typed.append(real(*a)) or typed[-1])
+    real = delimited._read_typed
+    monkeypatch.setattr(delimited, "_read_typed", lambda *a: typed.append(real(*a)) or typed[-1])
     rm = read_results(f)
     assert typed and typed[0] is not None and (typed[0].dtypes.iloc[1:] == np.int64).all()
     assert rm.shape == (6, 50) and rm.kind == "binary"
@@ -193,7 +202,7 @@ def test_the_read_progress_counts_the_file_and_the_cli_prints_no_bar_off_a_termi
             counted.append(n)
 
     plain = read_scores_csv(f)
-    monkeypatch.setattr(tables, "_progress", Bar)
+    monkeypatch.setattr(delimited, "_progress", Bar)
     shown = read_scores_csv(f, progress=True)
     assert counted[0] is True and sum(counted[1:]) == f.stat().st_size
     assert shown.item_ids.equals(plain.item_ids) and np.array_equal(shown.values, plain.values)
@@ -251,7 +260,7 @@ def test_long_and_wide_files_of_one_table_read_alike(tmp_path, seed, n_models, n
         return rm.kind, list(frame.index), list(frame.columns), frame.to_numpy().tobytes()
 
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(tables, "_LONG_CHUNK_ROWS", chunk)
+        _long_chunk_rows(mp, chunk)
         fast = read("long.csv")
     assert fast == read("wide.csv")
     if twice and duplicates == "error":
@@ -282,7 +291,7 @@ def test_one_table_long_and_wide_reads_with_one_item_order_and_one_selection(tmp
     wide = read_scores_csv(tmp_path / "wide.csv")
     assert list(wide.item_ids) == items
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(tables, "_LONG_CHUNK_ROWS", chunk)
+        _long_chunk_rows(mp, chunk)
         longs = [read_scores_csv(tmp_path / f) for f in ("by_model.csv", "by_item.csv")]
         longs.append(read_scores_frame(cells.assign(task=cells["item"].str.split("/").str[0])))  # the general path
     with pytest.MonkeyPatch.context() as mp:
@@ -315,7 +324,7 @@ def test_a_long_table_keeps_its_models_in_the_order_they_first_appear(tmp_path, 
     wide.to_csv(tmp_path / "wide.csv", na_rep="-")
     frame = pd.DataFrame(rows, columns=["model", "item", "score"]).replace("-", np.nan).astype({"score": float})
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(tables, "_LONG_CHUNK_ROWS", chunk)
+        _long_chunk_rows(mp, chunk)
         read = [read_scores_csv(tmp_path / "long.csv"), read_scores_csv(tmp_path / "wide.csv"),
                 read_scores_frame(frame)]  # chunked, wide, the general path
     with pytest.MonkeyPatch.context() as mp:
@@ -350,7 +359,7 @@ def test_a_long_table_read_chunk_by_chunk_into_the_matrix_reads_as_the_text_path
     f = tmp_path / "scores.csv"
     f.write_text(header + "\n" + "\n".join(rows) + "\n")
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(tables, "_LONG_CHUNK_ROWS", chunk)
+        _long_chunk_rows(mp, chunk)
         fast = _outcome(lambda: read_scores_csv(f))
     with pytest.MonkeyPatch.context() as mp:
         _plain_csv(mp)
@@ -374,7 +383,7 @@ def test_a_long_table_of_numbers_is_read_into_the_matrix_without_a_frame(tmp_pat
     made = []
     real = _long_scores.long_matrix
     monkeypatch.setattr(_long_scores, "long_matrix", lambda *a: made.append(real(*a)) or made[-1])
-    monkeypatch.setattr(tables, "_LONG_CHUNK_ROWS", 50)
+    _long_chunk_rows(monkeypatch, 50)
     monkeypatch.setattr(tables, "_table_to_matrix", None)
     rm = read_results(f)
     assert made[0] is rm and rm.shape == (6, 40) and list(rm.model_ids) == [f"m{m}" for m in models]
@@ -412,11 +421,11 @@ def test_column_ranges_read_in_blocks_are_the_whole_tables(cells, n_cols, block)
     x = np.resize(np.array(cells), rows * n_cols).reshape(rows, n_cols)
     finite = np.isfinite(x)
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(tables, "_BLOCK_CELLS", block)
-        low, high = tables._finite_range(x)
+        mp.setattr(layouts, "_BLOCK_CELLS", block)
+        low, high = layouts._finite_range(x)
         np.testing.assert_array_equal(low, np.where(finite, x, 0.0).min(axis=0, initial=0.0))
         np.testing.assert_array_equal(high, np.where(finite, x, 0.0).max(axis=0, initial=0.0))
-        low, high = tables._finite_range(x, np.inf)
+        low, high = layouts._finite_range(x, np.inf)
     for j in range(n_cols):
         col = x[finite[:, j], j]
         assert (low[j], high[j]) == ((col.min(), col.max()) if col.size else (np.inf, -np.inf))
@@ -454,8 +463,8 @@ def test_a_large_wide_table_read_in_chunks_of_rows_reads_as_the_text_path(tmp_pa
     f.write_text("\n".join(["model," + ",".join(f"arc/{j}" for j in range(70))]
                           + [f"m{i}," + ",".join(row) for i, row in enumerate(x)]) + "\n")
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(tables, "_ONE_PASS_BYTES", 0)
-        mp.setattr(tables, "_WIDE_CHUNK_CELLS", 71 * rows)
+        mp.setattr(delimited, "_ONE_PASS_BYTES", 0)
+        mp.setattr(delimited, "_WIDE_CHUNK_CELLS", 71 * rows)
         fast = _outcome(lambda: read_scores_csv(f))
     with pytest.MonkeyPatch.context() as mp:
         _plain_csv(mp)

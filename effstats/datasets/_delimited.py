@@ -1,0 +1,269 @@
+"""A delimited score file (CSV/TSV, compressed or not) read into a frame: the id columns as text, the others as
+numbers parsed by pandas' C parser, after the checks of its bytes (compression, encoding, NUL characters) and its
+header line; the general path of :func:`effstats.datasets.read_scores_csv`."""
+from __future__ import annotations
+
+import importlib.util
+import lzma
+import zipfile
+from functools import partial
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+import pandas as pd
+
+from .._shared import _is_float, _progress
+from ._files import _compression_of
+from ._table_layouts import _EXPECTED, _MODEL_NAMES
+
+
+_UTF16 = (b"\xff\xfe", b"\xfe\xff")
+_NUL_BLOCK = 2**24  # bytes searched for a NUL character at once
+_NARROW = 64  # columns of a table whose not-evaluated markers are set per column (its id columns keep theirs)
+_ONE_PASS_BYTES = 256 * 2**20
+_WIDE_CHUNK_CELLS = 2**24  # cells of a large wide table parsed at once: ~200 MB of tokens
+_LONG_CHUNK_ROWS = 2**22  # rows of a long table parsed at once: ~200 MB of tokens
+
+
+class _TextColumns:
+    """Which columns of a table are read as text (the ids) when the others are read as numbers."""
+
+    def __init__(self, model: str, item: str, groups: Any, missing_marker: str) -> None:
+        self.named = {model, item, *([groups] if isinstance(groups, str) or groups is None else groups)} - {None}
+        self.missing = missing_marker
+        self.pair = (model, item)
+
+    def names(self, header: list[str]) -> list[str] | None:
+        """The labels pandas gives the columns; None: read every cell as text (a missing marker that reads as a
+        number would also hide numbers equal to it, e.g. ``0.0`` for ``"0"``)."""
+        if _is_float(self.missing):
+            return None
+        return [h if h else f"Unnamed: {i}" for i, h in enumerate(header)]
+
+    def of(self, names: list[str], header: list[str]) -> set[str]:
+        """The id columns: the first, a second one after pandas' row numbers, every one named like the model or
+        items."""
+        ids = set(names[: 2 if header[0] == "" else 1])
+        return ids | {n for n in names if n in self.named or n.lower() in _MODEL_NAMES}
+
+
+def _compression(p: Path) -> str | None:
+    """The compression pandas reads ``p`` with, from the file's first bytes (None: not compressed); a tar archive
+    is left to pandas, by its name."""
+    if ".tar" in p.suffixes:
+        return "infer"
+    with open(p, "rb") as f:
+        name = _compression_of(f.read(10))
+    if name == "zstd" and importlib.util.find_spec("zstandard") is None:
+        raise ValueError(f"path: {p.name} is compressed with Zstandard; reading it needs the zstandard package (pip "
+                         "install zstandard), or decompress it first (zstd -d)")
+    return name
+
+
+def _open_bytes(p: Path, compression: str | None) -> Any:
+    """``p`` opened for reading its (decompressed) bytes."""
+    if compression is None:
+        return open(p, "rb")
+    return pd.io.common.get_handle(p, "rb", compression=compression, is_text=False)
+
+
+def _refuse_nul(p: Path, sep: str, compression: str | None) -> None:
+    """Raise naming the line and the column of the first NUL character: pandas' parser ends a field there, which
+    would read ``"a\\0b"`` as ``"a"``, another row's id, without a word."""
+    with _open_bytes(p, compression) as handle:
+        f = getattr(handle, "handle", handle)
+        head = f.read(_NUL_BLOCK)
+        if head.startswith(_UTF16):
+            raise ValueError(f"path: {p.name} is UTF-16 text; save it as UTF-8 (a CSV file's usual encoding)")
+        seen, block, at = 0, head, head.find(b"\0")
+        while at < 0 and block:
+            seen += len(block)
+            block = f.read(_NUL_BLOCK)
+            at = block.find(b"\0")
+    if at < 0:
+        return
+    at += seen
+    with _open_bytes(p, compression) as handle:  # the NUL's line: rare, so the file is read again to find it
+        text = getattr(handle, "handle", handle).read(at + 4096)
+    start = text.rfind(b"\n", 0, at) + 1
+    end = text.find(b"\n", at)
+    line = text[start:end if end >= 0 else len(text)].rstrip(b"\r").decode("utf-8", "replace")
+    first = text[:text.find(b"\n") if b"\n" in text else len(text)].decode("utf-8", "replace").lstrip("\ufeff")
+    field = text[start:at].count(sep.encode()) if len(sep) == 1 else 0
+    names = first.rstrip("\r").split(sep)
+    col = f"column {names[field]!r}" if start and field < len(names) else f"field {field + 1}"
+    cells = line.split(sep)
+    cell = cells[field] if field < len(cells) else line
+    number, cut = text.count(b"\n", 0, at) + 1, cell.split("\0")[0]
+    raise ValueError(f"path: {p.name}: line {number}, {col} holds a NUL character ({cell!r}); pandas would cut "
+                     f"the value there (read as {cut!r}): remove the NUL bytes from the file (a corrupted or binary "
+                     "export?)")
+
+
+def _header(p: Path, sep: str, compression: str | None = None) -> list[str]:
+    """The header line's fields as written (pandas renames repeated names "a", "a.1": they are refused by name).
+
+    A plain first line (no quotes, not compressed) is split at ``sep``; pandas' parser reads any other, which
+    builds a frame of one row and one column per field (seconds at 10^5 item columns)."""
+    if len(sep) == 1 and compression is None:
+        with open(p, encoding="utf-8-sig", newline="") as f:  # pandas drops a byte order mark too
+            line = f.readline().rstrip("\r\n")
+        if line.strip() and '"' not in line and "\r" not in line:
+            return line.split(sep)
+    return pd.read_csv(p, sep=sep, dtype=str, keep_default_na=False, header=None, nrows=1,
+                       compression=compression).iloc[0].tolist()
+
+
+def _read_typed(p: Path, sep: str, header: list[str], text: _TextColumns, progress: bool = False,
+                compression: str | None = None, index_col: Any = None) -> pd.DataFrame | None:
+    """The table with the id columns as text (as written) and the others parsed as numbers by pandas' C parser
+    (correctly rounded); a column holding anything but numbers (text, True/False, markers with spaces) stays text.
+    Cells left empty or marked not evaluated are ``""`` in the other text columns, NaN in number columns. None
+    where every cell is to be read as text (:meth:`_TextColumns.names`)."""
+    names = text.names(header)
+    if names is None or len(sep) != 1:  # a longer separator is a regular expression, for pandas' Python parser
+        return None
+    ids = text.of(names, header)
+    # pandas' chunked reader pays per column and chunk: a wide table is read in one pass unless the file is large;
+    # a long one in chunks (one pass would hold every token of the file at once)
+    narrow = len(names) <= _NARROW
+    na = {c: ["", text.missing] for c in names if c not in ids} if narrow else ["", text.missing]
+    kw = dict(sep=sep, keep_default_na=False, float_precision="round_trip", dtype={c: str for c in ids},
+              na_values=na, low_memory=narrow or p.stat().st_size > _ONE_PASS_BYTES, compression=compression,
+              index_col=index_col)
+    # a long table's model and item ids as categories: the parser hashes its tokens once, without a text object
+    # a cell, and the layout checks and the matrix read the codes
+    pair = [c for c in text.pair if c in names] if narrow else []
+    if len(pair) == 2:
+        kw.update(dtype={c: "category" if c in pair else str for c in ids}, low_memory=False,
+                  chunksize=_LONG_CHUNK_ROWS)
+    read = (lambda f: _joined_chunks(pd.read_csv(f, **kw), pair)) if len(pair) == 2 else partial(pd.read_csv, **kw)
+    if not narrow and kw["low_memory"]:
+        # a large wide table in chunks of rows, each parsed in one pass: pandas' chunked reader would split it into
+        # chunks of a few dozen rows (2**20 bytes over the columns) and pay per column and chunk, 2.6x the CPU at
+        # 30,000 columns
+        kw.update(low_memory=False, chunksize=max(1, _WIDE_CHUNK_CELLS // len(names)))
+        read = lambda f: _stacked_chunks(pd.read_csv(f, **kw))  # noqa: E731
+    if compression is not None:
+        df = read(p)
+    else:  # the bytes parsed so far, on a terminal when the read takes a while
+        with open(p, "rb") as raw, _progress(progress, total=p.stat().st_size, desc=f"reading {p.name}", unit="B",
+                                             unit_scale=True) as bar:
+            df = read(_Counted(raw, bar.update))
+    if not narrow and df[[c for c in df.columns if c in ids]].isna().any().any():
+        return None  # an id written "" or as the marker (NaN here): read as text, where the two differ
+    if (df.dtypes == bool).any():
+        return None  # True/False cells are text to the layout checks, as written
+    obj = [c for c in df.columns[(df.dtypes == object).to_numpy()] if c not in ids]
+    if obj and pd.api.types.infer_dtype(df[obj].to_numpy().ravel(), skipna=True) != "string":
+        return None  # the same, beside empty cells (pandas' booleans)
+    blank = df[obj].isna().any() if obj else pd.Series(dtype=bool)
+    filled = blank.index[blank.to_numpy()]
+    return df.assign(**{c: df[c].fillna("") for c in filled}) if len(filled) else df
+
+
+def _stacked_chunks(reader: Any) -> pd.DataFrame:
+    """One frame of the chunks of rows ``reader`` yields."""
+    with reader:
+        chunks = list(reader)
+    if len(chunks) == 1:
+        return chunks[0]
+    # pandas joins a chunk's True/False column with another's numbers as numbers (True as 1): such columns are
+    # joined as objects, so that they stay text to the layout checks as in one read
+    flags = {c for chunk in chunks for c in chunk.columns[(chunk.dtypes == bool).to_numpy()]}
+    if flags:
+        chunks = [chunk.astype({c: object for c in flags}) for chunk in chunks]
+    return pd.concat(chunks, ignore_index=True)
+
+
+def _joined_chunks(reader: Any, cats: list[str]) -> pd.DataFrame:
+    """One frame of the chunks ``reader`` yields, the ``cats`` columns categorical with the distinct values of the
+    whole file as categories, sorted (chunks read in one pass each: pandas' own chunked reader joins their
+    categories at a cost growing with their number)."""
+    seen = {c: pd.Index([], dtype=object) for c in cats}
+    codes: dict[str, list] = {c: [] for c in cats}
+    rest, columns = [], []
+    with reader:
+        for chunk in reader:
+            for c in cats:
+                at = seen[c].get_indexer(chunk[c].cat.categories)
+                new = at < 0
+                if new.any():
+                    at[new] = len(seen[c]) + np.arange(int(new.sum()))
+                    seen[c] = seen[c].append(chunk[c].cat.categories[new])
+                codes[c].append(at[chunk[c].cat.codes.to_numpy()])
+            rest.append(chunk.drop(columns=cats))
+            columns = list(chunk.columns)
+    out = pd.concat(rest, ignore_index=True, copy=False) if len(rest) > 1 else rest[0]
+    for c in cats:
+        order = np.argsort(seen[c].to_numpy(), kind="stable")
+        rank = np.empty(len(order), np.int32)
+        rank[order] = np.arange(len(order))
+        out[c] = pd.Categorical.from_codes(rank[np.concatenate(codes[c])], seen[c][order])
+    return out[columns]
+
+
+class _Counted:
+    """A binary file whose reads report the bytes read. Without a ``mode`` pandas' C parser reads its blocks
+    itself, as it reads a file it opened (with ``mode="rb"`` pandas would wrap it in a text decoder)."""
+
+    def __init__(self, f: Any, update: Callable[[int], Any]) -> None:
+        self._f, self._update = f, update
+
+    def read(self, size: int = -1) -> bytes:
+        block = self._f.read(size)
+        self._update(len(block))
+        return block
+
+    def __iter__(self):
+        return iter(self._f)
+
+
+def _read_delimited(p: Path, sep: str, text: _TextColumns | None = None,
+                    progress: bool = False) -> tuple[pd.DataFrame, list[str]]:
+    """The table (every cell as text, or :func:`_read_typed`'s number columns given ``text``) and its header."""
+    compression = None
+    try:
+        compression = _compression(p)
+        _refuse_nul(p, sep, compression)
+        header = _header(p, sep, compression)
+        for index_col in (None, False):
+            typed = None if text is None else _read_typed(p, sep, header, text, progress, compression, index_col)
+            df = typed if typed is not None else pd.read_csv(p, sep=sep, dtype=str, keep_default_na=False,
+                                                             compression=compression, index_col=index_col)
+            # every row holding one field more than the header, pandas takes the first as the row labels: read again
+            # without them where that field is a separator ending every line ("m0,q0,1,"), as pandas' index_col=False
+            # does, which would drop any other last field
+            if isinstance(df.index, pd.RangeIndex) or not _trailing_separator(df, p, header):
+                return df, header
+        return df, header
+    except pd.errors.EmptyDataError:
+        raise ValueError(f"path: {p.name} is empty; {_EXPECTED}") from None
+    except UnicodeDecodeError as exc:
+        byte = exc.object[exc.start:exc.start + 1].hex() if isinstance(exc.object, bytes) else "?"
+        raise ValueError(f"path: {p.name} is not UTF-8 text (byte 0x{byte} is not UTF-8: {exc.reason}); save it as "
+                         "UTF-8 (e.g. iconv -f latin1 -t utf-8, or a spreadsheet's 'CSV UTF-8')") from None
+    except (EOFError, OSError, lzma.LZMAError, zipfile.BadZipFile) as exc:  # a cut or damaged compressed file
+        what = f"holds {compression} data that does not decompress" if compression else "cannot be read"
+        raise ValueError(f"path: {p.name} {what} ({type(exc).__name__}: {exc})") from None
+    except pd.errors.ParserError as exc:
+        raise ValueError(f"path: {p.name} is not a readable delimited table ({exc})") from None
+
+
+def _trailing_separator(df: pd.DataFrame, p: Path, header: list[str]) -> bool:
+    """True where every row of ``df`` (read with its first field as row labels: every row holds one field more than
+    the ``header`` names) ends in an empty field; raises ValueError otherwise."""
+    last = df.iloc[:, -1]
+    if bool((last.isna() | (last.astype(object) == "")).all()):
+        return True
+    raise ValueError(f"path: {p.name}'s rows hold {len(header) + 1} fields but its header names {len(header)}: name "
+                     f"every column in the header (the first one, e.g. 'model') or drop the extra field; {_EXPECTED}")
+
+
+def _other_separator(p: Path, df: pd.DataFrame, sep: str) -> str | None:
+    """The one other common separator the header uses when it is a single column at ``sep``, else None."""
+    if df.shape[1] != 1:
+        return None
+    found = [s for s in (";", "\t", "|") if s != sep and s in str(df.columns[0])]
+    return found[0] if len(found) == 1 else None

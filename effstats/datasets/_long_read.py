@@ -1,0 +1,249 @@
+"""A long score file of the three columns model, item and score read straight into the matrix by
+:mod:`effstats.datasets._long_scores`, in one pass or, a large uncompressed file, in ranges of lines parsed by forked
+processes; the fast path of :func:`effstats.datasets.read_scores_csv`, which hands any other table to the general
+reader."""
+from __future__ import annotations
+
+import contextlib
+import io
+import lzma
+import os
+import zipfile
+from functools import partial
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+import pandas as pd
+
+from .._shared import _cpus, _Forked, _is_float, _progress
+from ..responses import ResponseMatrix
+from ._delimited import _LONG_CHUNK_ROWS, _compression, _Counted, _header, _refuse_nul, _TextColumns
+
+
+_RANGE_BYTES = 2**27  # the least bytes of a long table parsed by a process of its own
+_MAX_RANGES = 8  # processes parsing a long table at most: each holds its parser's buffers (~300 MB a chunk)
+
+
+def _read_long(p: Path, sep: str, text: _TextColumns, score: str, progress: bool) -> ResponseMatrix | None:
+    """A long table of the three columns model, item and score (in any order) read by
+    :func:`~effstats.datasets._long_scores.long_matrix`, chunk by chunk into the matrix; None where the table is
+    another or that reader leaves it to the general one (which also words every error).
+
+    An uncompressed file of more than ``2 * _RANGE_BYTES`` is cut into ranges of whole lines, one a core (as many as
+    the process may run on: ``taskset -c 0`` reads in one process), each parsed by a forked process of its own; the
+    ranges' chunks are joined in file order, so that the matrix, its id order and the hand-over to the
+    general reader are those of one pass. A range holding a NUL character, or whose parse fails, sends the file to
+    the one pass, which words the error or hands over: a cut after a line end in a quoted field leaves the range
+    before it ending inside the field, an error of pandas' parser (the first range starts at a record, so, range by
+    range, a range that parses starts at one too)."""
+    from ._long_scores import chunk_parts, long_matrix
+
+    model, item = text.pair
+    names = (model, item, score)
+    if len(sep) != 1 or _is_float(text.missing) or not all(isinstance(c, str) for c in names) or len(set(names)) < 3:
+        return None  # column names that are not text: the general reader names the argument
+    try:
+        compression = _compression(p)
+        # scores of few distinct texts (0/1) as categories: their distinct texts are read as numbers once each;
+        # graded scores (about one text a row) as round-trip floats, which a category a cell would slow many times
+        # over (a cell that is not a number, text or True/False, raises, and the general reader reads the table)
+        kw = dict(sep=sep, keep_default_na=False, na_values={score: ["", text.missing]},
+                  dtype={model: "category", item: "category", score: "category"}, low_memory=False,
+                  chunksize=_LONG_CHUNK_ROWS, compression=compression)
+        if not _few_scores(p, sep, score, compression):
+            kw.update(dtype={**kw["dtype"], score: float}, float_precision="round_trip")
+        parse = (*names, partial(_cell_numbers, sep=sep, missing=["", text.missing]))  # chunk_parts' arguments
+        # the ranges cut and read from one descriptor: a file replaced meanwhile is read whole in the version opened
+        with open(p, "rb") if compression is None else contextlib.nullcontext() as whole:
+            ranges = [] if whole is None else _line_ranges(whole)
+            if len(ranges) > 1:
+                header = _header(p, sep)
+                if sorted(header) != sorted(names):
+                    return None
+                with contextlib.suppress(_Odd):
+                    return _read_long_ranges(p, whole.fileno(), ranges, header, kw, parse, progress)
+        _refuse_nul(p, sep, compression)
+        if sorted(_header(p, sep, compression)) != sorted(names):
+            return None
+        if compression is not None:
+            with _interrupt_kept():
+                return long_matrix([lambda: chunk_parts(pd.read_csv(p, **kw), *parse)], model, item)
+        with open(p, "rb") as raw, _progress(progress, total=p.stat().st_size, desc=f"reading {p.name}", unit="B",
+                                             unit_scale=True) as bar:
+            with _interrupt_kept():
+                return long_matrix([lambda: chunk_parts(pd.read_csv(_Counted(raw, bar.update), **kw), *parse)],
+                                   model, item)
+    except _READ_ERRORS:
+        return None  # read again by the general reader, whose message names what is wrong
+
+
+def _few_scores(p: Path, sep: str, score: str, compression: str | None, rows: int = 2**16) -> bool:
+    """Whether the first ``rows`` rows of a long table hold few distinct score texts (at most one in 16 rows, as
+    0/1 scores do), which makes the scores' categories cheaper to parse than numbers."""
+    try:
+        with _interrupt_kept():
+            cells = pd.read_csv(p, sep=sep, usecols=[score], dtype=str, keep_default_na=False, nrows=rows,
+                                compression=compression)[score]
+    except _READ_ERRORS:
+        return True  # the chunked parse words or hands over whatever is wrong
+    return cells.nunique() * 16 <= max(len(cells), 16)
+
+
+_READ_ERRORS = (ValueError, UnicodeDecodeError, EOFError, OSError, lzma.LZMAError, zipfile.BadZipFile,
+                pd.errors.ParserError, pd.errors.EmptyDataError)
+
+
+def _cell_numbers(cells: pd.Index, sep: str, missing: list[str]) -> np.ndarray:
+    """The numbers pandas' parser reads from the texts ``cells`` in a column of floats (round-trip precision, as
+    ``float(text)`` reads them, ``missing`` as NaN); raises ValueError where a text is not a number. Each text is
+    written quoted on a line of its own, so that the parser's field is the text whatever it holds."""
+    if not len(cells):
+        return np.empty(0)
+    lines = "".join(f'"{c}"\n' for c in cells.str.replace('"', '""', regex=False))
+    return pd.read_csv(io.StringIO(lines), sep=sep, header=None, names=["s"], dtype={"s": float},
+                       float_precision="round_trip", keep_default_na=False, na_values={"s": missing},
+                       skip_blank_lines=False)["s"].to_numpy()
+
+
+def _heap_kept(fn: Callable[[], Any]) -> Any:
+    """``fn()`` with glibc's malloc taking large blocks from the heap and keeping them once freed: pandas' parser
+    grows and shrinks buffers of hundreds of MB chunk after chunk, each a fresh mapping of the system's otherwise (a
+    page fault per 4 KB touched: a third of a long file's parse). ``fn`` makes the parser: a block mapped when it is
+    made stays mapped as it grows. Only for a forked process that exits after: the settings cannot be put back
+    (setting them turns off glibc's dynamic mmap threshold for the rest of the process, which would make every
+    large numpy temporary a fresh mapping). Elsewhere than glibc, ``fn()``."""
+    import ctypes
+
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):
+        return fn()
+    # M_MMAP_MAX (-4), M_TRIM_THRESHOLD (-1); mallopt returns 1 where it took the value
+    if mallopt(-4, 0):
+        mallopt(-1, 2**30)
+    return fn()
+
+
+def _line_ranges(f: Any) -> list[tuple[int, int]]:
+    """Byte ranges of whole lines (cut after a line feed) that split the file ``f`` (open for binary reading, or its
+    path) into one range a usable core (at most ``_MAX_RANGES``), each of at least ``_RANGE_BYTES`` (one range: a
+    smaller file, or one core)."""
+    if isinstance(f, (str, os.PathLike)):
+        with open(f, "rb") as opened:
+            return _line_ranges(opened)
+    size = os.fstat(f.fileno()).st_size
+    n = min(_cpus(), _MAX_RANGES, size // _RANGE_BYTES)
+    if n < 2:
+        return [(0, size)]
+    cuts = [0]
+    for k in range(1, n):
+        f.seek(max(size * k // n, cuts[-1]))
+        f.readline()  # the rest of the line the cut falls in
+        if f.tell() >= size:
+            break
+        if f.tell() > cuts[-1]:
+            cuts.append(f.tell())
+    return list(zip(cuts, cuts[1:] + [size]))
+
+
+@contextlib.contextmanager
+def _interrupt_kept() -> Any:
+    """A block that raises again what the SIGINT handler raised (Ctrl-C's KeyboardInterrupt) where the block fails
+    after it: pandas' C parser turns an exception raised while it calls its source's ``read`` into a ParserError,
+    else taken for a table to hand to the general reader."""
+    import signal
+
+    raised: list[BaseException] = []
+    old = signal.getsignal(signal.SIGINT)
+
+    def noted(signum: int, frame: Any) -> Any:
+        try:
+            return old(signum, frame)
+        except BaseException as exc:
+            raised.append(exc)
+            raise
+
+    try:
+        if not callable(old):
+            raise ValueError("SIGINT ignored or default")
+        signal.signal(signal.SIGINT, noted)
+    except ValueError:  # not the main thread (whose handlers Python runs), or no Python handler
+        yield
+        return
+    try:
+        yield
+    except Exception:
+        if raised:
+            raise raised[0] from None
+        raise
+    finally:
+        signal.signal(signal.SIGINT, old)
+
+
+class _Odd(Exception):
+    """A range of a long file holds a NUL character or does not parse: the file is read in one pass."""
+
+
+class _Range:
+    """The bytes ``start`` to ``end`` of the file open as descriptor ``fd`` (shared with other processes: read at
+    their offset, the descriptor's own left alone), read by pandas' parser; a NUL character (where pandas' parser
+    would cut a field) ends the read and sets ``odd``."""
+
+    def __init__(self, fd: int, start: int, end: int) -> None:
+        self._fd, self._at, self._end, self.odd = fd, start, end, False
+
+    def read(self, size: int = -1) -> bytes:
+        left = self._end - self._at
+        block = os.pread(self._fd, left if size < 0 else min(size, left), self._at) if left > 0 else b""
+        if b"\0" in block:
+            self.odd = True
+            block = b""
+        self._at += len(block)
+        return block
+
+    def __iter__(self):
+        return iter(self.read, b"")
+
+
+def _range_parts(fd: int, start: int, end: int, kw: dict, parse: tuple, caller: int) -> Any:
+    """:func:`~effstats.datasets._long_scores.chunk_parts` of the lines from byte ``start`` to ``end`` (the first
+    range holds the header), or ``_Odd`` where the range holds a NUL character or does not parse; malloc tuned by
+    :func:`_heap_kept` in a forked process (another than ``caller``'s)."""
+    from ._long_scores import chunk_parts
+
+    src = _Range(fd, start, end)
+    parse_range = lambda: chunk_parts(pd.read_csv(src, **kw), *parse)  # noqa: E731
+    try:
+        with _interrupt_kept():
+            parts = parse_range() if os.getpid() == caller else _heap_kept(parse_range)
+    except _READ_ERRORS:  # returned, not raised: a forked process that raised would be run again here
+        return _Odd
+    return _Odd if src.odd else parts
+
+
+def _read_long_ranges(p: Path, fd: int, ranges: list[tuple[int, int]], header: list[str], kw: dict,
+                      parse: tuple, progress: bool) -> ResponseMatrix | None:
+    """The long file ``p``, open as descriptor ``fd``, read by ranges of lines (see :func:`_read_long`), each by a
+    forked process; raises ``_Odd`` where a range holds a NUL character or does not parse."""
+    from ._long_scores import long_matrix
+
+    def got(value: Any) -> Any:
+        if value is _Odd:
+            raise _Odd
+        return value
+
+    rest = {**kw, "header": None, "names": header}  # the ranges after the first have no header
+    with contextlib.ExitStack() as stack:
+        bar = stack.enter_context(_progress(progress, total=p.stat().st_size, desc=f"reading {p.name}", unit="B",
+                                            unit_scale=True))
+        # every range in a process of its own, this one's malloc settings left alone (see _heap_kept)
+        forked = [stack.enter_context(_Forked(partial(_range_parts, fd, a, b, rest if a else kw, parse, os.getpid())))
+                  for a, b in ranges]
+
+        def later(f: _Forked, size: int) -> Any:
+            value = got(f())
+            bar.update(size)
+            return value
+
+        return long_matrix([partial(later, f, b - a) for f, (a, b) in zip(forked, ranges)], parse[0], parse[1])
