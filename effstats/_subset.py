@@ -630,6 +630,11 @@ class _SubsetEstimator(BaseEstimator):
         items : sequence, optional
             Item ids of the columns of an array ``target_outputs`` (positions when the estimator was fitted on
             arrays); the array is then aligned by them.
+
+        Returns
+        -------
+        ndarray of shape (n_target,)
+            The estimated scores, in the order of the targets.
         """
         est = self._predict(self._target(target_outputs, items))
         if self.interval_kind == "design":
@@ -677,7 +682,20 @@ class _SubsetEstimator(BaseEstimator):
         return oof
 
     def cv_residuals(self, n_splits: int = 5, random_state: int = 0) -> np.ndarray:
-        """Cross-validated residuals (prediction − true score) of the source models, shape (n_source,)."""
+        """Cross-validated residuals (prediction − true score) of the source models, shape (n_source,).
+
+        Parameters
+        ----------
+        n_splits : int, default=5
+            Folds over the source models.
+        random_state : int, default=0
+            Seed of the folds' assignment.
+
+        Returns
+        -------
+        ndarray of shape (n_source,)
+            Each source model's out-of-fold prediction minus its true score.
+        """
         return self._cross_validated(n_splits, random_state) - self._source[1]
 
     def _design_se(self, outputs: _Outputs) -> np.ndarray:
@@ -714,8 +732,23 @@ class _SubsetEstimator(BaseEstimator):
         Model-based estimators (DISCO, anchors, IRT, Sort & Search) use ``n_splits``-fold cross-validated
         residuals of the source models (conformal style, approximately valid for targets exchangeable with the
         sources); random subsets use design-based intervals (finite-population correction included; Wilson's
-        score interval for 0/1 correctness of random + direct). See ``predict`` for
-        ``target_outputs`` and ``items``.
+        score interval for 0/1 correctness of random + direct).
+
+        Parameters
+        ----------
+        target_outputs : ResponseMatrix, DataFrame, Series or array
+            The targets' outputs on the selected items, as for :meth:`predict`.
+        items : sequence, optional
+            Item ids of the columns of an array ``target_outputs``, as for :meth:`predict`.
+        n_splits : int, default=5
+            Folds of the cross-validation over the source models behind a conformal interval (at least 2; not
+            used by design-based intervals).
+
+        Returns
+        -------
+        SubsetPrediction
+            ``statistic``, ``standard_error``, ``confidence_interval(confidence_level=0.95)`` and ``to_frame()``,
+            one entry per target.
         """
         n_splits = check_positive_int(n_splits, "n_splits", minimum=2)
         o = self._target(target_outputs, items)
@@ -847,7 +880,22 @@ class _SubsetEstimator(BaseEstimator):
 
     def score(self, target_outputs: Any, target_scores: Any, *, items: Any = None) -> float:
         """Negative mean absolute error in percentage points (higher is better, as scikit-learn's
-        ``neg_mean_absolute_error``); :meth:`evaluate` gives MAE, Spearman and interval coverage."""
+        ``neg_mean_absolute_error``); :meth:`evaluate` gives MAE, Spearman and interval coverage.
+
+        Parameters
+        ----------
+        target_outputs : ResponseMatrix, DataFrame, Series or array
+            The targets' outputs, as for :meth:`predict`.
+        target_scores : array-like of shape (n_target,)
+            Their true full-benchmark scores.
+        items : sequence, optional
+            As for :meth:`predict`.
+
+        Returns
+        -------
+        float
+            ``-MAE`` in percentage points (100 times the score scale).
+        """
         return -prediction_metrics(target_scores, self.predict(target_outputs, items=items)).mae
 
 

@@ -29,6 +29,21 @@ class PredictionMetrics:
     intervals were made) the share of targets whose true score lies in its interval and the mean width (points),
     with the intervals' ``confidence_level`` (NaN when not given).
 
+    Attributes
+    ----------
+    mae : float
+        Mean absolute error of the estimates, in percentage points (×100).
+    spearman : float
+        Spearman's rank correlation between true and estimated scores (0 when either is constant).
+    n_models : int
+        Number of target models scored.
+    coverage : float
+        Share of targets whose true score lies in its interval (NaN without intervals).
+    width : float
+        Mean width of the intervals, in percentage points (NaN without intervals).
+    confidence_level : float
+        Level the intervals were made at (NaN when not given).
+
     See Also
     --------
     effstats.disco.prediction_metrics : computes it.
@@ -75,8 +90,29 @@ def prediction_metrics(true_scores: Any, estimates: Any, interval: Any = None, *
     """MAE (×100, percentage points) and Spearman ρ between true and estimated scores, shape (n_models,).
 
     ρ is reported as 0 when the estimates (or the truths) are all equal: a constant prediction ranks nothing.
-    ``interval`` (low, high), each of shape (n_models,), adds the coverage and mean width (points);
-    ``confidence_level``, the level the interval was made at, is kept in the result beside them.
+
+    Parameters
+    ----------
+    true_scores : array-like of shape (n_models,)
+        The target models' true full-benchmark scores (at least two models).
+    estimates : array-like of shape (n_models,)
+        Their estimated scores, in the same order.
+    interval : (array-like, array-like), default=None
+        The intervals' ``(low, high)``, each of shape (n_models,) (NaN allowed), for instance
+        ``SubsetPrediction.confidence_interval()``; adds the coverage and the mean width (points).
+    confidence_level : float in (0, 1), default=None
+        The level ``interval`` was made at, kept in the result beside the coverage (NaN when None).
+
+    Returns
+    -------
+    PredictionMetrics
+        ``mae``, ``spearman``, ``n_models``, and ``coverage``, ``width`` and ``confidence_level`` (NaN without
+        ``interval``).
+
+    Raises
+    ------
+    ValueError
+        Fewer than two models, shapes that differ, or non-finite scores.
 
     See Also
     --------
@@ -407,7 +443,18 @@ class SubsetPrediction:
 
     def to_frame(self, confidence_level: float = 0.95) -> pd.DataFrame:
         """One row per target: estimate, standard_error, low, high (at ``confidence_level``), and ``out_of_range``
-        (bool) when the estimator checked it."""
+        (bool) when the estimator checked it.
+
+        Parameters
+        ----------
+        confidence_level : float, default=0.95
+            Level of ``low`` and ``high``, in (0, 1).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Indexed by ``model_ids`` (positions when there are none).
+        """
         ci = self.confidence_interval(confidence_level)
         out = pd.DataFrame(
             {"estimate": self.statistic, "standard_error": self.standard_error, "low": ci.low, "high": ci.high},

@@ -552,6 +552,7 @@ class ErrorDecomposition:
     ----------
     Prabhu, A., Udandarao, V., Torr, P., Bethge, M., Bibi, A. and Albanie, S. (2024). Efficient Lifelong Model
     Evaluation in an Era of Rapid Progress. *NeurIPS 2024*, arXiv:2402.19472.
+
     Examples
     --------
     >>> import numpy as np

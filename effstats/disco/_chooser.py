@@ -413,7 +413,21 @@ class MethodChooser(_SubsetEstimator):
 
     def predict(self, target_outputs: Any, *, items: Any = None) -> np.ndarray:
         """The chosen estimator's predictions (its selected items; see its ``predict``); for targets out of range
-        (as in :meth:`predict_interval`) the fallback's when there is one."""
+        (as in :meth:`predict_interval`) the fallback's when there is one.
+
+        Parameters
+        ----------
+        target_outputs : ResponseMatrix, DataFrame, Series or array
+            The targets' outputs on the chosen estimator's selected items (``selected_``), aligned by item id as in
+            :meth:`effstats.disco.AIPW.predict`.
+        items : sequence, optional
+            Item ids of the columns of an array ``target_outputs``.
+
+        Returns
+        -------
+        ndarray of shape (n_target,)
+            The estimated scores.
+        """
         check_is_fitted(self, "best_estimator_")
         if self.fallback_ is not None:
             return self._interval(target_outputs, items, None, stacklevel=4).statistic
@@ -432,6 +446,20 @@ class MethodChooser(_SubsetEstimator):
         ``" (out-of-range fallback)"``), ``interval_kinds`` (``"conformal"`` or ``"design"``), and ``method`` is
         the kind shared by every target, or ``"mixed"``; :meth:`~effstats.disco.SubsetPrediction.to_frame` has the
         columns ``out_of_range`` and ``estimator``.
+
+        Parameters
+        ----------
+        target_outputs : ResponseMatrix, DataFrame, Series or array
+            The targets' outputs, as for :meth:`predict`.
+        items : sequence, optional
+            Item ids of the columns of an array ``target_outputs``.
+        n_splits : int, default=None
+            Folds of the conformal intervals' cross-validation; None: the chooser's ``n_splits``.
+
+        Returns
+        -------
+        SubsetPrediction
+            One entry per target (a :class:`effstats.disco.FallbackPrediction` when some target falls back).
         """
         return self._interval(target_outputs, items, n_splits, stacklevel=4)
 

@@ -157,7 +157,19 @@ class AdaptiveResult:
         return len(self.items)
 
     def confidence_interval(self, confidence_level: float = 0.95) -> tuple[float, float]:
-        """Normal interval for the whole-bank accuracy, clipped to [0, 1]."""
+        """Normal interval for the whole-bank accuracy, clipped to [0, 1].
+
+        Parameters
+        ----------
+        confidence_level : float, default=0.95
+            Level of the whole-bank accuracy's interval, in (0, 1).
+
+        Returns
+        -------
+        (float, float)
+            ``accuracy ± z·accuracy_se``, clipped to [0, 1]; model-based: it assumes the model answers as the
+            item bank's IRT model says.
+        """
         z = stats.norm.ppf(0.5 + check_confidence_level(confidence_level) / 2)
         return (max(0.0, self.accuracy - z * self.accuracy_se), min(1.0, self.accuracy + z * self.accuracy_se))
 
@@ -363,7 +375,18 @@ class AdaptiveTest:
 
     def information(self, theta: float | None = None) -> np.ndarray:
         """Fisher information ``a² p (1 − p)`` of every bank item at ``theta`` (default: the current estimate), at
-        the posterior means of the item parameters (``item_params``)."""
+        the posterior means of the item parameters (``item_params``).
+
+        Parameters
+        ----------
+        theta : float, default=None
+            The ability at which to evaluate it; None: the current estimate, :attr:`theta`.
+
+        Returns
+        -------
+        ndarray of shape (n_bank_items,)
+            The information of every bank item, given or not.
+        """
         if theta is None:
             t = self.theta
         elif isinstance(theta, (bool, np.bool_)) or not isinstance(theta, (int, float, np.integer, np.floating)) \
@@ -383,7 +406,25 @@ class AdaptiveTest:
 
     def record(self, item: int, response: Any) -> "AdaptiveTest":
         """Add the answer (0 or 1) of the model to bank item ``item`` (a position) to the posterior; returns the
-        test."""
+        test.
+
+        Parameters
+        ----------
+        item : int
+            Position of the item in the bank, not given before (usually :meth:`next_item`).
+        response : {0, 1}
+            The model's answer on it: 1 right, 0 wrong.
+
+        Returns
+        -------
+        AdaptiveTest
+            This test, updated (its ``theta``, ``standard_error`` and ``stopped_by``).
+
+        Raises
+        ------
+        ValueError
+            An item outside the bank or already given, or a response other than 0 or 1.
+        """
         is_int = isinstance(item, (int, np.integer)) and not isinstance(item, (bool, np.bool_))
         if not is_int or not 0 <= item < len(self._a):
             raise ValueError(f"item: expected a bank position, an integer in [0, {len(self._a) - 1}], got {item!r}")

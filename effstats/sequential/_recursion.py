@@ -271,6 +271,19 @@ def gsprob(theta, info, a, b, r: int = 18, overrun: float = 0.0):
         ``problo``, ``probhi`` of shape (k, n_theta), ``powr`` (n_theta,) and ``en`` (n_theta,), the expected
         information at stopping.
 
+    See Also
+    --------
+    effstats.sequential.native.gsbound : The bounds that spend given error probabilities.
+    effstats.sequential.GroupSequentialDesign.crossing_probability : The same probabilities for a design.
+
+    References
+    ----------
+    Armitage, P., McPherson, C. K. & Rowe, B. C. (1969). Repeated significance tests on accumulating data.
+    *Journal of the Royal Statistical Society, Series A*, 132(2), 235–244.
+
+    Jennison, C. & Turnbull, B. W. (2000). *Group Sequential Methods with Applications to Clinical Trials*.
+    Chapman & Hall/CRC, Boca Raton (ch. 19, numerical computations).
+
     Examples
     --------
     >>> from effstats.sequential.native import gsprob

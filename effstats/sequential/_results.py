@@ -69,6 +69,23 @@ class SequentialResult:
         Stage-wise ordering p-value of the efficacy test (:func:`effstats.sequential.stagewise_pvalue` on
         the bounds used) at an efficacy stop or the last look; None when no efficacy test was made or another rule
         stopped the evaluation inside the continuation region.
+    rci_low, rci_high : float
+        The two-sided ``1 - alpha`` repeated confidence interval at the stop (``confidence_interval(kind="repeated")``
+        at level ``1 - alpha``).
+    low1, high1 : float
+        The one-sided ``1 - alpha`` repeated confidence bounds at the stop (an interval at level ``1 - 2 alpha``).
+    efficacy_alternative : {"two-sided", "greater", "less"} or None
+        The :class:`~effstats.sequential.Efficacy` rule's alternative; None without an efficacy rule.
+    efficacy_name : str
+        The efficacy rule's name, the ``reason`` it stops with (default ``"efficacy"``).
+    null : float or None
+        The value the score statistic ``z`` is tested against (0 for a difference of two models; None when there
+        is no null).
+    fixed_sample : bool
+        True when ``ci_low``, ``ci_high`` are the :class:`~effstats.sequential.Precision` rule's fixed-sample
+        interval rather than a repeated confidence interval.
+    fixed_low1, fixed_high1 : float
+        At a precision stop, the rule's fixed-sample interval at level ``1 - 2 alpha`` (NaN otherwise).
 
     See Also
     --------

@@ -430,6 +430,10 @@ def worst_cells(table: pd.DataFrame) -> pd.DataFrame:
     pandas.DataFrame
         One row per rule with ``excess_se``, sorted from the worst.
 
+    See Also
+    --------
+    effstats.sequential.validation.validation_grid : The table it reads.
+
     Examples
     --------
     >>> import pandas as pd

@@ -141,6 +141,16 @@ class Estimate:
         chosen item of every task is alike and the tasks weigh by their items, the exact interval of the tasks'
         strata as one stratified sample (one to five minority items over the tasks: at least their worst
         placement's limit, as for one task); otherwise it is the normal interval ``estimate ± z·se``.
+
+        Parameters
+        ----------
+        confidence_level : float, default=0.95
+            Level of the interval, in (0, 1).
+
+        Returns
+        -------
+        ConfidenceInterval
+            ``low`` and ``high``, arrays of shape (n_new_models,) in the order of ``model_ids``.
         """
         return self._combined.confidence_interval(confidence_level)
 
@@ -274,7 +284,18 @@ class Estimate:
         return out
 
     def to_markdown(self, confidence_level: float = 0.95) -> str:
-        """The report as Markdown: the estimate table, per-task estimates, chosen items without a result."""
+        """The report as Markdown: the estimate table, per-task estimates, chosen items without a result.
+
+        Parameters
+        ----------
+        confidence_level : float, default=0.95
+            Level of the intervals in the tables, in (0, 1).
+
+        Returns
+        -------
+        str
+            What ``effstats estimate`` writes to ``estimate.md``.
+        """
         confidence_level = check_confidence_level(confidence_level)
         sel = self.selection
         pct = _level_percent(confidence_level)

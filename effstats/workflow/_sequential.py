@@ -769,7 +769,18 @@ class SequentialRun(_AdaptiveRule, _Report):
         ``correction="logistic"``) also keep a compressed copy of it, ``reference.npz`` (0/1 values bit-packed,
         with the class probabilities and labels lm-eval logs carry; where its ids and metadata can be written as
         JSON), and adaptive runs their item bank, ``bank.npz``; both are keyed by the reference data's content
-        hash, so a copy of other data is not used."""
+        hash, so a copy of other data is not used.
+
+        Parameters
+        ----------
+        directory : str or Path
+            The run's folder (created if missing), or its ``state.json``.
+
+        Returns
+        -------
+        Path
+            The next batch's folder, or ``decision.md`` once the run has stopped.
+        """
         return self._save(directory)
 
     def _save(self, directory: str | Path, replaced: list[str] | None = None) -> Path:
