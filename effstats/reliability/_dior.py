@@ -754,7 +754,7 @@ def dior(
     score : {"mwr", "mean", "mean_of_means"}, default="mwr"
         Benchmark scoring function (HELM uses the Mean Win Rate).
     n_boot : int, default=1000
-        At least 2 (a standard error and an interval need two draws). Fewer than ``2 / (1 − ci)``
+        At least 2 (a standard error and an interval need two draws). Fewer than ``2 / (1 − confidence_level)``
         draws (40 at 95%) put the percentile DIoR between the two smallest draws: a DegenerateDataWarning
         says so.
     confidence_level : float in (0, 1), default=0.95
