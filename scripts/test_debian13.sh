@@ -31,5 +31,10 @@ if [ -x "$root/usr/bin/apt-get" ]; then
     workers=(-n 2 --dist loadgroup)
   fi
 fi
+# the chroot's Python keeps its bytecode (and pytest its rewritten test modules) in one folder of the chroot that
+# outlives the run: the tool copies the tree in afresh each time, without Python 3.13 bytecode, and each xdist worker
+# would compile every effstats and test module again at collection. Bytecode is checked against its source's
+# modification time and size, which the copy keeps, so an edited file is compiled again.
+export PYTHONPYCACHEPREFIX=/var/cache/effstats-pycache
 echo "Debian 13 run: $tool $* ${workers[*]}"
 "$tool" "$@" "${workers[@]}"
