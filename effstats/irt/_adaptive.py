@@ -398,7 +398,18 @@ class AdaptiveTest:
         return self._a**2 * p * (1 - p)
 
     def next_item(self) -> int:
-        """Position in the bank of the most informative item not yet given."""
+        """Position in the bank of the most informative item not yet given.
+
+        Returns
+        -------
+        int
+            The item with the largest :meth:`information` at the current ability estimate among those not given.
+
+        Raises
+        ------
+        RuntimeError
+            The test has stopped (``stopped_by`` is set): read :meth:`result`.
+        """
         if self.stopped_by is not None:
             raise RuntimeError(f"the test is over ({self.stopped_by}); read result()")
         info = np.where(self._free, self.information(), -np.inf)
@@ -488,7 +499,15 @@ class AdaptiveTest:
         return self.result()
 
     def result(self) -> AdaptiveResult:
-        """The ability and whole-bank accuracy estimates so far."""
+        """The ability and whole-bank accuracy estimates so far.
+
+        Returns
+        -------
+        AdaptiveResult
+            ``theta`` and its ``standard_error``, the items given and the responses, and the whole-bank
+            ``accuracy`` with ``accuracy_se`` (the answered items' responses plus the expected responses on the
+            others under the posterior).
+        """
         w = self._posterior()
         free = self._free
         p, q = (np.exp(t) for t in self._log_probs(free))  # (grid, unanswered): P(right), P(wrong)

@@ -150,7 +150,14 @@ class Selection:
         return self.item_info.reindex(self.items).copy()
 
     def to_dict(self) -> dict:
-        """The manifest as written to ``manifest.json`` (plain JSON types)."""
+        """The manifest as written to ``manifest.json`` (plain JSON types).
+
+        Returns
+        -------
+        dict
+            The manifest's fields (``format``, ``effstats_version``, ``created``, ``method``, ``budget``, ``seed``,
+            ``reference``, ``tasks``, ``items``, ...), which :meth:`load` reads back.
+        """
         return {
             "format": _FORMAT,
             "effstats_version": self.effstats_version,
