@@ -464,6 +464,14 @@ def gsbound1(theta: float, info, a, probhi, tol: float = 1e-6, r: int = 18, lowe
     effstats.sequential.native.gsbound : Both bounds from the error spent under the null hypothesis.
     effstats.sequential.design : A whole design from a spending function.
 
+    References
+    ----------
+    Jennison, C. & Turnbull, B. W. (2000). *Group Sequential Methods with Applications to Clinical Trials*.
+    Chapman & Hall/CRC, Boca Raton (ch. 7, error spending; ch. 19, numerical computations).
+
+    Anderson, K. M. (2026). *gsDesign: Group Sequential Design*. R package version 3.11.0 (C function
+    ``gsbound1`` and R function ``gsBound1``).
+
     Examples
     --------
     >>> from effstats.sequential.native import gsbound1
@@ -589,6 +597,14 @@ def gsbound(info, trueneg, falsepos, tol: float = 1e-6, r: int = 18):
     --------
     effstats.sequential.native.gsbound1 : The upper bound for a given drift and lower bound.
     effstats.sequential.design : A whole design from a spending function.
+
+    References
+    ----------
+    Lan, K. K. G. & DeMets, D. L. (1983). Discrete sequential boundaries for clinical trials. *Biometrika*, 70(3),
+    659–663.
+
+    Anderson, K. M. (2026). *gsDesign: Group Sequential Design*. R package version 3.11.0 (C function
+    ``gsbound``).
 
     Examples
     --------
