@@ -168,6 +168,11 @@ class _Statistic:
         """How far from the estimate the interval can reach (a bracket for the bisection)."""
         return np.full(np.shape(c), np.inf)
 
+    def _kinks(self, side: int) -> np.ndarray | None:
+        """Values where ``z_at`` has a kink, a jump or a flat side, shape ``(k,) + estimate.shape`` (None: none
+        known), for the search below the estimate (``side=-1``) or above it (``+1``)."""
+        return None
+
     def interval(self, c: Any, floor: Any = None, ceiling: Any = None) -> tuple[np.ndarray, np.ndarray]:
         """Values not rejected by the two one-sided score tests at critical value ``c``: ``(low, high)``; the low
         end is searched above ``floor`` and the high end below ``ceiling`` where these are given (arrays)."""
@@ -181,9 +186,13 @@ class _Statistic:
             a_low = np.maximum(a_low, floor)
         if ceiling is not None:
             a_high = np.minimum(a_high, ceiling)
-        # low: the smallest theta with z(theta) <= c; z decreases in theta
-        low = _boundary(lambda t: self.z_at(t) - c, a_low, est)
-        high = _boundary(lambda t: -c - self.z_at(t), a_high, est)
+        # low: the smallest theta with z(theta) <= c, high: the largest with -c <= z(theta); z decreases in theta.
+        # Both ends are searched in one array (axis 0: low, high), so each step evaluates z once
+        sign = np.array([1.0, -1.0]).reshape((2,) + (1,) * est.ndim)
+        kinks = [self._kinks(-1), self._kinks(1)]
+        points = None if kinks[0] is None else np.stack(kinks, axis=1)
+        low, high = _boundary(lambda t: sign * self.z_at(t) - c, np.stack([a_low, a_high]), np.stack([est, est]),
+                              points)
         return low, high
 
     _limits = (-1.0, 1.0)
@@ -496,6 +505,22 @@ class TangoStatistic(_Statistic):
             r = np.where(np.isfinite(self.n_eff), c / np.sqrt(self.n_eff) + 1.0 / self.n_eff, 0.0)
         return np.nan_to_num(r, nan=2.0, posinf=2.0) + 1e-9
 
+    def _kinks(self, side):
+        # z is flat (0) where the difference is within the continuity correction of the estimate, and the
+        # correction grows from a quarter of an item at 0 to one item at one item's worth from 0 (z_at): kinks
+        # at 0, +-1 / n and the end of the flat part on the side searched (side -1: below the estimate, where
+        # est - t = cc(t) has one root; +1: above it, the mirror image); at an exhaustive look, the jump of
+        # _exact_z at +-_TIE from the estimate, between the floats next to est -+ _TIE
+        fin = np.isfinite(self.n_eff)
+        with np.errstate(divide="ignore"):
+            e = np.where(fin, 1.0 / self.n_eff, 0.0)
+        x = -side * self.estimate  # the low end's problem
+        edge = -side * np.where((x >= 2 * e) | (x < 0), x - e,
+                                np.where(x >= _CC0 * e, (x - _CC0 * e) / (2 - _CC0), (x - _CC0 * e) / _CC0))
+        jump = self.estimate + side * _TIE
+        return np.stack(np.broadcast_arrays(0.0 * edge, np.where(fin, -e, np.nextafter(jump, -np.inf)),
+                                            np.where(fin, e, np.nextafter(jump, np.inf)), np.where(fin, edge, jump)))
+
     def null_variance(self, delta0):
         """Per-item variance of ``d`` under ``p10 - p01 = delta0`` at the restricted MLE (Tango 1998).
 
@@ -546,8 +571,9 @@ class TangoStatistic(_Statistic):
         >>> round(float(TangoStatistic(0.03, 0.01, 1000.0, 0.04, 0.01).z_at(0.05)), 3)
         -2.404
         """
-        v = self.null_variance(theta0)
-        d = self.estimate - np.asarray(theta0, float)
+        t = np.asarray(theta0, float)
+        v = self.null_variance(t)
+        d = self.estimate - t
         # continuity correction of one item (of n_eff; Edwards' for McNemar) away from delta0 = 0: the tail of a
         # rare, skewed disagreement count is heavier than the normal one, and half an item is not enough for a
         # one-directional disagreement of a few per cent. At delta0 = 0 the null law is the symmetric
@@ -560,14 +586,13 @@ class TangoStatistic(_Statistic):
         # continuous in theta0 and an interval that excludes a rejected 0 ends at a real value beyond it, not at 0
         finite = np.isfinite(self.n_eff)
         n = np.where(finite, self.n_eff, 1.0)
-        items = np.minimum(1.0, _CC0 + (1.0 - _CC0) * np.abs(np.asarray(theta0, float)) * n)
-        cc = np.where(finite, items / n, 0.0)
-        with np.errstate(invalid="ignore", over="ignore"):
+        with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+            items = np.minimum(1.0, _CC0 + (1.0 - _CC0) * np.abs(t) * n)
+            cc = np.where(finite, items / n, 0.0)
             d = np.sign(d) * np.maximum(np.abs(d) - cc, 0.0)
-            z = _div(d * np.sqrt(n), np.sqrt(v), _exact_z(d))
-        # an exhaustive look with the finite-population correction (n_eff infinite): the difference is exact
-        z = np.where(finite, z, _exact_z(d))
-        return np.nan_to_num(z, nan=0.0, posinf=np.inf, neginf=-np.inf)
+            # an exhaustive look with the finite-population correction (n_eff infinite): the difference is exact
+            z = np.where(finite & (v > 0), d * np.sqrt(n) / np.sqrt(v), _exact_z(d))
+        return np.where(np.isnan(z), 0.0, z)
 
     def interval(self, c):
         """Score-test inversion, with 0 inside exactly when the test at 0 does not reject.
