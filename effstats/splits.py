@@ -10,7 +10,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
-from ._validation import check_fraction, check_positive_int, check_rng
+from ._validation import _number, check_fraction, check_positive_int, check_rng
 from ._plain_exceptions import InputTypeError
 from ._shared import _indexer, _plain, _unique_positions
 from .responses import ResponseMatrix
@@ -90,7 +90,8 @@ def _check_responses(responses: Any) -> ResponseMatrix:
 
 def _n_side(n: int, size: float | int, name: str = "test_size", side: str = "target") -> int:
     """Models on one side of a split: a fraction (rounded) or a count of ``n``, leaving one on each side."""
-    if isinstance(size, float):
+    size = _number(size)
+    if isinstance(size, (float, np.floating)):  # np.float32(0.2) is a fraction too, np.int64(3) a count
         k = int(round(check_fraction(size, name) * n))
     else:
         k = check_positive_int(size, name, maximum=n - 1)

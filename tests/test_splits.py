@@ -105,3 +105,10 @@ def test_binned_split_errors_name_the_argument():
         binned_split(rm, 5, n_bins=0)
     with pytest.raises(TypeError, match="responses"):
         binned_split(np.zeros((4, 3)), 2)
+
+
+def test_a_numpy_float_test_size_is_a_fraction_and_a_numpy_integer_a_count():
+    rm = make()
+    for frac in (np.float32(0.25), np.array(0.25)):
+        assert len(random_split(rm, frac, rng=3).target) == 5
+    assert len(random_split(rm, np.int64(3), rng=3).target) == 3

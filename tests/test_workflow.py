@@ -1274,3 +1274,16 @@ def test_select_refuses_a_task_without_any_reference_result_naming_it(tmp_path, 
     with pytest.raises(ValueError, match=r"^method: 'stratified-aipw' needs at least 3 reference models with results "
                                          r"in task 'c', got 2, as every method does: add reference models$"):
         select(tmp_path / "wide.csv", 12, seed=0)
+
+
+def test_select_takes_a_target_error_given_as_a_numpy_number():
+    """np.int64(20), np.float32(20) and np.array(20.0) (what numpy's reductions give) are the number 20; a value out
+    of range is named as a plain number."""
+    data = simulate_responses(12, 60, rng=0)
+    want = select(data, method="random", target_error=20, budgets=[10, 20])
+    for te in (np.int64(20), np.float32(20), np.array(20.0)):
+        got = select(data, method="random", target_error=te, budgets=[10, 20])
+        assert got.budget == want.budget and list(got.items) == list(want.items)
+        pd.testing.assert_frame_equal(got.budget_curve, want.budget_curve)
+    with pytest.raises(ValueError, match=r"^target_error: expected percentage points in \(0, 100\), got 200\.0$"):
+        select(data, method="random", target_error=np.float32(200), budgets=[10, 20])

@@ -6,7 +6,7 @@ import re
 import warnings
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from numbers import Integral
+from numbers import Integral, Real
 from pathlib import Path
 from typing import Any
 
@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 
 from .._escape import html_safe, html_text
-from .._shared import _name_list, _progress
-from .._validation import check_positive_int
+from .._shared import _name_list, _plain, _progress
+from .._validation import _number, check_positive_int
 from ..responses import ResponseMatrix
 from ._combine import _combine, _task_weights
 from ._io import (HELM_DEFAULTS, cells_digest, content_hash, default_metric, detect_format, helm_options, output_dir,
@@ -650,8 +650,10 @@ def select(reference: Any, budget: int | None = None, *, method: str = "stratifi
     _warn_models_missing_tasks(rm, info["task"].to_numpy())
     curve = None
     if target_error is not None:
-        if isinstance(target_error, bool) or not isinstance(target_error, (int, float)) or not 0 < target_error < 100:
-            raise ValueError(f"target_error: expected percentage points in (0, 100), got {target_error!r}")
+        target_error = _number(target_error)  # np.array(20.0) as its scalar; numpy's scalars are Real
+        if isinstance(target_error, bool) or not isinstance(target_error, Real) or not 0 < target_error < 100:
+            raise ValueError(f"target_error: expected percentage points in (0, 100), got {_plain(target_error)!r}")
+        target_error = float(target_error)
         grid = _budget_grid(rm.n_items, len(sizes)) if budgets is None else sorted({int(b) for b in budgets})
         if not grid or min(grid) < 1 or max(grid) > rm.n_items:
             raise ValueError(f"budgets: expected budgets in [1, {rm.n_items}], got {budgets!r}")
