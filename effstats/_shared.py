@@ -583,8 +583,10 @@ def temporary_copy(path: str | os.PathLike, text: str | bytes) -> Path:
             f.write(text)
             f.flush()
             os.fsync(f.fileno())
-    except BaseException:
+    except BaseException as exc:
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(exc, OSError) and exc.filename is None:  # a full disk: name the file written, not stdout
+            raise OSError(exc.errno, exc.strerror, str(path)) from exc
         raise
     return Path(tmp)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -166,6 +167,25 @@ def test_a_full_stdout_is_one_line(loop, tmp_path):
     err = p.stderr.decode()
     assert p.returncode == 2 and "Traceback" not in err, err
     assert err.strip() == "effstats select: error: cannot write to stdout (No space left on device)"
+
+
+@pytest.mark.parametrize("command", ["select", "sequential start"])
+def test_a_full_disk_names_the_file_being_written_not_stdout(loop, capsys, tmp_path, monkeypatch, command):
+    """A full disk surfaces at the flush or the fsync of the temporary file, an OSError without a file name."""
+    import errno
+    import os
+
+    root, items, new = loop
+
+    def full(fd):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(os, "fsync", full)
+    argv = {"select": ["select", root / "ref.csv", "--budget", 12, "--method", "random"],
+            "sequential start": ["sequential", "start", root / "ref.csv", "--half-width", 0.1]}[command]
+    err = _one_error(argv + ["--out", tmp_path / "o", "--no-progress"], capsys)
+    assert re.fullmatch(rf"effstats {command}: error: cannot write to {re.escape(str(tmp_path / 'o'))}/\S+ "
+                        r"\(No space left on device\)", err), err
 
 
 
