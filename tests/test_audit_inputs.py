@@ -558,3 +558,15 @@ def test_scenarios_leaving_out_a_weighted_column_compare_the_audited_mean(tmp_pa
     assert res.published["max_abs_diff"] == pytest.approx((mean - board["Average"]).abs().max(), abs=1e-6)
     report = (tmp_path / "o" / "report.md").read_text(encoding="utf-8")
     assert "its column(s) 't2' are not among the score columns audited" in report
+
+
+def test_a_board_whose_last_line_is_cut_short_is_refused_naming_the_line(tmp_path, capsys):
+    rows = ["Model\tMean win rate\tA - EM\tB - EM\tC - EM", "m1\t0.9\t0.8\t0.7\t0.6", "m2\t0.5\t0.4\t0.5\t0.6",
+            "m3\t0.1\t0.2\t0.3\t0.2"]
+    (tmp_path / "cut.tsv").write_text("\n".join(rows + ["m4\t0.5\t0.3"]))
+    code, err = _run([tmp_path / "cut.tsv", "--out", tmp_path / "o"], capsys)
+    assert code == 2 and err.strip() == ("effstats audit: error: SCORES: cut.tsv: line 5 has 3 fields, the header 5: "
+                                         "its missing fields would read as not evaluated (a truncated file, or one "
+                                         "still being written?); complete the line or remove it"), err
+    (tmp_path / "ok.tsv").write_text("\n".join(rows + ["m4\t0.5\t0.3\t\t"]) + "\n")  # cells left empty: not evaluated
+    assert read_scores(tmp_path / "ok.tsv")[0].loc["m4"].isna().sum() == 2

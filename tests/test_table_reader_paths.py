@@ -522,3 +522,39 @@ def test_a_field_more_than_the_header_names_is_refused_naming_the_file(tmp_path,
     outcome = _outcome(lambda: read_scores_csv(f))
     assert outcome[0] == "error"
     assert outcome[1].startswith("path: shifted.csv's rows hold 4 fields but its header names 3: name every column")
+
+
+SHORT = {"wide": ("model,q1,q2,q3,q4", ["a,1,0,1,1", "b,0,1,0,1", "c,1,1,0,0"], "d,1,0", ",,"),
+         "long": ("model,item,score", ["a,q1,1", "a,q2,0", "b,q1,0"], "b,q2", ","),
+         "quoted": ('model,"q,1",q2,q3', ['"a,b",1,0,1', "b,0,1,0"], "c,1", ",,")}
+
+
+@pytest.mark.parametrize("where", ["last line cut", "a short row amid"])
+@pytest.mark.parametrize("layout", list(SHORT))
+def test_a_row_of_fewer_fields_than_the_header_is_refused_on_every_path(tmp_path, monkeypatch, layout, where):
+    """A row cut short (a truncated file's last line) is named by its line, never read as "not evaluated"; the row
+    with its missing cells written empty reads."""
+    head, rows, short, rest = SHORT[layout]
+    f, ok = tmp_path / "cut.csv", tmp_path / "ok.csv"
+    lines = [head, *rows, short] if where == "last line cut" else [head, rows[0], short, *rows[1:]]
+    f.write_text("\n".join(lines) + ("" if where == "last line cut" else "\n"))
+    ok.write_text("\n".join(lines).replace(short, short + rest) + "\n")
+    line = lines.index(short) + 1
+    fields = short.count(",") + 1 - ('"' in short)
+    want = (f"path: cut.csv: line {line} has {fields} fields, the header {len(head.split(','))  - (layout == 'quoted')}"
+            ": its missing fields would read as not evaluated (a truncated file, or one still being written?); "
+            "complete the line or remove it")
+    outcomes = [_outcome(lambda: read_scores_csv(f))]
+    with pytest.MonkeyPatch.context() as mp:
+        _long_chunk_rows(mp, 2)
+        outcomes.append(_outcome(lambda: read_scores_csv(f)))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(long_read, "_RANGE_BYTES", 1)
+        mp.setattr(long_read, "_cpus", lambda: 2)
+        outcomes.append(_outcome(lambda: read_scores_csv(f)))
+        assert _outcome(lambda: read_scores_csv(ok))[0] == "matrix"
+    with pytest.MonkeyPatch.context() as mp:
+        _plain_csv(mp)
+        outcomes.append(_outcome(lambda: read_scores_csv(f)))
+    assert outcomes == [("error", want, [])] * 4
+    assert _outcome(lambda: read_scores_csv(ok))[0] == "matrix"

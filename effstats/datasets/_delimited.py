@@ -101,6 +101,64 @@ def _refuse_nul(p: Path, sep: str, compression: str | None) -> None:
                      "export?)")
 
 
+def refuse_short_rows(p: Path, sep: str, header: list[str], compression: str | None = None,
+                      name: str = "path") -> None:
+    """Raise naming the first line (after the header) holding fewer fields than the ``header`` names, unnamed last
+    columns aside: pandas' parser reads the missing fields as missing cells, "not evaluated", without a word (a file
+    cut off mid-line: a truncated download, one still being written). Called where a table's last column has a
+    missing cell, where such a row shows first. Unquoted text is counted by numpy a block at a time, quoted text
+    (a separator or a line feed may lie inside a field) by :mod:`csv`; blank lines are skipped, as pandas does.
+    ``name`` is the argument the message names."""
+    n = len(header)
+    while n > 1 and not str(header[n - 1]).strip():
+        n -= 1
+    if n < 2 or len(sep.encode()) != 1:
+        return
+    with _open_bytes(p, compression) as handle:
+        f = getattr(handle, "handle", handle)
+        before, rest, first = 0, b"", True
+        while True:
+            block = f.read(_NUL_BLOCK)
+            data = rest + block
+            cut = data.rfind(b"\n") + 1 if block else len(data)
+            part, rest = data[:cut], data[cut:]
+            if b'"' in part:
+                break
+            arr = np.frombuffer(part, np.uint8)
+            ends = np.flatnonzero(arr == 10)
+            if not block and len(arr) and arr[-1] != 10:
+                ends = np.append(ends, len(arr))  # the last line, without its line feed
+            starts = np.r_[0, ends[:-1] + 1]
+            seps = np.flatnonzero(arr == sep.encode()[0])
+            fields = np.searchsorted(seps, ends) - np.searchsorted(seps, starts) + 1
+            cr = (ends > starts) & (arr[np.maximum(ends - 1, 0)] == 13) if len(arr) else ends > starts
+            short = (fields < n) & (ends - starts - cr > 0)
+            short[:int(first)] = False  # the header
+            first = first and not len(ends)
+            if short.any():
+                k = int(np.argmax(short))
+                _short_row(name, p, before + k + 1, int(fields[k]), n)
+            before += len(ends)
+            if not block:
+                return
+    import csv
+    import io
+
+    with _open_bytes(p, compression) as handle:
+        lines = io.TextIOWrapper(getattr(handle, "handle", handle), encoding="utf-8-sig", errors="replace", newline="")
+        rows = csv.reader(lines, delimiter=sep)
+        next(rows, None)
+        for row in rows:
+            if row and len(row) < n:
+                _short_row(name, p, rows.line_num, len(row), n)
+
+
+def _short_row(name: str, p: Path, line: int, fields: int, n: int) -> None:
+    raise ValueError(f"{name}: {p.name}: line {line} has {fields} field{'' if fields == 1 else 's'}, the header {n}: "
+                     "its missing fields would read as not evaluated (a truncated file, or one still being "
+                     "written?); complete the line or remove it")
+
+
 def _header(p: Path, sep: str, compression: str | None = None) -> list[str]:
     """The header line's fields as written (pandas renames repeated names "a", "a.1": they are refused by name).
 
@@ -138,19 +196,28 @@ def _read_typed(p: Path, sep: str, header: list[str], text: _TextColumns, progre
     if len(pair) == 2:
         kw.update(dtype={c: "category" if c in pair else str for c in ids}, low_memory=False,
                   chunksize=_LONG_CHUNK_ROWS)
-    read = (lambda f: _joined_chunks(pd.read_csv(f, **kw), pair)) if len(pair) == 2 else partial(pd.read_csv, **kw)
+    watched: list[_Watched] = []
+
+    def watch(reader: Any) -> _Watched:
+        watched.append(_Watched(reader))
+        return watched[-1]
+
+    read = (lambda f: _joined_chunks(watch(pd.read_csv(f, **kw)), pair)) if len(pair) == 2 \
+        else partial(pd.read_csv, **kw)
     if not narrow and kw["low_memory"]:
         # a large wide table in chunks of rows, each parsed in one pass: pandas' chunked reader would split it into
         # chunks of a few dozen rows (2**20 bytes over the columns) and pay per column and chunk, 2.6x the CPU at
         # 30,000 columns
         kw.update(low_memory=False, chunksize=max(1, _WIDE_CHUNK_CELLS // len(names)))
-        read = lambda f: _stacked_chunks(pd.read_csv(f, **kw))  # noqa: E731
+        read = lambda f: _stacked_chunks(watch(pd.read_csv(f, **kw)))  # noqa: E731
     if compression is not None:
         df = read(p)
     else:  # the bytes parsed so far, on a terminal when the read takes a while
         with open(p, "rb") as raw, _progress(progress, total=p.stat().st_size, desc=f"reading {p.name}", unit="B",
                                              unit_scale=True) as bar:
             df = read(_Counted(raw, bar.update))
+    if any(w.gap for w in watched) if watched else df.shape[1] and df.iloc[:, -1].isna().any():
+        refuse_short_rows(p, sep, header, compression)  # before empty text cells and missing ones are joined
     if not narrow and df[[c for c in df.columns if c in ids]].isna().any().any():
         return None  # an id written "" or as the marker (NaN here): read as text, where the two differ
     if (df.dtypes == bool).any():
@@ -204,6 +271,25 @@ def _joined_chunks(reader: Any, cats: list[str]) -> pd.DataFrame:
     return out[columns]
 
 
+class _Watched:
+    """A chunked reader of pandas noting whether a chunk's last column has a missing cell, where a row of fewer
+    fields than the header shows (see :func:`refuse_short_rows`)."""
+
+    def __init__(self, reader: Any) -> None:
+        self._reader, self.gap = reader, False
+
+    def __enter__(self) -> _Watched:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._reader.close()
+
+    def __iter__(self):
+        for chunk in self._reader:
+            self.gap = self.gap or (chunk.shape[1] > 0 and bool(chunk.iloc[:, -1].isna().any()))
+            yield chunk
+
+
 class _Counted:
     """A binary file whose reads report the bytes read. Without a ``mode`` pandas' C parser reads its blocks
     itself, as it reads a file it opened (with ``mode="rb"`` pandas would wrap it in a text decoder)."""
@@ -232,6 +318,8 @@ def _read_delimited(p: Path, sep: str, text: _TextColumns | None = None,
             typed = None if text is None else _read_typed(p, sep, header, text, progress, compression, index_col)
             df = typed if typed is not None else pd.read_csv(p, sep=sep, dtype=str, keep_default_na=False,
                                                              compression=compression, index_col=index_col)
+            if typed is None and df.shape[1] and (df.iloc[:, -1].isna() | (df.iloc[:, -1] == "")).any():
+                refuse_short_rows(p, sep, header, compression)  # pandas reads a missing field as "" here
             # every row holding one field more than the header, pandas takes the first as the row labels: read again
             # without them where that field is a separator ending every line ("m0,q0,1,"), as pandas' index_col=False
             # does, which would drop any other last field

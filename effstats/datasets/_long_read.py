@@ -18,7 +18,8 @@ import pandas as pd
 
 from .._shared import _cpus, _Forked, _is_float, _progress
 from ..responses import ResponseMatrix
-from ._delimited import _LONG_CHUNK_ROWS, _compression, _Counted, _header, _refuse_nul, _TextColumns
+from ._delimited import (_LONG_CHUNK_ROWS, _compression, _Counted, _header, _refuse_nul, _TextColumns, _Watched,
+                         refuse_short_rows)
 
 
 _RANGE_BYTES = 2**27  # the least bytes of a long table parsed by a process of its own
@@ -36,8 +37,27 @@ def _read_long(p: Path, sep: str, text: _TextColumns, score: str, progress: bool
     general reader are those of one pass. A range holding a NUL character, or whose parse fails, sends the file to
     the one pass, which words the error or hands over: a cut after a line end in a quoted field leaves the range
     before it ending inside the field, an error of pandas' parser (the first range starts at a record, so, range by
-    range, a range that parses starts at one too)."""
+    range, a range that parses starts at one too). A chunk whose last column has a missing cell sends the file to
+    :func:`~effstats.datasets._delimited.refuse_short_rows` once read."""
+    gaps: list[bool] = []
+    rm = _read_long_noting(p, sep, text, score, progress, gaps)
+    if rm is not None and any(gaps):
+        compression = _compression(p)
+        refuse_short_rows(p, sep, _header(p, sep, compression), compression)
+    return rm
+
+
+def _read_long_noting(p: Path, sep: str, text: _TextColumns, score: str, progress: bool,
+                      gaps: list[bool]) -> ResponseMatrix | None:
+    """:func:`_read_long`, appending to ``gaps`` whether each read's last column has a missing cell."""
     from ._long_scores import chunk_parts, long_matrix
+
+    def watch(reader: Any) -> _Watched:
+        w = _Watched(reader)
+        gaps_of.append(w)
+        return w
+
+    gaps_of: list[_Watched] = []
 
     model, item = text.pair
     names = (model, item, score)
@@ -62,18 +82,21 @@ def _read_long(p: Path, sep: str, text: _TextColumns, score: str, progress: bool
                 if sorted(header) != sorted(names):
                     return None
                 with contextlib.suppress(_Odd):
-                    return _read_long_ranges(p, whole.fileno(), ranges, header, kw, parse, progress)
+                    return _read_long_ranges(p, whole.fileno(), ranges, header, kw, parse, progress, gaps)
         _refuse_nul(p, sep, compression)
         if sorted(_header(p, sep, compression)) != sorted(names):
             return None
         if compression is not None:
             with _interrupt_kept():
-                return long_matrix([lambda: chunk_parts(pd.read_csv(p, **kw), *parse)], model, item)
-        with open(p, "rb") as raw, _progress(progress, total=p.stat().st_size, desc=f"reading {p.name}", unit="B",
-                                             unit_scale=True) as bar:
-            with _interrupt_kept():
-                return long_matrix([lambda: chunk_parts(pd.read_csv(_Counted(raw, bar.update), **kw), *parse)],
-                                   model, item)
+                rm = long_matrix([lambda: chunk_parts(watch(pd.read_csv(p, **kw)), *parse)], model, item)
+        else:
+            with open(p, "rb") as raw, _progress(progress, total=p.stat().st_size, desc=f"reading {p.name}",
+                                                 unit="B", unit_scale=True) as bar:
+                with _interrupt_kept():
+                    rm = long_matrix([lambda: chunk_parts(watch(pd.read_csv(_Counted(raw, bar.update), **kw)),
+                                                          *parse)], model, item)
+        gaps.extend(w.gap for w in gaps_of)
+        return rm
     except _READ_ERRORS:
         return None  # read again by the general reader, whose message names what is wrong
 
@@ -208,30 +231,37 @@ class _Range:
 
 def _range_parts(fd: int, start: int, end: int, kw: dict, parse: tuple, caller: int) -> Any:
     """:func:`~effstats.datasets._long_scores.chunk_parts` of the lines from byte ``start`` to ``end`` (the first
-    range holds the header), or ``_Odd`` where the range holds a NUL character or does not parse; malloc tuned by
-    :func:`_heap_kept` in a forked process (another than ``caller``'s)."""
+    range holds the header) and whether a chunk's last column has a missing cell, or ``_Odd`` where the range holds
+    a NUL character or does not parse; malloc tuned by :func:`_heap_kept` in a forked process (another than
+    ``caller``'s)."""
     from ._long_scores import chunk_parts
 
     src = _Range(fd, start, end)
-    parse_range = lambda: chunk_parts(pd.read_csv(src, **kw), *parse)  # noqa: E731
+    reader: list[_Watched] = []
+
+    def parse_range() -> Any:
+        reader.append(_Watched(pd.read_csv(src, **kw)))
+        return chunk_parts(reader[-1], *parse)
     try:
         with _interrupt_kept():
             parts = parse_range() if os.getpid() == caller else _heap_kept(parse_range)
     except _READ_ERRORS:  # returned, not raised: a forked process that raised would be run again here
         return _Odd
-    return _Odd if src.odd else parts
+    return _Odd if src.odd else (parts, reader[-1].gap)
 
 
 def _read_long_ranges(p: Path, fd: int, ranges: list[tuple[int, int]], header: list[str], kw: dict,
-                      parse: tuple, progress: bool) -> ResponseMatrix | None:
+                      parse: tuple, progress: bool, gaps: list[bool]) -> ResponseMatrix | None:
     """The long file ``p``, open as descriptor ``fd``, read by ranges of lines (see :func:`_read_long`), each by a
-    forked process; raises ``_Odd`` where a range holds a NUL character or does not parse."""
+    forked process; raises ``_Odd`` where a range holds a NUL character or does not parse; appends to ``gaps``
+    whether each range's last column has a missing cell."""
     from ._long_scores import long_matrix
 
     def got(value: Any) -> Any:
         if value is _Odd:
             raise _Odd
-        return value
+        gaps.append(value[1])
+        return value[0]
 
     rest = {**kw, "header": None, "names": header}  # the ranges after the first have no header
     with contextlib.ExitStack() as stack:

@@ -21,6 +21,7 @@ import pandas as pd
 from .._published import _decimals, _detect_published, _weights_text
 from .._shared import _name_list, _plain
 from .._scales import FRACTION_MAX, score_scales
+from ._delimited import _compression, refuse_short_rows
 from ._score_options import DUPLICATE_POLICIES, SCORE_FORMATS
 from ._summaries import _is_rank, _rank_like, _summary_columns
 
@@ -396,6 +397,8 @@ def read_scores(path: str | Path, *, by: str = "scenario", model: str = "model",
                          encoding=encoding)
     except Exception as exc:  # pandas' parser errors vary by version
         raise ValueError(f"SCORES: could not parse {str(path)!r} as CSV/TSV ({exc})") from None
+    if df.shape[1] and df.iloc[:, -1].isna().any() and not encoding.startswith(("utf-16", "utf-32")):
+        refuse_short_rows(path, sep, head, _compression(path), name="SCORES")
     df, head = _drop_empty_trailing(df, head)
     if df.empty and len(df.columns):
         header = _name_list([repr(str(c)) for c in df.columns], 5)
