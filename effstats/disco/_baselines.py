@@ -11,10 +11,12 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from scipy import special, stats
 
-from .._subset import _collapsed_weights, _impute, _item_groups, _SubsetEstimator, _weighted_anchors
+from .._subset import _collapsed_strata, _collapsed_weights, _impute, _item_groups, _SubsetEstimator, _weighted_anchors
 from .._validation import check_option, check_positive_int, check_rng, is_zero_one
 from .._subset import _first_per_group
+from ._aipw import _stratified_variance
 from ._selection import select_random
 
 
@@ -351,16 +353,18 @@ class StratifiedHT(_SubsetEstimator):
     confidence = max class probability; with class ids only, the share of models voting for the modal
     class; with correctness only, the mean correctness), so the target needs outputs on the sampled
     items alone. SSEPY proper uses the target model's own confidence on every item, which presumes a
-    full inference pass. ``n_items`` are drawn proportionally to stratum size (at least one each) without
-    replacement; the estimate ``Σ_h (N_h / N) · mean of the sampled items in h`` is the Horvitz–Thompson
-    estimator with inclusion probabilities ``n_h / N_h``.
+    full inference pass. ``n_items`` are drawn proportionally to stratum size (at least two each, so that every
+    stratum has a within-stratum variance) without replacement; the estimate ``Σ_h (N_h / N) · mean of the sampled
+    items in h`` is the Horvitz–Thompson estimator with inclusion probabilities ``n_h / N_h``.
 
     Parameters
     ----------
     n_items : int, default=100
         Items drawn, at most the number of items.
     n_strata : int, default=10
-        Strata (k-means clusters of the difficulty proxy), at most ``n_items``; empty clusters are dropped.
+        Strata (k-means clusters of the difficulty proxy), at most ``n_items``; ``min(n_strata, n_items // 2)``
+        are used, so that every stratum holds two sampled items (as :class:`effstats.disco.StratifiedAIPW`), and
+        empty clusters are dropped.
     random_state : int, RandomState, Generator or None, default=None
         Seeds the draws within strata.
 
@@ -399,19 +403,36 @@ class StratifiedHT(_SubsetEstimator):
     N_{h'}))`, with a ``UserWarning`` naming the targets, the stratum, its neighbour and its items (its missing
     results are assumed like the neighbour's answered ones).
 
-    Interval: Wilson's on 0/1 responses at Korn & Graubard's (1998) effective size, the design effect's
-    :math:`\\hat p (1 - \\hat p) / \\widehat{\\mathrm{se}}^2`; a target whose drawn responses are all alike gets the
-    exact interval of a stratified simple random sample all alike, the worst placement of its wrong items among
-    the strata (as :class:`effstats.disco.StratifiedAIPW`'s), wider than Wilson's at :math:`n / (1 - n/N)`, and
-    one with one to five minority responses at least the limit of their worst placement on the side towards all
-    alike (as :class:`effstats.disco.StratifiedAIPW`'s).
+    Variance: Cochran's (1977, Thm 5.3) :math:`\\sum_h W_h^2 s_h^2 / n_h (1 - n_h / N_h)` over the target's
+    observed sampled items. A stratum with fewer than two of them (a missing result; a census stratum of one item
+    has no sampling error) is collapsed, for the variance, with its nearest stratum that has two (Cochran 1977,
+    Sect. 5A.12): their items make one stratum of their summed weight, whose variance includes the difference
+    between their means, so the collapsed estimate errs on the large side. A stratum of one sampled item would give
+    none at all, and one sampled item a stratum a standard error of 0.
+
+    Interval: on graded scores :math:`\\hat\\theta \\pm t_{\\nu}\\,\\widehat{\\mathrm{se}}` with Satterthwaite's
+    effective degrees of freedom :math:`\\nu` of the strata's variance terms (Cochran 1977, Sect. 5.4; as
+    :class:`effstats.disco.StratifiedAIPW`): with two or three items a stratum, each term's variance estimate has
+    one or two degrees of freedom, and the normal quantile's interval is too short. On AlpacaEval's graded win
+    probabilities (ten held-out models, 1,000 intervals a row), 10 and 20 items of one of its five datasets, two a
+    stratum, were covered 0.88 to 0.99 of the time (the normal quantile: 0.72 to 0.95), 50 and 100 of all 805
+    items 0.96. A target whose few high scores gather in one stratum, the rest near 0, is covered less (one model
+    at 0.03 on AlpacaEval's oasst dataset: 0.4 at 10 and 20 items; :class:`effstats.disco.StratifiedAIPW`, whose
+    logistic correction models the scores, 0.9): two items a stratum rarely see them. On 0/1 responses, Wilson's
+    interval at Korn & Graubard's (1998) effective size, the design effect's :math:`\\hat p (1 - \\hat p) /
+    \\widehat{\\mathrm{se}}^2` times :math:`(z_{0.975} / t_{\\nu, 0.975})^2`; a target whose drawn responses are all
+    alike gets the exact interval of a stratified simple random sample all alike, the worst placement of its wrong
+    items among the strata (as :class:`effstats.disco.StratifiedAIPW`'s), wider than Wilson's at :math:`n / (1 -
+    n/N)`, and one with one to five minority responses at least the limit of their worst placement on the side
+    towards all alike (as :class:`effstats.disco.StratifiedAIPW`'s).
 
     References
     ----------
     .. [1] Fogliato, R., Patil, P., Monfort, M. & Perona, P. (2024). A framework for efficient model evaluation
        through stratification, sampling, and estimation. *European Conference on Computer Vision (ECCV)*,
        140–158. Springer.
-    .. [2] Cochran, W. G. (1977). *Sampling Techniques*, 3rd ed. Wiley, Thm 5.3.
+    .. [2] Cochran, W. G. (1977). *Sampling Techniques*, 3rd ed. Wiley, Thm 5.3, Sect. 5.4 (effective degrees of
+       freedom), Sect. 5A.12 (collapsed strata).
     .. [3] Korn, E. L. & Graubard, B. I. (1998). Confidence intervals for proportions with small expected number
        of positive counts estimated from survey data. *Survey Methodology* 24(2), 193–201.
 
@@ -436,7 +457,8 @@ class StratifiedHT(_SubsetEstimator):
     def fit(self, source_outputs: Any, source_scores: Any = None, *, labels: Any = None) -> "StratifiedHT":
         src, _ = self._fit_source(source_outputs, source_scores, labels)
         rng = check_rng(self.random_state, "random_state")
-        h = check_positive_int(self.n_strata, "n_strata", maximum=self.n_items)
+        # two sampled items a stratum at the least: a stratum's variance needs two
+        h = min(check_positive_int(self.n_strata, "n_strata", maximum=self.n_items), max(1, self.n_items // 2))
         miss = src.missing
         if src.proba is not None:
             conf = src.proba.max(axis=2)
@@ -454,15 +476,16 @@ class StratifiedHT(_SubsetEstimator):
             strata[answered] = _kmeans_1d(conf[answered], h)
         h = strata.max() + 1
         sizes = np.bincount(strata[strata >= 0], minlength=h)
-        # proportional allocation with at least one item per stratum (largest remainders)
+        # proportional allocation with at least two items per stratum (one, a census, in a stratum of one item):
+        # a stratum's variance needs two; largest remainders
+        floor = np.minimum(sizes, 2)
         raw = self.n_items * sizes / sizes.sum()
-        alloc = np.maximum(np.floor(raw).astype(int), 1)
-        alloc = np.minimum(alloc, sizes)
+        alloc = np.minimum(np.maximum(np.floor(raw).astype(int), floor), sizes)
         while alloc.sum() < self.n_items:
             gap = np.where(alloc < sizes, raw - alloc, -np.inf)
             alloc[np.argmax(gap)] += 1
         while alloc.sum() > self.n_items:
-            gap = np.where(alloc > 1, alloc - raw, -np.inf)
+            gap = np.where(alloc > floor, alloc - raw, -np.inf)
             alloc[np.argmax(gap)] -= 1
         key = rng.random(src.n_items)
         if answered is None:
@@ -502,40 +525,45 @@ class StratifiedHT(_SubsetEstimator):
             return np.clip(np.where(full, o.correctness("target_outputs") @ self.weights_, est), 0.0, 1.0)
         return np.clip(o.correctness("target_outputs") @ self.weights_, 0.0, 1.0)
 
-    def _design_se(self, o) -> np.ndarray:
-        """Stratified-sampling standard error ``sqrt(Σ_h W_h² s_h²/n_h (1 − n_h/N_h))`` (Cochran 1977, Thm 5.3);
-        strata with one sampled item borrow the pooled within-stratum variance. With missing target cells,
-        ``n_h`` counts the observed items and ``W_h`` are the merged weights (see the class docstring)."""
-        if o.missing is not None:
-            return self._design_se_missing(o)
+    def _variance(self, o) -> tuple[np.ndarray, np.ndarray]:
+        """Standard errors and Satterthwaite's degrees of freedom per target (class Notes): Cochran's (1977, Thm 5.3)
+        stratified variance ``Σ_h W_h² s_h²/n_h (1 − n_h/N_h)`` over the target's observed sampled items, a stratum
+        with fewer than two of them (short of a census) collapsed with its nearest stratum that has two."""
+        last = getattr(self, "_last_variance", None)
+        if last is not None and last[0] is o:  # predict_interval asks for both on the same outputs
+            return last[1]
         y = o.correctness("target_outputs")
-        h = self.strata_[self.selected_]
-        n_h = np.bincount(h, minlength=len(self.stratum_sizes_))
-        sizes = self.stratum_sizes_
-        onehot = np.eye(len(sizes))[h]  # (k, H)
-        mean_h = (y @ onehot) / np.maximum(n_h, 1)
-        ss_h = ((y - mean_h[:, h]) ** 2) @ onehot
-        dof = n_h - 1
-        pooled = ss_h.sum(axis=1) / max(dof[dof > 0].sum(), 1)
-        s2_h = np.where(dof > 0, ss_h / np.maximum(dof, 1), pooled[:, None])
-        w = sizes / sizes.sum()
-        var = (w**2 * s2_h / np.maximum(n_h, 1) * (1 - n_h / sizes) * (n_h > 0)).sum(axis=1)
-        return np.sqrt(var)
+        sizes = self.stratum_sizes_.astype(float)
+        h_sel = self.strata_[self.selected_]
+        miss = np.zeros(y.shape, bool) if o.missing is None else o.missing
+        se, df = np.zeros(len(y)), np.ones(len(y))
+        patterns, inv = np.unique(miss, axis=0, return_inverse=True)
+        for p, pattern in enumerate(patterns):  # targets missing the same items share their strata
+            rows, idx = np.flatnonzero(inv.ravel() == p), np.flatnonzero(~pattern)
+            if len(idx) == 0:
+                continue
+            n_h = np.bincount(h_sel[idx], minlength=len(sizes))
+            # one observed item gives no within-stratum variance and none gives no mean: such a stratum joins its
+            # nearest stratum with two (Cochran 1977, Sect. 5A.12; a census stratum has no sampling error); with
+            # none such, the sample is one stratum
+            present = (n_h >= 2) | (n_h == sizes)
+            to = _collapsed_strata(present[None])[0] if present.any() else np.zeros(len(sizes), int)
+            merged = np.bincount(to, weights=sizes, minlength=len(sizes))
+            h = to[h_sel[idx]]
+            var, nu = _stratified_variance(y[np.ix_(rows, idx)], np.eye(len(sizes))[h],
+                                           np.bincount(h, minlength=len(sizes)).astype(float), merged,
+                                           merged / sizes.sum(), with_df=True)
+            se[rows], df[rows] = np.sqrt(var), nu
+        self._last_variance = (o, (se, df))
+        return se, df
 
-    def _design_se_missing(self, o) -> np.ndarray:
-        y, onehot, n_h, w = self._observed_strata(o)
-        obs = ~o.missing
-        h = self.strata_[self.selected_]
-        mean_h = (y @ onehot) / np.maximum(n_h, 1)
-        ss_h = (np.where(obs, y - mean_h[:, h], 0.0) ** 2) @ onehot
-        dof = np.maximum(n_h - 1, 0)
-        pooled = ss_h.sum(axis=1) / np.maximum(dof.sum(axis=1), 1)
-        s2_h = np.where(dof > 0, ss_h / np.maximum(dof, 1), pooled[:, None])
-        # a merged stratum stands for N_h' = N w_h items (its own and the empty ones it absorbed)
-        big_n = w * self.stratum_sizes_.sum()
-        with np.errstate(invalid="ignore", divide="ignore"):
-            fpc = np.where(n_h > 0, 1 - n_h / big_n, 0.0)
-        return np.sqrt((w**2 * s2_h / np.maximum(n_h, 1) * fpc).sum(axis=1))
+    def _design_se(self, o) -> np.ndarray:
+        """Stratified-sampling standard error (:meth:`_variance`)."""
+        return self._variance(o)[0]
+
+    def _design_df(self, o) -> np.ndarray:
+        """Satterthwaite's effective degrees of freedom of the stratified variance (Cochran 1977, Sect. 5.4)."""
+        return self._variance(o)[1]
 
     def _design_srs(self, o) -> tuple[np.ndarray, np.ndarray]:
         """Observed drawn items per target and stratum, and the strata's sizes, shape (n_target, n_strata): a
@@ -559,12 +587,13 @@ class StratifiedHT(_SubsetEstimator):
         y = o.correctness("target_outputs")
         n = self.n_items_total_
         p = self._predict(o)
-        se = self._design_se(o)
+        se, df = self._variance(o)
         k = np.full(len(p), y.shape[1]) if o.missing is None else (~o.missing).sum(axis=1)
         with np.errstate(divide="ignore"):
             srs = np.where(k < n, k / (1 - k / n), np.inf)
         with np.errstate(divide="ignore", invalid="ignore"):
-            kish = p * (1 - p) / se**2
+            # Satterthwaite's degrees of freedom at the 95 % level, as StratifiedAIPW's (Korn & Graubard 1998)
+            kish = p * (1 - p) / se**2 * (special.ndtri(0.975) / stats.t.ppf(0.975, np.maximum(df, 1.0))) ** 2
         return np.where((se > 0) & (p > 0) & (p < 1), kish, srs)
 
 

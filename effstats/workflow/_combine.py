@@ -399,6 +399,24 @@ class _Combined:
         design = self._design()
         return np.sqrt(np.sum(np.where(design, se, 0.0) ** 2, axis=0) + np.sum(np.where(design, 0.0, se), axis=0) ** 2)
 
+    def _own_df(self) -> np.ndarray:
+        """Per new model, Satterthwaite's effective degrees of freedom of :meth:`_own_se`'s variance (Cochran 1977,
+        Sect. 5.4), :math:`(\\sum_t v_t)^2 / \\sum_t v_t^2 / \\nu_t` over its tasks' terms :math:`v_t`: a
+        design-based task's own degrees of freedom (the t interval of StratifiedHT, AIPW and StratifiedAIPW; two or
+        three sampled items a stratum give a task few), infinite for the others and for a degenerate standard error
+        replaced by its interval's (:meth:`_task_se`), where the normal quantile stands."""
+        se = np.array([p.weight * self._task_se(p) for p in self.parts], float)
+        design = self._design()
+        nu = np.full(se.shape, np.inf)
+        for j, p in enumerate(self.parts):
+            df = getattr(_design_result(p), "df", None)
+            if df is not None and p.method != "all":
+                nu[j] = np.where(design[j] & ~_degenerate(p), np.asarray(df, float), np.inf)
+        v = np.where(design, se, 0.0) ** 2
+        total = v.sum(axis=0) + np.sum(np.where(design, 0.0, se), axis=0) ** 2
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(total > 0, total**2 / (v**2 / nu).sum(axis=0), np.inf)
+
     def _task_se(self, p: "_TaskResult") -> np.ndarray:
         """A task's standard error; for graded scores of a design-based task whose standard error is degenerate
         (sampled scores all alike, whose residual variance says nothing of the items the sample missed), the
@@ -433,7 +451,7 @@ class _Combined:
                     low, high = self._srs_count(p, point & ~alike, low, high, level)
             return ConfidenceInterval(low, high)
         est, se = self.statistic, self._own_se()
-        z = stats.norm.ppf(0.5 + level / 2)
+        z = stats.t.ppf(0.5 + level / 2, self._own_df())  # the normal quantile at infinite degrees of freedom
         low, high = np.clip(est - z * se, 0, 1), np.clip(est + z * se, 0, 1)
         every = self._all_design()
         if every.any():  # models whose every task is design-based: the count-based interval
