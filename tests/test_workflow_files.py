@@ -525,6 +525,57 @@ def test_an_interrupted_sequential_replacement_leaves_the_old_run_whole_or_the_n
     assert outcomes[0] == "old" and outcomes.count("new, some batch files missing") <= 1, outcomes
 
 
+def test_a_start_ended_before_its_state_leaves_a_folder_a_start_again_takes(logs, capsys, tmp_path, monkeypatch):
+    """A full disk at the state's write, and a kill there (a forked process killed at that write), leave the batch
+    files written before it: they are the start's own (listed in its journal), and a start again takes the folder,
+    with or without --force; the same files without the journal are refused as the user's."""
+    import errno
+    import shutil
+
+    from effstats.workflow import _sequential
+
+    root, _ = logs
+    base = ["sequential", "start", str(root / "ref"), "--half-width", "0.05", "--no-progress"]
+    real = _sequential.write_json_atomic
+
+    def at_state(act):
+        def write(path, obj):
+            if Path(path).name == "state.json":
+                act(path)
+            return real(path, obj)
+        return write
+
+    def no_room(path):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+
+    full, killed = tmp_path / "full", tmp_path / "killed"
+    monkeypatch.setattr(_sequential, "write_json_atomic", at_state(no_room))
+    code, _, err = _run(base + ["--out", full], capsys)
+    assert code == 2 and _one_line(err) == (f"effstats sequential start: error: cannot write to {full / 'state.json'} "
+                                            "(No space left on device)")
+    monkeypatch.setattr(_sequential, "write_json_atomic", at_state(lambda path: os.kill(os.getpid(), signal.SIGKILL)))
+    pid = os.fork()
+    if pid == 0:
+        try:
+            main(base + ["--out", str(killed)])
+        finally:
+            os._exit(1)
+    assert os.waitpid(pid, 0)[1] == signal.SIGKILL
+    monkeypatch.undo()
+    for d in (full, killed):
+        assert (d / "batch_001" / "items.csv").is_file() and not (d / "state.json").exists()
+    shutil.copytree(full, tmp_path / "unlisted")
+    (tmp_path / "unlisted" / ".effstats_start.json").unlink()
+    code, _, err = _run(base + ["--out", tmp_path / "unlisted", "--force"], capsys)
+    assert code == 2 and "holds batch_001/lm_eval_samples.json, which no effstats run there wrote" in _one_line(err)
+    for d, force in ((full, []), (killed, ["--force"])):
+        code, _, err = _run(base + ["--out", d] + force, capsys)
+        assert code == 0, err
+        items = (d / "batch_001" / "items.csv").read_text().split()[1:]
+        assert items == [str(i) for i in SequentialRun.load(d).next_items]
+        assert not (d / ".effstats_start.json").exists() and not list(d.rglob("*.tmp"))
+
+
 def _copy(src: Path, dst: Path) -> None:
     import shutil
 

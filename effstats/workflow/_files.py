@@ -8,7 +8,8 @@ not its name: a folder holding another tool's ``state.json`` or ``manifest.json`
 that no run there owns, is refused, with or without ``--force``. The new run is written before the replaced one's
 files are removed, so an interrupted replacement leaves one run, never a mix: a sequential run's files give way to
 the new run's at the moment its state is written (:func:`replace_run`), so an interruption leaves the old run
-whole or the new one complete.
+whole or the new one complete. A first save into a folder without a state lists its files in a journal before
+writing each (:func:`note_start`): a start ended before its state leaves files the next start takes as its own.
 """
 from __future__ import annotations
 
@@ -38,6 +39,10 @@ REPORT_RECORD = ".effstats_estimate.json"
 _REPORT_FORMAT = "effstats.estimate/1"
 # the folder of a selection's estimates (effstats estimate's default report folder is REPORTS/<results>/)
 REPORTS = "estimate"
+# a sequential run's journal in a folder holding no state yet: the files its first save writes, listed before each is
+# written (a save that fails or is killed before its state leaves them listed) and removed once the state is written
+JOURNAL = ".effstats_start.json"
+_JOURNAL_FORMAT = "effstats.sequential-start/1"
 # the files each kind of run writes at the top of its folder (a sequential run also writes batch_NNN/...)
 _TOP = {"manifest.json": ("manifest.json", LM_EVAL_SAMPLES, HELM_INSTANCES, REFERENCE_CACHE),
         "state.json": ("state.json", "decision.json", "decision.md", "looks.csv", REFERENCE_CACHE,
@@ -203,6 +208,8 @@ def refuse_existing(out: Any, record: str, force: bool) -> list[str]:
     if record == "state.json":  # the new run's first batch goes there
         real_folder(d, "batch_001", "--out", make=False)
     owned = [] if doc is None else owned_files(d, record, doc)
+    if doc is None and record == "state.json":  # a start that ended before its state: its files are taken over
+        owned = started_files(d)
     if doc is not None and record == "manifest.json":  # an estimate's report written into the selection's folder
         owned += [n for n in report_files(d) if n not in owned]
     clash = _clashes(d, record, owned)
@@ -213,6 +220,28 @@ def refuse_existing(out: Any, record: str, force: bool) -> list[str]:
         raise ValueError(f"--out: {d} already holds {KINDS[record]} ({record}); choose another folder, or pass "
                          "--force to replace it")
     return owned
+
+
+def note_start(d: Path, files: list[str]) -> None:
+    """Record in ``d``'s journal that a save into ``d`` (holding no state yet) writes ``files`` (relative to ``d``):
+    called before each is written, so that a save ended before its state leaves a folder :func:`refuse_existing`
+    hands to the next start. The files an earlier such save listed stay listed: this save may not write them all."""
+    listed = list(dict.fromkeys(f for f in started_files(d) + list(files) if f not in ("state.json", JOURNAL)))
+    write_json_atomic(d / JOURNAL, {"format": _JOURNAL_FORMAT, "files": listed})
+
+
+def started_files(d: Path) -> list[str]:
+    """The files a save that ended before writing the state listed in ``d``'s journal (names a sequential run
+    writes only), the journal last; none where there is no journal, a link or a file of another format."""
+    listed = recorded_files(d, JOURNAL, _JOURNAL_FORMAT, _AnyRunFile())
+    return [f for f in listed if f != JOURNAL] + [JOURNAL] if listed else []
+
+
+class _AnyRunFile:
+    """The names a sequential run writes in its folder (:func:`_ours`), as a container."""
+
+    def __contains__(self, rel: Any) -> bool:
+        return _ours("state.json", rel)
 
 
 def remove_files(d: Path, rels: list[str], keep: Any = ()) -> list[Path]:

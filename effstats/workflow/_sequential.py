@@ -797,10 +797,17 @@ class SequentialRun(_AdaptiveRule, _Report):
 
             self.state["files"] = [f for f in owned_files(d, STATE, None) if f == STATE or (d / f).is_file()]
         files = self.state["files"]
+        from ._files import JOURNAL, note_start
+
+        # a folder holding no state: each file is listed in a journal before it is written, so that a save ended
+        # before the state (a full disk, a kill) leaves files the next start recognises as its own and takes over
+        fresh = not (d / STATE).exists() and not (d / STATE).is_symlink()
 
         def owned(rel: str) -> Path:
             if rel not in files:
                 files.append(rel)
+                if fresh:
+                    note_start(d, files)
             return d / rel
 
         # copies of what a loaded run would otherwise read and fit again: the reference data (bit-packed) and the
@@ -809,8 +816,9 @@ class SequentialRun(_AdaptiveRule, _Report):
         if needs_reference and self._reference is not None and (REFERENCE_CACHE not in files
                                                                   or not (d / REFERENCE_CACHE).is_file()):
             d.mkdir(parents=True, exist_ok=True)
-            if save_reference(d, self._reference, self.state["reference"]["sha256"]):
-                owned(REFERENCE_CACHE)
+            owned(REFERENCE_CACHE)
+            if not save_reference(d, self._reference, self.state["reference"]["sha256"]):
+                files.remove(REFERENCE_CACHE)
         if self._test is not None and not (self._bank_saved and self._directory is not None
                                            and d.resolve() == self._directory.resolve()):
             d.mkdir(parents=True, exist_ok=True)
@@ -837,6 +845,7 @@ class SequentialRun(_AdaptiveRule, _Report):
             for path, text in batch:
                 write_text_atomic(path, text)
             write_json_atomic(d / STATE, self.state)
+            (d / JOURNAL).unlink(missing_ok=True)
             return bdir
         if self.result is None:
             self._replay()
@@ -844,6 +853,7 @@ class SequentialRun(_AdaptiveRule, _Report):
         write_text_atomic(owned("looks.csv"), csv_safe(self._trace()).to_csv())
         out = write_text_atomic(owned("decision.md"), self.to_markdown())
         write_json_atomic(d / STATE, self.state)
+        (d / JOURNAL).unlink(missing_ok=True)
         return out
 
 
