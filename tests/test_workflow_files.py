@@ -526,7 +526,7 @@ def test_an_interrupted_sequential_replacement_leaves_the_old_run_whole_or_the_n
 
 
 def test_a_start_ended_before_its_state_leaves_a_folder_a_start_again_takes(logs, capsys, tmp_path, monkeypatch):
-    """A full disk at the state's write, and a kill there (a forked process killed at that write), leave the batch
+    """A full disk at the state's write, and a kill there (a process killed at that write), leave the batch
     files written before it: they are the start's own (listed in its journal), and a start again takes the folder,
     with or without --force; the same files without the journal are refused as the user's."""
     import errno
@@ -553,15 +553,14 @@ def test_a_start_ended_before_its_state_leaves_a_folder_a_start_again_takes(logs
     code, _, err = _run(base + ["--out", full], capsys)
     assert code == 2 and _one_line(err) == (f"effstats sequential start: error: cannot write to {full / 'state.json'} "
                                             "(No space left on device)")
-    monkeypatch.setattr(_sequential, "write_json_atomic", at_state(lambda path: os.kill(os.getpid(), signal.SIGKILL)))
-    pid = os.fork()
-    if pid == 0:
-        try:
-            main(base + ["--out", str(killed)])
-        finally:
-            os._exit(1)
-    assert os.waitpid(pid, 0)[1] == signal.SIGKILL
     monkeypatch.undo()
+    kill = ("import os, signal, sys\nfrom pathlib import Path\nfrom effstats.cli import main\n"
+            "from effstats.workflow import _sequential\nreal = _sequential.write_json_atomic\n"
+            "def write(path, obj):\n    if Path(path).name == 'state.json':\n"
+            "        os.kill(os.getpid(), signal.SIGKILL)\n    return real(path, obj)\n"
+            "_sequential.write_json_atomic = write\nmain(sys.argv[1:])\n")
+    p = subprocess.run([PY, "-c", kill, *base, "--out", str(killed)], capture_output=True, timeout=300)
+    assert p.returncode == -signal.SIGKILL, p.stderr.decode()
     for d in (full, killed):
         assert (d / "batch_001" / "items.csv").is_file() and not (d / "state.json").exists()
     shutil.copytree(full, tmp_path / "unlisted")
