@@ -491,3 +491,17 @@ def test_bad_tables():
         R.mean_win_rate(np.ones((3, 4)), groups=[0, 1])
     with pytest.raises(ValueError, match="prompt"):
         R.dior(_binary_items(M=3, n=40), "prompts")
+
+
+@pytest.mark.parametrize("dtype", ["Float64", "Int64", "UInt8", "boolean"])
+def test_a_table_of_pandas_nullable_dtypes_reads_as_its_numbers(dtype):
+    """convert_dtypes() and read_csv(dtype_backend="numpy_nullable") give pandas' own dtypes; NA is not evaluated."""
+    from effstats.reliability import mean_win_rate
+
+    x = pd.DataFrame(np.random.default_rng(0).random((5, 4)))
+    x = x if dtype == "Float64" else (x > 0.5)
+    y = x.astype(float)
+    y.iloc[0, 1] = np.nan
+    z = x.astype(dtype)
+    z.iloc[0, 1] = pd.NA
+    pd.testing.assert_series_equal(mean_win_rate(z), mean_win_rate(y))

@@ -209,7 +209,7 @@ class Benchmark:
             mids, iids = data.model_ids, data.item_ids
             items = data.items
         elif isinstance(data, pd.DataFrame):
-            if any(np.dtype(t).kind == "c" for t in data.dtypes):
+            if any(getattr(t, "kind", "O") == "c" for t in data.dtypes):  # pandas' own dtypes (Float64) have a kind
                 raise InputTypeError(f"{name}: complex scores are not supported; give real numbers")
             if data.empty:
                 raise ValueError(f"{name}: expected a non-empty table")
@@ -226,7 +226,7 @@ class Benchmark:
                 col = bad.any().idxmax()
                 raise ValueError(f"{name}: column {col!r} has non-numeric values, e.g. "
                                  f"{_plain(data.loc[bad[col], col].iloc[0])!r}")
-            arr = check_array(num.to_numpy(dtype=float), name, ndim=2, allow_nan=True)
+            arr = check_array(num.to_numpy(dtype=float, na_value=np.nan), name, ndim=2, allow_nan=True)
             obs = ~np.isnan(arr)
             vals = np.where(obs, arr, 0.0)
             mids, iids = pd.Index(data.index, name="model"), pd.Index(data.columns, name="item")
