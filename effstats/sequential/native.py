@@ -483,22 +483,24 @@ def native_bounds(s: _Spec) -> dict:
                     # at the lower bounds (-b of this pass) before the last look, its lower ones the upper crossings
                     # at b; at the last look a_K = b_K, so what does not cross up crosses down (gsDesign's gsprob
                     # pass, to rounding)
-                    up0 = xx["problo"].copy()
-                    lo0 = xx["achieved"].copy()
+                    # (each pass returns arrays of its own, unused after this: no copies)
+                    up0 = xx["problo"]
+                    lo0 = xx["achieved"]
                     lo0[-1] = xx["mass_last"] - up0[-1]
                 else:
                     xx2 = gsprob(0.0, timing, np.concatenate((-xx["b"][:-1], b[-1:])), b, r)
                     up0, lo0 = xx2["probhi"][:, 0], xx2["problo"][:, 0]
                 flag = float(abs(lo0 - trueneg).max())
                 it += 1
-            a = np.concatenate((-xx["b"][:-1], b[-1:]))
+            a = -xx["b"]
+            a[-1] = b[-1]
             dens = xx["dens"]
         else:
             trueneg = _incr(s.lower(s.astar, timing))
             xx = gsbound1(0.0, timing, -b, trueneg, tol, r)
             a = -xx["b"]
             if np.isfinite(xx["mass_last"]):
-                up0, lo0 = xx["problo"].copy(), xx["achieved"].copy()
+                up0, lo0 = xx["problo"], xx["achieved"]
             dens = xx["dens"]
         if given:
             up0 = lo0 = None
