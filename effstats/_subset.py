@@ -55,7 +55,21 @@ from .responses import ResponseMatrix
 __all__ = ["SubsetPrediction", "PredictionMetrics", "prediction_metrics"]
 
 
+def _row_medians(y: np.ndarray) -> np.ndarray:
+    """``np.nanmedian(y, axis=1)`` of a 2-d array, the same values from one sort: numpy's goes through a masked
+    array under 600 cells and a Python loop over the rows above (20 times slower on a few targets' responses)."""
+    nan = np.isnan(y)
+    if not nan.any():
+        return np.median(y, axis=1)
+    s = np.sort(y, axis=1)  # NaN last
+    k = y.shape[1] - nan.sum(axis=1)  # values in each row
+    lo = np.take_along_axis(s, (np.maximum(k, 1)[:, None] - 1) // 2, axis=1)[:, 0]
+    hi = np.take_along_axis(s, k[:, None] // 2, axis=1)[:, 0]  # a row without values: its first, NaN
+    return (lo + hi) / 2
+
+
 # ----------------------------------------------------------------------------- inputs
+
 class _Outputs(NamedTuple):
     """What a pool of models published on a set of items (any field may be None)."""
 
@@ -718,7 +732,7 @@ class _SubsetEstimator(BaseEstimator):
         seen = ~np.isnan(y)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # a target without a sampled output: 0, unused
-            return np.where(seen.any(axis=1), np.nanmedian(y, axis=1), 0.0)
+            return np.where(seen.any(axis=1), _row_medians(y), 0.0)
 
     def _alike(self, o: _Outputs) -> np.ndarray:
         """Graded targets' weight of the symmetric (t or Wald) interval against the exact one of responses all

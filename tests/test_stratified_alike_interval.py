@@ -4,6 +4,9 @@ estimator on CIFAR-10's test set against a dynamic programme over the strata, an
 import itertools
 import warnings
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 import numpy as np
 import pytest
 from scipy.special import gammaln
@@ -164,3 +167,15 @@ def test_stratified_ht_and_random_groups_take_the_worst_placement():
 def test_bad_input_names_the_argument(args, match):
     with pytest.raises(ValueError, match=match):
         stratified_alike_interval(*args)
+
+
+@settings(max_examples=300, deadline=None)
+@given(hnp.arrays(float, hnp.array_shapes(min_dims=2, max_dims=2, min_side=0, max_side=12),
+                  elements=st.one_of(st.sampled_from([0.0, 0.5, 1.0, np.nan]), st.floats(0, 1))))
+def test_the_value_responses_all_alike_would_have_is_numpys_nanmedian(y):
+    # the subset estimators' median of each target's observed responses (from one sort) against numpy's nanmedian
+    from effstats._subset import _row_medians
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a target without a value: NaN
+        np.testing.assert_array_equal(_row_medians(y), np.nanmedian(y, axis=1))
