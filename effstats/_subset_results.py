@@ -227,6 +227,17 @@ class SubsetPrediction:
     --------
     effstats.disco.AIPW.predict_interval, effstats.disco.DISCO.predict_interval : make it.
 
+    References
+    ----------
+    Korn, E. L. and Graubard, B. I. (1998). Confidence intervals for proportions with small expected number of
+    positive counts estimated from survey data. *Survey Methodology* 24(2), 193–201.
+
+    Buonaccorsi, J. P. (1987). A note on confidence intervals for proportions in finite populations. *The
+    American Statistician* 41(3), 215–218.
+
+    Hoeffding, W. (1956). On the distribution of the number of successes in independent trials. *The Annals of
+    Mathematical Statistics* 27(3), 713–721.
+
     Examples
     --------
     >>> from effstats.datasets import simulate_responses

@@ -565,7 +565,15 @@ class ResponseMatrix:
 
     @property
     def observed(self) -> np.ndarray:
-        """Bool array of shape (n_models, n_items): True where evaluated."""
+        """Bool array of shape (n_models, n_items): True where evaluated.
+
+        Examples
+        --------
+        >>> from effstats import ResponseMatrix
+        >>> ResponseMatrix([[1, 0, 1], [0, 1, 1]], missing=[[False, False, False], [False, True, False]]).observed
+        array([[ True,  True,  True],
+               [ True, False,  True]])
+        """
         return np.ones(self.shape, bool) if self.missing is None else ~self.missing
 
     def values_with_nan(self) -> np.ndarray:
@@ -574,6 +582,14 @@ class ResponseMatrix:
         Returns
         -------
         ndarray of float of shape (n_models, n_items)
+
+        Examples
+        --------
+        >>> from effstats import ResponseMatrix
+        >>> rm = ResponseMatrix([[1, 0, 1], [0, 1, 1]], missing=[[False, False, False], [False, True, False]])
+        >>> rm.values_with_nan()
+        array([[ 1.,  0.,  1.],
+               [ 0., nan,  1.]])
         """
         out = self.values.astype(float)
         if self.missing is not None:
@@ -596,6 +612,17 @@ class ResponseMatrix:
         ------
         ValueError
             If ``kind`` is not ``"binary"`` or some cells are missing.
+
+        Examples
+        --------
+        >>> from effstats import ResponseMatrix
+        >>> ResponseMatrix([[1, 0], [1, 1]]).require_binary()
+        array([[ True, False],
+               [ True,  True]])
+        >>> ResponseMatrix([[1, 0], [1, 1]], missing=[[False, False], [False, True]]).require_binary("reference")
+        Traceback (most recent call last):
+        ...
+        ValueError: reference: a complete matrix is required, 1 cells are missing
         """
         if not isinstance(name, str):
             raise ValueError(f"name: expected the argument name (a str), got {name!r}")
@@ -616,6 +643,15 @@ class ResponseMatrix:
         ------
         ValueError
             If the matrix has no class probabilities.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from effstats import ResponseMatrix
+        >>> p = np.array([[[0.9, 0.1], [0.4, 0.6]], [[0.3, 0.7], [0.2, 0.8]]])  # 2 models, 2 items, 2 classes
+        >>> ResponseMatrix.from_probabilities(p, labels=[0, 1]).true_class_probability()
+        array([[0.9, 0.6],
+               [0.3, 0.8]])
         """
         if self.probabilities is None:
             raise ValueError("probabilities: this ResponseMatrix has no class probabilities")
@@ -688,6 +724,13 @@ class ResponseMatrix:
         -------
         ResponseMatrix of shape (n_items, n_models)
             Model and item metadata swap places.
+
+        Examples
+        --------
+        >>> from effstats import ResponseMatrix
+        >>> t = ResponseMatrix([[1, 0, 1], [0, 0, 1]]).transpose()
+        >>> t, t.model_ids.tolist()
+        (ResponseMatrix(3 models × 2 items, kind='binary'), ['i0', 'i1', 'i2'])
         """
         return ResponseMatrix(
             self.values.T,
@@ -766,6 +809,13 @@ class ResponseMatrix:
         ------
         ValueError
             If some item was evaluated by no model.
+
+        Examples
+        --------
+        >>> from effstats import ResponseMatrix
+        >>> rm = ResponseMatrix([[1, 0, 1], [0, 1, 1]], missing=[[False, False, False], [False, True, False]])
+        >>> rm.item_means().tolist()  # the second item: the first model's only
+        [0.5, 0.0, 1.0]
         """
         obs = self.observed
         cnt = obs.sum(0)
