@@ -235,7 +235,7 @@ class GroupSequentialDesign:
                           f"information 1 (gsDesign's n.fix = 1); information up to {self._observed[-1]:g} looks like "
                           "sample sizes: pass n_fixed, the fixed-sample size for power 1 - beta, on the same scale",
                           UserWarning, stacklevel=3)
-        if not np.isfinite(res["upper_prob"]).all():
+        if not math.isfinite(sum(np.ravel(res["upper_prob"]).tolist())):  # (see _design_from_bounds)
             raise ValueError(f"r: the integration grid (r={self.r}) is too coarse for these looks; pass a larger r "
                              "(<= 80)")
         return {"n_i": n_i[: self.k], "upper_prob": np.asarray(res["upper_prob"], float)[: self.k],
@@ -652,7 +652,8 @@ def design(
         spec, res = _derive_bounds(spec, backend, auto_r)
         out = _design_from_bounds(spec, res, alpha=alpha, backend=backend, astar=astar, max_info=max_info,
                                   n_fixed=n_fixed)
-    if (out.upper >= EXTREMEZ).all():  # every bound capped: the design spends next to none of alpha (gsDesign's too)
+    # every bound capped: the design spends next to none of alpha (gsDesign's too)
+    if min(out.upper.tolist()) >= EXTREMEZ:
         capped = (f"every bound reaches the z cap of {EXTREMEZ:g} (gsDesign's), so the design would cross with a "
                   "probability far below alpha")
         if t[-1] < 1:  # the looks hold a sliver of the planned information, whatever alpha is
@@ -837,7 +838,9 @@ def _design_from_bounds(spec: _Spec, res: dict, *, alpha: float, backend: str, a
         t = t[:k]
         n_i = n_i[:k]
     upper = np.asarray(res["upper"], float)
-    if not np.isfinite(upper).all():
+    # (the finiteness checks below sum the looks as Python floats: a tenth of isfinite().all()'s time on so few; the
+    # bounds lie within +-EXTREMEZ and the probabilities in [0, 1], so only a NaN or inf makes the sum one)
+    if not math.isfinite(sum(upper.tolist())):
         raise ValueError(f"r: the integration grid (r={r}) is too coarse for these looks; pass a larger r (<= 80)")
     lower = None if res["lower"] is None else np.asarray(res["lower"], float)
     # (the cumsum method: np.cumsum's dispatch costs as much as the sum of a few looks)
@@ -847,7 +850,7 @@ def _design_from_bounds(spec: _Spec, res: dict, *, alpha: float, backend: str, a
         alpha_spent = np.asarray(res["falsepos"], float).cumsum()
     else:
         alpha_spent = np.asarray(res["upper_prob0"], float).cumsum()
-    if not np.isfinite(alpha_spent).all():
+    if not math.isfinite(sum(alpha_spent.tolist())):
         raise ValueError(f"r: the integration grid (r={r}) is too coarse for these looks; pass a larger r (<= 80)")
     out = GroupSequentialDesign(
         k=k, test_type=test_type, alpha=alpha, beta=spec.beta, timing=t, upper=upper, lower=lower,
