@@ -133,3 +133,14 @@ def test_auto_names_the_references_range_once_for_models_outside_it_in_tasks_of_
     fallback, census_part = para.split(" Also outside it: ")
     assert "AIPW + ridge's (design-unbiased" in fallback and "design-based estimate and interval hold" in census_part
     assert all(f"{m} (b: task estimate " in census_part for m in new.model_ids)
+
+
+def test_the_small_tasks_warning_shows_a_task_name_with_a_line_feed_on_its_one_line(tmp_path, capsys):
+    d = simulate_responses(20, 1202, rng=0)
+    ids = [f"{t}/{k}" for t, n in (("t0", 1000), ("line\nbreak", 200), ("t2", 2)) for k in range(n)]
+    long = ResponseMatrix(d.values, model_ids=[f"org/m{i:02d}" for i in range(20)], item_ids=ids).to_long()
+    long.assign(task=long["item"].str.rsplit("/", n=1).str[0]).to_csv(tmp_path / "ref.csv", index=False)
+    assert main(["select", str(tmp_path / "ref.csv"), "--budget", "15", "--method", "random", "--out",
+                 str(tmp_path / "s"), "--no-progress"]) == 0
+    warned = [w for w in capsys.readouterr().err.splitlines() if "fewer than 10 items" in w]
+    assert len(warned) == 1 and "(line\\nbreak: 3): too few" in warned[0] and warned[0].endswith("fewer tasks")

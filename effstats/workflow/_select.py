@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._escape import html_safe, html_text
+from .._escape import html_safe, html_text, line_text
 from .._shared import _name_list, _plain, _progress
 from .._validation import _number, check_positive_int
 from ..responses import ResponseMatrix
@@ -129,7 +129,7 @@ class Selection:
                "(embedded by the reference models' results), and some centres share a nearest item: items the "
                "reference models answer alike are one point" if anchors else
                "the method chose fewer distinct items than allotted")
-        per = ", ".join(f"{t}: {n} of {b} ({methods[t]})" for t, n, b in short)
+        per = ", ".join(f"{line_text(str(t))}: {n} of {b} ({methods[t]})" for t, n, b in short)
         return (f"{len(self.items)} of the budget's {self.budget} items: {why} ({per}); the estimate uses the "
                 "items chosen")
 
@@ -717,7 +717,7 @@ def _warn_small_tasks(alloc: pd.Series, sizes: pd.Series) -> None:
     """Warn, naming them, of the tasks given fewer than :data:`_MIN_TASK_ITEMS` items and not all of theirs."""
     small = alloc[(alloc < _MIN_TASK_ITEMS) & (alloc < sizes)]
     if len(small):
-        shown = _name_list([f"{t}: {int(b)}" for t, b in small.items()], 10, "and {} more")
+        shown = _name_list([f"{line_text(str(t))}: {int(b)}" for t, b in small.items()], 10, "and {} more")
         warnings.warn(f"budget: {len(small)} task(s) get fewer than {_MIN_TASK_ITEMS} items ({shown}): too few for "
                       f"a meaningful interval (all {_MIN_TASK_ITEMS} items right still leave a 95 % interval of "
                       f"[0.69, 1]); raise the budget or pass fewer tasks", UserWarning, stacklevel=3)
@@ -730,7 +730,7 @@ def _new_results_note(fits: dict[str, _TaskFit]) -> str | None:
     by_need: dict[str, list[str]] = {}
     for t, f in fits.items():
         if f.method != "all" and f.new_outputs is not None:
-            by_need.setdefault(f.new_outputs, []).append(f"{t} ({f.chosen or f.method})")
+            by_need.setdefault(f.new_outputs, []).append(f"{line_text(str(t))} ({f.chosen or f.method})")
     if not by_need:
         return None
     give = {"class probabilities": "its lm-eval logs of the --samples run (the per-choice log-likelihoods)",
