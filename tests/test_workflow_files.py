@@ -470,9 +470,9 @@ def test_an_interrupted_sequential_replacement_leaves_the_old_run_whole_or_the_n
     root, truth = logs
     base = ["sequential", "start", str(root / "ref"), "--half-width", "0.05", "--no-progress"]
 
-    def files(d: Path) -> dict:  # the state without the time it was written; temporary files aside
+    def files(d: Path) -> dict:  # the state without the time it was written; temporary files and journal aside
         out = {str(p.relative_to(d)): p.read_bytes() for p in d.rglob("*")
-               if p.is_file() and p.suffix not in (".lock", ".tmp")}
+               if p.is_file() and p.suffix not in (".lock", ".tmp") and p.name != ".effstats_replacing.json"}
         out["state.json"] = {k: v for k, v in json.loads(out["state.json"]).items() if k != "created"}
         return out
 
@@ -520,6 +520,7 @@ def test_an_interrupted_sequential_replacement_leaves_the_old_run_whole_or_the_n
         code, _, err = _run(base + ["--initial", "25", "--out", d, "--force"], capsys)  # again: the new run
         assert code == 0 and files(d) == new, err
         assert not list(d.rglob("*.tmp"))  # an interrupted write's temporary files, removed by the next
+        assert not (d / ".effstats_replacing.json").exists()
     else:
         raise AssertionError("the replacement does more than expected")
     assert outcomes[0] == "old" and outcomes.count("new, some batch files missing") <= 1, outcomes
@@ -573,6 +574,37 @@ def test_a_start_ended_before_its_state_leaves_a_folder_a_start_again_takes(logs
         items = (d / "batch_001" / "items.csv").read_text().split()[1:]
         assert items == [str(i) for i in SequentialRun.load(d).next_items]
         assert not (d / ".effstats_start.json").exists() and not list(d.rglob("*.tmp"))
+
+
+@pytest.mark.parametrize("moment", ["an old file moved aside", "the new state written"])
+def test_a_replacement_killed_midway_is_undone_or_finished_by_the_next_command(logs, tmp_path, moment):
+    """SIGKILL (which no handler holds back) while ``sequential start --force`` moves the old run's files aside, or
+    between the new state and the renames of its files: loading the run puts the old files back (the old state is
+    in place) or the new ones into place (the new state is), from the replacement's journal."""
+    root, _ = logs
+    base = ["sequential", "start", str(root / "ref"), "--half-width", "0.05", "--no-progress"]
+    old_dir, new_dir, d = tmp_path / "old", tmp_path / "new", tmp_path / "d"
+    assert main(base + ["--initial", "40", "--out", str(old_dir)]) == 0
+    assert main(base + ["--initial", "25", "--out", str(new_dir)]) == 0
+
+    def files(folder: Path) -> dict:
+        out = {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()
+               and p.suffix != ".lock"}
+        out["state.json"] = {k: v for k, v in json.loads(out["state.json"]).items() if k != "created"}
+        return out
+
+    _copy(old_dir, d)
+    kill = ("import os, signal, sys\nfrom effstats.cli import main\nreal, n = os.replace, []\n"
+            "def replace(a, b):\n    real(a, b)\n    n.append(b)\n"
+            f"    if {moment == 'the new state written'} == str(b).endswith('state.json') and len(n) >= 2:\n"
+            "        os.kill(os.getpid(), signal.SIGKILL)\n"
+            "os.replace = replace\nmain(sys.argv[1:])\n")
+    p = subprocess.run([PY, "-c", kill, *base, "--initial", "25", "--out", str(d), "--force"], capture_output=True,
+                       timeout=300)
+    assert p.returncode == -signal.SIGKILL, p.stderr.decode()
+    assert (d / ".effstats_replacing.json").is_file() and list(d.rglob("*.tmp"))
+    SequentialRun.load(d)
+    assert files(d) == files(old_dir if moment == "an old file moved aside" else new_dir)
 
 
 def _copy(src: Path, dst: Path) -> None:

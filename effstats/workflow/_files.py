@@ -8,12 +8,14 @@ not its name: a folder holding another tool's ``state.json`` or ``manifest.json`
 that no run there owns, is refused, with or without ``--force``. The new run is written before the replaced one's
 files are removed, so an interrupted replacement leaves one run, never a mix: a sequential run's files give way to
 the new run's at the moment its state is written (:func:`replace_run`), so an interruption leaves the old run
-whole or the new one complete. A first save into a folder without a state lists its files in a journal before
+whole or the new one complete (a kill midway: the next command finishes or undoes it from the replacement's
+journal, :func:`settle_replacement`). A first save into a folder without a state lists its files in a journal before
 writing each (:func:`note_start`): a start ended before its state leaves files the next start takes as its own.
 """
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import re
 import time
@@ -43,6 +45,11 @@ REPORTS = "estimate"
 # written (a save that fails or is killed before its state leaves them listed) and removed once the state is written
 JOURNAL = ".effstats_start.json"
 _JOURNAL_FORMAT = "effstats.sequential-start/1"
+# the journal of a replacement in progress (replace_run): the new state's digest, the old files moved aside and the
+# new files staged, each with its place; the next command finishes a replacement killed midway or undoes it
+REPLACING = ".effstats_replacing.json"
+_REPLACING_FORMAT = "effstats.sequential-replace/1"
+_ASIDE = re.compile(r"\.items\.csv\.\d+\.replaced-\d+\.tmp")
 # the files each kind of run writes at the top of its folder (a sequential run also writes batch_NNN/...)
 _TOP = {"manifest.json": ("manifest.json", LM_EVAL_SAMPLES, HELM_INSTANCES, REFERENCE_CACHE),
         "state.json": ("state.json", "decision.json", "decision.md", "looks.csv", REFERENCE_CACHE,
@@ -204,6 +211,8 @@ def refuse_existing(out: Any, record: str, force: bool) -> list[str]:
             theirs = False
         if theirs:
             raise ValueError(f"--out: {d} holds {what} ({other}); choose another folder")
+    if record == "state.json":
+        settle_replacement(d)
     doc = _record(d, record)
     if record == "state.json":  # the new run's first batch goes there
         real_folder(d, "batch_001", "--out", make=False)
@@ -336,9 +345,8 @@ def replace_run(d: Path, record: str, state: dict, batch: list[tuple[Path, str]]
     The new files are written in full beside their names first; then, a Ctrl-C held back, the old files are
     moved aside and the state is written. Once the new state is in place (whatever was raised after), the new
     files are renamed into place and the old ones removed; else the old files go back and the new ones are
-    removed. Only a kill in the moment between the state and the last rename leaves this state with some of
-    its batch files missing, never the old run's files in their place (``sequential start --force`` again
-    writes them)."""
+    removed. A kill (not held back as Ctrl-C is) leaves the journal ``REPLACING`` written before the first
+    move, from which the next command finishes or undoes the replacement (:func:`settle_replacement`)."""
     from .._entry import interrupt_after
     from .._shared import temporary_copy
 
@@ -351,18 +359,24 @@ def replace_run(d: Path, record: str, state: dict, batch: list[tuple[Path, str]]
             tmp.unlink(missing_ok=True)
         raise
     aside: list[tuple[Path, Path]] = []
+    # aside under the name of a temporary file of this run's items.csv; only files in real folders inside d, as
+    # remove_files removes them: never through a link
+    items = next(path for path, _ in batch if path.name == "items.csv")
+    moves = [(items.with_name(f".items.csv.{os.getpid()}.replaced-{k}.tmp"), d / rel) for k, rel in enumerate(old)
+             if safe_relative(rel) and _not_real(d, Path(rel).parts[:-1]) is None
+             and ((d / rel).is_file() or (d / rel).is_symlink())]
     with interrupt_after():
         try:
-            # aside under the name of a temporary file of this run's items.csv, which the next write of it (a
-            # start again) removes once this process has ended; only files in real folders inside d, as
-            # remove_files removes them: never through a link
-            items = next(path for path, _ in batch if path.name == "items.csv")
-            for k, rel in enumerate(old):
-                f = d / rel
-                if safe_relative(rel) and _not_real(d, Path(rel).parts[:-1]) is None and (f.is_file()
-                                                                                         or f.is_symlink()):
-                    aside.append((items.with_name(f".items.csv.{os.getpid()}.replaced-{k}.tmp"), f))
-                    os.replace(f, aside[-1][0])
+            # a kill from here on (SIGKILL, SIGTERM: not held back as Ctrl-C is) is finished or undone by the next
+            # command from this journal (settle_replacement): the old files are never lost aside
+            rel = lambda f: str(f.relative_to(d))  # noqa: E731
+            write_json_atomic(d / REPLACING, {
+                "format": _REPLACING_FORMAT, "pid": os.getpid(), "state": hashlib.sha256(
+                    json_text(state).encode()).hexdigest(), "aside": [[rel(a), rel(f)] for a, f in moves],
+                "staged": [[rel(t), rel(f)] for t, f in staged]})
+            for a, f in moves:
+                aside.append((a, f))
+                os.replace(f, a)
             write_json_atomic(d / record, state)
         finally:
             try:
@@ -379,3 +393,50 @@ def replace_run(d: Path, record: str, state: dict, batch: list[tuple[Path, str]]
                                reverse=True) if new else ():
                 with contextlib.suppress(OSError):
                     path.rmdir()  # a folder of the old run's batch, left empty
+            with contextlib.suppress(OSError):
+                (d / REPLACING).unlink(missing_ok=True)
+
+
+def settle_replacement(d: Path) -> None:
+    """Finish or undo a replacement (:func:`replace_run`) whose process was killed midway, from its journal in
+    ``d``: where the state in place is the new one, the staged files go into place and the old ones aside are
+    removed; else the old files go back and the staged ones are removed. A journal of a process still running, a
+    link or a file of another form is left alone; the journal names only files a sequential run writes and
+    temporary files of its items.csv, in real folders inside ``d``."""
+    f = d / REPLACING
+    try:
+        doc = read_json(f, "--out") if f.is_file() and not f.is_symlink() else None
+    except ValueError:
+        doc = None
+    if not isinstance(doc, dict) or doc.get("format") != _REPLACING_FORMAT or not isinstance(doc.get("pid"), int):
+        return
+    from .._shared import _alive
+
+    if doc["pid"] != os.getpid() and _alive(doc["pid"]):
+        return
+    try:
+        new = hashlib.sha256((d / "state.json").read_bytes()).hexdigest() == doc.get("state")
+    except OSError:
+        new = False
+
+    def pairs(key: str, temporary: Any) -> list[tuple[Path, Path]]:
+        got = doc.get(key) if isinstance(doc.get(key), list) else []
+        return [(d / t, d / p) for t, p in (x for x in got if isinstance(x, list) and len(x) == 2)
+                if all(isinstance(v, str) and safe_relative(v) for v in (t, p))
+                and (_ours("state.json", p) or p == JOURNAL)
+                and temporary(PurePosixPath(t)) and _not_real(d, PurePosixPath(t).parts[:-1]) is None
+                and _not_real(d, PurePosixPath(p).parts[:-1]) is None]
+
+    staged = pairs("staged", lambda t: t.name.endswith(".tmp") and t.name.startswith("."))
+    aside = pairs("aside", lambda t: _ASIDE.fullmatch(t.name) is not None)
+    for tmp, path in staged + aside:
+        with contextlib.suppress(OSError):
+            if not (tmp.is_file() or tmp.is_symlink()):
+                continue
+            if new == ((tmp, path) in staged):
+                path.parent.mkdir(parents=True, exist_ok=True)
+                os.replace(tmp, path)
+            else:
+                tmp.unlink()
+    with contextlib.suppress(OSError):
+        f.unlink()

@@ -421,6 +421,10 @@ class SequentialRun(_AdaptiveRule, _Report):
     def _read(cls, directory: str | Path, reference: Any = None, clean: bool = True) -> "SequentialRun":
         """:meth:`load`; without ``clean`` it writes nothing (``effstats sequential status``): the temporary files
         of an interrupted write stay for the next update to remove."""
+        if clean:  # a replacement (start --force) killed midway: finished or undone before the state is read
+            from ._files import run_folder, settle_replacement
+
+            settle_replacement(run_folder(Path(directory).expanduser(), STATE))
         p, st = read_saved(directory, STATE, _FORMAT, "sequential state file", clean=clean)
         run = cls(st)
         run._directory = p if p.is_dir() else p.parent
