@@ -1287,3 +1287,16 @@ def test_select_takes_a_target_error_given_as_a_numpy_number():
         pd.testing.assert_frame_equal(got.budget_curve, want.budget_curve)
     with pytest.raises(ValueError, match=r"^target_error: expected percentage points in \(0, 100\), got 200\.0$"):
         select(data, method="random", target_error=np.float32(200), budgets=[10, 20])
+
+
+def test_an_unknown_against_is_named_as_a_plain_value():
+    """numpy 2 prints np.str_('zz') and np.int64(99); the message shows the value and the models as given."""
+    from effstats.workflow import SequentialRun
+
+    values = simulate_responses(5, 60, rng=0).values
+    for ids, against, shown in (([f"m{i}" for i in range(5)], np.str_("zz"), "'zz' (models: ['m0', 'm1', 'm2', "
+                                                                             "'m3', 'm4']…)"),
+                                (list(range(5)), np.int64(99), "99 (models: [0, 1, 2, 3, 4]…)")):
+        with pytest.raises(ValueError) as err:
+            SequentialRun.start(ResponseMatrix(values, model_ids=ids), rule="efficacy", against=against)
+        assert str(err.value) == f"against: no reference model {shown}"

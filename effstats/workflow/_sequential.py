@@ -269,14 +269,14 @@ class SequentialRun(_AdaptiveRule, _Report):
             if against is None:
                 raise ValueError("against: rule='efficacy' compares the new model with a reference model; name it")
             if str(against) not in set(map(str, rm.model_ids)):
-                close = [m for m in map(str, rm.model_ids) if str(against).lower() in m.lower()][:5]
-                hint = (f"; did you mean {close}?" if close else f" (models: {list(map(str, rm.model_ids[:5]))}…)")
-                raise ValueError(f"against: no reference model {against!r}" + hint)
+                close = [_plain(m) for m in rm.model_ids if str(against).lower() in str(m).lower()][:5]
+                hint = (f"; did you mean {close}?" if close else f" (models: {_plain(rm.model_ids[:5])}…)")
+                raise ValueError(f"against: no reference model {_plain(against)!r}" + hint)
             Efficacy(alternative)  # checks alternative
             eligible = rm.observed[list(map(str, rm.model_ids)).index(str(against))]
             if not eligible.all():
-                warnings.warn(f"against: {against!r} has results on {int(eligible.sum())} of {rm.n_items} items; the "
-                              "comparison is on those items only", UserWarning, stacklevel=2)
+                warnings.warn(f"against: {_plain(against)!r} has results on {int(eligible.sum())} of {rm.n_items} "
+                              "items; the comparison is on those items only", UserWarning, stacklevel=2)
         else:
             Precision(half_width, correction=correction)  # checks half_width and correction
         strata = None
