@@ -236,6 +236,24 @@ def test_design_follows_sampling_on_every_path():
     assert est.predict(new[:, [0, 1]], items=[0, 1]).design in ("systematic", "srs")
 
 
+def test_design_names_a_stratified_draw_apart_from_the_cells_centres():
+    # one random item per cell is 'stratified' (the interval holds for each model), the cells' centres
+    # 'systematic'; the same items passed to either estimator get the same estimate and interval
+    A = irt(40, 400, seed=3)
+    strat = SortSearch(sampling="stratified", random_state=0).fit(A[:30])
+    items = strat.select(40)
+    res = strat.predict(A[30:, items], items=items)
+    assert res.design == "stratified" and "design='stratified'" in repr(res)
+    assert strat.simulate(A[30:], 40).design == "stratified"
+    uniform = SortSearch().fit(A[:30])
+    centres = uniform.select(40)
+    assert uniform.predict(A[30:, centres], items=centres).design == "systematic"
+    other = uniform.predict(A[30:, items], items=items)  # the stratified draw, not uniform's own selection
+    assert other.design == "systematic"
+    np.testing.assert_allclose(other.accuracy, res.accuracy)
+    np.testing.assert_allclose(other.confidence_interval(0.9).low, res.confidence_interval(0.9).low)
+
+
 # ------------------------------------------------------------------ bad input
 def test_fit_refuses_duplicated_item_ids():
     a = np.random.default_rng(1).random((6, 5)) < 0.5

@@ -43,7 +43,11 @@ class SearchResult:
         Its standard error (successive-difference or SRS formula; not conservative, see
         :func:`effstats.sortsearch.estimate_accuracy`).
     design : str
-        ``"systematic"`` (one item per equal cell of the order) or ``"srs"`` (a random or arbitrary sample).
+        The design the interval rests on: ``"stratified"`` (one random item per equal cell of the order, the
+        estimator's own selection with ``sampling="stratified"``: the interval holds for each model),
+        ``"systematic"`` (one fixed item per equal cell: the cells' centres of ``sampling="uniform"``, or items
+        passed that way; it holds on average over models, not for each one) or ``"srs"`` (a random or arbitrary
+        sample). ``"stratified"`` and ``"systematic"`` share the estimate and its successive-difference variance.
     estimator : str
         ``"stratified"`` or ``"difference"``.
     model_ids, item_ids : Index or None
@@ -174,7 +178,7 @@ class SearchResult:
         >>> ci.low[:3].round(3), ci.high[:3].round(3)
         (array([0.014, 0.35 , 0.257]), array([0.302, 0.65 , 0.654]))
         """
-        few = self.minority if self.design == "systematic" else None
+        few = self.minority if self.design in ("systematic", "stratified") else None
         if self.n_observed is None:
             return korn_graubard_interval(self.statistic, self.standard_error, self.budget, self.n_items,
                                           confidence_level, df=design_df(self.design, self.budget), minority=few)

@@ -462,7 +462,7 @@ class SortSearch(BaseEstimator):
                              "their difficulty is unknown, so they cannot stand for a part of the order")
         sel = self.selected_
         if sel is not None and len(sel) == len(it) and np.array_equal(np.sort(sel), np.sort(it)):
-            return pos, "srs" if self._sampling == "random" else "systematic"
+            return pos, {"random": "srs", "stratified": "stratified"}.get(self._sampling, "systematic")
         return pos, design_of(np.sort(pos), self.n_answered_)
 
     def _easiness_sorted(self) -> np.ndarray:
@@ -505,6 +505,9 @@ class SortSearch(BaseEstimator):
         """
         check_is_fitted(self, "order_")
         pos, design = self._positions(items)
+        # one random item per cell ("stratified", the result's design) has the one-item-per-cell estimator and
+        # variance of the cell centres ("systematic"); the two differ in what the interval rests on (class Notes)
+        formula = "systematic" if design == "stratified" else design
         r, model_ids, miss = _aligned_responses(self._labelled_oriented(responses), self.order_[pos], self.item_ids_,
                                                 self.n_items_)
         if np.any(np.diff(pos) < 0):  # columns must follow the sort order (select() already does)
@@ -518,12 +521,12 @@ class SortSearch(BaseEstimator):
         if self._estimator == "difference":
             t = _by_row_chunks(dp_rows, r)
             es, nm = self._easiness_sorted(), float(np.mean(self.n_observed_))
-            est, se = _by_row_chunks(lambda x: _estimate_accuracy(x, pos, n, design, easiness_sorted=es[:n],
+            est, se = _by_row_chunks(lambda x: _estimate_accuracy(x, pos, n, formula, easiness_sorted=es[:n],
                                                                   n_models=nm), r)
         else:
             def search_and_estimate(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
                 p = np.packbits(x, axis=1)  # packed once for the threshold and the estimate
-                return (dp_packed(p, x.shape[1]), *_estimate_accuracy(x, pos, n, design, packed=p))
+                return (dp_packed(p, x.shape[1]), *_estimate_accuracy(x, pos, n, formula, packed=p))
 
             t, est, se = _by_row_chunks(search_and_estimate, r)
         k = cell_boundaries(pos, n)[t]
@@ -563,7 +566,8 @@ class SortSearch(BaseEstimator):
             t[full], k[full] = res.sample_thresholds, res.thresholds
             est[full], se[full] = res.statistic, res.standard_error
         part = np.flatnonzero(~full)
-        est[part], se[part] = _estimate_with_missing(r[part], miss[part], pos, n, design)
+        est[part], se[part] = _estimate_with_missing(r[part], miss[part], pos, n,
+                                                     "systematic" if design == "stratified" else design)
         for i in part:  # DP search over each model's own observed items
             o = ~miss[i]
             t[i] = int(dp_rows(r[i, o][None])[0])
