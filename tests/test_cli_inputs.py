@@ -261,7 +261,7 @@ def test_misleading_options_get_a_message_about_them(loop, capsys, tmp_path, cas
     assert not (tmp_path / "o").exists() and not (root / "sel" / "estimate" / "new").exists()
 
 
-def test_a_reference_model_without_a_task_and_a_new_model_named_like_a_reference_are_warned(tmp_path, capsys):
+def test_a_reference_model_without_a_task_is_warned_and_a_new_model_named_like_a_reference_refused(tmp_path, capsys):
     from effstats.workflow import Selection, write_lm_eval_samples
 
     d = simulate_responses(12, 40, rng=3)
@@ -277,8 +277,10 @@ def test_a_reference_model_without_a_task_and_a_new_model_named_like_a_reference
     chosen = Selection.load(tmp_path / "sel").items
     write_lm_eval_samples(rm, tmp_path / "new", models=["org/m05"], items=chosen)
     code, out, err = _run(["estimate", tmp_path / "sel", tmp_path / "new", "--out", tmp_path / "e"], capsys)
-    assert code == 0, err
-    assert "warning: NEW_RESULTS: model(s) 'org/m05' have the name of a reference model" in err
+    assert code == 2 and not (tmp_path / "e").exists(), err
+    assert err.startswith("effstats estimate: error: NEW_RESULTS: model(s) 'org/m05' are reference models too: "
+                          "their own reference results would rank them against themselves"), err
+    assert len(err.strip().splitlines()) == 1, err
 
 
 def test_sequential_start_and_update_accept_no_progress(loop, capsys, tmp_path):

@@ -590,7 +590,9 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
     ------
     ValueError
         Naming the argument: among others, a new model without any result on a task to score (the message names
-        the task and how to proceed), results on items outside the manifest, or a transposed results table.
+        the task and how to proceed), results on items outside the manifest, a transposed results table, or a
+        new model with the name of a reference model (its reference row would be ranked against it and enter the
+        fit that estimates it: select again without it, or rename the new run).
 
     See Also
     --------
@@ -656,10 +658,14 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
                                           f"runs gives graded scores, which the selection's method {zero_one!r} "
                                           "cannot use)")) from None
     twins = new.model_ids.intersection(rm.model_ids)
-    if len(twins):  # a reference model's own results, or another model under its name: ranked twice either way
-        warnings.warn(f"new_results: model(s) {_name_list(map(repr, _plain(list(twins))))} have the name of a "
-                      "reference model; they are ranked as new models beside it (rename them if they are other "
-                      "models)", UserWarning, stacklevel=2)
+    if len(twins):
+        # its own reference row would be ranked against it and, the items and strata being chosen from the
+        # references, enter the fit that estimates it; leaving it out needs a selection made without it
+        raise ValueError(f"new_results: model(s) {_name_list(map(repr, _plain(list(twins))))} are reference models "
+                         "too: their own reference results would rank them against themselves and enter the fit "
+                         "that estimates them; to check the loop on a known model, select again from reference "
+                         "data without it; to score a new run of it, give the run another name (it is then ranked "
+                         "beside its reference row)")
     info = item_tasks(rm)["task"]
     chosen = pd.Index(selection.items)
     refuse_unicode_twins(new.item_ids, rm.item_ids, "the reference data")
