@@ -62,7 +62,7 @@ def read_scores_csv(
         cells holding a NUL character (the line and column are named). Read as they are: a
         semicolon- or tab-separated ``.csv``, pandas' row numbers before the model column, ``True``/``False``
         cells, and a model id column that is not first but named ``model`` (or ``name``, ``model_name``, ...).
-    model, item, score : str
+    model, item, score : str, default="model", "item", "score"
         Column names in the long layout (``model`` also names the id column of a wide table, if present).
     groups : str or sequence of str, optional
         Long layout: item-level columns kept as item metadata (e.g. ``"benchmark"``, ``"scenario"``). Without

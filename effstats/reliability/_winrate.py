@@ -231,7 +231,7 @@ def mean_win_rate(scores: Any, groups: Any = None, *, ties: str = "strict", chec
         (e.g. 1,000 bootstrap resamples, shape (1000, 67, 16)) scored in one vectorised pass.
     groups : array (n_columns,), optional
         Scenario of each column. Columns are subscenarios averaged within their scenario first.
-    ties : {"strict", "half"}
+    ties : {"strict", "half"}, default="strict"
         ``"strict"`` is App. A's indicator (a tie is no win); ``"half"`` counts a tie as half a win, the rule
         of HELM's own code (``compute_aggregate_row_win_rates`` in ``helm.benchmark.presentation.summarize``),
         which its published "Mean win rate" columns follow (HELM Lite: see the tests).

@@ -489,7 +489,7 @@ def design(
 
     Parameters
     ----------
-    k : int
+    k : int, optional
         Number of looks (interims + final); inferred from ``information`` when given.
     alpha : float, default=0.05
         Type-I error: two-sided total in (0, 1) for a symmetric two-sided design (``sided=2`` /

@@ -155,7 +155,7 @@ def read_results(source: Any, *, format: str = "auto", metric: Any = None, dupli
     filter : str, optional
         lm-eval logs: the harness filter to read where a task logs several (e.g. gsm8k's ``"strict-match"`` and
         ``"flexible-extract"``); per task as ``metric`` (``"gsm8k=strict-match"``).
-    name : str
+    name : str, default="source"
         The argument name used in error messages.
     tasks : sequence of str, optional
         lm-eval logs: read these tasks' files only (the others are not opened: their metric does not matter).
