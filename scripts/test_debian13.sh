@@ -20,14 +20,22 @@ if [ ! -x "$tool" ]; then
 fi
 [ $# -gt 0 ] || set -- -q -m "not slow"
 # two workers, as on this machine: pytest-xdist into the chroot (once; the tool makes the chroot on its first run,
-# which then runs on one worker); where it imports already, apt is not asked
+# which then runs on one worker). numpy and scipy on OpenBLAS (serial: one thread a process, as this machine's numpy
+# and as pip's numpy wheels, which bring their own OpenBLAS), where the chroot's minimal install has only the
+# reference BLAS and LAPACK, several times slower on the decompositions and products that the tests make. apt is asked
+# once, for what is missing, and not at all when both are there.
 workers=()
 if [ -x "$root/usr/bin/apt-get" ]; then
-  if ! chroot "$root" python3 -c "import xdist" 2>/dev/null; then
-    DEBIAN_FRONTEND=noninteractive chroot "$root" sh -c 'dpkg -s python3-pytest-xdist >/dev/null 2>&1 ||
-      { apt-get update -q && apt-get install -y -q --no-install-recommends python3-pytest-xdist; } >/dev/null 2>&1'
+  missing=()
+  has_xdist() { chroot "$root" python3 -c "import xdist" 2>/dev/null; }
+  has_xdist || missing+=(python3-pytest-xdist)
+  compgen -G "$root/usr/lib/*/openblas-serial/libblas.so.3" >/dev/null || missing+=(libopenblas0-serial)
+  if [ ${#missing[@]} -gt 0 ]; then
+    DEBIAN_FRONTEND=noninteractive chroot "$root" sh -c \
+      "{ apt-get update -q && apt-get install -y -q --no-install-recommends ${missing[*]}; } >/dev/null 2>&1" ||
+      echo "Debian 13 run: apt could not install ${missing[*]} into $root"
   fi
-  if chroot "$root" python3 -c "import xdist" 2>/dev/null; then
+  if [[ " ${missing[*]} " != *" python3-pytest-xdist "* ]] || has_xdist; then
     workers=(-n 2 --dist loadgroup)
   fi
 fi
