@@ -131,6 +131,50 @@ def _model_from_logs(f: Path, arg: str, seen: dict[Path, str | None]) -> str:
     return name if name is not None else _model_of(f)
 
 
+# the run-level fields of results_<timestamp>.json compared between the reference runs and a new run: the task's
+# version and its number of few-shot examples
+RUN_FIELDS = ("task_version", "n_shot")
+
+
+def _plain_field(v: Any) -> str:
+    """A results file's version or shot count as text: 1, 1.0 and "1.0" alike; "" when not logged."""
+    if v is None or isinstance(v, (dict, list)):
+        return ""
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return f"{float(v):g}"
+    return str(v).strip()
+
+
+def _run_fields(chosen: dict[tuple[str, str], list[Path]], arg: str) -> dict[str, dict[str, str]]:
+    """``{field: {task: value}}`` of :data:`RUN_FIELDS` from the runs' results files (``versions``, ``n-shot``, else
+    ``configs.<task>.num_fewshot``); a task whose runs log other values gets ``"*"``, fields no run logs are left
+    out. A results file that is not valid JSON is passed over (the model is then named by its folder)."""
+    docs: dict[Path, Any] = {}
+    out: dict[str, dict[str, str]] = {k: {} for k in RUN_FIELDS}
+    for (_, task), files in chosen.items():
+        for f in files:
+            r = _results_file(f, _task_of(f)[1])
+            if r is None:
+                continue
+            if r not in docs:
+                try:
+                    with open(r, encoding="utf-8") as fh:
+                        docs[r] = json.load(fh)
+                except (ValueError, OSError):
+                    docs[r] = None
+            doc = docs[r]
+            if not isinstance(doc, dict):
+                continue
+            got = {k: doc.get(k) if isinstance(doc.get(k), dict) else {} for k in ("versions", "n-shot", "configs")}
+            cfg = got["configs"].get(task)
+            shots = got["n-shot"].get(task, cfg.get("num_fewshot") if isinstance(cfg, dict) else None)
+            for field, v in zip(RUN_FIELDS, (got["versions"].get(task), shots)):
+                v = _plain_field(v)
+                if v and out[field].setdefault(task, v) != v:
+                    out[field][task] = "*"
+    return {k: v for k, v in out.items() if v}
+
+
 def _choose_runs(runs: dict, duplicates: str, arg: str) -> dict[tuple[str, str], list[Path]]:
     """The files read for each (model, task) under the ``duplicates`` rule; runs sort by (timestamp, order given)."""
     chosen, repeated = {}, []

@@ -82,6 +82,23 @@ def _gold(target: Any, conts: list[str] | None, n: int) -> int:
     return -1
 
 
+# lm-eval's per-document SHA-256 digests (hex) of the document, the prompt and the target; the first HASH_WIDTH
+# characters of each are kept, side by side in one string: enough to tell another document from this one (a chance
+# match is 1 in 2**48) at a fraction of the memory
+HASH_FIELDS = ("doc_hash", "prompt_hash", "target_hash")
+HASH_WIDTH = 12
+MIXED = "*"  # the records read disagree on a document's digests
+HASHES = "lm_eval_hashes"  # the items' column of the digests
+
+
+def _hashes(d: Any, p: Any, t: Any) -> str:
+    """The three digests cut to :data:`HASH_WIDTH` characters each, side by side (a field not logged: blanks); ""
+    when the record logs none (harness versions before they were logged)."""
+    if d is None and p is None and t is None:
+        return ""
+    return "".join(("" if v is None else str(v))[:HASH_WIDTH].ljust(HASH_WIDTH) for v in (d, p, t))
+
+
 def _numeric_fields(rec: Mapping) -> list[str]:
     skip = {"doc_id", "doc", "target", "arguments", "resps", "filtered_resps", "doc_hash", "prompt_hash", "target_hash",
             "filter", "metrics"}
@@ -169,7 +186,8 @@ def _doc_id(v: Any, f: Path, lineno: int, arg: str) -> int:
 
 
 def _parse_record(rec: dict, f: Path, lineno: int, metric: str, normalize: bool, arg: str):
-    """The record's (doc_id, value, logits, gold, n_choices); None where ``metric`` is NaN (a failed document)."""
+    """The record's (doc_id, value, logits, gold, n_choices, hashes); None where ``metric`` is NaN (a failed
+    document)."""
     doc_id = rec["doc_id"]
     resps = rec.get("filtered_resps", rec.get("resps"))
     lls = [_loglik(r) for r in resps] if isinstance(resps, list) and resps else None
@@ -208,11 +226,23 @@ def _parse_record(rec: dict, f: Path, lineno: int, metric: str, normalize: bool,
             f"metric: {metric!r} is not logged in {_shown(f)} (line {lineno}); "
             f"numeric fields there: {_numeric_fields(rec)}"
         )
-    return doc_id, value, logits, gold, n
+    # inline, not a call: run for every record of every log
+    d, p, t = rec.get("doc_hash"), rec.get("prompt_hash"), rec.get("target_hash")
+    if d is None and p is None:  # logs of harness versions before the digests (raising would cost more)
+        h = "" if t is None else _hashes(d, p, t)
+    else:
+        try:
+            h = d[:HASH_WIDTH] + p[:HASH_WIDTH] + t[:HASH_WIDTH]
+        except TypeError:  # a field not logged (None) or not text
+            h = None
+        if type(h) is not str or len(h) != 3 * HASH_WIDTH:  # (all three that long: a short one makes it shorter)
+            h = _hashes(d, p, t)
+    return doc_id, value, logits, gold, n, h
 
 
 def _mean_of_runs(per_run: list[list], key: tuple[str, str], arg: str) -> list:
-    """Records averaged over runs, document by document; probabilities are averaged as probabilities (a mixture)."""
+    """Records averaged over runs, document by document; probabilities are averaged as probabilities (a mixture).
+    Runs that log other digests of a document give it the digest :data:`MIXED` (not one document, prompt or target)."""
     by_doc: dict[Any, list] = {}
     for recs in per_run:
         for r in recs:
@@ -231,7 +261,9 @@ def _mean_of_runs(per_run: list[list], key: tuple[str, str], arg: str) -> list:
             # log of the mean probability: the softmax taken later gives back that mean exactly
             with np.errstate(divide="ignore"):
                 logits = np.log(np.mean([softmax(r[2]) for r in rs], axis=0))
-        out.append((doc_id, float(np.mean([r[1] for r in rs])), logits, max(golds, default=-1), n.pop()))
+        hashes = {r[5] for r in rs} - {""}
+        out.append((doc_id, float(np.mean([r[1] for r in rs])), logits, max(golds, default=-1), n.pop(),
+                    (hashes.pop() if len(hashes) == 1 else MIXED) if hashes else ""))
     return out
 
 

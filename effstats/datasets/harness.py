@@ -36,8 +36,8 @@ from .._shared import _plain
 from .._validation import check_flag, value_range
 from ..responses import ResponseMatrix
 from ._files import _check_duplicates
-from ._lm_eval_files import _choose_runs, _expand, _model_from_logs, _task_of
-from ._lm_eval_records import _doc_sort_key, _mean_of_runs, _read_file
+from ._lm_eval_files import _choose_runs, _expand, _model_from_logs, _run_fields, _task_of
+from ._lm_eval_records import HASHES, MIXED, _doc_sort_key, _mean_of_runs, _read_file
 from ._score_tables import read_scores_csv
 
 __all__ = ["read_lm_eval_samples", "read_scores_csv"]
@@ -262,8 +262,9 @@ def _read_lm_eval_samples(path_or_paths: Any, *, metric: Any, normalize: bool | 
     # item index: tasks in name order, documents in doc_id order
     n_choices: dict[tuple[str, Any], int] = {}
     gold: dict[tuple[str, Any], int] = {}
+    hashes: dict[str, dict[Any, str]] = {}  # per task, per document
     for (model, task), recs in data.items():
-        for doc_id, _, _, g, n in recs:
+        for doc_id, _, _, g, n, _ in recs:
             k = (task, doc_id)
             if k in n_choices and n_choices[k] != n:
                 raise ValueError(
@@ -273,6 +274,7 @@ def _read_lm_eval_samples(path_or_paths: Any, *, metric: Any, normalize: bool | 
                 if gold.get(k, g) != g:
                     raise ValueError(f"{arg}: {task}/{doc_id} has different gold answers across models")
                 gold[k] = g
+        _same_digests(hashes, task, recs)
     keys = sorted(n_choices, key=lambda k: (k[0], _doc_sort_key(k[1])))
     if len(models) > 1:  # one model's failed documents are its own, counted in the warning above
         _warn_documents_failed_everywhere(failed_docs.difference(n_choices), {t for t, _ in keys}, arg)
@@ -303,7 +305,7 @@ def _read_lm_eval_samples(path_or_paths: Any, *, metric: Any, normalize: bool | 
         proba[:] = (np.arange(k_max)[None, :] < n_arr[:, None]) / n_arr[:, None]
         for (model, task), recs in data.items():
             by_n: dict[int, list] = {}
-            for doc_id, _, logits, _, n in recs:
+            for doc_id, _, logits, _, n, _ in recs:
                 by_n.setdefault(n, []).append((pos[(task, doc_id)], logits))
             for n, lst in by_n.items():  # one vectorised softmax per number of choices
                 cols = np.fromiter((c for c, _ in lst), dtype=np.int64, count=len(lst))
@@ -314,6 +316,10 @@ def _read_lm_eval_samples(path_or_paths: Any, *, metric: Any, normalize: bool | 
     items = pd.DataFrame(
         {"task": [t for t, _ in keys], "doc_id": [d for _, d in keys], "n_choices": n_arr}, index=item_ids
     )
+    if hashes:  # what the document, prompt and target were, for a later run on these documents to be checked against
+        items[HASHES] = [hashes.get(t, {}).get(d, "") for t, d in keys]
+    for field, per_task in _run_fields(chosen, arg).items():
+        items[field] = [per_task.get(t, "") for t, _ in keys]
     mmeta = pd.DataFrame({"n_tasks": [sum(1 for (m, _) in data if m == name) for name in models]},
                          index=pd.Index(models, name="model"))
     out = ResponseMatrix(
@@ -327,6 +333,19 @@ def _read_lm_eval_samples(path_or_paths: Any, *, metric: Any, normalize: bool | 
         items=items,
     )
     return out, failed_in
+
+
+def _same_digests(hashes: dict[str, dict[Any, str]], task: str, recs: list) -> None:
+    """Add one model's digests of a task's documents to ``hashes[task]``; a document whose models log other
+    digests gets :data:`MIXED`. Models on the same documents log the same digests: one comparison of dicts."""
+    got = {r[0]: r[5] for r in recs if r[5]}
+    if not got:
+        return
+    seen = hashes.setdefault(task, got)
+    if seen is not got and seen != got:
+        for d, h in got.items():
+            if seen.setdefault(d, h) != h:
+                seen[d] = MIXED
 
 
 def _warn_mixed_kinds(vals: np.ndarray, observed: np.ndarray, keys: list, models: list,

@@ -18,6 +18,9 @@ from .._escape import control_text, line_text
 from ._names import _SEEDLESS, HELM_INSTANCES, LM_EVAL_SAMPLES, METHODS, _lm_eval_comma_note, _tasks_option
 
 _READ_FORMATS = ["auto", "lm-eval", "helm", "csv", "parquet"]
+_PROTOCOL_HELP = ("lm-eval logs: score new results whose prompts (prompt_hash) or few-shot count differ from the "
+                  "reference logs' at the chosen documents, with a warning (refused by default: another protocol "
+                  "moves every score); other documents or targets (doc_hash, target_hash) are refused always")
 
 
 def _reader_args(p: argparse.ArgumentParser) -> None:
@@ -139,6 +142,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     e.add_argument("--restrict-to-manifest", action="store_true",
                    help="read only the manifest's items of NEW_RESULTS (a full run of the benchmark, e.g. HELM runs) "
                         "and ignore the others; HELM runs are read with the manifest's split, perturbation and trials")
+    e.add_argument("--allow-protocol-change", action="store_true", help=_PROTOCOL_HELP)
 
     s = sub.add_parser("sequential", help="adaptive evaluation in batches through the harness",
                        description="Hand out batches of items until a group-sequential rule (random items) or "
@@ -212,6 +216,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     up.add_argument("--restrict-to-manifest", action="store_true",
                     help="read only this batch's items of NEW_RESULTS (a whole run of the benchmark, e.g. HELM runs: "
                          "helm-run runs whole run specs) and leave out the others, saying how many")
+    up.add_argument("--allow-protocol-change", action="store_true", help=_PROTOCOL_HELP)
     up.add_argument("--skip-failed", action="store_true",
                     help="record the look on the batch's items that have a result and drop the others (failed "
                          "documents) from the run, with a warning naming them: the run is then about the benchmark "
@@ -341,7 +346,8 @@ def _estimate(args: argparse.Namespace) -> None:
     tasks = _tasks(args)
     est = estimate(args.manifest, args.new_results, reference=args.reference, metric=args.metric,
                    duplicates=args.duplicates, weights=args.weights, tasks=tasks,
-                   restrict_to_manifest=args.restrict_to_manifest, progress=not args.no_progress)
+                   restrict_to_manifest=args.restrict_to_manifest, progress=not args.no_progress,
+                   allow_protocol_change=args.allow_protocol_change)
     out = Path(args.out) if args.out else _report_dir(args.manifest, args.new_results)
     from ._files import REPORT_RECORD, locked, real_folder, record_report, refuse_report, run_folder
 
@@ -481,7 +487,8 @@ def _update(args: argparse.Namespace) -> None:
 
     run = SequentialRun.load(args.state, reference=args.reference)
     res = run.update(args.new_results, model=args.model, metric=args.metric, duplicates=args.duplicates,
-                     restrict_to_manifest=args.restrict_to_manifest, skip_failed=args.skip_failed)
+                     restrict_to_manifest=args.restrict_to_manifest, skip_failed=args.skip_failed,
+                     allow_protocol_change=args.allow_protocol_change)
     path = run.save(args.state)
     if args.restrict_to_manifest:
         print(f"read the {len(run.state['looks'][-1]['items'])} items of batch {len(run.state['looks']):03d} from "
@@ -602,6 +609,7 @@ _CLI_NAMES = {"reference:": "REFERENCE:", "new_results:": "NEW_RESULTS:", "selec
               "target_se:": "--target-se:", "spending:": "--spending:", "alternative:": "--alternative:",
               "split:": "--split:", "perturbation:": "--perturbation:", "trials:": "--trials:",
               "restrict_to_manifest:": "--restrict-to-manifest:", "skip_failed:": "--skip-failed:",
+              "allow_protocol_change:": "--allow-protocol-change:",
               "target_outputs:": "NEW_RESULTS:",
               "duplicates:": "--duplicates:", "weights:": "--weights:", "format:": "--format:",
               "correction:": "--correction:"}
@@ -615,9 +623,9 @@ _CLI_VALUES = {"(None: every split)": "(--split any: every split)", "(None: unpe
 # options the messages name in Python's syntax (``tasks=['a', 'b']``, ``restrict_to_manifest=True``,
 # ``duplicates='last', 'first' or 'mean'``): on the command line they read as typed
 _PY_VALUE = r"\[[^\]]*\]|'[^']*'(?:, '[^']*')*(?:,? or '[^']*')?|True|-?\d+(?:\.\d+)?"
-_PY_ASSIGN = re.compile(r"(?<![\w.-])(tasks|duplicates|restrict_to_manifest|skip_failed|trials|split|perturbation|"
-                        r"metric|filter|weights|method|format|budget|seed|target_error|confidence_level|initial)=("
-                        + _PY_VALUE + ")")
+_PY_ASSIGN = re.compile(r"(?<![\w.-])(tasks|duplicates|restrict_to_manifest|skip_failed|allow_protocol_change|trials|"
+                        r"split|perturbation|metric|filter|weights|method|format|budget|seed|target_error|"
+                        r"confidence_level|initial)=(" + _PY_VALUE + ")")
 
 
 def _typed(m: re.Match) -> str:

@@ -17,6 +17,7 @@ from .._shared import _level_percent, _name_list, _plain
 from ..responses import ResponseMatrix
 from ._copies import reread_reference
 from ._io import output_dir, read_new_results, write_text_atomic
+from ._provenance import check_lm_eval_provenance
 from ._combine import _combine, _Combined, _TaskResult, warn_unobserved_strata
 from ._files import REPORT_FILES, record_report_files
 from ._select import Selection, _fit_tasks, _observed_scores
@@ -535,7 +536,8 @@ def _check_item_info(sel: Selection, info: pd.DataFrame) -> None:
 
 def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric: Any = None,
              duplicates: str = "last", weights: str = "items", tasks: Any = None,
-             restrict_to_manifest: bool = False, progress: bool = False) -> Estimate:
+             restrict_to_manifest: bool = False, allow_protocol_change: bool = False,
+             progress: bool = False) -> Estimate:
     """Estimate new models' whole-benchmark scores from their results on the chosen items, and rank them.
 
     Parameters
@@ -578,6 +580,13 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
         and trials the manifest records, so that one instance id in two scenarios is two items. An estimate from
         the chosen items of a full run is the estimate from a run on the chosen items: the selection does not
         depend on the new model's results.
+    allow_protocol_change : bool, default=False
+        lm-eval logs carry each document's digests (``doc_hash``, ``prompt_hash``, ``target_hash``) and each
+        task's version and few-shot count; the manifest keeps the reference logs' for the chosen documents. New
+        logs on other documents or targets (another dataset revision, another document order) are refused; other
+        prompts or another few-shot count (another protocol, which moves every score) are refused unless this is
+        True, then said in a warning; another task version alone is a warning. Logs without digests (older
+        harness versions), tables and HELM runs are not checked.
     progress : bool, default=False
         Show the progress of reading the reference data and of the refit on a terminal (standard error), each once
         it has taken 2 s.
@@ -590,9 +599,11 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
     ------
     ValueError
         Naming the argument: among others, a new model without any result on a task to score (the message names
-        the task and how to proceed), results on items outside the manifest, a transposed results table, or a
+        the task and how to proceed), results on items outside the manifest, a transposed results table, a
         new model with the name of a reference model (its reference row would be ranked against it and enter the
-        fit that estimates it: select again without it, or rename the new run).
+        fit that estimates it: select again without it, or rename the new run), or lm-eval logs on other
+        documents than the manifest's (``"new_results: task arc_easy doc 17: doc_hash differs from the reference
+        logs' ..."``).
 
     See Also
     --------
@@ -692,6 +703,7 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
     kept = pd.Index(np.concatenate([f.items.to_numpy(dtype=object) for f in fits.values()]))
     _refuse_missing_tasks(new, fits, selection, tasks is not None, failed)
     new = new.subset(items=np.flatnonzero(new_ids.isin(kept)))  # results on the tasks left out are not read
+    check_lm_eval_provenance(selection.reference, new, bool(allow_protocol_change))
     warn_unobserved_strata(fits, new)  # before the warning below says such items are estimated from the others
     obs = pd.DataFrame(new.observed, index=new.model_ids, columns=new.item_ids).reindex(columns=kept, fill_value=False)
     n_missing = (~obs).sum(1)

@@ -42,6 +42,11 @@ _REFERENCE = {
         "n_missing": _COUNT, "kind": _STR, "tasks": {"type": ["array", "null"], "items": _STR},
         "model_ids": {"type": "array", "items": _STR},
         "arrays_sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+        # lm-eval logs: the chosen documents' digests (three fields of 12 characters side by side) and the tasks'
+        # versions and few-shot counts (workflow._provenance)
+        "lm_eval": {"type": "object", "properties": {
+            "hashes": {"type": "object", "additionalProperties": {"type": "string", "minLength": 36, "maxLength": 36}},
+            "runs": {"type": "object", "additionalProperties": {"type": "object", "additionalProperties": _STR}}}},
     },
 }
 

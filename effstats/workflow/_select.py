@@ -18,6 +18,7 @@ from .._shared import _name_list, _plain, _progress
 from .._validation import _number, check_positive_int
 from ..responses import ResponseMatrix
 from ._combine import _combine, _task_weights
+from ._provenance import lm_eval_provenance
 from ._io import (HELM_DEFAULTS, cells_digest, content_hash, default_metric, detect_format, helm_options, output_dir,
                   read_results, read_saved, save_reference, write_json_atomic)
 from ._names import HELM_INSTANCES, LM_EVAL_SAMPLES, MANIFEST, METHODS, _tasks_option
@@ -274,6 +275,12 @@ def _reference_info(rm: ResponseMatrix, source: Any, fmt: str, metric: Any, filt
     if cells is not None:  # the class probabilities a refit reads, which the content hash does not cover
         out["arrays_sha256"] = cells
     return out
+
+
+def _with_provenance(info: dict, rm: ResponseMatrix, items: Any = None, hashes: bool = True) -> dict:
+    """``info`` with the lm-eval logs' record of ``items`` (:func:`lm_eval_provenance`) where they log one."""
+    got = lm_eval_provenance(rm, items, hashes)
+    return info if got is None else {**info, "lm_eval": got}
 
 
 def helm_instances(rm: ResponseMatrix, items: Any) -> dict[str, list[str]] | None:
@@ -698,8 +705,8 @@ def select(reference: Any, budget: int | None = None, *, method: str = "stratifi
     table.index.name = "task"
     items = pd.Index(np.concatenate([f.items.to_numpy(dtype=object) for f in fits.values()]), name="item")
     return Selection(items=items, tasks=table, method=method, budget=budget, seed=seed,
-                     reference={**_reference_info(rm, reference, format, metric, filter, duplicates, helm),
-                                "tasks": sorted(sizes.index)},
+                     reference=_with_provenance({**_reference_info(rm, reference, format, metric, filter, duplicates,
+                                                                   helm), "tasks": sorted(sizes.index)}, rm, items),
                      item_info=info.reindex(items),
                      budget_curve=curve, created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
                      effstats_version=_version(), helm_instances=helm_instances(rm, items),

@@ -19,7 +19,8 @@ from ._copies import _bank_key, _save_bank, reread_reference
 from ._sizes import _projected_batch, _worst_case_items
 from ._io import (REFERENCE_CACHE, helm_options, json_text, output_dir, read_new_results, read_results, read_saved,
                   save_reference, write_json_atomic, write_text_atomic)
-from ._select import _reference_info
+from ._provenance import check_lm_eval_provenance
+from ._select import _reference_info, _with_provenance
 from ._strata import (_CORRECTION_STRATA, _check_stratified_state, _correction_inputs, _stratified_order,
                       _stratified_worst_case_items)
 from ._names import HELM_INSTANCES, LM_EVAL_SAMPLES
@@ -326,8 +327,8 @@ class SequentialRun(_AdaptiveRule, _Report):
         state = {
             "format": _FORMAT, "effstats_version": _version(),
             "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            "reference": {**_reference_info(rm, reference, format, metric, filter, duplicates, helm),
-                          "model_ids": [str(m) for m in rm.model_ids]},
+            "reference": _with_provenance({**_reference_info(rm, reference, format, metric, filter, duplicates, helm),
+                                           "model_ids": [str(m) for m in rm.model_ids]}, rm, rm.item_ids[order]),
             "rule": {"kind": rule, "against": None if against is None else str(against), "alternative": alternative,
                      "half_width": float(half_width)},
             "alpha": float(alpha), "spending": spending, "initial": int(initial), "batch": int(batch),
@@ -355,8 +356,8 @@ class SequentialRun(_AdaptiveRule, _Report):
                         initial: int | None, batch: int | None, max_n: int | None, seed: int, format: str,
                         metric: Any, duplicates: str, filter: str | None,
                         helm: dict | None = None) -> "SequentialRun":
-        ref_info = {**_reference_info(rm, reference, format, metric, filter, duplicates, helm),
-                    "model_ids": [str(m) for m in rm.model_ids]}
+        ref_info = _with_provenance({**_reference_info(rm, reference, format, metric, filter, duplicates, helm),
+                                     "model_ids": [str(m) for m in rm.model_ids]}, rm, hashes=False)
         if rm.kind != "binary":
             used = f" (metric {ref_info['metric']!r})" if ref_info["metric"] else ""
             raise ValueError(f"rule: 'adaptive' needs 0/1 correctness per item (an IRT item bank), but the reference "
@@ -553,7 +554,8 @@ class SequentialRun(_AdaptiveRule, _Report):
         return {t: list(out[t]) for t in sorted(out)}
 
     def update(self, new_results: Any, *, model: str | None = None, metric: str | None = None,
-               duplicates: str = "last", restrict_to_manifest: bool = False, skip_failed: bool = False):
+               duplicates: str = "last", restrict_to_manifest: bool = False, skip_failed: bool = False,
+               allow_protocol_change: bool = False):
         """Record the next batch's results and apply the stopping rule.
 
         Parameters
@@ -583,6 +585,10 @@ class SequentialRun(_AdaptiveRule, _Report):
             remaining items stay in their random order, so the estimate and interval hold for that benchmark. A
             document that fails every time stalls the run without this. Without it, every item of the batch needs
             a result.
+        allow_protocol_change : bool, default=False
+            lm-eval logs: score results whose prompts (``prompt_hash``) or few-shot count differ from the reference
+            logs' on the batch's documents, with a warning; refused by default. Other documents or targets
+            (``doc_hash``, ``target_hash``) are refused always, as :func:`~effstats.workflow.estimate` does.
 
         Returns
         -------
@@ -664,6 +670,7 @@ class SequentialRun(_AdaptiveRule, _Report):
                 whole += "read only this batch's items with restrict_to_manifest=True (--restrict-to-manifest)"
             raise ValueError(f"new_results: {len(outside)} item(s) were never handed out in this run, "
                              f"e.g. {_plain(outside[:3])}{whole}")
+        check_lm_eval_provenance(st["reference"], row, bool(allow_protocol_change))
         have = pd.Series(row.values_with_nan()[0], index=ids)
         have = have[~have.index.duplicated()].dropna()
         _refuse_changed_results(st["looks"], have)

@@ -7,6 +7,7 @@ import numpy as np
 
 from .._shared import _plain
 from ._copies import _bank_key, _load_bank, _refuse_bank
+from ._provenance import lm_eval_provenance
 from ._report import _adaptive_reason
 from ._tasks import _version, item_tasks
 
@@ -56,6 +57,9 @@ class _AdaptiveRule:
             self._item_info = item_tasks(self._reference)
         st["tasks"] += [str(t) for t in self._item_info["task"].to_numpy()[pos]]
         st["doc_ids"] += [int(d) for d in self._item_info["doc_id"].to_numpy()[pos]]
+        got = lm_eval_provenance(self._reference, self._reference.item_ids[pos])
+        if got and got.get("hashes"):  # what the reference logs ran on the items handed out, for the update's check
+            st["reference"].setdefault("lm_eval", {}).setdefault("hashes", {}).update(got["hashes"])
 
     def _adaptive_decision(self) -> str | None:
         t, st = self._test, self.state

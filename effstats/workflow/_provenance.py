@@ -1,0 +1,139 @@
+"""What the reference runs of lm-evaluation-harness ran on the chosen documents (its per-document digests of the
+document, the prompt and the target; each task's version and few-shot count), recorded with a selection or a
+sequential run, and the check of a new model's logs against it.
+
+A ``doc_id`` is a document's index in its task: on another dataset revision, in another document order or under a
+bumped task version, index 17 is another question. The digests lm-eval logs beside each document
+(``--log_samples``: SHA-256 of the document, of the prompt, of the target) tell that apart:
+
+* another ``doc_hash`` or ``target_hash`` is another question or another answer: the new result says nothing about
+  the chosen item, and is refused;
+* another ``prompt_hash`` or few-shot count is the same question asked another way (template, few-shot examples,
+  chat template): a protocol change that moves every score, so the new model's estimate is not comparable with the
+  reference models' scores. It is refused unless ``allow_protocol_change=True`` (``--allow-protocol-change``), then
+  said in a warning;
+* another task version alone (the digests agree, or are not logged) is a warning: the version names the task's
+  code, which may or may not change what the model sees.
+
+Logs without digests (harness versions before they were logged), tables and HELM runs are not checked.
+"""
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._shared import _plain
+from ..datasets._lm_eval_files import RUN_FIELDS
+from ..datasets._lm_eval_records import HASH_FIELDS, HASH_WIDTH, HASHES, MIXED
+from ..responses import ResponseMatrix
+
+_WHY = {"doc_hash": "another dataset revision or document order?",
+        "target_hash": "another gold answer: another dataset revision?",
+        "prompt_hash": "another prompt template, few-shot examples or chat template?"}
+_RUN_NAMES = {"n_shot": "n-shot", "task_version": "version"}
+
+
+def lm_eval_provenance(rm: ResponseMatrix, items: Any = None, hashes: bool = True) -> dict | None:
+    """``{"hashes": {item: digests}, "runs": {field: {task: value}}}`` of ``items`` (default: every item) as read
+    from lm-eval logs, for the record of a selection or a run; None for data without them. ``hashes=False`` leaves
+    the digests out (an adaptive run records them as it hands the items out) and keeps every task's run fields.
+
+    The digests of an item are the three fields' first :data:`HASH_WIDTH` hexadecimal characters side by side;
+    items whose reference runs disagree on them are left out (nothing to compare with), as are tasks whose runs
+    log other versions or shot counts.
+    """
+    cols = rm.items.columns
+    if HASHES not in cols and not any(f in cols for f in RUN_FIELDS):
+        return None
+    info = rm.items if items is None else rm.items.reindex(pd.Index(items))
+    out: dict[str, Any] = {}
+    if HASHES in cols and hashes:
+        h = info[HASHES].fillna("").astype(str)
+        keep = (h.str.len() == len(HASH_FIELDS) * HASH_WIDTH).to_numpy()
+        if keep.any():
+            out["hashes"] = dict(zip(map(str, info.index[keep]), h[keep]))
+    tasks = set((info if hashes else rm.items)["task"].astype(str))
+    runs = {}
+    for f in RUN_FIELDS:
+        if f in cols:
+            per = rm.items.groupby(rm.items["task"].astype(str))[f].first()
+            per = {t: str(v) for t, v in per.items() if t in tasks and isinstance(v, str) and v and v != MIXED}
+            if per:
+                runs[f] = per
+    if runs:
+        out["runs"] = runs
+    return out or None
+
+
+def check_lm_eval_provenance(reference: dict, new: ResponseMatrix, allow_protocol_change: bool = False,
+                             name: str = "new_results") -> None:
+    """Refuse new lm-eval logs whose documents or targets differ from the reference logs' at the recorded items,
+    and (unless ``allow_protocol_change``) whose prompts or few-shot counts differ; warn of the rest.
+
+    Raises
+    ------
+    ValueError
+        Naming the task, a document and the field, e.g. ``"new_results: task arc_easy doc 17: doc_hash differs
+        from the reference logs' (another dataset revision or document order?)"``.
+    """
+    rec = reference.get("lm_eval") if isinstance(reference, dict) else None
+    if not rec or "task" not in new.items.columns:
+        return
+    protocol: list[str] = []
+    if rec.get("hashes") and HASHES in new.items.columns:
+        _check_hashes(rec["hashes"], new, allow_protocol_change, name, protocol)
+    for field, want in (rec.get("runs") or {}).items():
+        if field not in new.items.columns:
+            continue
+        got = new.items.groupby(new.items["task"].astype(str))[field].first()
+        for task, v in got.items():
+            w = want.get(task)
+            if not w or not isinstance(v, str) or not v or v == w:
+                continue
+            said = "the new logs' runs log several" if v == MIXED else f"{v} in the new logs"
+            msg = f"task {task}: {_RUN_NAMES[field]} {said}, {w} in the reference logs'"
+            if field == "n_shot" and not allow_protocol_change:
+                raise ValueError(f"{name}: {msg} (another protocol: the estimate would not be comparable with the "
+                                 "reference models' scores); run the new model as the references were, or pass "
+                                 "allow_protocol_change=True (--allow-protocol-change)")
+            protocol.append(msg)
+    if protocol:
+        warnings.warn(f"{name}: {'; '.join(protocol[:3])}{' …' if len(protocol) > 3 else ''} (the estimate compares "
+                      "runs made differently)", UserWarning, stacklevel=3)
+
+
+def _check_hashes(recorded: dict, new: ResponseMatrix, allow_protocol_change: bool, name: str,
+                  protocol: list[str]) -> None:
+    ids = new.item_ids.astype(str)
+    on = np.asarray(ids.isin(list(recorded)))
+    if not on.any():
+        return
+    got = new.items[HASHES].to_numpy(dtype=object)[on].astype(str)
+    want = np.array([recorded[i] for i in ids[on]], dtype=str)
+    task = new.items["task"].to_numpy(dtype=object)[on]
+    doc = new.items["doc_id"].to_numpy(dtype=object)[on]
+    logged = np.char.str_len(got) > 0
+    mixed = got == MIXED
+    if mixed.any():
+        i = int(np.flatnonzero(mixed)[0])
+        raise ValueError(f"{name}: task {task[i]} doc {_plain(doc[i])}: the new logs' models or runs log other "
+                         f"digests of it ({int(mixed.sum())} such document(s)); read them apart")
+    for j, field in enumerate(HASH_FIELDS):
+        a = np.char.strip(np.array([g[j * HASH_WIDTH:(j + 1) * HASH_WIDTH] for g in got], dtype=str))
+        b = np.char.strip(np.array([w[j * HASH_WIDTH:(j + 1) * HASH_WIDTH] for w in want], dtype=str))
+        differ = logged & (np.char.str_len(a) > 0) & (np.char.str_len(b) > 0) & (a != b)
+        if not differ.any():
+            continue
+        i = int(np.flatnonzero(differ)[0])
+        msg = (f"task {task[i]} doc {_plain(doc[i])}: {field} differs from the reference logs' ({_WHY[field]}; "
+               f"{int(differ.sum())} of {int(logged.sum())} document(s) checked differ)")
+        if field != "prompt_hash":
+            raise ValueError(f"{name}: {msg}")
+        if not allow_protocol_change:
+            raise ValueError(f"{name}: {msg}: the estimate would not be comparable with the reference models' "
+                             "scores; run the new model as the references were, or pass allow_protocol_change=True "
+                             "(--allow-protocol-change)")
+        protocol.append(msg)

@@ -1,0 +1,199 @@
+"""New lm-eval logs are checked against what the reference logs ran on the chosen documents: the per-document
+digests (doc_hash, prompt_hash, target_hash) and each task's version and few-shot count of the results files."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from effstats import ResponseMatrix
+from effstats.datasets import read_lm_eval_samples
+from effstats.workflow import Selection, SequentialRun, estimate, select, write_lm_eval_samples
+
+N_REF, N_DOCS = 12, 30
+
+
+@pytest.fixture(scope="module")
+def truth():
+    rng = np.random.default_rng(3)
+    ability = rng.normal(size=(N_REF + 1, 1))
+    hard = rng.normal(size=(1, 2 * N_DOCS))
+    vals = (rng.random((N_REF + 1, 2 * N_DOCS)) < 1 / (1 + np.exp(hard - ability))).astype(float)
+    items = [f"{t}/{d}" for t in ("arc_easy", "boolq") for d in range(N_DOCS)]
+    return ResponseMatrix(vals, model_ids=[f"m{i:02d}" for i in range(N_REF + 1)], item_ids=items)
+
+
+def _digest(kind: str, task: str, doc: int, variant: str = "") -> str:
+    import hashlib
+
+    return hashlib.sha256(f"{kind}|{task}|{doc}|{variant}".encode()).hexdigest()
+
+
+def _stamp(folder: Path, *, doc: str = "", prompt: str = "", target: str = "", hashes: bool = True,
+           n_shot: int | None = 0, version: float | None = 1.0) -> Path:
+    """Add lm-eval's digests to every record (a variant changes that field's digest) and the run fields to every
+    results file, as the harness's evaluator and EvaluationTracker write them."""
+    for f in folder.rglob("samples_*.jsonl"):
+        task = f.name[len("samples_"):].rsplit("_", 1)[0]
+        recs = [json.loads(line) for line in f.read_text().splitlines()]
+        for r in recs:
+            if hashes:
+                r.update(doc_hash=_digest("doc", task, r["doc_id"], doc),
+                         prompt_hash=_digest("prompt", task, r["doc_id"], prompt),
+                         target_hash=_digest("target", task, r["doc_id"], target))
+        f.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    for r in folder.rglob("results_*.json"):
+        res = json.loads(r.read_text())
+        if n_shot is not None:
+            res["n-shot"] = {"arc_easy": n_shot, "boolq": n_shot}
+            res["configs"] = {"arc_easy": {"num_fewshot": n_shot}, "boolq": {"num_fewshot": n_shot}}
+        if version is not None:
+            res["versions"] = {"arc_easy": version, "boolq": version}
+        r.write_text(json.dumps(res))
+    return folder
+
+
+@pytest.fixture(scope="module")
+def chosen(truth, tmp_path_factory):
+    root = tmp_path_factory.mktemp("prov")
+    ref = _stamp(write_lm_eval_samples(truth, root / "ref", models=truth.model_ids[:N_REF]))
+    sel = select(ref, 20, method="random", seed=0)
+    sel.save(root / "sel")
+    return root, sel
+
+
+def _new(truth, root, name, items, **stamp):
+    out = root / name
+    if not out.exists():
+        _stamp(write_lm_eval_samples(truth, out, models=[truth.model_ids[N_REF]], items=list(items)), **stamp)
+    return out
+
+
+def test_the_reader_keeps_each_documents_digests_and_each_tasks_run_fields(truth, chosen):
+    root, _ = chosen
+    rm = read_lm_eval_samples(root / "ref")
+    h = rm.items.loc["boolq/7", "lm_eval_hashes"]
+    assert h == "".join(_digest(k, "boolq", 7)[:12] for k in ("doc", "prompt", "target"))
+    assert (rm.items["n_shot"] == "0").all() and (rm.items["task_version"] == "1").all()
+    plain = read_lm_eval_samples(write_lm_eval_samples(truth, root / "plain", models=truth.model_ids[:2]))
+    assert "lm_eval_hashes" not in plain.items.columns and "n_shot" not in plain.items.columns
+
+
+def test_the_manifest_records_the_chosen_documents_digests_and_the_runs(chosen):
+    root, sel = chosen
+    rec = json.loads((root / "sel" / "manifest.json").read_text())["reference"]["lm_eval"]
+    assert sorted(rec["hashes"]) == sorted(map(str, sel.items))
+    task, doc = str(sel.items[0]).split("/")
+    assert rec["hashes"][str(sel.items[0])][:12] == _digest("doc", task, int(doc))[:12]
+    assert rec["runs"] == {"n_shot": {"arc_easy": "0", "boolq": "0"}, "task_version": {"arc_easy": "1", "boolq": "1"}}
+
+
+def test_the_same_documents_and_protocol_are_scored_without_a_word(truth, chosen):
+    root, sel = chosen
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        est = estimate(root / "sel", _new(truth, root, "same", sel.items))
+    assert len(est.to_frame()) >= 1
+
+
+@pytest.mark.parametrize("stamp, field", [({"doc": "rev2"}, "doc_hash"), ({"target": "rev2"}, "target_hash")])
+def test_other_documents_or_targets_are_refused_naming_task_doc_and_field(truth, chosen, stamp, field):
+    root, sel = chosen
+    new = _new(truth, root, f"other_{field}", sel.items, **stamp)
+    with pytest.raises(ValueError, match=rf"^new_results: task (arc_easy|boolq) doc \d+: {field} differs from the "
+                                         r"reference logs' .*20 of 20 document\(s\) checked differ"):
+        estimate(root / "sel", new)
+    with pytest.raises(ValueError, match=field):  # a protocol change does not let another question through
+        estimate(root / "sel", new, allow_protocol_change=True)
+
+
+def test_another_prompt_is_refused_unless_the_protocol_change_is_allowed(truth, chosen):
+    root, sel = chosen
+    new = _new(truth, root, "prompt", sel.items, prompt="chat template")
+    with pytest.raises(ValueError, match=r"prompt_hash differs .*allow_protocol_change=True"):
+        estimate(root / "sel", new)
+    with pytest.warns(UserWarning, match=r"prompt_hash differs .*compares runs made differently"):
+        estimate(root / "sel", new, allow_protocol_change=True)
+
+
+def test_another_shot_count_is_refused_and_another_version_warned(truth, chosen):
+    root, sel = chosen
+    new = _new(truth, root, "shots", sel.items, n_shot=5)
+    with pytest.raises(ValueError, match=r"^new_results: task arc_easy: n-shot 5 in the new logs, 0 in the "
+                                         r"reference logs'"):
+        estimate(root / "sel", new)
+    with pytest.warns(UserWarning, match="n-shot 5"):
+        estimate(root / "sel", new, allow_protocol_change=True)
+    with pytest.warns(UserWarning, match=r"task arc_easy: version 2 in the new logs, 1 in the reference logs'"):
+        estimate(root / "sel", _new(truth, root, "version", sel.items, version=2.0))
+
+
+def test_logs_without_digests_and_manifests_without_the_record_are_not_checked(truth, chosen, tmp_path):
+    root, sel = chosen
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        estimate(root / "sel", _new(truth, root, "old_harness", sel.items, hashes=False, n_shot=None, version=None))
+    m = json.loads((root / "sel" / "manifest.json").read_text())
+    del m["reference"]["lm_eval"]  # a manifest written before the record was kept
+    for f in ("manifest.json", "reference.npz"):
+        if (root / "sel" / f).exists():
+            (tmp_path / f).write_bytes((root / "sel" / f).read_bytes())
+    (tmp_path / "manifest.json").write_text(json.dumps(m))
+    assert Selection.load(tmp_path).reference.get("lm_eval") is None
+    estimate(tmp_path, _new(truth, root, "other_doc_hash", sel.items, doc="rev2"))
+
+
+def test_the_cli_refuses_in_one_line_and_takes_allow_protocol_change(truth, chosen, tmp_path):
+    root, sel = chosen
+    cmd = [sys.executable, "-m", "effstats", "estimate", str(root / "sel")]
+    new = _new(truth, root, "prompt", sel.items, prompt="chat template")
+    p = subprocess.run(cmd + [str(new), "--out", str(tmp_path / "a")], capture_output=True, text=True)
+    assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1, p.stderr
+    assert "prompt_hash differs" in p.stderr and "--allow-protocol-change" in p.stderr
+    assert "allow_protocol_change=" not in p.stderr
+    p = subprocess.run(cmd + [str(new), "--out", str(tmp_path / "b"), "--allow-protocol-change"],
+                       capture_output=True, text=True)
+    assert p.returncode == 0 and "prompt_hash differs" in p.stderr, p.stderr
+
+
+def test_a_sequential_update_refuses_other_documents(truth, chosen):
+    root, _ = chosen
+    run = SequentialRun.start(root / "ref", rule="precision", half_width=0.2, initial=10, batch=10)
+    assert sorted(run.state["reference"]["lm_eval"]["hashes"]) == sorted(run.state["order"])  # what it hands out
+    new = _stamp(write_lm_eval_samples(truth, root / "seq_new", models=[truth.model_ids[N_REF]],
+                                       items=list(run.next_items)), doc="rev2")
+    with pytest.raises(ValueError, match=r"^new_results: task (arc_easy|boolq) doc \d+: doc_hash differs"):
+        run.update(new)
+    assert run.n_evaluated == 0
+
+
+@pytest.mark.filterwarnings("ignore:reference. 12 reference models")
+def test_an_adaptive_run_records_the_digests_of_the_items_it_hands_out(truth, chosen):
+    root, _ = chosen
+    run = SequentialRun.start(root / "ref", rule="adaptive", target_se=0.3, initial=8, batch=8)
+    rec = run.state["reference"]["lm_eval"]
+    assert sorted(rec["hashes"]) == sorted(run.next_items) and rec["runs"]["n_shot"] == {"arc_easy": "0", "boolq": "0"}
+    new = _stamp(write_lm_eval_samples(truth, root / "adaptive_new", models=[truth.model_ids[N_REF]],
+                                       items=list(run.next_items)), target="rev2")
+    with pytest.raises(ValueError, match=r"^new_results: task (arc_easy|boolq) doc \d+: target_hash differs"):
+        run.update(new)
+
+
+def test_reference_runs_that_disagree_on_a_document_are_not_recorded_for_it(truth, tmp_path):
+    ref = _stamp(write_lm_eval_samples(truth, tmp_path / "ref", models=truth.model_ids[:3]))
+    f = sorted(ref.rglob("samples_boolq_*.jsonl"))[1]  # one model's run on another revision of boolq/4
+    recs = [json.loads(line) for line in f.read_text().splitlines()]
+    recs[4]["doc_hash"] = "f" * 64
+    f.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    rm = read_lm_eval_samples(ref)
+    assert rm.items.loc["boolq/4", "lm_eval_hashes"] == "*"
+    assert rm.items.loc["boolq/5", "lm_eval_hashes"][:12] == _digest("doc", "boolq", 5)[:12]
+    from effstats.workflow._provenance import lm_eval_provenance
+
+    rec = lm_eval_provenance(rm, ["boolq/4", "boolq/5"])
+    assert list(rec["hashes"]) == ["boolq/5"]
