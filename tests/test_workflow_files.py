@@ -428,7 +428,7 @@ def test_an_interrupted_replacement_leaves_one_whole_run(logs, capsys, tmp_path,
     argv = ["select", str(root / "ref"), "--budget", "60", "--out", str(sel), "--force", "--no-progress"]
 
     # stopped while the new selection is written: the old one is whole, its estimate included
-    monkeypatch.setattr(Selection, "save", killed)
+    monkeypatch.setattr(Selection, "_save", killed)
     assert main(argv) != 0
     assert {p: p.read_bytes() for p in sel.rglob("*") if p.is_file() and p.suffix != ".lock"} == {
         p: b for p, b in old.items() if p.suffix != ".lock"}
@@ -456,6 +456,27 @@ def test_an_interrupted_replacement_leaves_one_whole_run(logs, capsys, tmp_path,
     code, _, err = _run(["select", root / "ref", "--budget", 40, "--out", sel, "--force"], capsys)
     assert code == 0, err
     assert len(Selection.load(sel).items) == 40
+
+
+@pytest.mark.parametrize("after", ["lm_eval_samples.json", "manifest.json"])
+def test_a_ctrl_c_while_select_force_puts_its_files_in_place_leaves_one_selection(logs, capsys, tmp_path, monkeypatch,
+                                                                                   after):
+    """A Ctrl-C (a real SIGINT) once the harness's file or the manifest is renamed into place: the other renames and
+    the removal of the replaced selection's estimate happen first, then the command stops (status 130)."""
+    root, sel = logs[0], _selection_with_an_estimate(logs, capsys, tmp_path)
+    real = os.replace
+
+    def replace(src, dst):
+        real(src, dst)
+        if Path(dst).name == after:
+            os.kill(os.getpid(), signal.SIGINT)
+
+    monkeypatch.setattr(os, "replace", replace)
+    assert main(["select", str(root / "ref"), "--budget", "60", "--out", str(sel), "--force", "--no-progress"]) == 130
+    monkeypatch.undo()
+    samples = json.loads((sel / "lm_eval_samples.json").read_text())
+    assert sum(map(len, samples.values())) == len(Selection.load(sel).items) == 60
+    assert not (sel / "estimate").exists()
 
 
 @pytest.mark.parametrize("old_looks", [0, 1])

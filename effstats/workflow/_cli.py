@@ -274,8 +274,7 @@ def _tasks(args: argparse.Namespace) -> list[str] | None:
 
 def _select(args: argparse.Namespace) -> None:
     from ._select import select
-    from ._files import locked, refuse_existing, remove_files
-    from ._io import read_json
+    from ._files import locked, refuse_existing
 
     # checked now, but nothing is removed until the new selection is written: a refused or killed run keeps a whole one
     refuse_existing(args.out, "manifest.json", args.force)
@@ -289,8 +288,7 @@ def _select(args: argparse.Namespace) -> None:
               "deterministically", file=sys.stderr)
     with locked(Path(args.out), "manifest.json"):  # a second select into the same folder is refused, not mixed in
         old = refuse_existing(args.out, "manifest.json", args.force)
-        manifest = sel.save(args.out)  # each file replaced atomically, the manifest last
-        remove_files(Path(args.out).expanduser(), old, keep=set(read_json(manifest, "--out")["files"]))
+        manifest = sel._save(args.out, replaced=old)  # the old selection's files give way to the new one's together
     if sel.budget_curve is not None:
         print("cross-validated error by budget (points):")
         print(sel.budget_curve.to_string(index=False))
