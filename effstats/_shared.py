@@ -568,6 +568,30 @@ def write_text_atomic(path: str | os.PathLike, text: str | bytes) -> Path:
     return path
 
 
+def write_texts_together(files: list[tuple[Path, str | bytes]]) -> list[Path]:
+    """Write each ``(path, text)`` of ``files`` in full under a temporary name beside it, then rename them all into
+    place, in order, with a Ctrl-C held back: an interruption leaves the previous files or the new ones, never a
+    report mixing the two (each file alone is atomic, as :func:`write_text_atomic`). Returns the paths."""
+    from ._entry import interrupt_after
+
+    staged: list[tuple[Path, Path]] = []
+    try:
+        for path, text in files:
+            staged.append((temporary_copy(path, text), Path(path)))
+        with interrupt_after():
+            while staged:
+                tmp, path = staged[0]
+                try:
+                    os.replace(tmp, path)
+                except OSError as exc:  # name the file written, not the temporary one
+                    raise OSError(exc.errno, exc.strerror, str(path)) from exc
+                staged.pop(0)
+    finally:
+        for tmp, _ in staged:
+            tmp.unlink(missing_ok=True)
+    return [Path(path) for path, _ in files]
+
+
 def temporary_copy(path: str | os.PathLike, text: str | bytes) -> Path:
     """Write ``text`` (or bytes) to a temporary file beside ``path``, flushed to disk, and return its name: the
     first half of :func:`write_text_atomic`, for a caller that renames several files into place at one moment.

@@ -479,6 +479,29 @@ def test_a_ctrl_c_while_select_force_puts_its_files_in_place_leaves_one_selectio
     assert not (sel / "estimate").exists()
 
 
+def test_a_ctrl_c_while_estimate_force_puts_its_report_in_place_leaves_one_report(logs, capsys, tmp_path,
+                                                                                  monkeypatch):
+    """A Ctrl-C (a real SIGINT) once the first file of a new report is renamed into place over an earlier report:
+    the other files follow before the command stops, so that the four files are one estimate's."""
+    root, truth = logs
+    sel = _selection_with_an_estimate(logs, capsys, tmp_path)
+    write_lm_eval_samples(truth, tmp_path / "other", models=[truth.model_ids[26]], items=Selection.load(sel).items)
+    out = next((sel / "estimate").iterdir())
+    real = os.replace
+
+    def replace(src, dst):
+        real(src, dst)
+        if Path(dst).name == "estimate.csv":
+            os.kill(os.getpid(), signal.SIGINT)
+
+    monkeypatch.setattr(os, "replace", replace)
+    assert main(["estimate", str(sel), str(tmp_path / "other"), "--out", str(out), "--force", "--no-progress"]) == 130
+    monkeypatch.undo()
+    for name in ("estimate.csv", "tasks.csv", "estimate.md", "estimate.html"):
+        text = (out / name).read_text()
+        assert str(truth.model_ids[26]) in text and str(truth.model_ids[25]) not in text, name
+
+
 @pytest.mark.parametrize("old_looks", [0, 1])
 def test_an_interrupted_sequential_replacement_leaves_the_old_run_whole_or_the_new_one_complete(
         logs, capsys, tmp_path, monkeypatch, old_looks):

@@ -24,7 +24,8 @@ import numpy as np
 import pandas as pd
 
 from .._escape import csv_safe
-from .._shared import _cpus, _Forked, _tie_ranks, exists_or_link, recorded_files, write_text_atomic
+from .._shared import (_cpus, _Forked, _tie_ranks, exists_or_link, recorded_files, write_text_atomic,
+                       write_texts_together)
 from .._validation import check_flag, check_fraction, check_positive_int
 from ._advice import _recommendations
 from ._benchmark import Benchmark
@@ -389,15 +390,16 @@ class AuditResult:
         # files this one does not write again are removed after it
         record = {"format": _RECORD_FORMAT, "files": [f for f in dict.fromkeys([*owned, *names]) if f != _RECORD]}
         write_text_atomic(out / _RECORD, json.dumps(record, indent=1) + "\n")
-        for name, t in tables.items():
-            write_text_atomic(out / name, csv_safe(t).to_csv(index=False))
+        texts: list[tuple[Path, str | bytes]] = [(out / name, csv_safe(t).to_csv(index=False))
+                                                 for name, t in tables.items()]
         for name, fig in figures.items():
             buf = io.BytesIO()
             fig.savefig(buf, format="png", dpi=110)
-            write_text_atomic(out / name, buf.getvalue())
+            texts.append((out / name, buf.getvalue()))
         doc = self._doc()
-        write_text_atomic(out / "report.html", doc.html(self._title()))
-        path = write_text_atomic(out / "report.md", doc.markdown())
+        texts += [(out / "report.html", doc.html(self._title())), (out / "report.md", doc.markdown())]
+        # put in place together: an interruption leaves the previous report or this one, never parts of both
+        path = write_texts_together(texts)[-1]
         for name in set(owned) - set(names) - {_RECORD}:
             with contextlib.suppress(OSError):
                 (out / name).unlink()

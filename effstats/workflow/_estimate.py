@@ -13,10 +13,10 @@ from scipy import stats
 
 from .._escape import csv_safe, html_safe, md_text, md_to_html
 from .._results import ConfidenceInterval, check_confidence_level
-from .._shared import _level_percent, _name_list, _plain
+from .._shared import _level_percent, _name_list, _plain, write_texts_together
 from ..responses import ResponseMatrix
 from ._copies import reread_reference
-from ._io import output_dir, read_new_results, write_text_atomic
+from ._io import output_dir, read_new_results
 from ._provenance import check_lm_eval_provenance
 from ._combine import _combine, _Combined, _TaskResult, warn_unobserved_strata
 from ._files import REPORT_FILES, record_report_files
@@ -466,10 +466,11 @@ class Estimate:
                 "<style>body{font-family:sans-serif;max-width:60em;margin:2em auto}table{border-collapse:collapse}"
                 "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}</style>\n" + md_to_html(md))
         record_report_files(d, REPORT_FILES)  # before the files: an interrupted save leaves them listed
-        return {"csv": write_text_atomic(d / "estimate.csv", csv_safe(frame).to_csv()),
-                "tasks": write_text_atomic(d / "tasks.csv", csv_safe(tasks).to_csv()),
-                "markdown": write_text_atomic(d / "estimate.md", md),
-                "html": write_text_atomic(d / "estimate.html", html)}
+        # put in place together: an interruption leaves the previous report or this one, never parts of both
+        paths = write_texts_together([(d / "estimate.csv", csv_safe(frame).to_csv()),
+                                      (d / "tasks.csv", csv_safe(tasks).to_csv()), (d / "estimate.md", md),
+                                      (d / "estimate.html", html)])
+        return dict(zip(("csv", "tasks", "markdown", "html"), paths))
 
 
 def _any_flag(flags: list, j: int) -> Any:
