@@ -570,3 +570,11 @@ def test_a_board_whose_last_line_is_cut_short_is_refused_naming_the_line(tmp_pat
                                          "still being written?); complete the line or remove it"), err
     (tmp_path / "ok.tsv").write_text("\n".join(rows + ["m4\t0.5\t0.3\t\t"]) + "\n")  # cells left empty: not evaluated
     assert read_scores(tmp_path / "ok.tsv")[0].loc["m4"].isna().sum() == 2
+
+
+def test_a_nul_character_in_a_board_cell_is_refused_naming_its_line_and_column(tmp_path, capsys):
+    (tmp_path / "nul.tsv").write_bytes(b"Model\tA - EM\tB - EM\nm1\t0.9\t0.8\nm2\t0.\x00999\t0.4\nm3\t0.1\t0.2\n")
+    code, err = _run([tmp_path / "nul.tsv", "--out", tmp_path / "o"], capsys)
+    assert code == 2 and err.strip() == ("effstats audit: error: SCORES: nul.tsv: line 3, column 'A - EM' holds a NUL "
+                                         "character ('0.\\x00999'); pandas would cut the value there (read as '0.'): "
+                                         "remove the NUL bytes from the file (a corrupted or binary export?)"), err

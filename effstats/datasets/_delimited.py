@@ -68,14 +68,14 @@ def _open_bytes(p: Path, compression: str | None) -> Any:
     return pd.io.common.get_handle(p, "rb", compression=compression, is_text=False)
 
 
-def _refuse_nul(p: Path, sep: str, compression: str | None) -> None:
+def _refuse_nul(p: Path, sep: str, compression: str | None, name: str = "path") -> None:
     """Raise naming the line and the column of the first NUL character: pandas' parser ends a field there, which
-    would read ``"a\\0b"`` as ``"a"``, another row's id, without a word."""
+    would read ``"a\\0b"`` as ``"a"``, another row's id, without a word. ``name``: the argument the message names."""
     with _open_bytes(p, compression) as handle:
         f = getattr(handle, "handle", handle)
         head = f.read(_NUL_BLOCK)
         if head.startswith(_UTF16):
-            raise ValueError(f"path: {p.name} is UTF-16 text; save it as UTF-8 (a CSV file's usual encoding)")
+            raise ValueError(f"{name}: {p.name} is UTF-16 text; save it as UTF-8 (a CSV file's usual encoding)")
         seen, block, at = 0, head, head.find(b"\0")
         while at < 0 and block:
             seen += len(block)
@@ -96,7 +96,7 @@ def _refuse_nul(p: Path, sep: str, compression: str | None) -> None:
     cells = line.split(sep)
     cell = cells[field] if field < len(cells) else line
     number, cut = text.count(b"\n", 0, at) + 1, cell.split("\0")[0]
-    raise ValueError(f"path: {p.name}: line {number}, {col} holds a NUL character ({cell!r}); pandas would cut "
+    raise ValueError(f"{name}: {p.name}: line {number}, {col} holds a NUL character ({cell!r}); pandas would cut "
                      f"the value there (read as {cut!r}): remove the NUL bytes from the file (a corrupted or binary "
                      "export?)")
 

@@ -21,7 +21,7 @@ import pandas as pd
 from .._published import _decimals, _detect_published, _weights_text
 from .._shared import _name_list, _plain
 from .._scales import FRACTION_MAX, score_scales
-from ._delimited import _compression, refuse_short_rows
+from ._delimited import _compression, _refuse_nul, refuse_short_rows
 from ._score_options import DUPLICATE_POLICIES, SCORE_FORMATS
 from ._summaries import _is_rank, _rank_like, _summary_columns
 
@@ -393,6 +393,11 @@ def read_scores(path: str | Path, *, by: str = "scenario", model: str = "model",
     try:
         sep = _sniff(path, encoding)
         head = _header(path, sep, encoding)
+    except Exception as exc:  # pandas' parser errors vary by version
+        raise ValueError(f"SCORES: could not parse {str(path)!r} as CSV/TSV ({exc})") from None
+    if not encoding.startswith(("utf-16", "utf-32")):  # pandas' parser would end a field at a NUL, silently
+        _refuse_nul(path, sep, _compression(path), name="SCORES")
+    try:
         df = pd.read_csv(path, sep=sep, engine="python", dtype=str, keep_default_na=False, na_values=[""],
                          encoding=encoding)
     except Exception as exc:  # pandas' parser errors vary by version
