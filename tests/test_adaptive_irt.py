@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 from scipy import integrate, stats
 
+from effstats._results import ConfidenceInterval
 from effstats.datasets import simulate_responses
 from effstats.irt import IRT2PL, AdaptiveTest
 
@@ -107,6 +108,10 @@ def test_stops_at_the_target_precision_or_the_item_limit(population):
     rm, _, bank = population
     res = AdaptiveTest(bank, target_se=0.35).run(rm.values[300].astype(int))
     assert res.stopped_by == "precision" and res.standard_error <= 0.35
+    ci = res.confidence_interval(confidence_level=0.9)
+    assert isinstance(ci, ConfidenceInterval) and ci.low < res.statistic == res.accuracy < ci.high
+    row = res.to_frame(confidence_level=0.9).iloc[0]
+    assert (row.statistic, row.ci_low, row.ci_high, row.theta_se) == (res.accuracy, *ci, res.standard_error)
     res2 = AdaptiveTest(bank, target_se=0.01, max_items=25).run(rm.values[300].astype(int))
     assert res2.stopped_by == "max_items" and res2.n_items == 25
     res3 = AdaptiveTest(bank, target_se=1e-6).run(rm.values[300].astype(int))

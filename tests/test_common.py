@@ -456,6 +456,46 @@ def test_all_names_exist(name):
     assert hasattr(mod, "__all__") and not missing, missing
 
 
+# public classes with a ``statistic`` that are not results with an estimate and a sampling error, and why
+NOT_ESTIMATE_RESULTS = {
+    "DIoRPlan": "its statistic() is the meta-metric of a batch of resamples, not an estimate",
+    "LookStats": "its statistic is the test function; estimates are arrays of runs by looks",
+    "FlashHELMResult": "its statistic is the compute saving, a count with no sampling error",
+    "StagewiseInference": "a median-unbiased estimate under the stage-wise ordering has an interval but no standard "
+                          "error",
+}
+
+
+def _public_result_classes():
+    """Every public class (in an ``__all__``) with a ``confidence_interval`` method or a ``statistic``."""
+    out = {}
+    for name in PUBLIC_MODULES + ["effstats.workflow"]:
+        mod = importlib.import_module(name)
+        for attr in getattr(mod, "__all__", []):
+            obj = getattr(mod, attr, None)
+            fields = set(getattr(obj, "__dataclass_fields__", ())) | set(getattr(obj, "_fields", ()))
+            if inspect.isclass(obj) and (hasattr(obj, "confidence_interval") or "statistic" in fields
+                                         or hasattr(obj, "statistic")):
+                out[obj.__name__] = obj
+    return [out[k] for k in sorted(out)]
+
+
+@pytest.mark.parametrize("cls", _public_result_classes(), ids=lambda c: c.__name__)
+def test_every_result_class_follows_the_result_protocol(cls):
+    """A result with an estimate has ``statistic``, ``standard_error``, ``to_frame()`` and
+    ``confidence_interval(confidence_level=...)`` returning an ``effstats.ConfidenceInterval``."""
+    if cls.__name__ in NOT_ESTIMATE_RESULTS:
+        return
+    fields = set(getattr(cls, "__dataclass_fields__", ())) | set(getattr(cls, "_fields", ()))
+    missing = [a for a in ("statistic", "standard_error", "to_frame", "confidence_interval")
+               if not (hasattr(cls, a) or a in fields)]
+    assert not missing, f"{cls.__name__} lacks {missing}"
+    sig = inspect.signature(cls.confidence_interval)
+    assert "confidence_level" in sig.parameters, f"{cls.__name__}.confidence_interval has no confidence_level"
+    assert "ConfidenceInterval" in str(sig.return_annotation), (
+        f"{cls.__name__}.confidence_interval is annotated {sig.return_annotation!r}, not ConfidenceInterval")
+
+
 def test_result_protocol():
     """Results with an estimate share scipy.stats' protocol: confidence_interval(confidence_level=) -> (low, high)."""
     from effstats._results import ConfidenceInterval

@@ -21,7 +21,7 @@ import pandas as pd
 from scipy import stats
 from scipy.special import expit
 
-from .._results import check_confidence_level
+from .._results import ConfidenceInterval, check_confidence_level
 from .._shared import _plain
 from .._validation import check_flag, check_positive, check_positive_int
 from ..exceptions import check_is_fitted
@@ -125,6 +125,9 @@ class AdaptiveResult:
         variation.
     stopped_by : str
         ``"precision"`` (``target_se`` reached), ``"max_items"`` or ``"bank"`` (every item given).
+    statistic : float
+        The estimate the interval is about: ``accuracy`` (``standard_error`` stays the ability's; the accuracy's is
+        ``accuracy_se``).
 
     See Also
     --------
@@ -156,7 +159,12 @@ class AdaptiveResult:
         """Number of items given."""
         return len(self.items)
 
-    def confidence_interval(self, confidence_level: float = 0.95) -> tuple[float, float]:
+    @property
+    def statistic(self) -> float:
+        """The whole-bank accuracy, the estimate ``confidence_interval`` is about."""
+        return self.accuracy
+
+    def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
         """Normal interval for the whole-bank accuracy, clipped to [0, 1].
 
         Parameters
@@ -166,12 +174,32 @@ class AdaptiveResult:
 
         Returns
         -------
-        (float, float)
-            ``accuracy ± z·accuracy_se``, clipped to [0, 1]; model-based: it assumes the model answers as the
-            item bank's IRT model says.
+        ConfidenceInterval
+            ``(low, high)`` = ``accuracy ± z·accuracy_se``, clipped to [0, 1]; model-based: it assumes the model
+            answers as the item bank's IRT model says.
         """
         z = stats.norm.ppf(0.5 + check_confidence_level(confidence_level) / 2)
-        return (max(0.0, self.accuracy - z * self.accuracy_se), min(1.0, self.accuracy + z * self.accuracy_se))
+        return ConfidenceInterval(max(0.0, self.accuracy - z * self.accuracy_se),
+                                  min(1.0, self.accuracy + z * self.accuracy_se))
+
+    def to_frame(self, confidence_level: float = 0.95) -> pd.DataFrame:
+        """The result as a one-row table.
+
+        Parameters
+        ----------
+        confidence_level : float, default=0.95
+            Level of ``ci_low`` / ``ci_high``.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``statistic`` (the accuracy), ``accuracy_se``, ``ci_low``, ``ci_high``, ``theta``,
+            ``theta_se`` (the ability's ``standard_error``), ``n_items`` and ``stopped_by``.
+        """
+        ci = self.confidence_interval(confidence_level)
+        return pd.DataFrame([{"statistic": self.accuracy, "accuracy_se": self.accuracy_se, "ci_low": ci.low,
+                              "ci_high": ci.high, "theta": self.theta, "theta_se": self.standard_error,
+                              "n_items": self.n_items, "stopped_by": self.stopped_by}])
 
 
 class AdaptiveTest:
