@@ -578,3 +578,12 @@ def test_a_nul_character_in_a_board_cell_is_refused_naming_its_line_and_column(t
     assert code == 2 and err.strip() == ("effstats audit: error: SCORES: nul.tsv: line 3, column 'A - EM' holds a NUL "
                                          "character ('0.\\x00999'); pandas would cut the value there (read as '0.'): "
                                          "remove the NUL bytes from the file (a corrupted or binary export?)"), err
+
+
+def test_names_equal_but_for_spaces_at_either_end_are_warned_naming_both():
+    board = _board()
+    board.index = ["GPT-4o", "GPT-4o ", *board.index[2:]]
+    with pytest.warns(UserWarning, match=r"1 pair\(s\) of model names differ only in Unicode normalisation or case "
+                                         r"\(or in spaces at either end\), e\.g\. 'GPT-4o' and 'GPT-4o ' \(spaces at "
+                                         r"the start or end\)"):
+        audit(board, n_boot=20, progress=False)

@@ -241,7 +241,7 @@ def _warn_lookalikes(data: Any, notes: list[str]) -> None:
         first: dict[str, str] = {}
         pairs = []
         for n in dict.fromkeys(map(str, names)):
-            key = unicodedata.normalize("NFKC", n).casefold()
+            key = unicodedata.normalize("NFKC", n).casefold().strip()  # a trailing space is easily typed, unseen
             if key in first:
                 pairs.append((first[key], n))
             first.setdefault(key, n)
@@ -249,12 +249,15 @@ def _warn_lookalikes(data: Any, notes: list[str]) -> None:
             continue
 
         def how(a: str, b: str) -> str:
+            if a.strip() == b.strip():
+                return "spaces at the start or end"
             if unicodedata.normalize("NFC", a) == unicodedata.normalize("NFC", b):
                 return "the same letters, composed and decomposed: Unicode NFC vs NFD"
             return "in case" if a.casefold() == b.casefold() else "in case or Unicode compatibility forms"
 
         eg = "; ".join(f"{a!r} and {b!r} ({how(a, b)})" for a, b in pairs[:3])
-        msg = (f"SCORES: {len(pairs)} pair(s) of {what} names differ only in Unicode normalisation or case, e.g. "
+        msg = (f"SCORES: {len(pairs)} pair(s) of {what} names differ only in Unicode normalisation or case (or in "
+               f"spaces at either end), e.g. "
                f"{eg}; they are audited as different {what}s: write each name one way if they are one")
         warnings.warn(msg, UserWarning, stacklevel=3)
         notes.append(f"**Warning**: {msg}")
