@@ -342,8 +342,11 @@ class Estimate:
                          f"[{r.low:.4f}, {r.high:.4f}] | {int(r['rank'])} | [{int(r.rank_low)}, {int(r.rank_high)}] | "
                          f"{int(r.n_items)} | {oor} | "
                          f"{md_text(r.estimator)} |")
+        # the check is made at the 95 % level (estimate ± 1.96 s.e.), whatever the report's
+        check = ("its 95 % interval" if abs(confidence_level - 0.95) < 1e-12 else
+                 "its estimate ± 1.96 s.e., the 95 % level whatever the level of the intervals above,")
         lines += ["", "*Out of range*: yes if the model's estimate on some task lies outside the reference models' "
-                  "range of scores on it (a design-based one by more than its sampling error: its 95 % interval "
+                  f"range of scores on it (a design-based one by more than its sampling error: {check} "
                   "clear of the range), or the method's checks on the chosen items fire: its mean there lies "
                   "outside the references' means there, or its distance to the nearest reference (root mean squared "
                   "difference) exceeds the largest distance of a reference to its nearest other one (there a "
