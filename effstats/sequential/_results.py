@@ -63,8 +63,10 @@ class SequentialResult:
     trace : DataFrame
         One row per look: n, information, estimate, se, z, two- and one-sided bounds, the two-sided repeated CI
         (``ci_low``, ``ci_high``), with a :class:`~effstats.sequential.Precision` rule the fixed-sample interval it
-        checks (``fixed_low``, ``fixed_high``: at its stop the result's ``ci_low``, ``ci_high``), and the rules that
-        fired.
+        checks (``fixed_low``, ``fixed_high``: at its stop the result's ``ci_low``, ``ci_high``), with a one-sided
+        :class:`~effstats.sequential.Efficacy` rule the one-sided test's repeated interval (``ci_low_one_sided``,
+        ``ci_high_one_sided``: level ``1 - 2 alpha``, its end on the tested side the one-sided ``1 - alpha`` bound;
+        at an efficacy stop the result's ``ci_low``, ``ci_high``), and the rules that fired.
     pvalue : float or None
         Stage-wise ordering p-value of the efficacy test (:func:`effstats.sequential.stagewise_pvalue` on
         the bounds used) at an efficacy stop or the last look; None when no efficacy test was made or another rule

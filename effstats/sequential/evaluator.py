@@ -754,6 +754,14 @@ class SequentialEvaluator(BaseEstimator):
             trace.insert(trace.columns.get_loc("rule_fired"), "fixed_low", np.asarray(f_lo)[0, :K])
             trace.insert(trace.columns.get_loc("rule_fired"), "fixed_high", np.asarray(f_hi)[0, :K])
         lo, hi, (lo2, hi2), (lo1, hi1), st = self._stop_intervals(s, np.array([look]), np.array([bound]))
+        eff = next((r for r in rules if isinstance(r, Efficacy)), None)
+        if eff is not None and eff.alternative != "two-sided":
+            # a one-sided test's own repeated interval at every look (level 1 - 2 alpha, its end on the tested side
+            # the one-sided 1 - alpha bound), beside the two-sided 1 - alpha one of ci_low/ci_high
+            every = s.statistic.take((np.zeros(K, int), np.arange(K)))
+            one_lo, one_hi = every.interval(np.asarray(s.c1)[:K])
+            trace.insert(trace.columns.get_loc("rule_fired"), "ci_low_one_sided", np.asarray(one_lo, float))
+            trace.insert(trace.columns.get_loc("rule_fired"), "ci_high_one_sided", np.asarray(one_hi, float))
         fixed1 = (np.nan, np.nan)
         if bound == "fixed":
             # the precision rule's fixed-sample interval at 1 - 2 alpha too, the level of the one-sided repeated
@@ -761,8 +769,7 @@ class SequentialEvaluator(BaseEstimator):
             # design's tends to 1), so it is the stop's interval at that level as the 1 - alpha one is at its own
             f1 = replace(s, alpha=2 * s.alpha).fixed_interval
             fixed1 = tuple(float(np.broadcast_to(v, np.shape(s.estimate))[0, look]) for v in f1)
-        # by type, not by name: a renamed Efficacy rule stops with its own name as the reason
-        eff = next((r for r in rules if isinstance(r, Efficacy)), None)
+        # by type, not by name (above): a renamed Efficacy rule stops with its own name as the reason
         pvalue = self._pvalue(eff, s, look, reason)
         return SequentialResult(decision=decision, reason=reason, n=int(s.n[0, look]),
                                 fraction=float(s.n[0, look] / max_n), information_fraction=float(s.t[look]),

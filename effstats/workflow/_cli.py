@@ -513,9 +513,14 @@ def _update(args: argparse.Namespace) -> None:
                 extra = f"; fixed-sample interval ±{(hi - lo) / 2:.4f}, the rule stops at ±{rule['half_width']:g}"
             from .._shared import _level_percent
 
+            level, lo, hi, side = res.confidence_level, res.ci_low, res.ci_high, ""
+            if run._one_sided():  # the one-sided test's interval, at its level, as the decision's
+                level, lo, hi = 1 - 2 * run.state["alpha"], res.low1, res.high1
+                side = (f", its {'lower' if rule['alternative'] == 'greater' else 'upper'} end the one-sided "
+                        f"{_level_percent(1 - run.state['alpha'])} % bound")
             print(f"look {len(run.state['looks'])}: {res.n:,} items, {what} {res.estimate:.4f}, "
-                  f"{_level_percent(res.confidence_level)} % repeated interval [{res.ci_low:.4f}, {res.ci_high:.4f}] "
-                  f"(valid at any look){extra}: continue")
+                  f"{_level_percent(level)} % repeated interval [{lo:.4f}, {hi:.4f}] "
+                  f"(valid at any look{side}){extra}: continue")
         print(f"batch {len(run.state['looks']) + 1}: {len(run.next_items):,} items in {path}")
         _next_step(run, path, args.state)
 

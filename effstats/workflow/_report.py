@@ -50,6 +50,9 @@ class _Report:
                        "confidence_level": 1 - st["alpha"], "theta": res.theta, "theta_se": res.standard_error}
             else:
                 est = _result_dict(res)
+                if self._one_sided():  # the one-sided test's repeated interval, as its decision's
+                    est.update(ci_low=float(res.low1), ci_high=float(res.high1),
+                               confidence_level=1 - 2 * float(st["alpha"]))
         for k in ("estimate", "standard_error", "ci_low", "ci_high", "confidence_level", "theta", "theta_se"):
             v = None if est is None else est.get(k)
             out[k] = None if v is None or not np.isfinite(v) else float(v)
@@ -91,10 +94,23 @@ class _Report:
                        f"any reference model is from its nearest other one ({chk.distance_limit:.3f})")
         return "; ".join(why)
 
+    def _one_sided(self) -> bool:
+        """Whether the run tests one-sided (``--alternative greater`` or ``less``): its intervals are then the
+        one-sided test's, at level ``1 - 2 alpha`` (each end on the tested side a one-sided ``1 - alpha`` bound)."""
+        rule = self.state["rule"]
+        return rule["kind"] == "efficacy" and rule.get("alternative", "two-sided") != "two-sided"
+
     def _trace(self) -> pd.DataFrame:
-        """One row per look: the estimates after it."""
+        """One row per look: the estimates after it, and the level of its interval (``ci_low``, ``ci_high``: the
+        two-sided repeated interval at ``1 - alpha``, or a one-sided run's at ``1 - 2 alpha``, as its decision's)."""
         if self.state["rule"]["kind"] != "adaptive":
-            return self.result.trace
+            trace = self.result.trace.copy()
+            level = 1 - self.state["alpha"]
+            if self._one_sided() and "ci_low_one_sided" in trace:
+                trace["ci_low"], trace["ci_high"] = trace.pop("ci_low_one_sided"), trace.pop("ci_high_one_sided")
+                level = 1 - 2 * self.state["alpha"]
+            trace.insert(trace.columns.get_loc("ci_low"), "confidence_level", level)
+            return trace
         rows = [{"look": k + 1, "n": sum(len(lk["items"]) for lk in self.state["looks"][: k + 1]),
                  **{c: lk[c] for c in ("theta", "theta_se", "accuracy", "accuracy_se")}}
                 for k, lk in enumerate(self.state["looks"])]
