@@ -86,6 +86,11 @@ def _transposed_item(wide, f):
     wide.T.rename_axis("item").to_csv(f)
 
 
+def _one_model_without_model_column(wide, f):
+    one = _long(wide)
+    one[one.model == one.model.iloc[0]][["item", "score"]].to_csv(f, index=False)
+
+
 def _transposed_named_model(wide, f):
     wide.T.rename_axis("model").to_csv(f)  # the header says model, the rows are items
 
@@ -163,6 +168,8 @@ def _doc_ids_repeat(wide, f):
 REFUSED = [
     (_transposed_item, ["looks transposed", "first column is named 'item'", "one row per item and one column per model",
                         "expected one row per model"]),
+    (_one_model_without_model_column, ["looks like one model's long table without a model column",
+                                       "['item', 'score']", "add a 'model' column"]),
     (_transposed_named_model, ["looks transposed", "rows are named like items ('arc/0', 'arc/1')",
                                "expected one row per model"]),
     (_long_renamed, ["looks like a long table", "['doc_id'] name items", "['model_name', 'doc_id', 'acc']",

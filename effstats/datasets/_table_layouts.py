@@ -190,6 +190,11 @@ def _refuse_transposed(df: pd.DataFrame, id_col: str, p: Path, model: str, cell_
                  "columns are not")
     else:
         return
+    if len(cols) == 1 and cols[0].lower() in _META_NAMES | {"correct", "value", "result"}:
+        # item, score: one model's results, long, without the model's name (not one model called 'score')
+        raise ValueError(f"path: {p.name} looks like one model's long table without a model column (columns "
+                         f"{[str(id_col), cols[0]]}): add a 'model' column naming the model (pandas: "
+                         "df.assign(model='<its name>'))")
     raise ValueError(f"path: {p.name} looks transposed ({found}): one row per item and one column per model "
                      f"({cols[:2]} …); expected one row per model, the model id first, then one column per item: "
                      f"transpose it (pandas: df.set_index({str(id_col)!r}).T) or write a long table with columns "
