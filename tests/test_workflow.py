@@ -579,7 +579,7 @@ def test_lm_eval_filters_are_chosen_and_recorded(tmp_path, capsys):
         f.write_text("\n".join(json.dumps({**r, "filter": "strict-match"}) for r in recs + []) + "\n"
                      + "\n".join(json.dumps(r) for r in flipped) + "\n")
     code, _, err = _run(["select", tmp_path / "ref", "--budget", 30, "--out", tmp_path / "s"], capsys)
-    assert code == 2 and "filter" in err and len(err.strip().splitlines()) == 1
+    assert code == 2 and "pass --filter <one of them>" in err and len(err.strip().splitlines()) == 1
     code, _, err = _run(["select", tmp_path / "ref", "--budget", 30, "--filter", "strict-match", "--out",
                          tmp_path / "s"],
                         capsys)

@@ -170,7 +170,7 @@ def _read_records(f: Path, metric: str, normalize: bool, want_filter: str | None
                              "(where the tasks log different filters, name it per task)")
         return by_filter[want_filter]
     if len(by_filter) > 1:
-        raise ValueError(f"filter: {_shown(f)} logs several filters {sorted(by_filter)}; pass filter=<one of them>")
+        raise ValueError(f"filter: {_shown(f)} logs several filters {sorted(by_filter)}; pass filter='<one of them>'")
     return next(iter(by_filter.values()))
 
 
