@@ -616,3 +616,18 @@ def test_zero_one_results_off_by_floating_point_noise_get_the_interval_of_exact_
     assert (pd.read_csv(tmp_path / "noisy.csv")["score"] % 1 != 0).all()  # the file holds the moved values
     pd.testing.assert_frame_equal(reports["noisy"], reports["exact"])
     assert reports["exact"].loc["few", "low"] == pytest.approx(low, abs=1e-4) and low > 0
+
+
+def test_results_without_samples_logs_and_data_frames_get_a_hint(tmp_path):
+    """A folder of lm-eval results_*.json only is a run without --log_samples; a DataFrame goes through
+    ResponseMatrix.from_long: each error says so."""
+    import pandas as pd
+
+    (tmp_path / "org__m").mkdir()
+    (tmp_path / "org__m" / "results_2026-01-01T00-00-00.json").write_text(json.dumps({"results": {}}))
+    with pytest.raises(ValueError, match=r"results_\*\.json files only: run lm_eval with --log_samples"):
+        read_results(tmp_path, name="new_results")
+    df = pd.DataFrame({"model": ["m"], "item": ["t/0"], "score": [1.0]})
+    with pytest.raises(ValueError, match=r"got DataFrame; for a long pandas DataFrame pass "
+                                         r"effstats\.ResponseMatrix\.from_long\(df, model="):
+        read_results(df, name="new_results")

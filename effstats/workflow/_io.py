@@ -32,8 +32,10 @@ def _detect(path: Path) -> str:
             return "lm-eval"
         if any(f.is_file() for f in path.rglob("per_instance_stats.json")):
             return "helm"
+        hint = ("; it holds lm-eval results_*.json files only: run lm_eval with --log_samples to log each document"
+                if any(f.is_file() for f in path.rglob("results_*.json")) else "")
         raise ValueError(f"{path}: a folder with neither lm-evaluation-harness samples_*.jsonl logs nor HELM run "
-                         "folders (per_instance_stats.json)")
+                         f"folders (per_instance_stats.json){hint}")
     name = path.name.lower()
     head = b""
     if path.is_file():  # a FIFO would wait forever
@@ -204,7 +206,9 @@ def _read_results(source: Any, *, format: str = "auto", metric: Any = None, dupl
         _helm_only(opts, name, "a ResponseMatrix")
         return source, {}
     if isinstance(source, bool) or not isinstance(source, (str, os.PathLike)):
-        raise ValueError(f"{name}: expected a path or a ResponseMatrix, got {type(source).__name__}")
+        hint = ("; for a long pandas DataFrame pass effstats.ResponseMatrix.from_long(df, model='model', "
+                "item='item', score='score')" if isinstance(source, pd.DataFrame) else "")
+        raise ValueError(f"{name}: expected a path or a ResponseMatrix, got {type(source).__name__}{hint}")
     path = Path(source).expanduser()
     if not path.exists():
         raise ValueError(f"{name}: {str(path)!r} " + ("is a broken link or a link loop" if path.is_symlink() else
