@@ -558,3 +558,15 @@ def test_a_row_of_fewer_fields_than_the_header_is_refused_on_every_path(tmp_path
         outcomes.append(_outcome(lambda: read_scores_csv(f)))
     assert outcomes == [("error", want, [])] * 4
     assert _outcome(lambda: read_scores_csv(ok))[0] == "matrix"
+
+
+def test_a_row_of_one_field_too_many_is_refused_on_one_line_naming_it(tmp_path, capsys):
+    """pandas' tokenizer message ends in a line feed: the CLI's one line keeps its closing parenthesis."""
+    from effstats.cli import main
+
+    f = tmp_path / "four.csv"
+    f.write_text("model,item,score\na,q1,1\nb,q1,0,1\n")
+    assert _outcome(lambda: read_scores_csv(f)) == ("error", "path: four.csv is not a readable delimited table (Error "
+                                                    "tokenizing data. C error: Expected 3 fields in line 3, saw 4)", [])
+    assert main(["select", str(f), "--budget", "2", "--out", str(tmp_path / "o")]) == 2
+    assert capsys.readouterr().err.endswith("Expected 3 fields in line 3, saw 4)\n")

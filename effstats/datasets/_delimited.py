@@ -336,7 +336,7 @@ def _read_delimited(p: Path, sep: str, text: _TextColumns | None = None,
         what = f"holds {compression} data that does not decompress" if compression else "cannot be read"
         raise ValueError(f"path: {p.name} {what} ({type(exc).__name__}: {exc})") from None
     except pd.errors.ParserError as exc:
-        raise ValueError(f"path: {p.name} is not a readable delimited table ({exc})") from None
+        raise ValueError(f"path: {p.name} is not a readable delimited table ({str(exc).strip()})") from None
 
 
 def _trailing_separator(df: pd.DataFrame, p: Path, header: list[str]) -> bool:
