@@ -65,6 +65,8 @@ def test_a_valid_only_scenario_needs_split_valid(tmp_path, capsys):
     # the new model's runs are read on the manifest's split: no option needed at estimate
     code, out, err = _run(["estimate", tmp_path / "sel", new, "--restrict-to-manifest"], capsys)
     assert code == 0, err
+    n_new = read_results(new, split="valid").n_items
+    assert n_new > len(manifest["items"]) and f"left out its {n_new - len(manifest['items'])} other item(s)" in out, out
     est = pd.read_csv(tmp_path / "sel" / "estimate" / "new" / "estimate.csv")
     true = truth["org2/model-08"]["hellaswag"].mean()
     assert est["low"].iloc[0] <= true <= est["high"].iloc[0]

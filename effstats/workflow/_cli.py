@@ -361,6 +361,9 @@ def _estimate(args: argparse.Namespace) -> None:
         paths = est.save(out, confidence_level=level)
         if inside:
             record_report(sel_dir, list(paths.values()) + [out / REPORT_RECORD])
+    if args.restrict_to_manifest:
+        print(f"read the manifest's items from NEW_RESULTS; left out its {est.n_left_out} other item(s) "
+              "(--restrict-to-manifest)")
     print(est.to_markdown(level), end="")
     print(f"written: {paths['markdown']}, {paths['html']}, {paths['csv']}, {paths['tasks']}")
 

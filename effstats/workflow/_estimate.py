@@ -54,6 +54,8 @@ class Estimate:
     scored_tasks : Index, default=None
         The tasks the score covers: every task of the manifest (the default, None) unless :func:`estimate` was
         given ``tasks``.
+    n_left_out : int, default=0
+        Items of the new results outside the manifest that ``restrict_to_manifest=True`` left out.
 
     Attributes
     ----------
@@ -89,6 +91,7 @@ class Estimate:
     weights: str = "items"
     unranked: pd.Index = field(default_factory=lambda: pd.Index([]))
     scored_tasks: pd.Index = None
+    n_left_out: int = 0
     _combined: _Combined = field(default=None, repr=False)
     _parts: list = field(default=None, repr=False)
 
@@ -684,11 +687,13 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
     info = item_tasks(rm)["task"]
     chosen = pd.Index(selection.items)
     refuse_unicode_twins(new.item_ids, rm.item_ids, "the reference data")
+    n_left_out = 0
     if restrict_to_manifest:
         on = new.item_ids.isin(chosen)
         if not on.any():
             raise ValueError(f"new_results: none of its {new.n_items} items is in the manifest"
                              f"{_id_hint(new.item_ids, chosen)}")
+        n_left_out = int((~on).sum())
         new = new.subset(items=np.flatnonzero(on))
     _refuse_transposed_results(new, chosen, rm)
     new_ids = new.item_ids
@@ -744,7 +749,8 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
     board = board.drop(index=unranked).sort_values("score", ascending=False)
     return Estimate(model_ids=new.model_ids, leaderboard=board, selection=selection,
                     n_missing=pd.Series(n_missing.to_numpy(), index=new.model_ids), weights=weights,
-                    unranked=pd.Index(unranked), scored_tasks=scored, _combined=combined, _parts=parts)
+                    unranked=pd.Index(unranked), scored_tasks=scored, n_left_out=n_left_out,
+                    _combined=combined, _parts=parts)
 
 
 def _zero_one_method(fits: dict, rm: ResponseMatrix) -> str | None:
