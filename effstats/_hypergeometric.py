@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 from scipy import special
-from scipy.special import gammaln
+from scipy.special import gammaln, ndtri
 
 from ._results import ConfidenceInterval, check_confidence_level
 from ._shared import _value_list
@@ -124,6 +124,35 @@ def _sum_term_by_term(term, j, down, N, K, n, lo, hi):
     return acc
 
 
+def _bracket(x, N, m, a, lower, kept, other):
+    """``kept`` and ``other`` of :func:`_hyp_limits`' bisection (the range's ends) narrowed to two counts either
+    side of Clopper-Pearson's limit at the finite-population-corrected size, within a tenth of the limit's
+    standard error of the exact one or about an item: tried with the range's far end in one call, where they
+    bracket the limit the bisection takes a few steps instead of log2 of the range, and elsewhere each still
+    narrows the range on its side."""
+    n_eff = m * (N - 1) / np.maximum(N - m, 0.5)
+    x_eff = x / m * n_eff
+    with np.errstate(all="ignore"):
+        high = np.where(x < m, special.betaincinv(x_eff + 1, np.maximum(n_eff - x_eff, 1e-300), 1 - a), 1.0)
+        low = np.where(x > 0, special.betaincinv(np.maximum(x_eff, 1e-300), n_eff - x_eff + 1, a), 0.0)
+    guess = N * np.where(lower, high, low)
+    se = N * np.sqrt(x / m * (1 - x / m) / m * (N - m) / np.maximum(N - 1, 1))
+    width = 1.5 + 0.1 * ndtri(1 - np.clip(a, 1e-300, 0.5)) * se
+    lo, hi = np.minimum(kept, other), np.maximum(kept, other)
+    near = [np.clip(np.round(guess - width), lo, hi), np.clip(np.round(guess + width), lo, hi)]
+    tried = np.concatenate([other] + near)
+    ok = (_hyp_tail(np.tile(x, 3), np.tile(N, 3), tried, np.tile(m, 3), np.tile(lower, 3)) > np.tile(a, 3))
+    ok = ok.reshape(3, -1)
+    done = ok[0]  # the range's far end itself is not rejected
+    kept = np.where(done, other, kept)
+    for c, c_ok in zip(near, ok[1:]):
+        toward = np.sign(kept - other)  # from the rejected side to the kept one
+        inside = ~done & ((c - other) * toward > 0) & ((kept - c) * toward > 0)
+        kept = np.where(inside & c_ok, c, kept)
+        other = np.where(inside & ~c_ok, c, other)
+    return kept, other
+
+
 def _hyp_up(x, size, good, n):
     """``P(X >= x)`` for ``X ~ Hypergeometric(size, good, n)`` (successes among ``n`` of ``size`` items)."""
     return _unique_apply(lambda x, N, K, m: _hyp_tail(x, N, K, m, lower=False), x, size, good, n)
@@ -151,8 +180,11 @@ def _hyp_limits(x, size, n, a):
         x, N, m, a = (np.concatenate([v, v]) for v in (x, N, m, a))
         # kept: the end where the tail exceeds a (not rejected); other: where it does not, or the range's end
         kept, other = np.concatenate([hi_k, lo_k]), np.concatenate([lo_k, hi_k])
-        done = _hyp_tail(x, N, other, m, lower) > a  # the range's far end itself is not rejected
-        kept = np.where(done, other, kept)
+        if x.size > 2 * _BLOCK_ROWS:  # many rows: numpy's per-element cost dominates, plain bisection
+            done = _hyp_tail(x, N, other, m, lower) > a  # the range's far end itself is not rejected
+            kept = np.where(done, other, kept)
+        else:
+            kept, other = _bracket(x, N, m, a, lower, kept, other)
         while True:
             gap = np.abs(kept - other) > 1
             if not gap.any():

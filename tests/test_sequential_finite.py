@@ -197,6 +197,22 @@ def test_hypergeometric_tails_match_scipy(size):
                                atol=1e-300)
 
 
+def test_hypergeometric_limits_of_a_few_rows_equal_those_of_many():
+    # a look's few rows start the bisection from a bracket around Clopper-Pearson's limit at the corrected size,
+    # many rows bisect the whole range: the same exact limits, at every size, count and level
+    from effstats._hypergeometric import _hyp_limits
+
+    g = np.random.default_rng(4)
+    for size in (3, 40, 700, 20_000):
+        n = g.integers(1, size + 1, 300).astype(float)
+        x = np.floor(g.random(300) * (n + 1))
+        a = g.choice([1e-6, 0.005, 0.025, 0.05, 0.2, 0.5], 300)
+        many = _hyp_limits(x, np.full(300, float(size)), n, a)
+        few = np.array([_hyp_limits(x[i:i + 3], np.full(3, float(size)), n[i:i + 3], a[i:i + 3])
+                        for i in range(0, 300, 3)])  # (100, 2, 3)
+        np.testing.assert_array_equal(few.transpose(1, 0, 2).reshape(2, -1), many)
+
+
 def test_validation_grid_has_finite_benchmark_cells_that_hold():
     from effstats.sequential.validation import validation_grid
 
