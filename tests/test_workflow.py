@@ -146,6 +146,9 @@ def test_rank_interval_brute_force():
         assert ri.loc[m, "rank"] == 1 + sum(s > est.statistic[j] for s in board["score"])
         assert ri.loc[m, "rank_low"] == 1 + sum(lo > ci.high[j] for lo in lo_ref)
         assert ri.loc[m, "rank_high"] == 1 + sum(hi >= ci.low[j] for hi in hi_ref)
+    # one index name for the models in every table of an estimate
+    names = {ri.index.name, board.index.name, est.to_frame().index.name, est.tasks().index.names[0]}
+    assert names == {"model"}, names
 
 
 def test_reference_scores_are_task_weighted_and_a_model_without_a_task_is_not_ranked():

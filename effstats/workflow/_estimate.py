@@ -80,7 +80,7 @@ class Estimate:
     (array([0.188]), array([0.117]))
     >>> est.rank_interval()   # 1 = best of the 40 reference models and the new one
                rank  rank_low  rank_high  of
-    model_ids
+    model
     sim40        40        39         41  41
     """
 
@@ -196,8 +196,8 @@ class Estimate:
         >>> sel = select(data.subset(models=range(30)), 80, seed=1)
         >>> est = estimate(sel, data.subset(models=[30, 31, 32], items=sel.items))
         >>> est.rank_interval(0.9)   # 1 = best of 31 places: the reference models and the new model
-                   rank  rank_low  rank_high  of
-        model_ids
+               rank  rank_low  rank_high  of
+        model
         sim30         1         1          1  31
         sim31        28        26         29  31
         sim32        16         8         23  31
@@ -219,7 +219,7 @@ class Estimate:
         low = 1 + (r_lo[None, :] > np.asarray(ci.high)[:, None]).sum(1)
         high = 1 + (r_hi[None, :] >= np.asarray(ci.low)[:, None]).sum(1)
         return pd.DataFrame({"rank": rank, "rank_low": low, "rank_high": high, "of": len(ref) + 1},
-                            index=self.model_ids)
+                            index=self.model_ids.rename("model"))
 
     def to_frame(self, confidence_level: float = 0.95) -> pd.DataFrame:
         """The estimates, one row per new model.
@@ -740,7 +740,7 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
     if rm.kind == "binary" and new.kind != "binary" and duplicates != "mean":  # averaged 0/1 runs are graded
         warn_graded_against_binary(new.model_ids, new.item_ids, new.values_with_nan())
     scores, se = _observed_scores(rm, info, weights)
-    board = pd.DataFrame({"score": scores, "standard_error": se}, index=rm.model_ids)
+    board = pd.DataFrame({"score": scores, "standard_error": se}, index=rm.model_ids.rename("model"))
     unranked = board.index[board["score"].isna()]
     if len(unranked):  # a model not run on a whole task has no whole-benchmark score to rank against
         warnings.warn(f"reference: {len(unranked)} reference model(s) have no result on some task and are left out "
