@@ -367,16 +367,17 @@ def test_allocate_budget_properties(sizes, data):
 
 # ----------------------------------------------------------------------------------------------- sequential
 def test_sequential_start_precision_prints_the_half_width(tmp_path, capsys):
-    """--rule precision without --half-width stops at ±0.02, and says so; a given half-width is printed as given."""
+    """--rule precision without --half-width stops at a half-width of 0.02, and says so; a given one is shown."""
     ref_csv = tmp_path / "ref.csv"
     _truth(seed=9).subset(models=range(N_REF)).to_long().to_csv(ref_csv, index=False)
     code, out, err = _run(["sequential", "start", ref_csv, "--rule", "precision", "--out", tmp_path / "a"], capsys)
     assert code == 0, err
     assert json.loads((tmp_path / "a" / "state.json").read_text())["rule"]["half_width"] == 0.02
-    assert "rule: precision, stop once the interval is at most ±0.02 (the default; set it with --half-width)" in out
+    assert ("rule: precision, stop once the interval's half-width is at most 0.02 (the default; set it with "
+            "--half-width)") in out
     code, out, err = _run(["sequential", "start", ref_csv, "--half-width", 0.05, "--out", tmp_path / "b"], capsys)
     assert code == 0, err
-    assert "rule: precision, stop once the interval is at most ±0.05\n" in out
+    assert "rule: precision, stop once the interval's half-width is at most 0.05\n" in out
 
 
 @pytest.mark.parametrize("rule", ["efficacy", "precision"])
@@ -466,7 +467,8 @@ def test_sequential_precision_update_prints_the_repeated_interval_and_at_the_sto
         tr = traces[sp]
         for k, out in enumerate(lines, start=1):
             m = re.search(rf"^look {k}: ([\d,]+) items, score {number}, 95 % repeated interval \[{number}, {number}\] "
-                          rf"\(valid at any look\); fixed-sample interval ±{number}, the rule stops at ±0.04: "
+                          rf"\(valid at any look\); fixed-sample interval of half-width {number}, the rule stops at "
+                          r"0.04 \(half the width: the interval need not be centred on the score\): "
                           "continue$", out, re.M)
             assert m, out
             n, est, lo, hi, fixed = int(m[1].replace(",", "")), *map(float, m.groups()[1:])
@@ -474,7 +476,8 @@ def test_sequential_precision_update_prints_the_repeated_interval_and_at_the_sto
             assert (lo, hi) == pytest.approx((tr.loc[k, "ci_low"], tr.loc[k, "ci_high"]), abs=5e-5)
             assert fixed == pytest.approx((tr.loc[k, "fixed_high"] - tr.loc[k, "fixed_low"]) / 2, abs=5e-5)
             assert hi - lo > 2 * fixed  # the repeated interval is the wider one
-        m = re.search(rf"95 % interval \[{number}, {number}\] \(fixed-sample interval at the stop, at most ±0.04",
+        m = re.search(rf"95 % interval \[{number}, {number}\] \(fixed-sample interval at the stop, half its width at "
+                      "most 0.04, not necessarily centred on the score",
                       stops[sp])
         assert m, stops[sp]
         last = tr.iloc[-1]

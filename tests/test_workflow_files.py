@@ -744,7 +744,7 @@ def test_sequential_status_shows_the_run_as_it_stands_and_writes_nothing(logs, c
     max_n = json.loads((seq / "state.json").read_text())["max_n"]  # the precision rule's worst-case cap
     code, out, err = _run(["sequential", "status", seq], capsys)
     assert code == 0, err
-    assert out.splitlines() == [f"{seq}: rule precision ±0.01; no results yet",
+    assert out.splitlines() == [f"{seq}: rule precision, half-width ≤ 0.01; no results yet",
                                 f"looks: 0; items used: 0 of at most {max_n}",
                                 "estimate: none yet (no batch evaluated)",
                                 f"decision: continue; next batch: 40 items in {seq / 'batch_001'}"]
@@ -762,7 +762,7 @@ def test_sequential_status_shows_the_run_as_it_stands_and_writes_nothing(logs, c
     code, out, err = _run(["sequential", "status", seq], capsys)
     assert code == 0, err
     lines = out.splitlines()
-    assert lines[0] == f"{seq}: rule precision ±0.01; model {new}"
+    assert lines[0] == f"{seq}: rule precision, half-width ≤ 0.01; model {new}"
     assert lines[1] == f"looks: 1; items used: 40 of at most {max_n}"
     score, interval = printed.split(", ")[1], printed.split("interval ")[1].split("]")[0] + "]"
     assert lines[2].startswith(f"{score.replace(' ', ': ')} (s.e. ")
@@ -788,9 +788,10 @@ def test_sequential_status_shows_the_run_as_it_stands_and_writes_nothing(logs, c
     assert (doc["estimate"], doc["ci_low"], doc["ci_high"]) == (decision["estimate"], decision["ci_low"],
                                                                 decision["ci_high"])
     code, out, _ = _run(["sequential", "status", tmp_path / "done"], capsys)
-    assert out.splitlines()[-1] == f"decision: stopped: the interval is within ±0.2 ({decision['decision']})"
+    assert out.splitlines()[-1] == (f"decision: stopped: the interval's half-width is at most 0.2 "
+                                    f"({decision['decision']})")
     md = (tmp_path / "done" / "decision.md").read_text(encoding="utf-8")
-    assert "Decision: **precision** (the interval is within ±0.2) after" in md
+    assert "Decision: **precision** (the interval's half-width is at most 0.2) after" in md
     assert (doc["rule"], doc["half_width"], doc["target_se"]) == ("precision", 0.2, None)
     # each rule's target only: an efficacy run has no half-width
     against = truth.model_ids[0]
@@ -1430,7 +1431,7 @@ def test_sequential_status_and_update_show_a_name_with_line_breaks_on_its_line(l
     code, out, err = _run(["sequential", "status", seq], capsys)
     lines = out.splitlines()
     assert code == 0 and len(lines) == 4, out
-    assert lines[0] == (f"{seq}: rule precision ±0.01; model new\\ndecision: stopped (precision reached);"
+    assert lines[0] == (f"{seq}: rule precision, half-width ≤ 0.01; model new\\ndecision: stopped (precision reached);"
                         "\\tinterval [0.70, 0.75]")
     assert [ln.split(":")[0] for ln in lines[1:]] == ["looks", "score", "decision"]
     assert lines[3].startswith("decision: continue; ")

@@ -164,8 +164,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     rule = st.add_mutually_exclusive_group()
     rule.add_argument("--against", metavar="MODEL", help="efficacy: is the new model better or worse than MODEL?")
     rule.add_argument("--half-width", type=float, metavar="H",
-                      help="precision: stop once the score's (1 - alpha) interval is at most ± H "
-                           "(0.02 = 2 points; default with --rule precision: 0.02)")
+                      help="precision: stop once half the width of the score's (1 - alpha) interval is at most H "
+                           "(0.02 = 2 points; the interval need not be centred on the score; default with --rule "
+                           "precision: 0.02)")
     rule.add_argument("--target-se", type=float, metavar="S",
                       help="adaptive: IRT item bank fitted on REFERENCE (0/1 results), the most informative items "
                            "next; stop once the ability's standard error is at most S (default: 0.3)")
@@ -406,7 +407,7 @@ def _status(args: argparse.Namespace) -> None:
     if s["rule"] == "efficacy":
         rule = f"efficacy against {line_text(str(s['against']))}"
     elif s["rule"] == "precision":
-        rule = f"precision ±{s['half_width']:g}"
+        rule = f"precision, half-width ≤ {s['half_width']:g}"
     else:
         rule = f"adaptive, ability standard error ≤ {s['target_se']:g}"
     model = "no results yet" if s["model"] is None else f"model {line_text(s['model'])}"
@@ -453,7 +454,7 @@ def _start(args: argparse.Namespace, rule: str) -> None:
         remove_files(d, old, keep=set(run.state["files"]))
     if rule == "precision":  # the half-width is the whole rule: show it, also when it is the default
         h = run.state["rule"]["half_width"]
-        print(f"rule: precision, stop once the interval is at most ±{h:g}"
+        print(f"rule: precision, stop once the interval's half-width is at most {h:g}"
               + (" (the default; set it with --half-width)" if args.half_width is None else "")
               + (", logistic correction" if args.correction else ""))
     print(f"batch 1: {len(run.next_items):,} items in {path}")
@@ -513,7 +514,8 @@ def _update(args: argparse.Namespace) -> None:
             extra = ""
             if rule["kind"] == "precision" and "fixed_low" in res.trace:
                 lo, hi = (float(res.trace[c].iloc[-1]) for c in ("fixed_low", "fixed_high"))
-                extra = f"; fixed-sample interval ±{(hi - lo) / 2:.4f}, the rule stops at ±{rule['half_width']:g}"
+                extra = (f"; fixed-sample interval of half-width {(hi - lo) / 2:.4f}, the rule stops at "
+                         f"{rule['half_width']:g} (half the width: the interval need not be centred on the score)")
             from .._shared import _level_percent
 
             level, lo, hi, side = res.confidence_level, res.ci_low, res.ci_high, ""

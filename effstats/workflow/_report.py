@@ -123,7 +123,8 @@ class _Report:
         if rule["kind"] == "adaptive":
             return self._adaptive_markdown()
         what = (f"{md_text(st['model'])} against {md_text(rule['against'])} ({rule['alternative']})"
-                if rule["kind"] == "efficacy" else f"{md_text(st['model'])}: precision ±{rule['half_width']:g}")
+                if rule["kind"] == "efficacy"
+                else f"{md_text(st['model'])}: precision, half-width ≤ {rule['half_width']:g}")
         lines = [f"# Sequential evaluation: {what}", ""]
         if res is None:
             return "\n".join(lines + ["No batch evaluated yet.", ""])
@@ -149,8 +150,9 @@ class _Report:
                       f"from the reference models (correction {rule['correction']!r}).", ""]
         lines += [f"{what_est} {res.estimate:.4f} (s.e. {res.standard_error:.4f}); {pct} % interval "
                   f"[{res.ci_low:.4f}, {res.ci_high:.4f}] " + (
-                      f"(fixed-sample interval at the stop, at most ±{rule['half_width']:g}: Chow & Robbins's "
-                      "fixed-width rule)." if res.reason == "precision"
+                      f"(fixed-sample interval at the stop, half its width at most {rule['half_width']:g}, not "
+                      "necessarily centred on the score: Chow & Robbins's fixed-width rule)."
+                      if res.reason == "precision"
                       else "(repeated confidence interval: valid at any look).")]
         if res.pvalue is not None and res.decision != "continue":
             lines.append(f"Stage-wise p-value {res.pvalue:.4g}.")
@@ -214,7 +216,7 @@ def _stop_reason(state: dict, reason: str) -> str:
     rule = state["rule"]
     if rule["kind"] == "adaptive":
         return _adaptive_reason(state, reason)
-    return {"precision": f"the interval is within ±{rule.get('half_width', 0):g}",
+    return {"precision": f"the interval's half-width is at most {rule.get('half_width', 0):g}",
             "efficacy": "the difference crossed the efficacy bound",
             "max_n": f"every item allowed was used, {state['max_n']:,}"}.get(reason, f"the rule {reason!r} fired")
 
