@@ -22,9 +22,20 @@ def _ids(ids: Any, n: int, name: str, prefix: str) -> pd.Index:
         raise ValueError(f"{name}: expected {n} ids, got {len(idx)}")
     if isinstance(idx, pd.MultiIndex) or any(not _hashable(i) for i in idx[:1000]):
         raise ValueError(f"{name}: expected hashable scalar ids (str or int), got e.g. {_plain(idx[0])!r}")
+    if idx.hasnans:  # None, NaN, NA: no id (ResponseMatrix.from_long refuses such rows alike)
+        at = np.flatnonzero(idx.isna())
+        raise ValueError(f"{name}: {len(at)} id(s) missing (None or NaN), the first at position {int(at[0])}; give "
+                         "each an id")
     if idx.has_duplicates:
         dup = _plain(idx[idx.duplicated()].unique()[:5])
         raise ValueError(f"{name}: ids must be unique, duplicated: {dup}")
+    if idx.dtype == object and idx.inferred_type.startswith("mixed"):  # 1 and "1": two ids written alike
+        text = pd.Index(idx.map(str))
+        if text.has_duplicates:
+            twin = text[text.duplicated()][0]
+            a, b = idx[text == twin][:2]
+            raise ValueError(f"{name}: ids {_plain(a)!r} and {_plain(b)!r} are two ids written alike ({twin!r} in a "
+                             "file or a report); make them one type (all text, say)")
     _warn_unicode_twins(idx, name)
     return idx
 

@@ -335,3 +335,14 @@ def test_long_ids_are_cut_in_messages():
     ok = "y" * 80  # up to 80 characters, an id is shown whole
     with pytest.raises(ValueError, match=rf"^items: unknown ids \['{ok}'\]$"):
         ResponseMatrix([[1, 0]], item_ids=["a", "b"]).subset(items=[ok])
+
+
+@pytest.mark.parametrize("ids, message", [
+    ([None, "b", "c"], "model_ids: 1 id(s) missing (None or NaN), the first at position 0; give each an id"),
+    (["a", float("nan"), None], "model_ids: 2 id(s) missing (None or NaN), the first at position 1; give each an id"),
+    ([1, "1", "b"], "model_ids: ids 1 and '1' are two ids written alike ('1' in a file or a report); make them one "
+                    "type (all text, say)")])
+def test_ids_missing_or_written_alike_are_refused_as_from_long_refuses_them(ids, message):
+    with pytest.raises(ValueError) as err:
+        ResponseMatrix(np.ones((3, 2)), model_ids=ids)
+    assert str(err.value) == message
