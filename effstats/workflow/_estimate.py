@@ -18,13 +18,18 @@ from ..responses import ResponseMatrix
 from ._copies import reread_reference
 from ._io import output_dir, read_new_results
 from ._provenance import check_lm_eval_provenance
-from ._combine import _combine, _Combined, _TaskResult, warn_unobserved_strata
+from ._combine import _ESTIMATOR_NAMES, _combine, _Combined, _TaskResult, warn_unobserved_strata
 from ._files import REPORT_FILES, record_report_files
 from ._select import Selection, _fit_tasks, _observed_scores
 from ._names import LM_EVAL_SAMPLES, _lm_eval_comma_note, _tasks_option
 from ._tasks import _version, design_methods, item_tasks
 
 __all__ = ["Estimate", "estimate"]
+
+# the estimators whose interval is systematic (HybridSearch: Sort & Search's on the cells' centres, items fixed by
+# the references' order), as the report names them, and what the report says of such an interval
+_SYSTEMATIC = {_ESTIMATOR_NAMES["hybrid"]}
+_SYSTEMATIC_WORDS = "systematic (on fixed items: it holds on average over models like the references)"
 
 # --------------------------------------------------------------------------------------------------- estimate
 @dataclass
@@ -117,12 +122,12 @@ class Estimate:
     @property
     def standard_error(self) -> np.ndarray:
         """Standard error of each new model's whole-benchmark score, shape (n_new_models,): the estimators' own
-        (design-based, or cross-validated over the reference models), except where a task's evaluated items are
-        all alike with 0/1 scores and design-based methods. There the estimator's own is 0 (a degenerate variance
-        estimate) and the interval comes from the count of those items (Clopper-Pearson, Korn-Graubard), so that
-        task counts with its count's standard error, a simple random sample of its evaluated items at the
-        proportion shrunk towards 1/2 by half an item: the standard error the interval implies, never 0 beside an
-        interval that is not a point."""
+        (design-based, systematic for ``hybrid``, or cross-validated over the reference models), except where a
+        task's evaluated items are all alike with 0/1 scores and design-based methods. There the estimator's own is
+        0 (a degenerate variance estimate) and the interval comes from the count of those items (Clopper-Pearson,
+        Korn-Graubard), so that task counts with its count's standard error, a simple random sample of its
+        evaluated items at the proportion shrunk towards 1/2 by half an item: the standard error the interval
+        implies, never 0 beside an interval that is not a point."""
         return self._combined.standard_error
 
     def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
@@ -333,7 +338,7 @@ class Estimate:
             lines += [f"The chooser picked, per task: {picks}.", ""]
         if sel.shortfall is not None:
             lines += [f"Fewer items than the budget: {md_text(sel.shortfall)}.", ""]
-        notes = self._range_notes() + self._anchor_notes()
+        notes = self._range_notes() + self._anchor_notes() + self._combination_notes()
         if notes:
             lines += [md_text(" ".join(notes)), ""]
         f = self.to_frame(confidence_level)
@@ -414,14 +419,31 @@ class Estimate:
         where, bases, _ = groups["model"]
         if where:
             verb = "extrapolates" if len(bases) == 1 else "extrapolate"
+            kinds = sorted({_SYSTEMATIC_WORDS if b in _SYSTEMATIC else "cross-validated over the reference models"
+                            for b in bases})
             notes.append(f"{lead()}: {who(where)}; {' and '.join(sorted(bases))} {verb} there and the interval, "
-                         f"cross-validated over the reference models, may not hold (a design-based method, "
+                         f"{' or '.join(kinds)}, may not hold (a design-based method, "
                          f"{', '.join(design_methods())}, stays valid).")
         where, bases, _ = groups["design"]
         if where:
             notes.append(f"{lead()}: {who(where)}; {' and '.join(sorted(bases))}'s design-based estimate and interval "
                          "hold there too.")
         return notes
+
+    def _combination_notes(self) -> list[str]:
+        """Several tasks, some estimated on fixed items (systematic) or by a fitted model: how their standard errors
+        combine, which the interval's width rests on."""
+        if len(self._parts) < 2 or all(p.design_based for p in self._parts):
+            return []
+        systematic = any(p.base in _SYSTEMATIC for p in self._parts if not p.design_based)
+        which = ("systematic" if systematic and all(p.base in _SYSTEMATIC for p in self._parts if not p.design_based)
+                 else "systematic or model-based" if systematic else "model-based")
+        design = ("; the design-based ones, whose items are drawn independently per task, add in quadrature"
+                  if any(p.design_based for p in self._parts) else "")
+        return [f"Across tasks, the weighted standard errors of the {which} task estimates add linearly: the bound "
+                "whatever the correlation of their errors, which no random draw makes independent (a model unlike "
+                f"the references may err the same way on every task){design}. The whole-benchmark interval is the "
+                "normal one of that standard error."]
 
     def _anchor_notes(self) -> list[str]:
         """Method "anchor": its interval is model-based, and a heavy anchor stands for many items on its own."""

@@ -554,10 +554,11 @@ def select(reference: Any, budget: int | None = None, *, method: str = "stratifi
         items, chosen deterministically), each item's prediction corrected by the nearest reference models
         (:class:`~effstats.sortsearch.HybridSearch`); :func:`estimate` reports Sort & Search's stratified mean of the
         chosen items and its Korn–Graubard interval, systematic (coverage on average over models, not for each
-        model): the correction changes only the per-item predictions. The model-based methods fit the reference
-        models and their intervals (cross-validated over the reference models) assume the new model resembles
-        them: ``"disco"``: items the models
-        disagree on most and a signature regressor (:class:`~effstats.disco.DISCO`); ``"mrmr"``: items by minimum
+        model): the correction changes only the per-item predictions; over several tasks their weighted standard
+        errors add linearly (fixed items leave no task's error independent of another's). The model-based methods
+        fit the reference models and their intervals (cross-validated over the reference models) assume the new
+        model resembles them: ``"disco"``: items the models disagree on most and a signature regressor
+        (:class:`~effstats.disco.DISCO`); ``"mrmr"``: items by minimum
         redundancy and maximum relevance and a ridge regression of the score on them (:class:`~effstats.disco.MRMR`;
         at least 7 reference models a task, as its interval refits it on folds of them);
         ``"random-learn"``: random items and the same regression (:class:`~effstats.disco.RandomLearn`; at least 4);
