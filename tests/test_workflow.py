@@ -332,6 +332,9 @@ def test_missing_results_estimated_from_the_rest_with_a_warning():
     f = est.to_frame()
     assert (f["n_missing"] == 7).all() and (f["n_items"] == 113).all()
     t = est.tasks()
+    # the items evaluated are n_evaluated in both tables; the task's size is the selection's n_items
+    assert (f["n_evaluated"] == 113).all() and t["n_evaluated"].groupby(level="model").sum().eq(113).all()
+    assert (t.xs(new.model_ids[0], level="model")["n_chosen"] < sel.tasks["n_items"].reindex(TASKS)).all()
     m = new.model_ids[0]
     for task in TASKS:  # random items: the mean of those with a result
         cols = [i for i in sel.items if i.startswith(task + "/") and i not in dropped]

@@ -238,25 +238,27 @@ class Estimate:
         DataFrame
             ``estimate``, ``standard_error`` (:attr:`standard_error`: where the evaluated items of a task are
             all alike, their count's, as the interval), ``low``, ``high`` (the score interval), ``rank``,
-            ``rank_low``, ``rank_high`` (the rank interval, 1 = best), ``of`` (the ranked models), ``n_items``
-            (chosen items with a result), ``n_missing`` (chosen items without one), ``out_of_range`` (in some task
-            the model's estimate lies beyond the reference models' task scores (a design-based one by more than
-            its sampling error), or its results on the chosen items
-            beyond theirs, the check of the methods fitted to the reference models) and ``estimator`` (the estimator
-            that made the number: the method's, the chooser's pick, or ``"AIPW + ridge (out-of-range
+            ``rank_low``, ``rank_high`` (the rank interval, 1 = best), ``of`` (the ranked models),
+            ``n_evaluated`` (chosen items with a result), ``n_missing`` (chosen items without one),
+            ``out_of_range`` (in some task the model's estimate lies beyond the reference models' task scores (a
+            design-based one by more than its sampling error), or its results on the chosen items beyond theirs,
+            the check of the methods fitted to the reference models) and ``estimator`` (the estimator that made the
+            number: the method's, the chooser's pick, or ``"AIPW + ridge (out-of-range
             fallback)"`` for an out-of-range model under ``"auto"``; with several tasks of different estimators,
-            each with its tasks).
+            each with its tasks); last ``n_items``, the same as ``n_evaluated`` under its former name (not the
+            benchmark's size, which ``Selection.tasks``' ``n_items`` is).
         """
         ci = self.confidence_interval(confidence_level)
         out = pd.DataFrame({"estimate": self.statistic, "standard_error": self.standard_error, "low": ci.low,
                             "high": ci.high}, index=self.model_ids)
         out = out.join(self.rank_interval(confidence_level))
-        out["n_items"] = sum(p.n_selected for p in self._parts) - self.n_missing.to_numpy()
+        out["n_evaluated"] = sum(p.n_selected for p in self._parts) - self.n_missing.to_numpy()
         out["n_missing"] = self.n_missing.to_numpy()
         out["out_of_range"] = pd.array([_any_flag([p.out_of_range for p in self._parts], j)
                                         for j in range(len(self.model_ids))], dtype="boolean")
         out["estimator"] = [_estimators([(p.task, p.estimator[j]) for p in self._parts])
                             for j in range(len(self.model_ids))]
+        out["n_items"] = out["n_evaluated"]
         out.index.name = "model"
         return out
 
@@ -274,8 +276,10 @@ class Estimate:
             ``standard_error`` (the task estimator's own: 0 when the task's evaluated items are all alike, whose
             interval is then its estimator's interval of their count: for AIPW the exact hypergeometric one),
             ``low``,
-            ``high``, ``n_items`` (chosen items with a result), ``n_chosen``,
-            ``out_of_range`` and ``estimator`` (as in :meth:`to_frame`, for the task).
+            ``high``, ``n_evaluated`` (chosen items with a result), ``n_chosen``,
+            ``out_of_range`` and ``estimator`` (as in :meth:`to_frame`, for the task); last ``n_items``, the same
+            as ``n_evaluated`` under its former name (not the task's size, which ``Selection.tasks``' ``n_items``
+            is).
         """
         rows = []
         for p in self._parts:
@@ -285,11 +289,12 @@ class Estimate:
                              "estimate": float(np.asarray(p.result.statistic)[j]),
                              "standard_error": float(np.asarray(p.result.standard_error)[j]),
                              "low": float(np.asarray(ci.low)[j]), "high": float(np.asarray(ci.high)[j]),
-                             "n_items": int(p.n_evaluated[j]), "n_chosen": p.n_selected,
+                             "n_evaluated": int(p.n_evaluated[j]), "n_chosen": p.n_selected,
                              "out_of_range": pd.NA if p.out_of_range is None else bool(p.out_of_range[j]),
                              "estimator": p.estimator[j]})
         out = pd.DataFrame(rows).set_index(["model", "task"])
         out["out_of_range"] = out["out_of_range"].astype("boolean")
+        out["n_items"] = out["n_evaluated"]
         return out
 
     def to_markdown(self, confidence_level: float = 0.95) -> str:
@@ -348,7 +353,7 @@ class Estimate:
             oor = "n/a" if pd.isna(r.out_of_range) else "yes" if r.out_of_range else "no"
             lines.append(f"| {md_text(mid)} | {r.estimate:.4f} | {r.standard_error:.4f} | "
                          f"[{r.low:.4f}, {r.high:.4f}] | {int(r['rank'])} | [{int(r.rank_low)}, {int(r.rank_high)}] | "
-                         f"{int(r.n_items)} | {oor} | "
+                         f"{int(r.n_evaluated)} | {oor} | "
                          f"{md_text(r.estimator)} |")
         # the check is made at the 95 % level (estimate ± 1.96 s.e.), whatever the report's
         check = ("its 95 % interval" if abs(confidence_level - 0.95) < 1e-12 else
@@ -363,7 +368,7 @@ class Estimate:
             lines += ["", "## Per task", "", "| model | task | estimate | interval | items |", "|---|---|---|---|---|"]
             for (mid, t), r in self.tasks(confidence_level).iterrows():
                 lines.append(f"| {md_text(mid)} | {md_text(t)} | {r.estimate:.4f} | [{r.low:.4f}, {r.high:.4f}] | "
-                             f"{int(r.n_items)} |")
+                             f"{int(r.n_evaluated)} |")
         if len(self.unranked):
             lines += ["", "Left out of the ranking (no result on some task): "
                       f"{', '.join(map(md_text, self.unranked))}."]
@@ -669,8 +674,8 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
     >>> bool(frame["low"].iloc[0] <= new.accuracy().iloc[0] <= frame["high"].iloc[0])
     True
     >>> list(frame.columns)
-    ['estimate', 'standard_error', 'low', 'high', 'rank', 'rank_low', 'rank_high', 'of', 'n_items', 'n_missing',
-     'out_of_range', 'estimator']
+    ['estimate', 'standard_error', 'low', 'high', 'rank', 'rank_low', 'rank_high', 'of', 'n_evaluated', 'n_missing',
+     'out_of_range', 'estimator', 'n_items']
     """
     if not isinstance(selection, Selection):
         if isinstance(selection, bool) or not isinstance(selection, (str, Path)):
