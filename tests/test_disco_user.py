@@ -1,6 +1,7 @@
 """Findings of a user-level review of the subset estimators (DISCO, baselines, tinyBenchmarks, the chooser)."""
 import numpy as np
 import pytest
+from scipy import stats
 
 from effstats.disco import AnchorCorr, DISCO, RandomDirect
 from effstats.irt import TinyBenchmarks
@@ -164,12 +165,14 @@ def test_stratified_interval_is_wilson_with_the_design_effect():
     assert hi[0] == 1.0
     assert lo[0] == _dp_lower_limit(np.bincount(est.strata_[est.selected_]), est.stratum_sizes_, 0.9)
     assert lo[0] < (1 + z * z / (2 * n) - z * z / (2 * n)) / (1 + z * z / n)
-    # a mixed target: Wilson with n = p(1-p)/se^2
+    # a mixed target: Wilson at Korn & Graubard's effective size, p(1-p)/se^2 times (z/t)^2 with t the 95 % quantile
+    # at Satterthwaite's degrees of freedom of the strata's variance terms
     t = _data(4, m=3, n=500)[:, est.selected_]
     p = est.predict_interval(t)
     lo, hi = p.confidence_interval(0.9)
     q, se = p.statistic, p.standard_error
-    n = q * (1 - q) / se**2
+    assert np.all(np.isfinite(p.df)) and np.all(p.df > 1)
+    n = q * (1 - q) / se**2 * (stats.norm.ppf(0.975) / stats.t.ppf(0.975, p.df)) ** 2
     centre = (q + z * z / (2 * n)) / (1 + z * z / n)
     half = z / (1 + z * z / n) * np.sqrt(q * (1 - q) / n + z * z / (4 * n * n))
     np.testing.assert_allclose(lo, centre - half)
