@@ -17,6 +17,7 @@ import pandas as pd
 from fuzz_harness import (
     ALIGN, ARRAY, BINARY, CALLABLE, NEEDS_BINARY, COLUMN, FAIL, FINITE, FLAG, FRACTION, FRAME, INT, LONG_FRAME, MAY,
     MISSING, OPTION, POSITIVE, PROBA, REAL, RNG, SAME, SHORT0, SHORT1, UNIT, Arg, Case, _ids, _positions, _sizes, files,
+    scratch_dir,
 )
 
 
@@ -178,11 +179,10 @@ ARR_FRAME = [("as-frame", SAME, lambda v, r: pd.DataFrame(np.asarray(v)))]
 
 
 def _file_table(kind: str):
-    import tempfile
     from pathlib import Path
 
     def make(v, r):
-        d = Path(tempfile.mkdtemp(prefix="effstats-fuzz-"))
+        d = Path(scratch_dir())
         p = d / "bad.csv"
         if kind == "dup-columns":
             p.write_text("model,scenario,scenario\nm0,0.5,0.4\nm1,0.2,0.3\n")
@@ -214,10 +214,9 @@ CONTENT_FILES = [(k, FAIL, _file_table(k)) for k in ("nul-id", "underscore", "no
 
 
 def _tmp_csv(df: pd.DataFrame, name: str = "scores.csv", index: bool = False) -> str:
-    import tempfile
     from pathlib import Path
 
-    p = Path(tempfile.mkdtemp(prefix="effstats-fuzz-")) / name
+    p = Path(scratch_dir()) / name
     df.to_csv(p, index=index)
     return str(p)
 
@@ -811,6 +810,9 @@ def cases() -> list[Case]:
                     ("text", FAIL, lambda v, r: "abc"), ("list", FAIL, lambda v, r: [v])])]))
     add(Case("AdaptiveResult.confidence_interval", "irt",
              lambda kw: pub(AT)(_bank(), target_se=0.5).run(X()[0].astype(int)).confidence_interval(**kw),
+             lambda: dict(confidence_level=0.9), [A("confidence_level", FRACTION)]))
+    add(Case("AdaptiveResult.to_frame", "irt",
+             lambda kw: pub(AT)(_bank(), target_se=0.5).run(X()[0].astype(int)).to_frame(**kw),
              lambda: dict(confidence_level=0.9), [A("confidence_level", FRACTION)]))
     TB = "effstats.irt.TinyBenchmarks"
     add(Case("TinyBenchmarks.fit", "irt",
@@ -1547,11 +1549,10 @@ def _have_data() -> bool:
 def _bad_archive_root(kind: str, probe: str, rng) -> str:
     """A data root whose archive ``probe`` is a malformed file of the given kind."""
     import os
-    import tempfile
 
     from fuzz_harness import _write
 
-    root = tempfile.mkdtemp(prefix="effstats-fuzz-root-")
+    root = scratch_dir("root-")
     os.makedirs(os.path.join(root, os.path.dirname(probe)))
     os.replace(_write(kind, rng, ".npz"), os.path.join(root, probe))
     return root
@@ -1562,9 +1563,7 @@ def _add(shared, a, b):
 
 
 def _tmpdir() -> str:
-    import tempfile
-
-    return tempfile.mkdtemp(prefix="effstats-fuzz-out-")
+    return scratch_dir("out-")
 
 
 def _workflow_reference():

@@ -15,11 +15,13 @@ valid value: must give the baseline's result) or ``may`` (may raise clearly or r
 """
 from __future__ import annotations
 
+import atexit
 import contextlib
 import dataclasses
 import io
 import os
 import re
+import shutil
 import tempfile
 import warnings
 from dataclasses import dataclass, field
@@ -339,8 +341,24 @@ CALLABLE = [
 ]
 
 
+_SCRATCH: dict[int, str] = {}
+
+
+def scratch_dir(prefix: str = "effstats-fuzz-") -> str:
+    """A new folder for a case's files, inside one folder per process that the process removes at its exit.
+
+    The cases' files outlive the calls that make them (a case is built, then called many times), so no call can
+    remove its own; a process forked from this one leaves the folder to its maker.
+    """
+    pid = os.getpid()
+    if pid not in _SCRATCH:
+        _SCRATCH[pid] = tempfile.mkdtemp(prefix="effstats-fuzz-")
+        atexit.register(lambda: os.getpid() == pid and shutil.rmtree(_SCRATCH[pid], ignore_errors=True))
+    return tempfile.mkdtemp(prefix=prefix, dir=_SCRATCH[pid])
+
+
 def _write(kind: str, rng: np.random.Generator, suffix: str) -> str:
-    d = Path(tempfile.mkdtemp(prefix="effstats-fuzz-"))
+    d = Path(scratch_dir())
     p = d / f"bad{suffix}"
     if kind == "missing":
         return str(d / f"nope{suffix}")

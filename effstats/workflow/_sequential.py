@@ -17,8 +17,8 @@ from ..responses import ResponseMatrix
 from ._estimate import refuse_batch_without_tasks, refuse_unicode_twins, warn_graded_against_binary
 from ._copies import _bank_key, _save_bank, reread_reference
 from ._sizes import _projected_batch, _worst_case_items
-from ._io import (REFERENCE_CACHE, helm_options, json_text, output_dir, read_new_results, read_results, read_saved,
-                  save_reference, write_json_atomic, write_text_atomic)
+from ._io import (REFERENCE_CACHE, check_path, helm_options, json_text, output_dir, read_new_results, read_results,
+                  read_saved, save_reference, write_json_atomic, write_text_atomic)
 from ._provenance import check_lm_eval_provenance
 from ._select import _reference_info, _with_provenance
 from ._strata import (_CORRECTION_STRATA, _check_stratified_state, _correction_inputs, _stratified_order,
@@ -425,7 +425,7 @@ class SequentialRun(_AdaptiveRule, _Report):
         if clean:  # a replacement (start --force) killed midway: finished or undone before the state is read
             from ._files import run_folder, settle_replacement
 
-            settle_replacement(run_folder(Path(directory).expanduser(), STATE))
+            settle_replacement(run_folder(check_path(directory, "directory"), STATE))
         p, st = read_saved(directory, STATE, _FORMAT, "sequential state file", clean=clean)
         run = cls(st)
         run._directory = p if p.is_dir() else p.parent
