@@ -36,29 +36,41 @@ def main(argv: list[str] | None = None) -> int:
         from .cli import main as run
     except KeyboardInterrupt:
         return interrupted(sys.argv[1:] if argv is None else argv)
-    return run(argv)
+    status = run(argv)
+    if argv is None:  # the command line's process: its status is said; a Ctrl-C while Python exits changes nothing
+        import signal
+
+        with contextlib.suppress(ValueError):  # not the main thread
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+    return status
 
 
 @contextlib.contextmanager
-def interrupt_after() -> Iterator[None]:
+def interrupt_after(kills: bool = False) -> Iterator[None]:
     """Hold a Ctrl-C back until the block ends, then raise it: numpy's C extensions, interrupted while they are
     imported, raise an ImportError with a page of advice instead of the KeyboardInterrupt, and files renamed into
-    place together are renamed all or none."""
+    place together are renamed all or none. With ``kills``, SIGTERM and SIGHUP (a scheduler's or ``timeout``'s
+    stop, a closed terminal) are held back too and delivered once the block ends, where they end the process."""
     import signal
 
-    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
-        # started with Ctrl-C ignored (a background job of a shell, nohup): it stays ignored throughout
-        yield
-        return
+    held = [signal.SIGINT] + ([getattr(signal, n) for n in ("SIGTERM", "SIGHUP") if hasattr(signal, n)]
+                              if kills else [])
+    # started with a signal ignored (Ctrl-C in a background job of a shell, SIGHUP under nohup): it stays ignored
+    held = [s for s in held if signal.getsignal(s) is not signal.SIG_IGN]
     pressed: list[int] = []
+    old: dict = {}
     try:
-        old = signal.signal(signal.SIGINT, lambda *_: pressed.append(1))
-    except ValueError:  # not the main thread: no handler can be set, nor is Ctrl-C delivered here
-        yield
-        return
+        for s in held:
+            old[s] = signal.signal(s, lambda number, _: pressed.append(number))
+    except ValueError:  # not the main thread: no handler can be set, nor are signals delivered here
+        pass
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, old)
-    if pressed:
+        for s, handler in old.items():
+            signal.signal(s, signal.SIG_DFL if handler is None else handler)  # None: a handler set outside Python
+    for s in dict.fromkeys(pressed):
+        if s != signal.SIGINT:
+            signal.raise_signal(s)  # its own handler now: the default one ends the process
+    if signal.SIGINT in pressed:
         raise KeyboardInterrupt

@@ -17,6 +17,7 @@ modules: ``effstats._validation`` (argument checks), ``effstats._results`` (resu
 from __future__ import annotations
 
 import contextlib
+import errno
 import math
 import os
 import sys
@@ -568,30 +569,6 @@ def write_text_atomic(path: str | os.PathLike, text: str | bytes) -> Path:
     return path
 
 
-def write_texts_together(files: list[tuple[Path, str | bytes]]) -> list[Path]:
-    """Write each ``(path, text)`` of ``files`` in full under a temporary name beside it, then rename them all into
-    place, in order, with a Ctrl-C held back: an interruption leaves the previous files or the new ones, never a
-    report mixing the two (each file alone is atomic, as :func:`write_text_atomic`). Returns the paths."""
-    from ._entry import interrupt_after
-
-    staged: list[tuple[Path, Path]] = []
-    try:
-        for path, text in files:
-            staged.append((temporary_copy(path, text), Path(path)))
-        with interrupt_after():
-            while staged:
-                tmp, path = staged[0]
-                try:
-                    os.replace(tmp, path)
-                except OSError as exc:  # name the file written, not the temporary one
-                    raise OSError(exc.errno, exc.strerror, str(path)) from exc
-                staged.pop(0)
-    finally:
-        for tmp, _ in staged:
-            tmp.unlink(missing_ok=True)
-    return [Path(path) for path, _ in files]
-
-
 def temporary_copy(path: str | os.PathLike, text: str | bytes) -> Path:
     """Write ``text`` (or bytes) to a temporary file beside ``path``, flushed to disk, and return its name: the
     first half of :func:`write_text_atomic`, for a caller that renames several files into place at one moment.
@@ -613,6 +590,97 @@ def temporary_copy(path: str | os.PathLike, text: str | bytes) -> Path:
             raise OSError(exc.errno, exc.strerror, str(path)) from exc
         raise
     return Path(tmp)
+
+
+# the journal of a set of files being put in place together (:func:`swap_files`), in the folder they go into
+SWAP = ".effstats_swap.json"
+_SWAP_FORMAT = "effstats.swap/1"
+
+
+def swap_files(folder: Path, files: list[tuple[Path, str | bytes]], remove: Any = ()) -> None:
+    """Put ``files`` (path inside ``folder``, text or bytes) in place together, in their order, and remove the
+    files ``remove`` (paths relative to ``folder`` of the output they replace): a kill at any moment leaves the
+    old files whole or, once :func:`finish_swap` has run, the new ones complete, never a mix.
+
+    Each file is first written in full under a temporary name beside its own (an interruption then removes them;
+    a kill leaves them to the next write's clean-up); then a journal (``folder/.effstats_swap.json``, written
+    atomically) names the renames and removals, which follow, the last file (a run's record) renamed last, and
+    the journal goes. A journal a killed process left is completed by the next command's :func:`finish_swap`.
+    Ctrl-C, SIGTERM and SIGHUP are held back from the journal's write to its removal."""
+    import json
+
+    from ._entry import interrupt_after
+
+    folder = Path(folder)
+    staged: list[tuple[Path, Path]] = []
+    done = False
+    try:
+        for path, text in files:
+            staged.append((Path(path).with_name(temporary_copy(path, text).name), Path(path)))
+        for _, path in staged:  # a rename that would fail: refused while nothing has moved
+            if path.is_dir() and not path.is_symlink():
+                raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+        rel = [[(f.relative_to(folder).parent / tmp.name).as_posix(), f.relative_to(folder).as_posix()]
+               for tmp, f in staged]
+        doc = {"format": _SWAP_FORMAT, "pid": os.getpid(), "rename": rel,
+               "remove": [r for r in dict.fromkeys(remove) if r not in {f for _, f in rel}]}
+        with interrupt_after(kills=True):
+            write_text_atomic(folder / SWAP, json.dumps(doc, indent=1) + "\n")
+            done = True
+            _complete(folder, doc)
+    finally:
+        if not done:
+            for tmp, _ in staged:
+                tmp.unlink(missing_ok=True)
+
+
+def finish_swap(folder: Path, known: Any) -> None:
+    """Complete the swap of files a process ended by a kill left half done in ``folder`` (its journal, see
+    :func:`swap_files`), where each file it names is one ``known(relative path)`` says such an output writes; a
+    journal of a process still running, a link, or one naming any other file is left alone."""
+    import json
+
+    f = Path(folder) / SWAP
+    try:
+        doc = json.loads(f.read_text(encoding="utf-8")) if f.is_file() and not f.is_symlink() else None
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+        return
+    if not isinstance(doc, dict) or doc.get("format") != _SWAP_FORMAT or not isinstance(doc.get("pid"), int) \
+            or (doc["pid"] != os.getpid() and _alive(doc["pid"])):
+        return
+    pairs, gone = doc.get("rename"), doc.get("remove")
+    if not (isinstance(pairs, list) and isinstance(gone, list)
+            and all(isinstance(p, list) and len(p) == 2 and all(isinstance(r, str) for r in p) for p in pairs)
+            and all(isinstance(r, str) for r in gone)):
+        return
+    # a temporary file goes only onto the name it is the temporary of, in the same folder
+    from .workflow._schema import safe_relative
+
+    ok = all(known(r) and safe_relative(r) for _, r in pairs) and all(known(r) and safe_relative(r) for r in gone) \
+        and all(safe_relative(t) and Path(t).parent == Path(r).parent
+        and Path(t).name.startswith(f"{_tmp_prefix(Path(r).name)}{doc['pid']}.") and t.endswith(".tmp")
+        for t, r in pairs)
+    if ok:
+        _complete(Path(folder), doc)
+
+
+def _complete(folder: Path, doc: dict) -> None:
+    """The renames and removals of the journal ``doc`` not done yet (a rename whose temporary file is gone is
+    done), the last rename after the removals, then the journal's removal."""
+    from .workflow._files import remove_files  # only through real folders inside ``folder``, never a link's target
+
+    pairs = doc["rename"]
+    for k, (tmp, rel) in enumerate(pairs):
+        if k == len(pairs) - 1:
+            remove_files(folder, doc["remove"])
+        if (folder / tmp).is_file():
+            try:
+                os.replace(folder / tmp, folder / rel)
+            except OSError as exc:  # name the file written, not the temporary one
+                raise OSError(exc.errno, exc.strerror, str(folder / rel)) from exc
+    if not pairs:
+        remove_files(folder, doc["remove"])
+    (folder / SWAP).unlink(missing_ok=True)
 
 
 def _level_percent(level: float) -> str:

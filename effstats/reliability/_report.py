@@ -11,7 +11,6 @@ and the Mean Win Rate's sensitivity to clones and removals.
 """
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import os
 import sys
@@ -24,8 +23,7 @@ import numpy as np
 import pandas as pd
 
 from .._escape import csv_safe
-from .._shared import (_cpus, _Forked, _tie_ranks, exists_or_link, recorded_files, write_text_atomic,
-                       write_texts_together)
+from .._shared import _cpus, _Forked, _tie_ranks, exists_or_link, finish_swap, recorded_files, swap_files
 from .._validation import check_flag, check_fraction, check_positive_int
 from ._advice import _recommendations
 from ._benchmark import Benchmark
@@ -54,6 +52,11 @@ _OUTPUTS = ("report.md", "report.html", "scores.csv", "reliability.csv", "scenar
             "efficiency_examples.png", "rank_switch.png")
 _RECORD = ".effstats_audit.json"
 _RECORD_FORMAT = "effstats.audit/1"
+
+
+def _ours(rel: str) -> bool:
+    """``rel`` names a file an audit writes in its folder."""
+    return rel in _OUTPUTS or rel == _RECORD
 
 
 def _refuse_foreign(out: Path, names: Any, source: Any = None, foreign: bool = True, force: bool = True) -> list[str]:
@@ -385,26 +388,21 @@ class AuditResult:
                   if t is not None and (len(t) or k in ("scores.csv", "reliability.csv", "scenarios.csv"))}
         figures = self.figures
         names = [*tables, *figures, "report.html", "report.md"]
+        finish_swap(out, _ours)  # a save a kill cut short: completed before the folder is checked
         owned = _refuse_foreign(out, names, source, force=force)
-        # recorded before they are written (an interrupted save leaves them listed), and the earlier audit's
-        # files this one does not write again are removed after it
-        record = {"format": _RECORD_FORMAT, "files": [f for f in dict.fromkeys([*owned, *names]) if f != _RECORD]}
-        write_text_atomic(out / _RECORD, json.dumps(record, indent=1) + "\n")
-        texts: list[tuple[Path, str | bytes]] = [(out / name, csv_safe(t).to_csv(index=False))
-                                                 for name, t in tables.items()]
+        # every file put in place together with its record, the earlier audit's files this one does not write
+        # again removed: a kill leaves the earlier report whole or, once the next save has completed the swap,
+        # this one
+        writes = [(out / name, csv_safe(t).to_csv(index=False)) for name, t in tables.items()]
         for name, fig in figures.items():
             buf = io.BytesIO()
             fig.savefig(buf, format="png", dpi=110)
-            texts.append((out / name, buf.getvalue()))
+            writes.append((out / name, buf.getvalue()))
         doc = self._doc()
-        texts += [(out / "report.html", doc.html(self._title())), (out / "report.md", doc.markdown())]
-        # put in place together: an interruption leaves the previous report or this one, never parts of both
-        path = write_texts_together(texts)[-1]
-        for name in set(owned) - set(names) - {_RECORD}:
-            with contextlib.suppress(OSError):
-                (out / name).unlink()
-        write_text_atomic(out / _RECORD, json.dumps({"format": _RECORD_FORMAT, "files": names}, indent=1) + "\n")
-        return path
+        writes += [(out / "report.html", doc.html(self._title())), (out / "report.md", doc.markdown()),
+                   (out / _RECORD, json.dumps({"format": _RECORD_FORMAT, "files": names}, indent=1) + "\n")]
+        swap_files(out, writes, [f for f in owned if f not in names and f != _RECORD])
+        return out / "report.md"
 
 
 # ---------------------------------------------------------------------------------------- computing

@@ -289,7 +289,8 @@ def _select(args: argparse.Namespace) -> None:
               "deterministically", file=sys.stderr)
     with locked(Path(args.out), "manifest.json"):  # a second select into the same folder is refused, not mixed in
         old = refuse_existing(args.out, "manifest.json", args.force)
-        manifest = sel._save(args.out, replaced=old)  # the old selection's files give way to the new one's together
+        # the new files put in place together with the old selection's other files (its estimates) removed
+        manifest = sel._save(args.out, replaced=old)
     if sel.budget_curve is not None:
         print("cross-validated error by budget (points):")
         print(sel.budget_curve.to_string(index=False))
@@ -431,7 +432,7 @@ def _status(args: argparse.Namespace) -> None:
 
 
 def _start(args: argparse.Namespace, rule: str) -> None:
-    from ._files import locked, refuse_existing, remove_files
+    from ._files import locked, refuse_existing
     from ._sequential import SequentialRun
 
     refuse_existing(args.out, "state.json", args.force)  # before reading the reference data
@@ -449,9 +450,8 @@ def _start(args: argparse.Namespace, rule: str) -> None:
             raise ValueError(f"--out: another effstats command wrote a sequential run into {d} while this one read "
                              "the reference data; this one wrote nothing: run it again to replace that run")
         # the old run's files give way to the new run's as its state is written: an interruption leaves the old
-        # run whole or the new one complete, never a mix (remove_files: what of the old run is left, if any)
+        # run whole or the new one complete, never a mix
         path = run._save(args.out, replaced=old)
-        remove_files(d, old, keep=set(run.state["files"]))
     if rule == "precision":  # the half-width is the whole rule: show it, also when it is the default
         h = run.state["rule"]["half_width"]
         print(f"rule: precision, stop once the interval's half-width is at most {h:g}"

@@ -13,13 +13,13 @@ from scipy import stats
 
 from .._escape import csv_safe, html_safe, md_text, md_to_html
 from .._results import ConfidenceInterval, check_confidence_level
-from .._shared import _level_percent, _name_list, _plain, write_texts_together
+from .._shared import _level_percent, _name_list, _plain, swap_files
 from ..responses import ResponseMatrix
 from ._copies import reread_reference
 from ._io import output_dir, read_new_results
 from ._provenance import check_lm_eval_provenance
 from ._combine import _ESTIMATOR_NAMES, _combine, _Combined, _TaskResult, warn_unobserved_strata
-from ._files import REPORT_FILES, record_report_files
+from ._files import REPORT_FILES, REPORT_RECORD, report_record
 from ._select import Selection, _fit_tasks, _observed_scores
 from ._names import LM_EVAL_SAMPLES, _lm_eval_comma_note, _tasks_option
 from ._tasks import _version, design_methods, item_tasks
@@ -498,12 +498,14 @@ class Estimate:
         html = ("<!doctype html><meta charset='utf-8'><title>effstats estimate</title>"
                 "<style>body{font-family:sans-serif;max-width:60em;margin:2em auto}table{border-collapse:collapse}"
                 "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}</style>\n" + md_to_html(md))
-        record_report_files(d, REPORT_FILES)  # before the files: an interrupted save leaves them listed
-        # put in place together: an interruption leaves the previous report or this one, never parts of both
-        paths = write_texts_together([(d / "estimate.csv", csv_safe(frame).to_csv()),
-                                      (d / "tasks.csv", csv_safe(tasks).to_csv()), (d / "estimate.md", md),
-                                      (d / "estimate.html", html)])
-        return dict(zip(("csv", "tasks", "markdown", "html"), paths))
+        # the four files and their record put in place together: a kill leaves the previous report whole or, once
+        # the next command has completed the swap, this one
+        paths = {"csv": d / "estimate.csv", "tasks": d / "tasks.csv", "markdown": d / "estimate.md",
+                 "html": d / "estimate.html"}
+        swap_files(d, [(paths["csv"], csv_safe(frame).to_csv()), (paths["tasks"], csv_safe(tasks).to_csv()),
+                       (paths["markdown"], md), (paths["html"], html),
+                       (d / REPORT_RECORD, report_record(REPORT_FILES))])
+        return paths
 
 
 def _any_flag(flags: list, j: int) -> Any:

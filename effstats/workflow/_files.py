@@ -5,30 +5,28 @@ paths relative to the run's folder). Replacing a run (``--force``) removes those
 writes, and nothing else: a folder the user keeps beside them (the harness's output, a spreadsheet) stays, and so
 does a folder the run made once it holds anything else. A record is recognised by its content (its ``format``),
 not its name: a folder holding another tool's ``state.json`` or ``manifest.json``, or a file a run would write over
-that no run there owns, is refused, with or without ``--force``. The new run is written before the replaced one's
-files are removed, so an interrupted replacement leaves one run, never a mix: a sequential run's files give way to
-the new run's at the moment its state is written (:func:`replace_run`), so an interruption leaves the old run
-whole or the new one complete (a kill midway: the next command finishes or undoes it from the replacement's
-journal, :func:`settle_replacement`). A first save into a folder without a state lists its files in a journal before
+that no run there owns, is refused, with or without ``--force``. A new output is written in full under temporary
+names, then put in place with the replaced one's files removed under a journal (:func:`swap_files`) that the next
+command completes (:func:`recover`) where a kill cut it short: the folder holds the old output whole or the new
+one complete, never a mix. A first save into a folder without a state lists its files in a journal before
 writing each (:func:`note_start`): a start ended before its state leaves files the next start takes as its own.
 """
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import re
 import time
 from pathlib import Path, PurePosixPath
 from typing import Any, Iterator
 
-from .._shared import exists_or_link, recorded_files
+from .._shared import exists_or_link, finish_swap, recorded_files, swap_files
 from ._io import REFERENCE_CACHE, json_text, output_dir, read_json, write_json_atomic
 from ._names import HELM_INSTANCES, LM_EVAL_SAMPLES
 from ._schema import MANIFEST as MANIFEST_SCHEMA, STATE as STATE_SCHEMA, safe_relative
 
 __all__ = ["KINDS", "owned_files", "remove_files", "refuse_existing", "locked", "safe_relative", "record_report",
-           "run_folder", "real_folder", "refuse_report", "record_report_files", "report_files", "replace_run"]
+           "run_folder", "real_folder", "refuse_report", "report_record", "report_files", "recover", "swap_files"]
 
 # the record file of each kind of run, and what the messages call it
 KINDS = {"manifest.json": "a selection", "state.json": "a sequential run"}
@@ -45,11 +43,6 @@ REPORTS = "estimate"
 # written (a save that fails or is killed before its state leaves them listed) and removed once the state is written
 JOURNAL = ".effstats_start.json"
 _JOURNAL_FORMAT = "effstats.sequential-start/1"
-# the journal of a replacement in progress (replace_run): the new state's digest, the old files moved aside and the
-# new files staged, each with its place; the next command finishes a replacement killed midway or undoes it
-REPLACING = ".effstats_replacing.json"
-_REPLACING_FORMAT = "effstats.sequential-replace/1"
-_ASIDE = re.compile(r"\.items\.csv\.\d+\.replaced-\d+\.tmp")
 # the files each kind of run writes at the top of its folder (a sequential run also writes batch_NNN/...)
 _TOP = {"manifest.json": ("manifest.json", LM_EVAL_SAMPLES, HELM_INSTANCES, REFERENCE_CACHE),
         "state.json": ("state.json", "decision.json", "decision.md", "looks.csv", REFERENCE_CACHE,
@@ -121,15 +114,18 @@ def report_files(out: Path) -> list[str]:
     return recorded_files(out, REPORT_RECORD, _REPORT_FORMAT, REPORT_FILES)
 
 
-def record_report_files(out: Path, names: list[str]) -> None:
-    """Write the record of the report files ``names`` an estimate writes into ``out``."""
-    write_json_atomic(out / REPORT_RECORD, {"format": _REPORT_FORMAT, "files": list(names)})
+def report_record(names: Any) -> str:
+    """The text of the record of the report files ``names`` an estimate writes into its folder."""
+    return json_text({"format": _REPORT_FORMAT, "files": list(names)})
 
 
 def refuse_report(out: Path, force: bool, selection: Path | None = None) -> None:
     """Refuse to write an estimate's report into ``out`` over a file of a report's name that no estimate wrote
     there (one the folder's record does not list, nor the manifest of the ``selection`` whose folder holds
     ``out``), with or without ``force``, and over a report an estimate wrote unless ``force``."""
+    recover(out)
+    if selection is not None:
+        recover(selection)
     ours = set(report_files(out))
     if selection is not None:
         rel = out.expanduser().resolve().relative_to(selection.resolve()).as_posix()
@@ -204,6 +200,7 @@ def refuse_existing(out: Any, record: str, force: bool) -> list[str]:
     removes them with :func:`remove_files` once the new run is written, so that an interrupted replacement leaves
     one whole run."""
     d = Path(out).expanduser()
+    recover(d)
     for other, what in KINDS.items():
         try:
             theirs = other != record and _record(d, other) is not None
@@ -211,8 +208,6 @@ def refuse_existing(out: Any, record: str, force: bool) -> list[str]:
             theirs = False
         if theirs:
             raise ValueError(f"--out: {d} holds {what} ({other}); choose another folder")
-    if record == "state.json":
-        settle_replacement(d)
     doc = _record(d, record)
     if record == "state.json":  # the new run's first batch goes there
         real_folder(d, "batch_001", "--out", make=False)
@@ -332,111 +327,20 @@ def locked(d: Path, name: str = "state.json", wait: float = 60.0, create: bool =
                     raise ValueError(f"directory: another effstats command is updating the run in {d} "
                                      f"(.{name}.lock is held); run this one when it has finished") from None
                 time.sleep(0.1)
+        recover(d)
         yield
     finally:
         os.close(fd)  # closing the file releases the lock
 
 
-def replace_run(d: Path, record: str, state: dict, batch: list[tuple[Path, str]], old: list[str]) -> None:
-    """Write a sequential run's ``state`` (as ``d/record``) and its first batch's files (``batch``: path, text)
-    over a replaced run whose files to remove are ``old`` (relative to ``d``), so that an interruption leaves
-    the old run whole or this one complete.
-
-    The new files are written in full beside their names first; then, a Ctrl-C held back, the old files are
-    moved aside and the state is written. Once the new state is in place (whatever was raised after), the new
-    files are renamed into place and the old ones removed; else the old files go back and the new ones are
-    removed. A kill (not held back as Ctrl-C is) leaves the journal ``REPLACING`` written before the first
-    move, from which the next command finishes or undoes the replacement (:func:`settle_replacement`)."""
-    from .._entry import interrupt_after
-    from .._shared import temporary_copy
-
-    staged: list[tuple[Path, Path]] = []
-    try:
-        for path, text in batch:
-            staged.append((temporary_copy(path, text), path))
-    except BaseException:
-        for tmp, _ in staged:
-            tmp.unlink(missing_ok=True)
-        raise
-    aside: list[tuple[Path, Path]] = []
-    # aside under the name of a temporary file of this run's items.csv; only files in real folders inside d, as
-    # remove_files removes them: never through a link
-    items = next(path for path, _ in batch if path.name == "items.csv")
-    moves = [(items.with_name(f".items.csv.{os.getpid()}.replaced-{k}.tmp"), d / rel) for k, rel in enumerate(old)
-             if safe_relative(rel) and _not_real(d, Path(rel).parts[:-1]) is None
-             and ((d / rel).is_file() or (d / rel).is_symlink())]
-    with interrupt_after():
-        try:
-            # a kill from here on (SIGKILL, SIGTERM: not held back as Ctrl-C is) is finished or undone by the next
-            # command from this journal (settle_replacement): the old files are never lost aside
-            rel = lambda f: str(f.relative_to(d))  # noqa: E731
-            write_json_atomic(d / REPLACING, {
-                "format": _REPLACING_FORMAT, "pid": os.getpid(), "state": hashlib.sha256(
-                    json_text(state).encode()).hexdigest(), "aside": [[rel(a), rel(f)] for a, f in moves],
-                "staged": [[rel(t), rel(f)] for t, f in staged]})
-            for a, f in moves:
-                aside.append((a, f))
-                os.replace(f, a)
-            write_json_atomic(d / record, state)
-        finally:
-            try:
-                new = (d / record).read_text(encoding="utf-8") == json_text(state)
-            except (OSError, UnicodeDecodeError):
-                new = False
-            for tmp, path in staged + aside:
-                with contextlib.suppress(OSError):
-                    if new == ((tmp, path) in staged):  # the new run's files in place, or the old run's back
-                        os.replace(tmp, path)
-                    else:
-                        tmp.unlink(missing_ok=True)
-            for path in sorted({p for _, f in aside for p in f.parents if d in p.parents}, key=str,
-                               reverse=True) if new else ():
-                with contextlib.suppress(OSError):
-                    path.rmdir()  # a folder of the old run's batch, left empty
-            with contextlib.suppress(OSError):
-                (d / REPLACING).unlink(missing_ok=True)
+def recover(d: Path) -> None:
+    """Complete the output a command ended by a kill was putting in place in ``d`` (:func:`swap_files`): the next
+    command finds the new output complete, never beside the old one's files."""
+    finish_swap(d, _written)
 
 
-def settle_replacement(d: Path) -> None:
-    """Finish or undo a replacement (:func:`replace_run`) whose process was killed midway, from its journal in
-    ``d``: where the state in place is the new one, the staged files go into place and the old ones aside are
-    removed; else the old files go back and the staged ones are removed. A journal of a process still running, a
-    link or a file of another form is left alone; the journal names only files a sequential run writes and
-    temporary files of its items.csv, in real folders inside ``d``."""
-    f = d / REPLACING
-    try:
-        doc = read_json(f, "--out") if f.is_file() and not f.is_symlink() else None
-    except ValueError:
-        doc = None
-    if not isinstance(doc, dict) or doc.get("format") != _REPLACING_FORMAT or not isinstance(doc.get("pid"), int):
-        return
-    from .._shared import _alive
-
-    if doc["pid"] != os.getpid() and _alive(doc["pid"]):
-        return
-    try:
-        new = hashlib.sha256((d / "state.json").read_bytes()).hexdigest() == doc.get("state")
-    except OSError:
-        new = False
-
-    def pairs(key: str, temporary: Any) -> list[tuple[Path, Path]]:
-        got = doc.get(key) if isinstance(doc.get(key), list) else []
-        return [(d / t, d / p) for t, p in (x for x in got if isinstance(x, list) and len(x) == 2)
-                if all(isinstance(v, str) and safe_relative(v) for v in (t, p))
-                and (_ours("state.json", p) or p == JOURNAL)
-                and temporary(PurePosixPath(t)) and _not_real(d, PurePosixPath(t).parts[:-1]) is None
-                and _not_real(d, PurePosixPath(p).parts[:-1]) is None]
-
-    staged = pairs("staged", lambda t: t.name.endswith(".tmp") and t.name.startswith("."))
-    aside = pairs("aside", lambda t: _ASIDE.fullmatch(t.name) is not None)
-    for tmp, path in staged + aside:
-        with contextlib.suppress(OSError):
-            if not (tmp.is_file() or tmp.is_symlink()):
-                continue
-            if new == ((tmp, path) in staged):
-                path.parent.mkdir(parents=True, exist_ok=True)
-                os.replace(tmp, path)
-            else:
-                tmp.unlink()
-    with contextlib.suppress(OSError):
-        f.unlink()
+def _written(rel: Any) -> bool:
+    """``rel`` names a file a selection, a sequential run or an estimate's report writes in its folder."""
+    return rel == JOURNAL or _ours("manifest.json", rel) or _ours("state.json", rel) or (
+        safe_relative(rel) and PurePosixPath(rel).name in (*REPORT_FILES, REPORT_RECORD)
+        and len(PurePosixPath(rel).parts) in (1, 3))

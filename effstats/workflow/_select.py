@@ -15,12 +15,13 @@ import pandas as pd
 
 from .._escape import html_safe, html_text, line_text
 from .._shared import _name_list, _plain, _progress
+from .._shared import swap_files
 from .._validation import _number, check_positive_int
 from ..responses import ResponseMatrix
 from ._combine import _combine, _task_weights
 from ._provenance import lm_eval_provenance
-from ._io import (HELM_DEFAULTS, cells_digest, content_hash, default_metric, detect_format, helm_options, output_dir,
-                  json_text, read_results, read_saved, save_reference)
+from ._io import (HELM_DEFAULTS, cells_digest, content_hash, default_metric, detect_format, helm_options, json_text,
+                  output_dir, read_results, read_saved, save_reference)
 from ._names import HELM_INSTANCES, LM_EVAL_SAMPLES, MANIFEST, METHODS, _tasks_option
 from ._tasks import (_FORMAT, _TaskFit, _task_seed, _version, _warn_models_missing_tasks, allocate_budget,
                      check_task_keys, item_tasks, samples_by_task)
@@ -204,13 +205,7 @@ class Selection:
 
     def _save(self, directory: str | Path, replaced: list[str] | None = None) -> Path:
         """:meth:`save`; ``replaced``: the files (relative to the folder) of the selection this one replaces
-        (``select --force``), removed as this one's files are put in place."""
-        import os
-
-        from .._entry import interrupt_after
-        from .._shared import temporary_copy
-        from ._files import remove_files
-
+        (``select --force``), removed as this one's are put in place."""
         d = output_dir(directory)
         samples = self.lm_eval_samples
         # the files this selection owns: replacing it (select --force) removes these and nothing else
@@ -218,27 +213,14 @@ class Selection:
         if self._reference is not None:  # a refit reads this copy rather than the reference files again
             # first, as the slowest to write: a copy another manifest's hash does not match is not read
             files += [f for f in [save_reference(d, self._reference, self.reference["sha256"])] if f]
-        # then the files the harness reads and the manifest, written in full under temporary names, renamed into
-        # place together (the manifest last) with a Ctrl-C held back, the replaced selection's other files removed
-        # with them: an interruption leaves the previous selection or this one, never the harness's files of one
-        # beside the manifest of the other
-        staged: list[tuple[Path, Path]] = []
-        try:
-            for name, doc in ((LM_EVAL_SAMPLES, samples), (HELM_INSTANCES, self.helm_instances)):
-                if doc is not None:
-                    staged.append((temporary_copy(d / name, json_text(doc)), d / name))
-                    files.append(name)
-            staged.append((temporary_copy(d / MANIFEST, json_text({**self.to_dict(), "files": files + [MANIFEST]})),
-                           d / MANIFEST))
-            with interrupt_after():
-                while staged:
-                    os.replace(*staged[0])
-                    staged.pop(0)
-                if replaced:
-                    remove_files(d, replaced, keep=set(files + [MANIFEST]))
-        finally:
-            for tmp, _ in staged:
-                tmp.unlink(missing_ok=True)
+        # then the files the harness reads and the manifest, put in place together (the manifest last) with the
+        # replaced selection's files this one does not write removed: a kill leaves the previous selection whole or,
+        # once the next command has completed the swap, this one
+        writes = [(d / name, json_text(doc)) for name, doc in ((LM_EVAL_SAMPLES, samples),
+                                                              (HELM_INSTANCES, self.helm_instances)) if doc is not None]
+        files += [str(path.relative_to(d)) for path, _ in writes] + [MANIFEST]
+        swap_files(d, writes + [(d / MANIFEST, json_text({**self.to_dict(), "files": files}))],
+                   [f for f in replaced or () if f not in files])
         return d / MANIFEST
 
     @classmethod

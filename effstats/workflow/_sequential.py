@@ -423,9 +423,9 @@ class SequentialRun(_AdaptiveRule, _Report):
         """:meth:`load`; without ``clean`` it writes nothing (``effstats sequential status``): the temporary files
         of an interrupted write stay for the next update to remove."""
         if clean:  # a replacement (start --force) killed midway: finished or undone before the state is read
-            from ._files import run_folder, settle_replacement
+            from ._files import recover, run_folder
 
-            settle_replacement(run_folder(check_path(directory, "directory"), STATE))
+            recover(run_folder(check_path(directory, "directory"), STATE))
         p, st = read_saved(directory, STATE, _FORMAT, "sequential state file", clean=clean)
         run = cls(st)
         run._directory = p if p.is_dir() else p.parent
@@ -797,7 +797,7 @@ class SequentialRun(_AdaptiveRule, _Report):
     def _save(self, directory: str | Path, replaced: list[str] | None = None) -> Path:
         """:meth:`save`; ``replaced``: the files (relative to the folder) of the run this one replaces (``sequential
         start --force``), which give way to this run's at the moment its state is written: the folder holds the
-        old run whole or this one complete (:func:`effstats.workflow._files.replace_run`)."""
+        old run whole or this one complete (:func:`effstats._shared.swap_files`)."""
         if isinstance(directory, (str, Path)) and Path(directory).name == STATE and Path(directory).is_file():
             directory = Path(directory).parent
         d = output_dir(directory)
@@ -814,10 +814,11 @@ class SequentialRun(_AdaptiveRule, _Report):
         # before the state (a full disk, a kill) leaves files the next start recognises as its own and takes over
         fresh = not (d / STATE).exists() and not (d / STATE).is_symlink()
 
-        def owned(rel: str) -> Path:
+        def owned(rel: str, direct: bool = True) -> Path:
+            # a file written in place (not put in place with the state, see below) is listed before it is written
             if rel not in files:
                 files.append(rel)
-                if fresh:
+                if fresh and direct:
                     note_start(d, files)
             return d / rel
 
@@ -838,32 +839,35 @@ class SequentialRun(_AdaptiveRule, _Report):
         # the state is written last: it says which batch is next, so that batch's files must exist first
         if not self.stopped:
             k = len(self.state["looks"]) + 1
-            from ._files import real_folder, replace_run
+            from ._files import real_folder
 
             bdir = real_folder(d, f"batch_{k:03d}", "directory")  # never written through a link to elsewhere
             items = csv_safe(pd.DataFrame({"item": self.next_items})).to_csv(index=False)
-            batch = [(owned(f"{bdir.name}/{name}"), text) for name, text in (
+            writes = [(owned(f"{bdir.name}/{name}", False), text) for name, text in (
                 (LM_EVAL_SAMPLES, None if self.lm_eval_samples is None else json_text(self.lm_eval_samples)),
                 (HELM_INSTANCES, None if self.helm_instances is None else json_text(self.helm_instances)),
                 ("items.csv", items)) if text is not None]
-            if replaced:
-                mine = {str(path.relative_to(d)) for path, _ in batch}
-                # what of the old run this one does not take over (its reference copy and item bank, where they
-                # are this run's too, are rewritten in place already), and its files of this run's batch's names
-                replace_run(d, STATE, self.state, batch,
-                            [f for f in replaced if f not in self.state["files"] or f in mine])
-                return bdir
-            for path, text in batch:
+            out = bdir
+        else:
+            if self.result is None:
+                self._replay()
+            writes = [(owned("decision.json", False), json_text(self.state["result"])),
+                      (owned("looks.csv", False), csv_safe(self._trace()).to_csv()),
+                      (owned("decision.md", False), self.to_markdown())]
+            out = d / "decision.md"
+        if fresh or replaced:
+            from ._files import swap_files
+
+            # a first state, or one replacing a run: its files and the state are put in place together, with what
+            # of the old run this one does not write again (its reference copy and item bank, where they are this
+            # run's too, are rewritten in place already) removed; a kill leaves the old run whole or, once the next
+            # command has completed the swap, this one
+            swap_files(d, writes + [(d / STATE, json_text(self.state))],
+                       [f for f in replaced or () if f not in self.state["files"]] + [JOURNAL] * fresh)
+        else:
+            for path, text in writes:
                 write_text_atomic(path, text)
             write_json_atomic(d / STATE, self.state)
-            (d / JOURNAL).unlink(missing_ok=True)
-            return bdir
-        if self.result is None:
-            self._replay()
-        write_json_atomic(owned("decision.json"), self.state["result"])
-        write_text_atomic(owned("looks.csv"), csv_safe(self._trace()).to_csv())
-        out = write_text_atomic(owned("decision.md"), self.to_markdown())
-        write_json_atomic(d / STATE, self.state)
         (d / JOURNAL).unlink(missing_ok=True)
         return out
 
