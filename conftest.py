@@ -8,6 +8,7 @@ against are tested without R and still run. Where R starts, they all run.
 from __future__ import annotations
 
 import functools
+import tempfile
 
 import pytest
 
@@ -42,3 +43,11 @@ def pytest_runtest_setup(item):
         reason = r_unavailable()
         if reason is not None:
             pytest.skip(reason)
+
+
+@pytest.fixture(autouse=True)
+def _examples_scratch(request):
+    """An example's ``tempfile.mkdtemp()`` folder goes under the test's own temporary directory, which pytest prunes:
+    the examples show users ``mkdtemp()``, which leaves its folder behind, and every test run runs them again."""
+    if isinstance(request.node, pytest.DoctestItem):
+        request.getfixturevalue("monkeypatch").setattr(tempfile, "tempdir", str(request.getfixturevalue("tmp_path")))
