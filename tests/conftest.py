@@ -8,6 +8,10 @@ long (the longest in ``make test-fast --durations``). A listed test that is rena
 The tests of an xdist group (``@pytest.mark.xdist_group``: one worker runs them all, in order) are collected first,
 the longest groups (``LONG_GROUPS``) first of all, so that the other worker fills the time they take.
 """
+import os
+import signal
+from pathlib import Path
+
 import pytest
 
 SLOW_TESTS = {
@@ -65,3 +69,19 @@ class _GroupsFirst:
 
 def pytest_configure(config):
     config.pluginmanager.register(_GroupsFirst(), "effstats-xdist-groups-first")
+
+
+@pytest.fixture
+def ctrl_c_after_replacing(monkeypatch):
+    """``ctrl_c_after_replacing(name)``: a real SIGINT right after ``os.replace`` puts a file called ``name`` in place,
+    the moment a command's output is half renamed (``monkeypatch.undo()`` ends it)."""
+    def arm(name: str) -> None:
+        real = os.replace
+
+        def replace(src, dst):
+            real(src, dst)
+            if Path(dst).name == name:
+                os.kill(os.getpid(), signal.SIGINT)
+
+        monkeypatch.setattr(os, "replace", replace)
+    return arm

@@ -654,11 +654,10 @@ def test_plot_labels_of_names_with_tabs_and_line_breaks_draw_without_missing_gly
     assert _labels(["tab\tname", "new\nline"]) == [r"tab\tname", r"new\nline"]
 
 
-def test_a_ctrl_c_while_audit_force_puts_its_files_in_place_leaves_one_report(tmp_path, monkeypatch):
+def test_a_ctrl_c_while_audit_force_puts_its_files_in_place_leaves_one_report(tmp_path, monkeypatch,
+                                                                               ctrl_c_after_replacing):
     """A Ctrl-C (a real SIGINT) once the first file of a new audit is renamed into place over an earlier audit's:
     the other files follow before the command stops, so that the tables and the report are one audit's."""
-    import signal
-
     rng = np.random.default_rng(0)
     board = pd.DataFrame(rng.random((6, 4)).round(3), index=[f"m{i}" for i in range(6)],
                          columns=[f"s{j}" for j in range(4)]).rename_axis("model")
@@ -666,14 +665,7 @@ def test_a_ctrl_c_while_audit_force_puts_its_files_in_place_leaves_one_report(tm
     board.rename(index=lambda m: "X" + m).to_csv(tmp_path / "b.csv")
     argv = ["audit", "--out", str(tmp_path / "o"), "--n-boot", "20", "--no-progress"]
     assert main([*argv[:1], str(tmp_path / "a.csv"), *argv[1:]]) == 0
-    real = os.replace
-
-    def replace(src, dst):
-        real(src, dst)
-        if Path(dst).name == "scores.csv":
-            os.kill(os.getpid(), signal.SIGINT)
-
-    monkeypatch.setattr(os, "replace", replace)
+    ctrl_c_after_replacing("scores.csv")
     assert main([*argv[:1], str(tmp_path / "b.csv"), *argv[1:], "--force"]) == 130
     monkeypatch.undo()
     for name in ("scores.csv", "report.md", "report.html"):

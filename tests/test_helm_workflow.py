@@ -179,9 +179,13 @@ def test_the_chosen_instances_per_run_spec_and_a_full_run_restricted_to_them(tmp
     np.testing.assert_array_equal(typo.values_with_nan(), 1 - plain.values_with_nan())
     code, out, err = _run(["estimate", tmp_path / "typo", new, "--restrict-to-manifest"], capsys)
     assert code == 0, err
-    code, _, err = _run(["estimate", tmp_path / "sel", tmp_path / "runs" / "v1" / "boolq:model=org0_model-00",
+    # one run folder as the new results: the new model's; a reference model's is refused, naming it
+    code, _, err = _run(["estimate", tmp_path / "sel", next((new / "v1").glob("boolq*")),
                          "--restrict-to-manifest", "--tasks", "boolq", "--out", tmp_path / "y"], capsys)
     assert code == 0, err
+    code, _, err = _run(["estimate", tmp_path / "sel", tmp_path / "runs" / "v1" / "boolq:model=org0_model-00",
+                         "--restrict-to-manifest", "--tasks", "boolq", "--out", tmp_path / "z"], capsys)
+    _one_line_error(code, err, "'org0/model-00' are reference models too")
 
 
 def test_a_metric_per_scenario(tmp_path, capsys):

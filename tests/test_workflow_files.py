@@ -420,18 +420,11 @@ def test_a_run_refuses_to_write_over_files_no_run_there_owns(logs, capsys, tmp_p
 
 @pytest.mark.parametrize("after", ["lm_eval_samples.json", "manifest.json"])
 def test_a_ctrl_c_while_select_force_puts_its_files_in_place_leaves_one_selection(logs, capsys, tmp_path, monkeypatch,
-                                                                                   after):
+                                                                                   ctrl_c_after_replacing, after):
     """A Ctrl-C (a real SIGINT) once the harness's file or the manifest is renamed into place: the other renames and
     the removal of the replaced selection's estimate happen first, then the command stops (status 130)."""
     root, sel = logs[0], _selection_with_an_estimate(logs, capsys, tmp_path)
-    real = os.replace
-
-    def replace(src, dst):
-        real(src, dst)
-        if Path(dst).name == after:
-            os.kill(os.getpid(), signal.SIGINT)
-
-    monkeypatch.setattr(os, "replace", replace)
+    ctrl_c_after_replacing(after)
     assert main(["select", str(root / "ref"), "--budget", "60", "--out", str(sel), "--force", "--no-progress"]) == 130
     monkeypatch.undo()
     samples = json.loads((sel / "lm_eval_samples.json").read_text())
@@ -440,21 +433,14 @@ def test_a_ctrl_c_while_select_force_puts_its_files_in_place_leaves_one_selectio
 
 
 def test_a_ctrl_c_while_estimate_force_puts_its_report_in_place_leaves_one_report(logs, capsys, tmp_path,
-                                                                                  monkeypatch):
+                                                                                  monkeypatch, ctrl_c_after_replacing):
     """A Ctrl-C (a real SIGINT) once the first file of a new report is renamed into place over an earlier report:
     the other files follow before the command stops, so that the four files are one estimate's."""
     root, truth = logs
     sel = _selection_with_an_estimate(logs, capsys, tmp_path)
     write_lm_eval_samples(truth, tmp_path / "other", models=[truth.model_ids[26]], items=Selection.load(sel).items)
     out = next((sel / "estimate").iterdir())
-    real = os.replace
-
-    def replace(src, dst):
-        real(src, dst)
-        if Path(dst).name == "estimate.csv":
-            os.kill(os.getpid(), signal.SIGINT)
-
-    monkeypatch.setattr(os, "replace", replace)
+    ctrl_c_after_replacing("estimate.csv")
     assert main(["estimate", str(sel), str(tmp_path / "other"), "--out", str(out), "--force", "--no-progress"]) == 130
     monkeypatch.undo()
     for name in ("estimate.csv", "tasks.csv", "estimate.md", "estimate.html"):
