@@ -616,7 +616,7 @@ def swap_files(folder: Path, files: list[tuple[Path, str | bytes]], remove: Any 
     done = False
     try:
         for path, text in files:
-            staged.append((Path(path).with_name(temporary_copy(path, text).name), Path(path)))
+            staged.append((temporary_copy(path, text), Path(path)))
         for _, path in staged:  # a rename that would fail: refused while nothing has moved
             if path.is_dir() and not path.is_symlink():
                 raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
