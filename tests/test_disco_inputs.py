@@ -111,6 +111,8 @@ def test_messages_name_the_argument_the_user_set(rm):
     src = rm.subset(models=range(24))
     with pytest.raises(ValueError, match=r"^n_folds: expected an integer in \[1, 1\], got 5 \(at most n_items=1, "):
         AIPW(n_items=1).fit(src)
+    with pytest.raises(ValueError, match=r"got 5 \(at most n_items=4, .*: with n_items=4 pass n_folds=4 or fewer\)$"):
+        StratifiedAIPW(n_items=4).fit(src)  # n_folds left at its default
     with pytest.raises(ValueError, match=r"^source_outputs: StratifiedAIPW needs at least 2 items, got 1$"):
         StratifiedAIPW(n_items=50).fit(src.subset(items=[0]))
     with pytest.raises(ValueError, match=r"^random_state: expected None, a non-negative int seed, a numpy "

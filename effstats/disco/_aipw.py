@@ -531,7 +531,8 @@ def _check_folds(n_folds: Any, k: int, tuned: bool, minimum: int) -> int:
             why.append("power_tuning=True chooses lambda by cross-fitting within the training folds; set "
                        "power_tuning=False for fewer folds")
         if isinstance(n_folds, Integral) and n_folds > k:  # the user may have set n_items and left n_folds alone
-            why.append(f"at most n_items={k}, as every fold needs a selected item")
+            why.append(f"at most n_items={k}, as every fold needs a selected item: with n_items={k} pass "
+                       f"n_folds={k} or fewer")
         if not why:
             raise
         raise ValueError(f"{exc} ({'; '.join(why)})") from None
