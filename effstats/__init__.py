@@ -37,6 +37,7 @@ __all__ = [
     "chronological_split",
     "performance_split",
     "binned_split",
+    "ConfidenceInterval",
     "show_versions",
 ]
 
@@ -51,6 +52,7 @@ _EXPORTS = {
     "chronological_split": "splits",
     "performance_split": "splits",
     "binned_split": "splits",
+    "ConfidenceInterval": "_results",
 }
 
 

@@ -21,7 +21,31 @@ __all__ = ["ConfidenceInterval", "check_confidence_level", "normal_interval"]
 
 
 class ConfidenceInterval(NamedTuple):
-    """Lower and upper confidence limits, as ``scipy.stats``' ``ConfidenceInterval``."""
+    """Lower and upper confidence limits, as ``scipy.stats``' ``ConfidenceInterval``: what every effstats result's
+    ``confidence_interval(confidence_level=0.95)`` returns.
+
+    A named tuple: ``low, high = ci`` unpacks it.
+
+    Attributes
+    ----------
+    low, high : float or ndarray
+        The limits (arrays of the estimate's shape for a vector estimate, such as one value per model).
+
+    See Also
+    --------
+    scipy.stats.bootstrap : whose result's ``confidence_interval`` is the same pair.
+
+    Examples
+    --------
+    >>> from effstats import ConfidenceInterval
+    >>> from effstats.datasets import simulate_responses
+    >>> from effstats.sortsearch import SortSearch
+    >>> rm = simulate_responses(40, 200, rng=0)
+    >>> src, new = rm.subset(models=range(30)), rm.subset(models=range(30, 40))
+    >>> ci = SortSearch().fit(src).simulate(new, 20).confidence_interval(0.95)  # one interval per new model
+    >>> isinstance(ci, ConfidenceInterval), ci.low.shape, bool((ci.low <= ci.high).all())
+    (True, (10,), True)
+    """
 
     low: Any
     high: Any

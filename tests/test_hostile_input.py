@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import os
 import re
 import subprocess
@@ -145,6 +146,30 @@ def test_sequential_decision_escapes_the_names(loop, capsys, tmp_path):
     _no_formula(seq / "looks.csv")
     for f in seq.glob("batch_*/items.csv"):
         _no_formula(f)
+
+
+
+def test_a_sequential_batch_lists_its_exact_ids_to_join_results_on(loop, capsys, tmp_path):
+    """items.csv guards its cells against spreadsheets (``'=HYPERLINK...``); items.json holds the ids as they are,
+    and results joined on it are the batch's: the update takes them."""
+    root, truth = loop
+    seq = tmp_path / "seq"
+    code, _, err = _run(["sequential", "start", root / "ref.csv", "--half-width", 0.05, "--initial", 120, "--batch", 60,
+                         "--seed", 3, "--out", seq], capsys)
+    assert code == 0, err
+    for k in (1, 2):
+        run = SequentialRun.load(seq)
+        exact = json.loads((seq / f"batch_{k:03d}" / "items.json").read_text(encoding="utf-8"))
+        shown = pd.read_csv(seq / f"batch_{k:03d}" / "items.csv", dtype=str, keep_default_na=False)["item"].tolist()
+        assert exact == run.next_items.tolist() and len(exact) == (120 if k == 1 else 60)
+        formulas = [i for i in exact if i.startswith("=")]
+        assert formulas and all("'" + i in shown and i not in shown for i in formulas)
+        # the harness's results, joined on the exact list
+        joined = truth.to_long().merge(pd.DataFrame({"item": exact}), on="item")
+        joined[joined["model"] == NEW].to_csv(tmp_path / f"b{k}.csv", index=False)
+        code, _, err = _run(["sequential", "update", seq, tmp_path / f"b{k}.csv"], capsys)
+        assert code == 0, err
+        assert SequentialRun.load(seq).n_evaluated == len(exact) + (120 if k == 2 else 0)
 
 
 def test_audit_report_escapes_every_name(tmp_path):

@@ -74,7 +74,8 @@ def test_sequential_force_keeps_the_users_files_and_refuses_a_selection_folder(l
     assert {"batch_001_output/samples_t0_2026.jsonl", "plan.xlsx", "batch_001/notes.txt", "state.json",
             "batch_001/items.csv"} <= set(_tree(seq))
     state = json.loads((seq / "state.json").read_text())
-    assert set(state["files"]) == {"state.json", "batch_001/lm_eval_samples.json", "batch_001/items.csv"}
+    assert set(state["files"]) == {"state.json", "batch_001/lm_eval_samples.json", "batch_001/items.json",
+                                   "batch_001/items.csv"}
 
     # a selection in the folder: refused with one line even with --force, and nothing removed
     assert _run(["select", root / "ref", "--budget", 30, "--out", tmp_path / "sel"], capsys)[0] == 0
@@ -176,8 +177,8 @@ def test_a_run_saved_without_its_file_list_gets_one(logs, capsys, tmp_path):
                         capsys)
     assert code == 0, err
     assert set(json.loads((seq / "state.json").read_text())["files"]) == {
-        "state.json", "batch_001/lm_eval_samples.json", "batch_001/items.csv", "batch_002/lm_eval_samples.json",
-        "batch_002/items.csv"}
+        "state.json", "batch_001/lm_eval_samples.json", "batch_001/items.json", "batch_001/items.csv",
+        "batch_002/lm_eval_samples.json", "batch_002/items.json", "batch_002/items.csv"}
     code, _, err = _run(["sequential", "start", root / "ref", "--half-width", 0.05, "--out", seq, "--force"], capsys)
     assert code == 0, err
     assert not (seq / "batch_002").exists() and (seq / "plan.xlsx").exists()
@@ -193,7 +194,7 @@ def test_force_never_removes_outside_the_run_folder(logs, capsys, tmp_path):
     state["files"] += ["../precious.txt", str(outside)]
     (seq / "state.json").write_text(json.dumps(state))
     code, _, err = _run(["sequential", "update", seq, root / "ref"], capsys)
-    assert code == 2 and "files[3]: '../precious.txt' is not a path inside" in _one_line(err)
+    assert code == 2 and "files[4]: '../precious.txt' is not a path inside" in _one_line(err)
     code, _, err = _run(["sequential", "start", root / "ref", "--half-width", 0.05, "--out", seq, "--force"], capsys)
     assert code == 0, err
     assert outside.read_text() == "keep"

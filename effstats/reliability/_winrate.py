@@ -109,13 +109,6 @@ def _mwr(scen: np.ndarray, ties: str = "strict", scen_w: np.ndarray | None = Non
     return _mwr_from_counts(*_win_counts(scen, ties), scen_w)
 
 
-def _win_rates(scen: np.ndarray, ties: str = "strict") -> np.ndarray:
-    """Per-scenario win rates (..., M, S) as floats (for display; the MWR uses the exact counts)."""
-    wins2, n2, valid = _win_counts(scen, ties)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(valid, wins2 / np.maximum(n2, 1), np.nan)
-
-
 def _weighted_nanmean(x: np.ndarray, w: np.ndarray | None) -> np.ndarray:
     """Mean over the last axis omitting NaN, with optional weights broadcast to x (multiplicities)."""
     if w is not None:  # one table scored under many weightings: broadcast (1, M, S) against (B, 1, S)

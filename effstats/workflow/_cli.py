@@ -150,7 +150,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     ssub = s.add_subparsers(dest="action", required=True, parser_class=type(s))
     st = ssub.add_parser("start", help="fix the item order and write the first batch",
                          description="Fix the item order and write DIR/state.json and the first batch, DIR/batch_001/: "
-                                     "items.csv (the batch's item ids) and, for lm-eval references, "
+                                     "items.json (the batch's item ids exactly: join results on these), "
+                                     "items.csv (the same for eyes and spreadsheets: ids starting with = + - @ "
+                                     "quoted) and, for lm-eval references, "
                                      "lm_eval_samples.json (lm_eval --samples) or, for HELM run folders, "
                                      "helm_instances.json; each update writes the next batch_NNN/ alike.")
     st.add_argument("reference", metavar="REFERENCE", help="reference results (as for effstats select)")

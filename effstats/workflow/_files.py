@@ -22,7 +22,7 @@ from typing import Any, Iterator
 
 from .._shared import exists_or_link, finish_swap, recorded_files, swap_files
 from ._io import REFERENCE_CACHE, json_text, output_dir, read_json, write_json_atomic
-from ._names import HELM_INSTANCES, LM_EVAL_SAMPLES
+from ._names import HELM_INSTANCES, ITEMS_JSON, LM_EVAL_SAMPLES
 from ._schema import MANIFEST as MANIFEST_SCHEMA, STATE as STATE_SCHEMA, safe_relative
 
 __all__ = ["KINDS", "owned_files", "remove_files", "refuse_existing", "locked", "safe_relative", "record_report",
@@ -47,7 +47,7 @@ _JOURNAL_FORMAT = "effstats.sequential-start/1"
 _TOP = {"manifest.json": ("manifest.json", LM_EVAL_SAMPLES, HELM_INSTANCES, REFERENCE_CACHE),
         "state.json": ("state.json", "decision.json", "decision.md", "looks.csv", REFERENCE_CACHE,
                        "bank.npz")}  # bank.npz: an adaptive run's item bank (_sequential_adaptive.BANK)
-_BATCH_FILES = (LM_EVAL_SAMPLES, HELM_INSTANCES, "items.csv")
+_BATCH_FILES = (LM_EVAL_SAMPLES, HELM_INSTANCES, ITEMS_JSON, "items.csv")
 _BATCH = re.compile(r"batch_\d{3,}")  # a sequential run's batch folder: batch_001, batch_002, ...
 
 
@@ -79,7 +79,7 @@ def owned_files(d: Path, record: str, doc: Any) -> list[str]:
         names = ["manifest.json", LM_EVAL_SAMPLES, HELM_INSTANCES]
     else:
         names = ["state.json", "decision.json", "decision.md", "looks.csv"]
-        names += _batch_files(d, (LM_EVAL_SAMPLES, "items.csv"))
+        names += _batch_files(d, (LM_EVAL_SAMPLES, ITEMS_JSON, "items.csv"))
     return list(dict.fromkeys(names + [record]))
 
 

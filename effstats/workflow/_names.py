@@ -21,6 +21,8 @@ _SEEDLESS = ("hybrid", "mrmr")
 MANIFEST = "manifest.json"
 LM_EVAL_SAMPLES = "lm_eval_samples.json"
 HELM_INSTANCES = "helm_instances.json"
+# a sequential batch's item ids as written in the state (items.csv shows them for eyes, csv_safe)
+ITEMS_JSON = "items.json"
 
 
 def _lm_eval_comma_note(tasks) -> str:

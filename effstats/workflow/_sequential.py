@@ -23,7 +23,7 @@ from ._provenance import check_lm_eval_provenance
 from ._select import _reference_info, _with_provenance
 from ._strata import (_CORRECTION_STRATA, _check_stratified_state, _correction_inputs, _stratified_order,
                       _stratified_worst_case_items)
-from ._names import HELM_INSTANCES, LM_EVAL_SAMPLES
+from ._names import HELM_INSTANCES, ITEMS_JSON, LM_EVAL_SAMPLES
 from ._report import _FEW_MODELS_KNOWN_ITEMS, _Report, _result_dict
 from ._schema import check_checksums, checksums
 from ._sequential_adaptive import BANK, _AdaptiveRule
@@ -773,7 +773,9 @@ class SequentialRun(_AdaptiveRule, _Report):
     # ------------------------------------------------------------------ files
     def save(self, directory: str | Path) -> Path:
         """Write ``state.json`` and either the next batch (``batch_NNN/lm_eval_samples.json`` or, for HELM runs,
-        ``helm_instances.json``, and ``items.csv``) or
+        ``helm_instances.json``; ``items.json``, the batch's item ids exactly, the list to join results on; and
+        ``items.csv``, the same ids for eyes and spreadsheets: ids starting with ``=``, ``+``, ``-`` or ``@``
+        quoted, control characters escaped) or
         the decision (``decision.json``, ``decision.md``, ``looks.csv``) into ``directory``; returns the path
         of the next batch's folder, or of ``decision.md``. ``directory`` may also be the run's ``state.json``,
         as :meth:`load` takes it. Runs that need the reference data when loaded (``rule="adaptive"``,
@@ -842,11 +844,13 @@ class SequentialRun(_AdaptiveRule, _Report):
             from ._files import real_folder
 
             bdir = real_folder(d, f"batch_{k:03d}", "directory")  # never written through a link to elsewhere
+            # items.json: the exact ids, to join results on; items.csv: the same for eyes and spreadsheets, whose
+            # ids starting with = + - @ are quoted and control characters escaped (csv_safe)
             items = csv_safe(pd.DataFrame({"item": self.next_items})).to_csv(index=False)
             writes = [(owned(f"{bdir.name}/{name}", False), text) for name, text in (
                 (LM_EVAL_SAMPLES, None if self.lm_eval_samples is None else json_text(self.lm_eval_samples)),
                 (HELM_INSTANCES, None if self.helm_instances is None else json_text(self.helm_instances)),
-                ("items.csv", items)) if text is not None]
+                (ITEMS_JSON, json_text(list(self.next_items))), ("items.csv", items)) if text is not None]
             out = bdir
         else:
             if self.result is None:
