@@ -504,6 +504,7 @@ def test_a_column_of_weight_0_in_the_published_weighted_mean_is_left_out_of_the_
     top = board["Average"].idxmax()
     assert res.scores["model"].iloc[0] == top and res.published["kendall_tau_ranked"] == pytest.approx(1.0)
     assert any("'t3', of weight 0 in the published weighted mean 'Average'" in n for n in res.notes), res.notes
+    assert "Score columns: t1, t2." in res.notes, res.notes  # the columns scored, not those read
     # named with --scenarios, the column is kept
     res = audit(tmp_path / "wz.csv", scenarios=["t1", "t2", "t3"], n_boot=30, progress=False)
     assert res.settings["n_scenarios"] == 3 and not any("of weight 0" in n for n in res.notes)

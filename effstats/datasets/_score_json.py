@@ -273,10 +273,14 @@ def _load(src: Any, *, format: str = "auto", table: str | None = None, by: str =
     if isinstance(data, pd.DataFrame):
         if data.attrs.get("note"):
             notes.append(data.attrs["note"])
-        cols = list(map(str, data.columns))
-        notes.append(f"Score columns: {', '.join(cols[:20])}"
-                     + (f", … ({len(cols)} in all)." if len(cols) > 20 else "."))
+        notes.append(score_columns_note(data.columns))
     return data, published, notes, fmt == "helm-json" or (fmt == "table" and _is_helm(data, published))
+
+
+def score_columns_note(columns: Any) -> str:
+    """The report's note naming a wide table's score columns (the first 20)."""
+    cols = list(map(str, columns))
+    return f"Score columns: {', '.join(cols[:20])}" + (f", … ({len(cols)} in all)." if len(cols) > 20 else ".")
 
 
 def _names(s: str | None, arg: str) -> list[str] | None:

@@ -278,7 +278,11 @@ def _drop_unweighted(data: Any, info: dict | None, notes: list[str]) -> Any:
                  f"weighted mean {str(info.get('column', ''))!r} (not part of the published aggregate); the ranking "
                  "uses the published weights. Name the score columns with --scenarios (or rank by --aggregate "
                  "mean) to keep them.")
-    return data.drop(columns=zero)
+    from ..datasets._score_json import score_columns_note
+
+    kept = data.drop(columns=zero)
+    notes[:] = [score_columns_note(kept.columns) if n == score_columns_note(data.columns) else n for n in notes]
+    return kept
 
 
 def _published_weights(data: Any, info: dict | None) -> dict | None:
