@@ -7,7 +7,7 @@ of its kernel (with the kernel's children: what the notebook costs, however busy
 with --out DIR writes the executed copies and DIR/timings.csv (read by render_reports.py for the index).
 A failing notebook does not stop the others: its partly executed copy is written and the exit status is 1.
 
-Usage: run_notebooks.py [--fast] [--out DIR] [--jobs N] [NAME ...]
+Usage: run_notebooks.py [--fast] [--out DIR] [--jobs N] [--timeout SECONDS] [NAME ...]
 """
 from __future__ import annotations
 
@@ -167,14 +167,15 @@ def children_cpu_seconds() -> float:
     return ru.ru_utime + ru.ru_stime
 
 
-def run_one(path: Path, fast: bool, out_dir: Path | None, progress: bool) -> dict:
-    """Execute one notebook, print its outcome and time, and return its timings row (never raises)."""
+def run_one(path: Path, fast: bool, out_dir: Path | None, progress: bool, timeout: int = 3600) -> dict:
+    """Execute one notebook (``timeout``: seconds a cell may take), print its outcome and time, and return its
+    timings row (never raises)."""
     mode = "fast" if fast else "full"
     print(f"executing {path.name} ({mode}) ...", flush=True)
     t, cpu = time.perf_counter(), children_cpu_seconds()
     status = "ok"
     try:
-        run_notebook(path, fast=fast, out_dir=out_dir, progress=progress)
+        run_notebook(path, fast=fast, out_dir=out_dir, timeout=timeout, progress=progress)
     except CellExecutionError as exc:
         status = "error"
         print(f"  ERROR in {path.name}:\n{str(exc)[-3000:]}", file=sys.stderr, flush=True)
@@ -197,9 +198,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, help="directory for the executed copies and timings.csv")
     ap.add_argument("--jobs", type=int, default=1,
                     help="notebooks run at once (default 1); >1 starts the longest (by the last timings.csv) first")
+    ap.add_argument("--timeout", type=int, default=3600, help="seconds a cell may take (default 3600)")
     args = ap.parse_args(argv)
     if args.jobs < 1:
         ap.error(f"--jobs: expected an integer >= 1, got {args.jobs}")
+    if args.timeout < 1:
+        ap.error(f"--timeout: expected an integer >= 1, got {args.timeout}")
     paths = sorted(NOTEBOOKS.glob("*.ipynb"))
     if args.names:
         unknown = sorted(set(args.names) - {p.stem for p in paths} - {p.name for p in paths})
@@ -220,7 +224,7 @@ def main(argv: list[str] | None = None) -> int:
     jobs = min(args.jobs, len(paths)) or 1
     wall = time.perf_counter()
     if jobs == 1:
-        rows = [run_one(p, args.fast, args.out, progress=True) for p in paths]
+        rows = [run_one(p, args.fast, args.out, progress=True, timeout=args.timeout) for p in paths]
     else:
         import concurrent.futures as cf
         import multiprocessing as mp
@@ -230,7 +234,7 @@ def main(argv: list[str] | None = None) -> int:
         # longest first, so that a long notebook does not start last and run alone
         paths.sort(key=lambda p: -last.get(p.stem, float("inf")))
         with cf.ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("spawn")) as pool:
-            futures = [pool.submit(run_one, p, args.fast, args.out, False) for p in paths]
+            futures = [pool.submit(run_one, p, args.fast, args.out, False, args.timeout) for p in paths]
             rows = sorted((f.result() for f in futures), key=lambda r: r["notebook"])
     if rows:
         print("\n" + summary_table(rows), flush=True)

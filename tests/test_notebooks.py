@@ -1,7 +1,10 @@
 """Every notebook in notebooks/ executes in FAST mode in the "effstats" kernel, shows its figures inline, saves them,
 and writes a claims table (FIGURES/<stem>_claims.csv: claim, paper, ours, holds) whose every claim holds."""
+import contextlib
 import importlib.util
+import io
 from pathlib import Path
+from typing import NamedTuple
 
 import nbformat
 import pandas as pd
@@ -16,27 +19,45 @@ NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 # where the docs' build reads FAST-mode executed copies (scripts/docs_notebooks.py)
 DOCS_COPIES = ROOT / "build" / "docs-notebooks"
 
-# Each notebook runs in FAST mode once per session: test_notebook_executes checks the run, and test_docs.py's site
-# publishes the executed copy instead of running the notebook again through scripts/docs_notebooks.py. Both modules
-# are in the xdist group "notebooks", so that one worker holds the runs.
-_FAST_RUNS: dict[Path, tuple] = {}
+# Each notebook runs in FAST mode once per session, through the runner's command line (run_notebooks.main, as
+# `scripts/run_notebooks.py --fast --out DIR NAME`): test_notebook_executes checks the run, test_docs.py's site
+# publishes the executed copy instead of running the notebook again through scripts/docs_notebooks.py, and
+# test_reports.py renders tour's run and checks what the runner printed and wrote. The three modules are in the xdist
+# group "notebooks", so that one worker holds the runs.
+class FastRun(NamedTuple):
+    """One FAST run: ``folder`` holds ``notebooks/`` (the executed copy and timings.csv) and ``figures/`` (the
+    figures and claims); ``status``, ``stdout`` and ``stderr``: the runner's exit status and output."""
+    folder: Path
+    status: int
+    stdout: str
+    stderr: str
+
+
+_FAST_RUNS: dict[Path, FastRun] = {}
+
+
+def fast_run_record(path: Path, tmp_path_factory) -> FastRun:
+    """The notebook's FAST run through the runner (once a session), whatever its outcome."""
+    if path not in _FAST_RUNS:
+        folder = tmp_path_factory.mktemp(f"fast-{path.stem}")
+        out, err = io.StringIO(), io.StringIO()
+        with pytest.MonkeyPatch.context() as mp, contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            mp.setenv("EFFSTATS_FIGURES", str(folder / "figures"))
+            status = run_notebooks.main(["--fast", "--out", str(folder / "notebooks"), "--timeout", "900", path.stem])
+        _FAST_RUNS[path] = FastRun(folder, status, out.getvalue(), err.getvalue())
+    return _FAST_RUNS[path]
 
 
 def fast_run(path: Path, tmp_path_factory) -> tuple[nbformat.NotebookNode, Path]:
-    """The notebook executed in FAST mode (once a session) and the folder its figures and claims went to; raises
-    what the run raised, every time it is asked."""
-    if path not in _FAST_RUNS:
-        figures = tmp_path_factory.mktemp(f"figures-{path.stem}")
-        with pytest.MonkeyPatch.context() as mp:
-            mp.setenv("EFFSTATS_FIGURES", str(figures))
-            try:
-                _FAST_RUNS[path] = (run_notebooks.run_notebook(path, fast=True, timeout=900), figures, None)
-            except Exception as exc:  # a cell's error (nbclient's CellExecutionError), a timeout, a dead kernel
-                _FAST_RUNS[path] = (None, figures, exc)
-    nb, figures, exc = _FAST_RUNS[path]
-    if exc is not None:
-        raise exc
-    return nb, figures
+    """The notebook executed in FAST mode (once a session) and the folder its figures and claims went to; raises,
+    with the runner's report of the error, every time it is asked if the run failed."""
+    run = fast_run_record(path, tmp_path_factory)
+    if run.status != 0:
+        # the runner's stderr: its error report (the failing cell's traceback), after its progress bar's lines
+        report = "\n".join(line for line in run.stderr.split("\n") if "\r" not in line)
+        raise RuntimeError(f"{path.name} failed in FAST mode (run_notebooks.py exit status {run.status}):\n"
+                           f"{report[-4000:]}\n{run.stdout[-1000:]}")
+    return nbformat.read(run.folder / "notebooks" / path.name, as_version=4), run.folder / "figures"
 
 
 def _kernel_missing() -> bool:
@@ -116,6 +137,13 @@ def test_out_that_is_no_directory_is_refused_before_any_notebook_runs(tmp_path, 
         assert run_notebooks.main(["--fast", "--out", str(out), NOTEBOOKS[0].stem]) == 2
         out_, err = capsys.readouterr()
         assert out_ == "" and len(err.strip().splitlines()) == 1 and "--out" in err and str(out) in err
+
+
+def test_a_timeout_below_one_second_is_refused_before_any_notebook_runs(capsys):
+    with pytest.raises(SystemExit) as exc:
+        run_notebooks.main(["--fast", "--timeout", "0", NOTEBOOKS[0].stem])
+    out, err = capsys.readouterr()
+    assert exc.value.code == 2 and out == "" and "--timeout" in err.strip().splitlines()[-1]
 
 @needs_kernel
 @pytest.mark.notebook

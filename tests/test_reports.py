@@ -1,6 +1,7 @@
 """Notebooks become HTML reports that render in a real browser, as R Markdown's knit does.
 
-tour.ipynb runs in FAST mode through scripts/run_notebooks.py, scripts/render_reports.py renders it, and Debian's
+tour.ipynb runs in FAST mode through scripts/run_notebooks.py (test_notebooks.py's run: each notebook runs once for
+the modules that use it), scripts/render_reports.py renders it, and Debian's
 headless Chromium opens the report over the DevTools protocol (on 127.0.0.1): the page must load with no console
 error, no uncaught exception and no failed request (it is self-contained), show its figures (decoded <img> with
 data: URIs whose screenshots are not blank), fold the code and unfold it with "show all code", and typeset math.
@@ -26,9 +27,12 @@ import pytest
 from PIL import Image
 from tornado.websocket import websocket_connect
 
-# one xdist worker runs this module, so its module-scoped fixture (a notebook run, a server) starts once
-pytestmark = pytest.mark.xdist_group("reports")
-pytestmark = [pytestmark, pytest.mark.slow]  # a notebook runs, then renders in Chromium
+# the notebooks' FAST runs through the runner's command line (test_notebooks.py's: one run of tour for both modules)
+from test_notebooks import NOTEBOOKS, fast_run_record
+
+# one xdist worker runs this module, so its module-scoped fixtures (a browser, a rendered report) start once: the
+# worker that runs the notebooks
+pytestmark = [pytest.mark.xdist_group("notebooks"), pytest.mark.slow]  # a notebook runs, then renders in Chromium
 ROOT = Path(__file__).resolve().parents[1]
 VENV_PY = ROOT / ".venv" / "bin" / "python"
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"  # Debian's, installed by make setup
@@ -153,12 +157,12 @@ def test_the_browser_check_sees_errors(browser, tmp_path):
 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("reports")
+    # `scripts/run_notebooks.py --fast --out TMP/notebooks tour` with EFFSTATS_FIGURES=TMP/figures
+    run = fast_run_record(next(p for p in NOTEBOOKS if p.stem == "tour"), tmp_path_factory)
+    tmp = run.folder
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "MPLBACKEND")}
     env["EFFSTATS_FIGURES"] = str(tmp / "figures")
-    run = subprocess.run([str(VENV_PY), "scripts/run_notebooks.py", "--fast", "--out", str(tmp / "notebooks"), "tour"],
-                         cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
-    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-3000:]
+    assert run.status == 0, run.stdout[-2000:] + run.stderr[-3000:]
     # the runner prints the notebook's time and a summary table
     assert "tour.ipynb: ok in" in run.stdout and run.stdout.strip().splitlines()[-2].startswith("total")
     # a small notebook with inline math and no code output, rendered beside it
