@@ -102,6 +102,23 @@ def test_mirrored_pass_without_its_last_bound_keeps_every_other_figure(theta, im
     np.testing.assert_array_equal(part["problo"], full["problo"])
     np.testing.assert_array_equal(part["mass_last"], full["mass_last"])
 
+
+@pytest.mark.parametrize("r", [18, 36])
+@pytest.mark.parametrize("first", [0.01, 0.05, None], ids=["first1%", "first5%", "equal"])
+def test_one_sided_pass_on_grids_cut_below_matches_the_full_grids(first, r):
+    """A pass with no lower bound (``lower=False``) starts its grids above gsDesign's first candidate, where the
+    density holds under 2e-9 of the mass: its bounds and upper crossings are those of the pass on gsDesign's whole
+    grids (``lower=True``) to 1e-9 relative, also where a first look holds 1 % of the information (a path there
+    reaches the last bound most easily from the cut-off tail)."""
+    for k, gamma, alpha in itertools.product((2, 3, 5, 8), (-4.0, 1.0, 3.0), (0.001, 0.025, 0.1)):
+        tx = np.arange(1, k + 1) / k if first is None else np.concatenate(([first], np.linspace(first, 1, k)[1:]))
+        spent = np.diff(np.concatenate(([0.0], alpha * (1 - np.exp(-gamma * tx)) / (1 - np.exp(-gamma)))))
+        cut = gsbound1(0.0, tx, np.full(k, -20.0), spent, r=r, lower=False)
+        full = gsbound1(0.0, tx, np.full(k, -20.0), spent, r=r)
+        np.testing.assert_allclose(cut["b"], full["b"], rtol=1e-9, atol=0)
+        np.testing.assert_allclose(cut["achieved"], full["achieved"], rtol=1e-9, atol=0)
+        assert cut["dens"][0][1][0] > full["dens"][0][1][0] + 5  # the cut grids do start higher
+
 # binding beta-spending (test type 3): the search inside each round of gsDesign's iteration is the library's own, the
 # rounds are gsDesign's; information, bounds and spending must agree with gsDesign's to its tolerance (tol = 1e-6)
 TYPE3 = [dict(k=k, alpha=alpha, beta=beta, spending=up, spending_param=up_par, lower_spending=lo, lower_param=lo_par,
