@@ -12,6 +12,7 @@ import io
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -380,3 +381,38 @@ def test_report_files_show_control_characters_as_escapes(tmp_path, capsys):
         assert not _RAW_CONTROL.search(text), (f.name, _RAW_CONTROL.search(text))
     assert "\\x1b" in (tmp_path / "est" / "estimate.md").read_text()
     assert "\\u202e" in (tmp_path / "est" / "estimate.html").read_text()
+
+
+@pytest.mark.parametrize("layout", ["lm-eval", "helm"])
+def test_a_folder_of_links_to_runs_reads_as_the_runs(tmp_path, capsys, layout):
+    """Runs gathered from several places by folder links read as the runs themselves; a link to a folder above
+    (a loop) is walked once."""
+    import helm_fixtures as hf
+
+    if layout == "lm-eval":
+        real = _ref_logs(tmp_path)
+        new = "m11"
+    else:
+        hf.write_suite(tmp_path / "helm", [hf.Scenario("ta", n=30), hf.Scenario("tb", n=30)], 6)
+        real = tmp_path / "helm" / "runs" / "v1"
+        new = hf.model_names(6)[-1].replace("/", "_")
+    runs = sorted(real.iterdir())
+    gathered, new_runs = tmp_path / "gathered", tmp_path / "new_runs"
+    for d in (gathered / "a", new_runs):
+        d.mkdir(parents=True)
+    for k, run in enumerate(runs):
+        dest = new_runs if run.name.endswith(new) else gathered / ("a" if k % 2 else "")
+        (dest / run.name).symlink_to(run, target_is_directory=True)
+    (gathered / "a" / "up").symlink_to(gathered, target_is_directory=True)
+    copied = tmp_path / "copied"
+    shutil.copytree(gathered, copied, symlinks=False, ignore=shutil.ignore_patterns("up"))
+    for name, src in (("from_copies", copied), ("from_links", gathered)):
+        code, _, err = _run(["select", src, "--budget", 12, "--method", "random", "--out", tmp_path / name,
+                             "--no-progress"], capsys)
+        assert code == 0, err
+    a, b = (Selection.load(tmp_path / name) for name in ("from_copies", "from_links"))
+    assert a.reference["n_models"] == b.reference["n_models"] == (11 if layout == "lm-eval" else 5)
+    assert a.reference["n_items"] == b.reference["n_items"] and list(a.items) == list(b.items)
+    # a new model's results given as a folder of links are found too
+    code, out, err = _run(["estimate", tmp_path / "from_links", new_runs, "--restrict-to-manifest"], capsys)
+    assert code == 0, err

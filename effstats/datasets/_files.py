@@ -34,6 +34,22 @@ def _each_path(p: Any, arg: str, one: Callable[[Path], list], what: str, accepte
     raise ValueError(f"{arg}: expected {accepted}, got {type(p).__name__}")
 
 
+def _find(root: Path, match: Callable[[str], bool]) -> list[Path]:
+    """The paths under the folder ``root`` whose name ``match``es, sorted, through linked folders too (a folder of
+    links to runs gathered from several places is read as the runs): each real folder is walked once, so a link
+    to a folder above ends. Anything so named is returned, a folder, FIFO or broken link too, for the caller to
+    name."""
+    seen, found = set(), []
+    for d, dirs, files in os.walk(root, followlinks=True):
+        real = os.path.realpath(d)
+        if real in seen:
+            dirs[:] = []
+            continue
+        seen.add(real)
+        found.extend(Path(d, name) for name in files + dirs if match(name))
+    return sorted(found)
+
+
 def _refuse_lfs_pointer(f: Path, shown: str, arg: str) -> None:
     """Raise when ``f`` is a Git LFS pointer (a clone without ``git lfs pull``) instead of the file itself."""
     with open(f, "rb") as fh:

@@ -10,7 +10,7 @@ from typing import Any
 
 
 from .._shared import _name_list
-from ._files import _COMPRESSED, _each_path, _refuse_lfs_pointer
+from ._files import _COMPRESSED, _each_path, _find, _refuse_lfs_pointer
 
 # A copy a browser or file manager made ("… (1).jsonl", "… - Copy.jsonl", "… copy.jsonl") is another run of the
 # same task, not a task of its own: its suffix is kept with the timestamp, so it sorts after the original.
@@ -22,7 +22,7 @@ _SAMPLES_RE = re.compile(r"^samples_(?P<task>.+?)(?:_(?P<ts>\d{4}-\d{2}-\d{2}T[0
 def _expand(p: Any, arg: str) -> list[Path]:
     def one(path: Path) -> list[Path]:
         if path.is_dir():
-            found = sorted(path.rglob("samples_*.jsonl*"))
+            found = _find(path, lambda name: name.startswith("samples_") and ".jsonl" in name)
             # only regular files are read: a FIFO would block the read forever, a folder or a symlink loop fail it
             odd = [f for f in found if not f.is_file()]
             if odd:

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from .._shared import _name_list
+from ._files import _find
 from ._scores import (SCORE_FORMATS, _METRIC_ORDER, _OPENLLM_METRIC, _OPENLLM_NAME, _as_published,
                       _check_duplicates, _check_path, _dedupe, _dedupe_with, _named_published, _read_json, _select,
                       read_openllm_csv, read_scores)
@@ -85,7 +86,7 @@ def read_openllm_json(paths: Any, *, duplicates: str = "last") -> pd.DataFrame:
     _check_duplicates(duplicates)
     if isinstance(paths, (str, Path)):
         p = _check_path(paths, directory_ok=True)
-        files = sorted(f for f in p.rglob("*.json") if f.is_file()) if p.is_dir() else [p]
+        files = [f for f in _find(p, lambda name: name.endswith(".json")) if f.is_file()] if p.is_dir() else [p]
     elif isinstance(paths, (list, tuple)):
         files = [_check_path(f) for f in paths]
     else:

@@ -88,10 +88,11 @@ def read_lm_eval_samples(
     ----------
     path_or_paths : path, sequence of paths, or mapping model name -> path(s)
         ``samples_<task>_<timestamp>.jsonl`` files (``.jsonl.gz`` too) or directories searched recursively for
-        them (e.g. the harness's ``--output_path``). Without a mapping, the model of a file is the name recorded
-        in the run's ``results_<timestamp>.json`` in the same folder (``model_name``, else the ``pretrained=``,
-        ``model=``, ``path=`` or ``engine=`` entry of ``config.model_args``), else its folder name (``org__name``
-        -> ``org/name``, as the harness writes it). With a mapping, the mapping names the models.
+        them, through linked folders too (e.g. the harness's ``--output_path``). Without a mapping, the model of
+        a file is the name recorded in the run's ``results_<timestamp>.json`` in the same folder (``model_name``,
+        else the ``pretrained=``, ``model=``, ``path=`` or ``engine=`` entry of ``config.model_args``), else its
+        folder name (``org__name`` -> ``org/name``, as the harness writes it). With a mapping, the mapping names
+        the models.
     metric : str, default="acc"
         Per-document field giving the response: ``"acc"`` or ``"acc_norm"`` (correctness of the raw or
         length-normalised arg-max choice), or any numeric per-sample metric (``"exact_match"``, ``"f1"`` ...).

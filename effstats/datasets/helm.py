@@ -29,7 +29,7 @@ import pandas as pd
 from .._shared import _plain
 from .._validation import check_trials
 from ..responses import ResponseMatrix
-from ._files import _check_duplicates, _each_path, _refuse_lfs_pointer
+from ._files import _check_duplicates, _each_path, _find, _refuse_lfs_pointer
 
 __all__ = ["read_helm_runs"]
 
@@ -54,7 +54,7 @@ def _run_dirs(p: Any, arg: str) -> list[Path]:
             raise FileNotFoundError(f"{arg}: {str(path)!r} does not exist")
         if (path / _STATS).is_file():
             return [path]
-        found = sorted((f.parent for f in path.rglob(_STATS) if f.is_file()), key=lambda d: _natural(str(d)))
+        found = sorted((f.parent for f in _find(path, _STATS.__eq__) if f.is_file()), key=lambda d: _natural(str(d)))
         if not found:
             raise ValueError(f"{arg}: directory {str(path)!r} contains no HELM run folder (no {_STATS})")
         _warn_runs_without_stats(found, arg)
@@ -324,8 +324,8 @@ def read_helm_runs(
     path_or_paths : path or sequence of paths
         HELM run folders (``benchmark_output/runs/<suite>/<run_name>``, holding ``per_instance_stats.json``),
         their ``per_instance_stats.json`` files, or directories searched recursively for run folders (a suite, or
-        ``benchmark_output/runs``). Runs are taken in the order given, and within a directory in natural order
-        of their paths (``v1.9`` before ``v1.10``).
+        ``benchmark_output/runs``), through linked folders too. Runs are taken in the order given, and within a
+        directory in natural order of their paths (``v1.9`` before ``v1.10``).
     metric : str or mapping, default="exact_match"
         The per-instance stat (``name.name`` in ``per_instance_stats.json``): ``"exact_match"``,
         ``"quasi_exact_match"``, ``"f1_score"``, ... Values must lie in [0, 1]. A suite whose scenarios use

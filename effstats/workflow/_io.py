@@ -15,6 +15,7 @@ import pandas as pd
 
 from .._shared import remove_stale_tmp, write_text_atomic
 from .._validation import check_trials
+from ..datasets._files import _find
 from ..responses import ResponseMatrix
 from ._schema import check
 
@@ -28,12 +29,14 @@ _COMPRESSED_MAGIC = (b"\x1f\x8b", b"BZh", b"\xfd7zXZ\x00", b"PK\x03\x04", b"\x28
 
 def _detect(path: Path) -> str:
     if path.is_dir():
-        if any(f.is_file() for f in path.rglob("samples_*.jsonl*")):
+        names = {f.name for f in _find(path, lambda name: name.endswith((".json", ".jsonl")) or ".jsonl." in name)
+                 if f.is_file()}
+        if any(n.startswith("samples_") and ".jsonl" in n for n in names):
             return "lm-eval"
-        if any(f.is_file() for f in path.rglob("per_instance_stats.json")):
+        if "per_instance_stats.json" in names:
             return "helm"
         hint = ("; it holds lm-eval results_*.json files only: run lm_eval with --log_samples to log each document"
-                if any(f.is_file() for f in path.rglob("results_*.json")) else "")
+                if any(n.startswith("results_") and n.endswith(".json") for n in names) else "")
         raise ValueError(f"{path}: a folder with neither lm-evaluation-harness samples_*.jsonl logs nor HELM run "
                          f"folders (per_instance_stats.json){hint}")
     name = path.name.lower()
