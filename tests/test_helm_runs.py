@@ -110,7 +110,9 @@ def test_values_read_back_equal_the_truth(data):
     expected_items = [f"{s}/{i}" for s in sorted(SCENARIOS) for k, i in enumerate(ids)
                       if observed[s][:, k].any()]
     assert list(rm.item_ids) == expected_items
-    assert list(rm.items.columns) == ["task", "instance_id", "doc_id"]
+    assert list(rm.items.columns) == ["task", "instance_id", "doc_id", "adapter_spec"]
+    # each scenario's protocol: the adapter spec without the model's own fields and the trial count
+    assert set(rm.items["adapter_spec"]) == {'{"max_train_instances":5,"method":"multiple_choice_joint"}'}
     assert (rm.items["instance_id"] == rm.items["doc_id"]).all()
     assert (rm.items.index == rm.items["task"] + "/" + rm.items["instance_id"]).all()
     assert (rm.models["n_tasks"] == 2).all()

@@ -395,3 +395,38 @@ def test_sequential_update_restricted_names_what_the_batch_lacks(tmp_path, capsy
     code, _, err = _run(["sequential", "update", tmp_path / "seq", other.parent, "--restrict-to-manifest"], capsys)
     _one_line_error(code, err, "NEW_RESULTS: none of its 60 items is in batch 001", "batch_001/items.csv")
     assert json.loads((tmp_path / "seq" / "state.json").read_text())["looks"] == []
+
+
+def _change_adapter(runs: Path, **fields) -> None:
+    for spec in runs.rglob("run_spec.json"):
+        doc = json.loads(spec.read_text())
+        doc["adapter_spec"].update(fields)
+        spec.write_text(json.dumps(doc))
+
+
+def test_a_new_run_under_another_adapter_spec_is_a_protocol_change(tmp_path, capsys):
+    """A new model run with other few-shot examples, method or temperature than the reference runs is refused
+    (naming the scenario and the fields) unless --allow-protocol-change; other train-trial or instance counts and
+    the model's own fields are no protocol change."""
+    write_suite(tmp_path, [Scenario("boolq", n=60), Scenario(MMLU, n=60)], 7)
+    new = _split_off(tmp_path, "org0_model-06")
+    code, _, err = _run(["select", tmp_path / "runs", "--budget", "30", "--out", tmp_path / "sel"], capsys)
+    assert code == 0, err
+    _change_adapter(new, num_train_trials=3, max_eval_instances=50, model_deployment="elsewhere/m6")
+    code, _, err = _run(["estimate", tmp_path / "sel", new, "--restrict-to-manifest"], capsys)
+    assert code == 0 and "adapter spec" not in err, err
+    _change_adapter(new, max_train_instances=5, temperature=0.7)
+    code, _, err = _run(["estimate", tmp_path / "sel", new, "--restrict-to-manifest"], capsys)
+    line = _one_line_error(code, err, "NEW_RESULTS: task boolq: HELM adapter spec differs from the reference runs' "
+                           "in max_train_instances (5 here, unset there), temperature (0.7 here, unset there)",
+                           "--allow-protocol-change")
+    assert "method" not in line
+    code, out, err = _run(["estimate", tmp_path / "sel", new, "--restrict-to-manifest", "--allow-protocol-change",
+                           "--force"], capsys)
+    assert code == 0 and "warning: NEW_RESULTS: task boolq: HELM adapter spec differs" in err, err
+    # the same record guards a sequential run's batches
+    code, _, err = _run(["sequential", "start", tmp_path / "runs", "--half-width", "0.05", "--initial", "30",
+                         "--batch", "30", "--out", tmp_path / "seq"], capsys)
+    assert code == 0, err
+    code, _, err = _run(["sequential", "update", tmp_path / "seq", new, "--restrict-to-manifest"], capsys)
+    _one_line_error(code, err, "HELM adapter spec differs from the reference runs' in max_train_instances")

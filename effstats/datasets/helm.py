@@ -30,6 +30,7 @@ from .._shared import _plain
 from .._validation import check_trials
 from ..responses import ResponseMatrix
 from ._files import _check_duplicates, _each_path, _find, _refuse_lfs_pointer
+from ._lm_eval_records import MIXED
 
 __all__ = ["read_helm_runs"]
 
@@ -121,9 +122,9 @@ def _model_in_name(name: str) -> str | None:
     return None
 
 
-def _run_identity(d: Path, arg: str) -> tuple[str, str, bool]:
-    """(model, scenario, whether the model comes from run_spec.json) of a run folder: from its run_spec.json,
-    else from the folder name."""
+def _run_identity(d: Path, arg: str) -> tuple[str, str, bool, str]:
+    """(model, scenario, whether the model comes from run_spec.json, its protocol) of a run folder: from its
+    run_spec.json, else from the folder name; the protocol is :func:`_protocol`'s."""
     has_spec = (d / _SPEC).is_file()
     spec = _load(d, _SPEC, arg) if has_spec else {}
     if not isinstance(spec, dict):
@@ -136,7 +137,20 @@ def _run_identity(d: Path, arg: str) -> tuple[str, str, bool]:
     model = model or _model_in_name(name)
     if not model:
         raise ValueError(f"{arg}: {d.name}: no model in {_SPEC} (adapter_spec.model) nor in the run name {name!r}")
-    return model, _scenario_of(name), from_spec
+    return model, _scenario_of(name), from_spec, _protocol(adapter)
+
+
+# adapter_spec fields that name the model, or say how many instances or train trials were run (each trial and
+# instance is read apart): the rest is how each instance was put to the model
+_NOT_PROTOCOL = ("model", "model_deployment", "num_train_trials", "max_eval_instances")
+ADAPTER = "adapter_spec"  # the item metadata column holding a run's protocol
+
+
+def _protocol(adapter: dict) -> str:
+    """A run's adapter spec without the fields of :data:`_NOT_PROTOCOL`, as canonical JSON ("" without one): the
+    method, prompt parts, few-shot count (``max_train_instances``), temperature and stop sequences it ran with."""
+    kept = {k: v for k, v in adapter.items() if k not in _NOT_PROTOCOL}
+    return json.dumps(kept, sort_keys=True, separators=(",", ":"), default=str) if kept else ""
 
 
 # ----------------------------------------------------------------------------------------------------- per-instance
@@ -357,10 +371,12 @@ def read_helm_runs(
         ``adapter_spec.model`` of ``run_spec.json`` (else ``adapter_spec.model_deployment``, else the run name's
         ``model=`` part, where ``/`` reads ``_``). Item ids ``"<scenario>/<instance_id>"``, the scenario being the
         run name without its model (``"mmlu:subject=anatomy,method=multiple_choice_joint"``); ``items`` columns
-        ``task`` (the scenario), ``instance_id`` and ``doc_id`` (the same id, the column name the lm-eval reader
-        uses); ``models`` columns ``n_tasks`` and ``n_trials`` (the most train trials of any of its runs). Under
-        ``trials="mean"`` a value is the mean over the run's train trials. Instances a model was not run on are
-        ``missing``.
+        ``task`` (the scenario), ``instance_id``, ``doc_id`` (the same id, the column name the lm-eval reader
+        uses) and, where the run specs give one, ``adapter_spec``: the scenario's protocol, the adapter spec
+        without the model's own fields, the train-trial and instance counts, as JSON (``"*"`` where its runs ran
+        with several; the loop checks a new model's runs against it); ``models`` columns ``n_tasks`` and
+        ``n_trials`` (the most train trials of any of its runs). Under ``trials="mean"`` a value is the mean over
+        the run's train trials. Instances a model was not run on are ``missing``.
 
     Raises
     ------
@@ -429,9 +445,11 @@ def read_helm_runs(
     seen: dict[str, set] = {"metric": set(), "split": set(), "perturbation": set(), "trial": set()}
     runs: dict[tuple[str, str], list[tuple[Path, dict, bool]]] = {}
     empty, no_spec, trials_of, tasks_read = [], {}, {}, set()
+    protocols: dict[str, set] = {}  # scenario -> the protocols its runs ran with
     for d in dirs:
-        model, task, from_spec = _run_identity(d, arg)
+        model, task, from_spec, protocol = _run_identity(d, arg)
         tasks_read.add(task)
+        protocols.setdefault(task, set()).add(protocol)
         values = _run_values(d, _metric_for(task, metric), split, perturbation, arg, seen)
         if not from_spec:
             no_spec.setdefault(model, []).append(d.name)
@@ -482,6 +500,11 @@ def read_helm_runs(
                           "doc_id": [k[1] for k in keys]}, index=item_ids)
     if trials == "separate":
         items["train_trial"] = [k[2] for k in keys]
+    # what each scenario's runs ran with, for a later run on these instances to be checked against; runs of one
+    # scenario with other protocols give it MIXED (not one protocol)
+    per_task = {t: (next(iter(p)) if len(p) == 1 else MIXED) for t, p in protocols.items()}
+    if any(per_task.values()):
+        items[ADAPTER] = [per_task.get(k[0], "") for k in keys]
     mmeta = pd.DataFrame({"n_tasks": [sum(1 for (m, _) in data if m == name) for name in models],
                           "n_trials": [n_trials.get(name, 1) for name in models]}, index=pd.Index(models, name="model"))
     return ResponseMatrix(vals, nan_as_missing=True, model_ids=mmeta.index, item_ids=item_ids, models=mmeta,

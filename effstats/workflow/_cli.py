@@ -20,7 +20,8 @@ from ._names import _SEEDLESS, HELM_INSTANCES, LM_EVAL_SAMPLES, METHODS, _lm_eva
 _READ_FORMATS = ["auto", "lm-eval", "helm", "csv", "parquet"]
 _PROTOCOL_HELP = ("lm-eval logs: score new results whose prompts (prompt_hash) or few-shot count differ from the "
                   "reference logs' at the chosen documents, with a warning (refused by default: another protocol "
-                  "moves every score); other documents or targets (doc_hash, target_hash) are refused always")
+                  "moves every score); other documents or targets (doc_hash, target_hash) are refused always. HELM "
+                  "runs: the same for another adapter spec (method, prompt, few-shot count, temperature)")
 
 
 def _reader_args(p: argparse.ArgumentParser) -> None:

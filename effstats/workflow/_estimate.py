@@ -621,8 +621,10 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
         task's version and few-shot count; the manifest keeps the reference logs' for the chosen documents. New
         logs on other documents or targets (another dataset revision, another document order) are refused; other
         prompts or another few-shot count (another protocol, which moves every score) are refused unless this is
-        True, then said in a warning; another task version alone is a warning. Logs without digests (older
-        harness versions), tables and HELM runs are not checked.
+        True, then said in a warning; another task version alone is a warning. HELM runs: another adapter spec
+        (method, prompt parts, few-shot count, temperature; not the model's own fields, the train-trial or
+        instance count) in a scenario is refused unless this is True, naming the fields. Logs without digests
+        (older harness versions) and tables are not checked.
     progress : bool, default=False
         Show the progress of reading the reference data and of the refit on a terminal (standard error), each once
         it has taken 2 s.

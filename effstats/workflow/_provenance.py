@@ -15,10 +15,15 @@ bumped task version, index 17 is another question. The digests lm-eval logs besi
 * another task version alone (the digests agree, or are not logged) is a warning: the version names the task's
   code, which may or may not change what the model sees.
 
-Logs without digests (harness versions before they were logged), tables and HELM runs are not checked.
+HELM runs record each scenario's adapter spec (``run_spec.json``: method, prompt parts, few-shot count,
+temperature, stop sequences; not the model, the number of train trials or of instances): a new run under another
+one is a protocol change, refused unless ``allow_protocol_change=True``, naming the fields that differ.
+
+Logs without digests (harness versions before they were logged) and tables are not checked.
 """
 from __future__ import annotations
 
+import json
 import warnings
 from typing import Any
 
@@ -28,12 +33,14 @@ import pandas as pd
 from .._shared import _plain
 from ..datasets._lm_eval_files import RUN_FIELDS
 from ..datasets._lm_eval_records import HASH_FIELDS, HASH_WIDTH, HASHES, MIXED
+from ..datasets.helm import ADAPTER
 from ..responses import ResponseMatrix
 
 _WHY = {"doc_hash": "another dataset revision or document order?",
         "target_hash": "another gold answer: another dataset revision?",
         "prompt_hash": "another prompt template, few-shot examples or chat template?"}
-_RUN_NAMES = {"n_shot": "n-shot", "task_version": "version"}
+_RUN_NAMES = {"n_shot": "n-shot", "task_version": "version", ADAPTER: "HELM adapter spec"}
+_FIELDS = RUN_FIELDS + (ADAPTER,)  # the run-level fields recorded per task
 
 
 def lm_eval_provenance(rm: ResponseMatrix, items: Any = None, hashes: bool = True) -> dict | None:
@@ -46,7 +53,7 @@ def lm_eval_provenance(rm: ResponseMatrix, items: Any = None, hashes: bool = Tru
     log other versions or shot counts.
     """
     cols = rm.items.columns
-    if HASHES not in cols and not any(f in cols for f in RUN_FIELDS):
+    if HASHES not in cols and not any(f in cols for f in _FIELDS):
         return None
     info = rm.items if items is None else rm.items.reindex(pd.Index(items))
     out: dict[str, Any] = {}
@@ -57,7 +64,7 @@ def lm_eval_provenance(rm: ResponseMatrix, items: Any = None, hashes: bool = Tru
             out["hashes"] = dict(zip(map(str, info.index[keep]), h[keep]))
     tasks = set((info if hashes else rm.items)["task"].astype(str))
     runs = {}
-    for f in RUN_FIELDS:
+    for f in _FIELDS:
         if f in cols:
             per = rm.items.groupby(rm.items["task"].astype(str))[f].first()
             per = {t: str(v) for t, v in per.items() if t in tasks and isinstance(v, str) and v and v != MIXED}
@@ -93,9 +100,12 @@ def check_lm_eval_provenance(reference: dict, new: ResponseMatrix, allow_protoco
             w = want.get(task)
             if not w or not isinstance(v, str) or not v or v == w:
                 continue
-            said = "the new logs' runs log several" if v == MIXED else f"{v} in the new logs"
-            msg = f"task {task}: {_RUN_NAMES[field]} {said}, {w} in the reference logs'"
-            if field == "n_shot" and not allow_protocol_change:
+            if field == ADAPTER:
+                msg = f"task {task}: {_RUN_NAMES[field]} {_adapter_difference(w, v)}"
+            else:
+                said = "the new logs' runs log several" if v == MIXED else f"{v} in the new logs"
+                msg = f"task {task}: {_RUN_NAMES[field]} {said}, {w} in the reference logs'"
+            if field in ("n_shot", ADAPTER) and not allow_protocol_change:
                 raise ValueError(f"{name}: {msg} (another protocol: the estimate would not be comparable with the "
                                  "reference models' scores); run the new model as the references were, or pass "
                                  "allow_protocol_change=True (--allow-protocol-change)")
@@ -103,6 +113,20 @@ def check_lm_eval_provenance(reference: dict, new: ResponseMatrix, allow_protoco
     if protocol:
         warnings.warn(f"{name}: {'; '.join(protocol[:3])}{' …' if len(protocol) > 3 else ''} (the estimate compares "
                       "runs made differently)", UserWarning, stacklevel=3)
+
+
+def _adapter_difference(want: str, got: str) -> str:
+    """How a new HELM run's adapter spec differs from the reference runs' (both :data:`ADAPTER` JSON), field by
+    field: ``"differs from the reference runs' in max_train_instances (5 here, 0 there), temperature (...)"``."""
+    if got == MIXED:
+        return "differs between the new runs"
+    a, b = json.loads(want), json.loads(got) if got else {}
+    keys = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
+    def value(d: dict, k: str) -> str:
+        return json.dumps(d[k])[:40] if k in d else "unset"
+
+    shown = ", ".join(f"{k} ({value(b, k)} here, {value(a, k)} there)" for k in keys[:4])
+    return f"differs from the reference runs' in {shown}{' …' if len(keys) > 4 else ''}"
 
 
 def _check_hashes(recorded: dict, new: ResponseMatrix, allow_protocol_change: bool, name: str,

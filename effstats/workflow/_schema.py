@@ -43,7 +43,7 @@ _REFERENCE = {
         "model_ids": {"type": "array", "items": _STR},
         "arrays_sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
         # lm-eval logs: the chosen documents' digests (three fields of 12 characters side by side) and the tasks'
-        # versions and few-shot counts (workflow._provenance)
+        # versions and few-shot counts; HELM runs: the scenarios' adapter specs (workflow._provenance)
         "lm_eval": {"type": "object", "properties": {
             "hashes": {"type": "object", "additionalProperties": {"type": "string", "minLength": 36, "maxLength": 36}},
             "runs": {"type": "object", "additionalProperties": {"type": "object", "additionalProperties": _STR}}}},

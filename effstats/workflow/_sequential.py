@@ -589,6 +589,7 @@ class SequentialRun(_AdaptiveRule, _Report):
             lm-eval logs: score results whose prompts (``prompt_hash``) or few-shot count differ from the reference
             logs' on the batch's documents, with a warning; refused by default. Other documents or targets
             (``doc_hash``, ``target_hash``) are refused always, as :func:`~effstats.workflow.estimate` does.
+            HELM runs: results under another adapter spec than the reference runs' alike (refused by default).
 
         Returns
         -------
