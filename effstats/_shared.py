@@ -557,8 +557,12 @@ def write_text_atomic(path: str | os.PathLike, text: str | bytes) -> Path:
     files an interrupted write left are removed by the next write of ``path``. The file gets the permissions a
     plain ``open(path, "w")`` gives (``0o666`` less the umask).
     """
-    path = Path(path)
-    tmp = temporary_copy(path, text)
+    return put_in_place(temporary_copy(path, text), Path(path))
+
+
+def put_in_place(tmp: Path, path: Path) -> Path:
+    """Rename the temporary file ``tmp`` (:func:`temporary_copy`) over ``path``: the second half of
+    :func:`write_text_atomic`; ``tmp`` is removed where the rename fails."""
     try:
         os.replace(tmp, path)
     except BaseException as exc:
@@ -569,17 +573,17 @@ def write_text_atomic(path: str | os.PathLike, text: str | bytes) -> Path:
     return path
 
 
-def temporary_copy(path: str | os.PathLike, text: str | bytes) -> Path:
-    """Write ``text`` (or bytes) to a temporary file beside ``path``, flushed to disk, and return its name: the
-    first half of :func:`write_text_atomic`, for a caller that renames several files into place at one moment.
-    A temporary file its process left behind is removed by the next write of ``path``."""
+def temporary_copy(path: str | os.PathLike, text: str | bytes | memoryview) -> Path:
+    """Write ``text`` (or bytes, or a buffer of them) to a temporary file beside ``path``, flushed to disk, and
+    return its name: the first half of :func:`write_text_atomic`, for a caller that renames several files into
+    place at one moment. A temporary file its process left behind is removed by the next write of ``path``."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     remove_stale_tmp(path)
     fd, tmp = tempfile.mkstemp(prefix=f"{_tmp_prefix(path.name)}{os.getpid()}.", suffix=".tmp", dir=path.parent)
     try:
         os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes the file 0600: give it the user's usual permissions
-        binary = isinstance(text, bytes)
+        binary = not isinstance(text, str)
         with os.fdopen(fd, "wb" if binary else "w", encoding=None if binary else "utf-8") as f:
             f.write(text)
             f.flush()
@@ -597,13 +601,15 @@ SWAP = ".effstats_swap.json"
 _SWAP_FORMAT = "effstats.swap/1"
 
 
-def swap_files(folder: Path, files: list[tuple[Path, str | bytes]], remove: Any = ()) -> None:
+def swap_files(folder: Path, files: list[tuple[Path, str | bytes | Path]], remove: Any = ()) -> None:
     """Put ``files`` (path inside ``folder``, text or bytes) in place together, in their order, and remove the
     files ``remove`` (paths relative to ``folder`` of the output they replace): a kill at any moment leaves the
     old files whole or, once :func:`finish_swap` has run, the new ones complete, never a mix.
 
-    Each file is first written in full under a temporary name beside its own (an interruption then removes them;
-    a kill leaves them to the next write's clean-up); then a journal (``folder/.effstats_swap.json``, written
+    Each file is first written in full under a temporary name beside its own, or is given as that temporary file
+    already written (a ``Path`` :func:`temporary_copy` returned for it: a large file written once, by its maker,
+    which the swap owns from the call on); an interruption removes them, a kill leaves them to the next write's
+    clean-up. Then a journal (``folder/.effstats_swap.json``, written
     atomically) names the renames and removals, which follow, the last file (a run's record) renamed last, and
     the journal goes. A journal a killed process left is completed by the next command's :func:`finish_swap`.
     Ctrl-C, SIGTERM and SIGHUP are held back from the journal's write to its removal."""
@@ -612,11 +618,14 @@ def swap_files(folder: Path, files: list[tuple[Path, str | bytes]], remove: Any 
     from ._entry import interrupt_after
 
     folder = Path(folder)
+    given = [text for _, text in files if isinstance(text, Path)]  # removed with the others if the swap fails
     staged: list[tuple[Path, Path]] = []
     done = False
     try:
         for path, text in files:
-            staged.append((temporary_copy(path, text), Path(path)))
+            if isinstance(text, Path) and text.parent != Path(path).parent:
+                raise ValueError(f"{text} is not a temporary file beside {path}")
+            staged.append((text if isinstance(text, Path) else temporary_copy(path, text), Path(path)))
         for _, path in staged:  # a rename that would fail: refused while nothing has moved
             if path.is_dir() and not path.is_symlink():
                 raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
@@ -630,7 +639,7 @@ def swap_files(folder: Path, files: list[tuple[Path, str | bytes]], remove: Any 
             _complete(folder, doc)
     finally:
         if not done:
-            for tmp, _ in staged:
+            for tmp in dict.fromkeys([*given, *(t for t, _ in staged)]):
                 tmp.unlink(missing_ok=True)
 
 

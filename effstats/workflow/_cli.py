@@ -352,20 +352,19 @@ def _estimate(args: argparse.Namespace) -> None:
                    restrict_to_manifest=args.restrict_to_manifest, progress=not args.no_progress,
                    allow_protocol_change=args.allow_protocol_change)
     out = Path(args.out) if args.out else _report_dir(args.manifest, args.new_results)
-    from ._files import REPORT_RECORD, locked, real_folder, record_report, refuse_report, run_folder
+    from ._files import locked, real_folder, refuse_report, run_folder
 
     if not args.out:  # the default folder, DIR/estimate/<results>: never written (nor locked) through a link
         real_folder(out.parent.parent, f"{out.parent.name}/{out.name}", "--out", make=False)
     # two estimates into one folder: the second is refused, not mixed in; a report inside the selection's folder is
-    # written under the selection's lock (a select --force waits) and recorded in its manifest
+    # written under the selection's lock (a select --force waits), a report in its report folders together with the
+    # manifest's version that lists it
     sel_dir = run_folder(Path(args.manifest).expanduser(), "manifest.json")
     inside = out.expanduser().resolve().is_relative_to(sel_dir.resolve())
     refuse_report(out, args.force, sel_dir if inside else None)
     with locked(sel_dir if inside else out, "manifest.json" if inside else "estimate"):
         refuse_report(out, args.force, sel_dir if inside else None)
-        paths = est.save(out, confidence_level=level)
-        if inside:
-            record_report(sel_dir, list(paths.values()) + [out / REPORT_RECORD])
+        paths = est._save(out, level, sel_dir if inside else None)
     if args.restrict_to_manifest:
         print(f"read the manifest's items from NEW_RESULTS; left out its {est.n_left_out} other item(s) "
               "(--restrict-to-manifest)")

@@ -12,7 +12,7 @@ import numpy as np
 
 from .._shared import _plain
 from ..responses import ResponseMatrix
-from ._io import cells_digest, content_hash, copy_cells_digest, read_results, reference_copy, write_text_atomic
+from ._io import cells_digest, content_hash, copy_cells_digest, read_results, reference_copy
 
 
 def reread_reference(info: dict, reference: Any, directory: Path | None, *, made: str, where: str, again: str,
@@ -108,8 +108,8 @@ _BANK_ARRAYS = ("a_", "b_", "theta_", "loss_curve_")
 _BANK_VALUES = ("method_", "n_items_", "n_missing_", "converged_", "n_iter_")
 
 
-def _save_bank(path: Path, key: str, bank: Any) -> None:
-    """Write the fitted item bank (its fitted arrays, and the key it was fitted under) atomically, without pickles."""
+def _bank_bytes(key: str, bank: Any) -> bytes:
+    """The file of the fitted item bank (its fitted arrays, and the key it was fitted under), without pickles."""
     import io
     import json
 
@@ -118,7 +118,7 @@ def _save_bank(path: Path, key: str, bank: Any) -> None:
     buf = io.BytesIO()
     np.savez(buf, meta=np.frombuffer(json.dumps(meta).encode(), np.uint8),
              **{k: np.asarray(getattr(bank, k), np.float64) for k in _BANK_ARRAYS})
-    write_text_atomic(path, buf.getvalue())
+    return buf.getvalue()
 
 
 def _load_bank(path: Path, key: str, bank: Any, rm: ResponseMatrix) -> Any:

@@ -19,9 +19,9 @@ from ._copies import reread_reference
 from ._io import output_dir, read_new_results
 from ._provenance import check_lm_eval_provenance
 from ._combine import _ESTIMATOR_NAMES, _combine, _Combined, _TaskResult, warn_unobserved_strata
-from ._files import REPORT_FILES, REPORT_RECORD, report_record
+from ._files import REPORT_FILES, REPORT_RECORD, report_in_manifest, report_record
 from ._select import Selection, _fit_tasks, _observed_scores
-from ._names import LM_EVAL_SAMPLES, _lm_eval_comma_note, _tasks_option
+from ._names import LM_EVAL_SAMPLES, MANIFEST, _lm_eval_comma_note, _tasks_option
 from ._tasks import _version, design_methods, item_tasks
 
 __all__ = ["Estimate", "estimate"]
@@ -490,6 +490,12 @@ class Estimate:
         dict
             ``{"csv", "tasks", "markdown", "html"}`` -> the paths written.
         """
+        return self._save(directory, confidence_level)
+
+    def _save(self, directory: str | Path, confidence_level: float = 0.95,
+              selection: Path | None = None) -> dict[str, Path]:
+        """:meth:`save`; ``selection``: the folder of the selection whose folder holds ``directory`` (``effstats
+        estimate`` holds its lock), whose manifest lists a report written into its report folders."""
         d = output_dir(directory)
         confidence_level = check_confidence_level(confidence_level)
         frame, tasks = self.to_frame(confidence_level), self.tasks(confidence_level)
@@ -502,9 +508,15 @@ class Estimate:
         # the next command has completed the swap, this one
         paths = {"csv": d / "estimate.csv", "tasks": d / "tasks.csv", "markdown": d / "estimate.md",
                  "html": d / "estimate.html"}
-        swap_files(d, [(paths["csv"], csv_safe(frame).to_csv()), (paths["tasks"], csv_safe(tasks).to_csv()),
-                       (paths["markdown"], md), (paths["html"], html),
-                       (d / REPORT_RECORD, report_record(REPORT_FILES))])
+        files = [(paths["csv"], csv_safe(frame).to_csv()), (paths["tasks"], csv_safe(tasks).to_csv()),
+                 (paths["markdown"], md), (paths["html"], html), (d / REPORT_RECORD, report_record(REPORT_FILES))]
+        manifest = None if selection is None else report_in_manifest(selection, [f for f, _ in files])
+        if manifest is None:
+            swap_files(d, files)
+        else:  # with the manifest's version that lists them, last, under the selection's journal: both or neither
+            root = selection.resolve()
+            swap_files(root, [(root / f.resolve().relative_to(root), text) for f, text in files]
+                       + [(root / MANIFEST, manifest)])
         return paths
 
 

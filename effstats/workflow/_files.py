@@ -8,8 +8,8 @@ not its name: a folder holding another tool's ``state.json`` or ``manifest.json`
 that no run there owns, is refused, with or without ``--force``. A new output is written in full under temporary
 names, then put in place with the replaced one's files removed under a journal (:func:`swap_files`) that the next
 command completes (:func:`recover`) where a kill cut it short: the folder holds the old output whole or the new
-one complete, never a mix. A first save into a folder without a state lists its files in a journal before
-writing each (:func:`note_start`): a start ended before its state leaves files the next start takes as its own.
+one complete, never a mix. An estimate's report written into a selection's folder is put in place together with the
+manifest's new version that lists it (:func:`report_in_manifest`), under the selection's journal.
 """
 from __future__ import annotations
 
@@ -20,12 +20,12 @@ import time
 from pathlib import Path, PurePosixPath
 from typing import Any, Iterator
 
-from .._shared import exists_or_link, finish_swap, recorded_files, swap_files
-from ._io import REFERENCE_CACHE, json_text, output_dir, read_json, write_json_atomic
+from .._shared import SWAP, exists_or_link, finish_swap, recorded_files, swap_files
+from ._io import REFERENCE_CACHE, json_text, output_dir, read_json
 from ._names import HELM_INSTANCES, ITEMS_JSON, LM_EVAL_SAMPLES
 from ._schema import MANIFEST as MANIFEST_SCHEMA, STATE as STATE_SCHEMA, safe_relative
 
-__all__ = ["KINDS", "owned_files", "remove_files", "refuse_existing", "locked", "safe_relative", "record_report",
+__all__ = ["KINDS", "owned_files", "remove_files", "refuse_existing", "locked", "safe_relative", "report_in_manifest",
            "run_folder", "real_folder", "refuse_report", "report_record", "report_files", "recover", "swap_files"]
 
 # the record file of each kind of run, and what the messages call it
@@ -39,10 +39,6 @@ REPORT_RECORD = ".effstats_estimate.json"
 _REPORT_FORMAT = "effstats.estimate/1"
 # the folder of a selection's estimates (effstats estimate's default report folder is REPORTS/<results>/)
 REPORTS = "estimate"
-# a sequential run's journal in a folder holding no state yet: the files its first save writes, listed before each is
-# written (a save that fails or is killed before its state leaves them listed) and removed once the state is written
-JOURNAL = ".effstats_start.json"
-_JOURNAL_FORMAT = "effstats.sequential-start/1"
 # the files each kind of run writes at the top of its folder (a sequential run also writes batch_NNN/...)
 _TOP = {"manifest.json": ("manifest.json", LM_EVAL_SAMPLES, HELM_INSTANCES, REFERENCE_CACHE),
         "state.json": ("state.json", "decision.json", "decision.md", "looks.csv", REFERENCE_CACHE,
@@ -88,24 +84,26 @@ def run_folder(path: Path, record: str) -> Path:
     return path.parent if path.name == record and path.is_file() else path
 
 
-def record_report(d: Path, paths: list[Path]) -> None:
-    """Add the report files ``paths`` an estimate wrote into its default folder in the selection's folder ``d``
-    (``estimate/<results>/``) to its manifest's ``files``: replacing the selection removes them, and no file of the
-    user's that merely shares their names (a report written elsewhere with ``--out`` stays). The caller holds the
-    selection's lock."""
-    if not (d / "manifest.json").is_file():
-        return
+def report_in_manifest(d: Path, paths: list[Path]) -> str | None:
+    """The text of the manifest of the selection in ``d`` with the report files ``paths`` an estimate writes into
+    a report folder of that selection (``estimate/<results>/``) added to its ``files``, for the estimate to put in
+    place together with the report: replacing the selection removes them, and no file of the user's that merely
+    shares their names (a report written elsewhere with ``--out`` stays). None where the manifest lists them
+    already, or ``paths`` are not such files. The caller holds the selection's lock."""
+    if not (d / "manifest.json").is_file() or (d / "manifest.json").is_symlink():
+        return None
     root = d.resolve()
-    rels = [str(p.resolve().relative_to(root)) for p in paths if p.resolve().is_relative_to(root)]
+    rels = [p.resolve().relative_to(root).as_posix() for p in paths if p.resolve().is_relative_to(root)]
+    if not rels or len(rels) < len(paths) or not all(_ours("manifest.json", r) for r in rels):
+        return None
     doc = read_json(d / "manifest.json", "directory")
-    if not rels or not isinstance(doc, dict):
-        return
+    if not isinstance(doc, dict):
+        return None
     files = doc.get("files")
     if not isinstance(files, list) or not files:  # a manifest written without the list: what such a run writes
         files = owned_files(d, "manifest.json", None)
-    new = [r for r in rels if r not in files and _ours("manifest.json", r)]
-    if new:
-        write_json_atomic(d / "manifest.json", {**doc, "files": files + new})
+    new = [r for r in rels if r not in files]
+    return json_text({**doc, "files": files + new}) if new else None
 
 
 def report_files(out: Path) -> list[str]:
@@ -212,8 +210,6 @@ def refuse_existing(out: Any, record: str, force: bool) -> list[str]:
     if record == "state.json":  # the new run's first batch goes there
         real_folder(d, "batch_001", "--out", make=False)
     owned = [] if doc is None else owned_files(d, record, doc)
-    if doc is None and record == "state.json":  # a start that ended before its state: its files are taken over
-        owned = started_files(d)
     if doc is not None and record == "manifest.json":  # an estimate's report written into the selection's folder
         owned += [n for n in report_files(d) if n not in owned]
     clash = _clashes(d, record, owned)
@@ -224,28 +220,6 @@ def refuse_existing(out: Any, record: str, force: bool) -> list[str]:
         raise ValueError(f"--out: {d} already holds {KINDS[record]} ({record}); choose another folder, or pass "
                          "--force to replace it")
     return owned
-
-
-def note_start(d: Path, files: list[str]) -> None:
-    """Record in ``d``'s journal that a save into ``d`` (holding no state yet) writes ``files`` (relative to ``d``):
-    called before each is written, so that a save ended before its state leaves a folder :func:`refuse_existing`
-    hands to the next start. The files an earlier such save listed stay listed: this save may not write them all."""
-    listed = list(dict.fromkeys(f for f in started_files(d) + list(files) if f not in ("state.json", JOURNAL)))
-    write_json_atomic(d / JOURNAL, {"format": _JOURNAL_FORMAT, "files": listed})
-
-
-def started_files(d: Path) -> list[str]:
-    """The files a save that ended before writing the state listed in ``d``'s journal (names a sequential run
-    writes only), the journal last; none where there is no journal, a link or a file of another format."""
-    listed = recorded_files(d, JOURNAL, _JOURNAL_FORMAT, _AnyRunFile())
-    return [f for f in listed if f != JOURNAL] + [JOURNAL] if listed else []
-
-
-class _AnyRunFile:
-    """The names a sequential run writes in its folder (:func:`_ours`), as a container."""
-
-    def __contains__(self, rel: Any) -> bool:
-        return _ours("state.json", rel)
 
 
 def remove_files(d: Path, rels: list[str], keep: Any = ()) -> list[Path]:
@@ -334,13 +308,21 @@ def locked(d: Path, name: str = "state.json", wait: float = 60.0, create: bool =
 
 
 def recover(d: Path) -> None:
-    """Complete the output a command ended by a kill was putting in place in ``d`` (:func:`swap_files`): the next
-    command finds the new output complete, never beside the old one's files."""
+    """Complete the output a command ended by a kill was putting in place in ``d`` (:func:`swap_files`), and the
+    reports an estimate was putting in place in the report folders ``d/estimate/<results>/`` (real folders, not
+    links): the next command finds the new output complete, never beside the old one's files, and no journal is
+    left for a later command to complete over a newer selection."""
     finish_swap(d, _written)
+    reports = Path(d) / REPORTS
+    if reports.is_dir() and not reports.is_symlink():
+        with contextlib.suppress(OSError):
+            for sub in sorted(reports.iterdir()):
+                if sub.is_dir() and not sub.is_symlink() and (sub / SWAP).is_file():
+                    finish_swap(sub, _written)
 
 
 def _written(rel: Any) -> bool:
     """``rel`` names a file a selection, a sequential run or an estimate's report writes in its folder."""
-    return rel == JOURNAL or _ours("manifest.json", rel) or _ours("state.json", rel) or (
+    return _ours("manifest.json", rel) or _ours("state.json", rel) or (
         safe_relative(rel) and PurePosixPath(rel).name in (*REPORT_FILES, REPORT_RECORD)
         and len(PurePosixPath(rel).parts) in (1, 3))

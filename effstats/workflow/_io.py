@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._shared import remove_stale_tmp, write_text_atomic
+from .._shared import put_in_place, remove_stale_tmp, temporary_copy, write_text_atomic
 from .._validation import check_trials
 from ..datasets._files import _find
 from ..responses import ResponseMatrix
@@ -498,7 +498,21 @@ def copy_cells_digest(directory: Path, sha256: str) -> str | None:
 def save_reference(directory: Path, rm: ResponseMatrix, sha256: str) -> str | None:
     """Write a compact copy of the reference data beside a manifest, so that a refit reads megabytes instead of
     the original files; returns its file name, or None where it would not give back ``rm`` exactly (ids or
-    metadata JSON does not carry).
+    metadata JSON does not carry). The file is written as :func:`stage_reference` writes it, then renamed into
+    place."""
+    path = Path(directory) / REFERENCE_CACHE
+    tmp = stage_reference(path, rm, sha256)
+    if tmp is None:
+        return None
+    put_in_place(tmp, path)
+    return REFERENCE_CACHE
+
+
+def stage_reference(path: Path, rm: ResponseMatrix, sha256: str) -> Path | None:
+    """Write a compact copy of the reference data to a temporary file beside ``path`` (a run's
+    ``reference.npz``) and return that file's name, for the caller to put in place with the run's other files
+    (:func:`effstats._shared.swap_files`); None where the copy would not give back ``rm`` exactly (ids or metadata
+    JSON does not carry), and nothing is written.
 
     The ``.npz`` (compressed) holds no pickled object: the ids and metadata as JSON text, the 0/1 values and the
     missing cells eight a byte, scores as float64, the class probabilities, labels and predicted classes where
@@ -524,15 +538,19 @@ def save_reference(directory: Path, rm: ResponseMatrix, sha256: str) -> str | No
     cells = {k: getattr(rm, k) for k in _CELL_ARRAYS if getattr(rm, k) is not None}
     if cells:
         arrays.update(cells, arrays_sha256=text(_arrays_digest(cells)))
+    # the compressed file is made once in memory, read back from that buffer and written from it: no copy of it
     buf = io.BytesIO()
     np.savez_compressed(buf, **arrays)
-    back = _reference_from(np.load(io.BytesIO(buf.getvalue()), allow_pickle=False))
+    buf.seek(0)
+    with np.load(buf, allow_pickle=False) as z:
+        back = _reference_from(z)
     if (content_hash(back) != sha256 or not back.items.equals(rm.items) or not back.models.equals(rm.models)
             or not back.model_ids.equals(rm.model_ids) or not back.item_ids.equals(rm.item_ids)
             or _arrays_digest({k: getattr(back, k) for k in _CELL_ARRAYS}) != _arrays_digest(cells)):
         return None
-    write_text_atomic(Path(directory) / REFERENCE_CACHE, buf.getvalue())
-    return REFERENCE_CACHE
+    del back
+    with buf.getbuffer() as view:
+        return temporary_copy(path, view)
 
 
 def _reference_from(z: Any) -> ResponseMatrix:

@@ -20,8 +20,8 @@ from .._validation import _number, check_positive_int
 from ..responses import ResponseMatrix
 from ._combine import _combine, _task_weights
 from ._provenance import lm_eval_provenance
-from ._io import (HELM_DEFAULTS, cells_digest, content_hash, default_metric, detect_format, helm_options, json_text,
-                  output_dir, read_results, read_saved, save_reference)
+from ._io import (HELM_DEFAULTS, REFERENCE_CACHE, cells_digest, content_hash, default_metric, detect_format,
+                  helm_options, json_text, output_dir, read_results, read_saved, stage_reference)
 from ._names import HELM_INSTANCES, LM_EVAL_SAMPLES, MANIFEST, METHODS, _tasks_option
 from ._tasks import (_FORMAT, _TaskFit, _task_seed, _version, _warn_models_missing_tasks, allocate_budget,
                      check_task_keys, item_tasks, samples_by_task)
@@ -209,16 +209,17 @@ class Selection:
         d = output_dir(directory)
         samples = self.lm_eval_samples
         # the files this selection owns: replacing it (select --force) removes these and nothing else
-        files = []
-        if self._reference is not None:  # a refit reads this copy rather than the reference files again
-            # first, as the slowest to write: a copy another manifest's hash does not match is not read
-            files += [f for f in [save_reference(d, self._reference, self.reference["sha256"])] if f]
-        # then the files the harness reads and the manifest, put in place together (the manifest last) with the
+        # a refit reads the copy of the reference data rather than the reference files again: written first, once,
+        # to a temporary file beside its place (it may be large)
+        copy = None if self._reference is None else stage_reference(d / REFERENCE_CACHE, self._reference,
+                                                                    self.reference["sha256"])
+        # then the files the harness reads; all are put in place together with the manifest (last), with the
         # replaced selection's files this one does not write removed: a kill leaves the previous selection whole or,
         # once the next command has completed the swap, this one
-        writes = [(d / name, json_text(doc)) for name, doc in ((LM_EVAL_SAMPLES, samples),
-                                                              (HELM_INSTANCES, self.helm_instances)) if doc is not None]
-        files += [str(path.relative_to(d)) for path, _ in writes] + [MANIFEST]
+        writes = [(d / REFERENCE_CACHE, copy)] if copy is not None else []
+        writes += [(d / name, json_text(doc)) for name, doc in (
+            (LM_EVAL_SAMPLES, samples), (HELM_INSTANCES, self.helm_instances)) if doc is not None]
+        files = [str(path.relative_to(d)) for path, _ in writes] + [MANIFEST]
         swap_files(d, writes + [(d / MANIFEST, json_text({**self.to_dict(), "files": files}))],
                    [f for f in replaced or () if f not in files])
         return d / MANIFEST

@@ -11,14 +11,14 @@ import numpy as np
 import pandas as pd
 
 from .._escape import csv_safe
-from .._shared import _name_list, _plain
+from .._shared import _name_list, _plain, put_in_place, temporary_copy
 from .._validation import check_positive, check_positive_int
 from ..responses import ResponseMatrix
 from ._estimate import refuse_batch_without_tasks, refuse_unicode_twins, warn_graded_against_binary
-from ._copies import _bank_key, _save_bank, reread_reference
+from ._copies import _bank_bytes, _bank_key, reread_reference
 from ._sizes import _projected_batch, _worst_case_items
 from ._io import (REFERENCE_CACHE, check_path, helm_options, json_text, output_dir, read_new_results, read_results,
-                  read_saved, save_reference, write_json_atomic, write_text_atomic)
+                  read_saved, stage_reference, write_json_atomic, write_text_atomic)
 from ._provenance import check_lm_eval_provenance
 from ._select import _reference_info, _with_provenance
 from ._strata import (_CORRECTION_STRATA, _check_stratified_state, _correction_inputs, _stratified_order,
@@ -811,69 +811,77 @@ class SequentialRun(_AdaptiveRule, _Report):
 
             self.state["files"] = [f for f in owned_files(d, STATE, None) if f == STATE or (d / f).is_file()]
         files = self.state["files"]
-        from ._files import JOURNAL, note_start
 
-        # a folder holding no state: each file is listed in a journal before it is written, so that a save ended
-        # before the state (a full disk, a kill) leaves files the next start recognises as its own and takes over
-        fresh = not (d / STATE).exists() and not (d / STATE).is_symlink()
-
-        def owned(rel: str, direct: bool = True) -> Path:
-            # a file written in place (not put in place with the state, see below) is listed before it is written
+        def owned(rel: str) -> Path:
             if rel not in files:
                 files.append(rel)
-                if fresh and direct:
-                    note_start(d, files)
             return d / rel
 
         # copies of what a loaded run would otherwise read and fit again: the reference data (bit-packed) and the
-        # adaptive rule's item bank, each checked against the reference data's content hash when read
-        needs_reference = self.state["rule"]["kind"] == "adaptive" or self.state["rule"].get("correction")
-        if needs_reference and self._reference is not None and (REFERENCE_CACHE not in files
-                                                                  or not (d / REFERENCE_CACHE).is_file()):
-            d.mkdir(parents=True, exist_ok=True)
-            owned(REFERENCE_CACHE)
-            if not save_reference(d, self._reference, self.state["reference"]["sha256"]):
-                files.remove(REFERENCE_CACHE)
-        if self._test is not None and not (self._bank_saved and self._directory is not None
-                                           and d.resolve() == self._directory.resolve()):
-            d.mkdir(parents=True, exist_ok=True)
-            _save_bank(owned(BANK), _bank_key(self.state, self._test.bank), self._test.bank)
-            self._bank_saved, self._directory = True, d
-        # the state is written last: it says which batch is next, so that batch's files must exist first
-        if not self.stopped:
-            k = len(self.state["looks"]) + 1
-            from ._files import real_folder
+        # adaptive rule's item bank, each checked against the reference data's content hash when read; each is
+        # written once, to a temporary file beside its place (the reference copy may be large), and put in place
+        # with the batch and the state below
+        copies: list[tuple[Path, Path]] = []
+        try:
+            needs_reference = self.state["rule"]["kind"] == "adaptive" or self.state["rule"].get("correction")
+            if needs_reference and self._reference is not None and (REFERENCE_CACHE not in files
+                                                                      or not (d / REFERENCE_CACHE).is_file()):
+                tmp = stage_reference(d / REFERENCE_CACHE, self._reference, self.state["reference"]["sha256"])
+                if tmp is not None:
+                    copies.append((owned(REFERENCE_CACHE), tmp))
+                elif REFERENCE_CACHE in files:
+                    files.remove(REFERENCE_CACHE)
+            bank = self._test is not None and not (self._bank_saved and self._directory is not None
+                                                   and d.resolve() == self._directory.resolve())
+            if bank:
+                key = _bank_key(self.state, self._test.bank)
+                copies.append((owned(BANK), temporary_copy(d / BANK, _bank_bytes(key, self._test.bank))))
+            # the state is written last: it says which batch is next, so that batch's files must exist first
+            if not self.stopped:
+                k = len(self.state["looks"]) + 1
+                from ._files import real_folder
 
-            bdir = real_folder(d, f"batch_{k:03d}", "directory")  # never written through a link to elsewhere
-            # items.json: the exact ids, to join results on; items.csv: the same for eyes and spreadsheets, whose
-            # ids starting with = + - @ are quoted and control characters escaped (csv_safe)
-            items = csv_safe(pd.DataFrame({"item": self.next_items})).to_csv(index=False)
-            writes = [(owned(f"{bdir.name}/{name}", False), text) for name, text in (
-                (LM_EVAL_SAMPLES, None if self.lm_eval_samples is None else json_text(self.lm_eval_samples)),
-                (HELM_INSTANCES, None if self.helm_instances is None else json_text(self.helm_instances)),
-                (ITEMS_JSON, json_text(list(self.next_items))), ("items.csv", items)) if text is not None]
-            out = bdir
-        else:
-            if self.result is None:
-                self._replay()
-            writes = [(owned("decision.json", False), json_text(self.state["result"])),
-                      (owned("looks.csv", False), csv_safe(self._trace()).to_csv()),
-                      (owned("decision.md", False), self.to_markdown())]
-            out = d / "decision.md"
-        if fresh or replaced:
+                bdir = real_folder(d, f"batch_{k:03d}", "directory")  # never written through a link to elsewhere
+                # items.json: the exact ids, to join results on; items.csv: the same for eyes and spreadsheets, whose
+                # ids starting with = + - @ are quoted and control characters escaped (csv_safe)
+                items = csv_safe(pd.DataFrame({"item": self.next_items})).to_csv(index=False)
+                writes = [(owned(f"{bdir.name}/{name}"), text) for name, text in (
+                    (LM_EVAL_SAMPLES, None if self.lm_eval_samples is None else json_text(self.lm_eval_samples)),
+                    (HELM_INSTANCES, None if self.helm_instances is None else json_text(self.helm_instances)),
+                    (ITEMS_JSON, json_text(list(self.next_items))), ("items.csv", items)) if text is not None]
+                out = bdir
+            else:
+                if self.result is None:
+                    self._replay()
+                writes = [(owned("decision.json"), json_text(self.state["result"])),
+                          (owned("looks.csv"), csv_safe(self._trace()).to_csv()),
+                          (owned("decision.md"), self.to_markdown())]
+                out = d / "decision.md"
+        except BaseException:
+            for _, tmp in copies:
+                tmp.unlink(missing_ok=True)
+            raise
+        if not (d / STATE).exists() and not (d / STATE).is_symlink() or replaced:
             from ._files import swap_files
 
             # a first state, or one replacing a run: its files and the state are put in place together, with what
-            # of the old run this one does not write again (its reference copy and item bank, where they are this
-            # run's too, are rewritten in place already) removed; a kill leaves the old run whole or, once the next
-            # command has completed the swap, this one
-            swap_files(d, writes + [(d / STATE, json_text(self.state))],
-                       [f for f in replaced or () if f not in self.state["files"]] + [JOURNAL] * fresh)
-        else:
+            # of the old run this one does not write again removed; a kill leaves the folder as it was (the old run
+            # whole) or, once the next command has completed the swap, this run complete
+            swap_files(d, copies + writes + [(d / STATE, json_text(self.state))],
+                       [f for f in replaced or () if f not in files])
+        else:  # a look of this run: the batch, then the state that says it is next
+            for k, (path, tmp) in enumerate(copies):
+                try:
+                    put_in_place(tmp, path)
+                except BaseException:
+                    for _, rest in copies[k + 1:]:
+                        rest.unlink(missing_ok=True)
+                    raise
             for path, text in writes:
                 write_text_atomic(path, text)
             write_json_atomic(d / STATE, self.state)
-        (d / JOURNAL).unlink(missing_ok=True)
+        if bank:
+            self._bank_saved, self._directory = True, d
         return out
 
 

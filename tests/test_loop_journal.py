@@ -1,0 +1,240 @@
+"""The loop's output folders are put in place through one journal: a first ``sequential start``'s copies of the
+reference data and of the item bank go in with its batch and state, an estimate's report in a selection's folder
+goes in with the manifest's version that lists it, and a command that takes a selection's folder completes an
+estimate's journal a kill left there before it replaces the selection.
+
+Each command runs in a child process of its own, SIGKILLed right after each file-system step it takes (a
+temporary file flushed to disk, a rename, a removal); the next command's completion of the journal then leaves the
+folder as it was or holding the new output complete, and the command again writes the new output.
+"""
+from __future__ import annotations
+
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from effstats.cli import main
+from effstats.workflow import Selection, write_lm_eval_samples
+from effstats.workflow._files import recover
+from test_workflow_files import _run, _truth
+
+PY = sys.executable
+ENV = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+REPORT = ("estimate.csv", "tasks.csv", "estimate.md", "estimate.html", ".effstats_estimate.json")
+
+
+@pytest.fixture(scope="module")
+def logs(tmp_path_factory):
+    """The reference models' lm-eval logs (``root/ref``) and the whole matrix, new models included."""
+    root, truth = tmp_path_factory.mktemp("journal"), _truth()
+    write_lm_eval_samples(truth, root / "ref", models=truth.model_ids[:24])
+    return root, truth
+
+
+def _selection(logs, capsys, sel: Path) -> Path:
+    """A selection in ``sel`` and the new model's results on its items (``sel``'s sibling ``new``)."""
+    root, truth = logs
+    assert _run(["select", root / "ref", "--budget", 30, "--out", sel, "--no-progress"], capsys)[0] == 0
+    new = sel.parent / "new"
+    write_lm_eval_samples(truth, new, models=[truth.model_ids[25]], items=Selection.load(sel).items)
+    return new
+
+
+# one process runs the command once per file-system step it takes (each temporary file flushed to disk, each rename,
+# each removal), each time in a child of its own over a copy of the folder OLD, which SIGKILLs itself right after
+# that step; it prints the children's exit statuses (the last, 0, is the run no kill met)
+_SWEEP = """
+import itertools, json, os, shutil, signal, sys
+from effstats.cli import main
+old, work, argv = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+def killed_at(at):
+    count = itertools.count(1)
+    for name in ("fsync", "replace", "unlink"):
+        def act(*args, real=getattr(os, name), **kwargs):
+            out = real(*args, **kwargs)
+            if next(count) == at:
+                os.kill(os.getpid(), signal.SIGKILL)
+            return out
+        setattr(os, name, act)
+codes = []
+while (not codes or codes[-1] != 0) and len(codes) < 200:
+    d = os.path.join(work, str(len(codes) + 1))
+    shutil.copytree(old, d, symlinks=True)
+    pid = os.fork()
+    if pid == 0:
+        killed_at(len(codes) + 1)
+        sys.stdout, sys.stderr = open(os.devnull, "w"), open(d + ".err", "w")
+        os._exit(main([a.replace("{out}", d) for a in argv]))
+    codes.append(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+print(json.dumps(codes))
+"""
+
+
+def _contents(d: Path) -> dict:
+    """The files of ``d``, lock and temporary files aside: JSON without the time it was written, ``.npz`` files as
+    their arrays (a zip member carries the time it was written)."""
+    out = {}
+    for p in sorted(d.rglob("*")):
+        rel = p.relative_to(d).as_posix()
+        if not p.is_file() or p.suffix in (".lock", ".tmp"):
+            continue
+        if p.suffix == ".npz":
+            with np.load(io.BytesIO(p.read_bytes()), allow_pickle=False) as z:
+                out[rel] = {k: (z[k].dtype.str, z[k].shape, z[k].tobytes()) for k in z.files}
+        elif p.suffix == ".json":
+            doc = json.loads(p.read_text())
+            out[rel] = {k: v for k, v in doc.items() if k != "created"} if isinstance(doc, dict) else doc
+        else:
+            out[rel] = p.read_bytes()
+    return out
+
+
+def _sweep(old_dir: Path, argv: list[str], work: Path) -> list[int]:
+    work.mkdir()
+    p = subprocess.run([PY, "-c", _SWEEP, str(old_dir), str(work), json.dumps([str(a) for a in argv])],
+                       capture_output=True, text=True, timeout=900, env=ENV)
+    assert p.returncode == 0, p.stderr
+    codes = json.loads(p.stdout)
+    assert codes[-1] == 0 and all(c == -signal.SIGKILL for c in codes[:-1]), codes
+    return codes
+
+
+def _check_sweep(old_dir: Path, argv: list[str], work: Path, capsys, must_hold=None) -> set:
+    """Each kill, once the next command has completed the journal (:func:`recover`, which every command on the
+    folder runs first), leaves the folder as it was or holding the new output complete, with no journal left
+    anywhere in it, nor a file of the start's former journal; the command again (``--force``) writes the new
+    output and leaves no temporary file. Returns the states seen ("old", "new")."""
+    codes = _sweep(old_dir, argv, work)
+    old, new = _contents(old_dir), _contents(work / str(len(codes)))
+    assert old != new and len(codes) > 5, codes
+    seen = set()
+    for at in range(1, len(codes)):
+        d = work / str(at)
+        recover(d)
+        now = _contents(d)
+        assert now in (old, new), (at, [k for k in sorted({*now, *old, *new})
+                                        if not now.get(k) == old.get(k) == new.get(k)])
+        assert not list(d.rglob(".effstats_swap.json")) and not list(d.rglob(".effstats_start.json")), at
+        if must_hold is not None:
+            must_hold(d)
+        state = "old" if now == old else "new"
+        if state in seen:
+            continue
+        seen.add(state)
+        code, _, err = _run([a.replace("{out}", str(d)) for a in argv] + ["--force"], capsys)
+        assert code == 0 and _contents(d) == new, (at, err)
+        assert not list(d.rglob("*.tmp")) and not list(d.rglob(".effstats_swap.json")), at
+    return seen
+
+
+def _last(work: Path) -> Path:
+    """The folder of the sweep's last run, the one no kill met."""
+    return work / str(len(list(work.glob("*.err"))))
+
+
+def _listed_iff_present(d: Path) -> None:
+    """The report files in the selection's report folder are exactly those its manifest lists there."""
+    listed = {f for f in json.loads((d / "manifest.json").read_text())["files"] if f.startswith("estimate/")}
+    there = {p.relative_to(d).as_posix() for p in (d / "estimate").rglob("*") if p.is_file()
+             and p.suffix != ".tmp"} if (d / "estimate").is_dir() else set()
+    assert listed == there, (sorted(listed), sorted(there))
+
+
+def test_an_estimate_into_a_selection_folder_is_listed_by_its_manifest_at_every_kill(logs, capsys, tmp_path):
+    """A first estimate into the selection's report folder, SIGKILLed at each step: its report and the manifest's
+    version listing it are in place together or neither is, so that replacing the selection later removes exactly
+    the report files the folder holds."""
+    sel = tmp_path / "sel"
+    new = _selection(logs, capsys, sel)
+    argv = ["estimate", "{out}", str(new), "--no-progress"]
+    seen = _check_sweep(sel, argv, tmp_path / "work", capsys, must_hold=_listed_iff_present)
+    assert seen == {"old", "new"}
+    done = _contents(_last(tmp_path / "work"))
+    assert all(f"estimate/new/{n}" in done for n in REPORT)
+    assert {f"estimate/new/{n}" for n in REPORT} <= set(done["manifest.json"]["files"])
+
+
+_KILLED_AFTER = """
+import os, signal, sys
+from effstats.cli import main
+name, argv, real = sys.argv[1], sys.argv[2:], os.replace
+def replace(src, dst, *a, **k):
+    real(src, dst, *a, **k)
+    if os.path.basename(dst) == name:
+        os.kill(os.getpid(), signal.SIGKILL)
+os.replace = replace
+sys.exit(main(argv))
+"""
+
+
+@pytest.mark.parametrize("after", ["estimate.csv", ".effstats_estimate.json"])
+def test_select_force_after_an_estimate_killed_midway_leaves_no_journal_and_no_stale_report(logs, capsys, tmp_path,
+                                                                                             after):
+    """An estimate into a selection's folder SIGKILLed once a file of its report is renamed into place, then
+    ``select --force`` in that folder: it completes the estimate's journal first, then replaces the selection with
+    that estimate's report; no journal is left for the next estimate to complete over the new selection, which
+    then writes its report without --force."""
+    root, _ = logs
+    sel = tmp_path / "sel"
+    new = _selection(logs, capsys, sel)
+    p = subprocess.run([PY, "-c", _KILLED_AFTER, after, "estimate", str(sel), str(new), "--no-progress"],
+                       capture_output=True, text=True, timeout=300, env=ENV)
+    assert p.returncode == -signal.SIGKILL, p.stderr
+    assert list(sel.rglob(".effstats_swap.json"))
+    code, _, err = _run(["select", root / "ref", "--budget", 40, "--seed", 2, "--out", sel, "--force",
+                         "--no-progress"], capsys)
+    assert code == 0, err
+    assert not list(sel.rglob(".effstats_swap.json")) and not list(sel.rglob("*.tmp"))
+    assert not (sel / "estimate").exists()
+    assert len(Selection.load(sel).items) == 40
+    write_lm_eval_samples(logs[1], tmp_path / "new40", models=[logs[1].model_ids[25]], items=Selection.load(sel).items)
+    code, _, err = _run(["estimate", sel, tmp_path / "new40", "--no-progress"], capsys)
+    assert code == 0, err
+    _listed_iff_present(sel)
+    assert (sel / "estimate" / "new40" / "estimate.csv").is_file()
+
+
+def _start(logs, rule: list[str]) -> list[str]:
+    root, _ = logs
+    return ["sequential", "start", root / "ref", *rule, "--initial", 25, "--no-progress", "--out", "{out}"]
+
+
+_LOGISTIC = ["--half-width", "0.05", "--correction", "logistic"]
+_ADAPTIVE = ["--rule", "adaptive", "--target-se", "0.3"]
+
+
+@pytest.mark.filterwarnings("ignore:reference. 24 reference models")
+@pytest.mark.parametrize("rule, copies", [(_LOGISTIC, ["reference.npz"]),
+                                          pytest.param(_ADAPTIVE, ["reference.npz", "bank.npz"],
+                                                       marks=pytest.mark.slow)], ids=["logistic", "adaptive"])
+def test_a_first_start_with_copies_stopped_at_any_step_leaves_nothing_or_the_whole_run(logs, capsys, tmp_path, rule,
+                                                                                        copies):
+    """A first start that keeps copies of the reference data (and of the item bank), SIGKILLed at each step: the
+    copies go in with the batch and the state, so that the folder holds nothing of the start or the whole run."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    argv = [str(a) for a in _start(logs, rule)]
+    seen = _check_sweep(empty, argv, tmp_path / "work", capsys)
+    assert seen == {"old", "new"}
+    done = _last(tmp_path / "work")
+    state = json.loads((done / "state.json").read_text())
+    assert all(f in state["files"] and (done / f).is_file() for f in copies)
+
+
+@pytest.mark.filterwarnings("ignore:reference. 24 reference models")
+def test_a_start_force_with_copies_stopped_at_any_step_leaves_the_old_run_or_the_new_one(logs, capsys, tmp_path):
+    """``sequential start --force`` over a run that keeps a copy of the reference data, SIGKILLed at each step: the
+    new copy replaces the old one with the new batch and state, never before."""
+    old = tmp_path / "old"
+    base = [str(a).replace("{out}", str(old)) for a in _start(logs, _LOGISTIC)]
+    assert main(base) == 0
+    argv = [str(a) for a in _start(logs, ["--half-width", "0.04", "--correction", "logistic"])] + ["--force"]
+    seen = _check_sweep(old, argv, tmp_path / "work", capsys)
+    assert seen == {"old", "new"}
