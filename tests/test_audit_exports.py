@@ -326,6 +326,26 @@ def test_a_column_in_percent_among_fractions_is_warned(tmp_path, capsys):
     assert code == 0 and "percentages?" not in err, err
 
 
+def test_percent_summary_columns_left_out_are_warned_as_left_out(tmp_path, capsys):
+    # ImageNet's per-class table: fractions per class, and Acc@1 / Acc@5 in percent summarising them
+    board = _board(n_models=12, n_scen=8)
+    board["Acc@1"] = (100 * board.mean(axis=1)).round(2)
+    board["Acc@5"] = (100 * board[["S0", "S1", "S2", "S3", "S4", "S5"]].max(axis=1)).round(2)
+    board.to_csv(tmp_path / "classes.csv")
+    code, _, err = _run(["audit", tmp_path / "classes.csv", "--out", tmp_path / "a", "--n-boot", 20,
+                         "--no-progress"], capsys)
+    assert code == 0, err
+    warning = next(line for line in err.splitlines() if "percentages?" in line)
+    assert "'Acc@1', 'Acc@5'" in warning and "left out of the scores as summary columns" in warning, warning
+    assert "refused" not in warning
+    report = (tmp_path / "a" / "report.md").read_text()
+    assert "summary columns 'Acc@1'" in report and "Score columns: S0, S1, S2, S3, S4, S5, S6, S7." in report
+    # named as scores, they are kept: the Mean Win Rate ranks, a mean would need one scale
+    code, _, err = _run(["audit", tmp_path / "classes.csv", "--out", tmp_path / "b", "--n-boot", 20,
+                         "--no-progress", "--scenarios", ",".join(board.columns)], capsys)
+    assert code == 0 and "a mean across them is refused until they are on one scale" in err, err
+
+
 def test_the_progress_bar_shows_by_default_only_on_a_terminal(tmp_path, capsys, monkeypatch):
     import os
     import sys

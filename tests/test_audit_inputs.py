@@ -417,8 +417,10 @@ def test_a_stated_scale_gets_no_percent_warning_and_the_judged_one_says_what_hap
     board.to_csv(tmp_path / "mix.csv")
     code, err = _run([tmp_path / "mix.csv", "--out", tmp_path / "o"], capsys)
     assert code == 0 and "column(s) 's0' hold values up to" in err, err
-    assert ("The Mean Win Rate compares models within each column; a mean across them is refused until they are on "
-            "one scale (divide them by 100, leave them out with --exclude, or state --scale as-is)") in err
+    # read as they are, the column is off the fractions' scale and left out as a summary column: said so
+    assert ("They are left out of the scores as summary columns (off the other columns' scale); name the score "
+            "columns with --scenarios to keep them (divided by 100, or with --scale as-is)") in err
+    assert "summary columns 's0'" in (tmp_path / "o" / "report.md").read_text(encoding="utf-8")
     code, err = _run([tmp_path / "mix.csv", "--out", tmp_path / "o2", "--aggregate", "mean", "--scale", "as-is"],
                      capsys)
     assert code == 0 and "percentages?" not in err, err

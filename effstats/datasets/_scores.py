@@ -143,17 +143,23 @@ class PercentColumnsWarning(UserWarning):
     """Columns on a 0–100 scale among columns of fractions, as read (a stated scale leaves them unjudged)."""
 
 
-def _warn_percent_columns(num: pd.DataFrame) -> None:
+def _warn_percent_columns(num: pd.DataFrame, left_out: Any = ()) -> None:
     """Warn naming the columns in percent (``effstats._scales.score_scales``, the audit's judgement) among more
-    columns of fractions: a mean over them is dominated by them."""
+    columns of fractions: a mean over them is dominated by them. Where every such column is ``left_out`` of the
+    scores (summary columns), the warning says so instead of what a mean over them would need."""
     frac, pct, _ = score_scales(num)
     if len(frac) >= 2 and 0 < len(pct) < len(frac):
         top = num[pct].max().max()
-        warnings.warn(f"SCORES: column(s) {_name_list(map(repr, map(str, pct)))} hold values up to {_plain(top):g} "
-                      f"while {len(frac)} other columns are fractions in [0, 1]: percentages? The Mean Win "
-                      "Rate compares models within each column; a mean across them is refused until they are on "
-                      "one scale (divide them by 100, leave them out with --exclude, or state --scale as-is)",
-                      PercentColumnsWarning, stacklevel=3)
+        head = (f"SCORES: column(s) {_name_list(map(repr, map(str, pct)))} hold values up to {_plain(top):g} while "
+                f"{len(frac)} other columns are fractions in [0, 1]: percentages? ")
+        if set(pct) <= set(left_out):
+            tail = ("They are left out of the scores as summary columns (off the other columns' scale); name the "
+                    "score columns with --scenarios to keep them (divided by 100, or with --scale as-is)")
+        else:
+            tail = ("The Mean Win Rate compares models within each column; a mean across them is refused until "
+                    "they are on one scale (divide them by 100, leave them out with --exclude, or state --scale "
+                    "as-is)")
+        warnings.warn(head + tail, PercentColumnsWarning, stacklevel=3)
 
 
 def _check_path(path: Any, *, directory_ok: bool = False) -> Path:
@@ -652,9 +658,9 @@ def _finish_wide(wide: pd.DataFrame, scenarios, exclude, *, duplicates: str = "l
     rank_col = next((c for c in numeric if _rank_like(num_all[c])
                      and _is_rank(num_all[c], num_all[[o for o in cand if o != c]])), None)
     _refuse_stray_cells(num_all[[c for c in (scenarios or cand) if c != rank_col and c in num_all]])
-    _warn_percent_columns(num_all[[c for c in (scenarios or cand) if c != rank_col and c in num_all]])
     summary = {} if scenarios else _summary_columns(num_all, [c for c in cand if c != rank_col], decimals or {},
                                                     ref=num_all[agg[0]] if agg else None)
+    _warn_percent_columns(num_all[[c for c in (scenarios or cand) if c != rank_col and c in num_all]], summary)
     if rank_col is not None:
         summary[rank_col] = "a ranking: integers 1 … n, best first (compared with the recomputed ranking)"
     meta += [c for c in summary if c not in meta]
