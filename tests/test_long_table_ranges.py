@@ -256,3 +256,50 @@ def test_the_ranges_are_as_many_as_the_cgroup_cpu_quota_allows(tmp_path, monkeyp
     assert _shared._cpus() == 2
     monkeypatch.setattr(_shared, "_cgroup_cpus", lambda: None)
     assert _shared._cpus() == 64
+
+
+BAD_SCORES = {"x": "column 'score' has non-numeric values, e.g. 'x' (line {line})",
+              "T": "column 'score' has non-numeric values, e.g. 'T' (line {line})",
+              "nan": "'nan' cells found (line {line}); mark cells that were not evaluated with '-'",
+              "1_0": "column 'score' has non-numeric values, e.g. '1_0' (line {line}: numbers are written without '_')",
+              "9": "the scores in column 'score' run from 0 to 9: a rating (0–10, 1–5)? expected scores in [0, 1] "
+                   "(rescale them to [0, 1]); the first outside [0, 1] is on line {line}"}
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+@pytest.mark.parametrize("graded", [False, True])
+@pytest.mark.parametrize("cell", list(BAD_SCORES))
+def test_a_score_the_reader_refuses_is_named_by_its_line_after_one_parse(tmp_path, monkeypatch, cell, graded,
+                                                                        newline):
+    """One bad score in the file's last range: refused with its line (blank lines and a quoted line end before it
+    counted), every range parsed once, no other pass over the file (graded scores, parsed as numbers, whose parser
+    stops at a text without saying where: then by the general reader, not by a pass in one range first); the
+    general reader says the same."""
+    scores = ("0", "1") if not graded else ("0", *(f"{v:.3f}" for v in np.random.default_rng(3).random(200)))
+    rows = _rows(10, cells=scores)
+    rows[-5] = rows[-5].rsplit(",", 1)[0] + "," + cell
+    rows[200:200] = ["", "   ", '"org/x\ny",arc/0,1']
+    lines = ["model,item,score", *rows]
+    f, text = tmp_path / "scores.csv", newline.join(lines) + newline
+    f.write_bytes(text.encode())
+    line = text[:text.index(rows[-5])].count("\n") + 1  # the quoted id's line feed ends a line too
+    want = ("error", "path: scores.csv: " + BAD_SCORES[cell].format(line=line), [])
+    parses, real = [], long_read.pd.read_csv
+
+    def counted(source, *a, **kw):  # a parse of the file (a range, or the whole): the table in chunks
+        if kw.get("chunksize") and "nrows" not in kw:
+            parses.append(type(source).__name__)
+        return real(source, *a, **kw)
+
+    monkeypatch.setattr(long_read.pd, "read_csv", counted)
+    with monkeypatch.context() as mp:
+        _in_ranges(mp, 3, fork=False)
+        assert _outcome(lambda: read_scores_csv(f)) == want
+        again = ["_Counted"] if graded and cell != "9" else []  # the general reader's
+        assert parses == ["_Range"] * 3 + again
+    parses.clear()
+    assert _outcome(lambda: read_scores_csv(f)) == want
+    assert parses == ["_Counted"] + again
+    with monkeypatch.context() as mp:  # the general reader alone
+        mp.setattr(tables, "_read_long", lambda *a, **k: None)
+        assert _outcome(lambda: read_scores_csv(f)) == want

@@ -83,9 +83,9 @@ def test_compression_is_read_from_the_first_bytes(tmp_path, compress, name):
 def test_a_number_written_with_an_underscore_is_refused(tmp_path, marker):
     # float("1_0") is 10 (then "percentages?"); pandas' parser reads the cell as text, as a table means it
     long = tmp_path / "long.csv"
-    long.write_text("model,item,score\na,t0/0,1\na,t0/1,-\nb,t0/0,1_0\nb,t0/1,0\n")
+    long.write_text("model,item,score\na,t0/0,1\na,t0/1,\nb,t0/0,1_0\nb,t0/1,0\n")  # the first cell refused is named
     with pytest.raises(ValueError, match=r"^path: long\.csv: column 'score' has non-numeric values, e\.g\. '1_0' "
-                                         r"\(row 3"):
+                                         r"\(line 4: numbers are written without '_'\)$"):
         read_scores_csv(long, missing_marker=marker)
     wide = tmp_path / "wide.csv"
     wide.write_text("model,t0/0,t0/1,t0/2\na,1,0,1\nb,1_0,0,1\nc,0,1,0.5\n")

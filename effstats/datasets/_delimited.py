@@ -153,6 +153,62 @@ def refuse_short_rows(p: Path, sep: str, header: list[str], compression: str | N
                 _short_row(name, p, rows.line_num, len(row), n)
 
 
+def record_line(p: Path, record: int, start: int = 0, sep: str = ",") -> int:
+    """The line (counted from 1 over the whole file) of record number ``record`` of the lines from byte ``start``
+    of ``p`` (a record's start; the header is record 0 of the lines from byte 0), the records counted as pandas'
+    parser reads them: blank lines (white space only) are none. Lines are counted by numpy a block at a time; from
+    a block holding a quote (a field may hold a line feed) or a carriage return alone (a line end to pandas), the
+    records are read by :mod:`csv`, and the line is the one the record ends on. Called once a record is refused,
+    it reads the file up to that record."""
+    compression = _compression(p)
+    with _open_bytes(p, compression) as handle:
+        f = getattr(handle, "handle", handle)
+        line, left = 1, start
+        while left > 0:
+            block = f.read(min(_NUL_BLOCK, left))
+            if not block:
+                break
+            line, left = line + block.count(b"\n"), left - len(block)
+        seen, offset, rest = 0, start, b""  # records before the part, its byte offset
+        while True:
+            block = f.read(_NUL_BLOCK)
+            data = rest + block
+            cut = data.rfind(b"\n") + 1 if block else len(data)
+            part, rest = data[:cut], data[cut:]
+            if b'"' in part or part.count(b"\r") != part.count(b"\r\n"):
+                break
+            arr = np.frombuffer(part, np.uint8)
+            ends = np.flatnonzero(arr == 10)
+            if not block and len(arr) and arr[-1] != 10:
+                ends = np.append(ends, len(arr))  # the last line, without its line feed
+            starts = np.r_[0, ends[:-1] + 1].astype(np.int64)
+            filled = ends > starts
+            # a line of white space only is no record: rare, each line starting with a space or a tab looked at
+            first = arr[np.minimum(starts, len(arr) - 1)] if len(arr) else np.zeros(0, np.uint8)
+            for j in np.flatnonzero(filled & np.isin(first, (9, 13, 32))):
+                filled[j] = bool(part[starts[j]:ends[j]].strip())
+            at = np.flatnonzero(filled)
+            if seen + len(at) > record:
+                return line + int(at[record - seen])
+            seen, line, offset = seen + len(at), line + len(ends), offset + len(part)
+            if not block:
+                return line  # past the last record
+    import csv
+    import io
+
+    with _open_bytes(p, compression) as handle:
+        f = getattr(handle, "handle", handle)
+        while offset > 0:
+            got = len(f.read(min(_NUL_BLOCK, offset)))
+            offset = 0 if not got else offset - got
+        rows = csv.reader(io.TextIOWrapper(f, encoding="utf-8", errors="replace", newline=""), delimiter=sep)
+        for row in rows:
+            if any(c.strip() for c in row):
+                if seen == record:
+                    return line + rows.line_num - 1
+                seen += 1
+        return line + rows.line_num
+
 def _short_row(name: str, p: Path, line: int, fields: int, n: int) -> None:
     raise ValueError(f"{name}: {p.name}: line {line} has {fields} field{'' if fields == 1 else 's'}, the header {n}: "
                      "its missing fields would read as not evaluated (a truncated file, or one still being "

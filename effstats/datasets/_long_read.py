@@ -19,7 +19,8 @@ import pandas as pd
 from .._shared import _cpus, _Forked, _is_float, _progress
 from ..responses import ResponseMatrix
 from ._delimited import (_LONG_CHUNK_ROWS, _compression, _Counted, _header, _refuse_nul, _TextColumns, _Watched,
-                         refuse_short_rows)
+                         record_line, refuse_short_rows)
+from ._table_layouts import _refuse_out_of_range, refuse_score_text
 
 
 _RANGE_BYTES = 2**27  # the least bytes of a long table parsed by a process of its own
@@ -38,19 +39,40 @@ def _read_long(p: Path, sep: str, text: _TextColumns, score: str, progress: bool
     the one pass, which words the error or hands over: a cut after a line end in a quoted field leaves the range
     before it ending inside the field, an error of pandas' parser (the first range starts at a record, so, range by
     range, a range that parses starts at one too). A chunk whose last column has a missing cell sends the file to
-    :func:`~effstats.datasets._delimited.refuse_short_rows` once read."""
+    :func:`~effstats.datasets._delimited.refuse_short_rows` once read.
+
+    A score the general reader refuses (a text, ``nan``; scores outside [0, 1], once the file is read, for the
+    range of the whole column) is refused here in its words, naming the line of the first such cell (each range
+    knows the byte it starts at and counts its records), with no other parse of the file."""
+    from ._long_scores import BadCell, OutOfRange
+
     gaps: list[bool] = []
-    rm = _read_long_noting(p, sep, text, score, progress, gaps)
+    try:
+        rm = _read_long_noting(p, sep, text, score, progress, gaps)
+    except (BadCell, OutOfRange) as exc:  # worded here, without another pass over the file, unless a short row
+        if exc.gap or any(gaps):  # came first (the general reader refuses it before any score)
+            compression = _compression(p)
+            refuse_short_rows(p, sep, _header(p, sep, compression), compression)
+        line = partial(_line, p, exc.record, exc.start, sep)
+        if isinstance(exc, BadCell):
+            refuse_score_text(exc.text, p, score, (text.missing,), line())
+        else:
+            _refuse_out_of_range(exc.values, p, f"the scores in column {score!r}", score, rows=exc.models, first=line)
+        return None  # not refused after all: the general reader reads the table
     if rm is not None and any(gaps):
         compression = _compression(p)
         refuse_short_rows(p, sep, _header(p, sep, compression), compression)
     return rm
 
 
+def _line(p: Path, record: int, start: int, sep: str) -> str:
+    return f"line {record_line(p, record, start, sep)}"
+
+
 def _read_long_noting(p: Path, sep: str, text: _TextColumns, score: str, progress: bool,
                       gaps: list[bool]) -> ResponseMatrix | None:
     """:func:`_read_long`, appending to ``gaps`` whether each read's last column has a missing cell."""
-    from ._long_scores import chunk_parts, long_matrix
+    from ._long_scores import BadCell, OutOfRange, chunk_parts, long_matrix
 
     def watch(reader: Any) -> _Watched:
         w = _Watched(reader)
@@ -82,19 +104,27 @@ def _read_long_noting(p: Path, sep: str, text: _TextColumns, score: str, progres
                 if sorted(header) != sorted(names):
                     return None
                 with contextlib.suppress(_Odd):
-                    return _read_long_ranges(p, whole.fileno(), ranges, header, kw, parse, progress, gaps)
+                    try:
+                        return _read_long_ranges(p, whole.fileno(), ranges, header, kw, parse, progress, gaps)
+                    except OutOfRange as exc:
+                        exc.gap = any(gaps)
+                        raise
         _refuse_nul(p, sep, compression)
         if sorted(_header(p, sep, compression)) != sorted(names):
             return None
-        if compression is not None:
-            with _interrupt_kept():
-                rm = long_matrix([lambda: chunk_parts(watch(pd.read_csv(p, **kw)), *parse)], model, item)
-        else:
-            with open(p, "rb") as raw, _progress(progress, total=p.stat().st_size, desc=f"reading {p.name}",
-                                                 unit="B", unit_scale=True) as bar:
+        try:
+            if compression is not None:
                 with _interrupt_kept():
-                    rm = long_matrix([lambda: chunk_parts(watch(pd.read_csv(_Counted(raw, bar.update), **kw)),
-                                                          *parse)], model, item)
+                    rm = long_matrix([lambda: chunk_parts(watch(pd.read_csv(p, **kw)), *parse)], model, item)
+            else:
+                with open(p, "rb") as raw, _progress(progress, total=p.stat().st_size, desc=f"reading {p.name}",
+                                                     unit="B", unit_scale=True) as bar:
+                    with _interrupt_kept():
+                        rm = long_matrix([lambda: chunk_parts(watch(pd.read_csv(_Counted(raw, bar.update), **kw)),
+                                                              *parse)], model, item)
+        except (BadCell, OutOfRange) as exc:
+            exc.gap = any(w.gap for w in gaps_of)
+            raise
         gaps.extend(w.gap for w in gaps_of)
         return rm
     except _READ_ERRORS:
@@ -232,21 +262,24 @@ class _Range:
 def _range_parts(fd: int, start: int, end: int, kw: dict, parse: tuple, caller: int) -> Any:
     """:func:`~effstats.datasets._long_scores.chunk_parts` of the lines from byte ``start`` to ``end`` (the first
     range holds the header) and whether a chunk's last column has a missing cell, or ``_Odd`` where the range holds
-    a NUL character or does not parse; malloc tuned by :func:`_heap_kept` in a forked process (another than
-    ``caller``'s)."""
-    from ._long_scores import chunk_parts
+    a NUL character or does not parse, or the :class:`~effstats.datasets._long_scores.BadCell` it holds; malloc
+    tuned by :func:`_heap_kept` in a forked process (another than ``caller``'s)."""
+    from ._long_scores import BadCell, chunk_parts
 
     src = _Range(fd, start, end)
     reader: list[_Watched] = []
 
     def parse_range() -> Any:
         reader.append(_Watched(pd.read_csv(src, **kw)))
-        return chunk_parts(reader[-1], *parse)
+        return chunk_parts(reader[-1], *parse, start=start)
     try:
         with _interrupt_kept():
             parts = parse_range() if os.getpid() == caller else _heap_kept(parse_range)
     except _READ_ERRORS:  # returned, not raised: a forked process that raised would be run again here
         return _Odd
+    except BadCell as bad:
+        bad.gap = reader[-1].gap
+        return _Odd if src.odd else bad
     return _Odd if src.odd else (parts, reader[-1].gap)
 
 
@@ -255,11 +288,14 @@ def _read_long_ranges(p: Path, fd: int, ranges: list[tuple[int, int]], header: l
     """The long file ``p``, open as descriptor ``fd``, read by ranges of lines (see :func:`_read_long`), each by a
     forked process; raises ``_Odd`` where a range holds a NUL character or does not parse; appends to ``gaps``
     whether each range's last column has a missing cell."""
-    from ._long_scores import long_matrix
+    from ._long_scores import BadCell, long_matrix
 
     def got(value: Any) -> Any:
         if value is _Odd:
             raise _Odd
+        if isinstance(value, BadCell):
+            value.gap = value.gap or any(gaps)
+            raise value
         gaps.append(value[1])
         return value[0]
 

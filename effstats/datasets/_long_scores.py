@@ -12,54 +12,105 @@ import numpy as np
 import pandas as pd
 
 from .._validation import ZERO_ONE_ATOL
+from ._table_layouts import refused_scores
 from ..responses import ResponseMatrix
 
-#: one chunk of rows: each id column's (categories, codes), the scores (booleans where exact 0/1) and whether every
-#: score is within ZERO_ONE_ATOL of 0 or 1 (NaN aside)
-Part = tuple[tuple[tuple[pd.Index, np.ndarray], tuple[pd.Index, np.ndarray]], np.ndarray, bool]
+#: one chunk of rows: each id column's (categories, codes), the scores (booleans where exact 0/1), whether every
+#: score is within ZERO_ONE_ATOL of 0 or 1 (NaN aside) and where its first score outside [0, 1] is (the byte its
+#: reader started at and the record's number from there, as :class:`BadCell`), None where every score is within
+Part = tuple[tuple[tuple[pd.Index, np.ndarray], tuple[pd.Index, np.ndarray]], np.ndarray, bool,
+             tuple[int, int] | None]
 
 
-def chunk_parts(reader: Any, model: str, item: str, score: str,
-                numbers: Callable[[pd.Index], np.ndarray]) -> list[Part] | None:
+class BadCell(Exception):
+    """A score cell the general reader refuses (:func:`~effstats.datasets._table_layouts.refused_scores`): its
+    ``text`` as written, and where it is: record number ``record`` of the lines from byte ``start`` (the header is
+    record 0 of the lines from byte 0). ``gap``: whether a chunk read before it has a missing cell in its last
+    column (where a row of fewer fields than the header shows first)."""
+
+    def __init__(self, text: str, start: int, record: int, gap: bool = False) -> None:
+        super().__init__(text, start, record, gap)
+        self.text, self.start, self.record, self.gap = text, start, record, gap
+
+
+class OutOfRange(Exception):
+    """Scores outside [0, 1] in a table otherwise read: the matrix ``values`` (NaN where not evaluated), the
+    model of each of its rows, and where the first such score is (``start``, ``record`` as for :class:`BadCell`)."""
+
+    def __init__(self, values: np.ndarray, models: np.ndarray, start: int, record: int) -> None:
+        super().__init__(start, record)
+        self.values, self.models, self.start, self.record = values, models, start, record
+
+
+def chunk_parts(reader: Any, model: str, item: str, score: str, numbers: Callable[[pd.Index], np.ndarray],
+                start: int = 0) -> list[Part] | None:
     """The parts of the chunks ``reader`` yields (frames with the ids categorical, the scores categorical or floats,
-    rows not evaluated missing), in order, categorical scores' distinct cells read as numbers by ``numbers``; None
-    where a chunk holds what the general reader has more to say about: scores outside [0, 1] or infinite, a missing
-    id (``numbers`` raises on cells that are not numbers)."""
+    rows not evaluated missing; the lines from byte ``start`` of the file, the header among them where ``start`` is
+    0), in order, categorical scores' distinct cells read as numbers by ``numbers``, which raises on cells that are
+    not numbers; raises :class:`BadCell` at the first cell the general reader refuses as a score, worded there
+    with its line, at the cost of no other pass over the file. None where a chunk holds what the general reader has
+    more to say about: infinite scores, a missing id, a cell that is not a number among scores read as numbers
+    (graded scores, whose parser stops at it without saying where), ``True``/``False`` (which a column of such
+    cells only means)."""
     ids = (model, item)
     parts: list[Part] = []
+    row = int(start == 0)  # the record number of the chunk's first row
     with reader:
-        for chunk in reader:
+        chunks = iter(reader)
+        while True:
+            try:
+                chunk = next(chunks)
+            except StopIteration:
+                break
+            except (pd.errors.ParserError, UnicodeError):
+                raise
+            except ValueError:  # a cell of graded scores that is not a number
+                return None
             if not isinstance(chunk.index, pd.RangeIndex):
                 return None  # a first line of one field more than the header: pandas took a column for row labels
             if any(not isinstance(chunk[c].dtype, pd.CategoricalDtype) for c in ids):
                 return None
+            codes = []
+            for c in ids:  # a missing id first: the general reader refuses it before any score
+                kc = chunk[c].cat.codes.to_numpy()
+                if len(kc) and kc.min() < 0:
+                    return None
+                codes.append((chunk[c].cat.categories, kc))
             s = chunk[score]
             if isinstance(s.dtype, pd.CategoricalDtype):
                 # each cell's text is a category of the chunk: the checks run on the distinct scores
-                v, k = numbers(s.cat.categories), s.cat.codes.to_numpy()
+                k = s.cat.codes.to_numpy()
+                try:
+                    v = numbers(s.cat.categories)
+                except ValueError:
+                    bad = refused_scores(s.cat.categories, ("",))
+                    if bad is None or not bad.any():
+                        return None
+                    i = int(np.argmax(np.append(bad, False)[k]))
+                    raise BadCell(str(s.cat.categories[k[i]]), start, row + i) from None
             elif s.dtype.kind == "f":
                 v, k = s.to_numpy(), None  # a score a cell
             else:
                 return None
             with np.errstate(invalid="ignore"):
-                if ((v < 0) | (v > 1)).any():  # infinite values too
+                if np.isinf(v).any():
                     return None
+                outside = (v < 0) | (v > 1)
+            out = None
+            if outside.any():  # read on: the message names the range of the whole column
+                cells = outside if k is None else np.append(outside, False)[k]
+                out = (start, row + int(np.argmax(cells)))
             nan, r = np.isnan(v), np.rint(v)
-            exact = not nan.any() and not (k is not None and len(k) and k.min() < 0) and bool((v == r).all()) \
-                and not np.signbit(v).any()  # -0.0 kept as written
-            near = exact or bool((nan | (np.abs(v - r) <= ZERO_ONE_ATOL)).all())
-            codes = []
-            for c in ids:
-                kc = chunk[c].cat.codes.to_numpy()
-                if len(kc) and kc.min() < 0:
-                    return None
-                codes.append((chunk[c].cat.categories, kc))
+            exact = out is None and not nan.any() and not (k is not None and len(k) and k.min() < 0) \
+                and bool((v == r).all()) and not np.signbit(v).any()  # -0.0 kept as written
+            near = exact or (out is None and bool((nan | (np.abs(v - r) <= ZERO_ONE_ATOL)).all()))
             # exact 0/1: a byte a row, not eight
             if k is None:
                 x = v == 1 if exact else v
             else:
                 x = (v == 1)[k] if exact else np.append(v, np.nan)[k]
-            parts.append(((codes[0], codes[1]), x, near))
+            parts.append(((codes[0], codes[1]), x, near, out))
+            row += len(chunk)
     return parts
 
 
@@ -67,8 +118,9 @@ def long_matrix(ranges: Sequence[Callable[[], list[Part] | None]], model: str, i
     """The matrix of the chunks' parts each of ``ranges`` returns (:func:`chunk_parts` of the file's ranges of
     lines, in order: one range, or the ranges parsed by processes of their own), models and items in the order they
     first appear, as the general reader orders them (a wide file keeps its rows' and columns' order); None where the
-    general reader has more to say: scores that are not numbers, outside [0, 1] or infinite, blank ids, repeated
-    (model, item) pairs, a model or an item whose every row is not evaluated (its errors and warnings name these).
+    general reader has more to say: infinite scores, blank ids, repeated (model, item) pairs, a model or an item
+    whose every row is not evaluated (its errors and warnings name these). Raises :class:`BadCell` (from
+    :func:`chunk_parts`) and, once the file is read, :class:`OutOfRange`: errors the caller words.
 
     Scores within 1e-9 of 0 or 1 make a binary matrix when every score does (as ``ResponseMatrix`` snaps them);
     else the scores are kept as read."""
@@ -86,11 +138,11 @@ def _placed(parts: list[Part], model: str, item: str) -> ResponseMatrix | None:
     seen = [pd.Index([], dtype=object), pd.Index([], dtype=object)]
     # per chunk: each id column's codes in the chunk and where its categories stand in `seen`; the scores
     chunks: list[tuple[list[tuple[np.ndarray, np.ndarray]], np.ndarray]] = []
-    near, n = True, 0
+    near, n, outside = True, 0, None
     parts.reverse()
     while parts:
-        pairs, x, near_chunk = parts.pop()
-        near = near and near_chunk
+        pairs, x, near_chunk, out = parts.pop()
+        near, outside = near and near_chunk, outside or out
         codes = []
         for j, (cats, k) in enumerate(pairs):
             at = seen[j].get_indexer(cats)
@@ -127,6 +179,9 @@ def _placed(parts: list[Part], model: str, item: str) -> ResponseMatrix | None:
         state[cell[ok]], state[cell[~ok]] = 1, 2
     if np.count_nonzero(state) < n:
         return None
+    if outside is not None:  # what the general reader refuses first, once the file is read
+        values[state != 1] = np.nan
+        raise OutOfRange(values.reshape(n_models, n_items), np.asarray(seen[0], dtype=object), *outside)
     observed = (state == 1).reshape(n_models, n_items)
     del state
     if not observed.any(axis=1).all() or not observed.any(axis=0).all():

@@ -11,19 +11,20 @@ import warnings
 from collections import Counter
 from functools import partial
 from pathlib import Path
-from typing import Any, Literal, Sequence
+from typing import Any, Callable, Literal, Sequence
 
 import numpy as np
 import pandas as pd
 
 from .._shared import _is_float, _name_list, _plain, _repeated, _sorted_codes
 from ..responses import ResponseMatrix
-from ._delimited import _other_separator, _read_delimited, _TextColumns
+from ._delimited import _other_separator, _read_delimited, _TextColumns, record_line
 from ._files import _check_duplicates
 from ._long_read import _read_long
 from ._table_layouts import (_EXPECTED, _id_column, _refuse_empty_ids, _refuse_headerless, _refuse_items_in_two_tasks,
                              _refuse_long_as_wide, _refuse_non_items, _refuse_out_of_range, _refuse_scores_as_ids,
-                             _refuse_transposed, _row_models, _text_example, _text_examples, _true_false, _values)
+                             _refuse_transposed, _row_models, _text_example, _text_examples, _true_false, _values,
+                             refuse_score_text, refused_scores)
 
 __all__ = ["read_scores_csv", "read_scores_frame"]
 
@@ -58,8 +59,9 @@ def read_scores_csv(
         long table under other column names, a file without a header line, columns of model metadata or
         aggregates (text, names such as ``average`` or ``params``, or columns that are not ``<task>/<doc_id>``
         beside columns that are), a wide table without its model column (its first column named like the items
-        and holding scores), scores outside [0, 1] (percentages say so), numbers written with ``_`` (``1_0``), and
-        cells holding a NUL character (the line and column are named). Read as they are: a
+        and holding scores), scores outside [0, 1] (percentages say so), numbers written with ``_`` (``1_0``),
+        scores that are not numbers (a long table's first such score, and its first outside [0, 1], named by its
+        line), and cells holding a NUL character (the line and column are named). Read as they are: a
         semicolon- or tab-separated ``.csv``, pandas' row numbers before the model column, ``True``/``False``
         cells, and a model id column that is not first but named ``model`` (or ``name``, ``model_name``, ...).
     model, item, score : str, default="model", "item", "score"
@@ -145,7 +147,8 @@ def read_scores_csv(
     if df.empty:
         raise ValueError(f"path: {p.name} has a header line but no data rows")
     return _table_to_matrix(df, p, format=format, model=model, item=item, score=score, groups=groups, kind=kind,
-                            missing_marker=missing_marker, duplicates=duplicates, row_number=header[0] == "")
+                            missing_marker=missing_marker, duplicates=duplicates, row_number=header[0] == "",
+                            where=lambda row: f"line {record_line(p, row + 1, 0, sep)}")
 
 
 def read_scores_frame(
@@ -254,9 +257,12 @@ def read_scores_frame(
 
 
 def _table_to_matrix(df: pd.DataFrame, p: Path, *, format: str, model: str, item: str, score: str, groups: Any,
-                     kind: Any, missing_marker: str, duplicates: str, row_number: bool = False) -> ResponseMatrix:
+                     kind: Any, missing_marker: str, duplicates: str, row_number: bool = False,
+                     where: Callable[[int], str] | None = None) -> ResponseMatrix:
     """A ResponseMatrix from a table of strings (every cell as written) in long or wide layout, refusing layouts
-    it would otherwise misread; ``row_number``: the first column has no name (pandas' row numbers, or ids)."""
+    it would otherwise misread; ``row_number``: the first column has no name (pandas' row numbers, or ids);
+    ``where``: the text naming row ``i`` of ``df`` (its line in the file), which a long table's refused score names
+    (called only then)."""
     missing = (missing_marker,)
     first = df.columns[0]
     if row_number and df.shape[1] > 2 and df[first].tolist() == [str(i) for i in range(len(df))]:
@@ -286,7 +292,16 @@ def _table_to_matrix(df: pd.DataFrame, p: Path, *, format: str, model: str, item
         if score in df.columns:
             df = _true_false(df, [score], missing)
             # numpy's parser is correctly rounded; pandas' fast to_numeric can be off by an ulp (pandas 1.5)
-            scores = {score: _values(df[[score]], f"path: {p.name}", missing=missing)[:, 0]}
+            try:
+                scores = {score: _values(df[[score]], f"path: {p.name}", missing=missing)[:, 0]}
+            except ValueError:
+                if where is not None and df[score].dtype == object:  # the first cell refused, by its line
+                    k, texts = pd.factorize(df[score].astype(str))
+                    bad = np.append(refused_scores(texts, missing, true_false=False), False)[k]
+                    if bad.any():
+                        row = int(np.argmax(bad))
+                        refuse_score_text(str(df[score].iloc[row]), p, score, missing, where(row))
+                raise
             if codes is not None and not _repeated(codes[model], codes[item]):
                 # the ids' codes (integers, ordered as the ids) in their place: a fraction of the frame to copy
                 df = pd.DataFrame({**{c: df[c] for c in df.columns if c not in codes and c != score},
@@ -294,7 +309,8 @@ def _table_to_matrix(df: pd.DataFrame, p: Path, *, format: str, model: str, item
             else:
                 df, codes = _as_text(df).assign(**scores), None
             _refuse_out_of_range(df[score].to_numpy(), p, f"the scores in column {score!r}", score,
-                                 partial(_row_models, df, model, codes))
+                                 partial(_row_models, df, model, codes),
+                                 None if where is None else lambda: where(_first_outside(df[score].to_numpy())))
             if model in df.columns and item in df.columns and codes is None:
                 df = _one_row_per_pair(df, [model, item], score, duplicates, p)
             kept = df[score].notna().to_numpy()
@@ -366,6 +382,12 @@ def _table_to_matrix(df: pd.DataFrame, p: Path, *, format: str, model: str, item
                                item_ids=values.columns),
         p
     )
+
+
+def _first_outside(values: np.ndarray) -> int:
+    """The index of the first finite value of ``values`` outside [0, 1]."""
+    with np.errstate(invalid="ignore"):
+        return int(np.argmax(np.isfinite(values) & ((values < 0) | (values > 1))))
 
 
 def _in_order_of_appearance(rm: ResponseMatrix, models: pd.Index | None, items: pd.Index | None) -> ResponseMatrix:

@@ -400,14 +400,14 @@ def read_scores(path: str | Path, *, by: str = "scenario", model: str = "model",
         sep = _sniff(path, encoding)
         head = _header(path, sep, encoding)
     except Exception as exc:  # pandas' parser errors vary by version
-        raise ValueError(f"SCORES: could not parse {str(path)!r} as CSV/TSV ({exc})") from None
+        raise ValueError(f"SCORES: could not parse {str(path)!r} as CSV/TSV ({str(exc).strip()})") from None
     if not encoding.startswith(("utf-16", "utf-32")):  # pandas' parser would end a field at a NUL, silently
         _refuse_nul(path, sep, _compression(path), name="SCORES")
     try:
         df = pd.read_csv(path, sep=sep, engine="python", dtype=str, keep_default_na=False, na_values=[""],
                          encoding=encoding)
     except Exception as exc:  # pandas' parser errors vary by version
-        raise ValueError(f"SCORES: could not parse {str(path)!r} as CSV/TSV ({exc})") from None
+        raise ValueError(f"SCORES: could not parse {str(path)!r} as CSV/TSV ({str(exc).strip()})") from None
     if df.shape[1] and df.iloc[:, -1].isna().any() and not encoding.startswith(("utf-16", "utf-32")):
         refuse_short_rows(path, sep, head, _compression(path), name="SCORES")
     df, head = _drop_empty_trailing(df, head)

@@ -3,9 +3,10 @@ reader would misread (a transposed table, a long one under other names, a wide o
 metadata columns, scores out of [0, 1], empty ids); the cells' numbers as the reader takes them."""
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 import pandas as pd
@@ -78,6 +79,25 @@ def _values(frame: pd.DataFrame, name: str, missing: tuple[str, ...]) -> np.ndar
     out[:, ~text] = frame.iloc[:, np.flatnonzero(~text)].to_numpy(dtype=float, **na)
     out[:, text] = _numeric(frame.iloc[:, np.flatnonzero(text)], name, missing=missing)
     return out
+
+
+def refused_scores(texts: Any, missing: tuple[str, ...], true_false: bool = True) -> np.ndarray | None:
+    """Which of the score ``texts`` (as written) :func:`_values` refuses: text that is not a number, numbers
+    written with ``_``, ``nan``; a blank or ``missing`` cell is none. None where one is ``True`` or ``False`` and
+    ``true_false`` holds: a column of such cells only reads as 1/0 (:func:`_true_false`), which the texts of a part
+    of the column cannot tell."""
+    texts = pd.Index(texts, dtype=object).astype(str)
+    stripped = texts.str.strip()
+    if true_false and stripped.str.lower().isin(list(_TRUE_FALSE)).any():
+        return None
+    blank = (stripped == "") | texts.isin(list(missing))
+    bad = np.array([not _is_float(t) or math.isnan(float(t)) for t in texts], bool)
+    return bad & ~np.asarray(blank)
+
+
+def refuse_score_text(text: str, p: Path, score: str, missing: tuple[str, ...], where: str) -> None:
+    """Raise :func:`_values`' error on the score cell ``text`` of column ``score``, naming ``where`` it is."""
+    _numeric(pd.DataFrame({score: [text]}, dtype=object), f"path: {p.name}", missing=missing, where=lambda i: where)
 
 
 def _true_false(df: pd.DataFrame, cols: list, missing: tuple[str, ...]) -> pd.DataFrame:
@@ -248,19 +268,22 @@ def _row_models(df: pd.DataFrame, model: str, codes: Any) -> Any:
     return df[model].to_numpy()
 
 
-def _refuse_out_of_range(values: np.ndarray, p: Path, where: str, header: Any = None, rows: Any = None) -> None:
+def _refuse_out_of_range(values: np.ndarray, p: Path, where: str, header: Any = None, rows: Any = None,
+                         first: Callable[[], str] | None = None) -> None:
     """Raise, naming percentages when they are the likely cause (the audit's judgement of a scale,
     ``effstats._scales.in_percent``, under the scores' ``header`` if they have one), unless every score is in
     [0, 1]. ``rows``, the model of each row (or a function giving them, called only then): percentages in some
-    models' rows only name those models."""
+    models' rows only name those models. ``first``: a function giving where the first score outside [0, 1] is
+    (its line in the file), called only then."""
     low, high = _finite_range(values if values.ndim == 2 else values[:, None], np.inf)
     lo, hi = float(low.min(initial=np.inf)), float(high.max(initial=-np.inf))
     if lo > hi or (lo >= 0 and hi <= 1):  # no finite value, or all in [0, 1]
         return
+    at = "" if first is None else f"; the first outside [0, 1] is on {first()}"
     excess = max(-lo, hi - 1)
     if excess <= 1e-6:  # e.g. 1.0000001: a sum or mean in floating point, not another scale
         raise ValueError(f"path: {p.name}: {where} run from {lo:.10g} to {hi:.10g}, out of [0, 1] by {excess:.2g} "
-                         "(floating-point rounding?); round or clip them to [0, 1]")
+                         f"(floating-point rounding?); round or clip them to [0, 1]{at}")
     if in_percent(lo, hi, header is not None and names_percent(header)):
         fix = "divide them by 100"
         rows = rows() if callable(rows) else rows
@@ -271,12 +294,12 @@ def _refuse_out_of_range(values: np.ndarray, p: Path, where: str, header: Any = 
                 fix = (f"model(s) {_name_list(map(repr, map(_plain, odd)), 5)} score above 1, the other models "
                        "within [0, 1]: divide those models' scores by 100")
         raise ValueError(f"path: {p.name}: {where} run from {lo:g} to {hi:g}: percentages? "
-                         f"expected scores in [0, 1] ({fix})")
+                         f"expected scores in [0, 1] ({fix}){at}")
     if lo >= 0 and hi <= RATING_MAX:
         raise ValueError(f"path: {p.name}: {where} run from {lo:g} to {hi:g}: a rating (0–10, 1–5)? expected "
-                         "scores in [0, 1] (rescale them to [0, 1])")
+                         f"scores in [0, 1] (rescale them to [0, 1]){at}")
     raise ValueError(f"path: {p.name}: {where} run from {lo:g} to {hi:g}; expected scores in "
-                     "[0, 1] (correctness 0/1 or a score such as a normalised metric)")
+                     f"[0, 1] (correctness 0/1 or a score such as a normalised metric){at}")
 
 
 def _refuse_empty_ids(df: pd.DataFrame, cols: dict, p: Path, codes: dict | None = None) -> None:

@@ -63,11 +63,13 @@ def _read_tsv(relpath: str) -> pd.DataFrame:
     )
 
 
-def _numeric(df: pd.DataFrame, name: str, scale: float = 1.0, missing: tuple[str, ...] = ("-",)) -> np.ndarray:
+def _numeric(df: pd.DataFrame, name: str, scale: float = 1.0, missing: tuple[str, ...] = ("-",),
+             where: Callable[[int], str] | None = None) -> np.ndarray:
     """Float matrix of a string table, NaN at cells equal to a ``missing`` marker or blank.
 
     Parsed in numpy rather than with ``DataFrame.replace`` so that no pandas down-casting warning can arise;
-    a cell that is neither a number nor a marker raises ``ValueError`` naming ``name`` and the column.
+    a cell that is neither a number nor a marker raises ``ValueError`` naming ``name`` and the column, and, given
+    ``where`` (the text naming a row by its number, e.g. its line in a file), the row.
     """
     arr = df.to_numpy(dtype=str)
     blank = np.char.strip(arr) == ""
@@ -79,17 +81,20 @@ def _numeric(df: pd.DataFrame, name: str, scale: float = 1.0, missing: tuple[str
         under &= ~miss
         if under.any():
             i, j = (int(k) for k in np.argwhere(under)[0])
-            raise ValueError(f"{name}: column {df.columns[j]!r} has non-numeric values, e.g. {str(arr[i, j])!r} (row "
-                             f"{i + 1}: numbers are written without '_')")
+            raise ValueError(f"{name}: column {df.columns[j]!r} has non-numeric values, e.g. {str(arr[i, j])!r} "
+                             f"({f'row {i + 1}' if where is None else where(i)}: numbers are written without '_')")
     for j, col in enumerate(df.columns):  # one vectorised conversion per column (few columns)
         ok = ~miss[:, j]
         try:
             out[ok, j] = arr[ok, j].astype(float)
         except ValueError:
-            bad = next(v for v in arr[ok, j] if not _is_float(v))
-            raise ValueError(f"{name}: column {col!r} has non-numeric values, e.g. {_plain(bad)!r}") from None
-    if np.isnan(out[~miss]).any():
-        raise ValueError(f"{name}: 'nan' cells found; mark cells that were not evaluated with {missing[0]!r}")
+            i = next(i for i in np.flatnonzero(ok) if not _is_float(arr[i, j]))
+            at = "" if where is None else f" ({where(int(i))})"
+            raise ValueError(f"{name}: column {col!r} has non-numeric values, e.g. {_plain(arr[i, j])!r}{at}") from None
+    nan = np.isnan(out) & ~miss
+    if nan.any():
+        at = "" if where is None else f" ({where(int(np.argmax(nan.any(axis=1))))})"
+        raise ValueError(f"{name}: 'nan' cells found{at}; mark cells that were not evaluated with {missing[0]!r}")
     return out / scale
 
 
