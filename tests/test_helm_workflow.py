@@ -430,3 +430,23 @@ def test_a_new_run_under_another_adapter_spec_is_a_protocol_change(tmp_path, cap
     assert code == 0, err
     code, _, err = _run(["sequential", "update", tmp_path / "seq", new, "--restrict-to-manifest"], capsys)
     _one_line_error(code, err, "HELM adapter spec differs from the reference runs' in max_train_instances")
+
+
+def test_a_scenario_name_picks_its_run_specs_in_tasks_and_a_folder_name_is_suggested(tmp_path, capsys):
+    mmlu2 = "mmlu:subject=astronomy,method=multiple_choice_joint"
+    write_suite(tmp_path, [Scenario("boolq", n=40), Scenario(MMLU, n=40), Scenario(mmlu2, n=40)], 7)
+    new = _split_off(tmp_path, "org0_model-06")
+    code, out, err = _run(["select", tmp_path / "runs", "--budget", "20", "--tasks", "mmlu", "--out",
+                           tmp_path / "sel"], capsys)
+    assert code == 0, err
+    m = json.loads((tmp_path / "sel" / "manifest.json").read_text())
+    assert sorted(m["tasks"]) == sorted([MMLU, mmlu2])
+    code, out, err = _run(["estimate", tmp_path / "sel", new, "--restrict-to-manifest", "--tasks", "mmlu"], capsys)
+    assert code == 0, err
+    code, _, err = _run(["select", tmp_path / "runs", "--budget", "20", "--tasks", "mmlu2", "--out",
+                         tmp_path / "sel2"], capsys)
+    _one_line_error(code, err, "--tasks: ['mmlu2'] not among the reference's tasks")
+    # the run folders' form of a model (org_name) is suggested as its name (org/name)
+    code, _, err = _run(["sequential", "start", tmp_path / "runs", "--against", "org1_model-04", "--out",
+                         tmp_path / "seq"], capsys)
+    _one_line_error(code, err, "--against: no reference model 'org1_model-04'; did you mean ['org1/model-04']?")

@@ -620,7 +620,8 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
     tasks : str or list of str, optional
         Score on these tasks of the manifest only (default: every task). The estimate, its interval, the
         reference models' scores and hence the rank then cover these tasks only, and the report names the tasks
-        left out; results on the other tasks are not read.
+        left out; results on the other tasks are not read. A HELM scenario's name before its arguments
+        (``mmlu``) names each of its run specs.
     restrict_to_manifest : bool, default=False
         Read only the manifest's items of ``new_results`` and ignore the others (e.g. a full HELM run or lm-eval
         run of the new model). Items are matched by their whole id, which names the task (HELM: the run spec
@@ -817,10 +818,12 @@ def _scored_tasks(fits: dict, tasks: Any) -> tuple[dict, pd.Index]:
     if isinstance(wanted, (bytes, dict)) or not hasattr(wanted, "__iter__"):
         raise ValueError(f"tasks: expected task names of the manifest, got {type(tasks).__name__}")
     wanted = list(dict.fromkeys(map(str, wanted)))
-    unknown = [t for t in wanted if t not in fits]
+    heads = {t.partition(":")[0] for t in fits}  # HELM: a scenario's name names each of its run specs
+    unknown = [t for t in wanted if t not in fits and t not in heads]
     if not wanted or unknown:
         raise ValueError(f"tasks: {unknown or 'none given'} not among the manifest's tasks {list(fits)[:10]}")
-    return {t: f for t, f in fits.items() if t in wanted}, pd.Index([t for t in fits if t in wanted])
+    kept = [t for t in fits if t in wanted or t.partition(":")[0] in wanted]
+    return {t: fits[t] for t in kept}, pd.Index(kept)
 
 
 def _refuse_transposed_results(new: ResponseMatrix, chosen: pd.Index, rm: ResponseMatrix) -> None:

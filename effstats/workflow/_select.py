@@ -594,7 +594,8 @@ def select(reference: Any, budget: int | None = None, *, method: str = "stratifi
         one of them (an index). For HELM runs :meth:`Selection.save` also writes ``helm_instances.json``, the
         chosen instance ids per run spec.
     tasks : sequence of str, optional
-        Only these tasks of the reference data.
+        Only these tasks of the reference data; a HELM scenario's name before its arguments (``mmlu``) names
+        each of its run specs.
     budgets : sequence of int, optional
         Budgets tried for ``target_error`` (default 25, 50, 100, 200, ... up to the number of items).
     progress : bool, default=False
@@ -764,13 +765,16 @@ def _keep_tasks(rm: ResponseMatrix, tasks: Any) -> ResponseMatrix:
     """``rm`` on the items of ``tasks`` only (None: all)."""
     if tasks is None:
         return rm
-    wanted = [tasks] if isinstance(tasks, str) else list(tasks)
+    wanted = list(map(str, [tasks] if isinstance(tasks, str) else tasks))
     have = item_tasks(rm)["task"]
-    unknown = sorted(set(map(str, wanted)) - set(have))
+    # HELM: a scenario's name before its arguments names every run spec of it (mmlu: its 57 subjects), as in
+    # the per-task options
+    head = have.str.partition(":")[0]
+    unknown = sorted(set(wanted) - set(have) - set(head))
     if not wanted or unknown:
         raise ValueError(f"tasks: {unknown or 'none given'} not among the reference's tasks "
                          f"{sorted(set(have))[:10]}{' …' if have.nunique() > 10 else ''}")
-    return rm.subset(items=np.flatnonzero(have.isin(list(map(str, wanted))).to_numpy()))
+    return rm.subset(items=np.flatnonzero((have.isin(wanted) | head.isin(wanted)).to_numpy()))
 
 
 def _budget_grid(n_items: int, n_tasks: int) -> list[int]:

@@ -270,7 +270,9 @@ class SequentialRun(_AdaptiveRule, _Report):
             if against is None:
                 raise ValueError("against: rule='efficacy' compares the new model with a reference model; name it")
             if str(against) not in set(map(str, rm.model_ids)):
-                close = [_plain(m) for m in rm.model_ids if str(against).lower() in str(m).lower()][:5]
+                # HELM's run folders write a model org/name as org_name
+                close = [_plain(m) for m in rm.model_ids if str(against).lower() in str(m).lower()
+                         or str(m).replace("/", "_").lower() == str(against).lower()][:5]
                 hint = (f"; did you mean {close}?" if close else f" (models: {_plain(rm.model_ids[:5])}…)")
                 raise ValueError(f"against: no reference model {_plain(against)!r}" + hint)
             Efficacy(alternative)  # checks alternative
