@@ -573,17 +573,17 @@ def put_in_place(tmp: Path, path: Path) -> Path:
     return path
 
 
-def temporary_copy(path: str | os.PathLike, text: str | bytes | memoryview) -> Path:
-    """Write ``text`` (or bytes, or a buffer of them) to a temporary file beside ``path``, flushed to disk, and
-    return its name: the first half of :func:`write_text_atomic`, for a caller that renames several files into
-    place at one moment. A temporary file its process left behind is removed by the next write of ``path``."""
+def temporary_copy(path: str | os.PathLike, text: str | bytes) -> Path:
+    """Write ``text`` (or bytes) to a temporary file beside ``path``, flushed to disk, and return its name: the
+    first half of :func:`write_text_atomic`, for a caller that renames several files into place at one moment.
+    A temporary file its process left behind is removed by the next write of ``path``."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     remove_stale_tmp(path)
     fd, tmp = tempfile.mkstemp(prefix=f"{_tmp_prefix(path.name)}{os.getpid()}.", suffix=".tmp", dir=path.parent)
     try:
         os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes the file 0600: give it the user's usual permissions
-        binary = not isinstance(text, str)
+        binary = isinstance(text, bytes)
         with os.fdopen(fd, "wb" if binary else "w", encoding=None if binary else "utf-8") as f:
             f.write(text)
             f.flush()

@@ -538,19 +538,18 @@ def stage_reference(path: Path, rm: ResponseMatrix, sha256: str) -> Path | None:
     cells = {k: getattr(rm, k) for k in _CELL_ARRAYS if getattr(rm, k) is not None}
     if cells:
         arrays.update(cells, arrays_sha256=text(_arrays_digest(cells)))
-    # the compressed file is made once in memory, read back from that buffer and written from it: no copy of it
+    # the compressed file is made once in memory and read back from that buffer (BytesIO's getvalue shares its
+    # bytes, trimmed to their size): no copy of it is made until the temporary file is written
     buf = io.BytesIO()
     np.savez_compressed(buf, **arrays)
-    buf.seek(0)
-    with np.load(buf, allow_pickle=False) as z:
+    with np.load(io.BytesIO(buf.getvalue()), allow_pickle=False) as z:
         back = _reference_from(z)
     if (content_hash(back) != sha256 or not back.items.equals(rm.items) or not back.models.equals(rm.models)
             or not back.model_ids.equals(rm.model_ids) or not back.item_ids.equals(rm.item_ids)
             or _arrays_digest({k: getattr(back, k) for k in _CELL_ARRAYS}) != _arrays_digest(cells)):
         return None
     del back
-    with buf.getbuffer() as view:
-        return temporary_copy(path, view)
+    return temporary_copy(path, buf.getvalue())
 
 
 def _reference_from(z: Any) -> ResponseMatrix:
