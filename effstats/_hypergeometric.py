@@ -180,19 +180,17 @@ def _hyp_limits(x, size, n, a):
         x, N, m, a = (np.concatenate([v, v]) for v in (x, N, m, a))
         # kept: the end where the tail exceeds a (not rejected); other: where it does not, or the range's end
         kept, other = np.concatenate([hi_k, lo_k]), np.concatenate([lo_k, hi_k])
-        if x.size > 2 * _BLOCK_ROWS:  # many rows: numpy's per-element cost dominates, plain bisection
-            done = _hyp_tail(x, N, other, m, lower) > a  # the range's far end itself is not rejected
-            kept = np.where(done, other, kept)
-        else:
-            kept, other = _bracket(x, N, m, a, lower, kept, other)
-        while True:
-            gap = np.abs(kept - other) > 1
-            if not gap.any():
-                break
-            mid = np.floor((kept + other) / 2)
-            ok = _hyp_tail(x, N, mid, m, lower) > a
-            kept = np.where(gap & ok, mid, kept)
-            other = np.where(gap & ~ok, mid, other)
+        kept, other = _bracket(x, N, m, a, lower, kept, other)
+        # each step takes the rows whose range is still open only: after the bracket most need a few steps, those
+        # it could not narrow the log2 of their range
+        rows = np.flatnonzero(np.abs(kept - other) > 1)
+        while rows.size:
+            k, o = kept[rows], other[rows]
+            mid = np.floor((k + o) / 2)
+            ok = _hyp_tail(x[rows], N[rows], mid, m[rows], lower[rows]) > a[rows]
+            kept[rows] = np.where(ok, mid, k)
+            other[rows] = np.where(ok, o, mid)
+            rows = rows[np.abs(kept[rows] - other[rows]) > 1]
         return kept.reshape(2, -1)
 
     b = np.broadcast_arrays(*(np.asarray(v, float) for v in (x, size, n, a)))

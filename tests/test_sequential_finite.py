@@ -197,9 +197,30 @@ def test_hypergeometric_tails_match_scipy(size):
                                atol=1e-300)
 
 
-def test_hypergeometric_limits_of_a_few_rows_equal_those_of_many():
-    # a look's few rows start the bisection from a bracket around Clopper-Pearson's limit at the corrected size,
-    # many rows bisect the whole range: the same exact limits, at every size, count and level
+def _plain_hypergeometric_limits(x, size, n, a):
+    """``(K_low, K_high)`` by bisection over the whole range ``x <= K <= size - n + x`` of each row, on the exact
+    tails (:func:`effstats._hypergeometric._hyp_tail`)."""
+    from effstats._hypergeometric import _hyp_tail
+
+    out = []
+    for lower in (False, True):  # K_low on the upper tail, K_high on the lower
+        lo, hi = x.copy(), size - n + x
+        kept, other = (hi, lo) if not lower else (lo, hi)
+        done = _hyp_tail(x, size, other, n, lower) > a  # the range's far end is not rejected
+        kept = np.where(done, other, kept)
+        while (np.abs(kept - other) > 1).any():
+            gap = np.abs(kept - other) > 1
+            mid = np.floor((kept + other) / 2)
+            ok = _hyp_tail(x, size, mid, n, lower) > a
+            kept, other = np.where(gap & ok, mid, kept), np.where(gap & ~ok, mid, other)
+        out.append(kept)
+    return np.array(out)
+
+
+def test_hypergeometric_limits_of_a_few_rows_and_of_many_are_the_plain_bisections():
+    # the bisection starts from a bracket around Clopper-Pearson's limit at the corrected size and takes the rows
+    # still open only: the same exact limits as a plain bisection over the whole range, at every size, count and
+    # level, for a look's few rows and for a simulation's many
     from effstats._hypergeometric import _hyp_limits
 
     g = np.random.default_rng(4)
@@ -207,10 +228,12 @@ def test_hypergeometric_limits_of_a_few_rows_equal_those_of_many():
         n = g.integers(1, size + 1, 300).astype(float)
         x = np.floor(g.random(300) * (n + 1))
         a = g.choice([1e-6, 0.005, 0.025, 0.05, 0.2, 0.5], 300)
+        plain = _plain_hypergeometric_limits(x, np.full(300, float(size)), n, a)
         many = _hyp_limits(x, np.full(300, float(size)), n, a)
         few = np.array([_hyp_limits(x[i:i + 3], np.full(3, float(size)), n[i:i + 3], a[i:i + 3])
                         for i in range(0, 300, 3)])  # (100, 2, 3)
-        np.testing.assert_array_equal(few.transpose(1, 0, 2).reshape(2, -1), many)
+        np.testing.assert_array_equal(np.array(many), plain)
+        np.testing.assert_array_equal(few.transpose(1, 0, 2).reshape(2, -1), plain)
 
 
 def test_validation_grid_has_finite_benchmark_cells_that_hold():
