@@ -799,9 +799,11 @@ class _SubsetEstimator(BaseEstimator):
                 alike01 = wilson & (self._minority(o) == 0)
                 exact = alike01 if exact is None else exact | alike01
                 minority = np.where(wilson, self._minority(o), 0.0)  # graded targets: their interval reads none
+            floor = self._design_floor(o) if hasattr(self, "_design_floor") and not census else None
             return SubsetPrediction(est, se, "design", None, bounds, ids, n_eff, wilson, **counts,
                                     out_of_range=out, df=df, exact=exact, alike=alike, n_sampled=sampled,
-                                    population=population, alike_at=self._alike_at(o), n_minority=minority)
+                                    population=population, alike_at=self._alike_at(o), n_minority=minority,
+                                    floor=floor)
         out = self._range_flags(o, ids, est)
         r = self.cv_residuals(n_splits)
         se = np.full(est.shape, float(np.sqrt(np.mean(r**2))))

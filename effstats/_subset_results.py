@@ -222,6 +222,10 @@ class SubsetPrediction:
         0.98-0.996, 50 of 2,000 items: of the samples with two and three wrong items its interval covers 0.91 and
         0.68, with the limit 0.98 and 0.86;
         ``benchmarks/few_wrong_coverage.py``). None: none.
+    floor : ndarray of shape (n_target,), or None
+        Graded targets: the interval is at least ``statistic ± z × floor`` (``z`` the normal quantile of the level),
+        the interval of scores at the range's bounds where the sampled scores are within an item's worth of alike in
+        every stratum, which says nothing of the strata's spread (StratifiedHT's Notes); 0 elsewhere. None: none.
 
     See Also
     --------
@@ -275,6 +279,7 @@ class SubsetPrediction:
     population: np.ndarray | None = None
     alike_at: np.ndarray | None = None
     n_minority: np.ndarray | None = None
+    floor: np.ndarray | None = None
 
     def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
         """Interval for each target's full-benchmark score, arrays of shape (n_target,).
@@ -301,7 +306,7 @@ class SubsetPrediction:
         4. Graded scores: ``statistic ± t × standard_error``, with Student's t at ``df`` (AIPW and StratifiedAIPW:
            n − 1, or Satterthwaite's with strata) or the normal quantile without ``df``; scores within an item's
            worth of all alike (``alike`` below 1) move linearly towards the exact interval of scores all alike (at
-           ``alike_at``).
+           ``alike_at``); with ``floor`` (StratifiedHT), at least ``statistic ± z × floor``.
 
         With a stratified sample (2-d ``population``), a 0/1 target with one to five minority responses
         (``n_minority``) is then widened, on the side towards all alike, to the limit that holds wherever the
@@ -401,6 +406,11 @@ class SubsetPrediction:
                     low = np.where(cp, cp_lo, np.where(near, w * low + (1 - w) * cp_lo, low))
                     high = np.where(cp, cp_hi, np.where(near, w * high + (1 - w) * cp_hi, high))
                 low, high = self._few_minority(ok, low, high, level)
+            if self.floor is not None:
+                # graded scores whose strata's spread the sample has not shown: at least the interval of scores at
+                # the bounds (StratifiedHT's Notes)
+                half = stats.norm.ppf(0.5 + level / 2) * np.asarray(self.floor, dtype=float)
+                low, high = np.minimum(low, self.statistic - half), np.maximum(high, self.statistic + half)
         return ConfidenceInterval(np.clip(low, lo_b, hi_b), np.clip(high, lo_b, hi_b))
 
     def _few_minority(self, ok: np.ndarray, low: np.ndarray, high: np.ndarray,

@@ -85,6 +85,21 @@ def _degenerate(p: "_TaskResult") -> np.ndarray:
     return (np.asarray(p.result.standard_error, float) ** 2 * k < 1e-6) & (k < p.n_items)
 
 
+def _floored(p: "_TaskResult") -> np.ndarray:
+    """Per new model: whether task ``p``'s design-based interval of graded scores is its floor's (StratifiedHT's
+    interval of scores at the bounds, wider at 95 % than the t interval: the sampled scores alike within every
+    stratum say nothing of the strata's spread), whose standard error is then its interval's, on the normal
+    quantile."""
+    res = _design_result(p)
+    floor = getattr(res, "floor", None)
+    n = len(np.atleast_1d(p.result.statistic))
+    if floor is None:
+        return np.zeros(n, bool)
+    df = getattr(res, "df", None)
+    q = stats.norm.ppf(0.975) if df is None else stats.t.ppf(0.975, np.maximum(np.asarray(df, float), 1.0))
+    return stats.norm.ppf(0.975) * np.asarray(floor, float) > q * np.asarray(res.standard_error, float)
+
+
 def _design_rows(p: "_TaskResult") -> np.ndarray:
     """Per new model: whether task ``p``'s number rests on the random draw of its items, the task's method being
     design-based or the model having the out-of-range fallback's design-based estimate there."""
@@ -404,14 +419,14 @@ class _Combined:
         Sect. 5.4), :math:`(\\sum_t v_t)^2 / \\sum_t v_t^2 / \\nu_t` over its tasks' terms :math:`v_t`: a
         design-based task's own degrees of freedom (the t interval of StratifiedHT, AIPW and StratifiedAIPW; two or
         three sampled items a stratum give a task few), infinite for the others and for a degenerate standard error
-        replaced by its interval's (:meth:`_task_se`), where the normal quantile stands."""
+        replaced by its interval's or its floor (:meth:`_task_se`), where the normal quantile stands."""
         se = np.array([p.weight * self._task_se(p) for p in self.parts], float)
         design = self._design()
         nu = np.full(se.shape, np.inf)
         for j, p in enumerate(self.parts):
             df = getattr(_design_result(p), "df", None)
             if df is not None and p.method != "all":
-                nu[j] = np.where(design[j] & ~_degenerate(p), np.asarray(df, float), np.inf)
+                nu[j] = np.where(design[j] & ~_degenerate(p) & ~_floored(p), np.asarray(df, float), np.inf)
         v = np.where(design, se, 0.0) ** 2
         total = v.sum(axis=0) + np.sum(np.where(design, 0.0, se), axis=0) ** 2
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -420,10 +435,14 @@ class _Combined:
     def _task_se(self, p: "_TaskResult") -> np.ndarray:
         """A task's standard error; for graded scores of a design-based task whose standard error is degenerate
         (sampled scores all alike, whose residual variance says nothing of the items the sample missed), the
-        half-width of its own interval (the exact one of a sample all alike) over the normal 97.5 % quantile."""
+        half-width of its own interval (the exact one of a sample all alike) over the normal 97.5 % quantile; where
+        the interval is its floor's (:func:`_floored`), the floor."""
         se = np.asarray(p.result.standard_error, float)
         if self.binary or p.method == "all":
             return se
+        floored = _floored(p) & _design_rows(p)
+        if floored.any():
+            se = np.where(floored, np.asarray(_design_result(p).floor, float), se)
         deg = _degenerate(p) & _design_rows(p)
         if deg.any():
             ci = _design_result(p).confidence_interval(0.95)
