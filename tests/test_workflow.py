@@ -1309,3 +1309,31 @@ def test_an_unknown_against_is_named_as_a_plain_value():
         with pytest.raises(ValueError) as err:
             SequentialRun.start(ResponseMatrix(values, model_ids=ids), rule="efficacy", against=against)
         assert str(err.value) == f"against: no reference model {shown}"
+
+
+def test_pandas_frames_in_a_tables_layouts_are_read_as_the_table_files_are(tmp_path):
+    """A long or wide DataFrame (and a named Series for one model) is read as the same table in a file."""
+    sim = simulate_responses(14, 120, rng=3)
+    ids = [f"{t}/{k}" for t in ("arc", "boolq") for k in range(60)]
+    wide = pd.DataFrame(sim.values, index=pd.Index([f"m{i}" for i in range(14)], name="model"), columns=ids)
+    long = wide.stack().rename("score").rename_axis(["model", "item"]).reset_index()
+    ref, new = wide.iloc[:12], wide.iloc[12:]
+    ref.to_csv(tmp_path / "ref.csv")
+    long[long["model"].isin(ref.index)].to_csv(tmp_path / "ref_long.csv", index=False)
+    by_file = select(tmp_path / "ref.csv", 30, seed=1)
+    assert list(select(tmp_path / "ref_long.csv", 30, seed=1).items) == list(by_file.items)
+    for source in (ref, ref.reset_index(), long[long["model"].isin(ref.index)]):
+        sel = select(source, 30, seed=1)
+        assert list(sel.items) == list(by_file.items) and sel.reference["sha256"] == by_file.reference["sha256"]
+        assert sel.reference["source"] is None and sel.reference["layout"] == "matrix"
+    new = new[list(by_file.items)]
+    new.to_csv(tmp_path / "new.csv")
+    truth = estimate(by_file, tmp_path / "new.csv")
+    new_long = long[long["model"].isin(new.index) & long["item"].isin(by_file.items)]
+    for results in (new, new_long, new.loc["m12"]):
+        got = estimate(by_file, results).to_frame()
+        assert got["estimate"].tolist() == truth.to_frame().loc[got.index, "estimate"].tolist()
+    with pytest.raises(ValueError, match=r"^new_results: a Series is one model's scores by item: name it"):
+        estimate(by_file, new.loc["m12"].rename(None))
+    with pytest.raises(ValueError, match=r"^reference: .* \(a DataFrame is read as a long table with the columns "):
+        select(ref.astype(str).replace("1.0", "yes"), 30)

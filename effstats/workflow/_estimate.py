@@ -594,7 +594,7 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
         A :class:`Selection` from :func:`select`, or the folder (or ``manifest.json``) it was saved to. A loaded
         manifest is refitted from the reference data, which must be the data it was made from (same content
         hash); the refit must choose the same items.
-    new_results : path or ResponseMatrix
+    new_results : path, ResponseMatrix or DataFrame
         The new models' results on the chosen items: lm-eval's output folder of the ``--samples`` run, a CSV of
         item scores, ... (see :func:`read_results`). Items are matched by id. Results on items outside the
         selection are refused; chosen items without a result are estimated from the other items of their task,

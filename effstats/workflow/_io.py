@@ -77,9 +77,13 @@ def default_metric(fmt: str) -> str | None:
     return {"lm-eval": "acc", "helm": "exact_match"}.get(fmt)
 
 
+IN_MEMORY = (ResponseMatrix, pd.DataFrame, pd.Series)  # data given as objects, not files
+
+
 def detect_format(source: Any) -> str:
-    """The layout ``read_results(format="auto")`` would read ``source`` as (``"matrix"`` for a ResponseMatrix)."""
-    if isinstance(source, ResponseMatrix):
+    """The layout ``read_results(format="auto")`` would read ``source`` as (``"matrix"`` for a ResponseMatrix or a
+    pandas frame)."""
+    if isinstance(source, IN_MEMORY):
         return "matrix"
     try:
         return _detect(Path(source).expanduser())
@@ -133,12 +137,15 @@ def read_results(source: Any, *, format: str = "auto", metric: Any = None, dupli
 
     Parameters
     ----------
-    source : path or ResponseMatrix
+    source : path, ResponseMatrix or pandas DataFrame
         A folder of lm-evaluation-harness ``--log_samples`` output (``samples_<task>_<time>.jsonl``), a folder
         of HELM run folders (``per_instance_stats.json`` + ``run_spec.json``), a long or wide CSV/TSV/Parquet
         table of item scores (long: columns ``model``, ``item``, ``score``; wide: one row per model, the model id
         first or in a ``model`` column, then one column per item; scores in [0, 1]), or a
-        :class:`~effstats.responses.ResponseMatrix` (returned as it is). A table in another layout (transposed,
+        :class:`~effstats.responses.ResponseMatrix` (returned as it is), or a pandas DataFrame in a table's
+        layouts (long: the columns ``model``, ``item``, ``score`` and optionally ``task``; else wide: models ×
+        items, the model ids as the index or in a ``model`` column; a Series named by its model is one model's
+        scores by item). A table in another layout (transposed,
         long under other column names, without a header line, with metadata columns, in percent) is refused with
         one error naming ``name`` and the file (:func:`effstats.datasets.read_scores_csv` lists the checks).
     format : {"auto", "lm-eval", "helm", "csv", "parquet"}, default="auto"
@@ -193,6 +200,28 @@ def read_results(source: Any, *, format: str = "auto", metric: Any = None, dupli
                          tasks=tasks, split=split, perturbation=perturbation, trials=trials, progress=progress)[0]
 
 
+def _from_frame(df: Any, name: str) -> ResponseMatrix:
+    """A pandas frame in the layouts a table file has: long (columns ``model``, ``item``, ``score``, optionally
+    ``task``) or wide (models × items, the model ids as the index or in a ``model`` column); a Series is one model's
+    scores by item, named by the model."""
+    if isinstance(df, pd.Series):
+        if df.name is None:
+            raise ValueError(f"{name}: a Series is one model's scores by item: name it by the model (series.rename("
+                             "'model id')), or pass a DataFrame")
+        df = df.to_frame().T
+    if {"model", "item", "score"} <= set(df.columns):
+        rm = ResponseMatrix.from_long(df, groups=["task"] if "task" in df.columns else None)
+        # models and items in the order they first appear, as a table file is read
+        return rm.subset(models=list(pd.unique(df["model"])), items=list(pd.unique(df["item"])))
+    if "model" in df.columns:
+        df = df.set_index("model")
+    try:
+        return ResponseMatrix.from_wide(df)
+    except ValueError as exc:
+        raise ValueError(f"{name}: {exc} (a DataFrame is read as a long table with the columns model, item and "
+                         "score, else as a wide one: models × items)") from None
+
+
 def _read_results(source: Any, *, format: str = "auto", metric: Any = None, duplicates: str = "last",
                   filter: Any = None, name: str = "source", tasks: Any = None, split: Any = "test",
                   perturbation: Any = None, trials: Any = "mean",
@@ -208,10 +237,12 @@ def _read_results(source: Any, *, format: str = "auto", metric: Any = None, dupl
     if isinstance(source, ResponseMatrix):
         _helm_only(opts, name, "a ResponseMatrix")
         return source, {}
+    if isinstance(source, (pd.DataFrame, pd.Series)):
+        _helm_only(opts, name, f"a {type(source).__name__}")
+        return _from_frame(source, name), {}
     if isinstance(source, bool) or not isinstance(source, (str, os.PathLike)):
-        hint = ("; for a long pandas DataFrame pass effstats.ResponseMatrix.from_long(df, model='model', "
-                "item='item', score='score')" if isinstance(source, pd.DataFrame) else "")
-        raise ValueError(f"{name}: expected a path or a ResponseMatrix, got {type(source).__name__}{hint}")
+        raise ValueError(f"{name}: expected a path, a ResponseMatrix or a pandas DataFrame, got "
+                         f"{type(source).__name__}")
     path = Path(source).expanduser()
     if not path.exists():
         raise ValueError(f"{name}: {str(path)!r} " + ("is a broken link or a link loop" if path.is_symlink() else
@@ -289,7 +320,7 @@ def read_new_results(source: Any, reference: dict, *, metric: str | None = None,
     Logs in the reference's layout are read with its metric and filter (``metric``, if given, must be the same);
     a table holds one score per cell, taken as that metric; logs of another harness are read with their default.
     """
-    if isinstance(source, ResponseMatrix):  # as it is, once the options are checked
+    if isinstance(source, IN_MEMORY):  # as it is, once the options are checked
         return _read_results(source, duplicates=duplicates, name=name)
     _refuse_own_file(source, name)
     used, layout = reference.get("metric"), detect_format(source)

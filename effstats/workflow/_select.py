@@ -20,7 +20,7 @@ from .._validation import _number, check_positive_int
 from ..responses import ResponseMatrix
 from ._combine import _combine, _task_weights
 from ._provenance import lm_eval_provenance
-from ._io import (HELM_DEFAULTS, REFERENCE_CACHE, cells_digest, content_hash, default_metric, detect_format,
+from ._io import (HELM_DEFAULTS, IN_MEMORY, REFERENCE_CACHE, cells_digest, content_hash, default_metric, detect_format,
                   helm_options, json_text, output_dir, read_results, read_saved, stage_reference)
 from ._names import HELM_INSTANCES, LM_EVAL_SAMPLES, MANIFEST, METHODS, _tasks_option
 from ._tasks import (_FORMAT, _TaskFit, _task_seed, _version, _warn_models_missing_tasks, allocate_budget,
@@ -270,7 +270,7 @@ class Selection:
 
 def _reference_info(rm: ResponseMatrix, source: Any, fmt: str, metric: Any, filter: Any = None,
                     duplicates: str = "last", helm: dict | None = None) -> dict:
-    src = None if isinstance(source, ResponseMatrix) else str(Path(source).expanduser().resolve())
+    src = None if isinstance(source, IN_MEMORY) else str(Path(source).expanduser().resolve())
     n_missing = 0 if rm.missing is None else int(rm.missing.sum())
     layout = detect_format(source) if fmt == "auto" else fmt
     out = {"source": src, "format": fmt, "layout": layout, "metric": metric or default_metric(layout),
@@ -515,9 +515,10 @@ def select(reference: Any, budget: int | None = None, *, method: str = "stratifi
 
     Parameters
     ----------
-    reference : path or ResponseMatrix
+    reference : path, ResponseMatrix or DataFrame
         The reference models' results: a folder of lm-eval ``samples_*.jsonl`` logs, HELM run folders, a long or
-        wide CSV/Parquet table of item scores (see :func:`read_results`), or a ResponseMatrix.
+        wide CSV/Parquet table of item scores (see :func:`read_results`), a ResponseMatrix or a pandas
+        DataFrame in a table's layout.
     budget : int, optional
         Items to evaluate the new model on (all tasks together). Give this or ``target_error``.
     method : str, default="stratified-aipw"

@@ -177,7 +177,7 @@ class SequentialRun(_AdaptiveRule, _Report):
 
         Parameters
         ----------
-        reference : path or ResponseMatrix
+        reference : path, ResponseMatrix or DataFrame
             The reference models' per-item results (see :func:`effstats.workflow.read_results`).
         rule : {"precision", "efficacy", "adaptive"}, default="precision"
             The stopping rule (see the class docstring).
@@ -562,7 +562,7 @@ class SequentialRun(_AdaptiveRule, _Report):
 
         Parameters
         ----------
-        new_results : path or ResponseMatrix
+        new_results : path, ResponseMatrix or DataFrame
             The new model's results on the batch (lm-eval's output folder of the ``--samples`` run, a CSV, ...).
             Results on items of earlier batches are ignored; items never handed out are refused; every item of
             the batch needs a result. A batch whose results lack a whole task (the task was not run, or its
