@@ -149,3 +149,30 @@ def test_graded_interval_covers_high_scores_gathered_in_strata(n_items):
     assert hits.mean() >= 0.93
     assert hits.mean(axis=0).min() >= 0.85
     assert np.mean(width) <= 1.1 * np.mean(width01)
+
+
+def test_floor_is_wilsons_interval_of_scores_at_the_bounds():
+    # a graded target alike within every stratum (a = 0) gets at least Wilson's 95 % interval at its mean and the
+    # sample's size n / (1 - n/N) (statsmodels' Wilson interval, its farther end), on the normal quantile; half an
+    # item's worth of spread halves it, a whole item's removes it, and 0/1 targets get none
+    from statsmodels.stats.proportion import proportion_confint
+
+    src, _ = _graded(seed=7)
+    est = StratifiedHT(10, random_state=3).fit(src)
+    h = est.strata_[est.selected_]
+    w = est.stratum_sizes_ / est.stratum_sizes_.sum()
+    levels = np.linspace(0.05, 0.9, len(w))
+    levels[h[0]] = 0.5
+    level = levels[h]  # each stratum's sampled scores alike, at its own level
+    tgt = np.vstack([level, level, level, (level > 0.5).astype(float)])
+    first = np.flatnonzero(h == h[0])[:2]
+    tgt[1, first] = [0.75, 0.25]  # spread of half an item, the same mean
+    tgt[2, first] = [1.0, 0.0]  # of a whole item
+    p = est.predict_interval(tgt)
+    m = (w * levels).sum()
+    n = 10 / (1 - 10 / len(est.strata_))
+    low, high = proportion_confint(m * n, n, alpha=0.05, method="wilson")
+    far = max(high - m, m - low) / stats.norm.ppf(0.975)
+    np.testing.assert_allclose(p.floor, [far, far / 2, 0.0, 0.0], rtol=1e-9, atol=1e-12)
+    ci = p.confidence_interval(0.9)
+    assert ci.high[0] >= p.statistic[0] + stats.norm.ppf(0.95) * far - 1e-12
