@@ -3,13 +3,16 @@ and :func:`_load`, which reads SCORES in any layout as the command line and :fun
 Tables (CSV/TSV) are read in :mod:`effstats.datasets._scores`."""
 from __future__ import annotations
 
+import json
+import re
+import warnings
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from .._shared import _name_list
+from .._shared import _name_list, _plain
 from ._files import _find
 from ._scores import (SCORE_FORMATS, _METRIC_ORDER, _OPENLLM_METRIC, _OPENLLM_NAME, _as_published,
                       _check_duplicates, _check_path, _dedupe, _dedupe_with, _named_published, _read_json, _select,
@@ -18,16 +21,21 @@ from ._scores import (SCORE_FORMATS, _METRIC_ORDER, _OPENLLM_METRIC, _OPENLLM_NA
 __all__ = ["read_helm_json", "read_openllm_json"]
 
 
-def _metric(task: str, metrics: dict) -> float | None:
+def _metric(task: str, key: str, metrics: dict, f: Path) -> float | None:
+    """The leaderboard's metric of one results entry (``key``), else the first of ``_METRIC_ORDER`` it holds; NaN
+    when that metric is null (not evaluated), None when the entry holds none of them. A metric that is not a
+    number is refused: read as not evaluated, it would silently rank the model on the other tasks alone."""
     base = task.split("-")[0] if task.startswith("hendrycksTest") else task
-    clean = {k.split(",")[0]: v for k, v in metrics.items() if isinstance(v, (int, float)) and "stderr" not in k}
+    clean = {k.split(",")[0]: v for k, v in metrics.items() if "stderr" not in k}
     want = _OPENLLM_METRIC.get(base)
-    if want in clean:
-        return float(clean[want])
-    for m in _METRIC_ORDER:
-        if m in clean:
-            return float(clean[m])
-    return None
+    name = want if want in clean else next((m for m in _METRIC_ORDER if m in clean), None)
+    if name is None:
+        return None
+    x = _json_score(clean[name])
+    if x is None:
+        raise ValueError(f"SCORES: {str(f)!r}: {key!r} has {name} {_json_text(clean[name])}, not a number (null for "
+                         "not evaluated)")
+    return x
 
 
 def read_openllm_json(paths: Any, *, duplicates: str = "last") -> pd.DataFrame:
@@ -38,7 +46,10 @@ def read_openllm_json(paths: Any, *, duplicates: str = "last") -> pd.DataFrame:
     per task (ARC / HellaSwag ``acc_norm``, TruthfulQA ``mc2``, Winogrande / GSM8K / MMLU ``acc``), the 57 MMLU
     subjects (``hendrycksTest-*``) are averaged into MMLU as the leaderboard does, and the aggregate ``all``
     entry is skipped, as are lm-evaluation-harness groups (named under ``groups`` or ``group_subtasks``): their
-    subtasks are scored on their own.
+    subtasks are scored on their own. A metric written as text that is a number (``"0.5"``) is read as that
+    number; a null one as not evaluated, with a ``UserWarning``; any other value is refused, as is one task scored
+    at two few-shot counts in one file (``harness|arc:challenge|25`` and ``|0``: two protocols, whose mean would
+    be neither).
 
     Parameters
     ----------
@@ -93,7 +104,7 @@ def read_openllm_json(paths: Any, *, duplicates: str = "last") -> pd.DataFrame:
         raise ValueError(f"SCORES: expected a results file, a folder or a list of files, got {type(paths).__name__}")
     if not files:
         raise ValueError(f"SCORES: no .json results files in {str(paths)!r}")
-    rows, left_out = [], set()
+    rows, left_out, missing = [], set(), []
     for f in files:
         d = _read_json(f)
         if not isinstance(d, dict) or not isinstance(d.get("results"), dict):
@@ -101,18 +112,32 @@ def read_openllm_json(paths: Any, *, duplicates: str = "last") -> pd.DataFrame:
         cfg = d.get("config_general") or {}
         name = cfg.get("model_name") or d.get("model_name") or (d.get("config") or {}).get("model_args") or f.stem
         row: dict[str, list[float]] = {}
+        keys: dict[str, list[str]] = {}
         groups = _groups(d)
         left_out.update(g for g in groups if g in d["results"])
         for key, metrics in d["results"].items():
             task = key.split("|")[1] if "|" in key else key
             if task == "all" or key in groups or not isinstance(metrics, dict):
                 continue
-            v = _metric(task, metrics)
+            v = _metric(task, key, metrics, f)
             if v is None:
                 continue
+            if np.isnan(v):
+                missing.append(f"{str(name)!r} {key!r}")
+            keys.setdefault(task, []).append(key)
             base = "hendrycksTest" if task.startswith("hendrycksTest") else task
             row.setdefault(_OPENLLM_NAME.get(base, task), []).append(v)
+        twice = next(((t, k) for t, k in keys.items() if len(k) > 1), None)
+        if twice:
+            # one task at two few-shot counts (``harness|arc:challenge|25`` and ``|0``): two protocols, whose mean
+            # is neither the leaderboard's score nor the other's
+            raise ValueError(f"SCORES: {str(f)!r}: {str(name)!r} has the task {twice[0]!r} scored {len(twice[1])} "
+                             f"times ({_name_list(map(repr, twice[1]))}): keep the run of the protocol "
+                             "to audit (the leaderboard's few-shot count) and remove the others from the file")
         rows.append(pd.Series({k: float(np.mean(v)) for k, v in row.items()}, name=name, dtype=float))
+    if missing:
+        warnings.warn(f"SCORES: {len(missing)} result(s) are null, read as not evaluated: {_name_list(missing, 3)}",
+                      UserWarning, stacklevel=2)
     wide = pd.DataFrame(rows)
     wide.index.name = "model"
     wide = _dedupe(wide, duplicates, hint=" (several results files)")
@@ -140,6 +165,10 @@ def read_helm_json(path: str | Path, *, table: str | None = None,
     Each table has ``title``, ``header`` (cells with ``value`` and ``lower_is_better``) and ``rows`` (lists of
     cells with ``value``; the first cell names the model). Columns marked ``lower_is_better`` are negated so that
     higher is better everywhere (as HELM's win rate does); the "Mean win rate" column is the published aggregate.
+    A cell without a value (or null, ``""``, ``"-"``) is not evaluated, as HELM writes a cell with no matching
+    runs; a number written as text (``"0.5"``) is read as that number. A row with more or fewer cells than the
+    header, a value that is not a number, a model cell that is not a name and a ``lower_is_better`` that is not
+    true or false are refused, naming the table, the row and the column.
 
     Parameters
     ----------
@@ -203,15 +232,7 @@ def read_helm_json(path: str | Path, *, table: str | None = None,
         t = hit[0]
     else:
         t = tables[0]
-    head = [h.get("value") if isinstance(h, dict) else h for h in t["header"]]
-    lower = [bool(h.get("lower_is_better")) if isinstance(h, dict) else False for h in t["header"]]
-    dups = sorted({h for h in head if head.count(h) > 1})
-    if dups:
-        raise ValueError(f"SCORES: duplicate column names {dups} in HELM table {t.get('title')!r}")
-    recs = []
-    for r in t["rows"]:
-        vals = [c.get("value") if isinstance(c, dict) else c for c in r]
-        recs.append(vals)
+    head, lower, recs = _helm_cells(t, p)
     df = pd.DataFrame(recs, columns=head).set_index(head[0])
     agg = _named_published(df)
     pub = None
@@ -224,6 +245,78 @@ def read_helm_json(path: str | Path, *, table: str | None = None,
             num[c] = -num[c]
     num = num.loc[:, num.notna().any()]
     return _dedupe_with(num, pub, duplicates, "")
+
+
+# a number written as text (a converter's "0.5", "1e-3"); not "1_0", "1,234", "nan" or other digits, which float()
+# would read too
+_NUMBER = re.compile(r"\s*[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?\s*")
+
+
+def _json_score(v: Any) -> float | None:
+    """A score of a JSON leaderboard as a float: a JSON number or text that is one; null, "" and "-" are NaN (not
+    evaluated, as HELM writes a cell with no matching runs). None for anything else (other text, true/false, a list,
+    an object): no score, and not "not evaluated" either."""
+    if v is None or (isinstance(v, str) and v.strip() in ("", "-")):
+        return np.nan
+    if isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_)):
+        return float(v)
+    if isinstance(v, str) and _NUMBER.fullmatch(v):
+        return float(v)
+    return None
+
+
+def _json_text(v: Any) -> str:
+    """A JSON value as the file writes it (``true``, ``"0.5\\u0000"``, ``{"x": 1}``), cut at 60 characters."""
+    text = json.dumps(_plain(v), ensure_ascii=True, default=str)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _helm_cells(t: dict, p: Path) -> tuple[list[str], list[bool], list[list]]:
+    """A HELM table's column names, lower-is-better flags and rows (the model's name, then one float a column),
+    every row as long as the header; anything else is refused naming the table, the row and the column."""
+    where = f"SCORES: {p.name}: HELM table {_plain(t.get('title'))!r}"
+    header, rows = t["header"], t["rows"]
+    if not isinstance(header, list) or not isinstance(rows, list):
+        bad = "header" if not isinstance(header, list) else "rows"
+        raise ValueError(f"{where} has a {bad!r} that is a {type(t[bad]).__name__}, not a list of cells")
+    head, lower = [], []
+    for j, h in enumerate(header):
+        name = h.get("value") if isinstance(h, dict) else h
+        if not isinstance(name, str) or not name.strip():
+            raise ValueError(f"{where}: header cell {j + 1} has no column name (value {_plain(name)!r})")
+        lb = h.get("lower_is_better") if isinstance(h, dict) else None
+        if lb not in (None, True, False):  # "false" as text would negate the column
+            raise ValueError(f"{where}: column {name!r} has lower_is_better {_json_text(lb)}; expected true or false "
+                             "(a JSON boolean, not text)")
+        head.append(name)
+        lower.append(bool(lb))
+    dups = sorted({h for h in head if head.count(h) > 1})
+    if dups:
+        raise ValueError(f"{where} has duplicate column names {dups}")
+    if len(head) < 2 or not rows:
+        raise ValueError(f"{where} has {len(head)} column(s) and {len(rows)} row(s): expected the model column and "
+                         "score columns, and one row per model")
+    recs = []
+    for i, r in enumerate(rows):
+        if not isinstance(r, list):
+            raise ValueError(f"{where}: row {i + 1} is a {type(r).__name__}, not a list of cells")
+        vals = [c.get("value") if isinstance(c, dict) else c for c in r]
+        if not vals or not isinstance(vals[0], str) or not vals[0].strip():
+            raise ValueError(f"{where}: row {i + 1}'s first cell ({head[0]!r}) is "
+                             f"{_json_text(vals[0]) if vals else 'missing'}, not a model name")
+        if len(r) != len(head):
+            raise ValueError(f"{where}: row {i + 1} ({vals[0]!r}) has {len(r)} cell(s), the header {len(head)}: its "
+                             "scores would be read under other columns; give it one cell a column (null for not "
+                             "evaluated)")
+        rec = [vals[0]]
+        for name, v in zip(head[1:], vals[1:]):
+            x = _json_score(v)
+            if x is None:
+                raise ValueError(f"{where}: row {i + 1} ({vals[0]!r}), column {name!r} holds {_json_text(v)}, "
+                                 "not a number (null for not evaluated)")
+            rec.append(x)
+        recs.append(rec)
+    return head, lower, recs
 
 
 def _is_helm(wide: Any, published: pd.Series | None) -> bool:

@@ -316,6 +316,28 @@ def _is_range_index(s: pd.Series) -> bool:
     return bool(v.notna().all() and (v.to_numpy() == np.arange(len(v))).all())
 
 
+def _read_text_table(path: Path) -> tuple[pd.DataFrame, str, list[str]]:
+    """A CSV/TSV file as text cells (empty = missing), its separator and header, refusing what pandas would misread
+    without a word: a NUL byte (pandas ends the field there) and a row with fewer fields than the header (a cut line,
+    whose missing fields would read as not evaluated)."""
+    encoding = _encoding(path)
+    try:
+        sep = _sniff(path, encoding)
+        head = _header(path, sep, encoding)
+    except Exception as exc:  # pandas' parser errors vary by version
+        raise ValueError(f"SCORES: could not parse {str(path)!r} as CSV/TSV ({str(exc).strip()})") from None
+    if not encoding.startswith(("utf-16", "utf-32")):  # pandas' parser would end a field at a NUL, silently
+        _refuse_nul(path, sep, _compression(path), name="SCORES")
+    try:
+        df = pd.read_csv(path, sep=sep, engine="python", dtype=str, keep_default_na=False, na_values=[""],
+                         encoding=encoding)
+    except Exception as exc:  # pandas' parser errors vary by version
+        raise ValueError(f"SCORES: could not parse {str(path)!r} as CSV/TSV ({str(exc).strip()})") from None
+    if df.shape[1] and df.iloc[:, -1].isna().any() and not encoding.startswith(("utf-16", "utf-32")):
+        refuse_short_rows(path, sep, head, _compression(path), name="SCORES")
+    return df, sep, head
+
+
 def read_scores(path: str | Path, *, by: str = "scenario", model: str = "model", item: str = "item",
                 score: str = "score", scenarios: Sequence[str] | None = None, exclude: Sequence[str] | None = None,
                 explicit: Sequence[str] = (), duplicates: str = "last") -> tuple[Any, pd.Series | None]:
@@ -395,21 +417,7 @@ def read_scores(path: str | Path, *, by: str = "scenario", model: str = "model",
     """
     _check_duplicates(duplicates)
     path = _check_path(path)
-    encoding = _encoding(path)
-    try:
-        sep = _sniff(path, encoding)
-        head = _header(path, sep, encoding)
-    except Exception as exc:  # pandas' parser errors vary by version
-        raise ValueError(f"SCORES: could not parse {str(path)!r} as CSV/TSV ({str(exc).strip()})") from None
-    if not encoding.startswith(("utf-16", "utf-32")):  # pandas' parser would end a field at a NUL, silently
-        _refuse_nul(path, sep, _compression(path), name="SCORES")
-    try:
-        df = pd.read_csv(path, sep=sep, engine="python", dtype=str, keep_default_na=False, na_values=[""],
-                         encoding=encoding)
-    except Exception as exc:  # pandas' parser errors vary by version
-        raise ValueError(f"SCORES: could not parse {str(path)!r} as CSV/TSV ({str(exc).strip()})") from None
-    if df.shape[1] and df.iloc[:, -1].isna().any() and not encoding.startswith(("utf-16", "utf-32")):
-        refuse_short_rows(path, sep, head, _compression(path), name="SCORES")
+    df, sep, head = _read_text_table(path)
     df, head = _drop_empty_trailing(df, head)
     if df.empty and len(df.columns):
         header = _name_list([repr(str(c)) for c in df.columns], 5)
@@ -578,6 +586,21 @@ def _refuse_empty_names(ids: pd.Series, column: Any) -> None:
         row = int(np.argmax(blank))
         raise ValueError(f"SCORES: row {row + 1} (line {row + 2}) has an empty model name in column {str(column)!r}; "
                          "name every row's model")
+
+
+def _refuse_text_cells(df: pd.DataFrame, columns: Sequence[Any], ids: pd.Index, path: Path,
+                       tail: str = ", or leave the column out with --exclude {!r}") -> None:
+    """Raise naming the first cell of ``columns`` that is not a number ('-' or empty: not evaluated) by its row, line,
+    model and column: read as missing, it would rank the model on its other columns alone."""
+    for c in columns:
+        raw = df[c]
+        bad = (pd.to_numeric(raw, errors="coerce").isna() & raw.notna()
+               & ~raw.astype(str).str.strip().isin(["-", ""])).to_numpy()
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise ValueError(f"SCORES: {path.name}: row {i + 1} (line {i + 2}, model {_plain(ids[i])!r}), column "
+                             f"{str(c)!r} holds {_plain(raw.iloc[i])!r}, not a number ('-' or empty for not "
+                             f"evaluated); correct it{tail.format(str(c))}")
 
 
 def _read_long(df: pd.DataFrame, *, by: str, model: str, item: str, score: str, scenarios: Sequence[str] | None,
@@ -854,11 +877,7 @@ def read_openllm_csv(path: str | Path, *, scenarios: Sequence[str] | None = None
     """
     _check_duplicates(duplicates)
     path = _check_path(path)
-    encoding = _encoding(path)
-    try:
-        df = pd.read_csv(path, sep=_sniff(path, encoding), engine="python", encoding=encoding)
-    except Exception as exc:  # parser / decoding errors vary by pandas version
-        raise ValueError(f"SCORES: could not parse {str(path)!r} as CSV/TSV ({type(exc).__name__})") from None
+    df, _, _ = _read_text_table(path)
     if df.empty:
         raise ValueError(f"SCORES: {str(path)!r} holds no rows")
     names = [c for c in ("fullname", "Model", "model", "eval_name") if c in df.columns]
@@ -885,8 +904,11 @@ def read_openllm_csv(path: str | Path, *, scenarios: Sequence[str] | None = None
                          f"{', '.join(_OPENLLM_V2)}; columns: {_name_list(cols, 12)}")
     _refuse_empty_names(df[mcol], mcol)
     ids = pd.Index(_plain_names(df[mcol]).astype(str), name="model")
-    wide = df[list(found.values())].apply(pd.to_numeric, errors="coerce").set_axis(ids).set_axis(tasks, axis=1) / 100
     avg = next((c for c in df.columns if _openllm_key(c) == "average"), None)
+    _refuse_text_cells(df, list(found.values()), ids, path)
+    if avg:
+        _refuse_text_cells(df, [avg], ids, path, tail="")
+    wide = df[list(found.values())].apply(pd.to_numeric, errors="coerce").set_axis(ids).set_axis(tasks, axis=1) / 100
     pub = None
     if avg:
         pub = pd.Series(pd.to_numeric(df[avg], errors="coerce").to_numpy() / 100, index=ids)
