@@ -596,6 +596,44 @@ def temporary_copy(path: str | os.PathLike, text: str | bytes) -> Path:
     return Path(tmp)
 
 
+# the lock of a folder a command writes into (select, sequential start and update, estimate, audit): one lock file
+# for every command, so that no two of them write into one folder at once, whatever their kinds
+LOCK = ".effstats.lock"
+LOCK_WAIT = 60.0  # seconds a command waits for another one's lock on its folder before it is refused
+
+
+@contextlib.contextmanager
+def folder_lock(d: Path, name: str, wait: float | None = None) -> Any:
+    """Hold the exclusive lock of the existing folder ``d`` (``d/.effstats.lock``): a second process waits up to
+    ``wait`` seconds (:data:`LOCK_WAIT` where None), then is refused with one line naming ``name`` (the argument
+    that gave ``d``). Without flock (Windows) nothing is locked."""
+    try:
+        import fcntl
+    except ImportError:  # no flock on this system: commands are not guarded against one another
+        yield
+        return
+    import time
+
+    try:
+        fd = os.open(Path(d) / LOCK, os.O_RDWR | os.O_CREAT, 0o666)
+    except OSError as exc:
+        raise ValueError(f"{name}: cannot lock {d} ({exc.strerror})") from None
+    try:
+        deadline = time.monotonic() + (LOCK_WAIT if wait is None else wait)
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise ValueError(f"{name}: another effstats command is writing into {d} ({LOCK} is held); run "
+                                     "this one when it has finished") from None
+                time.sleep(0.1)
+        yield
+    finally:
+        os.close(fd)  # closing the file releases the lock
+
+
 # the journal of a set of files being put in place together (:func:`swap_files`), in the folder they go into
 SWAP = ".effstats_swap.json"
 _SWAP_FORMAT = "effstats.swap/1"

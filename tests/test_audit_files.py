@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import warnings
 from pathlib import Path
 
@@ -360,6 +361,40 @@ def test_save_replaces_links_in_out_and_never_writes_through_them(tmp_path):
     assert (out / "report.md").read_text() == res.to_markdown()
     assert (out / "rank_intervals.png").read_bytes()[:4] == b"\x89PNG"
     assert sorted(p.name for p in out.iterdir() if p.name.endswith(".tmp")) == []
+
+
+def test_a_second_audit_into_a_folder_being_written_waits_for_its_lock(tmp_path, capsys, monkeypatch):
+    """Two audits into one folder at once: the second, started while the first is midway through putting its
+    report in place, waits for the folder's lock (here refused once its wait is over, in one line naming --out)
+    and never writes files of its own among the first one's."""
+    import effstats._shared as shared
+
+    board, other = tmp_path / "board.csv", tmp_path / "other.csv"
+    _table(8, 4, seed=1).to_csv(board)
+    _table(8, 4, seed=1).rename(index=lambda m: f"X{m}").to_csv(other)  # the same scores, every model renamed
+    out = tmp_path / "out"
+    assert main(["audit", str(board), "--out", str(out), *FAST]) == 0  # an earlier report, which both replace
+    monkeypatch.setattr(shared, "LOCK_WAIT", 0.2)
+    real, seen, second = os.replace, [], []
+
+    def replace(src, dst, *a, **k):
+        real(src, dst, *a, **k)
+        seen.append(Path(dst).name)
+        if len(seen) == 3 and not second:  # the first's journal and two of its files in place, the rest not yet
+            second.append(main(["audit", str(board), "--out", str(out), *FAST, "--force"]))
+            second.append(capsys.readouterr().err)
+    monkeypatch.setattr(os, "replace", replace)
+    assert main(["audit", str(other), "--out", str(out), *FAST, "--force"]) == 0
+    assert second[0] == 2 and second[1].strip() == (
+        f"effstats audit: error: --out: another effstats command is writing into {out} (.effstats.lock is held); run "
+        "this one when it has finished"), second
+    for name in ("scores.csv", "report.md", "report.html"):  # the first audit's report, whole
+        text = (out / name).read_text()
+        assert "Xm0" in text and not re.search(r"(?<!X)\bm\d\b", text), name
+    monkeypatch.undo()
+    capsys.readouterr()
+    assert main(["audit", str(board), "--out", str(out), *FAST, "--force"]) == 0  # once the first has finished
+    assert "Xm0" not in (out / "scores.csv").read_text() + (out / "report.md").read_text()
 
 
 def test_audit_never_writes_over_its_input_or_files_it_did_not_write(tmp_path, capsys):

@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from effstats import ResponseMatrix
@@ -105,7 +106,7 @@ def test_select_force_keeps_a_sequential_run_and_the_users_files(logs, capsys, t
     code, _, err = _run(["select", root / "ref", "--budget", 60, "--out", sel, "--force"], capsys)
     assert code == 0, err
     # the replaced selection's files and its estimate are gone, the user's stay
-    assert _tree(sel) == [".manifest.json.lock", "budget.xlsx", "estimate", "estimate/new", "estimate/new/my_notes.md",
+    assert _tree(sel) == [".effstats.lock", "budget.xlsx", "estimate", "estimate/new", "estimate/new/my_notes.md",
                           "lm_eval_samples.json", "manifest.json", "reference.npz"]
     assert json.loads((sel / "manifest.json").read_text())["budget"] == 60
 
@@ -315,7 +316,7 @@ def test_select_force_removes_a_report_an_estimate_wrote_into_the_selection_fold
     code, _, err = _run(["select", root / "ref", "--budget", 40, "--out", sel, "--force"], capsys)
     assert code == 0, err
     assert sorted(p.name for p in sel.iterdir() if p.is_file()) == [
-        ".manifest.json.lock", "lm_eval_samples.json", "manifest.json", "notes.txt", "reference.npz"]
+        ".effstats.lock", "lm_eval_samples.json", "manifest.json", "notes.txt", "reference.npz"]
     assert (sel / "notes.txt").read_text() == "mine"
     # a record listing a report file that is a link: the link goes, its target stays
     assert _run(["estimate", sel, tmp_path / "new", "--out", sel, "--restrict-to-manifest"], capsys)[0] == 0
@@ -903,7 +904,7 @@ def test_update_waits_for_the_lock(logs, tmp_path, capsys):
     d = tmp_path / "seq"
     order = _seq_run(root, d)
     f = _batch(truth, order[:40], tmp_path / "b1", truth.model_ids[24])
-    fd = os.open(d / ".state.json.lock", os.O_RDWR | os.O_CREAT)
+    fd = os.open(d / ".effstats.lock", os.O_RDWR | os.O_CREAT)
     fcntl.flock(fd, fcntl.LOCK_EX)
     p = subprocess.Popen([PY, "-m", "effstats", "sequential", "update", str(d), str(f)],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -924,13 +925,86 @@ def test_a_held_lock_refuses_after_the_wait_in_one_line(tmp_path):
 
     with locked(tmp_path):
         t0 = time.monotonic()
-        with pytest.raises(ValueError, match=r"^directory: another effstats command is updating the run in .*; run "
-                                             "this one when it has finished$"):
+        with pytest.raises(ValueError, match=r"^directory: another effstats command is writing into .* "
+                                             r"\(\.effstats\.lock is held\); run this one when it has finished$"):
             with locked(tmp_path, wait=0.5):
                 pass
         assert 0.5 <= time.monotonic() - t0 < 5
     with locked(tmp_path, wait=0.5):  # released
         pass
+
+
+def test_every_command_writing_into_a_folder_takes_its_one_lock(logs, tmp_path, capsys, monkeypatch):
+    """select, sequential start and update, estimate and audit lock the folder they write into with one lock
+    file: while another command holds it, each waits, then is refused in one line naming its argument."""
+    import effstats._shared as shared
+
+    root, truth = logs
+    sel, seq = tmp_path / "sel", tmp_path / "seq"
+    assert _run(["select", root / "ref", "--budget", 30, "--out", sel], capsys)[0] == 0
+    order = _seq_run(root, seq)
+    new = write_lm_eval_samples(truth, tmp_path / "new", models=[truth.model_ids[25]], items=Selection.load(sel).items)
+    batch = _batch(truth, order[:40], tmp_path / "b1", truth.model_ids[24])
+    board = tmp_path / "board.csv"
+    pd.DataFrame(np.arange(12).reshape(4, 3) / 12, index=pd.Index([f"m{i}" for i in range(4)], name="model"),
+                 columns=["a", "b", "c"]).to_csv(board)
+    commands = {sel: [["estimate", sel, new],
+                      ["select", root / "ref", "--budget", 40, "--out", sel, "--force"],
+                      ["audit", board, "--out", sel, "--n-boot", 20, "--no-progress"]],
+                seq: [["sequential", "update", seq, batch],
+                      ["sequential", "start", root / "ref", "--half-width", "0.05", "--out", seq, "--force"]]}
+    capsys.readouterr()
+    monkeypatch.setattr(shared, "LOCK_WAIT", 0.2)
+    for d, argvs in commands.items():
+        before = {p: p.read_bytes() for p in d.rglob("*") if p.is_file()}
+        fd = os.open(d / ".effstats.lock", os.O_RDWR | os.O_CREAT)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            for argv in argvs:
+                code, _, err = _run(argv, capsys)
+                command = " ".join(map(str, argv[:2])) if argv[0] == "sequential" else argv[0]
+                arg = "DIR" if argv[1] == "update" else "--out"
+                assert code == 2 and _one_line(err) == (
+                    f"effstats {command}: error: {arg}: another effstats command is writing into {d} (.effstats.lock "
+                    "is held); run this one when it has finished"), err
+        finally:
+            os.close(fd)
+        assert {p: p.read_bytes() for p in d.rglob("*") if p.is_file()} == before  # nothing written meanwhile
+    for argvs in commands.values():  # the lock released: each runs
+        for argv in argvs:
+            assert _run(argv, capsys)[0] == 0, argv
+
+
+def test_a_select_into_a_folder_a_start_is_filling_waits_and_is_refused(logs, tmp_path, capsys, monkeypatch):
+    """``select`` started while ``sequential start`` is putting its run in place in the same folder waits for the
+    folder's lock (here refused once its wait is over), then finds the run there: the folder never holds both, and
+    either command's --force replaces what the other wrote only where it owns it."""
+    root = logs[0]
+    d = tmp_path / "both"
+    real, second = os.replace, []
+    select = ["select", str(root / "ref"), "--budget", "30", "--out", str(d)]
+    # another process (a journal of this one's pid is this one's own), whose wait for the lock is short
+    child = ("import sys, effstats._shared as s; s.LOCK_WAIT = 0.2; from effstats.cli import main; "
+             "sys.exit(main(sys.argv[1:]))")
+
+    def replace(src, dst, *a, **k):
+        real(src, dst, *a, **k)
+        if not second:  # the start's journal in place, its renames not yet
+            second.append(subprocess.run([PY, "-c", child, *select], capture_output=True, text=True, timeout=300))
+    monkeypatch.setattr(os, "replace", replace)
+    assert main(["sequential", "start", str(root / "ref"), "--half-width", "0.05", "--out", str(d),
+                 "--no-progress"]) == 0
+    monkeypatch.undo()
+    code, err = second[0].returncode, second[0].stderr
+    assert code == 2 and _one_line(err) == (
+        f"effstats select: error: --out: another effstats command is writing into {d} (.effstats.lock is held); run "
+        "this one when it has finished"), err
+    assert not (d / "manifest.json").exists() and (d / "state.json").is_file()
+    code, _, err = _run(select, capsys)  # once the start has finished: its run is there
+    assert code == 2 and _one_line(err) == (
+        f"effstats select: error: --out: {d} holds a sequential run (state.json); choose another folder"), err
+    code, _, err = _run(["sequential", "start", root / "ref", "--half-width", "0.05", "--out", d, "--force"], capsys)
+    assert code == 0, err
 
 
 # ---------------------------------------------------------------------------------------------------- kill and resume

@@ -23,7 +23,8 @@ import numpy as np
 import pandas as pd
 
 from .._escape import csv_safe
-from .._shared import _cpus, _Forked, _tie_ranks, exists_or_link, finish_swap, recorded_files, swap_files
+from .._shared import (_cpus, _Forked, _tie_ranks, exists_or_link, finish_swap, folder_lock, recorded_files,
+                       swap_files)
 from .._validation import check_flag, check_fraction, check_positive_int
 from ._advice import _recommendations
 from ._benchmark import Benchmark
@@ -336,7 +337,8 @@ class AuditResult:
             Directory, created if needed. The files written are recorded in ``out/.effstats_audit.json``: a later
             save with ``force`` replaces them (and removes those it does not write again; a link is replaced, never
             written through), and refuses a file of those names that no audit wrote there, with or without
-            ``force``.
+            ``force``. The folder is locked while the report is written (``out/.effstats.lock``, the lock every
+            effstats command writing into a folder takes): a second save into it at the same time waits.
         force : bool, default=False
             Replace the report an earlier audit wrote into ``out`` (refused without it); a file no audit wrote is
             never replaced.
@@ -366,7 +368,7 @@ class AuditResult:
         ...     path = res.save(tmp)
         ...     files = sorted(p.name for p in pathlib.Path(tmp).iterdir())
         >>> path.name, files[:3]
-        ('report.md', ['.effstats_audit.json', 'efficiency_scenarios.csv', 'efficiency_scenarios.png'])
+        ('report.md', ['.effstats.lock', '.effstats_audit.json', 'efficiency_scenarios.csv'])
         """
         return self._save(out, force)
 
@@ -388,21 +390,24 @@ class AuditResult:
                   if t is not None and (len(t) or k in ("scores.csv", "reliability.csv", "scenarios.csv"))}
         figures = self.figures
         names = [*tables, *figures, "report.html", "report.md"]
-        finish_swap(out, _ours)  # a save a kill cut short: completed before the folder is checked
-        owned = _refuse_foreign(out, names, source, force=force)
-        # every file put in place together with its record, the earlier audit's files this one does not write
-        # again removed: a kill leaves the earlier report whole or, once the next save has completed the swap,
-        # this one
-        writes = [(out / name, csv_safe(t).to_csv(index=False)) for name, t in tables.items()]
-        for name, fig in figures.items():
-            buf = io.BytesIO()
-            fig.savefig(buf, format="png", dpi=110)
-            writes.append((out / name, buf.getvalue()))
-        doc = self._doc()
-        writes += [(out / "report.html", doc.html(self._title())), (out / "report.md", doc.markdown()),
-                   (out / _RECORD, json.dumps({"format": _RECORD_FORMAT, "files": names}, indent=1) + "\n")]
-        swap_files(out, writes, [f for f in owned if f not in names and f != _RECORD])
-        return out / "report.md"
+        # the folder's lock, the one every command writing into a folder takes: a second audit (or a select, an
+        # estimate ...) into ``out`` at the same time waits, then finds this report in place, never a mix of two
+        with folder_lock(out, "--out"):
+            finish_swap(out, _ours)  # a save a kill cut short: completed before the folder is checked
+            owned = _refuse_foreign(out, names, source, force=force)
+            # every file put in place together with its record, the earlier audit's files this one does not write
+            # again removed: a kill leaves the earlier report whole or, once the next save has completed the swap,
+            # this one
+            writes = [(out / name, csv_safe(t).to_csv(index=False)) for name, t in tables.items()]
+            for name, fig in figures.items():
+                buf = io.BytesIO()
+                fig.savefig(buf, format="png", dpi=110)
+                writes.append((out / name, buf.getvalue()))
+            doc = self._doc()
+            writes += [(out / "report.html", doc.html(self._title())), (out / "report.md", doc.markdown()),
+                       (out / _RECORD, json.dumps({"format": _RECORD_FORMAT, "files": names}, indent=1) + "\n")]
+            swap_files(out, writes, [f for f in owned if f not in names and f != _RECORD])
+            return out / "report.md"
 
 
 # ---------------------------------------------------------------------------------------- computing

@@ -290,7 +290,7 @@ def _select(args: argparse.Namespace) -> None:
     if args.seed is not None and args.method in _SEEDLESS and args.target_error is None:
         print(f"effstats select: note: --seed {args.seed} changes nothing: method {args.method} chooses its items "
               "deterministically", file=sys.stderr)
-    with locked(Path(args.out), "manifest.json"):  # a second select into the same folder is refused, not mixed in
+    with locked(Path(args.out), "--out"):  # a second command into the same folder waits or is refused, not mixed in
         old = refuse_existing(args.out, "manifest.json", args.force)
         # the new files put in place together with the old selection's other files (its estimates) removed
         manifest = sel._save(args.out, replaced=old)
@@ -362,7 +362,7 @@ def _estimate(args: argparse.Namespace) -> None:
     sel_dir = run_folder(Path(args.manifest).expanduser(), "manifest.json")
     inside = out.expanduser().resolve().is_relative_to(sel_dir.resolve())
     refuse_report(out, args.force, sel_dir if inside else None)
-    with locked(sel_dir if inside else out, "manifest.json" if inside else "estimate"):
+    with locked(sel_dir if inside else out, "--out"):
         refuse_report(out, args.force, sel_dir if inside else None)
         paths = est._save(out, level, sel_dir if inside else None)
     if args.restrict_to_manifest:
@@ -445,7 +445,7 @@ def _start(args: argparse.Namespace, rule: str) -> None:
                               seed=args.seed, format=args.format, metric=args.metric, duplicates=args.duplicates,
                               filter=args.filter, progress=not args.no_progress, correction=args.correction,
                               **_helm_values(args))
-    with locked(Path(args.out)):
+    with locked(Path(args.out), "--out"):
         old = refuse_existing(args.out, "state.json", args.force)
         d = Path(args.out).expanduser()
         if _state_bytes(d) != seen:  # --force replaces the run the command found, not one written since

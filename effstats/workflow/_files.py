@@ -14,13 +14,11 @@ manifest's new version that lists it (:func:`report_in_manifest`), under the sel
 from __future__ import annotations
 
 import contextlib
-import os
 import re
-import time
 from pathlib import Path, PurePosixPath
 from typing import Any, Iterator
 
-from .._shared import SWAP, exists_or_link, finish_swap, recorded_files, swap_files
+from .._shared import SWAP, exists_or_link, finish_swap, folder_lock, recorded_files, swap_files
 from ._io import REFERENCE_CACHE, json_text, output_dir, read_json
 from ._names import HELM_INSTANCES, ITEMS_JSON, LM_EVAL_SAMPLES
 from ._schema import MANIFEST as MANIFEST_SCHEMA, STATE as STATE_SCHEMA, safe_relative
@@ -272,39 +270,19 @@ def real_folder(d: Path, rel: str, name: str, make: bool = True) -> Path:
 
 
 @contextlib.contextmanager
-def locked(d: Path, name: str = "state.json", wait: float = 60.0, create: bool = True) -> Iterator[None]:
-    """Hold an exclusive lock on the run in ``d`` (a lock file ``.<name>.lock`` beside it): a second process
-    waits up to ``wait`` seconds, then is refused with one line. Without ``create``, a folder that does not exist
-    is not locked (the command then says what is wrong with it)."""
-    try:
-        import fcntl
-    except ImportError:  # no flock on this system (Windows): runs are not guarded against concurrent updates
-        yield
-        return
+def locked(d: Path, name: str = "directory", wait: float | None = None, create: bool = True) -> Iterator[None]:
+    """Hold the lock of the folder ``d`` (:func:`effstats._shared.folder_lock`, one for every command that writes
+    into it), then complete what a killed command left half done there (:func:`recover`): a second process waits
+    up to ``wait`` seconds, then is refused with one line naming ``name``. Without ``create``, a folder that does
+    not exist is not locked (the command then says what is wrong with it)."""
     if not d.is_dir():
         if not create:
             yield
             return
         output_dir(d).mkdir(parents=True, exist_ok=True)  # a folder under a file: one line saying so
-    try:
-        fd = os.open(d / f".{name}.lock", os.O_RDWR | os.O_CREAT, 0o666)
-    except OSError as exc:
-        raise ValueError(f"directory: cannot lock the run in {d} ({exc.strerror})") from None
-    try:
-        deadline = time.monotonic() + wait
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise ValueError(f"directory: another effstats command is updating the run in {d} "
-                                     f"(.{name}.lock is held); run this one when it has finished") from None
-                time.sleep(0.1)
+    with folder_lock(d, name, wait):
         recover(d)
         yield
-    finally:
-        os.close(fd)  # closing the file releases the lock
 
 
 def recover(d: Path) -> None:
