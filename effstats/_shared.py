@@ -661,7 +661,7 @@ def swap_files(folder: Path, files: list[tuple[Path, str | bytes | Path]], remov
     done = False
     try:
         for path, text in files:
-            if isinstance(text, Path) and text.parent != Path(path).parent:
+            if isinstance(text, Path) and Path(os.path.abspath(text)).parent != Path(os.path.abspath(path)).parent:
                 raise ValueError(f"{text} is not a temporary file beside {path}")
             staged.append((text if isinstance(text, Path) else temporary_copy(path, text), Path(path)))
         for _, path in staged:  # a rename that would fail: refused while nothing has moved

@@ -238,3 +238,18 @@ def test_a_start_force_with_copies_stopped_at_any_step_leaves_the_old_run_or_the
     argv = [str(a) for a in _start(logs, ["--half-width", "0.04", "--correction", "logistic"])] + ["--force"]
     seen = _check_sweep(old, argv, tmp_path / "work", capsys)
     assert seen == {"old", "new"}
+
+
+@pytest.mark.filterwarnings("ignore:reference. 24 reference models")
+def test_a_relative_out_gets_the_copies_of_the_reference_data(logs, capsys, tmp_path, monkeypatch):
+    """``--out`` given relative to the current folder: the staged copy of the reference data is the temporary file
+    beside its place all the same (select, and a start that keeps a copy), and is put in place."""
+    root = logs[0]
+    monkeypatch.chdir(tmp_path)
+    code, _, err = _run(["select", root / "ref", "--budget", 30, "--out", "sel", "--no-progress"], capsys)
+    assert code == 0, err
+    assert "reference.npz" in json.loads((tmp_path / "sel" / "manifest.json").read_text())["files"]
+    code, _, err = _run([a.replace("{out}", "seq") for a in map(str, _start(logs, _LOGISTIC))], capsys)
+    assert code == 0, err
+    assert "reference.npz" in json.loads((tmp_path / "seq" / "state.json").read_text())["files"]
+    assert sorted(p.name for p in tmp_path.rglob("*.tmp")) == []
