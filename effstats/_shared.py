@@ -501,8 +501,13 @@ def remove_stale_tmp(path: str | os.PathLike) -> list[Path]:
     if not path.parent.is_dir():
         return gone
     prefix = _tmp_prefix(path.name)
+    journaled = None
     for f in path.parent.iterdir():
         if not (f.name.startswith(prefix) and f.name.endswith(".tmp")):
+            continue
+        if journaled is None:
+            journaled = _journaled(path.parent)
+        if os.path.abspath(f) in journaled:  # a staged file of a swap a kill cut short: the swap's to complete
             continue
         pid = f.name[len(prefix):].split(".", 1)[0]
         try:
@@ -517,6 +522,27 @@ def remove_stale_tmp(path: str | os.PathLike) -> list[Path]:
         except OSError:  # removed meanwhile, or not ours to remove: leave it
             continue
     return gone
+
+
+def _journaled(folder: Path) -> set[str]:
+    """The temporary files (absolute paths) that the swap journals (:func:`swap_files`) in ``folder`` and the two
+    folders above it name (a journal names files in the folders below its own): each is a file a killed swap was
+    putting in place, kept for the next command to complete that swap with."""
+    import json
+
+    names: set[str] = set()
+    p = Path(os.path.abspath(folder))
+    for d in (p, *p.parents[:2]):
+        f = d / SWAP
+        try:
+            doc = json.loads(f.read_text(encoding="utf-8")) if f.is_file() and not f.is_symlink() else None
+        except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+            continue
+        pairs = doc.get("rename") if isinstance(doc, dict) else None
+        if isinstance(pairs, list):
+            names.update(os.path.normpath(d / pair[0]) for pair in pairs
+                         if isinstance(pair, list) and pair and isinstance(pair[0], str))
+    return names
 
 
 def _alive(pid: int) -> bool:
@@ -713,12 +739,13 @@ def finish_swap(folder: Path, known: Any) -> None:
 
 def _complete(folder: Path, doc: dict) -> None:
     """The renames and removals of the journal ``doc`` not done yet (a rename whose temporary file is gone is
-    done), the last rename after the removals, then the journal's removal."""
+    done), the last rename after the removals, then the journal's removal. Where the last temporary file is gone,
+    the swap had reached its last rename, after its removals: nothing is removed again."""
     from .workflow._files import remove_files  # only through real folders inside ``folder``, never a link's target
 
     pairs = doc["rename"]
     for k, (tmp, rel) in enumerate(pairs):
-        if k == len(pairs) - 1:
+        if k == len(pairs) - 1 and (folder / tmp).is_file():
             remove_files(folder, doc["remove"])
         if (folder / tmp).is_file():
             try:

@@ -253,3 +253,52 @@ def test_a_relative_out_gets_the_copies_of_the_reference_data(logs, capsys, tmp_
     assert code == 0, err
     assert "reference.npz" in json.loads((tmp_path / "seq" / "state.json").read_text())["files"]
     assert sorted(p.name for p in tmp_path.rglob("*.tmp")) == []
+
+
+def test_an_estimate_after_a_select_force_killed_midway_reads_the_new_selection(logs, capsys, tmp_path):
+    """``select --force`` over a selection with an estimate, SIGKILLed once the new items' file is in place but not
+    the new manifest, then ``estimate`` of the new model run on the items the folder now lists: reading the
+    selection completes the swap first (its staged manifest is no stale temporary file to clean up), so the
+    estimate reads the new selection and the old estimate's report is gone with the old selection."""
+    root, truth = logs
+    sel = tmp_path / "sel"
+    new = _selection(logs, capsys, sel)
+    assert _run(["estimate", sel, new, "--no-progress"], capsys)[0] == 0
+    p = subprocess.run([PY, "-c", _KILLED_AFTER, "lm_eval_samples.json", "select", str(root / "ref"), "--budget", "40",
+                        "--seed", "2", "--out", str(sel), "--force", "--no-progress"],
+                       capture_output=True, text=True, timeout=300, env=ENV)
+    assert p.returncode == -signal.SIGKILL, p.stderr
+    staged = list(sel.glob(".manifest.json.*.tmp"))
+    assert len(staged) == 1 and (sel / ".effstats_swap.json").is_file()
+    from effstats._shared import remove_stale_tmp
+
+    assert remove_stale_tmp(sel / "manifest.json") == [] and staged[0].is_file()  # the swap's to complete
+    samples = json.loads((sel / "lm_eval_samples.json").read_text())
+    items = [f"{task}/{doc}" for task, docs in samples.items() for doc in docs]
+    assert len(items) == 40  # the new selection's, the harness's input
+    write_lm_eval_samples(truth, tmp_path / "new40", models=[truth.model_ids[25]], items=items)
+    code, _, err = _run(["estimate", sel, tmp_path / "new40", "--no-progress"], capsys)
+    assert code == 0, err
+    assert not (sel / ".effstats_swap.json").exists() and not list(sel.rglob("*.tmp"))
+    assert sorted(Selection.load(sel).items) == sorted(items)
+    assert not (sel / "estimate" / "new").exists()  # the old selection's estimate went with it
+    _listed_iff_present(sel)
+
+
+def test_a_swap_whose_last_file_is_gone_removes_nothing_again(tmp_path):
+    """A journal whose last staged file (the record) is gone: the swap had reached its last rename, after its
+    removals; completing it removes no file again (one of the same name put there since stays)."""
+    d = tmp_path / "sel"
+    (d / "estimate" / "r").mkdir(parents=True)
+    (d / "estimate" / "r" / "estimate.csv").write_text("kept")
+    (d / "manifest.json").write_text("{}")
+    dead = subprocess.run([PY, "-c", "import os; print(os.getpid())"], capture_output=True, text=True).stdout.strip()
+    tmp = f".lm_eval_samples.json.{dead}.x.tmp"
+    (d / tmp).write_text("new items")
+    (d / ".effstats_swap.json").write_text(json.dumps({
+        "format": "effstats.swap/1", "pid": int(dead), "remove": ["estimate/r/estimate.csv"],
+        "rename": [[tmp, "lm_eval_samples.json"], [f".manifest.json.{dead}.y.tmp", "manifest.json"]]}))
+    recover(d)
+    assert (d / "lm_eval_samples.json").read_text() == "new items" and not (d / tmp).exists()
+    assert (d / "estimate" / "r" / "estimate.csv").read_text() == "kept"
+    assert not (d / ".effstats_swap.json").exists()

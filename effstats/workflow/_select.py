@@ -20,8 +20,8 @@ from .._validation import _number, check_positive_int
 from ..responses import ResponseMatrix
 from ._combine import _combine, _task_weights
 from ._provenance import lm_eval_provenance
-from ._io import (HELM_DEFAULTS, IN_MEMORY, REFERENCE_CACHE, cells_digest, content_hash, default_metric, detect_format,
-                  helm_options, json_text, output_dir, read_results, read_saved, stage_reference)
+from ._io import (HELM_DEFAULTS, IN_MEMORY, REFERENCE_CACHE, cells_digest, check_path, content_hash, default_metric,
+                  detect_format, helm_options, json_text, output_dir, read_results, read_saved, stage_reference)
 from ._names import HELM_INSTANCES, LM_EVAL_SAMPLES, MANIFEST, METHODS, _tasks_option
 from ._tasks import (_FORMAT, _TaskFit, _task_seed, _version, _warn_models_missing_tasks, allocate_budget,
                      check_task_keys, item_tasks, samples_by_task)
@@ -239,6 +239,11 @@ class Selection:
             Without the fitted estimators: :func:`estimate` refits them from the reference data, checked against the
             manifest's content hash.
         """
+        from ._files import recover, run_folder
+
+        # a replacement (select --force) or an estimate a kill cut short: completed before the manifest is read,
+        # so that the clean-up of stale temporary files never takes a file the swap still has to put in place
+        recover(run_folder(check_path(directory, "directory"), MANIFEST))
         p, m = read_saved(directory, MANIFEST, _FORMAT, "manifest")
         task_seeds = m.get("task_seeds", "shared")  # manifests without the field seeded every task alike
         if task_seeds not in _TASK_SEEDS:
