@@ -704,11 +704,12 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
             raise ValueError(f"selection: {str(exc).split(': ', 1)[-1]}") from None
     if not isinstance(weights, str) or weights not in ("items", "tasks"):
         raise ValueError(f"weights: expected 'items' (each item counts once) or 'tasks' (each task counts once), "
-                         f"got {weights!r}")
+                         f"got {_plain(weights)!r}")
+    weights = str(weights)  # an np.str_ is kept as given otherwise (np.str_('tasks') in reprs on numpy 2)
     fits, rm = _refit(selection, reference, progress=progress)
     fits, scored = _scored_tasks(fits, tasks)
     if not isinstance(restrict_to_manifest, (bool, np.bool_)):
-        raise ValueError(f"restrict_to_manifest: expected True or False, got {restrict_to_manifest!r}")
+        raise ValueError(f"restrict_to_manifest: expected True or False, got {_plain(restrict_to_manifest)!r}")
     zero_one = _zero_one_method(fits, rm)
     try:
         new, failed = read_new_results(new_results, selection.reference, metric=metric, duplicates=duplicates)

@@ -642,11 +642,12 @@ def select(reference: Any, budget: int | None = None, *, method: str = "stratifi
     (60, True)
     """
     if not isinstance(method, str) or method not in METHODS:
-        raise ValueError(f"method: expected one of {list(METHODS)}, got {method!r}")
+        raise ValueError(f"method: expected one of {list(METHODS)}, got {_plain(method)!r}")
+    method = str(method)  # an np.str_ would be kept (and shown as np.str_('random') on numpy 2)
     if (budget is None) == (target_error is None):
         raise ValueError("budget: give either a budget or a target_error, not both or neither")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed: expected a non-negative integer, got {seed!r}")
+        raise ValueError(f"seed: expected a non-negative integer, got {_plain(seed)!r}")
     seed = int(seed)
     wanted = None if tasks is None else [tasks] if isinstance(tasks, str) else list(tasks)
     helm = helm_options(split, perturbation, trials)
