@@ -230,3 +230,30 @@ def test_openllm_csv_not_evaluated_cells_stay_missing(tmp_path):
     assert np.isnan(wide.loc["model-2", "MMLU"]) and np.isnan(wide.loc["model-3", "TruthfulQA"])
     assert int(wide.isna().sum().sum()) == 2
     np.testing.assert_allclose(wide["ARC"], _scores()[:, 0], atol=1e-9)
+
+
+@pytest.mark.parametrize("doc, says", [
+    ({"config_general": {"model_name": {"x": 1}}}, 'config_general.model_name is {"x": 1}, not a model name'),
+    ({"config_general": {"model_name": "  "}}, 'config_general.model_name is "  ", not a model name'),
+    ({"model_name": 7}, "model_name is 7, not a model name"),
+    ({"config_general": ["model-2"]}, "'config_general' is [\"model-2\"], not an object"),
+    ({"config": {"model_args": {"dtype": "float16"}}}, 'config.model_args is {"dtype": "float16"}, not a model name')])
+def test_openllm_json_model_that_is_not_a_name_is_refused(tmp_path, capsys, doc, says):
+    folder = _openllm(tmp_path)
+    f = folder / "model-2" / "results_2024-01-01T00-00-00.json"
+    d = json.loads(f.read_text())
+    d.pop("config_general")
+    f.write_text(json.dumps({**d, **doc}))
+    line = _refused(capsys, folder, "--format", "openllm-json")
+    assert "model-2/results_2024-01-01T00-00-00.json" in line and says in line
+
+
+def test_openllm_json_model_args_given_as_an_object_name_the_model(tmp_path):
+    folder = _openllm(tmp_path)
+    f = folder / "model-2" / "results_2024-01-01T00-00-00.json"
+    d = json.loads(f.read_text())
+    d.pop("config_general")
+    f.write_text(json.dumps({**d, "config": {"model_args": {"pretrained": "org/model-2", "dtype": "float16"}}}))
+    wide = read_openllm_json(folder)
+    assert "org/model-2" in wide.index and "model-2" not in wide.index
+    assert wide.loc["org/model-2", "ARC"] == _scores()[2, 0]

@@ -14,6 +14,7 @@ import pandas as pd
 
 from .._shared import _name_list, _plain
 from ._files import _find
+from ._lm_eval_files import _NAME_KEYS
 from ._scores import (SCORE_FORMATS, _METRIC_ORDER, _OPENLLM_METRIC, _OPENLLM_NAME, _as_published,
                       _check_duplicates, _check_path, _dedupe, _dedupe_with, _named_published, _read_json, _select,
                       read_openllm_csv, read_scores)
@@ -109,8 +110,7 @@ def read_openllm_json(paths: Any, *, duplicates: str = "last") -> pd.DataFrame:
         d = _read_json(f)
         if not isinstance(d, dict) or not isinstance(d.get("results"), dict):
             raise ValueError(f"SCORES: {str(f)!r} has no 'results' object (not an Open LLM Leaderboard results file)")
-        cfg = d.get("config_general") or {}
-        name = cfg.get("model_name") or d.get("model_name") or (d.get("config") or {}).get("model_args") or f.stem
+        name = _model_name(d, f)
         row: dict[str, list[float]] = {}
         keys: dict[str, list[str]] = {}
         groups = _groups(d)
@@ -145,6 +145,28 @@ def read_openllm_json(paths: Any, *, duplicates: str = "last") -> pd.DataFrame:
         wide.attrs["note"] = (f"Left out of the scores: the group(s) {_name_list(map(repr, sorted(left_out)))}, "
                               "each an aggregate of tasks audited on their own (lm-eval's 'groups').")
     return wide
+
+
+def _model_name(d: dict, f: Path) -> str:
+    """The model of a results file: ``config_general.model_name``, else ``model_name``, else ``config.model_args``
+    (as written; given as an object, its ``pretrained`` / ``model`` / ``path`` / ``engine`` entry), else the file's
+    name; a name that is not text is refused naming the file and the field."""
+    for obj, field in (("config_general", "model_name"), (None, "model_name"), ("config", "model_args")):
+        holder = d.get(obj) if obj else d
+        if holder is None:
+            continue
+        if not isinstance(holder, dict):
+            raise ValueError(f"SCORES: {str(f)!r}: {obj!r} is {_json_text(holder)}, not an object")
+        v = holder.get(field)
+        if field == "model_args" and isinstance(v, dict):  # lm-eval's arguments as given in Python
+            v = next((v[k] for k in _NAME_KEYS if isinstance(v.get(k), str) and v[k].strip()), v)
+        if v is None or v == "":
+            continue
+        if not isinstance(v, str) or not v.strip():
+            raise ValueError(f"SCORES: {str(f)!r}: {f'{obj}.' if obj else ''}{field} is {_json_text(v)}, not a "
+                             "model name")
+        return v
+    return f.stem
 
 
 def _groups(d: dict) -> set:
