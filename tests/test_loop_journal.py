@@ -228,6 +228,7 @@ def test_a_first_start_with_copies_stopped_at_any_step_leaves_nothing_or_the_who
     assert all(f in state["files"] and (done / f).is_file() for f in copies)
 
 
+@pytest.mark.slow  # the unmarked sweep of start --force in test_workflow_files covers its steps but the copy's
 @pytest.mark.filterwarnings("ignore:reference. 24 reference models")
 def test_a_start_force_with_copies_stopped_at_any_step_leaves_the_old_run_or_the_new_one(logs, capsys, tmp_path):
     """``sequential start --force`` over a run that keeps a copy of the reference data, SIGKILLed at each step: the
