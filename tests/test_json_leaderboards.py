@@ -93,6 +93,14 @@ def test_helm_missing_values_are_not_evaluated_and_text_numbers_are_numbers(tmp_
     assert pub.tolist() == [0.5] * len(MODELS)
 
 
+def test_helm_column_without_values_is_left_out_and_said(tmp_path):
+    p = _helm(tmp_path, lambda rows: [r[4].pop("value") for r in rows])
+    wide, _ = read_helm_json(p)
+    assert list(wide.columns) == ["A - EM", "B - EM", "D - EM"]
+    assert wide.attrs["note"] == ("Left out of the scores: columns with no values 'C - F1' (not evaluated for any "
+                                  "model).")
+
+
 @pytest.mark.parametrize("flag", ["false", "true", "no", 2, [False]])
 def test_helm_lower_is_better_that_is_not_a_boolean_is_refused(tmp_path, capsys, flag):
     p = _helm(tmp_path, header_edit=lambda h: h[2].__setitem__("lower_is_better", flag))
@@ -126,7 +134,12 @@ def test_helm_model_cell_that_is_not_a_name_is_refused(tmp_path, capsys, model, 
     ({"title": "x", "header": [{"value": "Model"}, {"value": ""}], "rows": [[{"value": "m"}, {"value": 1}]]},
      "header cell 2 has no column name"),
     ({"title": "x", "header": [{"value": "Model"}, {"value": "A"}], "rows": [{"value": "m"}]},
-     "row 1 is a dict, not a list of cells")])
+     "row 1 is a dict, not a list of cells"),
+    ({"title": "x", "header": [{"value": "Model"}, {"value": "Mean win rate"}, {"value": "A"}, {"value": "B"}],
+      "rows": [[{"value": f"m{i}"}, {"value": 0.5}, {"value": i / 10}, {"description": "No matching runs"}]
+               for i in range(5)]},
+     "has 1 score column(s) with values ['A'] (no values in 'B') beside the published aggregate 'Mean win rate': "
+     "expected at least 2")])
 def test_helm_table_without_rows_or_header_is_refused_naming_it_not_an_option(tmp_path, capsys, table, says):
     p = tmp_path / "t.json"
     p.write_text(json.dumps([table]))

@@ -265,8 +265,19 @@ def read_helm_json(path: str | Path, *, table: str | None = None,
     for c, lb in zip(head[1:], lower[1:]):
         if lb and c in num.columns:
             num[c] = -num[c]
-    num = num.loc[:, num.notna().any()]
-    return _dedupe_with(num, pub, duplicates, "")
+    empty = [c for c in num.columns if num[c].isna().all()]
+    if num.shape[1] - len(empty) < 2:
+        held = [str(c) for c in num.columns if c not in empty]
+        raise ValueError(f"SCORES: {p.name}: HELM table {_plain(t.get('title'))!r} has {len(held)} score column(s) "
+                         f"with values {held}"
+                         + (f" (no values in {_name_list(map(repr, empty))})" if empty else "")
+                         + (f" beside the published aggregate {str(agg[0])!r}" if agg else "")
+                         + ": expected at least 2" + ("; choose another table with --table" if len(tables) > 1 else ""))
+    num, pub = _dedupe_with(num.drop(columns=empty), pub, duplicates, "")
+    if empty:
+        num.attrs["note"] = (f"Left out of the scores: columns with no values {_name_list(map(repr, empty))} (not "
+                             "evaluated for any model).")
+    return num, pub
 
 
 # a number written as text (a converter's "0.5", "1e-3"); not "1_0", "1,234", "nan" or other digits, which float()
