@@ -450,3 +450,34 @@ def test_a_scenario_name_picks_its_run_specs_in_tasks_and_a_folder_name_is_sugge
     code, _, err = _run(["sequential", "start", tmp_path / "runs", "--against", "org1_model-04", "--out",
                          tmp_path / "seq"], capsys)
     _one_line_error(code, err, "--against: no reference model 'org1_model-04'; did you mean ['org1/model-04']?")
+
+
+def test_adapter_specs_compare_by_value_and_what_cannot_be_checked_is_said(tmp_path, capsys):
+    write_suite(tmp_path, [Scenario("boolq", n=60), Scenario(MMLU, n=60)], 7)
+    new = _split_off(tmp_path, "org0_model-06")
+    _change_adapter(tmp_path / "runs", temperature=0, max_train_instances=5, stop_sequences=None)
+    code, _, err = _run(["select", tmp_path / "runs", "--budget", "30", "--out", tmp_path / "sel"], capsys)
+    assert code == 0 and "adapter specs" not in err, err
+    # equal values spelled otherwise are one protocol
+    _change_adapter(new, temperature=0.0, max_train_instances=5.0)
+    code, _, err = _run(["estimate", tmp_path / "sel", new, "--restrict-to-manifest"], capsys)
+    assert code == 0 and "adapter spec" not in err, err
+    # new runs without the protocol's fields cannot be checked: said
+    for spec in new.rglob("run_spec.json"):
+        doc = json.loads(spec.read_text())
+        doc["adapter_spec"] = {"model": doc["adapter_spec"]["model"]}
+        spec.write_text(json.dumps(doc))
+    code, _, err = _run(["estimate", tmp_path / "sel", new, "--restrict-to-manifest", "--force"], capsys)
+    assert code == 0 and "give no adapter spec" in err and "boolq" in err, err
+    # an adapter_spec that is no object is refused naming the file
+    spec = next(new.rglob("run_spec.json"))
+    spec.write_text(json.dumps({**json.loads(spec.read_text()), "adapter_spec": [1, 2]}))
+    code, _, err = _run(["estimate", tmp_path / "sel", new, "--restrict-to-manifest", "--force"], capsys)
+    _one_line_error(code, err, "run_spec.json: adapter_spec is not a JSON object (got list)")
+    # references of one scenario under several specs: said when they are read
+    spec = next((tmp_path / "runs").rglob("boolq*/run_spec.json"))
+    doc = json.loads(spec.read_text())
+    doc["adapter_spec"]["max_train_instances"] = 0
+    spec.write_text(json.dumps(doc))
+    code, _, err = _run(["select", tmp_path / "runs", "--budget", "30", "--out", tmp_path / "sel2"], capsys)
+    assert code == 0 and "ran under several adapter specs, differing in: boolq (max_train_instances)" in err, err

@@ -404,8 +404,10 @@ def test_a_folder_of_links_to_runs_reads_as_the_runs(tmp_path, capsys, layout):
         dest = new_runs if run.name.endswith(new) else gathered / ("a" if k % 2 else "")
         (dest / run.name).symlink_to(run, target_is_directory=True)
     (gathered / "a" / "up").symlink_to(gathered, target_is_directory=True)
+    (gathered / "a" / "above").symlink_to(tmp_path, target_is_directory=True)  # holds the new model's runs too
+    (gathered / "root").symlink_to("/", target_is_directory=True)
     copied = tmp_path / "copied"
-    shutil.copytree(gathered, copied, symlinks=False, ignore=shutil.ignore_patterns("up"))
+    shutil.copytree(gathered, copied, symlinks=False, ignore=shutil.ignore_patterns("up", "above", "root"))
     for name, src in (("from_copies", copied), ("from_links", gathered)):
         code, _, err = _run(["select", src, "--budget", 12, "--method", "random", "--out", tmp_path / name,
                              "--no-progress"], capsys)
@@ -416,3 +418,17 @@ def test_a_folder_of_links_to_runs_reads_as_the_runs(tmp_path, capsys, layout):
     # a new model's results given as a folder of links are found too
     code, out, err = _run(["estimate", tmp_path / "from_links", new_runs, "--restrict-to-manifest"], capsys)
     assert code == 0, err
+
+
+def test_a_folder_reached_by_a_link_too_is_read_by_its_own_name(tmp_path):
+    """lm-eval logs without a results file are named by their folder: the real folder's name, whatever order the
+    file system lists a link to it under another name in."""
+    d = simulate_responses(3, 20, rng=4)
+    rm = ResponseMatrix(d.values, model_ids=["org/real", "org/other", "org/third"],
+                        item_ids=[f"t/{k}" for k in range(20)])
+    logs = write_lm_eval_samples(rm, tmp_path / "logs")
+    for f in logs.rglob("results_*.json"):
+        f.unlink()
+    for alias in ("00_alias", "zz_alias"):
+        (logs / alias).symlink_to(logs / "org__real", target_is_directory=True)
+    assert sorted(read_lm_eval_samples(logs).model_ids) == ["org/other", "org/real", "org/third"]

@@ -1335,5 +1335,11 @@ def test_pandas_frames_in_a_tables_layouts_are_read_as_the_table_files_are(tmp_p
         assert got["estimate"].tolist() == truth.to_frame().loc[got.index, "estimate"].tolist()
     with pytest.raises(ValueError, match=r"^new_results: a Series is one model's scores by item: name it"):
         estimate(by_file, new.loc["m12"].rename(None))
-    with pytest.raises(ValueError, match=r"^reference: .* \(a DataFrame is read as a long table with the columns "):
+    with pytest.raises(ValueError, match=r"^reference: column .* \(a DataFrame is read as a long table with the "):
         select(ref.astype(str).replace("1.0", "yes"), 30)
+    # long scores indexed by (model, item), as a frame or a Series, are the long layout; other MultiIndexes refused
+    indexed = long[long["model"].isin(ref.index)].set_index(["model", "item"])
+    for source in (indexed, indexed["score"]):
+        assert list(select(source, 30, seed=1).items) == list(by_file.items)
+    with pytest.raises(ValueError, match=r"^reference: a DataFrame with MultiIndex columns \[None, None\]; give one "):
+        select(ref.set_axis(pd.MultiIndex.from_tuples([tuple(c.split("/")) for c in ref.columns]), axis=1), 30)

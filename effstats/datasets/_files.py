@@ -36,17 +36,30 @@ def _each_path(p: Any, arg: str, one: Callable[[Path], list], what: str, accepte
 
 def _find(root: Path, match: Callable[[str], bool]) -> list[Path]:
     """The paths under the folder ``root`` whose name ``match``es, sorted, through linked folders too (a folder of
-    links to runs gathered from several places is read as the runs): each real folder is walked once, so a link
-    to a folder above ends. Anything so named is returned, a folder, FIFO or broken link too, for the caller to
+    links to runs gathered from several places is read as the runs). The real folders are walked first, then the
+    linked ones not walked yet, each real folder once: a folder reached both ways is read by its own path, on every
+    file system alike, and a link to the root or a folder above it (up to ``/``), which would walk what lies beside
+    the root, is not followed. Anything so named is returned, a folder, FIFO or broken link too, for the caller to
     name."""
-    seen, found = set(), []
-    for d, dirs, files in os.walk(root, followlinks=True):
-        real = os.path.realpath(d)
-        if real in seen:
-            dirs[:] = []
+    top = os.path.join(os.path.realpath(root), "")
+    seen: set[str] = set()
+    found: list[Path] = []
+    pending = [str(root)]
+    while pending:
+        start = pending.pop(0)
+        real = os.path.realpath(start)
+        if real in seen or real != top[:-1] and top.startswith(os.path.join(real, "")):
             continue
-        seen.add(real)
-        found.extend(Path(d, name) for name in files + dirs if match(name))
+        for d, dirs, files in os.walk(start):
+            if os.path.realpath(d) in seen:
+                dirs[:] = []
+                continue
+            seen.add(os.path.realpath(d))
+            dirs.sort()
+            links = [name for name in dirs if os.path.islink(os.path.join(d, name))]
+            pending += [os.path.join(d, name) for name in links]
+            dirs[:] = [name for name in dirs if name not in links]
+            found.extend(Path(d, name) for name in files + dirs + links if match(name))
     return sorted(found)
 
 

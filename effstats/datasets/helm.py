@@ -130,7 +130,10 @@ def _run_identity(d: Path, arg: str) -> tuple[str, str, bool, str]:
     if not isinstance(spec, dict):
         raise ValueError(f"{arg}: {_shown(d, _SPEC)} is not a HELM run spec (a JSON object)")
     name = spec.get("name") if isinstance(spec.get("name"), str) and spec.get("name") else d.name
-    adapter = spec.get("adapter_spec") if isinstance(spec.get("adapter_spec"), dict) else {}
+    if spec.get("adapter_spec") is not None and not isinstance(spec.get("adapter_spec"), dict):
+        raise ValueError(f"{arg}: {_shown(d, _SPEC)}: adapter_spec is not a JSON object (got "
+                         f"{type(spec['adapter_spec']).__name__}); a HELM run spec's adapter_spec is one")
+    adapter = spec.get("adapter_spec") or {}
     model = next((adapter[k] for k in ("model", "model_deployment") if isinstance(adapter.get(k), str) and adapter[k]),
                  None)
     from_spec = model is not None
@@ -149,8 +152,35 @@ ADAPTER = "adapter_spec"  # the item metadata column holding a run's protocol
 def _protocol(adapter: dict) -> str:
     """A run's adapter spec without the fields of :data:`_NOT_PROTOCOL`, as canonical JSON ("" without one): the
     method, prompt parts, few-shot count (``max_train_instances``), temperature and stop sequences it ran with."""
-    kept = {k: v for k, v in adapter.items() if k not in _NOT_PROTOCOL}
+    kept = {k: _plain_json(v) for k, v in adapter.items() if k not in _NOT_PROTOCOL and v is not None}
     return json.dumps(kept, sort_keys=True, separators=(",", ":"), default=str) if kept else ""
+
+
+def _warn_mixed_protocols(mixed: dict[str, set], arg: str) -> None:
+    """Warn naming the scenarios whose runs ran under several adapter specs (and the fields that differ): the
+    models' scores there are not of one protocol, and a new run's is not checked against theirs."""
+    if not mixed:
+        return
+    said = []
+    for task, specs in sorted(mixed.items())[:3]:
+        docs = [json.loads(p) if p else {} for p in specs]
+        keys = sorted({k for d in docs for k in d if any(o.get(k) != d.get(k) for o in docs)})
+        said.append(f"{task} ({', '.join(keys[:4])}{' …' if len(keys) > 4 else ''})")
+    warnings.warn(f"{arg}: the runs of {len(mixed)} scenario(s) ran under several adapter specs, differing in: "
+                  f"{'; '.join(said)}{' …' if len(mixed) > 3 else ''}; their scores mix protocols, and a new run's "
+                  "protocol is not checked there", UserWarning, stacklevel=3)
+
+
+def _plain_json(v: Any) -> Any:
+    """One spelling of equal values (HELM's dataclasses compare 0 and 0.0, 1 and True alike): whole floats and
+    booleans as ints, None-valued keys left out, in lists and objects too."""
+    if isinstance(v, bool) or isinstance(v, float) and v.is_integer():
+        return int(v)
+    if isinstance(v, list):
+        return [_plain_json(x) for x in v]
+    if isinstance(v, dict):
+        return {k: _plain_json(x) for k, x in v.items() if x is not None}
+    return v
 
 
 # ----------------------------------------------------------------------------------------------------- per-instance
@@ -503,6 +533,7 @@ def read_helm_runs(
     # what each scenario's runs ran with, for a later run on these instances to be checked against; runs of one
     # scenario with other protocols give it MIXED (not one protocol)
     per_task = {t: (next(iter(p)) if len(p) == 1 else MIXED) for t, p in protocols.items()}
+    _warn_mixed_protocols({t: p for t, p in protocols.items() if len(p) > 1}, arg)
     if any(per_task.values()):
         items[ADAPTER] = [per_task.get(k[0], "") for k in keys]
     mmeta = pd.DataFrame({"n_tasks": [sum(1 for (m, _) in data if m == name) for name in models],

@@ -201,24 +201,35 @@ def read_results(source: Any, *, format: str = "auto", metric: Any = None, dupli
 
 
 def _from_frame(df: Any, name: str) -> ResponseMatrix:
-    """A pandas frame in the layouts a table file has: long (columns ``model``, ``item``, ``score``, optionally
-    ``task``) or wide (models × items, the model ids as the index or in a ``model`` column); a Series is one model's
-    scores by item, named by the model."""
+    """A pandas frame in the layouts a table file has: long (columns or index levels ``model``, ``item`` and
+    ``score``, optionally ``task``) or wide (models × items, the model ids as the index or in a ``model`` column); a
+    Series is one model's scores by item, named by the model, or long scores indexed by (model, item)."""
     if isinstance(df, pd.Series):
-        if df.name is None:
+        if {"model", "item"} <= set(df.index.names):
+            df = df.rename("score").reset_index()
+        elif df.name is None:
             raise ValueError(f"{name}: a Series is one model's scores by item: name it by the model (series.rename("
                              "'model id')), or pass a DataFrame")
-        df = df.to_frame().T
-    if {"model", "item", "score"} <= set(df.columns):
-        rm = ResponseMatrix.from_long(df, groups=["task"] if "task" in df.columns else None)
-        # models and items in the order they first appear, as a table file is read
-        return rm.subset(models=list(pd.unique(df["model"])), items=list(pd.unique(df["item"])))
-    if "model" in df.columns:
-        df = df.set_index("model")
+        else:
+            df = df.to_frame().T
+    if {"model", "item"} & set(df.index.names) - {None}:
+        df = df.reset_index()
+    for axis, labels in (("index", df.index), ("columns", df.columns)):
+        if isinstance(labels, pd.MultiIndex):
+            raise ValueError(f"{name}: a DataFrame with MultiIndex {axis} {list(labels.names)}; give one level of "
+                             "ids (reset_index, or join the levels into one id), or a long table with the columns "
+                             "model, item, score and optionally task")
     try:
+        if {"model", "item", "score"} <= set(df.columns):
+            rm = ResponseMatrix.from_long(df, groups=["task"] if "task" in df.columns else None)
+            # models and items in the order they first appear, as a table file is read
+            return rm.subset(models=list(pd.unique(df["model"])), items=list(pd.unique(df["item"])))
+        if "model" in df.columns:
+            df = df.set_index("model")
         return ResponseMatrix.from_wide(df)
     except ValueError as exc:
-        raise ValueError(f"{name}: {exc} (a DataFrame is read as a long table with the columns model, item and "
+        said = str(exc).removeprefix("df: ")  # from_long's and from_wide's own argument, not the user's
+        raise ValueError(f"{name}: {said} (a DataFrame is read as a long table with the columns model, item and "
                          "score, else as a wide one: models × items)") from None
 
 

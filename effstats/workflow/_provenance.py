@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._shared import _plain
+from .._shared import _name_list, _plain
 from ..datasets._lm_eval_files import RUN_FIELDS
 from ..datasets._lm_eval_records import HASH_FIELDS, HASH_WIDTH, HASHES, MIXED
 from ..datasets.helm import ADAPTER
@@ -93,6 +93,8 @@ def check_lm_eval_provenance(reference: dict, new: ResponseMatrix, allow_protoco
     if rec.get("hashes") and HASHES in new.items.columns:
         _check_hashes(rec["hashes"], new, allow_protocol_change, name, protocol)
     for field, want in (rec.get("runs") or {}).items():
+        if field == ADAPTER:
+            _warn_unchecked(want, new, name)
         if field not in new.items.columns:
             continue
         got = new.items.groupby(new.items["task"].astype(str))[field].first()
@@ -101,7 +103,10 @@ def check_lm_eval_provenance(reference: dict, new: ResponseMatrix, allow_protoco
             if not w or not isinstance(v, str) or not v or v == w:
                 continue
             if field == ADAPTER:
-                msg = f"task {task}: {_RUN_NAMES[field]} {_adapter_difference(w, v)}"
+                differs = _adapter_difference(w, v)
+                if not differs:
+                    continue
+                msg = f"task {task}: {_RUN_NAMES[field]} {differs}"
             else:
                 said = "the new logs' runs log several" if v == MIXED else f"{v} in the new logs"
                 msg = f"task {task}: {_RUN_NAMES[field]} {said}, {w} in the reference logs'"
@@ -115,6 +120,19 @@ def check_lm_eval_provenance(reference: dict, new: ResponseMatrix, allow_protoco
                       "runs made differently)", UserWarning, stacklevel=3)
 
 
+def _warn_unchecked(want: dict, new: ResponseMatrix, name: str) -> None:
+    """Warn naming the tasks whose reference runs recorded an adapter spec where the new runs give none (no
+    run_spec.json, or one with the model's fields only): their protocol cannot be checked."""
+    cols = new.items.columns
+    tasks = new.items["task"].astype(str)
+    got = new.items[ADAPTER].astype(str) if ADAPTER in cols else pd.Series("", index=new.items.index)
+    bare = sorted(set(tasks[(got == "").to_numpy()]) & set(want))
+    if bare:
+        warnings.warn(f"{name}: the new runs of {_name_list(bare, 3)} give no adapter spec (no run_spec.json, or "
+                      "one without the protocol's fields): their protocol is not checked against the reference "
+                      "runs'", UserWarning, stacklevel=4)
+
+
 def _adapter_difference(want: str, got: str) -> str:
     """How a new HELM run's adapter spec differs from the reference runs' (both :data:`ADAPTER` JSON), field by
     field: ``"differs from the reference runs' in max_train_instances (5 here, 0 there), temperature (...)"``."""
@@ -122,6 +140,8 @@ def _adapter_difference(want: str, got: str) -> str:
         return "differs between the new runs"
     a, b = json.loads(want), json.loads(got) if got else {}
     keys = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
+    if not keys:  # equal values spelled otherwise (an older record): no difference
+        return ""
     def value(d: dict, k: str) -> str:
         return json.dumps(d[k])[:40] if k in d else "unset"
 
