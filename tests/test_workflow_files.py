@@ -452,9 +452,12 @@ def test_a_ctrl_c_while_estimate_force_puts_its_report_in_place_leaves_one_repor
 
 # a process that runs a command once per step of its file writes (each temporary file written, each rename, each
 # removal), each time in a child of its own over a copy of the folder OLD, which sends itself SIG right after that
-# step; it prints the children's exit statuses (the last, 0, is the run no signal met: the new output complete)
+# step; it prints the children's exit statuses (the last, 0, is the run no signal met: the new output complete).
+# It runs the command once itself first, over a copy of its own and with the steps counted but no signal sent, so
+# that each child starts with the command's modules loaded instead of importing them all again before its steps;
+# the modules bind the counting functions, as they do when the child imports them
 _SWEEP = """
-import json, os, shutil, signal, sys
+import contextlib, json, os, shutil, signal, sys
 from effstats import _shared
 from effstats.cli import main
 old, work, sig, argv = sys.argv[1], sys.argv[2], getattr(signal, sys.argv[3]), json.loads(sys.argv[4])
@@ -468,14 +471,19 @@ def step(name):
             os.kill(os.getpid(), sig)
         return out
     return act
-codes = []
+_shared.temporary_copy, os.replace, os.unlink = step("copy"), step("replace"), step("unlink")
+first = os.path.join(work, "first")
+shutil.copytree(old, first, symlinks=True)
+with open(os.devnull, "w") as null, contextlib.redirect_stdout(null), contextlib.redirect_stderr(null):
+    if main([a.replace("{out}", first) for a in argv]) != 0:
+        sys.exit("the command without a signal did not end with status 0")
+taken, codes = steps["n"], []
 for at in range(1, 100):
     d = os.path.join(work, str(at))
     shutil.copytree(old, d, symlinks=True)
     pid = os.fork()
     if pid == 0:
-        _shared.temporary_copy, os.replace, os.unlink = step("copy"), step("replace"), step("unlink")
-        steps["at"] = at
+        steps["n"], steps["at"] = 0, at
         sys.stdout, sys.stderr = open(os.devnull, "w"), open(d + ".err", "w")
         code = main([a.replace("{out}", d) for a in argv])
         sys.stderr.flush()
@@ -483,6 +491,8 @@ for at in range(1, 100):
     codes.append(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
     if codes[-1] == 0:
         break
+if len(codes) != taken + 1:  # a child per step of the command's own run, and the one no signal met
+    sys.exit(f"{len(codes) - 1} children stopped after a step, where the command's own run took {taken} steps")
 print(json.dumps(codes))
 """
 
