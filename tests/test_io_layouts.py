@@ -479,8 +479,11 @@ def test_item_ids_split_as_the_patterns_read_them(ids):
      {"imagenet_val": 40, "imagenet_v2": 40}),
     ([f"{t}/{i}" for t in ("arc", "boolq") for i in range(40)], {"arc": 40, "boolq": 40}),
     ([f"suite/{t}/q{i}" for t in ("a", "b") for i in range(40)], {"suite/a": 40, "suite/b": 40}),
-    # image paths: class folders (more than the square root of the items) are no tasks, the dataset is
-    ([f"{d}/n{c:03d}/{i:x}.jpeg" for d in ("v2", "val") for c in range(20) for i in range(2)], {"v2": 40, "val": 40}),
+    # image paths: class folders (more than 100 and than the square root of the items) are no tasks, the dataset is
+    ([f"{d}/n{c:03d}/{i:x}.jpeg" for d in ("v2", "val") for c in range(120) for i in range(2)],
+     {"v2": 240, "val": 240}),
+    # a suite's 10 task folders of 5 questions stay tasks (more than the square root of its items, but few)
+    ([f"suite/t{t}/q{i}" for t in range(10) for i in range(5)], {f"suite/t{t}": 5 for t in range(10)}),
     ([f"img_{i}.JPEG" for i in range(80)], {"all": 80}),
     ([f"q{i}/text" for i in range(80)], {"all": 80}),  # a prefix per item names no task
 ])

@@ -156,9 +156,9 @@ def _warn_percent_columns(num: pd.DataFrame, left_out: Any = ()) -> None:
             tail = ("They are left out of the scores as summary columns (off the other columns' scale); name the "
                     "score columns with --scenarios to keep them (divided by 100, or with --scale as-is)")
         else:
-            tail = ("The Mean Win Rate compares models within each column; a mean across them is refused until "
-                    "they are on one scale (divide them by 100, leave them out with --exclude, or state --scale "
-                    "as-is)")
+            tail = ("A mean across them weighs them 100 times more (the report says whether the audit takes one; "
+                    "the Mean Win Rate compares models within each column): put them on one scale (divide them by "
+                    "100), leave them out with --exclude, or state --scale as-is")
         warnings.warn(head + tail, PercentColumnsWarning, stacklevel=3)
 
 

@@ -64,13 +64,16 @@ def _warn_models_missing_tasks(rm: ResponseMatrix, task: np.ndarray) -> None:
                       f"task: {shown}; such models are left out of the ranking", UserWarning, stacklevel=3)
 
 
+_FEW_FOLDERS = 100  # folders in the ids that are tasks whatever the number of items (MMLU has 57 subjects)
+
+
 def item_tasks(rm: ResponseMatrix) -> pd.DataFrame:
     """Task and lm-eval document index of every item (``doc_id`` is -1 where the id names no document).
 
     The task is the ``task`` item column (lm-eval and HELM readers write it), else, when every id holds a ``/``,
     the part before the last one where it ends in a document index (``"<task>/<doc_id>"`` as lm-eval's), else the
     part before it (a file's folder: ``"imagenet_val/ILSVRC2012_val_1.JPEG"``; ``"suite/<task>/<question>"``),
-    but the part before the first one where the folders are more than the square root of the items
+    but the part before the first one where the folders are more than 100 and than the square root of the items
     (``"imagenetv2/<class>/<image>.jpeg"``: a dataset's class folders are no tasks), unless that leaves fewer
     than two items a task on average: then the part is no task; else ``"all"``.
     """
@@ -100,9 +103,11 @@ def _tasks_of_ids(ids: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
     if m["task"].notna().all():
         return m["task"].to_numpy(), m["doc"].astype(np.int64).to_numpy()
     named = m["named"]
-    if named.notna().all() and named.str.contains("/", regex=False).any() and named.nunique() ** 2 > len(ids):
-        # file paths ("imagenetv2/<class>/<image>.jpeg"): more folders than the square root of the items are no
-        # tasks (a suite's, "suite/<task>/<question>", are few) but the classes of the first folder's dataset
+    if (named.notna().all() and named.str.contains("/", regex=False).any()
+            and named.nunique() > max(_FEW_FOLDERS, len(ids) ** 0.5)):
+        # file paths ("imagenetv2/<class>/<image>.jpeg"): hundreds of folders, more than the square root of the
+        # items, are no tasks (a suite's, "suite/<task>/<question>", are fewer) but the classes of the first
+        # folder's dataset
         named = named.str.partition("/")[0]
     if named.notna().all() and 2 * named.nunique() <= len(ids):
         return named.to_numpy(), pd.to_numeric(m["doc"], errors="coerce").fillna(-1).astype(np.int64).to_numpy()
