@@ -8,6 +8,7 @@ against are tested without R and still run. Where R starts, they all run.
 from __future__ import annotations
 
 import functools
+import gc
 import tempfile
 
 import pytest
@@ -51,3 +52,16 @@ def _examples_scratch(request):
     the examples show users ``mkdtemp()``, which leaves its folder behind, and every test run runs them again."""
     if isinstance(request.node, pytest.DoctestItem):
         request.getfixturevalue("monkeypatch").setattr(tempfile, "tempdir", str(request.getfixturevalue("tmp_path")))
+
+
+# Collecting imports every module of the suite and of effstats, and each import adds objects that live to the end:
+# the garbage collector's full passes, set off by that growth, walked the whole growing heap again and again. They
+# wait until the collection is done; then what is alive is frozen (gc.freeze: full passes while the tests run skip
+# the modules and the collected tests, which live to the end anyway).
+gc.disable()
+
+
+def pytest_collection_finish(session):
+    gc.collect()
+    gc.freeze()
+    gc.enable()
