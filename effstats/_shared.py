@@ -710,7 +710,8 @@ def swap_files(folder: Path, files: list[tuple[Path, str | bytes | Path]], remov
 def finish_swap(folder: Path, known: Any) -> None:
     """Complete the swap of files a process ended by a kill left half done in ``folder`` (its journal, see
     :func:`swap_files`), where each file it names is one ``known(relative path)`` says such an output writes; a
-    journal of a process still running, a link, or one naming any other file is left alone."""
+    journal of a process still running, a link, one naming any other file, or one renaming a file in a folder that
+    is a link (or a file) is left alone."""
     import json
 
     f = Path(folder) / SWAP
@@ -726,13 +727,15 @@ def finish_swap(folder: Path, known: Any) -> None:
             and all(isinstance(p, list) and len(p) == 2 and all(isinstance(r, str) for r in p) for p in pairs)
             and all(isinstance(r, str) for r in gone)):
         return
-    # a temporary file goes only onto the name it is the temporary of, in the same folder
+    # a temporary file goes only onto the name it is the temporary of, in the same folder, a real one inside
+    # ``folder``: never through a link (to a folder elsewhere) on the way
+    from .workflow._files import _not_real
     from .workflow._schema import safe_relative
 
     ok = all(known(r) and safe_relative(r) for _, r in pairs) and all(known(r) and safe_relative(r) for r in gone) \
         and all(safe_relative(t) and Path(t).parent == Path(r).parent
         and Path(t).name.startswith(f"{_tmp_prefix(Path(r).name)}{doc['pid']}.") and t.endswith(".tmp")
-        for t, r in pairs)
+        and _not_real(Path(folder), Path(r).parts[:-1]) is None for t, r in pairs)
     if ok:
         _complete(Path(folder), doc)
 

@@ -303,3 +303,30 @@ def test_a_swap_whose_last_file_is_gone_removes_nothing_again(tmp_path):
     assert (d / "lm_eval_samples.json").read_text() == "new items" and not (d / tmp).exists()
     assert (d / "estimate" / "r" / "estimate.csv").read_text() == "kept"
     assert not (d / ".effstats_swap.json").exists()
+
+
+def test_a_journal_renaming_through_a_linked_folder_is_left_alone(logs, capsys, tmp_path):
+    """A journal whose rename goes through a folder that is a link (to a folder outside the selection's): left
+    as it is, nothing renamed through the link; the next ``select --force`` replaces the selection, the folder the
+    link leads to untouched."""
+    root, _ = logs
+    sel = tmp_path / "sel"
+    _selection(logs, capsys, sel)
+    victim = tmp_path / "victim"
+    (victim / "r").mkdir(parents=True)
+    (victim / "r" / "estimate.csv").write_text("victim's")
+    dead = subprocess.run([PY, "-c", "import os; print(os.getpid())"], capture_output=True, text=True).stdout.strip()
+    tmp = f".estimate.csv.{dead}.x.tmp"
+    (victim / "r" / tmp).write_text("not the victim's")
+    (sel / "estimate").symlink_to(victim, target_is_directory=True)
+    journal = json.dumps({"format": "effstats.swap/1", "pid": int(dead), "remove": [],
+                          "rename": [[f"estimate/r/{tmp}", "estimate/r/estimate.csv"]]})
+    (sel / ".effstats_swap.json").write_text(journal)
+    recover(sel)
+    assert (sel / ".effstats_swap.json").read_text() == journal
+    assert sorted(p.name for p in (victim / "r").iterdir()) == sorted(["estimate.csv", tmp])
+    assert (victim / "r" / "estimate.csv").read_text() == "victim's"
+    code, _, err = _run(["select", root / "ref", "--budget", 40, "--out", sel, "--force", "--no-progress"], capsys)
+    assert code == 0, err
+    assert (victim / "r" / "estimate.csv").read_text() == "victim's" and (victim / "r" / tmp).is_file()
+    assert len(Selection.load(sel).items) == 40
