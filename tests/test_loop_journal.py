@@ -330,3 +330,31 @@ def test_a_journal_renaming_through_a_linked_folder_is_left_alone(logs, capsys, 
     assert code == 0, err
     assert (victim / "r" / "estimate.csv").read_text() == "victim's" and (victim / "r" / tmp).is_file()
     assert len(Selection.load(sel).items) == 40
+
+
+def test_an_update_stopped_at_any_step_leaves_the_run_before_or_after_its_look(logs, capsys, tmp_path):
+    """``sequential update`` SIGKILLed at each step: the next batch's files go in with the state that lists them,
+    so that the folder holds the run before the look or, once the next command has completed the journal, after
+    it; never a next batch that no state lists, which ``start --force`` would refuse as no run's."""
+    root, truth = logs
+    old = tmp_path / "old"
+    assert main([a.replace("{out}", str(old)) for a in map(str, _start(logs, ["--half-width", "0.05"]))]) == 0
+    order = json.loads((old / "state.json").read_text())["order"]
+    batch = write_lm_eval_samples(truth, tmp_path / "b1", models=[truth.model_ids[24]], items=order[:25])
+    capsys.readouterr()
+    codes = _sweep(old, ["sequential", "update", "{out}", str(batch), "--no-progress"], tmp_path / "work")
+    before, after = _contents(old), _contents(_last(tmp_path / "work"))
+    assert before != after and "batch_002/items.json" in after and len(codes) > 5, codes
+    start = [str(a) for a in _start(logs, ["--half-width", "0.04"])] + ["--force"]
+    seen = set()
+    for at in range(1, len(codes)):
+        d = tmp_path / "work" / str(at)
+        recover(d)
+        now = _contents(d)
+        assert now in (before, after), (at, [k for k in sorted({*now, *before, *after})
+                                             if not now.get(k) == before.get(k) == after.get(k)])
+        seen.add("old" if now == before else "new")
+        code, _, err = _run([a.replace("{out}", str(d)) for a in start], capsys)  # a new run replaces this one
+        assert code == 0, (at, err)
+        assert not (d / "batch_002").exists() or not any((d / "batch_002").glob("[!.]*")), at
+    assert seen == {"old", "new"}, codes

@@ -1042,12 +1042,16 @@ def test_update_killed_between_write_and_rename_loses_nothing(logs, tmp_path, ca
     assert p.returncode == -signal.SIGKILL
     assert (d / "state.json").read_text() == before  # the previous state, whole
     stale = [f.name for f in d.iterdir() if f.name.startswith(".state.json.") and f.name.endswith(".tmp")]
-    assert len(stale) == 1
-    # the next run works, records the batch, and removes the dead write's temporary file
+    assert len(stale) == 1 and (d / ".effstats_swap.json").is_file()
+    # the next command completes the look the killed update had written in full (its batch files and state put
+    # in place together) and removes the journal: the batch is recorded once, a second time refused
     code, out, err = _run(["sequential", "update", d, b1], capsys)
-    assert code == 0 and "look 1" in out, err
-    assert not [f for f in d.iterdir() if f.name.endswith(".tmp")]
+    assert code == 2 and _one_line(err) == ("effstats sequential update: error: NEW_RESULTS: these results were "
+                                            "recorded at an earlier look (look 1 is the last); the next batch is "
+                                            "batch 002"), err
+    assert not [f for f in d.iterdir() if f.name.endswith(".tmp")] and not (d / ".effstats_swap.json").exists()
     assert [lk["items"] for lk in json.loads((d / "state.json").read_text())["looks"]] == [order[:40]]
+    assert len(json.loads((d / "batch_002" / "items.json").read_text())) == 40
     b2 = _batch(truth, order[:80], tmp_path / "b2", truth.model_ids[24])
     code, out, err = _run(["sequential", "update", d, b2], capsys)
     assert code == 0 and "look 2" in out, err

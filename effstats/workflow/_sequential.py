@@ -11,14 +11,14 @@ import numpy as np
 import pandas as pd
 
 from .._escape import csv_safe
-from .._shared import _name_list, _plain, put_in_place, temporary_copy
+from .._shared import _name_list, _plain, temporary_copy
 from .._validation import check_positive, check_positive_int
 from ..responses import ResponseMatrix
 from ._estimate import refuse_batch_without_tasks, refuse_unicode_twins, warn_graded_against_binary
 from ._copies import _bank_bytes, _bank_key, reread_reference
 from ._sizes import _projected_batch, _worst_case_items
 from ._io import (REFERENCE_CACHE, check_path, helm_options, json_text, output_dir, read_new_results, read_results,
-                  read_saved, stage_reference, write_json_atomic, write_text_atomic)
+                  read_saved, stage_reference)
 from ._provenance import check_lm_eval_provenance
 from ._select import _reference_info, _with_provenance
 from ._strata import (_CORRECTION_STRATA, _check_stratified_state, _correction_inputs, _stratified_order,
@@ -863,25 +863,14 @@ class SequentialRun(_AdaptiveRule, _Report):
             for _, tmp in copies:
                 tmp.unlink(missing_ok=True)
             raise
-        if not (d / STATE).exists() and not (d / STATE).is_symlink() or replaced:
-            from ._files import swap_files
+        from ._files import swap_files
 
-            # a first state, or one replacing a run: its files and the state are put in place together, with what
-            # of the old run this one does not write again removed; a kill leaves the folder as it was (the old run
-            # whole) or, once the next command has completed the swap, this run complete
-            swap_files(d, copies + writes + [(d / STATE, json_text(self.state))],
-                       [f for f in replaced or () if f not in files])
-        else:  # a look of this run: the batch, then the state that says it is next
-            for k, (path, tmp) in enumerate(copies):
-                try:
-                    put_in_place(tmp, path)
-                except BaseException:
-                    for _, rest in copies[k + 1:]:
-                        rest.unlink(missing_ok=True)
-                    raise
-            for path, text in writes:
-                write_text_atomic(path, text)
-            write_json_atomic(d / STATE, self.state)
+        # the run's files and the state are put in place together, the state last (it says which batch is next),
+        # with what of a replaced run (start --force) this one does not write again removed: a kill leaves the
+        # folder as it was (the old run whole, or the run before this look) or, once the next command has completed
+        # the swap, this state with its files; never a next batch's files that no state lists
+        swap_files(d, copies + writes + [(d / STATE, json_text(self.state))],
+                   [f for f in replaced or () if f not in files])
         if bank:
             self._bank_saved, self._directory = True, d
         return out
