@@ -712,21 +712,29 @@ def finish_swap(folder: Path, known: Any) -> None:
     :func:`swap_files`), where each file it names is one ``known(relative path)`` says such an output writes; a
     journal of a process still running, a link, one naming any other file, or one renaming a file in a folder that
     is a link (or a file) is left alone."""
+    doc = pending_swap(folder, known)
+    if doc is not None:
+        _complete(Path(folder), doc)
+
+
+def pending_swap(folder: Path, known: Any) -> dict | None:
+    """The journal of a swap a process ended by a kill left half done in ``folder``, as :func:`finish_swap`
+    completes it (None where there is none to complete: see there)."""
     import json
 
     f = Path(folder) / SWAP
     try:
         doc = json.loads(f.read_text(encoding="utf-8")) if f.is_file() and not f.is_symlink() else None
     except (OSError, UnicodeDecodeError, ValueError, RecursionError):
-        return
+        return None
     if not isinstance(doc, dict) or doc.get("format") != _SWAP_FORMAT or not isinstance(doc.get("pid"), int) \
             or (doc["pid"] != os.getpid() and _alive(doc["pid"])):
-        return
+        return None
     pairs, gone = doc.get("rename"), doc.get("remove")
     if not (isinstance(pairs, list) and isinstance(gone, list)
             and all(isinstance(p, list) and len(p) == 2 and all(isinstance(r, str) for r in p) for p in pairs)
             and all(isinstance(r, str) for r in gone)):
-        return
+        return None
     # a temporary file goes only onto the name it is the temporary of, in the same folder, a real one inside
     # ``folder``: never through a link (to a folder elsewhere) on the way
     from .workflow._files import _not_real
@@ -736,8 +744,7 @@ def finish_swap(folder: Path, known: Any) -> None:
         and all(safe_relative(t) and Path(t).parent == Path(r).parent
         and Path(t).name.startswith(f"{_tmp_prefix(Path(r).name)}{doc['pid']}.") and t.endswith(".tmp")
         and _not_real(Path(folder), Path(r).parts[:-1]) is None for t, r in pairs)
-    if ok:
-        _complete(Path(folder), doc)
+    return doc if ok else None
 
 
 def _complete(folder: Path, doc: dict) -> None:

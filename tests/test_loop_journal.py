@@ -358,3 +358,41 @@ def test_an_update_stopped_at_any_step_leaves_the_run_before_or_after_its_look(l
         assert code == 0, (at, err)
         assert not (d / "batch_002").exists() or not any((d / "batch_002").glob("[!.]*")), at
     assert seen == {"old", "new"}, codes
+
+
+def test_status_after_a_start_force_killed_midway_shows_the_run_it_leads_to(logs, capsys, tmp_path):
+    """``sequential status`` on a run whose ``start --force`` was SIGKILLed midway through putting the new run in
+    place: it says so and describes the new run (the one the next update completes and then records a look of),
+    not the replaced one, whose batch files are partly gone; it writes nothing."""
+    root, truth = logs
+    d = tmp_path / "seq"
+    assert main([a.replace("{out}", str(d)) for a in map(str, _start(logs, ["--half-width", "0.05"]))]) == 0
+    order = json.loads((d / "state.json").read_text())["order"]
+    assert main(["sequential", "update", str(d), str(write_lm_eval_samples(
+        truth, tmp_path / "b1", models=[truth.model_ids[24]], items=order[:25]))]) == 0
+    force = [a.replace("{out}", str(d)) for a in map(str, _start(logs, ["--half-width", "0.04"]))]
+    force[force.index("--initial") + 1] = "30"
+    p = subprocess.Popen([PY, "-c", _KILLED_AFTER, "items.csv", *force, "--force"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, env=ENV)
+    assert p.communicate(timeout=300) and p.returncode == -signal.SIGKILL
+    assert json.loads((d / "state.json").read_text())["looks"]  # the replaced run's state, still in place
+    before = _contents(d)
+    capsys.readouterr()
+    code, out, err = _run(["sequential", "status", d], capsys)
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0] == (f"note: a command on {d} (process {p.pid}) was stopped midway through writing the run "
+                        "below; the next `effstats sequential update` on it completes that write first")
+    assert lines[1] == f"{d}: rule precision, half-width ≤ 0.04; no results yet"
+    assert lines[2].startswith("looks: 0; items used: 0 of at most ")
+    assert lines[-1] == f"decision: continue; next batch: 30 items in {d / 'batch_001'}"
+    code, out, _ = _run(["sequential", "status", d, "--json"], capsys)
+    doc = json.loads(out)
+    assert (doc["looks"], doc["next_items"], doc["half_width"], doc["pending"]) == (0, 30, 0.04, p.pid)
+    assert _contents(d) == before and (d / ".effstats_swap.json").is_file()  # status wrote nothing
+    new_order = json.loads(next(d.glob(".state.json.*.tmp")).read_text())["order"]
+    code, out, err = _run(["sequential", "update", d, write_lm_eval_samples(
+        truth, tmp_path / "b2", models=[truth.model_ids[24]], items=new_order[:30])], capsys)
+    assert code == 0 and "look 1" in out, err  # the run status described
+    code, out, _ = _run(["sequential", "status", d, "--json"], capsys)
+    assert (json.loads(out)["looks"], json.loads(out)["pending"]) == (1, None)

@@ -402,11 +402,20 @@ def _status(args: argparse.Namespace) -> None:
     from .._shared import _level_percent
     from ._sequential import SequentialRun
 
-    run = SequentialRun._read(args.state, reference=args.reference, clean=False)
+    from ._files import pending_state, run_folder
+    from ._io import check_path
+
+    # a start --force or an update a kill cut short midway: the next command on the run completes it before
+    # anything else, so the run to describe is the one it leads to (its state, written in full, not yet renamed)
+    pending = pending_state(run_folder(check_path(args.state, "directory"), "state.json"))
+    run = SequentialRun._read(args.state if pending is None else pending[0], reference=args.reference, clean=False)
     s = run._status()
     if args.json:
-        print(json.dumps({"directory": str(run._directory), **s}))
+        print(json.dumps({"directory": str(run._directory), **s, "pending": None if pending is None else pending[1]}))
         return
+    if pending is not None:
+        print(f"note: a command on {run._directory} (process {pending[1]}) was stopped midway through writing the "
+              "run below; the next `effstats sequential update` on it completes that write first")
     if s["rule"] == "efficacy":
         rule = f"efficacy against {line_text(str(s['against']))}"
     elif s["rule"] == "precision":

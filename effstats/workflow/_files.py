@@ -18,12 +18,13 @@ import re
 from pathlib import Path, PurePosixPath
 from typing import Any, Iterator
 
-from .._shared import SWAP, exists_or_link, finish_swap, folder_lock, recorded_files, swap_files
+from .._shared import SWAP, exists_or_link, finish_swap, folder_lock, pending_swap, recorded_files, swap_files
 from ._io import REFERENCE_CACHE, json_text, output_dir, read_json
 from ._names import HELM_INSTANCES, ITEMS_JSON, LM_EVAL_SAMPLES
 from ._schema import MANIFEST as MANIFEST_SCHEMA, STATE as STATE_SCHEMA, safe_relative
 
 __all__ = ["KINDS", "owned_files", "remove_files", "refuse_existing", "locked", "safe_relative", "report_in_manifest",
+           "pending_state",
            "run_folder", "real_folder", "refuse_report", "report_record", "report_files", "recover", "swap_files"]
 
 # the record file of each kind of run, and what the messages call it
@@ -297,6 +298,15 @@ def recover(d: Path) -> None:
             for sub in sorted(reports.iterdir()):
                 if sub.is_dir() and not sub.is_symlink() and (sub / SWAP).is_file():
                     finish_swap(sub, _written)
+
+
+def pending_state(d: Path) -> tuple[Path, int] | None:
+    """The state file a swap a kill cut short in ``d`` is putting in place (the temporary file, written in full)
+    and the pid of the process that wrote it, where the next command's :func:`recover` completes that swap; None
+    where there is none, or its state is in place already."""
+    doc = pending_swap(d, _written)
+    tmp = next((Path(d) / t for t, r in (doc or {}).get("rename", []) if r == "state.json"), None)
+    return None if tmp is None or not tmp.is_file() else (tmp, doc["pid"])
 
 
 def _written(rel: Any) -> bool:
