@@ -49,30 +49,40 @@ def _selection(logs, capsys, sel: Path) -> Path:
 
 # one process runs the command once per file-system step it takes (each temporary file flushed to disk, each rename,
 # each removal), each time in a child of its own over a copy of the folder OLD, which SIGKILLs itself right after
-# that step; it prints the children's exit statuses (the last, 0, is the run no kill met)
+# that step; it prints the children's exit statuses (the last, 0, is the run no kill met). It runs the command once
+# itself first, over a copy of its own and with the steps counted but no kill, so that each child starts with the
+# command's modules loaded instead of importing them all again before its steps; it checks that it forked a child
+# per step of that run and the one no kill met
 _SWEEP = """
-import itertools, json, os, shutil, signal, sys
+import contextlib, itertools, json, os, shutil, signal, sys
 from effstats.cli import main
 old, work, argv = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
-def killed_at(at):
-    count = itertools.count(1)
-    for name in ("fsync", "replace", "unlink"):
-        def act(*args, real=getattr(os, name), **kwargs):
-            out = real(*args, **kwargs)
-            if next(count) == at:
-                os.kill(os.getpid(), signal.SIGKILL)
-            return out
-        setattr(os, name, act)
-codes = []
+steps = {"count": itertools.count(1), "at": 0}
+for name in ("fsync", "replace", "unlink"):
+    def act(*args, real=getattr(os, name), **kwargs):
+        out = real(*args, **kwargs)
+        if next(steps["count"]) == steps["at"]:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return out
+    setattr(os, name, act)
+first = os.path.join(work, "first")
+shutil.copytree(old, first, symlinks=True)
+steps["count"] = itertools.count(1)
+with open(os.devnull, "w") as null, contextlib.redirect_stdout(null), contextlib.redirect_stderr(null):
+    if main([a.replace("{out}", first) for a in argv]) != 0:
+        sys.exit("the command without a kill did not end with status 0")
+taken, codes = next(steps["count"]) - 1, []
 while (not codes or codes[-1] != 0) and len(codes) < 200:
     d = os.path.join(work, str(len(codes) + 1))
     shutil.copytree(old, d, symlinks=True)
     pid = os.fork()
     if pid == 0:
-        killed_at(len(codes) + 1)
+        steps["count"], steps["at"] = itertools.count(1), len(codes) + 1
         sys.stdout, sys.stderr = open(os.devnull, "w"), open(d + ".err", "w")
         os._exit(main([a.replace("{out}", d) for a in argv]))
     codes.append(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+if len(codes) != taken + 1:
+    sys.exit(f"{len(codes) - 1} children killed after a step, where the command's own run took {taken} steps")
 print(json.dumps(codes))
 """
 
