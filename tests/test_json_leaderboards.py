@@ -270,3 +270,14 @@ def test_openllm_json_model_args_given_as_an_object_name_the_model(tmp_path):
     wide = read_openllm_json(folder)
     assert "org/model-2" in wide.index and "model-2" not in wide.index
     assert wide.loc["org/model-2", "ARC"] == _scores()[2, 0]
+
+
+def test_an_audit_written_inside_its_results_folder_is_not_read_as_results(tmp_path, capsys):
+    folder = _openllm(tmp_path)
+    for _ in range(2):  # the second run reads the folder holding the first's report and its record
+        code = main(["audit", str(folder), "--out", str(folder / "audit"), "--n-boot", "20", "--no-progress",
+                     "--force"])
+        err = capsys.readouterr().err
+        assert code == 0, err
+    assert (folder / "audit" / ".effstats_audit.json").is_file()
+    assert read_openllm_json(folder).shape == (len(MODELS), 4)

@@ -618,9 +618,9 @@ def test_zero_one_results_off_by_floating_point_noise_get_the_interval_of_exact_
     assert reports["exact"].loc["few", "low"] == pytest.approx(low, abs=1e-4) and low > 0
 
 
-def test_results_without_samples_logs_and_data_frames_get_a_hint(tmp_path):
-    """A folder of lm-eval results_*.json only is a run without --log_samples; a DataFrame goes through
-    ResponseMatrix.from_long: each error says so."""
+def test_results_without_samples_logs_get_a_hint_and_data_frames_are_tables(tmp_path):
+    """A folder of lm-eval results_*.json only is a run without --log_samples, and the error says so; a DataFrame
+    is read as a table is, and other objects are refused naming what is accepted."""
     import pandas as pd
 
     (tmp_path / "org__m").mkdir()
@@ -628,6 +628,8 @@ def test_results_without_samples_logs_and_data_frames_get_a_hint(tmp_path):
     with pytest.raises(ValueError, match=r"results_\*\.json files only: run lm_eval with --log_samples"):
         read_results(tmp_path, name="new_results")
     df = pd.DataFrame({"model": ["m"], "item": ["t/0"], "score": [1.0]})
-    with pytest.raises(ValueError, match=r"got DataFrame; for a long pandas DataFrame pass "
-                                         r"effstats\.ResponseMatrix\.from_long\(df, model="):
-        read_results(df, name="new_results")
+    rm = read_results(df, name="new_results")
+    assert list(rm.model_ids) == ["m"] and list(rm.item_ids) == ["t/0"] and rm.values.tolist() == [[1.0]]
+    with pytest.raises(ValueError, match=r"^new_results: expected a path, a ResponseMatrix or a pandas DataFrame, "
+                                         r"got dict$"):
+        read_results(df.to_dict(), name="new_results")

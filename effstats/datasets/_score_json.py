@@ -55,7 +55,8 @@ def read_openllm_json(paths: Any, *, duplicates: str = "last") -> pd.DataFrame:
     Parameters
     ----------
     paths : str, Path or list of them
-        A results JSON file, a folder (searched recursively for ``*.json``) or a list of files.
+        A results JSON file, a folder (searched recursively for ``*.json``, hidden files such as an audit's own
+        ``.effstats_audit.json`` left out) or a list of files.
     duplicates : {"last", "first", "mean", "error"}, default="last"
         Models listed more than once: keep the last row, the first, their mean, or refuse. Keeping one row or
         the mean is said in a ``UserWarning``.
@@ -98,7 +99,8 @@ def read_openllm_json(paths: Any, *, duplicates: str = "last") -> pd.DataFrame:
     _check_duplicates(duplicates)
     if isinstance(paths, (str, Path)):
         p = _check_path(paths, directory_ok=True)
-        files = [f for f in _find(p, lambda name: name.endswith(".json")) if f.is_file()] if p.is_dir() else [p]
+        files = ([f for f in _find(p, lambda name: name.endswith(".json") and not name.startswith(".")) if f.is_file()]
+                 if p.is_dir() else [p])
     elif isinstance(paths, (list, tuple)):
         files = [_check_path(f) for f in paths]
     else:
