@@ -415,6 +415,7 @@ def test_a_new_run_under_another_adapter_spec_is_a_protocol_change(tmp_path, cap
     _change_adapter(new, num_train_trials=3, max_eval_instances=50, model_deployment="elsewhere/m6")
     code, _, err = _run(["estimate", tmp_path / "sel", new, "--restrict-to-manifest"], capsys)
     assert code == 0 and "adapter spec" not in err, err
+    assert "made otherwise" not in (tmp_path / "sel" / "estimate" / "new" / "estimate.md").read_text()
     _change_adapter(new, max_train_instances=5, temperature=0.7)
     code, _, err = _run(["estimate", tmp_path / "sel", new, "--restrict-to-manifest"], capsys)
     line = _one_line_error(code, err, "NEW_RESULTS: task boolq: HELM adapter spec differs from the reference runs' "
@@ -424,6 +425,10 @@ def test_a_new_run_under_another_adapter_spec_is_a_protocol_change(tmp_path, cap
     code, out, err = _run(["estimate", tmp_path / "sel", new, "--restrict-to-manifest", "--allow-protocol-change",
                            "--force"], capsys)
     assert code == 0 and "warning: NEW_RESULTS: task boolq: HELM adapter spec differs" in err, err
+    report = (tmp_path / "sel" / "estimate" / "new" / "estimate.md").read_text()
+    assert "**The new runs were made otherwise than the reference runs** (allow_protocol_change" in report
+    assert "task boolq: HELM adapter spec differs from the reference runs' in max_train_instances" in report
+    assert "made otherwise" in (tmp_path / "sel" / "estimate" / "new" / "estimate.html").read_text()
     # the same record guards a sequential run's batches
     code, _, err = _run(["sequential", "start", tmp_path / "runs", "--half-width", "0.05", "--initial", "30",
                          "--batch", "30", "--out", tmp_path / "seq"], capsys)

@@ -159,6 +159,8 @@ def test_the_cli_refuses_in_one_line_and_takes_allow_protocol_change(truth, chos
     p = subprocess.run(cmd + [str(new), "--out", str(tmp_path / "b"), "--allow-protocol-change"],
                        capture_output=True, text=True)
     assert p.returncode == 0 and "prompt_hash differs" in p.stderr, p.stderr
+    report = (tmp_path / "b" / "estimate.md").read_text()
+    assert "**The new runs were made otherwise than the reference runs**" in report and "prompt_hash" in report
 
 
 def test_a_sequential_update_refuses_other_documents(truth, chosen):

@@ -61,6 +61,9 @@ class Estimate:
         given ``tasks``.
     n_left_out : int, default=0
         Items of the new results outside the manifest that ``restrict_to_manifest=True`` left out.
+    protocol_changes : tuple of str, default=()
+        How the new runs were made otherwise than the reference runs, where ``allow_protocol_change=True`` scored
+        them (another prompt or few-shot count in lm-eval logs, another HELM adapter spec): the report says so.
 
     Attributes
     ----------
@@ -97,6 +100,7 @@ class Estimate:
     unranked: pd.Index = field(default_factory=lambda: pd.Index([]))
     scored_tasks: pd.Index = None
     n_left_out: int = 0
+    protocol_changes: tuple = ()
     _combined: _Combined = field(default=None, repr=False)
     _parts: list = field(default=None, repr=False)
 
@@ -332,6 +336,11 @@ class Estimate:
                  f"Intervals at {pct} %; rank 1 is the best of {len(self.leaderboard) + 1} models (the ranked "
                  "references and the new model).",
                  ""]
+        if self.protocol_changes:
+            lines += ["**The new runs were made otherwise than the reference runs** (allow_protocol_change, "
+                      f"--allow-protocol-change): {'; '.join(map(md_text, self.protocol_changes[:5]))}"
+                      f"{' …' if len(self.protocol_changes) > 5 else ''}. The estimate and the rank compare runs made "
+                      "differently.", ""]
         if sel.method == "auto":
             kinds = {p.task: ("design-based interval" if p.design_based else
                               "model-based interval, cross-validated over the reference models")
@@ -757,7 +766,7 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
     kept = pd.Index(np.concatenate([f.items.to_numpy(dtype=object) for f in fits.values()]))
     _refuse_missing_tasks(new, fits, selection, tasks is not None, failed)
     new = new.subset(items=np.flatnonzero(new_ids.isin(kept)))  # results on the tasks left out are not read
-    check_lm_eval_provenance(selection.reference, new, bool(allow_protocol_change))
+    protocol = check_lm_eval_provenance(selection.reference, new, bool(allow_protocol_change))
     warn_unobserved_strata(fits, new)  # before the warning below says such items are estimated from the others
     obs = pd.DataFrame(new.observed, index=new.model_ids, columns=new.item_ids).reindex(columns=kept, fill_value=False)
     n_missing = (~obs).sum(1)
@@ -795,6 +804,7 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
     return Estimate(model_ids=new.model_ids, leaderboard=board, selection=selection,
                     n_missing=pd.Series(n_missing.to_numpy(), index=new.model_ids), weights=weights,
                     unranked=pd.Index(unranked), scored_tasks=scored, n_left_out=n_left_out,
+                    protocol_changes=tuple(protocol),
                     _combined=combined, _parts=parts)
 
 

@@ -76,9 +76,10 @@ def lm_eval_provenance(rm: ResponseMatrix, items: Any = None, hashes: bool = Tru
 
 
 def check_lm_eval_provenance(reference: dict, new: ResponseMatrix, allow_protocol_change: bool = False,
-                             name: str = "new_results") -> None:
+                             name: str = "new_results") -> list[str]:
     """Refuse new lm-eval logs whose documents or targets differ from the reference logs' at the recorded items,
-    and (unless ``allow_protocol_change``) whose prompts or few-shot counts differ; warn of the rest.
+    and (unless ``allow_protocol_change``) whose prompts or few-shot counts differ; warn of the rest, and return
+    what differs (for the report: the estimate compares runs made differently).
 
     Raises
     ------
@@ -88,7 +89,7 @@ def check_lm_eval_provenance(reference: dict, new: ResponseMatrix, allow_protoco
     """
     rec = reference.get("lm_eval") if isinstance(reference, dict) else None
     if not rec or "task" not in new.items.columns:
-        return
+        return []
     protocol: list[str] = []
     if rec.get("hashes") and HASHES in new.items.columns:
         _check_hashes(rec["hashes"], new, allow_protocol_change, name, protocol)
@@ -118,6 +119,7 @@ def check_lm_eval_provenance(reference: dict, new: ResponseMatrix, allow_protoco
     if protocol:
         warnings.warn(f"{name}: {'; '.join(protocol[:3])}{' …' if len(protocol) > 3 else ''} (the estimate compares "
                       "runs made differently)", UserWarning, stacklevel=3)
+    return protocol
 
 
 def _warn_unchecked(want: dict, new: ResponseMatrix, name: str) -> None:
