@@ -528,16 +528,10 @@ def _journaled(folder: Path) -> set[str]:
     """The temporary files (absolute paths) that the swap journals (:func:`swap_files`) in ``folder`` and the two
     folders above it name (a journal names files in the folders below its own): each is a file a killed swap was
     putting in place, kept for the next command to complete that swap with."""
-    import json
-
     names: set[str] = set()
     p = Path(os.path.abspath(folder))
     for d in (p, *p.parents[:2]):
-        f = d / SWAP
-        try:
-            doc = json.loads(f.read_text(encoding="utf-8")) if f.is_file() and not f.is_symlink() else None
-        except (OSError, UnicodeDecodeError, ValueError, RecursionError):
-            continue
+        doc = _record_json(d / SWAP)
         pairs = doc.get("rename") if isinstance(doc, dict) else None
         if isinstance(pairs, list):
             names.update(os.path.normpath(d / pair[0]) for pair in pairs
@@ -560,17 +554,22 @@ def exists_or_link(p: Path) -> bool:
     return p.exists() or p.is_symlink()
 
 
+def _record_json(f: Path) -> Any:
+    """The JSON of the record file ``f`` (a run's record of its files, a swap journal); None where it is missing,
+    a link (it may name any file) or unreadable."""
+    import json
+
+    try:
+        return json.loads(f.read_text(encoding="utf-8")) if f.is_file() and not f.is_symlink() else None
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+        return None
+
+
 def recorded_files(folder: Path, record: str, fmt: str, known: Any) -> list[str]:
     """The files a record ``folder/record`` of format ``fmt`` lists among the ``known`` names a run writes (in the
     record's order, each once), the record itself last; none where the record is missing, a link (it may name any
     file), unreadable or not of that format: a run replaces or removes only what such a record says it wrote."""
-    import json
-
-    f = folder / record
-    try:
-        doc = json.loads(f.read_text(encoding="utf-8")) if f.is_file() and not f.is_symlink() else None
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
-        doc = None
+    doc = _record_json(folder / record)
     if not isinstance(doc, dict) or doc.get("format") != fmt or not isinstance(doc.get("files"), list):
         return []
     return list(dict.fromkeys(n for n in doc["files"] if n in known)) + [record]
@@ -720,13 +719,7 @@ def finish_swap(folder: Path, known: Any) -> None:
 def pending_swap(folder: Path, known: Any) -> dict | None:
     """The journal of a swap a process ended by a kill left half done in ``folder``, as :func:`finish_swap`
     completes it (None where there is none to complete: see there)."""
-    import json
-
-    f = Path(folder) / SWAP
-    try:
-        doc = json.loads(f.read_text(encoding="utf-8")) if f.is_file() and not f.is_symlink() else None
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
-        return None
+    doc = _record_json(Path(folder) / SWAP)
     if not isinstance(doc, dict) or doc.get("format") != _SWAP_FORMAT or not isinstance(doc.get("pid"), int) \
             or (doc["pid"] != os.getpid() and _alive(doc["pid"])):
         return None

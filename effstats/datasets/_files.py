@@ -51,10 +51,11 @@ def _find(root: Path, match: Callable[[str], bool]) -> list[Path]:
         if real in seen or real != top[:-1] and top.startswith(os.path.join(real, "")):
             continue
         for d, dirs, files in os.walk(start):
-            if os.path.realpath(d) in seen:
+            real = os.path.realpath(d)
+            if real in seen:
                 dirs[:] = []
                 continue
-            seen.add(os.path.realpath(d))
+            seen.add(real)
             dirs.sort()
             links = [name for name in dirs if os.path.islink(os.path.join(d, name))]
             pending += [os.path.join(d, name) for name in links]

@@ -163,12 +163,18 @@ def _warn_mixed_protocols(mixed: dict[str, set], arg: str) -> None:
         return
     said = []
     for task, specs in sorted(mixed.items())[:3]:
-        docs = [json.loads(p) if p else {} for p in specs]
-        keys = sorted({k for d in docs for k in d if any(o.get(k) != d.get(k) for o in docs)})
+        keys = differing_fields(*specs)
         said.append(f"{task} ({', '.join(keys[:4])}{' …' if len(keys) > 4 else ''})")
     warnings.warn(f"{arg}: the runs of {len(mixed)} scenario(s) ran under several adapter specs, differing in: "
                   f"{'; '.join(said)}{' …' if len(mixed) > 3 else ''}; their scores mix protocols, and a new run's "
                   "protocol is not checked there", UserWarning, stacklevel=3)
+
+
+def differing_fields(*protocols: str) -> list[str]:
+    """The fields, sorted, whose values differ between the protocols (:func:`_protocol`'s JSON, "" for none): a
+    field one of them lacks differs where another sets it."""
+    docs = [json.loads(p) if p else {} for p in protocols]
+    return sorted({k for d in docs for k in d if any(o.get(k) != d.get(k) for o in docs)})
 
 
 def _plain_json(v: Any) -> Any:

@@ -33,7 +33,7 @@ import pandas as pd
 from .._shared import _name_list, _plain
 from ..datasets._lm_eval_files import RUN_FIELDS
 from ..datasets._lm_eval_records import HASH_FIELDS, HASH_WIDTH, HASHES, MIXED
-from ..datasets.helm import ADAPTER
+from ..datasets.helm import ADAPTER, differing_fields
 from ..responses import ResponseMatrix
 
 _WHY = {"doc_hash": "another dataset revision or document order?",
@@ -141,7 +141,7 @@ def _adapter_difference(want: str, got: str) -> str:
     if got == MIXED:
         return "differs between the new runs"
     a, b = json.loads(want), json.loads(got) if got else {}
-    keys = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
+    keys = differing_fields(want, got)
     if not keys:  # equal values spelled otherwise (an older record): no difference
         return ""
     def value(d: dict, k: str) -> str:
