@@ -8,7 +8,7 @@ import lzma
 import zipfile
 from functools import partial
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import numpy as np
 import pandas as pd
@@ -116,19 +116,10 @@ def refuse_short_rows(p: Path, sep: str, header: list[str], compression: str | N
         return
     with _open_bytes(p, compression) as handle:
         f = getattr(handle, "handle", handle)
-        before, rest, first = 0, b"", True
-        while True:
-            block = f.read(_NUL_BLOCK)
-            data = rest + block
-            cut = data.rfind(b"\n") + 1 if block else len(data)
-            part, rest = data[:cut], data[cut:]
+        before, first = 0, True
+        for part, arr, starts, ends, last in _line_blocks(f):
             if b'"' in part:
                 break
-            arr = np.frombuffer(part, np.uint8)
-            ends = np.flatnonzero(arr == 10)
-            if not block and len(arr) and arr[-1] != 10:
-                ends = np.append(ends, len(arr))  # the last line, without its line feed
-            starts = np.r_[0, ends[:-1] + 1]
             seps = np.flatnonzero(arr == sep.encode()[0])
             fields = np.searchsorted(seps, ends) - np.searchsorted(seps, starts) + 1
             cr = (ends > starts) & (arr[np.maximum(ends - 1, 0)] == 13) if len(arr) else ends > starts
@@ -139,7 +130,7 @@ def refuse_short_rows(p: Path, sep: str, header: list[str], compression: str | N
                 k = int(np.argmax(short))
                 _short_row(name, p, before + k + 1, int(fields[k]), n)
             before += len(ends)
-            if not block:
+            if last:
                 return
     import csv
     import io
@@ -151,6 +142,25 @@ def refuse_short_rows(p: Path, sep: str, header: list[str], compression: str | N
         for row in rows:
             if row and len(row) < n:
                 _short_row(name, p, rows.line_num, len(row), n)
+
+
+def _line_blocks(f: Any) -> Iterator[tuple[bytes, np.ndarray, np.ndarray, np.ndarray, bool]]:
+    """The rest of the binary file ``f`` in blocks of whole lines: ``(part, its bytes as uint8, the lines' starts
+    and ends (the offsets of their line feeds, or the part's end for a last line without one), whether it is the
+    last)``, the lines counted by numpy a block at a time."""
+    rest = b""
+    while True:
+        block = f.read(_NUL_BLOCK)
+        data = rest + block
+        cut = data.rfind(b"\n") + 1 if block else len(data)
+        part, rest = data[:cut], data[cut:]
+        arr = np.frombuffer(part, np.uint8)
+        ends = np.flatnonzero(arr == 10)
+        if not block and len(arr) and arr[-1] != 10:
+            ends = np.append(ends, len(arr))  # the last line, without its line feed
+        yield part, arr, np.r_[0, ends[:-1] + 1].astype(np.int64), ends, not block
+        if not block:
+            return
 
 
 def record_line(p: Path, record: int, start: int = 0, sep: str = ",") -> int:
@@ -169,19 +179,10 @@ def record_line(p: Path, record: int, start: int = 0, sep: str = ",") -> int:
             if not block:
                 break
             line, left = line + block.count(b"\n"), left - len(block)
-        seen, offset, rest = 0, start, b""  # records before the part, its byte offset
-        while True:
-            block = f.read(_NUL_BLOCK)
-            data = rest + block
-            cut = data.rfind(b"\n") + 1 if block else len(data)
-            part, rest = data[:cut], data[cut:]
+        seen, offset = 0, start  # records before the part, its byte offset
+        for part, arr, starts, ends, last in _line_blocks(f):
             if b'"' in part or part.count(b"\r") != part.count(b"\r\n"):
                 break
-            arr = np.frombuffer(part, np.uint8)
-            ends = np.flatnonzero(arr == 10)
-            if not block and len(arr) and arr[-1] != 10:
-                ends = np.append(ends, len(arr))  # the last line, without its line feed
-            starts = np.r_[0, ends[:-1] + 1].astype(np.int64)
             filled = ends > starts
             # a line of white space only is no record: rare, each line starting with a space or a tab looked at
             first = arr[np.minimum(starts, len(arr) - 1)] if len(arr) else np.zeros(0, np.uint8)
@@ -191,7 +192,7 @@ def record_line(p: Path, record: int, start: int = 0, sep: str = ",") -> int:
             if seen + len(at) > record:
                 return line + int(at[record - seen])
             seen, line, offset = seen + len(at), line + len(ends), offset + len(part)
-            if not block:
+            if last:
                 return line  # past the last record
     import csv
     import io
@@ -208,6 +209,7 @@ def record_line(p: Path, record: int, start: int = 0, sep: str = ",") -> int:
                     return line + rows.line_num - 1
                 seen += 1
         return line + rows.line_num
+
 
 def _short_row(name: str, p: Path, line: int, fields: int, n: int) -> None:
     raise ValueError(f"{name}: {p.name}: line {line} has {fields} field{'' if fields == 1 else 's'}, the header {n}: "
