@@ -67,7 +67,7 @@ def _tilt_pass(eta: float, t: np.ndarray, a: np.ndarray, b: np.ndarray, r: int, 
         dens.append((h, z1))
         if i < t.size - 1:
             z2, w2 = gridpts(r, eta * rtl[i], al[i], bl[i])
-            h = _hupdate(eta, w2, t[i - 1], z1, h, t[i], z2)
+            h = _hupdate(eta, w2, t[i - 1], z1, h, t[i], z2, r=r)
             z1 = z2
     return _tilt_arrays(eta, t, a, b, dens, per)
 

@@ -263,7 +263,7 @@ def _upper_power(theta: float, info: np.ndarray, a: np.ndarray, b: np.ndarray, r
         if i < k - 1:
             mu = theta * rt[i]
             z2, w2 = gridpts(r, mu, al[i], bl[i])
-            h = _hupdate(theta, w2, info[i - 1], z1, h, info[i], z2, conserve, sym)
+            h = _hupdate(theta, w2, info[i - 1], z1, h, info[i], z2, conserve, sym, r=r)
             z1 = z2
     return tot
 
