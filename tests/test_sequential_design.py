@@ -117,6 +117,9 @@ def test_kernel_product_matches_the_direct_kernel(theta, i1, i2, lo, hi):
     np.testing.assert_allclose(got, want, rtol=1e-13, atol=0)
     if hi - lo > 10:  # the wide grids' middle is factored (checked above), except where a look adds a sliver
         assert _grid_run(18, theta * rt2, z2) is not None
+    if not theta and lo == -hi:  # symmetric bounds under H0: the half kernel of the rows z2 >= 0, mirrored
+        np.testing.assert_allclose(_hupdate(0.0, w1, i1, z1, h, i2, z1, sym=True, r=18), _hupdate(
+            0.0, w1, i1, z1, h, i2, z1), rtol=1e-13, atol=0)
 
 
 def test_zeroin_finds_roots_like_brent():

@@ -310,11 +310,16 @@ def _hupdate(theta: float, w2: np.ndarray, i1: float, z1: np.ndarray, h: np.ndar
     m2 = z2.size
     if sym and not conserve and not theta and m2 % 2 == 1 and m2 >= 3:
         mid = m2 // 2
-        x = _outer_diff(z2[mid:], r2, rows)
-        np.multiply(x, x, out=x)
-        x *= _MHALF
-        _exp(x, out=x)
-        half = x.dot(h)
+        run = None if r is None else _grid_run(r, 0.0, z2)
+        half = None
+        if run is not None and run[1] - max(run[0], mid) >= 40:  # the rows z2 >= 0 on the grid's middle
+            half = _run_dot(z2[mid:], r2, (max(run[0], mid) - mid, run[1] - mid), rows, h)
+        if half is None:
+            x = _outer_diff(z2[mid:], r2, rows)
+            np.multiply(x, x, out=x)
+            x *= _MHALF
+            _exp(x, out=x)
+            half = x.dot(h)
         out = np.empty(m2)
         out[mid:] = half
         out[:mid] = half[mid:0:-1]
