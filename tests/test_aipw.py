@@ -538,3 +538,49 @@ def test_tiny_graded_scores_are_not_read_as_zero_one_noise():
     tgt = np.vstack([rng.uniform(0.5e-10, 1.5e-10, 300), rng.uniform(0.5e-12, 1.5e-12, 300), rng.uniform(0, 1, 300)])
     pred = est.predict(tgt)
     assert pred[0] > 0 and pred[1] > 0 and 20 < pred[0] / pred[1] < 500
+
+
+def test_one_item_a_stratum_collapses_the_strata_for_the_variance():
+    """No stratum with two items has no within-stratum variance: every stratum takes the residuals' variance around
+    their mean over all the items (collapsed strata) on n - 1 degrees of freedom, never a standard error of 0."""
+    rng = np.random.default_rng(0)
+    resid = rng.normal(size=(3, 6))
+    sizes = np.array([10.0, 20.0, 30.0, 40.0, 50.0, 60.0])
+    w = sizes / sizes.sum()
+    var, df = _aipw._stratified_variance(resid, np.eye(6), np.ones(6), sizes, w, with_df=True)
+    want = (w**2 * (1 - 1 / sizes)).sum() * resid.var(axis=1, ddof=1)
+    np.testing.assert_allclose(var, want, rtol=1e-12)
+    np.testing.assert_array_equal(df, 5.0)
+    # the prior degree of freedom of StratifiedAIPW's strata does not bring back the 0 either
+    np.testing.assert_allclose(_aipw._stratified_variance(resid, np.eye(6), np.ones(6), sizes, w, borrow=1.0), want,
+                               rtol=1e-12)
+
+
+@pytest.mark.parametrize("graded", [True, False], ids=["graded", "zero-one"])
+def test_one_sampled_item_a_group_covers(graded):
+    """AIPW with as many groups as items (one sampled item each, groups of unequal size): a standard error like the
+    estimates' spread and 95 % intervals that cover, graded scores and 0/1 results alike (0 only for sampled results
+    all alike, whose interval is the exact one of their count)."""
+    rng = np.random.default_rng(0)
+    n_items, n_groups = 300, 10
+    if graded:
+        Y = rng.beta(0.6, 0.6, size=(31, n_items))
+    else:
+        Y = simulate_responses(31, n_items, rng=0).values.astype(float)
+    groups = np.repeat(np.arange(n_groups), np.geomspace(10, 50, n_groups).astype(int) + 1)[:n_items]
+    groups = np.concatenate([groups, np.full(n_items - len(groups), n_groups - 1)])[rng.permutation(n_items)]
+    truth = Y[30].mean()
+    est, se, hit, alike = [], [], [], []
+    for seed in range(150):
+        fitted = AIPW(n_groups, stratify=groups, random_state=seed).fit(Y[:30])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            p = fitted.predict_interval(Y[30:])
+        ci = p.confidence_interval(0.95)
+        est.append(p.statistic[0])
+        se.append(p.standard_error[0])
+        hit.append(ci.low[0] <= truth <= ci.high[0])
+        alike.append(np.ptp(Y[30, fitted.selected_]) == 0)
+    assert min(s for s, a in zip(se, alike) if not a) > 0
+    assert 0.7 < np.mean(se) / np.std(est) < 2.0
+    assert np.mean(hit) >= 0.9
