@@ -486,3 +486,24 @@ def test_adapter_specs_compare_by_value_and_what_cannot_be_checked_is_said(tmp_p
     spec.write_text(json.dumps(doc))
     code, _, err = _run(["select", tmp_path / "runs", "--budget", "30", "--out", tmp_path / "sel2"], capsys)
     assert code == 0 and "ran under several adapter specs, differing in: boolq (max_train_instances)" in err, err
+
+
+def test_helm_runs_whose_instance_ids_end_in_numbers_get_the_helm_run_text_and_no_lm_eval_file(tmp_path, capsys):
+    # instance ids "<scenario>/<n>" read as lm-eval documents too: the selection and the batch still list the HELM
+    # instances only, and say how to run helm-run
+    import loop_inputs as L
+
+    runs = L.write(L.digits(n_models=12, per_task=40, domains=("clean", "gauss_0.35")), "helm", tmp_path / "runs")
+    code, out, err = _run(["select", runs, "--budget", "20", "--method", "random", "--out", tmp_path / "sel",
+                           "--no-progress"], capsys)
+    assert code == 0, err
+    assert "helm-run" in out and "lm_eval" not in out, out
+    assert not (tmp_path / "sel" / "lm_eval_samples.json").exists()
+    manifest = json.loads((tmp_path / "sel" / "manifest.json").read_text())
+    assert manifest["lm_eval_samples"] is None and manifest["helm_instances"]
+    code, out, err = _run(["sequential", "start", runs, "--half-width", "0.1", "--out", tmp_path / "seq",
+                           "--no-progress"], capsys)
+    assert code == 0, err
+    assert "helm-run" in out and "lm_eval" not in out, out
+    assert not (tmp_path / "seq" / "batch_001" / "lm_eval_samples.json").exists()
+    assert (tmp_path / "seq" / "batch_001" / "helm_instances.json").exists()

@@ -137,7 +137,10 @@ class Selection:
 
     @property
     def lm_eval_samples(self) -> dict[str, list[int]] | None:
-        """``{task: [doc_id, ...]}`` for ``lm_eval --samples``, or None when the items are not lm-eval documents."""
+        """``{task: [doc_id, ...]}`` for ``lm_eval --samples``, or None when the items are not lm-eval documents
+        (HELM instances among them, whose ids may end in a number: :attr:`helm_instances` lists those)."""
+        if self.helm_instances is not None:
+            return None
         info = self.item_info.reindex(self.items)
         return samples_by_task(info["task"], info["doc_id"])
 

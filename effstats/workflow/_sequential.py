@@ -537,7 +537,9 @@ class SequentialRun(_AdaptiveRule, _Report):
     @property
     def lm_eval_samples(self) -> dict[str, list[int]] | None:
         """The next batch as ``{task: [doc_id, ...]}`` for ``lm_eval --samples`` (None when the items are not
-        lm-eval documents)."""
+        lm-eval documents, as HELM instances are: :attr:`helm_instances` lists those)."""
+        if self.state["reference"].get("layout") == "helm":
+            return None
         n0, n1 = self.n_evaluated, self.n_evaluated + len(self.next_items)
         return samples_by_task(self.state["tasks"][n0:n1], self.state["doc_ids"][n0:n1])
 
