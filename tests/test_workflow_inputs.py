@@ -633,3 +633,22 @@ def test_results_without_samples_logs_get_a_hint_and_data_frames_are_tables(tmp_
     with pytest.raises(ValueError, match=r"^new_results: expected a path, a ResponseMatrix or a pandas DataFrame, "
                                          r"got dict$"):
         read_results(df.to_dict(), name="new_results")
+
+
+def test_one_item_id_without_its_task_is_named_when_every_item_becomes_one_task(bench, tmp_path, capsys):
+    path = L.write(bench.subset(models=range(20)), "long-csv", tmp_path / "ref")
+    text = path.read_text()
+    assert "clean/1," in text
+    path.write_text(text.replace("clean/1,", "1,"))
+    code, out, err = _run(["select", path, "--budget", 30, "--method", "random", "--out", tmp_path / "sel",
+                           "--no-progress"], capsys)
+    assert code == 0, err
+    assert "1 task(s)" in out
+    said = [line for line in err.splitlines() if "name no task" in line]
+    assert len(said) == 1 and "'1': 1 of 300 item ids" in said[0] and "<task>/<id>" in said[0], err
+    # ids without any task, or whose folders are no tasks, say nothing
+    path.write_text(text.replace("clean/", "").replace("gauss_0.35/", "g"))
+    code, out, err = _run(["select", path, "--budget", 30, "--method", "random", "--out", tmp_path / "sel2",
+                           "--no-progress"], capsys)
+    assert code == 0, err
+    assert "name no task" not in err, err

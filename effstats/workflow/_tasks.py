@@ -87,13 +87,20 @@ def item_tasks(rm: ResponseMatrix) -> pd.DataFrame:
             doc = np.where(m["task"].to_numpy() == task, pd.to_numeric(m["doc"], errors="coerce"), np.nan)
             doc = pd.Series(doc).fillna(-1).astype(np.int64).to_numpy()
     else:
-        task, doc = (a.copy() for a in _tasks_of_ids(tuple(ids.tolist())))
+        task, doc, lone = _tasks_of_ids(tuple(ids.tolist()))
+        task, doc = task.copy(), doc.copy()
+        if lone:
+            warnings.warn(f"reference: {_name_list([repr(_plain(i)) for i in lone], limit=5)}: "
+                          f"{len(lone)} of {len(ids)} item ids name no task (<task>/<id>) while the others do: "
+                          "every item is read as one task 'all'; write those ids <task>/<id> to read the tasks",
+                          UserWarning, stacklevel=3)
     return pd.DataFrame({"task": task, "doc_id": doc}, index=rm.item_ids)
 
 
 @functools.lru_cache(maxsize=4)  # the ids' tuple and two arrays a set: about 24 bytes an item
-def _tasks_of_ids(ids: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
-    """Task and document index of every item id (:func:`item_tasks` without a ``task`` item column).
+def _tasks_of_ids(ids: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """Task and document index of every item id (:func:`item_tasks` without a ``task`` item column), and the ids
+    that name no task where most others do (those that make every item one task ``"all"``; else empty).
 
     A function of the ids alone, kept for the last few sets of ids: a selection, a sequential run's start and
     their checks of per-task options each ask it of the same reference items (tens of milliseconds on 14,000
@@ -101,7 +108,7 @@ def _tasks_of_ids(ids: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
     index = pd.Index(list(ids), dtype=object)
     m = _split_ids(index)
     if m["task"].notna().all():
-        return m["task"].to_numpy(), m["doc"].astype(np.int64).to_numpy()
+        return m["task"].to_numpy(), m["doc"].astype(np.int64).to_numpy(), []
     named = m["named"]
     if (named.notna().all() and named.str.contains("/", regex=False).any()
             and named.nunique() > max(_FEW_FOLDERS, len(ids) ** 0.5)):
@@ -110,8 +117,12 @@ def _tasks_of_ids(ids: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
         # folder's dataset
         named = named.str.partition("/")[0]
     if named.notna().all() and 2 * named.nunique() <= len(ids):
-        return named.to_numpy(), pd.to_numeric(m["doc"], errors="coerce").fillna(-1).astype(np.int64).to_numpy()
-    return np.full(len(ids), "all", dtype=object), np.full(len(ids), -1, np.int64)
+        return (named.to_numpy(), pd.to_numeric(m["doc"], errors="coerce").fillna(-1).astype(np.int64).to_numpy(),
+                [])
+    has = named.notna()
+    # most ids name a task that would hold two or more items on average: the few without one are likely a slip
+    lone = (index[~has].tolist() if 2 * has.sum() > len(ids) and 2 * named[has].nunique() <= has.sum() else [])
+    return np.full(len(ids), "all", dtype=object), np.full(len(ids), -1, np.int64), lone
 
 
 def _split_ids(ids: pd.Index) -> pd.DataFrame:
