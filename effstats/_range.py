@@ -147,25 +147,27 @@ def score_range(values: np.ndarray) -> tuple[float, float]:
     return float(np.nanmin(scores)), float(np.nanmax(scores))
 
 
-# a design-based estimate beyond the source models' scores by less than this many standard errors is within its
-# sampling error: a two-sided 95 % interval that still reaches the range
-_DESIGN_Z = 1.959963984540054
-
-
-def beyond_scores(est: Any, lo: float, hi: float, se: Any = None) -> np.ndarray:
+def beyond_scores(est: Any, lo: float, hi: float, interval: Any = None) -> np.ndarray:
     """Whether each estimate lies beyond the source models' scores ``[lo, hi]``: by more than floating-point noise,
-    or, for a design-based estimate with standard error ``se``, by more than its sampling error explains (its
-    two-sided 95 % interval, est ± 1.96 se, clear of the range). A design-based estimate of a model as good as the
-    best source lies above that source's score about half the time by sampling noise alone; a model-based one is
-    pulled towards the sources, so any excess flags it.
+    or, for a design-based estimate with its reported interval ``interval`` (``(low, high)``, arrays like ``est``),
+    by more than its sampling error explains: that interval clear of the range. A design-based estimate of a model as
+    good as the best source lies above that source's score about half the time by sampling noise alone; a model-based
+    one is pulled towards the sources, so any excess flags it. The interval is the one the result reports (its 95 %
+    ``confidence_interval``), not ``est ± 1.96 se``: a sample all right has a standard error of 0 and the exact
+    interval of its count, which may well reach the range.
 
     Examples
     --------
     >>> beyond_scores([0.86, 0.95, 0.5], 0.2, 0.81).tolist()
     [True, True, False]
-    >>> beyond_scores([0.86, 0.95, 0.5], 0.2, 0.81, se=[0.05, 0.05, 0.05]).tolist()
+    >>> beyond_scores([0.86, 0.95, 0.5], 0.2, 0.81, interval=([0.76, 0.85, 0.4], [0.96, 1.0, 0.6])).tolist()
     [False, True, False]
     """
     e = np.asarray(est, dtype=float)
-    margin = 1e-12 if se is None else 1e-12 + _DESIGN_Z * np.nan_to_num(np.asarray(se, dtype=float))
-    return (e < lo - margin) | (e > hi + margin)
+    eps = 1e-12
+    if interval is None:
+        return (e < lo - eps) | (e > hi + eps)
+    low, high = (np.broadcast_to(np.asarray(x, dtype=float), e.shape) for x in interval)
+    # a missing limit (NaN) says nothing: the estimate alone decides
+    low, high = np.where(np.isnan(low), e, low), np.where(np.isnan(high), e, high)
+    return (high < lo - eps) | (low > hi + eps)

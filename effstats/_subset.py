@@ -31,6 +31,7 @@ stratified mean).
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 import warnings
 from typing import Any, NamedTuple
@@ -785,9 +786,6 @@ class _SubsetEstimator(BaseEstimator):
             # fitted model's rounding); + 0.0 turns -0.0 into 0.0
             est = np.clip(np.asarray(est, dtype=float), *bounds) + 0.0
             se = self._design_se(o)
-            out = self._range_flags(o, ids, est, se, warn=False)  # a design-based interval holds out of range too
-            if census:
-                out = np.zeros_like(out)
             # Clopper-Pearson rather than Wilson at the effective size (Korn & Graubard), where the estimator says so
             exact = wilson if getattr(self, "_exact_interval", False) else None
             alike = self._alike(o)
@@ -800,10 +798,13 @@ class _SubsetEstimator(BaseEstimator):
                 exact = alike01 if exact is None else exact | alike01
                 minority = np.where(wilson, self._minority(o), 0.0)  # graded targets: their interval reads none
             floor = self._design_floor(o) if hasattr(self, "_design_floor") and not census else None
-            return SubsetPrediction(est, se, "design", None, bounds, ids, n_eff, wilson, **counts,
-                                    out_of_range=out, df=df, exact=exact, alike=alike, n_sampled=sampled,
-                                    population=population, alike_at=self._alike_at(o), n_minority=minority,
-                                    floor=floor)
+            pred = SubsetPrediction(est, se, "design", None, bounds, ids, n_eff, wilson, **counts, df=df,
+                                    exact=exact, alike=alike, n_sampled=sampled, population=population,
+                                    alike_at=self._alike_at(o), n_minority=minority, floor=floor)
+            # beyond the source models' scores by its own interval (a design-based interval holds out of range too)
+            ci = pred.confidence_interval(0.95)
+            out = self._range_flags(o, ids, est, (ci.low, ci.high), warn=False)
+            return dataclasses.replace(pred, out_of_range=np.zeros_like(out) if census else out)
         out = self._range_flags(o, ids, est)
         r = self.cv_residuals(n_splits)
         se = np.full(est.shape, float(np.sqrt(np.mean(r**2))))
@@ -817,10 +818,12 @@ class _SubsetEstimator(BaseEstimator):
         s = full.correctness("source_outputs").astype(float)
         return score_range(s if full.missing is None else np.where(full.missing, np.nan, s))
 
-    def _range_flags(self, o: _Outputs, ids: Any, est: np.ndarray, se: Any = None, warn: bool = True) -> np.ndarray:
+    def _range_flags(self, o: _Outputs, ids: Any, est: np.ndarray, interval: Any = None,
+                     warn: bool = True) -> np.ndarray:
         """Per-target out-of-range flags: outside the source models' range on the selected items, or an estimate
-        ``est`` beyond the source models' scores (the workflow's check of every method; with design-based standard
-        errors ``se``, beyond them by more than its sampling error, :func:`effstats._range.beyond_scores`), with
+        ``est`` beyond the source models' scores (the workflow's check of every method; with a design-based 95 %
+        ``interval`` (low, high), beyond them by more than its sampling error, that interval clear of them,
+        :func:`effstats._range.beyond_scores`), with
         one ``UserWarning`` naming the flagged targets (their model-based estimate extrapolates from the source
         models) unless ``warn`` is false."""
         from ._range import beyond_scores, range_check
@@ -835,7 +838,7 @@ class _SubsetEstimator(BaseEstimator):
         chk = range_check(s, t, model_ids=ids)
         lo, hi = self._source_score_range()
         # the same rule as the workflow's score check
-        beyond = beyond_scores(est, lo, hi, se)
+        beyond = beyond_scores(est, lo, hi, interval)
         flags = chk.out_of_range | beyond
         if warn and flags.any():
             names = [str(ids[i]) if ids is not None else str(i) for i in np.flatnonzero(flags)]

@@ -352,3 +352,27 @@ def test_a_design_based_estimate_of_a_copy_of_the_best_source_is_out_of_range_on
         flagged += p.out_of_range[0]
         assert p.out_of_range[1] and p.statistic[1] - 1.96 * p.standard_error[1] > scores.max()
     assert above >= 10 and flagged <= 6, (above, flagged)
+
+
+@pytest.mark.parametrize("cls", [AIPW, RandomDirect], ids=["aipw", "random"])
+def test_a_sample_all_right_is_beyond_the_source_scores_only_if_its_interval_is(cls):
+    """A target right on every one of 30 sampled items of 200: estimate 1 above the best source's 0.97, a standard
+    error of 0 and the exact interval of its count, [0.895, 1], which reaches the sources' scores: not flagged. With
+    the best source at 0.85, below that interval, it is."""
+    rng = np.random.default_rng(0)
+    src = (rng.uniform(size=(30, 200)) < np.linspace(0.5, 0.8, 30)[:, None]).astype(float)
+    est = cls(30, random_state=0).fit(src)
+    best = np.ones(200)
+    wrong = np.setdiff1d(np.arange(200), est.selected_)
+    for n_wrong, flagged in [(6, False), (30, True)]:
+        top = best.copy()
+        top[wrong[:n_wrong]] = 0.0  # right on every sampled item: on the sampled items, in the sources' range
+        fitted = cls(30, random_state=0).fit(np.vstack([src, top]))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            p = fitted.predict_interval(np.ones((1, 200)))
+        ci = p.confidence_interval(0.95)
+        assert p.statistic[0] == 1.0 and p.standard_error[0] < 1e-6
+        assert ci.low[0] < 0.9
+        assert (ci.low[0] > top.mean()) == flagged
+        assert bool(p.out_of_range[0]) == flagged, (n_wrong, ci.low[0], top.mean())

@@ -110,6 +110,18 @@ def _design_rows(p: "_TaskResult") -> np.ndarray:
     return np.zeros(n, bool) if kinds is None else np.asarray(kinds, dtype=object) == "design"
 
 
+def _interval_se(p: "_TaskResult") -> np.ndarray:
+    """Task ``p``'s standard error, a degenerate one of a design-based estimate (:func:`_degenerate`: every sampled
+    item alike, whose interval is the exact one of their count) replaced by the half-width of its 95 % interval over
+    the normal 97.5 % quantile, the standard error that interval implies."""
+    se = np.asarray(p.result.standard_error, float)
+    deg = _degenerate(p) & _design_rows(p)
+    if p.method == "all" or not deg.any():
+        return se
+    ci = _design_result(p).confidence_interval(0.95)
+    return np.where(deg, (np.asarray(ci.high, float) - np.asarray(ci.low, float)) / (2 * stats.norm.ppf(0.975)), se)
+
+
 def _design_result(p: "_TaskResult") -> Any:
     """The design-based prediction behind task ``p``'s design-based rows: its own, or its fallback's."""
     return p.result if p.design_based else getattr(p.result, "fallback", None)
@@ -319,8 +331,10 @@ def _score_range_flags(part: _TaskResult, reference: ResponseMatrix, on: np.ndar
     check flags (its own check warned for the others)."""
     lo, hi = score_range(np.where(reference.observed[:, on], reference.values[:, on], np.nan).astype(float))
     est = np.asarray(part.result.statistic, float)
-    # a design-based estimate beyond them within its sampling error is no sign of a model out of range
-    outside = beyond_scores(est, lo, hi, part.result.standard_error if part.design_based else None)
+    # a design-based estimate beyond them within its sampling error (its reported 95 % interval reaching them) is no
+    # sign of a model out of range
+    ci = part.result.confidence_interval(0.95) if part.design_based else None
+    outside = beyond_scores(est, lo, hi, None if ci is None else (ci.low, ci.high))
     own = np.zeros(len(est), bool) if part.out_of_range is None else part.out_of_range
     newly = outside & ~own & ~part.fell_back
     if newly.any() and not part.design_based:
@@ -443,12 +457,7 @@ class _Combined:
         floored = _floored(p) & _design_rows(p)
         if floored.any():
             se = np.where(floored, np.asarray(_design_result(p).floor, float), se)
-        deg = _degenerate(p) & _design_rows(p)
-        if deg.any():
-            ci = _design_result(p).confidence_interval(0.95)
-            se = np.where(deg, (np.asarray(ci.high, float) - np.asarray(ci.low, float)) / (2 * stats.norm.ppf(0.975)),
-                          se)
-        return se
+        return np.where(_degenerate(p) & _design_rows(p), _interval_se(p), se)
 
     def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
         level = check_confidence_level(confidence_level)

@@ -18,7 +18,7 @@ from ..responses import ResponseMatrix
 from ._copies import reread_reference
 from ._io import output_dir, read_new_results
 from ._provenance import check_lm_eval_provenance
-from ._combine import _ESTIMATOR_NAMES, _combine, _Combined, _TaskResult, warn_unobserved_strata
+from ._combine import _ESTIMATOR_NAMES, _combine, _Combined, _interval_se, _TaskResult, warn_unobserved_strata
 from ._files import REPORT_FILES, REPORT_RECORD, report_in_manifest, report_record
 from ._select import Selection, _fit_tasks, _observed_scores
 from ._names import LM_EVAL_SAMPLES, MANIFEST, _lm_eval_comma_note, _tasks_option
@@ -277,10 +277,10 @@ class Estimate:
         -------
         DataFrame
             Indexed by (model, task): ``weight`` (the task's weight in the whole-benchmark score), ``estimate``,
-            ``standard_error`` (the task estimator's own: 0 when the task's evaluated items are all alike, whose
-            interval is then its estimator's interval of their count: for AIPW the exact hypergeometric one),
-            ``low``,
-            ``high``, ``n_evaluated`` (chosen items with a result), ``n_chosen``,
+            ``standard_error`` (the task estimator's own; where the task's evaluated items are all alike, whose own
+            standard error is then 0 or within rounding of it and whose interval is its estimator's interval of their
+            count (for AIPW the exact hypergeometric one), the half-width of that 95 % interval over 1.96, the
+            standard error the interval implies), ``low``, ``high``, ``n_evaluated`` (chosen items with a result), ``n_chosen``,
             ``out_of_range`` and ``estimator`` (as in :meth:`to_frame`, for the task); last ``n_items``, the same
             as ``n_evaluated`` under its former name (not the task's size, which ``Selection.tasks``' ``n_items``
             is).
@@ -288,10 +288,11 @@ class Estimate:
         rows = []
         for p in self._parts:
             ci = p.result.confidence_interval(confidence_level)
+            se = _interval_se(p)
             for j, mid in enumerate(self.model_ids):
                 rows.append({"model": mid, "task": p.task, "weight": p.weight,
                              "estimate": float(np.asarray(p.result.statistic)[j]),
-                             "standard_error": float(np.asarray(p.result.standard_error)[j]),
+                             "standard_error": float(se[j]),
                              "low": float(np.asarray(ci.low)[j]), "high": float(np.asarray(ci.high)[j]),
                              "n_evaluated": int(p.n_evaluated[j]), "n_chosen": p.n_selected,
                              "out_of_range": pd.NA if p.out_of_range is None else bool(p.out_of_range[j]),
@@ -364,9 +365,9 @@ class Estimate:
                          f"[{r.low:.4f}, {r.high:.4f}] | {int(r['rank'])} | [{int(r.rank_low)}, {int(r.rank_high)}] | "
                          f"{int(r.n_evaluated)} | {oor} | "
                          f"{md_text(r.estimator)} |")
-        # the check is made at the 95 % level (estimate ± 1.96 s.e.), whatever the report's
+        # the check is made on the 95 % interval, whatever the report's level
         check = ("its 95 % interval" if abs(confidence_level - 0.95) < 1e-12 else
-                 "its estimate ± 1.96 s.e., the 95 % level whatever the level of the intervals above,")
+                 "its 95 % interval, whatever the level of the intervals above,")
         lines += ["", "*Out of range*: yes if the model's estimate on some task lies outside the reference models' "
                   f"range of scores on it (a design-based one by more than its sampling error: {check} "
                   "clear of the range), or the method's checks on the chosen items fire: its mean there lies "
