@@ -541,8 +541,9 @@ def test_tiny_graded_scores_are_not_read_as_zero_one_noise():
 
 
 def test_one_item_a_stratum_collapses_the_strata_for_the_variance():
-    """No stratum with two items has no within-stratum variance: every stratum takes the residuals' variance around
-    their mean over all the items (collapsed strata) on n - 1 degrees of freedom, never a standard error of 0."""
+    """A stratum with one item takes the variance of its nearest stratum with two, both strata's items around their
+    mean (collapsed strata); with no stratum of two, every stratum takes the variance of all the items around their
+    mean on n - 1 degrees of freedom, never a standard error of 0."""
     rng = np.random.default_rng(0)
     resid = rng.normal(size=(3, 6))
     sizes = np.array([10.0, 20.0, 30.0, 40.0, 50.0, 60.0])
@@ -554,13 +555,26 @@ def test_one_item_a_stratum_collapses_the_strata_for_the_variance():
     # the prior degree of freedom of StratifiedAIPW's strata does not bring back the 0 either
     np.testing.assert_allclose(_aipw._stratified_variance(resid, np.eye(6), np.ones(6), sizes, w, borrow=1.0), want,
                                rtol=1e-12)
+    # strata of 1, 2, 1, 1 and 2 items: the first joins the second, the third the second (the lower at a tie), the
+    # fourth the fifth; each group one variance estimate around its mean, one term of Satterthwaite's sum
+    resid = rng.normal(size=(2, 7))
+    h = np.array([0, 1, 1, 2, 3, 4, 4])
+    sizes, n_h = sizes[:5], np.array([1.0, 2.0, 1.0, 1.0, 2.0])
+    w = sizes / sizes.sum()
+    var, df = _aipw._stratified_variance(resid, np.eye(5)[h], n_h, sizes, w, with_df=True)
+    s2_a, s2_b = resid[:, :4].var(axis=1, ddof=1), resid[:, 4:].var(axis=1, ddof=1)
+    a = w**2 / n_h * (1 - n_h / sizes)
+    v_a, v_b = (a[0] + a[1] + a[2]) * s2_a, (a[3] + a[4]) * s2_b
+    np.testing.assert_allclose(var, v_a + v_b, rtol=1e-12)
+    np.testing.assert_allclose(df, (v_a + v_b) ** 2 / (v_a**2 / 3 + v_b**2 / 2), rtol=1e-12)
 
 
-@pytest.mark.parametrize("graded", [True, False], ids=["graded", "zero-one"])
-def test_one_sampled_item_a_group_covers(graded):
-    """AIPW with as many groups as items (one sampled item each, groups of unequal size): a standard error like the
-    estimates' spread and 95 % intervals that cover, graded scores and 0/1 results alike (0 only for sampled results
-    all alike, whose interval is the exact one of their count)."""
+@pytest.mark.parametrize("graded, k", [(True, 10), (True, 11), (False, 10)],
+                         ids=["graded", "graded, one of 2", "zero-one"])
+def test_one_sampled_item_a_group_covers(graded, k):
+    """AIPW with as many groups as items (one sampled item each, groups of unequal size), or one item more (one
+    group of two): a standard error like the estimates' spread and 95 % intervals that cover, graded scores and 0/1
+    results alike (0 only for sampled results all alike, whose interval is the exact one of their count)."""
     rng = np.random.default_rng(0)
     n_items, n_groups = 300, 10
     if graded:
@@ -572,7 +586,7 @@ def test_one_sampled_item_a_group_covers(graded):
     truth = Y[30].mean()
     est, se, hit, alike = [], [], [], []
     for seed in range(150):
-        fitted = AIPW(n_groups, stratify=groups, random_state=seed).fit(Y[:30])
+        fitted = AIPW(k, stratify=groups, random_state=seed).fit(Y[:30])
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             p = fitted.predict_interval(Y[30:])
