@@ -280,10 +280,10 @@ class Estimate:
             ``standard_error`` (the task estimator's own; where the task's evaluated items are all alike, whose own
             standard error is then 0 or within rounding of it and whose interval is its estimator's interval of their
             count (for AIPW the exact hypergeometric one), the half-width of that 95 % interval over 1.96, the
-            standard error the interval implies), ``low``, ``high``, ``n_evaluated`` (chosen items with a result), ``n_chosen``,
-            ``out_of_range`` and ``estimator`` (as in :meth:`to_frame`, for the task); last ``n_items``, the same
-            as ``n_evaluated`` under its former name (not the task's size, which ``Selection.tasks``' ``n_items``
-            is).
+            standard error the interval implies), ``low``, ``high``, ``n_evaluated`` (chosen items with a result),
+            ``n_chosen``, ``out_of_range`` and ``estimator`` (as in :meth:`to_frame`, for the task); last
+            ``n_items``, the same as ``n_evaluated`` under its former name (not the task's size, which
+            ``Selection.tasks``' ``n_items`` is).
         """
         rows = []
         for p in self._parts:
