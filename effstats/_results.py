@@ -60,10 +60,10 @@ def check_confidence_level(confidence_level: Any, name: str = "confidence_level"
 
 def normal_interval(statistic: Any, standard_error: Any, confidence_level: float = 0.95) -> ConfidenceInterval:
     """Two-sided Wald interval ``statistic ± z_{(1+level)/2} · standard_error`` (scalars or arrays)."""
-    from scipy.stats import norm
+    from scipy.special import ndtri
 
     level = check_confidence_level(confidence_level)
-    z = norm.ppf(0.5 + level / 2)
+    z = ndtri(0.5 + level / 2)
     est, se = np.asarray(statistic, dtype=float), np.asarray(standard_error, dtype=float)
     low, high = est - z * se, est + z * se
     if low.ndim == 0:

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy import special, stats
 
 from ._results import ConfidenceInterval, check_confidence_level, normal_interval
 from ._validation import check_array
@@ -363,13 +363,13 @@ class SubsetPrediction:
             if self.df is None:
                 low, high = normal_interval(self.statistic, self.standard_error, level)
             else:
-                q = stats.t.ppf(0.5 + level / 2, np.asarray(self.df, dtype=float))
+                q = special.stdtrit(np.asarray(self.df, dtype=float), 0.5 + level / 2)
                 low, high = self.statistic - q * self.standard_error, self.statistic + q * self.standard_error
             if self.n_effective is not None:
                 n = np.asarray(self.n_effective, dtype=float)
                 wilson = np.asarray(self.wilson, dtype=bool) if self.wilson is not None else True
                 ok = np.isfinite(n) & (n > 0) & wilson
-                z2 = stats.norm.ppf(0.5 + level / 2) ** 2
+                z2 = special.ndtri(0.5 + level / 2) ** 2
                 p = np.clip(np.asarray(self.statistic, dtype=float), 0.0, 1.0)
                 with np.errstate(divide="ignore", invalid="ignore"):
                     d = 1 + z2 / n
@@ -409,7 +409,7 @@ class SubsetPrediction:
             if self.floor is not None:
                 # graded scores whose strata's spread the sample has not shown: at least the interval of scores at
                 # the bounds (StratifiedHT's Notes)
-                half = stats.norm.ppf(0.5 + level / 2) * np.asarray(self.floor, dtype=float)
+                half = special.ndtri(0.5 + level / 2) * np.asarray(self.floor, dtype=float)
                 low, high = np.minimum(low, self.statistic - half), np.maximum(high, self.statistic + half)
         return ConfidenceInterval(np.clip(low, lo_b, hi_b), np.clip(high, lo_b, hi_b))
 

@@ -56,7 +56,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import linalg, special, stats
+from scipy import linalg, special
 from sklearn.base import clone, is_classifier
 
 from .._subset import _collapsed_strata, _impute, _item_groups, _SubsetEstimator
@@ -519,7 +519,7 @@ class AIPW(_SubsetEstimator):
         p = (k * np.clip(est, 0.0, 1.0) + 0.5) / (k + 1)
         z = special.ndtri(0.975)
         with np.errstate(divide="ignore", invalid="ignore"):
-            kish = p * (1 - p) / se**2 * (z / stats.t.ppf(0.975, np.maximum(df, 1.0))) ** 2
+            kish = p * (1 - p) / se**2 * (z / special.stdtrit(np.maximum(df, 1.0), 0.975)) ** 2
         kish = np.clip(kish, srs / 2, self._max_deff_inv * srs)
         minority = self._minority(o)
         graded = ~is_zero_one(y, axis=1)

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import special, stats
+from scipy import special
 
 from .._subset import _collapsed_strata, _collapsed_weights, _impute, _item_groups, _SubsetEstimator, _weighted_anchors
 from .._validation import check_option, check_positive_int, check_rng, is_zero_one
@@ -647,7 +647,7 @@ class StratifiedHT(_SubsetEstimator):
             srs = np.where(k < n, k / (1 - k / n), np.inf)
         with np.errstate(divide="ignore", invalid="ignore"):
             # Satterthwaite's degrees of freedom at the 95 % level, as StratifiedAIPW's (Korn & Graubard 1998)
-            kish = p * (1 - p) / se**2 * (special.ndtri(0.975) / stats.t.ppf(0.975, np.maximum(df, 1.0))) ** 2
+            kish = p * (1 - p) / se**2 * (special.ndtri(0.975) / special.stdtrit(np.maximum(df, 1.0), 0.975)) ** 2
         return np.where((se > 0) & (p > 0) & (p < 1), kish, srs)
 
 

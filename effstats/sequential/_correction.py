@@ -26,7 +26,7 @@ counts estimated from survey data. *Survey Methodology* 24(2), 193-201.
 from __future__ import annotations
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
 from .statistics import BinomialStatistic
 
@@ -67,7 +67,7 @@ def _effective_n(est: np.ndarray, se: np.ndarray, n: float, srs: float, minority
     p = (n * est + 0.5) / (n + 1)
     level = special.ndtr(z)
     with np.errstate(divide="ignore", invalid="ignore"):
-        t = stats.t.ppf(level, np.maximum(df, 1.0))
+        t = special.stdtrit(np.maximum(df, 1.0), level)
         # a zero residual variance (graded responses fitted exactly) takes its limit, the floor of the design effect
         kish = np.where(se > 0, np.clip(p * (1 - p) / se ** 2 * (z / t) ** 2, srs / 2, 4 * srs), 4 * srs)
     w = np.clip(minority, 0.0, 1.0)

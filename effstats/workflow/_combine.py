@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy import special, stats
 
 from .._range import beyond_scores, score_range
 from .._results import ConfidenceInterval, check_confidence_level
@@ -96,8 +96,8 @@ def _floored(p: "_TaskResult") -> np.ndarray:
     if floor is None:
         return np.zeros(n, bool)
     df = getattr(res, "df", None)
-    q = stats.norm.ppf(0.975) if df is None else stats.t.ppf(0.975, np.maximum(np.asarray(df, float), 1.0))
-    return stats.norm.ppf(0.975) * np.asarray(floor, float) > q * np.asarray(res.standard_error, float)
+    q = special.ndtri(0.975) if df is None else special.stdtrit(np.maximum(np.asarray(df, float), 1.0), 0.975)
+    return special.ndtri(0.975) * np.asarray(floor, float) > q * np.asarray(res.standard_error, float)
 
 
 def _design_rows(p: "_TaskResult") -> np.ndarray:
