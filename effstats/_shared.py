@@ -625,6 +625,10 @@ def temporary_copy(path: str | os.PathLike, text: str | bytes) -> Path:
 # for every command, so that no two of them write into one folder at once, whatever their kinds
 LOCK = ".effstats.lock"
 LOCK_WAIT = 60.0  # seconds a command waits for another one's lock on its folder before it is refused
+# the real paths of the folders whose lock this process holds (each with its count of holds): a swap journal in such a
+# folder or below is a killed process's, whatever its pid says (a pid is reused, after a restart above all), since
+# every command that writes one holds the lock until the journal is gone
+_HELD: dict[str, int] = {}
 
 
 @contextlib.contextmanager
@@ -654,9 +658,22 @@ def folder_lock(d: Path, name: str, wait: float | None = None) -> Any:
                     raise ValueError(f"{name}: another effstats command is writing into {d} ({LOCK} is held); run "
                                      "this one when it has finished") from None
                 time.sleep(0.1)
-        yield
+        real = os.path.realpath(d)
+        _HELD[real] = _HELD.get(real, 0) + 1
+        try:
+            yield
+        finally:
+            _HELD[real] -= 1
+            if not _HELD[real]:
+                del _HELD[real]
     finally:
         os.close(fd)  # closing the file releases the lock
+
+
+def _lock_held(folder: Path) -> bool:
+    """Whether this process holds the lock of ``folder`` or of a folder above it (:func:`folder_lock`)."""
+    real = os.path.realpath(folder)
+    return any(real == h or real.startswith(h.rstrip(os.sep) + os.sep) for h in _HELD)
 
 
 # the journal of a set of files being put in place together (:func:`swap_files`), in the folder they go into
@@ -709,8 +726,8 @@ def swap_files(folder: Path, files: list[tuple[Path, str | bytes | Path]], remov
 def finish_swap(folder: Path, known: Any) -> None:
     """Complete the swap of files a process ended by a kill left half done in ``folder`` (its journal, see
     :func:`swap_files`), where each file it names is one ``known(relative path)`` says such an output writes; a
-    journal of a process still running, a link, one naming any other file, or one renaming a file in a folder that
-    is a link (or a file) is left alone."""
+    journal of a process still running (unless this process holds the folder's lock), a link, one naming any other
+    file, or one renaming a file in a folder that is a link (or a file) is left alone."""
     doc = pending_swap(folder, known)
     if doc is not None:
         _complete(Path(folder), doc)
@@ -718,10 +735,11 @@ def finish_swap(folder: Path, known: Any) -> None:
 
 def pending_swap(folder: Path, known: Any) -> dict | None:
     """The journal of a swap a process ended by a kill left half done in ``folder``, as :func:`finish_swap`
-    completes it (None where there is none to complete: see there)."""
+    completes it (None where there is none to complete: see there). Where this process holds the folder's lock
+    the journal's process has ended, whatever runs under its pid now."""
     doc = _record_json(Path(folder) / SWAP)
     if not isinstance(doc, dict) or doc.get("format") != _SWAP_FORMAT or not isinstance(doc.get("pid"), int) \
-            or (doc["pid"] != os.getpid() and _alive(doc["pid"])):
+            or (doc["pid"] != os.getpid() and not _lock_held(folder) and _alive(doc["pid"])):
         return None
     pairs, gone = doc.get("rename"), doc.get("remove")
     if not (isinstance(pairs, list) and isinstance(gone, list)

@@ -296,6 +296,114 @@ def test_an_estimate_after_a_select_force_killed_midway_reads_the_new_selection(
     _listed_iff_present(sel)
 
 
+@pytest.mark.parametrize("reader", ["estimate", "load"])
+def test_a_killed_swap_whose_pid_another_process_took_is_completed(logs, capsys, tmp_path, reader):
+    """``select --force`` SIGKILLed once the new items' file is in place, its pid then taken by a live process (a
+    pid is reused, after a restart above all): the next command holds the folder's lock, which every writer holds
+    until its journal is gone, so the journal is a dead process's and is completed, as is :meth:`Selection.load`'s
+    reading of a folder no command holds; the new selection is read whole, never its manifest beside the old
+    items."""
+    root, truth = logs
+    sel = tmp_path / "sel"
+    _selection(logs, capsys, sel)
+    p = subprocess.run([PY, "-c", _KILLED_AFTER, "lm_eval_samples.json", "select", str(root / "ref"), "--budget", "40",
+                        "--seed", "2", "--out", str(sel), "--force", "--no-progress"],
+                       capture_output=True, text=True, timeout=300, env=ENV)
+    assert p.returncode == -signal.SIGKILL, p.stderr
+    live = subprocess.Popen([PY, "-c", "import time; time.sleep(300)"])
+    try:
+        journal = json.loads((sel / ".effstats_swap.json").read_text())
+        for pair in journal["rename"]:
+            moved = pair[0].replace(f".{journal['pid']}.", f".{live.pid}.", 1)
+            if (sel / pair[0]).exists():
+                (sel / pair[0]).rename(sel / moved)
+            pair[0] = moved
+        journal["pid"] = live.pid
+        (sel / ".effstats_swap.json").write_text(json.dumps(journal))
+        samples = json.loads((sel / "lm_eval_samples.json").read_text())
+        items = [f"{task}/{doc}" for task, docs in samples.items() for doc in docs]
+        assert len(items) == 40
+        if reader == "estimate":
+            write_lm_eval_samples(truth, tmp_path / "new40", models=[truth.model_ids[25]], items=items)
+            code, _, err = _run(["estimate", sel, tmp_path / "new40", "--no-progress"], capsys)
+            assert code == 0, err
+        assert sorted(Selection.load(sel).items) == sorted(items)
+        assert not (sel / ".effstats_swap.json").exists() and not list(sel.rglob("*.tmp"))
+    finally:
+        live.kill()
+        live.wait()
+
+
+def test_an_estimate_of_a_selection_replaced_meanwhile_is_not_filed_as_the_new_ones(logs, capsys, tmp_path):
+    """An estimate computed from a selection that a ``select --force`` replaced before its report was written
+    (the two commands raced): the report is refused, not put in the new selection's report folder, and the new
+    manifest lists no report."""
+    from effstats.workflow import estimate
+
+    root, _ = logs
+    sel = tmp_path / "sel"
+    new = _selection(logs, capsys, sel)
+    est = estimate(sel, new)
+    code, _, err = _run(["select", root / "ref", "--budget", 40, "--seed", 2, "--out", sel, "--force",
+                         "--no-progress"], capsys)
+    assert code == 0, err
+    with pytest.raises(ValueError, match=r"^manifest: the selection in .* was replaced while this estimate ran"):
+        est._save(sel / "estimate" / "new", selection=sel)
+    assert not (sel / "estimate").exists()
+    assert not [f for f in json.loads((sel / "manifest.json").read_text())["files"] if f.startswith("estimate/")]
+    assert len(Selection.load(sel).items) == 40
+
+
+def test_an_audit_without_force_completes_a_killed_audits_swap_before_it_refuses_the_folder(tmp_path, capsys):
+    """``audit --force`` SIGKILLed once its new scores are in place, then ``audit`` without --force into that
+    folder: it completes the swap first (the folder holds the killed audit's report whole, no journal, no staged
+    file) and then refuses the folder for the report it holds."""
+    import pandas as pd
+
+    out = tmp_path / "aud"
+    for k in range(2):
+        x = (np.random.default_rng(k).random((6, 4)) * 0.5 + np.linspace(0.4, 0, 6)[:, None]).round(3)
+        pd.DataFrame(x, index=pd.Index([f"m{i}" for i in range(6)], name="model"),
+                     columns=[f"T{j}" for j in range(4)]).to_csv(tmp_path / f"board{k}.csv")
+    audit = ["audit", "--out", str(out), "--n-boot", "20", "--no-progress"]
+    assert main([*audit, str(tmp_path / "board0.csv")]) == 0
+    p = subprocess.run([PY, "-c", _KILLED_AFTER, "scores.csv", *audit, str(tmp_path / "board1.csv"), "--force"],
+                       capture_output=True, text=True, timeout=300, env=ENV)
+    assert p.returncode == -signal.SIGKILL, p.stderr
+    assert (out / ".effstats_swap.json").is_file()
+    capsys.readouterr()
+    assert main([*audit, str(tmp_path / "board1.csv")]) == 2
+    assert "already holds" in capsys.readouterr().err
+    assert not (out / ".effstats_swap.json").exists() and not list(out.glob("*.tmp"))
+    assert main([*audit, str(tmp_path / "board1.csv"), "--force", "--out", str(tmp_path / "again")]) == 0
+    assert {f.name: f.read_bytes() for f in out.iterdir() if f.suffix in (".csv", ".md")} == {
+        f.name: f.read_bytes() for f in (tmp_path / "again").iterdir() if f.suffix in (".csv", ".md")}
+
+
+def test_files_a_command_killed_before_its_journal_staged_are_removed_by_the_next_command(logs, capsys, tmp_path):
+    """The staged copies a ``select --force`` killed before its journal left (the reference copy can be hundreds of
+    megabytes) go with the next command on the folder, not when a later run writes the same names; another file
+    of that form whose name no run writes, and a staged file of a live process, stay."""
+    from effstats.workflow._io import REFERENCE_CACHE
+
+    root, truth = logs
+    sel = tmp_path / "sel"
+    new = _selection(logs, capsys, sel)
+    dead = subprocess.run([PY, "-c", "import os; print(os.getpid())"], capture_output=True, text=True).stdout.strip()
+    staged = [sel / f".{REFERENCE_CACHE}.{dead}.k2j4x9q1.tmp", sel / f".manifest.json.{dead}.a8b7c6d5.tmp"]
+    live = subprocess.Popen([PY, "-c", "import time; time.sleep(300)"])
+    try:
+        kept = [sel / f".notes.txt.{dead}.a8b7c6d5.tmp", sel / f".manifest.json.{live.pid}.a8b7c6d5.tmp"]
+        for f in staged + kept:
+            f.write_bytes(b"staged")
+        code, _, err = _run(["estimate", sel, new, "--no-progress"], capsys)
+        assert code == 0, err
+        assert not any(f.exists() for f in staged) and all(f.is_file() for f in kept)
+    finally:
+        live.kill()
+        live.wait()
+
+
 def test_a_swap_whose_last_file_is_gone_removes_nothing_again(tmp_path):
     """A journal whose last staged file (the record) is gone: the swap had reached its last rename, after its
     removals; completing it removes no file again (one of the same name put there since stays)."""

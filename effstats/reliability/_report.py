@@ -11,6 +11,7 @@ and the Mean Win Rate's sensitivity to clones and removals.
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import sys
@@ -23,8 +24,8 @@ import numpy as np
 import pandas as pd
 
 from .._escape import csv_safe
-from .._shared import (_cpus, _Forked, _tie_ranks, exists_or_link, finish_swap, folder_lock, recorded_files,
-                       swap_files)
+from .._shared import (SWAP, _cpus, _Forked, _tie_ranks, exists_or_link, finish_swap, folder_lock,
+                       recorded_files, swap_files)
 from .._validation import check_flag, check_fraction, check_positive_int
 from ._advice import _recommendations
 from ._benchmark import Benchmark
@@ -790,6 +791,10 @@ def audit(data: Any, out: str | Path | None = None, *, format: str = "auto", tab
         raise ValueError(f"--scale: expected 'auto', 'fraction', 'percent' or 'as-is', got {scale!r}")
     if out is not None:  # before the bootstrap: a refused folder costs no waiting
         force = check_flag(force, "force")
+        if (Path(out) / SWAP).is_file():  # a save a kill cut short: completed before the folder is judged by it
+            with contextlib.suppress(ValueError):  # another command holds the lock: the save checks again under it
+                with folder_lock(Path(out), "--out", wait=0):
+                    finish_swap(Path(out), _ours)
         _refuse_foreign(Path(out), _OUTPUTS, data, foreign=False)
         _refuse_foreign(Path(out), _OUTPUTS[:5] + ("rank_intervals.png",), force=force)
     given = data

@@ -520,7 +520,7 @@ class Estimate:
                  "html": d / "estimate.html"}
         files = [(paths["csv"], csv_safe(frame).to_csv()), (paths["tasks"], csv_safe(tasks).to_csv()),
                  (paths["markdown"], md), (paths["html"], html), (d / REPORT_RECORD, report_record(REPORT_FILES))]
-        manifest = None if selection is None else report_in_manifest(selection, [f for f, _ in files])
+        manifest = None if selection is None else report_in_manifest(selection, [f for f, _ in files], self.selection)
         if manifest is None:
             swap_files(d, files)
         else:  # with the manifest's version that lists them, last, under the selection's journal: both or neither

@@ -18,7 +18,8 @@ import re
 from pathlib import Path, PurePosixPath
 from typing import Any, Iterator
 
-from .._shared import SWAP, exists_or_link, finish_swap, folder_lock, pending_swap, recorded_files, swap_files
+from .._shared import (SWAP, _lock_held, exists_or_link, finish_swap, folder_lock, pending_swap, recorded_files,
+                       remove_stale_tmp, swap_files)
 from ._io import REFERENCE_CACHE, json_text, output_dir, read_json
 from ._names import HELM_INSTANCES, ITEMS_JSON, LM_EVAL_SAMPLES
 from ._schema import MANIFEST as MANIFEST_SCHEMA, STATE as STATE_SCHEMA, safe_relative
@@ -83,12 +84,14 @@ def run_folder(path: Path, record: str) -> Path:
     return path.parent if path.name == record and path.is_file() else path
 
 
-def report_in_manifest(d: Path, paths: list[Path]) -> str | None:
+def report_in_manifest(d: Path, paths: list[Path], selection: Any = None) -> str | None:
     """The text of the manifest of the selection in ``d`` with the report files ``paths`` an estimate writes into
     a report folder of that selection (``estimate/<results>/``) added to its ``files``, for the estimate to put in
     place together with the report: replacing the selection removes them, and no file of the user's that merely
     shares their names (a report written elsewhere with ``--out`` stays). None where the manifest lists them
-    already, or ``paths`` are not such files. The caller holds the selection's lock."""
+    already, or ``paths`` are not such files. The caller holds the selection's lock; a ValueError where the
+    manifest is no longer that of the ``selection`` the report was computed from (a ``select --force`` replaced it
+    while the estimate ran): its report would be filed as the new selection's."""
     if not (d / "manifest.json").is_file() or (d / "manifest.json").is_symlink():
         return None
     root = d.resolve()
@@ -98,6 +101,10 @@ def report_in_manifest(d: Path, paths: list[Path]) -> str | None:
     doc = read_json(d / "manifest.json", "directory")
     if not isinstance(doc, dict):
         return None
+    if selection is not None and (doc.get("created", "") != selection.created or doc.get("items") != list(
+            selection.items) or (doc.get("reference") or {}).get("sha256") != selection.reference.get("sha256")):
+        raise ValueError(f"manifest: the selection in {d} was replaced while this estimate ran (select --force); "
+                         "its report is not written there: run the estimate again on the new selection")
     files = doc.get("files")
     if not isinstance(files, list) or not files:  # a manifest written without the list: what such a run writes
         files = owned_files(d, "manifest.json", None)
@@ -286,6 +293,10 @@ def locked(d: Path, name: str = "directory", wait: float | None = None, create: 
         yield
 
 
+# a temporary file :func:`effstats._shared.temporary_copy` stages: ``.<name>.<pid>.<random>.tmp``
+_STAGED = re.compile(r"\.(.+)\.[0-9]+\.[^.]+\.tmp")
+
+
 def recover(d: Path) -> None:
     """Complete the output a command ended by a kill was putting in place in ``d`` (:func:`swap_files`), and the
     reports an estimate was putting in place in the report folders ``d/estimate/<results>/`` (real folders, not
@@ -298,6 +309,24 @@ def recover(d: Path) -> None:
             for sub in sorted(reports.iterdir()):
                 if sub.is_dir() and not sub.is_symlink() and (sub / SWAP).is_file():
                     finish_swap(sub, _written)
+    # the files a command killed before its journal was written had staged (a reference copy of hundreds of
+    # megabytes, say): removed now, not when a later run happens to write the same name
+    with contextlib.suppress(OSError):
+        staged = {m.group(1) for f in Path(d).iterdir() if (m := _STAGED.fullmatch(f.name)) and _written(m.group(1))}
+        for name in sorted(staged):
+            remove_stale_tmp(Path(d) / name)
+
+
+def recover_unlocked(d: Path) -> None:
+    """:func:`recover` for a reader that holds no lock (:meth:`Selection.load`, :meth:`SequentialRun.load`): under
+    the folder's lock where no command holds it, so that a journal whose pid another process has taken since is
+    completed too; where a command holds it (or no lock file can be made there, a read-only folder), a journal of
+    a process still running is left to it."""
+    with contextlib.ExitStack() as stack:
+        if d.is_dir() and not _lock_held(d):
+            with contextlib.suppress(ValueError):
+                stack.enter_context(folder_lock(d, "directory", wait=0))
+        recover(d)
 
 
 def pending_state(d: Path) -> tuple[Path, int] | None:

@@ -242,11 +242,11 @@ class Selection:
             Without the fitted estimators: :func:`estimate` refits them from the reference data, checked against the
             manifest's content hash.
         """
-        from ._files import recover, run_folder
+        from ._files import recover_unlocked, run_folder
 
         # a replacement (select --force) or an estimate a kill cut short: completed before the manifest is read,
         # so that the clean-up of stale temporary files never takes a file the swap still has to put in place
-        recover(run_folder(check_path(directory, "directory"), MANIFEST))
+        recover_unlocked(run_folder(check_path(directory, "directory"), MANIFEST))
         p, m = read_saved(directory, MANIFEST, _FORMAT, "manifest")
         task_seeds = m.get("task_seeds", "shared")  # manifests without the field seeded every task alike
         if task_seeds not in _TASK_SEEDS:

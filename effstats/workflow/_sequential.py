@@ -425,9 +425,9 @@ class SequentialRun(_AdaptiveRule, _Report):
         """:meth:`load`; without ``clean`` it writes nothing (``effstats sequential status``): the temporary files
         of an interrupted write stay for the next update to remove."""
         if clean:  # a replacement (start --force) killed midway: finished or undone before the state is read
-            from ._files import recover, run_folder
+            from ._files import recover_unlocked, run_folder
 
-            recover(run_folder(check_path(directory, "directory"), STATE))
+            recover_unlocked(run_folder(check_path(directory, "directory"), STATE))
         p, st = read_saved(directory, STATE, _FORMAT, "sequential state file", clean=clean)
         run = cls(st)
         run._directory = p if p.is_dir() else p.parent
