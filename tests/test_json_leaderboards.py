@@ -281,3 +281,76 @@ def test_an_audit_written_inside_its_results_folder_is_not_read_as_results(tmp_p
         assert code == 0, err
     assert (folder / "audit" / ".effstats_audit.json").is_file()
     assert read_openllm_json(folder).shape == (len(MODELS), 4)
+
+
+# ---------------------------------------------------------------------------- the file itself, and odd cells
+def test_json_nested_too_deeply_is_one_line_for_each_json_reader(tmp_path, capsys):
+    p = tmp_path / "deep.json"
+    p.write_text("[" * 100000 + "]" * 100000)
+    for fmt in ("helm-json", "openllm-json", "auto"):
+        line = _refused(capsys, p, "--format", fmt)
+        assert "deep.json' is nested too deeply to read as JSON" in line, line
+
+
+def test_helm_json_with_a_byte_order_mark_or_compressed_reads_as_the_plain_file(tmp_path, capsys):
+    import bz2
+    import gzip
+
+    plain = _helm(tmp_path)
+    want, pub = read_helm_json(plain)
+    raw = plain.read_bytes()
+    for name, data in (("bom.json", b"\xef\xbb\xbf" + raw), ("gz.json", gzip.compress(raw)),
+                       ("scores.json.bz2", bz2.compress(raw))):
+        p = tmp_path / name
+        p.write_bytes(data)
+        got, got_pub = read_helm_json(p)
+        pd.testing.assert_frame_equal(got, want)
+        pd.testing.assert_series_equal(got_pub, pub)
+    code, err = _audit(capsys, tmp_path / "gz.json", "--format", "helm-json")
+    assert code == 0, err
+    (tmp_path / "cut.json").write_bytes(gzip.compress(raw)[:-30])
+    line = _refused(capsys, tmp_path / "cut.json", "--format", "helm-json", "--force")
+    assert "cut.json' is a gzip file that cannot be decompressed" in line, line
+
+
+@pytest.mark.parametrize("raw", ["1e400", "-1e999", "Infinity"])
+def test_helm_infinite_cell_is_refused_naming_file_row_and_column(tmp_path, capsys, raw):
+    p = _helm(tmp_path)
+    p.write_text(p.read_text().replace('{"value": 0.5, "markdown": false}', f'{{"value": {raw}, "markdown": false}}',
+                                       1))
+    line = _refused(capsys, p, "--format", "helm-json")
+    assert ("core_scenarios.json: HELM table 'Accuracy': row 1 ('model-0'), column 'Mean win rate' holds "
+            in line and "Infinity (a number beyond the float range" in line), line
+
+
+@pytest.mark.parametrize("flag", [1, 0, 1.0])
+def test_helm_lower_is_better_given_as_a_number_is_refused(tmp_path, capsys, flag):
+    p = _helm(tmp_path, header_edit=lambda h: h[3].__setitem__("lower_is_better", flag))
+    line = _refused(capsys, p, "--format", "helm-json")
+    assert f"column 'B - EM' has lower_is_better {json.dumps(flag)}; expected true or false" in line
+
+
+def test_helm_lower_is_better_column_is_said_negated_not_negative_in_the_file(tmp_path, capsys):
+    p = _helm(tmp_path, header_edit=lambda h: h[3].__setitem__("lower_is_better", True))
+    code, err = _audit(capsys, p, "--format", "helm-json")
+    assert code == 0, err
+    report = (tmp_path / "out" / "report.md").read_text()
+    assert "holds negative values" not in report
+    assert "Lower-is-better column(s) 'B - EM' (the file's lower_is_better) are negated" in report
+    assert "a mean over the columns subtracts them" in report
+
+
+@pytest.mark.parametrize("value", [-0.2, 55.0])
+@pytest.mark.parametrize("lower", [False, True])
+def test_helm_cell_outside_the_fractions_of_its_table_is_refused_as_the_table_reader_does(tmp_path, capsys, value,
+                                                                                          lower):
+    # a lower-is-better column elsewhere (negative as read) leaves the other columns judged
+    p = _helm(tmp_path, lambda r: r[2][3].__setitem__("value", value),
+              header_edit=lambda h: h[5].__setitem__("lower_is_better", lower))
+    line = _refused(capsys, p, "--format", "helm-json")
+    assert f"cell(s) outside [0, 1] among fractions: 'model-2' in 'B - EM' = {value:g}" in line, line
+    x = pd.DataFrame(_scores(), index=pd.Index(MODELS, name="model"), columns=SCENARIOS)
+    x.iloc[2, 1] = value
+    x.to_csv(tmp_path / "wide.csv")
+    line = _refused(capsys, tmp_path / "wide.csv")
+    assert f"cell(s) outside [0, 1] among fractions: 'model-2' in 'B - EM' = {value:g}" in line, line

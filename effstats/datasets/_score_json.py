@@ -34,7 +34,7 @@ def _metric(task: str, key: str, metrics: dict, f: Path) -> float | None:
         return None
     x = _json_score(clean[name])
     if x is None:
-        raise ValueError(f"SCORES: {str(f)!r}: {key!r} has {name} {_json_text(clean[name])}, not a number (null for "
+        raise ValueError(f"SCORES: {str(f)!r}: {key!r} has {name} {_what(clean[name])}, not a number (null for "
                          "not evaluated)")
     return x
 
@@ -276,6 +276,7 @@ def read_helm_json(path: str | Path, *, table: str | None = None,
                          + (f" beside the published aggregate {str(agg[0])!r}" if agg else "")
                          + ": expected at least 2" + ("; choose another table with --table" if len(tables) > 1 else ""))
     num, pub = _dedupe_with(num.drop(columns=empty), pub, duplicates, "")
+    num.attrs["lower_is_better"] = [c for c, lb in zip(head[1:], lower[1:]) if lb and c in num.columns]
     if empty:
         num.attrs["note"] = (f"Left out of the scores: columns with no values {_name_list(map(repr, empty))} (not "
                              "evaluated for any model).")
@@ -289,15 +290,22 @@ _NUMBER = re.compile(r"\s*[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?\s*")
 
 def _json_score(v: Any) -> float | None:
     """A score of a JSON leaderboard as a float: a JSON number or text that is one; null, "" and "-" are NaN (not
-    evaluated, as HELM writes a cell with no matching runs). None for anything else (other text, true/false, a list,
-    an object): no score, and not "not evaluated" either."""
+    evaluated, as HELM writes a cell with no matching runs). None for anything else (an infinite number, other text,
+    true/false, a list, an object): no score, and not "not evaluated" either."""
     if v is None or (isinstance(v, str) and v.strip() in ("", "-")):
         return np.nan
     if isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_)):
-        return float(v)
+        return None if np.isinf(v) else float(v)  # 1e400 or Infinity in the file: no score
     if isinstance(v, str) and _NUMBER.fullmatch(v):
         return float(v)
     return None
+
+
+def _what(v: Any) -> str:
+    """:func:`_json_text`, and for an infinite number what the file holds (a number beyond float range)."""
+    if isinstance(v, float) and np.isinf(v):
+        return f"{'-' if v < 0 else ''}Infinity (a number beyond the float range, e.g. 1e400)"
+    return _json_text(v)
 
 
 def _json_text(v: Any) -> str:
@@ -320,9 +328,9 @@ def _helm_cells(t: dict, p: Path) -> tuple[list[str], list[bool], list[list]]:
         if not isinstance(name, str) or not name.strip():
             raise ValueError(f"{where}: header cell {j + 1} has no column name (value {_plain(name)!r})")
         lb = h.get("lower_is_better") if isinstance(h, dict) else None
-        if lb not in (None, True, False):  # "false" as text would negate the column
+        if lb is not None and not isinstance(lb, bool):  # "false" as text or 0/1 would read as a flag
             raise ValueError(f"{where}: column {name!r} has lower_is_better {_json_text(lb)}; expected true or false "
-                             "(a JSON boolean, not text)")
+                             "(a JSON boolean, not a number or text)")
         head.append(name)
         lower.append(bool(lb))
     dups = sorted({h for h in head if head.count(h) > 1})
@@ -347,7 +355,7 @@ def _helm_cells(t: dict, p: Path) -> tuple[list[str], list[bool], list[list]]:
         for name, v in zip(head[1:], vals[1:]):
             x = _json_score(v)
             if x is None:
-                raise ValueError(f"{where}: row {i + 1} ({vals[0]!r}), column {name!r} holds {_json_text(v)}, "
+                raise ValueError(f"{where}: row {i + 1} ({vals[0]!r}), column {name!r} holds {_what(v)}, "
                                  "not a number (null for not evaluated)")
             rec.append(x)
         recs.append(rec)
@@ -402,6 +410,12 @@ def _load(src: Any, *, format: str = "auto", table: str | None = None, by: str =
     if isinstance(data, pd.DataFrame):
         if data.attrs.get("note"):
             notes.append(data.attrs["note"])
+        lower = [c for c in data.attrs.get("lower_is_better", ()) if c in data.columns]
+        if lower:
+            notes.append(f"Lower-is-better column(s) {_name_list(map(repr, map(str, lower)), 5)} (the file's "
+                         "lower_is_better) are negated, so that higher is better in every column as HELM's win rate "
+                         "reads them: a mean over the columns subtracts them; leave them out with --exclude for a "
+                         "mean of the scores.")
         notes.append(score_columns_note(data.columns))
     return data, published, notes, fmt == "helm-json" or (fmt == "table" and _is_helm(data, published))
 

@@ -7,9 +7,12 @@ command line's options (``--by``, ``--duplicates``, ...) since that is where use
 """
 from __future__ import annotations
 
+import bz2
 import csv
+import gzip
 import io
 import json
+import lzma
 import re
 import warnings
 from pathlib import Path
@@ -22,6 +25,7 @@ from .._published import _decimals, _detect_published, _weights_text
 from .._shared import _name_list, _plain
 from .._scales import FRACTION_MAX, score_scales
 from ._delimited import _compression, _refuse_nul, refuse_short_rows
+from ._files import _compression_of
 from ._score_options import DUPLICATE_POLICIES, SCORE_FORMATS
 from ._summaries import _is_rank, _rank_like, _summary_columns
 
@@ -117,15 +121,15 @@ def _percent(df: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
 
 
 def _refuse_stray_cells(num: pd.DataFrame) -> None:
-    """Refuse a few cells above 1 in a table of fractions (a typo such as 100 or 1.2 among scores in [0, 1]),
-    naming each by model, column and value: read as they are, such a column would be taken for percent or for a
-    summary column, and a mean would be dominated by the cell. Only a table whose every column is within [0, 1] but
-    for at most one cell in ten is judged; rows above 1 in half their columns or more are left for the check of rows
-    on two scales."""
+    """Refuse a few cells outside [0, 1] in a table of fractions (a typo such as 100, 1.2 or -0.2 among scores in
+    [0, 1]), naming each by model, column and value: read as they are, such a column would be taken for percent or
+    for a summary column, and a mean would be dominated by the cell. Only a table whose every column is within [0, 1]
+    but for at most one cell in ten is judged; rows outside it in half their columns or more are left for the check
+    of rows on two scales."""
     x = num.apply(pd.to_numeric, errors="coerce").astype(float)
-    if x.shape[1] == 0 or len(x) < 5 or (x < 0).any().any():
+    if x.shape[1] == 0 or len(x) < 5:
         return
-    above = x > FRACTION_MAX
+    above = (x > FRACTION_MAX) | (x < 0)
     rows = (above.sum(axis=1) < 0.5 * x.notna().sum(axis=1)).to_numpy()
     if rows.sum() < max(5, len(x) / 2):
         return
@@ -135,8 +139,8 @@ def _refuse_stray_cells(num: pd.DataFrame) -> None:
         return
     cells = [f"{str(x.index[i])!r} in {str(x.columns[j])!r} = {_plain(x.iat[i, j]):g}"
              for i, j in zip(*np.nonzero(over))]
-    raise ValueError(f"SCORES: cell(s) above 1 among fractions: {_name_list(cells, 5)}; correct them (a typo?) or "
-                     "leave the column(s) out with --exclude")
+    raise ValueError(f"SCORES: cell(s) outside [0, 1] among fractions: {_name_list(cells, 5)}; correct them (a "
+                     "typo?) or leave the column(s) out with --exclude")
 
 
 class PercentColumnsWarning(UserWarning):
@@ -177,9 +181,26 @@ def _check_path(path: Any, *, directory_ok: bool = False) -> Path:
 
 
 def _read_json(p: Path) -> Any:
+    """A JSON score file's content: compressed (gzip, bzip2, xz: by its first bytes, whatever its name) or not, with
+    or without a UTF-8 byte order mark, as the table reader takes a table; anything else refused in one line naming
+    the file."""
     try:
-        return json.loads(p.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raw = p.read_bytes()
+    except OSError as exc:
+        raise ValueError(f"SCORES: {str(p)!r} cannot be read ({exc.strerror or type(exc).__name__})") from None
+    opener = {"gzip": gzip, "bz2": bz2, "xz": lzma}.get(_compression_of(raw[:10]) or "")
+    if opener is not None:
+        try:
+            raw = opener.decompress(raw)
+        except (OSError, EOFError, ValueError, lzma.LZMAError) as exc:
+            raise ValueError(f"SCORES: {str(p)!r} is a {opener.__name__} file that cannot be decompressed "
+                             f"({type(exc).__name__}: truncated or damaged?)") from None
+    try:
+        return json.loads(raw.decode("utf-8-sig"))
+    except RecursionError:
+        raise ValueError(f"SCORES: {str(p)!r} is nested too deeply to read as JSON (a score file is a list of "
+                         "tables or an object of results)") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ValueError(f"SCORES: {str(p)!r} is not valid UTF-8 JSON ({type(exc).__name__})") from None
 
 

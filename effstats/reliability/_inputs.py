@@ -126,7 +126,8 @@ def _rescale_percent(data: Any, published: pd.Series | None, notes: list[str],
     if scale == "fraction" or scale == "as-is":
         return data, published, {}
     if scale == "auto":
-        _refuse_stray_cells(x)
+        negated = set(getattr(data, "attrs", {}).get("lower_is_better", ()))  # negative as read, not as written
+        _refuse_stray_cells(x[[c for c in x.columns if c not in negated]])
         _refuse_mixed_rows(x, notes)
         frac, pct, other = score_scales(x)
         if other and not (frac or pct):  # beside other scales, the note on mixed scales names them
@@ -135,7 +136,7 @@ def _rescale_percent(data: Any, published: pd.Series | None, notes: list[str],
                          "depend on the scale).")
         placed = {*frac, *pct, *other}
         if placed:  # a column beside them that fits no scale is read as it is, and the report says so
-            for c in (c for c in x.columns if c not in placed):
+            for c in (c for c in x.columns if c not in placed and c not in negated):
                 notes.append(f"Score column {str(c)!r} " + (f"exceeds 100 ({_plain(x[c].max()):g}): read as it is."
                              if x[c].max() > 100 else f"holds negative values ({_plain(x[c].min()):g}): read as "
                              "it is."))
