@@ -432,3 +432,17 @@ def test_a_folder_reached_by_a_link_too_is_read_by_its_own_name(tmp_path):
     for alias in ("00_alias", "zz_alias"):
         (logs / alias).symlink_to(logs / "org__real", target_is_directory=True)
     assert sorted(read_lm_eval_samples(logs).model_ids) == ["org/other", "org/real", "org/third"]
+
+
+def test_a_link_to_proc_is_not_walked_into_other_processes_folders(tmp_path, monkeypatch):
+    """/proc/<pid>/cwd leads into the folder each process works in (here this one's, holding another model's logs):
+    a link into the kernel's file systems is not followed, and the logs read are the folder's own."""
+    d = simulate_responses(4, 20, rng=5)
+    rm = ResponseMatrix(d.values, model_ids=["org/a", "org/b", "org/c", "org/foreign"],
+                        item_ids=[f"t/{k}" for k in range(20)])
+    logs = write_lm_eval_samples(rm.subset(models=range(3)), tmp_path / "logs")
+    elsewhere = write_lm_eval_samples(rm.subset(models=[3]), tmp_path / "elsewhere")
+    (logs / "proc").symlink_to("/proc", target_is_directory=True)
+    (logs / "sys").symlink_to("/sys", target_is_directory=True)
+    monkeypatch.chdir(elsewhere)
+    assert sorted(read_lm_eval_samples(logs).model_ids) == ["org/a", "org/b", "org/c"]

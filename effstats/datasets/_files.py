@@ -34,13 +34,17 @@ def _each_path(p: Any, arg: str, one: Callable[[Path], list], what: str, accepte
     raise ValueError(f"{arg}: expected {accepted}, got {type(p).__name__}")
 
 
+_VIRTUAL = ("/proc", "/sys", "/dev")  # the kernel's file systems, not followed through links
+
+
 def _find(root: Path, match: Callable[[str], bool]) -> list[Path]:
     """The paths under the folder ``root`` whose name ``match``es, sorted, through linked folders too (a folder of
     links to runs gathered from several places is read as the runs). The real folders are walked first, then the
     linked ones not walked yet, each real folder once: a folder reached both ways is read by its own path, on every
     file system alike, and a link to the root or a folder above it (up to ``/``), which would walk what lies beside
-    the root, is not followed. Anything so named is returned, a folder, FIFO or broken link too, for the caller to
-    name."""
+    the root, is not followed, nor one into the kernel's virtual file systems (``/proc``, ``/sys``, ``/dev``: their
+    entries come and go, and ``/proc/<pid>/cwd`` leads into other processes' folders). Anything so named is
+    returned, a folder, FIFO or broken link too, for the caller to name."""
     top = os.path.join(os.path.realpath(root), "")
     seen: set[str] = set()
     found: list[Path] = []
@@ -48,7 +52,8 @@ def _find(root: Path, match: Callable[[str], bool]) -> list[Path]:
     while pending:
         start = pending.pop(0)
         real = os.path.realpath(start)
-        if real in seen or real != top[:-1] and top.startswith(os.path.join(real, "")):
+        if (real in seen or real != top[:-1] and top.startswith(os.path.join(real, ""))
+                or start != str(root) and (real in _VIRTUAL or real.startswith(tuple(v + "/" for v in _VIRTUAL)))):
             continue
         for d, dirs, files in os.walk(start):
             real = os.path.realpath(d)
