@@ -27,8 +27,9 @@ TEST_ENV = env -u PYTHONDONTWRITEBYTECODE
 # the processes of the tests on this machine's stack (not the Debian 13 run's) take distutils from Python's standard
 # library: Debian 12's joblib imports distutils whenever scikit-learn is imported, and setuptools' distutils shim, on
 # by default, then imports the whole of setuptools (pkg_resources, its vendored packages) for nothing, ~0.3-0.5 CPU s
-# in every process that imports effstats' estimators (the command line, notebook kernels, Dask workers, Sphinx)
-MAIN_TEST_ENV = $(TEST_ENV) SETUPTOOLS_USE_DISTUTILS=stdlib
+# in every process that imports effstats' estimators (the command line, notebook kernels, Dask workers, Sphinx).
+# Python 3.12 and later have no distutils of their own: there the shim stays on.
+MAIN_TEST_ENV = $(TEST_ENV) $(shell $(PY) -c 'import sys; print("SETUPTOOLS_USE_DISTUTILS=stdlib" if sys.version_info < (3, 12) else "")' 2>/dev/null)
 # Jupyter refuses to run as root unless told to
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 

@@ -108,7 +108,10 @@ for kernel in effstats python3; do
     echo "effstats setup: registered the Jupyter kernel \"$kernel\" ($kjson)"
   fi
 done
-(cd / && env -u PYTHONPATH "$VENV_PY" -c "import effstats; effstats.show_versions()")
+# (distutils from the standard library, where Python has one: Debian 12's joblib imports it with scikit-learn, and
+# setuptools' shim would import the whole of setuptools for it, ~0.5 CPU s of every make target's set-up)
+distutils=$("$VENV_PY" -c 'import sys; print("stdlib" if sys.version_info < (3, 12) else "local")')
+(cd / && env -u PYTHONPATH SETUPTOOLS_USE_DISTUTILS="$distutils" "$VENV_PY" -c "import effstats; effstats.show_versions()")
 # which BLAS numpy and R load (Debian picks by priority: a threaded OpenBLAS, if present, wins over the serial one;
 # the Makefile sets OPENBLAS_NUM_THREADS=1 either way)
 if command -v update-alternatives >/dev/null; then
