@@ -618,6 +618,40 @@ def test_zero_one_results_off_by_floating_point_noise_get_the_interval_of_exact_
     assert reports["exact"].loc["few", "low"] == pytest.approx(low, abs=1e-4) and low > 0
 
 
+def test_a_folder_of_logs_is_walked_once_by_a_read(tmp_path, monkeypatch):
+    """Telling lm-eval logs from HELM runs stops at the first log: a read lists each folder once more than the
+    reader itself, however many models the folder holds; logs anywhere make a folder lm-eval's, HELM runs beside
+    them too."""
+    import os
+
+    from effstats import ResponseMatrix
+    from effstats.workflow import write_lm_eval_samples
+    from effstats.workflow._io import detect_format, read_new_results
+
+    rm = ResponseMatrix(np.eye(12, 3, dtype=int), model_ids=[f"m{k:02d}" for k in range(12)],
+                        item_ids=["t/0", "t/1", "t/2"])
+    logs = write_lm_eval_samples(rm, tmp_path / "logs")
+    listed = []
+    walk = os.walk
+
+    def counted(top, *args, **kwargs):
+        for entry in walk(top, *args, **kwargs):
+            listed.append(entry[0])
+            yield entry
+
+    monkeypatch.setattr(os, "walk", counted)
+    assert detect_format(logs) == "lm-eval" and len(listed) <= 2
+    for read in (read_results, lambda p: read_new_results(p, {"layout": "lm-eval", "metric": "acc"})[0]):
+        listed.clear()
+        assert read(logs).n_models == 12 and len(listed) <= 13 + 2, len(listed)
+    (tmp_path / "both" / "a_run").mkdir(parents=True)
+    (tmp_path / "both" / "a_run" / "per_instance_stats.json").write_text("[]")
+    assert detect_format(tmp_path / "both") == "helm"
+    (tmp_path / "both" / "z").mkdir()
+    (tmp_path / "both" / "z" / "samples_t_2026-01-01T00-00-00.jsonl").write_text("")
+    assert detect_format(tmp_path / "both") == "lm-eval"
+
+
 def test_results_without_samples_logs_get_a_hint_and_data_frames_are_tables(tmp_path):
     """A folder of lm-eval results_*.json only is a run without --log_samples, and the error says so; a DataFrame
     is read as a table is, and other objects are refused naming what is accepted."""

@@ -8,7 +8,7 @@ import lzma
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 
 from .._validation import check_option
@@ -45,9 +45,14 @@ def _find(root: Path, match: Callable[[str], bool]) -> list[Path]:
     the root, is not followed, nor one into the kernel's virtual file systems (``/proc``, ``/sys``, ``/dev``: their
     entries come and go, and ``/proc/<pid>/cwd`` leads into other processes' folders). Anything so named is
     returned, a folder, FIFO or broken link too, for the caller to name."""
+    return sorted(_walk(root, match))
+
+
+def _walk(root: Path, match: Callable[[str], bool]) -> Iterator[Path]:
+    """:func:`_find`'s paths in the order the walk meets them, one folder's at a time: a caller looking for one
+    stops the walk there."""
     top = os.path.join(os.path.realpath(root), "")
     seen: set[str] = set()
-    found: list[Path] = []
     pending = [str(root)]
     while pending:
         start = pending.pop(0)
@@ -65,8 +70,7 @@ def _find(root: Path, match: Callable[[str], bool]) -> list[Path]:
             links = [name for name in dirs if os.path.islink(os.path.join(d, name))]
             pending += [os.path.join(d, name) for name in links]
             dirs[:] = [name for name in dirs if name not in links]
-            found.extend(Path(d, name) for name in files + dirs + links if match(name))
-    return sorted(found)
+            yield from (Path(d, name) for name in files + dirs + links if match(name))
 
 
 def _refuse_lfs_pointer(f: Path, shown: str, arg: str) -> None:

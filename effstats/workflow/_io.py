@@ -15,7 +15,7 @@ import pandas as pd
 
 from .._shared import put_in_place, remove_stale_tmp, temporary_copy, write_text_atomic
 from .._validation import check_trials
-from ..datasets._files import _find
+from ..datasets._files import _walk
 from ..responses import ResponseMatrix
 from ._schema import check
 
@@ -29,14 +29,22 @@ _COMPRESSED_MAGIC = (b"\x1f\x8b", b"BZh", b"\xfd7zXZ\x00", b"PK\x03\x04", b"\x28
 
 def _detect(path: Path) -> str:
     if path.is_dir():
-        names = {f.name for f in _find(path, lambda name: name.endswith((".json", ".jsonl")) or ".jsonl." in name)
-                 if f.is_file()}
-        if any(n.startswith("samples_") and ".jsonl" in n for n in names):
-            return "lm-eval"
-        if "per_instance_stats.json" in names:
+        # lm-eval logs anywhere make it lm-eval's: the walk stops at the first; HELM's and the hint's files are
+        # decisive once none is found
+        helm = results = False
+        for f in _walk(path, lambda name: name.endswith((".json", ".jsonl")) or ".jsonl." in name):
+            n = f.name
+            if n.startswith("samples_") and ".jsonl" in n:
+                if f.is_file():
+                    return "lm-eval"
+            elif n == "per_instance_stats.json":
+                helm = helm or f.is_file()
+            elif n.startswith("results_") and n.endswith(".json"):
+                results = results or f.is_file()
+        if helm:
             return "helm"
         hint = ("; it holds lm-eval results_*.json files only: run lm_eval with --log_samples to log each document"
-                if any(n.startswith("results_") and n.endswith(".json") for n in names) else "")
+                if results else "")
         raise ValueError(f"{path}: a folder with neither lm-evaluation-harness samples_*.jsonl logs nor HELM run "
                          f"folders (per_instance_stats.json){hint}")
     name = path.name.lower()
@@ -345,7 +353,8 @@ def read_new_results(source: Any, reference: dict, *, metric: str | None = None,
         metric, filter = metric or (used if same else None), reference.get("filter") if same else None
     # HELM runs: the split, perturbation and train trials the reference runs were read with
     helm = reference.get("helm") if layout == "helm" and same else None
-    return _read_results(source, format="auto", metric=metric, duplicates=duplicates, filter=filter, name=name,
+    # read as detected (a folder is walked once more, by the reader)
+    return _read_results(source, format=layout, metric=metric, duplicates=duplicates, filter=filter, name=name,
                          **(helm or {}))
 
 
