@@ -609,14 +609,21 @@ def _refuse_empty_names(ids: pd.Series, column: Any) -> None:
                          "name every row's model")
 
 
+def _text_cells(cells: pd.DataFrame, numbers: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Where ``cells`` hold text: neither a number nor not evaluated ('-', empty or missing). ``numbers``: ``cells``
+    as numbers (``pd.to_numeric(errors="coerce")``), where the caller has them."""
+    if numbers is None:
+        numbers = cells.apply(pd.to_numeric, errors="coerce")
+    return numbers.isna() & cells.notna() & ~cells.astype(str).apply(lambda c: c.str.strip()).isin(["-", ""])
+
+
 def _refuse_text_cells(df: pd.DataFrame, columns: Sequence[Any], ids: pd.Index, path: Path,
                        tail: str = ", or leave the column out with --exclude {!r}") -> None:
     """Raise naming the first cell of ``columns`` that is not a number ('-' or empty: not evaluated) by its row, line,
     model and column: read as missing, it would rank the model on its other columns alone."""
+    text = _text_cells(df[list(columns)])
     for c in columns:
-        raw = df[c]
-        bad = (pd.to_numeric(raw, errors="coerce").isna() & raw.notna()
-               & ~raw.astype(str).str.strip().isin(["-", ""])).to_numpy()
+        raw, bad = df[c], text[c].to_numpy()
         if bad.any():
             i = int(np.argmax(bad))
             raise ValueError(f"SCORES: {path.name}: row {i + 1} (line {i + 2}, model {_plain(ids[i])!r}), column "
@@ -740,7 +747,7 @@ def _finish_wide(wide: pd.DataFrame, scenarios, exclude, *, duplicates: str = "l
         wide = _select(wide, None, exclude)
     num = wide.apply(pd.to_numeric, errors="coerce")
     # A column with some non-numeric cells (other than '-' / empty = not evaluated) is refused with the way out.
-    bad = num.isna() & wide.notna() & ~wide.astype(str).apply(lambda c: c.str.strip()).isin(["-", ""])
+    bad = _text_cells(wide, num)
     if bad.to_numpy().any():
         c = bad.any()[lambda b: b].index[0]
         raise ValueError(f"SCORES: column {c!r} has non-numeric values, e.g. "
