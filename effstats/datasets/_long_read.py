@@ -51,8 +51,7 @@ def _read_long(p: Path, sep: str, text: _TextColumns, score: str, progress: bool
         rm = _read_long_noting(p, sep, text, score, progress, gaps)
     except (BadCell, OutOfRange) as exc:  # worded here, without another pass over the file, unless a short row
         if exc.gap or any(gaps):  # came first (the general reader refuses it before any score)
-            compression = _compression(p)
-            refuse_short_rows(p, sep, _header(p, sep, compression), compression)
+            _refuse_short_rows(p, sep)
         line = partial(_line, p, exc.record, exc.start, sep)
         if isinstance(exc, BadCell):
             refuse_score_text(exc.text, p, score, (text.missing,), line())
@@ -60,9 +59,15 @@ def _read_long(p: Path, sep: str, text: _TextColumns, score: str, progress: bool
             _refuse_out_of_range(exc.values, p, f"the scores in column {score!r}", score, rows=exc.models, first=line)
         return None  # not refused after all: the general reader reads the table
     if rm is not None and any(gaps):
-        compression = _compression(p)
-        refuse_short_rows(p, sep, _header(p, sep, compression), compression)
+        _refuse_short_rows(p, sep)
     return rm
+
+
+def _refuse_short_rows(p: Path, sep: str) -> None:
+    """:func:`~effstats.datasets._delimited.refuse_short_rows` of the table ``p``, its header and compression read
+    from the file."""
+    compression = _compression(p)
+    refuse_short_rows(p, sep, _header(p, sep, compression), compression)
 
 
 def _line(p: Path, record: int, start: int, sep: str) -> str:
