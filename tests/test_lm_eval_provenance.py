@@ -174,6 +174,50 @@ def test_a_sequential_update_refuses_other_documents(truth, chosen):
     assert run.n_evaluated == 0
 
 
+def test_a_sequential_look_records_an_allowed_protocol_change_in_its_state_and_report(truth, chosen, tmp_path,
+                                                                                        capsys):
+    """A look scored under allow_protocol_change keeps what differs in the state (read back as saved; a state
+    without the record, as an older run's, loads) and says it in decision.md and the run's status, as an
+    estimate's report does."""
+    from effstats.cli import main
+
+    root, _ = chosen
+    run = SequentialRun.start(root / "ref", rule="precision", half_width=0.2, initial=10, batch=10)
+    run.save(tmp_path / "run")
+    plain = (tmp_path / "run" / "state.json").read_text()
+    batch = list(run.next_items)
+    new = _stamp(write_lm_eval_samples(truth, tmp_path / "new", models=[truth.model_ids[N_REF]], items=batch),
+                 prompt="chat template")
+    with pytest.raises(ValueError, match=r"prompt_hash differs .*allow_protocol_change=True"):
+        run.update(new)
+    with pytest.warns(UserWarning, match="prompt_hash differs"):
+        run.update(new, allow_protocol_change=True)
+    look = run.state["looks"][0]
+    assert len(look["protocol_changes"]) == 1 and "prompt_hash differs" in look["protocol_changes"][0]
+    assert "**The new runs were made otherwise than the reference runs** (allow_protocol_change" in run.to_markdown()
+    run.save(tmp_path / "run")
+    again = SequentialRun.load(tmp_path / "run")
+    assert again.state["looks"][0]["protocol_changes"] == look["protocol_changes"]
+    assert again._status()["protocol_changes"] == [f"look 1: {look['protocol_changes'][0]}"]
+    assert main(["sequential", "status", str(tmp_path / "run")]) == 0
+    assert "runs made otherwise than the reference runs (--allow-protocol-change): look 1: task" in \
+        capsys.readouterr().out
+    while not again.stopped:
+        again.update(truth.subset(models=[N_REF], items=list(again.next_items)))
+    again.save(tmp_path / "run")
+    assert "look 1: task " in (tmp_path / "run" / "decision.md").read_text(encoding="utf-8")
+    # a damaged record is refused naming it; a state without one (a run that never changed protocol) loads
+    state = json.loads((tmp_path / "run" / "state.json").read_text())
+    state["looks"][0]["protocol_changes"] = [3]
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad" / "state.json").write_text(json.dumps(state))
+    with pytest.raises(ValueError, match=r"looks\[0\]\.protocol_changes\[0\]"):
+        SequentialRun.load(tmp_path / "bad")
+    (tmp_path / "old").mkdir()
+    (tmp_path / "old" / "state.json").write_text(plain)
+    assert SequentialRun.load(tmp_path / "old")._status()["protocol_changes"] == []
+
+
 @pytest.mark.filterwarnings("ignore:reference. 12 reference models")
 def test_an_adaptive_run_records_the_digests_of_the_items_it_hands_out(truth, chosen):
     root, _ = chosen

@@ -437,6 +437,10 @@ def _status(args: argparse.Namespace) -> None:
         if s.get("out_of_range"):
             print(f"out of range: {s['out_of_range_reason']}: the model-based interval does not hold for this model "
                   "(--rule precision gives one that does)")
+    changes = s["protocol_changes"]
+    if changes:
+        print(f"runs made otherwise than the reference runs (--allow-protocol-change): "
+              f"{line_text('; '.join(changes[:3]))}{' …' if len(changes) > 3 else ''}")
     batch = run._directory / f"batch_{s['looks'] + 1:03d}"
     print(f"decision: continue; next batch: {s['next_items']:,} items in {batch}" if s["decision"] == "continue"
           else f"decision: stopped: {s['why']} ({s['decision']})")

@@ -17,7 +17,7 @@ from .._shared import _level_percent, _name_list, _plain, swap_files
 from ..responses import ResponseMatrix
 from ._copies import reread_reference
 from ._io import output_dir, read_new_results
-from ._provenance import check_lm_eval_provenance
+from ._provenance import check_lm_eval_provenance, protocol_note
 from ._combine import _ESTIMATOR_NAMES, _combine, _Combined, _interval_se, _TaskResult, warn_unobserved_strata
 from ._files import REPORT_FILES, REPORT_RECORD, report_in_manifest, report_record
 from ._select import Selection, _fit_tasks, _observed_scores
@@ -337,11 +337,7 @@ class Estimate:
                  f"Intervals at {pct} %; rank 1 is the best of {len(self.leaderboard) + 1} models (the ranked "
                  "references and the new model).",
                  ""]
-        if self.protocol_changes:
-            lines += ["**The new runs were made otherwise than the reference runs** (allow_protocol_change, "
-                      f"--allow-protocol-change): {'; '.join(map(md_text, self.protocol_changes[:5]))}"
-                      f"{' …' if len(self.protocol_changes) > 5 else ''}. The estimate and the rank compare runs made "
-                      "differently.", ""]
+        lines += protocol_note(self.protocol_changes, "The estimate and the rank")
         if sel.method == "auto":
             kinds = {p.task: ("design-based interval" if p.design_based else
                               "model-based interval, cross-validated over the reference models")

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._escape import md_text
 from .._shared import _name_list, _plain
 from ..datasets._lm_eval_files import RUN_FIELDS
 from ..datasets._lm_eval_records import HASH_FIELDS, HASH_WIDTH, HASHES, MIXED
@@ -120,6 +121,17 @@ def check_lm_eval_provenance(reference: dict, new: ResponseMatrix, allow_protoco
         warnings.warn(f"{name}: {'; '.join(protocol[:3])}{' …' if len(protocol) > 3 else ''} (the estimate compares "
                       "runs made differently)", UserWarning, stacklevel=3)
     return protocol
+
+
+def protocol_note(changes: Any, compared: str) -> list[str]:
+    """A report's Markdown lines on new runs made otherwise than the reference runs (``changes``, as
+    :func:`check_lm_eval_provenance` returns them, scored under ``allow_protocol_change``): none where there are
+    none. ``compared``: what of the report compares runs made differently ("The estimate and the rank")."""
+    if not changes:
+        return []
+    return ["**The new runs were made otherwise than the reference runs** (allow_protocol_change, "
+            f"--allow-protocol-change): {'; '.join(map(md_text, changes[:5]))}{' …' if len(changes) > 5 else ''}. "
+            f"{compared} compare runs made differently.", ""]
 
 
 def _warn_unchecked(want: dict, new: ResponseMatrix, name: str) -> None:

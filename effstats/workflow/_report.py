@@ -8,6 +8,7 @@ import pandas as pd
 
 from .._escape import md_text
 from .._shared import _apart, _level_percent
+from ._provenance import protocol_note
 from ._sizes import _cap_reason
 from ._strata import _CORRECTION_STRATA
 
@@ -38,7 +39,8 @@ class _Report:
                "model": st["model"], "looks": len(st["looks"]),
                "items_used": self.n_evaluated, "max_n": st["max_n"],
                "decision": st["result"]["decision"] if self.stopped else "continue",
-               "reason": st["result"].get("reason") if self.stopped else None, "next_items": len(self.next_items)}
+               "reason": st["result"].get("reason") if self.stopped else None, "next_items": len(self.next_items),
+               "protocol_changes": _protocol_changes(st)}
         # an adaptive run records its reason in words already
         out["why"] = (None if not self.stopped else out["reason"] if rule["kind"] == "adaptive"
                       else _stop_reason(st, out["reason"]))
@@ -139,6 +141,7 @@ class _Report:
                 else f"{res.n:,} items ({looks}; cap {st['max_n']:,} of {of}{_cap_reason(st)})")
         why = "" if res.decision == "continue" else f" ({_stop_reason(st, res.reason)})"
         lines += [f"Decision: **{res.decision}**{why} after {size}.", ""]
+        lines += protocol_note(_protocol_changes(st), "The estimate and its interval")
         if st.get("dropped"):
             gone = [d["order"] for d in st["dropped"]]
             lines += [f"{len(gone)} item(s) dropped after returning no result (skip_failed, --skip-failed), e.g. "
@@ -193,6 +196,7 @@ class _Report:
                   f"of at most {st['max_n']:,} items ({len(st['looks'])} look{'s' if len(st['looks']) != 1 else ''}; "
                   f"{st['reference']['n_items']:,} items in the bank)"
                   + (f" — **{note}**." if note is not None else "."), "",
+                  *protocol_note(_protocol_changes(st), "The estimate and its interval"),
                   f"Accuracy on the whole benchmark {res.accuracy:.4f} (s.e. {res.accuracy_se:.4f}); "
                   f"{_level_percent(level)} % interval [{lo:.4f}, {hi:.4f}] (model-based: it assumes the new model "
                   "answers as a 2PL IRT model does" + (", and carries the estimation error of the item parameters "
@@ -207,6 +211,12 @@ class _Report:
                       "like the references and 0.91 of models better than all of them. Use `--rule precision` "
                       "(random items, a valid interval) for a decision that must hold."]
         return "\n".join(lines) + "\n"
+
+
+def _protocol_changes(state: dict) -> list[str]:
+    """What the looks' new runs were made otherwise than the reference runs (``"look 2: task arc_easy: ..."``),
+    scored under ``allow_protocol_change``."""
+    return [f"look {k}: {msg}" for k, look in enumerate(state["looks"], 1) for msg in look.get("protocol_changes", ())]
 
 
 def _stop_reason(state: dict, reason: str) -> str:

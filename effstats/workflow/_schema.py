@@ -99,7 +99,10 @@ STATE = {
             "type": "object", "required": ["items", "scores"],
             "properties": {"items": {"type": "array", "minItems": 1, "items": _STR},
                            "scores": {"type": "array", "items": {"type": "number", "minimum": 0, "maximum": 1}},
-                           "theta": _FINITE, "theta_se": _FINITE, "accuracy": _FINITE, "accuracy_se": _FINITE}}},
+                           "theta": _FINITE, "theta_se": _FINITE, "accuracy": _FINITE, "accuracy_se": _FINITE,
+                           # what the look's new runs were made otherwise than the reference runs
+                           # (allow_protocol_change)
+                           "protocol_changes": {"type": "array", "items": _STR}}}},
         # items dropped after returning no result (skip_failed): each with its position in the start's order, what
         # went with it there, and the look that dropped it
         "dropped": {"type": "array", "items": {

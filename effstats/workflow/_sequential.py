@@ -594,6 +594,8 @@ class SequentialRun(_AdaptiveRule, _Report):
             logs' on the batch's documents, with a warning; refused by default. Other documents or targets
             (``doc_hash``, ``target_hash``) are refused always, as :func:`~effstats.workflow.estimate` does.
             HELM runs: results under another adapter spec than the reference runs' alike (refused by default).
+            The look records what differs (``protocol_changes`` of its entry in the state), which the decision and
+            the run's status say.
 
         Returns
         -------
@@ -675,7 +677,7 @@ class SequentialRun(_AdaptiveRule, _Report):
                 whole += "read only this batch's items with restrict_to_manifest=True (--restrict-to-manifest)"
             raise ValueError(f"new_results: {len(outside)} item(s) were never handed out in this run, "
                              f"e.g. {_plain(outside[:3])}{whole}")
-        check_lm_eval_provenance(st["reference"], row, bool(allow_protocol_change))
+        protocol = check_lm_eval_provenance(st["reference"], row, bool(allow_protocol_change))
         have = pd.Series(row.values_with_nan()[0], index=ids)
         have = have[~have.index.duplicated()].dropna()
         _refuse_changed_results(st["looks"], have)
@@ -711,6 +713,8 @@ class SequentialRun(_AdaptiveRule, _Report):
         if st["rule"]["kind"] == "adaptive":
             res = self._look_adaptive(list(batch), scores)
             st["model"] = str(model)
+            if protocol:  # scored under allow_protocol_change: what differs, with the look
+                st["looks"][-1]["protocol_changes"] = protocol
             self.result = res
             if res.stopped_by != "continue":
                 st["status"] = "stopped"
@@ -728,7 +732,8 @@ class SequentialRun(_AdaptiveRule, _Report):
                 self._ev = None  # the evaluator may hold part of a refused look: rebuild it from the state next time
                 raise
         st["model"] = str(model)
-        st["looks"].append({"items": list(batch), "scores": scores})
+        st["looks"].append({"items": list(batch), "scores": scores, **({"protocol_changes": protocol} if protocol
+                                                                       else {})})
         self.result = res
         if res.decision == "continue" and st["rule"]["kind"] == "precision" and st.get("fpc", False) \
                 and not st["rule"].get("correction"):
