@@ -660,6 +660,30 @@ def test_auto_answers_a_new_model_outside_the_references_range_with_the_design_u
     assert in_memory.loc["perfect", "estimate"] > 0.95
 
 
+@pytest.mark.parametrize("kind", ["binary", "graded", "probabilities"])
+def test_every_candidate_of_auto_is_named_by_a_method_that_fits_it_alone(kind):
+    """The report names auto's pick by the --method a user passes to fit it alone: every candidate has one, whose
+    estimator is the candidate's."""
+    from effstats import ResponseMatrix
+    from effstats.workflow import METHODS
+    from effstats.workflow._combine import _CANDIDATE_METHODS
+    from effstats.workflow._tasks import _auto_candidates, _estimator
+
+    d = simulate_responses(12, 40, rng=0)
+    vals = d.values * 0.5 if kind == "graded" else d.values
+    probs = None
+    if kind == "probabilities":
+        probs = np.stack([1 - d.values, d.values], axis=-1).astype(float) * 0.8 + 0.1
+    rm = ResponseMatrix(vals, item_ids=d.item_ids, probabilities=probs,
+                        labels=None if probs is None else np.ones(d.n_items, int))
+    for name, cand in _auto_candidates(rm, 20).items():
+        method = _CANDIDATE_METHODS[name]
+        est = _estimator(method, 20, 0, rm)
+        # the chooser's Sort & Search wraps SortSearch(sampling="stratified") in its subset protocol
+        alike = type(est) is type(cand) or name == "Sort & Search" and est.get_params()["sampling"] == "stratified"
+        assert method in METHODS and alike, name
+
+
 def test_aipw_method_is_the_choosers_aipw_candidate():
     """``method="aipw"`` fits what the chooser's AIPW candidate fits (``default_candidates``: the untuned AIPW), so
     the loop's AIPW and ``auto``'s AIPW give the same estimate on the same items (the task's seed: the selection's
@@ -715,6 +739,8 @@ def test_estimate_reports_out_of_range_models_and_the_estimator_of_each(tmp_path
                 "(design-unbiased, on the same random items), not DISCO difference + ridge's")
     assert sentence in md and sentence.replace("'", "&#x27;") in html
     assert "1 of 2 new model(s) out of range: AIPW + ridge's design-based interval" in md
+    # the pick by the --method that reproduces it, the chooser's name beside
+    assert "The chooser picked, per task: all: `--method disco` (DISCO difference + ridge; model-based" in md
     assert "| perfect |" in md and md.split("| perfect |")[1].splitlines()[0].endswith(
         "| yes | AIPW + ridge (out-of-range fallback) |")
     assert "AIPW + ridge (out-of-range fallback)" in html

@@ -167,6 +167,9 @@ _ESTIMATOR_NAMES = {"sortsearch": "Sort & Search", "aipw": "AIPW + ridge", "hybr
                     "tinybenchmarks": "anchor-corr + gp-IRT", "anchor": "anchor-corr + weighted",
                     "stratified": "SSEPY strata + HT", "random": "random + direct",
                     "stratified-aipw": "stratified AIPW", "all": "every item"}
+# the chooser's candidates (auto) by the method (--method) that fits the same estimator on its own
+_CANDIDATE_METHODS = {**{name: m for m, name in _ESTIMATOR_NAMES.items() if m != "all"},
+                      "stratified AIPW + logistic": "stratified-aipw", "DISCO difference + ridge": "disco"}
 
 
 # the estimators' names for the results they predict from: in ``estimate`` those are NEW_RESULTS

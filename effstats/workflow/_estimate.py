@@ -18,7 +18,8 @@ from ..responses import ResponseMatrix
 from ._copies import reread_reference
 from ._io import output_dir, read_new_results
 from ._provenance import check_lm_eval_provenance, protocol_note
-from ._combine import _ESTIMATOR_NAMES, _combine, _Combined, _interval_se, _TaskResult, warn_unobserved_strata
+from ._combine import (_CANDIDATE_METHODS, _ESTIMATOR_NAMES, _combine, _Combined, _interval_se, _TaskResult,
+                       warn_unobserved_strata)
 from ._files import REPORT_FILES, REPORT_RECORD, report_in_manifest, report_record
 from ._select import Selection, _fit_tasks, _observed_scores
 from ._names import LM_EVAL_SAMPLES, MANIFEST, _lm_eval_comma_note, _tasks_option
@@ -344,8 +345,10 @@ class Estimate:
                      + (f"; {int(p.fell_back.sum())} of {len(self.model_ids)} new model(s) out of range: "
                         f"{_fallback_name(p)}'s design-based interval" if p.fell_back.any() else "")
                      for p in self._parts}
-            picks = "; ".join(f"{md_text(t)}: {md_text(m)} ({md_text(kinds.get(t, 'every item'))})"
-                              for t, m in sel.tasks["method"].items())
+            # each pick by the --method that fits it on its own, the chooser's name for it beside
+            picks = "; ".join(f"{md_text(t)}: " + (f"`--method {_CANDIDATE_METHODS[m]}` ({md_text(m)}; "
+                                                   if m in _CANDIDATE_METHODS else f"{md_text(m)} (")
+                              + f"{md_text(kinds.get(t, 'every item'))})" for t, m in sel.tasks["method"].items())
             lines += [f"The chooser picked, per task: {picks}.", ""]
         if sel.shortfall is not None:
             lines += [f"Fewer items than the budget: {md_text(sel.shortfall)}.", ""]
