@@ -404,6 +404,34 @@ def test_files_a_command_killed_before_its_journal_staged_are_removed_by_the_nex
         live.wait()
 
 
+def test_a_killed_swap_that_cannot_be_completed_is_one_line_naming_the_argument(logs, capsys, tmp_path, monkeypatch):
+    """A selection holding a killed ``select --force``'s journal on a folder that refuses writes (a read-only
+    mount): reading it says so in one line naming the argument, instead of an OSError or a message about a file
+    the user never named; the journal stays for a run where the folder is writable."""
+    import errno
+
+    root, truth = logs
+    sel = tmp_path / "sel"
+    new = _selection(logs, capsys, sel)
+    p = subprocess.run([PY, "-c", _KILLED_AFTER, "lm_eval_samples.json", "select", str(root / "ref"), "--budget", "40",
+                        "--seed", "2", "--out", str(sel), "--force", "--no-progress"],
+                       capture_output=True, text=True, timeout=300, env=ENV)
+    assert p.returncode == -signal.SIGKILL, p.stderr
+
+    def read_only(src, dst, *args, **kwargs):
+        raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(dst))
+
+    monkeypatch.setattr(os, "replace", read_only)
+    with pytest.raises(ValueError, match=r"^directory: .* stopped midway.*Read-only file system.*make the folder "
+                                         r"writable"):
+        Selection.load(sel)
+    code, _, err = _run(["estimate", sel, new, "--out", tmp_path / "elsewhere", "--no-progress"], capsys)
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "make the folder writable" in err, err
+    assert (sel / ".effstats_swap.json").is_file()
+    monkeypatch.undo()
+    assert len(Selection.load(sel).items) == 40 and not (sel / ".effstats_swap.json").exists()
+
+
 def test_a_swap_whose_last_file_is_gone_removes_nothing_again(tmp_path):
     """A journal whose last staged file (the record) is gone: the swap had reached its last rename, after its
     removals; completing it removes no file again (one of the same name put there since stays)."""

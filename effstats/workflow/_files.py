@@ -289,7 +289,7 @@ def locked(d: Path, name: str = "directory", wait: float | None = None, create: 
             return
         output_dir(d).mkdir(parents=True, exist_ok=True)  # a folder under a file: one line saying so
     with folder_lock(d, name, wait):
-        recover(d)
+        recover(d, name)
         yield
 
 
@@ -297,11 +297,21 @@ def locked(d: Path, name: str = "directory", wait: float | None = None, create: 
 _STAGED = re.compile(r"\.(.+)\.[0-9]+\.[^.]+\.tmp")
 
 
-def recover(d: Path) -> None:
+def recover(d: Path, name: str = "directory") -> None:
     """Complete the output a command ended by a kill was putting in place in ``d`` (:func:`swap_files`), and the
     reports an estimate was putting in place in the report folders ``d/estimate/<results>/`` (real folders, not
     links): the next command finds the new output complete, never beside the old one's files, and no journal is
-    left for a later command to complete over a newer selection."""
+    left for a later command to complete over a newer selection. Where that cannot be done (a read-only folder), a
+    ValueError naming ``name`` says so: the folder holds a mix of the two outputs until it is."""
+    try:
+        _recover(d)
+    except OSError as exc:
+        raise ValueError(f"{name}: {d} holds the output of a command stopped midway, half put in place, and "
+                         f"completing it failed ({exc.strerror or exc}: {exc.filename}); make the folder writable "
+                         "and run again") from None
+
+
+def _recover(d: Path) -> None:
     finish_swap(d, _written)
     reports = Path(d) / REPORTS
     if reports.is_dir() and not reports.is_symlink():
