@@ -287,7 +287,7 @@ def _main(argv: Sequence[str] | None) -> int:
         print(f"effstats audit: {_INTERRUPTED}", file=sys.stderr)
         return 130
     except OSError as exc:  # a report file that cannot be written (the folder was checked; a file in it was not)
-        print(f"effstats audit: error: {workflow_cli.os_error_line(exc)}", file=sys.stderr)
+        print(f"effstats audit: error: {workflow_cli.os_error_line(exc, args.out)}", file=sys.stderr)
         return 2
     for line in _audit_warnings(caught):
         print(f"effstats audit: warning: {line}", file=sys.stderr)

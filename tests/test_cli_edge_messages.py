@@ -323,3 +323,15 @@ def test_terminal_text_stream_outlives_the_stream_it_writes_to():
     out.flush()
     out.close()
     assert out.closed
+
+
+def test_an_out_folder_name_too_long_names_the_option(ref, capsys, tmp_path):
+    long = tmp_path / ("x" * 300)
+    line = _one_error(["select", ref, "--budget", 10, "--method", "random", "--out", long, "--no-progress"], capsys)
+    assert line.startswith("effstats select: error: --out: cannot write to ") and "File name too long" in line, line
+    wide = tmp_path / "wide.csv"
+    x = np.random.default_rng(2).random((8, 4)).round(3)
+    pd.DataFrame(x, index=pd.Index([f"m{k}" for k in range(8)], name="model"),
+                 columns=[f"s{j}" for j in range(4)]).to_csv(wide)
+    line = _one_error(["audit", wide, "--n-boot", 20, "--out", long, "--no-progress"], capsys)
+    assert line.startswith("effstats audit: error: --out: cannot write to ") and "File name too long" in line, line

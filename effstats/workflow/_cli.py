@@ -564,7 +564,7 @@ def run(args: argparse.Namespace) -> int:
         except BrokenPipeError:  # the reader stopped early (| head): effstats.cli.main ends quietly
             raise
         except OSError as exc:  # an output folder or file that cannot be written (read-only, full, name too long)
-            print(f"{prog}: error: {control_text(os_error_line(exc))}", file=sys.stderr)
+            print(f"{prog}: error: {control_text(os_error_line(exc, getattr(args, 'out', None)))}", file=sys.stderr)
             _quiet_stdout()
             status = 2
         except KeyboardInterrupt:  # the files written so far are whole (atomic writes): nothing to clean up
@@ -579,15 +579,21 @@ def run(args: argparse.Namespace) -> int:
     return status
 
 
-def os_error_line(exc: OSError) -> str:
-    """One line for an OSError of writing a file or stdout: ``cannot write to PATH (reason)``."""
+def os_error_line(exc: OSError, out: str | None = None) -> str:
+    """One line for an OSError of writing a file or stdout: ``cannot write to PATH (reason)``, led by ``--out:``
+    where the name given is at fault: PATH is the folder ``out`` (the command's ``--out``), or lies in it and is too
+    long a name."""
+    import errno
     import os
 
     if exc.filename is None:
         return f"cannot write to stdout ({exc.strerror or exc})"
     if os.path.isfile(exc.filename) and not os.access(exc.filename, os.R_OK):
         return f"cannot read {exc.filename} ({exc.strerror or exc})"
-    return f"cannot write to {exc.filename} ({exc.strerror or exc})"
+    name, folder = str(exc.filename), None if out is None else str(out)
+    inside = folder is not None and name.startswith(os.path.join(folder, ""))
+    arg = "--out: " if folder and (name == folder or inside and exc.errno == errno.ENAMETOOLONG) else ""
+    return f"{arg}cannot write to {exc.filename} ({exc.strerror or exc})"
 
 
 def _quiet_stdout() -> None:
