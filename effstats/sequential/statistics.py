@@ -87,6 +87,9 @@ __all__ = ["BinomialStatistic", "TangoStatistic", "AgrestiCaffoStatistic", "Wald
 
 _EPS = 1e-12
 _CC0 = 0.25  # continuity correction at delta0 = 0 of the paired test, in items (TangoStatistic.z_at says why)
+# with the finite-population correction, fewer discordant items than this expected among the items left: the paired
+# test's continuity correction is one whole item (TangoStatistic.z_at says why)
+_FEW_LEFT = 2.0
 
 
 _TIE = 1e-12  # |estimate - value| at most this (scale of the scores) is a tie at an exact look: rounding, not data
@@ -463,6 +466,10 @@ class TangoStatistic(_Statistic):
         Effective number of items; ``inf`` at an exhaustive look with ``fpc=True``.
     p10, p01 : array-like
         Rates at which A beats B and B beats A (``E[max(d, 0)]``, ``E[max(-d, 0)]``).
+    n_items : array-like, optional
+        Effective number of items without the finite-population correction (the continuity correction's unit;
+        with ``fpc=True`` ``n_eff`` is larger); default ``n_eff``. Where it is below ``n_eff`` and fewer than two
+        discordant items are expected among the items left, the continuity correction is one whole item.
 
     See Also
     --------
@@ -493,16 +500,31 @@ class TangoStatistic(_Statistic):
     [0.0159, 0.0461]
     """
 
-    _fields = ("estimate", "se", "n_eff", "p10", "p01")
+    _fields = ("estimate", "se", "n_eff", "p10", "p01", "n_items")
 
-    def __init__(self, estimate, se, n_eff, p10, p01):
+    def __init__(self, estimate, se, n_eff, p10, p01, n_items=None):
         self.estimate, self.se, self.n_eff, self.p10, self.p01 = (np.asarray(x, float)
                                                                    for x in (estimate, se, n_eff, p10, p01))
+        self.n_items = self.n_eff if n_items is None else np.asarray(n_items, float)
+
+    def _cc_items(self):
+        """The continuity correction's item count (``n_eff``; 1 at an exhaustive look) and where it is one whole
+        item of the ``n_items`` drawn whatever the value tested, few discordant items expected among the items left
+        (z_at): there the count is ``n_items``."""
+        fin = np.isfinite(self.n_eff) & np.isfinite(self.n_items)
+        n = np.where(fin, self.n_eff, 1.0)
+        m = np.where(fin, self.n_items, 1.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            f = m / n  # the finite-population factor (1 without)
+            left = np.where(f < 1 - 1e-12, f / (1 - f) * m * (self.p10 + self.p01), np.inf)
+        whole = left < _FEW_LEFT
+        return np.where(whole, m, n), whole
 
     def _reach(self, c):
-        # |estimate - delta0| - 1 / n_eff <= c * sqrt(V0 / n_eff) with V0 <= 1 at every end of the interval
+        # |estimate - delta0| - one item <= c * sqrt(V0 / n_eff) with V0 <= 1 at every end of the interval
+        unit, _ = self._cc_items()
         with np.errstate(divide="ignore", invalid="ignore"):
-            r = np.where(np.isfinite(self.n_eff), c / np.sqrt(self.n_eff) + 1.0 / self.n_eff, 0.0)
+            r = np.where(np.isfinite(self.n_eff), c / np.sqrt(self.n_eff) + 1.0 / unit, 0.0)
         return np.nan_to_num(r, nan=2.0, posinf=2.0) + 1e-9
 
     def _kinks(self, side):
@@ -512,10 +534,10 @@ class TangoStatistic(_Statistic):
         # est - t = cc(t) has one root; +1: above it, the mirror image); at an exhaustive look, the jump of
         # _exact_z at +-_TIE from the estimate, between the floats next to est -+ _TIE
         fin = np.isfinite(self.n_eff)
-        with np.errstate(divide="ignore"):
-            e = np.where(fin, 1.0 / self.n_eff, 0.0)
+        unit, whole = self._cc_items()
+        e = np.where(fin, 1.0 / unit, 0.0)
         x = -side * self.estimate  # the low end's problem
-        edge = -side * np.where((x >= 2 * e) | (x < 0), x - e,
+        edge = -side * np.where((x >= 2 * e) | (x < 0) | whole, x - e,
                                 np.where(x >= _CC0 * e, (x - _CC0 * e) / (2 - _CC0), (x - _CC0 * e) / _CC0))
         jump = self.estimate + side * _TIE
         return np.stack(np.broadcast_arrays(0.0 * edge, np.where(fin, -e, np.nextafter(jump, -np.inf)),
@@ -583,12 +605,17 @@ class TangoStatistic(_Statistic):
         # and costs little of alpha at large counts. The count being random is what it relies on: with nearly every
         # item discordant (disagreement >= 99.9 %, a count almost fixed) the size exceeds alpha slightly.
         # The correction grows from a quarter of an item at 0 to one item at one item's worth from 0, so z is
-        # continuous in theta0 and an interval that excludes a rejected 0 ends at a real value beyond it, not at 0
+        # continuous in theta0 and an interval that excludes a rejected 0 ends at a real value beyond it, not at 0.
+        # With the finite-population correction, near a census the sample's difference is fixed up to the
+        # discordant items left, a count of small mean whose tail is far heavier than the normal one (one
+        # discordant item among the last 5 of 1,000, at 2 % disagreement, gives |z| about 3): where fewer than
+        # _FEW_LEFT of them are expected, the correction is one whole item of those drawn (n_items, not n_eff)
         finite = np.isfinite(self.n_eff)
         n = np.where(finite, self.n_eff, 1.0)
+        unit, whole = self._cc_items()
         with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-            items = np.minimum(1.0, _CC0 + (1.0 - _CC0) * np.abs(t) * n)
-            cc = np.where(finite, items / n, 0.0)
+            items = np.where(whole, 1.0, np.minimum(1.0, _CC0 + (1.0 - _CC0) * np.abs(t) * unit))
+            cc = np.where(finite, items / unit, 0.0)
             d = np.sign(d) * np.maximum(np.abs(d) - cc, 0.0)
             # an exhaustive look with the finite-population correction (n_eff infinite): the difference is exact
             z = np.where(finite & (v > 0), d * np.sqrt(n) / np.sqrt(v), _exact_z(d))
@@ -835,6 +862,8 @@ class Accumulator:
             self._add("s10", np.where(have, s10, 0.0))
             self._add("s01", np.where(have, s01, 0.0))
             self._add("var", np.where(have, phi * (s10 + s01 - (s10 - s01) ** 2) * f / n, 0.0))
+            if self.fpc:  # the same without the finite-population factor: the items of the continuity correction
+                self._add("var0", np.where(have, phi * (s10 + s01 - (s10 - s01) ** 2) / n, 0.0))
         else:  # unpaired: this arm is a; arm_b = (s1, s2, cnt, size) of b
             t1, t2, cb, size_b = arm_b
             cb = np.asarray(cb, float)
@@ -895,7 +924,8 @@ class Accumulator:
         if self.kind == "paired":
             s10, s01 = a["s10"] / D, a["s01"] / D
             n_eff = _div(s10 + s01 - (s10 - s01) ** 2, var, np.inf)
-            return TangoStatistic(est, se, n_eff, a["p10"] / D, a["p01"] / D)
+            n_items = None if "var0" not in a else _div(s10 + s01 - (s10 - s01) ** 2, a["var0"] / D**2, np.inf)
+            return TangoStatistic(est, se, n_eff, a["p10"] / D, a["p01"] / D, n_items)
         return AgrestiCaffoStatistic(est, se, a["adj"] / D)
 
 
