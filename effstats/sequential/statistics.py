@@ -42,7 +42,10 @@ Paired difference: Tango's score statistic with an effective sample size
     rare, skewed count is heavier than normal). At ``delta0 = 0`` McNemar's normal test (the mid-p test of the
     symmetric ``Bin(n10 + n01, 1/2)``) is liberal with few discordant items and the exact conditional test far
     too strict (it spends about half of alpha): a quarter of an item keeps the size below alpha at every
-    expected discordant count. Datasets enter through ``n_eff`` as above, from
+    expected discordant count. With the finite-population correction (``fpc=True``) near a census the sample's
+    difference is fixed up to the discordant items left, a count of small mean with a heavy tail: where fewer than
+    two of them are expected the correction is one whole item of those drawn. Datasets enter through ``n_eff`` as
+    above, from
     cells smoothed by Agresti & Min (2005) (half an item added to each of the four cells). Continuous differences
     in [-1, 1] use ``p10 = E[max(d, 0)]``, ``p01 = E[max(-d, 0)]`` with a dispersion factor as above
     (``E[d^2] <= E|d|``, so the trinomial variance bounds theirs). The interval ends are found by a safeguarded
