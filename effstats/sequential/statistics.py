@@ -42,12 +42,12 @@ Paired difference: Tango's score statistic with an effective sample size
     rare, skewed count is heavier than normal). At ``delta0 = 0`` McNemar's normal test (the mid-p test of the
     symmetric ``Bin(n10 + n01, 1/2)``) is liberal with few discordant items and the exact conditional test far
     too strict (it spends about half of alpha): a quarter of an item keeps the size below alpha at every
-    expected discordant count. With the finite-population correction (``fpc=True``) near a census the sample's
-    difference is fixed up to the discordant items left, a count of small mean with a heavy tail: where fewer than
-    two of them are expected the correction is one whole item of those drawn. Datasets enter through ``n_eff`` as
-    above, from
-    cells smoothed by Agresti & Min (2005) (half an item added to each of the four cells). Continuous differences
-    in [-1, 1] use ``p10 = E[max(d, 0)]``, ``p01 = E[max(-d, 0)]`` with a dispersion factor as above
+    expected discordant count. With the finite-population correction (``fpc=True``) on one dataset, near a census
+    the sample's difference is fixed up to the discordant items left, a count of small mean with a heavy tail: where
+    fewer than two of them are expected the correction is one whole item of those drawn. Datasets enter through
+    ``n_eff`` as above, from cells smoothed by Agresti & Min (2005) (half an item added to each of the four
+    cells). Continuous differences in [-1, 1] use ``p10 = E[max(d, 0)]``, ``p01 = E[max(-d, 0)]`` with a dispersion
+    factor as above
     (``E[d^2] <= E|d|``, so the trinomial variance bounds theirs). The interval ends are found by a safeguarded
     root search.
 Two models on different items: Agresti & Caffo (2000)
@@ -803,6 +803,7 @@ class Accumulator:
         self.kind, self.fpc = kind, fpc
         self.acc: dict[str, Any] = {}
         self._datasets: list = []  # (s1, s2, cnt, size) of each dataset added (single model with fpc only)
+        self._n_paired = 0  # datasets added (paired with fpc only)
 
     def _add(self, key, value):
         cur = self.acc.get(key)
@@ -867,6 +868,7 @@ class Accumulator:
             self._add("var", np.where(have, phi * (s10 + s01 - (s10 - s01) ** 2) * f / n, 0.0))
             if self.fpc:  # the same without the finite-population factor: the items of the continuity correction
                 self._add("var0", np.where(have, phi * (s10 + s01 - (s10 - s01) ** 2) / n, 0.0))
+                self._n_paired += 1
         else:  # unpaired: this arm is a; arm_b = (s1, s2, cnt, size) of b
             t1, t2, cb, size_b = arm_b
             cb = np.asarray(cb, float)
@@ -927,7 +929,10 @@ class Accumulator:
         if self.kind == "paired":
             s10, s01 = a["s10"] / D, a["s01"] / D
             n_eff = _div(s10 + s01 - (s10 - s01) ** 2, var, np.inf)
-            n_items = None if "var0" not in a else _div(s10 + s01 - (s10 - s01) ** 2, a["var0"] / D**2, np.inf)
+            # one dataset: the discordant items left are those of one benchmark (TangoStatistic.z_at); with several,
+            # the items left lie in some datasets only and the statistic is the one of n_eff
+            one, self._n_paired = "var0" in a and self._n_paired == 1, 0
+            n_items = _div(s10 + s01 - (s10 - s01) ** 2, a["var0"] / D**2, np.inf) if one else None
             return TangoStatistic(est, se, n_eff, a["p10"] / D, a["p01"] / D, n_items)
         return AgrestiCaffoStatistic(est, se, a["adj"] / D)
 
