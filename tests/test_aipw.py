@@ -26,7 +26,7 @@ def _brute_force(est, X, y, observed, make):
     """One target, written as plainly as possible: ``X`` (N, M) features of every item, ``y`` (N,) the target's
     responses, ``observed`` the positions in ``selected_`` it has outputs on, ``make()`` a fresh regressor."""
     sel, folds, strata = est.selected_, est.folds_, est.strata_
-    K = est.n_folds
+    K = est.n_folds_
 
     def fit(pos):
         if len(set(y[sel[pos]])) == 1:  # one response value (a classifier cannot be fitted): that constant

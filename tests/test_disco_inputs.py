@@ -92,6 +92,25 @@ def test_one_bound_per_argument(rm, make, low, high):
     assert msgs[0] == msgs[1] and "expected an integer in [" in msgs[0], msgs
 
 
+@pytest.mark.parametrize("make, attr, want", [
+    (lambda: AIPW(3, random_state=0), "n_folds_", 3),
+    (lambda: AIPW(1, random_state=0), "n_folds_", 1),
+    (lambda: StratifiedAIPW(4, random_state=0), "n_folds_", 4),
+    (lambda: AIPW(40, random_state=0), "n_folds_", 5),
+    (lambda: StratifiedHT(4, random_state=0), "stratum_sizes_", 2),
+    (lambda: StratifiedHT(3, random_state=0), "stratum_sizes_", 1),
+    (lambda: StratifiedHT(60, random_state=0), "stratum_sizes_", 10),
+])
+def test_defaults_fit_a_small_budget(rm, make, attr, want):
+    """The defaults of n_folds and n_strata are capped by the budget; only a value the user sets is refused."""
+    src, new = rm.subset(models=range(24)), rm.subset(models=[24])
+    est = make().fit(src)
+    got = getattr(est, attr)
+    assert (got if np.ndim(got) == 0 else len(got)) == want
+    lo, hi = est.predict_interval(new).confidence_interval(0.95)
+    assert np.all(np.isfinite(lo) & np.isfinite(hi))
+
+
 def test_top_k_bound_is_the_ranks_held(rm):
     rng = np.random.default_rng(0)
     ids = rng.integers(0, 4, size=(12, 40, 3))
@@ -110,9 +129,11 @@ def test_messages_name_the_argument_the_user_set(rm):
     """A bound that comes from another argument or from the data names it; no empty range is stated."""
     src = rm.subset(models=range(24))
     with pytest.raises(ValueError, match=r"^n_folds: expected an integer in \[1, 1\], got 5 \(at most n_items=1, "):
-        AIPW(n_items=1).fit(src)
+        AIPW(n_items=1, n_folds=5).fit(src)
     with pytest.raises(ValueError, match=r"got 5 \(at most n_items=4, .*: with n_items=4 pass n_folds=4 or fewer\)$"):
-        StratifiedAIPW(n_items=4).fit(src)  # n_folds left at its default
+        StratifiedAIPW(n_items=4, n_folds=5).fit(src)
+    with pytest.raises(ValueError, match=r"^n_strata: expected an integer in \[1, 4\], got 10$"):
+        StratifiedHT(n_items=4, n_strata=10).fit(src)
     with pytest.raises(ValueError, match=r"^source_outputs: StratifiedAIPW needs at least 2 items, got 1$"):
         StratifiedAIPW(n_items=50).fit(src.subset(items=[0]))
     with pytest.raises(ValueError, match=r"^random_state: expected None, a non-negative int seed, a numpy "

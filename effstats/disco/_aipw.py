@@ -86,9 +86,10 @@ class AIPW(_SubsetEstimator):
         group needs at least one sampled item; a group with one takes the variance of its nearest group with two
         (collapsed strata, Notes), and with one in every group (``n_items`` below twice the groups) that of all the
         sampled items, which errs on the large side: two items a group give a tighter interval.
-    n_folds : int, default=5
+    n_folds : int or None, default=None
         Folds of the sampled items for cross-fitting; 1 fits and corrects on the same items (Zhang et al.'s
-        estimator, not exactly unbiased). In ``[1, n_items]``, and at least 3 with ``power_tuning=True``.
+        estimator, not exactly unbiased). In ``[1, n_items]``, and at least 3 with ``power_tuning=True``. None:
+        ``min(5, n_items)``.
     regressor : {"ridge", "logistic", "difficulty"} or object, default="ridge"
         The regression ``f``. ``"ridge"``: ridge regression with intercept and penalty ``alpha`` (Zhang et al.'s
         default, ``Ridge(alpha=10)``), solved in closed form for all targets at once. ``"logistic"``:
@@ -121,6 +122,8 @@ class AIPW(_SubsetEstimator):
         Their ids, when fitted on labelled outputs.
     folds_ : ndarray of shape (n_items,)
         Fold of each sampled item (in ``selected_`` order).
+    n_folds_ : int
+        Folds used: ``n_folds``, or ``min(5, n_items)`` when it is None.
     strata_ : ndarray of shape (n_items_total,)
         Stratum code of every item (0 without ``stratify``); -1 for items no source model answered (outside
         the population the estimate is about).
@@ -287,7 +290,7 @@ class AIPW(_SubsetEstimator):
     >>> plain = RandomDirect(n_items=200, random_state=0).fit(src)
     >>> bool((est.selected_ == plain.selected_).all())  # the same items as the plain mean
     True
-    >>> est.n_folds, est.folds_.shape
+    >>> est.n_folds_, est.folds_.shape
     (5, (200,))
     """
 
@@ -298,7 +301,7 @@ class AIPW(_SubsetEstimator):
     _max_deff_inv = 4.0
     _exact_interval = True
 
-    def __init__(self, n_items: int = 100, stratify: Any = None, n_folds: int = 5, regressor: Any = "ridge",
+    def __init__(self, n_items: int = 100, stratify: Any = None, n_folds: int | None = None, regressor: Any = "ridge",
                  alpha: float = 10.0, power_tuning: bool = False, random_state: Any = None) -> None:
         self.n_items = n_items
         self.stratify = stratify
@@ -372,6 +375,7 @@ class AIPW(_SubsetEstimator):
                                       axis=1)
         self._h_sel = h_sel
         self.folds_ = _deal_folds(h_sel, k_folds, rng)
+        self.n_folds_ = k_folds
         self.strata_ = strata
         self.stratum_sizes_ = sizes
         self._pop_features = None  # (N, M) for other regressors, built on first use
@@ -422,7 +426,7 @@ class AIPW(_SubsetEstimator):
         uncorrected = np.zeros((T, n_strata))
         n_fits = 0
         resid = np.zeros_like(Y)
-        k_folds = self.n_folds
+        k_folds = self.n_folds_
         for j in range(k_folds):
             # one fold: fitted and corrected on the same items (the authors' estimator)
             test = np.ones(len(idx), bool) if k_folds == 1 else folds == j
@@ -533,7 +537,12 @@ class AIPW(_SubsetEstimator):
 
 def _check_folds(n_folds: Any, k: int, tuned: bool, minimum: int) -> int:
     """``n_folds`` checked: one bound, as every fold needs an item, and power tuning chooses lambda by
-    cross-fitting within the training folds, so it needs three folds (two inner ones)."""
+    cross-fitting within the training folds, so it needs three folds (two inner ones). None: ``min(5, k)``."""
+    if n_folds is None:
+        if tuned and k < 3:
+            raise ValueError(f"power_tuning: needs n_items >= 3 (three folds), got n_items={k}; set "
+                             "power_tuning=False")
+        return max(min(5, k), minimum)
     try:
         return check_positive_int(n_folds, "n_folds", minimum=3 if tuned else minimum, maximum=k)
     except ValueError as exc:
@@ -541,7 +550,7 @@ def _check_folds(n_folds: Any, k: int, tuned: bool, minimum: int) -> int:
         if tuned:
             why.append("power_tuning=True chooses lambda by cross-fitting within the training folds; set "
                        "power_tuning=False for fewer folds")
-        if isinstance(n_folds, Integral) and n_folds > k:  # the user may have set n_items and left n_folds alone
+        if isinstance(n_folds, Integral) and n_folds > k:
             why.append(f"at most n_items={k}, as every fold needs a selected item: with n_items={k} pass "
                        f"n_folds={k} or fewer")
         if not why:

@@ -361,10 +361,10 @@ class StratifiedHT(_SubsetEstimator):
     ----------
     n_items : int, default=100
         Items drawn, at most the number of items.
-    n_strata : int, default=10
+    n_strata : int or None, default=None
         Strata (k-means clusters of the difficulty proxy), at most ``n_items``; ``min(n_strata, n_items // 2)``
         are used, so that every stratum holds two sampled items (as :class:`effstats.disco.StratifiedAIPW`), and
-        empty clusters are dropped.
+        empty clusters are dropped. None: ``min(10, n_items // 2)``, at least 1.
     random_state : int, RandomState, Generator or None, default=None
         Seeds the draws within strata.
 
@@ -457,7 +457,7 @@ class StratifiedHT(_SubsetEstimator):
     array([0.401, 0.564, 0.4  ])
     """
 
-    def __init__(self, n_items: int = 100, n_strata: int = 10, random_state: Any = None) -> None:
+    def __init__(self, n_items: int = 100, n_strata: int | None = None, random_state: Any = None) -> None:
         self.n_items = n_items
         self.n_strata = n_strata
         self.random_state = random_state
@@ -466,7 +466,8 @@ class StratifiedHT(_SubsetEstimator):
         src, _ = self._fit_source(source_outputs, source_scores, labels)
         rng = check_rng(self.random_state, "random_state")
         # two sampled items a stratum at the least: a stratum's variance needs two
-        h = min(check_positive_int(self.n_strata, "n_strata", maximum=self.n_items), max(1, self.n_items // 2))
+        given = 10 if self.n_strata is None else check_positive_int(self.n_strata, "n_strata", maximum=self.n_items)
+        h = min(given, max(1, self.n_items // 2))
         miss = src.missing
         if src.proba is not None:
             conf = src.proba.max(axis=2)

@@ -67,8 +67,9 @@ class StratifiedAIPW(AIPW):
         proportional allocation in every stratum, for a target whose uncertain items are not the sources' (a model
         far better than every source, whose wrong answers lie where the sources agree). At least two items per
         stratum in every case.
-    n_folds : int, default=5
-        Folds of the sampled items for cross-fitting, in ``[2, n_items]`` (at least 3 with ``power_tuning``).
+    n_folds : int or None, default=None
+        Folds of the sampled items for cross-fitting, in ``[2, n_items]`` (at least 3 with ``power_tuning``). None:
+        ``min(5, n_items)``.
     n_components : int, default=1
         Principal components of the sources' responses whose item loadings join the logit difficulty as
         features (0: the difficulty alone), at most 8. On the public ImageNet, CIFAR-10, AlpacaEval and digits
@@ -100,6 +101,8 @@ class StratifiedAIPW(AIPW):
         Items per stratum, ``N_h``.
     allocation_ : ndarray of shape (n_strata_used,)
         Sampled items per stratum, ``n_h``.
+    n_folds_ : int
+        Folds used: ``n_folds``, or ``min(5, n_items)`` when it is None.
     features_ : ndarray of shape (n_items_total, 1 + n_components)
         Standardised item features (logit difficulty, then the loadings); 0 for unanswered items.
     n_items_total_ : int
@@ -317,7 +320,7 @@ class StratifiedAIPW(AIPW):
     _borrow = 1.0
 
     def __init__(self, n_items: int = 100, n_strata: int | None = None, stratify: Any = None,
-                 allocation: str = "mixed", n_folds: int = 5, n_components: int = 1, penalty: float = 1.0,
+                 allocation: str = "mixed", n_folds: int | None = None, n_components: int = 1, penalty: float = 1.0,
                  power_tuning: bool = False, random_state: Any = None) -> None:
         self.n_items = n_items
         self.n_strata = n_strata
@@ -410,6 +413,7 @@ class StratifiedAIPW(AIPW):
         full[pop] = feats
         h_sel = strata[self.selected_]
         self.folds_ = _deal_folds(h_sel, k_folds, rng)
+        self.n_folds_ = k_folds
         self.strata_ = strata
         self.stratum_sizes_ = sizes
         self.allocation_ = alloc
