@@ -775,7 +775,7 @@ class _SubsetEstimator(BaseEstimator):
             n_eff = wilson = None
             if hasattr(self, "_design_n"):
                 n_eff = self._design_n(o)
-                wilson = is_zero_one(o.correctness("target_outputs"), axis=1)  # graded: Wald
+                wilson = is_zero_one(o.correctness("target_outputs"), axis=1)  # graded: t or normal
             df = self._design_df(o) if hasattr(self, "_design_df") else None
             census = self.selected_.size == self._source[0].n_items and o.missing is None
             if census:

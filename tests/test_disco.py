@@ -358,6 +358,26 @@ def test_random_direct_equals_mean_on_selected():
     np.testing.assert_allclose(est.predict(tgt), tgt.values[:, est.selected_].mean(1))
 
 
+def test_random_direct_graded_interval_is_student_t():
+    """Graded scores: mean ± t(k - 1) standard errors, k the target's observed drawn items (a missing cell
+    included), as AIPW's on the same items."""
+    from scipy.special import stdtrit
+    g = np.random.default_rng(0)
+    scores = g.beta(0.6, 0.6, size=(33, 400))
+    rm = ResponseMatrix(scores, kind="score")
+    est = RandomDirect(20, random_state=0).fit(rm.subset(models=range(30)))
+    y = scores[30:, est.selected_].copy()
+    y[2, :3] = np.nan  # 17 observed items
+    with pytest.warns(UserWarning, match="cells missing"):
+        p = est.predict_interval(y)
+    np.testing.assert_array_equal(p.df, [19, 19, 16])
+    ci = p.confidence_interval(0.95)
+    half = stdtrit(p.df, 0.975) * p.standard_error
+    np.testing.assert_allclose(ci.low, p.statistic - half, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(ci.high, p.statistic + half, rtol=0, atol=1e-12)
+    assert np.all(ci.high - ci.low > 2 * 2.09 * p.standard_error)  # wider than the normal quantile's
+
+
 def test_anchor_corr_weights_sum_to_one_and_are_cluster_shares():
     rm = benchmark(m=30, n=400)
     est = AnchorCorr(20, random_state=0).fit(rm)

@@ -64,12 +64,14 @@ def test_random_direct_interval_is_wilson_on_binary_correctness():
     assert (lo[0], hi[0]) == (edge, 1.0) and edge < 377 / 400 < _wilson(1.0, n, z)[0]
     assert hypergeom.pmf(40, 400, 377, 40) > 0.05
     ci = p.confidence_interval(0.9)
-    # graded (non-binary) scores keep the Wald interval
+    # graded (non-binary) scores: Student's t on 40 - 1 degrees of freedom
+    from scipy.special import stdtrit
+
     g = np.full((1, 40), 0.5)
     g[0, :20] = 0.7
     p = est.predict_interval(g)
     lo, hi = p.confidence_interval(0.9)
-    np.testing.assert_allclose([lo[0], hi[0]], 0.6 + np.array([-1, 1]) * 1.6448536269514722 * p.standard_error[0])
+    np.testing.assert_allclose([lo[0], hi[0]], 0.6 + np.array([-1, 1]) * stdtrit(39, 0.95) * p.standard_error[0])
     # ... and say so without a NaN sentinel: a finite effective size for every target, Wilson only for 0/1 rows
     both = est.predict_interval(np.vstack([tgt, g]))
     np.testing.assert_allclose(both.n_effective, n)

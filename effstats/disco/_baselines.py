@@ -63,7 +63,7 @@ class RandomDirect(_SubsetEstimator):
 
     The estimate is the target's mean on the drawn items; ``predict_interval`` gives the design-based
     interval of a simple random sample without replacement (Wilson's score interval on 0/1 correctness, at the
-    finite-population-corrected sample size; Wald for graded scores).
+    finite-population-corrected sample size; Student's t on ``k - 1`` degrees of freedom for graded scores).
 
     Parameters
     ----------
@@ -198,6 +198,13 @@ class RandomDirect(_SubsetEstimator):
             return np.sqrt(s2 / k * (1 - k / n))
         s2 = y.var(axis=1, ddof=1) if k > 1 else np.full(len(y), 0.25)
         return np.sqrt(s2 / k * (1 - k / n))
+
+    def _design_df(self, o) -> np.ndarray:
+        """Degrees of freedom of the sample variance, ``k - 1`` per target (k its observed drawn items): Student's t
+        for graded scores (0/1 correctness takes Wilson's interval); infinite for one item, whose variance is the
+        bound 1/4, not an estimate."""
+        k = np.full(o.n_models, float(o.n_items)) if o.missing is None else (~o.missing).sum(axis=1).astype(float)
+        return np.where(k > 1, k - 1, np.inf)
 
     def _design_srs(self, o) -> tuple[np.ndarray, np.ndarray]:
         """Observed drawn items per target and group, and the groups' sizes, shape (n_target, n_groups) (one group
