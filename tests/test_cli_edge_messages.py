@@ -335,3 +335,18 @@ def test_an_out_folder_name_too_long_names_the_option(ref, capsys, tmp_path):
                  columns=[f"s{j}" for j in range(4)]).to_csv(wide)
     line = _one_error(["audit", wide, "--n-boot", 20, "--out", long, "--no-progress"], capsys)
     assert line.startswith("effstats audit: error: --out: cannot write to ") and "File name too long" in line, line
+
+
+def test_the_printed_lm_eval_command_names_an_out_folder_with_control_characters_as_the_shell_reads_it(
+        ref, capsys, tmp_path):
+    import subprocess
+
+    out = tmp_path / "ab\x1b[31mc\nd"
+    code = main(["select", str(ref), "--budget", "10", "--method", "random", "--out", str(out), "--no-progress"])
+    printed = capsys.readouterr().out
+    assert code == 0
+    line = next(ln for ln in printed.splitlines() if ln.strip().startswith("lm_eval "))
+    word = line.split(" --samples ", 1)[1].split(" --log_samples", 1)[0]
+    assert word.startswith("$'"), word
+    back = subprocess.run(["bash", "-c", f"printf %s {word}"], capture_output=True, text=True, check=True).stdout
+    assert back == str(out / "lm_eval_samples.json") and (out / "lm_eval_samples.json").is_file()

@@ -239,10 +239,30 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                            "records")
 
 
+def _shell_word(text: str) -> str:
+    """``text`` as one word a POSIX shell reads back exactly: :func:`shlex.quote`, or for text holding a control or
+    other unprintable character (an escape, a line feed) bash's ``$'...'`` with that character escaped, so that the
+    printed command stays one line and pastes as the same name."""
+    if text.isprintable():
+        return shlex.quote(text)
+    out = []
+    for ch in text:
+        if ch in "\\'":
+            out.append("\\" + ch)
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch.isprintable():
+            out.append(ch)
+        else:
+            code = ord(ch)
+            out.append(f"\\x{code:02x}" if code < 0x80 else f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}")
+    return "$'" + "".join(out) + "'"
+
+
 def _lm_eval_hint(samples_file: Path, samples: dict) -> str:
     note = _lm_eval_comma_note(samples)
     return (f"run the new model on them (an lm-eval with --samples):\n  lm_eval --model ... --tasks "
-            f"{shlex.quote(','.join(samples))} --samples {shlex.quote(str(samples_file))} --log_samples "
+            f"{_shell_word(','.join(samples))} --samples {_shell_word(str(samples_file))} --log_samples "
             "--output_path <OUT>  (a new folder)" + (f"\n  note: {note}" if note else ""))
 
 
@@ -311,7 +331,7 @@ def _select(args: argparse.Namespace) -> None:
         print(f"the chosen instance ids per run spec: {Path(args.out) / HELM_INSTANCES}\n"
               f"run the new model on these run specs as the reference models were run (helm-run --run-entries "
               f"<run entry>,model=<new model> ...; HELM runs whole run specs), then read its chosen instances:\n"
-              f"  effstats estimate {shlex.quote(str(args.out))} <benchmark_output/runs/SUITE> --restrict-to-manifest")
+              f"  effstats estimate {_shell_word(str(args.out))} <benchmark_output/runs/SUITE> --restrict-to-manifest")
     else:
         print("the items are not lm-eval documents (<task>/<doc_id>): their ids are listed in the manifest")
 
@@ -492,10 +512,10 @@ def _next_step(run, path: Path, directory: str) -> None:
         print(f"the batch's instance ids per run spec: {path / HELM_INSTANCES}\n"
               "run the new model on these run specs as the reference models were run (helm-run --run-entries "
               "<run entry>,model=<new model> ...; HELM runs whole run specs), then read the batch's instances:\n"
-              f"  effstats sequential update {shlex.quote(str(directory))} <benchmark_output/runs/SUITE> "
+              f"  effstats sequential update {_shell_word(str(directory))} <benchmark_output/runs/SUITE> "
               "--restrict-to-manifest")
     else:
-        print(f"then: effstats sequential update {shlex.quote(str(directory))} <OUT>")
+        print(f"then: effstats sequential update {_shell_word(str(directory))} <OUT>")
 
 
 def _update(args: argparse.Namespace) -> None:
