@@ -14,6 +14,7 @@ manifest's new version that lists it (:func:`report_in_manifest`), under the sel
 from __future__ import annotations
 
 import contextlib
+import errno
 import re
 from pathlib import Path, PurePosixPath
 from typing import Any, Iterator
@@ -306,6 +307,8 @@ def recover(d: Path, name: str = "directory") -> None:
     try:
         _recover(d)
     except OSError as exc:
+        if exc.errno == errno.ENAMETOOLONG:  # no output of a stopped command: a name too long to hold any
+            raise
         raise ValueError(f"{name}: {d} holds the output of a command stopped midway, half put in place, and "
                          f"completing it failed ({exc.strerror or exc}: {exc.filename}); make the folder writable "
                          "and run again") from None
