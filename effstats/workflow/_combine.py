@@ -610,8 +610,9 @@ class _Combined:
         1e-6 (every sampled item alike, or a fitted model that predicts each within 1e-3) says nothing of its
         spread; as zero it would leave the other tasks' variance alone to set the effective size, and a
         near-zero one lifts it to the design effect's floor of 1/4 (four times the items evaluated). It counts
-        instead as a simple random sample of its items evaluated (finite-population-corrected) at the combined
-        proportion shrunk towards 1/2 by half an item: every task degenerate gives Kish's effective size of the
+        instead as a simple random sample of its items evaluated (finite-population-corrected) at its own
+        proportion shrunk towards 1/2 by half an item of the items evaluated over every task (``b``), ``(b p + 1/2)
+        / (b + 1)``: every task degenerate gives Kish's effective size of the
         allocation, at most the items evaluated (before the correction) and so never a narrower interval than
         the count of the sampled items.
         """
