@@ -323,7 +323,7 @@ def _recover(d: Path) -> None:
                 if sub.is_dir() and not sub.is_symlink() and (sub / SWAP).is_file():
                     finish_swap(sub, _written)
     # the files a command killed before its journal was written had staged (a reference copy of hundreds of
-    # megabytes, say): removed now, not when a later run happens to write the same name
+    # megabytes, say): removed by the next command on the folder, not only by a later run writing the same name
     with contextlib.suppress(OSError):
         staged = {m.group(1) for f in Path(d).iterdir() if (m := _STAGED.fullmatch(f.name)) and _written(m.group(1))}
         for name in sorted(staged):

@@ -138,7 +138,7 @@ class Selection:
     @property
     def lm_eval_samples(self) -> dict[str, list[int]] | None:
         """``{task: [doc_id, ...]}`` for ``lm_eval --samples``, or None when the items are not lm-eval documents
-        (HELM instances among them, whose ids may end in a number: :attr:`helm_instances` lists those)."""
+        (HELM instances among them, whose ids may end in a number: ``helm_instances`` lists those)."""
         if self.helm_instances is not None:
             return None
         info = self.item_info.reindex(self.items)
