@@ -14,7 +14,6 @@ manifest's new version that lists it (:func:`report_in_manifest`), under the sel
 from __future__ import annotations
 
 import contextlib
-import errno
 import re
 from pathlib import Path, PurePosixPath
 from typing import Any, Iterator
@@ -302,20 +301,14 @@ def recover(d: Path, name: str = "directory") -> None:
     """Complete the output a command ended by a kill was putting in place in ``d`` (:func:`swap_files`), and the
     reports an estimate was putting in place in the report folders ``d/estimate/<results>/`` (real folders, not
     links): the next command finds the new output complete, never beside the old one's files, and no journal is
-    left for a later command to complete over a newer selection. Where that cannot be done (a read-only folder), a
-    ValueError naming ``name`` says so: the folder holds a mix of the two outputs until it is."""
+    left for a later command to complete over a newer selection. Where the completion in ``d`` cannot be done (a
+    read-only folder), a ValueError naming ``name`` says so: the folder holds a mix of the two outputs until it is."""
     try:
-        _recover(d)
+        finish_swap(d, _written)
     except OSError as exc:
-        if exc.errno == errno.ENAMETOOLONG:  # no output of a stopped command: a name too long to hold any
-            raise
         raise ValueError(f"{name}: {d} holds the output of a command stopped midway, half put in place, and "
                          f"completing it failed ({exc.strerror or exc}: {exc.filename}); make the folder writable "
                          "and run again") from None
-
-
-def _recover(d: Path) -> None:
-    finish_swap(d, _written)
     reports = Path(d) / REPORTS
     if reports.is_dir() and not reports.is_symlink():
         with contextlib.suppress(OSError):
@@ -326,8 +319,8 @@ def _recover(d: Path) -> None:
     # megabytes, say): removed by the next command on the folder, not only by a later run writing the same name
     with contextlib.suppress(OSError):
         staged = {m.group(1) for f in Path(d).iterdir() if (m := _STAGED.fullmatch(f.name)) and _written(m.group(1))}
-        for name in sorted(staged):
-            remove_stale_tmp(Path(d) / name)
+        for written in sorted(staged):
+            remove_stale_tmp(Path(d) / written)
 
 
 def recover_unlocked(d: Path) -> None:
