@@ -110,11 +110,11 @@ def _design_rows(p: "_TaskResult") -> np.ndarray:
     return np.zeros(n, bool) if kinds is None else np.asarray(kinds, dtype=object) == "design"
 
 
-def _interval_se(p: "_TaskResult") -> np.ndarray:
-    """Task ``p``'s standard error, a degenerate one of a design-based estimate (:func:`_degenerate`: every sampled
-    item alike, whose interval is the exact one of their count) replaced by the half-width of its 95 % interval over
-    the normal 97.5 % quantile, the standard error that interval implies."""
-    se = np.asarray(p.result.standard_error, float)
+def _interval_se(p: "_TaskResult", se: Any = None) -> np.ndarray:
+    """Task ``p``'s standard errors ``se`` (default: its result's), a degenerate one of a design-based estimate
+    (:func:`_degenerate`: every sampled item alike, whose interval is the exact one of their count) replaced by the
+    half-width of its 95 % interval over the normal 97.5 % quantile, the standard error that interval implies."""
+    se = np.asarray(p.result.standard_error if se is None else se, float)
     deg = _degenerate(p) & _design_rows(p)
     if p.method == "all" or not deg.any():
         return se
@@ -460,7 +460,7 @@ class _Combined:
         floored = _floored(p) & _design_rows(p)
         if floored.any():
             se = np.where(floored, np.asarray(_design_result(p).floor, float), se)
-        return np.where(_degenerate(p) & _design_rows(p), _interval_se(p), se)
+        return _interval_se(p, se)
 
     def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
         level = check_confidence_level(confidence_level)
