@@ -8,6 +8,7 @@ long (the longest in ``make test-fast --durations``). A listed test that is rena
 The tests of an xdist group (``@pytest.mark.xdist_group``: one worker runs them all, in order) are collected first,
 the longest groups (``LONG_GROUPS``) first of all, so that the other worker fills the time they take.
 """
+import gc
 import os
 import signal
 from pathlib import Path
@@ -69,6 +70,19 @@ class _GroupsFirst:
 
 def pytest_configure(config):
     config.pluginmanager.register(_GroupsFirst(), "effstats-xdist-groups-first")
+
+
+# Modules whose tests hold sockets (a browser's or a Jupyter server's websockets, a Dask cluster's connections): what
+# they leave unclosed in reference cycles is collected after each of their tests, so that its ResourceWarning is
+# raised there and not in a later test that records the warnings of the code it calls.
+SOCKET_MODULES = {"test_reports", "test_jupyter", "test_docs", "test_notebooks", "test_dask", "test_readme"}
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item, nextitem):
+    yield
+    if getattr(getattr(item, "module", None), "__name__", None) in SOCKET_MODULES:
+        gc.collect()
 
 
 @pytest.fixture

@@ -25,6 +25,8 @@ import pytest
 from tornado.httpclient import HTTPRequest
 from tornado.websocket import websocket_connect
 
+from test_reports import close_websocket
+
 # one xdist worker runs this module, so its module-scoped fixture (a notebook run, a server) starts once
 pytestmark = pytest.mark.xdist_group("jupyter")
 pytestmark = [pytestmark, pytest.mark.slow]  # a notebook runs through a Jupyter server
@@ -91,6 +93,7 @@ def server(tmp_path_factory):
 def test_server_needs_the_token(server):
     with pytest.raises(urllib.error.HTTPError) as exc:
         urllib.request.urlopen(server.base + "/api/kernelspecs", timeout=5)
+    exc.value.close()  # the refusal holds the response's socket
     assert exc.value.code == 403
 
 
@@ -146,7 +149,7 @@ async def _run_notebook(server: Server, kernel_id: str, nb: nbformat.NotebookNod
                 break
         return results
     finally:
-        ws.close()
+        await close_websocket(ws)
 
 
 def test_make_lab_runs_a_notebook_in_the_effstats_kernel(server):

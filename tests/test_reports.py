@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import gc
 import io
 import itertools
 import json
@@ -19,6 +20,7 @@ import signal
 import subprocess
 import time
 import urllib.request
+import warnings
 from pathlib import Path
 
 import nbformat
@@ -120,6 +122,18 @@ def browser(tmp_path_factory):
             proc.wait(timeout=10)
 
 
+async def close_websocket(ws, timeout: float = 5) -> None:
+    """Close a websocket and wait for the peer's closing frame: closed only from our side, its socket stays open until
+    a timer of the event loop aborts it, and ``asyncio.run`` ends first, which leaves the socket to the garbage
+    collector (a ResourceWarning in whichever later test the collection happens)."""
+    ws.close()
+    try:
+        while await asyncio.wait_for(ws.read_message(), timeout) is not None:
+            pass
+    except asyncio.TimeoutError:
+        ws.protocol.stream.close()
+
+
 def _in_page(port: int, coro_fn):
     """Run coro_fn(Page) in a new tab (so no message of an earlier page is replayed), then close the tab."""
     req = urllib.request.Request(f"http://127.0.0.1:{port}/json/new?about:blank", method="PUT")
@@ -131,7 +145,7 @@ def _in_page(port: int, coro_fn):
         try:
             return await coro_fn(Page(ws))
         finally:
-            ws.close()
+            await close_websocket(ws)
 
     try:
         return asyncio.run(main())
@@ -153,6 +167,22 @@ def test_the_browser_check_sees_errors(browser, tmp_path):
     assert any("boom" in p for p in problems)
     assert any("undefined_function" in p for p in problems)
     assert any("failed load" in p or "missing.png" in p for p in problems)
+
+
+def test_a_page_leaves_no_socket_to_the_garbage_collector(browser, tmp_path):
+    page_file = tmp_path / "page.html"
+    page_file.write_text("<html><body><p>one page</p></body></html>")
+
+    async def run(page):
+        await page.open(page_file.as_uri())
+        return page.problems()
+
+    gc.collect()
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        assert _in_page(browser, run) == []
+        gc.collect()
+    assert [str(w.message) for w in said if issubclass(w.category, ResourceWarning)] == []
 
 
 @pytest.fixture(scope="module")
