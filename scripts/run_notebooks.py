@@ -41,6 +41,30 @@ def kernel_env(fast: bool) -> dict[str, str]:
     return env
 
 
+def kernel_manager_class() -> type:
+    """nbclient's kernel manager, with kernel clients that start no heartbeat channel.
+
+    The heartbeat is redundant here: a client made by a local kernel manager asks the manager whether the kernel's
+    process is alive, and nbclient does so between messages. And jupyter_client's heartbeat thread can wait for ever
+    for a reply whose arrival its poll has already taken (a ``zmq.Poller`` and an asyncio socket share the socket's
+    edge-triggered event), so that stopping the channels after the last cell hangs the run.
+    """
+    from jupyter_client.asynchronous import AsyncKernelClient
+    from jupyter_client.manager import AsyncKernelManager
+    from traitlets import default
+
+    class Client(AsyncKernelClient):
+        def start_channels(self, shell=True, iopub=True, stdin=True, hb=False, control=True):
+            super().start_channels(shell=shell, iopub=iopub, stdin=stdin, hb=False, control=control)
+
+    class Manager(AsyncKernelManager):
+        @default("client_factory")
+        def _client_factory_default(self):
+            return Client
+
+    return Manager
+
+
 def run_notebook(
     path: Path, *, fast: bool, out_dir: Path | None = None, timeout: int = 3600, kernel_name: str = KERNEL,
     progress: bool = False,
@@ -61,7 +85,8 @@ def run_notebook(
         ) from None
     nb = nbformat.read(path, as_version=4)
     client = nbclient.NotebookClient(
-        nb, timeout=timeout, kernel_name=kernel_name, resources={"metadata": {"path": str(path.parent)}}
+        nb, timeout=timeout, kernel_name=kernel_name, resources={"metadata": {"path": str(path.parent)}},
+        kernel_manager_class=kernel_manager_class(),
     )
     # Debian's ipywidgets (6) opens widget comms without the "state" nbclient 0.7 expects (KeyError: 'state',
     # e.g. from tqdm.auto's bars): without a front end there is nothing to mirror, so ignore such comms.

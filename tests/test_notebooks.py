@@ -3,6 +3,7 @@ and writes a claims table (FIGURES/<stem>_claims.csv: claim, paper, ours, holds)
 import contextlib
 import importlib.util
 import io
+import time
 from pathlib import Path
 from typing import NamedTuple
 
@@ -190,6 +191,23 @@ def test_failing_notebook_keeps_its_partial_copy(tmp_path):
     out = nbformat.read(tmp_path / "out" / "broken.ipynb", as_version=4)
     assert out.cells[0].outputs[0]["text"].strip() == str(ROOT / ".venv" / "bin" / "python")  # the effstats kernel
     assert out.cells[1].outputs[0]["ename"] == "ZeroDivisionError" and not out.cells[2].outputs
+
+
+@needs_kernel
+def test_a_run_starts_no_heartbeat_and_still_notices_a_dead_kernel(tmp_path, monkeypatch):
+    # the kernel manager says whether the kernel's process lives; jupyter_client's heartbeat thread can hang the run
+    import nbformat
+    from jupyter_client.channels import HBChannel
+    from nbclient.exceptions import DeadKernelError
+
+    started = []
+    monkeypatch.setattr(HBChannel, "start", lambda self: started.append(self))
+    cells = ["x = 1", "import os; os._exit(1)", "print('never')"]
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells]), tmp_path / "d.ipynb")
+    t = time.monotonic()
+    with pytest.raises(DeadKernelError):
+        run_notebooks.run_notebook(tmp_path / "d.ipynb", fast=True, timeout=120)
+    assert started == [] and time.monotonic() - t < 60
 
 
 @needs_kernel
