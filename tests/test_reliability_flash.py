@@ -113,3 +113,21 @@ def test_newcomers_full_results_do_not_tune_their_own_stopping_rule(helm_items):
     pd.testing.assert_frame_equal(a, only.resolution)
     with pytest.raises(ValueError, match="new_models: at least 2 reference"):
         R.flash_helm(b, list(b.model_ids[1:]), **kw)
+
+
+def test_a_second_run_on_the_same_draws_matches_a_fresh_run():
+    """Res(S) and G(S) drawn once serve a later run with the same data, sizes and seed: its orders and stages are
+    those of a run that draws them itself (the generator is left where the draws leave it)."""
+    from effstats.reliability import _flash_helm
+
+    acc = np.linspace(0.85, 0.35, 20)[:, None] + np.zeros((1, 3))
+    data = R.simulate_examples(pd.DataFrame(acc, index=[f"m{i}" for i in range(20)], columns=list("ABC")), 120, rng=0)
+    kw = dict(sizes=(10, 40, None), n_boot=30, rng=3)
+    _flash_helm._STAGE_ERRORS.clear()
+    R.flash_helm_orders(data, 2, level=None, **kw)
+    reused = R.flash_helm_orders(data, 4, level=0.9, **kw)
+    assert len(_flash_helm._STAGE_ERRORS) == 1
+    _flash_helm._STAGE_ERRORS.clear()
+    fresh = R.flash_helm_orders(data, 4, level=0.9, **kw)
+    pd.testing.assert_frame_equal(reused, fresh)
+    assert reused.attrs == fresh.attrs

@@ -170,6 +170,36 @@ def _stage_errors(bench: Benchmark, sizes: Sequence[int], n_boot: int, rng: np.r
     return r_full, out
 
 
+# Res(S) and G(S) of the last few (benchmark, sizes, resamples, generator state): the same data and seed give the
+# same resamples, so a second run with another rule or level (flash_helm_orders with and without the guard) reuses
+# the draws, and the generator is left where drawing them would leave it.
+_STAGE_ERRORS: dict = {}
+
+
+def _stage_errors_once(bench: Benchmark, sizes: Sequence[int], n_boot: int, rng: np.random.Generator, score: str,
+                       ties: str) -> tuple[np.ndarray, dict[int, np.ndarray]]:
+    """:func:`_stage_errors`, once per benchmark content, sizes, ``n_boot``, score, ties and generator state."""
+    import hashlib
+
+    h = hashlib.blake2b(digest_size=16)
+    for a in (bench.values, bench.observed, bench.sub_of_item, bench.scen_of_sub, bench.item_weight):
+        a = None if a is None else np.ascontiguousarray(a)
+        h.update(repr(None if a is None else (a.dtype.str, a.shape)).encode())
+        if a is not None:
+            h.update(a.tobytes())
+    key = (h.hexdigest(), tuple(sizes), n_boot, score, ties, repr(rng.bit_generator.state))
+    if key not in _STAGE_ERRORS:
+        r_full, errs = _stage_errors(bench, sizes, n_boot, rng, score, ties)
+        for a in (r_full, *errs.values()):
+            a.flags.writeable = False  # shared by the runs that hit
+        if len(_STAGE_ERRORS) >= 4:
+            _STAGE_ERRORS.pop(next(iter(_STAGE_ERRORS)))
+        _STAGE_ERRORS[key] = ((r_full, errs), rng.bit_generator.state)
+    out, state = _STAGE_ERRORS[key]
+    rng.bit_generator.state = state
+    return out[0], dict(out[1])
+
+
 def flash_helm(
     data: Any,
     new_models: Any = None,
@@ -351,7 +381,7 @@ def _flash_setup(data, sizes, tiers, resolution, quantile, rule, top_k, level, g
                              "(or pass resolution= and guard= from an earlier run)")
         est = bench.subset_models(ref)
         top_k = min(top_k, est.n_models)
-    r_full, errs = _stage_errors(est, finite, n_boot, rng, score, ties) if need_boot and finite else (None, {})
+    r_full, errs = _stage_errors_once(est, finite, n_boot, rng, score, ties) if need_boot and finite else (None, {})
     if resolution is None:
         res_map = {S: float(np.abs(errs[S] - r_full).mean() if q is None else np.quantile(np.abs(errs[S] - r_full), q))
                    for S in finite}
@@ -414,7 +444,8 @@ def _sub_range(bench: Benchmark, rows: np.ndarray) -> tuple[np.ndarray, np.ndarr
 
 
 def _own_interval(st: dict, total: np.ndarray, count: np.ndarray, sumsq: np.ndarray, n_full: np.ndarray,
-                  num_full: np.ndarray, den_full: np.ndarray, keep: np.ndarray, me: int) -> tuple[int, int]:
+                  num_full: np.ndarray, den_full: np.ndarray, keep: np.ndarray, me: int,
+                  s_full: np.ndarray | None = None) -> tuple[int, int]:
     """Range [rank_low, rank_high] of a model's full-data rank from its own sampled examples.
 
     ``total``, ``count``, ``sumsq`` (n_sub,) are the sum, number and sum of squares of the model's sampled scores
@@ -423,8 +454,9 @@ def _own_interval(st: dict, total: np.ndarray, count: np.ndarray, sumsq: np.ndar
     correction); its variance is that of the sample with one pseudo-observation at each end of the subscenario's
     score range (Laplace / Agresti–Coull style), so a sample of identical scores still has a positive standard
     error. A subscenario none of whose sampled items the model was evaluated on is bounded by the range itself.
+    ``s_full`` (len(keep),) are the kept models' full-data scores (computed when not given).
     """
-    from scipy import stats
+    from scipy import special
 
     z, lo, hi, score, bench = st["z"], st["lo"], st["hi"], st["score"], st["bench"]
     part = n_full > 0
@@ -437,7 +469,7 @@ def _own_interval(st: dict, total: np.ndarray, count: np.ndarray, sumsq: np.ndar
                          / np.where(seen, count, 1), 0.0)
     blind = part & ~seen
     if score == "mwr":  # a box, simultaneous over the evaluated subscenarios; MWR ranks are monotone in each
-        zb = float(stats.norm.ppf(1 - (1 - stats.norm.cdf(z)) / max(int(part.sum()), 1)))
+        zb = float(special.ndtri(1 - (1 - special.ndtr(z)) / max(int(part.sum()), 1)))  # stats.norm.ppf, .cdf
         half = zb * np.sqrt(v_est)
         ranks = []
         for a in (np.where(blind, hi, est + half), np.where(blind, lo, est - half)):
@@ -457,8 +489,9 @@ def _own_interval(st: dict, total: np.ndarray, count: np.ndarray, sumsq: np.ndar
     half = z * float(np.sqrt((w ** 2 * v_est).sum()))
     upper = centre + half + float((w * hi)[blind].sum())
     lower = centre - half + float((w * lo)[blind].sum())
-    s = _score(bench, num_full, den_full, score, st["ties"], model_mask=keep)[0]
-    others = np.delete(s, me)
+    if s_full is None:
+        s_full = _score(bench, num_full, den_full, score, st["ties"], model_mask=keep)[0]
+    others = np.delete(s_full, me)
     return int(1 + (others > upper).sum()), int(1 + (others > lower).sum())
 
 
@@ -543,7 +576,8 @@ def _tournament(st: dict, new_models: Any, rng: np.random.Generator, progress: b
                 break
             # the interval is needed only where the model could stop (it decides for a newcomer, and is reported)
             n_s, d_s, _, sq_s = stage[S]
-            low, high = _own_interval(st, n_s[m], d_s[m], sq_s[m], den_full[0, m], num_full, den_full, keep, me)
+            low, high = _own_interval(st, n_s[m], d_s[m], sq_s[m], den_full[0, m], num_full, den_full, keep, me,
+                                      full)
             # a newcomer also needs its own evidence: the references' G(S) does not know how close it is to them
             if new_models is None or low > st["top_k"]:
                 break
