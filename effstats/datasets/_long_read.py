@@ -100,7 +100,8 @@ def _read_long_noting(p: Path, sep: str, text: _TextColumns, score: str, progres
                   chunksize=_LONG_CHUNK_ROWS, compression=compression)
         if not _few_scores(p, sep, score, compression):
             kw.update(dtype={**kw["dtype"], score: float}, float_precision="round_trip")
-        parse = (*names, partial(_cell_numbers, sep=sep, missing=["", text.missing]))  # chunk_parts' arguments
+        # chunk_parts' arguments
+        parse = (*names, _SeenNumbers(partial(_cell_numbers, sep=sep, missing=["", text.missing])))
         # the ranges cut and read from one descriptor: a file replaced meanwhile is read whole in the version opened
         with open(p, "rb") if compression is None else contextlib.nullcontext() as whole:
             ranges = [] if whole is None else _line_ranges(whole)
@@ -162,6 +163,24 @@ def _cell_numbers(cells: pd.Index, sep: str, missing: list[str]) -> np.ndarray:
     return pd.read_csv(io.StringIO(lines), sep=sep, header=None, names=["s"], dtype={"s": float},
                        float_precision="round_trip", keep_default_na=False, na_values={"s": missing},
                        skip_blank_lines=False)["s"].to_numpy()
+
+
+class _SeenNumbers:
+    """``numbers(cells)`` (:func:`_cell_numbers`) with each set of a few distinct texts parsed once per read: the
+    chunks of a long table of 0/1 scores hold the same two or three texts, each a parse of its own otherwise."""
+
+    _FEW = 64  # more distinct texts (graded scores) are seldom the same set in two chunks
+
+    def __init__(self, numbers: Callable[[pd.Index], np.ndarray]) -> None:
+        self._numbers, self._seen = numbers, {}
+
+    def __call__(self, cells: pd.Index) -> np.ndarray:
+        if len(cells) > self._FEW:
+            return self._numbers(cells)
+        key = tuple(cells)
+        if key not in self._seen:
+            self._seen[key] = self._numbers(cells)  # a text that is no number raises: nothing kept
+        return self._seen[key].copy()
 
 
 def _heap_kept(fn: Callable[[], Any]) -> Any:
