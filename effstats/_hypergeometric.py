@@ -109,19 +109,26 @@ def _sum_outwards(term, j, down, N, K, n, lo, hi, block=32):
 
 
 def _sum_term_by_term(term, j, down, N, K, n, lo, hi):
-    """:func:`_sum_outwards` one term at a time over every row."""
-    acc = term.copy()
-    live = np.ones(np.shape(term), bool)
-    while live.any():
+    """:func:`_sum_outwards` one term at a time over every row, each pass over the rows still summing (a row's sum
+    stops at its first term past the threshold, or at the support's end; most rows stop long before the last)."""
+    shape = np.shape(term)
+    acc = np.ravel(term).astype(float)
+    live = np.arange(acc.size)
+    term, j, down, N, K, n, lo, hi = (np.ravel(np.broadcast_to(v, shape)) for v in (term, j, down, N, K, n, lo, hi))
+    going = np.ones(acc.size, bool)
+    while going.any():
+        if 4 * going.sum() < 3 * going.size:  # a quarter stopped: the rows still summing taken out
+            live, term, j, down, N, K, n, lo, hi, going = (v[going] for v in (live, term, j, down, N, K, n, lo, hi,
+                                                                               going))
         with np.errstate(all="ignore"):
             ratio = np.where(down, j * (N - K - n + j) / ((K - j + 1) * (n - j + 1)),
                              (K - j) * (n - j) / ((j + 1) * (N - K - n + j + 1)))
         j = np.where(down, j - 1, j + 1)
-        live &= (j >= lo) & (j <= hi)
-        term = np.where(live, term * np.nan_to_num(ratio), 0.0)
-        acc += term
-        live &= term > 1e-17 * acc
-    return acc
+        going &= (j >= lo) & (j <= hi)
+        term = np.where(going, term * np.nan_to_num(ratio), 0.0)
+        acc[live] += term
+        going &= term > 1e-17 * acc[live]
+    return acc.reshape(shape)
 
 
 def _bracket(x, N, m, a, lower, kept, other):
@@ -455,6 +462,21 @@ def _minority_count_low(n_h: np.ndarray, N_h: np.ndarray, c: int, a: float) -> f
     return float(N_h.sum())
 
 
+_MINORITY_LOW: dict = {}  # (design row's bytes, dtype, H, a) -> _minority_count_low: a pure function of its row
+
+
+def _minority_count_low_of(row: np.ndarray, h: int, a: float) -> float:
+    """:func:`_minority_count_low` of one row ``(n_h, N_h, c)`` of :func:`stratified_minority_limit`, each design
+    computed once (a Monte-Carlo run asks for the same few designs again and again)."""
+    key = (row.tobytes(), row.dtype.str, h, a)
+    w = _MINORITY_LOW.get(key)
+    if w is None:
+        if len(_MINORITY_LOW) >= 100_000:
+            _MINORITY_LOW.clear()
+        w = _MINORITY_LOW[key] = _minority_count_low(row[:h], row[h:2 * h], int(row[-1]), a)
+    return w
+
+
 def stratified_minority_limit(n_sampled: Any, population: Any, n_minority: Any,
                               confidence_level: float = 0.95) -> np.ndarray:
     """Lower confidence limit of the minority's share among a stratified population, from the ``n_minority``
@@ -541,6 +563,6 @@ def stratified_minority_limit(n_sampled: Any, population: Any, n_minority: Any,
     a = (1 - level) / 2
     h = k.shape[1]
     rows, inv = np.unique(np.concatenate([k, size, c[:, None]], axis=1), axis=0, return_inverse=True)
-    w = np.array([_minority_count_low(r[:h], r[h:2 * h], int(r[-1]), a) if r[-1] > 0 else 0.0 for r in rows])
+    w = np.array([_minority_count_low_of(r, h, a) if r[-1] > 0 else 0.0 for r in rows])
     out = w[inv.ravel()] / size.sum(axis=1)
     return float(out[0]) if scalar else out
