@@ -804,7 +804,9 @@ class _SubsetEstimator(BaseEstimator):
             # beyond the source models' scores by its own interval (a design-based interval holds out of range too)
             ci = pred.confidence_interval(0.95)
             out = self._range_flags(o, ids, est, (ci.low, ci.high), warn=False)
-            return dataclasses.replace(pred, out_of_range=np.zeros_like(out) if census else out)
+            flagged = dataclasses.replace(pred, out_of_range=np.zeros_like(out) if census else out)
+            flagged._intervals.update(pred._intervals)  # the flags leave the interval as it is
+            return flagged
         out = self._range_flags(o, ids, est)
         r = self.cv_residuals(n_splits)
         se = np.full(est.shape, float(np.sqrt(np.mean(r**2))))

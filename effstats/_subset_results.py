@@ -280,6 +280,8 @@ class SubsetPrediction:
     alike_at: np.ndarray | None = None
     n_minority: np.ndarray | None = None
     floor: np.ndarray | None = None
+    # intervals made, by level (the fields are fixed, so an interval asked for again is the one made before)
+    _intervals: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
         """Interval for each target's full-benchmark score, arrays of shape (n_target,).
@@ -353,6 +355,14 @@ class SubsetPrediction:
         (array([False, False, False]), array([105.3, 105.3, 105.3]))
         """
         level = check_confidence_level(confidence_level)
+        ci = self._intervals.get(level)
+        if ci is None:
+            ci = self._intervals[level] = self._interval(level)
+        # copies: a caller that writes into its limits leaves the next caller's alone
+        return ConfidenceInterval(*(x.copy() if isinstance(x, np.ndarray) else x for x in ci))
+
+    def _interval(self, level: float) -> ConfidenceInterval:
+        """The interval of :meth:`confidence_interval` at a checked ``level``."""
         lo_b, hi_b = self.bounds
         if self.method == "conformal":
             r = np.sort(self.residuals)
