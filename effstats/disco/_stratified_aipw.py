@@ -522,7 +522,9 @@ class _LogitFit(_Fit):
                 t = np.where(worse, t / 2, t)
             t = np.where(worse, 0.0, t)
             beta += t[:, None] * step
-            current = objective(beta)
+            # every target's trial kept: the objective at the new coefficients is the last trial's (the same sum of
+            # the same numbers)
+            current = objective(beta) if worse.any() else trial
             if np.abs(t[:, None] * step).max() < 1e-8:
                 break
         self.beta = beta
