@@ -168,13 +168,16 @@ class _Looks:
                 if b == a:
                     continue
                 fold = np.arange(a, b) % J
-                flat = ((np.arange(A)[:, None] * J + fold[None, :]) * C + cd[active, a:b]).ravel()
+                flat = ((active[:, None] * J + fold[None, :]) * C + cd[active, a:b]).ravel()
                 yv = yd[active, a:b].ravel()
-                size = A * J * C
-                cnt[active] += np.bincount(flat, minlength=size).reshape(A, J, C)
-                sy[active] += np.bincount(flat, yv, size).reshape(A, J, C)
-                sy2[active] += np.bincount(flat, yv * yv, size).reshape(A, J, C)
-            c_a, y_a, y2_a = cnt[active], sy[active], sy2[active]
+                # the new responses summed into the (run, fold, cell) entries they fall in, and those entries alone
+                # updated: each sum adds the same numbers in the same order as a count over every entry would
+                touched, at = np.unique(flat, return_inverse=True)
+                at = at.ravel()
+                for total, w in ((cnt, None), (sy, yv), (sy2, yv * yv)):
+                    total.reshape(-1)[touched] += np.bincount(at, w, touched.size)
+            whole = A == n_runs  # every run still going: active is 0, ..., n_runs - 1
+            c_a, y_a, y2_a = (cnt, sy, sy2) if whole else (cnt[active], sy[active], sy2[active])
             tot_n, tot_y = c_a.sum(1), y_a.sum(1)
             n_h = tot_n @ self.onehot  # (A, D)
             theta = np.zeros((A, D))
