@@ -115,6 +115,19 @@ def test_matches_brute_force(case, graded):
     assert np.array_equal(res.statistic[:2], est.predict(tgt[:2]))
 
 
+def test_power_tuning_fits_each_pair_of_held_out_folds_once():
+    """Power tuning's inner fit for outer fold j without inner fold i is the fit on the items outside both folds, the
+    same as outer fold i's without j: K outer fits and K (K - 1) / 2 inner ones (the brute force above checks the
+    values)."""
+    rng = np.random.default_rng(5)
+    src = (rng.uniform(size=(8, 90)) < np.linspace(0.2, 0.8, 90)).astype(float)
+    est = AIPW(n_items=30, n_folds=5, power_tuning=True, random_state=3).fit(src)
+    sizes, fit_f = [], est._fit_f
+    est._fit_f = lambda X, Y: sizes.append(len(X)) or fit_f(X, Y)
+    est.predict(src[:3])
+    assert sorted(sizes) == [18] * 10 + [24] * 5
+
+
 @pytest.mark.parametrize("name, make", [("logistic", LogisticRegression), ("Difficulty", difficulty_regressor)])
 def test_logistic_regressors_match_brute_force(name, make):
     rng = np.random.default_rng(8)

@@ -393,16 +393,18 @@ class AIPW(_SubsetEstimator):
             self._pop_features = (np.ascontiguousarray(self._features(y[:, pop].T)), self.strata_[pop])
         return _EstimatorFit(self._regressor, X, Y, *self._pop_features, len(self.stratum_sizes_))
 
-    def _lambda(self, X: np.ndarray, Y: np.ndarray, folds: np.ndarray) -> np.ndarray:
+    def _lambda(self, X: np.ndarray, Y: np.ndarray, folds: np.ndarray, fit_without: Any = None) -> np.ndarray:
         """Power-tuning lambda per target from cross-fitted predictions within one training set: the slope of y on
-        the predictions, clipped to [0, 1]; 1 when fewer than two inner folds hold items."""
+        the predictions, clipped to [0, 1]; 1 when fewer than two inner folds hold items. ``fit_without(i)``, when
+        given, returns the regression fitted on the training items outside fold ``i`` (in their order)."""
         inner = np.unique(folds)
         if len(inner) < 2:
             return np.ones(Y.shape[0])
         P = np.empty_like(Y)
         for i in inner:
             test = folds == i
-            P[:, test] = self._fit_f(X[~test], Y[:, ~test]).at(X[test])
+            fit = self._fit_f(X[~test], Y[:, ~test]) if fit_without is None else fit_without(i)
+            P[:, test] = fit.at(X[test])
         pc = P - P.mean(axis=1, keepdims=True)
         var, cov = (pc**2).sum(axis=1), (pc * Y).sum(axis=1)
         # a (numerically) constant prediction carries no information: lambda 0, the plain mean
@@ -427,6 +429,17 @@ class AIPW(_SubsetEstimator):
         n_fits = 0
         resid = np.zeros_like(Y)
         k_folds = self.n_folds_
+        pair_fits: dict = {}
+
+        def without(i: int, j: int) -> _Fit:
+            # power tuning's inner fit for outer fold j without inner fold i is the one on the items outside folds i
+            # and j (the same rows in the same order): fitted once for the pair
+            key = (min(i, j), max(i, j))
+            if key not in pair_fits:
+                keep = (folds != i) & (folds != j)
+                pair_fits[key] = self._fit_f(X[keep], Y[:, keep])
+            return pair_fits[key]
+
         for j in range(k_folds):
             # one fold: fitted and corrected on the same items (the authors' estimator)
             test = np.ones(len(idx), bool) if k_folds == 1 else folds == j
@@ -434,7 +447,8 @@ class AIPW(_SubsetEstimator):
             if not test.any() or not train.any():
                 continue
             fit = self._fit_f(X[train], Y[:, train])
-            lam = self._lambda(X[train], Y[:, train], folds[train]) if self.power_tuning else np.ones(T)
+            lam = (self._lambda(X[train], Y[:, train], folds[train], lambda i: without(i, j)) if self.power_tuning
+                   else np.ones(T))
             f_test = fit.at(X[test])
             t_h = onehot[train].sum(axis=0)
             m_h = onehot[test].sum(axis=0)
