@@ -54,7 +54,7 @@ def _selection(logs, capsys, sel: Path) -> Path:
 # command's modules loaded instead of importing them all again before its steps; it checks that it forked a child
 # per step of that run and the one no kill met
 _SWEEP = """
-import contextlib, itertools, json, os, shutil, signal, sys
+import contextlib, gc, itertools, json, os, shutil, signal, sys
 from effstats.cli import main
 old, work, argv = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
 steps = {"count": itertools.count(1), "at": 0}
@@ -72,6 +72,8 @@ with open(os.devnull, "w") as null, contextlib.redirect_stdout(null), contextlib
     if main([a.replace("{out}", first) for a in argv]) != 0:
         sys.exit("the command without a kill did not end with status 0")
 taken, codes = next(steps["count"]) - 1, []
+gc.collect()
+gc.freeze()  # the children's collections pass over what they inherit: none copies the pages of the loaded modules
 while (not codes or codes[-1] != 0) and len(codes) < 200:
     d = os.path.join(work, str(len(codes) + 1))
     shutil.copytree(old, d, symlinks=True)
