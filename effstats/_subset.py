@@ -720,20 +720,26 @@ class _SubsetEstimator(BaseEstimator):
         """How far the target's observed sampled responses are from all alike, in items: ``sum |y - c|`` with
         ``c`` their median (:meth:`_alike_at`), which for 0/1 responses is ``min(sum y, sum (1 - y))``; 0 when they
         are all alike."""
-        y = o.correctness("target_outputs")
-        seen = np.ones(y.shape, bool) if o.missing is None else ~o.missing
-        return np.where(seen, np.abs(y - self._alike_at(o)[:, None]), 0.0).sum(axis=1)
+        def make() -> np.ndarray:
+            y = o.correctness("target_outputs")
+            seen = np.ones(y.shape, bool) if o.missing is None else ~o.missing
+            return np.where(seen, np.abs(y - self._alike_at(o)[:, None]), 0.0).sum(axis=1)
+
+        return self._of_target(o, "minority", make)
 
     def _alike_at(self, o: _Outputs) -> np.ndarray:
         """The median of each target's observed sampled responses (0 without any): the value they would all have
         if alike."""
-        y = np.asarray(o.correctness("target_outputs"), float)
-        if o.missing is not None:
-            y = np.where(o.missing, np.nan, y)
-        seen = ~np.isnan(y)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # a target without a sampled output: 0, unused
-            return np.where(seen.any(axis=1), _row_medians(y), 0.0)
+        def make() -> np.ndarray:
+            y = np.asarray(o.correctness("target_outputs"), float)
+            if o.missing is not None:
+                y = np.where(o.missing, np.nan, y)
+            seen = ~np.isnan(y)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)  # a target without a sampled output: 0, unused
+                return np.where(seen.any(axis=1), _row_medians(y), 0.0)
+
+        return self._of_target(o, "alike_at", make)
 
     def _alike(self, o: _Outputs) -> np.ndarray:
         """Graded targets' weight of the symmetric (t or Wald) interval against the exact one of responses all
@@ -767,6 +773,24 @@ class _SubsetEstimator(BaseEstimator):
         """
         n_splits = check_positive_int(n_splits, "n_splits", minimum=2)
         o = self._target(target_outputs, items)
+        # the targets' medians and minority counts, asked for by several parts of the interval: made once for o
+        self._target_memo = (o, {})
+        try:
+            return self._prediction(o, target_outputs, n_splits)
+        finally:
+            self.__dict__.pop("_target_memo", None)
+
+    def _of_target(self, o: _Outputs, name: str, make: Any) -> np.ndarray:
+        """``make()``, kept under ``name`` while :meth:`predict_interval` runs on the outputs ``o``."""
+        memo = self.__dict__.get("_target_memo")
+        if memo is None or memo[0] is not o:
+            return make()
+        if name not in memo[1]:
+            memo[1][name] = make()
+        return memo[1][name]
+
+    def _prediction(self, o: _Outputs, target_outputs: Any, n_splits: int) -> SubsetPrediction:
+        """:meth:`predict_interval` of the targets' outputs ``o`` (``target_outputs`` as given)."""
         counts = {"n_missing": getattr(self, "n_missing_", 0), "n_missing_target": o.n_missing}
         est = self.predict(o) if type(self)._predict is _SubsetEstimator._predict else self._predict(o)
         ids = _target_ids(target_outputs)
