@@ -3,7 +3,9 @@
 A module whose every test is long says so itself (``pytestmark = pytest.mark.slow``); a test marked ``notebook``
 is slow; and the long tests of otherwise quick modules are listed in ``SLOW_TESTS`` below, with what makes each
 long (the longest in ``make test-fast --durations``). A listed test that is renamed drops out of the list: prefer
-``@pytest.mark.slow`` in the test's own file.
+``@pytest.mark.slow`` in the test's own file. A Monte-Carlo check (an interval's coverage, an estimator's bias, a
+guarantee over many orders) that takes more than about 5 CPU s on a 2-core machine without AVX-512 is slow: it runs
+once in ``make test``, on this machine's stack, while the quick tests of the same estimators run on both stacks.
 
 The tests of an xdist group (``@pytest.mark.xdist_group``: one worker runs them all, in order) are collected first,
 the longest groups (``LONG_GROUPS``) first of all, so that the other worker fills the time they take.
@@ -27,6 +29,26 @@ SLOW_TESTS = {
     "tests/test_sequential_finite.py::test_random_beta_spending_designs_match_gsdesign_where_it_gives_them":
         "random designs against gsDesign",
     "tests/test_sequential_user.py::test_a_rejected_zero_lies_outside_the_reported_interval": "Monte Carlo",
+    "tests/test_aipw.py::test_cifar10_top_models_covered_at_100_of_400_items": "Monte-Carlo coverage on CIFAR-10",
+    "tests/test_sequential_finite.py::test_hundreds_of_looks_with_fpc_spend_alpha_stop_and_cover":
+        "Monte-Carlo runs of hundreds of looks",
+    "tests/test_stratified_aipw.py::test_interval_covers_near_one_and_for_a_random_guesser": "Monte-Carlo coverage",
+    "tests/test_stratified_aipw.py::test_cifar10_top_models_samples_with_one_or_two_wrong_items_are_covered":
+        "Monte-Carlo coverage on CIFAR-10",
+    "tests/test_stratified_minority_limit.py::test_stratified_aipw_covers_samples_with_two_to_five_wrong_items":
+        "Monte-Carlo coverage",
+    "tests/test_sequential_correction.py::test_estimate_at_a_fixed_look_is_unbiased": "Monte-Carlo bias",
+    "tests/test_sequential_correction.py::test_repeated_intervals_of_a_run_under_way_cover_together":
+        "Monte-Carlo coverage of repeated intervals",
+    "tests/test_disco_inputs.py::test_collapsed_stratum_keeps_coverage_when_its_missingness_is_at_random":
+        "Monte-Carlo coverage",
+    "tests/test_disco_user.py::test_random_direct_interval_covers_on_cifar10": "Monte-Carlo coverage on CIFAR-10",
+    "tests/test_disco.py::test_signatures_beat_random_direct_on_simulated_benchmark": "repeated simulated benchmarks",
+    "tests/test_flash_newcomer.py::test_imagenet_newcomer_leader_over_100_orders": "100 orders of ImageNet models",
+    "tests/test_flash_newcomer.py::test_helm_and_mmlu_newcomer_leader_over_100_orders": "100 orders of models",
+    "tests/test_flash_newcomer.py::test_newcomer_stops_only_when_its_own_bound_excludes_the_top":
+        "orders of ImageNet models",
+    "tests/test_reliability_flash.py::test_guarantee_holds_on_helm_over_orders": "orders of HELM models",
 }
 
 
