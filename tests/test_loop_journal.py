@@ -173,16 +173,18 @@ def test_an_estimate_into_a_selection_folder_is_listed_by_its_manifest_at_every_
     assert {f"estimate/new/{n}" for n in REPORT} <= set(done["manifest.json"]["files"])
 
 
+# the command as its process runs it (main() reads its arguments from sys.argv), SIGKILLed once a file of the name
+# sys.argv[1] is renamed into place
 _KILLED_AFTER = """
 import os, signal, sys
 from effstats.cli import main
-name, argv, real = sys.argv[1], sys.argv[2:], os.replace
+name, real = sys.argv.pop(1), os.replace
 def replace(src, dst, *a, **k):
     real(src, dst, *a, **k)
     if os.path.basename(dst) == name:
         os.kill(os.getpid(), signal.SIGKILL)
 os.replace = replace
-sys.exit(main(argv))
+sys.exit(main())
 """
 
 
