@@ -877,7 +877,7 @@ class _SubsetEstimator(BaseEstimator):
                 f"({_flagged_names(names)}): {type(self).__name__}'s estimate "
                 "extrapolates there and its cross-validated interval may not hold; a design-based estimator "
                 "(effstats.disco.AIPW or StratifiedAIPW, Sort & Search's stratified estimate) stays valid",
-                UserWarning, stacklevel=3)
+                UserWarning, stacklevel=4)  # the caller of predict_interval
         return flags
 
     def evaluate(self, target_outputs: Any, target_scores: Any, *, items: Any = None,
