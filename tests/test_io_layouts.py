@@ -376,6 +376,46 @@ def test_one_task_in_another_normalisation_is_told_apart_in_estimate_and_update(
         assert "written 'cafe\\u0301/" in err and "(NFD), is 'café/" in err and "in the run, written 'caf\\xe9/" in err
 
 
+def test_a_run_makes_the_set_of_its_ids_once_and_again_only_when_its_order_changes(monkeypatch):
+    """Each look checks the results' ids against the run's for Unicode twins: the set of the run's ids is made at the
+    first look and kept while the order stays (random order: every look), made again after ``skip_failed`` drops
+    items, and still finds a twin: a decomposed (NFD) id of an item handed out later, or of a dropped one."""
+    from effstats import ResponseMatrix
+    from effstats.workflow import SequentialRun, _estimate, _sequential
+
+    made = []
+    for module in (_estimate, _sequential):
+        monkeypatch.setattr(module, "str_id_set", lambda known: made.append(1) or {i for i in known})
+    sim = simulate_responses(21, 300, rng=4)
+    items = [f"caf\u00e9/{j}" for j in range(300)]
+    truth = ResponseMatrix(sim.values, model_ids=[f"m{i}" for i in range(21)], item_ids=items)
+    run = SequentialRun.start(truth.subset(models=range(20)), rule="precision", half_width=0.001, initial=20,
+                              batch=20)
+    for _ in range(4):
+        run.update(truth.subset(models=[20], items=run.next_items))
+    assert len(made) == 1 and run.n_evaluated == 80
+    later = run.state["order"][-1]
+    twin = truth.subset(models=[20], items=[later]).values
+    nfd = ResponseMatrix(twin, model_ids=["m20"], item_ids=[unicodedata.normalize("NFD", later)])
+    said = (f"new_results: 1 item id(s) differ from the run's only by Unicode normalisation, e.g. "
+            f"{unicodedata.normalize('NFD', later)!r}, written {ascii(unicodedata.normalize('NFD', later))} (NFD), "
+            f"is {later!r} in the run, written {ascii(later)} (NFC); normalise the results' ids with "
+            "unicodedata.normalize('NFC', id)")
+    with pytest.raises(ValueError) as e:
+        run.update(nfd)
+    assert str(e.value) == said and len(made) == 1
+    batch = list(run.next_items)
+    with pytest.warns(UserWarning, match="dropped from the run"):
+        run.update(truth.subset(models=[20], items=batch[1:]), skip_failed=True)
+    nxt = list(run.next_items)
+    run.update(truth.subset(models=[20], items=nxt))
+    assert len(made) == 2 and run.n_evaluated == 80 + 19 + len(nxt)
+    nfd = ResponseMatrix(truth.subset(models=[20], items=batch[:1]).values, model_ids=["m20"],
+                         item_ids=[unicodedata.normalize("NFD", batch[0])])
+    with pytest.raises(ValueError, match=r"^new_results: 1 item id\(s\) differ from the run's only by Unicode"):
+        run.update(nfd)
+
+
 def test_ids_equal_after_normalisation_are_warned_once_a_command(tmp_path, capsys):
     sim = simulate_responses(21, 40, rng=2)
     items = [f"caf\u00e9-{j}" for j in range(38)] + [unicodedata.normalize("NFD", f"caf\u00e9-{j}") for j in range(2)]

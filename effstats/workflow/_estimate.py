@@ -860,15 +860,24 @@ def _form(text: str) -> str:
     return next((f for f in ("NFC", "NFD") if unicodedata.is_normalized(f, text)), "neither NFC nor NFD")
 
 
-def refuse_unicode_twins(ids: Any, known: Any, where: str) -> None:
+def str_id_set(known: Any) -> set[str]:
+    """The ids among ``known`` that are strings, as a set: what :func:`refuse_unicode_twins` looks new ids up in."""
+    return {i for i in known if isinstance(i, str)}
+
+
+def refuse_unicode_twins(ids: Any, known: Any, where: str, seen: set[str] | None = None) -> None:
     """Raise when ids of the results that are not among ``known`` (the ids of ``where``: the manifest, the run) equal
     one of them but for Unicode normalisation (``'café'`` composed, NFC, or decomposed, NFD, as macOS file names
-    and some tokenisers write it): they print alike, so the message shows both as escapes and names the forms."""
-    known = [i for i in known if isinstance(i, str)]
-    seen = set(known)
+    and some tokenisers write it): they print alike, so the message shows both as escapes and names the forms.
+    ``seen``, when given, is ``str_id_set(known)`` kept by the caller (a run checks every batch against the same
+    ids); ``known`` is then read only when some id of the results is not among them."""
+    if seen is None:
+        seen = str_id_set(known)
     strange = [i for i in dict.fromkeys(ids) if isinstance(i, str) and i not in seen]
-    if not strange or not known or (unicodedata.is_normalized("NFC", "\n".join(strange))
-                                    and unicodedata.is_normalized("NFC", "\n".join(known))):
+    if not strange or not seen:
+        return
+    known = [i for i in known if isinstance(i, str)]
+    if unicodedata.is_normalized("NFC", "\n".join(strange)) and unicodedata.is_normalized("NFC", "\n".join(known)):
         return  # distinct ids in NFC stay distinct in NFC: no twin (the common case, checked without a loop)
     nfc = {unicodedata.normalize("NFC", i): i for i in known}
     twins = [(i, nfc[unicodedata.normalize("NFC", i)]) for i in strange if unicodedata.normalize("NFC", i) in nfc]

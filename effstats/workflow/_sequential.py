@@ -14,7 +14,7 @@ from .._escape import csv_safe
 from .._shared import _name_list, _plain, temporary_copy
 from .._validation import check_positive, check_positive_int
 from ..responses import ResponseMatrix
-from ._estimate import refuse_batch_without_tasks, refuse_unicode_twins, warn_graded_against_binary
+from ._estimate import refuse_batch_without_tasks, refuse_unicode_twins, str_id_set, warn_graded_against_binary
 from ._copies import _bank_bytes, _bank_key, reread_reference
 from ._sizes import _projected_batch, _worst_case_items
 from ._io import (REFERENCE_CACHE, check_path, helm_options, json_text, output_dir, read_new_results, read_results,
@@ -163,6 +163,7 @@ class SequentialRun(_AdaptiveRule, _Report):
         self._directory = None  # the folder a loaded run was read from (its copies of the reference and the bank)
         self._bank_saved = False  # rule="adaptive": the bank was read from, or written to, BANK in that folder
         self._reference_given = False  # a loaded run: its reference data was passed, not read from the state
+        self._ids = None  # the order and dropped lists of the state, their lengths, and the set of their ids
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -648,7 +649,8 @@ class SequentialRun(_AdaptiveRule, _Report):
         earlier = set(i for lk in st["looks"] for i in lk["items"])
         helm = st["reference"].get("layout") == "helm"
         left_out = 0
-        refuse_unicode_twins(ids, st["order"] + [d["order"] for d in st.get("dropped") or ()], "the run")
+        refuse_unicode_twins(ids, st["order"] + [d["order"] for d in st.get("dropped") or ()], "the run",
+                             self._run_ids())
         if restrict_to_manifest:
             on = ids.isin(batch)
             if not on.any() and set(ids) <= earlier:
@@ -779,6 +781,15 @@ class SequentialRun(_AdaptiveRule, _Report):
                       f"other {len(batch)}, and the run is now about the benchmark without its {len(dropped)} dropped "
                       "item(s)", UserWarning, stacklevel=3)
         return batch
+
+    def _run_ids(self) -> set[str]:
+        """The ids of the run's order and of its dropped items, as a set: made again only when the order grows
+        (an adaptive run hands out items) or loses items (``skip_failed``), not at every look."""
+        order, dropped = self.state["order"], self.state.get("dropped")
+        key = (order, len(order), dropped, len(dropped or ()))
+        if self._ids is None or any(a is not b if isinstance(a, list) else a != b for a, b in zip(self._ids[0], key)):
+            self._ids = (key, str_id_set(order + [d["order"] for d in dropped or ()]))
+        return self._ids[1]
 
     # ------------------------------------------------------------------ files
     def save(self, directory: str | Path) -> Path:
