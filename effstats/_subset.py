@@ -311,6 +311,20 @@ def _as_outputs(x: Any, name: str, labels: Any = None) -> _Outputs:
     )
 
 
+def _response_outputs_on(x: ResponseMatrix, idx: np.ndarray) -> _Outputs:
+    """``_as_outputs(x, name).take(idx)``: a ResponseMatrix's outputs on items ``idx`` (positions), converting only
+    the items taken."""
+    return _Outputs(
+        None if x.probabilities is None else x.probabilities[:, idx],
+        None if x.predictions is None else x.predictions[:, idx],
+        x.values[:, idx].astype(float),
+        None if x.labels is None else x.labels[idx],
+        None if x.item_ids is None else x.item_ids[idx],
+        None if x.items is None else x.items.iloc[idx],
+        _some(None if x.missing is None else x.missing[:, idx]),
+    )
+
+
 def _item_groups(stratify: Any, src: _Outputs) -> np.ndarray | None:
     """Item groups from a column name of the source items, an array, or None."""
     if stratify is None:
@@ -610,8 +624,7 @@ class _SubsetEstimator(BaseEstimator):
             return _as_outputs(arr[:, pos], "target_outputs", lab_sel)
         if isinstance(target_outputs, ResponseMatrix):
             _check_position_ids(target_outputs.item_ids, self.item_ids_, "a ResponseMatrix's item ids")
-            t = _as_outputs(target_outputs, "target_outputs")
-            return t.take(align_items(target_outputs.item_ids, wanted))
+            return _response_outputs_on(target_outputs, align_items(target_outputs.item_ids, wanted))
         if isinstance(target_outputs, pd.DataFrame):
             _check_position_ids(target_outputs.columns, self.item_ids_,
                                 "a Series' index" if source == "Series" else "DataFrame columns")
@@ -837,10 +850,14 @@ class _SubsetEstimator(BaseEstimator):
         return SubsetPrediction(est, se, "conformal", np.abs(r), bounds, ids, **counts, out_of_range=out)
 
     def _source_score_range(self) -> tuple[float, float]:
-        """The source models' lowest and highest scores over every item (a missing cell left out)."""
+        """The source models' lowest and highest scores over every item (a missing cell left out): those of the
+        scores :meth:`fit` computed (each row's mean over its observed items, as :func:`effstats._range.score_range`
+        takes it) unless ``source_scores`` were given."""
         from ._range import score_range
 
-        full = self._source[0]
+        full, scores, computed = self._source
+        if computed and not np.isnan(scores).any():
+            return float(scores.min()), float(scores.max())
         s = full.correctness("source_outputs").astype(float)
         if full.missing is None:
             # every cell present: the rows' means, nanmean's numbers (the same sum over the same layout) without its

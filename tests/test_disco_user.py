@@ -1,5 +1,6 @@
 """Findings of a user-level review of the subset estimators (DISCO, baselines, tinyBenchmarks, the chooser)."""
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import stats
 
@@ -179,3 +180,50 @@ def test_stratified_interval_is_wilson_with_the_design_effect():
     half = z / (1 + z * z / n) * np.sqrt(q * (1 - q) / n + z * z / (4 * n * n))
     np.testing.assert_allclose(lo, centre - half)
     np.testing.assert_allclose(hi, centre + half)
+
+
+@pytest.mark.parametrize("layout", ["binary", "missing", "probabilities", "given scores"])
+def test_predict_interval_converts_the_selected_items_and_reuses_the_fits_scores(monkeypatch, layout):
+    """predict_interval on a ResponseMatrix converts only the selected items' outputs, and takes the source models'
+    score range from the scores its fit made (unless they were given): the same outputs and range as converting
+    every item and averaging the whole source matrix again."""
+    import warnings
+
+    from effstats import ResponseMatrix, _range, _subset
+
+    rng = np.random.default_rng(5)
+    ids = [f"i{j}" for j in range(400)]
+    if layout == "probabilities":
+        p = rng.dirichlet(np.ones(4), size=(12, 400))
+        rm = ResponseMatrix.from_probabilities(p, rng.integers(0, 4, 400), item_ids=ids)
+    else:
+        miss = (rng.random((12, 400)) < 0.05) if layout == "missing" else None
+        rm = ResponseMatrix((rng.random((12, 400)) < 0.6).astype(float), missing=miss, item_ids=ids)
+    given = rm.accuracy().to_numpy() + 0.01 if layout == "given scores" else None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # missing cells
+        est = RandomDirect(50, random_state=0).fit(rm, given)
+    pos = _subset.align_items(rm.item_ids, est.selected_ids_)
+    new, old = _subset._response_outputs_on(rm, pos), _subset._as_outputs(rm, "target_outputs").take(pos)
+    for a, b in zip(new, old):
+        if isinstance(b, pd.DataFrame):
+            pd.testing.assert_frame_equal(a, b)
+        elif isinstance(b, pd.Index):
+            assert a.equals(b)
+        else:
+            assert (a is None and b is None) or (a.dtype == b.dtype and np.array_equal(a, b))
+    full = est._source[0]
+    s = full.correctness("source_outputs").astype(float)
+    made = _range.score_range(s if full.missing is None else np.where(full.missing, np.nan, s))
+    assert est._source_score_range() == made
+    calls = []  # conversions of a ResponseMatrix, and correctness of all 400 items (the source's, for its range)
+    as_outputs, correctness = _subset._as_outputs, _subset._Outputs.correctness
+    monkeypatch.setattr(_subset, "_as_outputs",
+                        lambda x, *a, **k: calls.append(type(x).__name__) or as_outputs(x, *a, **k))
+    monkeypatch.setattr(_subset._Outputs, "correctness",
+                        lambda o, name: calls.append(o.n_items) or correctness(o, name))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        est.predict_interval(rm)
+    assert "ResponseMatrix" not in calls
+    assert (400 in calls) == (layout == "given scores"), calls
