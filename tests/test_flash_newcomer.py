@@ -129,3 +129,32 @@ def _table():
 
     acc = np.linspace(0.9, 0.3, 12)[:, None] + np.linspace(-0.05, 0.05, 3)[None]
     return pd.DataFrame(acc, index=[f"m{i}" for i in range(12)], columns=list("ABC"))
+
+
+@pytest.mark.parametrize("ties", ["strict", "half"])
+def test_mwr_box_scores_both_corners_in_one_scoring(monkeypatch, ties):
+    """The MWR box of a model's own interval scores its two corners (the table with the model's subscenario means
+    at the upper, then the lower ends) in one scoring: the ranks of scoring each corner's table alone."""
+    bench = R.Benchmark.from_data(R.simulate_examples(_table(), 40, rng=1))
+    num, den = bench.sub_sums()
+    M = bench.n_models
+    st = _flash_helm._flash_setup(bench, (10, None), _flash_helm._DEFAULT_TIERS, None, None, "paper", 1, LEVEL,
+                                  None, "mwr", 20, ties, 0, {})
+    scored = []
+
+    def one_at_a_time(b, n, d, *a, **k):  # each table of the first axis scored alone
+        scored.append(len(n))
+        return np.concatenate([_score(b, n[i:i + 1], d, *a, **k) for i in range(len(n))])
+
+    for m in range(M):
+        keep = np.delete(np.arange(M), (m + 1) % M) if m % 2 else np.arange(M)  # a newcomer's references, or all
+        me = int(np.searchsorted(keep, m))
+        count = np.ceil(den[0, m] * (0.5 + 0.1 * (m % 5)))  # half to nine tenths of its examples sampled
+        total = np.round(num[0, m] * count / np.maximum(den[0, m], 1))
+        args = (st, total, count, total, den[0, m], num, den, keep, me)
+        monkeypatch.setattr(_flash_helm, "_score", one_at_a_time)
+        alone = _flash_helm._own_interval(*args)
+        monkeypatch.setattr(_flash_helm, "_score", lambda *a, **k: scored.append("one") or _score(*a, **k))
+        together = _flash_helm._own_interval(*args)
+        assert scored == [2, "one"] and together == alone, (m, scored, together, alone)
+        scored.clear()

@@ -471,13 +471,13 @@ def _own_interval(st: dict, total: np.ndarray, count: np.ndarray, sumsq: np.ndar
     if score == "mwr":  # a box, simultaneous over the evaluated subscenarios; MWR ranks are monotone in each
         zb = float(special.ndtri(1 - (1 - special.ndtr(z)) / max(int(part.sum()), 1)))  # stats.norm.ppf, .cdf
         half = zb * np.sqrt(v_est)
-        ranks = []
-        for a in (np.where(blind, hi, est + half), np.where(blind, lo, est - half)):
-            num, den = num_full.copy(), den_full.copy()
-            num[0, keep[me]] = np.where(part, a * n_full, 0.0)
-            s = _score(bench, num, den, score, st["ties"], model_mask=keep)[0]
-            ranks.append(int(1 + (s > s[me]).sum()))
-        return ranks[0], ranks[1]
+        # both corners of the box in one scoring (a table each along the first axis): each MWR is one division of
+        # exact integers, the same number as the corner's table scored alone
+        num = np.repeat(num_full[:1], 2, axis=0)
+        num[:, keep[me]] = [np.where(part, a * n_full, 0.0)
+                            for a in (np.where(blind, hi, est + half), np.where(blind, lo, est - half))]
+        s = _score(bench, num, den_full[:1], score, st["ties"], model_mask=keep)
+        return int(1 + (s[0] > s[0, me]).sum()), int(1 + (s[1] > s[1, me]).sum())
     # mean and mean of means are linear in the subscenario means: one interval for the model's full score
     if score == "mean":
         w = np.where(part, n_full, 0.0) / n_full[part].sum()
