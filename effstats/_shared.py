@@ -144,6 +144,17 @@ def _kappa_from_rates(err: Any, pa: Any, py: Any, undefined: float = 1.0) -> np.
 
 
 # Names longer than this are cut in messages: a 5,000-character item id would make an error line unreadable.
+def _caller_stacklevel() -> int:
+    """``warnings.warn``'s ``stacklevel`` for the first frame outside effstats, counted from the function that calls
+    this: a warning about the caller's data points at the caller's line however deep inside effstats it is raised
+    (an estimator's method may call its parent's, which calls a helper)."""
+    package = os.path.dirname(os.path.abspath(__file__)) + os.sep
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(package):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
 _LONGEST = 80
 _KEEP = 60
 

@@ -44,7 +44,7 @@ from sklearn.base import BaseEstimator, clone
 from ._items import (_allocate, _distinct_rows, _first_per_group, _group_codes, _kmeans_plusplus,  # noqa: F401
                      _weighted_anchors, _weighted_kmeans, select_random)
 from ._results import check_confidence_level
-from ._shared import _name_list, _plain
+from ._shared import _caller_stacklevel, _name_list, _plain
 from ._shared import _value_list as _show
 # the result classes live in _subset_results; effstats._subset offers them too
 from ._subset_results import PredictionMetrics, SubsetPrediction, prediction_metrics
@@ -900,7 +900,7 @@ class _SubsetEstimator(BaseEstimator):
                 f"({_flagged_names(names)}): {type(self).__name__}'s estimate "
                 "extrapolates there and its cross-validated interval may not hold; a design-based estimator "
                 "(effstats.disco.AIPW or StratifiedAIPW, Sort & Search's stratified estimate) stays valid",
-                UserWarning, stacklevel=4)  # the caller of predict_interval
+                UserWarning, stacklevel=_caller_stacklevel())
         return flags
 
     def evaluate(self, target_outputs: Any, target_scores: Any, *, items: Any = None,

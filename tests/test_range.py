@@ -60,6 +60,20 @@ def test_model_based_estimator_warns_naming_the_models_and_design_based_does_not
     assert q.out_of_range.tolist() == [False, True]
 
 
+@pytest.mark.parametrize("estimator", ["AnchorCorr", "DISCO"])
+def test_the_out_of_range_warning_points_at_the_callers_line(estimator):
+    import effstats.disco as disco
+
+    rm = simulate_responses(60, 400, rng=0)
+    order = np.argsort(rm.values.mean(axis=1))
+    fitted = getattr(disco, estimator)(30, random_state=0).fit(rm.subset(models=order[:40]))
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        fitted.predict_interval(rm.subset(models=order[-10:]))
+    out = [w for w in said if "outside the source models' range" in str(w.message)]
+    assert out and {w.filename for w in out} == {__file__}
+
+
 def test_chooser_answers_out_of_range_targets_with_the_design_unbiased_candidate_on_the_same_items():
     from effstats.disco import MethodChooser, RandomLearn
 
