@@ -143,7 +143,6 @@ def _kappa_from_rates(err: Any, pa: Any, py: Any, undefined: float = 1.0) -> np.
     return np.where(den > 0, ((1.0 - err) - er) / safe, undefined)
 
 
-# Names longer than this are cut in messages: a 5,000-character item id would make an error line unreadable.
 def _caller_stacklevel() -> int:
     """``warnings.warn``'s ``stacklevel`` for the first frame outside effstats, counted from the function that calls
     this: a warning about the caller's data points at the caller's line however deep inside effstats it is raised
@@ -155,6 +154,7 @@ def _caller_stacklevel() -> int:
     return level
 
 
+# Names longer than this are cut in messages: a 5,000-character item id would make an error line unreadable.
 _LONGEST = 80
 _KEEP = 60
 

@@ -314,15 +314,8 @@ def _as_outputs(x: Any, name: str, labels: Any = None) -> _Outputs:
 def _response_outputs_on(x: ResponseMatrix, idx: np.ndarray) -> _Outputs:
     """``_as_outputs(x, name).take(idx)``: a ResponseMatrix's outputs on items ``idx`` (positions), converting only
     the items taken."""
-    return _Outputs(
-        None if x.probabilities is None else x.probabilities[:, idx],
-        None if x.predictions is None else x.predictions[:, idx],
-        x.values[:, idx].astype(float),
-        None if x.labels is None else x.labels[idx],
-        None if x.item_ids is None else x.item_ids[idx],
-        None if x.items is None else x.items.iloc[idx],
-        _some(None if x.missing is None else x.missing[:, idx]),
-    )
+    taken = _Outputs(x.probabilities, x.predictions, x.values, x.labels, x.item_ids, x.items, x.missing).take(idx)
+    return taken._replace(correct=taken.correct.astype(float))
 
 
 def _item_groups(stratify: Any, src: _Outputs) -> np.ndarray | None:
@@ -859,12 +852,6 @@ class _SubsetEstimator(BaseEstimator):
         if computed and not np.isnan(scores).any():
             return float(scores.min()), float(scores.max())
         s = full.correctness("source_outputs").astype(float)
-        if full.missing is None:
-            # every cell present: the rows' means, nanmean's numbers (the same sum over the same layout) without its
-            # pass over the cells for NaN
-            means = s.mean(axis=1)
-            if not np.isnan(means).any():
-                return float(means.min()), float(means.max())
         return score_range(s if full.missing is None else np.where(full.missing, np.nan, s))
 
     def _range_flags(self, o: _Outputs, ids: Any, est: np.ndarray, interval: Any = None,
