@@ -115,19 +115,38 @@ def test_newcomers_full_results_do_not_tune_their_own_stopping_rule(helm_items):
         R.flash_helm(b, list(b.model_ids[1:]), **kw)
 
 
-def test_a_second_run_on_the_same_draws_matches_a_fresh_run():
-    """Res(S) and G(S) drawn once serve a later run with the same data, sizes and seed: its orders and stages are
-    those of a run that draws them itself (the generator is left where the draws leave it)."""
+def test_a_second_run_given_the_first_runs_draws_matches_a_fresh_run(monkeypatch):
+    """Res(S) and G(S) drawn once serve a later run given the same ``draws`` dict with the same data, sizes and
+    seed: its orders and stages are those of a run that draws them itself (the generator is left where the draws
+    leave it). Without the dict every run draws its own; other data or another seed in the dict draw anew."""
     from effstats.reliability import _flash_helm
 
+    drawn = []
+    real = _flash_helm._stage_errors
+    monkeypatch.setattr(_flash_helm, "_stage_errors", lambda *a: drawn.append(a[2]) or real(*a))
     acc = np.linspace(0.85, 0.35, 20)[:, None] + np.zeros((1, 3))
-    data = R.simulate_examples(pd.DataFrame(acc, index=[f"m{i}" for i in range(20)], columns=list("ABC")), 120, rng=0)
+    table = pd.DataFrame(acc, index=[f"m{i}" for i in range(20)], columns=list("ABC"))
+    data = R.simulate_examples(table, 120, rng=0)
     kw = dict(sizes=(10, 40, None), n_boot=30, rng=3)
-    _flash_helm._STAGE_ERRORS.clear()
-    R.flash_helm_orders(data, 2, level=None, **kw)
-    reused = R.flash_helm_orders(data, 4, level=0.9, **kw)
-    assert len(_flash_helm._STAGE_ERRORS) == 1
-    _flash_helm._STAGE_ERRORS.clear()
+    draws = {}
+    R.flash_helm_orders(data, 2, level=None, draws=draws, **kw)
+    reused = R.flash_helm_orders(data, 4, level=0.9, draws=draws, **kw)
+    assert len(drawn) == 1 and len(draws) == 1
     fresh = R.flash_helm_orders(data, 4, level=0.9, **kw)
+    assert len(drawn) == 2  # no dict: drawn again, nothing kept between calls
     pd.testing.assert_frame_equal(reused, fresh)
     assert reused.attrs == fresh.attrs
+    again = R.flash_helm_orders(data, 4, level=0.9, **kw)
+    assert len(drawn) == 3
+    pd.testing.assert_frame_equal(again, fresh)
+    # another seed, and other data of the same shape, are not served from the dict
+    for other, seed in ((data, 5), (R.simulate_examples(table, 120, rng=1), 3)):
+        n = len(drawn)
+        kept = R.flash_helm(other, None, level=0.9, draws=draws, **{**kw, "rng": seed})
+        assert len(drawn) == n + 1
+        alone = R.flash_helm(other, None, level=0.9, **{**kw, "rng": seed})
+        pd.testing.assert_frame_equal(kept.ranks, alone.ranks)
+        pd.testing.assert_frame_equal(kept.resolution, alone.resolution)
+    assert len(draws) == 3
+    with pytest.raises(ValueError, match="draws: expected a dict"):
+        R.flash_helm(data, None, draws=[], **kw)

@@ -170,34 +170,27 @@ def _stage_errors(bench: Benchmark, sizes: Sequence[int], n_boot: int, rng: np.r
     return r_full, out
 
 
-# Res(S) and G(S) of the last few (benchmark, sizes, resamples, generator state): the same data and seed give the
-# same resamples, so a second run with another rule or level (flash_helm_orders with and without the guard) reuses
-# the draws, and the generator is left where drawing them would leave it.
-_STAGE_ERRORS: dict = {}
-
-
-def _stage_errors_once(bench: Benchmark, sizes: Sequence[int], n_boot: int, rng: np.random.Generator, score: str,
-                       ties: str) -> tuple[np.ndarray, dict[int, np.ndarray]]:
-    """:func:`_stage_errors`, once per benchmark content, sizes, ``n_boot``, score, ties and generator state."""
-    import hashlib
-
-    h = hashlib.blake2b(digest_size=16)
-    for a in (bench.values, bench.observed, bench.sub_of_item, bench.scen_of_sub, bench.item_weight):
-        a = None if a is None else np.ascontiguousarray(a)
-        h.update(repr(None if a is None else (a.dtype.str, a.shape)).encode())
-        if a is not None:
-            h.update(a.tobytes())
-    key = (h.hexdigest(), tuple(sizes), n_boot, score, ties, repr(rng.bit_generator.state))
-    if key not in _STAGE_ERRORS:
+def _kept_stage_errors(bench: Benchmark, sizes: Sequence[int], n_boot: int, rng: np.random.Generator, score: str,
+                       ties: str, draws: dict | None, data: Any, kw: dict) -> tuple[np.ndarray, dict[int, np.ndarray]]:
+    """:func:`_stage_errors` of ``bench`` (made from the object ``data`` with the item columns ``kw``), taken from
+    ``draws`` (a run's ``draws=``) where it holds those of the same object, columns, models, sizes, ``n_boot``,
+    score, ties and generator state, and kept there otherwise; the generator is left where drawing them leaves
+    it."""
+    if draws is None:
+        return _stage_errors(bench, sizes, n_boot, rng, score, ties)
+    # objects by identity (an item column given as an array too), each kept with the draws so that no other object
+    # takes its id while they are in the dict
+    cols = tuple(sorted((k, v if v is None or isinstance(v, str) else id(v)) for k, v in kw.items()))
+    key = (id(data), cols, tuple(map(str, bench.model_ids)), tuple(sizes), n_boot, score, ties,
+           repr(rng.bit_generator.state))
+    if key not in draws:
         r_full, errs = _stage_errors(bench, sizes, n_boot, rng, score, ties)
         for a in (r_full, *errs.values()):
-            a.flags.writeable = False  # shared by the runs that hit
-        if len(_STAGE_ERRORS) >= 4:
-            _STAGE_ERRORS.pop(next(iter(_STAGE_ERRORS)))
-        _STAGE_ERRORS[key] = ((r_full, errs), rng.bit_generator.state)
-    out, state = _STAGE_ERRORS[key]
+            a.flags.writeable = False  # shared by the runs given the same dict
+        draws[key] = ((r_full, errs), rng.bit_generator.state, (data, dict(kw)))
+    (r_full, errs), state, _ = draws[key]
     rng.bit_generator.state = state
-    return out[0], dict(out[1])
+    return r_full, dict(errs)
 
 
 def flash_helm(
@@ -212,6 +205,7 @@ def flash_helm(
     top_k: int = 1,
     level: float | None = 0.95,
     guard: Any = None,
+    draws: dict | None = None,
     score: Score = "mwr",
     n_boot: int = 200,
     ties: str = "strict",
@@ -255,6 +249,13 @@ def flash_helm(
         guards.
     guard : dict {size: G}, optional
         Precomputed G(S) (e.g. from :func:`effstats.reliability.flash_helm_orders`).
+    draws : dict, optional
+        Keeps the random orders behind Res(S) and G(S) from one run to the next: a run stores its draws in the
+        dict, and a later run given the same dict, the same ``data`` object (unchanged) and the same
+        ``new_models``, sizes, ``n_boot``, score, ties and seed takes them from it instead of drawing again (and
+        leaves the generator where the draws leave it), so its results are those of a run that draws them
+        itself. For runs that differ only in ``rule``, ``level``, ``quantile`` or ``top_k``; start with an
+        empty dict.
     score : {"mwr", "mean", "mean_of_means"}, default="mwr"
         Benchmark scoring function.
     n_boot : int, default=200
@@ -337,14 +338,16 @@ def flash_helm(
     True
     """
     _setup = _flash_setup(data, sizes, tiers, resolution, quantile, rule, top_k, level, guard, score, n_boot, ties,
-                          rng, kw, new_models=new_models)
+                          rng, kw, new_models=new_models, draws=draws)
     return _tournament(_setup, new_models, _setup["rng"], progress)
 
 
 def _flash_setup(data, sizes, tiers, resolution, quantile, rule, top_k, level, guard, score, n_boot, ties, rng, kw,
-                 new_models=None):
+                 new_models=None, draws=None):
     if rule not in ("paper", "conservative"):
         raise ValueError(f"rule: expected one of ['paper', 'conservative'], got {rule!r}")
+    if draws is not None and not isinstance(draws, dict):
+        raise ValueError(f"draws: expected a dict (empty before the first run), got {type(draws).__name__}")
     n_boot, _ = _check_common(n_boot, 0.5, score, ties)
     q = None if quantile is None else check_fraction(quantile, "quantile")
     lev = None if level is None else check_fraction(level, "level")
@@ -381,7 +384,8 @@ def _flash_setup(data, sizes, tiers, resolution, quantile, rule, top_k, level, g
                              "(or pass resolution= and guard= from an earlier run)")
         est = bench.subset_models(ref)
         top_k = min(top_k, est.n_models)
-    r_full, errs = _stage_errors_once(est, finite, n_boot, rng, score, ties) if need_boot and finite else (None, {})
+    r_full, errs = _kept_stage_errors(est, finite, n_boot, rng, score, ties, draws, data, kw) if need_boot and finite \
+        else (None, {})
     if resolution is None:
         res_map = {S: float(np.abs(errs[S] - r_full).mean() if q is None else np.quantile(np.abs(errs[S] - r_full), q))
                    for S in finite}
@@ -622,7 +626,8 @@ def flash_helm_orders(
         Seed or generator.
     **kw
         Passed to :func:`effstats.reliability.flash_helm` (``sizes``, ``level``, ``top_k``, ``score``,
-        ``n_boot``, ...).
+        ``n_boot``, ``draws``, ...): with ``draws``, a second call on the same data and seed that differs only
+        in ``rule``, ``level``, ``quantile`` or ``top_k`` reuses the first one's draws of Res(S) and G(S).
 
     Returns
     -------
@@ -656,12 +661,21 @@ def flash_helm_orders(
     ...                        n_boot=50, rng=0)
     >>> df.best_model.unique().tolist(), bool(df.top_k_resolved.all()), bool((df.items_used < df.items_full).all())
     (['m0'], True, True)
+
+    Runs that differ only in the rule or the level share their random orders behind Res(S) and G(S):
+
+    >>> draws = {}
+    >>> paper = flash_helm_orders(data, 5, level=None, sizes=(20, 100, None), n_boot=50, draws=draws, rng=0)
+    >>> guarded = flash_helm_orders(data, 5, level=0.95, sizes=(20, 100, None), n_boot=50, draws=draws, rng=0)
+    >>> len(draws), paper.attrs["resolution"]["resolution"] == guarded.attrs["resolution"]["resolution"]
+    (1, True)
     """
     n_orders = check_positive_int(n_orders, "n_orders")
     rng = check_rng(rng)
-    names = ("sizes", "tiers", "resolution", "quantile", "rule", "top_k", "level", "guard", "score", "n_boot", "ties")
-    defaults = dict(sizes=None, tiers=_DEFAULT_TIERS, resolution=None, quantile=None,
-                    rule="paper", top_k=1, level=0.95, guard=None, score="mwr", n_boot=200, ties="strict")
+    names = ("sizes", "tiers", "resolution", "quantile", "rule", "top_k", "level", "guard", "draws", "score", "n_boot",
+             "ties")
+    defaults = dict(sizes=None, tiers=_DEFAULT_TIERS, resolution=None, quantile=None, rule="paper", top_k=1,
+                    level=0.95, guard=None, draws=None, score="mwr", n_boot=200, ties="strict")
     args = {k: kw.pop(k, defaults[k]) for k in names}
     st = _flash_setup(data, rng=rng, kw=kw, new_models=new_models, **args)
     it = range(n_orders)
