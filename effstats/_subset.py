@@ -69,6 +69,27 @@ def _row_medians(y: np.ndarray) -> np.ndarray:
     return (lo + hi) / 2
 
 
+def _alike_at(o: "_Outputs") -> np.ndarray:
+    """The median of each target's observed sampled responses (0 without any): the value they would all have if
+    alike."""
+    y = np.asarray(o.correctness("target_outputs"), float)
+    if o.missing is not None:
+        y = np.where(o.missing, np.nan, y)
+    seen = ~np.isnan(y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a target without a sampled output: 0, unused
+        return np.where(seen.any(axis=1), _row_medians(y), 0.0)
+
+
+def _minority(o: "_Outputs", alike_at: np.ndarray) -> np.ndarray:
+    """How far the target's observed sampled responses are from all alike, in items: ``sum |y - c|`` with ``c``
+    their median ``alike_at`` (:func:`_alike_at`), which for 0/1 responses is ``min(sum y, sum (1 - y))``; 0 when
+    they are all alike."""
+    y = o.correctness("target_outputs")
+    seen = np.ones(y.shape, bool) if o.missing is None else ~o.missing
+    return np.where(seen, np.abs(y - alike_at[:, None]), 0.0).sum(axis=1)
+
+
 # ----------------------------------------------------------------------------- inputs
 
 class _Outputs(NamedTuple):
@@ -722,35 +743,10 @@ class _SubsetEstimator(BaseEstimator):
     def _design_se(self, outputs: _Outputs) -> np.ndarray:
         raise NotImplementedError
 
-    def _minority(self, o: _Outputs) -> np.ndarray:
-        """How far the target's observed sampled responses are from all alike, in items: ``sum |y - c|`` with
-        ``c`` their median (:meth:`_alike_at`), which for 0/1 responses is ``min(sum y, sum (1 - y))``; 0 when they
-        are all alike."""
-        def make() -> np.ndarray:
-            y = o.correctness("target_outputs")
-            seen = np.ones(y.shape, bool) if o.missing is None else ~o.missing
-            return np.where(seen, np.abs(y - self._alike_at(o)[:, None]), 0.0).sum(axis=1)
-
-        return self._of_target(o, "minority", make)
-
-    def _alike_at(self, o: _Outputs) -> np.ndarray:
-        """The median of each target's observed sampled responses (0 without any): the value they would all have
-        if alike."""
-        def make() -> np.ndarray:
-            y = np.asarray(o.correctness("target_outputs"), float)
-            if o.missing is not None:
-                y = np.where(o.missing, np.nan, y)
-            seen = ~np.isnan(y)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", RuntimeWarning)  # a target without a sampled output: 0, unused
-                return np.where(seen.any(axis=1), _row_medians(y), 0.0)
-
-        return self._of_target(o, "alike_at", make)
-
-    def _alike(self, o: _Outputs) -> np.ndarray:
+    def _alike(self, minority: np.ndarray) -> np.ndarray:
         """Graded targets' weight of the symmetric (t or Wald) interval against the exact one of responses all
-        alike (:class:`SubsetPrediction`'s ``alike``)."""
-        return np.clip(self._minority(o), 0.0, 1.0)
+        alike (:class:`SubsetPrediction`'s ``alike``), from their :func:`_minority`."""
+        return np.clip(minority, 0.0, 1.0)
 
     def predict_interval(self, target_outputs: Any, *, items: Any = None, n_splits: int = 5) -> SubsetPrediction:
         """Predictions with their uncertainty, as a :class:`effstats.disco.SubsetPrediction`
@@ -779,21 +775,7 @@ class _SubsetEstimator(BaseEstimator):
         """
         n_splits = check_positive_int(n_splits, "n_splits", minimum=2)
         o = self._target(target_outputs, items)
-        # the targets' medians and minority counts, asked for by several parts of the interval: made once for o
-        self._target_memo = (o, {})
-        try:
-            return self._prediction(o, target_outputs, n_splits)
-        finally:
-            self.__dict__.pop("_target_memo", None)
-
-    def _of_target(self, o: _Outputs, name: str, make: Any) -> np.ndarray:
-        """``make()``, kept under ``name`` while :meth:`predict_interval` runs on the outputs ``o``."""
-        memo = self.__dict__.get("_target_memo")
-        if memo is None or memo[0] is not o:
-            return make()
-        if name not in memo[1]:
-            memo[1][name] = make()
-        return memo[1][name]
+        return self._prediction(o, target_outputs, n_splits)
 
     def _prediction(self, o: _Outputs, target_outputs: Any, n_splits: int) -> SubsetPrediction:
         """:meth:`predict_interval` of the targets' outputs ``o`` (``target_outputs`` as given)."""
@@ -802,9 +784,12 @@ class _SubsetEstimator(BaseEstimator):
         ids = _target_ids(target_outputs)
         bounds = self._score_bounds()
         if self.interval_kind == "design":
+            # the targets' medians and minority counts, which several parts of the interval read: made once
+            alike_at = _alike_at(o)
+            minorities = _minority(o, alike_at)
             n_eff = wilson = None
             if hasattr(self, "_design_n"):
-                n_eff = self._design_n(o)
+                n_eff = self._design_n(o, minorities)
                 wilson = is_zero_one(o.correctness("target_outputs"), axis=1)  # graded: t or normal
             df = self._design_df(o) if hasattr(self, "_design_df") else None
             census = self.selected_.size == self._source[0].n_items and o.missing is None
@@ -818,19 +803,19 @@ class _SubsetEstimator(BaseEstimator):
             se = self._design_se(o)
             # Clopper-Pearson rather than Wilson at the effective size (Korn & Graubard), where the estimator says so
             exact = wilson if getattr(self, "_exact_interval", False) else None
-            alike = self._alike(o)
+            alike = self._alike(minorities)
             sampled, population = self._design_srs(o) if hasattr(self, "_design_srs") else (None, None)
             minority = None
             if population is not None and wilson is not None:
                 # 0/1 responses all alike in one simple random sample: the exact interval of their count, whatever
                 # the estimator's interval elsewhere (Wilson's at the corrected size is narrower near a census)
-                alike01 = wilson & (self._minority(o) == 0)
+                alike01 = wilson & (minorities == 0)
                 exact = alike01 if exact is None else exact | alike01
-                minority = np.where(wilson, self._minority(o), 0.0)  # graded targets: their interval reads none
+                minority = np.where(wilson, minorities, 0.0)  # graded targets: their interval reads none
             floor = self._design_floor(o) if hasattr(self, "_design_floor") and not census else None
             pred = SubsetPrediction(est, se, "design", None, bounds, ids, n_eff, wilson, **counts, df=df,
                                     exact=exact, alike=alike, n_sampled=sampled, population=population,
-                                    alike_at=self._alike_at(o), n_minority=minority, floor=floor)
+                                    alike_at=alike_at, n_minority=minority, floor=floor)
             # beyond the source models' scores by its own interval (a design-based interval holds out of range too)
             ci = pred.confidence_interval(0.95)
             out = self._range_flags(o, ids, est, (ci.low, ci.high), warn=False)

@@ -505,11 +505,6 @@ class AIPW(_SubsetEstimator):
         """Stratified design-based standard error of the cross-fitted residuals (module docstring)."""
         return self._estimate(o)[1]
 
-    def _alike(self, o) -> np.ndarray:
-        """Graded targets' weight of the symmetric (t) interval against the Clopper-Pearson
-        one of responses all alike (class Notes)."""
-        return np.clip(self._minority(o), 0.0, 1.0)
-
     def _design_srs(self, o) -> tuple[np.ndarray, np.ndarray]:
         """Observed sampled items per target and stratum, and the strata's sizes, shape (n_target, n_strata): a
         target's responses all alike get the exact interval of a stratified simple random sample all alike (class
@@ -524,7 +519,7 @@ class AIPW(_SubsetEstimator):
         ``stratify``; class Notes)."""
         return self._estimate(o)[2]
 
-    def _design_n(self, o) -> np.ndarray:
+    def _design_n(self, o, minority) -> np.ndarray:
         """Korn & Graubard's effective sample size of the Clopper-Pearson interval on 0/1 responses (class Notes);
         for responses all alike, or graded within an item's worth of it, the finite-population-corrected count of
         items evaluated, ``k / (1 - k/N)``."""
@@ -539,7 +534,6 @@ class AIPW(_SubsetEstimator):
         with np.errstate(divide="ignore", invalid="ignore"):
             kish = p * (1 - p) / se**2 * (z / special.stdtrit(np.maximum(df, 1.0), 0.975)) ** 2
         kish = np.clip(kish, srs / 2, self._max_deff_inv * srs)
-        minority = self._minority(o)
         graded = ~is_zero_one(y, axis=1)
         if len(self.stratum_sizes_) > 1:
             # one or two minority responses of a stratified sample: their residuals' variance depends on the strata

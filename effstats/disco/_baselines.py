@@ -215,7 +215,7 @@ class RandomDirect(_SubsetEstimator):
         k_h = seen.astype(float) @ np.eye(len(sizes))[h_sel]
         return k_h, np.broadcast_to(sizes.astype(float), k_h.shape)
 
-    def _design_n(self, o) -> np.ndarray:
+    def _design_n(self, o, minority) -> np.ndarray:
         """Finite-population-corrected sample size ``k / (1 − k/N)`` per target, for Wilson's interval on 0/1
         correctness (inf when every item was sampled); k counts the target's observed selected items."""
         n = self.n_items_total_
@@ -637,7 +637,7 @@ class StratifiedHT(_SubsetEstimator):
         k_h = seen.astype(float) @ np.eye(len(sizes))[self.strata_[self.selected_]]
         return k_h, np.broadcast_to(sizes.astype(float), k_h.shape)
 
-    def _design_n(self, o) -> np.ndarray:
+    def _design_n(self, o, minority) -> np.ndarray:
         """Effective sample size for Wilson's interval on 0/1 correctness: ``p̂(1 − p̂) / se²`` (the design effect
         of Korn & Graubard 1998); when that is undefined (p̂ ∈ {0, 1} or se = 0, e.g. every sampled item right)
         the simple-random-sample size ``k / (1 − k/N)``. Wilson's interval at this size keeps its width where the

@@ -152,7 +152,7 @@ class _SortSearchDesign(SortSearchDirect):
     def _design_se(self, o) -> np.ndarray:
         return np.asarray(self._result(o).standard_error, dtype=float)
 
-    def _design_n(self, o) -> np.ndarray:
+    def _design_n(self, o, minority) -> np.ndarray:
         """Effective sample size ``p̂(1 − p̂) / se²`` for Wilson's interval (Korn & Graubard 1998, as
         ``SearchResult.confidence_interval``); where undefined (p̂ ∈ {0, 1} or se = 0) the simple-random-sample
         size ``k / (1 − k/N)``, which also bounds it where one or two evaluated items differ from the rest (as
