@@ -78,6 +78,27 @@ def test_the_tasks_option_suggested_for_a_comma_name_is_escaped_and_works(comma,
     assert "Scored on 1 of the manifest's 2 tasks only" in capsys.readouterr().out
 
 
+def test_the_tasks_option_suggested_for_a_name_with_a_control_character_is_one_word_the_shell_reads_back(
+        ref, capsys, tmp_path):
+    import subprocess
+
+    d = pd.read_csv(ref)
+    d.assign(item=d["item"].str.replace("t0/", "a\x1bb/")).to_csv(tmp_path / "ref.csv", index=False)
+    assert main(["select", str(tmp_path / "ref.csv"), "--budget", "10", "--out", str(tmp_path / "sel"),
+                 "--no-progress"]) == 0
+    items = json.loads((tmp_path / "sel" / "manifest.json").read_text())["items"]
+    pd.DataFrame({"model": "new", "item": [i for i in items if i.startswith("a\x1bb/")], "score": 1.0}).to_csv(
+        tmp_path / "new.csv", index=False)
+    capsys.readouterr()
+    err = _one_error(["estimate", tmp_path / "sel", tmp_path / "new.csv", "--out", tmp_path / "e"], capsys)
+    word = err.split("or score on the tasks present only with --tasks ", 1)[1].split(" (the estimate", 1)[0]
+    # as printed (the line escapes control characters) and pasted into a shell, the word is the task's name
+    back = subprocess.run(["bash", "-c", f"printf %s {word}"], capture_output=True, text=True, check=True).stdout
+    assert back == "a\x1bb", (word, back)
+    assert main(["estimate", str(tmp_path / "sel"), str(tmp_path / "new.csv"), "--out", str(tmp_path / "e2"),
+                 "--tasks", back]) == 0
+
+
 @pytest.mark.parametrize("level, shown", [(0.95, "95"), (0.975, "97.5"), (0.999999999999, "99.9999999999"),
                                           (0.07, "7"), (1 - 1e-15, "99.999999999999901")])
 def test_a_confidence_level_is_shown_with_its_digits_never_as_100(level, shown):

@@ -9,13 +9,13 @@ import ast
 import contextlib
 import io
 import re
-import shlex  # the printed commands are pasted into a shell: every name from the data is quoted
 import sys
 import warnings
 from pathlib import Path
 
 from .._escape import control_text, line_text
-from ._names import _SEEDLESS, HELM_INSTANCES, LM_EVAL_SAMPLES, METHODS, _lm_eval_comma_note, _tasks_option
+from ._names import (_SEEDLESS, HELM_INSTANCES, LM_EVAL_SAMPLES, METHODS, _lm_eval_comma_note, _shell_word,
+                     _tasks_option)
 
 _READ_FORMATS = ["auto", "lm-eval", "helm", "csv", "parquet"]
 _PROTOCOL_HELP = ("lm-eval logs: score new results whose prompts (prompt_hash) or few-shot count differ from the "
@@ -237,26 +237,6 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                       help="adaptive runs and --correction: the reference data in the layout the run was started "
                            "from, read instead of the run's copy (DIR/reference.npz) and of the path the state "
                            "records")
-
-
-def _shell_word(text: str) -> str:
-    """``text`` as one word a POSIX shell reads back exactly: :func:`shlex.quote`, or for text holding a control or
-    other unprintable character (an escape, a line feed) bash's ``$'...'`` with that character escaped, so that the
-    printed command stays one line and pastes as the same name."""
-    if text.isprintable():
-        return shlex.quote(text)
-    out = []
-    for ch in text:
-        if ch in "\\'":
-            out.append("\\" + ch)
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch.isprintable():
-            out.append(ch)
-        else:
-            code = ord(ch)
-            out.append(f"\\x{code:02x}" if code < 0x80 else f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}")
-    return "$'" + "".join(out) + "'"
 
 
 def _lm_eval_hint(samples_file: Path, samples: dict) -> str:

@@ -1,5 +1,6 @@
-"""The workflow's method names and file names, apart from the fits so that the command line builds its parser
-without importing pandas or SciPy."""
+"""The workflow's method names and file names, and the shell quoting of the names its commands print, apart from the
+fits so that the command line builds its parser without importing pandas or SciPy."""
+import shlex  # the printed commands are pasted into a shell: every name from the data is quoted
 
 __all__ = ["METHODS", "MANIFEST", "LM_EVAL_SAMPLES", "HELM_INSTANCES"]
 
@@ -37,7 +38,25 @@ def _lm_eval_comma_note(tasks) -> str:
 
 def _tasks_option(tasks) -> str:
     """The value of effstats' own ``--tasks`` for these names, as typed in a shell: a comma inside a name written
-    ``\\,`` (how --tasks reads it), the whole quoted when it needs to be."""
-    import shlex
+    ``\\,`` (how --tasks reads it), the whole one word a shell reads back exactly (:func:`_shell_word`)."""
+    return _shell_word(",".join(str(t).replace(",", "\\,") for t in tasks))
 
-    return shlex.quote(",".join(str(t).replace(",", "\\,") for t in tasks))
+
+def _shell_word(text: str) -> str:
+    """``text`` as one word a POSIX shell reads back exactly: :func:`shlex.quote`, or for text holding a control or
+    other unprintable character (an escape, a line feed) bash's ``$'...'`` with that character escaped, so that the
+    printed command stays one line and pastes as the same name."""
+    if text.isprintable():
+        return shlex.quote(text)
+    out = []
+    for ch in text:
+        if ch in "\\'":
+            out.append("\\" + ch)
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch.isprintable():
+            out.append(ch)
+        else:
+            code = ord(ch)
+            out.append(f"\\x{code:02x}" if code < 0x80 else f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}")
+    return "$'" + "".join(out) + "'"
