@@ -69,3 +69,39 @@ def normal_interval(statistic: Any, standard_error: Any, confidence_level: float
     if low.ndim == 0:
         return ConfidenceInterval(float(low), float(high))
     return ConfidenceInterval(low, high)
+
+
+def read_only_fields(result: Any) -> None:
+    """Make every array field of the frozen dataclass ``result`` read-only, in its ``__post_init__``.
+
+    A frozen result keeps what it computes from its fields (intervals by level, sums); an array edited in place
+    would leave those on the old numbers. An array that can change (writeable, or a view of writeable memory) is
+    replaced by a read-only copy, so the caller's own array stays theirs; one read-only down to its memory's owner
+    (the builders' fresh arrays, marked so) is kept as it is.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from effstats._subset_results import SubsetPrediction
+    >>> est = np.array([0.5, 0.7])
+    >>> p = SubsetPrediction(est, np.array([0.05, 0.04]), "design")
+    >>> p.statistic.flags.writeable, est.flags.writeable, p.statistic is est
+    (False, True, False)
+    """
+    import dataclasses
+
+    for f in dataclasses.fields(result):
+        a = getattr(result, f.name, None)
+        if isinstance(a, np.ndarray) and not _read_only(a):
+            a = a.copy()
+            a.flags.writeable = False
+            object.__setattr__(result, f.name, a)
+
+
+def _read_only(a: np.ndarray) -> bool:
+    """Whether nothing can write into ``a``: read-only down to the ndarray that owns its memory."""
+    while isinstance(a, np.ndarray):
+        if a.flags.writeable:
+            return False
+        a = a.base
+    return True

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 from scipy import special, stats
 
-from ._results import ConfidenceInterval, check_confidence_level, normal_interval
+from ._results import ConfidenceInterval, check_confidence_level, normal_interval, read_only_fields
 from ._validation import check_array
 
 __all__ = ["SubsetPrediction", "PredictionMetrics", "prediction_metrics"]
@@ -153,6 +153,8 @@ _FEW_MINORITY = 5
 class SubsetPrediction:
     """Predicted full-benchmark scores of target models with their uncertainty (the effstats result protocol).
 
+    Its arrays are read-only: ``dataclasses.replace(p, statistic=...)`` makes a result of other numbers.
+
     Attributes
     ----------
     statistic : ndarray of shape (n_target,)
@@ -282,6 +284,9 @@ class SubsetPrediction:
     floor: np.ndarray | None = None
     # intervals made, by level (the fields are fixed, so an interval asked for again is the one made before)
     _intervals: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        read_only_fields(self)  # the intervals kept by level hold for these numbers only
 
     def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
         """Interval for each target's full-benchmark score, arrays of shape (n_target,).

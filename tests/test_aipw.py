@@ -375,6 +375,35 @@ def test_protocol(small):
     assert ((frame.low <= frame.estimate) & (frame.estimate <= frame.high)).all()
 
 
+def test_a_results_arrays_are_read_only_so_the_intervals_it_keeps_hold(small):
+    import dataclasses
+
+    from effstats._subset_results import SubsetPrediction
+
+    src, tgt = small
+    for est in (AIPW(40, random_state=0), StratifiedAIPW(40, random_state=0), RandomDirect(40, random_state=0)):
+        p = est.fit(src).predict_interval(tgt)
+        arrays = {f.name: getattr(p, f.name) for f in dataclasses.fields(p)
+                  if isinstance(getattr(p, f.name), np.ndarray)}
+        assert {"statistic", "standard_error", "n_effective"} <= set(arrays)
+        for name, a in arrays.items():
+            with pytest.raises(ValueError, match="read-only"):
+                a[...] = 0
+        # a result of other numbers is another result, with their interval
+        q = dataclasses.replace(p, statistic=p.statistic / 2)
+        twin = SubsetPrediction(**{f.name: getattr(q, f.name) for f in dataclasses.fields(q) if f.init})
+        ci, fresh = q.confidence_interval(0.9), twin.confidence_interval(0.9)
+        np.testing.assert_array_equal(ci.low, fresh.low)
+        assert not np.allclose(ci.low, p.confidence_interval(0.9).low)
+    # a caller's own arrays are copied, not made read-only: editing them leaves the result alone
+    mine = np.array([0.5, 0.7])
+    r = SubsetPrediction(mine, np.array([0.05, 0.04]), "design")
+    before = r.confidence_interval(0.9)
+    mine[:] = 0.1
+    assert mine.flags.writeable and r.statistic.tolist() == [0.5, 0.7]
+    np.testing.assert_array_equal(r.confidence_interval(0.9).low, before.low)
+
+
 @pytest.mark.parametrize("kw, match", [
     (dict(n_folds=2, power_tuning=True), r"^n_folds: expected an integer in \[3, 40\], got 2 \(power_tuning=True"),
     (dict(n_folds=0), "n_folds: expected an integer in"),

@@ -505,3 +505,31 @@ def test_a_table_of_pandas_nullable_dtypes_reads_as_its_numbers(dtype):
     z = x.astype(dtype)
     z.iloc[0, 1] = pd.NA
     pd.testing.assert_series_equal(mean_win_rate(z), mean_win_rate(y))
+
+
+def test_benchmark_arrays_are_read_only_so_its_kept_sums_hold():
+    import dataclasses
+
+    from effstats.datasets import simulate_responses
+
+    rm = simulate_responses(6, 40, rng=0)
+    rm = rm.with_metadata(items=rm.items.assign(scenario=np.repeat(list("abcd"), 10)))
+    b = R.Benchmark.from_data(rm)
+    b.sub_sums()
+    kept = [b.values, b.observed, b.sub_of_item, b.scen_of_sub, *b.masked, *b._full_sums]
+    for a in kept:
+        with pytest.raises(ValueError, match="read-only"):
+            a[...] = 0
+    sub = b.subset_models([0, 2, 4])
+    for a in (sub.values, sub.observed):
+        with pytest.raises(ValueError, match="read-only"):
+            a[...] = 0
+    # a Benchmark built on a caller's own arrays copies them: the caller's later edit reaches neither the
+    # arrays nor the sums kept from them
+    vals = np.array(b.values)
+    mine = dataclasses.replace(b, values=vals)
+    sums = mine.sub_sums()[0].copy()
+    vals[:] = vals[::-1]
+    assert vals.flags.writeable
+    np.testing.assert_array_equal(mine.sub_sums()[0], sums)
+    np.testing.assert_array_equal(mine.values, b.values)

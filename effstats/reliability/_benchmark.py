@@ -8,6 +8,7 @@ from typing import Any, Literal, Sequence
 import numpy as np
 import pandas as pd
 
+from .._results import read_only_fields
 from .._shared import _plain
 from .._validation import check_array
 from .._plain_exceptions import InputTypeError
@@ -61,7 +62,8 @@ class Benchmark:
     """A validated score table with its item hierarchy (built by :meth:`effstats.reliability.Benchmark.from_data`).
 
     Every function of :mod:`effstats.reliability` reads its input into one of these; pass a Benchmark
-    directly to skip the validation when calling several of them on the same data.
+    directly to skip the validation when calling several of them on the same data. Its arrays are read-only (it
+    keeps sums computed from them).
 
     Attributes
     ----------
@@ -120,6 +122,9 @@ class Benchmark:
     subscenario_names: pd.Index
     item_ids: pd.Index = field(default=None)  # type: ignore[assignment]
     item_weight: np.ndarray | None = field(default=None)
+
+    def __post_init__(self) -> None:
+        read_only_fields(self)  # masked and the subscenario sums are kept: they hold for these numbers only
 
     @property
     def n_models(self) -> int:
@@ -283,6 +288,8 @@ class Benchmark:
         prompt_codes = None
         if has(prompt):
             prompt_codes = pd.factorize(items[prompt], sort=True)[0].astype(np.intp)
+        for a in (vals, obs):
+            a.flags.writeable = False  # fresh arrays: read-only without a copy
         return cls(
             values=vals,
             observed=obs,
@@ -325,7 +332,10 @@ class Benchmark:
             raise ValueError(f"keep: expected integer positions or a boolean mask, got dtype {k.dtype}")
         elif k.min() < -self.n_models or k.max() >= self.n_models:
             raise ValueError(f"keep: positions out of range for {self.n_models} models")
-        return Benchmark(self.values[k], self.observed[k], self.sub_of_item, self.scen_of_sub, self.prompt_of_item,
+        values, observed = self.values[k], self.observed[k]
+        for a in (values, observed):
+            a.flags.writeable = False  # fresh copies (fancy indexing)
+        return Benchmark(values, observed, self.sub_of_item, self.scen_of_sub, self.prompt_of_item,
                          self.model_ids[k], self.scenario_names, self.subscenario_names, self.item_ids,
                          self.item_weight)
 
@@ -371,16 +381,23 @@ class Benchmark:
         """(values · observed, observed as float), both (n_models, n_items), times ``item_weight`` when given:
         computed once per benchmark."""
         if self.item_weight is None:
-            return self.values * self.observed, self.observed.astype(float)
-        w = np.asarray(self.item_weight, float)[None, :]
-        return self.values * self.observed * w, self.observed * w
+            out = self.values * self.observed, self.observed.astype(float)
+        else:
+            w = np.asarray(self.item_weight, float)[None, :]
+            out = self.values * self.observed * w, self.observed * w
+        for a in out:
+            a.flags.writeable = False  # kept for every later call
+        return out
 
     @cached_property
     def _full_sums(self) -> tuple[np.ndarray, np.ndarray]:
         V, O = self.masked
         order = np.argsort(self.sub_of_item, kind="stable")
         starts = np.searchsorted(self.sub_of_item[order], np.arange(self.n_sub))
-        return np.add.reduceat(V[:, order], starts, axis=1)[None], np.add.reduceat(O[:, order], starts, axis=1)[None]
+        out = np.add.reduceat(V[:, order], starts, axis=1)[None], np.add.reduceat(O[:, order], starts, axis=1)[None]
+        for a in out:
+            a.flags.writeable = False  # kept for every later call
+        return out
 
     def scenario_observed(self) -> np.ndarray:
         """Whether each model has at least one evaluated item in each scenario.
