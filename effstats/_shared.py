@@ -565,13 +565,33 @@ def exists_or_link(p: Path) -> bool:
     return p.exists() or p.is_symlink()
 
 
+def open_regular(path: str | os.PathLike) -> Any:
+    """``open(path, "rb")`` of a regular file only: a FIFO, a device or a folder raises :class:`OSError` at once
+    (opened without waiting for a writer, then refused) instead of blocking the reader for ever."""
+    import stat
+
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file (a FIFO, a device or a folder)", str(path))
+        if getattr(os, "O_NONBLOCK", 0):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def _record_json(f: Path) -> Any:
     """The JSON of the record file ``f`` (a run's record of its files, a swap journal); None where it is missing,
     a link (it may name any file) or unreadable."""
     import json
 
     try:
-        return json.loads(f.read_text(encoding="utf-8")) if f.is_file() and not f.is_symlink() else None
+        if f.is_symlink():
+            return None
+        with open_regular(f) as fh:
+            return json.loads(fh.read().decode("utf-8"))
     except (OSError, UnicodeDecodeError, ValueError, RecursionError):
         return None
 

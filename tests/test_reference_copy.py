@@ -251,3 +251,37 @@ def test_a_sequential_run_refuses_a_reference_with_other_class_probabilities(lm_
                                          r"from: the same scores, but other class probabilities"):
         SequentialRun.load(tmp_path / "run", reference=changed)
     assert list(SequentialRun.load(tmp_path / "run", reference=logs).next_items) == list(run.next_items)
+
+
+def test_a_fifo_in_place_of_the_copy_is_refused_without_waiting_for_a_writer(data, tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    from effstats._shared import open_regular
+
+    src = _csv(data.subset(models=range(30)), tmp_path / "ref.csv")
+    sel = select(src, 40, seed=0)
+    sel.save(tmp_path / "sel")
+    _csv(data.subset(models=[30], items=sel.items), tmp_path / "new.csv")
+    copy = tmp_path / "sel" / "reference.npz"
+    copy.unlink()
+    os.mkfifo(copy)
+    with pytest.raises(OSError, match="not a regular file"):
+        open_regular(copy)
+    sha = json.loads((tmp_path / "sel" / "manifest.json").read_text())["reference"]["sha256"]
+    assert _io.copy_cells_digest(tmp_path / "sel", sha) is None
+    # the command-line loop: the copy refused with the warning, the reference data read (a read of the FIFO would
+    # wait for a writer for ever)
+    cmd = [sys.executable, "-m", "effstats", "estimate", str(tmp_path / "sel"), str(tmp_path / "new.csv"), "--out",
+           str(tmp_path / "est")]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert "reference.npz is not a copy of this manifest's reference data (not a file); reading the reference " \
+           "data instead" in p.stderr
+    for name in ("manifest.json", "state.json"):
+        path = tmp_path / "fifos" / name
+        path.parent.mkdir(exist_ok=True)
+        os.mkfifo(path)
+        with pytest.raises(ValueError, match=f"^selection: .*{name}.* is not a regular file"):
+            _io.read_json(path, "selection")

@@ -480,8 +480,11 @@ def _start(args: argparse.Namespace, rule: str) -> None:
 
 def _state_bytes(d: Path) -> bytes | None:
     """The content of ``d``'s state file as it is now (None where there is none)."""
+    from .._shared import open_regular
+
     try:
-        return (d / "state.json").read_bytes()
+        with open_regular(d / "state.json") as fh:
+            return fh.read()
     except OSError:
         return None
 

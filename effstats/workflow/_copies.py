@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from .._shared import _plain
+from .._shared import _plain, open_regular
 from ..responses import ResponseMatrix
 from ._io import cells_digest, content_hash, copy_cells_digest, read_results, reference_copy
 
@@ -131,7 +131,7 @@ def _load_bank(path: Path, key: str, bank: Any, rm: ResponseMatrix) -> Any:
     if not path.is_file():
         return None
     try:
-        with open(path, "rb") as fh, np.load(fh, allow_pickle=False) as z:  # closed even where np.load fails
+        with open_regular(path) as fh, np.load(fh, allow_pickle=False) as z:  # closed even where np.load fails
             meta = json.loads(z["meta"].tobytes().decode())
             arrays = {k: z[k] for k in _BANK_ARRAYS}
         why = _bank_damage(meta, arrays, key, bank, rm)

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._shared import put_in_place, remove_stale_tmp, temporary_copy, write_text_atomic
+from .._shared import open_regular, put_in_place, remove_stale_tmp, temporary_copy, write_text_atomic
 from .._validation import check_trials
 from ..datasets._files import _walk
 from ..responses import ResponseMatrix
@@ -51,7 +51,7 @@ def _detect(path: Path) -> str:
     head = b""
     if path.is_file():  # a FIFO would wait forever
         try:
-            with open(path, "rb") as f:
+            with open_regular(path) as f:
                 head = f.read(4096)
         except OSError:
             pass
@@ -376,7 +376,8 @@ def _refuse_own_file(source: Any, name: str) -> None:
     if not p.is_file() or p.stat().st_size > 2**28:
         return
     try:
-        doc = json.loads(p.read_bytes())
+        with open_regular(p) as fh:
+            doc = json.loads(fh.read())
     except (ValueError, OSError):  # not one JSON document (JSON lines, a table): the readers say what it is
         return
     what = _OWN_FORMATS.get(doc.get("format")) if isinstance(doc, dict) and isinstance(doc.get("format"), str) else None
@@ -402,7 +403,7 @@ def _read_parquet(path: Path, duplicates: str = "last") -> ResponseMatrix:
     """A long or wide Parquet table, read as the CSV reader reads a table (the same layout checks)."""
     from ..datasets import read_scores_frame
 
-    with open(path, "rb") as fh:
+    with open_regular(path) as fh:
         head = fh.read(4)
     if head != b"PAR1":  # every Parquet file begins (and ends) with these bytes: a CSV named so, say, is not one
         raise ValueError(f"{path.name} is not a Parquet file (it does not begin with PAR1); for a CSV or TSV table, "
@@ -538,7 +539,7 @@ def copy_cells_digest(directory: Path, sha256: str) -> str | None:
     """The digest of the per-cell arrays that ``directory``'s copy of the reference data (content hash ``sha256``)
     was written with, or None where there is no such copy (records written without it fall back on this)."""
     try:
-        with open(Path(directory) / REFERENCE_CACHE, "rb") as fh, np.load(fh, allow_pickle=False) as z:
+        with open_regular(Path(directory) / REFERENCE_CACHE) as fh, np.load(fh, allow_pickle=False) as z:
             if json.loads(z["sha256"].tobytes().decode()) != sha256 or "arrays_sha256" not in z.files:
                 return None
             return json.loads(z["arrays_sha256"].tobytes().decode())
@@ -647,7 +648,8 @@ def reference_copy(directory: Path, sha256: str, owner: str = "this manifest's")
     if not path.is_file():
         return None, f"{path} is not a copy of {owner} reference data (not a file)"
     try:
-        with open(path, "rb") as fh, np.load(fh, allow_pickle=False) as z:  # closed even where np.load fails
+        # closed even where np.load fails; a FIFO put there since the check above is refused, not waited on
+        with open_regular(path) as fh, np.load(fh, allow_pickle=False) as z:
             saved = json.loads(z["sha256"].tobytes().decode())
             rm = _reference_from(z) if saved == sha256 else None
         got = saved if rm is None else content_hash(rm)
@@ -687,7 +689,10 @@ def read_json(path: str | os.PathLike, name: str) -> Any:
     if not p.is_file():
         raise ValueError(f"{name}: {str(p)!r} " + ("is not a regular file" if p.exists() else "does not exist"))
     try:
-        return json.loads(p.read_text(encoding="utf-8"))
+        with open_regular(p) as fh:
+            return json.loads(fh.read().decode("utf-8"))
+    except OSError as exc:
+        raise ValueError(f"{name}: {str(p)!r} cannot be read ({exc.strerror})") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ValueError(f"{name}: {p.name} is not valid JSON ({exc})") from None
     except RecursionError:
