@@ -38,6 +38,8 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time these load on first
 # the readers live in effstats.datasets; they stay importable from here, where users first met them
 __all__ = ["main", "read_scores", "read_helm_json", "read_openllm_json", "read_openllm_csv"]
 _READERS = {"read_scores", "read_helm_json", "read_openllm_json", "read_openllm_csv"}
+# audit's arguments whose command-line option is spelled otherwise: an error naming the argument names the option
+_AUDIT_FLAGS = {"n_boot": "--n-boot", "n_jobs": "--jobs"}
 
 
 def __getattr__(name: str):
@@ -287,8 +289,9 @@ def _main(argv: Sequence[str] | None) -> int:
     try:
         if args.seed < 0:
             raise ValueError(f"--seed: expected a non-negative integer, got {args.seed}")
-        if args.n_boot < 1:
-            raise ValueError(f"--n-boot: expected a positive integer, got {args.n_boot}")
+        if args.n_boot < 2:
+            raise ValueError(f"--n-boot: at least 2 resamples are needed for a standard error and an interval, got "
+                             f"{args.n_boot}")
         if not 0 < args.target < 1:
             raise ValueError(f"--target: expected a number in (0, 1), got {args.target}")
         if args.jobs is not None and args.jobs < 1:
@@ -302,7 +305,14 @@ def _main(argv: Sequence[str] | None) -> int:
                   force=args.force, n_jobs=args.jobs, scale=args.scale)
     except ValueError as exc:
         msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        for name, flag in _AUDIT_FLAGS.items():  # the API's names of the options, as the command line spells them
+            if msg.startswith(f"{name}: "):
+                msg = flag + msg[len(name):]
         print(f"effstats audit: error: {msg}", file=sys.stderr)
+        return 2
+    except MemoryError as exc:  # numpy says how much it could not allocate
+        print(f"effstats audit: error: --n-boot: out of memory with {args.n_boot:,} resamples of this table "
+              f"({str(exc).splitlines()[0] if str(exc) else 'MemoryError'}); give fewer", file=sys.stderr)
         return 2
     except KeyboardInterrupt:  # every file is written to a temporary file and renamed: none is half-written
         print(f"effstats audit: {_INTERRUPTED}", file=sys.stderr)

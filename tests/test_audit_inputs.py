@@ -590,3 +590,23 @@ def test_names_equal_but_for_spaces_at_either_end_are_warned_naming_both():
                                          r"\(or in spaces at either end\), e\.g\. 'GPT-4o' and 'GPT-4o ' \(spaces at "
                                          r"the start or end\)"):
         audit(board, n_boot=20, progress=False)
+
+
+@pytest.mark.parametrize("n_boot, says", [
+    ("1", "--n-boot: at least 2 resamples are needed for a standard error and an interval, got 1"),
+    ("99999999999999999999", "--n-boot: 99,999,999,999,999,999,999 resamples need at least "),
+    ("4000000000", "--n-boot: 4,000,000,000 resamples need at least "),
+])
+def test_a_number_of_resamples_no_memory_holds_is_one_line_naming_the_option(tmp_path, capsys, n_boot, says):
+    from effstats.reliability import dior
+
+    _board().to_csv(tmp_path / "board.csv")
+    code = main(["audit", str(tmp_path / "board.csv"), "--out", str(tmp_path / "out"), "--n-boot", n_boot,
+                 "--no-progress"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and err[0].startswith(f"effstats audit: error: {says}"), err
+    assert not (tmp_path / "out").exists()
+    if n_boot != "1":
+        with pytest.raises(ValueError, match=r"^n_boot: .* resamples need at least .* GiB \(.* bytes each\), more than "
+                                             r"the .* GiB of memory this process may use; give fewer"):
+            dior(_board(), "scenarios", "kendall", n_boot=int(n_boot))

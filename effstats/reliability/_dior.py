@@ -7,6 +7,7 @@ distributed backend): :meth:`effstats.reliability.DIoRPlan.draw` gives the index
 """
 from __future__ import annotations
 
+import os
 import warnings
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Sequence
@@ -814,6 +815,7 @@ def dior(
     plan = dior_plan(data, decision, objective, size=size, score=score, confidence_level=level,
                      n_top=n_top, ties=ties,
                      scenario=scenario, subscenario=subscenario, prompt=prompt)
+    _check_n_boot(n_boot, _plan_bytes(plan))
     if n_boot * (1 - plan.ci) / 2 < 1 and objective != "best_model":  # after validation: bad input raises first
         warnings.warn(f"n_boot: with {n_boot} resamples the {(1 - plan.ci) / 2:.1%} quantile (DIoR) rests on the two "
                       f"smallest draws; use at least {int(np.ceil(20 / (1 - plan.ci)))}",
@@ -827,11 +829,47 @@ def dior(
     return _scored(plan, batches)
 
 
-def _check_n_boot(n_boot: Any) -> int:
+def _check_n_boot(n_boot: Any, per_resample: int = 0) -> int:
+    """``n_boot`` checked: at least 2, and (``per_resample`` bytes held for each resample) within the memory this
+    process may use, so that a number of resamples no machine holds is one error before any is drawn."""
     n_boot = check_positive_int(n_boot, "n_boot")
     if n_boot < 2:
         raise ValueError(f"n_boot: at least 2 resamples are needed for a standard error and an interval, got {n_boot}")
+    limit = _memory_limit()
+    if per_resample and limit is not None and n_boot * per_resample > limit:
+        raise ValueError(f"n_boot: {n_boot:,} resamples need at least {n_boot * per_resample / 2**30:,.1f} GiB "
+                         f"({per_resample:,} bytes each), more than the {limit / 2**30:,.1f} GiB of memory this "
+                         f"process may use; give fewer (1,000 is the default)")
     return n_boot
+
+
+def _plan_bytes(plan: DIoRPlan, scored: bool = True) -> int:
+    """Bytes :func:`dior` holds for each resample of ``plan``: its draws where they are drawn in one batch (every
+    decision but ``examples``) and, with ``scored``, its statistic and scores."""
+    width = 0
+    if plan.decision != "examples":
+        width = plan.size or {"scenarios": plan.bench.n_scen, "subscenarios": plan.bench.n_sub,
+                              "prompts": plan.bench.n_prompts}[plan.decision]
+    return 8 * (width + (1 + plan.bench.n_models if scored else 0))
+
+
+def _memory_limit() -> int | None:
+    """The memory this process may use: the machine's physical memory, or less under an address-space limit
+    (``ulimit -v``); None where neither is known."""
+    limits = []
+    try:
+        limits.append(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+    except (AttributeError, ValueError, OSError):
+        pass
+    try:
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+        if soft != resource.RLIM_INFINITY and soft > 0:
+            limits.append(soft)
+    except (ImportError, AttributeError, ValueError, OSError):
+        pass
+    return min(limits) if limits else None
 
 
 def _drawn(plan: DIoRPlan, n_boot: int, rng: np.random.Generator) -> Iterator[list[np.ndarray]]:

@@ -32,7 +32,7 @@ from ._benchmark import Benchmark
 from ._curves import rank_switch_curve
 from ._inputs import (_drop_unweighted, _is_raw_mean, _mixed_scales, _prepare_frame, _published_weights, _raw_table,
                       _read_file, _read_frame, _rescale_percent, _warn_lookalikes)
-from ._dior import _check_n_boot, _curve_row, _drawn, _scored, dior, dior_plan, efficiency_curve
+from ._dior import _check_n_boot, _curve_row, _drawn, _plan_bytes, _scored, dior, dior_plan, efficiency_curve
 from ._metametrics import kendall_tau
 from ._pathologies import clone_flips, removal_flips
 from ._render import _SCORE_NAME, _Doc, _plot_curve, _plot_ranks, _plot_switch, _render
@@ -456,6 +456,8 @@ def _compute(data: Any, *, by: str, published: pd.Series | None, pub_info: dict 
     objectives = _objectives(bench, "scenarios", aggregate, main, notes)
     opts = {k: v for k, v in boot.items() if k != "rng"}
     plans = {o: dior_plan(bench, "scenarios", o, **opts) for o in objectives}
+    # every objective's draws are held at once, then one objective's statistic and scores beside them
+    _check_n_boot(n_boot, sum(_plan_bytes(p, scored=False) for p in plans.values()) + 8 * (1 + bench.n_models))
     drawn = {o: list(_drawn(p, n_boot, rng)) for o, p in plans.items()}
     curve_plans = [dior_plan(bench, "scenarios", "kendall", size=s, **opts) for s in _curve_sizes(bench.n_scen)]
     curve_drawn = [list(_drawn(p, max(n_boot // 4, 50), rng)) for p in curve_plans]
