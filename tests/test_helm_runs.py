@@ -184,7 +184,9 @@ def test_duplicate_runs_first_last_mean_error(tmp_path):
     with pytest.warns(UserWarning, match=r"using the first one, v1\.9/"):
         first = read_helm_runs(tmp_path / "runs", duplicates="first")
     np.testing.assert_array_equal(first.values_with_nan()[0], [1.0, 0.0, 1.0])
-    mean = read_helm_runs(tmp_path / "runs", duplicates="mean")
+    with pytest.warns(UserWarning, match=r"model 'a/m' has 2 runs of 'boolq' \(v1\.9/.*v1\.10/.*\); averaging them: an "
+                                         r"instance's 0/1 results become a graded score, the share of runs right"):
+        mean = read_helm_runs(tmp_path / "runs", duplicates="mean")
     np.testing.assert_array_equal(mean.values_with_nan()[0], [0.5, 0.0, 1.0])  # id2: only in the v1.9 run
     with pytest.raises(ValueError, match=r"^path_or_paths: model 'a/m' has 2 runs of 'boolq' \(v1\.9/.*v1\.10/"):
         read_helm_runs(tmp_path / "runs", duplicates="error")

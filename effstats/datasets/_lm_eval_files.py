@@ -191,12 +191,15 @@ def _choose_runs(runs: dict, duplicates: str, arg: str) -> dict[tuple[str, str],
             if duplicates in ("last", "first"):
                 lst = lst[-1:] if duplicates == "last" else lst[:1]
         chosen[(model, task)] = [f for _, _, f in lst]
-    if repeated and duplicates in ("last", "first"):
-        which = "latest" if duplicates == "last" else "earliest"
+    if repeated:
+        which = {"last": "using the latest run of each", "first": "using the earliest run of each",
+                 "mean": "averaging the runs of each: a document's 0/1 results become a graded score, the share of "
+                         "runs right"}[duplicates]
+        others = "'mean' averages the runs" if duplicates != "mean" else "'last' or 'first' takes one run"
         warnings.warn(
             f"{arg}: several runs of one task for {len(repeated)} (model, task) pairs: {'; '.join(repeated[:5])}"
-            f"{' ...' if len(repeated) > 5 else ''}; using the {which} run of each (duplicates={duplicates!r}; "
-            "'mean' averages the runs, 'error' refuses them)",
+            f"{' ...' if len(repeated) > 5 else ''}; {which} (duplicates={duplicates!r}; {others}, 'error' refuses "
+            "them)",
             UserWarning,
             stacklevel=4,
         )

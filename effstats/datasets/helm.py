@@ -564,6 +564,13 @@ def _resolve(key: tuple[str, str], lst: list[tuple[Path, dict, bool]], duplicate
         for _, by_id, *_ in lst:
             for i, v in by_id.items():
                 pooled.setdefault(i, []).append(v)
+        warnings.warn(
+            f"{arg}: model {model!r} has {len(lst)} runs of {task!r} ({where}); averaging them: an instance's 0/1 "
+            "results become a graded score, the share of runs right (duplicates='mean'; 'last' or 'first' takes one "
+            "run, 'error' refuses them)",
+            UserWarning,
+            stacklevel=3,
+        )
         return {i: float(np.mean(v)) for i, v in pooled.items()}
     d, by_id, *_ = lst[-1] if duplicates == "last" else lst[0]
     warnings.warn(
