@@ -307,8 +307,9 @@ def test_missing_reference_cells_are_said_once_naming_the_tasks(method):
         select(rm, 60, method=method, seed=0)
     about = [str(w.message) for w in said if "cells are missing" in str(w.message)]
     assert len(about) == 1, about
-    assert about[0].startswith("reference: 4 of 6000 cells are missing (task 'a' 2 of 2000, 'b' 1 of 2000, "
-                               "'c' 1 of 2000); "), about
+    assert about[0].startswith("reference: 4 of 6000 cells are missing (task 'a' 2 of 2000: model 'sim0' 99 of 100 "
+                               "items, model 'sim1' 99 of 100 items; task 'b' 1 of 2000: model 'sim0' 99 of 100 items; "
+                               "task 'c' 1 of 2000: model 'sim0' 99 of 100 items); "), about
 
 
 def test_sequential_update_skip_failed_drops_failed_documents_and_the_run_ends(tmp_path, capsys):

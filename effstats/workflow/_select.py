@@ -325,11 +325,27 @@ def _fit_tasks(rm: ResponseMatrix, tasks: pd.Series, alloc: pd.Series, method: s
             continue
         missing.setdefault(getattr(w.message, "_task", "?"), (int(m["n"]), int(m["of"]), m["what"]))
     if missing:
-        what = next(iter(missing.values()))[2]
-        per = ", ".join(f"{t!r} {n} of {of}" for t, (n, of, _) in missing.items())
         warnings.warn(f"reference: {sum(v[0] for v in missing.values())} of {rm.n_models * rm.n_items} cells are "
-                      f"missing (task {per}); {what}", UserWarning, stacklevel=3)
+                      f"missing ({_missing_by_task(rm, tasks, missing)}); items are chosen and models compared on the "
+                      "observed cells, and a reference model's whole-benchmark score is the task-weighted sum of its "
+                      "mean over each task's items it has results on (its standard error counts the items it lacks)",
+                      UserWarning, stacklevel=3)
     return fits
+
+
+def _missing_by_task(rm: ResponseMatrix, tasks: pd.Series, missing: dict) -> str:
+    """``task 'a' 1500 of 120000: model 'm' 500 of 2000 items, ...`` for the tasks of ``missing`` ({task: (cells
+    missing, cells, ...)}): the models run on part of each task's items, with how many they have."""
+    codes, obs = tasks.astype(str).to_numpy(), rm.observed
+    parts = []
+    for t, (n, of, _) in missing.items():
+        cols = codes == t
+        have = obs[:, cols].sum(1)
+        part = np.flatnonzero((have > 0) & (have < cols.sum()))
+        who = _name_list([f"model {_plain(rm.model_ids[i])!r} {int(have[i])} of {int(cols.sum())} items"
+                          for i in part], 3, "and {} more models")
+        parts.append(f"task {t!r} {n} of {of}" + (f": {who}" if who else ""))
+    return "; ".join(parts)
 
 
 _TASK_SEEDS = ("by-name", "shared")
