@@ -701,6 +701,21 @@ def folder_lock(d: Path, name: str, wait: float | None = None) -> Any:
         os.close(fd)  # closing the file releases the lock
 
 
+@contextlib.contextmanager
+def free_folder_lock(d: Path) -> Any:
+    """The lock of the folder ``d`` (:func:`folder_lock`) where it can be taken at once, for work a command may do
+    before it waits for the lock (a reader, a check before a long computation): yields True while held, False
+    where it is not taken: ``d`` is not a folder, this process holds it (or a folder's above) already, another
+    process holds it, or no lock file can be made there (a read-only folder)."""
+    with contextlib.ExitStack() as stack:
+        held = False
+        if Path(d).is_dir() and not _lock_held(d):
+            with contextlib.suppress(ValueError):
+                stack.enter_context(folder_lock(d, "directory", wait=0))
+                held = True
+        yield held
+
+
 def _lock_held(folder: Path) -> bool:
     """Whether this process holds the lock of ``folder`` or of a folder above it (:func:`folder_lock`)."""
     real = os.path.realpath(folder)

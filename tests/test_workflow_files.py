@@ -930,6 +930,46 @@ def test_update_waits_for_the_lock(logs, tmp_path, capsys):
     capsys.readouterr()
 
 
+def test_a_free_folder_lock_is_taken_only_where_nobody_holds_it(tmp_path):
+    """The lock a reader's recovery (recover_unlocked) and an audit's completion of a killed save before its checks
+    take without waiting: held where it is free, and nothing held (False) where the folder is absent, this process
+    holds it or a folder's above, or another command holds it; an error inside is not swallowed."""
+    from effstats._shared import folder_lock, free_folder_lock
+
+    def held_elsewhere() -> bool:  # another open file's flock is refused while the lock is held
+        fd = os.open(tmp_path / ".effstats.lock", os.O_RDWR | os.O_CREAT)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return False
+        except BlockingIOError:
+            return True
+        finally:
+            os.close(fd)
+
+    (tmp_path / "sub").mkdir()
+    with free_folder_lock(tmp_path / "absent") as held:
+        assert held is False
+    with free_folder_lock(tmp_path) as held:
+        assert held is True and held_elsewhere()
+    assert not held_elsewhere()
+    with folder_lock(tmp_path, "directory"):
+        for d in (tmp_path, tmp_path / "sub"):
+            with free_folder_lock(d) as held:
+                assert held is False
+    fd = os.open(tmp_path / ".effstats.lock", os.O_RDWR | os.O_CREAT)
+    fcntl.flock(fd, fcntl.LOCK_EX)  # another command's lock
+    try:
+        with free_folder_lock(tmp_path) as held:
+            assert held is False
+    finally:
+        os.close(fd)
+    with pytest.raises(ValueError, match="^inside$"):
+        with free_folder_lock(tmp_path) as held:
+            assert held
+            raise ValueError("inside")
+    assert not held_elsewhere()
+
+
 def test_a_held_lock_refuses_after_the_wait_in_one_line(tmp_path):
     from effstats.workflow._files import locked
 

@@ -11,7 +11,6 @@ and the Mean Win Rate's sensitivity to clones and removals.
 """
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import os
 import sys
@@ -25,7 +24,7 @@ import pandas as pd
 
 from .._escape import csv_safe
 from .._shared import (SWAP, _cpus, _Forked, _tie_ranks, exists_or_link, finish_swap, folder_lock,
-                       recorded_files, swap_files)
+                       free_folder_lock, recorded_files, swap_files)
 from .._validation import check_flag, check_fraction, check_positive_int
 from ._advice import _recommendations
 from ._benchmark import Benchmark
@@ -794,8 +793,8 @@ def audit(data: Any, out: str | Path | None = None, *, format: str = "auto", tab
     if out is not None:  # before the bootstrap: a refused folder costs no waiting
         force = check_flag(force, "force")
         if (Path(out) / SWAP).is_file():  # a save a kill cut short: completed before the folder is judged by it
-            with contextlib.suppress(ValueError):  # another command holds the lock: the save checks again under it
-                with folder_lock(Path(out), "--out", wait=0):
+            with free_folder_lock(Path(out)) as held:
+                if held:  # else another command holds the lock: the save checks again under it
                     finish_swap(Path(out), _ours)
         _refuse_foreign(Path(out), _OUTPUTS, data, foreign=False)
         _refuse_foreign(Path(out), _OUTPUTS[:5] + ("rank_intervals.png",), force=force)

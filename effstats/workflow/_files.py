@@ -18,8 +18,8 @@ import re
 from pathlib import Path, PurePosixPath
 from typing import Any, Iterator
 
-from .._shared import (SWAP, _lock_held, exists_or_link, finish_swap, folder_lock, pending_swap, recorded_files,
-                       remove_stale_tmp, swap_files)
+from .._shared import (SWAP, exists_or_link, finish_swap, folder_lock, free_folder_lock, pending_swap,
+                       recorded_files, remove_stale_tmp, swap_files)
 from ._io import REFERENCE_CACHE, json_text, output_dir, read_json
 from ._names import HELM_INSTANCES, ITEMS_JSON, LM_EVAL_SAMPLES
 from ._schema import MANIFEST as MANIFEST_SCHEMA, STATE as STATE_SCHEMA, safe_relative
@@ -328,10 +328,7 @@ def recover_unlocked(d: Path) -> None:
     the folder's lock where no command holds it, so that a journal whose pid another process has taken since is
     completed too; where a command holds it (or no lock file can be made there, a read-only folder), a journal of
     a process still running is left to it."""
-    with contextlib.ExitStack() as stack:
-        if d.is_dir() and not _lock_held(d):
-            with contextlib.suppress(ValueError):
-                stack.enter_context(folder_lock(d, "directory", wait=0))
+    with free_folder_lock(d):
         recover(d)
 
 
