@@ -220,7 +220,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "the latest run")
     p.add_argument("--aggregate", default="auto", choices=["auto", "mwr", "mean", "mean-of-means"],
                    help="how the leaderboard ranks models; auto = as its published aggregate column does (a mean "
-                        "for 'Average' / 'Score', the Mean Win Rate for 'Mean win rate' or when there is none) "
+                        "for 'Average' / 'Score' and for results JSON files, the Mean Win Rate for 'Mean win rate' "
+                        "or when there is none) "
                         "(default: auto); a mean of columns in 0-100 beside columns in [0, 1] is refused, naming "
                         "them, unless the published mean averages them as they are")
     p.add_argument("--scale", default="auto", choices=["auto", "fraction", "percent", "as-is"],

@@ -705,3 +705,24 @@ def test_a_ctrl_c_while_audit_force_puts_its_files_in_place_leaves_one_report(tm
     monkeypatch.undo()
     for name in ("scores.csv", "report.md", "report.html"):
         assert "Xm0" in (tmp_path / "o" / name).read_text(), name
+
+
+def test_results_json_files_are_ranked_by_their_mean_as_the_open_llm_leaderboard_ranks_them(tmp_path):
+    """Open LLM Leaderboard / lm-eval results files publish no aggregate column, but the leaderboard ranks by their
+    Average: auto audits the mean's ranking (here its leader is not the Mean Win Rate's), and the report says why."""
+    scores = {"org/A": (0.90, 0.20, 0.90), "org/B": (0.91, 0.91, 0.10), "org/C": (0.5, 0.5, 0.5),
+              "org/D": (0.4, 0.4, 0.4)}
+    for name, (arc, gsm, hella) in scores.items():
+        d = tmp_path / "results" / name
+        d.mkdir(parents=True)
+        (d / "results_2024-01-01.json").write_text(json.dumps(
+            {"config_general": {"model_name": name},
+             "results": {"harness|arc:challenge|25": {"acc_norm": arc}, "harness|gsm8k|5": {"acc": gsm},
+                         "harness|hellaswag|10": {"acc_norm": hella}}}))
+    for fmt in ("openllm-json", "auto"):
+        res = audit(tmp_path / "results", format=fmt, n_boot=50, progress=False)
+        assert res.settings["aggregate"] == "mean" and res.leader == "org/A"
+        assert any(n.startswith("Ranked by the mean of the scores: the results files publish no aggregate")
+                   for n in res.notes)
+    res = audit(tmp_path / "results", format="openllm-json", aggregate="mwr", n_boot=50, progress=False)
+    assert res.leader == "org/B" and not any(n.startswith("Ranked by the mean") for n in res.notes)

@@ -398,6 +398,9 @@ def _load(src: Any, *, format: str = "auto", table: str | None = None, by: str =
         data = _select(data, scen, excl)
     elif fmt == "openllm-json":
         data, published = _select(read_openllm_json(src, duplicates=duplicates), scen, excl), None
+        # no aggregate column is published there, but the Open LLM Leaderboard ranks by its Average and
+        # lm-evaluation-harness aggregates a group by a mean: the ranking to audit is the mean's
+        data.attrs["ranked_by"] = "mean"
     elif fmt == "openllm-csv":
         data, published = read_openllm_csv(src, scenarios=scen, exclude=excl, duplicates=duplicates)
     else:

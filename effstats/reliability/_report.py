@@ -702,7 +702,9 @@ def audit(data: Any, out: str | Path | None = None, *, format: str = "auto", tab
     published_kind : {"mwr", "mean"}, optional
         What the published aggregate is, when it is not recognised.
     aggregate : {"auto", "mwr", "mean", "mean_of_means"}, default="auto"
-        How the leaderboard ranks models; auto follows the published aggregate (Mean Win Rate without one).
+        How the leaderboard ranks models; auto follows the published aggregate (the mean for Open LLM Leaderboard
+        and lm-evaluation-harness results files, which publish none but rank by the average; Mean Win Rate for other
+        data without one).
     ties : {"auto", "strict", "half"}, default="auto"
         Win-rate ties: strict (App. A of [1]_) or half credit, HELM's rule; auto = half for HELM inputs (HELM
         JSON, or a table with HELM's "Mean win rate" or "Model/adapter" column) and for a published win rate
@@ -800,13 +802,14 @@ def audit(data: Any, out: str | Path | None = None, *, format: str = "auto", tab
         _refuse_foreign(Path(out), _OUTPUTS[:5] + ("rank_intervals.png",), force=force)
     given = data
     notes = list(notes or [])
-    rank_info = None
+    rank_info = ranked_by = None
     if isinstance(data, (str, Path)):
         source = source or Path(data).name
         data, pub, read_notes, helm = _read_file(data, format=format, table=table, by=by, model=model, item=item,
                                                  score=score, scenarios=scenarios, exclude=exclude,
                                                  duplicates=duplicates, judge_scale=scale == "auto")
         rank_info = data.attrs.get("published_rank") if isinstance(data, pd.DataFrame) else None
+        ranked_by = data.attrs.get("ranked_by") if isinstance(data, pd.DataFrame) else None
         notes = read_notes + notes
         published = pub if published is None else published
         info = None if pub is None else pub.attrs.get("info")
@@ -839,7 +842,11 @@ def audit(data: Any, out: str | Path | None = None, *, format: str = "auto", tab
     if aggregate == "auto":
         # audit the ranking the leaderboard publishes: Open LLM / GLUE / BBH rank by a mean, HELM by win rate,
         # MTEB by a weighted mean (the mean with the weights recovered from the published column)
-        aggregate = "mean" if kind == "weighted" else kind or "mwr"
+        aggregate = "mean" if kind == "weighted" else kind or ranked_by or "mwr"
+        if kind is None and ranked_by == "mean":
+            notes.append("Ranked by the mean of the scores: the results files publish no aggregate, and the Open LLM "
+                         "Leaderboard ranks by their Average (lm-evaluation-harness aggregates a group by a mean); "
+                         "`--aggregate mwr` ranks by the Mean Win Rate instead.")
         if kind == "weighted" and not scenarios:  # score columns the user names are kept
             data = _drop_unweighted(data, info, notes)
         weights = _published_weights(data, info) if kind == "weighted" else None
