@@ -357,6 +357,10 @@ def test_lm_eval_model_name_sources(tmp_path):
                        match=r"^path_or_paths: org__b/results_.*\.json \(the results file of the run\) is not valid "
                              r"JSON"):
         read_lm_eval_samples(tmp_path)
+    (tmp_path / _sanitized("org/b") / f"results_{TS}.json").write_text("[" * 50_000)
+    with pytest.raises(ValueError, match=r"^path_or_paths: org__b/results_.*\.json \(the results file of the run\) "
+                                         r"is not valid JSON \(nests lists or objects too deeply to read\)"):
+        read_lm_eval_samples(tmp_path)
 
 
 def test_lm_eval_duplicate_runs_first_last_mean_error(tmp_path):

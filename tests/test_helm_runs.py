@@ -279,3 +279,16 @@ def test_a_nul_in_an_instance_id_is_kept(tmp_path):
     write_run(tmp_path, "v1", "a/m", "boolq", entries)
     rm = read_helm_runs(tmp_path)
     assert list(rm.item_ids) == ["boolq/id0", "boolq/id0\0x"] and rm.values.tolist() == [[1.0, 0.0]]
+
+
+@pytest.mark.parametrize("name", ["per_instance_stats.json", "run_spec.json"])
+def test_a_run_file_nested_too_deeply_is_one_error_and_a_byte_order_mark_is_read_past(tmp_path, name):
+    write_run(tmp_path, "v1", "a/m", "boolq", truth_entries([1.0, 0.0, 1.0], [True, True, True]))
+    f = next((tmp_path / "runs").rglob(name))
+    want = read_helm_runs(tmp_path / "runs").values.tolist()
+    f.write_bytes(b"\xef\xbb\xbf" + f.read_bytes())  # a BOM, as some editors save JSON
+    assert read_helm_runs(tmp_path / "runs").values.tolist() == want
+    f.write_text("[" * 50_000)
+    with pytest.raises(ValueError, match=rf"^path_or_paths: .*{name} nests lists or objects too deeply to be a HELM "
+                                         "run file"):
+        read_helm_runs(tmp_path / "runs")

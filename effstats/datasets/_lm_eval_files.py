@@ -99,9 +99,10 @@ def _name_in_results(r: Path, arg: str) -> str | None:
     try:
         with open(r, encoding="utf-8") as fh:
             doc = json.load(fh)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
+        why = "nests lists or objects too deeply to read" if isinstance(exc, RecursionError) else str(exc)
         raise ValueError(
-            f"{arg}: {_shown(r)} (the results file of the run) is not valid JSON ({exc}); repair it, delete it to name "
+            f"{arg}: {_shown(r)} (the results file of the run) is not valid JSON ({why}); repair it, delete it to name "
             "the model by its folder, or pass a mapping model name -> path(s)"
         ) from None
     if not isinstance(doc, dict):
@@ -160,7 +161,7 @@ def _run_fields(chosen: dict[tuple[str, str], list[Path]], arg: str) -> dict[str
                 try:
                     with open(r, encoding="utf-8") as fh:
                         docs[r] = json.load(fh)
-                except (ValueError, OSError):
+                except (ValueError, OSError, RecursionError):
                     docs[r] = None
             doc = docs[r]
             if not isinstance(doc, dict):

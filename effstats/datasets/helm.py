@@ -86,11 +86,13 @@ def _load(d: Path, name: str, arg: str) -> Any:
     f = d / name
     _refuse_lfs_pointer(f, _shown(d, name), arg)
     try:
-        text = f.read_text(encoding="utf-8")
+        text = f.read_text(encoding="utf-8-sig")  # a byte order mark is read past, as the other JSON readers do
     except UnicodeDecodeError as exc:
         raise ValueError(f"{arg}: {_shown(d, name)} is not UTF-8 text ({exc})") from None
     try:
         return json.loads(text)
+    except RecursionError:
+        raise ValueError(f"{arg}: {_shown(d, name)} nests lists or objects too deeply to be a HELM run file") from None
     except json.JSONDecodeError as exc:
         body = text.rstrip()
         # the text stops inside a value: the writer was interrupted

@@ -378,7 +378,7 @@ def _refuse_own_file(source: Any, name: str) -> None:
     try:
         with open_regular(p) as fh:
             doc = json.loads(fh.read())
-    except (ValueError, OSError):  # not one JSON document (JSON lines, a table): the readers say what it is
+    except (ValueError, OSError, RecursionError):  # not one JSON document (a table, ...): the readers say what it is
         return
     what = _OWN_FORMATS.get(doc.get("format")) if isinstance(doc, dict) and isinstance(doc.get("format"), str) else None
     if what is None and p.name in (LM_EVAL_SAMPLES, HELM_INSTANCES) and isinstance(doc, dict) \
