@@ -9,6 +9,7 @@ import pytest
 
 from effstats import ResponseMatrix, chronological_split, random_split
 from effstats._results import ConfidenceInterval
+from effstats.datasets import simulate_responses
 from effstats.disco import (
     DISCO,
     AnchorCorr,
@@ -229,3 +230,35 @@ def test_chronological_split_newest_k():
     assert len(sp.target) == 5 and d[sp.target].min() > d[sp.source].max()
     with pytest.raises(ValueError, match="cutoff: give exactly one of cutoff and n_newest"):
         chronological_split(rm, "2022-01-10", n_newest=3)
+
+
+class _Shifted(RandomDirect):
+    """A user's variant with its parent's parameters and other estimates."""
+
+    def predict(self, target_outputs):
+        return super().predict(target_outputs) + 0.2
+
+
+def test_run_protocol_keeps_results_by_class_and_only_for_data_that_cannot_change(monkeypatch):
+    from effstats.disco import _protocol, run_protocol
+
+    rm = simulate_responses(60, 400, rng=0)
+    frozen = rm.subset(models=np.arange(rm.n_models))  # read-only arrays, as the data loaders' and subset's
+    split = random_split(rm, 12, rng=0)
+    runs = []
+    real = _protocol._run_one
+    monkeypatch.setattr(_protocol, "_run_one", lambda *a: runs.append(type(a[0]).__name__) or real(*a))
+    alone = run_protocol({"shifted": _Shifted(30)}, rm, split, seeds=[0]).mae.iloc[0]
+    both = run_protocol({"plain": RandomDirect(30), "shifted": _Shifted(30)}, frozen, split, seeds=[0])
+    assert both.set_index("method").loc["shifted", "mae"] == pytest.approx(alone)
+    assert both.set_index("method").loc["plain", "mae"] < alone - 10
+    # effstats' own classes are kept per (class, parameters, split, seed) on data that cannot change ...
+    runs.clear()
+    again = run_protocol({"plain": RandomDirect(30), "shifted": _Shifted(30)}, frozen, split, seeds=[0])
+    assert runs == ["_Shifted"] and again.equals(both)
+    # ... and computed afresh on writeable data, which an edit in place changes
+    first = run_protocol({"plain": RandomDirect(30)}, rm, split, seeds=[0]).mae.iloc[0]
+    rm.values[:, ::2] = 1  # half of the items right for every model
+    runs.clear()
+    edited = run_protocol({"plain": RandomDirect(30)}, rm, split, seeds=[0]).mae.iloc[0]
+    assert runs == ["RandomDirect"] and edited != pytest.approx(first)

@@ -2,6 +2,7 @@
 coverage), and the cross-validated method chooser run under the same splits and budgets."""
 from __future__ import annotations
 
+import functools
 from typing import Any, Iterable, Mapping
 
 import numpy as np
@@ -214,14 +215,35 @@ def run_protocol(
         est = clone(m)
         if "random_state" in est.get_params():
             est.set_params(random_state=seed)
-        key = (_params_key(est), sp.source.tobytes(), sp.target.tobytes(), s.tobytes(), confidence_level)
-        r = _memo_result(responses, key, lambda: _run_one(est, src, tgt, s_src, s_tgt, confidence_level))
+        key = _params_key(est)
+        run = functools.partial(_run_one, est, src, tgt, s_src, s_tgt, confidence_level)
+        r = run() if key is None else _memo_result(
+            responses, (key, sp.source.tobytes(), sp.target.tobytes(), s.tobytes(), confidence_level), run)
         rows.append({"split": sn, "method": mn, "seed": seed, **r})
     return pd.DataFrame(rows)
 
 
-def _params_key(est: Any) -> str:
-    return repr([(k, v.tobytes() if isinstance(v, np.ndarray) else v) for k, v in sorted(est.get_params().items())])
+def _params_key(est: Any) -> str | None:
+    """What an estimator's result depends on besides the data: its class and parameters; None (not memoised) for a
+    class outside effstats or a parameter that is not plain data (an estimator object, a callable), whose behaviour
+    the parameters' text need not describe: a subclass with the parent's parameters would get the parent's result."""
+    cls = type(est)
+    if not cls.__module__.startswith("effstats."):
+        return None
+    plain = (str, int, float, bool, type(None), np.integer, np.floating, np.bool_)
+    items = []
+    for k, v in sorted(est.get_params(deep=False).items()):
+        if isinstance(v, np.ndarray):
+            if v.dtype.hasobject:
+                return None
+            v = (v.dtype.str, v.shape, v.tobytes())
+        elif isinstance(v, (tuple, list)):
+            if not all(isinstance(x, plain) for x in v):
+                return None
+        elif not isinstance(v, plain):
+            return None
+        items.append((k, v))
+    return repr((cls.__module__, cls.__qualname__, items))
 
 
 def _run_one(est: Any, src: ResponseMatrix, tgt: ResponseMatrix, s_src: np.ndarray, s_tgt: np.ndarray,
@@ -252,7 +274,18 @@ def _entry(responses: ResponseMatrix) -> dict:
     return e
 
 
+def _unchangeable(responses: ResponseMatrix) -> bool:
+    """Whether no array of ``responses`` can be edited in place (read-only down to its memory's owner, as the data
+    loaders' and ``subset``'s arrays are): only then may results be kept per responses object."""
+    from .._results import _read_only
+
+    return all(_read_only(a) for a in (responses.values, responses.missing, responses.probabilities, responses.labels,
+                                       responses.predictions) if a is not None)
+
+
 def _apply(responses: ResponseMatrix, sp: ModelSplit) -> tuple[ResponseMatrix, ResponseMatrix]:
+    if not _unchangeable(responses):
+        return sp.apply(responses)
     splits = _entry(responses)["splits"]
     key = (sp.source.tobytes(), sp.target.tobytes())
     if key not in splits:
@@ -263,6 +296,8 @@ def _apply(responses: ResponseMatrix, sp: ModelSplit) -> tuple[ResponseMatrix, R
 
 
 def _memo_result(responses: ResponseMatrix, key: tuple, compute: Any) -> dict:
+    if not _unchangeable(responses):  # a writeable array the caller may edit between calls: computed afresh
+        return compute()
     results = _entry(responses)["results"]
     if key not in results:
         results[key] = compute()
