@@ -561,3 +561,33 @@ def test_an_alpha_far_below_the_tolerance_is_refused_unless_tol_is_smaller():
         design(3, alpha=1e-14, sided=2, spending="ld_obf")
     # at a usual alpha nothing changes: spent to within gsDesign's tol
     assert design(3, alpha=0.025, sided=1, spending="ld_pocock").alpha_spent[-1] == pytest.approx(0.025, abs=1e-6)
+
+
+
+def test_a_designs_and_its_inferences_arrays_are_read_only_so_what_they_keep_holds():
+    import dataclasses
+
+    from effstats.sequential import LookStats, stagewise_inference
+
+    d = design(3, alpha=0.05)
+    d.power  # sizes kept
+    s = LookStats(n=np.array([[100, 200]]), t=np.array([0.5, 1.0]), estimate=np.array([[0.05, 0.08]]),
+                  se=np.array([[0.03, 0.02]]), z=None, c2=np.array([2.16, 2.16]), c1=np.array([1.88, 1.88]),
+                  null=0.0, alpha=0.05)
+    s.fixed_interval  # kept
+    inf = stagewise_inference(d, z=[1.0, 3.0], look=2)
+    for obj in (d, s, inf, inf._bounds):
+        arrays = [getattr(obj, f.name) for f in dataclasses.fields(obj) if isinstance(getattr(obj, f.name), np.ndarray)]
+        assert arrays
+        for a in arrays:
+            with pytest.raises(ValueError, match="read-only"):
+                a[...] = 0
+    # a caller's own arrays are copied: editing them later leaves the result alone
+    est = np.array([[0.05, 0.08]])
+    s2 = LookStats(n=np.array([[100, 200]]), t=np.array([0.5, 1.0]), estimate=est, se=np.array([[0.03, 0.02]]),
+                   z=None, c2=np.array([2.16, 2.16]), c1=np.array([1.88, 1.88]), null=0.0, alpha=0.05)
+    low = s2.fixed_interval[0].copy()
+    est[:] = 0.5
+    assert est.flags.writeable
+    np.testing.assert_array_equal(s2.fixed_interval[0], low)
+    np.testing.assert_allclose(s2.z_at(0.0), [[0.05 / 0.03, 0.08 / 0.02]])

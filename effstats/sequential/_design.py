@@ -200,6 +200,11 @@ class GroupSequentialDesign:
     _spec: Any = field(default=None, repr=False, compare=False)  # what the sizes are computed from (picklable)
     _bnd: dict | None = field(default=None, repr=False, compare=False)
 
+    def __post_init__(self) -> None:
+        from .._results import read_only_fields
+
+        read_only_fields(self)  # the sizes kept (_sizes) hold for these bounds only
+
     @property
     def sided(self) -> int:
         """2 for a symmetric two-sided design (``test_type=2``), 1 otherwise.

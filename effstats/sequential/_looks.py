@@ -101,13 +101,16 @@ class LookStats:
     information: np.ndarray | None = None
 
     def __post_init__(self) -> None:
+        from .._results import read_only_fields
         from .statistics import WaldStatistic
 
+        read_only_fields(self)  # the intervals kept (fixed_interval, the bounds' intervals) hold for these numbers only
         if self.statistic is None:
             object.__setattr__(self, "statistic", WaldStatistic(self.estimate, self.se))
         if self.z is None:
             z = (self.statistic.z_at(self.null) if self.null is not None
                  else np.zeros(np.shape(self.estimate)))
+            z.flags.writeable = False  # fresh, as the fields above
             object.__setattr__(self, "z", z)
         if self.c2_final is None:
             object.__setattr__(self, "c2_final", float(np.asarray(self.c2)[-1]))

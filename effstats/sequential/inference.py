@@ -85,6 +85,11 @@ class _Bounds:
     r: int
     nonbinding: np.ndarray | None = None  # (K,) a non-binding futility bound the ordering ignores, or None
 
+    def __post_init__(self) -> None:
+        from .._results import read_only_fields
+
+        read_only_fields(self)
+
 
 def _as_bounds(design: Any, information: Any, upper: Any, lower: Any, two_sided: bool | None, r: int | None,
                binding_futility: bool | None = None) -> _Bounds:
@@ -276,6 +281,11 @@ class StagewiseInference:
     alternative: str
     _bounds: _Bounds = field(repr=False)
     _sign: float = field(default=1.0, repr=False)
+
+    def __post_init__(self) -> None:
+        from .._results import read_only_fields
+
+        read_only_fields(self)  # the statistic is solved once, from these information levels
 
     def _solve(self, target: float) -> float:
         """theta with P_theta(>= observed) = target (increasing in theta), by Brent's method on a widened bracket."""
