@@ -316,3 +316,28 @@ def test_alpacaeval_release_layout(tmp_path):
         load_alpacaeval(root=tmp_path / "bad")
     with pytest.raises(FileNotFoundError, match="annotator"):
         load_alpacaeval(root=tmp_path, annotator="alpaca_eval_gpt4")
+
+
+
+def test_a_data_file_replaced_with_its_modification_time_kept_is_read_again(tmp_path):
+    import os
+
+    from effstats.datasets import predictions
+
+    f = tmp_path / "a.npz"
+    np.savez(f, x=np.array([1.0, 2.0]))
+    st = f.stat()
+    assert predictions._load_npz(f)["x"].tolist() == [1.0, 2.0]
+    np.savez(tmp_path / "b.npz", x=np.array([3.0, 4.0]))
+    os.replace(tmp_path / "b.npz", f)
+    os.utime(f, ns=(st.st_atime_ns, st.st_mtime_ns))  # as cp -p, rsync -a and tar x keep it
+    assert f.stat().st_mtime_ns == st.st_mtime_ns
+    assert predictions._load_npz(f)["x"].tolist() == [3.0, 4.0]
+    j = tmp_path / "a.json"
+    j.write_text("[1]")
+    st = j.stat()
+    assert predictions._load_json(j) == [1]
+    (tmp_path / "b.json").write_text("[2]")
+    os.replace(tmp_path / "b.json", j)
+    os.utime(j, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert predictions._load_json(j) == [2]

@@ -225,8 +225,15 @@ class _Archive(dict):
                          f"{sorted(self)})")
 
 
+def _version(path: Path) -> tuple:
+    """What a file's replacement changes, whatever it keeps (``cp -p``, ``rsync -a`` and ``tar x`` keep the
+    modification time): its inode and device, size, and modification and status-change times in nanoseconds."""
+    st = path.stat()
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
+
+
 @functools.lru_cache(maxsize=32)
-def _npz(path: str, mtime: float) -> dict[str, np.ndarray]:
+def _npz(path: str, version: tuple) -> dict[str, np.ndarray]:
     # Parsed once per file version; arrays are read-only so a cached copy cannot be altered through a result.
     # allow_pickle=False: a data file never gets to run code (numpy refuses object arrays and pickles).
     try:
@@ -242,17 +249,17 @@ def _npz(path: str, mtime: float) -> dict[str, np.ndarray]:
 
 
 def _load_npz(path: Path) -> dict[str, np.ndarray]:
-    return _npz(str(path), path.stat().st_mtime)
+    return _npz(str(path), _version(path))
 
 
 @functools.lru_cache(maxsize=8)
-def _json(path: str, mtime: float) -> Any:
+def _json(path: str, version: tuple) -> Any:
     with open(path, encoding="utf-8") as fh:
         return json.load(fh)
 
 
 def _load_json(path: Path) -> Any:
-    return _json(str(path), path.stat().st_mtime)
+    return _json(str(path), _version(path))
 
 
 # ----------------------------------------------------------------------------------------------------- helpers
@@ -442,7 +449,7 @@ def load_imagenet_predictions(
         values = np.concatenate([p[3][rows] for p in parts], axis=1)
     if not top5 and pred.ndim == 3:
         pred = pred[:, :, 0]
-    key = None if arch is None else (str(arch), tuple(doms), tuple((arch / f"{d}.npz").stat().st_mtime for d in doms))
+    key = None if arch is None else (str(arch), tuple(doms), tuple(_version(arch / f"{d}.npz") for d in doms))
     item_ids, items = _item_table(key, doms, [p[1] for p in parts])
     sel = [str(names[r]) for r in rows]
     if check_flag(drop_duplicate_images, "drop_duplicate_images"):
