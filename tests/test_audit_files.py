@@ -726,3 +726,25 @@ def test_results_json_files_are_ranked_by_their_mean_as_the_open_llm_leaderboard
                    for n in res.notes)
     res = audit(tmp_path / "results", format="openllm-json", aggregate="mwr", n_boot=50, progress=False)
     assert res.leader == "org/B" and not any(n.startswith("Ranked by the mean") for n in res.notes)
+
+
+def test_lm_eval_filters_of_one_metric_are_named_and_the_first_logged_is_read(tmp_path):
+    for i in range(4):
+        d = tmp_path / "results" / f"org__m{i}"
+        d.mkdir(parents=True)
+        (d / "results_2024-01-01.json").write_text(json.dumps(
+            {"model_name": f"org/m{i}",
+             "results": {"gsm8k": {"alias": "gsm8k", "exact_match,strict-match": 0.2 + 0.05 * i,
+                                   "exact_match_stderr,strict-match": 0.01,
+                                   "exact_match,flexible-extract": 0.7 - 0.05 * i},
+                         "arc_easy": {"acc,none": 0.5 + 0.02 * i, "acc_norm,none": 0.45 + 0.02 * i}}}))
+    with pytest.warns(UserWarning, match=r"^SCORES: 'GSM8K' logs its metric under the filters 'flexible-extract', "
+                                         r"'strict-match', read: 'exact_match,strict-match' \(the first filter each "
+                                         r"results file logs\)"):
+        wide = read_openllm_json(tmp_path / "results")
+    np.testing.assert_allclose(wide["GSM8K"], [0.2, 0.25, 0.3, 0.35])  # strict-match, in every file
+    np.testing.assert_allclose(wide["arc_easy"], [0.45, 0.47, 0.49, 0.51])
+    with pytest.warns(UserWarning, match="filters"):
+        res = audit(tmp_path / "results", n_boot=50, progress=False)
+    note = next(n for n in res.notes if n.startswith("Metric read: "))
+    assert "exact_match,strict-match for GSM8K" in note and "acc_norm,none for arc_easy" in note, note

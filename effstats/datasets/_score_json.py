@@ -22,21 +22,31 @@ from ._scores import (SCORE_FORMATS, _METRIC_ORDER, _OPENLLM_METRIC, _OPENLLM_NA
 __all__ = ["read_helm_json", "read_openllm_json"]
 
 
-def _metric(task: str, key: str, metrics: dict, f: Path) -> float | None:
-    """The leaderboard's metric of one results entry (``key``), else the first of ``_METRIC_ORDER`` it holds; NaN
-    when that metric is null (not evaluated), None when the entry holds none of them. A metric that is not a
-    number is refused: read as not evaluated, it would silently rank the model on the other tasks alone."""
+def _metric(task: str, key: str, metrics: dict, f: Path) -> tuple[float, str, list[str]] | None:
+    """The leaderboard's metric of one results entry (``key``), else the first of ``_METRIC_ORDER`` it holds, with
+    the metric's name and its filters (lm-eval 0.4's ``"exact_match,strict-match"``; the first one logged is read):
+    ``(value, "metric" or "metric,filter", [the filters logged])``; the value NaN when the metric is null (not
+    evaluated); None when the entry holds none of them. A metric that is not a number is refused: read as not
+    evaluated, it would silently rank the model on the other tasks alone."""
     base = task.split("-")[0] if task.startswith("hendrycksTest") else task
-    clean = {k.split(",")[0]: v for k, v in metrics.items() if "stderr" not in k}
+    clean: dict[str, Any] = {}
+    filters: dict[str, list[str]] = {}
+    for k, v in metrics.items():
+        if "stderr" in k:
+            continue
+        m, _, filt = k.partition(",")
+        clean.setdefault(m, (k, v))  # the first filter logged
+        filters.setdefault(m, []).append(filt)
     want = _OPENLLM_METRIC.get(base)
     name = want if want in clean else next((m for m in _METRIC_ORDER if m in clean), None)
     if name is None:
         return None
-    x = _json_score(clean[name])
+    logged, value = clean[name]
+    x = _json_score(value)
     if x is None:
-        raise ValueError(f"SCORES: {str(f)!r}: {key!r} has {name} {_what(clean[name])}, not a number (null for "
+        raise ValueError(f"SCORES: {str(f)!r}: {key!r} has {name} {_what(value)}, not a number (null for "
                          "not evaluated)")
-    return x
+    return x, logged, [flt for flt in filters[name] if flt]
 
 
 def read_openllm_json(paths: Any, *, duplicates: str = "last") -> pd.DataFrame:
@@ -108,6 +118,8 @@ def read_openllm_json(paths: Any, *, duplicates: str = "last") -> pd.DataFrame:
     if not files:
         raise ValueError(f"SCORES: no .json results files in {str(paths)!r}")
     rows, left_out, missing = [], set(), []
+    read: dict[str, set] = {}  # column -> the metrics (with their filters) read for it
+    several: dict[str, set] = {}  # column -> the filters logged where a metric has more than one
     for f in files:
         d = _read_json(f)
         if not isinstance(d, dict) or not isinstance(d.get("results"), dict):
@@ -121,14 +133,19 @@ def read_openllm_json(paths: Any, *, duplicates: str = "last") -> pd.DataFrame:
             task = key.split("|")[1] if "|" in key else key
             if task == "all" or key in groups or not isinstance(metrics, dict):
                 continue
-            v = _metric(task, key, metrics, f)
-            if v is None:
+            got = _metric(task, key, metrics, f)
+            if got is None:
                 continue
+            v, logged, filts = got
             if np.isnan(v):
                 missing.append(f"{str(name)!r} {key!r}")
             keys.setdefault(task, []).append(key)
             base = "hendrycksTest" if task.startswith("hendrycksTest") else task
-            row.setdefault(_OPENLLM_NAME.get(base, task), []).append(v)
+            col = _OPENLLM_NAME.get(base, task)
+            row.setdefault(col, []).append(v)
+            read.setdefault(col, set()).add(logged)
+            if len(filts) > 1:
+                several.setdefault(col, set()).update(filts)
         twice = next(((t, k) for t, k in keys.items() if len(k) > 1), None)
         if twice:
             # one task at two few-shot counts (``harness|arc:challenge|25`` and ``|0``): two protocols, whose mean
@@ -140,12 +157,26 @@ def read_openllm_json(paths: Any, *, duplicates: str = "last") -> pd.DataFrame:
     if missing:
         warnings.warn(f"SCORES: {len(missing)} result(s) are null, read as not evaluated: {_name_list(missing, 3)}",
                       UserWarning, stacklevel=2)
+    if several:
+        warnings.warn("SCORES: " + "; ".join(
+            f"{c!r} logs its metric under the filters {_name_list(map(repr, sorted(fl)))}, read: "
+            f"{_name_list(map(repr, sorted(read[c])))}" for c, fl in several.items())
+            + " (the first filter each results file logs); to audit another, keep only its entries in the files",
+            UserWarning, stacklevel=2)
     wide = pd.DataFrame(rows)
     wide.index.name = "model"
     wide = _dedupe(wide, duplicates, hint=" (several results files)")
+    by_metric: dict[str, list[str]] = {}
+    for c, m in read.items():
+        by_metric.setdefault(" / ".join(sorted(m)), []).append(str(c))
+    notes = ["Metric read: " + "; ".join(f"{m} for {_name_list(cs, 8, '… and {} more columns')}"
+                                           for m, cs in by_metric.items())
+             + " (the Open LLM Leaderboard's for its tasks, else the first of " + ", ".join(_METRIC_ORDER)
+             + " an entry logs)."]
     if left_out:
-        wide.attrs["note"] = (f"Left out of the scores: the group(s) {_name_list(map(repr, sorted(left_out)))}, "
-                              "each an aggregate of tasks audited on their own (lm-eval's 'groups').")
+        notes.append(f"Left out of the scores: the group(s) {_name_list(map(repr, sorted(left_out)))}, each an "
+                     "aggregate of tasks audited on their own (lm-eval's 'groups').")
+    wide.attrs["note"] = " ".join(notes)
     return wide
 
 
