@@ -191,6 +191,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The ``effstats`` command's parser with every subcommand (the documentation's command-line page is written
     from it)."""
     from . import __version__
+    from .workflow._cli import whole_number
 
     parser = _Parser(prog="effstats", description="effstats command line tools")
     parser.add_argument("--version", action="version", version=f"effstats {__version__}")
@@ -239,11 +240,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="replace the report an earlier audit wrote in --out (the files its .effstats_audit.json "
                         "lists; refused without it); a file of those names no audit wrote is refused with or without "
                         "it")
-    p.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples (default: 1000)")
+    p.add_argument("--n-boot", type=whole_number, default=1000, help="bootstrap resamples (default: 1000)")
     p.add_argument("--target", type=float, default=0.95, help="target DIoR for the recommendations (default: 0.95)")
-    p.add_argument("--seed", type=int, default=0, help="random seed, a non-negative integer (default: 0)")
+    p.add_argument("--seed", type=whole_number, default=0, help="random seed, a non-negative integer (default: 0)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar (shown on a terminal)")
-    p.add_argument("--jobs", type=int, default=None,
+    p.add_argument("--jobs", type=whole_number, default=None,
                    help="1: compute in this process; more than 1: one forked process shares the work (POSIX but "
                         "macOS); the report is the same (default: forked when more than one core is usable)")
     from .workflow import _cli as workflow_cli

@@ -367,3 +367,26 @@ def test_sequential_update_refuses_a_batch_item_without_result_naming_model_and_
                           f"001's 50 items (task {batch[0].split('/')[0]!r}: {batch[0]}); evaluate it on them again"), \
         err
     assert not json.loads((tmp_path / "run" / "state.json").read_text())["looks"]
+
+
+@pytest.mark.parametrize("text", ["1_2", "\u0661\u0662", "12.0", "0x0c"])
+def test_an_integer_option_takes_digits_only_as_the_tables_do(loop, capsys, tmp_path, text):
+    root, _, _ = loop
+    for argv, flag in ((["select", root / "ref.csv", "--budget", text, "--out", tmp_path / "s"], "--budget"),
+                       (["select", root / "ref.csv", "--budget", "12", "--seed", text, "--out", tmp_path / "s"],
+                        "--seed"),
+                       (["sequential", "start", root / "ref.csv", "--half-width", "0.05", "--batch", text, "--out",
+                         tmp_path / "q"], "--batch"),
+                       (["audit", root / "ref.csv", "--n-boot", text, "--out", tmp_path / "a"], "--n-boot")):
+        err = _one_error(argv, capsys)
+        assert f"argument {flag}: invalid int value: {text!r}" in err, err
+    assert not (tmp_path / "s").exists() and not (tmp_path / "q").exists() and not (tmp_path / "a").exists()
+    assert _run(["select", root / "ref.csv", "--budget", " +12 ", "--out", tmp_path / "s2"], capsys)[0] == 0
+
+
+def test_a_perturbation_nested_too_deeply_is_one_line(loop, capsys, tmp_path):
+    root, _, _ = loop
+    deep = '{"a":' * 20_000 + "1" + "}" * 20_000
+    err = _one_error(["select", root / "ref.csv", "--budget", "12", "--perturbation", deep, "--out", tmp_path / "s"],
+                     capsys)
+    assert err.endswith("error: --perturbation: nests objects too deeply to be a HELM perturbation"), err

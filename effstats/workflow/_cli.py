@@ -18,6 +18,17 @@ from ._names import (_SEEDLESS, HELM_INSTANCES, LM_EVAL_SAMPLES, METHODS, _lm_ev
                      _tasks_option)
 
 _READ_FORMATS = ["auto", "lm-eval", "helm", "csv", "parquet"]
+
+
+def whole_number(text: str) -> int:
+    """An integer option's value as the tables are read: digits with an optional sign, nothing else (Python's
+    ``int`` also takes ``1_0`` as 10, and digits of other scripts)."""
+    if not re.fullmatch(r"\s*[+-]?[0-9]+\s*", text):
+        raise ValueError(text)
+    return int(text)
+
+
+whole_number.__name__ = "int"  # argparse's message: "argument --budget: invalid int value: '1_0'"
 _PROTOCOL_HELP = ("lm-eval logs: score new results whose prompts (prompt_hash) or few-shot count differ from the "
                   "reference logs' at the chosen documents, with a warning (refused by default: another protocol "
                   "moves every score); other documents or targets (doc_hash, target_hash) are refused always. HELM "
@@ -62,6 +73,8 @@ def _helm_values(args: argparse.Namespace) -> dict:
             pert = json.loads(pert)
         except json.JSONDecodeError as exc:
             raise ValueError(f"--perturbation: not a JSON object ({exc.msg}): {args.perturbation!r}") from None
+        except RecursionError:
+            raise ValueError("--perturbation: nests objects too deeply to be a HELM perturbation") from None
     trials = args.trials
     if trials not in ("mean", "separate"):
         if not trials.isdigit():
@@ -82,7 +95,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                    help="reference results: a folder of lm-eval samples_*.jsonl logs, HELM run folders, or a "
                         "long/wide CSV, TSV or Parquet table of item scores")
     size = p.add_mutually_exclusive_group(required=True)
-    size.add_argument("--budget", type=int, help="items to evaluate the new model on")
+    size.add_argument("--budget", type=whole_number, help="items to evaluate the new model on")
     size.add_argument("--target-error", type=float, metavar="POINTS",
                       help="the smallest budget whose cross-validated error on the reference models is at most POINTS")
     p.add_argument("--method", default="stratified-aipw", choices=list(METHODS),
@@ -99,7 +112,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--tasks", default=None, action="append",
                    help="comma-separated tasks of REFERENCE to use (default: all); may be repeated, and a comma "
                         "inside a task's name is written \\, (--tasks 'a\\,b')")
-    p.add_argument("--seed", type=int, default=None,
+    p.add_argument("--seed", type=whole_number, default=None,
                    help=f"random seed (default: 0); methods {' and '.join(_SEEDLESS)} choose the same items at a "
                         "--budget whatever the seed")
     p.add_argument("--out", required=True, metavar="DIR",
@@ -183,17 +196,17 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                     help="error-spending family (default: ld_pocock); with --half-width it sets only the repeated "
                          "intervals shown while the run continues and at a stop at the cap short of the half-width: a "
                          "run stopping on its half-width reports the Chow-Robbins fixed-width interval")
-    st.add_argument("--initial", type=int, default=None,
+    st.add_argument("--initial", type=whole_number, default=None,
                     help="items in the first batch (default: 100, at most the benchmark's items; adaptive: --batch)")
-    st.add_argument("--batch", type=int, default=None,
+    st.add_argument("--batch", type=whole_number, default=None,
                     help="items in each later batch (default: 100, at most the benchmark's items; adaptive: 10); "
                          "later batches shrink near the cap, and with --half-width to the items the interval is "
                          "projected to still need")
-    st.add_argument("--max-n", type=int, default=None,
+    st.add_argument("--max-n", type=whole_number, default=None,
                     help="at most this many items (default: all items; with --half-width the worst-case fixed "
                          "design's size, at accuracy 1/2 with the finite-population correction: 185 of 600 items "
                          "for ±0.06)")
-    st.add_argument("--seed", type=int, default=0,
+    st.add_argument("--seed", type=whole_number, default=0,
                     help="random seed of the item order (default: 0; adaptive runs are deterministic)")
     st.add_argument("--format", default="auto", choices=_READ_FORMATS, help="layout of REFERENCE (default: auto)")
     st.add_argument("--metric", default=None, help="per-item metric (as for effstats select)")
