@@ -390,3 +390,11 @@ def test_a_perturbation_nested_too_deeply_is_one_line(loop, capsys, tmp_path):
     err = _one_error(["select", root / "ref.csv", "--budget", "12", "--perturbation", deep, "--out", tmp_path / "s"],
                      capsys)
     assert err.endswith("error: --perturbation: nests objects too deeply to be a HELM perturbation"), err
+
+
+
+def test_a_results_path_whose_name_is_too_long_is_named_as_the_results(loop, capsys, tmp_path):
+    root, _, _ = loop
+    err = _one_error(["estimate", root / "sel", "n" * 300, "--out", tmp_path / "e"], capsys)
+    assert "error: NEW_RESULTS: 'nnnn" in err and "' cannot be read (File name too long)" in err, err
+    assert "cannot write" not in err and len(err) < 200

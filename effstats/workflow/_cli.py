@@ -262,13 +262,15 @@ def _lm_eval_hint(samples_file: Path, samples: dict) -> str:
 def _warn_out_among_inputs(args: argparse.Namespace) -> None:
     """A warning when --out is an input folder (REFERENCE, NEW_RESULTS) or inside one: the outputs then lie among
     the inputs, where a later read of that folder can take them for results."""
+    import os
     import warnings
 
     out = Path(args.out).expanduser().resolve()
     for attr, shown in (("reference", "REFERENCE"), ("new_results", "NEW_RESULTS")):
         given = getattr(args, attr, None)
         src = None if given is None else Path(given).expanduser()
-        if src is not None and src.is_dir() and (out == src.resolve() or src.resolve() in out.parents):
+        # os.path.isdir: False for a name the system refuses (too long), which the reader then names
+        if src is not None and os.path.isdir(src) and (out == src.resolve() or src.resolve() in out.parents):
             where = "is" if out == src.resolve() else "is inside"
             warnings.warn(f"--out: {args.out} {where} the {shown} folder {given}: the output files lie among the "
                           "input files; a folder of its own keeps them apart", UserWarning, stacklevel=2)

@@ -263,7 +263,11 @@ def _read_results(source: Any, *, format: str = "auto", metric: Any = None, dupl
         raise ValueError(f"{name}: expected a path, a ResponseMatrix or a pandas DataFrame, got "
                          f"{type(source).__name__}")
     path = Path(source).expanduser()
-    if not path.exists():
+    try:
+        exists = path.exists()
+    except OSError as exc:  # a name too long, a folder that cannot be searched: the path given is at fault
+        raise ValueError(f"{name}: {_shown_path(path)} cannot be read ({exc.strerror or exc})") from None
+    if not exists:
         raise ValueError(f"{name}: {str(path)!r} " + ("is a broken link or a link loop" if path.is_symlink() else
                                                       "does not exist"))
     if not (path.is_dir() or path.is_file()):  # reading a FIFO would wait forever
@@ -373,7 +377,10 @@ def _refuse_own_file(source: Any, name: str) -> None:
     if not isinstance(source, (str, os.PathLike)):
         return
     p = Path(source).expanduser()
-    if not p.is_file() or p.stat().st_size > 2**28:
+    try:
+        if not p.is_file() or p.stat().st_size > 2**28:
+            return
+    except OSError:  # a name too long, ...: the reader says what is wrong with the path
         return
     try:
         with open_regular(p) as fh:
@@ -422,6 +429,12 @@ def _read_parquet(path: Path, duplicates: str = "last") -> ResponseMatrix:
         what = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise ValueError(f"{path.name} is not a readable Parquet file ({type(exc).__name__}: {what})") from None
     return read_scores_frame(df, duplicates=duplicates, name=path.name)
+
+
+def _shown_path(path: Path, limit: int = 80) -> str:
+    """``path`` quoted, its middle cut where it is longer than ``limit`` characters."""
+    text = str(path)
+    return repr(text if len(text) <= limit else f"{text[:limit // 2]}…{text[-limit // 2:]}")
 
 
 def check_path(path: Any, name: str) -> Path:
