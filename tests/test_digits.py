@@ -185,3 +185,24 @@ def test_loader_and_builder_share_the_public_names():
 def test_missing_artifact_path_is_a_clear_error(tmp_path):
     with pytest.raises(ValueError, match="^path"):
         load_lifelong_digits(tmp_path / "nope.npz")
+
+
+def test_an_artifact_rewritten_at_the_same_path_is_read_again(tmp_path):
+    import os
+    import shutil
+
+    from effstats.datasets import digits
+
+    p = tmp_path / "copy.npz"
+    shutil.copy(digits.ARTIFACT, p)
+    first = digits.load_lifelong_digits(p, probabilities=False)
+    assert digits.load_lifelong_digits(p, probabilities=False) is first  # read once per version of the file
+    st = p.stat()
+    with np.load(p, allow_pickle=False) as z:
+        arrays = {k: z[k] for k in z.files}
+    arrays["correct_packed"] = np.invert(arrays["correct_packed"])
+    np.savez(tmp_path / "new.npz", **arrays)
+    os.replace(tmp_path / "new.npz", p)
+    os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns))  # as cp -p, rsync -a and tar x keep it
+    again = digits.load_lifelong_digits(p, probabilities=False)
+    assert again is not first and bool((again.values != first.values).any())

@@ -34,6 +34,17 @@ def _each_path(p: Any, arg: str, one: Callable[[Path], list], what: str, accepte
     raise ValueError(f"{arg}: expected {accepted}, got {type(p).__name__}")
 
 
+def file_version(path: str | os.PathLike) -> tuple | None:
+    """What a file's replacement changes, whatever it keeps (``cp -p``, ``rsync -a`` and ``tar x`` keep the
+    modification time): its device and inode, size, and modification and status-change times in nanoseconds; None
+    where it cannot be looked up (the reader then says why). A key for caches of files read once."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
+
+
 _VIRTUAL = ("/proc", "/sys", "/dev")  # the kernel's file systems, not followed through links
 
 

@@ -30,6 +30,7 @@ import numpy as np
 from .._validation import check_flag
 from ..responses import ResponseMatrix
 from ._digits_format import _ARTIFACT, _to_response_matrix
+from ._files import file_version
 
 __all__ = ["make_lifelong_digits", "load_lifelong_digits", "DOMAINS", "FAMILIES", "ARTIFACT"]
 
@@ -71,7 +72,8 @@ _REQUIRED = ("labels", "correct_packed", "item_domain", "item_shift", "item_sour
 
 
 @lru_cache(maxsize=4)
-def _load_arrays(path: str) -> _Arrays:
+def _load_arrays(path: str, version: tuple | None = None) -> _Arrays:
+    """The arrays of the artifact at ``path``, read once per version of the file (``file_version``)."""
     p = Path(path)
     if not p.exists():
         raise ValueError(f"path: no digits artifact at {p}; build it with scripts/build_lifelong_digits.py")
@@ -86,8 +88,8 @@ def _load_arrays(path: str) -> _Arrays:
 
 
 @lru_cache(maxsize=4)
-def _load_cached(path: str, probabilities: bool) -> ResponseMatrix:
-    arrays = _load_arrays(path)
+def _load_cached(path: str, probabilities: bool, version: tuple | None = None) -> ResponseMatrix:
+    arrays = _load_arrays(path, version)
     missing = [k for k in _REQUIRED + (("proba_q15_packed",) if probabilities else ()) if k not in arrays.files]
     if missing:
         raise ValueError(f"path: {path!r} is not a digits artifact; it lacks the arrays {missing}")
@@ -139,9 +141,11 @@ def load_lifelong_digits(path: str | Path | None = None, *, probabilities: bool 
     """
     if path is not None and not isinstance(path, (str, os.PathLike)):
         raise ValueError(f"path: expected a file path, got {type(path).__name__}")
-    return _load_cached(str(Path(path) if path is not None else ARTIFACT), check_flag(probabilities, "probabilities"))
+    path = str(Path(path) if path is not None else ARTIFACT)
+    return _load_cached(path, check_flag(probabilities, "probabilities"), file_version(path))
 
 
 def artifact_info(path: str | Path | None = None) -> dict[str, Any]:
     """The build parameters stored in the artifact (seed, zoo size, n_test, domains)."""
-    return json.loads(str(_load_arrays(str(Path(path) if path is not None else ARTIFACT))["meta"]))
+    path = str(Path(path) if path is not None else ARTIFACT)
+    return json.loads(str(_load_arrays(path, file_version(path))["meta"]))

@@ -34,6 +34,7 @@ import pandas as pd
 
 from .._shared import _plain
 from .._validation import check_array, check_flag
+from ._files import file_version
 from ..responses import ResponseMatrix
 
 __all__ = [
@@ -225,15 +226,8 @@ class _Archive(dict):
                          f"{sorted(self)})")
 
 
-def _version(path: Path) -> tuple:
-    """What a file's replacement changes, whatever it keeps (``cp -p``, ``rsync -a`` and ``tar x`` keep the
-    modification time): its inode and device, size, and modification and status-change times in nanoseconds."""
-    st = path.stat()
-    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
-
-
 @functools.lru_cache(maxsize=32)
-def _npz(path: str, version: tuple) -> dict[str, np.ndarray]:
+def _npz(path: str, version: tuple | None) -> dict[str, np.ndarray]:
     # Parsed once per file version; arrays are read-only so a cached copy cannot be altered through a result.
     # allow_pickle=False: a data file never gets to run code (numpy refuses object arrays and pickles).
     try:
@@ -249,17 +243,17 @@ def _npz(path: str, version: tuple) -> dict[str, np.ndarray]:
 
 
 def _load_npz(path: Path) -> dict[str, np.ndarray]:
-    return _npz(str(path), _version(path))
+    return _npz(str(path), file_version(path))
 
 
 @functools.lru_cache(maxsize=8)
-def _json(path: str, version: tuple) -> Any:
+def _json(path: str, version: tuple | None) -> Any:
     with open(path, encoding="utf-8") as fh:
         return json.load(fh)
 
 
 def _load_json(path: Path) -> Any:
-    return _json(str(path), _version(path))
+    return _json(str(path), file_version(path))
 
 
 # ----------------------------------------------------------------------------------------------------- helpers
@@ -449,7 +443,7 @@ def load_imagenet_predictions(
         values = np.concatenate([p[3][rows] for p in parts], axis=1)
     if not top5 and pred.ndim == 3:
         pred = pred[:, :, 0]
-    key = None if arch is None else (str(arch), tuple(doms), tuple(_version(arch / f"{d}.npz") for d in doms))
+    key = None if arch is None else (str(arch), tuple(doms), tuple(file_version(arch / f"{d}.npz") for d in doms))
     item_ids, items = _item_table(key, doms, [p[1] for p in parts])
     sel = [str(names[r]) for r in rows]
     if check_flag(drop_duplicate_images, "drop_duplicate_images"):
