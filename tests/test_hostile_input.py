@@ -278,6 +278,24 @@ def test_only_regular_files_are_read(tmp_path, capsys):
     assert Selection.load(tmp_path / "sel").reference["n_models"] == 12
 
 
+def test_a_refusal_names_the_new_results_logs_left_out_as_not_regular_files(tmp_path, capsys):
+    d = simulate_responses(13, 60, rng=2)
+    rm = ResponseMatrix(d.values, model_ids=[f"m{i}" for i in range(13)],
+                        item_ids=[f"{'tu'[k // 30]}/{k}" for k in range(60)])
+    ref = write_lm_eval_samples(rm.subset(models=range(12)), tmp_path / "ref")
+    assert _run(["select", ref, "--budget", 20, "--out", tmp_path / "sel"], capsys)[0] == 0
+    logs = write_lm_eval_samples(rm.subset(models=[12], items=Selection.load(tmp_path / "sel").items),
+                                 tmp_path / "new")
+    (log,) = logs.rglob("samples_t_*.jsonl")
+    log.unlink()
+    os.mkfifo(log)  # the task's only log: its results are not read
+    code, _, err = _run(["estimate", tmp_path / "sel", logs, "--out", tmp_path / "est"], capsys)
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert "no result on any chosen item of the task(s) 't'" in err, err
+    assert err.strip().endswith("(NEW_RESULTS: left out 1 path(s) named like logs that are not regular files (a "
+                                f"folder, a FIFO, a device or a broken link): m12/{log.name})"), err
+
+
 @pytest.mark.parametrize("kind", ["fifo", "loop"])
 def test_a_results_path_that_is_no_regular_file_is_refused(tmp_path, capsys, kind):
     ref = _ref_logs(tmp_path)

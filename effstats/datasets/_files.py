@@ -34,6 +34,11 @@ def _each_path(p: Any, arg: str, one: Callable[[Path], list], what: str, accepte
     raise ValueError(f"{arg}: expected {accepted}, got {type(p).__name__}")
 
 
+class LeftOutPathsWarning(UserWarning):
+    """Paths named like results that were not read (not regular files): said beside a refusal too, whose reason
+    (a task without results, say) they may be."""
+
+
 def file_version(path: str | os.PathLike) -> tuple | None:
     """What a file's replacement changes, whatever it keeps (``cp -p``, ``rsync -a`` and ``tar x`` keep the
     modification time): its device and inode, size, and modification and status-change times in nanoseconds; None

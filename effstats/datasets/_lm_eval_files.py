@@ -10,7 +10,7 @@ from typing import Any
 
 
 from .._shared import _name_list
-from ._files import _COMPRESSED, _each_path, _find, _refuse_lfs_pointer
+from ._files import _COMPRESSED, LeftOutPathsWarning, _each_path, _find, _refuse_lfs_pointer
 
 # A copy a browser or file manager made ("… (1).jsonl", "… - Copy.jsonl", "… copy.jsonl") is another run of the
 # same task, not a task of its own: its suffix is kept with the timestamp, so it sorts after the original.
@@ -28,7 +28,7 @@ def _expand(p: Any, arg: str) -> list[Path]:
             if odd:
                 warnings.warn(f"{arg}: left out {len(odd)} path(s) named like logs that are not regular files (a "
                               f"folder, a FIFO, a device or a broken link): {_name_list([_shown(f) for f in odd])}",
-                              UserWarning, stacklevel=5)
+                              LeftOutPathsWarning, stacklevel=5)
             found = [f for f in found if f not in odd]
             files = [f for f in found if f.name.endswith(_LOG_ENDINGS)]
             other = [f for f in found if f not in files]

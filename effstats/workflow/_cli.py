@@ -577,6 +577,12 @@ def run(args: argparse.Namespace) -> int:
         except (ValueError, FileNotFoundError) as exc:
             command = args.command + (f" {args.action}" if args.command == "sequential" else "")
             msg = _cli_names(str(exc).splitlines()[0] if str(exc) else type(exc).__name__, command)
+            from ..datasets._files import LeftOutPathsWarning
+
+            # paths left out unread may be why (a task's only log a FIFO): said in the one line
+            left = [str(w.message).splitlines()[0] for w in caught if issubclass(w.category, LeftOutPathsWarning)]
+            if left:
+                msg += f" ({_cli_names('; '.join(dict.fromkeys(left)), command)})"
             print(f"{prog}: error: {control_text(msg)}", file=sys.stderr)
             status = 2
         except BrokenPipeError:  # the reader stopped early (| head): effstats.cli.main ends quietly
