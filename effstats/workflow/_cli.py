@@ -97,7 +97,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     size = p.add_mutually_exclusive_group(required=True)
     size.add_argument("--budget", type=whole_number, help="items to evaluate the new model on")
     size.add_argument("--target-error", type=float, metavar="POINTS",
-                      help="the smallest budget whose cross-validated error on the reference models is at most POINTS")
+                      help="the smallest budget of a doubling grid (25, 50, 100, ..., all items) whose cross-validated "
+                           "error on the reference models is at most POINTS")
     p.add_argument("--method", default="stratified-aipw", choices=list(METHODS),
                    help="how items are chosen (default: stratified-aipw, a stratified random sample with a "
                         "regression correction whose interval holds for any new model, graded scores included; "
