@@ -1555,3 +1555,19 @@ def test_sequential_status_and_update_show_a_name_with_line_breaks_on_its_line(l
                         "\\tinterval [0.70, 0.75]")
     assert [ln.split(":")[0] for ln in lines[1:]] == ["looks", "score", "decision"]
     assert lines[3].startswith("decision: continue; ")
+
+
+def test_the_next_command_removes_a_swap_journals_own_temporary_file_a_kill_left(tmp_path):
+    from effstats._shared import SWAP
+    from effstats.workflow import estimate
+
+    d = simulate_responses(13, 60, rng=4)
+    rm = ResponseMatrix(d.values, model_ids=[f"m{i}" for i in range(13)], item_ids=[f"t/{k}" for k in range(60)])
+    select(rm.subset(models=range(12)), 20, method="random", seed=0).save(tmp_path / "sel")
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    left = tmp_path / "sel" / f".{SWAP}.{int(dead.stdout)}.x81cbne.tmp"  # killed before the journal's rename
+    left.write_text('{"rename": [')
+    mine = tmp_path / "sel" / "notes.txt"
+    mine.write_text("mine")
+    estimate(tmp_path / "sel", rm.subset(models=[12], items=Selection.load(tmp_path / "sel").items))
+    assert not left.exists() and mine.read_text() == "mine"

@@ -321,6 +321,7 @@ def recover(d: Path, name: str = "directory") -> None:
         staged = {m.group(1) for f in Path(d).iterdir() if (m := _STAGED.fullmatch(f.name)) and _written(m.group(1))}
         for written in sorted(staged):
             remove_stale_tmp(Path(d) / written)
+        remove_stale_tmp(Path(d) / SWAP)  # the journal's own temporary file, where a kill came before its rename
 
 
 def recover_unlocked(d: Path) -> None:
