@@ -748,3 +748,19 @@ def test_lm_eval_filters_of_one_metric_are_named_and_the_first_logged_is_read(tm
         res = audit(tmp_path / "results", n_boot=50, progress=False)
     note = next(n for n in res.notes if n.startswith("Metric read: "))
     assert "exact_match,strict-match for GSM8K" in note and "acc_norm,none for arc_easy" in note, note
+
+
+def test_the_write_probe_a_kill_left_in_out_is_removed_by_the_next_audit(tmp_path):
+    import subprocess
+    import sys
+
+    out = tmp_path / "out"
+    out.mkdir()
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    left = out / f".effstats_write_test.{int(dead.stdout)}.k3x9.tmp"  # killed between the probe's creation and removal
+    left.write_text("")
+    (out / "notes.txt").write_text("mine")
+    audit(pd.DataFrame({"A": [0.9, 0.5, 0.2], "B": [0.8, 0.4, 0.3]}, index=["x", "y", "z"]), out, n_boot=20,
+          progress=False)
+    assert not left.exists() and (out / "notes.txt").read_text() == "mine"
+    assert not [f for f in out.iterdir() if f.name.startswith(".effstats_write_test")]

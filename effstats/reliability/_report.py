@@ -24,7 +24,7 @@ import pandas as pd
 
 from .._escape import csv_safe
 from .._shared import (SWAP, _cpus, _Forked, _tie_ranks, exists_or_link, finish_swap, folder_lock,
-                       free_folder_lock, recorded_files, swap_files)
+                       free_folder_lock, recorded_files, remove_stale_tmp, swap_files)
 from .._validation import check_flag, check_fraction, check_positive_int
 from ._advice import _recommendations
 from ._benchmark import Benchmark
@@ -83,6 +83,9 @@ def _refuse_foreign(out: Path, names: Any, source: Any = None, foreign: bool = T
     return owned
 
 
+_PROBE = "effstats_write_test"  # the file that tries whether --out is writable
+
+
 def _check_out(out: Path, keep: bool = True) -> Path:
     """``out`` as a writable directory (created); ``keep=False`` removes again the directories it created, so that
     a run refused later (a bad column name, bad scores) leaves nothing behind."""
@@ -91,7 +94,9 @@ def _check_out(out: Path, keep: bool = True) -> Path:
     made = [p for p in (out, *out.parents) if not p.exists()]
     try:
         out.mkdir(parents=True, exist_ok=True)
-        fd, probe = tempfile.mkstemp(prefix=".effstats_write_test.", dir=out)  # never a file of the user's
+        remove_stale_tmp(out / _PROBE)  # a probe a kill left between its creation and its removal
+        # never a file of the user's; named with this process's id, as remove_stale_tmp takes a write in progress
+        fd, probe = tempfile.mkstemp(prefix=f".{_PROBE}.{os.getpid()}.", suffix=".tmp", dir=out)
         os.close(fd)
         os.unlink(probe)
     except OSError as exc:
