@@ -32,9 +32,25 @@ def interrupted(argv: list[str]) -> int:
 def main(argv: list[str] | None = None) -> int:
     """:func:`effstats.cli.main` (``argv``: the arguments, default ``sys.argv[1:]``), the command line's modules
     imported here, where a Ctrl-C is caught."""
+    # a Ctrl-C that lands in a callback importlib runs (its module locks' weakref callbacks) is printed as
+    # "Exception ignored" and dropped by Python, and the command would run to its end: such a one is kept here
+    pressed: list[BaseException] = []
+    python_hook = sys.unraisablehook
+
+    def keep_interrupts(unraisable) -> None:
+        if isinstance(unraisable.exc_value, KeyboardInterrupt):
+            pressed.append(unraisable.exc_value)
+        else:
+            python_hook(unraisable)
+
+    sys.unraisablehook = keep_interrupts
     try:
         from .cli import main as run
     except KeyboardInterrupt:
+        pressed.append(KeyboardInterrupt())
+    finally:
+        sys.unraisablehook = python_hook
+    if pressed:
         return interrupted(sys.argv[1:] if argv is None else argv)
     status = run(argv)
     if argv is None:  # the command line's process: its status is said; a Ctrl-C while Python exits changes nothing
