@@ -386,6 +386,13 @@ def test_few_reference_models_headline_and_printed_result_say_the_interval_is_no
     assert "not a valid 95 % interval" in decision and "100 reference models" in decision, decision
     assert "**Not a valid 95 % interval:** the item bank was fitted on 100 reference models" in head
     assert "0.90" in head
+    # and so does the status, printed and as JSON
+    code, shown, err = _run(["sequential", "status", tmp_path / "run"], capsys)
+    assert code == 0, err
+    (line,) = [ln for ln in shown.splitlines() if ln.startswith("interval: ")]
+    assert "not a valid 95 % interval with 100 reference models" in line and "0.90" in line, shown
+    code, shown, err = _run(["sequential", "status", tmp_path / "run", "--json"], capsys)
+    assert code == 0 and "not a valid 95 % interval" in json.loads(shown)["interval_note"], shown
     # with 200 or more the headline carries no such warning
     big = simulate_responses(200, 60, rng=1)
     run = SequentialRun.start(big, rule="adaptive", batch=10)
@@ -394,6 +401,7 @@ def test_few_reference_models_headline_and_printed_result_say_the_interval_is_no
         run.update(ResponseMatrix(new.values[:, [big.item_ids.get_loc(i) for i in run.next_items]],
                                   model_ids=["new"], item_ids=list(run.next_items)))
     assert "not a valid" not in run.to_markdown().lower()
+    assert run._status()["interval_note"] is None
 
 
 def test_a_model_outside_the_references_range_is_flagged_in_status_and_decision(tmp_path, capsys):

@@ -450,6 +450,8 @@ def _status(args: argparse.Namespace) -> None:
         print(f"{what}: {s['estimate']:.4f} (s.e. {s['standard_error']:.4f}); "
               f"{_level_percent(s['confidence_level'])} % {kind}interval [{s['ci_low']:.4f}, {s['ci_high']:.4f}]"
               + ("" if s["theta"] is None else f"; ability {s['theta']:.3f} (s.e. {s['theta_se']:.3f})"))
+        if s.get("interval_note"):
+            print(f"interval: {s['interval_note']}")
         if s.get("out_of_range"):
             print(f"out of range: {s['out_of_range_reason']}: the model-based interval does not hold for this model "
                   "(--rule precision gives one that does)")

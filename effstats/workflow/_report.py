@@ -29,7 +29,9 @@ class _Report:
     def _status(self) -> dict:
         """The run so far in plain values: its rule, model, looks, items used (of at most ``max_n``), the estimate
         with its standard error and interval after the last look (None before the first), the decision
-        (``"continue"`` while it goes on) and why a stopped run stopped, and the items of the next batch."""
+        (``"continue"`` while it goes on) and why a stopped run stopped, and the items of the next batch; for an
+        adaptive run also whether its model is out of the reference models' range and ``interval_note``, why its
+        interval is not valid at its level (None where it is)."""
         st, res = self.state, self.result
         rule = st["rule"]
         # each rule's own target only: an efficacy run's state keeps the precision rule's default half-width too
@@ -62,6 +64,8 @@ class _Report:
             why = self._adaptive_range_reason(out["estimate"])
             out["out_of_range"] = None if out["estimate"] is None else bool(why)
             out["out_of_range_reason"] = why or None
+            # as decision.md's first line: an interval from a bank fitted on too few reference models does not hold
+            out["interval_note"] = _few_models_note(st)
         return out
 
     def _adaptive_range_reason(self, estimate: float | None) -> str:
