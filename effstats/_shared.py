@@ -535,6 +535,21 @@ def remove_stale_tmp(path: str | os.PathLike) -> list[Path]:
     return gone
 
 
+def remove_staged(folder: str | os.PathLike, written: Any) -> None:
+    """Remove the files a command killed before its swap journal (:func:`swap_files`) staged in ``folder``: the
+    temporary files (:func:`temporary_copy`) of the names ``written(name)`` accepts (the files that command
+    writes) and the journal's own, where their process no longer runs (:func:`remove_stale_tmp`); a staged file
+    of a name no command writes there, of a live process or that a journal names stays."""
+    import re
+
+    staged = re.compile(r"\.(.+)\.[0-9]+\.[^.]+\.tmp")
+    with contextlib.suppress(OSError):
+        names = {m.group(1) for f in Path(folder).iterdir() if (m := staged.fullmatch(f.name)) and written(m.group(1))}
+        for name in sorted(names):
+            remove_stale_tmp(Path(folder) / name)
+        remove_stale_tmp(Path(folder) / SWAP)  # the journal's own temporary file, where a kill came before its rename
+
+
 def _journaled(folder: Path) -> set[str]:
     """The temporary files (absolute paths) that the swap journals (:func:`swap_files`) in ``folder`` and the two
     folders above it name (a journal names files in the folders below its own): each is a file a killed swap was

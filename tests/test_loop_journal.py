@@ -384,6 +384,35 @@ def test_an_audit_without_force_completes_a_killed_audits_swap_before_it_refuses
         f.name: f.read_bytes() for f in (tmp_path / "again").iterdir() if f.suffix in (".csv", ".md")}
 
 
+def test_an_audit_without_force_removes_a_killed_audits_staged_files_before_it_refuses_the_folder(tmp_path, capsys):
+    """``audit --force`` killed before its journal leaves staged files (``.scores.csv.PID.x.tmp``, ...); the next
+    ``audit`` without --force removes those of a process that no longer runs, then refuses the folder for the report
+    it holds. A live process's staged file and a file of that form whose name no audit writes stay."""
+    import pandas as pd
+
+    out = tmp_path / "aud"
+    x = (np.random.default_rng(0).random((6, 4)) * 0.5 + np.linspace(0.4, 0, 6)[:, None]).round(3)
+    pd.DataFrame(x, index=pd.Index([f"m{i}" for i in range(6)], name="model"),
+                 columns=[f"T{j}" for j in range(4)]).to_csv(tmp_path / "board.csv")
+    audit = ["audit", str(tmp_path / "board.csv"), "--out", str(out), "--n-boot", "20", "--no-progress"]
+    assert main(audit) == 0
+    dead = subprocess.run([PY, "-c", "import os; print(os.getpid())"], capture_output=True, text=True).stdout.strip()
+    staged = [out / f".{n}.{dead}.k2j4x9q1.tmp" for n in ("scores.csv", "report.html", "rank_intervals.png",
+                                                             ".effstats_audit.json", ".effstats_swap.json")]
+    live = subprocess.Popen([PY, "-c", "import time; time.sleep(300)"])
+    try:
+        kept = [out / f".notes.txt.{dead}.a8b7c6d5.tmp", out / f".report.md.{live.pid}.a8b7c6d5.tmp"]
+        for f in staged + kept:
+            f.write_bytes(b"staged")
+        capsys.readouterr()
+        assert main(audit) == 2
+        assert "already holds an earlier audit's report" in capsys.readouterr().err
+        assert [f.name for f in staged if f.exists()] == [] and all(f.is_file() for f in kept)
+    finally:
+        live.kill()
+        live.wait()
+
+
 def test_files_a_command_killed_before_its_journal_staged_are_removed_by_the_next_command(logs, capsys, tmp_path):
     """The staged copies a ``select --force`` killed before its journal left (the reference copy can be hundreds of
     megabytes) go with the next command on the folder, not when a later run writes the same names; another file

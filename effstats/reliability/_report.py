@@ -24,7 +24,7 @@ import pandas as pd
 
 from .._escape import csv_safe
 from .._shared import (SWAP, _cpus, _Forked, _tie_ranks, exists_or_link, finish_swap, folder_lock,
-                       free_folder_lock, recorded_files, remove_stale_tmp, swap_files)
+                       free_folder_lock, recorded_files, remove_staged, remove_stale_tmp, swap_files)
 from .._validation import check_flag, check_fraction, check_positive_int
 from ._advice import _recommendations
 from ._benchmark import Benchmark
@@ -399,6 +399,7 @@ class AuditResult:
         # estimate ...) into ``out`` at the same time waits, then finds this report in place, never a mix of two
         with folder_lock(out, "--out"):
             finish_swap(out, _ours)  # a save a kill cut short: completed before the folder is checked
+            remove_staged(out, _ours)  # the files an audit killed before its journal staged
             owned = _refuse_foreign(out, names, source, force=force)
             # every file put in place together with its record, the earlier audit's files this one does not write
             # again removed: a kill leaves the earlier report whole or, once the next save has completed the swap,
@@ -803,6 +804,7 @@ def audit(data: Any, out: str | Path | None = None, *, format: str = "auto", tab
             with free_folder_lock(Path(out)) as held:
                 if held:  # else another command holds the lock: the save checks again under it
                     finish_swap(Path(out), _ours)
+        remove_staged(Path(out), _ours)  # a killed audit's staged files (its process gone), before any refusal
         _refuse_foreign(Path(out), _OUTPUTS, data, foreign=False)
         _refuse_foreign(Path(out), _OUTPUTS[:5] + ("rank_intervals.png",), force=force)
     given = data

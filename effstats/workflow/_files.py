@@ -19,7 +19,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Iterator
 
 from .._shared import (SWAP, exists_or_link, finish_swap, folder_lock, free_folder_lock, pending_swap,
-                       recorded_files, remove_stale_tmp, swap_files)
+                       recorded_files, remove_staged, swap_files)
 from ._io import REFERENCE_CACHE, json_text, output_dir, read_json
 from ._names import HELM_INSTANCES, ITEMS_JSON, LM_EVAL_SAMPLES
 from ._schema import MANIFEST as MANIFEST_SCHEMA, STATE as STATE_SCHEMA, safe_relative
@@ -293,10 +293,6 @@ def locked(d: Path, name: str = "directory", wait: float | None = None, create: 
         yield
 
 
-# a temporary file :func:`effstats._shared.temporary_copy` stages: ``.<name>.<pid>.<random>.tmp``
-_STAGED = re.compile(r"\.(.+)\.[0-9]+\.[^.]+\.tmp")
-
-
 def recover(d: Path, name: str = "directory") -> None:
     """Complete the output a command ended by a kill was putting in place in ``d`` (:func:`swap_files`), and the
     reports an estimate was putting in place in the report folders ``d/estimate/<results>/`` (real folders, not
@@ -317,11 +313,7 @@ def recover(d: Path, name: str = "directory") -> None:
                     finish_swap(sub, _written)
     # the files a command killed before its journal was written had staged (a reference copy of hundreds of
     # megabytes, say): removed by the next command on the folder, not only by a later run writing the same name
-    with contextlib.suppress(OSError):
-        staged = {m.group(1) for f in Path(d).iterdir() if (m := _STAGED.fullmatch(f.name)) and _written(m.group(1))}
-        for written in sorted(staged):
-            remove_stale_tmp(Path(d) / written)
-        remove_stale_tmp(Path(d) / SWAP)  # the journal's own temporary file, where a kill came before its rename
+    remove_staged(d, _written)
 
 
 def recover_unlocked(d: Path) -> None:
