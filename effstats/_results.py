@@ -99,9 +99,73 @@ def read_only_fields(result: Any) -> None:
 
 
 def _read_only(a: np.ndarray) -> bool:
-    """Whether nothing can write into ``a``: read-only down to the ndarray that owns its memory."""
+    """Whether nothing can write into ``a``: read-only down to the memory's owner (an ndarray, or a buffer such as
+    ``bytes`` or a read-only ``mmap``; a ``bytearray`` or a writeable mapping can change)."""
     while isinstance(a, np.ndarray):
         if a.flags.writeable:
             return False
         a = a.base
-    return True
+    if a is None:
+        return True
+    try:
+        with memoryview(a) as m:
+            return m.readonly
+    except TypeError:  # memory whose owner exports no buffer: it may change
+        return False
+
+
+def _read_only_copy(value: Any) -> Any:
+    """``value`` with every array in it (in tuples, lists and dict values, at any depth) read-only: an array that
+    can change is replaced by a read-only copy, a container holding one by a new container."""
+    if isinstance(value, np.ndarray):
+        if _read_only(value):
+            return value
+        value = value.copy()
+        value.flags.writeable = False
+        return value
+    if isinstance(value, dict):
+        items = {k: _read_only_copy(v) for k, v in value.items()}
+        return value if all(items[k] is v for k, v in value.items()) else items
+    if isinstance(value, (tuple, list)):
+        new = [_read_only_copy(v) for v in value]
+        if all(n is v for n, v in zip(new, value)):
+            return value
+        if isinstance(value, list):
+            return new
+        return type(value)(*new) if hasattr(value, "_fields") else type(value)(new)
+    return value
+
+
+class ReadOnlyFields:
+    """Base of the frozen results whose ``__post_init__`` makes their arrays read-only (:func:`read_only_fields`).
+
+    ``pickle`` and ``copy.deepcopy`` restore an object's state without ``__post_init__``, and numpy rebuilds an
+    array writeable; the state they restore is made read-only here: the fields as :func:`read_only_fields` makes
+    them, and the arrays kept from them (cached properties, at any depth of their tuples and dicts) alike, so what
+    the result keeps still holds for its numbers.
+
+    Examples
+    --------
+    >>> import pickle
+    >>> import numpy as np
+    >>> from effstats._subset_results import SubsetPrediction
+    >>> p = SubsetPrediction(np.array([0.5, 0.7]), np.array([0.05, 0.04]), "design")
+    >>> pickle.loads(pickle.dumps(p)).statistic.flags.writeable
+    False
+    """
+
+    __slots__ = ()
+
+    def __setstate__(self, state: Any) -> None:
+        import dataclasses
+
+        if isinstance(state, tuple):  # (the __dict__, the slots)
+            state, slots = state
+            for k, v in (slots or {}).items():
+                object.__setattr__(self, k, v)
+        self.__dict__.update(state or {})
+        read_only_fields(self)
+        fields = {f.name for f in dataclasses.fields(self)}
+        for k, v in list(self.__dict__.items()):
+            if k not in fields:
+                self.__dict__[k] = _read_only_copy(v)

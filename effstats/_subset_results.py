@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 from scipy import special, stats
 
-from ._results import ConfidenceInterval, check_confidence_level, normal_interval, read_only_fields
+from ._results import ConfidenceInterval, check_confidence_level, normal_interval, read_only_fields, ReadOnlyFields
 from ._validation import check_array
 
 __all__ = ["SubsetPrediction", "PredictionMetrics", "prediction_metrics"]
@@ -150,7 +150,7 @@ _FEW_MINORITY = 5
 
 
 @dataclass(frozen=True)
-class SubsetPrediction:
+class SubsetPrediction(ReadOnlyFields):
     """Predicted full-benchmark scores of target models with their uncertainty (the effstats result protocol).
 
     Its arrays are read-only: ``dataclasses.replace(p, statistic=...)`` makes a result of other numbers.

@@ -404,6 +404,40 @@ def test_a_results_arrays_are_read_only_so_the_intervals_it_keeps_hold(small):
     np.testing.assert_array_equal(r.confidence_interval(0.9).low, before.low)
 
 
+@pytest.mark.parametrize("how", ["pickle", "deepcopy"])
+def test_a_pickled_or_deep_copied_result_keeps_its_arrays_read_only(small, how):
+    import copy
+    import dataclasses
+    import pickle
+
+    src, tgt = small
+    p = RandomDirect(40, random_state=0).fit(src).predict_interval(tgt)
+    kept = p.confidence_interval(0.9)
+    q = pickle.loads(pickle.dumps(p)) if how == "pickle" else copy.deepcopy(p)
+    arrays = [getattr(q, f.name) for f in dataclasses.fields(q) if isinstance(getattr(q, f.name), np.ndarray)]
+    assert len(arrays) >= 3
+    for a in arrays:
+        with pytest.raises(ValueError, match="read-only"):
+            a[...] = 0.05
+    np.testing.assert_array_equal(q.confidence_interval(0.9).low, kept.low)
+    assert p.statistic.flags.writeable is False
+
+
+def test_an_array_read_only_over_memory_that_can_change_is_copied():
+    from effstats._subset_results import SubsetPrediction
+
+    buf = bytearray(np.array([0.5, 0.7]).tobytes())
+    mine = np.frombuffer(buf, dtype=float)
+    mine.flags.writeable = False  # the array, not its memory: the bytearray can still change
+    r = SubsetPrediction(mine, np.array([0.05, 0.04]), "design")
+    low = r.confidence_interval(0.9).low
+    buf[:] = np.array([0.1, 0.1]).tobytes()
+    assert mine.tolist() == [0.1, 0.1] and r.statistic.tolist() == [0.5, 0.7]
+    np.testing.assert_array_equal(r.confidence_interval(0.9).low, low)
+    frozen = np.frombuffer(bytes(buf), dtype=float)  # memory nothing can write: kept as it is
+    assert SubsetPrediction(frozen, np.array([0.05, 0.04]), "design").statistic is frozen
+
+
 @pytest.mark.parametrize("kw, match", [
     (dict(n_folds=2, power_tuning=True), r"^n_folds: expected an integer in \[3, 40\], got 2 \(power_tuning=True"),
     (dict(n_folds=0), "n_folds: expected an integer in"),

@@ -507,6 +507,25 @@ def test_a_table_of_pandas_nullable_dtypes_reads_as_its_numbers(dtype):
     pd.testing.assert_series_equal(mean_win_rate(z), mean_win_rate(y))
 
 
+@pytest.mark.parametrize("how", ["pickle", "deepcopy"])
+def test_a_pickled_or_deep_copied_benchmark_keeps_its_arrays_and_sums_read_only(how):
+    import copy
+    import pickle
+
+    from effstats.datasets import simulate_responses
+
+    rm = simulate_responses(6, 40, rng=0)
+    rm = rm.with_metadata(items=rm.items.assign(scenario=np.repeat(list("abcd"), 10)))
+    b = R.Benchmark.from_data(rm)
+    sums = b.sub_sums()[0].copy()
+    c = pickle.loads(pickle.dumps(b)) if how == "pickle" else copy.deepcopy(b)
+    assert "_full_sums" in c.__dict__  # what it keeps comes along
+    for a in (c.values, c.observed, c.sub_of_item, c.scen_of_sub, *c.masked, *c._full_sums):
+        with pytest.raises(ValueError, match="read-only"):
+            a[...] = 0
+    np.testing.assert_array_equal(c.sub_sums()[0], sums)
+
+
 def test_benchmark_arrays_are_read_only_so_its_kept_sums_hold():
     import dataclasses
 

@@ -564,6 +564,40 @@ def test_an_alpha_far_below_the_tolerance_is_refused_unless_tol_is_smaller():
 
 
 
+@pytest.mark.parametrize("how", ["pickle", "deepcopy"])
+def test_a_pickled_or_deep_copied_design_and_inference_keep_their_arrays_read_only(how):
+    import copy
+    import dataclasses
+    import pickle
+
+    from effstats.sequential import LookStats, stagewise_inference
+
+    d = design(3, alpha=0.05)
+    d.power  # sizes kept
+    s = LookStats(n=np.array([[100, 200]]), t=np.array([0.5, 1.0]), estimate=np.array([[0.05, 0.08]]),
+                  se=np.array([[0.03, 0.02]]), z=None, c2=np.array([2.16, 2.16]), c1=np.array([1.88, 1.88]),
+                  null=0.0, alpha=0.05)
+    low = s.fixed_interval[0].copy()
+    inf = stagewise_inference(d, z=[1.0, 3.0], look=2)
+    for obj in (d, s, inf):
+        c = pickle.loads(pickle.dumps(obj)) if how == "pickle" else copy.deepcopy(obj)
+        parts = [c, c._bounds] if obj is inf else [c]
+        for part in parts:
+            arrays = [getattr(part, f.name) for f in dataclasses.fields(part)
+                      if isinstance(getattr(part, f.name), np.ndarray)]
+            assert arrays
+            for a in arrays:
+                with pytest.raises(ValueError, match="read-only"):
+                    a[...] = 0
+        if obj is s:
+            for a in c.fixed_interval:
+                with pytest.raises(ValueError, match="read-only"):
+                    a[...] = 0
+            np.testing.assert_array_equal(c.fixed_interval[0], low)
+        if obj is d:
+            assert c.sizes_computed and c.power == d.power
+
+
 def test_a_designs_and_its_inferences_arrays_are_read_only_so_what_they_keep_holds():
     import dataclasses
 

@@ -8,7 +8,7 @@ from typing import Any, Literal, Sequence
 import numpy as np
 import pandas as pd
 
-from .._results import read_only_fields
+from .._results import ReadOnlyFields, read_only_fields
 from .._shared import _plain
 from .._validation import check_array
 from .._plain_exceptions import InputTypeError
@@ -58,7 +58,7 @@ def _choice(x: Any, name: str, options: Sequence[str]) -> str:
 # Benchmark: the validated models × items table with its scenario / subscenario hierarchy
 # =============================================================================================
 @dataclass(frozen=True, eq=False)
-class Benchmark:
+class Benchmark(ReadOnlyFields):
     """A validated score table with its item hierarchy (built by :meth:`effstats.reliability.Benchmark.from_data`).
 
     Every function of :mod:`effstats.reliability` reads its input into one of these; pass a Benchmark

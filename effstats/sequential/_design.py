@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtr
 
+from .._results import ReadOnlyFields
 from .._shared import _plain
 from .._validation import check_array, check_flag, check_fraction, check_positive_int
 from .native import EXTREMEZ, BetaNotSpent, _Spec, gsprob, native_bounds, native_sizes
@@ -88,7 +89,7 @@ def check_timing(timing: Any, k: int, name: str = "timing") -> np.ndarray:
 
 
 @dataclass(frozen=True, eq=False)
-class GroupSequentialDesign:
+class GroupSequentialDesign(ReadOnlyFields):
     r"""A group-sequential design (boundaries on the z-scale), from either backend.
 
     Returned by :func:`effstats.sequential.design`; frozen. The bounds are computed when the design is

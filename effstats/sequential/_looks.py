@@ -10,11 +10,13 @@ from typing import Any
 import numpy as np
 from scipy.special import ndtri
 
+from .._results import ReadOnlyFields
+
 __all__ = ["LookStats"]
 
 
 @dataclass(frozen=True, eq=False)
-class LookStats:
+class LookStats(ReadOnlyFields):
     """Statistics at each look, arrays of shape (n_runs, n_looks) unless stated.
 
     ``statistic`` is the score statistic of ``effstats.sequential.statistics`` (exact binomial for one model, Tango for

@@ -68,7 +68,7 @@ import pandas as pd
 from scipy.optimize import brentq
 from scipy.special import ndtr
 
-from .._results import ConfidenceInterval, check_confidence_level
+from .._results import ConfidenceInterval, ReadOnlyFields, check_confidence_level
 from .._shared import _plain
 from .._validation import check_array
 from .native import EXTREMEZ, gsprob
@@ -77,7 +77,7 @@ __all__ = ["StagewiseInference", "stagewise_inference", "stagewise_pvalue", "seq
 
 
 @dataclass(frozen=True)
-class _Bounds:
+class _Bounds(ReadOnlyFields):
     upper: np.ndarray  # (K,)
     lower: np.ndarray | None  # (K,) binding lower bounds, or None
     two_sided: bool
@@ -210,7 +210,7 @@ def _stopping_look(bd: _Bounds, z: np.ndarray) -> tuple[int, str]:
 
 
 @dataclass(frozen=True)
-class StagewiseInference:
+class StagewiseInference(ReadOnlyFields):
     r"""Inference at the stopping look of a group-sequential test under the stage-wise ordering.
 
     Attributes
