@@ -6,6 +6,7 @@ line prints that error on one line and exits with status 2. No layout may be rea
 """
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 import warnings
@@ -374,6 +375,47 @@ def test_one_task_in_another_normalisation_is_told_apart_in_estimate_and_update(
         assert re.match(r"effstats sequential update: error: NEW_RESULTS: \d+ item id\(s\) differ from the run's "
                         "only by Unicode normalisation, e.g. 'cafe\u0301/", err), err
         assert "written 'cafe\\u0301/" in err and "(NFD), is 'café/" in err and "in the run, written 'caf\\xe9/" in err
+
+
+@pytest.mark.parametrize("lookalike", ["clean\u2215{j}", "clean/{j}\u200b", "clean\u2044{j}", "\ufeffclean/{j}"])
+def test_a_result_under_a_lookalike_id_is_named_in_estimate_and_update(tmp_path, capsys, lookalike):
+    """A chosen item whose result is under an id that prints alike (a division or fraction slash for "/", a
+    zero-width space, a byte order mark): estimate's warning and sequential update's error (and its skip_failed
+    warning) name that id, escaped, not only the item as one without a result."""
+    sim = simulate_responses(21, 80, rng=3)
+    items = [f"clean/{j}" for j in range(40)] + [f"plain/{j}" for j in range(40)]
+    full = pd.DataFrame(sim.values.astype(int), index=[f"m{i}" for i in range(21)], columns=items)
+    full.iloc[:20].to_csv(tmp_path / "ref.csv", index_label="model")
+    assert main(["select", str(tmp_path / "ref.csv"), "--budget", "20", "--out", str(tmp_path / "sel"),
+                 "--no-progress"]) == 0
+    assert main(["sequential", "start", str(tmp_path / "ref.csv"), "--half-width", "0.1", "--initial", "20",
+                 "--out", str(tmp_path / "seq"), "--no-progress"]) == 0
+    chosen = json.loads((tmp_path / "sel" / "manifest.json").read_text())["items"]
+    batch = pd.read_csv(tmp_path / "seq" / "batch_001" / "items.csv")["item"].tolist()
+    for name, ids in (("sel", chosen), ("seq", batch)):
+        j = next(i for i in ids if i.startswith("clean/")).split("/")[1]
+        twin = lookalike.format(j=j)
+        long = full.iloc[20:].rename(columns={f"clean/{j}": twin}).rename_axis("model").melt(
+            ignore_index=False, var_name="item", value_name="score")
+        long.to_csv(tmp_path / f"new_{name}.csv")  # a long table: model, item, score
+        said = (f"under an id that prints alike but differs in invisible or look-alike characters, e.g. "
+                f"'clean/{j}', written 'clean/{j}', as {twin!r}, written {ascii(twin)}: write the results' ids as ")
+        capsys.readouterr()
+        if name == "sel":
+            assert main(["estimate", str(tmp_path / "sel"), str(tmp_path / "new_sel.csv"), "--out",
+                         str(tmp_path / "e"), "--restrict-to-manifest"]) == 0
+            err = capsys.readouterr().err
+            assert "1 chosen item(s) have no result for some model" in err and said + "the manifest does" in err, err
+            continue
+        update = ["sequential", "update", str(tmp_path / "seq"), str(tmp_path / "new_seq.csv"),
+                  "--restrict-to-manifest"]
+        assert main(update) == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and "has no result on 1 of batch 001's" in err, err
+        assert said + "the run does" in err, err
+        assert main([*update, "--skip-failed"]) == 0
+        err = capsys.readouterr().err
+        assert "dropped from the run" in err and said + "the run does" in err, err
 
 
 def test_a_run_makes_the_set_of_its_ids_once_and_again_only_when_its_order_changes(monkeypatch):

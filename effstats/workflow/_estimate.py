@@ -741,6 +741,7 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
     info = item_tasks(rm)["task"]
     chosen = pd.Index(selection.items)
     refuse_unicode_twins(new.item_ids, rm.item_ids, "the reference data")
+    given_ids = new.item_ids
     n_left_out = 0
     if restrict_to_manifest:
         on = new.item_ids.isin(chosen)
@@ -773,8 +774,9 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
     if n_missing.any():
         lacking = kept[~obs.all(0).to_numpy()]
         shown = _name_list(_plain(list(lacking)), 5, "and {} more")
+        twin = lookalike_note(lacking, given_ids, str_id_set(rm.item_ids))
         warnings.warn(f"new_results: {len(lacking)} chosen item(s) have no result for some model ({shown}); "
-                      "estimated from the other items of their task", UserWarning, stacklevel=2)
+                      f"estimated from the other items of their task{twin}", UserWarning, stacklevel=2)
     on = info.isin(list(fits)).to_numpy()
     rm, info = rm.subset(items=np.flatnonzero(on)), info[on]  # the references are scored on the same tasks
     try:
@@ -887,6 +889,38 @@ def refuse_unicode_twins(ids: Any, known: Any, where: str, seen: set[str] | None
                          f"e.g. {_plain(theirs)!r}, written {ascii(_plain(theirs))} ({_form(theirs)}), is "
                          f"{_plain(ours)!r} in {where}, written {ascii(_plain(ours))} ({_form(ours)}); normalise "
                          f"the results' ids with unicodedata.normalize({_form(ours)!r}, id)")
+
+
+# characters that print like "/" (Unicode's confusables of U+002F that NFKC keeps apart): a result id written
+# with one of them is a different id that looks the same
+_SLASHES = dict.fromkeys(map(ord, "\u1735\u2041\u2044\u2215\u2571\u27cb\u29f8\u2cc6\u3033\u30ce\u31d3\u4e3f"), "/")
+
+
+def _lookalike_key(text: str) -> str:
+    """``text`` in NFKC without format characters (Unicode category Cf: zero-width spaces and joiners, a byte
+    order mark, direction marks) and with every look-alike slash written ``/``: two ids with one key print alike."""
+    text = unicodedata.normalize("NFKC", text)
+    return "".join(c for c in text if unicodedata.category(c) != "Cf").translate(_SLASHES)
+
+
+def lookalike_note(lacking: Any, ids: Any, known: Any, where: str = "the manifest") -> str:
+    """Where items of ``lacking`` (chosen items without a result) have a result under an id of ``ids`` (the
+    results') that is not among ``known`` (the ids of the benchmark, of ``where``) but prints alike
+    (:func:`_lookalike_key`), a clause naming the first such pair, both escaped; else ``""``. A result under such
+    an id reads as a missing one, while the model did answer."""
+    want: dict[str, str] = {}
+    for i in lacking:
+        if isinstance(i, str):
+            want.setdefault(_lookalike_key(i), i)
+    known = known if isinstance(known, (set, frozenset, dict)) else set(known)
+    pairs = [(want[k], i) for i in dict.fromkeys(ids)
+             if isinstance(i, str) and i not in known and (k := _lookalike_key(i)) in want]
+    if not pairs:
+        return ""
+    ours, theirs = pairs[0]
+    return (f"; the results hold {len(pairs)} of them under an id that prints alike but differs in invisible or "
+            f"look-alike characters, e.g. {_plain(ours)!r}, written {ascii(_plain(ours))}, as {_plain(theirs)!r}, "
+            f"written {ascii(_plain(theirs))}: write the results' ids as {where} does")
 
 
 def tasks_without_results(items: Any, tasks: Any, answered: Any) -> dict[str, int]:

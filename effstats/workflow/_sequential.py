@@ -14,7 +14,8 @@ from .._escape import csv_safe
 from .._shared import _name_list, _plain, temporary_copy
 from .._validation import check_positive, check_positive_int
 from ..responses import ResponseMatrix
-from ._estimate import refuse_batch_without_tasks, refuse_unicode_twins, str_id_set, warn_graded_against_binary
+from ._estimate import (lookalike_note, refuse_batch_without_tasks, refuse_unicode_twins, str_id_set,
+                        warn_graded_against_binary)
 from ._copies import _bank_bytes, _bank_key, reread_reference
 from ._sizes import _projected_batch, _worst_case_items
 from ._io import (REFERENCE_CACHE, check_path, helm_options, json_text, output_dir, read_new_results, read_results,
@@ -651,6 +652,7 @@ class SequentialRun(_AdaptiveRule, _Report):
         left_out = 0
         refuse_unicode_twins(ids, st["order"] + [d["order"] for d in st.get("dropped") or ()], "the run",
                              self._run_ids())
+        given_ids = ids
         if restrict_to_manifest:
             on = ids.isin(batch)
             if not on.any() and set(ids) <= earlier:
@@ -702,10 +704,11 @@ class SequentialRun(_AdaptiveRule, _Report):
             task_of = dict(zip(batch, st["tasks"][n0:n0 + len(batch)]))
             by_task = pd.Series(lacking).groupby(pd.Series([task_of[i] for i in lacking]), sort=False)
             where = "; ".join(f"task {t!r}: {_name_list(_plain(list(g)), 3, 'and {} more')}" for t, g in by_task)
+            twin = lookalike_note(lacking, given_ids, self._run_ids(), "the run")
             raise ValueError(f"new_results: model {str(model)!r} has no result on {len(lacking)} of batch {k:03d}'s "
-                             f"{len(batch)} items ({where}); evaluate it on them again: {run}{drop}")
+                             f"{len(batch)} items ({where}){twin}; evaluate it on them again: {run}{drop}")
         if lacking:
-            batch = self._drop(lacking)
+            batch = self._drop(lacking, lookalike_note(lacking, given_ids, self._run_ids(), "the run"))
         self.n_left_out = left_out
         scores = have.reindex(batch).tolist()
         if st["reference"].get("kind") == "binary" and duplicates != "mean" \
@@ -755,7 +758,7 @@ class SequentialRun(_AdaptiveRule, _Report):
                     st["result"]["exact"] = float(new_all.mean())
         return res
 
-    def _drop(self, items: list[str]) -> pd.Index:
+    def _drop(self, items: list[str], note: str = "") -> pd.Index:
         """Drop ``items`` (failed documents of the pending batch) from the run's order and its cap, with a warning
         naming them; the batch without them. Each is kept in ``dropped`` with its position in the order the start
         drew and what went with it, so the start's checksums still verify that order. The online evaluator is
@@ -777,9 +780,9 @@ class SequentialRun(_AdaptiveRule, _Report):
         st["n_eligible"] = int(st.get("n_eligible", st["max_n"] + len(at))) - len(at)
         self._ev = None
         warnings.warn(f"new_results: {len(items)} item(s) of the batch have no result and are dropped from the run "
-                      f"({_plain(list(items[:10]))}{' ...' if len(items) > 10 else ''}); the look is recorded on the "
-                      f"other {len(batch)}, and the run is now about the benchmark without its {len(dropped)} dropped "
-                      "item(s)", UserWarning, stacklevel=3)
+                      f"({_plain(list(items[:10]))}{' ...' if len(items) > 10 else ''}){note}; the look is recorded "
+                      f"on the other {len(batch)}, and the run is now about the benchmark without its {len(dropped)} "
+                      "dropped item(s)", UserWarning, stacklevel=3)
         return batch
 
     def _run_ids(self) -> set[str]:
