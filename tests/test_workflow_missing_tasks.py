@@ -355,6 +355,14 @@ def test_sequential_update_skip_failed_drops_failed_documents_and_the_run_ends(t
     assert main(["sequential", "update", str(tmp_path / "cli"), str(tmp_path / "b1"), "--skip-failed"]) == 0
     assert f"dropped from the run (['{batch[0]}'])" in capsys.readouterr().err
     assert len(json.loads((tmp_path / "cli" / "state.json").read_text())["looks"][0]["items"]) == 59
+    # status says how many items the run dropped, and which (--json too)
+    capsys.readouterr()
+    assert main(["sequential", "status", str(tmp_path / "cli")]) == 0
+    assert (f"dropped: 1 item(s) that returned no result (--skip-failed), e.g. {batch[0]}: the run is about the "
+            "benchmark without them") in capsys.readouterr().out.splitlines()
+    assert main(["sequential", "status", str(tmp_path / "cli"), "--json"]) == 0
+    status = json.loads(capsys.readouterr().out)
+    assert status["n_dropped"] == 1 and status["dropped"] == [batch[0]]
     # the dropped item given again with the next batch: said to be dropped at look 1, not "never handed out"
     nxt = list(SequentialRun.load(tmp_path / "cli").next_items)
     write_lm_eval_samples(truth.subset(models=[40], items=nxt + batch[:1]), tmp_path / "b2")

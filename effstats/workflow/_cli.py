@@ -441,6 +441,9 @@ def _status(args: argparse.Namespace) -> None:
     model = "no results yet" if s["model"] is None else f"model {line_text(s['model'])}"
     print(f"{run._directory}: rule {rule}; {model}")
     print(f"looks: {s['looks']}; items used: {s['items_used']:,} of at most {s['max_n']:,}")
+    if s["n_dropped"]:
+        print(f"dropped: {s['n_dropped']:,} item(s) that returned no result (--skip-failed), e.g. "
+              f"{line_text(', '.join(s['dropped'][:5]))}: the run is about the benchmark without them")
     if s["estimate"] is None:
         print("estimate: none yet (no batch evaluated)")
     else:

@@ -29,7 +29,8 @@ class _Report:
     def _status(self) -> dict:
         """The run so far in plain values: its rule, model, looks, items used (of at most ``max_n``), the estimate
         with its standard error and interval after the last look (None before the first), the decision
-        (``"continue"`` while it goes on) and why a stopped run stopped, and the items of the next batch; for an
+        (``"continue"`` while it goes on) and why a stopped run stopped, the items of the next batch, the items
+        dropped after returning no result (``dropped``, ``n_dropped``: ``skip_failed``); for an
         adaptive run also whether its model is out of the reference models' range and ``interval_note``, why its
         interval is not valid at its level (None where it is)."""
         st, res = self.state, self.result
@@ -42,7 +43,9 @@ class _Report:
                "items_used": self.n_evaluated, "max_n": st["max_n"],
                "decision": st["result"]["decision"] if self.stopped else "continue",
                "reason": st["result"].get("reason") if self.stopped else None, "next_items": len(self.next_items),
-               "protocol_changes": _protocol_changes(st)}
+               "protocol_changes": _protocol_changes(st),
+               "dropped": [d["order"] for d in st.get("dropped") or ()]}
+        out["n_dropped"] = len(out["dropped"])
         # an adaptive run records its reason in words already
         out["why"] = (None if not self.stopped else out["reason"] if rule["kind"] == "adaptive"
                       else _stop_reason(st, out["reason"]))
