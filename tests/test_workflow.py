@@ -978,7 +978,17 @@ def test_auto_answers_models_better_than_every_reference_with_stratified_aipw_an
     assert (new.accuracy().to_numpy() > ref.accuracy().max()).all()
     above = f["out_of_range"].to_numpy(dtype=bool)  # outside the references' range on the chosen items
     assert above.sum() >= 2
-    assert set(f["estimator"]) == {"stratified AIPW + logistic"}
+    # the same estimator as --method stratified-aipw's (class and parameters but the seed), named as its report does
+    assert set(f["estimator"]) == {"stratified AIPW"}
+    own = select(ref, 80, seed=0)._fits["all"].est
+    picked = ch.best_estimator_
+    assert type(picked) is type(own)
+    assert {**picked.get_params(), "random_state": None} == {**own.get_params(), "random_state": None}
+    assert picked.random_state == ch.candidate_random_state_ != own.random_state
+    md = estimate(sel, new.subset(items=sel.items)).to_markdown()
+    assert "| stratified AIPW |" in md and "stratified AIPW + logistic |" not in md
+    assert ("A pick that is a method's own estimator (`--method stratified-aipw`) draws its items with the chooser's "
+            "seed, derived from the selection's, so other items than that method at the same `--seed`") in md
     alone = StratifiedAIPW(80, n_folds=5, random_state=ch.candidate_random_state_).fit(ref)
     assert list(alone.selected_ids_) == list(sel.items)
     p = alone.predict_interval(new)

@@ -172,6 +172,26 @@ _CANDIDATE_METHODS = {**{name: m for m, name in _ESTIMATOR_NAMES.items() if m !=
                       "stratified AIPW + logistic": "stratified-aipw", "DISCO difference + ridge": "disco"}
 
 
+# auto's picks that are the estimator a --method fits on its own (the same class and parameters; only the seed that
+# draws the items differs, the chooser's derived one): the report names them as that method's report does
+_SAME_AS_METHOD = {"stratified AIPW + logistic": "stratified-aipw"}
+
+
+def _pick_name(name: str) -> str:
+    """The chooser's name ``name`` of an estimator (a candidate, or ``"<candidate> (out-of-range fallback)"``) as
+    the report names it: the label of the ``--method`` that fits the same estimator, where :data:`_SAME_AS_METHOD`
+    has one."""
+    for cand, method in _SAME_AS_METHOD.items():
+        if name == cand or name.startswith(cand + " ("):
+            return _ESTIMATOR_NAMES[method] + name[len(cand):]
+    return name
+
+
+def _fit_name(f: Any) -> str:
+    """The report's name of the estimator a task's fit ``f`` uses: its method's, or under auto its pick's."""
+    return _pick_name(f.chosen) if f.method == "auto" and f.chosen else _ESTIMATOR_NAMES.get(f.method, f.method)
+
+
 # the estimators' names for the results they predict from: in ``estimate`` those are NEW_RESULTS
 _PREDICT_ARGS = re.compile(r"^(responses|target_outputs|target_responses|new): ")
 
@@ -211,7 +231,7 @@ def _predicted(f: _TaskFit, sub: ResponseMatrix):
                        "estimates from 0/1 results like the reference models': give the new results with the "
                        "reference's metric")
             elif re.search(r"the signature uses (class|true-class) probabilities|predicted classes", msg):
-                what = f.chosen if f.method == "auto" and f.chosen else _ESTIMATOR_NAMES.get(f.method, f.method)
+                what = _fit_name(f)
                 give = ("the models' predicted classes on the chosen items, and these results carry none: give "
                         "results with the new model's predicted classes or class probabilities (its lm-eval logs "
                         "of the --samples run)" if "predicted classes" in msg else
@@ -225,7 +245,7 @@ def _predicted(f: _TaskFit, sub: ResponseMatrix):
         msg = str(w.message)
         if _PREDICT_ARGS.match(msg) and ("cells missing" in msg or "selected items of stratum" in msg):
             continue  # estimate warns once, naming the chosen items without a result and the strata without any
-        name = f.chosen if f.method == "auto" and f.chosen else _ESTIMATOR_NAMES.get(f.method, f.method)
+        name = _fit_name(f)
         warnings.warn(_range_words(_PREDICT_ARGS.sub("new_results: ", msg, count=1), name), w.category, stacklevel=3)
     return res
 
@@ -234,9 +254,9 @@ def _task_result(t: str, weight: float, f: _TaskFit, sub: ResponseMatrix, n_item
     from ..disco import FallbackPrediction, SubsetPrediction
 
     res = _predicted(f, sub)
-    base = f.chosen if f.method == "auto" and f.chosen else _ESTIMATOR_NAMES[f.method]
-    names = (np.asarray(res.estimator, dtype=object) if isinstance(res, FallbackPrediction)
-             else np.full(sub.n_models, base, dtype=object))
+    base = _fit_name(f)
+    names = (np.asarray([_pick_name(str(n)) for n in res.estimator], dtype=object)
+             if isinstance(res, FallbackPrediction) else np.full(sub.n_models, base, dtype=object))
     flags = res.out_of_range if isinstance(res, SubsetPrediction) else None
     obs, vals = sub.observed, np.asarray(sub.values, float)
     seen = obs.any(1)
@@ -291,7 +311,7 @@ def warn_unobserved_strata(fits: dict[str, _TaskFit], new: ResponseMatrix) -> No
         return
     t, (who, per_stratum, weight, n_strata) = next(iter(gaps.items()))
     f = fits[t]
-    method = f"auto's pick ({f.chosen})" if f.method == "auto" and f.chosen else f.method
+    method = f"auto's pick ({_fit_name(f)})" if f.method == "auto" and f.chosen else f.method
     names = _models(who)
     items = [i for part in per_stratum for i in part]
     one_each = _name_list(_plain([part[0] for part in per_stratum]), 5, "and {} more")

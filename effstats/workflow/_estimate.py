@@ -18,8 +18,8 @@ from ..responses import ResponseMatrix
 from ._copies import reread_reference
 from ._io import output_dir, read_new_results
 from ._provenance import check_lm_eval_provenance, protocol_note
-from ._combine import (_CANDIDATE_METHODS, _ESTIMATOR_NAMES, _combine, _Combined, _interval_se, _TaskResult,
-                       warn_unobserved_strata)
+from ._combine import (_CANDIDATE_METHODS, _ESTIMATOR_NAMES, _combine, _Combined, _interval_se, _pick_name,
+                       _TaskResult, warn_unobserved_strata)
 from ._files import REPORT_FILES, REPORT_RECORD, report_in_manifest, report_record
 from ._select import Selection, _fit_tasks, _observed_scores
 from ._names import LM_EVAL_SAMPLES, MANIFEST, _lm_eval_comma_note, _tasks_option
@@ -349,7 +349,11 @@ class Estimate:
             picks = "; ".join(f"{md_text(t)}: " + (f"`--method {_CANDIDATE_METHODS[m]}` ({md_text(m)}; "
                                                    if m in _CANDIDATE_METHODS else f"{md_text(m)} (")
                               + f"{md_text(kinds.get(t, 'every item'))})" for t, m in sel.tasks["method"].items())
-            lines += [f"The chooser picked, per task: {picks}.", ""]
+            same = sorted({_CANDIDATE_METHODS[m] for m in sel.tasks["method"] if _pick_name(m) != m})
+            seed = (f" A pick that is a method's own estimator ({', '.join(f'`--method {m}`' for m in same)}) draws "
+                    "its items with the chooser's seed, derived from the selection's, so other items than that "
+                    "method at the same `--seed`: the same design on another random draw." if same else "")
+            lines += [f"The chooser picked, per task: {picks}.{seed}", ""]
         if sel.shortfall is not None:
             lines += [f"Fewer items than the budget: {md_text(sel.shortfall)}.", ""]
         notes = self._range_notes() + self._anchor_notes() + self._combination_notes()
@@ -546,7 +550,7 @@ def _estimators(per_task: list[tuple[str, str]]) -> str:
 
 
 def _fallback_name(p: _TaskResult) -> str:
-    return p.result.fallback_name
+    return _pick_name(p.result.fallback_name)
 
 
 
