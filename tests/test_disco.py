@@ -240,15 +240,31 @@ def test_pca_is_fitted_once_per_signature_matrix():
     kw = dict(selection="pds", estimate="signature", pca=16)
     knn = DISCO(30, predictor="knn", random_state=3, **kw).fit(src)
     rf = DISCO(30, predictor="rf", random_state=3, **kw).fit(src)
-    assert rf.pca_ is knn.pca_ and len(_estimator._PCA_CACHE) == 1
+    assert rf.pca_.components_ is knn.pca_.components_ and len(_estimator._PCA_CACHE) == 1
     fewer = DISCO(30, predictor="rf", random_state=3, **{**kw, "pca": 8}).fit(src)
-    assert fewer.pca_ is not knn.pca_ and len(_estimator._PCA_CACHE) == 2
+    assert fewer.pca_.n_components_ == 8 and len(_estimator._PCA_CACHE) == 2
     X = src.probabilities[:, rf.selected_].reshape(src.n_models, -1)
     fresh = PCA(16, svd_solver="full").fit(X)
     np.testing.assert_array_equal(fresh.components_, rf.pca_.components_)
     Xt = tgt.probabilities[:, rf.selected_].reshape(tgt.n_models, -1)
     # (allclose: the forest sums its trees' predictions in thread order, so equal only to rounding)
     np.testing.assert_allclose(rf.predict(tgt), np.clip(rf.predictor_.predict(fresh.transform(Xt)), 0, 1), rtol=1e-12)
+
+
+def test_a_fits_pca_edited_or_refitted_leaves_every_other_fit_alone():
+    from effstats.disco import _estimator
+
+    rm = benchmark(m=60, n=300)
+    src, tgt = random_split(rm, 0.2, rng=0).apply(rm)
+    _estimator._PCA_CACHE.clear()
+    first = DISCO(30, random_state=0).fit(src)
+    fresh = first.predict(tgt)
+    with pytest.raises(ValueError, match="read-only"):  # the kept fit's arrays, shared by every fit on the data
+        first.pca_.components_[:] = 0
+    first.pca_.fit(np.random.default_rng(0).random((80, first.pca_.n_features_in_)))  # the caller's own PCA
+    second = DISCO(30, random_state=0).fit(src)
+    assert second.pca_ is not first.pca_ and len(_estimator._PCA_CACHE) == 1
+    np.testing.assert_array_equal(second.predict(tgt), fresh)
 
 
 def test_pca_is_the_exact_svd_whatever_the_seed():

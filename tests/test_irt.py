@@ -125,12 +125,29 @@ def test_tinybenchmarks_reuses_the_deterministic_irt_fits():
     # one fit per candidate dimension on the validation split, plus the final fit on all source models
     assert len(TinyBenchmarks._fit_cache) == len(grid) + 1
     b = TinyBenchmarks(30, "anchor-irt", "p-irt", dims_grid=grid, random_state=5).fit(rm)
-    assert b.irt_ is a.irt_ and len(TinyBenchmarks._fit_cache) == len(grid) + 1  # same source matrix
+    assert len(TinyBenchmarks._fit_cache) == len(grid) + 1  # same source matrix: no new fit
+    assert b.irt_ is not a.irt_  # each estimator its own copy of the kept fit
+    np.testing.assert_array_equal(b.irt_.a_, a.irt_.a_)
     fresh = IRT2PL(a.n_dims_).fit(rm.values)  # the cached model equals a fit from scratch
     np.testing.assert_array_equal(a.irt_.a_, fresh.a_)
     np.testing.assert_array_equal(a.irt_.b_, fresh.b_)
     other = TinyBenchmarks(30, "random", "p-irt", dims_grid=grid, random_state=0).fit(rm.subset(models=np.arange(30)))
-    assert other.irt_ is not a.irt_
+    assert other.irt_.a_.shape == a.irt_.a_.shape and not np.array_equal(other.irt_.a_, a.irt_.a_)
+
+
+def test_an_estimators_irt_model_edited_or_refitted_leaves_every_other_fit_alone():
+    rm = bench(m=40, n=120)
+    src, tgt = rm.values[:30], rm.values[30:]
+    kw = dict(n_items=20, n_dims=1, random_state=0, estimator="p-irt")
+    TinyBenchmarks._fit_cache.clear()
+    first = TinyBenchmarks(**kw).fit(src)
+    fresh = first.predict(tgt)
+    first.irt_.a_[:] = 5.0  # the caller's own fitted model
+    second = TinyBenchmarks(**kw).fit(src)
+    np.testing.assert_array_equal(second.predict(tgt), fresh)
+    first.irt_.fit(rm.values[::-1].copy())
+    np.testing.assert_array_equal(TinyBenchmarks(**kw).fit(src).predict(tgt), fresh)
+    np.testing.assert_array_equal(second.predict(tgt), fresh)
 
 
 def test_gp_irt_is_at_least_as_good_as_its_parts():

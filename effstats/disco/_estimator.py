@@ -88,14 +88,18 @@ def _fit_pca(X: np.ndarray, d: int) -> tuple[Any, np.ndarray]:
     hit = _PCA_CACHE.get(key)
     if hit is not None:
         _PCA_CACHE.move_to_end(key)
-        return hit
-    pca = PCA(n_components=d, svd_solver="full").fit(X)
-    out = _PCA_CACHE[key] = (pca, pca.transform(X))
-    size = lambda v: v[0].components_.nbytes + v[1].nbytes  # noqa: E731
-    total = sum(size(v) for v in _PCA_CACHE.values())
-    while total > _PCA_CACHE_BYTES and len(_PCA_CACHE) > 1:
-        total -= size(_PCA_CACHE.popitem(last=False)[1])
-    return out
+    else:
+        pca = PCA(n_components=d, svd_solver="full").fit(X)
+        hit = _PCA_CACHE[key] = (pca, pca.transform(X))
+        for a in (*vars(pca).values(), hit[1]):  # fresh arrays, shared by every fit on X: read-only
+            if isinstance(a, np.ndarray):
+                a.flags.writeable = False
+        size = lambda v: v[0].components_.nbytes + v[1].nbytes  # noqa: E731
+        total = sum(size(v) for v in _PCA_CACHE.values())
+        while total > _PCA_CACHE_BYTES and len(_PCA_CACHE) > 1:
+            total -= size(_PCA_CACHE.popitem(last=False)[1])
+    # each fit its own PCA object (its arrays shared, read-only): one refitted leaves the cache and the others alone
+    return copy.copy(hit[0]), hit[1]
 
 
 _SELECTIONS = ("random", "pds", "jsd")

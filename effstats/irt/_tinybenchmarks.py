@@ -365,6 +365,9 @@ class TinyBenchmarks(_SubsetEstimator):
                 cache[keys[d]] = fits[d]
                 if len(cache) > self._CACHE_SIZE:
                     cache.popitem(last=False)
+            # each fit its own copy: one estimator's irt_ edited in place or refitted leaves the cache and the
+            # other estimators fitted on the same data alone
+            fits[d] = copy.deepcopy(fits[d])
         for d in dims:
             self._warn_unconverged(fits[d], d, what)
         return fits
