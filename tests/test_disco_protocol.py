@@ -262,3 +262,22 @@ def test_run_protocol_keeps_results_by_class_and_only_for_data_that_cannot_chang
     runs.clear()
     edited = run_protocol({"plain": RandomDirect(30)}, rm, split, seeds=[0]).mae.iloc[0]
     assert runs == ["RandomDirect"] and edited != pytest.approx(first)
+
+
+def test_run_protocol_computes_afresh_after_the_metadata_is_edited_in_place():
+    from effstats.disco import run_protocol
+
+    base = simulate_responses(40, 300, rng=0)
+    rm = base.with_metadata(items=pd.DataFrame({"task": np.repeat(["a", "b", "c"], 100)}, index=base.item_ids))
+    rm = rm.subset(items=np.arange(rm.n_items))  # read-only arrays: results are kept
+    split = random_split(rm, 10, rng=0)
+    methods = {"strat": RandomDirect(30, stratify="task")}
+    first = run_protocol(methods, rm, split, seeds=[0]).mae.iloc[0]
+    rm.items["task"] = np.tile(["a", "b", "c"], 100)  # the items regrouped in place
+    edited = run_protocol(methods, rm, split, seeds=[0]).mae.iloc[0]
+    fresh = ResponseMatrix(rm.values.copy(), model_ids=rm.model_ids, item_ids=rm.item_ids, items=rm.items.copy())
+    assert edited == pytest.approx(run_protocol(methods, fresh, split, seeds=[0]).mae.iloc[0])
+    assert edited != pytest.approx(first)
+    # a metadata cell that cannot be hashed: nothing kept, the result still the data's
+    rm.models["tags"] = [["x"]] * rm.n_models
+    assert run_protocol(methods, rm, split, seeds=[0]).mae.iloc[0] == pytest.approx(edited)

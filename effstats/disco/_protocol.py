@@ -209,16 +209,17 @@ def run_protocol(
 
         jobs = tqdm(jobs)
     rows = []
+    state = _memo_state(responses)  # the metadata's digest: a frame edited in place between calls is another key
     for sn, sp, mn, m, seed in jobs:
-        src, tgt = _apply(responses, sp)
+        src, tgt = _apply(responses, sp, state)
         s_src, s_tgt = s[sp.source], s[sp.target]
         est = clone(m)
         if "random_state" in est.get_params():
             est.set_params(random_state=seed)
         key = _params_key(est)
         run = functools.partial(_run_one, est, src, tgt, s_src, s_tgt, confidence_level)
-        r = run() if key is None else _memo_result(
-            responses, (key, sp.source.tobytes(), sp.target.tobytes(), s.tobytes(), confidence_level), run)
+        r = run() if key is None or state is None else _memo_result(
+            responses, (key, state, sp.source.tobytes(), sp.target.tobytes(), s.tobytes(), confidence_level), run)
         rows.append({"split": sn, "method": mn, "seed": seed, **r})
     return pd.DataFrame(rows)
 
@@ -283,11 +284,30 @@ def _unchangeable(responses: ResponseMatrix) -> bool:
                                        responses.predictions) if a is not None)
 
 
-def _apply(responses: ResponseMatrix, sp: ModelSplit) -> tuple[ResponseMatrix, ResponseMatrix]:
+def _memo_state(responses: ResponseMatrix) -> str | None:
+    """What may change of ``responses`` between calls: a digest of its model and item metadata (plain frames, which
+    a caller may edit in place, and ``stratify`` reads), part of every key of the memo; None (nothing kept) where
+    an array can be edited in place or a metadata cell cannot be hashed (a list)."""
+    import hashlib
+
     if not _unchangeable(responses):
+        return None
+    h = hashlib.sha1()
+    for frame in (responses.models, responses.items):
+        h.update(repr((list(frame.columns), [str(t) for t in frame.dtypes])).encode())
+        for j in range(frame.shape[1]):
+            try:
+                h.update(pd.util.hash_pandas_object(frame.iloc[:, j], index=False).to_numpy().tobytes())
+            except TypeError:
+                return None
+    return h.hexdigest()
+
+
+def _apply(responses: ResponseMatrix, sp: ModelSplit, state: str | None) -> tuple[ResponseMatrix, ResponseMatrix]:
+    if state is None:
         return sp.apply(responses)
     splits = _entry(responses)["splits"]
-    key = (sp.source.tobytes(), sp.target.tobytes())
+    key = (state, sp.source.tobytes(), sp.target.tobytes())
     if key not in splits:
         if len(splits) >= 3:  # the halves of big matrices are big: keep the last few splits only
             splits.pop(next(iter(splits)))
@@ -296,8 +316,6 @@ def _apply(responses: ResponseMatrix, sp: ModelSplit) -> tuple[ResponseMatrix, R
 
 
 def _memo_result(responses: ResponseMatrix, key: tuple, compute: Any) -> dict:
-    if not _unchangeable(responses):  # a writeable array the caller may edit between calls: computed afresh
-        return compute()
     results = _entry(responses)["results"]
     if key not in results:
         results[key] = compute()
@@ -392,8 +410,9 @@ def compare_methods(
 
         jobs = tqdm(jobs, desc="splits", leave=False)
     rows, preds = [], []
+    state = _memo_state(responses)
     for sn, sp, seed in jobs:
-        src, tgt = _apply(responses, sp)
+        src, tgt = _apply(responses, sp, state)
         ch = MethodChooser(candidates, n_items=n_items, n_splits=n_splits, reference=reference, random_state=seed)
         ch.fit(src, s[sp.source])
         for name, est in ch.estimators_.items():
