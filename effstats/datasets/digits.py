@@ -17,6 +17,7 @@ format both use in ``effstats.datasets._digits_format``; this module holds the l
 """
 from __future__ import annotations
 
+import copy
 import importlib
 import json
 import os
@@ -104,7 +105,7 @@ def _load_cached(path: str, probabilities: bool, version: tuple | None = None) -
 
 
 def load_lifelong_digits(path: str | Path | None = None, *, probabilities: bool = True) -> ResponseMatrix:
-    """Load the committed digits lifelong benchmark (cached; the same object is returned on reuse).
+    """Load the committed digits lifelong benchmark (its arrays read once per version of the file, and shared).
 
     Parameters
     ----------
@@ -117,8 +118,8 @@ def load_lifelong_digits(path: str | Path | None = None, *, probabilities: bool 
     Returns
     -------
     ResponseMatrix
-        See :func:`effstats.datasets.make_lifelong_digits`. ``ResponseMatrix`` is immutable, so sharing the cached
-        object is safe.
+        See :func:`effstats.datasets.make_lifelong_digits`. Its arrays, shared by every load of the file, are
+        read-only; its ``models`` and ``items`` frames are its own, so an edit of them reaches no other load.
 
     See Also
     --------
@@ -142,7 +143,10 @@ def load_lifelong_digits(path: str | Path | None = None, *, probabilities: bool 
     if path is not None and not isinstance(path, (str, os.PathLike)):
         raise ValueError(f"path: expected a file path, got {type(path).__name__}")
     path = str(Path(path) if path is not None else ARTIFACT)
-    return _load_cached(path, check_flag(probabilities, "probabilities"), file_version(path))
+    rm = copy.copy(_load_cached(path, check_flag(probabilities, "probabilities"), file_version(path)))
+    for name in ("models", "items"):
+        object.__setattr__(rm, name, getattr(rm, name).copy())
+    return rm
 
 
 def artifact_info(path: str | Path | None = None) -> dict[str, Any]:
