@@ -661,6 +661,35 @@ def _copy(src: Path, dst: Path) -> None:
 
 
 # ---------------------------------------------------------------------------------------------------- report folders
+def test_a_results_file_gets_a_report_folder_named_without_its_extension_and_a_namesake_is_refused(logs, capsys,
+                                                                                                     tmp_path):
+    """``estimate run1 new.csv`` writes run1/estimate/new/ (a folder named like a CSV file looks like one in
+    listings and globs); results named alike (a results folder ``new`` after ``new.csv``) are refused in one line
+    naming the other results, with or without --force, and the report stays; --out gives them a folder."""
+    root, truth = logs
+    run1 = tmp_path / "run1"
+    assert _run(["select", root / "ref", "--budget", 30, "--out", run1], capsys)[0] == 0
+    chosen = Selection.load(run1).items
+    part = truth.subset(models=[24], items=truth.item_ids.get_indexer(chosen))
+    pd.DataFrame(part.values, index=part.model_ids.rename("model"), columns=part.item_ids).melt(
+        ignore_index=False, var_name="item", value_name="score").to_csv(tmp_path / "new.csv")
+    code, out, err = _run(["estimate", run1, tmp_path / "new.csv"], capsys)
+    assert code == 0, err
+    assert sorted(p.name for p in (run1 / "estimate").iterdir()) == ["new"]
+    assert "m24" in (run1 / "estimate" / "new" / "estimate.csv").read_text()
+    assert json.loads((run1 / "estimate" / "new" / ".effstats_estimate.json").read_text())["results"] == "new.csv"
+    write_lm_eval_samples(truth, tmp_path / "new", models=[truth.model_ids[25]], items=chosen)
+    for force in ([], ["--force"]):
+        code, _, err = _run(["estimate", run1, tmp_path / "new", *force], capsys)
+        assert code == 2 and _one_line(err) == (
+            f"effstats estimate: error: --out: {run1 / 'estimate' / 'new'} holds the report of other results, "
+            "'new.csv', whose name gives the same folder as 'new'; name a folder for this report with --out"), err
+        assert "m24" in (run1 / "estimate" / "new" / "estimate.csv").read_text()
+    assert _run(["estimate", run1, tmp_path / "new", "--out", run1 / "estimate" / "new_logs"], capsys)[0] == 0
+    code, _, err = _run(["estimate", run1, tmp_path / "new.csv", "--force"], capsys)  # its own report: replaced
+    assert code == 0, err
+
+
 def test_default_report_folders_are_named_by_the_whole_results_name(logs, capsys, tmp_path, monkeypatch):
     root, truth = logs
     run1 = tmp_path / "run1"

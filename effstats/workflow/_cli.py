@@ -148,7 +148,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                         "repeated, and a comma inside a task's name is written \\, (--tasks 'a\\,b')")
     e.add_argument("--out", default=None, metavar="DIR",
                    help="where to write estimate.csv/.md/.html and tasks.csv "
-                        "(default: DIR/estimate/<NEW_RESULTS' name>)")
+                        "(default: DIR/estimate/<NEW_RESULTS' name>, a file's without its extension: new.csv -> "
+                        "DIR/estimate/new)")
     e.add_argument("--force", action="store_true",
                    help="replace a report an earlier estimate wrote in the output folder (its record, "
                         ".effstats_estimate.json, lists the files; a file of that name it did not write is refused)")
@@ -347,14 +348,28 @@ def _target_error_line(curve, target: float) -> str:
             f"budgets tried: {tried}")
 
 
-def _report_dir(manifest: str, new_results: str) -> Path:
-    """The default folder of an estimate's report: DIR/estimate/<the results' whole name> (``new.v1`` and
-    ``new.v2`` get folders of their own; ``.`` is named by the folder it stands for)."""
+# the extensions of results files a report folder's name leaves out (a compression's with the one before it)
+_DATA_SUFFIXES = (".csv", ".tsv", ".txt", ".parquet", ".pq", ".json", ".jsonl")
+_PACKED_SUFFIXES = (".gz", ".bz2", ".xz", ".zst", ".zip")
+
+
+def _report_dir(manifest: str, new_results: str) -> tuple[Path, str]:
+    """The default folder of an estimate's report and the results' whole name: DIR/estimate/<the results' name>, a
+    folder's whole name (``new.v1`` and ``new.v2`` get folders of their own; ``.`` is named by the folder it stands
+    for), a file's without its data extension (``new.csv``: ``new``; ``new.csv.gz``: ``new``)."""
     from ._files import REPORTS
 
     base = Path(manifest).expanduser()
-    name = Path(new_results).expanduser().resolve().name or "results"
-    return (base if base.is_dir() else base.parent) / REPORTS / name
+    given = Path(new_results).expanduser().resolve()
+    whole = given.name or "results"
+    name = whole
+    if given.is_file():
+        stem = Path(whole)
+        if stem.suffix.lower() in _PACKED_SUFFIXES:
+            stem = stem.with_suffix("")
+        if stem.suffix.lower() in _DATA_SUFFIXES and stem.stem and not stem.stem.startswith("."):
+            name = stem.stem
+    return (base if base.is_dir() else base.parent) / REPORTS / name, whole
 
 
 def _estimate(args: argparse.Namespace) -> None:
@@ -367,8 +382,8 @@ def _estimate(args: argparse.Namespace) -> None:
                    duplicates=args.duplicates, weights=args.weights, tasks=tasks,
                    restrict_to_manifest=args.restrict_to_manifest, progress=not args.no_progress,
                    allow_protocol_change=args.allow_protocol_change)
-    out = Path(args.out) if args.out else _report_dir(args.manifest, args.new_results)
-    from ._files import locked, real_folder, refuse_report, run_folder
+    out, results = (Path(args.out), None) if args.out else _report_dir(args.manifest, args.new_results)
+    from ._files import locked, real_folder, refuse_other_results, refuse_report, run_folder
 
     if not args.out:  # the default folder, DIR/estimate/<results>: never written (nor locked) through a link
         real_folder(out.parent.parent, f"{out.parent.name}/{out.name}", "--out", make=False)
@@ -377,10 +392,14 @@ def _estimate(args: argparse.Namespace) -> None:
     # manifest's version that lists it
     sel_dir = run_folder(Path(args.manifest).expanduser(), "manifest.json")
     inside = out.expanduser().resolve().is_relative_to(sel_dir.resolve())
+    if results is not None:  # the default folder: never one of other results named alike
+        refuse_other_results(out, results)
     refuse_report(out, args.force, sel_dir if inside else None)
     with locked(sel_dir if inside else out, "--out"):
+        if results is not None:
+            refuse_other_results(out, results)
         refuse_report(out, args.force, sel_dir if inside else None)
-        paths = est._save(out, level, sel_dir if inside else None)
+        paths = est._save(out, level, sel_dir if inside else None, results=results)
     if args.restrict_to_manifest:
         print(f"read the manifest's items from NEW_RESULTS; left out its {est.n_left_out} other item(s) "
               "(--restrict-to-manifest)")

@@ -18,7 +18,7 @@ import re
 from pathlib import Path, PurePosixPath
 from typing import Any, Iterator
 
-from .._shared import (SWAP, exists_or_link, finish_swap, folder_lock, free_folder_lock, pending_swap,
+from .._shared import (SWAP, _record_json, exists_or_link, finish_swap, folder_lock, free_folder_lock, pending_swap,
                        recorded_files, remove_staged, swap_files)
 from ._io import REFERENCE_CACHE, json_text, output_dir, read_json
 from ._names import HELM_INSTANCES, ITEMS_JSON, LM_EVAL_SAMPLES
@@ -118,9 +118,21 @@ def report_files(out: Path) -> list[str]:
     return recorded_files(out, REPORT_RECORD, _REPORT_FORMAT, REPORT_FILES)
 
 
-def report_record(names: Any) -> str:
-    """The text of the record of the report files ``names`` an estimate writes into its folder."""
-    return json_text({"format": _REPORT_FORMAT, "files": list(names)})
+def report_record(names: Any, results: str | None = None) -> str:
+    """The text of the record of the report files ``names`` an estimate writes into its folder; ``results``: the
+    name of the results it estimated from, where the folder is the default one named after them."""
+    return json_text({"format": _REPORT_FORMAT, "files": list(names), **({"results": results} if results else {})})
+
+
+def refuse_other_results(out: Path, results: str) -> None:
+    """Refuse to write the report of the results named ``results`` into the default report folder ``out`` where it
+    holds the report of other results named alike (``new.csv`` and ``new.parquet``, or a results folder ``new``:
+    each folder is named by the file's name without its extension)."""
+    doc = _record_json(out / REPORT_RECORD)
+    other = doc.get("results") if isinstance(doc, dict) and doc.get("format") == _REPORT_FORMAT else None
+    if isinstance(other, str) and other != results:
+        raise ValueError(f"--out: {out} holds the report of other results, {other!r}, whose name gives the same "
+                         f"folder as {results!r}; name a folder for this report with --out")
 
 
 def refuse_report(out: Path, force: bool, selection: Path | None = None) -> None:
