@@ -375,8 +375,10 @@ def test_lm_eval_duplicate_runs_first_last_mean_error(tmp_path):
     with pytest.warns(UserWarning, match=r"model 'org/m', task 'arc_easy' \(2 runs\); using the earliest run"):
         first = read_lm_eval_samples(tmp_path, duplicates="first")
     np.testing.assert_array_equal(first.values[0], [1, 0, 1, 1])
-    with pytest.warns(UserWarning, match=r"model 'org/m', task 'arc_easy' \(2 runs\); averaging the runs of each: a "
-                                         r"document's 0/1 results become a graded score, the share of runs right"):
+    with pytest.warns(UserWarning, match=r"model 'org/m', task 'arc_easy' \(2 runs\); averaging the runs of each: an "
+                                         r"item's 0/1 results become a graded score, the share of runs right "
+                                         r"\(duplicates='mean'; 'last' or 'first' takes one run, 'error' refuses "
+                                         r"them\)"):  # as read_helm_runs says it
         mean = read_lm_eval_samples(tmp_path, duplicates="mean")
     assert mean.kind == "score"
     np.testing.assert_array_equal(mean.values[0], [0.5, 0, 1, 1])

@@ -178,21 +178,24 @@ def test_duplicate_runs_first_last_mean_error(tmp_path):
     write_run(tmp_path, "v1.9", "a/m", "boolq", truth_entries([1.0, 0.0, 1.0], [True, True, True]))
     write_run(tmp_path, "v1.10", "a/m", "boolq", truth_entries([0.0, 0.0], [True, True]))
     write_run(tmp_path, "v1.10", "b/m", "boolq", truth_entries([1.0, 1.0, 1.0], [True, True, True]))
-    with pytest.warns(UserWarning, match=r"model 'a/m' has 2 runs of 'boolq'.*using the last one, v1\.10/"):
+    with pytest.warns(UserWarning, match=r"model 'a/m', task 'boolq' \(2 runs: v1\.9/.*v1\.10/.*\); using the last run "
+                                         r"of each in the order given \(duplicates='last'; 'mean' averages the runs"):
         last = read_helm_runs(tmp_path / "runs")  # v1.9 is read before v1.10
     np.testing.assert_array_equal(last.values_with_nan()[0], [0.0, 0.0, np.nan])
-    with pytest.warns(UserWarning, match=r"using the first one, v1\.9/"):
+    with pytest.warns(UserWarning, match=r"\(2 runs: v1\.9/.*\); using the first run of each in the order given"):
         first = read_helm_runs(tmp_path / "runs", duplicates="first")
     np.testing.assert_array_equal(first.values_with_nan()[0], [1.0, 0.0, 1.0])
-    with pytest.warns(UserWarning, match=r"model 'a/m' has 2 runs of 'boolq' \(v1\.9/.*v1\.10/.*\); averaging them: an "
-                                         r"instance's 0/1 results become a graded score, the share of runs right"):
+    with pytest.warns(UserWarning, match=r"model 'a/m', task 'boolq' \(2 runs: v1\.9/.*v1\.10/.*\); averaging the runs "
+                                         r"of each: an item's 0/1 results become a graded score, the share of runs "
+                                         r"right \(duplicates='mean'; 'last' or 'first' takes one run, 'error' refuses "
+                                         r"them\)"):
         mean = read_helm_runs(tmp_path / "runs", duplicates="mean")
     np.testing.assert_array_equal(mean.values_with_nan()[0], [0.5, 0.0, 1.0])  # id2: only in the v1.9 run
-    with pytest.raises(ValueError, match=r"^path_or_paths: model 'a/m' has 2 runs of 'boolq' \(v1\.9/.*v1\.10/"):
+    with pytest.raises(ValueError, match=r"^path_or_paths: model 'a/m' has 2 runs of task 'boolq' \(v1\.9/.*v1\.10/"):
         read_helm_runs(tmp_path / "runs", duplicates="error")
     # the order given decides which run is last
     runs = sorted((tmp_path / "runs").glob("*/boolq*model=a_m"))
-    with pytest.warns(UserWarning, match=r"using the last one, v1\.9/"):
+    with pytest.warns(UserWarning, match=r"\(2 runs: v1\.10/.*v1\.9/.*\); using the last run of each in the order"):
         assert read_helm_runs(runs[::-1] if runs[0].parent.name == "v1.9" else runs).values.tolist() == [[1.0, 0.0,
                                                                                                           1.0]]
     with pytest.raises(ValueError, match="^duplicates: expected one of 'last', 'first', 'error', 'mean'"):

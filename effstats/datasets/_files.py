@@ -6,6 +6,7 @@ import bz2
 import gzip
 import lzma
 import os
+import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
@@ -98,6 +99,32 @@ def _refuse_lfs_pointer(f: Path, shown: str, arg: str) -> None:
 
 def _check_duplicates(duplicates: Any) -> str:
     return check_option(duplicates, "duplicates", _DUPLICATES)
+
+
+def warn_repeated_runs(arg: str, pairs: list[str], duplicates: str, order: str, stacklevel: int = 2) -> None:
+    """One UserWarning for the (model, task) pairs with several runs (``pairs``: each as ``"model 'm', task 't'
+    (2 runs ...)"``) read under ``duplicates`` 'last', 'first' or 'mean': which run each reads or that they are
+    averaged, the averaged 0/1 results being graded scores. ``order``: what 'last' and 'first' go by (``"latest"``
+    / ``"earliest"`` by the runs' timestamps, ``"last"`` / ``"first"`` in the order given): the harness logs' and
+    HELM runs' readers say it alike."""
+    if not pairs:
+        return
+    take = {"latest": ("using the latest run of each", "using the earliest run of each"),
+            "given": ("using the last run of each in the order given", "using the first run of each in the order "
+                      "given")}[order]
+    which = {"last": take[0], "first": take[1],
+             "mean": "averaging the runs of each: an item's 0/1 results become a graded score, the share of runs "
+                     "right"}[duplicates]
+    others = "'mean' averages the runs" if duplicates != "mean" else "'last' or 'first' takes one run"
+    warnings.warn(f"{arg}: several runs of one task for {len(pairs)} (model, task) pair(s): {'; '.join(pairs[:5])}"
+                  f"{' ...' if len(pairs) > 5 else ''}; {which} (duplicates={duplicates!r}; {others}, 'error' refuses "
+                  "them)", UserWarning, stacklevel=stacklevel + 1)
+
+
+def refuse_repeated_runs(arg: str, model: str, task: str, runs: list[str]) -> None:
+    """The error of ``duplicates='error'`` for a (model, task) with the several ``runs`` (their files or folders)."""
+    raise ValueError(f"{arg}: model {model!r} has {len(runs)} runs of task {task!r} ({', '.join(runs)}); pass "
+                     "duplicates='last', 'first' or 'mean' to choose or average them")
 
 
 def _compression_of(head: bytes) -> str | None:

@@ -10,7 +10,8 @@ from typing import Any
 
 
 from .._shared import _name_list
-from ._files import _COMPRESSED, LeftOutPathsWarning, _each_path, _find, _refuse_lfs_pointer
+from ._files import (_COMPRESSED, LeftOutPathsWarning, _each_path, _find, _refuse_lfs_pointer, refuse_repeated_runs,
+                     warn_repeated_runs)
 
 # A copy a browser or file manager made ("… (1).jsonl", "… - Copy.jsonl", "… copy.jsonl") is another run of the
 # same task, not a task of its own: its suffix is kept with the timestamp, so it sorts after the original.
@@ -184,24 +185,9 @@ def _choose_runs(runs: dict, duplicates: str, arg: str) -> dict[tuple[str, str],
         if len(lst) > 1:
             repeated.append(f"model {model!r}, task {task!r} ({len(lst)} runs)")
             if duplicates == "error":
-                names = ", ".join(_shown(f) for _, _, f in lst)
-                raise ValueError(
-                    f"{arg}: model {model!r} has {len(lst)} runs of task {task!r} ({names}); pass duplicates='last', "
-                    "'first' or 'mean' to choose or average them"
-                )
+                refuse_repeated_runs(arg, model, task, [_shown(f) for _, _, f in lst])
             if duplicates in ("last", "first"):
                 lst = lst[-1:] if duplicates == "last" else lst[:1]
         chosen[(model, task)] = [f for _, _, f in lst]
-    if repeated:
-        which = {"last": "using the latest run of each", "first": "using the earliest run of each",
-                 "mean": "averaging the runs of each: a document's 0/1 results become a graded score, the share of "
-                         "runs right"}[duplicates]
-        others = "'mean' averages the runs" if duplicates != "mean" else "'last' or 'first' takes one run"
-        warnings.warn(
-            f"{arg}: several runs of one task for {len(repeated)} (model, task) pairs: {'; '.join(repeated[:5])}"
-            f"{' ...' if len(repeated) > 5 else ''}; {which} (duplicates={duplicates!r}; {others}, 'error' refuses "
-            "them)",
-            UserWarning,
-            stacklevel=4,
-        )
+    warn_repeated_runs(arg, repeated, duplicates, "latest", stacklevel=4)
     return chosen

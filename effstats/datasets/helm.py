@@ -29,7 +29,8 @@ import pandas as pd
 from .._shared import _plain
 from .._validation import check_trials
 from ..responses import ResponseMatrix
-from ._files import _check_duplicates, _each_path, _find, _refuse_lfs_pointer
+from ._files import (_check_duplicates, _each_path, _find, _refuse_lfs_pointer, refuse_repeated_runs,
+                     warn_repeated_runs)
 from ._lm_eval_records import MIXED
 
 __all__ = ["read_helm_runs"]
@@ -517,9 +518,13 @@ def read_helm_runs(
     n_trials: dict[str, int] = {}
     for (m, _), lst in runs.items():
         n_trials[m] = max([n_trials.get(m, 1)] + [trials_of[d] for d, *_ in lst])
-    data = {}
-    for key, lst in runs.items():  # a loop, not a comprehension: the warnings' stacklevel counts frames
+    data, repeated = {}, []
+    for key, lst in runs.items():
         data[key] = _resolve(key, lst, duplicates, arg)
+        if len(lst) > 1:
+            repeated.append(f"model {key[0]!r}, task {key[1]!r} ({len(lst)} runs: "
+                            f"{', '.join(f'{d.parent.name}/{d.name}' for d, *_ in lst)})")
+    warn_repeated_runs(arg, repeated, duplicates, "given")
 
     models = sorted({m for m, _ in data})
     keys = sorted({(t, *k) for (_, t), vals in data.items() for k in vals},
@@ -554,31 +559,12 @@ def _resolve(key: tuple[str, str], lst: list[tuple[Path, dict, bool]], duplicate
     """One instance -> value mapping per (model, scenario) under the ``duplicates`` rule."""
     if len(lst) == 1:
         return lst[0][1]
-    model, task = key
-    where = ", ".join(f"{d.parent.name}/{d.name}" for d, *_ in lst)
     if duplicates == "error":
-        raise ValueError(
-            f"{arg}: model {model!r} has {len(lst)} runs of {task!r} ({where}); pass duplicates='last', 'first' or "
-            "'mean' to choose or average them"
-        )
+        refuse_repeated_runs(arg, *key, [f"{d.parent.name}/{d.name}" for d, *_ in lst])
     if duplicates == "mean":
         pooled: dict[str, list[float]] = {}
         for _, by_id, *_ in lst:
             for i, v in by_id.items():
                 pooled.setdefault(i, []).append(v)
-        warnings.warn(
-            f"{arg}: model {model!r} has {len(lst)} runs of {task!r} ({where}); averaging them: an instance's 0/1 "
-            "results become a graded score, the share of runs right (duplicates='mean'; 'last' or 'first' takes one "
-            "run, 'error' refuses them)",
-            UserWarning,
-            stacklevel=3,
-        )
         return {i: float(np.mean(v)) for i, v in pooled.items()}
-    d, by_id, *_ = lst[-1] if duplicates == "last" else lst[0]
-    warnings.warn(
-        f"{arg}: model {model!r} has {len(lst)} runs of {task!r} ({where}); using the {duplicates} one, "
-        f"{d.parent.name}/{d.name} (duplicates={duplicates!r}; 'mean' averages them, 'error' refuses them)",
-        UserWarning,
-        stacklevel=3,
-    )
-    return by_id
+    return (lst[-1] if duplicates == "last" else lst[0])[1]
