@@ -215,6 +215,13 @@ def build_parser() -> argparse.ArgumentParser:
                         "win rate of the others, rank and metadata columns such as 'Rank', 'Parameters', "
                         "'Throughput'; the report lists what was left out)")
     p.add_argument("--exclude", default=None, help="comma-separated columns to leave out")
+    p.add_argument("--metric", default=None,
+                   help="Open LLM / lm-eval results JSON: the metric to read for every task, e.g. acc (default: the "
+                        "Open LLM Leaderboard's per task, acc_norm for ARC and HellaSwag, else the first of "
+                        "acc_norm, acc, mc2, exact_match, ... an entry logs; tasks without it are left out)")
+    p.add_argument("--filter", default=None,
+                   help="Open LLM / lm-eval results JSON: lm-eval 0.4's filter to read where a metric is logged "
+                        "under several, e.g. flexible-extract (default: the first one logged)")
     p.add_argument("--duplicates", default="last", choices=list(DUPLICATE_POLICIES),
                    help="models listed more than once: keep the last row in file order, the first, average them, "
                         "or refuse (default: last, with a warning); no date column is read: sort the rows to keep "
@@ -304,7 +311,7 @@ def _main(argv: Sequence[str] | None) -> int:
                   model=args.model, item=args.item, score=args.score, scenarios=args.scenarios, exclude=args.exclude,
                   duplicates=args.duplicates, aggregate=args.aggregate, ties=args.ties, n_boot=args.n_boot,
                   target=args.target, seed=args.seed, progress=False if args.no_progress else None,
-                  force=args.force, n_jobs=args.jobs, scale=args.scale)
+                  force=args.force, n_jobs=args.jobs, scale=args.scale, metric=args.metric, filter=args.filter)
     except ValueError as exc:
         msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         for name, flag in _AUDIT_FLAGS.items():  # the API's names of the options, as the command line spells them

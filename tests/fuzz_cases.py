@@ -227,6 +227,21 @@ def _wide_csv() -> str:
     return _tmp_csv(df, index=True)
 
 
+def _openllm_json() -> str:
+    """A folder of lm-evaluation-harness results files, 8 models on two tasks (gsm8k logged under two filters)."""
+    import json
+
+    d = scratch_dir("openllm-")
+    for i, row in enumerate(S()):
+        os.makedirs(os.path.join(d, f"m{i}"), exist_ok=True)
+        with open(os.path.join(d, f"m{i}", "results_2024-01-01.json"), "w") as f:
+            json.dump({"model_name": f"org/m{i}",
+                       "results": {"gsm8k": {"exact_match,strict-match": row[0],
+                                             "exact_match,flexible-extract": row[1]},
+                                   "arc_easy": {"acc,none": row[2], "acc_norm,none": row[3]}}}, f)
+    return d
+
+
 def _long_csv() -> str:
     rm = pub("effstats.responses.ResponseMatrix")(X())
     return _tmp_csv(rm.to_long())
@@ -1501,6 +1516,13 @@ def _more_cases() -> list[Case]:
           files(".json", ("missing", "directory", "empty", "garbage", "text")) + [("int", FAIL, lambda v, r: 3),
                                                                                   ("empty-list", FAIL,
                                                                                    lambda v, r: [])], "SCORES")]))
+    names = [("unknown", FAIL, lambda v, r: "no-such-name"), ("empty", FAIL, lambda v, r: ""),
+             ("comma", FAIL, lambda v, r: "acc,none"), ("int", FAIL, lambda v, r: 3), ("list", FAIL, lambda v, r: [v])]
+    add(Case("cli.read_openllm_json metric", "cli", fn("effstats.cli.read_openllm_json"),
+             lambda: dict(paths=_openllm_json()), [A("metric", names, "--metric"), A("filter", names, "--filter")]))
+    add(Case("cli.audit openllm-json", "cli", fn("effstats.reliability.audit"),
+             lambda: dict(data=_openllm_json(), n_boot=20, seed=0, progress=False), [
+        A("metric", names, "--metric"), A("filter", names, "--filter")]))
     # ---- sequential
     add(Case("stagewise_inference", "sequential",
              lambda kw: pub(SQ + "stagewise_inference")(pub(SQ + "design")(k=3), **kw), lambda: dict(z=2.5, look=2), [

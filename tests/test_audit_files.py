@@ -750,6 +750,59 @@ def test_lm_eval_filters_of_one_metric_are_named_and_the_first_logged_is_read(tm
     assert "exact_match,strict-match for GSM8K" in note and "acc_norm,none for arc_easy" in note, note
 
 
+def test_metric_and_filter_choose_what_lm_eval_results_files_are_read_with(tmp_path, capsys):
+    """``--metric`` reads that metric for every task (acc, not ARC's acc_norm), tasks without it left out with a
+    warning; ``--filter`` reads lm-eval 0.4's filter asked for (no warning about several filters then); a metric or
+    filter no file logs, a bad value, or either option for another layout is refused in one line naming it."""
+    for i in range(4):
+        d = tmp_path / "results" / f"org__m{i}"
+        d.mkdir(parents=True)
+        (d / "results_2024-01-01.json").write_text(json.dumps(
+            {"model_name": f"org/m{i}",
+             "results": {"gsm8k": {"exact_match,strict-match": 0.2 + 0.05 * i, "exact_match,flexible-extract":
+                                   0.7 - 0.05 * i},
+                         "arc_easy": {"acc,none": 0.5 + 0.02 * i, "acc_norm,none": 0.45 + 0.02 * i},
+                         "truthfulqa_mc2": {"mc2,none": 0.3 + 0.01 * i}}}))
+    with pytest.warns(UserWarning, match=r"^SCORES: 2 task\(s\) do not log the metric 'acc' \(--metric\) and are "
+                                         r"left out: 'gsm8k', 'truthfulqa_mc2'"):
+        wide = read_openllm_json(tmp_path / "results", metric="acc")
+    assert list(wide.columns) == ["arc_easy"]
+    np.testing.assert_allclose(wide["arc_easy"], [0.5, 0.52, 0.54, 0.56])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        wide = read_openllm_json(tmp_path / "results", filter="flexible-extract")
+    np.testing.assert_allclose(wide["GSM8K"], [0.7, 0.65, 0.6, 0.55])
+    np.testing.assert_allclose(wide["arc_easy"], [0.45, 0.47, 0.49, 0.51])  # one filter logged: read as it is
+    out = tmp_path / "o"
+    assert main(["audit", str(tmp_path / "results"), "--out", str(out), *FAST, "--filter", "flexible-extract"]) == 0
+    scores = pd.read_csv(out / "scores.csv").set_index("model")
+    assert scores.loc["org/m0", "mean"] > scores.loc["org/m3", "mean"]  # GSM8K's flexible-extract ranks m0 first
+    note = (out / "report.md").read_text()
+    assert "exact_match,flexible-extract for GSM8K" in note and "--filter flexible-extract" in note
+    capsys.readouterr()
+    board = tmp_path / "board.csv"
+    _table().to_csv(board, index_label="model")
+    bad = {("--metric", "nope"): "--metric: no results entry logs 'nope'; they log 'acc', 'acc_norm', "
+                                 "'exact_match', 'mc2'",
+           ("--filter", "nope"): "--filter: no metric is logged under the filter 'nope'; the files log "
+                                 "'flexible-extract', 'none', 'strict-match'",
+           ("--metric", "acc,none"): "--metric: expected a metric name as the results files log it (e.g. acc), got "
+                                     "'acc,none'",
+           ("--filter", " "): "--filter: expected a filter name as the results files log it (e.g. strict-match), "
+                              "got ' '"}
+    for (flag, value), said in bad.items():
+        assert main(["audit", str(tmp_path / "results"), "--out", str(tmp_path / "bad"), *FAST, flag, value]) == 2
+        assert _err_lines(capsys) == [f"effstats audit: error: {said}"]
+    for flag in ("--metric", "--filter"):
+        assert main(["audit", str(board), "--out", str(tmp_path / "bad"), *FAST, flag, "acc"]) == 2
+        assert _err_lines(capsys) == [
+            f"effstats audit: error: {flag}: applies to lm-evaluation-harness / Open LLM Leaderboard results JSON "
+            "files (--format openllm-json), not to table input; leave it out"]
+    with pytest.raises(ValueError, match=r"^--metric: applies to .* not to a DataFrame; leave it out"):
+        audit(_table(), metric="acc", n_boot=20, progress=False)
+    assert not (tmp_path / "bad").exists()
+
+
 def test_the_write_probe_a_kill_left_in_out_is_removed_by_the_next_audit(tmp_path):
     import subprocess
     import sys

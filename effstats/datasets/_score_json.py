@@ -22,12 +22,15 @@ from ._scores import (SCORE_FORMATS, _METRIC_ORDER, _OPENLLM_METRIC, _OPENLLM_NA
 __all__ = ["read_helm_json", "read_openllm_json"]
 
 
-def _metric(task: str, key: str, metrics: dict, f: Path) -> tuple[float, str, list[str]] | None:
+def _metric(task: str, key: str, metrics: dict, f: Path, metric: str | None = None,
+            filter: str | None = None) -> tuple[float, str, list[str]] | None:
     """The leaderboard's metric of one results entry (``key``), else the first of ``_METRIC_ORDER`` it holds, with
     the metric's name and its filters (lm-eval 0.4's ``"exact_match,strict-match"``; the first one logged is read):
     ``(value, "metric" or "metric,filter", [the filters logged])``; the value NaN when the metric is null (not
-    evaluated); None when the entry holds none of them. A metric that is not a number is refused: read as not
-    evaluated, it would silently rank the model on the other tasks alone."""
+    evaluated); None when the entry holds none of them. ``metric`` (``--metric``): that metric only, None where
+    the entry does not log it; ``filter`` (``--filter``): the metric under that filter where it logs it. A metric
+    that is not a number is refused: read as not evaluated, it would silently rank the model on the other tasks
+    alone."""
     base = task.split("-")[0] if task.startswith("hendrycksTest") else task
     clean: dict[str, Any] = {}
     filters: dict[str, list[str]] = {}
@@ -36,9 +39,11 @@ def _metric(task: str, key: str, metrics: dict, f: Path) -> tuple[float, str, li
             continue
         m, _, filt = k.partition(",")
         clean.setdefault(m, (k, v))  # the first filter logged
+        if filt == filter:
+            clean[m] = (k, v)
         filters.setdefault(m, []).append(filt)
-    want = _OPENLLM_METRIC.get(base)
-    name = want if want in clean else next((m for m in _METRIC_ORDER if m in clean), None)
+    want = metric or _OPENLLM_METRIC.get(base)
+    name = want if want in clean else None if metric else next((m for m in _METRIC_ORDER if m in clean), None)
     if name is None:
         return None
     logged, value = clean[name]
@@ -49,7 +54,8 @@ def _metric(task: str, key: str, metrics: dict, f: Path) -> tuple[float, str, li
     return x, logged, [flt for flt in filters[name] if flt]
 
 
-def read_openllm_json(paths: Any, *, duplicates: str = "last") -> pd.DataFrame:
+def read_openllm_json(paths: Any, *, duplicates: str = "last", metric: str | None = None,
+                      filter: str | None = None) -> pd.DataFrame:
     """Read Open LLM Leaderboard / lm-evaluation-harness results files into a wide table (models × tasks).
 
     Each file holds one model: ``config_general.model_name`` (else ``model_name`` / ``config.model_args``) and
@@ -72,6 +78,15 @@ def read_openllm_json(paths: Any, *, duplicates: str = "last") -> pd.DataFrame:
         the mean is said in a ``UserWarning``.
         "last" keeps the latest file in path order, which for the harness's ``results_<timestamp>.json`` names
         is the latest run; "mean" averages task by task.
+    metric : str, optional
+        The metric to read for every task (``"acc"``, ``"exact_match"``; the command line's ``--metric``) instead
+        of the leaderboard's per task, else the first of acc_norm, acc, mc2, exact_match, prompt_level_strict_acc,
+        em, f1 an entry logs. Tasks that do not log it are left out, with a ``UserWarning``; none that does is
+        refused.
+    filter : str, optional
+        lm-evaluation-harness 0.4's filter to read where a metric is logged under several
+        (``"exact_match,strict-match"`` and ``"exact_match,flexible-extract"``: ``"flexible-extract"``; the
+        command line's ``--filter``) instead of the first one logged. A filter no entry logs is refused.
 
     Returns
     -------
@@ -105,8 +120,16 @@ def read_openllm_json(paths: Any, *, duplicates: str = "last") -> pd.DataFrame:
               ARC  GSM8K
     model
     org/big  0.65    0.4
+    >>> read_openllm_json(path, metric="acc")
+             ARC  GSM8K
+    model
+    org/big  0.6    0.4
     """
     _check_duplicates(duplicates)
+    for arg, v in (("--metric", metric), ("--filter", filter)):
+        if v is not None and (not isinstance(v, str) or not v.strip() or "," in v or v != v.strip()):
+            raise ValueError(f"{arg}: expected a {arg[2:]} name as the results files log it (e.g. "
+                             f"{'acc' if arg == '--metric' else 'strict-match'}), got {v!r}")
     if isinstance(paths, (str, Path)):
         p = _check_path(paths, directory_ok=True)
         files = ([f for f in _find(p, lambda name: name.endswith(".json") and not name.startswith(".")) if f.is_file()]
@@ -118,6 +141,9 @@ def read_openllm_json(paths: Any, *, duplicates: str = "last") -> pd.DataFrame:
     if not files:
         raise ValueError(f"SCORES: no .json results files in {str(paths)!r}")
     rows, left_out, missing = [], set(), []
+    lacking: set[str] = set()  # tasks that do not log --metric
+    logged_metrics: set[str] = set()
+    logged_filters: set[str] = set()
     read: dict[str, set] = {}  # column -> the metrics (with their filters) read for it
     several: dict[str, set] = {}  # column -> the filters logged where a metric has more than one
     for f in files:
@@ -133,8 +159,12 @@ def read_openllm_json(paths: Any, *, duplicates: str = "last") -> pd.DataFrame:
             task = key.split("|")[1] if "|" in key else key
             if task == "all" or key in groups or not isinstance(metrics, dict):
                 continue
-            got = _metric(task, key, metrics, f)
+            logged_metrics.update(k.partition(",")[0] for k in metrics if "stderr" not in k)
+            logged_filters.update(k.partition(",")[2] for k in metrics if "stderr" not in k and "," in k)
+            got = _metric(task, key, metrics, f, metric, filter)
             if got is None:
+                if metric is not None:
+                    lacking.add(task)
                 continue
             v, logged, filts = got
             if np.isnan(v):
@@ -144,7 +174,7 @@ def read_openllm_json(paths: Any, *, duplicates: str = "last") -> pd.DataFrame:
             col = _OPENLLM_NAME.get(base, task)
             row.setdefault(col, []).append(v)
             read.setdefault(col, set()).add(logged)
-            if len(filts) > 1:
+            if len(filts) > 1 and filter not in filts:  # a filter --filter names is read as asked
                 several.setdefault(col, set()).update(filts)
         twice = next(((t, k) for t, k in keys.items() if len(k) > 1), None)
         if twice:
@@ -154,6 +184,15 @@ def read_openllm_json(paths: Any, *, duplicates: str = "last") -> pd.DataFrame:
                              f"times ({_name_list(map(repr, twice[1]))}): keep the run of the protocol "
                              "to audit (the leaderboard's few-shot count) and remove the others from the file")
         rows.append(pd.Series({k: float(np.mean(v)) for k, v in row.items()}, name=name, dtype=float))
+    if metric is not None and not read:
+        raise ValueError(f"--metric: no results entry logs {metric!r}; they log "
+                         f"{_name_list(map(repr, sorted(logged_metrics)), 10)}")
+    if filter is not None and filter not in logged_filters:
+        raise ValueError(f"--filter: no metric is logged under the filter {filter!r}; the files log "
+                         + (_name_list(map(repr, sorted(logged_filters)), 10) if logged_filters else "no filters"))
+    if lacking:
+        warnings.warn(f"SCORES: {len(lacking)} task(s) do not log the metric {metric!r} (--metric) and are left out: "
+                      f"{_name_list(map(repr, sorted(lacking)), 5)}", UserWarning, stacklevel=2)
     if missing:
         warnings.warn(f"SCORES: {len(missing)} result(s) are null, read as not evaluated: {_name_list(missing, 3)}",
                       UserWarning, stacklevel=2)
@@ -169,10 +208,11 @@ def read_openllm_json(paths: Any, *, duplicates: str = "last") -> pd.DataFrame:
     by_metric: dict[str, list[str]] = {}
     for c, m in read.items():
         by_metric.setdefault(" / ".join(sorted(m)), []).append(str(c))
+    asked = ", ".join(f"--{k} {v}" for k, v in (("metric", metric), ("filter", filter)) if v is not None)
+    rule = ("the Open LLM Leaderboard's for its tasks, else the first of " + ", ".join(_METRIC_ORDER)
+            + " an entry logs" + ("" if filter is None else f"; {asked}") if metric is None else asked)
     notes = ["Metric read: " + "; ".join(f"{m} for {_name_list(cs, 8, '… and {} more columns')}"
-                                           for m, cs in by_metric.items())
-             + " (the Open LLM Leaderboard's for its tasks, else the first of " + ", ".join(_METRIC_ORDER)
-             + " an entry logs)."]
+                                           for m, cs in by_metric.items()) + f" ({rule})."]
     if left_out:
         notes.append(f"Left out of the scores: the group(s) {_name_list(map(repr, sorted(left_out)))}, each an "
                      "aggregate of tasks audited on their own (lm-eval's 'groups').")
@@ -402,7 +442,8 @@ def _is_helm(wide: Any, published: pd.Series | None) -> bool:
 
 def _load(src: Any, *, format: str = "auto", table: str | None = None, by: str = "scenario", model: str | None = None,
           item: str | None = None, score: str | None = None, scenarios: Any = None, exclude: Any = None,
-          duplicates: str = "last") -> tuple[Any, pd.Series | None, list[str], bool]:
+          duplicates: str = "last", metric: str | None = None,
+          filter: str | None = None) -> tuple[Any, pd.Series | None, list[str], bool]:
     """Read SCORES in any supported layout: (scores, published aggregate, notes for the report, is HELM)."""
     _check_duplicates(duplicates)
     if format not in SCORE_FORMATS:
@@ -424,11 +465,16 @@ def _load(src: Any, *, format: str = "auto", table: str | None = None, by: str =
     if table is not None and fmt != "helm-json":
         raise ValueError(f"--table: applies to a HELM groups JSON (the title of the table to audit), not to {fmt} "
                          f"input; leave it out")
+    for arg, v in (("--metric", metric), ("--filter", filter)):
+        if v is not None and fmt != "openllm-json":
+            raise ValueError(f"{arg}: applies to lm-evaluation-harness / Open LLM Leaderboard results JSON files "
+                             f"(--format openllm-json), not to {fmt} input; leave it out")
     if fmt == "helm-json":
         data, published = read_helm_json(src, table=table, duplicates=duplicates)
         data = _select(data, scen, excl)
     elif fmt == "openllm-json":
-        data, published = _select(read_openllm_json(src, duplicates=duplicates), scen, excl), None
+        data, published = _select(read_openllm_json(src, duplicates=duplicates, metric=metric, filter=filter), scen,
+                                  excl), None
         # no aggregate column is published there, but the Open LLM Leaderboard ranks by its Average and
         # lm-evaluation-harness aggregates a group by a mean: the ranking to audit is the mean's
         data.attrs["ranked_by"] = "mean"

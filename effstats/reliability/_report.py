@@ -668,7 +668,7 @@ def audit(data: Any, out: str | Path | None = None, *, format: str = "auto", tab
           published_kind: str | None = None, aggregate: str = "auto", ties: str = "auto", n_boot: int = 1000,
           target: float = 0.95, seed: int | None = 0, progress: bool | None = None, source: str = "",
           notes: list[str] | None = None, force: bool = False, n_jobs: int | None = None,
-          scale: str = "auto") -> AuditResult:
+          scale: str = "auto", metric: str | None = None, filter: str | None = None) -> AuditResult:
     """Audit a benchmark's reliability: what to add or drop, which rank differences are resolved, DIoR.
 
     Ranks the models as the leaderboard does, bootstraps the decisions of the benchmark's design (which
@@ -747,6 +747,12 @@ def audit(data: Any, out: str | Path | None = None, *, format: str = "auto", tab
         skips those checks (values outside [0, 1] / [0, 100] are refused; "percent" on a table whose every
         score lies in [0, 1] is read as stated, with a warning). Rankings, win rates and DIoR do not
         depend on the scale; a mean across columns on different scales is refused naming them.
+    metric, filter : str, optional
+        lm-evaluation-harness / Open LLM Leaderboard results JSON files (``format="openllm-json"``): the metric
+        to read for every task (``"acc"``) instead of the leaderboard's per task (acc_norm for ARC and HellaSwag,
+        else the first of acc_norm, acc, ... an entry logs), and lm-eval 0.4's filter to read where a metric is
+        logged under several (``"flexible-extract"``) instead of the first one logged; see
+        :func:`effstats.cli.read_openllm_json`. Refused for other input.
 
     Returns
     -------
@@ -810,11 +816,16 @@ def audit(data: Any, out: str | Path | None = None, *, format: str = "auto", tab
     given = data
     notes = list(notes or [])
     rank_info = ranked_by = None
+    for arg, v in (("--metric", metric), ("--filter", filter)):
+        if v is not None and not isinstance(data, (str, Path)):
+            raise ValueError(f"{arg}: applies to lm-evaluation-harness / Open LLM Leaderboard results JSON files "
+                             f"(--format openllm-json), not to a {type(data).__name__}; leave it out")
     if isinstance(data, (str, Path)):
         source = source or Path(data).name
         data, pub, read_notes, helm = _read_file(data, format=format, table=table, by=by, model=model, item=item,
                                                  score=score, scenarios=scenarios, exclude=exclude,
-                                                 duplicates=duplicates, judge_scale=scale == "auto")
+                                                 duplicates=duplicates, judge_scale=scale == "auto", metric=metric,
+                                                 filter=filter)
         rank_info = data.attrs.get("published_rank") if isinstance(data, pd.DataFrame) else None
         ranked_by = data.attrs.get("ranked_by") if isinstance(data, pd.DataFrame) else None
         notes = read_notes + notes
