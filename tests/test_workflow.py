@@ -368,6 +368,16 @@ def test_allocate_budget_properties(sizes, data):
     assert (np.abs(a[free] - share[free]) <= 2 + (np.minimum(s, 2).sum())).all()
 
 
+@pytest.mark.parametrize("sizes, match", [
+    (pd.Series([10, 20], index=["a", "a"]), r"^sizes: task 'a' is named twice"),
+    (pd.Series({"a": 100, "b": pd.NA}, dtype="Int64"), r"^sizes: task 'b' has no size \(NA\)"),
+    (pd.Series({"a": 2**62, "b": 2**62}), r"^sizes: the tasks hold 9223372036854775808 items in all"),
+])
+def test_allocate_budget_refuses_sizes_it_would_misread(sizes, match):
+    with pytest.raises(ValueError, match=match):
+        allocate_budget(sizes, 6)
+
+
 # ----------------------------------------------------------------------------------------------- sequential
 def test_sequential_start_precision_prints_the_half_width(tmp_path, capsys):
     """--rule precision without --half-width stops at a half-width of 0.02, and says so; a given one is shown."""

@@ -188,6 +188,15 @@ def allocate_budget(sizes: pd.Series, budget: int, minimum: int = 2) -> pd.Serie
     """
     if not isinstance(sizes, pd.Series) or sizes.empty or not pd.api.types.is_integer_dtype(sizes) or (sizes < 1).any():
         raise ValueError(f"sizes: expected a non-empty Series of positive task sizes (ints), got {sizes!r:.80}")
+    if sizes.isna().any():
+        raise ValueError(f"sizes: task {sizes.index[sizes.isna().to_numpy()][0]!r} has no size (NA); every task "
+                         "needs a positive number of items")
+    if sizes.index.has_duplicates:
+        raise ValueError(f"sizes: task {sizes.index[sizes.index.duplicated()][0]!r} is named twice; one size a task "
+                         "(the budget of each task is returned by name)")
+    if sum(int(v) for v in sizes) > np.iinfo(np.int64).max:
+        raise ValueError(f"sizes: the tasks hold {sum(int(v) for v in sizes)} items in all, more than a 64-bit "
+                         "count holds")
     minimum = check_positive_int(minimum, "minimum")
     sizes = sizes.astype(np.int64)
     total = int(sizes.sum())
