@@ -552,3 +552,22 @@ def test_benchmark_arrays_are_read_only_so_its_kept_sums_hold():
     assert vals.flags.writeable
     np.testing.assert_array_equal(mine.sub_sums()[0], sums)
     np.testing.assert_array_equal(mine.values, b.values)
+
+
+def test_the_readers_task_column_is_the_scenario_of_a_response_matrix():
+    from effstats.datasets import simulate_responses
+
+    rm = simulate_responses(6, 40, rng=0)
+    task = np.repeat(list("abcd"), 10)
+    rm = rm.with_metadata(items=rm.items.assign(task=task))  # as read_results and read_helm_runs name it
+    b = R.Benchmark.from_data(rm)
+    assert b.n_scen == 4 and not b.is_table
+    pd.testing.assert_series_equal(R.mean_win_rate(rm), R.mean_win_rate(rm, groups=task))
+    assert R.dior(rm, "scenarios", n_boot=20, rng=0).size <= 4
+    # a scenario column, where there is one, comes first
+    scen = np.repeat(list("xy"), 20)
+    both = rm.with_metadata(items=rm.items.assign(scenario=scen))
+    assert R.Benchmark.from_data(both).n_scen == 2
+    pd.testing.assert_series_equal(R.mean_win_rate(both), R.mean_win_rate(both, groups=scen))
+    with pytest.raises(ValueError, match=r"^scenario: 'domain' is not an item column of data"):
+        R.Benchmark.from_data(rm, scenario="domain")

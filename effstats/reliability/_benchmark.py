@@ -19,6 +19,7 @@ Decision = Literal["scenarios", "subscenarios", "examples", "prompts"]
 Objective = Literal["kendall", "weighted_tau", "best_model", "model_quality"]
 _SCORES = ("mwr", "mean", "mean_of_means")
 _DECISIONS = ("scenarios", "subscenarios", "examples", "prompts")
+_DEFAULT_COLUMNS = ("scenario", "subscenario", "prompt")  # item columns read where a ResponseMatrix has them
 _OBJECTIVES = ("kendall", "weighted_tau", "best_model", "model_quality")
 _TIES = ("strict", "half")
 # Resample in chunks so that the per-chunk item-count matrix stays around this many cells.
@@ -175,8 +176,10 @@ class Benchmark(ReadOnlyFields):
             Scores; NaN (arrays / DataFrames) or ``'-'`` (DataFrames) or the ResponseMatrix
             ``missing`` mask mark cells that were not evaluated. Scores may be any real numbers.
         scenario, subscenario, prompt : str or None
-            Item-metadata columns of a ResponseMatrix giving the hierarchy. Without a scenario
-            column every item is its own scenario (a leaderboard table).
+            Item-metadata columns of a ResponseMatrix giving the hierarchy. Without a ``scenario`` column (the
+            default name) an item column ``task`` is the scenario, as the harness and HELM readers name an item's
+            task (run spec); without either every item is its own scenario (a leaderboard table). A name other
+            than the defaults must be a column of the items.
         groups : array of shape (n_items,), optional
             Scenario label of each column for arrays / DataFrames whose columns are subscenarios.
         name : str, default="data"
@@ -213,6 +216,12 @@ class Benchmark(ReadOnlyFields):
             obs = data.observed
             mids, iids = data.model_ids, data.item_ids
             items = data.items
+            if scenario == "scenario" and "scenario" not in items.columns and "task" in items.columns:
+                scenario = "task"  # what read_results and read_helm_runs name an item's task (a HELM run spec)
+            for arg, col in (("scenario", scenario), ("subscenario", subscenario), ("prompt", prompt)):
+                if isinstance(col, str) and col not in _DEFAULT_COLUMNS and col not in items.columns:
+                    raise ValueError(f"{arg}: {col!r} is not an item column of {name} (its columns: "
+                                     f"{list(map(str, items.columns))[:10]})")
         elif isinstance(data, pd.DataFrame):
             if any(getattr(t, "kind", "O") == "c" for t in data.dtypes):  # pandas' own dtypes (Float64) have a kind
                 raise InputTypeError(f"{name}: complex scores are not supported; give real numbers")

@@ -193,6 +193,17 @@ def _as_scores(scores: Any, name: str = "scores") -> tuple[np.ndarray, pd.Index 
     return arr, None, None
 
 
+def _item_scenarios(scores: Any) -> np.ndarray | None:
+    """The scenario of each item of a ResponseMatrix, as Benchmark.from_data reads it by default: its ``scenario``
+    item column, or else its ``task`` column (what the harness and HELM readers write); None otherwise."""
+    if not isinstance(scores, ResponseMatrix):
+        return None
+    for col in ("scenario", "task"):
+        if col in scores.items.columns:
+            return scores.items[col].to_numpy()
+    return None
+
+
 def _grouped(x: np.ndarray, groups: Any, name: str = "groups") -> tuple[np.ndarray, pd.Index]:
     """Average subscenario columns within their scenario first (App. A), omitting missing cells."""
     g = np.asarray(groups)
@@ -223,7 +234,10 @@ def mean_win_rate(scores: Any, groups: Any = None, *, ties: str = "strict", chec
         Scores; NaN (``'-'`` in DataFrames) = not evaluated. Leading axes are independent benchmarks
         (e.g. 1,000 bootstrap resamples, shape (1000, 67, 16)) scored in one vectorised pass.
     groups : array (n_columns,), optional
-        Scenario of each column. Columns are subscenarios averaged within their scenario first.
+        Scenario of each column. Columns are subscenarios averaged within their scenario first. Default: for a
+        ResponseMatrix, its items' ``scenario`` column, or else its ``task`` column (the harness and HELM
+        readers' name of an item's task, a HELM run spec), as :class:`effstats.reliability.Benchmark` reads
+        them; each column its own scenario otherwise.
     ties : {"strict", "half"}, default="strict"
         ``"strict"`` is App. A's indicator (a tie is no win); ``"half"`` counts a tie as half a win, the rule
         of HELM's own code (``compute_aggregate_row_win_rates`` in ``helm.benchmark.presentation.summarize``),
@@ -278,6 +292,7 @@ def mean_win_rate(scores: Any, groups: Any = None, *, ties: str = "strict", chec
     """
     _choice(ties, "ties", _TIES)
     x, mids, _ = _as_scores(scores)
+    groups = _item_scenarios(scores) if groups is None else groups
     if groups is not None:
         x, _ = _grouped(x, groups)
     if x.shape[-2] < 2:
@@ -371,7 +386,7 @@ def comparison_components(scores: Any, groups: Any = None) -> Any:
     scores : array-like of shape (n_models, n_columns), DataFrame or ResponseMatrix
         Scores; NaN = not evaluated.
     groups : array-like of shape (n_columns,), optional
-        Scenario of each column.
+        Scenario of each column (default: as :func:`mean_win_rate`).
 
     Returns
     -------
@@ -402,6 +417,7 @@ def comparison_components(scores: Any, groups: Any = None) -> Any:
     x, mids, _ = _as_scores(scores)
     if x.ndim != 2:
         raise ValueError(f"scores: expected a 2-D table (n_models, n_columns), got shape {x.shape}")
+    groups = _item_scenarios(scores) if groups is None else groups
     if groups is not None:
         x, _ = _grouped(x, groups)
     comp = _components(~np.isnan(x))
