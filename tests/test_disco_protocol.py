@@ -281,3 +281,15 @@ def test_run_protocol_computes_afresh_after_the_metadata_is_edited_in_place():
     # a metadata cell that cannot be hashed: nothing kept, the result still the data's
     rm.models["tags"] = [["x"]] * rm.n_models
     assert run_protocol(methods, rm, split, seeds=[0]).mae.iloc[0] == pytest.approx(edited)
+
+
+def test_run_protocol_keeps_splits_of_other_dtypes_apart():
+    from effstats.disco import AnchorCorr, run_protocol
+    from effstats.splits import ModelSplit
+
+    rm = simulate_responses(40, 300, rng=0).subset(items=np.arange(300))  # read-only arrays: results are kept
+    two = ModelSplit(np.array([12, 0], np.int32), np.array([5, 6, 7]))  # the bytes of int64 [12]
+    one = ModelSplit(np.array([12]), np.array([5, 6, 7]))
+    run_protocol({"anchor": AnchorCorr(20)}, rm, two, seeds=[0])
+    with pytest.raises(ValueError, match="need at least 2 source models, got 1"):
+        run_protocol({"anchor": AnchorCorr(20)}, rm, one, seeds=[0])

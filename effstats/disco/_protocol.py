@@ -219,7 +219,8 @@ def run_protocol(
         key = _params_key(est)
         run = functools.partial(_run_one, est, src, tgt, s_src, s_tgt, confidence_level)
         r = run() if key is None or state is None else _memo_result(
-            responses, (key, state, sp.source.tobytes(), sp.target.tobytes(), s.tobytes(), confidence_level), run)
+            responses, (key, state, _array_key(sp.source), _array_key(sp.target), _array_key(s), confidence_level),
+            run)
         rows.append({"split": sn, "method": mn, "seed": seed, **r})
     return pd.DataFrame(rows)
 
@@ -284,6 +285,13 @@ def _unchangeable(responses: ResponseMatrix) -> bool:
                                        responses.predictions) if a is not None)
 
 
+def _array_key(a: Any) -> tuple:
+    """An array's part of a memo key: its dtype and shape with its bytes (the bytes of int32 ``[12, 0]`` are those
+    of int64 ``[12]``)."""
+    a = np.asarray(a)
+    return a.dtype.str, a.shape, a.tobytes()
+
+
 def _memo_state(responses: ResponseMatrix) -> str | None:
     """What may change of ``responses`` between calls: a digest of its model and item metadata (plain frames, which
     a caller may edit in place, and ``stratify`` reads), part of every key of the memo; None (nothing kept) where
@@ -307,7 +315,7 @@ def _apply(responses: ResponseMatrix, sp: ModelSplit, state: str | None) -> tupl
     if state is None:
         return sp.apply(responses)
     splits = _entry(responses)["splits"]
-    key = (state, sp.source.tobytes(), sp.target.tobytes())
+    key = (state, _array_key(sp.source), _array_key(sp.target))
     if key not in splits:
         if len(splits) >= 3:  # the halves of big matrices are big: keep the last few splits only
             splits.pop(next(iter(splits)))
