@@ -690,6 +690,13 @@ class ResponseMatrix:
         """
         mi = _unique_positions(_indexer(models, self.model_ids, "models"), self.model_ids, "models")
         ii = _unique_positions(_indexer(items, self.item_ids, "items"), self.item_ids, "items")
+        return self._take(mi, ii)
+
+    def _take(self, models: Any = None, items: Any = None) -> "ResponseMatrix":
+        """:meth:`subset` by integer positions whatever the ids' type (effstats' own selections are positions:
+        with integer ids :meth:`subset` reads integers as ids). None keeps all; positions must be unique."""
+        mi = np.arange(self.n_models) if models is None else np.asarray(models, dtype=np.intp)
+        ii = np.arange(self.n_items) if items is None else np.asarray(items, dtype=np.intp)
         if mi.size == 0:
             raise ValueError("models: the selection is empty")
         if ii.size == 0:

@@ -1405,3 +1405,31 @@ def test_a_reference_matrix_edited_after_select_or_start_reaches_neither_the_sel
     assert content_hash(run._reference) == content_hash(unedited)
     np.testing.assert_array_equal(run._reference.values, unedited.values)
     assert "task" not in run._reference.items and "task" not in sel._reference.items
+
+
+def _int_id_data(ids):
+    """30 reference models and one new model on 200 items of two tasks ("easy": every model right), items
+    labelled ``ids`` and their tasks indexed by id."""
+    base = simulate_responses(31, 200, rng=0)
+    vals = base.values.copy()
+    vals[:, :100] = True
+    tasks = pd.DataFrame({"task": np.where(np.arange(200) < 100, "easy", "hard")}, index=pd.Index(ids))
+    rm = ResponseMatrix(vals, model_ids=base.model_ids, item_ids=ids, items=tasks)
+    return rm.subset(models=list(rm.model_ids[:30])), rm.subset(models=list(rm.model_ids[30:])), tasks["task"]
+
+
+@pytest.mark.parametrize("ids", [np.arange(200), np.arange(200)[::-1], np.arange(1000, 1200)])
+def test_select_and_estimate_read_integer_item_ids_as_ids(ids):
+    """Integer item ids (lm-eval doc_ids) are ids, never positions: each task's chosen items are of that task, and
+    the estimate equals the one with the same items named by text."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref, new, task = _int_id_data(ids)
+        sel = select(ref, 40, seed=0)
+        info = sel.item_info
+        assert (task.loc[list(info.index)].to_numpy() == info["task"].to_numpy()).all()
+        got = estimate(sel, new, restrict_to_manifest=True).to_frame()["estimate"]
+        text = [f"q{i}" for i in ids]
+        tref, tnew, _ = _int_id_data(text)
+        want = estimate(select(tref, 40, seed=0), tnew, restrict_to_manifest=True).to_frame()["estimate"]
+    assert got.to_numpy() == pytest.approx(want.to_numpy())

@@ -755,7 +755,7 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
             raise ValueError(f"new_results: none of its {new.n_items} items is in the manifest"
                              f"{_id_hint(new.item_ids, chosen)}")
         n_left_out = int((~on).sum())
-        new = new.subset(items=np.flatnonzero(on))
+        new = new._take(items=np.flatnonzero(on))
     _refuse_transposed_results(new, chosen, rm)
     new_ids = new.item_ids
     outside = new_ids.difference(chosen)
@@ -772,7 +772,7 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
                          f"results of another selection or another benchmark?{_id_hint(new_ids, chosen)}{whole}")
     kept = pd.Index(np.concatenate([f.items.to_numpy(dtype=object) for f in fits.values()]))
     _refuse_missing_tasks(new, fits, selection, tasks is not None, failed)
-    new = new.subset(items=np.flatnonzero(new_ids.isin(kept)))  # results on the tasks left out are not read
+    new = new._take(items=np.flatnonzero(new_ids.isin(kept)))  # results on the tasks left out are not read
     protocol = check_lm_eval_provenance(selection.reference, new, bool(allow_protocol_change))
     warn_unobserved_strata(fits, new)  # before the warning below says such items are estimated from the others
     obs = pd.DataFrame(new.observed, index=new.model_ids, columns=new.item_ids).reindex(columns=kept, fill_value=False)
@@ -784,7 +784,7 @@ def estimate(selection: Any, new_results: Any, *, reference: Any = None, metric:
         warnings.warn(f"new_results: {len(lacking)} chosen item(s) have no result for some model ({shown}); "
                       f"estimated from the other items of their task{twin}", UserWarning, stacklevel=2)
     on = info.isin(list(fits)).to_numpy()
-    rm, info = rm.subset(items=np.flatnonzero(on)), info[on]  # the references are scored on the same tasks
+    rm, info = rm._take(items=np.flatnonzero(on)), info[on]  # the references are scored on the same tasks
     try:
         combined, parts = _combine(fits, new, info, weights, rm)
     except ValueError as exc:

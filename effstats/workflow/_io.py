@@ -490,7 +490,7 @@ def kept_reference(rm: ResponseMatrix) -> ResponseMatrix:
         for name in ("models", "items"):
             object.__setattr__(kept, name, getattr(rm, name).copy())
         return kept
-    return rm.subset(models=np.arange(rm.n_models), items=np.arange(rm.n_items))
+    return rm._take()
 
 
 def content_hash(rm: ResponseMatrix) -> str:

@@ -358,7 +358,7 @@ def _fit_each_task(rm: ResponseMatrix, tasks: pd.Series, alloc: pd.Series, metho
     fits = {}
     for t, b in _progress(progress, iterable=alloc.items(), total=len(alloc), desc=f"fitting {method}",
                           unit="task"):
-        sub = rm.subset(items=np.flatnonzero(tasks.to_numpy() == t))
+        sub = rm._take(items=np.flatnonzero(tasks.to_numpy() == t))
         answered = sub.observed.any(1)
         if answered.sum() < 3:
             raise ValueError(f"reference: only {int(answered.sum())} reference model(s) have results in task {t!r}; "
@@ -366,7 +366,7 @@ def _fit_each_task(rm: ResponseMatrix, tasks: pd.Series, alloc: pd.Series, metho
         if method == "auto" and chosen is None and answered.sum() < _AUTO_MIN_MODELS:
             raise ValueError(_auto_too_few(int(answered.sum()), f" with results in task {t!r}"))
         if not answered.all():  # a model not run on this task says nothing about its items
-            sub = sub.subset(models=np.flatnonzero(answered))
+            sub = sub._take(models=np.flatnonzero(answered))
         pick = None if chosen is None or method != "auto" or chosen[t] == "all" else str(chosen[t])
         how = method
         seen = sub.values[sub.observed]
@@ -498,12 +498,12 @@ def _cv_error(rm: ResponseMatrix, tasks: pd.Series, budget: int, method: str, se
     truth, _ = _observed_scores(rm, tasks)
     err = []
     for tr, va in KFold(min(n_splits, rm.n_models), shuffle=True, random_state=seed).split(np.arange(rm.n_models)):
-        fits = _fit_tasks(rm.subset(models=tr), tasks, alloc, method, seed)
+        fits = _fit_tasks(rm._take(models=tr), tasks, alloc, method, seed)
         with warnings.catch_warnings():
             # what estimate says of new results (held-out models outside the others' range, ...) is about reference
             # models here, whose errors the cross-validated error already counts: select has no new results
             warnings.filterwarnings("ignore", message="new_results: ")
-            est, _ = _combine(fits, rm.subset(models=va), tasks)
+            est, _ = _combine(fits, rm._take(models=va), tasks)
         err.append(np.abs(est.statistic - truth[va]))
     e = np.concatenate(err)
     return float(100 * e[np.isfinite(e)].mean())
@@ -801,7 +801,7 @@ def _keep_tasks(rm: ResponseMatrix, tasks: Any) -> ResponseMatrix:
     if not wanted or unknown:
         raise ValueError(f"tasks: {unknown or 'none given'} not among the reference's tasks "
                          f"{sorted(set(have))[:10]}{' …' if have.nunique() > 10 else ''}")
-    return rm.subset(items=np.flatnonzero((have.isin(wanted) | head.isin(wanted)).to_numpy()))
+    return rm._take(items=np.flatnonzero((have.isin(wanted) | head.isin(wanted)).to_numpy()))
 
 
 def _budget_grid(n_items: int, n_tasks: int) -> list[int]:

@@ -644,7 +644,7 @@ class SequentialRun(_AdaptiveRule, _Report):
             warnings.warn(f"new_results: model {str(model)!r} has the name of a reference model; it is evaluated as "
                           "the new model (rename it if it is another model)", UserWarning, stacklevel=2)
         batch = self.next_items
-        row = new.subset(models=[names.index(str(model))])
+        row = new._take(models=[names.index(str(model))])
         ids = row.item_ids.astype(str)
         k = len(st["looks"]) + 1
         earlier = set(i for lk in st["looks"] for i in lk["items"])
@@ -662,7 +662,7 @@ class SequentialRun(_AdaptiveRule, _Report):
                 raise ValueError(f"new_results: none of its {len(ids)} items is in batch {k:03d} (its {len(batch)} "
                                  f"items are listed in batch_{k:03d}/items.csv), e.g. {_plain(list(ids[:3]))}")
             left_out = int((~on).sum())
-            row, ids = row.subset(items=np.flatnonzero(on)), ids[on]
+            row, ids = row._take(items=np.flatnonzero(on)), ids[on]
         handed_out = set(st["order"][: self.n_evaluated + len(batch)])
         outside = [i for i in ids if i not in handed_out]
         gone = {d["order"]: d.get("look") for d in st.get("dropped") or ()}
