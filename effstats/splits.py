@@ -10,9 +10,9 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
-from ._validation import _number, check_fraction, check_positive_int, check_rng
+from ._validation import _number, check_fraction, check_positions, check_positive_int, check_rng
 from ._plain_exceptions import InputTypeError
-from ._shared import _indexer, _plain, _unique_positions
+from ._shared import _plain, _unique_positions
 from .responses import ResponseMatrix
 
 __all__ = ["ModelSplit", "random_split", "chronological_split", "performance_split", "binned_split"]
@@ -20,6 +20,9 @@ __all__ = ["ModelSplit", "random_split", "chronological_split", "performance_spl
 
 class ModelSplit(NamedTuple):
     """Positions of the source models (to fit or sort on) and of the target (new) models.
+
+    Positions (0 .. n_models - 1, or a boolean mask), never model ids: a split applies to the matrix it was made
+    from by row whatever its ids are (integer model ids included).
 
     A named tuple returned by :func:`effstats.random_split`, :func:`effstats.binned_split`,
     :func:`effstats.chronological_split` and :func:`effstats.performance_split`; it unpacks as ``source, target``.
@@ -70,16 +73,17 @@ class ModelSplit(NamedTuple):
             If a position is out of range or repeated, a side is empty, or a model is on both sides.
         """
         responses = _check_responses(responses)
-        ids = responses.model_ids
-        src = _unique_positions(_indexer(self.source, ids, "source"), ids, "source")
-        tgt = _unique_positions(_indexer(self.target, ids, "target"), ids, "target")
+        ids, n = responses.model_ids, responses.n_models
+        # positions whatever the ids' type: integer model ids (checkpoint steps, say) are not read as positions
+        src = _unique_positions(check_positions(self.source, n, "source", allow_mask=True), ids, "source")
+        tgt = _unique_positions(check_positions(self.target, n, "target", allow_mask=True), ids, "target")
         for pos, nm in ((src, "source"), (tgt, "target")):
             if pos.size == 0:
                 raise ValueError(f"{nm}: the split has no {nm} model")
         both = np.intersect1d(src, tgt)
         if both.size:  # a model on both sides leaks the target into the fit
             raise ValueError(f"source: models {_plain(ids[both][:5])} are also targets; a split must keep them apart")
-        return responses.subset(models=src), responses.subset(models=tgt)
+        return responses._take(models=src), responses._take(models=tgt)
 
 
 def _check_responses(responses: Any) -> ResponseMatrix:

@@ -6,6 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from effstats import ResponseMatrix, binned_split, chronological_split, performance_split, random_split
+from effstats.splits import ModelSplit
 
 
 def make(n=20, seed=0):
@@ -112,3 +113,18 @@ def test_a_numpy_float_test_size_is_a_fraction_and_a_numpy_integer_a_count():
     for frac in (np.float32(0.25), np.array(0.25)):
         assert len(random_split(rm, frac, rng=3).target) == 5
     assert len(random_split(rm, np.int64(3), rng=3).target) == 3
+
+
+@pytest.mark.parametrize("ids", [np.roll(np.arange(20), -1), np.arange(100, 120), np.arange(20)[::-1]])
+def test_a_split_applies_by_position_with_integer_model_ids(ids):
+    """A split holds positions: with integer model ids its halves are the same rows as with text ids."""
+    from effstats.datasets import simulate_responses
+    vals = simulate_responses(20, 100, rng=0).values
+    rm = ResponseMatrix(vals, model_ids=ids)
+    for sp in (performance_split(rm, 0.2), random_split(rm, 0.2, rng=0)):
+        src, tgt = sp.apply(rm)
+        assert tgt.model_ids.tolist() == ids[sp.target].tolist()
+        assert src.model_ids.tolist() == ids[sp.source].tolist()
+        np.testing.assert_array_equal(tgt.values, vals[sp.target])
+    with pytest.raises(ValueError, match="source: expected integer positions"):
+        ModelSplit(np.array(["a"]), np.array([1])).apply(rm)
