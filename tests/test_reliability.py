@@ -571,3 +571,20 @@ def test_the_readers_task_column_is_the_scenario_of_a_response_matrix():
     pd.testing.assert_series_equal(R.mean_win_rate(both), R.mean_win_rate(both, groups=scen))
     with pytest.raises(ValueError, match=r"^scenario: 'domain' is not an item column of data"):
         R.Benchmark.from_data(rm, scenario="domain")
+
+
+@pytest.mark.parametrize("column", [
+    pd.to_datetime([f"2023-0{i + 1}-01" for i in range(6)]),
+    pd.to_datetime([f"2023-0{i + 1}-01" for i in range(6)]).tz_localize("UTC"),
+    pd.to_timedelta(np.arange(6), "s"),
+    pd.period_range("2020-01", periods=6, freq="M"),
+    "object",
+])
+def test_a_date_or_duration_column_is_refused_not_scored(column):
+    t = pd.DataFrame(np.random.default_rng(0).random((6, 3)), index=[f"m{i}" for i in range(6)], columns=list("ABC"))
+    if isinstance(column, str):
+        column = pd.Series([pd.Timedelta("1s")] * 6, index=t.index, dtype=object)
+    t["released"] = column
+    for f, name in ((R.mean_win_rate, "scores"), (R.mean_score, "scores"), (R.Benchmark.from_data, "data")):
+        with pytest.raises(ValueError, match=rf"^{name}: column 'released' holds dates or durations \("):
+            f(t)

@@ -1,6 +1,7 @@
 """The validated models × items table with its scenario / subscenario hierarchy."""
 from __future__ import annotations
 
+import datetime
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Literal, Sequence
@@ -19,6 +20,7 @@ Decision = Literal["scenarios", "subscenarios", "examples", "prompts"]
 Objective = Literal["kendall", "weighted_tau", "best_model", "model_quality"]
 _SCORES = ("mwr", "mean", "mean_of_means")
 _DECISIONS = ("scenarios", "subscenarios", "examples", "prompts")
+_TIMES = (datetime.date, datetime.timedelta, np.datetime64, np.timedelta64, pd.Period)
 _DEFAULT_COLUMNS = ("scenario", "subscenario", "prompt")  # item columns read where a ResponseMatrix has them
 _OBJECTIVES = ("kendall", "weighted_tau", "best_model", "model_quality")
 _TIES = ("strict", "half")
@@ -225,6 +227,11 @@ class Benchmark(ReadOnlyFields):
         elif isinstance(data, pd.DataFrame):
             if any(getattr(t, "kind", "O") == "c" for t in data.dtypes):  # pandas' own dtypes (Float64) have a kind
                 raise InputTypeError(f"{name}: complex scores are not supported; give real numbers")
+            for col, t in data.dtypes.items():  # they cast to numbers silently (nanoseconds, since 1970)
+                if getattr(t, "kind", "O") in "mM" or isinstance(t, pd.PeriodDtype) or (
+                        t == object and data[col].map(lambda v: isinstance(v, _TIMES)).any()):
+                    raise ValueError(f"{name}: column {_plain(col)!r} holds dates or durations ({t}), not scores; "
+                                     "drop it first")
             if data.empty:
                 raise ValueError(f"{name}: expected a non-empty table")
             if data.index.has_duplicates:
