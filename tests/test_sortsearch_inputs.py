@@ -147,3 +147,22 @@ def test_graded_scores_are_refused_for_what_they_are(kw):
         SortSearch(**kw).fit(graded)
     with pytest.warns(UserWarning, match="missing"):
         assert SortSearch().fit(load_alpacaeval(outcome="win")).n_items_ == graded.shape[1]
+
+
+@pytest.mark.parametrize("ids", [np.arange(100), np.arange(100)[::-1] + 7])
+def test_labelled_columns_with_integer_item_ids_are_aligned_by_id(ids):
+    """Integer item ids are ids: a target whose columns are shuffled (ids alike) gives the same predictions and
+    simulation as the target in fitted order."""
+    from effstats import ResponseMatrix
+    from effstats.datasets import simulate_responses
+    from effstats.sortsearch import SortSearch
+    vals = simulate_responses(30, 100, rng=0).values
+    perm = np.random.default_rng(1).permutation(100)
+    names = [f"t{i}" for i in range(5)]
+    same = ResponseMatrix(vals[25:], item_ids=ids, model_ids=names)
+    shuffled = ResponseMatrix(vals[25:][:, perm], item_ids=ids[perm], model_ids=names)
+    ss = SortSearch(random_state=0).fit(ResponseMatrix(vals[:25], item_ids=ids))
+    ss.select(20)
+    np.testing.assert_array_equal(ss.predict(shuffled).predicted_accuracy, ss.predict(same).predicted_accuracy)
+    np.testing.assert_array_equal(ss.simulate(shuffled, 20).predicted_accuracy,
+                                  ss.simulate(same, 20).predicted_accuracy)

@@ -336,7 +336,7 @@ def _aligned_responses(responses: Any, positions: np.ndarray, item_ids: pd.Index
     take = cols.get_indexer(want)
     filled, miss = _split_missing(responses)
     if isinstance(filled, ResponseMatrix):
-        r = filled.subset(items=take).require_binary("responses")
+        r = filled._take(items=take).require_binary("responses")
     else:
         r = _frame_values(filled.iloc[:, take], "responses")
     return r, models, None if miss is None or not miss[:, take].any() else miss[:, take]
@@ -411,7 +411,7 @@ def _align_full(x: Any, item_ids: pd.Index | None, name: str, n_items: int) -> A
         parts += ["duplicated item columns"] if cols.has_duplicates else []
         raise ValueError(f"{name}: columns must be the {len(item_ids)} fitted items (any order); " + "; ".join(parts))
     take = cols.get_indexer(item_ids)
-    return x.subset(items=take) if isinstance(x, ResponseMatrix) else x.iloc[:, take]
+    return x._take(items=take) if isinstance(x, ResponseMatrix) else x.iloc[:, take]
 
 
 def _check_rows(rows: Any, n_rows: int, ids: pd.Index | None = None) -> np.ndarray:
