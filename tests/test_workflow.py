@@ -1053,6 +1053,31 @@ def test_precision_run_near_the_top_takes_batches_that_can_reach_the_width(tmp_p
     assert ((looks["fixed_high"] - looks["fixed_low"]).iloc[:-1] / 2 > 0.03).all()
 
 
+def test_precision_batches_after_the_first_hold_at_least_fifty_items_or_the_items_left():
+    """Each batch is a harness launch: a batch projected to need a few more items still holds 50 (or ``batch``
+    where it is smaller), cut only by the run's cap; over runs at several accuracies no look but one at the cap
+    is smaller."""
+    from effstats.workflow._sizes import MIN_BATCH, _projected_batch
+
+    st = {"n_eligible": 5000, "rule": {"half_width": 0.02}, "alpha": 0.05, "batch": 100}
+    # 1,440 items at 0.8 nearly reach the fixed design's 1,537 x 5000/(5000 + 1537) = 1,176 ... projected few more
+    assert _projected_batch(st, 1160, 0.8 * 1160) == MIN_BATCH == 50
+    assert _projected_batch({**st, "batch": 20}, 1160, 0.8 * 1160) == 20
+    for p, seed in ((0.7, 0), (0.8, 1), (0.9, 2)):
+        rng = np.random.default_rng(seed)
+        v = np.zeros((3, 1635), bool)
+        v[0] = rng.random(1635) < p
+        v[1:] = rng.random((2, 1635)) < 0.5
+        rm = ResponseMatrix(v, model_ids=["new", "r1", "r2"], item_ids=[f"i{j}" for j in range(1635)])
+        run = SequentialRun.start(rm.subset(models=[1, 2]), rule="precision", half_width=0.03, seed=seed)
+        sizes = []
+        while not run.stopped:
+            sizes.append(len(run.next_items))
+            run.update(rm.subset(models=[0], items=run.next_items))
+        capped = sum(sizes) == run.state["max_n"]
+        assert min(sizes[1:-1] if capped else sizes[1:], default=MIN_BATCH) >= MIN_BATCH, (p, sizes)
+
+
 @pytest.mark.parametrize("correction", [None, "logistic"])
 def test_sequential_decision_names_the_cap_and_the_benchmark_size_apart(correction):
     """The precision rule's cap (the worst-case fixed design) is not the benchmark's size: the decision says both."""
