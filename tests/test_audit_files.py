@@ -750,6 +750,24 @@ def test_lm_eval_filters_of_one_metric_are_named_and_the_first_logged_is_read(tm
     assert "exact_match,strict-match for GSM8K" in note and "acc_norm,none for arc_easy" in note, note
 
 
+def test_files_read_with_other_metrics_for_one_column_are_warned_about(tmp_path, capsys):
+    for i in range(6):
+        gsm = {"exact_match,strict-match": 0.1 * i} if i % 2 else {"exact_match,flexible-extract": 0.9 - 0.1 * i}
+        arc = {"acc_norm": 0.5 + 0.05 * i, "acc": 0.4} if i % 2 else {"acc": 0.3 + 0.05 * i}
+        (tmp_path / f"m{i}.json").write_text(json.dumps(
+            {"config_general": {"model_name": f"m{i}"},
+             "results": {"harness|gsm8k|5": gsm, "harness|arc:challenge|25": arc,
+                         "harness|hellaswag|10": {"acc_norm": 0.5 + 0.01 * i}}}))
+    with pytest.warns(UserWarning, match=r"^SCORES: the files log other metrics for one column, ranked as one: "
+                                         r"'GSM8K' read as 'exact_match,flexible-extract' for 'm0', 'm2', 'm4', "
+                                         r"'exact_match,strict-match' for 'm1', 'm3', 'm5'; 'ARC' read as 'acc' for "
+                                         r"'m0', 'm2', 'm4', 'acc_norm' for 'm1', 'm3', 'm5'; to audit one") as rec:
+        read_openllm_json(tmp_path)
+    assert not any("HellaSwag" in str(w.message) for w in rec)
+    assert main(["audit", str(tmp_path), "--out", str(tmp_path / "out"), "--n-boot", "50", "--no-progress"]) == 0
+    assert "effstats audit: warning: SCORES: the files log other metrics for one column" in capsys.readouterr().err
+
+
 def test_metric_and_filter_choose_what_lm_eval_results_files_are_read_with(tmp_path, capsys):
     """``--metric`` reads that metric for every task (acc, not ARC's acc_norm), tasks without it left out with a
     warning; ``--filter`` reads lm-eval 0.4's filter asked for (no warning about several filters then); a metric or

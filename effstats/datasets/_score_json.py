@@ -145,6 +145,7 @@ def read_openllm_json(paths: Any, *, duplicates: str = "last", metric: str | Non
     logged_metrics: set[str] = set()
     logged_filters: set[str] = set()
     read: dict[str, set] = {}  # column -> the metrics (with their filters) read for it
+    read_by: dict[str, dict[str, list]] = {}  # column -> metric read -> the models read with it
     several: dict[str, set] = {}  # column -> the filters logged where a metric has more than one
     for f in files:
         d = _read_json(f)
@@ -174,6 +175,9 @@ def read_openllm_json(paths: Any, *, duplicates: str = "last", metric: str | Non
             col = _OPENLLM_NAME.get(base, task)
             row.setdefault(col, []).append(v)
             read.setdefault(col, set()).add(logged)
+            models = read_by.setdefault(col, {}).setdefault(logged, [])
+            if name not in models:
+                models.append(name)
             if len(filts) > 1 and filter not in filts:  # a filter --filter names is read as asked
                 several.setdefault(col, set()).update(filts)
         twice = next(((t, k) for t, k in keys.items() if len(k) > 1), None)
@@ -202,6 +206,15 @@ def read_openllm_json(paths: Any, *, duplicates: str = "last", metric: str | Non
             f"{_name_list(map(repr, sorted(read[c])))}" for c, fl in several.items())
             + " (the first filter each results file logs); to audit another, keep only its entries in the files",
             UserWarning, stacklevel=2)
+    mixed = {c: by for c, by in read_by.items() if len(by) > 1}
+    if mixed:
+        # the metrics (acc_norm and acc) and filters (strict-match and flexible-extract) of one task differ by
+        # points: one column of both ranks the models on other scores
+        warnings.warn("SCORES: the files log other metrics for one column, ranked as one: " + "; ".join(
+            f"{c!r} read as " + ", ".join(f"{m!r} for {_name_list(map(repr, map(str, ms)), 3)}"
+                                          for m, ms in sorted(by.items())) for c, by in mixed.items())
+            + "; to audit one, give --metric and --filter (a model without it is left out of that column) or keep "
+            "one in the files", UserWarning, stacklevel=2)
     wide = pd.DataFrame(rows)
     wide.index.name = "model"
     wide = _dedupe(wide, duplicates, hint=" (several results files)")
