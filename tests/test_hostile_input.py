@@ -254,6 +254,20 @@ def test_lm_eval_writer_refuses_names_that_share_a_file(tmp_path):
     assert not list(tmp_path.iterdir())
 
 
+@pytest.mark.parametrize("ids, match", [
+    (["arc/01", "arc/1", "arc/2"],
+     r"^responses: items 'arc/01' and 'arc/1' are one document of task 'arc' \(doc_id 1\)"),
+    (["arc/01", "arc/2", "arc/3"], r"^responses: item 'arc/01' is written as doc_id 1 and read back as 'arc/1'"),
+    (["arc/99999999999999999999", "arc/1", "arc/2"],
+     r"^responses: item 'arc/99999999999999999999' names no lm-eval document"),
+])
+def test_lm_eval_writer_refuses_items_it_would_write_as_another_document(tmp_path, ids, match):
+    rm = ResponseMatrix([[1, 0, 1], [0, 0, 1]], model_ids=["a", "b"], item_ids=ids)
+    with pytest.raises(ValueError, match=match):
+        write_lm_eval_samples(rm, tmp_path)
+    assert not list(tmp_path.iterdir())
+
+
 # ---------------------------------------------------------------------------------------------- regular files
 def _ref_logs(root: Path) -> Path:
     d = simulate_responses(12, 60, rng=2)

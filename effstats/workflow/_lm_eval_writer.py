@@ -52,6 +52,28 @@ def _distinct(names: Any, what: str, unsafe: str = r"[^\w.\-]") -> dict[str, str
     return out
 
 
+def _check_documents(rm: ResponseMatrix, info: pd.DataFrame) -> None:
+    """Refuse items that would be written as one document (``arc/01`` and ``arc/1``: doc_id 1 twice, a log its own
+    reader refuses) or read back as another id (``arc/01`` as ``arc/1``)."""
+    from .._shared import _plain
+
+    ids = rm.item_ids
+    key = pd.MultiIndex.from_arrays([info["task"].astype(str).to_numpy(), info["doc_id"].to_numpy()])
+    dup = key.duplicated(keep=False)
+    if dup.any():
+        first = key[dup][0]
+        a, b = ids[np.flatnonzero(key == first)[:2]]
+        raise ValueError(f"responses: items {_plain(a)!r} and {_plain(b)!r} are one document of task "
+                         f"{first[0]!r} (doc_id {first[1]}); give each item its own doc_id")
+    if "doc_id" not in rm.items.columns:
+        back = info["task"].astype(str) + "/" + info["doc_id"].astype(str)
+        other = np.flatnonzero(back.to_numpy() != ids.astype(str).to_numpy())
+        if other.size:
+            i = other[0]
+            raise ValueError(f"responses: item {_plain(ids[i])!r} is written as doc_id {info['doc_id'].iloc[i]} and "
+                             f"read back as {back.iloc[i]!r}; write its document index in plain digits")
+
+
 def write_lm_eval_samples(responses: ResponseMatrix, directory: str | Path, *, n_choices: int = 4,
                           numbers: str = "string", timestamp: str = "2026-01-01T00-00-00.000000",
                           models: Any = None, items: Any = None, rng: Any = 0) -> Path:
@@ -107,6 +129,7 @@ def write_lm_eval_samples(responses: ResponseMatrix, directory: str | Path, *, n
     >>> back.to_frame().loc[["org/a", "b"]].astype(int).values.tolist()
     [[1, 0, 1], [0, 0, 1]]
     """
+    from .._shared import _plain
     from .._validation import check_positive_int
     from ._tasks import item_tasks
     from ._io import check_path
@@ -126,7 +149,11 @@ def write_lm_eval_samples(responses: ResponseMatrix, directory: str | Path, *, n
     rm = responses if models is None and items is None else responses.subset(models=models, items=items)
     info = item_tasks(rm)
     if (info["doc_id"] < 0).any():
-        raise ValueError("responses: item ids must be '<task>/<doc_id>' (or carry task and doc_id columns)")
+        bad = rm.item_ids[np.flatnonzero(info["doc_id"].to_numpy() < 0)[0]]
+        raise ValueError(f"responses: item {_plain(bad)!r} names no lm-eval document: item ids must be "
+                         "'<task>/<doc_id>', the doc_id a whole number below 2**53 (or the items carry task and "
+                         "doc_id columns)")
+    _check_documents(rm, info)
     from .._validation import check_rng
 
     gen = check_rng(rng, "rng")

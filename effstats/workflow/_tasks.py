@@ -81,11 +81,10 @@ def item_tasks(rm: ResponseMatrix) -> pd.DataFrame:
     if "task" in rm.items.columns:
         task = rm.items["task"].astype(str).to_numpy()
         if "doc_id" in rm.items.columns:
-            doc = pd.to_numeric(rm.items["doc_id"], errors="coerce").fillna(-1).astype(np.int64).to_numpy()
+            doc = _doc_index(rm.items["doc_id"])
         else:  # ids "<task>/<doc_id>" of their own task (a table with a task column) are lm-eval documents
             m = _split_ids(ids)
-            doc = np.where(m["task"].to_numpy() == task, pd.to_numeric(m["doc"], errors="coerce"), np.nan)
-            doc = pd.Series(doc).fillna(-1).astype(np.int64).to_numpy()
+            doc = np.where(m["task"].to_numpy() == task, _doc_index(m["doc"]), -1)
     else:
         task, doc, lone = _tasks_of_ids(tuple(ids.tolist()))
         task, doc = task.copy(), doc.copy()
@@ -108,7 +107,7 @@ def _tasks_of_ids(ids: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray, list[st
     index = pd.Index(list(ids), dtype=object)
     m = _split_ids(index)
     if m["task"].notna().all():
-        return m["task"].to_numpy(), m["doc"].astype(np.int64).to_numpy(), []
+        return m["task"].to_numpy(), _doc_index(m["doc"]), []
     named = m["named"]
     if (named.notna().all() and named.str.contains("/", regex=False).any()
             and named.nunique() > max(_FEW_FOLDERS, len(ids) ** 0.5)):
@@ -117,12 +116,23 @@ def _tasks_of_ids(ids: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray, list[st
         # folder's dataset
         named = named.str.partition("/")[0]
     if named.notna().all() and 2 * named.nunique() <= len(ids):
-        return (named.to_numpy(), pd.to_numeric(m["doc"], errors="coerce").fillna(-1).astype(np.int64).to_numpy(),
-                [])
+        return named.to_numpy(), _doc_index(m["doc"]), []
     has = named.notna()
     # most ids name a task that would hold two or more items on average: the few without one are likely a slip
     lone = (index[~has].tolist() if 2 * has.sum() > len(ids) and 2 * named[has].nunique() <= has.sum() else [])
     return np.full(len(ids), "all", dtype=object), np.full(len(ids), -1, np.int64), lone
+
+
+def _doc_index(values: Any) -> np.ndarray:
+    """lm-eval document indices of ``values`` (digits or numbers), int64: -1 where one is none (not a whole number
+    from 0, or past 2**53, where a float no longer holds every integer, as a document index of 20 digits)."""
+    num = pd.to_numeric(pd.Series(np.asarray(values, dtype=object), dtype=object), errors="coerce")
+    if num.dtype.kind == "i" or (num.dtype.kind == "u" and (num.empty or num.max() < 2**63)):
+        a = num.to_numpy(np.int64)
+        return np.where(a >= 0, a, -1)
+    f = num.to_numpy(dtype=float, na_value=np.nan)
+    ok = np.isfinite(f) & (f >= 0) & (f < 2.0**53) & (f == np.floor(f))
+    return np.where(ok, np.where(ok, f, 0).astype(np.int64), -1)
 
 
 def _split_ids(ids: pd.Index) -> pd.DataFrame:
