@@ -597,6 +597,30 @@ def open_regular(path: str | os.PathLike) -> Any:
         raise
 
 
+class RepeatedKeyError(ValueError):
+    """A JSON object naming one key twice (``json`` keeps the last value without a word); the key is ``args[0]``."""
+
+
+def json_object(pairs: list) -> dict:
+    """``object_pairs_hook`` of the readers of users' JSON files: the object as ``json`` makes it, refusing a key
+    named twice (a hand-merged results file with ``"harness|gsm8k|5"`` twice would be read as its last run).
+
+    Examples
+    --------
+    >>> import json
+    >>> json.loads('{"a": 1, "b": {"c": 2}}', object_pairs_hook=json_object)
+    {'a': 1, 'b': {'c': 2}}
+    >>> json.loads('{"a": 1, "a": 2}', object_pairs_hook=json_object)
+    Traceback (most recent call last):
+    effstats._shared.RepeatedKeyError: a
+    """
+    d = dict(pairs)
+    if len(d) != len(pairs):
+        seen: set = set()
+        raise RepeatedKeyError(next(k for k, _ in pairs if k in seen or seen.add(k)))
+    return d
+
+
 def _record_json(f: Path) -> Any:
     """The JSON of the record file ``f`` (a run's record of its files, a swap journal); None where it is missing,
     a link (it may name any file) or unreadable."""

@@ -768,6 +768,19 @@ def test_files_read_with_other_metrics_for_one_column_are_warned_about(tmp_path,
     assert "effstats audit: warning: SCORES: the files log other metrics for one column" in capsys.readouterr().err
 
 
+def test_a_results_file_naming_a_task_twice_is_refused(tmp_path, capsys):
+    for i in range(5):
+        (tmp_path / f"m{i}.json").write_text(
+            f'{{"config_general": {{"model_name": "m{i}"}}, "results": {{"harness|arc:challenge|25": '
+            f'{{"acc_norm": 0.{i}5}}, "harness|gsm8k|5": {{"acc": 0.{i}1}}, "harness|gsm8k|5": {{"acc": 0.9{i}}}, '
+            f'"harness|hellaswag|10": {{"acc_norm": 0.5{i}}}}}}}')
+    with pytest.raises(ValueError, match=r"^SCORES: '.*m0.json' names the key 'harness\|gsm8k\|5' twice in one "
+                                         r"object"):
+        read_openllm_json(tmp_path)
+    assert main(["audit", str(tmp_path), "--out", str(tmp_path / "out"), "--no-progress"]) == 2
+    assert "names the key 'harness|gsm8k|5' twice" in capsys.readouterr().err
+
+
 def test_metric_and_filter_choose_what_lm_eval_results_files_are_read_with(tmp_path, capsys):
     """``--metric`` reads that metric for every task (acc, not ARC's acc_norm), tasks without it left out with a
     warning; ``--filter`` reads lm-eval 0.4's filter asked for (no warning about several filters then); a metric or

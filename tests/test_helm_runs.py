@@ -295,3 +295,12 @@ def test_a_run_file_nested_too_deeply_is_one_error_and_a_byte_order_mark_is_read
     with pytest.raises(ValueError, match=rf"^path_or_paths: .*{name} nests lists or objects too deeply to be a HELM "
                                          "run file"):
         read_helm_runs(tmp_path / "runs")
+
+
+def test_a_run_spec_naming_a_key_twice_is_refused(tmp_path):
+    write_run(tmp_path, "v1", "a/m", "boolq", truth_entries([1.0, 0.0, 1.0], [True, True, True]))
+    f = next((tmp_path / "runs").rglob("run_spec.json"))
+    text = f.read_text()
+    f.write_text(text.replace("{", '{"name": "x", ', 1))  # the spec's name twice: the reader would keep the last
+    with pytest.raises(ValueError, match=r"^path_or_paths: .*run_spec.json names the key 'name' twice in one object"):
+        read_helm_runs(tmp_path / "runs")

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 
-from .._shared import _name_list
+from .._shared import RepeatedKeyError, _name_list, json_object
 from ._files import (_COMPRESSED, LeftOutPathsWarning, _each_path, _find, _refuse_lfs_pointer, refuse_repeated_runs,
                      warn_repeated_runs)
 
@@ -99,9 +99,11 @@ def _name_in_results(r: Path, arg: str) -> str | None:
     _refuse_lfs_pointer(r, _shown(r), arg)
     try:
         with open(r, encoding="utf-8") as fh:
-            doc = json.load(fh)
-    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
-        why = "nests lists or objects too deeply to read" if isinstance(exc, RecursionError) else str(exc)
+            doc = json.load(fh, object_pairs_hook=json_object)
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError, RepeatedKeyError) as exc:
+        why = ("nests lists or objects too deeply to read" if isinstance(exc, RecursionError) else
+               f"it names the key {exc.args[0]!r} twice in one object" if isinstance(exc, RepeatedKeyError)
+               else str(exc))
         raise ValueError(
             f"{arg}: {_shown(r)} (the results file of the run) is not valid JSON ({why}); repair it, delete it to name "
             "the model by its folder, or pass a mapping model name -> path(s)"

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from .._published import _decimals, _detect_published, _weights_text
-from .._shared import _name_list, _plain
+from .._shared import RepeatedKeyError, _name_list, _plain, json_object
 from .._scales import FRACTION_MAX, score_scales
 from ._delimited import _compression, _refuse_nul, refuse_short_rows
 from ._files import _compression_of
@@ -196,7 +196,10 @@ def _read_json(p: Path) -> Any:
             raise ValueError(f"SCORES: {str(p)!r} is a {opener.__name__} file that cannot be decompressed "
                              f"({type(exc).__name__}: truncated or damaged?)") from None
     try:
-        return json.loads(raw.decode("utf-8-sig"))
+        return json.loads(raw.decode("utf-8-sig"), object_pairs_hook=json_object)
+    except RepeatedKeyError as exc:
+        raise ValueError(f"SCORES: {str(p)!r} names the key {exc.args[0]!r} twice in one object (two runs merged by "
+                         "hand?): JSON readers keep the last without a word; keep one of them") from None
     except RecursionError:
         raise ValueError(f"SCORES: {str(p)!r} is nested too deeply to read as JSON (a score file is a list of "
                          "tables or an object of results)") from None
