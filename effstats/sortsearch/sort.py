@@ -268,6 +268,7 @@ def recursive_sort(responses: Any, depth: int = 2, *, return_history: bool = Fal
     k, err, sub, old = search_pass(depth > 1)
     history = [int(err.sum())]
     for step in range(depth - 1):
+        before = order, group
         kk = np.minimum(k, n - 1)
         cuts = (k > 0) & (k < n) & (group[kk] == group[np.maximum(k - 1, 0)])
         # new order inside every bin: by group, then sub-sum descending, then current position
@@ -289,6 +290,10 @@ def recursive_sort(responses: Any, depth: int = 2, *, return_history: bool = Fal
         order = order[perm]
         key = np.stack([group, sub_kept])
         group = np.concatenate([[0], np.cumsum(np.any(key[:, 1:] != key[:, :-1], axis=0))])
+        if np.array_equal(order, before[0]) and np.array_equal(group, before[1]):
+            # a fixed point: every later step is this one again (the same order, bins, thresholds and error)
+            history += [history[-1]] * (depth - 1 - step)
+            break
         starts_of, ends_of = bounds(group)
         k, err, sub, old = search_pass(step < depth - 2)
         history.append(int(err.sum()))
