@@ -597,6 +597,25 @@ def open_regular(path: str | os.PathLike) -> Any:
         raise
 
 
+def memory_limit() -> int | None:
+    """The memory this process may use: the machine's physical memory, or less under an address-space limit
+    (``ulimit -v``); None where neither is known."""
+    limits = []
+    try:
+        limits.append(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+    except (AttributeError, ValueError, OSError):
+        pass
+    try:
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+        if soft != resource.RLIM_INFINITY and soft > 0:
+            limits.append(soft)
+    except (ImportError, AttributeError, ValueError, OSError):
+        pass
+    return min(limits) if limits else None
+
+
 class RepeatedKeyError(ValueError):
     """A JSON object naming one key twice (``json`` keeps the last value without a word); the key is ``args[0]``."""
 

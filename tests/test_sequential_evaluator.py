@@ -406,3 +406,23 @@ def test_precision_stop_deciding_and_repeated_intervals():
     assert np.all(sim.confidence_interval(kind="repeated").low == sim.rci_low)
     stop = sim.reason == "precision"
     assert stop.any() and np.all(sim.confidence_interval(0.95).low[stop] >= sim.rci_low[stop])
+
+
+def test_start_refuses_a_max_n_whose_looks_no_memory_holds():
+    from effstats.sequential import Efficacy
+
+    with pytest.raises(ValueError, match=r"^max_n: 1,000,000,000,000,000,000 items in batches of 100 make "
+                                         r"10,000,000,000,000,001 looks, whose schedule needs about"):
+        SequentialEvaluator([Efficacy()], rng=0).start(10**18)
+
+
+def test_rules_given_as_a_generator_are_kept_for_clone_and_refits():
+    from sklearn.base import clone
+
+    from effstats.sequential import Efficacy
+
+    ev = SequentialEvaluator((r for r in [Efficacy()]), rng=0)
+    assert clone(ev).rules == ev.rules and len(ev.rules) == 1
+    a, b = np.r_[np.ones(150), np.zeros(50)], np.r_[np.zeros(150), np.ones(50)]
+    first = ev.fit(a, b).decision
+    assert ev.fit(a, b).decision == first  # the rules read again

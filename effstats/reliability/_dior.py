@@ -7,7 +7,6 @@ distributed backend): :meth:`effstats.reliability.DIoRPlan.draw` gives the index
 """
 from __future__ import annotations
 
-import os
 import warnings
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Sequence
@@ -16,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .._results import ConfidenceInterval, check_confidence_level
+from .._shared import memory_limit as _memory_limit
 from .._validation import check_fraction, check_positive_int, check_rng
 from .._plain_exceptions import DegenerateDataWarning
 from ._benchmark import (_CHUNK_CELLS, _DECISIONS, _OBJECTIVES, _SCORES, _TIES, Benchmark, Decision, Objective, Score,
@@ -851,25 +851,6 @@ def _plan_bytes(plan: DIoRPlan, scored: bool = True) -> int:
         width = plan.size or {"scenarios": plan.bench.n_scen, "subscenarios": plan.bench.n_sub,
                               "prompts": plan.bench.n_prompts}[plan.decision]
     return 8 * (width + (1 + plan.bench.n_models if scored else 0))
-
-
-def _memory_limit() -> int | None:
-    """The memory this process may use: the machine's physical memory, or less under an address-space limit
-    (``ulimit -v``); None where neither is known."""
-    limits = []
-    try:
-        limits.append(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
-    except (AttributeError, ValueError, OSError):
-        pass
-    try:
-        import resource
-
-        soft = resource.getrlimit(resource.RLIMIT_AS)[0]
-        if soft != resource.RLIM_INFINITY and soft > 0:
-            limits.append(soft)
-    except (ImportError, AttributeError, ValueError, OSError):
-        pass
-    return min(limits) if limits else None
 
 
 def _drawn(plan: DIoRPlan, n_boot: int, rng: np.random.Generator) -> Iterator[list[np.ndarray]]:

@@ -31,6 +31,7 @@ enough data. Manuscript under double-blind review.
 """
 from __future__ import annotations
 
+import collections.abc
 import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
@@ -180,7 +181,9 @@ class SequentialEvaluator(BaseEstimator):
                  spending_param: float | None = None, initial: int = 100, batch: int = 100, max_n: int | None = None,
                  stratified: bool = True, null: float | None = None, fpc: bool = False, backend: str = "native",
                  rng: Any = None) -> None:
-        self.rules = rules
+        # a one-pass iterator (a generator) is kept as the tuple of its rules: a refit, clone and get_params read
+        # the rules again
+        self.rules = tuple(rules) if isinstance(rules, collections.abc.Iterator) else rules
         self.alpha = alpha
         self.spending = spending
         self.spending_param = spending_param
@@ -311,6 +314,20 @@ class SequentialEvaluator(BaseEstimator):
         if sizes_b.min() < 2:
             raise ValueError("scores_b: every dataset needs at least 2 items")
         return "unpaired", [_Arm(a, codes, sizes), _Arm(b, codes_b, sizes_b)]
+
+    def _check_looks(self, max_n: int, name: str) -> None:
+        """Refuse a number of items whose look schedule (one look a batch) needs more memory than this process may
+        use, naming ``name``, before it is made."""
+        from .._shared import memory_limit
+
+        initial = self.initial if isinstance(self.initial, (int, np.integer)) else 1
+        batch = self.batch if isinstance(self.batch, (int, np.integer)) and self.batch > 0 else 1
+        looks = max(max_n - initial, 0) // batch + 2
+        need, limit = 64 * looks, memory_limit()  # the schedule's arrays and the bounds of every look
+        if limit is not None and need > limit:
+            raise ValueError(f"{name}: {max_n:,} items in batches of {batch:,} make {looks:,} looks, whose schedule "
+                             f"needs about {need / 2**30:,.0f} GiB, more than the {limit / 2**30:,.1f} GiB of memory "
+                             "this process may use; give fewer items or larger batches")
 
     def _schedule(self, sizes: np.ndarray) -> np.ndarray:
         """Items per stratum at each look, shape (K, D)."""
@@ -852,6 +869,7 @@ class SequentialEvaluator(BaseEstimator):
                              "offline (fit, simulate), not online")
         max_n = check_positive_int(max_n, "max_n", minimum=2)
         n_groups = check_positive_int(n_groups, "n_groups")
+        self._check_looks(max_n, "max_n")
         from .spending import get_spending
 
         if get_spending(self.spending, self.spending_param).is_classic:
