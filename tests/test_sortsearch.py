@@ -430,3 +430,15 @@ def test_recursive_sort_stops_at_a_fixed_point_whatever_the_depth():
     assert time.perf_counter() - start < 5  # about a millisecond a step before: 15 minutes
     assert len(history) == 10**6 and set(history[2:]) == {history[-1]}
     np.testing.assert_array_equal(order, rs(x, 3))
+
+
+@pytest.mark.parametrize("n", [2**62, 2**63 - 1, 10**30])
+def test_the_position_samplers_refuse_n_past_64_bit_positions(n):
+    from effstats.sortsearch import random_positions, stratified_positions, uniform_positions
+
+    for f in (uniform_positions, lambda n, b: stratified_positions(n, b, rng=0),
+              lambda n, b: random_positions(n, b, rng=0)):
+        with pytest.raises(ValueError, match=rf"^n: {n} items with a budget of 3 are past what 64-bit positions hold"):
+            f(n, 3)
+    p = uniform_positions(2**60, 3)  # below the limit: distinct and increasing
+    assert p.dtype == np.int64 and (np.diff(p) > 0).all()

@@ -10,6 +10,17 @@ from .._validation import check_positive_int, check_rng
 from ._inputs import _check_budget
 from .estimate import cell_edges
 
+def _checked(n: Any, budget: Any) -> tuple[int, int]:
+    """``n`` and ``budget`` checked, ``n`` within what 64-bit positions hold: a cell's centre is ``(2j + 1) n //
+    (2 budget)``, whose product must stay below 2**63."""
+    n = check_positive_int(n, "n")
+    budget = _check_budget(budget, n)
+    if 2 * n * budget >= 2**63:
+        raise ValueError(f"n: {n} items with a budget of {budget} are past what 64-bit positions hold (2 * n * budget "
+                         "must stay below 2**63)")
+    return n, budget
+
+
 def uniform_positions(n: int, budget: int) -> np.ndarray:
     """``budget`` sorted positions spread evenly over the whole ranked list of ``n`` items.
 
@@ -49,8 +60,7 @@ def uniform_positions(n: int, budget: int) -> np.ndarray:
     >>> uniform_positions(10, 3)  # centres of the cells [0, 3), [3, 6), [6, 10)
     array([1, 5, 8])
     """
-    n = check_positive_int(n, "n")
-    budget = _check_budget(budget, n)
+    n, budget = _checked(n, budget)
     j = np.arange(budget, dtype=np.int64)
     return ((2 * j + 1) * n) // (2 * budget)
 
@@ -89,8 +99,7 @@ def stratified_positions(n: int, budget: int, rng: Any = None) -> np.ndarray:
     >>> stratified_positions(10, 3, rng=0)  # one in each of [0, 3), [3, 6), [6, 10)
     array([2, 4, 8])
     """
-    n = check_positive_int(n, "n")
-    budget = _check_budget(budget, n)
+    n, budget = _checked(n, budget)
     e = cell_edges(n, budget)
     return e[:-1] + check_rng(rng).integers(0, np.diff(e))
 
@@ -122,8 +131,7 @@ def random_positions(n: int, budget: int, rng: Any = None) -> np.ndarray:
     >>> random_positions(10, 3, rng=0)
     array([5, 6, 9])
     """
-    n = check_positive_int(n, "n")
-    budget = _check_budget(budget, n)
+    n, budget = _checked(n, budget)
     return np.sort(check_rng(rng).choice(n, size=budget, replace=False)).astype(np.int64)
 
 
@@ -163,6 +171,5 @@ def listing_uniform_positions(n: int, budget: int) -> np.ndarray:
     >>> listing_uniform_positions(10, 4), uniform_positions(10, 4)
     (array([2, 4, 6, 8]), array([1, 3, 6, 8]))
     """
-    n = check_positive_int(n, "n")
-    budget = _check_budget(budget, n)
+    n, budget = _checked(n, budget)
     return np.arange(0, n, n // budget)[1:]
