@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from ._ordering import check_order, dp_rows
-from ._shared import _e_rand_rates, _id_list, _kappa_from_rates
+from ._shared import _e_rand_rates, _id_list, _kappa_from_rates, _plain
 from ._correlations import CorrelationResult, accuracy_correlation, model_correlation_matrix
 from ._curve_fits import CurveFit, fit_exponential, fit_power_law
 from ._validation import check_binary, check_unit_interval
@@ -339,7 +339,7 @@ def cohen_kappa(a: Any, y: Any, *, undefined: float = 1.0) -> Any:
     """
     real = isinstance(undefined, (int, float, np.integer, np.floating)) and not isinstance(undefined, (bool, np.bool_))
     if not real or not -1 <= undefined <= 1:
-        raise ValueError(f"undefined: expected a real number in [-1, 1] (kappa's range), got {undefined!r}")
+        raise ValueError(f"undefined: expected a real number in [-1, 1] (kappa's range), got {_plain(undefined)!r}")
     av, yv, one = _pair(a, y, binary=True)
     err = (av != yv).mean(axis=1)
     return _out(_kappa_from_rates(err, av.mean(axis=1), yv.mean(axis=1), float(undefined)), one)

@@ -241,6 +241,8 @@ def test_bad_input_found_by_fuzzing():
     for bad in (np.nan, np.inf, "1", 1 + 1j, None, 2.0):
         with pytest.raises(ValueError, match="^undefined"):
             cohen_kappa(a, a[::-1], undefined=bad)
+    with pytest.raises(ValueError, match=r"\(kappa's range\), got 2.0$"):  # numpy 2's repr is np.float64(2.0)
+        cohen_kappa(a, a[::-1], undefined=np.float64(2.0))
     x = np.array([8, 16, 32, 64, 128, 256.0])
     f = fit_exponential(x, 0.2 * np.exp(-0.04 * x) + 0.1)
     assert f.predict(8) == pytest.approx(f.predict([8.0])[0]) and isinstance(f.predict(8), float)
