@@ -191,7 +191,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The ``effstats`` command's parser with every subcommand (the documentation's command-line page is written
     from it)."""
     from . import __version__
-    from .workflow._cli import whole_number
+    from .workflow._cli import real_number, whole_number
 
     parser = _Parser(prog="effstats", description="effstats command line tools")
     parser.add_argument("--version", action="version", version=f"effstats {__version__}")
@@ -248,7 +248,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "lists; refused without it); a file of those names no audit wrote is refused with or without "
                         "it")
     p.add_argument("--n-boot", type=whole_number, default=1000, help="bootstrap resamples (default: 1000)")
-    p.add_argument("--target", type=float, default=0.95, help="target DIoR for the recommendations (default: 0.95)")
+    p.add_argument("--target", type=real_number, default=0.95,
+                   help="target DIoR for the recommendations (default: 0.95)")
     p.add_argument("--seed", type=whole_number, default=0, help="random seed, a non-negative integer (default: 0)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar (shown on a terminal)")
     p.add_argument("--jobs", type=whole_number, default=None,

@@ -398,3 +398,26 @@ def test_a_results_path_whose_name_is_too_long_is_named_as_the_results(loop, cap
     err = _one_error(["estimate", root / "sel", "n" * 300, "--out", tmp_path / "e"], capsys)
     assert "error: NEW_RESULTS: 'nnnn" in err and "' cannot be read (File name too long)" in err, err
     assert "cannot write" not in err and len(err) < 200
+
+
+@pytest.mark.parametrize("text", ["0.9_5", "\u0660.\u0669", "0x1"])
+def test_a_number_option_takes_decimal_digits_only_as_the_tables_do(loop, capsys, tmp_path, text):
+    root, _, _ = loop
+    for argv, flag in ((["estimate", root / "sel", root / "new.csv", "--confidence", text, "--out", tmp_path / "e"],
+                        "--confidence"),
+                       (["audit", root / "ref.csv", "--target", text, "--out", tmp_path / "a"], "--target"),
+                       (["select", root / "ref.csv", "--target-error", text, "--out", tmp_path / "s"],
+                        "--target-error")):
+        err = _one_error(argv, capsys)
+        assert f"argument {flag}: invalid float value: {text!r}" in err, err
+    assert not (tmp_path / "e").exists() and not (tmp_path / "a").exists() and not (tmp_path / "s").exists()
+
+
+def test_estimate_names_out_where_it_is_a_file(loop, capsys, tmp_path):
+    root, _, new = loop
+    new.to_csv(tmp_path / "new.csv", index=False)
+    (tmp_path / "afile").write_text("mine")
+    for out, said in ((tmp_path / "afile", "is a file"), (tmp_path / "afile" / "sub", "cannot be made:")):
+        err = _one_error(["estimate", root / "sel", tmp_path / "new.csv", "--out", out], capsys)
+        assert err.startswith(f"effstats estimate: error: --out: {str(out)!r} {said}"), err
+    assert (tmp_path / "afile").read_text() == "mine"

@@ -29,6 +29,19 @@ def whole_number(text: str) -> int:
 
 
 whole_number.__name__ = "int"  # argparse's message: "argument --budget: invalid int value: '1_0'"
+
+
+def real_number(text: str) -> float:
+    """A number option's value as the tables are read: decimal digits with an optional sign, point and exponent
+    (``inf`` and ``nan`` are left to the option's own check), nothing else (Python's ``float`` also takes ``0.9_5``
+    as 0.95, and digits of other scripts)."""
+    if not re.fullmatch(r"\s*[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?\s*|\s*[+-]?(?:inf|infinity|nan)\s*",
+                        text, flags=re.IGNORECASE):
+        raise ValueError(text)
+    return float(text)
+
+
+real_number.__name__ = "float"  # argparse's message: "argument --confidence: invalid float value: '0.9_5'"
 _PROTOCOL_HELP = ("lm-eval logs: score new results whose prompts (prompt_hash) or few-shot count differ from the "
                   "reference logs' at the chosen documents, with a warning (refused by default: another protocol "
                   "moves every score); other documents or targets (doc_hash, target_hash) are refused always. HELM "
@@ -96,7 +109,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                         "long/wide CSV, TSV or Parquet table of item scores")
     size = p.add_mutually_exclusive_group(required=True)
     size.add_argument("--budget", type=whole_number, help="items to evaluate the new model on")
-    size.add_argument("--target-error", type=float, metavar="POINTS",
+    size.add_argument("--target-error", type=real_number, metavar="POINTS",
                       help="the smallest budget of a doubling grid (25, 50, 100, ..., all items) whose cross-validated "
                            "error on the reference models is at most POINTS")
     p.add_argument("--method", default="stratified-aipw", choices=list(METHODS),
@@ -137,7 +150,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                    help="the reference data, in the layout the manifest was made from (the same logs, moved or "
                         "copied), read instead of its copy DIR/reference.npz and of the path it records")
     e.add_argument("--metric", default=None, help="per-item metric of NEW_RESULTS (default: the reference's)")
-    e.add_argument("--confidence", type=float, default=0.95, help="confidence level (default: 0.95)")
+    e.add_argument("--confidence", type=real_number, default=0.95, help="confidence level (default: 0.95)")
     e.add_argument("--weights", default="items", choices=["items", "tasks"],
                    help="the whole-benchmark score: each item counts once (default) or each task counts once")
     e.add_argument("--duplicates", default="last", choices=["last", "first", "mean", "error"],
@@ -181,11 +194,11 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                          "adaptive with --target-se)")
     rule = st.add_mutually_exclusive_group()
     rule.add_argument("--against", metavar="MODEL", help="efficacy: is the new model better or worse than MODEL?")
-    rule.add_argument("--half-width", type=float, metavar="H",
+    rule.add_argument("--half-width", type=real_number, metavar="H",
                       help="precision: stop once half the width of the score's (1 - alpha) interval is at most H "
                            "(0.02 = 2 points; the interval need not be centred on the score; default with --rule "
                            "precision: 0.02)")
-    rule.add_argument("--target-se", type=float, metavar="S",
+    rule.add_argument("--target-se", type=real_number, metavar="S",
                       help="adaptive: IRT item bank fitted on REFERENCE (0/1 results), the most informative items "
                            "next; stop once the ability's standard error is at most S (default: 0.3)")
     st.add_argument("--correction", default=None, choices=["logistic"],
@@ -193,7 +206,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                          "estimate corrected by a logistic model on the items' features from REFERENCE")
     st.add_argument("--alternative", default="two-sided", choices=["two-sided", "greater", "less"],
                     help="with --against: the claim to test (greater: the new model is better) (default: two-sided)")
-    st.add_argument("--alpha", type=float, default=0.05, help="error level (default: 0.05)")
+    st.add_argument("--alpha", type=real_number, default=0.05, help="error level (default: 0.05)")
     st.add_argument("--spending", default="ld_pocock", choices=["ld_pocock", "ld_obf", "hsd", "power"],
                     help="error-spending family (default: ld_pocock); with --half-width it sets only the repeated "
                          "intervals shown while the run continues and at a stop at the cap short of the half-width: a "

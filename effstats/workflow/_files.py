@@ -299,7 +299,7 @@ def locked(d: Path, name: str = "directory", wait: float | None = None, create: 
         if not create:
             yield
             return
-        output_dir(d).mkdir(parents=True, exist_ok=True)  # a folder under a file: one line saying so
+        output_dir(d, name).mkdir(parents=True, exist_ok=True)  # a folder under a file: one line saying so
     with folder_lock(d, name, wait):
         recover(d, name)
         yield

@@ -444,14 +444,14 @@ def check_path(path: Any, name: str) -> Path:
     return Path(path).expanduser()
 
 
-def output_dir(directory: Any) -> Path:
-    """``directory`` as a Path to write into (it may not exist yet), or a ValueError naming ``directory``."""
-    d = check_path(directory, "directory")
+def output_dir(directory: Any, name: str = "directory") -> Path:
+    """``directory`` as a Path to write into (it may not exist yet), or a ValueError naming ``name``."""
+    d = check_path(directory, name)
     if d.exists() and not d.is_dir():
-        raise ValueError(f"directory: {str(d)!r} is a file")
+        raise ValueError(f"{name}: {str(d)!r} is a file")
     under = next((q for q in d.parents if q.exists() and not q.is_dir()), None)
     if under is not None:
-        raise ValueError(f"directory: {str(d)!r} cannot be made: {str(under)!r} is a file")
+        raise ValueError(f"{name}: {str(d)!r} cannot be made: {str(under)!r} is a file")
     return d
 
 
