@@ -781,6 +781,17 @@ def test_a_results_file_naming_a_task_twice_is_refused(tmp_path, capsys):
     assert "names the key 'harness|gsm8k|5' twice" in capsys.readouterr().err
 
 
+def test_audit_of_helm_run_folders_says_what_they_are(tmp_path, capsys):
+    run = tmp_path / "runs" / "boolq:model=a_m"
+    run.mkdir(parents=True)
+    (run / "run_spec.json").write_text('{"name": "boolq:model=a/m"}')
+    (run / "per_instance_stats.json").write_text("[]")
+    assert main(["audit", str(tmp_path / "runs"), "--out", str(tmp_path / "out"), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("effstats audit: error: SCORES: ") and "is a HELM run folder" in err, err
+    assert "read_helm_runs" in err and len(err.strip().splitlines()) == 1
+
+
 def test_metric_and_filter_choose_what_lm_eval_results_files_are_read_with(tmp_path, capsys):
     """``--metric`` reads that metric for every task (acc, not ARC's acc_norm), tasks without it left out with a
     warning; ``--filter`` reads lm-eval 0.4's filter asked for (no warning about several filters then); a metric or

@@ -140,6 +140,12 @@ def read_openllm_json(paths: Any, *, duplicates: str = "last", metric: str | Non
         raise ValueError(f"SCORES: expected a results file, a folder or a list of files, got {type(paths).__name__}")
     if not files:
         raise ValueError(f"SCORES: no .json results files in {str(paths)!r}")
+    helm = next((f for f in files if f.name in ("per_instance_stats.json", "run_spec.json")), None)
+    if helm is not None:  # HELM run folders, which select, estimate and sequential read: per instance, not per model
+        raise ValueError(f"SCORES: {str(helm.parent)!r} is a HELM run folder ({helm.name}): audit reads a scores "
+                         "table, HELM's groups JSON (helm-summarize's, --format helm-json) or Open LLM results "
+                         "files; read HELM runs with effstats.datasets.read_helm_runs and pass them to "
+                         "effstats.reliability.audit")
     rows, left_out, missing = [], set(), []
     lacking: set[str] = set()  # tasks that do not log --metric
     logged_metrics: set[str] = set()
