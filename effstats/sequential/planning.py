@@ -309,9 +309,13 @@ def plan(effect: float | None = None, *, half_width: float | None = None, sd: An
         (or one model against a fixed value with ``n_models=1``). Give exactly one of ``effect`` and
         ``half_width``.
     half_width : float, optional
-        Precision target: the half-width of the final (repeated) confidence interval, of one model's score
-        (``n_models=1``) or of each pair's difference. For binary scores (``accuracy`` / ``disagreement``) the exact
-        intervals' extra width (about half an item for one model, one for a pair) is planned for. Without ``sd``,
+        Precision target: the half-width of the fixed-sample confidence interval at the stop (the one
+        :class:`effstats.sequential.Precision` stops on, Chow & Robbins), of one model's score (``n_models=1``) or
+        of each pair's difference; ``looks`` and ``spending`` set only the repeated intervals shown at the looks
+        before it, so ``max_n`` does not depend on them (at ``max_n`` the final repeated interval is wider: about
+        ±0.0205 for ``half_width=0.02`` with ``ld_obf`` and 5 looks, ±0.024 with ``ld_pocock``). For binary
+        scores (``accuracy`` / ``disagreement``) the exact intervals' extra width (about half an item for one model,
+        one for a pair) is planned for. Without ``sd``,
         ``disagreement`` or ``accuracy`` the plan assumes the worst case of 0/1 scores, the one
         :class:`effstats.sequential.Precision` stops at: per-item variance 1/4 for one model (accuracy 1/2) and 1
         for a pair (a paired difference in {-1, 0, 1} whose models disagree on every item). Any of the three
