@@ -97,6 +97,80 @@ def _newton_abilities(
     return th, H, done
 
 
+def _logistic_parts(z: np.ndarray, e: np.ndarray, r: np.ndarray, p: np.ndarray) -> None:
+    """From logits ``z``, one exp per cell: ``e = exp(−|z|)``, ``r = 1 / (1 + e)`` and ``p = σ(z)`` (``r`` where
+    z ≥ 0, ``e r`` where z < 0: ``max(e, [z ≥ 0]) r``), into e, r and p. With them ``σ(z)(1 − σ(z)) = e r²`` and
+    ``log(1 − σ(z)) = −(max(z, 0) + log1p(e))`` (``log σ(z)`` is that plus z), without the cancellation of 1 − p
+    where p is near 1. Branch-free passes: a masked (``where=``) pass costs as much as the exp."""
+    np.abs(z, out=e)
+    np.negative(e, out=e)
+    np.exp(e, out=e)
+    np.add(e, 1.0, out=r)
+    np.reciprocal(r, out=r)
+    np.greater_equal(z, 0.0, out=p)
+    np.maximum(p, e, out=p)
+    p *= r
+
+
+class _MMLStep:
+    """One EM iteration of the 1-D marginal-ML fit (:meth:`IRT2PL._fit_mml`), called with the item parameters
+    ``par = (a, b)``: returns the parameters after the E-step and two Newton steps of every item's MAP logistic
+    regression, and the loss at ``par``. The (nodes × items) work arrays are allocated once per fit and each cell's
+    logistic terms come from one exp (:func:`_logistic_parts`)."""
+
+    def __init__(self, Y: np.ndarray, W: np.ndarray | None, x: np.ndarray, logw: np.ndarray, la: float,
+                 lb: float) -> None:
+        self.Y, self.W, self.x, self.logw, self.la, self.lb = Y, W, x, logw, la, lb
+        q, n = len(x), Y.shape[1]
+        self.z, self.e, self.r, self.p, self.t, self.s = (np.empty((q, n)) for _ in range(6))
+        self.x2 = np.vstack([x, np.ones(q)])  # x @ c and c.sum(0) as one product
+        self.x3 = np.vstack([x**2, x, np.ones(q)])
+
+    def _logits(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        np.multiply.outer(self.x, a, out=self.z)
+        self.z -= b
+        return self.z
+
+    def _newton(self, a: np.ndarray, b: np.ndarray, nq: np.ndarray, rq: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """One Newton step of every item from the current logits (``_logistic_parts`` done), capped at 1 logit unit
+        (Newton can overshoot where p saturates)."""
+        e, r, p, t = self.e, self.r, self.p, self.t
+        np.multiply(nq, p, out=t)
+        np.subtract(rq, t, out=t)  # rq − nq p
+        ga, gb = self.x2 @ t  # x @ res, res.sum(0)
+        ga -= self.la * a
+        gb = -gb - self.lb * b
+        np.multiply(e, r, out=t)
+        t *= r
+        t *= nq  # nq p (1 − p)
+        haa, hab, hbb = self.x3 @ t
+        haa = -haa - self.la
+        hbb = -hbb - self.lb
+        det = haa * hbb - hab**2
+        return (a - np.clip((hbb * ga - hab * gb) / det, -1.0, 1.0),
+                b - np.clip((haa * gb - hab * ga) / det, -1.0, 1.0))
+
+    def __call__(self, par: np.ndarray) -> tuple[np.ndarray, float]:
+        Y, W, n = self.Y, self.W, self.Y.shape[1]
+        a, b = par[:n], par[n:]
+        z = self._logits(a, b)
+        _logistic_parts(z, self.e, self.r, self.p)
+        # softplus(z) = −log(1 − p) = max(z, 0) + log1p(e) into t; log p − log(1 − p) = z, so the (M, Q) joint
+        # log-likelihood is one matmul of Y with z minus the softplus sums (missing cells, W = 0, add nothing)
+        np.maximum(z, 0.0, out=self.t)
+        self.t += np.log1p(self.e, out=self.s)
+        ll = Y @ z.T + ((self.logw - self.t.sum(1)) if W is None else (self.logw - W @ self.t.T))
+        norm = np.logaddexp.reduce(ll, axis=1, keepdims=True)
+        post = np.exp(ll - norm)
+        f = -(norm.sum() - 0.5 * (self.la * (a**2).sum() + self.lb * (b**2).sum())) / (Y.shape[0] * n)
+        # expected counts per node (per node and item when cells are missing), and correct ones per item
+        nq, rq = (post.sum(0)[:, None] if W is None else post.T @ W), post.T @ Y
+        a, b = self._newton(a, b, nq, rq)
+        _logistic_parts(self._logits(a, b), self.e, self.r, self.p)
+        a, b = self._newton(a, b, nq, rq)
+        return np.concatenate([a, b]), f
+
+
 class IRT2PL(BaseEstimator):
     r"""Two-parameter logistic IRT model (``n_dims`` > 1: multidimensional), fitted by regularised ML.
 
@@ -343,32 +417,7 @@ class IRT2PL(BaseEstimator):
         # SQUAREM steps below, 60 EM iterations instead of 92 reach the same loss on 50 ImageNet models x 10,000 items.
         _, a0, b0 = _svd_start(Y, 1, check_rng(self.random_state, "random_state"), W)
 
-        def em(par: np.ndarray) -> tuple[np.ndarray, float]:
-            """One EM iteration from (a, b); also the loss at (a, b)."""
-            a, b = par[:n], par[n:]
-            z = x[:, None] * a - b  # (Q, N) logits
-            # log p - log(1 - p) = z exactly, so only log(1 - p) is evaluated (a logaddexp of (Q, N) values would
-            # be half of an EM step)
-            lq = -np.logaddexp(0.0, z)
-            # (M, Q) joint log-likelihood, one matmul; missing cells (W = 0) add nothing
-            ll = Y @ z.T + ((lq.sum(1) + logw) if W is None else (W @ lq.T + logw))
-            norm = np.logaddexp.reduce(ll, axis=1, keepdims=True)
-            post = np.exp(ll - norm)
-            f = -(norm.sum() - 0.5 * (la * (a**2).sum() + lb * (b**2).sum())) / (m * n)
-            # expected counts per node (per node and item when cells are missing), and correct ones per item
-            nq, rq = (post.sum(0)[:, None] if W is None else post.T @ W), post.T @ Y
-            for _ in range(2):  # two Newton steps of the per-item MAP logistic regressions (vectorised)
-                p = _sigmoid(z.copy())
-                e = rq - nq * p
-                w = nq * p * (1 - p)
-                ga, gb = x @ e - la * a, -e.sum(0) - lb * b
-                haa, hab, hbb = -(x**2) @ w - la, x @ w, -w.sum(0) - lb
-                det = haa * hbb - hab**2
-                # Newton can overshoot where p saturates: cap each step at 1 logit unit.
-                a = a - np.clip((hbb * ga - hab * gb) / det, -1.0, 1.0)
-                b = b - np.clip((haa * gb - hab * ga) / det, -1.0, 1.0)
-                z = x[:, None] * a - b
-            return np.concatenate([a, b]), f
+        em = _MMLStep(Y, W, x, logw, la, lb)
 
         # EM converges linearly with a long tail; SQUAREM (Varadhan & Roland 2008) extrapolates two EM steps along
         # their difference and falls back to plain EM whenever the jump does not lower the loss (monotone).
