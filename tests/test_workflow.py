@@ -1053,17 +1053,21 @@ def test_precision_run_near_the_top_takes_batches_that_can_reach_the_width(tmp_p
     assert ((looks["fixed_high"] - looks["fixed_low"]).iloc[:-1] / 2 > 0.03).all()
 
 
-def test_precision_batches_after_the_first_hold_at_least_fifty_items_or_the_items_left():
+def test_precision_batches_after_the_first_hold_fifty_items_or_a_tenth_of_those_evaluated():
     """Each batch is a harness launch: a batch projected to need a few more items still holds 50 (or ``batch``
-    where it is smaller), cut only by the run's cap; over runs at several accuracies no look but one at the cap
-    is smaller."""
+    where it is smaller, or a tenth of the items evaluated where that is fewer: a small design's overshoot stays
+    within a tenth of its items), cut only by the run's cap; over runs at several accuracies no look but one at the
+    cap is smaller."""
     from effstats.workflow._sizes import MIN_BATCH, _projected_batch
 
     st = {"n_eligible": 5000, "rule": {"half_width": 0.02}, "alpha": 0.05, "batch": 100}
-    # 1,440 items at 0.8 nearly reach the fixed design's 1,537 x 5000/(5000 + 1537) = 1,176 ... projected few more
+    # 1,160 items at 0.8 nearly reach the fixed design's 1,537 x 5000/(5000 + 1537) = 1,176: projected a few more
     assert _projected_batch(st, 1160, 0.8 * 1160) == MIN_BATCH == 50
     assert _projected_batch({**st, "batch": 20}, 1160, 0.8 * 1160) == 20
-    for p, seed in ((0.7, 0), (0.8, 1), (0.9, 2)):
+    # 170 items at 0.8 of a benchmark of 200, +-5 points: past the fixed design's 111 items, a few more projected,
+    # and a tenth of 170 is fewer than 50
+    assert _projected_batch({**st, "n_eligible": 200, "rule": {"half_width": 0.05}}, 170, 136) == 17
+    for p, seed in ((0.7, 0), (0.8, 1), (0.9, 2), (0.95, 3)):
         rng = np.random.default_rng(seed)
         v = np.zeros((3, 1635), bool)
         v[0] = rng.random(1635) < p
@@ -1075,7 +1079,9 @@ def test_precision_batches_after_the_first_hold_at_least_fifty_items_or_the_item
             sizes.append(len(run.next_items))
             run.update(rm.subset(models=[0], items=run.next_items))
         capped = sum(sizes) == run.state["max_n"]
-        assert min(sizes[1:-1] if capped else sizes[1:], default=MIN_BATCH) >= MIN_BATCH, (p, sizes)
+        floors = [min(MIN_BATCH, int(np.ceil(0.1 * sum(sizes[:k])))) for k in range(1, len(sizes))]
+        later = list(zip(sizes[1:], floors))
+        assert all(size >= floor for size, floor in (later[:-1] if capped else later)), (p, sizes)
 
 
 @pytest.mark.parametrize("correction", [None, "logistic"])

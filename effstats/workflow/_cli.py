@@ -216,7 +216,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     st.add_argument("--batch", type=whole_number, default=None,
                     help="items in each later batch (default: 100, at most the benchmark's items; adaptive: 10); "
                          "later batches shrink near the cap, and with --half-width to the items the interval is "
-                         "projected to still need, at least 50 (or --batch where it is smaller)")
+                         "projected to still need, at least 50 (or --batch, or a tenth of the items evaluated, where "
+                         "fewer)")
     st.add_argument("--max-n", type=whole_number, default=None,
                     help="at most this many items (default: all items; with --half-width the worst-case fixed "
                          "design's size, at accuracy 1/2 with the finite-population correction: 185 of 600 items "

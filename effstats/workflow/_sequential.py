@@ -57,17 +57,17 @@ class SequentialRun(_AdaptiveRule, _Report):
       ``± half_width`` (:class:`~effstats.sequential.Precision`: Chow & Robbins's fixed-width sequential interval,
       the exact hypergeometric interval with the finite-population correction). Each batch after the first is
       cut to the items the interval is projected to need at the current estimate (at most ``batch``, at least 50
-      or ``batch`` where it is smaller: each batch is a harness launch, and batches creeping up on the projection
-      cost more launches than the items they save), so the run ends close to the fixed design at the model's true
-      accuracy instead of up to a batch past it. It never
+      or ``batch`` or a tenth of the items evaluated where that is fewer: each batch is a harness launch, and
+      batches creeping up on the projection cost more launches than the items they save), so the run ends close to
+      the fixed design at the model's true accuracy instead of up to a batch past it. It never
       evaluates more items than the worst-case fixed design (accuracy 1/2, with the finite-population
       correction: 1,623 items of 5,000 and 1,937 of 10,000 for ±2 points), where the interval is at most
       ``± half_width`` whatever the accuracy. In simulations of benchmarks of 1,635 to 10,000 items at
       accuracies 0.2-0.95 the projection without a floor used 1.00-1.11 times the items of the fixed design at the
-      true accuracy and its 95 % interval covered 0.94-0.98; the floor of 50 items a batch costs a few more items
-      and saves looks (40 runs a setting: 1,635 items at accuracy 0.8, ±3 points, 1.09 times against 1.04 and
-      5.9 looks against 6.4; at 0.95, 1.22 against 1.11 and 2.8 looks against 3.4; 5,000 items at 0.9, ±2
-      points, 1.10 against 1.06 and 8.9 looks against 10.4), its interval covering 0.95-1.0. With
+      true accuracy and its 95 % interval covered 0.94-0.98; the floor costs a few more items and saves looks
+      (40 runs a setting: 1,635 items at accuracy 0.8, ±3 points, 1.08 times against 1.04 and 5.9 looks against
+      6.4; at 0.95, 1.15 against 1.11 and 3.2 looks against 3.4; 5,000 items at 0.9, ±2 points, 1.10 against
+      1.06 and 8.9 looks against 10.4), its interval covering 0.95-1.0. With
       ``correction="logistic"`` the batches are drawn within 5 strata of the reference models' difficulty order
       and every look's estimate is corrected by a logistic model on the items' features from the reference models
       (:class:`~effstats.sequential.Precision`'s ``correction``): on the CIFAR-10 and ImageNet predictions

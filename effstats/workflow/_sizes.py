@@ -31,21 +31,23 @@ def _cap_reason(st: dict) -> str:
                   else "")
 
 
-# the fewest items of a projected batch (fewer where ``batch`` is smaller): each batch is a harness launch, a model
-# load, so batches that creep up on the projection (700 -> 774 -> 798 -> 811 -> 820 items) cost more than the items
+# the fewest items of a projected batch (fewer where ``batch`` or a tenth of the items evaluated is smaller): each
+# batch is a harness launch, a model load, so batches that creep up on the projection (700 -> 774 -> 798 -> 811 ->
+# 820 items) cost more than the items; a tenth keeps a small design's overshoot within a tenth of its items
 MIN_BATCH = 50
 
 
 def _projected_batch(st: dict, n: int, total: float) -> int:
     """Size of the next batch of a precision run: the fixed design's items at the current estimate smoothed by half
     an item, ``(total + 1/2) / (n + 1)`` (never 0 or 1), with the finite-population correction, less the items
-    evaluated; at least 1 % of them (the exact interval is a little wider than the normal one the projection
-    uses) and :data:`MIN_BATCH`, and at most ``batch`` (the hand-out cuts it to the items left under the cap)."""
+    evaluated; at least :data:`MIN_BATCH` or a tenth of the items evaluated, whichever is fewer (the exact
+    interval is a little wider than the normal one the projection uses), and at most ``batch`` (the hand-out cuts it
+    to the items left under the cap)."""
     N, h = st["n_eligible"], st["rule"]["half_width"]
     p = (total + 0.5) / (n + 1.0)
     c = ndtri(1 - st["alpha"] / 2) ** 2 * p * (1 - p)
     need = int(np.ceil(c * N / (h * h * (N - 1) + c)))
-    least = max(1, int(np.ceil(0.01 * n)), MIN_BATCH)
+    least = max(1, min(MIN_BATCH, int(np.ceil(0.1 * n))))
     return int(np.clip(max(need - n, _fewest_to_reach(st, n, total)), min(least, st["batch"]), st["batch"]))
 
 
