@@ -284,18 +284,21 @@ def _read_results(source: Any, *, format: str = "auto", metric: Any = None, dupl
                          "lm-eval logs or HELM runs: format 'auto' finds which)")
     if fmt != "helm":
         _helm_only(opts, name, f"read as {fmt}")
-    metric, filter = per_task(metric, "metric"), per_task(filter, "filter")
-    if metric is not None and not (isinstance(metric, str) and metric
-                                   or isinstance(metric, dict) and fmt in ("lm-eval", "helm")):
-        raise ValueError(f"metric: expected a field name such as 'acc', got {metric!r}")
+    # an option that does not apply to what was read is said so first, in the form it was given (a per-task value
+    # too): its value may be right for logs
     if metric is not None and fmt in ("csv", "parquet"):
         raise ValueError(f"metric: a table holds one score per cell; metric={metric!r} applies to lm-eval logs and "
                          "HELM runs")
+    if filter is not None and fmt != "lm-eval":
+        read = {"csv": "a CSV table", "parquet": "a Parquet table", "helm": "HELM runs"}.get(fmt, fmt)
+        raise ValueError(f"filter: filter={filter!r} applies to lm-eval logs, not to {read}")
+    metric, filter = per_task(metric, "metric"), per_task(filter, "filter")
+    if metric is not None and not (isinstance(metric, str) and metric or isinstance(metric, dict)):
+        raise ValueError(f"metric: expected a field name such as 'acc', got {metric!r}")
     from ..datasets import harness
 
-    if filter is not None and (fmt != "lm-eval" or not isinstance(filter, (str, dict)) or not filter):
-        raise ValueError("filter: the name of an lm-eval filter such as 'strict-match' (lm-eval logs only), "
-                         f"got {filter!r}")
+    if filter is not None and (not isinstance(filter, (str, dict)) or not filter):
+        raise ValueError(f"filter: the name of an lm-eval filter such as 'strict-match', got {filter!r}")
     if tasks is not None:
         tasks = [tasks] if isinstance(tasks, str) else [str(t) for t in tasks]
     try:
