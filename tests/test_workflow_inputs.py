@@ -686,3 +686,30 @@ def test_one_item_id_without_its_task_is_named_when_every_item_becomes_one_task(
                            "--no-progress"], capsys)
     assert code == 0, err
     assert "name no task" not in err, err
+
+
+@pytest.mark.parametrize("option, value", [("--filter", "strict-match"), ("--filter", "gsm8k=strict-match"),
+                                           ("--metric", "gsm8k=acc,acc_norm")])
+def test_an_option_for_logs_given_with_a_table_says_so_in_the_form_given(bench, tmp_path, capsys, option, value):
+    # the value is right for lm-eval logs; what is wrong is that REFERENCE is a table
+    table = L.write(bench.subset(models=list(bench.model_ids[:10])), "long-csv", tmp_path / "ref")
+    code, _, err = _run(["select", table, "--budget", 40, option, value, "--out", tmp_path / "sel"], capsys)
+    assert code == 2 and err.count("\n") == 1, err
+    assert f"{option} {value} applies to lm-eval logs" in err and ("table" in err) and "{" not in err, err
+
+
+@pytest.mark.parametrize("field", ["seed", "method"])
+def test_an_edited_manifest_is_named_not_the_reference_it_was_not_given(bench, tmp_path, capsys, field):
+    # the reference data are the manifest's own copy: what chooses other items is the manifest's edited entry
+    table = L.write(bench.subset(models=list(bench.model_ids[:30])), "long-csv", tmp_path / "ref")
+    code, _, err = _run(["select", table, "--budget", 40, "--out", tmp_path / "sel"], capsys)
+    assert code == 0, err
+    manifest = tmp_path / "sel" / "manifest.json"
+    m = json.loads(manifest.read_text())
+    m[field] = m["seed"] + 1 if field == "seed" else "random"
+    manifest.write_text(json.dumps(m))
+    new = L.write(bench.subset(models=list(bench.model_ids[30:33])), "long-csv", tmp_path / "new")
+    code, _, err = _run(["estimate", tmp_path / "sel", new, "--out", tmp_path / "est"], capsys)
+    assert code == 2 and err.count("\n") == 1, err
+    assert err.startswith("effstats estimate: error: DIR: manifest.json:") and "--reference" not in err, err
+    assert "edited" in err, err

@@ -564,7 +564,9 @@ def _refit(sel: Selection, reference: Any, name: str = "reference",
     rm = reread_reference(sel.reference, reference, sel._directory, made="the manifest was made from",
                           where="selection", again="select again", owner="this manifest's", warned_as="selection",
                           duplicates=sel.reference.get("duplicates", "last"), progress=progress)
-    return _fits_chosen(sel, rm, name, progress), rm
+    # without reference data given, the data are the manifest's own (their hash checked): a refit choosing other
+    # items says the manifest's entries do not choose its items
+    return _fits_chosen(sel, rm, name if reference is not None else "selection", progress), rm
 
 
 def _fits_chosen(sel: Selection, rm: ResponseMatrix, name: str, progress: bool = False) -> dict:
@@ -575,10 +577,14 @@ def _fits_chosen(sel: Selection, rm: ResponseMatrix, name: str, progress: bool =
     items = pd.Index(np.concatenate([f.items.to_numpy(dtype=object) for f in fits.values()]))
     listed = pd.Index(sel.items, dtype=object)
     if set(items) != set(listed):  # a set of items: the manifest's order of them does not matter
-        raise ValueError(f"{name}: refitting {sel.method!r} chose other items than the manifest "
-                         f"({len(items.difference(listed))} chosen by the refit only, {len(listed.difference(items))} "
-                         f"listed by the manifest only; manifest made with effstats {sel.effstats_version}, this is "
-                         f"{_version()}); select again")
+        counts = (f"{len(items.difference(listed))} chosen by the refit only, {len(listed.difference(items))} listed "
+                  f"by the manifest only; manifest made with effstats {sel.effstats_version}, this is {_version()}")
+        if name == "selection":
+            raise ValueError(f"selection: manifest.json: refitting {sel.method!r} on the reference data it was made "
+                             f"from chose other items than it lists ({counts}): its seed, method or task seeds were "
+                             "edited, or it is damaged; select again")
+        raise ValueError(f"{name}: refitting {sel.method!r} chose other items than the manifest ({counts}); select "
+                         "again")
     _check_item_info(sel, info)
     return fits
 
