@@ -30,6 +30,47 @@ import numpy as np
 import pandas as pd
 
 
+def _label_order(index: pd.Index, ids: pd.Index, name: str) -> np.ndarray:
+    """Positions that put rows labelled ``index`` in the order of ``ids``: the rule for every labelled input (a
+    metadata frame, a boolean Series) is that labels are ids, aligned by id; the default 0..n-1 index (a frame or
+    Series built without one) means row order. Refused: labels that are not the ids, and a default index when the
+    ids are the integers 0..n-1 in another order (row order and id order differ, nothing says which is meant)."""
+    n = len(ids)
+    if index.equals(ids):
+        return np.arange(n)
+    default = index.equals(pd.RangeIndex(n))
+    if set(index) == set(ids):
+        if default:
+            raise ValueError(f"{name}: its index is 0..{n - 1} and the ids are the integers 0..{n - 1} in another "
+                             "order, so row order and id order differ; put it in the ids' order (.loc[ids] when it is "
+                             "indexed by id, .set_axis(ids) when it is in row order)")
+        return index.get_indexer(ids)
+    if default:
+        return np.arange(n)
+    unknown = [i for i in index if i not in set(ids)][:5]
+    missing = [i for i in ids if i not in set(index)][:5]
+    raise ValueError(f"{name}: index does not match the ids; unknown {_plain(unknown)}, missing {_plain(missing)} "
+                     f"(index by id, or use a default 0..{n - 1} index for row order)")
+
+
+def _plain_selection(sel: Any, ids: pd.Index, name: str) -> Any:
+    """A selection as numpy can read it: a boolean Series aligned by its index (:func:`_label_order`), nullable
+    (``Int64``, ``boolean``) values as numpy integers or booleans, NA refused."""
+    if isinstance(sel, pd.Series) and (pd.api.types.is_bool_dtype(sel.dtype) or sel.dtype == object and len(sel)
+                                       and all(isinstance(v, (bool, np.bool_)) for v in sel)):
+        if len(sel) != len(ids):
+            raise ValueError(f"{name}: boolean mask must have length {len(ids)}, got ({len(sel)},)")
+        sel = sel.iloc[_label_order(sel.index, ids, name)]
+    if isinstance(sel, (pd.Series, pd.Index, pd.api.extensions.ExtensionArray)):
+        dt = sel.dtype
+        if isinstance(dt, pd.api.extensions.ExtensionDtype) and dt.kind in "biu":
+            if pd.isna(sel).any():
+                raise ValueError(f"{name}: the selection holds missing values (NA)")
+            return np.asarray(sel, dtype=bool if dt.kind == "b" else np.int64)
+        return np.asarray(sel)
+    return sel
+
+
 def _indexer(sel: Any, ids: pd.Index, name: str) -> np.ndarray:
     """Positions from None (all), a boolean mask, integer positions or ids."""
     n = len(ids)
@@ -37,6 +78,7 @@ def _indexer(sel: Any, ids: pd.Index, name: str) -> np.ndarray:
         return np.arange(n)
     if isinstance(sel, slice):
         return np.arange(n)[sel]
+    sel = _plain_selection(sel, ids, name)
     try:
         arr = np.asarray(sel)
     except ValueError:

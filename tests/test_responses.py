@@ -346,3 +346,22 @@ def test_ids_missing_or_written_alike_are_refused_as_from_long_refuses_them(ids,
     with pytest.raises(ValueError) as err:
         ResponseMatrix(np.ones((3, 2)), model_ids=ids)
     assert str(err.value) == message
+
+
+def test_subset_aligns_a_boolean_series_by_its_index():
+    """A boolean Series is aligned by its labels (item ids); the default index is row order; nullable integers are
+    positions; NA, other labels and an ambiguous default index are refused naming the argument."""
+    rm = ResponseMatrix(np.array([[1, 0, 1, 1], [0, 0, 1, 0], [1, 1, 1, 0]], bool), item_ids=list("abcd"))
+    assert rm.subset(items=pd.Series([True, True, False, False], index=list("dcba"))).item_ids.tolist() == ["c", "d"]
+    assert rm.subset(items=pd.Series([True, False, True, False])).item_ids.tolist() == ["a", "c"]
+    assert rm.subset(items=pd.Series([False, True, True, False], dtype="boolean")).item_ids.tolist() == ["b", "c"]
+    assert rm.subset(items=pd.array([3, 0], dtype="Int64")).item_ids.tolist() == ["d", "a"]
+    with pytest.raises(ValueError, match=r"items: the selection holds missing values \(NA\)"):
+        rm.subset(items=pd.array([0, None], dtype="Int64"))
+    with pytest.raises(ValueError, match="items: index does not match the ids; unknown"):
+        rm.subset(items=pd.Series([True] * 4, index=list("wxyz")))
+    perm = ResponseMatrix(np.ones((2, 3)), item_ids=[2, 0, 1])
+    assert perm.subset(items=pd.Series([True, False, True], index=[2, 0, 1])).item_ids.tolist() == [2, 1]
+    with pytest.raises(ValueError, match="items: its index is 0..2 and the ids are the integers 0..2 in another order"):
+        perm.subset(items=pd.Series([True, False, True]))
+
