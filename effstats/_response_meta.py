@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._shared import _plain
+from ._shared import _label_order, _plain
 
 
 def _ids(ids: Any, n: int, name: str, prefix: str) -> pd.Index:
@@ -72,7 +72,8 @@ def _hashable(x: Any) -> bool:
 
 
 def _meta(meta: Any, ids: pd.Index, name: str) -> pd.DataFrame:
-    """Metadata aligned to ``ids``: reindexed by id, or taken in row order when it has the default 0..n-1 index."""
+    """Metadata aligned to ``ids``: reindexed by id, or taken in row order when it has the default 0..n-1 index
+    (refused when the ids are the integers 0..n-1 in another order: see :func:`effstats._shared._label_order`)."""
     if meta is None:
         return pd.DataFrame(index=ids)
     if isinstance(meta, pd.Series):
@@ -88,17 +89,7 @@ def _meta(meta: Any, ids: pd.Index, name: str) -> pd.DataFrame:
     if meta.index.has_duplicates:
         dup = meta.index[meta.index.duplicated()].unique()[:5].tolist()
         raise ValueError(f"{name}: the index must hold unique ids, duplicated: {dup}")
-    if meta.index.equals(ids):
-        out = meta.copy()
-    elif set(meta.index) == set(ids):
-        out = meta.loc[ids].copy()
-    elif meta.index.equals(pd.RangeIndex(len(ids))):
-        out = meta.set_axis(ids)  # no ids given: documented as row order
-    else:  # labelled by other ids: refuse rather than align by position
-        unknown = [i for i in meta.index if i not in set(ids)][:5]
-        missing = [i for i in ids if i not in set(meta.index)][:5]
-        raise ValueError(f"{name}: index does not match the ids; unknown {_plain(unknown)}, missing {_plain(missing)} "
-                         "(index by id, or use a default 0..n-1 index for row order)")
+    out = meta.iloc[_label_order(meta.index, ids, name)].set_axis(ids)  # labels are ids; a default index: row order
     out.index.name = ids.name
     return out
 

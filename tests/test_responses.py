@@ -365,3 +365,17 @@ def test_subset_aligns_a_boolean_series_by_its_index():
     with pytest.raises(ValueError, match="items: its index is 0..2 and the ids are the integers 0..2 in another order"):
         perm.subset(items=pd.Series([True, False, True]))
 
+
+def test_metadata_with_a_default_index_and_integer_ids_in_another_order_is_refused():
+    """Row order and id order differ: the default index is refused rather than read either way."""
+    tasks = pd.DataFrame({"task": ["a", "b", "c"]})
+    with pytest.raises(ValueError, match="items: its index is 0..2 and the ids are the integers 0..2 in another"):
+        ResponseMatrix([[1, 0, 1], [0, 1, 1]], item_ids=[2, 0, 1], items=tasks)
+    with pytest.raises(ValueError, match="models: its index is 0..1 and the ids"):
+        ResponseMatrix([[1, 0, 1], [0, 1, 1]], model_ids=[1, 0], models=pd.DataFrame({"size": [7, 70]}))
+    rm = ResponseMatrix([[1, 0, 1], [0, 1, 1]], item_ids=[2, 0, 1], items=tasks.set_axis([2, 0, 1]))
+    assert rm.items["task"].tolist() == ["a", "b", "c"]
+    rm = ResponseMatrix([[1, 0, 1], [0, 1, 1]], item_ids=[0, 1, 2], items=tasks.set_axis([2, 1, 0]))
+    assert rm.items["task"].tolist() == ["c", "b", "a"]
+    assert ResponseMatrix([[1, 0, 1]], item_ids=list("xyz"), items=tasks).items["task"].tolist() == ["a", "b", "c"]
+
