@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._plain_exceptions import InputTypeError
 from ._shared import _label_order, _plain
 
 
@@ -17,7 +18,12 @@ def _ids(ids: Any, n: int, name: str, prefix: str) -> pd.Index:
         return pd.Index([f"{prefix}{i}" for i in range(n)], name=name)
     if isinstance(ids, (str, bytes)) or not np.iterable(ids):
         raise ValueError(f"{name}: expected a sequence of {n} ids, got {type(ids).__name__} {ids!r:.60}")
-    idx = pd.Index(list(ids) if not isinstance(ids, pd.Index) else ids, name=name)
+    if isinstance(ids, (set, frozenset)):  # its order is the hash's: ids would land on rows at random
+        raise InputTypeError(f"{name}: expected an ordered sequence of {n} ids (a list, array or Index), got a "
+                             f"{type(ids).__name__}, whose order is arbitrary")
+    # tuples stay whole ids, as in a MultiIndex given as ids (pandas would build a MultiIndex of a list of tuples)
+    idx = pd.Index(ids, name=name) if isinstance(ids, pd.Index) else pd.Index(list(ids), name=name,
+                                                                               tupleize_cols=False)
     if len(idx) != n:
         raise ValueError(f"{name}: expected {n} ids, got {len(idx)}")
     if isinstance(idx, pd.MultiIndex) or any(not _hashable(i) for i in idx[:1000]):

@@ -379,3 +379,12 @@ def test_metadata_with_a_default_index_and_integer_ids_in_another_order_is_refus
     assert rm.items["task"].tolist() == ["c", "b", "a"]
     assert ResponseMatrix([[1, 0, 1]], item_ids=list("xyz"), items=tasks).items["task"].tolist() == ["a", "b", "c"]
 
+
+def test_ids_as_tuples_are_kept_whole_and_a_set_is_refused():
+    rm = ResponseMatrix([[1, 0], [0, 1]], model_ids=[(1, 2), (3, 4)])
+    assert rm.model_ids.tolist() == [(1, 2), (3, 4)]
+    assert rm.accuracy()[(3, 4)] == 0.5
+    with pytest.raises(TypeError, match="model_ids: expected an ordered sequence of 2 ids .* got a set"):
+        ResponseMatrix([[1, 1], [0, 1]], model_ids={"gpt", "llama"})
+    with pytest.raises(ValueError, match="item_ids: expected an ordered sequence of 2 ids .* got a frozenset"):
+        ResponseMatrix([[1, 1], [0, 1]], item_ids=frozenset({"a", "b"}))
