@@ -61,9 +61,10 @@ class ResponseMatrix:
     model_ids, item_ids : sequence of hashable, default=None
         Unique identifiers (default ``m0, m1, ...`` and ``i0, i1, ...``).
     models : DataFrame or dict of columns, default=None
-        Model metadata, indexed by model id or in row order (default ``0..n-1`` index).
+        Model metadata, indexed by model id or in row order (default ``0..n-1`` index). Ids are aligned by id; a
+        default index when the ids are the integers ``0..n-1`` in another order is refused (row and id order differ).
     items : DataFrame or dict of columns, default=None
-        Item metadata and groups (e.g. ``benchmark``, ``scenario``), indexed by item id or in row order.
+        Item metadata and groups (e.g. ``benchmark``, ``scenario``), indexed by item id or in row order, as ``models``.
     nan_as_missing : bool, default=False
         Read NaN in ``values`` (and pandas' ``pd.NA``, in nullable columns such as ``Int64``) as "not evaluated".
 
@@ -671,7 +672,8 @@ class ResponseMatrix:
         ----------
         models, items : array-like, slice or None, default=None
             Ids, integer positions (when the ids are not integers), a slice or a boolean mask; None keeps all. An
-            entry selected twice is refused.
+            entry selected twice is refused. A boolean Series is aligned by its index (item or model ids; the
+            default ``0..n-1`` index is row order), as metadata is.
 
         Returns
         -------
