@@ -213,15 +213,47 @@ def chronological_split(responses: ResponseMatrix, cutoff: Any = None, date: str
         return ModelSplit(np.sort(order[:-k]), np.sort(order[-k:]))
     if isinstance(cutoff, (list, tuple, dict, set, np.ndarray, pd.Series)):
         raise ValueError(f"cutoff: expected one date (or number), got {cutoff!r:.60}")
+    if isinstance(d.dtype, pd.CategoricalDtype):
+        d = d.astype(object)
+    if not pd.api.types.is_numeric_dtype(d.dtype):
+        d = _dates(d, date)
+        try:
+            cutoff = pd.Timestamp(cutoff)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"cutoff: {cutoff!r} is not a date ({exc})") from None
+        # a date without a time zone is read in the column's (the Hugging Face Hub writes UTC: ...T00:00:00.000Z),
+        # a cutoff with one against a column without one in UTC
+        if d.dt.tz is not None and cutoff.tz is None:
+            cutoff = cutoff.tz_localize(d.dt.tz)
+        elif d.dt.tz is None and cutoff.tz is not None:
+            cutoff = cutoff.tz_convert("UTC").tz_localize(None)
     try:
-        if not np.issubdtype(d.dtype, np.number):
-            d, cutoff = pd.to_datetime(d), pd.Timestamp(cutoff)
         before = (d < cutoff).to_numpy()
     except (TypeError, ValueError) as exc:
         raise ValueError(f"cutoff: {cutoff!r} is not comparable with the {date!r} column ({exc})") from None
     if before.all() or not before.any():
         raise ValueError(f"cutoff: {cutoff!r} puts every model on one side")
     return ModelSplit(np.flatnonzero(before), np.flatnonzero(~before))
+
+
+def _dates(d: pd.Series, date: str) -> pd.Series:
+    """The column ``d`` (named ``date``) as datetimes, each value in its own format as pandas 1 reads them (pandas
+    2 reads every value in the first one's format unless told otherwise); a value that is no date is named."""
+    try:
+        mixed = {"format": "mixed"} if int(pd.__version__.split(".")[0]) >= 2 else {}
+        return pd.to_datetime(d, **mixed)
+    except (TypeError, ValueError, OverflowError) as exc:
+        bad = next((v for v in d if not _is_date(v)), None)
+        what = f"{bad!r} is not a date" if bad is not None else str(exc).splitlines()[0]
+        raise ValueError(f"date: column {date!r}: {what}") from None
+
+
+def _is_date(value: Any) -> bool:
+    try:
+        pd.Timestamp(value)
+    except (TypeError, ValueError, OverflowError):
+        return False
+    return True
 
 
 def performance_split(responses: ResponseMatrix, top_fraction: float = 0.1, gap: float = 0.0) -> ModelSplit:

@@ -128,3 +128,29 @@ def test_a_split_applies_by_position_with_integer_model_ids(ids):
         np.testing.assert_array_equal(tgt.values, vals[sp.target])
     with pytest.raises(ValueError, match="source: expected integer positions"):
         ModelSplit(np.array(["a"]), np.array([1])).apply(rm)
+
+
+@pytest.mark.parametrize("dates", [
+    ["2022-01-05T00:00:00.000Z", "2023-02-01T10:00:00.000Z", "2023-07-18T00:00:00.000Z", "2024-01-01T00:00:00.000Z"],
+    pd.to_datetime(["2022-01-05", "2023-02-01", "2023-07-18", "2024-01-01"]).tz_localize("UTC"),
+    pd.Categorical(["2022-01-05", "2023-02-01", "2023-07-18", "2024-01-01"]),
+    ["2022-01-05", "02/01/2023", "Jul 18 2023", "2024"],
+])
+@pytest.mark.parametrize("cutoff", ["2023-06-01", "2023-06-01T00:00:00Z", "2023-06-01T02:00:00+02:00"])
+def test_chronological_split_reads_dates_with_a_time_zone_and_in_mixed_formats(dates, cutoff):
+    # the Hugging Face Hub's dates carry a time zone (...Z): a cutoff without one is read in the column's, one with
+    # one against a column without one in UTC; a column in several formats splits the same on pandas 1 and 2
+    X = np.random.default_rng(0).random((4, 10)) < 0.5
+    rm = ResponseMatrix(X, models=pd.DataFrame({"release_date": dates}))
+    split = chronological_split(rm, cutoff)
+    assert split.source.tolist() == [0, 1] and split.target.tolist() == [2, 3]
+
+
+def test_chronological_split_names_the_value_that_is_no_date():
+    X = np.random.default_rng(0).random((4, 10)) < 0.5
+    rm = ResponseMatrix(X, models=pd.DataFrame({"release_date": ["2022-01-05", "2023-02-01", "soon", "2024-01-01"]}))
+    with pytest.raises(ValueError, match=r"^date: column 'release_date': 'soon' is not a date$"):
+        chronological_split(rm, "2023-06-01")
+    ok = ResponseMatrix(X, models=pd.DataFrame({"release_date": ["2022-01-05", "2023-02-01", "2023-07-18", "2024"]}))
+    with pytest.raises(ValueError, match=r"^cutoff: 'June' is not a date"):
+        chronological_split(ok, "June")
