@@ -1422,22 +1422,6 @@ def test_pandas_frames_in_a_tables_layouts_are_read_as_the_table_files_are(tmp_p
         select(ref.set_axis(pd.MultiIndex.from_tuples([tuple(c.split("/")) for c in ref.columns]), axis=1), 30)
 
 
-def test_a_reference_matrix_edited_after_select_or_start_reaches_neither_the_selection_nor_the_run():
-    rm = simulate_responses(30, 300, rng=0)
-    unedited = simulate_responses(30, 300, rng=0)
-    new = simulate_responses(31, 300, rng=0).subset(models=[30])
-    sel = select(rm, 40, seed=1)
-    run = SequentialRun.start(rm, rule="precision", half_width=0.05, initial=50, batch=50, seed=0)
-    rm.values[:, :150] = ~rm.values[:, :150]  # the caller's own matrix, edited in place
-    rm.items["task"] = "other"
-    expected = estimate(select(unedited, 40, seed=1), new, restrict_to_manifest=True).leaderboard
-    got = estimate(sel, new, restrict_to_manifest=True).leaderboard
-    pd.testing.assert_frame_equal(got, expected)
-    assert content_hash(run._reference) == content_hash(unedited)
-    np.testing.assert_array_equal(run._reference.values, unedited.values)
-    assert "task" not in run._reference.items and "task" not in sel._reference.items
-
-
 def _int_id_data(ids):
     """30 reference models and one new model on 200 items of two tasks ("easy": every model right), items
     labelled ``ids`` and their tasks indexed by id."""

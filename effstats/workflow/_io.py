@@ -479,23 +479,6 @@ def read_saved(directory: Any, filename: str, fmt: str, what: str, clean: bool =
     return p, doc
 
 
-def kept_reference(rm: ResponseMatrix) -> ResponseMatrix:
-    """``rm`` as a selection or a sequential run keeps it: arrays nothing can edit in place (read-only copies of
-    writeable ones, as :meth:`ResponseMatrix.subset` makes) and model and item frames of its own, so that a caller's
-    later edit of its matrix reaches neither the fits, nor the ranking against its reference models, nor the copy
-    saved beside the manifest under the hash it was made with."""
-    import copy
-
-    from .._results import _read_only
-
-    if all(a is None or _read_only(a) for a in (rm.values, rm.missing, rm.probabilities, rm.labels, rm.predictions)):
-        kept = copy.copy(rm)
-        for name in ("models", "items"):
-            object.__setattr__(kept, name, getattr(rm, name).copy())
-        return kept
-    return rm._take()
-
-
 def content_hash(rm: ResponseMatrix) -> str:
     """SHA-256 of a response matrix's model ids, item ids, values and missing cells (hex).
 
