@@ -173,12 +173,12 @@ def test_anchor_selections(selection):
     est = TinyBenchmarks(50, selection, "gp-irt", n_dims=1, random_state=0).fit(rm.subset(models=np.arange(64)))
     assert est.weights_.sum() == pytest.approx(1.0) and len(est.selected_) == len(est.weights_) <= 50
     assert np.all(np.diff(est.selected_) > 0)
-    # Spearman over 16 targets varies from 0.66 to 0.95 between splits, so average 4 splits (single-split thresholds
-    # MAE < 6, Spearman > 0.9 would sit at the noise edge; means over the 4 splits: MAE 3.7-5.1 points, Spearman
-    # 0.86-0.92).
+    # Spearman over 16 targets varies from 0.66 to 0.98 between splits, so average 8 splits (single-split thresholds
+    # MAE < 6, Spearman > 0.9 would sit at the noise edge, and so would a mean over 4: anchor-irt's k-means anchors
+    # move with the fitted parameters' last digits: 0.84-0.86 on numpy 1 and 2; over 8 splits 0.90 on numpy 1)
     res = [evaluate_split(TinyBenchmarks(50, selection, "gp-irt", n_dims=1, random_state=s), rm,
                           random_split(rm, 0.2, rng=s))
-           for s in range(4)]
+           for s in range(8)]
     assert np.mean([r.mae for r in res]) < 6 and np.mean([r.spearman for r in res]) > 0.84
 
 
