@@ -7,6 +7,7 @@ numpy, pandas) ends as a later one does: one line on stderr and exit status 130,
 from __future__ import annotations
 
 import contextlib
+import io
 import sys
 from collections.abc import Iterator
 
@@ -32,16 +33,33 @@ def interrupted(argv: list[str]) -> int:
 def main(argv: list[str] | None = None) -> int:
     """:func:`effstats.cli.main` (``argv``: the arguments, default ``sys.argv[1:]``), the command line's modules
     imported here, where a Ctrl-C is caught."""
-    # a Ctrl-C that lands in a callback importlib runs (its module locks' weakref callbacks) is printed as
-    # "Exception ignored" and dropped by Python, and the command would run to its end: such a one is kept here
+    # Python reports an exception raised where it cannot propagate (a finalizer, a weakref callback) through
+    # sys.unraisablehook, prints it as "Exception ignored" and goes on. Two such reports are the Ctrl-C's own: one
+    # that lands in a callback importlib runs (its module locks' weakref callbacks) while the command line's modules
+    # load, kept here so that the command stops rather than runs to its end; and, in the command's process, the
+    # failing finalizers of objects the Ctrl-C left half-built (a progress bar stopped in its constructor), which
+    # are held back while the command runs and dropped if it ends interrupted, so that its one line stays the last.
     pressed: list[BaseException] = []
+    held: list[str] = []
     python_hook = sys.unraisablehook
 
     def keep_interrupts(unraisable) -> None:
         if isinstance(unraisable.exc_value, KeyboardInterrupt):
             pressed.append(unraisable.exc_value)
+        elif argv is None:
+            hold(unraisable)
         else:
             python_hook(unraisable)
+
+    def hold(unraisable) -> None:
+        # the report as text: keeping the object itself could bring one being finalized back to life
+        text, stderr = io.StringIO(), sys.stderr
+        sys.stderr = text
+        try:
+            python_hook(unraisable)
+        finally:
+            sys.stderr = stderr
+        held.append(text.getvalue())
 
     sys.unraisablehook = keep_interrupts
     try:
@@ -52,12 +70,22 @@ def main(argv: list[str] | None = None) -> int:
         sys.unraisablehook = python_hook
     if pressed:
         return interrupted(sys.argv[1:] if argv is None else argv)
-    status = run(argv)
-    if argv is None:  # the command line's process: its status is said; a Ctrl-C while Python exits changes nothing
-        import signal
+    if argv is not None:
+        return run(argv)
+    sys.unraisablehook = hold
+    status = None
+    try:
+        status = run(argv)
+    finally:
+        sys.unraisablehook = python_hook
+        if status == 130:
+            sys.unraisablehook = lambda unraisable: None  # the half-built objects still alive are finalized at exit
+        elif held and sys.stderr is not None:
+            sys.stderr.write("".join(held))
+    import signal  # the command line's process: its status is said; a Ctrl-C while Python exits changes nothing
 
-        with contextlib.suppress(ValueError):  # not the main thread
-            signal.signal(signal.SIGINT, signal.SIG_IGN)
+    with contextlib.suppress(ValueError):  # not the main thread
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
     return status
 
 

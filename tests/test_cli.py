@@ -195,6 +195,39 @@ def test_ctrl_c_while_the_command_line_loads_prints_one_line(tmp_path, entry, mo
 
 
 @pytest.mark.parametrize("entry", ["console script", "python -m"])
+def test_ctrl_c_in_a_constructor_ends_with_the_one_line_not_the_half_built_objects_reports(tmp_path, entry):
+    # a Ctrl-C inside tqdm's constructor, before it sets the attribute its finalizer reads: Python reports the
+    # finalizer's AttributeError as "Exception ignored" when the half-built bar is freed, after the command's line
+    board = tmp_path / "board.csv"
+    rng = np.random.default_rng(0)
+    x = np.clip(np.linspace(0.85, 0.3, 30)[:, None] + rng.normal(0, 0.05, (30, 6)), 0, 1).round(3)
+    pd.DataFrame(x, index=pd.Index([f"m{i}" for i in range(30)], name="model")).add_prefix("T").to_csv(board)
+    hook = ("import tqdm.std\n"
+            "def stop(self, *args, **kwargs):\n"
+            "    raise KeyboardInterrupt\n"
+            "tqdm.std.tqdm.__init__ = stop\n")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    r = subprocess.run([sys.executable, "-c", hook + _entry_points()[entry], "audit", str(board), "--out",
+                        str(tmp_path / "o"), "--n-boot", "20"], capture_output=True, text=True, env=env, timeout=120)
+    assert (r.returncode, r.stderr.splitlines()) == (130, [INTERRUPTED_LINE]), r.stderr
+    # the same report of a command that is not interrupted is printed, once it ends
+    hook = ("class Bar:\n"
+            "    def __del__(self):\n"
+            "        raise AttributeError('disable')\n"
+            "import tqdm.std\n"
+            "start = tqdm.std.tqdm.__init__\n"
+            "def half(self, *args, **kwargs):\n"
+            "    Bar()\n"
+            "    start(self, *args, **kwargs)\n"
+            "tqdm.std.tqdm.__init__ = half\n")
+    r = subprocess.run([sys.executable, "-c", hook + _entry_points()[entry], "audit", str(board), "--out",
+                        str(tmp_path / "p"), "--n-boot", "20", "--no-progress"], capture_output=True, text=True,
+                       env=env, timeout=120)
+    assert r.returncode == 0 and r.stderr.count("Exception ignored") >= 1 and "AttributeError: disable" in r.stderr
+    assert r.stdout.strip().endswith("report.md")
+
+
+@pytest.mark.parametrize("entry", ["console script", "python -m"])
 def test_ctrl_c_early_in_the_start_up_prints_no_traceback_of_the_command(tmp_path, entry):
     """SIGINT at delays from Python's start-up to the audit's resampling: the command's line and exit status 130
     once its entry point runs. Before that, Python's own start-up (its site, its runner, the package's light
