@@ -70,7 +70,10 @@ def cli_rst() -> str:
              "built (``effstats COMMAND --help`` prints the same). Every failure prints one line naming the argument "
              "on stderr and exits with status 2. A Ctrl-C, also while the command's modules load, prints one line "
              "(``effstats select: interrupted; files already written are complete, nothing half-written``) and exits "
-             "with status 130. The files the commands write and their columns are described in "
+             "with status 130; one in the first tenth of a second or so, while Python itself starts and before the "
+             "command's code runs, ends as Python ends it: its own short traceback, or, landing in its import "
+             "machinery, reported as ``Exception ignored`` and the command run to its end. The files the commands "
+             "write and their columns are described in "
              ":doc:`../guide/reports`.", ""]
     for action in parser._actions:
         if action.option_strings and not isinstance(action, argparse._HelpAction):
