@@ -304,3 +304,19 @@ def test_a_run_spec_naming_a_key_twice_is_refused(tmp_path):
     f.write_text(text.replace("{", '{"name": "x", ', 1))  # the spec's name twice: the reader would keep the last
     with pytest.raises(ValueError, match=r"^path_or_paths: .*run_spec.json names the key 'name' twice in one object"):
         read_helm_runs(tmp_path / "runs")
+
+
+@pytest.mark.parametrize("iid", ['"id1"', '"q:1"', '"q\\u003a1"'])
+def test_per_instance_stats_naming_a_key_twice_are_refused(tmp_path, iid):
+    """A stat with ``mean`` twice, or a perturbation with ``name`` twice (JSON keeps the last), is refused naming the
+    key, whether or not the file's strings hold colons (written or escaped); the file without them reads."""
+    run = write_run(tmp_path, "v1", "a/m", "boolq", truth_entries([1.0, 0.0, 1.0], [True, True, True]))
+    f = run / "per_instance_stats.json"
+    text = f.read_text().replace('"id1"', iid)
+    f.write_text(text)
+    assert read_helm_runs(tmp_path / "runs").shape == (1, 3)
+    for twice, key in [('"mean": 0.0, "mean": 1.0', "mean"), ('"name": "typo", "name": "x:y"', "name")]:
+        f.write_text(text.replace(twice.split(", ")[0], twice, 1))
+        with pytest.raises(ValueError, match=rf"^path_or_paths: .*per_instance_stats.json names the key '{key}' twice "
+                                             "in one object; keep one of them$"):
+            read_helm_runs(tmp_path / "runs")

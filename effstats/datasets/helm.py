@@ -26,7 +26,7 @@ from typing import Any, Literal, Sequence
 import numpy as np
 import pandas as pd
 
-from .._shared import RepeatedKeyError, _plain, json_object
+from .._shared import RepeatedKeyError, _plain, json_object, repeated_key
 from .._validation import check_trials
 from ..responses import ResponseMatrix
 from ._files import (_check_duplicates, _each_path, _find, _refuse_lfs_pointer, refuse_repeated_runs,
@@ -83,21 +83,16 @@ def _shown(d: Path, name: str | None = None) -> str:
     return f"{d.name}/{name}" if name else d.name
 
 
-def _load(d: Path, name: str, arg: str) -> Any:
-    f = d / name
-    _refuse_lfs_pointer(f, _shown(d, name), arg)
+def _load(d: Path, name: str, arg: str, text: str | None = None) -> Any:
+    """The JSON of the run file ``d/name`` (``text``: its text, read by :func:`_text`), refusing an object naming a
+    key twice except in per_instance_stats.json, whose reader checks that from its count of the pairs it reads
+    (an ``object_pairs_hook`` costs a fifth more parse time there, on megabytes)."""
+    if text is None:
+        text = _text(d, name, arg)
     try:
-        text = f.read_text(encoding="utf-8-sig")  # a byte order mark is read past, as the other JSON readers do
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"{arg}: {_shown(d, name)} is not UTF-8 text ({exc})") from None
-    try:
-        # per_instance_stats.json, the large one (megabytes), is read as it is: refusing a repeated key costs a
-        # quarter more time there
-        hook = None if name == "per_instance_stats.json" else json_object
-        return json.loads(text, object_pairs_hook=hook)
+        return json.loads(text, object_pairs_hook=None if name == _STATS else json_object)
     except RepeatedKeyError as exc:
-        raise ValueError(f"{arg}: {_shown(d, name)} names the key {exc.args[0]!r} twice in one object; keep one of "
-                         "them") from None
+        raise _named_twice(d, name, exc.args[0], arg) from None
     except RecursionError:
         raise ValueError(f"{arg}: {_shown(d, name)} nests lists or objects too deeply to be a HELM run file") from None
     except json.JSONDecodeError as exc:
@@ -109,6 +104,19 @@ def _load(d: Path, name: str, arg: str) -> Any:
                 "the run was probably interrupted: rerun it"
             ) from None
         raise ValueError(f"{arg}: {_shown(d, name)} is not valid JSON (line {exc.lineno}: {exc.msg})") from None
+
+
+def _text(d: Path, name: str, arg: str) -> str:
+    f = d / name
+    _refuse_lfs_pointer(f, _shown(d, name), arg)
+    try:
+        return f.read_text(encoding="utf-8-sig")  # a byte order mark is read past, as the other JSON readers do
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{arg}: {_shown(d, name)} is not UTF-8 text ({exc})") from None
+
+
+def _named_twice(d: Path, name: str, key: str, arg: str) -> ValueError:
+    return ValueError(f"{arg}: {_shown(d, name)} names the key {key!r} twice in one object; keep one of them")
 
 
 def _run_arguments(name: str) -> tuple[str, list[str]]:
@@ -228,20 +236,26 @@ def _run_values(d: Path, metric: str, split: str | None, perturbation: Any, arg:
     ``seen`` collects the metric names, splits, perturbations and train trials present, for the message when
     nothing matches.
     """
-    entries = _load(d, _STATS, arg)
+    text = _text(d, _STATS, arg)
+    entries = _load(d, _STATS, arg, text)
     if not isinstance(entries, list):
         raise ValueError(f"{arg}: {_shown(d, _STATS)} is not a list of per-instance records")
     trials: dict[str, dict[Any, float]] = {}
     origin: dict[tuple, tuple] = {}  # (instance, trial) -> the entry, split and perturbation its value came from
+    pairs = 0  # the key-value pairs of the records, stats, names and perturbations: repeated_key's count
     for k, e in enumerate(entries):
         if not isinstance(e, dict) or "instance_id" not in e or not isinstance(e.get("stats"), list):
             raise ValueError(f"{arg}: {_shown(d, _STATS)} entry {k} is not a HELM per-instance record (instance_id, "
                              "stats)")
         iid, trial = str(e["instance_id"]), e.get("train_trial_index", 0)
+        p = e.get("perturbation")
+        pairs += len(e) + (len(p) if p.__class__ is dict else 0)
         for stat in e["stats"]:
             nm = stat.get("name") if isinstance(stat, dict) else None
             if not isinstance(nm, dict):
                 raise ValueError(f"{arg}: {_shown(d, _STATS)} entry {k} ({iid}) has a stat without a name object")
+            p = nm.get("perturbation")
+            pairs += len(stat) + len(nm) + (len(p) if p.__class__ is dict else 0)
             seen["metric"].add(str(nm.get("name")))
             if nm.get("name") != metric:
                 continue
@@ -271,6 +285,9 @@ def _run_values(d: Path, metric: str, split: str | None, perturbation: Any, arg:
             origin[iid, trial] = (k, nm.get("split"), pert)
             got[trial] = float(v)
             seen["trial"].add(trial)
+    key = repeated_key(text, entries, pairs)
+    if key is not None:
+        raise _named_twice(d, _STATS, key, arg)
     return trials
 
 
