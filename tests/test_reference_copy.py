@@ -13,7 +13,7 @@ import pytest
 from effstats import ResponseMatrix
 from effstats.datasets import simulate_responses
 from effstats.workflow import Selection, _io, content_hash, estimate, read_results, select, write_lm_eval_samples
-from effstats.workflow._estimate import _refit
+from effstats.workflow._refit import _refit
 
 
 @pytest.fixture(scope="module")
