@@ -25,6 +25,7 @@ _EXACT_SLACK = 0.51  # half a unit of the last decimal, plus room for the binary
 _CLOSE_R = 0.999
 _CLOSE_RANGE = 0.05
 _MIN_ROWS, _MIN_OTHERS = 5, 3  # models and other columns needed to recognise an aggregate by its values
+_EVIDENCE = 20  # an exact match needs the column's range over this many times the rounding bound
 
 
 def _decimals(col: pd.Series) -> int:
@@ -80,11 +81,16 @@ def _detect_published(num: pd.DataFrame, *, names: Any = (), decimals: dict | No
     dec = {c: _decimals(num[c]) if d is None else d for c, d in dec.items()}
     want = {_norm_name(n) for n in names if _norm_name(n)}
     rest = _aggregates_of_rest(x)
+    # the rounding of each row's mean of the other columns: the mean of their half units over the cells it
+    # averages (a column of whole numbers, such as a 0/1 flag, weighs one column's share, not the whole bound)
+    obs = ~np.isnan(x)
+    half = np.where(obs, np.array([0.5 * 10.0 ** -dec[c] for c in cols]), 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        in_round_all = (half.sum(1, keepdims=True) - half) / (obs.sum(1, keepdims=True) - obs)
     found = []
     for j, c in enumerate(cols):
         y = x[:, j]
         best = None
-        in_round = max(0.5 * 10.0 ** -dec[o] for o in cols if o != c)
         for key, ref_all in rest.items():
             ref = ref_all[:, j]
             ok = ~np.isnan(y) & np.isfinite(ref)
@@ -92,9 +98,13 @@ def _detect_published(num: pd.DataFrame, *, names: Any = (), decimals: dict | No
                 continue
             r = float(np.corrcoef(y[ok], ref[ok])[0, 1])
             for scale in (1.0, 100.0, 0.01):
-                d = float(np.abs(y[ok] - scale * ref[ok]).max())
-                tol = _EXACT_SLACK * 10.0 ** -dec[c] + (scale * in_round * _EXACT_SLACK / 0.5 if key == "mean" else 0)
-                rule = None if not by_values or ok.sum() < _MIN_ROWS else "exact" if d <= tol else "close" if (
+                diff = np.abs(y[ok] - scale * ref[ok])
+                d = float(diff.max())
+                tol = _EXACT_SLACK * 10.0 ** -dec[c] + (scale * in_round_all[ok, j] * _EXACT_SLACK / 0.5
+                                                        if key == "mean" else 0)
+                # evidence: the column varies well beyond the rounding (a bound near its spread proves nothing)
+                exact = bool((diff <= tol).all()) and np.ptp(y[ok]) > _EVIDENCE * np.max(tol)
+                rule = None if not by_values or ok.sum() < _MIN_ROWS else "exact" if exact else "close" if (
                     r >= _CLOSE_R and d <= _CLOSE_RANGE * np.ptp(y[ok])) else None
                 cand = dict(column=c, kind="mean" if key == "mean" else "mwr",
                             ties=None if key == "mean" else key[4:], scale=scale, max_abs_diff=d, r=r, rule=rule,
@@ -142,7 +152,7 @@ def _weighted_fit(x: np.ndarray, j: int, cols: list, dec: dict) -> dict | None:
     # its own rounding plus the inputs', weighted (as for a mean)
     tol = _EXACT_SLACK * 10.0 ** -dec[cols[j]] + sum(w[i] * _EXACT_SLACK * 10.0 ** -dec[cols[k]]
                                                     for i, k in enumerate(others))
-    if d > tol:
+    if d > tol or np.ptp(y[ok]) <= _EVIDENCE * tol:
         return None
     weights = {cols[k]: round(float(w[i] / scale), 4) for i, k in enumerate(others) if used[i]}
     return dict(column=cols[j], kind="weighted", ties=None, scale=scale, max_abs_diff=d,

@@ -244,6 +244,26 @@ def test_a_mean_is_not_mistaken_for_a_weighted_one_and_scenarios_are_not_aggrega
     assert audit(tmp_path / "p.csv", n_boot=20, progress=False).published is None
 
 
+
+
+@pytest.mark.parametrize("aggregate", [True, False])
+def test_a_column_of_whole_numbers_makes_no_scenario_an_aggregate(tmp_path, aggregate):
+    """Fractions printed with 3 decimals (HELM Lite's layout, with or without its Mean win rate) beside a 0/1
+    column: a mean's rounding is the mean of its inputs' half units, not the coarsest one's (0.5 made a task
+    'equal within rounding to the mean of the other columns'), and a bound near a column's spread proves nothing:
+    every task stays a scenario and the table ranks by its Mean Win Rate."""
+    board = _board(40, 10, seed=4)
+    tasks = list(board.columns)
+    if aggregate:
+        wins = board.rank().sub(1).div(len(board) - 1)
+        board.insert(0, "Mean win rate", wins.mean(axis=1).round(3))
+    board["Open weights"] = [i * 7 % 3 % 2 for i in range(len(board))]
+    board.to_csv(tmp_path / "lite.csv")
+    res = audit(tmp_path / "lite.csv", n_boot=20, progress=False)
+    assert set(tasks) <= set(res.scenarios["scenario"])
+    assert res.settings["aggregate"] == "mwr"
+    assert res.published is None or res.published["column"] == "Mean win rate"
+
 @pytest.mark.skipif(not (SHARED / "mteb" / "leaderboard.tsv").is_file(), reason="shared leaderboards not present")
 def test_mteb_average_is_the_dataset_weighted_mean_of_its_categories():
     """MTEB's 'Average (56 datasets)' weights each category average by its number of datasets (12, 11, 3, 4, 15,
