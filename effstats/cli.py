@@ -225,7 +225,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--duplicates", default="last", choices=list(DUPLICATE_POLICIES),
                    help="models listed more than once: keep the last row in file order, the first, average them, "
                         "or refuse (default: last, with a warning); no date column is read: sort the rows to keep "
-                        "the latest run")
+                        "the latest run. A model's results JSON files are merged task by task: this resolves a task "
+                        "several of them hold")
     p.add_argument("--aggregate", default="auto", choices=["auto", "mwr", "mean", "mean-of-means"],
                    help="how the leaderboard ranks models; auto = as its published aggregate column does (a mean "
                         "for 'Average' / 'Score' and for results JSON files, the Mean Win Rate for 'Mean win rate' "

@@ -768,6 +768,39 @@ def test_files_read_with_other_metrics_for_one_column_are_warned_about(tmp_path,
     assert "effstats audit: warning: SCORES: the files log other metrics for one column" in capsys.readouterr().err
 
 
+def test_a_models_results_files_are_merged_task_by_task(tmp_path):
+    """A later results file holding one task (a task run later, as the Open LLM details repos hold them) replaces
+    that task's score only; the model's other tasks keep the earlier file's. A task in two files is resolved by
+    ``duplicates`` and said; files of other tasks are merged without a word."""
+    tasks = {"ARC": ("harness|arc:challenge|25", "acc_norm"), "GSM8K": ("harness|gsm8k|5", "acc"),
+             "Winogrande": ("harness|winogrande|5", "acc")}
+    for i in range(3):
+        d = tmp_path / f"org/m{i}"
+        d.mkdir(parents=True)
+        res = {k: {m: 0.5 + i / 10} for k, m in tasks.values()}
+        (d / "results_2024-01-10T10-00-00.json").write_text(json.dumps({"config_general": {"model_name": f"org/m{i}"},
+                                                                      "results": res}))
+    later = {"config_general": {"model_name": "org/m0"}, "results": {"harness|gsm8k|5": {"acc": 0.01}}}
+    (tmp_path / "org/m0/results_2024-02-10T10-00-00.json").write_text(json.dumps(later))
+    with pytest.warns(UserWarning, match=r"1 model\(s\) have a task in more than one results file \(1 \(model, "
+                                         r"task\) pair\(s\): 'org/m0' 'GSM8K'\); kept the last file's score"):
+        got = read_openllm_json(tmp_path)
+    assert got.loc["org/m0"].to_dict() == {"ARC": 0.5, "GSM8K": 0.01, "Winogrande": 0.5}
+    assert read_openllm_json(tmp_path, duplicates="first").loc["org/m0", "GSM8K"] == 0.5
+    assert read_openllm_json(tmp_path, duplicates="mean").loc["org/m0"].to_dict() == pytest.approx(
+        {"ARC": 0.5, "GSM8K": 0.255, "Winogrande": 0.5})
+    with pytest.raises(ValueError, match=r"^SCORES: 1 model\(s\) have a task in more than one results file"):
+        read_openllm_json(tmp_path, duplicates="error")
+    # a later file of a task the model had not run: merged, no warning
+    later["results"] = {"harness|hellaswag|10": {"acc_norm": 0.7}}
+    (tmp_path / "org/m0/results_2024-02-10T10-00-00.json").write_text(json.dumps(later))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = read_openllm_json(tmp_path, duplicates="error")
+    assert got.loc["org/m0"].to_dict() == {"ARC": 0.5, "GSM8K": 0.5, "Winogrande": 0.5, "HellaSwag": 0.7}
+    assert got.loc["org/m1"].isna().sum() == 1
+
+
 def test_a_results_file_naming_a_task_twice_is_refused(tmp_path, capsys):
     for i in range(5):
         (tmp_path / f"m{i}.json").write_text(

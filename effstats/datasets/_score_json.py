@@ -16,7 +16,7 @@ from .._shared import _name_list, _plain
 from ._files import _find
 from ._lm_eval_files import _NAME_KEYS
 from ._scores import (SCORE_FORMATS, _METRIC_ORDER, _OPENLLM_METRIC, _OPENLLM_NAME, _as_published,
-                      _check_duplicates, _check_path, _dedupe, _dedupe_with, _named_published, _read_json, _select,
+                      _check_duplicates, _check_path, _dedupe_with, _named_published, _read_json, _select,
                       read_openllm_csv, read_scores)
 
 __all__ = ["read_helm_json", "read_openllm_json"]
@@ -74,10 +74,10 @@ def read_openllm_json(paths: Any, *, duplicates: str = "last", metric: str | Non
         A results JSON file, a folder (searched recursively for ``*.json``, hidden files such as an audit's own
         ``.effstats_audit.json`` left out) or a list of files.
     duplicates : {"last", "first", "mean", "error"}, default="last"
-        Models listed more than once: keep the last row, the first, their mean, or refuse. Keeping one row or
-        the mean is said in a ``UserWarning``.
-        "last" keeps the latest file in path order, which for the harness's ``results_<timestamp>.json`` names
-        is the latest run; "mean" averages task by task.
+        A model's results files are merged task by task (a later file holding one task leaves the model's other
+        tasks in place); a task several of a model's files hold: keep the last file's score, the first's, their
+        mean, or refuse, said in a ``UserWarning``. "last" keeps the latest file in path order, which for the
+        harness's ``results_<timestamp>.json`` names is the latest run.
     metric : str, optional
         The metric to read for every task (``"acc"``, ``"exact_match"``; the command line's ``--metric``) instead
         of the leaderboard's per task, else the first of acc_norm, acc, mc2, exact_match, prompt_level_strict_acc,
@@ -223,7 +223,7 @@ def read_openllm_json(paths: Any, *, duplicates: str = "last", metric: str | Non
             "one in the files", UserWarning, stacklevel=2)
     wide = pd.DataFrame(rows)
     wide.index.name = "model"
-    wide = _dedupe(wide, duplicates, hint=" (several results files)")
+    wide = _merge_runs(wide, duplicates)
     by_metric: dict[str, list[str]] = {}
     for c, m in read.items():
         by_metric.setdefault(" / ".join(sorted(m)), []).append(str(c))
@@ -237,6 +237,34 @@ def read_openllm_json(paths: Any, *, duplicates: str = "last", metric: str | Non
                      "aggregate of tasks audited on their own (lm-eval's 'groups').")
     wide.attrs["note"] = " ".join(notes)
     return wide
+
+
+def _merge_runs(wide: pd.DataFrame, duplicates: str) -> pd.DataFrame:
+    """One row per model from its results files' rows (one run each), task by task: a task one file holds keeps its
+    score whatever the model's other files hold (a later run of GSM8K alone leaves the earlier ARC ... in place);
+    a task several files hold is resolved by ``duplicates`` (the last or first file in path order, their mean, or
+    refused), said in a warning."""
+    if not wide.index.duplicated().any():
+        return wide
+    g = wide.groupby(level=0, sort=False)
+    counts = g.count()
+    twice = counts > 1
+    pairs = [(m, t) for m, t in zip(*np.nonzero(twice.to_numpy()))]
+    if pairs:
+        n = len({m for m, _ in pairs})
+        eg = _name_list((f"{str(twice.index[m])!r} {str(twice.columns[t])!r}" for m, t in pairs), 3)
+        said = (f"{n} model(s) have a task in more than one results file ({len(pairs)} (model, task) pair(s): "
+                f"{eg})")
+        if duplicates == "error":
+            raise ValueError(f"SCORES: {said}; keep one run of each or pass --duplicates last|first|mean")
+        how = ("averaged their scores" if duplicates == "mean" else
+               f"kept the {duplicates} file's score in path order (for results_<timestamp>.json, the "
+               f"{'latest' if duplicates == 'last' else 'earliest'} run)")
+        warnings.warn(f"--duplicates: {said}; {how} (--duplicates error|first|last|mean); a task in one file "
+                      "keeps its score", UserWarning, stacklevel=3)
+    # a model's rows hold its tasks' scores in file order, NaN where a file lacks the task
+    merged = g.mean() if duplicates == "mean" else g.first() if duplicates == "first" else g.last()
+    return merged[wide.columns]
 
 
 def _model_name(d: dict, f: Path) -> str:
