@@ -501,6 +501,17 @@ def test_lm_eval_a_copied_log_is_a_second_run_of_its_task(tmp_path, copy):
         read_lm_eval_samples(tmp_path, duplicates="error")
 
 
+@pytest.mark.parametrize("task", ["red\nnl", "a\rb", "tab\tx"])
+def test_lm_eval_a_task_name_with_control_characters_keeps_its_name_and_timestamp(tmp_path, task):
+    """A file name holding a newline: the task is the name between ``samples_`` and the timestamp, as for any
+    other (the whole stem, prefix and timestamp included, made two runs two tasks)."""
+    folder = _write_run(tmp_path, "org/m", task, TS, [_mc_record(j, 1, True) for j in range(3)])
+    _write(folder / f"samples_{task}_{TS.replace('00', '01', 1)}.jsonl", [_mc_record(j, 0, True) for j in range(3)])
+    with pytest.warns(UserWarning, match=r"\(2 runs\); using the latest run"):
+        rm = read_lm_eval_samples(tmp_path)
+    assert list(rm.item_ids) == [f"{task}/{j}" for j in range(3)]
+
+
 @pytest.mark.parametrize("opener", ["gzip", "bz2", "lzma"])
 def test_lm_eval_compressed_logs_are_read(tmp_path, opener):
     import bz2

@@ -17,7 +17,7 @@ from ._files import (_COMPRESSED, LeftOutPathsWarning, _each_path, _find, _refus
 # same task, not a task of its own: its suffix is kept with the timestamp, so it sorts after the original.
 _SAMPLES_RE = re.compile(r"^samples_(?P<task>.+?)(?:_(?P<ts>\d{4}-\d{2}-\d{2}T[0-9\-:.]+))?"
                          r"(?P<copy>\s*\(\d+\)|\s*-\s*copy(?:\s*\(\d+\))?|\s+copy(?:\s+\d+)?)?\.jsonl"
-                         r"(?:\.gz|\.bz2|\.xz)?$", re.I)
+                         r"(?:\.gz|\.bz2|\.xz)?\Z", re.I | re.S)  # a task name may hold any character
 
 
 def _expand(p: Any, arg: str) -> list[Path]:
