@@ -48,6 +48,7 @@ from .._validation import check_array, check_flag, check_fraction, check_positiv
 from ._results import SequentialResult, SimulationResult, _level
 from ._scores import _groups, _groups_by_id, _item_ids, _scores, stratified_mean
 from ._design import design
+from ._schedule import check_looks, look_schedule, planned_sizes
 from .rules import Efficacy, LookStats, Precision, StoppingRule
 from .statistics import Accumulator, information
 
@@ -315,57 +316,10 @@ class SequentialEvaluator(BaseEstimator):
             raise ValueError("scores_b: every dataset needs at least 2 items")
         return "unpaired", [_Arm(a, codes, sizes), _Arm(b, codes_b, sizes_b)]
 
-    def _check_looks(self, max_n: int, name: str) -> None:
-        """Refuse a number of items whose look schedule (one look a batch) needs more memory than this process may
-        use, naming ``name``, before it is made."""
-        from .._shared import memory_limit
-
-        initial = self.initial if isinstance(self.initial, (int, np.integer)) else 1
-        batch = self.batch if isinstance(self.batch, (int, np.integer)) and self.batch > 0 else 1
-        looks = max(max_n - initial, 0) // batch + 2
-        need, limit = 64 * looks, memory_limit()  # the schedule's arrays and the bounds of every look
-        if limit is not None and need > limit:
-            raise ValueError(f"{name}: {max_n:,} items in batches of {batch:,} make {looks:,} looks, whose schedule "
-                             f"needs about {need / 2**30:,.0f} GiB, more than the {limit / 2**30:,.1f} GiB of memory "
-                             "this process may use; give fewer items or larger batches")
-
     def _schedule(self, sizes: np.ndarray) -> np.ndarray:
-        """Items per stratum at each look, shape (K, D)."""
-        per = self.initial + self.batch * np.arange(0,
-                                                    int(np.ceil(max(sizes.max() - self.initial, 0) / self.batch)) + 1)
-        n = np.minimum(per[:, None], sizes[None, :])
-        if self.max_n is not None:
-            tot = n.sum(1)
-            keep = tot < self.max_n
-            if not keep.all():
-                first_over = int(np.argmin(keep))
-                n = n[: first_over + 1].copy()
-                # the last look stops at max_n: trim the strata proportionally to their last batch
-                over = n[-1].sum() - self.max_n
-                if over > 0 and first_over > 0:
-                    add = n[-1] - n[-2]
-                    cut = np.floor(add * over / add.sum()).astype(int)
-                    # the rounding's remainder comes off the strata with the most of their batch left, each at
-                    # most down to its previous look: a stratum's running count never decreases (the items handed
-                    # out are its first n of a fixed order) and the last look has max_n items
-                    room = add - cut
-                    by_room = np.argsort(-room, kind="stable")
-                    before = np.cumsum(room[by_room]) - room[by_room]
-                    cut[by_room] += np.clip(over - cut.sum() - before, 0, room[by_room])
-                    n[-1] = n[-1] - cut
-                elif over > 0:
-                    # max_n below the first look: one item a stratum, the rest shared as the strata's first looks
-                    # are, the rounding's remainder to the largest fractions (Hamilton's method)
-                    first = np.minimum(n[-1], 1)
-                    more = n[-1] - first
-                    share = more * max(self.max_n - int(first.sum()), 0) / max(int(more.sum()), 1)
-                    extra = np.floor(share).astype(int)
-                    extra[np.argsort(extra - share, kind="stable")[: int(round(share.sum())) - extra.sum()]] += 1
-                    n[-1] = first + extra
-        # drop repeated looks (nothing new)
-        tot = n.sum(1)
-        keep = np.concatenate(([True], np.diff(tot) > 0))
-        return n[keep]
+        """Items per stratum at each look, shape (K, D): :func:`look_schedule` with this evaluator's ``initial``,
+        ``batch`` and ``max_n``."""
+        return look_schedule(sizes, self.initial, self.batch, self.max_n)
 
     # ------------------------------------------------------------------ sampling
     def _sums(self, arm: _Arm, sched: np.ndarray, n_runs: int, rng: np.random.Generator | None):
@@ -869,21 +823,14 @@ class SequentialEvaluator(BaseEstimator):
                              "offline (fit, simulate), not online")
         max_n = check_positive_int(max_n, "max_n", minimum=2)
         n_groups = check_positive_int(n_groups, "n_groups")
-        self._check_looks(max_n, "max_n")
+        check_looks(self.initial, self.batch, max_n, "max_n")
         from .spending import get_spending
 
         if get_spending(self.spending, self.spending_param).is_classic:
             raise ValueError("spending: online updates need a spending function (ld_pocock, ld_obf, hsd, power): "
                              "classic "
                              "Pocock / O'Brien-Fleming bounds depend on the number of looks, unknown while data arrive")
-        if sizes is None:
-            sz = np.full(n_groups, max_n // n_groups)
-            sz[: max_n - sz.sum()] += 1
-        else:
-            sz = check_array(sizes, "sizes", ndim=1, shape=(n_groups,)).astype(np.int64)
-            if sz.min() < 1 or sz.sum() != max_n:
-                raise ValueError(f"sizes: expected {n_groups} positive dataset sizes summing to max_n = {max_n}, "
-                                 f"got {sz.tolist()}")
+        sz = planned_sizes(max_n, n_groups, sizes)
         plan = self._schedule(sz)
         self._online = {"rules": rules, "max_n": max_n, "D": n_groups, "sizes": sz, "plan": plan, "kind": None,
                         "s1": np.zeros(n_groups), "s2": np.zeros(n_groups), "sa": np.zeros(n_groups),
