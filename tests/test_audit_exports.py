@@ -246,6 +246,27 @@ def test_a_mean_is_not_mistaken_for_a_weighted_one_and_scenarios_are_not_aggrega
 
 
 
+@pytest.mark.parametrize("layout", ["wide", "openllm"])
+def test_summary_rows_at_the_foot_are_not_models(tmp_path, layout):
+    """A spreadsheet's foot (the column means, medians and standard deviations of the models, as printed) is left
+    out and named, by its values: the same rows under model-like names too; a table without them loses no row."""
+    board = _board(40, 6, seed=5)
+    if layout == "openllm":
+        board = (board * 100).round(2)
+        board.columns = ["ARC", "HellaSwag", "MMLU", "TruthfulQA", "Winogrande", "GSM8K"]
+    dec = 2 if layout == "openllm" else 3
+    foot = pd.DataFrame([board.mean(), board.median(), board.std()], index=["org/x-mean", "Median", "SD"]).round(dec)
+    pd.concat([board, foot]).rename_axis("model").to_csv(tmp_path / "t.csv")
+    res = audit(tmp_path / "t.csv", tmp_path / "out", n_boot=20, progress=False)
+    assert sorted(res.scores["model"]) == sorted(board.index)
+    report = (tmp_path / "out" / "report.md").read_text()
+    assert ("summary rows 'org/x-mean' (the column means of the other rows within rounding); 'Median' (the column "
+            "medians of the other rows within rounding); 'SD' (the column standard deviations of the other rows "
+            "within rounding)") in report
+    board.rename_axis("model").to_csv(tmp_path / "plain.csv")
+    assert len(audit(tmp_path / "plain.csv", n_boot=20, progress=False).scores) == 40
+
+
 @pytest.mark.parametrize("aggregate", [True, False])
 def test_a_column_of_whole_numbers_makes_no_scenario_an_aggregate(tmp_path, aggregate):
     """Fractions printed with 3 decimals (HELM Lite's layout, with or without its Mean win rate) beside a 0/1

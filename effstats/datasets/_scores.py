@@ -27,7 +27,7 @@ from .._scales import FRACTION_MAX, score_scales
 from ._delimited import _compression, _refuse_nul, refuse_short_rows
 from ._files import _compression_of
 from ._score_options import DUPLICATE_POLICIES, SCORE_FORMATS
-from ._summaries import _is_rank, _rank_like, _summary_columns
+from ._summaries import _is_rank, _rank_like, _summary_columns, _summary_rows
 
 __all__ = ["read_scores", "read_openllm_csv", "SCORE_FORMATS", "DUPLICATE_POLICIES"]
 
@@ -704,6 +704,12 @@ def _finish_wide(wide: pd.DataFrame, scenarios, exclude, *, duplicates: str = "l
     num_all = wide.apply(pd.to_numeric, errors="coerce")
     # Wholly non-numeric columns (a type emoji, a licence) and numeric metadata (parameters, likes) are not scores.
     meta = [c for c in wide.columns if c not in agg and (num_all[c].isna().all() or _METADATA.search(str(c)))]
+    foot = {} if scenarios else _foot_rows(wide, num_all, [c for c in wide.columns if c not in meta
+                                                           and c not in set(exclude or [])], decimals or {})
+    if foot:
+        keep = ~np.isin(np.arange(len(wide)), list(foot))
+        foot = {str(wide.index[i]): what for i, what in foot.items()}
+        wide, num_all = wide[keep], num_all[keep]
     cand = [c for c in wide.columns if c not in agg and c not in meta and c not in set(exclude or [])]
     numeric = [c for c in wide.columns if c not in agg and num_all[c].notna().any() and c not in set(exclude or [])]
     _refuse_infinite(num_all[[c for c in dict.fromkeys([*agg, *(scenarios or cand)]) if c in num_all]])
@@ -789,6 +795,8 @@ def _finish_wide(wide: pd.DataFrame, scenarios, exclude, *, duplicates: str = "l
         [f"metadata / rank columns {[str(c) for c in meta if c not in text and c not in summary]}"]
         if len([c for c in meta if c not in text and c not in summary]) else []) + (
         [f"summary columns {'; '.join(f'{str(c)!r} ({why})' for c, why in summary.items())}"] if summary else []) + (
+        ["summary rows " + "; ".join(f"{r!r} (the column {what}s of the other rows within rounding)"
+                                     for r, what in foot.items())] if foot else []) + (
         [f"{len(unscored)} model(s) with no score "
          f"({', '.join(map(str, unscored[:5]))}{' …' if len(unscored) > 5 else ''})"]
         if len(unscored) else [])
@@ -811,6 +819,16 @@ def _finish_wide(wide: pd.DataFrame, scenarios, exclude, *, duplicates: str = "l
         ranks = num_all[rank_col][~num_all.index.duplicated(keep="last")].reindex(num.index)
         num.attrs["published_rank"] = {"column": str(rank_col), "rank": ranks}
     return num, published
+
+
+def _foot_rows(wide: pd.DataFrame, num: pd.DataFrame, cols: list, decimals: dict) -> dict[int, str]:
+    """Row positions of ``wide`` that are the column means, medians or standard deviations of the other rows in
+    its numeric columns ``cols`` (:func:`_summary_rows`): a spreadsheet's foot, not models."""
+    cols = [c for c in cols if num[c].notna().any()]
+    if len(cols) < 3:
+        return {}
+    tol = np.array([0.51 * 10.0 ** -decimals.get(c, _decimals(wide[c])) for c in cols])
+    return _summary_rows(num[cols].to_numpy(dtype=float), tol)
 
 
 def _refuse_infinite(num: pd.DataFrame) -> None:
@@ -944,6 +962,20 @@ def read_openllm_csv(path: str | Path, *, scenarios: Sequence[str] | None = None
     if avg:
         pub = pd.Series(pd.to_numeric(df[avg], errors="coerce").to_numpy() / 100, index=ids)
         pub = _as_published(pub, dict(column=avg, kind="mean", rule="label"))
+    note = f"Open LLM Leaderboard table: tasks {', '.join(tasks)} (percent / 100)."
+    cols = list(found.values()) + ([avg] if avg else [])
+    foot = {} if scenarios else _foot_rows(df[cols].set_axis(ids), df[cols].apply(pd.to_numeric, errors="coerce"),
+                                           cols, {})
+    if foot:
+        keep = ~np.isin(np.arange(len(wide)), list(foot))
+        note += (" Left out of the scores: summary rows " + "; ".join(
+            f"{str(ids[i])!r} (the column {what}s of the other rows within rounding)" for i, what in foot.items())
+            + ".")
+        wide = wide[keep]
+        if pub is not None:
+            attrs = dict(pub.attrs)
+            pub = pub[keep]
+            pub.attrs.update(attrs)
     wide, pub = _dedupe_with(wide, pub, duplicates, "")
-    wide.attrs["note"] = f"Open LLM Leaderboard table: tasks {', '.join(tasks)} (percent / 100)."
+    wide.attrs["note"] = note
     return wide, pub

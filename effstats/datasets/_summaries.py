@@ -141,3 +141,56 @@ def _row_statistic(y: np.ndarray, x: np.ndarray, tol: float) -> str | None:
         if hit is not None:
             return f"the {what.split(' (')[0]} of the other columns within rounding"
     return None
+
+
+def _summary_rows(x: np.ndarray, tol: np.ndarray) -> dict[int, str]:
+    """Rows of ``x`` (rows × score columns) that are the column mean, median or standard deviation of the model
+    rows within the printed rounding ``tol`` (per column): a spreadsheet's foot ("Mean", "Median", "SD",
+    "Average"), not models. Returns row position -> what it is.
+
+    The rows closest to a statistic of the other rows (relative to each column's spread) are the suspects; a
+    summary row beside another one moves that statistic (an SD row drags the mean), so every subset of the 5
+    closest suspects is tried, each of its rows checked against its statistic over the rows outside it: the
+    largest subset that holds wins. Evidence: 3 columns, 5 model rows, and the row's values spread over 20 times
+    the rounding."""
+    from itertools import combinations
+
+    n, s = x.shape
+    obs = ~np.isnan(x)
+    if n < 8 or s < 3:
+        return {}
+    stats = {"mean": lambda v: np.nanmean(v, axis=0), "median": lambda v: np.nanmedian(v, axis=0),
+             "standard deviation": lambda v: np.nanstd(v, axis=0, ddof=1)}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        spread = np.nanstd(x, axis=0)
+        spread = np.where(spread > 0, spread, np.inf)
+        # leave-one-out mean and standard deviation; the median of all rows stands for the median of the others
+        cnt, tot, sq = obs.sum(0), np.nansum(x, 0), np.nansum(x * x, 0)
+        m1 = (tot - np.where(obs, x, 0)) / (cnt - obs)
+        v1 = (sq - np.where(obs, x * x, 0) - (cnt - obs) * m1 ** 2) / (cnt - obs - 1)
+        near = [np.abs(x - m1), np.abs(x - np.nanmedian(x, 0)), np.abs(x - np.sqrt(np.maximum(v1, 0)))]
+        dev = np.min([np.nanmax(np.where(obs, d, np.nan) / spread, axis=1) for d in near], axis=0)
+        span = np.nanmax(np.where(obs, x, -np.inf), axis=1) - np.nanmin(np.where(obs, x, np.inf), axis=1)
+    ok = (obs.sum(1) >= 3) & (span > 20 * tol.max()) & (dev < 1)
+    suspects = [int(i) for i in np.argsort(np.where(ok, dev, np.inf))[:5] if ok[i]]
+
+    for k in range(len(suspects), 0, -1):
+        for sub in combinations(suspects, k):
+            rest = np.ones(n, bool)
+            rest[list(sub)] = False
+            if rest.sum() < 5:
+                continue
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                ref = {what: f(x[rest]) for what, f in stats.items()}
+            got = {}
+            for i in sub:
+                o = obs[i]
+                what = next((w for w, r in ref.items() if np.all(np.abs(x[i, o] - r[o]) <= 2 * tol[o])), None)
+                if what is None:
+                    break
+                got[i] = what
+            else:
+                return dict(sorted(got.items()))
+    return {}
