@@ -6,8 +6,9 @@ Each page shows an executed copy of ``notebooks/<name>.ipynb``: the full run ``m
 ``build/docs-notebooks`` (``tests/test_notebooks.py`` leaves its passing runs there too), executed here when it is
 missing or older than the notebook (its figures go to
 ``build/docs-notebooks/figures``, never to ``figures/``). The chosen copies are written to ``docs/notebooks/``,
-where nbsphinx reads them. A notebook that fails to execute fails the script (exit status 1), so the site is never
-published with an empty page.
+where nbsphinx reads them. An executed copy counts only when it ran to the end: a copy with an error output or with a
+code cell that never ran (a run that failed or was stopped) is passed over with one line saying so. A notebook that
+fails to execute fails the script (exit status 1), so the site is never published with an empty page or a traceback.
 
 Usage: docs_notebooks.py [--jobs N]
 """
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import json
 import os
 import shutil
 import sys
@@ -30,6 +32,27 @@ def _fresh(copy: Path, source: Path) -> bool:
     return copy.is_file() and copy.stat().st_mtime >= source.stat().st_mtime
 
 
+def unfinished(copy: Path) -> str | None:
+    """Why an executed copy did not run to the end (an error output, a code cell that never ran, unreadable), or
+    None when every code cell ran without an error."""
+    try:
+        nb = json.loads(copy.read_text(encoding="utf-8"))
+        cells = [c for c in nb["cells"] if c.get("cell_type") == "code"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        return f"unreadable ({type(exc).__name__})"
+    for i, cell in enumerate(cells, 1):
+        tags = cell.get("metadata", {}).get("tags", [])
+        source = cell.get("source", "")
+        if not "".join(source).strip() or "skip-execution" in tags:
+            continue  # nbclient runs neither
+        errors = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
+        if errors and "raises-exception" not in tags:
+            return f"code cell {i} ends in {errors[0].get('ename', 'an error')}"
+        if cell.get("execution_count") is None:
+            return f"code cell {i} never ran (the run was stopped)"
+    return None
+
+
 def choose(names: list[str] | None = None) -> tuple[dict[str, Path], list[str]]:
     """The executed copy to publish for each notebook, and the notebooks that need a FAST run first."""
     full = Path(os.environ.get("EFFSTATS_DOCS_NOTEBOOKS", ROOT / "build" / "notebooks"))
@@ -39,8 +62,11 @@ def choose(names: list[str] | None = None) -> tuple[dict[str, Path], list[str]]:
             continue
         for copy in (full / src.name, FAST_COPIES / src.name):
             if _fresh(copy, src):
-                chosen[src.stem] = copy
-                break
+                why = unfinished(copy)
+                if why is None:
+                    chosen[src.stem] = copy
+                    break
+                print(f"docs: not publishing {copy}: {why}", flush=True)
         else:
             to_run.append(src.stem)
             chosen[src.stem] = FAST_COPIES / src.name

@@ -88,6 +88,41 @@ def test_runner_sets_no_matplotlib_backend(monkeypatch):
     assert run_notebooks.kernel_env(fast=False)["EFFSTATS_FAST"] == "0"
 
 
+def test_docs_publish_only_executed_copies_that_ran_to_the_end(tmp_path, monkeypatch, capsys):
+    # make docs takes make demo's full copies when newer than the notebook: a copy that ends in a traceback (a demo
+    # run without the data) or that stopped half-way is passed over for a FAST run, saying so
+    spec = importlib.util.spec_from_file_location("docs_notebooks", ROOT / "scripts" / "docs_notebooks.py")
+    docs = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(docs)
+    src, full, fast = tmp_path / "notebooks", tmp_path / "full", tmp_path / "fast"
+    for d in (src, full, fast):
+        d.mkdir()
+    cells = [nbformat.v4.new_markdown_cell("# t"), nbformat.v4.new_code_cell("x = 1"), nbformat.v4.new_code_cell(""),
+             nbformat.v4.new_code_cell("print(x)")]
+    for name in ("ok", "error", "stopped", "unreadable"):
+        nbformat.write(nbformat.v4.new_notebook(cells=cells), src / f"{name}.ipynb")
+    ran = nbformat.v4.new_notebook(cells=[c.copy() for c in cells])
+    ran.cells[1].execution_count, ran.cells[3].execution_count = 1, 2
+    nbformat.write(ran, full / "ok.ipynb")
+    nbformat.write(ran, fast / "error.ipynb")
+    failed = nbformat.from_dict(ran)
+    failed.cells[3].outputs = [nbformat.v4.new_output("error", ename="FileNotFoundError", evalue="x", traceback=[])]
+    nbformat.write(failed, full / "error.ipynb")
+    stopped = nbformat.from_dict(ran)
+    stopped.cells[3].execution_count = None
+    nbformat.write(stopped, full / "stopped.ipynb")
+    (full / "unreadable.ipynb").write_text("{")
+    monkeypatch.setattr(docs, "NOTEBOOKS", src)
+    monkeypatch.setattr(docs, "FAST_COPIES", fast)
+    monkeypatch.setenv("EFFSTATS_DOCS_NOTEBOOKS", str(full))
+    chosen, to_run = docs.choose()
+    assert chosen["ok"] == full / "ok.ipynb" and chosen["error"] == fast / "error.ipynb"
+    assert sorted(to_run) == ["stopped", "unreadable"]
+    out = capsys.readouterr().out
+    assert "error.ipynb: code cell 3 ends in FileNotFoundError" in out
+    assert "stopped.ipynb: code cell 3 never ran" in out and "unreadable.ipynb: unreadable" in out
+
+
 def test_summary_table_and_timings_csv(tmp_path):
     rows = [{"notebook": "a", "mode": "fast", "seconds": "61.5", "cpu_seconds": "40.0", "status": "ok",
              "finished_utc": "x"},
