@@ -243,3 +243,38 @@ def test_reference_runs_that_disagree_on_a_document_are_not_recorded_for_it(trut
 
     rec = lm_eval_provenance(rm, ["boolq/4", "boolq/5"])
     assert list(rec["hashes"]) == ["boolq/5"]
+
+
+@pytest.mark.parametrize("field", ["doc_hash", "target_hash", "prompt_hash"])
+def test_a_reference_model_logged_on_other_documents_is_refused_and_another_prompt_warned(truth, tmp_path, field):
+    """One reference model's boolq logs of other documents or targets at every doc_id (another dataset revision or
+    order) are refused naming the task, both models and the field: its results would be joined to the others' by
+    doc_id. Another prompt (a template or a model's chat template) is said in a warning."""
+    ref = _stamp(write_lm_eval_samples(truth, tmp_path / "ref", models=truth.model_ids[:3]))
+    f = sorted(ref.rglob("samples_boolq_*.jsonl"))[1]
+    recs = [json.loads(line) for line in f.read_text().splitlines()]
+    for r in recs:
+        r[field] = ("f" if r[field][0] == "e" else "e") + r[field][1:]
+    f.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    said = (rf"task 'boolq': model 'm01' logs another {field} than model 'm00' on {N_DOCS} of {N_DOCS} "
+            r"document\(s\) \(e\.g\. doc 0; another")
+    if field == "prompt_hash":
+        with pytest.warns(UserWarning, match=r"^path_or_paths: the models' logs differ in 1 \(task, digest\) "
+                                             r"pair\(s\): " + said):
+            read_lm_eval_samples(ref)
+    else:
+        with pytest.raises(ValueError, match=r"^path_or_paths: " + said + r".*: its results are about other "
+                                             "documents at the same doc_id"):
+            read_lm_eval_samples(ref)
+
+
+def test_runs_of_one_model_on_another_protocol_are_not_averaged(truth, tmp_path):
+    ref = _stamp(write_lm_eval_samples(truth, tmp_path / "ref", models=truth.model_ids[:2]))
+    f = sorted(ref.rglob("samples_boolq_*.jsonl"))[0]
+    recs = [json.loads(line) for line in f.read_text().splitlines()]
+    for r in recs:
+        r["prompt_hash"] = ("f" if r["prompt_hash"][0] == "e" else "e") + r["prompt_hash"][1:]
+    f.with_name(f.name.replace(".jsonl", "0.jsonl")).write_text("".join(json.dumps(r) + "\n" for r in recs))
+    with pytest.raises(ValueError, match=r"the runs of model 'm00' on task 'boolq' log another prompt_hash on "
+                                         rf"{N_DOCS} document\(s\) .*cannot be averaged"):
+        read_lm_eval_samples(ref, duplicates="mean")

@@ -91,6 +91,26 @@ MIXED = "*"  # the records read disagree on a document's digests
 HASHES = "lm_eval_hashes"  # the items' column of the digests
 
 
+WHY = {"doc_hash": "another dataset revision or document order?",
+       "target_hash": "another gold answer: another dataset revision?",
+       "prompt_hash": "another prompt template, few-shot examples or chat template?"}
+
+
+def differing_digests(a: Mapping, b: Mapping) -> dict[str, tuple[int, Any]]:
+    """``{field: (number of documents, the first one)}`` of the digest fields that differ between two mappings
+    doc_id -> digests (:data:`HASHES`' strings) on the documents both log; blank fields are not compared."""
+    out: dict[str, list] = {}
+    for d, h in b.items():
+        g = a.get(d)
+        if g is None or g == h or MIXED in (g, h) or not g or not h:
+            continue
+        for k, field in enumerate(HASH_FIELDS):
+            x, y = g[k * HASH_WIDTH:(k + 1) * HASH_WIDTH].strip(), h[k * HASH_WIDTH:(k + 1) * HASH_WIDTH].strip()
+            if x and y and x != y:
+                out.setdefault(field, [0, d])[0] += 1
+    return {f: (n, d) for f, (n, d) in out.items()}
+
+
 def _hashes(d: Any, p: Any, t: Any) -> str:
     """The three digests cut to :data:`HASH_WIDTH` characters each, side by side (a field not logged: blanks); ""
     when the record logs none (harness versions before they were logged)."""
@@ -244,6 +264,14 @@ def _mean_of_runs(per_run: list[list], key: tuple[str, str], arg: str) -> list:
     """Records averaged over runs, document by document; probabilities are averaged as probabilities (a mixture).
     Runs that log other digests of a document give it the digest :data:`MIXED` (not one document, prompt or target)."""
     by_doc: dict[Any, list] = {}
+    first = {r[0]: r[5] for r in per_run[0]}
+    for recs in per_run[1:]:
+        differs = differing_digests(first, {r[0]: r[5] for r in recs})
+        if differs:
+            field, (n, d) = next(iter(differs.items()))
+            raise ValueError(f"{arg}: the runs of model {key[0]!r} on task {key[1]!r} log another {field} on {n} "
+                             f"document(s) (e.g. doc {d!r}; {WHY[field]}): runs of other documents or another "
+                             "protocol cannot be averaged; keep one (duplicates='last' or 'first')")
     for recs in per_run:
         for r in recs:
             by_doc.setdefault(r[0], []).append(r)

@@ -37,7 +37,7 @@ from .._validation import check_flag, value_range
 from ..responses import ResponseMatrix
 from ._files import _check_duplicates
 from ._lm_eval_files import _choose_runs, _expand, _model_from_logs, _run_fields, _task_of
-from ._lm_eval_records import HASHES, MIXED, _doc_sort_key, _mean_of_runs, _read_file
+from ._lm_eval_records import HASHES, MIXED, WHY, _doc_sort_key, _mean_of_runs, _read_file, differing_digests
 from ._score_tables import read_scores_csv
 
 __all__ = ["read_lm_eval_samples", "read_scores_csv"]
@@ -264,6 +264,8 @@ def _read_lm_eval_samples(path_or_paths: Any, *, metric: Any, normalize: bool | 
     n_choices: dict[tuple[str, Any], int] = {}
     gold: dict[tuple[str, Any], int] = {}
     hashes: dict[str, dict[Any, str]] = {}  # per task, per document
+    first: dict[str, tuple[str, dict]] = {}  # per task, the first model's digests
+    conflicts: dict[tuple[str, str], tuple] = {}  # (task, field) -> (model, other model, documents, a document)
     for (model, task), recs in data.items():
         for doc_id, _, _, g, n, _ in recs:
             k = (task, doc_id)
@@ -276,6 +278,12 @@ def _read_lm_eval_samples(path_or_paths: Any, *, metric: Any, normalize: bool | 
                     raise ValueError(f"{arg}: {task}/{doc_id} has different gold answers across models")
                 gold[k] = g
         _same_digests(hashes, task, recs)
+        got = {r[0]: r[5] for r in recs if r[5]}
+        m0, h0 = first.setdefault(task, (model, got))
+        if m0 != model and got != h0:
+            for field, (n, d) in differing_digests(h0, got).items():
+                conflicts.setdefault((task, field), (m0, model, n, d))
+    _refuse_other_documents(conflicts, {t: len(h) for t, h in hashes.items()}, arg)
     keys = sorted(n_choices, key=lambda k: (k[0], _doc_sort_key(k[1])))
     if len(models) > 1:  # one model's failed documents are its own, counted in the warning above
         _warn_documents_failed_everywhere(failed_docs.difference(n_choices), {t for t, _ in keys}, arg)
@@ -334,6 +342,25 @@ def _read_lm_eval_samples(path_or_paths: Any, *, metric: Any, normalize: bool | 
         items=items,
     )
     return out, failed_in
+
+
+def _refuse_other_documents(conflicts: dict[tuple[str, str], tuple], n_docs: dict[str, int], arg: str) -> None:
+    """Refuse models whose logs of a task hold other documents or targets than another model's at most of the
+    same doc_ids (another dataset revision or order: their results are joined by doc_id); warn where a few
+    differ (a document fixed between revisions: left out of the record of what the references ran) and of other
+    prompts (a template or few-shot change, or a model's own chat template), naming the models."""
+    said = []
+    for (task, field), (m0, m, n, d) in conflicts.items():
+        what = (f"task {task!r}: model {m!r} logs another {field} than model {m0!r} on {n} of {n_docs[task]} "
+                f"document(s) (e.g. doc {d!r}; {WHY[field]})")
+        if field != "prompt_hash" and 2 * n > n_docs[task]:
+            raise ValueError(f"{arg}: {what}: its results are about other documents at the same doc_id; rerun it "
+                             "on the other models' dataset or leave it out")
+        said.append(what)
+    if said:
+        warnings.warn(f"{arg}: the models' logs differ in {len(said)} (task, digest) pair(s): {'; '.join(said[:3])}"
+                      f"{' …' if len(said) > 3 else ''}; their scores there are of other documents or protocols",
+                      UserWarning, stacklevel=3)
 
 
 def _same_digests(hashes: dict[str, dict[Any, str]], task: str, recs: list) -> None:
