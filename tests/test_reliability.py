@@ -16,7 +16,7 @@ from effstats import ResponseMatrix
 import effstats
 from effstats import reliability as R
 from effstats.reliability._benchmark import _OBJECTIVES
-from effstats.reliability._dior import _multiplicity
+from effstats.reliability._resample import _multiplicity
 from effstats.reliability._metametrics import _weighted_tau
 from effstats.reliability._winrate import _score
 

@@ -27,6 +27,8 @@ Modules
 - ``_winrate``: Mean Win Rate (exact integer counts), mean score, mean of means
 - ``_metametrics``: Kendall τ-b (merge-sort inversion counting across resamples), weighted τ, switches
 - ``_dior``: DIoR, its batch plan and efficiency curves
+- ``_resample``: a benchmark's bootstrap resamples (index arrays, score sums, scores), shared by DIoR, the curves
+  and Flash-HELM
 - ``_curves``: rank switches, prompt strategies, rank trajectories and resolution, subscenario correlations
 - ``_pathologies``: App. B counterexamples and the clone / removal detectors
 - ``_flash_helm``: Flash-HELM

@@ -9,7 +9,8 @@ import pandas as pd
 from .._validation import check_fraction, check_positive_int, check_rng
 from ..responses import ResponseMatrix
 from ._benchmark import Benchmark, Score, _check_sizes
-from ._dior import _check_common, _check_example_size, _level, _compute_fraction, _multiplicity, _resampled_scores
+from ._dior import _check_common, _level
+from ._resample import _check_example_size, _compute_fraction, _multiplicity, _resampled_scores
 from ._metametrics import _switch, _wilson
 from ._winrate import _score
 

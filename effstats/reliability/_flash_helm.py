@@ -11,7 +11,8 @@ from .._validation import check_fraction, check_positive_int, check_rng
 from .._shared import _indexer, _plain
 from ..responses import ResponseMatrix
 from ._benchmark import Benchmark, Score, _check_sizes
-from ._dior import _check_common, _counts, _draw
+from ._dior import _check_common
+from ._resample import _counts, _draw
 from ._metametrics import _wilson
 from ._winrate import _less_and_ties, _score
 
