@@ -6,6 +6,8 @@ backend, so the kernel uses its inline backend as in Jupyter. Prints each notebo
 of its kernel (with the kernel's children: what the notebook costs, however busy the machine) and a summary table;
 with --out DIR writes the executed copies and DIR/timings.csv (read by render_reports.py for the index).
 A failing notebook does not stop the others: its partly executed copy is written and the exit status is 1.
+Without the released per-item predictions (effstats.datasets.data_root, as the kernel looks them up) only the notebooks
+that need none run (NEEDS_NO_DATA), after one line saying where to put the predictions; the exit status is then 1.
 
 Usage: run_notebooks.py [--fast] [--out DIR] [--jobs N] [--timeout SECONDS] [NAME ...]
 """
@@ -30,6 +32,8 @@ KERNEL = "effstats"  # the .venv registered by scripts/setup.sh (.venv/share/jup
 # figures: where this run wrote its figures and claims table (render_reports.py reads the claims from there)
 # cpu_seconds: user + system time of the kernel and the children it waited for (empty where not measured)
 TIMINGS_FIELDS = ["notebook", "mode", "seconds", "cpu_seconds", "status", "finished_utc", "figures"]
+# the notebooks that run to the end without the released per-item predictions (the others read them)
+NEEDS_NO_DATA = frozenset({"tour"})
 
 
 def kernel_env(fast: bool) -> dict[str, str]:
@@ -39,6 +43,25 @@ def kernel_env(fast: bool) -> dict[str, str]:
     env.setdefault("EFFSTATS_FIGURES", str(ROOT / "figures"))
     env.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")  # quiet ipykernel's debugger warning
     return env
+
+
+def missing_data(fast: bool) -> str | None:
+    """None when the kernel finds the released per-item predictions, else the one line that says where to put them.
+
+    Looked up as the kernel looks them up (its environment, the notebooks' folder as the working directory).
+    """
+    import subprocess
+
+    code = ("from effstats.datasets.predictions import data_root\n"
+            "try:\n    data_root()\nexcept FileNotFoundError as exc:\n    print(exc)")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=NOTEBOOKS, env=kernel_env(fast), capture_output=True,
+                          text=True)
+    if proc.returncode or not proc.stdout.strip():
+        return None  # found (or the check itself failed: the notebooks then say why)
+    why = proc.stdout.strip().splitlines()[0]
+    why = why[why.find("Looked in"):] if "Looked in" in why else why
+    return ("predictions: NOT FOUND - make demo needs them: put them in shared/data/predictions beside the checkout or "
+            f"set EFFSTATS_DATA (README, Data); {why[:400]}")
 
 
 def kernel_manager_class() -> type:
@@ -245,6 +268,16 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{ap.prog}: error: --out: cannot use {str(args.out)!r} ({exc.strerror or exc}); give a directory "
                   "for the executed copies and timings.csv", file=sys.stderr)
             return 2
+    no_data = None
+    if any(p.stem not in NEEDS_NO_DATA for p in paths):
+        no_data = missing_data(args.fast)
+    if no_data is not None:
+        skipped = [p.stem for p in paths if p.stem not in NEEDS_NO_DATA]
+        paths = [p for p in paths if p.stem in NEEDS_NO_DATA]
+        print(f"{no_data}\nnot running {', '.join(skipped)} (they read the predictions)"
+              + (f"; running only {', '.join(p.stem for p in paths)}" if paths else ""), file=sys.stderr, flush=True)
+        if not paths:
+            return 1
     (ROOT / "figures").mkdir(exist_ok=True)
     jobs = min(args.jobs, len(paths)) or 1
     wall = time.perf_counter()
@@ -271,6 +304,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.fast and rows and figures == (ROOT / "figures").resolve():
         print(f"note: {figures} now holds FAST-mode figures and tables of {[r['notebook'] for r in rows]}; "
               "run them in full before committing those (or set EFFSTATS_FIGURES for FAST runs)", flush=True)
+    if no_data is not None:
+        print(f"{no_data}\nnot run: {', '.join(skipped)}", file=sys.stderr, flush=True)
+        return 1
     return int(any(r["status"] != "ok" for r in rows))
 
 

@@ -123,6 +123,17 @@ def test_docs_publish_only_executed_copies_that_ran_to_the_end(tmp_path, monkeyp
     assert "stopped.ipynb: code cell 3 never ran" in out and "unreadable.ipynb: unreadable" in out
 
 
+def test_without_the_predictions_only_the_notebooks_that_need_none_run(tmp_path, monkeypatch, capsys):
+    # make demo in a clone without the data: one line saying where to put them, and no notebook that reads them runs
+    monkeypatch.setenv("EFFSTATS_DATA", str(tmp_path / "absent"))
+    reading = sorted(p.stem for p in NOTEBOOKS if p.stem not in run_notebooks.NEEDS_NO_DATA)[:2]
+    assert run_notebooks.main(["--out", str(tmp_path / "out"), *reading]) == 1
+    out, err = capsys.readouterr()
+    assert "executing" not in out and not list((tmp_path / "out").glob("*.ipynb"))
+    assert err.splitlines()[0].startswith("predictions: NOT FOUND - make demo needs them") and "EFFSTATS_DATA" in err
+    assert f"not running {', '.join(reading)} (they read the predictions)" in err
+
+
 def test_summary_table_and_timings_csv(tmp_path):
     rows = [{"notebook": "a", "mode": "fast", "seconds": "61.5", "cpu_seconds": "40.0", "status": "ok",
              "finished_utc": "x"},
