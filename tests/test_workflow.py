@@ -1448,3 +1448,44 @@ def test_select_and_estimate_read_integer_item_ids_as_ids(ids):
         tref, tnew, _ = _int_id_data(text)
         want = estimate(select(tref, 40, seed=0), tnew, restrict_to_manifest=True).to_frame()["estimate"]
     assert got.to_numpy() == pytest.approx(want.to_numpy())
+
+
+def test_a_reference_matrix_edited_after_select_or_start_reaches_neither_the_selection_nor_the_run():
+    rm = simulate_responses(30, 300, rng=0)
+    unedited = simulate_responses(30, 300, rng=0)
+    new = simulate_responses(31, 300, rng=0).subset(models=[30])
+    sel = select(rm, 40, seed=1)
+    run = SequentialRun.start(rm, rule="precision", half_width=0.05, initial=50, batch=50, seed=0)
+    rm.values[:, :150] = ~rm.values[:, :150]  # the caller's own matrix, edited in place
+    rm.items["task"] = "other"
+    expected = estimate(select(unedited, 40, seed=1), new, restrict_to_manifest=True).leaderboard
+    got = estimate(sel, new, restrict_to_manifest=True).leaderboard
+    pd.testing.assert_frame_equal(got, expected)
+    assert content_hash(run._reference) == content_hash(unedited)
+    np.testing.assert_array_equal(run._reference.values, unedited.values)
+    assert "task" not in run._reference.items and "task" not in sel._reference.items
+
+
+@pytest.mark.filterwarnings("ignore:reference. 30 reference models")
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_a_kept_reference_matrix_has_the_layout_and_bank_of_the_data_read_again(tmp_path, order):
+    """The matrix a run keeps is bitwise what reading its data again gives, in the same memory layout (a fit's sums
+    run in memory order): the bank fitted at the start is the bank a refit on the data given, or on the run's saved
+    copy, gives, and the integer item ids (lm-eval doc_ids) keep their order."""
+    from effstats.irt import IRT2PL
+    from effstats.workflow._io import reference_copy
+
+    sim = simulate_responses(30, 300, rng=0)
+    given = ResponseMatrix(np.array(sim.values, order=order), model_ids=sim.model_ids,
+                           item_ids=np.arange(300)[::-1])
+    run = SequentialRun.start(given, rule="adaptive", seed=0)
+    run.save(tmp_path / "run")
+    back, why = reference_copy(tmp_path / "run", content_hash(given), owner="this run's")
+    kept = run._reference
+    assert why is None and not np.shares_memory(kept.values, given.values)
+    assert kept.values.strides == given.values.strides == back.values.strides
+    assert list(kept.item_ids) == list(given.item_ids) == list(back.item_ids)
+    bank = run._test.bank
+    for data in (given, back):
+        refit = IRT2PL(random_state=0).fit(data)
+        assert all(np.array_equal(getattr(bank, k), getattr(refit, k)) for k in ("a_", "b_", "theta_"))

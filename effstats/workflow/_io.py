@@ -479,6 +479,42 @@ def read_saved(directory: Any, filename: str, fmt: str, what: str, clean: bool =
     return p, doc
 
 
+def kept_reference(rm: ResponseMatrix, source: Any) -> ResponseMatrix:
+    """``rm``, read from ``source``, as a selection or a sequential run keeps it: arrays nothing can edit in place
+    and model and item frames of its own, so that a caller's later edit of its matrix reaches neither the fits, nor
+    the ranking against its reference models, nor the copy saved beside the manifest under the hash it was made with.
+
+    The kept arrays are bitwise those a reread of the same data gives, in the reader's memory layout: a fit's sums run
+    in memory order (a table file's values are read in Fortran order, whose column means numpy sums pairwise, where
+    it sums a C-ordered matrix's row by row), so another layout moves an item bank's fitted values in their last
+    digits. Arrays read from files (``source`` a path) are nobody else's: they are made read-only where they are,
+    without a copy. The writeable arrays of a matrix or table given in memory, which its owner can still edit, are
+    copied once, in their own layout (``order="K"``)."""
+    import copy
+
+    from .._results import _read_only
+
+    kept = copy.copy(rm)
+    fresh = isinstance(source, (str, os.PathLike))
+    for name in ("values", "missing", "probabilities", "labels", "predictions"):
+        a = getattr(rm, name)
+        if a is None or _read_only(a):
+            continue
+        if fresh:
+            base = a
+            while isinstance(base, np.ndarray):  # down to the memory's owner, as _read_only looks
+                base.flags.writeable = False
+                base = base.base
+            if _read_only(a):
+                continue
+        a = a.copy(order="K")
+        a.flags.writeable = False
+        object.__setattr__(kept, name, a)
+    for name in ("models", "items"):
+        object.__setattr__(kept, name, getattr(rm, name).copy())
+    return kept
+
+
 def content_hash(rm: ResponseMatrix) -> str:
     """SHA-256 of a response matrix's model ids, item ids, values and missing cells (hex).
 

@@ -21,7 +21,8 @@ from ..responses import ResponseMatrix
 from ._combine import _combine, _task_weights
 from ._provenance import lm_eval_provenance
 from ._io import (HELM_DEFAULTS, IN_MEMORY, REFERENCE_CACHE, cells_digest, check_path, content_hash, default_metric,
-                  detect_format, helm_options, json_text, output_dir, read_results, read_saved, stage_reference)
+                  detect_format, helm_options, json_text, kept_reference, output_dir, read_results, read_saved,
+                  stage_reference)
 from ._names import HELM_INSTANCES, LM_EVAL_SAMPLES, MANIFEST, METHODS, _tasks_option
 from ._tasks import (_FORMAT, _TaskFit, _task_seed, _version, _warn_models_missing_tasks, allocate_budget,
                      check_task_keys, item_tasks, samples_by_task)
@@ -671,9 +672,10 @@ def select(reference: Any, budget: int | None = None, *, method: str = "stratifi
     wanted = None if tasks is None else [tasks] if isinstance(tasks, str) else list(tasks)
     helm = helm_options(split, perturbation, trials)
     # lm-eval logs of the named tasks only: another task's logs need not carry the metric
-    rm = read_results(reference, format=format, metric=metric, duplicates=duplicates, filter=filter, name="reference",
-                      tasks=None if wanted is None or not wanted else [str(t) for t in wanted], progress=progress,
-                      **helm)
+    rm = kept_reference(read_results(
+        reference, format=format, metric=metric, duplicates=duplicates, filter=filter, name="reference",
+        tasks=None if wanted is None or not wanted else [str(t) for t in wanted], progress=progress, **helm),
+        reference)
     if duplicates == "mean" and rm.kind != "binary":
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

@@ -18,8 +18,8 @@ from ._estimate import (lookalike_note, refuse_batch_without_tasks, refuse_unico
                         warn_graded_against_binary)
 from ._copies import _bank_bytes, _bank_key, reread_reference
 from ._sizes import _projected_batch, _worst_case_items
-from ._io import (REFERENCE_CACHE, check_path, helm_options, json_text, output_dir, read_new_results, read_results,
-                  read_saved, stage_reference)
+from ._io import (REFERENCE_CACHE, check_path, helm_options, json_text, kept_reference, output_dir, read_new_results,
+                  read_results, read_saved, stage_reference)
 from ._provenance import check_lm_eval_provenance
 from ._select import _reference_info, _with_provenance
 from ._strata import (_CORRECTION_STRATA, _check_stratified_state, _correction_inputs, _stratified_order,
@@ -264,8 +264,8 @@ class SequentialRun(_AdaptiveRule, _Report):
             raise ValueError(f"target_se: a target standard error of the ability needs rule='adaptive', "
                              f"got rule={rule!r}")
         helm = helm_options(split, perturbation, trials)
-        rm = read_results(reference, format=format, metric=metric, duplicates=duplicates, filter=filter,
-                          name="reference", progress=progress, **helm)
+        rm = kept_reference(read_results(reference, format=format, metric=metric, duplicates=duplicates,
+                                         filter=filter, name="reference", progress=progress, **helm), reference)
         check_task_keys(rm, metric=metric, filter=filter)
         if rule == "adaptive":
             return cls._start_adaptive(rm, reference, target_se=TARGET_SE if target_se is None else target_se,
