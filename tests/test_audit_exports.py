@@ -246,6 +246,34 @@ def test_a_mean_is_not_mistaken_for_a_weighted_one_and_scenarios_are_not_aggrega
 
 
 
+@pytest.mark.parametrize("suffix", [" ±", "_stderr", " (n)", " (95% CI)"])
+def test_uncertainty_count_and_bound_columns_beside_each_score_are_not_scenarios(tmp_path, suffix):
+    """A column named as a score column plus a suffix is that column's: a standard error or half-width (small
+    against its scores), a count (whole numbers beside fractions), or a pair of interval bounds bracketing it (the
+    score, the mean of its bounds, was taken for a published aggregate and the bounds ranked as scenarios)."""
+    board = _board(30, 5, seed=6)
+    rng = np.random.default_rng(0)
+    t = pd.DataFrame(index=board.index)
+    for c in board.columns:
+        t[c] = board[c]
+        if suffix == " (95% CI)":
+            t[f"{c} (95% CI low)"] = (board[c] - 0.02).round(3)
+            t[f"{c} (95% CI high)"] = (board[c] + 0.02).round(3)
+        elif suffix == " (n)":
+            t[c + suffix] = rng.integers(100, 1000, len(board))
+        else:
+            t[c + suffix] = rng.uniform(0.005, 0.03, len(board)).round(3)
+    t.to_csv(tmp_path / "t.csv")
+    res = audit(tmp_path / "t.csv", tmp_path / "out", n_boot=20, progress=False)
+    assert sorted(res.scenarios["scenario"]) == sorted(board.columns) and res.published is None
+    report = (tmp_path / "out" / "report.md").read_text()
+    assert re.search(r"summary columns .*'S0[^']+' \((a count beside|an uncertainty of|a bound of) 'S0'", report)
+    # a task named as another plus a suffix, on the scores' own scale, stays a scenario
+    board["S0-hard"] = (board["S0"] * 0.6).round(3)
+    board.to_csv(tmp_path / "hard.csv")
+    assert "S0-hard" in set(audit(tmp_path / "hard.csv", n_boot=20, progress=False).scenarios["scenario"])
+
+
 @pytest.mark.parametrize("layout", ["wide", "openllm"])
 def test_summary_rows_at_the_foot_are_not_models(tmp_path, layout):
     """A spreadsheet's foot (the column means, medians and standard deviations of the models, as printed) is left

@@ -27,7 +27,7 @@ from .._scales import FRACTION_MAX, score_scales
 from ._delimited import _compression, _refuse_nul, refuse_short_rows
 from ._files import _compression_of
 from ._score_options import DUPLICATE_POLICIES, SCORE_FORMATS
-from ._summaries import _is_rank, _rank_like, _summary_columns, _summary_rows
+from ._summaries import _companion_columns, _is_rank, _rank_like, _summary_columns, _summary_rows
 
 __all__ = ["read_scores", "read_openllm_csv", "SCORE_FORMATS", "DUPLICATE_POLICIES"]
 
@@ -720,6 +720,8 @@ def _finish_wide(wide: pd.DataFrame, scenarios, exclude, *, duplicates: str = "l
     _refuse_stray_cells(num_all[[c for c in (scenarios or cand) if c != rank_col and c in num_all]])
     summary = {} if scenarios else _summary_columns(num_all, [c for c in cand if c != rank_col], decimals or {},
                                                     ref=num_all[agg[0]] if agg else None)
+    if not scenarios:
+        summary.update(_companion_columns(num_all, [c for c in cand if c != rank_col and c not in summary]))
     _warn_percent_columns(num_all[[c for c in (scenarios or cand) if c != rank_col and c in num_all]], summary)
     if rank_col is not None:
         summary[rank_col] = "a ranking: integers 1 … n, best first (compared with the recomputed ranking)"

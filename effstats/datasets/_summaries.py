@@ -194,3 +194,36 @@ def _summary_rows(x: np.ndarray, tol: np.ndarray) -> dict[int, str]:
             else:
                 return dict(sorted(got.items()))
     return {}
+
+
+def _companion_columns(num: pd.DataFrame, cand: list) -> dict:
+    """Columns that belong to another score column: named as it plus a suffix ("X ±", "X_stderr", "X (n)",
+    "X (95% CI low)"), and by their values a count beside it (whole numbers above 1 beside scores that are not),
+    an uncertainty (non-negative, at most a fifth of its typical score and under half its range), or one of a
+    pair of bounds that bracket it in every row. Returns column -> why."""
+    names = {str(c).strip(): c for c in cand}
+    out: dict = {}
+    bounds: dict = {}
+    for c in cand:
+        s = str(c).strip()
+        base = max((b for b in names if len(s) > len(b) and s.startswith(b) and not s[len(b)].isalnum()),
+                   key=len, default=None)
+        if base is None:
+            continue
+        b, x = num[names[base]].to_numpy(dtype=float), num[c].to_numpy(dtype=float)
+        ok = ~np.isnan(b) & ~np.isnan(x)
+        if ok.sum() < 3 or np.ptp(b[ok]) == 0:
+            continue
+        b, x = b[ok], x[ok]
+        whole = bool((x == np.round(x)).all())
+        if whole and x.max() > 1 and not (b == np.round(b)).all():
+            out[c] = f"a count beside {base!r}"
+        elif (x >= 0).all() and np.median(x) <= 0.2 * np.median(np.abs(b)) and x.max() < 0.5 * np.ptp(b):
+            out[c] = f"an uncertainty of {base!r}: at most a fifth of its scores"
+        elif np.abs(x - b).max() < 0.5 * np.ptp(b) and ((x <= b).all() or (x >= b).all()) and (x != b).any():
+            bounds.setdefault(base, {}).setdefault("low" if (x <= b).all() else "high", []).append(c)
+    for base, sides in bounds.items():
+        if len(sides) == 2:
+            for c in sides["low"] + sides["high"]:
+                out[c] = f"a bound of {base!r}: the low and high columns bracket it in every row"
+    return out
