@@ -550,9 +550,10 @@ def test_a_separator_ending_every_row_reads_as_the_table_without_it(tmp_path, na
 
 
 def test_partly_non_numeric_column_names_the_way_out(tmp_path, capsys):
-    p, _ = _leaderboard(tmp_path, {"Extra": lambda n: ["N/A"] + [0.5] * (n - 1)})
+    p, _ = _leaderboard(tmp_path, {"Extra": lambda n: ["pending"] + [0.5] * (n - 1)})
     assert main(["audit", str(p), "--out", str(tmp_path / "o"), "--no-progress"]) == 2
-    _one_line_error(capsys, "SCORES: column 'Extra' has non-numeric values, e.g. 'N/A'; leave it out with --exclude")
+    err = _one_line_error(capsys, "column 'Extra' holds 'pending', not a number ('-' or empty for not evaluated)")
+    assert "(line 2, model " in err and err.endswith("leave the column out with --exclude 'Extra'")
 
 
 def test_report_recommendations_are_consistent(tmp_path):

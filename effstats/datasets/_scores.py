@@ -24,6 +24,7 @@ import pandas as pd
 from .._published import _decimals, _detect_published, _weights_text
 from .._shared import RepeatedKeyError, _name_list, _plain, json_object
 from .._scales import FRACTION_MAX, score_scales
+from ._cells import plain_cells, text_cell_message
 from ._delimited import _compression, _refuse_nul, refuse_short_rows
 from ._files import _compression_of
 from ._score_options import DUPLICATE_POLICIES, SCORE_FORMATS
@@ -291,17 +292,6 @@ def _select(wide: pd.DataFrame, scenarios: Sequence[str] | None, exclude: Sequen
     return wide
 
 
-_DECIMAL_COMMA = re.compile(r"^\s*[-+]?\d+,\d+\s*%?\s*$")
-
-
-def _decimal_commas(df: pd.DataFrame) -> pd.DataFrame:
-    """In a ';'-separated file numbers may be written with a decimal comma ("0,53"): read them as "0.53"."""
-    def fix(s: pd.Series) -> pd.Series:
-        hit = s.astype(str).str.match(_DECIMAL_COMMA) & s.notna()
-        return s.where(~hit, s.astype(str).str.replace(",", ".", regex=False)) if hit.any() else s
-    return df.apply(fix)
-
-
 def _dedupe(wide: pd.DataFrame, duplicates: str, *, hint: str = "") -> pd.DataFrame:
     """Rows sharing a model name (resubmissions): refused, or one row kept or their mean, said in a warning.
 
@@ -343,7 +333,8 @@ def _is_range_index(s: pd.Series) -> bool:
 def _read_text_table(path: Path) -> tuple[pd.DataFrame, str, list[str]]:
     """A CSV/TSV file as text cells (empty = missing), its separator and header, refusing what pandas would misread
     without a word: a NUL byte (pandas ends the field there) and a row with fewer fields than the header (a cut line,
-    whose missing fields would read as not evaluated)."""
+    whose missing fields would read as not evaluated). The cells come out plain (:func:`._cells.plain_cells`: decimal
+    commas, thousands separators, typographic minus signs, not-evaluated markers as '-')."""
     encoding = _encoding(path)
     try:
         sep = _sniff(path, encoding)
@@ -359,7 +350,7 @@ def _read_text_table(path: Path) -> tuple[pd.DataFrame, str, list[str]]:
         raise ValueError(f"SCORES: could not parse {str(path)!r} as CSV/TSV ({str(exc).strip()})") from None
     if df.shape[1] and df.iloc[:, -1].isna().any() and not encoding.startswith(("utf-16", "utf-32")):
         refuse_short_rows(path, sep, head, _compression(path), name="SCORES")
-    return df, sep, head
+    return plain_cells(df, sep), sep, head
 
 
 def read_scores(path: str | Path, *, by: str = "scenario", model: str = "model", item: str = "item",
@@ -446,8 +437,6 @@ def read_scores(path: str | Path, *, by: str = "scenario", model: str = "model",
     if df.empty and len(df.columns):
         header = _name_list([repr(str(c)) for c in df.columns], 5)
         raise ValueError(f"SCORES: {str(path)!r} has a header ({header}) but no rows: give one row of scores per model")
-    if sep == ";":
-        df = _decimal_commas(df)
     header_note = ""
     if (not isinstance(df.index, pd.RangeIndex) and df.index.nlevels == 1 and df.iloc[:, -1].isna().all()
             and model.lower() in {str(h).strip().lower() for h in head}):
@@ -621,17 +610,15 @@ def _text_cells(cells: pd.DataFrame, numbers: pd.DataFrame | None = None) -> pd.
 
 
 def _refuse_text_cells(df: pd.DataFrame, columns: Sequence[Any], ids: pd.Index, path: Path,
-                       tail: str = ", or leave the column out with --exclude {!r}") -> None:
+                       exclude: bool = True) -> None:
     """Raise naming the first cell of ``columns`` that is not a number ('-' or empty: not evaluated) by its row, line,
-    model and column: read as missing, it would rank the model on its other columns alone."""
-    text = _text_cells(df[list(columns)])
+    model and column (:func:`._cells.text_cell_message`): read as missing, it would rank the model on its other
+    columns alone."""
+    cells = df[list(columns)].set_axis(ids)
+    text = _text_cells(cells)
     for c in columns:
-        raw, bad = df[c], text[c].to_numpy()
-        if bad.any():
-            i = int(np.argmax(bad))
-            raise ValueError(f"SCORES: {path.name}: row {i + 1} (line {i + 2}, model {_plain(ids[i])!r}), column "
-                             f"{str(c)!r} holds {_plain(raw.iloc[i])!r}, not a number ('-' or empty for not "
-                             f"evaluated); correct it{tail.format(str(c))}")
+        if text[c].any():
+            raise ValueError(text_cell_message(cells, text, c, path.name, exclude=exclude))
 
 
 def _read_long(df: pd.DataFrame, *, by: str, model: str, item: str, score: str, scenarios: Sequence[str] | None,
@@ -760,10 +747,7 @@ def _finish_wide(wide: pd.DataFrame, scenarios, exclude, *, duplicates: str = "l
     # A column with some non-numeric cells (other than '-' / empty = not evaluated) is refused with the way out.
     bad = _text_cells(wide, num)
     if bad.to_numpy().any():
-        c = bad.any()[lambda b: b].index[0]
-        raise ValueError(f"SCORES: column {c!r} has non-numeric values, e.g. "
-                         f"{_plain(wide.loc[bad[c], c].iloc[0])!r}; leave it "
-                         f"out with --exclude {str(c)!r} or list the score columns with --scenarios")
+        raise ValueError(text_cell_message(wide, bad, bad.any()[lambda b: b].index[0]))
     # Leaderboards mark lower-is-better columns with "↓" (HEIM: NSFW fraction): negate them so higher is better.
     lower = [c for c in num.columns if "↓" in str(c)]
     for c in lower:
@@ -956,9 +940,12 @@ def read_openllm_csv(path: str | Path, *, scenarios: Sequence[str] | None = None
     _refuse_empty_names(df[mcol], mcol)
     ids = pd.Index(_plain_names(df[mcol]).astype(str), name="model")
     avg = next((c for c in df.columns if _openllm_key(c) == "average"), None)
+    # the table is in percent whether or not its cells say so ("71.08%"): the sign is dropped, as _percent checks it
+    _, pct = _percent(df[[c for c in [*found.values(), avg] if c is not None]])
+    df = df.assign(**{c: df[c].str.strip().str.rstrip("%").str.strip() for c in pct})
     _refuse_text_cells(df, list(found.values()), ids, path)
     if avg:
-        _refuse_text_cells(df, [avg], ids, path, tail="")
+        _refuse_text_cells(df, [avg], ids, path, exclude=False)
     wide = df[list(found.values())].apply(pd.to_numeric, errors="coerce").set_axis(ids).set_axis(tasks, axis=1) / 100
     pub = None
     if avg:

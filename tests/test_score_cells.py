@@ -1,0 +1,125 @@
+"""Cells of score tables as spreadsheets and web pages write them: not-evaluated markers, typographic minus signs,
+thousands separators, percent signs and decimal commas, read alike on the generic and the Open LLM paths.
+
+The shared torchvision table (../shared/data/leaderboards/imagenet) is read where it is present; the other tables
+are written here from a small board.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from effstats.cli import main, read_scores
+
+# beside the checkout (../shared), or beside the folder of worktrees holding it
+SHARED = next((p for p in (Path(__file__).resolve().parents[k] / "shared" / "data" / "leaderboards" for k in (2, 3))
+               if p.is_dir()), Path("shared"))
+
+OLL = ["ARC", "HellaSwag", "MMLU", "TruthfulQA", "Winogrande", "GSM8K"]
+
+
+def _board(n_models: int = 8, cols=("S0", "S1", "S2", "S3"), seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    x = np.clip(np.linspace(0.85, 0.3, n_models)[:, None] + rng.normal(0, 0.05, (n_models, len(cols))), 0.01, 0.99)
+    return pd.DataFrame(x.round(3), index=pd.Index([f"org/model-{i}" for i in range(n_models)], name="model"),
+                        columns=list(cols))
+
+
+def _text(board: pd.DataFrame, fmt=str) -> pd.DataFrame:
+    return board.apply(lambda c: c.map(fmt)).astype(object)
+
+
+@pytest.mark.parametrize("marker", ["nan", "NaN", "N/A", "n/a", "\u2014", "\u2013", "?"])
+def test_not_evaluated_markers_read_as_missing(tmp_path, marker):
+    t = _text(_board())
+    t.iloc[2, 1] = marker
+    t.to_csv(tmp_path / "b.csv")
+    wide, _ = read_scores(tmp_path / "b.csv")
+    assert wide.shape == (8, 4) and np.isnan(wide.iloc[2, 1]) and wide.notna().sum().sum() == 31
+
+
+def test_the_torchvision_table_with_a_row_of_nan_is_read():
+    path = SHARED / "imagenet" / "leaderboard_raw.tsv"
+    if not path.is_file():
+        pytest.skip("the shared leaderboards are not here")
+    rows = sum(1 for _ in path.open()) - 1
+    wide, _ = read_scores(path)
+    assert list(wide.columns) == ["Acc@1", "Acc@5"] and len(wide) == rows - 1  # the row of 'nan': no score
+    assert "VGG16_Weights.IMAGENET1K_FEATURES" in wide.attrs["note"]
+
+
+@pytest.mark.parametrize("minus", ["\u2212", "\u2013"])
+def test_a_typographic_minus_is_a_minus(tmp_path, minus):
+    path = SHARED / "superglue" / "leaderboard.tsv"
+    if not path.is_file():
+        pytest.skip("the shared leaderboards are not here")
+    text = path.read_text(encoding="utf-8")
+    (tmp_path / "web.tsv").write_text(text.replace("\t-0.", f"\t{minus}0."), encoding="utf-8")
+    assert minus in (tmp_path / "web.tsv").read_text(encoding="utf-8")
+    wide, pub = read_scores(tmp_path / "web.tsv")
+    plain, plain_pub = read_scores(path)
+    pd.testing.assert_frame_equal(wide, plain)
+
+
+def test_thousands_separators_are_read(tmp_path):
+    b = _board(cols=("Elo", "MT-bench", "MMLU"))
+    b["Elo"] = (900 + 300 * b["Elo"]).round()
+    t = _text(b, lambda v: f"{v:,.0f}" if v >= 100 else f"{v:.3f}")
+    t.to_csv(tmp_path / "arena.csv")
+    assert (tmp_path / "arena.csv").read_text().count('"1,') >= 3
+    wide, _ = read_scores(tmp_path / "arena.csv")
+    assert "Elo" in wide.columns and np.allclose(wide["Elo"], b["Elo"])
+
+
+def test_a_decimal_comma_is_not_a_thousands_separator(tmp_path):
+    t = _text(_board(), lambda v: f"{v:.3f}".replace(".", ","))
+    t.to_csv(tmp_path / "b.csv", sep=";")
+    wide, _ = read_scores(tmp_path / "b.csv")
+    assert np.allclose(wide.to_numpy(), _board().to_numpy())
+
+
+@pytest.mark.parametrize("form", ["percent", "comma"])
+def test_open_llm_tables_read_percent_signs_and_decimal_commas(tmp_path, form):
+    b = _board(cols=OLL) * 100
+    b.insert(0, "Average", b.mean(axis=1).round(2))
+    b.index.name = "Model"  # the export's header: the Open LLM reader, not the generic one
+    if form == "percent":
+        _text(b, lambda v: f"{v:.2f}%").to_csv(tmp_path / "oll.csv")
+    else:
+        _text(b, lambda v: f"{v:.2f}".replace(".", ",")).to_csv(tmp_path / "oll.csv", sep=";")
+    wide, pub = read_scores(tmp_path / "oll.csv")
+    assert list(wide.columns) == OLL
+    assert np.allclose(wide.to_numpy(), b[OLL].to_numpy() / 100)
+    assert np.allclose(pub.to_numpy(), b["Average"].to_numpy() / 100)
+
+
+def test_a_text_cell_is_refused_naming_its_row_and_model(tmp_path, capsys):
+    t = _text(_board())
+    t.iloc[3, 2] = "pending"
+    t.to_csv(tmp_path / "b.csv")
+    code = main(["audit", str(tmp_path / "b.csv"), "--out", str(tmp_path / "o"), "--n-boot", "20"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and len(err.splitlines()) == 1
+    assert "line 5" in err and "'org/model-3'" in err and "'S2'" in err and "'pending'" in err
+
+
+def test_a_repeated_header_line_is_named(tmp_path, capsys):
+    _text(_board()).to_csv(tmp_path / "b.csv")
+    lines = (tmp_path / "b.csv").read_text().splitlines()
+    (tmp_path / "two.csv").write_text("\n".join(lines[:5] + lines[:1] + lines[5:]) + "\n")
+    code = main(["audit", str(tmp_path / "two.csv"), "--out", str(tmp_path / "o"), "--n-boot", "20"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and len(err.splitlines()) == 1 and "line 6 (row 5) repeats the header" in err
+
+
+def test_a_second_header_row_is_named(tmp_path, capsys):
+    t = _text(_board())
+    metric = pd.DataFrame([["EM", "F1", "EM", "F1"]], columns=t.columns, index=["Metric"])
+    pd.concat([metric, t]).to_csv(tmp_path / "b.csv")
+    code = main(["audit", str(tmp_path / "b.csv"), "--out", str(tmp_path / "o"), "--n-boot", "20"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and len(err.splitlines()) == 1 and "line 2 is text in 4 of 4 score columns" in err
+    assert "a second header row" in err
