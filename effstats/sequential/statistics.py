@@ -513,15 +513,24 @@ class TangoStatistic(_Statistic):
     def _cc_items(self):
         """The continuity correction's item count (``n_eff``; 1 at an exhaustive look) and where it is one whole
         item of the ``n_items`` drawn whatever the value tested, few discordant items expected among the items left
-        (z_at): there the count is ``n_items``."""
+        (z_at): there the count is ``n_items``. A function of the fields alone, asked at every evaluation of z_at
+        in a root search: computed once and kept (read-only; take() makes a new statistic)."""
+        kept = self.__dict__.get("_cc")
+        if kept is None:
+            kept = self.__dict__["_cc"] = self._cc_items_of_fields()
+        return kept
+
+    def _cc_items_of_fields(self):
         fin = np.isfinite(self.n_eff) & np.isfinite(self.n_items)
         n = np.where(fin, self.n_eff, 1.0)
         m = np.where(fin, self.n_items, 1.0)
         with np.errstate(divide="ignore", invalid="ignore"):
             f = m / n  # the finite-population factor (1 without)
             left = np.where(f < 1 - 1e-12, f / (1 - f) * m * (self.p10 + self.p01), np.inf)
-        whole = left < _FEW_LEFT
-        return np.where(whole, m, n), whole
+        whole = np.asarray(left < _FEW_LEFT)
+        unit = np.where(whole, m, n)
+        unit.flags.writeable = whole.flags.writeable = False
+        return unit, whole
 
     def _reach(self, c):
         # |estimate - delta0| - one item <= c * sqrt(V0 / n_eff) with V0 <= 1 at every end of the interval
