@@ -251,15 +251,23 @@ class LookStats(ReadOnlyFields):
         >>> [v.round(4) for v in s.fixed_interval]
         [array([[-0.0088,  0.0408]]), array([[0.1088, 0.1192]])]
         """
-        low, high = self.statistic.interval(ndtri(1 - self.alpha / 2))
+        return self._fixed_ends(*self.statistic.interval(ndtri(1 - self.alpha / 2)))
+
+    def _fixed_ends(self, low, high, index=None):
+        """:attr:`fixed_interval` from the statistic's interval ``(low, high)`` at ``z = Phi^{-1}(1 - alpha / 2)``,
+        at every (run, look), or where ``index`` (an index of the (run, look) arrays) says: ``low``, ``high`` are
+        then the statistic's interval there."""
         worst = self.worst_case_half_width
         if worst is None:
             return low, high
+        # a corrected estimate's worst case is that of the stratified mean it corrects (per-item variance <= 1/4)
+        est = np.asarray(getattr(self.statistic, "design_estimate", self.estimate), float)
+        if index is not None:
+            shape = np.broadcast_shapes(np.shape(worst), np.shape(est), np.shape(self.estimate))
+            worst, est = np.broadcast_to(worst, shape)[index], np.broadcast_to(est, shape)[index]
         # an exhaustive look (worst 0) keeps the exact interval, the score +- the rounding tolerance
         wider = ((high - low) / 2 > worst) & (worst > 0)
         lo_lim, hi_lim = self.statistic._limits
-        # a corrected estimate's worst case is that of the stratified mean it corrects (per-item variance <= 1/4)
-        est = np.asarray(getattr(self.statistic, "design_estimate", self.estimate), float)
         return (np.where(wider, np.maximum(est - worst, lo_lim), low),
                 np.where(wider, np.minimum(est + worst, hi_lim), high))
 

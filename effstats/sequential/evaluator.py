@@ -472,21 +472,29 @@ class SequentialEvaluator(BaseEstimator):
         bound = np.where(stopped, bounds[which], "c2")
         return fires, look, reason, decision, bound
 
-    def _stop_intervals(self, s: LookStats, look: np.ndarray, bound: np.ndarray):
-        """Deciding interval, two-sided RCI and c1 interval at each run's stopping look (only there: cheap)."""
+    def _stop_intervals(self, s: LookStats, look: np.ndarray, bound: np.ndarray, other: LookStats | None = None):
+        """Deciding interval, two-sided RCI and c1 interval at each run's stopping look (only there: cheap); with
+        ``other`` (``s`` at another alpha), also its fixed-sample interval there (None without)."""
         rows = np.arange(look.size)
         st = s.statistic.take((rows, look))
-        # both bounds' intervals in one search (the statistic at each stop twice: at c2, then at c1): a search costs
-        # about ten evaluations of the statistic whatever the size of its arrays, and each end is searched alone
-        both = s.statistic.take((np.concatenate([rows, rows]), np.concatenate([look, look])))
-        lo, hi = both.interval(np.concatenate([np.asarray(s.c2)[look], np.asarray(s.c1)[look]]))
-        (lo2, lo1), (hi2, hi1) = np.split(lo, 2), np.split(hi, 2)
+        # the intervals at c2, at c1 (and at other's fixed-sample z) in one search, the statistic at each stop once
+        # per critical value: a search costs about ten evaluations of the statistic whatever the size of its arrays,
+        # and each end is searched alone
+        cs = [np.asarray(s.c2)[look], np.asarray(s.c1)[look]]
+        if other is not None:
+            from scipy.special import ndtri
+
+            cs.append(np.full(look.size, ndtri(1 - other.alpha / 2)))
+        every = s.statistic.take((np.tile(rows, len(cs)), np.tile(look, len(cs))))
+        lows, highs = (np.split(v, len(cs)) for v in every.interval(np.concatenate(cs)))
+        (lo2, lo1), (hi2, hi1) = lows[:2], highs[:2]
         one, fixed = bound == "c1", bound == "fixed"
         lo, hi = np.where(one, lo1, lo2), np.where(one, hi1, hi2)
         if fixed.any():  # the precision rule's fixed-sample interval (computed by the rule at every look)
             lof, hif = (np.broadcast_to(v, np.shape(s.estimate))[rows, look] for v in s.fixed_interval)
             lo, hi = np.where(fixed, lof, lo), np.where(fixed, hif, hi)
-        return (lo, hi, (lo2, hi2), (lo1, hi1), st)
+        at_other = None if other is None else other._fixed_ends(lows[2], highs[2], (rows, look))
+        return (lo, hi, (lo2, hi2), (lo1, hi1), st, at_other)
 
     def _run(self, arms, kind: str, n_runs: int, rng, null, features: np.ndarray | None = None, rules=(),
              seen: int | None = None):
@@ -631,7 +639,7 @@ class SequentialEvaluator(BaseEstimator):
             m, g = m_g
             s, tot, max_n = self._run(arms, kind, m, g, null, x, rules)
             _, look, reason, decision, bound = self._judge(rules, s)
-            lo, hi, (lo2, hi2), _, st = self._stop_intervals(s, look, bound)
+            lo, hi, (lo2, hi2), _, st, _ = self._stop_intervals(s, look, bound)
             return max_n, dict(stop_look=look + 1, n=tot[look], fraction=tot[look] / max_n, reason=reason,
                                decision=decision, estimate=np.asarray(st.estimate), ci_low=lo, ci_high=hi,
                                standard_error=np.asarray(st.se), z=np.asarray(s.z)[np.arange(m), look],
@@ -726,7 +734,9 @@ class SequentialEvaluator(BaseEstimator):
             f_lo, f_hi = s.fixed_interval
             trace.insert(trace.columns.get_loc("rule_fired"), "fixed_low", np.asarray(f_lo)[0, :K])
             trace.insert(trace.columns.get_loc("rule_fired"), "fixed_high", np.asarray(f_hi)[0, :K])
-        lo, hi, (lo2, hi2), (lo1, hi1), st = self._stop_intervals(s, np.array([look]), np.array([bound]))
+        # the precision rule's fixed-sample interval at 1 - 2 alpha too (below), at the stop
+        half = replace(s, alpha=2 * s.alpha) if bound == "fixed" else None
+        lo, hi, (lo2, hi2), (lo1, hi1), st, f1 = self._stop_intervals(s, np.array([look]), np.array([bound]), half)
         eff = next((r for r in rules if isinstance(r, Efficacy)), None)
         if eff is not None and eff.alternative != "two-sided":
             # a one-sided test's own repeated interval at every look (level 1 - 2 alpha, its end on the tested side
@@ -740,8 +750,7 @@ class SequentialEvaluator(BaseEstimator):
             # the precision rule's fixed-sample interval at 1 - 2 alpha too, the level of the one-sided repeated
             # bounds: Chow & Robbins's asymptotics hold at any level at the stop (the stopping size over the fixed
             # design's tends to 1), so it is the stop's interval at that level as the 1 - alpha one is at its own
-            f1 = replace(s, alpha=2 * s.alpha).fixed_interval
-            fixed1 = tuple(float(np.broadcast_to(v, np.shape(s.estimate))[0, look]) for v in f1)
+            fixed1 = tuple(float(v[0]) for v in f1)
         # by type, not by name (above): a renamed Efficacy rule stops with its own name as the reason
         pvalue = self._pvalue(eff, s, look, reason)
         return SequentialResult(decision=decision, reason=reason, n=int(s.n[0, look]),

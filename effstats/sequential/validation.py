@@ -162,7 +162,7 @@ def simulate_iid(evaluator: SequentialEvaluator, probs: Any, *, sizes: Any, n_ru
     null = evaluator._null_for(kind, rules)
     s = evaluator._look_stats(kind, [streams()], [sizes], tot, info, float(info[-1]), null)
     _, look, reason, decision, bound = evaluator._judge(rules, s)
-    lo, hi, (lo2, hi2), _, st = evaluator._stop_intervals(s, look, bound)
+    lo, hi, (lo2, hi2), _, st, _ = evaluator._stop_intervals(s, look, bound)
     out = dict(reason=reason, decision=decision, n=tot[look], estimate=st.estimate, ci_low=lo, ci_high=hi,
                rci_low=lo2, rci_high=hi2)
     if all_looks:
