@@ -253,6 +253,22 @@ class LookStats(ReadOnlyFields):
         """
         return self._fixed_ends(*self.statistic.interval(ndtri(1 - self.alpha / 2)))
 
+    def _fixed_and_repeated(self) -> None:
+        """:attr:`fixed_interval` and the two-sided repeated interval (:attr:`ci_low`, :attr:`ci_high`) at every
+        (run, look) from one root search (the statistic twice over, at ``c2`` and at the fixed-sample ``z``), kept
+        as if each had been asked for: a search costs about ten evaluations of the statistic whatever the size of
+        its arrays, and each end is searched alone, so the values are those of two searches."""
+        shape = np.shape(self.estimate)
+        if len(shape) != 2 or "fixed_interval" in self.__dict__ or "_ci2" in self.__dict__:
+            return
+        runs, looks = np.meshgrid(np.arange(shape[0]), np.arange(shape[1]), indexing="ij")
+        both = self.statistic.take((np.concatenate([runs, runs]), np.concatenate([looks, looks])))
+        c = np.concatenate([np.broadcast_to(np.asarray(self.c2, float), shape),
+                            np.full(shape, ndtri(1 - self.alpha / 2))])
+        (lo2, lof), (hi2, hif) = (np.split(v, 2) for v in both.interval(c))
+        self.__dict__["_ci2"] = (lo2, hi2)
+        self.__dict__["fixed_interval"] = self._fixed_ends(lof, hif)
+
     def _fixed_ends(self, low, high, index=None):
         """:attr:`fixed_interval` from the statistic's interval ``(low, high)`` at ``z = Phi^{-1}(1 - alpha / 2)``,
         at every (run, look), or where ``index`` (an index of the (run, look) arrays) says: ``low``, ``high`` are

@@ -714,6 +714,8 @@ class SequentialEvaluator(BaseEstimator):
         kind, arms = self._arms(scores_a, scores_b, paired, groups, groups_b)
         null = self._null_for(kind, rules)
         s, _, max_n = self._run(arms, kind, 1, rng, null, x, rules, seen)
+        if any(isinstance(r, Precision) for r in rules):
+            s._fixed_and_repeated()  # the rule's interval and the trace's repeated one, both at every look
         fires, look, reason, decision, bound = self._judge(rules, s)
         self.result_ = self._result(rules, s, fires, int(look[0]), str(reason[0]), str(decision[0]), str(bound[0]),
                                     max_n)
