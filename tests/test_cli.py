@@ -125,7 +125,7 @@ def test_helm_table_end_to_end(tmp_path):
     "rows, args, match",
     [
         ("model,scenario,score\na,x,0.1\na,x,0.2\nb,x,0.3\n", ["--duplicates", "error"], "duplicate"),
-        ("model,scenario,score\na,x,0.1\nb,x,high\n", [], "non-numeric"),
+        ("model,scenario,score\na,x,0.1\nb,x,high\n", [], "column 'score' holds 'high', not a number"),
         ("model,task,score\na,x,0.1\nb,x,0.3\n", [], "--by"),
         ("model,s1,s2\na,0.1,0.2\nb,0.3,0.4\n", ["--n-boot", "0"], "--n-boot"),
         ("model,s1,s2\na,0.1,0.2\nb,0.3,0.4\n", ["--target", "1.5"], "--target"),

@@ -123,3 +123,23 @@ def test_a_second_header_row_is_named(tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert code == 2 and len(err.splitlines()) == 1 and "line 2 is text in 4 of 4 score columns" in err
     assert "a second header row" in err
+
+
+@pytest.mark.parametrize("marker", ["-", "n/a", ""])
+def test_a_long_table_reads_the_missing_markers_of_a_wide_one(tmp_path, marker):
+    b = _board()
+    long = b.stack().rename("score").rename_axis(["model", "scenario"]).reset_index().astype(object)
+    long.loc[5, "score"] = marker
+    long.to_csv(tmp_path / "long.csv", index=False)
+    wide, _ = read_scores(tmp_path / "long.csv")
+    assert wide.shape == (8, 4) and int(wide.isna().sum().sum()) == 1
+    assert np.isnan(wide.loc[long.loc[5, "model"], long.loc[5, "scenario"]])
+
+
+def test_a_text_cell_of_a_long_table_is_named_by_its_line(tmp_path):
+    long = _board().stack().rename("score").rename_axis(["model", "scenario"]).reset_index().astype(object)
+    long.loc[5, "score"] = "pending"
+    long.to_csv(tmp_path / "long.csv", index=False)
+    with pytest.raises(ValueError, match=r"^SCORES: row 6 \(line 7, model 'org/model-1'\), column 'score' holds "
+                                         r"'pending', not a number"):
+        read_scores(tmp_path / "long.csv")

@@ -631,9 +631,12 @@ def _read_long(df: pd.DataFrame, *, by: str, model: str, item: str, score: str, 
     _refuse_empty_names(df[model], model)
     df, _ = _percent(df)
     s = pd.to_numeric(df[score], errors="coerce")
-    if (s.isna() & df[score].notna()).any():
-        bad = df.loc[s.isna() & df[score].notna(), score].iloc[0]
-        raise ValueError(f"SCORES: column {score!r} has non-numeric values, e.g. {_plain(bad)!r}")
+    # '-' / empty: not evaluated, as in a wide table
+    text = _text_cells(df[[score]], s.to_frame(score))[score].to_numpy()
+    if text.any():
+        i = int(np.argmax(text))
+        raise ValueError(f"SCORES: row {i + 1} (line {i + 2}, model {_plain(df[model].iloc[i])!r}), column {score!r} "
+                         f"holds {_plain(df[score].iloc[i])!r}, not a number ('-' or empty for not evaluated)")
     if np.isinf(s).any():
         raise ValueError(f"SCORES: column {score!r} has infinite values; scores must be finite")
     df = df.assign(**{score: s})
