@@ -246,6 +246,23 @@ def test_a_mean_is_not_mistaken_for_a_weighted_one_and_scenarios_are_not_aggrega
 
 
 
+@pytest.mark.parametrize("levels", [[0, 1], [7, 13, 34, 65, 70], list(range(7))])
+def test_a_column_of_few_whole_number_levels_among_decimal_scores_is_not_a_scenario(tmp_path, levels):
+    """A 0/1 flag, parameter sizes or a count of tasks passed, under a neutral name, among scores printed with
+    decimals: left out and named (under the Mean Win Rate a larger size was a win); named with --scenarios it is
+    kept."""
+    board = _board(40, 6, seed=7)
+    board["B"] = [levels[i % len(levels)] for i in range(len(board))]
+    board.to_csv(tmp_path / "t.csv")
+    res = audit(tmp_path / "t.csv", tmp_path / "out", n_boot=20, progress=False)
+    assert sorted(res.scenarios["scenario"]) == [f"S{j}" for j in range(6)]
+    report = (tmp_path / "out" / "report.md").read_text()
+    assert re.search(rf"Left out of the scores: .*'B' \((whole numbers of {len(levels)} levels among scores with "
+                     r"decimals|values up to \d+, off the scores' scale)", report)
+    kept = audit(tmp_path / "t.csv", n_boot=20, progress=False, scenarios=["S0", "S1", "B"])
+    assert "B" in set(kept.scenarios["scenario"])
+
+
 @pytest.mark.parametrize("suffix", [" ±", "_stderr", " (n)", " (95% CI)"])
 def test_uncertainty_count_and_bound_columns_beside_each_score_are_not_scenarios(tmp_path, suffix):
     """A column named as a score column plus a suffix is that column's: a standard error or half-width (small

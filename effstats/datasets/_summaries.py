@@ -83,6 +83,13 @@ def _summary_columns(num: pd.DataFrame, cand: list, decimals: dict, ref: pd.Seri
     with np.errstate(invalid="ignore"):
         absmax = np.nanmax(np.abs(x_all), axis=0, initial=0.0)
     whole = np.all(np.isnan(x_all) | (x_all == np.round(x_all)), axis=0)
+    # a column of few whole-number levels (a 0/1 flag, parameter sizes 7/13/70, a count of tasks passed) among
+    # columns that print decimals: levels at most 10 or one more than the columns, each about 3 rows or more
+    n_obs = (~np.isnan(x_all)).sum(axis=0)
+    share_whole = (whole.sum() - whole) / max(len(cand) - 1, 1)
+    coded = whole & (share_whole <= 0.2) & (len(cand) >= 4) & np.array(
+        [len(np.unique(x_all[~np.isnan(x_all[:, i]), i])) <= min(max(10, len(cand) + 1), n_obs[i] / 3)
+         for i in range(len(cand))])
     for i, c in enumerate(cand):
         other = np.delete(absmax, i)
         count = (len(cand) >= 3 and whole[i] and minima[i] >= 0 and 100 < maxima[i] < 2.0 ** 53 and other.max() > 0
@@ -97,6 +104,9 @@ def _summary_columns(num: pd.DataFrame, cand: list, decimals: dict, ref: pd.Seri
                       f"({other.max():g}): a count (votes, battles), not a score")
         elif _SUMMARY_NAME.search(str(c)):
             out[c] = "named like a median or a dispersion of the scores"
+        elif coded[i] and (n_levels := len(np.unique(x_all[~np.isnan(x_all[:, i]), i]))) >= 2:
+            out[c] = (f"whole numbers of {n_levels} levels among scores with decimals: a flag, a size or a count "
+                      "(name it with --scenarios if it is a score)")
     rest = [c for c in cand if c not in out]
     x = num[rest].to_numpy(dtype=float)
     tols = np.array([0.51 * 10.0 ** -decimals.get(c, _decimals(num[c])) for c in rest])
