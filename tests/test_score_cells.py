@@ -143,3 +143,23 @@ def test_a_text_cell_of_a_long_table_is_named_by_its_line(tmp_path):
     with pytest.raises(ValueError, match=r"^SCORES: row 6 \(line 7, model 'org/model-1'\), column 'score' holds "
                                          r"'pending', not a number"):
         read_scores(tmp_path / "long.csv")
+
+
+@pytest.mark.parametrize("sep", [";", ","])
+def test_excels_sep_line_names_the_delimiter(tmp_path, sep):
+    t = _text(_board(), lambda v: f"{v:.3f}".replace(".", "," if sep == ";" else "."))
+    t.to_csv(tmp_path / "plain.csv", sep=sep)
+    (tmp_path / "hint.csv").write_text(f"sep={sep}\r\n" + (tmp_path / "plain.csv").read_text())
+    pd.testing.assert_frame_equal(read_scores(tmp_path / "hint.csv")[0], read_scores(tmp_path / "plain.csv")[0])
+
+
+def test_select_names_excels_sep_line(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    items = pd.DataFrame(rng.integers(0, 2, (12, 30)), columns=[f"t/{i}" for i in range(30)],
+                         index=pd.Index([f"m{i}" for i in range(12)], name="model"))
+    items.to_csv(tmp_path / "plain.csv")
+    (tmp_path / "hint.csv").write_text("sep=,\n" + (tmp_path / "plain.csv").read_text())
+    code = main(["select", str(tmp_path / "hint.csv"), "--budget", "10", "--out", str(tmp_path / "o")])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and len(err.splitlines()) == 1
+    assert "hint.csv: line 1 'sep=,' is Excel's delimiter hint, not the header: delete that line" in err

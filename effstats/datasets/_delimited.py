@@ -364,12 +364,27 @@ class _Counted:
         return iter(self._f)
 
 
+def excel_sep_hint(p: Path, encoding: str = "utf-8-sig") -> str | None:
+    """The delimiter a first line ``sep=;`` names (Excel writes it in CSV files for other locales, and reads the
+    rest with that delimiter), or None where the first line is not such a hint (a compressed file: not read)."""
+    try:
+        with open(p, encoding=encoding, errors="replace", newline="") as f:
+            line = f.readline(64).strip("\r\n\ufeff")
+    except OSError:
+        return None
+    return line[4] if len(line) == 5 and line.lower().startswith("sep=") and line[4] in ",;\t|" else None
+
+
 def _read_delimited(p: Path, sep: str, text: _TextColumns | None = None,
                     progress: bool = False) -> tuple[pd.DataFrame, list[str]]:
     """The table (every cell as text, or :func:`_read_typed`'s number columns given ``text``) and its header."""
     compression = None
     try:
         compression = _compression(p)
+        hint = None if compression else excel_sep_hint(p)
+        if hint:
+            raise ValueError(f"path: {p.name}: line 1 {f'sep={hint}'!r} is Excel's delimiter hint, not the header: "
+                             "delete that line")
         _refuse_nul(p, sep, compression)
         header = _header(p, sep, compression)
         for index_col in (None, False):

@@ -25,7 +25,7 @@ from .._published import _decimals, _detect_published, _weights_text
 from .._shared import RepeatedKeyError, _name_list, _plain, json_object
 from .._scales import FRACTION_MAX, score_scales
 from ._cells import plain_cells, text_cell_message
-from ._delimited import _compression, _refuse_nul, refuse_short_rows
+from ._delimited import _compression, _refuse_nul, excel_sep_hint, refuse_short_rows
 from ._files import _compression_of
 from ._score_options import DUPLICATE_POLICIES, SCORE_FORMATS
 from ._summaries import _companion_columns, _is_rank, _rank_like, _summary_columns, _summary_rows
@@ -246,12 +246,13 @@ def _encoding(path: Path) -> str:
     return "utf-8-sig"
 
 
-def _sniff(path: Path, encoding: str = "utf-8-sig") -> str:
-    """The delimiter of a CSV/TSV file: tab for .tsv / .tab, else sniffed among "," "\\t" ";" from its first lines."""
+def _sniff(path: Path, encoding: str = "utf-8-sig", skip: int = 0) -> str:
+    """The delimiter of a CSV/TSV file: tab for .tsv / .tab, else sniffed among "," "\\t" ";" from its first lines
+    (after ``skip`` lines)."""
     if path.suffix.lower() in (".tsv", ".tab"):
         return "\t"
     with open(path, newline="", encoding=encoding, errors="replace") as f:
-        sample = "".join(f.readline() for _ in range(20))
+        sample = "".join([f.readline() for _ in range(20 + skip)][skip:])
     try:
         return csv.Sniffer().sniff(sample, delimiters=",\t;").delimiter
     except csv.Error:
@@ -261,9 +262,9 @@ def _sniff(path: Path, encoding: str = "utf-8-sig") -> str:
         return max(counts, key=counts.get) if any(counts.values()) else ","
 
 
-def _header(path: Path, sep: str, encoding: str = "utf-8-sig") -> list[str]:
+def _header(path: Path, sep: str, encoding: str = "utf-8-sig", skip: int = 0) -> list[str]:
     with open(path, newline="", encoding=encoding) as f:
-        first = f.readline()
+        first = [f.readline() for _ in range(skip + 1)][-1]
     return next(csv.reader(io.StringIO(first), delimiter=sep), [])
 
 
@@ -336,16 +337,18 @@ def _read_text_table(path: Path) -> tuple[pd.DataFrame, str, list[str]]:
     whose missing fields would read as not evaluated). The cells come out plain (:func:`._cells.plain_cells`: decimal
     commas, thousands separators, typographic minus signs, not-evaluated markers as '-')."""
     encoding = _encoding(path)
+    hint = excel_sep_hint(path, encoding) if _compression(path) is None else None
+    skip = 1 if hint else 0  # Excel's "sep=;" line names the delimiter: not the header
     try:
-        sep = _sniff(path, encoding)
-        head = _header(path, sep, encoding)
+        sep = hint or _sniff(path, encoding, skip)
+        head = _header(path, sep, encoding, skip)
     except Exception as exc:  # pandas' parser errors vary by version
         raise ValueError(f"SCORES: could not parse {str(path)!r} as CSV/TSV ({str(exc).strip()})") from None
     if not encoding.startswith(("utf-16", "utf-32")):  # pandas' parser would end a field at a NUL, silently
         _refuse_nul(path, sep, _compression(path), name="SCORES")
     try:
         df = pd.read_csv(path, sep=sep, engine="python", dtype=str, keep_default_na=False, na_values=[""],
-                         encoding=encoding)
+                         encoding=encoding, skiprows=skip)
     except Exception as exc:  # pandas' parser errors vary by version
         raise ValueError(f"SCORES: could not parse {str(path)!r} as CSV/TSV ({str(exc).strip()})") from None
     if df.shape[1] and df.iloc[:, -1].isna().any() and not encoding.startswith(("utf-16", "utf-32")):
