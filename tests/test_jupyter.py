@@ -164,9 +164,7 @@ def test_make_lab_runs_a_notebook_in_the_effstats_kernel(server):
     assert kernel_id in [k["id"] for k in server.api("GET", "/api/kernels")]
 
     nb = nbformat.read(ROOT / "notebooks" / NOTEBOOK, as_version=4)
-    t0 = time.perf_counter()
     results = asyncio.run(_run_notebook(server, kernel_id, nb))
-    elapsed = time.perf_counter() - t0
 
     probe = "".join(o.get("text", "") for o in results[0]["outputs"]).splitlines()
     assert probe[0] == str(VENV_PY)                       # the venv's python ...
@@ -184,7 +182,6 @@ def test_make_lab_runs_a_notebook_in_the_effstats_kernel(server):
     assert "FAST mode" in last and "elapsed" in last
     claims = pd.read_csv(server.figures / "tour_claims.csv")
     assert len(claims) >= 10 and claims["holds"].all()
-    assert elapsed < 60
 
     server.api("DELETE", f"/api/sessions/{sess['id']}")
     assert kernel_id not in [k["id"] for k in server.api("GET", "/api/kernels")]
