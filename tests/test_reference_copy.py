@@ -285,3 +285,18 @@ def test_a_fifo_in_place_of_the_copy_is_refused_without_waiting_for_a_writer(dat
         os.mkfifo(path)
         with pytest.raises(ValueError, match=f"^selection: .*{name}.* is not a regular file"):
             _io.read_json(path, "selection")
+
+
+def test_the_copy_or_the_run_folder_given_as_reference_data_is_one_line_naming_the_source(data, tmp_path, capsys):
+    # select's own copy (a zip of .npy) given where results are expected: said as such, never the CSV reader's
+    # "Multiple files found in ZIP file"; a saved selection's folder: which results it was made from
+    from effstats.cli import main
+
+    src = _csv(data.subset(models=range(30)), tmp_path / "ref.csv")
+    select(src, 40, method="sortsearch", seed=0).save(tmp_path / "sel")
+    for given, said in ((tmp_path / "sel" / "reference.npz", "effstats' copy of a selection's or run's reference data"),
+                        (tmp_path / "sel", "it is a saved selection (manifest.json)")):
+        assert main(["select", str(given), "--budget", "20", "--out", str(tmp_path / "again")]) == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and said in err and f"pass the results it was made from ({src})" in err
+        assert "ZIP" not in err and not (tmp_path / "again").exists()

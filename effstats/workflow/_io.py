@@ -45,6 +45,10 @@ def _detect(path: Path) -> str:
             return "helm"
         hint = ("; it holds lm-eval results_*.json files only: run lm_eval with --log_samples to log each document"
                 if results else "")
+        for record, what in (("manifest.json", "a saved selection"), ("state.json", "a saved sequential run")):
+            if (path / record).is_file():
+                hint = f"; it is {what} ({record}): {_made_from(path / record)}"
+                break
         raise ValueError(f"{path}: a folder with neither lm-evaluation-harness samples_*.jsonl logs nor HELM run "
                          f"folders (per_instance_stats.json){hint}")
     name = path.name.lower()
@@ -69,6 +73,9 @@ def _detect(path: Path) -> str:
     if name.endswith((".xlsx", ".xls", ".xlsm", ".ods")):
         raise ValueError(f"{path}: a spreadsheet file; save its sheet as a CSV file (one table per file) and give "
                          "that")
+    if head.startswith(b"PK\x03\x04") and _is_reference_copy(path):
+        raise ValueError(f"{path}: effstats' copy of a selection's or run's reference data (its {REFERENCE_CACHE}, "
+                         f"read by its refit), not results; {_made_from(path.parent / 'manifest.json')}")
     # another name: what the file holds decides (a compressed file is a table: its reader decompresses it)
     if head.startswith(_COMPRESSED_MAGIC):
         return "csv"
@@ -78,6 +85,31 @@ def _detect(path: Path) -> str:
         return "csv"
     raise ValueError(f"{path}: unknown file type; expected a CSV/TSV or Parquet table, an lm-eval samples_*.jsonl "
                      "log or a folder of them, or HELM run folders")
+
+
+def _is_reference_copy(path: Path) -> bool:
+    """Whether ``path`` is a zip of the arrays :func:`stage_reference` writes (``sha256.npy``, ``kind.npy``, ...)."""
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(path) as z:
+            names = set(z.namelist())
+    except (OSError, zipfile.BadZipFile, ValueError):
+        return False
+    return {"sha256.npy", "kind.npy", "model_ids.npy", "item_ids.npy", "values.npy"} <= names
+
+
+def _made_from(record: Path) -> str:
+    """"pass the results it was made from (PATH)": the path a saved selection's or run's record names, if any."""
+    source = None
+    for name in (record.name, "manifest.json", "state.json"):
+        try:
+            with open_regular(record.parent / name) as fh:
+                source = json.load(fh)["reference"]["source"]
+            break
+        except Exception:  # no record, or not one of ours: the hint names no path
+            continue
+    return "pass the results it was made from" + (f" ({source})" if isinstance(source, str) else "")
 
 
 def default_metric(fmt: str) -> str | None:
