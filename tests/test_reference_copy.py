@@ -300,3 +300,20 @@ def test_the_copy_or_the_run_folder_given_as_reference_data_is_one_line_naming_t
         err = capsys.readouterr().err.strip()
         assert len(err.splitlines()) == 1 and said in err and f"pass the results it was made from ({src})" in err
         assert "ZIP" not in err and not (tmp_path / "again").exists()
+
+
+def test_new_logs_beside_an_in_memory_reference_are_read_with_the_recorded_metric(lm_logs, tmp_path):
+    # select(matrix, metric="win") records the metric; the new models' logs log both acc and win: estimate reads
+    # win, as the manifest says, not the reader's default acc
+    bench, _ = lm_logs
+    ref = bench.subset(models=range(32))
+    sel = select(ref, 30, method="sortsearch", metric="win", seed=0)
+    sel.save(tmp_path / "sel")
+    assert json.loads((tmp_path / "sel" / "manifest.json").read_text())["reference"]["metric"] == "win"
+    new = write_lm_eval_samples(bench.subset(models=[32, 33], items=sel.items), tmp_path / "new")
+    for log in new.rglob("samples_*.jsonl"):
+        records = [json.loads(line) for line in log.read_text().splitlines()]
+        log.write_text("".join(json.dumps({**r, "win": 1 - r["acc"]}) + "\n" for r in records))
+    told = _frame(estimate(tmp_path / "sel", new, metric="win"))
+    pd.testing.assert_frame_equal(_frame(estimate(tmp_path / "sel", new)), told)
+    assert not _frame(estimate(tmp_path / "sel", read_results(new, metric="acc"))).equals(told)

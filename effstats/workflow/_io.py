@@ -376,7 +376,8 @@ def read_new_results(source: Any, reference: dict, *, metric: str | None = None,
     and the documents each (model, task) logs as NaN (:func:`_read_results`).
 
     Logs in the reference's layout are read with its metric and filter (``metric``, if given, must be the same);
-    a table holds one score per cell, taken as that metric; logs of another harness are read with their default.
+    a table holds one score per cell, taken as that metric; logs of another harness are read with their default;
+    logs beside a reference given in memory (layout "matrix") with the metric recorded for it, if any.
     """
     if isinstance(source, IN_MEMORY):  # as it is, once the options are checked
         return _read_results(source, duplicates=duplicates, name=name)
@@ -389,7 +390,9 @@ def read_new_results(source: Any, reference: dict, *, metric: str | None = None,
     if layout in ("csv", "parquet"):
         metric, filter = (metric if used is None else None), None
     else:
-        metric, filter = metric or (used if same else None), reference.get("filter") if same else None
+        # a reference given in memory records only the metric select was told: the new logs are read with it
+        metric = metric or (used if same or reference.get("layout") == "matrix" else None)
+        filter = reference.get("filter") if same else None
     # HELM runs: the split, perturbation and train trials the reference runs were read with
     helm = reference.get("helm") if layout == "helm" and same else None
     # read as detected (a folder is walked once more, by the reader)
