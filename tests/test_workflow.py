@@ -1489,3 +1489,14 @@ def test_a_kept_reference_matrix_has_the_layout_and_bank_of_the_data_read_again(
     for data in (given, back):
         refit = IRT2PL(random_state=0).fit(data)
         assert all(np.array_equal(getattr(bank, k), getattr(refit, k)) for k in ("a_", "b_", "theta_"))
+
+
+def test_sequential_start_infers_the_rule_from_its_arguments_as_the_command_line():
+    d = simulate_responses(12, 300, rng=5)
+    ref = ResponseMatrix(d.values, model_ids=[f"m{i}" for i in range(12)], item_ids=[f"q{k}" for k in range(300)])
+    assert SequentialRun.start(ref, against="m3", seed=0).state["rule"]["kind"] == "efficacy"
+    assert SequentialRun.start(ref, half_width=0.05, seed=0).state["rule"]["kind"] == "precision"
+    assert SequentialRun.start(ref, target_se=0.4, batch=10, seed=0).state["rule"]["kind"] == "adaptive"
+    assert SequentialRun.start(ref, seed=0).state["rule"]["kind"] == "precision"
+    with pytest.raises(ValueError, match="half_width: .*needs rule='precision', got rule='efficacy'"):
+        SequentialRun.start(ref, against="m3", half_width=0.05)

@@ -174,7 +174,7 @@ class SequentialRun(_AdaptiveRule, _Report):
 
     # ------------------------------------------------------------------ construction
     @classmethod
-    def start(cls, reference: Any, *, rule: str = "precision", against: str | None = None,
+    def start(cls, reference: Any, *, rule: str | None = None, against: str | None = None,
               alternative: str = "two-sided", half_width: float | None = None, target_se: float | None = None,
               alpha: float = 0.05, spending: str = "ld_pocock", initial: int | None = None,
               batch: int | None = None, max_n: int | None = None, seed: int = 0, format: str = "auto",
@@ -187,8 +187,9 @@ class SequentialRun(_AdaptiveRule, _Report):
         ----------
         reference : path, ResponseMatrix or DataFrame
             The reference models' per-item results (see :func:`effstats.workflow.read_results`).
-        rule : {"precision", "efficacy", "adaptive"}, default="precision"
-            The stopping rule (see the class docstring).
+        rule : {"precision", "efficacy", "adaptive"}, optional
+            The stopping rule (see the class docstring). Default: as the command line infers it, ``"efficacy"``
+            with ``against``, ``"adaptive"`` with ``target_se``, else ``"precision"``.
         against : str, optional
             ``rule="efficacy"``: the reference model the new model is compared with.
         alternative : {"two-sided", "greater", "less"}, default="two-sided"
@@ -246,6 +247,9 @@ class SequentialRun(_AdaptiveRule, _Report):
         """
         from ..sequential import Efficacy, Precision
 
+        if rule is None:
+            rule = ("efficacy" if against is not None else "adaptive" if target_se is not None and half_width is None
+                    else "precision")
         if not isinstance(rule, str) or rule not in _RULES:
             raise ValueError(f"rule: expected 'precision', 'efficacy' or 'adaptive', got {rule!r}")
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
