@@ -1500,3 +1500,18 @@ def test_sequential_start_infers_the_rule_from_its_arguments_as_the_command_line
     assert SequentialRun.start(ref, seed=0).state["rule"]["kind"] == "precision"
     with pytest.raises(ValueError, match="half_width: .*needs rule='precision', got rule='efficacy'"):
         SequentialRun.start(ref, against="m3", half_width=0.05)
+
+
+def test_sequential_start_of_an_efficacy_run_says_how_many_looks_it_may_take(tmp_path, capsys):
+    d = simulate_responses(12, 3000, rng=5)
+    pd.DataFrame(d.values.astype(int), index=pd.Index([f"m{i}" for i in range(12)], name="model"),
+                 columns=[f"q{k}" for k in range(3000)]).to_csv(tmp_path / "ref.csv")
+    assert main(["sequential", "start", str(tmp_path / "ref.csv"), "--against", "m3", "--out",
+                 str(tmp_path / "a")]) == 0
+    out = capsys.readouterr().out
+    assert "rule: efficacy against m3: 100 items, then 100 a look, up to 30 looks (3,000 items); close models" in out
+    assert "--batch B (and --initial) sets fewer, larger batches" in out
+    assert main(["sequential", "start", str(tmp_path / "ref.csv"), "--against", "m3", "--batch", "500", "--out",
+                 str(tmp_path / "b")]) == 0
+    out = capsys.readouterr().out
+    assert "rule: efficacy against m3: 100 items, then 500 a look, up to 7 looks (3,000 items)\n" in out

@@ -526,6 +526,13 @@ def _start(args: argparse.Namespace, rule: str) -> None:
         print(f"rule: precision, stop once the interval's half-width is at most {h:g}"
               + (" (the default; set it with --half-width)" if args.half_width is None else "")
               + (", logistic correction" if args.correction else ""))
+    elif rule == "efficacy":  # nothing bounds the looks but the benchmark: say how many it may take
+        st = run.state
+        looks = 1 + -(-max(0, st["max_n"] - st["initial"]) // max(1, st["batch"]))
+        print(f"rule: efficacy against {line_text(str(st['rule']['against']))}: {st['initial']:,} items, then "
+              f"{st['batch']:,} a look, up to {looks:,} looks ({st['max_n']:,} items)"
+              + ("; close models can take dozens of looks, each a harness run: --batch B (and --initial) sets "
+                 "fewer, larger batches" if looks > 10 and args.batch is None else ""))
     print(f"batch 1: {len(run.next_items):,} items in {path}")
     if run.lm_eval_samples is not None:
         print(_lm_eval_hint(path / LM_EVAL_SAMPLES, run.lm_eval_samples))
