@@ -17,6 +17,7 @@ import argparse
 import csv
 import os
 import resource
+import signal
 import sys
 import time
 from datetime import datetime, timezone
@@ -239,6 +240,31 @@ def run_one(path: Path, fast: bool, out_dir: Path | None, progress: bool, timeou
             "figures": str((path.parent / kernel_env(fast)["EFFSTATS_FIGURES"]).resolve())}
 
 
+def _stop_pool(pool, signum: int) -> None:
+    """Stopped (make interrupted, a timeout): end the worker processes and the kernels they started, then exit.
+
+    The workers outlive a SIGTERM of their own (nbclient turns it into a failed notebook and the worker waits for
+    the next one) and the kernels run in sessions of their own, so both are ended here, kernels first.
+    """
+    workers = [p.pid for p in getattr(pool, "_processes", {}).values()]
+    kernels = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[1]) in workers:  # the parent's pid
+            kernels.append(int(stat.parent.name))
+    for pid, sig in [(k, signal.SIGTERM) for k in kernels] + [(w, signal.SIGKILL) for w in workers]:
+        try:
+            os.kill(pid, sig)
+        except OSError:
+            pass
+    print(f"stopped (signal {signum}): ended {len(workers)} worker(s) and {len(kernels)} kernel(s)", file=sys.stderr,
+          flush=True)
+    os._exit(128 + signum)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("names", nargs="*", help="notebook names (default: all)")
@@ -292,6 +318,8 @@ def main(argv: list[str] | None = None) -> int:
         # longest first, so that a long notebook does not start last and run alone
         paths.sort(key=lambda p: -last.get(p.stem, float("inf")))
         with cf.ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("spawn")) as pool:
+            for sig in (signal.SIGTERM, signal.SIGHUP):
+                signal.signal(sig, lambda signum, frame: _stop_pool(pool, signum))
             futures = [pool.submit(run_one, p, args.fast, args.out, False, args.timeout) for p in paths]
             rows = sorted((f.result() for f in futures), key=lambda r: r["notebook"])
     if rows:

@@ -12,9 +12,17 @@ import pandas as pd
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-_spec = importlib.util.spec_from_file_location("run_notebooks", ROOT / "scripts" / "run_notebooks.py")
-run_notebooks = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(run_notebooks)
+
+
+def _script(name: str):
+    """scripts/<name>.py as a module."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+run_notebooks = _script("run_notebooks")
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 # where the docs' build reads FAST-mode executed copies (scripts/docs_notebooks.py)
@@ -91,9 +99,7 @@ def test_runner_sets_no_matplotlib_backend(monkeypatch):
 def test_docs_publish_only_executed_copies_that_ran_to_the_end(tmp_path, monkeypatch, capsys):
     # make docs takes make demo's full copies when newer than the notebook: a copy that ends in a traceback (a demo
     # run without the data) or that stopped half-way is passed over for a FAST run, saying so
-    spec = importlib.util.spec_from_file_location("docs_notebooks", ROOT / "scripts" / "docs_notebooks.py")
-    docs = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(docs)
+    docs = _script("docs_notebooks")
     src, full, fast = tmp_path / "notebooks", tmp_path / "full", tmp_path / "fast"
     for d in (src, full, fast):
         d.mkdir()
@@ -132,6 +138,63 @@ def test_without_the_predictions_only_the_notebooks_that_need_none_run(tmp_path,
     assert "executing" not in out and not list((tmp_path / "out").glob("*.ipynb"))
     assert err.splitlines()[0].startswith("predictions: NOT FOUND - make demo needs them") and "EFFSTATS_DATA" in err
     assert f"not running {', '.join(reading)} (they read the predictions)" in err
+
+
+def _procs(field: int, value: int) -> list[int]:
+    """The processes whose /proc/PID/stat field ``field`` (after the name: 1 parent, 3 session) is ``value``."""
+    pids = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            if int(stat.read_text().rsplit(")", 1)[1].split()[field]) == value:
+                pids.append(int(stat.parent.name))
+        except (OSError, IndexError, ValueError):
+            continue
+    return pids
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (a zombie, ended but not yet reaped, does not)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+@pytest.mark.slow
+def test_a_stopped_parallel_run_leaves_no_worker_or_kernel_behind(tmp_path):
+    # make demo stopped (timeout, Ctrl-C of make: SIGTERM to the process group): the pool's workers and the kernels
+    # they started (in sessions of their own) end with the runner
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    (tmp_path / "data").mkdir()
+    env = {**os.environ, "EFFSTATS_DATA": str(tmp_path / "data"), "EFFSTATS_FIGURES": str(tmp_path / "figures")}
+    names = [p.stem for p in NOTEBOOKS][:2]
+    proc = subprocess.Popen([sys.executable, str(ROOT / "scripts" / "run_notebooks.py"), "--fast", "--jobs", "2",
+                             "--out", str(tmp_path / "out"), *names], env=env, start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    started, kernels = time.monotonic(), []
+    try:
+        while time.monotonic() - started < 120 and len(_procs(1, proc.pid)) < 3:  # the tracker and two workers
+            time.sleep(0.5)
+        time.sleep(5)  # the workers start their kernels
+        workers = _procs(1, proc.pid)
+        kernels = [k for w in workers for k in _procs(1, w)]
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=60)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and [p for p in workers + kernels if _alive(p)]:
+            time.sleep(0.5)
+        left = [p for p in set(workers + kernels + _procs(3, proc.pid)) if _alive(p)]
+    finally:
+        for pid in _procs(3, proc.pid) + kernels:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+    assert len(workers) >= 2 and not left, (workers, kernels, left, proc.stderr.read()[-2000:])
 
 
 def test_summary_table_and_timings_csv(tmp_path):
