@@ -163,3 +163,16 @@ def test_select_names_excels_sep_line(tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert code == 2 and len(err.splitlines()) == 1
     assert "hint.csv: line 1 'sep=,' is Excel's delimiter hint, not the header: delete that line" in err
+
+
+@pytest.mark.parametrize("cols", [OLL, ["S0", "S1", "S2", "S3"]])
+def test_baseline_rows_of_a_link_column_are_not_models(tmp_path, cols):
+    b = _board(cols=cols) * (100 if cols == OLL else 1)
+    t = _text(b, lambda v: f"{v:.2f}")
+    t.index = [f'<a target="_blank" href="https://huggingface.co/{m}">{m}</a>' for m in b.index]
+    base = pd.DataFrame([["25.0" if cols == OLL else "0.25"] * len(cols)] * 2, columns=cols,
+                        index=["<p>Baseline</p>", "<p>Human Baseline</p>"])
+    pd.concat([t, base]).rename_axis("Model").to_csv(tmp_path / "links.csv")
+    wide, _ = read_scores(tmp_path / "links.csv")
+    assert list(wide.index) == list(b.index)
+    assert "('Baseline', 'Human Baseline': baselines, not models) are left out" in wide.attrs["note"]

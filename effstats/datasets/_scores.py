@@ -73,9 +73,26 @@ _LINK = re.compile(r"<a\b[^>]*>(.*?)</a\s*>", re.I | re.S)
 
 
 def _is_link_column(values: pd.Series) -> bool:
-    """Every cell an HTML link with text (``<a href="…">org/name</a>``): a leaderboard's model links."""
+    """Most cells HTML links with text (``<a href="…">org/name</a>``): a leaderboard's model links (its other cells,
+    markup without a link such as ``<p>Baseline</p>``, are rows that are not models: :func:`_markup_rows`)."""
     v = values.dropna().astype(str)
-    return bool(len(v)) and bool(v.map(lambda t: any(m.strip() for m in _LINK.findall(t))).all())
+    return bool(len(v)) and 2 * int(v.map(lambda t: any(m.strip() for m in _LINK.findall(t))).sum()) > len(v)
+
+
+def _markup_rows(df: pd.DataFrame, column: Any) -> tuple[pd.DataFrame, str]:
+    """``df`` without the rows whose ``column`` cell is markup without a link in a column of model links (the Open
+    LLM Leaderboard's "<p>Baseline</p>" rows: reference points, not models), and the note naming them."""
+    v = df[column]
+    if not _is_link_column(v):
+        return df, ""
+    txt = v.astype(str)
+    drop = (v.notna() & txt.str.contains(_MARKUP) & ~txt.map(lambda t: bool(_LINK.search(t)))).to_numpy()
+    if not drop.any():
+        return df, ""
+    names = [re.sub(r"\s+", " ", _MARKUP.sub(" ", t)).strip() for t in txt[drop]]
+    return df[~drop].reset_index(drop=True), (
+        f"Rows whose model cell is markup without a link ({_name_list([repr(n) for n in names], 5)}: baselines, not "
+        "models) are left out.")
 
 
 def _plain_names(values: pd.Series) -> pd.Series:
@@ -497,6 +514,9 @@ def read_scores(path: str | Path, *, by: str = "scenario", model: str = "model",
         plain = [c for c in named if not _has_markup(df[c])]
         named = plain + [c for c in named if c not in plain]
     mcol = named[0] if named else cols[0]
+    df, baselines = _markup_rows(df, mcol)
+    if baselines:
+        notes.append(baselines)
     if _is_link_column(df[mcol]):
         df = df.assign(**{mcol: _plain_names(df[mcol])})
         notes.append(f"The model names in column {str(mcol)!r} are HTML links: their text is read as the name.")
@@ -943,6 +963,7 @@ def read_openllm_csv(path: str | Path, *, scenarios: Sequence[str] | None = None
         raise ValueError(f"SCORES: fewer than 2 Open LLM Leaderboard task columns found ({tasks}); expected the v1 "
                          f"tasks {', '.join(_OPENLLM_V1)} (headers such as 'ARC (25-shot)' too) or the v2 tasks "
                          f"{', '.join(_OPENLLM_V2)}; columns: {_name_list(cols, 12)}")
+    df, baselines = _markup_rows(df, mcol)
     _refuse_empty_names(df[mcol], mcol)
     ids = pd.Index(_plain_names(df[mcol]).astype(str), name="model")
     avg = next((c for c in df.columns if _openllm_key(c) == "average"), None)
@@ -957,7 +978,7 @@ def read_openllm_csv(path: str | Path, *, scenarios: Sequence[str] | None = None
     if avg:
         pub = pd.Series(pd.to_numeric(df[avg], errors="coerce").to_numpy() / 100, index=ids)
         pub = _as_published(pub, dict(column=avg, kind="mean", rule="label"))
-    note = f"Open LLM Leaderboard table: tasks {', '.join(tasks)} (percent / 100)."
+    note = " ".join(filter(None, [f"Open LLM Leaderboard table: tasks {', '.join(tasks)} (percent / 100).", baselines]))
     cols = list(found.values()) + ([avg] if avg else [])
     foot = {} if scenarios else _foot_rows(df[cols].set_axis(ids), df[cols].apply(pd.to_numeric, errors="coerce"),
                                            cols, {})
