@@ -768,6 +768,20 @@ def test_files_read_with_other_metrics_for_one_column_are_warned_about(tmp_path,
     assert "effstats audit: warning: SCORES: the files log other metrics for one column" in capsys.readouterr().err
 
 
+def test_a_task_without_a_listed_metric_is_named_as_left_out(tmp_path):
+    """lm-eval's wikitext logs perplexities only: it is left out in a warning naming it and what it logs (it
+    vanished without a word)."""
+    for i in range(3):
+        (tmp_path / f"m{i}.json").write_text(json.dumps({"model_name": f"org/m{i}", "results": {
+            "arc_easy": {"alias": "arc_easy", "acc,none": 0.5 + i / 10}, "boolq": {"acc,none": 0.6 - i / 20},
+            "wikitext": {"alias": "wikitext", "word_perplexity,none": 20.0 + i, "bits_per_byte,none": 0.6}}}))
+    with pytest.warns(UserWarning, match=r"^SCORES: 1 task\(s\) log none of the metrics acc_norm, acc, .* and are "
+                                         r"left out: 'wikitext' \(it logs 'bits_per_byte', 'word_perplexity'\); "
+                                         "name one with --metric where higher is better"):
+        got = read_openllm_json(tmp_path)
+    assert list(got.columns) == ["arc_easy", "boolq"]
+
+
 def test_a_models_results_files_are_merged_task_by_task(tmp_path):
     """A later results file holding one task (a task run later, as the Open LLM details repos hold them) replaces
     that task's score only; the model's other tasks keep the earlier file's. A task in two files is resolved by

@@ -148,6 +148,7 @@ def read_openllm_json(paths: Any, *, duplicates: str = "last", metric: str | Non
                          "effstats.reliability.audit")
     rows, left_out, missing = [], set(), []
     lacking: set[str] = set()  # tasks that do not log --metric
+    unlisted: dict[str, set] = {}  # tasks without a metric of _METRIC_ORDER -> what they log
     logged_metrics: set[str] = set()
     logged_filters: set[str] = set()
     read: dict[str, set] = {}  # column -> the metrics (with their filters) read for it
@@ -172,6 +173,10 @@ def read_openllm_json(paths: Any, *, duplicates: str = "last", metric: str | Non
             if got is None:
                 if metric is not None:
                     lacking.add(task)
+                else:
+                    unlisted.setdefault(task, set()).update(
+                        k.partition(",")[0] for k, v in metrics.items()
+                        if "stderr" not in k and isinstance(v, (int, float)) and not isinstance(v, bool))
                 continue
             v, logged, filts = got
             if np.isnan(v):
@@ -203,6 +208,12 @@ def read_openllm_json(paths: Any, *, duplicates: str = "last", metric: str | Non
     if lacking:
         warnings.warn(f"SCORES: {len(lacking)} task(s) do not log the metric {metric!r} (--metric) and are left out: "
                       f"{_name_list(map(repr, sorted(lacking)), 5)}", UserWarning, stacklevel=2)
+    if unlisted:
+        warnings.warn(f"SCORES: {len(unlisted)} task(s) log none of the metrics " + ", ".join(_METRIC_ORDER)
+                      + " and are left out: " + _name_list((f"{t!r} (it logs {_name_list(map(repr, sorted(m)), 4)})"
+                                                           for t, m in sorted(unlisted.items())), 3)
+                      + "; name one with --metric where higher is better (a perplexity is not)", UserWarning,
+                      stacklevel=2)
     if missing:
         warnings.warn(f"SCORES: {len(missing)} result(s) are null, read as not evaluated: {_name_list(missing, 3)}",
                       UserWarning, stacklevel=2)
@@ -210,7 +221,7 @@ def read_openllm_json(paths: Any, *, duplicates: str = "last", metric: str | Non
         warnings.warn("SCORES: " + "; ".join(
             f"{c!r} logs its metric under the filters {_name_list(map(repr, sorted(fl)))}, read: "
             f"{_name_list(map(repr, sorted(read[c])))}" for c, fl in several.items())
-            + " (the first filter each results file logs); to audit another, keep only its entries in the files",
+            + " (the first filter each results file logs); to audit another, pass --filter NAME",
             UserWarning, stacklevel=2)
     mixed = {c: by for c, by in read_by.items() if len(by) > 1}
     if mixed:
