@@ -223,13 +223,13 @@ def _cells(lines, k, j, value):
     ("a NUL in a cell", "line 4, column 'MMLU' holds a NUL character"),
     ("a NUL in a model name", "line 4, column 'Model' holds a NUL character"),
     ("a word in a cell", "row 3 (line 4, model 'model-2'), column 'MMLU' holds 'abc', not a number"),
-    ("a word in the average", "row 3 (line 4, model 'model-2'), column 'Average' holds 'n/a', not a number")])
+    ("a word in the average", "row 3 (line 4, model 'model-2'), column 'Average' holds 'pending', not a number")])
 def test_openllm_csv_export_is_checked_as_every_table_is(tmp_path, capsys, fmt, case, says):
     edit = {"a row cut after ARC": lambda ls: ls[:3] + ["\t".join(ls[3].split("\t")[:4])] + ls[4:],
             "a NUL in a cell": lambda ls: _cells(ls, 3, 5, "0.\x0099"),
             "a NUL in a model name": lambda ls: _cells(ls, 3, 1, "model-2\x00x"),
             "a word in a cell": lambda ls: _cells(ls, 3, 5, "abc"),
-            "a word in the average": lambda ls: _cells(ls, 3, 2, "n/a")}[case]
+            "a word in the average": lambda ls: _cells(ls, 3, 2, "pending")}[case]
     p = _openllm_csv(tmp_path, edit)
     line = _refused(capsys, p, "--format", fmt)
     assert "open_llm.tsv" in line and says in line
