@@ -176,3 +176,15 @@ def test_baseline_rows_of_a_link_column_are_not_models(tmp_path, cols):
     wide, _ = read_scores(tmp_path / "links.csv")
     assert list(wide.index) == list(b.index)
     assert "('Baseline', 'Human Baseline': baselines, not models) are left out" in wide.attrs["note"]
+
+
+def test_a_score_named_like_metadata_is_kept_when_it_carries_the_tables_score_marker(tmp_path):
+    b = _board(cols=("Birds - CLIP ↑", "Birds - Fractal dimension loss ↓", "Logos - CLIP ↑", "Logos - Sharpness ↑"))
+    b["Model size (B)"] = np.arange(len(b)) * 7.0
+    _text(b, lambda v: f"{v:.3f}").to_csv(tmp_path / "heim.csv")
+    wide, _ = read_scores(tmp_path / "heim.csv")
+    assert list(wide.columns) == list(b.columns[:4])  # the ↓ score kept, the size column left out
+    path = SHARED / "heim" / "aesthetics_auto.tsv"
+    if path.is_file():
+        wide, _ = read_scores(path)
+        assert sum("Fractal dimension loss ↓" in c for c in wide.columns) == 20 and wide.shape[1] == 60

@@ -45,6 +45,19 @@ _METADATA = re.compile(r"(param|#params|size|hub|likes|❤|licen[cs]e|\bsha\b|we
                        # rank columns (lower is better: scored as a scenario they invert the ranking) and
                        # efficiency / model-shape columns (GLUE, BBH, bigcode, MTEB)
                        r"^\s*(rank|#|position|pos\.?|no\.?)\s*$|throughput|latency|tokens|dimension)", re.I)
+
+
+def _named_metadata(col: Any, columns: Sequence[Any]) -> bool:
+    """A column named like metadata (:data:`_METADATA`), unless its header carries the score marker (↑ / ↓) that at
+    least two columns not named like metadata carry too: then it is one of the table's scores (HEIM's "Fractal
+    dimension loss ↓" beside its other ↓ scores)."""
+    if not _METADATA.search(str(col)):
+        return False
+    marks = [m for m in "↑↓" if m in str(col)]
+    return not marks or sum(1 for c in columns if c != col and any(m in str(c) for m in "↑↓")
+                            and not _METADATA.search(str(c))) < 2
+
+
 _OPENLLM_V1 = ["ARC", "HellaSwag", "MMLU", "TruthfulQA", "Winogrande", "GSM8K"]
 _OPENLLM_V2 = ["IFEval", "BBH", "MATH Lvl 5", "GPQA", "MUSR", "MMLU-PRO"]
 _OPENLLM_V1_EXTRA = ["DROP"]  # in the v1 average for a while (2023)
@@ -716,7 +729,7 @@ def _finish_wide(wide: pd.DataFrame, scenarios, exclude, *, duplicates: str = "l
     agg = _named_published(wide)
     num_all = wide.apply(pd.to_numeric, errors="coerce")
     # Wholly non-numeric columns (a type emoji, a licence) and numeric metadata (parameters, likes) are not scores.
-    meta = [c for c in wide.columns if c not in agg and (num_all[c].isna().all() or _METADATA.search(str(c)))]
+    meta = [c for c in wide.columns if c not in agg and (num_all[c].isna().all() or _named_metadata(c, wide.columns))]
     foot = {} if scenarios else _foot_rows(wide, num_all, [c for c in wide.columns if c not in meta
                                                            and c not in set(exclude or [])], decimals or {})
     if foot:
@@ -790,7 +803,7 @@ def _finish_wide(wide: pd.DataFrame, scenarios, exclude, *, duplicates: str = "l
     else:
         unscored = unscored[:0]
     # incl. all-'-' columns: evaluated by no model
-    text = [c for c in meta if not _METADATA.search(str(c)) and c not in summary]
+    text = [c for c in meta if not _named_metadata(c, wide.columns) and c not in summary]
     how = {"exact": "equal within rounding to the {} of the other columns",
            "close": "following the {} of the other columns (r ≥ 0.999)",
            "name": "named like the table; ranks as the {}", "label": "ranks as the {}"}
