@@ -188,3 +188,15 @@ def test_a_score_named_like_metadata_is_kept_when_it_carries_the_tables_score_ma
     if path.is_file():
         wide, _ = read_scores(path)
         assert sum("Fractal dimension loss ↓" in c for c in wide.columns) == 20 and wide.shape[1] == 60
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--scenarios", "S0,S0,S1"], "--scenarios: 'S0' named twice; name each column once"),
+    (["--exclude", "S2,S2"], "--exclude: 'S2' named twice; name each column once"),
+    (["--exclude", "S0", "--scenarios", "S0,S1,S2"], "--exclude: 'S0' is also in --scenarios; name it in one of them"),
+])
+def test_a_column_named_twice_in_the_column_options_is_refused(tmp_path, capsys, args, message):
+    _text(_board()).to_csv(tmp_path / "b.csv")
+    code = main(["audit", str(tmp_path / "b.csv"), "--out", str(tmp_path / "o"), "--n-boot", "20", *args])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and err.splitlines() == [f"effstats audit: error: {message}"]

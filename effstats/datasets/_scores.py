@@ -349,6 +349,17 @@ def _dedupe(wide: pd.DataFrame, duplicates: str, *, hint: str = "") -> pd.DataFr
     return out
 
 
+def _check_column_lists(scenarios: Sequence[str] | None, exclude: Sequence[str] | None) -> None:
+    """Refuse a column named twice in ``--scenarios`` or ``--exclude``, or named in both."""
+    for arg, names in (("--scenarios", scenarios), ("--exclude", exclude)):
+        twice = [n for i, n in enumerate(names or []) if n in list(names or [])[:i]]
+        if twice:
+            raise ValueError(f"{arg}: {_plain(str(twice[0]))!r} named twice; name each column once")
+    both = [n for n in exclude or [] if n in set(scenarios or [])]
+    if both:
+        raise ValueError(f"--exclude: {_plain(str(both[0]))!r} is also in --scenarios; name it in one of them")
+
+
 def _check_duplicates(duplicates: Any) -> str:
     if duplicates not in DUPLICATE_POLICIES:
         raise ValueError(f"--duplicates: expected one of {list(DUPLICATE_POLICIES)}, got {duplicates!r}")
@@ -464,6 +475,7 @@ def read_scores(path: str | Path, *, by: str = "scenario", model: str = "model",
     ('mean', [0.7, 0.5, 0.3])
     """
     _check_duplicates(duplicates)
+    _check_column_lists(scenarios, exclude)
     path = _check_path(path)
     df, sep, head = _read_text_table(path)
     df, head = _drop_empty_trailing(df, head)
