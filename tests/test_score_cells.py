@@ -200,3 +200,16 @@ def test_a_column_named_twice_in_the_column_options_is_refused(tmp_path, capsys,
     code = main(["audit", str(tmp_path / "b.csv"), "--out", str(tmp_path / "o"), "--n-boot", "20", *args])
     err = capsys.readouterr().err.strip()
     assert code == 2 and err.splitlines() == [f"effstats audit: error: {message}"]
+
+
+def test_an_excel_workbook_is_named_as_such(tmp_path, capsys):
+    import zipfile
+
+    with zipfile.ZipFile(tmp_path / "board.csv", "w") as z:  # a workbook under a .csv name
+        z.writestr("[Content_Types].xml", "<Types/>")
+        z.writestr("xl/workbook.xml", "<workbook/>")
+        z.writestr("xl/worksheets/sheet1.xml", "<worksheet/>")
+    code = main(["audit", str(tmp_path / "board.csv"), "--out", str(tmp_path / "o"), "--n-boot", "20"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and len(err.splitlines()) == 1
+    assert "SCORES: board.csv is an Excel workbook (a zip file of XML), not CSV/TSV text; save the sheet as CSV" in err

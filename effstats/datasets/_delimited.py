@@ -375,11 +375,27 @@ def excel_sep_hint(p: Path, encoding: str = "utf-8-sig") -> str | None:
     return line[4] if len(line) == 5 and line.lower().startswith("sep=") and line[4] in ",;\t|" else None
 
 
+def refuse_workbook(p: Path, name: str = "path") -> None:
+    """Raise where ``p`` is a spreadsheet workbook (Excel .xlsx, OpenDocument .ods: a zip file of XML parts), not a
+    zip-compressed CSV: read as text it fails with a codec's complaint that names no cause."""
+    try:
+        with zipfile.ZipFile(p) as z:
+            parts = z.namelist()
+    except (OSError, zipfile.BadZipFile):
+        return
+    kind = ("an Excel workbook" if any(n.startswith("xl/") for n in parts) else
+            "an OpenDocument spreadsheet" if "content.xml" in parts and "mimetype" in parts else None)
+    if kind:
+        raise ValueError(f"{name}: {p.name} is {kind} (a zip file of XML), not CSV/TSV text; save the sheet as CSV "
+                         "UTF-8 (File > Save As) and pass that file")
+
+
 def _read_delimited(p: Path, sep: str, text: _TextColumns | None = None,
                     progress: bool = False) -> tuple[pd.DataFrame, list[str]]:
     """The table (every cell as text, or :func:`_read_typed`'s number columns given ``text``) and its header."""
     compression = None
     try:
+        refuse_workbook(p)
         compression = _compression(p)
         hint = None if compression else excel_sep_hint(p)
         if hint:

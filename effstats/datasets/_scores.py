@@ -25,7 +25,7 @@ from .._published import _decimals, _detect_published, _weights_text
 from .._shared import RepeatedKeyError, _name_list, _plain, json_object
 from .._scales import FRACTION_MAX, score_scales
 from ._cells import plain_cells, text_cell_message
-from ._delimited import _compression, _refuse_nul, excel_sep_hint, refuse_short_rows
+from ._delimited import _compression, _refuse_nul, excel_sep_hint, refuse_short_rows, refuse_workbook
 from ._files import _compression_of
 from ._score_options import DUPLICATE_POLICIES, SCORE_FORMATS
 from ._summaries import _companion_columns, _is_rank, _rank_like, _summary_columns, _summary_rows
@@ -251,6 +251,8 @@ def _encoding(path: Path) -> str:
     pandas, which decompresses it by its name."""
     with open(path, "rb") as f:
         head = f.read(4096)
+    if head.startswith(b"PK\x03\x04"):
+        refuse_workbook(path, "SCORES")
     if head.startswith((b"\x1f\x8b", b"BZh", b"\xfd7zXZ\x00", b"PK\x03\x04", b"\x28\xb5\x2f\xfd")):
         return "utf-8-sig"
     enc = next((e for bom, e in _BOMS if head.startswith(bom)), None)
