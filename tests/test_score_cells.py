@@ -213,3 +213,15 @@ def test_an_excel_workbook_is_named_as_such(tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert code == 2 and len(err.splitlines()) == 1
     assert "SCORES: board.csv is an Excel workbook (a zip file of XML), not CSV/TSV text; save the sheet as CSV" in err
+
+
+def test_an_item_id_shared_by_two_scenarios_is_named(tmp_path):
+    rng = np.random.default_rng(1)
+    rows = [(f"m{m}", s, f"{s}-{i}", int(rng.integers(0, 2))) for m in range(4) for s in ("a", "b") for i in range(5)]
+    rows += [(f"m{m}", s, "ALL", 0.5) for m in range(4) for s in ("a", "b")]
+    pd.DataFrame(rows, columns=["model", "scenario", "item", "score"]).to_csv(tmp_path / "long.csv", index=False)
+    with pytest.raises(ValueError, match=r"^SCORES: item 'ALL' appears in scenarios 'a' and 'b' \(line 43\): item ids "
+                                         r"must be unique across scenarios; are these summary lines\?"):
+        read_scores(tmp_path / "long.csv")
+    pd.DataFrame(rows[:40], columns=["model", "scenario", "item", "score"]).to_csv(tmp_path / "ok.csv", index=False)
+    assert read_scores(tmp_path / "ok.csv")[0].n_models == 4

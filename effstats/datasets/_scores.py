@@ -716,8 +716,24 @@ def _read_long(df: pd.DataFrame, *, by: str, model: str, item: str, score: str, 
                       "(--duplicates error|first|last|mean)", UserWarning, stacklevel=3)
         df = flat.reset_index()
     if item in cols:
+        _refuse_shared_items(df, item, by, lines=not flat.index.has_duplicates)
         return ResponseMatrix.from_long(df, model=model, item=item, score=score, groups=[by])
     return df.pivot(index=model, columns=by, values=score)
+
+
+def _refuse_shared_items(df: pd.DataFrame, item: str, by: str, lines: bool = True) -> None:
+    """Raise naming an item id that two scenarios share (its first line in the second one where ``lines``: ``df``'s
+    index is then the file's row numbers): one id would join two items' results into one."""
+    spread = df.groupby(item, sort=False)[by].nunique()
+    if not (spread > 1).any():
+        return
+    it = spread.index[int(np.argmax((spread > 1).to_numpy()))]
+    rows = df[df[item] == it]
+    first, second = rows[by].astype(str).unique()[:2]
+    at = f" (line {int(rows.index[rows[by].astype(str) == second][0]) + 2})" if lines else ""
+    raise ValueError(f"SCORES: item {_plain(str(it))!r} appears in scenarios {_plain(first)!r} and {_plain(second)!r}"
+                     f"{at}: item ids must be unique across scenarios; are these summary lines? delete them, or "
+                     "prefix each id with its scenario")
 
 
 def _named_published(table: pd.DataFrame) -> list:
