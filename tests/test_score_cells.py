@@ -225,3 +225,17 @@ def test_an_item_id_shared_by_two_scenarios_is_named(tmp_path):
         read_scores(tmp_path / "long.csv")
     pd.DataFrame(rows[:40], columns=["model", "scenario", "item", "score"]).to_csv(tmp_path / "ok.csv", index=False)
     assert read_scores(tmp_path / "ok.csv")[0].n_models == 4
+
+
+def test_a_markdown_table_is_named_and_markdown_link_names_are_read_by_their_text(tmp_path):
+    b = _board()
+    t = _text(b, lambda v: f"{v:.3f}").reset_index()
+    lines = ["| " + " | ".join(t.columns) + " |", "|" + "---|" * t.shape[1]]
+    (tmp_path / "board.md").write_text("\n".join(lines + ["| " + " | ".join(r) + " |" for r in t.values]) + "\n")
+    with pytest.raises(ValueError, match=r"^SCORES: board\.md is a Markdown table \('\|' separated, a '---' rule on "
+                                         r"line 2\), not CSV/TSV"):
+        read_scores(tmp_path / "board.md")
+    t["model"] = [f"[{m}](https://example.org/{i})" for i, m in enumerate(t["model"])]
+    t.to_csv(tmp_path / "links.csv", index=False)
+    wide, _ = read_scores(tmp_path / "links.csv")
+    assert list(wide.index) == list(b.index) and "Markdown links" in wide.attrs["note"]

@@ -374,12 +374,28 @@ def _is_range_index(s: pd.Series) -> bool:
     return bool(v.notna().all() and (v.to_numpy() == np.arange(len(v))).all())
 
 
+def _refuse_markdown(path: Path, encoding: str) -> None:
+    """Raise where the file is a Markdown table (a README's leaderboard): '|' separated, a '---' rule on line 2."""
+    if _compression(path) is not None:
+        return
+    with open(path, encoding=encoding, errors="replace", newline="") as f:
+        first, second = f.readline().strip(), f.readline().strip()
+    if first.startswith("|") and re.fullmatch(r"\|?(\s*:?-{3,}:?\s*\|)+\s*:?-*:?\s*\|?", second):
+        raise ValueError(f"SCORES: {path.name} is a Markdown table ('|' separated, a '---' rule on line 2), not "
+                         "CSV/TSV; save it as CSV without the rule line (a spreadsheet reads it with '|' as the "
+                         "delimiter)")
+
+
+_MD_LINK = re.compile(r"^\s*\[([^\]]+)\]\([^)\s]*\)\s*$")
+
+
 def _read_text_table(path: Path) -> tuple[pd.DataFrame, str, list[str]]:
     """A CSV/TSV file as text cells (empty = missing), its separator and header, refusing what pandas would misread
     without a word: a NUL byte (pandas ends the field there) and a row with fewer fields than the header (a cut line,
     whose missing fields would read as not evaluated). The cells come out plain (:func:`._cells.plain_cells`: decimal
     commas, thousands separators, typographic minus signs, not-evaluated markers as '-')."""
     encoding = _encoding(path)
+    _refuse_markdown(path, encoding)
     hint = excel_sep_hint(path, encoding) if _compression(path) is None else None
     skip = 1 if hint else 0  # Excel's "sep=;" line names the delimiter: not the header
     try:
@@ -547,6 +563,9 @@ def read_scores(path: str | Path, *, by: str = "scenario", model: str = "model",
     if _is_link_column(df[mcol]):
         df = df.assign(**{mcol: _plain_names(df[mcol])})
         notes.append(f"The model names in column {str(mcol)!r} are HTML links: their text is read as the name.")
+    elif df[mcol].dropna().astype(str).str.match(_MD_LINK).all() and df[mcol].notna().any():
+        df = df.assign(**{mcol: df[mcol].astype(str).str.replace(_MD_LINK, r"\1", regex=True).str.strip()})
+        notes.append(f"The model names in column {str(mcol)!r} are Markdown links: their text is read as the name.")
     vals = df[mcol].dropna()
     if "--model" not in explicit and len(vals) and pd.to_numeric(vals, errors="coerce").notna().all():
         raise ValueError(f"--model: the model column {str(mcol)!r} holds numbers (e.g. {_plain(vals.iloc[0])!r}), "
