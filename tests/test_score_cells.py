@@ -239,3 +239,12 @@ def test_a_markdown_table_is_named_and_markdown_link_names_are_read_by_their_tex
     t.to_csv(tmp_path / "links.csv", index=False)
     wide, _ = read_scores(tmp_path / "links.csv")
     assert list(wide.index) == list(b.index) and "Markdown links" in wide.attrs["note"]
+
+
+def test_a_title_line_above_the_header_is_named(tmp_path):
+    t = _text(_board(cols=("S0", "S1", "S2", "S3", "S4", "S5", "S6")))
+    t.to_csv(tmp_path / "plain.csv", sep=";")
+    (tmp_path / "title.csv").write_text("Leaderboard export;;;;;;\n;;;;;;\n" + (tmp_path / "plain.csv").read_text())
+    with pytest.raises(ValueError, match=r"^SCORES: title\.csv: line 1 \('Leaderboard export'\) has 1 field and line "
+                                         r"3 has 8: a title line above the header\? delete it"):
+        read_scores(tmp_path / "title.csv")

@@ -386,6 +386,21 @@ def _refuse_markdown(path: Path, encoding: str) -> None:
                          "delimiter)")
 
 
+def _refuse_title_line(path: Path, encoding: str, sep: str, skip: int, error: str) -> None:
+    """Raise naming a title line above the header (one text field, the rest of the line empty) where pandas' parser
+    stopped at a later line holding more fields than the first."""
+    m = re.search(r"Expected (\d+) fields? in line (\d+), saw (\d+)", error)
+    if not m:
+        return
+    with open(path, encoding=encoding, errors="replace", newline="") as f:
+        first = [f.readline() for _ in range(skip + 1)][-1]
+    fields = [x for x in next(csv.reader(io.StringIO(first), delimiter=sep), []) if x.strip()]
+    if len(fields) == 1 and int(m.group(3)) > 2:
+        raise ValueError(f"SCORES: {path.name}: line {skip + 1} ({_plain(fields[0])!r}) has 1 field and line "
+                         f"{int(m.group(2)) + skip} has {m.group(3)}: a title line above the header? delete it (and "
+                         "any blank line after it)")
+
+
 _MD_LINK = re.compile(r"^\s*\[([^\]]+)\]\([^)\s]*\)\s*$")
 
 
@@ -409,6 +424,7 @@ def _read_text_table(path: Path) -> tuple[pd.DataFrame, str, list[str]]:
         df = pd.read_csv(path, sep=sep, engine="python", dtype=str, keep_default_na=False, na_values=[""],
                          encoding=encoding, skiprows=skip)
     except Exception as exc:  # pandas' parser errors vary by version
+        _refuse_title_line(path, encoding, sep, skip, str(exc))
         raise ValueError(f"SCORES: could not parse {str(path)!r} as CSV/TSV ({str(exc).strip()})") from None
     if df.shape[1] and df.iloc[:, -1].isna().any() and not encoding.startswith(("utf-16", "utf-32")):
         refuse_short_rows(path, sep, head, _compression(path), name="SCORES")
