@@ -248,3 +248,11 @@ def test_a_title_line_above_the_header_is_named(tmp_path):
     with pytest.raises(ValueError, match=r"^SCORES: title\.csv: line 1 \('Leaderboard export'\) has 1 field and line "
                                          r"3 has 8: a title line above the header\? delete it"):
         read_scores(tmp_path / "title.csv")
+
+
+def test_audit_of_a_frame_with_a_column_named_twice_names_it():
+    from effstats.reliability import audit
+
+    b = _board()
+    with pytest.raises(ValueError, match=r"^data: duplicate column names \['S0'\]; each scenario needs one column$"):
+        audit(b[["S0", "S0", "S1", "S2"]], n_boot=20, progress=False)

@@ -74,6 +74,9 @@ def _prepare_frame(data: pd.DataFrame, published: Any,
                    notes: list[str]) -> tuple[pd.DataFrame, pd.Series | None, dict | None]:
     """A wide DataFrame given directly: name the published column, or find one among the columns by its values."""
     info = None
+    twice = list(dict.fromkeys(map(str, data.columns[data.columns.duplicated()])))
+    if twice:
+        raise ValueError(f"data: duplicate column names {twice}; each scenario needs one column")
     if isinstance(published, str):
         if published not in data.columns:
             raise ValueError(f"published: column {published!r} not in the table "
