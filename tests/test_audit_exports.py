@@ -249,8 +249,8 @@ def test_a_mean_is_not_mistaken_for_a_weighted_one_and_scenarios_are_not_aggrega
 @pytest.mark.parametrize("levels", [[0, 1], [7, 13, 34, 65, 70], list(range(7))])
 def test_a_column_of_few_whole_number_levels_among_decimal_scores_is_not_a_scenario(tmp_path, levels):
     """A 0/1 flag, parameter sizes or a count of tasks passed, under a neutral name, among scores printed with
-    decimals: left out and named (under the Mean Win Rate a larger size was a win); named with --scenarios it is
-    kept."""
+    decimals: left out and named (as a scenario, under the Mean Win Rate a larger size would count as a win); named
+    with --scenarios it is kept."""
     board = _board(40, 6, seed=7)
     board["B"] = [levels[i % len(levels)] for i in range(len(board))]
     board.to_csv(tmp_path / "t.csv")
@@ -266,8 +266,8 @@ def test_a_column_of_few_whole_number_levels_among_decimal_scores_is_not_a_scena
 @pytest.mark.parametrize("suffix", [" ±", "_stderr", " (n)", " (95% CI)"])
 def test_uncertainty_count_and_bound_columns_beside_each_score_are_not_scenarios(tmp_path, suffix):
     """A column named as a score column plus a suffix is that column's: a standard error or half-width (small
-    against its scores), a count (whole numbers beside fractions), or a pair of interval bounds bracketing it (the
-    score, the mean of its bounds, was taken for a published aggregate and the bounds ranked as scenarios)."""
+    against its scores), a count (whole numbers beside fractions), or a pair of interval bounds bracketing it (read
+    as scenarios, the bounds would make the score, their mean, look like a published aggregate)."""
     board = _board(30, 5, seed=6)
     rng = np.random.default_rng(0)
     t = pd.DataFrame(index=board.index)
