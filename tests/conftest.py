@@ -17,6 +17,13 @@ from pathlib import Path
 
 import pytest
 
+# The Ctrl-C tests send SIGINT to the commands they start and to the test process itself. A process started as a
+# background job of a non-interactive shell (`make test &`, nohup) has SIGINT ignored and passes that on to the
+# commands it starts: Python's own handler is put back here (in the session and in each xdist worker), so that those
+# tests see what a Ctrl-C at a terminal does.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+
 SLOW_TESTS = {
     "tests/test_aipw.py::test_unbiased_and_covers_for_a_target_beyond_every_source": "Monte-Carlo bias and coverage",
     "tests/test_disco_defaults.py::test_defaults_beat_random_items_and_the_paper_setting_on_digits":
