@@ -84,6 +84,7 @@ from scipy.special import betainc, betaincinv, ndtr, ndtri
 
 from .._hypergeometric import _hyp_limits, _hyp_low, _hyp_up
 from ._root_search import _boundary
+from ._safe_arith import _TIE, _critical, _div, _exact_z, _fpc
 
 __all__ = ["BinomialStatistic", "TangoStatistic", "AgrestiCaffoStatistic", "WaldStatistic", "Accumulator",
            "information"]
@@ -93,41 +94,6 @@ _CC0 = 0.25  # continuity correction at delta0 = 0 of the paired test, in items 
 # with the finite-population correction, fewer discordant items than this expected among the items left: the paired
 # test's continuity correction is one whole item (TangoStatistic.z_at says why)
 _FEW_LEFT = 2.0
-
-
-_TIE = 1e-12  # |estimate - value| at most this (scale of the scores) is a tie at an exact look: rounding, not data
-
-
-def _exact_z(d):
-    """The test statistic where the estimate is exact (no sampling error): +inf / -inf by the sign of ``d``, 0
-    within ``_TIE`` of 0.
-
-    At a look that uses up a benchmark with the finite-population correction the estimate *is* the benchmark's
-    score, so the decision is exact: reject iff the score differs from the value tested. The two differ by
-    rounding alone when the value was computed from the same scores in another order (``null=scores.mean()``
-    against sums accumulated batch by batch, e.g. -5.6e-17 on 500 items); taken as a real difference, that
-    rounding would reject a true null whenever it falls on one side. A mean of ``n`` values in [-1, 1] is off by
-    at most ~``n`` units in the last place (half that for the pairwise and blocked sums used here), below 1e-12
-    to 4,500 items at the very worst and to millions in practice; a real difference of 1e-12 is a trillionth of
-    a point.
-    """
-    d = np.asarray(d, float)
-    return np.where(d > _TIE, np.inf, np.where(d < -_TIE, -np.inf, 0.0))
-
-
-
-def _critical(c: Any) -> np.ndarray:
-    """Critical values as floats; NaN cannot decide anything, so it is refused (``inf``: no boundary)."""
-    c = np.asarray(c, float)
-    if np.isnan(c).any():
-        raise ValueError("c: expected critical values that are numbers (inf for no boundary), got NaN")
-    return c
-
-
-def _div(a, b, fill):
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        out = a / b
-    return np.where(b > 0, out, fill)
 
 
 class _Statistic:
@@ -755,12 +721,6 @@ class AgrestiCaffoStatistic(_Statistic):
         centre = np.where(self.se > 0, self.adjusted, self.estimate)
         h = np.where(self.se > 0, c * self.se, _TIE)
         return np.clip(centre - h, -1, 1), np.clip(centre + h, -1, 1)
-
-
-def _fpc(cnt, size):
-    """Finite-population factor ``(N - n) / (N - 1)`` (0 once a dataset is used up)."""
-    size = np.asarray(size, float)
-    return np.clip(_div(size - cnt, size - 1, 0.0), 0.0, 1.0)
 
 
 class Accumulator:
