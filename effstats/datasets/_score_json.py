@@ -15,9 +15,9 @@ import pandas as pd
 from .._shared import _name_list, _plain
 from ._files import _find
 from ._lm_eval_files import _NAME_KEYS
+from ._score_files import _check_path, _read_json
 from ._scores import (SCORE_FORMATS, _METRIC_ORDER, _OPENLLM_METRIC, _OPENLLM_NAME, _as_published,
-                      _check_duplicates, _check_path, _dedupe_with, _named_published, _read_json, _select,
-                      read_openllm_csv, read_scores)
+                      _check_duplicates, _dedupe_with, _named_published, _select, read_openllm_csv, read_scores)
 
 __all__ = ["read_helm_json", "read_openllm_json"]
 

@@ -1,0 +1,190 @@
+"""SCORES files read from disk: the path checked, a JSON score file's content (compressed or not), and a CSV/TSV
+table read as text cells (its encoding judged by its bytes, its delimiter sniffed, its header read), refusing what
+would be misread without a word (a Markdown table, a title line above the header, a NUL byte, a cut row).
+
+The readers of :mod:`effstats.datasets._scores` and :mod:`effstats.datasets._score_json` judge the cells.
+"""
+from __future__ import annotations
+
+import bz2
+import csv
+import gzip
+import io
+import json
+import lzma
+import re
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from .._shared import RepeatedKeyError, _plain, json_object
+from ._cells import plain_cells
+from ._delimited import _compression, _refuse_nul, excel_sep_hint, refuse_short_rows, refuse_workbook
+from ._files import _compression_of
+
+
+def _check_path(path: Any, *, directory_ok: bool = False) -> Path:
+    """SCORES must be an existing file (or folder when ``directory_ok``) given as a str / Path."""
+    if not isinstance(path, (str, Path)):
+        raise ValueError(f"SCORES: expected a file path, got {type(path).__name__}")
+    p = Path(path)
+    if not p.exists():
+        raise ValueError(f"SCORES: file {str(p)!r} does not exist")
+    if p.is_dir() and not directory_ok:
+        raise ValueError(f"SCORES: {str(p)!r} is a directory; give a file")
+    if not (p.is_dir() or p.is_file()):  # reading a FIFO would wait forever
+        raise ValueError(f"SCORES: {str(p)!r} is not a regular file (a FIFO or a device); give the file itself")
+    return p
+
+
+def _read_json(p: Path) -> Any:
+    """A JSON score file's content: compressed (gzip, bzip2, xz: by its first bytes, whatever its name) or not, with
+    or without a UTF-8 byte order mark, as the table reader takes a table; anything else refused in one line naming
+    the file."""
+    try:
+        raw = p.read_bytes()
+    except OSError as exc:
+        raise ValueError(f"SCORES: {str(p)!r} cannot be read ({exc.strerror or type(exc).__name__})") from None
+    opener = {"gzip": gzip, "bz2": bz2, "xz": lzma}.get(_compression_of(raw[:10]) or "")
+    if opener is not None:
+        try:
+            raw = opener.decompress(raw)
+        except (OSError, EOFError, ValueError, lzma.LZMAError) as exc:
+            raise ValueError(f"SCORES: {str(p)!r} is a {opener.__name__} file that cannot be decompressed "
+                             f"({type(exc).__name__}: truncated or damaged?)") from None
+    try:
+        return json.loads(raw.decode("utf-8-sig"), object_pairs_hook=json_object)
+    except RepeatedKeyError as exc:
+        raise ValueError(f"SCORES: {str(p)!r} names the key {exc.args[0]!r} twice in one object (two runs merged by "
+                         "hand?): JSON readers keep the last without a word; keep one of them") from None
+    except RecursionError:
+        raise ValueError(f"SCORES: {str(p)!r} is nested too deeply to read as JSON (a score file is a list of "
+                         "tables or an object of results)") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"SCORES: {str(p)!r} is not valid UTF-8 JSON ({type(exc).__name__})") from None
+
+
+# byte order marks, longest first (UTF-32's little-endian mark begins with UTF-16's)
+_BOMS = ((b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"), (b"\xef\xbb\xbf", "utf-8-sig"),
+         (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16"))
+
+
+def _encoding(path: Path) -> str:
+    """The text encoding of a table, judged by its bytes: the one its byte order mark names (UTF-8; UTF-16 as
+    Excel's "Unicode text" writes it; UTF-32), UTF-16 without one (every other byte of its text 0), else UTF-8. A
+    file that is none of them (Latin-1, Windows-1252) is refused, naming the first byte that is not UTF-8 and what
+    its line reads as Windows-1252: a guessed encoding would misread names silently. A compressed file is left to
+    pandas, which decompresses it by its name."""
+    with open(path, "rb") as f:
+        head = f.read(4096)
+    if head.startswith(b"PK\x03\x04"):
+        refuse_workbook(path, "SCORES")
+    if head.startswith((b"\x1f\x8b", b"BZh", b"\xfd7zXZ\x00", b"PK\x03\x04", b"\x28\xb5\x2f\xfd")):
+        return "utf-8-sig"
+    enc = next((e for bom, e in _BOMS if head.startswith(bom)), None)
+    if enc:
+        return enc
+    pairs = len(head) // 2
+    if pairs >= 2 and b"\0" in head:
+        even, odd = head[0:2 * pairs:2].count(0), head[1:2 * pairs:2].count(0)
+        if odd >= pairs / 2 and even == 0:
+            return "utf-16-le"
+        if even >= pairs / 2 and odd == 0:
+            return "utf-16-be"
+    raw = path.read_bytes()
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        n = raw.count(b"\n", 0, exc.start)
+        line = raw.split(b"\n")[n].rstrip(b"\r").decode("cp1252", errors="replace")
+        line = line if len(line) <= 60 else line[:57] + "..."
+        raise ValueError(f"SCORES: {str(path)!r} is not UTF-8 text (byte 0x{raw[exc.start]:02x} on line {n + 1}, "
+                         f"which reads {line!r} as Windows-1252 / Latin-1); save it as UTF-8 (Excel: CSV UTF-8) "
+                         "or as UTF-16 text") from None
+    return "utf-8-sig"
+
+
+def _sniff(path: Path, encoding: str = "utf-8-sig", skip: int = 0) -> str:
+    """The delimiter of a CSV/TSV file: tab for .tsv / .tab, else sniffed among "," "\\t" ";" from its first lines
+    (after ``skip`` lines)."""
+    if path.suffix.lower() in (".tsv", ".tab"):
+        return "\t"
+    with open(path, newline="", encoding=encoding, errors="replace") as f:
+        sample = "".join([f.readline() for _ in range(20 + skip)][skip:])
+    try:
+        return csv.Sniffer().sniff(sample, delimiters=",\t;").delimiter
+    except csv.Error:
+        first = sample.splitlines()[0] if sample else ""
+        # one-column guesses fail the sniffer: the most frequent candidate in the header decides
+        counts = {d: first.count(d) for d in (",", "\t", ";")}
+        return max(counts, key=counts.get) if any(counts.values()) else ","
+
+
+def _header(path: Path, sep: str, encoding: str = "utf-8-sig", skip: int = 0) -> list[str]:
+    with open(path, newline="", encoding=encoding) as f:
+        first = [f.readline() for _ in range(skip + 1)][-1]
+    return next(csv.reader(io.StringIO(first), delimiter=sep), [])
+
+
+def _drop_empty_trailing(df: pd.DataFrame, head: list[str]) -> tuple[pd.DataFrame, list[str]]:
+    """The table without the columns a spreadsheet leaves at the end of each line (``,,``): unnamed, and empty in
+    every row (they hold nothing; kept, they would be columns with the same empty name)."""
+    n = 0
+    while n < min(len(head), df.shape[1]) - 1 and not str(head[-1 - n]).strip() and df.iloc[:, -1 - n].isna().all():
+        n += 1
+    return (df.iloc[:, :df.shape[1] - n], head[:len(head) - n]) if n else (df, head)
+
+
+def _refuse_markdown(path: Path, encoding: str) -> None:
+    """Raise where the file is a Markdown table (a README's leaderboard): '|' separated, a '---' rule on line 2."""
+    if _compression(path) is not None:
+        return
+    with open(path, encoding=encoding, errors="replace", newline="") as f:
+        first, second = f.readline().strip(), f.readline().strip()
+    if first.startswith("|") and re.fullmatch(r"\|?(\s*:?-{3,}:?\s*\|)+\s*:?-*:?\s*\|?", second):
+        raise ValueError(f"SCORES: {path.name} is a Markdown table ('|' separated, a '---' rule on line 2), not "
+                         "CSV/TSV; save it as CSV without the rule line (a spreadsheet reads it with '|' as the "
+                         "delimiter)")
+
+
+def _refuse_title_line(path: Path, encoding: str, sep: str, skip: int, error: str) -> None:
+    """Raise naming a title line above the header (one text field, the rest of the line empty) where pandas' parser
+    stopped at a later line holding more fields than the first."""
+    m = re.search(r"Expected (\d+) fields? in line (\d+), saw (\d+)", error)
+    if not m:
+        return
+    with open(path, encoding=encoding, errors="replace", newline="") as f:
+        first = [f.readline() for _ in range(skip + 1)][-1]
+    fields = [x for x in next(csv.reader(io.StringIO(first), delimiter=sep), []) if x.strip()]
+    if len(fields) == 1 and int(m.group(3)) > 2:
+        raise ValueError(f"SCORES: {path.name}: line {skip + 1} ({_plain(fields[0])!r}) has 1 field and line "
+                         f"{int(m.group(2)) + skip} has {m.group(3)}: a title line above the header? delete it (and "
+                         "any blank line after it)")
+
+
+def _read_text_table(path: Path) -> tuple[pd.DataFrame, str, list[str]]:
+    """A CSV/TSV file as text cells (empty = missing), its separator and header, refusing what pandas would misread
+    without a word: a NUL byte (pandas ends the field there) and a row with fewer fields than the header (a cut line,
+    whose missing fields would read as not evaluated). The cells come out plain (:func:`._cells.plain_cells`: decimal
+    commas, thousands separators, typographic minus signs, not-evaluated markers as '-')."""
+    encoding = _encoding(path)
+    _refuse_markdown(path, encoding)
+    hint = excel_sep_hint(path, encoding) if _compression(path) is None else None
+    skip = 1 if hint else 0  # Excel's "sep=;" line names the delimiter: not the header
+    try:
+        sep = hint or _sniff(path, encoding, skip)
+        head = _header(path, sep, encoding, skip)
+    except Exception as exc:  # pandas' parser errors vary by version
+        raise ValueError(f"SCORES: could not parse {str(path)!r} as CSV/TSV ({str(exc).strip()})") from None
+    if not encoding.startswith(("utf-16", "utf-32")):  # pandas' parser would end a field at a NUL, silently
+        _refuse_nul(path, sep, _compression(path), name="SCORES")
+    try:
+        df = pd.read_csv(path, sep=sep, engine="python", dtype=str, keep_default_na=False, na_values=[""],
+                         encoding=encoding, skiprows=skip)
+    except Exception as exc:  # pandas' parser errors vary by version
+        _refuse_title_line(path, encoding, sep, skip, str(exc))
+        raise ValueError(f"SCORES: could not parse {str(path)!r} as CSV/TSV ({str(exc).strip()})") from None
+    if df.shape[1] and df.iloc[:, -1].isna().any() and not encoding.startswith(("utf-16", "utf-32")):
+        refuse_short_rows(path, sep, head, _compression(path), name="SCORES")
+    return plain_cells(df, sep), sep, head
