@@ -654,3 +654,28 @@ def test_scores_csv_long_items_and_tasks_without_any_score_are_named_as_left_out
     assert said[0].endswith(", every item of task(s) 'y', have no score from any model (every row not evaluated) "
                             "and are left out"), said
     assert rm.item_ids.tolist() == ["x/0", "x/2"]
+
+
+def test_lm_eval_0_4_0_sample_files_are_named_with_what_to_do(tmp_path, capsys):
+    # lm-eval 0.4.0 and 0.4.1: one results.json per output folder and, per task, one indented JSON array in
+    # "<model_args with '/' and '=' as '__'>_<task>.jsonl"
+    from effstats.cli import main
+
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "results.json").write_text(json.dumps({"config": {"model_args": "pretrained=org/m"}}, indent=2))
+    f = out / "pretrained__org__m_arc_easy.jsonl"
+    f.write_text(json.dumps([_mc_record(j, j % 2, False) for j in range(3)], indent=2))
+    what = ("lm-evaluation-harness 0.4.0/0.4.1 sample files (<model_args>_<task>.jsonl, one JSON array per task), "
+            "which are not read: rerun with lm-eval >= 0.4.2 (samples_<task>_<timestamp>.jsonl), or write each "
+            "array's records one per line to <model>/samples_<task>.jsonl")
+    with pytest.raises(ValueError, match=re.escape(f"contains no samples_*.jsonl file; it holds {what} (e.g. "
+                                                   f"out/{f.name})")):
+        read_lm_eval_samples(out)
+    with pytest.raises(ValueError, match=re.escape(f"path_or_paths: out/{f.name} is one JSON array over several "
+                                                   f"lines, as in {what}")):
+        read_lm_eval_samples(f)
+    for source in (out, f):
+        code = main(["select", str(source), "--budget", "2", "--out", str(tmp_path / "sel")])
+        err = capsys.readouterr().err.strip()
+        assert code == 2 and len(err.splitlines()) == 1 and what in err, err

@@ -10,8 +10,8 @@ from typing import Any
 
 
 from .._shared import RepeatedKeyError, _name_list, json_object
-from ._files import (_COMPRESSED, LeftOutPathsWarning, _each_path, _find, _refuse_lfs_pointer, refuse_repeated_runs,
-                     warn_repeated_runs)
+from ._files import (_COMPRESSED, LeftOutPathsWarning, _each_path, _find, _refuse_lfs_pointer, _walk,
+                     refuse_repeated_runs, warn_repeated_runs)
 
 # A copy a browser or file manager made ("… (1).jsonl", "… - Copy.jsonl", "… copy.jsonl") is another run of the
 # same task, not a task of its own: its suffix is kept with the timestamp, so it sorts after the original.
@@ -39,7 +39,9 @@ def _expand(p: Any, arg: str) -> list[Path]:
                               f"{_name_list([_shown(f) for f in other])}",
                               UserWarning, stacklevel=5)
             if not files:
-                raise ValueError(f"{arg}: directory {str(path)!r} contains no samples_*.jsonl file")
+                old = old_layout_hint(path)
+                raise ValueError(f"{arg}: directory {str(path)!r} contains no samples_*.jsonl file"
+                                 + (f"; {old}" if old else ""))
             return files
         if path.is_file():
             return [path]
@@ -52,6 +54,31 @@ def _expand(p: Any, arg: str) -> list[Path]:
 
 
 _LOG_ENDINGS = (".jsonl",) + tuple(".jsonl" + e for e in _COMPRESSED)
+
+# lm-eval 0.4.0 and 0.4.1 write each task's samples as one indented JSON array, to
+# ``<model_args with '/' and '=' as '__'>_<task>.jsonl`` beside one results.json per output folder
+OLD_SAMPLES = ("lm-evaluation-harness 0.4.0/0.4.1 sample files (<model_args>_<task>.jsonl, one JSON array per task), "
+               "which are not read: rerun with lm-eval >= 0.4.2 (samples_<task>_<timestamp>.jsonl), or write each "
+               "array's records one per line to <model>/samples_<task>.jsonl")
+
+
+def is_json_array(f: Path) -> bool:
+    """Whether the file's first character other than white space is ``[`` (a JSON array, not JSON lines)."""
+    try:
+        with open(f, "rb") as fh:
+            head = fh.read(4096)
+    except OSError:
+        return False
+    return head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"[")
+
+
+def old_layout_hint(folder: Path) -> str:
+    """:data:`OLD_SAMPLES` with the first such file, where the folder holds ``.jsonl`` files of JSON arrays; ""
+    otherwise."""
+    for f in _walk(folder, lambda name: name.endswith(".jsonl") and not name.startswith("samples_")):
+        if f.is_file() and is_json_array(f):
+            return f"it holds {OLD_SAMPLES} (e.g. {_shown(f)})"
+    return ""
 
 
 def _task_of(f: Path) -> tuple[str, str]:

@@ -15,7 +15,7 @@ from scipy.special import softmax
 
 from .._shared import _plain
 from ._files import _open, _refuse_lfs_pointer
-from ._lm_eval_files import _shown
+from ._lm_eval_files import OLD_SAMPLES, _shown
 
 
 _GREEDY = ("True", "False")
@@ -158,7 +158,10 @@ def _read_records(f: Path, metric: str, normalize: bool, want_filter: str | None
                         f"{arg}: {_shown(f)} line {lineno} (the last line) is truncated, not valid JSON ({exc.msg}); "
                         "the run was probably interrupted: rerun the task or delete that line"
                     ) from None
-                if lineno == 1 and line.strip() in ("{", "["):  # a JSON document written over several lines
+                if lineno == 1 and line.strip() == "[":
+                    raise ValueError(f"{arg}: {_shown(f)} is one JSON array over several lines, as in {OLD_SAMPLES}"
+                                     ) from None
+                if lineno == 1 and line.strip() == "{":  # a JSON document written over several lines
                     raise ValueError(f"{arg}: {_shown(f)} is one JSON document over several lines, not lm-eval's "
                                      "samples (samples_*.jsonl: one JSON record per line)") from None
                 raise ValueError(f"{arg}: {_shown(f)} line {lineno} is not valid JSON ({exc.msg})") from None

@@ -16,6 +16,7 @@ import pandas as pd
 from .._shared import open_regular, put_in_place, remove_stale_tmp, temporary_copy, write_text_atomic
 from .._validation import check_trials
 from ..datasets._files import _walk
+from ..datasets._lm_eval_files import old_layout_hint
 from ..responses import ResponseMatrix
 from ._schema import check
 
@@ -45,6 +46,8 @@ def _detect(path: Path) -> str:
             return "helm"
         hint = ("; it holds lm-eval results_*.json files only: run lm_eval with --log_samples to log each document"
                 if results else "")
+        old = old_layout_hint(path)
+        hint = f"; {old}" if old else hint
         for record, what in (("manifest.json", "a saved selection"), ("state.json", "a saved sequential run")):
             if (path / record).is_file():
                 hint = f"; it is {what} ({record}): {_made_from(path / record)}"
