@@ -679,3 +679,43 @@ def test_lm_eval_0_4_0_sample_files_are_named_with_what_to_do(tmp_path, capsys):
         code = main(["select", str(source), "--budget", "2", "--out", str(tmp_path / "sel")])
         err = capsys.readouterr().err.strip()
         assert code == 2 and len(err.splitlines()) == 1 and what in err, err
+
+
+def test_lm_eval_checkpoints_of_one_model_in_one_folder_are_models_of_their_own(tmp_path):
+    # lm-eval names the folder by the model without its revision: two checkpoints share it, their results files
+    # log other model_args; a device or batch size is how a run is made, not another model
+    early, late = "2024-01-01T00-00-00.000001", "2024-06-01T00-00-00.000001"
+    _write_run(tmp_path, "org/m", "arc_easy", early, [_mc_record(j, 1, True) for j in range(3)],
+               model_args="pretrained=org/m,revision=step1000,device=cuda:0")
+    _write_run(tmp_path, "org/m", "arc_easy", late, [_mc_record(j, 0, True) for j in range(3)],
+               model_args="pretrained=org/m,revision=step143000,device=cuda:1")
+    _write_run(tmp_path, "org/n", "arc_easy", early, [_mc_record(j, 1, True) for j in range(3)],
+               model_args="pretrained=org/n,batch_size=8")
+    _write_run(tmp_path, "org/n", "arc_easy", late, [_mc_record(j, 0, True) for j in range(3)],
+               model_args="pretrained=org/n,batch_size=16")
+    with pytest.warns(UserWarning) as got:
+        rm = read_lm_eval_samples(tmp_path)
+    said = " | ".join(str(w.message) for w in got)
+    assert ("path_or_paths: runs whose results files log other model_args are other checkpoints, read as models of "
+            "their own: model 'org/m' as 2 models ('org/m@revision=step1000', 'org/m@revision=step143000'): its runs "
+            "log other revision") in said
+    assert "model 'org/n', task 'arc_easy' (2 runs); using the latest run" in said and "org/m'" not in said.split(
+        "several runs")[-1]
+    assert list(rm.model_ids) == ["org/m@revision=step1000", "org/m@revision=step143000", "org/n"]
+    np.testing.assert_array_equal(rm.values[:, 0], [1, 0, 0])
+
+
+def test_lm_eval_a_limit_run_kept_over_a_whole_run_is_said(tmp_path):
+    early, late = "2024-01-01T00-00-00.000001", "2024-06-01T00-00-00.000001"
+    _write_run(tmp_path, "org/m", "arc_easy", early, [_mc_record(j, 1, True) for j in range(5)])
+    folder = _write_run(tmp_path, "org/m", "arc_easy", late, [_mc_record(j, 0, True) for j in range(2)])
+    doc = json.loads((folder / f"results_{late}.json").read_text())
+    doc["config"]["limit"] = 2
+    (folder / f"results_{late}.json").write_text(json.dumps(doc))
+    with pytest.warns(UserWarning, match=re.escape(
+            "model 'org/m', task 'arc_easy' (2 runs; the run kept ran with --limit 2, 1 left out on every document: "
+            "delete the --limit run's files to read the whole run); using the latest run")):
+        rm = read_lm_eval_samples(tmp_path)
+    assert rm.observed.sum() == 2
+    with pytest.warns(UserWarning, match=r"task 'arc_easy' \(2 runs\); using the earliest run"):
+        assert read_lm_eval_samples(tmp_path, duplicates="first").observed.sum() == 5

@@ -140,17 +140,87 @@ def _name_in_results(r: Path, arg: str) -> str | None:
     name = doc.get("model_name")
     if isinstance(name, str) and name.strip():
         return name.strip()
-    cfg = doc.get("config")
+    margs = _model_args(doc)
+    for key in _NAME_KEYS:
+        v = margs.get(key)
+        if v:
+            return v
+    return None
+
+
+def _model_args(doc: Any) -> dict[str, str]:
+    """A results file's ``config.model_args`` (``"pretrained=org/m,revision=step1000"`` or a mapping) as a mapping
+    of text; {} where it logs none."""
+    cfg = doc.get("config") if isinstance(doc, dict) else None
     margs = cfg.get("model_args") if isinstance(cfg, dict) else None
     if isinstance(margs, str):
         pairs = (part.partition("=") for part in margs.split(","))
         margs = {k.strip(): v.strip() for k, eq, v in pairs if eq}
-    if isinstance(margs, dict):
-        for key in _NAME_KEYS:
-            v = margs.get(key)
-            if isinstance(v, str) and v.strip():
-                return v.strip()
-    return None
+    if not isinstance(margs, dict):
+        return {}
+    return {str(k).strip(): v.strip() if isinstance(v, str) else _plain_field(v) for k, v in margs.items()}
+
+
+def _results_doc(r: Path | None, docs: dict[Path, Any]) -> Any:
+    """The parsed results file ``r`` (None where there is none or it is not JSON), each file parsed once."""
+    if r is None:
+        return None
+    if r not in docs:
+        try:
+            with open(r, encoding="utf-8") as fh:
+                docs[r] = json.load(fh)
+        except (ValueError, OSError, RecursionError):
+            docs[r] = None
+    return docs[r]
+
+
+# model_args entries that say how a model is run, not which model (or which weights) it is
+_RUN_ONLY_KEYS = frozenset({"batch_size", "max_batch_size", "device", "device_map", "parallelize", "max_memory_per_gpu",
+                            "max_cpu_memory", "offload_folder", "trust_remote_code", "num_concurrent", "max_retries",
+                            "timeout"})
+
+
+def _split_checkpoints(runs: dict, arg: str, docs: dict[Path, Any]) -> dict:
+    """Runs of one model name whose results files log other ``model_args`` -- another revision, dtype or adapter,
+    i.e. another checkpoint, which lm-eval writes into the same folder -- are models of their own, named
+    ``name@key=value`` by the entries that differ, in one UserWarning; runs without a results file (or without
+    ``model_args`` in it) keep the name. ``runs``: ``{(model, task): [(timestamp, order, file), ...]}``."""
+    ident: dict[Path, tuple | None] = {}
+    by_model: dict[str, set] = {}
+    for (model, _), lst in runs.items():
+        for ts, _, f in lst:
+            margs = _model_args(_results_doc(_results_file(f, ts), docs))
+            ident[f] = tuple(sorted((k, v) for k, v in margs.items()
+                                    if k not in _NAME_KEYS and k.lower() not in _RUN_ONLY_KEYS)) if margs else None
+            if ident[f] is not None:
+                by_model.setdefault(model, set()).add(ident[f])
+    split = {m: sigs for m, sigs in by_model.items() if len(sigs) > 1}
+    if not split:
+        return runs
+    differ = {m: sorted(k for k in {k for sig in sigs for k, _ in sig} if len({dict(sig).get(k) for sig in sigs}) > 1)
+              for m, sigs in split.items()}
+    out: dict = {}
+    names: dict[str, set] = {}
+    for (model, task), lst in runs.items():
+        for run in lst:
+            name = model
+            if model in split and ident[run[2]] is not None:
+                got = dict(ident[run[2]])
+                name = f"{model}@{','.join(f'{k}={got[k]}' for k in differ[model] if k in got)}".rstrip("@")
+            names.setdefault(model, set()).add(name)
+            out.setdefault((name, task), []).append(run)
+    said = "; ".join(f"model {m!r} as {len(names[m])} models ({', '.join(map(repr, sorted(names[m])))}): its runs log "
+                     f"other {', '.join(differ[m])}" for m in sorted(split))
+    warnings.warn(f"{arg}: runs whose results files log other model_args are other checkpoints, read as models of "
+                  f"their own: {said}", UserWarning, stacklevel=4)
+    return out
+
+
+def _limit_of(f: Path, ts: str, docs: dict[Path, Any]) -> str:
+    """The ``--limit`` a run's results file logs (``config.limit``), as text; "" for none (every document)."""
+    doc = _results_doc(_results_file(f, ts), docs)
+    cfg = doc.get("config") if isinstance(doc, dict) else None
+    return _plain_field(cfg.get("limit")) if isinstance(cfg, dict) else ""
 
 
 def _model_from_logs(f: Path, arg: str, seen: dict[Path, str | None]) -> str:
@@ -206,17 +276,27 @@ def _run_fields(chosen: dict[tuple[str, str], list[Path]], arg: str) -> dict[str
     return {k: v for k, v in out.items() if v}
 
 
-def _choose_runs(runs: dict, duplicates: str, arg: str) -> dict[tuple[str, str], list[Path]]:
-    """The files read for each (model, task) under the ``duplicates`` rule; runs sort by (timestamp, order given)."""
+def _choose_runs(runs: dict, duplicates: str, arg: str,
+                 docs: dict[Path, Any] | None = None) -> dict[tuple[str, str], list[Path]]:
+    """The files read for each (model, task) under the ``duplicates`` rule; runs sort by (timestamp, order given).
+    Where the run kept is a ``--limit`` run and a run left out is not, the warning says so."""
     chosen, repeated = {}, []
+    docs = {} if docs is None else docs
     for (model, task), lst in runs.items():
         lst = sorted(lst)
         if len(lst) > 1:
-            repeated.append(f"model {model!r}, task {task!r} ({len(lst)} runs)")
+            runs_of = f"{len(lst)} runs"
             if duplicates == "error":
                 refuse_repeated_runs(arg, model, task, [_shown(f) for _, _, f in lst])
             if duplicates in ("last", "first"):
-                lst = lst[-1:] if duplicates == "last" else lst[:1]
+                kept = lst[-1] if duplicates == "last" else lst[0]
+                limit = _limit_of(kept[2], kept[0], docs)
+                full = sum(not _limit_of(f, ts, docs) for ts, _, f in lst if f != kept[2])
+                if limit and full:
+                    runs_of += (f"; the run kept ran with --limit {limit}, {full} left out on every document: delete "
+                                "the --limit run's files to read the whole run")
+                lst = [kept]
+            repeated.append(f"model {model!r}, task {task!r} ({runs_of})")
         chosen[(model, task)] = [f for _, _, f in lst]
     warn_repeated_runs(arg, repeated, duplicates, "latest", stacklevel=4)
     return chosen

@@ -36,7 +36,7 @@ from .._shared import _plain
 from .._validation import check_flag, value_range
 from ..responses import ResponseMatrix
 from ._files import _check_duplicates
-from ._lm_eval_files import _choose_runs, _expand, _model_from_logs, _run_fields, _task_of
+from ._lm_eval_files import _choose_runs, _expand, _model_from_logs, _run_fields, _split_checkpoints, _task_of
 from ._lm_eval_records import HASHES, MIXED, WHY, _doc_sort_key, _mean_of_runs, _read_file, differing_digests
 from ._score_tables import read_scores_csv
 
@@ -232,12 +232,15 @@ def _read_lm_eval_samples(path_or_paths: Any, *, metric: Any, normalize: bool | 
         if tasks is None or task in tasks:
             model = model if model is not None else _model_from_logs(f, arg, names)
             runs.setdefault((model, task), []).append((ts, order, f))
+    docs: dict[Path, Any] = {}  # the runs' results files, parsed
+    if not isinstance(path_or_paths, Mapping):  # the models named from the logs: one name, several checkpoints?
+        runs = _split_checkpoints(runs, arg, docs)
     unknown = [] if tasks is None else sorted({str(t) for t in tasks} - found)
     if not runs or unknown:
         # every task on disk, not the ones asked for: the user needs the names to choose from
         raise ValueError(f"tasks: {unknown or sorted(map(str, tasks))} not among the tasks of the sample files "
                          f"{_plain(sorted(found)[:20])}{' …' if len(found) > 20 else ''}")
-    chosen = _choose_runs(runs, duplicates, arg)
+    chosen = _choose_runs(runs, duplicates, arg, docs)
 
     models = sorted({m for m, _ in chosen})
     data = {}
