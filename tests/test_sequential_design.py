@@ -212,6 +212,15 @@ def test_bad_input_names_the_argument(kw, arg):
         design(**kw)
 
 
+def test_one_look_with_the_gsdesign_backend_names_k_and_the_native_backend():
+    # gsDesign refuses k = 1 with a message about the timing of interim analyses; native gives the fixed test
+    assert design(k=1).upper == pytest.approx([norm.ppf(0.975)], abs=1e-12)
+    with pytest.raises(ValueError, match=r"^k: gsDesign needs at least 2 looks; .*backend='native'"):
+        design(k=1, backend="gsdesign")
+    with pytest.raises(ValueError, match=r"^information: gsDesign needs at least 2 looks .*backend='native'"):
+        design(information=[100], backend="gsdesign")
+
+
 def test_result_is_frozen_and_tabulates():
     d = design(4, 0.05, spending="ld_pocock")
     with pytest.raises(Exception):

@@ -173,6 +173,12 @@ def test_bad_input_names_the_argument(kw, arg):
         plan(**kw)
 
 
+def test_one_look_plan_with_the_gsdesign_backend_names_looks():
+    assert plan(0.02, sd=0.3, looks=1).max_n > 0
+    with pytest.raises(ValueError, match=r"^looks: gsDesign needs at least 2 looks; .*backend='native'"):
+        plan(0.02, sd=0.3, looks=1, backend="gsdesign")
+
+
 def test_conditional_power_bad_input():
     d = design(3, 0.05)
     with pytest.raises(ValueError, match="^look"):

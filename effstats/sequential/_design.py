@@ -538,7 +538,8 @@ def design(
     astar : float, default=0.0
         Total lower-bound spending for test types 5 / 6 (0 means ``1 - alpha``).
     backend : {"native", "gsdesign"}, default="native"
-        ``"native"``: numpy/scipy; ``"gsdesign"``: ``gsDesign::gsDesign`` through rpy2.
+        ``"native"``: numpy/scipy; ``"gsdesign"``: ``gsDesign::gsDesign`` through rpy2, which needs at least 2
+        looks (a one-look design is the fixed-sample test: use ``"native"``).
     tol : float, default=1e-6
         gsDesign's tolerance.
     r : int, optional
@@ -648,6 +649,9 @@ def design(
     else:
         k, t = _planned_looks(k, timing, max_information, n_fixed)
         n_i = max_info = None
+        if backend == "gsdesign" and k < 2:  # gsDesign's own check refuses one look, with a message about timing
+            raise ValueError("k: gsDesign needs at least 2 looks; a one-look design is the fixed-sample test, "
+                             "whose bound backend='native' gives")
     auto_r = r is None
     r = _grid_size(r, k, t, equal_spacing=timing is None and information is None)
     spec = _Spec(k=k, test_type=test_type, alpha=a1, beta=beta, timing=t, upper=up, lower=lo,
@@ -786,7 +790,8 @@ def _observed_looks(k: Any, information: Any, timing: Any, max_information: Any,
                              "information / max_information, and an interim past the maximum spends all of alpha "
                              "there (only the final look may overrun the planned maximum)")
     if backend == "gsdesign" and k < 2:
-        raise ValueError("information: gsDesign needs at least 2 looks to recompute bounds")
+        raise ValueError("information: gsDesign needs at least 2 looks to recompute bounds; a one-look design is "
+                         "the fixed-sample test, whose bound backend='native' gives")
     return k, n_i, n_i / max_info, max_info, n_fixed
 
 

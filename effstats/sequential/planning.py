@@ -367,7 +367,8 @@ def plan(effect: float | None = None, *, half_width: float | None = None, sd: An
         Items per model the benchmark has (per dataset if an array); with equal allocation the usable total is
         ``n_datasets * min(items per dataset)``.
     backend : {"native", "gsdesign"}, default="native"
-        Implementation of the design (see :func:`effstats.sequential.design`).
+        Implementation of the design (see :func:`effstats.sequential.design`); ``"gsdesign"`` needs at least 2
+        looks.
 
     Returns
     -------
@@ -427,6 +428,9 @@ def plan(effect: float | None = None, *, half_width: float | None = None, sd: An
     sd_eff = float(np.sqrt(var.mean()))
     n_comp, a_comp = _per_comparison(alpha, n_models, correction)
     beta = 1 - power if target_diff else 0.1
+    if backend == "gsdesign" and looks < 2:  # design() names its k
+        raise ValueError("looks: gsDesign needs at least 2 looks; a one-look plan is the fixed-sample test, "
+                         "whose bound backend='native' gives")
     d = design(looks, a_comp, beta, sided=sided, spending=spending, spending_param=spending_param, timing=timing,
                backend=backend)
     a1 = a_comp / sided
