@@ -21,6 +21,7 @@ from ..responses import ResponseMatrix
 from ._delimited import _other_separator, _read_delimited, _TextColumns, record_line
 from ._files import _check_duplicates
 from ._long_read import _read_long
+from ._summaries import summary_model_rows
 from ._table_layouts import (_EXPECTED, _id_column, _refuse_empty_ids, _refuse_headerless, _refuse_items_in_two_tasks,
                              _refuse_long_as_wide, _refuse_non_items, _refuse_out_of_range, _refuse_scores_as_ids,
                              _refuse_transposed, _row_models, _text_example, _text_examples, _true_false, _values,
@@ -128,7 +129,7 @@ def read_scores_csv(
     if format != "wide" and groups is None and kind is None:
         rm = _read_long(p, sep or ("\t" if ".tsv" in p.suffixes else ","), text, score, progress)
         if rm is not None:
-            return rm
+            return _without_summary_rows(rm, p, kind)
     if sep is None:
         sep = "\t" if ".tsv" in p.suffixes else ","
         df, header = _read_delimited(p, sep, text, progress)
@@ -336,7 +337,8 @@ def _table_to_matrix(df: pd.DataFrame, p: Path, *, format: str, model: str, item
             models, items = codes[model][1][rm.model_ids], codes[item][1][rm.item_ids]
             rm = ResponseMatrix(rm.values, kind=rm.kind, missing=rm.missing, model_ids=models, item_ids=items,
                                 items=rm.items.set_axis(items) if len(rm.items.columns) else None)
-        return _in_order_of_appearance(rm, appearance.get(model), appearance.get(item))
+        return _without_summary_rows(_in_order_of_appearance(rm, appearance.get(model), appearance.get(item)), p,
+                                     kind)
     if groups is not None:
         raise ValueError("groups: only available for the long layout")
     df = _as_text(df)
@@ -377,11 +379,29 @@ def _table_to_matrix(df: pd.DataFrame, p: Path, *, format: str, model: str, item
     values = pd.DataFrame(parsed, index=wide.index, columns=wide.columns)
     if values.index.has_duplicates:
         values = _one_row_per_pair(values.reset_index(), [idx_col], None, duplicates, p).set_index(idx_col)
-    return _named(
+    return _without_summary_rows(_named(
         lambda: ResponseMatrix(values.to_numpy(), kind=kind, nan_as_missing=True, model_ids=values.index,
                                item_ids=values.columns),
         p
-    )
+    ), p, kind)
+
+
+def _without_summary_rows(rm: ResponseMatrix, p: Path, kind: Any) -> ResponseMatrix:
+    """``rm`` without the rows that are the item means, medians (majority answers) or standard deviations of the
+    other rows (:func:`._summaries.summary_model_rows`: a "Mean" row, an "ensemble-mean" pseudo-model), said in a
+    warning naming them; its kind inferred again unless ``kind`` is given (a mean row makes 0/1 rows graded)."""
+    found = summary_model_rows(rm)
+    if not found:
+        return rm
+    what = {"mean": "the other rows' item means", "median": "the other rows' majority answer, their item medians",
+            "standard deviation": "the other rows' item standard deviations"}
+    warnings.warn(f"path: {p.name}: row(s) " + "; ".join(
+        f"{_plain(str(rm.model_ids[i]))!r} ({what[w]}, within rounding)" for i, w in found.items())
+        + " are summary rows, not models: left out", UserWarning, stacklevel=4)
+    sub = rm._take(np.setdiff1d(np.arange(rm.n_models), list(found)))
+    return ResponseMatrix(sub.values, kind=kind, missing=sub.missing, model_ids=sub.model_ids, item_ids=sub.item_ids,
+                          models=sub.models if len(sub.models.columns) else None,
+                          items=sub.items if len(sub.items.columns) else None)
 
 
 def _first_outside(values: np.ndarray) -> int:

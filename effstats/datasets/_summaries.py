@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 import warnings
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -153,24 +154,37 @@ def _row_statistic(y: np.ndarray, x: np.ndarray, tol: float) -> str | None:
     return None
 
 
-def _summary_rows(x: np.ndarray, tol: np.ndarray) -> dict[int, str]:
+def _summary_rows(x: np.ndarray, tol: np.ndarray, informative: int = 0) -> dict[int, str]:
     """Rows of ``x`` (rows × score columns) that are the column mean, median or standard deviation of the model
     rows within the printed rounding ``tol`` (per column): a spreadsheet's foot ("Mean", "Median", "SD",
     "Average"), not models. Returns row position -> what it is.
 
-    The rows closest to a statistic of the other rows (relative to each column's spread) are the suspects; a
-    summary row beside another one moves that statistic (an SD row drags the mean), so every subset of the 5
-    closest suspects is tried, each of its rows checked against its statistic over the rows outside it: the
-    largest subset that holds wins. Evidence: 3 columns, 5 model rows, and the row's values spread over 20 times
-    the rounding."""
+    Where ``informative`` is set (per-item tables), a median of an even number of rows is any value between the two
+    middle ones (the majority answer of 0/1 rows where they split evenly); on a leaderboard, where tied scores
+    (fractions of 0) are common, it is their mean. The rows closest to a statistic of the other rows (relative to
+    each column's spread) are the suspects; a summary row beside another one moves that statistic (an SD row drags
+    the mean), so every subset of the 5 closest suspects is tried, each of its rows checked against its statistic
+    over the rows outside it: the largest subset that holds wins. Evidence: 3 columns, 5 model rows, the row's
+    values spread over 20 times the rounding, and at least ``informative`` columns where a quarter of the other
+    rows or more lie off the statistic (a 0/1 row agreeing with the majority where nearly every row agrees tells
+    nothing)."""
     from itertools import combinations
 
     n, s = x.shape
     obs = ~np.isnan(x)
     if n < 8 or s < 3:
         return {}
-    stats = {"mean": lambda v: np.nanmean(v, axis=0), "median": lambda v: np.nanmedian(v, axis=0),
-             "standard deviation": lambda v: np.nanstd(v, axis=0, ddof=1)}
+
+    def median(v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        if not informative:
+            return (np.nanmedian(v, axis=0),) * 2
+        return np.nanpercentile(v, 50, axis=0, method="lower"), np.nanpercentile(v, 50, axis=0, method="higher")
+
+    def off(v: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+        return np.maximum(np.maximum(lo - v, v - hi), 0)
+
+    stats = {"mean": lambda v: (np.nanmean(v, axis=0),) * 2, "median": median,
+             "standard deviation": lambda v: (np.nanstd(v, axis=0, ddof=1),) * 2}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         spread = np.nanstd(x, axis=0)
@@ -179,7 +193,7 @@ def _summary_rows(x: np.ndarray, tol: np.ndarray) -> dict[int, str]:
         cnt, tot, sq = obs.sum(0), np.nansum(x, 0), np.nansum(x * x, 0)
         m1 = (tot - np.where(obs, x, 0)) / (cnt - obs)
         v1 = (sq - np.where(obs, x * x, 0) - (cnt - obs) * m1 ** 2) / (cnt - obs - 1)
-        near = [np.abs(x - m1), np.abs(x - np.nanmedian(x, 0)), np.abs(x - np.sqrt(np.maximum(v1, 0)))]
+        near = [np.abs(x - m1), off(x, *median(x)), np.abs(x - np.sqrt(np.maximum(v1, 0)))]
         dev = np.min([np.nanmax(np.where(obs, d, np.nan) / spread, axis=1) for d in near], axis=0)
         span = np.nanmax(np.where(obs, x, -np.inf), axis=1) - np.nanmin(np.where(obs, x, np.inf), axis=1)
     ok = (obs.sum(1) >= 3) & (span > 20 * tol.max()) & (dev < 1)
@@ -194,10 +208,14 @@ def _summary_rows(x: np.ndarray, tol: np.ndarray) -> dict[int, str]:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", RuntimeWarning)
                 ref = {what: f(x[rest]) for what, f in stats.items()}
+                # per statistic, the columns where a quarter of the model rows or more lie off it
+                told = {what: (np.where(obs[rest], off(x[rest], lo, hi), 0) > 2 * tol).sum(0)
+                        >= 0.25 * obs[rest].sum(0) for what, (lo, hi) in ref.items()} if informative else {}
             got = {}
             for i in sub:
                 o = obs[i]
-                what = next((w for w, r in ref.items() if np.all(np.abs(x[i, o] - r[o]) <= 2 * tol[o])), None)
+                what = next((w for w, (lo, hi) in ref.items() if np.all(off(x[i, o], lo[o], hi[o]) <= 2 * tol[o])
+                             and (not informative or (told[w] & o).sum() >= informative)), None)
                 if what is None:
                     break
                 got[i] = what
@@ -237,3 +255,33 @@ def _companion_columns(num: pd.DataFrame, cand: list) -> dict:
             for c in sides["low"] + sides["high"]:
                 out[c] = f"a bound of {base!r}: the low and high columns bracket it in every row"
     return out
+
+
+def summary_model_rows(rm: Any) -> dict[int, str]:
+    """Rows of a per-item table (a :class:`effstats.ResponseMatrix`) that are the item means, medians (the
+    majority answer of 0/1 rows) or standard deviations of the other rows (:func:`_summary_rows`): a
+    spreadsheet's "Mean" or "Majority" row, an "ensemble-mean" pseudo-model. The rounding is the coarsest printed
+    by a row holding fractions (a mean printed to 3 decimals beside 0/1 rows: 0.0005); a 0/1 row is judged on 20
+    items or more where a quarter of the other rows or more answer otherwise. Returns row position -> what it is.
+
+    The rows are screened on at most 500 items spread over the table, then checked on every item."""
+    n, s = rm.shape
+    if n < 8 or s < 3:
+        return {}
+    cols = np.unique(np.linspace(0, s - 1, min(s, 500)).astype(int))
+    sample = rm._take(items=cols).values_with_nan()
+    # the digits each row prints: the fewest decimals (up to 6) that write every one of its cells
+    digits = np.full(n, 7)
+    with np.errstate(invalid="ignore"):
+        for d in range(6, -1, -1):
+            scaled = np.abs(sample * 10.0 ** d)
+            written = np.isnan(sample) | (np.abs(scaled - np.rint(scaled)) <= 1e-6 * np.maximum(scaled, 1))
+            digits[written.all(axis=1)] = d
+    graded = digits[digits > 0]
+    tol = 0.51 * 10.0 ** -graded.min() if graded.size else 1e-9
+
+    def found(v: np.ndarray) -> dict[int, str]:
+        return _summary_rows(v, np.full(v.shape[1], tol), informative=20)
+
+    hits = found(sample)
+    return found(rm.values_with_nan()) if hits and len(cols) < s else hits

@@ -1,0 +1,82 @@
+"""Per-item tables carry rows that are not models: a spreadsheet's "Mean" or "Majority" row, an "ensemble-mean"
+pseudo-model. The readers find them by content (the item means, majority answers or standard deviations of the
+other rows within the printed rounding), leave them out and say so; real models are never taken for them."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from effstats.datasets import read_scores_csv, read_scores_frame
+from effstats.workflow import read_results
+
+
+def _correct(n_models: int = 20, n_items: int = 300, seed: int = 0) -> pd.DataFrame:
+    """0/1 correctness of models of unequal skill on items of unequal difficulty (models agree on easy items)."""
+    rng = np.random.default_rng(seed)
+    skill, ease = rng.normal(1.5, 0.8, n_models), rng.normal(0.5, 1.5, n_items)
+    p = 1 / (1 + np.exp(-(skill[:, None] + ease[None, :])))
+    x = (rng.random((n_models, n_items)) < p).astype(int)
+    return pd.DataFrame(x, index=pd.Index([f"org/m{i}" for i in range(n_models)], name="model"),
+                        columns=[f"t{j % 2}/{j}" for j in range(n_items)])
+
+
+def _read(path, **kw):
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        rm = read_scores_csv(path, **kw)
+    return rm, [str(w.message) for w in said]
+
+
+def test_mean_and_majority_rows_of_a_wide_table_are_left_out_and_named(tmp_path):
+    x = _correct()
+    foot = pd.DataFrame([x.mean().round(3), (x.mean() > 0.5).astype(int)], index=["Mean", "Majority"])
+    f = tmp_path / "wide.csv"
+    pd.concat([x, foot]).rename_axis("model").to_csv(f)
+    rm, said = _read(f)
+    assert list(rm.model_ids) == list(x.index)
+    assert rm.kind == "binary"  # the Mean row alone made the table graded
+    np.testing.assert_array_equal(rm.values, x.to_numpy())
+    assert len(said) == 1 and "'Mean' (the other rows' item means" in said[0]
+    assert "'Majority' (the other rows' majority answer" in said[0] and said[0].endswith("not models: left out")
+    with pytest.warns(UserWarning, match=r"^source: wide\.csv: row\(s\) 'Mean'"):
+        assert read_results(f).n_models == 20
+
+
+def test_an_ensemble_mean_pseudo_model_of_a_long_table_is_left_out(tmp_path):
+    x = _correct(seed=1)
+    long = x.stack().rename("score").rename_axis(["model", "item"]).reset_index()
+    mean = long.groupby("item", sort=False)["score"].mean().round(3).reset_index().assign(model="ensemble-mean")
+    f = tmp_path / "long.csv"
+    pd.concat([long, mean[["model", "item", "score"]]]).to_csv(f, index=False)
+    rm, said = _read(f)
+    assert rm.n_models == 20 and rm.kind == "binary" and "ensemble-mean" not in set(rm.model_ids)
+    assert len(said) == 1 and "'ensemble-mean' (the other rows' item means, within rounding)" in said[0]
+    frame = pd.read_csv(f)
+    with pytest.warns(UserWarning, match=r"^frame: row\(s\) 'ensemble-mean'"):
+        assert read_scores_frame(frame).n_models == 20
+    # a kind stated by the caller stays
+    assert _read(f, kind="score")[0].kind == "score"
+
+
+def test_a_graded_table_keeps_its_models_and_loses_its_mean_row(tmp_path):
+    rng = np.random.default_rng(3)
+    x = pd.DataFrame(rng.beta(2, 2, (12, 40)).round(4), index=[f"m{i}" for i in range(12)],
+                     columns=[f"q{j}" for j in range(40)])
+    f = tmp_path / "graded.csv"
+    pd.concat([x, x.mean().round(2).to_frame("Average").T]).rename_axis("model").to_csv(f)
+    rm, said = _read(f)
+    assert list(rm.model_ids) == list(x.index) and "'Average'" in said[0]
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("shape", [(8, 40), (12, 300), (30, 1000)])
+def test_real_models_are_never_summary_rows(tmp_path, seed, shape):
+    # models that agree with the majority on nearly every item (a small, easy table) included
+    x = _correct(*shape, seed=seed)
+    f = tmp_path / "wide.csv"
+    x.to_csv(f)
+    rm, said = _read(f)
+    assert rm.n_models == shape[0] and not said
