@@ -150,3 +150,15 @@ def test_a_second_run_given_the_first_runs_draws_matches_a_fresh_run(monkeypatch
     assert len(draws) == 3
     with pytest.raises(ValueError, match="draws: expected a dict"):
         R.flash_helm(data, None, draws=[], **kw)
+
+
+def test_a_models_by_scenarios_table_is_refused_naming_simulate_examples():
+    tab = pd.DataFrame(np.linspace(0.9, 0.3, 8)[:, None] + np.zeros((1, 3)), index=[f"m{i}" for i in range(8)],
+                       columns=list("ABC"))
+    hint = r"^data: Flash-HELM .* per-example data, got a models x scenarios table; .*simulate_examples\(table\)"
+    with pytest.raises(ValueError, match=hint):
+        R.flash_helm(tab, rng=0)
+    with pytest.raises(ValueError, match=hint):
+        R.flash_helm_orders(tab, 2, rng=0)
+    out = R.flash_helm(R.simulate_examples(tab, 100, rng=0), sizes=(20, None), n_boot=20, rng=0)  # the way it names
+    assert out.ranks.loc["m0", "rank_full"] == 1

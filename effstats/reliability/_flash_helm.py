@@ -228,7 +228,8 @@ def flash_helm(
     Parameters
     ----------
     data : ResponseMatrix or Benchmark
-        Per-example benchmark with scenario (and optionally subscenario) item columns.
+        Per-example benchmark with scenario (and optionally subscenario) item columns (a models × scenarios table is
+        refused: :func:`effstats.reliability.simulate_examples` gives per-example outcomes that reproduce it).
     new_models : sequence of ids or positions, optional
         Models evaluated as newcomers, each ranked against the remaining (reference) models only. Default: every
         model in turn, ranked against all the others.
@@ -355,7 +356,9 @@ def _flash_setup(data, sizes, tiers, resolution, quantile, rule, top_k, level, g
     rng = check_rng(rng)
     bench = Benchmark.from_data(data, **kw)
     if bench.is_table:
-        raise ValueError("data: Flash-HELM subsamples examples and needs per-example data")
+        raise ValueError("data: Flash-HELM subsamples examples and needs per-example data, got a models x scenarios "
+                         "table; effstats.reliability.simulate_examples(table) simulates per-example outcomes that "
+                         "reproduce its scores (semi-synthetic), as in flash_helm(simulate_examples(table), ...)")
     bench.check_connected("data")
     top_k = check_positive_int(top_k, "top_k", maximum=bench.n_models)
     try:
@@ -616,7 +619,8 @@ def flash_helm_orders(
     Parameters
     ----------
     data : ResponseMatrix or effstats.reliability.Benchmark
-        Per-example benchmark with scenario (and optionally subscenario) item columns.
+        Per-example benchmark with scenario (and optionally subscenario) item columns (a models × scenarios table is
+        refused: :func:`effstats.reliability.simulate_examples` gives per-example outcomes that reproduce it).
     n_orders : int, default=100
         Random example orders.
     new_models : sequence of ids or positions, optional
