@@ -15,13 +15,14 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from .._published import _decimals, _detect_published, _weights_text
+from .._published import _aggregates_of_rest, _correlations, _decimals, _detect_published, _weights_text
 from .._shared import _name_list, _plain
 from .._scales import FRACTION_MAX, score_scales
 from ._cells import text_cell_message
 from ._score_files import _check_path, _drop_empty_trailing, _read_text_table
 from ._score_options import DUPLICATE_POLICIES, SCORE_FORMATS
-from ._summaries import _companion_columns, _is_rank, _rank_like, _summary_columns, _summary_rows
+from ._summaries import (_companion_columns, _is_rank, _likely_aggregates, _rank_like, _reversed,
+                         _summary_columns, _summary_rows)
 
 __all__ = ["read_scores", "read_openllm_csv", "SCORE_FORMATS", "DUPLICATE_POLICIES"]
 
@@ -654,6 +655,10 @@ def _finish_wide(wide: pd.DataFrame, scenarios, exclude, *, duplicates: str = "l
                 break
             found.append(hit[0])
             cand.remove(hit[0]["column"])
+        likely = _likely_aggregates(num_all, cand)
+        summary.update(likely)
+        meta += list(likely)
+        cand = [c for c in cand if c not in likely]
     info = None
     if agg:
         # what a named aggregate is: the aggregate of the scores it reproduces, else what its name says
@@ -662,9 +667,18 @@ def _finish_wide(wide: pd.DataFrame, scenarios, exclude, *, duplicates: str = "l
         info = dict(hit[0]) if hit else dict(column=col, kind="mwr" if "win" in str(col).lower() else "mean",
                                              rule="label")
         info["rule"] = "label" if not hit else info["rule"]
+        if not hit and "win" not in str(col).lower() and _reversed(num_all[col], num_all[cand].apply(
+                lambda v: -v if "↓" in str(v.name) else v)):
+            # lower is better than the scores (a mean rank; a win rate is higher-better by its name): read
+            # negated, as the aggregate of the scores it follows best
+            kind = max(_correlations(-num_all[[col] + cand].to_numpy(dtype=float)[:, 0],
+                                     _aggregates_of_rest(num_all[[col] + cand].to_numpy(dtype=float)), 0).items(),
+                       key=lambda kv: kv[1])[0]
+            info.update(kind="mean" if kind == "mean" else "mwr", lower=True)
     elif found:
         info = found[0]
-    published = None if info is None else _as_published(num_all[info["column"]], info)
+    published = None if info is None else _as_published(
+        -num_all[info["column"]] if info.get("lower") else num_all[info["column"]], info)
     if scenarios:
         sel = _select(wide, scenarios, None)
         out = sel.apply(pd.to_numeric, errors="coerce")
@@ -698,9 +712,11 @@ def _finish_wide(wide: pd.DataFrame, scenarios, exclude, *, duplicates: str = "l
     text = [c for c in meta if not _named_metadata(c, wide.columns) and c not in summary]
     how = {"exact": "equal within rounding to the {} of the other columns",
            "close": "following the {} of the other columns (r ≥ 0.999)",
-           "name": "named like the table; ranks as the {}", "label": "ranks as the {}"}
+           "name": "named like the table; ranks as the {}", "label": "ranks as the {}",
+           "lower": "lower is better, read negated; ranks as the {}"}
     kinds = {"mean": "mean", "mwr": "Mean Win Rate", "weighted": "weighted mean"}
-    left_out = ([f"published aggregate {str(f['column'])!r} ({how[f['rule']].format(kinds[f['kind']])}"
+    left_out = ([f"published aggregate {str(f['column'])!r} "
+                 f"({how['lower' if f.get('lower') else f['rule']].format(kinds[f['kind']])}"
                  + (f": {_weights_text(f['weights'])})" if f.get("weights") else ")")
                  for f in ([info] if agg else []) + found]) + [
         f"published aggregate {str(c)!r}" for c in agg[1:]] + (

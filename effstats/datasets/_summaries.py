@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._published import _decimals
+from .._published import _aggregates_of_rest, _decimals
 
 _SUMMARY_NAME = re.compile(r"\b(sd|std|stdev|std\.?\s*dev\.?|standard deviation|variance|iqr|spread|median)\b", re.I)
 
@@ -25,7 +25,13 @@ def _rank_like(v: pd.Series) -> bool:
 def _is_rank(v: pd.Series, others: pd.DataFrame) -> bool:
     """A published ranking: integers from 1 to at most the number of rows, nearly all distinct (ties allowed), that
     order the models as the other columns' mean does (Spearman ρ ≤ −0.5: rank 1 is the best)."""
-    if not others.shape[1] or not _rank_like(v):
+    return bool(others.shape[1]) and _rank_like(v) and _reversed(v, others)
+
+
+def _reversed(v: pd.Series, others: pd.DataFrame) -> bool:
+    """``v`` orders the models the other way round from the mean of the ``others``' ranks (Spearman ρ ≤ −0.5):
+    lower is better (a rank, a mean rank)."""
+    if not others.shape[1]:
         return False
     r = v.to_numpy(dtype=float)
     have = ~np.isnan(r)
@@ -285,3 +291,29 @@ def summary_model_rows(rm: Any) -> dict[int, str]:
 
     hits = found(sample)
     return found(rm.values_with_nan()) if hits and len(cols) < s else hits
+
+
+def _likely_aggregates(num: pd.DataFrame, cand: list) -> dict:
+    """Columns of a wide table that order the models as the other columns together do, far closer than any
+    scenario: an aggregate the exact rules do not model (a normalised average, a geometric mean). A column is one
+    when its Spearman ρ with the mean or the Mean Win Rate of the other columns is 0.98 or more while every other
+    column's, but one more such column at most, is 0.93 or less; on 10 models and 7 columns or more (on the public
+    leaderboards no scenario passes 0.98 without other scenarios near it). Returns column -> why."""
+    if len(cand) < 7 or len(num) < 10:
+        return {}
+    from scipy.stats import spearmanr
+
+    x = num[cand].to_numpy(dtype=float)
+    rest = _aggregates_of_rest(x)
+    rho = np.full(len(cand), -1.0)
+    for j in range(len(cand)):
+        for ref in rest.values():
+            ok = ~np.isnan(x[:, j]) & np.isfinite(ref[:, j])
+            if ok.sum() >= 10 and np.ptp(x[ok, j]) > 0 and np.ptp(ref[ok, j]) > 0:
+                rho[j] = max(rho[j], float(spearmanr(x[ok, j], ref[ok, j]).statistic))
+    top = rho >= 0.98
+    if not top.any() or top.sum() > 2 or rho[~top].max() > 0.93:
+        return {}
+    return {cand[j]: (f"a likely aggregate of the other columns, ranking the models as they do together: "
+                      f"Spearman ρ = {rho[j]:.3f}, no scenario above {rho[~top].max():.2f}")
+            for j in np.flatnonzero(top)}

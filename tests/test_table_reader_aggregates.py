@@ -1,0 +1,48 @@
+"""Aggregates a leaderboard prints beside its scenarios that no exact rule reproduces (a normalised average, a
+geometric mean) are left out by how closely they rank the models as the scenarios do together; a named aggregate
+that ranks them the other way round (a mean rank, lower is better) is read negated."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from effstats.datasets import read_scores
+
+
+def _board(n_models: int = 60, n_tasks: int = 10, seed: int = 0) -> pd.DataFrame:
+    """Scores of models of unequal skill on tasks that rank them differently (ρ with the rest 0.6–0.9)."""
+    rng = np.random.default_rng(seed)
+    skill = rng.normal(0, 1, n_models)
+    x = 1 / (1 + np.exp(-(skill[:, None] * rng.uniform(0.5, 1.5, n_tasks) + rng.normal(0, 0.7, (n_models, n_tasks))
+                          + rng.normal(0, 1, n_tasks))))
+    return pd.DataFrame(x.round(3), index=pd.Index([f"m{i}" for i in range(n_models)], name="Model"),
+                        columns=[f"Task {k} - EM" for k in range(n_tasks)])
+
+
+def test_normalised_and_geometric_means_are_aggregates_and_a_mean_rank_is_lower_better(tmp_path):
+    d = _board()
+    x = d.copy()
+    d["Normalized average"] = ((x - x.min()) / (x.max() - x.min())).mean(axis=1).round(3)
+    d["Avg. rank"] = x.rank(ascending=False).mean(axis=1).round(2)
+    d["Geo. mean"] = np.exp(np.log(x.clip(lower=1e-3)).mean(axis=1)).round(3)
+    f = tmp_path / "board.csv"
+    d.to_csv(f)
+    wide, pub = read_scores(f)
+    assert list(wide.columns) == list(x.columns)
+    assert pub.name == "Avg. rank" and pub.attrs["info"]["lower"] and pub.attrs["kind"] == "mwr"
+    np.testing.assert_allclose(pub.to_numpy(), -d["Avg. rank"].to_numpy())
+    note = wide.attrs["note"]
+    assert "'Avg. rank' (lower is better, read negated; ranks as the Mean Win Rate)" in note
+    assert "'Normalized average' (a likely aggregate of the other columns" in note and "'Geo. mean' (a likely" in note
+
+
+def test_scenarios_that_rank_alike_stay_scenarios(tmp_path):
+    # tasks that all follow one skill closely (ρ with the rest above 0.93): none is taken for an aggregate
+    rng = np.random.default_rng(1)
+    skill = rng.normal(0, 1, 40)
+    x = pd.DataFrame((1 / (1 + np.exp(-(skill[:, None] + rng.normal(0, 0.15, (40, 8)))))).round(3),
+                     index=pd.Index([f"m{i}" for i in range(40)], name="Model"), columns=[f"T{k}" for k in range(8)])
+    f = tmp_path / "board.csv"
+    x.to_csv(f)
+    wide, pub = read_scores(f)
+    assert list(wide.columns) == list(x.columns) and pub is None
