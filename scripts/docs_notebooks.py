@@ -8,7 +8,9 @@ missing or older than the notebook (its figures go to
 ``build/docs-notebooks/figures``, never to ``figures/``). The chosen copies are written to ``docs/notebooks/``,
 where nbsphinx reads them. An executed copy counts only when it ran to the end: a copy with an error output or with a
 code cell that never ran (a run that failed or was stopped) is passed over with one line saying so. A notebook that
-fails to execute fails the script (exit status 1), so the site is never published with an empty page or a traceback.
+fails to execute fails the script (exit status 1), so the site is never published with an empty page or a traceback;
+so does a notebook to run that reads the released per-item predictions when they are not found, with one line naming
+those notebooks and where to put the predictions.
 
 Usage: docs_notebooks.py [--jobs N]
 """
@@ -26,6 +28,11 @@ ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
 FAST_COPIES = ROOT / "build" / "docs-notebooks"
 STAGED = ROOT / "docs" / "notebooks"
+
+
+def _shown(path: Path) -> Path:
+    """The path as printed: relative to the checkout when inside it."""
+    return path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
 
 
 def _fresh(copy: Path, source: Path) -> bool:
@@ -80,20 +87,33 @@ def main(argv: list[str] | None = None) -> int:
     chosen, to_run = choose()
     if to_run:
         print(f"docs: executing {', '.join(to_run)} in FAST mode (no executed copy newer than the notebook); "
-              f"copies kept in {FAST_COPIES.relative_to(ROOT)}", flush=True)
+              f"copies kept in {_shown(FAST_COPIES)}", flush=True)
         sys.path.insert(0, str(ROOT / "scripts"))
         import run_notebooks
 
         os.environ["EFFSTATS_FIGURES"] = str(FAST_COPIES / "figures")  # FAST figures never overwrite figures/
         (FAST_COPIES / "figures").mkdir(parents=True, exist_ok=True)
+        reading = [name for name in to_run if name not in run_notebooks.NEEDS_NO_DATA]
+        no_data = run_notebooks.missing_data(True) if reading else None
         status = run_notebooks.main(["--fast", "--out", str(FAST_COPIES), "--jobs", str(args.jobs), *to_run])
-        with (FAST_COPIES / "timings.csv").open(newline="") as fh:
-            failed = [r["notebook"] for r in csv.DictReader(fh) if r["notebook"] in to_run and r["status"] != "ok"]
+        timings = FAST_COPIES / "timings.csv"
+        rows = []
+        if timings.is_file():  # none when every notebook to run was left out for want of the predictions
+            with timings.open(newline="") as fh:
+                rows = list(csv.DictReader(fh))
+        ran = set(to_run) - set(reading) if no_data is not None else set(to_run)
+        failed = [r["notebook"] for r in rows if r["notebook"] in ran and r["status"] != "ok"]
         for name in failed:  # a partly executed copy must not pass for a fresh one next time
             (FAST_COPIES / f"{name}.ipynb").unlink(missing_ok=True)
-        if status or failed:
+        if failed or (status and no_data is None):
             print("docs: a notebook failed to execute (above); the site is not built with an empty page",
                   file=sys.stderr)
+        if no_data is not None:
+            print(f"docs: {len(reading)} notebook{'s' if len(reading) > 1 else ''} ({', '.join(reading)}) "
+                  "read the released per-item predictions, which were not found: set EFFSTATS_DATA to their "
+                  "folder or put them in shared/data/predictions beside the checkout (README, Data); the site is "
+                  "not built without their pages", file=sys.stderr)
+        if status or failed:
             return 1
     STAGED.mkdir(parents=True, exist_ok=True)
     for name, copy in chosen.items():
@@ -101,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
         # copy only when changed, so an incremental build does not re-read unchanged notebooks
         if not dst.is_file() or dst.read_bytes() != copy.read_bytes():
             shutil.copyfile(copy, dst)
-        print(f"docs: notebooks/{name} from {copy.relative_to(ROOT) if copy.is_relative_to(ROOT) else copy}")
+        print(f"docs: notebooks/{name} from {_shown(copy)}")
     return 0
 
 

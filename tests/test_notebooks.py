@@ -140,6 +140,29 @@ def test_without_the_predictions_only_the_notebooks_that_need_none_run(tmp_path,
     assert f"not running {', '.join(reading)} (they read the predictions)" in err
 
 
+def test_docs_without_the_predictions_name_the_notebooks_that_read_them(tmp_path, monkeypatch, capsys):
+    # make docs in a clone without the data: nothing failed, so the last line says which pages need the predictions
+    # and where to put them, not that a notebook failed
+    docs = _script("docs_notebooks")
+    reading = sorted(p.stem for p in NOTEBOOKS if p.stem not in run_notebooks.NEEDS_NO_DATA)[:2]
+    src, full, fast, staged = (tmp_path / d for d in ("notebooks", "full", "fast", "staged"))
+    src.mkdir()
+    for name in reading:
+        nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1")]), src / f"{name}.ipynb")
+    monkeypatch.setattr(docs, "NOTEBOOKS", src)
+    monkeypatch.setattr(docs, "FAST_COPIES", fast)
+    monkeypatch.setattr(docs, "STAGED", staged)
+    monkeypatch.setenv("EFFSTATS_DOCS_NOTEBOOKS", str(full))
+    monkeypatch.setenv("EFFSTATS_DATA", str(tmp_path / "absent"))
+    assert docs.main([]) == 1
+    err = capsys.readouterr().err
+    assert "failed to execute" not in err and not staged.exists()
+    assert err.splitlines()[-1] == (
+        f"docs: 2 notebooks ({', '.join(reading)}) read the released per-item predictions, which were not found: set "
+        "EFFSTATS_DATA to their folder or put them in shared/data/predictions beside the checkout (README, Data); the "
+        "site is not built without their pages")
+
+
 def _procs(field: int, value: int) -> list[int]:
     """The processes whose /proc/PID/stat field ``field`` (after the name: 1 parent, 3 session) is ``value``."""
     pids = []
