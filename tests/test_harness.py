@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import re
 import tempfile
 from pathlib import Path
@@ -719,3 +720,55 @@ def test_lm_eval_a_limit_run_kept_over_a_whole_run_is_said(tmp_path):
     assert rm.observed.sum() == 2
     with pytest.warns(UserWarning, match=r"task 'arc_easy' \(2 runs\); using the earliest run"):
         assert read_lm_eval_samples(tmp_path, duplicates="first").observed.sum() == 5
+
+
+def _big_run(out, name, flip=(), failed=5):
+    """A run of 700 ten-choice documents (over 1 MB: large enough to be cached), digests logged, doc ``failed``
+    logged as NaN."""
+    rows = []
+    for j in range(700):
+        r = _mc_record(j, (j % 3 > 0) != (j in flip), True, n=10)
+        r.update(doc={"text": "x" * 1200}, doc_hash=f"{j:064x}", prompt_hash="p" * 64, target_hash="t" * 64)
+        r["acc"] = float("nan") if j == failed else float((j % 3 > 0) != (j in flip))
+        rows.append(r)
+    return _write_run(out, name, "arc_easy", TS, rows) / f"samples_arc_easy_{TS}.jsonl"
+
+
+def _same(a, b):
+    for k in ("values", "missing", "probabilities", "labels"):
+        x, y = getattr(a, k), getattr(b, k)
+        assert x is not None and x.dtype == y.dtype and x.tobytes() == y.tobytes(), k  # bit for bit
+    pd.testing.assert_frame_equal(a.items, b.items)
+    pd.testing.assert_frame_equal(a.models, b.models)
+
+
+def test_lm_eval_a_second_read_of_large_logs_comes_from_the_cache_and_equals_a_parse(tmp_path, monkeypatch):
+    logs = tmp_path / "logs"
+    f = _big_run(logs, "org/a")
+    g = _big_run(logs, "org/b", flip={1, 2, 3}, failed=6)
+    assert f.stat().st_size > 1 << 20
+    for x in (f, g):  # logs written a minute ago (a file modified in the last seconds is not kept)
+        os.utime(x, ns=(x.stat().st_atime_ns, x.stat().st_mtime_ns - 60 * 10**9))
+    monkeypatch.setenv("EFFSTATS_CACHE_DIR", "")
+    with pytest.warns(UserWarning, match="2 document.s. log their metric as NaN") as w:
+        parsed = read_lm_eval_samples(logs)
+    monkeypatch.setenv("EFFSTATS_CACHE_DIR", str(tmp_path / "cache"))
+    for _ in range(2):  # the first read keeps a copy of each file, the second reads them
+        with pytest.warns(UserWarning) as again:
+            _same(read_lm_eval_samples(logs), parsed)
+        assert [str(x.message) for x in again] == [str(x.message) for x in w]
+    assert len(list((tmp_path / "cache" / "lm_eval").glob("*.npz"))) == 2
+    # the copy is what is read while the file's size and modification time are those it was made from ...
+    stat, text = f.stat(), f.read_text()
+    f.write_text(text.replace('"acc": 0.0', '"acc": 9.0'))
+    os.utime(f, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    with pytest.warns(UserWarning):
+        _same(read_lm_eval_samples(logs), parsed)
+    # ... and a changed file is parsed again: its other results are read
+    f.write_text(text.replace('"acc": 1.0', '"acc": 0.0'))
+    with pytest.warns(UserWarning):
+        changed = read_lm_eval_samples(logs)
+    assert changed.values[0].sum() == 0 and parsed.values[0].sum() > 0
+    monkeypatch.setenv("EFFSTATS_CACHE_DIR", "")
+    with pytest.warns(UserWarning):
+        _same(read_lm_eval_samples(logs), changed)

@@ -14,6 +14,7 @@ import numpy as np
 from scipy.special import softmax
 
 from .._shared import _plain
+from . import _lm_eval_cache
 from ._files import _open, _refuse_lfs_pointer
 from ._lm_eval_files import OLD_SAMPLES, _shown
 
@@ -41,6 +42,23 @@ def _loglik(x: Any) -> float | None:
         return None
     # a Python float: math's tests, not numpy's
     return None if math.isnan(v) or v == math.inf else v
+
+
+def _logliks(resps: list) -> list | None:
+    """:func:`_loglik` of each response, or None unless every response is one (e.g. a generation task's text)."""
+    # the form recent harness versions write, [["-7.2", "False"], ...], read in one pass; a number that is NaN or
+    # +inf (the sum tells: -inf alone is a loglikelihood) and any other form take the response-by-response path
+    try:
+        lls = [float(r[0]) for r in resps if type(r) is list and len(r) == 2 and type(r[0]) is str
+               and (r[1] == "False" or r[1] == "True")]
+    except ValueError:
+        lls = None
+    if lls is not None and len(lls) == len(resps):
+        total = sum(lls)
+        if total == total and total != math.inf:
+            return lls
+    lls = [_loglik(r) for r in resps]
+    return None if None in lls else lls  # (floats and None only: `in` compares by identity first)
 
 
 def _arg_index(key: str) -> int:
@@ -140,6 +158,22 @@ def _read_file(f: Path, metric: str, normalize: bool, want_filter: str | None, a
         raise ValueError(f"{arg}: {_shown(f)} is not UTF-8 JSON lines ({type(exc).__name__}: {exc})") from None
 
 
+def _read_file_kept(f: Path, metric: str, normalize: bool, want_filter: str | None, arg: str, failed: list):
+    """:func:`_read_file`, through the cache of parsed files (:mod:`effstats.datasets._lm_eval_cache`): a file read
+    before with these options and unchanged since is not parsed again."""
+    options = (metric, bool(normalize), want_filter)
+    kept = _lm_eval_cache.load(f, options)
+    if kept is not None:
+        recs, bad = kept
+        failed.extend((_shown(f), line, doc) for line, doc in bad)
+        return recs
+    stamp = _lm_eval_cache.stamp_of(f)
+    before = len(failed)
+    recs = _read_file(f, metric, normalize, want_filter, arg, failed)
+    _lm_eval_cache.save(f, options, stamp, recs, [(line, doc) for _, line, doc in failed[before:]])
+    return recs
+
+
 def _read_records(f: Path, metric: str, normalize: bool, want_filter: str | None, arg: str, failed: list):
     by_filter: dict[str, list] = {}
     seen: dict[str, set] = {}
@@ -213,9 +247,7 @@ def _parse_record(rec: dict, f: Path, lineno: int, metric: str, normalize: bool,
     document)."""
     doc_id = rec["doc_id"]
     resps = rec.get("filtered_resps", rec.get("resps"))
-    lls = [_loglik(r) for r in resps] if isinstance(resps, list) and resps else None
-    if lls is not None and None in lls:  # (floats and None only: `in` compares by identity first)
-        lls = None  # a generation task: responses are text
+    lls = _logliks(resps) if isinstance(resps, list) and resps else None  # None: a generation task (text)
     n = len(lls) if lls is not None else 0
     target = rec.get("target")
     # continuation texts are parsed only when needed (normalisation, or a target given as text)

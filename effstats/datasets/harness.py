@@ -37,7 +37,7 @@ from .._validation import check_flag, value_range
 from ..responses import ResponseMatrix
 from ._files import _check_duplicates
 from ._lm_eval_files import _choose_runs, _expand, _model_from_logs, _run_fields, _split_checkpoints, _task_of
-from ._lm_eval_records import HASHES, MIXED, WHY, _doc_sort_key, _mean_of_runs, _read_file, differing_digests
+from ._lm_eval_records import HASHES, MIXED, WHY, _doc_sort_key, _mean_of_runs, _read_file_kept, differing_digests
 from ._score_tables import read_scores_csv
 
 __all__ = ["read_lm_eval_samples", "read_scores_csv"]
@@ -133,6 +133,12 @@ def read_lm_eval_samples(
         Naming the argument: e.g. ``path_or_paths`` for a Git LFS pointer in place of a log, a truncated last
         line (an interrupted run) or a line that is not JSON, each with the file and line; ``metric`` for values
         outside [0, 1]; ``path_or_paths`` for several runs of one task under ``duplicates="error"``.
+
+    Notes
+    -----
+    A samples file of 1 MB or more is parsed once per metric, normalisation and filter: what the parse gives is kept
+    in ``~/.cache/effstats/lm_eval`` (the folder ``$EFFSTATS_CACHE_DIR`` names; set empty, none) and read back while
+    the file's size and modification time are those it had, value for value what a parse gives.
 
     See Also
     --------
@@ -252,7 +258,7 @@ def _read_lm_eval_samples(path_or_paths: Any, *, metric: Any, normalize: bool | 
         m = metric_of(key[1])
         norm = m == "acc_norm" if normalize is None else bool(normalize)
         before = len(failed)
-        per_run = [_read_file(f, m, norm, filter_of(key[1]), arg, failed) for f in files]
+        per_run = [_read_file_kept(f, m, norm, filter_of(key[1]), arg, failed) for f in files]
         n_failed[key[0]] = n_failed.get(key[0], 0) + len(failed) - before
         if len(failed) > before:
             failed_in[key] = len(failed) - before
