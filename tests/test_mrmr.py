@@ -173,11 +173,41 @@ def test_mrmr_regression_is_ridge_on_the_chosen_items():
     assert sorted(est.selection_order_.tolist()) == est.selected_.tolist()
 
 
-def test_kernel_ridge_penalty_is_the_grid_search_leave_one_out_choice():
-    # the closed-form leave-one-out errors choose the penalty a grid search over one-row-out refits chooses
+def _grid_search_leave_one_out(x, y, degree, alphas):
+    """The penalty of ``alphas`` whose one-row-out refits predict the left-out rows best (mean squared error; the
+    first of equals, as GridSearchCV chooses), the kernel ridge refitted on every row with it, and each penalty's
+    mean squared error."""
+    from sklearn.kernel_ridge import KernelRidge
+
+    def model(alpha):
+        return KernelRidge(kernel="poly", degree=degree, coef0=1, alpha=alpha)
+
+    y = np.asarray(y, float)
+    rows = np.arange(len(y))
+    mse = np.array([np.mean([(model(a).fit(x[rows != i], y[rows != i]).predict(x[i:i + 1])[0] - y[i]) ** 2
+                             for i in rows]) for a in alphas])
+    best = alphas[int(np.argmin(mse))]
+    return best, model(best).fit(x, y), mse
+
+
+def test_the_grid_search_by_hand_is_sklearns():
+    # the next test's grid search over one-row-out refits chooses and refits as GridSearchCV with LeaveOneOut
     from sklearn.kernel_ridge import KernelRidge
     from sklearn.model_selection import GridSearchCV, LeaveOneOut
 
+    src = simulate_responses(25, 200, rng=0).subset(models=range(20))
+    est = MRMR(12, regressor="kernel_ridge", degree=2).fit(src)
+    x, alphas = src.values.astype(float)[:, est.selected_], np.logspace(-1, 1, 5)
+    ref = GridSearchCV(KernelRidge(kernel="poly", degree=2, coef0=1), {"alpha": alphas}, cv=LeaveOneOut(),
+                       scoring="neg_mean_squared_error").fit(x, src.accuracy())
+    best, fitted, mse = _grid_search_leave_one_out(x, src.accuracy(), 2, alphas)
+    assert best == ref.best_params_["alpha"]
+    np.testing.assert_allclose(mse, -ref.cv_results_["mean_test_score"], rtol=1e-12)
+    np.testing.assert_array_equal(fitted.predict(x), ref.predict(x))
+
+
+def test_kernel_ridge_penalty_is_the_grid_search_leave_one_out_choice():
+    # the closed-form leave-one-out errors choose the penalty a grid search over one-row-out refits chooses
     chosen = set()
     for seed, degree in [(0, 2), (1, 2), (2, 3), (3, 1), (4, 2), (5, 2)]:
         rm = simulate_responses(25 + 5 * seed, 200, rng=seed)
@@ -186,10 +216,8 @@ def test_kernel_ridge_penalty_is_the_grid_search_leave_one_out_choice():
                     RandomLearn(12, regressor="kernel_ridge", degree=degree, random_state=seed)):
             est.fit(src)
             x = src.values.astype(float)[:, est.selected_]
-            ref = GridSearchCV(KernelRidge(kernel="poly", degree=degree, coef0=1),
-                               {"alpha": np.logspace(-1, 1, 5)}, cv=LeaveOneOut(),
-                               scoring="neg_mean_squared_error").fit(x, src.accuracy())
-            assert est.alpha_ == ref.best_params_["alpha"]
+            alpha, ref, _ = _grid_search_leave_one_out(x, src.accuracy(), degree, np.logspace(-1, 1, 5))
+            assert est.alpha_ == alpha
             np.testing.assert_allclose(est.predict(tgt), np.clip(ref.predict(tgt.values[:, est.selected_]), 0, 1),
                                        rtol=0, atol=1e-12)
             chosen.add(est.alpha_)
