@@ -278,3 +278,25 @@ def test_runs_of_one_model_on_another_protocol_are_not_averaged(truth, tmp_path)
     with pytest.raises(ValueError, match=r"the runs of model 'm00' on task 'boolq' log another prompt_hash on "
                                          rf"{N_DOCS} document\(s\) .*cannot be averaged"):
         read_lm_eval_samples(ref, duplicates="mean")
+
+
+def test_a_run_kept_over_a_run_of_another_protocol_is_said(truth, tmp_path):
+    ref = _stamp(write_lm_eval_samples(truth, tmp_path / "ref", models=truth.model_ids[:2]))
+    f = sorted(ref.rglob("samples_boolq_*.jsonl"))[0]
+    recs = [json.loads(line) for line in f.read_text().splitlines()]
+    for r in recs:  # a later run of m00 on boolq under another prompt (another few-shot count or template)
+        r["prompt_hash"] = ("f" if r["prompt_hash"][0] == "e" else "e") + r["prompt_hash"][1:]
+    later = f.with_name(f.name.replace(".jsonl", "0.jsonl"))
+    later.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    for duplicates, kept, left in (("last", "latest", f.name), ("first", "earliest", later.name)):
+        with pytest.warns(UserWarning) as got:
+            read_lm_eval_samples(ref, duplicates=duplicates)
+        said = [str(w.message) for w in got if "the run kept" in str(w.message)]
+        assert said == [f"path_or_paths: the run kept ({kept}) of model 'm00' on task 'boolq' logs another prompt_hash "
+                        f"than the run left out m00/{left} on {N_DOCS} of the documents compared (e.g. doc 0; another "
+                        "prompt template, few-shot examples or chat template?): the runs are of other documents or "
+                        "another protocol; delete the files of the run not meant"], said
+    later.write_text(f.read_text())  # the same protocol: only the several runs are said
+    with pytest.warns(UserWarning) as got:
+        read_lm_eval_samples(ref, duplicates="last")
+    assert not [w for w in got if "the run kept" in str(w.message)]

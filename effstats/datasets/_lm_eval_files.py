@@ -276,12 +276,14 @@ def _run_fields(chosen: dict[tuple[str, str], list[Path]], arg: str) -> dict[str
     return {k: v for k, v in out.items() if v}
 
 
-def _choose_runs(runs: dict, duplicates: str, arg: str,
-                 docs: dict[Path, Any] | None = None) -> dict[tuple[str, str], list[Path]]:
+def _choose_runs(runs: dict, duplicates: str, arg: str, docs: dict[Path, Any] | None = None,
+                 left_out: dict | None = None) -> dict[tuple[str, str], list[Path]]:
     """The files read for each (model, task) under the ``duplicates`` rule; runs sort by (timestamp, order given).
-    Where the run kept is a ``--limit`` run and a run left out is not, the warning says so."""
+    Where the run kept is a ``--limit`` run and a run left out is not, the warning says so; the files of the runs
+    left out go to ``left_out`` (per (model, task))."""
     chosen, repeated = {}, []
     docs = {} if docs is None else docs
+    left_out = {} if left_out is None else left_out
     for (model, task), lst in runs.items():
         lst = sorted(lst)
         if len(lst) > 1:
@@ -295,6 +297,7 @@ def _choose_runs(runs: dict, duplicates: str, arg: str,
                 if limit and full:
                     runs_of += (f"; the run kept ran with --limit {limit}, {full} left out on every document: delete "
                                 "the --limit run's files to read the whole run")
+                left_out[(model, task)] = [f for _, _, f in lst if f != kept[2]]
                 lst = [kept]
             repeated.append(f"model {model!r}, task {task!r} ({runs_of})")
         chosen[(model, task)] = [f for _, _, f in lst]

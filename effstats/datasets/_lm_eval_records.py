@@ -295,6 +295,32 @@ def _parse_record(rec: dict, f: Path, lineno: int, metric: str, normalize: bool,
     return doc_id, value, logits, gold, n, h
 
 
+def first_digests(f: Path, lines: int = 200) -> dict[int, str]:
+    """doc_id -> digests (:data:`HASHES`' strings) of the records on the first ``lines`` lines of a samples file:
+    enough of a run left out (``duplicates`` 'last' or 'first') to tell other documents or another protocol without
+    reading all of it; lines that cannot be read are passed over."""
+    out: dict[int, str] = {}
+    try:
+        with _open(f) as fh:
+            for k, line in enumerate(fh):
+                if k >= lines:
+                    break
+                try:
+                    rec = json.loads(line)
+                except (ValueError, RecursionError):
+                    continue
+                d = rec.get("doc_id") if isinstance(rec, dict) else None
+                if isinstance(d, float) and d.is_integer():
+                    d = int(d)
+                if type(d) is int:
+                    h = _hashes(rec.get("doc_hash"), rec.get("prompt_hash"), rec.get("target_hash"))
+                    if h:
+                        out[d] = h
+    except (UnicodeDecodeError, EOFError, OSError, lzma.LZMAError):
+        pass
+    return out
+
+
 def _mean_of_runs(per_run: list[list], key: tuple[str, str], arg: str) -> list:
     """Records averaged over runs, document by document; probabilities are averaged as probabilities (a mixture).
     Runs that log other digests of a document give it the digest :data:`MIXED` (not one document, prompt or target)."""

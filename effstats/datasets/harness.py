@@ -36,8 +36,10 @@ from .._shared import _plain
 from .._validation import check_flag, value_range
 from ..responses import ResponseMatrix
 from ._files import _check_duplicates
-from ._lm_eval_files import _choose_runs, _expand, _model_from_logs, _run_fields, _split_checkpoints, _task_of
-from ._lm_eval_records import HASHES, MIXED, WHY, _doc_sort_key, _mean_of_runs, _read_file_kept, differing_digests
+from ._lm_eval_files import (_choose_runs, _expand, _model_from_logs, _run_fields, _shown, _split_checkpoints,
+                             _task_of)
+from ._lm_eval_records import (HASHES, MIXED, WHY, _doc_sort_key, _mean_of_runs, _read_file_kept, differing_digests,
+                               first_digests)
 from ._score_tables import read_scores_csv
 
 __all__ = ["read_lm_eval_samples", "read_scores_csv"]
@@ -246,7 +248,8 @@ def _read_lm_eval_samples(path_or_paths: Any, *, metric: Any, normalize: bool | 
         # every task on disk, not the ones asked for: the user needs the names to choose from
         raise ValueError(f"tasks: {unknown or sorted(map(str, tasks))} not among the tasks of the sample files "
                          f"{_plain(sorted(found)[:20])}{' …' if len(found) > 20 else ''}")
-    chosen = _choose_runs(runs, duplicates, arg, docs)
+    left_out: dict[tuple[str, str], list[Path]] = {}  # the runs duplicates 'last' / 'first' leave out
+    chosen = _choose_runs(runs, duplicates, arg, docs, left_out)
 
     models = sorted({m for m, _ in chosen})
     data = {}
@@ -264,6 +267,8 @@ def _read_lm_eval_samples(path_or_paths: Any, *, metric: Any, normalize: bool | 
             failed_in[key] = len(failed) - before
             failed_docs.update((key[1], d) for _, _, d in failed[before:])
         data[key] = per_run[0] if len(per_run) == 1 else _mean_of_runs(per_run, key, arg)
+        if key in left_out:
+            _warn_runs_left_out_differ(key, data[key], left_out[key], duplicates, arg)
     if failed:
         f0, line0, doc0 = failed[0]
         warnings.warn(f"{arg}: {len(failed)} document(s) log their metric as NaN (failed documents), read as missing "
@@ -351,6 +356,22 @@ def _read_lm_eval_samples(path_or_paths: Any, *, metric: Any, normalize: bool | 
         items=items,
     )
     return out, failed_in
+
+
+def _warn_runs_left_out_differ(key: tuple[str, str], kept: list, others: list[Path], duplicates: str,
+                               arg: str) -> None:
+    """Warn where the run kept of a (model, task) logs other digests than a run left out, compared on the first
+    records of the run left out: the runs are of other documents or another protocol, and which one is read
+    matters."""
+    mine = {r[0]: r[5] for r in kept if r[5]}
+    for f in others:
+        for field, (n, d) in differing_digests(mine, first_digests(f)).items():
+            warnings.warn(f"{arg}: the run kept ({'latest' if duplicates == 'last' else 'earliest'}) of model "
+                          f"{key[0]!r} on task {key[1]!r} logs another {field} than the run left out "
+                          f"{_shown(f)} on {n} of the documents compared (e.g. doc {d!r}; {WHY[field]}): the runs "
+                          "are of other documents or another protocol; delete the files of the run not meant",
+                          UserWarning, stacklevel=4)
+            return
 
 
 def _refuse_other_documents(conflicts: dict[tuple[str, str], tuple], n_docs: dict[str, int], arg: str) -> None:
