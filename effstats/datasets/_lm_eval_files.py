@@ -254,16 +254,7 @@ def _run_fields(chosen: dict[tuple[str, str], list[Path]], arg: str) -> dict[str
     out: dict[str, dict[str, str]] = {k: {} for k in RUN_FIELDS}
     for (_, task), files in chosen.items():
         for f in files:
-            r = _results_file(f, _task_of(f)[1])
-            if r is None:
-                continue
-            if r not in docs:
-                try:
-                    with open(r, encoding="utf-8") as fh:
-                        docs[r] = json.load(fh)
-                except (ValueError, OSError, RecursionError):
-                    docs[r] = None
-            doc = docs[r]
+            doc = _results_doc(_results_file(f, _task_of(f)[1]), docs)
             if not isinstance(doc, dict):
                 continue
             got = {k: doc.get(k) if isinstance(doc.get(k), dict) else {} for k in ("versions", "n-shot", "configs")}
