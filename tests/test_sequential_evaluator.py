@@ -10,8 +10,8 @@ from scipy.stats import binomtest, norm
 
 from effstats import ResponseMatrix
 from effstats.sequential import (DiminishingReturns, Efficacy, Equivalence, Futility, LookStats, Precision,
-                                 SequentialEvaluator, Threshold, design, rank_models, sequential_pvalue,
-                                 stratified_mean)
+                                 SequentialEvaluator, StoppingRule, Threshold, design, rank_models,
+                                 sequential_pvalue, stratified_mean)
 
 NEVER = Precision(1e-12)  # a rule that never fires: run to the maximum sample
 
@@ -206,6 +206,41 @@ def test_simulate_runs_are_reproducible_and_final_estimates_exact():
     np.testing.assert_array_equal(s1.estimate, s2.estimate)
     np.testing.assert_allclose(s1.estimate, _brute_mom(a - b, g)[0], atol=1e-12)
     assert set(s1.to_frame().columns) >= {"n", "fraction", "reason", "decision", "ci_low", "ci_high"}
+
+
+@pytest.mark.parametrize("p", [0.5, 0.77])
+def test_precision_computes_the_exact_interval_only_up_to_the_look_every_run_reaches(p, monkeypatch):
+    # a Precision rule fires, whatever the scores, at the first look whose worst-case interval (accuracy 1/2) is
+    # within its half-width: +-2 points on 20,000 items with the finite-population correction, the fixed design of
+    # 2401 (20,000 - 1 + 2401) / 20,000 = 2,144 items, the look of 2,200. The exact hypergeometric interval of the
+    # 176 looks after it, which no run reaches, is not computed; the runs are those of the whole schedule.
+    from effstats.sequential import statistics
+
+    asked = []
+    exact = statistics._hyp_limits
+    monkeypatch.setattr(statistics, "_hyp_limits", lambda x, N, m, a: asked.append(float(np.max(m))) or
+                        exact(x, N, m, a))
+    y = (np.arange(20_000) % 100 < 100 * p).astype(float)
+    n0 = norm.isf(0.025) ** 2 / 4 / 0.02**2
+    last = np.ceil(n0 * 20_000 / (20_000 - 1 + n0) / 100) * 100
+    sim = SequentialEvaluator([Precision(0.02)], fpc=True).simulate(y, n_runs=50, rng=1)
+    assert last == 2200 and max(asked) == last and set(sim.reason) == {"precision"} and sim.n.max() <= last
+    if p == 0.5:
+        assert sim.n.max() == last  # runs stop there
+    asked.clear()
+    fit = SequentialEvaluator([Precision(0.02)], fpc=True, rng=0).fit(y)
+    assert max(asked) == last and fit.n <= last
+
+    class Same(StoppingRule):  # fires where Precision does, unknown to the evaluator: every look is computed
+        name, bound = "precision", "fixed"
+
+        def fires(self, s):
+            return Precision(0.02).fires(s)
+
+    whole = SequentialEvaluator([Same()], fpc=True).simulate(y, n_runs=50, rng=1)
+    assert max(asked) == 19_900
+    for field in ("n", "estimate", "ci_low", "ci_high", "rci_low", "rci_high", "z"):
+        np.testing.assert_array_equal(getattr(sim, field), getattr(whole, field))
 
 
 def test_unstratified_order_mixes_datasets():

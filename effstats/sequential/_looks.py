@@ -310,5 +310,11 @@ class LookStats(ReadOnlyFields):
         from .statistics import TangoStatistic
 
         v_max = 1.0 if isinstance(self.statistic, TangoStatistic) else 0.25
-        with np.errstate(divide="ignore"):
-            return ndtri(1 - self.alpha / 2) * np.sqrt(v_max / np.asarray(self.information, float))[None, :]
+        return _worst_half_width(self.alpha, self.information, v_max)[None, :]
+
+
+def _worst_half_width(alpha: float, information: Any, v_max: float) -> np.ndarray:
+    """:attr:`LookStats.worst_case_half_width` at the looks' ``information``, per-item variance at most ``v_max``
+    (1/4 for scores in [0, 1], 1 for a paired difference), shape (n_looks,)."""
+    with np.errstate(divide="ignore"):
+        return ndtri(1 - alpha / 2) * np.sqrt(v_max / np.asarray(information, float))

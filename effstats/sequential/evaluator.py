@@ -49,6 +49,7 @@ from ._results import SequentialResult, SimulationResult, _level
 from ._scores import _groups, _groups_by_id, _item_ids, _scores, stratified_mean
 from ._design import design
 from ._schedule import check_looks, look_schedule, planned_sizes
+from ._looks import _worst_half_width
 from .rules import Efficacy, LookStats, Precision, StoppingRule
 from .statistics import Accumulator, information
 
@@ -447,8 +448,10 @@ class SequentialEvaluator(BaseEstimator):
         c2, c1 = _bounds(tuple(float(x) for x in full), float(max_info), float(self.alpha), self.spending,
                          self.spending_param, self.backend)
         K = info.size
+        # (an exhaustive last look, infinite information: fractions of the schedule's largest finite level, the
+        # planned looks' included)
         t = np.where(np.isfinite(info), info / max_info, 1.0) if np.isfinite(max_info) else \
-            np.where(np.isfinite(info), info / info[np.isfinite(info)].max(initial=1.0), 1.0)
+            np.where(np.isfinite(info), info / full[np.isfinite(full)].max(initial=1.0), 1.0)
         shape = np.shape(stat.estimate)
         return LookStats(n=np.broadcast_to(n_tot, shape), t=t, estimate=stat.estimate, se=stat.se, z=None,
                          c2=c2[:K], c1=c1[:K], null=null, alpha=float(self.alpha), spending=self.spending,
@@ -508,8 +511,29 @@ class SequentialEvaluator(BaseEstimator):
         if features is not None:
             return self._run_corrected(arms[0], features, sched, info, n_runs, rng, rules, seen), tot, max_n
         streams = [self._sums(a, sched, n_runs, rng) for a in arms]
+        K = self._last_look(kind, info, rules)
+        if K < tot.size:
+            # no run goes past look K: the statistics (a Precision rule's exact interval among them) are computed up
+            # to it, the later looks planned (their information sets the bounds' spending, as in the whole schedule);
+            # every look is drawn, so the random orders, and the runs, are those of the whole schedule
+            streams = [((s1[..., :K], s2[..., :K], sa[..., :K], cnt[..., :K]) for s1, s2, sa, cnt in st)
+                       for st in streams]
+            s = self._look_stats(kind, streams, [a.sizes for a in arms], tot[:K], info[:K], float(info[-1]), null,
+                                 planned_info=info[K:])
+            return s, tot, max_n
         s = self._look_stats(kind, streams, [a.sizes for a in arms], tot, info, float(info[-1]), null)
         return s, tot, max_n
+
+    def _last_look(self, kind: str, info: np.ndarray, rules) -> int:
+        """The number of looks any run can reach: up to the first where a Precision rule's worst case (the interval
+        at per-item variance 1/4, 1 for a paired difference) is within its half-width, so that it fires whatever the
+        scores; every look without one."""
+        widths = [r.half_width for r in rules if isinstance(r, Precision)]
+        if not widths:
+            return info.size
+        worst = _worst_half_width(float(self.alpha), info, 1.0 if kind == "paired" else 0.25)
+        hit = np.flatnonzero(worst <= max(widths))
+        return int(hit[0]) + 1 if hit.size else info.size
 
     def _run_corrected(self, arm: _Arm, features: np.ndarray, sched: np.ndarray, info: np.ndarray, n_runs: int,
                        rng, rules, seen: int | None = None) -> LookStats:
