@@ -694,6 +694,9 @@ def test_lm_eval_checkpoints_of_one_model_in_one_folder_are_models_of_their_own(
                model_args="pretrained=org/n,batch_size=8")
     _write_run(tmp_path, "org/n", "arc_easy", late, [_mc_record(j, 0, True) for j in range(3)],
                model_args="pretrained=org/n,batch_size=16")
+    # tasks run at other times under other model_args (no task twice): one model
+    _write_run(tmp_path, "org/k", "arc_easy", early, [_mc_record(0, 1, True)], model_args="pretrained=org/k")
+    _write_run(tmp_path, "org/k", "boolq", late, [_mc_record(0, 1, True)], model_args="pretrained=org/k,max_length=9")
     with pytest.warns(UserWarning) as got:
         rm = read_lm_eval_samples(tmp_path)
     said = " | ".join(str(w.message) for w in got)
@@ -702,8 +705,9 @@ def test_lm_eval_checkpoints_of_one_model_in_one_folder_are_models_of_their_own(
             "log other revision") in said
     assert "model 'org/n', task 'arc_easy' (2 runs); using the latest run" in said and "org/m'" not in said.split(
         "several runs")[-1]
-    assert list(rm.model_ids) == ["org/m@revision=step1000", "org/m@revision=step143000", "org/n"]
-    np.testing.assert_array_equal(rm.values[:, 0], [1, 0, 0])
+    assert list(rm.model_ids) == ["org/k", "org/m@revision=step1000", "org/m@revision=step143000", "org/n"]
+    np.testing.assert_array_equal(rm.values_with_nan()[:, 0], [1, 1, 0, 0])
+    assert rm.models.loc["org/k", "n_tasks"] == 2
 
 
 def test_lm_eval_a_limit_run_kept_over_a_whole_run_is_said(tmp_path):

@@ -181,20 +181,27 @@ _RUN_ONLY_KEYS = frozenset({"batch_size", "max_batch_size", "device", "device_ma
 
 
 def _split_checkpoints(runs: dict, arg: str, docs: dict[Path, Any]) -> dict:
-    """Runs of one model name whose results files log other ``model_args`` -- another revision, dtype or adapter,
-    i.e. another checkpoint, which lm-eval writes into the same folder -- are models of their own, named
+    """Runs of one model name and task whose results files log other ``model_args`` -- another revision, dtype or
+    adapter, i.e. another checkpoint, which lm-eval writes into the same folder -- make models of their own, named
     ``name@key=value`` by the entries that differ, in one UserWarning; runs without a results file (or without
     ``model_args`` in it) keep the name. ``runs``: ``{(model, task): [(timestamp, order, file), ...]}``."""
     ident: dict[Path, tuple | None] = {}
     by_model: dict[str, set] = {}
+    collide: set[str] = set()  # models with a task run under other model_args
     for (model, _), lst in runs.items():
+        mine = set()
         for ts, _, f in lst:
             margs = _model_args(_results_doc(_results_file(f, ts), docs))
             ident[f] = tuple(sorted((k, v) for k, v in margs.items()
                                     if k not in _NAME_KEYS and k.lower() not in _RUN_ONLY_KEYS)) if margs else None
             if ident[f] is not None:
-                by_model.setdefault(model, set()).add(ident[f])
-    split = {m: sigs for m, sigs in by_model.items() if len(sigs) > 1}
+                mine.add(ident[f])
+        by_model.setdefault(model, set()).update(mine)
+        if len(mine) > 1:
+            collide.add(model)
+    # only where one task was run under other model_args: tasks run at other times with another setting (a longer
+    # max_length for one of them) are still one model
+    split = {m: sigs for m, sigs in by_model.items() if m in collide}
     if not split:
         return runs
     differ = {m: sorted(k for k in {k for sig in sigs for k, _ in sig} if len({dict(sig).get(k) for sig in sigs}) > 1)
