@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from effstats.datasets import read_scores
+from effstats.workflow import read_results
 
 
 def _board(n_models: int = 60, n_tasks: int = 10, seed: int = 0) -> pd.DataFrame:
@@ -46,3 +48,24 @@ def test_scenarios_that_rank_alike_stay_scenarios(tmp_path):
     x.to_csv(f)
     wide, pub = read_scores(f)
     assert list(wide.columns) == list(x.columns) and pub is None
+
+
+def test_a_leaderboard_is_not_read_as_per_item_results(tmp_path):
+    from effstats.datasets import read_scores_csv
+    from effstats.reliability import mean_win_rate
+
+    d = _board()
+    d.insert(0, "Mean win rate", mean_win_rate(d).round(3))
+    f = tmp_path / "board.csv"
+    d.to_csv(f)
+    with pytest.raises(ValueError, match=r"^path: board\.csv: column 'Mean win rate' is the Mean Win Rate of the "
+                                         r"other columns within rounding: a leaderboard .*`effstats audit`"):
+        read_scores_csv(f)
+    # named like an aggregate, following the others without reproducing them (a win rate over unrounded scores)
+    d["Mean win rate"] = (d["Mean win rate"] + np.random.default_rng(2).normal(0, 0.05, len(d))).clip(0, 1).round(3)
+    d.to_csv(f)
+    with pytest.raises(ValueError, match=r"^source: board\.csv: column 'Mean win rate' is named like an aggregate "
+                                         r"and follows the other columns \(\|r\| = 0\.9\d\): a leaderboard"):
+        read_results(f)
+    d.drop(columns="Mean win rate").to_csv(f)  # the scenarios alone: read (a table of graded items)
+    assert read_results(f).n_items == 10

@@ -375,6 +375,7 @@ def _table_to_matrix(df: pd.DataFrame, p: Path, *, format: str, model: str, item
                          "metadata columns such as this one")
     parsed = _values(wide, f"path: {p.name}", missing=missing)
     _refuse_non_items(wide, parsed, p)
+    _refuse_leaderboard(parsed, wide.columns, p)
     _refuse_out_of_range(parsed, p, "the scores", rows=wide.index)
     values = pd.DataFrame(parsed, index=wide.index, columns=wide.columns)
     if values.index.has_duplicates:
@@ -402,6 +403,39 @@ def _without_summary_rows(rm: ResponseMatrix, p: Path, kind: Any) -> ResponseMat
     return ResponseMatrix(sub.values, kind=kind, missing=sub.missing, model_ids=sub.model_ids, item_ids=sub.item_ids,
                           models=sub.models if len(sub.models.columns) else None,
                           items=sub.items if len(sub.items.columns) else None)
+
+
+def _refuse_leaderboard(values: np.ndarray, columns: pd.Index, p: Path) -> None:
+    """Refuse a wide table of at most 60 columns one of which is, within the printed rounding, the mean, a weighted
+    mean or the Mean Win Rate of the others (:func:`effstats._published._detect_published`): a leaderboard of
+    per-scenario scores and its published aggregate, not one score per item. Read as items, its scenarios and its
+    aggregate would be sampled alike."""
+    if not 4 <= values.shape[1] <= 60 or values.shape[0] < 5:
+        return
+    from .._published import _detect_published
+
+    from .._published import _aggregates_of_rest, _correlations
+    from ._scores import _is_aggregate
+
+    with np.errstate(invalid="ignore", divide="ignore"):
+        found = [f for f in _detect_published(pd.DataFrame(values, columns=[str(c) for c in columns]))
+                 if f["rule"] in ("exact", "close")]
+        kinds = {"mean": "mean", "mwr": "Mean Win Rate", "weighted": "weighted mean"}
+        why = f"is the {kinds[found[0]['kind']]} of the other columns within rounding" if found else ""
+        for j, c in enumerate(columns):
+            if why or not _is_aggregate(c):
+                continue
+            # named like an aggregate and ranking the models as the others do together, or the other way round (a
+            # win rate over lower-is-better columns)
+            r = max((abs(v) for v in _correlations(values[:, j], _aggregates_of_rest(values), j).values()
+                     if np.isfinite(v)), default=0.0)
+            if r >= 0.6:
+                found = [dict(column=c)]
+                why = f"is named like an aggregate and follows the other columns (|r| = {r:.2f})"
+    if found:
+        raise ValueError(f"path: {p.name}: column {_plain(str(found[0]['column']))!r} {why}: a leaderboard of "
+                         "per-scenario scores and their aggregate, not one column of scores per item; select and "
+                         "estimate need per-item results (audit a leaderboard with `effstats audit`)")
 
 
 def _first_outside(values: np.ndarray) -> int:
