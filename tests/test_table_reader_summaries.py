@@ -80,3 +80,18 @@ def test_real_models_are_never_summary_rows(tmp_path, seed, shape):
     x.to_csv(f)
     rm, said = _read(f)
     assert rm.n_models == shape[0] and not said
+
+
+def test_a_median_pseudo_model_of_a_long_leaderboard_is_left_out(tmp_path):
+    from effstats.datasets import read_scores
+
+    rng = np.random.default_rng(4)
+    x = pd.DataFrame(rng.uniform(0.2, 0.9, (30, 6)).round(3), index=[f"m{i}" for i in range(30)],
+                     columns=[f"S{k}" for k in range(6)])
+    long = x.stack().rename("score").rename_axis(["model", "scenario"]).reset_index()
+    med = x.median().round(3).rename("score").rename_axis("scenario").reset_index().assign(model="Median")
+    f = tmp_path / "long.csv"
+    pd.concat([long, med[["model", "scenario", "score"]]]).to_csv(f, index=False)
+    wide, _ = read_scores(f)
+    assert sorted(wide.index) == sorted(x.index)
+    assert "summary rows 'Median' (the column medians of the other rows within rounding)" in wide.attrs["note"]

@@ -581,7 +581,16 @@ def _read_long(df: pd.DataFrame, *, by: str, model: str, item: str, score: str, 
     if item in cols:
         _refuse_shared_items(df, item, by, lines=not flat.index.has_duplicates)
         return ResponseMatrix.from_long(df, model=model, item=item, score=score, groups=[by])
-    return df.pivot(index=model, columns=by, values=score)
+    wide = df.pivot(index=model, columns=by, values=score)
+    # a 'Median' or 'Mean' pseudo-model beside the models, as a wide table's foot rows
+    foot = {} if scenarios else _foot_rows(wide, wide, list(wide.columns), {})
+    if foot:
+        note = ("Left out of the scores: summary rows " + "; ".join(
+            f"{str(wide.index[i])!r} (the column {what}s of the other rows within rounding)"
+            for i, what in foot.items()) + ". Name the scenarios with --scenarios to change this.")
+        wide = wide[~np.isin(np.arange(len(wide)), list(foot))]
+        wide.attrs["note"] = note
+    return wide
 
 
 def _refuse_shared_items(df: pd.DataFrame, item: str, by: str, lines: bool = True) -> None:
