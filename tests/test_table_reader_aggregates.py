@@ -69,3 +69,19 @@ def test_a_leaderboard_is_not_read_as_per_item_results(tmp_path):
         read_results(f)
     d.drop(columns="Mean win rate").to_csv(f)  # the scenarios alone: read (a table of graded items)
     assert read_results(f).n_items == 10
+
+
+def test_row_minimum_and_maximum_columns_are_summaries_and_sparse_columns_stay_scenarios(tmp_path):
+    d = _board(seed=5)
+    x = d.copy()
+    rng = np.random.default_rng(6)
+    # a sparse column of near-zero fractions: the row minimum of the others in many rows by chance
+    d["Rare"] = np.where(rng.random(len(d)) < 0.7, 0.0, rng.uniform(0, 0.02, len(d))).round(3)
+    d["Min"], d["Max"] = x.min(axis=1), x.max(axis=1)
+    f = tmp_path / "board.csv"
+    d.to_csv(f)
+    wide, _ = read_scores(f)
+    assert list(wide.columns) == [*x.columns, "Rare"]
+    assert ("'Min' (the minimum of the other columns within rounding); 'Max' (the maximum of the other columns "
+            "within rounding)") in wide.attrs["note"]
+

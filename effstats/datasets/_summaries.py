@@ -139,20 +139,26 @@ def _summary_columns(num: pd.DataFrame, cand: list, decimals: dict, ref: pd.Seri
 
 
 def _row_statistic(y: np.ndarray, x: np.ndarray, tol: float) -> str | None:
-    """Which row statistic of the columns ``x`` the column ``y`` equals within the printed rounding ``tol`` (the
-    rounding of ``y`` plus the coarsest of ``x``'s), if any."""
+    """Which row statistic of the columns ``x`` (median, standard deviation, minimum, maximum) the column ``y``
+    equals within the printed rounding ``tol`` (the rounding of ``y`` plus the coarsest of ``x``'s), if any."""
     ok = ~np.isnan(y) & ~np.isnan(x).any(axis=1)
     # evidence: the column varies well beyond the rounding
     if ok.sum() < 5 or np.ptp(y[ok]) <= 20 * tol:
         return None
     if (np.abs(x[ok] - y[ok, None]).max(axis=0) <= 2 * tol).any():
         return None  # it repeats another column within rounding: near-identical scenarios, not a summary
-    # the minimum and maximum are not tried: sparse columns of near-zero fractions match them by chance
     stats = {"median": np.median(x[ok], axis=1), "standard deviation": np.std(x[ok], axis=1, ddof=1),
-             "standard deviation (n)": np.std(x[ok], axis=1)}
+             "standard deviation (n)": np.std(x[ok], axis=1), "minimum": np.min(x[ok], axis=1),
+             "maximum": np.max(x[ok], axis=1)}
     for what, ref in stats.items():
         if np.ptp(ref) == 0 or np.corrcoef(y[ok], ref)[0, 1] < 0.999:  # near-zero columns agree by chance
             continue
+        if what in ("minimum", "maximum"):
+            # sparse columns of near-zero fractions match a minimum by chance: it must come from two columns at
+            # least, each on 3 rows where it is not 0
+            src = (np.argmin if what == "minimum" else np.argmax)(x[ok], axis=1)[ref != 0]
+            if (np.bincount(src) >= 3).sum() < 2:
+                continue
         hit = next((k for k in (1.0, 100.0, 0.01) if np.ptp(k * ref) > 20 * tol
                     and np.abs(y[ok] - k * ref).max() <= k * tol + tol), None)
         if hit is not None:
