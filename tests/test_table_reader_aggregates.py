@@ -85,3 +85,22 @@ def test_row_minimum_and_maximum_columns_are_summaries_and_sparse_columns_stay_s
     assert ("'Min' (the minimum of the other columns within rounding); 'Max' (the maximum of the other columns "
             "within rounding)") in wide.attrs["note"]
 
+
+def test_a_price_among_fractions_is_off_their_scale_beside_other_metadata(tmp_path):
+    # the parameter count, context length and year are off every scale; once they are set aside, the price (decimals,
+    # up to 30) is off the fractions' scale and the 0/1 flag is a flag among scores with decimals
+    d = _board(seed=7)
+    x = d.copy()
+    rng = np.random.default_rng(8)
+    n = len(d)
+    d["Billions"] = rng.choice([7, 13, 34, 70, 405], n)
+    d["Context"] = rng.choice([4096, 8192, 32000, 128000], n)
+    d["Year"] = rng.choice([2022, 2023, 2024], n)
+    d["Open weights"] = rng.integers(0, 2, n)
+    d["$ / 1M tok"] = rng.uniform(0.4, 30, n).round(2)
+    f = tmp_path / "board.csv"
+    d.to_csv(f)
+    wide, _ = read_scores(f)
+    assert list(wide.columns) == list(x.columns)
+    assert "'$ / 1M tok' (values up to" in wide.attrs["note"] and "'Open weights' (whole numbers of 2 levels" in (
+        wide.attrs["note"])

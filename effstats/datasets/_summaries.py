@@ -71,8 +71,17 @@ def _summary_columns(num: pd.DataFrame, cand: list, decimals: dict, ref: pd.Seri
     dispersion (SD, Std, IQR). Returns column -> why.
 
     The table is read into one array and each column compared with a mask of the others: a leaderboard of
-    thousands of columns costs a pass over the others per column, not a pandas selection of them."""
+    thousands of columns costs a pass over the others per column, not a pandas selection of them. The columns set
+    aside are left out of the scale and the shares of the others, and the rest judged again (a price among
+    fractions is off their scale once a parameter count and a year no longer count among the scores)."""
+    out = _summary_pass(num, cand, decimals, ref)
+    while out and (more := _summary_pass(num, [c for c in cand if c not in out], decimals, ref)):
+        out.update(more)
+    return {c: out[c] for c in cand if c in out}
 
+
+def _summary_pass(num: pd.DataFrame, cand: list, decimals: dict, ref: pd.Series | None = None) -> dict:
+    """One pass of :func:`_summary_columns` over the columns ``cand``."""
     out: dict = {}
     if not cand:
         return out
