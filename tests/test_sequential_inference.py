@@ -317,6 +317,20 @@ def test_sequential_pvalue_rejects_bad_input():
         stagewise_inference("not a design", z=2.0, look=1)
 
 
+def test_an_evaluations_result_given_as_design_names_final_inference():
+    from effstats.sequential import Efficacy, SequentialEvaluator
+
+    g = np.random.default_rng(0)
+    a, b = (g.random(1000) < 0.80).astype(float), (g.random(1000) < 0.72).astype(float)
+    res = SequentialEvaluator([Efficacy()], rng=0).fit(a, b)
+    said = r"^design: got a SequentialResult .*final_inference\(\)"
+    for call in (lambda: stagewise_inference(res), lambda: stagewise_inference(res, z=2.0, look=1),
+                 lambda: stagewise_pvalue(res)):
+        with pytest.raises(ValueError, match=said):
+            call()
+    assert 0 < res.final_inference().pvalue < 0.05  # the way it names
+
+
 # ---------------------------------------------------------------------------------------- properties
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402

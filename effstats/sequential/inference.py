@@ -91,13 +91,26 @@ class _Bounds(ReadOnlyFields):
         read_only_fields(self)
 
 
+def _check_design(design: Any) -> None:
+    """One ValueError naming ``design`` when it is not a GroupSequentialDesign (None is left to the caller); an
+    evaluation's result is told the method that does this for it."""
+    from ._design import GroupSequentialDesign
+    from ._results import SequentialResult
+
+    if design is None or isinstance(design, GroupSequentialDesign):
+        return
+    if isinstance(design, SequentialResult):
+        raise ValueError("design: got a SequentialResult (an evaluation's result), not a GroupSequentialDesign; its "
+                         "final_inference() gives this inference with the bounds and information of its looks")
+    raise ValueError(f"design: expected a GroupSequentialDesign (from effstats.sequential.design), got "
+                     f"{type(design).__name__}")
+
+
 def _as_bounds(design: Any, information: Any, upper: Any, lower: Any, two_sided: bool | None, r: int | None,
                binding_futility: bool | None = None) -> _Bounds:
     """Bounds, binding lower bounds and information from a GroupSequentialDesign or explicit arrays."""
     if binding_futility is not None and not isinstance(binding_futility, (bool, np.bool_)):
         raise ValueError(f"binding_futility: expected True, False or None, got {binding_futility!r}")
-    from ._design import GroupSequentialDesign
-
     for name, val in (("information", information), ("upper", upper), ("lower", lower)):
         if val is not None and (isinstance(val, (bool, np.bool_)) or np.asarray(val).dtype == bool):
             raise ValueError(f"{name}: expected an array of numbers, got {_plain(val)!r}")
@@ -108,9 +121,7 @@ def _as_bounds(design: Any, information: Any, upper: Any, lower: Any, two_sided:
         raise ValueError(f"r: expected an integer grid size in [6, 80], got {r!r}")
 
     if design is not None:
-        if not isinstance(design, GroupSequentialDesign):
-            raise ValueError(f"design: expected a GroupSequentialDesign (from effstats.sequential.design), got "
-                             f"{type(design).__name__}")
+        _check_design(design)
         if upper is not None or lower is not None:
             raise ValueError("upper: give either a design or explicit bounds (upper=, lower=), not both")
         b = np.asarray(design.upper, float)
@@ -523,6 +534,7 @@ def stagewise_inference(design: Any = None, z: Any = None, look: int | None = No
     >>> res.look, res.reason, round(res.pvalue, 4)
     (2, 'efficacy', 0.0019)
     """
+    _check_design(design)
     if z is None:
         raise ValueError("z: the statistic at the stopping look is required")
     bd = _as_bounds(design, information, upper, lower, two_sided, r, binding_futility)
@@ -585,6 +597,7 @@ def stagewise_pvalue(design: Any = None, z: Any = None, look: int | None = None,
     >>> round(stagewise_pvalue(design(10, 0.05, spending="pocock"), z=3.0, look=2), 4)
     0.0123
     """
+    _check_design(design)
     if z is None:
         raise ValueError("z: the statistic at the stopping look is required")
     bd = _as_bounds(design, information, kwargs.pop("upper", None), kwargs.pop("lower", None),
