@@ -319,3 +319,21 @@ def test_confidence_interval_is_the_branch_its_docstring_names():
     t = stats.t.ppf(1 - a, g.df)
     np.testing.assert_allclose(g.confidence_interval(0.9), (g.statistic - t * g.standard_error,
                                                             g.statistic + t * g.standard_error), rtol=1e-9)
+
+
+def test_a_fixed_selection_of_item_ids_is_the_selection_of_their_positions():
+    # the items Sort & Search's select returns on a ResponseMatrix are item ids; DISCO takes them as it takes positions
+    from effstats.sortsearch import SortSearch
+
+    rm = simulate_responses(30, 120, rng=0)
+    src, tgt = rm.subset(models=range(25)), rm.subset(models=range(25, 30))
+    ids = SortSearch().fit(src).select(20)
+    assert ids.dtype.kind in "OU"
+    by_id = DISCO(20, selection=ids, random_state=0).fit(src)
+    by_pos = DISCO(20, selection=src.item_ids.get_indexer(ids), random_state=0).fit(src)
+    np.testing.assert_array_equal(by_id.selected_, by_pos.selected_)
+    np.testing.assert_array_equal(by_id.predict(tgt), by_pos.predict(tgt))
+    with pytest.raises(ValueError, match=r"^selection: 1 item id\(s\) not among the source's items, e.g. \['nope'\]"):
+        DISCO(20, selection=["nope", *ids[1:]]).fit(src)
+    with pytest.raises(ValueError, match="^selection: item ids .* need a source with item ids"):
+        DISCO(20, selection=ids).fit(src.values)

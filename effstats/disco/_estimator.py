@@ -12,8 +12,10 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 
 from .._results import ConfidenceInterval, check_confidence_level
+from .._shared import _plain
 from .._subset import _Outputs, _SubsetEstimator, _item_groups, _quiet_missing
 from .._subset_results import SubsetPrediction
 from .._validation import check_array, check_option, check_positive_int, check_rng
@@ -103,6 +105,25 @@ def _fit_pca(X: np.ndarray, d: int) -> tuple[Any, np.ndarray]:
 
 
 _SELECTIONS = ("random", "pds", "jsd")
+
+
+def _item_positions(selection: Any, src: _Outputs) -> Any:
+    """A fixed selection as item positions: item ids (non-numeric, as Sort & Search's ``select`` returns on a
+    ResponseMatrix) looked up among the source's; anything else as given, checked as positions by the caller."""
+    if isinstance(selection, (pd.Index, pd.Series)):
+        selection = selection.to_numpy()
+    arr = np.asarray(selection) if not isinstance(selection, np.ndarray) else selection
+    if arr.ndim != 1 or arr.dtype.kind not in "OUS" or not arr.size:
+        return selection
+    if src.item_ids is None:
+        raise ValueError(f"selection: item ids ({_plain(arr[0])!r}, ...) need a source with item ids (a "
+                         "ResponseMatrix); for an array source give item positions (integers)")
+    pos = src.item_ids.get_indexer(arr)
+    if (pos < 0).any():
+        missing = [_plain(v) for v in arr[pos < 0][:5]]
+        raise ValueError(f"selection: {int((pos < 0).sum())} item id(s) not among the source's items, e.g. "
+                         f"{missing}")
+    return pos
 _SIGNATURES = ("probabilities", "true_class", "predictions", "correctness")
 
 
@@ -136,9 +157,10 @@ class DISCO(_SubsetEstimator):
     ----------
     n_items : int, default=100
         Number of selected items k (100 in Rubinstein et al. 2025), at most the number of items.
-    selection : {"random", "pds", "jsd"} or int array of shape (n_items,), default="random"
+    selection : {"random", "pds", "jsd"} or array of shape (n_items,), default="random"
         Uniform random items, top-k by a disagreement score of the source models (PDS, Eq. 1 of Rubinstein et
-        al. 2025, or the JSD), or a fixed item subset chosen elsewhere (e.g. Sort & Search's difficulty positions). On
+        al. 2025, or the JSD), or a fixed item subset chosen elsewhere: item positions (integers), or, for a
+        ResponseMatrix source, its item ids (e.g. the items ``SortSearch(...).fit(source).select(k)`` returns). On
         0/1 correctness (no probabilities or class ids) ``"pds"`` and ``"jsd"`` select the same items: an item's PDS
         is 1 when the source models disagree on it and 1/2 when they agree, its JSD is the entropy of their votes
         (positive exactly when they disagree), and PDS ties are broken by the JSD, so both rank by the JSD.
@@ -312,7 +334,7 @@ class DISCO(_SubsetEstimator):
         groups = _item_groups(self.stratify, src)
         m = src.n_models
         if not isinstance(self.selection, str):  # a fixed item subset chosen elsewhere
-            sel = check_array(self.selection, "selection", ndim=1, dtype=None)
+            sel = check_array(_item_positions(self.selection, src), "selection", ndim=1, dtype=None)
             if (not np.issubdtype(sel.dtype, np.integer) or sel.min() < 0 or sel.max() >= src.n_items
                     or np.unique(sel).size != sel.size):
                 raise ValueError(f"selection: expected distinct item positions in [0, {src.n_items - 1}]")
