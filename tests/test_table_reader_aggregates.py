@@ -104,3 +104,17 @@ def test_a_price_among_fractions_is_off_their_scale_beside_other_metadata(tmp_pa
     assert list(wide.columns) == list(x.columns)
     assert "'$ / 1M tok' (values up to" in wide.attrs["note"] and "'Open weights' (whole numbers of 2 levels" in (
         wide.attrs["note"])
+
+
+def test_the_report_compares_a_mean_rank_by_its_ranking_only(tmp_path):
+    from effstats.reliability import audit
+
+    d = _board(seed=9)
+    d["Avg. rank"] = d.rank(ascending=False).mean(axis=1).round(2)
+    f = tmp_path / "board.csv"
+    d.to_csv(f)
+    audit(f, tmp_path / "a", n_boot=20, progress=False)
+    md = (tmp_path / "a" / "report.md").read_text()
+    line = next(x for x in md.splitlines() if x.startswith("Recomputed"))
+    assert "'Avg. rank' (lower is better, read negated: only the rankings compare): Kendall τ" in line
+    assert "max |Δ|" not in line

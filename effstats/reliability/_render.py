@@ -229,9 +229,12 @@ def _render(res: AuditResult) -> _Doc:
                        "the ranking and the resampling above use the unweighted mean: the weighted mean leaves "
                        "out some of the score columns)"))
         what = _SCORE_NAME["mean"] if pub.get("not_audited") else _SCORE_NAME.get(pub["kind"], "weighted mean")
+        lower = bool(pub.get("lower"))  # a mean rank, read negated: not on the aggregate's scale, only its ranking
         doc.p(f"Recomputed {what} vs the published aggregate{col}{how}"
-              f"{' (in percent)' if pub['scale'] == 100 else ''}: max |Δ| = {pub['max_abs_diff']:.4f}, median "
-              f"{pub['median_abs_diff']:.4f}; Kendall τ of the two rankings {pub['kendall_tau']:.3f}"
+              + (" (lower is better, read negated: only the rankings compare):" if lower else
+                 f"{' (in percent)' if pub['scale'] == 100 else ''}: max |Δ| = {pub['max_abs_diff']:.4f}, median "
+                 f"{pub['median_abs_diff']:.4f};")
+              + f" Kendall τ of the two rankings {pub['kendall_tau']:.3f}"
               + (f" (the published ranking against the ranking shown above: {pub['kendall_tau_ranked']:.3f})"
                  if pub["kind"] == "weighted" and not st.get("weights") and not pub.get("not_audited")
                  and "kendall_tau_ranked" in pub else "")
