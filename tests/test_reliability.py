@@ -3,6 +3,8 @@ Language Models)" (NAACL 2024, arXiv:2308.11696), brute force,
 scipy, Monte-Carlo truth and the published HELM Mean-win-rate column."""
 from __future__ import annotations
 
+import re
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -121,6 +123,28 @@ def test_mwr_against_published_helm_column(helm):
         assert d.max() <= 0.02 and d.median() <= 0.003
         assert stats.kendalltau(ours, pub.reindex(ours.index)).statistic >= 0.98
     assert R.mean_win_rate(table).idxmax() == "Llama 2 (70B)"
+
+
+def test_a_published_aggregate_column_is_left_out_with_a_warning_naming_it():
+    # HELM's table read with pandas carries its published "Mean win rate" beside the scenarios: scored as one more
+    # scenario it would count the aggregate in itself (the MWR off by up to 0.01 on HELM Lite, ranks changed)
+    raw = pd.read_csv(HELM, sep="\t", index_col=0, na_values=["-"])
+    tab = raw.drop(columns="Mean win rate")
+    said = "left out 'Mean win rate', the Mean Win Rate of the other columns (a published aggregate, not a scenario)"
+    for f, kw in ((R.mean_win_rate, {}), (R.mean_score, {}), (R.dior, dict(n_boot=50, rng=0))):
+        with pytest.warns(UserWarning, match=re.escape(said)) as caught:
+            got = f(raw, **kw)
+        assert caught[0].filename == __file__  # points at the caller's line
+        want = f(tab, **kw)
+        if isinstance(got, pd.Series):
+            pd.testing.assert_series_equal(got, want)
+        else:
+            assert got.statistic == want.statistic
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the scenarios alone: no warning
+        R.mean_win_rate(tab)
+        R.mean_win_rate(raw, groups=np.arange(raw.shape[1]))  # columns given as subscenarios: kept as given
+    assert R.Benchmark.from_data(tab).n_items == 16
 
 
 def test_missing_is_omitted_not_zero():

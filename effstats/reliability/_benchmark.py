@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import datetime
+import warnings
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Literal, Sequence
@@ -10,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from .._results import ReadOnlyFields, read_only_fields
-from .._shared import _plain
+from .._shared import _caller_stacklevel, _plain
 from .._validation import check_array
 from .._plain_exceptions import InputTypeError
 from ..responses import ResponseMatrix
@@ -49,6 +50,41 @@ def _check_sizes(sizes: Any, name: str, *, maximum: int | None = None, allow_non
     if not out:
         raise ValueError(f"{name}: expected a non-empty list of positive integers, got an empty one")
     return out
+
+
+# a leaderboard table, not per-example columns: beyond this many columns a table is not searched for aggregates
+_MAX_AGGREGATE_SEARCH = 200
+_AGGREGATE_KINDS = {"mwr": "Mean Win Rate", "mean": "mean", "weighted": "weighted mean"}
+
+
+def _without_aggregates(num: pd.DataFrame, name: str) -> pd.DataFrame:
+    """A models × scenarios table without its published aggregates (a column that is the mean, weighted mean or
+    Mean Win Rate of the others, as :func:`effstats.reliability.audit` and the score-table readers recognise it),
+    left out with a warning naming them: scored as a scenario, it would count the aggregate in itself."""
+    if not 3 <= num.shape[1] <= _MAX_AGGREGATE_SEARCH:
+        return num
+    from .._published import _detect_published
+
+    # as floats, NaN where not evaluated (pandas' nullable dtypes hold NA)
+    x = pd.DataFrame(num.to_numpy(dtype=float, na_value=np.nan), index=num.index, columns=num.columns)
+    found: list[dict] = []
+    for _ in range(3):  # the best match removed, the rest searched again (a table may carry two)
+        rest = x.drop(columns=[f["column"] for f in found])
+        # a column equal to another is the mean of any columns equal to it: no evidence of an aggregate
+        hit = [f for f in _detect_published(rest) if not any(
+            rest[f["column"]].equals(rest[c]) for c in rest.columns if c != f["column"])]
+        if not hit:
+            break
+        found.append(hit[0])
+    if not found:
+        return num
+    what = "; ".join(f"{_plain(str(f['column']))!r}, the {_AGGREGATE_KINDS.get(f['kind'], f['kind'])} of the other "
+                     "columns" for f in found)
+    cols = [f["column"] for f in found]
+    warnings.warn(f"{name}: left out {what} (a published aggregate, not a scenario); pass the scenario columns "
+                  f"only (e.g. table.drop(columns={[_plain(c) for c in cols]!r})) to silence this", UserWarning,
+                  stacklevel=_caller_stacklevel())
+    return num.drop(columns=cols)
 
 
 def _choice(x: Any, name: str, options: Sequence[str]) -> str:
@@ -176,7 +212,10 @@ class Benchmark(ReadOnlyFields):
         ----------
         data : ResponseMatrix, DataFrame or array of shape (n_models, n_items)
             Scores; NaN (arrays / DataFrames) or ``'-'`` (DataFrames) or the ResponseMatrix
-            ``missing`` mask mark cells that were not evaluated. Scores may be any real numbers.
+            ``missing`` mask mark cells that were not evaluated. Scores may be any real numbers. A DataFrame's
+            column that is a published aggregate of the others (their mean, weighted mean or Mean Win Rate, as
+            HELM's "Mean win rate" column, recognised as :func:`effstats.reliability.audit` recognises it) is left
+            out with a UserWarning naming it: scored as a scenario it would count the aggregate in itself.
         scenario, subscenario, prompt : str or None
             Item-metadata columns of a ResponseMatrix giving the hierarchy. Without a ``scenario`` column (the
             default name) an item column ``task`` is the scenario, as the harness and HELM readers name an item's
@@ -247,10 +286,12 @@ class Benchmark(ReadOnlyFields):
                 col = bad.any().idxmax()
                 raise ValueError(f"{name}: column {col!r} has non-numeric values, e.g. "
                                  f"{_plain(data.loc[bad[col], col].iloc[0])!r}")
+            if groups is None:
+                num = _without_aggregates(num, name)
             arr = check_array(num.to_numpy(dtype=float, na_value=np.nan), name, ndim=2, allow_nan=True)
             obs = ~np.isnan(arr)
             vals = np.where(obs, arr, 0.0)
-            mids, iids = pd.Index(data.index, name="model"), pd.Index(data.columns, name="item")
+            mids, iids = pd.Index(data.index, name="model"), pd.Index(num.columns, name="item")
         else:
             arr = check_array(data, name, ndim=2, allow_nan=True)
             obs = ~np.isnan(arr)

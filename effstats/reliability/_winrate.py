@@ -181,11 +181,14 @@ def _score_from_scenarios(scen: np.ndarray, score: str, ties: str, scen_w: np.nd
     return _mwr(scen, ties, scen_w)
 
 
-def _as_scores(scores: Any, name: str = "scores") -> tuple[np.ndarray, pd.Index | None, pd.Index | None]:
+def _as_scores(scores: Any, name: str = "scores",
+               groups: Any = None) -> tuple[np.ndarray, pd.Index | None, pd.Index | None]:
+    """Scores with NaN where not evaluated, model ids and item ids; a DataFrame's published aggregate columns are
+    left out (:meth:`Benchmark.from_data`) unless ``groups`` says its columns are subscenarios."""
     if isinstance(scores, ResponseMatrix):
         return scores.values_with_nan(), scores.model_ids, scores.item_ids
     if isinstance(scores, pd.DataFrame):
-        b = Benchmark.from_data(scores, name=name)
+        b = Benchmark.from_data(scores, name=name, groups=groups)
         return np.where(b.observed, b.values, np.nan), b.model_ids, b.item_ids
     arr = check_array(scores, name, ndim=None, allow_nan=True)
     if arr.ndim < 2:
@@ -291,7 +294,7 @@ def mean_win_rate(scores: Any, groups: Any = None, *, ties: str = "strict", chec
     [0.625, 0.375, 0.5]
     """
     _choice(ties, "ties", _TIES)
-    x, mids, _ = _as_scores(scores)
+    x, mids, _ = _as_scores(scores, groups=groups)
     groups = _item_scenarios(scores) if groups is None else groups
     if groups is not None:
         x, _ = _grouped(x, groups)
@@ -373,7 +376,7 @@ def mean_of_means(scores: Any, groups: Any) -> Any:
     >>> mean_of_means(x, groups=["a", "a", "b"]).round(3).tolist()
     [0.5, 0.5]
     """
-    x, mids, _ = _as_scores(scores)
+    x, mids, _ = _as_scores(scores, groups=groups)
     g, _ = _grouped(x, groups)
     return _finish(_weighted_nanmean(g, None), mids, "mean_of_means", "mean of means")
 
@@ -414,7 +417,7 @@ def comparison_components(scores: Any, groups: Any = None) -> Any:
     >>> comparison_components(x[:4]).tolist()
     [0, 0, 1, 1]
     """
-    x, mids, _ = _as_scores(scores)
+    x, mids, _ = _as_scores(scores, groups=groups)
     if x.ndim != 2:
         raise ValueError(f"scores: expected a 2-D table (n_models, n_columns), got shape {x.shape}")
     groups = _item_scenarios(scores) if groups is None else groups
