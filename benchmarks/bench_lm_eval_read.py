@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
+from bench_tables import _run  # the sibling script's: run as benchmarks/bench_lm_eval_read.py
 
 READ = "import sys; from effstats.datasets import read_lm_eval_samples; read_lm_eval_samples(sys.argv[1])"
 LOADS = ("import json, pathlib, sys\n"
@@ -31,18 +30,9 @@ LOADS = ("import json, pathlib, sys\n"
          "            json.loads(line)\n")
 
 
-def _run(code: str, logs: Path, env: dict) -> tuple[float, float, float]:
-    """Wall seconds, CPU seconds and peak resident memory (MB) of one process."""
-    t = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-c", code, str(logs)], env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - t
-    err = proc.stderr.read().decode()
-    proc.stderr.close()
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"failed:\n{err}")
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+def _read(code: str, logs: Path, env: dict) -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds and peak resident memory (MB) of ``code`` reading ``logs`` in a process."""
+    return _run([sys.executable, "-c", code, str(logs)], env)
 
 
 def _write_logs(folder: Path, n_models: int, n_items: int, n_choices: int) -> None:
@@ -77,11 +67,11 @@ def main() -> None:
         size = sum(f.stat().st_size for f in logs.rglob("samples_*.jsonl")) / 1e6
         base = {k: v for k, v in os.environ.items() if k != "EFFSTATS_CACHE_DIR"}
         cached = dict(base, EFFSTATS_CACHE_DIR=str(Path(tmp, "cache")))
-        _run(READ, logs, cached)  # the first read fills the cache
+        _read(READ, logs, cached)  # the first read fills the cache
         rows = {"json.loads of every line": (LOADS, base),
                 "read_lm_eval_samples, every file parsed": (READ, dict(base, EFFSTATS_CACHE_DIR="")),
                 "read_lm_eval_samples, from the cache": (READ, cached)}
-        best = {name: min((_run(code, logs, env) for _ in range(a.repeats)), key=lambda r: r[1])
+        best = {name: min((_read(code, logs, env) for _ in range(a.repeats)), key=lambda r: r[1])
                 for name, (code, env) in rows.items()}
     print(f"{size:.0f} MB of samples files ({logs if a.logs else f'{a.models} models x {a.items} documents'})")
     print("| read | wall (s) | CPU (s) | peak (MB) |\n|---|---|---|---|")

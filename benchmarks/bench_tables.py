@@ -33,10 +33,11 @@ TASKS = ["arc_easy", "arc_challenge", "hellaswag", "mmlu_abstract_algebra", "win
          "truthfulqa_mc1", "piqa"]
 
 
-def _run(cmd: list[str]) -> tuple[float, float, float]:
-    """Wall seconds, CPU seconds (user + system) and peak resident memory (MB) of one process."""
+def _run(cmd: list[str], env: dict | None = None) -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds (user + system) and peak resident memory (MB) of one process (``env``: its
+    environment, default this one's)."""
     t = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - t
     err = proc.stderr.read().decode()
