@@ -320,6 +320,37 @@ def test_audit_result_tables_figures_and_rendering(tmp_path):
     assert path.read_text() == md and (tmp_path / "saved" / "rank_intervals.png").read_bytes()[:4] == b"\x89PNG"
 
 
+def _png(fig, dpi=110) -> np.ndarray:
+    import io
+
+    from PIL import Image
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi)
+    return np.asarray(Image.open(buf))
+
+
+def test_figures_titles_are_where_matplotlib_places_them(monkeypatch):
+    from effstats.reliability import _render
+
+    res = audit(_table(10, 5, seed=10), n_boot=40, progress=False)
+    pinned = {k: _png(f) for k, f in res._figures(dpi=110).items()}
+    shown = {k: _png(f, dpi=80) for k, f in res.figures.items()}
+    monkeypatch.setattr(_render, "_lay_out", lambda fig, ax: fig.tight_layout())  # matplotlib's own placement
+    assert all(np.array_equal(pinned[k], _png(f)) for k, f in res._figures(dpi=110).items())
+    assert all(np.array_equal(shown[k], _png(f, dpi=80)) for k, f in res.figures.items())
+    monkeypatch.undo()
+    # a y axis with an offset text above it: the title is moved clear of it, as matplotlib moves it
+    base = 0.999991
+    curve = pd.DataFrame({"objective": "kendall", "size": [1, 2, 4, 8], "dior": base + 1e-7 * np.arange(4),
+                          "ci_low": base + 1e-7 * np.arange(-1, 3), "ci_high": base + 1e-7 * np.arange(1, 5)})
+    fig = _render._plot_curve(curve, "Ranking reliability vs number of scenarios", "scenarios", base, dpi=110)
+    ax = fig.axes[0]
+    _png(fig)
+    assert ax.yaxis.offsetText.get_text()
+    assert ax.title.get_window_extent().y0 >= ax.yaxis.offsetText.get_window_extent().y1 - 1
+
+
 def test_cli_writes_what_the_api_computes(tmp_path):
     t = _table(10, 5, seed=11)
     p = tmp_path / "board.csv"

@@ -107,14 +107,36 @@ class _Doc:
         return "\n".join(out)
 
 
-def _figure():
-    from matplotlib.figure import Figure  # no pyplot: figures are built off-screen and never registered
+def _figure(dpi: float | None = None):
+    """A figure off-screen on its own Agg canvas, at ``dpi`` (matplotlib's ``figure.dpi`` when None).
 
-    return Figure(figsize=(6, 3.8))
+    No pyplot: the figure is never registered. With its canvas attached, ``tight_layout`` and a ``savefig`` at the
+    figure's dpi share one renderer: no canvas is made for the layout and another for the image.
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(6, 3.8), dpi=dpi)
+    FigureCanvasAgg(fig)
+    return fig
 
 
-def _plot_curve(df: pd.DataFrame, title: str, xlabel: str, target: float):
-    fig = _figure()
+def _lay_out(fig, ax) -> None:
+    """``tight_layout``, then the title pinned where matplotlib's automatic placement puts it.
+
+    That placement sets the title at the top of the axes unless the y axis' offset text (a "1e-5" or "+0.999" above
+    the axis) overlaps it, and checks so at every layout and every draw by laying out the y axis' ticks once more.
+    The layout has just set the offset text: where it is empty, the title's place is the top of the axes at any
+    size and dpi, and the image is drawn without that check.
+    """
+    fig.tight_layout()
+    title = ax.title
+    if title.get_text() and not ax.yaxis.offsetText.get_text():
+        ax.set_title(title.get_text(), fontsize=title.get_fontsize(), y=1.0)
+
+
+def _plot_curve(df: pd.DataFrame, title: str, xlabel: str, target: float, dpi: float | None = None):
+    fig = _figure(dpi)
     ax = fig.subplots()
     for obj, g in df.groupby("objective", sort=False):
         ax.plot(g["size"], g["dior"], marker="o", label=f"{obj} DIoR")
@@ -126,7 +148,7 @@ def _plot_curve(df: pd.DataFrame, title: str, xlabel: str, target: float):
     ax.set_ylabel("DIoR (lower 95% bound)")
     ax.set_title(title, fontsize=10)
     ax.legend(fontsize=8)
-    fig.tight_layout()
+    _lay_out(fig, ax)
     return fig
 
 
@@ -155,9 +177,9 @@ def _labels(names: Any, width: int = 40) -> list[str]:
     return short
 
 
-def _plot_ranks(tab: pd.DataFrame, n_show: int = 30):
+def _plot_ranks(tab: pd.DataFrame, n_show: int = 30, dpi: float | None = None):
     t = tab.head(n_show)
-    fig = _figure()
+    fig = _figure(dpi)
     fig.set_size_inches(6, max(3.0, 0.18 * len(t) + 1))
     ax = fig.subplots()
     y = np.arange(len(t))
@@ -168,12 +190,12 @@ def _plot_ranks(tab: pd.DataFrame, n_show: int = 30):
     ax.invert_yaxis()
     ax.set_xlabel("rank (95% bootstrap interval over scenarios)")
     ax.set_title(f"Top {len(t)} models: rank uncertainty", fontsize=10)
-    fig.tight_layout()
+    _lay_out(fig, ax)
     return fig
 
 
-def _plot_switch(df: pd.DataFrame):
-    fig = _figure()
+def _plot_switch(df: pd.DataFrame, dpi: float | None = None):
+    fig = _figure(dpi)
     ax = fig.subplots()
     for c, g in df.groupby("cluster_size"):
         ax.plot(g["size"], g["p_switch"], marker="o", label=f"ranks i and i+{c - 1}")
@@ -182,7 +204,7 @@ def _plot_switch(df: pd.DataFrame):
     ax.set_xlabel("examples per scenario")
     ax.set_ylabel("P(order of the two switches)")
     ax.legend(fontsize=8)
-    fig.tight_layout()
+    _lay_out(fig, ax)
     return fig
 
 

@@ -53,6 +53,8 @@ _OUTPUTS = ("report.md", "report.html", "scores.csv", "reliability.csv", "scenar
             "efficiency_examples.png", "rank_switch.png")
 _RECORD = ".effstats_audit.json"
 _RECORD_FORMAT = "effstats.audit/1"
+_PNG_DPI = 110  # the figures' PNG files
+_HTML_DPI = 90  # the figures embedded in the HTML page
 
 
 def _ours(rel: str) -> bool:
@@ -237,17 +239,22 @@ class AuditResult:
         >>> sorted(res.figures)
         ['efficiency_scenarios.png', 'rank_intervals.png']
         """
-        figs = {"rank_intervals.png": _plot_ranks(self.scores)}
+        return self._figures()
+
+    def _figures(self, dpi: float | None = None) -> dict:
+        """:attr:`figures`, at ``dpi`` (matplotlib's ``figure.dpi`` when None): laid out at the dpi they are saved
+        at, their layout and their image share one renderer."""
+        figs = {"rank_intervals.png": _plot_ranks(self.scores, dpi=dpi)}
         target = self.settings["target"]
         if len(self.efficiency_scenarios):
             figs["efficiency_scenarios.png"] = _plot_curve(
                 self.efficiency_scenarios, "Ranking reliability vs number of scenarios",
-                "scenarios drawn (with replacement)", target)
+                "scenarios drawn (with replacement)", target, dpi=dpi)
         if self.efficiency_examples is not None:
             figs["efficiency_examples.png"] = _plot_curve(
                 self.efficiency_examples, "Ranking reliability vs examples per scenario", "examples per scenario",
-                target)
-            figs["rank_switch.png"] = _plot_switch(self.rank_switch)
+                target, dpi=dpi)
+            figs["rank_switch.png"] = _plot_switch(self.rank_switch, dpi=dpi)
         return figs
 
     def _doc(self) -> _Doc:
@@ -281,9 +288,9 @@ class AuditResult:
         import io
 
         out = {}
-        for name, fig in self.figures.items():
+        for name, fig in self._figures(dpi=_HTML_DPI).items():
             buf = io.BytesIO()
-            fig.savefig(buf, format="png", dpi=90)
+            fig.savefig(buf, format="png", dpi=_HTML_DPI)
             out[name] = "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
         return out
 
@@ -393,7 +400,7 @@ class AuditResult:
                   "efficiency_examples.csv": self.efficiency_examples, "rank_switch.csv": self.rank_switch}
         tables = {k: t for k, t in tables.items()
                   if t is not None and (len(t) or k in ("scores.csv", "reliability.csv", "scenarios.csv"))}
-        figures = self.figures
+        figures = self._figures(dpi=_PNG_DPI)
         names = [*tables, *figures, "report.html", "report.md"]
         # the folder's lock, the one every command writing into a folder takes: a second audit (or a select, an
         # estimate ...) into ``out`` at the same time waits, then finds this report in place, never a mix of two
@@ -407,7 +414,7 @@ class AuditResult:
             writes = [(out / name, csv_safe(t).to_csv(index=False)) for name, t in tables.items()]
             for name, fig in figures.items():
                 buf = io.BytesIO()
-                fig.savefig(buf, format="png", dpi=110)
+                fig.savefig(buf, format="png", dpi=_PNG_DPI)
                 writes.append((out / name, buf.getvalue()))
             doc = self._doc()
             writes += [(out / "report.html", doc.html(self._title())), (out / "report.md", doc.markdown()),
