@@ -141,7 +141,9 @@ if KATEX.is_dir():
     # nbsphinx would load require.js and the widget manager from a CDN: no notebook here has widget outputs
     nbsphinx_requirejs_path = ""
     nbsphinx_widgets_path = ""
-html_theme_options = {"show_prev_next": True, "navigation_depth": 2}
+# the sidebar shows the current page's branch of its section, not every page of it: the theme's remedy for its per-page
+# navigation, whose cost grows with the pages squared (most of a build of the API pages otherwise)
+html_theme_options = {"show_prev_next": True, "navigation_depth": 2, "collapse_navigation": True}
 html_show_sourcelink = False
 html_copy_source = False
 myst_heading_anchors = 3
