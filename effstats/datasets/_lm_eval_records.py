@@ -168,9 +168,9 @@ def _read_file_kept(f: Path, metric: str, normalize: bool, want_filter: str | No
         failed.extend((_shown(f), line, doc) for line, doc in bad)
         return recs
     stamp = _lm_eval_cache.stamp_of(f)
-    before = len(failed)
+    n_failed = len(failed)
     recs = _read_file(f, metric, normalize, want_filter, arg, failed)
-    _lm_eval_cache.save(f, options, stamp, recs, [(line, doc) for _, line, doc in failed[before:]])
+    _lm_eval_cache.save(f, options, stamp, recs, [(line, doc) for _, line, doc in failed[n_failed:]])
     return recs
 
 

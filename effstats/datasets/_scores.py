@@ -680,9 +680,8 @@ def _finish_wide(wide: pd.DataFrame, scenarios, exclude, *, duplicates: str = "l
                 lambda v: -v if "↓" in str(v.name) else v)):
             # lower is better than the scores (a mean rank; a win rate is higher-better by its name): read
             # negated, as the aggregate of the scores it follows best
-            kind = max(_correlations(-num_all[[col] + cand].to_numpy(dtype=float)[:, 0],
-                                     _aggregates_of_rest(num_all[[col] + cand].to_numpy(dtype=float)), 0).items(),
-                       key=lambda kv: kv[1])[0]
+            block = num_all[[col] + cand].to_numpy(dtype=float)
+            kind = max(_correlations(-block[:, 0], _aggregates_of_rest(block), 0).items(), key=lambda kv: kv[1])[0]
             info.update(kind="mean" if kind == "mean" else "mwr", lower=True)
     elif found:
         info = found[0]
