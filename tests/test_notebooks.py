@@ -1,6 +1,7 @@
 """Every notebook in notebooks/ executes in FAST mode in the "effstats" kernel, shows its figures inline, saves them,
 and writes a claims table (FIGURES/<stem>_claims.csv: claim, paper, ours, holds) whose every claim holds."""
 import contextlib
+import functools
 import importlib.util
 import io
 import time
@@ -67,6 +68,18 @@ def fast_run(path: Path, tmp_path_factory) -> tuple[nbformat.NotebookNode, Path]
         raise RuntimeError(f"{path.name} failed in FAST mode (run_notebooks.py exit status {run.status}):\n"
                            f"{report[-4000:]}\n{run.stdout[-1000:]}")
     return nbformat.read(run.folder / "notebooks" / path.name, as_version=4), run.folder / "figures"
+
+
+@functools.cache
+def _predictions_missing() -> bool:
+    """Whether the notebooks' kernel misses the released predictions (they live beside the checkout, not in the
+    repository), looked up as the runner looks them up."""
+    return run_notebooks.missing_data(fast=True) is not None
+
+
+# the notebooks other than run_notebooks.NEEDS_NO_DATA read the released predictions, and the tour's claims check
+# published numbers on them (without them those claims fail, saying so)
+needs_data = pytest.mark.skipif(_predictions_missing(), reason="shared/data/predictions not found beside the checkout")
 
 
 def _kernel_missing() -> bool:
@@ -283,6 +296,8 @@ def test_a_timeout_below_one_second_is_refused_before_any_notebook_runs(capsys):
 @pytest.mark.xdist_group("notebooks")
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebook_executes(path, tmp_path_factory):
+    if path.stem not in run_notebooks.NEEDS_NO_DATA and _predictions_missing():
+        pytest.skip(f"{path.name} reads shared/data/predictions, not found beside the checkout")
     nb, figures = fast_run(path, tmp_path_factory)
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
     errors = [o for o in outputs if o.get("output_type") == "error"]
@@ -297,11 +312,17 @@ def test_notebook_executes(path, tmp_path_factory):
     claims = pd.read_csv(claims_csv)
     assert list(claims.columns) == ["claim", "paper", "ours", "holds"]
     assert len(claims) > 0
-    assert claims["ours"].notna().all(), claims[claims["ours"].isna()].to_string()
     holds = claims["holds"].astype(str).str.strip()
     assert holds.isin(["True", "False"]).all(), f"holds must be True/False, got {sorted(set(holds))}"
-    failing = claims[holds != "True"]
+    # without the released predictions the claims on them have no number of ours and fail, saying so: the others
+    # are checked and the test is then skipped, as the other tests of the predictions are
+    unread = claims["ours"].isna() & (holds == "False") & _predictions_missing()
+    assert claims["ours"][~unread].notna().all(), claims[claims["ours"].isna()].to_string()
+    failing = claims[(holds != "True") & ~unread]
     assert failing.empty, f"claims that do not hold in {path.name}:\n{failing.to_string()}"
+    if unread.any():
+        pytest.skip(f"{int(unread.sum())} claims of {path.name} need shared/data/predictions, not found beside the "
+                    "checkout")
     # a FAST run that passed is the docs' executed copy (scripts/docs_notebooks.py then need not run it again)
     DOCS_COPIES.mkdir(parents=True, exist_ok=True)
     nbformat.write(nb, DOCS_COPIES / path.name)
