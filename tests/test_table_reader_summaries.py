@@ -82,6 +82,28 @@ def test_real_models_are_never_summary_rows(tmp_path, seed, shape):
     assert rm.n_models == shape[0] and not said
 
 
+def test_a_model_giving_the_majority_answer_on_a_few_contentious_items_stays(tmp_path):
+    # 15 models x 20 items that 5 to 10 of them answer right, and a 16th that gives their majority answer on each:
+    # a good model does that on a few contentious items often enough, so it is kept; named as a summary, or on a
+    # table of 300 items, such a row is left out
+    rng = np.random.default_rng(7)
+    x = np.zeros((15, 20), int)
+    for j in range(20):
+        x[rng.choice(15, 5 + j % 6, replace=False), j] = 1
+    items = [f"t/{j}" for j in range(20)]
+    for who, keep in (("org/good", True), ("Majority", False)):
+        f = tmp_path / "t.csv"
+        pd.DataFrame(np.vstack([x, x.mean(0) > 0.5]).astype(int), columns=items,
+                     index=pd.Index([f"org/m{i}" for i in range(15)] + [who], name="model")).to_csv(f)
+        rm, said = _read(f)
+        assert (rm.n_models == 16 and not said) if keep else (rm.n_models == 15 and "'Majority'" in said[0]), said
+    big = _correct(20, 300, seed=0)
+    big.loc["org/m20"] = (big.mean() > 0.5).astype(int)
+    big.to_csv(f)
+    rm, said = _read(f)
+    assert rm.n_models == 20 and "'org/m20' (the other rows' majority answer" in said[0]
+
+
 def test_a_median_pseudo_model_of_a_long_leaderboard_is_left_out(tmp_path):
     from effstats.datasets import read_scores
 

@@ -175,7 +175,26 @@ def _row_statistic(y: np.ndarray, x: np.ndarray, tol: float) -> str | None:
     return None
 
 
-def _summary_rows(x: np.ndarray, tol: np.ndarray, informative: int = 0) -> dict[int, str]:
+def _beyond_chance(x: np.ndarray, obs: np.ndarray, cols: np.ndarray, n_rows: int) -> bool:
+    """Whether a row that gives the majority answer of the 0/1 model rows ``x`` on every one of the ``cols`` (items
+    where a quarter of them or more answer otherwise) is beyond what a model does: the model row that most often
+    gives the majority answer of the others there matching on all of them has a chance below 1/1000 over the
+    ``n_rows`` rows. A good model on a few contentious items matches them all often enough."""
+    xs, seen = np.where(obs[:, cols], x[:, cols], 0.0), obs[:, cols]
+    ones, cnt = xs.sum(0) - xs, seen.sum(0) - seen  # each row's others: their right answers, their answers
+    with np.errstate(invalid="ignore"):
+        agree = np.where(2 * ones > cnt, xs == 1, np.where(2 * ones < cnt, xs == 0, True)) & seen
+        share = np.where(seen.sum(1) > 0, agree.sum(1) / np.maximum(seen.sum(1), 1), 0.0)
+    return bool(n_rows * float(share.max()) ** int(cols.sum()) < 1e-3)
+
+
+# a per-item row named as a summary of the others ("Majority", "ensemble vote", "avg"): its majority answers are
+# taken as one on the evidence of its content alone
+_SUMMARY_ROW_NAME = re.compile(r"(?<![a-z])(majority|vote|voting|consensus|median|mean|avg|average|ensemble)(?![a-z])")
+
+
+def _summary_rows(x: np.ndarray, tol: np.ndarray, informative: int = 0,
+                  names: list[str] | None = None) -> dict[int, str]:
     """Rows of ``x`` (rows × score columns) that are the column mean, median or standard deviation of the model
     rows within the printed rounding ``tol`` (per column): a spreadsheet's foot ("Mean", "Median", "SD",
     "Average"), not models. Returns row position -> what it is.
@@ -188,7 +207,8 @@ def _summary_rows(x: np.ndarray, tol: np.ndarray, informative: int = 0) -> dict[
     over the rows outside it: the largest subset that holds wins. Evidence: 3 columns, 5 model rows, the row's
     values spread over 20 times the rounding, and at least ``informative`` columns where a quarter of the other
     rows or more lie off the statistic (a 0/1 row agreeing with the majority where nearly every row agrees tells
-    nothing)."""
+    nothing); a row matching the median of 0/1 rows there is a summary when no model row would match so often by
+    chance (:func:`_beyond_chance`) or when its name in ``names`` says it is one ("Majority", "vote", "mean")."""
     from itertools import combinations
 
     n, s = x.shape
@@ -236,7 +256,10 @@ def _summary_rows(x: np.ndarray, tol: np.ndarray, informative: int = 0) -> dict[
             for i in sub:
                 o = obs[i]
                 what = next((w for w, (lo, hi) in ref.items() if np.all(off(x[i, o], lo[o], hi[o]) <= 2 * tol[o])
-                             and (not informative or (told[w] & o).sum() >= informative)), None)
+                             and (not informative or (told[w] & o).sum() >= informative)
+                             and (w != "median" or not informative or _beyond_chance(x[rest], obs[rest], told[w] & o, n)
+                                  or (names is not None and _SUMMARY_ROW_NAME.search(names[i].lower()) is not None))),
+                            None)
                 if what is None:
                     break
                 got[i] = what
@@ -283,7 +306,10 @@ def summary_model_rows(rm: Any) -> dict[int, str]:
     majority answer of 0/1 rows) or standard deviations of the other rows (:func:`_summary_rows`): a
     spreadsheet's "Mean" or "Majority" row, an "ensemble-mean" pseudo-model. The rounding is the coarsest printed
     by a row holding fractions (a mean printed to 3 decimals beside 0/1 rows: 0.0005); a 0/1 row is judged on 20
-    items or more where a quarter of the other rows or more answer otherwise. Returns row position -> what it is.
+    items or more where a quarter of the other rows or more answer otherwise, and one giving their majority answer
+    on all of them is a summary only where no model row would do so by chance or where it is named as one
+    ("Majority", "vote", "mean"): a good model on a few contentious items often does. Returns row position -> what
+    it is.
 
     The rows are screened on at most 500 items spread over the table, then checked on every item."""
     n, s = rm.shape
@@ -301,8 +327,10 @@ def summary_model_rows(rm: Any) -> dict[int, str]:
     graded = digits[digits > 0]
     tol = 0.51 * 10.0 ** -graded.min() if graded.size else 1e-9
 
+    names = [str(m) for m in rm.model_ids]
+
     def found(v: np.ndarray) -> dict[int, str]:
-        return _summary_rows(v, np.full(v.shape[1], tol), informative=20)
+        return _summary_rows(v, np.full(v.shape[1], tol), informative=20, names=names)
 
     hits = found(sample)
     return found(rm.values_with_nan()) if hits and len(cols) < s else hits
