@@ -337,3 +337,25 @@ def test_a_fixed_selection_of_item_ids_is_the_selection_of_their_positions():
         DISCO(20, selection=["nope", *ids[1:]]).fit(src)
     with pytest.raises(ValueError, match="^selection: item ids .* need a source with item ids"):
         DISCO(20, selection=ids).fit(src.values)
+
+
+def test_integer_item_ids_other_than_the_positions_are_looked_up_as_ids():
+    # lm-eval's doc_ids in another order (a table sorted by difficulty): the integers Sort & Search's select returns
+    # are ids, and DISCO evaluates those items, not the items at those positions
+    from effstats.sortsearch import SortSearch
+
+    rm = simulate_responses(30, 120, rng=0)
+    rm = ResponseMatrix(rm.values, model_ids=rm.model_ids, item_ids=np.random.default_rng(1).permutation(120))
+    ids = SortSearch().fit(rm).select(10)
+    assert ids.dtype.kind in "iu"
+    est = DISCO(10, selection=ids, random_state=0).fit(rm)
+    np.testing.assert_array_equal(est.selected_ids_, ids)
+    np.testing.assert_array_equal(est.selected_, rm.item_ids.get_indexer(ids))
+    shifted = ResponseMatrix(rm.values, model_ids=rm.model_ids, item_ids=np.arange(1000, 1120))
+    with pytest.raises(ValueError, match=r"^selection: the source's item ids are integers other than its "
+                                         r"positions 0\.\.119, so integers are read as item ids, and 2 of them .* "
+                                         r"e\.g\. \[0, 5\]"):
+        DISCO(10, selection=[0, 5, *range(1000, 1008)]).fit(shifted)
+    # ids 0..n-1 in order are the positions: integers stay positions
+    plain = ResponseMatrix(rm.values, model_ids=rm.model_ids, item_ids=np.arange(120))
+    np.testing.assert_array_equal(DISCO(10, selection=ids, random_state=0).fit(plain).selected_, np.sort(ids))

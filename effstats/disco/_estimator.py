@@ -109,11 +109,26 @@ _SELECTIONS = ("random", "pds", "jsd")
 
 def _item_positions(selection: Any, src: _Outputs) -> Any:
     """A fixed selection as item positions: item ids (non-numeric, as Sort & Search's ``select`` returns on a
-    ResponseMatrix) looked up among the source's; anything else as given, checked as positions by the caller."""
+    ResponseMatrix) looked up among the source's; integers looked up as ids too where the source's item ids are
+    integers other than its positions 0..n-1 in order (lm-eval's doc_ids), every one of them an id; anything else
+    as given, checked as positions by the caller."""
     if isinstance(selection, (pd.Index, pd.Series)):
         selection = selection.to_numpy()
     arr = np.asarray(selection) if not isinstance(selection, np.ndarray) else selection
-    if arr.ndim != 1 or arr.dtype.kind not in "OUS" or not arr.size:
+    if arr.ndim != 1 or not arr.size:
+        return selection
+    ids = src.item_ids
+    if (arr.dtype.kind in "iu" and ids is not None and ids.dtype.kind in "iu"
+            and not ids.equals(pd.RangeIndex(len(ids)))):
+        pos = ids.get_indexer(arr) if ids.is_unique else np.full(arr.shape, -1)
+        if (pos < 0).any():
+            missing = [_plain(v) for v in arr[pos < 0][:5]]
+            raise ValueError(f"selection: the source's item ids are integers other than its positions 0..{len(ids) - 1}"
+                             f", so integers are read as item ids, and {int((pos < 0).sum())} of them are not among "
+                             f"its items, e.g. {missing}; give the source's item ids (as SortSearch's select returns "
+                             "them)")
+        return pos
+    if arr.dtype.kind not in "OUS":
         return selection
     if src.item_ids is None:
         raise ValueError(f"selection: item ids ({_plain(arr[0])!r}, ...) need a source with item ids (a "
@@ -160,7 +175,8 @@ class DISCO(_SubsetEstimator):
     selection : {"random", "pds", "jsd"} or array of shape (n_items,), default="random"
         Uniform random items, top-k by a disagreement score of the source models (PDS, Eq. 1 of Rubinstein et
         al. 2025, or the JSD), or a fixed item subset chosen elsewhere: item positions (integers), or, for a
-        ResponseMatrix source, its item ids (e.g. the items ``SortSearch(...).fit(source).select(k)`` returns). On
+        ResponseMatrix source, its item ids (e.g. the items ``SortSearch(...).fit(source).select(k)`` returns;
+        where its ids are integers other than its positions 0..n-1 in order, integers are read as ids). On
         0/1 correctness (no probabilities or class ids) ``"pds"`` and ``"jsd"`` select the same items: an item's PDS
         is 1 when the source models disagree on it and 1/2 when they agree, its JSD is the entropy of their votes
         (positive exactly when they disagree), and PDS ties are broken by the JSD, so both rank by the JSD.
