@@ -769,7 +769,7 @@ def _foot_rows(wide: pd.DataFrame, num: pd.DataFrame, cols: list, decimals: dict
     if len(cols) < 3:
         return {}
     tol = np.array([0.51 * 10.0 ** -decimals.get(c, _decimals(wide[c])) for c in cols])
-    return _summary_rows(num[cols].to_numpy(dtype=float), tol)
+    return _summary_rows(num[cols].to_numpy(dtype=float), tol, names=[str(m) for m in wide.index])
 
 
 def _refuse_infinite(num: pd.DataFrame) -> None:

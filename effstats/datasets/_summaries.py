@@ -188,9 +188,19 @@ def _beyond_chance(x: np.ndarray, obs: np.ndarray, cols: np.ndarray, n_rows: int
     return bool(n_rows * float(share.max()) ** int(cols.sum()) < 1e-3)
 
 
-# a per-item row named as a summary of the others ("Majority", "ensemble vote", "avg"): its majority answers are
-# taken as one on the evidence of its content alone
-_SUMMARY_ROW_NAME = re.compile(r"(?<![a-z])(majority|vote|voting|consensus|median|mean|avg|average|ensemble)(?![a-z])")
+def _near_by_chance(tol: np.ndarray, spread: np.ndarray, n_rows: int) -> float:
+    """The chance that one of ``n_rows`` model rows lies within twice the rounding ``tol`` of a statistic in every
+    column by chance, its scores spread as normal ones of standard deviation ``spread`` about it: ``n_rows`` times
+    the product of each column's density at the statistic times the window's width (at most 1 a column)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = np.where(spread > 0, 4 * tol / (spread * np.sqrt(2 * np.pi)), 1.0)
+    return float(n_rows * np.prod(np.minimum(np.nan_to_num(p, nan=1.0), 1.0)))
+
+
+# a row named as a summary of the others ("Majority", "ensemble vote", "avg", "SD"): it is taken as one on the
+# evidence of its content alone
+_SUMMARY_ROW_NAME = re.compile(
+    r"(?<![a-z])(majority|vote|voting|consensus|median|mean|avg|average|ensemble|sd|std|stdev|stddev)(?![a-z])")
 
 
 def _summary_rows(x: np.ndarray, tol: np.ndarray, informative: int = 0,
@@ -208,7 +218,10 @@ def _summary_rows(x: np.ndarray, tol: np.ndarray, informative: int = 0,
     values spread over 20 times the rounding, and at least ``informative`` columns where a quarter of the other
     rows or more lie off the statistic (a 0/1 row agreeing with the majority where nearly every row agrees tells
     nothing); a row matching the median of 0/1 rows there is a summary when no model row would match so often by
-    chance (:func:`_beyond_chance`) or when its name in ``names`` says it is one ("Majority", "vote", "mean")."""
+    chance (:func:`_beyond_chance`), and on a leaderboard (``informative`` 0) a row within the rounding of a
+    statistic in every column when no model row would be so by chance (:func:`_near_by_chance` below 1/1000: three
+    columns printed to 2 decimals are no such evidence), or when its name in ``names`` says it is a summary
+    ("Majority", "vote", "mean", "SD")."""
     from itertools import combinations
 
     n, s = x.shape
@@ -252,14 +265,21 @@ def _summary_rows(x: np.ndarray, tol: np.ndarray, informative: int = 0,
                 # per statistic, the columns where a quarter of the model rows or more lie off it
                 told = {what: (np.where(obs[rest], off(x[rest], lo, hi), 0) > 2 * tol).sum(0)
                         >= 0.25 * obs[rest].sum(0) for what, (lo, hi) in ref.items()} if informative else {}
+                spread_rest = np.nanstd(x[rest], axis=0, ddof=1)
+
+            def evident(i: int, w: str) -> bool:
+                """Whether row ``i``'s closeness to statistic ``w`` is beyond a model's chance, or it is named so."""
+                if names is not None and _SUMMARY_ROW_NAME.search(names[i].lower()) is not None:
+                    return True
+                if informative:
+                    return w != "median" or _beyond_chance(x[rest], obs[rest], told[w] & obs[i], n)
+                return _near_by_chance(tol[obs[i]], spread_rest[obs[i]], n) < 1e-3
+
             got = {}
             for i in sub:
                 o = obs[i]
                 what = next((w for w, (lo, hi) in ref.items() if np.all(off(x[i, o], lo[o], hi[o]) <= 2 * tol[o])
-                             and (not informative or (told[w] & o).sum() >= informative)
-                             and (w != "median" or not informative or _beyond_chance(x[rest], obs[rest], told[w] & o, n)
-                                  or (names is not None and _SUMMARY_ROW_NAME.search(names[i].lower()) is not None))),
-                            None)
+                             and (not informative or (told[w] & o).sum() >= informative) and evident(i, w)), None)
                 if what is None:
                     break
                 got[i] = what
