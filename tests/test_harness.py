@@ -12,6 +12,7 @@ import json
 import os
 import re
 import tempfile
+import warnings
 from pathlib import Path
 
 import hypothesis.extra.numpy as hnp
@@ -762,17 +763,150 @@ def test_lm_eval_a_second_read_of_large_logs_comes_from_the_cache_and_equals_a_p
             _same(read_lm_eval_samples(logs), parsed)
         assert [str(x.message) for x in again] == [str(x.message) for x in w]
     assert len(list((tmp_path / "cache" / "lm_eval").glob("*.npz"))) == 2
-    # the copy is what is read while the file's size and modification time are those it was made from ...
-    stat, text = f.stat(), f.read_text()
-    f.write_text(text.replace('"acc": 0.0', '"acc": 9.0'))
-    os.utime(f, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    # the copy is what is read while the file is as it was made from (a damaged copy would be read) ...
+    entry = next(p for p in (tmp_path / "cache" / "lm_eval").glob("*.npz")
+                 if str(f.resolve()).encode() == bytes(np.load(p)["path"]))
+    with np.load(entry) as z:
+        arrays = {k: z[k] for k in z.files}
+    np.savez(entry, **{**arrays, "value": np.zeros_like(arrays["value"])})
     with pytest.warns(UserWarning):
-        _same(read_lm_eval_samples(logs), parsed)
-    # ... and a changed file is parsed again: its other results are read
+        assert read_lm_eval_samples(logs).values[0].sum() == 0
+    # ... and a changed file is parsed again: its other results are read, also after a same-size edit whose
+    # modification time is put back (its status-change time differs)
+    stat, text = f.stat(), f.read_text()
     f.write_text(text.replace('"acc": 1.0', '"acc": 0.0'))
+    os.utime(f, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert f.stat().st_size == stat.st_size
     with pytest.warns(UserWarning):
         changed = read_lm_eval_samples(logs)
     assert changed.values[0].sum() == 0 and parsed.values[0].sum() > 0
     monkeypatch.setenv("EFFSTATS_CACHE_DIR", "")
     with pytest.warns(UserWarning):
         _same(read_lm_eval_samples(logs), changed)
+
+
+def _aged_run(logs, name="org/a", **kw):
+    f = _big_run(logs, name, **kw)
+    os.utime(f, ns=(f.stat().st_atime_ns, f.stat().st_mtime_ns - 60 * 10**9))  # written a minute ago
+    return f
+
+
+def _equal(a, b):
+    for k in ("values", "missing", "probabilities", "labels"):
+        x, y = getattr(a, k), getattr(b, k)
+        assert (x is None and y is None) or (x.dtype == y.dtype and x.tobytes() == y.tobytes()), k
+    pd.testing.assert_frame_equal(a.items, b.items)
+
+
+def _read_quietly(logs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return read_lm_eval_samples(logs)
+
+
+def test_lm_eval_cache_stats_each_file_once_a_read(tmp_path, monkeypatch):
+    f = _aged_run(tmp_path / "logs")
+    real, calls = os.stat, []
+    monkeypatch.setattr(os, "stat", lambda p, *a, **k: (calls.append(str(p)), real(p, *a, **k))[1])
+    counts = []
+    for cache in ("", str(tmp_path / "cache"), str(tmp_path / "cache")):  # no cache; a copy kept; a copy read
+        monkeypatch.setenv("EFFSTATS_CACHE_DIR", cache)
+        calls.clear()
+        _read_quietly(tmp_path / "logs")
+        counts.append(calls.count(str(f)))
+    assert counts[1] == counts[2] == counts[0] + 1, counts  # the cache stats the file once, before the parse
+
+
+def test_lm_eval_a_file_changed_during_its_parse_is_never_served_from_the_cache(tmp_path, monkeypatch):
+    from effstats.datasets import _lm_eval_records
+
+    logs = tmp_path / "logs"
+    f = _aged_run(logs)
+    monkeypatch.setenv("EFFSTATS_CACHE_DIR", str(tmp_path / "cache"))
+    parse = _lm_eval_records._read_file
+
+    def parse_then_edit(*args, **kw):  # the file is rewritten (same size, modification time put back) meanwhile
+        out = parse(*args, **kw)
+        st, text = f.stat(), f.read_text()
+        f.write_text(text.replace('"acc": 1.0', '"acc": 0.0'))
+        os.utime(f, ns=(st.st_atime_ns, st.st_mtime_ns))
+        return out
+
+    monkeypatch.setattr(_lm_eval_records, "_read_file", parse_then_edit)
+    first = _read_quietly(logs)
+    monkeypatch.setattr(_lm_eval_records, "_read_file", parse)
+    assert first.values[0].sum() > 0 and _read_quietly(logs).values[0].sum() == 0  # the file as it is now
+
+
+@pytest.mark.parametrize("damage", ["no-path", "no-value", "short-value", "short-logits", "foreign-layout"])
+def test_lm_eval_a_damaged_cache_entry_is_parsed_again_and_replaced(tmp_path, monkeypatch, damage):
+    logs = tmp_path / "logs"
+    _aged_run(logs)
+    monkeypatch.setenv("EFFSTATS_CACHE_DIR", "")
+    parsed = _read_quietly(logs)
+    monkeypatch.setenv("EFFSTATS_CACHE_DIR", str(tmp_path / "cache"))
+    _read_quietly(logs)
+    (entry,) = (tmp_path / "cache" / "lm_eval").glob("*.npz")
+    with np.load(entry) as z:
+        a = {k: z[k] for k in z.files}
+    if damage.startswith("no-"):
+        del a[damage[3:]]
+    elif damage == "short-value":
+        a["value"] = a["value"][:10]
+    elif damage == "short-logits":
+        a["logits"] = a["logits"][:-3]
+    else:
+        a["meta"] = np.array([1, *a["meta"][1:3]])
+    np.savez(entry, **a)
+    for _ in range(2):  # parsed again, then read from the copy that replaced the damaged one
+        _equal(_read_quietly(logs), parsed)
+    with np.load(entry) as z:
+        assert sorted(z.files) == sorted(["meta", "path", "doc_id", "value", "gold", "n", "has_logits", "logits",
+                                          "hash_len", "hashes", "failed_line", "failed_doc"])
+        assert len(z["value"]) == parsed.n_items
+
+
+def test_lm_eval_cache_copies_that_can_no_longer_be_read_are_removed_when_one_is_written(tmp_path, monkeypatch):
+    logs = tmp_path / "logs"
+    gone, changed = _aged_run(logs, "org/gone"), _aged_run(logs, "org/changed")
+    monkeypatch.setenv("EFFSTATS_CACHE_DIR", str(tmp_path / "cache"))
+    _read_quietly(logs)
+    folder = tmp_path / "cache" / "lm_eval"
+    assert len(list(folder.glob("*.npz"))) == 2
+    old_tmp, new_tmp = folder / ".tmp-killed.npz", folder / ".tmp-writing.npz"
+    for t, age in ((old_tmp, 2 * 3600), (new_tmp, 60)):  # a writer killed two hours ago; one writing now
+        t.write_bytes(b"PK")
+        os.utime(t, (t.stat().st_atime - age, t.stat().st_mtime - age))
+    gone.unlink()
+    changed.write_text(changed.read_text() + "\n")  # parsed again later with other options, or never
+    os.utime(changed, ns=(changed.stat().st_atime_ns, changed.stat().st_mtime_ns - 60 * 10**9))
+    monkeypatch.setenv("EFFSTATS_CACHE_DIR", "")
+    _aged_run(logs, "org/new")
+    monkeypatch.setenv("EFFSTATS_CACHE_DIR", str(tmp_path / "cache"))
+    _read_quietly(logs / "org__new")  # writes the new file's copy
+    left = sorted(p.name for p in folder.iterdir())
+    assert len(left) == 2 and ".tmp-writing.npz" in left, left  # the new copy and the temporary file of a writer
+
+
+@pytest.mark.skipif(not hasattr(__import__("signal"), "SIGXFSZ"), reason="needs RLIMIT_FSIZE (POSIX)")
+def test_lm_eval_a_cache_that_cannot_be_written_is_passed_over_without_a_word(tmp_path):
+    # a full disk: writes of the copies fail (EFBIG under a file-size limit); the read is right and says nothing
+    import subprocess
+    import sys
+
+    logs = tmp_path / "logs"
+    for name in ("org/a", "org/b"):
+        _aged_run(logs, name)
+    code = ("import resource, signal, warnings, gc, sys\n"
+            "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
+            "resource.setrlimit(resource.RLIMIT_FSIZE, (20000, resource.getrlimit(resource.RLIMIT_FSIZE)[1]))\n"
+            "warnings.simplefilter('ignore')\n"
+            "from effstats.datasets import read_lm_eval_samples\n"
+            f"rm = read_lm_eval_samples({str(logs)!r})\n"
+            "gc.collect()\n"
+            "print(rm.shape, int(rm.values.sum()))\n")
+    env = {**os.environ, "EFFSTATS_CACHE_DIR": str(tmp_path / "cache")}
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    rm = _read_quietly(logs)
+    assert proc.returncode == 0 and proc.stdout.strip() == f"{rm.shape} {int(rm.values.sum())}", proc.stderr
+    assert proc.stderr == "" and not list((tmp_path / "cache" / "lm_eval").iterdir())

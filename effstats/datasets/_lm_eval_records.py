@@ -162,12 +162,14 @@ def _read_file_kept(f: Path, metric: str, normalize: bool, want_filter: str | No
     """:func:`_read_file`, through the cache of parsed files (:mod:`effstats.datasets._lm_eval_cache`): a file read
     before with these options and unchanged since is not parsed again."""
     options = (metric, bool(normalize), want_filter)
-    kept = _lm_eval_cache.load(f, options)
+    if _lm_eval_cache.cache_dir() is None:
+        return _read_file(f, metric, normalize, want_filter, arg, failed)
+    stamp = _lm_eval_cache.stamp_of(f)  # once, before the parse: a file changed after it has another stamp
+    kept = _lm_eval_cache.load(f, options, stamp)
     if kept is not None:
         recs, bad = kept
         failed.extend((_shown(f), line, doc) for line, doc in bad)
         return recs
-    stamp = _lm_eval_cache.stamp_of(f)
     n_failed = len(failed)
     recs = _read_file(f, metric, normalize, want_filter, arg, failed)
     _lm_eval_cache.save(f, options, stamp, recs, [(line, doc) for _, line, doc in failed[n_failed:]])
