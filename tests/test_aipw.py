@@ -154,6 +154,29 @@ def test_difficulty_regressor_is_its_pipeline():
     np.testing.assert_allclose(z, np.log(share / (1 - share)), rtol=1e-12)
 
 
+
+def test_difficulty_fit_predicts_each_model_once_at_the_distinct_feature_values(monkeypatch):
+    """The difficulty regressor's prediction at an item depends on its one feature's value alone: each fitted model is
+    asked once, at the distinct values (at most sources + 1), and its predictions at the sampled items and its sums
+    over the strata are read from those, the same numbers as the pipeline's (which predicts every item)."""
+    rng = np.random.default_rng(11)
+    src = (rng.uniform(size=(12, 400)) < np.linspace(0.1, 0.9, 400)).astype(float)
+    tgt = (rng.uniform(size=(4, 400)) < np.linspace(0.4, 0.98, 400)).astype(float)
+    pipe = AIPW(n_items=60, regressor=difficulty_regressor(), random_state=4).fit(src).predict_interval(tgt)
+    calls = []
+    predict_proba = LogisticRegression.predict_proba
+    monkeypatch.setattr(LogisticRegression, "predict_proba",
+                        lambda self, X: calls.append(len(X)) or predict_proba(self, X))
+    res = AIPW(n_items=60, n_folds=5, regressor="difficulty", random_state=4).fit(src).predict_interval(tgt)
+    np.testing.assert_array_equal(res.statistic, pipe.statistic)
+    np.testing.assert_array_equal(res.standard_error, pipe.standard_error)
+    assert len(calls) == 5 * 4 and max(calls) <= 13  # one call per fold and target, at <= 13 distinct values
+    # a query at a value no item has (never made by AIPW itself): every model predicted there
+    fit = _aipw._EstimatorFit(LogisticRegression(), np.array([[0.0], [1.0], [2.0]]), np.array([[0.0, 1.0, 1.0]]),
+                              np.array([[0.0], [1.0], [2.0]]), np.zeros(3, int), 1, one_feature=True)
+    np.testing.assert_array_equal(fit.at(np.array([[0.5], [1.0]])),
+                                  fit._models[0].predict_proba(np.array([[0.5], [1.0]]))[None, :, 1])
+
 # ----------------------------------------------------------------------------- the authors' formula by hand
 def test_authors_formula_by_hand():
     # Zhang, Dorner & Hardt (2025), benchpred/aipw.py: Ridge(alpha=10) fitted on the sample S, then

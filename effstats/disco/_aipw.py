@@ -51,6 +51,7 @@ counts estimated from survey data. *Survey Methodology* 24(2), 193–201.
 """
 from __future__ import annotations
 
+import functools
 from numbers import Integral
 from typing import Any
 
@@ -391,7 +392,8 @@ class AIPW(_SubsetEstimator):
             y = _impute(src.correctness("source_outputs"), src.missing, src.item_means("source_outputs"))
             pop = self.strata_ >= 0
             self._pop_features = (np.ascontiguousarray(self._features(y[:, pop].T)), self.strata_[pop])
-        return _EstimatorFit(self._regressor, X, Y, *self._pop_features, len(self.stratum_sizes_))
+        return _EstimatorFit(self._regressor, X, Y, *self._pop_features, len(self.stratum_sizes_),
+                             one_feature=self._features is _logit_difficulty)
 
     def _lambda(self, X: np.ndarray, Y: np.ndarray, folds: np.ndarray, fit_without: Any = None) -> np.ndarray:
         """Power-tuning lambda per target from cross-fitted predictions within one training set: the slope of y on
@@ -727,19 +729,35 @@ class _RidgeFit(_Fit):
 
 
 class _EstimatorFit(_Fit):
-    """Any scikit-learn estimator, cloned and fitted per target; predicted on every item for the sums."""
+    """Any scikit-learn estimator, cloned and fitted per target; predicted on every item for the sums.
+
+    ``one_feature``: the difficulty regressor's logistic regression on its one feature, whose prediction at an item is
+    a function of the feature's value alone (``expit(a + b x)``, one product per item): each model is predicted once,
+    at the distinct values of the items' feature (a few dozen: the source counts right), and those predictions are
+    read for the items (the same numbers as predicting every item); its parameters are plain numbers, so a new
+    instance with them stands for a clone.
+    """
 
     def __init__(self, regressor: Any, X: np.ndarray, Y: np.ndarray, pop_x: np.ndarray, pop_h: np.ndarray,
-                 n_strata: int) -> None:
+                 n_strata: int, one_feature: bool = False) -> None:
         self._models = []
         classify = is_classifier(regressor)
+        if one_feature:
+            params = regressor.get_params(deep=False)
+            make = functools.partial(type(regressor), **params)
+        else:
+            make = functools.partial(clone, regressor)
         for y in Y:
             if classify and not is_zero_one(y):
                 raise ValueError("regressor: a classifier needs 0/1 target responses; use 'ridge' or a regressor "
                                  "for graded scores")
             # a training set with one response value: the constant (a classifier cannot be fitted on one class)
-            self._models.append(float(y[0]) if np.ptp(y) == 0 else clone(regressor).fit(X, y))
+            self._models.append(float(y[0]) if np.ptp(y) == 0 else make().fit(X, y))
         self._classify, self._pop_x, self._pop_h, self._n_strata = classify, pop_x, pop_h, n_strata
+        self._grid = None
+        if one_feature:
+            values, at_item = np.unique(pop_x[:, 0], return_inverse=True)
+            self._grid = (values, at_item.ravel(), [self._one(m, values[:, None]) for m in self._models])
 
     def _one(self, model: Any, Xq: np.ndarray) -> np.ndarray:
         if isinstance(model, float):
@@ -749,8 +767,16 @@ class _EstimatorFit(_Fit):
         return np.asarray(model.predict(Xq), dtype=float)
 
     def at(self, Xq: np.ndarray) -> np.ndarray:
+        if self._grid is not None:
+            values, _, preds = self._grid
+            pos = np.searchsorted(values, Xq[:, 0]).clip(max=len(values) - 1)
+            if np.array_equal(values[pos], Xq[:, 0]):  # every queried value is an item's
+                return np.stack([p[pos] for p in preds])
         return np.stack([self._one(m, Xq) for m in self._models])
 
     def stratum_sums(self) -> np.ndarray:
+        if self._grid is not None:
+            _, at_item, preds = self._grid
+            return np.stack([np.bincount(self._pop_h, weights=p[at_item], minlength=self._n_strata) for p in preds])
         return np.stack([np.bincount(self._pop_h, weights=self._one(m, self._pop_x), minlength=self._n_strata)
                          for m in self._models])
