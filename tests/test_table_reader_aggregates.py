@@ -118,3 +118,20 @@ def test_the_report_compares_a_mean_rank_by_its_ranking_only(tmp_path):
     line = next(x for x in md.splitlines() if x.startswith("Recomputed"))
     assert "'Avg. rank' (lower is better, read negated: only the rankings compare): Kendall τ" in line
     assert "max |Δ|" not in line
+
+
+def test_metrics_whose_names_begin_like_an_aggregate_are_scenarios(tmp_path):
+    # "Mean IoU", "Average Precision", "Mean squared error" are one task each: a column is an aggregate by its
+    # name only where the whole name is an aggregate's ("Average ⬆️", "Mean win rate ↑ [ sort ]", "Avg. rank")
+    d = _board(12, 5, seed=3).rename_axis("model")
+    d.columns = ["ImageNet top-1", "Mean IoU (ADE20K)", "Average Precision (COCO)", "CIFAR-100",
+                 "Mean squared error (depth)"]
+    f = tmp_path / "board.csv"
+    d.to_csv(f)
+    wide, pub = read_scores(f)
+    assert list(wide.columns) == list(d.columns) and pub is None and "note" not in wide.attrs
+    for name in ("Average ⬆️", "Mean win rate ↑ [ sort ]", "average_score", "Average (56 datasets)"):
+        d2 = d.assign(**{name: (d["ImageNet top-1"] + 0.01).round(3)})  # a named aggregate, whatever its values
+        d2.to_csv(f)
+        wide, pub = read_scores(f)
+        assert list(wide.columns) == list(d.columns) and pub.name == name, name

@@ -26,12 +26,17 @@ from ._summaries import (_companion_columns, _is_rank, _likely_aggregates, _rank
 
 __all__ = ["read_scores", "read_openllm_csv", "SCORE_FORMATS", "DUPLICATE_POLICIES"]
 
-_AGGREGATE = re.compile(r"^(mean win rate|win rate|mean score|average|avg|mean)\b|^(score|win|overall|total)$", re.I)
+# the whole name of an aggregate, once its notes in brackets and its marks (↑, ⬆️, **) are taken off: "Mean IoU",
+# "Average Precision" and "Mean squared error" are scenarios, found as aggregates by their values if they are
+_AGGREGATE = re.compile(r"mean win rate|win rate|(mean|average|avg\.?|overall|total)( (score|rank|ranking|win rate))?"
+                        r"|score|win", re.I)
 
 
 def _is_aggregate(col: Any) -> bool:
-    """A published aggregate column: "Mean win rate", "Average ⬆️", "average_score", "Mean" ..."""
-    return bool(_AGGREGATE.match(str(col).strip().replace("_", " ")))
+    """A column named as a published aggregate: "Mean win rate ↑ [ sort ]", "Average ⬆️", "average_score", "Mean",
+    "Avg. rank", "Average (56 datasets)"; not a metric whose name begins so ("Mean IoU", "Average Precision")."""
+    name = re.sub(r"\([^)]*\)|\[[^\]]*\]", " ", str(col).replace("_", " "))
+    return bool(_AGGREGATE.fullmatch(" ".join(re.sub(r"[^\w. ]", " ", name).split())))
 # Columns of public leaderboards that are numbers but not scores (model size, likes, cost, dates, flags).
 # Anchored where a task name could contain the word (BBH's "Date Understanding", "Geometric Shapes").
 _METADATA = re.compile(r"(param|#params|size|hub|likes|❤|licen[cs]e|\bsha\b|weight type|architecture|\bdate$|flop|"
