@@ -634,3 +634,29 @@ def test_a_designs_and_its_inferences_arrays_are_read_only_so_what_they_keep_hol
     assert est.flags.writeable
     np.testing.assert_array_equal(s2.fixed_interval[0], low)
     np.testing.assert_allclose(s2.z_at(0.0), [[0.05 / 0.03, 0.08 / 0.02]])
+
+
+def test_the_gsdesign_backend_without_rpy2_says_how_to_install_it():
+    # a pip user without the R extra: design, plan and the evaluator on backend="gsdesign" raise RPackageMissing
+    # with the install hint, not rpy2's ModuleNotFoundError
+    import subprocess
+    import sys
+
+    code = ("import sys\n"
+            "sys.modules['rpy2'] = None  # as where rpy2 is not installed\n"
+            "import numpy as np\n"
+            "import effstats.sequential as s\n"
+            "from effstats.rbridge import RPackageMissing\n"
+            "calls = [lambda: s.design(k=3, backend='gsdesign'),\n"
+            "         lambda: s.plan(0.01, disagreement=0.06, looks=3, backend='gsdesign'),\n"
+            "         lambda: s.SequentialEvaluator([s.Precision(half_width=0.05)], backend='gsdesign', rng=0)"
+            ".fit(np.ones(500))]\n"
+            "for call in calls:\n"
+            "    try:\n"
+            "        call()\n"
+            "    except RPackageMissing as exc:\n"
+            "        print('RPackageMissing', \"pip install 'effstats[r]'\" in str(exc))\n"
+            "    except Exception as exc:\n"
+            "        print(type(exc).__name__, exc)\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert proc.stdout.splitlines() == ["RPackageMissing True"] * 3, proc.stdout + proc.stderr

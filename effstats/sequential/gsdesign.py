@@ -62,9 +62,9 @@ def gsdesign_design(s) -> dict:
     Raises ``effstats.rbridge.RPackageMissing`` (with install instructions) when rpy2 or
     gsDesign is missing and ``effstats.rbridge.RError`` carrying R's message when R fails.
     """
+    gs = r_package("gsDesign")  # first: without rpy2 or gsDesign, RPackageMissing says how to install them
     import rpy2.robjects as ro
 
-    gs = r_package("gsDesign")
     sfu, sfupar = _sf(gs, s.upper)
     kw = dict(k=int(s.k), test_type=int(s.test_type), alpha=float(s.alpha), beta=float(s.beta),
               sfu=sfu, sfupar=float(sfupar), tol=float(s.tol), r=int(s.r))
