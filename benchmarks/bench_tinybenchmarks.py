@@ -16,7 +16,8 @@ chosen dimension's error on all items (its item step) and the final fit, in wall
 process and its child processes) with one BLAS thread (on a shared machine the wall clock includes waiting for a
 core), once in one process (``n_jobs=1``) and once with the default ``n_jobs`` (one process per core: the k-means in
 a process of its own while the IRT fits run, and the final fit's passes over the items shared with worker
-processes); ``--validation-items 0`` validates on all items (the reference's procedure).
+processes); ``--validation-items 0`` validates on all items (the reference's procedure); ``--imagenet`` fits
+ImageNet's 67 × 80,000 instead of the simulated matrix.
 
 With ``--agreement`` it runs the dimension validation alone on all items and on the default sample of 4,000, on
 CIFAR-10 (30 × 14,021), simulated 4-dimensional responses (90 × 20,000) and, with ``--imagenet``, ImageNet
@@ -24,7 +25,7 @@ CIFAR-10 (30 × 14,021), simulated 4-dimensional responses (90 × 20,000) and, w
 
     OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/bench_tinybenchmarks.py [--seeds 10] [--n-init 1]
     OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/bench_tinybenchmarks.py --steps [--quick | --items 10000]
-        [--validation-items 4000] [--n-jobs 1 0]
+        [--validation-items 4000] [--n-jobs 1 0] [--imagenet]
     OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/bench_tinybenchmarks.py --agreement [--imagenet]
 """
 from __future__ import annotations
@@ -91,11 +92,17 @@ def process_cpu() -> float:
     return time.process_time() + t.children_user + t.children_system
 
 
-def steps(n_items: int, n_jobs: int | None, validation_items: int | None) -> None:
-    """One default fit on simulated 90 x n_items responses, timed step by step (wall and CPU seconds)."""
+def steps(n_items: int, n_jobs: int | None, validation_items: int | None, imagenet: bool = False) -> None:
+    """One default fit on simulated 90 x n_items responses (ImageNet's 67 x 80,000 with ``imagenet``), timed step by
+    step (wall and CPU seconds)."""
     from effstats.irt import IRT2PL
 
-    Y = simulate_responses(90, n_items, rng=0).values.astype(bool)
+    if imagenet:
+        Y = load_imagenet_predictions().values.astype(bool)
+        what = "ImageNet"
+    else:
+        Y = simulate_responses(90, n_items, rng=0).values.astype(bool)
+        what = "simulated"
     TinyBenchmarks._fit_cache.clear()
     sub._ANCHORS.clear()  # from scratch: no IRT fit or k-means of an earlier run
     rows = []
@@ -133,7 +140,8 @@ def steps(n_items: int, n_jobs: int | None, validation_items: int | None) -> Non
     finally:
         IRT2PL.fit, TinyBenchmarks._fit_irts, tb._weighted_anchors, tb._item_map = irt_fit, fit_irts, anchors, item_map
         tb._started_anchors = started
-    print(f"TinyBenchmarks(100, n_jobs={n_jobs}, validation_items={validation_items}) on simulated 90 x {n_items} "
+    print(f"TinyBenchmarks(100, n_jobs={n_jobs}, validation_items={validation_items}) on {what} "
+          f"{Y.shape[0]} x {Y.shape[1]} "
           f"(d chosen: {est.n_dims_}; validation errors "
           + ", ".join(f"{d}: {e:.4f}" for d, e in est.validation_errors_.items())
           + f"; chosen d's error on all items {est.validation_error_:.4f}, lambda {est.lambda_:.3f})")
@@ -187,7 +195,8 @@ def main() -> None:
                     help="validation_items of --steps (0: all items)")
     ap.add_argument("--agreement", action="store_true",
                     help="the dimension validation on all items and on the sample, on CIFAR-10 and simulated data")
-    ap.add_argument("--imagenet", action="store_true", help="--agreement also on ImageNet (slow on all items)")
+    ap.add_argument("--imagenet", action="store_true",
+                    help="--agreement also on ImageNet (slow on all items); --steps on ImageNet's 67 x 80,000")
     args = ap.parse_args()
     if args.agreement:
         with threadpool_limits(limits=1), warnings.catch_warnings():
@@ -198,7 +207,8 @@ def main() -> None:
         with threadpool_limits(limits=1), warnings.catch_warnings():
             warnings.simplefilter("ignore")
             for n_jobs in args.n_jobs:
-                steps(2_000 if args.quick else args.items, n_jobs or None, args.validation_items or None)
+                steps(2_000 if args.quick else args.items, n_jobs or None, args.validation_items or None,
+                      args.imagenet)
         return
     Y = load_imagenet_predictions().values.astype(bool)
     acc = Y.mean(axis=1)
