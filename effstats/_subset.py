@@ -693,7 +693,8 @@ class _SubsetEstimator(BaseEstimator):
     # -- uncertainty
     def _cross_validated(self, n_splits: int = 5, random_state: int = 0) -> np.ndarray:
         """Out-of-fold predictions of the source models: the whole pipeline (selection included) refitted on
-        the other folds' sources. Cached; shape (n_source,)."""
+        the other folds' sources, with the hyperparameters the fit chose by validation held at their values
+        (:meth:`_fold_params`). Cached; shape (n_source,)."""
         check_is_fitted(self, "selected_")
         if getattr(self, "_cv", None) is not None and self._cv[0] == (n_splits, random_state):
             return self._cv[1]
@@ -705,14 +706,9 @@ class _SubsetEstimator(BaseEstimator):
         if m - math.ceil(m / n_splits) < 2:
             raise ValueError(f"source_outputs: cross-validated intervals need at least 3 source models, got {m}")
         oof = np.empty(m)
+        fixed = self._fold_params()
         for train, test in KFold(n_splits, shuffle=True, random_state=random_state).split(np.arange(m)):
-            est = clone(self)
-            # A data-driven hyperparameter fitted on all sources (gp-IRT's λ) is held fixed in the folds: it
-            # saves the nested refits and changes the residuals little (λ is one number).
-            params = est.get_params()
-            lam = getattr(self, "lambda_", None) if "gp_lambda" in params else None
-            if "gp_lambda" in params and params["gp_lambda"] is None and isinstance(lam, float) and np.isfinite(lam):
-                est.set_params(gp_lambda=lam)
+            est = clone(self).set_params(**fixed)
             with warnings.catch_warnings():  # missing cells were reported once by the fit on all sources
                 _quiet_missing()
                 est.fit(_fold(src, train), None if default_scores else scores[train])
@@ -722,6 +718,12 @@ class _SubsetEstimator(BaseEstimator):
             oof[test] = np.where(np.isnan(pred), scores[train].mean(), pred)
         self._cv = ((n_splits, random_state), oof)
         return oof
+
+    def _fold_params(self) -> dict[str, Any]:
+        """Parameters the cross-validation folds take from this fit: the hyperparameters it chose by a validation
+        on all sources (none here; TinyBenchmarks' IRT dimension and gp-IRT's λ). Held fixed, they save each fold
+        the nested validation; the folds still fit everything else on their own sources."""
+        return {}
 
     def cv_residuals(self, n_splits: int = 5, random_state: int = 0) -> np.ndarray:
         """Cross-validated residuals (prediction − true score) of the source models, shape (n_source,).

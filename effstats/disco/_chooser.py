@@ -103,7 +103,8 @@ def default_candidates(n_items: int = 100, *, binary: bool = True, probabilities
             from ..irt import TinyBenchmarks  # lazy: effstats.irt imports this package
 
             # 1-D IRT (marginal ML): the reference's validation over 2/5/10/15 dimensions costs 4 multidimensional
-            # fits per fold; pass candidates=... with TinyBenchmarks(n_dims="validate") to use it
+            # fits (the folds keep the chosen dimension) and a multidimensional fit per fold; pass candidates=...
+            # with TinyBenchmarks(n_dims="validate") to use it
             out["anchor-corr + gp-IRT"] = TinyBenchmarks(n_items, "anchor-corr", "gp-irt", n_dims=1)
         out["Sort & Search"] = _SortSearchDesign(n_items)
     if random_items:

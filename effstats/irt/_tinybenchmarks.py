@@ -110,7 +110,9 @@ class TinyBenchmarks(_SubsetEstimator):
         best. An integer fixes the dimension (1: marginal ML, the fastest fit; the validation error is still
         computed for λ). Validation costs one IRT fit per candidate dimension besides the final one, and
         multidimensional fits are joint ML (:class:`effstats.irt.IRT2PL`), much slower than the 1-D marginal ML
-        on large matrices (``benchmarks/bench_irt_scale.py``): hence ``validation_items``.
+        on large matrices (``benchmarks/bench_irt_scale.py``): hence ``validation_items``. The cross-validation
+        folds of :meth:`predict_interval` keep the dimension chosen here, and λ: each fold selects its items and
+        fits the IRT model on its own sources without validating again.
     dims_grid : tuple of int, default=(2, 5, 10, 15)
         Candidate dimensions for ``n_dims="validate"``.
     validation_items : int or None, default=4000
@@ -433,6 +435,18 @@ class TinyBenchmarks(_SubsetEstimator):
         _, a, b = _canonical_rotation(th, a, b, Y[train], W)
         return chosen, errors, full.error(_with_items(irt, a, b))
 
+    def _fold_params(self) -> dict[str, Any]:
+        """The choices of this fit that the cross-validation folds of ``predict_interval`` keep: the IRT dimension
+        validated on all sources (``n_dims="validate"``) and gp-IRT's λ estimated from its validation error. A fold
+        then skips the validation (``len(dims_grid)`` IRT fits, joint ML above one dimension) but still selects its
+        items and fits the IRT model (items and abilities) on its own sources, so its residuals stay out of fold."""
+        fixed: dict[str, Any] = {}
+        if isinstance(self.n_dims, str) and self.n_dims_ is not None:
+            fixed["n_dims"] = int(self.n_dims_)
+        if self.estimator == "gp-irt" and self.gp_lambda is None and np.isfinite(self.lambda_):
+            fixed["gp_lambda"] = float(self.lambda_)
+        return fixed
+
     def fit(self, source_outputs: Any, source_scores: Any = None, *, labels: Any = None) -> "TinyBenchmarks":
         """Select the items and fit the IRT model on the source models.
 
@@ -478,8 +492,8 @@ class TinyBenchmarks(_SubsetEstimator):
         try:
             if need_irt:
                 # The validation fits choose the dimension and give λ's bias term; with a fixed dimension and no λ
-                # to estimate they are skipped (e.g. in the cross-validation folds of predict_interval, where λ is
-                # fixed).
+                # to estimate they are skipped (e.g. in the cross-validation folds of predict_interval, which keep
+                # the dimension and λ of the fit on all sources: _fold_params).
                 if isinstance(self.n_dims, str) or (estimator == "gp-irt" and self.gp_lambda is None):
                     self.n_dims_, self.validation_errors_, self.validation_error_ = self._validate_dims(
                         Y, grid, ability, miss)
