@@ -759,11 +759,13 @@ class _SubsetEstimator(BaseEstimator):
         sources); random subsets use design-based intervals (finite-population correction included; Wilson's
         score interval for 0/1 correctness of random + direct).
 
-        The cross-validation fits the whole estimator again, selection included, on each fold's sources (the
-        residuals must come from models the fit did not see), so the first interval costs about ``n_splits``
-        more fits (cached for later calls): little for DISCO or Sort & Search, but an IRT estimator's fit on
-        tens of thousands of items takes seconds to minutes each (``TinyBenchmarks(100)`` on 50 ImageNet models
-        x 50,000 items: 13 CPU s per fit); a smaller ``n_splits`` costs fewer.
+        The cross-validation fits the estimator again, selection included, on each fold's sources (the
+        residuals must come from models the fit did not see), keeping what the fit chose by a validation on all
+        sources (TinyBenchmarks' IRT dimension and gp-IRT's λ), so the first interval costs about ``n_splits``
+        more fits without that validation (cached for later calls): little for DISCO or Sort & Search, but an IRT
+        estimator's fit on tens of thousands of items takes seconds each (``TinyBenchmarks(100)`` on 50 ImageNet
+        models x 50,000 items: about 20 CPU s for the fit, 57 with the first interval); a smaller ``n_splits``
+        costs fewer.
 
         Parameters
         ----------
