@@ -910,3 +910,18 @@ def test_lm_eval_a_cache_that_cannot_be_written_is_passed_over_without_a_word(tm
     rm = _read_quietly(logs)
     assert proc.returncode == 0 and proc.stdout.strip() == f"{rm.shape} {int(rm.values.sum())}", proc.stderr
     assert proc.stderr == "" and not list((tmp_path / "cache" / "lm_eval").iterdir())
+
+
+def test_lm_eval_a_model_folder_whose_name_is_not_utf8_is_named_with_escapes(tmp_path):
+    # no results file names the model: its folder does, and a name that is not UTF-8 is written \xNN, so that the
+    # commands can write it to their manifests and reports
+    from effstats.cli import main
+
+    logs = tmp_path / "logs"
+    for name in ("org/a", "org/b", "org/c"):
+        _write_run(logs, name, "arc_easy", TS, [_mc_record(j, j % 3 > 0, True) for j in range(40)], results=False)
+    bad = os.fsdecode(bytes(tmp_path / "logs") + b"/org__bad\xff\xfename")
+    os.rename(logs / "org__c", bad)
+    rm = _read_quietly(logs)
+    assert "org/bad\\xff\\xfename" in list(rm.model_ids)
+    assert main(["select", str(logs), "--budget", "10", "--out", str(tmp_path / "sel"), "--no-progress"]) == 0

@@ -91,8 +91,10 @@ def _task_of(f: Path) -> tuple[str, str]:
 
 
 def _model_of(f: Path) -> str:
-    # lm-eval sanitises "org/name" into the folder name "org__name"
-    return f.parent.name.replace("__", "/", 1)
+    # lm-eval sanitises "org/name" into the folder name "org__name"; bytes of a name that are not UTF-8 (kept by
+    # Python as lone surrogates, which no UTF-8 file can hold) are written \xNN
+    name = f.parent.name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return name.replace("__", "/", 1)
 
 
 def _shown(f: Path) -> str:
