@@ -1515,3 +1515,24 @@ def test_sequential_start_of_an_efficacy_run_says_how_many_looks_it_may_take(tmp
                  str(tmp_path / "b")]) == 0
     out = capsys.readouterr().out
     assert "rule: efficacy against m3: 100 items, then 500 a look, up to 7 looks (3,000 items)\n" in out
+
+
+def test_estimate_without_reference_names_the_reference_data_it_read(tmp_path, capsys):
+    # a warning about the reference data that estimate read from DIR is not put on --reference, which was not given
+    rm = simulate_responses(12, 60, rng=3)
+    ref = pd.DataFrame(rm.values[:10].astype(float), index=pd.Index(rm.model_ids[:10], name="model"),
+                       columns=[f"t/{j}" for j in range(60)])
+    ref.iloc[0, :3] = np.nan
+    ref.to_csv(tmp_path / "ref.csv")
+    assert main(["select", str(tmp_path / "ref.csv"), "--budget", "20", "--out", str(tmp_path / "sel"),
+                 "--no-progress"]) == 0
+    new = pd.DataFrame(rm.values[10:].astype(float), index=pd.Index(rm.model_ids[10:], name="model"),
+                       columns=ref.columns)
+    new.to_csv(tmp_path / "new.csv")
+    capsys.readouterr()
+    for extra, label in (([], "the reference data of DIR: "), (["--reference", str(tmp_path / "ref.csv")],
+                                                                 "--reference: ")):
+        assert main(["estimate", str(tmp_path / "sel"), str(tmp_path / "new.csv"), "--restrict-to-manifest", "--force",
+                     *extra]) == 0
+        warned = [line for line in capsys.readouterr().err.splitlines() if "cells are missing" in line]
+        assert warned and all(line.startswith(f"effstats estimate: warning: {label}") for line in warned), warned

@@ -613,6 +613,7 @@ def run(args: argparse.Namespace) -> int:
     """Run a workflow subcommand; exit status 2 with one line for bad input."""
     prog = f"effstats {args.command}" + (f" {args.action}" if args.command == "sequential" else "")
     fn = {"select": _select, "estimate": _estimate, "sequential": _sequential}[args.command]
+    given = getattr(args, "reference", None) is not None  # estimate's and sequential's --reference
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
@@ -622,13 +623,13 @@ def run(args: argparse.Namespace) -> int:
             status = 0
         except (ValueError, FileNotFoundError) as exc:
             command = args.command + (f" {args.action}" if args.command == "sequential" else "")
-            msg = _cli_names(str(exc).splitlines()[0] if str(exc) else type(exc).__name__, command)
+            msg = _cli_names(str(exc).splitlines()[0] if str(exc) else type(exc).__name__, command, given)
             from ..datasets._files import LeftOutPathsWarning
 
             # paths left out unread may be why (a task's only log a FIFO): said in the one line
             left = [str(w.message).splitlines()[0] for w in caught if issubclass(w.category, LeftOutPathsWarning)]
             if left:
-                msg += f" ({_cli_names('; '.join(dict.fromkeys(left)), command)})"
+                msg += f" ({_cli_names('; '.join(dict.fromkeys(left)), command, given)})"
             print(f"{prog}: error: {control_text(msg)}", file=sys.stderr)
             status = 2
         except BrokenPipeError:  # the reader stopped early (| head): effstats.cli.main ends quietly
@@ -644,8 +645,8 @@ def run(args: argparse.Namespace) -> int:
     for w in caught if status == 0 else ():  # a refusal is one line: its message says what to do
         if issubclass(w.category, UserWarning) and str(w.message) not in seen:
             seen.add(str(w.message))
-            print(f"{prog}: warning: {control_text(_cli_names(str(w.message).splitlines()[0], args.command))}",
-                  file=sys.stderr)
+            line = _cli_names(str(w.message).splitlines()[0], prog.removeprefix("effstats "), given)
+            print(f"{prog}: warning: {control_text(line)}", file=sys.stderr)
     return status
 
 
@@ -753,12 +754,13 @@ def _as_typed(msg: str) -> str:
     return re.sub(r"\(" + opt + r", \1\)", r"(\1)", msg)
 
 
-def _cli_names(msg: str, command: str) -> str:
+def _cli_names(msg: str, command: str, reference_given: bool = True) -> str:
     for python, cli in _CLI_VALUES.items():
         msg = msg.replace(python, cli)
     msg = _as_typed(msg)
     head, sep, rest = msg.partition(" ")
-    # --reference is an option of these commands, the positional REFERENCE of the others
+    # --reference is an option of these commands, the positional REFERENCE of the others; without it they read
+    # the reference data DIR keeps (or the path it records)
     if command in ("estimate", "sequential update", "sequential status") and head == "reference:":
-        return "--reference:" + sep + rest
+        return ("--reference:" if reference_given else "the reference data of DIR:") + sep + rest
     return _CLI_NAMES.get(head, head) + sep + rest
