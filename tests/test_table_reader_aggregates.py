@@ -135,3 +135,24 @@ def test_metrics_whose_names_begin_like_an_aggregate_are_scenarios(tmp_path):
         d2.to_csv(f)
         wide, pub = read_scores(f)
         assert list(wide.columns) == list(d.columns) and pub.name == name, name
+
+
+def test_a_scenario_of_a_ten_model_excerpt_ranking_as_the_others_do_stays(tmp_path):
+    # 10 real HELM Lite models: MedQA ranks them as the other six tasks together do (Spearman ρ = 0.985, two
+    # adjacent swaps) by chance, not as their aggregate
+    f = tmp_path / "lite.csv"
+    f.write_text(
+        "Model,NarrativeQA - F1,MedQA - EM,WMT 2014 - BLEU-4,NaturalQuestions (closed) - F1,GSM8K - EM,"
+        "OpenbookQA - EM,LegalBench - EM\n"
+        "Mixtral (8x22B),0.779,0.704,0.209,0.478,0.8,0.882,0.708\n"
+        "Qwen1.5 (72B),0.601,0.67,0.201,0.417,0.799,0.93,0.694\n"
+        "Llama 2 (13B),0.741,0.392,0.167,0.371,0.266,0.634,0.591\n"
+        "LLaMA (65B),0.755,0.507,0.189,0.433,0.489,0.754,0.48\n"
+        "Qwen1.5 (32B),0.589,0.656,0.193,0.353,0.773,0.932,0.636\n"
+        "Claude 3.5 Sonnet (20241022),0.77,0.859,0.226,0.467,0.956,0.966,0.647\n"
+        "Gemini 1.5 Flash (002),0.746,0.656,0.212,0.323,0.328,0.914,0.67\n"
+        "Qwen2.5 Instruct Turbo (7B),0.742,0.6,0.155,0.205,0.83,0.862,0.632\n"
+        "Palmyra-X-004,0.773,0.775,0.203,0.457,0.905,0.926,0.73\n"
+        "GPT-4 (0613),0.768,0.815,0.211,0.457,0.932,0.96,0.713\n")
+    wide, pub = read_scores(f)
+    assert "MedQA - EM" in wide.columns and wide.shape == (10, 7) and pub is None
