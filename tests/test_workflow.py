@@ -1536,3 +1536,22 @@ def test_estimate_without_reference_names_the_reference_data_it_read(tmp_path, c
                      *extra]) == 0
         warned = [line for line in capsys.readouterr().err.splitlines() if "cells are missing" in line]
         assert warned and all(line.startswith(f"effstats estimate: warning: {label}") for line in warned), warned
+
+
+@pytest.mark.parametrize("method", ["random", "stratified-aipw"])
+def test_a_degenerate_tasks_standard_error_is_its_counts_in_the_task_table_as_in_the_score(method):
+    # every chosen item right: the task's own standard error is 0; tasks.csv gives its count's, as the score does,
+    # so that a one-task benchmark's two standard errors agree; the intervals are the estimators' own
+    rm = simulate_responses(20, 300, rng=5)
+    ref = pd.DataFrame(rm.values.astype(float), index=pd.Index(rm.model_ids, name="model"),
+                       columns=[f"t/{j}" for j in range(300)])
+    sel = select(ref, 30, method=method, seed=0)
+    new = pd.DataFrame([[1.0] * len(sel.items)], index=pd.Index(["org/new"], name="model"), columns=list(sel.items))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = estimate(sel, new)
+    tasks = est.tasks()
+    assert tasks["standard_error"].iloc[0] > 0
+    np.testing.assert_allclose(tasks["standard_error"].to_numpy(), est.standard_error, rtol=1e-12)
+    ci = est.confidence_interval()
+    np.testing.assert_allclose(tasks[["low", "high"]].to_numpy()[0], [ci.low[0], ci.high[0]], rtol=1e-12)

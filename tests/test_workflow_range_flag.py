@@ -155,7 +155,8 @@ def test_a_task_answered_all_right_is_flagged_only_if_its_interval_clears_the_ta
         t = res.tasks().loc[("ace", "a")]
         assert t["estimate"] == 1.0 and t["low"] < 0.97
         assert not t["out_of_range"], t
-        assert abs(t["standard_error"] - (t["high"] - t["low"]) / (2 * 1.959963984540054)) < 1e-9
+        k, q = t["n_evaluated"], (t["n_evaluated"] + 0.5) / (t["n_evaluated"] + 1)  # its count's standard error
+        assert abs(t["standard_error"] - np.sqrt(q * (1 - q) / k * (1 - k / 200))) < 1e-9
         assert "task estimate" not in res.to_markdown()
         return
     pytest.fail("no draw left the top reference right on every chosen item")

@@ -74,9 +74,9 @@ def test_select_warns_naming_the_tasks_given_fewer_than_ten_items():
 
 def test_a_task_with_every_sampled_item_alike_reports_its_counts_standard_error():
     """A new model right on all 10 random items of one task: the estimator's own standard error is 0, the interval
-    the exact one of the count (the task's row reports the standard error that interval implies); the reported
-    standard error is the count's (a simple random sample of 10 of 400
-    items at the proportion shrunk by half an item, 10.5 / 11), never 0 beside an interval that is not a point."""
+    the exact one of the count; the reported standard error, the task's row's as the score's, is the count's (a
+    simple random sample of 10 of 400 items at the proportion shrunk by half an item, 10.5 / 11), never 0 beside an
+    interval that is not a point."""
     ref = _two_tasks(sizes=(400,))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -85,9 +85,8 @@ def test_a_task_with_every_sampled_item_alike_reports_its_counts_standard_error(
     res = estimate(sel, new)
     q = 10.5 / 11
     expected = np.sqrt(q * (1 - q) / 10 * (1 - 10 / 400))
-    task = res.tasks().iloc[0]  # per task: the standard error the task's exact interval implies, not its own 0
-    np.testing.assert_allclose(task["standard_error"], (task["high"] - task["low"]) / (2 * 1.959963984540054),
-                               rtol=1e-12)
+    task = res.tasks().iloc[0]  # per task: its count's standard error too, not its own 0
+    np.testing.assert_allclose(task["standard_error"], expected, rtol=1e-12)
     np.testing.assert_allclose(res.standard_error, [expected], rtol=1e-12)
     ci = res.confidence_interval()
     assert ci.high[0] - ci.low[0] > 0.2
@@ -112,8 +111,9 @@ def test_several_tasks_with_one_alike_report_the_standard_error_of_their_interva
     se0 = np.sqrt(q * (1 - q) / k0 * (1 - k0 / 300))
     se1 = float(per.iloc[1]["standard_error"])
     assert se1 > 0
-    np.testing.assert_allclose(per.iloc[0]["standard_error"], (per.iloc[0]["high"] - per.iloc[0]["low"])
-                               / (2 * 1.959963984540054), rtol=1e-12)
+    q0 = (k0 + 0.5) / (k0 + 1)  # the task's row: its count's, shrunk by half an item of its own items
+    np.testing.assert_allclose(per.iloc[0]["standard_error"], np.sqrt(q0 * (1 - q0) / k0 * (1 - k0 / 300)),
+                               rtol=1e-12)
     np.testing.assert_allclose(res.standard_error, [np.hypot(w0 * se0, w1 * se1)], rtol=1e-12)
 
 

@@ -122,6 +122,15 @@ def _interval_se(p: "_TaskResult", se: Any = None) -> np.ndarray:
     return np.where(deg, (np.asarray(ci.high, float) - np.asarray(ci.low, float)) / (2 * stats.norm.ppf(0.975)), se)
 
 
+def _count_task_se(p: "_TaskResult", b: np.ndarray) -> np.ndarray:
+    """Task ``p``'s standard error as a simple random sample of its items evaluated (finite-population-corrected)
+    at its proportion shrunk towards 1/2 by half an item of ``b`` items, ``(b p + 1/2) / (b + 1)``: the standard
+    error of a degenerate task of 0/1 scores (:func:`_degenerate`), whose own says nothing of its spread."""
+    k = np.asarray(p.n_evaluated, float)
+    q = (b * np.clip(np.asarray(p.result.statistic, float), 0.0, 1.0) + 0.5) / (b + 1)
+    return np.sqrt(q * (1 - q) / np.maximum(k, 1.0) * np.clip(1 - k / max(p.n_items, 1), 0.0, 1.0))
+
+
 def _design_result(p: "_TaskResult") -> Any:
     """The design-based prediction behind task ``p``'s design-based rows: its own, or its fallback's."""
     return p.result if p.design_based else getattr(p.result, "fallback", None)
@@ -640,11 +649,8 @@ class _Combined:
         var = np.zeros(len(b))
         for p in self.parts:
             se = np.asarray(p.result.standard_error, float)
-            k = np.asarray(p.n_evaluated, float)
             if p.method != "all":
-                q = (b * np.clip(np.asarray(p.result.statistic, float), 0.0, 1.0) + 0.5) / (b + 1)
-                count = q * (1 - q) / np.maximum(k, 1.0) * np.clip(1 - k / max(p.n_items, 1), 0.0, 1.0)
-                se = np.where(_degenerate(p), np.sqrt(count), se)
+                se = np.where(_degenerate(p), _count_task_se(p, b), se)
             var += (p.weight * se) ** 2
         return np.sqrt(var)
 

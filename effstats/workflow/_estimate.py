@@ -17,7 +17,8 @@ from .._shared import _level_percent, _name_list, _plain, swap_files
 from ..responses import ResponseMatrix
 from ._io import output_dir, read_new_results
 from ._provenance import check_lm_eval_provenance, protocol_note
-from ._combine import (_CANDIDATE_METHODS, _ESTIMATOR_NAMES, _combine, _Combined, _interval_se, _pick_name,
+from ._combine import (_CANDIDATE_METHODS, _ESTIMATOR_NAMES, _combine, _Combined, _count_task_se, _degenerate,
+                       _design_rows, _interval_se, _pick_name,
                        _TaskResult, warn_unobserved_strata)
 from ._files import REPORT_FILES, REPORT_RECORD, report_in_manifest, report_record
 from ._refit import _refit
@@ -279,9 +280,11 @@ class Estimate:
         DataFrame
             Indexed by (model, task): ``weight`` (the task's weight in the whole-benchmark score), ``estimate``,
             ``standard_error`` (the task estimator's own; where the task's evaluated items are all alike, whose own
-            standard error is then 0 or within rounding of it and whose interval is its estimator's interval of their
-            count (for AIPW the exact hypergeometric one), the half-width of that 95 % interval over 1.96, the
-            standard error the interval implies), ``low``, ``high``, ``n_evaluated`` (chosen items with a result),
+            standard error is then 0 or within rounding of it, with 0/1 scores their count's, as in
+            :attr:`standard_error`: a simple random sample of its items evaluated at the proportion shrunk towards
+            1/2 by half an item, so that a one-task benchmark's standard error is its task's; with graded scores the
+            half-width of its 95 % interval over 1.96, the standard error the interval implies), ``low``, ``high``,
+            ``n_evaluated`` (chosen items with a result),
             ``n_chosen``, ``out_of_range`` and ``estimator`` (as in :meth:`to_frame`, for the task); last
             ``n_items``, the same as ``n_evaluated`` under its former name (not the task's size, which
             ``Selection.tasks``' ``n_items`` is).
@@ -290,6 +293,9 @@ class Estimate:
         for p in self._parts:
             ci = p.result.confidence_interval(confidence_level)
             se = _interval_se(p)
+            if self._combined.binary and p.method != "all":  # as the whole benchmark's, the task's own count's
+                se = np.where(_degenerate(p) & _design_rows(p), _count_task_se(p, np.asarray(p.n_evaluated, float)),
+                              se)
             for j, mid in enumerate(self.model_ids):
                 rows.append({"model": mid, "task": p.task, "weight": p.weight,
                              "estimate": float(np.asarray(p.result.statistic)[j]),
