@@ -179,3 +179,14 @@ def test_quarter_item_correction_keeps_the_exact_size_below_alpha():
     ratios = _mcnemar_sizes(np.geomspace(0.5, 400, 25), zs) / ndtr(-zs)[:, None]
     assert ratios.max() <= 0.98, (zs[ratios.max(1).argmax()], ratios.max())
     assert _mcnemar_sizes([300.0], zs[:1])[0, 0] / ndtr(-zs[0]) > 0.97
+
+
+def test_validation_command_describes_each_option(capsys):
+    from effstats.sequential.validation import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["--help"])
+    assert exc.value.code == 0
+    out = " ".join(capsys.readouterr().out.split())
+    for option, words in (("--fast", "subset grid"), ("--n-runs N", "runs per cell"), ("--out CSV", "CSV file")):
+        assert f"{option} " in out and words in out, (option, out)
