@@ -758,3 +758,24 @@ def test_subpackage_namespace_lists_no_module_level_imports(package):
     assert not public & {"annotations", "TYPE_CHECKING", "importlib", "typing"}, public
     for name in public - set(mod.__all__):  # anything else listed is a submodule
         assert type(getattr(mod, name)).__name__ == "module", name
+
+
+def test_audit_add_examples_advice_quotes_the_tables_row_of_every_example(tmp_path):
+    # models of nearly equal accuracy on few examples: the ranking's DIoR stays below the target with every example
+    rng = np.random.default_rng(5)
+    n_models, n_items = 8, 30
+    p = 0.6 + 0.01 * np.arange(n_models)
+    df = pd.DataFrame({"model": np.repeat([f"m{i}" for i in range(n_models)], 3 * n_items),
+                       "scenario": np.tile(np.repeat(["s1", "s2", "s3"], n_items), n_models),
+                       "item": np.tile(np.arange(3 * n_items), n_models),
+                       "score": (rng.random(3 * n_items * n_models) < np.repeat(p, 3 * n_items)).astype(int)})
+    src = tmp_path / "long.csv"
+    df.to_csv(src, index=False)
+    out = tmp_path / "rep"
+    assert main(["audit", str(src), "--by", "scenario", "--out", str(out), "--n-boot", "60", "--no-progress"]) == 0
+    md = (out / "report.md").read_text()
+    curve = pd.read_csv(out / "efficiency_examples.csv")
+    every = curve.loc[curve["size"].idxmax()]
+    assert every["dior"] < 0.95
+    line = next(x for x in md.splitlines() if "**Add examples**" in x)
+    assert f"({every['dior']:.3f} at {int(every['size'])} examples per scenario" in line, line

@@ -164,8 +164,11 @@ def _example_advice(res: AuditResult, largest: int) -> list[str]:
         return [f"**Drop examples**: ranking DIoR reaches {target:g} with {int(ok['size'].min())} examples per "
                 f"scenario ({ok['compute_fraction'].min():.1%} of the evaluation cost)."]
     if not len(ok):
+        # the number of the table's row of every example, on which the advice is decided (the reliability
+        # table's examples DIoR is another resampling of the same decision)
+        every = curve_e.loc[curve_e["size"].idxmax()]
         return [f"**Add examples**: ranking DIoR stays below {target:g} even with every example "
-                f"({_dior_of(res, 'examples', 'kendall'):.3f})."]
+                f"({every['dior']:.3f} at {int(every['size'])} examples per scenario, `efficiency_examples.csv`)."]
     return []
 
 
