@@ -888,6 +888,23 @@ def test_lm_eval_cache_copies_that_can_no_longer_be_read_are_removed_when_one_is
     assert len(left) == 2 and ".tmp-writing.npz" in left, left  # the new copy and the temporary file of a writer
 
 
+def test_lm_eval_cache_folder_is_pruned_once_a_read_not_once_a_copy(tmp_path, monkeypatch):
+    # a first read of n files writes n copies: pruning after each would open n²/2 copies
+    from effstats.datasets import _lm_eval_cache
+
+    logs = tmp_path / "logs"
+    for i in range(3):
+        _aged_run(logs, f"org/m{i}")
+    monkeypatch.setenv("EFFSTATS_CACHE_DIR", str(tmp_path / "cache"))
+    real, calls = _lm_eval_cache._prune, []
+    monkeypatch.setattr(_lm_eval_cache, "_prune", lambda folder, keep: (calls.append(len(keep)), real(folder, keep)))
+    parsed = _read_quietly(logs)
+    assert calls == [3], calls  # once, keeping the three copies just written
+    assert len(list((tmp_path / "cache" / "lm_eval").glob("*.npz"))) == 3
+    _equal(_read_quietly(logs), parsed)  # read back from the copies: nothing written, nothing pruned
+    assert calls == [3], calls
+
+
 @pytest.mark.skipif(not hasattr(__import__("signal"), "SIGXFSZ"), reason="needs RLIMIT_FSIZE (POSIX)")
 def test_lm_eval_a_cache_that_cannot_be_written_is_passed_over_without_a_word(tmp_path):
     # a full disk: writes of the copies fail (EFBIG under a file-size limit); the read is right and says nothing

@@ -22,12 +22,14 @@ again). The copies are trusted as the logs are: a folder others can write to let
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import tempfile
 import time
 import zipfile
 from pathlib import Path
+from typing import Iterator
 
 import numpy as np
 
@@ -36,6 +38,7 @@ MIN_BYTES = 1 << 20
 _VERSION = 2  # of the layout of a kept copy: another layout is not read
 _STALE_TMP_S = 3600  # a temporary file this old (s) is left by a process that was killed while it wrote
 _SETTLED_NS = 2_000_000_000  # a file modified less than this long ago (ns) is not kept
+_written: list[Path] | None = None  # the copies written inside :func:`batch`, whose folders it prunes at its end
 
 
 def cache_dir() -> Path | None:
@@ -122,9 +125,26 @@ def _write(path: Path, arrays: dict) -> None:
             os.unlink(tmp)
 
 
-def _prune(folder: Path, keep: Path) -> None:
+@contextlib.contextmanager
+def batch() -> Iterator[None]:
+    """Saves of many files, one command's read: each folder written to is pruned once, at the end, rather than
+    after each copy (a first read of n files would open n²/2 copies); nested batches prune at the outer one's end."""
+    global _written
+    if _written is not None:
+        yield
+        return
+    _written = []
+    try:
+        yield
+    finally:
+        written, _written = _written, None
+        for folder in {p.parent for p in written}:
+            _prune(folder, set(written))
+
+
+def _prune(folder: Path, keep: set[Path]) -> None:
     """Remove the copies in ``folder`` that can no longer be read (their file gone or changed since, another
-    layout, undecodable) and temporary files older than an hour; ``keep`` (just written) stays."""
+    layout, undecodable) and temporary files older than an hour; the copies in ``keep`` (just written) stay."""
     now = time.time()
     try:
         names = os.listdir(folder)
@@ -132,7 +152,7 @@ def _prune(folder: Path, keep: Path) -> None:
         return
     for name in names:
         p = folder / name
-        if p == keep or not name.endswith(".npz") or not p.is_file():
+        if p in keep or not name.endswith(".npz") or not p.is_file():
             continue
         try:
             if name.startswith(".tmp-"):
@@ -184,4 +204,7 @@ def save(f: Path, options: tuple, stamp: tuple | None, recs: list, failed: list[
         _write(path, arrays)
     except OSError:
         return
-    _prune(path.parent, path)
+    if _written is not None:
+        _written.append(path)
+    else:
+        _prune(path.parent, {path})

@@ -38,6 +38,7 @@ from ..responses import ResponseMatrix
 from ._files import _check_duplicates
 from ._lm_eval_files import (_choose_runs, _expand, _model_from_logs, _run_fields, _shown, _split_checkpoints,
                              _task_of)
+from . import _lm_eval_cache
 from ._lm_eval_records import (HASHES, MIXED, WHY, _doc_sort_key, _mean_of_runs, _read_file_kept, differing_digests,
                                first_digests)
 from ._score_tables import read_scores_csv
@@ -257,18 +258,19 @@ def _read_lm_eval_samples(path_or_paths: Any, *, metric: Any, normalize: bool | 
     n_failed: dict[str, int] = {}  # per model
     failed_in: dict[tuple[str, str], int] = {}  # per (model, task)
     failed_docs: set = set()  # (task, doc_id)
-    for key, files in sorted(chosen.items()):
-        m = metric_of(key[1])
-        norm = m == "acc_norm" if normalize is None else bool(normalize)
-        before = len(failed)
-        per_run = [_read_file_kept(f, m, norm, filter_of(key[1]), arg, failed) for f in files]
-        n_failed[key[0]] = n_failed.get(key[0], 0) + len(failed) - before
-        if len(failed) > before:
-            failed_in[key] = len(failed) - before
-            failed_docs.update((key[1], d) for _, _, d in failed[before:])
-        data[key] = per_run[0] if len(per_run) == 1 else _mean_of_runs(per_run, key, arg)
-        if key in left_out:
-            _warn_runs_left_out_differ(key, data[key], left_out[key], duplicates, arg)
+    with _lm_eval_cache.batch():  # the cache folder is pruned once, after the last file is read
+        for key, files in sorted(chosen.items()):
+            m = metric_of(key[1])
+            norm = m == "acc_norm" if normalize is None else bool(normalize)
+            before = len(failed)
+            per_run = [_read_file_kept(f, m, norm, filter_of(key[1]), arg, failed) for f in files]
+            n_failed[key[0]] = n_failed.get(key[0], 0) + len(failed) - before
+            if len(failed) > before:
+                failed_in[key] = len(failed) - before
+                failed_docs.update((key[1], d) for _, _, d in failed[before:])
+            data[key] = per_run[0] if len(per_run) == 1 else _mean_of_runs(per_run, key, arg)
+            if key in left_out:
+                _warn_runs_left_out_differ(key, data[key], left_out[key], duplicates, arg)
     if failed:
         f0, line0, doc0 = failed[0]
         warnings.warn(f"{arg}: {len(failed)} document(s) log their metric as NaN (failed documents), read as missing "
