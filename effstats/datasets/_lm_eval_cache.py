@@ -14,11 +14,12 @@ arrays disagree in length, is no copy.
 
 The cache folder is ``$EFFSTATS_CACHE_DIR`` (empty: no cache), else ``$XDG_CACHE_HOME/effstats``, else
 ``~/.cache/effstats``. A cache that cannot be written (a read-only home, a full disk) is not used; files under
-:data:`MIN_BYTES` are parsed each time (in about as long as it takes to read a copy). Each write of a copy removes
-the copies that can no longer be read: of a file that is gone or changed since, of another layout, and temporary
-files older than an hour (of a process killed while it wrote). The cache holds at most one copy per samples file
-and options, about a tenth of the file's size; deleting the folder at any time is safe (the files are parsed
-again). The copies are trusted as the logs are: a folder others can write to lets them choose what is read.
+:data:`MIN_BYTES` are parsed each time (in about as long as it takes to read a copy). A read that writes copies
+removes, once after its last one, the copies that can no longer be read: of a file that is gone or changed since,
+of another layout, and temporary files older than an hour (of a process killed while it wrote). The cache holds
+at most one copy per samples file and options, about a tenth of the file's size; deleting the folder at any time
+is safe (the files are parsed again). The copies are trusted as the logs are: a folder others can write to lets
+them choose what is read.
 """
 from __future__ import annotations
 
