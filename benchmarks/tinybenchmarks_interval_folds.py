@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import time
@@ -39,6 +38,7 @@ import numpy as np
 
 from effstats.datasets.predictions import load_alpacaeval, load_cifar10_predictions, load_imagenet_predictions
 from effstats.irt import TinyBenchmarks
+from bench_tinybenchmarks import process_cpu as cpu  # the sibling script's (run as a script from benchmarks/)
 
 DATA = ("imagenet", "cifar10", "alpacaeval")
 
@@ -66,11 +66,6 @@ def load(name: str, n_items: int | None = None) -> np.ndarray:
     if n_items and n_items < Y.shape[1]:
         Y = Y[:, np.sort(np.random.default_rng(0).choice(Y.shape[1], n_items, replace=False))]
     return Y
-
-
-def cpu() -> float:
-    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def time_one(name: str, rule: str) -> dict:
