@@ -262,12 +262,12 @@ def _read_lm_eval_samples(path_or_paths: Any, *, metric: Any, normalize: bool | 
         for key, files in sorted(chosen.items()):
             m = metric_of(key[1])
             norm = m == "acc_norm" if normalize is None else bool(normalize)
-            before = len(failed)
+            start = len(failed)  # this (model, task)'s failed documents are failed[start:]
             per_run = [_read_file_kept(f, m, norm, filter_of(key[1]), arg, failed) for f in files]
-            n_failed[key[0]] = n_failed.get(key[0], 0) + len(failed) - before
-            if len(failed) > before:
-                failed_in[key] = len(failed) - before
-                failed_docs.update((key[1], d) for _, _, d in failed[before:])
+            n_failed[key[0]] = n_failed.get(key[0], 0) + len(failed) - start
+            if len(failed) > start:
+                failed_in[key] = len(failed) - start
+                failed_docs.update((key[1], d) for _, _, d in failed[start:])
             data[key] = per_run[0] if len(per_run) == 1 else _mean_of_runs(per_run, key, arg)
             if key in left_out:
                 _warn_runs_left_out_differ(key, data[key], left_out[key], duplicates, arg)
