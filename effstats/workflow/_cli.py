@@ -611,7 +611,8 @@ def _update(args: argparse.Namespace) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run a workflow subcommand; exit status 2 with one line for bad input."""
-    prog = f"effstats {args.command}" + (f" {args.action}" if args.command == "sequential" else "")
+    command = args.command + (f" {args.action}" if args.command == "sequential" else "")
+    prog = f"effstats {command}"
     fn = {"select": _select, "estimate": _estimate, "sequential": _sequential}[args.command]
     given = getattr(args, "reference", None) is not None  # estimate's and sequential's --reference
     with warnings.catch_warnings(record=True) as caught:
@@ -622,7 +623,6 @@ def run(args: argparse.Namespace) -> int:
                 sys.stdout.flush()  # a full or closed stdout is reported here, with the command's name
             status = 0
         except (ValueError, FileNotFoundError) as exc:
-            command = args.command + (f" {args.action}" if args.command == "sequential" else "")
             msg = _cli_names(str(exc).splitlines()[0] if str(exc) else type(exc).__name__, command, given)
             from ..datasets._files import LeftOutPathsWarning
 
@@ -645,7 +645,7 @@ def run(args: argparse.Namespace) -> int:
     for w in caught if status == 0 else ():  # a refusal is one line: its message says what to do
         if issubclass(w.category, UserWarning) and str(w.message) not in seen:
             seen.add(str(w.message))
-            line = _cli_names(str(w.message).splitlines()[0], prog.removeprefix("effstats "), given)
+            line = _cli_names(str(w.message).splitlines()[0], command, given)
             print(f"{prog}: warning: {control_text(line)}", file=sys.stderr)
     return status
 
