@@ -18,8 +18,7 @@ from ..responses import ResponseMatrix
 from ._io import output_dir, read_new_results
 from ._provenance import check_lm_eval_provenance, protocol_note
 from ._combine import (_CANDIDATE_METHODS, _ESTIMATOR_NAMES, _combine, _Combined, _count_task_se, _degenerate,
-                       _design_rows, _interval_se, _pick_name,
-                       _TaskResult, warn_unobserved_strata)
+                       _design_rows, _interval_se, _pick_name, _TaskResult, warn_unobserved_strata)
 from ._files import REPORT_FILES, REPORT_RECORD, report_in_manifest, report_record
 from ._refit import _refit
 from ._select import Selection, _observed_scores
