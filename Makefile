@@ -1,10 +1,11 @@
 # effstats: `make demo` runs the analyses (bundled leaderboards and digits, the per-item predictions beside the checkout
-# or in $EFFSTATS_DATA) and renders them as HTML reports, `make test` runs the tests (and the fast ones again on
+# or in $EFFSTATS_DATA) and renders them as HTML reports, `make test` runs the tests (each once: half the quick ones on
 # Debian 13's stack; `make test-fast`: all but those marked slow), `make docs` builds the documentation site into
 # build/docs/. Each runs the idempotent set-up first (Debian as root: installs everything; elsewhere prints the steps).
 PY ?= .venv/bin/python
 PYTEST_ARGS ?=
-# pytest arguments of the Debian 13 run (make test-debian13; empty: -q -m "not slow")
+# pytest arguments of the Debian 13 run (empty: -q -m "not slow" --share 2/2 in make test, -q -m "not slow" in
+# make test-debian13 and make test-all)
 DEBIAN13_ARGS ?=
 # notebooks run at once by make demo (longest first): two where there are two cores or more (make demo JOBS=1: one)
 JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); if [ "$$n" -ge 2 ]; then echo 2; else echo 1; fi)
@@ -37,10 +38,14 @@ ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 setup:
 	@bash scripts/setup.sh
 
-# every test but the exhaustive products (make test-all runs those too), with make lint's flake8 beside it;
-# --dist loadgroup: tests marked xdist_group(name) share a worker (and their module fixtures). Then the fast tests and
-# doctests again on Debian 13's stack, the one pip users get (Python 3.13, numpy 2, pandas 2, zarr 3, no R):
-# make test-debian13. All three run; make test fails if any fails. flake8 (~11 CPU s, ~7 s on two idle cores) runs
+# every test but the exhaustive products (make test-all runs those too), each once, with make lint's flake8 beside it:
+# on this machine's stack (Debian 12: the lower bounds pyproject.toml declares, R) the slow tests, those that need R,
+# the doctests and half of the quick tests (--share 1/2, a fixed split by a CRC of each test's name or xdist group);
+# then on Debian 13's stack, the one pip users get (Python 3.13, numpy 2, pandas 2, zarr 3, no R), the other half of
+# the quick tests and the doctests again (--share 2/2). A quick test runs on one stack or the other; make test-all
+# runs every test on this stack and every quick one on Debian 13's as well.
+# --dist loadgroup: tests marked xdist_group(name) share a worker (and their module fixtures). All three (the suite,
+# flake8, the Debian 13 run) run; make test fails if any fails. flake8 (~11 CPU s, ~7 s on two idle cores) runs
 # beside the suite at a low priority, so that it takes the moments when a worker waits (on a command, a kernel, a
 # sleep) rather than holding up the start; raised to the normal priority when the suite ends (as root; elsewhere
 # renice says no and it runs on at its own). Its findings follow the suite's summary, under its command line; its
@@ -49,11 +54,12 @@ test: setup
 	@status=0; lint_log=$$(mktemp); \
 	trap 'kill $$lint_pid 2>/dev/null; rm -f "$$lint_log"' EXIT; trap 'exit 130' INT TERM; \
 	nice -n 10 $(PY) -m flake8 -j 1 $(LINT_PATHS) >"$$lint_log" 2>&1 & lint_pid=$$!; \
-	echo "$(PY) -m pytest -q -n 2 --dist loadgroup --durations=15 -m \"not exhaustive\" $(PYTEST_ARGS)"; \
-	$(MAIN_TEST_ENV) $(PY) -m pytest -q -n 2 --dist loadgroup --durations=15 -m "not exhaustive" $(PYTEST_ARGS) || status=1; \
+	echo "$(PY) -m pytest -q -n 2 --dist loadgroup --durations=15 -m \"not exhaustive\" --share 1/2 $(PYTEST_ARGS)"; \
+	$(MAIN_TEST_ENV) $(PY) -m pytest -q -n 2 --dist loadgroup --durations=15 -m "not exhaustive" --share 1/2 \
+		$(PYTEST_ARGS) || status=1; \
 	echo "$(PY) -m flake8 -j 1 $(LINT_PATHS)"; renice -n 0 -p $$lint_pid >/dev/null 2>&1; \
 	wait $$lint_pid || status=1; cat "$$lint_log"; \
-	$(TEST_ENV) bash scripts/test_debian13.sh $(DEBIAN13_ARGS) || status=1; \
+	$(TEST_ENV) bash scripts/test_debian13.sh $(or $(DEBIAN13_ARGS),-q -m "not slow" --share 2/2) || status=1; \
 	exit $$status
 
 # the fast tests and doctests in a Debian 13 chroot (../shared/tools/debian13-test: as root on Debian, the chroot
@@ -66,12 +72,16 @@ test-debian13:
 lint: setup
 	$(PY) -m flake8 $(LINT_PATHS)
 
-# the unit tests and doctests: everything not marked slow (notebooks, the docs build, Jupyter, long simulations)
-# everything make test runs, and the exhaustive products whose covering slices it runs (the loop's whole matrix of
-# methods x inputs x options and the whole command-line bad-input campaign: about an hour on two cores)
+# everything make test runs, every quick test on both stacks, and the exhaustive products whose covering slices it
+# runs (the loop's whole matrix of methods x inputs x options and the whole command-line bad-input campaign: about an
+# hour on two cores)
 test-all: setup
-	$(MAIN_TEST_ENV) $(PY) -m pytest -q -n 2 --dist loadgroup --durations=15 $(PYTEST_ARGS)
+	@status=0; \
+	$(MAIN_TEST_ENV) $(PY) -m pytest -q -n 2 --dist loadgroup --durations=15 $(PYTEST_ARGS) || status=1; \
+	$(TEST_ENV) bash scripts/test_debian13.sh $(DEBIAN13_ARGS) || status=1; \
+	exit $$status
 
+# the unit tests and doctests: everything not marked slow (notebooks, the docs build, Jupyter, long simulations)
 test-fast: setup
 	$(MAIN_TEST_ENV) $(PY) -m pytest -q -n 2 --dist loadgroup --durations=10 -m "not slow" $(PYTEST_ARGS)
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The fast tests and the doctests once more on the stack a pip user gets today: Debian 13's Python 3.13, numpy 2.2,
+# The fast tests and the doctests on the stack a pip user gets today: Debian 13's Python 3.13, numpy 2.2,
 # pandas 2.2, scipy 1.15, scikit-learn 1.4, statsmodels 0.14, dask 2024.12 and zarr 3, without R and rpy2 (so the
 # needs_r tests skip, naming the reason). Runs ../shared/tools/debian13-test (a Debian 13 chroot made once with
 # debootstrap; it copies this working tree in); that needs root on Debian: elsewhere this says it is skipped.

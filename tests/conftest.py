@@ -5,7 +5,8 @@ is slow; and the long tests of otherwise quick modules are listed in ``SLOW_TEST
 long (the longest in ``make test-fast --durations``). A listed test that is renamed drops out of the list: prefer
 ``@pytest.mark.slow`` in the test's own file. A Monte-Carlo check (an interval's coverage, an estimator's bias, a
 guarantee over many orders) that takes more than about 5 CPU s on a 2-core machine without AVX-512 is slow: it runs
-once in ``make test``, on this machine's stack, while the quick tests of the same estimators run on both stacks.
+once in ``make test``, on this machine's stack, while the quick tests of the same estimators are shared between the
+two stacks (``--share``, in the root conftest.py) and ``make test-all`` runs them on both.
 
 The tests of an xdist group (``@pytest.mark.xdist_group``: one worker runs them all, in order) are collected first,
 the longest groups (``LONG_GROUPS``) first of all, so that the other worker fills the time they take.
