@@ -69,6 +69,8 @@ def make_predictor(
     """
     from sklearn import ensemble, linear_model, neighbors, neural_network
 
+    from ._forest import random_forest
+
     n_neighbors = check_positive_int(n_neighbors, "n_neighbors")
     metric = check_option(metric, "metric", ("cosine", "euclidean"), ignore_case=True)
     if not isinstance(name, str):
@@ -78,7 +80,7 @@ def make_predictor(
     rs = None if random_state is None else int(check_rng(random_state, "random_state").integers(2**31 - 1))
     table = {
         "knn": lambda: neighbors.KNeighborsRegressor(n_neighbors=n_neighbors, metric=metric, algorithm="brute"),
-        "rf": lambda: ensemble.RandomForestRegressor(random_state=rs, n_jobs=-1),
+        "rf": lambda: random_forest(rs),
         "linear": lambda: linear_model.LinearRegression(),
         "ridge": lambda: linear_model.Ridge(alpha=10.0),
         "lasso": lambda: linear_model.Lasso(alpha=1e-4, max_iter=5000),
