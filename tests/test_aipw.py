@@ -128,6 +128,34 @@ def test_power_tuning_fits_each_pair_of_held_out_folds_once():
     assert sorted(sizes) == [18] * 10 + [24] * 5
 
 
+def test_default_and_power_tuned_aipw_of_one_draw_share_their_fold_fits_through_ridge_fits(monkeypatch):
+    """Both fit the same five folds: given one ridge_fits dict, the power-tuned AIPW takes the default's fold fits
+    (and fits its ten pairs of held-out folds), with the estimates and intervals of fits made afresh."""
+    rng = np.random.default_rng(5)
+    src = (rng.uniform(size=(8, 90)) < np.linspace(0.2, 0.8, 90)).astype(float)
+    tgt = (rng.uniform(size=(3, 90)) < np.linspace(0.4, 0.9, 90)).astype(float)
+    made, real = [], _aipw._RidgeFit.__init__
+    monkeypatch.setattr(_aipw._RidgeFit, "__init__", lambda self, X, *a: made.append(len(X)) or real(self, X, *a))
+    fits: dict = {}
+    shared = [AIPW(n_items=30, power_tuning=tuned, random_state=3).fit(src, ridge_fits=fits).predict_interval(tgt)
+              for tuned in (False, True)]
+    assert sorted(made) == [18] * 10 + [24] * 5 and len(fits) == 5
+    made.clear()
+    for tuned, got in zip((False, True), shared):
+        alone = AIPW(n_items=30, power_tuning=tuned, random_state=3).fit(src).predict_interval(tgt)
+        for a, b in ((alone.statistic, got.statistic), (alone.standard_error, got.standard_error),
+                     (alone.confidence_interval(0.9).low, got.confidence_interval(0.9).low),
+                     (alone.confidence_interval(0.9).high, got.confidence_interval(0.9).high)):
+            np.testing.assert_array_equal(a, b)
+    assert len(made) == 20
+    # other draws (another seed) or other targets fit their own
+    AIPW(n_items=30, random_state=4).fit(src, ridge_fits=fits).predict(tgt)
+    AIPW(n_items=30, random_state=3).fit(src, ridge_fits=fits).predict(tgt[:2])
+    assert len(fits) == 15
+    with pytest.raises(ValueError, match="ridge_fits: expected a dict"):
+        AIPW(n_items=30).fit(src, ridge_fits=[])
+
+
 @pytest.mark.parametrize("name, make", [("logistic", LogisticRegression), ("Difficulty", difficulty_regressor)])
 def test_logistic_regressors_match_brute_force(name, make):
     rng = np.random.default_rng(8)

@@ -293,3 +293,34 @@ def test_run_protocol_keeps_splits_of_other_dtypes_apart():
     run_protocol({"anchor": AnchorCorr(20)}, rm, two, seeds=[0])
     with pytest.raises(ValueError, match="need at least 2 source models, got 1"):
         run_protocol({"anchor": AnchorCorr(20)}, rm, one, seeds=[0])
+
+
+def test_run_protocol_fits_the_folds_of_the_default_and_the_power_tuned_aipw_once(monkeypatch):
+    from effstats.disco import AIPW, StratifiedAIPW, _aipw, run_protocol
+
+    rm = simulate_responses(40, 300, rng=0)
+    split = random_split(rm, 10, rng=0)
+    methods = {"AIPW": AIPW(30), "tuned": AIPW(30, power_tuning=True), "strat": StratifiedAIPW(30)}
+    made, real = [], _aipw._RidgeFit.__init__
+    monkeypatch.setattr(_aipw._RidgeFit, "__init__", lambda self, *a: made.append(1) or real(self, *a))
+    both = run_protocol(methods, rm, split, seeds=[0, 1], confidence_level=0.9)
+    assert len(made) == 2 * (5 + 10)  # per seed: five fold fits shared, ten pair fits of the tuned one
+    apart = pd.concat([run_protocol({m: e}, rm, split, seeds=[0, 1], confidence_level=0.9) for m, e in methods.items()])
+    key = ["method", "seed"]
+    pd.testing.assert_frame_equal(both.sort_values(key).reset_index(drop=True),
+                                  apart.sort_values(key).reset_index(drop=True), check_exact=True)
+
+
+def test_run_protocol_keeps_the_halves_of_a_split_asked_for_in_every_call(monkeypatch):
+    from effstats import performance_split
+    from effstats.disco import run_protocol
+    from effstats.splits import ModelSplit
+
+    rm = simulate_responses(40, 300, rng=0).subset(items=np.arange(300))  # read-only arrays: splits are kept
+    top = performance_split(rm, 0.2)
+    applied, real = [], ModelSplit.apply
+    monkeypatch.setattr(ModelSplit, "apply", lambda self, r: applied.append(self) or real(self, r))
+    for seed in range(5):  # a new random split in every call beside the same top split
+        run_protocol({"plain": RandomDirect(20)}, rm, {"random": random_split(rm, 8, rng=seed), "top": top},
+                     seeds=[seed])
+    assert sum(a is top for a in applied) == 1 and len(applied) == 6

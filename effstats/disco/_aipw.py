@@ -312,7 +312,8 @@ class AIPW(_SubsetEstimator):
         self.power_tuning = power_tuning
         self.random_state = random_state
 
-    def fit(self, source_outputs: Any, source_scores: Any = None, *, labels: Any = None) -> "AIPW":
+    def fit(self, source_outputs: Any, source_scores: Any = None, *, labels: Any = None,
+            ridge_fits: dict | None = None) -> "AIPW":
         """Draw ``n_items`` random items and keep the source models' responses as item features.
 
         Parameters
@@ -325,6 +326,12 @@ class AIPW(_SubsetEstimator):
             Unused by the estimate (kept for the protocol).
         labels : array of shape (n_items_total,), optional
             True classes, for class ids or probabilities; an integer array given with ``labels`` is class ids.
+        ridge_fits : dict, optional
+            A dict the caller owns that keeps the ridge regressions of the cross-fitting folds
+            (``regressor="ridge"``), each under a digest of the numbers it was fitted on (the training items'
+            features and the targets' responses on them, the penalty, the strata's feature sums): an estimator
+            given the same dict takes a fold's fit from it instead of refitting. The default and the power-tuned
+            AIPW of one draw fit the same folds (:func:`effstats.disco.run_protocol` shares them within a call).
 
         Returns
         -------
@@ -340,6 +347,8 @@ class AIPW(_SubsetEstimator):
         >>> est.selected_.shape, sorted(set(est.folds_.tolist()))
         ((40,), [0, 1, 2, 3])
         """
+        if ridge_fits is not None and not isinstance(ridge_fits, dict):
+            raise ValueError(f"ridge_fits: expected a dict (or None), got {type(ridge_fits).__name__}")
         src, _ = self._fit_source(source_outputs, source_scores, labels)
         k = self.n_items  # checked against the answered items by _fit_source
         tuned = check_flag(self.power_tuning, "power_tuning")
@@ -381,9 +390,21 @@ class AIPW(_SubsetEstimator):
         self.stratum_sizes_ = sizes
         self._pop_features = None  # (N, M) for other regressors, built on first use
         self._last = None  # estimates of the last target outputs (a refit must not reuse them)
+        self._ridge_fits = ridge_fits
         return self
 
     # -- regression fits on the training items, for all targets at once
+    def _fold_fit(self, X: np.ndarray, Y: np.ndarray) -> "_Fit":
+        """A cross-fitting fold's regression: from ``ridge_fits`` (fit's argument) when a ridge was fitted there on
+        the same numbers, else fitted (and kept there)."""
+        store = getattr(self, "_ridge_fits", None)
+        if store is None or self._regressor is not None or type(self)._fit_f is not AIPW._fit_f:
+            return self._fit_f(X, Y)
+        key = _ridge_key(X, Y, self._alpha, self._stratum_sums, self.stratum_sizes_)
+        if key not in store:
+            store[key] = self._fit_f(X, Y)
+        return store[key]
+
     def _fit_f(self, X: np.ndarray, Y: np.ndarray) -> "_Fit":
         if self._regressor is None:
             return _RidgeFit(X, Y, self._alpha, self._stratum_sums, self.stratum_sizes_)
@@ -448,7 +469,7 @@ class AIPW(_SubsetEstimator):
             train = test if k_folds == 1 else ~test
             if not test.any() or not train.any():
                 continue
-            fit = self._fit_f(X[train], Y[:, train])
+            fit = self._fold_fit(X[train], Y[:, train])
             lam = (self._lambda(X[train], Y[:, train], folds[train], lambda i: without(i, j)) if self.power_tuning
                    else np.ones(T))
             f_test = fit.at(X[test])
@@ -566,6 +587,18 @@ def _check_folds(n_folds: Any, k: int, tuned: bool, minimum: int) -> int:
         if not why:
             raise
         raise ValueError(f"{exc} ({'; '.join(why)})") from None
+
+
+def _ridge_key(*parts: Any) -> str:
+    """A digest of the numbers a ridge fit depends on (arrays by dtype, shape and bytes; the penalty by its repr)."""
+    import hashlib
+
+    h = hashlib.sha1()
+    for p in parts:
+        a = np.ascontiguousarray(p)
+        h.update(repr((a.dtype.str, a.shape)).encode())
+        h.update(a.tobytes())
+    return h.hexdigest()
 
 
 def _deal_folds(h_sel: np.ndarray, k_folds: int, rng: np.random.Generator) -> np.ndarray:

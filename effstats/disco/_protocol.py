@@ -150,7 +150,10 @@ def run_protocol(
 
     Each seed re-seeds the method's ``random_state`` (random subsets, k-means, forests), as in Rubinstein et al.'s
     "mean ± std over 5 runs". Every run fits a clone; a run repeated with the same settings, split and seed (a
-    configuration shared by several tables) is fitted once per ``responses`` object.
+    configuration shared by several tables) is fitted once per ``responses`` object. The
+    :class:`effstats.disco.AIPW` runs of one call share their folds' ridge regressions where they are fitted on the
+    same numbers (``AIPW.fit``'s ``ridge_fits``: the default and the power-tuned AIPW at one seed draw the same
+    items and folds).
 
     Parameters
     ----------
@@ -210,6 +213,7 @@ def run_protocol(
         jobs = tqdm(jobs)
     rows = []
     state = _memo_state(responses)  # the metadata's digest: a frame edited in place between calls is another key
+    ridge_fits: dict = {}  # this call's AIPW fold fits (AIPW.fit's ridge_fits), by the numbers they are fitted on
     for sn, sp, mn, m, seed in jobs:
         src, tgt = _apply(responses, sp, state)
         s_src, s_tgt = s[sp.source], s[sp.target]
@@ -217,7 +221,8 @@ def run_protocol(
         if "random_state" in est.get_params():
             est.set_params(random_state=seed)
         key = _params_key(est)
-        run = functools.partial(_run_one, est, src, tgt, s_src, s_tgt, confidence_level)
+        fit_kw = {"ridge_fits": ridge_fits} if _takes_ridge_fits(est) else {}
+        run = functools.partial(_run_one, est, src, tgt, s_src, s_tgt, confidence_level, fit_kw)
         r = run() if key is None or state is None else _memo_result(
             responses, (key, state, _array_key(sp.source), _array_key(sp.target), _array_key(s), confidence_level),
             run)
@@ -248,12 +253,20 @@ def _params_key(est: Any) -> str | None:
     return repr((cls.__module__, cls.__qualname__, items))
 
 
+def _takes_ridge_fits(est: Any) -> bool:
+    """Whether ``est`` is an :class:`effstats.disco.AIPW` whose ``fit`` takes ``ridge_fits`` (not a subclass with a
+    fit of its own)."""
+    from ._aipw import AIPW
+
+    return isinstance(est, AIPW) and type(est).fit is AIPW.fit
+
+
 def _run_one(est: Any, src: ResponseMatrix, tgt: ResponseMatrix, s_src: np.ndarray, s_tgt: np.ndarray,
-             level: float | None) -> dict:
+             level: float | None, fit_kw: dict) -> dict:
     if level is None:
-        r = _fit_and_score(est, src, tgt, s_src, s_tgt)
+        r = prediction_metrics(s_tgt, est.fit(src, s_src, **fit_kw).predict(tgt))
         return {"mae": r.mae, "spearman": r.spearman}
-    p = est.fit(src, s_src).predict_interval(tgt)
+    p = est.fit(src, s_src, **fit_kw).predict_interval(tgt)
     return prediction_metrics(s_tgt, p.statistic, p.confidence_interval(level), confidence_level=level).as_dict()
 
 
@@ -316,8 +329,10 @@ def _apply(responses: ResponseMatrix, sp: ModelSplit, state: str | None) -> tupl
         return sp.apply(responses)
     splits = _entry(responses)["splits"]
     key = (state, _array_key(sp.source), _array_key(sp.target))
-    if key not in splits:
-        if len(splits) >= 3:  # the halves of big matrices are big: keep the last few splits only
+    if key in splits:
+        splits[key] = splits.pop(key)  # the last used last: a split asked for in every call stays
+    else:
+        if len(splits) >= 3:  # the halves of big matrices are big: keep the last few splits used only
             splits.pop(next(iter(splits)))
         splits[key] = sp.apply(responses)
     return splits[key]
