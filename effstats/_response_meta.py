@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ._plain_exceptions import InputTypeError
-from ._shared import _label_order, _plain
+from ._shared import _label_order, _name_list, _plain
 
 
 def _ids(ids: Any, n: int, name: str, prefix: str) -> pd.Index:
@@ -106,6 +106,22 @@ def _refuse_times(frame: pd.DataFrame, name: str) -> None:
         if dt.kind in "mM":
             raise ValueError(f"{name}: column {_plain(col)!r} holds {dt} values (durations or dates); expected 0/1 "
                              "correctness or scores in [0, 1]")
+
+
+def _without_unscored_rows(df: pd.DataFrame, s: pd.Series, model: Any, item: Any, score: Any
+                           ) -> tuple[pd.DataFrame, pd.Series]:
+    """A long table's rows with a score (``s``, its scores as floats): a NaN score is a cell not evaluated, as an
+    absent row, said once; a model or item left with no score is refused (it would vanish from the matrix)."""
+    kept = s.notna().to_numpy()
+    for col, nm in ((model, "model"), (item, "item")):
+        gone = pd.unique(df[col].to_numpy()[~kept])
+        gone = gone[~pd.Index(gone).isin(df[col].to_numpy()[kept])]
+        if len(gone):
+            raise ValueError(f"score: {nm}(s) {_name_list(repr(g) for g in _plain(list(gone)))} have NaN in column "
+                             f"{_plain(score)!r} on every row: no score left; drop their rows or give their scores")
+    warnings.warn(f"score: NaN in {int((~kept).sum())} of {len(kept)} rows of column {_plain(score)!r}: read as cells "
+                  "not evaluated (missing, as absent rows)", UserWarning, stacklevel=3)
+    return df[kept], s[kept]
 
 
 def _as_float(frame: pd.DataFrame, name: str) -> pd.DataFrame:

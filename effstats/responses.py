@@ -17,7 +17,8 @@ from typing import Any, Iterable, Literal, Sequence
 import numpy as np
 import pandas as pd
 
-from ._response_meta import _as_float, _empty_rows, _hashable, _ids, _meta, _refuse_times, _renamed, _subset_meta
+from ._response_meta import (_as_float, _empty_rows, _hashable, _ids, _meta, _refuse_times, _renamed, _subset_meta,
+                             _without_unscored_rows)
 from ._shared import _group_means, _indexer, _plain, _repeated, _sorted_codes, _unique_positions
 from ._validation import (check_array, check_binary, check_flag, check_probabilities, check_unit_interval,
                           snap_zero_one_scan)
@@ -270,8 +271,8 @@ class ResponseMatrix:
         """Build a response matrix from a long table: one row per (model, item) pair with its score.
 
         This is the layout most evaluation logs have (a CSV with ``model``, ``item``, ``score`` columns, one line
-        per evaluated example). Pairs absent from the table become missing cells; scores are 0/1 correctness or
-        values in [0, 1].
+        per evaluated example). Pairs absent from the table, or with a NaN score, become missing cells; scores are 0/1
+        correctness or values in [0, 1].
 
         Parameters
         ----------
@@ -282,8 +283,8 @@ class ResponseMatrix:
         item : str, default="item"
             Column of item (example) ids (the columns of the matrix).
         score : str, default="score"
-            Column of scores: 0/1 correctness or values in [0, 1]. NaN is refused (drop rows that were not
-            evaluated).
+            Column of scores: 0/1 correctness or values in [0, 1]. A NaN score is a cell not evaluated, as an
+            absent row (said in one warning with the count of such rows).
         groups : str or list of str, default=None
             Item-level columns kept as item metadata (e.g. ``"task"``, ``"scenario"``), constant within an item;
             :meth:`effstats.ResponseMatrix.group_scores` and :meth:`effstats.ResponseMatrix.mean_of_means` use them.
@@ -301,8 +302,8 @@ class ResponseMatrix:
         Raises
         ------
         ValueError
-            Naming the argument: a column that is not in the table, duplicated (model, item) rows, NaN or
-            non-numeric scores, groups that vary within an item.
+            Naming the argument: a column that is not in the table, duplicated (model, item) rows, non-numeric
+            or infinite scores, a model or item whose every score is NaN, groups that vary within an item.
 
         See Also
         --------
@@ -368,6 +369,11 @@ class ResponseMatrix:
             if absent.any():  # pivot would make a model or item called nan (or drop the rows)
                 raise ValueError(f"{nm}: column {_plain(col)!r} has {int(absent.sum())} row(s) with no id (None or "
                                  f"NaN), the first at row {_plain(df.index[absent.argmax()])!r}; drop or name them")
+        s = _as_float(df[[score]], "score")[score]
+        if np.isinf(s.to_numpy()).any():
+            raise ValueError(f"score: column {score!r} has infinite values")
+        if s.hasnans:  # a row not evaluated: a missing cell, as if the row were absent
+            df, s = _without_unscored_rows(df, s, model, item, score)
         rows, cols = _sorted_codes(df[model]), _sorted_codes(df[item])
         if rows is not None and cols is not None:
             repeated = _repeated(rows, cols)
@@ -376,11 +382,6 @@ class ResponseMatrix:
         if repeated:
             first = df.loc[df.duplicated([model, item]), [model, item]].iloc[0].tolist()
             raise ValueError(f"df: duplicate (model, item) rows, e.g. {first}")
-        s = _as_float(df[[score]], "score")[score]
-        if s.isna().any():
-            raise ValueError(f"score: column {score!r} has NaN; drop rows that were not evaluated")
-        if np.isinf(s.to_numpy()).any():
-            raise ValueError(f"score: column {score!r} has infinite values")
         if rows is not None and cols is not None:  # pivot's table, filled in place by the codes
             cells = np.full(len(rows[1]) * len(cols[1]), np.nan)
             cells[rows[0].astype(np.int64) * len(cols[1]) + cols[0]] = s.to_numpy()

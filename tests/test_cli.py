@@ -86,6 +86,18 @@ def test_audit_long_per_example(long_items, tmp_path, capsys):
     assert set(rel.granularity) == {"scenarios", "examples"}
 
 
+def test_audit_long_per_example_reads_a_nan_score_as_a_row_not_evaluated(long_items, tmp_path, capsys):
+    df = pd.read_csv(long_items)
+    df.loc[[5, 700, 1900], "score"] = np.nan  # a judge's failures in a per-example export
+    df.to_csv(long_items, index=False)
+    out = tmp_path / "rep"
+    assert main(["audit", str(long_items), "--by", "scenario", "--out", str(out), "--n-boot", "20"]) == 0
+    said = "score: NaN in 3 of 3600 rows of column 'score': read as cells not evaluated"
+    assert capsys.readouterr().err.count(said) == 1 and said in (out / "report.md").read_text()
+    models, scenarios = _audited(out)
+    assert len(models) == 6 and scenarios == ["0", "1", "2"]
+
+
 def test_custom_column_names(tmp_path, capsys):
     rng = np.random.default_rng(2)
     df = pd.DataFrame({"system": np.repeat(["a", "b", "c"], 40), "q": np.tile(np.arange(40), 3),

@@ -1,4 +1,5 @@
 """The evaluation-data model: construction, validation, conversions, selections, aggregates."""
+import re
 import warnings
 
 import numpy as np
@@ -183,6 +184,26 @@ def test_from_long_pairs_absent_become_missing():
     df = pd.DataFrame({"model": ["a", "a", "b"], "item": ["i", "j", "i"], "score": [1, 0, 1]})
     rm = ResponseMatrix.from_long(df)
     assert rm.kind == "binary" and rm.missing.tolist() == [[False, False], [False, True]]
+
+
+def test_from_long_a_nan_score_is_a_row_not_evaluated():
+    df = pd.DataFrame({"model": ["a", "a", "b", "b", "c"], "item": ["i", "j", "i", "j", "i"],
+                       "score": [1.0, np.nan, 0.5, 1.0, np.nan]})
+    df.loc[5] = ["c", "j", 0.0]
+    with pytest.warns(UserWarning, match=r"^score: NaN in 2 of 6 rows of column 'score': read as cells not "
+                                         r"evaluated") as rec:
+        rm = ResponseMatrix.from_long(df)
+    assert len(rec) == 1
+    absent = ResponseMatrix.from_long(df.dropna())  # the same matrix as without those rows
+    assert rm.to_frame().equals(absent.to_frame()) and rm.missing.sum() == 2 and rm.kind == "score"
+
+
+@pytest.mark.parametrize("nan_rows, message", [([0, 1], "model(s) 'a' have NaN"), ([1, 3], "item(s) 'j' have NaN")])
+def test_from_long_refuses_a_model_or_item_with_no_score_left(nan_rows, message):
+    df = pd.DataFrame({"model": ["a", "a", "b", "b"], "item": ["i", "j", "i", "j"], "score": [1.0, 0.0, 0.0, 1.0]})
+    df.loc[nan_rows, "score"] = np.nan
+    with pytest.raises(ValueError, match=rf"^score: {re.escape(message)} in column 'score' on every row"):
+        ResponseMatrix.from_long(df)
 
 
 def test_from_probabilities():
