@@ -371,3 +371,43 @@ def test_the_printed_lm_eval_command_names_an_out_folder_with_control_characters
     assert word.startswith("$'"), word
     back = subprocess.run(["bash", "-c", f"printf %s {word}"], capture_output=True, text=True, check=True).stdout
     assert back == str(out / "lm_eval_samples.json") and (out / "lm_eval_samples.json").is_file()
+
+
+@pytest.mark.parametrize("ids", ["t0/7", "img_7.png"])  # items that parse as lm-eval documents, and items that do not
+def test_a_table_reference_names_the_item_ids_and_the_table_its_results_go_in(ref, capsys, tmp_path, ids):
+    table = tmp_path / "ref.csv"
+    d = pd.read_csv(ref)
+    d.assign(item=d["item"] if "/" in ids else d["item"].str.replace("/", "_") + ".png").to_csv(table, index=False)
+    for argv, files, then in ((["select", table, "--budget", "10", "--out", tmp_path / "sel"],
+                               f'{tmp_path / "sel" / "manifest.json"} ("items")',
+                               f"effstats estimate {tmp_path / 'sel'}"),
+                              (["sequential", "start", table, "--half-width", "0.2", "--out", tmp_path / "s"],
+                               str(tmp_path / "s" / "batch_001" / "items.json"),
+                               f"effstats sequential update {tmp_path / 's'}")):
+        assert main([str(a) for a in argv]) == 0
+        out = capsys.readouterr().out.splitlines()
+        step = out.index(f"the chosen item ids: {files}" + ("" if argv[0] == "select" else
+                                                            f" ({files.replace('.json', '.csv')}: the same, for a "
+                                                            "spreadsheet)"))
+        assert out[step + 1].startswith("run the new model on them and pass its results as a table (columns model, "
+                                        "item, score")
+        assert out[step + 2] == f"  {then} <RESULTS.csv>"
+        # lm_eval only as the way for documents of lm-eval tasks, after the table's command
+        assert out[step + 3:step + 4] == (["if they are documents of lm-eval tasks, lm_eval runs them (then pass its "
+                                           "<OUT> folder instead):"] if "/" in ids else [])
+        assert not any("an lm-eval with --samples" in line for line in out)
+
+
+def test_an_lm_eval_reference_names_the_lm_eval_command(tmp_path, capsys):
+    from effstats.datasets import simulate_responses
+    from effstats.workflow import write_lm_eval_samples
+    from effstats import ResponseMatrix
+
+    d = simulate_responses(6, 40, rng=0)
+    rm = ResponseMatrix(d.values, model_ids=[f"org/m{i}" for i in range(6)],
+                        item_ids=[f"{t}/{k}" for t in ("arc", "hs") for k in range(20)])
+    write_lm_eval_samples(rm, tmp_path / "logs")
+    assert main(["select", str(tmp_path / "logs"), "--budget", "10", "--out", str(tmp_path / "sel")]) == 0
+    out = capsys.readouterr().out
+    assert "run the new model on them (an lm-eval with --samples):\n  lm_eval --model ... --tasks arc,hs " in out
+    assert "the chosen item ids" not in out and "<RESULTS.csv>" not in out

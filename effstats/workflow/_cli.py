@@ -14,8 +14,8 @@ import warnings
 from pathlib import Path
 
 from .._escape import control_text, line_text
-from ._names import (_SEEDLESS, HELM_INSTANCES, LM_EVAL_SAMPLES, METHODS, _lm_eval_comma_note, _shell_word,
-                     _tasks_option)
+from ._names import (_SEEDLESS, HELM_INSTANCES, ITEMS_JSON, LM_EVAL_SAMPLES, METHODS, _lm_eval_comma_note,
+                     _shell_word, _tasks_option)
 
 _READ_FORMATS = ["auto", "lm-eval", "helm", "csv", "parquet"]
 
@@ -268,11 +268,22 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                            "records")
 
 
-def _lm_eval_hint(samples_file: Path, samples: dict) -> str:
+def _lm_eval_hint(samples_file: Path, samples: dict,
+                  head: str = "run the new model on them (an lm-eval with --samples)") -> str:
     note = _lm_eval_comma_note(samples)
-    return (f"run the new model on them (an lm-eval with --samples):\n  lm_eval --model ... --tasks "
-            f"{_shell_word(','.join(samples))} --samples {_shell_word(str(samples_file))} --log_samples "
-            "--output_path <OUT>  (a new folder)" + (f"\n  note: {note}" if note else ""))
+    return (f"{head}:\n  lm_eval --model ... --tasks {_shell_word(','.join(samples))} --samples "
+            f"{_shell_word(str(samples_file))} --log_samples --output_path <OUT>  (a new folder)"
+            + (f"\n  note: {note}" if note else ""))
+
+
+def _table_hint(ids: str, command: str, samples_file: Path, samples: dict | None) -> str:
+    """The next step for a table reference (CSV, TSV, Parquet, a DataFrame): where the chosen item ids are and the
+    command that reads the new model's results as a table; the lm-eval command only as the way for lm-eval tasks."""
+    return (f"the chosen item ids: {ids}\nrun the new model on them and pass its results as a table (columns model, "
+            f"item, score; or one row per model and a column per item):\n  {command} <RESULTS.csv>"
+            + ("" if samples is None else "\n" + _lm_eval_hint(
+                samples_file, samples, "if they are documents of lm-eval tasks, lm_eval runs them (then pass its "
+                                       "<OUT> folder instead)")))
 
 
 def _warn_out_among_inputs(args: argparse.Namespace) -> None:
@@ -336,7 +347,7 @@ def _select(args: argparse.Namespace) -> None:
     if sel.new_results_note is not None:
         print(f"new results: {sel.new_results_note}")
     print(f"manifest: {manifest}")
-    if sel.lm_eval_samples is not None:
+    if sel.lm_eval_samples is not None and sel.reference.get("layout") == "lm-eval":
         print(_lm_eval_hint(Path(args.out) / LM_EVAL_SAMPLES, sel.lm_eval_samples))
     elif sel.helm_instances is not None:
         print(f"the chosen instance ids per run spec: {Path(args.out) / HELM_INSTANCES}\n"
@@ -344,7 +355,8 @@ def _select(args: argparse.Namespace) -> None:
               f"<run entry>,model=<new model> ...; HELM runs whole run specs), then read its chosen instances:\n"
               f"  effstats estimate {_shell_word(str(args.out))} <benchmark_output/runs/SUITE> --restrict-to-manifest")
     else:
-        print("the items are not lm-eval documents (<task>/<doc_id>): their ids are listed in the manifest")
+        print(_table_hint(f'{manifest} ("items")', f"effstats estimate {_shell_word(str(args.out))}",
+                          Path(args.out) / LM_EVAL_SAMPLES, sel.lm_eval_samples))
 
 
 def _target_error_line(curve, target: float) -> str:
@@ -534,7 +546,7 @@ def _start(args: argparse.Namespace, rule: str) -> None:
               + ("; close models can take dozens of looks, each a harness run: --batch B (and --initial) sets "
                  "fewer, larger batches" if looks > 10 and args.batch is None else ""))
     print(f"batch 1: {len(run.next_items):,} items in {path}")
-    if run.lm_eval_samples is not None:
+    if run.lm_eval_samples is not None and run.state["reference"].get("layout") == "lm-eval":
         print(_lm_eval_hint(path / LM_EVAL_SAMPLES, run.lm_eval_samples))
     _next_step(run, path, args.out)
 
@@ -558,8 +570,12 @@ def _next_step(run, path: Path, directory: str) -> None:
               "<run entry>,model=<new model> ...; HELM runs whole run specs), then read the batch's instances:\n"
               f"  effstats sequential update {_shell_word(str(directory))} <benchmark_output/runs/SUITE> "
               "--restrict-to-manifest")
-    else:
+    elif run.state["reference"].get("layout") == "lm-eval":
         print(f"then: effstats sequential update {_shell_word(str(directory))} <OUT>")
+    else:
+        print(_table_hint(f"{path / ITEMS_JSON} ({path / 'items.csv'}: the same, for a spreadsheet)",
+                          f"effstats sequential update {_shell_word(str(directory))}", path / LM_EVAL_SAMPLES,
+                          run.lm_eval_samples))
 
 
 def _update(args: argparse.Namespace) -> None:
