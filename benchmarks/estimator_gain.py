@@ -23,8 +23,10 @@ them); rows "pooled" over the tasks run follow them. Their images keep the relea
 of the 50,000 that no model gets right (305 not in any model's top five).
 
 Run: ``.venv/bin/python benchmarks/estimator_gain.py [--seeds 10] [--items 100] [--coverage 50,100,300]
-[--datasets imagenet,cifar10,alpacaeval,digits,imagenet-classes] [--tasks dogs,0-99,...] [--estimators ...]``;
-ends with the table as Markdown.
+[--datasets imagenet,cifar10,alpacaeval,alpacaeval-pwin,digits,imagenet-classes] [--tasks dogs,0-99,...]
+[--estimators ...] [--top K]``; ends with the table as Markdown. ``alpacaeval-pwin`` is AlpacaEval's graded P(win)
+(``load_alpacaeval()``), as the loop reads its per-example release; ``--top K`` holds out the best K models instead
+of the best 20 %.
 The loop's ``sortsearch`` method (Sort & Search's stratified design through the chooser's estimator) is compared
 at 500 items with ``--items 500 --coverage "" --estimators "plain mean,sortsearch,StratifiedAIPW"``.
 """
@@ -54,6 +56,8 @@ def _load(name: str):
         return datasets.load_cifar10_predictions()
     if name == "alpacaeval":
         return datasets.load_alpacaeval(outcome="win")
+    if name == "alpacaeval-pwin":  # the judge's graded P(win), as the loop reads AlpacaEval's per-example release
+        return datasets.load_alpacaeval()
     if name == "digits":
         rm = datasets.load_lifelong_digits(probabilities=False)
         keep = np.sort(np.random.default_rng(0).choice(rm.n_models, 120, replace=False))
@@ -107,10 +111,15 @@ VARIANTS = {  # the allocation's share of the gain
 }
 
 
+# out of range: the best TOP models as targets (``--top``; None: the best 20 %)
+TOP = None
+
+
 def _splits(rm, seed: int):
     n_targets = min(20, rm.n_models // 3)
     yield "in range", random_split(rm, n_targets, rng=seed).apply(rm)
-    yield "out of range", performance_split(rm, top_fraction=0.2).apply(rm)
+    yield ("out of range" if TOP is None else f"out of range, best {TOP}",
+           performance_split(rm, top_fraction=0.2 if TOP is None else TOP / rm.n_models).apply(rm))
 
 
 def run(rm, n_items: int, seeds: int, estimators: dict, coverage_only: bool = False) -> pd.DataFrame:
@@ -197,7 +206,11 @@ def main() -> None:
     ap.add_argument("--datasets", default="imagenet,cifar10,alpacaeval,digits")
     ap.add_argument("--tasks", default="", help="imagenet-classes: the class groups to run (default all)")
     ap.add_argument("--estimators", default=",".join([*ESTIMATORS, *VARIANTS]))
+    ap.add_argument("--top", type=int, default=None, help="out of range: the best TOP models as targets (default: "
+                                                             "the best 20 %%)")
     args = ap.parse_args()
+    global TOP
+    TOP = args.top
     ests = {k: {**ESTIMATORS, **VARIANTS}[k] for k in args.estimators.split(",")}
     budgets = [int(b) for b in args.coverage.split(",") if b]
     tables = []
