@@ -5,6 +5,7 @@ table in percent by 100 and refuses a mean over columns on different scales: one
 read the same way by both."""
 from __future__ import annotations
 
+import re
 from typing import Any, NamedTuple
 
 import pandas as pd
@@ -73,3 +74,23 @@ def score_scales(x: pd.DataFrame) -> Scales:
                          dtype=bool)
         pct, other = pct | hard, other & ~hard
     return Scales(*(list(x.columns[m.to_numpy()]) for m in (frac, pct, other)))
+
+
+# the words of a header naming a lower-is-better metric, and of one naming a higher-is-better one or a task about
+# errors beside it ("Error detection F1", "Loss-aware accuracy", BBH's "Salient Translation Error Detection")
+_LOWER_WORDS = {"error", "errors", "err", "loss", "perplexity", "ppl", "mse", "mae", "rmse", "rmsle", "mape", "wer",
+                "cer", "ter", "nll", "ece", "fid", "bpb", "bpc"}
+_HIGHER_WORDS = {"accuracy", "acc", "f1", "score", "precision", "recall", "bleu", "rouge", "em", "match", "auc",
+                 "correlation", "win", "pass", "rate", "detection", "correction"}
+
+
+def lower_is_better_name(col: Any) -> bool:
+    """Whether a score column's header names a lower-is-better metric by its words ("Mean squared error", "WER",
+    "val_loss", "Perplexity (wikitext)"), without a mark of direction (↑ / ↓) and without a word of a score beside
+    it, or of a task about errors ("Error detection F1", "Salient Translation Error Detection"; "Error rate" is
+    lower-is-better: "rate" beside "error" is the error's)."""
+    name = str(col)
+    if "↑" in name or "↓" in name:
+        return False
+    words = set(re.split(r"[^0-9a-z]+", name.lower()))
+    return bool(words & _LOWER_WORDS) and not (words & _HIGHER_WORDS - {"rate"})

@@ -215,6 +215,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "win rate of the others, rank and metadata columns such as 'Rank', 'Parameters', "
                         "'Throughput'; the report lists what was left out)")
     p.add_argument("--exclude", default=None, help="comma-separated columns to leave out")
+    p.add_argument("--higher-is-better", default=None, metavar="COLUMNS",
+                   help="comma-separated score columns read as they are (default: a column marked ↓ or named like a "
+                        "lower-is-better metric, such as 'Mean squared error', 'WER' or 'val_loss', is negated, "
+                        "with a warning naming it)"),
     p.add_argument("--metric", default=None,
                    help="Open LLM / lm-eval results JSON: the metric to read for every task, e.g. acc (default: the "
                         "Open LLM Leaderboard's per task, acc_norm for ARC and HellaSwag, else the first of "
@@ -313,7 +317,8 @@ def _main(argv: Sequence[str] | None) -> int:
                   model=args.model, item=args.item, score=args.score, scenarios=args.scenarios, exclude=args.exclude,
                   duplicates=args.duplicates, aggregate=args.aggregate, ties=args.ties, n_boot=args.n_boot,
                   target=args.target, seed=args.seed, progress=False if args.no_progress else None,
-                  force=args.force, n_jobs=args.jobs, scale=args.scale, metric=args.metric, filter=args.filter)
+                  force=args.force, n_jobs=args.jobs, scale=args.scale, metric=args.metric, filter=args.filter,
+                  higher_is_better=args.higher_is_better)
     except ValueError as exc:
         msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         for name, flag in _AUDIT_FLAGS.items():  # the API's names of the options, as the command line spells them

@@ -938,6 +938,11 @@ def cases() -> list[Case]:
           "df", "--by",
           # --duplicates last (the default) reads repeated rows, with a warning
           expect={"dup-models": MAY, "long-dup": MAY})]))
+    add(Case("cli.read_scores(higher_is_better)", "cli", fn("effstats.cli.read_scores"),
+             lambda: dict(path=_wide_csv(), higher_is_better=[]), [
+        A("higher_is_better", [("unknown", FAIL, lambda v, r: ["no such column"]), ("int", FAIL, lambda v, r: 3),
+                               ("int-list", FAIL, lambda v, r: [3]), ("dict", FAIL, lambda v, r: {"a": 1})],
+          "--higher-is-better")]))
     add(Case("cli.audit", "cli", fn("effstats.reliability.audit"),
              lambda: dict(data=Sdf(), out=_tmpdir(), n_boot=20, target=0.95, seed=0, progress=False), [
         A("data", [f for f in FRAME if f[0] not in ("dup-columns",)], "SCORES"),

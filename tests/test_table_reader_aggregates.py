@@ -128,12 +128,14 @@ def test_metrics_whose_names_begin_like_an_aggregate_are_scenarios(tmp_path):
                  "Mean squared error (depth)"]
     f = tmp_path / "board.csv"
     d.to_csv(f)
-    wide, pub = read_scores(f)
-    assert list(wide.columns) == list(d.columns) and pub is None and "note" not in wide.attrs
+    with pytest.warns(UserWarning, match="'Mean squared error \\(depth\\)' named like a lower-is-better"):
+        wide, pub = read_scores(f)
+    assert list(wide.columns) == list(d.columns) and pub is None
+    assert wide.attrs["note"].startswith("1 column(s) lower-is-better (")  # the error negated, nothing left out
     for name in ("Average ⬆️", "Mean win rate ↑ [ sort ]", "average_score", "Average (56 datasets)"):
         d2 = d.assign(**{name: (d["ImageNet top-1"] + 0.01).round(3)})  # a named aggregate, whatever its values
         d2.to_csv(f)
-        wide, pub = read_scores(f)
+        wide, pub = read_scores(f, higher_is_better=["Mean squared error (depth)"])
         assert list(wide.columns) == list(d.columns) and pub.name == name, name
 
 
@@ -156,3 +158,53 @@ def test_a_scenario_of_a_ten_model_excerpt_ranking_as_the_others_do_stays(tmp_pa
         "GPT-4 (0613),0.768,0.815,0.211,0.457,0.932,0.96,0.713\n")
     wide, pub = read_scores(f)
     assert "MedQA - EM" in wide.columns and wide.shape == (10, 7) and pub is None
+
+
+@pytest.mark.parametrize("name", ["Mean squared error", "WER (%)", "val_loss", "Perplexity (wikitext)", "Top-1 err"])
+def test_a_metric_named_lower_is_better_is_negated_with_one_warning_and_can_be_read_as_is(tmp_path, name):
+    d = _board(12, 4, seed=5).rename_axis("model")
+    d[name] = (1 - d.mean(axis=1)).round(3)  # an error: the best models lowest
+    f = tmp_path / "board.csv"
+    d.to_csv(f)
+    with pytest.warns(UserWarning) as said:
+        wide, _ = read_scores(f)
+    assert [str(w.message) for w in said] == [
+        f"SCORES: column(s) {name!r} named like a lower-is-better metric (an error, loss or perplexity) are read "
+        "negated, so that higher is better; name them in --higher-is-better (Python: higher_is_better=[...]) to read "
+        "them as they are, or mark such a header ↑ or ↓"]
+    np.testing.assert_array_equal(wide[name], -d[name])
+    for kw in (dict(scenarios=[name, "Task 0 - EM"]), {}):  # as the columns named, and as every column
+        with pytest.warns(UserWarning, match="named like a lower-is-better") if kw else _no_warning():
+            wide, _ = read_scores(f, **kw) if kw else read_scores(f, higher_is_better=[name])
+        np.testing.assert_array_equal(wide[name], -d[name] if kw else d[name])
+    with pytest.raises(ValueError, match=r"^--higher-is-better: unknown column\(s\) \['Nope'\]"):
+        read_scores(f, higher_is_better=["Nope"])
+
+
+def test_a_metric_named_lower_is_better_is_ranked_so_by_the_audit(tmp_path):
+    from effstats.cli import main
+
+    d = _board(12, 4, seed=5).rename_axis("model")
+    d["Mean squared error"] = (1 - d.mean(axis=1)).round(3)
+    f = tmp_path / "board.csv"
+    d.to_csv(f)
+    for extra, negated in (([], True), (["--higher-is-better", "Mean squared error"], False)):
+        out = tmp_path / f"o{negated}"
+        assert main(["audit", str(f), "--out", str(out), "--n-boot", "20", "--no-progress", *extra]) == 0
+        md = (out / "report.md").read_text()
+        assert ("named like a lower-is-better metric" in md) == negated and "holds negative values" not in md
+        tau = pd.read_csv(out / "scenarios.csv").set_index("scenario")["tau_with_rest"]
+        # negated, the error ranks the models as the tasks do; read as it is, the other way round
+        assert (tau["Mean squared error"] > 0) == negated
+
+
+class _no_warning:
+    def __enter__(self):
+        import warnings
+
+        self._w = warnings.catch_warnings()
+        self._w.__enter__()
+        warnings.simplefilter("error")
+
+    def __exit__(self, *exc):
+        self._w.__exit__(*exc)

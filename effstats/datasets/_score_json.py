@@ -500,14 +500,15 @@ def _is_helm(wide: Any, published: pd.Series | None) -> bool:
 
 def _load(src: Any, *, format: str = "auto", table: str | None = None, by: str = "scenario", model: str | None = None,
           item: str | None = None, score: str | None = None, scenarios: Any = None, exclude: Any = None,
-          duplicates: str = "last", metric: str | None = None,
-          filter: str | None = None) -> tuple[Any, pd.Series | None, list[str], bool]:
+          duplicates: str = "last", metric: str | None = None, filter: str | None = None,
+          higher_is_better: Any = None) -> tuple[Any, pd.Series | None, list[str], bool]:
     """Read SCORES in any supported layout: (scores, published aggregate, notes for the report, is HELM)."""
     _check_duplicates(duplicates)
     if format not in SCORE_FORMATS:
         raise ValueError(f"--format: expected one of {list(SCORE_FORMATS)}, got {format!r}")
     scen = _names(scenarios, "--scenarios") if isinstance(scenarios, str) else scenarios
     excl = _names(exclude, "--exclude") if isinstance(exclude, str) else exclude
+    higher = _names(higher_is_better, "--higher-is-better") if isinstance(higher_is_better, str) else higher_is_better
     src = _check_path(src, directory_ok=True)
     fmt = format
     if fmt == "auto":
@@ -523,6 +524,9 @@ def _load(src: Any, *, format: str = "auto", table: str | None = None, by: str =
     if table is not None and fmt != "helm-json":
         raise ValueError(f"--table: applies to a HELM groups JSON (the title of the table to audit), not to {fmt} "
                          f"input; leave it out")
+    if higher is not None and fmt != "table":
+        raise ValueError(f"--higher-is-better: applies to a table (CSV/TSV), not to {fmt} input (whose columns' "
+                         "directions are the file's); leave it out")
     for arg, v in (("--metric", metric), ("--filter", filter)):
         if v is not None and fmt != "openllm-json":
             raise ValueError(f"{arg}: applies to lm-evaluation-harness / Open LLM Leaderboard results JSON files "
@@ -543,7 +547,7 @@ def _load(src: Any, *, format: str = "auto", table: str | None = None, by: str =
                                           ("score", score)) if v is not None]
         data, published = read_scores(src, by=by, model=model or "model", item=item or "item",
                                       score=score or "score", scenarios=scen, exclude=excl, explicit=explicit,
-                                      duplicates=duplicates)
+                                      duplicates=duplicates, higher_is_better=higher)
     notes = []
     if isinstance(data, pd.DataFrame):
         if data.attrs.get("note"):

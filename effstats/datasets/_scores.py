@@ -17,7 +17,7 @@ import pandas as pd
 
 from .._published import _aggregates_of_rest, _correlations, _decimals, _detect_published, _weights_text
 from .._shared import _name_list, _plain
-from .._scales import FRACTION_MAX, score_scales
+from .._scales import FRACTION_MAX, lower_is_better_name, score_scales
 from ._cells import text_cell_message
 from ._score_files import _check_path, _drop_empty_trailing, _read_text_table
 from ._score_options import DUPLICATE_POLICIES, SCORE_FORMATS
@@ -266,7 +266,8 @@ _MD_LINK = re.compile(r"^\s*\[([^\]]+)\]\([^)\s]*\)\s*$")
 
 def read_scores(path: str | Path, *, by: str = "scenario", model: str = "model", item: str = "item",
                 score: str = "score", scenarios: Sequence[str] | None = None, exclude: Sequence[str] | None = None,
-                explicit: Sequence[str] = (), duplicates: str = "last") -> tuple[Any, pd.Series | None]:
+                explicit: Sequence[str] = (), duplicates: str = "last",
+                higher_is_better: Sequence[str] | None = None) -> tuple[Any, pd.Series | None]:
     """Read a long or wide score table (CSV / TSV; the delimiter "," / tab / ";" is sniffed).
 
     * **wide**: the ``model`` column (any case; else the first column) holds model names, one column per
@@ -299,6 +300,10 @@ def read_scores(path: str | Path, *, by: str = "scenario", model: str = "model",
         Models listed more than once: keep the last row in file order, the first, their mean, or refuse (no date
         column is read: sort the rows to keep the latest run). Keeping one row or the mean is said in a
         ``UserWarning``.
+    higher_is_better : sequence of str, default=None
+        Score columns of a wide table read as they are. Without it, a column whose header is marked ↓ or names a
+        lower-is-better metric ("Mean squared error", "WER", "val_loss", "Perplexity"; one warning names those)
+        is negated, so that higher is better in every column.
 
     Returns
     -------
@@ -343,6 +348,10 @@ def read_scores(path: str | Path, *, by: str = "scenario", model: str = "model",
     """
     _check_duplicates(duplicates)
     _check_column_lists(scenarios, exclude)
+    higher_is_better = [higher_is_better] if isinstance(higher_is_better, str) else higher_is_better
+    if higher_is_better is not None and (not np.iterable(higher_is_better) or isinstance(higher_is_better, dict)
+                                         or not all(isinstance(c, str) for c in higher_is_better)):
+        raise ValueError(f"--higher-is-better: expected a list of column names, got {_plain(higher_is_better)!r:.80}")
     path = _check_path(path)
     df, sep, head = _read_text_table(path)
     df, head = _drop_empty_trailing(df, head)
@@ -442,7 +451,8 @@ def read_scores(path: str | Path, *, by: str = "scenario", model: str = "model",
                              f"column {unique_text[0]!r} names every row: pass --model {unique_text[0]!r}")
     decimals = {c: _decimals(df[c]) for c in df.columns if c != mcol}
     wide, published = _finish_wide(wide, scenarios, exclude, duplicates=duplicates, hint=hint,
-                                   names=(path.stem, path.parent.name), decimals=decimals)
+                                   names=(path.stem, path.parent.name), decimals=decimals,
+                                   higher_is_better=higher_is_better)
     if notes:
         wide.attrs["note"] = " ".join(filter(None, [*notes, wide.attrs.get("note", "")]))
     return wide, published
@@ -626,13 +636,18 @@ def _as_published(values: pd.Series, info: dict) -> pd.Series:
 
 
 def _finish_wide(wide: pd.DataFrame, scenarios, exclude, *, duplicates: str = "last", hint: str = "",
-                 names: Sequence[str] = (), decimals: dict | None = None) -> tuple[pd.DataFrame, pd.Series | None]:
-    """Score columns as numbers, the published aggregate set aside, metadata left out, repeated models resolved."""
+                 names: Sequence[str] = (), decimals: dict | None = None,
+                 higher_is_better: Sequence[str] | None = None) -> tuple[pd.DataFrame, pd.Series | None]:
+    """Score columns as numbers, the published aggregate set aside, metadata left out, repeated models resolved,
+    lower-is-better columns negated (:func:`_lower_columns`)."""
     wide, _ = _percent(wide)
     if len(wide) < 2:
         raise ValueError(f"SCORES: expected at least 2 models (rows), got {len(wide)}")
     if exclude:
         _select(wide, None, exclude)  # unknown names are refused before anything is left out
+    unknown = [n for n in higher_is_better or () if n not in {str(c) for c in wide.columns}]
+    if unknown:
+        raise ValueError(f"--higher-is-better: unknown column(s) {unknown} (columns: {[str(c) for c in wide.columns]})")
     agg = _named_published(wide)
     num_all = wide.apply(pd.to_numeric, errors="coerce")
     # Wholly non-numeric columns (a type emoji, a licence) and numeric metadata (parameters, likes) are not scores.
@@ -681,8 +696,9 @@ def _finish_wide(wide: pd.DataFrame, scenarios, exclude, *, duplicates: str = "l
         info = dict(hit[0]) if hit else dict(column=col, kind="mwr" if "win" in str(col).lower() else "mean",
                                              rule="label")
         info["rule"] = "label" if not hit else info["rule"]
+        lower = _lower_columns(cand, higher_is_better)
         if not hit and "win" not in str(col).lower() and _reversed(num_all[col], num_all[cand].apply(
-                lambda v: -v if "↓" in str(v.name) else v)):
+                lambda v: -v if v.name in lower else v)):
             # lower is better than the scores (a mean rank; a win rate is higher-better by its name): read
             # negated, as the aggregate of the scores it follows best
             block = num_all[[col] + cand].to_numpy(dtype=float)
@@ -695,7 +711,12 @@ def _finish_wide(wide: pd.DataFrame, scenarios, exclude, *, duplicates: str = "l
     if scenarios:
         sel = _select(wide, scenarios, None)
         out = sel.apply(pd.to_numeric, errors="coerce")
-        return _dedupe_with(out, published, duplicates, hint)
+        lower = _lower_columns(out.columns, higher_is_better, warn=True)
+        out[lower] = -out[lower]
+        out, published = _dedupe_with(out, published, duplicates, hint)
+        if lower:
+            out.attrs.update(note=_lower_note(lower), negated=lower)
+        return out, published
     set_aside = agg + [f["column"] for f in found]
     wide = wide.drop(columns=set_aside)
     wide_in, wide = wide, wide.drop(columns=meta)
@@ -706,8 +727,9 @@ def _finish_wide(wide: pd.DataFrame, scenarios, exclude, *, duplicates: str = "l
     bad = _text_cells(wide, num)
     if bad.to_numpy().any():
         raise ValueError(text_cell_message(wide, bad, bad.any()[lambda b: b].index[0]))
-    # Leaderboards mark lower-is-better columns with "↓" (HEIM: NSFW fraction): negate them so higher is better.
-    lower = [c for c in num.columns if "↓" in str(c)]
+    # Leaderboards mark lower-is-better columns with "↓" (HEIM: NSFW fraction), or name them (an error, a loss):
+    # negated so that higher is better
+    lower = _lower_columns(num.columns, higher_is_better, warn=True)
     for c in lower:
         num[c] = -num[c]
     # Models with no score at all (HELM efficiency: models never timed) are left out, and said so.
@@ -751,7 +773,7 @@ def _finish_wide(wide: pd.DataFrame, scenarios, exclude, *, duplicates: str = "l
         notes.append("Left out of the scores: " + "; ".join(left_out)
                      + ". Name the score columns with --scenarios to change this.")
     if lower:
-        notes.append(f"{len(lower)} column(s) marked lower-is-better (↓) are negated so that higher is better.")
+        notes.append(_lower_note(lower))
     _refuse_infinite(num)
     if num.shape[1] < 2:
         raise ValueError(f"SCORES: expected at least 2 score columns, found {list(num.columns)}"
@@ -761,10 +783,32 @@ def _finish_wide(wide: pd.DataFrame, scenarios, exclude, *, duplicates: str = "l
     num, published = _dedupe_with(num, published, duplicates, hint)
     if notes:
         num.attrs["note"] = " ".join(notes)
+    if lower:  # negative as read, not as written
+        num.attrs["negated"] = lower
     if rank_col is not None:
         ranks = num_all[rank_col][~num_all.index.duplicated(keep="last")].reindex(num.index)
         num.attrs["published_rank"] = {"column": str(rank_col), "rank": ranks}
     return num, published
+
+
+def _lower_columns(columns: Sequence[Any], higher_is_better: Sequence[str] | None, warn: bool = False) -> list:
+    """The lower-is-better score columns among ``columns``: marked ↓, or named so (:func:`lower_is_better_name`),
+    the latter said in one warning where ``warn``; none of ``higher_is_better`` (``--higher-is-better``)."""
+    higher = {str(c) for c in higher_is_better or ()}
+    lower = [c for c in columns if str(c) not in higher and ("↓" in str(c) or lower_is_better_name(c))]
+    named = [c for c in lower if "↓" not in str(c)]
+    if warn and named:
+        cols = _name_list(repr(str(c)) for c in named)
+        warnings.warn(f"SCORES: column(s) {cols} named like a lower-is-better metric (an error, loss or perplexity) "
+                      "are read negated, so that higher is better; name them in --higher-is-better (Python: "
+                      "higher_is_better=[...]) to read them as they are, or mark such a header ↑ or ↓",
+                      UserWarning, stacklevel=4)
+    return lower
+
+
+def _lower_note(lower: list) -> str:
+    return (f"{len(lower)} column(s) lower-is-better (marked ↓ or named like an error, loss or perplexity: "
+            f"{_name_list(repr(str(c)) for c in lower)}) are negated so that higher is better.")
 
 
 def _foot_rows(wide: pd.DataFrame, num: pd.DataFrame, cols: list, decimals: dict) -> dict[int, str]:

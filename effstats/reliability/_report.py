@@ -675,7 +675,8 @@ def audit(data: Any, out: str | Path | None = None, *, format: str = "auto", tab
           published_kind: str | None = None, aggregate: str = "auto", ties: str = "auto", n_boot: int = 1000,
           target: float = 0.95, seed: int | None = 0, progress: bool | None = None, source: str = "",
           notes: list[str] | None = None, force: bool = False, n_jobs: int | None = None,
-          scale: str = "auto", metric: str | None = None, filter: str | None = None) -> AuditResult:
+          scale: str = "auto", metric: str | None = None, filter: str | None = None,
+          higher_is_better: Any = None) -> AuditResult:
     """Audit a benchmark's reliability: what to add or drop, which rank differences are resolved, DIoR.
 
     Ranks the models as the leaderboard does, bootstraps the decisions of the benchmark's design (which
@@ -704,6 +705,9 @@ def audit(data: Any, out: str | Path | None = None, *, format: str = "auto", tab
         column of a wide table.
     scenarios, exclude : list of str, optional
         Score columns to audit / to leave out.
+    higher_is_better : list of str, optional
+        Score columns of a table read as they are. Without it, a column marked ↓ or named like a lower-is-better
+        metric ("Mean squared error", "WER", "val_loss"; one warning names those) is negated.
     duplicates : {"last", "first", "mean", "error"}, default="last"
         Models listed more than once (resubmissions): keep the last row in file order (no date column is read),
         the first, average them, or refuse.
@@ -832,7 +836,7 @@ def audit(data: Any, out: str | Path | None = None, *, format: str = "auto", tab
         data, pub, read_notes, helm = _read_file(data, format=format, table=table, by=by, model=model, item=item,
                                                  score=score, scenarios=scenarios, exclude=exclude,
                                                  duplicates=duplicates, judge_scale=scale == "auto", metric=metric,
-                                                 filter=filter)
+                                                 filter=filter, higher_is_better=higher_is_better)
         rank_info = data.attrs.get("published_rank") if isinstance(data, pd.DataFrame) else None
         ranked_by = data.attrs.get("ranked_by") if isinstance(data, pd.DataFrame) else None
         notes = read_notes + notes
@@ -841,7 +845,8 @@ def audit(data: Any, out: str | Path | None = None, *, format: str = "auto", tab
     elif isinstance(data, pd.DataFrame) and _raw_table(data, model):
         data, pub, read_notes, helm = _read_frame(data, format=format, table=table, by=by, model=model, item=item,
                                                   score=score, scenarios=scenarios, exclude=exclude,
-                                                  duplicates=duplicates, judge_scale=scale == "auto")
+                                                  duplicates=duplicates, judge_scale=scale == "auto",
+                                                  higher_is_better=higher_is_better)
         rank_info = data.attrs.get("published_rank") if isinstance(data, pd.DataFrame) else None
         notes = read_notes + notes
         if isinstance(published, str) and isinstance(data, pd.DataFrame) and published in data.columns:
