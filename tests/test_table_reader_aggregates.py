@@ -198,6 +198,25 @@ def test_a_metric_named_lower_is_better_is_ranked_so_by_the_audit(tmp_path):
         assert (tau["Mean squared error"] > 0) == negated
 
 
+def test_two_columns_named_as_the_aggregate_are_said_in_one_warning_and_scenarios_keeps_one(tmp_path):
+    d = _board(12, 4, seed=6).rename_axis("model")
+    d.insert(0, "Average", d.mean(axis=1).round(3))
+    d.insert(1, "Mean", (d.iloc[:, 1:].median(axis=1) + 0.05).round(3))
+    f = tmp_path / "board.csv"
+    d.to_csv(f)
+    with pytest.warns(UserWarning) as said:
+        wide, pub = read_scores(f)
+    assert [str(w.message) for w in said] == [
+        "SCORES: columns 'Average', 'Mean' are each named as a published aggregate: all are set aside from the "
+        "scores, 'Average' read as the leaderboard's; to score one of them, name the score columns with --scenarios "
+        "(Python: scenarios=[...])"]
+    assert list(wide.columns) == list(d.columns[2:]) and pub.name == "Average"
+    wide, pub = read_scores(f, scenarios=["Mean", *d.columns[2:]])
+    assert list(wide.columns) == ["Mean", *d.columns[2:]] and pub.name == "Average"
+    wide, pub = read_scores(f, scenarios=["Average", "Mean", *d.columns[2:]])  # both scored: no aggregate by name
+    assert list(wide.columns) == list(d.columns) and (pub is None or pub.name not in ("Average", "Mean"))
+
+
 class _no_warning:
     def __enter__(self):
         import warnings

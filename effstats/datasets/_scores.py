@@ -648,7 +648,13 @@ def _finish_wide(wide: pd.DataFrame, scenarios, exclude, *, duplicates: str = "l
     unknown = [n for n in higher_is_better or () if n not in {str(c) for c in wide.columns}]
     if unknown:
         raise ValueError(f"--higher-is-better: unknown column(s) {unknown} (columns: {[str(c) for c in wide.columns]})")
-    agg = _named_published(wide)
+    # a column named in --scenarios is a score, whatever its name
+    agg = [c for c in _named_published(wide) if str(c) not in {str(s) for s in scenarios or ()}]
+    if len(agg) > 1 and not scenarios:
+        warnings.warn(f"SCORES: columns {_name_list(repr(str(c)) for c in agg)} are each named as a published "
+                      f"aggregate: all are set aside from the scores, {str(agg[0])!r} read as the leaderboard's; to "
+                      "score one of them, name the score columns with --scenarios (Python: scenarios=[...])",
+                      UserWarning, stacklevel=3)
     num_all = wide.apply(pd.to_numeric, errors="coerce")
     # Wholly non-numeric columns (a type emoji, a licence) and numeric metadata (parameters, likes) are not scores.
     meta = [c for c in wide.columns if c not in agg and (num_all[c].isna().all() or _named_metadata(c, wide.columns))]
