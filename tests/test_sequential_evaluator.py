@@ -127,6 +127,41 @@ def test_online_stops_on_the_first_rule_and_reports_it():
     assert r.trace["rule_fired"].iloc[-1] == "efficacy" and (r.trace["rule_fired"].iloc[:-1] == "").all()
 
 
+@pytest.mark.parametrize("case", ["exact", "binomial", "paired"])
+def test_online_update_searches_only_the_new_looks_intervals_and_equals_a_fresh_search(case, monkeypatch):
+    # each update recomputes the statistics of every look so far (the trace's repeated intervals, the precision
+    # rule's fixed-sample one at every look): the evaluator keeps the ends it found, so an update searches the new
+    # look's intervals only, in one search; the results are those of searching every look again (memo emptied)
+    from dataclasses import asdict
+
+    from effstats.sequential import statistics
+
+    rng = np.random.default_rng(3)
+    a = (rng.random(6000) < 0.82).astype(float)
+    b = (rng.random(6000) < 0.78).astype(float)
+    rules = [Efficacy()] if case == "paired" else [Precision(0.012)]
+    kept, fresh = (SequentialEvaluator(rules, fpc=case == "exact", initial=150, batch=150, max_n=6000).start(6000)
+                   for _ in range(2))
+    searched = []
+    for cls in (statistics.BinomialStatistic, statistics.TangoStatistic):
+        monkeypatch.setattr(cls, "interval", lambda self, c, _f=cls.interval: searched.append(1) or _f(self, c))
+    looks = 0
+    for k in range(40):
+        batch = (a[150 * k:150 * (k + 1)],) + ((b[150 * k:150 * (k + 1)],) if case == "paired" else ())
+        searched.clear()
+        r = kept.update(*batch)
+        assert len(searched) == 1 + (r.reason == "precision")  # the stop's interval at 1 - 2 alpha: once more
+        fresh._online["memo"].clear()
+        f = fresh.update(*batch)
+        ra, fa = asdict(r), asdict(f)
+        pd.testing.assert_frame_equal(ra.pop("trace"), fa.pop("trace"), check_exact=True)
+        assert ra == fa
+        looks += 1
+        if r.reason != "continue":
+            break
+    assert looks >= 5 and r.reason != "max_n"
+
+
 # ---------------------------------------------------------------------------------------- rules
 def _stats(est, se, t=(0.5, 1.0), null=0.0):
     est = np.atleast_2d(est).astype(float)

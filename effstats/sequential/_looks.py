@@ -11,6 +11,7 @@ import numpy as np
 from scipy.special import ndtri
 
 from .._results import ReadOnlyFields
+from .statistics import _interval_of
 
 __all__ = ["LookStats"]
 
@@ -145,11 +146,11 @@ class LookStats(ReadOnlyFields):
 
     @cached_property
     def _ci2(self):
-        return self.statistic.interval(self.c2)
+        return _interval_of(self.statistic, self.c2)
 
     @cached_property
     def _ci1(self):
-        return self.statistic.interval(self.c1)
+        return _interval_of(self.statistic, self.c1)
 
     @property
     def ci_low(self) -> np.ndarray:
@@ -251,7 +252,7 @@ class LookStats(ReadOnlyFields):
         >>> [v.round(4) for v in s.fixed_interval]
         [array([[-0.0088,  0.0408]]), array([[0.1088, 0.1192]])]
         """
-        return self._fixed_ends(*self.statistic.interval(ndtri(1 - self.alpha / 2)))
+        return self._fixed_ends(*_interval_of(self.statistic, ndtri(1 - self.alpha / 2)))
 
     def _fixed_and_repeated(self) -> None:
         """:attr:`fixed_interval` and the two-sided repeated interval (:attr:`ci_low`, :attr:`ci_high`) at every
@@ -265,7 +266,7 @@ class LookStats(ReadOnlyFields):
         both = self.statistic.take((np.concatenate([runs, runs]), np.concatenate([looks, looks])))
         c = np.concatenate([np.broadcast_to(np.asarray(self.c2, float), shape),
                             np.full(shape, ndtri(1 - self.alpha / 2))])
-        (lo2, lof), (hi2, hif) = (np.split(v, 2) for v in both.interval(c))
+        (lo2, lof), (hi2, hif) = (np.split(v, 2) for v in _interval_of(both, c))
         self.__dict__["_ci2"] = (lo2, hi2)
         self.__dict__["fixed_interval"] = self._fixed_ends(lof, hif)
 

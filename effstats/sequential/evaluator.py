@@ -51,7 +51,7 @@ from ._design import design
 from ._schedule import check_looks, look_schedule, planned_sizes
 from ._looks import _worst_half_width
 from .rules import Efficacy, LookStats, Precision, StoppingRule
-from .statistics import Accumulator, information
+from .statistics import Accumulator, information, _interval_of
 
 __all__ = ["SequentialEvaluator", "SequentialResult", "SimulationResult", "stratified_mean"]
 
@@ -489,7 +489,7 @@ class SequentialEvaluator(BaseEstimator):
 
             cs.append(np.full(look.size, ndtri(1 - other.alpha / 2)))
         every = s.statistic.take((np.tile(rows, len(cs)), np.tile(look, len(cs))))
-        lows, highs = (np.split(v, len(cs)) for v in every.interval(np.concatenate(cs)))
+        lows, highs = (np.split(v, len(cs)) for v in _interval_of(every, np.concatenate(cs)))
         (lo2, lo1), (hi2, hi1) = lows[:2], highs[:2]
         one, fixed = bound == "c1", bound == "fixed"
         lo, hi = np.where(one, lo1, lo2), np.where(one, hi1, hi2)
@@ -768,7 +768,7 @@ class SequentialEvaluator(BaseEstimator):
             # a one-sided test's own repeated interval at every look (level 1 - 2 alpha, its end on the tested side
             # the one-sided 1 - alpha bound), beside the two-sided 1 - alpha one of ci_low/ci_high
             every = s.statistic.take((np.zeros(K, int), np.arange(K)))
-            one_lo, one_hi = every.interval(np.asarray(s.c1)[:K])
+            one_lo, one_hi = _interval_of(every, np.asarray(s.c1)[:K])
             trace.insert(trace.columns.get_loc("rule_fired"), "ci_low_one_sided", np.asarray(one_lo, float))
             trace.insert(trace.columns.get_loc("rule_fired"), "ci_high_one_sided", np.asarray(one_hi, float))
         fixed1 = (np.nan, np.nan)
@@ -871,7 +871,8 @@ class SequentialEvaluator(BaseEstimator):
         plan = self._schedule(sz)
         self._online = {"rules": rules, "max_n": max_n, "D": n_groups, "sizes": sz, "plan": plan, "kind": None,
                         "s1": np.zeros(n_groups), "s2": np.zeros(n_groups), "sa": np.zeros(n_groups),
-                        "cnt": np.zeros(n_groups), "looks": [], "done": False, "seen": None}
+                        "cnt": np.zeros(n_groups), "looks": [], "done": False, "seen": None,
+                        "memo": {}}  # the looks' interval ends: each update recomputes the looks so far
         return self
 
     def update(self, scores_a: Any, scores_b: Any = None, *, groups: Any = None) -> SequentialResult:
@@ -972,9 +973,19 @@ class SequentialEvaluator(BaseEstimator):
         max_info = float(plan_info[-1])
         streams = [((S1[:, d][None], S2[:, d][None], SA[:, d][None], C[:, d][None]) for d in range(D))]
         s = self._look_stats(kind, streams, [sz], tots, info, max_info, st["null"], planned_info=later)
+        s.statistic._memo = st["memo"]
         rules = st["rules"]
-        fires = np.stack([np.broadcast_to(r.fires(s), np.shape(s.estimate)) for r in rules])
         last = len(tots) - 1
+        # the new look's intervals at the critical values this update asks for (the repeated ones at c2 and c1, the
+        # precision rule's fixed-sample one) in one search, kept in the memo with the earlier looks': a search costs
+        # about as much for one cell as for many
+        cs = [float(s.c2[last]), float(s.c1[last])]
+        if any(isinstance(r, Precision) for r in rules):
+            from scipy.special import ndtri
+
+            cs.append(float(ndtri(1 - s.alpha / 2)))
+        _interval_of(s.statistic.take((np.zeros(len(cs), int), np.full(len(cs), last))), np.array(cs))
+        fires = np.stack([np.broadcast_to(r.fires(s), np.shape(s.estimate)) for r in rules])
         fired_now = fires[:, 0, last]
         if fired_now.any():
             j = int(np.argmax(fired_now))

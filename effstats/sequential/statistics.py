@@ -102,6 +102,9 @@ class _Statistic:
     _fields: tuple = ()
     estimate: np.ndarray
     se: np.ndarray
+    # cell -> interval ends, kept by the owner of statistics that repeat earlier looks (an online evaluator, whose
+    # every update recomputes the looks so far): read by _interval_of; taken statistics share it
+    _memo: dict | None = None
 
     def take(self, index: Any) -> "_Statistic":
         """The statistic at ``index`` of its arrays (e.g. each run's stopping look), as a statistic of the same type.
@@ -131,6 +134,8 @@ class _Statistic:
         shape = np.broadcast_shapes(*(np.shape(getattr(self, f)) for f in self._fields))
         for f in self._fields:
             setattr(new, f, np.broadcast_to(np.asarray(getattr(self, f)), shape)[index])
+        if self._memo is not None:
+            new._memo = self._memo
         return new
 
     def z_at(self, theta0: Any) -> np.ndarray:  # pragma: no cover - abstract
@@ -168,6 +173,33 @@ class _Statistic:
         return low, high
 
     _limits = (-1.0, 1.0)
+
+
+def _interval_of(stat: Any, c: Any) -> tuple[np.ndarray, np.ndarray]:
+    """``stat.interval(c)``; where the statistic carries a memo (``_memo``), each cell's ends are looked up there by
+    the cell's fields and critical value (their bits) and only the cells not kept are computed, then kept.
+
+    A cell's ends depend on its own fields and critical value alone (every statistic's interval is computed cell by
+    cell, whatever the other cells of its arrays), so the ends looked up are those a computation gives.
+    """
+    memo = getattr(stat, "_memo", None)
+    if memo is None:
+        return stat.interval(c)
+    shape = np.shape(stat.estimate)
+    cols = [np.broadcast_to(np.asarray(getattr(stat, f), float), shape) for f in stat._fields]
+    cols.append(np.broadcast_to(np.asarray(c, float), shape))
+    rows = np.ascontiguousarray(np.stack([v.ravel() for v in cols], axis=1))
+    keys = [(type(stat), r.tobytes()) for r in rows]
+    todo = [k for k, key in enumerate(keys) if key not in memo]
+    if todo:
+        at = np.unravel_index(np.array(todo), shape) if shape else ()
+        sub = stat.take(at)
+        sub._memo = None
+        lo, hi = (np.ravel(v) for v in sub.interval(np.asarray(cols[-1])[at]))
+        for j, k in enumerate(todo):
+            memo[keys[k]] = (lo[j], hi[j])
+    ends = np.array([memo[key] for key in keys], float).reshape(shape + (2,))
+    return ends[..., 0], ends[..., 1]
 
 
 class WaldStatistic(_Statistic):

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import dataclasses
 import warnings
+from itertools import chain
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -171,6 +172,7 @@ class SequentialRun(_AdaptiveRule, _Report):
         self._bank_saved = False  # rule="adaptive": the bank was read from, or written to, BANK in that folder
         self._reference_given = False  # a loaded run: its reference data was passed, not read from the state
         self._ids = None  # the order and dropped lists of the state, their lengths, and the set of their ids
+        self._pos = None  # the order list of the state, its length, and each id's position in it
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -475,7 +477,7 @@ class SequentialRun(_AdaptiveRule, _Report):
         st = self.state
         a = pd.Series(scores, index=pd.Index(items, name="item"), dtype=float)
         if st["rule"]["kind"] == "efficacy":
-            pos = {i: k for k, i in enumerate(st["order"])}
+            pos = self._order_pos()
             b = pd.Series([st["against_scores"][pos[i]] for i in items], index=a.index, dtype=float)
             return ev.update(a, b)
         return ev.update(a)
@@ -657,7 +659,10 @@ class SequentialRun(_AdaptiveRule, _Report):
         row = new._take(models=[names.index(str(model))])
         ids = row.item_ids.astype(str)
         k = len(st["looks"]) + 1
-        earlier = set(i for lk in st["looks"] for i in lk["items"])
+
+        def earlier() -> set:  # the items of the recorded looks (for the messages of refused results only)
+            return set(chain.from_iterable(lk["items"] for lk in st["looks"]))
+
         helm = st["reference"].get("layout") == "helm"
         left_out = 0
         refuse_unicode_twins(ids, st["order"] + [d["order"] for d in st.get("dropped") or ()], "the run",
@@ -665,7 +670,7 @@ class SequentialRun(_AdaptiveRule, _Report):
         given_ids = ids
         if restrict_to_manifest:
             on = ids.isin(batch)
-            if not on.any() and set(ids) <= earlier:
+            if not on.any() and set(ids) <= earlier():
                 raise ValueError(f"new_results: these results were recorded at an earlier look (look {k - 1} is the "
                                  f"last); the next batch is batch {k:03d}")
             if not on.any():
@@ -702,7 +707,7 @@ class SequentialRun(_AdaptiveRule, _Report):
         if len(lacking) == len(batch) and have.empty:
             raise ValueError(f"new_results: {str(model)!r} has none of batch {k:03d}'s {len(batch)} items (they are "
                              f"listed in batch_{k:03d}/items.csv), e.g. {_plain(batch[:3])}")
-        if lacking and set(have.index) <= earlier:
+        if lacking and set(have.index) <= earlier():
             raise ValueError(f"new_results: these results were recorded at an earlier look (look "
                              f"{len(st['looks'])} is the last); the next batch is batch {len(st['looks']) + 1:03d}")
         if lacking and not skip_failed:
@@ -721,10 +726,12 @@ class SequentialRun(_AdaptiveRule, _Report):
             batch = self._drop(lacking, lookalike_note(lacking, given_ids, self._run_ids(), "the run"))
         self.n_left_out = left_out
         scores = have.reindex(batch).tolist()
+        values = np.asarray(scores, float)
         if st["reference"].get("kind") == "binary" and duplicates != "mean" \
+                and ((values != 0) & (values != 1) & np.isfinite(values)).any() \
                 and all(y in (0.0, 1.0) for lk in st["looks"] for y in lk["scores"]):
             # once, at the first look with graded scores (the adaptive rule refuses them)
-            warn_graded_against_binary([str(model)], list(batch), np.asarray(scores, float)[None])
+            warn_graded_against_binary([str(model)], list(batch), values[None])
         if st["rule"]["kind"] == "adaptive":
             res = self._look_adaptive(list(batch), scores)
             st["model"] = str(model)
@@ -794,6 +801,14 @@ class SequentialRun(_AdaptiveRule, _Report):
                       f"on the other {len(batch)}, and the run is now about the benchmark without its {len(dropped)} "
                       "dropped item(s)", UserWarning, stacklevel=3)
         return batch
+
+    def _order_pos(self) -> dict[str, int]:
+        """Each item id of the run's order -> its position: made again only when the order changes (``skip_failed``
+        drops items), not at every look."""
+        order = self.state["order"]
+        if self._pos is None or self._pos[0] is not order or self._pos[1] != len(order):
+            self._pos = (order, len(order), {i: k for k, i in enumerate(order)})
+        return self._pos[2]
 
     def _run_ids(self) -> set[str]:
         """The ids of the run's order and of its dropped items, as a set: made again only when the order grows
@@ -917,9 +932,9 @@ def _reread_args(state: dict) -> dict:
 def _refuse_changed_results(looks: list[dict], have: pd.Series) -> None:
     """Raise when ``have`` (item -> score) gives an item recorded at an earlier look another score: a cumulative
     results file may re-report earlier items, but a look's results, once recorded, are what the rule decided on."""
+    if not looks or not have.index.isin(list(chain.from_iterable(lk["items"] for lk in looks))).any():
+        return  # no item recorded before (a look's own batch, the usual results)
     recorded = {i: (k, y) for k, lk in enumerate(looks, 1) for i, y in zip(lk["items"], lk["scores"])}
-    if not recorded:
-        return
     earlier = pd.Index(list(recorded))
     again = have.loc[earlier[earlier.isin(have.index)]]  # in the looks' order: the message names the first
     old = np.array([recorded[i][1] for i in again.index], float)
