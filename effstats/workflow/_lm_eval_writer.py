@@ -169,20 +169,21 @@ def write_lm_eval_samples(responses: ResponseMatrix, directory: str | Path, *, n
                            for k in range(n_choices)) + "}"
     args_parts = args.split("\x00")  # the document's index goes where the placeholder was
     flag = ('"False"', '"True"') if numbers == "string" else ("false", "true")
+    doc_list = docs.tolist()
     for mi, model in enumerate(rm.model_ids):
         folder = out / folders[str(model)]
         folder.mkdir(parents=True, exist_ok=True)
+        row = vals[mi].tolist()
         for code, task in enumerate(task_names):
-            cols = np.flatnonzero((task_code == code) & obs[mi])
+            cols = np.flatnonzero((task_code == code) & obs[mi]).tolist()
             question = json.dumps(f"{task} question ")[:-1]  # escaped, without its closing quote: the index follows
             lines = []
             for j in cols:
-                doc = int(docs[j])
+                doc = int(doc_list[j])
                 gold = doc % n_choices
-                ll = gen.normal(-3.0, 0.5, n_choices)
-                top = gold if vals[mi, j] else (gold + 1 + int(gen.integers(n_choices - 1))) % n_choices
-                ll[top] = ll.max() + 0.5 + gen.random()
-                lls = ll.tolist()  # Python floats: their repr is json's and numpy's str
+                lls = gen.normal(-3.0, 0.5, n_choices).tolist()  # Python floats: their repr is json's and numpy's str
+                top = gold if row[j] else (gold + 1 + int(gen.integers(n_choices - 1))) % n_choices
+                lls[top] = max(lls) + 0.5 + gen.random()  # (float arithmetic: numpy's float64 sums to the bit)
                 if numbers == "string":
                     pairs = [f'["{v!r}", {flag[k == top]}]' for k, v in enumerate(lls)]
                 else:
@@ -192,7 +193,7 @@ def write_lm_eval_samples(responses: ResponseMatrix, directory: str | Path, *, n
                 lines.append(f'{{"doc_id": {d}, "doc": {{"question": {question}{d}", "gold": {gold}}}, '
                              f'"target": "{gold}", "arguments": {d.join(args_parts)}, "resps": [{resps}], '
                              f'"filtered_resps": [{", ".join(pairs)}], "filter": "none", "metrics": ["acc"], '
-                             f'"acc": {float(vals[mi, j])!r}}}')
+                             f'"acc": {float(row[j])!r}}}')
             if lines:
                 (folder / f"samples_{files[str(task)]}_{timestamp}.jsonl").write_text("\n".join(lines) + "\n",
                                                                                   encoding="utf-8")
