@@ -364,13 +364,15 @@ def test_printed_commands_are_shell_quoted(tmp_path, capsys):
     words = shlex.split(next(ln for ln in out.splitlines() if ln.strip().startswith("lm_eval ")))
     assert words[words.index("--tasks") + 1] == task
     assert words[words.index("--samples") + 1] == str(out_dir / "lm_eval_samples.json")
+    then = shlex.split(next(ln for ln in out.splitlines() if ln.strip().startswith("effstats ")))
+    assert then == ["effstats", "estimate", str(out_dir), "<RESULTS.csv>"]
     seq = tmp_path / "seq;$(id) x"
     code, out, err = _run(["sequential", "start", tmp_path / "ref.csv", "--half-width", 0.1, "--initial", 20, "--batch",
                            20,
                            "--out", seq], capsys)
     assert code == 0, err
-    then = shlex.split(next(ln for ln in out.splitlines() if ln.startswith("then: ")))
-    assert then[1:] == ["effstats", "sequential", "update", str(seq), "<OUT>"]
+    then = shlex.split(next(ln for ln in out.splitlines() if ln.strip().startswith("effstats ")))
+    assert then == ["effstats", "sequential", "update", str(seq), "<RESULTS.csv>"]
     words = shlex.split(next(ln for ln in out.splitlines() if ln.strip().startswith("lm_eval ")))
     assert words[words.index("--tasks") + 1] == task
 
