@@ -4,6 +4,7 @@ import pytest
 
 from effstats.sequential import Efficacy, SequentialEvaluator
 from effstats.sequential import evaluator as ev_mod
+from effstats.sequential._sampling import shuffled_sums
 
 
 def _pair(n_groups=3, size=700, seed=0, continuous=True):
@@ -43,7 +44,7 @@ def test_shuffled_sums_are_sums_of_random_orders():
     v = rng.normal(0, 1, 503)  # negative values: |x| is summed separately
     nd = np.array([37, 137, 137, 300, 503])  # a repeated look and a first batch of another size
     runs = 40_000
-    s1, s2, sa = SequentialEvaluator._shuffled_sums(v, nd, runs, np.random.default_rng(2))
+    s1, s2, sa = shuffled_sums(v, nd, runs, np.random.default_rng(2))
     assert s1.shape == s2.shape == sa.shape == (runs, nd.size)
     n, mu, var = v.size, v.mean(), v.var(ddof=1)
     for k, m in enumerate(nd):
@@ -61,7 +62,7 @@ def test_shuffled_sums_are_sums_of_random_orders():
     # nested: later looks add the items of a batch, so |x| sums never decrease
     assert np.all(np.diff(sa, axis=1) >= -1e-12)
     # one order per run: a 3-item population gives every subset sum of the first item
-    t1, _, _ = SequentialEvaluator._shuffled_sums(np.array([1.0, 2.0, 4.0]), np.array([1, 3]), 3000,
+    t1, _, _ = shuffled_sums(np.array([1.0, 2.0, 4.0]), np.array([1, 3]), 3000,
                                                   np.random.default_rng(0))
     vals, counts = np.unique(t1[:, 0], return_counts=True)
     np.testing.assert_array_equal(vals, [1.0, 2.0, 4.0])
