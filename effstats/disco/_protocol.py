@@ -131,9 +131,9 @@ def _true_scores(responses: ResponseMatrix, scores: Any) -> np.ndarray:
                                                                               shape=(responses.n_models,))
 
 
-def _fit_and_score(est: Any, src: ResponseMatrix, tgt: ResponseMatrix, s_src: np.ndarray,
-                   s_tgt: np.ndarray) -> PredictionMetrics:
-    return prediction_metrics(s_tgt, est.fit(src, s_src).predict(tgt))
+def _fit_and_score(est: Any, src: ResponseMatrix, tgt: ResponseMatrix, s_src: np.ndarray, s_tgt: np.ndarray,
+                   **fit_kw: Any) -> PredictionMetrics:
+    return prediction_metrics(s_tgt, est.fit(src, s_src, **fit_kw).predict(tgt))
 
 
 def run_protocol(
@@ -264,7 +264,7 @@ def _takes_ridge_fits(est: Any) -> bool:
 def _run_one(est: Any, src: ResponseMatrix, tgt: ResponseMatrix, s_src: np.ndarray, s_tgt: np.ndarray,
              level: float | None, fit_kw: dict) -> dict:
     if level is None:
-        r = prediction_metrics(s_tgt, est.fit(src, s_src, **fit_kw).predict(tgt))
+        r = _fit_and_score(est, src, tgt, s_src, s_tgt, **fit_kw)
         return {"mae": r.mae, "spearman": r.spearman}
     p = est.fit(src, s_src, **fit_kw).predict_interval(tgt)
     return prediction_metrics(s_tgt, p.statistic, p.confidence_interval(level), confidence_level=level).as_dict()
