@@ -552,7 +552,8 @@ def _load(src: Any, *, format: str = "auto", table: str | None = None, by: str =
     if isinstance(data, pd.DataFrame):
         if data.attrs.get("note"):
             notes.append(data.attrs["note"])
-        lower = [c for c in data.attrs.get("lower_is_better", ()) if c in data.columns]
+        # a HELM table's lower-is-better columns (a CSV's are said in its own note, data.attrs["note"])
+        lower = [c for c in data.attrs.get("lower_is_better", ()) if c in data.columns] if fmt == "helm-json" else []
         if lower:
             notes.append(f"Lower-is-better column(s) {_name_list(map(repr, map(str, lower)), 5)} (the file's "
                          "lower_is_better) are negated, so that higher is better in every column as HELM's win rate "

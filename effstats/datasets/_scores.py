@@ -721,7 +721,7 @@ def _finish_wide(wide: pd.DataFrame, scenarios, exclude, *, duplicates: str = "l
         out[lower] = -out[lower]
         out, published = _dedupe_with(out, published, duplicates, hint)
         if lower:
-            out.attrs.update(note=_lower_note(lower), negated=lower)
+            out.attrs.update(note=_lower_note(lower), lower_is_better=lower)
         return out, published
     set_aside = agg + [f["column"] for f in found]
     wide = wide.drop(columns=set_aside)
@@ -789,8 +789,8 @@ def _finish_wide(wide: pd.DataFrame, scenarios, exclude, *, duplicates: str = "l
     num, published = _dedupe_with(num, published, duplicates, hint)
     if notes:
         num.attrs["note"] = " ".join(notes)
-    if lower:  # negative as read, not as written
-        num.attrs["negated"] = lower
+    if lower:  # negative as read, not as written (as a HELM table's lower_is_better columns)
+        num.attrs["lower_is_better"] = lower
     if rank_col is not None:
         ranks = num_all[rank_col][~num_all.index.duplicated(keep="last")].reindex(num.index)
         num.attrs["published_rank"] = {"column": str(rank_col), "rank": ranks}

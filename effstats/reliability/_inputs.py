@@ -129,8 +129,7 @@ def _rescale_percent(data: Any, published: pd.Series | None, notes: list[str],
     if scale == "fraction" or scale == "as-is":
         return data, published, {}
     if scale == "auto":
-        attrs = getattr(data, "attrs", {})  # negative as read, not as written
-        negated = {*attrs.get("lower_is_better", ()), *attrs.get("negated", ())}
+        negated = set(getattr(data, "attrs", {}).get("lower_is_better", ()))  # negative as read, not as written
         _refuse_stray_cells(x[[c for c in x.columns if c not in negated]])
         _refuse_mixed_rows(x, notes)
         frac, pct, other = score_scales(x)
