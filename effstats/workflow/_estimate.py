@@ -908,13 +908,18 @@ def tasks_without_results(items: Any, tasks: Any, answered: Any) -> dict[str, in
     return {t: n for t, n in size.items() if t not in seen}
 
 
+def graded_cells(values: np.ndarray) -> np.ndarray:
+    """The cells of ``values`` (float, NaN where missing) that hold a graded score: finite, neither 0 nor 1."""
+    return np.isfinite(values) & (values != 0) & (values != 1)
+
+
 def warn_graded_against_binary(models: Any, items: Any, values: np.ndarray, stacklevel: int = 3) -> bool:
     """Warn, naming the first model and one of its scores, when ``values`` (models x items, NaN where missing) hold
     graded scores while the reference's results are 0/1; whether it warned. They are estimated as graded scores
     (a mean score), ranked beside accuracies, which is right for the mean of repeated 0/1 runs and wrong for another
     metric."""
     vals = np.asarray(values, float)
-    graded = np.isfinite(vals) & (vals != 0) & (vals != 1)
+    graded = graded_cells(vals)
     if not graded.any():
         return False
     i, j = np.argwhere(graded)[0]

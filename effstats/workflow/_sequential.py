@@ -15,8 +15,8 @@ from .._escape import csv_safe
 from .._shared import _name_list, _plain, temporary_copy
 from .._validation import check_positive, check_positive_int
 from ..responses import ResponseMatrix
-from ._estimate import (lookalike_note, refuse_batch_without_tasks, refuse_unicode_twins, str_id_set,
-                        warn_graded_against_binary)
+from ._estimate import (graded_cells, lookalike_note, refuse_batch_without_tasks, refuse_unicode_twins,
+                        str_id_set, warn_graded_against_binary)
 from ._copies import _bank_bytes, _bank_key, reread_reference
 from ._sizes import _projected_batch, _worst_case_items
 from ._io import (REFERENCE_CACHE, check_path, helm_options, json_text, kept_reference, output_dir, read_new_results,
@@ -728,7 +728,7 @@ class SequentialRun(_AdaptiveRule, _Report):
         scores = have.reindex(batch).tolist()
         values = np.asarray(scores, float)
         if st["reference"].get("kind") == "binary" and duplicates != "mean" \
-                and ((values != 0) & (values != 1) & np.isfinite(values)).any() \
+                and graded_cells(values).any() \
                 and all(y in (0.0, 1.0) for lk in st["looks"] for y in lk["scores"]):
             # once, at the first look with graded scores (the adaptive rule refuses them)
             warn_graded_against_binary([str(model)], list(batch), values[None])
