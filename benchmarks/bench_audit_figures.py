@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import io
-import resource
 import statistics
 import tempfile
 from pathlib import Path
@@ -20,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from effstats.reliability import audit
+from bench_tinybenchmarks import process_cpu as cpu  # the sibling script's (run as a script from benchmarks/)
 
 
 def board(n_models: int = 10, n_scen: int = 5, seed: int = 0) -> pd.DataFrame:
@@ -27,11 +27,6 @@ def board(n_models: int = 10, n_scen: int = 5, seed: int = 0) -> pd.DataFrame:
     x = np.clip(np.linspace(0.85, 0.3, n_models)[:, None] + rng.normal(0, 0.06, (n_models, n_scen)), 0, 1)
     return pd.DataFrame(x.round(3), index=pd.Index([f"org/model-{i}" for i in range(n_models)], name="model"),
                         columns=[f"S{j}" for j in range(n_scen)])
-
-
-def cpu() -> float:
-    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def median_cpu(f, repeats: int) -> float:

@@ -12,17 +12,12 @@ from __future__ import annotations
 
 import argparse
 import platform
-import resource
 
 import numpy as np
 from sklearn.ensemble import RandomForestRegressor
 
 from effstats.disco import make_predictor
-
-
-def cpu() -> float:
-    r = resource.getrusage(resource.RUSAGE_SELF)
-    return r.ru_utime + r.ru_stime
+from bench_tinybenchmarks import process_cpu as cpu  # the sibling script's (run as a script from benchmarks/)
 
 
 def main() -> None:
