@@ -30,6 +30,17 @@ def interrupted(argv: list[str]) -> int:
     return 130
 
 
+def forget_caught_interrupt() -> None:
+    """Clear CPython's mark of an unhandled Ctrl-C, which a caught one can leave behind.
+
+    CPython marks a KeyboardInterrupt that ends a string ``exec()`` or ``eval()`` (the code that ``namedtuple`` and
+    ``dataclasses`` generate as they define a class, on a module's first import) as unhandled even where a caller
+    catches it; ``python -m`` then ends by SIGINT (status -2) instead of with the status returned. Each string
+    evaluation clears the mark as it starts, so an empty one forgets it.
+    """
+    eval("None")
+
+
 def main(argv: list[str] | None = None) -> int:
     """:func:`effstats.cli.main` (``argv``: the arguments, default ``sys.argv[1:]``), the command line's modules
     imported here, where a Ctrl-C is caught."""
@@ -69,7 +80,9 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         sys.unraisablehook = python_hook
     if pressed:
-        return interrupted(sys.argv[1:] if argv is None else argv)
+        status = interrupted(sys.argv[1:] if argv is None else argv)
+        forget_caught_interrupt()
+        return status
     if argv is not None:
         return run(argv)
     sys.unraisablehook = hold
@@ -86,6 +99,7 @@ def main(argv: list[str] | None = None) -> int:
 
     with contextlib.suppress(ValueError):  # not the main thread
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+    forget_caught_interrupt()
     return status
 
 

@@ -206,6 +206,28 @@ def test_ctrl_c_while_the_command_line_loads_prints_one_line(tmp_path, entry, mo
     assert not (tmp_path / "o").exists()
 
 
+@pytest.mark.parametrize("where", ["while the command line loads", "in the command"])
+def test_ctrl_c_in_code_a_string_exec_runs_ends_python_m_with_status_130(tmp_path, where):
+    # a Ctrl-C landing in code that a string exec() runs (the methods namedtuple and dataclasses generate as a module
+    # loads): CPython marks it unhandled though the command catches it, and a real `python -m` (not runpy under -c)
+    # then ends by SIGINT unless the mark is cleared
+    stop = 'exec("raise KeyboardInterrupt", {})'
+    hook = ("import sys\n"
+            "class Interrupt:\n"
+            "    def find_spec(self, name, path=None, target=None):\n"
+            "        if name == 'effstats.cli':\n"
+            f"            {stop}\n"
+            "sys.meta_path.insert(0, Interrupt())\n" if where == "while the command line loads" else
+            "import effstats.cli\n"
+            f"effstats.cli._main = lambda argv: {stop}\n")
+    (tmp_path / "interrupted_in_exec.py").write_text(
+        hook + "import runpy\nrunpy.run_module('effstats', run_name='__main__', alter_sys=True)\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONSAFEPATH")}
+    r = subprocess.run([sys.executable, "-m", "interrupted_in_exec", "audit", "board.csv", "--out",
+                        str(tmp_path / "o")], capture_output=True, text=True, env=env, timeout=120, cwd=tmp_path)
+    assert (r.returncode, r.stderr.splitlines()) == (130, [INTERRUPTED_LINE]), r.stderr
+
+
 @pytest.mark.parametrize("entry", ["console script", "python -m"])
 def test_ctrl_c_in_a_constructor_ends_with_the_one_line_not_the_half_built_objects_reports(tmp_path, entry):
     # a Ctrl-C inside tqdm's constructor, before it sets the attribute its finalizer reads: Python reports the
