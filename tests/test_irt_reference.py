@@ -81,7 +81,7 @@ def test_dimension_validation_and_lambda_follow_the_reference():
     rm = simulate_responses(50, 600, n_dims=2, rng=5)
     Y = rm.values.astype(float)
     grid = (1, 2, 3)
-    est = TinyBenchmarks(40, "anchor-corr", "gp-irt", dims_grid=grid, random_state=0).fit(rm)
+    est = TinyBenchmarks(40, "anchor-corr", "gp-irt", dims_grid=grid, validation="reference", random_state=0).fit(rm)
     val = np.arange(0, 50, 5)
     train = np.setdiff1d(np.arange(50), val)
     seen, unseen = np.arange(0, 600, 2), np.arange(1, 600, 2)
@@ -100,7 +100,7 @@ def test_dimension_validation_and_lambda_follow_the_reference():
     assert est.irt_.a_.shape[1] == est.n_dims_
     b, v = errors[est.n_dims_], Y.var(axis=1).mean()
     assert est.lambda_ == pytest.approx(b**2 / (b**2 + v / (4 * 40)), rel=1e-4)
-    rnd = TinyBenchmarks(40, "random", "gp-irt", dims_grid=grid, random_state=0).fit(rm)
+    rnd = TinyBenchmarks(40, "random", "gp-irt", dims_grid=grid, validation="reference", random_state=0).fit(rm)
     assert rnd.lambda_ == pytest.approx(b**2 / (b**2 + v / 40), rel=1e-4)
 
 
@@ -120,13 +120,17 @@ def test_kmeans_keeps_the_best_of_five_runs():
 
 
 def test_dimension_validation_finds_the_simulated_dimension():
-    # Measured validation errors: 1-D truth {1: 0.0289, 2: 0.0288, 3: 0.0286} -> 1 (within 0.0025 of the best);
-    # 2-D truth with two disjoint item groups {1: 0.087, 2: 0.030, 3: 0.031} -> 2.
-    one = TinyBenchmarks(40, "random", "p-irt", dims_grid=(1, 2, 3), random_state=0).fit(simulate_responses(60, 800,
-                                                                                                            rng=8))
-    assert one.n_dims_ == 1
+    # Measured validation errors of the reference's rule: 1-D truth {1: 0.0289, 2: 0.0288, 3: 0.0286} -> 1 (within
+    # 0.0025 of the best); 2-D truth with two disjoint item groups {1: 0.087, 2: 0.030, 3: 0.031} -> 2. The rule
+    # that scores the estimate from the 40 random items (the default) finds them too: {1: 0.049, 2: 0.050,
+    # 3: 0.053} -> 1 and {1: 0.070, 2: 0.050, 3: 0.050} -> 2.
+    one_data = simulate_responses(60, 800, rng=8)
     disc = np.zeros((800, 2))
     disc[:400, 0] = disc[400:, 1] = 1.5
-    two = TinyBenchmarks(40, "random", "p-irt", dims_grid=(1, 2, 3), random_state=0).fit(
-        simulate_responses(60, 800, n_dims=2, discrimination=disc, rng=9))
-    assert two.n_dims_ == 2 and two.validation_errors_[1] > 2 * two.validation_errors_[2]
+    two_data = simulate_responses(60, 800, n_dims=2, discrimination=disc, rng=9)
+    for rule, ratio in (("reference", 2.0), ("selected", 1.3)):
+        kw = dict(dims_grid=(1, 2, 3), validation=rule, random_state=0)
+        one = TinyBenchmarks(40, "random", "p-irt", **kw).fit(one_data)
+        assert one.n_dims_ == 1
+        two = TinyBenchmarks(40, "random", "p-irt", **kw).fit(two_data)
+        assert two.n_dims_ == 2 and two.validation_errors_[1] > ratio * two.validation_errors_[2]

@@ -1,7 +1,8 @@
 """TinyBenchmarks validates the IRT dimension on a stratified sample of the items (``validation_items``): on
-responses with a known number of dimensions it must choose the dimension that the validation on all items chooses
-(the true one), and give the same estimates up to the gp-IRT weight's noise; with ``validation_items=None`` (or at
-least as many as there are items) it is the validation on all items, exactly."""
+responses with a known number of dimensions, the reference's rule (``validation="reference"``, abilities from half
+of the items) must choose the dimension that it chooses on all items (the true one), and give the same estimates up
+to the gp-IRT weight's noise; with ``validation_items=None`` (or at least as many as there are items) either rule is
+the validation on all items, exactly."""
 import warnings
 
 import numpy as np
@@ -19,12 +20,12 @@ def _three_dims(n_items=3000):
     return simulate_responses(60, n_items, n_dims=3, discrimination=disc, rng=3).values.astype(bool)
 
 
-def _fit(Y, validation_items, random_state=0):
+def _fit(Y, validation_items, random_state=0, validation="reference"):
     TinyBenchmarks._fit_cache.clear()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        return TinyBenchmarks(50, dims_grid=(1, 3, 6), validation_items=validation_items, n_jobs=1,
-                              random_state=random_state).fit(Y)
+        return TinyBenchmarks(50, dims_grid=(1, 3, 6), validation_items=validation_items, validation=validation,
+                              n_jobs=1, random_state=random_state).fit(Y)
 
 
 @pytest.mark.filterwarnings("ignore:responses:UserWarning", "ignore:source_outputs:UserWarning")
@@ -49,9 +50,10 @@ def test_sampled_validation_chooses_the_dimension_of_the_full_one(miss):
     np.testing.assert_allclose(a["gp-irt"], b["gp-irt"], rtol=0, atol=0.005)
 
 
-def test_validation_items_at_least_the_items_is_the_full_validation():
+@pytest.mark.parametrize("validation", ["reference", "selected"])
+def test_validation_items_at_least_the_items_is_the_full_validation(validation):
     Y = _three_dims(400)[:40]
-    full, same = _fit(Y, None), _fit(Y, 400)
+    full, same = _fit(Y, None, validation=validation), _fit(Y, 400, validation=validation)
     assert full.validation_errors_ == same.validation_errors_ and full.lambda_ == same.lambda_
     np.testing.assert_array_equal(full.irt_.a_, same.irt_.a_)
 

@@ -5,7 +5,8 @@ r"""Item response theory: the 2PL / multidimensional 2PL model, the tinyBenchmar
   models from a few items (MAP or ML), with their covariance; what is identifiable (its Notes).
 * :class:`effstats.irt.TinyBenchmarks` — anchor points (random / correctness clustering /
   IRT-embedding clustering) and the weighted, p-IRT and gp-IRT estimates, with the reference implementation's
-  defaults (IRT dimension chosen among 2/5/10/15 by validation, ML abilities).
+  defaults (IRT dimension chosen among 2/5/10/15 on held-out source models, ML abilities), the validation scoring
+  each dimension from the items the estimator selects.
 * :class:`effstats.irt.AdaptiveTest` — adaptive testing on a calibrated one-dimensional bank: the next item by
   Fisher information at the current ability, the ability's posterior on a grid, stopping at a target standard
   error; :class:`effstats.irt.AdaptiveResult` holds the ability and the whole-bank accuracy with its interval.

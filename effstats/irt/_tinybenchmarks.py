@@ -19,7 +19,8 @@ from .._items import _started_anchors
 from .._subset import _SubsetEstimator, _impute, _some, _weighted_anchors, select_random
 from .._validation import check_option, check_positive_int, check_rng, is_zero_one
 from ..exceptions import ConvergenceWarning
-from ._model import IRT2PL, _canonical_rotation, _cpus, _item_map
+from ._jml_blocks import _sigmoid
+from ._model import IRT2PL, _canonical_rotation, _cpus, _item_map, _newton_abilities
 
 __all__ = ["TinyBenchmarks", "REFERENCE_DIMS"]
 
@@ -34,6 +35,9 @@ __all__ = ["TinyBenchmarks", "REFERENCE_DIMS"]
 REFERENCE_DIMS = (2, 5, 10, 15)
 #: The reference keeps the smallest dimension whose validation error is within this of the best one.
 _DIMS_TOL = 0.0025
+#: Draws of the validation's items (random, or anchors of a k-means from another start) per held-out model.
+_VALIDATION_DRAWS = 5
+_VALIDATIONS = ("selected", "reference")
 _SELECTIONS = ("random", "anchor-corr", "anchor-irt")
 _ESTIMATORS = ("gp-irt", "p-irt", "weighted")
 
@@ -76,6 +80,70 @@ class _Holdout:
         return float(np.abs(pred - self.truth).mean())
 
 
+class _SelectedHoldout:
+    """The validation's held-out models scored as the estimator is used: each draw selects ``k`` items from the
+    training models as the estimator selects them, the held-out models' abilities come from their answers on those
+    items alone, and :meth:`errors` is each held-out model's absolute error of the resulting score estimate (the
+    items seen, the IRT prediction elsewhere; observed cells only when some are missing) against its mean over
+    the validation's items, averaged over the draws."""
+
+    def __init__(self, Y: np.ndarray, missing: np.ndarray | None, train: np.ndarray, val: np.ndarray, k: int,
+                 ability: str) -> None:
+        obs = None if missing is None else ~missing
+        if obs is not None:  # held-out models with nothing observed say nothing
+            val = val[obs[val].any(1)]
+        self.n, self.k, self.prior, self.val = Y.shape[1], k, ability == "map", val
+        self.y = Y[val].astype(float)
+        self.w = None if obs is None else obs[val].astype(float)
+        self.truth = self.y.mean(1) if obs is None else (self.y * self.w).sum(1) / self.w.sum(1)
+        tr = Y[train].astype(float)
+        if obs is None:
+            self.answered, self.fill, self.x = np.arange(self.n), tr.mean(0), tr.T
+        else:  # items no training model answered are never selected, as in the fit
+            seen = obs[train].sum(0)
+            self.answered = np.flatnonzero(seen > 0)
+            self.fill = np.where(obs[train], tr, 0).sum(0) / np.maximum(seen, 1)
+            self.x = _impute(tr, missing[train], self.fill).T
+
+    def draw(self, selection: str, irt: IRT2PL, seed: int, n_init: int) -> tuple[np.ndarray, np.ndarray]:
+        """The items (positions among the validation's) and weights of one draw: ``seed`` fixes the draw, so that
+        random items and anchor-corr's anchors are the same for every candidate dimension."""
+        rng = np.random.default_rng(seed)
+        pool, k = self.answered, min(self.k, len(self.answered))
+        if selection == "random":
+            return np.sort(pool[select_random(len(pool), k, rng=rng)]), np.full(k, 1.0 / k)
+        X = self.x if selection == "anchor-corr" else np.column_stack([irt.a_, irt.b_])
+        sel, w = _weighted_anchors(X[pool], k, rng, n_init)
+        return pool[sel], w
+
+    def errors(self, irt: IRT2PL, sel: np.ndarray, w: np.ndarray, estimate: str) -> np.ndarray:
+        """Each held-out model's absolute error of the ``estimate`` ("weighted" or "p-irt") from the items
+        ``sel`` with weights ``w``."""
+        y, W = self.y, self.w
+        if estimate == "weighted":
+            ys = y[:, sel] if W is None else np.where(W[:, sel] > 0, y[:, sel], self.fill[sel])
+            return np.abs(ys @ w - self.truth)
+        th = _newton_abilities(y[:, sel], irt.a_[sel], irt.b_[sel], prior=self.prior,
+                               W=None if W is None else W[:, sel])[0]
+        unseen = np.setdiff1d(np.arange(self.n), sel)
+        p = _sigmoid(th @ irt.a_[unseen].T - irt.b_[unseen])
+        if W is None:
+            est = (y[:, sel].sum(1) + p.sum(1)) / self.n
+        else:
+            est = ((y[:, sel] * W[:, sel]).sum(1) + (p * W[:, unseen]).sum(1)) / W.sum(1)
+        return np.abs(est - self.truth)
+
+
+def _one_se_choice(errors: np.ndarray, grid: tuple[int, ...]) -> int:
+    """The smallest dimension whose mean error over the held-out models is within one standard error of the best
+    one's, the standard error that of the paired per-model differences (``errors``: models × dimensions)."""
+    mean = errors.mean(0)
+    best = int(np.argmin(mean))
+    diff = errors - errors[:, [best]]
+    se = diff.std(0, ddof=1) / np.sqrt(len(errors)) if len(errors) > 1 else np.zeros(len(grid))
+    return grid[int(np.flatnonzero(mean - mean[best] <= se)[0])]
+
+
 def _with_items(irt: IRT2PL, a: np.ndarray, b: np.ndarray) -> IRT2PL:
     """A copy of the fitted ``irt`` with other items' parameters (positions, no ids)."""
     out = copy.copy(irt)
@@ -90,7 +158,8 @@ class TinyBenchmarks(_SubsetEstimator):
     models (Anchor-corr) or of their fitted IRT parameters (Anchor-IRT), each anchor weighted by its cluster's
     share of the items. A new model's score is the weighted sum of its anchor answers, the p-IRT estimate (its
     answers where seen, the IRT prediction from its estimated ability elsewhere), or their mix gp-IRT. The defaults
-    are those of the authors' experiment code, except one k-means run instead of their best of five (Notes).
+    are those of the authors' experiment code, except one k-means run instead of their best of five, and the IRT
+    dimension validated from the items the estimator selects rather than from half of all items (Notes).
 
     Parameters
     ----------
@@ -104,17 +173,25 @@ class TinyBenchmarks(_SubsetEstimator):
         ``weighted``: ``Σ_k w_k y_k``; ``p-irt``: ``(K/N) mean_seen y + (1 − K/N) mean_unseen p̂_i(θ̂)``;
         ``gp-irt``: ``λ · weighted + (1 − λ) · p-irt``.
     n_dims : int or "validate", default="validate"
-        IRT dimension. ``"validate"`` (the reference): fit the IRT model for each of ``dims_grid`` on the source
-        models except every fifth, estimate the held-out models' abilities from the even-numbered items, and keep
-        the smallest dimension whose mean absolute error on the odd-numbered items' mean is within 0.0025 of the
-        best. An integer fixes the dimension (1: marginal ML, the fastest fit; the validation error is still
-        computed for λ). Validation costs one IRT fit per candidate dimension besides the final one, and
-        multidimensional fits are joint ML (:class:`effstats.irt.IRT2PL`), much slower than the 1-D marginal ML
-        on large matrices (``benchmarks/bench_irt_scale.py``): hence ``validation_items``. The cross-validation
-        folds of :meth:`predict_interval` keep the dimension chosen here, and λ: each fold selects its items and
-        fits the IRT model on its own sources without validating again.
+        IRT dimension. ``"validate"``: fit the IRT model for each of ``dims_grid`` on the source models except every
+        fifth and score each on the held-out fifth as ``validation`` says (Notes). An integer fixes the dimension
+        (1: marginal ML, the fastest fit; the reference validation error is still computed for λ). Validation
+        costs one IRT fit per candidate dimension besides the final one, and multidimensional fits are joint ML
+        (:class:`effstats.irt.IRT2PL`), much slower than the 1-D marginal ML on large matrices
+        (``benchmarks/bench_irt_scale.py``): hence ``validation_items``. The cross-validation folds of
+        :meth:`predict_interval` keep the dimension chosen here, and λ: each fold selects its items and fits the
+        IRT model on its own sources without validating again.
     dims_grid : tuple of int, default=(2, 5, 10, 15)
         Candidate dimensions for ``n_dims="validate"``.
+    validation : {"selected", "reference"}, default="selected"
+        How ``n_dims="validate"`` scores a candidate dimension on the held-out models. ``"selected"``: as the
+        estimator is used — their abilities from ``n_items`` items selected from the training models as this
+        estimator selects them (random items, or anchors), the mean absolute error of the resulting score
+        estimate, over 5 draws of the items; the smallest dimension within one standard error of the best
+        (Notes). ``"reference"``: the reference's rule — abilities from the even-numbered items, the error of
+        the predicted mean of the odd-numbered ones, the smallest dimension within 0.0025 of the best. The
+        reference's abilities come from thousands of items where the estimator has ``n_items``, so it rewards
+        dimensions the estimator cannot estimate (Notes).
     validation_items : int or None, default=4000
         Items the validation fits use: a sample of this many items stratified by the items' mean correctness
         over the source models, drawn by a generator seeded with the source outputs (the same sample whatever
@@ -161,11 +238,12 @@ class TinyBenchmarks(_SubsetEstimator):
     n_dims_ : int or None
         The IRT dimension used.
     validation_errors_ : dict
-        Dimension → validation MAE of the IRT part (fraction, not percentage points) on the validation items;
-        empty when no validation was needed (fixed ``n_dims`` and no λ to estimate).
+        Dimension → validation MAE (fraction, not percentage points) on the validation items: of the estimate
+        from ``n_items`` selected items (``validation="selected"`` with more than one candidate), else of the
+        reference's IRT part; empty when no validation was needed (fixed ``n_dims`` and no λ to estimate).
     validation_error_ : float
-        The chosen dimension's validation MAE on all items, λ's bias term (``validation_errors_[n_dims_]`` when
-        the validation used all items; NaN without validation).
+        The chosen dimension's reference validation MAE on all items, λ's bias term (``validation_errors_[n_dims_]``
+        when the reference rule used all items; NaN without validation).
     lambda_ : float
         The gp-IRT weight used (NaN unless ``estimator="gp-irt"``).
     n_missing_ : int
@@ -180,6 +258,31 @@ class TinyBenchmarks(_SubsetEstimator):
 
     Notes
     -----
+    The dimension validation (``n_dims="validate"``) holds out every fifth source model (in the order given; the
+    reference's split, so one IRT fit per candidate serves both rules) and fits each candidate dimension on the
+    others. With ``validation="selected"`` it then draws the estimator's items 5 times from those training
+    models — ``n_items`` random items, or the anchors of a k-means from another start — with a generator seeded
+    by the source outputs, so that the choice does not depend on ``random_state`` and the same draws score every
+    dimension. For held-out model :math:`m`, draw :math:`r` and dimension :math:`d`, the abilities
+    :math:`\\hat\\theta_{mrd}` come from the model's answers on the drawn items :math:`S_r` alone, as they do for
+    a target, and the error is that of the estimate the dimension changes (p-IRT for ``"p-irt"`` and
+    ``"gp-irt"``; the weighted sum of ``"anchor-irt"`` anchors for ``"weighted"``) against the model's mean
+    :math:`\\bar y_m` over the validation's items :math:`I`:
+
+    .. math::
+
+        e_{md} = \\frac{1}{5} \\sum_r \\Bigl| \\frac{1}{|I|} \\Bigl(\\sum_{i \\in S_r} y_{mi}
+        + \\sum_{i \\in I \\setminus S_r} \\hat p_i(\\hat\\theta_{mrd})\\Bigr) - \\bar y_m \\Bigr|.
+
+    With :math:`\\bar e_d` the mean over the held-out models and :math:`d^*` its minimiser, the chosen dimension
+    is the smallest :math:`d` with :math:`\\bar e_d - \\bar e_{d^*} \\le \\mathrm{se}_d`, the standard error of the
+    paired differences :math:`e_{md} - e_{md^*}` over the held-out models: the one-standard-error rule of
+    cross-validation (Breiman et al. 1984; Hastie, Tibshirani & Friedman 2009, Sect. 7.10), which prefers the
+    cheaper and more stable model when the held-out models cannot tell the two apart. The reference's rule
+    (``validation="reference"``) estimates the held-out models' abilities from half of the validation's items
+    (about 2,000 of a 4,000-item sample), where a target's come from ``n_items``: a dimension that pays with
+    many items can lose with 100, the estimate of a 15-dimensional ability from 100 answers being too noisy.
+
     The gp-IRT weight, when ``gp_lambda`` is None, is the reference's
 
     .. math::
@@ -249,6 +352,12 @@ class TinyBenchmarks(_SubsetEstimator):
     Arthur, D. & Vassilvitskii, S. (2007). k-means++: the advantages of careful seeding. *Proceedings of the 18th
     ACM-SIAM Symposium on Discrete Algorithms (SODA)*, 1027–1035.
 
+    Breiman, L., Friedman, J. H., Olshen, R. A. & Stone, C. J. (1984). *Classification and Regression Trees*,
+    Sect. 3.4.3 (the one-standard-error rule). Wadsworth, Belmont, CA.
+
+    Hastie, T., Tibshirani, R. & Friedman, J. (2009). *The Elements of Statistical Learning*, 2nd ed., Sect. 7.10
+    (cross-validation). Springer, New York.
+
     Examples
     --------
     >>> from effstats.datasets import simulate_responses
@@ -278,6 +387,7 @@ class TinyBenchmarks(_SubsetEstimator):
         n_dims: int | str = "validate",
         *,
         dims_grid: tuple[int, ...] = REFERENCE_DIMS,
+        validation: str = "selected",
         validation_items: int | None = 4000,
         ability: str = "mle",
         n_init: int = 1,
@@ -291,6 +401,7 @@ class TinyBenchmarks(_SubsetEstimator):
         self.estimator = estimator
         self.n_dims = n_dims
         self.dims_grid = dims_grid
+        self.validation = validation
         self.validation_items = validation_items
         self.ability = ability
         self.n_init = n_init
@@ -317,6 +428,7 @@ class TinyBenchmarks(_SubsetEstimator):
         else:
             grid = (check_positive_int(self.n_dims, "n_dims"),)
         ability = check_option(self.ability, "ability", ("mle", "map"))
+        check_option(self.validation, "validation", _VALIDATIONS)
         check_positive_int(self.n_init, "n_init")
         if self.validation_items is not None:
             check_positive_int(self.validation_items, "validation_items", minimum=4)
@@ -386,17 +498,23 @@ class TinyBenchmarks(_SubsetEstimator):
 
     def _validate_dims(self, Y: np.ndarray, grid: tuple[int, ...], ability: str,
                        missing: np.ndarray | None = None) -> tuple[int, dict, float]:
-        """The reference's dimension choice: train on all source models but every fifth, abilities of the held-out
-        ones from the even-numbered items, MAE of the predicted mean over the odd-numbered items (observed cells
-        only when some are missing). Returns the chosen dimension, the error of each, and the chosen one's error
+        """The dimension choice: train on all source models but every fifth, then score each candidate on the
+        held-out ones, and return the chosen dimension, the error of each, and the chosen one's reference error
         on all items (λ's bias term).
+
+        ``validation="selected"`` (with more than one candidate): :class:`_SelectedHoldout` over
+        ``_VALIDATION_DRAWS`` draws of the estimator's items, the smallest dimension within one standard error of
+        the best (:func:`_one_se_choice`). ``"reference"``: abilities of the held-out models from the
+        even-numbered items, MAE of the predicted mean over the odd-numbered items (observed cells only when some
+        are missing), the smallest dimension within 0.0025 of the best. λ's bias term is the reference error in
+        both.
 
         With more items than ``validation_items``, the candidates are fitted and compared on a sample of them
         (:func:`_stratified_items`, drawn by a generator seeded with the data, so that fits with other seeds on
-        the same source models share the validation fits in the cache). The chosen dimension's error is then
-        measured on all items: its fit's abilities of the training models give every item's parameters (one MAP
-        logistic regression per item), since the error on a sample's few held-out items is inflated by their
-        binomial noise (≈ 0.5 / √(items / 2))."""
+        the same source models share the validation fits in the cache; the selected rule's draws are seeded by
+        the data too). The chosen dimension's reference error is then measured on all items: its fit's abilities
+        of the training models give every item's parameters (one MAP logistic regression per item), since the
+        error on a sample's few held-out items is inflated by their binomial noise (≈ 0.5 / √(items / 2))."""
         m, n = Y.shape
         val = np.arange(0, m, 5)
         train = np.setdiff1d(np.arange(m), val)
@@ -406,10 +524,10 @@ class TinyBenchmarks(_SubsetEstimator):
             )
         k = self.validation_items
         cols = None
+        seed = np.frombuffer(hashlib.sha1(np.packbits(Y, axis=None).tobytes()).digest(), np.uint32)
         if k is not None and k < n:
             obs = None if missing is None else ~missing
             p = Y.mean(0) if obs is None else np.where(obs, Y, 0).sum(0) / np.maximum(obs.sum(0), 1)
-            seed = np.frombuffer(hashlib.sha1(np.packbits(Y, axis=None).tobytes()).digest(), np.uint32)
             cols = _stratified_items(p, k, np.random.default_rng(seed))
         full = _Holdout(Y[val], None if missing is None else missing[val], ability)
         sub = full if cols is None else _Holdout(Y[np.ix_(val, cols)], None if missing is None
@@ -418,11 +536,17 @@ class TinyBenchmarks(_SubsetEstimator):
         # the sample's fits converge as tightly as the final fit: stopped at tol=1e-4, the 15-dimensional fit on
         # 4,000 ImageNet items lost the margin by which all items choose it
         fits = self._fit_irts(Ys[train], grid, "validation", None if Ms is None else _some(Ms[train]))
-        errors = {d: sub.error(irt) for d, irt in fits.items()}
-        best = min(errors.values())
-        chosen = next(d for d in grid if errors[d] - best < _DIMS_TOL)
-        if cols is None:
-            return chosen, errors, errors[chosen]
+        if self.validation == "selected" and len(grid) > 1:
+            errors, chosen = self._selected_errors(Ys, _some(Ms) if Ms is not None else None, train, val, fits,
+                                                   grid, ability, np.append(seed, 1))
+            if cols is None:
+                return chosen, errors, full.error(fits[chosen])
+        else:
+            errors = {d: sub.error(irt) for d, irt in fits.items()}
+            best = min(errors.values())
+            chosen = next(d for d in grid if errors[d] - best < _DIMS_TOL)
+            if cols is None:
+                return chosen, errors, errors[chosen]
         irt = fits[chosen]
         if irt.method_ != "jml":  # the 1-D marginal-ML fit: cheap enough to fit on all items
             return chosen, errors, full.error(self._fit_irt(Y[train], chosen, "validation",
@@ -434,6 +558,27 @@ class TinyBenchmarks(_SubsetEstimator):
         a, b = _item_map(Y[train].astype(float), th, irt.prior_sd_a, irt.prior_sd_b, W)
         _, a, b = _canonical_rotation(th, a, b, Y[train], W)
         return chosen, errors, full.error(_with_items(irt, a, b))
+
+    def _selected_errors(self, Y: np.ndarray, missing: np.ndarray | None, train: np.ndarray, val: np.ndarray,
+                         fits: dict[int, IRT2PL], grid: tuple[int, ...], ability: str,
+                         seed: np.ndarray) -> tuple[dict[int, float], int]:
+        """The held-out models' MAE of the estimate from ``n_items`` items selected as the fit selects them, for
+        each candidate dimension (``_VALIDATION_DRAWS`` draws seeded by ``seed``, the same draws for every
+        dimension), and the dimension chosen by the one-standard-error rule. The estimate scored is the one the
+        dimension changes: p-IRT for ``"p-irt"`` and ``"gp-irt"`` (gp-IRT's other part, the weighted sum, does not
+        depend on it, and its λ is estimated once the dimension is chosen), the weighted sum for ``"weighted"``
+        (with ``"anchor-irt"``, whose anchors cluster the fitted item parameters)."""
+        hold = _SelectedHoldout(Y, missing, train, val, min(self.n_items, Y.shape[1] - 1), ability)
+        estimate = "weighted" if self.estimator == "weighted" else "p-irt"
+        draws = np.random.default_rng(seed).integers(2**31 - 1, size=_VALIDATION_DRAWS)
+        err = np.zeros((len(hold.val), len(grid)))
+        for s in draws:
+            picked = None
+            for j, d in enumerate(grid):
+                if picked is None or self.selection == "anchor-irt":  # the other selections ignore the fit
+                    picked = hold.draw(self.selection, fits[d], int(s), self.n_init)
+                err[:, j] += hold.errors(fits[d], *picked, estimate) / len(draws)
+        return {d: float(e) for d, e in zip(grid, err.mean(0))}, _one_se_choice(err, grid)
 
     def _fold_params(self) -> dict[str, Any]:
         """The choices of this fit that the cross-validation folds of ``predict_interval`` keep: the IRT dimension
