@@ -19,9 +19,10 @@ a process of its own while the IRT fits run, and the final fit's passes over the
 processes); ``--validation-items 0`` validates on all items (the reference's procedure); ``--imagenet`` fits
 ImageNet's 67 × 80,000 instead of the simulated matrix.
 
-With ``--agreement`` it runs the dimension validation alone on all items and on the default sample of 4,000, on
-CIFAR-10 (30 × 14,021), simulated 4-dimensional responses (90 × 20,000) and, with ``--imagenet``, ImageNet
-(67 × 80,000; about two CPU minutes on all items), and prints each one's errors, choice and CPU seconds.
+With ``--agreement`` it runs the reference's dimension validation (``validation="reference"``) alone on all items
+and on the default sample of 4,000, on CIFAR-10 (30 × 14,021), simulated 4-dimensional responses (90 × 20,000) and,
+with ``--imagenet``, ImageNet (67 × 80,000; about two CPU minutes on all items), and prints each one's errors,
+choice and CPU seconds.
 
     OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/bench_tinybenchmarks.py [--seeds 10] [--n-init 1]
     OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/bench_tinybenchmarks.py --steps [--quick | --items 10000]
@@ -157,7 +158,7 @@ def steps(n_items: int, n_jobs: int | None, validation_items: int | None, imagen
 
 
 def agreement(imagenet: bool) -> None:
-    """The dimension validation on all items and on the default sample: errors, choice, CPU seconds."""
+    """The reference's dimension validation on all items and on the default sample: errors, choice, CPU seconds."""
     from effstats.datasets.predictions import load_cifar10_predictions
 
     def four_dims() -> np.ndarray:
@@ -174,8 +175,8 @@ def agreement(imagenet: bool) -> None:
         for items in (None, default):
             TinyBenchmarks._fit_cache.clear()
             c = time.process_time()
-            d, errors, err = TinyBenchmarks(100, n_jobs=1, validation_items=items)._validate_dims(
-                Y, (2, 5, 10, 15), "mle")
+            tb = TinyBenchmarks(100, n_jobs=1, validation="reference", validation_items=items)
+            d, errors, err = tb._validate_dims(Y, (2, 5, 10, 15), "mle")
             c = time.process_time() - c
             print(f"{name} {Y.shape[0]} x {Y.shape[1]}, validation_items={items}: d = {d} ("
                   + ", ".join(f"{k}: {e:.4f}" for k, e in errors.items())
