@@ -282,6 +282,11 @@ class TinyBenchmarks(_SubsetEstimator):
     (``validation="reference"``) estimates the held-out models' abilities from half of the validation's items
     (about 2,000 of a 4,000-item sample), where a target's come from ``n_items``: a dimension that pays with
     many items can lose with 100, the estimate of a 15-dimensional ability from 100 answers being too noisy.
+    On ImageNet's 67 models × 80,000 items the reference's rule picks 15 of 2/5/10/15 and this one 2 (on 54 of
+    the models a 15-dimensional fit's held-out gp-IRT error is 5.4 points, a 2-dimensional one's 1.7); over 10
+    random model splits, the held-out gp-IRT error goes from 1.58 to 1.21 points on CIFAR-10 (30 models) and from
+    2.93 to 2.48 on 100 lifelong-digits models, and stays within noise on AlpacaEval and on ImageNet's 54-model
+    splits, where both rules mostly pick 2 (``benchmarks/tinybenchmarks_dimension_validation.py``).
 
     The gp-IRT weight, when ``gp_lambda`` is None, is the reference's
 
@@ -353,7 +358,7 @@ class TinyBenchmarks(_SubsetEstimator):
     ACM-SIAM Symposium on Discrete Algorithms (SODA)*, 1027–1035.
 
     Breiman, L., Friedman, J. H., Olshen, R. A. & Stone, C. J. (1984). *Classification and Regression Trees*,
-    Sect. 3.4.3 (the one-standard-error rule). Wadsworth, Belmont, CA.
+    chapter 3 (the one-standard-error rule). Wadsworth, Belmont, CA.
 
     Hastie, T., Tibshirani, R. & Friedman, J. (2009). *The Elements of Statistical Learning*, 2nd ed., Sect. 7.10
     (cross-validation). Springer, New York.
