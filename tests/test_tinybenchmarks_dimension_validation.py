@@ -125,3 +125,20 @@ def test_bad_validation_names_the_argument(bad):
     Y = simulate_responses(20, 60, rng=0).values.astype(bool)
     with pytest.raises(ValueError, match="validation"):
         TinyBenchmarks(10, validation=bad).fit(Y)
+
+
+@pytest.mark.parametrize("selection", ["random", "anchor-irt"])
+def test_validation_scores_the_estimators_own_estimate(selection):
+    # Brute force: a held-out model's validation error is the error of the estimator itself, fitted on the training
+    # models (the same IRT fit, from the cache) and given that model's answers on the same items.
+    from effstats.irt._tinybenchmarks import _SelectedHoldout
+
+    Y = _three_dims(5)[:40]
+    train, val = np.arange(10, 40), np.arange(10)
+    est = _fit(Y[train], n_items=25, selection=selection, n_dims=3, gp_lambda=0.5, random_state=0)
+    hold = _SelectedHoldout(Y, None, train, val, 25, "mle")
+    truth = Y[val].mean(1)
+    for estimate in ("p-irt", "weighted"):
+        ours = hold.errors(est.irt_, est.selected_, est.weights_, estimate)
+        theirs = np.abs(est.predict_all(Y[val][:, est.selected_])[estimate] - truth)
+        np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-12)
