@@ -27,6 +27,7 @@ import contextlib
 import hashlib
 import os
 import tempfile
+import threading
 import time
 import zipfile
 from pathlib import Path
@@ -39,7 +40,11 @@ MIN_BYTES = 1 << 20
 _VERSION = 2  # of the layout of a kept copy: another layout is not read
 _STALE_TMP_S = 3600  # a temporary file this old (s) is left by a process that was killed while it wrote
 _SETTLED_NS = 2_000_000_000  # a file modified less than this long ago (ns) is not kept
-_written: list[Path] | None = None  # the copies written inside :func:`batch`, whose folders it prunes at its end
+# the copies written while a :func:`batch` is open in any thread, whose folders the last batch to close prunes; the
+# number of batches open; the lock guarding both (threads of one process may read logs at once)
+_written: list[Path] | None = None
+_open = 0
+_lock = threading.Lock()
 
 
 def cache_dir() -> Path | None:
@@ -129,17 +134,22 @@ def _write(path: Path, arrays: dict) -> None:
 @contextlib.contextmanager
 def batch() -> Iterator[None]:
     """Saves of many files, one command's read: each folder written to is pruned once, at the end, rather than
-    after each copy (a first read of n files would open n²/2 copies); nested batches prune at the outer one's end."""
-    global _written
-    if _written is not None:
-        yield
-        return
-    _written = []
+    after each copy (a first read of n files would open n²/2 copies). Batches nest and may be open in several
+    threads at once: the copies saved while any is open (from any thread) are pruned when the last one closes."""
+    global _written, _open
+    with _lock:
+        _open += 1
+        if _written is None:
+            _written = []
     try:
         yield
     finally:
-        written, _written = _written, None
-        for folder in {p.parent for p in written}:
+        with _lock:
+            _open -= 1
+            written = None
+            if not _open:
+                written, _written = _written, None
+        for folder in {p.parent for p in written or ()}:
             _prune(folder, set(written))
 
 
@@ -205,7 +215,9 @@ def save(f: Path, options: tuple, stamp: tuple | None, recs: list, failed: list[
         _write(path, arrays)
     except OSError:
         return
-    if _written is not None:
-        _written.append(path)
-    else:
+    with _lock:
+        deferred = _written is not None
+        if deferred:
+            _written.append(path)
+    if not deferred:
         _prune(path.parent, {path})
