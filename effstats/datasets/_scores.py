@@ -277,7 +277,10 @@ def read_scores(path: str | Path, *, by: str = "scenario", model: str = "model",
       pandas' ``to_csv()``) is skipped; a model column holding numbers is refused.
     * **long**: columns ``model``, ``by`` and ``score``, one row per (model, scenario); with an ``item`` column
       too, one row per (model, example), returned as a :class:`effstats.ResponseMatrix` with the ``by`` column
-      as item group. A table of ``model`` and ``score`` with one row per model and no ``by`` column is wide.
+      as item group. A row whose score is ``'-'`` or empty is a cell not evaluated (as
+      :meth:`effstats.ResponseMatrix.from_long` reads a NaN score): beside an evaluated row of its cell it is no
+      repeat, whatever ``duplicates`` says. A table of ``model`` and ``score`` with one row per model and no ``by``
+      column is wide.
 
     The published aggregate is set aside (returned second): a column named "Mean win rate" / "Average" /
     "Mean" ..., a column named like the table (the file's stem or folder, e.g. ``helm_lite``), or a column equal
@@ -575,6 +578,12 @@ def _read_long(df: pd.DataFrame, *, by: str, model: str, item: str, score: str, 
             raise ValueError(f"--scenarios: unknown {by} value(s) {unknown}")
         df = df[df[by].astype(str).isin(keep)]
     keys = [by, item] if item in cols else [by]
+    # a row not evaluated ('-', empty) is a missing cell, as ResponseMatrix.from_long reads it, not a run: beside an
+    # evaluated row of its cell it is no duplicate and is dropped (of a cell no row evaluates, one row is kept)
+    unscored = df[score].isna()
+    if unscored.any():
+        scored = df[score].notna().groupby([df[c] for c in [model, *keys]], sort=False, dropna=False).transform("any")
+        df = df[~(unscored & (scored | df.duplicated([model, *keys])))]
     # one score per (model, cell): repeated rows are resubmissions of a model, handled like repeated rows of a
     # wide table (the key of a row is the model; the cell is the rest of the key)
     flat = df.set_index([model, *keys])[score]
