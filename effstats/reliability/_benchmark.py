@@ -87,6 +87,31 @@ def _without_aggregates(num: pd.DataFrame, name: str) -> pd.DataFrame:
     return num.drop(columns=cols)
 
 
+def _negated_columns(data: Any) -> list:
+    """The columns of a DataFrame that a score-table reader negated, so that higher is better in every column
+    (``data.attrs["lower_is_better"]``: a HELM table's lower-is-better columns, a CSV's marked ↓ or named like an
+    error), among its columns; none for any other input. Their values are negative as read: the aggregates rank
+    models on them as on the other columns, but a mean over the columns subtracts them."""
+    if not isinstance(data, pd.DataFrame):
+        return []
+    lower = data.attrs.get("lower_is_better") or ()
+    if isinstance(lower, (str, bytes)) or not np.iterable(lower):
+        return []
+    named = {str(c) for c in lower}
+    return [c for c in data.columns if str(c) in named]
+
+
+def _warn_negated_means(data: Any, name: str) -> None:
+    """Warn where a mean over the columns of ``data`` averages columns negated as read (:func:`_negated_columns`)."""
+    lower = [_plain(c) for c in _negated_columns(data)]
+    if lower:
+        warnings.warn(f"{name}: column(s) {', '.join(map(repr, lower))} are lower-is-better, negated as read "
+                      f"({name}.attrs['lower_is_better']): the means subtract them, which ranks the models as "
+                      "higher-is-better scores but is no score on the columns' scale; leave them out (e.g. "
+                      f"{name}.drop(columns={lower!r})) for a mean of the other columns", UserWarning,
+                      stacklevel=_caller_stacklevel())
+
+
 def _choice(x: Any, name: str, options: Sequence[str]) -> str:
     if x not in options:
         raise ValueError(f"{name}: expected one of {list(options)}, got {_plain(x)!r}")
@@ -215,7 +240,9 @@ class Benchmark(ReadOnlyFields):
             ``missing`` mask mark cells that were not evaluated. Scores may be any real numbers. A DataFrame's
             column that is a published aggregate of the others (their mean, weighted mean or Mean Win Rate, as
             HELM's "Mean win rate" column, recognised as :func:`effstats.reliability.audit` recognises it) is left
-            out with a UserWarning naming it: scored as a scenario it would count the aggregate in itself.
+            out with a UserWarning naming it: scored as a scenario it would count the aggregate in itself. A
+            DataFrame from a score-table reader holds its lower-is-better columns negated (listed in its
+            ``attrs["lower_is_better"]``): higher is better in every column, as every aggregate ranks them.
         scenario, subscenario, prompt : str or None
             Item-metadata columns of a ResponseMatrix giving the hierarchy. Without a ``scenario`` column (the
             default name) an item column ``task`` is the scenario, as the harness and HELM readers name an item's

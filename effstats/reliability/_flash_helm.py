@@ -10,7 +10,7 @@ import pandas as pd
 from .._validation import check_fraction, check_positive_int, check_rng
 from .._shared import _indexer, _plain
 from ..responses import ResponseMatrix
-from ._benchmark import Benchmark, Score, _check_sizes
+from ._benchmark import Benchmark, Score, _check_sizes, _negated_columns
 from ._dior import _check_common
 from ._resample import _counts, _draw
 from ._metametrics import _wilson
@@ -719,7 +719,8 @@ def simulate_examples(table: Any, n_examples: int | dict = 1000, *, noise: float
     Parameters
     ----------
     table : DataFrame (models × scenarios)
-        Scores in [0, 1]; NaN or ``'-'`` = not evaluated.
+        Scores in [0, 1]; NaN or ``'-'`` = not evaluated. Columns a score-table reader negated (lower-is-better,
+        named in ``table.attrs["lower_is_better"]``) are refused: they are no accuracies.
     n_examples : int or dict {scenario: int}, default=1000
         Items per scenario.
     noise : float, default=1.0
@@ -768,6 +769,11 @@ def simulate_examples(table: Any, n_examples: int | dict = 1000, *, noise: float
     if not b.is_table:
         raise ValueError("table: expected a models × scenarios table (one score per cell)")
     x = np.where(b.observed, b.values, np.nan)
+    lower = [_plain(c) for c in _negated_columns(table) if c in b.item_ids]
+    if lower:  # a negated error rate or loss is no share of examples answered
+        raise ValueError(f"table: column(s) {', '.join(map(repr, lower))} are lower-is-better, negated as read "
+                         "(table.attrs['lower_is_better']), not accuracies in [0, 1] to simulate examples from; "
+                         f"leave them out (e.g. table.drop(columns={lower!r}))")
     if np.nanmin(x) < 0 or np.nanmax(x) > 1:
         raise ValueError("table: scores must lie in [0, 1] (rescale percentages first)")
     cols = list(b.item_ids)

@@ -11,7 +11,7 @@ import pandas as pd
 from .._validation import check_array
 from .._shared import _group_means
 from ..responses import ResponseMatrix
-from ._benchmark import _TIES, Benchmark, _choice, _components, _raise_if_disconnected
+from ._benchmark import _TIES, Benchmark, _choice, _components, _raise_if_disconnected, _warn_negated_means
 
 # =============================================================================================
 # Scores: mean win rate, mean score, mean of means (vectorised over leading axes)
@@ -318,6 +318,13 @@ def mean_score(scores: Any) -> Any:
     ndarray of shape (..., n_models) or Series
         A Series indexed by model for a DataFrame or ResponseMatrix.
 
+    Warns
+    -----
+    UserWarning
+        For a DataFrame whose lower-is-better columns a score-table reader negated, so that higher is better in
+        every column (named in ``scores.attrs["lower_is_better"]``, as :func:`effstats.datasets.read_scores` and
+        the HELM reader set it): the means subtract those columns, naming them.
+
     See Also
     --------
     effstats.reliability.mean_win_rate : The win-rate aggregate HELM ranks by.
@@ -337,6 +344,7 @@ def mean_score(scores: Any) -> Any:
     [0.8, 0.5]
     """
     x, mids, _ = _as_scores(scores)
+    _warn_negated_means(scores, "scores")
     return _finish(_weighted_nanmean(x, None), mids, "mean_score", "mean score")
 
 
@@ -356,6 +364,13 @@ def mean_of_means(scores: Any, groups: Any) -> Any:
     -------
     ndarray of shape (..., n_models) or Series
         A Series indexed by model for a DataFrame or ResponseMatrix.
+
+    Warns
+    -----
+    UserWarning
+        For a DataFrame whose lower-is-better columns a score-table reader negated, so that higher is better in
+        every column (named in ``scores.attrs["lower_is_better"]``, as :func:`effstats.datasets.read_scores` and
+        the HELM reader set it): the means subtract those columns, naming them.
 
     See Also
     --------
@@ -378,6 +393,7 @@ def mean_of_means(scores: Any, groups: Any) -> Any:
     """
     x, mids, _ = _as_scores(scores, groups=groups)
     g, _ = _grouped(x, groups)
+    _warn_negated_means(scores, "scores")
     return _finish(_weighted_nanmean(g, None), mids, "mean_of_means", "mean of means")
 
 
