@@ -94,6 +94,13 @@ def _plain_pivot(monkeypatch):
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(t=table)
+# a long table of one score text (read as categories by the chunked reader): its refused score and its empty model
+# id (the text path refuses the empty id first)
+@example(t=dict(layout="long", n_rows=1, items=["q"], ids=["m1", "", "m2", "gpt", "1"], cells=[" - "] * 20,
+                numbers=False, duplicates="last"))
+# percentages in some models' rows: the models named in the order they first appear, by the matrix or the rows
+@example(t=dict(layout="long", n_rows=4, items=["0.5", "average", "q"], ids=["m2", "1", "gpt", "m1", "m1"],
+                cells=["2.5e-1", "1", "00", "50", "1", "0.5", "7"] + ["1"] * 13, numbers=True, duplicates="last"))
 def test_csv_numbers_parsed_by_pandas_read_as_the_text_path_reads_them(tmp_path, t):
     f = tmp_path / "scores.csv"
     _write(f, t)
@@ -570,3 +577,56 @@ def test_a_row_of_one_field_too_many_is_refused_on_one_line_naming_it(tmp_path, 
                                                     "tokenizing data. C error: Expected 3 fields in line 3, saw 4)", [])
     assert main(["select", str(f), "--budget", "2", "--out", str(tmp_path / "o")]) == 2
     assert capsys.readouterr().err.endswith("Expected 3 fields in line 3, saw 4)\n")
+
+
+def _read_long_paths(f):
+    """The outcomes of reading the long table ``f`` in one pass, in chunks of one row, in two ranges of lines (each
+    parsed by a process of its own) and by the text path."""
+    outcomes = [_outcome(lambda: read_scores_csv(f))]
+    with pytest.MonkeyPatch.context() as mp:
+        _long_chunk_rows(mp, 1)
+        outcomes.append(_outcome(lambda: read_scores_csv(f)))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(long_read, "_RANGE_BYTES", 1)
+        mp.setattr(long_read, "_cpus", lambda: 2)
+        outcomes.append(_outcome(lambda: read_scores_csv(f)))
+    with pytest.MonkeyPatch.context() as mp:
+        _plain_csv(mp)
+        _plain_pivot(mp)
+        outcomes.append(_outcome(lambda: read_scores_csv(f)))
+    return outcomes
+
+
+@pytest.mark.parametrize("rows, want", [
+    (["m1,q1,x", "m2,q1,x", ",q2,x"], "row 3 (line 4) has an empty 'model'; every row names its model"),
+    (["m1,q1,x", ",q1,x", "m2,q2,x"], "row 2 (line 3) has an empty 'model'; every row names its model"),
+    (["m1,q1,x", "m2,q1,x", "m3, ,x"], "row 3 (line 4) has an empty 'item'; every row names its item"),
+    # (32 rows of one text and a missing one: still few enough texts to be read as categories)
+    ([f"m{k},q1,x" for k in range(32)] + ["m32,q1"], "line 34 has 2 fields, the header 3"),
+    (["m1,q1,x", "m2,q1,x", "m3,q1,x"], "column 'score' has non-numeric values, e.g. 'x' (line 2)"),
+], ids=["empty model after", "empty model before", "blank item", "short row after", "the score alone"])
+def test_a_long_tables_structure_is_refused_before_its_scores_on_every_path(tmp_path, rows, want):
+    """The text path refuses a row of fewer fields than the header, then an empty id, wherever they stand, before
+    the first score that is not a number: the chunked reader, which meets the score first, says the same."""
+    f = tmp_path / "scores.csv"
+    f.write_text("model,item,score\n" + "\n".join(rows) + "\n")
+    outcomes = _read_long_paths(f)
+    assert outcomes[0][0] == "error" and want in outcomes[0][1]
+    assert outcomes == outcomes[:1] * 4
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rows=st.lists(st.tuples(st.sampled_from(["m1", "m2", "gpt", "", " ", "-"]),
+                               st.sampled_from(["q1", "q2", "arc/3", "", " "]),
+                               st.sampled_from(["1", "0", "x", " - ", "nan", "-", "", "7", "True", None])),
+                     min_size=1, max_size=12),
+       one=st.sampled_from([None, "1", "x", " - ", "nan", "7"]))
+def test_a_long_table_of_odd_cells_reads_alike_in_one_pass_in_chunks_in_ranges_and_as_text(tmp_path, rows, one):
+    # ids empty or blank, scores that are no number, markers, values outside [0, 1], rows cut short (None); with
+    # `one`, every score written is that text (which the chunked reader reads as a category): each path gives the
+    # text path's outcome
+    lines = [f"{m},{i}" if v is None else f"{m},{i},{v if one is None else one}" for m, i, v in rows]
+    f = tmp_path / "scores.csv"
+    f.write_text("model,item,score\n" + "\n".join(lines) + "\n")
+    outcomes = _read_long_paths(f)
+    assert outcomes == outcomes[:1] * 4

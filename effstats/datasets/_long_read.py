@@ -41,9 +41,10 @@ def _read_long(p: Path, sep: str, text: _TextColumns, score: str, progress: bool
     range, a range that parses starts at one too). A chunk whose last column has a missing cell sends the file to
     :func:`~effstats.datasets._delimited.refuse_short_rows` once read.
 
-    A score the general reader refuses (a text, ``nan``; scores outside [0, 1], once the file is read, for the
-    range of the whole column) is refused here in its words, naming the line of the first such cell (each range
-    knows the byte it starts at and counts its records), with no other parse of the file."""
+    A score the general reader refuses (a text, ``nan``; scores outside [0, 1], for the range of the whole column)
+    is refused here in its words once the file is read (a short row or an empty id anywhere is refused first, as the
+    general reader refuses them), naming the line of the first such cell (each range knows the byte it starts at and
+    counts its records), with no other parse of the file."""
     from ._long_scores import BadCell, OutOfRange
 
     gaps: list[bool] = []
@@ -112,7 +113,7 @@ def _read_long_noting(p: Path, sep: str, text: _TextColumns, score: str, progres
                 with contextlib.suppress(_Odd):
                     try:
                         return _read_long_ranges(p, whole.fileno(), ranges, header, kw, parse, progress, gaps)
-                    except OutOfRange as exc:
+                    except (BadCell, OutOfRange) as exc:  # the file read: a short row in any range came first
                         exc.gap = any(gaps)
                         raise
         _refuse_nul(p, sep, compression)
@@ -317,8 +318,8 @@ def _read_long_ranges(p: Path, fd: int, ranges: list[tuple[int, int]], header: l
     def got(value: Any) -> Any:
         if value is _Odd:
             raise _Odd
-        if isinstance(value, BadCell):
-            value.gap = value.gap or any(gaps)
+        if isinstance(value, BadCell):  # raised once the later ranges are read (see long_matrix)
+            gaps.append(value.gap)
             raise value
         gaps.append(value[1])
         return value[0]

@@ -47,13 +47,20 @@ def chunk_parts(reader: Any, model: str, item: str, score: str, numbers: Callabl
     """The parts of the chunks ``reader`` yields (frames with the ids categorical, the scores categorical or floats,
     rows not evaluated missing; the lines from byte ``start`` of the file, the header among them where ``start`` is
     0), in order, categorical scores' distinct cells read as numbers by ``numbers``, which raises on cells that are
-    not numbers; raises :class:`BadCell` at the first cell the general reader refuses as a score, worded there
+    not numbers; raises :class:`BadCell` for the first cell the general reader refuses as a score, worded there
     with its line, at the cost of no other pass over the file. None where a chunk holds what the general reader has
-    more to say about: infinite scores, a missing id, a cell that is not a number among scores read as numbers
-    (graded scores, whose parser stops at it without saying where), ``True``/``False`` (which a column of such
-    cells only means)."""
+    more to say about: infinite scores, a missing or blank id, a cell that is not a number among scores read as
+    numbers (graded scores, whose parser stops at it without saying where), ``True``/``False`` (which a column of
+    such cells only means).
+
+    The general reader refuses a table's structure before its cells' values, whatever their order in the file: a
+    row of fewer fields than the header, then an empty id anywhere, then the first score that is not a number. So
+    the refused score is raised once the lines are read: the chunks after it are read for their ids (and, by the
+    caller's watched reader, for short rows) only."""
     ids = (model, item)
     parts: list[Part] = []
+    bad: BadCell | None = None  # the first score refused, raised once every chunk's ids are checked
+    later: list[pd.Index] = []  # the ids of the chunks after it
     row = int(start == 0)  # the record number of the chunk's first row
     with reader:
         chunks = iter(reader)
@@ -76,6 +83,9 @@ def chunk_parts(reader: Any, model: str, item: str, score: str, numbers: Callabl
                 if len(kc) and kc.min() < 0:
                     return None
                 codes.append((chunk[c].cat.categories, kc))
+            if bad is not None:
+                later += [cats for cats, _ in codes]
+                continue
             s = chunk[score]
             if isinstance(s.dtype, pd.CategoricalDtype):
                 # each cell's text is a category of the chunk: the checks run on the distinct scores
@@ -87,7 +97,9 @@ def chunk_parts(reader: Any, model: str, item: str, score: str, numbers: Callabl
                     if bad is None or not bad.any():
                         return None
                     i = int(np.argmax(np.append(bad, False)[k]))
-                    raise BadCell(str(s.cat.categories[k[i]]), start, row + i) from None
+                    bad = BadCell(str(s.cat.categories[k[i]]), start, row + i)
+                    later += [cats for cats, _ in codes]
+                    continue
             elif s.dtype.kind == "f":
                 v, k = s.to_numpy(), None  # a score a cell
             else:
@@ -111,7 +123,25 @@ def chunk_parts(reader: Any, model: str, item: str, score: str, numbers: Callabl
                 x = (v == 1)[k] if exact else np.append(v, np.nan)[k]
             parts.append(((codes[0], codes[1]), x, near, out))
             row += len(chunk)
+    if bad is not None:
+        if blank_ids(parts) or _blank(later):
+            return None  # the general reader names the empty id first
+        raise bad
     return parts
+
+
+def _blank(ids: Sequence[pd.Index]) -> bool:
+    """Whether one of the ids is empty or blank (the general reader refuses it), or not text."""
+    for v in ids:
+        v = v.to_numpy()
+        if pd.api.types.infer_dtype(v) != "string" or any(not str(u).strip() for u in v):
+            return True
+    return False
+
+
+def blank_ids(parts: list[Part]) -> bool:
+    """Whether a model or item id of the chunks' ``parts`` is empty or blank, or not text."""
+    return _blank([cats for pairs, *_ in parts for cats, _ in pairs])
 
 
 def long_matrix(ranges: Sequence[Callable[[], list[Part] | None]], model: str, item: str) -> ResponseMatrix | None:
@@ -125,11 +155,20 @@ def long_matrix(ranges: Sequence[Callable[[], list[Part] | None]], model: str, i
     Scores within 1e-9 of 0 or 1 make a binary matrix when every score does (as ``ResponseMatrix`` snaps them);
     else the scores are kept as read."""
     parts: list[Part] = []
+    bad: BadCell | None = None
     for get in ranges:
-        more = get()
+        try:
+            more = get()
+        except BadCell as exc:  # raised once the ranges after it are read too (see chunk_parts)
+            bad = bad or exc
+            continue
         if more is None:
             return None
         parts += more
+    if bad is not None:
+        if blank_ids(parts):
+            return None
+        raise bad
     return _placed(parts, model, item)
 
 
@@ -157,12 +196,8 @@ def _placed(parts: list[Part], model: str, item: str) -> ResponseMatrix | None:
             codes.append((k, at))
         chunks.append((codes, x))
         n += len(x)
-    if not n:
+    if not n or _blank(seen):
         return None
-    for ids in seen:
-        v = ids.to_numpy()
-        if pd.api.types.infer_dtype(v) != "string" or any(not str(u).strip() for u in v):
-            return None
     n_models, n_items = len(seen[0]), len(seen[1])
     # 1: evaluated, 2: a row marked not evaluated; fewer cells marked than rows: some pair is repeated
     state = np.zeros(n_models * n_items, np.uint8)

@@ -289,8 +289,11 @@ def _refuse_out_of_range(values: np.ndarray, p: Path, where: str, header: Any = 
         rows = rows() if callable(rows) else rows
         if rows is not None:
             over = np.asarray(values > 1 + 1e-6).reshape(len(values), -1).any(axis=1)
-            odd = pd.unique(np.asarray(rows, dtype=object)[over])
-            if len(odd) < len(pd.unique(np.asarray(rows, dtype=object))):  # other models' rows are fractions
+            rows = np.asarray(rows, dtype=object)
+            # in the order the models first appear (a long table's rows, a matrix's or a wide table's models alike)
+            models = pd.unique(rows)
+            odd = models[pd.Index(models).isin(rows[over])]
+            if len(odd) < len(models):  # other models' rows are fractions
                 fix = (f"model(s) {_name_list(map(repr, map(_plain, odd)), 5)} score above 1, the other models "
                        "within [0, 1]: divide those models' scores by 100")
         raise ValueError(f"path: {p.name}: {where} run from {lo:g} to {hi:g}: percentages? "
