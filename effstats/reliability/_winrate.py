@@ -368,9 +368,7 @@ def mean_of_means(scores: Any, groups: Any) -> Any:
     Warns
     -----
     UserWarning
-        For a DataFrame whose lower-is-better columns a score-table reader negated, so that higher is better in
-        every column (named in ``scores.attrs["lower_is_better"]``, as :func:`effstats.datasets.read_scores` and
-        the HELM reader set it): the means subtract those columns, naming them.
+        As :func:`mean_score` does, for a DataFrame whose lower-is-better columns a reader negated.
 
     See Also
     --------
