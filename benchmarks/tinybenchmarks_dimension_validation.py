@@ -2,14 +2,14 @@
 the estimator is used (``validation="reference"`` / ``"selected"``), on held-out models of real data.
 
 ``--data NAME``: for each of ``--splits`` random model splits (split s: ``default_rng(s)``'s permutation, the first
-fifth of the models the targets, the rest the sources), ``TinyBenchmarks(100, validation=rule, random_state=s)``
-with its other defaults (anchor-corr, gp-IRT, candidates 2/5/10/15, ``validation_items=4000``, one process) is
-fitted on the sources with either rule, and its gp-IRT and p-IRT estimates of the targets' full scores are compared
-with the truth. Both rules' validation fits are the same IRT fits (the reference's split of the sources), which the
-fit cache shares, and a final fit of a dimension both choose is fitted once; so the CPU seconds recorded here are
-not the cost of one fit (``--time`` is). ``--fixed`` also fits every candidate dimension as ``n_dims`` (the best
-fixed dimension in hindsight). ``--report`` prints, per data set, each rule's chosen dimensions, MAE (mean ± s.e.
-over splits) and the paired difference.
+fifth of the models the targets, or the first ``--holdout``, the rest the sources),
+``TinyBenchmarks(100, validation=rule, random_state=s)`` with its other defaults (anchor-corr, gp-IRT, candidates
+2/5/10/15, ``validation_items=4000``, one process) is fitted on the sources with either rule, and its gp-IRT and
+p-IRT estimates of the targets' full scores are compared with the truth. Both rules' validation fits are the same
+IRT fits (the reference's split of the sources), which the fit cache shares, and a final fit of a dimension both
+choose is fitted once; so the CPU seconds recorded here are not the cost of one fit (``--time`` is). ``--fixed``
+also fits every candidate dimension as ``n_dims`` (the best fixed dimension in hindsight). ``--report`` prints, per
+data set, each rule's chosen dimensions, MAE (mean ± s.e. over splits) and the paired difference.
 
 ``--time NAME``: one ``TinyBenchmarks(100)`` fit on all of the data set's models with each rule, each in a fresh
 process (CPU seconds of the process and its child processes, ``bench_tinybenchmarks.process_cpu``), its choice and
@@ -90,14 +90,15 @@ def _estimates(est: TinyBenchmarks, Y: np.ndarray, miss) -> dict:
     return {k: out[k].tolist() for k in ("gp-irt", "p-irt")}
 
 
-def run(name: str, splits: int, fixed: bool, items: int | None, models: int | None) -> dict:
+def run(name: str, splits: int, fixed: bool, items: int | None, models: int | None, holdout: int | None) -> dict:
     Y, miss = load(name, items, models)
     m = len(Y)
+    n_t = m // 5 if holdout is None else holdout
     truth_all = Y.mean(1) if miss is None else (Y & ~miss).sum(1) / (~miss).sum(1)
     out = {"data": name, "shape": list(Y.shape), "splits": []}
     for s in range(splits):
         perm = np.random.default_rng(s).permutation(m)
-        tgt, src = np.sort(perm[:m // 5]), np.sort(perm[m // 5:])
+        tgt, src = np.sort(perm[:n_t]), np.sort(perm[n_t:])
         ms, mt = (None, None) if miss is None else (miss[src], miss[tgt])
         row = {"split": s, "truth": truth_all[tgt].tolist(), "rules": {}, "fixed": {}}
         for rule in RULES:
@@ -163,6 +164,7 @@ def main() -> None:
     ap.add_argument("--splits", type=int, default=10)
     ap.add_argument("--items", type=int, help="a random subset of this many items (seeded)")
     ap.add_argument("--models", type=int, help="a random subset of this many models (seeded)")
+    ap.add_argument("--holdout", type=int, help="targets per split (default: a fifth of the models)")
     ap.add_argument("--fixed", action="store_true", help="also every candidate dimension fixed")
     ap.add_argument("--out")
     ap.add_argument("--report", nargs="+")
@@ -183,7 +185,7 @@ def main() -> None:
                 cmd += [a, str(getattr(args, a[2:]))]
             subprocess.run(cmd, check=True)
     elif args.data and args.out:
-        res = run(args.data, args.splits, args.fixed, args.items, args.models)
+        res = run(args.data, args.splits, args.fixed, args.items, args.models, args.holdout)
         with open(args.out, "w") as f:
             json.dump(res, f)
         report(res)
