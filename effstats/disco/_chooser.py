@@ -102,7 +102,7 @@ def default_candidates(n_items: int = 100, *, binary: bool = True, probabilities
         if irt:
             from ..irt import TinyBenchmarks  # lazy: effstats.irt imports this package
 
-            # 1-D IRT (marginal ML): the reference's validation over 2/5/10/15 dimensions costs 4 multidimensional
+            # 1-D IRT (marginal ML): the dimension validation over 2/5/10/15 dimensions costs 4 multidimensional
             # fits (the folds keep the chosen dimension) and a multidimensional fit per fold; pass candidates=...
             # with TinyBenchmarks(n_dims="validate") to use it
             out["anchor-corr + gp-IRT"] = TinyBenchmarks(n_items, "anchor-corr", "gp-irt", n_dims=1)
