@@ -6,6 +6,7 @@ on lm-eval logs; the accuracy interval's coverage by Monte Carlo over new models
 """
 from __future__ import annotations
 
+import copy
 import json
 import warnings
 
@@ -342,9 +343,12 @@ def test_accuracy_interval_covers_over_new_models():
     ref = truth.subset(models=range(n_ref))
     rng = np.random.default_rng(0)
     hits, n_items, err, err_random = [], [], [], []
+    # every new model's run starts alike (the bank's fit on the same reference is deterministic): each runs on a copy
+    # of one started run instead of fitting the bank again
+    started = SequentialRun.start(ref, rule="adaptive", target_se=0.3)
     for m in range(n_ref, n_ref + n_new):
         y = truth.values[m].astype(int)
-        run = SequentialRun.start(ref, rule="adaptive", target_se=0.3)
+        run = copy.deepcopy(started)
         while not run.stopped:
             res = run.update(truth.subset(models=[m], items=run.next_items))
         lo, hi = res.confidence_interval(0.95)
