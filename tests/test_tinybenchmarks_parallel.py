@@ -2,6 +2,7 @@
 of a single process, exactly (each block of items is computed by the same code, and the blocks' sums are added up
 in the same order), for IRT2PL and for TinyBenchmarks' estimates."""
 import errno
+import functools
 import os
 import shutil
 import signal
@@ -142,18 +143,30 @@ def test_scratch_files_go_to_memory_only_where_it_has_room():
     assert _scratch_dir(1) in (tempfile.gettempdir(), "/dev/shm")
 
 
+@functools.lru_cache(maxsize=None)
+def _one_job_fit() -> TinyBenchmarks:
+    """The n_jobs=1 fit that each fit run alone below must give, made once for the tests of the group "alone" (one
+    process holds them): a single process's fit takes no worker, scratch file or k-means process, whatever they
+    find."""
+    Y = simulate_responses(45, 8_000, n_dims=2, rng=3).values.astype(float)
+    TinyBenchmarks._fit_cache.clear()
+    items._ANCHORS.clear()
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "source_outputs", UserWarning)
+        return TinyBenchmarks(30, dims_grid=(2,), n_jobs=1, random_state=0).fit(Y[:37])
+
+
 def _fits_alone_as_with_one_job(workers, monkeypatch):
     """TinyBenchmarks and IRT2PL with n_jobs=2 give the n_jobs=1 fits, in this process (no worker, no k-means
     process)."""
+    out = {1: _one_job_fit()}
     kmeans = []
     monkeypatch.setattr(items._AnchorProcess, "result", lambda self, f=items._AnchorProcess.result: kmeans.append(
         self.proc is not None) or f(self))
     Y = simulate_responses(45, 8_000, n_dims=2, rng=3).values.astype(float)
-    out = {}
-    for n_jobs in (1, 2):
-        TinyBenchmarks._fit_cache.clear()
-        items._ANCHORS.clear()
-        out[n_jobs] = TinyBenchmarks(30, dims_grid=(2,), n_jobs=n_jobs, random_state=0).fit(Y[:37])
+    TinyBenchmarks._fit_cache.clear()
+    items._ANCHORS.clear()
+    out[2] = TinyBenchmarks(30, dims_grid=(2,), n_jobs=2, random_state=0).fit(Y[:37])
     assert kmeans == [False] and not any(hasattr(w, "file") for w in workers)
     np.testing.assert_array_equal(out[1].selected_, out[2].selected_)
     np.testing.assert_array_equal(out[1].weights_, out[2].weights_)
@@ -161,6 +174,7 @@ def _fits_alone_as_with_one_job(workers, monkeypatch):
         np.testing.assert_array_equal(getattr(out[1].irt_, name), getattr(out[2].irt_, name))
 
 
+@pytest.mark.xdist_group("alone")
 @pytest.mark.filterwarnings("ignore:source_outputs:UserWarning")
 def test_without_a_writable_temporary_directory_the_fit_runs_alone(processes_for_small_fits, workers, monkeypatch,
                                                                    tmp_path):
@@ -169,6 +183,7 @@ def test_without_a_writable_temporary_directory_the_fit_runs_alone(processes_for
     _fits_alone_as_with_one_job(workers, monkeypatch)
 
 
+@pytest.mark.xdist_group("alone")
 @pytest.mark.filterwarnings("ignore:source_outputs:UserWarning")
 @pytest.mark.parametrize("short", ["free space", "allocation"])
 def test_without_room_for_the_shared_file_the_fit_runs_alone(processes_for_small_fits, workers, monkeypatch, short):
