@@ -171,11 +171,20 @@ def _class_mass(predictions: Any, n_classes: int | None):
         if c_user < c:
             raise ValueError(f"n_classes: {c_user} is smaller than the largest class id + 1 ({c})")
         c = c_user
-    if k > 1 and (np.diff(np.sort(pred, axis=2), axis=2) == 0).any():
+    # a repeat within a list: one of the k(k − 1)/2 pairs of ranks equal (k − 1 comparisons, no sort of the lists)
+    if any((pred[..., i, None] == pred[..., i + 1:]).any() for i in range(k - 1)):
         raise ValueError("predictions: a model's top-k list repeats a class id")
-    keys = (np.arange(n, dtype=np.int64)[None, :, None] * c + pred.astype(np.int64)).ravel()
-    uniq, counts = np.unique(keys, return_counts=True)
-    return uniq // c, counts, m, n, k, c
+    # Each item's m·k votes sorted within the item, and the runs of equal class ids counted: the (item, class)
+    # pairs in the order of np.unique over the keys item·c + class (item, then class), from n short sorts
+    # instead of one sort of all n·m·k keys.
+    votes = np.sort(pred.transpose(1, 0, 2).reshape(n, m * k), axis=1)
+    start = np.empty(votes.shape, dtype=bool)
+    start[:, 0] = True
+    np.not_equal(votes[:, 1:], votes[:, :-1], out=start[:, 1:])
+    item, pos = np.nonzero(start)
+    first = item * (m * k) + pos
+    counts = np.diff(np.append(first, n * m * k))
+    return item, counts, m, n, k, c
 
 
 def pds_from_predictions(predictions: Any, *, n_classes: int | None = None) -> np.ndarray:
