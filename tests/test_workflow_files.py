@@ -450,12 +450,18 @@ def test_a_ctrl_c_while_estimate_force_puts_its_report_in_place_leaves_one_repor
         assert str(truth.model_ids[26]) in text and str(truth.model_ids[25]) not in text, name
 
 
-# a process that runs a command once per step of its file writes (each temporary file written, each rename, each
-# removal), each time in a child of its own over a copy of the folder OLD, which sends itself SIG right after that
-# step; it prints the children's exit statuses (the last, 0, is the run no signal met: the new output complete).
-# It runs the command once itself first, over a copy of its own and with the steps counted but no signal sent, so
-# that each child starts with the command's modules loaded instead of importing them all again before its steps;
-# the modules bind the counting functions, as they do when the child imports them
+# a process that stops a command right after each step of its file writes (each temporary file written, each
+# rename, each removal) and prints the exit statuses of the stopped processes and then 0, the run no signal met (the
+# new output complete); the folder each leaves is WORK/<step>, the new output WORK/<steps + 1>.
+# SIGINT: the command runs once per step, each time in a child of its own over a copy of the folder OLD, which
+# interrupts itself right after that step and runs the command's own handling of the Ctrl-C. It runs the command once
+# itself first, over a copy of its own and with the steps counted but no signal sent, so that each child starts with
+# the command's modules loaded instead of importing them all again before its steps; the modules bind the counting
+# functions, as they do when the child imports them.
+# SIGKILL: no code of the killed process runs after the kill, so what it leaves is the folder as the step left it.
+# The command runs once, over a copy of OLD; right after each step a child forked there kills itself and the folder,
+# as the step left it, is copied to WORK/<step> before the command goes on: the same moments as a run per step, each
+# reached once instead of once per later step.
 _SWEEP = """
 import contextlib, json, os, shutil, signal, sys
 from effstats import _shared
@@ -463,21 +469,39 @@ from effstats.cli import main
 old, work, sig, argv = sys.argv[1], sys.argv[2], getattr(signal, sys.argv[3]), json.loads(sys.argv[4])
 real = {"copy": _shared.temporary_copy, "replace": os.replace, "unlink": os.unlink}
 steps = {"n": 0, "at": 0}
+codes = []
+live = os.path.join(work, "live")
 def step(name):
     def act(*args, **kwargs):
         out = real[name](*args, **kwargs)
         steps["n"] += 1
-        if steps["n"] == steps["at"]:
+        if sig == signal.SIGKILL and steps["at"] == -1:
+            shutil.copytree(live, os.path.join(work, str(steps["n"])), symlinks=True)
+            pid = os.fork()
+            if pid == 0:
+                os.kill(os.getpid(), signal.SIGKILL)
+            codes.append(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+        elif steps["n"] == steps["at"]:
             os.kill(os.getpid(), sig)
         return out
     return act
 _shared.temporary_copy, os.replace, os.unlink = step("copy"), step("replace"), step("unlink")
+if sig == signal.SIGKILL:
+    shutil.copytree(old, live, symlinks=True)
+    steps["at"] = -1
+    with open(os.devnull, "w") as null, contextlib.redirect_stdout(null), contextlib.redirect_stderr(null):
+        if main([a.replace("{out}", live) for a in argv]) != 0:
+            sys.exit("the command without a kill did not end with status 0")
+    shutil.copytree(live, os.path.join(work, str(steps["n"] + 1)), symlinks=True)
+    codes.append(0)
+    print(json.dumps(codes))
+    sys.exit()
 first = os.path.join(work, "first")
 shutil.copytree(old, first, symlinks=True)
 with open(os.devnull, "w") as null, contextlib.redirect_stdout(null), contextlib.redirect_stderr(null):
     if main([a.replace("{out}", first) for a in argv]) != 0:
         sys.exit("the command without a signal did not end with status 0")
-taken, codes = steps["n"], []
+taken = steps["n"]
 for at in range(1, 100):
     d = os.path.join(work, str(at))
     shutil.copytree(old, d, symlinks=True)
