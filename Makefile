@@ -41,9 +41,13 @@ setup:
 # every test but the exhaustive products (make test-all runs those too), each once, with make lint's flake8 beside it:
 # on this machine's stack (Debian 12: the lower bounds pyproject.toml declares, R) the slow tests, those that need R,
 # the doctests and half of the quick tests (--share 1/2, a fixed split by a CRC of each test's name or xdist group);
-# then on Debian 13's stack, the one pip users get (Python 3.13, numpy 2, pandas 2, zarr 3, no R), the other half of
-# the quick tests and the doctests again (--share 2/2). A quick test runs on one stack or the other; make test-all
-# runs every test on this stack and every quick one on Debian 13's as well.
+# beside it, on Debian 13's stack, the one pip users get (Python 3.13, numpy 2, pandas 2, zarr 3, no R), the other
+# half of the quick tests and the doctests again (--share 2/2). A quick test runs on one stack or the other; make
+# test-all runs every test on this stack and every quick one on Debian 13's as well.
+# The Debian 13 run starts first and this stack's once the tool has copied the tree into its chroot (its "Debian 13
+# stack:" line: the copy would otherwise race the bytecode this stack's processes write). It runs at a lower priority
+# in a session of its own, so that it takes the moments when this stack's workers wait and then the cores this
+# stack's end frees; its output follows flake8's, and make's end (or Ctrl-C) ends it.
 # --dist loadgroup: tests marked xdist_group(name) share a worker (and their module fixtures). All three (the suite,
 # flake8, the Debian 13 run) run; make test fails if any fails. flake8 (~11 CPU s, ~7 s on two idle cores) runs
 # beside the suite at a low priority, so that it takes the moments when a worker waits (on a command, a kernel, a
@@ -51,15 +55,20 @@ setup:
 # renice says no and it runs on at its own). Its findings follow the suite's summary, under its command line; its
 # process ends with make's (a background job of a non-interactive shell ignores Ctrl-C).
 test: setup
-	@status=0; lint_log=$$(mktemp); \
-	trap 'kill $$lint_pid 2>/dev/null; rm -f "$$lint_log"' EXIT; trap 'exit 130' INT TERM; \
+	@status=0; lint_log=$$(mktemp); d13_log=$$(mktemp); \
+	trap 'kill $$lint_pid 2>/dev/null; kill -- -$$d13_pid 2>/dev/null; rm -f "$$lint_log" "$$d13_log"' EXIT; \
+	trap 'exit 130' INT TERM; \
+	nice -n 5 setsid $(TEST_ENV) bash scripts/test_debian13.sh $(or $(DEBIAN13_ARGS),-q -m "not slow" --share 2/2) \
+		>"$$d13_log" 2>&1 & d13_pid=$$!; \
+	while kill -0 $$d13_pid 2>/dev/null && ! grep -qE "^Debian 13 (stack:|run skipped)" "$$d13_log"; do \
+		sleep 0.5; done; \
 	nice -n 10 $(PY) -m flake8 -j 1 $(LINT_PATHS) >"$$lint_log" 2>&1 & lint_pid=$$!; \
 	echo "$(PY) -m pytest -q -n 2 --dist loadgroup --durations=15 -m \"not exhaustive\" --share 1/2 $(PYTEST_ARGS)"; \
 	$(MAIN_TEST_ENV) $(PY) -m pytest -q -n 2 --dist loadgroup --durations=15 -m "not exhaustive" --share 1/2 \
 		$(PYTEST_ARGS) || status=1; \
 	echo "$(PY) -m flake8 -j 1 $(LINT_PATHS)"; renice -n 0 -p $$lint_pid >/dev/null 2>&1; \
 	wait $$lint_pid || status=1; cat "$$lint_log"; \
-	$(TEST_ENV) bash scripts/test_debian13.sh $(or $(DEBIAN13_ARGS),-q -m "not slow" --share 2/2) || status=1; \
+	renice -n 0 -g $$d13_pid >/dev/null 2>&1; wait $$d13_pid || status=1; cat "$$d13_log"; d13_pid=; \
 	exit $$status
 
 # the fast tests and doctests in a Debian 13 chroot (../shared/tools/debian13-test: as root on Debian, the chroot
