@@ -621,6 +621,8 @@ def test_a_long_tables_structure_is_refused_before_its_scores_on_every_path(tmp_
                                st.sampled_from(["1", "0", "x", " - ", "nan", "-", "", "7", "True", None])),
                      min_size=1, max_size=12),
        one=st.sampled_from([None, "1", "x", " - ", "nan", "7"]))
+# a chunk of True cells only (read as 1 in a column of floats) beside one of numbers: the text path refuses True
+@example(rows=[("m1", "q1", "1"), ("m1", "q1", "True")], one=None)
 def test_a_long_table_of_odd_cells_reads_alike_in_one_pass_in_chunks_in_ranges_and_as_text(tmp_path, rows, one):
     # ids empty or blank, scores that are no number, markers, values outside [0, 1], rows cut short (None); with
     # `one`, every score written is that text (which the chunked reader reads as a category): each path gives the

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import lzma
+import warnings
 import zipfile
 from functools import partial
 from pathlib import Path
@@ -320,7 +321,14 @@ def _joined_chunks(reader: Any, cats: list[str]) -> pd.DataFrame:
                 codes[c].append(at[chunk[c].cat.codes.to_numpy()])
             rest.append(chunk.drop(columns=cats))
             columns = list(chunk.columns)
-    out = pd.concat(rest, ignore_index=True, copy=False) if len(rest) > 1 else rest[0]
+    # a chunk's True/False column beside another's numbers: joined as objects, as by _stacked_chunks (pandas 1.5
+    # warns of a column of booleans as objects, which _read_typed hands to the text path)
+    flags = {c for chunk in rest for c in chunk.columns[(chunk.dtypes == bool).to_numpy()]} if len(rest) > 1 else ()
+    with warnings.catch_warnings():
+        if flags:
+            warnings.simplefilter("ignore", FutureWarning)
+            rest = [chunk.astype({c: object for c in flags}) for chunk in rest]
+        out = pd.concat(rest, ignore_index=True, copy=False) if len(rest) > 1 else rest[0]
     for c in cats:
         order = np.argsort(seen[c].to_numpy(), kind="stable")
         rank = np.empty(len(order), np.int32)

@@ -99,7 +99,10 @@ def _read_long_noting(p: Path, sep: str, text: _TextColumns, score: str, progres
         kw = dict(sep=sep, keep_default_na=False, na_values={score: ["", text.missing]},
                   dtype={model: "category", item: "category", score: "category"}, low_memory=False,
                   chunksize=_LONG_CHUNK_ROWS, compression=compression)
-        if not _few_scores(p, sep, score, compression):
+        few = _few_scores(p, sep, score, compression)
+        if few is None:
+            return None
+        if not few:
             kw.update(dtype={**kw["dtype"], score: float}, float_precision="round_trip")
         # chunk_parts' arguments
         parse = (*names, _SeenNumbers(partial(_cell_numbers, sep=sep, missing=["", text.missing])))
@@ -138,16 +141,21 @@ def _read_long_noting(p: Path, sep: str, text: _TextColumns, score: str, progres
         return None  # read again by the general reader, whose message names what is wrong
 
 
-def _few_scores(p: Path, sep: str, score: str, compression: str | None, rows: int = 2**16) -> bool:
+def _few_scores(p: Path, sep: str, score: str, compression: str | None, rows: int = 2**16) -> bool | None:
     """Whether the first ``rows`` rows of a long table hold few distinct score texts (at most one in 16 rows, as
-    0/1 scores do), which makes the scores' categories cheaper to parse than numbers."""
+    0/1 scores do), which makes the scores' categories cheaper to parse than numbers; None where one is ``True``
+    or ``False``: the parser reads a chunk of such cells in a column of floats as 1 and 0, which the general reader
+    does only where every cell of the column is one."""
     try:
         with _interrupt_kept():
             cells = pd.read_csv(p, sep=sep, usecols=[score], dtype=str, keep_default_na=False, nrows=rows,
                                 compression=compression)[score]
     except _READ_ERRORS:
         return True  # the chunked parse words or hands over whatever is wrong
-    return cells.nunique() * 16 <= max(len(cells), 16)
+    distinct = pd.Index(cells.unique())
+    if distinct.str.strip().str.lower().isin(["true", "false"]).any():
+        return None
+    return len(distinct) * 16 <= max(len(cells), 16)
 
 
 _READ_ERRORS = (ValueError, UnicodeDecodeError, EOFError, OSError, lzma.LZMAError, zipfile.BadZipFile,

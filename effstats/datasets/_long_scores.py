@@ -88,7 +88,10 @@ def chunk_parts(reader: Any, model: str, item: str, score: str, numbers: Callabl
                 continue
             s = chunk[score]
             if isinstance(s.dtype, pd.CategoricalDtype):
-                # each cell's text is a category of the chunk: the checks run on the distinct scores
+                # each cell's text is a category of the chunk: the checks run on the distinct scores; True/False
+                # read as 1/0 only where the whole column is such cells, which one chunk cannot tell
+                if s.cat.categories.str.strip().str.lower().isin(["true", "false"]).any():
+                    return None
                 k = s.cat.codes.to_numpy()
                 try:
                     v = numbers(s.cat.categories)
