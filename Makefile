@@ -31,6 +31,8 @@ TEST_ENV = env -u PYTHONDONTWRITEBYTECODE
 # in every process that imports effstats' estimators (the command line, notebook kernels, Dask workers, Sphinx).
 # Python 3.12 and later have no distutils of their own: there the shim stays on.
 MAIN_TEST_ENV = $(TEST_ENV) $(shell $(PY) -c 'import sys; print("SETUPTOOLS_USE_DISTUTILS=stdlib" if sys.version_info < (3, 12) else "")' 2>/dev/null)
+# the Debian 13 run's own session (util-linux; where there is none, e.g. macOS, it runs in make's)
+SETSID := $(shell command -v setsid 2>/dev/null)
 # Jupyter refuses to run as root unless told to
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 
@@ -58,7 +60,7 @@ test: setup
 	@status=0; lint_log=$$(mktemp); d13_log=$$(mktemp); \
 	trap 'kill $$lint_pid 2>/dev/null; kill -- -$$d13_pid 2>/dev/null; rm -f "$$lint_log" "$$d13_log"' EXIT; \
 	trap 'exit 130' INT TERM; \
-	nice -n 5 setsid $(TEST_ENV) bash scripts/test_debian13.sh $(or $(DEBIAN13_ARGS),-q -m "not slow" --share 2/2) \
+	nice -n 5 $(SETSID) $(TEST_ENV) bash scripts/test_debian13.sh $(or $(DEBIAN13_ARGS),-q -m "not slow" --share 2/2) \
 		>"$$d13_log" 2>&1 & d13_pid=$$!; \
 	while kill -0 $$d13_pid 2>/dev/null && ! grep -qE "^Debian 13 (stack:|run skipped)" "$$d13_log"; do \
 		sleep 0.5; done; \
