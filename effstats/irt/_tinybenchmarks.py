@@ -19,7 +19,6 @@ from .._items import _started_anchors
 from .._subset import _SubsetEstimator, _impute, _some, _weighted_anchors, select_random
 from .._validation import check_option, check_positive_int, check_rng, is_zero_one
 from ..exceptions import ConvergenceWarning
-from ._jml_blocks import _sigmoid
 from ._model import IRT2PL, _canonical_rotation, _cpus, _item_map, _newton_abilities
 
 __all__ = ["TinyBenchmarks", "REFERENCE_DIMS"]
@@ -126,7 +125,7 @@ class _SelectedHoldout:
         th = _newton_abilities(y[:, sel], irt.a_[sel], irt.b_[sel], prior=self.prior,
                                W=None if W is None else W[:, sel])[0]
         unseen = np.setdiff1d(np.arange(self.n), sel)
-        p = _sigmoid(th @ irt.a_[unseen].T - irt.b_[unseen])
+        p = irt.predict_proba(th, unseen)
         if W is None:
             est = (y[:, sel].sum(1) + p.sum(1)) / self.n
         else:
