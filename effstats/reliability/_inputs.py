@@ -11,6 +11,7 @@ from .._published import _decimals, _detect_published
 from .._shared import _name_list, _plain
 from .._scales import RATING_MAX, names_percent, score_scales
 from ..datasets._scores import PercentColumnsWarning, _refuse_stray_cells
+from ._benchmark import _negated_columns
 from ._render import _SCORE_NAME
 
 
@@ -129,7 +130,7 @@ def _rescale_percent(data: Any, published: pd.Series | None, notes: list[str],
     if scale == "fraction" or scale == "as-is":
         return data, published, {}
     if scale == "auto":
-        negated = set(getattr(data, "attrs", {}).get("lower_is_better", ()))  # negative as read, not as written
+        negated = set(_negated_columns(data))  # negative as read, not as written
         _refuse_stray_cells(x[[c for c in x.columns if c not in negated]])
         _refuse_mixed_rows(x, notes)
         frac, pct, other = score_scales(x)
