@@ -21,6 +21,15 @@ LINT_PATHS = effstats tests benchmarks scripts docs/conf.py docs/conftest.py doc
 # threaded OpenBLAS that would oversubscribe the cores (set OPENBLAS_NUM_THREADS=... to override)
 OPENBLAS_NUM_THREADS ?= 1
 export OPENBLAS_NUM_THREADS
+# glibc's malloc keeps freed memory for the next allocation instead of handing it back to the kernel at once: by
+# default an array of a few MB is mapped afresh at each allocation and each of its pages faults again when first
+# written, and on a virtual machine a page fault is dear (the simulations of the notebooks and tests allocate such
+# arrays in loops). Up to 32 MB an allocation comes from the heap, and up to 1 GB freed at its top stays there; other
+# allocators ignore these variables.
+MALLOC_MMAP_THRESHOLD_ ?= 33554432
+MALLOC_TRIM_THRESHOLD_ ?= 1073741824
+MALLOC_TOP_PAD_ ?= 67108864
+export MALLOC_MMAP_THRESHOLD_ MALLOC_TRIM_THRESHOLD_ MALLOC_TOP_PAD_
 # the tests' Python processes write bytecode whatever PYTHONDONTWRITEBYTECODE says in the caller's environment: the
 # processes that the tests start (the command line, notebook kernels, Dask and forked workers) each import effstats
 # again, and without __pycache__/ (which git ignores) each compiles it again
