@@ -11,6 +11,7 @@ import copy
 import fcntl
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -20,6 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+import step_sweep
 
 from effstats import ResponseMatrix
 from effstats.cli import main
@@ -450,75 +452,8 @@ def test_a_ctrl_c_while_estimate_force_puts_its_report_in_place_leaves_one_repor
         assert str(truth.model_ids[26]) in text and str(truth.model_ids[25]) not in text, name
 
 
-# a process that stops a command right after each step of its file writes (each temporary file written, each
-# rename, each removal) and prints the exit statuses of the stopped processes and then 0, the run no signal met (the
-# new output complete); the folder each leaves is WORK/<step>, the new output WORK/<steps + 1>.
-# SIGINT: the command runs once per step, each time in a child of its own over a copy of the folder OLD, which
-# interrupts itself right after that step and runs the command's own handling of the Ctrl-C. It runs the command once
-# itself first, over a copy of its own and with the steps counted but no signal sent, so that each child starts with
-# the command's modules loaded instead of importing them all again before its steps; the modules bind the counting
-# functions, as they do when the child imports them.
-# SIGKILL: no code of the killed process runs after the kill, so what it leaves is the folder as the step left it.
-# The command runs once, over a copy of OLD; right after each step a child forked there kills itself and the folder,
-# as the step left it, is copied to WORK/<step> before the command goes on: the same moments as a run per step, each
-# reached once instead of once per later step.
-_SWEEP = """
-import contextlib, json, os, shutil, signal, sys
-from effstats import _shared
-from effstats.cli import main
-old, work, sig, argv = sys.argv[1], sys.argv[2], getattr(signal, sys.argv[3]), json.loads(sys.argv[4])
-real = {"copy": _shared.temporary_copy, "replace": os.replace, "unlink": os.unlink}
-steps = {"n": 0, "at": 0}
-codes = []
-live = os.path.join(work, "live")
-def step(name):
-    def act(*args, **kwargs):
-        out = real[name](*args, **kwargs)
-        steps["n"] += 1
-        if sig == signal.SIGKILL and steps["at"] == -1:
-            shutil.copytree(live, os.path.join(work, str(steps["n"])), symlinks=True)
-            pid = os.fork()
-            if pid == 0:
-                os.kill(os.getpid(), signal.SIGKILL)
-            codes.append(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
-        elif steps["n"] == steps["at"]:
-            os.kill(os.getpid(), sig)
-        return out
-    return act
-_shared.temporary_copy, os.replace, os.unlink = step("copy"), step("replace"), step("unlink")
-if sig == signal.SIGKILL:
-    shutil.copytree(old, live, symlinks=True)
-    steps["at"] = -1
-    with open(os.devnull, "w") as null, contextlib.redirect_stdout(null), contextlib.redirect_stderr(null):
-        if main([a.replace("{out}", live) for a in argv]) != 0:
-            sys.exit("the command without a kill did not end with status 0")
-    shutil.copytree(live, os.path.join(work, str(steps["n"] + 1)), symlinks=True)
-    codes.append(0)
-    print(json.dumps(codes))
-    sys.exit()
-first = os.path.join(work, "first")
-shutil.copytree(old, first, symlinks=True)
-with open(os.devnull, "w") as null, contextlib.redirect_stdout(null), contextlib.redirect_stderr(null):
-    if main([a.replace("{out}", first) for a in argv]) != 0:
-        sys.exit("the command without a signal did not end with status 0")
-taken = steps["n"]
-for at in range(1, 100):
-    d = os.path.join(work, str(at))
-    shutil.copytree(old, d, symlinks=True)
-    pid = os.fork()
-    if pid == 0:
-        steps["n"], steps["at"] = 0, at
-        sys.stdout, sys.stderr = open(os.devnull, "w"), open(d + ".err", "w")
-        code = main([a.replace("{out}", d) for a in argv])
-        sys.stderr.flush()
-        os._exit(code)
-    codes.append(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
-    if codes[-1] == 0:
-        break
-if len(codes) != taken + 1:  # a child per step of the command's own run, and the one no signal met
-    sys.exit(f"{len(codes) - 1} children stopped after a step, where the command's own run took {taken} steps")
-print(json.dumps(codes))
-"""
+# the steps after which a command is stopped: each temporary file written, each rename, each removal
+_STEPS = ["effstats._shared:temporary_copy", "os:replace", "os:unlink"]
 
 
 def _contents(d: Path) -> dict:
@@ -584,18 +519,19 @@ def test_a_command_stopped_at_any_step_leaves_the_old_output_whole_or_the_new_on
     right after each file-system step they take: a Ctrl-C leaves the old output whole or the new one complete and
     says so in one line (exit 130); a kill leaves what the next command completes to one of them. The command
     again with --force then writes the new output, leaving no temporary file."""
-    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
     for kind, (old_dir, argv, recover) in _output_kinds(logs, capsys, tmp_path, kinds).items():
         if kind not in kinds:
             continue
         work = tmp_path / f"{kind}-{sig}"
-        work.mkdir()
-        p = subprocess.run([PY, "-c", _SWEEP, str(old_dir), str(work), sig, json.dumps(argv)], capture_output=True,
-                           text=True, timeout=600, env=env)
-        assert p.returncode == 0, p.stderr
-        codes = json.loads(p.stdout)
+        codes = step_sweep.sweep(old_dir, argv, work, sig, _STEPS, timeout=600)
         old, new = _contents(old_dir), _contents(work / str(len(codes)))
         assert codes[-1] == 0 and len(codes) > 3 and old != new, (kind, codes)
+        if sig == "SIGINT":  # one moment again in a fresh `python -m effstats` process: it ends as the sweep's did
+            at, fresh = len(codes) // 2, tmp_path / f"{kind}-fresh"
+            shutil.copytree(old_dir, fresh, symlinks=True)
+            p = step_sweep.stopped_once([a.replace("{out}", str(fresh)) for a in argv], sig, at, _STEPS)
+            assert (p.returncode, p.stderr) == (130, (work / f"{at}.err").read_text()), (kind, at, p.stderr)
+            assert _contents(fresh) == _contents(work / str(at)), (kind, at)
         seen = set()
         for at, code in enumerate(codes[:-1], start=1):
             d = work / str(at)

@@ -1,0 +1,199 @@
+"""A command stopped (SIGINT or SIGKILL) right after each file-system step it takes, for the tests of what it leaves.
+
+:func:`sweep` runs the command once, in a process of its own, over a copy of a folder, and forks that process right
+after each step (a function of ``hooks`` returning), where the stop comes:
+
+- SIGKILL: no code of the killed process runs after the kill, so what it leaves is the folder as the step left it.
+  The folder is copied to ``WORK/<step>`` and a child forked there kills itself (its exit status is recorded) before
+  the command goes on: the same moments as a run per step, each reached once instead of once per later step.
+- SIGINT: the child forked at the step interrupts itself there and runs the command's own handling of the Ctrl-C
+  to its end (its exit status and its stderr, ``WORK/<step>.err``, are recorded) on the folder the command writes
+  into, with the files the command holds open there; the folder as the step left it is copied aside first and put
+  back for the command to go on once the child has ended, the child's folder kept as ``WORK/<step>``. The child's
+  state at the step is the state a process running the command from its start has there: the same steps were taken
+  by the same code, and its stderr holds what the command printed before the step. Only the folder's lock file may
+  be open in the folder at a step (the child shares its lock with the process it was forked from, which waits for
+  it); another open file stops the sweep, since a file the child and the command both wrote through would be one.
+
+The run no signal met leaves the new output in ``WORK/<steps + 1>``. :func:`stopped_once` runs the command as a
+fresh ``python -m effstats`` process stopped after one step, to compare with the sweep's moment there: the
+command's start-up and its entry point's exit path are that process's.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+PY = sys.executable
+ENV = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+# the functions (module:name) after whose return a step is counted, wrapped as the module is first imported, before
+# the command's modules bind them
+_HOOKS = """
+import importlib.abc, importlib.machinery, os, signal, sys
+
+
+def _wrap(module, names, step):
+    for name in names:
+        setattr(module, name, step(getattr(module, name)))
+
+
+class _Wrapping(importlib.abc.MetaPathFinder):
+    def __init__(self, hooks, step):
+        self.hooks, self.step = hooks, step
+
+    def find_spec(self, name, path=None, target=None):
+        if name not in self.hooks:
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(name, path)
+        run, names, step = spec.loader.exec_module, self.hooks.pop(name), self.step
+
+        def exec_module(module):
+            run(module)
+            _wrap(module, names, step)
+
+        spec.loader.exec_module = exec_module
+        return spec
+
+
+def install(hooks, step):
+    waiting = {}
+    for spec in hooks:
+        module, name = spec.split(":")
+        if module in sys.modules:
+            _wrap(sys.modules[module], [name], step)
+        else:
+            waiting.setdefault(module, []).append(name)
+    sys.meta_path.insert(0, _Wrapping(waiting, step))
+"""
+
+_SWEEP = _HOOKS + """
+import json, shutil
+old, work, sig, hooks, argv = sys.argv[1:6]
+sig, hooks, argv = getattr(signal, sig), json.loads(hooks), json.loads(argv)
+live, aside, run_err = os.path.join(work, "live"), os.path.join(work, "aside"), os.path.join(work, "run.err")
+steps = {"n": 0, "child": False}
+codes = []
+result, complaint = os.fdopen(os.dup(1), "w"), os.fdopen(os.dup(2), "w")
+
+
+def fail(message):
+    complaint.write(message + "\\n")
+    complaint.flush()
+    os._exit(3)
+
+
+def open_here():
+    # the files this process holds open in the folder the command writes into, its lock files aside
+    out = []
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            continue
+        if (target == live or target.startswith(live + os.sep)) and os.path.basename(target) != ".effstats.lock":
+            out.append(target)
+    return out
+
+
+def step(real):
+    def act(*args, **kwargs):
+        out = real(*args, **kwargs)
+        if steps["child"]:
+            return out
+        steps["n"] += 1
+        at = os.path.join(work, str(steps["n"]))
+        if sig == signal.SIGKILL:
+            shutil.copytree(live, at, symlinks=True)
+            pid = os.fork()
+            if pid == 0:
+                os.kill(os.getpid(), signal.SIGKILL)
+            codes.append(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+            return out
+        if open_here():
+            fail(f"step {steps['n']}: files open in the folder: {open_here()}")
+        shutil.copytree(live, aside, symlinks=True)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:
+            steps["child"] = True
+            shutil.copyfile(run_err, at + ".err")  # what the command printed before the step
+            fd = os.open(at + ".err", os.O_WRONLY | os.O_APPEND)
+            os.dup2(fd, 2)
+            os.close(fd)
+            os.kill(os.getpid(), signal.SIGINT)
+            return out
+        codes.append(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+        os.rename(live, at)
+        os.rename(aside, live)
+        return out
+    return act
+
+
+install(hooks, step)
+from effstats.cli import main
+
+shutil.copytree(old, live, symlinks=True)
+null = os.open(os.devnull, os.O_WRONLY)
+os.dup2(null, 1)
+os.dup2(os.open(run_err, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644), 2)
+code = main([a.replace("{out}", live) for a in argv])
+if steps["child"]:
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+sys.stderr.flush()
+if code != 0:
+    fail(f"the command no signal met ended with status {code}: {open(run_err).read()}")
+shutil.copytree(live, os.path.join(work, str(steps["n"] + 1)), symlinks=True)
+codes.append(0)
+result.write(json.dumps(codes))
+result.flush()
+"""
+
+# the command as ``python -m effstats`` runs it (its entry point reads sys.argv), stopped after the step sys.argv[2]
+_ONCE = _HOOKS + """
+import json
+sig, at, hooks = getattr(signal, sys.argv.pop(1)), int(sys.argv.pop(1)), json.loads(sys.argv.pop(1))
+count = [0]
+
+
+def step(real):
+    def act(*args, **kwargs):
+        out = real(*args, **kwargs)
+        count[0] += 1
+        if count[0] == at:
+            os.kill(os.getpid(), sig)
+        return out
+    return act
+
+
+install(hooks, step)
+import runpy
+
+runpy.run_module("effstats", run_name="__main__", alter_sys=True)
+"""
+
+
+def sweep(old: Path, argv: list[str], work: Path, sig: str, hooks: list[str], timeout: float = 900) -> list[int]:
+    """Run the command ``argv`` (``{out}`` for the folder) over a copy of the folder ``old``, stopped by ``sig``
+    ("SIGINT" or "SIGKILL") right after each step, a return of one of the functions ``hooks`` ("module:name"); the
+    folders are ``work/<step>`` and the stopped processes' stderr ``work/<step>.err`` (SIGINT). Returns the exit
+    statuses of the stopped processes and then 0, the run no signal met (its folder is ``work/<steps + 1>``)."""
+    work.mkdir(exist_ok=True)
+    p = subprocess.run([PY, "-c", _SWEEP, str(old), str(work), sig, json.dumps(hooks), json.dumps(argv)],
+                       capture_output=True, text=True, timeout=timeout, env=ENV)
+    assert p.returncode == 0, p.stderr
+    return json.loads(p.stdout)
+
+
+def stopped_once(argv: list[str], sig: str, at: int, hooks: list[str], timeout: float = 300) \
+        -> subprocess.CompletedProcess:
+    """Run the command ``argv`` as ``python -m effstats`` runs it, in a process of its own, stopped by ``sig`` right
+    after its step ``at`` (counted as :func:`sweep` counts them); returns the finished process (text output)."""
+    return subprocess.run([PY, "-c", _ONCE, sig, str(at), json.dumps(hooks), *argv], capture_output=True, text=True,
+                          timeout=timeout, env=ENV)
