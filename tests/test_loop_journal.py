@@ -3,9 +3,10 @@ reference data and of the item bank go in with its batch and state, an estimate'
 goes in with the manifest's version that lists it, and a command that takes a selection's folder completes an
 estimate's journal a kill left there before it replaces the selection.
 
-Each command runs in a child process of its own, SIGKILLed right after each file-system step it takes (a
-temporary file flushed to disk, a rename, a removal); the next command's completion of the journal then leaves the
-folder as it was or holding the new output complete, and the command again writes the new output.
+Each command is SIGKILLed right after each file-system step it takes (a temporary file flushed to disk, a rename, a
+removal: one run of the command, whose folder is copied as each step left it, see :mod:`step_sweep`); the next
+command's completion of the journal then leaves the folder as it was or holding the new output complete, and the
+command again writes the new output.
 """
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import step_sweep
 
 from effstats.cli import main
 from effstats.workflow import Selection, write_lm_eval_samples
@@ -47,46 +49,8 @@ def _selection(logs, capsys, sel: Path) -> Path:
     return new
 
 
-# one process runs the command once per file-system step it takes (each temporary file flushed to disk, each rename,
-# each removal), each time in a child of its own over a copy of the folder OLD, which SIGKILLs itself right after
-# that step; it prints the children's exit statuses (the last, 0, is the run no kill met). It runs the command once
-# itself first, over a copy of its own and with the steps counted but no kill, so that each child starts with the
-# command's modules loaded instead of importing them all again before its steps; it checks that it forked a child
-# per step of that run and the one no kill met
-_SWEEP = """
-import contextlib, gc, itertools, json, os, shutil, signal, sys
-from effstats.cli import main
-old, work, argv = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
-steps = {"count": itertools.count(1), "at": 0}
-for name in ("fsync", "replace", "unlink"):
-    def act(*args, real=getattr(os, name), **kwargs):
-        out = real(*args, **kwargs)
-        if next(steps["count"]) == steps["at"]:
-            os.kill(os.getpid(), signal.SIGKILL)
-        return out
-    setattr(os, name, act)
-first = os.path.join(work, "first")
-shutil.copytree(old, first, symlinks=True)
-steps["count"] = itertools.count(1)
-with open(os.devnull, "w") as null, contextlib.redirect_stdout(null), contextlib.redirect_stderr(null):
-    if main([a.replace("{out}", first) for a in argv]) != 0:
-        sys.exit("the command without a kill did not end with status 0")
-taken, codes = next(steps["count"]) - 1, []
-gc.collect()
-gc.freeze()  # the children's collections pass over what they inherit: none copies the pages of the loaded modules
-while (not codes or codes[-1] != 0) and len(codes) < 200:
-    d = os.path.join(work, str(len(codes) + 1))
-    shutil.copytree(old, d, symlinks=True)
-    pid = os.fork()
-    if pid == 0:
-        steps["count"], steps["at"] = itertools.count(1), len(codes) + 1
-        sys.stdout, sys.stderr = open(os.devnull, "w"), open(d + ".err", "w")
-        os._exit(main([a.replace("{out}", d) for a in argv]))
-    codes.append(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
-if len(codes) != taken + 1:
-    sys.exit(f"{len(codes) - 1} children killed after a step, where the command's own run took {taken} steps")
-print(json.dumps(codes))
-"""
+# the steps after which a command is killed: each temporary file flushed to disk, each rename, each removal
+_STEPS = ["os:fsync", "os:replace", "os:unlink"]
 
 
 def _contents(d: Path) -> dict:
@@ -109,11 +73,9 @@ def _contents(d: Path) -> dict:
 
 
 def _sweep(old_dir: Path, argv: list[str], work: Path) -> list[int]:
-    work.mkdir()
-    p = subprocess.run([PY, "-c", _SWEEP, str(old_dir), str(work), json.dumps([str(a) for a in argv])],
-                       capture_output=True, text=True, timeout=900, env=ENV)
-    assert p.returncode == 0, p.stderr
-    codes = json.loads(p.stdout)
+    """The command ``argv`` over a copy of ``old_dir``, SIGKILLed right after each step (:func:`step_sweep.sweep`):
+    the folders ``work/<step>``, and the exit statuses, the last (0) the run no kill met."""
+    codes = step_sweep.sweep(old_dir, [str(a) for a in argv], work, "SIGKILL", _STEPS)
     assert codes[-1] == 0 and all(c == -signal.SIGKILL for c in codes[:-1]), codes
     return codes
 
@@ -148,7 +110,7 @@ def _check_sweep(old_dir: Path, argv: list[str], work: Path, capsys, must_hold=N
 
 def _last(work: Path) -> Path:
     """The folder of the sweep's last run, the one no kill met."""
-    return work / str(len(list(work.glob("*.err"))))
+    return work / str(max(int(p.name) for p in work.iterdir() if p.name.isdigit()))
 
 
 def _listed_iff_present(d: Path) -> None:
