@@ -620,3 +620,27 @@ def test_a_long_table_of_odd_cells_reads_alike_in_one_pass_in_chunks_in_ranges_a
     f.write_text("model,item,score\n" + "\n".join(lines) + "\n")
     outcomes = _read_long_paths(f)
     assert outcomes == outcomes[:1] * 4
+
+
+@pytest.mark.parametrize("flags, read", [(["True", "False"], False), (["TRUE"], False),
+                                         (["false", "-", "tRuE"], False), (["1", "-", "0"], True),
+                                         (["-0", "1"], True)])
+def test_true_false_cells_after_the_sampled_rows_of_graded_scores_read_as_the_text_path(tmp_path, monkeypatch,
+                                                                                         flags, read):
+    """The chunked reader reads scores as floats where the rows it samples (``_few_scores``) hold many distinct
+    numbers; pandas' parser reads a chunk of True/False cells alone as 1/0 in such a column, a chunk that mixes them
+    with numbers as an error. Past the sampled rows, a chunk (or a range of lines) of them gives the text path's
+    outcome, which refuses True/False among numbers; a chunk of 0/1 numbers reads as the text path reads it."""
+    few = long_read._few_scores
+    monkeypatch.setattr(long_read, "_few_scores", lambda *a: few(*a, rows=8))
+    graded = [f"m{k % 3},q{k},{(k + 1) / 16}" for k in range(12)]
+    # twelve rows of each, the flags' longer: the ranges' cut (half the bytes) falls among the flags
+    marked = [f"m{k % 3},a-long-item-name-{k // 3},{flags[k % len(flags)]}" for k in range(12)]
+    f = tmp_path / "scores.csv"
+    f.write_text("model,item,score\n" + "\n".join(graded + marked) + "\n")
+    outcomes = _read_long_paths(f, chunk_rows=12)
+    if read:
+        assert outcomes[-1][0] == "matrix"
+    else:
+        assert outcomes[-1][0] == "error" and "non-numeric" in outcomes[-1][1]
+    assert outcomes == outcomes[-1:] * 4

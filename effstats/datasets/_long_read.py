@@ -78,14 +78,7 @@ def _line(p: Path, record: int, start: int, sep: str) -> str:
 def _read_long_noting(p: Path, sep: str, text: _TextColumns, score: str, progress: bool,
                       gaps: list[bool]) -> ResponseMatrix | None:
     """:func:`_read_long`, appending to ``gaps`` whether each read's last column has a missing cell."""
-    from ._long_scores import BadCell, OutOfRange, chunk_parts, long_matrix
-
-    def watch(reader: Any) -> _Watched:
-        w = _Watched(reader)
-        gaps_of.append(w)
-        return w
-
-    gaps_of: list[_Watched] = []
+    from ._long_scores import Flagged
 
     model, item = text.pair
     names = (model, item, score)
@@ -103,42 +96,63 @@ def _read_long_noting(p: Path, sep: str, text: _TextColumns, score: str, progres
         if few is None:
             return None
         if not few:
-            kw.update(dtype={**kw["dtype"], score: float}, float_precision="round_trip")
-        # chunk_parts' arguments
-        parse = (*names, _SeenNumbers(partial(_cell_numbers, sep=sep, missing=["", text.missing])))
-        # the ranges cut and read from one descriptor: a file replaced meanwhile is read whole in the version opened
-        with open(p, "rb") if compression is None else contextlib.nullcontext() as whole:
-            ranges = [] if whole is None else _line_ranges(whole)
-            if len(ranges) > 1:
-                header = _header(p, sep)
-                if sorted(header) != sorted(names):
-                    return None
-                with contextlib.suppress(_Odd):
-                    try:
-                        return _read_long_ranges(p, whole.fileno(), ranges, header, kw, parse, progress, gaps)
-                    except (BadCell, OutOfRange) as exc:  # the file read: a short row in any range came first
-                        exc.gap = any(gaps)
-                        raise
-        _refuse_nul(p, sep, compression)
-        if sorted(_header(p, sep, compression)) != sorted(names):
-            return None
-        try:
-            if compression is not None:
-                with _interrupt_kept():
-                    rm = long_matrix([lambda: chunk_parts(watch(pd.read_csv(p, **kw)), *parse)], model, item)
-            else:
-                with open(p, "rb") as raw, _progress(progress, total=p.stat().st_size, desc=f"reading {p.name}",
-                                                     unit="B", unit_scale=True) as bar:
-                    with _interrupt_kept():
-                        rm = long_matrix([lambda: chunk_parts(watch(pd.read_csv(_Counted(raw, bar.update), **kw)),
-                                                              *parse)], model, item)
-        except (BadCell, OutOfRange) as exc:
-            exc.gap = any(w.gap for w in gaps_of)
-            raise
-        gaps.extend(w.gap for w in gaps_of)
-        return rm
+            try:
+                return _read_long_as(p, names, {**kw, "dtype": {**kw["dtype"], score: float},
+                                                "float_precision": "round_trip"}, text, progress, gaps)
+            except Flagged:  # a chunk of 0/1 only, perhaps True/False: its texts are checked as categories
+                gaps.clear()
+        return _read_long_as(p, names, kw, text, progress, gaps)
     except _READ_ERRORS:
         return None  # read again by the general reader, whose message names what is wrong
+
+
+def _read_long_as(p: Path, names: tuple[str, str, str], kw: dict, text: _TextColumns, progress: bool,
+                  gaps: list[bool]) -> ResponseMatrix | None:
+    """The long table ``p`` of the columns ``names`` (model, item, score) read chunk by chunk by
+    ``pandas.read_csv(**kw)``, in ranges of lines (each by a forked process) where the file is large (see
+    :func:`_read_long`); appends to ``gaps`` whether each read's last column has a missing cell."""
+    from ._long_scores import BadCell, OutOfRange, chunk_parts, long_matrix
+
+    def watch(reader: Any) -> _Watched:
+        w = _Watched(reader)
+        gaps_of.append(w)
+        return w
+
+    gaps_of: list[_Watched] = []
+    sep, compression = kw["sep"], kw["compression"]
+    # chunk_parts' arguments
+    parse = (*names, _SeenNumbers(partial(_cell_numbers, sep=sep, missing=["", text.missing])))
+    # the ranges cut and read from one descriptor: a file replaced meanwhile is read whole in the version opened
+    with open(p, "rb") if compression is None else contextlib.nullcontext() as whole:
+        ranges = [] if whole is None else _line_ranges(whole)
+        if len(ranges) > 1:
+            header = _header(p, sep)
+            if sorted(header) != sorted(names):
+                return None
+            with contextlib.suppress(_Odd):
+                try:
+                    return _read_long_ranges(p, whole.fileno(), ranges, header, kw, parse, progress, gaps)
+                except (BadCell, OutOfRange) as exc:  # the file read: a short row in any range came first
+                    exc.gap = any(gaps)
+                    raise
+    _refuse_nul(p, sep, compression)
+    if sorted(_header(p, sep, compression)) != sorted(names):
+        return None
+    try:
+        if compression is not None:
+            with _interrupt_kept():
+                rm = long_matrix([lambda: chunk_parts(watch(pd.read_csv(p, **kw)), *parse)], *names[:2])
+        else:
+            with open(p, "rb") as raw, _progress(progress, total=p.stat().st_size, desc=f"reading {p.name}",
+                                                 unit="B", unit_scale=True) as bar:
+                with _interrupt_kept():
+                    rm = long_matrix([lambda: chunk_parts(watch(pd.read_csv(_Counted(raw, bar.update), **kw)),
+                                                          *parse)], *names[:2])
+    except (BadCell, OutOfRange) as exc:
+        exc.gap = any(w.gap for w in gaps_of)
+        raise
+    gaps.extend(w.gap for w in gaps_of)
+    return rm
 
 
 def _few_scores(p: Path, sep: str, score: str, compression: str | None, rows: int = 2**16) -> bool | None:
@@ -295,9 +309,10 @@ class _Range:
 def _range_parts(fd: int, start: int, end: int, kw: dict, parse: tuple, caller: int) -> Any:
     """:func:`~effstats.datasets._long_scores.chunk_parts` of the lines from byte ``start`` to ``end`` (the first
     range holds the header) and whether a chunk's last column has a missing cell, or ``_Odd`` where the range holds
-    a NUL character or does not parse, or the :class:`~effstats.datasets._long_scores.BadCell` it holds; malloc
-    tuned by :func:`_heap_kept` in a forked process (another than ``caller``'s)."""
-    from ._long_scores import BadCell, chunk_parts
+    a NUL character or does not parse, or the :class:`~effstats.datasets._long_scores.BadCell` or
+    :class:`~effstats.datasets._long_scores.Flagged` it raises; malloc tuned by :func:`_heap_kept` in a forked
+    process (another than ``caller``'s)."""
+    from ._long_scores import BadCell, Flagged, chunk_parts
 
     src = _Range(fd, start, end)
     reader: list[_Watched] = []
@@ -313,19 +328,24 @@ def _range_parts(fd: int, start: int, end: int, kw: dict, parse: tuple, caller: 
     except BadCell as bad:
         bad.gap = reader[-1].gap
         return _Odd if src.odd else bad
+    except Flagged as flagged:
+        return _Odd if src.odd else flagged
     return _Odd if src.odd else (parts, reader[-1].gap)
 
 
 def _read_long_ranges(p: Path, fd: int, ranges: list[tuple[int, int]], header: list[str], kw: dict,
                       parse: tuple, progress: bool, gaps: list[bool]) -> ResponseMatrix | None:
     """The long file ``p``, open as descriptor ``fd``, read by ranges of lines (see :func:`_read_long`), each by a
-    forked process; raises ``_Odd`` where a range holds a NUL character or does not parse; appends to ``gaps``
-    whether each range's last column has a missing cell."""
-    from ._long_scores import BadCell, long_matrix
+    forked process; raises ``_Odd`` where a range holds a NUL character or does not parse, and the
+    :class:`~effstats.datasets._long_scores.Flagged` a range raised; appends to ``gaps`` whether each range's last
+    column has a missing cell."""
+    from ._long_scores import BadCell, Flagged, long_matrix
 
     def got(value: Any) -> Any:
         if value is _Odd:
             raise _Odd
+        if isinstance(value, Flagged):
+            raise value
         if isinstance(value, BadCell):  # raised once the later ranges are read (see long_matrix)
             gaps.append(value.gap)
             raise value

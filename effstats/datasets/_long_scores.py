@@ -33,6 +33,13 @@ class BadCell(Exception):
         self.text, self.start, self.record, self.gap = text, start, record, gap
 
 
+class Flagged(Exception):
+    """A chunk of scores read as floats whose every score is 0 or 1 (NaN aside): pandas' parser reads a chunk of
+    ``True``/``False`` cells so in a column of floats (and a chunk mixing them with numbers as an error), which the
+    general reader reads as 1/0 only where the whole column is such cells. The caller reads the table again with the
+    scores as categories, whose texts :func:`chunk_parts` checks."""
+
+
 class OutOfRange(Exception):
     """Scores outside [0, 1] in a table otherwise read: the matrix ``values`` (NaN where not evaluated), the
     model of each of its rows, and where the first such score is (``start``, ``record`` as for :class:`BadCell`)."""
@@ -48,7 +55,8 @@ def chunk_parts(reader: Any, model: str, item: str, score: str, numbers: Callabl
     rows not evaluated missing; the lines from byte ``start`` of the file, the header among them where ``start`` is
     0), in order, categorical scores' distinct cells read as numbers by ``numbers``, which raises on cells that are
     not numbers; raises :class:`BadCell` for the first cell the general reader refuses as a score, worded there
-    with its line, at the cost of no other pass over the file. None where a chunk holds what the general reader has
+    with its line, at the cost of no other pass over the file, and :class:`Flagged` for a chunk of scores read as
+    floats that are all 0 or 1 (perhaps ``True``/``False``). None where a chunk holds what the general reader has
     more to say about: infinite scores, a missing or blank id, a cell that is not a number among scores read as
     numbers (graded scores, whose parser stops at it without saying where), ``True``/``False`` (which a column of
     such cells only means).
@@ -116,6 +124,8 @@ def chunk_parts(reader: Any, model: str, item: str, score: str, numbers: Callabl
                 cells = outside if k is None else np.append(outside, False)[k]
                 out = (start, row + int(np.argmax(cells)))
             nan, r = np.isnan(v), np.rint(v)
+            if k is None and out is None and not nan.all() and bool((nan | (v == r)).all()):
+                raise Flagged  # scores within [0, 1] that are whole: 0 and 1 only
             exact = out is None and not nan.any() and not (k is not None and len(k) and k.min() < 0) \
                 and bool((v == r).all()) and not np.signbit(v).any()  # -0.0 kept as written
             near = exact or (out is None and bool((nan | (np.abs(v - r) <= ZERO_ONE_ATOL)).all()))
