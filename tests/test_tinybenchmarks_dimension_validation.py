@@ -142,3 +142,34 @@ def test_validation_scores_the_estimators_own_estimate(selection):
         ours = hold.errors(est.irt_, est.selected_, est.weights_, estimate)
         theirs = np.abs(est.predict_all(Y[val][:, est.selected_])[estimate] - truth)
         np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-12)
+
+
+def test_a_held_out_model_with_no_answer_on_the_draws_items_is_scored_on_its_prior():
+    # Brute force: each held-out model's p-IRT error from the items `sel` is that of the abilities IRT2PL.abilities
+    # gives from its observed answers there; a model with no observed answer on them (which abilities refuses) keeps
+    # the prior's ability, 0, and is scored on the IRT prediction of its observed cells alone.
+    from effstats.irt._tinybenchmarks import _SelectedHoldout
+
+    Y = _three_dims(5)[:40]
+    train, val = np.arange(10, 40), np.arange(10)
+    est = _fit(Y[train], n_items=25, selection="random", n_dims=3, random_state=0)
+    irt, sel = est.irt_, est.selected_
+    missing = np.random.default_rng(1).random(Y.shape) < 0.1
+    missing[train] = False
+    missing[0, sel] = True  # the first held-out model answered none of the draw's items
+    hold = _SelectedHoldout(Y, missing, train, val, 25, "mle")
+    ours = hold.errors(irt, sel, est.weights_, "p-irt")
+    answers = np.where(missing[val][:, sel], np.nan, Y[val][:, sel].astype(float))
+    theta = np.zeros((len(val), 3))
+    with pytest.raises(ValueError, match="no observed answer"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        irt.abilities(answers, sel, method="mle")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        theta[1:] = irt.abilities(answers[1:], sel, method="mle")
+    obs = ~missing[val]
+    unseen = np.setdiff1d(np.arange(Y.shape[1]), sel)
+    p = irt.predict_proba(theta, unseen)
+    y = np.where(obs, Y[val], 0)
+    estimate = (y[:, sel].sum(1) + (p * obs[:, unseen]).sum(1)) / obs.sum(1)
+    np.testing.assert_allclose(ours, np.abs(estimate - y.sum(1) / obs.sum(1)), rtol=0, atol=1e-12)

@@ -122,6 +122,10 @@ class _SelectedHoldout:
         if estimate == "weighted":
             ys = y[:, sel] if W is None else np.where(W[:, sel] > 0, y[:, sel], self.fill[sel])
             return np.abs(ys @ w - self.truth)
+        # IRT2PL.abilities' own solver, not the method: the method refuses a model with no observed answer on the
+        # items, which the validation keeps (at ability 0, the prior mean: the batched Newton leaves a row of zero
+        # weights there), so that every draw and every candidate dimension scores the same held-out models; and it
+        # would check the answers again and warn of their missing cells at each draw of each dimension
         th = _newton_abilities(y[:, sel], irt.a_[sel], irt.b_[sel], prior=self.prior,
                                W=None if W is None else W[:, sel])[0]
         unseen = np.setdiff1d(np.arange(self.n), sel)
