@@ -121,13 +121,16 @@ def steps(n_items: int, n_jobs: int | None, validation_items: int | None, imagen
         return g
 
     irt_fit, fit_irts, anchors, item_map = IRT2PL.fit, TinyBenchmarks._fit_irts, tb._weighted_anchors, tb._item_map
-    started = tb._started_anchors
+    started = tb._started_anchor_runs
 
-    def start(*a, **k):  # the k-means in its own process: the wait for its result, where the fit needs it
-        job = started(*a, **k)
-        job.result = clock(lambda a, out: "anchor k-means in its own process: the wait for it", job.result)
-        return job
-    tb._started_anchors = start
+    def start(*a, **k):  # the k-means runs in their own process: the waits for their results, where the fit needs them
+        jobs = started(*a, **k)
+        for n, job in enumerate(jobs):
+            what = "the final" if n == len(jobs) - 1 else f"validation draw {n + 1}'s"
+            job.result = clock(lambda a, out, what=what: f"{what} anchor k-means in its own process: the wait",
+                               job.result)
+        return jobs
+    tb._started_anchor_runs = start
     IRT2PL.fit = clock(lambda a, irt: f"  IRT fit d={irt.n_dims} ({a[1].shape[0]} models, {irt.n_iter_} iterations)",
                        irt_fit)
     TinyBenchmarks._fit_irts = clock(lambda a, fits: f"IRT fits ({a[3]}) (d = {', '.join(map(str, fits))})",
@@ -140,7 +143,7 @@ def steps(n_items: int, n_jobs: int | None, validation_items: int | None, imagen
         t, c = time.perf_counter() - t, process_cpu() - c
     finally:
         IRT2PL.fit, TinyBenchmarks._fit_irts, tb._weighted_anchors, tb._item_map = irt_fit, fit_irts, anchors, item_map
-        tb._started_anchors = started
+        tb._started_anchor_runs = started
     print(f"TinyBenchmarks(100, n_jobs={n_jobs}, validation_items={validation_items}) on {what} "
           f"{Y.shape[0]} x {Y.shape[1]} "
           f"(d chosen: {est.n_dims_}; validation errors "

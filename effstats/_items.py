@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 from collections import OrderedDict
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -120,27 +121,51 @@ def _started_anchors(X: np.ndarray, k: int, rng: np.random.Generator, n_init: in
     caller's process goes on with other work (TinyBenchmarks' IRT fits). The seed is drawn from ``rng`` now, so
     the result is the same either way (the same code with the same seed on the same rows; the process's answer
     is read back exactly); if the process cannot start or fails, the k-means runs in the caller's process."""
+    return _started_anchor_runs([(X, k, rng, n_init)], in_process)[0]
+
+
+def _started_anchor_runs(runs: list[tuple[np.ndarray, int, np.random.Generator, int]],
+                         in_process: bool = False) -> list[Any]:
+    """:func:`_started_anchors` of each ``(X, k, rng, n_init)`` of ``runs`` (each seed drawn now, in turn): where
+    the last run's X is large enough for a process of its own, the runs not in the cache share that process, which
+    runs them in order (the earlier ones' results can be read while the later ones run); the others run in the
+    caller's process, when their result is asked for."""
     import hashlib
 
-    X = np.ascontiguousarray(X, dtype=float)
-    k = int(k)  # a numpy integer (or 0-d array) n_items: the cache key must hash
-    seed = int(rng.integers(2**31 - 1))
-    # Estimators that cluster the same embedding with the same seed (AnchorCorr and TinyBenchmarks' anchor-corr
-    # among the method chooser's candidates, on the same folds) share one k-means.
-    key = (X.shape, hashlib.sha1(X).hexdigest(), k, seed, n_init)
+    jobs, handles = [], []
+    for X, k, rng, n_init in runs:
+        X = np.ascontiguousarray(X, dtype=float)
+        k = int(k)  # a numpy integer (or 0-d array) n_items: the cache key must hash
+        seed = int(rng.integers(2**31 - 1))
+        # Estimators that cluster the same embedding with the same seed (AnchorCorr and TinyBenchmarks'
+        # anchor-corr among the method chooser's candidates, on the same folds) share one k-means.
+        key = (X.shape, hashlib.sha1(X).hexdigest(), k, seed, n_init)
+        if key in _ANCHORS:
+            _ANCHORS.move_to_end(key)
+            handles.append(_Ready(tuple(a.copy() for a in _ANCHORS[key])))
+        else:
+            jobs.append((len(handles), (X, k, seed, n_init, partial(_kept, key))))
+            handles.append(None)
+    if not jobs:
+        return handles
+    X = runs[-1][0]
+    if handles[-1] is not None or in_process or X.size < _PROCESS_SIZE or os.name != "posix":
+        for at, task in jobs:  # the child inherits a descriptor: POSIX
+            handles[at] = _Ready(task[-1](_anchors_of(*task[:-1]))) if in_process else _Later(task)
+        return handles
+    proc = _AnchorProcess(*jobs[-1][1], first=[task for _, task in jobs[:-1]])
+    for j, (at, _) in enumerate(jobs[:-1]):
+        handles[at] = _Earlier(proc, j)
+    handles[-1] = proc
+    return handles
 
-    def done(result: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-        _ANCHORS[key] = result
-        if len(_ANCHORS) > 32:
-            _ANCHORS.popitem(last=False)
-        return tuple(a.copy() for a in result)
 
-    if key in _ANCHORS:
-        _ANCHORS.move_to_end(key)
-        return _Ready(tuple(a.copy() for a in _ANCHORS[key]))
-    if in_process or X.size < _PROCESS_SIZE or os.name != "posix":  # the child inherits a descriptor: POSIX
-        return _Ready(done(_anchors_of(X, k, seed, n_init)))
-    return _AnchorProcess(X, k, seed, n_init, done)
+def _kept(key: tuple, result: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """The ``result`` of the k-means ``key`` stands for, kept in the cache; a copy returned."""
+    _ANCHORS[key] = result
+    if len(_ANCHORS) > 32:
+        _ANCHORS.popitem(last=False)
+    return tuple(a.copy() for a in result)
 
 
 class _Ready:
@@ -151,6 +176,36 @@ class _Ready:
 
     def result(self) -> Any:
         return self.value
+
+    def cancel(self) -> None:
+        pass
+
+
+class _Later:
+    """A k-means run in the caller's process when its result is asked for (the interface of
+    :class:`_AnchorProcess`): ``task`` is ``(X, k, seed, n_init, done)``."""
+
+    def __init__(self, task: tuple) -> None:
+        self.task, self.value = task, None
+
+    def result(self) -> Any:
+        if self.value is None:
+            self.value = self.task[-1](_anchors_of(*self.task[:-1]))
+        return self.value
+
+    def cancel(self) -> None:
+        pass
+
+
+class _Earlier:
+    """The result of the ``at``-th of the runs an :class:`_AnchorProcess` runs before its own (the interface of
+    :class:`_AnchorProcess`; cancelled with it)."""
+
+    def __init__(self, proc: "_AnchorProcess", at: int) -> None:
+        self.proc, self.at = proc, at
+
+    def result(self) -> Any:
+        return self.proc.answer(self.at)
 
     def cancel(self) -> None:
         pass
@@ -182,17 +237,24 @@ class _AnchorProcess:
     to it through a file without a name (in memory where the system has /dev/shm room) whose descriptor it
     inherits, the result comes back on its standard output as an ``.npy`` pair. Nothing outlives the calling
     process: the system frees the file with the last process that has it open, and the child stops when its
-    parent is gone (:func:`_exit_with_parent`)."""
+    parent is gone (:func:`_exit_with_parent`).
 
-    def __init__(self, X: np.ndarray, k: int, seed: int, n_init: int, done: Any) -> None:
+    ``first``: runs ``(X, k, seed, n_init, done)`` the child makes before this one, in order, each answer sent as
+    soon as it is made (:meth:`answer`); ``done`` is given each result, read back or made here."""
+
+    def __init__(self, X: np.ndarray, k: int, seed: int, n_init: int, done: Any, first: Any = ()) -> None:
         import json
         import subprocess
 
         self.X, self.k, self.seed, self.n_init, self.done = X, k, seed, n_init, done
+        self.tasks = [*first, (X, k, seed, n_init, done)]
+        self.answers: list[Any] = []  # the results read back (through done), in the tasks' order
         self.proc = None
         try:
-            with _scratch_file(X.nbytes + 4096) as f:  # the .npy header: 128 bytes, or a multiple of 64 more
-                np.save(f, X)
+            # each .npy header: 128 bytes, or a multiple of 64 more
+            with _scratch_file(sum(t[0].nbytes + 4096 for t in self.tasks)) as f:
+                for t in self.tasks:
+                    np.save(f, t[0])
                 f.flush()
                 f.seek(0)  # the child reads from the shared offset
                 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # this effstats, wherever it is
@@ -202,7 +264,8 @@ class _AnchorProcess:
                 self.proc = subprocess.Popen(_child_python(code, root), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                              stderr=subprocess.DEVNULL, env=env, pass_fds=(f.fileno(),))
                 fd = f.fileno()
-            task = {"fd": fd, "parent": os.getpid(), "k": k, "seed": seed, "n_init": n_init}
+            task = {"fd": fd, "parent": os.getpid(),
+                    "runs": [{"k": t[1], "seed": t[2], "n_init": t[3]} for t in self.tasks]}
             self.proc.stdin.write(json.dumps(task).encode())
             self.proc.stdin.close()
         except Exception:  # no file or no process: the k-means runs in result()
@@ -215,19 +278,30 @@ class _AnchorProcess:
             self.proc.wait()
 
     def result(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.answer(len(self.tasks) - 1)
+
+    def answer(self, at: int) -> tuple[np.ndarray, np.ndarray]:
+        """The result of run ``at`` (this one's: the last), read back from the child, or made here where the child
+        failed or is gone (a result cut short, a process ended)."""
         import io
 
-        out = None
-        try:
-            if self.proc is not None:
-                answer = io.BytesIO(self.proc.stdout.read())
-                if self.proc.wait() == 0:
-                    out = (np.load(answer), np.load(answer))
-        except (OSError, ValueError):  # an answer cut short: the k-means runs here
+        while len(self.answers) <= at:
+            X, k, seed, n_init, done = self.tasks[len(self.answers)]
             out = None
-        finally:
-            self.cancel()
-        return self.done(_anchors_of(self.X, self.k, self.seed, self.n_init) if out is None else out)
+            try:
+                if self.proc is not None:
+                    size = int.from_bytes(self.proc.stdout.read(8), "little")
+                    answer = io.BytesIO(self.proc.stdout.read(size) if size else b"")
+                    out = (np.load(answer), np.load(answer))
+            except (OSError, ValueError, EOFError):  # an answer cut short: the k-means runs here
+                out = None
+            if out is not None and len(self.answers) == len(self.tasks) - 1 and self.proc.wait() != 0:
+                out = None  # the last answer, from a child that did not end well
+            if out is None or len(self.answers) == len(self.tasks) - 1:
+                self.cancel()  # all read, or the child failed: the later runs are made here
+                self.proc = None
+            self.answers.append(done(_anchors_of(X, k, seed, n_init) if out is None else out))
+        return self.answers[at]
 
 
 def _exit_with_parent(parent: int) -> None:
@@ -260,12 +334,15 @@ def _anchor_worker() -> None:
     task = json.loads(sys.stdin.buffer.read())
     _exit_with_parent(task["parent"])
     with open(task["fd"], "rb") as f:
-        X = np.load(f)
-    anchors, shares = _anchors_of(X, task["k"], task["seed"], task["n_init"])
-    answer = io.BytesIO()
-    np.save(answer, anchors)
-    np.save(answer, shares)
-    sys.stdout.buffer.write(answer.getvalue())
+        for run in task["runs"]:  # the runs' arrays one after another in the file
+            X = np.load(f)
+            anchors, shares = _anchors_of(X, run["k"], run["seed"], run["n_init"])
+            answer = io.BytesIO()
+            np.save(answer, anchors)
+            np.save(answer, shares)
+            # each answer its length first: the caller reads one while the next is made
+            sys.stdout.buffer.write(len(answer.getvalue()).to_bytes(8, "little") + answer.getvalue())
+            sys.stdout.buffer.flush()
 
 
 #: Elkan iterations of each anchor k-means run. On 80,000 simulated correctness vectors over 90 models the runs take

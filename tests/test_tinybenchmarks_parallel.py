@@ -73,18 +73,24 @@ def test_tinybenchmarks_estimates_do_not_depend_on_n_jobs(processes_for_small_fi
     kmeans = []
     monkeypatch.setattr(items._AnchorProcess, "result", lambda self, f=items._AnchorProcess.result: kmeans.append(
         self.proc is not None) or f(self))
+    here = []  # the k-means runs made in this process
+    monkeypatch.setattr(items, "_anchors_of", lambda *a, f=items._anchors_of: here.append(a[1]) or f(*a))
     Y = simulate_responses(45, 8_000, n_dims=2, rng=3).values.astype(float)  # the final fit: 6 blocks
     if miss:
         Y[np.random.default_rng(4).random(Y.shape) < miss] = np.nan
-    out = {}
+    out, made = {}, {}
     for n_jobs in (1, 2):
         TinyBenchmarks._fit_cache.clear()  # each run fits its own IRT models and k-means
         items._ANCHORS.clear()
         out[n_jobs] = TinyBenchmarks(30, dims_grid=(2, 3), n_jobs=n_jobs, random_state=0).fit(Y[:37])
+        made[n_jobs], here[:] = list(here), []
     seq, par = out[1], out[2]
     assert seq.validation_errors_ == par.validation_errors_ and len(seq.validation_errors_) == 2
     assert seq.n_dims_ == par.n_dims_ and seq.lambda_ == par.lambda_
     assert kmeans == [True] and len(workers) == 1  # the k-means in its process, the final fit with a worker
+    # the validation's five draws and the final selection: in this process with one job, in the k-means process
+    # (the draws first, beside the validation fits) with two
+    assert made == {1: [30] * 6, 2: []}
     np.testing.assert_array_equal(seq.selected_, par.selected_)
     np.testing.assert_array_equal(seq.weights_, par.weights_)
     for name in ("a_", "b_", "theta_"):
@@ -266,3 +272,26 @@ def test_a_fit_killed_by_sigterm_leaves_no_file_and_no_process(tmp_path):
         time.sleep(0.05)
     assert not any(map(_alive, seen))
     assert _scratch_entries(dirs) <= before
+
+
+@pytest.mark.parametrize("killed", [False, True])
+def test_anchor_runs_sharing_a_process_are_the_runs_made_here(monkeypatch, killed):
+    # three k-means runs in one child process, read back in order (or, the child killed at once, made here): each
+    # result is the one the run gives in this process
+    monkeypatch.setattr(items, "_PROCESS_SIZE", 0)
+    rng = np.random.default_rng(0)
+    runs = [((rng.random((400, 12)) < 0.5).astype(float), k, np.random.default_rng(s), 1)
+            for k, s in ((20, 1), (35, 2), (10, 3))]
+    items._ANCHORS.clear()
+    started = items._started_anchor_runs([(X, k, np.random.default_rng(s), n) for (X, k, _, n), s in
+                                          zip(runs, (1, 2, 3))])
+    assert isinstance(started[-1], items._AnchorProcess) and started[-1].proc is not None
+    if killed:
+        started[-1].cancel()
+    got = [h.result() for h in started]
+    items._ANCHORS.clear()
+    for (X, k, g, n), (anchors, shares) in zip(runs, got):
+        want = items._weighted_anchors(X, k, g, n)
+        np.testing.assert_array_equal(anchors, want[0])
+        np.testing.assert_array_equal(shares, want[1])
+    assert started[-1].proc is None  # all read: the child has ended

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .._items import _started_anchors
+from .._items import _started_anchor_runs
 from .._subset import _SubsetEstimator, _impute, _some, _weighted_anchors, select_random
 from .._validation import check_option, check_positive_int, check_rng, is_zero_one
 from ..exceptions import ConvergenceWarning
@@ -111,9 +111,15 @@ class _SelectedHoldout:
         pool, k = self.answered, min(self.k, len(self.answered))
         if selection == "random":
             return np.sort(pool[select_random(len(pool), k, rng=rng)]), np.full(k, 1.0 / k)
-        X = self.x if selection == "anchor-corr" else np.column_stack([irt.a_, irt.b_])
-        sel, w = _weighted_anchors(X[pool], k, rng, n_init)
+        sel, w = _weighted_anchors(*self.anchor_run(selection, irt, seed, n_init))
         return pool[sel], w
+
+    def anchor_run(self, selection: str, irt: IRT2PL | None, seed: int,
+                   n_init: int) -> tuple[np.ndarray, int, np.random.Generator, int]:
+        """The arguments of the anchor k-means of :meth:`draw` (the embedding of the items that can be drawn,
+        ``k``, the draw's generator, ``n_init``); anchor-corr's needs no fit (``irt`` None)."""
+        X = self.x if selection == "anchor-corr" else np.column_stack([irt.a_, irt.b_])
+        return X[self.answered], min(self.k, len(self.answered)), np.random.default_rng(seed), n_init
 
     def errors(self, irt: IRT2PL, sel: np.ndarray, w: np.ndarray, estimate: str) -> np.ndarray:
         """Each held-out model's absolute error of the ``estimate`` ("weighted" or "p-irt") from the items
@@ -505,7 +511,7 @@ class TinyBenchmarks(_SubsetEstimator):
             )
 
     def _validate_dims(self, Y: np.ndarray, grid: tuple[int, ...], ability: str,
-                       missing: np.ndarray | None = None) -> tuple[int, dict, float]:
+                       missing: np.ndarray | None = None, launch: Any = None) -> tuple[int, dict, float]:
         """The dimension choice: train on all source models but every fifth, then score each candidate on the
         held-out ones, and return the chosen dimension, the error of each, and the chosen one's reference error
         on all items (λ's bias term).
@@ -522,7 +528,11 @@ class TinyBenchmarks(_SubsetEstimator):
         the same source models share the validation fits in the cache; the selected rule's draws are seeded by
         the data too). The chosen dimension's reference error is then measured on all items: its fit's abilities
         of the training models give every item's parameters (one MAP logistic regression per item), since the
-        error on a sample's few held-out items is inflated by their binomial noise (≈ 0.5 / √(items / 2))."""
+        error on a sample's few held-out items is inflated by their binomial noise (≈ 0.5 / √(items / 2)).
+
+        ``launch`` (given by :meth:`fit`, which runs its own anchor k-means in a process beside the fits) is called
+        before the fits with the selected rule's anchor-corr k-means runs, which need no fit, and returns them
+        started in that process, first (their results kept in the anchors' cache, where the draws find them)."""
         m, n = Y.shape
         val = np.arange(0, m, 5)
         train = np.setdiff1d(np.arange(m), val)
@@ -541,12 +551,22 @@ class TinyBenchmarks(_SubsetEstimator):
         sub = full if cols is None else _Holdout(Y[np.ix_(val, cols)], None if missing is None
                                                  else missing[np.ix_(val, cols)], ability)
         Ys, Ms = (Y, missing) if cols is None else (Y[:, cols], None if missing is None else missing[:, cols])
+        selected = self.validation == "selected" and len(grid) > 1
+        if selected:
+            hold = _SelectedHoldout(Ys, _some(Ms) if Ms is not None else None, train, val,
+                                    min(self.n_items, Ys.shape[1] - 1), ability)
+            draws = np.random.default_rng(np.append(seed, 1)).integers(2**31 - 1, size=_VALIDATION_DRAWS)
+        early = []
+        if launch is not None:
+            early = launch([hold.anchor_run(self.selection, None, int(s), self.n_init) for s in draws]
+                           if selected and self.selection == "anchor-corr" else [])
         # the sample's fits converge as tightly as the final fit: stopped at tol=1e-4, the 15-dimensional fit on
         # 4,000 ImageNet items lost the margin by which all items choose it
         fits = self._fit_irts(Ys[train], grid, "validation", None if Ms is None else _some(Ms[train]))
-        if self.validation == "selected" and len(grid) > 1:
-            errors, chosen = self._selected_errors(Ys, _some(Ms) if Ms is not None else None, train, val, fits,
-                                                   grid, ability, np.append(seed, 1))
+        if selected:
+            for run in early:  # into the anchors' cache
+                run.result()
+            errors, chosen = self._selected_errors(hold, fits, grid, draws)
             if cols is None:
                 return chosen, errors, full.error(fits[chosen])
         else:
@@ -567,18 +587,15 @@ class TinyBenchmarks(_SubsetEstimator):
         _, a, b = _canonical_rotation(th, a, b, Y[train], W)
         return chosen, errors, full.error(_with_items(irt, a, b))
 
-    def _selected_errors(self, Y: np.ndarray, missing: np.ndarray | None, train: np.ndarray, val: np.ndarray,
-                         fits: dict[int, IRT2PL], grid: tuple[int, ...], ability: str,
-                         seed: np.ndarray) -> tuple[dict[int, float], int]:
-        """The held-out models' MAE of the estimate from ``n_items`` items selected as the fit selects them, for
-        each candidate dimension (``_VALIDATION_DRAWS`` draws seeded by ``seed``, the same draws for every
+    def _selected_errors(self, hold: _SelectedHoldout, fits: dict[int, IRT2PL], grid: tuple[int, ...],
+                         draws: np.ndarray) -> tuple[dict[int, float], int]:
+        """The held-out models' (``hold``) MAE of the estimate from ``n_items`` items selected as the fit selects
+        them, for each candidate dimension (a draw for each seed of ``draws``, the same draws for every
         dimension), and the dimension chosen by the one-standard-error rule. The estimate scored is the one the
         dimension changes: p-IRT for ``"p-irt"`` and ``"gp-irt"`` (gp-IRT's other part, the weighted sum, does not
         depend on it, and its λ is estimated once the dimension is chosen), the weighted sum for ``"weighted"``
         (with ``"anchor-irt"``, whose anchors cluster the fitted item parameters)."""
-        hold = _SelectedHoldout(Y, missing, train, val, min(self.n_items, Y.shape[1] - 1), ability)
         estimate = "weighted" if self.estimator == "weighted" else "p-irt"
-        draws = np.random.default_rng(seed).integers(2**31 - 1, size=_VALIDATION_DRAWS)
         err = np.zeros((len(hold.val), len(grid)))
         for s in draws:
             picked = None
@@ -636,12 +653,17 @@ class TinyBenchmarks(_SubsetEstimator):
         k = self.n_items
         need_irt = selection == "anchor-irt" or estimator != "weighted"
         self.irt_, self.n_dims_, self.validation_errors_, self.validation_error_ = None, None, {}, np.nan
-        started = None
+        started = launch = None
         if selection == "anchor-corr" and need_irt and (self.n_jobs or _cpus()) > 1:
             # the k-means needs no IRT fit (and the fits draw nothing from rng): a large one runs meanwhile in a
-            # process of its own
-            X = _impute(Y.astype(float), miss, self._fill).T
-            started = _started_anchors(X if self._answered is None else X[self._answered], k, rng, self.n_init)
+            # process of its own, after the validation's anchor-corr k-means runs (which need no fit either)
+            corr = _impute(Y.astype(float), miss, self._fill).T
+            corr = corr if self._answered is None else corr[self._answered]
+
+            def launch(first: list) -> list:
+                nonlocal started
+                *early, started = _started_anchor_runs([*first, (corr, k, rng, self.n_init)])
+                return early
         try:
             if need_irt:
                 # The validation fits choose the dimension and give λ's bias term; with a fixed dimension and no λ
@@ -649,9 +671,11 @@ class TinyBenchmarks(_SubsetEstimator):
                 # the dimension and λ of the fit on all sources: _fold_params).
                 if isinstance(self.n_dims, str) or (estimator == "gp-irt" and self.gp_lambda is None):
                     self.n_dims_, self.validation_errors_, self.validation_error_ = self._validate_dims(
-                        Y, grid, ability, miss)
+                        Y, grid, ability, miss, launch)
                 else:
                     self.n_dims_ = grid[0]
+                if launch is not None and started is None:
+                    launch([])
                 self.irt_ = self._fit_irt(Y, self.n_dims_, "the final model", miss)
         except BaseException:
             if started is not None:
