@@ -259,7 +259,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-progress", action="store_true", help="no progress bar (shown on a terminal)")
     p.add_argument("--jobs", type=whole_number, default=None,
                    help="1: compute in this process; more than 1: one forked process shares the work (POSIX but "
-                        "macOS); the report is the same (default: forked when more than one core is usable)")
+                        "macOS); the report is the same (default: forked when more than one core is usable and "
+                        "--n-boot x models x scenarios is at least 2e7)")
     from .workflow import _cli as workflow_cli
 
     workflow_cli.add_commands(sub)

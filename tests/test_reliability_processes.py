@@ -47,6 +47,31 @@ def test_audit_in_two_processes_writes_the_same_report_as_in_one(load, tmp_path)
         assert (tmp_path / "one" / f).read_bytes() == (tmp_path / "two" / f).read_bytes(), f
 
 
+@forks
+def test_audit_by_default_forks_only_a_large_resampling(monkeypatch):
+    """n_jobs=None on two cores: HELM Lite at 200 resamples (91 models x 10 scenarios: 1.8e5 cells, a fraction of a
+    CPU second) in this process; the same audit is shared with a child where the bar is set below its size, and an
+    explicit n_jobs=2 shares it whatever the size."""
+    from effstats.reliability import _report
+
+    started = []
+
+    def spied(fn, fork=True):
+        started.append(fork)
+        return _Forked(fn, fork)
+
+    monkeypatch.setattr(_report, "_Forked", spied)
+    monkeypatch.setattr(_report, "_cpus", lambda: 2)
+    one = audit(load_helm_lite(), n_boot=200, progress=False)
+    monkeypatch.setattr(_report, "_FORK_CELLS", 200 * 91 * 10)
+    two = audit(load_helm_lite(), n_boot=200, progress=False)
+    monkeypatch.setattr(_report, "_FORK_CELLS", 200 * 91 * 10 + 1)
+    three = audit(load_helm_lite(), n_boot=200, progress=False, n_jobs=2)
+    assert started == [False, True, True]
+    pd.testing.assert_frame_equal(one.reliability, two.reliability, check_exact=True)
+    pd.testing.assert_frame_equal(one.reliability, three.reliability, check_exact=True)
+
+
 def test_audit_n_jobs_is_checked():
     with pytest.raises(ValueError, match="n_jobs"):
         audit(load_helm_lite(), n_boot=50, progress=False, n_jobs=0)

@@ -424,6 +424,11 @@ class AuditResult:
 
 
 # ---------------------------------------------------------------------------------------- computing
+# resamples x models x scenarios from which the default n_jobs=None shares the scenario resampling with a forked
+# process (about two CPU seconds of work)
+_FORK_CELLS = 20_000_000
+
+
 def _compute(data: Any, *, by: str, published: pd.Series | None, pub_info: dict | None, aggregate: str, ties: str,
              n_boot: int, target: float, seed: int | None, progress: bool | None, source: str,
              notes: list[str], n_jobs: int | None = None, weights: dict | None = None) -> AuditResult:
@@ -483,7 +488,10 @@ def _compute(data: Any, *, by: str, published: pd.Series | None, pub_info: dict 
         removals = removal_flips(bench, top_k=2, ties=ties, **kw) if bench.n_models > 2 else pd.DataFrame()
         return rows, per_scen, clones, removals
 
-    with _Forked(other, (n_jobs or _cpus()) > 1) as others:
+    # by default a forked process only where the resampling is large: the fork and the pages it copies on writing
+    # cost about a CPU second, more than the half of a smaller audit it would take
+    big = n_boot * bench.n_models * bench.n_scen >= _FORK_CELLS
+    with _Forked(other, (n_jobs or (_cpus() if big else 1)) > 1) as others:
         kendall_res = _scored(plans["kendall"], drawn["kendall"])
         tab, p_hold = _score_table(bench, scores, aggregate, kendall_res.resampled, published)
         step("scenario curve")
@@ -745,7 +753,9 @@ def audit(data: Any, out: str | Path | None = None, *, format: str = "auto", tab
     n_jobs : int or None, default=None
         Processes computing the resampling of scenarios: with more than one, half the work (every DIoR objective
         but Kendall's τ, the per-scenario agreement, the clone and removal checks) runs in a forked process beside
-        the rest (on POSIX systems but macOS; elsewhere in this process). None: one per core the process may use.
+        the rest (on POSIX systems but macOS; elsewhere in this process). None: one per core the process may use
+        where the resampling is large (``n_boot`` x models x scenarios of at least 2e7, some seconds of work; a
+        forked process costs about a CPU second), else one.
         Each step computes the same numbers in either process (the resamples are drawn first, in one order), so
         the report does not depend on ``n_jobs``.
     scale : {"auto", "fraction", "percent", "as-is"}, default="auto"
