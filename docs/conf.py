@@ -121,6 +121,22 @@ nitpick_ignore_regex = [
 # it): make demo's full run when it is newer than the notebook, else a FAST-mode run made for the docs
 nbsphinx_execute = "never"
 nbsphinx_allow_errors = False
+
+
+def _batch_notebook_markdown() -> None:
+    """nbsphinx converts each notebook's Markdown in one pandoc run instead of two a text (``docs/nb_markdown.py``:
+    the same reST for every text; starting pandoc is most of what a text's own conversion costs)."""
+    import importlib.util
+
+    import nbsphinx
+
+    spec = importlib.util.spec_from_file_location("nb_markdown", DOCS / "nb_markdown.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.install(nbsphinx)
+
+
+_batch_notebook_markdown()
 nbsphinx_prolog = """
 .. note:: This page is the notebook ``notebooks/{{ env.docname.split('/')[-1] }}.ipynb`` with its outputs: those of
    its last full run (``make demo``) when the site was built after one, else of a quick run on smaller settings
