@@ -1,7 +1,8 @@
 """A command stopped (SIGINT or SIGKILL) right after each file-system step it takes, for the tests of what it leaves.
 
-:func:`sweep` runs the command once, in a process of its own, over a copy of a folder, and forks that process right
-after each step (a function of ``hooks`` returning), where the stop comes:
+:func:`sweep` runs the command once over a copy of a folder, in a process forked for it from one that has imported
+what every command imports first (numpy, pandas, scipy.stats, the command line's modules) and run no command, and
+forks that process right after each step (a function of ``hooks`` returning), where the stop comes:
 
 - SIGKILL: no code of the killed process runs after the kill, so what it leaves is the folder as the step left it.
   The folder is copied to ``WORK/<step>`` and a child forked there kills itself (its exit status is recorded) before
@@ -72,11 +73,7 @@ def install(hooks, step):
 
 _SWEEP = _HOOKS + """
 import json, shutil
-old, work, sig, hooks, argv = sys.argv[1:6]
-sig, hooks, argv = getattr(signal, sig), json.loads(hooks), json.loads(argv)
-live, aside, run_err = os.path.join(work, "live"), os.path.join(work, "aside"), os.path.join(work, "run.err")
-steps = {"n": 0, "child": False}
-codes = []
+jobs, sig, hooks = json.loads(sys.argv[1]), getattr(signal, sys.argv[2]), json.loads(sys.argv[3])
 result, complaint = os.fdopen(os.dup(1), "w"), os.fdopen(os.dup(2), "w")
 
 
@@ -135,23 +132,36 @@ def step(real):
 
 
 install(hooks, step)
+# what every command imports before it reads its arguments' files, imported once for all the commands swept: each
+# command runs in a process forked from here, as a fresh process importing them all would run it
 from effstats.cli import main
+from effstats.workflow import _cli
+import numpy, pandas, scipy.stats
 
-shutil.copytree(old, live, symlinks=True)
-null = os.open(os.devnull, os.O_WRONLY)
-os.dup2(null, 1)
-os.dup2(os.open(run_err, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644), 2)
-code = main([a.replace("{out}", live) for a in argv])
-if steps["child"]:
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(code)
-sys.stderr.flush()
-if code != 0:
-    fail(f"the command no signal met ended with status {code}: {open(run_err).read()}")
-shutil.copytree(live, os.path.join(work, str(steps["n"] + 1)), symlinks=True)
-codes.append(0)
-result.write(json.dumps(codes))
+for old, work, argv in jobs:
+    pid = os.fork()
+    if pid == 0:
+        live, aside = os.path.join(work, "live"), os.path.join(work, "aside")
+        run_err = os.path.join(work, "run.err")
+        steps, codes = {"n": 0, "child": False}, []
+        shutil.copytree(old, live, symlinks=True)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+        os.dup2(os.open(run_err, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644), 2)
+        code = main([a.replace("{out}", live) for a in argv])
+        sys.stdout.flush()
+        sys.stderr.flush()
+        if steps["child"]:
+            os._exit(code)
+        if code != 0:
+            fail(f"the command no signal met ended with status {code}: {open(run_err).read()}")
+        shutil.copytree(live, os.path.join(work, str(steps["n"] + 1)), symlinks=True)
+        with open(os.path.join(work, "codes.json"), "w") as f:
+            json.dump(codes + [0], f)
+        os._exit(0)
+    status = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+    if status != 0:
+        fail(f"the sweep of {argv} ended with status {status}")
+result.write(json.dumps([json.load(open(os.path.join(work, "codes.json"))) for _, work, _ in jobs]))
 result.flush()
 """
 
@@ -179,14 +189,18 @@ runpy.run_module("effstats", run_name="__main__", alter_sys=True)
 """
 
 
-def sweep(old: Path, argv: list[str], work: Path, sig: str, hooks: list[str], timeout: float = 900) -> list[int]:
-    """Run the command ``argv`` (``{out}`` for the folder) over a copy of the folder ``old``, stopped by ``sig``
-    ("SIGINT" or "SIGKILL") right after each step, a return of one of the functions ``hooks`` ("module:name"); the
-    folders are ``work/<step>`` and the stopped processes' stderr ``work/<step>.err`` (SIGINT). Returns the exit
-    statuses of the stopped processes and then 0, the run no signal met (its folder is ``work/<steps + 1>``)."""
-    work.mkdir(exist_ok=True)
-    p = subprocess.run([PY, "-c", _SWEEP, str(old), str(work), sig, json.dumps(hooks), json.dumps(argv)],
-                       capture_output=True, text=True, timeout=timeout, env=ENV)
+def sweep(jobs: list[tuple[Path, list[str], Path]], sig: str, hooks: list[str], timeout: float = 900) \
+        -> list[list[int]]:
+    """Run each command ``argv`` (``{out}`` for the folder) of ``jobs`` (``(old, argv, work)``) over a copy of the
+    folder ``old``, stopped by ``sig`` ("SIGINT" or "SIGKILL") right after each step, a return of one of the
+    functions ``hooks`` ("module:name"); the folders are ``work/<step>`` and the stopped processes' stderr
+    ``work/<step>.err`` (SIGINT). Returns, per job, the exit statuses of the stopped processes and then 0, the run no
+    signal met (its folder is ``work/<steps + 1>``)."""
+    for _, _, work in jobs:
+        work.mkdir(exist_ok=True)
+    todo = [[str(old), str(work), [str(a) for a in argv]] for old, argv, work in jobs]
+    p = subprocess.run([PY, "-c", _SWEEP, json.dumps(todo), sig, json.dumps(hooks)], capture_output=True, text=True,
+                       timeout=timeout, env=ENV)
     assert p.returncode == 0, p.stderr
     return json.loads(p.stdout)
 

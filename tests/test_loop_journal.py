@@ -75,7 +75,7 @@ def _contents(d: Path) -> dict:
 def _sweep(old_dir: Path, argv: list[str], work: Path) -> list[int]:
     """The command ``argv`` over a copy of ``old_dir``, SIGKILLed right after each step (:func:`step_sweep.sweep`):
     the folders ``work/<step>``, and the exit statuses, the last (0) the run no kill met."""
-    codes = step_sweep.sweep(old_dir, [str(a) for a in argv], work, "SIGKILL", _STEPS)
+    codes, = step_sweep.sweep([(old_dir, argv, work)], "SIGKILL", _STEPS)
     assert codes[-1] == 0 and all(c == -signal.SIGKILL for c in codes[:-1]), codes
     return codes
 

@@ -519,11 +519,11 @@ def test_a_command_stopped_at_any_step_leaves_the_old_output_whole_or_the_new_on
     right after each file-system step they take: a Ctrl-C leaves the old output whole or the new one complete and
     says so in one line (exit 130); a kill leaves what the next command completes to one of them. The command
     again with --force then writes the new output, leaving no temporary file."""
-    for kind, (old_dir, argv, recover) in _output_kinds(logs, capsys, tmp_path, kinds).items():
-        if kind not in kinds:
-            continue
+    outputs = {k: v for k, v in _output_kinds(logs, capsys, tmp_path, kinds).items() if k in kinds}
+    swept = step_sweep.sweep([(old_dir, argv, tmp_path / f"{kind}-{sig}") for kind, (old_dir, argv, _) in
+                              outputs.items()], sig, _STEPS, timeout=600 * len(outputs))
+    for (kind, (old_dir, argv, recover)), codes in zip(outputs.items(), swept):
         work = tmp_path / f"{kind}-{sig}"
-        codes = step_sweep.sweep(old_dir, argv, work, sig, _STEPS, timeout=600)
         old, new = _contents(old_dir), _contents(work / str(len(codes)))
         assert codes[-1] == 0 and len(codes) > 3 and old != new, (kind, codes)
         if sig == "SIGINT":  # one moment again in a fresh `python -m effstats` process: it ends as the sweep's did
