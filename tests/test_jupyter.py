@@ -64,9 +64,17 @@ def server(tmp_path_factory):
                JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"), JUPYTER_DATA_DIR=str(tmp_path / "data"))
     log = tmp_path / "server.log"
     lab_args = f"--no-browser --ip=127.0.0.1 --port={port} --port-retries=0 --NotebookApp.token={token}"
+    # `make lab` runs the set-up first, then the server (make's dry run prints both commands and runs neither) ...
+    plan = subprocess.run(["make", "-n", "lab", f"LAB_ARGS={lab_args}"], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=60)
+    steps = [line for line in plan.stdout.splitlines() if line.strip()]
+    assert plan.returncode == 0 and steps[0] == "bash scripts/setup.sh", plan.stdout + plan.stderr
+    assert steps[-1].startswith(f"{VENV_PY.relative_to(ROOT)} -m notebook ") and steps[-1].endswith(lab_args), steps
+    # ... and the set-up has run (make test runs it before the tests): the server starts as make lab starts it,
+    # without a second run of the set-up (-o setup: make takes it as done)
     with log.open("w") as fh:
         # its own process group, so stopping it stops make and the server it started (and nothing else)
-        proc = subprocess.Popen(["make", "-s", "lab", f"LAB_ARGS={lab_args}"], cwd=ROOT, env=env,
+        proc = subprocess.Popen(["make", "-s", "-o", "setup", "lab", f"LAB_ARGS={lab_args}"], cwd=ROOT, env=env,
                                 stdout=fh, stderr=subprocess.STDOUT, start_new_session=True)
     srv = Server(port, token, proc, log)
     srv.figures = tmp_path / "figures"
