@@ -26,6 +26,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 PY = sys.executable
@@ -165,7 +166,8 @@ result.write(json.dumps([json.load(open(os.path.join(work, "codes.json"))) for _
 result.flush()
 """
 
-# the command as ``python -m effstats`` runs it (its entry point reads sys.argv), stopped after the step sys.argv[2]
+# the command as ``python -m effstats`` runs it (its entry point reads sys.argv), stopped by the signal sys.argv[1]
+# after the step sys.argv[2]
 _ONCE = _HOOKS + """
 import json
 sig, at, hooks = getattr(signal, sys.argv.pop(1)), int(sys.argv.pop(1)), json.loads(sys.argv.pop(1))
@@ -209,5 +211,10 @@ def stopped_once(argv: list[str], sig: str, at: int, hooks: list[str], timeout: 
         -> subprocess.CompletedProcess:
     """Run the command ``argv`` as ``python -m effstats`` runs it, in a process of its own, stopped by ``sig`` right
     after its step ``at`` (counted as :func:`sweep` counts them); returns the finished process (text output)."""
-    return subprocess.run([PY, "-c", _ONCE, sig, str(at), json.dumps(hooks), *argv], capture_output=True, text=True,
-                          timeout=timeout, env=ENV)
+    # run by `python -m` itself, whose exit differs from code run under -c (a Ctrl-C caught in code a string exec()
+    # runs ends it by SIGINT unless the entry point clears CPython's mark, see effstats._entry)
+    env = {k: v for k, v in ENV.items() if k not in ("PYTHONPATH", "PYTHONSAFEPATH")}
+    with tempfile.TemporaryDirectory() as here:
+        (Path(here) / "effstats_stopped_once.py").write_text(_ONCE)
+        return subprocess.run([PY, "-m", "effstats_stopped_once", sig, str(at), json.dumps(hooks), *argv],
+                              capture_output=True, text=True, timeout=timeout, env=env, cwd=here)
