@@ -240,6 +240,13 @@ def _alive(pid):
         return False
 
 
+def _fd_target(link):
+    try:
+        return os.readlink(link)
+    except FileNotFoundError:  # closed since the listing
+        return None
+
+
 def _scratch_entries(dirs):
     return {os.path.join(d, e) for d in dirs if os.path.isdir(d) for e in os.listdir(d) if e.startswith("effstats-")}
 
@@ -257,9 +264,12 @@ def test_a_fit_killed_by_sigterm_leaves_no_file_and_no_process(tmp_path):
             seen.update(_children(fit.pid))
             time.sleep(0.02)
         assert len(seen) >= 2
-        # the files the processes share have no name, from the start
-        scratch = [os.readlink(f"/proc/{fit.pid}/fd/{fd}") for fd in os.listdir(f"/proc/{fit.pid}/fd")]
-        scratch = [f for f in scratch if f.startswith(tuple(dirs))]
+        # the files the processes share have no name, from the start (the fits open and close theirs: looked at
+        # until one is open, a descriptor closed between the listing and its reading skipped)
+        scratch, deadline = [], time.monotonic() + 30
+        while not scratch and time.monotonic() < deadline:
+            links = [f"/proc/{fit.pid}/fd/{fd}" for fd in os.listdir(f"/proc/{fit.pid}/fd")]
+            scratch = [f for f in map(_fd_target, links) if f and f.startswith(tuple(dirs))]
         assert scratch and all(f.endswith("(deleted)") for f in scratch)
         fit.send_signal(signal.SIGTERM)
         assert fit.wait(30) == -signal.SIGTERM
