@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Execute the notebooks in notebooks/ with nbclient (in full unless --fast) in the "effstats" Jupyter kernel.
 
-Figures go to figures/ (or $EFFSTATS_FIGURES) and show inline in the executed copies: nothing sets a matplotlib
+Figures go to figures/ (or $EFFSTATS_FIGURES; with --fast to build/fast-figures/, so that a FAST run never overwrites
+the full runs' figures) and show inline in the executed copies: nothing sets a matplotlib
 backend, so the kernel uses its inline backend as in Jupyter. Prints each notebook's elapsed time and the CPU time
 of its kernel (with the kernel's children: what the notebook costs, however busy the machine) and a summary table;
 with --out DIR writes the executed copies and DIR/timings.csv (read by render_reports.py for the index).
@@ -41,7 +42,7 @@ def kernel_env(fast: bool) -> dict[str, str]:
     """The kernel's environment: ours plus the FAST switch and the figures folder (never a matplotlib backend)."""
     env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}
     env["EFFSTATS_FAST"] = "1" if fast else "0"
-    env.setdefault("EFFSTATS_FIGURES", str(ROOT / "figures"))
+    env.setdefault("EFFSTATS_FIGURES", str(ROOT / ("build/fast-figures" if fast else "figures")))
     env.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")  # quiet ipykernel's debugger warning
     return env
 

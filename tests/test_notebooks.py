@@ -109,6 +109,17 @@ def test_runner_sets_no_matplotlib_backend(monkeypatch):
     assert run_notebooks.kernel_env(fast=False)["EFFSTATS_FAST"] == "0"
 
 
+def test_a_fast_run_leaves_the_committed_figures_alone(monkeypatch):
+    # FAST mode's figures and tables are not the full runs' that figures/ holds: elsewhere unless the caller says
+    monkeypatch.delenv("EFFSTATS_FIGURES", raising=False)
+    root = Path(run_notebooks.__file__).resolve().parents[1]
+    assert Path(run_notebooks.kernel_env(fast=False)["EFFSTATS_FIGURES"]) == root / "figures"
+    fast = Path(run_notebooks.kernel_env(fast=True)["EFFSTATS_FIGURES"])
+    assert fast.is_absolute() and root / "figures" not in (fast, *fast.parents)
+    monkeypatch.setenv("EFFSTATS_FIGURES", "/somewhere")
+    assert run_notebooks.kernel_env(fast=True)["EFFSTATS_FIGURES"] == "/somewhere"
+
+
 def test_docs_publish_only_executed_copies_that_ran_to_the_end(tmp_path, monkeypatch, capsys):
     # make docs takes make demo's full copies when newer than the notebook: a copy that ends in a traceback (a demo
     # run without the data) or that stopped half-way is passed over for a FAST run, saying so
