@@ -13,6 +13,9 @@ from pathlib import Path
 
 import pytest
 
+# one share for the whole module, make test's share 1/2 (this machine's stack, which has the docs' packages; Debian
+# 13's run has no nbsphinx): the group's name decides it (conftest.py's share_key), checked by the last test
+pytestmark = pytest.mark.xdist_group("docs-pandoc")
 ROOT = Path(__file__).resolve().parents[1]
 nbsphinx = pytest.importorskip("nbsphinx", reason="the docs need python3-nbsphinx (pip install -e '.[docs]')")
 if shutil.which("pandoc") is None:
@@ -68,3 +71,9 @@ def test_the_parser_reads_a_notebooks_texts_from_its_json():
     nb = json.dumps({"cells": [cell, code], "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
     assert nb_markdown.notebook_texts(nb) == ["# A\ntext", "**b**"]
     assert nb_markdown.notebook_texts("a translated paragraph") == []
+
+
+def test_the_module_runs_in_the_share_of_the_stack_with_the_docs_packages():
+    import zlib
+
+    assert zlib.crc32(f"group:{pytestmark.args[0]}".encode()) % 2 == 0  # --share 1/2
