@@ -10,6 +10,8 @@ nbsphinx converts it:
 * raw HTML (nbsphinx's filter keeps state across HTML elements and collects ``<img>`` definitions at the end),
   images (numbered substitutions defined at the end of the document), footnotes, reference-style link definitions
   and bracketed text that is no inline link (an implicit reference to a heading, resolved within the document);
+* a definition or table caption line (it binds to the block before it), an example list (numbered through the
+  document), a title block (read only at a document's start);
 * two headings with the same text (pandoc tells them apart by a numbered identifier, which reST then shows);
 * an unclosed code fence, or the marker word itself.
 
@@ -31,7 +33,10 @@ _ALONE = re.compile(
     r"|\[\^"                              # a footnote
     r"|^ {0,3}\[[^\]\n]*\]:"              # a reference-style link definition
     r"|\](?![(\[])"                       # a bracket not followed by an inline link's target: [text] or [text][ref]
-    r"|\\\]",                             # an escaped bracket (the check above cannot see through it)
+    r"|\\\]"                              # an escaped bracket (the check above cannot see through it)
+    r"|^ {0,3}[:~][ \t]"                  # a definition or a table caption (they bind to the block before them)
+    r"|\(@"                               # an example list (numbered through the document)
+    r"|\A\s*%",                           # a title block (read only at the start of a document)
     re.M)
 _HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$", re.M)
 _SETEXT = re.compile(r"^ {0,3}(?:=+|-+)[ \t]*$", re.M)

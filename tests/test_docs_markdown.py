@@ -48,6 +48,10 @@ ALONE = [
     "Title\n=====",
     "```\nan unclosed fence",
     f"the marker {nb_markdown.MARKER}",
+    ":   a definition of the paragraph before the cell",
+    "~   another definition",
+    "(@) an example, numbered through the document",
+    "% a title block",
 ]
 
 
