@@ -16,7 +16,7 @@ NOTEBOOK_ARGS ?= $(LAB_ARGS)
 DOCS_OUT ?= build/docs
 SPHINX_ARGS ?=
 # what make lint (and make test, first) checks with flake8
-LINT_PATHS = effstats tests benchmarks scripts docs/conf.py docs/conftest.py docs/cli_page.py conftest.py
+LINT_PATHS = effstats tests benchmarks scripts docs/conf.py docs/conftest.py docs/cli_page.py docs/nb_markdown.py conftest.py
 # one BLAS thread: effstats parallelises above BLAS (forests, simulate(), JOBS), and pip's numpy wheels bring a
 # threaded OpenBLAS that would oversubscribe the cores (set OPENBLAS_NUM_THREADS=... to override)
 OPENBLAS_NUM_THREADS ?= 1
