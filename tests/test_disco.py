@@ -600,6 +600,41 @@ def test_disagreement_in_item_blocks_is_bitwise_the_whole_cube(shape):
     np.testing.assert_array_equal(_disagreement(p, "jsd"), _jsd(whole))
 
 
+@pytest.mark.parametrize("shape", [(300, 3000), (2, 1), (3, 2), (700, 7), (5000, 450), (2, 524_289), (37, 999)])
+@pytest.mark.parametrize("kind", ["binary", "graded", "mixed"])
+def test_disagreement_of_correctness_is_bitwise_that_of_its_two_class_cube(shape, kind):
+    """DISCO scores correctness c (M, N) from its two planes 1 - c and c: each item's PDS and JSD is bit-for-bit
+    the one of the stacked (M, N, 2) cube, in blocks of items or whole, for 0/1, graded and mixed values, on the
+    matrix and on a view of every other column (as the estimator's item subsets are)."""
+    from effstats.disco._selection import _disagreement, _disagreement_correct
+
+    g = np.random.default_rng(sum(shape))
+    c = g.random(shape)
+    if kind == "binary":
+        c = (c < 0.6).astype(float)
+    elif kind == "mixed":
+        c = np.where(c < 0.3, 0.0, np.where(c > 0.7, 1.0, c))
+    for y in (c, c[:, ::2]):
+        cube = np.stack([1.0 - y, y], axis=-1)
+        for measure in ("pds", "jsd"):
+            np.testing.assert_array_equal(_disagreement_correct(y, measure), _disagreement(cube, measure))
+
+
+def test_disco_on_correctness_selects_as_on_its_two_class_probabilities():
+    """The fitted selection from correctness equals the one from the same numbers as two-class probabilities, whose
+    scores come from the stacked cube (PDS ties broken by the JSD of the tied items, then at random)."""
+    g = np.random.default_rng(3)
+    c = (g.random((40, 500)) < np.linspace(0.2, 0.9, 500)).astype(float)
+    cube = np.stack([1.0 - c, c], axis=-1)
+    for selection in ("pds", "jsd"):
+        for models in (None, 12):
+            kw = dict(selection=selection, n_disagreement_models=models, pca=None, random_state=1)
+            a = DISCO(30, **kw).fit(c)
+            b = DISCO(30, **kw).fit(cube, c.mean(axis=1), labels=np.ones(500, int))
+            np.testing.assert_array_equal(a.scores_, b.scores_)
+            np.testing.assert_array_equal(a.selected_, b.selected_)
+
+
 def test_forest_predictions_sum_the_trees_in_order():
     """A fitted random forest's prediction is the mean of its trees summed in tree order, the same bits on every
     call (scikit-learn sums threads' results in the order they finish, enough for near-tied targets to swap

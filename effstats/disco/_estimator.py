@@ -21,7 +21,7 @@ from .._subset_results import SubsetPrediction
 from .._validation import check_array, check_option, check_positive_int, check_rng
 from ..exceptions import check_is_fitted
 from ._predictors import make_predictor
-from ._selection import _disagreement, _disagreement_observed, select_random, select_top_k
+from ._selection import _disagreement, _disagreement_correct, _disagreement_observed, select_random, select_top_k
 
 
 _MEMO: dict = {}  # id(array) -> (weakref to the array, {key: scores})
@@ -394,9 +394,16 @@ class DISCO(_SubsetEstimator):
                                           tiebreak=tiebreak), src, groups))
             return
         key = (selection, self.top_k, models.tobytes())
-        # the source outputs were validated when parsed (_fit_source) or when their ResponseMatrix was built: score
-        # them without checking the whole cube again for every variant and seed
-        self.scores_ = _memo(base, key, lambda: _disagreement(outputs(), selection, self.top_k))
+
+        def score(measure: str, items: Any = slice(None)) -> np.ndarray:
+            # the source outputs were validated when parsed (_fit_source) or when their ResponseMatrix was built:
+            # scored without checking the whole cube again for every variant and seed; correctness as its two
+            # float64 planes, without the (M, N, 2) cube outputs() stacks (the same scores)
+            if base is src.correct and base.dtype == np.float64:
+                return _disagreement_correct((base if every else base[models])[:, items], measure)
+            return _disagreement(outputs(items), measure, self.top_k)
+
+        self.scores_ = _memo(base, key, lambda: score(selection))
         # Hard labels and 0/1 correctness give PDS few distinct values (binary correctness: 2), so most items
         # tie: break PDS ties by the JSD (vote entropy: balanced disagreement first), then at random. The JSD is
         # computed on the tied items only.
@@ -407,7 +414,7 @@ class DISCO(_SubsetEstimator):
             if tied.size:
                 second = np.zeros(src.n_items)
                 second[tied] = _memo(base, ("jsd-ties", self.top_k, models.tobytes()),
-                                     lambda: _disagreement(outputs(tied), "jsd", self.top_k))
+                                     lambda: score("jsd", tied))
         self._set_selected(select_top_k(self.scores_, self.n_items, groups=groups, rng=self._tie_rng(rng),
                                         tiebreak=second))
 
