@@ -267,3 +267,21 @@ def test_run_warns_when_the_ability_lies_beyond_every_reference():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         AdaptiveTest(bank, target_se=0.3).run(typical)
+
+
+def test_posterior_moments_follow_every_recorded_answer(population):
+    """``theta`` and ``standard_error`` are read several times per step and computed once per posterior: after each
+    answer they are the posterior mean and standard deviation on the grid, recomputed here from the log-posterior."""
+    rm, _, bank = population
+    test = AdaptiveTest(bank, target_se=0.05, max_items=25)
+    row = rm.values[300].astype(int)
+    for _ in range(25):
+        assert (test.theta, test.standard_error) == (test.theta, test.standard_error)
+        w = np.exp(test._logpost - test._logpost.max())
+        w /= w.sum()
+        m = w @ test._grid
+        assert test.theta == float(m)
+        assert test.standard_error == float(np.sqrt(max(w @ (test._grid - m) ** 2, 0.0)))
+        j = test.next_item()
+        test.record(j, row[j])
+    assert test.stopped_by == "max_items"

@@ -366,21 +366,31 @@ class AdaptiveTest:
         self._resp: list[int] = []
 
     # ---------------------------------------------------------------- posterior
+    def _moments(self) -> tuple[np.ndarray, float, float]:
+        """The posterior on the grid, its mean and its standard deviation, computed once per posterior: a step reads
+        them three times (``stopped_by`` before and in :meth:`next_item`, ``theta`` there). Keyed by the log-posterior
+        array itself, which :meth:`record` replaces rather than edits."""
+        memo = getattr(self, "_memo", None)
+        if memo is None or memo[0] is not self._logpost:
+            w = np.exp(self._logpost - self._logpost.max())
+            w = w / w.sum()
+            m = w @ self._grid
+            memo = (self._logpost, w, float(m), float(np.sqrt(max(w @ (self._grid - m) ** 2, 0.0))))
+            self._memo = memo
+        return memo[1:]
+
     def _posterior(self) -> np.ndarray:
-        w = np.exp(self._logpost - self._logpost.max())
-        return w / w.sum()
+        return self._moments()[0]
 
     @property
     def theta(self) -> float:
         """Posterior mean of the ability."""
-        return float(self._posterior() @ self._grid)
+        return self._moments()[1]
 
     @property
     def standard_error(self) -> float:
         """Posterior standard deviation of the ability."""
-        w = self._posterior()
-        m = w @ self._grid
-        return float(np.sqrt(max(w @ (self._grid - m) ** 2, 0.0)))
+        return self._moments()[2]
 
     @property
     def stopped_by(self) -> str | None:
