@@ -445,6 +445,9 @@ def _pds_correct(c: np.ndarray) -> np.ndarray:
 def _jsd_correct(c: np.ndarray) -> np.ndarray:
     q = 1.0 - c
     h_mean = entr(q.mean(axis=0)) + entr(c.mean(axis=0))
+    if not (c * q).any():
+        # 0/1 responses: each model's entropy is entr(0) + entr(1) = +0.0 exactly, and h_mean - 0.0 is h_mean
+        return np.maximum(h_mean, 0.0) / np.log(2.0)
     h_each = (entr(q) + entr(c)).mean(axis=0)
     return np.maximum(h_mean - h_each, 0.0) / np.log(2.0)
 
