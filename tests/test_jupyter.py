@@ -59,7 +59,10 @@ class Server:
 def server(tmp_path_factory):
     tmp_path = tmp_path_factory.mktemp("lab")
     port, token = _free_port(), uuid.uuid4().hex
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "MPLBACKEND")}
+    # the make a user types, not a sub-make of the make test this may run under (which prints "Entering directory"
+    # lines and hands its flags down)
+    make_vars = ("MAKEFLAGS", "MAKELEVEL", "MFLAGS", "MAKEOVERRIDES")
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "MPLBACKEND", *make_vars)}
     env.update(EFFSTATS_FAST="1", EFFSTATS_FIGURES=str(tmp_path / "figures"),
                JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"), JUPYTER_DATA_DIR=str(tmp_path / "data"))
     log = tmp_path / "server.log"
