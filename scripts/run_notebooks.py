@@ -34,6 +34,8 @@ KERNEL = "effstats"  # the .venv registered by scripts/setup.sh (.venv/share/jup
 # figures: where this run wrote its figures and claims table (render_reports.py reads the claims from there)
 # cpu_seconds: user + system time of the kernel and the children it waited for (empty where not measured)
 TIMINGS_FIELDS = ["notebook", "mode", "seconds", "cpu_seconds", "status", "finished_utc", "figures"]
+# kernels started for a notebook whose kernel ends before its first reply (see run_notebook)
+KERNEL_STARTS = 3
 # the notebooks that run to the end without the released per-item predictions (the others read them)
 NEEDS_NO_DATA = frozenset({"tour"})
 
@@ -108,7 +110,30 @@ def run_notebook(
             f"kernel_name: no Jupyter kernel {kernel_name!r} is registered; run `make setup` "
             "(it registers the .venv as the 'effstats' kernel)"
         ) from None
-    nb = nbformat.read(path, as_version=4)
+    attempt = 1
+    while True:
+        nb = nbformat.read(path, as_version=4)
+        try:
+            _execute(nb, path, fast=fast, timeout=timeout, kernel_name=kernel_name, progress=progress)
+            return nb
+        except RuntimeError as exc:
+            # a kernel that ended before its first reply, no cell run: jupyter_client picks a kernel's free ports
+            # by binding and releasing them, and a kernel started at the same moment by another process (make
+            # demo's other notebook) can take one first; another kernel gets other ports
+            if "before replying to kernel_info" not in str(exc) or attempt == KERNEL_STARTS:
+                raise
+            print(f"  {path.name}: the kernel ended as it started ({exc}); starting another", file=sys.stderr,
+                  flush=True)
+            attempt += 1
+        finally:
+            if out_dir is not None:
+                out_dir.mkdir(parents=True, exist_ok=True)
+                nbformat.write(nb, out_dir / path.name)
+
+
+def _execute(nb: nbformat.NotebookNode, path: Path, *, fast: bool, timeout: int, kernel_name: str,
+             progress: bool) -> None:
+    """:func:`run_notebook`'s execution of ``nb`` (read from ``path``) in a kernel of its own."""
     client = nbclient.NotebookClient(
         nb, timeout=timeout, kernel_name=kernel_name, resources={"metadata": {"path": str(path.parent)}},
         kernel_manager_class=kernel_manager_class(),
@@ -130,9 +155,6 @@ def run_notebook(
     finally:
         if bar is not None:
             bar.close()
-        if out_dir is not None:
-            out_dir.mkdir(parents=True, exist_ok=True)
-            nbformat.write(nb, out_dir / path.name)
     return nb
 
 
@@ -329,7 +351,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"wall time with {jobs} notebooks at once: {time.perf_counter() - wall:.1f} s", flush=True)
     if args.out is not None and rows:
         print(f"timings written to {write_timings(args.out, rows)}")
-    figures = Path(os.environ.get("EFFSTATS_FIGURES", ROOT / "figures")).resolve()
+    figures = (NOTEBOOKS / kernel_env(args.fast)["EFFSTATS_FIGURES"]).resolve()  # as the kernels saw it
     if args.fast and rows and figures == (ROOT / "figures").resolve():
         print(f"note: {figures} now holds FAST-mode figures and tables of {[r['notebook'] for r in rows]}; "
               "run them in full before committing those (or set EFFSTATS_FIGURES for FAST runs)", flush=True)

@@ -375,6 +375,34 @@ def test_a_run_starts_no_heartbeat_and_still_notices_a_dead_kernel(tmp_path, mon
 
 
 @needs_kernel
+def test_a_kernel_that_cannot_bind_its_port_is_started_again(tmp_path, monkeypatch, capsys):
+    # two kernels started at once by two processes can be handed the same free port: the first kernel's port is
+    # taken here before it binds it, it ends before its first reply, and the notebook runs in another kernel
+    import socket
+
+    import nbformat
+    from jupyter_client.connect import LocalPortCache
+
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    port, real, handed = taken.getsockname()[1], LocalPortCache.find_available_port, []
+
+    def find(self, ip):
+        handed.append(port if not handed else real(self, ip))
+        return handed[-1]
+
+    monkeypatch.setattr(LocalPortCache, "find_available_port", find)
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print(6 * 7)")]), tmp_path / "p.ipynb")
+    with taken:
+        nb = run_notebooks.run_notebook(tmp_path / "p.ipynb", fast=True, out_dir=tmp_path / "out", timeout=120)
+    assert nb.cells[0].outputs[0]["text"] == "42\n"
+    assert nbformat.read(tmp_path / "out" / "p.ipynb", as_version=4).cells[0].outputs[0]["text"] == "42\n"
+    assert handed.count(port) == 1 and len(handed) >= 10  # 5 ports a kernel, two kernels
+    assert "p.ipynb: the kernel ended as it started" in capsys.readouterr().err
+
+
+@needs_kernel
 def test_timings_record_where_the_run_wrote_its_claims(tmp_path, monkeypatch):
     # render_reports.py reads each notebook's claims from the folder its run wrote them to
     import nbformat
