@@ -15,6 +15,7 @@ Usage: run_notebooks.py [--fast] [--out DIR] [--jobs N] [--timeout SECONDS] [NAM
 from __future__ import annotations
 
 import argparse
+import atexit
 import csv
 import os
 import resource
@@ -155,6 +156,10 @@ def _execute(nb: nbformat.NotebookNode, path: Path, *, fast: bool, timeout: int,
     finally:
         if bar is not None:
             bar.close()
+        if getattr(client, "km", None) is None:
+            # a kernel that failed to start leaves nbclient's exit hook behind, which then fails (an "Exception
+            # ignored in atexit callback" traceback at the process's end) on the manager it has let go
+            atexit.unregister(client._cleanup_kernel)
     return nb
 
 
