@@ -59,11 +59,8 @@ def _read_in(f, n, monkeypatch, fork=True):
     """The outcome of reading ``f`` cut into (at most) ``n`` ranges (``fork`` false: the ranges parsed in this
     process, as where no child can be started)."""
     with monkeypatch.context() as mp:
-        mp.setattr(long_read, "_RANGE_BYTES", 1)
+        _in_ranges(mp, n, fork)
         mp.setattr(long_read, "_MAX_RANGES", 16)
-        mp.setattr(long_read, "_cpus", lambda: n)
-        if not fork:
-            mp.setattr(long_read, "_Forked", lambda fn: _Forked(fn, fork=False))
         return _outcome(lambda: read_scores_csv(f))
 
 
