@@ -2,8 +2,8 @@
 """Execute the notebooks in notebooks/ with nbclient (in full unless --fast) in the "effstats" Jupyter kernel.
 
 Figures go to figures/ (or $EFFSTATS_FIGURES; with --fast to build/fast-figures/, so that a FAST run never overwrites
-the full runs' figures) and show inline in the executed copies: nothing sets a matplotlib
-backend, so the kernel uses its inline backend as in Jupyter. Prints each notebook's elapsed time and the CPU time
+the full runs' figures) and show inline in the executed copies: nothing sets a matplotlib backend, so the kernel uses
+its inline backend as in Jupyter. Prints each notebook's elapsed time and the CPU time
 of its kernel (with the kernel's children: what the notebook costs, however busy the machine) and a summary table;
 with --out DIR writes the executed copies and DIR/timings.csv (read by render_reports.py for the index).
 A failing notebook does not stop the others: its partly executed copy is written and the exit status is 1.
