@@ -12,6 +12,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._anchor_kmeans import (_KMEANS_ITER, _anchors_of, _distinct_rows, _kmeans_plusplus,  # noqa: F401
+                             _weighted_kmeans)
 from ._shared import _child_python, _scratch_file
 from ._validation import check_positive_int, check_rng
 
@@ -216,28 +218,13 @@ class _Earlier:
 _PROCESS_SIZE = 1 << 21
 
 
-def _anchors_of(X: np.ndarray, k: int, seed: int, n_init: int) -> tuple[np.ndarray, np.ndarray]:
-    """The anchors (sorted, distinct) and the summed shares of :func:`_weighted_anchors`, for a drawn seed."""
-    from sklearn.metrics import pairwise_distances_argmin
-    from threadpoolctl import threadpool_limits
-
-    U, first, w = _distinct_rows(X)
-    km = _weighted_kmeans(U, w, min(k, len(U)), seed, n_init)
-    # one OpenMP thread, as in the k-means: with several, the nearest-item search can break ties differently from
-    # run to run on a loaded machine
-    with threadpool_limits(limits=1, user_api="openmp"):
-        anchors = first[pairwise_distances_argmin(km.cluster_centers_, U)]
-    shares = np.bincount(km.labels_, weights=w, minlength=km.n_clusters) / w.sum()
-    uniq, where = np.unique(anchors, return_inverse=True)
-    return uniq, np.bincount(where, weights=shares)
-
-
 class _AnchorProcess:
-    """:func:`_anchors_of` in a child process (``python -c``, which imports this module and no user code): X goes
+    """:func:`_anchors_of` in a child process (``python -c``, which imports ``effstats._anchor_kmeans`` and no user
+    code): X goes
     to it through a file without a name (in memory where the system has /dev/shm room) whose descriptor it
     inherits, the result comes back on its standard output as an ``.npy`` pair. Nothing outlives the calling
     process: the system frees the file with the last process that has it open, and the child stops when its
-    parent is gone (:func:`_exit_with_parent`).
+    parent is gone (``effstats._anchor_kmeans._exit_with_parent``).
 
     ``first``: runs ``(X, k, seed, n_init, done)`` the child makes before this one, in order, each answer sent as
     soon as it is made (:meth:`answer`); ``done`` is given each result, read back or made here."""
@@ -258,7 +245,9 @@ class _AnchorProcess:
                 f.flush()
                 f.seek(0)  # the child reads from the shared offset
                 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # this effstats, wherever it is
-                code = "sys.path.insert(0, sys.argv[2]); from effstats._items import _anchor_worker; _anchor_worker()"
+                # (the worker's module imports numpy alone: the child does not pay for this module's pandas)
+                code = ("sys.path.insert(0, sys.argv[2]); from effstats._anchor_kmeans import _anchor_worker; "
+                        "_anchor_worker()")
                 # one core: the caller's process has the others
                 env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
                 self.proc = subprocess.Popen(_child_python(code, root), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -304,104 +293,5 @@ class _AnchorProcess:
         return self.answers[at]
 
 
-def _exit_with_parent(parent: int) -> None:
-    """End this process once its parent process ``parent`` is gone: on Linux the kernel kills it (PR_SET_PDEATHSIG;
-    the parent's thread that started it waits for its result), elsewhere too a thread that looks every 0.2 s
-    whether its parent id changed (the orphan is adopted) ends it."""
-    import ctypes
-    import signal
-    import threading
-    import time
-
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # 1: PR_SET_PDEATHSIG
-    except (OSError, AttributeError):  # no prctl: not Linux
-        pass
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(0.2)
-        os._exit(1)
-    threading.Thread(target=watch, daemon=True).start()
-
-
-def _anchor_worker() -> None:
-    """The child process of :class:`_AnchorProcess`: reads its task on standard input, writes the result."""
-    import io
-    import json
-    import sys
-
-    task = json.loads(sys.stdin.buffer.read())
-    _exit_with_parent(task["parent"])
-    with open(task["fd"], "rb") as f:
-        for run in task["runs"]:  # the runs' arrays one after another in the file
-            X = np.load(f)
-            anchors, shares = _anchors_of(X, run["k"], run["seed"], run["n_init"])
-            answer = io.BytesIO()
-            np.save(answer, anchors)
-            np.save(answer, shares)
-            # each answer its length first: the caller reads one while the next is made
-            sys.stdout.buffer.write(len(answer.getvalue()).to_bytes(8, "little") + answer.getvalue())
-            sys.stdout.buffer.flush()
-
-
-#: Elkan iterations of each anchor k-means run. On 80,000 simulated correctness vectors over 90 models the runs take
-#: 155-260 iterations to converge; at 30 their inertia is 0.1 % above, and the anchors' estimates (weighted,
-#: p-IRT, gp-IRT) over 10 model splits of ImageNet and of simulated data differ from the converged runs' by less
-#: than two runs from other k-means++ starts do (``benchmarks/README.md``).
-_KMEANS_ITER = 30
 #: Anchors and weights of recent k-means runs, keyed by (shape, data digest, k, seed, n_init); results are small.
 _ANCHORS: "OrderedDict[tuple, tuple[np.ndarray, np.ndarray]]" = OrderedDict()
-
-
-def _distinct_rows(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The distinct rows of X (in the order of their bytes), the first row of X holding each, and their counts
-    (as floats, the k-means weights)."""
-    X = np.ascontiguousarray(X, dtype=float)
-    rows = X.view(np.dtype((np.void, X.dtype.itemsize * X.shape[1]))).ravel()
-    _, first, counts = np.unique(rows, return_index=True, return_counts=True)
-    return X[first], first, counts.astype(float)
-
-
-def _weighted_kmeans(U: np.ndarray, w: np.ndarray, k: int, seed: int, n_init: int) -> Any:
-    """The fitted scikit-learn ``KMeans`` of the rows U weighted by w with the lowest inertia over ``n_init`` runs
-    from weighted k-means++ starts (drawn in turn from one ``RandomState(seed)``, so the first run does not depend
-    on ``n_init``), each stopped after at most ``_KMEANS_ITER`` iterations. Elkan's algorithm gives Lloyd's
-    iterations with fewer distance computations."""
-    from sklearn.cluster import KMeans
-    from threadpoolctl import threadpool_limits
-
-    starts = np.random.RandomState(seed)
-    best = None
-    # one OpenMP thread: with several, scikit-learn's k-means can give other clusters from run to run on a loaded
-    # machine for a fixed seed
-    with threadpool_limits(limits=1, user_api="openmp"):
-        for _ in range(n_init):
-            km = KMeans(k, init=_kmeans_plusplus(U, w, k, starts), n_init=1, algorithm="elkan",
-                        max_iter=_KMEANS_ITER).fit(U, sample_weight=w)
-            if best is None or km.inertia_ < best.inertia_:
-                best = km
-    return best
-
-
-def _kmeans_plusplus(U: np.ndarray, w: np.ndarray, k: int, rs: np.random.RandomState) -> np.ndarray:
-    """k-means++ starts (Arthur & Vassilvitskii 2007, with scikit-learn's 2 + log k greedy trials per centre) for the
-    rows U weighted by w: each centre is drawn with probability proportional to w × squared distance to the nearest
-    centre so far, as k-means++ on the rows repeated w times."""
-    sq = np.einsum("ij,ij->i", U, U)
-
-    def dist2(C: np.ndarray) -> np.ndarray:
-        return np.maximum(sq[None, :] - 2.0 * C @ U.T + np.einsum("ij,ij->i", C, C)[:, None], 0.0)
-
-    trials = 2 + int(np.log(k))
-    centres = np.empty((k, U.shape[1]))
-    centres[0] = U[np.searchsorted(np.cumsum(w), rs.uniform() * w.sum(), side="right").clip(max=len(w) - 1)]
-    closest = dist2(centres[:1])[0]
-    for c in range(1, k):
-        pot = np.cumsum(w * closest)
-        cand = np.searchsorted(pot, rs.uniform(size=trials) * pot[-1], side="right").clip(max=len(w) - 1)
-        d = np.minimum(closest, dist2(U[cand]))
-        best = int(np.argmin(d @ w))
-        closest = d[best]
-        centres[c] = U[cand[best]]
-    return centres

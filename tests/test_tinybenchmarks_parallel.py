@@ -305,3 +305,12 @@ def test_anchor_runs_sharing_a_process_are_the_runs_made_here(monkeypatch, kille
         np.testing.assert_array_equal(anchors, want[0])
         np.testing.assert_array_equal(shares, want[1])
     assert started[-1].proc is None  # all read: the child has ended
+
+
+def test_the_anchor_process_imports_no_pandas():
+    # the k-means child imports the worker's module alone (numpy, then scikit-learn for the k-means): pandas, which
+    # effstats._items needs, would add about half a CPU second to its start, beside the fit's validation
+    code = ("import sys; import effstats._anchor_kmeans as w; assert callable(w._anchor_worker); "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pandas', 'effstats')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "['effstats', 'effstats._anchor_kmeans']"
