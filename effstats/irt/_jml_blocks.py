@@ -68,6 +68,8 @@ def _capped(step: np.ndarray, cap: float = 1.0) -> np.ndarray:
     """Scale each row's Newton step so that its largest component is at most ``cap`` (Newton overshoots where p
     saturates; a damped step keeps the objective decreasing)."""
     big = np.abs(step).max(axis=-1, keepdims=True)
+    if not big.size or big.max() <= cap:  # no row capped (most passes): step * 1.0, the same numbers, fewer calls
+        return step
     return step * np.minimum(1.0, cap / np.maximum(big, 1e-300))
 
 
