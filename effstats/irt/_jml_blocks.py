@@ -41,17 +41,19 @@ def _item_blocks(m: int, n: int, cells: int = 1 << 16) -> list[slice]:
 def _sigmoid(z: np.ndarray) -> np.ndarray:
     """``expit(z) = 1 / (1 + exp(−z))`` in place, the same formula through numpy's vectorised exp (scipy's expit
     is several times slower on large arrays); agrees with expit to 1 ulp."""
-    with np.errstate(over="ignore"):
-        return _sigmoid_quiet(z)
-
-
-def _sigmoid_quiet(z: np.ndarray) -> np.ndarray:
-    """:func:`_sigmoid` for a caller that already ignores overflow (``exp`` overflows to inf where p is 0): a pass
-    sets the error state once, where one ``np.errstate`` per block costs about 5 µs on numpy 1.x."""
     np.negative(z, out=z)
-    np.exp(z, out=z)
-    z += 1.0
-    return np.divide(1.0, z, out=z)
+    with np.errstate(over="ignore"):
+        return _sigmoid_of_negated(z)
+
+
+def _sigmoid_of_negated(nz: np.ndarray) -> np.ndarray:
+    """``expit(z)`` in place from ``nz = −z``, for a caller that ignores overflow (``exp`` overflows to inf where p
+    is 0; a pass sets that once, where an ``np.errstate`` per block costs about 5 µs on numpy 1.x). A pass computes
+    −z directly as ``(−X) @ par``, the same numbers as ``−(X @ par)`` (rounding is symmetric in sign), sparing a
+    pass over the block."""
+    np.exp(nz, out=nz)
+    nz += 1.0
+    return np.divide(1.0, nz, out=nz)
 
 
 def _residuals(p: np.ndarray, y: np.ndarray, w: np.ndarray | None, r: np.ndarray, v: np.ndarray) -> None:
@@ -90,6 +92,7 @@ class _Pass:
         self.floor = max(float(np.finfo(self.Y.dtype).tiny), 1e-300)
         self.buf = np.empty((3, m, self.blocks[0].stop), self.Y.dtype)
         self.par = np.empty((self.blocks[0].stop, self.d + 1))
+        self.nx = np.empty_like(self.X)
 
     @staticmethod
     def layout(m: int, n: int, d: int, n_blocks: int, dtype: Any, weighted: bool) -> dict[str, tuple]:
@@ -108,13 +111,20 @@ class _Pass:
         −Σ log P(observed answer) and the sums the next ability step needs, Σ_i (p − y) a_i and
         Σ_i p (1 − p) a_i a_iᵀ per model. Blocks keep each (models × items) intermediate in cache, and the
         probabilities at the updated items serve both the objective and the next ability step."""
+        self.start()
         with np.errstate(over="ignore"):
             for j in range(lo, hi):
                 self.block(j, newton)
 
+    def start(self) -> None:
+        """What a pass's blocks share, once the caller has written the abilities: −X, from which the blocks' logits
+        come negated (see :func:`_sigmoid_of_negated`)."""
+        np.negative(self.X, out=self.nx)
+
     def block(self, j: int, newton: bool) -> None:
-        """Block ``j`` of :meth:`run`, for a caller that ignores overflow (``exp`` overflows to inf where p is 0)."""
-        d, ft, Xf, XXf, pen = self.d, self.Y.dtype, self.X, self.XX, self.pen
+        """Block ``j`` of :meth:`run`, for a caller that ignores overflow (``exp`` overflows to inf where p is 0) and
+        has called :meth:`start` for this pass."""
+        d, ft, Xf, XXf, pen, nx = self.d, self.Y.dtype, self.X, self.XX, self.pen, self.nx
         s = self.blocks[j]
         k = s.stop - s.start
         Yk, Wk = self.Y[:, s], None if self.W is None else self.W[:, s]
@@ -123,12 +133,12 @@ class _Pass:
         par[:, :d] = self.a[s]
         par[:, d] = self.b[s]
         if newton:
-            _residuals(_sigmoid_quiet(np.matmul(Xf, par.T.astype(ft, copy=False), out=p)), Yk, Wk, r, v)
+            _residuals(_sigmoid_of_negated(np.matmul(nx, par.T.astype(ft, copy=False), out=p)), Yk, Wk, r, v)
             G = r.T @ Xf + pen * par
             H = (v.T @ XXf).reshape(k, d + 1, d + 1) + self.pen_diag
             par -= _capped(np.linalg.solve(H, G[..., None])[..., 0])
             self.a[s], self.b[s] = par[:, :d], par[:, d]
-        _sigmoid_quiet(np.matmul(Xf, par.T.astype(ft, copy=False), out=p))
+        _sigmoid_of_negated(np.matmul(nx, par.T.astype(ft, copy=False), out=p))
         # P(observed answer) = p where y = 1 and 1 − p where y = 0: |1 − y − p|
         np.subtract(1.0, Yk, out=r)
         r -= p
@@ -268,7 +278,8 @@ class _Workers:
 def _take_blocks(work: _Pass, tokens: int, newton: bool) -> None:
     """Run the blocks whose numbers this process reads from the pipe ``tokens``, until it reads a stop (−1) or the
     pipe's end (the caller stopped the fit)."""
-    with np.errstate(over="ignore"):  # (once, not per block: see _sigmoid_quiet)
+    work.start()
+    with np.errstate(over="ignore"):  # (once, not per block: see _sigmoid_of_negated)
         while True:
             token = os.read(tokens, 4)
             j = int.from_bytes(token, "little", signed=True) if len(token) == 4 else -1
