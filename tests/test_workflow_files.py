@@ -864,8 +864,39 @@ def _seq_run(root: Path, d: Path) -> list[str]:
     return json.loads((d / "state.json").read_text())["order"]
 
 
+def _forked_main(argv, out: Path):
+    """The command ``argv`` run by ``main`` in a child forked from this process (which has imported what the command
+    imports: a fork, not a fresh interpreter), its stdout and stderr written to ``out.out`` and ``out.err``; returns
+    a function that waits for the child and returns its exit status and (stdout, stderr)."""
+    import traceback
+    import warnings
+
+    with warnings.catch_warnings():  # Python 3.12+ warns of fork() in a process with threads: the child runs main
+        warnings.filterwarnings("ignore", "This process .* is multi-threaded", DeprecationWarning)
+        pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            for fd, suffix in ((1, ".out"), (2, ".err")):
+                os.dup2(os.open(f"{out}{suffix}", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644), fd)
+            sys.stdout, sys.stderr = open(1, "w", closefd=False), open(2, "w", closefd=False)
+            code = main(argv)
+        except BaseException:
+            traceback.print_exc()
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(code)
+
+    def done():
+        code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+        return code, (Path(f"{out}.out").read_text(), Path(f"{out}.err").read_text())
+    return done
+
+
 def test_concurrent_updates_never_lose_a_look(logs, tmp_path, capsys):
-    """Two processes update one run at once with two results of its first batch: one look per success."""
+    """Two processes update one run at once with two results of its first batch: one look per success (each a child
+    forked from this process, which has imported the command's modules)."""
     root, truth = logs
     model = truth.model_ids[24]
     for rep in range(3):
@@ -873,10 +904,9 @@ def test_concurrent_updates_never_lose_a_look(logs, tmp_path, capsys):
         order = _seq_run(root, d)
         a = _batch(truth, order[:40], tmp_path / f"a{rep}", model)
         b = _batch(truth, order[:40], tmp_path / f"b{rep}", model)  # a rerun of the same batch
-        procs = [subprocess.Popen([PY, "-m", "effstats", "sequential", "update", str(d), str(f)],
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for f in (a, b)]
-        outs = [p.communicate(timeout=120) for p in procs]
-        codes = [p.returncode for p in procs]
+        procs = [_forked_main(["sequential", "update", str(d), str(f)], tmp_path / f"{f.name}{rep}")
+                 for f in (a, b)]
+        codes, outs = zip(*[done() for done in procs])
         looks = json.loads((d / "state.json").read_text())["looks"]
         assert sorted(codes) in ([0, 0], [0, 2]), outs
         assert len(looks) == codes.count(0), (codes, outs)  # every success is a recorded look
