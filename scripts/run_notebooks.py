@@ -39,6 +39,8 @@ TIMINGS_FIELDS = ["notebook", "mode", "seconds", "cpu_seconds", "status", "finis
 KERNEL_STARTS = 3
 # the notebooks that run to the end without the released per-item predictions (the others read them)
 NEEDS_NO_DATA = frozenset({"tour"})
+# (fast, EFFSTATS_DATA) of the lookups that found the predictions (missing_data)
+_DATA_FOUND: set[tuple[bool, str | None]] = set()
 
 
 def kernel_env(fast: bool) -> dict[str, str]:
@@ -53,8 +55,12 @@ def kernel_env(fast: bool) -> dict[str, str]:
 def missing_data(fast: bool) -> str | None:
     """None when the kernel finds the released per-item predictions, else the one line that says where to put them.
 
-    Looked up as the kernel looks them up (its environment, the notebooks' folder as the working directory).
+    Looked up as the kernel looks them up (its environment, the notebooks' folder as the working directory). A
+    process that runs notebooks one call at a time (the tests' FAST runs) looks them up once for a given
+    ``EFFSTATS_DATA``: the predictions found are remembered, their absence is not (they may be put there meanwhile).
     """
+    if (fast, os.environ.get("EFFSTATS_DATA")) in _DATA_FOUND:
+        return None
     import subprocess
 
     code = ("from effstats.datasets.predictions import data_root\n"
@@ -62,6 +68,8 @@ def missing_data(fast: bool) -> str | None:
     proc = subprocess.run([sys.executable, "-c", code], cwd=NOTEBOOKS, env=kernel_env(fast), capture_output=True,
                           text=True)
     if proc.returncode or not proc.stdout.strip():
+        if not proc.returncode:
+            _DATA_FOUND.add((fast, os.environ.get("EFFSTATS_DATA")))
         return None  # found (or the check itself failed: the notebooks then say why)
     why = proc.stdout.strip().splitlines()[0]
     why = why[why.find("Looked in"):] if "Looked in" in why else why

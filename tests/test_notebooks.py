@@ -167,6 +167,27 @@ def test_without_the_predictions_only_the_notebooks_that_need_none_run(tmp_path,
     assert f"not running {', '.join(reading)} (they read the predictions)" in err
 
 
+def test_predictions_found_are_looked_up_once_a_process(tmp_path, monkeypatch):
+    # the tests' FAST runs call the runner once a notebook: a lookup that found the predictions (a process of its
+    # own) is not repeated for the same EFFSTATS_DATA; one that did not find them is, as they may be put there
+    import subprocess
+
+    real, calls = subprocess.run, []
+    monkeypatch.setattr(subprocess, "run", lambda *a, **kw: calls.append(a) or real(*a, **kw))
+    monkeypatch.setattr(run_notebooks, "_DATA_FOUND", set())
+    data = tmp_path / "data"
+    monkeypatch.setenv("EFFSTATS_DATA", str(data))
+    assert run_notebooks.missing_data(True).startswith("predictions: NOT FOUND")
+    assert run_notebooks.missing_data(True).startswith("predictions: NOT FOUND") and len(calls) == 2
+    data.mkdir()
+    assert run_notebooks.missing_data(True) is None and len(calls) == 3
+    assert run_notebooks.missing_data(True) is None and len(calls) == 3
+    # another folder, or the full runs' environment, is looked up again
+    assert run_notebooks.missing_data(False) is None and len(calls) == 4
+    monkeypatch.setenv("EFFSTATS_DATA", str(tmp_path / "elsewhere"))
+    assert run_notebooks.missing_data(True) is not None and len(calls) == 5
+
+
 def test_docs_without_the_predictions_name_the_notebooks_that_read_them(tmp_path, monkeypatch, capsys):
     # make docs in a clone without the data: nothing failed, so the last line says which pages need the predictions
     # and where to put them, not that a notebook failed
